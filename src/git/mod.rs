@@ -1,0 +1,1 @@
+//! The repository through gix: objects, history, trailers, notes and refs.

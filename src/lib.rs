@@ -1,0 +1,11 @@
+//! speccoder attest: signed in-toto evidence for ticked spec tasks, kept in git notes, and the
+//! verifier that checks it again against the caller's own trust.
+//!
+//! The house (see `docs/architecture.md`): a pure model at the bottom ([`model`]), adapters for the
+//! spec formats ([`spec`]), the repository ([`git`]) and the signers ([`sign`]), and two wings on
+//! top that never reach into each other: the producer ([`attest`]) and the verifier ([`verify`]).
+
+pub mod model;
+pub mod spec;
+pub mod git;
+pub mod sign;

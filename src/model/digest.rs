@@ -1,0 +1,30 @@
+//! The one sha256 of the crate: every hash we write or check is lowercase hex of sha256.
+
+use sha2::{Digest, Sha256};
+
+/// Lowercase hex sha256 of `bytes`.
+#[must_use]
+pub fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
+    hex::encode(Sha256::digest(bytes.as_ref()))
+}
+
+/// Whether `s` is a lowercase hex sha256 (64 characters of `0-9a-f`).
+#[must_use]
+pub fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_empty_input_has_the_well_known_digest() {
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert!(is_sha256_hex(&sha256_hex(b"x")));
+        assert!(!is_sha256_hex("E3B0"));
+    }
+}

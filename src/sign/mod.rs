@@ -1,0 +1,1 @@
+//! Signers and verifiers, one pair per backend.

@@ -1,0 +1,1 @@
+//! Spec formats: Spec Kit and OpenSpec units, tasks, requirement text and ticking.
