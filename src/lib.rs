@@ -5,7 +5,9 @@
 //! spec formats ([`spec`]), the repository ([`git`]) and the signers ([`sign`]), and two wings on
 //! top that never reach into each other: the producer ([`attest`]) and the verifier ([`verify`]).
 
-pub mod model;
-pub mod spec;
+pub mod exit;
 pub mod git;
+pub mod model;
+pub mod schema;
 pub mod sign;
+pub mod spec;

@@ -20,10 +20,7 @@ mod tests {
 
     #[test]
     fn the_empty_input_has_the_well_known_digest() {
-        assert_eq!(
-            sha256_hex(b""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
+        assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
         assert!(is_sha256_hex(&sha256_hex(b"x")));
         assert!(!is_sha256_hex("E3B0"));
     }

@@ -1,3 +1,17 @@
-//! The pure model: the wire types and the rules over them. No I/O happens here.
+//! The pure model: the wire types and the rules over them. Nothing here reads files, runs
+//! processes or touches git; both wings (attest, verify) use these types and functions, so each
+//! concept (the PAE, the canonical bytes, the clean check, every hash) exists exactly once.
 
+pub mod canonical;
+pub mod clean;
+pub mod collection;
 pub mod digest;
+pub mod dsse;
+pub mod evidence;
+pub mod policy;
+pub mod predicate;
+pub mod red;
+pub mod regression;
+pub mod statement;
+pub mod summary;
+pub mod test_result;

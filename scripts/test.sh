@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The project's test command (README and .ci/run both call exactly this): installs the peers,
+# then lint, the schema check and every test, on one shared target directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/peers.sh
+export PATH="$PWD/.peers/node_modules/.bin:$PATH"
+cargo fmt --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo run --quiet --locked -- schema --check
+cargo test --all-targets --locked

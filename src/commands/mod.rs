@@ -1,0 +1,13 @@
+//! One function per subcommand: each turns its arguments into library calls and its result into
+//! an exit code, printing what the user needs to know.
+
+mod schema;
+
+use crate::cli::Command;
+
+/// Runs one subcommand and returns its exit code.
+pub fn run(command: Command) -> u8 {
+    match command {
+        Command::Schema(args) => schema::run(&args),
+    }
+}

@@ -1,0 +1,196 @@
+//! The clean check: nothing that identifies a machine or grants access leaves in a statement.
+//!
+//! Every string of every statement (keys included) goes through [`check_value`] before anything
+//! is written; the red excerpt goes through [`check_str`] and is withheld when it fails. A finding
+//! names the kind of leak and where it is, never the leaked text itself.
+//!
+//! The patterns are our own: secret scanners exist as crates, but they carry hundreds of rules
+//! tuned for source code and would flag ordinary test output; this list is the short one the
+//! specification names, each pattern anchored so that relative paths and hashes stay clean.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+/// What kind of secret or local detail a string holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeakKind {
+    /// An absolute path into a home, temp or per-user directory (Linux, macOS).
+    LocalPath,
+    /// A Windows drive or UNC path.
+    WindowsPath,
+    /// A URL carrying `user:password@`.
+    UrlCredentials,
+    /// PEM or OpenSSH private key armor.
+    PrivateKey,
+    /// A token of a known shape (GitHub, GitLab, Slack, AWS, OpenAI, Anthropic, Google, npm, ...).
+    Token,
+    /// A JSON Web Token.
+    Jwt,
+    /// A bearer credential in an `Authorization` header.
+    Bearer,
+}
+
+impl LeakKind {
+    /// A few words for the user.
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            LeakKind::LocalPath => "an absolute local path (home, temp or per-user directory)",
+            LeakKind::WindowsPath => "an absolute Windows path",
+            LeakKind::UrlCredentials => "a URL with a user name and password",
+            LeakKind::PrivateKey => "private key armor",
+            LeakKind::Token => "an access token",
+            LeakKind::Jwt => "a JSON Web Token",
+            LeakKind::Bearer => "a bearer credential",
+        }
+    }
+}
+
+/// A leak found in a string: its kind and the byte range, for a message that points at it
+/// without repeating it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leak {
+    /// What was found.
+    pub kind: LeakKind,
+    /// Byte offset of the match in the string.
+    pub start: usize,
+    /// Byte offset just past the match.
+    pub end: usize,
+}
+
+/// A leak inside a JSON document: where (a JSON pointer) and what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} at {pointer} (bytes {}..{})", .leak.kind.describe(), .leak.start, .leak.end)]
+pub struct LeakAt {
+    /// The JSON pointer of the string (`/predicate/task/title`); a key is named by its pointer.
+    pub pointer: String,
+    /// The leak.
+    pub leak: Leak,
+}
+
+/// Characters that may stand before an absolute path: anything that cannot continue a relative
+/// path segment, so `src/home/x` and `./tmp/x` stay clean while ` /home/x` and `"/tmp/x` do not.
+const PATH_START: &str = r"(?:^|[^A-Za-z0-9_.\-~/])";
+
+static PATTERNS: LazyLock<Vec<(LeakKind, Regex)>> = LazyLock::new(|| {
+    let rules: &[(LeakKind, String)] = &[
+        (
+            LeakKind::LocalPath,
+            format!(r"{PATH_START}(/(?:home|Users|root|tmp|private|var/folders|var/tmp)(?:/|$|[\s:'\x22)]))"),
+        ),
+        (LeakKind::LocalPath, r"file:///".to_owned()),
+        (LeakKind::WindowsPath, r"(?:^|[^A-Za-z0-9])([A-Za-z]:[\\/][^\s\\/]*)".to_owned()),
+        (LeakKind::WindowsPath, r"(?:^|[\s'\x22(=])(\\\\[A-Za-z0-9._$-]+\\)".to_owned()),
+        (LeakKind::UrlCredentials, r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@]*:[^\s/@]*@".to_owned()),
+        (LeakKind::PrivateKey, r"-----BEGIN[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----".to_owned()),
+        (LeakKind::Token, r"\bgh[pousr]_[A-Za-z0-9]{30,}".to_owned()),
+        (LeakKind::Token, r"\bgithub_pat_[A-Za-z0-9_]{20,}".to_owned()),
+        (LeakKind::Token, r"\bglpat-[A-Za-z0-9_\-]{20,}".to_owned()),
+        (LeakKind::Token, r"\bgl(?:ptt|dt|rt|soat|cbt)-[A-Za-z0-9_\-]{20,}".to_owned()),
+        (LeakKind::Token, r"\bxox[abposr]-[A-Za-z0-9\-]{10,}".to_owned()),
+        (LeakKind::Token, r"\bxapp-[0-9]-[A-Za-z0-9\-]{10,}".to_owned()),
+        (LeakKind::Token, r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b".to_owned()),
+        (LeakKind::Token, r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}".to_owned()),
+        (LeakKind::Token, r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}".to_owned()),
+        (LeakKind::Token, r"\bAIza[0-9A-Za-z_\-]{35}".to_owned()),
+        (LeakKind::Token, r"\bnpm_[A-Za-z0-9]{36}\b".to_owned()),
+        (LeakKind::Token, r"\bhf_[A-Za-z]{30,}\b".to_owned()),
+        (LeakKind::Token, r"\bpypi-AgE[A-Za-z0-9_\-]{20,}".to_owned()),
+        (LeakKind::Jwt, r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}".to_owned()),
+        (LeakKind::Bearer, r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{20,}=*".to_owned()),
+    ];
+    rules
+        .iter()
+        .map(|(kind, pattern)| match Regex::new(pattern) {
+            Ok(re) => (*kind, re),
+            // The patterns are constants of this file; a typo is a bug caught by every test.
+            Err(e) => panic!("clean-check pattern {pattern:?} does not compile: {e}"),
+        })
+        .collect()
+});
+
+/// Checks one string.
+///
+/// # Errors
+/// The first leak found (by position), without its text.
+pub fn check_str(text: &str) -> Result<(), Leak> {
+    let mut first: Option<Leak> = None;
+    for (kind, re) in PATTERNS.iter() {
+        if let Some(caps) = re.captures(text) {
+            let m = caps.get(1).or_else(|| caps.get(0));
+            if let Some(m) = m {
+                let leak = Leak { kind: *kind, start: m.start(), end: m.end() };
+                if first.as_ref().is_none_or(|f| leak.start < f.start) {
+                    first = Some(leak);
+                }
+            }
+        }
+    }
+    first.map_or(Ok(()), Err)
+}
+
+/// Checks every string of a JSON document, object keys included.
+///
+/// # Errors
+/// The first leak in document order, with its JSON pointer.
+pub fn check_value(value: &Value) -> Result<(), LeakAt> {
+    walk(value, &mut String::new())
+}
+
+fn walk(value: &Value, pointer: &mut String) -> Result<(), LeakAt> {
+    match value {
+        Value::String(s) => check_str(s).map_err(|leak| LeakAt { pointer: pointer.clone(), leak }),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&i.to_string());
+                walk(item, pointer)?;
+                pointer.truncate(len);
+            }
+            Ok(())
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let len = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                check_str(key).map_err(|leak| LeakAt { pointer: format!("{pointer} (key)"), leak })?;
+                walk(item, pointer)?;
+                pointer.truncate(len);
+            }
+            Ok(())
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_finding_points_at_the_string_and_never_repeats_it() {
+        let doc = json!({"predicate": {"task": {"title": "see /home/ada/notes"}}});
+        let err = check_value(&doc).unwrap_err();
+        assert_eq!(err.pointer, "/predicate/task/title");
+        assert_eq!(err.leak.kind, LeakKind::LocalPath);
+        assert!(!err.to_string().contains("ada"));
+    }
+
+    #[test]
+    fn keys_are_checked_too() {
+        let doc = json!({"a": {"/tmp/x": 1}});
+        assert!(check_value(&doc).unwrap_err().pointer.ends_with("(key)"));
+    }
+
+    #[test]
+    fn digests_and_relative_paths_are_clean() {
+        let doc = json!({"h": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+            "p": "src/home/mod.rs", "q": "./tmp/out.txt", "u": "https://github.com/o/r", "k": "SHA256:abc"});
+        assert!(check_value(&doc).is_ok());
+    }
+}

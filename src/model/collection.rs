@@ -1,0 +1,21 @@
+//! Which changed test files the run collected (task-verification revision 3).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The test files the attempt added or changed, and whether the test run collected each: a test
+/// file that no run collected proves nothing, however green the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Collection {
+    /// One row per added or changed test file, in the runner's order.
+    pub files: Vec<CollectedFile>,
+}
+
+/// One changed test file and whether the run collected it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CollectedFile {
+    /// The file's project-relative path.
+    pub path: String,
+    /// Whether the test run collected (loaded and ran) it.
+    pub collected: bool,
+}

@@ -1,0 +1,230 @@
+//! DSSE: the pre-authentication encoding and the envelope that carries a signed statement.
+//!
+//! `PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body`, LEN being the decimal
+//! byte count. Readers accept standard and URL-safe base64, padded or not, and keep unknown
+//! envelope fields; `keyid` is a hint, never trust.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The payload type of every envelope we write: an in-toto statement.
+pub const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
+
+/// The bytes a DSSE signature covers.
+#[must_use]
+pub fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(32 + payload_type.len() + body.len());
+    out.extend_from_slice(b"DSSEv1 ");
+    out.extend_from_slice(payload_type.len().to_string().as_bytes());
+    out.push(b' ');
+    out.extend_from_slice(payload_type.as_bytes());
+    out.push(b' ');
+    out.extend_from_slice(body.len().to_string().as_bytes());
+    out.push(b' ');
+    out.extend_from_slice(body);
+    out
+}
+
+/// Decodes base64 in any of the alphabets DSSE readers must accept (standard or URL-safe, with or
+/// without padding).
+///
+/// # Errors
+/// When the text is base64 in none of them.
+pub fn decode_base64(text: &str) -> Result<Vec<u8>, EnvelopeError> {
+    let url_safe = text.contains(['-', '_']);
+    let padded = text.ends_with('=');
+    let engine = match (url_safe, padded) {
+        (false, true) => &STANDARD,
+        (false, false) => &STANDARD_NO_PAD,
+        (true, true) => &URL_SAFE,
+        (true, false) => &URL_SAFE_NO_PAD,
+    };
+    engine.decode(text).map_err(|_| EnvelopeError::Base64)
+}
+
+/// One signature of an envelope, decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signature {
+    /// The signer's hint (a key fingerprint, `sigstore`); never used as trust.
+    pub keyid: String,
+    /// The signature bytes (SSHSIG armor, OpenPGP armor, or a Sigstore signature).
+    pub sig: Vec<u8>,
+}
+
+/// A DSSE envelope as we read and write it, with its payload decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope {
+    /// The exact payload bytes that were signed (a canonical statement when we wrote it).
+    pub payload: Vec<u8>,
+    /// The payload's type; ours is [`PAYLOAD_TYPE`].
+    pub payload_type: String,
+    /// The signatures; empty means unsigned.
+    pub signatures: Vec<Signature>,
+    /// The Sigstore bundle that signed this line, when it was signed keylessly.
+    pub sigstore: Option<Value>,
+    /// Envelope fields we do not know; kept and written back, never trusted.
+    pub extra: Map<String, Value>,
+}
+
+/// Why a line is not a DSSE envelope.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvelopeError {
+    /// The line is not a JSON object.
+    #[error("not a JSON object: {0}")]
+    Json(String),
+    /// A required field is absent or has the wrong JSON type.
+    #[error("envelope field `{0}` is missing or not of the expected type")]
+    Field(&'static str),
+    /// A base64 field does not decode.
+    #[error("a base64 field of the envelope does not decode")]
+    Base64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireSignature {
+    #[serde(default)]
+    keyid: String,
+    sig: String,
+}
+
+impl Envelope {
+    /// An unsigned envelope around `payload`, with our payload type.
+    #[must_use]
+    pub fn unsigned(payload: Vec<u8>) -> Self {
+        Envelope {
+            payload,
+            payload_type: PAYLOAD_TYPE.to_owned(),
+            signatures: Vec::new(),
+            sigstore: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// The bytes a signature over this envelope covers.
+    #[must_use]
+    pub fn pae(&self) -> Vec<u8> {
+        pae(&self.payload_type, &self.payload)
+    }
+
+    /// Reads one envelope from its JSON text.
+    ///
+    /// # Errors
+    /// When the text is not an envelope: bad JSON, a missing field, bad base64.
+    pub fn parse(line: &[u8]) -> Result<Self, EnvelopeError> {
+        let value: Value = serde_json::from_slice(line).map_err(|e| EnvelopeError::Json(e.to_string()))?;
+        let Value::Object(mut map) = value else {
+            return Err(EnvelopeError::Json("the line is JSON but not an object".into()));
+        };
+        let payload = match map.remove("payload") {
+            Some(Value::String(s)) => decode_base64(&s)?,
+            _ => return Err(EnvelopeError::Field("payload")),
+        };
+        let payload_type = match map.remove("payloadType") {
+            Some(Value::String(s)) => s,
+            _ => return Err(EnvelopeError::Field("payloadType")),
+        };
+        let signatures = match map.remove("signatures") {
+            Some(v @ Value::Array(_)) => serde_json::from_value::<Vec<WireSignature>>(v)
+                .map_err(|_| EnvelopeError::Field("signatures"))?
+                .into_iter()
+                .map(|s| Ok(Signature { keyid: s.keyid, sig: decode_base64(&s.sig)? }))
+                .collect::<Result<Vec<_>, EnvelopeError>>()?,
+            _ => return Err(EnvelopeError::Field("signatures")),
+        };
+        let sigstore = map.remove("sigstore");
+        Ok(Envelope { payload, payload_type, signatures, sigstore, extra: map })
+    }
+
+    /// The envelope as one JSON line (no trailing newline), standard base64, keys sorted.
+    #[must_use]
+    pub fn to_line(&self) -> Vec<u8> {
+        let mut map = self.extra.clone();
+        map.insert("payload".into(), Value::String(STANDARD.encode(&self.payload)));
+        map.insert("payloadType".into(), Value::String(self.payload_type.clone()));
+        let sigs = self
+            .signatures
+            .iter()
+            .map(|s| WireSignature { keyid: s.keyid.clone(), sig: STANDARD.encode(&s.sig) })
+            .map(|w| serde_json::to_value(w).unwrap_or(Value::Null))
+            .collect();
+        map.insert("signatures".into(), Value::Array(sigs));
+        if let Some(bundle) = &self.sigstore {
+            map.insert("sigstore".into(), bundle.clone());
+        }
+        super::canonical::value_to_canonical(&Value::Object(map))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pae_matches_the_dsse_specification_example() {
+        assert_eq!(
+            pae("http://example.com/HelloWorld", b"hello world"),
+            b"DSSEv1 29 http://example.com/HelloWorld 11 hello world"
+        );
+    }
+
+    #[test]
+    fn pae_of_an_empty_body_and_an_empty_type_counts_zero() {
+        assert_eq!(pae("t", b""), b"DSSEv1 1 t 0 ");
+        assert_eq!(pae("", b"x"), b"DSSEv1 0  1 x");
+        assert_eq!(pae("", b""), b"DSSEv1 0  0 ");
+    }
+
+    #[test]
+    fn pae_counts_bytes_not_characters_for_a_non_ascii_type() {
+        // "tÿpé" is 4 characters and 6 bytes.
+        assert_eq!(pae("tÿpé", b"ab"), "DSSEv1 6 tÿpé 2 ab".as_bytes());
+    }
+
+    #[test]
+    fn url_safe_and_standard_base64_read_the_same() {
+        let payload = [0xfbu8, 0xff, 0xfe, 0x3e, 0x3f];
+        let std_line = format!(
+            r#"{{"payload":"{}","payloadType":"t","signatures":[{{"keyid":"k","sig":"{}"}}]}}"#,
+            STANDARD.encode(payload),
+            STANDARD.encode(payload)
+        );
+        let url_line = format!(
+            r#"{{"payload":"{}","payloadType":"t","signatures":[{{"keyid":"k","sig":"{}"}}]}}"#,
+            URL_SAFE_NO_PAD.encode(payload),
+            URL_SAFE.encode(payload)
+        );
+        assert!(std_line.contains('+') || std_line.contains('/'));
+        let a = Envelope::parse(std_line.as_bytes()).unwrap();
+        let b = Envelope::parse(url_line.as_bytes()).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.payload, payload);
+    }
+
+    #[test]
+    fn an_envelope_round_trips_and_keeps_unknown_fields() {
+        let mut env = Envelope::unsigned(b"{\"a\":1}".to_vec());
+        env.signatures.push(Signature { keyid: "SHA256:x".into(), sig: b"sig".to_vec() });
+        env.extra.insert("future".into(), Value::from(7));
+        let line = env.to_line();
+        assert_eq!(Envelope::parse(&line).unwrap(), env);
+        assert!(!line.contains(&b'\n'));
+    }
+
+    #[test]
+    fn broken_envelopes_are_errors_not_panics() {
+        for bad in [
+            &b""[..],
+            b"[]",
+            b"{}",
+            b"{\"payload\":\"%%\",\"payloadType\":\"t\",\"signatures\":[]}",
+            b"{\"payload\":\"\",\"payloadType\":1,\"signatures\":[]}",
+            b"{\"payload\":\"\",\"payloadType\":\"t\",\"signatures\":{}}",
+            b"{\"payload\":\"\",\"payloadType\":\"t\",\"signatures\":[{\"sig\":1}]}",
+            b"{\"payload\":\"\",\"payloadType\":\"t\"",
+        ] {
+            assert!(Envelope::parse(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! The evidence file: the runner's hand-off to `speccoder attest`. It says what happened; every
+//! fact that can be computed from the repository (hashes, tree, policy, subject) is computed by us
+//! and never read from here. Unknown fields are errors, so a typo never passes silently.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::collection::Collection;
+use super::predicate::RedKind;
+use super::regression::RegressionReason;
+use super::test_result::{Phase, TestOutcome};
+
+/// The verdict a test run can reach (decisions go through `accept` and `skip` instead).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TickVerdict {
+    /// Red, green (and held-out) proved the task.
+    Verified,
+    /// Only regression evidence; `regression` says why.
+    RegressionOnly,
+}
+
+/// One test phase that ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "phase", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PhaseRun {
+    /// The suite before the change.
+    Baseline(SuiteRun),
+    /// The new acceptance tests against the unchanged code.
+    Red(RedRun),
+    /// The suite after the change.
+    Green(SuiteRun),
+    /// The held-out tests.
+    HeldOut(HeldOutRun),
+}
+
+impl PhaseRun {
+    /// Which phase this is.
+    #[must_use]
+    pub fn phase(&self) -> Phase {
+        match self {
+            PhaseRun::Baseline(_) => Phase::Baseline,
+            PhaseRun::Red(_) => Phase::Red,
+            PhaseRun::Green(_) => Phase::Green,
+            PhaseRun::HeldOut(_) => Phase::HeldOut,
+        }
+    }
+}
+
+/// A baseline or green run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteRun {
+    /// The run's result.
+    pub result: TestOutcome,
+    /// The configuration that ran (e.g. the command); its sha256 becomes the configuration digest.
+    pub configuration: String,
+    /// Tests that passed.
+    #[serde(default)]
+    pub passed: Vec<String>,
+    /// Tests that passed with warnings.
+    #[serde(default)]
+    pub warned: Vec<String>,
+    /// Tests that failed.
+    #[serde(default)]
+    pub failed: Vec<String>,
+}
+
+/// The red run: must have failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedRun {
+    /// Always `FAILED`: a red run that passed is no red.
+    pub result: TestOutcome,
+    /// The configuration that ran.
+    pub configuration: String,
+    /// Tests that passed.
+    #[serde(default)]
+    pub passed: Vec<String>,
+    /// Tests that passed with warnings.
+    #[serde(default)]
+    pub warned: Vec<String>,
+    /// Tests that failed.
+    #[serde(default)]
+    pub failed: Vec<String>,
+    /// The captured output file, relative to the evidence file.
+    #[serde(default)]
+    pub output: Option<String>,
+    /// How the tests failed.
+    pub kind: RedKind,
+}
+
+/// The held-out run: counts only, the tests stay hidden.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HeldOutRun {
+    /// The run's result.
+    pub result: TestOutcome,
+    /// The held-out set's manifest digest, `sha256:<64 hex>`.
+    pub manifest: String,
+    /// How many held-out tests passed.
+    pub passed: u64,
+    /// How many held-out tests ran.
+    pub total: u64,
+}
+
+/// One acceptance test, becoming a trace row under the task's story.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptanceRow {
+    /// The scenario, e.g. `US1.1`.
+    pub scenario: String,
+    /// The test that covers it.
+    pub test: String,
+    /// Its result, e.g. `verified`.
+    pub result: String,
+}
+
+/// The evidence file, version 1.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// `<unit>/<task>`: must name the task being attested.
+    pub task: String,
+    /// The run that produced this evidence.
+    #[serde(default)]
+    pub run: Option<String>,
+    /// `verified` or `regression_only`.
+    pub verdict: TickVerdict,
+    /// Why the tick is regression-only (required then, absent otherwise).
+    #[serde(default)]
+    pub regression: Option<RegressionReason>,
+    /// The phases that ran, each at most once.
+    pub phases: Vec<PhaseRun>,
+    /// The acceptance tests.
+    #[serde(default)]
+    pub acceptance: Vec<AcceptanceRow>,
+    /// The diff audit, carried as recorded.
+    #[serde(default)]
+    pub integrity: Option<Value>,
+    /// The gaming monitor, carried as recorded.
+    #[serde(default)]
+    pub monitor: Option<Value>,
+    /// Mutation testing, carried as recorded.
+    #[serde(default)]
+    pub mutation: Option<Value>,
+    /// The acceptance set's strength, carried as recorded.
+    #[serde(default)]
+    pub strength: Option<Value>,
+    /// Where the attempt ran, carried as recorded.
+    #[serde(default)]
+    pub sandbox: Option<Value>,
+    /// Who implemented the task, carried as recorded.
+    #[serde(default)]
+    pub executor: Option<Value>,
+    /// The judging model, carried as recorded.
+    #[serde(default)]
+    pub model: Option<Value>,
+    /// People's decisions on the attempt's calls, carried as recorded.
+    #[serde(default)]
+    pub decisions: Option<Value>,
+    /// Instruction files given to the attempt, carried as recorded.
+    #[serde(default)]
+    pub instructions: Option<Value>,
+    /// Which changed test files the run collected.
+    #[serde(default)]
+    pub collection: Option<Collection>,
+    /// A bug task's evidence, carried as recorded.
+    #[serde(default)]
+    pub bug: Option<Value>,
+    /// Reserved: what reached the model, carried as recorded.
+    #[serde(default)]
+    pub context: Option<Value>,
+    /// Reserved: dependencies the change added, carried as recorded.
+    #[serde(default)]
+    pub dependencies: Option<Value>,
+}
+
+/// Why an evidence file cannot be used, beyond its shape.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EvidenceRuleError {
+    /// A phase appears twice.
+    #[error("phase `{0}` appears more than once in `phases`; each phase runs at most once")]
+    DuplicatePhase(&'static str),
+    /// The red phase did not fail.
+    #[error("the red phase has result {0:?}: a red run must be FAILED (a red run that passed is no red)")]
+    RedNotFailed(TestOutcome),
+    /// A regression-only tick without its reason, or a reason on a verified tick.
+    #[error("{0}")]
+    Regression(&'static str),
+    /// A verified tick without red and green phases.
+    #[error("a `verified` tick needs a red and a green phase; `phases` has {0}")]
+    MissingPhases(String),
+    /// A held-out manifest digest that is not `sha256:<64 hex>`.
+    #[error("held_out.manifest must be `sha256:` followed by 64 lowercase hex digits")]
+    Manifest,
+    /// Held-out counts that cannot be.
+    #[error("held_out.passed ({passed}) is greater than held_out.total ({total})")]
+    HeldOutCounts {
+        /// Passed.
+        passed: u64,
+        /// Total.
+        total: u64,
+    },
+}
+
+impl Evidence {
+    /// Checks the rules the schema cannot express.
+    ///
+    /// # Errors
+    /// The first rule broken.
+    pub fn check_rules(&self) -> Result<(), EvidenceRuleError> {
+        let mut seen = Vec::new();
+        for run in &self.phases {
+            let phase = run.phase();
+            if seen.contains(&phase) {
+                return Err(EvidenceRuleError::DuplicatePhase(phase.as_str()));
+            }
+            seen.push(phase);
+            match run {
+                PhaseRun::Red(red) if red.result != TestOutcome::Failed => {
+                    return Err(EvidenceRuleError::RedNotFailed(red.result));
+                }
+                PhaseRun::HeldOut(h) => {
+                    let hex = h.manifest.strip_prefix("sha256:").unwrap_or("");
+                    if !super::digest::is_sha256_hex(hex) {
+                        return Err(EvidenceRuleError::Manifest);
+                    }
+                    if h.passed > h.total {
+                        return Err(EvidenceRuleError::HeldOutCounts { passed: h.passed, total: h.total });
+                    }
+                }
+                _ => {}
+            }
+        }
+        match (self.verdict, &self.regression) {
+            (TickVerdict::RegressionOnly, None) => {
+                return Err(EvidenceRuleError::Regression(
+                    "a `regression_only` verdict needs `regression`: {\"code\": ..., \"detail\": ...}",
+                ));
+            }
+            (TickVerdict::Verified, Some(_)) => {
+                return Err(EvidenceRuleError::Regression(
+                    "`regression` is only for a `regression_only` verdict; remove it or change the verdict",
+                ));
+            }
+            _ => {}
+        }
+        if self.verdict == TickVerdict::Verified
+            && !(seen.contains(&Phase::Red) && seen.contains(&Phase::Green))
+        {
+            let names: Vec<&str> = seen.iter().map(|p| p.as_str()).collect();
+            return Err(EvidenceRuleError::MissingPhases(if names.is_empty() {
+                "none".into()
+            } else {
+                names.join(", ")
+            }));
+        }
+        Ok(())
+    }
+
+    /// The held-out phase, when it ran.
+    #[must_use]
+    pub fn held_out(&self) -> Option<&HeldOutRun> {
+        self.phases.iter().find_map(|p| match p {
+            PhaseRun::HeldOut(h) => Some(h),
+            _ => None,
+        })
+    }
+
+    /// The red phase, when it ran.
+    #[must_use]
+    pub fn red(&self) -> Option<&RedRun> {
+        self.phases.iter().find_map(|p| match p {
+            PhaseRun::Red(r) => Some(r),
+            _ => None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn example() -> Value {
+        json!({
+            "task": "001-bookmark-tags/T005",
+            "run": "run-1",
+            "verdict": "verified",
+            "phases": [
+                {"phase": "baseline", "result": "PASSED", "configuration": "cargo test", "passed": ["a"]},
+                {"phase": "red", "result": "FAILED", "configuration": "cargo test --test tags", "failed": ["t"], "output": "red.log", "kind": "assertion"},
+                {"phase": "green", "result": "PASSED", "configuration": "cargo test"},
+                {"phase": "held_out", "result": "PASSED", "manifest": format!("sha256:{}", "a".repeat(64)), "passed": 3, "total": 3}
+            ]
+        })
+    }
+
+    #[test]
+    fn the_design_example_reads_and_keeps_its_rules() {
+        let e: Evidence = serde_json::from_value(example()).unwrap();
+        e.check_rules().unwrap();
+        assert_eq!(e.held_out().unwrap().passed, 3);
+    }
+
+    #[test]
+    fn an_unknown_field_at_the_top_or_in_a_phase_is_an_error() {
+        let mut v = example();
+        v["verdikt"] = json!("verified");
+        assert!(serde_json::from_value::<Evidence>(v).unwrap_err().to_string().contains("verdikt"));
+        let mut v = example();
+        v["phases"][2]["pased"] = json!([]);
+        assert!(serde_json::from_value::<Evidence>(v).is_err());
+    }
+
+    #[test]
+    fn a_red_that_passed_or_a_phase_twice_breaks_the_rules() {
+        let mut v = example();
+        v["phases"][1]["result"] = json!("PASSED");
+        let e: Evidence = serde_json::from_value(v).unwrap();
+        assert!(matches!(e.check_rules(), Err(EvidenceRuleError::RedNotFailed(_))));
+        let mut v = example();
+        let green = v["phases"][2].clone();
+        v["phases"].as_array_mut().unwrap().push(green);
+        let e: Evidence = serde_json::from_value(v).unwrap();
+        assert_eq!(e.check_rules(), Err(EvidenceRuleError::DuplicatePhase("green")));
+    }
+
+    #[test]
+    fn regression_only_needs_its_reason_and_verified_needs_red_and_green() {
+        let mut v = example();
+        v["verdict"] = json!("regression_only");
+        let e: Evidence = serde_json::from_value(v.clone()).unwrap();
+        assert!(matches!(e.check_rules(), Err(EvidenceRuleError::Regression(_))));
+        v["regression"] = json!({"code": "already_passing", "detail": "x"});
+        let e: Evidence = serde_json::from_value(v).unwrap();
+        e.check_rules().unwrap();
+        let mut v = example();
+        v["phases"] = json!([]);
+        let e: Evidence = serde_json::from_value(v).unwrap();
+        assert!(matches!(e.check_rules(), Err(EvidenceRuleError::MissingPhases(_))));
+    }
+}

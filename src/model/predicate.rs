@@ -1,0 +1,340 @@
+//! The task-verification predicate, `https://speccoder.dev/task-verification/v0`, revision 3: what
+//! speccoder signs about one ticked (or decided) task. The open specification is
+//! `docs/task-verification-v0.md`; its JSON Schema is generated from [`TaskVerificationV0`].
+//!
+//! Within v0 the predicate only grows, and a reader keeps what it does not know:
+//! [`TaskVerificationV0::extra`] holds unknown fields so the signed bytes survive a round trip, and
+//! the verifier names them without letting them decide.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+use super::collection::Collection;
+use super::regression::RegressionReason;
+
+/// The predicate type URI of major version 0.
+pub const TYPE: &str = "https://speccoder.dev/task-verification/v0";
+
+/// The prefix shared by every major version; a statement with this prefix and another version is
+/// "not supported by this verifier".
+pub const TYPE_FAMILY: &str = "https://speccoder.dev/task-verification/";
+
+/// The revision this build writes. 1: no `revision` field; 2: `revision`, `red` and the reserved
+/// fields; 3: `regression` and `collection`.
+pub const REVISION: u32 = 3;
+
+/// The verdicts a task-verification statement can carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The task's red, green (and held-out) runs proved it.
+    Verified,
+    /// Only regression evidence: no red run proved the task.
+    RegressionOnly,
+    /// A person accepted the task without test evidence.
+    Attested,
+    /// A person skipped the task; it stays unticked.
+    Skipped,
+}
+
+impl Verdict {
+    /// The wire spelling, as in the `Verdict:` trailer.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Verified => "verified",
+            Verdict::RegressionOnly => "regression_only",
+            Verdict::Attested => "attested",
+            Verdict::Skipped => "skipped",
+        }
+    }
+
+    /// Reads the wire spelling.
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        [Verdict::Verified, Verdict::RegressionOnly, Verdict::Attested, Verdict::Skipped]
+            .into_iter()
+            .find(|v| v.as_str() == s)
+    }
+
+    /// Whether a person decided it (`attested`, `skipped`): one task-verification line, no tests.
+    #[must_use]
+    pub fn is_decision(self) -> bool {
+        matches!(self, Verdict::Attested | Verdict::Skipped)
+    }
+}
+
+/// Keeps a field that is present with `null` apart from an absent one: `Some(Value::Null)` versus
+/// `None`, so that both shapes round-trip unchanged.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// The spec unit (Spec Kit feature, OpenSpec change) the task belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Unit {
+    /// The spec format: `speckit` or `openspec`.
+    pub format: String,
+    /// The unit's name, e.g. `001-bookmark-tags` or `add-tag-filter`.
+    pub feature: String,
+    /// The unit's directory, relative to the project root.
+    pub dir: String,
+}
+
+/// The task, as its line read before the tick.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TaskRef {
+    /// The task id, e.g. `T005` or `1.2`.
+    pub id: String,
+    /// sha256 of the task line with its box read as open (`[ ]`).
+    pub line_hash: String,
+    /// The task's title.
+    pub title: String,
+}
+
+/// The story or requirement the task belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SpecRef {
+    /// The story, e.g. `US1`; `null` when the task names none.
+    pub section: Option<String>,
+    /// sha256 of that story's text as the attempt was given it.
+    pub section_hash: String,
+}
+
+/// Who made a decision (`attested`, `skipped`) and why. The name is asserted, not proven.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Decider {
+    /// The person, as they named themselves.
+    pub by: String,
+    /// Their reason.
+    pub reason: String,
+}
+
+/// How the acceptance tests failed in the red run (revision 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RedKind {
+    /// An assertion failed.
+    Assertion,
+    /// What the task introduces did not exist yet.
+    MissingSymbol,
+}
+
+/// The red run's output, bounded and checked clean (revision 2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Red {
+    /// How the tests failed.
+    pub kind: RedKind,
+    /// The output's last bytes (at most 2048, on a character boundary); `null` when withheld.
+    pub excerpt: Option<String>,
+    /// sha256 of `excerpt`; `null` when withheld.
+    pub excerpt_sha256: Option<String>,
+    /// sha256 of the whole captured output.
+    pub output_sha256: String,
+    /// The excerpt was not clean (a local path, a credential) and was left out.
+    pub withheld: bool,
+}
+
+/// The task-verification predicate, v0.
+///
+/// A tick (`verified`, `regression_only`) carries the test evidence; a decision (`attested`,
+/// `skipped`) carries `decider` instead, and may leave the evidence fields out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TaskVerificationV0 {
+    /// The revision within v0; absent means 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<u32>,
+    /// `verified`, `regression_only`, `attested` or `skipped`.
+    pub verdict: String,
+    /// The unit.
+    pub unit: Unit,
+    /// The task.
+    pub task: TaskRef,
+    /// The task commit's tree id.
+    pub tree: String,
+    /// The story and the hash of its text (ticks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<SpecRef>,
+    /// Rows tying cited requirements and acceptance scenarios to a test, phase and result.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Value>,
+    /// The diff audit: `{findings: [...]}`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<Value>,
+    /// The gaming monitor: `{state: clean|suspected|unreviewed|off, findings}`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub monitor: Option<Value>,
+    /// Mutation testing, `{caught, missed, ...}`, or `null`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<Value>,
+    /// Where the attempt ran: `{mode, backend, network}`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Value>,
+    /// Who implemented the task: `{kind, agent?}`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub executor: Option<Value>,
+    /// The judging model, `{provider, model}`, or `null`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub model: Option<Value>,
+    /// The run that produced the evidence, `{id}`, or `null`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub run: Option<Value>,
+    /// People's decisions on the attempt's calls.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub decisions: Option<Value>,
+    /// The acceptance set's strength (shares, near misses, permitted alternatives), or `null`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub strength: Option<Value>,
+    /// The repository instruction files given to the attempt.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<Value>,
+    /// Who decided an `attested` or `skipped` task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decider: Option<Decider>,
+    /// sha256 of the judge configuration in `speccoder.toml` at the task commit's parent.
+    pub policy_sha256: String,
+    /// When the statement was made (RFC 3339, UTC).
+    pub time: String,
+    /// The red run's bounded, clean excerpt (revision 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub red: Option<Red>,
+    /// A bug task's evidence; for a trailer-only task `triad_sha256` is the anchor. Opaque.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bug: Option<Value>,
+    /// Where the acceptance tests came from: `{source, pre_frozen}`. Opaque.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<Value>,
+    /// Why a `regression_only` tick is one (revision 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regression: Option<RegressionReason>,
+    /// The changed test files and whether the run collected each (revision 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection: Option<Collection>,
+    /// Reserved: what reached the model, by digest. Opaque.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<Value>,
+    /// Reserved: dependencies the change added, with registry checksums. Opaque.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dependencies: Option<Value>,
+    /// Fields this build does not know: kept so the signed bytes round-trip, never evaluated.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+impl TaskVerificationV0 {
+    /// The revision claimed (absent: 1).
+    #[must_use]
+    pub fn revision(&self) -> u32 {
+        self.revision.unwrap_or(1)
+    }
+
+    /// What this build did not evaluate: the unknown fields by name, then `revision N` when the
+    /// statement is newer than [`REVISION`].
+    #[must_use]
+    pub fn newer_fields(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.extra.keys().cloned().collect();
+        if self.revision() > REVISION {
+            names.push(format!("revision {}", self.revision()));
+        }
+        names
+    }
+
+    /// The opaque reserved fields that are present, by name.
+    #[must_use]
+    pub fn reserved_present(&self) -> Vec<&'static str> {
+        let fields = [
+            ("bug", self.bug.is_some()),
+            ("acceptance", self.acceptance.is_some()),
+            ("context", self.context.is_some()),
+            ("dependencies", self.dependencies.is_some()),
+        ];
+        fields.into_iter().filter(|(_, present)| *present).map(|(name, _)| name).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tick() -> Value {
+        json!({
+            "revision": 3,
+            "verdict": "regression_only",
+            "unit": { "format": "speckit", "feature": "001-x", "dir": "specs/001-x" },
+            "task": { "id": "T001", "line_hash": "ab", "title": "Do it (FR-001)" },
+            "tree": "t",
+            "spec": { "section": null, "section_hash": "cd" },
+            "trace": [],
+            "integrity": { "findings": [] },
+            "monitor": { "state": "off", "findings": [] },
+            "mutation": null,
+            "sandbox": { "mode": "off" },
+            "executor": { "kind": "agent" },
+            "model": null,
+            "run": null,
+            "decisions": [],
+            "strength": null,
+            "instructions": [],
+            "policy_sha256": "ef",
+            "time": "2026-10-26T00:00:00Z",
+            "regression": { "code": "already_passing", "detail": "tests passed before" },
+            "collection": { "files": [ { "path": "tests/a.rs", "collected": true } ] }
+        })
+    }
+
+    fn typed(v: &Value) -> TaskVerificationV0 {
+        serde_json::from_value(v.clone()).unwrap()
+    }
+
+    #[test]
+    fn a_revision_three_tick_round_trips_with_regression_and_collection() {
+        let t = typed(&tick());
+        assert_eq!(t.regression.as_ref().unwrap().code, "already_passing");
+        assert!(t.collection.as_ref().unwrap().files[0].collected);
+        assert_eq!(serde_json::to_value(&t).unwrap(), tick());
+    }
+
+    #[test]
+    fn a_null_field_and_an_absent_field_stay_apart() {
+        let mut v = tick();
+        v.as_object_mut().unwrap().remove("mutation");
+        let t = typed(&v);
+        assert_eq!(t.mutation, None);
+        assert_eq!(typed(&tick()).mutation, Some(Value::Null));
+        assert_eq!(serde_json::to_value(&t).unwrap(), v);
+    }
+
+    #[test]
+    fn unknown_fields_and_a_newer_revision_are_kept_and_named() {
+        let mut v = tick();
+        v["revision"] = json!(7);
+        v["provenance"] = json!({ "x": 1 });
+        v["context"] = json!({ "sha256": "aa" });
+        let t = typed(&v);
+        assert_eq!(t.newer_fields(), ["provenance", "revision 7"]);
+        assert_eq!(t.reserved_present(), ["context"]);
+        assert_eq!(serde_json::to_value(&t).unwrap(), v);
+    }
+
+    #[test]
+    fn a_missing_required_field_does_not_parse() {
+        for field in ["tree", "verdict", "unit", "task", "policy_sha256", "time"] {
+            let mut v = tick();
+            v.as_object_mut().unwrap().remove(field);
+            assert!(serde_json::from_value::<TaskVerificationV0>(v).is_err(), "{field}");
+        }
+    }
+
+    #[test]
+    fn verdicts_read_back_their_wire_spelling() {
+        for v in [Verdict::Verified, Verdict::RegressionOnly, Verdict::Attested, Verdict::Skipped] {
+            assert_eq!(Verdict::parse(v.as_str()), Some(v));
+            assert_eq!(serde_json::to_value(v).unwrap(), json!(v.as_str()));
+        }
+        assert_eq!(Verdict::parse("Verified"), None);
+    }
+}

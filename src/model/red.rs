@@ -1,0 +1,114 @@
+//! The red excerpt: the last bytes of the red run's output, bounded and checked clean before it
+//! is signed.
+
+use super::clean;
+use super::digest::sha256_hex;
+use super::predicate::{Red, RedKind};
+
+/// The longest excerpt a statement carries, in bytes.
+pub const EXCERPT_MAX: usize = 2048;
+
+/// The last at most `max` bytes of `text`, starting on a character boundary (the cut moves
+/// forward, never splitting a character), with leading line breaks dropped.
+#[must_use]
+pub fn bound_tail(text: &str, max: usize) -> &str {
+    let mut start = text.len().saturating_sub(max);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    text[start..].trim_start_matches(['\n', '\r'])
+}
+
+/// Builds the `red` field from the captured output.
+///
+/// Output that is not valid UTF-8 is read with each invalid sequence replaced by U+FFFD before it
+/// is bounded; `output_sha256` is always over the raw bytes. The excerpt is kept only when the
+/// clean check passes; otherwise it is withheld (`excerpt` and `excerpt_sha256` null).
+#[must_use]
+pub fn red_from_output(kind: RedKind, output: &[u8]) -> Red {
+    let text = String::from_utf8_lossy(output);
+    let excerpt = bound_tail(&text, EXCERPT_MAX);
+    let output_sha256 = sha256_hex(output);
+    if clean::check_str(excerpt).is_ok() {
+        Red {
+            kind,
+            excerpt: Some(excerpt.to_owned()),
+            excerpt_sha256: Some(sha256_hex(excerpt.as_bytes())),
+            output_sha256,
+            withheld: false,
+        }
+    } else {
+        Red { kind, excerpt: None, excerpt_sha256: None, output_sha256, withheld: true }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_output_is_kept_whole_without_leading_newlines() {
+        assert_eq!(bound_tail("\n\r\nfailed: 1\n", 2048), "failed: 1\n");
+    }
+
+    #[test]
+    fn long_output_keeps_the_last_bytes() {
+        let text = format!("{}END", "a".repeat(5000));
+        let tail = bound_tail(&text, EXCERPT_MAX);
+        assert_eq!(tail.len(), EXCERPT_MAX);
+        assert!(tail.ends_with("END"));
+    }
+
+    #[test]
+    fn the_cut_never_splits_a_utf8_character() {
+        // Each "é" is two bytes and each "€" three: no byte offset is safe by luck.
+        for filler in ["é", "€", "\u{1F600}"] {
+            for pad in 0..4 {
+                let text = format!("{}{}", "x".repeat(pad), filler.repeat(1500));
+                let tail = bound_tail(&text, EXCERPT_MAX);
+                assert!(tail.len() <= EXCERPT_MAX);
+                assert!(tail.len() > EXCERPT_MAX - filler.len());
+                assert!(text.ends_with(tail));
+            }
+        }
+    }
+
+    #[test]
+    fn a_clean_red_output_is_signed_with_its_digests() {
+        let out = b"running 1 test\ntest tags::adds ... FAILED\nassertion failed: tags.len() == 1\n";
+        let red = red_from_output(RedKind::Assertion, out);
+        assert!(!red.withheld);
+        let excerpt = red.excerpt.unwrap();
+        assert_eq!(red.excerpt_sha256.unwrap(), sha256_hex(excerpt.as_bytes()));
+        assert_eq!(red.output_sha256, sha256_hex(out));
+    }
+
+    #[test]
+    fn a_red_output_with_a_home_path_or_token_is_withheld() {
+        for out in [
+            &b"panicked at /home/ada/src/lib.rs:3:5"[..],
+            b"token ghp_0123456789abcdefghijABCDEFGHIJ012345 rejected",
+        ] {
+            let red = red_from_output(RedKind::Assertion, out);
+            assert!(red.withheld);
+            assert_eq!(red.excerpt, None);
+            assert_eq!(red.excerpt_sha256, None);
+            assert_eq!(red.output_sha256, sha256_hex(out));
+        }
+    }
+
+    #[test]
+    fn a_leak_before_the_excerpt_window_does_not_withhold_it() {
+        let out = format!("/home/ada/x\n{}\nassertion failed", "ok\n".repeat(1000));
+        assert!(!red_from_output(RedKind::Assertion, out.as_bytes()).withheld);
+    }
+
+    #[test]
+    fn invalid_utf8_output_is_read_lossily_and_still_bounded() {
+        let mut out = vec![0xff; 3000];
+        out.extend_from_slice(b"tail");
+        let red = red_from_output(RedKind::MissingSymbol, &out);
+        let excerpt = red.excerpt.unwrap();
+        assert!(excerpt.len() <= EXCERPT_MAX && excerpt.ends_with("tail"));
+    }
+}

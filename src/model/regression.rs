@@ -1,0 +1,18 @@
+//! Why a tick is `regression_only` (task-verification revision 3).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The recorded reason a task was closed on regression evidence alone: no red run proved it.
+///
+/// `code` is open-ended so that a newer runner's codes still read; the codes speccoder writes are
+/// `already_passing` (the acceptance tests passed before the change), `no_behaviour` (a refactor,
+/// documentation or build task with nothing observable to test) and `untestable` (the behaviour
+/// cannot be exercised by the project's test harness).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RegressionReason {
+    /// A short reason code, e.g. `already_passing`.
+    pub code: String,
+    /// The runner's explanation, one line of prose.
+    pub detail: String,
+}

@@ -1,0 +1,103 @@
+//! The generated schemas: the committed files match the types (checked through the binary, as CI
+//! and a user run it), and the open specification's examples validate against them with an
+//! independent JSON Schema validator.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use speccoder_attest::model::predicate::TaskVerificationV0;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn speccoder() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_speccoder"))
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn predicate_validator() -> jsonschema::Validator {
+    let schema = read_json(&root().join("schema/task-verification-v0.schema.json"));
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+#[test]
+fn the_committed_schemas_match_what_the_types_generate() {
+    let out = speccoder().args(["schema", "--check", "--out"]).arg(root().join("schema")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_drifted_schema_file_fails_the_check_and_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let generated = speccoder().args(["schema", "--out"]).arg(dir.path()).output().unwrap();
+    assert!(generated.status.success());
+    let victim = dir.path().join("evidence.schema.json");
+    let text = std::fs::read_to_string(&victim).unwrap();
+    std::fs::write(&victim, text.replacen("\"task\"", "\"tusk\"", 1)).unwrap();
+    std::fs::remove_file(dir.path().join("statement-test-result.schema.json")).unwrap();
+    let out = speccoder().args(["schema", "--check", "--out"]).arg(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(26));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("evidence.schema.json differs"), "{err}");
+    assert!(err.contains("statement-test-result.schema.json cannot be read"), "{err}");
+    assert!(!err.contains("task-verification-v0.schema.json"), "{err}");
+}
+
+#[test]
+fn the_seed_examples_validate_and_round_trip_unchanged() {
+    let validator = predicate_validator();
+    for name in ["tick.json", "decision.json", "revision-2-example.json"] {
+        let value = read_json(&root().join("fixtures/seed").join(name));
+        let errors: Vec<String> = validator.iter_errors(&value).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        let typed: TaskVerificationV0 = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&typed).unwrap(), value, "{name}");
+        // Byte for byte through the canonical encoding.
+        let bytes = speccoder_attest::model::canonical::value_to_canonical(&value);
+        let again = speccoder_attest::model::canonical::to_canonical(
+            &serde_json::from_slice::<TaskVerificationV0>(&bytes).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(again, bytes, "{name}");
+    }
+}
+
+#[test]
+fn an_example_without_tree_fails_the_schema() {
+    let mut value = read_json(&root().join("fixtures/seed/tick.json"));
+    value.as_object_mut().unwrap().remove("tree");
+    let validator = predicate_validator();
+    let errors: Vec<String> = validator.iter_errors(&value).map(|e| e.to_string()).collect();
+    assert!(errors.iter().any(|e| e.contains("tree")), "{errors:?}");
+}
+
+#[test]
+fn unknown_fields_and_revision_seven_validate_and_are_named() {
+    let mut value = read_json(&root().join("fixtures/seed/tick.json"));
+    value["revision"] = Value::from(7);
+    value["provenance"] = serde_json::json!({"builder": "x"});
+    assert!(predicate_validator().is_valid(&value));
+    let typed: TaskVerificationV0 = serde_json::from_value(value.clone()).unwrap();
+    assert_eq!(typed.newer_fields(), ["provenance", "revision 7"]);
+    assert_eq!(serde_json::to_value(&typed).unwrap(), value);
+}
+
+#[test]
+fn a_schema_breaking_evidence_file_is_caught_by_the_validator() {
+    let schema = read_json(&root().join("schema/evidence.schema.json"));
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let good = read_json(&root().join("fixtures/evidence/verified.json"));
+    assert!(
+        validator.is_valid(&good),
+        "{:?}",
+        validator.iter_errors(&good).map(|e| e.to_string()).collect::<Vec<_>>()
+    );
+    let mut bad = good.clone();
+    bad["verdict"] = Value::from("attested");
+    assert!(!validator.is_valid(&bad));
+}
