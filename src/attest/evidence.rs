@@ -1,0 +1,159 @@
+//! Reading the evidence file and the red output it points at: both are hostile input, so sizes
+//! are bounded, the shape is checked field by field, and every error names the file and field.
+
+use std::fs;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use crate::model::evidence::{Evidence, EvidenceRuleError};
+
+/// The largest evidence file we read.
+pub const EVIDENCE_MAX_BYTES: u64 = 8 * 1024 * 1024;
+/// The largest red output we read (its digest covers all of it).
+pub const RED_OUTPUT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Why the evidence cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum EvidenceError {
+    /// The file cannot be read.
+    #[error("cannot read the evidence file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is larger than we accept.
+    #[error("the evidence file {path} is larger than {max} bytes")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The limit.
+        max: u64,
+    },
+    /// The file does not match the evidence schema.
+    #[error(
+        "the evidence file {path} does not match schema/evidence.schema.json at `{field}`: {message}"
+    )]
+    Schema {
+        /// The file.
+        path: PathBuf,
+        /// The JSON path of the offending field (`phases[1].result`), `.` for the top.
+        field: String,
+        /// What is wrong there.
+        message: String,
+    },
+    /// A rule beyond the schema is broken.
+    #[error("the evidence file {path}: {rule}")]
+    Rule {
+        /// The file.
+        path: PathBuf,
+        /// The rule.
+        rule: EvidenceRuleError,
+    },
+    /// The evidence is about another task.
+    #[error("the evidence file {path} is for task `{found}`, not `{expected}`")]
+    OtherTask {
+        /// The file.
+        path: PathBuf,
+        /// The task asked for.
+        expected: String,
+        /// The task in the file.
+        found: String,
+    },
+    /// The red output named by the evidence cannot be read.
+    #[error(
+        "the red phase's output file {path} cannot be read ({source}); it is resolved relative to the evidence file"
+    )]
+    RedOutput {
+        /// The resolved path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Evidence read and checked, with the red output's bytes when the red phase names one.
+#[derive(Debug)]
+pub struct LoadedEvidence {
+    /// The evidence.
+    pub evidence: Evidence,
+    /// The captured red output.
+    pub red_output: Option<Vec<u8>>,
+}
+
+/// Reads and checks the evidence file for `task` (`<unit>/<task>`).
+///
+/// # Errors
+/// Any [`EvidenceError`]: unreadable, too large, not the schema (naming the field), a broken
+/// rule, another task, a red output that cannot be read.
+pub fn load(path: &Path, task: &str) -> Result<LoadedEvidence, EvidenceError> {
+    let bytes = read_bounded(path, EVIDENCE_MAX_BYTES)
+        .map_err(|source| EvidenceError::Read { path: path.to_owned(), source })?
+        .ok_or_else(|| EvidenceError::TooLarge { path: path.to_owned(), max: EVIDENCE_MAX_BYTES })?;
+    let evidence = parse(&bytes).map_err(|(field, message)| EvidenceError::Schema {
+        path: path.to_owned(),
+        field,
+        message,
+    })?;
+    evidence.check_rules().map_err(|rule| EvidenceError::Rule { path: path.to_owned(), rule })?;
+    if evidence.task != task {
+        return Err(EvidenceError::OtherTask {
+            path: path.to_owned(),
+            expected: task.to_owned(),
+            found: evidence.task.clone(),
+        });
+    }
+    let red_output = match evidence.red().and_then(|r| r.output.as_deref()) {
+        None => None,
+        Some(rel) => {
+            let base = path.parent().unwrap_or(Path::new("."));
+            let full = base.join(rel);
+            let bytes = read_bounded(&full, RED_OUTPUT_MAX_BYTES)
+                .map_err(|source| EvidenceError::RedOutput { path: full.clone(), source })?
+                .ok_or_else(|| EvidenceError::RedOutput {
+                    path: full.clone(),
+                    source: std::io::Error::other(format!("larger than {RED_OUTPUT_MAX_BYTES} bytes")),
+                })?;
+            Some(bytes)
+        }
+    };
+    Ok(LoadedEvidence { evidence, red_output })
+}
+
+/// Parses evidence JSON, reporting the path of the first offending field.
+///
+/// # Errors
+/// `(field path, message)`.
+pub fn parse(bytes: &[u8]) -> Result<Evidence, (String, String)> {
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let field = e.path().to_string();
+        (field, e.into_inner().to_string())
+    })
+}
+
+/// Reads at most `max` bytes; `Ok(None)` when the file is longer.
+fn read_bounded(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let file = fs::File::open(path)?;
+    let mut buf = Vec::new();
+    file.take(max + 1).read_to_end(&mut buf)?;
+    Ok((buf.len() as u64 <= max).then_some(buf))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_schema_error_names_the_offending_field() {
+        let (field, message) = parse(
+            br#"{"task":"u/T1","verdict":"verified","phases":[{"phase":"green","result":"GREEN","configuration":"x"}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(field, "phases[0].result");
+        assert!(message.contains("GREEN"), "{message}");
+        let (field, _) = parse(br#"{"task":"u/T1","verdict":"verified","phases":[],"extra":1}"#).unwrap_err();
+        assert_eq!(field, ".");
+    }
+}

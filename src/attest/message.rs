@@ -1,0 +1,60 @@
+//! The task commit's message: a subject and body from `templates/commit-message.txt`, then the
+//! trailers as the last paragraph. Every value is sanitised so nothing from the evidence or the
+//! spec can add a line or a trailer.
+
+use crate::git::trailers::{format_trailers, sanitize_value};
+
+/// The commit message template, compiled in so the binary needs no data files.
+pub const TEMPLATE: &str = include_str!("../../templates/commit-message.txt");
+
+/// Trailer keys, in the order they are written.
+pub mod keys {
+    /// `<unit>/<task>`.
+    pub const SPEC_TASK: &str = "Spec-Task";
+    /// `verified`, `regression_only`, `attested`, `skipped`.
+    pub const VERDICT: &str = "Verdict";
+    /// Why a tick is regression-only.
+    pub const REGRESSION_ONLY: &str = "Regression-Only";
+    /// `passed=<k>/<n> manifest=sha256:<hex>`, `off`, or `absent=<reason>`.
+    pub const HELD_OUT: &str = "Held-Out";
+    /// The run id.
+    pub const RUN: &str = "Run";
+    /// Who accepted a task.
+    pub const ACCEPTED_BY: &str = "Accepted-By";
+    /// Who skipped a task.
+    pub const SKIPPED_BY: &str = "Skipped-By";
+    /// A decision's reason.
+    pub const REASON: &str = "Reason";
+}
+
+/// The fields the template and the trailers are filled from.
+#[derive(Debug, Clone, Default)]
+pub struct MessageFields {
+    /// The unit.
+    pub unit: String,
+    /// The task id.
+    pub task: String,
+    /// The task's title.
+    pub title: String,
+    /// The verdict's wire spelling.
+    pub verdict: String,
+    /// Trailers after `Spec-Task` and `Verdict`, in order.
+    pub trailers: Vec<(&'static str, String)>,
+}
+
+/// The full commit message, ending with one newline.
+#[must_use]
+pub fn render(fields: &MessageFields) -> String {
+    let one = |s: &str| sanitize_value(s);
+    let body = TEMPLATE
+        .replace("{unit}", &one(&fields.unit))
+        .replace("{task}", &one(&fields.task))
+        .replace("{title}", &one(&fields.title))
+        .replace("{verdict}", &one(&fields.verdict));
+    let mut trailers: Vec<(String, String)> = vec![
+        (keys::SPEC_TASK.to_owned(), one(&format!("{}/{}", fields.unit, fields.task))),
+        (keys::VERDICT.to_owned(), one(&fields.verdict)),
+    ];
+    trailers.extend(fields.trailers.iter().map(|(k, v)| ((*k).to_owned(), one(v))));
+    format!("{}\n\n{}", body.trim_end(), format_trailers(&trailers))
+}

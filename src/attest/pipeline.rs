@@ -1,0 +1,209 @@
+//! `speccoder attest <unit>/<task> --evidence FILE`: from a finished task to a task commit with
+//! trailers and a signed bundle in its note.
+//!
+//! Order of work, so that a failure leaves nothing half-written:
+//! 1. read and check everything (evidence, red output, repository state, the task, the policy);
+//! 2. write the task commit as an object (unreferenced, so invisible if we stop);
+//! 3. build every statement, clean-check it, sign it (a signing failure only leaves it unsigned);
+//! 4. move the branch by compare-and-swap: from here on the tick exists;
+//! 5. write the note by compare-and-swap (a failure here leaves a commit whose missing note the
+//!    verifier reports as `missing`, and the error says how to recover);
+//! 6. update the index and work tree so that the tick shows as committed.
+
+use std::path::PathBuf;
+
+use crate::attest::evidence::{self, EvidenceError};
+use crate::attest::message::{self, MessageFields, keys};
+use crate::attest::signing::{self, Chosen, SignerChoice};
+use crate::attest::statements::{self, BuildError, Context, Line};
+use crate::attest::{AttestError, LineReport, Report, now_rfc3339, read_policy};
+use crate::git::{Head, Repo};
+use crate::model::bundle::{self, NOTES_REF};
+use crate::model::dsse::Envelope;
+use crate::model::evidence::TickVerdict;
+use crate::model::red::red_from_output;
+use crate::spec::{self, Format};
+
+/// What `speccoder attest` was asked to do.
+#[derive(Debug, Clone)]
+pub struct AttestRequest {
+    /// `<unit>/<task>`.
+    pub target: String,
+    /// The evidence file.
+    pub evidence: PathBuf,
+    /// Which signer.
+    pub signer: SignerChoice,
+    /// A key file or `key::` literal overriding `user.signingKey`.
+    pub key: Option<String>,
+}
+
+/// Runs the producer pipeline for one tick.
+///
+/// # Errors
+/// Any [`AttestError`]; before step 4 nothing is written that anyone can see.
+pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
+    let (unit, task_id) = split_target(&req.target)?;
+    let loaded = evidence::load(&req.evidence, &req.target)?;
+    let (branch, head) = branch_head(repo)?;
+
+    // What will be committed: HEAD's tree plus what is staged. The task is read from there.
+    let staged = repo.tree_from_index_with(&[])?;
+    let facts = spec::read_task(&repo.tree(staged), unit, task_id)?;
+    if facts.ticked {
+        return Err(AttestError::AlreadyTicked { target: req.target.clone(), path: facts.tasks_path.clone() });
+    }
+    let tasks_bytes = repo.tree(staged).file(&facts.tasks_path)?.unwrap_or_default();
+    ensure_no_unstaged_changes(repo, &facts.tasks_path, &tasks_bytes)?;
+    let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
+    let tree = repo.tree_from_index_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
+
+    let (policy_sha256, _config) = read_policy(repo, head)?;
+    let red = match (loaded.evidence.red(), &loaded.red_output) {
+        (Some(run), Some(output)) => Some(red_from_output(run.kind, output)),
+        _ => None,
+    };
+    let withheld = red.as_ref().is_some_and(|r| r.withheld);
+
+    let verdict = match loaded.evidence.verdict {
+        TickVerdict::Verified => "verified",
+        TickVerdict::RegressionOnly => "regression_only",
+    };
+    let mut trailers: Vec<(&'static str, String)> = Vec::new();
+    if let Some(reason) = &loaded.evidence.regression {
+        trailers.push((keys::REGRESSION_ONLY, format!("{}: {}", reason.code, reason.detail)));
+    }
+    trailers.push((keys::HELD_OUT, held_out_trailer(&loaded.evidence)));
+    if let Some(run) = &loaded.evidence.run {
+        trailers.push((keys::RUN, run.clone()));
+    }
+    let fields = MessageFields {
+        unit: facts.unit.clone(),
+        task: facts.id.clone(),
+        title: facts.title.clone(),
+        verdict: verdict.to_owned(),
+        trailers,
+    };
+    let msg = message::render(&fields);
+    if let Err(leak) = crate::model::clean::check_str(&msg) {
+        return Err(AttestError::Build(BuildError::Leak {
+            line: "commit message".into(),
+            leak: crate::model::clean::LeakAt { pointer: "/message".into(), leak },
+        }));
+    }
+    let commit = repo.create_commit_detached(&[head], tree, &msg)?;
+
+    let time = now_rfc3339();
+    let commit_hex = commit.to_string();
+    let tree_hex = tree.to_string();
+    let ctx = Context { task: &facts, commit: &commit_hex, tree: &tree_hex, policy_sha256: &policy_sha256, time: &time };
+    let origin = repo.origin_url_without_credentials();
+    let lines = statements::tick(&ctx, &loaded.evidence, red, &statements::resource_uri(origin.as_deref(), &commit_hex))?;
+
+    let chosen = signing::choose(repo, req.signer, req.key.as_deref())?;
+    let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen);
+
+    repo.update_ref_cas(&branch, Some(head), commit, &format!("commit: {}", msg.lines().next().unwrap_or("")))?;
+    let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
+    write_note(repo, commit, note)?;
+    repo.stage_worktree_file(&facts.tasks_path, &ticked).map_err(|e| AttestError::WorktreeAfterCommit {
+        path: facts.tasks_path.clone(),
+        source: e,
+    })?;
+
+    Ok(Report {
+        command: "attest",
+        commit: commit_hex,
+        branch,
+        target: req.target.clone(),
+        verdict: verdict.to_owned(),
+        lines: lines
+            .iter()
+            .zip(&envelopes)
+            .map(|(l, e)| LineReport { name: l.name.clone(), sha256: l.digest(), signed: !e.signatures.is_empty() })
+            .collect(),
+        signer,
+        unsigned_reason,
+        withheld: if withheld { vec!["red excerpt (not clean)".to_owned()] } else { Vec::new() },
+        warnings: facts
+            .uncited_unknown
+            .iter()
+            .map(|id| format!("the title cites {id}, which no requirement line defines; it is not traced"))
+            .collect(),
+        notes_ref: NOTES_REF.to_owned(),
+    })
+}
+
+/// Signs every line with the chosen signer; on the first failure the rest stay unsigned too.
+pub(crate) fn sign_all(lines: &[Line], chosen: &Chosen) -> (Vec<Envelope>, Option<String>, Option<String>) {
+    let mut envelopes: Vec<Envelope> = lines.iter().map(|l| Envelope::unsigned(l.payload.clone())).collect();
+    match chosen {
+        Chosen::Unsigned(reason) => (envelopes, None, Some(reason.clone())),
+        Chosen::Signer(signer) => {
+            for env in &mut envelopes {
+                if let Err(e) = signing::sign_envelope(env, signer.as_ref()) {
+                    for env in &mut envelopes {
+                        env.signatures.clear();
+                    }
+                    return (
+                        envelopes,
+                        None,
+                        Some(format!("signing failed ({e}); the lines were written unsigned: fix the key and run `speccoder attest sign`")),
+                    );
+                }
+            }
+            (envelopes, Some(signer.describe()), None)
+        }
+    }
+}
+
+/// Writes the note of `commit` (replacing nothing: a new commit has no note).
+pub(crate) fn write_note(repo: &Repo, commit: gix::ObjectId, note: Vec<u8>) -> Result<(), AttestError> {
+    repo.update_note(NOTES_REF, commit, |_| Ok::<_, std::convert::Infallible>(Some(note.clone())))
+        .map_err(|e| AttestError::Note { commit: commit.to_string(), message: e.to_string() })?;
+    Ok(())
+}
+
+/// `<unit>/<task>` split at the first `/`, both parts non-empty.
+pub(crate) fn split_target(target: &str) -> Result<(&str, &str), AttestError> {
+    match target.split_once('/') {
+        Some((u, t)) if !u.is_empty() && !t.is_empty() => Ok((u, t)),
+        _ => Err(AttestError::Target(target.to_owned())),
+    }
+}
+
+/// The checked-out branch and its commit; a detached HEAD or an unborn branch is refused.
+pub(crate) fn branch_head(repo: &Repo) -> Result<(String, gix::ObjectId), AttestError> {
+    match repo.head()? {
+        Head::Branch { name, commit } => Ok((name, commit)),
+        Head::Detached(id) => Err(AttestError::Detached(id.to_string())),
+        Head::Unborn(name) => Err(AttestError::Unborn(name)),
+    }
+}
+
+fn ensure_no_unstaged_changes(repo: &Repo, path: &str, staged: &[u8]) -> Result<(), AttestError> {
+    let Some(workdir) = repo.workdir() else { return Ok(()) };
+    match std::fs::read(workdir.join(path)) {
+        Ok(bytes) if bytes == staged => Ok(()),
+        Ok(_) => Err(AttestError::UnstagedTasks(path.to_owned())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(AttestError::UnstagedTasks(path.to_owned())),
+        Err(e) => Err(AttestError::Io(format!("cannot read {path}: {e}"))),
+    }
+}
+
+fn held_out_trailer(evidence: &crate::model::evidence::Evidence) -> String {
+    match evidence.held_out() {
+        Some(h) => format!("passed={}/{} manifest={}", h.passed, h.total, h.manifest),
+        None => "off".to_owned(),
+    }
+}
+
+impl From<EvidenceError> for AttestError {
+    fn from(e: EvidenceError) -> Self {
+        AttestError::Evidence(e)
+    }
+}
+
+#[allow(dead_code)]
+fn _format_is_used(f: Format) -> &'static str {
+    f.as_str()
+}

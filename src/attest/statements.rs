@@ -1,0 +1,301 @@
+//! Building the statements of one tick or decision: pure, from facts already gathered (the task
+//! as read from the spec, the evidence, the commit, the policy), to canonical payload bytes that
+//! passed the clean check.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::model::canonical::to_canonical;
+use crate::model::clean::{self, LeakAt};
+use crate::model::digest::sha256_hex;
+use crate::model::evidence::{Evidence, PhaseRun, TickVerdict};
+use crate::model::predicate::{self, Decider, Red, SpecRef, TaskRef, TaskVerificationV0, Unit, Verdict};
+use crate::model::statement::{Statement, Subject};
+use crate::model::summary::{self, InputAttestation, Reference, VerificationSummary, Verifier, sha256_map};
+use crate::model::test_result::{self, Phase, ResourceDescriptor, TestResult};
+use crate::spec::TaskFacts;
+
+/// One line of a bundle before it is signed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// How the summary names it: `test-result/<phase>`, `task-verification`, or `summary`.
+    pub name: String,
+    /// The statement's predicate type.
+    pub predicate_type: &'static str,
+    /// The canonical statement bytes: the DSSE payload.
+    pub payload: Vec<u8>,
+}
+
+impl Line {
+    /// sha256 of the payload, as the summary names it.
+    #[must_use]
+    pub fn digest(&self) -> String {
+        sha256_hex(&self.payload)
+    }
+}
+
+/// What every statement of one tick shares.
+#[derive(Debug, Clone)]
+pub struct Context<'a> {
+    /// The task as read from the spec before the tick.
+    pub task: &'a TaskFacts,
+    /// The task commit.
+    pub commit: &'a str,
+    /// The task commit's tree.
+    pub tree: &'a str,
+    /// The policy hash at the parent.
+    pub policy_sha256: &'a str,
+    /// RFC 3339 UTC time of the statements.
+    pub time: &'a str,
+}
+
+impl Context<'_> {
+    /// `<unit>/<task>`.
+    #[must_use]
+    pub fn subject_name(&self) -> String {
+        format!("{}/{}", self.task.unit, self.task.id)
+    }
+
+    fn subject(&self) -> Subject {
+        Subject::task_at(&self.subject_name(), self.commit)
+    }
+
+    fn base_predicate(&self, verdict: Verdict) -> TaskVerificationV0 {
+        TaskVerificationV0 {
+            revision: Some(predicate::REVISION),
+            verdict: verdict.as_str().to_owned(),
+            unit: Unit {
+                format: self.task.format.as_str().to_owned(),
+                feature: self.task.unit.clone(),
+                dir: self.task.unit_dir.clone(),
+            },
+            task: TaskRef {
+                id: self.task.id.clone(),
+                line_hash: self.task.line_hash.clone(),
+                title: self.task.title.clone(),
+            },
+            tree: self.tree.to_owned(),
+            spec: None,
+            trace: None,
+            integrity: None,
+            monitor: None,
+            mutation: None,
+            sandbox: None,
+            executor: None,
+            model: None,
+            run: None,
+            decisions: None,
+            strength: None,
+            instructions: None,
+            decider: None,
+            policy_sha256: self.policy_sha256.to_owned(),
+            time: self.time.to_owned(),
+            red: None,
+            bug: None,
+            acceptance: None,
+            regression: None,
+            collection: None,
+            context: None,
+            dependencies: None,
+            extra: BTreeMap::new(),
+        }
+    }
+}
+
+/// Why statements could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A statement would carry a leak; nothing is written.
+    #[error("the {line} statement would leak {leak}; remove it from the evidence (nothing was written)")]
+    Leak {
+        /// Which line.
+        line: String,
+        /// What and where.
+        leak: LeakAt,
+    },
+    /// Serialisation failed (a bug).
+    #[error("cannot encode the {0} statement: {1}")]
+    Encode(String, serde_json::Error),
+}
+
+/// The lines of a tick (`verified`, `regression_only`): one test-result per phase in running
+/// order, the task-verification line, and the summary naming them all.
+///
+/// # Errors
+/// A statement that would leak, naming the line and field.
+pub fn tick(
+    ctx: &Context<'_>,
+    evidence: &Evidence,
+    red: Option<Red>,
+    resource_uri: &str,
+) -> Result<Vec<Line>, BuildError> {
+    let mut lines = Vec::new();
+    let mut phases: Vec<&PhaseRun> = evidence.phases.iter().collect();
+    phases.sort_by_key(|p| p.phase());
+    for run in &phases {
+        let phase = run.phase();
+        let name = format!("{}{}", summary::INPUT_TEST_RESULT_PREFIX, phase.as_str());
+        lines.push(line(ctx, name, test_result::TYPE, &test_result_of(run))?);
+    }
+
+    let verdict = match evidence.verdict {
+        TickVerdict::Verified => Verdict::Verified,
+        TickVerdict::RegressionOnly => Verdict::RegressionOnly,
+    };
+    let mut p = ctx.base_predicate(verdict);
+    p.spec = Some(SpecRef { section: ctx.task.section.clone(), section_hash: ctx.task.section_hash.clone() });
+    p.trace = Some(trace(ctx, evidence, phases.last().map(|r| r.phase())));
+    p.integrity = Some(evidence.integrity.clone().unwrap_or_else(|| json!({ "findings": [] })));
+    p.monitor = Some(evidence.monitor.clone().unwrap_or_else(|| json!({ "state": "off", "findings": [] })));
+    p.mutation = Some(evidence.mutation.clone().unwrap_or(Value::Null));
+    p.strength = Some(evidence.strength.clone().unwrap_or(Value::Null));
+    p.sandbox = Some(evidence.sandbox.clone().unwrap_or(Value::Null));
+    p.executor = Some(evidence.executor.clone().unwrap_or(Value::Null));
+    p.model = Some(evidence.model.clone().unwrap_or(Value::Null));
+    p.run = Some(evidence.run.as_ref().map_or(Value::Null, |id| json!({ "id": id })));
+    p.decisions = Some(evidence.decisions.clone().unwrap_or_else(|| json!([])));
+    p.instructions = Some(evidence.instructions.clone().unwrap_or_else(|| json!([])));
+    p.red = red;
+    p.regression = evidence.regression.clone();
+    p.collection = evidence.collection.clone();
+    p.bug = evidence.bug.clone();
+    p.context = evidence.context.clone();
+    p.dependencies = evidence.dependencies.clone();
+    lines.push(line(ctx, summary::INPUT_TASK_VERIFICATION.to_owned(), predicate::TYPE, &p)?);
+
+    let level = match verdict {
+        Verdict::RegressionOnly => summary::LEVEL_REGRESSION_ONLY,
+        _ => summary::LEVEL_VERIFIED,
+    };
+    let s = VerificationSummary {
+        verifier: Verifier {
+            id: summary::VERIFIER_ID.to_owned(),
+            version: Some(BTreeMap::from([("speccoder".to_owned(), env!("CARGO_PKG_VERSION").to_owned())])),
+        },
+        time_verified: ctx.time.to_owned(),
+        resource_uri: resource_uri.to_owned(),
+        policy: Reference { uri: summary::POLICY_URI.to_owned(), digest: sha256_map(ctx.policy_sha256) },
+        input_attestations: lines
+            .iter()
+            .map(|l| InputAttestation { name: l.name.clone(), digest: sha256_map(&l.digest()) })
+            .collect(),
+        verification_result: "PASSED".to_owned(),
+        verified_levels: vec![level.to_owned()],
+        dependency_levels: None,
+        slsa_version: None,
+    };
+    lines.push(line(ctx, "summary".to_owned(), summary::TYPE, &s)?);
+    Ok(lines)
+}
+
+/// The single line of a decision (`attested`, `skipped`): who decided and why, no test evidence.
+///
+/// # Errors
+/// A statement that would leak.
+pub fn decision(ctx: &Context<'_>, verdict: Verdict, decider: Decider) -> Result<Vec<Line>, BuildError> {
+    let mut p = ctx.base_predicate(verdict);
+    p.decider = Some(decider);
+    Ok(vec![line(ctx, summary::INPUT_TASK_VERIFICATION.to_owned(), predicate::TYPE, &p)?])
+}
+
+/// `git+<origin>@<commit>`, or `git:<commit>` without an origin.
+#[must_use]
+pub fn resource_uri(origin: Option<&str>, commit: &str) -> String {
+    match origin {
+        Some(url) => format!("git+{url}@{commit}"),
+        None => format!("git:{commit}"),
+    }
+}
+
+fn line<P: serde::Serialize>(
+    ctx: &Context<'_>,
+    name: String,
+    predicate_type: &'static str,
+    predicate: &P,
+) -> Result<Line, BuildError> {
+    let statement = Statement::new(ctx.subject(), predicate_type, predicate);
+    let value = serde_json::to_value(&statement).map_err(|e| BuildError::Encode(name.clone(), e))?;
+    clean::check_value(&value).map_err(|leak| BuildError::Leak { line: name.clone(), leak })?;
+    let payload = to_canonical(&value).map_err(|e| BuildError::Encode(name.clone(), e))?;
+    Ok(Line { name, predicate_type, payload })
+}
+
+fn test_result_of(run: &PhaseRun) -> TestResult {
+    let phase = run.phase();
+    let descriptor = |digest: &str, annotations| ResourceDescriptor {
+        name: phase.configuration_name(),
+        digest: sha256_map(digest),
+        annotations,
+    };
+    match run {
+        PhaseRun::Baseline(s) | PhaseRun::Green(s) => TestResult {
+            result: s.result,
+            configuration: vec![descriptor(&sha256_hex(s.configuration.as_bytes()), None)],
+            passed_tests: s.passed.clone(),
+            failed_tests: s.failed.clone(),
+            warned_tests: s.warned.clone(),
+        },
+        PhaseRun::Red(r) => TestResult {
+            result: r.result,
+            configuration: vec![descriptor(&sha256_hex(r.configuration.as_bytes()), None)],
+            passed_tests: r.passed.clone(),
+            failed_tests: r.failed.clone(),
+            warned_tests: r.warned.clone(),
+        },
+        PhaseRun::HeldOut(h) => TestResult {
+            result: h.result,
+            configuration: vec![descriptor(
+                h.manifest.strip_prefix("sha256:").unwrap_or(&h.manifest),
+                Some(BTreeMap::from([
+                    ("passed".to_owned(), Value::from(h.passed)),
+                    ("total".to_owned(), Value::from(h.total)),
+                ])),
+            )],
+            passed_tests: Vec::new(),
+            failed_tests: Vec::new(),
+            warned_tests: Vec::new(),
+        },
+    }
+}
+
+/// Trace rows: one per requirement the title cites, one per acceptance test.
+fn trace(ctx: &Context<'_>, evidence: &Evidence, last_phase: Option<Phase>) -> Value {
+    let phase = if evidence.phases.iter().any(|p| p.phase() == Phase::Green) {
+        Phase::Green
+    } else {
+        last_phase.unwrap_or(Phase::Green)
+    };
+    let result = match evidence.verdict {
+        TickVerdict::Verified => "verified",
+        TickVerdict::RegressionOnly => "regression_only",
+    };
+    let mut rows: Vec<Value> = ctx
+        .task
+        .requirements
+        .iter()
+        .map(|r| {
+            json!({
+                "requirement": r.id,
+                "requirement_hash": r.hash,
+                "phase": phase.as_str(),
+                "result": result,
+            })
+        })
+        .collect();
+    for a in &evidence.acceptance {
+        let requirement = ctx
+            .task
+            .section
+            .clone()
+            .unwrap_or_else(|| a.scenario.split('.').next().unwrap_or(&a.scenario).to_owned());
+        rows.push(json!({
+            "requirement": requirement,
+            "scenario": a.scenario,
+            "test": a.test,
+            "phase": phase.as_str(),
+            "result": a.result,
+        }));
+    }
+    Value::Array(rows)
+}
