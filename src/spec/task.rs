@@ -138,7 +138,8 @@ fn duplicate(loc: &UnitLoc, id: &str, indices: &[usize]) -> SpecError {
 /// The facts of task `task_id` of `unit`, read from `tree`.
 ///
 /// Errors: an unknown or hostile unit, a bug id (`bug:<slug>` has no task line), an id that is not
-/// of the unit's format, a missing or non-UTF-8 task list, an unknown task, a duplicated id.
+/// of the unit's format, a missing or non-UTF-8 task list, an unknown task, a duplicated id, a spec
+/// document (spec.md, a delta spec) that is not UTF-8, a story task without spec.md.
 pub fn read_task(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result<TaskFacts, SpecError> {
     let loc = locate_unit(tree, unit)?;
     let id = match TaskId::parse(task_id)? {
@@ -346,6 +347,39 @@ mod tests {
     fn an_unknown_task_in_an_empty_list_says_there_are_none() {
         let err = read_task(&tree(b"# nothing\n"), "001-x", "T001").unwrap_err();
         assert!(err.to_string().contains("tasks there: none"), "{err}");
+    }
+
+    #[test]
+    fn an_openspec_change_over_32_kib_is_hashed_cut_at_a_character_boundary() {
+        let first = "openspec/changes/big/specs/a/spec.md";
+        let second = "openspec/changes/big/specs/b/spec.md";
+        let first_text = "## ADDED Requirements\n\n### Requirement: Small\nIt SHALL work.\n";
+        let head = format!("## {first}\n\n{}\n\n## {second}\n\n", first_text.trim_end());
+        // "é" is two bytes: the one that would cross byte 32768 is dropped whole.
+        let odd = if head.len() % 2 == 0 { "x" } else { "" };
+        let filler = format!("{odd}{}", "é".repeat((32768 - head.len()) / 2 + 10));
+        let t = MemTree::from_files([
+            (
+                "openspec/changes/big/tasks.md",
+                "## 1. Impl\n- [ ] 1.1 Do the small thing\n",
+            ),
+            (second, filler.as_str()),
+            (first, first_text),
+        ])
+        .unwrap();
+        let facts = read_task(&t, "big", "1.1").unwrap();
+        let mut kept = format!("{head}{filler}");
+        let mut cut = 32768;
+        while !kept.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        assert!(cut < 32768, "the test must straddle a character");
+        kept.truncate(cut);
+        let expected = format!("{kept}\n[truncated at 32768 bytes]");
+        assert_eq!(facts.section_hash, sha256_hex(expected));
+        assert_eq!(facts.section, None);
+        let ids: Vec<&str> = facts.requirements.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["Small"]);
     }
 
     #[test]

@@ -231,7 +231,14 @@ impl SourceTree for FsTree {
         let Some(at) = self.resolve(dir)? else {
             return Ok(None);
         };
-        if !self.is_real_dir(&at, dir)? {
+        // The root is the caller's own choice and may be reached through a link; below it, no
+        // link is followed.
+        let is_dir = if dir.is_empty() {
+            at.is_dir()
+        } else {
+            self.is_real_dir(&at, dir)?
+        };
+        if !is_dir {
             return Ok(None);
         }
         let reader = match std::fs::read_dir(&at) {
@@ -360,5 +367,19 @@ mod tests {
             fs.entries("").unwrap(),
             Some(vec![("link.md".into(), false), ("specs".into(), false)])
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_work_tree_may_be_rooted_at_a_symbolic_link() {
+        let real = tempfile::tempdir().unwrap();
+        std::fs::create_dir(real.path().join("specs")).unwrap();
+        std::fs::write(real.path().join("specs/a.md"), "a").unwrap();
+        let holder = tempfile::tempdir().unwrap();
+        let root = holder.path().join("project");
+        std::os::unix::fs::symlink(real.path(), &root).unwrap();
+        let fs = FsTree::new(root);
+        assert_eq!(fs.entries("").unwrap(), Some(vec![("specs".into(), true)]));
+        assert_eq!(fs.file("specs/a.md").unwrap(), Some(b"a".to_vec()));
     }
 }

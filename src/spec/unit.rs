@@ -166,17 +166,19 @@ pub fn locate_unit(tree: &dyn SourceTree, unit: &str) -> Result<UnitLoc, SpecErr
             let mut looked = Vec::new();
             if is_speckit_unit_name(unit) {
                 looked.push(format!("`{}/`", unit_dir(Format::SpecKit, unit)));
-            } else {
-                looked.push(format!(
-                    "no `{SPECKIT_SPECS_DIR}/` (not a Spec Kit name: `NNN-name`)"
-                ));
             }
             if is_openspec_unit_name(unit) {
                 looked.push(format!("`{}/`", unit_dir(Format::OpenSpec, unit)));
             }
+            if !is_speckit_unit_name(unit) {
+                looked.push(format!(
+                    "not under `{SPECKIT_SPECS_DIR}/` (a Spec Kit feature is named \
+                     `NNN-name` or `YYYYMMDD-HHMMSS-name`)"
+                ));
+            }
             Err(SpecError::UnknownUnit {
                 unit: unit.to_owned(),
-                looked: looked.join(" and "),
+                looked: looked.join(", "),
             })
         }
     }
@@ -268,6 +270,12 @@ mod tests {
         assert!(msg.contains("002-missing"), "{msg}");
         assert!(msg.contains("specs/002-missing/"), "{msg}");
         assert!(msg.contains("openspec/changes/002-missing/"), "{msg}");
+        let msg = locate_unit(&tree(), "add-missing").unwrap_err().to_string();
+        assert!(msg.contains("openspec/changes/add-missing/"), "{msg}");
+        assert!(
+            msg.contains("a Spec Kit feature is named `NNN-name`"),
+            "{msg}"
+        );
         assert!(matches!(
             locate_unit(&tree(), "archive"),
             Err(SpecError::UnknownUnit { .. })
