@@ -1,1 +1,42 @@
 //! Spec formats: Spec Kit and OpenSpec units, tasks, requirement text and ticking.
+//!
+//! Everything reads through [`SourceTree`], so the same rules run on a git tree, the work tree
+//! ([`FsTree`]) or files in memory ([`MemTree`]). Unit names, task ids and bug slugs are hostile
+//! input and are checked before they become paths. The hashes (`task.line_hash`,
+//! `spec.section_hash`, `trace[].requirement_hash`) follow design.md section 2 exactly:
+//! [`line_hash`], [`speckit_story_text`], [`openspec_change_text`], [`Requirement`].
+
+#![deny(missing_docs)]
+
+mod bug;
+mod docs;
+mod error;
+mod requirement;
+mod section;
+mod task;
+mod task_line;
+mod text;
+mod tick;
+mod tree;
+mod unit;
+
+#[cfg(test)]
+mod fixture_tests;
+
+pub use bug::{BUGS_DIR, BugTriad, TRIAD_FILES, bug_home, bug_triad, check_bug_slug, triad_sha256};
+pub use error::SpecError;
+pub use requirement::{
+    Requirement, is_speckit_requirement_id, openspec_defined_name, speckit_cited_ids,
+    speckit_defined_id, title_cites_name,
+};
+pub use section::{
+    Delta, SECTION_LIMIT_BYTES, SECTION_TRUNCATION_MARKER, openspec_change_text, speckit_story_text,
+};
+pub use task::{BUG_TASK_PREFIX, TaskFacts, TaskId, read_task, requirement_line, ticked_tasks};
+pub use task_line::{TaskLine, is_task_id, line_hash, open_boxes, parse_task_line};
+pub use tick::tick;
+pub use tree::{FsTree, MemTree, SourceTree};
+pub use unit::{
+    Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, UnitLoc, check_unit_name,
+    is_openspec_unit_name, is_speckit_unit_name, list_units, locate_unit,
+};

@@ -1,0 +1,144 @@
+//! Bug homes: `.specify/bugs/<slug>/` with assessment.md, fix.md and test.md and no task list. A
+//! bug is closed by a commit whose `Spec-Task:` is `<unit>/bug:<slug>`; its anchor is the triad
+//! digest.
+
+use crate::model::digest::sha256_hex;
+
+use super::error::{SpecError, shown};
+use super::tree::SourceTree;
+
+/// The directory holding bug homes.
+pub const BUGS_DIR: &str = ".specify/bugs";
+
+/// The files of a bug home, in the order the triad digest reads them.
+pub const TRIAD_FILES: [&str; 3] = ["assessment.md", "fix.md", "test.md"];
+
+/// A bug home and the digest of its three files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BugTriad {
+    /// The bug's slug.
+    pub slug: String,
+    /// The home directory, project-relative, without a trailing `/`: `.specify/bugs/<slug>`.
+    pub home: String,
+    /// The triad digest; see [`triad_sha256`].
+    pub triad_sha256: String,
+}
+
+/// Checks a bug slug (hostile input): `[a-z0-9][a-z0-9._-]*` and no `..`.
+pub fn check_bug_slug(slug: &str) -> Result<(), SpecError> {
+    let bad = |reason| {
+        Err(SpecError::BadBugSlug {
+            slug: shown(slug, 100),
+            reason,
+        })
+    };
+    let mut bytes = slug.bytes();
+    match bytes.next() {
+        None => return bad("it is empty"),
+        Some(b) if !(b.is_ascii_lowercase() || b.is_ascii_digit()) => {
+            return bad("it must start with a lowercase letter or a digit");
+        }
+        Some(_) => {}
+    }
+    if !bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-".contains(&b)) {
+        return bad("it holds a character other than `a-z`, `0-9`, `.`, `_`, `-`");
+    }
+    if slug.contains("..") {
+        return bad("it contains `..`");
+    }
+    Ok(())
+}
+
+/// The home directory of bug `slug` (unchecked): `.specify/bugs/<slug>`.
+#[must_use]
+pub fn bug_home(slug: &str) -> String {
+    format!("{BUGS_DIR}/{slug}")
+}
+
+/// The triad digest: sha256 over, for each `(name, bytes)` in order, `<name>\n<len>\n<bytes>\n`
+/// concatenated, where `<len>` is the byte count in decimal without leading zeros.
+#[must_use]
+pub fn triad_sha256(files: &[(&str, &[u8])]) -> String {
+    let mut framed = Vec::new();
+    for (name, bytes) in files {
+        framed.extend_from_slice(name.as_bytes());
+        framed.push(b'\n');
+        framed.extend_from_slice(bytes.len().to_string().as_bytes());
+        framed.push(b'\n');
+        framed.extend_from_slice(bytes);
+        framed.push(b'\n');
+    }
+    sha256_hex(framed)
+}
+
+/// The bug home of `slug` and its triad digest: [`triad_sha256`] over assessment.md, fix.md and
+/// test.md in that order, i.e. sha256 of `assessment.md\n<len>\n<bytes>\nfix.md\n<len>\n<bytes>\n`
+/// `test.md\n<len>\n<bytes>\n` with each `<len>` the file's size in bytes (decimal) and `<bytes>`
+/// its exact content. A bad slug or a missing file is an error naming it.
+pub fn bug_triad(tree: &dyn SourceTree, slug: &str) -> Result<BugTriad, SpecError> {
+    check_bug_slug(slug)?;
+    let home = bug_home(slug);
+    let mut contents = Vec::with_capacity(TRIAD_FILES.len());
+    for name in TRIAD_FILES {
+        let path = format!("{home}/{name}");
+        let bytes = tree.file(&path)?.ok_or_else(|| SpecError::MissingFile {
+            path: path.clone(),
+            hint: "a bug home holds assessment.md, fix.md and test.md; write the missing one \
+                   before closing the bug",
+        })?;
+        contents.push((name, bytes));
+    }
+    let files: Vec<(&str, &[u8])> = contents.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+    Ok(BugTriad {
+        slug: slug.to_owned(),
+        home,
+        triad_sha256: triad_sha256(&files),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::tree::MemTree;
+
+    #[test]
+    fn the_triad_digest_frames_each_file_with_its_name_and_length() {
+        let tree = MemTree::from_files([
+            (".specify/bugs/crash-1/assessment.md", "A"),
+            (".specify/bugs/crash-1/fix.md", "é\n"),
+            (".specify/bugs/crash-1/test.md", ""),
+        ])
+        .unwrap();
+        let got = bug_triad(&tree, "crash-1").unwrap();
+        assert_eq!(got.home, ".specify/bugs/crash-1");
+        let expected = "assessment.md\n1\nA\nfix.md\n3\né\n\ntest.md\n0\n\n";
+        assert_eq!(got.triad_sha256, sha256_hex(expected.as_bytes()));
+    }
+
+    #[test]
+    fn a_missing_triad_file_is_an_error_naming_it() {
+        let tree = MemTree::from_files([
+            (".specify/bugs/b/assessment.md", "A"),
+            (".specify/bugs/b/test.md", "T"),
+        ])
+        .unwrap();
+        let err = bug_triad(&tree, "b").unwrap_err();
+        assert!(err.to_string().contains(".specify/bugs/b/fix.md"), "{err}");
+    }
+
+    #[test]
+    fn hostile_bug_slugs_are_refused() {
+        for bad in ["", "..", "a..b", "a/b", "-a", ".a", "A", "a b", "a\n", "ä"] {
+            assert!(
+                matches!(
+                    bug_triad(&MemTree::new(), bad),
+                    Err(SpecError::BadBugSlug { .. })
+                ),
+                "{bad:?}"
+            );
+        }
+        for good in ["a", "0", "crash-on-empty_tag.v2"] {
+            assert!(check_bug_slug(good).is_ok(), "{good}");
+        }
+    }
+}

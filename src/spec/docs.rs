@@ -1,0 +1,169 @@
+//! The documents a unit's hashes are computed from, read once per unit: Spec Kit's spec.md, or an
+//! OpenSpec change's delta specs.
+
+use crate::model::digest::sha256_hex;
+
+use super::error::SpecError;
+use super::requirement::{
+    Definition, Requirement, openspec_citations, openspec_definitions, speckit_citations,
+    speckit_definitions,
+};
+use super::section::{Delta, openspec_change_text, speckit_story_text};
+use super::text::read_text;
+use super::tree::{SourceTree, join};
+use super::unit::{Format, UnitLoc};
+
+/// The spec documents of one unit.
+#[derive(Debug)]
+pub(crate) struct UnitDocs {
+    /// Spec Kit: spec.md's path and its text when present; `None` for OpenSpec.
+    spec_md: Option<(String, Option<String>)>,
+    /// OpenSpec: every delta spec of the change; empty for Spec Kit.
+    deltas: Vec<Delta>,
+    /// OpenSpec: the section hash, the same for every task of the change.
+    change_hash: Option<String>,
+}
+
+/// What a task's section is: its name (`US1` or none) and the sha256 of its text.
+pub(crate) struct Section {
+    /// `spec.section`: `USn` for a labelled Spec Kit task, otherwise None.
+    pub(crate) name: Option<String>,
+    /// `spec.section_hash`.
+    pub(crate) hash: String,
+}
+
+impl UnitDocs {
+    /// Reads the documents of `loc` from `tree`.
+    pub(crate) fn load(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Self, SpecError> {
+        match loc.format {
+            Format::SpecKit => {
+                let path = loc.spec_md();
+                let text = read_text(tree, &path)?;
+                Ok(Self {
+                    spec_md: Some((path, text)),
+                    deltas: Vec::new(),
+                    change_hash: None,
+                })
+            }
+            Format::OpenSpec => {
+                let deltas = read_deltas(tree, &loc.deltas_dir())?;
+                let change_hash = sha256_hex(openspec_change_text(&deltas));
+                Ok(Self {
+                    spec_md: None,
+                    deltas,
+                    change_hash: Some(change_hash),
+                })
+            }
+        }
+    }
+
+    /// The section of a task labelled with `story` (Spec Kit `USn`; ignored for OpenSpec).
+    pub(crate) fn section(&self, story: Option<&str>) -> Result<Section, SpecError> {
+        if let Some(hash) = &self.change_hash {
+            return Ok(Section {
+                name: None,
+                hash: hash.clone(),
+            });
+        }
+        let Some(story) = story else {
+            return Ok(Section {
+                name: None,
+                hash: sha256_hex(""),
+            });
+        };
+        match &self.spec_md {
+            Some((_, Some(text))) => Ok(Section {
+                name: Some(story.to_owned()),
+                hash: sha256_hex(speckit_story_text(text, story)),
+            }),
+            Some((path, None)) => Err(SpecError::MissingFile {
+                path: path.clone(),
+                hint: "a task labelled with a user story is hashed with its story's text from \
+                       spec.md; restore spec.md or remove the `[USn]` label",
+            }),
+            None => Ok(Section {
+                name: None,
+                hash: sha256_hex(""),
+            }),
+        }
+    }
+
+    fn definitions(&self) -> Vec<Definition<'_>> {
+        match &self.spec_md {
+            Some((_, Some(text))) => speckit_definitions(text),
+            Some((_, None)) => Vec::new(),
+            None => openspec_definitions(&self.deltas),
+        }
+    }
+
+    /// The requirements `title` cites, and the cited ids that no line defines.
+    pub(crate) fn citations(&self, title: &str) -> (Vec<Requirement>, Vec<String>) {
+        let defs = self.definitions();
+        if self.spec_md.is_some() {
+            speckit_citations(title, &defs)
+        } else {
+            (openspec_citations(title, &defs), Vec::new())
+        }
+    }
+
+    /// The line defining requirement `id` (the first one), trailing whitespace trimmed.
+    pub(crate) fn requirement_line(&self, id: &str) -> Option<String> {
+        self.definitions()
+            .into_iter()
+            .find(|(def, _)| *def == id)
+            .map(|(_, line)| line.trim_end().to_owned())
+    }
+}
+
+/// Every file named `spec.md` at any depth under `dir` (including `dir/spec.md`), sorted by path.
+/// Walks with an explicit stack, so a deep tree cannot exhaust the call stack.
+pub(crate) fn read_deltas(tree: &dyn SourceTree, dir: &str) -> Result<Vec<Delta>, SpecError> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(at) = pending.pop() {
+        for (name, is_dir) in tree.entries(&at)?.unwrap_or_default() {
+            let path = join(&at, &name);
+            if is_dir {
+                pending.push(path);
+            } else if name == "spec.md"
+                && let Some(text) = read_text(tree, &path)?
+            {
+                out.push(Delta { path, text });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::tree::MemTree;
+
+    #[test]
+    fn delta_specs_are_found_at_any_depth_and_sorted_by_path() {
+        let tree = MemTree::from_files([
+            ("c/specs/b/spec.md", "B"),
+            ("c/specs/a/deep/spec.md", "AD"),
+            ("c/specs/a/notes.md", "no"),
+            ("c/specs/spec.md", "TOP"),
+            ("c/tasks.md", "no"),
+        ])
+        .unwrap();
+        let got: Vec<(String, String)> = read_deltas(&tree, "c/specs")
+            .unwrap()
+            .into_iter()
+            .map(|d| (d.path, d.text))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("c/specs/a/deep/spec.md".to_owned(), "AD".to_owned()),
+                ("c/specs/b/spec.md".to_owned(), "B".to_owned()),
+                ("c/specs/spec.md".to_owned(), "TOP".to_owned()),
+            ]
+        );
+        assert!(read_deltas(&tree, "missing").unwrap().is_empty());
+    }
+}

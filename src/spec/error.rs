@@ -1,0 +1,213 @@
+//! What can go wrong while reading a spec unit: every message says what was wrong and what to do.
+
+use thiserror::Error;
+
+/// An error reading units, tasks, requirements or bug homes from a source tree.
+#[derive(Debug, Error)]
+pub enum SpecError {
+    /// A path handed to a source tree is not a plain project-relative `/`-separated path.
+    #[error(
+        "path `{path}` is not a project-relative `/`-separated path ({reason}); \
+         name files relative to the project root without `.`, `..` or a leading `/`"
+    )]
+    BadPath {
+        /// The offending path, escaped.
+        path: String,
+        /// Which rule it broke.
+        reason: &'static str,
+    },
+
+    /// Reading from the work tree failed for a reason other than absence.
+    #[error("cannot read `{path}` from the work tree: {source}; check its permissions and retry")]
+    Io {
+        /// The project-relative path being read.
+        path: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A unit name that cannot name a unit directory.
+    #[error(
+        "unit name `{name}` is not acceptable ({reason}); name the Spec Kit feature \
+         directory (e.g. `001-bookmark-tags`) or the OpenSpec change id (e.g. `add-tag-filter`)"
+    )]
+    BadUnitName {
+        /// The offending name, escaped.
+        name: String,
+        /// Which rule it broke.
+        reason: &'static str,
+    },
+
+    /// No unit of that name exists in either format.
+    #[error(
+        "unit `{unit}` not found: looked for {looked}; check the name against the \
+         directories under `specs/` and `openspec/changes/`"
+    )]
+    UnknownUnit {
+        /// The unit that was asked for.
+        unit: String,
+        /// The places that were searched, joined for display.
+        looked: String,
+    },
+
+    /// The same unit name exists in both formats, so the task it names is ambiguous.
+    #[error(
+        "unit `{unit}` is ambiguous: both `{speckit_dir}` (Spec Kit) and `{openspec_dir}` \
+         (OpenSpec) exist; rename or remove one of them"
+    )]
+    AmbiguousUnit {
+        /// The unit that was asked for.
+        unit: String,
+        /// The Spec Kit directory.
+        speckit_dir: String,
+        /// The OpenSpec directory.
+        openspec_dir: String,
+    },
+
+    /// A file the operation needs is absent.
+    #[error("`{path}` is missing: {hint}")]
+    MissingFile {
+        /// The project-relative path that was expected.
+        path: String,
+        /// Why it is needed and how to provide it.
+        hint: &'static str,
+    },
+
+    /// A markdown file is not valid UTF-8.
+    #[error(
+        "`{path}` is not valid UTF-8 (first bad byte at offset {offset}); \
+         re-save it as UTF-8"
+    )]
+    NotUtf8 {
+        /// The project-relative path of the file.
+        path: String,
+        /// Byte offset of the first byte that is not valid UTF-8.
+        offset: usize,
+    },
+
+    /// A task id that cannot be a task of this unit's format.
+    #[error("task id `{id}` is not acceptable: {reason}")]
+    BadTaskId {
+        /// The offending id, escaped.
+        id: String,
+        /// Which rule it broke and what a valid id looks like.
+        reason: &'static str,
+    },
+
+    /// The task list has no task with this id.
+    #[error("task `{task}` not found in `{tasks_path}`; tasks there: {known}")]
+    UnknownTask {
+        /// The task that was asked for.
+        task: String,
+        /// The task list that was searched.
+        tasks_path: String,
+        /// The first few task ids that exist, for display.
+        known: String,
+    },
+
+    /// The task list holds the same id more than once, so it is ambiguous which one is meant.
+    #[error(
+        "task `{task}` appears more than once in `{tasks_path}` (lines {lines}); \
+         give each task its own id"
+    )]
+    DuplicateTask {
+        /// The duplicated id.
+        task: String,
+        /// The task list.
+        tasks_path: String,
+        /// The 1-based line numbers, for display.
+        lines: String,
+    },
+
+    /// A trailer-only task (a bug home) was asked for as if it had a task line.
+    #[error(
+        "task `bug:{slug}` is a bug home at `.specify/bugs/{slug}/` and has no task line; \
+         read it with `bug_triad` instead"
+    )]
+    TrailerOnlyTask {
+        /// The bug's slug.
+        slug: String,
+    },
+
+    /// A bug slug that cannot name a bug home.
+    #[error(
+        "bug slug `{slug}` is not acceptable ({reason}); use lowercase letters, digits, \
+         `.`, `_` and `-`, starting with a letter or digit, e.g. `bug:crash-on-empty-tag`"
+    )]
+    BadBugSlug {
+        /// The offending slug, escaped.
+        slug: String,
+        /// Which rule it broke.
+        reason: &'static str,
+    },
+
+    /// The line to tick does not exist.
+    #[error(
+        "line {line} does not exist: the task list has {count} lines; \
+         read the task again and tick the line it names"
+    )]
+    NoSuchLine {
+        /// The 1-based line number asked for.
+        line: usize,
+        /// How many lines the task list has.
+        count: usize,
+    },
+
+    /// The line to tick is not a task line of the format.
+    #[error(
+        "line {line} is not a {format} task line (`- [ ] <id> ...`); \
+         read the task again and tick the line it names"
+    )]
+    NotATaskLine {
+        /// The 1-based line number.
+        line: usize,
+        /// The format's display name.
+        format: &'static str,
+    },
+
+    /// The task is ticked already, so there is nothing to tick.
+    #[error("line {line} is already ticked; a task is ticked once, by the run that closes it")]
+    AlreadyTicked {
+        /// The 1-based line number.
+        line: usize,
+    },
+}
+
+/// The first `max` characters of `s` with control characters escaped, for use in messages.
+pub(crate) fn shown(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    for c in s.chars().take(max) {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    if s.chars().nth(max).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shown_text_escapes_control_characters_and_marks_a_cut() {
+        assert_eq!(shown("a\nb", 10), "a\\nb");
+        assert_eq!(shown("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn an_unknown_task_message_names_the_file_and_the_known_tasks() {
+        let e = SpecError::UnknownTask {
+            task: "T009".into(),
+            tasks_path: "specs/001-x/tasks.md".into(),
+            known: "T001, T002".into(),
+        };
+        let m = e.to_string();
+        assert!(m.contains("T009") && m.contains("specs/001-x/tasks.md") && m.contains("T001"));
+    }
+}

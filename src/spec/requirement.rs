@@ -1,0 +1,291 @@
+//! Requirements a task title cites and the lines that define them.
+//!
+//! Spec Kit: ids like `FR-001`, `SC-001` (`[A-Z]{2,}-[0-9]+`), defined in spec.md by a line like
+//! `- **FR-001**: text`; a title cites an id when the id appears in it as a whole word.
+//! OpenSpec: `### Requirement: <name>` lines of the change's delta specs; a title cites a
+//! requirement when the full name appears in it as whole words, in any letter case.
+
+use crate::model::digest::sha256_hex;
+
+use super::section::Delta;
+use super::text::lines;
+
+/// A requirement a task cites: its id, its defining line and that line's hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    /// The id (`FR-001`) or, for OpenSpec, the requirement's name (`Filter by tag`).
+    pub id: String,
+    /// The defining line, trailing whitespace trimmed.
+    pub line: String,
+    /// `requirement_hash`: sha256 of `line` (trailing whitespace already trimmed).
+    pub hash: String,
+}
+
+impl Requirement {
+    /// The requirement `id` defined by `line` (trailing whitespace is trimmed here).
+    #[must_use]
+    pub fn new(id: &str, line: &str) -> Self {
+        let line = line.trim_end();
+        Self {
+            id: id.to_owned(),
+            line: line.to_owned(),
+            hash: sha256_hex(line),
+        }
+    }
+}
+
+/// A requirement definition found in a spec file: (id or name, defining line untrimmed).
+pub(crate) type Definition<'a> = (&'a str, &'a str);
+
+/// Whether `id` has the shape of a Spec Kit requirement id: 2+ capitals, `-`, ASCII digits.
+#[must_use]
+pub fn is_speckit_requirement_id(id: &str) -> bool {
+    let letters = id.bytes().take_while(u8::is_ascii_uppercase).count();
+    letters >= 2
+        && id
+            .get(letters..)
+            .and_then(|rest| rest.strip_prefix('-'))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The id a Spec Kit line defines: optional indentation, an optional `-`/`*` bullet and blanks,
+/// then `**<id>**` (a colon just inside the closing `**` is allowed: `**FR-001:**`).
+#[must_use]
+pub fn speckit_defined_id(line: &str) -> Option<&str> {
+    let rest = line.trim_start_matches([' ', '\t']);
+    let rest = match rest.strip_prefix(['-', '*']) {
+        Some(after) if after.starts_with([' ', '\t']) => after.trim_start_matches([' ', '\t']),
+        _ => rest,
+    };
+    let inner = rest.strip_prefix("**")?;
+    let end = inner.find("**")?;
+    let id = inner.get(..end)?;
+    let id = id.strip_suffix(':').unwrap_or(id);
+    is_speckit_requirement_id(id).then_some(id)
+}
+
+/// Every Spec Kit requirement definition in `spec_md`, in line order.
+pub(crate) fn speckit_definitions(spec_md: &str) -> Vec<Definition<'_>> {
+    lines(spec_md)
+        .filter_map(|line| speckit_defined_id(line).map(|id| (id, line)))
+        .collect()
+}
+
+/// The requirement ids `title` cites (whole words of the form `[A-Z]{2,}-[0-9]+`: no letter,
+/// digit or `_` right before or right after), each once, in the order they first appear.
+#[must_use]
+pub fn speckit_cited_ids(title: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut before: Option<char> = None;
+    for (at, c) in title.char_indices() {
+        let starts_word = c.is_ascii_uppercase() && !before.is_some_and(is_word_char);
+        before = Some(c);
+        if !starts_word {
+            continue;
+        }
+        let Some(rest) = title.get(at..) else {
+            continue;
+        };
+        let letters = rest.bytes().take_while(u8::is_ascii_uppercase).count();
+        let Some(digits) = rest.get(letters..).and_then(|r| r.strip_prefix('-')) else {
+            continue;
+        };
+        let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+        let after = digits.get(n..).and_then(|r| r.chars().next());
+        if letters < 2 || n == 0 || after.is_some_and(is_word_char) {
+            continue;
+        }
+        if let Some(id) = rest.get(..letters + 1 + n)
+            && !out.iter().any(|seen| seen == id)
+        {
+            out.push(id.to_owned());
+        }
+    }
+    out
+}
+
+/// The requirement name an OpenSpec line defines: `### Requirement: <name>` (blanks allowed
+/// after `###` and the colon), the name trimmed and not empty.
+#[must_use]
+pub fn openspec_defined_name(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("###")?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let name = rest
+        .trim_start_matches([' ', '\t'])
+        .strip_prefix("Requirement:")?
+        .trim();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Every OpenSpec requirement definition in `deltas` (sorted by path, then line order).
+pub(crate) fn openspec_definitions(deltas: &[Delta]) -> Vec<Definition<'_>> {
+    let mut sorted: Vec<&Delta> = deltas.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    sorted
+        .into_iter()
+        .flat_map(|d| lines(&d.text))
+        .filter_map(|line| openspec_defined_name(line).map(|name| (name, line)))
+        .collect()
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Whether `title` holds `name` as whole words, in any letter case: somewhere the lowercased
+/// title holds the lowercased name with no letter, digit or `_` right before or right after it.
+#[must_use]
+pub fn title_cites_name(title: &str, name: &str) -> bool {
+    let title = title.to_lowercase();
+    let name = name.to_lowercase();
+    if name.is_empty() {
+        return false;
+    }
+    let mut from = 0;
+    while let Some(found) = title.get(from..).and_then(|s| s.find(&name)) {
+        let start = from + found;
+        let end = start + name.len();
+        let before = title.get(..start).and_then(|s| s.chars().next_back());
+        let after = title.get(end..).and_then(|s| s.chars().next());
+        if !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char) {
+            return true;
+        }
+        // Retry from the next character, so that overlapping occurrences are seen.
+        from = start
+            + title
+                .get(start..)
+                .and_then(|s| s.chars().next())
+                .map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// The requirements `title` cites among `defs` (first definition of an id wins), and the cited
+/// Spec Kit ids that no line defines.
+pub(crate) fn speckit_citations(
+    title: &str,
+    defs: &[Definition<'_>],
+) -> (Vec<Requirement>, Vec<String>) {
+    let mut found = Vec::new();
+    let mut unknown = Vec::new();
+    for id in speckit_cited_ids(title) {
+        match defs.iter().find(|(def, _)| *def == id) {
+            Some((_, line)) => found.push(Requirement::new(&id, line)),
+            None => unknown.push(id),
+        }
+    }
+    (found, unknown)
+}
+
+/// The requirements `title` cites among OpenSpec `defs`, in definition order, each name once.
+pub(crate) fn openspec_citations(title: &str, defs: &[Definition<'_>]) -> Vec<Requirement> {
+    let mut out: Vec<Requirement> = Vec::new();
+    for (name, line) in defs {
+        if !out.iter().any(|r| r.id == *name) && title_cites_name(title, name) {
+            out.push(Requirement::new(name, line));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_kit_definitions_are_bold_ids_at_the_start_of_a_line() {
+        assert_eq!(
+            speckit_defined_id("- **FR-001**: System MUST tag"),
+            Some("FR-001")
+        );
+        assert_eq!(
+            speckit_defined_id("  * **SC-002**: 95% of users"),
+            Some("SC-002")
+        );
+        assert_eq!(speckit_defined_id("**NFR-10:** fast"), Some("NFR-10"));
+        assert_eq!(speckit_defined_id("- see **FR-001**"), None);
+        assert_eq!(speckit_defined_id("- **F-001**: one letter"), None);
+        assert_eq!(speckit_defined_id("- **FR-**: no digits"), None);
+    }
+
+    #[test]
+    fn a_title_cites_spec_kit_ids_only_as_whole_words() {
+        assert_eq!(
+            speckit_cited_ids("Add tags (FR-001, FR-003) and FR-001 again; SC-001."),
+            ["FR-001", "FR-003", "SC-001"]
+        );
+        assert!(speckit_cited_ids("XFR-0012a FR-001b _FR-001 fr-001").is_empty());
+        assert_eq!(speckit_cited_ids("XFR-001"), ["XFR-001"]);
+        assert_eq!(
+            speckit_cited_ids("FR-FR-001 ÉSC-1 é SC-2"),
+            ["FR-001", "SC-2"]
+        );
+        assert_eq!(speckit_cited_ids("[FR-7]/SC-08—done"), ["FR-7", "SC-08"]);
+    }
+
+    #[test]
+    fn the_requirement_hash_is_the_defining_line_with_trailing_whitespace_trimmed() {
+        let spec =
+            "## Requirements\n- **FR-001**: System MUST store tags.  \t\r\n- **FR-002**: y\n";
+        let defs = speckit_definitions(spec);
+        let (found, unknown) = speckit_citations("Store tags (FR-001, FR-009)", &defs);
+        assert_eq!(unknown, ["FR-009"]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].id, "FR-001");
+        assert_eq!(found[0].line, "- **FR-001**: System MUST store tags.");
+        assert_eq!(
+            found[0].hash,
+            sha256_hex(b"- **FR-001**: System MUST store tags.")
+        );
+    }
+
+    #[test]
+    fn openspec_definitions_are_requirement_headings_of_the_deltas() {
+        assert_eq!(
+            openspec_defined_name("### Requirement: Filter by tag  "),
+            Some("Filter by tag")
+        );
+        assert_eq!(openspec_defined_name("### Requirement:"), None);
+        assert_eq!(openspec_defined_name("#### Requirement: deeper"), None);
+        assert_eq!(
+            openspec_defined_name("- FROM: `### Requirement: Old`"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_title_cites_an_openspec_requirement_by_its_full_name_as_whole_words() {
+        assert!(title_cites_name(
+            "Implement filter by tag in the list",
+            "Filter by tag"
+        ));
+        assert!(title_cites_name("FILTER BY TAG.", "Filter by tag"));
+        assert!(!title_cites_name("Filter by tags", "Filter by tag"));
+        assert!(!title_cites_name("Refilter by tag", "Filter by tag"));
+        assert!(!title_cites_name("Filter by", "Filter by tag"));
+        assert!(title_cites_name("aa a a", "a a"));
+        assert!(title_cites_name("Grüße für Ünïcode", "für ünïcode"));
+    }
+
+    #[test]
+    fn openspec_citations_hash_the_defining_heading_once_per_name() {
+        let deltas = [
+            Delta {
+                path: "openspec/changes/c/specs/b/spec.md".into(),
+                text: "### Requirement: Filter by tag\n".into(),
+            },
+            Delta {
+                path: "openspec/changes/c/specs/a/spec.md".into(),
+                text: "## ADDED Requirements\n### Requirement: Filter by tag \n### Requirement: Other\n"
+                    .into(),
+            },
+        ];
+        let defs = openspec_definitions(&deltas);
+        let found = openspec_citations("1.1 Wire filter by tag", &defs);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].id, "Filter by tag");
+        assert_eq!(found[0].hash, sha256_hex(b"### Requirement: Filter by tag"));
+    }
+}

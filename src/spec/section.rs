@@ -1,0 +1,246 @@
+//! The section text a task's attempt was given, whose sha256 is `spec.section_hash`.
+//!
+//! Spec Kit: the user story the task is labelled with (`[USn]`), cut out of spec.md.
+//! OpenSpec: the change's delta specs, all of them, in path order (the change is the story).
+
+use super::text::{heading_level, lines};
+
+/// The most bytes of OpenSpec section text kept before the cut.
+pub const SECTION_LIMIT_BYTES: usize = 32768;
+
+/// The line appended to OpenSpec section text that was cut to [`SECTION_LIMIT_BYTES`]: the text
+/// is cut at the last UTF-8 character boundary at or before that many bytes, then this marker
+/// (a newline and `[truncated at 32768 bytes]`) follows.
+pub const SECTION_TRUNCATION_MARKER: &str = "\n[truncated at 32768 bytes]";
+
+/// Whether the heading `line` names user story `n` (the digits of `USn`): it contains, in any
+/// letter case, `user story ` followed by exactly `n` and then no further ASCII digit.
+fn names_story(line: &str, n: &str) -> bool {
+    const NEEDLE: &str = "user story ";
+    let lower = line.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(found) = lower.get(from..).and_then(|s| s.find(NEEDLE)) {
+        let after = from + found + NEEDLE.len();
+        if let Some(rest) = lower.get(after..)
+            && let Some(tail) = rest.strip_prefix(n)
+            && !tail.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return true;
+        }
+        from = after;
+    }
+    false
+}
+
+/// Spec Kit section text of story `story` (`US1`) in `spec_md`.
+///
+/// A heading is a line starting with 1 to 6 `#` followed by a space, a tab or the line's end; it
+/// names story `n` when it holds `user story n` (any letter case) with no ASCII digit after `n`.
+/// The text is the first heading naming the story and every following line up to, not including,
+/// the next heading of the same or a higher level (as many or fewer `#`), joined with `\n`, no
+/// newline added at the end. Lines are split at `\n` with the `\n` (and a `\r` before it)
+/// removed and no empty line after a final newline, so blank lines before the next heading stay
+/// part of the section. When no heading names the story, or every line after the heading is
+/// whitespace only, the text is the whole `spec_md`, unchanged.
+#[must_use]
+pub fn speckit_story_text(spec_md: &str, story: &str) -> String {
+    let Some(n) = story.strip_prefix("US").filter(|n| !n.is_empty()) else {
+        return spec_md.to_owned();
+    };
+    let all: Vec<&str> = lines(spec_md).collect();
+    let start = all.iter().enumerate().find_map(|(i, line)| {
+        heading_level(line)
+            .filter(|_| names_story(line, n))
+            .map(|level| (i, level))
+    });
+    let Some((start, level)) = start else {
+        return spec_md.to_owned();
+    };
+    let body = all.get(start + 1..).unwrap_or_default();
+    let body_len = body
+        .iter()
+        .position(|line| heading_level(line).is_some_and(|l| l <= level))
+        .unwrap_or(body.len());
+    let body = body.get(..body_len).unwrap_or_default();
+    if body.iter().all(|line| line.trim().is_empty()) {
+        return spec_md.to_owned();
+    }
+    all.get(start..=start + body_len)
+        .map_or_else(|| spec_md.to_owned(), |section| section.join("\n"))
+}
+
+/// One OpenSpec delta spec: its project-relative path and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delta {
+    /// Project-relative path, e.g. `openspec/changes/add-x/specs/tags/spec.md`.
+    pub path: String,
+    /// The file's text.
+    pub text: String,
+}
+
+/// OpenSpec section text of a change from its delta specs.
+///
+/// Deltas sorted by path (byte order); each becomes `## <path>`, a blank line, and its text with
+/// trailing whitespace removed; these parts are joined by a blank line (`"\n\n"`). Text longer
+/// than [`SECTION_LIMIT_BYTES`] is cut as [`SECTION_TRUNCATION_MARKER`] describes. No deltas:
+/// the empty string.
+#[must_use]
+pub fn openspec_change_text(deltas: &[Delta]) -> String {
+    let mut sorted: Vec<&Delta> = deltas.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    let parts: Vec<String> = sorted
+        .iter()
+        .map(|d| format!("## {}\n\n{}", d.path, d.text.trim_end()))
+        .collect();
+    cut_to_limit(parts.join("\n\n"))
+}
+
+/// `text` cut to at most [`SECTION_LIMIT_BYTES`] at a character boundary plus the marker, when
+/// it is longer than the limit; otherwise `text` unchanged.
+fn cut_to_limit(mut text: String) -> String {
+    if text.len() <= SECTION_LIMIT_BYTES {
+        return text;
+    }
+    let mut cut = SECTION_LIMIT_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text.truncate(cut);
+    text.push_str(SECTION_TRUNCATION_MARKER);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::digest::sha256_hex;
+
+    const SPEC: &str = "# Feature\n\
+        \n\
+        ## User Scenarios\n\
+        \n\
+        ### User Story 1 - Tag a bookmark (Priority: P1)\n\
+        \n\
+        Tags help.\n\
+        \n\
+        #### Acceptance\n\
+        \n\
+        1. **Given** a bookmark, **When** tagged, **Then** it shows.\n\
+        \n\
+        ### User Story 10 - Later (Priority: P3)\n\
+        \n\
+        Ten.\n\
+        \n\
+        ## Requirements\n\
+        \n\
+        - **FR-001**: x\n";
+
+    #[test]
+    fn a_story_section_runs_to_the_next_heading_of_its_level_and_keeps_deeper_ones() {
+        let expected = "### User Story 1 - Tag a bookmark (Priority: P1)\n\
+            \n\
+            Tags help.\n\
+            \n\
+            #### Acceptance\n\
+            \n\
+            1. **Given** a bookmark, **When** tagged, **Then** it shows.\n";
+        assert_eq!(speckit_story_text(SPEC, "US1"), expected);
+        assert_eq!(
+            sha256_hex(speckit_story_text(SPEC, "US1")),
+            sha256_hex(expected.as_bytes())
+        );
+    }
+
+    #[test]
+    fn story_ten_does_not_match_story_one_and_a_higher_heading_ends_it() {
+        assert_eq!(
+            speckit_story_text(SPEC, "US10"),
+            "### User Story 10 - Later (Priority: P3)\n\nTen.\n"
+        );
+        let only_ten = "## User Story 10\nTen.\n## User Story 11\nEleven.";
+        assert_eq!(speckit_story_text(only_ten, "US1"), only_ten);
+    }
+
+    #[test]
+    fn the_story_heading_may_be_any_level_and_any_letter_case() {
+        let spec = "# USER STORY 2: Filter\nbody\n# Next\n";
+        assert_eq!(
+            speckit_story_text(spec, "US2"),
+            "# USER STORY 2: Filter\nbody"
+        );
+        let deep = "###### user story 3\nx\n###### other\n";
+        assert_eq!(speckit_story_text(deep, "US3"), "###### user story 3\nx");
+    }
+
+    #[test]
+    fn the_section_ends_at_the_end_of_the_file_without_a_final_newline() {
+        assert_eq!(
+            speckit_story_text("## User Story 1\r\nbody\r\n", "US1"),
+            "## User Story 1\nbody"
+        );
+    }
+
+    #[test]
+    fn a_missing_or_blank_story_hashes_the_whole_spec() {
+        let blank = "# F\n### User Story 1 - X\n  \n\t\n### User Story 2\nbody\n";
+        assert_eq!(speckit_story_text(blank, "US1"), blank);
+        assert_eq!(speckit_story_text(blank, "US7"), blank);
+        let text_mention = "User Story 1 appears in text only\n## Other\n";
+        assert_eq!(speckit_story_text(text_mention, "US1"), text_mention);
+    }
+
+    #[test]
+    fn openspec_section_text_joins_sorted_deltas_under_their_paths() {
+        let deltas = [
+            Delta {
+                path: "openspec/changes/c/specs/zeta/spec.md".into(),
+                text: "## ADDED Requirements\n\n### Requirement: Z\n\n\n".into(),
+            },
+            Delta {
+                path: "openspec/changes/c/specs/alpha/spec.md".into(),
+                text: "## MODIFIED Requirements\r\n  \n".into(),
+            },
+        ];
+        let expected = "## openspec/changes/c/specs/alpha/spec.md\n\n\
+            ## MODIFIED Requirements\n\n\
+            ## openspec/changes/c/specs/zeta/spec.md\n\n\
+            ## ADDED Requirements\n\n### Requirement: Z";
+        assert_eq!(
+            sha256_hex(openspec_change_text(&deltas)),
+            sha256_hex(expected.as_bytes())
+        );
+        assert_eq!(openspec_change_text(&[]), "");
+    }
+
+    #[test]
+    fn openspec_section_text_over_32_kib_is_cut_on_a_character_boundary_with_a_marker() {
+        let path = "openspec/changes/c/specs/t/spec.md";
+        let head = format!("## {path}\n\n");
+        // Pad so that a 3-byte character straddles byte 32768.
+        let pad = "a".repeat(SECTION_LIMIT_BYTES - head.len() - 1);
+        let text = format!("{pad}€€€ tail");
+        let got = openspec_change_text(&[Delta {
+            path: path.into(),
+            text,
+        }]);
+        let expected = format!("{head}{pad}\n[truncated at 32768 bytes]");
+        assert_eq!(got, expected);
+        assert_eq!(
+            got.len(),
+            SECTION_LIMIT_BYTES - 1 + SECTION_TRUNCATION_MARKER.len()
+        );
+        assert_eq!(sha256_hex(&got), sha256_hex(expected.as_bytes()));
+    }
+
+    #[test]
+    fn openspec_section_text_of_exactly_32_kib_is_not_cut() {
+        let path = "p/spec.md";
+        let pad = "b".repeat(SECTION_LIMIT_BYTES - format!("## {path}\n\n").len());
+        let got = openspec_change_text(&[Delta {
+            path: path.into(),
+            text: pad,
+        }]);
+        assert_eq!(got.len(), SECTION_LIMIT_BYTES);
+        assert!(!got.ends_with(SECTION_TRUNCATION_MARKER));
+    }
+}

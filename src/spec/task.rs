@@ -1,0 +1,394 @@
+//! Tasks of a unit and the facts a tick records about one: its line, title, story, and the hashes
+//! of the line, the section and the requirements it cites.
+
+use std::collections::HashMap;
+
+use super::bug::check_bug_slug;
+use super::docs::UnitDocs;
+use super::error::{SpecError, shown};
+use super::requirement::Requirement;
+use super::task_line::{TaskLine, is_task_id, line_hash, parse_task_line};
+use super::text::{lines, read_text};
+use super::tree::SourceTree;
+use super::unit::{Format, UnitLoc, locate_unit};
+
+/// How many existing task ids an unknown-task error lists.
+const KNOWN_SHOWN: usize = 5;
+
+/// The prefix of a trailer-only bug task id: `bug:<slug>`.
+pub const BUG_TASK_PREFIX: &str = "bug:";
+
+/// A task id as given by a caller (hostile input): a task line's id, or a bug home.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskId {
+    /// A task with a line in the unit's tasks.md (`T001`, `1.1`); the format checks its shape.
+    Listed(String),
+    /// `bug:<slug>`: a trailer-only task whose home is `.specify/bugs/<slug>/`; slug checked.
+    Bug(String),
+}
+
+impl TaskId {
+    /// Reads `bug:<slug>` (checking the slug) or any other text as a listed task id.
+    pub fn parse(id: &str) -> Result<Self, SpecError> {
+        match id.strip_prefix(BUG_TASK_PREFIX) {
+            Some(slug) => {
+                check_bug_slug(slug)?;
+                Ok(Self::Bug(slug.to_owned()))
+            }
+            None => Ok(Self::Listed(id.to_owned())),
+        }
+    }
+}
+
+/// What the spec says about one task, with every hash a tick records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskFacts {
+    /// The unit's format.
+    pub format: Format,
+    /// The unit's name (feature directory or change id).
+    pub unit: String,
+    /// The unit's directory, project-relative.
+    pub unit_dir: String,
+    /// The task list's path, project-relative.
+    pub tasks_path: String,
+    /// The task id (`T001`, `1.1`).
+    pub id: String,
+    /// 0-based index of the task's line in the task list.
+    pub line_index: usize,
+    /// The task's line without its line ending.
+    pub line: String,
+    /// Whether the box is ticked (`[x]` or `[X]`).
+    pub ticked: bool,
+    /// Spec Kit: whether the task carries `[P]`.
+    pub parallel: bool,
+    /// The title: the text after the id and its labels, trimmed.
+    pub title: String,
+    /// Spec Kit: the task's story label (`US1`); None when unlabelled and for OpenSpec.
+    pub story: Option<String>,
+    /// `task.line_hash`: sha256 of `line` with every ticked box read as `[ ]`.
+    pub line_hash: String,
+    /// `spec.section`: the story (`US1`) for a labelled Spec Kit task, otherwise None.
+    pub section: Option<String>,
+    /// `spec.section_hash`: sha256 of the section text ([`super::speckit_story_text`],
+    /// [`super::openspec_change_text`]).
+    pub section_hash: String,
+    /// The cited requirements that a line defines, with their hashes.
+    pub requirements: Vec<Requirement>,
+    /// Cited requirement ids that no line defines (a caller should warn about them).
+    pub uncited_unknown: Vec<String>,
+}
+
+/// The task lines of one task list: (0-based line index, line, parsed task).
+fn task_lines(text: &str, format: Format) -> Vec<(usize, &str, TaskLine<'_>)> {
+    lines(text)
+        .enumerate()
+        .filter_map(|(i, line)| parse_task_line(format, line).map(|t| (i, line, t)))
+        .collect()
+}
+
+/// The text of the unit's task list; a missing one is an error.
+fn tasks_text(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<String, SpecError> {
+    read_text(tree, &loc.tasks)?.ok_or_else(|| SpecError::MissingFile {
+        path: loc.tasks.clone(),
+        hint: "the unit has no task list yet; write tasks.md (Spec Kit: `/speckit.tasks`) first",
+    })
+}
+
+fn facts(
+    loc: &UnitLoc,
+    docs: &UnitDocs,
+    line_index: usize,
+    line: &str,
+    task: &TaskLine<'_>,
+) -> Result<TaskFacts, SpecError> {
+    let section = docs.section(task.story)?;
+    let (requirements, uncited_unknown) = docs.citations(task.title);
+    Ok(TaskFacts {
+        format: loc.format,
+        unit: loc.name.clone(),
+        unit_dir: loc.dir.clone(),
+        tasks_path: loc.tasks.clone(),
+        id: task.id.to_owned(),
+        line_index,
+        line: line.to_owned(),
+        ticked: task.ticked,
+        parallel: task.parallel,
+        title: task.title.to_owned(),
+        story: task.story.map(str::to_owned),
+        line_hash: line_hash(line),
+        section: section.name,
+        section_hash: section.hash,
+        requirements,
+        uncited_unknown,
+    })
+}
+
+fn duplicate(loc: &UnitLoc, id: &str, indices: &[usize]) -> SpecError {
+    SpecError::DuplicateTask {
+        task: id.to_owned(),
+        tasks_path: loc.tasks.clone(),
+        lines: indices
+            .iter()
+            .map(|i| (i + 1).to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// The facts of task `task_id` of `unit`, read from `tree`.
+///
+/// Errors: an unknown or hostile unit, a bug id (`bug:<slug>` has no task line), an id that is not
+/// of the unit's format, a missing or non-UTF-8 task list, an unknown task, a duplicated id, a spec
+/// document (spec.md, a delta spec) that is not UTF-8, a story task without spec.md.
+pub fn read_task(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result<TaskFacts, SpecError> {
+    let loc = locate_unit(tree, unit)?;
+    let id = match TaskId::parse(task_id)? {
+        TaskId::Bug(slug) => return Err(SpecError::TrailerOnlyTask { slug }),
+        TaskId::Listed(id) => id,
+    };
+    if !is_task_id(loc.format, &id) {
+        return Err(SpecError::BadTaskId {
+            id: shown(&id, 60),
+            reason: match loc.format {
+                Format::SpecKit => "a Spec Kit task id is `T` and digits, e.g. `T001`",
+                Format::OpenSpec => "an OpenSpec task id is dot-separated numbers, e.g. `1.1`",
+            },
+        });
+    }
+    let text = tasks_text(tree, &loc)?;
+    let all = task_lines(&text, loc.format);
+    let matching: Vec<&(usize, &str, TaskLine<'_>)> =
+        all.iter().filter(|(_, _, t)| t.id == id).collect();
+    match matching.as_slice() {
+        [] => {
+            let shown_ids: Vec<&str> = all.iter().map(|(_, _, t)| t.id).take(KNOWN_SHOWN).collect();
+            let more = all.len().saturating_sub(KNOWN_SHOWN);
+            let mut known = if shown_ids.is_empty() {
+                "none".to_owned()
+            } else {
+                shown_ids.join(", ")
+            };
+            if more > 0 {
+                known.push_str(&format!(" (and {more} more)"));
+            }
+            Err(SpecError::UnknownTask {
+                task: id,
+                tasks_path: loc.tasks.clone(),
+                known,
+            })
+        }
+        [(index, line, task)] => {
+            let docs = UnitDocs::load(tree, &loc)?;
+            facts(&loc, &docs, *index, line, task)
+        }
+        several => {
+            let indices: Vec<usize> = several.iter().map(|(i, _, _)| *i).collect();
+            Err(duplicate(&loc, &id, &indices))
+        }
+    }
+}
+
+/// The facts of every ticked task of `unit`, in line order; a unit without a task list has none.
+/// A ticked task whose id appears on more than one task line is an error (it is ambiguous).
+pub fn ticked_tasks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<TaskFacts>, SpecError> {
+    let loc = locate_unit(tree, unit)?;
+    let Some(text) = read_text(tree, &loc.tasks)? else {
+        return Ok(Vec::new());
+    };
+    let all = task_lines(&text, loc.format);
+    if !all.iter().any(|(_, _, t)| t.ticked) {
+        return Ok(Vec::new());
+    }
+    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (index, _, task) in &all {
+        by_id.entry(task.id).or_default().push(*index);
+    }
+    let docs = UnitDocs::load(tree, &loc)?;
+    let mut out = Vec::new();
+    for (index, line, task) in all.iter().filter(|(_, _, t)| t.ticked) {
+        if let Some(same) = by_id.get(task.id).filter(|same| same.len() > 1) {
+            return Err(duplicate(&loc, task.id, same));
+        }
+        out.push(facts(&loc, &docs, *index, line, task)?);
+    }
+    Ok(out)
+}
+
+/// The line defining requirement `id` in `unit` (Spec Kit id such as `FR-001` in spec.md, or an
+/// OpenSpec requirement name in the change's delta specs), trailing whitespace trimmed; Ok(None)
+/// when no line defines it. For drift checks: compare it at the head and at the task commit.
+pub fn requirement_line(
+    tree: &dyn SourceTree,
+    unit: &str,
+    id: &str,
+) -> Result<Option<String>, SpecError> {
+    let loc = locate_unit(tree, unit)?;
+    Ok(UnitDocs::load(tree, &loc)?.requirement_line(id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::digest::sha256_hex;
+    use crate::spec::tree::MemTree;
+
+    const SPEC: &str = "# F\n\
+        ## User Story 10 - Ten\n\
+        ten body\n\
+        ## User Story 1 - One\n\
+        one body\n\
+        ### Detail\n\
+        deeper stays\n\
+        ## Requirements\n\
+        - **FR-001**: First.   \n";
+
+    fn tree(tasks: &[u8]) -> MemTree {
+        MemTree::from_files([
+            ("specs/001-x/spec.md", SPEC.as_bytes()),
+            ("specs/001-x/tasks.md", tasks),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn a_crlf_task_list_yields_lines_without_endings_and_the_matching_story() {
+        let t = tree(b"# T\r\n- [ ] T001 [US1] Do (FR-001, FR-404)\r\n");
+        let facts = read_task(&t, "001-x", "T001").unwrap();
+        assert_eq!(facts.line, "- [ ] T001 [US1] Do (FR-001, FR-404)");
+        assert_eq!(facts.line_index, 1);
+        assert_eq!(
+            facts.line_hash,
+            sha256_hex("- [ ] T001 [US1] Do (FR-001, FR-404)")
+        );
+        assert_eq!(
+            facts.section_hash,
+            sha256_hex("## User Story 1 - One\none body\n### Detail\ndeeper stays")
+        );
+        assert_eq!(facts.requirements.len(), 1);
+        assert_eq!(
+            facts.requirements[0].hash,
+            sha256_hex("- **FR-001**: First.")
+        );
+        assert_eq!(facts.uncited_unknown, ["FR-404"]);
+    }
+
+    #[test]
+    fn a_story_without_a_heading_hashes_the_whole_spec() {
+        let facts = read_task(&tree(b"- [ ] T002 [US3] Three\n"), "001-x", "T002").unwrap();
+        assert_eq!(facts.section.as_deref(), Some("US3"));
+        assert_eq!(facts.section_hash, sha256_hex(SPEC));
+    }
+
+    #[test]
+    fn duplicate_task_ids_are_ambiguous_and_name_their_lines() {
+        let t = tree(b"- [ ] T001 a\n- [x] T001 b\n- [ ] T002 c\n");
+        let err = read_task(&t, "001-x", "T001").unwrap_err();
+        assert!(matches!(err, SpecError::DuplicateTask { .. }));
+        assert!(err.to_string().contains("lines 1, 2"), "{err}");
+        assert!(matches!(
+            ticked_tasks(&t, "001-x"),
+            Err(SpecError::DuplicateTask { .. })
+        ));
+        assert!(read_task(&t, "001-x", "T002").is_ok());
+    }
+
+    #[test]
+    fn a_task_list_that_is_not_utf8_names_the_file_and_the_byte_offset() {
+        let err =
+            read_task(&tree(b"- [ ] T001 ok\n- [ ] T002 \xc3(\n"), "001-x", "T001").unwrap_err();
+        assert!(
+            matches!(err, SpecError::NotUtf8 { offset: 25, .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("specs/001-x/tasks.md"));
+    }
+
+    #[test]
+    fn a_missing_task_list_is_an_error_for_one_task_and_empty_for_the_walk() {
+        let t = MemTree::from_files([("specs/001-x/spec.md", SPEC)]).unwrap();
+        assert!(matches!(
+            read_task(&t, "001-x", "T001"),
+            Err(SpecError::MissingFile { .. })
+        ));
+        assert!(ticked_tasks(&t, "001-x").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_story_task_without_spec_md_is_an_error_but_an_unlabelled_one_is_not() {
+        let t = MemTree::from_files([(
+            "specs/001-x/tasks.md",
+            "- [ ] T001 [US1] Story\n- [ ] T002 Plain (FR-001)\n",
+        )])
+        .unwrap();
+        let err = read_task(&t, "001-x", "T001").unwrap_err();
+        assert!(err.to_string().contains("specs/001-x/spec.md"), "{err}");
+        let plain = read_task(&t, "001-x", "T002").unwrap();
+        assert_eq!(plain.uncited_unknown, ["FR-001"]);
+    }
+
+    #[test]
+    fn the_walk_returns_every_ticked_task_in_line_order() {
+        let t = tree(b"- [X] T002 b\n- [ ] T001 a\n  * [x] T003 [US10] c\n");
+        let ids: Vec<(String, Option<String>)> = ticked_tasks(&t, "001-x")
+            .unwrap()
+            .into_iter()
+            .map(|f| (f.id, f.section))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ("T002".to_owned(), None),
+                ("T003".to_owned(), Some("US10".to_owned()))
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unknown_task_in_an_empty_list_says_there_are_none() {
+        let err = read_task(&tree(b"# nothing\n"), "001-x", "T001").unwrap_err();
+        assert!(err.to_string().contains("tasks there: none"), "{err}");
+    }
+
+    #[test]
+    fn an_openspec_change_over_32_kib_is_hashed_cut_at_a_character_boundary() {
+        let first = "openspec/changes/big/specs/a/spec.md";
+        let second = "openspec/changes/big/specs/b/spec.md";
+        let first_text = "## ADDED Requirements\n\n### Requirement: Small\nIt SHALL work.\n";
+        let head = format!("## {first}\n\n{}\n\n## {second}\n\n", first_text.trim_end());
+        // "é" is two bytes: the one that would cross byte 32768 is dropped whole.
+        let odd = if head.len() % 2 == 0 { "x" } else { "" };
+        let filler = format!("{odd}{}", "é".repeat((32768 - head.len()) / 2 + 10));
+        let t = MemTree::from_files([
+            (
+                "openspec/changes/big/tasks.md",
+                "## 1. Impl\n- [ ] 1.1 Do the small thing\n",
+            ),
+            (second, filler.as_str()),
+            (first, first_text),
+        ])
+        .unwrap();
+        let facts = read_task(&t, "big", "1.1").unwrap();
+        let mut kept = format!("{head}{filler}");
+        let mut cut = 32768;
+        while !kept.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        assert!(cut < 32768, "the test must straddle a character");
+        kept.truncate(cut);
+        let expected = format!("{kept}\n[truncated at 32768 bytes]");
+        assert_eq!(facts.section_hash, sha256_hex(expected));
+        assert_eq!(facts.section, None);
+        let ids: Vec<&str> = facts.requirements.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["Small"]);
+    }
+
+    #[test]
+    fn bug_task_ids_are_recognised() {
+        assert_eq!(TaskId::parse("bug:x-1").unwrap(), TaskId::Bug("x-1".into()));
+        assert_eq!(
+            TaskId::parse("T001").unwrap(),
+            TaskId::Listed("T001".into())
+        );
+        assert!(TaskId::parse("bug:").is_err());
+    }
+}

@@ -1,0 +1,216 @@
+//! One task line: `- [ ] T001 [P] [US1] Description (FR-001)` (Spec Kit) or `- [ ] 1.1 Title`
+//! (OpenSpec), and the line hash that pins it.
+
+use crate::model::digest::sha256_hex;
+
+use super::unit::Format;
+
+/// A parsed task line; byte offsets are into the line without its ending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskLine<'a> {
+    /// Byte offset of the box character (the ` `, `x` or `X` between `[` and `]`).
+    pub box_at: usize,
+    /// Whether the box holds `x` or `X`.
+    pub ticked: bool,
+    /// The task id: `T001` (Spec Kit) or `1.1` (OpenSpec).
+    pub id: &'a str,
+    /// Spec Kit: whether the task carries the `[P]` (parallel) label; always false for OpenSpec.
+    pub parallel: bool,
+    /// Spec Kit: the `USn` of a `[USn]` label; always None for OpenSpec.
+    pub story: Option<&'a str>,
+    /// The text after the id and the labels, surrounding whitespace trimmed.
+    pub title: &'a str,
+}
+
+/// Whether `id` is a task id of `format`: `T` and digits (Spec Kit), or dot-separated numbers
+/// like `1.1` (OpenSpec).
+#[must_use]
+pub fn is_task_id(format: Format, id: &str) -> bool {
+    match format {
+        Format::SpecKit => id
+            .strip_prefix('T')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
+        Format::OpenSpec => {
+            !id.is_empty()
+                && id
+                    .split('.')
+                    .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        }
+    }
+}
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// `s` without leading spaces and tabs.
+fn skip_blanks(s: &str) -> &str {
+    s.trim_start_matches([' ', '\t'])
+}
+
+/// Parses `line` (without its ending) as a task line of `format`: optional indentation, a `-` or
+/// `*` bullet, blanks, a `[ ]`/`[x]`/`[X]` box, blanks, the id (OpenSpec: one trailing `.` allowed),
+/// then (Spec Kit) any `[P]` and one `[USn]` label, then the title. None when it is not one.
+#[must_use]
+pub fn parse_task_line(format: Format, line: &str) -> Option<TaskLine<'_>> {
+    let rest = skip_blanks(line);
+    let rest = rest.strip_prefix(['-', '*'])?;
+    if !rest.bytes().next().is_some_and(is_blank) {
+        return None;
+    }
+    let rest = skip_blanks(rest);
+    let box_at = line.len() - rest.len() + 1;
+    let (mark, rest) = match rest.as_bytes() {
+        [b'[', mark @ (b' ' | b'x' | b'X'), b']', ..] => (*mark, rest.get(3..)?),
+        _ => return None,
+    };
+    if !rest.bytes().next().is_some_and(is_blank) {
+        return None;
+    }
+    let rest = skip_blanks(rest);
+    let end = rest.find([' ', '\t']).unwrap_or(rest.len());
+    let (token, mut rest) = rest.split_at(end);
+    let id = match format {
+        Format::SpecKit => token,
+        Format::OpenSpec => token.strip_suffix('.').unwrap_or(token),
+    };
+    if !is_task_id(format, id) {
+        return None;
+    }
+    let mut parallel = false;
+    let mut story = None;
+    if format == Format::SpecKit {
+        loop {
+            let next = skip_blanks(rest);
+            if let Some(after) = next.strip_prefix("[P]") {
+                parallel = true;
+                rest = after;
+            } else if let Some((label, after)) = story_label(next).filter(|_| story.is_none()) {
+                story = Some(label);
+                rest = after;
+            } else {
+                break;
+            }
+        }
+    }
+    Some(TaskLine {
+        box_at,
+        ticked: mark != b' ',
+        id,
+        parallel,
+        story,
+        title: rest.trim(),
+    })
+}
+
+/// A `[USn]` label at the start of `s`: (`USn`, the rest after `]`).
+fn story_label(s: &str) -> Option<(&str, &str)> {
+    let inner = s.strip_prefix('[')?;
+    let digits = inner.strip_prefix("US")?;
+    let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+    if n == 0 || digits.as_bytes().get(n) != Some(&b']') {
+        return None;
+    }
+    let label = inner.get(..2 + n)?;
+    let after = inner.get(2 + n + 1..)?;
+    Some((label, after))
+}
+
+/// `line` with every `[x]` and `[X]` read as `[ ]`, nothing else changed.
+#[must_use]
+pub fn open_boxes(line: &str) -> String {
+    line.replace("[x]", "[ ]").replace("[X]", "[ ]")
+}
+
+/// The task line hash: sha256 of the line without its ending (one `\n`, and a `\r` before it),
+/// with every `[x]`/`[X]` box read as `[ ]`, nothing else normalised.
+#[must_use]
+pub fn line_hash(line: &str) -> String {
+    sha256_hex(open_boxes(super::text::without_ending(line)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spec_kit_line_yields_its_id_labels_and_title() {
+        let t =
+            parse_task_line(Format::SpecKit, "- [ ] T001 [P] [US1] Description (FR-001)").unwrap();
+        assert_eq!(t.id, "T001");
+        assert!(t.parallel && !t.ticked);
+        assert_eq!(t.story, Some("US1"));
+        assert_eq!(t.title, "Description (FR-001)");
+        assert_eq!(t.box_at, 3);
+    }
+
+    #[test]
+    fn spec_kit_labels_may_come_in_either_order_or_not_at_all() {
+        let t = parse_task_line(Format::SpecKit, "* [X] T010 [US12] [P] Do it").unwrap();
+        assert_eq!((t.story, t.parallel, t.ticked), (Some("US12"), true, true));
+        assert_eq!(t.title, "Do it");
+        let plain = parse_task_line(Format::SpecKit, "\t  - [x] T2 Set up").unwrap();
+        assert_eq!((plain.story, plain.parallel), (None, false));
+        assert_eq!(plain.box_at, 6);
+        assert_eq!(plain.title, "Set up");
+    }
+
+    #[test]
+    fn a_second_story_label_stays_in_the_title() {
+        let t = parse_task_line(Format::SpecKit, "- [ ] T3 [US1] [US2] Both").unwrap();
+        assert_eq!(t.story, Some("US1"));
+        assert_eq!(t.title, "[US2] Both");
+    }
+
+    #[test]
+    fn an_openspec_line_yields_its_numbered_id_and_title() {
+        let t = parse_task_line(Format::OpenSpec, "- [x] 1.2 Add the filter  ").unwrap();
+        assert_eq!((t.id, t.title, t.ticked), ("1.2", "Add the filter", true));
+        let dotted = parse_task_line(Format::OpenSpec, "- [ ] 2. Group task").unwrap();
+        assert_eq!(dotted.id, "2");
+        assert!(parse_task_line(Format::OpenSpec, "- [ ] T001 x").is_none());
+        assert!(parse_task_line(Format::SpecKit, "- [ ] 1.1 x").is_none());
+    }
+
+    #[test]
+    fn lines_that_are_not_tasks_are_not_parsed() {
+        for line in [
+            "",
+            "## Phase 1",
+            "- T001 no box",
+            "-[ ] T001 no blank after bullet",
+            "- [ ]T001 no blank after box",
+            "- [-] T001 odd box",
+            "- [ ] T001: colon glued to the id",
+            "- [ ] t001 lowercase",
+            "+ [ ] T001 plus bullet",
+            "- [ ]",
+        ] {
+            assert!(parse_task_line(Format::SpecKit, line).is_none(), "{line:?}");
+        }
+        assert!(parse_task_line(Format::SpecKit, "- [ ] T001").is_some());
+    }
+
+    #[test]
+    fn task_ids_are_checked_per_format() {
+        assert!(is_task_id(Format::SpecKit, "T001"));
+        assert!(!is_task_id(Format::SpecKit, "T"));
+        assert!(!is_task_id(Format::SpecKit, "T1a"));
+        assert!(is_task_id(Format::OpenSpec, "1.10.2"));
+        assert!(!is_task_id(Format::OpenSpec, "1..2"));
+        assert!(!is_task_id(Format::OpenSpec, ""));
+    }
+
+    #[test]
+    fn the_line_hash_reads_every_ticked_box_as_open_and_nothing_else() {
+        let line = "- [X] T001 [P] Keep [x] and [X] and [ ] and (FR-001)  \r\n";
+        let expected = "- [ ] T001 [P] Keep [ ] and [ ] and [ ] and (FR-001)  ";
+        assert_eq!(line_hash(line), sha256_hex(expected.as_bytes()));
+        assert_eq!(line_hash("- [ ] T001 a\r"), sha256_hex(b"- [ ] T001 a\r"));
+        // sha256 of "- [ ] 1.1 Do", computed with sha256sum.
+        assert_eq!(
+            line_hash("- [x] 1.1 Do\n"),
+            "bc4a513b521d81e2551e0ad1de3fd68b761fafa7b027157608a30c53f5ef8df3"
+        );
+    }
+}

@@ -1,0 +1,77 @@
+//! Markdown text as the spec rules see it: UTF-8 files, lines without their endings, ATX headings.
+
+use super::error::SpecError;
+use super::tree::SourceTree;
+
+/// Decodes `bytes` read from `path` as UTF-8, naming the first bad byte's offset on failure.
+pub(crate) fn decode(path: &str, bytes: Vec<u8>) -> Result<String, SpecError> {
+    String::from_utf8(bytes).map_err(|e| SpecError::NotUtf8 {
+        path: path.to_owned(),
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
+/// The UTF-8 text of the file at `path`; Ok(None) when absent.
+pub(crate) fn read_text(tree: &dyn SourceTree, path: &str) -> Result<Option<String>, SpecError> {
+    tree.file(path)?
+        .map(|bytes| decode(path, bytes))
+        .transpose()
+}
+
+/// Strips one line ending from `line`: a final `\n` and a `\r` just before it.
+pub(crate) fn without_ending(line: &str) -> &str {
+    match line.strip_suffix('\n') {
+        Some(rest) => rest.strip_suffix('\r').unwrap_or(rest),
+        None => line,
+    }
+}
+
+/// The lines of `text` split at `\n`, each without its ending (`\n`, or `\r\n`); no empty line
+/// follows a final newline. Line `i` here is line index `i` everywhere in this module.
+pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive('\n').map(without_ending)
+}
+
+/// The level (1..=6) of an ATX heading line: 1 to 6 `#` at the very start, then a space, a tab or
+/// the end of the line.
+pub(crate) fn heading_level(line: &str) -> Option<usize> {
+    let hashes = line.bytes().take_while(|&b| b == b'#').count();
+    if !(1..=6).contains(&hashes) {
+        return None;
+    }
+    match line.as_bytes().get(hashes) {
+        None | Some(b' ' | b'\t') => Some(hashes),
+        Some(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_lose_lf_and_crlf_endings_but_keep_a_lone_cr() {
+        let got: Vec<&str> = lines("a\r\nb\nc\rd\n\ne").collect();
+        assert_eq!(got, ["a", "b", "c\rd", "", "e"]);
+        assert_eq!(lines("x\n").collect::<Vec<_>>(), ["x"]);
+        assert_eq!(lines("").count(), 0);
+    }
+
+    #[test]
+    fn headings_are_one_to_six_hashes_then_a_space_or_the_end() {
+        assert_eq!(heading_level("# A"), Some(1));
+        assert_eq!(heading_level("###\tA"), Some(3));
+        assert_eq!(heading_level("######"), Some(6));
+        assert_eq!(heading_level("####### A"), None);
+        assert_eq!(heading_level("#A"), None);
+        assert_eq!(heading_level(" # A"), None);
+        assert_eq!(heading_level("text"), None);
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_file_and_the_offset_of_the_first_bad_byte() {
+        let err = decode("specs/x/tasks.md", b"ok\n\xff".to_vec()).unwrap_err();
+        assert!(matches!(err, SpecError::NotUtf8 { offset: 3, .. }));
+        assert!(err.to_string().contains("specs/x/tasks.md"));
+    }
+}
