@@ -1,7 +1,7 @@
 //! speccoder attest: signed in-toto evidence for ticked spec tasks, kept in git notes, and the
 //! verifier that checks it again against the caller's own trust.
 //!
-//! The house (see `docs/architecture.md`): a pure model at the bottom ([`model`]), adapters for the
+//! The house (see the project design): a pure model at the bottom ([`model`]), adapters for the
 //! spec formats ([`spec`]), the repository ([`git`]) and the signers ([`sign`]), and two wings on
 //! top that never reach into each other: the producer ([`attest`]) and the verifier ([`verify`]).
 
@@ -10,4 +10,5 @@ pub mod git;
 pub mod model;
 pub mod schema;
 pub mod sign;
+pub mod attest;
 pub mod spec;

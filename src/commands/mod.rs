@@ -1,6 +1,7 @@
 //! One function per subcommand: each turns its arguments into library calls and its result into
 //! an exit code, printing what the user needs to know.
 
+mod attest;
 mod schema;
 
 use crate::cli::Command;
@@ -9,5 +10,6 @@ use crate::cli::Command;
 pub fn run(command: Command) -> u8 {
     match command {
         Command::Schema(args) => schema::run(&args),
+        Command::Attest(args) => attest::run(args),
     }
 }
