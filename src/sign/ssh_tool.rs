@@ -282,7 +282,7 @@ mod tests {
     use crate::sign::ssh::SshSigner;
     use crate::sign::ssh_verify::verify;
     use crate::sign::sshsig::NAMESPACE;
-    use crate::sign::test_support::{keygen, public_line, ssh_keygen, tool_sign};
+    use crate::sign::test_support::{certify, keygen, public_line, ssh_keygen, tool_sign};
     use std::path::PathBuf;
     use time::macros::datetime;
 
@@ -327,23 +327,6 @@ mod tests {
         message: &'static [u8],
         revoked: PathBuf,
         expect: Expect,
-    }
-
-    /// `ssh-keygen -s ca -I id -n principals [extra] key.pub`; returns the certificate path.
-    fn certify(ca: &Path, key: &Path, id: &str, principals: &str, extra: &[&str]) -> PathBuf {
-        let s = |p: &Path| p.to_str().expect("utf-8").to_owned();
-        let public = format!("{}.pub", s(key));
-        let ca = s(ca);
-        let mut args = vec!["-q", "-s", &ca, "-I", id, "-n", principals];
-        args.extend(extra);
-        args.push(&public);
-        let out = ssh_keygen(&args, None);
-        assert!(
-            out.status.success(),
-            "ssh-keygen -s: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        PathBuf::from(format!("{}-cert.pub", s(key)))
     }
 
     #[test]

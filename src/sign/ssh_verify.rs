@@ -338,7 +338,7 @@ mod tests {
     use crate::sign::Signer as _;
     use crate::sign::ssh::SshSigner;
     use crate::sign::sshsig::{ARMOR_BEGIN, ARMOR_END, NAMESPACE};
-    use crate::sign::test_support::{keygen, public_line, ssh_keygen, tool_sign};
+    use crate::sign::test_support::{certify, keygen, public_line, tool_sign};
     use base64::Engine as _;
     use std::path::{Path, PathBuf};
     use time::macros::datetime;
@@ -362,32 +362,11 @@ mod tests {
         )
     }
 
-    fn certify(dir: &Path, ca: &Path, key: &Path, extra: &[&str]) -> PathBuf {
-        let s = |p: &Path| p.to_str().expect("utf-8").to_owned();
-        let (ca, public) = (s(ca), format!("{}.pub", s(key)));
-        let mut args = vec![
-            "-q",
-            "-s",
-            &ca,
-            "-I",
-            "cert-id",
-            "-n",
-            "kim@example.com",
-            "-V",
-            "20200101:20991231",
-        ];
-        args.extend(extra);
-        args.push(&public);
-        let out = ssh_keygen(&args, None);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        dir.join(format!(
-            "{}-cert.pub",
-            key.file_name().expect("name").to_string_lossy()
-        ))
+    /// A certificate for kim@example.com, valid 2020 to 2099, with `extra` options.
+    fn certify_kim(ca: &Path, key: &Path, extra: &[&str]) -> PathBuf {
+        let mut options = vec!["-V", "20200101:20991231"];
+        options.extend(extra);
+        certify(ca, key, "cert-id", "kim@example.com", &options)
     }
 
     fn armor(blob: &[u8]) -> Vec<u8> {
@@ -429,7 +408,7 @@ mod tests {
             .expect("loads")
             .sign(MESSAGE)
             .expect("signs");
-        let cert = tool_sign(d, &certify(d, &ca, &kim, &[]), NAMESPACE, MESSAGE);
+        let cert = tool_sign(d, &certify_kim(&ca, &kim, &[]), NAMESPACE, MESSAGE);
         for good in [&plain, &cert] {
             assert!(
                 run(good, &allowed).is_ok(),
@@ -535,13 +514,13 @@ mod tests {
             &format!("*@example.com cert-authority {}\n", public_line(&ca)),
         );
         let host = keygen(d, "host", "ed25519");
-        let sig = tool_sign(d, &certify(d, &ca, &host, &["-h"]), NAMESPACE, MESSAGE);
+        let sig = tool_sign(d, &certify_kim(&ca, &host, &["-h"]), NAMESPACE, MESSAGE);
         let err = run(&sig, &allowed).unwrap_err().to_string();
         assert!(err.contains("is a host certificate"), "{err}");
         let forced = keygen(d, "forced", "ed25519");
         let sig = tool_sign(
             d,
-            &certify(d, &ca, &forced, &["-O", "force-command=/bin/true"]),
+            &certify_kim(&ca, &forced, &["-O", "force-command=/bin/true"]),
             NAMESPACE,
             MESSAGE,
         );
@@ -554,7 +533,12 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let d = dir.path();
         let (ca, kim) = (keygen(d, "ca", "ed25519"), keygen(d, "kim", "ed25519"));
-        let sig = tool_sign(d, &certify(d, &ca, &kim, &["-z", "42"]), NAMESPACE, MESSAGE);
+        let sig = tool_sign(
+            d,
+            &certify_kim(&ca, &kim, &["-z", "42"]),
+            NAMESPACE,
+            MESSAGE,
+        );
         let allowed = trust(
             d,
             &format!("*@example.com cert-authority {}\n", public_line(&ca)),

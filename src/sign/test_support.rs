@@ -83,6 +83,22 @@ pub fn tool_sign(dir: &Path, key: &Path, namespace: &str, data: &[u8]) -> Vec<u8
     bytes
 }
 
+/// `ssh-keygen -s ca -I id -n principals [extra] key.pub`; returns the certificate's path.
+pub fn certify(ca: &Path, key: &Path, id: &str, principals: &str, extra: &[&str]) -> PathBuf {
+    let s = |p: &Path| p.to_str().expect("utf-8 temp path").to_owned();
+    let (ca, public) = (s(ca), format!("{}.pub", s(key)));
+    let mut args = vec!["-q", "-s", &ca, "-I", id, "-n", principals];
+    args.extend(extra);
+    args.push(&public);
+    let out = ssh_keygen(&args, None);
+    assert!(
+        out.status.success(),
+        "ssh-keygen -s: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(format!("{}-cert.pub", s(key)))
+}
+
 /// Whether `ssh-keygen -Y verify` accepts `sig` over `data` for `principal` in `namespace`.
 pub fn tool_verifies(
     dir: &Path,
