@@ -3,7 +3,7 @@
 //! width), strict where safety needs it (size, trailing bytes), and understands certificates.
 
 use base64::Engine as _;
-use ssh_key::{Certificate, HashAlg, PublicKey, Signature, public::KeyData};
+use ssh_key::{Certificate, PublicKey, Signature, public::KeyData};
 
 /// The namespace every signature of ours is made in.
 pub const NAMESPACE: &str = "in-toto";
@@ -51,7 +51,7 @@ pub struct SshSignature {
     pub namespace: String,
     /// The hash algorithm name as written (`sha256` or `sha512` when honest).
     pub hash_alg: String,
-    /// The signature over [`signed_data`] of the message.
+    /// The signature over the SSHSIG signed-data of the message (namespace, empty reserved, hash).
     pub signature: Signature,
 }
 
@@ -88,12 +88,6 @@ pub fn looks_armored(bytes: &[u8]) -> bool {
 pub fn parse_armored(armored: &[u8]) -> Result<SshSignature, DecodeError> {
     let blob = dearmor(armored)?;
     parse_blob(&blob)
-}
-
-/// The bytes the key signs for `message` (the reserved field is always empty, as OpenSSH signs).
-pub fn signed_data(namespace: &str, hash_alg: HashAlg, message: &[u8]) -> Result<Vec<u8>, String> {
-    ssh_key::SshSig::signed_data(namespace, hash_alg, message)
-        .map_err(|e| format!("cannot build the signed data: {e}"))
 }
 
 fn dearmor(armored: &[u8]) -> Result<Vec<u8>, String> {
