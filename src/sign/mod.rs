@@ -1,1 +1,65 @@
-//! Signers and verifiers, one pair per backend.
+//! Signers and verifiers, one pair per backend. Every backend signs the DSSE PAE bytes it is given
+//! and returns the bytes that go, base64-encoded, into an envelope signature's `sig`.
+//!
+//! SSH: [`ssh::SshSigner`] signs (in-process for ed25519 and P-256, through `ssh-keygen -Y sign`
+//! for RSA, agent-held and other keys); [`ssh_verify::verify`] checks in-process against an
+//! [`allowed_signers::AllowedSigners`] file and [`revoked_keys::RevokedKeys`];
+//! [`ssh_tool::SshKeygen`] checks the same through the real `ssh-keygen`.
+
+pub mod allowed_signers;
+pub mod pattern;
+pub mod revoked_keys;
+pub mod ssh;
+pub mod ssh_tool;
+pub mod ssh_verify;
+pub mod sshsig;
+
+mod tool;
+
+#[cfg(test)]
+mod test_support;
+
+pub use ssh::SshSignError;
+
+/// A way of signing statements: one configured key of one backend.
+pub trait Signer {
+    /// The backend, which decides how a reader tells the signature's kind.
+    fn kind(&self) -> SignerKind;
+    /// The envelope's `keyid` hint (for SSH, the key's `SHA256:` fingerprint).
+    fn keyid(&self) -> String;
+    /// One line for the user, e.g. `ssh ed25519 SHA256:… (key file ~/.ssh/id_ed25519)`.
+    fn describe(&self) -> String;
+    /// Signs the DSSE PAE bytes; the result is what goes base64-encoded into `sig`.
+    fn sign(&self, pae: &[u8]) -> Result<Vec<u8>, SignError>;
+}
+
+/// The signing backends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignerKind {
+    /// SSHSIG, namespace `in-toto`, sha512, armored.
+    Ssh,
+    /// An armored OpenPGP detached signature.
+    OpenPgp,
+    /// A Sigstore bundle.
+    Sigstore,
+}
+
+/// Why a signature could not be made; the message says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum SignError {
+    /// No key is configured for signing.
+    #[error("no signing key configured: {hint}")]
+    NoKeyConfigured {
+        /// How to configure one.
+        hint: String,
+    },
+    /// The program we sign through is not installed.
+    #[error("`{program}` was not found; install it or configure its path")]
+    ToolMissing {
+        /// The program as we tried to run it.
+        program: String,
+    },
+    /// An SSH key or SSH signing problem.
+    #[error(transparent)]
+    Ssh(#[from] SshSignError),
+}

@@ -1,0 +1,667 @@
+//! The allowed-signers file of `ssh-keygen` (man ssh-keygen, ALLOWED SIGNERS): one trusted key per
+//! line, `principals [options] keytype base64 [comment]`. Parsing is complete and strict: where
+//! `ssh-keygen` skips a bad line with a warning, we refuse the file and say which line and why.
+//! Every string slice below is cut at an ASCII delimiter found in that same string.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use ssh_key::{Algorithm, PublicKey};
+use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time};
+
+use super::pattern::PatternList;
+use super::sshsig::CERT_SUFFIX;
+
+/// A parsed allowed-signers file; `signers` are in file order.
+#[derive(Clone, Debug)]
+pub struct AllowedSigners {
+    /// The file the lines came from, named in every message about them.
+    pub path: PathBuf,
+    /// One entry per key line, comments and blank lines dropped.
+    pub signers: Vec<AllowedSigner>,
+}
+
+/// One key line of an allowed-signers file.
+#[derive(Clone, Debug)]
+pub struct AllowedSigner {
+    /// The 1-based line number in [`AllowedSigners::path`].
+    pub line: usize,
+    /// The identities this key may sign as (patterns; a matching `!` entry vetoes).
+    pub principals: PatternList,
+    /// Whether the key is trusted only as a CA of user certificates, not as a signer itself.
+    pub cert_authority: bool,
+    /// When present, the signature's namespace must match this list.
+    pub namespaces: Option<PatternList>,
+    /// The key is not trusted for verification times before this (inclusive bound).
+    pub valid_after: Option<SignerTime>,
+    /// The key is not trusted for verification times after this (inclusive bound).
+    pub valid_before: Option<SignerTime>,
+    /// The trusted public key (a plain key, never a certificate), with its comment.
+    pub key: PublicKey,
+}
+
+/// A `valid-after`/`valid-before` time and how it was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignerTime {
+    /// The instant, always read as UTC.
+    pub at: OffsetDateTime,
+    /// Whether the file said so with a trailing `Z`; without it `ssh-keygen` would use local time.
+    pub explicit_utc: bool,
+}
+
+/// Why an allowed-signers file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum AllowedSignersError {
+    /// The file could not be read at all.
+    #[error("cannot read the allowed-signers file {}: {source}; check the path you gave for SSH trust", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// One line is not a valid allowed-signers line.
+    #[error("{}:{line}: {problem}", path.display())]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        problem: LineProblem,
+    },
+}
+
+/// What is wrong with one allowed-signers line; each message says how to write it instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineProblem {
+    /// The line is not UTF-8.
+    #[error("the line is not UTF-8 text; save the file as UTF-8")]
+    NotUtf8,
+    /// A double quote opens but never closes.
+    #[error("a double quote is not closed; quote whole values, e.g. namespaces=\"in-toto\"")]
+    UnterminatedQuote,
+    /// The principals field has an empty entry.
+    #[error(
+        "the principals `{0}` have an empty entry; write a comma-separated list such as alice@example.com,bob@example.com"
+    )]
+    BadPrincipals(String),
+    /// Nothing follows the principals and options.
+    #[error(
+        "no public key on the line; write `principals [options] keytype base64 [comment]`, the key copied from its .pub file"
+    )]
+    MissingKey,
+    /// An option that `ssh-keygen` does not define.
+    #[error(
+        "unknown option `{0}`; the options are cert-authority, namespaces=\"...\", valid-after=\"...\" and valid-before=\"...\""
+    )]
+    UnknownOption(String),
+    /// The same option twice.
+    #[error("option `{0}` is given twice; keep one")]
+    DuplicateOption(String),
+    /// `name=value` where the value is not in double quotes, or a value is missing.
+    #[error("option `{0}` needs a value in double quotes, e.g. {0}=\"...\"")]
+    NeedsQuotedValue(String),
+    /// `cert-authority=...`.
+    #[error("option `{0}` takes no value; write just `{0}`")]
+    TakesNoValue(String),
+    /// Something other than `,` after an option.
+    #[error("unexpected `{0}` after an option; separate options with commas and no spaces")]
+    AfterOption(String),
+    /// `namespaces=""` or an empty entry in it.
+    #[error(
+        "namespaces=\"{0}\" has an empty entry; list namespaces such as \"in-toto\" separated by commas"
+    )]
+    BadNamespaces(String),
+    /// A time that is not one of the documented shapes.
+    #[error(
+        "{option}=\"{value}\" is not a time; write YYYYMMDD[Z] or YYYYMMDDHHMM[SS][Z] (Z for UTC)"
+    )]
+    BadTime {
+        /// `valid-after` or `valid-before`.
+        option: &'static str,
+        /// The value as written.
+        value: String,
+    },
+    /// `valid-before` earlier than `valid-after`.
+    #[error(
+        "valid-before is earlier than valid-after, so the key is never valid; swap or fix the times"
+    )]
+    EmptyValidity,
+    /// A certificate where a trusted key belongs.
+    #[error(
+        "`{0}` is a certificate; trust its CA instead (the CA's public key with cert-authority) or the plain key"
+    )]
+    Certificate(String),
+    /// A key type nobody defines, or an option list that runs into one.
+    #[error(
+        "`{0}` is neither an option nor a known key type; write `principals [options] keytype base64`"
+    )]
+    UnknownKeyType(String),
+    /// The key text does not decode.
+    #[error("the public key cannot be read ({0}); copy the whole line of the key's .pub file")]
+    BadKey(String),
+}
+
+impl AllowedSigners {
+    /// Reads and parses the file at `path`.
+    pub fn read(path: &Path) -> Result<Self, AllowedSignersError> {
+        let bytes = std::fs::read(path).map_err(|source| AllowedSignersError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::parse(&bytes, path)
+    }
+
+    /// Parses file content; `path` only names the file in messages.
+    pub fn parse(content: &[u8], path: &Path) -> Result<Self, AllowedSignersError> {
+        let mut signers = Vec::new();
+        for (index, raw) in content.split(|&b| b == b'\n').enumerate() {
+            let line = index + 1;
+            let fail = |problem| AllowedSignersError::Line {
+                path: path.to_owned(),
+                line,
+                problem,
+            };
+            let text = std::str::from_utf8(raw).map_err(|_| fail(LineProblem::NotUtf8))?;
+            if let Some(signer) = parse_line(text, line).map_err(fail)? {
+                signers.push(signer);
+            }
+        }
+        Ok(Self {
+            path: path.to_owned(),
+            signers,
+        })
+    }
+
+    /// Warnings worth showing: times without `Z`, which we read as UTC and `ssh-keygen` as local.
+    #[must_use]
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        for s in &self.signers {
+            for (name, t) in [
+                ("valid-after", s.valid_after),
+                ("valid-before", s.valid_before),
+            ] {
+                if let Some(t) = t.filter(|t| !t.explicit_utc) {
+                    notes.push(format!(
+                        "{}:{}: {name} has no trailing Z; read as UTC ({}), where ssh-keygen would use the local time zone",
+                        self.path.display(),
+                        s.line,
+                        t.at
+                    ));
+                }
+            }
+        }
+        notes
+    }
+}
+
+impl fmt::Display for AllowedSigner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {} ({})", self.line, self.principals)
+    }
+}
+
+/// One line: `Ok(None)` for blank and comment lines.
+fn parse_line(text: &str, line: usize) -> Result<Option<AllowedSigner>, LineProblem> {
+    let text = text.strip_suffix('\r').unwrap_or(text);
+    let rest = text.trim_start_matches([' ', '\t']);
+    if rest.is_empty() || rest.starts_with('#') {
+        return Ok(None);
+    }
+    let (principals_text, rest) = principals_field(rest)?;
+    let principals = PatternList::parse(principals_text)
+        .ok_or_else(|| LineProblem::BadPrincipals(principals_text.to_owned()))?;
+    let rest = skip_blanks(rest);
+    let (first, after_first) = options_field(rest)?;
+    if first.is_empty() {
+        return Err(LineProblem::MissingKey);
+    }
+    let mut options = LineOptions::default();
+    let key_text = if is_key_type(first) {
+        rest
+    } else {
+        let key_text = skip_blanks(after_first);
+        let next = key_text.split([' ', '\t']).next().unwrap_or("");
+        if next.is_empty() {
+            return Err(if looks_like_options(first) {
+                LineProblem::MissingKey
+            } else {
+                LineProblem::UnknownKeyType(first.to_owned())
+            });
+        }
+        if !is_key_type(next) && !looks_like_options(first) {
+            return Err(LineProblem::UnknownKeyType(first.to_owned()));
+        }
+        parse_options(first, &mut options)?;
+        key_text
+    };
+    let key = parse_key(key_text)?;
+    if let (Some(a), Some(b)) = (options.valid_after, options.valid_before)
+        && b.at < a.at
+    {
+        return Err(LineProblem::EmptyValidity);
+    }
+    Ok(Some(AllowedSigner {
+        line,
+        principals,
+        cert_authority: options.cert_authority,
+        namespaces: options.namespaces,
+        valid_after: options.valid_after,
+        valid_before: options.valid_before,
+        key,
+    }))
+}
+
+/// The options field of one line, before the key is known.
+#[derive(Default)]
+struct LineOptions {
+    cert_authority: bool,
+    namespaces: Option<PatternList>,
+    valid_after: Option<SignerTime>,
+    valid_before: Option<SignerTime>,
+}
+
+fn skip_blanks(s: &str) -> &str {
+    s.trim_start_matches([' ', '\t'])
+}
+
+/// The principals field: a word, or a double-quoted string (which may hold spaces).
+fn principals_field(s: &str) -> Result<(&str, &str), LineProblem> {
+    if let Some(quoted) = s.strip_prefix('"') {
+        let end = quoted.find('"').ok_or(LineProblem::UnterminatedQuote)?;
+        let rest = &quoted[end + 1..];
+        if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+            return Err(LineProblem::BadPrincipals(
+                s.split([' ', '\t']).next().unwrap_or(s).to_owned(),
+            ));
+        }
+        Ok((&quoted[..end], rest))
+    } else {
+        let end = s.find([' ', '\t']).unwrap_or(s.len());
+        Ok((&s[..end], &s[end..]))
+    }
+}
+
+/// The next whitespace-delimited field, where whitespace inside double quotes does not count.
+fn options_field(s: &str) -> Result<(&str, &str), LineProblem> {
+    let mut in_quote = false;
+    let mut escaped = false;
+    for (i, c) in s.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_quote => escaped = true,
+            '"' => in_quote = !in_quote,
+            ' ' | '\t' if !in_quote => return Ok((&s[..i], &s[i..])),
+            _ => {}
+        }
+    }
+    if in_quote {
+        return Err(LineProblem::UnterminatedQuote);
+    }
+    Ok((s, ""))
+}
+
+fn looks_like_options(field: &str) -> bool {
+    field.contains(['=', ',', '"']) || field.eq_ignore_ascii_case("cert-authority")
+}
+
+fn is_key_type(word: &str) -> bool {
+    word.ends_with(CERT_SUFFIX)
+        || matches!(Algorithm::new(word), Ok(a) if !matches!(a, Algorithm::Other(_)))
+}
+
+fn parse_options(mut s: &str, options: &mut LineOptions) -> Result<(), LineProblem> {
+    while !s.is_empty() {
+        let name_end = s.find(['=', ',']).unwrap_or(s.len());
+        let name = &s[..name_end];
+        s = &s[name_end..];
+        let value = match s.strip_prefix('=') {
+            Some(v) => {
+                let (value, rest) = quoted_value(v)
+                    .ok_or_else(|| LineProblem::NeedsQuotedValue(name.to_owned()))?;
+                s = rest;
+                Some(value)
+            }
+            None => None,
+        };
+        apply_option(name, value, options)?;
+        match s.strip_prefix(',') {
+            Some(rest) if !rest.is_empty() => s = rest,
+            Some(_) => return Err(LineProblem::AfterOption(",".to_owned())),
+            None if s.is_empty() => {}
+            None => return Err(LineProblem::AfterOption(s.chars().take(20).collect())),
+        }
+    }
+    Ok(())
+}
+
+/// `"value"` at the start of `s` (with `\"` for a quote inside); the value and what follows.
+fn quoted_value(s: &str) -> Option<(String, &str)> {
+    let inner = s.strip_prefix('"')?;
+    let mut value = String::new();
+    let mut chars = inner.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' if inner[i + 1..].starts_with('"') => {
+                value.push('"');
+                chars.next();
+            }
+            '"' => return Some((value, &inner[i + 1..])),
+            _ => value.push(c),
+        }
+    }
+    None
+}
+
+fn apply_option(
+    name: &str,
+    value: Option<String>,
+    options: &mut LineOptions,
+) -> Result<(), LineProblem> {
+    let lower = name.to_ascii_lowercase();
+    let duplicate = || LineProblem::DuplicateOption(lower.clone());
+    match lower.as_str() {
+        "cert-authority" => {
+            if value.is_some() {
+                return Err(LineProblem::TakesNoValue(lower));
+            }
+            if options.cert_authority {
+                return Err(duplicate());
+            }
+            options.cert_authority = true;
+        }
+        "namespaces" => {
+            let value = value.ok_or_else(|| LineProblem::NeedsQuotedValue(lower.clone()))?;
+            if options.namespaces.is_some() {
+                return Err(duplicate());
+            }
+            options.namespaces =
+                Some(PatternList::parse(&value).ok_or(LineProblem::BadNamespaces(value))?);
+        }
+        "valid-after" | "valid-before" => {
+            let option = if lower == "valid-after" {
+                "valid-after"
+            } else {
+                "valid-before"
+            };
+            let value = value.ok_or_else(|| LineProblem::NeedsQuotedValue(lower.clone()))?;
+            let time = parse_time(&value).ok_or(LineProblem::BadTime { option, value })?;
+            let slot = if option == "valid-after" {
+                &mut options.valid_after
+            } else {
+                &mut options.valid_before
+            };
+            if slot.is_some() {
+                return Err(duplicate());
+            }
+            *slot = Some(time);
+        }
+        _ => return Err(LineProblem::UnknownOption(name.to_owned())),
+    }
+    Ok(())
+}
+
+fn parse_key(text: &str) -> Result<PublicKey, LineProblem> {
+    let text = text.trim_end_matches([' ', '\t']);
+    let key_type = text.split([' ', '\t']).next().unwrap_or("");
+    if key_type.ends_with(CERT_SUFFIX) {
+        return Err(LineProblem::Certificate(key_type.to_owned()));
+    }
+    if !is_key_type(key_type) {
+        return Err(LineProblem::UnknownKeyType(key_type.to_owned()));
+    }
+    PublicKey::from_openssh(text).map_err(|e| LineProblem::BadKey(e.to_string()))
+}
+
+/// `YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, as `ssh-keygen` documents; always read as UTC.
+pub fn parse_time(value: &str) -> Option<SignerTime> {
+    let (digits, explicit_utc) = match value.strip_suffix(['Z', 'z']) {
+        Some(d) => (d, true),
+        None => (value, false),
+    };
+    if !digits.bytes().all(|b| b.is_ascii_digit()) || !matches!(digits.len(), 8 | 12 | 14) {
+        return None;
+    }
+    let num = |range: std::ops::Range<usize>| digits.get(range).and_then(|d| d.parse::<u16>().ok());
+    let date = Date::from_calendar_date(
+        i32::from(num(0..4)?),
+        Month::try_from(u8::try_from(num(4..6)?).ok()?).ok()?,
+        u8::try_from(num(6..8)?).ok()?,
+    )
+    .ok()?;
+    let (hour, minute, second) = match digits.len() {
+        8 => (0, 0, 0),
+        12 => (num(8..10)?, num(10..12)?, 0),
+        _ => (num(8..10)?, num(10..12)?, num(12..14)?),
+    };
+    let time = Time::from_hms(
+        u8::try_from(hour).ok()?,
+        u8::try_from(minute).ok()?,
+        u8::try_from(second).ok()?,
+    )
+    .ok()?;
+    Some(SignerTime {
+        at: PrimitiveDateTime::new(date, time).assume_utc(),
+        explicit_utc,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    const KEY: &str =
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIM1F1IGYRsN7+kLL4bWpeHeS4XOi9t/MahTtaUesxggT";
+
+    fn parse(text: &str) -> Result<AllowedSigners, AllowedSignersError> {
+        AllowedSigners::parse(text.as_bytes(), Path::new("trust/allowed_signers"))
+    }
+
+    fn problem(text: &str) -> (usize, LineProblem) {
+        match parse(text) {
+            Err(AllowedSignersError::Line { line, problem, .. }) => (line, problem),
+            other => panic!("expected a line error for {text:?}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_full_file_with_comments_options_and_comments_after_keys_parses() {
+        let text = format!(
+            "# trust\n\n   \t\nalice@example.com,bob@example.com {KEY} alice laptop\n\
+             *@example.com,!mallory@example.com CERT-AUTHORITY,namespaces=\"in-toto,file\" {KEY}\n\
+             \"carol smith\" valid-after=\"20240101\",valid-before=\"202501021530Z\" {KEY}\r\n  # indented comment\n"
+        );
+        let a = parse(&text).expect("parses");
+        assert_eq!(a.signers.len(), 3);
+        let [s1, s2, s3] = &a.signers[..] else {
+            unreachable!()
+        };
+        assert_eq!((s1.line, s2.line, s3.line), (4, 5, 6));
+        assert_eq!(
+            s1.principals.to_string(),
+            "alice@example.com,bob@example.com"
+        );
+        assert_eq!(s1.key.comment(), "alice laptop");
+        assert!(!s1.cert_authority && s2.cert_authority);
+        assert!(
+            s2.namespaces
+                .as_ref()
+                .is_some_and(|n| n.matches("in-toto") && !n.matches("git"))
+        );
+        assert_eq!(s3.principals.to_string(), "carol smith");
+        assert_eq!(
+            s3.valid_after.map(|t| t.at),
+            Some(datetime!(2024-01-01 0:00 UTC))
+        );
+        assert_eq!(
+            s3.valid_before.map(|t| (t.at, t.explicit_utc)),
+            Some((datetime!(2025-01-02 15:30 UTC), true))
+        );
+        assert_eq!(a.notes().len(), 1, "{:?}", a.notes());
+        assert!(a.notes()[0].starts_with("trust/allowed_signers:6: valid-after has no trailing Z"));
+    }
+
+    #[test]
+    fn every_documented_time_shape_is_read_and_others_are_refused() {
+        assert_eq!(
+            parse_time("20240229").map(|t| t.at),
+            Some(datetime!(2024-02-29 0:00 UTC))
+        );
+        assert_eq!(parse_time("20240229Z").map(|t| t.explicit_utc), Some(true));
+        assert_eq!(
+            parse_time("202402291201").map(|t| t.at),
+            Some(datetime!(2024-02-29 12:01 UTC))
+        );
+        assert_eq!(
+            parse_time("20240229120159Z").map(|t| t.at),
+            Some(datetime!(2024-02-29 12:01:59 UTC))
+        );
+        for bad in [
+            "2024022",
+            "20230229",
+            "202402291261",
+            "2024022912",
+            "+2024022",
+            "20240229ZZ",
+            "",
+            "２０２４０２２９",
+        ] {
+            assert!(parse_time(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_reported_with_file_line_and_what_to_do() {
+        let err = parse(&format!("# ok\nalice foo=\"x\" {KEY}\n"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "trust/allowed_signers:2: unknown option `foo`; the options are cert-authority, namespaces=\"...\", valid-after=\"...\" and valid-before=\"...\""
+        );
+        assert_eq!(problem("alice\n"), (1, LineProblem::MissingKey));
+        assert_eq!(
+            problem("alice namespaces=in-toto KEY\n").1,
+            LineProblem::NeedsQuotedValue("namespaces".into())
+        );
+        assert_eq!(
+            problem(&format!("alice namespaces=\"in-toto {KEY}")).1,
+            LineProblem::UnterminatedQuote
+        );
+        assert_eq!(
+            problem(&format!("alice namespaces=\"\" {KEY}")).1,
+            LineProblem::BadNamespaces(String::new())
+        );
+        assert_eq!(
+            problem(&format!("a,,b {KEY}")).1,
+            LineProblem::BadPrincipals("a,,b".into())
+        );
+        assert_eq!(
+            problem(&format!("a cert-authority,cert-authority {KEY}")).1,
+            LineProblem::DuplicateOption("cert-authority".into())
+        );
+        assert_eq!(
+            problem(&format!("a cert-authority=\"x\" {KEY}")).1,
+            LineProblem::TakesNoValue("cert-authority".into())
+        );
+        assert_eq!(
+            problem(&format!("a cert-authority, {KEY}")).1,
+            LineProblem::AfterOption(",".into())
+        );
+        assert_eq!(
+            problem(&format!(
+                "a valid-after=\"20300101\",valid-before=\"20200101\" {KEY}"
+            ))
+            .1,
+            LineProblem::EmptyValidity
+        );
+        assert!(matches!(
+            problem(&format!("a valid-after=\"2020\" {KEY}")).1,
+            LineProblem::BadTime {
+                option: "valid-after",
+                ..
+            }
+        ));
+        assert_eq!(
+            problem("a ssh-ed448 AAAA\n").1,
+            LineProblem::UnknownKeyType("ssh-ed448".into())
+        );
+        assert_eq!(
+            problem(&format!("a cert-authorty {KEY}")).1,
+            LineProblem::UnknownOption("cert-authorty".into())
+        );
+        assert!(matches!(
+            problem("a ssh-ed25519 AAAAnotakey\n").1,
+            LineProblem::BadKey(_)
+        ));
+        assert!(matches!(
+            problem("a ssh-ed25519-cert-v01@openssh.com AAAA\n").1,
+            LineProblem::Certificate(_)
+        ));
+        assert_eq!(
+            problem("\n\nalice \u{0}\u{ff}"),
+            (3, LineProblem::UnknownKeyType("\u{0}\u{ff}".into()))
+        );
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_named() {
+        let err = AllowedSigners::parse(b"# fine\n\xff\xfe bad\n", Path::new("a_s")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "a_s:2: the line is not UTF-8 text; save the file as UTF-8"
+        );
+    }
+
+    #[test]
+    fn a_missing_file_names_the_path() {
+        let err = AllowedSigners::read(Path::new("/nonexistent/allowed")).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("cannot read the allowed-signers file /nonexistent/allowed:"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn mangled_files_are_errors_or_entries_never_panics() {
+        let good = format!(
+            "\"ü ñ,*@ex.com,!x\" CERT-AUTHORITY,namespaces=\"in-toto,\\\"f\\\"\",valid-after=\"20240101Z\" {KEY} c ø\n# é\n"
+        );
+        let bytes = good.as_bytes();
+        assert_eq!(
+            AllowedSigners::parse(bytes, Path::new("f"))
+                .expect("the unmangled file parses")
+                .signers
+                .len(),
+            1
+        );
+        for len in 0..=bytes.len() {
+            let _ = AllowedSigners::parse(&bytes[..len], Path::new("f"));
+        }
+        for i in 0..bytes.len() {
+            for b in [
+                b' ', b'"', b',', b'=', b'\\', b'#', b'\n', b'\t', 0xc3, 0x00,
+            ] {
+                let mut m = bytes.to_vec();
+                m[i] = b;
+                let _ = AllowedSigners::parse(&m, Path::new("f"));
+            }
+        }
+    }
+
+    #[test]
+    fn quotes_inside_option_values_can_be_escaped() {
+        let a = parse(&format!("a namespaces=\"in\\\"toto\" {KEY}")).expect("parses");
+        assert!(
+            a.signers[0]
+                .namespaces
+                .as_ref()
+                .is_some_and(|n| n.matches("in\"toto"))
+        );
+    }
+}

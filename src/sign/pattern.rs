@@ -1,0 +1,168 @@
+//! OpenSSH pattern lists (`ssh_config(5)`, PATTERNS): comma-separated patterns with `*` and `?`,
+//! each optionally negated with `!`. Matching works on bytes, as OpenSSH does.
+
+/// The longest single pattern OpenSSH considers; a longer one makes the whole list match nothing.
+const MAX_PATTERN_LEN: usize = 1023;
+
+/// One entry of a pattern list: the pattern text and whether it was written with a leading `!`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    /// The pattern without its `!`; `*` matches any run of bytes, `?` exactly one byte.
+    pub text: String,
+    /// Whether a match of this pattern vetoes the whole list.
+    pub negated: bool,
+}
+
+/// A comma-separated pattern list, kept in the order written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternList {
+    /// The entries in file order; never empty when built by [`PatternList::parse`].
+    pub patterns: Vec<Pattern>,
+}
+
+impl PatternList {
+    /// Splits `list` on commas; `None` when the list or one of its entries is empty.
+    #[must_use]
+    pub fn parse(list: &str) -> Option<Self> {
+        let mut patterns = Vec::new();
+        for raw in list.split(',') {
+            let (negated, text) = match raw.strip_prefix('!') {
+                Some(rest) => (true, rest),
+                None => (false, raw),
+            };
+            if text.is_empty() {
+                return None;
+            }
+            patterns.push(Pattern {
+                text: text.to_owned(),
+                negated,
+            });
+        }
+        Some(Self { patterns })
+    }
+
+    /// Whether `subject` matches: some positive entry matches and no negated entry does.
+    #[must_use]
+    pub fn matches(&self, subject: &str) -> bool {
+        if self.patterns.iter().any(|p| p.text.len() > MAX_PATTERN_LEN) {
+            return false;
+        }
+        let mut positive = false;
+        for p in &self.patterns {
+            if wildcard_match(subject.as_bytes(), p.text.as_bytes()) {
+                if p.negated {
+                    return false;
+                }
+                positive = true;
+            }
+        }
+        positive
+    }
+
+    /// The positive entries as written, in order (what a user reads as "the principals").
+    pub fn positive(&self) -> impl Iterator<Item = &str> {
+        self.patterns
+            .iter()
+            .filter(|p| !p.negated)
+            .map(|p| p.text.as_str())
+    }
+}
+
+impl std::fmt::Display for PatternList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, p) in self.patterns.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            if p.negated {
+                f.write_str("!")?;
+            }
+            f.write_str(&p.text)?;
+        }
+        Ok(())
+    }
+}
+
+/// Glob match of `subject` against `pattern` (`*` any run, `?` one byte), in O(len²) at worst.
+fn wildcard_match(subject: &[u8], pattern: &[u8]) -> bool {
+    let (mut s, mut p) = (0, 0);
+    // Where the last `*` was seen and the subject position it is currently standing for.
+    let mut star: Option<(usize, usize)> = None;
+    while let Some(&current) = subject.get(s) {
+        match pattern.get(p) {
+            Some(b'*') => {
+                star = Some((p, s));
+                p += 1;
+            }
+            Some(&c) if c == b'?' || c == current => {
+                s += 1;
+                p += 1;
+            }
+            _ => match star {
+                Some((sp, ss)) => {
+                    p = sp + 1;
+                    s = ss + 1;
+                    star = Some((sp, ss + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern
+        .get(p..)
+        .is_some_and(|rest| rest.iter().all(|&c| c == b'*'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(s: &str) -> PatternList {
+        PatternList::parse(s).expect("test pattern list parses")
+    }
+
+    #[test]
+    fn stars_and_question_marks_match_as_in_openssh() {
+        assert!(list("*@example.com").matches("alice@example.com"));
+        assert!(list("a?ice").matches("alice"));
+        assert!(!list("a?ice").matches("aice"));
+        assert!(list("*").matches(""));
+        assert!(list("a*b*c").matches("aXXbYYc"));
+        assert!(!list("a*b*c").matches("aXXbYY"));
+        assert!(!list("alice").matches("alice2"));
+    }
+
+    #[test]
+    fn a_matching_negation_vetoes_the_whole_list() {
+        let l = list("*@example.com,!mallory@example.com");
+        assert!(l.matches("alice@example.com"));
+        assert!(!l.matches("mallory@example.com"));
+        assert!(
+            !list("!bob").matches("alice"),
+            "a list of only negations matches nothing"
+        );
+    }
+
+    #[test]
+    fn empty_entries_are_refused_when_parsing() {
+        assert!(PatternList::parse("").is_none());
+        assert!(PatternList::parse("a,,b").is_none());
+        assert!(PatternList::parse("a,!").is_none());
+    }
+
+    #[test]
+    fn hostile_patterns_finish_quickly() {
+        let subject = "a".repeat(5000);
+        let pattern = format!("{}b", "*a".repeat(500));
+        assert!(!list(&pattern).matches(&subject));
+    }
+
+    #[test]
+    fn display_gives_back_the_list_as_written() {
+        assert_eq!(list("a,!b,*@c").to_string(), "a,!b,*@c");
+        assert_eq!(
+            list("a,!b,*@c").positive().collect::<Vec<_>>(),
+            ["a", "*@c"]
+        );
+    }
+}

@@ -1,0 +1,151 @@
+//! A revoked-keys list (`--revoked FILE`): one public key per line, `#` comments and blank lines
+//! allowed. OpenSSH's binary KRL format is recognised and refused with a clear message.
+
+use std::path::{Path, PathBuf};
+
+use ssh_key::{Certificate, PublicKey, public::KeyData};
+
+use super::sshsig::is_certificate_line;
+
+/// The first bytes of an OpenSSH key revocation list (KRL).
+const KRL_MAGIC: &[u8] = b"SSHKRL\n\0";
+
+/// A set of revoked public keys; a certificate line revokes the key it certifies.
+#[derive(Clone, Debug, Default)]
+pub struct RevokedKeys {
+    /// The file they came from (`None` for the empty default), named in messages.
+    pub path: Option<PathBuf>,
+    /// The revoked keys, in file order.
+    pub keys: Vec<KeyData>,
+}
+
+/// Why a revoked-keys file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RevokedKeysError {
+    /// The file could not be read.
+    #[error("cannot read the revoked-keys file {}: {source}; check the path given to --revoked", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is a binary KRL.
+    #[error("{}: KRL not supported, use a plain list: one public key per line, as in a .pub file", path.display())]
+    Krl {
+        /// The file.
+        path: PathBuf,
+    },
+    /// One line is not a public key.
+    #[error("{}:{line}: {reason}; each line must be one public key as in a .pub file (or a # comment)", path.display())]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl RevokedKeys {
+    /// Reads and parses the file at `path`.
+    pub fn read(path: &Path) -> Result<Self, RevokedKeysError> {
+        let bytes = std::fs::read(path).map_err(|source| RevokedKeysError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::parse(&bytes, path)
+    }
+
+    /// Parses file content; `path` only names the file in messages.
+    pub fn parse(content: &[u8], path: &Path) -> Result<Self, RevokedKeysError> {
+        if content.starts_with(KRL_MAGIC) {
+            return Err(RevokedKeysError::Krl {
+                path: path.to_owned(),
+            });
+        }
+        let mut keys = Vec::new();
+        for (index, raw) in content.split(|&b| b == b'\n').enumerate() {
+            let fail = |reason: String| RevokedKeysError::Line {
+                path: path.to_owned(),
+                line: index + 1,
+                reason,
+            };
+            let text = std::str::from_utf8(raw)
+                .map_err(|_| fail("the line is not UTF-8 text".to_owned()))?
+                .trim_matches(|c: char| c.is_ascii_whitespace());
+            if text.is_empty() || text.starts_with('#') {
+                continue;
+            }
+            keys.push(parse_key(text).map_err(fail)?);
+        }
+        Ok(Self {
+            path: Some(path.to_owned()),
+            keys,
+        })
+    }
+
+    /// Whether `key` is listed.
+    #[must_use]
+    pub fn contains(&self, key: &KeyData) -> bool {
+        self.keys.iter().any(|k| k == key)
+    }
+}
+
+fn parse_key(text: &str) -> Result<KeyData, String> {
+    if is_certificate_line(text) {
+        let cert = Certificate::from_openssh(text)
+            .map_err(|e| format!("the certificate cannot be read ({e})"))?;
+        return Ok(cert.public_key().clone());
+    }
+    let key = PublicKey::from_openssh(text)
+        .map_err(|e| format!("the public key cannot be read ({e})"))?;
+    if let KeyData::Other(_) = key.key_data() {
+        return Err(format!(
+            "`{}` is not a known key type",
+            key.algorithm().as_str()
+        ));
+    }
+    Ok(key.key_data().clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &str =
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIM1F1IGYRsN7+kLL4bWpeHeS4XOi9t/MahTtaUesxggT";
+
+    #[test]
+    fn a_plain_list_with_comments_and_blanks_is_read() {
+        let r = RevokedKeys::parse(
+            format!("# gone\n\n{KEY} old laptop\n").as_bytes(),
+            Path::new("rev"),
+        )
+        .expect("parses");
+        assert_eq!(r.keys.len(), 1);
+        assert!(r.contains(PublicKey::from_openssh(KEY).expect("key").key_data()));
+    }
+
+    #[test]
+    fn a_krl_is_refused_with_advice() {
+        let err = RevokedKeys::parse(b"SSHKRL\n\0\0\0\0\x01", Path::new("keys.krl")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "keys.krl: KRL not supported, use a plain list: one public key per line, as in a .pub file"
+        );
+    }
+
+    #[test]
+    fn a_bad_line_is_named_by_file_and_line() {
+        let err = RevokedKeys::parse(format!("{KEY}\nnot a key\n").as_bytes(), Path::new("rev"))
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("rev:2: the public key cannot be read"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,928 @@
+//! The SSH signer: SSHSIG over the DSSE PAE bytes, namespace `in-toto`, sha512, armored exactly as
+//! `ssh-keygen -Y sign` writes it. Ed25519 and P-256 keys from readable, unencrypted files sign
+//! in-process; RSA keys, other key types, keys held only in ssh-agent and passphrase-protected
+//! keys sign through `ssh-keygen -Y sign`, as git does for `gpg.format=ssh`.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use ssh_key::{Algorithm, Certificate, EcdsaCurve, HashAlg, LineEnding, PrivateKey, PublicKey};
+
+use super::ssh_verify::{self, SshVerifyError};
+use super::sshsig::{self, NAMESPACE};
+use super::tool::{self, Agent, Run, SSH_KEYGEN, ToolError};
+use super::{SignError, Signer, SignerKind};
+
+/// One configured SSH signing key and how it signs.
+#[derive(Clone)]
+pub struct SshSigner {
+    /// The public half of the signing key (the certified key when signing with a certificate).
+    public: PublicKey,
+    how: How,
+    origin: Origin,
+    program: OsString,
+    agent: Agent,
+}
+
+/// How signatures are made.
+#[derive(Clone)]
+enum How {
+    /// ssh-key signs with the decoded private key.
+    InProcess(Box<PrivateKey>),
+    /// `ssh-keygen -Y sign -f <file>`: a private key file, or a public key or certificate file
+    /// whose private half is in ssh-agent or beside it.
+    ToolFile(PathBuf),
+    /// `ssh-keygen -Y sign -f <temporary file with the public key>`: the agent must hold the key.
+    ToolAgent,
+}
+
+/// Where the key came from, for [`Signer::describe`] and for advice in errors.
+#[derive(Clone)]
+enum Origin {
+    KeyFile(PathBuf),
+    PublicKeyFile(PathBuf),
+    EncryptedKeyFile(PathBuf),
+    Literal,
+}
+
+/// Why an SSH key cannot be used or an SSH signature could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum SshSignError {
+    /// The key file could not be read.
+    #[error("cannot read the SSH key {}: {source}; check user.signingKey", path.display())]
+    Unreadable {
+        /// The key file.
+        path: PathBuf,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not an SSH key we can use.
+    #[error("{} is not a usable SSH key ({reason}); point user.signingKey at an OpenSSH private key such as ~/.ssh/id_ed25519, or at its .pub file when the key is in ssh-agent", path.display())]
+    NotAKey {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A passphrase-protected key and no agent to sign with it.
+    #[error("{} is passphrase-protected and no ssh-agent is reachable (SSH_AUTH_SOCK is not set); start ssh-agent and run `ssh-add {}`", path.display(), path.display())]
+    EncryptedWithoutAgent {
+        /// The key file.
+        path: PathBuf,
+    },
+    /// A `key::` literal and no agent to sign with it.
+    #[error(
+        "the signing key {keyid} is given as a public key only, and no ssh-agent is reachable (SSH_AUTH_SOCK is not set); start ssh-agent and `ssh-add` the private key"
+    )]
+    AgentNeeded {
+        /// The key's fingerprint.
+        keyid: String,
+    },
+    /// A legacy PEM private key without its public key beside it.
+    #[error("{} is a PEM private key, and {}.pub is missing; convert the key with `ssh-keygen -p -f {}` or put its public key beside it", path.display(), path.display(), path.display())]
+    LegacyWithoutPublicKey {
+        /// The key file.
+        path: PathBuf,
+    },
+    /// The `key::` literal (or bare `ssh-…` key) does not decode.
+    #[error(
+        "the signing key literal is not an OpenSSH public key ({reason}); write user.signingKey as `key::ssh-ed25519 AAAA… comment`"
+    )]
+    BadLiteral {
+        /// What is wrong.
+        reason: String,
+    },
+    /// A `~` that cannot be expanded.
+    #[error("cannot expand `{path}`: {reason}; give user.signingKey as an absolute path")]
+    Tilde {
+        /// The path as configured.
+        path: String,
+        /// Why not.
+        reason: &'static str,
+    },
+    /// `ssh-keygen` exists but could not be started.
+    #[error(
+        "cannot run `{program}`: {source}; check that it is an executable ssh-keygen (gpg.ssh.program)"
+    )]
+    ToolStart {
+        /// The program.
+        program: String,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `ssh-keygen` ran and failed.
+    #[error("`{program} -Y sign` failed ({status}): {stderr}{hint}")]
+    ToolFailed {
+        /// The program.
+        program: String,
+        /// Its exit status.
+        status: String,
+        /// What it said.
+        stderr: String,
+        /// What to try, starting with "; " (empty when there is no advice).
+        hint: String,
+    },
+    /// `ssh-keygen` reported success but its output is not what we asked for.
+    #[error("`{program} -Y sign` produced an unusable signature: {reason}")]
+    ToolOutput {
+        /// The program.
+        program: String,
+        /// What is wrong with the output.
+        reason: String,
+    },
+    /// ssh-key failed to sign.
+    #[error("signing in-process failed: {reason}")]
+    InProcess {
+        /// ssh-key's reason.
+        reason: String,
+    },
+    /// A temporary file for `ssh-keygen` could not be written or read.
+    #[error(
+        "cannot prepare or read the files for ssh-keygen: {source}; check that the temporary directory is writable"
+    )]
+    Temp {
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl SshSigner {
+    /// A signer from git's `user.signingKey` and `gpg.ssh.program`, resolved as git does: a
+    /// `key::` literal (or a deprecated bare `ssh-…` key), otherwise a path with `~` expanded.
+    pub fn from_git_config(
+        signing_key: Option<&str>,
+        program: Option<&str>,
+    ) -> Result<Self, SignError> {
+        let configured = signing_key.map(str::trim).filter(|s| !s.is_empty()).ok_or_else(|| {
+            SignError::NoKeyConfigured {
+                hint: "set one with `git config user.signingKey ~/.ssh/id_ed25519`, or `key::<public key>` for a key held in ssh-agent".to_owned(),
+            }
+        })?;
+        let signer = if configured.starts_with("key::") || configured.starts_with("ssh-") {
+            Self::from_public_key_literal(configured)?
+        } else {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            Self::from_key_path(&expand_tilde(configured, home.as_deref())?)?
+        };
+        Ok(match program.map(str::trim).filter(|p| !p.is_empty()) {
+            Some(p) => signer.with_program(p),
+            None => signer,
+        })
+    }
+
+    /// A signer from a key file: an OpenSSH private key, a legacy PEM private key with its `.pub`
+    /// beside it, or a public key or certificate file (the private half in ssh-agent or beside it).
+    pub fn from_key_path(path: &Path) -> Result<Self, SignError> {
+        let bytes = std::fs::read(path).map_err(|source| SshSignError::Unreadable {
+            path: path.to_owned(),
+            source,
+        })?;
+        let not_a_key = |reason: String| SshSignError::NotAKey {
+            path: path.to_owned(),
+            reason,
+        };
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| not_a_key("the file is not text".to_owned()))?;
+        let trimmed = text.trim();
+        if trimmed.starts_with("-----BEGIN OPENSSH PRIVATE KEY-----") {
+            let key = PrivateKey::from_openssh(trimmed).map_err(|e| not_a_key(e.to_string()))?;
+            return Ok(Self::from_private_key(key, path));
+        }
+        if trimmed.starts_with("-----BEGIN ") && trimmed.contains("PRIVATE KEY-----") {
+            let mut pub_path = path.as_os_str().to_owned();
+            pub_path.push(".pub");
+            let public = read_public_key(Path::new(&pub_path)).map_err(|_| {
+                SshSignError::LegacyWithoutPublicKey {
+                    path: path.to_owned(),
+                }
+            })?;
+            return Ok(Self::new(
+                public,
+                How::ToolFile(path.to_owned()),
+                Origin::KeyFile(path.to_owned()),
+            ));
+        }
+        let public = parse_public_key(trimmed).map_err(not_a_key)?;
+        if let Some(private) = private_beside(path, &public) {
+            return Ok(Self::from_private_key(private, &path.with_extension("")));
+        }
+        Ok(Self::new(
+            public,
+            How::ToolFile(path.to_owned()),
+            Origin::PublicKeyFile(path.to_owned()),
+        ))
+    }
+
+    /// A signer for a key held in ssh-agent, given as `key::ssh-ed25519 AAAA… comment` (the
+    /// `key::` prefix is optional).
+    pub fn from_public_key_literal(literal: &str) -> Result<Self, SignError> {
+        let text = literal.trim();
+        let text = text.strip_prefix("key::").unwrap_or(text).trim();
+        if sshsig::is_certificate_line(text) {
+            return Err(SshSignError::BadLiteral {
+                reason: "a certificate cannot be given inline; point user.signingKey at the certificate file".to_owned(),
+            }
+            .into());
+        }
+        let public =
+            parse_public_key(text).map_err(|reason| SshSignError::BadLiteral { reason })?;
+        Ok(Self::new(public, How::ToolAgent, Origin::Literal))
+    }
+
+    /// Uses `program` instead of `ssh-keygen` (git's `gpg.ssh.program`).
+    #[must_use]
+    pub fn with_program(mut self, program: impl Into<OsString>) -> Self {
+        self.program = program.into();
+        self
+    }
+
+    /// Talks to the ssh-agent at `socket` instead of the inherited `SSH_AUTH_SOCK`.
+    #[must_use]
+    pub fn with_agent_socket(mut self, socket: impl Into<PathBuf>) -> Self {
+        self.agent = Agent::At(socket.into());
+        self
+    }
+
+    /// Never uses an ssh-agent, even when `SSH_AUTH_SOCK` is set.
+    #[must_use]
+    pub fn without_agent(mut self) -> Self {
+        self.agent = Agent::Off;
+        self
+    }
+
+    /// The public half of the signing key.
+    #[must_use]
+    pub fn public_key(&self) -> &PublicKey {
+        &self.public
+    }
+
+    /// Whether signatures are made in-process (otherwise through `ssh-keygen`).
+    #[must_use]
+    pub fn signs_in_process(&self) -> bool {
+        matches!(self.how, How::InProcess(_))
+    }
+
+    fn new(public: PublicKey, how: How, origin: Origin) -> Self {
+        Self {
+            public,
+            how,
+            origin,
+            program: OsString::from(SSH_KEYGEN),
+            agent: Agent::Inherit,
+        }
+    }
+
+    fn from_private_key(key: PrivateKey, path: &Path) -> Self {
+        let public = key.public_key().clone();
+        let path = path.to_owned();
+        if key.is_encrypted() {
+            Self::new(public, How::ToolAgent, Origin::EncryptedKeyFile(path))
+        } else if signs_in_process(&key) {
+            Self::new(public, How::InProcess(Box::new(key)), Origin::KeyFile(path))
+        } else {
+            Self::new(public, How::ToolFile(path.clone()), Origin::KeyFile(path))
+        }
+    }
+
+    fn sign_in_process(key: &PrivateKey, pae: &[u8]) -> Result<Vec<u8>, SshSignError> {
+        let in_process = |e: ssh_key::Error| SshSignError::InProcess {
+            reason: e.to_string(),
+        };
+        let sig = key
+            .sign(NAMESPACE, HashAlg::Sha512, pae)
+            .map_err(in_process)?;
+        let mut armored = sig.to_pem(LineEnding::LF).map_err(in_process)?;
+        if !armored.ends_with('\n') {
+            armored.push('\n');
+        }
+        Ok(armored.into_bytes())
+    }
+
+    fn sign_with_tool(&self, pae: &[u8]) -> Result<Vec<u8>, SignError> {
+        let dir = tempfile::tempdir().map_err(|source| SshSignError::Temp { source })?;
+        let key_file = match &self.how {
+            How::ToolFile(path) => path.clone(),
+            _ => {
+                if self.agent.socket().is_none() {
+                    return Err(match &self.origin {
+                        Origin::EncryptedKeyFile(path) => {
+                            SshSignError::EncryptedWithoutAgent { path: path.clone() }
+                        }
+                        _ => SshSignError::AgentNeeded {
+                            keyid: self.keyid(),
+                        },
+                    }
+                    .into());
+                }
+                // No private key sits beside this file, so ssh-keygen uses the agent or fails; it
+                // never prompts for a passphrase.
+                let file = dir.path().join("signing-key.pub");
+                let line = self
+                    .public
+                    .to_openssh()
+                    .map_err(|e| SshSignError::InProcess {
+                        reason: e.to_string(),
+                    })?;
+                std::fs::write(&file, line + "\n")
+                    .map_err(|source| SshSignError::Temp { source })?;
+                file
+            }
+        };
+        let message = dir.path().join("pae");
+        std::fs::write(&message, pae).map_err(|source| SshSignError::Temp { source })?;
+        let output = Run::new(&self.program)
+            .args(["-Y", "sign", "-n", NAMESPACE, "-f"])
+            .args([key_file.as_os_str(), message.as_os_str()])
+            .agent(&self.agent)
+            .output()
+            .map_err(|e| match e {
+                ToolError::Missing(program) => SignError::ToolMissing { program },
+                ToolError::Io(program, source) => {
+                    SshSignError::ToolStart { program, source }.into()
+                }
+            })?;
+        if !output.status.success() {
+            return Err(SshSignError::ToolFailed {
+                program: self.program_name(),
+                status: output.status.to_string(),
+                stderr: tool::stderr_text(&output),
+                hint: self.agent_hint(),
+            }
+            .into());
+        }
+        let mut sig_file = message.into_os_string();
+        sig_file.push(".sig");
+        let armored = std::fs::read(&sig_file).map_err(|source| SshSignError::Temp { source })?;
+        self.check_tool_output(&armored, pae)?;
+        Ok(armored)
+    }
+
+    /// Refuses tool output that is not an in-toto, sha512 signature by our key over `pae`.
+    fn check_tool_output(&self, armored: &[u8], pae: &[u8]) -> Result<(), SshSignError> {
+        let fail = |reason: String| SshSignError::ToolOutput {
+            program: self.program_name(),
+            reason,
+        };
+        let sig = match sshsig::parse_armored(armored) {
+            Ok(sig) => sig,
+            // What we cannot decode (a "forever" certificate) we cannot second-guess either.
+            Err(sshsig::DecodeError::Unsupported(_)) => return Ok(()),
+            Err(sshsig::DecodeError::Malformed(reason)) => return Err(fail(reason)),
+        };
+        if sig.hash_alg != "sha512" {
+            return Err(fail(format!(
+                "it used hash {} instead of sha512",
+                sig.hash_alg.escape_debug()
+            )));
+        }
+        let signed_by = sig.signer.signing_key();
+        if signed_by != self.public.key_data() {
+            return Err(fail(format!(
+                "it signed with {} instead of {}",
+                ssh_verify::fingerprint(signed_by),
+                self.keyid()
+            )));
+        }
+        match ssh_verify::check_signature(&sig, pae, NAMESPACE) {
+            Ok(()) | Err(SshVerifyError::Unsupported { .. }) => Ok(()),
+            Err(e) => Err(fail(e.to_string())),
+        }
+    }
+
+    fn program_name(&self) -> String {
+        self.program.to_string_lossy().into_owned()
+    }
+
+    fn agent_hint(&self) -> String {
+        match &self.origin {
+            Origin::EncryptedKeyFile(path) => {
+                format!(
+                    "; the key is passphrase-protected: load it into ssh-agent with `ssh-add {}`",
+                    path.display()
+                )
+            }
+            Origin::Literal => "; load the private key into ssh-agent with `ssh-add`".to_owned(),
+            Origin::PublicKeyFile(path) => format!(
+                "; load the private key of {} into ssh-agent with `ssh-add`, or put it beside the .pub file",
+                path.display()
+            ),
+            Origin::KeyFile(_) => String::new(),
+        }
+    }
+}
+
+impl Signer for SshSigner {
+    fn kind(&self) -> SignerKind {
+        SignerKind::Ssh
+    }
+
+    fn keyid(&self) -> String {
+        ssh_verify::fingerprint(self.public.key_data())
+    }
+
+    fn describe(&self) -> String {
+        let through = match self.how {
+            How::InProcess(_) => String::new(),
+            _ => format!(", signed by {}", self.program_name()),
+        };
+        let origin = match &self.origin {
+            Origin::KeyFile(p) => format!("key file {}", p.display()),
+            Origin::PublicKeyFile(p) => format!(
+                "public key file {}, private key from ssh-agent or beside it",
+                p.display()
+            ),
+            Origin::EncryptedKeyFile(p) => format!(
+                "passphrase-protected key file {}, through ssh-agent",
+                p.display()
+            ),
+            Origin::Literal => "key:: literal, through ssh-agent".to_owned(),
+        };
+        format!(
+            "ssh {} {} ({origin}{through})",
+            short_type(self.public.algorithm()),
+            self.keyid()
+        )
+    }
+
+    fn sign(&self, pae: &[u8]) -> Result<Vec<u8>, SignError> {
+        match &self.how {
+            How::InProcess(key) => Ok(Self::sign_in_process(key, pae)?),
+            How::ToolFile(_) | How::ToolAgent => self.sign_with_tool(pae),
+        }
+    }
+}
+
+impl fmt::Debug for SshSigner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never prints key material.
+        f.write_str(&self.describe())
+    }
+}
+
+/// Whether ssh-key signs this key correctly in-process (its RSA signing is broken upstream).
+fn signs_in_process(key: &PrivateKey) -> bool {
+    matches!(
+        key.algorithm(),
+        Algorithm::Ed25519
+            | Algorithm::Ecdsa {
+                curve: EcdsaCurve::NistP256
+            }
+    )
+}
+
+fn short_type(algorithm: Algorithm) -> String {
+    match algorithm {
+        Algorithm::Ed25519 => "ed25519".to_owned(),
+        Algorithm::Ecdsa { curve } => {
+            format!("ecdsa-{}", curve.as_str().trim_start_matches("nist"))
+        }
+        Algorithm::Rsa { .. } => "rsa".to_owned(),
+        other => other.as_str().to_owned(),
+    }
+}
+
+/// A public key or certificate line; for a certificate, its certified key.
+fn parse_public_key(text: &str) -> Result<PublicKey, String> {
+    let first_line = text.lines().next().unwrap_or("").trim();
+    if sshsig::is_certificate_line(first_line) {
+        let cert = Certificate::from_openssh(first_line)
+            .map_err(|e| format!("not a readable certificate: {e}"))?;
+        return Ok(PublicKey::new(cert.public_key().clone(), cert.comment()));
+    }
+    PublicKey::from_openssh(first_line)
+        .map_err(|e| format!("not an OpenSSH private or public key: {e}"))
+}
+
+fn read_public_key(path: &Path) -> Result<PublicKey, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    parse_public_key(text.trim())
+}
+
+/// The unencrypted private key beside `<name>.pub` when it is the same key and signs in-process.
+fn private_beside(pub_path: &Path, public: &PublicKey) -> Option<PrivateKey> {
+    if pub_path.extension()? != "pub" {
+        return None;
+    }
+    let text = std::fs::read_to_string(pub_path.with_extension("")).ok()?;
+    let key = PrivateKey::from_openssh(text.trim()).ok()?;
+    let usable = !key.is_encrypted()
+        && signs_in_process(&key)
+        && key.public_key().key_data() == public.key_data();
+    usable.then_some(key)
+}
+
+/// git's expansion of `~` and `~/…` in `user.signingKey`; `~user` is refused.
+fn expand_tilde(path: &str, home: Option<&Path>) -> Result<PathBuf, SshSignError> {
+    let Some(rest) = path.strip_prefix('~') else {
+        return Ok(PathBuf::from(path));
+    };
+    if !(rest.is_empty() || rest.starts_with('/')) {
+        return Err(SshSignError::Tilde {
+            path: path.to_owned(),
+            reason: "~user paths are not supported",
+        });
+    }
+    let home = home.ok_or(SshSignError::Tilde {
+        path: path.to_owned(),
+        reason: "HOME is not set",
+    })?;
+    Ok(home.join(rest.trim_start_matches('/')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sign::allowed_signers::AllowedSigners;
+    use crate::sign::revoked_keys::RevokedKeys;
+    use crate::sign::ssh_verify::verify;
+    use crate::sign::test_support::{
+        Agent, keygen, keygen_with, public_line, ssh_keygen, tool_sign, tool_verifies,
+    };
+
+    const PAE: &[u8] = b"DSSEv1 28 application/vnd.in-toto+json 13 {\"a\":\"b\\u0000\"}";
+
+    fn allowed(dir: &Path, principal: &str, key: &Path) -> (String, AllowedSigners) {
+        let text = format!("{principal} {}\n", public_line(key));
+        let parsed = AllowedSigners::parse(text.as_bytes(), &dir.join("allowed_signers"))
+            .expect("allowed signers parse");
+        (text, parsed)
+    }
+
+    fn verifies_in_process(sig: &[u8], trust: &AllowedSigners) -> bool {
+        verify(
+            sig,
+            PAE,
+            NAMESPACE,
+            trust,
+            &RevokedKeys::default(),
+            time::OffsetDateTime::now_utc(),
+        )
+        .is_ok()
+    }
+
+    #[test]
+    fn an_ed25519_signature_from_us_is_byte_identical_to_ssh_keygens_and_verifies_with_it() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen(dir.path(), "id_ed25519", "ed25519");
+        let signer = SshSigner::from_key_path(&key).expect("key loads");
+        assert!(signer.signs_in_process());
+        let ours = signer.sign(PAE).expect("signs");
+        let theirs = tool_sign(dir.path(), &key, NAMESPACE, PAE);
+        assert_eq!(
+            String::from_utf8_lossy(&ours),
+            String::from_utf8_lossy(&theirs)
+        );
+        let (text, _) = allowed(dir.path(), "alice@example.com", &key);
+        assert!(tool_verifies(
+            dir.path(),
+            &text,
+            "alice@example.com",
+            NAMESPACE,
+            &ours,
+            PAE
+        ));
+        assert!(!tool_verifies(
+            dir.path(),
+            &text,
+            "alice@example.com",
+            "file",
+            &ours,
+            PAE
+        ));
+    }
+
+    #[test]
+    fn a_p256_signature_from_us_verifies_with_ssh_keygen() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen(dir.path(), "id_ecdsa", "ecdsa");
+        let signer = SshSigner::from_key_path(&key).expect("key loads");
+        assert!(signer.signs_in_process());
+        let sig = signer.sign(PAE).expect("signs");
+        let (text, trust) = allowed(dir.path(), "bob@example.com", &key);
+        assert!(tool_verifies(
+            dir.path(),
+            &text,
+            "bob@example.com",
+            NAMESPACE,
+            &sig,
+            PAE
+        ));
+        assert!(verifies_in_process(&sig, &trust));
+    }
+
+    #[test]
+    fn an_rsa_key_signs_through_ssh_keygen_and_verifies_in_process() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen(dir.path(), "id_rsa", "rsa");
+        let signer = SshSigner::from_key_path(&key)
+            .expect("key loads")
+            .without_agent();
+        assert!(!signer.signs_in_process());
+        assert!(
+            signer.describe().ends_with(", signed by ssh-keygen)"),
+            "{}",
+            signer.describe()
+        );
+        let sig = signer.sign(PAE).expect("signs");
+        let (text, trust) = allowed(dir.path(), "carol@example.com", &key);
+        assert!(verifies_in_process(&sig, &trust));
+        assert!(tool_verifies(
+            dir.path(),
+            &text,
+            "carol@example.com",
+            NAMESPACE,
+            &sig,
+            PAE
+        ));
+    }
+
+    #[test]
+    fn an_agent_held_key_signs_through_ssh_keygen_with_only_the_public_key() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen(dir.path(), "id_agent", "ed25519");
+        let agent = Agent::start(dir.path());
+        agent.add(&key);
+        let literal = format!("key::{}", public_line(&key));
+        let (text, trust) = allowed(dir.path(), "dana@example.com", &key);
+        std::fs::remove_file(&key).expect("the private key leaves the disk");
+        let signer = SshSigner::from_git_config(Some(&literal), None)
+            .expect("literal parses")
+            .with_agent_socket(&agent.socket);
+        assert_eq!(
+            signer.keyid(),
+            ssh_verify::fingerprint(signer.public_key().key_data())
+        );
+        assert!(
+            signer
+                .describe()
+                .contains("key:: literal, through ssh-agent"),
+            "{}",
+            signer.describe()
+        );
+        let sig = signer.sign(PAE).expect("the agent signs");
+        assert!(verifies_in_process(&sig, &trust));
+        assert!(tool_verifies(
+            dir.path(),
+            &text,
+            "dana@example.com",
+            NAMESPACE,
+            &sig,
+            PAE
+        ));
+    }
+
+    #[test]
+    fn a_public_key_file_whose_private_half_is_only_in_the_agent_signs_through_ssh_keygen() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen(dir.path(), "id_pub_only", "ecdsa");
+        let agent = Agent::start(dir.path());
+        agent.add(&key);
+        std::fs::remove_file(&key).expect("the private key leaves the disk");
+        let signer = SshSigner::from_key_path(&key.with_extension("pub"))
+            .expect("public key loads")
+            .with_agent_socket(&agent.socket);
+        assert!(!signer.signs_in_process());
+        let sig = signer.sign(PAE).expect("the agent signs");
+        let (_, trust) = allowed(dir.path(), "erin@example.com", &key);
+        assert!(verifies_in_process(&sig, &trust));
+    }
+
+    #[test]
+    fn a_public_key_file_with_its_private_key_beside_it_signs_in_process() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen(dir.path(), "id_beside", "ed25519");
+        let signer = SshSigner::from_key_path(&key.with_extension("pub")).expect("loads");
+        assert!(signer.signs_in_process());
+        assert!(
+            signer
+                .describe()
+                .contains(&format!("(key file {})", key.display())),
+            "{}",
+            signer.describe()
+        );
+    }
+
+    #[test]
+    fn a_passphrase_protected_key_without_an_agent_is_an_error_that_suggests_ssh_agent() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen_with(dir.path(), "id_locked", "ed25519", "correct horse");
+        let signer = SshSigner::from_key_path(&key)
+            .expect("the public half is readable")
+            .without_agent();
+        let err = signer.sign(PAE).unwrap_err().to_string();
+        assert!(
+            err.contains("is passphrase-protected and no ssh-agent is reachable"),
+            "{err}"
+        );
+        assert!(err.contains(&format!("ssh-add {}", key.display())), "{err}");
+    }
+
+    #[test]
+    fn a_passphrase_protected_key_signs_through_the_agent_that_holds_it() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen(dir.path(), "id_later_locked", "ed25519");
+        let agent = Agent::start(dir.path());
+        agent.add(&key);
+        let out = ssh_keygen(
+            &[
+                "-p",
+                "-q",
+                "-P",
+                "",
+                "-N",
+                "a passphrase",
+                "-f",
+                key.to_str().expect("utf-8"),
+            ],
+            None,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let signer = SshSigner::from_key_path(&key)
+            .expect("loads")
+            .with_agent_socket(&agent.socket);
+        assert!(
+            signer.describe().contains("passphrase-protected key file"),
+            "{}",
+            signer.describe()
+        );
+        let sig = signer.sign(PAE).expect("the agent signs");
+        let (_, trust) = allowed(dir.path(), "fay@example.com", &key);
+        assert!(verifies_in_process(&sig, &trust));
+
+        let empty_dir = dir.path().join("empty-agent");
+        std::fs::create_dir(&empty_dir).expect("mkdir");
+        let other = Agent::start(&empty_dir);
+        let err = SshSigner::from_key_path(&key)
+            .expect("loads")
+            .with_agent_socket(&other.socket)
+            .sign(PAE)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("load it into ssh-agent with `ssh-add"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn git_config_without_a_key_says_how_to_configure_one() {
+        let err = SshSigner::from_git_config(None, None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("no signing key configured: set one with `git config user.signingKey"),
+            "{err}"
+        );
+        assert!(SshSigner::from_git_config(Some("  "), None).is_err());
+    }
+
+    #[test]
+    fn git_config_reads_a_bare_ssh_key_as_a_literal_and_honours_the_program() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen(dir.path(), "id_bare", "ed25519");
+        let signer =
+            SshSigner::from_git_config(Some(&public_line(&key)), Some("/nonexistent/ssh-keygen"))
+                .expect("literal parses")
+                .with_agent_socket(dir.path().join("no-agent.sock"));
+        match signer.sign(PAE) {
+            Err(SignError::ToolMissing { program }) => {
+                assert_eq!(program, "/nonexistent/ssh-keygen")
+            }
+            other => panic!("expected ToolMissing, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn git_config_expands_a_leading_tilde_like_git() {
+        let home = Path::new("/home/u");
+        assert_eq!(
+            expand_tilde("~/.ssh/id", Some(home)).expect("expands"),
+            Path::new("/home/u/.ssh/id")
+        );
+        assert_eq!(
+            expand_tilde("~", Some(home)).expect("expands"),
+            Path::new("/home/u")
+        );
+        assert_eq!(
+            expand_tilde("keys/id", Some(home)).expect("as is"),
+            Path::new("keys/id")
+        );
+        assert!(
+            expand_tilde("~bob/.ssh/id", Some(home))
+                .unwrap_err()
+                .to_string()
+                .contains("~user paths are not supported")
+        );
+        assert!(
+            expand_tilde("~/.ssh/id", None)
+                .unwrap_err()
+                .to_string()
+                .contains("HOME is not set")
+        );
+    }
+
+    #[test]
+    fn files_that_are_not_keys_are_refused_with_the_file_named() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let junk = dir.path().join("junk");
+        std::fs::write(&junk, "hello\n").expect("write");
+        let err = SshSigner::from_key_path(&junk).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{} is not a usable SSH key", junk.display())),
+            "{err}"
+        );
+        let err = SshSigner::from_key_path(&dir.path().join("absent"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("cannot read the SSH key"), "{err}");
+        let err = SshSigner::from_public_key_literal("key::ssh-ed25519 AAAAnope")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("write user.signingKey as `key::ssh-ed25519"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_literal_key_without_any_agent_is_an_error_before_running_anything() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen(dir.path(), "id_lit", "ed25519");
+        let signer = SshSigner::from_public_key_literal(&public_line(&key))
+            .expect("parses")
+            .without_agent();
+        let err = signer.sign(PAE).unwrap_err().to_string();
+        assert!(err.contains("no ssh-agent is reachable"), "{err}");
+    }
+
+    #[test]
+    fn a_legacy_pem_key_signs_through_ssh_keygen_when_its_public_key_is_beside_it() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = dir.path().join("id_pem");
+        let out = ssh_keygen(
+            &[
+                "-q",
+                "-t",
+                "ecdsa",
+                "-b",
+                "256",
+                "-m",
+                "PEM",
+                "-N",
+                "",
+                "-f",
+                key.to_str().expect("utf-8"),
+            ],
+            None,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            std::fs::read_to_string(&key)
+                .expect("key")
+                .starts_with("-----BEGIN EC PRIVATE KEY-----")
+        );
+        let signer = SshSigner::from_key_path(&key)
+            .expect("loads")
+            .without_agent();
+        assert!(!signer.signs_in_process());
+        let sig = signer.sign(PAE).expect("ssh-keygen signs");
+        let (_, trust) = allowed(dir.path(), "gus@example.com", &key);
+        assert!(verifies_in_process(&sig, &trust));
+        std::fs::remove_file(key.with_extension("pub")).expect("remove .pub");
+        let err = SshSigner::from_key_path(&key).unwrap_err().to_string();
+        assert!(
+            err.contains("is a PEM private key")
+                && err.contains(&format!("ssh-keygen -p -f {}", key.display())),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn describe_names_type_fingerprint_and_key_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen(dir.path(), "id_desc", "ecdsa");
+        let signer = SshSigner::from_key_path(&key).expect("loads");
+        assert_eq!(signer.kind(), SignerKind::Ssh);
+        assert!(signer.keyid().starts_with("SHA256:"));
+        assert_eq!(
+            signer.describe(),
+            format!(
+                "ssh ecdsa-p256 {} (key file {})",
+                signer.keyid(),
+                key.display()
+            )
+        );
+    }
+}

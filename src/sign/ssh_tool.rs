@@ -1,0 +1,655 @@
+//! The same verification as [`super::ssh_verify`], done by the real `ssh-keygen` (for
+//! `--via-tools` and differential tests). It runs `-Y check-novalidate` (is the signature sound?),
+//! `-Y find-principals` (who may the key sign as?) and `-Y verify` per principal (with and, to tell
+//! revocation apart, without `-r`), all at `-O verify-time=` of the caller's time.
+
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
+use std::process::Output;
+
+use time::OffsetDateTime;
+use time::macros::format_description;
+
+use super::ssh_verify::{CertificateInfo, SshVerified, SshVerifyError};
+use super::sshsig::{CERT_SUFFIX, is_certificate_line};
+use super::tool::{self, Run, SSH_KEYGEN, ToolError};
+
+/// The trust files as `ssh-keygen` reads them.
+#[derive(Clone, Copy, Debug)]
+pub struct ToolTrust<'a> {
+    /// The allowed-signers file (`-f`).
+    pub allowed_signers: &'a Path,
+    /// The revoked-keys file (`-r`), when there is one.
+    pub revoked: Option<&'a Path>,
+}
+
+/// Why the tool-based verification did not succeed.
+#[derive(Debug, thiserror::Error)]
+pub enum SshToolError {
+    /// `ssh-keygen` is not installed: nothing was checked.
+    #[error(
+        "`{program}` was not found, so no SSH signature was checked; install OpenSSH's ssh-keygen (8.9 or newer) or verify without --via-tools"
+    )]
+    ToolMissing {
+        /// The program as we tried to run it.
+        program: String,
+    },
+    /// `ssh-keygen` checked and rejected the signature.
+    #[error(transparent)]
+    Rejected(#[from] SshVerifyError),
+    /// `ssh-keygen` could not be used (it failed in a way that says nothing about the signature).
+    #[error("`{program}` could not check the signature: {reason}")]
+    Tool {
+        /// The program.
+        program: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// `ssh-keygen` as a verifier.
+#[derive(Clone, Debug)]
+pub struct SshKeygen {
+    /// The program to run; `ssh-keygen` by default.
+    pub program: OsString,
+}
+
+impl Default for SshKeygen {
+    fn default() -> Self {
+        Self {
+            program: OsString::from(SSH_KEYGEN),
+        }
+    }
+}
+
+impl SshKeygen {
+    /// Verifies as [`super::ssh_verify::verify`] does, with `ssh-keygen` making every decision.
+    pub fn verify(
+        &self,
+        armored_sig: &[u8],
+        message: &[u8],
+        namespace: &str,
+        trust: ToolTrust<'_>,
+        at: OffsetDateTime,
+    ) -> Result<SshVerified, SshToolError> {
+        let dir = tempfile::tempdir()
+            .map_err(|e| self.fail(format!("cannot create a temporary directory: {e}")))?;
+        let sig = dir.path().join("signature");
+        let msg = dir.path().join("message");
+        std::fs::write(&sig, armored_sig)
+            .and_then(|()| std::fs::write(&msg, message))
+            .map_err(|e| self.fail(format!("cannot write temporary files: {e}")))?;
+        let time = verify_time(at)
+            .ok_or_else(|| self.fail(format!("the time {at} cannot be given to ssh-keygen")))?;
+
+        let sound = self.run(
+            Run::new(&self.program)
+                .args([
+                    "-Y",
+                    "check-novalidate",
+                    "-n",
+                    namespace,
+                    "-O",
+                    "print-pubkey",
+                    "-s",
+                ])
+                .args([&sig])
+                .stdin_file(&msg),
+        )?;
+        if !sound.status.success() {
+            return Err(soundness_failure(&sound).into());
+        }
+        let (fingerprint, public_line) = good_signature(&sound).ok_or_else(|| {
+            self.fail(format!(
+                "unexpected output of -Y check-novalidate: {}",
+                String::from_utf8_lossy(&sound.stdout)
+            ))
+        })?;
+        let untrusted = |reason: String| SshVerifyError::UntrustedSigner {
+            fingerprint: fingerprint.clone(),
+            reason,
+        };
+
+        let found = self.run(
+            Run::new(&self.program)
+                .args(["-Y", "find-principals", "-O", &time, "-f"])
+                .args([trust.allowed_signers])
+                .args(["-s"])
+                .args([&sig]),
+        )?;
+        if !found.status.success() {
+            return Err(untrusted(tool::stderr_text(&found)).into());
+        }
+        let mut principals = Vec::new();
+        let mut refusals = Vec::new();
+        // Set when a principal passes without -r but not with it: the revocation list decided.
+        let mut revoked_by: Option<&Path> = None;
+        for principal in String::from_utf8_lossy(&found.stdout)
+            .lines()
+            .filter(|p| !p.is_empty())
+        {
+            let verify = |revoked: Option<&Path>| {
+                let run = Run::new(&self.program)
+                    .args([
+                        "-Y", "verify", "-n", namespace, "-I", principal, "-O", &time, "-f",
+                    ])
+                    .args([trust.allowed_signers])
+                    .args(["-s"])
+                    .args([&sig])
+                    .stdin_file(&msg);
+                let run = match revoked {
+                    Some(r) => run.args([OsStr::new("-r"), r.as_os_str()]),
+                    None => run,
+                };
+                self.run(run)
+            };
+            let checked = verify(trust.revoked)?;
+            if checked.status.success() {
+                principals.push(principal.to_owned());
+            } else if trust.revoked.is_some() && verify(None)?.status.success() {
+                revoked_by = trust.revoked;
+            } else {
+                refusals.push(format!("{principal}: {}", tool::stderr_text(&checked)));
+            }
+        }
+        if principals.is_empty() {
+            return Err(match revoked_by {
+                Some(file) => SshVerifyError::Revoked {
+                    fingerprint,
+                    reason: format!("ssh-keygen refuses it with -r {}", file.display()),
+                },
+                None => untrusted(refusals.join("; ")),
+            }
+            .into());
+        }
+
+        let certificate = if is_certificate_line(&public_line) {
+            Some(self.certificate_info(dir.path(), &public_line)?)
+        } else {
+            None
+        };
+        let key_type = public_line.split_whitespace().next().unwrap_or("");
+        Ok(SshVerified {
+            principals,
+            fingerprint,
+            key_type: key_type.trim_end_matches(CERT_SUFFIX).to_owned(),
+            certificate,
+        })
+    }
+
+    /// Key id, serial and CA fingerprint of a certificate, from `ssh-keygen -L`.
+    fn certificate_info(
+        &self,
+        dir: &Path,
+        cert_line: &str,
+    ) -> Result<CertificateInfo, SshToolError> {
+        let file = dir.join("signer-cert.pub");
+        std::fs::write(&file, format!("{cert_line}\n"))
+            .map_err(|e| self.fail(format!("cannot write a temporary file: {e}")))?;
+        let out = self.run(Run::new(&self.program).args(["-L", "-f"]).args([&file]))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let field = |name: &str| {
+            text.lines()
+                .find_map(|l| l.trim().strip_prefix(name).map(|v| v.trim().to_owned()))
+        };
+        let info = (|| {
+            let key_id = field("Key ID:")?
+                .strip_prefix('"')?
+                .strip_suffix('"')?
+                .to_owned();
+            let serial = field("Serial:")?.parse().ok()?;
+            let ca_fingerprint = field("Signing CA:")?
+                .split_whitespace()
+                .find(|w| w.starts_with("SHA256:"))?
+                .to_owned();
+            Some(CertificateInfo {
+                key_id,
+                serial,
+                ca_fingerprint,
+            })
+        })();
+        info.ok_or_else(|| self.fail(format!("unexpected output of -L: {text}")))
+    }
+
+    fn run(&self, run: Run<'_>) -> Result<Output, SshToolError> {
+        run.output().map_err(|e| match e {
+            ToolError::Missing(program) => SshToolError::ToolMissing { program },
+            ToolError::Io(program, e) => SshToolError::Tool {
+                program,
+                reason: e.to_string(),
+            },
+        })
+    }
+
+    fn fail(&self, reason: String) -> SshToolError {
+        SshToolError::Tool {
+            program: self.program.to_string_lossy().into_owned(),
+            reason,
+        }
+    }
+}
+
+/// `verify-time=YYYYMMDDHHMMSSZ` for `at`, when `ssh-keygen` can take it.
+fn verify_time(at: OffsetDateTime) -> Option<String> {
+    let utc = at.to_offset(time::UtcOffset::UTC);
+    if !(1970..=9999).contains(&utc.year()) {
+        return None;
+    }
+    let stamp = utc
+        .format(format_description!(
+            "[year][month][day][hour][minute][second]"
+        ))
+        .ok()?;
+    Some(format!("verify-time={stamp}Z"))
+}
+
+/// A failed `-Y check-novalidate`: a signature that decoded but did not verify (content, namespace,
+/// hash) is bad; anything else ssh-keygen could not even parse is malformed.
+fn soundness_failure(out: &Output) -> SshVerifyError {
+    const VERIFY_FAILURES: [&str; 4] = [
+        "incorrect signature",
+        "namespace does not match",
+        "unsupported hash algorithm",
+        "not permitted",
+    ];
+    let reason = tool::stderr_text(out);
+    if VERIFY_FAILURES.iter().any(|m| reason.contains(m)) {
+        SshVerifyError::BadSignature { reason }
+    } else {
+        SshVerifyError::Malformed { reason }
+    }
+}
+
+/// From `Good "ns" signature with TYPE key SHA256:…` and the printed public key: both.
+fn good_signature(out: &Output) -> Option<(String, String)> {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let good = lines.find(|l| l.starts_with("Good "))?;
+    let fingerprint = good
+        .split_whitespace()
+        .find(|w| w.starts_with("SHA256:"))?
+        .to_owned();
+    let public_line = lines.find(|l| !l.trim().is_empty())?.trim().to_owned();
+    Some((fingerprint, public_line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sign::Signer as _;
+    use crate::sign::allowed_signers::AllowedSigners;
+    use crate::sign::revoked_keys::RevokedKeys;
+    use crate::sign::ssh::SshSigner;
+    use crate::sign::ssh_verify::verify;
+    use crate::sign::sshsig::NAMESPACE;
+    use crate::sign::test_support::{certify, keygen, public_line, ssh_keygen, tool_sign};
+    use std::path::PathBuf;
+    use time::macros::datetime;
+
+    const MESSAGE: &[u8] = b"DSSEv1 28 application/vnd.in-toto+json 2 {}";
+    const AT: OffsetDateTime = datetime!(2030-06-01 12:00 UTC);
+
+    /// What a case should come to; `Trusted` names the principals in file order.
+    #[derive(Debug, PartialEq)]
+    enum Expect {
+        Trusted(&'static [&'static str]),
+        Malformed,
+        BadSignature,
+        Untrusted,
+        Revoked,
+    }
+
+    /// The outcome class of a verification, principals left out.
+    fn class(r: Result<&SshVerified, &SshVerifyError>) -> &'static str {
+        match r {
+            Ok(_) => "trusted",
+            Err(SshVerifyError::Malformed { .. }) => "malformed",
+            Err(SshVerifyError::BadSignature { .. }) => "bad_signature",
+            Err(SshVerifyError::UntrustedSigner { .. }) => "untrusted",
+            Err(SshVerifyError::Revoked { .. }) => "revoked",
+            Err(SshVerifyError::Unsupported { .. }) => "unsupported",
+        }
+    }
+
+    fn expected_class(e: &Expect) -> &'static str {
+        match e {
+            Expect::Trusted(_) => "trusted",
+            Expect::Malformed => "malformed",
+            Expect::BadSignature => "bad_signature",
+            Expect::Untrusted => "untrusted",
+            Expect::Revoked => "revoked",
+        }
+    }
+
+    struct Case {
+        name: &'static str,
+        sig: Vec<u8>,
+        message: &'static [u8],
+        revoked: PathBuf,
+        expect: Expect,
+    }
+
+    #[test]
+    fn in_process_and_ssh_keygen_verification_agree_on_a_corpus() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let k = |name: &str, kind: &str| keygen(d, name, kind);
+        let (alice, bob, carol, mallory) = (
+            k("alice", "ed25519"),
+            k("bob", "ecdsa"),
+            k("carol", "rsa"),
+            k("mallory", "ed25519"),
+        );
+        let (erin, frank, grace, henry, ivan) = (
+            k("erin", "ed25519"),
+            k("frank", "ed25519"),
+            k("grace", "ed25519"),
+            k("henry", "ed25519"),
+            k("ivan", "ed25519"),
+        );
+        let (ca, rsa_ca) = (k("ca", "ed25519"), k("rsa_ca", "rsa"));
+        let (dave, eve, zed, olive, paul) = (
+            k("dave", "ed25519"),
+            k("eve", "ecdsa"),
+            k("zed", "ed25519"),
+            k("olive", "ed25519"),
+            k("paul", "rsa"),
+        );
+        // ssh-key 0.6 cannot decode "forever" certificates (see the test below): give a validity.
+        let valid = ["-V", "20200101:20991231"];
+        let dave_cert = certify(
+            &ca,
+            &dave,
+            "dave-id",
+            "dave@example.com,dave@other.org",
+            &["-z", "7", valid[0], valid[1]],
+        );
+        let eve_cert = certify(&ca, &eve, "eve-id", "eve@example.com", &valid);
+        let zed_cert = certify(&ca, &zed, "zed-id", "zed@other.org", &valid);
+        let olive_cert = certify(
+            &ca,
+            &olive,
+            "olive-id",
+            "olive@example.com",
+            &["-V", "20200101:20210101"],
+        );
+        let paul_cert = certify(&rsa_ca, &paul, "paul-id", "paul@example.com", &valid);
+        let quinn = k("quinn", "ed25519");
+        let quinn_host_cert = certify(
+            &ca,
+            &quinn,
+            "quinn-id",
+            "quinn@example.com",
+            &["-h", valid[0], valid[1]],
+        );
+
+        let allowed_text = format!(
+            "# corpus\n\
+             alice@example.com {}\n\
+             bob@example.com namespaces=\"in-toto,file\" {}\n\
+             carol@example.com valid-after=\"20200101Z\",valid-before=\"20991231Z\" {}\n\
+             erin@example.com namespaces=\"git\" {}\n\
+             frank@example.com valid-before=\"20200101Z\" {}\n\
+             grace@example.com valid-after=\"20990101Z\" {}\n\
+             henry@example.com {}\n\
+             !ivan@example.com {}\n\
+             *@example.com,!eve@example.com cert-authority {}\n\
+             paul@example.com cert-authority {}\n",
+            public_line(&alice),
+            public_line(&bob),
+            public_line(&carol),
+            public_line(&erin),
+            public_line(&frank),
+            public_line(&grace),
+            public_line(&henry),
+            public_line(&ivan),
+            public_line(&ca),
+            public_line(&rsa_ca)
+        );
+        let allowed_path = d.join("allowed_signers");
+        std::fs::write(&allowed_path, &allowed_text).expect("write allowed signers");
+        let allowed = AllowedSigners::read(&allowed_path).expect("corpus allowed signers parse");
+        let revoked_henry = d.join("revoked-henry");
+        std::fs::write(
+            &revoked_henry,
+            format!("# revoked\n{}\n", public_line(&henry)),
+        )
+        .expect("write");
+        let revoked_ca = d.join("revoked-ca");
+        std::fs::write(&revoked_ca, format!("{}\n", public_line(&ca))).expect("write");
+
+        let ours = |key: &Path| {
+            SshSigner::from_key_path(key)
+                .expect("key loads")
+                .without_agent()
+                .sign(MESSAGE)
+                .expect("signs")
+        };
+        let theirs = |key: &Path, ns: &str| tool_sign(d, key, ns, MESSAGE);
+        let case = |name, sig, expect| Case {
+            name,
+            sig,
+            message: MESSAGE,
+            revoked: revoked_henry.clone(),
+            expect,
+        };
+        let garbage_armor = b"-----BEGIN SSH SIGNATURE-----\nU1NIU0lHAAAAAQAAAAR0cnVu\n-----END SSH SIGNATURE-----\n";
+        let alice_sha256 = {
+            let data = d.join("sha256-data");
+            std::fs::write(&data, MESSAGE).expect("write");
+            let out = ssh_keygen(
+                &[
+                    "-Y",
+                    "sign",
+                    "-n",
+                    NAMESPACE,
+                    "-O",
+                    "hashalg=sha256",
+                    "-f",
+                    alice.to_str().expect("utf-8"),
+                    data.to_str().expect("utf-8"),
+                ],
+                None,
+            );
+            assert!(out.status.success());
+            std::fs::read(d.join("sha256-data.sig")).expect("sig")
+        };
+        let cases = vec![
+            case(
+                "ed25519, ours",
+                ours(&alice),
+                Expect::Trusted(&["alice@example.com"]),
+            ),
+            case(
+                "p256, ours",
+                ours(&bob),
+                Expect::Trusted(&["bob@example.com"]),
+            ),
+            case(
+                "rsa, through the tool",
+                ours(&carol),
+                Expect::Trusted(&["carol@example.com"]),
+            ),
+            case(
+                "sha256 hash",
+                alice_sha256,
+                Expect::Trusted(&["alice@example.com"]),
+            ),
+            Case {
+                message: b"DSSEv1 28 application/vnd.in-toto+json 2 []",
+                ..case("tampered message", ours(&alice), Expect::BadSignature)
+            },
+            case("wrong key", ours(&mallory), Expect::Untrusted),
+            case(
+                "wrong namespace",
+                theirs(&alice, "file"),
+                Expect::BadSignature,
+            ),
+            case(
+                "principal absent (only negated)",
+                ours(&ivan),
+                Expect::Untrusted,
+            ),
+            case(
+                "namespaces= excludes in-toto",
+                ours(&erin),
+                Expect::Untrusted,
+            ),
+            case("valid-before in the past", ours(&frank), Expect::Untrusted),
+            case("valid-after in the future", ours(&grace), Expect::Untrusted),
+            case("revoked key", ours(&henry), Expect::Revoked),
+            case(
+                "certificate from a trusted CA",
+                theirs(&dave_cert, NAMESPACE),
+                Expect::Trusted(&["dave@example.com"]),
+            ),
+            case(
+                "certificate for an excluded principal",
+                theirs(&eve_cert, NAMESPACE),
+                Expect::Untrusted,
+            ),
+            case(
+                "certificate for a principal the CA line does not cover",
+                theirs(&zed_cert, NAMESPACE),
+                Expect::Untrusted,
+            ),
+            case(
+                "expired certificate",
+                theirs(&olive_cert, NAMESPACE),
+                Expect::Untrusted,
+            ),
+            case(
+                "host certificate",
+                theirs(&quinn_host_cert, NAMESPACE),
+                Expect::Untrusted,
+            ),
+            case(
+                "certificate from an RSA CA",
+                theirs(&paul_cert, NAMESPACE),
+                Expect::Trusted(&["paul@example.com"]),
+            ),
+            Case {
+                revoked: revoked_ca.clone(),
+                ..case(
+                    "certificate whose CA is revoked",
+                    theirs(&dave_cert, NAMESPACE),
+                    Expect::Revoked,
+                )
+            },
+            case("not a signature", b"hello".to_vec(), Expect::Malformed),
+            case(
+                "armor around a truncated blob",
+                garbage_armor.to_vec(),
+                Expect::Malformed,
+            ),
+        ];
+
+        let tool = SshKeygen::default();
+        for c in &cases {
+            let revoked = RevokedKeys::read(&c.revoked).expect("revoked list parses");
+            let in_process = verify(&c.sig, c.message, NAMESPACE, &allowed, &revoked, AT);
+            let trust = ToolTrust {
+                allowed_signers: &allowed_path,
+                revoked: Some(&c.revoked),
+            };
+            let via_tool = tool.verify(&c.sig, c.message, NAMESPACE, trust, AT);
+            let tool_class = match &via_tool {
+                Ok(v) => class(Ok(v)),
+                Err(SshToolError::Rejected(e)) => class(Err(e)),
+                Err(other) => panic!("{}: ssh-keygen could not be used: {other}", c.name),
+            };
+            let expected = expected_class(&c.expect);
+            assert_eq!(
+                class(in_process.as_ref()),
+                expected,
+                "{}: in-process gave {in_process:?}",
+                c.name
+            );
+            assert_eq!(
+                tool_class, expected,
+                "{}: ssh-keygen gave {via_tool:?}",
+                c.name
+            );
+            if let (Ok(x), Ok(y), Expect::Trusted(principals)) = (&in_process, &via_tool, &c.expect)
+            {
+                assert_eq!(
+                    x, y,
+                    "{}: the two verifiers describe the signer differently",
+                    c.name
+                );
+                assert_eq!(x.principals, *principals, "{}", c.name);
+            }
+        }
+    }
+
+    #[test]
+    fn a_certificate_valid_forever_fails_closed_in_process_and_passes_through_ssh_keygen() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let (ca, key) = (keygen(d, "ca", "ed25519"), keygen(d, "kim", "ed25519"));
+        let cert = certify(&ca, &key, "kim-id", "kim@example.com", &[]);
+        let sig = tool_sign(d, &cert, NAMESPACE, MESSAGE);
+        let allowed_path = d.join("allowed_signers");
+        std::fs::write(
+            &allowed_path,
+            format!("*@example.com cert-authority {}\n", public_line(&ca)),
+        )
+        .expect("write");
+        let allowed = AllowedSigners::read(&allowed_path).expect("parses");
+        match verify(
+            &sig,
+            MESSAGE,
+            NAMESPACE,
+            &allowed,
+            &RevokedKeys::default(),
+            AT,
+        ) {
+            Err(SshVerifyError::Unsupported { reason }) => {
+                assert!(
+                    reason.contains("valid \"forever\"") && reason.contains("--via-tools"),
+                    "{reason}"
+                );
+            }
+            other => panic!("expected Unsupported, got {other:?}"),
+        }
+        let trust = ToolTrust {
+            allowed_signers: &allowed_path,
+            revoked: None,
+        };
+        let v = SshKeygen::default()
+            .verify(&sig, MESSAGE, NAMESPACE, trust, AT)
+            .expect("ssh-keygen accepts it");
+        assert_eq!(v.principals, ["kim@example.com"]);
+        assert_eq!(v.certificate.map(|c| c.key_id), Some("kim-id".to_owned()));
+    }
+
+    #[test]
+    fn a_missing_ssh_keygen_is_tool_missing_never_a_pass() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let allowed = dir.path().join("allowed");
+        std::fs::write(&allowed, "").expect("write");
+        let tool = SshKeygen {
+            program: OsString::from("/nonexistent/ssh-keygen"),
+        };
+        let trust = ToolTrust {
+            allowed_signers: &allowed,
+            revoked: None,
+        };
+        match tool.verify(b"sig", MESSAGE, NAMESPACE, trust, AT) {
+            Err(SshToolError::ToolMissing { program }) => {
+                assert_eq!(program, "/nonexistent/ssh-keygen")
+            }
+            other => panic!("expected ToolMissing, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_verify_time_is_given_to_ssh_keygen_in_utc() {
+        let at = datetime!(2030-06-01 14:00:05 +02:00);
+        assert_eq!(
+            verify_time(at).as_deref(),
+            Some("verify-time=20300601120005Z")
+        );
+        assert_eq!(verify_time(datetime!(1969-12-31 0:00 UTC)), None);
+    }
+}

@@ -1,0 +1,569 @@
+//! In-process verification of an armored SSH signature against the caller's allowed-signers file
+//! and revoked keys, with the decisions `ssh-keygen -Y verify` makes (same order of checks, same
+//! inclusive/exclusive time bounds), failing closed where ssh-key cannot check something.
+
+use ssh_key::{
+    Algorithm, Certificate, EcdsaCurve, HashAlg, PublicKey, SshSig, certificate::CertType,
+    public::KeyData,
+};
+use time::OffsetDateTime;
+
+use super::allowed_signers::{AllowedSigner, AllowedSigners};
+use super::revoked_keys::RevokedKeys;
+use super::sshsig::{self, DecodeError, SignerKey, SshSignature};
+
+/// A signature that verified and whose key the allowed-signers file trusts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SshVerified {
+    /// The allowed principals whose line lists this key (or its CA) for this namespace, in file
+    /// order, without duplicates; for a certificate, the certificate's principals those lines allow.
+    pub principals: Vec<String>,
+    /// The `SHA256:` fingerprint of the key that made the signature (the certified key for a certificate).
+    pub fingerprint: String,
+    /// The SSH name of that key's type, e.g. `ssh-ed25519`, `ecdsa-sha2-nistp256`, `ssh-rsa`.
+    pub key_type: String,
+    /// Present when the signature was made with a certificate.
+    pub certificate: Option<CertificateInfo>,
+}
+
+/// What identifies the certificate a signature was made with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CertificateInfo {
+    /// The certificate's key id (`ssh-keygen -s … -I id`).
+    pub key_id: String,
+    /// The certificate's serial number.
+    pub serial: u64,
+    /// The `SHA256:` fingerprint of the CA key that issued it.
+    pub ca_fingerprint: String,
+}
+
+/// Why a signature does not hold; each variant is one verifier outcome.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SshVerifyError {
+    /// Not SSHSIG armor, or a blob that does not decode.
+    #[error("malformed SSH signature: {reason}")]
+    Malformed {
+        /// What is malformed.
+        reason: String,
+    },
+    /// The signature does not verify over these bytes, or was made for another namespace or hash.
+    #[error("bad SSH signature: {reason}")]
+    BadSignature {
+        /// What did not verify.
+        reason: String,
+    },
+    /// The signature verifies but the allowed-signers file does not trust the key for it.
+    #[error("untrusted SSH signer {fingerprint}: {reason}")]
+    UntrustedSigner {
+        /// The signing key's fingerprint.
+        fingerprint: String,
+        /// Why each candidate line did not apply, or that none lists the key; names the file.
+        reason: String,
+    },
+    /// The signing key (or the CA of its certificate) is in the revoked-keys list.
+    #[error("revoked SSH key {fingerprint}: {reason}")]
+    Revoked {
+        /// The signing key's fingerprint.
+        fingerprint: String,
+        /// Which key was found revoked, and where.
+        reason: String,
+    },
+    /// The signature may be fine but cannot be checked in-process (key type); fail closed.
+    #[error("SSH signature cannot be checked in-process: {reason}")]
+    Unsupported {
+        /// What cannot be checked, and what to use instead.
+        reason: String,
+    },
+}
+
+/// Verifies `armored_sig` over `message` in `namespace`, trusted by `allowed` at time `at`.
+pub fn verify(
+    armored_sig: &[u8],
+    message: &[u8],
+    namespace: &str,
+    allowed: &AllowedSigners,
+    revoked: &RevokedKeys,
+    at: OffsetDateTime,
+) -> Result<SshVerified, SshVerifyError> {
+    let sig = sshsig::parse_armored(armored_sig).map_err(|e| match e {
+        DecodeError::Malformed(reason) => SshVerifyError::Malformed { reason },
+        DecodeError::Unsupported(reason) => SshVerifyError::Unsupported { reason },
+    })?;
+    check_signature(&sig, message, namespace)?;
+    let key = sig.signer.signing_key();
+    let fingerprint = fingerprint(key);
+    let principals = trusted_principals(&sig.signer, allowed, namespace, at).map_err(|reason| {
+        SshVerifyError::UntrustedSigner {
+            fingerprint: fingerprint.clone(),
+            reason,
+        }
+    })?;
+    if let Some(reason) = revocation(&sig.signer, revoked) {
+        return Err(SshVerifyError::Revoked {
+            fingerprint,
+            reason,
+        });
+    }
+    Ok(SshVerified {
+        principals,
+        fingerprint,
+        key_type: key.algorithm().as_str().to_owned(),
+        certificate: match &sig.signer {
+            SignerKey::Plain(_) => None,
+            SignerKey::Certificate(c) => Some(CertificateInfo {
+                key_id: c.key_id().to_owned(),
+                serial: c.serial(),
+                ca_fingerprint: self::fingerprint(c.signature_key()),
+            }),
+        },
+    })
+}
+
+/// The cryptographic part: namespace, hash, key type, and the signature over `message`.
+pub(crate) fn check_signature(
+    sig: &SshSignature,
+    message: &[u8],
+    namespace: &str,
+) -> Result<(), SshVerifyError> {
+    let bad = |reason: String| SshVerifyError::BadSignature { reason };
+    if sig.namespace != namespace {
+        return Err(bad(format!(
+            "it was made for namespace \"{}\", not \"{namespace}\"",
+            sig.namespace.escape_debug()
+        )));
+    }
+    let hash_alg = match sig.hash_alg.as_str() {
+        "sha512" => HashAlg::Sha512,
+        "sha256" => HashAlg::Sha256,
+        other => {
+            return Err(bad(format!(
+                "hash algorithm \"{}\" is not sha256 or sha512",
+                other.escape_debug()
+            )));
+        }
+    };
+    let key = sig.signer.signing_key();
+    if let Some(reason) = unsupported(key, "signing key") {
+        return Err(SshVerifyError::Unsupported { reason });
+    }
+    if sig.signature.algorithm() == (Algorithm::Rsa { hash: None }) {
+        return Err(bad("an RSA signature with SHA-1 (ssh-rsa) is not accepted; sign again with a current ssh-keygen".to_owned()));
+    }
+    let rebuilt = SshSig::new(key.clone(), namespace, hash_alg, sig.signature.clone())
+        .map_err(|e| bad(format!("the signature does not fit its key: {e}")))?;
+    PublicKey::from(key.clone())
+        .verify(namespace, message, &rebuilt)
+        .map_err(|_| {
+            bad(
+                "the signature does not verify over these bytes (changed content or wrong key)"
+                    .to_owned(),
+            )
+        })
+}
+
+/// `Some(reason)` when signatures of `key` cannot be checked in-process.
+fn unsupported(key: &KeyData, role: &str) -> Option<String> {
+    match key.algorithm() {
+        Algorithm::Ed25519
+        | Algorithm::Rsa { .. }
+        | Algorithm::Ecdsa {
+            curve: EcdsaCurve::NistP256,
+        } => None,
+        other => Some(format!(
+            "the {role} is {}, which this build does not check in-process; verify with --via-tools (ssh-keygen)",
+            other.as_str()
+        )),
+    }
+}
+
+/// The `SHA256:` fingerprint of a key, as `ssh-keygen -l` prints it.
+pub(crate) fn fingerprint(key: &KeyData) -> String {
+    key.fingerprint(HashAlg::Sha256).to_string()
+}
+
+/// The principals trusted for this signer; otherwise why no line applies.
+fn trusted_principals(
+    signer: &SignerKey,
+    allowed: &AllowedSigners,
+    namespace: &str,
+    at: OffsetDateTime,
+) -> Result<Vec<String>, String> {
+    let file = allowed.path.display();
+    let mut principals: Vec<String> = Vec::new();
+    let mut refusals = Vec::new();
+    for line in &allowed.signers {
+        let candidates = match (signer, line.cert_authority) {
+            (SignerKey::Plain(key), false) if line.key.key_data() == key => {
+                let listed: Vec<String> = line.principals.positive().map(str::to_owned).collect();
+                if listed.is_empty() {
+                    Err(format!(
+                        "the key is listed only under negated principals \"{}\"",
+                        line.principals
+                    ))
+                } else {
+                    Ok(listed)
+                }
+            }
+            (SignerKey::Certificate(cert), true) if line.key.key_data() == cert.signature_key() => {
+                certificate_principals(cert, line, at)
+            }
+            _ => continue,
+        };
+        match candidates.and_then(|c| line_applies(line, namespace, at).map(|()| c)) {
+            Ok(found) => {
+                for p in found {
+                    if !principals.contains(&p) {
+                        principals.push(p);
+                    }
+                }
+            }
+            Err(why) => refusals.push(format!("{file}:{}: {why}", line.line)),
+        }
+    }
+    if !principals.is_empty() {
+        return Ok(principals);
+    }
+    if refusals.is_empty() {
+        return Err(match signer {
+            SignerKey::Plain(_) => format!(
+                "no line of {file} lists this key; add `<principal> <the .pub line>` to trust it"
+            ),
+            SignerKey::Certificate(c) => format!(
+                "no cert-authority line of {file} lists the certificate's CA {}; add `<principals> cert-authority <CA .pub line>` to trust it",
+                fingerprint(c.signature_key())
+            ),
+        });
+    }
+    Err(refusals.join("; "))
+}
+
+/// The line's own restrictions: namespaces, valid-after, valid-before.
+fn line_applies(line: &AllowedSigner, namespace: &str, at: OffsetDateTime) -> Result<(), String> {
+    if let Some(ns) = &line.namespaces
+        && !ns.matches(namespace)
+    {
+        return Err(format!(
+            "the key is allowed only for namespaces \"{ns}\", not \"{namespace}\""
+        ));
+    }
+    if let Some(after) = line.valid_after.filter(|t| at < t.at) {
+        return Err(format!(
+            "the key is trusted only from {} (valid-after), and the time checked is {at}",
+            after.at
+        ));
+    }
+    if let Some(before) = line.valid_before.filter(|t| at > t.at) {
+        return Err(format!(
+            "the key was trusted only until {} (valid-before), and the time checked is {at}",
+            before.at
+        ));
+    }
+    Ok(())
+}
+
+/// For a cert-authority line: the certificate's principals the line allows, if it is valid at `at`.
+fn certificate_principals(
+    cert: &Certificate,
+    line: &AllowedSigner,
+    at: OffsetDateTime,
+) -> Result<Vec<String>, String> {
+    if let Some(reason) = unsupported(cert.signature_key(), "certificate's CA key") {
+        return Err(reason);
+    }
+    if cert.cert_type() != CertType::User {
+        return Err(
+            "the signer's certificate is a host certificate, not a user certificate".to_owned(),
+        );
+    }
+    if let Some(option) = cert.critical_options().keys().next() {
+        return Err(format!(
+            "the signer's certificate carries the critical option \"{}\", which this verifier does not honour",
+            option.escape_debug()
+        ));
+    }
+    let now = u64::try_from(at.unix_timestamp())
+        .map_err(|_| "the time checked is before 1970".to_owned())?;
+    if now < cert.valid_after() || now >= cert.valid_before() {
+        return Err(format!(
+            "the signer's certificate \"{}\" is not valid at {at}",
+            cert.key_id().escape_debug()
+        ));
+    }
+    let ca = cert.signature_key().fingerprint(HashAlg::Sha256);
+    cert.validate_at(now, [&ca]).map_err(|_| {
+        "the signer's certificate does not carry a valid signature of its CA".to_owned()
+    })?;
+    if cert.valid_principals().is_empty() {
+        return Err("the signer's certificate names no principals".to_owned());
+    }
+    let allowed: Vec<String> = cert
+        .valid_principals()
+        .iter()
+        .filter(|p| line.principals.matches(p))
+        .cloned()
+        .collect();
+    if allowed.is_empty() {
+        return Err(format!(
+            "the certificate's principals ({}) match none of the line's principals \"{}\"",
+            cert.valid_principals().join(","),
+            line.principals
+        ));
+    }
+    Ok(allowed)
+}
+
+/// `Some(reason)` when the signing key or its certificate's CA is revoked.
+fn revocation(signer: &SignerKey, revoked: &RevokedKeys) -> Option<String> {
+    let file = revoked.path.as_ref().map_or_else(
+        || "the revoked-keys list".to_owned(),
+        |p| p.display().to_string(),
+    );
+    if revoked.contains(signer.signing_key()) {
+        return Some(format!(
+            "the signing key is listed in {file}; the key must not be trusted any more"
+        ));
+    }
+    match signer {
+        SignerKey::Certificate(c) if revoked.contains(c.signature_key()) => Some(format!(
+            "the certificate's CA {} is listed in {file}",
+            fingerprint(c.signature_key())
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sign::Signer as _;
+    use crate::sign::ssh::SshSigner;
+    use crate::sign::sshsig::{ARMOR_BEGIN, ARMOR_END, NAMESPACE};
+    use crate::sign::test_support::{certify, keygen, public_line, tool_sign};
+    use base64::Engine as _;
+    use std::path::{Path, PathBuf};
+    use time::macros::datetime;
+
+    const MESSAGE: &[u8] = b"DSSEv1 28 application/vnd.in-toto+json 2 {}";
+    const AT: OffsetDateTime = datetime!(2030-06-01 12:00 UTC);
+
+    fn trust(dir: &Path, text: &str) -> AllowedSigners {
+        AllowedSigners::parse(text.as_bytes(), &dir.join("allowed_signers"))
+            .expect("allowed signers parse")
+    }
+
+    fn run(sig: &[u8], allowed: &AllowedSigners) -> Result<SshVerified, SshVerifyError> {
+        verify(
+            sig,
+            MESSAGE,
+            NAMESPACE,
+            allowed,
+            &RevokedKeys::default(),
+            AT,
+        )
+    }
+
+    /// A certificate for kim@example.com, valid 2020 to 2099, with `extra` options.
+    fn certify_kim(ca: &Path, key: &Path, extra: &[&str]) -> PathBuf {
+        let mut options = vec!["-V", "20200101:20991231"];
+        options.extend(extra);
+        certify(ca, key, "cert-id", "kim@example.com", &options)
+    }
+
+    fn armor(blob: &[u8]) -> Vec<u8> {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(blob);
+        let lines: Vec<&str> = b64
+            .as_bytes()
+            .chunks(70)
+            .map(|c| std::str::from_utf8(c).expect("ascii"))
+            .collect();
+        format!("{ARMOR_BEGIN}\n{}\n{ARMOR_END}\n", lines.join("\n")).into_bytes()
+    }
+
+    fn blob(armored: &[u8]) -> Vec<u8> {
+        let text = std::str::from_utf8(armored).expect("ascii");
+        let b64: String = text.lines().filter(|l| !l.starts_with("-----")).collect();
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .expect("base64")
+    }
+
+    #[test]
+    fn garbage_signature_input_never_panics_and_never_verifies() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let (key, ca, kim) = (
+            keygen(d, "alice", "ed25519"),
+            keygen(d, "ca", "ed25519"),
+            keygen(d, "kim", "ed25519"),
+        );
+        let allowed = trust(
+            d,
+            &format!(
+                "alice@example.com {}\n*@example.com cert-authority {}\n",
+                public_line(&key),
+                public_line(&ca)
+            ),
+        );
+        let plain = SshSigner::from_key_path(&key)
+            .expect("loads")
+            .sign(MESSAGE)
+            .expect("signs");
+        let cert = tool_sign(d, &certify_kim(&ca, &kim, &[]), NAMESPACE, MESSAGE);
+        for good in [&plain, &cert] {
+            assert!(
+                run(good, &allowed).is_ok(),
+                "the unmodified signature verifies"
+            );
+            for len in 0..good.len() {
+                let _ = run(&good[..len], &allowed);
+            }
+            let raw = blob(good);
+            for len in 0..raw.len() {
+                assert!(
+                    run(&armor(&raw[..len]), &allowed).is_err(),
+                    "truncated to {len}"
+                );
+            }
+            // One flipped bit per byte (low or high, alternating); debug-build crypto is slow.
+            for i in 0..raw.len() {
+                let flip = if i % 2 == 0 { 0x01 } else { 0x80 };
+                let mut mutated = raw.clone();
+                mutated[i] ^= flip;
+                assert!(
+                    run(&armor(&mutated), &allowed).is_err(),
+                    "byte {i} ^ {flip:#x} still verifies"
+                );
+            }
+            let mut longer = raw.clone();
+            longer.push(0);
+            assert!(matches!(
+                run(&armor(&longer), &allowed),
+                Err(SshVerifyError::Malformed { .. })
+            ));
+        }
+        for junk in [
+            &b""[..],
+            b"\xff\xfe",
+            b"-----BEGIN SSH SIGNATURE-----",
+            b"-----BEGIN SSH SIGNATURE-----\n\n-----END SSH SIGNATURE-----",
+        ] {
+            assert!(
+                matches!(run(junk, &allowed), Err(SshVerifyError::Malformed { .. })),
+                "{junk:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_untrusted_signer_is_told_which_line_refused_the_key_and_why() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen(dir.path(), "erin", "ed25519");
+        let line = public_line(&key);
+        let sig = SshSigner::from_key_path(&key)
+            .expect("loads")
+            .sign(MESSAGE)
+            .expect("signs");
+        let allowed = trust(
+            dir.path(),
+            &format!("# x\nerin@example.com namespaces=\"git,file\" {line}\n"),
+        );
+        let err = run(&sig, &allowed).unwrap_err().to_string();
+        let file = dir.path().join("allowed_signers");
+        assert!(
+            err.ends_with(&format!(
+                "{}:2: the key is allowed only for namespaces \"git,file\", not \"in-toto\"",
+                file.display()
+            )),
+            "{err}"
+        );
+        let err = run(&sig, &trust(dir.path(), "")).unwrap_err().to_string();
+        assert!(
+            err.contains("no line of") && err.contains("add `<principal> <the .pub line>`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn principals_of_every_line_listing_the_key_are_returned_in_file_order() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = keygen(dir.path(), "multi", "ed25519");
+        let line = public_line(&key);
+        let sig = SshSigner::from_key_path(&key)
+            .expect("loads")
+            .sign(MESSAGE)
+            .expect("signs");
+        let allowed = trust(
+            dir.path(),
+            &format!(
+                "b@x,a@x,!c@x {line}\nz@x namespaces=\"file\" {line}\na@x,d@x valid-after=\"20200101Z\" {line}\n"
+            ),
+        );
+        let v = run(&sig, &allowed).expect("trusted");
+        assert_eq!(v.principals, ["b@x", "a@x", "d@x"]);
+        assert_eq!(v.key_type, "ssh-ed25519");
+        assert_eq!(v.certificate, None);
+    }
+
+    #[test]
+    fn certificates_that_are_host_certificates_or_carry_critical_options_are_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let ca = keygen(d, "ca", "ed25519");
+        let allowed = trust(
+            d,
+            &format!("*@example.com cert-authority {}\n", public_line(&ca)),
+        );
+        let host = keygen(d, "host", "ed25519");
+        let sig = tool_sign(d, &certify_kim(&ca, &host, &["-h"]), NAMESPACE, MESSAGE);
+        let err = run(&sig, &allowed).unwrap_err().to_string();
+        assert!(err.contains("is a host certificate"), "{err}");
+        let forced = keygen(d, "forced", "ed25519");
+        let sig = tool_sign(
+            d,
+            &certify_kim(&ca, &forced, &["-O", "force-command=/bin/true"]),
+            NAMESPACE,
+            MESSAGE,
+        );
+        let err = run(&sig, &allowed).unwrap_err().to_string();
+        assert!(err.contains("critical option \"force-command\""), "{err}");
+    }
+
+    #[test]
+    fn a_certificate_signature_reports_the_certificate_and_its_ca() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let (ca, kim) = (keygen(d, "ca", "ed25519"), keygen(d, "kim", "ed25519"));
+        let sig = tool_sign(
+            d,
+            &certify_kim(&ca, &kim, &["-z", "42"]),
+            NAMESPACE,
+            MESSAGE,
+        );
+        let allowed = trust(
+            d,
+            &format!("*@example.com cert-authority {}\n", public_line(&ca)),
+        );
+        let v = run(&sig, &allowed).expect("trusted");
+        let kim_key =
+            ssh_key::PublicKey::read_openssh_file(&kim.with_extension("pub")).expect("pub");
+        let ca_key = ssh_key::PublicKey::read_openssh_file(&ca.with_extension("pub")).expect("pub");
+        assert_eq!(v.principals, ["kim@example.com"]);
+        assert_eq!(v.fingerprint, fingerprint(kim_key.key_data()));
+        assert_eq!(
+            v.certificate,
+            Some(CertificateInfo {
+                key_id: "cert-id".into(),
+                serial: 42,
+                ca_fingerprint: fingerprint(ca_key.key_data())
+            })
+        );
+        let plain_line = trust(d, &format!("kim@example.com {}\n", public_line(&kim)));
+        assert!(
+            matches!(
+                run(&sig, &plain_line),
+                Err(SshVerifyError::UntrustedSigner { .. })
+            ),
+            "a certificate does not match its plain key's line"
+        );
+    }
+}

@@ -1,0 +1,257 @@
+//! The SSHSIG format (OpenSSH `PROTOCOL.sshsig`): the armor, the binary blob, and the bytes a key
+//! actually signs. Decoding is our own so that it is lenient where `ssh-keygen` is (armor line
+//! width), strict where safety needs it (size, trailing bytes), and understands certificates.
+
+use base64::Engine as _;
+use ssh_key::{Certificate, PublicKey, Signature, public::KeyData};
+
+/// The namespace every signature of ours is made in.
+pub const NAMESPACE: &str = "in-toto";
+
+/// The first line of an armored SSH signature.
+pub const ARMOR_BEGIN: &str = "-----BEGIN SSH SIGNATURE-----";
+
+/// The last line of an armored SSH signature.
+pub const ARMOR_END: &str = "-----END SSH SIGNATURE-----";
+
+/// Armored signatures larger than this are refused before decoding (real ones are a few KiB).
+pub const MAX_ARMOR_LEN: usize = 64 * 1024;
+
+const MAGIC: &[u8] = b"SSHSIG";
+const VERSION: u32 = 1;
+/// The ending of every OpenSSH certificate key type (`ssh-ed25519-cert-v01@openssh.com`).
+pub const CERT_SUFFIX: &str = "-cert-v01@openssh.com";
+
+/// The key a signature names as its signer: a plain public key or an OpenSSH certificate.
+#[derive(Clone, Debug)]
+pub enum SignerKey {
+    /// A plain public key.
+    Plain(KeyData),
+    /// A certificate; the signature is made by its certified key.
+    Certificate(Box<Certificate>),
+}
+
+impl SignerKey {
+    /// The key whose private half made the signature (the certified key for a certificate).
+    #[must_use]
+    pub fn signing_key(&self) -> &KeyData {
+        match self {
+            Self::Plain(k) => k,
+            Self::Certificate(c) => c.public_key(),
+        }
+    }
+}
+
+/// A decoded SSHSIG blob. Nothing in it is verified yet.
+#[derive(Clone, Debug)]
+pub struct SshSignature {
+    /// The signer's key as embedded in the signature.
+    pub signer: SignerKey,
+    /// The namespace the signer claims to have signed in (never empty).
+    pub namespace: String,
+    /// The hash algorithm name as written (`sha256` or `sha512` when honest).
+    pub hash_alg: String,
+    /// The signature over the SSHSIG signed-data of the message (namespace, empty reserved, hash).
+    pub signature: Signature,
+}
+
+/// Why an armored signature cannot be decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    /// Not SSHSIG, or not well-formed; the text says what.
+    Malformed(String),
+    /// Well-formed as far as we can tell, but ssh-key cannot represent it; the text says what.
+    Unsupported(String),
+}
+
+impl From<String> for DecodeError {
+    fn from(reason: String) -> Self {
+        Self::Malformed(reason)
+    }
+}
+
+/// Whether the first word of `line` is an OpenSSH certificate key type.
+#[must_use]
+pub fn is_certificate_line(line: &str) -> bool {
+    line.split_whitespace()
+        .next()
+        .is_some_and(|t| t.ends_with(CERT_SUFFIX))
+}
+
+/// Whether `bytes` starts like an armored SSH signature (after leading whitespace).
+#[must_use]
+pub fn looks_armored(bytes: &[u8]) -> bool {
+    bytes.trim_ascii_start().starts_with(ARMOR_BEGIN.as_bytes())
+}
+
+/// Decodes an armored SSHSIG; the error says what is malformed or cannot be represented.
+pub fn parse_armored(armored: &[u8]) -> Result<SshSignature, DecodeError> {
+    let blob = dearmor(armored)?;
+    parse_blob(&blob)
+}
+
+fn dearmor(armored: &[u8]) -> Result<Vec<u8>, String> {
+    if armored.len() > MAX_ARMOR_LEN {
+        return Err(format!(
+            "the signature is {} bytes, more than the {MAX_ARMOR_LEN} an SSH signature can need",
+            armored.len()
+        ));
+    }
+    let text = std::str::from_utf8(armored)
+        .map_err(|_| "the signature is not text (not UTF-8)".to_owned())?
+        .trim_matches(|c: char| c.is_ascii_whitespace());
+    let body = text
+        .strip_prefix(ARMOR_BEGIN)
+        .ok_or_else(|| format!("the signature does not start with {ARMOR_BEGIN}"))?
+        .strip_suffix(ARMOR_END)
+        .ok_or_else(|| format!("the signature does not end with {ARMOR_END}"))?;
+    let b64: String = body.split_ascii_whitespace().collect();
+    if b64.is_empty() {
+        return Err("the signature armor is empty".to_owned());
+    }
+    base64::engine::general_purpose::STANDARD
+        .decode(b64.as_bytes())
+        .map_err(|e| format!("the signature armor is not valid base64: {e}"))
+}
+
+fn parse_blob(blob: &[u8]) -> Result<SshSignature, DecodeError> {
+    let mut r = Wire(blob);
+    if r.take(MAGIC.len()) != Some(MAGIC) {
+        return Err(DecodeError::Malformed(
+            "the signature blob does not start with SSHSIG".to_owned(),
+        ));
+    }
+    let version = r.u32().ok_or_else(truncated)?;
+    if version != VERSION {
+        return Err(DecodeError::Malformed(format!(
+            "SSHSIG version {version} is not supported (only {VERSION})"
+        )));
+    }
+    let key_blob = r.string().ok_or_else(truncated)?;
+    let namespace = utf8(r.string().ok_or_else(truncated)?, "namespace")?;
+    let _reserved = r.string().ok_or_else(truncated)?;
+    let hash_alg = utf8(r.string().ok_or_else(truncated)?, "hash algorithm")?;
+    let sig_blob = r.string().ok_or_else(truncated)?;
+    if !r.0.is_empty() {
+        return Err(format!("{} unexpected bytes after the signature", r.0.len()).into());
+    }
+    if namespace.is_empty() {
+        return Err(DecodeError::Malformed(
+            "the signature has an empty namespace".to_owned(),
+        ));
+    }
+    Ok(SshSignature {
+        signer: parse_key(key_blob)?,
+        namespace,
+        hash_alg,
+        signature: parse_signature(sig_blob)?,
+    })
+}
+
+fn parse_key(blob: &[u8]) -> Result<SignerKey, DecodeError> {
+    let algorithm = Wire(blob).string().ok_or_else(truncated)?;
+    // ssh-key's decoders accept some non-canonical length prefixes; re-encoding finds them, so
+    // that one key has one encoding here as it has in OpenSSH.
+    let non_canonical =
+        || DecodeError::Malformed("the signer's key is not canonically encoded".to_owned());
+    if algorithm.ends_with(CERT_SUFFIX.as_bytes()) {
+        let cert = Certificate::from_bytes(blob).map_err(|e| match e {
+            // ssh-key 0.6 keeps certificate times as i64 seconds and cannot hold ssh-keygen's
+            // "forever" (0xffffffffffffffff), the default when a certificate is made without -V.
+            ssh_key::Error::Time => DecodeError::Unsupported(
+                "the signer's certificate has a validity time ssh-key cannot represent (most likely valid \"forever\", ssh-keygen's default without -V); issue certificates with `ssh-keygen -s … -V <from>:<to>` or verify with --via-tools".to_owned(),
+            ),
+            e => DecodeError::Malformed(format!("the signer's certificate cannot be decoded: {e}")),
+        })?;
+        if cert.to_bytes().ok().as_deref() != Some(blob) {
+            return Err(non_canonical());
+        }
+        Ok(SignerKey::Certificate(Box::new(cert)))
+    } else {
+        let key = PublicKey::from_bytes(blob)
+            .map_err(|e| format!("the signer's public key cannot be decoded: {e}"))?;
+        if key.to_bytes().ok().as_deref() != Some(blob) {
+            return Err(non_canonical());
+        }
+        Ok(SignerKey::Plain(key.key_data().clone()))
+    }
+}
+
+fn parse_signature(blob: &[u8]) -> Result<Signature, String> {
+    let sig = Signature::try_from(blob)
+        .map_err(|e| format!("the signature value cannot be decoded: {e}"))?;
+    // ssh-key re-encodes security-key ECDSA signatures differently; those are refused later as
+    // not checkable in-process, so they skip the canonical-form check here.
+    if sig.algorithm() == ssh_key::Algorithm::SkEcdsaSha2NistP256 {
+        return Ok(sig);
+    }
+    // The decoder does not insist on consuming everything; re-encoding shows any leftovers.
+    match Vec::<u8>::try_from(sig.clone()) {
+        Ok(again) if again == blob => Ok(sig),
+        _ => Err("the signature value has trailing or non-canonical bytes".to_owned()),
+    }
+}
+
+fn truncated() -> String {
+    "the signature blob is truncated".to_owned()
+}
+
+fn utf8(bytes: &[u8], what: &str) -> Result<String, String> {
+    String::from_utf8(bytes.to_vec()).map_err(|_| format!("the signature's {what} is not UTF-8"))
+}
+
+/// A cursor over SSH wire encoding (big-endian u32 lengths).
+struct Wire<'a>(&'a [u8]);
+
+impl<'a> Wire<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, tail) = self.0.split_at(n);
+        self.0 = tail;
+        Some(head)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_be_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn string(&mut self) -> Option<&'a [u8]> {
+        let n = usize::try_from(self.u32()?).ok()?;
+        self.take(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_that_is_not_armor_is_refused_with_the_reason() {
+        let malformed = |input: &[u8]| match parse_armored(input) {
+            Err(DecodeError::Malformed(reason)) => reason,
+            other => panic!("expected malformed, got {other:?}"),
+        };
+        let err = malformed(b"hello");
+        assert!(err.contains("does not start with"), "{err}");
+        let err = malformed(format!("{ARMOR_BEGIN}\n!!!\n{ARMOR_END}\n").as_bytes());
+        assert!(err.contains("base64"), "{err}");
+        let err = malformed(format!("{ARMOR_BEGIN}\nU1NIU0lH\n{ARMOR_END}").as_bytes());
+        assert!(err.contains("truncated"), "{err}");
+    }
+
+    #[test]
+    fn oversized_input_is_refused_before_decoding() {
+        let big = vec![b'A'; MAX_ARMOR_LEN + 1];
+        assert!(
+            matches!(parse_armored(&big), Err(DecodeError::Malformed(r)) if r.contains("more than"))
+        );
+    }
+
+    #[test]
+    fn armor_is_recognised_after_leading_whitespace() {
+        assert!(looks_armored(b"\n  -----BEGIN SSH SIGNATURE-----\n"));
+        assert!(!looks_armored(b"-----BEGIN PGP SIGNATURE-----"));
+    }
+}

@@ -1,0 +1,122 @@
+//! Running an external program (`ssh-keygen`) with captured output, never a shell, never a prompt
+//! on our stdin. A program that cannot be found is its own error, so that it is never a pass.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The default SSH tool, as git's `gpg.ssh.program` defaults to it.
+pub const SSH_KEYGEN: &str = "ssh-keygen";
+
+/// Why a program could not be run at all.
+#[derive(Debug)]
+pub enum ToolError {
+    /// The program is not installed (or not on `PATH`).
+    Missing(String),
+    /// It exists but could not be started or waited for.
+    Io(String, std::io::Error),
+}
+
+/// Which ssh-agent a child talks to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Agent {
+    /// Whatever `SSH_AUTH_SOCK` this process has.
+    #[default]
+    Inherit,
+    /// The agent listening at this socket.
+    At(PathBuf),
+    /// None: `SSH_AUTH_SOCK` is removed for the child.
+    Off,
+}
+
+impl Agent {
+    /// The socket a child would use, if any.
+    pub fn socket(&self) -> Option<PathBuf> {
+        match self {
+            Self::Inherit => std::env::var_os("SSH_AUTH_SOCK")
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from),
+            Self::At(p) => Some(p.clone()),
+            Self::Off => None,
+        }
+    }
+}
+
+/// One program invocation being assembled.
+pub struct Run<'a> {
+    program: &'a OsStr,
+    args: Vec<OsString>,
+    stdin: Option<&'a Path>,
+    agent: Option<&'a Agent>,
+}
+
+impl<'a> Run<'a> {
+    /// Starts an invocation of `program`.
+    pub fn new(program: &'a OsStr) -> Self {
+        Self {
+            program,
+            args: Vec::new(),
+            stdin: None,
+            agent: None,
+        }
+    }
+
+    /// Appends arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    /// Feeds the file at `path` on stdin (otherwise stdin is empty).
+    pub fn stdin_file(mut self, path: &'a Path) -> Self {
+        self.stdin = Some(path);
+        self
+    }
+
+    /// Chooses the child's ssh-agent (otherwise `SSH_AUTH_SOCK` is inherited).
+    pub fn agent(mut self, agent: &'a Agent) -> Self {
+        self.agent = Some(agent);
+        self
+    }
+
+    /// Runs to completion and returns status and captured output.
+    pub fn output(self) -> Result<Output, ToolError> {
+        let name = self.program.to_string_lossy().into_owned();
+        let stdin = match self.stdin {
+            Some(path) => {
+                Stdio::from(std::fs::File::open(path).map_err(|e| ToolError::Io(name.clone(), e))?)
+            }
+            None => Stdio::null(),
+        };
+        let mut cmd = Command::new(self.program);
+        cmd.args(&self.args)
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        match self.agent {
+            Some(Agent::At(socket)) => {
+                cmd.env("SSH_AUTH_SOCK", socket);
+            }
+            Some(Agent::Off) => {
+                cmd.env_remove("SSH_AUTH_SOCK");
+            }
+            Some(Agent::Inherit) | None => {}
+        }
+        cmd.output().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => ToolError::Missing(name),
+            _ => ToolError::Io(name, e),
+        })
+    }
+}
+
+/// The child's stderr as one trimmed, lossy line-joined string for messages.
+pub fn stderr_text(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr)
+        .trim()
+        .replace('\n', "; ")
+}
