@@ -1,0 +1,145 @@
+//! Outcomes and findings: what the verifier concludes, per commit and per tick, and why.
+
+use serde::Serialize;
+
+/// The outcome of checking one task commit's evidence. Ordered: the worst finding wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommitOutcome {
+    /// Everything holds.
+    Ok,
+    /// A line carries no signature (and unsigned evidence was not accepted).
+    Unsigned,
+    /// A signature verifies, but with a key the caller does not trust (for this use, now).
+    UntrustedSigner,
+    /// A signature could not be checked because the checking tool is missing or the kind is not
+    /// supported by this build. Never a pass.
+    ToolMissing,
+    /// The evidence disagrees with the repository (trailers, tree, task line, spec text, policy,
+    /// summary coverage, subject).
+    Mismatch,
+    /// A signature does not verify over the line's bytes.
+    BadSignature,
+    /// A line is not a DSSE envelope with an in-toto Statement v1 we can read.
+    Malformed,
+    /// The task commit has no note.
+    Missing,
+}
+
+impl CommitOutcome {
+    /// The wire spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommitOutcome::Ok => "ok",
+            CommitOutcome::Unsigned => "unsigned",
+            CommitOutcome::UntrustedSigner => "untrusted_signer",
+            CommitOutcome::ToolMissing => "tool_missing",
+            CommitOutcome::Mismatch => "mismatch",
+            CommitOutcome::BadSignature => "bad_signature",
+            CommitOutcome::Malformed => "malformed",
+            CommitOutcome::Missing => "missing",
+        }
+    }
+}
+
+/// The outcome of one ticked task on a branch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TickOutcome {
+    /// Signed evidence that still matches the spec, code and policy.
+    Evidenced,
+    /// The evidence holds, but a requirement the task cites changed since: it proves an earlier
+    /// wording.
+    Stale,
+    /// No evidence that holds; the reason says why.
+    Unverifiable,
+    /// Reserved: a later checkpoint marked the task regressed. Never evaluated by this verifier.
+    Regressed,
+    /// A person skipped the task (recorded outside the branch); listed, never verified.
+    Skipped,
+}
+
+impl TickOutcome {
+    /// The wire spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TickOutcome::Evidenced => "evidenced",
+            TickOutcome::Stale => "stale",
+            TickOutcome::Unverifiable => "unverifiable",
+            TickOutcome::Regressed => "regressed",
+            TickOutcome::Skipped => "skipped",
+        }
+    }
+
+    /// Whether this outcome fails a branch.
+    #[must_use]
+    pub fn fails(self) -> bool {
+        matches!(self, TickOutcome::Stale | TickOutcome::Unverifiable)
+    }
+}
+
+/// One thing found wrong (or worth saying) about a commit's evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// What it does to the commit's outcome.
+    pub outcome: CommitOutcome,
+    /// A stable reason code, e.g. `tree_mismatch`, `bad_signature`, `summary_missing_line`.
+    pub code: &'static str,
+    /// One sentence for a person.
+    pub message: String,
+    /// The 1-based line of the note, when the finding is about one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// What the verifier expected, when that helps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// What it found instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found: Option<String>,
+}
+
+impl Finding {
+    /// A finding without expected/found values.
+    #[must_use]
+    pub fn new(outcome: CommitOutcome, code: &'static str, message: impl Into<String>) -> Self {
+        Finding { outcome, code, message: message.into(), line: None, expected: None, found: None }
+    }
+
+    /// The same finding about note line `line` (1-based).
+    #[must_use]
+    pub fn at_line(mut self, line: usize) -> Self {
+        self.line = Some(line);
+        self
+    }
+
+    /// The same finding with the expected and found values.
+    #[must_use]
+    pub fn expected_found(mut self, expected: impl Into<String>, found: impl Into<String>) -> Self {
+        self.expected = Some(expected.into());
+        self.found = Some(found.into());
+        self
+    }
+}
+
+/// The worst outcome among findings (`Ok` when there are none).
+#[must_use]
+pub fn worst(findings: &[Finding]) -> CommitOutcome {
+    findings.iter().map(|f| f.outcome).max().unwrap_or(CommitOutcome::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_order_as_the_specification_lists_them() {
+        use CommitOutcome::*;
+        let order = [Ok, Unsigned, UntrustedSigner, ToolMissing, Mismatch, BadSignature, Malformed, Missing];
+        assert!(order.windows(2).all(|w| w[0] < w[1]));
+        let findings = vec![Finding::new(Mismatch, "x", "m"), Finding::new(Unsigned, "y", "u")];
+        assert_eq!(worst(&findings), Mismatch);
+        assert_eq!(worst(&[]), Ok);
+    }
+}
