@@ -1,0 +1,295 @@
+//! The one error type of the repository adapter: each message says what was wrong and what to do.
+
+use std::path::PathBuf;
+
+use gix::ObjectId;
+
+/// Everything that can go wrong while reading or writing the repository.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// No repository could be opened at or above the given directory.
+    #[error("no git repository found at or above {path}: run the command inside a git work tree")]
+    Discover {
+        /// The directory the search started from.
+        path: PathBuf,
+        /// What gix reported.
+        #[source]
+        source: gix::Error,
+    },
+
+    /// The operation needs a work tree but the repository is bare.
+    #[error(
+        "the repository at {git_dir} has no work tree: run this in a checkout, not a bare repository"
+    )]
+    NoWorkTree {
+        /// The repository's git directory.
+        git_dir: PathBuf,
+    },
+
+    /// A revision could not be resolved to an object.
+    #[error("unknown revision `{spec}`: check the name (for example with `git rev-parse {spec}`)")]
+    UnknownRevision {
+        /// The revision as given.
+        spec: String,
+        /// What gix reported.
+        #[source]
+        source: gix::Error,
+    },
+
+    /// An object the repository refers to is not in the object database.
+    #[error(
+        "object {id} is missing from the repository: fetch it or repair the repository (`git fsck`)"
+    )]
+    ObjectMissing {
+        /// The missing object.
+        id: ObjectId,
+    },
+
+    /// An object exists but has another kind than expected.
+    #[error(
+        "object {id} is a {found}, expected a {expected}: the reference or tree pointing to it is wrong"
+    )]
+    WrongKind {
+        /// The object.
+        id: ObjectId,
+        /// The kind the caller needed.
+        expected: &'static str,
+        /// The kind the object has.
+        found: String,
+    },
+
+    /// An object could not be decoded.
+    #[error("object {id} is not a valid {kind} ({reason}): repair the repository (`git fsck`)")]
+    CorruptObject {
+        /// The object.
+        id: ObjectId,
+        /// The kind it was read as.
+        kind: &'static str,
+        /// What was wrong with it.
+        reason: String,
+    },
+
+    /// A repository-relative path is not acceptable.
+    #[error("`{path}` is not a usable repository path: {reason}")]
+    InvalidPath {
+        /// The path as given.
+        path: String,
+        /// Why it is refused.
+        reason: &'static str,
+    },
+
+    /// A reference name is not acceptable.
+    #[error("`{name}` is not a usable reference name: {reason}")]
+    InvalidRefName {
+        /// The name as given.
+        name: String,
+        /// Why it is refused.
+        reason: String,
+    },
+
+    /// A compare-and-swap of a reference found another value than expected.
+    #[error(
+        "reference {name} moved meanwhile (expected {}, found {}): another process changed it; re-read the repository and try again",
+        show(.expected),
+        show(.found)
+    )]
+    RefMoved {
+        /// The reference.
+        name: String,
+        /// The value the caller expected (`None`: absent).
+        expected: Option<ObjectId>,
+        /// The value found (`None`: absent).
+        found: Option<ObjectId>,
+    },
+
+    /// A reference is locked by another writer.
+    #[error(
+        "reference {name} is locked by another process: wait for it to finish, or remove the stale `{name}.lock` file if no git process is running"
+    )]
+    RefLocked {
+        /// The reference.
+        name: String,
+    },
+
+    /// The index is locked by another writer.
+    #[error(
+        "the index {} is locked by another process: wait for it to finish, or remove the stale `index.lock` if no git process is running",
+        .path.display()
+    )]
+    IndexLocked {
+        /// The index file.
+        path: PathBuf,
+    },
+
+    /// The index holds unresolved merge conflicts.
+    #[error("the index has unresolved conflicts in {}: resolve them and `git add` the files first", .paths.join(", "))]
+    Unmerged {
+        /// The conflicted paths (at most a few).
+        paths: Vec<String>,
+    },
+
+    /// The index is in a shape that cannot become a tree.
+    #[error(
+        "the index cannot be written as a tree: {reason}; repair it (for example `git reset`) and try again"
+    )]
+    InvalidIndex {
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// A tree being built would hold a file and a directory of the same name.
+    #[error("`{path}` would be both a file and a directory in the new tree: keep only one of them")]
+    PathConflict {
+        /// The clashing path (relative to the directory being built).
+        path: String,
+    },
+
+    /// A path to be replaced is not a regular file in the index.
+    #[error(
+        "`{path}` is a {kind} in the index, not a regular file: it cannot be replaced with file content"
+    )]
+    NotAFile {
+        /// The path.
+        path: String,
+        /// What it is instead.
+        kind: &'static str,
+    },
+
+    /// A work-tree path runs through a symbolic link or another non-directory.
+    #[error("refusing to write `{path}`: {reason}")]
+    UnsafeWorktreePath {
+        /// The repository-relative path.
+        path: String,
+        /// What was found on the way.
+        reason: &'static str,
+    },
+
+    /// No author or committer identity is configured.
+    #[error(
+        "no {role} identity configured: set it with `git config user.name \"Your Name\"` and `git config user.email you@example.com` (or GIT_{env}_NAME / GIT_{env}_EMAIL)"
+    )]
+    IdentityMissing {
+        /// `author` or `committer`.
+        role: &'static str,
+        /// `AUTHOR` or `COMMITTER`.
+        env: &'static str,
+    },
+
+    /// An identity has an empty name after git's cleanup.
+    #[error(
+        "the {role} name is empty after removing the characters git does not allow: set a real `user.name`"
+    )]
+    EmptyIdentityName {
+        /// `author` or `committer`.
+        role: &'static str,
+    },
+
+    /// A date from the environment or configuration could not be parsed.
+    #[error(
+        "invalid date `{value}` in {variable}: use a date git accepts, for example `@1700000000 +0000`"
+    )]
+    BadDate {
+        /// The environment variable (or configuration key) holding it.
+        variable: &'static str,
+        /// The value found.
+        value: String,
+    },
+
+    /// The notes tree maps one object to more than one note.
+    #[error(
+        "the notes in {notes_ref} hold more than one note for {annotated}: the notes tree is damaged; remove the duplicate with `git notes --ref={notes_ref} remove {annotated}` and write it again"
+    )]
+    AmbiguousNote {
+        /// The notes reference.
+        notes_ref: String,
+        /// The annotated object.
+        annotated: ObjectId,
+    },
+
+    /// The notes tree is too large to list (or built to explode when walked).
+    #[error(
+        "the notes tree of {notes_ref} has more than {limit} entries: refusing to walk it; inspect the notes ref"
+    )]
+    NotesTreeTooLarge {
+        /// The notes reference.
+        notes_ref: String,
+        /// The entry budget that was exceeded.
+        limit: usize,
+    },
+
+    /// Our reading of the notes tree and gix's editing disagree about an existing note.
+    #[error(
+        "the notes tree of {notes_ref} has a layout we cannot edit safely for {annotated}: inspect it with `git ls-tree -r {notes_ref}`"
+    )]
+    NotesLayout {
+        /// The notes reference.
+        notes_ref: String,
+        /// The annotated object.
+        annotated: ObjectId,
+    },
+
+    /// Other writers kept moving the notes reference.
+    #[error(
+        "gave up writing the note after {tries} concurrent changes of {notes_ref}: try again when the other writers are done"
+    )]
+    NotesContention {
+        /// The notes reference.
+        notes_ref: String,
+        /// How many attempts were made.
+        tries: usize,
+    },
+
+    /// A file-system operation failed.
+    #[error("could not {action} {}: {source}", .path.display())]
+    Io {
+        /// What was attempted.
+        action: &'static str,
+        /// Where.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A gix operation failed for a reason not covered above.
+    #[error("could not {action}: {source}")]
+    Gix {
+        /// What was attempted.
+        action: String,
+        /// What gix reported.
+        #[source]
+        source: gix::Error,
+    },
+}
+
+fn show(id: &Option<ObjectId>) -> String {
+    id.map_or_else(|| "no reference".to_owned(), |id| id.to_string())
+}
+
+/// Attaching an action to gix results.
+pub(crate) trait GixResultExt<T> {
+    /// Turn a gix error into [`GitError::Gix`] describing `action`.
+    fn during(self, action: impl FnOnce() -> String) -> Result<T, GitError>;
+}
+
+impl<T, E: Into<gix::Error>> GixResultExt<T> for Result<T, E> {
+    fn during(self, action: impl FnOnce() -> String) -> Result<T, GitError> {
+        self.map_err(|source| GitError::Gix {
+            action: action(),
+            source: source.into(),
+        })
+    }
+}
+
+/// Attaching a path and action to I/O results.
+pub(crate) fn io_error(
+    action: &'static str,
+    path: impl Into<PathBuf>,
+) -> impl FnOnce(std::io::Error) -> GitError {
+    let path = path.into();
+    move |source| GitError::Io {
+        action,
+        path,
+        source,
+    }
+}

@@ -1,0 +1,80 @@
+//! Creating commits: the object alone, or the object plus a compare-and-swap of a branch.
+
+use gix::ObjectId;
+use gix::refs::transaction::{LogChange, RefEdit, RefLog};
+
+use super::error::{GitError, GixResultExt};
+use super::identity::Role;
+use super::refs::{full_name, one_line, previous};
+use super::repo::Repo;
+
+impl Repo {
+    /// Write a commit object with `parents`, `tree` and `message` (stored byte for byte), author
+    /// and committer as git would take them; no reference moves.
+    pub fn create_commit_detached(
+        &self,
+        parents: &[ObjectId],
+        tree: ObjectId,
+        message: &str,
+    ) -> Result<ObjectId, GitError> {
+        if !self.inner.has_object(tree) {
+            return Err(GitError::ObjectMissing { id: tree });
+        }
+        let commit = gix::objs::Commit {
+            tree,
+            parents: parents.iter().copied().collect(),
+            author: self.signature(Role::Author)?,
+            committer: self.signature(Role::Committer)?,
+            encoding: None,
+            message: message.into(),
+            extra_headers: Vec::new(),
+        };
+        self.inner
+            .write_object(&commit)
+            .map(gix::Id::detach)
+            .during(|| "write a commit".into())
+    }
+
+    /// Commit `tree` with `message` on top of `expected_head` and move `branch_ref` to it, only if
+    /// the branch still points at `expected_head` ([`GitError::RefMoved`] otherwise). The reflog of
+    /// the branch (and of HEAD when it is checked out here) records `commit: <subject>`.
+    pub fn create_commit_on_branch(
+        &self,
+        branch_ref: &str,
+        expected_head: ObjectId,
+        tree: ObjectId,
+        message: &str,
+    ) -> Result<ObjectId, GitError> {
+        let branch = full_name(branch_ref)?;
+        let found = self.ref_target(branch_ref)?;
+        if found != Some(expected_head) {
+            return Err(GitError::RefMoved {
+                name: branch_ref.to_owned(),
+                expected: Some(expected_head),
+                found,
+            });
+        }
+        let id = self.create_commit_detached(&[expected_head], tree, message)?;
+        let subject = message.lines().next().unwrap_or("");
+        let log = LogChange {
+            mode: RefLog::AndReference,
+            force_create_reflog: false,
+            message: one_line(&format!("commit: {subject}")).into(),
+        };
+        let checked_out_here = self
+            .inner
+            .head_name()
+            .during(|| "read HEAD".into())?
+            .is_some_and(|name| name == branch);
+        // Going through HEAD lets the transaction log the move in HEAD's reflog too, as git does.
+        let name = if checked_out_here {
+            full_name("HEAD")?
+        } else {
+            branch
+        };
+        let edit =
+            RefEdit::update_with_log(name, id, previous(Some(expected_head)), log).with_deref(true);
+        self.apply_ref_edit(edit, branch_ref, Some(expected_head))?;
+        Ok(id)
+    }
+}

@@ -1,0 +1,268 @@
+//! Git notes: reading git's notes layout (flat or fanned out, any depth), listing every note in
+//! one walk, and updating one note by compare-and-swap of the notes reference with retries.
+
+use std::time::Duration;
+
+use gix::ObjectId;
+
+use super::error::{GitError, GixResultExt};
+use super::repo::Repo;
+use super::tree::TreeItem;
+
+/// The notes reference speccoder keeps its evidence bundles under.
+pub const NOTES_REF: &str = "refs/notes/speccoder";
+
+/// How often `update_note` re-reads and retries after another writer moved the notes reference.
+pub const NOTE_UPDATE_TRIES: usize = 20;
+
+/// How many tree entries `notes` visits at most (a notes tree can be built to explode when walked).
+const LIST_BUDGET: usize = 20_000_000;
+
+/// The commit message of a notes commit that adds or replaces a note.
+const ADDED_MESSAGE: &str = "Notes added by 'speccoder attest'\n";
+/// The commit message of a notes commit that removes a note.
+const REMOVED_MESSAGE: &str = "Notes removed by 'speccoder attest'\n";
+
+/// What `update_note` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteOutcome {
+    /// The new content equals the current one: nothing was written.
+    Unchanged,
+    /// The notes reference now points at this new notes commit.
+    Written {
+        /// The new notes commit.
+        notes_commit: ObjectId,
+    },
+}
+
+/// Why `update_note` failed: the caller's computation refused, or the repository did.
+#[derive(Debug, thiserror::Error)]
+pub enum UpdateNoteError<E: std::error::Error + 'static> {
+    /// The caller's function returned an error; nothing was written.
+    #[error(transparent)]
+    Compute(E),
+    /// Reading or writing the repository failed; the notes reference did not move.
+    #[error(transparent)]
+    Git(#[from] GitError),
+}
+
+/// The object whose note `item` is, when it sits below the hex digits `prefix` (git: a regular
+/// blob whose name completes the id).
+fn note_at(item: &TreeItem, prefix: &[u8], hex_len: usize) -> Option<ObjectId> {
+    if !item.mode.is_blob() || prefix.len() + item.name.len() != hex_len {
+        return None;
+    }
+    let mut hex = prefix.to_vec();
+    hex.extend_from_slice(&item.name);
+    ObjectId::from_hex(&hex).ok()
+}
+
+/// Whether a notes-tree entry is a fan-out directory (two hex digits, a tree, id not complete).
+fn is_fanout(item: &TreeItem, prefix: &[u8], hex_len: usize) -> bool {
+    item.mode.is_tree()
+        && item.name.len() == 2
+        && prefix.len() + 2 < hex_len
+        && item.name.iter().all(u8::is_ascii_hexdigit)
+}
+
+impl Repo {
+    /// The notes commit and its tree for `notes_ref`, `None` when the reference does not exist.
+    fn notes_head(&self, notes_ref: &str) -> Result<Option<(ObjectId, ObjectId)>, GitError> {
+        match self.ref_target(notes_ref)? {
+            Some(commit) => Ok(Some((commit, self.commit_tree(commit)?))),
+            None => Ok(None),
+        }
+    }
+
+    /// The blob id of the note of `annotated` below notes tree `tree`.
+    fn note_blob_in(
+        &self,
+        notes_ref: &str,
+        tree: ObjectId,
+        annotated: ObjectId,
+    ) -> Result<Option<ObjectId>, GitError> {
+        let hex = annotated.to_hex().to_string().into_bytes();
+        let mut found = Vec::new();
+        let mut pending = vec![(tree, 0usize)];
+        while let Some((tree, consumed)) = pending.pop() {
+            let prefix = &hex[..consumed];
+            for item in self.tree_items(tree)?.iter() {
+                if note_at(item, prefix, hex.len()) == Some(annotated) {
+                    found.push(item.id);
+                } else if is_fanout(item, prefix, hex.len())
+                    && item.name.eq_ignore_ascii_case(&hex[consumed..consumed + 2])
+                {
+                    pending.push((item.id, consumed + 2));
+                }
+            }
+        }
+        match found.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(*one)),
+            _ => Err(GitError::AmbiguousNote {
+                notes_ref: notes_ref.to_owned(),
+                annotated,
+            }),
+        }
+    }
+
+    /// The note of `annotated` under `notes_ref`, byte for byte; `None` when it has none.
+    pub fn note(&self, notes_ref: &str, annotated: ObjectId) -> Result<Option<Vec<u8>>, GitError> {
+        let Some((_, tree)) = self.notes_head(notes_ref)? else {
+            return Ok(None);
+        };
+        match self.note_blob_in(notes_ref, tree, annotated)? {
+            Some(blob) => self.blob(blob).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Every note under `notes_ref` as `(annotated object, note blob)`, sorted by annotated id, in
+    /// one walk of the notes tree. An object listed twice has two notes (a damaged tree; git would
+    /// show them concatenated): treat it as ambiguous.
+    pub fn notes(&self, notes_ref: &str) -> Result<Vec<(ObjectId, ObjectId)>, GitError> {
+        let Some((_, tree)) = self.notes_head(notes_ref)? else {
+            return Ok(Vec::new());
+        };
+        let hex_len = self.object_hash().len_in_hex();
+        let mut out = Vec::new();
+        let mut budget = LIST_BUDGET;
+        let mut pending = vec![(tree, Vec::new())];
+        while let Some((tree, prefix)) = pending.pop() {
+            let data = self.read_kind(tree, gix::object::Kind::Tree)?;
+            for entry in gix::objs::TreeRefIter::from_bytes(&data, self.object_hash()) {
+                let entry = entry.map_err(|e| GitError::CorruptObject {
+                    id: tree,
+                    kind: "tree",
+                    reason: e.to_string(),
+                })?;
+                budget = budget
+                    .checked_sub(1)
+                    .ok_or_else(|| GitError::NotesTreeTooLarge {
+                        notes_ref: notes_ref.to_owned(),
+                        limit: LIST_BUDGET,
+                    })?;
+                let item = TreeItem {
+                    name: entry.filename.to_vec().into_boxed_slice(),
+                    mode: entry.mode,
+                    id: entry.oid.to_owned(),
+                };
+                if let Some(annotated) = note_at(&item, &prefix, hex_len) {
+                    out.push((annotated, item.id));
+                } else if is_fanout(&item, &prefix, hex_len) {
+                    let mut deeper = prefix.clone();
+                    deeper.extend_from_slice(&item.name);
+                    pending.push((item.id, deeper));
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Replace the note of `annotated` under `notes_ref` with what `f` computes from the current
+    /// note (`None`: no note); `f` returning `None` removes the note. The bytes are stored exactly.
+    /// The notes reference moves by compare-and-swap; when another writer moved it first, the
+    /// notes are read again and `f` is called again (up to [`NOTE_UPDATE_TRIES`] times), so
+    /// concurrent writers never lose each other's notes. Notes of other objects are untouched.
+    pub fn update_note<E, F>(
+        &self,
+        notes_ref: &str,
+        annotated: ObjectId,
+        mut f: F,
+    ) -> Result<NoteOutcome, UpdateNoteError<E>>
+    where
+        E: std::error::Error + 'static,
+        F: FnMut(Option<&[u8]>) -> Result<Option<Vec<u8>>, E>,
+    {
+        if !notes_ref.starts_with("refs/notes/") {
+            return Err(GitError::InvalidRefName {
+                name: notes_ref.to_owned(),
+                reason: "notes references live under refs/notes/".into(),
+            }
+            .into());
+        }
+        for attempt in 0..NOTE_UPDATE_TRIES {
+            let head = self.notes_head(notes_ref)?;
+            let tree = head.map_or_else(|| self.empty_tree_id(), |(_, tree)| tree);
+            let current_blob = self.note_blob_in(notes_ref, tree, annotated)?;
+            let current = current_blob.map(|id| self.blob(id)).transpose()?;
+            let wanted = f(current.as_deref()).map_err(UpdateNoteError::Compute)?;
+            if wanted == current {
+                return Ok(NoteOutcome::Unchanged);
+            }
+            let notes_commit = self.write_notes_commit(
+                notes_ref,
+                head,
+                current_blob,
+                annotated,
+                wanted.as_deref(),
+            )?;
+            let message = if wanted.is_some() {
+                ADDED_MESSAGE
+            } else {
+                REMOVED_MESSAGE
+            };
+            let reflog = format!("notes: {}", message.trim_end());
+            match self.update_ref_cas(
+                notes_ref,
+                head.map(|(commit, _)| commit),
+                notes_commit,
+                &reflog,
+            ) {
+                Ok(()) => return Ok(NoteOutcome::Written { notes_commit }),
+                Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => backoff(attempt),
+                Err(other) => return Err(other.into()),
+            }
+        }
+        Err(GitError::NotesContention {
+            notes_ref: notes_ref.to_owned(),
+            tries: NOTE_UPDATE_TRIES,
+        }
+        .into())
+    }
+
+    /// Write the blob, the edited notes tree and a notes commit on top of `head`; return the commit.
+    fn write_notes_commit(
+        &self,
+        notes_ref: &str,
+        head: Option<(ObjectId, ObjectId)>,
+        current_blob: Option<ObjectId>,
+        annotated: ObjectId,
+        wanted: Option<&[u8]>,
+    ) -> Result<ObjectId, GitError> {
+        let (parent, tree) = match head {
+            Some((commit, tree)) => (Some(commit), tree),
+            None => (None, self.empty_tree_id()),
+        };
+        let action = || format!("edit the notes tree of {notes_ref}");
+        let mut state = gix::note::plumbing::State::new(tree, &self.inner).during(action)?;
+        let new_blob = wanted.map(|bytes| self.write_blob(bytes)).transpose()?;
+        let previous = state
+            .edit(annotated, new_blob, &self.inner)
+            .during(action)?;
+        if previous != current_blob {
+            return Err(GitError::NotesLayout {
+                notes_ref: notes_ref.to_owned(),
+                annotated,
+            });
+        }
+        let new_tree = state.write(&self.inner).during(action)?;
+        let message = if wanted.is_some() {
+            ADDED_MESSAGE
+        } else {
+            REMOVED_MESSAGE
+        };
+        self.create_commit_detached(parent.as_slice(), new_tree, message)
+    }
+}
+
+/// Wait a little before retrying; spread the waits so that racing writers fall out of step.
+fn backoff(attempt: usize) {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let base = 1u64 << attempt.min(5);
+    let jitter = u64::from(nanos % 1000) * base / 1000;
+    std::thread::sleep(Duration::from_millis(base + jitter));
+}

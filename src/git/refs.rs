@@ -1,0 +1,154 @@
+//! References: reading them and moving them only by compare-and-swap.
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::{FullName, Target};
+
+use super::error::{GitError, GixResultExt};
+use super::identity::Role;
+use super::repo::Repo;
+
+/// Parse a full reference name (`refs/...` or `HEAD`).
+pub(crate) fn full_name(name: &str) -> Result<FullName, GitError> {
+    FullName::try_from(name).map_err(|e| GitError::InvalidRefName {
+        name: name.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+/// A reflog message on one line (git's reflog format has no room for newlines).
+pub(crate) fn one_line(message: &str) -> String {
+    message
+        .split(|c: char| c.is_control())
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Repo {
+    /// The object reference `name` points to (symbolic references followed); `None` when it does
+    /// not exist or points nowhere.
+    pub fn ref_target(&self, name: &str) -> Result<Option<ObjectId>, GitError> {
+        let full = full_name(name)?;
+        let Some(mut reference) = self
+            .inner
+            .try_find_reference(full.as_ref())
+            .during(|| format!("read reference {name}"))?
+        else {
+            return Ok(None);
+        };
+        match reference.follow_to_object() {
+            Ok(id) => Ok(Some(id.detach())),
+            Err(err) if err.is_not_found() => Ok(None),
+            Err(source) => Err(GitError::Gix {
+                action: format!("resolve reference {name}"),
+                source,
+            }),
+        }
+    }
+
+    /// Every reference whose full name starts with `prefix`, with the object it points to, sorted
+    /// by name. Symbolic references that point nowhere are left out.
+    pub fn refs_with_prefix(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>, GitError> {
+        let action = || format!("list references under {prefix}");
+        let platform = self.inner.references().during(action)?;
+        let mut out = Vec::new();
+        for reference in platform.prefixed(prefix).during(action)? {
+            let mut reference = reference.during(action)?;
+            let name = reference.name().as_bstr().to_str_lossy().into_owned();
+            match reference.follow_to_object() {
+                Ok(id) => out.push((name, id.detach())),
+                Err(err) if err.is_not_found() => {}
+                Err(source) => {
+                    return Err(GitError::Gix {
+                        action: format!("resolve reference {name}"),
+                        source,
+                    });
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Point `name` at `new` only if it currently points at `expected` (`None`: it must not exist),
+    /// writing a reflog entry with `reflog_message` where git would keep one.
+    pub fn update_ref_cas(
+        &self,
+        name: &str,
+        expected: Option<ObjectId>,
+        new: ObjectId,
+        reflog_message: &str,
+    ) -> Result<(), GitError> {
+        let edit = RefEdit::update_with_log(
+            full_name(name)?,
+            new,
+            previous(expected),
+            LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: one_line(reflog_message).into(),
+            },
+        );
+        self.apply_ref_edit(edit, name, expected)
+    }
+
+    /// Delete `name` (and its reflog) only if it currently points at `expected`.
+    pub fn delete_ref_cas(&self, name: &str, expected: ObjectId) -> Result<(), GitError> {
+        let edit = RefEdit::new(
+            full_name(name)?,
+            Change::Delete {
+                expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
+                log: RefLog::AndReference,
+            },
+        );
+        self.apply_ref_edit(edit, name, Some(expected))
+    }
+
+    /// Apply one edit; a lost race becomes [`GitError::RefMoved`], a held lock [`GitError::RefLocked`].
+    pub(crate) fn apply_ref_edit(
+        &self,
+        edit: RefEdit,
+        name: &str,
+        expected: Option<ObjectId>,
+    ) -> Result<(), GitError> {
+        // The reflog entry is dated now; without an identity gix falls back to its own rules.
+        let committer = self.signature(Role::Committer).ok();
+        let mut time = gix::date::parse::TimeBuf::default();
+        let committer = committer.as_ref().map(|c| c.to_ref(&mut time));
+        match self.inner.edit_references_as(Some(edit), committer) {
+            Ok(_) => Ok(()),
+            Err(source) if source.is_conflict() || source.is_not_found() => {
+                let found = self.ref_target(name)?;
+                if found == expected {
+                    Err(GitError::Gix {
+                        action: format!("update reference {name}"),
+                        source,
+                    })
+                } else {
+                    Err(GitError::RefMoved {
+                        name: name.to_owned(),
+                        expected,
+                        found,
+                    })
+                }
+            }
+            Err(source) if source.is_retryable() => Err(GitError::RefLocked {
+                name: name.to_owned(),
+            }),
+            Err(source) => Err(GitError::Gix {
+                action: format!("update reference {name}"),
+                source,
+            }),
+        }
+    }
+}
+
+/// The compare-and-swap condition for an expected value.
+pub(crate) fn previous(expected: Option<ObjectId>) -> PreviousValue {
+    match expected {
+        Some(id) => PreviousValue::MustExistAndMatch(Target::Object(id)),
+        None => PreviousValue::MustNotExist,
+    }
+}

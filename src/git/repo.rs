@@ -1,0 +1,160 @@
+//! Opening the repository, where it lives, what HEAD is, and reading objects by id.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+
+use super::error::{GitError, GixResultExt};
+use super::tree::TreeCache;
+
+/// An open repository, the one entry point of the git adapter; it stays on its thread (open one per thread).
+pub struct Repo {
+    pub(crate) inner: gix::Repository,
+    pub(crate) trees: RefCell<TreeCache>,
+}
+
+/// What HEAD points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Head {
+    /// HEAD is a symbolic reference to an existing branch.
+    Branch {
+        /// The branch's full reference name (`refs/heads/main`).
+        name: String,
+        /// The commit the branch points to.
+        commit: ObjectId,
+    },
+    /// HEAD points directly at a commit.
+    Detached(ObjectId),
+    /// HEAD names a branch that has no commit yet (full reference name).
+    Unborn(String),
+}
+
+impl Repo {
+    /// Open the repository containing `dir` (searching upwards, like git does).
+    pub fn discover(dir: impl AsRef<Path>) -> Result<Repo, GitError> {
+        let dir = dir.as_ref();
+        let mut inner = gix::discover(dir).map_err(|source| GitError::Discover {
+            path: dir.to_owned(),
+            source,
+        })?;
+        inner.object_cache_size_if_unset(8 * 1024 * 1024);
+        Ok(Repo {
+            inner,
+            trees: RefCell::new(TreeCache::default()),
+        })
+    }
+
+    /// The work tree's root, `None` for a bare repository.
+    pub fn workdir(&self) -> Option<&Path> {
+        self.inner.workdir()
+    }
+
+    /// The work tree's root, or an error naming the bare repository.
+    pub(crate) fn require_workdir(&self) -> Result<&Path, GitError> {
+        self.workdir().ok_or_else(|| GitError::NoWorkTree {
+            git_dir: self.git_dir().to_owned(),
+        })
+    }
+
+    /// This work tree's own git directory (`.git`, or `.git/worktrees/<name>` in a linked worktree).
+    pub fn git_dir(&self) -> &Path {
+        self.inner.git_dir()
+    }
+
+    /// The directory shared by all worktrees: objects, refs and config live here.
+    pub fn common_dir(&self) -> &Path {
+        self.inner.common_dir()
+    }
+
+    /// The path of this work tree's index file.
+    pub fn index_path(&self) -> PathBuf {
+        self.inner.index_path()
+    }
+
+    /// The hash kind of this repository (sha1 or sha256).
+    pub fn object_hash(&self) -> gix::hash::Kind {
+        self.inner.object_hash()
+    }
+
+    /// What HEAD points at right now.
+    pub fn head(&self) -> Result<Head, GitError> {
+        let head = self.inner.head().during(|| "read HEAD".into())?;
+        Ok(match head.kind {
+            gix::head::Kind::Symbolic(reference) => {
+                let name = reference.name.as_bstr().to_str_lossy().into_owned();
+                let mut reference = gix::prelude::ReferenceExt::attach(reference, &self.inner);
+                let commit = reference
+                    .follow_to_object()
+                    .during(|| format!("resolve HEAD's branch {name}"))?
+                    .detach();
+                Head::Branch { name, commit }
+            }
+            gix::head::Kind::Detached { target, .. } => Head::Detached(target),
+            gix::head::Kind::Unborn(name) => {
+                Head::Unborn(name.as_bstr().to_str_lossy().into_owned())
+            }
+        })
+    }
+
+    /// Resolve a revision (`HEAD~2`, a branch, a hex id) to an object id.
+    pub fn rev_parse(&self, spec: &str) -> Result<ObjectId, GitError> {
+        self.inner
+            .rev_parse_single(spec)
+            .map(gix::Id::detach)
+            .map_err(|source| GitError::UnknownRevision {
+                spec: spec.to_owned(),
+                source,
+            })
+    }
+
+    /// Read an object that must exist and must have `kind`, returning its raw bytes.
+    pub(crate) fn read_kind(
+        &self,
+        id: ObjectId,
+        kind: gix::object::Kind,
+    ) -> Result<Vec<u8>, GitError> {
+        let object = self
+            .inner
+            .try_find_object(id)
+            .during(|| format!("read object {id}"))?
+            .ok_or(GitError::ObjectMissing { id })?;
+        if object.kind != kind {
+            return Err(GitError::WrongKind {
+                id,
+                expected: kind_name(kind),
+                found: kind_name(object.kind).to_owned(),
+            });
+        }
+        Ok(object.detach().data)
+    }
+
+    /// The bytes of the blob `id`.
+    pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, GitError> {
+        self.read_kind(id, gix::object::Kind::Blob)
+    }
+
+    /// Write `bytes` as a blob and return its id.
+    pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, GitError> {
+        self.inner
+            .write_blob(bytes)
+            .map(gix::Id::detach)
+            .during(|| "write a blob".into())
+    }
+
+    /// The id of the empty tree in this repository's hash kind.
+    pub fn empty_tree_id(&self) -> ObjectId {
+        ObjectId::empty_tree(self.object_hash())
+    }
+}
+
+/// The name git uses for an object kind.
+pub(crate) fn kind_name(kind: gix::object::Kind) -> &'static str {
+    match kind {
+        gix::object::Kind::Blob => "blob",
+        gix::object::Kind::Tree => "tree",
+        gix::object::Kind::Commit => "commit",
+        gix::object::Kind::Tag => "tag",
+    }
+}

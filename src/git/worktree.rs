@@ -1,0 +1,95 @@
+//! Writing one file into the work tree: never through a symbolic link, replaced atomically.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::error::{GitError, io_error};
+
+/// Write `bytes` to the repository-relative `rela` (already validated) below `workdir`, creating
+/// missing directories, and return the file's path. The file is replaced by rename, so readers
+/// see either the old or the new content.
+pub(crate) fn write_file(
+    workdir: &Path,
+    rela: &str,
+    bytes: &[u8],
+    executable: bool,
+) -> Result<PathBuf, GitError> {
+    let unsafe_path = |reason| GitError::UnsafeWorktreePath {
+        path: rela.to_owned(),
+        reason,
+    };
+    let parts: Vec<&str> = rela.split('/').collect();
+    let Some((name, dirs)) = parts.split_last() else {
+        return Err(unsafe_path("it names no file"));
+    };
+    let mut dir = workdir.to_path_buf();
+    for part in dirs {
+        dir.push(part);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(unsafe_path("one of its directories is a symbolic link"));
+            }
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => return Err(unsafe_path("one of its directories is a file")),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir(&dir).map_err(io_error("create the directory", &dir))?;
+            }
+            Err(err) => return Err(io_error("inspect", &dir)(err)),
+        }
+    }
+    let target = dir.join(name);
+    let old_permissions = match std::fs::symlink_metadata(&target) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err(unsafe_path("it is a symbolic link"));
+        }
+        Ok(meta) if meta.is_file() => Some(meta.permissions()),
+        Ok(_) => return Err(unsafe_path("it is a directory or special file")),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+        Err(err) => return Err(io_error("inspect", &target)(err)),
+    };
+    let mut temp = tempfile::Builder::new()
+        .prefix(".speccoder-")
+        .tempfile_in(&dir)
+        .map_err(io_error("create a temporary file in", &dir))?;
+    temp.write_all(bytes)
+        .map_err(io_error("write", temp.path().to_owned()))?;
+    temp.as_file()
+        .sync_all()
+        .map_err(io_error("flush", temp.path().to_owned()))?;
+    set_mode(temp.as_file(), old_permissions, executable)
+        .map_err(io_error("set the mode of", &target))?;
+    temp.persist(&target).map_err(|e| GitError::Io {
+        action: "replace",
+        path: target.clone(),
+        source: e.error,
+    })?;
+    Ok(target)
+}
+
+#[cfg(unix)]
+fn set_mode(
+    file: &std::fs::File,
+    old: Option<std::fs::Permissions>,
+    executable: bool,
+) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let base = old.map_or(0o644, |p| p.mode() & 0o777);
+    let mode = if executable {
+        base | ((base & 0o444) >> 2) | 0o100
+    } else {
+        base & !0o111
+    };
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(
+    file: &std::fs::File,
+    old: Option<std::fs::Permissions>,
+    _executable: bool,
+) -> std::io::Result<()> {
+    match old {
+        Some(p) => file.set_permissions(p),
+        None => Ok(()),
+    }
+}
