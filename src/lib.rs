@@ -5,10 +5,10 @@
 //! spec formats ([`spec`]), the repository ([`git`]) and the signers ([`sign`]), and two wings on
 //! top that never reach into each other: the producer ([`attest`]) and the verifier ([`verify`]).
 
+pub mod attest;
 pub mod exit;
 pub mod git;
 pub mod model;
 pub mod schema;
 pub mod sign;
-pub mod attest;
 pub mod spec;

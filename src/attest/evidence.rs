@@ -32,9 +32,7 @@ pub enum EvidenceError {
         max: u64,
     },
     /// The file does not match the evidence schema.
-    #[error(
-        "the evidence file {path} does not match schema/evidence.schema.json at `{field}`: {message}"
-    )]
+    #[error("the evidence file {path} does not match schema/evidence.schema.json at `{field}`: {message}")]
     Schema {
         /// The file.
         path: PathBuf,

@@ -2,7 +2,7 @@
 //! trailers as the last paragraph. Every value is sanitised so nothing from the evidence or the
 //! spec can add a line or a trailer.
 
-use crate::git::trailers::{format_trailers, sanitize_value};
+use crate::git::trailers::{TrailerError, sanitize_value, with_trailers};
 
 /// The commit message template, compiled in so the binary needs no data files.
 pub const TEMPLATE: &str = include_str!("../../templates/commit-message.txt");
@@ -43,8 +43,10 @@ pub struct MessageFields {
 }
 
 /// The full commit message, ending with one newline.
-#[must_use]
-pub fn render(fields: &MessageFields) -> String {
+///
+/// # Errors
+/// When git would not read the trailers back exactly as written.
+pub fn render(fields: &MessageFields) -> Result<String, TrailerError> {
     let one = |s: &str| sanitize_value(s);
     let body = TEMPLATE
         .replace("{unit}", &one(&fields.unit))
@@ -56,5 +58,5 @@ pub fn render(fields: &MessageFields) -> String {
         (keys::VERDICT.to_owned(), one(&fields.verdict)),
     ];
     trailers.extend(fields.trailers.iter().map(|(k, v)| ((*k).to_owned(), one(v))));
-    format!("{}\n\n{}", body.trim_end(), format_trailers(&trailers))
+    with_trailers(&body, &trailers)
 }

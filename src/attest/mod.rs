@@ -65,7 +65,13 @@ impl std::fmt::Display for Report {
         let signed = self.lines.iter().filter(|l| l.signed).count();
         writeln!(f, "  note {} in {}: {} lines, {} signed", short, self.notes_ref, self.lines.len(), signed)?;
         for l in &self.lines {
-            writeln!(f, "    {:<22} sha256:{}{}", l.name, l.sha256, if l.signed { "" } else { "  (unsigned)" })?;
+            writeln!(
+                f,
+                "    {:<22} sha256:{}{}",
+                l.name,
+                l.sha256,
+                if l.signed { "" } else { "  (unsigned)" }
+            )?;
         }
         if let Some(s) = &self.signer {
             writeln!(f, "  signer: {s}")?;
@@ -96,7 +102,9 @@ pub enum AttestError {
     #[error(transparent)]
     Spec(#[from] crate::spec::SpecError),
     /// The task is ticked already.
-    #[error("{target} is already ticked in {path}; nothing to attest (to re-attest, untick it in a new commit first)")]
+    #[error(
+        "{target} is already ticked in {path}; nothing to attest (to re-attest, untick it in a new commit first)"
+    )]
     AlreadyTicked {
         /// `<unit>/<task>`.
         target: String,
@@ -144,6 +152,9 @@ pub enum AttestError {
         /// Why.
         source: GitError,
     },
+    /// The commit message would not carry its trailers intact.
+    #[error("cannot write the commit message: {0}")]
+    Message(#[from] crate::git::trailers::TrailerError),
     /// Another I/O failure.
     #[error("{0}")]
     Io(String),
@@ -159,10 +170,13 @@ impl AttestError {
         use crate::spec::SpecError as S;
         match self {
             AttestError::Target(_) => exit::USAGE,
-            AttestError::Spec(S::UnknownUnit { .. } | S::UnknownTask { .. } | S::BadUnitName { .. } | S::BadTaskId { .. }) => {
-                exit::USAGE
-            }
-            AttestError::Evidence(_) | AttestError::Spec(_) | AttestError::Policy(_) | AttestError::Sign(_) => exit::CONFIG,
+            AttestError::Spec(
+                S::UnknownUnit { .. } | S::UnknownTask { .. } | S::BadUnitName { .. } | S::BadTaskId { .. },
+            ) => exit::USAGE,
+            AttestError::Evidence(_)
+            | AttestError::Spec(_)
+            | AttestError::Policy(_)
+            | AttestError::Sign(_) => exit::CONFIG,
             AttestError::Build(crate::attest::statements::BuildError::Leak { .. }) => exit::CONFIG,
             AttestError::AlreadyTicked { .. }
             | AttestError::UnstagedTasks(_)
@@ -190,8 +204,7 @@ pub fn read_policy(repo: &Repo, commit: ObjectId) -> Result<(String, Option<toml
     let tree = repo.commit_tree(commit)?;
     let text = match repo.tree(tree).file(CONFIG_FILE)? {
         Some(bytes) => Some(
-            String::from_utf8(bytes)
-                .map_err(|_| PolicyError(format!("{CONFIG_FILE} is not valid UTF-8")))?,
+            String::from_utf8(bytes).map_err(|_| PolicyError(format!("{CONFIG_FILE} is not valid UTF-8")))?,
         ),
         None => None,
     };

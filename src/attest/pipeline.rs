@@ -12,7 +12,7 @@
 
 use std::path::PathBuf;
 
-use crate::attest::evidence::{self, EvidenceError};
+use crate::attest::evidence;
 use crate::attest::message::{self, MessageFields, keys};
 use crate::attest::signing::{self, Chosen, SignerChoice};
 use crate::attest::statements::{self, BuildError, Context, Line};
@@ -22,7 +22,7 @@ use crate::model::bundle::{self, NOTES_REF};
 use crate::model::dsse::Envelope;
 use crate::model::evidence::TickVerdict;
 use crate::model::red::red_from_output;
-use crate::spec::{self, Format};
+use crate::spec;
 
 /// What `speccoder attest` was asked to do.
 #[derive(Debug, Clone)]
@@ -50,7 +50,10 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     let staged = repo.tree_from_index_with(&[])?;
     let facts = spec::read_task(&repo.tree(staged), unit, task_id)?;
     if facts.ticked {
-        return Err(AttestError::AlreadyTicked { target: req.target.clone(), path: facts.tasks_path.clone() });
+        return Err(AttestError::AlreadyTicked {
+            target: req.target.clone(),
+            path: facts.tasks_path.clone(),
+        });
     }
     let tasks_bytes = repo.tree(staged).file(&facts.tasks_path)?.unwrap_or_default();
     ensure_no_unstaged_changes(repo, &facts.tasks_path, &tasks_bytes)?;
@@ -83,7 +86,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         verdict: verdict.to_owned(),
         trailers,
     };
-    let msg = message::render(&fields);
+    let msg = message::render(&fields)?;
     if let Err(leak) = crate::model::clean::check_str(&msg) {
         return Err(AttestError::Build(BuildError::Leak {
             line: "commit message".into(),
@@ -95,20 +98,34 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     let time = now_rfc3339();
     let commit_hex = commit.to_string();
     let tree_hex = tree.to_string();
-    let ctx = Context { task: &facts, commit: &commit_hex, tree: &tree_hex, policy_sha256: &policy_sha256, time: &time };
+    let ctx = Context {
+        task: &facts,
+        commit: &commit_hex,
+        tree: &tree_hex,
+        policy_sha256: &policy_sha256,
+        time: &time,
+    };
     let origin = repo.origin_url_without_credentials();
-    let lines = statements::tick(&ctx, &loaded.evidence, red, &statements::resource_uri(origin.as_deref(), &commit_hex))?;
+    let lines = statements::tick(
+        &ctx,
+        &loaded.evidence,
+        red,
+        &statements::resource_uri(origin.as_deref(), &commit_hex),
+    )?;
 
     let chosen = signing::choose(repo, req.signer, req.key.as_deref())?;
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen);
 
-    repo.update_ref_cas(&branch, Some(head), commit, &format!("commit: {}", msg.lines().next().unwrap_or("")))?;
+    repo.update_ref_cas(
+        &branch,
+        Some(head),
+        commit,
+        &format!("commit: {}", msg.lines().next().unwrap_or("")),
+    )?;
     let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
     write_note(repo, commit, note)?;
-    repo.stage_worktree_file(&facts.tasks_path, &ticked).map_err(|e| AttestError::WorktreeAfterCommit {
-        path: facts.tasks_path.clone(),
-        source: e,
-    })?;
+    repo.stage_worktree_file(&facts.tasks_path, &ticked)
+        .map_err(|e| AttestError::WorktreeAfterCommit { path: facts.tasks_path.clone(), source: e })?;
 
     Ok(Report {
         command: "attest",
@@ -119,7 +136,11 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         lines: lines
             .iter()
             .zip(&envelopes)
-            .map(|(l, e)| LineReport { name: l.name.clone(), sha256: l.digest(), signed: !e.signatures.is_empty() })
+            .map(|(l, e)| LineReport {
+                name: l.name.clone(),
+                sha256: l.digest(),
+                signed: !e.signatures.is_empty(),
+            })
             .collect(),
         signer,
         unsigned_reason,
@@ -147,7 +168,9 @@ pub(crate) fn sign_all(lines: &[Line], chosen: &Chosen) -> (Vec<Envelope>, Optio
                     return (
                         envelopes,
                         None,
-                        Some(format!("signing failed ({e}); the lines were written unsigned: fix the key and run `speccoder attest sign`")),
+                        Some(format!(
+                            "signing failed ({e}); the lines were written unsigned: fix the key and run `speccoder attest sign`"
+                        )),
                     );
                 }
             }
@@ -185,7 +208,9 @@ fn ensure_no_unstaged_changes(repo: &Repo, path: &str, staged: &[u8]) -> Result<
     match std::fs::read(workdir.join(path)) {
         Ok(bytes) if bytes == staged => Ok(()),
         Ok(_) => Err(AttestError::UnstagedTasks(path.to_owned())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(AttestError::UnstagedTasks(path.to_owned())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(AttestError::UnstagedTasks(path.to_owned()))
+        }
         Err(e) => Err(AttestError::Io(format!("cannot read {path}: {e}"))),
     }
 }
@@ -195,15 +220,4 @@ fn held_out_trailer(evidence: &crate::model::evidence::Evidence) -> String {
         Some(h) => format!("passed={}/{} manifest={}", h.passed, h.total, h.manifest),
         None => "off".to_owned(),
     }
-}
-
-impl From<EvidenceError> for AttestError {
-    fn from(e: EvidenceError) -> Self {
-        AttestError::Evidence(e)
-    }
-}
-
-#[allow(dead_code)]
-fn _format_is_used(f: Format) -> &'static str {
-    f.as_str()
 }

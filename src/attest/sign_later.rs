@@ -13,12 +13,18 @@ use crate::model::dsse::Envelope;
 ///
 /// # Errors
 /// No note, a line that is not an envelope, no signer, or the note cannot be written.
-pub fn sign_later(repo: &Repo, rev: &str, choice: SignerChoice, key: Option<&str>) -> Result<Report, AttestError> {
+pub fn sign_later(
+    repo: &Repo,
+    rev: &str,
+    choice: SignerChoice,
+    key: Option<&str>,
+) -> Result<Report, AttestError> {
     let commit = repo.rev_parse(rev)?;
     let info = repo.commit(commit)?;
     let message = String::from_utf8_lossy(&info.message_bytes).into_owned();
     let found = trailers::parse(&message);
-    let value = |k: &str| found.iter().rev().find(|(key, _)| key.eq_ignore_ascii_case(k)).map(|(_, v)| v.clone());
+    let value =
+        |k: &str| found.iter().rev().find(|(key, _)| key.eq_ignore_ascii_case(k)).map(|(_, v)| v.clone());
     let target = value("Spec-Task").unwrap_or_default();
     let verdict = value("Verdict").unwrap_or_default();
 
@@ -39,7 +45,10 @@ pub fn sign_later(repo: &Repo, rev: &str, choice: SignerChoice, key: Option<&str
         let mut out = Vec::new();
         for (i, raw) in bundle::split(current).into_iter().enumerate() {
             let mut env = Envelope::parse(raw).map_err(|e| {
-                AttestError::Nothing(format!("line {} of the note of {commit} is not an envelope ({e}); not touching it", i + 1))
+                AttestError::Nothing(format!(
+                    "line {} of the note of {commit} is not an envelope ({e}); not touching it",
+                    i + 1
+                ))
             })?;
             if env.signatures.is_empty() {
                 signing::sign_envelope(&mut env, signer.as_ref())?;
@@ -48,7 +57,11 @@ pub fn sign_later(repo: &Repo, rev: &str, choice: SignerChoice, key: Option<&str
             } else {
                 out.push(raw.to_vec());
             }
-            report_lines.push(LineReport { name: format!("line {}", i + 1), sha256: sha256_hex(&env.payload), signed: true });
+            report_lines.push(LineReport {
+                name: format!("line {}", i + 1),
+                sha256: sha256_hex(&env.payload),
+                signed: true,
+            });
         }
         Ok(Some(bundle::join(&out)))
     })
@@ -66,7 +79,11 @@ pub fn sign_later(repo: &Repo, rev: &str, choice: SignerChoice, key: Option<&str
         signer: Some(signer.describe()),
         unsigned_reason: None,
         withheld: Vec::new(),
-        warnings: if signed_now == 0 { vec!["every line was signed already; nothing changed".into()] } else { Vec::new() },
+        warnings: if signed_now == 0 {
+            vec!["every line was signed already; nothing changed".into()]
+        } else {
+            Vec::new()
+        },
         notes_ref: NOTES_REF.to_owned(),
     })
 }

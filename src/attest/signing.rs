@@ -28,9 +28,9 @@ impl SignerChoice {
             "auto" => Ok(SignerChoice::Auto),
             "ssh" => Ok(SignerChoice::Ssh),
             "none" => Ok(SignerChoice::None),
-            "openpgp" | "sigstore" => Err(format!(
-                "signer `{s}` is not available in this build; use `ssh` or `none`"
-            )),
+            "openpgp" | "sigstore" => {
+                Err(format!("signer `{s}` is not available in this build; use `ssh` or `none`"))
+            }
             other => Err(format!("unknown signer `{other}`; use one of: ssh, none, auto")),
         }
     }

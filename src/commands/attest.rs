@@ -55,7 +55,8 @@ fn signer_choice(repo: &Repo, args: &SigningArgs) -> Result<SignerChoice, Attest
     let configured = match &args.signer {
         Some(s) => Some(s.clone()),
         None => match repo.head()? {
-            speccoder_attest::git::Head::Branch { commit, .. } | speccoder_attest::git::Head::Detached(commit) => {
+            speccoder_attest::git::Head::Branch { commit, .. }
+            | speccoder_attest::git::Head::Detached(commit) => {
                 let (_, table) = speccoder_attest::attest::read_policy(repo, commit)?;
                 table
                     .as_ref()

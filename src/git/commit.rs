@@ -59,16 +59,11 @@ impl Repo {
 }
 
 fn corrupt(id: ObjectId, reason: impl Into<String>) -> GitError {
-    GitError::CorruptObject {
-        id,
-        kind: "commit",
-        reason: reason.into(),
-    }
+    GitError::CorruptObject { id, kind: "commit", reason: reason.into() }
 }
 
 fn decode(id: ObjectId, data: &[u8], hash: gix::hash::Kind) -> Result<Commit, GitError> {
-    let raw =
-        gix::objs::CommitRef::from_bytes(data, hash).map_err(|e| corrupt(id, e.to_string()))?;
+    let raw = gix::objs::CommitRef::from_bytes(data, hash).map_err(|e| corrupt(id, e.to_string()))?;
     let tree = ObjectId::from_hex(raw.tree).map_err(|_| corrupt(id, "the tree id is not hex"))?;
     let parents = raw
         .parents
@@ -92,9 +87,7 @@ fn signature(id: ObjectId, raw: &gix::bstr::BStr, role: &str) -> Result<Signatur
     let parsed = gix::actor::SignatureRef::from_bytes(raw)
         .map_err(|_| corrupt(id, format!("the {role} line is malformed")))?
         .trim();
-    let time = parsed
-        .time()
-        .map_err(|_| corrupt(id, format!("the {role} date is malformed")))?;
+    let time = parsed.time().map_err(|_| corrupt(id, format!("the {role} date is malformed")))?;
     Ok(Signature {
         name: parsed.name.to_str_lossy().into_owned(),
         email: parsed.email.to_str_lossy().into_owned(),

@@ -19,13 +19,10 @@ impl Repo {
     /// The path in configuration `key` with `~` expanded, taken only from trusted configuration
     /// files; `None` when unset.
     pub fn config_path(&self, key: &str) -> Result<Option<PathBuf>, GitError> {
-        self.inner
-            .config_snapshot()
-            .trusted_path(key)
-            .map_err(|source| GitError::Gix {
-                action: format!("read the path in configuration `{key}`"),
-                source,
-            })
+        self.inner.config_snapshot().trusted_path(key).map_err(|source| GitError::Gix {
+            action: format!("read the path in configuration `{key}`"),
+            source,
+        })
     }
 
     /// The URL of remote `origin` without credentials: `user:password@` removed everywhere and

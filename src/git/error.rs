@@ -18,9 +18,7 @@ pub enum GitError {
     },
 
     /// The operation needs a work tree but the repository is bare.
-    #[error(
-        "the repository at {git_dir} has no work tree: run this in a checkout, not a bare repository"
-    )]
+    #[error("the repository at {git_dir} has no work tree: run this in a checkout, not a bare repository")]
     NoWorkTree {
         /// The repository's git directory.
         git_dir: PathBuf,
@@ -37,18 +35,14 @@ pub enum GitError {
     },
 
     /// An object the repository refers to is not in the object database.
-    #[error(
-        "object {id} is missing from the repository: fetch it or repair the repository (`git fsck`)"
-    )]
+    #[error("object {id} is missing from the repository: fetch it or repair the repository (`git fsck`)")]
     ObjectMissing {
         /// The missing object.
         id: ObjectId,
     },
 
     /// An object exists but has another kind than expected.
-    #[error(
-        "object {id} is a {found}, expected a {expected}: the reference or tree pointing to it is wrong"
-    )]
+    #[error("object {id} is a {found}, expected a {expected}: the reference or tree pointing to it is wrong")]
     WrongKind {
         /// The object.
         id: ObjectId,
@@ -145,9 +139,7 @@ pub enum GitError {
     },
 
     /// A path to be replaced is not a regular file in the index.
-    #[error(
-        "`{path}` is a {kind} in the index, not a regular file: it cannot be replaced with file content"
-    )]
+    #[error("`{path}` is a {kind} in the index, not a regular file: it cannot be replaced with file content")]
     NotAFile {
         /// The path.
         path: String,
@@ -185,9 +177,7 @@ pub enum GitError {
     },
 
     /// A date from the environment or configuration could not be parsed.
-    #[error(
-        "invalid date `{value}` in {variable}: use a date git accepts, for example `@1700000000 +0000`"
-    )]
+    #[error("invalid date `{value}` in {variable}: use a date git accepts, for example `@1700000000 +0000`")]
     BadDate {
         /// The environment variable (or configuration key) holding it.
         variable: &'static str,
@@ -274,10 +264,7 @@ pub(crate) trait GixResultExt<T> {
 
 impl<T, E: Into<gix::Error>> GixResultExt<T> for Result<T, E> {
     fn during(self, action: impl FnOnce() -> String) -> Result<T, GitError> {
-        self.map_err(|source| GitError::Gix {
-            action: action(),
-            source: source.into(),
-        })
+        self.map_err(|source| GitError::Gix { action: action(), source: source.into() })
     }
 }
 
@@ -287,9 +274,5 @@ pub(crate) fn io_error(
     path: impl Into<PathBuf>,
 ) -> impl FnOnce(std::io::Error) -> GitError {
     let path = path.into();
-    move |source| GitError::Io {
-        action,
-        path,
-        source,
-    }
+    move |source| GitError::Io { action, path, source }
 }

@@ -19,8 +19,7 @@ impl Repo {
             .with_hidden(stop_at.iter().copied())
             .all()
             .during(action)?;
-        walk.map(|info| info.map(|info| info.id).during(action))
-            .collect()
+        walk.map(|info| info.map(|info| info.id).during(action)).collect()
     }
 
     /// The best common ancestor of `a` and `b`, `None` when their histories are unrelated.

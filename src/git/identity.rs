@@ -49,10 +49,7 @@ impl Repo {
     /// gix caches a date when the repository is opened; we take the date at the time of the call
     /// instead, as git does for each command.
     pub(crate) fn signature(&self, role: Role) -> Result<gix::actor::Signature, GitError> {
-        let missing = || GitError::IdentityMissing {
-            role: role.name(),
-            env: role.env(),
-        };
+        let missing = || GitError::IdentityMissing { role: role.name(), env: role.env() };
         let configured = match role {
             Role::Author => self.inner.author(),
             Role::Committer => self.inner.committer(),
@@ -76,10 +73,8 @@ impl Repo {
         let Some(value) = self.inner.config_snapshot().string(role.date_key()) else {
             return Ok(gix::date::Time::now_local_or_utc());
         };
-        let bad = || GitError::BadDate {
-            variable: role.date_variable(),
-            value: value.to_str_lossy().into_owned(),
-        };
+        let bad =
+            || GitError::BadDate { variable: role.date_variable(), value: value.to_str_lossy().into_owned() };
         let text = value.to_str().map_err(|_| bad())?;
         gix::date::parse(text.trim(), Some(gix::date::Zoned::now())).map_err(|_| bad())
     }
@@ -93,10 +88,7 @@ fn is_crud(c: u8) -> bool {
 /// Git's cleanup of an identity part: crud trimmed at both ends, `\n`, `<` and `>` dropped inside.
 pub(crate) fn without_crud(raw: &[u8]) -> BString {
     let start = raw.iter().position(|&c| !is_crud(c)).unwrap_or(raw.len());
-    let end = raw
-        .iter()
-        .rposition(|&c| !is_crud(c))
-        .map_or(start, |i| i + 1);
+    let end = raw.iter().rposition(|&c| !is_crud(c)).map_or(start, |i| i + 1);
     raw[start..end.max(start)]
         .iter()
         .copied()

@@ -28,23 +28,15 @@ impl Repo {
     fn read_index(&self) -> Result<gix::index::File, GitError> {
         let path = self.index_path();
         if !path.exists() {
-            return Ok(gix::index::File::from_state(
-                gix::index::State::new(self.object_hash()),
-                path,
-            ));
+            return Ok(gix::index::File::from_state(gix::index::State::new(self.object_hash()), path));
         }
-        self.inner
-            .open_index()
-            .during(|| format!("read the index {}", path.display()))
+        self.inner.open_index().during(|| format!("read the index {}", path.display()))
     }
 
     /// Write the tree of the current index (HEAD's tree plus what is staged) with each
     /// `(path, bytes)` of `overrides` replacing that file's content, keeping its mode; a path not in
     /// the index is added as a regular file. Refuses an index with unresolved conflicts.
-    pub fn tree_from_index_with(
-        &self,
-        overrides: &[(String, Vec<u8>)],
-    ) -> Result<ObjectId, GitError> {
+    pub fn tree_from_index_with(&self, overrides: &[(String, Vec<u8>)]) -> Result<ObjectId, GitError> {
         let index = self.read_index()?;
         refuse_unmerged(&index)?;
         let mut items = Vec::with_capacity(index.entries().len() + overrides.len());
@@ -53,23 +45,13 @@ impl Repo {
                 continue; // git's write-tree leaves intent-to-add entries out
             }
             let path = entry.path(&index);
-            let mode = entry
-                .mode
-                .to_tree_entry_mode()
-                .ok_or_else(|| GitError::InvalidIndex {
-                    reason: format!("`{path}` has the unknown mode {:o}", entry.mode.bits()),
-                })?;
+            let mode = entry.mode.to_tree_entry_mode().ok_or_else(|| GitError::InvalidIndex {
+                reason: format!("`{path}` has the unknown mode {:o}", entry.mode.bits()),
+            })?;
             // A sparse index records a whole directory as one entry named `dir/`.
-            let path = if entry.mode.is_sparse() {
-                path.strip_suffix(b"/").unwrap_or(path).as_bstr()
-            } else {
-                path
-            };
-            items.push(Item {
-                path: path.to_owned(),
-                mode,
-                id: entry.id,
-            });
+            let path =
+                if entry.mode.is_sparse() { path.strip_suffix(b"/").unwrap_or(path).as_bstr() } else { path };
+            items.push(Item { path: path.to_owned(), mode, id: entry.id });
         }
         for (path, bytes) in overrides {
             let path = path::file_path(path)?;
@@ -77,18 +59,11 @@ impl Repo {
             match items.iter_mut().find(|item| item.path == path.as_bytes()) {
                 Some(item) => {
                     if !item.mode.is_blob() {
-                        return Err(GitError::NotAFile {
-                            path,
-                            kind: mode_name(item.mode),
-                        });
+                        return Err(GitError::NotAFile { path, kind: mode_name(item.mode) });
                     }
                     item.id = id;
                 }
-                None => items.push(Item {
-                    path: path.into(),
-                    mode: EntryKind::Blob.into(),
-                    id,
-                }),
+                None => items.push(Item { path: path.into(), mode: EntryKind::Blob.into(), id }),
             }
         }
         items.sort_by(|a, b| a.path.cmp(&b.path));
@@ -130,20 +105,12 @@ impl Repo {
             }
             match rest.find_byte(b'/') {
                 None => {
-                    entries.push(Entry {
-                        mode: items[at].mode,
-                        filename: rest.into(),
-                        oid: items[at].id,
-                    });
+                    entries.push(Entry { mode: items[at].mode, filename: rest.into(), oid: items[at].id });
                     at += 1;
                 }
                 Some(slash) => {
                     let dir = &rest[..=slash];
-                    let end = at
-                        + items[at..]
-                            .iter()
-                            .take_while(|i| i.path[base..].starts_with(dir))
-                            .count();
+                    let end = at + items[at..].iter().take_while(|i| i.path[base..].starts_with(dir)).count();
                     let id = self.write_tree_level(&items[at..end], base + slash + 1)?;
                     entries.push(Entry {
                         mode: EntryKind::Tree.into(),
@@ -157,16 +124,11 @@ impl Repo {
         let mut names: Vec<&BString> = entries.iter().map(|e| &e.filename).collect();
         names.sort();
         if let Some(pair) = names.windows(2).find(|w| w[0] == w[1]) {
-            return Err(GitError::PathConflict {
-                path: pair[0].to_str_lossy().into_owned(),
-            });
+            return Err(GitError::PathConflict { path: pair[0].to_str_lossy().into_owned() });
         }
         entries.sort();
         let tree = gix::objs::Tree { entries };
-        self.inner
-            .write_object(&tree)
-            .map(gix::Id::detach)
-            .during(|| "write a tree".into())
+        self.inner.write_object(&tree).map(gix::Id::detach).during(|| "write a tree".into())
     }
 
     /// Write `bytes` to `path` in the work tree and stage it: the index entry gets the new blob and
@@ -184,14 +146,9 @@ impl Repo {
         )
         .map_err(|source| {
             if source.is_retryable() {
-                GitError::IndexLocked {
-                    path: index_path.clone(),
-                }
+                GitError::IndexLocked { path: index_path.clone() }
             } else {
-                GitError::Gix {
-                    action: format!("lock the index {}", index_path.display()),
-                    source,
-                }
+                GitError::Gix { action: format!("lock the index {}", index_path.display()), source }
             }
         })?;
         let mut index = self.read_index()?;
@@ -232,18 +189,9 @@ impl Repo {
         }
         // The cached trees no longer describe the entries; git rebuilds them when needed.
         index.remove_tree();
-        let skip_hash = self
-            .inner
-            .config_snapshot()
-            .boolean("index.skipHash")
-            .unwrap_or(false);
-        let options = gix::index::write::Options {
-            skip_hash,
-            ..Default::default()
-        };
-        index
-            .write_to(&mut lock, options)
-            .during(|| format!("write the index {}", index_path.display()))?;
+        let skip_hash = self.inner.config_snapshot().boolean("index.skipHash").unwrap_or(false);
+        let options = gix::index::write::Options { skip_hash, ..Default::default() };
+        index.write_to(&mut lock, options).during(|| format!("write the index {}", index_path.display()))?;
         lock.commit()
             .map_err(|e| GitError::Io {
                 action: "replace the index",
@@ -293,10 +241,7 @@ fn refuse_in_the_way(index: &gix::index::File, path: &str) -> Result<(), GitErro
         prefix.push_str(part);
     }
     if index.path_is_directory(path.as_bytes().as_bstr()) {
-        return Err(GitError::InvalidPath {
-            path: path.to_owned(),
-            reason: "it is a tracked directory",
-        });
+        return Err(GitError::InvalidPath { path: path.to_owned(), reason: "it is a tracked directory" });
     }
     Ok(())
 }

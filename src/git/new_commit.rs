@@ -29,10 +29,7 @@ impl Repo {
             message: message.into(),
             extra_headers: Vec::new(),
         };
-        self.inner
-            .write_object(&commit)
-            .map(gix::Id::detach)
-            .during(|| "write a commit".into())
+        self.inner.write_object(&commit).map(gix::Id::detach).during(|| "write a commit".into())
     }
 
     /// Commit `tree` with `message` on top of `expected_head` and move `branch_ref` to it, only if
@@ -61,19 +58,11 @@ impl Repo {
             force_create_reflog: false,
             message: one_line(&format!("commit: {subject}")).into(),
         };
-        let checked_out_here = self
-            .inner
-            .head_name()
-            .during(|| "read HEAD".into())?
-            .is_some_and(|name| name == branch);
+        let checked_out_here =
+            self.inner.head_name().during(|| "read HEAD".into())?.is_some_and(|name| name == branch);
         // Going through HEAD lets the transaction log the move in HEAD's reflog too, as git does.
-        let name = if checked_out_here {
-            full_name("HEAD")?
-        } else {
-            branch
-        };
-        let edit =
-            RefEdit::update_with_log(name, id, previous(Some(expected_head)), log).with_deref(true);
+        let name = if checked_out_here { full_name("HEAD")? } else { branch };
+        let edit = RefEdit::update_with_log(name, id, previous(Some(expected_head)), log).with_deref(true);
         self.apply_ref_edit(edit, branch_ref, Some(expected_head))?;
         Ok(id)
     }

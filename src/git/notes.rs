@@ -99,10 +99,7 @@ impl Repo {
         match found.as_slice() {
             [] => Ok(None),
             [one] => Ok(Some(*one)),
-            _ => Err(GitError::AmbiguousNote {
-                notes_ref: notes_ref.to_owned(),
-                annotated,
-            }),
+            _ => Err(GitError::AmbiguousNote { notes_ref: notes_ref.to_owned(), annotated }),
         }
     }
 
@@ -136,12 +133,10 @@ impl Repo {
                     kind: "tree",
                     reason: e.to_string(),
                 })?;
-                budget = budget
-                    .checked_sub(1)
-                    .ok_or_else(|| GitError::NotesTreeTooLarge {
-                        notes_ref: notes_ref.to_owned(),
-                        limit: LIST_BUDGET,
-                    })?;
+                budget = budget.checked_sub(1).ok_or_else(|| GitError::NotesTreeTooLarge {
+                    notes_ref: notes_ref.to_owned(),
+                    limit: LIST_BUDGET,
+                })?;
                 let item = TreeItem {
                     name: entry.filename.to_vec().into_boxed_slice(),
                     mode: entry.mode,
@@ -191,35 +186,17 @@ impl Repo {
             if wanted == current {
                 return Ok(NoteOutcome::Unchanged);
             }
-            let notes_commit = self.write_notes_commit(
-                notes_ref,
-                head,
-                current_blob,
-                annotated,
-                wanted.as_deref(),
-            )?;
-            let message = if wanted.is_some() {
-                ADDED_MESSAGE
-            } else {
-                REMOVED_MESSAGE
-            };
+            let notes_commit =
+                self.write_notes_commit(notes_ref, head, current_blob, annotated, wanted.as_deref())?;
+            let message = if wanted.is_some() { ADDED_MESSAGE } else { REMOVED_MESSAGE };
             let reflog = format!("notes: {}", message.trim_end());
-            match self.update_ref_cas(
-                notes_ref,
-                head.map(|(commit, _)| commit),
-                notes_commit,
-                &reflog,
-            ) {
+            match self.update_ref_cas(notes_ref, head.map(|(commit, _)| commit), notes_commit, &reflog) {
                 Ok(()) => return Ok(NoteOutcome::Written { notes_commit }),
                 Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => backoff(attempt),
                 Err(other) => return Err(other.into()),
             }
         }
-        Err(GitError::NotesContention {
-            notes_ref: notes_ref.to_owned(),
-            tries: NOTE_UPDATE_TRIES,
-        }
-        .into())
+        Err(GitError::NotesContention { notes_ref: notes_ref.to_owned(), tries: NOTE_UPDATE_TRIES }.into())
     }
 
     /// Write the blob, the edited notes tree and a notes commit on top of `head`; return the commit.
@@ -238,30 +215,20 @@ impl Repo {
         let action = || format!("edit the notes tree of {notes_ref}");
         let mut state = gix::note::plumbing::State::new(tree, &self.inner).during(action)?;
         let new_blob = wanted.map(|bytes| self.write_blob(bytes)).transpose()?;
-        let previous = state
-            .edit(annotated, new_blob, &self.inner)
-            .during(action)?;
+        let previous = state.edit(annotated, new_blob, &self.inner).during(action)?;
         if previous != current_blob {
-            return Err(GitError::NotesLayout {
-                notes_ref: notes_ref.to_owned(),
-                annotated,
-            });
+            return Err(GitError::NotesLayout { notes_ref: notes_ref.to_owned(), annotated });
         }
         let new_tree = state.write(&self.inner).during(action)?;
-        let message = if wanted.is_some() {
-            ADDED_MESSAGE
-        } else {
-            REMOVED_MESSAGE
-        };
+        let message = if wanted.is_some() { ADDED_MESSAGE } else { REMOVED_MESSAGE };
         self.create_commit_detached(parent.as_slice(), new_tree, message)
     }
 }
 
 /// Wait a little before retrying; spread the waits so that racing writers fall out of step.
 fn backoff(attempt: usize) {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let base = 1u64 << attempt.min(5);
     let jitter = u64::from(nanos % 1000) * base / 1000;
     std::thread::sleep(Duration::from_millis(base + jitter));

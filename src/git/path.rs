@@ -5,10 +5,7 @@ use super::error::GitError;
 /// Split a repository-relative path into its components, refusing anything that could escape the
 /// tree or touch git's own directory. `""` (the root) yields no components.
 pub(crate) fn components(path: &str) -> Result<Vec<&str>, GitError> {
-    let refuse = |reason| GitError::InvalidPath {
-        path: path.to_owned(),
-        reason,
-    };
+    let refuse = |reason| GitError::InvalidPath { path: path.to_owned(), reason };
     if path.is_empty() {
         return Ok(Vec::new());
     }
@@ -38,10 +35,7 @@ pub(crate) fn components(path: &str) -> Result<Vec<&str>, GitError> {
 pub(crate) fn file_path(path: &str) -> Result<String, GitError> {
     let parts = components(path)?;
     if parts.is_empty() || path.ends_with('/') {
-        return Err(GitError::InvalidPath {
-            path: path.to_owned(),
-            reason: "it does not name a file",
-        });
+        return Err(GitError::InvalidPath { path: path.to_owned(), reason: "it does not name a file" });
     }
     Ok(parts.join("/"))
 }

@@ -11,19 +11,13 @@ use super::repo::Repo;
 
 /// Parse a full reference name (`refs/...` or `HEAD`).
 pub(crate) fn full_name(name: &str) -> Result<FullName, GitError> {
-    FullName::try_from(name).map_err(|e| GitError::InvalidRefName {
-        name: name.to_owned(),
-        reason: e.to_string(),
-    })
+    FullName::try_from(name)
+        .map_err(|e| GitError::InvalidRefName { name: name.to_owned(), reason: e.to_string() })
 }
 
 /// A reflog message on one line (git's reflog format has no room for newlines).
 pub(crate) fn one_line(message: &str) -> String {
-    message
-        .split(|c: char| c.is_control())
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    message.split(|c: char| c.is_control()).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 impl Repo {
@@ -31,20 +25,15 @@ impl Repo {
     /// not exist or points nowhere.
     pub fn ref_target(&self, name: &str) -> Result<Option<ObjectId>, GitError> {
         let full = full_name(name)?;
-        let Some(mut reference) = self
-            .inner
-            .try_find_reference(full.as_ref())
-            .during(|| format!("read reference {name}"))?
+        let Some(mut reference) =
+            self.inner.try_find_reference(full.as_ref()).during(|| format!("read reference {name}"))?
         else {
             return Ok(None);
         };
         match reference.follow_to_object() {
             Ok(id) => Ok(Some(id.detach())),
             Err(err) if err.is_not_found() => Ok(None),
-            Err(source) => Err(GitError::Gix {
-                action: format!("resolve reference {name}"),
-                source,
-            }),
+            Err(source) => Err(GitError::Gix { action: format!("resolve reference {name}"), source }),
         }
     }
 
@@ -61,10 +50,7 @@ impl Repo {
                 Ok(id) => out.push((name, id.detach())),
                 Err(err) if err.is_not_found() => {}
                 Err(source) => {
-                    return Err(GitError::Gix {
-                        action: format!("resolve reference {name}"),
-                        source,
-                    });
+                    return Err(GitError::Gix { action: format!("resolve reference {name}"), source });
                 }
             }
         }
@@ -122,25 +108,13 @@ impl Repo {
             Err(source) if source.is_conflict() || source.is_not_found() => {
                 let found = self.ref_target(name)?;
                 if found == expected {
-                    Err(GitError::Gix {
-                        action: format!("update reference {name}"),
-                        source,
-                    })
+                    Err(GitError::Gix { action: format!("update reference {name}"), source })
                 } else {
-                    Err(GitError::RefMoved {
-                        name: name.to_owned(),
-                        expected,
-                        found,
-                    })
+                    Err(GitError::RefMoved { name: name.to_owned(), expected, found })
                 }
             }
-            Err(source) if source.is_retryable() => Err(GitError::RefLocked {
-                name: name.to_owned(),
-            }),
-            Err(source) => Err(GitError::Gix {
-                action: format!("update reference {name}"),
-                source,
-            }),
+            Err(source) if source.is_retryable() => Err(GitError::RefLocked { name: name.to_owned() }),
+            Err(source) => Err(GitError::Gix { action: format!("update reference {name}"), source }),
         }
     }
 }

@@ -35,15 +35,10 @@ impl Repo {
     /// Open the repository containing `dir` (searching upwards, like git does).
     pub fn discover(dir: impl AsRef<Path>) -> Result<Repo, GitError> {
         let dir = dir.as_ref();
-        let mut inner = gix::discover(dir).map_err(|source| GitError::Discover {
-            path: dir.to_owned(),
-            source,
-        })?;
+        let mut inner =
+            gix::discover(dir).map_err(|source| GitError::Discover { path: dir.to_owned(), source })?;
         inner.object_cache_size_if_unset(8 * 1024 * 1024);
-        Ok(Repo {
-            inner,
-            trees: RefCell::new(TreeCache::default()),
-        })
+        Ok(Repo { inner, trees: RefCell::new(TreeCache::default()) })
     }
 
     /// The work tree's root, `None` for a bare repository.
@@ -53,9 +48,7 @@ impl Repo {
 
     /// The work tree's root, or an error naming the bare repository.
     pub(crate) fn require_workdir(&self) -> Result<&Path, GitError> {
-        self.workdir().ok_or_else(|| GitError::NoWorkTree {
-            git_dir: self.git_dir().to_owned(),
-        })
+        self.workdir().ok_or_else(|| GitError::NoWorkTree { git_dir: self.git_dir().to_owned() })
     }
 
     /// This work tree's own git directory (`.git`, or `.git/worktrees/<name>` in a linked worktree).
@@ -85,16 +78,12 @@ impl Repo {
             gix::head::Kind::Symbolic(reference) => {
                 let name = reference.name.as_bstr().to_str_lossy().into_owned();
                 let mut reference = gix::prelude::ReferenceExt::attach(reference, &self.inner);
-                let commit = reference
-                    .follow_to_object()
-                    .during(|| format!("resolve HEAD's branch {name}"))?
-                    .detach();
+                let commit =
+                    reference.follow_to_object().during(|| format!("resolve HEAD's branch {name}"))?.detach();
                 Head::Branch { name, commit }
             }
             gix::head::Kind::Detached { target, .. } => Head::Detached(target),
-            gix::head::Kind::Unborn(name) => {
-                Head::Unborn(name.as_bstr().to_str_lossy().into_owned())
-            }
+            gix::head::Kind::Unborn(name) => Head::Unborn(name.as_bstr().to_str_lossy().into_owned()),
         })
     }
 
@@ -103,18 +92,11 @@ impl Repo {
         self.inner
             .rev_parse_single(spec)
             .map(gix::Id::detach)
-            .map_err(|source| GitError::UnknownRevision {
-                spec: spec.to_owned(),
-                source,
-            })
+            .map_err(|source| GitError::UnknownRevision { spec: spec.to_owned(), source })
     }
 
     /// Read an object that must exist and must have `kind`, returning its raw bytes.
-    pub(crate) fn read_kind(
-        &self,
-        id: ObjectId,
-        kind: gix::object::Kind,
-    ) -> Result<Vec<u8>, GitError> {
+    pub(crate) fn read_kind(&self, id: ObjectId, kind: gix::object::Kind) -> Result<Vec<u8>, GitError> {
         let object = self
             .inner
             .try_find_object(id)
@@ -137,10 +119,7 @@ impl Repo {
 
     /// Write `bytes` as a blob and return its id.
     pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, GitError> {
-        self.inner
-            .write_blob(bytes)
-            .map(gix::Id::detach)
-            .during(|| "write a blob".into())
+        self.inner.write_blob(bytes).map(gix::Id::detach).during(|| "write a blob".into())
     }
 
     /// The id of the empty tree in this repository's hash kind.

@@ -24,9 +24,7 @@ pub enum TrailerError {
     #[error("the commit message needs a subject line before its trailers")]
     NoSubject,
     /// The message would hide the trailers from git (for example a `---` line in its body).
-    #[error(
-        "git would not read the trailers of this message ({0}): remove such lines from the body"
-    )]
+    #[error("git would not read the trailers of this message ({0}): remove such lines from the body")]
     Hidden(&'static str),
 }
 
@@ -37,19 +35,13 @@ fn is_space(c: u8) -> bool {
 
 fn trim(s: &[u8]) -> &[u8] {
     let start = s.iter().position(|&c| !is_space(c)).unwrap_or(s.len());
-    let end = s
-        .iter()
-        .rposition(|&c| !is_space(c))
-        .map_or(start, |i| i + 1);
+    let end = s.iter().rposition(|&c| !is_space(c)).map_or(start, |i| i + 1);
     &s[start..end.max(start)]
 }
 
 /// The position after the line starting at `at` (after its `\n`, or the end).
 fn next_line(buf: &[u8], at: usize) -> usize {
-    buf[at..]
-        .iter()
-        .position(|&c| c == b'\n')
-        .map_or(buf.len(), |i| at + i + 1)
+    buf[at..].iter().position(|&c| c == b'\n').map_or(buf.len(), |i| at + i + 1)
 }
 
 /// git's `last_line`: the start of the last line of `buf[..len]` (a final `\n` belongs to it).
@@ -57,20 +49,12 @@ fn last_line(buf: &[u8], len: usize) -> Option<usize> {
     match len {
         0 => None,
         1 => Some(0),
-        _ => Some(
-            buf[..len - 1]
-                .iter()
-                .rposition(|&c| c == b'\n')
-                .map_or(0, |i| i + 1),
-        ),
+        _ => Some(buf[..len - 1].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1)),
     }
 }
 
 fn is_blank_line(buf: &[u8], at: usize) -> bool {
-    buf[at..]
-        .iter()
-        .take_while(|&&c| c != b'\n')
-        .all(|&c| is_space(c))
+    buf[at..].iter().take_while(|&&c| c != b'\n').all(|&c| is_space(c))
 }
 
 /// git's `find_separator` with `:` as the only separator: the position of `:` after a key of
@@ -100,10 +84,7 @@ fn locate_scissors(buf: &[u8], len: usize) -> usize {
     if buf.starts_with(&pattern[1..]) {
         return 0;
     }
-    match buf
-        .windows(pattern.len())
-        .position(|w| w == pattern.as_slice())
-    {
+    match buf.windows(pattern.len()).position(|w| w == pattern.as_slice()) {
         Some(p) if p + 1 < len => p + 1,
         _ => len,
     }
@@ -114,10 +95,7 @@ fn ignored_bytes(buf: &[u8], len: usize) -> usize {
     let cutoff = locate_scissors(buf, len);
     let (mut boc, mut bol, mut in_conflicts) = (0, 0, false);
     while bol < cutoff {
-        let next = buf[bol..cutoff]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(cutoff, |i| bol + i + 1);
+        let next = buf[bol..cutoff].iter().position(|&c| c == b'\n').map_or(cutoff, |i| bol + i + 1);
         if buf[bol] == COMMENT || buf[bol] == b'\n' {
             if boc == 0 {
                 boc = bol;
@@ -232,10 +210,7 @@ fn unfold(value: &[u8]) -> Vec<u8> {
 
 fn parse_bytes(message: &[u8], divider: bool) -> Vec<(String, String)> {
     // git works on C strings: a NUL ends the message.
-    let message = &message[..message
-        .iter()
-        .position(|&c| c == 0)
-        .unwrap_or(message.len())];
+    let message = &message[..message.iter().position(|&c| c == 0).unwrap_or(message.len())];
     let end = end_of_message(message, divider);
     let start = trailer_block_start(message, end);
     let block = &message[start..end];
@@ -265,10 +240,7 @@ fn parse_bytes(message: &[u8], divider: bool) -> Vec<(String, String)> {
             let separator = find_separator(item).filter(|&s| s >= 1)?;
             let key = trim(&item[..separator]);
             let value = unfold(trim(&item[separator + 1..]));
-            Some((
-                String::from_utf8_lossy(key).into_owned(),
-                String::from_utf8_lossy(&value).into_owned(),
-            ))
+            Some((String::from_utf8_lossy(key).into_owned(), String::from_utf8_lossy(&value).into_owned()))
         })
         .collect()
 }
@@ -310,9 +282,7 @@ pub fn is_valid_key(key: &str) -> bool {
 }
 
 /// The trailer lines `Key: value\n` for each pair, values sanitised.
-pub fn format_trailers<K: AsRef<str>, V: AsRef<str>>(
-    trailers: &[(K, V)],
-) -> Result<String, TrailerError> {
+pub fn format_trailers<K: AsRef<str>, V: AsRef<str>>(trailers: &[(K, V)]) -> Result<String, TrailerError> {
     let mut out = String::new();
     for (key, value) in trailers {
         let key = key.as_ref();
@@ -334,23 +304,13 @@ pub fn with_trailers<K: AsRef<str>, V: AsRef<str>>(
     trailers: &[(K, V)],
 ) -> Result<String, TrailerError> {
     let body = message.trim_end();
-    if body
-        .lines()
-        .next()
-        .is_none_or(|subject| subject.trim().is_empty())
-    {
+    if body.lines().next().is_none_or(|subject| subject.trim().is_empty()) {
         return Err(TrailerError::NoSubject);
     }
     let block = format_trailers(trailers)?;
-    let full = if block.is_empty() {
-        format!("{body}\n")
-    } else {
-        format!("{body}\n\n{block}")
-    };
-    let expected: Vec<(String, String)> = trailers
-        .iter()
-        .map(|(k, v)| (k.as_ref().to_owned(), sanitize_value(v.as_ref())))
-        .collect();
+    let full = if block.is_empty() { format!("{body}\n") } else { format!("{body}\n\n{block}") };
+    let expected: Vec<(String, String)> =
+        trailers.iter().map(|(k, v)| (k.as_ref().to_owned(), sanitize_value(v.as_ref()))).collect();
     if !expected.is_empty() {
         if parse_without_divider(&full) != expected {
             return Err(TrailerError::Hidden("its last paragraph or comment lines"));

@@ -43,11 +43,8 @@ impl Repo {
         let data = self.read_kind(id, gix::object::Kind::Tree)?;
         let mut items = Vec::new();
         for entry in gix::objs::TreeRefIter::from_bytes(&data, self.object_hash()) {
-            let entry = entry.map_err(|e| GitError::CorruptObject {
-                id,
-                kind: "tree",
-                reason: e.to_string(),
-            })?;
+            let entry =
+                entry.map_err(|e| GitError::CorruptObject { id, kind: "tree", reason: e.to_string() })?;
             items.push(TreeItem {
                 name: entry.filename.to_vec().into_boxed_slice(),
                 mode: entry.mode,
@@ -68,10 +65,7 @@ impl Repo {
 
     /// A read-only view of the files of tree `id` (cheap: nothing is read until asked).
     pub fn tree(&self, id: ObjectId) -> GitTree<'_> {
-        GitTree {
-            repo: self,
-            root: id,
-        }
+        GitTree { repo: self, root: id }
     }
 }
 

@@ -14,10 +14,7 @@ pub(crate) fn write_file(
     bytes: &[u8],
     executable: bool,
 ) -> Result<PathBuf, GitError> {
-    let unsafe_path = |reason| GitError::UnsafeWorktreePath {
-        path: rela.to_owned(),
-        reason,
-    };
+    let unsafe_path = |reason| GitError::UnsafeWorktreePath { path: rela.to_owned(), reason };
     let parts: Vec<&str> = rela.split('/').collect();
     let Some((name, dirs)) = parts.split_last() else {
         return Err(unsafe_path("it names no file"));
@@ -51,13 +48,9 @@ pub(crate) fn write_file(
         .prefix(".speccoder-")
         .tempfile_in(&dir)
         .map_err(io_error("create a temporary file in", &dir))?;
-    temp.write_all(bytes)
-        .map_err(io_error("write", temp.path().to_owned()))?;
-    temp.as_file()
-        .sync_all()
-        .map_err(io_error("flush", temp.path().to_owned()))?;
-    set_mode(temp.as_file(), old_permissions, executable)
-        .map_err(io_error("set the mode of", &target))?;
+    temp.write_all(bytes).map_err(io_error("write", temp.path().to_owned()))?;
+    temp.as_file().sync_all().map_err(io_error("flush", temp.path().to_owned()))?;
+    set_mode(temp.as_file(), old_permissions, executable).map_err(io_error("set the mode of", &target))?;
     temp.persist(&target).map_err(|e| GitError::Io {
         action: "replace",
         path: target.clone(),
@@ -74,11 +67,7 @@ fn set_mode(
 ) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let base = old.map_or(0o644, |p| p.mode() & 0o777);
-    let mode = if executable {
-        base | ((base & 0o444) >> 2) | 0o100
-    } else {
-        base & !0o111
-    };
+    let mode = if executable { base | ((base & 0o444) >> 2) | 0o100 } else { base & !0o111 };
     file.set_permissions(std::fs::Permissions::from_mode(mode))
 }
 

@@ -110,14 +110,10 @@ pub enum LineProblem {
     #[error("unexpected `{0}` after an option; separate options with commas and no spaces")]
     AfterOption(String),
     /// `namespaces=""` or an empty entry in it.
-    #[error(
-        "namespaces=\"{0}\" has an empty entry; list namespaces such as \"in-toto\" separated by commas"
-    )]
+    #[error("namespaces=\"{0}\" has an empty entry; list namespaces such as \"in-toto\" separated by commas")]
     BadNamespaces(String),
     /// A time that is not one of the documented shapes.
-    #[error(
-        "{option}=\"{value}\" is not a time; write YYYYMMDD[Z] or YYYYMMDDHHMM[SS][Z] (Z for UTC)"
-    )]
+    #[error("{option}=\"{value}\" is not a time; write YYYYMMDD[Z] or YYYYMMDDHHMM[SS][Z] (Z for UTC)")]
     BadTime {
         /// `valid-after` or `valid-before`.
         option: &'static str,
@@ -125,9 +121,7 @@ pub enum LineProblem {
         value: String,
     },
     /// `valid-before` earlier than `valid-after`.
-    #[error(
-        "valid-before is earlier than valid-after, so the key is never valid; swap or fix the times"
-    )]
+    #[error("valid-before is earlier than valid-after, so the key is never valid; swap or fix the times")]
     EmptyValidity,
     /// A certificate where a trusted key belongs.
     #[error(
@@ -135,9 +129,7 @@ pub enum LineProblem {
     )]
     Certificate(String),
     /// A key type nobody defines, or an option list that runs into one.
-    #[error(
-        "`{0}` is neither an option nor a known key type; write `principals [options] keytype base64`"
-    )]
+    #[error("`{0}` is neither an option nor a known key type; write `principals [options] keytype base64`")]
     UnknownKeyType(String),
     /// The key text does not decode.
     #[error("the public key cannot be read ({0}); copy the whole line of the key's .pub file")]
@@ -147,10 +139,8 @@ pub enum LineProblem {
 impl AllowedSigners {
     /// Reads and parses the file at `path`.
     pub fn read(path: &Path) -> Result<Self, AllowedSignersError> {
-        let bytes = std::fs::read(path).map_err(|source| AllowedSignersError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes = std::fs::read(path)
+            .map_err(|source| AllowedSignersError::Read { path: path.to_owned(), source })?;
         Self::parse(&bytes, path)
     }
 
@@ -159,20 +149,13 @@ impl AllowedSigners {
         let mut signers = Vec::new();
         for (index, raw) in content.split(|&b| b == b'\n').enumerate() {
             let line = index + 1;
-            let fail = |problem| AllowedSignersError::Line {
-                path: path.to_owned(),
-                line,
-                problem,
-            };
+            let fail = |problem| AllowedSignersError::Line { path: path.to_owned(), line, problem };
             let text = std::str::from_utf8(raw).map_err(|_| fail(LineProblem::NotUtf8))?;
             if let Some(signer) = parse_line(text, line).map_err(fail)? {
                 signers.push(signer);
             }
         }
-        Ok(Self {
-            path: path.to_owned(),
-            signers,
-        })
+        Ok(Self { path: path.to_owned(), signers })
     }
 
     /// Warnings worth showing: times without `Z`, which we read as UTC and `ssh-keygen` as local.
@@ -180,10 +163,7 @@ impl AllowedSigners {
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         for s in &self.signers {
-            for (name, t) in [
-                ("valid-after", s.valid_after),
-                ("valid-before", s.valid_before),
-            ] {
+            for (name, t) in [("valid-after", s.valid_after), ("valid-before", s.valid_before)] {
                 if let Some(t) = t.filter(|t| !t.explicit_utc) {
                     notes.push(format!(
                         "{}:{}: {name} has no trailing Z; read as UTC ({}), where ssh-keygen would use the local time zone",
@@ -274,9 +254,7 @@ fn principals_field(s: &str) -> Result<(&str, &str), LineProblem> {
         let end = quoted.find('"').ok_or(LineProblem::UnterminatedQuote)?;
         let rest = &quoted[end + 1..];
         if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
-            return Err(LineProblem::BadPrincipals(
-                s.split([' ', '\t']).next().unwrap_or(s).to_owned(),
-            ));
+            return Err(LineProblem::BadPrincipals(s.split([' ', '\t']).next().unwrap_or(s).to_owned()));
         }
         Ok((&quoted[..end], rest))
     } else {
@@ -309,8 +287,7 @@ fn looks_like_options(field: &str) -> bool {
 }
 
 fn is_key_type(word: &str) -> bool {
-    word.ends_with(CERT_SUFFIX)
-        || matches!(Algorithm::new(word), Ok(a) if !matches!(a, Algorithm::Other(_)))
+    word.ends_with(CERT_SUFFIX) || matches!(Algorithm::new(word), Ok(a) if !matches!(a, Algorithm::Other(_)))
 }
 
 fn parse_options(mut s: &str, options: &mut LineOptions) -> Result<(), LineProblem> {
@@ -320,8 +297,8 @@ fn parse_options(mut s: &str, options: &mut LineOptions) -> Result<(), LineProbl
         s = &s[name_end..];
         let value = match s.strip_prefix('=') {
             Some(v) => {
-                let (value, rest) = quoted_value(v)
-                    .ok_or_else(|| LineProblem::NeedsQuotedValue(name.to_owned()))?;
+                let (value, rest) =
+                    quoted_value(v).ok_or_else(|| LineProblem::NeedsQuotedValue(name.to_owned()))?;
                 s = rest;
                 Some(value)
             }
@@ -356,11 +333,7 @@ fn quoted_value(s: &str) -> Option<(String, &str)> {
     None
 }
 
-fn apply_option(
-    name: &str,
-    value: Option<String>,
-    options: &mut LineOptions,
-) -> Result<(), LineProblem> {
+fn apply_option(name: &str, value: Option<String>, options: &mut LineOptions) -> Result<(), LineProblem> {
     let lower = name.to_ascii_lowercase();
     let duplicate = || LineProblem::DuplicateOption(lower.clone());
     match lower.as_str() {
@@ -378,22 +351,14 @@ fn apply_option(
             if options.namespaces.is_some() {
                 return Err(duplicate());
             }
-            options.namespaces =
-                Some(PatternList::parse(&value).ok_or(LineProblem::BadNamespaces(value))?);
+            options.namespaces = Some(PatternList::parse(&value).ok_or(LineProblem::BadNamespaces(value))?);
         }
         "valid-after" | "valid-before" => {
-            let option = if lower == "valid-after" {
-                "valid-after"
-            } else {
-                "valid-before"
-            };
+            let option = if lower == "valid-after" { "valid-after" } else { "valid-before" };
             let value = value.ok_or_else(|| LineProblem::NeedsQuotedValue(lower.clone()))?;
             let time = parse_time(&value).ok_or(LineProblem::BadTime { option, value })?;
-            let slot = if option == "valid-after" {
-                &mut options.valid_after
-            } else {
-                &mut options.valid_before
-            };
+            let slot =
+                if option == "valid-after" { &mut options.valid_after } else { &mut options.valid_before };
             if slot.is_some() {
                 return Err(duplicate());
             }
@@ -437,16 +402,10 @@ pub fn parse_time(value: &str) -> Option<SignerTime> {
         12 => (num(8..10)?, num(10..12)?, 0),
         _ => (num(8..10)?, num(10..12)?, num(12..14)?),
     };
-    let time = Time::from_hms(
-        u8::try_from(hour).ok()?,
-        u8::try_from(minute).ok()?,
-        u8::try_from(second).ok()?,
-    )
-    .ok()?;
-    Some(SignerTime {
-        at: PrimitiveDateTime::new(date, time).assume_utc(),
-        explicit_utc,
-    })
+    let time =
+        Time::from_hms(u8::try_from(hour).ok()?, u8::try_from(minute).ok()?, u8::try_from(second).ok()?)
+            .ok()?;
+    Some(SignerTime { at: PrimitiveDateTime::new(date, time).assume_utc(), explicit_utc })
 }
 
 #[cfg(test)]
@@ -454,8 +413,7 @@ mod tests {
     use super::*;
     use time::macros::datetime;
 
-    const KEY: &str =
-        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIM1F1IGYRsN7+kLL4bWpeHeS4XOi9t/MahTtaUesxggT";
+    const KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIM1F1IGYRsN7+kLL4bWpeHeS4XOi9t/MahTtaUesxggT";
 
     fn parse(text: &str) -> Result<AllowedSigners, AllowedSignersError> {
         AllowedSigners::parse(text.as_bytes(), Path::new("trust/allowed_signers"))
@@ -477,26 +435,14 @@ mod tests {
         );
         let a = parse(&text).expect("parses");
         assert_eq!(a.signers.len(), 3);
-        let [s1, s2, s3] = &a.signers[..] else {
-            unreachable!()
-        };
+        let [s1, s2, s3] = &a.signers[..] else { unreachable!() };
         assert_eq!((s1.line, s2.line, s3.line), (4, 5, 6));
-        assert_eq!(
-            s1.principals.to_string(),
-            "alice@example.com,bob@example.com"
-        );
+        assert_eq!(s1.principals.to_string(), "alice@example.com,bob@example.com");
         assert_eq!(s1.key.comment(), "alice laptop");
         assert!(!s1.cert_authority && s2.cert_authority);
-        assert!(
-            s2.namespaces
-                .as_ref()
-                .is_some_and(|n| n.matches("in-toto") && !n.matches("git"))
-        );
+        assert!(s2.namespaces.as_ref().is_some_and(|n| n.matches("in-toto") && !n.matches("git")));
         assert_eq!(s3.principals.to_string(), "carol smith");
-        assert_eq!(
-            s3.valid_after.map(|t| t.at),
-            Some(datetime!(2024-01-01 0:00 UTC))
-        );
+        assert_eq!(s3.valid_after.map(|t| t.at), Some(datetime!(2024-01-01 0:00 UTC)));
         assert_eq!(
             s3.valid_before.map(|t| (t.at, t.explicit_utc)),
             Some((datetime!(2025-01-02 15:30 UTC), true))
@@ -507,19 +453,10 @@ mod tests {
 
     #[test]
     fn every_documented_time_shape_is_read_and_others_are_refused() {
-        assert_eq!(
-            parse_time("20240229").map(|t| t.at),
-            Some(datetime!(2024-02-29 0:00 UTC))
-        );
+        assert_eq!(parse_time("20240229").map(|t| t.at), Some(datetime!(2024-02-29 0:00 UTC)));
         assert_eq!(parse_time("20240229Z").map(|t| t.explicit_utc), Some(true));
-        assert_eq!(
-            parse_time("202402291201").map(|t| t.at),
-            Some(datetime!(2024-02-29 12:01 UTC))
-        );
-        assert_eq!(
-            parse_time("20240229120159Z").map(|t| t.at),
-            Some(datetime!(2024-02-29 12:01:59 UTC))
-        );
+        assert_eq!(parse_time("202402291201").map(|t| t.at), Some(datetime!(2024-02-29 12:01 UTC)));
+        assert_eq!(parse_time("20240229120159Z").map(|t| t.at), Some(datetime!(2024-02-29 12:01:59 UTC)));
         for bad in [
             "2024022",
             "20230229",
@@ -536,9 +473,7 @@ mod tests {
 
     #[test]
     fn bad_lines_are_reported_with_file_line_and_what_to_do() {
-        let err = parse(&format!("# ok\nalice foo=\"x\" {KEY}\n"))
-            .unwrap_err()
-            .to_string();
+        let err = parse(&format!("# ok\nalice foo=\"x\" {KEY}\n")).unwrap_err().to_string();
         assert_eq!(
             err,
             "trust/allowed_signers:2: unknown option `foo`; the options are cert-authority, namespaces=\"...\", valid-after=\"...\" and valid-before=\"...\""
@@ -548,18 +483,12 @@ mod tests {
             problem("alice namespaces=in-toto KEY\n").1,
             LineProblem::NeedsQuotedValue("namespaces".into())
         );
-        assert_eq!(
-            problem(&format!("alice namespaces=\"in-toto {KEY}")).1,
-            LineProblem::UnterminatedQuote
-        );
+        assert_eq!(problem(&format!("alice namespaces=\"in-toto {KEY}")).1, LineProblem::UnterminatedQuote);
         assert_eq!(
             problem(&format!("alice namespaces=\"\" {KEY}")).1,
             LineProblem::BadNamespaces(String::new())
         );
-        assert_eq!(
-            problem(&format!("a,,b {KEY}")).1,
-            LineProblem::BadPrincipals("a,,b".into())
-        );
+        assert_eq!(problem(&format!("a,,b {KEY}")).1, LineProblem::BadPrincipals("a,,b".into()));
         assert_eq!(
             problem(&format!("a cert-authority,cert-authority {KEY}")).1,
             LineProblem::DuplicateOption("cert-authority".into())
@@ -568,61 +497,39 @@ mod tests {
             problem(&format!("a cert-authority=\"x\" {KEY}")).1,
             LineProblem::TakesNoValue("cert-authority".into())
         );
+        assert_eq!(problem(&format!("a cert-authority, {KEY}")).1, LineProblem::AfterOption(",".into()));
         assert_eq!(
-            problem(&format!("a cert-authority, {KEY}")).1,
-            LineProblem::AfterOption(",".into())
-        );
-        assert_eq!(
-            problem(&format!(
-                "a valid-after=\"20300101\",valid-before=\"20200101\" {KEY}"
-            ))
-            .1,
+            problem(&format!("a valid-after=\"20300101\",valid-before=\"20200101\" {KEY}")).1,
             LineProblem::EmptyValidity
         );
         assert!(matches!(
             problem(&format!("a valid-after=\"2020\" {KEY}")).1,
-            LineProblem::BadTime {
-                option: "valid-after",
-                ..
-            }
+            LineProblem::BadTime { option: "valid-after", .. }
         ));
-        assert_eq!(
-            problem("a ssh-ed448 AAAA\n").1,
-            LineProblem::UnknownKeyType("ssh-ed448".into())
-        );
+        assert_eq!(problem("a ssh-ed448 AAAA\n").1, LineProblem::UnknownKeyType("ssh-ed448".into()));
         assert_eq!(
             problem(&format!("a cert-authorty {KEY}")).1,
             LineProblem::UnknownOption("cert-authorty".into())
         );
-        assert!(matches!(
-            problem("a ssh-ed25519 AAAAnotakey\n").1,
-            LineProblem::BadKey(_)
-        ));
+        assert!(matches!(problem("a ssh-ed25519 AAAAnotakey\n").1, LineProblem::BadKey(_)));
         assert!(matches!(
             problem("a ssh-ed25519-cert-v01@openssh.com AAAA\n").1,
             LineProblem::Certificate(_)
         ));
-        assert_eq!(
-            problem("\n\nalice \u{0}\u{ff}"),
-            (3, LineProblem::UnknownKeyType("\u{0}\u{ff}".into()))
-        );
+        assert_eq!(problem("\n\nalice \u{0}\u{ff}"), (3, LineProblem::UnknownKeyType("\u{0}\u{ff}".into())));
     }
 
     #[test]
     fn a_line_that_is_not_utf8_is_named() {
         let err = AllowedSigners::parse(b"# fine\n\xff\xfe bad\n", Path::new("a_s")).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "a_s:2: the line is not UTF-8 text; save the file as UTF-8"
-        );
+        assert_eq!(err.to_string(), "a_s:2: the line is not UTF-8 text; save the file as UTF-8");
     }
 
     #[test]
     fn a_missing_file_names_the_path() {
         let err = AllowedSigners::read(Path::new("/nonexistent/allowed")).unwrap_err();
         assert!(
-            err.to_string()
-                .starts_with("cannot read the allowed-signers file /nonexistent/allowed:"),
+            err.to_string().starts_with("cannot read the allowed-signers file /nonexistent/allowed:"),
             "{err}"
         );
     }
@@ -634,19 +541,14 @@ mod tests {
         );
         let bytes = good.as_bytes();
         assert_eq!(
-            AllowedSigners::parse(bytes, Path::new("f"))
-                .expect("the unmangled file parses")
-                .signers
-                .len(),
+            AllowedSigners::parse(bytes, Path::new("f")).expect("the unmangled file parses").signers.len(),
             1
         );
         for len in 0..=bytes.len() {
             let _ = AllowedSigners::parse(&bytes[..len], Path::new("f"));
         }
         for i in 0..bytes.len() {
-            for b in [
-                b' ', b'"', b',', b'=', b'\\', b'#', b'\n', b'\t', 0xc3, 0x00,
-            ] {
+            for b in [b' ', b'"', b',', b'=', b'\\', b'#', b'\n', b'\t', 0xc3, 0x00] {
                 let mut m = bytes.to_vec();
                 m[i] = b;
                 let _ = AllowedSigners::parse(&m, Path::new("f"));
@@ -657,11 +559,6 @@ mod tests {
     #[test]
     fn quotes_inside_option_values_can_be_escaped() {
         let a = parse(&format!("a namespaces=\"in\\\"toto\" {KEY}")).expect("parses");
-        assert!(
-            a.signers[0]
-                .namespaces
-                .as_ref()
-                .is_some_and(|n| n.matches("in\"toto"))
-        );
+        assert!(a.signers[0].namespaces.as_ref().is_some_and(|n| n.matches("in\"toto")));
     }
 }

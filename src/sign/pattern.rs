@@ -33,10 +33,7 @@ impl PatternList {
             if text.is_empty() {
                 return None;
             }
-            patterns.push(Pattern {
-                text: text.to_owned(),
-                negated,
-            });
+            patterns.push(Pattern { text: text.to_owned(), negated });
         }
         Some(Self { patterns })
     }
@@ -61,10 +58,7 @@ impl PatternList {
 
     /// The positive entries as written, in order (what a user reads as "the principals").
     pub fn positive(&self) -> impl Iterator<Item = &str> {
-        self.patterns
-            .iter()
-            .filter(|p| !p.negated)
-            .map(|p| p.text.as_str())
+        self.patterns.iter().filter(|p| !p.negated).map(|p| p.text.as_str())
     }
 }
 
@@ -108,9 +102,7 @@ fn wildcard_match(subject: &[u8], pattern: &[u8]) -> bool {
             },
         }
     }
-    pattern
-        .get(p..)
-        .is_some_and(|rest| rest.iter().all(|&c| c == b'*'))
+    pattern.get(p..).is_some_and(|rest| rest.iter().all(|&c| c == b'*'))
 }
 
 #[cfg(test)]
@@ -137,10 +129,7 @@ mod tests {
         let l = list("*@example.com,!mallory@example.com");
         assert!(l.matches("alice@example.com"));
         assert!(!l.matches("mallory@example.com"));
-        assert!(
-            !list("!bob").matches("alice"),
-            "a list of only negations matches nothing"
-        );
+        assert!(!list("!bob").matches("alice"), "a list of only negations matches nothing");
     }
 
     #[test]
@@ -160,9 +149,6 @@ mod tests {
     #[test]
     fn display_gives_back_the_list_as_written() {
         assert_eq!(list("a,!b,*@c").to_string(), "a,!b,*@c");
-        assert_eq!(
-            list("a,!b,*@c").positive().collect::<Vec<_>>(),
-            ["a", "*@c"]
-        );
+        assert_eq!(list("a,!b,*@c").positive().collect::<Vec<_>>(), ["a", "*@c"]);
     }
 }

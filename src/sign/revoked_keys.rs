@@ -52,27 +52,20 @@ pub enum RevokedKeysError {
 impl RevokedKeys {
     /// Reads and parses the file at `path`.
     pub fn read(path: &Path) -> Result<Self, RevokedKeysError> {
-        let bytes = std::fs::read(path).map_err(|source| RevokedKeysError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes =
+            std::fs::read(path).map_err(|source| RevokedKeysError::Read { path: path.to_owned(), source })?;
         Self::parse(&bytes, path)
     }
 
     /// Parses file content; `path` only names the file in messages.
     pub fn parse(content: &[u8], path: &Path) -> Result<Self, RevokedKeysError> {
         if content.starts_with(KRL_MAGIC) {
-            return Err(RevokedKeysError::Krl {
-                path: path.to_owned(),
-            });
+            return Err(RevokedKeysError::Krl { path: path.to_owned() });
         }
         let mut keys = Vec::new();
         for (index, raw) in content.split(|&b| b == b'\n').enumerate() {
-            let fail = |reason: String| RevokedKeysError::Line {
-                path: path.to_owned(),
-                line: index + 1,
-                reason,
-            };
+            let fail =
+                |reason: String| RevokedKeysError::Line { path: path.to_owned(), line: index + 1, reason };
             let text = std::str::from_utf8(raw)
                 .map_err(|_| fail("the line is not UTF-8 text".to_owned()))?
                 .trim_matches(|c: char| c.is_ascii_whitespace());
@@ -81,10 +74,7 @@ impl RevokedKeys {
             }
             keys.push(parse_key(text).map_err(fail)?);
         }
-        Ok(Self {
-            path: Some(path.to_owned()),
-            keys,
-        })
+        Ok(Self { path: Some(path.to_owned()), keys })
     }
 
     /// Whether `key` is listed.
@@ -96,17 +86,13 @@ impl RevokedKeys {
 
 fn parse_key(text: &str) -> Result<KeyData, String> {
     if is_certificate_line(text) {
-        let cert = Certificate::from_openssh(text)
-            .map_err(|e| format!("the certificate cannot be read ({e})"))?;
+        let cert =
+            Certificate::from_openssh(text).map_err(|e| format!("the certificate cannot be read ({e})"))?;
         return Ok(cert.public_key().clone());
     }
-    let key = PublicKey::from_openssh(text)
-        .map_err(|e| format!("the public key cannot be read ({e})"))?;
+    let key = PublicKey::from_openssh(text).map_err(|e| format!("the public key cannot be read ({e})"))?;
     if let KeyData::Other(_) = key.key_data() {
-        return Err(format!(
-            "`{}` is not a known key type",
-            key.algorithm().as_str()
-        ));
+        return Err(format!("`{}` is not a known key type", key.algorithm().as_str()));
     }
     Ok(key.key_data().clone())
 }
@@ -115,16 +101,12 @@ fn parse_key(text: &str) -> Result<KeyData, String> {
 mod tests {
     use super::*;
 
-    const KEY: &str =
-        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIM1F1IGYRsN7+kLL4bWpeHeS4XOi9t/MahTtaUesxggT";
+    const KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIM1F1IGYRsN7+kLL4bWpeHeS4XOi9t/MahTtaUesxggT";
 
     #[test]
     fn a_plain_list_with_comments_and_blanks_is_read() {
-        let r = RevokedKeys::parse(
-            format!("# gone\n\n{KEY} old laptop\n").as_bytes(),
-            Path::new("rev"),
-        )
-        .expect("parses");
+        let r = RevokedKeys::parse(format!("# gone\n\n{KEY} old laptop\n").as_bytes(), Path::new("rev"))
+            .expect("parses");
         assert_eq!(r.keys.len(), 1);
         assert!(r.contains(PublicKey::from_openssh(KEY).expect("key").key_data()));
     }
@@ -140,12 +122,7 @@ mod tests {
 
     #[test]
     fn a_bad_line_is_named_by_file_and_line() {
-        let err = RevokedKeys::parse(format!("{KEY}\nnot a key\n").as_bytes(), Path::new("rev"))
-            .unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("rev:2: the public key cannot be read"),
-            "{err}"
-        );
+        let err = RevokedKeys::parse(format!("{KEY}\nnot a key\n").as_bytes(), Path::new("rev")).unwrap_err();
+        assert!(err.to_string().starts_with("rev:2: the public key cannot be read"), "{err}");
     }
 }

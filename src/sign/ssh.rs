@@ -103,9 +103,7 @@ pub enum SshSignError {
         reason: &'static str,
     },
     /// `ssh-keygen` exists but could not be started.
-    #[error(
-        "cannot run `{program}`: {source}; check that it is an executable ssh-keygen (gpg.ssh.program)"
-    )]
+    #[error("cannot run `{program}`: {source}; check that it is an executable ssh-keygen (gpg.ssh.program)")]
     ToolStart {
         /// The program.
         program: String,
@@ -153,10 +151,7 @@ pub enum SshSignError {
 impl SshSigner {
     /// A signer from git's `user.signingKey` and `gpg.ssh.program`, resolved as git does: a
     /// `key::` literal (or a deprecated bare `ssh-…` key), otherwise a path with `~` expanded.
-    pub fn from_git_config(
-        signing_key: Option<&str>,
-        program: Option<&str>,
-    ) -> Result<Self, SignError> {
+    pub fn from_git_config(signing_key: Option<&str>, program: Option<&str>) -> Result<Self, SignError> {
         let configured = signing_key.map(str::trim).filter(|s| !s.is_empty()).ok_or_else(|| {
             SignError::NoKeyConfigured {
                 hint: "set one with `git config user.signingKey ~/.ssh/id_ed25519`, or `key::<public key>` for a key held in ssh-agent".to_owned(),
@@ -177,16 +172,10 @@ impl SshSigner {
     /// A signer from a key file: an OpenSSH private key, a legacy PEM private key with its `.pub`
     /// beside it, or a public key or certificate file (the private half in ssh-agent or beside it).
     pub fn from_key_path(path: &Path) -> Result<Self, SignError> {
-        let bytes = std::fs::read(path).map_err(|source| SshSignError::Unreadable {
-            path: path.to_owned(),
-            source,
-        })?;
-        let not_a_key = |reason: String| SshSignError::NotAKey {
-            path: path.to_owned(),
-            reason,
-        };
-        let text = std::str::from_utf8(&bytes)
-            .map_err(|_| not_a_key("the file is not text".to_owned()))?;
+        let bytes = std::fs::read(path)
+            .map_err(|source| SshSignError::Unreadable { path: path.to_owned(), source })?;
+        let not_a_key = |reason: String| SshSignError::NotAKey { path: path.to_owned(), reason };
+        let text = std::str::from_utf8(&bytes).map_err(|_| not_a_key("the file is not text".to_owned()))?;
         let trimmed = text.trim();
         if trimmed.starts_with("-----BEGIN OPENSSH PRIVATE KEY-----") {
             let key = PrivateKey::from_openssh(trimmed).map_err(|e| not_a_key(e.to_string()))?;
@@ -195,26 +184,15 @@ impl SshSigner {
         if trimmed.starts_with("-----BEGIN ") && trimmed.contains("PRIVATE KEY-----") {
             let mut pub_path = path.as_os_str().to_owned();
             pub_path.push(".pub");
-            let public = read_public_key(Path::new(&pub_path)).map_err(|_| {
-                SshSignError::LegacyWithoutPublicKey {
-                    path: path.to_owned(),
-                }
-            })?;
-            return Ok(Self::new(
-                public,
-                How::ToolFile(path.to_owned()),
-                Origin::KeyFile(path.to_owned()),
-            ));
+            let public = read_public_key(Path::new(&pub_path))
+                .map_err(|_| SshSignError::LegacyWithoutPublicKey { path: path.to_owned() })?;
+            return Ok(Self::new(public, How::ToolFile(path.to_owned()), Origin::KeyFile(path.to_owned())));
         }
         let public = parse_public_key(trimmed).map_err(not_a_key)?;
         if let Some(private) = private_beside(path, &public) {
             return Ok(Self::from_private_key(private, &path.with_extension("")));
         }
-        Ok(Self::new(
-            public,
-            How::ToolFile(path.to_owned()),
-            Origin::PublicKeyFile(path.to_owned()),
-        ))
+        Ok(Self::new(public, How::ToolFile(path.to_owned()), Origin::PublicKeyFile(path.to_owned())))
     }
 
     /// A signer for a key held in ssh-agent, given as `key::ssh-ed25519 AAAA… comment` (the
@@ -224,12 +202,12 @@ impl SshSigner {
         let text = text.strip_prefix("key::").unwrap_or(text).trim();
         if sshsig::is_certificate_line(text) {
             return Err(SshSignError::BadLiteral {
-                reason: "a certificate cannot be given inline; point user.signingKey at the certificate file".to_owned(),
+                reason: "a certificate cannot be given inline; point user.signingKey at the certificate file"
+                    .to_owned(),
             }
             .into());
         }
-        let public =
-            parse_public_key(text).map_err(|reason| SshSignError::BadLiteral { reason })?;
+        let public = parse_public_key(text).map_err(|reason| SshSignError::BadLiteral { reason })?;
         Ok(Self::new(public, How::ToolAgent, Origin::Literal))
     }
 
@@ -267,13 +245,7 @@ impl SshSigner {
     }
 
     fn new(public: PublicKey, how: How, origin: Origin) -> Self {
-        Self {
-            public,
-            how,
-            origin,
-            program: OsString::from(SSH_KEYGEN),
-            agent: Agent::Inherit,
-        }
+        Self { public, how, origin, program: OsString::from(SSH_KEYGEN), agent: Agent::Inherit }
     }
 
     fn from_private_key(key: PrivateKey, path: &Path) -> Self {
@@ -289,12 +261,8 @@ impl SshSigner {
     }
 
     fn sign_in_process(key: &PrivateKey, pae: &[u8]) -> Result<Vec<u8>, SshSignError> {
-        let in_process = |e: ssh_key::Error| SshSignError::InProcess {
-            reason: e.to_string(),
-        };
-        let sig = key
-            .sign(NAMESPACE, HashAlg::Sha512, pae)
-            .map_err(in_process)?;
+        let in_process = |e: ssh_key::Error| SshSignError::InProcess { reason: e.to_string() };
+        let sig = key.sign(NAMESPACE, HashAlg::Sha512, pae).map_err(in_process)?;
         let mut armored = sig.to_pem(LineEnding::LF).map_err(in_process)?;
         if !armored.ends_with('\n') {
             armored.push('\n');
@@ -312,9 +280,7 @@ impl SshSigner {
                         Origin::EncryptedKeyFile(path) => {
                             SshSignError::EncryptedWithoutAgent { path: path.clone() }
                         }
-                        _ => SshSignError::AgentNeeded {
-                            keyid: self.keyid(),
-                        },
+                        _ => SshSignError::AgentNeeded { keyid: self.keyid() },
                     }
                     .into());
                 }
@@ -324,11 +290,8 @@ impl SshSigner {
                 let line = self
                     .public
                     .to_openssh()
-                    .map_err(|e| SshSignError::InProcess {
-                        reason: e.to_string(),
-                    })?;
-                std::fs::write(&file, line + "\n")
-                    .map_err(|source| SshSignError::Temp { source })?;
+                    .map_err(|e| SshSignError::InProcess { reason: e.to_string() })?;
+                std::fs::write(&file, line + "\n").map_err(|source| SshSignError::Temp { source })?;
                 file
             }
         };
@@ -341,9 +304,7 @@ impl SshSigner {
             .output()
             .map_err(|e| match e {
                 ToolError::Missing(program) => SignError::ToolMissing { program },
-                ToolError::Io(program, source) => {
-                    SshSignError::ToolStart { program, source }.into()
-                }
+                ToolError::Io(program, source) => SshSignError::ToolStart { program, source }.into(),
             })?;
         if !output.status.success() {
             return Err(SshSignError::ToolFailed {
@@ -363,10 +324,7 @@ impl SshSigner {
 
     /// Refuses tool output that is not an in-toto, sha512 signature by our key over `pae`.
     fn check_tool_output(&self, armored: &[u8], pae: &[u8]) -> Result<(), SshSignError> {
-        let fail = |reason: String| SshSignError::ToolOutput {
-            program: self.program_name(),
-            reason,
-        };
+        let fail = |reason: String| SshSignError::ToolOutput { program: self.program_name(), reason };
         let sig = match sshsig::parse_armored(armored) {
             Ok(sig) => sig,
             // What we cannot decode (a "forever" certificate) we cannot second-guess either.
@@ -374,10 +332,7 @@ impl SshSigner {
             Err(sshsig::DecodeError::Malformed(reason)) => return Err(fail(reason)),
         };
         if sig.hash_alg != "sha512" {
-            return Err(fail(format!(
-                "it used hash {} instead of sha512",
-                sig.hash_alg.escape_debug()
-            )));
+            return Err(fail(format!("it used hash {} instead of sha512", sig.hash_alg.escape_debug())));
         }
         let signed_by = sig.signer.signing_key();
         if signed_by != self.public.key_data() {
@@ -431,21 +386,15 @@ impl Signer for SshSigner {
         };
         let origin = match &self.origin {
             Origin::KeyFile(p) => format!("key file {}", p.display()),
-            Origin::PublicKeyFile(p) => format!(
-                "public key file {}, private key from ssh-agent or beside it",
-                p.display()
-            ),
-            Origin::EncryptedKeyFile(p) => format!(
-                "passphrase-protected key file {}, through ssh-agent",
-                p.display()
-            ),
+            Origin::PublicKeyFile(p) => {
+                format!("public key file {}, private key from ssh-agent or beside it", p.display())
+            }
+            Origin::EncryptedKeyFile(p) => {
+                format!("passphrase-protected key file {}, through ssh-agent", p.display())
+            }
             Origin::Literal => "key:: literal, through ssh-agent".to_owned(),
         };
-        format!(
-            "ssh {} {} ({origin}{through})",
-            short_type(self.public.algorithm()),
-            self.keyid()
-        )
+        format!("ssh {} {} ({origin}{through})", short_type(self.public.algorithm()), self.keyid())
     }
 
     fn sign(&self, pae: &[u8]) -> Result<Vec<u8>, SignError> {
@@ -465,13 +414,7 @@ impl fmt::Debug for SshSigner {
 
 /// Whether ssh-key signs this key correctly in-process (its RSA signing is broken upstream).
 fn signs_in_process(key: &PrivateKey) -> bool {
-    matches!(
-        key.algorithm(),
-        Algorithm::Ed25519
-            | Algorithm::Ecdsa {
-                curve: EcdsaCurve::NistP256
-            }
-    )
+    matches!(key.algorithm(), Algorithm::Ed25519 | Algorithm::Ecdsa { curve: EcdsaCurve::NistP256 })
 }
 
 fn short_type(algorithm: Algorithm) -> String {
@@ -489,12 +432,11 @@ fn short_type(algorithm: Algorithm) -> String {
 fn parse_public_key(text: &str) -> Result<PublicKey, String> {
     let first_line = text.lines().next().unwrap_or("").trim();
     if sshsig::is_certificate_line(first_line) {
-        let cert = Certificate::from_openssh(first_line)
-            .map_err(|e| format!("not a readable certificate: {e}"))?;
+        let cert =
+            Certificate::from_openssh(first_line).map_err(|e| format!("not a readable certificate: {e}"))?;
         return Ok(PublicKey::new(cert.public_key().clone(), cert.comment()));
     }
-    PublicKey::from_openssh(first_line)
-        .map_err(|e| format!("not an OpenSSH private or public key: {e}"))
+    PublicKey::from_openssh(first_line).map_err(|e| format!("not an OpenSSH private or public key: {e}"))
 }
 
 fn read_public_key(path: &Path) -> Result<PublicKey, String> {
@@ -509,9 +451,8 @@ fn private_beside(pub_path: &Path, public: &PublicKey) -> Option<PrivateKey> {
     }
     let text = std::fs::read_to_string(pub_path.with_extension("")).ok()?;
     let key = PrivateKey::from_openssh(text.trim()).ok()?;
-    let usable = !key.is_encrypted()
-        && signs_in_process(&key)
-        && key.public_key().key_data() == public.key_data();
+    let usable =
+        !key.is_encrypted() && signs_in_process(&key) && key.public_key().key_data() == public.key_data();
     usable.then_some(key)
 }
 
@@ -521,15 +462,9 @@ fn expand_tilde(path: &str, home: Option<&Path>) -> Result<PathBuf, SshSignError
         return Ok(PathBuf::from(path));
     };
     if !(rest.is_empty() || rest.starts_with('/')) {
-        return Err(SshSignError::Tilde {
-            path: path.to_owned(),
-            reason: "~user paths are not supported",
-        });
+        return Err(SshSignError::Tilde { path: path.to_owned(), reason: "~user paths are not supported" });
     }
-    let home = home.ok_or(SshSignError::Tilde {
-        path: path.to_owned(),
-        reason: "HOME is not set",
-    })?;
+    let home = home.ok_or(SshSignError::Tilde { path: path.to_owned(), reason: "HOME is not set" })?;
     Ok(home.join(rest.trim_start_matches('/')))
 }
 
@@ -553,15 +488,7 @@ mod tests {
     }
 
     fn verifies_in_process(sig: &[u8], trust: &AllowedSigners) -> bool {
-        verify(
-            sig,
-            PAE,
-            NAMESPACE,
-            trust,
-            &RevokedKeys::default(),
-            time::OffsetDateTime::now_utc(),
-        )
-        .is_ok()
+        verify(sig, PAE, NAMESPACE, trust, &RevokedKeys::default(), time::OffsetDateTime::now_utc()).is_ok()
     }
 
     #[test]
@@ -572,27 +499,10 @@ mod tests {
         assert!(signer.signs_in_process());
         let ours = signer.sign(PAE).expect("signs");
         let theirs = tool_sign(dir.path(), &key, NAMESPACE, PAE);
-        assert_eq!(
-            String::from_utf8_lossy(&ours),
-            String::from_utf8_lossy(&theirs)
-        );
+        assert_eq!(String::from_utf8_lossy(&ours), String::from_utf8_lossy(&theirs));
         let (text, _) = allowed(dir.path(), "alice@example.com", &key);
-        assert!(tool_verifies(
-            dir.path(),
-            &text,
-            "alice@example.com",
-            NAMESPACE,
-            &ours,
-            PAE
-        ));
-        assert!(!tool_verifies(
-            dir.path(),
-            &text,
-            "alice@example.com",
-            "file",
-            &ours,
-            PAE
-        ));
+        assert!(tool_verifies(dir.path(), &text, "alice@example.com", NAMESPACE, &ours, PAE));
+        assert!(!tool_verifies(dir.path(), &text, "alice@example.com", "file", &ours, PAE));
     }
 
     #[test]
@@ -603,14 +513,7 @@ mod tests {
         assert!(signer.signs_in_process());
         let sig = signer.sign(PAE).expect("signs");
         let (text, trust) = allowed(dir.path(), "bob@example.com", &key);
-        assert!(tool_verifies(
-            dir.path(),
-            &text,
-            "bob@example.com",
-            NAMESPACE,
-            &sig,
-            PAE
-        ));
+        assert!(tool_verifies(dir.path(), &text, "bob@example.com", NAMESPACE, &sig, PAE));
         assert!(verifies_in_process(&sig, &trust));
     }
 
@@ -618,26 +521,13 @@ mod tests {
     fn an_rsa_key_signs_through_ssh_keygen_and_verifies_in_process() {
         let dir = tempfile::tempdir().expect("temp dir");
         let key = keygen(dir.path(), "id_rsa", "rsa");
-        let signer = SshSigner::from_key_path(&key)
-            .expect("key loads")
-            .without_agent();
+        let signer = SshSigner::from_key_path(&key).expect("key loads").without_agent();
         assert!(!signer.signs_in_process());
-        assert!(
-            signer.describe().ends_with(", signed by ssh-keygen)"),
-            "{}",
-            signer.describe()
-        );
+        assert!(signer.describe().ends_with(", signed by ssh-keygen)"), "{}", signer.describe());
         let sig = signer.sign(PAE).expect("signs");
         let (text, trust) = allowed(dir.path(), "carol@example.com", &key);
         assert!(verifies_in_process(&sig, &trust));
-        assert!(tool_verifies(
-            dir.path(),
-            &text,
-            "carol@example.com",
-            NAMESPACE,
-            &sig,
-            PAE
-        ));
+        assert!(tool_verifies(dir.path(), &text, "carol@example.com", NAMESPACE, &sig, PAE));
     }
 
     #[test]
@@ -652,27 +542,11 @@ mod tests {
         let signer = SshSigner::from_git_config(Some(&literal), None)
             .expect("literal parses")
             .with_agent_socket(&agent.socket);
-        assert_eq!(
-            signer.keyid(),
-            ssh_verify::fingerprint(signer.public_key().key_data())
-        );
-        assert!(
-            signer
-                .describe()
-                .contains("key:: literal, through ssh-agent"),
-            "{}",
-            signer.describe()
-        );
+        assert_eq!(signer.keyid(), ssh_verify::fingerprint(signer.public_key().key_data()));
+        assert!(signer.describe().contains("key:: literal, through ssh-agent"), "{}", signer.describe());
         let sig = signer.sign(PAE).expect("the agent signs");
         assert!(verifies_in_process(&sig, &trust));
-        assert!(tool_verifies(
-            dir.path(),
-            &text,
-            "dana@example.com",
-            NAMESPACE,
-            &sig,
-            PAE
-        ));
+        assert!(tool_verifies(dir.path(), &text, "dana@example.com", NAMESPACE, &sig, PAE));
     }
 
     #[test]
@@ -698,9 +572,7 @@ mod tests {
         let signer = SshSigner::from_key_path(&key.with_extension("pub")).expect("loads");
         assert!(signer.signs_in_process());
         assert!(
-            signer
-                .describe()
-                .contains(&format!("(key file {})", key.display())),
+            signer.describe().contains(&format!("(key file {})", key.display())),
             "{}",
             signer.describe()
         );
@@ -710,14 +582,9 @@ mod tests {
     fn a_passphrase_protected_key_without_an_agent_is_an_error_that_suggests_ssh_agent() {
         let dir = tempfile::tempdir().expect("temp dir");
         let key = keygen_with(dir.path(), "id_locked", "ed25519", "correct horse");
-        let signer = SshSigner::from_key_path(&key)
-            .expect("the public half is readable")
-            .without_agent();
+        let signer = SshSigner::from_key_path(&key).expect("the public half is readable").without_agent();
         let err = signer.sign(PAE).unwrap_err().to_string();
-        assert!(
-            err.contains("is passphrase-protected and no ssh-agent is reachable"),
-            "{err}"
-        );
+        assert!(err.contains("is passphrase-protected and no ssh-agent is reachable"), "{err}");
         assert!(err.contains(&format!("ssh-add {}", key.display())), "{err}");
     }
 
@@ -728,31 +595,12 @@ mod tests {
         let agent = Agent::start(dir.path());
         agent.add(&key);
         let out = ssh_keygen(
-            &[
-                "-p",
-                "-q",
-                "-P",
-                "",
-                "-N",
-                "a passphrase",
-                "-f",
-                key.to_str().expect("utf-8"),
-            ],
+            &["-p", "-q", "-P", "", "-N", "a passphrase", "-f", key.to_str().expect("utf-8")],
             None,
         );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let signer = SshSigner::from_key_path(&key)
-            .expect("loads")
-            .with_agent_socket(&agent.socket);
-        assert!(
-            signer.describe().contains("passphrase-protected key file"),
-            "{}",
-            signer.describe()
-        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let signer = SshSigner::from_key_path(&key).expect("loads").with_agent_socket(&agent.socket);
+        assert!(signer.describe().contains("passphrase-protected key file"), "{}", signer.describe());
         let sig = signer.sign(PAE).expect("the agent signs");
         let (_, trust) = allowed(dir.path(), "fay@example.com", &key);
         assert!(verifies_in_process(&sig, &trust));
@@ -766,17 +614,12 @@ mod tests {
             .sign(PAE)
             .unwrap_err()
             .to_string();
-        assert!(
-            err.contains("load it into ssh-agent with `ssh-add"),
-            "{err}"
-        );
+        assert!(err.contains("load it into ssh-agent with `ssh-add"), "{err}");
     }
 
     #[test]
     fn git_config_without_a_key_says_how_to_configure_one() {
-        let err = SshSigner::from_git_config(None, None)
-            .unwrap_err()
-            .to_string();
+        let err = SshSigner::from_git_config(None, None).unwrap_err().to_string();
         assert!(
             err.starts_with("no signing key configured: set one with `git config user.signingKey"),
             "{err}"
@@ -788,10 +631,9 @@ mod tests {
     fn git_config_reads_a_bare_ssh_key_as_a_literal_and_honours_the_program() {
         let dir = tempfile::tempdir().expect("temp dir");
         let key = keygen(dir.path(), "id_bare", "ed25519");
-        let signer =
-            SshSigner::from_git_config(Some(&public_line(&key)), Some("/nonexistent/ssh-keygen"))
-                .expect("literal parses")
-                .with_agent_socket(dir.path().join("no-agent.sock"));
+        let signer = SshSigner::from_git_config(Some(&public_line(&key)), Some("/nonexistent/ssh-keygen"))
+            .expect("literal parses")
+            .with_agent_socket(dir.path().join("no-agent.sock"));
         match signer.sign(PAE) {
             Err(SignError::ToolMissing { program }) => {
                 assert_eq!(program, "/nonexistent/ssh-keygen")
@@ -803,30 +645,16 @@ mod tests {
     #[test]
     fn git_config_expands_a_leading_tilde_like_git() {
         let home = Path::new("/home/u");
-        assert_eq!(
-            expand_tilde("~/.ssh/id", Some(home)).expect("expands"),
-            Path::new("/home/u/.ssh/id")
-        );
-        assert_eq!(
-            expand_tilde("~", Some(home)).expect("expands"),
-            Path::new("/home/u")
-        );
-        assert_eq!(
-            expand_tilde("keys/id", Some(home)).expect("as is"),
-            Path::new("keys/id")
-        );
+        assert_eq!(expand_tilde("~/.ssh/id", Some(home)).expect("expands"), Path::new("/home/u/.ssh/id"));
+        assert_eq!(expand_tilde("~", Some(home)).expect("expands"), Path::new("/home/u"));
+        assert_eq!(expand_tilde("keys/id", Some(home)).expect("as is"), Path::new("keys/id"));
         assert!(
             expand_tilde("~bob/.ssh/id", Some(home))
                 .unwrap_err()
                 .to_string()
                 .contains("~user paths are not supported")
         );
-        assert!(
-            expand_tilde("~/.ssh/id", None)
-                .unwrap_err()
-                .to_string()
-                .contains("HOME is not set")
-        );
+        assert!(expand_tilde("~/.ssh/id", None).unwrap_err().to_string().contains("HOME is not set"));
     }
 
     #[test]
@@ -835,30 +663,18 @@ mod tests {
         let junk = dir.path().join("junk");
         std::fs::write(&junk, "hello\n").expect("write");
         let err = SshSigner::from_key_path(&junk).unwrap_err().to_string();
-        assert!(
-            err.starts_with(&format!("{} is not a usable SSH key", junk.display())),
-            "{err}"
-        );
-        let err = SshSigner::from_key_path(&dir.path().join("absent"))
-            .unwrap_err()
-            .to_string();
+        assert!(err.starts_with(&format!("{} is not a usable SSH key", junk.display())), "{err}");
+        let err = SshSigner::from_key_path(&dir.path().join("absent")).unwrap_err().to_string();
         assert!(err.starts_with("cannot read the SSH key"), "{err}");
-        let err = SshSigner::from_public_key_literal("key::ssh-ed25519 AAAAnope")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("write user.signingKey as `key::ssh-ed25519"),
-            "{err}"
-        );
+        let err = SshSigner::from_public_key_literal("key::ssh-ed25519 AAAAnope").unwrap_err().to_string();
+        assert!(err.contains("write user.signingKey as `key::ssh-ed25519"), "{err}");
     }
 
     #[test]
     fn a_literal_key_without_any_agent_is_an_error_before_running_anything() {
         let dir = tempfile::tempdir().expect("temp dir");
         let key = keygen(dir.path(), "id_lit", "ed25519");
-        let signer = SshSigner::from_public_key_literal(&public_line(&key))
-            .expect("parses")
-            .without_agent();
+        let signer = SshSigner::from_public_key_literal(&public_line(&key)).expect("parses").without_agent();
         let err = signer.sign(PAE).unwrap_err().to_string();
         assert!(err.contains("no ssh-agent is reachable"), "{err}");
     }
@@ -868,34 +684,12 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let key = dir.path().join("id_pem");
         let out = ssh_keygen(
-            &[
-                "-q",
-                "-t",
-                "ecdsa",
-                "-b",
-                "256",
-                "-m",
-                "PEM",
-                "-N",
-                "",
-                "-f",
-                key.to_str().expect("utf-8"),
-            ],
+            &["-q", "-t", "ecdsa", "-b", "256", "-m", "PEM", "-N", "", "-f", key.to_str().expect("utf-8")],
             None,
         );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            std::fs::read_to_string(&key)
-                .expect("key")
-                .starts_with("-----BEGIN EC PRIVATE KEY-----")
-        );
-        let signer = SshSigner::from_key_path(&key)
-            .expect("loads")
-            .without_agent();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(std::fs::read_to_string(&key).expect("key").starts_with("-----BEGIN EC PRIVATE KEY-----"));
+        let signer = SshSigner::from_key_path(&key).expect("loads").without_agent();
         assert!(!signer.signs_in_process());
         let sig = signer.sign(PAE).expect("ssh-keygen signs");
         let (_, trust) = allowed(dir.path(), "gus@example.com", &key);
@@ -918,11 +712,7 @@ mod tests {
         assert!(signer.keyid().starts_with("SHA256:"));
         assert_eq!(
             signer.describe(),
-            format!(
-                "ssh ecdsa-p256 {} (key file {})",
-                signer.keyid(),
-                key.display()
-            )
+            format!("ssh ecdsa-p256 {} (key file {})", signer.keyid(), key.display())
         );
     }
 }

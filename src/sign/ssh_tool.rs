@@ -56,9 +56,7 @@ pub struct SshKeygen {
 
 impl Default for SshKeygen {
     fn default() -> Self {
-        Self {
-            program: OsString::from(SSH_KEYGEN),
-        }
+        Self { program: OsString::from(SSH_KEYGEN) }
     }
 }
 
@@ -84,15 +82,7 @@ impl SshKeygen {
 
         let sound = self.run(
             Run::new(&self.program)
-                .args([
-                    "-Y",
-                    "check-novalidate",
-                    "-n",
-                    namespace,
-                    "-O",
-                    "print-pubkey",
-                    "-s",
-                ])
+                .args(["-Y", "check-novalidate", "-n", namespace, "-O", "print-pubkey", "-s"])
                 .args([&sig])
                 .stdin_file(&msg),
         )?;
@@ -105,10 +95,8 @@ impl SshKeygen {
                 String::from_utf8_lossy(&sound.stdout)
             ))
         })?;
-        let untrusted = |reason: String| SshVerifyError::UntrustedSigner {
-            fingerprint: fingerprint.clone(),
-            reason,
-        };
+        let untrusted =
+            |reason: String| SshVerifyError::UntrustedSigner { fingerprint: fingerprint.clone(), reason };
 
         let found = self.run(
             Run::new(&self.program)
@@ -124,15 +112,10 @@ impl SshKeygen {
         let mut refusals = Vec::new();
         // Set when a principal passes without -r but not with it: the revocation list decided.
         let mut revoked_by: Option<&Path> = None;
-        for principal in String::from_utf8_lossy(&found.stdout)
-            .lines()
-            .filter(|p| !p.is_empty())
-        {
+        for principal in String::from_utf8_lossy(&found.stdout).lines().filter(|p| !p.is_empty()) {
             let verify = |revoked: Option<&Path>| {
                 let run = Run::new(&self.program)
-                    .args([
-                        "-Y", "verify", "-n", namespace, "-I", principal, "-O", &time, "-f",
-                    ])
+                    .args(["-Y", "verify", "-n", namespace, "-I", principal, "-O", &time, "-f"])
                     .args([trust.allowed_signers])
                     .args(["-s"])
                     .args([&sig])
@@ -178,35 +161,20 @@ impl SshKeygen {
     }
 
     /// Key id, serial and CA fingerprint of a certificate, from `ssh-keygen -L`.
-    fn certificate_info(
-        &self,
-        dir: &Path,
-        cert_line: &str,
-    ) -> Result<CertificateInfo, SshToolError> {
+    fn certificate_info(&self, dir: &Path, cert_line: &str) -> Result<CertificateInfo, SshToolError> {
         let file = dir.join("signer-cert.pub");
         std::fs::write(&file, format!("{cert_line}\n"))
             .map_err(|e| self.fail(format!("cannot write a temporary file: {e}")))?;
         let out = self.run(Run::new(&self.program).args(["-L", "-f"]).args([&file]))?;
         let text = String::from_utf8_lossy(&out.stdout);
-        let field = |name: &str| {
-            text.lines()
-                .find_map(|l| l.trim().strip_prefix(name).map(|v| v.trim().to_owned()))
-        };
+        let field =
+            |name: &str| text.lines().find_map(|l| l.trim().strip_prefix(name).map(|v| v.trim().to_owned()));
         let info = (|| {
-            let key_id = field("Key ID:")?
-                .strip_prefix('"')?
-                .strip_suffix('"')?
-                .to_owned();
+            let key_id = field("Key ID:")?.strip_prefix('"')?.strip_suffix('"')?.to_owned();
             let serial = field("Serial:")?.parse().ok()?;
-            let ca_fingerprint = field("Signing CA:")?
-                .split_whitespace()
-                .find(|w| w.starts_with("SHA256:"))?
-                .to_owned();
-            Some(CertificateInfo {
-                key_id,
-                serial,
-                ca_fingerprint,
-            })
+            let ca_fingerprint =
+                field("Signing CA:")?.split_whitespace().find(|w| w.starts_with("SHA256:"))?.to_owned();
+            Some(CertificateInfo { key_id, serial, ca_fingerprint })
         })();
         info.ok_or_else(|| self.fail(format!("unexpected output of -L: {text}")))
     }
@@ -214,18 +182,12 @@ impl SshKeygen {
     fn run(&self, run: Run<'_>) -> Result<Output, SshToolError> {
         run.output().map_err(|e| match e {
             ToolError::Missing(program) => SshToolError::ToolMissing { program },
-            ToolError::Io(program, e) => SshToolError::Tool {
-                program,
-                reason: e.to_string(),
-            },
+            ToolError::Io(program, e) => SshToolError::Tool { program, reason: e.to_string() },
         })
     }
 
     fn fail(&self, reason: String) -> SshToolError {
-        SshToolError::Tool {
-            program: self.program.to_string_lossy().into_owned(),
-            reason,
-        }
+        SshToolError::Tool { program: self.program.to_string_lossy().into_owned(), reason }
     }
 }
 
@@ -235,23 +197,15 @@ fn verify_time(at: OffsetDateTime) -> Option<String> {
     if !(1970..=9999).contains(&utc.year()) {
         return None;
     }
-    let stamp = utc
-        .format(format_description!(
-            "[year][month][day][hour][minute][second]"
-        ))
-        .ok()?;
+    let stamp = utc.format(format_description!("[year][month][day][hour][minute][second]")).ok()?;
     Some(format!("verify-time={stamp}Z"))
 }
 
 /// A failed `-Y check-novalidate`: a signature that decoded but did not verify (content, namespace,
 /// hash) is bad; anything else ssh-keygen could not even parse is malformed.
 fn soundness_failure(out: &Output) -> SshVerifyError {
-    const VERIFY_FAILURES: [&str; 4] = [
-        "incorrect signature",
-        "namespace does not match",
-        "unsupported hash algorithm",
-        "not permitted",
-    ];
+    const VERIFY_FAILURES: [&str; 4] =
+        ["incorrect signature", "namespace does not match", "unsupported hash algorithm", "not permitted"];
     let reason = tool::stderr_text(out);
     if VERIFY_FAILURES.iter().any(|m| reason.contains(m)) {
         SshVerifyError::BadSignature { reason }
@@ -265,10 +219,7 @@ fn good_signature(out: &Output) -> Option<(String, String)> {
     let text = String::from_utf8_lossy(&out.stdout);
     let mut lines = text.lines();
     let good = lines.find(|l| l.starts_with("Good "))?;
-    let fingerprint = good
-        .split_whitespace()
-        .find(|w| w.starts_with("SHA256:"))?
-        .to_owned();
+    let fingerprint = good.split_whitespace().find(|w| w.starts_with("SHA256:"))?.to_owned();
     let public_line = lines.find(|l| !l.trim().is_empty())?.trim().to_owned();
     Some((fingerprint, public_line))
 }
@@ -334,12 +285,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let d = dir.path();
         let k = |name: &str, kind: &str| keygen(d, name, kind);
-        let (alice, bob, carol, mallory) = (
-            k("alice", "ed25519"),
-            k("bob", "ecdsa"),
-            k("carol", "rsa"),
-            k("mallory", "ed25519"),
-        );
+        let (alice, bob, carol, mallory) =
+            (k("alice", "ed25519"), k("bob", "ecdsa"), k("carol", "rsa"), k("mallory", "ed25519"));
         let (erin, frank, grace, henry, ivan) = (
             k("erin", "ed25519"),
             k("frank", "ed25519"),
@@ -366,22 +313,11 @@ mod tests {
         );
         let eve_cert = certify(&ca, &eve, "eve-id", "eve@example.com", &valid);
         let zed_cert = certify(&ca, &zed, "zed-id", "zed@other.org", &valid);
-        let olive_cert = certify(
-            &ca,
-            &olive,
-            "olive-id",
-            "olive@example.com",
-            &["-V", "20200101:20210101"],
-        );
+        let olive_cert = certify(&ca, &olive, "olive-id", "olive@example.com", &["-V", "20200101:20210101"]);
         let paul_cert = certify(&rsa_ca, &paul, "paul-id", "paul@example.com", &valid);
         let quinn = k("quinn", "ed25519");
-        let quinn_host_cert = certify(
-            &ca,
-            &quinn,
-            "quinn-id",
-            "quinn@example.com",
-            &["-h", valid[0], valid[1]],
-        );
+        let quinn_host_cert =
+            certify(&ca, &quinn, "quinn-id", "quinn@example.com", &["-h", valid[0], valid[1]]);
 
         let allowed_text = format!(
             "# corpus\n\
@@ -410,30 +346,18 @@ mod tests {
         std::fs::write(&allowed_path, &allowed_text).expect("write allowed signers");
         let allowed = AllowedSigners::read(&allowed_path).expect("corpus allowed signers parse");
         let revoked_henry = d.join("revoked-henry");
-        std::fs::write(
-            &revoked_henry,
-            format!("# revoked\n{}\n", public_line(&henry)),
-        )
-        .expect("write");
+        std::fs::write(&revoked_henry, format!("# revoked\n{}\n", public_line(&henry))).expect("write");
         let revoked_ca = d.join("revoked-ca");
         std::fs::write(&revoked_ca, format!("{}\n", public_line(&ca))).expect("write");
 
         let ours = |key: &Path| {
-            SshSigner::from_key_path(key)
-                .expect("key loads")
-                .without_agent()
-                .sign(MESSAGE)
-                .expect("signs")
+            SshSigner::from_key_path(key).expect("key loads").without_agent().sign(MESSAGE).expect("signs")
         };
         let theirs = |key: &Path, ns: &str| tool_sign(d, key, ns, MESSAGE);
-        let case = |name, sig, expect| Case {
-            name,
-            sig,
-            message: MESSAGE,
-            revoked: revoked_henry.clone(),
-            expect,
-        };
-        let garbage_armor = b"-----BEGIN SSH SIGNATURE-----\nU1NIU0lHAAAAAQAAAAR0cnVu\n-----END SSH SIGNATURE-----\n";
+        let case =
+            |name, sig, expect| Case { name, sig, message: MESSAGE, revoked: revoked_henry.clone(), expect };
+        let garbage_armor =
+            b"-----BEGIN SSH SIGNATURE-----\nU1NIU0lHAAAAAQAAAAR0cnVu\n-----END SSH SIGNATURE-----\n";
         let alice_sha256 = {
             let data = d.join("sha256-data");
             std::fs::write(&data, MESSAGE).expect("write");
@@ -455,46 +379,18 @@ mod tests {
             std::fs::read(d.join("sha256-data.sig")).expect("sig")
         };
         let cases = vec![
-            case(
-                "ed25519, ours",
-                ours(&alice),
-                Expect::Trusted(&["alice@example.com"]),
-            ),
-            case(
-                "p256, ours",
-                ours(&bob),
-                Expect::Trusted(&["bob@example.com"]),
-            ),
-            case(
-                "rsa, through the tool",
-                ours(&carol),
-                Expect::Trusted(&["carol@example.com"]),
-            ),
-            case(
-                "sha256 hash",
-                alice_sha256,
-                Expect::Trusted(&["alice@example.com"]),
-            ),
+            case("ed25519, ours", ours(&alice), Expect::Trusted(&["alice@example.com"])),
+            case("p256, ours", ours(&bob), Expect::Trusted(&["bob@example.com"])),
+            case("rsa, through the tool", ours(&carol), Expect::Trusted(&["carol@example.com"])),
+            case("sha256 hash", alice_sha256, Expect::Trusted(&["alice@example.com"])),
             Case {
                 message: b"DSSEv1 28 application/vnd.in-toto+json 2 []",
                 ..case("tampered message", ours(&alice), Expect::BadSignature)
             },
             case("wrong key", ours(&mallory), Expect::Untrusted),
-            case(
-                "wrong namespace",
-                theirs(&alice, "file"),
-                Expect::BadSignature,
-            ),
-            case(
-                "principal absent (only negated)",
-                ours(&ivan),
-                Expect::Untrusted,
-            ),
-            case(
-                "namespaces= excludes in-toto",
-                ours(&erin),
-                Expect::Untrusted,
-            ),
+            case("wrong namespace", theirs(&alice, "file"), Expect::BadSignature),
+            case("principal absent (only negated)", ours(&ivan), Expect::Untrusted),
+            case("namespaces= excludes in-toto", ours(&erin), Expect::Untrusted),
             case("valid-before in the past", ours(&frank), Expect::Untrusted),
             case("valid-after in the future", ours(&grace), Expect::Untrusted),
             case("revoked key", ours(&henry), Expect::Revoked),
@@ -503,26 +399,14 @@ mod tests {
                 theirs(&dave_cert, NAMESPACE),
                 Expect::Trusted(&["dave@example.com"]),
             ),
-            case(
-                "certificate for an excluded principal",
-                theirs(&eve_cert, NAMESPACE),
-                Expect::Untrusted,
-            ),
+            case("certificate for an excluded principal", theirs(&eve_cert, NAMESPACE), Expect::Untrusted),
             case(
                 "certificate for a principal the CA line does not cover",
                 theirs(&zed_cert, NAMESPACE),
                 Expect::Untrusted,
             ),
-            case(
-                "expired certificate",
-                theirs(&olive_cert, NAMESPACE),
-                Expect::Untrusted,
-            ),
-            case(
-                "host certificate",
-                theirs(&quinn_host_cert, NAMESPACE),
-                Expect::Untrusted,
-            ),
+            case("expired certificate", theirs(&olive_cert, NAMESPACE), Expect::Untrusted),
+            case("host certificate", theirs(&quinn_host_cert, NAMESPACE), Expect::Untrusted),
             case(
                 "certificate from an RSA CA",
                 theirs(&paul_cert, NAMESPACE),
@@ -530,28 +414,17 @@ mod tests {
             ),
             Case {
                 revoked: revoked_ca.clone(),
-                ..case(
-                    "certificate whose CA is revoked",
-                    theirs(&dave_cert, NAMESPACE),
-                    Expect::Revoked,
-                )
+                ..case("certificate whose CA is revoked", theirs(&dave_cert, NAMESPACE), Expect::Revoked)
             },
             case("not a signature", b"hello".to_vec(), Expect::Malformed),
-            case(
-                "armor around a truncated blob",
-                garbage_armor.to_vec(),
-                Expect::Malformed,
-            ),
+            case("armor around a truncated blob", garbage_armor.to_vec(), Expect::Malformed),
         ];
 
         let tool = SshKeygen::default();
         for c in &cases {
             let revoked = RevokedKeys::read(&c.revoked).expect("revoked list parses");
             let in_process = verify(&c.sig, c.message, NAMESPACE, &allowed, &revoked, AT);
-            let trust = ToolTrust {
-                allowed_signers: &allowed_path,
-                revoked: Some(&c.revoked),
-            };
+            let trust = ToolTrust { allowed_signers: &allowed_path, revoked: Some(&c.revoked) };
             let via_tool = tool.verify(&c.sig, c.message, NAMESPACE, trust, AT);
             let tool_class = match &via_tool {
                 Ok(v) => class(Ok(v)),
@@ -559,24 +432,10 @@ mod tests {
                 Err(other) => panic!("{}: ssh-keygen could not be used: {other}", c.name),
             };
             let expected = expected_class(&c.expect);
-            assert_eq!(
-                class(in_process.as_ref()),
-                expected,
-                "{}: in-process gave {in_process:?}",
-                c.name
-            );
-            assert_eq!(
-                tool_class, expected,
-                "{}: ssh-keygen gave {via_tool:?}",
-                c.name
-            );
-            if let (Ok(x), Ok(y), Expect::Trusted(principals)) = (&in_process, &via_tool, &c.expect)
-            {
-                assert_eq!(
-                    x, y,
-                    "{}: the two verifiers describe the signer differently",
-                    c.name
-                );
+            assert_eq!(class(in_process.as_ref()), expected, "{}: in-process gave {in_process:?}", c.name);
+            assert_eq!(tool_class, expected, "{}: ssh-keygen gave {via_tool:?}", c.name);
+            if let (Ok(x), Ok(y), Expect::Trusted(principals)) = (&in_process, &via_tool, &c.expect) {
+                assert_eq!(x, y, "{}: the two verifiers describe the signer differently", c.name);
                 assert_eq!(x.principals, *principals, "{}", c.name);
             }
         }
@@ -590,35 +449,18 @@ mod tests {
         let cert = certify(&ca, &key, "kim-id", "kim@example.com", &[]);
         let sig = tool_sign(d, &cert, NAMESPACE, MESSAGE);
         let allowed_path = d.join("allowed_signers");
-        std::fs::write(
-            &allowed_path,
-            format!("*@example.com cert-authority {}\n", public_line(&ca)),
-        )
-        .expect("write");
+        std::fs::write(&allowed_path, format!("*@example.com cert-authority {}\n", public_line(&ca)))
+            .expect("write");
         let allowed = AllowedSigners::read(&allowed_path).expect("parses");
-        match verify(
-            &sig,
-            MESSAGE,
-            NAMESPACE,
-            &allowed,
-            &RevokedKeys::default(),
-            AT,
-        ) {
+        match verify(&sig, MESSAGE, NAMESPACE, &allowed, &RevokedKeys::default(), AT) {
             Err(SshVerifyError::Unsupported { reason }) => {
-                assert!(
-                    reason.contains("valid \"forever\"") && reason.contains("--via-tools"),
-                    "{reason}"
-                );
+                assert!(reason.contains("valid \"forever\"") && reason.contains("--via-tools"), "{reason}");
             }
             other => panic!("expected Unsupported, got {other:?}"),
         }
-        let trust = ToolTrust {
-            allowed_signers: &allowed_path,
-            revoked: None,
-        };
-        let v = SshKeygen::default()
-            .verify(&sig, MESSAGE, NAMESPACE, trust, AT)
-            .expect("ssh-keygen accepts it");
+        let trust = ToolTrust { allowed_signers: &allowed_path, revoked: None };
+        let v =
+            SshKeygen::default().verify(&sig, MESSAGE, NAMESPACE, trust, AT).expect("ssh-keygen accepts it");
         assert_eq!(v.principals, ["kim@example.com"]);
         assert_eq!(v.certificate.map(|c| c.key_id), Some("kim-id".to_owned()));
     }
@@ -628,13 +470,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let allowed = dir.path().join("allowed");
         std::fs::write(&allowed, "").expect("write");
-        let tool = SshKeygen {
-            program: OsString::from("/nonexistent/ssh-keygen"),
-        };
-        let trust = ToolTrust {
-            allowed_signers: &allowed,
-            revoked: None,
-        };
+        let tool = SshKeygen { program: OsString::from("/nonexistent/ssh-keygen") };
+        let trust = ToolTrust { allowed_signers: &allowed, revoked: None };
         match tool.verify(b"sig", MESSAGE, NAMESPACE, trust, AT) {
             Err(SshToolError::ToolMissing { program }) => {
                 assert_eq!(program, "/nonexistent/ssh-keygen")
@@ -646,10 +483,7 @@ mod tests {
     #[test]
     fn the_verify_time_is_given_to_ssh_keygen_in_utc() {
         let at = datetime!(2030-06-01 14:00:05 +02:00);
-        assert_eq!(
-            verify_time(at).as_deref(),
-            Some("verify-time=20300601120005Z")
-        );
+        assert_eq!(verify_time(at).as_deref(), Some("verify-time=20300601120005Z"));
         assert_eq!(verify_time(datetime!(1969-12-31 0:00 UTC)), None);
     }
 }

@@ -3,8 +3,7 @@
 //! inclusive/exclusive time bounds), failing closed where ssh-key cannot check something.
 
 use ssh_key::{
-    Algorithm, Certificate, EcdsaCurve, HashAlg, PublicKey, SshSig, certificate::CertType,
-    public::KeyData,
+    Algorithm, Certificate, EcdsaCurve, HashAlg, PublicKey, SshSig, certificate::CertType, public::KeyData,
 };
 use time::OffsetDateTime;
 
@@ -92,17 +91,10 @@ pub fn verify(
     check_signature(&sig, message, namespace)?;
     let key = sig.signer.signing_key();
     let fingerprint = fingerprint(key);
-    let principals = trusted_principals(&sig.signer, allowed, namespace, at).map_err(|reason| {
-        SshVerifyError::UntrustedSigner {
-            fingerprint: fingerprint.clone(),
-            reason,
-        }
-    })?;
+    let principals = trusted_principals(&sig.signer, allowed, namespace, at)
+        .map_err(|reason| SshVerifyError::UntrustedSigner { fingerprint: fingerprint.clone(), reason })?;
     if let Some(reason) = revocation(&sig.signer, revoked) {
-        return Err(SshVerifyError::Revoked {
-            fingerprint,
-            reason,
-        });
+        return Err(SshVerifyError::Revoked { fingerprint, reason });
     }
     Ok(SshVerified {
         principals,
@@ -136,10 +128,7 @@ pub(crate) fn check_signature(
         "sha512" => HashAlg::Sha512,
         "sha256" => HashAlg::Sha256,
         other => {
-            return Err(bad(format!(
-                "hash algorithm \"{}\" is not sha256 or sha512",
-                other.escape_debug()
-            )));
+            return Err(bad(format!("hash algorithm \"{}\" is not sha256 or sha512", other.escape_debug())));
         }
     };
     let key = sig.signer.signing_key();
@@ -147,28 +136,22 @@ pub(crate) fn check_signature(
         return Err(SshVerifyError::Unsupported { reason });
     }
     if sig.signature.algorithm() == (Algorithm::Rsa { hash: None }) {
-        return Err(bad("an RSA signature with SHA-1 (ssh-rsa) is not accepted; sign again with a current ssh-keygen".to_owned()));
+        return Err(bad(
+            "an RSA signature with SHA-1 (ssh-rsa) is not accepted; sign again with a current ssh-keygen"
+                .to_owned(),
+        ));
     }
     let rebuilt = SshSig::new(key.clone(), namespace, hash_alg, sig.signature.clone())
         .map_err(|e| bad(format!("the signature does not fit its key: {e}")))?;
-    PublicKey::from(key.clone())
-        .verify(namespace, message, &rebuilt)
-        .map_err(|_| {
-            bad(
-                "the signature does not verify over these bytes (changed content or wrong key)"
-                    .to_owned(),
-            )
-        })
+    PublicKey::from(key.clone()).verify(namespace, message, &rebuilt).map_err(|_| {
+        bad("the signature does not verify over these bytes (changed content or wrong key)".to_owned())
+    })
 }
 
 /// `Some(reason)` when signatures of `key` cannot be checked in-process.
 fn unsupported(key: &KeyData, role: &str) -> Option<String> {
     match key.algorithm() {
-        Algorithm::Ed25519
-        | Algorithm::Rsa { .. }
-        | Algorithm::Ecdsa {
-            curve: EcdsaCurve::NistP256,
-        } => None,
+        Algorithm::Ed25519 | Algorithm::Rsa { .. } | Algorithm::Ecdsa { curve: EcdsaCurve::NistP256 } => None,
         other => Some(format!(
             "the {role} is {}, which this build does not check in-process; verify with --via-tools (ssh-keygen)",
             other.as_str()
@@ -196,10 +179,7 @@ fn trusted_principals(
             (SignerKey::Plain(key), false) if line.key.key_data() == key => {
                 let listed: Vec<String> = line.principals.positive().map(str::to_owned).collect();
                 if listed.is_empty() {
-                    Err(format!(
-                        "the key is listed only under negated principals \"{}\"",
-                        line.principals
-                    ))
+                    Err(format!("the key is listed only under negated principals \"{}\"", line.principals))
                 } else {
                     Ok(listed)
                 }
@@ -225,9 +205,9 @@ fn trusted_principals(
     }
     if refusals.is_empty() {
         return Err(match signer {
-            SignerKey::Plain(_) => format!(
-                "no line of {file} lists this key; add `<principal> <the .pub line>` to trust it"
-            ),
+            SignerKey::Plain(_) => {
+                format!("no line of {file} lists this key; add `<principal> <the .pub line>` to trust it")
+            }
             SignerKey::Certificate(c) => format!(
                 "no cert-authority line of {file} lists the certificate's CA {}; add `<principals> cert-authority <CA .pub line>` to trust it",
                 fingerprint(c.signature_key())
@@ -242,9 +222,7 @@ fn line_applies(line: &AllowedSigner, namespace: &str, at: OffsetDateTime) -> Re
     if let Some(ns) = &line.namespaces
         && !ns.matches(namespace)
     {
-        return Err(format!(
-            "the key is allowed only for namespaces \"{ns}\", not \"{namespace}\""
-        ));
+        return Err(format!("the key is allowed only for namespaces \"{ns}\", not \"{namespace}\""));
     }
     if let Some(after) = line.valid_after.filter(|t| at < t.at) {
         return Err(format!(
@@ -271,9 +249,7 @@ fn certificate_principals(
         return Err(reason);
     }
     if cert.cert_type() != CertType::User {
-        return Err(
-            "the signer's certificate is a host certificate, not a user certificate".to_owned(),
-        );
+        return Err("the signer's certificate is a host certificate, not a user certificate".to_owned());
     }
     if let Some(option) = cert.critical_options().keys().next() {
         return Err(format!(
@@ -281,8 +257,7 @@ fn certificate_principals(
             option.escape_debug()
         ));
     }
-    let now = u64::try_from(at.unix_timestamp())
-        .map_err(|_| "the time checked is before 1970".to_owned())?;
+    let now = u64::try_from(at.unix_timestamp()).map_err(|_| "the time checked is before 1970".to_owned())?;
     if now < cert.valid_after() || now >= cert.valid_before() {
         return Err(format!(
             "the signer's certificate \"{}\" is not valid at {at}",
@@ -290,18 +265,13 @@ fn certificate_principals(
         ));
     }
     let ca = cert.signature_key().fingerprint(HashAlg::Sha256);
-    cert.validate_at(now, [&ca]).map_err(|_| {
-        "the signer's certificate does not carry a valid signature of its CA".to_owned()
-    })?;
+    cert.validate_at(now, [&ca])
+        .map_err(|_| "the signer's certificate does not carry a valid signature of its CA".to_owned())?;
     if cert.valid_principals().is_empty() {
         return Err("the signer's certificate names no principals".to_owned());
     }
-    let allowed: Vec<String> = cert
-        .valid_principals()
-        .iter()
-        .filter(|p| line.principals.matches(p))
-        .cloned()
-        .collect();
+    let allowed: Vec<String> =
+        cert.valid_principals().iter().filter(|p| line.principals.matches(p)).cloned().collect();
     if allowed.is_empty() {
         return Err(format!(
             "the certificate's principals ({}) match none of the line's principals \"{}\"",
@@ -314,20 +284,15 @@ fn certificate_principals(
 
 /// `Some(reason)` when the signing key or its certificate's CA is revoked.
 fn revocation(signer: &SignerKey, revoked: &RevokedKeys) -> Option<String> {
-    let file = revoked.path.as_ref().map_or_else(
-        || "the revoked-keys list".to_owned(),
-        |p| p.display().to_string(),
-    );
+    let file =
+        revoked.path.as_ref().map_or_else(|| "the revoked-keys list".to_owned(), |p| p.display().to_string());
     if revoked.contains(signer.signing_key()) {
-        return Some(format!(
-            "the signing key is listed in {file}; the key must not be trusted any more"
-        ));
+        return Some(format!("the signing key is listed in {file}; the key must not be trusted any more"));
     }
     match signer {
-        SignerKey::Certificate(c) if revoked.contains(c.signature_key()) => Some(format!(
-            "the certificate's CA {} is listed in {file}",
-            fingerprint(c.signature_key())
-        )),
+        SignerKey::Certificate(c) if revoked.contains(c.signature_key()) => {
+            Some(format!("the certificate's CA {} is listed in {file}", fingerprint(c.signature_key())))
+        }
         _ => None,
     }
 }
@@ -347,19 +312,11 @@ mod tests {
     const AT: OffsetDateTime = datetime!(2030-06-01 12:00 UTC);
 
     fn trust(dir: &Path, text: &str) -> AllowedSigners {
-        AllowedSigners::parse(text.as_bytes(), &dir.join("allowed_signers"))
-            .expect("allowed signers parse")
+        AllowedSigners::parse(text.as_bytes(), &dir.join("allowed_signers")).expect("allowed signers parse")
     }
 
     fn run(sig: &[u8], allowed: &AllowedSigners) -> Result<SshVerified, SshVerifyError> {
-        verify(
-            sig,
-            MESSAGE,
-            NAMESPACE,
-            allowed,
-            &RevokedKeys::default(),
-            AT,
-        )
+        verify(sig, MESSAGE, NAMESPACE, allowed, &RevokedKeys::default(), AT)
     }
 
     /// A certificate for kim@example.com, valid 2020 to 2099, with `extra` options.
@@ -371,31 +328,23 @@ mod tests {
 
     fn armor(blob: &[u8]) -> Vec<u8> {
         let b64 = base64::engine::general_purpose::STANDARD.encode(blob);
-        let lines: Vec<&str> = b64
-            .as_bytes()
-            .chunks(70)
-            .map(|c| std::str::from_utf8(c).expect("ascii"))
-            .collect();
+        let lines: Vec<&str> =
+            b64.as_bytes().chunks(70).map(|c| std::str::from_utf8(c).expect("ascii")).collect();
         format!("{ARMOR_BEGIN}\n{}\n{ARMOR_END}\n", lines.join("\n")).into_bytes()
     }
 
     fn blob(armored: &[u8]) -> Vec<u8> {
         let text = std::str::from_utf8(armored).expect("ascii");
         let b64: String = text.lines().filter(|l| !l.starts_with("-----")).collect();
-        base64::engine::general_purpose::STANDARD
-            .decode(b64)
-            .expect("base64")
+        base64::engine::general_purpose::STANDARD.decode(b64).expect("base64")
     }
 
     #[test]
     fn garbage_signature_input_never_panics_and_never_verifies() {
         let dir = tempfile::tempdir().expect("temp dir");
         let d = dir.path();
-        let (key, ca, kim) = (
-            keygen(d, "alice", "ed25519"),
-            keygen(d, "ca", "ed25519"),
-            keygen(d, "kim", "ed25519"),
-        );
+        let (key, ca, kim) =
+            (keygen(d, "alice", "ed25519"), keygen(d, "ca", "ed25519"), keygen(d, "kim", "ed25519"));
         let allowed = trust(
             d,
             &format!(
@@ -404,42 +353,27 @@ mod tests {
                 public_line(&ca)
             ),
         );
-        let plain = SshSigner::from_key_path(&key)
-            .expect("loads")
-            .sign(MESSAGE)
-            .expect("signs");
+        let plain = SshSigner::from_key_path(&key).expect("loads").sign(MESSAGE).expect("signs");
         let cert = tool_sign(d, &certify_kim(&ca, &kim, &[]), NAMESPACE, MESSAGE);
         for good in [&plain, &cert] {
-            assert!(
-                run(good, &allowed).is_ok(),
-                "the unmodified signature verifies"
-            );
+            assert!(run(good, &allowed).is_ok(), "the unmodified signature verifies");
             for len in 0..good.len() {
                 let _ = run(&good[..len], &allowed);
             }
             let raw = blob(good);
             for len in 0..raw.len() {
-                assert!(
-                    run(&armor(&raw[..len]), &allowed).is_err(),
-                    "truncated to {len}"
-                );
+                assert!(run(&armor(&raw[..len]), &allowed).is_err(), "truncated to {len}");
             }
             // One flipped bit per byte (low or high, alternating); debug-build crypto is slow.
             for i in 0..raw.len() {
                 let flip = if i % 2 == 0 { 0x01 } else { 0x80 };
                 let mut mutated = raw.clone();
                 mutated[i] ^= flip;
-                assert!(
-                    run(&armor(&mutated), &allowed).is_err(),
-                    "byte {i} ^ {flip:#x} still verifies"
-                );
+                assert!(run(&armor(&mutated), &allowed).is_err(), "byte {i} ^ {flip:#x} still verifies");
             }
             let mut longer = raw.clone();
             longer.push(0);
-            assert!(matches!(
-                run(&armor(&longer), &allowed),
-                Err(SshVerifyError::Malformed { .. })
-            ));
+            assert!(matches!(run(&armor(&longer), &allowed), Err(SshVerifyError::Malformed { .. })));
         }
         for junk in [
             &b""[..],
@@ -447,10 +381,7 @@ mod tests {
             b"-----BEGIN SSH SIGNATURE-----",
             b"-----BEGIN SSH SIGNATURE-----\n\n-----END SSH SIGNATURE-----",
         ] {
-            assert!(
-                matches!(run(junk, &allowed), Err(SshVerifyError::Malformed { .. })),
-                "{junk:?}"
-            );
+            assert!(matches!(run(junk, &allowed), Err(SshVerifyError::Malformed { .. })), "{junk:?}");
         }
     }
 
@@ -459,14 +390,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let key = keygen(dir.path(), "erin", "ed25519");
         let line = public_line(&key);
-        let sig = SshSigner::from_key_path(&key)
-            .expect("loads")
-            .sign(MESSAGE)
-            .expect("signs");
-        let allowed = trust(
-            dir.path(),
-            &format!("# x\nerin@example.com namespaces=\"git,file\" {line}\n"),
-        );
+        let sig = SshSigner::from_key_path(&key).expect("loads").sign(MESSAGE).expect("signs");
+        let allowed = trust(dir.path(), &format!("# x\nerin@example.com namespaces=\"git,file\" {line}\n"));
         let err = run(&sig, &allowed).unwrap_err().to_string();
         let file = dir.path().join("allowed_signers");
         assert!(
@@ -477,10 +402,7 @@ mod tests {
             "{err}"
         );
         let err = run(&sig, &trust(dir.path(), "")).unwrap_err().to_string();
-        assert!(
-            err.contains("no line of") && err.contains("add `<principal> <the .pub line>`"),
-            "{err}"
-        );
+        assert!(err.contains("no line of") && err.contains("add `<principal> <the .pub line>`"), "{err}");
     }
 
     #[test]
@@ -488,10 +410,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let key = keygen(dir.path(), "multi", "ed25519");
         let line = public_line(&key);
-        let sig = SshSigner::from_key_path(&key)
-            .expect("loads")
-            .sign(MESSAGE)
-            .expect("signs");
+        let sig = SshSigner::from_key_path(&key).expect("loads").sign(MESSAGE).expect("signs");
         let allowed = trust(
             dir.path(),
             &format!(
@@ -509,21 +428,14 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let d = dir.path();
         let ca = keygen(d, "ca", "ed25519");
-        let allowed = trust(
-            d,
-            &format!("*@example.com cert-authority {}\n", public_line(&ca)),
-        );
+        let allowed = trust(d, &format!("*@example.com cert-authority {}\n", public_line(&ca)));
         let host = keygen(d, "host", "ed25519");
         let sig = tool_sign(d, &certify_kim(&ca, &host, &["-h"]), NAMESPACE, MESSAGE);
         let err = run(&sig, &allowed).unwrap_err().to_string();
         assert!(err.contains("is a host certificate"), "{err}");
         let forced = keygen(d, "forced", "ed25519");
-        let sig = tool_sign(
-            d,
-            &certify_kim(&ca, &forced, &["-O", "force-command=/bin/true"]),
-            NAMESPACE,
-            MESSAGE,
-        );
+        let sig =
+            tool_sign(d, &certify_kim(&ca, &forced, &["-O", "force-command=/bin/true"]), NAMESPACE, MESSAGE);
         let err = run(&sig, &allowed).unwrap_err().to_string();
         assert!(err.contains("critical option \"force-command\""), "{err}");
     }
@@ -533,19 +445,10 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let d = dir.path();
         let (ca, kim) = (keygen(d, "ca", "ed25519"), keygen(d, "kim", "ed25519"));
-        let sig = tool_sign(
-            d,
-            &certify_kim(&ca, &kim, &["-z", "42"]),
-            NAMESPACE,
-            MESSAGE,
-        );
-        let allowed = trust(
-            d,
-            &format!("*@example.com cert-authority {}\n", public_line(&ca)),
-        );
+        let sig = tool_sign(d, &certify_kim(&ca, &kim, &["-z", "42"]), NAMESPACE, MESSAGE);
+        let allowed = trust(d, &format!("*@example.com cert-authority {}\n", public_line(&ca)));
         let v = run(&sig, &allowed).expect("trusted");
-        let kim_key =
-            ssh_key::PublicKey::read_openssh_file(&kim.with_extension("pub")).expect("pub");
+        let kim_key = ssh_key::PublicKey::read_openssh_file(&kim.with_extension("pub")).expect("pub");
         let ca_key = ssh_key::PublicKey::read_openssh_file(&ca.with_extension("pub")).expect("pub");
         assert_eq!(v.principals, ["kim@example.com"]);
         assert_eq!(v.fingerprint, fingerprint(kim_key.key_data()));
@@ -559,10 +462,7 @@ mod tests {
         );
         let plain_line = trust(d, &format!("kim@example.com {}\n", public_line(&kim)));
         assert!(
-            matches!(
-                run(&sig, &plain_line),
-                Err(SshVerifyError::UntrustedSigner { .. })
-            ),
+            matches!(run(&sig, &plain_line), Err(SshVerifyError::UntrustedSigner { .. })),
             "a certificate does not match its plain key's line"
         );
     }

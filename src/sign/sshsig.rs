@@ -73,9 +73,7 @@ impl From<String> for DecodeError {
 /// Whether the first word of `line` is an OpenSSH certificate key type.
 #[must_use]
 pub fn is_certificate_line(line: &str) -> bool {
-    line.split_whitespace()
-        .next()
-        .is_some_and(|t| t.ends_with(CERT_SUFFIX))
+    line.split_whitespace().next().is_some_and(|t| t.ends_with(CERT_SUFFIX))
 }
 
 /// Whether `bytes` starts like an armored SSH signature (after leading whitespace).
@@ -117,9 +115,7 @@ fn dearmor(armored: &[u8]) -> Result<Vec<u8>, String> {
 fn parse_blob(blob: &[u8]) -> Result<SshSignature, DecodeError> {
     let mut r = Wire(blob);
     if r.take(MAGIC.len()) != Some(MAGIC) {
-        return Err(DecodeError::Malformed(
-            "the signature blob does not start with SSHSIG".to_owned(),
-        ));
+        return Err(DecodeError::Malformed("the signature blob does not start with SSHSIG".to_owned()));
     }
     let version = r.u32().ok_or_else(truncated)?;
     if version != VERSION {
@@ -136,9 +132,7 @@ fn parse_blob(blob: &[u8]) -> Result<SshSignature, DecodeError> {
         return Err(format!("{} unexpected bytes after the signature", r.0.len()).into());
     }
     if namespace.is_empty() {
-        return Err(DecodeError::Malformed(
-            "the signature has an empty namespace".to_owned(),
-        ));
+        return Err(DecodeError::Malformed("the signature has an empty namespace".to_owned()));
     }
     Ok(SshSignature {
         signer: parse_key(key_blob)?,
@@ -152,8 +146,7 @@ fn parse_key(blob: &[u8]) -> Result<SignerKey, DecodeError> {
     let algorithm = Wire(blob).string().ok_or_else(truncated)?;
     // ssh-key's decoders accept some non-canonical length prefixes; re-encoding finds them, so
     // that one key has one encoding here as it has in OpenSSH.
-    let non_canonical =
-        || DecodeError::Malformed("the signer's key is not canonically encoded".to_owned());
+    let non_canonical = || DecodeError::Malformed("the signer's key is not canonically encoded".to_owned());
     if algorithm.ends_with(CERT_SUFFIX.as_bytes()) {
         let cert = Certificate::from_bytes(blob).map_err(|e| match e {
             // ssh-key 0.6 keeps certificate times as i64 seconds and cannot hold ssh-keygen's
@@ -178,8 +171,7 @@ fn parse_key(blob: &[u8]) -> Result<SignerKey, DecodeError> {
 }
 
 fn parse_signature(blob: &[u8]) -> Result<Signature, String> {
-    let sig = Signature::try_from(blob)
-        .map_err(|e| format!("the signature value cannot be decoded: {e}"))?;
+    let sig = Signature::try_from(blob).map_err(|e| format!("the signature value cannot be decoded: {e}"))?;
     // ssh-key re-encodes security-key ECDSA signatures differently; those are refused later as
     // not checkable in-process, so they skip the canonical-form check here.
     if sig.algorithm() == ssh_key::Algorithm::SkEcdsaSha2NistP256 {
@@ -244,9 +236,7 @@ mod tests {
     #[test]
     fn oversized_input_is_refused_before_decoding() {
         let big = vec![b'A'; MAX_ARMOR_LEN + 1];
-        assert!(
-            matches!(parse_armored(&big), Err(DecodeError::Malformed(r)) if r.contains("more than"))
-        );
+        assert!(matches!(parse_armored(&big), Err(DecodeError::Malformed(r)) if r.contains("more than")));
     }
 
     #[test]

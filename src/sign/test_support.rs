@@ -32,11 +32,7 @@ pub fn keygen_with(dir: &Path, name: &str, kind: &str, passphrase: &str) -> Path
         args.extend(["-b", "2048"]);
     }
     let out = ssh_keygen(&args, None);
-    assert!(
-        out.status.success(),
-        "ssh-keygen -t {kind}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "ssh-keygen -t {kind}: {}", String::from_utf8_lossy(&out.stderr));
     path
 }
 
@@ -49,10 +45,7 @@ pub fn keygen(dir: &Path, name: &str, kind: &str) -> PathBuf {
 pub fn public_line(key: &Path) -> String {
     let mut p = key.as_os_str().to_owned();
     p.push(".pub");
-    std::fs::read_to_string(PathBuf::from(p))
-        .expect("public key file")
-        .trim()
-        .to_owned()
+    std::fs::read_to_string(PathBuf::from(p)).expect("public key file").trim().to_owned()
 }
 
 /// Signs `data` with `ssh-keygen -Y sign -n namespace -f key` and returns the armored signature.
@@ -71,11 +64,7 @@ pub fn tool_sign(dir: &Path, key: &Path, namespace: &str, data: &[u8]) -> Vec<u8
         ],
         None,
     );
-    assert!(
-        out.status.success(),
-        "ssh-keygen -Y sign: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "ssh-keygen -Y sign: {}", String::from_utf8_lossy(&out.stderr));
     let mut sig = file.path().as_os_str().to_owned();
     sig.push(".sig");
     let bytes = std::fs::read(&sig).expect("signature file");
@@ -91,11 +80,7 @@ pub fn certify(ca: &Path, key: &Path, id: &str, principals: &str, extra: &[&str]
     args.extend(extra);
     args.push(&public);
     let out = ssh_keygen(&args, None);
-    assert!(
-        out.status.success(),
-        "ssh-keygen -s: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "ssh-keygen -s: {}", String::from_utf8_lossy(&out.stderr));
     PathBuf::from(format!("{}-cert.pub", s(key)))
 }
 
@@ -116,18 +101,7 @@ pub fn tool_verifies(
     std::fs::write(&data_file, data).expect("write data");
     let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
     let out = ssh_keygen(
-        &[
-            "-Y",
-            "verify",
-            "-f",
-            &path(&allowed),
-            "-I",
-            principal,
-            "-n",
-            namespace,
-            "-s",
-            &path(&sig_file),
-        ],
+        &["-Y", "verify", "-f", &path(&allowed), "-I", principal, "-n", namespace, "-s", &path(&sig_file)],
         Some(&data_file),
     );
     out.status.success()
@@ -156,10 +130,7 @@ impl Agent {
         let agent = Self { child, socket };
         let deadline = Instant::now() + Duration::from_secs(10);
         while !agent.socket.exists() {
-            assert!(
-                Instant::now() < deadline,
-                "ssh-agent did not create its socket"
-            );
+            assert!(Instant::now() < deadline, "ssh-agent did not create its socket");
             std::thread::sleep(Duration::from_millis(20));
         }
         agent
@@ -173,11 +144,7 @@ impl Agent {
             .stdin(Stdio::null())
             .output()
             .expect("ssh-add runs");
-        assert!(
-            out.status.success(),
-            "ssh-add: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "ssh-add: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
 

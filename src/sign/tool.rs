@@ -33,9 +33,7 @@ impl Agent {
     /// The socket a child would use, if any.
     pub fn socket(&self) -> Option<PathBuf> {
         match self {
-            Self::Inherit => std::env::var_os("SSH_AUTH_SOCK")
-                .filter(|s| !s.is_empty())
-                .map(PathBuf::from),
+            Self::Inherit => std::env::var_os("SSH_AUTH_SOCK").filter(|s| !s.is_empty()).map(PathBuf::from),
             Self::At(p) => Some(p.clone()),
             Self::Off => None,
         }
@@ -53,12 +51,7 @@ pub struct Run<'a> {
 impl<'a> Run<'a> {
     /// Starts an invocation of `program`.
     pub fn new(program: &'a OsStr) -> Self {
-        Self {
-            program,
-            args: Vec::new(),
-            stdin: None,
-            agent: None,
-        }
+        Self { program, args: Vec::new(), stdin: None, agent: None }
     }
 
     /// Appends arguments.
@@ -67,8 +60,7 @@ impl<'a> Run<'a> {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        self.args
-            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self.args.extend(args.into_iter().map(|a| a.as_ref().to_owned()));
         self
     }
 
@@ -88,16 +80,11 @@ impl<'a> Run<'a> {
     pub fn output(self) -> Result<Output, ToolError> {
         let name = self.program.to_string_lossy().into_owned();
         let stdin = match self.stdin {
-            Some(path) => {
-                Stdio::from(std::fs::File::open(path).map_err(|e| ToolError::Io(name.clone(), e))?)
-            }
+            Some(path) => Stdio::from(std::fs::File::open(path).map_err(|e| ToolError::Io(name.clone(), e))?),
             None => Stdio::null(),
         };
         let mut cmd = Command::new(self.program);
-        cmd.args(&self.args)
-            .stdin(stdin)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        cmd.args(&self.args).stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped());
         match self.agent {
             Some(Agent::At(socket)) => {
                 cmd.env("SSH_AUTH_SOCK", socket);
@@ -116,7 +103,5 @@ impl<'a> Run<'a> {
 
 /// The child's stderr as one trimmed, lossy line-joined string for messages.
 pub fn stderr_text(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr)
-        .trim()
-        .replace('\n', "; ")
+    String::from_utf8_lossy(&output.stderr).trim().replace('\n', "; ")
 }

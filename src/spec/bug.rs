@@ -26,12 +26,7 @@ pub struct BugTriad {
 
 /// Checks a bug slug (hostile input): `[a-z0-9][a-z0-9._-]*` and no `..`.
 pub fn check_bug_slug(slug: &str) -> Result<(), SpecError> {
-    let bad = |reason| {
-        Err(SpecError::BadBugSlug {
-            slug: shown(slug, 100),
-            reason,
-        })
-    };
+    let bad = |reason| Err(SpecError::BadBugSlug { slug: shown(slug, 100), reason });
     let mut bytes = slug.bytes();
     match bytes.next() {
         None => return bad("it is empty"),
@@ -89,11 +84,7 @@ pub fn bug_triad(tree: &dyn SourceTree, slug: &str) -> Result<BugTriad, SpecErro
         contents.push((name, bytes));
     }
     let files: Vec<(&str, &[u8])> = contents.iter().map(|(n, b)| (*n, b.as_slice())).collect();
-    Ok(BugTriad {
-        slug: slug.to_owned(),
-        home,
-        triad_sha256: triad_sha256(&files),
-    })
+    Ok(BugTriad { slug: slug.to_owned(), home, triad_sha256: triad_sha256(&files) })
 }
 
 #[cfg(test)]
@@ -117,11 +108,9 @@ mod tests {
 
     #[test]
     fn a_missing_triad_file_is_an_error_naming_it() {
-        let tree = MemTree::from_files([
-            (".specify/bugs/b/assessment.md", "A"),
-            (".specify/bugs/b/test.md", "T"),
-        ])
-        .unwrap();
+        let tree =
+            MemTree::from_files([(".specify/bugs/b/assessment.md", "A"), (".specify/bugs/b/test.md", "T")])
+                .unwrap();
         let err = bug_triad(&tree, "b").unwrap_err();
         assert!(err.to_string().contains(".specify/bugs/b/fix.md"), "{err}");
     }
@@ -129,13 +118,7 @@ mod tests {
     #[test]
     fn hostile_bug_slugs_are_refused() {
         for bad in ["", "..", "a..b", "a/b", "-a", ".a", "A", "a b", "a\n", "ä"] {
-            assert!(
-                matches!(
-                    bug_triad(&MemTree::new(), bad),
-                    Err(SpecError::BadBugSlug { .. })
-                ),
-                "{bad:?}"
-            );
+            assert!(matches!(bug_triad(&MemTree::new(), bad), Err(SpecError::BadBugSlug { .. })), "{bad:?}");
         }
         for good in ["a", "0", "crash-on-empty_tag.v2"] {
             assert!(check_bug_slug(good).is_ok(), "{good}");

@@ -5,8 +5,7 @@ use crate::model::digest::sha256_hex;
 
 use super::error::SpecError;
 use super::requirement::{
-    Definition, Requirement, openspec_citations, openspec_definitions, speckit_citations,
-    speckit_definitions,
+    Definition, Requirement, openspec_citations, openspec_definitions, speckit_citations, speckit_definitions,
 };
 use super::section::{Delta, openspec_change_text, speckit_story_text};
 use super::text::read_text;
@@ -39,20 +38,12 @@ impl UnitDocs {
             Format::SpecKit => {
                 let path = loc.spec_md();
                 let text = read_text(tree, &path)?;
-                Ok(Self {
-                    spec_md: Some((path, text)),
-                    deltas: Vec::new(),
-                    change_hash: None,
-                })
+                Ok(Self { spec_md: Some((path, text)), deltas: Vec::new(), change_hash: None })
             }
             Format::OpenSpec => {
                 let deltas = read_deltas(tree, &loc.deltas_dir())?;
                 let change_hash = sha256_hex(openspec_change_text(&deltas));
-                Ok(Self {
-                    spec_md: None,
-                    deltas,
-                    change_hash: Some(change_hash),
-                })
+                Ok(Self { spec_md: None, deltas, change_hash: Some(change_hash) })
             }
         }
     }
@@ -60,16 +51,10 @@ impl UnitDocs {
     /// The section of a task labelled with `story` (Spec Kit `USn`; ignored for OpenSpec).
     pub(crate) fn section(&self, story: Option<&str>) -> Result<Section, SpecError> {
         if let Some(hash) = &self.change_hash {
-            return Ok(Section {
-                name: None,
-                hash: hash.clone(),
-            });
+            return Ok(Section { name: None, hash: hash.clone() });
         }
         let Some(story) = story else {
-            return Ok(Section {
-                name: None,
-                hash: sha256_hex(""),
-            });
+            return Ok(Section { name: None, hash: sha256_hex("") });
         };
         match &self.spec_md {
             Some((_, Some(text))) => Ok(Section {
@@ -81,10 +66,7 @@ impl UnitDocs {
                 hint: "a task labelled with a user story is hashed with its story's text from \
                        spec.md; restore spec.md or remove the `[USn]` label",
             }),
-            None => Ok(Section {
-                name: None,
-                hash: sha256_hex(""),
-            }),
+            None => Ok(Section { name: None, hash: sha256_hex("") }),
         }
     }
 
@@ -108,10 +90,7 @@ impl UnitDocs {
 
     /// The line defining requirement `id` (the first one), trailing whitespace trimmed.
     pub(crate) fn requirement_line(&self, id: &str) -> Option<String> {
-        self.definitions()
-            .into_iter()
-            .find(|(def, _)| *def == id)
-            .map(|(_, line)| line.trim_end().to_owned())
+        self.definitions().into_iter().find(|(def, _)| *def == id).map(|(_, line)| line.trim_end().to_owned())
     }
 }
 
@@ -151,11 +130,8 @@ mod tests {
             ("c/tasks.md", "no"),
         ])
         .unwrap();
-        let got: Vec<(String, String)> = read_deltas(&tree, "c/specs")
-            .unwrap()
-            .into_iter()
-            .map(|d| (d.path, d.text))
-            .collect();
+        let got: Vec<(String, String)> =
+            read_deltas(&tree, "c/specs").unwrap().into_iter().map(|d| (d.path, d.text)).collect();
         assert_eq!(
             got,
             [

@@ -27,6 +27,15 @@ pub enum SpecError {
         source: std::io::Error,
     },
 
+    /// Reading from a git tree failed (a corrupt or missing object).
+    #[error("cannot read `{path}` from the repository: {message}")]
+    Repository {
+        /// The project-relative path being read.
+        path: String,
+        /// What the repository said.
+        message: String,
+    },
+
     /// A unit name that cannot name a unit directory.
     #[error(
         "unit name `{name}` is not acceptable ({reason}); name the Spec Kit feature \

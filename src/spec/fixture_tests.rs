@@ -15,11 +15,7 @@ fn mem_copy(tree: &FsTree) -> MemTree {
     let mut pending = vec![String::new()];
     while let Some(dir) = pending.pop() {
         for (name, is_dir) in tree.entries(&dir).unwrap().unwrap() {
-            let path = if dir.is_empty() {
-                name
-            } else {
-                format!("{dir}/{name}")
-            };
+            let path = if dir.is_empty() { name } else { format!("{dir}/{name}") };
             if is_dir {
                 pending.push(path);
             } else {
@@ -75,27 +71,15 @@ fn a_spec_kit_story_task_carries_its_line_story_and_requirement_hashes() {
         "- [ ] T005 [US1] Implement adding a tag to a bookmark in src/tags/store.rs (FR-001, FR-002)"
     );
     assert!(!t.ticked && !t.parallel);
-    assert_eq!(
-        t.title,
-        "Implement adding a tag to a bookmark in src/tags/store.rs (FR-001, FR-002)"
-    );
+    assert_eq!(t.title, "Implement adding a tag to a bookmark in src/tags/store.rs (FR-001, FR-002)");
     assert_eq!(t.story.as_deref(), Some("US1"));
     assert_eq!(t.section.as_deref(), Some("US1"));
-    assert_eq!(
-        t.line_hash,
-        "e7f7668be51deaff1b86a4e5bec8364106e6d87737f193ff7bf28d015141e1b3"
-    );
+    assert_eq!(t.line_hash, "e7f7668be51deaff1b86a4e5bec8364106e6d87737f193ff7bf28d015141e1b3");
     assert_eq!(t.section_hash, sha256_hex(US1_TEXT));
-    assert_eq!(
-        t.section_hash,
-        "2068d4bf0f3a33d03c090e6db3eaa3d7b65beeee5c4ad232911398356909c116"
-    );
+    assert_eq!(t.section_hash, "2068d4bf0f3a33d03c090e6db3eaa3d7b65beeee5c4ad232911398356909c116");
     let ids: Vec<&str> = t.requirements.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["FR-001", "FR-002"]);
-    assert_eq!(
-        t.requirements[0].hash,
-        "409f7403ac31f2fa425e0b9ea3de2d0fbb989468a913b5b1986005c340d98657"
-    );
+    assert_eq!(t.requirements[0].hash, "409f7403ac31f2fa425e0b9ea3de2d0fbb989468a913b5b1986005c340d98657");
     assert_eq!(
         t.requirements[1].line,
         "- **FR-002**: System MUST store tags in lowercase and treat tags that differ only in letter case as one tag."
@@ -108,10 +92,7 @@ fn a_spec_kit_task_of_story_two_hashes_story_two_up_to_the_edge_cases() {
     let t = read_task(&fixture("speckit"), UNIT, "T007").unwrap();
     assert!(t.parallel);
     assert_eq!(t.section.as_deref(), Some("US2"));
-    assert_eq!(
-        t.section_hash,
-        "6ea2e5125787cb1ae44b7b17bce0fe0a820b996ad7d95a0ebb8b764fa2fd77a4"
-    );
+    assert_eq!(t.section_hash, "6ea2e5125787cb1ae44b7b17bce0fe0a820b996ad7d95a0ebb8b764fa2fd77a4");
 }
 
 #[test]
@@ -119,29 +100,20 @@ fn an_unlabelled_spec_kit_task_hashes_the_empty_section() {
     let t = read_task(&fixture("speckit"), UNIT, "T003").unwrap();
     assert_eq!(t.story, None);
     assert_eq!(t.section, None);
-    assert_eq!(
-        t.section_hash,
-        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-    );
+    assert_eq!(t.section_hash, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     let ids: Vec<&str> = t.requirements.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["FR-002", "FR-004"]);
     let sc = read_task(&fixture("speckit"), UNIT, "T006").unwrap();
     assert_eq!(
         sc.requirements[0].hash,
-        sha256_hex(
-            "- **SC-001**: A reader can tag a bookmark from the bookmark list in under 5 seconds."
-        )
+        sha256_hex("- **SC-001**: A reader can tag a bookmark from the bookmark list in under 5 seconds.")
     );
 }
 
 #[test]
 fn checklists_are_never_task_lists_so_an_untouched_fixture_has_no_ticked_tasks() {
     assert!(ticked_tasks(&fixture("speckit"), UNIT).unwrap().is_empty());
-    assert!(
-        ticked_tasks(&fixture("openspec"), CHANGE)
-            .unwrap()
-            .is_empty()
-    );
+    assert!(ticked_tasks(&fixture("openspec"), CHANGE).unwrap().is_empty());
 }
 
 #[test]
@@ -151,9 +123,7 @@ fn a_ticked_task_keeps_its_line_hash_and_is_walked_by_the_verifier() {
     let mut tree = mem_copy(&disk);
     let tasks = tree.file(&before.tasks_path).unwrap().unwrap();
     let ticked = tick(&tasks, before.line_index, Format::SpecKit).unwrap();
-    let changed: Vec<usize> = (0..tasks.len())
-        .filter(|&i| tasks[i] != ticked[i])
-        .collect();
+    let changed: Vec<usize> = (0..tasks.len()).filter(|&i| tasks[i] != ticked[i]).collect();
     assert_eq!(changed.len(), 1);
     assert_eq!(ticked[changed[0]], b'X');
     tree.insert(before.tasks_path.clone(), ticked).unwrap();
@@ -176,16 +146,10 @@ fn an_openspec_task_hashes_the_whole_change_and_cites_requirements_by_name() {
     assert_eq!(t.line_index, 2);
     assert_eq!(t.section, None);
     assert_eq!(t.story, None);
-    assert_eq!(
-        t.section_hash,
-        "70dd23dcf52f217719738f9d4e2efdfb0c507d8d242a96d0dada4822b03dffcc"
-    );
+    assert_eq!(t.section_hash, "70dd23dcf52f217719738f9d4e2efdfb0c507d8d242a96d0dada4822b03dffcc");
     let ids: Vec<&str> = t.requirements.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["Filter by tag"]);
-    assert_eq!(
-        t.requirements[0].hash,
-        "141ac3be0f630a0e002f79fcb027798ec791f9b44cf64ffd1af574ba86631cd0"
-    );
+    assert_eq!(t.requirements[0].hash, "141ac3be0f630a0e002f79fcb027798ec791f9b44cf64ffd1af574ba86631cd0");
     let empty = read_task(&fixture("openspec"), CHANGE, "1.4").unwrap();
     assert_eq!(empty.requirements[0].id, "Empty filter result");
     assert_eq!(empty.section_hash, t.section_hash);
@@ -206,19 +170,12 @@ fn an_openspec_tick_writes_a_lowercase_x() {
 #[test]
 fn requirement_lines_are_read_for_drift_checks_in_both_formats() {
     assert_eq!(
-        requirement_line(&fixture("speckit"), UNIT, "FR-003")
-            .unwrap()
-            .as_deref(),
+        requirement_line(&fixture("speckit"), UNIT, "FR-003").unwrap().as_deref(),
         Some("- **FR-003**: System MUST let a reader remove a tag from a bookmark.")
     );
+    assert_eq!(requirement_line(&fixture("speckit"), UNIT, "FR-999").unwrap(), None);
     assert_eq!(
-        requirement_line(&fixture("speckit"), UNIT, "FR-999").unwrap(),
-        None
-    );
-    assert_eq!(
-        requirement_line(&fixture("openspec"), CHANGE, "Filter by tag")
-            .unwrap()
-            .as_deref(),
+        requirement_line(&fixture("openspec"), CHANGE, "Filter by tag").unwrap().as_deref(),
         Some("### Requirement: Filter by tag")
     );
 }
@@ -227,31 +184,19 @@ fn requirement_lines_are_read_for_drift_checks_in_both_formats() {
 fn an_unknown_task_says_which_tasks_exist() {
     let err = read_task(&fixture("speckit"), UNIT, "T009").unwrap_err();
     let msg = err.to_string();
-    assert!(
-        msg.contains("T001, T002, T003, T004, T005 (and 3 more)"),
-        "{msg}"
-    );
+    assert!(msg.contains("T001, T002, T003, T004, T005 (and 3 more)"), "{msg}");
     assert!(msg.contains("specs/001-bookmark-tags/tasks.md"), "{msg}");
 }
 
 #[test]
 fn ids_of_the_wrong_shape_and_bug_ids_are_refused_with_a_reason() {
-    assert!(matches!(
-        read_task(&fixture("speckit"), UNIT, "1.1"),
-        Err(SpecError::BadTaskId { .. })
-    ));
-    assert!(matches!(
-        read_task(&fixture("openspec"), CHANGE, "T001"),
-        Err(SpecError::BadTaskId { .. })
-    ));
+    assert!(matches!(read_task(&fixture("speckit"), UNIT, "1.1"), Err(SpecError::BadTaskId { .. })));
+    assert!(matches!(read_task(&fixture("openspec"), CHANGE, "T001"), Err(SpecError::BadTaskId { .. })));
     assert!(matches!(
         read_task(&fixture("speckit"), UNIT, "bug:crash"),
         Err(SpecError::TrailerOnlyTask { .. })
     ));
-    assert!(matches!(
-        read_task(&fixture("speckit"), UNIT, "bug:../x"),
-        Err(SpecError::BadBugSlug { .. })
-    ));
+    assert!(matches!(read_task(&fixture("speckit"), UNIT, "bug:../x"), Err(SpecError::BadBugSlug { .. })));
     assert!(matches!(
         read_task(&fixture("speckit"), "../speckit", "T001"),
         Err(SpecError::BadUnitName { .. })

@@ -26,8 +26,8 @@ mod fixture_tests;
 pub use bug::{BUGS_DIR, BugTriad, TRIAD_FILES, bug_home, bug_triad, check_bug_slug, triad_sha256};
 pub use error::SpecError;
 pub use requirement::{
-    Requirement, is_speckit_requirement_id, openspec_defined_name, speckit_cited_ids,
-    speckit_defined_id, title_cites_name,
+    Requirement, is_speckit_requirement_id, openspec_defined_name, speckit_cited_ids, speckit_defined_id,
+    title_cites_name,
 };
 pub use section::{
     Delta, SECTION_LIMIT_BYTES, SECTION_TRUNCATION_MARKER, openspec_change_text, speckit_story_text,

@@ -26,11 +26,7 @@ impl Requirement {
     #[must_use]
     pub fn new(id: &str, line: &str) -> Self {
         let line = line.trim_end();
-        Self {
-            id: id.to_owned(),
-            line: line.to_owned(),
-            hash: sha256_hex(line),
-        }
+        Self { id: id.to_owned(), line: line.to_owned(), hash: sha256_hex(line) }
     }
 }
 
@@ -66,9 +62,7 @@ pub fn speckit_defined_id(line: &str) -> Option<&str> {
 
 /// Every Spec Kit requirement definition in `spec_md`, in line order.
 pub(crate) fn speckit_definitions(spec_md: &str) -> Vec<Definition<'_>> {
-    lines(spec_md)
-        .filter_map(|line| speckit_defined_id(line).map(|id| (id, line)))
-        .collect()
+    lines(spec_md).filter_map(|line| speckit_defined_id(line).map(|id| (id, line))).collect()
 }
 
 /// The requirement ids `title` cites (whole words of the form `[A-Z]{2,}-[0-9]+`: no letter,
@@ -112,10 +106,7 @@ pub fn openspec_defined_name(line: &str) -> Option<&str> {
     if !rest.starts_with([' ', '\t']) {
         return None;
     }
-    let name = rest
-        .trim_start_matches([' ', '\t'])
-        .strip_prefix("Requirement:")?
-        .trim();
+    let name = rest.trim_start_matches([' ', '\t']).strip_prefix("Requirement:")?.trim();
     (!name.is_empty()).then_some(name)
 }
 
@@ -153,21 +144,14 @@ pub fn title_cites_name(title: &str, name: &str) -> bool {
             return true;
         }
         // Retry from the next character, so that overlapping occurrences are seen.
-        from = start
-            + title
-                .get(start..)
-                .and_then(|s| s.chars().next())
-                .map_or(1, char::len_utf8);
+        from = start + title.get(start..).and_then(|s| s.chars().next()).map_or(1, char::len_utf8);
     }
     false
 }
 
 /// The requirements `title` cites among `defs` (first definition of an id wins), and the cited
 /// Spec Kit ids that no line defines.
-pub(crate) fn speckit_citations(
-    title: &str,
-    defs: &[Definition<'_>],
-) -> (Vec<Requirement>, Vec<String>) {
+pub(crate) fn speckit_citations(title: &str, defs: &[Definition<'_>]) -> (Vec<Requirement>, Vec<String>) {
     let mut found = Vec::new();
     let mut unknown = Vec::new();
     for id in speckit_cited_ids(title) {
@@ -196,14 +180,8 @@ mod tests {
 
     #[test]
     fn spec_kit_definitions_are_bold_ids_at_the_start_of_a_line() {
-        assert_eq!(
-            speckit_defined_id("- **FR-001**: System MUST tag"),
-            Some("FR-001")
-        );
-        assert_eq!(
-            speckit_defined_id("  * **SC-002**: 95% of users"),
-            Some("SC-002")
-        );
+        assert_eq!(speckit_defined_id("- **FR-001**: System MUST tag"), Some("FR-001"));
+        assert_eq!(speckit_defined_id("  * **SC-002**: 95% of users"), Some("SC-002"));
         assert_eq!(speckit_defined_id("**NFR-10:** fast"), Some("NFR-10"));
         assert_eq!(speckit_defined_id("- see **FR-001**"), None);
         assert_eq!(speckit_defined_id("- **F-001**: one letter"), None);
@@ -218,49 +196,33 @@ mod tests {
         );
         assert!(speckit_cited_ids("XFR-0012a FR-001b _FR-001 fr-001").is_empty());
         assert_eq!(speckit_cited_ids("XFR-001"), ["XFR-001"]);
-        assert_eq!(
-            speckit_cited_ids("FR-FR-001 ÉSC-1 é SC-2"),
-            ["FR-001", "SC-2"]
-        );
+        assert_eq!(speckit_cited_ids("FR-FR-001 ÉSC-1 é SC-2"), ["FR-001", "SC-2"]);
         assert_eq!(speckit_cited_ids("[FR-7]/SC-08—done"), ["FR-7", "SC-08"]);
     }
 
     #[test]
     fn the_requirement_hash_is_the_defining_line_with_trailing_whitespace_trimmed() {
-        let spec =
-            "## Requirements\n- **FR-001**: System MUST store tags.  \t\r\n- **FR-002**: y\n";
+        let spec = "## Requirements\n- **FR-001**: System MUST store tags.  \t\r\n- **FR-002**: y\n";
         let defs = speckit_definitions(spec);
         let (found, unknown) = speckit_citations("Store tags (FR-001, FR-009)", &defs);
         assert_eq!(unknown, ["FR-009"]);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "FR-001");
         assert_eq!(found[0].line, "- **FR-001**: System MUST store tags.");
-        assert_eq!(
-            found[0].hash,
-            sha256_hex(b"- **FR-001**: System MUST store tags.")
-        );
+        assert_eq!(found[0].hash, sha256_hex(b"- **FR-001**: System MUST store tags."));
     }
 
     #[test]
     fn openspec_definitions_are_requirement_headings_of_the_deltas() {
-        assert_eq!(
-            openspec_defined_name("### Requirement: Filter by tag  "),
-            Some("Filter by tag")
-        );
+        assert_eq!(openspec_defined_name("### Requirement: Filter by tag  "), Some("Filter by tag"));
         assert_eq!(openspec_defined_name("### Requirement:"), None);
         assert_eq!(openspec_defined_name("#### Requirement: deeper"), None);
-        assert_eq!(
-            openspec_defined_name("- FROM: `### Requirement: Old`"),
-            None
-        );
+        assert_eq!(openspec_defined_name("- FROM: `### Requirement: Old`"), None);
     }
 
     #[test]
     fn a_title_cites_an_openspec_requirement_by_its_full_name_as_whole_words() {
-        assert!(title_cites_name(
-            "Implement filter by tag in the list",
-            "Filter by tag"
-        ));
+        assert!(title_cites_name("Implement filter by tag in the list", "Filter by tag"));
         assert!(title_cites_name("FILTER BY TAG.", "Filter by tag"));
         assert!(!title_cites_name("Filter by tags", "Filter by tag"));
         assert!(!title_cites_name("Refilter by tag", "Filter by tag"));

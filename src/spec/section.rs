@@ -48,25 +48,21 @@ pub fn speckit_story_text(spec_md: &str, story: &str) -> String {
         return spec_md.to_owned();
     };
     let all: Vec<&str> = lines(spec_md).collect();
-    let start = all.iter().enumerate().find_map(|(i, line)| {
-        heading_level(line)
-            .filter(|_| names_story(line, n))
-            .map(|level| (i, level))
-    });
+    let start = all
+        .iter()
+        .enumerate()
+        .find_map(|(i, line)| heading_level(line).filter(|_| names_story(line, n)).map(|level| (i, level)));
     let Some((start, level)) = start else {
         return spec_md.to_owned();
     };
     let body = all.get(start + 1..).unwrap_or_default();
-    let body_len = body
-        .iter()
-        .position(|line| heading_level(line).is_some_and(|l| l <= level))
-        .unwrap_or(body.len());
+    let body_len =
+        body.iter().position(|line| heading_level(line).is_some_and(|l| l <= level)).unwrap_or(body.len());
     let body = body.get(..body_len).unwrap_or_default();
     if body.iter().all(|line| line.trim().is_empty()) {
         return spec_md.to_owned();
     }
-    all.get(start..=start + body_len)
-        .map_or_else(|| spec_md.to_owned(), |section| section.join("\n"))
+    all.get(start..=start + body_len).map_or_else(|| spec_md.to_owned(), |section| section.join("\n"))
 }
 
 /// One OpenSpec delta spec: its project-relative path and its text.
@@ -88,10 +84,8 @@ pub struct Delta {
 pub fn openspec_change_text(deltas: &[Delta]) -> String {
     let mut sorted: Vec<&Delta> = deltas.iter().collect();
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
-    let parts: Vec<String> = sorted
-        .iter()
-        .map(|d| format!("## {}\n\n{}", d.path, d.text.trim_end()))
-        .collect();
+    let parts: Vec<String> =
+        sorted.iter().map(|d| format!("## {}\n\n{}", d.path, d.text.trim_end())).collect();
     cut_to_limit(parts.join("\n\n"))
 }
 
@@ -145,18 +139,12 @@ mod tests {
             \n\
             1. **Given** a bookmark, **When** tagged, **Then** it shows.\n";
         assert_eq!(speckit_story_text(SPEC, "US1"), expected);
-        assert_eq!(
-            sha256_hex(speckit_story_text(SPEC, "US1")),
-            sha256_hex(expected.as_bytes())
-        );
+        assert_eq!(sha256_hex(speckit_story_text(SPEC, "US1")), sha256_hex(expected.as_bytes()));
     }
 
     #[test]
     fn story_ten_does_not_match_story_one_and_a_higher_heading_ends_it() {
-        assert_eq!(
-            speckit_story_text(SPEC, "US10"),
-            "### User Story 10 - Later (Priority: P3)\n\nTen.\n"
-        );
+        assert_eq!(speckit_story_text(SPEC, "US10"), "### User Story 10 - Later (Priority: P3)\n\nTen.\n");
         let only_ten = "## User Story 10\nTen.\n## User Story 11\nEleven.";
         assert_eq!(speckit_story_text(only_ten, "US1"), only_ten);
     }
@@ -164,20 +152,14 @@ mod tests {
     #[test]
     fn the_story_heading_may_be_any_level_and_any_letter_case() {
         let spec = "# USER STORY 2: Filter\nbody\n# Next\n";
-        assert_eq!(
-            speckit_story_text(spec, "US2"),
-            "# USER STORY 2: Filter\nbody"
-        );
+        assert_eq!(speckit_story_text(spec, "US2"), "# USER STORY 2: Filter\nbody");
         let deep = "###### user story 3\nx\n###### other\n";
         assert_eq!(speckit_story_text(deep, "US3"), "###### user story 3\nx");
     }
 
     #[test]
     fn the_section_ends_at_the_end_of_the_file_without_a_final_newline() {
-        assert_eq!(
-            speckit_story_text("## User Story 1\r\nbody\r\n", "US1"),
-            "## User Story 1\nbody"
-        );
+        assert_eq!(speckit_story_text("## User Story 1\r\nbody\r\n", "US1"), "## User Story 1\nbody");
     }
 
     #[test]
@@ -205,10 +187,7 @@ mod tests {
             ## MODIFIED Requirements\n\n\
             ## openspec/changes/c/specs/zeta/spec.md\n\n\
             ## ADDED Requirements\n\n### Requirement: Z";
-        assert_eq!(
-            sha256_hex(openspec_change_text(&deltas)),
-            sha256_hex(expected.as_bytes())
-        );
+        assert_eq!(sha256_hex(openspec_change_text(&deltas)), sha256_hex(expected.as_bytes()));
         assert_eq!(openspec_change_text(&[]), "");
     }
 
@@ -219,16 +198,10 @@ mod tests {
         // Pad so that a 3-byte character straddles byte 32768.
         let pad = "a".repeat(SECTION_LIMIT_BYTES - head.len() - 1);
         let text = format!("{pad}€€€ tail");
-        let got = openspec_change_text(&[Delta {
-            path: path.into(),
-            text,
-        }]);
+        let got = openspec_change_text(&[Delta { path: path.into(), text }]);
         let expected = format!("{head}{pad}\n[truncated at 32768 bytes]");
         assert_eq!(got, expected);
-        assert_eq!(
-            got.len(),
-            SECTION_LIMIT_BYTES - 1 + SECTION_TRUNCATION_MARKER.len()
-        );
+        assert_eq!(got.len(), SECTION_LIMIT_BYTES - 1 + SECTION_TRUNCATION_MARKER.len());
         assert_eq!(sha256_hex(&got), sha256_hex(expected.as_bytes()));
     }
 
@@ -236,10 +209,7 @@ mod tests {
     fn openspec_section_text_of_exactly_32_kib_is_not_cut() {
         let path = "p/spec.md";
         let pad = "b".repeat(SECTION_LIMIT_BYTES - format!("## {path}\n\n").len());
-        let got = openspec_change_text(&[Delta {
-            path: path.into(),
-            text: pad,
-        }]);
+        let got = openspec_change_text(&[Delta { path: path.into(), text: pad }]);
         assert_eq!(got.len(), SECTION_LIMIT_BYTES);
         assert!(!got.ends_with(SECTION_TRUNCATION_MARKER));
     }

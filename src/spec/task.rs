@@ -127,11 +127,7 @@ fn duplicate(loc: &UnitLoc, id: &str, indices: &[usize]) -> SpecError {
     SpecError::DuplicateTask {
         task: id.to_owned(),
         tasks_path: loc.tasks.clone(),
-        lines: indices
-            .iter()
-            .map(|i| (i + 1).to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
+        lines: indices.iter().map(|i| (i + 1).to_string()).collect::<Vec<_>>().join(", "),
     }
 }
 
@@ -157,25 +153,16 @@ pub fn read_task(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result<Tas
     }
     let text = tasks_text(tree, &loc)?;
     let all = task_lines(&text, loc.format);
-    let matching: Vec<&(usize, &str, TaskLine<'_>)> =
-        all.iter().filter(|(_, _, t)| t.id == id).collect();
+    let matching: Vec<&(usize, &str, TaskLine<'_>)> = all.iter().filter(|(_, _, t)| t.id == id).collect();
     match matching.as_slice() {
         [] => {
             let shown_ids: Vec<&str> = all.iter().map(|(_, _, t)| t.id).take(KNOWN_SHOWN).collect();
             let more = all.len().saturating_sub(KNOWN_SHOWN);
-            let mut known = if shown_ids.is_empty() {
-                "none".to_owned()
-            } else {
-                shown_ids.join(", ")
-            };
+            let mut known = if shown_ids.is_empty() { "none".to_owned() } else { shown_ids.join(", ") };
             if more > 0 {
                 known.push_str(&format!(" (and {more} more)"));
             }
-            Err(SpecError::UnknownTask {
-                task: id,
-                tasks_path: loc.tasks.clone(),
-                known,
-            })
+            Err(SpecError::UnknownTask { task: id, tasks_path: loc.tasks.clone(), known })
         }
         [(index, line, task)] => {
             let docs = UnitDocs::load(tree, &loc)?;
@@ -217,11 +204,7 @@ pub fn ticked_tasks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<TaskFacts>,
 /// The line defining requirement `id` in `unit` (Spec Kit id such as `FR-001` in spec.md, or an
 /// OpenSpec requirement name in the change's delta specs), trailing whitespace trimmed; Ok(None)
 /// when no line defines it. For drift checks: compare it at the head and at the task commit.
-pub fn requirement_line(
-    tree: &dyn SourceTree,
-    unit: &str,
-    id: &str,
-) -> Result<Option<String>, SpecError> {
+pub fn requirement_line(tree: &dyn SourceTree, unit: &str, id: &str) -> Result<Option<String>, SpecError> {
     let loc = locate_unit(tree, unit)?;
     Ok(UnitDocs::load(tree, &loc)?.requirement_line(id))
 }
@@ -243,11 +226,8 @@ mod tests {
         - **FR-001**: First.   \n";
 
     fn tree(tasks: &[u8]) -> MemTree {
-        MemTree::from_files([
-            ("specs/001-x/spec.md", SPEC.as_bytes()),
-            ("specs/001-x/tasks.md", tasks),
-        ])
-        .unwrap()
+        MemTree::from_files([("specs/001-x/spec.md", SPEC.as_bytes()), ("specs/001-x/tasks.md", tasks)])
+            .unwrap()
     }
 
     #[test]
@@ -256,19 +236,13 @@ mod tests {
         let facts = read_task(&t, "001-x", "T001").unwrap();
         assert_eq!(facts.line, "- [ ] T001 [US1] Do (FR-001, FR-404)");
         assert_eq!(facts.line_index, 1);
-        assert_eq!(
-            facts.line_hash,
-            sha256_hex("- [ ] T001 [US1] Do (FR-001, FR-404)")
-        );
+        assert_eq!(facts.line_hash, sha256_hex("- [ ] T001 [US1] Do (FR-001, FR-404)"));
         assert_eq!(
             facts.section_hash,
             sha256_hex("## User Story 1 - One\none body\n### Detail\ndeeper stays")
         );
         assert_eq!(facts.requirements.len(), 1);
-        assert_eq!(
-            facts.requirements[0].hash,
-            sha256_hex("- **FR-001**: First.")
-        );
+        assert_eq!(facts.requirements[0].hash, sha256_hex("- **FR-001**: First."));
         assert_eq!(facts.uncited_unknown, ["FR-404"]);
     }
 
@@ -285,31 +259,21 @@ mod tests {
         let err = read_task(&t, "001-x", "T001").unwrap_err();
         assert!(matches!(err, SpecError::DuplicateTask { .. }));
         assert!(err.to_string().contains("lines 1, 2"), "{err}");
-        assert!(matches!(
-            ticked_tasks(&t, "001-x"),
-            Err(SpecError::DuplicateTask { .. })
-        ));
+        assert!(matches!(ticked_tasks(&t, "001-x"), Err(SpecError::DuplicateTask { .. })));
         assert!(read_task(&t, "001-x", "T002").is_ok());
     }
 
     #[test]
     fn a_task_list_that_is_not_utf8_names_the_file_and_the_byte_offset() {
-        let err =
-            read_task(&tree(b"- [ ] T001 ok\n- [ ] T002 \xc3(\n"), "001-x", "T001").unwrap_err();
-        assert!(
-            matches!(err, SpecError::NotUtf8 { offset: 25, .. }),
-            "{err:?}"
-        );
+        let err = read_task(&tree(b"- [ ] T001 ok\n- [ ] T002 \xc3(\n"), "001-x", "T001").unwrap_err();
+        assert!(matches!(err, SpecError::NotUtf8 { offset: 25, .. }), "{err:?}");
         assert!(err.to_string().contains("specs/001-x/tasks.md"));
     }
 
     #[test]
     fn a_missing_task_list_is_an_error_for_one_task_and_empty_for_the_walk() {
         let t = MemTree::from_files([("specs/001-x/spec.md", SPEC)]).unwrap();
-        assert!(matches!(
-            read_task(&t, "001-x", "T001"),
-            Err(SpecError::MissingFile { .. })
-        ));
+        assert!(matches!(read_task(&t, "001-x", "T001"), Err(SpecError::MissingFile { .. })));
         assert!(ticked_tasks(&t, "001-x").unwrap().is_empty());
     }
 
@@ -329,18 +293,9 @@ mod tests {
     #[test]
     fn the_walk_returns_every_ticked_task_in_line_order() {
         let t = tree(b"- [X] T002 b\n- [ ] T001 a\n  * [x] T003 [US10] c\n");
-        let ids: Vec<(String, Option<String>)> = ticked_tasks(&t, "001-x")
-            .unwrap()
-            .into_iter()
-            .map(|f| (f.id, f.section))
-            .collect();
-        assert_eq!(
-            ids,
-            [
-                ("T002".to_owned(), None),
-                ("T003".to_owned(), Some("US10".to_owned()))
-            ]
-        );
+        let ids: Vec<(String, Option<String>)> =
+            ticked_tasks(&t, "001-x").unwrap().into_iter().map(|f| (f.id, f.section)).collect();
+        assert_eq!(ids, [("T002".to_owned(), None), ("T003".to_owned(), Some("US10".to_owned()))]);
     }
 
     #[test]
@@ -359,10 +314,7 @@ mod tests {
         let odd = if head.len() % 2 == 0 { "x" } else { "" };
         let filler = format!("{odd}{}", "é".repeat((32768 - head.len()) / 2 + 10));
         let t = MemTree::from_files([
-            (
-                "openspec/changes/big/tasks.md",
-                "## 1. Impl\n- [ ] 1.1 Do the small thing\n",
-            ),
+            ("openspec/changes/big/tasks.md", "## 1. Impl\n- [ ] 1.1 Do the small thing\n"),
             (second, filler.as_str()),
             (first, first_text),
         ])
@@ -385,10 +337,7 @@ mod tests {
     #[test]
     fn bug_task_ids_are_recognised() {
         assert_eq!(TaskId::parse("bug:x-1").unwrap(), TaskId::Bug("x-1".into()));
-        assert_eq!(
-            TaskId::parse("T001").unwrap(),
-            TaskId::Listed("T001".into())
-        );
+        assert_eq!(TaskId::parse("T001").unwrap(), TaskId::Listed("T001".into()));
         assert!(TaskId::parse("bug:").is_err());
     }
 }

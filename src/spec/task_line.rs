@@ -27,14 +27,11 @@ pub struct TaskLine<'a> {
 #[must_use]
 pub fn is_task_id(format: Format, id: &str) -> bool {
     match format {
-        Format::SpecKit => id
-            .strip_prefix('T')
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
+        Format::SpecKit => {
+            id.strip_prefix('T').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        }
         Format::OpenSpec => {
-            !id.is_empty()
-                && id
-                    .split('.')
-                    .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            !id.is_empty() && id.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         }
     }
 }
@@ -93,14 +90,7 @@ pub fn parse_task_line(format: Format, line: &str) -> Option<TaskLine<'_>> {
             }
         }
     }
-    Some(TaskLine {
-        box_at,
-        ticked: mark != b' ',
-        id,
-        parallel,
-        story,
-        title: rest.trim(),
-    })
+    Some(TaskLine { box_at, ticked: mark != b' ', id, parallel, story, title: rest.trim() })
 }
 
 /// A `[USn]` label at the start of `s`: (`USn`, the rest after `]`).
@@ -135,8 +125,7 @@ mod tests {
 
     #[test]
     fn a_spec_kit_line_yields_its_id_labels_and_title() {
-        let t =
-            parse_task_line(Format::SpecKit, "- [ ] T001 [P] [US1] Description (FR-001)").unwrap();
+        let t = parse_task_line(Format::SpecKit, "- [ ] T001 [P] [US1] Description (FR-001)").unwrap();
         assert_eq!(t.id, "T001");
         assert!(t.parallel && !t.ticked);
         assert_eq!(t.story, Some("US1"));

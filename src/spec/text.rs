@@ -5,17 +5,13 @@ use super::tree::SourceTree;
 
 /// Decodes `bytes` read from `path` as UTF-8, naming the first bad byte's offset on failure.
 pub(crate) fn decode(path: &str, bytes: Vec<u8>) -> Result<String, SpecError> {
-    String::from_utf8(bytes).map_err(|e| SpecError::NotUtf8 {
-        path: path.to_owned(),
-        offset: e.utf8_error().valid_up_to(),
-    })
+    String::from_utf8(bytes)
+        .map_err(|e| SpecError::NotUtf8 { path: path.to_owned(), offset: e.utf8_error().valid_up_to() })
 }
 
 /// The UTF-8 text of the file at `path`; Ok(None) when absent.
 pub(crate) fn read_text(tree: &dyn SourceTree, path: &str) -> Result<Option<String>, SpecError> {
-    tree.file(path)?
-        .map(|bytes| decode(path, bytes))
-        .transpose()
+    tree.file(path)?.map(|bytes| decode(path, bytes)).transpose()
 }
 
 /// Strips one line ending from `line`: a final `\n` and a `\r` just before it.

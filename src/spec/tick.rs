@@ -22,15 +22,9 @@ pub fn tick(tasks_md: &[u8], line_index: usize, format: Format) -> Result<Vec<u8
     }
     let line_no = line_index.saturating_add(1);
     let Some((line_start, line)) = found else {
-        return Err(SpecError::NoSuchLine {
-            line: line_no,
-            count,
-        });
+        return Err(SpecError::NoSuchLine { line: line_no, count });
     };
-    let not_task = || SpecError::NotATaskLine {
-        line: line_no,
-        format: format.display_name(),
-    };
+    let not_task = || SpecError::NotATaskLine { line: line_no, format: format.display_name() };
     let text = std::str::from_utf8(line).map_err(|_| not_task())?;
     let task = parse_task_line(format, without_ending(text)).ok_or_else(not_task)?;
     if task.ticked {
@@ -50,29 +44,20 @@ mod tests {
     fn ticking_changes_only_the_box_and_keeps_crlf_and_other_lines() {
         let before = b"# Tasks\r\n\r\n- [ ] T001 First  \r\n- [ ] T002 [US1] Second (FR-001)\r\n";
         let after = tick(before, 2, Format::SpecKit).unwrap();
-        assert_eq!(
-            after,
-            b"# Tasks\r\n\r\n- [X] T001 First  \r\n- [ ] T002 [US1] Second (FR-001)\r\n"
-        );
+        assert_eq!(after, b"# Tasks\r\n\r\n- [X] T001 First  \r\n- [ ] T002 [US1] Second (FR-001)\r\n");
     }
 
     #[test]
     fn ticking_the_last_line_without_a_final_newline_keeps_it_without_one() {
         let before = b"## 1. Impl\n- [x] 1.1 Done\n  - [ ] 1.2 Last one  trailing\t";
         let after = tick(before, 2, Format::OpenSpec).unwrap();
-        assert_eq!(
-            after,
-            b"## 1. Impl\n- [x] 1.1 Done\n  - [x] 1.2 Last one  trailing\t"
-        );
+        assert_eq!(after, b"## 1. Impl\n- [x] 1.1 Done\n  - [x] 1.2 Last one  trailing\t");
     }
 
     #[test]
     fn other_lines_may_hold_bytes_that_are_not_utf8() {
         let before = b"\xff\xfe junk\n* [ ] T9 x\n";
-        assert_eq!(
-            tick(before, 1, Format::SpecKit).unwrap(),
-            b"\xff\xfe junk\n* [X] T9 x\n"
-        );
+        assert_eq!(tick(before, 1, Format::SpecKit).unwrap(), b"\xff\xfe junk\n* [X] T9 x\n");
     }
 
     #[test]
@@ -87,22 +72,10 @@ mod tests {
     #[test]
     fn ticking_a_line_that_is_missing_or_no_task_is_an_error() {
         let md = b"# T\n- [ ] T001 a\n";
-        assert!(matches!(
-            tick(md, 5, Format::SpecKit),
-            Err(SpecError::NoSuchLine { line: 6, count: 2 })
-        ));
-        assert!(matches!(
-            tick(md, 0, Format::SpecKit),
-            Err(SpecError::NotATaskLine { line: 1, .. })
-        ));
-        assert!(matches!(
-            tick(md, 1, Format::OpenSpec),
-            Err(SpecError::NotATaskLine { .. })
-        ));
-        assert!(matches!(
-            tick(b"- [ ] T1 \xff\n", 0, Format::SpecKit),
-            Err(SpecError::NotATaskLine { .. })
-        ));
+        assert!(matches!(tick(md, 5, Format::SpecKit), Err(SpecError::NoSuchLine { line: 6, count: 2 })));
+        assert!(matches!(tick(md, 0, Format::SpecKit), Err(SpecError::NotATaskLine { line: 1, .. })));
+        assert!(matches!(tick(md, 1, Format::OpenSpec), Err(SpecError::NotATaskLine { .. })));
+        assert!(matches!(tick(b"- [ ] T1 \xff\n", 0, Format::SpecKit), Err(SpecError::NotATaskLine { .. })));
         assert!(tick(b"", 0, Format::SpecKit).is_err());
         assert!(tick(b"- [ ] T1\n", usize::MAX, Format::SpecKit).is_err());
     }

@@ -20,12 +20,7 @@ pub trait SourceTree {
 
 /// Checks that `path` is a plain project-relative path (`""` allowed only when `root_ok`).
 pub(crate) fn check_rel_path(path: &str, root_ok: bool) -> Result<(), SpecError> {
-    let bad = |reason| {
-        Err(SpecError::BadPath {
-            path: shown(path, 200),
-            reason,
-        })
-    };
+    let bad = |reason| Err(SpecError::BadPath { path: shown(path, 200), reason });
     if path.is_empty() {
         return if root_ok { Ok(()) } else { bad("it is empty") };
     }
@@ -47,11 +42,7 @@ pub(crate) fn check_rel_path(path: &str, root_ok: bool) -> Result<(), SpecError>
 
 /// Joins a directory path and a name (`""` is the root).
 pub(crate) fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{dir}/{name}")
-    }
+    if dir.is_empty() { name.to_owned() } else { format!("{dir}/{name}") }
 }
 
 /// Files held in memory, keyed by project-relative path; directories are implied by the paths.
@@ -82,11 +73,7 @@ impl MemTree {
     }
 
     /// Adds or replaces the file at `path` (e.g. a modification on top of a commit's tree).
-    pub fn insert(
-        &mut self,
-        path: impl Into<String>,
-        bytes: impl Into<Vec<u8>>,
-    ) -> Result<(), SpecError> {
+    pub fn insert(&mut self, path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Result<(), SpecError> {
         let path = path.into();
         check_rel_path(&path, false)?;
         self.files.insert(path, bytes.into());
@@ -112,11 +99,7 @@ impl SourceTree for MemTree {
 
     fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError> {
         check_rel_path(dir, true)?;
-        let prefix = if dir.is_empty() {
-            String::new()
-        } else {
-            format!("{dir}/")
-        };
+        let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
         let mut found: BTreeMap<&str, bool> = BTreeMap::new();
         for (path, _) in self.files.range(prefix.clone()..) {
             let Some(rest) = path.strip_prefix(&prefix) else {
@@ -132,12 +115,7 @@ impl SourceTree for MemTree {
         if found.is_empty() && !dir.is_empty() {
             return Ok(None);
         }
-        Ok(Some(
-            found
-                .into_iter()
-                .map(|(name, is_dir)| (name.to_owned(), is_dir))
-                .collect(),
-        ))
+        Ok(Some(found.into_iter().map(|(name, is_dir)| (name.to_owned(), is_dir)).collect()))
     }
 }
 
@@ -167,10 +145,7 @@ impl FsTree {
         let mut components = path.split('/').peekable();
         while let Some(component) = components.next() {
             let mut parts = Path::new(component).components();
-            if !matches!(
-                (parts.next(), parts.next()),
-                (Some(Component::Normal(_)), None)
-            ) {
+            if !matches!((parts.next(), parts.next()), (Some(Component::Normal(_)), None)) {
                 return Err(SpecError::BadPath {
                     path: shown(path, 200),
                     reason: "a component is not a plain file name on this system",
@@ -200,10 +175,7 @@ fn absent(e: &std::io::Error) -> bool {
 }
 
 fn io_error(path: &str, source: std::io::Error) -> SpecError {
-    SpecError::Io {
-        path: shown(path, 200),
-        source,
-    }
+    SpecError::Io { path: shown(path, 200), source }
 }
 
 impl SourceTree for FsTree {
@@ -233,11 +205,7 @@ impl SourceTree for FsTree {
         };
         // The root is the caller's own choice and may be reached through a link; below it, no
         // link is followed.
-        let is_dir = if dir.is_empty() {
-            at.is_dir()
-        } else {
-            self.is_real_dir(&at, dir)?
-        };
+        let is_dir = if dir.is_empty() { at.is_dir() } else { self.is_real_dir(&at, dir)? };
         if !is_dir {
             return Ok(None);
         }
@@ -252,9 +220,7 @@ impl SourceTree for FsTree {
             let Ok(name) = entry.file_name().into_string() else {
                 continue;
             };
-            let kind = entry
-                .file_type()
-                .map_err(|source| io_error(&join(dir, &name), source))?;
+            let kind = entry.file_type().map_err(|source| io_error(&join(dir, &name), source))?;
             out.push((name, kind.is_dir()));
         }
         out.sort();
@@ -279,20 +245,14 @@ mod tests {
     #[test]
     fn a_memory_tree_lists_files_and_implied_directories() {
         let t = mem();
-        assert_eq!(
-            t.entries("").unwrap(),
-            Some(vec![("a.md".into(), false), ("specs".into(), true)])
-        );
+        assert_eq!(t.entries("").unwrap(), Some(vec![("a.md".into(), false), ("specs".into(), true)]));
         assert_eq!(
             t.entries("specs").unwrap(),
             Some(vec![("001-x".into(), true), ("001-x.txt".into(), false)])
         );
         assert_eq!(t.entries("specs/001-x/checklists/req.md").unwrap(), None);
         assert_eq!(t.entries("nothing").unwrap(), None);
-        assert_eq!(
-            t.file("specs/001-x/spec.md").unwrap(),
-            Some(b"spec".to_vec())
-        );
+        assert_eq!(t.file("specs/001-x/spec.md").unwrap(), Some(b"spec".to_vec()));
         assert_eq!(t.file("specs").unwrap(), None);
     }
 
@@ -304,26 +264,10 @@ mod tests {
     #[test]
     fn paths_that_climb_or_are_absolute_are_refused_by_every_tree() {
         let fs = FsTree::new("/nonexistent-root");
-        for bad in [
-            "../etc/passwd",
-            "/etc/passwd",
-            "a//b",
-            "a/./b",
-            "a/..",
-            "a/\0",
-        ] {
-            assert!(
-                matches!(mem().file(bad), Err(SpecError::BadPath { .. })),
-                "{bad}"
-            );
-            assert!(
-                matches!(fs.file(bad), Err(SpecError::BadPath { .. })),
-                "{bad}"
-            );
-            assert!(
-                matches!(fs.entries(bad), Err(SpecError::BadPath { .. })),
-                "{bad}"
-            );
+        for bad in ["../etc/passwd", "/etc/passwd", "a//b", "a/./b", "a/..", "a/\0"] {
+            assert!(matches!(mem().file(bad), Err(SpecError::BadPath { .. })), "{bad}");
+            assert!(matches!(fs.file(bad), Err(SpecError::BadPath { .. })), "{bad}");
+            assert!(matches!(fs.entries(bad), Err(SpecError::BadPath { .. })), "{bad}");
         }
         assert!(MemTree::new().insert("../x", "y").is_err());
         assert!(matches!(mem().file(""), Err(SpecError::BadPath { .. })));
@@ -335,17 +279,11 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("specs/001-x")).unwrap();
         std::fs::write(dir.path().join("specs/001-x/tasks.md"), "t").unwrap();
         let fs = FsTree::new(dir.path());
-        assert_eq!(
-            fs.file("specs/001-x/tasks.md").unwrap(),
-            Some(b"t".to_vec())
-        );
+        assert_eq!(fs.file("specs/001-x/tasks.md").unwrap(), Some(b"t".to_vec()));
         assert_eq!(fs.file("specs/001-x").unwrap(), None);
         assert_eq!(fs.file("specs/001-x/tasks.md/deeper").unwrap(), None);
         assert_eq!(fs.file("specs/002-y/tasks.md").unwrap(), None);
-        assert_eq!(
-            fs.entries("specs").unwrap(),
-            Some(vec![("001-x".into(), true)])
-        );
+        assert_eq!(fs.entries("specs").unwrap(), Some(vec![("001-x".into(), true)]));
         assert_eq!(fs.entries("specs/001-x/tasks.md").unwrap(), None);
         assert_eq!(fs.entries("missing").unwrap(), None);
     }
@@ -357,16 +295,12 @@ mod tests {
         std::fs::write(outside.path().join("secret.md"), "s").unwrap();
         let dir = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("specs")).unwrap();
-        std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("link.md"))
-            .unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("link.md")).unwrap();
         let fs = FsTree::new(dir.path());
         assert_eq!(fs.file("specs/secret.md").unwrap(), None);
         assert_eq!(fs.entries("specs").unwrap(), None);
         assert_eq!(fs.file("link.md").unwrap(), None);
-        assert_eq!(
-            fs.entries("").unwrap(),
-            Some(vec![("link.md".into(), false), ("specs".into(), false)])
-        );
+        assert_eq!(fs.entries("").unwrap(), Some(vec![("link.md".into(), false), ("specs".into(), false)]));
     }
 
     #[cfg(unix)]
@@ -381,5 +315,18 @@ mod tests {
         let fs = FsTree::new(root);
         assert_eq!(fs.entries("").unwrap(), Some(vec![("specs".into(), true)]));
         assert_eq!(fs.file("specs/a.md").unwrap(), Some(b"a".to_vec()));
+    }
+}
+
+/// A git tree is a source tree: the verifier reads the spec at any commit this way.
+impl SourceTree for crate::git::GitTree<'_> {
+    fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError> {
+        crate::git::GitTree::file(self, path)
+            .map_err(|e| SpecError::Repository { path: path.to_owned(), message: e.to_string() })
+    }
+
+    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError> {
+        crate::git::GitTree::entries(self, dir)
+            .map_err(|e| SpecError::Repository { path: dir.to_owned(), message: e.to_string() })
     }
 }

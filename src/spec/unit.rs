@@ -75,12 +75,7 @@ impl UnitLoc {
     fn new(format: Format, name: &str) -> Self {
         let dir = unit_dir(format, name);
         let tasks = format!("{dir}/tasks.md");
-        Self {
-            format,
-            name: name.to_owned(),
-            dir,
-            tasks,
-        }
+        Self { format, name: name.to_owned(), dir, tasks }
     }
 
     /// `<dir>/spec.md`: the Spec Kit feature spec (meaningless for OpenSpec).
@@ -118,10 +113,7 @@ pub fn check_unit_name(name: &str) -> Result<(), SpecError> {
         None
     };
     match reason {
-        Some(reason) => Err(SpecError::BadUnitName {
-            name: shown(name, 100),
-            reason,
-        }),
+        Some(reason) => Err(SpecError::BadUnitName { name: shown(name, 100), reason }),
         None => Ok(()),
     }
 }
@@ -152,8 +144,7 @@ fn dir_exists(tree: &dyn SourceTree, dir: &str) -> Result<bool, SpecError> {
 pub fn locate_unit(tree: &dyn SourceTree, unit: &str) -> Result<UnitLoc, SpecError> {
     check_unit_name(unit)?;
     let speckit = is_speckit_unit_name(unit) && dir_exists(tree, &unit_dir(Format::SpecKit, unit))?;
-    let openspec =
-        is_openspec_unit_name(unit) && dir_exists(tree, &unit_dir(Format::OpenSpec, unit))?;
+    let openspec = is_openspec_unit_name(unit) && dir_exists(tree, &unit_dir(Format::OpenSpec, unit))?;
     match (speckit, openspec) {
         (true, false) => Ok(UnitLoc::new(Format::SpecKit, unit)),
         (false, true) => Ok(UnitLoc::new(Format::OpenSpec, unit)),
@@ -176,10 +167,7 @@ pub fn locate_unit(tree: &dyn SourceTree, unit: &str) -> Result<UnitLoc, SpecErr
                      `NNN-name` or `YYYYMMDD-HHMMSS-name`)"
                 ));
             }
-            Err(SpecError::UnknownUnit {
-                unit: unit.to_owned(),
-                looked: looked.join(", "),
-            })
+            Err(SpecError::UnknownUnit { unit: unit.to_owned(), looked: looked.join(", ") })
         }
     }
 }
@@ -210,10 +198,7 @@ fn units_under(
         .map(|(name, _)| name)
         .collect();
     names.sort();
-    Ok(names
-        .iter()
-        .map(|name| UnitLoc::new(format, name))
-        .collect())
+    Ok(names.iter().map(|name| UnitLoc::new(format, name)).collect())
 }
 
 #[cfg(test)]
@@ -239,10 +224,7 @@ mod tests {
     fn formats_have_their_wire_names() {
         assert_eq!(Format::SpecKit.as_str(), "speckit");
         assert_eq!(Format::OpenSpec.as_str(), "openspec");
-        assert_eq!(
-            serde_json::to_string(&Format::OpenSpec).unwrap(),
-            "\"openspec\""
-        );
+        assert_eq!(serde_json::to_string(&Format::OpenSpec).unwrap(), "\"openspec\"");
     }
 
     #[test]
@@ -272,32 +254,15 @@ mod tests {
         assert!(msg.contains("openspec/changes/002-missing/"), "{msg}");
         let msg = locate_unit(&tree(), "add-missing").unwrap_err().to_string();
         assert!(msg.contains("openspec/changes/add-missing/"), "{msg}");
-        assert!(
-            msg.contains("a Spec Kit feature is named `NNN-name`"),
-            "{msg}"
-        );
-        assert!(matches!(
-            locate_unit(&tree(), "archive"),
-            Err(SpecError::UnknownUnit { .. })
-        ));
-        assert!(matches!(
-            locate_unit(&tree(), "01-short"),
-            Err(SpecError::UnknownUnit { .. })
-        ));
+        assert!(msg.contains("a Spec Kit feature is named `NNN-name`"), "{msg}");
+        assert!(matches!(locate_unit(&tree(), "archive"), Err(SpecError::UnknownUnit { .. })));
+        assert!(matches!(locate_unit(&tree(), "01-short"), Err(SpecError::UnknownUnit { .. })));
     }
 
     #[test]
     fn hostile_unit_names_are_refused_before_any_lookup() {
-        for bad in [
-            "", "..", ".", "../specs", "a/b", "a\\b", "x..y", "a\nb", "a\u{7f}",
-        ] {
-            assert!(
-                matches!(
-                    locate_unit(&tree(), bad),
-                    Err(SpecError::BadUnitName { .. })
-                ),
-                "{bad:?}"
-            );
+        for bad in ["", "..", ".", "../specs", "a/b", "a\\b", "x..y", "a\nb", "a\u{7f}"] {
+            assert!(matches!(locate_unit(&tree(), bad), Err(SpecError::BadUnitName { .. })), "{bad:?}");
         }
     }
 
@@ -305,19 +270,13 @@ mod tests {
     fn a_unit_in_both_formats_is_ambiguous() {
         let mut t = tree();
         t.insert("openspec/changes/001-tags/tasks.md", "").unwrap();
-        assert!(matches!(
-            locate_unit(&t, "001-tags"),
-            Err(SpecError::AmbiguousUnit { .. })
-        ));
+        assert!(matches!(locate_unit(&t, "001-tags"), Err(SpecError::AmbiguousUnit { .. })));
     }
 
     #[test]
     fn listing_units_covers_both_formats_and_skips_the_archive_and_odd_names() {
-        let names: Vec<(Format, String)> = list_units(&tree())
-            .unwrap()
-            .into_iter()
-            .map(|u| (u.format, u.name))
-            .collect();
+        let names: Vec<(Format, String)> =
+            list_units(&tree()).unwrap().into_iter().map(|u| (u.format, u.name)).collect();
         assert_eq!(
             names,
             [

@@ -15,25 +15,15 @@ fn a_commit_on_the_branch_moves_it_and_is_logged_in_the_branch_and_head_reflogs(
     let base = fx.commit_file("a.txt", "a\n", "base");
     let repo = fx.repo();
     let tree = fx.rev("HEAD^{tree}");
-    let commit = repo
-        .create_commit_on_branch("refs/heads/main", base, tree, "Tick T001\n\nBody.\n")
-        .unwrap();
+    let commit = repo.create_commit_on_branch("refs/heads/main", base, tree, "Tick T001\n\nBody.\n").unwrap();
     assert_eq!(fx.rev("refs/heads/main"), commit);
     assert_eq!(fx.rev(&format!("{commit}^")), base);
+    assert_eq!(fx.git(&["log", "-1", "--format=%B", "main"]), "Tick T001\n\nBody.\n\n");
     assert_eq!(
-        fx.git(&["log", "-1", "--format=%B", "main"]),
-        "Tick T001\n\nBody.\n\n"
-    );
-    assert_eq!(
-        fx.git(&["reflog", "show", "-1", "--format=%gs", "refs/heads/main"])
-            .trim(),
+        fx.git(&["reflog", "show", "-1", "--format=%gs", "refs/heads/main"]).trim(),
         "commit: Tick T001"
     );
-    assert_eq!(
-        fx.git(&["reflog", "show", "-1", "--format=%gs", "HEAD"])
-            .trim(),
-        "commit: Tick T001"
-    );
+    assert_eq!(fx.git(&["reflog", "show", "-1", "--format=%gs", "HEAD"]).trim(), "commit: Tick T001");
     let parsed = repo.commit(commit).unwrap();
     assert_eq!(parsed.parents, vec![base]);
     assert_eq!(parsed.tree, tree);
@@ -50,11 +40,7 @@ fn a_branch_that_moved_meanwhile_is_reported_and_not_overwritten() {
     let moved = fx.commit_file("b.txt", "b\n", "someone else");
     let tree = fx.rev("HEAD^{tree}");
     match repo.create_commit_on_branch("refs/heads/main", base, tree, "ours\n") {
-        Err(GitError::RefMoved {
-            name,
-            expected,
-            found,
-        }) => {
+        Err(GitError::RefMoved { name, expected, found }) => {
             assert_eq!(name, "refs/heads/main");
             assert_eq!(expected, Some(base));
             assert_eq!(found, Some(moved));
@@ -70,9 +56,7 @@ fn a_branch_that_moves_between_the_check_and_the_swap_is_not_overwritten() {
     let base = fx.commit_file("a.txt", "a\n", "base");
     let repo = fx.repo();
     let tree = fx.rev("HEAD^{tree}");
-    let ours = repo
-        .create_commit_detached(&[base], tree, "ours\n")
-        .unwrap();
+    let ours = repo.create_commit_detached(&[base], tree, "ours\n").unwrap();
     let moved = fx.commit_file("b.txt", "b\n", "someone else");
     let result = repo.update_ref_cas("refs/heads/main", Some(base), ours, "commit: ours");
     assert!(matches!(result, Err(GitError::RefMoved { found: Some(f), .. }) if f == moved));
@@ -85,16 +69,11 @@ fn a_branch_not_checked_out_is_committed_to_without_touching_head() {
     let base = fx.commit_file("a.txt", "a\n", "base");
     fx.git(&["branch", "side"]);
     let repo = fx.repo();
-    let commit = repo
-        .create_commit_on_branch("refs/heads/side", base, fx.rev("HEAD^{tree}"), "on side\n")
-        .unwrap();
+    let commit =
+        repo.create_commit_on_branch("refs/heads/side", base, fx.rev("HEAD^{tree}"), "on side\n").unwrap();
     assert_eq!(fx.rev("side"), commit);
     assert_eq!(fx.rev("HEAD"), base);
-    assert_eq!(
-        fx.git(&["reflog", "show", "-1", "--format=%gs", "side"])
-            .trim(),
-        "commit: on side"
-    );
+    assert_eq!(fx.git(&["reflog", "show", "-1", "--format=%gs", "side"]).trim(), "commit: on side");
 }
 
 #[test]
@@ -105,55 +84,31 @@ fn refs_are_created_updated_listed_and_deleted_only_from_the_expected_value() {
     let repo = fx.repo();
     let name = "refs/speccoder/held-out/001-x";
     assert_eq!(repo.ref_target(name).unwrap(), None);
-    repo.update_ref_cas(name, None, a, "held-out: publish")
-        .unwrap();
+    repo.update_ref_cas(name, None, a, "held-out: publish").unwrap();
     assert_eq!(fx.rev(name), a);
     assert!(matches!(
         repo.update_ref_cas(name, None, b, "again"),
         Err(GitError::RefMoved { expected: None, found: Some(f), .. }) if f == a
     ));
     repo.update_ref_cas(name, Some(a), b, "forward").unwrap();
-    repo.update_ref_cas("refs/speccoder/held-out/002-y", None, a, "x")
-        .unwrap();
+    repo.update_ref_cas("refs/speccoder/held-out/002-y", None, a, "x").unwrap();
     assert_eq!(
         repo.refs_with_prefix("refs/speccoder/held-out/").unwrap(),
-        vec![
-            (name.to_owned(), b),
-            ("refs/speccoder/held-out/002-y".to_owned(), a)
-        ]
+        vec![(name.to_owned(), b), ("refs/speccoder/held-out/002-y".to_owned(), a)]
     );
-    assert!(matches!(
-        repo.delete_ref_cas(name, a),
-        Err(GitError::RefMoved { .. })
-    ));
+    assert!(matches!(repo.delete_ref_cas(name, a), Err(GitError::RefMoved { .. })));
     repo.delete_ref_cas(name, b).unwrap();
     assert_eq!(repo.ref_target(name).unwrap(), None);
-    assert!(
-        fx.git_output(&["rev-parse", "--verify", "-q", name], None)
-            .stdout
-            .is_empty()
-    );
-    assert!(matches!(
-        repo.ref_target("not a ref"),
-        Err(GitError::InvalidRefName { .. })
-    ));
+    assert!(fx.git_output(&["rev-parse", "--verify", "-q", name], None).stdout.is_empty());
+    assert!(matches!(repo.ref_target("not a ref"), Err(GitError::InvalidRefName { .. })));
 }
 
 #[test]
 fn head_is_reported_as_branch_detached_or_unborn() {
     let fx = Fixture::new();
-    assert_eq!(
-        fx.repo().head().unwrap(),
-        Head::Unborn("refs/heads/main".into())
-    );
+    assert_eq!(fx.repo().head().unwrap(), Head::Unborn("refs/heads/main".into()));
     let first = fx.commit_file("a.txt", "a\n", "a");
-    assert_eq!(
-        fx.repo().head().unwrap(),
-        Head::Branch {
-            name: "refs/heads/main".into(),
-            commit: first
-        }
-    );
+    assert_eq!(fx.repo().head().unwrap(), Head::Branch { name: "refs/heads/main".into(), commit: first });
     fx.git(&["checkout", "-q", "--detach"]);
     assert_eq!(fx.repo().head().unwrap(), Head::Detached(first));
 }
@@ -166,11 +121,7 @@ fn an_unknown_revision_is_a_clear_error() {
     assert_eq!(repo.rev_parse("HEAD").unwrap(), fx.rev("HEAD"));
     let err = repo.rev_parse("no-such-branch").unwrap_err();
     assert!(matches!(err, GitError::UnknownRevision { .. }));
-    assert!(
-        err.to_string()
-            .contains("unknown revision `no-such-branch`"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("unknown revision `no-such-branch`"), "{err}");
 }
 
 #[test]
@@ -186,18 +137,12 @@ fn a_commit_message_that_is_not_utf8_keeps_its_raw_bytes() {
     )
     .into_bytes();
     raw.extend_from_slice(message);
-    let id = fx.git_bytes(
-        &["hash-object", "-t", "commit", "-w", "--stdin"],
-        Some(&raw),
-    );
+    let id = fx.git_bytes(&["hash-object", "-t", "commit", "-w", "--stdin"], Some(&raw));
     let id = ObjectId::from_hex(String::from_utf8(id).unwrap().trim().as_bytes()).unwrap();
     let commit = fx.repo().commit(id).unwrap();
     assert_eq!(commit.message_bytes, message);
     assert_eq!(commit.subject(), "caf\u{fffd} subject");
-    assert!(matches!(
-        fx.repo().commit(fx.rev("HEAD^{tree}")),
-        Err(GitError::WrongKind { .. })
-    ));
+    assert!(matches!(fx.repo().commit(fx.rev("HEAD^{tree}")), Err(GitError::WrongKind { .. })));
 }
 
 /// The child side of the identity test: commit in the given repository and print the id.
@@ -213,10 +158,8 @@ fn child_commit(repo_path: &str) {
 
 /// Run the identity test's child side in `fx` with `env`; return what it printed after the mark.
 fn commit_in_child(fx: &Fixture, env: &[(&str, &str)]) -> String {
-    let test_name = concat!(
-        module_path!(),
-        "::a_commit_is_identical_to_git_commit_tree_under_the_same_environment"
-    );
+    let test_name =
+        concat!(module_path!(), "::a_commit_is_identical_to_git_commit_tree_under_the_same_environment");
     let test_name = test_name.split_once("::").unwrap().1;
     let mut child = Command::new(std::env::current_exe().unwrap());
     child.args([test_name, "--exact", "--nocapture", "--test-threads=1"]);
@@ -226,15 +169,9 @@ fn commit_in_child(fx: &Fixture, env: &[(&str, &str)]) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout);
     stdout
         .lines()
-        .find_map(|l| {
-            l.split_once(CHILD_MARK)
-                .map(|(_, rest)| rest.trim().to_owned())
-        })
+        .find_map(|l| l.split_once(CHILD_MARK).map(|(_, rest)| rest.trim().to_owned()))
         .unwrap_or_else(|| {
-            panic!(
-                "the child printed its commit: {stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
+            panic!("the child printed its commit: {stdout}\n{}", String::from_utf8_lossy(&out.stderr))
         })
 }
 
@@ -275,10 +212,7 @@ fn a_missing_identity_is_an_error_that_says_how_to_set_it() {
     fx.git(&["config", "--unset", "user.name"]);
     fx.git(&["config", "--unset", "user.email"]);
     let printed = commit_in_child(&fx, &[]);
-    assert!(
-        printed.starts_with("error: no author identity configured"),
-        "{printed}"
-    );
+    assert!(printed.starts_with("error: no author identity configured"), "{printed}");
     assert!(printed.contains("git config user.name"), "{printed}");
     let printed = commit_in_child(
         &fx,
@@ -289,10 +223,7 @@ fn a_missing_identity_is_an_error_that_says_how_to_set_it() {
             ("GIT_COMMITTER_EMAIL", "c@d"),
         ],
     );
-    assert!(
-        printed.starts_with("error: the author name is empty"),
-        "{printed}"
-    );
+    assert!(printed.starts_with("error: the author name is empty"), "{printed}");
     let printed = commit_in_child(
         &fx,
         &[
@@ -303,10 +234,7 @@ fn a_missing_identity_is_an_error_that_says_how_to_set_it() {
             ("GIT_AUTHOR_DATE", "not a date"),
         ],
     );
-    assert!(
-        printed.starts_with("error: invalid date `not a date` in GIT_AUTHOR_DATE"),
-        "{printed}"
-    );
+    assert!(printed.starts_with("error: invalid date `not a date` in GIT_AUTHOR_DATE"), "{printed}");
 }
 
 #[test]
@@ -314,14 +242,9 @@ fn without_a_date_in_the_environment_each_commit_is_dated_when_it_is_made() {
     let fx = Fixture::new();
     let base = fx.commit_file("a.txt", "a\n", "base");
     let repo = fx.repo();
-    let opened = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
+    let opened = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
     std::thread::sleep(std::time::Duration::from_millis(2100));
-    let id = repo
-        .create_commit_detached(&[base], fx.rev("HEAD^{tree}"), "later\n")
-        .unwrap();
+    let id = repo.create_commit_detached(&[base], fx.rev("HEAD^{tree}"), "later\n").unwrap();
     let commit = repo.commit(id).unwrap();
     assert!(
         commit.committer.seconds >= i64::try_from(opened).unwrap() + 2,

@@ -42,12 +42,7 @@ impl Fixture {
         let home = dir.path().join("home");
         std::fs::create_dir_all(&root).unwrap();
         std::fs::create_dir_all(&home).unwrap();
-        let fixture = Fixture {
-            _dir: dir,
-            root,
-            home,
-            clock: Cell::new(1_700_000_000),
-        };
+        let fixture = Fixture { _dir: dir, root, home, clock: Cell::new(1_700_000_000) };
         fixture.git(&["init", "-q", "-b", "main"]);
         fixture.git(&["config", "user.name", "Test Person"]);
         fixture.git(&["config", "user.email", "test@example.com"]);
@@ -87,11 +82,7 @@ impl Fixture {
     /// Run git with `stdin`, fail the test on a non-zero exit, return stdout as bytes.
     pub fn git_bytes(&self, args: &[&str], stdin: Option<&[u8]>) -> Vec<u8> {
         let out = self.git_output(args, stdin);
-        assert!(
-            out.status.success(),
-            "git {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
         out.stdout
     }
 
@@ -107,8 +98,7 @@ impl Fixture {
         let now = self.clock.get() + 60;
         self.clock.set(now);
         let date = format!("@{now} +0000");
-        cmd.env("GIT_AUTHOR_DATE", &date)
-            .env("GIT_COMMITTER_DATE", &date);
+        cmd.env("GIT_AUTHOR_DATE", &date).env("GIT_COMMITTER_DATE", &date);
     }
 
     /// Write a file in the work tree (directories created).
@@ -153,10 +143,7 @@ impl Fixture {
 
     /// `git fsck --strict` must be clean (no errors, no warnings).
     pub fn assert_fsck_clean(&self) {
-        let out = self.git_output(
-            &["fsck", "--strict", "--no-progress", "--no-dangling"],
-            None,
-        );
+        let out = self.git_output(&["fsck", "--strict", "--no-progress", "--no-dangling"], None);
         let stderr = String::from_utf8_lossy(&out.stderr);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
@@ -180,13 +167,9 @@ pub fn isolate(cmd: &mut Command, home: &Path) {
 
 /// Run `cmd`, feeding `stdin` when given.
 pub fn run(mut cmd: Command, stdin: Option<&[u8]>) -> Output {
-    cmd.stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    })
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
+    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("git runs");
     if let Some(bytes) = stdin {
         let mut pipe = child.stdin.take().unwrap();

@@ -7,10 +7,7 @@ use crate::git::{GitError, Head, ObjectId};
 /// staged-but-uncommitted change and an unstaged one.
 fn busy_fixture() -> Fixture {
     let fx = Fixture::new();
-    fx.write(
-        "specs/001-x/tasks.md",
-        "- [ ] T001 first\n- [ ] T002 second\n",
-    );
+    fx.write("specs/001-x/tasks.md", "- [ ] T001 first\n- [ ] T002 second\n");
     fx.write_executable("bin/run.sh", "#!/bin/sh\necho hi\n");
     fx.write("README.md", "readme\n");
     fx.git(&["add", "."]);
@@ -20,12 +17,7 @@ fn busy_fixture() -> Fixture {
         fx.git(&["add", "link"]);
     }
     let gitlink = "1111111111111111111111111111111111111111";
-    fx.git(&[
-        "update-index",
-        "--add",
-        "--cacheinfo",
-        &format!("160000,{gitlink},vendor/sub"),
-    ]);
+    fx.git(&["update-index", "--add", "--cacheinfo", &format!("160000,{gitlink},vendor/sub")]);
     fx.git(&["commit", "-q", "-m", "base"]);
     // Staged: a new file and a modification. Unstaged: a later edit of README.md.
     fx.write("src/new.rs", "fn main() {}\n");
@@ -46,21 +38,16 @@ fn the_tree_of_an_unchanged_index_is_exactly_what_git_write_tree_writes() {
 fn an_override_replaces_only_that_file_and_keeps_staged_changes_and_modes() {
     let fx = busy_fixture();
     let ticked = b"- [X] T001 first\n- [ ] T002 second\n".to_vec();
-    let tree = fx
-        .repo()
-        .tree_from_index_with(&[("specs/001-x/tasks.md".to_owned(), ticked.clone())])
-        .unwrap();
+    let tree =
+        fx.repo().tree_from_index_with(&[("specs/001-x/tasks.md".to_owned(), ticked.clone())]).unwrap();
 
     // What git builds from a copy of the index with the same blob staged.
     let copy = fx.path().join(".git/index-copy");
     std::fs::copy(fx.path().join(".git/index"), &copy).unwrap();
     let blob = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(&ticked));
     let blob = String::from_utf8(blob).unwrap();
-    let mut cmd = fx.command(&[
-        "update-index",
-        "--cacheinfo",
-        &format!("100644,{},specs/001-x/tasks.md", blob.trim()),
-    ]);
+    let mut cmd =
+        fx.command(&["update-index", "--cacheinfo", &format!("100644,{},specs/001-x/tasks.md", blob.trim())]);
     cmd.env("GIT_INDEX_FILE", &copy);
     assert!(super::fixture::run(cmd, None).status.success());
     let mut cmd = fx.command(&["write-tree"]);
@@ -69,25 +56,13 @@ fn an_override_replaces_only_that_file_and_keeps_staged_changes_and_modes() {
     assert_eq!(tree.to_string(), expected.trim());
 
     let listing = fx.git(&["ls-tree", "-r", &tree.to_string()]);
-    assert!(
-        listing.contains("100755 blob"),
-        "the executable bit is kept: {listing}"
-    );
+    assert!(listing.contains("100755 blob"), "the executable bit is kept: {listing}");
     assert!(listing.contains("160000 commit 1111111111111111111111111111111111111111\tvendor/sub"));
-    assert!(
-        listing.contains("\tsrc/new.rs"),
-        "the staged new file is in the tree"
-    );
+    assert!(listing.contains("\tsrc/new.rs"), "the staged new file is in the tree");
     #[cfg(unix)]
-    assert!(
-        listing.contains("120000 blob"),
-        "the symlink is kept: {listing}"
-    );
+    assert!(listing.contains("120000 blob"), "the symlink is kept: {listing}");
     let readme = fx.git(&["cat-file", "-p", &format!("{tree}:README.md")]);
-    assert_eq!(
-        readme, "readme, staged\n",
-        "the staged content, not the work tree's"
-    );
+    assert_eq!(readme, "readme, staged\n", "the staged content, not the work tree's");
 }
 
 #[test]
@@ -96,24 +71,13 @@ fn an_override_of_an_executable_keeps_it_executable_and_a_new_path_becomes_a_reg
     let tree = fx
         .repo()
         .tree_from_index_with(&[
-            (
-                "bin/run.sh".to_owned(),
-                b"#!/bin/sh\necho changed\n".to_vec(),
-            ),
+            ("bin/run.sh".to_owned(), b"#!/bin/sh\necho changed\n".to_vec()),
             ("docs/new.md".to_owned(), b"new\n".to_vec()),
         ])
         .unwrap();
     let listing = fx.git(&["ls-tree", "-r", &tree.to_string()]);
-    assert!(
-        listing
-            .lines()
-            .any(|l| l.starts_with("100755 blob") && l.ends_with("\tbin/run.sh"))
-    );
-    assert!(
-        listing
-            .lines()
-            .any(|l| l.starts_with("100644 blob") && l.ends_with("\tdocs/new.md"))
-    );
+    assert!(listing.lines().any(|l| l.starts_with("100755 blob") && l.ends_with("\tbin/run.sh")));
+    assert!(listing.lines().any(|l| l.starts_with("100644 blob") && l.ends_with("\tdocs/new.md")));
 }
 
 #[test]
@@ -125,15 +89,9 @@ fn overriding_a_symlink_or_submodule_or_a_bad_path_is_refused() {
     #[cfg(unix)]
     assert!(matches!(over("link"), Err(GitError::NotAFile { .. })));
     for bad in ["../x", "/etc/passwd", "a//b", ".git/config", "a/./b", ""] {
-        assert!(
-            matches!(over(bad), Err(GitError::InvalidPath { .. })),
-            "{bad:?} is refused"
-        );
+        assert!(matches!(over(bad), Err(GitError::InvalidPath { .. })), "{bad:?} is refused");
     }
-    assert!(matches!(
-        over("README.md/inner"),
-        Err(GitError::PathConflict { .. })
-    ));
+    assert!(matches!(over("README.md/inner"), Err(GitError::PathConflict { .. })));
 }
 
 #[test]
@@ -151,10 +109,7 @@ fn an_index_with_unresolved_conflicts_is_refused() {
         Err(GitError::Unmerged { paths }) => assert_eq!(paths, vec!["f.txt".to_owned()]),
         other => panic!("expected a refusal, got {other:?}"),
     }
-    assert!(matches!(
-        repo.stage_worktree_file("g.txt", b"x"),
-        Err(GitError::Unmerged { .. })
-    ));
+    assert!(matches!(repo.stage_worktree_file("g.txt", b"x"), Err(GitError::Unmerged { .. })));
 }
 
 #[test]
@@ -168,33 +123,17 @@ fn ticking_committing_and_staging_leaves_git_status_clean_and_fsck_happy() {
     fx.git(&["add", "src/lib.rs"]);
 
     let repo = fx.repo();
-    let Head::Branch { name, commit: head } = repo.head().unwrap() else {
-        panic!("on a branch")
-    };
+    let Head::Branch { name, commit: head } = repo.head().unwrap() else { panic!("on a branch") };
     let ticked = b"- [X] T001 first\n".to_vec();
-    let tree = repo
-        .tree_from_index_with(&[("specs/001-x/tasks.md".to_owned(), ticked.clone())])
-        .unwrap();
-    let commit = repo
-        .create_commit_on_branch(&name, head, tree, "Tick T001\n\nSpec-Task: 001-x/T001\n")
-        .unwrap();
-    repo.stage_worktree_file("specs/001-x/tasks.md", &ticked)
-        .unwrap();
+    let tree = repo.tree_from_index_with(&[("specs/001-x/tasks.md".to_owned(), ticked.clone())]).unwrap();
+    let commit =
+        repo.create_commit_on_branch(&name, head, tree, "Tick T001\n\nSpec-Task: 001-x/T001\n").unwrap();
+    repo.stage_worktree_file("specs/001-x/tasks.md", &ticked).unwrap();
 
     assert_eq!(fx.rev("HEAD"), commit);
-    assert_eq!(
-        fx.git(&["status", "--porcelain", "--untracked-files=all"]),
-        ""
-    );
-    assert_eq!(
-        std::fs::read(fx.path().join("specs/001-x/tasks.md")).unwrap(),
-        ticked
-    );
-    assert_eq!(
-        fx.git(&["diff", "HEAD", "--stat"]),
-        "",
-        "the index equals the new commit"
-    );
+    assert_eq!(fx.git(&["status", "--porcelain", "--untracked-files=all"]), "");
+    assert_eq!(std::fs::read(fx.path().join("specs/001-x/tasks.md")).unwrap(), ticked);
+    assert_eq!(fx.git(&["diff", "HEAD", "--stat"]), "", "the index equals the new commit");
     fx.assert_fsck_clean();
 }
 
@@ -206,35 +145,18 @@ fn staging_keeps_the_executable_bit_and_adds_untracked_paths() {
     fx.git(&["update-index", "--chmod=+x", "run.sh"]);
     fx.git(&["commit", "-q", "-m", "base"]);
     let repo = fx.repo();
-    repo.stage_worktree_file("run.sh", b"#!/bin/sh\necho 2\n")
-        .unwrap();
+    repo.stage_worktree_file("run.sh", b"#!/bin/sh\necho 2\n").unwrap();
     repo.stage_worktree_file("notes/new.md", b"new\n").unwrap();
     let staged = fx.git(&["ls-files", "-s"]);
-    assert!(
-        staged
-            .lines()
-            .any(|l| l.starts_with("100755 ") && l.ends_with("\trun.sh")),
-        "{staged}"
-    );
-    assert!(
-        staged
-            .lines()
-            .any(|l| l.starts_with("100644 ") && l.ends_with("\tnotes/new.md")),
-        "{staged}"
-    );
+    assert!(staged.lines().any(|l| l.starts_with("100755 ") && l.ends_with("\trun.sh")), "{staged}");
+    assert!(staged.lines().any(|l| l.starts_with("100644 ") && l.ends_with("\tnotes/new.md")), "{staged}");
     // Staged but not committed: status shows exactly these two, and no work-tree difference.
     assert_eq!(fx.git(&["diff", "--name-only"]), "");
-    assert_eq!(
-        fx.git(&["status", "--porcelain"]),
-        "A  notes/new.md\nM  run.sh\n"
-    );
+    assert_eq!(fx.git(&["status", "--porcelain"]), "A  notes/new.md\nM  run.sh\n");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(fx.path().join("run.sh"))
-            .unwrap()
-            .permissions()
-            .mode();
+        let mode = std::fs::metadata(fx.path().join("run.sh")).unwrap().permissions().mode();
         assert_ne!(mode & 0o100, 0, "the work-tree file stays executable");
     }
 }
@@ -248,10 +170,7 @@ fn staging_never_writes_through_a_symbolic_link() {
     fx.commit_file("a.txt", "a\n", "base");
     let repo = fx.repo();
     let result = repo.stage_worktree_file("specs/tasks.md", b"x");
-    assert!(
-        matches!(result, Err(GitError::UnsafeWorktreePath { .. })),
-        "{result:?}"
-    );
+    assert!(matches!(result, Err(GitError::UnsafeWorktreePath { .. })), "{result:?}");
     assert!(!outside.path().join("tasks.md").exists());
 }
 
@@ -259,13 +178,8 @@ fn staging_never_writes_through_a_symbolic_link() {
 fn a_tree_built_with_overrides_of_an_empty_index_holds_just_those_files() {
     let fx = Fixture::new();
     let repo = fx.repo();
-    let tree = repo
-        .tree_from_index_with(&[("a/b.txt".to_owned(), b"b\n".to_vec())])
-        .unwrap();
-    assert_eq!(
-        fx.git(&["ls-tree", "-r", "--name-only", &tree.to_string()]),
-        "a/b.txt\n"
-    );
+    let tree = repo.tree_from_index_with(&[("a/b.txt".to_owned(), b"b\n".to_vec())]).unwrap();
+    assert_eq!(fx.git(&["ls-tree", "-r", "--name-only", &tree.to_string()]), "a/b.txt\n");
     let empty = repo.tree_from_index_with(&[]).unwrap();
     assert_eq!(empty, ObjectId::empty_tree(repo.object_hash()));
 }
@@ -281,26 +195,13 @@ fn a_sparse_index_gives_the_same_tree_as_git_write_tree() {
     fx.git(&["sparse-checkout", "init", "--cone", "--sparse-index"]);
     fx.git(&["sparse-checkout", "set", "specs"]);
     let staged = fx.git(&["ls-files", "--sparse", "-s"]);
-    assert!(
-        staged.contains("040000 ") && staged.contains("\tother/"),
-        "the index is sparse: {staged}"
-    );
+    assert!(staged.contains("040000 ") && staged.contains("\tother/"), "the index is sparse: {staged}");
     let repo = fx.repo();
-    assert_eq!(
-        repo.tree_from_index_with(&[]).unwrap(),
-        fx.rev(fx.git(&["write-tree"]).trim())
-    );
-    let ticked = repo
-        .tree_from_index_with(&[("specs/001-x/tasks.md".to_owned(), b"- [X] T001\n".to_vec())])
-        .unwrap();
-    assert_eq!(
-        fx.git(&["show", &format!("{ticked}:other/deep/file.txt")]),
-        "other\n"
-    );
-    assert_eq!(
-        fx.git(&["show", &format!("{ticked}:specs/001-x/tasks.md")]),
-        "- [X] T001\n"
-    );
+    assert_eq!(repo.tree_from_index_with(&[]).unwrap(), fx.rev(fx.git(&["write-tree"]).trim()));
+    let ticked =
+        repo.tree_from_index_with(&[("specs/001-x/tasks.md".to_owned(), b"- [X] T001\n".to_vec())]).unwrap();
+    assert_eq!(fx.git(&["show", &format!("{ticked}:other/deep/file.txt")]), "other\n");
+    assert_eq!(fx.git(&["show", &format!("{ticked}:specs/001-x/tasks.md")]), "- [X] T001\n");
 }
 
 #[test]
@@ -309,23 +210,15 @@ fn a_tree_from_files_alone_equals_what_git_builds_from_the_same_files() {
     let repo = fx.repo();
     let files = vec![
         ("001-x/manifest.json".to_owned(), b"{}\n".to_vec()),
-        (
-            "001-x/files/tests/a.rs".to_owned(),
-            b"#[test] fn a() {}\n".to_vec(),
-        ),
+        ("001-x/files/tests/a.rs".to_owned(), b"#[test] fn a() {}\n".to_vec()),
         ("001-x.json".to_owned(), b"[]\n".to_vec()),
     ];
     let tree = repo.tree_from_files(&files).unwrap();
     let scratch = fx.path().join(".git/scratch-index");
     for (path, bytes) in &files {
-        let blob = String::from_utf8(fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(bytes)))
-            .unwrap();
-        let mut cmd = fx.command(&[
-            "update-index",
-            "--add",
-            "--cacheinfo",
-            &format!("100644,{},{path}", blob.trim()),
-        ]);
+        let blob = String::from_utf8(fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(bytes))).unwrap();
+        let mut cmd =
+            fx.command(&["update-index", "--add", "--cacheinfo", &format!("100644,{},{path}", blob.trim())]);
         cmd.env("GIT_INDEX_FILE", &scratch);
         assert!(super::fixture::run(cmd, None).status.success());
     }
@@ -334,15 +227,9 @@ fn a_tree_from_files_alone_equals_what_git_builds_from_the_same_files() {
     let by_git = String::from_utf8(super::fixture::run(cmd, None).stdout).unwrap();
     assert_eq!(tree.to_string(), by_git.trim());
     let twice = vec![files[0].clone(), files[0].clone()];
-    assert!(matches!(
-        repo.tree_from_files(&twice),
-        Err(GitError::InvalidPath { .. })
-    ));
+    assert!(matches!(repo.tree_from_files(&twice), Err(GitError::InvalidPath { .. })));
     let clash = vec![("a".to_owned(), vec![]), ("a/b".to_owned(), vec![])];
-    assert!(matches!(
-        repo.tree_from_files(&clash),
-        Err(GitError::PathConflict { .. })
-    ));
+    assert!(matches!(repo.tree_from_files(&clash), Err(GitError::PathConflict { .. })));
 }
 
 #[test]
@@ -355,11 +242,7 @@ fn staging_a_file_outside_the_sparse_checkout_is_refused() {
     fx.git(&["sparse-checkout", "init", "--cone", "--sparse-index"]);
     fx.git(&["sparse-checkout", "set", "specs"]);
     let repo = fx.repo();
-    assert!(matches!(
-        repo.stage_worktree_file("other/new.txt", b"x"),
-        Err(GitError::InvalidPath { .. })
-    ));
-    repo.stage_worktree_file("specs/tasks.md", b"- [X] T001\n")
-        .unwrap();
+    assert!(matches!(repo.stage_worktree_file("other/new.txt", b"x"), Err(GitError::InvalidPath { .. })));
+    repo.stage_worktree_file("specs/tasks.md", b"- [X] T001\n").unwrap();
     assert_eq!(fx.git(&["status", "--porcelain"]), "M  specs/tasks.md\n");
 }

@@ -7,17 +7,12 @@ use super::fixture::Fixture;
 use crate::git::{GitError, NOTES_REF, NoteOutcome, ObjectId, Repo, UpdateNoteError};
 
 fn set(repo: &Repo, annotated: ObjectId, bytes: &[u8]) -> NoteOutcome {
-    repo.update_note(NOTES_REF, annotated, |_| {
-        Ok::<_, Infallible>(Some(bytes.to_vec()))
-    })
-    .expect("the note is written")
+    repo.update_note(NOTES_REF, annotated, |_| Ok::<_, Infallible>(Some(bytes.to_vec())))
+        .expect("the note is written")
 }
 
 fn git_show(fx: &Fixture, annotated: ObjectId) -> Vec<u8> {
-    fx.git_bytes(
-        &["notes", "--ref=speccoder", "show", &annotated.to_string()],
-        None,
-    )
+    fx.git_bytes(&["notes", "--ref=speccoder", "show", &annotated.to_string()], None)
 }
 
 /// `git notes list` as (annotated, note blob) pairs, sorted.
@@ -27,10 +22,7 @@ fn git_list(fx: &Fixture) -> Vec<(ObjectId, ObjectId)> {
         .lines()
         .map(|line| {
             let (blob, annotated) = line.split_once(' ').unwrap();
-            (
-                ObjectId::from_hex(annotated.as_bytes()).unwrap(),
-                ObjectId::from_hex(blob.as_bytes()).unwrap(),
-            )
+            (ObjectId::from_hex(annotated.as_bytes()).unwrap(), ObjectId::from_hex(blob.as_bytes()).unwrap())
         })
         .collect();
     out.sort();
@@ -56,13 +48,7 @@ fn fast_import_notes(fx: &Fixture, real: &[ObjectId], count: usize) -> Vec<Objec
     }
     for i in 0..count {
         let body = format!("git note {i}\n");
-        write!(
-            stream,
-            "blob\nmark :{}\ndata {}\n{body}\n",
-            extra + i + 1,
-            body.len()
-        )
-        .unwrap();
+        write!(stream, "blob\nmark :{}\ndata {}\n{body}\n", extra + i + 1, body.len()).unwrap();
     }
     let message = "Notes added by 'git fast-import'\n";
     write!(
@@ -80,18 +66,12 @@ fn fast_import_notes(fx: &Fixture, real: &[ObjectId], count: usize) -> Vec<Objec
     stream.push_str("done\n");
     let marks = fx.path().join(".git/marks");
     let marks_arg = format!("--export-marks={}", marks.display());
-    fx.git_bytes(
-        &["fast-import", "--quiet", "--done", &marks_arg],
-        Some(stream.as_bytes()),
-    );
+    fx.git_bytes(&["fast-import", "--quiet", "--done", &marks_arg], Some(stream.as_bytes()));
     let exported = std::fs::read_to_string(&marks).unwrap();
     let mut by_mark = std::collections::HashMap::new();
     for line in exported.lines() {
         let (mark, id) = line.split_once(' ').unwrap();
-        by_mark.insert(
-            mark[1..].parse::<usize>().unwrap(),
-            ObjectId::from_hex(id.as_bytes()).unwrap(),
-        );
+        by_mark.insert(mark[1..].parse::<usize>().unwrap(), ObjectId::from_hex(id.as_bytes()).unwrap());
     }
     let mut annotated = real.to_vec();
     annotated.extend((0..extra).map(|i| by_mark[&(i + 1)]));
@@ -108,18 +88,9 @@ fn a_note_we_write_is_shown_by_git_notes_byte_for_byte_and_fsck_is_clean() {
     let outcome = set(&repo, commit, bytes);
     assert!(matches!(outcome, NoteOutcome::Written { .. }));
     assert_eq!(git_show(&fx, commit), bytes);
-    assert_eq!(
-        repo.note(NOTES_REF, commit).unwrap().as_deref(),
-        Some(&bytes[..])
-    );
-    assert_eq!(
-        fx.git(&["log", "-1", "--format=%s", NOTES_REF]).trim(),
-        "Notes added by 'speccoder attest'"
-    );
-    assert!(
-        fx.path().join(".git/logs/refs/notes/speccoder").exists(),
-        "the notes ref has a reflog"
-    );
+    assert_eq!(repo.note(NOTES_REF, commit).unwrap().as_deref(), Some(&bytes[..]));
+    assert_eq!(fx.git(&["log", "-1", "--format=%s", NOTES_REF]).trim(), "Notes added by 'speccoder attest'");
+    assert!(fx.path().join(".git/logs/refs/notes/speccoder").exists(), "the notes ref has a reflog");
     fx.assert_fsck_clean();
 }
 
@@ -153,10 +124,7 @@ fn an_unchanged_note_writes_nothing_and_a_refusing_computation_writes_nothing() 
     let before = fx.rev(NOTES_REF);
     assert_eq!(set(&repo, commit, b"same"), NoteOutcome::Unchanged);
     let refused = repo.update_note(NOTES_REF, commit, |_| Err(std::fmt::Error));
-    assert!(matches!(
-        refused,
-        Err(UpdateNoteError::Compute(std::fmt::Error))
-    ));
+    assert!(matches!(refused, Err(UpdateNoteError::Compute(std::fmt::Error))));
     assert_eq!(fx.rev(NOTES_REF), before);
 }
 
@@ -168,12 +136,10 @@ fn removing_a_note_is_seen_by_git_and_the_last_removal_leaves_a_valid_empty_tree
     let repo = fx.repo();
     set(&repo, first, b"one");
     set(&repo, second, b"two");
-    repo.update_note(NOTES_REF, first, |_| Ok::<_, Infallible>(None))
-        .unwrap();
+    repo.update_note(NOTES_REF, first, |_| Ok::<_, Infallible>(None)).unwrap();
     assert_eq!(git_list(&fx).len(), 1);
     assert_eq!(repo.note(NOTES_REF, first).unwrap(), None);
-    repo.update_note(NOTES_REF, second, |_| Ok::<_, Infallible>(None))
-        .unwrap();
+    repo.update_note(NOTES_REF, second, |_| Ok::<_, Infallible>(None)).unwrap();
     assert!(git_list(&fx).is_empty());
     assert_eq!(
         fx.git(&["log", "-1", "--format=%s", NOTES_REF]).trim(),
@@ -199,10 +165,7 @@ fn notes_git_wrote_with_fanout_are_read_listed_and_one_is_updated_without_losing
     assert_eq!(before.len(), 600);
     assert_eq!(repo.notes(NOTES_REF).unwrap(), before);
     for (i, id) in annotated.iter().enumerate().step_by(97) {
-        assert_eq!(
-            repo.note(NOTES_REF, *id).unwrap().unwrap(),
-            format!("git note {i}\n").into_bytes()
-        );
+        assert_eq!(repo.note(NOTES_REF, *id).unwrap().unwrap(), format!("git note {i}\n").into_bytes());
     }
 
     set(&repo, real, b"ours");
@@ -212,11 +175,7 @@ fn notes_git_wrote_with_fanout_are_read_listed_and_one_is_updated_without_losing
     let changed: Vec<_> = before.iter().zip(&after).filter(|(a, b)| a != b).collect();
     assert_eq!(changed.len(), 1, "only the one note changed");
     assert_eq!(changed[0].0.0, real);
-    assert!(
-        fx.git(&["ls-tree", "-r", "--name-only", NOTES_REF])
-            .lines()
-            .all(|p| p.contains('/'))
-    );
+    assert!(fx.git(&["ls-tree", "-r", "--name-only", NOTES_REF]).lines().all(|p| p.contains('/')));
     fx.assert_fsck_clean();
 }
 
@@ -224,19 +183,9 @@ fn notes_git_wrote_with_fanout_are_read_listed_and_one_is_updated_without_losing
 fn a_note_added_by_git_notes_add_is_read_and_replaced() {
     let fx = Fixture::new();
     let commit = fx.commit_file("a.txt", "a\n", "first");
-    fx.git(&[
-        "notes",
-        "--ref=speccoder",
-        "add",
-        "-m",
-        "from git",
-        &commit.to_string(),
-    ]);
+    fx.git(&["notes", "--ref=speccoder", "add", "-m", "from git", &commit.to_string()]);
     let repo = fx.repo();
-    assert_eq!(
-        repo.note(NOTES_REF, commit).unwrap().unwrap(),
-        b"from git\n"
-    );
+    assert_eq!(repo.note(NOTES_REF, commit).unwrap().unwrap(), b"from git\n");
     set(&repo, commit, b"from us");
     assert_eq!(git_show(&fx, commit), b"from us");
     fx.assert_fsck_clean();
@@ -261,9 +210,8 @@ fn two_threads_writing_notes_for_different_objects_both_keep_all_of_theirs() {
     let fx = Fixture::new();
     fx.commit_file("a.txt", "a\n", "first");
     let repo = fx.repo();
-    let objects: Vec<ObjectId> = (0..50)
-        .map(|i| repo.write_blob(format!("object {i}\n").as_bytes()).unwrap())
-        .collect();
+    let objects: Vec<ObjectId> =
+        (0..50).map(|i| repo.write_blob(format!("object {i}\n").as_bytes()).unwrap()).collect();
     std::thread::scope(|scope| {
         for half in objects.chunks(25) {
             let path = fx.path().to_owned();
@@ -284,11 +232,7 @@ fn two_threads_writing_notes_for_different_objects_both_keep_all_of_theirs() {
     for id in &objects {
         assert_eq!(git_show(&fx, *id), format!("note of {id}").into_bytes());
     }
-    assert_eq!(
-        fx.git(&["rev-list", "--count", NOTES_REF]).trim(),
-        "50",
-        "no write was lost"
-    );
+    assert_eq!(fx.git(&["rev-list", "--count", NOTES_REF]).trim(), "50", "no write was lost");
     fx.assert_fsck_clean();
 }
 
@@ -299,10 +243,8 @@ fn a_notes_tree_holding_two_notes_for_one_object_is_reported_as_ambiguous() {
     let hex = commit.to_string();
     let blob = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(b"n\n"));
     let blob = String::from_utf8(blob).unwrap();
-    let sub = fx.git_bytes(
-        &["mktree"],
-        Some(format!("100644 blob {}\t{}\n", blob.trim(), &hex[2..]).as_bytes()),
-    );
+    let sub =
+        fx.git_bytes(&["mktree"], Some(format!("100644 blob {}\t{}\n", blob.trim(), &hex[2..]).as_bytes()));
     let root = fx.git_bytes(
         &["mktree"],
         Some(
@@ -319,22 +261,10 @@ fn a_notes_tree_holding_two_notes_for_one_object_is_reported_as_ambiguous() {
     let notes_commit = fx.git(&["commit-tree", "-m", "odd", root.trim()]);
     fx.git(&["update-ref", NOTES_REF, notes_commit.trim()]);
     let repo = fx.repo();
-    assert!(matches!(
-        repo.note(NOTES_REF, commit),
-        Err(GitError::AmbiguousNote { .. })
-    ));
-    assert_eq!(
-        repo.notes(NOTES_REF).unwrap().len(),
-        2,
-        "the listing shows both"
-    );
-    let update = repo.update_note(NOTES_REF, commit, |_| {
-        Ok::<_, Infallible>(Some(b"x".to_vec()))
-    });
-    assert!(matches!(
-        update,
-        Err(UpdateNoteError::Git(GitError::AmbiguousNote { .. }))
-    ));
+    assert!(matches!(repo.note(NOTES_REF, commit), Err(GitError::AmbiguousNote { .. })));
+    assert_eq!(repo.notes(NOTES_REF).unwrap().len(), 2, "the listing shows both");
+    let update = repo.update_note(NOTES_REF, commit, |_| Ok::<_, Infallible>(Some(b"x".to_vec())));
+    assert!(matches!(update, Err(UpdateNoteError::Git(GitError::AmbiguousNote { .. }))));
 }
 
 #[test]
@@ -351,22 +281,12 @@ fn a_notes_ref_pointing_at_a_damaged_tree_is_an_error_not_a_panic() {
     let repo = fx.repo();
     assert!(repo.note(NOTES_REF, commit).is_err());
     assert!(repo.notes(NOTES_REF).is_err());
-    assert!(
-        repo.update_note(NOTES_REF, commit, |_| Ok::<_, Infallible>(Some(vec![])))
-            .is_err()
-    );
+    assert!(repo.update_note(NOTES_REF, commit, |_| Ok::<_, Infallible>(Some(vec![]))).is_err());
 
     let blob = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(b"not a commit"));
-    fx.git(&[
-        "update-ref",
-        NOTES_REF,
-        String::from_utf8(blob).unwrap().trim(),
-    ]);
+    fx.git(&["update-ref", NOTES_REF, String::from_utf8(blob).unwrap().trim()]);
     let repo = fx.repo();
-    assert!(matches!(
-        repo.note(NOTES_REF, commit),
-        Err(GitError::WrongKind { .. })
-    ));
+    assert!(matches!(repo.note(NOTES_REF, commit), Err(GitError::WrongKind { .. })));
 }
 
 #[test]
@@ -374,13 +294,8 @@ fn notes_refs_outside_refs_notes_are_refused_for_writing() {
     let fx = Fixture::new();
     let commit = fx.commit_file("a.txt", "a\n", "first");
     let repo = fx.repo();
-    let result = repo.update_note("refs/heads/main", commit, |_| {
-        Ok::<_, Infallible>(Some(vec![1]))
-    });
-    assert!(matches!(
-        result,
-        Err(UpdateNoteError::Git(GitError::InvalidRefName { .. }))
-    ));
+    let result = repo.update_note("refs/heads/main", commit, |_| Ok::<_, Infallible>(Some(vec![1])));
+    assert!(matches!(result, Err(UpdateNoteError::Git(GitError::InvalidRefName { .. }))));
     assert_eq!(repo.note("refs/notes/absent", commit).unwrap(), None);
     assert!(repo.notes("refs/notes/absent").unwrap().is_empty());
 }
@@ -422,31 +337,17 @@ fn a_note_two_fanout_levels_deep_is_read_by_git_and_us_and_replaced_in_place() {
     let stream = format!(
         "commit {NOTES_REF}\ncommitter Git <git@example.com> 1700000000 +0000\ndata 5\ndeep\nM 100644 inline {deep}\ndata 10\ndeep note\n\ndone\n"
     );
-    fx.git_bytes(
-        &["fast-import", "--quiet", "--done"],
-        Some(stream.as_bytes()),
-    );
-    assert_eq!(
-        git_show(&fx, commit),
-        b"deep note\n",
-        "git reads the deep layout"
-    );
+    fx.git_bytes(&["fast-import", "--quiet", "--done"], Some(stream.as_bytes()));
+    assert_eq!(git_show(&fx, commit), b"deep note\n", "git reads the deep layout");
     let repo = fx.repo();
-    assert_eq!(
-        repo.note(NOTES_REF, commit).unwrap().unwrap(),
-        b"deep note\n"
-    );
+    assert_eq!(repo.note(NOTES_REF, commit).unwrap().unwrap(), b"deep note\n");
     assert_eq!(repo.notes(NOTES_REF).unwrap().len(), 1);
 
     set(&repo, commit, b"replaced");
     set(&repo, other, b"other");
     assert_eq!(git_show(&fx, commit), b"replaced");
     assert_eq!(git_show(&fx, other), b"other");
-    assert_eq!(
-        git_list(&fx).len(),
-        2,
-        "no second copy of the replaced note"
-    );
+    assert_eq!(git_list(&fx).len(), 2, "no second copy of the replaced note");
     assert_eq!(repo.notes(NOTES_REF).unwrap(), git_list(&fx));
     fx.assert_fsck_clean();
 }
@@ -456,17 +357,13 @@ fn past_256_notes_we_fan_the_tree_out_as_git_does_and_git_reads_every_note() {
     let fx = Fixture::new();
     fx.commit_file("a.txt", "a\n", "first");
     let repo = fx.repo();
-    let objects: Vec<ObjectId> = (0..300)
-        .map(|i| repo.write_blob(format!("object {i}\n").as_bytes()).unwrap())
-        .collect();
+    let objects: Vec<ObjectId> =
+        (0..300).map(|i| repo.write_blob(format!("object {i}\n").as_bytes()).unwrap()).collect();
     for id in &objects {
         set(&repo, *id, id.to_string().as_bytes());
     }
     let root = fx.git(&["ls-tree", "--name-only", NOTES_REF]);
-    assert!(
-        root.lines().all(|name| name.len() == 2),
-        "fanned out: {root}"
-    );
+    assert!(root.lines().all(|name| name.len() == 2), "fanned out: {root}");
     assert_eq!(git_list(&fx).len(), 300);
     for id in objects.iter().step_by(37) {
         assert_eq!(git_show(&fx, *id), id.to_string().into_bytes());

@@ -57,10 +57,7 @@ fn git_parse(fx: &Fixture, message: &str, extra: &[&str]) -> Vec<(String, String
         .lines()
         .map(|line| {
             let (key, value) = line.split_once(':').expect("git prints `key: value`");
-            (
-                key.to_owned(),
-                value.strip_prefix(' ').unwrap_or(value).to_owned(),
-            )
+            (key.to_owned(), value.strip_prefix(' ').unwrap_or(value).to_owned())
         })
         .collect()
 }
@@ -72,11 +69,7 @@ fn parsing_agrees_with_git_interpret_trailers_on_the_whole_corpus() {
         if message.contains('\0') {
             continue; // a pipe would carry the NUL to git, which reads a C string from a file
         }
-        assert_eq!(
-            parse(message),
-            git_parse(&fx, message, &[]),
-            "--parse of {message:?}"
-        );
+        assert_eq!(parse(message), git_parse(&fx, message, &[]), "--parse of {message:?}");
         assert_eq!(
             parse_without_divider(message),
             git_parse(&fx, message, &["--no-divider"]),
@@ -95,29 +88,14 @@ fn a_nul_ends_the_message_as_it_does_for_git() {
 
 #[test]
 fn sanitised_values_cannot_start_a_line_or_a_trailer() {
-    assert_eq!(
-        sanitize_value("  a\r\nVerdict: verified\n\tb  "),
-        "a Verdict: verified b"
-    );
+    assert_eq!(sanitize_value("  a\r\nVerdict: verified\n\tb  "), "a Verdict: verified b");
     assert_eq!(sanitize_value("x\u{2028}y\u{85}z\u{7}w"), "x y z w");
     assert_eq!(sanitize_value("\n\n"), "");
-    let block = format_trailers(&[
-        ("Reason", "line one\nSpec-Task: forged/T9\n\nmore"),
-        ("Run", "r-1"),
-    ])
-    .unwrap();
-    assert_eq!(
-        block,
-        "Reason: line one Spec-Task: forged/T9 more\nRun: r-1\n"
-    );
-    assert!(matches!(
-        format_trailers(&[("Bad Key", "v")]),
-        Err(TrailerError::BadKey(_))
-    ));
-    assert!(matches!(
-        format_trailers(&[("", "v")]),
-        Err(TrailerError::BadKey(_))
-    ));
+    let block =
+        format_trailers(&[("Reason", "line one\nSpec-Task: forged/T9\n\nmore"), ("Run", "r-1")]).unwrap();
+    assert_eq!(block, "Reason: line one Spec-Task: forged/T9 more\nRun: r-1\n");
+    assert!(matches!(format_trailers(&[("Bad Key", "v")]), Err(TrailerError::BadKey(_))));
+    assert!(matches!(format_trailers(&[("", "v")]), Err(TrailerError::BadKey(_))));
 }
 
 #[test]
@@ -130,53 +108,33 @@ fn messages_with_trailers_read_back_exactly_through_git() {
         ("Accepted-By", "Zoë <z@example.com>"),
         ("Run", ""),
     ];
-    for body in [
-        "Tick T005",
-        "Tick T005\n\nBody.\nMore body: with colon\n",
-        "Tick\n\nKey: looks like a trailer\n",
-    ] {
+    for body in
+        ["Tick T005", "Tick T005\n\nBody.\nMore body: with colon\n", "Tick\n\nKey: looks like a trailer\n"]
+    {
         let message = with_trailers(body, &trailers).unwrap();
-        let expected: Vec<(String, String)> = trailers
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), sanitize_value(v)))
-            .collect();
+        let expected: Vec<(String, String)> =
+            trailers.iter().map(|(k, v)| ((*k).to_owned(), sanitize_value(v))).collect();
         assert_eq!(git_parse(&fx, &message, &[]), expected, "{message:?}");
         assert_eq!(parse(&message), expected);
     }
-    assert!(matches!(
-        with_trailers("", &trailers),
-        Err(TrailerError::NoSubject)
-    ));
+    assert!(matches!(with_trailers("", &trailers), Err(TrailerError::NoSubject)));
     assert!(matches!(
         with_trailers("Subject\n\n---\nbelow the divider", &trailers),
         Err(TrailerError::Hidden(_))
     ));
-    assert_eq!(
-        with_trailers::<&str, &str>("Subject\n\n", &[]).unwrap(),
-        "Subject\n"
-    );
+    assert_eq!(with_trailers::<&str, &str>("Subject\n\n", &[]).unwrap(), "Subject\n");
 }
 
 #[test]
 fn trailers_of_a_stored_commit_read_the_same_as_git_log_shows_them() {
     let fx = Fixture::new();
     fx.commit_file("a.txt", "a\n", "base");
-    let message = with_trailers(
-        "Tick T001\n\nBody.",
-        &[("Spec-Task", "x/T001"), ("Verdict", "attested")],
-    )
-    .unwrap();
+    let message =
+        with_trailers("Tick T001\n\nBody.", &[("Spec-Task", "x/T001"), ("Verdict", "attested")]).unwrap();
     let repo = fx.repo();
     let head = fx.rev("HEAD");
-    let id = repo
-        .create_commit_detached(&[head], fx.rev("HEAD^{tree}"), &message)
-        .unwrap();
-    let by_git = fx.git(&[
-        "log",
-        "-1",
-        "--format=%(trailers:only,unfold)",
-        &id.to_string(),
-    ]);
+    let id = repo.create_commit_detached(&[head], fx.rev("HEAD^{tree}"), &message).unwrap();
+    let by_git = fx.git(&["log", "-1", "--format=%(trailers:only,unfold)", &id.to_string()]);
     let ours = parse_without_divider(&repo.commit(id).unwrap().message);
     let ours_text: String = ours.iter().map(|(k, v)| format!("{k}: {v}\n")).collect();
     assert_eq!(by_git.trim_end(), ours_text.trim_end());

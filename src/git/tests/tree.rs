@@ -17,60 +17,24 @@ fn a_tree_reads_files_and_lists_directories_like_git_ls_tree() {
     let repo = fx.repo();
     let tree = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
 
-    assert_eq!(
-        tree.file("specs/001-x/tasks.md").unwrap().unwrap(),
-        b"- [ ] T001\n"
-    );
+    assert_eq!(tree.file("specs/001-x/tasks.md").unwrap().unwrap(), b"- [ ] T001\n");
     assert_eq!(tree.file("run.sh").unwrap().unwrap(), b"#!/bin/sh\n");
     assert_eq!(tree.file("specs/001-x/absent.md").unwrap(), None);
-    assert_eq!(
-        tree.file("specs").unwrap(),
-        None,
-        "a directory is not a file"
-    );
-    assert_eq!(
-        tree.file("run.sh/inner").unwrap(),
-        None,
-        "a file has no children"
-    );
+    assert_eq!(tree.file("specs").unwrap(), None, "a directory is not a file");
+    assert_eq!(tree.file("run.sh/inner").unwrap(), None, "a file has no children");
     #[cfg(unix)]
-    assert_eq!(
-        tree.file("link").unwrap(),
-        None,
-        "a symbolic link is not a regular file"
-    );
-    assert!(matches!(
-        tree.file("../etc/passwd"),
-        Err(GitError::InvalidPath { .. })
-    ));
+    assert_eq!(tree.file("link").unwrap(), None, "a symbolic link is not a regular file");
+    assert!(matches!(tree.file("../etc/passwd"), Err(GitError::InvalidPath { .. })));
 
     let specs = tree.entries("specs").unwrap().unwrap();
-    assert_eq!(
-        specs,
-        vec![("001-x".to_owned(), true), ("002-y".to_owned(), true)]
-    );
+    assert_eq!(specs, vec![("001-x".to_owned(), true), ("002-y".to_owned(), true)]);
     let files = tree.entries("specs/001-x/").unwrap().unwrap();
-    assert_eq!(
-        files,
-        vec![
-            ("spec.md".to_owned(), false),
-            ("tasks.md".to_owned(), false)
-        ]
-    );
+    assert_eq!(files, vec![("spec.md".to_owned(), false), ("tasks.md".to_owned(), false)]);
     assert_eq!(tree.entries("run.sh").unwrap(), None);
     assert_eq!(tree.entries("nowhere").unwrap(), None);
-    let root: Vec<String> = tree
-        .entries("")
-        .unwrap()
-        .unwrap()
-        .into_iter()
-        .map(|e| e.0)
-        .collect();
-    let by_git: Vec<String> = fx
-        .git(&["ls-tree", "--name-only", "HEAD"])
-        .lines()
-        .map(str::to_owned)
-        .collect();
+    let root: Vec<String> = tree.entries("").unwrap().unwrap().into_iter().map(|e| e.0).collect();
+    let by_git: Vec<String> =
+        fx.git(&["ls-tree", "--name-only", "HEAD"]).lines().map(str::to_owned).collect();
     assert_eq!(root, by_git);
 }
 
@@ -79,11 +43,7 @@ fn many_commits_share_cached_trees_and_each_sees_its_own_content() {
     let fx = Fixture::new();
     let mut commits = Vec::new();
     for i in 0..30 {
-        commits.push(fx.commit_file(
-            "specs/001-x/tasks.md",
-            format!("version {i}\n"),
-            &format!("c{i}"),
-        ));
+        commits.push(fx.commit_file("specs/001-x/tasks.md", format!("version {i}\n"), &format!("c{i}")));
     }
     let repo = fx.repo();
     for (i, id) in commits.iter().enumerate() {
@@ -102,20 +62,14 @@ fn a_missing_tree_is_an_error_naming_the_object() {
     let repo = fx.repo();
     let missing = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
     let err = repo.tree(missing).file("a.txt").unwrap_err();
-    assert!(
-        matches!(err, GitError::ObjectMissing { id } if id == missing),
-        "{err}"
-    );
+    assert!(matches!(err, GitError::ObjectMissing { id } if id == missing), "{err}");
 }
 
 /// `git rev-list` output as ids.
 fn rev_list(fx: &Fixture, args: &[&str]) -> Vec<ObjectId> {
     let mut all = vec!["rev-list"];
     all.extend_from_slice(args);
-    fx.git(&all)
-        .lines()
-        .map(|l| ObjectId::from_hex(l.as_bytes()).unwrap())
-        .collect()
+    fx.git(&all).lines().map(|l| ObjectId::from_hex(l.as_bytes()).unwrap()).collect()
 }
 
 #[test]
@@ -134,17 +88,10 @@ fn walking_history_matches_git_rev_list_including_merges_and_stops() {
 
     assert_eq!(repo.walk(c, &[]).unwrap(), rev_list(&fx, &[&c.to_string()]));
     let stop = [a];
-    assert_eq!(
-        repo.walk(c, &stop).unwrap(),
-        rev_list(&fx, &[&c.to_string(), &format!("^{a}")])
-    );
+    assert_eq!(repo.walk(c, &stop).unwrap(), rev_list(&fx, &[&c.to_string(), &format!("^{a}")]));
     assert_eq!(repo.walk(c, &[s1, b]).unwrap(), vec![c, merge]);
     assert_eq!(repo.merge_base(s1, b).unwrap(), Some(a));
-    assert_eq!(
-        fx.git(&["merge-base", &s1.to_string(), &b.to_string()])
-            .trim(),
-        a.to_string()
-    );
+    assert_eq!(fx.git(&["merge-base", &s1.to_string(), &b.to_string()]).trim(), a.to_string());
     assert!(repo.is_ancestor(root, c).unwrap());
     assert!(repo.is_ancestor(s1, c).unwrap());
     assert!(repo.is_ancestor(c, c).unwrap());
@@ -171,42 +118,17 @@ fn a_linked_worktree_has_its_own_git_dir_and_shares_refs_and_notes_with_the_main
     let fx = Fixture::new();
     let base = fx.commit_file("a.txt", "a\n", "base");
     let linked = fx.path().parent().unwrap().join("linked");
-    fx.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "wt",
-        linked.to_str().unwrap(),
-    ]);
+    fx.git(&["worktree", "add", "-q", "-b", "wt", linked.to_str().unwrap()]);
     let main = fx.repo();
     let wt = Repo::discover(&linked).unwrap();
-    assert_eq!(
-        wt.workdir().unwrap().canonicalize().unwrap(),
-        linked.canonicalize().unwrap()
-    );
+    assert_eq!(wt.workdir().unwrap().canonicalize().unwrap(), linked.canonicalize().unwrap());
     assert_ne!(wt.git_dir(), main.git_dir());
-    assert_eq!(
-        wt.common_dir().canonicalize().unwrap(),
-        main.common_dir().canonicalize().unwrap()
-    );
-    assert_eq!(
-        wt.head().unwrap(),
-        crate::git::Head::Branch {
-            name: "refs/heads/wt".into(),
-            commit: base
-        }
-    );
+    assert_eq!(wt.common_dir().canonicalize().unwrap(), main.common_dir().canonicalize().unwrap());
+    assert_eq!(wt.head().unwrap(), crate::git::Head::Branch { name: "refs/heads/wt".into(), commit: base });
     wt.update_note(crate::git::NOTES_REF, base, |_| {
         Ok::<_, std::convert::Infallible>(Some(b"from wt".to_vec()))
     })
     .unwrap();
-    assert_eq!(
-        main.note(crate::git::NOTES_REF, base).unwrap().unwrap(),
-        b"from wt"
-    );
-    assert_eq!(
-        fx.git(&["notes", "--ref=speccoder", "show", &base.to_string()]),
-        "from wt"
-    );
+    assert_eq!(main.note(crate::git::NOTES_REF, base).unwrap().unwrap(), b"from wt");
+    assert_eq!(fx.git(&["notes", "--ref=speccoder", "show", &base.to_string()]), "from wt");
 }
