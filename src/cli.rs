@@ -38,7 +38,7 @@ pub enum Command {
     /// speccoder.toml or key; 14 repository state (detached HEAD, unborn branch, already ticked,
     /// unstaged tasks.md); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
-    Attest(AttestArgs),
+    Attest(Box<AttestArgs>),
 }
 
 /// `speccoder attest`.
@@ -78,6 +78,61 @@ pub struct SigningArgs {
 pub enum AttestSub {
     /// Sign the unsigned lines of a task commit's note, leaving the payloads unchanged.
     Sign(AttestSignArgs),
+    /// Check task commits, or every ticked task of a branch, against your own trust.
+    ///
+    /// Without --branch: checks the task commits named (REV, or A..B; default every commit on
+    /// the current branch carrying Spec-Task:). With --branch: checks every ticked task of the
+    /// units the branch touched since its base (--all: every unit), including ticks without
+    /// evidence and evidence left behind by a squash or rebase merge.
+    ///
+    /// Trust comes only from you: --allowed-signers FILE (default git's
+    /// gpg.ssh.allowedSignersFile) or --allowed-signers-rev REV:PATH, and --revoked FILE. A trust
+    /// file that the checked tree itself provides is refused.
+    ///
+    /// Exit codes: 0 every tick holds; 26 a tick is stale or unverifiable; 15 nothing to check;
+    /// 13 a trust file is unusable; 14 repository state; 2 usage; 1 internal error.
+    Verify(VerifyArgs),
+}
+
+/// `speccoder attest verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// A task commit, or a range A..B of commits (not with --branch).
+    #[arg(value_name = "REV | A..B", conflicts_with = "branch")]
+    pub range: Option<String>,
+    /// Check the ticked tasks of a branch (default HEAD).
+    #[arg(long, value_name = "HEAD", num_args = 0..=1, default_missing_value = "HEAD")]
+    pub branch: Option<String>,
+    /// The revision the branch started from (default: the merge base with origin/HEAD, main or master).
+    #[arg(long, value_name = "REV", requires = "branch")]
+    pub base: Option<String>,
+    /// Check every unit, not only those the branch touched.
+    #[arg(long, requires = "branch", conflicts_with = "base")]
+    pub all: bool,
+    /// The SSH allowed-signers file you trust (ssh-keygen's format).
+    #[arg(long, value_name = "FILE", conflicts_with = "allowed_signers_rev")]
+    pub allowed_signers: Option<PathBuf>,
+    /// An allowed-signers file read from a revision, meant to be the base: REV:PATH.
+    #[arg(long, value_name = "REV:PATH")]
+    pub allowed_signers_rev: Option<String>,
+    /// SSH public keys that are revoked, one per line.
+    #[arg(long, value_name = "FILE")]
+    pub revoked: Option<PathBuf>,
+    /// Count unsigned evidence as holding; the report says it was accepted unsigned.
+    #[arg(long)]
+    pub accept_unsigned: bool,
+    /// Fail regression_only and attested ticks too.
+    #[arg(long)]
+    pub require_verified: bool,
+    /// Check signatures with ssh-keygen -Y instead of in-process.
+    #[arg(long)]
+    pub via_tools: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a Markdown report (for a pull request comment) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
 }
 
 /// `speccoder attest sign`.

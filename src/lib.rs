@@ -12,3 +12,4 @@ pub mod model;
 pub mod schema;
 pub mod sign;
 pub mod spec;
+pub mod verify;

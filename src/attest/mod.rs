@@ -16,8 +16,7 @@ use crate::exit;
 use crate::git::{GitError, Repo};
 use crate::model::policy::{self, PolicyError};
 
-/// The project configuration file, read at the task commit's parent.
-pub const CONFIG_FILE: &str = "speccoder.toml";
+pub use crate::model::policy::CONFIG_FILE;
 
 /// One line written, as the report shows it.
 #[derive(Debug, Clone, Serialize)]

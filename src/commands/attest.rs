@@ -11,12 +11,17 @@ use crate::cli::{AttestArgs, AttestSub, SigningArgs};
 
 pub fn run(args: AttestArgs) -> u8 {
     let json = match &args.sub {
+        Some(AttestSub::Verify(_)) => {
+            let Some(AttestSub::Verify(v)) = args.sub else { return exit::INTERNAL };
+            return super::verify::run(&v);
+        }
         Some(AttestSub::Sign(s)) => s.json,
         None => args.json,
     };
     let result = (|| -> Result<Report, AttestError> {
         let repo = Repo::discover(".")?;
         match args.sub {
+            Some(AttestSub::Verify(_)) => Err(AttestError::Nothing(String::new())),
             Some(AttestSub::Sign(s)) => {
                 let choice = signer_choice(&repo, &s.signing)?;
                 sign_later(&repo, &s.rev, choice, s.signing.key.as_deref())

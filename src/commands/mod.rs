@@ -3,6 +3,7 @@
 
 mod attest;
 mod schema;
+mod verify;
 
 use crate::cli::Command;
 
@@ -10,6 +11,6 @@ use crate::cli::Command;
 pub fn run(command: Command) -> u8 {
     match command {
         Command::Schema(args) => schema::run(&args),
-        Command::Attest(args) => attest::run(args),
+        Command::Attest(args) => attest::run(*args),
     }
 }

@@ -9,8 +9,8 @@ use super::error::{GitError, GixResultExt};
 use super::repo::Repo;
 use super::tree::TreeItem;
 
-/// The notes reference speccoder keeps its evidence bundles under.
-pub const NOTES_REF: &str = "refs/notes/speccoder";
+/// The notes reference that holds every bundle (defined with the bundle format).
+pub use crate::model::bundle::NOTES_REF;
 
 /// How often `update_note` re-reads and retries after another writer moved the notes reference.
 pub const NOTE_UPDATE_TRIES: usize = 20;

@@ -104,6 +104,13 @@ impl GitTree<'_> {
         Ok(Some(current))
     }
 
+    /// The object id of whatever is at `path` (a blob, a tree, a submodule commit); `None` when
+    /// absent. Comparing two trees' ids for a directory tells whether anything below it changed.
+    pub fn entry_id(&self, path: &str) -> Result<Option<ObjectId>, GitError> {
+        let components = path::components(path)?;
+        Ok(self.lookup(&components)?.map(|(_, id)| id))
+    }
+
     /// The content of the regular file at `path`; `None` when absent or not a regular file (a
     /// directory, symbolic link or submodule).
     pub fn file(&self, path: &str) -> Result<Option<Vec<u8>>, GitError> {

@@ -11,6 +11,9 @@ use serde_json::{Map, Number, Value};
 use super::canonical::value_to_canonical;
 use super::digest::sha256_hex;
 
+/// The project configuration file, read at the task commit's parent.
+pub const CONFIG_FILE: &str = "speccoder.toml";
+
 /// The judge sections, as dotted paths into the TOML document.
 pub const JUDGE_SECTIONS: [&str; 10] = [
     "checks",

@@ -1,0 +1,106 @@
+//! `speccoder attest verify`.
+
+use speccoder_attest::exit;
+use speccoder_attest::git::{Head, ObjectId, Repo};
+use speccoder_attest::verify::report::Report;
+use speccoder_attest::verify::trust::{AllowedSource, SshTrust, Trust, TrustError};
+use speccoder_attest::verify::{BranchOptions, VerifyError, verify_branch, verify_commits};
+
+use crate::cli::VerifyArgs;
+
+pub fn run(args: &VerifyArgs) -> u8 {
+    let fail = |code: u8, msg: String| {
+        if args.json {
+            println!("{}", serde_json::json!({ "error": msg, "exit_code": code }));
+        }
+        eprintln!("speccoder attest verify: {msg}");
+        code
+    };
+    let repo = match Repo::discover(".") {
+        Ok(r) => r,
+        Err(e) => return fail(exit::GIT_PRECONDITION, e.to_string()),
+    };
+    let trust = match build_trust(&repo, args) {
+        Ok(t) => t,
+        Err(TrustError::Git(e)) => return fail(exit::USAGE, e.to_string()),
+        Err(e) => return fail(exit::CONFIG, e.to_string()),
+    };
+    let result = match &args.branch {
+        Some(head) => verify_branch(
+            &repo,
+            &BranchOptions { head: Some(head.clone()), base: args.base.clone(), all: args.all },
+            &trust,
+        ),
+        None => verify_commits(&repo, args.range.as_deref(), &trust),
+    };
+    let report: Report = match result {
+        Ok(r) => r,
+        Err(VerifyError::Unborn(b)) => {
+            return fail(exit::NOTHING_TO_CHECK, format!("the branch {b} has no commits; nothing to check"));
+        }
+        Err(VerifyError::Git(e)) => return fail(exit::USAGE, e.to_string()),
+        Err(e) => return fail(exit::CONFIG, e.to_string()),
+    };
+    if let Some(path) = &args.markdown
+        && let Err(e) = std::fs::write(path, report.to_markdown())
+    {
+        return fail(exit::INTERNAL, format!("cannot write {}: {e}", path.display()));
+    }
+    if args.json {
+        println!("{}", serde_json::to_string(&report).unwrap_or_default());
+    } else {
+        print!("{}", report.to_text());
+    }
+    if report.ticks.is_empty() {
+        if !args.json {
+            eprintln!("speccoder attest verify: nothing to check (no ticked task or task commit in range)");
+        }
+        return exit::NOTHING_TO_CHECK;
+    }
+    report.exit_code()
+}
+
+fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
+    let head = match repo.head()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => Some(commit),
+        Head::Unborn(_) => None,
+    };
+    let checked = match &args.branch {
+        Some(rev) => Some(repo.rev_parse(rev)?),
+        None => head,
+    };
+    let source = match (&args.allowed_signers, &args.allowed_signers_rev) {
+        (Some(p), _) => Some(AllowedSource::File(p.clone())),
+        (None, Some(spec)) => Some(AllowedSource::Rev(spec.clone())),
+        (None, None) => repo.config_path("gpg.ssh.allowedSignersFile")?.map(AllowedSource::File),
+    };
+    let ssh = match (source, checked) {
+        (Some(source), Some(checked)) => {
+            let base = match &args.base {
+                Some(b) => Some(repo.rev_parse(b)?),
+                None => None,
+            };
+            let in_range = |c: ObjectId| -> bool {
+                if c == checked {
+                    return true;
+                }
+                match base {
+                    Some(b) => {
+                        repo.is_ancestor(c, checked).unwrap_or(true)
+                            && !repo.is_ancestor(c, b).unwrap_or(false)
+                    }
+                    None => false,
+                }
+            };
+            let tree = repo.commit_tree(checked)?;
+            Some(SshTrust::load(repo, &source, args.revoked.as_deref(), tree, &in_range)?)
+        }
+        _ => None,
+    };
+    Ok(Trust {
+        ssh,
+        accept_unsigned: args.accept_unsigned,
+        require_verified: args.require_verified,
+        via_tools: args.via_tools,
+    })
+}

@@ -1,0 +1,114 @@
+//! Reading a note back: every line a DSSE envelope holding an in-toto Statement v1 about the
+//! task commit, typed by its predicate. The payload bytes are checked and parsed as they are;
+//! nothing is re-encoded before it is checked.
+
+use crate::model::dsse::{Envelope, PAYLOAD_TYPE};
+use crate::model::predicate::{self, TaskVerificationV0};
+use crate::model::statement::{RawStatement, STATEMENT_TYPE};
+use crate::model::summary::{self, VerificationSummary};
+use crate::model::test_result::{self, TestResult};
+use crate::verify::outcome::{CommitOutcome, Finding};
+
+/// A line's statement, typed.
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// A test-result line.
+    TestResult(TestResult),
+    /// The task-verification line.
+    TaskVerification(Box<TaskVerificationV0>),
+    /// The verification summary.
+    Summary(VerificationSummary),
+}
+
+/// One readable line of a bundle.
+#[derive(Debug, Clone)]
+pub struct ReadLine {
+    /// 1-based line number in the note.
+    pub number: usize,
+    /// The envelope.
+    pub envelope: Envelope,
+    /// The statement's subject name and commit, as written.
+    pub subject: Vec<(String, Option<String>)>,
+    /// The typed statement.
+    pub body: Body,
+}
+
+impl ReadLine {
+    /// How a summary names this line: `test-result/<phase>` or `task-verification`.
+    #[must_use]
+    pub fn input_name(&self) -> Option<String> {
+        match &self.body {
+            Body::TestResult(t) => {
+                t.phase().map(|p| format!("{}{}", summary::INPUT_TEST_RESULT_PREFIX, p.as_str()))
+            }
+            Body::TaskVerification(_) => Some(summary::INPUT_TASK_VERIFICATION.to_owned()),
+            Body::Summary(_) => None,
+        }
+    }
+}
+
+/// Reads one line, or says why it is not a line we can read.
+///
+/// # Errors
+/// A `malformed` finding (not an envelope, wrong payload type, not a Statement v1, a predicate we
+/// cannot read or do not support).
+pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
+    let bad = |code: &'static str, msg: String| {
+        Err(Finding::new(CommitOutcome::Malformed, code, msg).at_line(number))
+    };
+    if raw.is_empty() {
+        return bad("blank_line", "a blank line in the note; every line must be an envelope".into());
+    }
+    let envelope = match Envelope::parse(raw) {
+        Ok(e) => e,
+        Err(e) => return bad("not_an_envelope", format!("not a DSSE envelope: {e}")),
+    };
+    if envelope.payload_type != PAYLOAD_TYPE {
+        return Err(Finding::new(
+            CommitOutcome::Malformed,
+            "wrong_payload_type",
+            "the envelope's payloadType is not in-toto's",
+        )
+        .at_line(number)
+        .expected_found(PAYLOAD_TYPE, envelope.payload_type.clone()));
+    }
+    let statement: RawStatement = match serde_json::from_slice(&envelope.payload) {
+        Ok(s) => s,
+        Err(e) => return bad("not_a_statement", format!("the payload is not an in-toto statement: {e}")),
+    };
+    if statement.type_ != STATEMENT_TYPE {
+        return Err(Finding::new(
+            CommitOutcome::Malformed,
+            "wrong_statement_type",
+            "the payload is not an in-toto Statement v1",
+        )
+        .at_line(number)
+        .expected_found(STATEMENT_TYPE, statement.type_));
+    }
+    let subject =
+        statement.subject.iter().map(|s| (s.name.clone(), s.git_commit().map(str::to_owned))).collect();
+    let ptype = statement.predicate_type.as_str();
+    let body = match ptype {
+        test_result::TYPE => serde_json::from_value(statement.predicate).map(Body::TestResult),
+        predicate::TYPE => {
+            serde_json::from_value(statement.predicate).map(|p| Body::TaskVerification(Box::new(p)))
+        }
+        summary::TYPE => serde_json::from_value(statement.predicate).map(Body::Summary),
+        other if other.starts_with(predicate::TYPE_FAMILY) => {
+            return bad(
+                "unsupported_predicate_version",
+                format!("predicate {other} not supported by this verifier"),
+            );
+        }
+        other => {
+            return bad(
+                "unknown_predicate_type",
+                format!("a predicate type this verifier does not know: {other}"),
+            );
+        }
+    };
+    match body {
+        Ok(body) => Ok(ReadLine { number, envelope, subject, body }),
+        Err(e) => bad("bad_predicate", format!("the {ptype} predicate does not read: {e}")),
+    }
+}

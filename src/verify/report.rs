@@ -1,0 +1,247 @@
+//! The verifier's report: one row per tick (or task commit), totals, and the renderings for a
+//! person (text), a machine (`--json`) and a pull request (`--markdown`).
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::exit;
+use crate::verify::commit::CommitReport;
+use crate::verify::outcome::{CommitOutcome, Finding, TickOutcome};
+use crate::verify::signatures::SignerInfo;
+use crate::verify::trust::Trust;
+
+/// One ticked task (or, in commit mode, one task commit).
+#[derive(Debug, Clone, Serialize)]
+pub struct TickReport {
+    /// `<unit>/<task>`.
+    pub task: String,
+    /// The task commit, when one was found.
+    pub commit: Option<String>,
+    /// The verdict the evidence carries.
+    pub verdict: Option<String>,
+    /// The outcome.
+    pub outcome: TickOutcome,
+    /// The commit's outcome, when a commit was checked.
+    pub commit_outcome: Option<CommitOutcome>,
+    /// The reason code: `ticked_without_evidence`, `commit_unreachable`, `stale`, the commit
+    /// outcome, or `not_verified` under `--require-verified`.
+    pub reason: Option<String>,
+    /// What was found, worst first.
+    pub findings: Vec<Finding>,
+    /// Who signed.
+    pub signers: Vec<SignerInfo>,
+    /// Fields and revisions not evaluated.
+    pub not_evaluated: Vec<String>,
+    /// Unsigned lines were accepted (`--accept-unsigned`).
+    pub accepted_unsigned: bool,
+    /// Lines covered by the summary's signature.
+    pub covered_lines: Vec<usize>,
+}
+
+impl TickReport {
+    /// A tick judged by its task commit's report.
+    #[must_use]
+    pub fn from_commit(c: CommitReport, trust: &Trust) -> Self {
+        let not_verified =
+            trust.require_verified && matches!(c.verdict.as_deref(), Some("regression_only" | "attested"));
+        let (outcome, reason) = match c.outcome {
+            CommitOutcome::Ok if not_verified => (TickOutcome::Unverifiable, Some("not_verified".to_owned())),
+            CommitOutcome::Ok => (TickOutcome::Evidenced, None),
+            other => (TickOutcome::Unverifiable, Some(other.as_str().to_owned())),
+        };
+        let mut findings = c.findings;
+        if not_verified {
+            findings.push(Finding::new(
+                CommitOutcome::Ok,
+                "not_verified",
+                format!(
+                    "--require-verified: the verdict is {}, not verified",
+                    c.verdict.as_deref().unwrap_or("")
+                ),
+            ));
+        }
+        TickReport {
+            task: c.target.unwrap_or_default(),
+            commit: Some(c.commit),
+            verdict: c.verdict,
+            outcome,
+            commit_outcome: Some(c.outcome),
+            reason,
+            findings,
+            signers: c.signers,
+            not_evaluated: c.not_evaluated,
+            accepted_unsigned: c.accepted_unsigned,
+            covered_lines: c.covered_lines,
+        }
+    }
+
+    /// A ticked task with no task commit to check.
+    #[must_use]
+    pub fn without_commit(task: String, reason: &'static str, message: String) -> Self {
+        TickReport {
+            task,
+            commit: None,
+            verdict: None,
+            outcome: TickOutcome::Unverifiable,
+            commit_outcome: None,
+            reason: Some(reason.to_owned()),
+            findings: vec![Finding::new(CommitOutcome::Missing, reason, message)],
+            signers: Vec::new(),
+            not_evaluated: Vec::new(),
+            accepted_unsigned: false,
+            covered_lines: Vec::new(),
+        }
+    }
+
+    /// The first (worst) finding's message, for one-line renderings.
+    fn headline(&self) -> String {
+        self.findings.first().map(|f| f.message.clone()).unwrap_or_default()
+    }
+}
+
+/// Counts per outcome.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Totals {
+    /// Ticks checked.
+    pub checked: usize,
+    /// Evidenced.
+    pub evidenced: usize,
+    /// Stale.
+    pub stale: usize,
+    /// Unverifiable.
+    pub unverifiable: usize,
+    /// Regressed (never evaluated).
+    pub regressed: usize,
+    /// Skipped.
+    pub skipped: usize,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// `commits` or `branch`.
+    pub mode: &'static str,
+    /// The head checked (branch mode).
+    pub head: Option<String>,
+    /// The base the branch was compared with (branch mode); `null`: every unit.
+    pub base: Option<String>,
+    /// Where the SSH trust came from.
+    pub trust: Option<String>,
+    /// Unsigned evidence was accepted on the caller's word.
+    pub accept_unsigned: bool,
+    /// Every tick.
+    pub ticks: Vec<TickReport>,
+    /// Counts.
+    pub totals: Totals,
+    /// Reserved outcomes this verifier does not evaluate.
+    pub not_evaluated: Vec<&'static str>,
+}
+
+impl Report {
+    /// A report over `ticks`.
+    #[must_use]
+    pub fn new(mode: &'static str, ticks: Vec<TickReport>, trust: &Trust) -> Self {
+        let mut totals = Totals { checked: ticks.len(), ..Totals::default() };
+        for t in &ticks {
+            match t.outcome {
+                TickOutcome::Evidenced => totals.evidenced += 1,
+                TickOutcome::Stale => totals.stale += 1,
+                TickOutcome::Unverifiable => totals.unverifiable += 1,
+                TickOutcome::Regressed => totals.regressed += 1,
+                TickOutcome::Skipped => totals.skipped += 1,
+            }
+        }
+        Report {
+            mode,
+            head: None,
+            base: None,
+            trust: trust.ssh.as_ref().map(|s| s.source.clone()),
+            accept_unsigned: trust.accept_unsigned,
+            ticks,
+            totals,
+            not_evaluated: vec!["regressed"],
+        }
+    }
+
+    /// 0 when every tick holds, 26 when one does not, 15 when there was nothing to check.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        if self.ticks.iter().all(|t| t.outcome == TickOutcome::Skipped) {
+            exit::NOTHING_TO_CHECK
+        } else if self.ticks.iter().any(|t| t.outcome.fails()) {
+            exit::DOES_NOT_HOLD
+        } else {
+            exit::OK
+        }
+    }
+
+    /// The summary line.
+    #[must_use]
+    pub fn summary_line(&self) -> String {
+        let t = &self.totals;
+        let mut s = format!(
+            "{} checked: {} evidenced, {} stale, {} unverifiable, {} skipped",
+            t.checked, t.evidenced, t.stale, t.unverifiable, t.skipped
+        );
+        if self.accept_unsigned && self.ticks.iter().any(|t| t.accepted_unsigned) {
+            s.push_str("; unsigned evidence ACCEPTED on request (--accept-unsigned)");
+        }
+        s.push_str("; regressed: not evaluated");
+        s
+    }
+
+    /// The report for a person: one line per tick, indented findings, a summary line.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for t in &self.ticks {
+            let commit = t.commit.as_deref().map_or("-".to_owned(), |c| c.chars().take(12).collect());
+            let reason = t.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+            let _ = writeln!(out, "{:<12} {} {commit}{reason}", t.outcome.as_str(), t.task);
+            for f in &t.findings {
+                let line = f.line.map(|l| format!("line {l}: ")).unwrap_or_default();
+                let _ = write!(out, "    {} {line}{}", f.code, f.message);
+                if let (Some(e), Some(x)) = (&f.expected, &f.found) {
+                    let _ = write!(out, " [expected {e}, found {x}]");
+                }
+                out.push('\n');
+            }
+            for s in &t.signers {
+                let _ = writeln!(out, "    signed by {} ({} {})", s.principals.join(", "), s.kind, s.key);
+            }
+            if t.accepted_unsigned {
+                let _ = writeln!(out, "    unsigned lines accepted (--accept-unsigned)");
+            }
+            if !t.not_evaluated.is_empty() {
+                let _ = writeln!(out, "    not evaluated: {}", t.not_evaluated.join(", "));
+            }
+        }
+        let _ = writeln!(out, "{}", self.summary_line());
+        out
+    }
+
+    /// The report as a pull request comment.
+    #[must_use]
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::from("### speccoder attest verify\n\n");
+        let _ = writeln!(out, "{}\n", self.summary_line());
+        out.push_str("| outcome | task | commit | reason |\n| --- | --- | --- | --- |\n");
+        for t in &self.ticks {
+            let commit =
+                t.commit.as_deref().map_or("-".to_owned(), |c| format!("`{}`", &c[..c.len().min(12)]));
+            let reason = match &t.reason {
+                Some(r) => format!("{r}: {}", t.headline()),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "| {} | `{}` | {commit} | {} |",
+                t.outcome.as_str(),
+                t.task,
+                reason.replace('|', "\\|")
+            );
+        }
+        out
+    }
+}

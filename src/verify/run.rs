@@ -1,0 +1,228 @@
+//! The two ways to run the verifier: over task commits (`attest verify [REV | A..B]`) and over
+//! the ticked tasks of a branch (`attest verify --branch`).
+
+use std::collections::{HashMap, HashSet};
+
+use gix::ObjectId;
+
+use crate::git::{GitError, Head, Repo};
+use crate::model::bundle::NOTES_REF;
+use crate::model::digest::sha256_hex;
+use crate::spec::{self, SourceTree};
+use crate::verify::commit::{Checker, CommitReport, task_trailers};
+use crate::verify::outcome::{CommitOutcome, Finding, TickOutcome};
+use crate::verify::report::{Report, TickReport};
+use crate::verify::trust::Trust;
+
+/// Why the verifier could not run at all (as opposed to evidence that does not hold).
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// The repository failed or a revision is unknown.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The spec at the head cannot be read.
+    #[error(transparent)]
+    Spec(#[from] spec::SpecError),
+    /// HEAD is unborn: nothing to check.
+    #[error("the branch {0} has no commits yet; nothing to check")]
+    Unborn(String),
+}
+
+/// Checks the task commits named by `range`: one revision, `A..B`, or (None) every commit on the
+/// current branch that carries `Spec-Task:`.
+///
+/// # Errors
+/// A revision that does not resolve, or a repository that cannot be read.
+pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result<Report, VerifyError> {
+    let head = head_commit(repo)?;
+    let (ids, head_for_lines) = match range {
+        None => (repo.walk(head, &[])?, head),
+        Some(spec) => match spec.split_once("..") {
+            Some((a, b)) => {
+                let b = if b.is_empty() { head } else { repo.rev_parse(b)? };
+                let a = repo.rev_parse(if a.is_empty() { "HEAD" } else { a })?;
+                (repo.walk(b, &[a])?, b)
+            }
+            None => (vec![repo.rev_parse(spec)?], head),
+        },
+    };
+    let checker = Checker { repo, trust, head_tree: Some(repo.commit_tree(head_for_lines)?) };
+    let single = range.is_some_and(|r| !r.contains(".."));
+    let mut ticks = Vec::new();
+    for id in ids {
+        let commit = repo.commit(id)?;
+        let (target, _) = task_trailers(&commit.message);
+        if target.is_none() && !single {
+            continue;
+        }
+        let report = checker.check(id);
+        ticks.push(TickReport::from_commit(report, trust));
+    }
+    Ok(Report::new("commits", ticks, trust))
+}
+
+/// Options of `attest verify --branch`.
+#[derive(Debug, Clone, Default)]
+pub struct BranchOptions {
+    /// The head to check (default HEAD).
+    pub head: Option<String>,
+    /// The base the branch started from (default: the merge base with the default branch).
+    pub base: Option<String>,
+    /// Check every unit, not only those the branch touched.
+    pub all: bool,
+}
+
+/// Checks every ticked task of the units the branch touched since its base (or of every unit).
+///
+/// # Errors
+/// Revisions that do not resolve, a repository or spec that cannot be read.
+pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result<Report, VerifyError> {
+    let head = match &opts.head {
+        Some(rev) => repo.rev_parse(rev)?,
+        None => head_commit(repo)?,
+    };
+    let head_tree_id = repo.commit_tree(head)?;
+    let head_tree = repo.tree(head_tree_id);
+    let base = match (&opts.base, opts.all) {
+        (_, true) => None,
+        (Some(rev), false) => {
+            let b = repo.rev_parse(rev)?;
+            Some(repo.merge_base(head, b)?.unwrap_or(b))
+        }
+        (None, false) => default_base(repo, head)?,
+    };
+
+    // The units to check: those whose directory differs between base and head.
+    let units = spec::list_units(&head_tree)?;
+    let units: Vec<_> = match base {
+        None => units,
+        Some(base) => {
+            let base_tree = repo.tree(repo.commit_tree(base)?);
+            let mut touched = Vec::new();
+            for u in units {
+                if base_tree.entry_id(&u.dir)? != head_tree.entry_id(&u.dir)? {
+                    touched.push(u);
+                }
+            }
+            touched
+        }
+    };
+
+    // The newest reachable task commit per task.
+    let reachable = repo.walk(head, &[])?;
+    let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
+    let mut task_commit: HashMap<String, ObjectId> = HashMap::new();
+    for id in &reachable {
+        let commit = repo.commit(*id)?;
+        if let (Some(target), Some(verdict)) = task_trailers(&commit.message)
+            && !verdict.is_empty()
+        {
+            task_commit.entry(target).or_insert(*id);
+        }
+    }
+    let mut unreachable: Option<HashMap<String, ObjectId>> = None;
+
+    let checker = Checker { repo, trust, head_tree: Some(head_tree_id) };
+    let mut ticks = Vec::new();
+    for unit in &units {
+        for facts in spec::ticked_tasks(&head_tree, &unit.name)? {
+            let target = format!("{}/{}", facts.unit, facts.id);
+            let Some(id) = task_commit.get(&target).copied() else {
+                let lost = unreachable.get_or_insert_with(|| unreachable_task_notes(repo, &reachable_set));
+                ticks.push(match lost.get(&target) {
+                    Some(commit) => TickReport::without_commit(
+                        target,
+                        "commit_unreachable",
+                        format!(
+                            "the evidence is on {commit}, which this branch cannot reach (a squash or rebase merge left it behind); merge with a merge commit, or re-attest the task on the branch"
+                        ),
+                    ),
+                    None => TickReport::without_commit(
+                        target,
+                        "ticked_without_evidence",
+                        "the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:".into(),
+                    ),
+                });
+                continue;
+            };
+            let report = checker.check(id);
+            let stale = drift(&head_tree, &unit.name, &report)?;
+            let mut tick = TickReport::from_commit(report, trust);
+            if tick.outcome == TickOutcome::Evidenced && !stale.is_empty() {
+                tick.outcome = TickOutcome::Stale;
+                tick.reason = Some("stale".into());
+                tick.findings.extend(stale);
+            }
+            ticks.push(tick);
+        }
+    }
+    let mut report = Report::new("branch", ticks, trust);
+    report.base = base.map(|b| b.to_string());
+    report.head = Some(head.to_string());
+    Ok(report)
+}
+
+/// A cited requirement whose defining line at the head differs from the one the evidence
+/// recorded: the tick proves an earlier wording.
+fn drift(head_tree: &dyn SourceTree, unit: &str, report: &CommitReport) -> Result<Vec<Finding>, VerifyError> {
+    let mut out = Vec::new();
+    for (id, recorded) in &report.cited {
+        let now = spec::requirement_line(head_tree, unit, id)?;
+        let now_hash = now.as_deref().map(sha256_hex);
+        if now_hash.as_deref() != Some(recorded.as_str()) {
+            out.push(
+                Finding::new(
+                    CommitOutcome::Ok,
+                    "requirement_changed",
+                    format!(
+                        "requirement {id} changed since the tick; the evidence proves the earlier wording"
+                    ),
+                )
+                .expected_found(recorded.clone(), now_hash.unwrap_or_else(|| "(requirement removed)".into())),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Tasks named by notes on commits the head cannot reach: target -> commit.
+fn unreachable_task_notes(repo: &Repo, reachable: &HashSet<ObjectId>) -> HashMap<String, ObjectId> {
+    let mut out = HashMap::new();
+    for (annotated, _) in repo.notes(NOTES_REF).unwrap_or_default() {
+        if reachable.contains(&annotated) {
+            continue;
+        }
+        if let Ok(commit) = repo.commit(annotated)
+            && let (Some(target), _) = task_trailers(&commit.message)
+        {
+            out.entry(target).or_insert(annotated);
+        }
+    }
+    out
+}
+
+fn head_commit(repo: &Repo) -> Result<ObjectId, VerifyError> {
+    match repo.head()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => Ok(commit),
+        Head::Unborn(name) => Err(VerifyError::Unborn(name)),
+    }
+}
+
+/// The merge base with the first of origin/HEAD, origin/main, origin/master, main, master that
+/// exists and is not the head itself; `None` (every unit) when there is none.
+fn default_base(repo: &Repo, head: ObjectId) -> Result<Option<ObjectId>, VerifyError> {
+    for name in [
+        "refs/remotes/origin/HEAD",
+        "refs/remotes/origin/main",
+        "refs/remotes/origin/master",
+        "refs/heads/main",
+        "refs/heads/master",
+    ] {
+        if let Some(id) = repo.ref_target(name)?
+            && id != head
+        {
+            return Ok(repo.merge_base(head, id)?);
+        }
+    }
+    Ok(None)
+}

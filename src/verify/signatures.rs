@@ -1,0 +1,104 @@
+//! Checking the signatures of one line against the caller's trust. The kind of a signature is
+//! told from its content (the SSHSIG armor); a kind this build cannot check is `tool_missing`,
+//! never a pass.
+
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use crate::model::dsse::Envelope;
+use crate::sign::ssh_tool::{SshKeygen, SshToolError, ToolTrust};
+use crate::sign::ssh_verify::{self, SshVerified, SshVerifyError};
+use crate::sign::sshsig;
+use crate::sign::sshsig::NAMESPACE;
+use crate::verify::outcome::{CommitOutcome, Finding};
+use crate::verify::trust::Trust;
+
+/// Who signed a line, as the verifier established it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SignerInfo {
+    /// `ssh`.
+    pub kind: &'static str,
+    /// The key's fingerprint.
+    pub key: String,
+    /// The principals the caller's trust allows for that key.
+    pub principals: Vec<String>,
+}
+
+/// The verdict on one line's signatures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineSignature {
+    /// At least one signature verified with a trusted key.
+    Trusted(SignerInfo),
+    /// No signatures at all.
+    Unsigned,
+    /// No trusted signature; the finding says why (the worst reason among the signatures).
+    Failed(Finding),
+}
+
+/// Checks every signature of `env` and keeps the best result: one trusted signature is enough.
+#[must_use]
+pub fn check(env: &Envelope, trust: &Trust, at: OffsetDateTime) -> LineSignature {
+    if env.signatures.is_empty() {
+        return LineSignature::Unsigned;
+    }
+    let pae = env.pae();
+    let mut worst: Option<Finding> = None;
+    for sig in &env.signatures {
+        match check_one(&sig.sig, &pae, trust, at) {
+            Ok(info) => return LineSignature::Trusted(info),
+            Err(f) => {
+                if worst.as_ref().is_none_or(|w| f.outcome > w.outcome) {
+                    worst = Some(f);
+                }
+            }
+        }
+    }
+    LineSignature::Failed(worst.unwrap_or_else(|| {
+        Finding::new(CommitOutcome::BadSignature, "bad_signature", "no signature verified")
+    }))
+}
+
+fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<SignerInfo, Finding> {
+    if !sshsig::looks_armored(sig) {
+        return Err(Finding::new(
+            CommitOutcome::ToolMissing,
+            "unsupported_signature_kind",
+            "a signature of a kind this verifier cannot check (not SSHSIG); it is not counted",
+        ));
+    }
+    let Some(ssh) = &trust.ssh else {
+        return Err(Finding::new(
+            CommitOutcome::UntrustedSigner,
+            "no_ssh_trust",
+            "an SSH signature, but no allowed-signers file was given (--allowed-signers or git's gpg.ssh.allowedSignersFile)",
+        ));
+    };
+    let result = if trust.via_tools {
+        let tool_trust =
+            ToolTrust { allowed_signers: &ssh.allowed_path, revoked: ssh.revoked_path.as_deref() };
+        SshKeygen::default().verify(sig, pae, NAMESPACE, tool_trust, at).map_err(|e| match e {
+            SshToolError::Rejected(inner) => from_ssh_error(&inner),
+            SshToolError::ToolMissing { .. } => {
+                Finding::new(CommitOutcome::ToolMissing, "tool_missing", e.to_string())
+            }
+            SshToolError::Tool { .. } => {
+                Finding::new(CommitOutcome::ToolMissing, "tool_failed", e.to_string())
+            }
+        })
+    } else {
+        ssh_verify::verify(sig, pae, NAMESPACE, &ssh.allowed, &ssh.revoked, at)
+            .map_err(|e| from_ssh_error(&e))
+    };
+    result.map(|v: SshVerified| SignerInfo { kind: "ssh", key: v.fingerprint, principals: v.principals })
+}
+
+fn from_ssh_error(e: &SshVerifyError) -> Finding {
+    let (outcome, code) = match e {
+        SshVerifyError::Malformed { .. } => (CommitOutcome::Malformed, "malformed_signature"),
+        SshVerifyError::BadSignature { .. } => (CommitOutcome::BadSignature, "bad_signature"),
+        SshVerifyError::UntrustedSigner { .. } => (CommitOutcome::UntrustedSigner, "untrusted_signer"),
+        SshVerifyError::Revoked { .. } => (CommitOutcome::UntrustedSigner, "revoked_key"),
+        SshVerifyError::Unsupported { .. } => (CommitOutcome::ToolMissing, "unsupported_key"),
+    };
+    Finding::new(outcome, code, e.to_string())
+}
