@@ -5,8 +5,14 @@
 //! for RSA, agent-held and other keys); [`ssh_verify::verify`] checks in-process against an
 //! [`allowed_signers::AllowedSigners`] file and [`revoked_keys::RevokedKeys`];
 //! [`ssh_tool::SshKeygen`] checks the same through the real `ssh-keygen`.
+//!
+//! OpenPGP: [`openpgp::OpenPgpSigner`] signs (in-process from a secret key file, through `gpg` for
+//! keyring-held keys); [`openpgp::verify`] checks in-process against [`openpgp::OpenPgpCerts`];
+//! [`openpgp_tool::Sqv`] checks the same through the real `sqv`.
 
 pub mod allowed_signers;
+pub mod openpgp;
+pub mod openpgp_tool;
 pub mod pattern;
 pub mod revoked_keys;
 pub mod ssh;
@@ -19,6 +25,7 @@ mod tool;
 #[cfg(test)]
 mod test_support;
 
+pub use openpgp::OpenPgpSignError;
 pub use ssh::SshSignError;
 
 /// A way of signing statements: one configured key of one backend.
@@ -62,4 +69,7 @@ pub enum SignError {
     /// An SSH key or SSH signing problem.
     #[error(transparent)]
     Ssh(#[from] SshSignError),
+    /// An OpenPGP key or OpenPGP signing problem.
+    #[error(transparent)]
+    OpenPgp(#[from] OpenPgpSignError),
 }

@@ -1,0 +1,25 @@
+//! The OpenPGP backend: an armored, detached, RFC 4880 (v4) signature over the DSSE PAE bytes,
+//! readable by gpg 2.2 and sqv. [`OpenPgpSigner`] signs in-process from a secret key file or
+//! through `gpg` for keys held in a keyring (as git does for `gpg.format=openpgp`); [`verify`]
+//! checks a signature in-process against the caller's [`OpenPgpCerts`];
+//! [`super::openpgp_tool::Sqv`] checks the same through the real `sqv`.
+//!
+//! The envelope `keyid` of an OpenPGP signature is the fingerprint of the certificate's primary
+//! key (uppercase hex, as `gpg --list-keys` shows it), also when a signing subkey made the
+//! signature: it names the certificate a verifier must trust, and it survives subkey rotation.
+
+mod certs;
+mod gpg;
+mod signature;
+mod signer;
+mod verify;
+
+#[cfg(test)]
+mod test_gnupg;
+#[cfg(test)]
+mod tests;
+
+pub use certs::{OpenPgpCerts, OpenPgpCertsError};
+pub use signature::ARMOR_HEADER;
+pub use signer::{OpenPgpSignError, OpenPgpSigner, PASSPHRASE_ENV};
+pub use verify::{OpenPgpVerified, OpenPgpVerifyError, verify};

@@ -1,0 +1,85 @@
+//! The OpenPGP certificates a verifier trusts: one file holding one or more certificates, armored
+//! (several armor blocks may follow each other) or binary, as `gpg --export` writes them.
+
+use std::path::{Path, PathBuf};
+
+use sequoia_openpgp::Cert;
+use sequoia_openpgp::cert::CertParser;
+use sequoia_openpgp::parse::Parse;
+
+/// The trusted certificates, secret key material removed; never empty.
+#[derive(Clone, Debug)]
+pub struct OpenPgpCerts {
+    certs: Vec<Cert>,
+    path: PathBuf,
+}
+
+/// Why a certificate file cannot be used as the trusted set.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenPgpCertsError {
+    /// The file could not be read.
+    #[error("cannot read the OpenPGP certificates {}: {source}; check the path of the trusted keyring", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not an OpenPGP keyring.
+    #[error("{} is not an OpenPGP certificate or keyring ({reason}); export the trusted keys with `gpg --export --armor <fingerprint> > {}`", path.display(), path.display())]
+    NotOpenPgp {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The file holds no certificate at all.
+    #[error("{} holds no OpenPGP certificate; export the trusted keys with `gpg --export --armor <fingerprint> > {}`", path.display(), path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl OpenPgpCerts {
+    /// Reads the certificates in the file at `path`.
+    pub fn read(path: &Path) -> Result<Self, OpenPgpCertsError> {
+        let bytes = std::fs::read(path)
+            .map_err(|source| OpenPgpCertsError::Unreadable { path: path.to_owned(), source })?;
+        Self::parse(&bytes, path)
+    }
+
+    /// Parses certificates from `bytes`; `path` names their origin in messages.
+    pub fn parse(bytes: &[u8], path: &Path) -> Result<Self, OpenPgpCertsError> {
+        let not_openpgp = |reason: String| OpenPgpCertsError::NotOpenPgp { path: path.to_owned(), reason };
+        let parser = CertParser::from_bytes(bytes).map_err(|e| not_openpgp(e.to_string()))?;
+        let mut certs = Vec::new();
+        for (n, cert) in parser.enumerate() {
+            let cert =
+                cert.map_err(|e| not_openpgp(format!("certificate #{} does not parse: {e}", n + 1)))?;
+            certs.push(cert.strip_secret_key_material());
+        }
+        if certs.is_empty() {
+            return Err(OpenPgpCertsError::Empty { path: path.to_owned() });
+        }
+        Ok(Self { certs, path: path.to_owned() })
+    }
+
+    /// The file the certificates were read from.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The primary key fingerprints of the certificates, uppercase hex, in file order.
+    #[must_use]
+    pub fn fingerprints(&self) -> Vec<String> {
+        self.certs.iter().map(|c| c.fingerprint().to_hex()).collect()
+    }
+
+    /// The certificates themselves.
+    pub(crate) fn certs(&self) -> &[Cert] {
+        &self.certs
+    }
+}

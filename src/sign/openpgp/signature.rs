@@ -1,0 +1,109 @@
+//! Reading and writing the `sig` of an OpenPGP envelope signature: exactly one binary-mode
+//! signature packet in `-----BEGIN PGP SIGNATURE-----` armor. Parsing never descends into
+//! container packets, so a hostile signature cannot make us decompress anything.
+
+use std::io::{Read, Write};
+
+use sequoia_openpgp::armor::{self, Kind, ReaderMode};
+use sequoia_openpgp::crypto::KeyPair;
+use sequoia_openpgp::packet::Signature;
+use sequoia_openpgp::parse::{PacketParserBuilder, PacketParserResult, Parse};
+use sequoia_openpgp::serialize::stream::{Armorer, Message, Signer};
+use sequoia_openpgp::types::{HashAlgorithm, SignatureType};
+use sequoia_openpgp::{Packet, Result as PgpResult};
+
+/// The armor line every OpenPGP envelope signature starts with (how a reader tells the kind).
+pub const ARMOR_HEADER: &str = "-----BEGIN PGP SIGNATURE-----";
+
+/// The armor line every OpenPGP envelope signature ends with.
+const ARMOR_FOOTER: &str = "-----END PGP SIGNATURE-----";
+
+/// The longest armored signature we read (an RSA-16384 signature is about 3 KiB).
+const MAX_ARMORED_LEN: usize = 64 * 1024;
+
+/// One parsed detached signature and its binary packet.
+pub(crate) struct Detached {
+    /// The signature packet.
+    pub sig: Signature,
+    /// The packet's bytes, without armor.
+    pub binary: Vec<u8>,
+}
+
+/// Parses `armored` as one armored, detached, binary-mode signature; otherwise says why not.
+pub(crate) fn parse_armored(armored: &[u8]) -> Result<Detached, String> {
+    if armored.len() > MAX_ARMORED_LEN {
+        return Err(format!(
+            "it is {} bytes long, more than the {MAX_ARMORED_LEN} bytes a detached signature needs",
+            armored.len()
+        ));
+    }
+    if !armored.trim_ascii_start().starts_with(ARMOR_HEADER.as_bytes()) {
+        return Err(format!("it does not start with {ARMOR_HEADER}"));
+    }
+    let footer = armored.windows(ARMOR_FOOTER.len()).position(|w| w == ARMOR_FOOTER.as_bytes());
+    match footer.map(|at| &armored[at + ARMOR_FOOTER.len()..]) {
+        None => return Err(format!("it does not end with {ARMOR_FOOTER}")),
+        Some(rest) if !rest.iter().all(u8::is_ascii_whitespace) => {
+            return Err(format!("something follows its {ARMOR_FOOTER} line"));
+        }
+        Some(_) => {}
+    }
+    let mut binary = Vec::new();
+    armor::Reader::from_bytes(armored, ReaderMode::Tolerant(Some(Kind::Signature)))
+        .read_to_end(&mut binary)
+        .map_err(|e| format!("the armor does not decode: {e}"))?;
+    let sig = single_signature(&binary)?;
+    match sig.typ() {
+        SignatureType::Binary => Ok(Detached { sig, binary }),
+        SignatureType::Text => Err("it is a text-mode signature, which does not bind the exact bytes (line endings may change); sign in binary mode".to_owned()),
+        other => Err(format!("it is a {other} signature, not a signature over a document")),
+    }
+}
+
+/// The one signature packet that `binary` must consist of.
+fn single_signature(binary: &[u8]) -> Result<Signature, String> {
+    let parse_error = |e: sequoia_openpgp::anyhow::Error| format!("the packets do not parse: {e}");
+    let mut ppr = PacketParserBuilder::from_bytes(binary)
+        .map_err(parse_error)?
+        .max_recursion_depth(0)
+        .build()
+        .map_err(parse_error)?;
+    let mut found = None;
+    while let PacketParserResult::Some(pp) = ppr {
+        match &pp.packet {
+            Packet::Signature(_) if found.is_none() => {}
+            Packet::Signature(_) => {
+                return Err(
+                    "it holds more than one signature; an envelope signature is exactly one".to_owned()
+                );
+            }
+            Packet::Unknown(u) => {
+                return Err(format!("its {} packet is unsupported or corrupt: {}", u.tag(), u.error()));
+            }
+            other => {
+                return Err(format!("it holds a {} packet, not only a signature", other.tag()));
+            }
+        }
+        let (packet, next) = pp.next().map_err(parse_error)?;
+        if let Packet::Signature(sig) = packet {
+            found = Some(sig);
+        }
+        ppr = next;
+    }
+    found.ok_or_else(|| "it holds no signature packet".to_owned())
+}
+
+/// Signs `data` with `keypair`: one armored, detached, binary-mode signature over SHA-512, whose
+/// version follows the key's (v4 for a v4 key).
+pub(crate) fn sign_armored(keypair: KeyPair, data: &[u8]) -> PgpResult<Vec<u8>> {
+    let mut out = Vec::new();
+    {
+        let message = Message::new(&mut out);
+        let message = Armorer::new(message).kind(Kind::Signature).build()?;
+        let mut signer =
+            Signer::new(message, keypair)?.detached().hash_algo(HashAlgorithm::SHA512)?.build()?;
+        signer.write_all(data)?;
+        signer.finalize()?;
+    }
+    Ok(out)
+}

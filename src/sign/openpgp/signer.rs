@@ -1,0 +1,483 @@
+//! The OpenPGP signer. A secret key file (armored or binary, as `gpg --export-secret-keys` writes
+//! it) signs in-process with its newest alive, non-revoked, signing-capable v4 (sub)key; a key id,
+//! fingerprint or user id signs through `gpg --detach-sign` with the key in the user's keyring,
+//! as git does for `gpg.format=openpgp` and `user.signingKey`. Either way the signature is an
+//! armored, detached, binary-mode v4 signature over SHA-512 (gpg 2.2 reads no v6).
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::SystemTime;
+
+use sequoia_openpgp::Cert;
+use sequoia_openpgp::cert::CertParser;
+use sequoia_openpgp::crypto::{KeyPair, Password, S2K};
+use sequoia_openpgp::packet::key::SecretKeyMaterial;
+use sequoia_openpgp::parse::Parse;
+use sequoia_openpgp::policy::StandardPolicy;
+use sequoia_openpgp::types::RevocationStatus;
+
+use super::certs::OpenPgpCerts;
+use super::gpg::Gpg;
+use super::signature;
+use super::verify::verify;
+use crate::sign::{SignError, Signer, SignerKind};
+
+/// The environment variable that may hold the passphrase of an encrypted secret key file.
+pub const PASSPHRASE_ENV: &str = "SPECCODER_PGP_PASSPHRASE";
+
+/// The default OpenPGP program, as git's `gpg.program` defaults to it.
+const GPG: &str = "gpg";
+
+/// One configured OpenPGP signing key and how it signs.
+#[derive(Clone)]
+pub struct OpenPgpSigner {
+    how: How,
+    program: OsString,
+    gnupg_home: Option<PathBuf>,
+}
+
+/// How signatures are made.
+#[derive(Clone)]
+enum How {
+    /// sequoia signs with the unlocked secret key read from a file.
+    InProcess(Box<InProcess>),
+    /// `gpg --detach-sign --local-user <key>`.
+    Gpg {
+        /// The key as configured (key id, fingerprint, user id), or a certificate's fingerprint.
+        key: String,
+        /// The certificate file the key was named by, if any.
+        cert_file: Option<PathBuf>,
+        /// The keyring's certificate for `key`, looked up once.
+        resolved: OnceLock<Resolved>,
+    },
+}
+
+/// A secret key read from a file and ready to sign.
+#[derive(Clone)]
+struct InProcess {
+    keypair: KeyPair,
+    fingerprint: String,
+    signing_key: String,
+    path: PathBuf,
+}
+
+/// The certificate gpg signs for, found in the keyring.
+#[derive(Clone)]
+struct Resolved {
+    fingerprint: String,
+    certs: OpenPgpCerts,
+}
+
+/// Why an OpenPGP key cannot be used or an OpenPGP signature could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenPgpSignError {
+    /// The key file could not be read.
+    #[error("cannot read the OpenPGP key {}: {source}; check user.signingKey", path.display())]
+    Unreadable {
+        /// The key file.
+        path: PathBuf,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not one OpenPGP key.
+    #[error("{} is not a usable OpenPGP key ({reason}); point user.signingKey at a file written by `gpg --export-secret-keys --armor <fingerprint>`, or at the key's fingerprint to sign through gpg", path.display())]
+    NotAKey {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The key file has no key that may sign now.
+    #[error("{} has no key that can sign now: {reason}; extend or replace the key, or add a signing subkey (`gpg --quick-add-key <fingerprint> ed25519 sign`) and export it again", path.display())]
+    NoUsableKey {
+        /// The file.
+        path: PathBuf,
+        /// What rules each key out.
+        reason: String,
+    },
+    /// The signing key is passphrase-protected and no passphrase was given.
+    #[error("{} is passphrase-protected; import it into gpg (`gpg --import {}`) and set user.signingKey to its fingerprint so that gpg-agent unlocks it, or put the passphrase in SPECCODER_PGP_PASSPHRASE", path.display(), path.display())]
+    Encrypted {
+        /// The key file.
+        path: PathBuf,
+    },
+    /// The passphrase does not unlock the signing key.
+    #[error("the passphrase in SPECCODER_PGP_PASSPHRASE does not unlock {} ({reason}); correct it, or sign through gpg by setting user.signingKey to the key's fingerprint", path.display())]
+    WrongPassphrase {
+        /// The key file.
+        path: PathBuf,
+        /// sequoia's reason (also given for a smartcard stub, which has no secret to unlock).
+        reason: String,
+    },
+    /// The key is not a v4 key, so its signatures would not be v4.
+    #[error("{} holds a v{version} key, whose signatures gpg 2.2 cannot read; use a v4 key (gpg 2.2 makes them)", path.display())]
+    NotV4 {
+        /// The key file.
+        path: PathBuf,
+        /// The key version found.
+        version: u8,
+    },
+    /// sequoia failed to sign.
+    #[error("signing in-process failed: {reason}")]
+    InProcess {
+        /// sequoia's reason.
+        reason: String,
+    },
+    /// The keyring has no usable secret key for the configured key.
+    #[error(
+        "`{program}` has no usable secret key for user.signingKey `{key}`: {reason}; list the keys with `gpg --list-secret-keys` and set user.signingKey to one fingerprint"
+    )]
+    NotInKeyring {
+        /// The key as configured.
+        key: String,
+        /// The program.
+        program: String,
+        /// What gpg found instead.
+        reason: String,
+    },
+    /// The configured key names more than one secret key.
+    #[error("user.signingKey `{key}` matches {} secret keys in the keyring ({}); set it to the fingerprint of the one to sign with", fingerprints.len(), fingerprints.join(", "))]
+    Ambiguous {
+        /// The key as configured.
+        key: String,
+        /// The primary key fingerprints of the matches.
+        fingerprints: Vec<String>,
+    },
+    /// gpg exists but could not be started.
+    #[error("cannot run `{program}`: {source}; check that it is an executable gpg (gpg.program)")]
+    GpgStart {
+        /// The program.
+        program: String,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// gpg ran and failed to sign.
+    #[error("`{program} --detach-sign` failed ({status}): {stderr}{hint}")]
+    GpgFailed {
+        /// The program.
+        program: String,
+        /// Its exit status.
+        status: String,
+        /// What it said.
+        stderr: String,
+        /// What to try, starting with "; " (empty when there is no advice).
+        hint: String,
+    },
+    /// gpg reported success but its output is not what we asked for.
+    #[error("`{program}` produced unusable output: {reason}")]
+    GpgOutput {
+        /// The program.
+        program: String,
+        /// What is wrong with the output.
+        reason: String,
+    },
+    /// A temporary file for gpg could not be written.
+    #[error("cannot prepare the data file for gpg: {source}; check that the temporary directory is writable")]
+    Temp {
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl OpenPgpSigner {
+    /// A signer from git's `user.signingKey` and `gpg.program` (or `gpg.openpgp.program`): an
+    /// existing file (with `~/` expanded) signs in-process, anything else names a key in gpg's
+    /// keyring (a key id, fingerprint or user id, passed to `gpg --local-user` as git does).
+    pub fn from_git_config(signing_key: Option<&str>, program: Option<&str>) -> Result<Self, SignError> {
+        let configured = signing_key.map(str::trim).filter(|s| !s.is_empty()).ok_or_else(|| {
+            SignError::NoKeyConfigured {
+                hint: "set one with `git config user.signingKey <fingerprint>` (see `gpg --list-secret-keys`), or point it at a secret key file".to_owned(),
+            }
+        })?;
+        let path = expand_home(configured);
+        let signer =
+            if path.is_file() { Self::from_key_file(&path)? } else { Self::from_gpg_keyring(configured) };
+        Ok(match program.map(str::trim).filter(|p| !p.is_empty()) {
+            Some(p) => signer.with_program(p),
+            None => signer,
+        })
+    }
+
+    /// A signer from a key file, unlocked with [`PASSPHRASE_ENV`] when it is encrypted; a file
+    /// holding only a public certificate, or a GnuPG stub in place of the signing key's secret
+    /// (a smartcard key), signs through gpg with that certificate's key.
+    pub fn from_key_file(path: &Path) -> Result<Self, SignError> {
+        let passphrase = std::env::var(PASSPHRASE_ENV).ok();
+        Self::from_key_file_with_passphrase(path, passphrase.as_deref())
+    }
+
+    /// As [`Self::from_key_file`], with the passphrase given (or none).
+    pub fn from_key_file_with_passphrase(path: &Path, passphrase: Option<&str>) -> Result<Self, SignError> {
+        let bytes = std::fs::read(path)
+            .map_err(|source| OpenPgpSignError::Unreadable { path: path.to_owned(), source })?;
+        let cert = single_cert(&bytes, path)?;
+        let in_process = if cert.is_tsk() { signing_key(&cert, path, passphrase)? } else { None };
+        Ok(Self::new(match in_process {
+            Some(key) => How::InProcess(Box::new(key)),
+            None => How::Gpg {
+                key: cert.fingerprint().to_hex(),
+                cert_file: Some(path.to_owned()),
+                resolved: OnceLock::new(),
+            },
+        }))
+    }
+
+    /// A signer for a key in gpg's keyring: a key id, fingerprint or user id, as `--local-user`.
+    #[must_use]
+    pub fn from_gpg_keyring(key: &str) -> Self {
+        Self::new(How::Gpg { key: key.trim().to_owned(), cert_file: None, resolved: OnceLock::new() })
+    }
+
+    /// Uses `program` instead of `gpg` (git's `gpg.program`).
+    #[must_use]
+    pub fn with_program(mut self, program: impl Into<OsString>) -> Self {
+        self.program = program.into();
+        self.forget_resolution();
+        self
+    }
+
+    /// Uses the keyring in `home` (`gpg --homedir`) instead of `GNUPGHOME` or `~/.gnupg`.
+    #[must_use]
+    pub fn with_gnupg_home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.gnupg_home = Some(home.into());
+        self.forget_resolution();
+        self
+    }
+
+    /// Whether signatures are made in-process (otherwise through gpg).
+    #[must_use]
+    pub fn signs_in_process(&self) -> bool {
+        matches!(self.how, How::InProcess(_))
+    }
+
+    fn new(how: How) -> Self {
+        Self { how, program: OsString::from(GPG), gnupg_home: None }
+    }
+
+    fn forget_resolution(&mut self) {
+        if let How::Gpg { resolved, .. } = &mut self.how {
+            *resolved = OnceLock::new();
+        }
+    }
+
+    fn gpg(&self) -> Gpg<'_> {
+        Gpg { program: &self.program, home: self.gnupg_home.as_deref() }
+    }
+
+    /// The keyring's certificate for the configured key, looked up once.
+    fn resolve<'s>(&self, key: &str, resolved: &'s OnceLock<Resolved>) -> Result<&'s Resolved, SignError> {
+        if let Some(r) = resolved.get() {
+            return Ok(r);
+        }
+        let gpg = self.gpg();
+        let (found, stderr) = gpg.secret_keys(key)?;
+        let not_in_keyring = |reason: String| OpenPgpSignError::NotInKeyring {
+            key: key.to_owned(),
+            program: gpg.name(),
+            reason,
+        };
+        let usable: Vec<_> = found.iter().filter(|k| k.unusable().is_none()).collect();
+        let fingerprint = match usable.as_slice() {
+            [one] => one.fingerprint.clone(),
+            [] => {
+                let reason = match found.first() {
+                    Some(k) => format!("its key {} is {}", k.fingerprint, k.unusable().unwrap_or("unusable")),
+                    None if stderr.is_empty() => "no secret key matches".to_owned(),
+                    None => format!("no secret key matches ({stderr})"),
+                };
+                return Err(not_in_keyring(reason).into());
+            }
+            many => {
+                return Err(OpenPgpSignError::Ambiguous {
+                    key: key.to_owned(),
+                    fingerprints: many.iter().map(|k| k.fingerprint.clone()).collect(),
+                }
+                .into());
+            }
+        };
+        let certs = gpg.export(&fingerprint)?;
+        let _ = resolved.set(Resolved { fingerprint, certs });
+        resolved.get().ok_or_else(|| not_in_keyring("the lookup did not persist".to_owned()).into())
+    }
+
+    fn sign_with_gpg(
+        &self,
+        key: &str,
+        resolved: &OnceLock<Resolved>,
+        pae: &[u8],
+    ) -> Result<Vec<u8>, SignError> {
+        let resolved = self.resolve(key, resolved)?;
+        let armored = self.gpg().detach_sign(key, pae)?;
+        self.check_gpg_output(&armored, pae, resolved)?;
+        Ok(armored)
+    }
+
+    /// Refuses gpg output that is not a v4 signature by the resolved certificate over `pae`.
+    fn check_gpg_output(
+        &self,
+        armored: &[u8],
+        pae: &[u8],
+        resolved: &Resolved,
+    ) -> Result<(), OpenPgpSignError> {
+        let fail = |reason: String| OpenPgpSignError::GpgOutput {
+            program: self.program.to_string_lossy().into_owned(),
+            reason,
+        };
+        let parsed = signature::parse_armored(armored)
+            .map_err(|reason| fail(format!("not a detached signature: {reason}")))?;
+        if parsed.sig.version() != 4 {
+            return Err(fail(format!(
+                "it wrote a v{} signature, which gpg 2.2 cannot read; sign with a v4 key",
+                parsed.sig.version()
+            )));
+        }
+        let now = time::OffsetDateTime::now_utc();
+        let verified = verify(armored, pae, &resolved.certs, now)
+            .map_err(|e| fail(format!("its signature does not check out: {e}")))?;
+        if verified.fingerprint != resolved.fingerprint {
+            return Err(fail(format!(
+                "it signed with {} instead of {}",
+                verified.fingerprint, resolved.fingerprint
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Signer for OpenPgpSigner {
+    fn kind(&self) -> SignerKind {
+        SignerKind::OpenPgp
+    }
+
+    /// The primary key fingerprint of the signing certificate; for a keyring key that gpg cannot
+    /// resolve (yet), the key as configured (a hint only: signing reports the real problem).
+    fn keyid(&self) -> String {
+        match &self.how {
+            How::InProcess(k) => k.fingerprint.clone(),
+            How::Gpg { key, resolved, .. } => {
+                self.resolve(key, resolved).map_or_else(|_| key.clone(), |r| r.fingerprint.clone())
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        match &self.how {
+            How::InProcess(k) => {
+                let subkey = if k.signing_key == k.fingerprint {
+                    String::new()
+                } else {
+                    format!(", signing subkey {}", k.signing_key)
+                };
+                format!(
+                    "openpgp {} {} (key file {}{subkey})",
+                    k.keypair.public().pk_algo(),
+                    k.fingerprint,
+                    k.path.display()
+                )
+            }
+            How::Gpg { key, cert_file, resolved } => {
+                let origin = match cert_file {
+                    Some(p) => format!("certificate file {}, secret key in the gpg keyring", p.display()),
+                    None => format!("gpg keyring key `{key}`"),
+                };
+                // Runs nothing: the fingerprint shows once signing or keyid() has looked it up.
+                let shown = resolved.get().map_or(key, |r| &r.fingerprint);
+                format!("openpgp {shown} ({origin}, signed by {})", self.program.to_string_lossy())
+            }
+        }
+    }
+
+    fn sign(&self, pae: &[u8]) -> Result<Vec<u8>, SignError> {
+        match &self.how {
+            How::InProcess(k) => signature::sign_armored(k.keypair.clone(), pae)
+                .map_err(|e| OpenPgpSignError::InProcess { reason: e.to_string() }.into()),
+            How::Gpg { key, resolved, .. } => self.sign_with_gpg(key, resolved, pae),
+        }
+    }
+}
+
+impl fmt::Debug for OpenPgpSigner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never prints key material.
+        f.write_str(&self.describe())
+    }
+}
+
+/// The one certificate (or secret key) a key file must hold.
+fn single_cert(bytes: &[u8], path: &Path) -> Result<Cert, OpenPgpSignError> {
+    let not_a_key = |reason: String| OpenPgpSignError::NotAKey { path: path.to_owned(), reason };
+    let parser = CertParser::from_bytes(bytes).map_err(|e| not_a_key(e.to_string()))?;
+    let certs = parser.collect::<Result<Vec<Cert>, _>>().map_err(|e| not_a_key(e.to_string()))?;
+    match <[Cert; 1]>::try_from(certs) {
+        Ok([cert]) => Ok(cert),
+        Err(certs) if certs.is_empty() => Err(not_a_key("it holds no OpenPGP key".to_owned())),
+        Err(certs) => {
+            Err(not_a_key(format!("it holds {} keys; export just the one to sign with", certs.len())))
+        }
+    }
+}
+
+/// The newest alive, non-revoked, signing-capable (sub)key with its secret, unlocked; `None` when
+/// its secret is a GnuPG stub (the key lives on a smartcard or in gpg-agent only).
+fn signing_key(
+    cert: &Cert,
+    path: &Path,
+    passphrase: Option<&str>,
+) -> Result<Option<InProcess>, OpenPgpSignError> {
+    let unusable = |reason: String| OpenPgpSignError::NoUsableKey { path: path.to_owned(), reason };
+    let policy = StandardPolicy::new();
+    let valid = cert
+        .with_policy(&policy, SystemTime::now())
+        .map_err(|e| unusable(format!("the key is not valid under the standard policy ({e})")))?;
+    valid.alive().map_err(|e| unusable(format!("the key is not alive ({e})")))?;
+    if let RevocationStatus::Revoked(_) = valid.revocation_status() {
+        return Err(unusable("the key is revoked".to_owned()));
+    }
+    let signing = || valid.keys().supported().alive().revoked(false).for_signing();
+    if signing().next().is_none() {
+        return Err(unusable("none of its keys is flagged for signing, alive and not revoked".to_owned()));
+    }
+    let chosen = signing().secret().max_by_key(|ka| ka.key().creation_time()).ok_or_else(|| {
+        unusable(
+            "the file lacks the secret part of its signing keys (export it with `gpg --export-secret-keys`)"
+                .to_owned(),
+        )
+    })?;
+    let key = chosen.key().clone();
+    if key.version() != 4 {
+        return Err(OpenPgpSignError::NotV4 { path: path.to_owned(), version: key.version() });
+    }
+    if let SecretKeyMaterial::Encrypted(e) = key.secret()
+        && matches!(e.s2k(), S2K::Private { .. })
+    {
+        return Ok(None);
+    }
+    let key = if key.has_unencrypted_secret() {
+        key
+    } else {
+        let passphrase = passphrase.ok_or_else(|| OpenPgpSignError::Encrypted { path: path.to_owned() })?;
+        key.decrypt_secret(&Password::from(passphrase))
+            .map_err(|e| OpenPgpSignError::WrongPassphrase { path: path.to_owned(), reason: e.to_string() })?
+    };
+    let signing_key = key.fingerprint().to_hex();
+    let keypair = key.into_keypair().map_err(|e| OpenPgpSignError::InProcess { reason: e.to_string() })?;
+    Ok(Some(InProcess {
+        keypair,
+        fingerprint: cert.fingerprint().to_hex(),
+        signing_key,
+        path: path.to_owned(),
+    }))
+}
+
+/// `~/…` expanded against `HOME`, as users write key paths; anything else unchanged.
+fn expand_home(configured: &str) -> PathBuf {
+    match (configured.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(configured),
+    }
+}

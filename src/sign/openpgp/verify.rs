@@ -1,0 +1,330 @@
+//! In-process verification of an armored detached OpenPGP signature against the caller's trusted
+//! certificates, under sequoia's `StandardPolicy`, with sqv's time semantics:
+//!
+//! - the certificate and the signing key are judged at the signature's creation time: bound by a
+//!   valid self-signature, not expired, not revoked, flagged for signing (a hard revocation, such
+//!   as "key compromised" or one without a reason, counts at every time; a soft one, such as
+//!   "superseded" or "retired", only from its own creation on);
+//! - the signature itself is judged at the caller's time `at`: made no later than `at` and not
+//!   expired at `at`.
+
+use std::time::SystemTime;
+
+use sequoia_openpgp::anyhow;
+use sequoia_openpgp::cert::prelude::*;
+use sequoia_openpgp::packet::{Signature, key};
+use sequoia_openpgp::parse::Parse;
+use sequoia_openpgp::parse::stream::{
+    DetachedVerifierBuilder, GoodChecksum, MessageLayer, MessageStructure, VerificationError,
+    VerificationHelper,
+};
+use sequoia_openpgp::policy::StandardPolicy;
+use sequoia_openpgp::types::RevocationStatus;
+use sequoia_openpgp::{Cert, Error as PgpError, KeyHandle};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::certs::OpenPgpCerts;
+use super::signature;
+
+/// A signature that verified and was made by a key of a trusted certificate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenPgpVerified {
+    /// The primary key fingerprint of the trusted certificate (uppercase hex): the signer.
+    pub fingerprint: String,
+    /// The fingerprint of the (sub)key that made the signature (uppercase hex).
+    pub signing_key_fingerprint: String,
+    /// The certificate's user ids valid at the signature's creation time, lossily decoded.
+    pub user_ids: Vec<String>,
+    /// The signature's creation time, as the signature states it.
+    pub signed_at: OffsetDateTime,
+}
+
+/// Why a signature does not hold; each variant is one verifier outcome.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpenPgpVerifyError {
+    /// Not exactly one armored, detached, binary-mode OpenPGP signature.
+    #[error("malformed OpenPGP signature: {reason}")]
+    Malformed {
+        /// What is malformed.
+        reason: String,
+    },
+    /// The signature does not verify over these bytes, or the policy rejects it (e.g. SHA-1).
+    #[error("bad OpenPGP signature: {reason}")]
+    BadSignature {
+        /// What did not verify.
+        reason: String,
+    },
+    /// No trusted certificate holds a key that can be taken to have made the signature.
+    #[error("untrusted OpenPGP signer {issuer}: {reason}")]
+    UntrustedSigner {
+        /// The issuer named by the signature (fingerprint or key id), or `unknown`.
+        issuer: String,
+        /// Why no trusted certificate applies; names the certificate file.
+        reason: String,
+    },
+    /// The certificate or signing key had expired when the signature was made, or the signature
+    /// has expired at the verification time.
+    #[error("expired OpenPGP signature or key of {fingerprint}: {reason}")]
+    Expired {
+        /// The certificate's primary key fingerprint.
+        fingerprint: String,
+        /// What expired, and when.
+        reason: String,
+    },
+    /// The certificate or the signing key is revoked.
+    #[error("revoked OpenPGP key {fingerprint}: {reason}")]
+    Revoked {
+        /// The certificate's primary key fingerprint.
+        fingerprint: String,
+        /// What is revoked.
+        reason: String,
+    },
+    /// The signature was made after the verification time, or before its key existed.
+    #[error("OpenPGP signature not yet valid: {reason}")]
+    NotYetValid {
+        /// Which times disagree.
+        reason: String,
+    },
+    /// The key that made the signature is not flagged for signing (e.g. an encryption subkey).
+    #[error("OpenPGP key of {fingerprint} is not signing-capable: {reason}")]
+    NotSigningCapable {
+        /// The certificate's primary key fingerprint.
+        fingerprint: String,
+        /// Which key made the signature.
+        reason: String,
+    },
+}
+
+/// Verifies `armored_sig` over `message`, made by a key of one of `certs`, at time `at`.
+pub fn verify(
+    armored_sig: &[u8],
+    message: &[u8],
+    certs: &OpenPgpCerts,
+    at: OffsetDateTime,
+) -> Result<OpenPgpVerified, OpenPgpVerifyError> {
+    let malformed = |reason: String| OpenPgpVerifyError::Malformed { reason };
+    let detached = signature::parse_armored(armored_sig).map_err(malformed)?;
+    let policy = StandardPolicy::new();
+    let helper = Helper { certs, outcome: None };
+    let mut verifier = DetachedVerifierBuilder::from_bytes(&detached.binary)
+        .and_then(|b| b.with_policy(&policy, SystemTime::from(at), helper))
+        .map_err(|e| malformed(format!("the signature does not parse: {e}")))?;
+    verifier
+        .verify_bytes(message)
+        .map_err(|e| malformed(format!("the signature could not be checked: {e}")))?;
+    verifier
+        .into_helper()
+        .outcome
+        .unwrap_or_else(|| Err(malformed("the verifier reported no result for the signature".to_owned())))
+}
+
+/// Hands sequoia the trusted certificates and keeps the verdict on the one signature.
+struct Helper<'c> {
+    certs: &'c OpenPgpCerts,
+    outcome: Option<Result<OpenPgpVerified, OpenPgpVerifyError>>,
+}
+
+impl VerificationHelper for Helper<'_> {
+    fn get_certs(&mut self, ids: &[KeyHandle]) -> sequoia_openpgp::Result<Vec<Cert>> {
+        Ok(self
+            .certs
+            .certs()
+            .iter()
+            .filter(|c| c.keys().any(|k| ids.iter().any(|id| id.aliases(k.key().key_handle()))))
+            .cloned()
+            .collect())
+    }
+
+    fn check(&mut self, structure: MessageStructure) -> sequoia_openpgp::Result<()> {
+        let file = self.certs.path().display().to_string();
+        for layer in structure {
+            if let MessageLayer::SignatureGroup { results } = layer {
+                self.outcome = results.into_iter().next().map(|r| match r {
+                    Ok(good) => Ok(verified(&good)),
+                    Err(e) => Err(classify(e, &file)),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn verified(good: &GoodChecksum<'_>) -> OpenPgpVerified {
+    let user_ids = good
+        .ka
+        .valid_cert()
+        .userids()
+        .revoked(false)
+        .map(|u| String::from_utf8_lossy(u.userid().value()).into_owned())
+        .collect();
+    OpenPgpVerified {
+        fingerprint: good.ka.cert().fingerprint().to_hex(),
+        signing_key_fingerprint: good.ka.key().fingerprint().to_hex(),
+        user_ids,
+        signed_at: OffsetDateTime::from(creation_time(good.sig)),
+    }
+}
+
+/// Turns sequoia's verdict into our outcome, with a reason a person can act on.
+fn classify(error: VerificationError<'_>, file: &str) -> OpenPgpVerifyError {
+    match error {
+        VerificationError::MalformedSignature { error, .. } => {
+            OpenPgpVerifyError::Malformed { reason: error.to_string() }
+        }
+        VerificationError::UnknownSignature { sig } => {
+            OpenPgpVerifyError::Malformed { reason: format!("unsupported signature: {}", sig.error()) }
+        }
+        VerificationError::MissingKey { sig } => {
+            let issuer = issuer(sig);
+            OpenPgpVerifyError::UntrustedSigner {
+                reason: format!(
+                    "no certificate in {file} holds the key {issuer} that made the signature; add the signer's certificate (`gpg --export --armor {issuer}`) to trust it"
+                ),
+                issuer,
+            }
+        }
+        VerificationError::UnboundKey { sig, cert, error } => unbound(sig, cert, &error, file),
+        VerificationError::BadKey { sig, ka, error } => bad_key(sig, &ka, &error),
+        VerificationError::BadSignature { sig, ka, error } => bad_signature(sig, &ka, &error),
+        other => OpenPgpVerifyError::BadSignature { reason: other.to_string() },
+    }
+}
+
+/// The key is in a trusted certificate but not validly bound to it at the signature's time.
+fn unbound(sig: &Signature, cert: &Cert, error: &anyhow::Error, file: &str) -> OpenPgpVerifyError {
+    let signed = rfc3339(creation_time(sig));
+    if let Some(PgpError::NoBindingSignature(_)) = error.downcast_ref::<PgpError>() {
+        // No self-signature existed yet at that time: the key (or its binding) is newer.
+        return OpenPgpVerifyError::NotYetValid {
+            reason: format!(
+                "the signature claims to be made at {signed}, before the certificate {} bound its signing key",
+                cert.fingerprint().to_hex()
+            ),
+        };
+    }
+    OpenPgpVerifyError::UntrustedSigner {
+        issuer: issuer(sig),
+        reason: format!(
+            "the certificate {} in {file} does not validly bind the signing key at {signed} under the standard policy: {error}",
+            cert.fingerprint().to_hex()
+        ),
+    }
+}
+
+/// The key was bound, but unusable at the signature's creation time.
+fn bad_key(
+    sig: &Signature,
+    ka: &ValidErasedKeyAmalgamation<'_, key::PublicParts>,
+    error: &anyhow::Error,
+) -> OpenPgpVerifyError {
+    let fingerprint = ka.cert().fingerprint().to_hex();
+    let key = key_name(ka);
+    let signed = rfc3339(creation_time(sig));
+    match error.downcast_ref::<PgpError>() {
+        Some(PgpError::Expired(t)) => {
+            let what = if ka.valid_cert().alive().is_err() { "the certificate".to_owned() } else { key };
+            return OpenPgpVerifyError::Expired {
+                fingerprint,
+                reason: format!(
+                    "{what} expired at {}, before the signature was made at {signed}",
+                    rfc3339(*t)
+                ),
+            };
+        }
+        Some(PgpError::NotYetLive(t)) => {
+            return OpenPgpVerifyError::NotYetValid {
+                reason: format!(
+                    "{key} of {fingerprint} is valid only from {}, after the signature was made at {signed}",
+                    rfc3339(*t)
+                ),
+            };
+        }
+        _ => {}
+    }
+    if let RevocationStatus::Revoked(_) = ka.valid_cert().revocation_status() {
+        return OpenPgpVerifyError::Revoked {
+            reason: format!("the certificate is revoked (as of the signature's creation time {signed})"),
+            fingerprint,
+        };
+    }
+    if let RevocationStatus::Revoked(_) = ka.revocation_status() {
+        return OpenPgpVerifyError::Revoked {
+            reason: format!("{key} is revoked (as of the signature's creation time {signed})"),
+            fingerprint,
+        };
+    }
+    if !ka.for_signing() {
+        return OpenPgpVerifyError::NotSigningCapable {
+            reason: format!(
+                "the signature was made by {key}, which the certificate does not flag for signing"
+            ),
+            fingerprint,
+        };
+    }
+    OpenPgpVerifyError::UntrustedSigner {
+        issuer: fingerprint,
+        reason: format!("{key} cannot be used: {error}"),
+    }
+}
+
+/// The key was usable, but the signature is not alive at `at` or does not verify.
+fn bad_signature(
+    sig: &Signature,
+    ka: &ValidErasedKeyAmalgamation<'_, key::PublicParts>,
+    error: &anyhow::Error,
+) -> OpenPgpVerifyError {
+    let fingerprint = ka.cert().fingerprint().to_hex();
+    let signed = rfc3339(creation_time(sig));
+    match error.downcast_ref::<PgpError>() {
+        Some(PgpError::Expired(t)) => OpenPgpVerifyError::Expired {
+            fingerprint,
+            reason: format!(
+                "the signature made at {signed} expired at {}, before the verification time",
+                rfc3339(*t)
+            ),
+        },
+        Some(PgpError::NotYetLive(_)) => OpenPgpVerifyError::NotYetValid {
+            reason: format!(
+                "the signature was made at {signed}, after the verification time; check the signer's clock"
+            ),
+        },
+        Some(PgpError::PolicyViolation(..)) => OpenPgpVerifyError::BadSignature {
+            reason: format!("the standard policy rejects the signature: {error}"),
+        },
+        _ => OpenPgpVerifyError::BadSignature {
+            reason: format!(
+                "the signature by {} does not verify over these bytes (changed content or wrong key)",
+                key_name(ka)
+            ),
+        },
+    }
+}
+
+/// `the primary key` or `subkey <fingerprint>`.
+fn key_name(ka: &ValidErasedKeyAmalgamation<'_, key::PublicParts>) -> String {
+    if ka.primary() {
+        "the primary key".to_owned()
+    } else {
+        format!("subkey {}", ka.key().fingerprint().to_hex())
+    }
+}
+
+/// The issuer the signature names, preferring a fingerprint over a key id.
+fn issuer(sig: &Signature) -> String {
+    let issuers = sig.get_issuers();
+    issuers
+        .iter()
+        .find(|h| matches!(h, KeyHandle::Fingerprint(_)))
+        .or_else(|| issuers.first())
+        .map_or_else(|| "unknown".to_owned(), KeyHandle::to_hex)
+}
+
+/// The signature's creation time; sequoia has already refused signatures without one.
+fn creation_time(sig: &Signature) -> SystemTime {
+    sig.signature_creation_time().unwrap_or(SystemTime::UNIX_EPOCH)
+}
+
+fn rfc3339(t: SystemTime) -> String {
+    OffsetDateTime::from(t).format(&Rfc3339).unwrap_or_else(|_| format!("{t:?}"))
+}

@@ -1,0 +1,185 @@
+//! The same verification as [`super::openpgp::verify`], done by the real `sqv` (for `--via-tools`
+//! and differential tests): `sqv --keyring=<certs> --not-after=<at> <sig> <data>`. sqv judges the
+//! key at the signature's creation time and refuses signatures made after `--not-after`, as we
+//! do; it judges the signature's own expiry at the current time (we judge it at `at`), which
+//! differs only for a signature carrying an expiration time and an `at` other than now.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use time::OffsetDateTime;
+use time::macros::format_description;
+
+use super::openpgp::OpenPgpVerifyError;
+use super::tool::{self, Run, ToolError};
+
+/// The default OpenPGP verification tool.
+pub const SQV: &str = "sqv";
+
+/// Why the tool-based verification did not succeed.
+#[derive(Debug, thiserror::Error)]
+pub enum SqvError {
+    /// `sqv` is not installed: nothing was checked.
+    #[error(
+        "`{program}` was not found, so no OpenPGP signature was checked; install sqv (Debian/Ubuntu package `sqv`) or verify without --via-tools"
+    )]
+    ToolMissing {
+        /// The program as we tried to run it.
+        program: String,
+    },
+    /// `sqv` checked and rejected the signature; the outcome is read from its message.
+    #[error(transparent)]
+    Rejected(#[from] OpenPgpVerifyError),
+    /// `sqv` could not be used (it failed in a way that says nothing about the signature).
+    #[error("`{program}` could not check the signature: {reason}")]
+    Tool {
+        /// The program.
+        program: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// `sqv` as a verifier.
+#[derive(Clone, Debug)]
+pub struct Sqv {
+    /// The program to run; `sqv` by default.
+    pub program: OsString,
+}
+
+impl Default for Sqv {
+    fn default() -> Self {
+        Self { program: OsString::from(SQV) }
+    }
+}
+
+impl Sqv {
+    /// Verifies `armored_sig` over `message` against the keyring at `certs_path` at time `at`;
+    /// on success, what sqv prints: the primary key fingerprint of the signing certificate.
+    pub fn verify(
+        &self,
+        armored_sig: &[u8],
+        message: &[u8],
+        certs_path: &Path,
+        at: OffsetDateTime,
+    ) -> Result<String, SqvError> {
+        let dir = tempfile::tempdir()
+            .map_err(|e| self.fail(format!("cannot create a temporary directory: {e}")))?;
+        let sig = dir.path().join("signature.asc");
+        let data = dir.path().join("data");
+        std::fs::write(&sig, armored_sig)
+            .and_then(|()| std::fs::write(&data, message))
+            .map_err(|e| self.fail(format!("cannot write temporary files: {e}")))?;
+        let not_after =
+            not_after(at).ok_or_else(|| self.fail(format!("the time {at} cannot be given to sqv")))?;
+        let mut keyring = OsString::from("--keyring=");
+        keyring.push(certs_path.as_os_str());
+        let output = Run::new(&self.program)
+            .args([keyring, OsString::from(format!("--not-after={not_after}"))])
+            .args([&sig, &data])
+            .output()
+            .map_err(|e| match e {
+                ToolError::Missing(program) => SqvError::ToolMissing { program },
+                ToolError::Io(_, source) => self.fail(format!("cannot run it: {source}")),
+            })?;
+        let stderr = tool::stderr_text(&output);
+        if output.status.success() {
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            return stdout
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(str::to_owned)
+                .ok_or_else(|| self.fail(format!("it succeeded but printed no fingerprint ({stderr})")));
+        }
+        if stderr.contains("Failed to parse keyring") {
+            return Err(self.fail(format!("it cannot read {}: {stderr}", certs_path.display())));
+        }
+        Err(SqvError::Rejected(outcome(&stderr)))
+    }
+
+    fn fail(&self, reason: String) -> SqvError {
+        SqvError::Tool { program: self.program.to_string_lossy().into_owned(), reason }
+    }
+}
+
+/// `at` in UTC as sqv's `--not-after` reads it; `None` outside years 0 to 9999.
+fn not_after(at: OffsetDateTime) -> Option<String> {
+    let utc = at.to_offset(time::UtcOffset::UTC);
+    utc.format(format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z"))
+        .ok()
+        .filter(|_| (0..=9999).contains(&utc.year()))
+}
+
+/// Our outcome for sqv's rejection message; what we cannot recognise is a bad signature.
+fn outcome(stderr: &str) -> OpenPgpVerifyError {
+    let has = |text: &str| stderr.contains(text);
+    let reason = format!("sqv: {stderr}");
+    let unknown = || "unknown".to_owned();
+    if has("Missing key") {
+        let issuer = stderr.split_whitespace().nth(2).map(|s| s.trim_end_matches(',').to_owned());
+        OpenPgpVerifyError::UntrustedSigner { issuer: issuer.unwrap_or_else(unknown), reason }
+    } else if has("Not live until")
+        || has("created after the --not-after date")
+        || has("No binding signature at time")
+    {
+        OpenPgpVerifyError::NotYetValid { reason }
+    } else if has("is not bound") {
+        OpenPgpVerifyError::UntrustedSigner { issuer: unknown(), reason }
+    } else if has("is revoked") {
+        OpenPgpVerifyError::Revoked { fingerprint: unknown(), reason }
+    } else if has("not signing capable") {
+        OpenPgpVerifyError::NotSigningCapable { fingerprint: unknown(), reason }
+    } else if has("Expired") {
+        OpenPgpVerifyError::Expired { fingerprint: unknown(), reason }
+    } else if has("Reading \"") || has("Malformed") {
+        OpenPgpVerifyError::Malformed { reason }
+    } else {
+        OpenPgpVerifyError::BadSignature { reason }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verification_time_is_given_to_sqv_in_utc_seconds() {
+        let at = time::macros::datetime!(2026-03-04 13:25:35.9 +02:00);
+        assert_eq!(not_after(at).as_deref(), Some("2026-03-04T11:25:35Z"));
+        let far = time::macros::datetime!(-0001-01-01 00:00 UTC);
+        assert_eq!(not_after(far), None);
+    }
+
+    #[test]
+    fn sqv_messages_map_to_our_outcomes_and_unknown_ones_to_a_bad_signature() {
+        let kind = |s: &str| std::mem::discriminant(&outcome(s));
+        let d = std::mem::discriminant;
+        let untrusted = outcome(
+            "Missing key 1358054AA6CA779C25BC779F2BBC413560DDBEF4, which is needed to verify signature.",
+        );
+        assert_eq!(
+            untrusted,
+            OpenPgpVerifyError::UntrustedSigner {
+                issuer: "1358054AA6CA779C25BC779F2BBC413560DDBEF4".to_owned(),
+                reason: "sqv: Missing key 1358054AA6CA779C25BC779F2BBC413560DDBEF4, which is needed to verify signature.".to_owned(),
+            }
+        );
+        assert_eq!(
+            kind("Signing key on ECDE is bad:; Invalid key: \"certificate is revoked\""),
+            d(&OpenPgpVerifyError::Revoked { fingerprint: String::new(), reason: String::new() })
+        );
+        assert_eq!(
+            kind("Verifying signature:; Message has been manipulated"),
+            d(&OpenPgpVerifyError::BadSignature { reason: String::new() })
+        );
+        assert_eq!(
+            kind("Verifying signature:; Not live until 2039-12-31T23:30:00Z"),
+            d(&OpenPgpVerifyError::NotYetValid { reason: String::new() })
+        );
+        assert_eq!(
+            kind("something nobody has seen"),
+            d(&OpenPgpVerifyError::BadSignature { reason: String::new() })
+        );
+    }
+}
