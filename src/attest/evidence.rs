@@ -152,6 +152,6 @@ mod tests {
         assert_eq!(field, "phases[0]");
         assert!(message.contains("GREEN"), "{message}");
         let (field, _) = parse(br#"{"task":"u/T1","verdict":"verified","phases":[],"extra":1}"#).unwrap_err();
-        assert_eq!(field, ".");
+        assert_eq!(field, "extra");
     }
 }
