@@ -64,11 +64,13 @@ pub struct AttestArgs {
 /// Signer selection, shared by every command that signs.
 #[derive(Debug, Args, Clone)]
 pub struct SigningArgs {
-    /// ssh, none, or auto (git's gpg.format and user.signingKey; also `[attest] signer` in speccoder.toml).
+    /// ssh, openpgp, none, or auto (git's gpg.format and user.signingKey; also `[attest] signer` in speccoder.toml).
     #[arg(long, value_name = "BACKEND")]
     pub signer: Option<String>,
-    /// The signing key: a private key file, a public key file whose key is in ssh-agent, or a
-    /// `key::ssh-ed25519 AAAA...` literal. Overrides git's user.signingKey.
+    /// The signing key. SSH: a private key file, a public key file whose key is in ssh-agent, or a
+    /// `key::ssh-ed25519 AAAA...` literal. OpenPGP: a secret key file (signed in-process), or a
+    /// key id, fingerprint or user id in gpg's keyring (signed by gpg). Overrides git's
+    /// user.signingKey.
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
 }
@@ -118,13 +120,16 @@ pub struct VerifyArgs {
     /// SSH public keys that are revoked, one per line.
     #[arg(long, value_name = "FILE")]
     pub revoked: Option<PathBuf>,
+    /// OpenPGP certificates you trust (armored or binary, one or more).
+    #[arg(long, value_name = "FILE")]
+    pub openpgp_certs: Option<PathBuf>,
     /// Count unsigned evidence as holding; the report says it was accepted unsigned.
     #[arg(long)]
     pub accept_unsigned: bool,
     /// Fail regression_only and attested ticks too.
     #[arg(long)]
     pub require_verified: bool,
-    /// Check signatures with ssh-keygen -Y instead of in-process.
+    /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process.
     #[arg(long)]
     pub via_tools: bool,
     /// Print one JSON object.

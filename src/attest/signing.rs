@@ -4,6 +4,7 @@
 
 use crate::git::Repo;
 use crate::model::dsse::{Envelope, Signature};
+use crate::sign::openpgp::OpenPgpSigner;
 use crate::sign::ssh::SshSigner;
 use crate::sign::{SignError, Signer};
 
@@ -14,6 +15,8 @@ pub enum SignerChoice {
     Auto,
     /// SSH.
     Ssh,
+    /// OpenPGP.
+    OpenPgp,
     /// Write the lines unsigned on purpose.
     None,
 }
@@ -44,7 +47,7 @@ pub enum Chosen {
     Unsigned(String),
 }
 
-const HOW_TO_SIGN: &str = "configure a key (`git config gpg.format ssh` and `git config user.signingKey ~/.ssh/id_ed25519.pub`, or pass --key FILE) and run `speccoder attest sign <commit>`";
+const HOW_TO_SIGN: &str = "configure a key as for signed git commits (`git config gpg.format ssh` and `git config user.signingKey ~/.ssh/id_ed25519.pub`, or an OpenPGP key id), or pass --signer ssh|openpgp --key KEY; then run `speccoder attest sign <commit>`";
 
 /// Chooses the signer from the flags, then git's configuration.
 ///
@@ -55,23 +58,32 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
     if choice == SignerChoice::None {
         return Ok(Chosen::Unsigned("--signer none: written unsigned on purpose".into()));
     }
+    // As git: gpg.format chooses the backend (openpgp when unset), user.signingKey the key.
     let format = repo.config_string("gpg.format");
-    let is_ssh = choice == SignerChoice::Ssh || format.as_deref() == Some("ssh");
-    let configured_key = key.map(str::to_owned).or_else(|| repo.config_string("user.signingKey"));
-    if !is_ssh {
-        return Ok(Chosen::Unsigned(match (&format, &configured_key) {
-            (_, None) => format!("no signing key configured; {HOW_TO_SIGN}"),
-            (f, Some(_)) => format!(
-                "git is configured for {} signing, which this build cannot use yet; pass --signer ssh --key FILE, or {HOW_TO_SIGN}",
-                f.as_deref().unwrap_or("openpgp")
-            ),
-        }));
-    }
-    let Some(key) = configured_key else {
-        return Ok(Chosen::Unsigned(format!("no SSH signing key configured; {HOW_TO_SIGN}")));
+    let backend = match choice {
+        SignerChoice::Ssh => SignerChoice::Ssh,
+        SignerChoice::OpenPgp => SignerChoice::OpenPgp,
+        _ => match format.as_deref() {
+            Some("ssh") => SignerChoice::Ssh,
+            Some("x509") => {
+                return Ok(Chosen::Unsigned(format!(
+                    "git is configured for x509 signing, which speccoder does not use; {HOW_TO_SIGN}"
+                )));
+            }
+            _ => SignerChoice::OpenPgp,
+        },
     };
-    let program = repo.config_string("gpg.ssh.program");
-    let signer = SshSigner::from_git_config(Some(&key), program.as_deref())?;
+    let configured_key = key.map(str::to_owned).or_else(|| repo.config_string("user.signingKey"));
+    let Some(key) = configured_key else {
+        return Ok(Chosen::Unsigned(format!("no signing key configured; {HOW_TO_SIGN}")));
+    };
+    if backend == SignerChoice::Ssh {
+        let program = repo.config_string("gpg.ssh.program");
+        let signer = SshSigner::from_git_config(Some(&key), program.as_deref())?;
+        return Ok(Chosen::Signer(Box::new(signer)));
+    }
+    let program = repo.config_string("gpg.openpgp.program").or_else(|| repo.config_string("gpg.program"));
+    let signer = OpenPgpSigner::from_git_config(Some(&key), program.as_deref())?;
     Ok(Chosen::Signer(Box::new(signer)))
 }
 

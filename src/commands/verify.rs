@@ -97,8 +97,16 @@ fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
         }
         _ => None,
     };
+    let openpgp = match (&args.openpgp_certs, checked) {
+        (Some(path), Some(checked)) => {
+            let tree = repo.commit_tree(checked)?;
+            Some(speccoder_attest::verify::trust::load_openpgp(repo, path, tree)?)
+        }
+        _ => None,
+    };
     Ok(Trust {
         ssh,
+        openpgp,
         accept_unsigned: args.accept_unsigned,
         require_verified: args.require_verified,
         via_tools: args.via_tools,

@@ -208,7 +208,11 @@ impl Report {
                 out.push('\n');
             }
             for s in &t.signers {
-                let _ = writeln!(out, "    signed by {} ({} {})", s.principals.join(", "), s.kind, s.key);
+                if s.principals.is_empty() {
+                    let _ = writeln!(out, "    signed by {} key {}", s.kind, s.key);
+                } else {
+                    let _ = writeln!(out, "    signed by {} ({} {})", s.principals.join(", "), s.kind, s.key);
+                }
             }
             if t.accepted_unsigned {
                 let _ = writeln!(out, "    unsigned lines accepted (--accept-unsigned)");

@@ -6,6 +6,8 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::model::dsse::Envelope;
+use crate::sign::openpgp::{self, ARMOR_HEADER as OPENPGP_ARMOR, OpenPgpVerifyError};
+use crate::sign::openpgp_tool::{Sqv, SqvError};
 use crate::sign::ssh_tool::{SshKeygen, SshToolError, ToolTrust};
 use crate::sign::ssh_verify::{self, SshVerified, SshVerifyError};
 use crate::sign::sshsig;
@@ -59,11 +61,14 @@ pub fn check(env: &Envelope, trust: &Trust, at: OffsetDateTime) -> LineSignature
 }
 
 fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<SignerInfo, Finding> {
+    if sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes()) {
+        return check_openpgp(sig, pae, trust);
+    }
     if !sshsig::looks_armored(sig) {
         return Err(Finding::new(
             CommitOutcome::ToolMissing,
             "unsupported_signature_kind",
-            "a signature of a kind this verifier cannot check (not SSHSIG); it is not counted",
+            "a signature of a kind this verifier cannot check (neither SSHSIG nor OpenPGP armor); it is not counted",
         ));
     }
     let Some(ssh) = &trust.ssh else {
@@ -99,6 +104,45 @@ fn from_ssh_error(e: &SshVerifyError) -> Finding {
         SshVerifyError::UntrustedSigner { .. } => (CommitOutcome::UntrustedSigner, "untrusted_signer"),
         SshVerifyError::Revoked { .. } => (CommitOutcome::UntrustedSigner, "revoked_key"),
         SshVerifyError::Unsupported { .. } => (CommitOutcome::ToolMissing, "unsupported_key"),
+    };
+    Finding::new(outcome, code, e.to_string())
+}
+
+/// An OpenPGP signature, checked at the time of verification (as `sqv` does by default): the key
+/// must have been valid when it signed, and the signature must not have expired since.
+fn check_openpgp(sig: &[u8], pae: &[u8], trust: &Trust) -> Result<SignerInfo, Finding> {
+    let Some(pgp) = &trust.openpgp else {
+        return Err(Finding::new(
+            CommitOutcome::UntrustedSigner,
+            "no_openpgp_trust",
+            "an OpenPGP signature, but no certificates were given (--openpgp-certs FILE)",
+        ));
+    };
+    let now = OffsetDateTime::now_utc();
+    if trust.via_tools {
+        return match Sqv::default().verify(sig, pae, pgp.path(), now) {
+            Ok(fingerprint) => Ok(SignerInfo { kind: "openpgp", key: fingerprint, principals: Vec::new() }),
+            Err(SqvError::Rejected(e)) => Err(from_openpgp_error(&e)),
+            Err(e @ SqvError::ToolMissing { .. }) => {
+                Err(Finding::new(CommitOutcome::ToolMissing, "tool_missing", e.to_string()))
+            }
+            Err(e) => Err(Finding::new(CommitOutcome::ToolMissing, "tool_failed", e.to_string())),
+        };
+    }
+    openpgp::verify(sig, pae, pgp, now)
+        .map(|v| SignerInfo { kind: "openpgp", key: v.fingerprint, principals: v.user_ids })
+        .map_err(|e| from_openpgp_error(&e))
+}
+
+fn from_openpgp_error(e: &OpenPgpVerifyError) -> Finding {
+    let (outcome, code) = match e {
+        OpenPgpVerifyError::Malformed { .. } => (CommitOutcome::Malformed, "malformed_signature"),
+        OpenPgpVerifyError::BadSignature { .. } => (CommitOutcome::BadSignature, "bad_signature"),
+        OpenPgpVerifyError::UntrustedSigner { .. } => (CommitOutcome::UntrustedSigner, "untrusted_signer"),
+        OpenPgpVerifyError::Expired { .. } => (CommitOutcome::UntrustedSigner, "expired_key"),
+        OpenPgpVerifyError::Revoked { .. } => (CommitOutcome::UntrustedSigner, "revoked_key"),
+        OpenPgpVerifyError::NotYetValid { .. } => (CommitOutcome::UntrustedSigner, "not_yet_valid"),
+        OpenPgpVerifyError::NotSigningCapable { .. } => (CommitOutcome::BadSignature, "not_signing_capable"),
     };
     Finding::new(outcome, code, e.to_string())
 }

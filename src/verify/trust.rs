@@ -28,6 +28,8 @@ pub struct SshTrust {
 pub struct Trust {
     /// SSH trust, when an allowed-signers file was given or configured.
     pub ssh: Option<SshTrust>,
+    /// OpenPGP certificates the caller trusts (`--openpgp-certs`).
+    pub openpgp: Option<crate::sign::openpgp::OpenPgpCerts>,
     /// Unsigned lines count as holding (and the report says they were accepted unsigned).
     pub accept_unsigned: bool,
     /// `regression_only` and `attested` ticks fail too.
@@ -71,6 +73,19 @@ pub enum TrustError {
     /// The repository failed.
     #[error(transparent)]
     Git(#[from] crate::git::GitError),
+}
+
+/// Loads the OpenPGP certificates the caller trusts, refusing a file the checked tree provides.
+///
+/// # Errors
+/// A file of the checked tree, or one that is not OpenPGP (the error names it).
+pub fn load_openpgp(
+    repo: &Repo,
+    path: &Path,
+    checked_tree: ObjectId,
+) -> Result<crate::sign::openpgp::OpenPgpCerts, TrustError> {
+    refuse_tree_file(repo, path, checked_tree)?;
+    crate::sign::openpgp::OpenPgpCerts::read(path).map_err(|e| TrustError::File(e.to_string()))
 }
 
 /// Where the SSH trust comes from.
