@@ -1,0 +1,667 @@
+//! The tamper suite: real repositories with real signed evidence, each changed the way a careless
+//! or hostile writer could change it, and the verifier's exact outcome and reason for each. Every
+//! case runs twice, in-process and with `--via-tools` (ssh-keygen -Y), and both must agree.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use common::*;
+use serde_json::{Value, json};
+
+const TASK: &str = "001-bookmark-tags/T005";
+const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
+
+/// A project with one verified, signed tick of T005, an untrusted key, and the trust files.
+struct Case {
+    p: Project,
+    ada: Key,
+    eve: Key,
+    allowed: PathBuf,
+}
+
+fn setup() -> Case {
+    setup_with(Evidence::Verified)
+}
+
+fn setup_with(kind: Evidence) -> Case {
+    let p = Project::speckit();
+    let ada = ed25519(&p.scratch, "ada");
+    let eve = ed25519(&p.scratch, "eve");
+    let allowed = allowed_signers(&p.scratch.join("allowed_signers"), &[(PRINCIPAL, &ada)]);
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
+    p.write("src/tags.rs", "pub fn add_tag() {}\n");
+    p.git(&["add", "src/tags.rs"]);
+    let evidence = write_evidence(&p.scratch.join("ev"), TASK, kind);
+    p.attest(TASK, &evidence, &[]).success();
+    Case { p, ada, eve, allowed }
+}
+
+/// The verifier's report on the branch, checked to be the same with `--via-tools`.
+fn verify(c: &Case, extra: &[&str]) -> (i32, Value) {
+    let allowed = c.allowed.to_str().unwrap().to_owned();
+    let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", &allowed];
+    args.extend_from_slice(extra);
+    let ours = c.p.speccoder(&args);
+    let mut tool_args = args.clone();
+    tool_args.push("--via-tools");
+    let tools = c.p.speccoder(&tool_args);
+    let parse = |r: &Run| -> Value {
+        serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{r}"))
+    };
+    let (a, b) = (parse(&ours), parse(&tools));
+    let outcomes = |v: &Value| -> Vec<(Value, Value)> {
+        v["ticks"].as_array().unwrap().iter().map(|t| (t["outcome"].clone(), t["reason"].clone())).collect()
+    };
+    assert_eq!(outcomes(&a), outcomes(&b), "in-process and ssh-keygen disagree\nours: {a}\ntools: {b}");
+    assert_eq!(ours.code(), tools.code());
+    (ours.code().unwrap_or(-1), a)
+}
+
+/// The single tick of `report`, checked for outcome and reason, returning its finding codes.
+#[track_caller]
+fn expect_tick(report: &Value, outcome: &str, reason: Option<&str>) -> Vec<String> {
+    let ticks = report["ticks"].as_array().unwrap();
+    let tick =
+        ticks.iter().find(|t| t["task"] == TASK).unwrap_or_else(|| panic!("no tick for {TASK}: {report}"));
+    assert_eq!(tick["outcome"], outcome, "{tick:#}");
+    assert_eq!(tick["reason"], reason.map_or(Value::Null, |r| json!(r)), "{tick:#}");
+    tick["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap().to_owned()).collect()
+}
+
+#[track_caller]
+fn expect_code(codes: &[String], code: &str) {
+    assert!(codes.iter().any(|c| c == code), "expected finding {code}, found {codes:?}");
+}
+
+// --- note surgery, done with git and ssh-keygen, not with the crate ----------------------------
+
+fn note_raw_lines(c: &Case, rev: &str) -> Vec<Vec<u8>> {
+    let note = c.p.note(rev).expect("a note");
+    note.strip_suffix(b"\n").unwrap().split(|b| *b == b'\n').map(<[u8]>::to_vec).collect()
+}
+
+fn write_note(c: &Case, rev: &str, lines: &[Vec<u8>]) {
+    let mut bytes = Vec::new();
+    for l in lines {
+        bytes.extend_from_slice(l);
+        bytes.push(b'\n');
+    }
+    let file = c.p.scratch.join("note.jsonl");
+    std::fs::write(&file, bytes).unwrap();
+    c.p.git(&["notes", "--ref=speccoder", "add", "-f", "--no-stripspace", "-F", file.to_str().unwrap(), rev]);
+}
+
+/// An envelope line over `statement` signed by `key` with `ssh-keygen -Y sign`.
+fn signed_line(c: &Case, statement: &Value, key: &Key) -> Vec<u8> {
+    // serde_json's map is sorted and compact: the canonical bytes, computed without the crate.
+    let payload = serde_json::to_vec(statement).unwrap();
+    let data = c.p.scratch.join("pae.bin");
+    std::fs::write(&data, pae(PAYLOAD_TYPE, &payload)).unwrap();
+    let mut cmd = Command::new("ssh-keygen");
+    isolate(&mut cmd, &c.p.home);
+    cmd.args(["-Y", "sign", "-n", "in-toto", "-f"]).arg(&key.private).arg(&data);
+    run(cmd).success();
+    let sig = std::fs::read(c.p.scratch.join("pae.bin.sig")).unwrap();
+    std::fs::remove_file(c.p.scratch.join("pae.bin.sig")).unwrap();
+    let envelope = json!({
+        "payload": STANDARD.encode(&payload),
+        "payloadType": PAYLOAD_TYPE,
+        "signatures": [{ "keyid": "test", "sig": STANDARD.encode(sig) }],
+    });
+    serde_json::to_vec(&envelope).unwrap()
+}
+
+fn statement_of(raw: &[u8]) -> Value {
+    let env: Value = serde_json::from_slice(raw).unwrap();
+    serde_json::from_slice(&STANDARD.decode(env["payload"].as_str().unwrap()).unwrap()).unwrap()
+}
+
+fn index_of(lines: &[Vec<u8>], predicate_type_suffix: &str) -> usize {
+    lines
+        .iter()
+        .position(|l| statement_of(l)["predicateType"].as_str().unwrap().contains(predicate_type_suffix))
+        .unwrap()
+}
+
+/// Changes the statement of line `i` with `f`, re-signs it with ada, and (when `fix_summary`)
+/// re-points the summary at the new digest and re-signs the summary too: a trusted signer
+/// writing evidence that disagrees with the repository in exactly one way.
+fn rewrite_signed(c: &Case, i: usize, fix_summary: bool, f: impl FnOnce(&mut Value)) {
+    let mut lines = note_raw_lines(c, "HEAD");
+    let old = statement_of(&lines[i]);
+    let mut new = old.clone();
+    f(&mut new);
+    lines[i] = signed_line(c, &new, &c.ada);
+    if fix_summary {
+        let s = index_of(&lines, "verification_summary");
+        let mut summary = statement_of(&lines[s]);
+        let old_digest = sha256(&serde_json::to_vec(&old).unwrap());
+        let new_digest = sha256(&serde_json::to_vec(&new).unwrap());
+        for input in summary["predicate"]["inputAttestations"].as_array_mut().unwrap() {
+            if input["digest"]["sha256"] == old_digest {
+                input["digest"]["sha256"] = json!(new_digest);
+            }
+        }
+        lines[s] = signed_line(c, &summary, &c.ada);
+    }
+    write_note(c, "HEAD", &lines);
+}
+
+fn tv(lines: &[Vec<u8>]) -> usize {
+    index_of(lines, "task-verification")
+}
+
+// --- the baseline --------------------------------------------------------------------------------
+
+#[test]
+fn untouched_evidence_is_evidenced_by_both_verifiers() {
+    let c = setup();
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+    assert_eq!(report["ticks"][0]["signers"][0]["principals"][0], PRINCIPAL);
+}
+
+// --- signatures ------------------------------------------------------------------------------------
+
+#[test]
+fn a_payload_changed_and_re_encoded_is_a_bad_signature() {
+    let c = setup();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    let i = tv(&lines);
+    let mut env: Value = serde_json::from_slice(&lines[i]).unwrap();
+    let mut st = statement_of(&lines[i]);
+    st["predicate"]["task"]["title"] = json!("Something else entirely");
+    env["payload"] = json!(STANDARD.encode(serde_json::to_vec(&st).unwrap()));
+    lines[i] = serde_json::to_vec(&env).unwrap();
+    write_note(&c, "HEAD", &lines);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26);
+    expect_code(&expect_tick(&report, "unverifiable", Some("bad_signature")), "bad_signature");
+}
+
+#[test]
+fn a_signature_from_another_key_is_an_untrusted_signer() {
+    let c = setup();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    for l in &mut lines {
+        *l = signed_line(&c, &statement_of(l), &c.eve);
+    }
+    write_note(&c, "HEAD", &lines);
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("untrusted_signer")), "untrusted_signer");
+}
+
+#[test]
+fn a_signature_over_other_bytes_is_a_bad_signature() {
+    let c = setup();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    let donor: Value = serde_json::from_slice(&lines[0]).unwrap();
+    let mut env: Value = serde_json::from_slice(&lines[1]).unwrap();
+    env["signatures"] = donor["signatures"].clone();
+    lines[1] = serde_json::to_vec(&env).unwrap();
+    write_note(&c, "HEAD", &lines);
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("bad_signature")), "bad_signature");
+}
+
+#[test]
+fn a_key_outside_its_valid_before_window_is_an_untrusted_signer() {
+    let c = setup();
+    let text =
+        format!("{PRINCIPAL} namespaces=\"in-toto\",valid-before=\"20200101\" {}\n", c.ada.public_line);
+    std::fs::write(&c.allowed, text).unwrap();
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("untrusted_signer")), "untrusted_signer");
+}
+
+#[test]
+fn a_principal_not_allowed_for_namespace_in_toto_is_an_untrusted_signer() {
+    let c = setup();
+    let text = format!("{PRINCIPAL} namespaces=\"git,file\" {}\n", c.ada.public_line);
+    std::fs::write(&c.allowed, text).unwrap();
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("untrusted_signer")), "untrusted_signer");
+}
+
+#[test]
+fn a_revoked_key_is_an_untrusted_signer() {
+    let c = setup();
+    let revoked = c.p.scratch.join("revoked");
+    std::fs::write(&revoked, format!("{}\n", c.ada.public_line)).unwrap();
+    let (_, report) = verify(&c, &["--revoked", revoked.to_str().unwrap()]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("untrusted_signer")), "revoked_key");
+}
+
+#[test]
+fn unsigned_evidence_fails_unless_accepted_and_then_says_so() {
+    let c = setup();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    for l in &mut lines {
+        let mut env: Value = serde_json::from_slice(l).unwrap();
+        env["signatures"] = json!([]);
+        *l = serde_json::to_vec(&env).unwrap();
+    }
+    write_note(&c, "HEAD", &lines);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26);
+    expect_code(&expect_tick(&report, "unverifiable", Some("unsigned")), "unsigned");
+    let (code, report) = verify(&c, &["--accept-unsigned"]);
+    assert_eq!(code, 0);
+    expect_tick(&report, "evidenced", None);
+    assert_eq!(report["ticks"][0]["accepted_unsigned"], true);
+}
+
+// --- the bundle --------------------------------------------------------------------------------------
+
+#[test]
+fn a_dropped_line_leaves_the_summary_naming_a_foreign_line() {
+    let c = setup();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    lines.remove(0);
+    write_note(&c, "HEAD", &lines);
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "summary_names_foreign_line");
+}
+
+#[test]
+fn an_added_line_the_summary_does_not_name_is_a_mismatch() {
+    let c = setup();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    let mut extra = statement_of(&lines[0]);
+    extra["predicate"]["configuration"][0]["name"] = json!("speccoder:phase/held_out");
+    lines.insert(0, signed_line(&c, &extra, &c.ada));
+    write_note(&c, "HEAD", &lines);
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "summary_missing_line");
+}
+
+#[test]
+fn a_line_from_another_commits_note_is_a_subject_mismatch() {
+    let c = setup();
+    let first = note_raw_lines(&c, "HEAD");
+    // A second tick, T006, and T005's first line copied into its note.
+    let evidence = write_evidence(&c.p.scratch.join("ev6"), "001-bookmark-tags/T006", Evidence::Verified);
+    c.p.attest("001-bookmark-tags/T006", &evidence, &[]).success();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    lines.push(first[0].clone());
+    write_note(&c, "HEAD", &lines);
+    let (_, report) = verify(&c, &[]);
+    let t6 =
+        report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == "001-bookmark-tags/T006").unwrap();
+    assert_eq!(t6["outcome"], "unverifiable");
+    assert!(t6["findings"].as_array().unwrap().iter().any(|f| f["code"] == "subject_mismatch"), "{t6:#}");
+    expect_tick(&report, "evidenced", None);
+}
+
+#[test]
+fn a_note_moved_to_another_commit_leaves_the_task_commit_missing() {
+    let c = setup();
+    let note = c.p.note("HEAD").unwrap();
+    c.p.git(&["commit", "-q", "--allow-empty", "-m", "later work"]);
+    let file = c.p.scratch.join("moved");
+    std::fs::write(&file, &note).unwrap();
+    c.p.git(&["notes", "--ref=speccoder", "add", "--no-stripspace", "-F", file.to_str().unwrap(), "HEAD"]);
+    c.p.git(&["notes", "--ref=speccoder", "remove", "HEAD~1"]);
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("missing")), "note_missing");
+}
+
+#[test]
+fn a_removed_note_is_missing() {
+    let c = setup();
+    c.p.git(&["notes", "--ref=speccoder", "remove", "HEAD"]);
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("missing")), "note_missing");
+}
+
+#[test]
+fn a_truncated_json_line_is_malformed() {
+    let c = setup();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    let half = lines[2].len() / 2;
+    lines[2].truncate(half);
+    write_note(&c, "HEAD", &lines);
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "not_an_envelope");
+}
+
+#[test]
+fn a_payload_that_is_not_base64_is_malformed() {
+    let c = setup();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    let mut env: Value = serde_json::from_slice(&lines[1]).unwrap();
+    env["payload"] = json!("this is %%% not base64");
+    lines[1] = serde_json::to_vec(&env).unwrap();
+    write_note(&c, "HEAD", &lines);
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "not_an_envelope");
+}
+
+#[test]
+fn a_wrong_payload_type_is_malformed() {
+    let c = setup();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    let mut env: Value = serde_json::from_slice(&lines[1]).unwrap();
+    env["payloadType"] = json!("application/json");
+    lines[1] = serde_json::to_vec(&env).unwrap();
+    write_note(&c, "HEAD", &lines);
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "wrong_payload_type");
+}
+
+#[test]
+fn a_type_other_than_statement_v1_is_malformed() {
+    let c = setup();
+    rewrite_signed(&c, 0, true, |st| st["_type"] = json!("https://in-toto.io/Statement/v0.1"));
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "wrong_statement_type");
+}
+
+#[test]
+fn a_predicate_of_major_version_one_is_malformed_and_not_supported() {
+    let c = setup();
+    let lines = note_raw_lines(&c, "HEAD");
+    rewrite_signed(&c, tv(&lines), true, |st| {
+        st["predicateType"] = json!("https://speccoder.dev/task-verification/v1");
+    });
+    let (_, report) = verify(&c, &[]);
+    let tick = &report["ticks"][0];
+    assert_eq!(tick["reason"], "malformed");
+    let f = tick["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "unsupported_predicate_version")
+        .unwrap();
+    assert!(f["message"].as_str().unwrap().contains("not supported by this verifier"), "{f}");
+}
+
+#[test]
+fn unknown_fields_and_a_newer_revision_are_named_and_do_not_fail() {
+    let c = setup();
+    let lines = note_raw_lines(&c, "HEAD");
+    rewrite_signed(&c, tv(&lines), true, |st| {
+        st["predicate"]["revision"] = json!(7);
+        st["predicate"]["provenance"] = json!({"builder": "future"});
+    });
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+    assert_eq!(report["ticks"][0]["not_evaluated"], json!(["provenance", "revision 7"]));
+}
+
+#[test]
+fn a_wrong_subject_name_or_commit_is_a_mismatch() {
+    let c = setup();
+    rewrite_signed(&c, 0, true, |st| st["subject"][0]["name"] = json!("001-bookmark-tags/T004"));
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "subject_mismatch");
+
+    let c = setup();
+    rewrite_signed(&c, 0, true, |st| st["subject"][0]["digest"]["gitCommit"] = json!("0".repeat(40)));
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "subject_mismatch");
+}
+
+// --- agreement with the repository ----------------------------------------------------------
+
+#[test]
+fn a_verdict_trailer_edited_by_amend_no_longer_matches() {
+    let c = setup();
+    let msg = c.p.git(&["log", "-1", "--format=%B"]).replace("Verdict: verified", "Verdict: regression_only");
+    c.p.git(&["commit", "-q", "--amend", "-m", &msg]);
+    c.p.git(&["notes", "--ref=speccoder", "copy", "main@{1}", "HEAD"]);
+    let (_, report) = verify(&c, &[]);
+    let codes = expect_tick(&report, "unverifiable", Some("mismatch"));
+    expect_code(&codes, "verdict_mismatch");
+    expect_code(&codes, "subject_mismatch");
+}
+
+#[test]
+fn a_spec_task_trailer_edited_by_amend_leaves_the_tick_without_evidence() {
+    let c = setup();
+    let msg =
+        c.p.git(&["log", "-1", "--format=%B"])
+            .replace("Spec-Task: 001-bookmark-tags/T005", "Spec-Task: 001-bookmark-tags/T004");
+    c.p.git(&["commit", "-q", "--amend", "-m", &msg]);
+    c.p.git(&["notes", "--ref=speccoder", "copy", "main@{1}", "HEAD"]);
+    let (_, report) = verify(&c, &[]);
+    // T005 is ticked but no reachable commit names it any more; the old commit is unreachable.
+    expect_tick(&report, "unverifiable", Some("commit_unreachable"));
+}
+
+#[test]
+fn a_changed_tree_is_a_mismatch() {
+    let c = setup();
+    let lines = note_raw_lines(&c, "HEAD");
+    rewrite_signed(&c, tv(&lines), true, |st| st["predicate"]["tree"] = json!("1".repeat(40)));
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "tree_mismatch");
+}
+
+#[test]
+fn a_task_line_edited_at_the_head_is_a_mismatch() {
+    let c = setup();
+    let tasks = String::from_utf8(c.p.read("specs/001-bookmark-tags/tasks.md")).unwrap();
+    let edited =
+        tasks.replace("Implement adding a tag to a bookmark", "Implement adding many tags to a bookmark");
+    assert_ne!(tasks, edited);
+    c.p.write("specs/001-bookmark-tags/tasks.md", edited);
+    c.p.git(&["commit", "-q", "-am", "reword T005"]);
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "line_changed_at_head");
+}
+
+#[test]
+fn a_cited_requirement_edited_at_the_head_makes_the_tick_stale_and_fails_the_branch() {
+    let c = setup();
+    let spec = String::from_utf8(c.p.read("specs/001-bookmark-tags/spec.md")).unwrap();
+    let line = spec.lines().find(|l| l.contains("**FR-001**")).unwrap().to_owned();
+    c.p.write(
+        "specs/001-bookmark-tags/spec.md",
+        spec.replace(&line, &format!("{line} Tags are case-insensitive.")),
+    );
+    c.p.git(&["commit", "-q", "-am", "tighten FR-001"]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26);
+    expect_code(&expect_tick(&report, "stale", Some("stale")), "requirement_changed");
+}
+
+#[test]
+fn a_summary_missing_a_line_is_a_mismatch() {
+    let c = setup();
+    let lines = note_raw_lines(&c, "HEAD");
+    rewrite_signed(&c, index_of(&lines, "verification_summary"), false, |st| {
+        st["predicate"]["inputAttestations"].as_array_mut().unwrap().remove(0);
+    });
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "summary_missing_line");
+}
+
+#[test]
+fn a_summary_naming_a_foreign_line_is_a_mismatch() {
+    let c = setup();
+    let lines = note_raw_lines(&c, "HEAD");
+    rewrite_signed(&c, index_of(&lines, "verification_summary"), false, |st| {
+        st["predicate"]["inputAttestations"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "test-result/held_out", "digest": {"sha256": "ab".repeat(32)}}));
+    });
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "summary_names_foreign_line");
+}
+
+#[test]
+fn the_wrong_level_for_the_verdict_is_a_mismatch() {
+    let c = setup();
+    let lines = note_raw_lines(&c, "HEAD");
+    rewrite_signed(&c, index_of(&lines, "verification_summary"), false, |st| {
+        st["predicate"]["verifiedLevels"] = json!(["SPECCODER_REGRESSION_ONLY"]);
+    });
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "wrong_level");
+}
+
+#[test]
+fn a_policy_other_than_the_parents_is_a_mismatch() {
+    let c = setup();
+    let lines = note_raw_lines(&c, "HEAD");
+    rewrite_signed(&c, tv(&lines), true, |st| st["predicate"]["policy_sha256"] = json!("cd".repeat(32)));
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "policy_mismatch");
+}
+
+#[test]
+fn a_decision_carrying_a_test_result_is_a_mismatch() {
+    let c = setup();
+    let lines = note_raw_lines(&c, "HEAD");
+    let i = tv(&lines);
+    // Turn the tick into a decision on both sides (trailer and statement), keeping the test lines.
+    rewrite_signed(&c, i, true, |st| {
+        st["predicate"]["verdict"] = json!("attested");
+        st["predicate"]["decider"] = json!({"by": "Ada Lovelace", "reason": "looked fine"});
+    });
+    let note = c.p.note("HEAD").unwrap();
+    let msg = c.p.git(&["log", "-1", "--format=%B"]).replace("Verdict: verified", "Verdict: attested");
+    c.p.git(&["commit", "-q", "--amend", "-m", &msg]);
+    let file = c.p.scratch.join("decision-note");
+    std::fs::write(&file, &note).unwrap();
+    c.p.git(&[
+        "notes",
+        "--ref=speccoder",
+        "add",
+        "-f",
+        "--no-stripspace",
+        "-F",
+        file.to_str().unwrap(),
+        "HEAD",
+    ]);
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "decision_with_evidence");
+}
+
+// --- ticks without evidence ----------------------------------------------------------------------
+
+#[test]
+fn a_ticked_task_without_any_task_commit_is_unverifiable() {
+    let c = setup();
+    let tasks = String::from_utf8(c.p.read("specs/001-bookmark-tags/tasks.md")).unwrap();
+    c.p.write("specs/001-bookmark-tags/tasks.md", tasks.replacen("- [ ] T006", "- [X] T006", 1));
+    c.p.git(&["commit", "-q", "-am", "tick T006 by hand"]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26);
+    let t6 =
+        report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == "001-bookmark-tags/T006").unwrap();
+    assert_eq!(t6["outcome"], "unverifiable");
+    assert_eq!(t6["reason"], "ticked_without_evidence");
+}
+
+#[test]
+fn a_squash_merged_branch_leaves_the_evidence_unreachable() {
+    let c = setup();
+    let task_commit = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "squashed", "HEAD~1"]);
+    c.p.git(&["merge", "-q", "--squash", &task_commit]);
+    c.p.git(&["commit", "-q", "-m", "Squashed work"]);
+    let (_, report) = verify(&c, &[]);
+    let codes = expect_tick(&report, "unverifiable", Some("commit_unreachable"));
+    expect_code(&codes, "commit_unreachable");
+    let msg = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
+    assert!(msg.contains("merge commit"), "{msg}");
+}
+
+#[test]
+fn a_corrupt_note_on_one_commit_does_not_stop_the_others_from_being_checked() {
+    let c = setup();
+    let evidence = write_evidence(&c.p.scratch.join("ev6"), "001-bookmark-tags/T006", Evidence::Verified);
+    c.p.attest("001-bookmark-tags/T006", &evidence, &[]).success();
+    write_note(&c, "HEAD~1", &[b"{ not json at all".to_vec()]);
+    let (_, report) = verify(&c, &[]);
+    expect_tick(&report, "unverifiable", Some("malformed"));
+    let t6 =
+        report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == "001-bookmark-tags/T006").unwrap();
+    assert_eq!(t6["outcome"], "evidenced", "{t6:#}");
+}
+
+// --- trust comes from the caller ----------------------------------------------------------------
+
+#[test]
+fn a_trust_file_the_checked_tree_provides_is_refused() {
+    let c = setup();
+    std::fs::copy(&c.allowed, c.p.root.join("allowed_signers")).unwrap();
+    c.p.git(&["add", "allowed_signers"]);
+    c.p.git(&["commit", "-q", "-m", "bring my own trust"]);
+    let r = c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allowed-signers", "allowed_signers"]);
+    let r = r.failure(13);
+    assert!(r.stderr.contains("refusing"), "{r}");
+}
+
+#[test]
+fn trust_read_from_the_base_revision_is_accepted() {
+    let c = setup();
+    // The base (main~1, before the tick) holds the allowed signers; the branch is checked against it.
+    c.p.git(&["checkout", "-q", "-b", "trust", "HEAD~1"]);
+    std::fs::copy(&c.allowed, c.p.root.join("allowed_signers")).unwrap();
+    c.p.git(&["add", "allowed_signers"]);
+    c.p.git(&["commit", "-q", "-m", "trust"]);
+    c.p.git(&["checkout", "-q", "main"]);
+    c.p.git(&["merge", "-q", "--no-edit", "trust"]);
+    let r = c.p.speccoder(&[
+        "attest",
+        "verify",
+        "--branch",
+        "--all",
+        "--allowed-signers-rev",
+        "trust:allowed_signers",
+    ]);
+    assert_eq!(r.code(), Some(0), "{r}");
+    let r = c.p.speccoder(&[
+        "attest",
+        "verify",
+        "--branch",
+        "--all",
+        "--allowed-signers-rev",
+        "HEAD:allowed_signers",
+    ]);
+    r.failure(13);
+}
+
+#[test]
+fn the_markdown_report_names_every_tick_and_reason() {
+    let c = setup();
+    c.p.git(&["notes", "--ref=speccoder", "remove", "HEAD"]);
+    let md = c.p.scratch.join("report.md");
+    let allowed = c.allowed.to_str().unwrap();
+    c.p.speccoder(&[
+        "attest",
+        "verify",
+        "--branch",
+        "--all",
+        "--allowed-signers",
+        allowed,
+        "--markdown",
+        md.to_str().unwrap(),
+    ])
+    .failure(26);
+    let text = std::fs::read_to_string(md).unwrap();
+    assert!(text.contains("| unverifiable | `001-bookmark-tags/T005` |"), "{text}");
+    assert!(text.contains("missing"), "{text}");
+}
+
+#[test]
+fn a_regression_only_tick_fails_only_under_require_verified() {
+    let c = setup_with(Evidence::RegressionOnly);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    let (code, report) = verify(&c, &["--require-verified"]);
+    assert_eq!(code, 26);
+    expect_tick(&report, "unverifiable", Some("not_verified"));
+    let _ = &c.eve;
+}
