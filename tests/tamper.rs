@@ -665,3 +665,48 @@ fn a_regression_only_tick_fails_only_under_require_verified() {
     expect_tick(&report, "unverifiable", Some("not_verified"));
     let _ = &c.eve;
 }
+
+#[test]
+fn no_mutation_of_a_note_makes_the_verifier_panic() {
+    use speccoder_attest::verify::trust::Trust;
+    let c = setup();
+    let original = c.p.note("HEAD").unwrap();
+    let repo_dir = c.p.root.clone();
+    // A fixed-seed xorshift: the same 120 mutations on every run.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |bound: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % bound as u64) as usize
+    };
+    for round in 0..120 {
+        let mut bytes = original.clone();
+        match round % 4 {
+            0 => {
+                let at = next(bytes.len());
+                bytes[at] ^= 1 << next(8);
+            }
+            1 => bytes.truncate(next(bytes.len())),
+            2 => {
+                let at = next(bytes.len());
+                bytes.insert(at, [b'"', b'{', b'}', b'\n', b'=', 0xff][next(6)]);
+            }
+            _ => {
+                let at = next(bytes.len());
+                let len = next(64).min(bytes.len() - at);
+                bytes.drain(at..at + len);
+            }
+        }
+        let file = c.p.scratch.join("mutated");
+        std::fs::write(&file, &bytes).unwrap();
+        c.p.git(&["notes", "--ref=speccoder", "add", "-f", "--no-stripspace", "-F", file.to_str().unwrap(), "HEAD"]);
+        let repo = speccoder_attest::git::Repo::discover(&repo_dir).unwrap();
+        let report = speccoder_attest::verify::verify_commits(&repo, Some("HEAD"), &Trust::default()).unwrap();
+        // The commit is always reported, with an outcome and a reason; never a panic, never a pass
+        // (this run trusts no key, so nothing can pass).
+        assert_eq!(report.ticks.len(), 1, "round {round}");
+        assert_eq!(report.ticks[0].outcome.as_str(), "unverifiable", "round {round}");
+        assert!(report.ticks[0].reason.is_some(), "round {round}");
+    }
+}
