@@ -67,7 +67,8 @@ pub struct SuiteRun {
     pub failed: Vec<String>,
 }
 
-/// The red run: must have failed.
+/// The red run: must have failed. It repeats [`SuiteRun`]'s fields instead of flattening it
+/// because serde cannot deny unknown fields through `#[serde(flatten)]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RedRun {
