@@ -56,7 +56,11 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
         return Ok(Chosen::Unsigned("--signer none: written unsigned on purpose".into()));
     }
     let format = repo.config_string("gpg.format");
-    let is_ssh = choice == SignerChoice::Ssh || format.as_deref() == Some("ssh");
+    // `--key` names an SSH key (file or `key::` literal): it means SSH unless git is explicitly
+    // configured for another format.
+    let is_ssh = choice == SignerChoice::Ssh
+        || format.as_deref() == Some("ssh")
+        || (key.is_some() && format.is_none());
     let configured_key = key.map(str::to_owned).or_else(|| repo.config_string("user.signingKey"));
     if !is_ssh {
         return Ok(Chosen::Unsigned(match (&format, &configured_key) {
