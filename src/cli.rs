@@ -35,8 +35,8 @@ pub enum Command {
     /// Without a key the lines are written unsigned and `speccoder attest sign` signs them later.
     ///
     /// Exit codes: 0 written; 2 bad target or unknown unit/task; 13 bad evidence, spec file,
-    /// speccoder.toml or key; 14 repository state (detached HEAD, unborn branch, already ticked,
-    /// unstaged tasks.md); 1 internal error.
+    /// speccoder.toml, identity or key, or a statement that would leak; 14 repository state (not a
+    /// repository, detached HEAD, unborn branch, already ticked, unstaged tasks.md); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Attest(AttestArgs),
 }
@@ -68,7 +68,8 @@ pub struct SigningArgs {
     #[arg(long, value_name = "BACKEND")]
     pub signer: Option<String>,
     /// The signing key: a private key file, a public key file whose key is in ssh-agent, or a
-    /// `key::ssh-ed25519 AAAA...` literal. Overrides git's user.signingKey.
+    /// `key::ssh-ed25519 AAAA...` literal. Overrides git's user.signingKey and means SSH unless
+    /// gpg.format names another format.
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
 }
@@ -77,6 +78,9 @@ pub struct SigningArgs {
 #[derive(Debug, Subcommand)]
 pub enum AttestSub {
     /// Sign the unsigned lines of a task commit's note, leaving the payloads unchanged.
+    ///
+    /// Exit codes: 0 signed (or nothing left to sign); 13 bad key; 14 unknown revision, no note,
+    /// or no key configured; 1 internal error.
     Sign(AttestSignArgs),
 }
 
