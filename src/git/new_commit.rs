@@ -42,7 +42,6 @@ impl Repo {
         tree: ObjectId,
         message: &str,
     ) -> Result<ObjectId, GitError> {
-        let branch = full_name(branch_ref)?;
         let found = self.ref_target(branch_ref)?;
         if found != Some(expected_head) {
             return Err(GitError::RefMoved {
@@ -52,6 +51,21 @@ impl Repo {
             });
         }
         let id = self.create_commit_detached(&[expected_head], tree, message)?;
+        self.advance_branch(branch_ref, expected_head, id, message)?;
+        Ok(id)
+    }
+
+    /// Move `branch_ref` from `expected_head` to the commit `new` (written already, with
+    /// `message`) by compare-and-swap ([`GitError::RefMoved`] when it moved meanwhile). The reflog
+    /// of the branch, and of HEAD when the branch is checked out here, records `commit: <subject>`.
+    pub fn advance_branch(
+        &self,
+        branch_ref: &str,
+        expected_head: ObjectId,
+        new: ObjectId,
+        message: &str,
+    ) -> Result<(), GitError> {
+        let branch = full_name(branch_ref)?;
         let subject = message.lines().next().unwrap_or("");
         let log = LogChange {
             mode: RefLog::AndReference,
@@ -62,8 +76,7 @@ impl Repo {
             self.inner.head_name().during(|| "read HEAD".into())?.is_some_and(|name| name == branch);
         // Going through HEAD lets the transaction log the move in HEAD's reflog too, as git does.
         let name = if checked_out_here { full_name("HEAD")? } else { branch };
-        let edit = RefEdit::update_with_log(name, id, previous(Some(expected_head)), log).with_deref(true);
-        self.apply_ref_edit(edit, branch_ref, Some(expected_head))?;
-        Ok(id)
+        let edit = RefEdit::update_with_log(name, new, previous(Some(expected_head)), log).with_deref(true);
+        self.apply_ref_edit(edit, branch_ref, Some(expected_head))
     }
 }
