@@ -228,6 +228,19 @@ impl SourceTree for FsTree {
     }
 }
 
+/// A git tree is a source tree: the verifier reads the spec at any commit this way.
+impl SourceTree for crate::git::GitTree<'_> {
+    fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError> {
+        crate::git::GitTree::file(self, path)
+            .map_err(|e| SpecError::Repository { path: path.to_owned(), message: e.to_string() })
+    }
+
+    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError> {
+        crate::git::GitTree::entries(self, dir)
+            .map_err(|e| SpecError::Repository { path: dir.to_owned(), message: e.to_string() })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,18 +328,5 @@ mod tests {
         let fs = FsTree::new(root);
         assert_eq!(fs.entries("").unwrap(), Some(vec![("specs".into(), true)]));
         assert_eq!(fs.file("specs/a.md").unwrap(), Some(b"a".to_vec()));
-    }
-}
-
-/// A git tree is a source tree: the verifier reads the spec at any commit this way.
-impl SourceTree for crate::git::GitTree<'_> {
-    fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError> {
-        crate::git::GitTree::file(self, path)
-            .map_err(|e| SpecError::Repository { path: path.to_owned(), message: e.to_string() })
-    }
-
-    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError> {
-        crate::git::GitTree::entries(self, dir)
-            .map_err(|e| SpecError::Repository { path: dir.to_owned(), message: e.to_string() })
     }
 }

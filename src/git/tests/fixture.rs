@@ -129,12 +129,6 @@ impl Fixture {
         self.rev("HEAD")
     }
 
-    /// An empty commit on the current branch; return it.
-    pub fn empty_commit(&self, message: &str) -> ObjectId {
-        self.git(&["commit", "-q", "--allow-empty", "-m", message]);
-        self.rev("HEAD")
-    }
-
     /// `git rev-parse --verify` of `spec`.
     pub fn rev(&self, spec: &str) -> ObjectId {
         let hex = self.git(&["rev-parse", "--verify", spec]);
