@@ -1,0 +1,645 @@
+//! The end-to-end test kit: real repositories in temporary directories, driven by the real `git`,
+//! keys and verdicts from the real `ssh-keygen`, and the built `speccoder` binary, every process
+//! isolated from the machine's configuration. Nothing here calls the crate's own encoders: PAE,
+//! base64 and digests are computed independently, so a test checks our output as a peer would.
+//!
+//! Suites use it as `#[path = "../common/mod.rs"] mod common;` (or `mod common;` from `tests/`).
+
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Value, json};
+use sha2::{Digest as _, Sha256};
+
+/// The principal every test key is allowed as.
+pub const PRINCIPAL: &str = "ada@example.com";
+/// The SSHSIG namespace of every line.
+pub const NAMESPACE: &str = "in-toto";
+/// The DSSE payload type of every line.
+pub const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
+/// The notes reference that holds the bundles.
+pub const NOTES_REF: &str = "refs/notes/speccoder";
+/// The Spec Kit fixture's unit and the OpenSpec fixture's change.
+pub const SPECKIT_UNIT: &str = "001-bookmark-tags";
+/// The OpenSpec fixture's change id.
+pub const OPENSPEC_UNIT: &str = "add-tag-filter";
+
+/// The crate's root (fixtures, schemas).
+pub fn crate_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The hex sha256 of `bytes`.
+pub fn sha256(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// DSSE's pre-authentication encoding, written out here from the specification:
+/// `DSSEv1 <len(type)> <type> <len(body)> <body>`, lengths in decimal bytes.
+pub fn pae(payload_type: &str, payload: &[u8]) -> Vec<u8> {
+    let mut out = format!("DSSEv1 {} {} {} ", payload_type.len(), payload_type, payload.len()).into_bytes();
+    out.extend_from_slice(payload);
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+/// What a finished process left: its status and its output as text.
+#[derive(Debug)]
+pub struct Run {
+    /// The exit status.
+    pub status: ExitStatus,
+    /// stdout, lossily decoded.
+    pub stdout: String,
+    /// stderr, lossily decoded.
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(out: std::process::Output) -> Run {
+        Run {
+            status: out.status,
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// The exit code (`None` when killed by a signal).
+    pub fn code(&self) -> Option<i32> {
+        self.status.code()
+    }
+
+    /// Fails the test unless the process exited 0; returns `self` for chaining.
+    #[track_caller]
+    pub fn success(self) -> Run {
+        assert!(self.status.success(), "expected success, got {}\n{self}", self.status);
+        self
+    }
+
+    /// Fails the test unless the process exited with `code`.
+    #[track_caller]
+    pub fn failure(self, code: i32) -> Run {
+        assert_eq!(self.code(), Some(code), "expected exit {code}\n{self}");
+        self
+    }
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "--- stdout\n{}--- stderr\n{}---", self.stdout, self.stderr)
+    }
+}
+
+/// Clears `cmd`'s environment down to what a test grants: `PATH`, a private `HOME`, no system or
+/// global git configuration, no agent, no telemetry, a fixed locale.
+pub fn isolate(cmd: &mut Command, home: &Path) {
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC")
+        .env("OPENSPEC_TELEMETRY", "0")
+        .env("NO_COLOR", "1");
+}
+
+/// Runs `cmd` with an empty stdin and returns what happened.
+pub fn run(mut cmd: Command) -> Run {
+    cmd.stdin(Stdio::null());
+    Run::from(cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}")))
+}
+
+/// `git` in `dir`, isolated with `home`.
+pub fn git_command(dir: &Path, home: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new("git");
+    isolate(&mut cmd, home);
+    cmd.current_dir(dir).args(args);
+    cmd
+}
+
+/// The built `speccoder` binary, checked once to be this checkout's build: checkouts that share
+/// a `CARGO_TARGET_DIR` overwrite each other's `target/<profile>/speccoder`, and a test must not
+/// pass or fail on another checkout's code.
+pub fn speccoder_bin() -> &'static Path {
+    static CHECKED: OnceLock<()> = OnceLock::new();
+    let bin = Path::new(env!("CARGO_BIN_EXE_speccoder"));
+    CHECKED.get_or_init(|| {
+        let out = Command::new(bin).arg("--version").output().expect("the speccoder binary runs");
+        let found = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let expected = format!("speccoder {}", env!("CARGO_PKG_VERSION"));
+        assert_eq!(
+            found,
+            expected,
+            "{} is another checkout's build (it shares this CARGO_TARGET_DIR); rebuild it here \
+             (touch src/main.rs and run the tests again)",
+            bin.display()
+        );
+    });
+    bin
+}
+
+/// The built `speccoder` binary in `dir`, isolated with `home`.
+pub fn speccoder_command<S: AsRef<OsStr>>(dir: &Path, home: &Path, args: &[S]) -> Command {
+    let mut cmd = Command::new(speccoder_bin());
+    isolate(&mut cmd, home);
+    cmd.current_dir(dir).args(args);
+    cmd
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repositories
+
+/// A temporary directory holding a repository (`repo/`), a private home (`home/`) and a scratch
+/// directory outside the work tree for keys and evidence (`scratch/`).
+pub struct Project {
+    tmp: tempfile::TempDir,
+    /// The work tree of the main worktree.
+    pub root: PathBuf,
+    /// The private HOME of every process of this project.
+    pub home: PathBuf,
+    /// Files that must not be inside the repository (keys, evidence, signatures).
+    pub scratch: PathBuf,
+}
+
+/// What must not change when a command refuses: refs, HEAD, index and work tree.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    /// `git for-each-ref` (every ref with its object).
+    pub refs: String,
+    /// `git rev-parse --verify -q HEAD` and `git symbolic-ref -q HEAD`.
+    pub head: String,
+    /// `git ls-files --stage` (the index).
+    pub index: String,
+    /// `git status --porcelain --untracked-files=all` and `git diff` (the work tree).
+    pub worktree: String,
+}
+
+impl Project {
+    /// A repository holding `fixtures/speckit`, one commit on `main`.
+    pub fn speckit() -> Project {
+        Project::from_fixture("speckit")
+    }
+
+    /// A repository holding `fixtures/openspec`, one commit on `main`.
+    pub fn openspec() -> Project {
+        Project::from_fixture("openspec")
+    }
+
+    /// A repository holding `fixtures/<name>`, committed once on `main`.
+    pub fn from_fixture(name: &str) -> Project {
+        let project = Project::uncommitted(name);
+        project.git(&["add", "-A"]);
+        project.git(&["commit", "-q", "-m", "Initial project"]);
+        project
+    }
+
+    /// `git init` on `main` with `fixtures/<name>` copied in and nothing committed (an unborn
+    /// branch). The repository's config names the committer; commits are never signed by git.
+    pub fn uncommitted(name: &str) -> Project {
+        let tmp = tempfile::tempdir().expect("a temporary directory");
+        let root = tmp.path().join("repo");
+        let home = tmp.path().join("home");
+        let scratch = tmp.path().join("scratch");
+        for dir in [&root, &home, &scratch] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        copy_dir(&crate_root().join("fixtures").join(name), &root);
+        let project = Project { tmp, root, home, scratch };
+        project.git(&["init", "-q", "-b", "main"]);
+        for (key, value) in [
+            ("user.name", "Ada Lovelace"),
+            ("user.email", PRINCIPAL),
+            ("commit.gpgsign", "false"),
+            ("core.autocrlf", "false"),
+        ] {
+            project.git(&["config", key, value]);
+        }
+        project
+    }
+
+    /// The temporary directory everything lives in.
+    pub fn tmp(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// Runs git in the work tree; fails the test on a non-zero exit; returns stdout.
+    #[track_caller]
+    pub fn git(&self, args: &[&str]) -> String {
+        self.git_in(&self.root, args)
+    }
+
+    /// Runs git in `dir` (another worktree); fails the test on a non-zero exit; returns stdout.
+    #[track_caller]
+    pub fn git_in(&self, dir: &Path, args: &[&str]) -> String {
+        let out = run(git_command(dir, &self.home, args));
+        assert!(out.status.success(), "git {args:?} failed\n{out}");
+        out.stdout
+    }
+
+    /// Runs git in the work tree and returns whatever happened.
+    pub fn git_run(&self, args: &[&str]) -> Run {
+        run(git_command(&self.root, &self.home, args))
+    }
+
+    /// Runs git and returns stdout as raw bytes (for byte-for-byte comparisons).
+    #[track_caller]
+    pub fn git_bytes(&self, args: &[&str]) -> Vec<u8> {
+        let out = git_command(&self.root, &self.home, args).stdin(Stdio::null()).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    }
+
+    /// Runs `speccoder` in the work tree.
+    pub fn speccoder<S: AsRef<OsStr>>(&self, args: &[S]) -> Run {
+        self.speccoder_in(&self.root, args)
+    }
+
+    /// Runs `speccoder` in `dir`.
+    pub fn speccoder_in<S: AsRef<OsStr>>(&self, dir: &Path, args: &[S]) -> Run {
+        run(speccoder_command(dir, &self.home, args))
+    }
+
+    /// `speccoder attest <target> --evidence <file>` with `extra` arguments, in the work tree.
+    pub fn attest(&self, target: &str, evidence: &Path, extra: &[&str]) -> Run {
+        let mut args: Vec<&OsStr> = vec!["attest".as_ref(), target.as_ref(), "--evidence".as_ref()];
+        args.push(evidence.as_os_str());
+        args.extend(extra.iter().map(OsStr::new));
+        self.speccoder(&args)
+    }
+
+    /// The full id of `rev`.
+    #[track_caller]
+    pub fn rev(&self, rev: &str) -> String {
+        self.git(&["rev-parse", "--verify", rev]).trim().to_owned()
+    }
+
+    /// The refs, HEAD, index and work tree as they are now.
+    pub fn snapshot(&self) -> Snapshot {
+        let text = |args: &[&str]| self.git_run(args).stdout;
+        Snapshot {
+            refs: text(&["for-each-ref", "--format=%(refname) %(objectname)"]),
+            head: text(&["rev-parse", "--verify", "-q", "HEAD"]) + &text(&["symbolic-ref", "-q", "HEAD"]),
+            index: text(&["ls-files", "--stage"]),
+            worktree: text(&["status", "--porcelain", "--untracked-files=all"]) + &text(&["diff"]),
+        }
+    }
+
+    /// The note of `rev` in `refs/notes/speccoder`, exactly as `git notes show` prints it.
+    pub fn note(&self, rev: &str) -> Option<Vec<u8>> {
+        let out = git_command(&self.root, &self.home, &["notes", "--ref", NOTES_REF, "show", rev])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        out.status.success().then_some(out.stdout)
+    }
+
+    /// The lines of `rev`'s note, decoded; fails the test when there is no note.
+    #[track_caller]
+    pub fn note_lines(&self, rev: &str) -> Vec<NoteLine> {
+        let note = self.note(rev).unwrap_or_else(|| panic!("{rev} has no note in {NOTES_REF}"));
+        parse_bundle(&note)
+    }
+
+    /// Writes `bytes` to `rela` in the work tree (directories created).
+    pub fn write(&self, rela: &str, bytes: impl AsRef<[u8]>) {
+        let path = self.root.join(rela);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+
+    /// Reads `rela` from the work tree.
+    pub fn read(&self, rela: &str) -> Vec<u8> {
+        std::fs::read(self.root.join(rela)).unwrap_or_else(|e| panic!("read {rela}: {e}"))
+    }
+
+    /// A fresh directory under scratch.
+    pub fn scratch_dir(&self, name: &str) -> PathBuf {
+        let dir = self.scratch.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+}
+
+/// Copies the directory tree `from` into `to` (regular files and directories only).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Notes
+
+/// One line of a bundle, decoded without the crate's code.
+#[derive(Debug, Clone)]
+pub struct NoteLine {
+    /// The line's bytes, without its newline.
+    pub raw: Vec<u8>,
+    /// The envelope as JSON.
+    pub envelope: Value,
+    /// `payloadType`.
+    pub payload_type: String,
+    /// The decoded payload: the exact statement bytes that were signed.
+    pub payload: Vec<u8>,
+    /// The statement parsed from `payload`.
+    pub statement: Value,
+    /// `(keyid, decoded sig)` of each signature.
+    pub signatures: Vec<(String, Vec<u8>)>,
+}
+
+impl NoteLine {
+    /// The statement's `predicateType`.
+    pub fn predicate_type(&self) -> &str {
+        self.statement["predicateType"].as_str().unwrap_or_default()
+    }
+
+    /// sha256 of the payload (the statement bytes), as the summary names a line.
+    pub fn digest(&self) -> String {
+        sha256(&self.payload)
+    }
+
+    /// The PAE bytes of this line, computed by [`pae`].
+    pub fn pae(&self) -> Vec<u8> {
+        pae(&self.payload_type, &self.payload)
+    }
+}
+
+/// Splits a bundle into lines and decodes each; fails the test on a blank line, a missing final
+/// newline or a line that is not an envelope.
+#[track_caller]
+pub fn parse_bundle(bundle: &[u8]) -> Vec<NoteLine> {
+    assert!(bundle.ends_with(b"\n"), "the bundle must end with a newline");
+    bundle[..bundle.len() - 1]
+        .split(|b| *b == b'\n')
+        .enumerate()
+        .map(|(i, raw)| {
+            assert!(!raw.is_empty(), "line {} of the bundle is blank", i + 1);
+            let envelope: Value =
+                serde_json::from_slice(raw).unwrap_or_else(|e| panic!("line {}: {e}", i + 1));
+            let payload = STANDARD.decode(envelope["payload"].as_str().expect("payload")).expect("base64");
+            let statement = serde_json::from_slice(&payload).expect("the payload is JSON");
+            let signatures = envelope["signatures"]
+                .as_array()
+                .expect("signatures is an array")
+                .iter()
+                .map(|s| {
+                    let keyid = s["keyid"].as_str().unwrap_or_default().to_owned();
+                    (keyid, STANDARD.decode(s["sig"].as_str().expect("sig")).expect("base64 sig"))
+                })
+                .collect();
+            NoteLine {
+                raw: raw.to_vec(),
+                payload_type: envelope["payloadType"].as_str().expect("payloadType").to_owned(),
+                envelope,
+                payload,
+                statement,
+                signatures,
+            }
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// SSH
+
+/// A key pair made by `ssh-keygen`.
+#[derive(Debug, Clone)]
+pub struct Key {
+    /// The private key file.
+    pub private: PathBuf,
+    /// The public key file (`<private>.pub`).
+    pub public: PathBuf,
+    /// The public key line (`ssh-ed25519 AAAA… comment`).
+    pub public_line: String,
+}
+
+impl Key {
+    /// `key::<public key line>`, as git's `user.signingKey` takes a key held in an agent.
+    pub fn literal(&self) -> String {
+        format!("key::{}", self.public_line)
+    }
+}
+
+/// `ssh-keygen -t <kind>` (`ed25519`, `ecdsa`, `rsa`) without a passphrase, into `dir/name`.
+#[track_caller]
+pub fn ssh_key(dir: &Path, name: &str, kind: &str) -> Key {
+    let private = dir.join(name);
+    let mut cmd = Command::new("ssh-keygen");
+    isolate(&mut cmd, dir);
+    cmd.args(["-q", "-t", kind, "-N", "", "-C", name, "-f"]).arg(&private);
+    match kind {
+        "ecdsa" => {
+            cmd.args(["-b", "256"]);
+        }
+        "rsa" => {
+            cmd.args(["-b", "2048"]);
+        }
+        _ => {}
+    }
+    run(cmd).success();
+    let public = dir.join(format!("{name}.pub"));
+    let public_line = std::fs::read_to_string(&public).unwrap().trim().to_owned();
+    Key { private, public, public_line }
+}
+
+/// An ed25519 key in `dir/name`.
+pub fn ed25519(dir: &Path, name: &str) -> Key {
+    ssh_key(dir, name, "ed25519")
+}
+
+/// Writes an allowed-signers file at `path`: one `principal namespaces="in-toto" <key>` line each.
+pub fn allowed_signers(path: &Path, entries: &[(&str, &Key)]) -> PathBuf {
+    let text: String = entries
+        .iter()
+        .map(|(principal, key)| format!("{principal} namespaces=\"{NAMESPACE}\" {}\n", key.public_line))
+        .collect();
+    std::fs::write(path, text).unwrap();
+    path.to_owned()
+}
+
+/// `ssh-keygen -Y verify -f allowed -I principal -n in-toto -s <sig>` with `data` on stdin.
+pub fn ssh_verify(dir: &Path, allowed: &Path, principal: &str, sig: &[u8], data: &[u8]) -> Run {
+    let sig_file = tempfile::NamedTempFile::new_in(dir).unwrap();
+    let data_file = tempfile::NamedTempFile::new_in(dir).unwrap();
+    std::fs::write(sig_file.path(), sig).unwrap();
+    std::fs::write(data_file.path(), data).unwrap();
+    let mut cmd = Command::new("ssh-keygen");
+    isolate(&mut cmd, dir);
+    cmd.args(["-Y", "verify", "-n", NAMESPACE, "-I", principal, "-f"])
+        .arg(allowed)
+        .arg("-s")
+        .arg(sig_file.path())
+        .stdin(std::fs::File::open(data_file.path()).unwrap());
+    Run::from(cmd.output().expect("ssh-keygen runs"))
+}
+
+/// Fails the test unless every line of `lines` carries one signature that `ssh-keygen -Y verify`
+/// accepts for [`PRINCIPAL`] over the PAE bytes computed here.
+#[track_caller]
+pub fn assert_every_line_verifies(dir: &Path, allowed: &Path, lines: &[NoteLine]) {
+    assert!(!lines.is_empty(), "no lines");
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(line.payload_type, PAYLOAD_TYPE, "line {}", i + 1);
+        assert_eq!(line.signatures.len(), 1, "line {} should carry one signature", i + 1);
+        let (keyid, sig) = &line.signatures[0];
+        assert!(keyid.starts_with("SHA256:"), "line {} keyid {keyid}", i + 1);
+        assert!(sig.starts_with(b"-----BEGIN SSH SIGNATURE-----"), "line {} is not SSHSIG armor", i + 1);
+        let out = ssh_verify(dir, allowed, PRINCIPAL, sig, &line.pae());
+        assert!(out.status.success(), "line {} does not verify with ssh-keygen\n{out}", i + 1);
+        assert!(out.stdout.contains(PRINCIPAL), "{out}");
+    }
+}
+
+/// A private `ssh-agent` in its own directory, stopped (by its own handle) when dropped.
+pub struct Agent {
+    child: Child,
+    /// Its socket, for `SSH_AUTH_SOCK`.
+    pub socket: PathBuf,
+}
+
+impl Agent {
+    /// Starts `ssh-agent -D -a <dir>/agent.sock` and waits for the socket.
+    pub fn start(dir: &Path) -> Agent {
+        let socket = dir.join("agent.sock");
+        let mut cmd = Command::new("ssh-agent");
+        isolate(&mut cmd, dir);
+        let child = cmd
+            .arg("-D")
+            .arg("-a")
+            .arg(&socket)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("ssh-agent starts");
+        let agent = Agent { child, socket };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !agent.socket.exists() {
+            assert!(Instant::now() < deadline, "ssh-agent made no socket");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        agent
+    }
+
+    /// `ssh-add <private key>` into this agent.
+    #[track_caller]
+    pub fn add(&self, key: &Key) {
+        let mut cmd = Command::new("ssh-add");
+        isolate(&mut cmd, self.socket.parent().unwrap());
+        cmd.env("SSH_AUTH_SOCK", &self.socket).arg(&key.private);
+        run(cmd).success();
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evidence
+
+/// Which evidence file to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evidence {
+    /// `fixtures/evidence/verified.json`: baseline, red (with `red.log`), green.
+    Verified,
+    /// Baseline, red, green and a passed held-out run: six lines.
+    WithHeldOut,
+    /// `regression_only` (`already_passing`): baseline and green, no red.
+    RegressionOnly,
+}
+
+/// The held-out manifest digest [`Evidence::WithHeldOut`] names.
+pub fn held_out_manifest() -> String {
+    format!("sha256:{}", sha256(b"held-out manifest of the test kit"))
+}
+
+/// The evidence JSON of `kind` for `task` (`<unit>/<task>`).
+pub fn evidence_json(task: &str, kind: Evidence) -> Value {
+    let path = crate_root().join("fixtures/evidence/verified.json");
+    let mut value: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    value["task"] = json!(task);
+    let phases = value["phases"].as_array_mut().unwrap();
+    match kind {
+        Evidence::Verified => {}
+        Evidence::WithHeldOut => phases.push(json!({
+            "phase": "held_out", "result": "PASSED", "manifest": held_out_manifest(), "passed": 3, "total": 3
+        })),
+        Evidence::RegressionOnly => {
+            phases.retain(|p| p["phase"] != "red");
+            value["verdict"] = json!("regression_only");
+            value["regression"] = json!({
+                "code": "already_passing",
+                "detail": "the acceptance tests passed before the change"
+            });
+        }
+    }
+    value
+}
+
+/// Writes `evidence` as `dir/evidence.json` and `red` as `dir/red.log` beside it; returns the
+/// evidence file's path.
+pub fn write_evidence_value(dir: &Path, evidence: &Value, red: &[u8]) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("red.log"), red).unwrap();
+    let path = dir.join("evidence.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(evidence).unwrap()).unwrap();
+    path
+}
+
+/// Writes the evidence of `kind` for `task` into `dir` beside the bundled `red.log`.
+pub fn write_evidence(dir: &Path, task: &str, kind: Evidence) -> PathBuf {
+    let red = std::fs::read(crate_root().join("fixtures/evidence/red.log")).unwrap();
+    write_evidence_value(dir, &evidence_json(task, kind), &red)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Peers
+
+/// The pinned OpenSpec CLI: `.peers/node_modules/.bin/openspec`, else `openspec` on `PATH`.
+/// Fails the test (never skips it) when neither is there.
+#[track_caller]
+pub fn openspec() -> PathBuf {
+    let pinned = crate_root().join(".peers/node_modules/.bin/openspec");
+    if pinned.is_file() {
+        return pinned;
+    }
+    let on_path = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|dir| dir.join("openspec"))
+        .find(|p| p.is_file());
+    on_path.unwrap_or_else(|| {
+        panic!(
+            "the OpenSpec CLI is missing: run `bash scripts/peers.sh` (it installs the pinned \
+             @fission-ai/openspec into .peers/), or put `openspec` on PATH"
+        )
+    })
+}
+
+/// The JSON Schema validator of `schema/<file>`.
+pub fn schema_validator(file: &str) -> jsonschema::Validator {
+    let path = crate_root().join("schema").join(file);
+    let schema: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
