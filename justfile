@@ -18,3 +18,7 @@ lint:
 # Regenerate the JSON Schemas from the types.
 schema:
     cargo run --quiet --locked -- schema
+
+# speccoder attest (six signed lines) against ssh-keygen per line + git notes add; prints the ratio.
+bench:
+    cargo bench --locked --bench attest

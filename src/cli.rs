@@ -35,8 +35,8 @@ pub enum Command {
     /// Without a key the lines are written unsigned and `speccoder attest sign` signs them later.
     ///
     /// Exit codes: 0 written; 2 bad target or unknown unit/task; 13 bad evidence, spec file,
-    /// speccoder.toml or key; 14 repository state (detached HEAD, unborn branch, already ticked,
-    /// unstaged tasks.md); 1 internal error.
+    /// speccoder.toml, identity or key, or a statement that would leak; 14 repository state (not a
+    /// repository, detached HEAD, unborn branch, already ticked, unstaged tasks.md); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Attest(Box<AttestArgs>),
 }
@@ -70,7 +70,7 @@ pub struct SigningArgs {
     /// The signing key. SSH: a private key file, a public key file whose key is in ssh-agent, or a
     /// `key::ssh-ed25519 AAAA...` literal. OpenPGP: a secret key file (signed in-process), or a
     /// key id, fingerprint or user id in gpg's keyring (signed by gpg). Overrides git's
-    /// user.signingKey.
+    /// user.signingKey; without gpg.format or --signer, an SSH key means SSH, anything else OpenPGP.
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
 }
@@ -79,6 +79,9 @@ pub struct SigningArgs {
 #[derive(Debug, Subcommand)]
 pub enum AttestSub {
     /// Sign the unsigned lines of a task commit's note, leaving the payloads unchanged.
+    ///
+    /// Exit codes: 0 signed (or nothing left to sign); 13 bad key; 14 unknown revision, no note,
+    /// or no key configured; 1 internal error.
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
     ///

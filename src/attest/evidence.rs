@@ -5,7 +5,9 @@ use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use crate::model::evidence::{Evidence, EvidenceRuleError};
+use serde_json::Value;
+
+use crate::model::evidence::{Evidence, EvidenceRuleError, HeldOutRun, RedRun, SuiteRun};
 
 /// The largest evidence file we read.
 pub const EVIDENCE_MAX_BYTES: u64 = 8 * 1024 * 1024;
@@ -126,9 +128,41 @@ pub fn load(path: &Path, task: &str) -> Result<LoadedEvidence, EvidenceError> {
 pub fn parse(bytes: &[u8]) -> Result<Evidence, (String, String)> {
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|e| {
-        let field = e.path().to_string();
-        (field, e.into_inner().to_string())
+        let refined = phase_index(e.path()).and_then(|index| inside_phase(bytes, index));
+        refined.unwrap_or_else(|| (e.path().to_string(), e.into_inner().to_string()))
     })
+}
+
+/// `i` when an error's path is exactly `phases[i]`.
+fn phase_index(path: &serde_path_to_error::Path) -> Option<usize> {
+    use serde_path_to_error::Segment;
+    match path.iter().collect::<Vec<_>>().as_slice() {
+        [Segment::Map { key }, Segment::Seq { index }] if key == "phases" => Some(*index),
+        _ => None,
+    }
+}
+
+/// A phase is read through its `phase` tag, which hides the path inside the phase from the error;
+/// reading the phase again as its own variant names the offending field (`phases[1].result`).
+fn inside_phase(bytes: &[u8], index: usize) -> Option<(String, String)> {
+    fn check<T: serde::de::DeserializeOwned>(
+        phase: Value,
+    ) -> Option<serde_path_to_error::Error<serde_json::Error>> {
+        serde_path_to_error::deserialize::<_, T>(phase).err()
+    }
+    let value: Value = serde_json::from_slice(bytes).ok()?;
+    let mut phase = value.get("phases")?.get(index)?.as_object()?.clone();
+    let tag = phase.remove("phase")?;
+    let phase = Value::Object(phase);
+    let e = match tag.as_str()? {
+        "baseline" | "green" => check::<SuiteRun>(phase),
+        "red" => check::<RedRun>(phase),
+        "held_out" => check::<HeldOutRun>(phase),
+        _ => None,
+    }?;
+    let inner = e.path().to_string();
+    let field = if inner == "." { format!("phases[{index}]") } else { format!("phases[{index}].{inner}") };
+    Some((field, e.into_inner().to_string()))
 }
 
 /// Reads at most `max` bytes; `Ok(None)` when the file is longer.
@@ -153,5 +187,21 @@ mod tests {
         assert!(message.contains("GREEN"), "{message}");
         let (field, _) = parse(br#"{"task":"u/T1","verdict":"verified","phases":[],"extra":1}"#).unwrap_err();
         assert_eq!(field, "extra");
+        let (field, message) = parse(
+            br#"{"task":"u/T1","verdict":"verified","phases":[{"phase":"green","result":"PASSED","configuration":"x"},{"phase":"held_out","result":"PASSED","manifest":"m","passed":"3","total":3}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(field, "phases[1].passed");
+        assert!(message.contains("invalid type"), "{message}");
+        let (field, message) = parse(
+            br#"{"task":"u/T1","verdict":"verified","phases":[{"phase":"red","result":"FAILED","configuration":"x","kind":"assertion","outptu":"r.log"}]}"#,
+        )
+        .unwrap_err();
+        assert!(field.starts_with("phases[0]"), "{field}");
+        assert!(message.contains("outptu"), "{message}");
+        let (field, message) =
+            parse(br#"{"task":"u/T1","verdict":"verified","phases":[{"phase":"blue"}]}"#).unwrap_err();
+        assert_eq!(field, "phases[0].phase");
+        assert!(message.contains("blue"), "{message}");
     }
 }

@@ -60,7 +60,8 @@ impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let short = self.commit.get(..12).unwrap_or(&self.commit);
         let branch = self.branch.strip_prefix("refs/heads/").unwrap_or(&self.branch);
-        writeln!(f, "{} {} on {branch}: {} ({})", self.command, self.target, short, self.verdict)?;
+        let on = if branch.is_empty() { String::new() } else { format!(" on {branch}") };
+        writeln!(f, "{} {}{on}: {} ({})", self.command, self.target, short, self.verdict)?;
         let signed = self.lines.iter().filter(|l| l.signed).count();
         writeln!(f, "  note {} in {}: {} lines, {} signed", short, self.notes_ref, self.lines.len(), signed)?;
         for l in &self.lines {
@@ -182,6 +183,20 @@ impl AttestError {
             | AttestError::Detached(_)
             | AttestError::Unborn(_)
             | AttestError::Nothing(_) => exit::GIT_PRECONDITION,
+            AttestError::Git(
+                GitError::Discover { .. }
+                | GitError::NoWorkTree { .. }
+                | GitError::UnknownRevision { .. }
+                | GitError::RefMoved { .. }
+                | GitError::RefLocked { .. }
+                | GitError::IndexLocked { .. }
+                | GitError::Unmerged { .. },
+            ) => exit::GIT_PRECONDITION,
+            AttestError::Git(
+                GitError::IdentityMissing { .. }
+                | GitError::EmptyIdentityName { .. }
+                | GitError::BadDate { .. },
+            ) => exit::CONFIG,
             _ => exit::INTERNAL,
         }
     }

@@ -116,12 +116,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     let chosen = signing::choose(repo, req.signer, req.key.as_deref())?;
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen);
 
-    repo.update_ref_cas(
-        &branch,
-        Some(head),
-        commit,
-        &format!("commit: {}", msg.lines().next().unwrap_or("")),
-    )?;
+    repo.advance_branch(&branch, head, commit, &msg)?;
     let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
     write_note(repo, commit, note)?;
     repo.stage_worktree_file(&facts.tasks_path, &ticked)

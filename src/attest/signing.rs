@@ -65,6 +65,8 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
         SignerChoice::OpenPgp => SignerChoice::OpenPgp,
         _ => match format.as_deref() {
             Some("ssh") => SignerChoice::Ssh,
+            // `--key` given without any gpg.format: the key itself says which kind it is.
+            None if key.is_some_and(looks_like_ssh_key) => SignerChoice::Ssh,
             Some("x509") => {
                 return Ok(Chosen::Unsigned(format!(
                     "git is configured for x509 signing, which speccoder does not use; {HOW_TO_SIGN}"
@@ -95,4 +97,25 @@ pub fn sign_envelope(envelope: &mut Envelope, signer: &dyn Signer) -> Result<(),
     let sig = signer.sign(&envelope.pae())?;
     envelope.signatures.push(Signature { keyid: signer.keyid(), sig });
     Ok(())
+}
+
+/// Whether `key` (a `--key` value) names an SSH key: a `key::` literal, a public key line, or a
+/// file holding an OpenSSH key or public key line.
+fn looks_like_ssh_key(key: &str) -> bool {
+    let ssh_text = |t: &str| {
+        let t = t.trim_start();
+        t.starts_with("ssh-") || t.starts_with("ecdsa-") || t.starts_with("sk-") || t.starts_with("-----BEGIN OPENSSH")
+    };
+    if key.starts_with("key::") || ssh_text(key) {
+        return true;
+    }
+    let path = match key.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(rest)),
+        None => Some(std::path::PathBuf::from(key)),
+    };
+    path.and_then(|p| std::fs::read(p).ok()).is_some_and(|bytes| {
+        let head = &bytes[..bytes.len().min(64)];
+        ssh_text(&String::from_utf8_lossy(head)) || head.starts_with(b"-----BEGIN RSA PRIVATE KEY")
+            || head.starts_with(b"-----BEGIN EC PRIVATE KEY")
+    })
 }

@@ -55,14 +55,14 @@ impl Repo {
         Ok(id)
     }
 
-    /// Moves `branch_ref` from `expected_head` to the already written commit `id`, by
-    /// compare-and-swap, logging `commit: <subject of message>` in the branch's reflog and in HEAD's
-    /// when the branch is checked out here, as `git commit` does.
+    /// Move `branch_ref` from `expected_head` to the commit `new` (written already, with
+    /// `message`) by compare-and-swap ([`GitError::RefMoved`] when it moved meanwhile). The reflog
+    /// of the branch, and of HEAD when the branch is checked out here, records `commit: <subject>`.
     pub fn advance_branch(
         &self,
         branch_ref: &str,
         expected_head: ObjectId,
-        id: ObjectId,
+        new: ObjectId,
         message: &str,
     ) -> Result<(), GitError> {
         let branch = full_name(branch_ref)?;
@@ -76,7 +76,7 @@ impl Repo {
             self.inner.head_name().during(|| "read HEAD".into())?.is_some_and(|name| name == branch);
         // Going through HEAD lets the transaction log the move in HEAD's reflog too, as git does.
         let name = if checked_out_here { full_name("HEAD")? } else { branch };
-        let edit = RefEdit::update_with_log(name, id, previous(Some(expected_head)), log).with_deref(true);
+        let edit = RefEdit::update_with_log(name, new, previous(Some(expected_head)), log).with_deref(true);
         self.apply_ref_edit(edit, branch_ref, Some(expected_head))
     }
 }

@@ -8,7 +8,7 @@
 //! tuned for source code and would flag ordinary test output; this list is the short one the
 //! specification names, each pattern anchored so that relative paths and hashes stay clean.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
 use serde_json::Value;
@@ -74,41 +74,81 @@ pub struct LeakAt {
 /// path segment, so `src/home/x` and `./tmp/x` stay clean while ` /home/x` and `"/tmp/x` do not.
 const PATH_START: &str = r"(?:^|[^A-Za-z0-9_.\-~/])";
 
-static PATTERNS: LazyLock<Vec<(LeakKind, Regex)>> = LazyLock::new(|| {
-    let rules: &[(LeakKind, String)] = &[
-        (
-            LeakKind::LocalPath,
-            format!(r"{PATH_START}(/(?:home|Users|root|tmp|private|var/folders|var/tmp)(?:/|$|[\s:'\x22)]))"),
-        ),
-        (LeakKind::LocalPath, r"file:///".to_owned()),
-        (LeakKind::WindowsPath, r"(?:^|[^A-Za-z0-9])([A-Za-z]:[\\/][^\s\\/]*)".to_owned()),
-        (LeakKind::WindowsPath, r"(?:^|[\s'\x22(=])(\\\\[A-Za-z0-9._$-]+\\)".to_owned()),
-        (LeakKind::UrlCredentials, r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@]*:[^\s/@]*@".to_owned()),
-        (LeakKind::PrivateKey, r"-----BEGIN[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----".to_owned()),
-        (LeakKind::Token, r"\bgh[pousr]_[A-Za-z0-9]{30,}".to_owned()),
-        (LeakKind::Token, r"\bgithub_pat_[A-Za-z0-9_]{20,}".to_owned()),
-        (LeakKind::Token, r"\bglpat-[A-Za-z0-9_\-]{20,}".to_owned()),
-        (LeakKind::Token, r"\bgl(?:ptt|dt|rt|soat|cbt)-[A-Za-z0-9_\-]{20,}".to_owned()),
-        (LeakKind::Token, r"\bxox[abposr]-[A-Za-z0-9\-]{10,}".to_owned()),
-        (LeakKind::Token, r"\bxapp-[0-9]-[A-Za-z0-9\-]{10,}".to_owned()),
-        (LeakKind::Token, r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b".to_owned()),
-        (LeakKind::Token, r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}".to_owned()),
-        (LeakKind::Token, r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}".to_owned()),
-        (LeakKind::Token, r"\bAIza[0-9A-Za-z_\-]{35}".to_owned()),
-        (LeakKind::Token, r"\bnpm_[A-Za-z0-9]{36}\b".to_owned()),
-        (LeakKind::Token, r"\bhf_[A-Za-z]{30,}\b".to_owned()),
-        (LeakKind::Token, r"\bpypi-AgE[A-Za-z0-9_\-]{20,}".to_owned()),
-        (LeakKind::Jwt, r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}".to_owned()),
-        (LeakKind::Bearer, r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{20,}=*".to_owned()),
-    ];
-    rules
-        .iter()
-        .map(|(kind, pattern)| match Regex::new(pattern) {
-            Ok(re) => (*kind, re),
+/// One rule: its pattern, and literals of which every match holds at least one. A rule's regex is
+/// compiled the first time a string holds one of its literals: compiling all of them costs more
+/// than a whole `speccoder attest` otherwise spends, and ordinary statements trigger only a few.
+struct Rule {
+    kind: LeakKind,
+    pattern: String,
+    /// Every match contains one of these (compared ignoring ASCII case when `fold`).
+    needles: &'static [&'static str],
+    fold: bool,
+    regex: OnceLock<Regex>,
+}
+
+impl Rule {
+    fn new(kind: LeakKind, pattern: impl Into<String>, needles: &'static [&'static str]) -> Rule {
+        Rule { kind, pattern: pattern.into(), needles, fold: false, regex: OnceLock::new() }
+    }
+
+    fn folded(mut self) -> Rule {
+        self.fold = true;
+        self
+    }
+
+    fn may_match(&self, text: &str) -> bool {
+        if self.fold {
+            let lower = text.to_ascii_lowercase();
+            self.needles.iter().any(|n| lower.contains(n))
+        } else {
+            self.needles.iter().any(|n| text.contains(n))
+        }
+    }
+
+    fn regex(&self) -> &Regex {
+        self.regex.get_or_init(|| match Regex::new(&self.pattern) {
+            Ok(re) => re,
             // The patterns are constants of this file; a typo is a bug caught by every test.
-            Err(e) => panic!("clean-check pattern {pattern:?} does not compile: {e}"),
+            Err(e) => panic!("clean-check pattern {:?} does not compile: {e}", self.pattern),
         })
-        .collect()
+    }
+}
+
+static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    use LeakKind::*;
+    vec![
+        Rule::new(
+            LocalPath,
+            format!(r"{PATH_START}(/(?:home|Users|root|tmp|private|var/folders|var/tmp)(?:/|$|[\s:'\x22)]))"),
+            &["/home", "/Users", "/root", "/tmp", "/private", "/var/folders", "/var/tmp"],
+        ),
+        Rule::new(LocalPath, r"file:///", &["file:///"]),
+        Rule::new(WindowsPath, r"(?:^|[^A-Za-z0-9])([A-Za-z]:[\\/][^\s\\/]*)", &[":\\", ":/"]),
+        Rule::new(WindowsPath, r"(?:^|[\s'\x22(=])(\\\\[A-Za-z0-9._$-]+\\)", &["\\\\"]),
+        Rule::new(UrlCredentials, r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@]*:[^\s/@]*@", &["://"]),
+        Rule::new(PrivateKey, r"-----BEGIN[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----", &["-----BEGIN"]),
+        Rule::new(Token, r"\bgh[pousr]_[A-Za-z0-9]{30,}", &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]),
+        Rule::new(Token, r"\bgithub_pat_[A-Za-z0-9_]{20,}", &["github_pat_"]),
+        Rule::new(Token, r"\bglpat-[A-Za-z0-9_\-]{20,}", &["glpat-"]),
+        Rule::new(
+            Token,
+            r"\bgl(?:ptt|dt|rt|soat|cbt)-[A-Za-z0-9_\-]{20,}",
+            &["glptt-", "gldt-", "glrt-", "glsoat-", "glcbt-"],
+        ),
+        Rule::new(Token, r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", &["xox"]),
+        Rule::new(Token, r"\bxapp-[0-9]-[A-Za-z0-9\-]{10,}", &["xapp-"]),
+        Rule::new(Token, r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", &["AKIA", "ASIA", "ABIA", "ACCA"]),
+        Rule::new(Token, r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", &["sk-"]),
+        Rule::new(Token, r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", &["k_live_", "k_test_"]),
+        Rule::new(Token, r"\bAIza[0-9A-Za-z_\-]{35}", &["AIza"]),
+        Rule::new(Token, r"\bnpm_[A-Za-z0-9]{36}\b", &["npm_"]),
+        Rule::new(Token, r"\bhf_[A-Za-z]{30,}\b", &["hf_"]),
+        Rule::new(Token, r"\bpypi-AgE[A-Za-z0-9_\-]{20,}", &["pypi-AgE"]),
+        Rule::new(Jwt, r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", &["eyJ"]),
+        // "bearer" has no letter with a non-ASCII case fold, so an ASCII-folded search finds
+        // every match of `(?i)bearer`.
+        Rule::new(Bearer, r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{20,}=*", &["bearer"]).folded(),
+    ]
 });
 
 /// Checks one string.
@@ -117,11 +157,11 @@ static PATTERNS: LazyLock<Vec<(LeakKind, Regex)>> = LazyLock::new(|| {
 /// The first leak found (by position), without its text.
 pub fn check_str(text: &str) -> Result<(), Leak> {
     let mut first: Option<Leak> = None;
-    for (kind, re) in PATTERNS.iter() {
-        if let Some(caps) = re.captures(text) {
+    for rule in RULES.iter().filter(|r| r.may_match(text)) {
+        if let Some(caps) = rule.regex().captures(text) {
             let m = caps.get(1).or_else(|| caps.get(0));
             if let Some(m) = m {
-                let leak = Leak { kind: *kind, start: m.start(), end: m.end() };
+                let leak = Leak { kind: rule.kind, start: m.start(), end: m.end() };
                 if first.as_ref().is_none_or(|f| leak.start < f.start) {
                     first = Some(leak);
                 }
@@ -185,6 +225,40 @@ mod tests {
     fn keys_are_checked_too() {
         let doc = json!({"a": {"/tmp/x": 1}});
         assert!(check_value(&doc).unwrap_err().pointer.ends_with("(key)"));
+    }
+
+    #[test]
+    fn every_rule_compiles_and_a_match_of_it_holds_one_of_its_literals() {
+        let samples = [
+            " /home/ada/x",
+            "file:///etc",
+            "C:\\Users\\ada",
+            " \\\\server\\share",
+            "https://ada:pw@example.com",
+            "-----BEGIN OPENSSH PRIVATE KEY-----",
+            "ghs_0123456789abcdefghijABCDEFGHIJ012345",
+            "github_pat_0123456789abcdefghij_x",
+            "glpat-0123456789abcdefghij",
+            "glrt-0123456789abcdefghij",
+            "xoxb-0123456789",
+            "xapp-1-0123456789",
+            "AKIA0123456789ABCDEF",
+            "sk-proj-0123456789abcdefghij",
+            "rk_live_0123456789abcdef",
+            "AIza0123456789abcdefghij0123456789abcde",
+            "npm_0123456789abcdefghij0123456789abcdef",
+            "hf_abcdefghijabcdefghijabcdefghij",
+            "pypi-AgE0123456789abcdefghij",
+            "eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeK",
+            "Authorization: BEARER 0123456789abcdefghij0123",
+        ];
+        for rule in RULES.iter() {
+            let matched: Vec<&&str> = samples.iter().filter(|s| rule.regex().is_match(s)).collect();
+            assert!(!matched.is_empty(), "no sample for {:?}", rule.pattern);
+            for sample in matched {
+                assert!(rule.may_match(sample), "{:?} matches {sample:?} without a literal", rule.pattern);
+            }
+        }
     }
 
     #[test]

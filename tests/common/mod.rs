@@ -10,6 +10,7 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -126,9 +127,30 @@ pub fn git_command(dir: &Path, home: &Path, args: &[&str]) -> Command {
     cmd
 }
 
+/// The built `speccoder` binary, checked once to be this checkout's build: checkouts that share
+/// a `CARGO_TARGET_DIR` overwrite each other's `target/<profile>/speccoder`, and a test must not
+/// pass or fail on another checkout's code.
+pub fn speccoder_bin() -> &'static Path {
+    static CHECKED: OnceLock<()> = OnceLock::new();
+    let bin = Path::new(env!("CARGO_BIN_EXE_speccoder"));
+    CHECKED.get_or_init(|| {
+        let out = Command::new(bin).arg("--version").output().expect("the speccoder binary runs");
+        let found = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let expected = format!("speccoder {}", env!("CARGO_PKG_VERSION"));
+        assert_eq!(
+            found,
+            expected,
+            "{} is another checkout's build (it shares this CARGO_TARGET_DIR); rebuild it here \
+             (touch src/main.rs and run the tests again)",
+            bin.display()
+        );
+    });
+    bin
+}
+
 /// The built `speccoder` binary in `dir`, isolated with `home`.
 pub fn speccoder_command<S: AsRef<OsStr>>(dir: &Path, home: &Path, args: &[S]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_speccoder"));
+    let mut cmd = Command::new(speccoder_bin());
     isolate(&mut cmd, home);
     cmd.current_dir(dir).args(args);
     cmd

@@ -1,0 +1,178 @@
+//! `just bench`: one `speccoder attest` writing six lines signed with an ed25519 key, against the
+//! same signing and note writing done the way a shell-out implementation does it: one
+//! `ssh-keygen -Y sign` process per line, then `git notes add`. Both run side by side, alternating,
+//! in fresh temporary repositories; the medians and their ratio are printed.
+//!
+//! `BENCH_RUNS` sets the number of runs of each (default 21). Only the work itself is timed:
+//! making the repository, the key and the evidence is not. Besides wall-clock time the bench
+//! reports the CPU time (user + system) of the processes each side started, read from
+//! `/proc/self/stat` on Linux: on a busy machine it says more than the wall clock does.
+
+#[path = "../tests/common/mod.rs"]
+#[allow(unused)]
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use common::{Evidence, Key, NOTES_REF, PAYLOAD_TYPE, Project};
+
+const TASK: &str = "001-bookmark-tags/T005";
+
+/// A fresh Spec Kit repository, a key and six-line evidence for T005.
+fn fresh() -> (Project, Key, std::path::PathBuf) {
+    let project = Project::speckit();
+    let key = common::ed25519(&project.scratch, "ada");
+    let evidence = common::write_evidence(&project.scratch_dir("evidence"), TASK, Evidence::WithHeldOut);
+    (project, key, evidence)
+}
+
+/// Wall-clock and CPU time of one side's work.
+#[derive(Clone, Copy)]
+struct Cost {
+    wall: Duration,
+    /// User + system time of the waited-for child processes, in clock ticks; `None` off Linux.
+    cpu_ticks: Option<u64>,
+}
+
+/// The user + system time of every waited-for child so far, in clock ticks (`cutime + cstime`).
+fn children_cpu_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 16 and 17 of proc(5); `rest` starts at field 3.
+    Some(fields.get(13)?.parse::<u64>().ok()? + fields.get(14)?.parse::<u64>().ok()?)
+}
+
+/// Runs `work`, measuring its wall-clock time and its children's CPU time.
+fn measure(work: impl FnOnce()) -> Cost {
+    let cpu = children_cpu_ticks();
+    let start = Instant::now();
+    work();
+    let wall = start.elapsed();
+    Cost { wall, cpu_ticks: cpu.zip(children_cpu_ticks()).map(|(a, b)| b - a) }
+}
+
+/// Times `speccoder attest` (tick, commit, six statements, six signatures, the note).
+fn ours() -> Cost {
+    let (p, key, evidence) = fresh();
+    let args =
+        ["attest", TASK, "--evidence", evidence.to_str().unwrap(), "--key", key.private.to_str().unwrap()];
+    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+    let mut out = None;
+    let took = measure(|| out = Some(cmd.output().unwrap()));
+    let out = out.unwrap();
+    assert!(out.status.success(), "speccoder attest failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(p.note_lines("HEAD").len(), 6);
+    took
+}
+
+/// Times six `ssh-keygen -Y sign` processes over the PAE of `payloads` and one `git notes add`
+/// of the bundle they make; envelopes are assembled in-process between the processes.
+fn per_line_tools(payloads: &[Vec<u8>]) -> Cost {
+    let (p, key, _) = fresh();
+    let work = p.scratch_dir("per-line");
+    let mut bundle = Vec::new();
+    let mut out = None;
+    let took = measure(|| {
+        for (i, payload) in payloads.iter().enumerate() {
+            let pae_file = work.join(format!("line-{i}"));
+            std::fs::write(&pae_file, common::pae(PAYLOAD_TYPE, payload)).unwrap();
+            let mut sign = Command::new("ssh-keygen");
+            common::isolate(&mut sign, &p.home);
+            sign.args(["-Y", "sign", "-n", common::NAMESPACE, "-f"]).arg(&key.private).arg(&pae_file);
+            let out = sign.output().unwrap();
+            assert!(out.status.success(), "ssh-keygen -Y sign: {}", String::from_utf8_lossy(&out.stderr));
+            let sig = std::fs::read(work.join(format!("line-{i}.sig"))).unwrap();
+            let envelope = serde_json::json!({
+                "payload": STANDARD.encode(payload),
+                "payloadType": PAYLOAD_TYPE,
+                "signatures": [{ "keyid": "", "sig": STANDARD.encode(sig) }],
+            });
+            bundle.extend_from_slice(&serde_json::to_vec(&envelope).unwrap());
+            bundle.push(b'\n');
+        }
+        let note = work.join("bundle");
+        std::fs::write(&note, &bundle).unwrap();
+        let mut add = common::git_command(&p.root, &p.home, &["notes", "--ref", NOTES_REF, "add", "-F"]);
+        add.arg(&note).arg("HEAD");
+        out = Some(add.output().unwrap());
+    });
+    let out = out.unwrap();
+    assert!(out.status.success(), "git notes add: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(p.note("HEAD").unwrap(), bundle);
+    took
+}
+
+fn median(mut runs: Vec<Duration>) -> Duration {
+    runs.sort();
+    runs[runs.len() / 2]
+}
+
+/// Mean CPU milliseconds per run (clock ticks of 10 ms: only the mean over many runs is useful).
+fn cpu_ms(costs: &[Cost]) -> Option<f64> {
+    let ticks: Option<u64> = costs.iter().map(|c| c.cpu_ticks).sum();
+    Some(ticks? as f64 * 10.0 / costs.len() as f64)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter that names something else skips this bench.
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    if args.iter().any(|a| !"attest".contains(a.as_str())) {
+        return;
+    }
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` does not: there one run of each
+    // checks that the bench still works, without measuring a debug build.
+    let measuring = std::env::args().any(|a| a == "--bench");
+    let runs: usize = if measuring {
+        std::env::var("BENCH_RUNS").ok().and_then(|n| n.parse().ok()).unwrap_or(21).max(1)
+    } else {
+        1
+    };
+    assert!(Path::new(env!("CARGO_BIN_EXE_speccoder")).is_file());
+
+    // The payloads the per-line tools sign: the six statements of a real tick.
+    let (p, key, evidence) = fresh();
+    p.attest(TASK, &evidence, &["--key", key.private.to_str().unwrap()]).success();
+    let payloads: Vec<Vec<u8>> = p.note_lines("HEAD").into_iter().map(|l| l.payload).collect();
+    assert_eq!(payloads.len(), 6);
+
+    // One warm-up of each, then alternate so that drift hits both alike.
+    if measuring {
+        ours();
+        per_line_tools(&payloads);
+    }
+    let (mut a, mut b) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    for _ in 0..runs {
+        a.push(ours());
+        b.push(per_line_tools(&payloads));
+    }
+    let (cpu_a, cpu_b) = (cpu_ms(&a), cpu_ms(&b));
+    let wall = |costs: &[Cost]| median(costs.iter().map(|c| c.wall).collect());
+    let (wall_a, wall_b) = (wall(&a), wall(&b));
+    let ratio = wall_b.as_secs_f64() / wall_a.as_secs_f64();
+    if !measuring {
+        println!("attest bench: one smoke run of each under `cargo test`; `just bench` measures");
+        return;
+    }
+    println!("attest bench: six lines (baseline, red, green, held_out, task-verification, summary), ed25519");
+    println!(
+        "  speccoder attest (tick, commit, sign, note)   wall, median of {runs}: {:>8.2} ms",
+        ms(wall_a)
+    );
+    println!("  ssh-keygen -Y sign x6 + git notes add        wall, median of {runs}: {:>8.2} ms", ms(wall_b));
+    println!(
+        "  ratio: {ratio:.1}x faster (target: at least 10x){}",
+        if ratio >= 10.0 { "" } else { "  BELOW TARGET" }
+    );
+    if let (Some(x), Some(y)) = (cpu_a, cpu_b) {
+        println!("  CPU time (user+sys) per run, mean: {x:.1} ms against {y:.1} ms: {:.1}x", y / x.max(0.1));
+    }
+}

@@ -1,0 +1,141 @@
+//! What the command prints: a short human summary, or the same facts as one JSON object; and `-C`.
+
+use serde_json::Value;
+
+use crate::common::{self, Evidence, NOTES_REF};
+use crate::{Setup, T005};
+
+#[test]
+fn the_human_summary_names_the_task_the_commit_every_line_and_the_signer() {
+    let s = Setup::speckit(Evidence::WithHeldOut);
+    let out = s.attest_signed(&[]);
+    let head = s.project.rev("HEAD");
+    let lines = s.project.note_lines("HEAD");
+    let keyid = &lines[0].signatures[0].0;
+    let text = &out.stdout;
+    assert!(text.starts_with(&format!("attest {T005} on main: {} (verified)\n", &head[..12])), "{text}");
+    assert!(text.contains(&format!("note {} in {NOTES_REF}: 6 lines, 6 signed\n", &head[..12])), "{text}");
+    for (name, line) in [
+        "test-result/baseline",
+        "test-result/red",
+        "test-result/green",
+        "test-result/held_out",
+        "task-verification",
+        "summary",
+    ]
+    .iter()
+    .zip(&lines)
+    {
+        assert!(text.contains(&format!("{name:<22} sha256:{}\n", line.digest())), "{name}\n{text}");
+    }
+    assert!(text.contains(&format!("signer: ssh ed25519 {keyid}")), "{text}");
+    assert!(!text.contains("unsigned") && !text.contains("withheld"), "{text}");
+    assert!(text.lines().count() <= 12, "the summary is short\n{text}");
+    assert_eq!(out.stderr, "");
+}
+
+#[test]
+fn json_output_is_one_object_with_the_same_facts() {
+    let s = Setup::speckit(Evidence::WithHeldOut);
+    let out = s.attest_signed(&["--json"]);
+    assert_eq!(out.stdout.trim_end().lines().count(), 1, "one line\n{out}");
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let p = &s.project;
+    let lines = p.note_lines("HEAD");
+    assert_eq!(report["command"], "attest");
+    assert_eq!(report["commit"], p.rev("HEAD"));
+    assert_eq!(report["branch"], "refs/heads/main");
+    assert_eq!(report["target"], T005);
+    assert_eq!(report["verdict"], "verified");
+    assert_eq!(report["notes_ref"], NOTES_REF);
+    assert_eq!(report["unsigned_reason"], Value::Null);
+    assert_eq!(report["withheld"], serde_json::json!([]));
+    assert_eq!(report["warnings"], serde_json::json!([]));
+    let signer = report["signer"].as_str().unwrap();
+    assert!(signer.starts_with(&format!("ssh ed25519 {}", lines[0].signatures[0].0)), "{signer}");
+    let reported: Vec<(&str, &str, bool)> = report["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["name"].as_str().unwrap(), l["sha256"].as_str().unwrap(), l["signed"].as_bool().unwrap()))
+        .collect();
+    let names = [
+        "test-result/baseline",
+        "test-result/red",
+        "test-result/green",
+        "test-result/held_out",
+        "task-verification",
+        "summary",
+    ];
+    let digests: Vec<String> = lines.iter().map(common::NoteLine::digest).collect();
+    let expected: Vec<(&str, &str, bool)> =
+        names.iter().zip(&digests).map(|(n, d)| (*n, d.as_str(), true)).collect();
+    assert_eq!(reported, expected);
+}
+
+#[test]
+fn json_output_of_an_unsigned_tick_carries_the_reason() {
+    let s = Setup::speckit(Evidence::Verified);
+    let out = s.project.attest(T005, &s.evidence, &["--json"]).success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["signer"], Value::Null);
+    assert!(report["unsigned_reason"].as_str().unwrap().contains("no signing key configured"), "{out}");
+    assert!(report["lines"].as_array().unwrap().iter().all(|l| l["signed"] == false));
+}
+
+#[test]
+fn json_errors_are_one_object_with_the_message_and_the_exit_code() {
+    let s = Setup::speckit(Evidence::Verified);
+    let target = crate::speckit_task("T099");
+    let evidence = common::write_evidence(&s.project.scratch_dir("t099"), &target, Evidence::Verified);
+    let out = s.project.attest(&target, &evidence, &["--json"]).failure(2);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["exit_code"], 2);
+    assert!(report["error"].as_str().unwrap().contains("task `T099` not found"), "{out}");
+}
+
+#[test]
+fn dash_c_runs_in_another_directory() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let elsewhere = p.scratch_dir("elsewhere");
+    let root = p.root.to_str().unwrap();
+    let args = [
+        "-C",
+        root,
+        "attest",
+        T005,
+        "--evidence",
+        s.evidence.to_str().unwrap(),
+        "--key",
+        s.key.private.to_str().unwrap(),
+    ];
+    p.speccoder_in(&elsewhere, &args).success();
+    common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD"));
+    // `-C` works for `attest sign` too, and from a subdirectory of the work tree.
+    let sub = p.root.join("specs");
+    let out = p.speccoder_in(
+        &elsewhere,
+        &["-C", sub.to_str().unwrap(), "attest", "sign", "HEAD", "--key", s.key.private.to_str().unwrap()],
+    );
+    assert!(out.success().stdout.contains("every line was signed already"));
+}
+
+#[test]
+fn dash_c_resolves_a_relative_evidence_path_against_that_directory() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let args =
+        ["-C", "repo", "attest", T005, "--evidence", "../scratch/evidence/evidence.json", "--signer", "none"];
+    p.speccoder_in(p.tmp(), &args).success();
+    assert_eq!(p.note_lines("HEAD").len(), 5);
+}
+
+#[test]
+fn dash_c_to_a_missing_directory_is_a_usage_error() {
+    let s = Setup::speckit(Evidence::Verified);
+    let before = s.project.snapshot();
+    let out = s.project.speccoder(&["-C", "no-such-dir", "attest", "sign"]).failure(2);
+    assert!(out.stderr.contains("cannot change to no-such-dir"), "{out}");
+    assert_eq!(s.project.snapshot(), before);
+}

@@ -1,0 +1,63 @@
+//! Parallel writers: two `speccoder attest` processes in two worktrees of one repository, started
+//! together, must both keep their notes (the notes ref moves by compare-and-swap with retries).
+
+use std::process::Stdio;
+
+use crate::common::{self, Evidence, NOTES_REF, PRINCIPAL, Project};
+use crate::speckit_task;
+
+#[test]
+fn two_attest_runs_in_two_worktrees_at_the_same_time_both_keep_their_notes() {
+    let p = Project::speckit();
+    let key = common::ed25519(&p.scratch, "ada");
+    let allowed = common::allowed_signers(&p.scratch.join("allowed"), &[(PRINCIPAL, &key)]);
+    let second = p.tmp().join("second");
+    p.git(&["worktree", "add", "-q", "-b", "second", second.to_str().unwrap()]);
+    let trees = [(p.root.clone(), "refs/heads/main"), (second.clone(), "refs/heads/second")];
+
+    for round in 0..4 {
+        let tasks = [format!("T00{}", 2 * round + 1), format!("T00{}", 2 * round + 2)];
+        let mut children = Vec::new();
+        for ((dir, _), task) in trees.iter().zip(&tasks) {
+            let target = speckit_task(task);
+            let evidence = common::write_evidence(
+                &p.scratch_dir(&format!("{round}-{task}")),
+                &target,
+                Evidence::Verified,
+            );
+            let args = [
+                "attest",
+                &target,
+                "--evidence",
+                evidence.to_str().unwrap(),
+                "--key",
+                key.private.to_str().unwrap(),
+            ];
+            let mut cmd = common::speccoder_command(dir, &p.home, &args);
+            cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+            children.push(cmd.spawn().unwrap());
+        }
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        for ((dir, branch), task) in trees.iter().zip(&tasks) {
+            let commit = p.git_in(dir, &["rev-parse", branch]).trim().to_owned();
+            let message =
+                p.git_in(dir, &["log", "-1", "--format=%(trailers:key=Spec-Task,valueonly)", branch]);
+            assert_eq!(message.trim(), speckit_task(task), "round {round}");
+            let lines = p.note_lines(&commit);
+            assert_eq!(lines.len(), 5, "round {round}, {task}");
+            common::assert_every_line_verifies(&p.scratch, &allowed, &lines);
+            assert_eq!(p.git_in(dir, &["status", "--porcelain"]), "", "round {round}, {task}");
+        }
+        let notes = p.git(&["notes", "--ref", NOTES_REF, "list"]);
+        assert_eq!(notes.lines().count(), 2 * (round + 1), "round {round}: {notes}");
+    }
+    p.git_run(&["fsck", "--strict", "--no-dangling", "--no-progress"]).success();
+}

@@ -1,0 +1,233 @@
+//! Bad input and unusable repository states: each is refused with a clear message and exit code,
+//! and nothing is written (no commit, no note, no ref moved, index and work tree as they were).
+
+use serde_json::{Value, json};
+
+use crate::common::{self, Evidence, NOTES_REF, Project};
+use crate::{Setup, T005, speckit_task};
+
+/// A signed Spec Kit setup whose initial commit already carries someone else's note, so that a
+/// refusal that touched the notes ref would show.
+fn setup(kind: Evidence) -> Setup {
+    let s = Setup::speckit(kind);
+    s.project.git(&["notes", "--ref", NOTES_REF, "add", "-m", "an older note", "HEAD"]);
+    s
+}
+
+/// Runs `attest target` with `evidence` and the key; asserts the exit code, that stderr holds
+/// every one of `says`, and that the repository is exactly as before.
+#[track_caller]
+fn refused(s: &Setup, target: &str, evidence: &std::path::Path, code: i32, says: &[&str]) -> common::Run {
+    let before = s.project.snapshot();
+    let note_before = s.project.note("HEAD");
+    let out = s.project.attest(target, evidence, &["--key", s.key.private.to_str().unwrap()]).failure(code);
+    for text in says {
+        assert!(out.stderr.contains(text), "stderr should say {text:?}\n{out}");
+    }
+    assert!(out.stderr.starts_with("speccoder attest: "), "{out}");
+    assert_eq!(out.stdout, "", "{out}");
+    assert_eq!(s.project.snapshot(), before, "the repository changed\n{out}");
+    assert_eq!(s.project.note("HEAD"), note_before);
+    out
+}
+
+fn evidence_with(s: &Setup, name: &str, edit: impl FnOnce(&mut Value)) -> std::path::PathBuf {
+    let mut value = common::evidence_json(T005, Evidence::Verified);
+    edit(&mut value);
+    let red = std::fs::read(common::crate_root().join("fixtures/evidence/red.log")).unwrap();
+    common::write_evidence_value(&s.project.scratch_dir(name), &value, &red)
+}
+
+#[test]
+fn an_unknown_unit_is_refused_as_a_usage_error() {
+    let s = setup(Evidence::Verified);
+    let evidence =
+        common::write_evidence(&s.project.scratch_dir("other"), "999-nothing/T001", Evidence::Verified);
+    refused(&s, "999-nothing/T001", &evidence, 2, &["unit `999-nothing` not found"]);
+}
+
+#[test]
+fn an_unknown_task_is_refused_and_the_known_tasks_are_listed() {
+    let s = setup(Evidence::Verified);
+    let target = speckit_task("T099");
+    let evidence = common::write_evidence(&s.project.scratch_dir("other"), &target, Evidence::Verified);
+    refused(&s, &target, &evidence, 2, &["task `T099` not found", "T001, T002"]);
+}
+
+#[test]
+fn a_target_without_a_slash_is_refused_as_a_usage_error() {
+    let s = setup(Evidence::Verified);
+    refused(&s, "T005", &s.evidence, 2, &["is not <unit>/<task>"]);
+}
+
+#[test]
+fn a_task_already_ticked_is_refused() {
+    let s = setup(Evidence::Verified);
+    s.attest_signed(&[]);
+    // Attesting the same task again changes nothing.
+    refused(&s, T005, &s.evidence, 14, &["already ticked", "specs/001-bookmark-tags/tasks.md"]);
+    // Nor does a task that someone ticked by hand.
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(s.project.read(tasks)).unwrap();
+    s.project.write(tasks, text.replace("- [ ] T006", "- [x] T006"));
+    s.project.git(&["commit", "-qam", "tick T006 by hand"]);
+    let target = speckit_task("T006");
+    let evidence = common::write_evidence(&s.project.scratch_dir("t006"), &target, Evidence::Verified);
+    refused(&s, &target, &evidence, 14, &["already ticked"]);
+}
+
+#[test]
+fn an_evidence_file_that_breaks_the_schema_is_refused_naming_the_field() {
+    let s = setup(Evidence::Verified);
+    let bad_result = evidence_with(&s, "bad-result", |v| v["phases"][1]["result"] = json!("RED"));
+    refused(&s, T005, &bad_result, 13, &["schema/evidence.schema.json", "`phases[1].result`", "RED"]);
+    let unknown_field = evidence_with(&s, "unknown-field", |v| v["phases"][2]["pased"] = json!(["x"]));
+    refused(&s, T005, &unknown_field, 13, &["`phases[2].pased`"]);
+    let wrong_type = evidence_with(&s, "wrong-type", |v| v["acceptance"][0]["test"] = json!(7));
+    refused(&s, T005, &wrong_type, 13, &["`acceptance[0].test`"]);
+    let not_json = s.project.scratch_dir("not-json").join("evidence.json");
+    std::fs::write(&not_json, "{\"task\": ").unwrap();
+    refused(&s, T005, &not_json, 13, &["evidence.json"]);
+}
+
+#[test]
+fn an_evidence_file_that_breaks_a_rule_or_names_another_task_is_refused() {
+    let s = setup(Evidence::Verified);
+    let red_passed = evidence_with(&s, "red-passed", |v| v["phases"][1]["result"] = json!("PASSED"));
+    refused(&s, T005, &red_passed, 13, &["a red run must be FAILED"]);
+    let other = evidence_with(&s, "other-task", |v| v["task"] = json!(speckit_task("T006")));
+    refused(&s, T005, &other, 13, &["is for task `001-bookmark-tags/T006`, not `001-bookmark-tags/T005`"]);
+}
+
+#[test]
+fn a_red_output_file_that_does_not_exist_is_refused_naming_it() {
+    let s = setup(Evidence::Verified);
+    std::fs::remove_file(s.evidence.parent().unwrap().join("red.log")).unwrap();
+    refused(&s, T005, &s.evidence, 13, &["red.log", "cannot be read", "relative to the evidence file"]);
+}
+
+#[test]
+fn a_detached_head_is_refused() {
+    let s = setup(Evidence::Verified);
+    s.project.git(&["checkout", "-q", "--detach"]);
+    refused(&s, T005, &s.evidence, 14, &["HEAD is detached", "check out a branch"]);
+}
+
+#[test]
+fn an_unborn_branch_is_refused() {
+    // A fresh repository with the project staged but never committed.
+    let project = Project::uncommitted("speckit");
+    project.git(&["add", "-A"]);
+    let key = common::ed25519(&project.scratch, "ada");
+    let evidence = common::write_evidence(&project.scratch_dir("evidence"), T005, Evidence::Verified);
+    let s = Setup { allowed: project.scratch.join("unused"), project, key, evidence };
+    refused(&s, T005, &s.evidence, 14, &["refs/heads/main has no commits yet"]);
+    assert_eq!(s.project.snapshot().refs, "");
+}
+
+#[test]
+fn an_orphan_branch_in_a_repository_with_history_is_refused() {
+    let s = setup(Evidence::Verified);
+    s.project.git(&["checkout", "-q", "--orphan", "fresh"]);
+    refused(&s, T005, &s.evidence, 14, &["refs/heads/fresh has no commits yet"]);
+}
+
+#[test]
+fn a_tasks_file_that_is_not_utf8_is_refused() {
+    let s = setup(Evidence::Verified);
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let mut bytes = s.project.read(tasks);
+    let at = bytes.windows(4).position(|w| w == b"T008").unwrap();
+    bytes.splice(at + 5..at + 5, [0xff, 0xfe]);
+    s.project.write(tasks, &bytes);
+    s.project.git(&["commit", "-qam", "a stray byte"]);
+    refused(&s, T005, &s.evidence, 13, &[tasks, "is not valid UTF-8"]);
+}
+
+#[test]
+fn unstaged_changes_to_the_tasks_file_are_refused() {
+    let s = setup(Evidence::Verified);
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let mut text = s.project.read(tasks);
+    text.extend_from_slice(b"- [ ] T009 A task not yet staged\n");
+    s.project.write(tasks, &text);
+    refused(&s, T005, &s.evidence, 14, &["has unstaged changes", "git add"]);
+}
+
+#[test]
+fn a_leaking_value_anywhere_else_in_the_evidence_stops_the_command_before_anything_is_written() {
+    let s = setup(Evidence::Verified);
+    type Edit = fn(&mut Value);
+    let cases: [(&str, Edit, &[&str]); 4] = [
+        (
+            "executor-path",
+            |v| v["executor"]["agent"] = json!("/home/ada/.local/bin/agent"),
+            &["task-verification statement would leak", "/predicate/executor/agent", "nothing was written"],
+        ),
+        (
+            "test-token",
+            |v| v["phases"][2]["passed"] = json!(["tags::adds", "ghp_0123456789abcdefghijABCDEFGHIJ012345"]),
+            &["test-result/green statement would leak", "/predicate/passedTests/1"],
+        ),
+        (
+            "acceptance-url",
+            |v| v["acceptance"][0]["test"] = json!("https://ada:hunter2@ci.example.com/tags"),
+            &["would leak", "a URL with a user name and password", "/predicate/trace/"],
+        ),
+        ("run-id", |v| v["run"] = json!("run-7 /tmp/ada-run"), &["would leak", "commit message"]),
+    ];
+    for (name, edit, says) in cases {
+        let evidence = evidence_with(&s, name, edit);
+        let out = refused(&s, T005, &evidence, 13, says);
+        for secret in ["/home/ada", "ghp_", "hunter2", "/tmp/ada"] {
+            assert!(!out.stderr.contains(secret), "the message repeats the leak\n{out}");
+        }
+    }
+}
+
+#[test]
+fn a_missing_evidence_flag_or_target_is_a_usage_error() {
+    let s = setup(Evidence::Verified);
+    let before = s.project.snapshot();
+    s.project.speccoder(&["attest", T005]).failure(2);
+    s.project.speccoder(&["attest", "--evidence", s.evidence.to_str().unwrap()]).failure(2);
+    assert_eq!(s.project.snapshot(), before);
+}
+
+#[test]
+fn a_directory_that_is_no_repository_is_refused() {
+    let s = setup(Evidence::Verified);
+    let elsewhere = s.project.scratch_dir("not-a-repo");
+    let out = s.project.speccoder_in(
+        &elsewhere,
+        &[
+            "attest",
+            T005,
+            "--evidence",
+            s.evidence.to_str().unwrap(),
+            "--key",
+            s.key.private.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code(), Some(14), "{out}");
+    assert!(out.stderr.contains("no git repository found"), "{out}");
+}
+
+#[test]
+fn a_repository_without_a_committer_identity_is_refused_as_a_configuration_error() {
+    let s = setup(Evidence::Verified);
+    s.project.git(&["config", "--unset", "user.name"]);
+    s.project.git(&["config", "--unset", "user.email"]);
+    refused(&s, T005, &s.evidence, 13, &["identity configured", "git config user.name"]);
+}
+
+#[test]
+fn attest_sign_of_an_unknown_revision_is_refused() {
+    let s = setup(Evidence::Verified);
+    let before = s.project.snapshot();
+    let out =
+        s.project.speccoder(&["attest", "sign", "no-such-branch", "--key", s.key.private.to_str().unwrap()]);
+    let out = out.failure(14);
+    assert!(out.stderr.contains("no-such-branch"), "{out}");
+    assert_eq!(s.project.snapshot(), before);
+}

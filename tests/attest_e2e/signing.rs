@@ -1,0 +1,227 @@
+//! Where the signing key comes from (flag, git config file or `key::` literal, an agent), what
+//! happens without one, and `speccoder attest sign` afterwards.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::{self, Agent, Evidence, NOTES_REF, NoteLine, PRINCIPAL, Project};
+use crate::{Setup, T005};
+
+/// `speccoder attest T005` in `s` with `SSH_AUTH_SOCK` set to `agent` when given.
+fn attest_with_agent(s: &Setup, agent: Option<&Agent>, extra: &[&str]) -> common::Run {
+    let mut args = vec!["attest", T005, "--evidence", s.evidence.to_str().unwrap()];
+    args.extend(extra);
+    let mut cmd: Command = common::speccoder_command(&s.project.root, &s.project.home, &args);
+    if let Some(agent) = agent {
+        cmd.env("SSH_AUTH_SOCK", &agent.socket);
+    }
+    common::run(cmd)
+}
+
+fn payloads(lines: &[NoteLine]) -> Vec<(String, Vec<u8>)> {
+    lines.iter().map(|l| (l.payload_type.clone(), l.payload.clone())).collect()
+}
+
+fn signer_of(out: &common::Run) -> String {
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    report["signer"].as_str().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn ecdsa_and_rsa_keys_from_the_key_flag_sign_lines_that_ssh_keygen_verifies() {
+    for kind in ["ecdsa", "rsa"] {
+        let p = Project::speckit();
+        let key = common::ssh_key(&p.scratch, "ada", kind);
+        let allowed = common::allowed_signers(&p.scratch.join("allowed"), &[(PRINCIPAL, &key)]);
+        let evidence = common::write_evidence(&p.scratch_dir("evidence"), T005, Evidence::Verified);
+        let out = p.attest(T005, &evidence, &["--key", key.private.to_str().unwrap(), "--json"]).success();
+        let short = if kind == "ecdsa" { "ssh ecdsa-p256 " } else { "ssh rsa " };
+        assert!(signer_of(&out).starts_with(short), "{out}");
+        common::assert_every_line_verifies(&p.scratch, &allowed, &p.note_lines("HEAD"));
+    }
+}
+
+#[test]
+fn a_key_file_named_by_git_config_signs_every_line() {
+    let s = Setup::speckit(Evidence::Verified);
+    s.project.git(&["config", "gpg.format", "ssh"]);
+    s.project.git(&["config", "user.signingKey", s.key.private.to_str().unwrap()]);
+    let out = s.project.attest(T005, &s.evidence, &["--json"]).success();
+    assert!(signer_of(&out).contains(&format!("key file {}", s.key.private.display())), "{out}");
+    common::assert_every_line_verifies(&s.project.scratch, &s.allowed, &s.project.note_lines("HEAD"));
+}
+
+#[test]
+fn a_key_under_home_named_with_a_tilde_in_the_global_git_config_signs_every_line() {
+    let s = Setup::speckit(Evidence::Verified);
+    let ssh_dir = s.project.home.join(".ssh");
+    std::fs::create_dir_all(&ssh_dir).unwrap();
+    let key = common::ed25519(&ssh_dir, "id_ed25519");
+    let allowed = common::allowed_signers(&s.project.scratch.join("home-allowed"), &[(PRINCIPAL, &key)]);
+    std::fs::write(
+        s.project.home.join(".gitconfig"),
+        "[gpg]\n\tformat = ssh\n[user]\n\tsigningKey = ~/.ssh/id_ed25519.pub\n",
+    )
+    .unwrap();
+    s.project.attest(T005, &s.evidence, &[]).success();
+    common::assert_every_line_verifies(&s.project.scratch, &allowed, &s.project.note_lines("HEAD"));
+}
+
+#[test]
+fn a_key_literal_in_git_config_signs_through_ssh_keygen_with_the_key_held_by_an_agent() {
+    let s = Setup::speckit(Evidence::Verified);
+    let agent = Agent::start(&s.project.scratch_dir("agent"));
+    agent.add(&s.key);
+    std::fs::remove_file(&s.key.private).unwrap(); // only the agent holds it now
+    s.project.git(&["config", "gpg.format", "ssh"]);
+    s.project.git(&["config", "user.signingKey", &s.key.literal()]);
+    let out = attest_with_agent(&s, Some(&agent), &["--json"]).success();
+    let signer = signer_of(&out);
+    assert!(signer.contains("key:: literal, through ssh-agent"), "{signer}");
+    assert!(signer.contains("signed by ssh-keygen"), "{signer}");
+    common::assert_every_line_verifies(&s.project.scratch, &s.allowed, &s.project.note_lines("HEAD"));
+}
+
+#[test]
+fn a_public_key_file_whose_private_half_is_only_in_an_agent_signs_through_ssh_keygen() {
+    let s = Setup::speckit(Evidence::WithHeldOut);
+    let agent = Agent::start(&s.project.scratch_dir("agent"));
+    agent.add(&s.key);
+    std::fs::remove_file(&s.key.private).unwrap();
+    let out =
+        attest_with_agent(&s, Some(&agent), &["--key", s.key.public.to_str().unwrap(), "--json"]).success();
+    assert!(signer_of(&out).contains("signed by ssh-keygen"), "{out}");
+    let lines = s.project.note_lines("HEAD");
+    assert_eq!(lines.len(), 6);
+    common::assert_every_line_verifies(&s.project.scratch, &s.allowed, &lines);
+}
+
+#[test]
+fn without_a_key_the_lines_are_written_unsigned_and_the_command_says_how_to_fix_it() {
+    let s = Setup::speckit(Evidence::Verified);
+    let out = s.project.attest(T005, &s.evidence, &[]).success();
+    assert!(out.stdout.contains("5 lines, 0 signed"), "{out}");
+    assert!(out.stdout.contains("unsigned: no signing key configured"), "{out}");
+    assert!(out.stdout.contains("git config user.signingKey"), "{out}");
+    assert!(out.stdout.contains("--key FILE"), "{out}");
+    assert!(out.stdout.contains("speccoder attest sign"), "{out}");
+    for line in s.project.note_lines("HEAD") {
+        assert_eq!(line.envelope["signatures"], serde_json::json!([]));
+    }
+}
+
+#[test]
+fn attest_sign_signs_the_unsigned_lines_later_leaving_the_payloads_unchanged() {
+    let s = Setup::speckit(Evidence::WithHeldOut);
+    let p = &s.project;
+    p.attest(T005, &s.evidence, &[]).success();
+    let task_commit = p.rev("HEAD");
+    let initial = p.rev("HEAD~1");
+    p.git(&["notes", "--ref", NOTES_REF, "add", "-m", "another commit's note", &initial]);
+    let other_note = p.note(&initial).unwrap();
+    // Work goes on: the task commit is no longer HEAD.
+    p.write("src/tags/store.rs", "pub fn add() {}\n");
+    p.git(&["add", "src/tags/store.rs"]);
+    p.git(&["commit", "-qm", "more work"]);
+    let unsigned = p.note_lines(&task_commit);
+    let before = p.snapshot();
+
+    let out =
+        p.speccoder(&["attest", "sign", &task_commit, "--key", s.key.private.to_str().unwrap(), "--json"]);
+    let out = out.success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["command"], "attest sign");
+    assert_eq!(report["commit"], task_commit);
+    assert_eq!(report["target"], T005);
+    assert_eq!(report["lines"].as_array().unwrap().len(), 6);
+
+    let signed = p.note_lines(&task_commit);
+    assert_eq!(payloads(&signed), payloads(&unsigned));
+    common::assert_every_line_verifies(&p.scratch, &s.allowed, &signed);
+    assert_eq!(p.note(&initial).unwrap(), other_note);
+    let after = p.snapshot();
+    assert_eq!((after.head, after.index, after.worktree), (before.head, before.index, before.worktree));
+
+    // Signing again changes nothing.
+    let note = p.note(&task_commit).unwrap();
+    let again =
+        p.speccoder(&["attest", "sign", &task_commit, "--key", s.key.private.to_str().unwrap()]).success();
+    assert!(again.stdout.contains("every line was signed already"), "{again}");
+    assert_eq!(p.note(&task_commit).unwrap(), note);
+}
+
+#[test]
+fn attest_sign_defaults_to_head_and_takes_the_key_from_git_config() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.attest(T005, &s.evidence, &["--signer", "none"]).success();
+    let unsigned = p.note_lines("HEAD");
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", s.key.private.to_str().unwrap()]);
+    let out = p.speccoder(&["attest", "sign"]).success();
+    let head = p.rev("HEAD");
+    assert!(out.stdout.starts_with(&format!("attest sign {T005}: {} (verified)\n", &head[..12])), "{out}");
+    assert!(out.stdout.contains("5 lines, 5 signed"), "{out}");
+    let signed = p.note_lines("HEAD");
+    assert_eq!(payloads(&signed), payloads(&unsigned));
+    common::assert_every_line_verifies(&p.scratch, &s.allowed, &signed);
+}
+
+#[test]
+fn a_key_literal_without_an_agent_leaves_the_lines_unsigned_until_attest_sign_reaches_the_agent() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", &s.key.literal()]);
+    let out = attest_with_agent(&s, None, &[]).success();
+    assert!(out.stdout.contains("5 lines, 0 signed"), "{out}");
+    assert!(out.stdout.contains("ssh-agent"), "{out}");
+    assert!(out.stdout.contains("speccoder attest sign"), "{out}");
+    let unsigned = p.note_lines("HEAD");
+
+    let agent = Agent::start(&p.scratch_dir("agent"));
+    agent.add(&s.key);
+    let mut cmd = common::speccoder_command(&p.root, &p.home, &["attest", "sign", "HEAD"]);
+    cmd.env("SSH_AUTH_SOCK", &agent.socket);
+    common::run(cmd).success();
+    let signed = p.note_lines("HEAD");
+    assert_eq!(payloads(&signed), payloads(&unsigned));
+    common::assert_every_line_verifies(&p.scratch, &s.allowed, &signed);
+}
+
+#[test]
+fn attest_sign_without_a_key_refuses_and_changes_nothing() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.attest(T005, &s.evidence, &[]).success();
+    let before = p.snapshot();
+    let note = p.note("HEAD");
+    let out = p.speccoder(&["attest", "sign"]);
+    assert_ne!(out.code(), Some(0), "{out}");
+    assert!(out.stderr.contains("no signing key configured"), "{out}");
+    assert_eq!(p.snapshot(), before);
+    assert_eq!(p.note("HEAD"), note);
+}
+
+#[test]
+fn attest_sign_on_a_commit_without_a_note_says_so_and_writes_nothing() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let before = p.snapshot();
+    let out = p.speccoder(&["attest", "sign", "HEAD", "--key", s.key.private.to_str().unwrap()]).failure(14);
+    assert!(out.stderr.contains("has no note in refs/notes/speccoder"), "{out}");
+    assert_eq!(p.snapshot(), before);
+}
+
+#[test]
+fn a_broken_key_file_is_a_configuration_error_and_nothing_is_written() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let broken = p.scratch.join("not-a-key");
+    std::fs::write(&broken, "this is no key\n").unwrap();
+    let before = p.snapshot();
+    let out = p.attest(T005, &s.evidence, &["--key", broken.to_str().unwrap()]).failure(13);
+    assert!(out.stderr.contains("is not a usable SSH key"), "{out}");
+    assert_eq!(p.snapshot(), before);
+}
