@@ -31,14 +31,160 @@ pub enum Command {
     /// phase, the task-verification statement and the verification summary, signs each DSSE
     /// envelope and writes them as JSON Lines to the commit's note in refs/notes/speccoder.
     ///
+    /// `speccoder attest <unit>/bug:<slug> --evidence FILE` closes the bug home
+    /// `.specify/bugs/<slug>/` instead: the commit ticks nothing (HEAD's tree plus what is staged)
+    /// and the task-verification's `bug.triad_sha256` anchors the home's three files.
+    ///
     /// The signer is chosen like git's: --signer/--key, else `gpg.format=ssh` and `user.signingKey`.
     /// Without a key the lines are written unsigned and `speccoder attest sign` signs them later.
     ///
     /// Exit codes: 0 written; 2 bad target or unknown unit/task; 13 bad evidence, spec file,
-    /// speccoder.toml, identity or key, or a statement that would leak; 14 repository state (not a
-    /// repository, detached HEAD, unborn branch, already ticked, unstaged tasks.md); 1 internal error.
+    /// bug home, speccoder.toml, identity or key, or a statement that would leak; 14 repository
+    /// state (not a repository, detached HEAD, unborn branch, already ticked, bug closed already
+    /// and unchanged, unstaged tasks.md); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Attest(Box<AttestArgs>),
+    /// Tick a task on a person's word, without test evidence (Verdict: attested).
+    ///
+    /// `speccoder accept <unit>/<task> --reason TEXT` ticks the task on the current branch in a
+    /// commit with the trailers Spec-Task:, Verdict: attested, Accepted-By: and Reason:, and
+    /// attaches one signed task-verification line with `decider {by, reason}` and no test evidence
+    /// as its note. The name (--by, default git's user.name) is recorded as asserted: the verifier
+    /// shows it, and only the signature says who signed. Staged changes are committed with it.
+    ///
+    /// Exit codes: 0 written; 2 bad target, unknown unit or task, a bug task, empty reason;
+    /// 13 no name, a bad spec file, speccoder.toml or key, a reason that would leak; 14 repository
+    /// state (detached HEAD, unborn branch, task already ticked, unstaged tasks.md); 1 internal error.
+    Accept(AcceptArgs),
+    /// Record that a task is skipped, without ticking it; --undo removes the record.
+    ///
+    /// `speccoder skip <unit>/<task> --reason TEXT` writes a commit of HEAD's tree that no branch
+    /// holds, with the trailers Spec-Task:, Verdict: skipped, Skipped-By: and Reason: and a signed
+    /// one-line `skipped` decision as its note, and points refs/speccoder/skipped/<unit>/<task> at
+    /// it (unit and task escaped: every byte other than A-Z a-z 0-9 - _ becomes %XX). The branch
+    /// and the task list do not change. `attest verify --branch` lists the skip as `skipped`, never
+    /// as verified. `--undo` deletes the ref by compare-and-swap.
+    ///
+    /// Exit codes: 0 written (or undone); 2 bad target, unknown unit or task, a bug task, empty
+    /// reason; 13 no name, a bad spec file, speccoder.toml or key; 14 the task is ticked, a skip
+    /// exists already, --undo without a skip, unborn branch; 1 internal error.
+    Skip(SkipArgs),
+    /// Held-out test sets: store one outside the work tree, publish those closed tasks name.
+    #[command(subcommand)]
+    HeldOut(HeldOutSub),
+}
+
+/// `speccoder accept`.
+#[derive(Debug, Args)]
+pub struct AcceptArgs {
+    /// The task: `<unit>/<task>`, e.g. `001-bookmark-tags/T002`.
+    #[arg(value_name = "UNIT/TASK")]
+    pub target: String,
+    /// Why the task is accepted without tests (one line; recorded in Reason: and signed).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: String,
+    /// Who accepts it (default: git's user.name). Asserted, not proven.
+    #[arg(long, value_name = "NAME")]
+    pub by: Option<String>,
+    /// How to sign.
+    #[command(flatten)]
+    pub signing: SigningArgs,
+    /// Print one JSON object instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `speccoder skip`.
+#[derive(Debug, Args)]
+pub struct SkipArgs {
+    /// The task: `<unit>/<task>`, e.g. `001-bookmark-tags/T006`.
+    #[arg(value_name = "UNIT/TASK")]
+    pub target: String,
+    /// Why the task is skipped (one line; recorded in Reason: and signed).
+    #[arg(long, value_name = "TEXT", required_unless_present = "undo", conflicts_with = "undo")]
+    pub reason: Option<String>,
+    /// Who skips it (default: git's user.name). Asserted, not proven.
+    #[arg(long, value_name = "NAME", conflicts_with = "undo")]
+    pub by: Option<String>,
+    /// Remove the skip of this task instead (deletes its ref by compare-and-swap).
+    #[arg(long)]
+    pub undo: bool,
+    /// How to sign.
+    #[command(flatten)]
+    pub signing: SigningArgs,
+    /// Print one JSON object instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Subcommands of `speccoder held-out`.
+#[derive(Debug, Subcommand)]
+pub enum HeldOutSub {
+    /// Copy a task's held-out test files into the local store and print the manifest digest.
+    ///
+    /// `speccoder held-out store <unit>/<task> DIR` copies every regular file under DIR into
+    /// `<store>/<unit>/<key>/files/`, writes `<store>/<unit>/<key>/manifest.json` (version, task,
+    /// run, each file's path and sha256; schema/held-out-manifest.schema.json) and prints
+    /// `sha256:<hex>`, the manifest's digest and the set's key, which the evidence file's held_out
+    /// phase names as `manifest`. Storing the same files again changes nothing. The store is
+    /// `<git common dir>/speccoder/held-out` unless --store says otherwise; never the work tree.
+    ///
+    /// Exit codes: 0 stored (or stored already); 2 bad target, unknown unit or task, a store in
+    /// the work tree; 13 DIR holds no files, a symbolic link, a special file or an unusable name,
+    /// or a damaged set with the same key exists; 14 unborn branch; 1 internal error.
+    Store(HeldOutStoreArgs),
+    /// Publish the stored sets that closed tasks on HEAD name to refs/speccoder/held-out/<unit>.
+    ///
+    /// Every commit reachable from HEAD with Spec-Task: and Verdict: names a held-out set by its
+    /// manifest digest (its held_out test-result line, its Held-Out: trailer). Each named set in
+    /// the store is checked against its manifest and added to one new commit per unit whose tree
+    /// holds `<key>/manifest.json` and `<key>/files/...` for every published set. The ref only
+    /// moves forward, by compare-and-swap, retried when another publisher moved it first;
+    /// publishing again is a no-op. A set whose files no longer match its manifest is named as
+    /// tampered and left out; a stored set no closed task names stays local.
+    ///
+    /// Exit codes: 0 published (or nothing to publish); 26 a named set was tampered (the others
+    /// were published); 2 unknown --unit, a store in the work tree; 13 a manifest that is not
+    /// valid or names a path outside its set, or a symbolic link in a set (nothing written);
+    /// 14 unborn branch, the ref kept moving; 1 internal error.
+    Publish(HeldOutPublishArgs),
+}
+
+/// `speccoder held-out store`.
+#[derive(Debug, Args)]
+pub struct HeldOutStoreArgs {
+    /// The task the set is for: `<unit>/<task>` (a bug task `<unit>/bug:<slug>` too).
+    #[arg(value_name = "UNIT/TASK")]
+    pub target: String,
+    /// The directory holding the held-out test files.
+    #[arg(value_name = "DIR")]
+    pub source: PathBuf,
+    /// The run that uses the set (recorded in the manifest).
+    #[arg(long, value_name = "RUN")]
+    pub run: Option<String>,
+    /// The store (default: <git common dir>/speccoder/held-out).
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// Print one JSON object instead of the digest.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `speccoder held-out publish`.
+#[derive(Debug, Args)]
+pub struct HeldOutPublishArgs {
+    /// Publish the sets of this unit only.
+    #[arg(long, value_name = "UNIT")]
+    pub unit: Option<String>,
+    /// The store (default: <git common dir>/speccoder/held-out).
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// Print what would be published; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print one JSON object instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `speccoder attest`.

@@ -1,12 +1,14 @@
 //! The JSON Schemas generated from our wire types: the open specification's predicate, the
-//! evidence file, and the three statement shapes a bundle holds. `speccoder schema` writes them to
-//! `schema/`; `speccoder schema --check` fails when a committed file differs from what the types
-//! generate, so the published schemas can never drift from the code.
+//! evidence file, the held-out manifest, and the three statement shapes a bundle holds.
+//! `speccoder schema` writes them to `schema/`; `speccoder schema --check` fails when a committed
+//! file differs from what the types generate, so the published schemas can never drift from the
+//! code.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;
 
 use crate::model::evidence::Evidence;
+use crate::model::held_out::HeldOutManifest;
 use crate::model::predicate::{self, TaskVerificationV0};
 use crate::model::statement::{STATEMENT_TYPE, Statement};
 use crate::model::summary::{self, VerificationSummary};
@@ -30,6 +32,7 @@ pub fn all() -> Vec<SchemaFile> {
     vec![
         file("task-verification-v0.schema.json", plain::<TaskVerificationV0>()),
         file("evidence.schema.json", plain::<Evidence>()),
+        file("held-out-manifest.schema.json", plain::<HeldOutManifest>()),
         file("statement-task-verification.schema.json", statement::<TaskVerificationV0>(predicate::TYPE)),
         file("statement-test-result.schema.json", statement::<TestResult>(test_result::TYPE)),
         file("statement-verification-summary.schema.json", statement::<VerificationSummary>(summary::TYPE)),

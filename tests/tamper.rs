@@ -700,9 +700,19 @@ fn no_mutation_of_a_note_makes_the_verifier_panic() {
         }
         let file = c.p.scratch.join("mutated");
         std::fs::write(&file, &bytes).unwrap();
-        c.p.git(&["notes", "--ref=speccoder", "add", "-f", "--no-stripspace", "-F", file.to_str().unwrap(), "HEAD"]);
+        c.p.git(&[
+            "notes",
+            "--ref=speccoder",
+            "add",
+            "-f",
+            "--no-stripspace",
+            "-F",
+            file.to_str().unwrap(),
+            "HEAD",
+        ]);
         let repo = speccoder_attest::git::Repo::discover(&repo_dir).unwrap();
-        let report = speccoder_attest::verify::verify_commits(&repo, Some("HEAD"), &Trust::default()).unwrap();
+        let report =
+            speccoder_attest::verify::verify_commits(&repo, Some("HEAD"), &Trust::default()).unwrap();
         // The commit is always reported, with an outcome and a reason; never a panic, never a pass
         // (this run trusts no key, so nothing can pass).
         assert_eq!(report.ticks.len(), 1, "round {round}");

@@ -7,6 +7,9 @@ use crate::git::trailers::{TrailerError, sanitize_value, with_trailers};
 /// The commit message template, compiled in so the binary needs no data files.
 pub const TEMPLATE: &str = include_str!("../../templates/commit-message.txt");
 
+/// The message template of a skip's commit (which closes nothing).
+pub const SKIP_TEMPLATE: &str = include_str!("../../templates/skip-message.txt");
+
 /// Trailer keys, in the order they are written.
 pub mod keys {
     /// `<unit>/<task>`.
@@ -47,8 +50,17 @@ pub struct MessageFields {
 /// # Errors
 /// When git would not read the trailers back exactly as written.
 pub fn render(fields: &MessageFields) -> Result<String, TrailerError> {
+    render_with(TEMPLATE, fields)
+}
+
+/// The full commit message from `template` (placeholders `{unit}`, `{task}`, `{title}`,
+/// `{verdict}`), ending with one newline.
+///
+/// # Errors
+/// When git would not read the trailers back exactly as written.
+pub fn render_with(template: &str, fields: &MessageFields) -> Result<String, TrailerError> {
     let one = |s: &str| sanitize_value(s);
-    let body = TEMPLATE
+    let body = template
         .replace("{unit}", &one(&fields.unit))
         .replace("{task}", &one(&fields.task))
         .replace("{title}", &one(&fields.title))

@@ -2,7 +2,10 @@
 //! trailers and a signed bundle in its git note. It stands on the model, the spec formats, the
 //! repository adapter and the signers, and never on the verifier.
 
+pub mod bug;
+pub mod decide;
 pub mod evidence;
+pub mod held_out;
 pub mod message;
 pub mod pipeline;
 pub mod sign_later;
@@ -111,6 +114,19 @@ pub enum AttestError {
         /// The tasks file.
         path: String,
     },
+    /// The bug was closed already and its triad has not changed since.
+    #[error(
+        "{target} was closed already by {commit} and its bug home has not changed since; nothing to attest (edit assessment.md, fix.md or test.md to reopen it)"
+    )]
+    AlreadyClosed {
+        /// `<unit>/bug:<slug>`.
+        target: String,
+        /// The closing commit.
+        commit: String,
+    },
+    /// The evidence's `bug` field cannot carry a bug task's anchor.
+    #[error("the evidence's `bug` field must be a JSON object (or absent) for a bug task; found {0}")]
+    BugEvidence(String),
     /// tasks.md has changes that are not staged.
     #[error("{0} has unstaged changes; stage them (`git add {0}`) or stash them, then run again")]
     UnstagedTasks(String),
@@ -171,14 +187,20 @@ impl AttestError {
         match self {
             AttestError::Target(_) => exit::USAGE,
             AttestError::Spec(
-                S::UnknownUnit { .. } | S::UnknownTask { .. } | S::BadUnitName { .. } | S::BadTaskId { .. },
+                S::UnknownUnit { .. }
+                | S::UnknownTask { .. }
+                | S::BadUnitName { .. }
+                | S::BadTaskId { .. }
+                | S::BadBugSlug { .. },
             ) => exit::USAGE,
             AttestError::Evidence(_)
             | AttestError::Spec(_)
             | AttestError::Policy(_)
-            | AttestError::Sign(_) => exit::CONFIG,
+            | AttestError::Sign(_)
+            | AttestError::BugEvidence(_) => exit::CONFIG,
             AttestError::Build(crate::attest::statements::BuildError::Leak { .. }) => exit::CONFIG,
             AttestError::AlreadyTicked { .. }
+            | AttestError::AlreadyClosed { .. }
             | AttestError::UnstagedTasks(_)
             | AttestError::Detached(_)
             | AttestError::Unborn(_)

@@ -1,5 +1,6 @@
 //! `speccoder attest <unit>/<task> --evidence FILE`: from a finished task to a task commit with
-//! trailers and a signed bundle in its note.
+//! trailers and a signed bundle in its note. A trailer-only bug task (`<unit>/bug:<slug>`) takes
+//! the same path without a tick: its commit carries the staged tree, and its anchor is the triad.
 //!
 //! Order of work, so that a failure leaves nothing half-written:
 //! 1. read and check everything (evidence, red output, repository state, the task, the policy);
@@ -12,11 +13,11 @@
 
 use std::path::PathBuf;
 
-use crate::attest::evidence;
 use crate::attest::message::{self, MessageFields, keys};
 use crate::attest::signing::{self, Chosen, SignerChoice};
 use crate::attest::statements::{self, BuildError, Context, Line};
 use crate::attest::{AttestError, LineReport, Report, now_rfc3339, read_policy};
+use crate::attest::{bug, evidence};
 use crate::git::{Head, Repo};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::dsse::Envelope;
@@ -43,22 +44,33 @@ pub struct AttestRequest {
 /// Any [`AttestError`]; before step 4 nothing is written that anyone can see.
 pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     let (unit, task_id) = split_target(&req.target)?;
-    let loaded = evidence::load(&req.evidence, &req.target)?;
+    let mut loaded = evidence::load(&req.evidence, &req.target)?;
     let (branch, head) = branch_head(repo)?;
 
     // What will be committed: HEAD's tree plus what is staged. The task is read from there.
     let staged = repo.tree_from_index_with(&[])?;
-    let facts = spec::read_task(&repo.tree(staged), unit, task_id)?;
-    if facts.ticked {
-        return Err(AttestError::AlreadyTicked {
-            target: req.target.clone(),
-            path: facts.tasks_path.clone(),
-        });
-    }
-    let tasks_bytes = repo.tree(staged).file(&facts.tasks_path)?.unwrap_or_default();
-    ensure_no_unstaged_changes(repo, &facts.tasks_path, &tasks_bytes)?;
-    let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
-    let tree = repo.tree_from_index_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
+    let (facts, ticked, tree) = match spec::TaskId::parse(task_id)? {
+        // A trailer-only bug task ticks nothing: the commit is the staged tree as it is.
+        spec::TaskId::Bug(slug) => {
+            let facts = bug::prepare(repo, staged, head, unit, &slug, &req.target)?;
+            loaded.evidence.bug = Some(bug::anchor(&facts, loaded.evidence.bug.take())?);
+            (facts, None, staged)
+        }
+        spec::TaskId::Listed(_) => {
+            let facts = spec::read_task(&repo.tree(staged), unit, task_id)?;
+            if facts.ticked {
+                return Err(AttestError::AlreadyTicked {
+                    target: req.target.clone(),
+                    path: facts.tasks_path.clone(),
+                });
+            }
+            let tasks_bytes = repo.tree(staged).file(&facts.tasks_path)?.unwrap_or_default();
+            ensure_no_unstaged_changes(repo, &facts.tasks_path, &tasks_bytes)?;
+            let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
+            let tree = repo.tree_from_index_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
+            (facts, Some(ticked), tree)
+        }
+    };
 
     let (policy_sha256, _config) = read_policy(repo, head)?;
     let red = match (loaded.evidence.red(), &loaded.red_output) {
@@ -119,8 +131,10 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     repo.advance_branch(&branch, head, commit, &msg)?;
     let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
     write_note(repo, commit, note)?;
-    repo.stage_worktree_file(&facts.tasks_path, &ticked)
-        .map_err(|e| AttestError::WorktreeAfterCommit { path: facts.tasks_path.clone(), source: e })?;
+    if let Some(ticked) = &ticked {
+        repo.stage_worktree_file(&facts.tasks_path, ticked)
+            .map_err(|e| AttestError::WorktreeAfterCommit { path: facts.tasks_path.clone(), source: e })?;
+    }
 
     Ok(Report {
         command: "attest",
@@ -198,7 +212,7 @@ pub(crate) fn branch_head(repo: &Repo) -> Result<(String, gix::ObjectId), Attest
     }
 }
 
-fn ensure_no_unstaged_changes(repo: &Repo, path: &str, staged: &[u8]) -> Result<(), AttestError> {
+pub(crate) fn ensure_no_unstaged_changes(repo: &Repo, path: &str, staged: &[u8]) -> Result<(), AttestError> {
     let Some(workdir) = repo.workdir() else { return Ok(()) };
     match std::fs::read(workdir.join(path)) {
         Ok(bytes) if bytes == staged => Ok(()),

@@ -104,7 +104,10 @@ pub fn sign_envelope(envelope: &mut Envelope, signer: &dyn Signer) -> Result<(),
 fn looks_like_ssh_key(key: &str) -> bool {
     let ssh_text = |t: &str| {
         let t = t.trim_start();
-        t.starts_with("ssh-") || t.starts_with("ecdsa-") || t.starts_with("sk-") || t.starts_with("-----BEGIN OPENSSH")
+        t.starts_with("ssh-")
+            || t.starts_with("ecdsa-")
+            || t.starts_with("sk-")
+            || t.starts_with("-----BEGIN OPENSSH")
     };
     if key.starts_with("key::") || ssh_text(key) {
         return true;
@@ -115,7 +118,8 @@ fn looks_like_ssh_key(key: &str) -> bool {
     };
     path.and_then(|p| std::fs::read(p).ok()).is_some_and(|bytes| {
         let head = &bytes[..bytes.len().min(64)];
-        ssh_text(&String::from_utf8_lossy(head)) || head.starts_with(b"-----BEGIN RSA PRIVATE KEY")
+        ssh_text(&String::from_utf8_lossy(head))
+            || head.starts_with(b"-----BEGIN RSA PRIVATE KEY")
             || head.starts_with(b"-----BEGIN EC PRIVATE KEY")
     })
 }

@@ -56,7 +56,7 @@ pub fn run(args: AttestArgs) -> u8 {
 }
 
 /// `--signer`, else `[attest] signer` from speccoder.toml at HEAD, else auto.
-fn signer_choice(repo: &Repo, args: &SigningArgs) -> Result<SignerChoice, AttestError> {
+pub(crate) fn signer_choice(repo: &Repo, args: &SigningArgs) -> Result<SignerChoice, AttestError> {
     let configured = match &args.signer {
         Some(s) => Some(s.clone()),
         None => match repo.head()? {

@@ -44,6 +44,25 @@ pub fn check_bug_slug(slug: &str) -> Result<(), SpecError> {
     Ok(())
 }
 
+/// `task.line_hash` of the trailer-only task `bug:<slug>`: sha256 of the text `bug:<slug>` (a bug
+/// has no task line; its id stands in for one, and the triad digest is its anchor).
+#[must_use]
+pub fn bug_line_hash(slug: &str) -> String {
+    sha256_hex(format!("bug:{slug}"))
+}
+
+/// A bug's title: the first non-blank line of its assessment.md without leading `#`s, at most 120
+/// characters; `bug <slug>` when there is none.
+#[must_use]
+pub fn bug_title(slug: &str, assessment: &[u8]) -> String {
+    let text = String::from_utf8_lossy(assessment);
+    let line = text.lines().map(|l| l.trim_start_matches('#').trim()).find(|l| !l.is_empty());
+    match line {
+        Some(l) => l.chars().filter(|c| !c.is_control()).take(120).collect(),
+        None => format!("bug {slug}"),
+    }
+}
+
 /// The home directory of bug `slug` (unchecked): `.specify/bugs/<slug>`.
 #[must_use]
 pub fn bug_home(slug: &str) -> String {
@@ -104,6 +123,13 @@ mod tests {
         assert_eq!(got.home, ".specify/bugs/crash-1");
         let expected = "assessment.md\n1\nA\nfix.md\n3\né\n\ntest.md\n0\n\n";
         assert_eq!(got.triad_sha256, sha256_hex(expected.as_bytes()));
+    }
+
+    #[test]
+    fn a_bug_is_titled_by_its_assessment_heading_and_hashed_by_its_id() {
+        assert_eq!(bug_title("x", b"\n# Tags lose their case\nbody"), "Tags lose their case");
+        assert_eq!(bug_title("x", b"  \n"), "bug x");
+        assert_eq!(bug_line_hash("x"), sha256_hex("bug:x"));
     }
 
     #[test]

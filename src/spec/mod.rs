@@ -23,7 +23,10 @@ mod unit;
 #[cfg(test)]
 mod fixture_tests;
 
-pub use bug::{BUGS_DIR, BugTriad, TRIAD_FILES, bug_home, bug_triad, check_bug_slug, triad_sha256};
+pub use bug::{
+    BUGS_DIR, BugTriad, TRIAD_FILES, bug_home, bug_line_hash, bug_title, bug_triad, check_bug_slug,
+    triad_sha256,
+};
 pub use error::SpecError;
 pub use requirement::{
     Requirement, is_speckit_requirement_id, openspec_defined_name, speckit_cited_ids, speckit_defined_id,
@@ -32,7 +35,10 @@ pub use requirement::{
 pub use section::{
     Delta, SECTION_LIMIT_BYTES, SECTION_TRUNCATION_MARKER, openspec_change_text, speckit_story_text,
 };
-pub use task::{BUG_TASK_PREFIX, TaskFacts, TaskId, read_task, requirement_line, ticked_tasks};
+pub use task::{
+    BUG_TASK_PREFIX, TaskFacts, TaskId, bug_task_facts, read_any_task, read_task, requirement_line,
+    ticked_tasks,
+};
 pub use task_line::{TaskLine, is_task_id, line_hash, open_boxes, parse_task_line};
 pub use tick::tick;
 pub use tree::{FsTree, MemTree, SourceTree};

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::bug::check_bug_slug;
+use super::bug::{bug_line_hash, bug_title, bug_triad, check_bug_slug};
 use super::docs::UnitDocs;
 use super::error::{SpecError, shown};
 use super::requirement::Requirement;
@@ -49,7 +49,7 @@ pub struct TaskFacts {
     pub unit: String,
     /// The unit's directory, project-relative.
     pub unit_dir: String,
-    /// The task list's path, project-relative.
+    /// The task list's path, project-relative (for a bug task: its home, `.specify/bugs/<slug>`).
     pub tasks_path: String,
     /// The task id (`T001`, `1.1`).
     pub id: String,
@@ -76,6 +76,14 @@ pub struct TaskFacts {
     pub requirements: Vec<Requirement>,
     /// Cited requirement ids that no line defines (a caller should warn about them).
     pub uncited_unknown: Vec<String>,
+}
+
+impl TaskFacts {
+    /// Whether this is a trailer-only task (`bug:<slug>`): no task line, nothing to tick.
+    #[must_use]
+    pub fn is_trailer_only(&self) -> bool {
+        self.id.starts_with(BUG_TASK_PREFIX)
+    }
 }
 
 /// The task lines of one task list: (0-based line index, line, parsed task).
@@ -172,6 +180,44 @@ pub fn read_task(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result<Tas
             let indices: Vec<usize> = several.iter().map(|(i, _, _)| *i).collect();
             Err(duplicate(&loc, &id, &indices))
         }
+    }
+}
+
+/// The facts of the trailer-only task `bug:<slug>` of `unit`: the unit must exist and the bug home
+/// `.specify/bugs/<slug>/` must hold its three files. `line` is `bug:<slug>` and `line_hash` its
+/// sha256 ([`super::bug_line_hash`]); `tasks_path` is the bug home; `title` the assessment's first
+/// line; `section` is None and `section_hash` the triad digest ([`super::triad_sha256`]), the text
+/// the attempt was given; `ticked` is false (there is no box).
+pub fn bug_task_facts(tree: &dyn SourceTree, unit: &str, slug: &str) -> Result<TaskFacts, SpecError> {
+    let loc = locate_unit(tree, unit)?;
+    let triad = bug_triad(tree, slug)?;
+    let assessment = tree.file(&format!("{}/assessment.md", triad.home))?.unwrap_or_default();
+    let id = format!("{BUG_TASK_PREFIX}{slug}");
+    Ok(TaskFacts {
+        format: loc.format,
+        unit: loc.name,
+        unit_dir: loc.dir,
+        tasks_path: triad.home,
+        line_index: 0,
+        line: id.clone(),
+        ticked: false,
+        parallel: false,
+        title: bug_title(slug, &assessment),
+        story: None,
+        line_hash: bug_line_hash(slug),
+        section: None,
+        section_hash: triad.triad_sha256,
+        requirements: Vec::new(),
+        uncited_unknown: Vec::new(),
+        id,
+    })
+}
+
+/// The facts of any task: a listed one ([`read_task`]) or a bug ([`bug_task_facts`]).
+pub fn read_any_task(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result<TaskFacts, SpecError> {
+    match TaskId::parse(task_id)? {
+        TaskId::Bug(slug) => bug_task_facts(tree, unit, &slug),
+        TaskId::Listed(_) => read_task(tree, unit, task_id),
     }
 }
 
@@ -332,6 +378,24 @@ mod tests {
         assert_eq!(facts.section, None);
         let ids: Vec<&str> = facts.requirements.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["Small"]);
+    }
+
+    #[test]
+    fn a_bug_task_reads_its_home_and_is_anchored_by_the_triad() {
+        let t = MemTree::from_files([
+            ("specs/001-x/spec.md", SPEC),
+            (".specify/bugs/b-1/assessment.md", "# Crash on empty tag\n"),
+            (".specify/bugs/b-1/fix.md", "F"),
+            (".specify/bugs/b-1/test.md", "T"),
+        ])
+        .unwrap();
+        let facts = read_any_task(&t, "001-x", "bug:b-1").unwrap();
+        assert!(facts.is_trailer_only() && !facts.ticked);
+        assert_eq!(facts.title, "Crash on empty tag");
+        assert_eq!(facts.line_hash, sha256_hex("bug:b-1"));
+        assert_eq!(facts.section_hash, crate::spec::bug_triad(&t, "b-1").unwrap().triad_sha256);
+        assert!(matches!(read_any_task(&t, "002-y", "bug:b-1"), Err(SpecError::UnknownUnit { .. })));
+        assert!(matches!(read_any_task(&t, "001-x", "bug:gone"), Err(SpecError::MissingFile { .. })));
     }
 
     #[test]

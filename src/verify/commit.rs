@@ -19,6 +19,7 @@ use crate::verify::bundle::{Body, ReadLine, read_line};
 use crate::verify::outcome::{CommitOutcome, Finding, worst};
 use crate::verify::signatures::{self, LineSignature, SignerInfo};
 use crate::verify::trust::Trust;
+use crate::verify::{bugs, decisions};
 
 /// The trailer naming the task.
 pub const SPEC_TASK: &str = "Spec-Task";
@@ -323,8 +324,9 @@ impl Checker<'_> {
         // The task line and the story text, at the task commit and at the head.
         let (unit, task_id) = target.split_once('/').unwrap_or((target, ""));
         let at_commit = self.repo.tree(commit.tree);
-        match spec::read_task(&at_commit, unit, task_id) {
+        match spec::read_any_task(&at_commit, unit, task_id) {
             Ok(facts) => {
+                findings.extend(bugs::anchor_findings(p, &facts, n));
                 if facts.line_hash != p.task.line_hash {
                     findings.push(
                         mismatch(
@@ -346,7 +348,7 @@ impl Checker<'_> {
                         );
                     }
                 }
-                if !facts.ticked && verdict != Verdict::Skipped {
+                if !facts.ticked && verdict != Verdict::Skipped && !facts.is_trailer_only() {
                     findings.push(mismatch("not_ticked", "the task commit does not tick the task"));
                 }
             }
@@ -356,7 +358,7 @@ impl Checker<'_> {
             )),
         }
         if let Some(head_tree) = self.head_tree.filter(|t| *t != commit.tree) {
-            match spec::read_task(&self.repo.tree(head_tree), unit, task_id) {
+            match spec::read_any_task(&self.repo.tree(head_tree), unit, task_id) {
                 Ok(facts) if facts.line_hash == p.task.line_hash => {}
                 Ok(facts) => findings.push(
                     mismatch(
@@ -409,6 +411,7 @@ impl Checker<'_> {
             if p.decider.is_none() {
                 findings.push(mismatch("decision_without_decider", "a decision must name its decider"));
             }
+            findings.extend(decisions::decision_findings(&commit.message, verdict, p, n));
             return;
         }
         let all: Vec<&ReadLine> = lines.iter().collect();

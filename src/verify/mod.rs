@@ -3,8 +3,10 @@
 //! stands on the model, the spec formats, the repository adapter and the signers, and never on
 //! the producer.
 
+pub mod bugs;
 pub mod bundle;
 pub mod commit;
+pub mod decisions;
 pub mod outcome;
 pub mod report;
 pub mod run;

@@ -236,7 +236,7 @@ impl Report {
                 t.commit.as_deref().map_or("-".to_owned(), |c| format!("`{}`", &c[..c.len().min(12)]));
             let reason = match &t.reason {
                 Some(r) => format!("{r}: {}", t.headline()),
-                None => String::new(),
+                None => t.headline(),
             };
             let _ = writeln!(
                 out,

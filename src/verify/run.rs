@@ -8,11 +8,13 @@ use gix::ObjectId;
 use crate::git::{GitError, Head, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::digest::sha256_hex;
+use crate::model::predicate::Verdict;
 use crate::spec::{self, SourceTree};
 use crate::verify::commit::{Checker, CommitReport, task_trailers};
 use crate::verify::outcome::{CommitOutcome, Finding, TickOutcome};
 use crate::verify::report::{Report, TickReport};
 use crate::verify::trust::Trust;
+use crate::verify::{bugs, decisions};
 
 /// Why the verifier could not run at all (as opposed to evidence that does not hold).
 #[derive(Debug, thiserror::Error)]
@@ -72,7 +74,8 @@ pub struct BranchOptions {
     pub all: bool,
 }
 
-/// Checks every ticked task of the units the branch touched since its base (or of every unit).
+/// Checks every ticked task of the units the branch touched since its base (or of every unit),
+/// lists those units' skips, and checks the bug tasks closed on the branch.
 ///
 /// # Errors
 /// Revisions that do not resolve, a repository or spec that cannot be read.
@@ -125,7 +128,10 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     let checker = Checker { repo, trust, head_tree: Some(head_tree_id) };
     let mut ticks = Vec::new();
     for unit in &units {
-        for facts in spec::ticked_tasks(&head_tree, &unit.name)? {
+        let ticked_here = spec::ticked_tasks(&head_tree, &unit.name)?;
+        let ticked_targets: HashSet<String> =
+            ticked_here.iter().map(|f| format!("{}/{}", f.unit, f.id)).collect();
+        for facts in ticked_here {
             let target = format!("{}/{}", facts.unit, facts.id);
             let Some(id) = task_commit.get(&target).copied() else {
                 let lost = unreachable.get_or_insert_with(|| unreachable_task_notes(repo, &reachable_set));
@@ -148,6 +154,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
             let report = checker.check(id);
             let stale = drift(&head_tree, &unit.name, &report)?;
             let mut tick = TickReport::from_commit(report, trust);
+            decisions::refuse_skip_as_tick(&mut tick);
             if tick.outcome == TickOutcome::Evidenced && !stale.is_empty() {
                 tick.outcome = TickOutcome::Stale;
                 tick.reason = Some("stale".into());
@@ -155,7 +162,9 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
             }
             ticks.push(tick);
         }
+        ticks.extend(decisions::skip_rows(repo, &checker, &unit.name, &ticked_targets, trust)?);
     }
+    ticks.extend(bugs::bug_rows(repo, &checker, trust, head, base, &task_commit)?);
     let mut report = Report::new("branch", ticks, trust);
     report.base = base.map(|b| b.to_string());
     report.head = Some(head.to_string());
@@ -192,8 +201,10 @@ fn unreachable_task_notes(repo: &Repo, reachable: &HashSet<ObjectId>) -> HashMap
         if reachable.contains(&annotated) {
             continue;
         }
+        // A skip's commit is outside every branch on purpose; it is no evidence left behind.
         if let Ok(commit) = repo.commit(annotated)
-            && let (Some(target), _) = task_trailers(&commit.message)
+            && let (Some(target), verdict) = task_trailers(&commit.message)
+            && verdict.as_deref() != Some(Verdict::Skipped.as_str())
         {
             out.entry(target).or_insert(annotated);
         }

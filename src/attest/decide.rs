@@ -1,0 +1,442 @@
+//! `speccoder accept` and `speccoder skip`: a person decides a task instead of the tests.
+//!
+//! - accept ticks the task on the current branch with `Verdict: attested`, `Accepted-By:` and
+//!   `Reason:`; its note is one signed task-verification line with `decider` and no test evidence.
+//! - skip does not tick: it records `Verdict: skipped`, `Skipped-By:` and `Reason:` on a commit of
+//!   HEAD's tree that no branch holds, referenced by `refs/speccoder/skipped/<unit>/<task>`
+//!   ([`crate::model::refs`]), with the same one-line decision note. `--undo` deletes that ref by
+//!   compare-and-swap.
+//!
+//! Like the pipeline, each command reads and checks everything first and writes last; the
+//! decider's name is what they said (or git's `user.name`), asserted and never proven.
+
+use serde::Serialize;
+
+use crate::attest::message::{self, MessageFields, keys};
+use crate::attest::pipeline::{branch_head, ensure_no_unstaged_changes, sign_all, split_target, write_note};
+use crate::attest::signing::{self, SignerChoice};
+use crate::attest::statements::{self, BuildError, Context, Line};
+use crate::attest::{AttestError, LineReport, now_rfc3339, read_policy};
+use crate::exit;
+use crate::git::{GitError, Head, ObjectId, Repo, trailers::sanitize_value};
+use crate::model::bundle::{self, NOTES_REF};
+use crate::model::clean::{self, LeakAt};
+use crate::model::dsse::Envelope;
+use crate::model::predicate::{Decider, Verdict};
+use crate::model::refs;
+use crate::spec::{self, TaskFacts, TaskId};
+
+/// The longest reason accepted, in characters.
+pub const MAX_REASON_CHARS: usize = 2000;
+
+/// What `speccoder accept` or `speccoder skip` was asked to do.
+#[derive(Debug, Clone)]
+pub struct DecisionRequest {
+    /// `<unit>/<task>`.
+    pub target: String,
+    /// Why (`--reason`).
+    pub reason: String,
+    /// Who (`--by`); git's `user.name` when absent.
+    pub by: Option<String>,
+    /// Which signer.
+    pub signer: SignerChoice,
+    /// A key file or `key::` literal overriding `user.signingKey`.
+    pub key: Option<String>,
+}
+
+/// What a decision wrote, for people (Display) and machines (`--json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionReport {
+    /// `accept` or `skip`.
+    pub command: &'static str,
+    /// `<unit>/<task>`.
+    pub target: String,
+    /// `attested` or `skipped`.
+    pub verdict: &'static str,
+    /// The decision's commit.
+    pub commit: String,
+    /// The reference that now points at it: the branch (accept) or the skip ref (skip).
+    pub reference: String,
+    /// Who decided and why, as they asserted it (not proven).
+    pub decider: Decider,
+    /// The note's one line.
+    pub lines: Vec<LineReport>,
+    /// Who signed, when the line was signed.
+    pub signer: Option<String>,
+    /// Why the line is unsigned, and how to sign it.
+    pub unsigned_reason: Option<String>,
+    /// Where the note is.
+    pub notes_ref: String,
+}
+
+impl std::fmt::Display for DecisionReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let short = self.commit.get(..12).unwrap_or(&self.commit);
+        let reference = self.reference.strip_prefix("refs/heads/").unwrap_or(&self.reference);
+        writeln!(f, "{} {} at {reference}: {short} ({})", self.command, self.target, self.verdict)?;
+        writeln!(f, "  decided by {} (asserted, not proven): {}", self.decider.by, self.decider.reason)?;
+        for l in &self.lines {
+            let signed = if l.signed { "" } else { "  (unsigned)" };
+            writeln!(f, "  note in {}: {} sha256:{}{signed}", self.notes_ref, l.name, l.sha256)?;
+        }
+        if let Some(s) = &self.signer {
+            writeln!(f, "  signer: {s}")?;
+        }
+        if let Some(r) = &self.unsigned_reason {
+            writeln!(f, "  unsigned: {r}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What `speccoder skip --undo` removed.
+#[derive(Debug, Clone, Serialize)]
+pub struct UndoReport {
+    /// Always `skip --undo`.
+    pub command: &'static str,
+    /// `<unit>/<task>`.
+    pub target: String,
+    /// The skip ref that was deleted.
+    pub reference: String,
+    /// The skip commit it pointed at.
+    pub removed: String,
+}
+
+impl std::fmt::Display for UndoReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let short = self.removed.get(..12).unwrap_or(&self.removed);
+        writeln!(f, "skip --undo {}: deleted {} (was {short})", self.target, self.reference)
+    }
+}
+
+/// Why a decision was not recorded. Nothing is written in any of these cases.
+#[derive(Debug, thiserror::Error)]
+pub enum DecideError {
+    /// A failure shared with `speccoder attest`: target, unit, task, repository, key, policy.
+    #[error(transparent)]
+    Attest(#[from] AttestError),
+    /// `--reason` is empty (or only whitespace).
+    #[error("--reason is empty; say in a few words why {0} is decided without tests")]
+    EmptyReason(String),
+    /// `--reason` is too long.
+    #[error(
+        "--reason is longer than {MAX_REASON_CHARS} characters; keep it to a sentence or two and link to details"
+    )]
+    LongReason,
+    /// Neither `--by` nor git's `user.name` gives a name.
+    #[error("no name to record as the decider: pass --by NAME or set `git config user.name`")]
+    NoDecider,
+    /// A bug task is closed by evidence, not by a decision.
+    #[error("{0} is a bug task; close a bug with `speccoder attest {0} --evidence FILE`")]
+    BugTask(String),
+    /// Skipping a task that is ticked.
+    #[error(
+        "{target} is ticked in {path} at HEAD; only an open task can be skipped (untick it in a new commit first)"
+    )]
+    SkipTicked {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The task list.
+        path: String,
+    },
+    /// A skip exists already.
+    #[error(
+        "{target} is skipped already ({reference} points at {commit}); run `speccoder skip {target} --undo` first to record it anew"
+    )]
+    AlreadySkipped {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The skip ref.
+        reference: String,
+        /// Where it points.
+        commit: String,
+    },
+    /// `--undo` without a skip.
+    #[error("{target} has no skip to undo: {reference} does not exist")]
+    NoSkip {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The skip ref looked for.
+        reference: String,
+    },
+}
+
+impl DecideError {
+    /// The exit code for this failure.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            DecideError::Attest(AttestError::Git(
+                GitError::Discover { .. } | GitError::NoWorkTree { .. },
+            )) => exit::GIT_PRECONDITION,
+            DecideError::Attest(e) => e.exit_code(),
+            DecideError::EmptyReason(_) | DecideError::LongReason | DecideError::BugTask(_) => exit::USAGE,
+            DecideError::NoDecider => exit::CONFIG,
+            DecideError::SkipTicked { .. }
+            | DecideError::AlreadySkipped { .. }
+            | DecideError::NoSkip { .. } => exit::GIT_PRECONDITION,
+        }
+    }
+}
+
+impl From<GitError> for DecideError {
+    fn from(e: GitError) -> Self {
+        DecideError::Attest(e.into())
+    }
+}
+
+impl From<spec::SpecError> for DecideError {
+    fn from(e: spec::SpecError) -> Self {
+        DecideError::Attest(e.into())
+    }
+}
+
+impl From<BuildError> for DecideError {
+    fn from(e: BuildError) -> Self {
+        DecideError::Attest(e.into())
+    }
+}
+
+impl From<crate::sign::SignError> for DecideError {
+    fn from(e: crate::sign::SignError) -> Self {
+        DecideError::Attest(e.into())
+    }
+}
+
+impl From<crate::git::trailers::TrailerError> for DecideError {
+    fn from(e: crate::git::trailers::TrailerError) -> Self {
+        DecideError::Attest(e.into())
+    }
+}
+
+/// Ticks the task on the current branch on a person's word (`Verdict: attested`).
+///
+/// # Errors
+/// Any [`DecideError`]; the branch moves only after everything was checked and built.
+pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, DecideError> {
+    let (unit, task_id) = listed_target(&req.target)?;
+    let decider = decider(repo, req)?;
+    let (branch, head) = branch_head(repo)?;
+    let staged = repo.tree_from_index_with(&[])?;
+    let facts = spec::read_task(&repo.tree(staged), unit, task_id)?;
+    if facts.ticked {
+        return Err(AttestError::AlreadyTicked { target: req.target.clone(), path: facts.tasks_path }.into());
+    }
+    let tasks_bytes = repo.tree(staged).file(&facts.tasks_path)?.unwrap_or_default();
+    ensure_no_unstaged_changes(repo, &facts.tasks_path, &tasks_bytes)?;
+    let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
+    let tree = repo.tree_from_index_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
+
+    let (commit, msg, lines) = decision_commit(repo, head, tree, &facts, Verdict::Attested, &decider)?;
+    let chosen = signing::choose(repo, req.signer, req.key.as_deref())?;
+    let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen);
+
+    repo.update_ref_cas(
+        &branch,
+        Some(head),
+        commit,
+        &format!("commit: {}", msg.lines().next().unwrap_or("")),
+    )?;
+    write_note(repo, commit, bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>()))?;
+    repo.stage_worktree_file(&facts.tasks_path, &ticked)
+        .map_err(|e| AttestError::WorktreeAfterCommit { path: facts.tasks_path.clone(), source: e })?;
+    Ok(report(
+        "accept",
+        req,
+        Verdict::Attested,
+        commit,
+        branch,
+        decider,
+        &lines,
+        &envelopes,
+        signer,
+        unsigned_reason,
+    ))
+}
+
+/// Records a skip of an open task on a commit of HEAD's tree outside the branch, referenced by
+/// `refs/speccoder/skipped/<unit>/<task>`.
+///
+/// # Errors
+/// Any [`DecideError`]; the skip ref is created last, by compare-and-swap (it must not exist).
+pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, DecideError> {
+    let (unit, task_id) = listed_target(&req.target)?;
+    let decider = decider(repo, req)?;
+    let head = match repo.head()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => commit,
+        Head::Unborn(name) => return Err(AttestError::Unborn(name).into()),
+    };
+    let tree = repo.commit_tree(head)?;
+    let facts = spec::read_task(&repo.tree(tree), unit, task_id)?;
+    if facts.ticked {
+        return Err(DecideError::SkipTicked { target: req.target.clone(), path: facts.tasks_path });
+    }
+    let reference = refs::skipped_ref(&facts.unit, &facts.id);
+    if let Some(existing) = repo.ref_target(&reference)? {
+        return Err(DecideError::AlreadySkipped {
+            target: req.target.clone(),
+            reference,
+            commit: existing.to_string(),
+        });
+    }
+
+    let (commit, _msg, lines) = decision_commit(repo, head, tree, &facts, Verdict::Skipped, &decider)?;
+    let chosen = signing::choose(repo, req.signer, req.key.as_deref())?;
+    let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen);
+
+    // The note first: until the ref exists, the skip commit and its note are invisible.
+    let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
+    repo.update_note(NOTES_REF, commit, |_| Ok::<_, std::convert::Infallible>(Some(note.clone()))).map_err(
+        |e| {
+            AttestError::Io(format!(
+                "the skip's note could not be written ({e}); nothing was recorded, run skip again"
+            ))
+        },
+    )?;
+    match repo.update_ref_cas(&reference, None, commit, &format!("skip: {}", req.target)) {
+        Ok(()) => {}
+        Err(GitError::RefMoved { found: Some(found), .. }) => {
+            return Err(DecideError::AlreadySkipped {
+                target: req.target.clone(),
+                reference,
+                commit: found.to_string(),
+            });
+        }
+        Err(e) => return Err(e.into()),
+    }
+    Ok(report(
+        "skip",
+        req,
+        Verdict::Skipped,
+        commit,
+        reference,
+        decider,
+        &lines,
+        &envelopes,
+        signer,
+        unsigned_reason,
+    ))
+}
+
+/// Deletes the skip of `target` by compare-and-swap.
+///
+/// # Errors
+/// A bad target or unit name, [`DecideError::NoSkip`], or a skip ref that moved meanwhile.
+pub fn undo_skip(repo: &Repo, target: &str) -> Result<UndoReport, DecideError> {
+    let (unit, task_id) = split_target(target)?;
+    spec::check_unit_name(unit)?;
+    let reference = refs::skipped_ref(unit, task_id);
+    let Some(commit) = repo.ref_target(&reference)? else {
+        return Err(DecideError::NoSkip { target: target.to_owned(), reference });
+    };
+    repo.delete_ref_cas(&reference, commit)?;
+    Ok(UndoReport {
+        command: "skip --undo",
+        target: target.to_owned(),
+        reference,
+        removed: commit.to_string(),
+    })
+}
+
+/// `<unit>/<task>` of a listed task; a bug task is refused.
+fn listed_target(target: &str) -> Result<(&str, &str), DecideError> {
+    let (unit, task_id) = split_target(target)?;
+    if let TaskId::Bug(_) = TaskId::parse(task_id)? {
+        return Err(DecideError::BugTask(target.to_owned()));
+    }
+    Ok((unit, task_id))
+}
+
+/// The decider: the reason and name sanitised exactly as the trailers will carry them.
+fn decider(repo: &Repo, req: &DecisionRequest) -> Result<Decider, DecideError> {
+    let reason = sanitize_value(&req.reason);
+    if reason.is_empty() {
+        return Err(DecideError::EmptyReason(req.target.clone()));
+    }
+    if reason.chars().count() > MAX_REASON_CHARS {
+        return Err(DecideError::LongReason);
+    }
+    let by = req
+        .by
+        .clone()
+        .or_else(|| repo.config_string("user.name"))
+        .map(|b| sanitize_value(&b))
+        .filter(|b| !b.is_empty())
+        .ok_or(DecideError::NoDecider)?;
+    Ok(Decider { by, reason })
+}
+
+/// Writes the decision's commit object (nothing references it yet) and builds its one line.
+fn decision_commit(
+    repo: &Repo,
+    parent: ObjectId,
+    tree: ObjectId,
+    facts: &TaskFacts,
+    verdict: Verdict,
+    decider: &Decider,
+) -> Result<(ObjectId, String, Vec<Line>), DecideError> {
+    let by_key = if verdict == Verdict::Attested { keys::ACCEPTED_BY } else { keys::SKIPPED_BY };
+    let fields = MessageFields {
+        unit: facts.unit.clone(),
+        task: facts.id.clone(),
+        title: facts.title.clone(),
+        verdict: verdict.as_str().to_owned(),
+        trailers: vec![(by_key, decider.by.clone()), (keys::REASON, decider.reason.clone())],
+    };
+    let template = if verdict == Verdict::Skipped { message::SKIP_TEMPLATE } else { message::TEMPLATE };
+    let msg = message::render_with(template, &fields)?;
+    if let Err(leak) = clean::check_str(&msg) {
+        return Err(BuildError::Leak {
+            line: "commit message".into(),
+            leak: LeakAt { pointer: "/message".into(), leak },
+        }
+        .into());
+    }
+    let (policy_sha256, _) = read_policy(repo, parent)?;
+    let commit = repo.create_commit_detached(&[parent], tree, &msg)?;
+    let (commit_hex, tree_hex, time) = (commit.to_string(), tree.to_string(), now_rfc3339());
+    let ctx = Context {
+        task: facts,
+        commit: &commit_hex,
+        tree: &tree_hex,
+        policy_sha256: &policy_sha256,
+        time: &time,
+    };
+    let lines = statements::decision(&ctx, verdict, decider.clone())?;
+    Ok((commit, msg, lines))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    command: &'static str,
+    req: &DecisionRequest,
+    verdict: Verdict,
+    commit: ObjectId,
+    reference: String,
+    decider: Decider,
+    lines: &[Line],
+    envelopes: &[Envelope],
+    signer: Option<String>,
+    unsigned_reason: Option<String>,
+) -> DecisionReport {
+    DecisionReport {
+        command,
+        target: req.target.clone(),
+        verdict: verdict.as_str(),
+        commit: commit.to_string(),
+        reference,
+        decider,
+        lines: lines
+            .iter()
+            .zip(envelopes)
+            .map(|(l, e)| LineReport {
+                name: l.name.clone(),
+                sha256: l.digest(),
+                signed: !e.signatures.is_empty(),
+            })
+            .collect(),
+        signer,
+        unsigned_reason,
+        notes_ref: NOTES_REF.to_owned(),
+    }
+}

@@ -1,0 +1,46 @@
+//! `speccoder accept` and `speccoder skip [--undo]`.
+
+use speccoder_attest::attest::decide::{self, DecideError, DecisionRequest};
+use speccoder_attest::exit;
+use speccoder_attest::git::Repo;
+
+use super::attest::signer_choice;
+use super::finish;
+use crate::cli::{AcceptArgs, SigningArgs, SkipArgs};
+
+pub fn accept(args: &AcceptArgs) -> u8 {
+    let result = request(&args.target, &args.reason, args.by.clone(), &args.signing)
+        .and_then(|(repo, req)| decide::accept(&repo, &req));
+    finish("accept", args.json, result, |_| exit::OK, DecideError::exit_code)
+}
+
+pub fn skip(args: &SkipArgs) -> u8 {
+    if args.undo {
+        let result = Repo::discover(".")
+            .map_err(DecideError::from)
+            .and_then(|repo| decide::undo_skip(&repo, &args.target));
+        return finish("skip --undo", args.json, result, |_| exit::OK, DecideError::exit_code);
+    }
+    let reason = args.reason.as_deref().unwrap_or("");
+    let result = request(&args.target, reason, args.by.clone(), &args.signing)
+        .and_then(|(repo, req)| decide::skip(&repo, &req));
+    finish("skip", args.json, result, |_| exit::OK, DecideError::exit_code)
+}
+
+fn request(
+    target: &str,
+    reason: &str,
+    by: Option<String>,
+    signing: &SigningArgs,
+) -> Result<(Repo, DecisionRequest), DecideError> {
+    let repo = Repo::discover(".")?;
+    let signer = signer_choice(&repo, signing)?;
+    let req = DecisionRequest {
+        target: target.to_owned(),
+        reason: reason.to_owned(),
+        by,
+        signer,
+        key: signing.key.clone(),
+    };
+    Ok((repo, req))
+}

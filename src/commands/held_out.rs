@@ -1,0 +1,35 @@
+//! `speccoder held-out store` and `speccoder held-out publish`.
+
+use speccoder_attest::attest::held_out::{self, HeldOutError, PublishReport, PublishRequest, StoreRequest};
+use speccoder_attest::exit;
+use speccoder_attest::git::Repo;
+
+use super::finish;
+use crate::cli::HeldOutSub;
+
+pub fn run(sub: HeldOutSub) -> u8 {
+    match sub {
+        HeldOutSub::Store(args) => {
+            let result = Repo::discover(".").map_err(HeldOutError::from).and_then(|repo| {
+                let req =
+                    StoreRequest { target: args.target, dir: args.source, run: args.run, store: args.store };
+                held_out::store(&repo, &req)
+            });
+            if let Ok(report) = &result
+                && !args.json
+            {
+                let what = if report.already_stored { "already stored" } else { "stored" };
+                let plural = if report.files == 1 { "" } else { "s" };
+                eprintln!("{what}: {} file{plural} of {} in {}", report.files, report.target, report.set_dir);
+            }
+            finish("held-out store", args.json, result, |_| exit::OK, HeldOutError::exit_code)
+        }
+        HeldOutSub::Publish(args) => {
+            let result = Repo::discover(".").map_err(HeldOutError::from).and_then(|repo| {
+                let req = PublishRequest { unit: args.unit, store: args.store, dry_run: args.dry_run };
+                held_out::publish(&repo, &req)
+            });
+            finish("held-out publish", args.json, result, PublishReport::exit_code, HeldOutError::exit_code)
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! The held-out set's manifest: which task the set was written for, which run, and every file of
+//! the set by its path inside the set and its sha256. The manifest's digest (sha256 of the exact
+//! `manifest.json` bytes) is what the evidence's held_out phase and the `Held-Out:` trailer name,
+//! and it is the set's key in the store and in `refs/speccoder/held-out/<unit>`.
+//!
+//! A manifest is hostile input: [`HeldOutManifest::parse`] refuses anything that is not exactly
+//! this shape, and every path must stay inside its set ([`check_set_path`]).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::canonical::to_canonical;
+use super::digest::{is_sha256_hex, sha256_hex};
+
+/// The manifest's file name inside a set.
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// The directory inside a set that holds its files.
+pub const FILES_DIR: &str = "files";
+
+/// The manifest version this build writes and reads.
+pub const MANIFEST_VERSION: u32 = 1;
+
+/// The longest path (bytes) a manifest may name.
+pub const MAX_PATH_BYTES: usize = 1024;
+
+/// One file of a held-out set.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestFile {
+    /// The path inside the set's `files/` directory, `/`-separated.
+    pub path: String,
+    /// Lowercase hex sha256 of the file's bytes.
+    pub sha256: String,
+}
+
+/// The manifest of a held-out set (`<key>/manifest.json`), version 1.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HeldOutManifest {
+    /// Always 1.
+    pub version: u32,
+    /// `<unit>/<task>`: the task the set was written for.
+    pub task: String,
+    /// The run that used the set, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// Every file of the set, sorted by path; at least one.
+    pub files: Vec<ManifestFile>,
+}
+
+/// Why a manifest cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    /// Not JSON of the manifest's shape.
+    #[error("it is not a valid manifest ({0}); see schema/held-out-manifest.schema.json")]
+    Shape(String),
+    /// Another version.
+    #[error("it has version {0}; this build reads version {MANIFEST_VERSION} only")]
+    Version(u32),
+    /// `task` is not `<unit>/<task>`.
+    #[error("its task `{0}` is not <unit>/<task>")]
+    Task(String),
+    /// No files.
+    #[error("it names no files; a held-out set holds at least one test file")]
+    Empty,
+    /// A path that could leave the set or cannot be a file in it.
+    #[error("it names the path `{path}`, which {reason}; every path must stay inside the set")]
+    Path {
+        /// The offending path (control characters escaped).
+        path: String,
+        /// The rule it broke.
+        reason: &'static str,
+    },
+    /// A digest that is not lowercase hex sha256.
+    #[error("its sha256 for `{0}` is not 64 lowercase hex digits")]
+    Sha256(String),
+    /// The same path twice, or a path that is another's directory.
+    #[error("it names `{0}` twice, or both as a file and as a directory")]
+    Duplicate(String),
+}
+
+/// Checks a path of a set (hostile input): relative, `/`-separated, no empty, `.`, `..` or `.git`
+/// component, no backslash, drive letter or control character, at most [`MAX_PATH_BYTES`].
+///
+/// # Errors
+/// The rule broken, as [`ManifestError::Path`].
+pub fn check_set_path(path: &str) -> Result<(), ManifestError> {
+    let bad = |reason| {
+        Err(ManifestError::Path {
+            path: path.chars().take(200).flat_map(char::escape_default).collect(),
+            reason,
+        })
+    };
+    if path.is_empty() {
+        return bad("is empty");
+    }
+    if path.len() > MAX_PATH_BYTES {
+        return bad("is too long");
+    }
+    if path.starts_with('/') {
+        return bad("is absolute");
+    }
+    if path.contains('\\') {
+        return bad("holds a backslash");
+    }
+    if path.chars().any(char::is_control) {
+        return bad("holds a control character");
+    }
+    let first = path.split('/').next().unwrap_or("");
+    if first.len() >= 2 && first.as_bytes()[1] == b':' && first.as_bytes()[0].is_ascii_alphabetic() {
+        return bad("starts with a drive letter");
+    }
+    for component in path.split('/') {
+        match component {
+            "" => return bad("has an empty component"),
+            "." | ".." => return bad("has a `.` or `..` component"),
+            c if c.eq_ignore_ascii_case(".git") => return bad("has a `.git` component"),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The digest of manifest bytes, lowercase hex: the set's key.
+#[must_use]
+pub fn manifest_digest(bytes: &[u8]) -> String {
+    sha256_hex(bytes)
+}
+
+impl HeldOutManifest {
+    /// The manifest of `files` (path inside the set, bytes) for `task` and `run`, files sorted.
+    ///
+    /// # Errors
+    /// A task or path that breaks the rules, or no files.
+    pub fn new(task: &str, run: Option<&str>, files: &[(String, Vec<u8>)]) -> Result<Self, ManifestError> {
+        let mut listed: Vec<ManifestFile> = files
+            .iter()
+            .map(|(path, bytes)| ManifestFile { path: path.clone(), sha256: sha256_hex(bytes) })
+            .collect();
+        listed.sort();
+        let manifest = HeldOutManifest {
+            version: MANIFEST_VERSION,
+            task: task.to_owned(),
+            run: run.map(str::to_owned),
+            files: listed,
+        };
+        manifest.check()?;
+        Ok(manifest)
+    }
+
+    /// Reads and checks manifest bytes.
+    ///
+    /// # Errors
+    /// Not JSON of this shape, or a rule broken.
+    pub fn parse(bytes: &[u8]) -> Result<Self, ManifestError> {
+        let manifest: HeldOutManifest =
+            serde_json::from_slice(bytes).map_err(|e| ManifestError::Shape(e.to_string()))?;
+        manifest.check()?;
+        Ok(manifest)
+    }
+
+    /// The bytes written as `manifest.json`: canonical JSON.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        to_canonical(self).unwrap_or_default()
+    }
+
+    /// The unit part of `task`.
+    #[must_use]
+    pub fn unit(&self) -> &str {
+        self.task.split_once('/').map_or("", |(unit, _)| unit)
+    }
+
+    /// Checks the rules the shape cannot express.
+    ///
+    /// # Errors
+    /// The first rule broken.
+    pub fn check(&self) -> Result<(), ManifestError> {
+        if self.version != MANIFEST_VERSION {
+            return Err(ManifestError::Version(self.version));
+        }
+        match self.task.split_once('/') {
+            Some((u, t)) if !u.is_empty() && !t.is_empty() && !self.task.chars().any(char::is_control) => {}
+            _ => return Err(ManifestError::Task(self.task.chars().flat_map(char::escape_default).collect())),
+        }
+        if self.files.is_empty() {
+            return Err(ManifestError::Empty);
+        }
+        let mut paths: Vec<&str> = Vec::with_capacity(self.files.len());
+        for file in &self.files {
+            check_set_path(&file.path)?;
+            if !is_sha256_hex(&file.sha256) {
+                return Err(ManifestError::Sha256(file.path.clone()));
+            }
+            paths.push(&file.path);
+        }
+        paths.sort_unstable();
+        if let Some(pair) = paths.windows(2).find(|pair| pair[0] == pair[1]) {
+            return Err(ManifestError::Duplicate(pair[0].to_owned()));
+        }
+        // A path that is also another path's directory (`a` and `a/b`).
+        for path in &paths {
+            let mut at = 0;
+            while let Some(i) = path[at..].find('/') {
+                let dir = &path[..at + i];
+                if paths.binary_search(&dir).is_ok() {
+                    return Err(ManifestError::Duplicate(dir.to_owned()));
+                }
+                at += i + 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(paths: &[&str]) -> Vec<(String, Vec<u8>)> {
+        paths.iter().map(|p| ((*p).to_owned(), p.as_bytes().to_vec())).collect()
+    }
+
+    #[test]
+    fn a_new_manifest_sorts_its_files_and_reads_back_from_its_bytes() {
+        let m = HeldOutManifest::new("001-x/T005", Some("run-1"), &files(&["b.rs", "a/c.rs"])).unwrap();
+        assert_eq!(m.files[0].path, "a/c.rs");
+        assert_eq!(m.files[1].sha256, sha256_hex(b"b.rs"));
+        let bytes = m.to_bytes();
+        assert!(
+            bytes.starts_with(br#"{"files":[{"path":"a/c.rs","sha256":""#),
+            "{}",
+            String::from_utf8_lossy(&bytes)
+        );
+        assert_eq!(HeldOutManifest::parse(&bytes).unwrap(), m);
+        assert_eq!(m.unit(), "001-x");
+    }
+
+    #[test]
+    fn paths_that_could_leave_the_set_are_refused() {
+        for bad in
+            ["", "/etc/passwd", "../x", "a/../../x", "a//b", "./a", "a\\b", "C:/x", "a/.git/config", "a\nb"]
+        {
+            assert!(matches!(check_set_path(bad), Err(ManifestError::Path { .. })), "{bad:?}");
+        }
+        for good in ["a", "tests/held_out/tags.rs", "..a", "a..", ".hidden"] {
+            assert!(check_set_path(good).is_ok(), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn a_manifest_that_is_not_the_shape_or_breaks_a_rule_does_not_parse() {
+        let ok = HeldOutManifest::new("u/T1", None, &files(&["a"])).unwrap().to_bytes();
+        let text = String::from_utf8(ok).unwrap();
+        for (bad, what) in [
+            ("not json".to_owned(), "Shape"),
+            (text.replace("\"version\":1", "\"version\":2"), "Version"),
+            (text.replace("\"u/T1\"", "\"T1\""), "Task"),
+            (text.replace("\"path\":\"a\"", "\"path\":\"../a\""), "Path"),
+            (text.replace("}],", ",\"mode\":1}],"), "Shape"),
+            (r#"{"version":1,"task":"u/T","files":[]}"#.to_owned(), "Empty"),
+        ] {
+            let err = HeldOutManifest::parse(bad.as_bytes()).unwrap_err();
+            assert!(format!("{err:?}").starts_with(what), "{bad}: {err:?}");
+        }
+    }
+
+    #[test]
+    fn a_path_named_twice_or_as_file_and_directory_is_refused() {
+        for set in [&["a", "a"][..], &["a", "a/b"], &["a", "a.x", "a/b"]] {
+            assert!(
+                matches!(HeldOutManifest::new("u/T", None, &files(set)), Err(ManifestError::Duplicate(_))),
+                "{set:?}"
+            );
+        }
+        assert!(HeldOutManifest::new("u/T", None, &files(&["a.x", "a/b"])).is_ok());
+    }
+}

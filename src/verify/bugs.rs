@@ -1,0 +1,136 @@
+//! Trailer-only bug tasks in the verifier. A bug home (`.specify/bugs/<slug>/`) has no task line,
+//! so `--branch` finds its closing commits by their `Spec-Task: <unit>/bug:<slug>` trailer: every
+//! one in base..head, and the newest closing of every bug whose home changed in that range
+//! (everything reachable without a base). Each is checked by the same rules as a tick; its anchor
+//! is `bug.triad_sha256` ([`crate::spec::triad_sha256`]), which must match the home at the task
+//! commit, and a triad that differs at the head makes the tick `stale`.
+
+use std::collections::{HashMap, HashSet};
+
+use gix::ObjectId;
+use serde_json::Value;
+
+use crate::git::Repo;
+use crate::model::predicate::TaskVerificationV0;
+use crate::spec::{self, BUG_TASK_PREFIX, TaskFacts};
+use crate::verify::commit::Checker;
+use crate::verify::decisions;
+use crate::verify::outcome::{CommitOutcome, Finding, TickOutcome};
+use crate::verify::report::TickReport;
+use crate::verify::run::VerifyError;
+use crate::verify::trust::Trust;
+
+/// For a trailer-only task, the signed `bug.triad_sha256` and `bug.home` against the bug home in
+/// the task commit's tree (`facts`, read there); nothing for a listed task.
+#[must_use]
+pub fn anchor_findings(p: &TaskVerificationV0, facts: &TaskFacts, line: usize) -> Vec<Finding> {
+    if !facts.is_trailer_only() {
+        return Vec::new();
+    }
+    let bug = p.bug.as_ref().and_then(Value::as_object);
+    let field = |key: &str| bug.and_then(|b| b.get(key)).and_then(Value::as_str).map(str::to_owned);
+    let mut out = Vec::new();
+    let triad = field("triad_sha256");
+    if triad.as_deref() != Some(facts.section_hash.as_str()) {
+        out.push(
+            Finding::new(
+                CommitOutcome::Mismatch,
+                "triad_mismatch",
+                "the signed bug.triad_sha256 is not the digest of the bug home at the task commit",
+            )
+            .at_line(line)
+            .expected_found(facts.section_hash.clone(), triad.unwrap_or_else(|| "(absent)".into())),
+        );
+    }
+    let home = field("home");
+    if home.as_deref() != Some(facts.tasks_path.as_str()) {
+        out.push(
+            Finding::new(
+                CommitOutcome::Mismatch,
+                "bug_home_mismatch",
+                "the signed bug.home is not the task's bug home",
+            )
+            .at_line(line)
+            .expected_found(facts.tasks_path.clone(), home.unwrap_or_else(|| "(absent)".into())),
+        );
+    }
+    out
+}
+
+/// One row per bug task closed on the branch (see the module documentation). `task_commit` maps
+/// each `<unit>/<task>` to its newest reachable task commit.
+///
+/// # Errors
+/// The history or a tree cannot be read.
+pub fn bug_rows(
+    repo: &Repo,
+    checker: &Checker<'_>,
+    trust: &Trust,
+    head: ObjectId,
+    base: Option<ObjectId>,
+    task_commit: &HashMap<String, ObjectId>,
+) -> Result<Vec<TickReport>, VerifyError> {
+    let head_tree = repo.tree(repo.commit_tree(head)?);
+    let (in_range, base_tree) = match base {
+        Some(b) => (
+            Some(repo.walk(head, &[b])?.into_iter().collect::<HashSet<_>>()),
+            Some(repo.tree(repo.commit_tree(b)?)),
+        ),
+        None => (None, None),
+    };
+    let mut bugs: Vec<(&String, ObjectId, String)> = task_commit
+        .iter()
+        .filter_map(|(target, id)| {
+            let (_, task) = target.split_once('/')?;
+            Some((target, *id, task.strip_prefix(BUG_TASK_PREFIX)?.to_owned()))
+        })
+        .collect();
+    bugs.sort();
+    let mut rows = Vec::new();
+    for (_, id, slug) in bugs {
+        let chosen = match (&in_range, &base_tree) {
+            (Some(range), Some(base_tree)) => {
+                range.contains(&id)
+                    || (spec::check_bug_slug(&slug).is_ok()
+                        && base_tree.entry_id(&spec::bug_home(&slug))?
+                            != head_tree.entry_id(&spec::bug_home(&slug))?)
+            }
+            _ => true,
+        };
+        if !chosen {
+            continue;
+        }
+        let mut row = TickReport::from_commit(checker.check(id), trust);
+        decisions::refuse_skip_as_tick(&mut row);
+        if row.outcome == TickOutcome::Evidenced
+            && let Some(drift) = triad_drift(repo, id, &head_tree, &slug)
+        {
+            row.outcome = TickOutcome::Stale;
+            row.reason = Some("stale".into());
+            row.findings.push(drift);
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The triad at the head differs from the one at the task commit: the evidence is for an earlier
+/// bug home.
+fn triad_drift(repo: &Repo, id: ObjectId, head_tree: &dyn spec::SourceTree, slug: &str) -> Option<Finding> {
+    let then = spec::bug_triad(&repo.tree(repo.commit_tree(id).ok()?), slug).ok()?.triad_sha256;
+    let now = spec::bug_triad(head_tree, slug).map(|t| t.triad_sha256);
+    if now.as_ref().is_ok_and(|n| *n == then) {
+        return None;
+    }
+    Some(
+        Finding::new(
+            CommitOutcome::Ok,
+            "triad_changed",
+            format!(
+                "the bug home {} changed since the tick; the evidence proves the earlier assessment, fix and test",
+                spec::bug_home(slug)
+            ),
+        )
+        .expected_found(then, now.unwrap_or_else(|e| format!("(unreadable: {e})"))),
+    )
+}

@@ -1,0 +1,162 @@
+//! Trailer-only bug tasks end to end: `speccoder attest <unit>/bug:<slug>` closes a Spec Kit bug
+//! home with a commit that ticks nothing, anchored by the triad digest, and `attest verify` checks
+//! it by the same rules as a tick, reporting a triad edited after the tick as stale.
+
+mod decide_support;
+
+use decide_support::{BUG, Project, codes, row};
+use serde_json::{Value, json};
+use speccoder_attest::spec::{self, FsTree};
+
+const TARGET: &str = "001-bookmark-tags/bug:duplicate-tag-case";
+const HOME: &str = ".specify/bugs/duplicate-tag-case";
+
+fn triad(p: &Project) -> String {
+    spec::bug_triad(&FsTree::new(&p.root), BUG).unwrap().triad_sha256
+}
+
+fn task_verification(p: &Project, rev: &str) -> Value {
+    p.statements(rev)
+        .into_iter()
+        .find(|s| s["predicateType"] == "https://speccoder.dev/task-verification/v0")
+        .unwrap()["predicate"]
+        .clone()
+}
+
+#[test]
+fn a_bug_is_closed_by_a_commit_that_ticks_nothing_and_is_anchored_by_its_triad() {
+    let p = Project::new();
+    p.write("src/tags/store.rs", "// normalise before comparing\n");
+    p.git(&["add", "src/tags/store.rs"]);
+    let staged = p.git(&["write-tree"]);
+    let forged = "0".repeat(64);
+    p.attest(TARGET, json!({ "bug": { "severity": "medium", "triad_sha256": forged } }));
+
+    assert_eq!(p.git(&["rev-parse", "HEAD^{tree}"]), staged, "the commit is the staged tree, no tick");
+    assert_eq!(p.git(&["diff", "--name-only", "HEAD^", "HEAD"]), "src/tags/store.rs");
+    let trailers = p.git(&["log", "-1", "--format=%(trailers:only,unfold)"]);
+    assert!(trailers.starts_with(&format!("Spec-Task: {TARGET}\nVerdict: regression_only")), "{trailers}");
+
+    let predicate = task_verification(&p, "HEAD");
+    assert_eq!(predicate["bug"], json!({ "home": HOME, "severity": "medium", "triad_sha256": triad(&p) }));
+    assert_eq!(predicate["task"]["id"], "bug:duplicate-tag-case");
+    assert_eq!(predicate["task"]["line_hash"], spec::bug_line_hash(BUG));
+    assert_eq!(predicate["task"]["title"], "Adding a tag that differs only in case creates a second tag");
+    assert_eq!(predicate["spec"], json!({ "section": null, "section_hash": triad(&p) }));
+
+    let v = p.verify(&[]).expect(0).json();
+    let tick = row(&v, TARGET);
+    assert_eq!(tick["outcome"], "evidenced");
+    assert_eq!(v["totals"]["checked"], 1);
+    // The commit mode checks it too.
+    let allowed = p.allowed.to_str().unwrap();
+    let commits =
+        p.run(&["attest", "verify", "HEAD", "--json", "--allowed-signers", allowed]).expect(0).json();
+    assert_eq!(commits["ticks"][0]["outcome"], "evidenced");
+    p.fsck();
+}
+
+#[test]
+fn a_triad_edited_after_the_tick_makes_the_bug_stale() {
+    let p = Project::new();
+    p.attest(TARGET, json!({}));
+    let closed_with = triad(&p);
+    p.write(&format!("{HOME}/fix.md"), "# Fix: a different fix\n");
+    p.commit_all("Rewrite the fix");
+    let v = p.verify(&[]).expect(26).json();
+    let tick = row(&v, TARGET);
+    assert_eq!((tick["outcome"].as_str(), tick["reason"].as_str()), (Some("stale"), Some("stale")));
+    let drift = tick["findings"].as_array().unwrap().iter().find(|f| f["code"] == "triad_changed").unwrap();
+    assert_eq!(
+        (drift["expected"].as_str(), drift["found"].as_str()),
+        (Some(closed_with.as_str()), Some(triad(&p).as_str()))
+    );
+}
+
+#[test]
+fn a_triad_edited_on_a_later_branch_is_found_through_its_home() {
+    let p = Project::new();
+    p.attest(TARGET, json!({}));
+    p.git(&["checkout", "-q", "main"]);
+    p.git(&["merge", "-q", "--ff-only", "feature"]);
+    p.git(&["checkout", "-q", "-b", "later"]);
+    p.write(&format!("{HOME}/test.md"), "# Test: another test\n");
+    p.commit_all("Change the bug's test");
+    let v = p.verify(&[]).expect(26).json();
+    assert_eq!(row(&v, TARGET)["outcome"], "stale");
+    // Without a change to the home, a bug closed before the base is not this branch's business.
+    p.git(&["checkout", "-q", "-b", "unrelated", "main"]);
+    p.write("README.md", "hello\n");
+    p.commit_all("Unrelated");
+    assert_eq!(p.verify(&[]).code, 15);
+}
+
+#[test]
+fn a_forged_triad_in_a_resigned_note_is_a_mismatch() {
+    let p = Project::new();
+    p.attest(TARGET, json!({}));
+    let lines: Vec<String> = p.note("HEAD").lines().map(str::to_owned).collect();
+    let mut statements = p.statements("HEAD");
+    let at = statements
+        .iter()
+        .position(|s| s["predicateType"] == "https://speccoder.dev/task-verification/v0")
+        .unwrap();
+    statements[at]["predicate"]["bug"]["triad_sha256"] = Value::String("1".repeat(64));
+    // Every line re-signed, the summary naming the forged line: only the anchor is wrong.
+    let forged = p.signed_line(&statements[at]);
+    let digest = speccoder_attest::model::digest::sha256_hex(
+        speccoder_attest::model::dsse::Envelope::parse(forged.as_bytes()).unwrap().payload,
+    );
+    let last = statements.len() - 1;
+    for input in statements[last]["predicate"]["inputAttestations"].as_array_mut().unwrap() {
+        if input["name"] == "task-verification" {
+            input["digest"]["sha256"] = Value::String(digest.clone());
+        }
+    }
+    let summary = p.signed_line(&statements[last]);
+    let mut new_lines = lines;
+    new_lines[at] = forged;
+    new_lines[last] = summary;
+    p.set_note("HEAD", &new_lines);
+    let v = p.verify(&[]).expect(26).json();
+    let tick = row(&v, TARGET);
+    assert_eq!(tick["reason"], "mismatch");
+    assert!(codes(tick).contains(&"triad_mismatch".to_owned()), "{tick:#}");
+}
+
+#[test]
+fn bad_bug_closures_are_refused_and_nothing_is_written() {
+    let p = Project::new();
+    std::fs::remove_file(p.root.join(".specify/bugs/duplicate-tag-case/fix.md")).unwrap();
+    p.commit_all("Drop the fix");
+    let before = p.snapshot();
+    let evidence = p.evidence(TARGET, json!({}));
+    let out = p.signed(&["attest", TARGET, "--evidence", evidence.to_str().unwrap()]).expect(13);
+    assert!(out.stderr.contains(".specify/bugs/duplicate-tag-case/fix.md"), "{}", out.stderr);
+    let unknown = p.evidence("999-nothing/bug:duplicate-tag-case", json!({}));
+    let out =
+        p.signed(&["attest", "999-nothing/bug:duplicate-tag-case", "--evidence", unknown.to_str().unwrap()]);
+    assert!(out.expect(2).stderr.contains("unit `999-nothing` not found"));
+    let not_object = p.evidence(TARGET, json!({ "bug": ["x"] }));
+    p.git(&["checkout", "-q", "HEAD^", "--", ".specify"]);
+    let out = p.signed(&["attest", TARGET, "--evidence", not_object.to_str().unwrap()]).expect(13);
+    assert!(out.stderr.contains("`bug` field must be a JSON object"), "{}", out.stderr);
+    p.git(&["reset", "-q", "--hard"]);
+    assert_eq!(p.snapshot(), before);
+}
+
+#[test]
+fn closing_an_unchanged_bug_again_is_refused_but_a_reopened_one_can_be_closed() {
+    let p = Project::new();
+    p.attest(TARGET, json!({}));
+    let before = p.snapshot();
+    let evidence = p.evidence(TARGET, json!({}));
+    let out = p.signed(&["attest", TARGET, "--evidence", evidence.to_str().unwrap()]).expect(14);
+    assert!(out.stderr.contains("was closed already"), "{}", out.stderr);
+    assert_eq!(p.snapshot(), before);
+    p.write(&format!("{HOME}/assessment.md"), "# It came back\n");
+    p.commit_all("Reopen the bug");
+    assert_eq!(p.verify(&[]).expect(26).json()["ticks"][0]["outcome"], "stale");
+    p.attest(TARGET, json!({}));
+    assert_eq!(row(&p.verify(&[]).expect(0).json(), TARGET)["outcome"], "evidenced");
+}

@@ -1,0 +1,272 @@
+//! `speccoder accept` and `speccoder skip` end to end: real repositories, real ssh-keygen keys, the
+//! built binary, and `attest verify --branch` judging what they wrote (and forgeries of it).
+
+mod decide_support;
+
+use decide_support::{PRINCIPAL, Project, codes, row};
+use serde_json::Value;
+
+const T001: &str = "001-bookmark-tags/T001";
+const T006: &str = "001-bookmark-tags/T006";
+
+fn trailers(p: &Project, rev: &str) -> String {
+    p.git(&["log", "-1", "--format=%(trailers:only,unfold)", rev])
+}
+
+#[test]
+fn an_accepted_task_is_ticked_with_its_decider_and_verifies_as_evidenced() {
+    let p = Project::new();
+    let out = p.signed(&[
+        "accept",
+        T001,
+        "--reason",
+        "set up by hand; nothing to test",
+        "--by",
+        "Grace Hopper",
+        "--json",
+    ]);
+    let report = out.expect(0).json();
+    assert_eq!(report["verdict"], "attested");
+    assert_eq!(report["decider"]["by"], "Grace Hopper");
+    assert_eq!(p.git(&["rev-parse", "HEAD"]), report["commit"]);
+    assert_eq!(
+        trailers(&p, "HEAD"),
+        "Spec-Task: 001-bookmark-tags/T001\nVerdict: attested\nAccepted-By: Grace Hopper\nReason: set up by hand; nothing to test"
+    );
+    let tasks = std::fs::read_to_string(p.root.join("specs/001-bookmark-tags/tasks.md")).unwrap();
+    assert!(tasks.contains("- [X] T001 Create the tag module skeleton"), "{tasks}");
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+
+    let statements = p.statements("HEAD");
+    assert_eq!(statements.len(), 1, "a decision is one task-verification line");
+    let predicate = &statements[0]["predicate"];
+    assert_eq!(
+        predicate["decider"],
+        serde_json::json!({ "by": "Grace Hopper", "reason": "set up by hand; nothing to test" })
+    );
+    assert!(predicate.get("trace").is_none() && predicate.get("spec").is_none(), "{predicate}");
+
+    let verified = p.verify(&[]).expect(0).json();
+    let tick = row(&verified, T001);
+    assert_eq!(tick["outcome"], "evidenced");
+    assert_eq!(tick["verdict"], "attested");
+    let shown = tick["findings"][0]["message"].as_str().unwrap();
+    assert!(shown.contains("Grace Hopper") && shown.contains("asserted, not proven"), "{shown}");
+    assert_eq!(tick["signers"][0]["principals"][0], PRINCIPAL);
+    p.fsck();
+}
+
+#[test]
+fn accept_takes_the_decider_from_git_user_name_when_by_is_absent() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "trivial"]).expect(0);
+    assert!(trailers(&p, "HEAD").contains("Accepted-By: Ada Lovelace"));
+    let v = p.verify(&["--require-verified"]).expect(26).json();
+    assert_eq!(row(&v, T001)["reason"], "not_verified", "--require-verified still fails an attested tick");
+}
+
+#[test]
+fn a_skip_does_not_tick_and_is_listed_as_skipped_never_as_verified() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    let head = p.git(&["rev-parse", "HEAD"]);
+    let report = p
+        .signed(&["skip", T006, "--reason", "the list view moves to feature 002", "--json"])
+        .expect(0)
+        .json();
+    let reference = "refs/speccoder/skipped/001-bookmark-tags/T006";
+    assert_eq!(report["reference"], reference);
+    assert_eq!(p.git(&["rev-parse", "HEAD"]), head, "the branch does not move");
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+    let skip = p.git(&["rev-parse", reference]);
+    assert_eq!(skip, report["commit"]);
+    assert_eq!(p.git(&["rev-parse", &format!("{skip}^")]), head);
+    assert_eq!(p.git(&["rev-parse", &format!("{skip}^{{tree}}")]), p.git(&["rev-parse", "HEAD^{tree}"]));
+    assert_eq!(
+        trailers(&p, &skip),
+        "Spec-Task: 001-bookmark-tags/T006\nVerdict: skipped\nSkipped-By: Ada Lovelace\nReason: the list view moves to feature 002"
+    );
+    let body = p.git(&["log", "-1", "--format=%B", &skip]);
+    assert!(body.starts_with("001-bookmark-tags/T006: skip Show each bookmark's tags"), "{body}");
+    assert!(body.contains("it stays open"), "{body}");
+    let statements = p.statements(&skip);
+    assert_eq!(statements.len(), 1);
+    assert_eq!(statements[0]["predicate"]["verdict"], "skipped");
+
+    let v = p.verify(&[]).expect(0).json();
+    let skipped = row(&v, T006);
+    assert_eq!(skipped["outcome"], "skipped");
+    assert_eq!(skipped["commit"], skip.as_str());
+    assert_eq!(v["totals"]["skipped"], 1);
+    assert_eq!(v["totals"]["evidenced"], 1);
+    p.fsck();
+}
+
+#[test]
+fn a_skip_of_an_openspec_task_escapes_the_dot_in_its_ref_name() {
+    let p = Project::from_fixture("openspec");
+    let change = p.git(&["ls-tree", "--name-only", "HEAD", "openspec/changes/"]);
+    let unit =
+        change.lines().map(|l| l.trim_start_matches("openspec/changes/")).find(|u| *u != "archive").unwrap();
+    let target = format!("{unit}/1.1");
+    p.signed(&["skip", &target, "--reason", "not needed"]).expect(0);
+    let reference = format!("refs/speccoder/skipped/{unit}/1%2E1");
+    let skip = p.git(&["rev-parse", &reference]);
+    assert!(trailers(&p, &skip).contains(&format!("Spec-Task: {target}")));
+    p.git(&["check-ref-format", &reference]);
+    let allowed = p.allowed.to_str().unwrap();
+    let v = p.run(&["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", allowed]).json();
+    assert_eq!(row(&v, &target)["outcome"], "skipped");
+}
+
+#[test]
+fn undo_deletes_the_skip_and_the_report_no_longer_lists_it() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    let out = p.run(&["skip", T006, "--undo", "--json"]).expect(0).json();
+    assert_eq!(out["reference"], "refs/speccoder/skipped/001-bookmark-tags/T006");
+    assert!(
+        !p.git_output(&["rev-parse", "--verify", "-q", "refs/speccoder/skipped/001-bookmark-tags/T006"])
+            .status
+            .success()
+    );
+    let v = p.verify(&[]).expect(0).json();
+    assert!(v["ticks"].as_array().unwrap().iter().all(|t| t["task"] != T006), "{v:#}");
+    // A skip can be recorded anew after an undo.
+    p.signed(&["skip", T006, "--reason", "later still"]).expect(0);
+}
+
+#[test]
+fn a_decision_note_with_a_test_result_line_is_rejected() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    let commit = p.git(&["rev-parse", "HEAD"]);
+    let decision = p.note("HEAD");
+    let test_result = serde_json::json!({
+        "_type": "https://in-toto.io/Statement/v1",
+        "subject": [ { "name": T001, "digest": { "gitCommit": commit } } ],
+        "predicateType": "https://in-toto.io/attestation/test-result/v0.1",
+        "predicate": {
+            "result": "PASSED",
+            "configuration": [ { "name": "speccoder:phase/green", "digest": { "sha256": "a".repeat(64) } } ],
+            "passedTests": ["tests/tags.rs"], "failedTests": [], "warnedTests": []
+        }
+    });
+    p.set_note("HEAD", &[decision, p.signed_line(&test_result)]);
+    let v = p.verify(&[]).expect(26).json();
+    let tick = row(&v, T001);
+    assert_eq!(tick["outcome"], "unverifiable");
+    assert!(codes(tick).contains(&"decision_with_evidence".to_owned()), "{tick:#}");
+}
+
+#[test]
+fn an_accepted_by_trailer_that_differs_from_the_signed_decider_is_a_mismatch() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand", "--by", "Ada"]).expect(0);
+    let mut statement = p.statements("HEAD").remove(0);
+    let message = p.git(&["log", "-1", "--format=%B"]).replace("Accepted-By: Ada", "Accepted-By: Mallory");
+    let forged = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD^", "-m", &message]);
+    p.git(&["update-ref", "refs/heads/feature", &forged]);
+    statement["subject"][0]["digest"]["gitCommit"] = Value::String(forged.clone());
+    p.set_note(&forged, &[p.signed_line(&statement)]);
+    let v = p.verify(&[]).expect(26).json();
+    let tick = row(&v, T001);
+    assert_eq!(tick["reason"], "mismatch");
+    let finding =
+        tick["findings"].as_array().unwrap().iter().find(|f| f["code"] == "decider_mismatch").unwrap();
+    assert_eq!((finding["expected"].as_str(), finding["found"].as_str()), (Some("Ada"), Some("Mallory")));
+}
+
+#[test]
+fn a_skip_ref_at_a_commit_without_a_decision_note_is_unverifiable() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    // A skip commit without its note, a commit that is no task commit at all, and a commit whose
+    // note is an accept rather than a skip.
+    let message =
+        "Skip T006\n\nSpec-Task: 001-bookmark-tags/T006\nVerdict: skipped\nSkipped-By: Ada\nReason: r\n";
+    let bare = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", message]);
+    p.git(&["update-ref", "refs/speccoder/skipped/001-bookmark-tags/T006", &bare]);
+    p.git(&["update-ref", "refs/speccoder/skipped/001-bookmark-tags/T005", "HEAD^"]);
+    p.git(&["update-ref", "refs/speccoder/skipped/001-bookmark-tags/T007", "HEAD"]);
+    let v = p.verify(&[]).expect(26).json();
+    let no_note = row(&v, T006);
+    assert_eq!(
+        (no_note["outcome"].as_str(), no_note["reason"].as_str()),
+        (Some("unverifiable"), Some("missing"))
+    );
+    assert!(codes(no_note).contains(&"note_missing".to_owned()), "{no_note:#}");
+    let no_task_commit = row(&v, "001-bookmark-tags/T005");
+    assert_eq!(no_task_commit["outcome"], "unverifiable");
+    assert!(codes(no_task_commit).contains(&"no_spec_task".to_owned()), "{no_task_commit:#}");
+    let not_a_skip = row(&v, "001-bookmark-tags/T007");
+    assert_eq!(not_a_skip["outcome"], "unverifiable");
+    let found = codes(not_a_skip);
+    assert!(
+        found.contains(&"skip_ref_mismatch".to_owned()) && found.contains(&"not_a_skip".to_owned()),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_task_ticked_by_hand_after_its_skip_is_ticked_without_evidence_not_left_behind() {
+    let p = Project::new();
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    let tasks = p.root.join("specs/001-bookmark-tags/tasks.md");
+    let text = std::fs::read_to_string(&tasks).unwrap().replace("- [ ] T006", "- [X] T006");
+    std::fs::write(&tasks, text).unwrap();
+    p.commit_all("Tick T006 by hand");
+    let v = p.verify(&[]).expect(26).json();
+    let rows: Vec<&Value> = v["ticks"].as_array().unwrap().iter().filter(|t| t["task"] == T006).collect();
+    assert_eq!(rows.len(), 2, "{v:#}");
+    assert_eq!(rows[0]["reason"], "ticked_without_evidence", "a skip's commit is no evidence left behind");
+    assert_eq!(rows[1]["outcome"], "skipped");
+    assert!(codes(rows[1]).contains(&"skip_obsolete".to_owned()), "{:#}", rows[1]);
+}
+
+#[test]
+fn a_skip_commit_put_on_the_branch_does_not_evidence_a_tick() {
+    let p = Project::new();
+    p.signed(&["skip", T001, "--reason", "later"]).expect(0);
+    let skip = p.git(&["rev-parse", "refs/speccoder/skipped/001-bookmark-tags/T001"]);
+    p.git(&["merge", "-q", "--ff-only", &skip]);
+    let tasks = p.root.join("specs/001-bookmark-tags/tasks.md");
+    let text = std::fs::read_to_string(&tasks).unwrap().replace("- [ ] T001", "- [X] T001");
+    std::fs::write(&tasks, text).unwrap();
+    p.commit_all("Tick T001 by hand");
+    let v = p.verify(&[]).expect(26).json();
+    let tick = row(&v, T001);
+    assert_eq!(tick["outcome"], "unverifiable");
+    assert!(codes(tick).contains(&"skip_is_no_tick".to_owned()), "{tick:#}");
+}
+
+#[test]
+fn bad_decisions_are_refused_with_a_clear_message_and_nothing_written() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    let before = p.snapshot();
+    let cases: [(&[&str], i32, &str); 9] = [
+        (&["accept", "001-bookmark-tags/T002", "--reason", "  \n "], 2, "--reason is empty"),
+        (&["skip", "001-bookmark-tags/T002", "--reason", ""], 2, "--reason is empty"),
+        (&["accept", "999-nothing/T002", "--reason", "x"], 2, "unit `999-nothing` not found"),
+        (&["skip", "001-bookmark-tags/T099", "--reason", "x"], 2, "task `T099` not found"),
+        (&["accept", T001, "--reason", "again"], 14, "already ticked"),
+        (&["skip", T001, "--reason", "x"], 14, "only an open task can be skipped"),
+        (&["skip", T006, "--undo"], 14, "has no skip to undo"),
+        (&["accept", "001-bookmark-tags/bug:duplicate-tag-case", "--reason", "x"], 2, "is a bug task"),
+        (&["accept", "no-slash", "--reason", "x"], 2, "is not <unit>/<task>"),
+    ];
+    for (args, code, message) in cases {
+        let out = p.signed(args);
+        assert_eq!(out.code, code, "{args:?}: {out:?}");
+        assert!(out.stderr.contains(message), "{args:?}: {}", out.stderr);
+        assert_eq!(p.snapshot(), before, "{args:?} wrote something");
+    }
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    let before = p.snapshot();
+    let twice = p.signed(&["skip", T006, "--reason", "again", "--json"]).expect(14);
+    assert_eq!(twice.json()["exit_code"], 14);
+    assert!(twice.stderr.contains("skipped already"), "{}", twice.stderr);
+    assert_eq!(p.snapshot(), before);
+}

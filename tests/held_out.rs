@@ -1,0 +1,329 @@
+//! `speccoder held-out store` and `speccoder held-out publish` end to end: real repositories, the
+//! built binary, `git ls-tree -r` on the published refs and `git fsck --strict` on the result.
+
+mod decide_support;
+
+use std::path::{Path, PathBuf};
+
+use decide_support::{Project, UNIT};
+use serde_json::{Value, json};
+use speccoder_attest::model::digest::sha256_hex;
+
+const REF: &str = "refs/speccoder/held-out/001-bookmark-tags";
+
+/// Writes held-out test files (path, text) into a new directory outside the work tree.
+fn tests_dir(p: &Project, name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = p.outside.join(name);
+    for (path, text) in files {
+        let full = dir.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    }
+    dir
+}
+
+/// `held-out store TASK DIR`; the printed digest.
+fn store(p: &Project, task: &str, dir: &Path) -> String {
+    let out = p.run(&["held-out", "store", task, dir.to_str().unwrap()]).expect(0);
+    out.stdout.trim().to_owned()
+}
+
+/// Closes `task` with evidence whose held_out phase names `manifest`.
+fn close_with(p: &Project, task: &str, manifest: &str) {
+    let held_out =
+        json!({ "phase": "held_out", "result": "PASSED", "manifest": manifest, "passed": 1, "total": 1 });
+    p.attest(task, json!({ "phases": [held_out] }));
+}
+
+/// The store directory of the unit.
+fn store_dir(p: &Project, unit: &str) -> PathBuf {
+    p.root.join(".git/speccoder/held-out").join(unit)
+}
+
+fn ls_tree(p: &Project, reference: &str) -> Vec<String> {
+    p.git(&["ls-tree", "-r", "--name-only", reference]).lines().map(str::to_owned).collect()
+}
+
+fn key(digest: &str) -> &str {
+    digest.strip_prefix("sha256:").unwrap()
+}
+
+#[test]
+fn store_writes_the_set_beside_its_manifest_and_prints_the_manifest_digest() {
+    let p = Project::new();
+    let dir =
+        tests_dir(&p, "held", &[("tags_hidden.rs", "#[test] fn a() {}\n"), ("more/case.rs", "fn b() {}\n")]);
+    let out = p.run(&[
+        "held-out",
+        "store",
+        "001-bookmark-tags/T005",
+        dir.to_str().unwrap(),
+        "--run",
+        "run-9",
+        "--json",
+    ]);
+    let report = out.expect(0).json();
+    let digest = report["manifest"].as_str().unwrap().to_owned();
+    let set = store_dir(&p, UNIT).join(key(&digest));
+    let manifest = std::fs::read(set.join("manifest.json")).unwrap();
+    assert_eq!(format!("sha256:{}", sha256_hex(&manifest)), digest, "the digest is the manifest's own");
+    let parsed: Value = serde_json::from_slice(&manifest).unwrap();
+    assert_eq!(
+        parsed,
+        json!({
+            "version": 1,
+            "task": "001-bookmark-tags/T005",
+            "run": "run-9",
+            "files": [
+                { "path": "more/case.rs", "sha256": sha256_hex("fn b() {}\n") },
+                { "path": "tags_hidden.rs", "sha256": sha256_hex("#[test] fn a() {}\n") },
+            ]
+        })
+    );
+    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/held-out-manifest.schema.json");
+    let schema: Value = serde_json::from_slice(&std::fs::read(schema_path).unwrap()).unwrap();
+    assert!(jsonschema::validator_for(&schema).unwrap().is_valid(&parsed), "the manifest meets its schema");
+    assert_eq!(std::fs::read_to_string(set.join("files/more/case.rs")).unwrap(), "fn b() {}\n");
+    // Storing the same files again is a no-op that prints the same digest.
+    let again =
+        p.run(&["held-out", "store", "001-bookmark-tags/T005", dir.to_str().unwrap(), "--run", "run-9"]);
+    assert_eq!(again.expect(0).stdout.trim(), digest);
+    assert_eq!(p.git(&["status", "--porcelain"]), "", "nothing lands in the work tree");
+}
+
+#[test]
+fn publishing_writes_exactly_the_sets_that_closed_tasks_name() {
+    let p = Project::new();
+    let named =
+        store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("hidden.rs", "A"), ("sub/x.rs", "X")]));
+    let by_trailer = store(&p, "001-bookmark-tags/T004", &tests_dir(&p, "b", &[("b.rs", "B")]));
+    let local_only = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "c", &[("c.rs", "C")]));
+    close_with(&p, "001-bookmark-tags/T005", &named);
+    // A closed task that names its set only in the Held-Out: trailer (no note).
+    let message = format!(
+        "Close T004\n\nSpec-Task: 001-bookmark-tags/T004\nVerdict: regression_only\nHeld-Out: passed=1/1 manifest={by_trailer}\n"
+    );
+    let commit = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", &message]);
+    p.git(&["merge", "-q", "--ff-only", &commit]);
+
+    let out = p.run(&["held-out", "publish", "--json"]).expect(0);
+    let report = out.json();
+    let unit = &report["units"][0];
+    assert_eq!(unit["published"].as_array().unwrap().len(), 2, "{report:#}");
+    assert_eq!(unit["kept_local"], json!([key(&local_only)]));
+
+    let mut expected = vec![
+        format!("{}/files/hidden.rs", key(&named)),
+        format!("{}/files/sub/x.rs", key(&named)),
+        format!("{}/manifest.json", key(&named)),
+        format!("{}/files/b.rs", key(&by_trailer)),
+        format!("{}/manifest.json", key(&by_trailer)),
+    ];
+    expected.sort();
+    assert_eq!(ls_tree(&p, REF), expected);
+    assert_eq!(p.git(&["show", &format!("{REF}:{}/files/sub/x.rs", key(&named))]), "X");
+    let published_manifest = p.git(&["show", &format!("{REF}:{}/manifest.json", key(&named))]);
+    assert_eq!(sha256_hex(published_manifest.as_bytes()), key(&named));
+    p.fsck();
+}
+
+#[test]
+fn publishing_twice_is_a_no_op_and_the_ref_only_moves_forward() {
+    let p = Project::new();
+    let first = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
+    close_with(&p, "001-bookmark-tags/T005", &first);
+    p.run(&["held-out", "publish"]).expect(0);
+    let tip = p.git(&["rev-parse", REF]);
+    let again = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    assert_eq!(p.git(&["rev-parse", REF]), tip, "publishing again writes nothing");
+    assert_eq!(again["units"][0]["commit"], Value::Null);
+    assert_eq!(again["units"][0]["already_published"][0]["manifest"], first.as_str());
+
+    let second = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "b", &[("b.rs", "B")]));
+    close_with(&p, "001-bookmark-tags/T006", &second);
+    p.run(&["held-out", "publish"]).expect(0);
+    let new_tip = p.git(&["rev-parse", REF]);
+    assert_eq!(p.git(&["rev-parse", &format!("{new_tip}^")]), tip, "the new commit sits on the old one");
+    let listed = ls_tree(&p, REF);
+    assert!(
+        listed.contains(&format!("{}/files/a.rs", key(&first)))
+            && listed.contains(&format!("{}/files/b.rs", key(&second)))
+    );
+    p.fsck();
+}
+
+#[test]
+fn a_dry_run_says_what_would_be_published_and_writes_nothing() {
+    let p = Project::new();
+    let digest = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
+    close_with(&p, "001-bookmark-tags/T005", &digest);
+    let before = p.snapshot();
+    let out = p.run(&["held-out", "publish", "--dry-run"]).expect(0);
+    assert!(out.stdout.contains(&format!("would publish {digest}")), "{}", out.stdout);
+    assert_eq!(p.snapshot(), before);
+}
+
+#[test]
+fn publishing_one_unit_leaves_a_second_units_ref_untouched() {
+    let p = Project::new();
+    let second_unit = "002-bookmark-tags-copy";
+    std::fs::create_dir_all(p.root.join("specs").join(second_unit)).unwrap();
+    for file in ["spec.md", "tasks.md"] {
+        std::fs::copy(
+            p.root.join("specs/001-bookmark-tags").join(file),
+            p.root.join("specs").join(second_unit).join(file),
+        )
+        .unwrap();
+    }
+    p.commit_all("A second unit");
+    let first = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
+    let other = store(&p, &format!("{second_unit}/T005"), &tests_dir(&p, "b", &[("b.rs", "B")]));
+    close_with(&p, "001-bookmark-tags/T005", &first);
+    close_with(&p, &format!("{second_unit}/T005"), &other);
+    let other_ref = format!("refs/speccoder/held-out/{second_unit}");
+
+    p.run(&["held-out", "publish", "--unit", UNIT]).expect(0);
+    assert!(!p.git_output(&["rev-parse", "--verify", "-q", &other_ref]).status.success());
+    p.run(&["held-out", "publish"]).expect(0);
+    let other_tip = p.git(&["rev-parse", &other_ref]);
+    assert_eq!(
+        ls_tree(&p, &other_ref),
+        [format!("{}/files/b.rs", key(&other)), format!("{}/manifest.json", key(&other))]
+    );
+
+    let third = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "c", &[("c.rs", "C")]));
+    close_with(&p, "001-bookmark-tags/T006", &third);
+    p.run(&["held-out", "publish", "--unit", UNIT]).expect(0);
+    assert_eq!(p.git(&["rev-parse", &other_ref]), other_tip);
+    assert_eq!(ls_tree(&p, REF).len(), 4);
+    p.fsck();
+}
+
+#[test]
+fn a_set_with_one_byte_changed_is_refused_named_and_left_out() {
+    let p = Project::new();
+    let tampered =
+        store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("hidden.rs", "assert!(true);")]));
+    let intact = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "b", &[("b.rs", "B")]));
+    close_with(&p, "001-bookmark-tags/T005", &tampered);
+    close_with(&p, "001-bookmark-tags/T006", &intact);
+    let file = store_dir(&p, UNIT).join(key(&tampered)).join("files/hidden.rs");
+    std::fs::write(&file, "assert!(tru3);").unwrap();
+
+    let out = p.run(&["held-out", "publish"]).expect(26);
+    assert!(out.stdout.contains(&format!("TAMPERED, left out: {tampered}")), "{}", out.stdout);
+    assert!(out.stdout.contains("files/hidden.rs has changed"), "{}", out.stdout);
+    assert_eq!(
+        ls_tree(&p, REF),
+        [format!("{}/files/b.rs", key(&intact)), format!("{}/manifest.json", key(&intact))]
+    );
+    // A manifest edited after the fact no longer hashes to its key: tampered too.
+    std::fs::write(&file, "assert!(true);").unwrap();
+    let manifest = store_dir(&p, UNIT).join(key(&tampered)).join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap().replace("\"version\":1", "\"version\":1 ");
+    std::fs::write(&manifest, text).unwrap();
+    let out = p.run(&["held-out", "publish", "--json"]).expect(26);
+    assert!(
+        out.json()["units"][0]["tampered"][0]["reason"].as_str().unwrap().contains("not its key"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// A set written by hand under `key = sha256(manifest)` and named by a closed task's trailer.
+fn hand_made_set(p: &Project, manifest: &[u8], files: &[(&str, &str)]) -> String {
+    let key = sha256_hex(manifest);
+    let set = store_dir(p, UNIT).join(&key);
+    std::fs::create_dir_all(set.join("files")).unwrap();
+    std::fs::write(set.join("manifest.json"), manifest).unwrap();
+    for (path, text) in files {
+        std::fs::write(set.join("files").join(path), text).unwrap();
+    }
+    let message = format!(
+        "Close T005\n\nSpec-Task: 001-bookmark-tags/T005\nVerdict: verified\nHeld-Out: passed=1/1 manifest=sha256:{key}\n"
+    );
+    let commit = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", &message]);
+    p.git(&["merge", "-q", "--ff-only", &commit]);
+    key
+}
+
+#[test]
+fn a_manifest_that_is_not_json_or_leaves_its_set_stops_publishing_before_anything_is_written() {
+    let manifest = |path: &str| {
+        format!(
+            r#"{{"files":[{{"path":"{path}","sha256":"{}"}}],"task":"001-bookmark-tags/T005","version":1}}"#,
+            sha256_hex("x")
+        )
+    };
+    let cases: [(String, &str); 4] = [
+        ("{ not json".to_owned(), "not a valid manifest"),
+        (manifest("../../../../outside.rs"), "`.` or `..` component"),
+        (manifest("/etc/passwd"), "is absolute"),
+        (manifest("C:/x.rs"), "drive letter"),
+    ];
+    for (text, message) in cases {
+        let p = Project::new();
+        let good = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "b", &[("b.rs", "B")]));
+        close_with(&p, "001-bookmark-tags/T006", &good);
+        let key = hand_made_set(&p, text.as_bytes(), &[]);
+        let before = p.snapshot();
+        let out = p.run(&["held-out", "publish"]).expect(13);
+        assert!(out.stderr.contains(&key) && out.stderr.contains(message), "{text}: {}", out.stderr);
+        assert!(out.stderr.contains("nothing was written"), "{}", out.stderr);
+        assert_eq!(p.snapshot(), before, "{text}");
+    }
+}
+
+#[test]
+fn a_symbolic_link_in_a_set_stops_publishing_before_anything_is_written() {
+    let p = Project::new();
+    let secret = p.outside.join("secret.rs");
+    std::fs::write(&secret, "x").unwrap();
+    let manifest = format!(
+        r#"{{"files":[{{"path":"link.rs","sha256":"{}"}}],"task":"001-bookmark-tags/T005","version":1}}"#,
+        sha256_hex("x")
+    );
+    let key = hand_made_set(&p, manifest.as_bytes(), &[]);
+    std::os::unix::fs::symlink(&secret, store_dir(&p, UNIT).join(&key).join("files/link.rs")).unwrap();
+    let before = p.snapshot();
+    let out = p.run(&["held-out", "publish"]).expect(13);
+    assert!(out.stderr.contains("files/link.rs is a symbolic link"), "{}", out.stderr);
+    assert_eq!(p.snapshot(), before);
+}
+
+#[test]
+fn bad_store_and_publish_requests_are_refused_with_a_clear_message_and_nothing_written() {
+    let p = Project::new();
+    let good = tests_dir(&p, "good", &[("a.rs", "A")]);
+    let empty = p.outside.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let linked = tests_dir(&p, "linked", &[("a.rs", "A")]);
+    std::os::unix::fs::symlink(p.outside.join("good/a.rs"), linked.join("b.rs")).unwrap();
+    let in_tree = p.root.join("held-store");
+    let (good, empty, linked, in_tree) = (
+        good.to_str().unwrap(),
+        empty.to_str().unwrap(),
+        linked.to_str().unwrap(),
+        in_tree.to_str().unwrap(),
+    );
+    let cases: [(&[&str], i32, &str); 7] = [
+        (&["held-out", "store", "999-nothing/T001", good], 2, "unit `999-nothing` not found"),
+        (&["held-out", "store", "001-bookmark-tags/T099", good], 2, "task `T099` not found"),
+        (&["held-out", "store", "001-bookmark-tags/T005", empty], 13, "holds no files"),
+        (&["held-out", "store", "001-bookmark-tags/T005", linked], 13, "b.rs is a symbolic link"),
+        (
+            &["held-out", "store", "001-bookmark-tags/T005", good, "--store", in_tree],
+            2,
+            "inside the work tree",
+        ),
+        (&["held-out", "publish", "--unit", "999-nothing"], 2, "unit `999-nothing` not found"),
+        (&["held-out", "publish", "--store", in_tree], 2, "inside the work tree"),
+    ];
+    for (args, code, message) in cases {
+        let out = p.run(args);
+        assert_eq!(out.code, code, "{args:?}: {out:?}");
+        assert!(out.stderr.contains(message), "{args:?}: {}", out.stderr);
+        assert!(!p.root.join(".git/speccoder").exists(), "{args:?} wrote to the store");
+        assert_eq!(p.git(&["status", "--porcelain"]), "", "{args:?}");
+    }
+}
