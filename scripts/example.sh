@@ -74,3 +74,21 @@ type=$(jq -r .payloadType "$work/line")
   cat "$work/payload"
 } >"$work/pae"
 ssh-keygen -Y verify -f "$work/allowed_signers" -I ada@example.com -n in-toto -s "$work/line.sig" <"$work/pae"
+
+step "speccoder attest verify --branch --all: the example holds against the verifier's own trust"
+speccoder -C "$repo" attest verify --branch --all --allowed-signers "$work/allowed_signers"
+
+step "a tampered copy: the signed verdict's trailer edited by amend, its note copied along"
+tampered=$work/tampered
+git clone -q "$repo" "$tampered"
+git -C "$tampered" fetch -q origin refs/notes/speccoder:refs/notes/speccoder
+git -C "$tampered" config user.name "Mallory"
+git -C "$tampered" config user.email mallory@example.com
+git -C "$tampered" log -1 --format=%B | sed 's/^Verdict: verified$/Verdict: regression_only/' >"$work/msg"
+git -C "$tampered" commit -q --amend -F "$work/msg"
+git -C "$tampered" notes --ref=speccoder copy "$(git -C "$repo" rev-parse HEAD)" HEAD
+if speccoder -C "$tampered" attest verify --branch --all --allowed-signers "$work/allowed_signers"; then
+  echo "the tampered copy verified: that is a bug" >&2
+  exit 1
+fi
+echo "(the tampered copy fails, as it must: exit 26)"
