@@ -183,7 +183,7 @@ mod tests {
             br#"{"task":"u/T1","verdict":"verified","phases":[{"phase":"green","result":"GREEN","configuration":"x"}]}"#,
         )
         .unwrap_err();
-        assert_eq!(field, "phases[0]");
+        assert_eq!(field, "phases[0].result");
         assert!(message.contains("GREEN"), "{message}");
         let (field, _) = parse(br#"{"task":"u/T1","verdict":"verified","phases":[],"extra":1}"#).unwrap_err();
         assert_eq!(field, "extra");
