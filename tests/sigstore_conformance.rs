@@ -7,6 +7,7 @@
 //! `identity` and `issuer` (or the suite's defaults). Both are our code; none is skipped.
 #![cfg(feature = "sigstore")]
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use speccoder_attest::sign::sigstore::{Signed, SigstoreTrust, TrustedRoot, verify_bundle};
@@ -100,6 +101,9 @@ fn every_bundle_verify_case_gives_its_expected_result() {
             wrong.push(format!("{name}: expected {}, got {} {reason}", word(expect_pass), word(got_pass)));
         }
     }
-    println!("{} cases: {keyless} keyless, {managed} managed-key; {} wrong", cases.len(), wrong.len());
+    // The summary goes to the real stderr, so it shows without `--nocapture`.
+    let summary =
+        format!("{} cases: {keyless} keyless, {managed} managed-key; {} wrong", cases.len(), wrong.len());
+    let _ = writeln!(std::io::stderr(), "sigstore conformance: {summary}");
     assert!(wrong.is_empty(), "cases with the wrong result:\n{}", wrong.join("\n"));
 }

@@ -8,11 +8,18 @@ use speccoder_attest::sign::sigstore::{
     SigstoreConfig, SigstoreSigner, SigstoreTrust, TrustedRoot, ambient_token_available, verify,
 };
 
+/// Says why the test is skipped, on the real stderr so that it shows without `--nocapture`
+/// (libtest captures only the print macros).
+fn skipped(reason: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {reason}");
+}
+
 #[test]
 fn keyless_signing_makes_a_dsse_bundle_that_verifies_offline() {
     if !ambient_token_available() {
-        println!(
-            "SKIPPED: keyless signing needs an OIDC token (SIGSTORE_ID_TOKEN, or GitHub Actions' ambient token); none is set here"
+        skipped(
+            "keyless signing needs an OIDC token (SIGSTORE_ID_TOKEN, or GitHub Actions' ambient token); none is set here",
         );
         return;
     }
@@ -21,7 +28,7 @@ fn keyless_signing_makes_a_dsse_bundle_that_verifies_offline() {
     let signed = match signer.sign_bundle(PAYLOAD_TYPE, statement) {
         Ok(s) => s,
         Err(e) if e.is_unavailable() => {
-            println!("SKIPPED: the Sigstore services cannot be reached from here: {e}");
+            skipped(&format!("the Sigstore services cannot be reached from here: {e}"));
             return;
         }
         Err(e) => panic!("keyless signing failed: {e}"),
@@ -32,8 +39,8 @@ fn keyless_signing_makes_a_dsse_bundle_that_verifies_offline() {
     let (Ok(identity), Ok(issuer)) =
         (std::env::var("SPECCODER_SIGSTORE_IDENTITY"), std::env::var("SPECCODER_SIGSTORE_ISSUER"))
     else {
-        println!(
-            "SKIPPED (verification part): set SPECCODER_SIGSTORE_IDENTITY and SPECCODER_SIGSTORE_ISSUER to verify the new bundle"
+        skipped(
+            "(verification part) set SPECCODER_SIGSTORE_IDENTITY and SPECCODER_SIGSTORE_ISSUER to verify the new bundle",
         );
         return;
     };

@@ -166,7 +166,11 @@ fn a_rekor_answer_becomes_the_bundles_log_entry() {
 #[test]
 fn keyless_signing_without_a_token_says_how_to_get_one() {
     if ambient_token_available() {
-        println!("SKIPPED: an OIDC token is in the environment; this test checks the no-token path");
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: an OIDC token is in the environment; this test checks the no-token path"
+        );
         return;
     }
     let signer = SigstoreSigner::new(SigstoreConfig { interactive: false, ..SigstoreConfig::default() });
