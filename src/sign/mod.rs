@@ -9,12 +9,19 @@
 //! OpenPGP: [`openpgp::OpenPgpSigner`] signs (in-process from a secret key file, through `gpg` for
 //! keyring-held keys); [`openpgp::verify`] checks in-process against [`openpgp::OpenPgpCerts`];
 //! [`openpgp_tool::Sqv`] checks the same through the real `sqv`.
+//!
+//! Sigstore (cargo feature `sigstore`): `sigstore::SigstoreSigner` signs keylessly and returns
+//! the bundle for the envelope's `sigstore` field; `sigstore::verify` checks a bundle offline
+//! against a trusted root and the caller's identity. Without the feature, Sigstore lines are
+//! `tool_missing` with [`SIGSTORE_MISSING_REASON`].
 
 pub mod allowed_signers;
 pub mod openpgp;
 pub mod openpgp_tool;
 pub mod pattern;
 pub mod revoked_keys;
+#[cfg(feature = "sigstore")]
+pub mod sigstore;
 pub mod ssh;
 pub mod ssh_tool;
 pub mod ssh_verify;
@@ -27,6 +34,12 @@ mod test_support;
 
 pub use openpgp::OpenPgpSignError;
 pub use ssh::SshSignError;
+
+/// Whether this build can sign and verify Sigstore bundles.
+pub const SIGSTORE_COMPILED: bool = cfg!(feature = "sigstore");
+
+/// Why a Sigstore line cannot be checked by a build without the `sigstore` feature.
+pub const SIGSTORE_MISSING_REASON: &str = "a Sigstore signature, but this speccoder was built without Sigstore support (cargo feature `sigstore`); rebuild with default features to check it";
 
 /// A way of signing statements: one configured key of one backend.
 pub trait Signer {
@@ -72,4 +85,8 @@ pub enum SignError {
     /// An OpenPGP key or OpenPGP signing problem.
     #[error(transparent)]
     OpenPgp(#[from] OpenPgpSignError),
+    /// A keyless Sigstore signing problem.
+    #[cfg(feature = "sigstore")]
+    #[error(transparent)]
+    Sigstore(#[from] sigstore::SigstoreSignError),
 }
