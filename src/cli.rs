@@ -272,6 +272,16 @@ pub struct VerifyArgs {
     /// OpenPGP certificates you trust (armored or binary, one or more).
     #[arg(long, value_name = "FILE")]
     pub openpgp_certs: Option<PathBuf>,
+    /// The Sigstore trusted root (trusted_root.json); default: the cached public-good root.
+    #[arg(long, value_name = "FILE")]
+    pub sigstore_trusted_root: Option<PathBuf>,
+    /// The identity a keyless signing certificate must carry (its SAN, e.g. an email or a CI
+    /// workflow URI).
+    #[arg(long, value_name = "IDENTITY", requires = "certificate_oidc_issuer")]
+    pub certificate_identity: Option<String>,
+    /// The OIDC issuer a keyless signing certificate must name.
+    #[arg(long, value_name = "URL", requires = "certificate_identity")]
+    pub certificate_oidc_issuer: Option<String>,
     /// Count unsigned evidence as holding; the report says it was accepted unsigned.
     #[arg(long)]
     pub accept_unsigned: bool,

@@ -720,3 +720,81 @@ fn no_mutation_of_a_note_makes_the_verifier_panic() {
         assert!(report.ticks[0].reason.is_some(), "round {round}");
     }
 }
+
+// --- Sigstore lines ---------------------------------------------------------------------------
+
+/// The summary line of T005 carrying a real Sigstore bundle (from the conformance suite) that
+/// signed other bytes: the verifier reads the bundle as authoritative and never passes it.
+#[cfg(feature = "sigstore")]
+#[test]
+fn a_sigstore_bundle_over_other_bytes_never_passes_and_needs_an_identity() {
+    let c = setup();
+    let suite = crate_root().join("../shared/sigstore-conformance");
+    let bundle: Value = serde_json::from_slice(
+        &std::fs::read(suite.join("bundle-verify/happy-path-intoto-in-dsse-v3/bundle.sigstore.json"))
+            .expect("the Sigstore conformance suite beside the repository (../shared)"),
+    )
+    .unwrap();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    let s = index_of(&lines, "verification_summary");
+    let mut env: Value = serde_json::from_slice(&lines[s]).unwrap();
+    env["sigstore"] = bundle;
+    env["signatures"] = json!([{ "keyid": "sigstore", "sig": "AAAA" }]);
+    lines[s] = serde_json::to_vec(&env).unwrap();
+    write_note(&c, "HEAD", &lines);
+
+    let allowed = c.allowed.to_str().unwrap();
+    let base = ["attest", "verify", "HEAD", "--json", "--allowed-signers", allowed];
+    let report = |extra: &[&str]| -> Value {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend_from_slice(extra);
+        let r = c.p.speccoder(&args).failure(26);
+        serde_json::from_str(r.stdout.trim()).unwrap()
+    };
+    let codes = |v: &Value| -> Vec<String> {
+        v["ticks"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // No identity given: not trusted.
+    let no_identity = report(&[]);
+    expect_code(&codes(&no_identity), "no_sigstore_trust");
+    // With the suite's identity and root: the bundle does not cover this payload.
+    let root = suite.join("production-trusted_root.json");
+    let with_identity = report(&[
+        "--sigstore-trusted-root",
+        root.to_str().unwrap(),
+        "--certificate-identity",
+        "https://github.com/sigstore-conformance/extremely-dangerous-public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main",
+        "--certificate-oidc-issuer",
+        "https://token.actions.githubusercontent.com",
+    ]);
+    let tick = &with_identity["ticks"][0];
+    assert_eq!(tick["outcome"], "unverifiable", "{tick:#}");
+    assert!(
+        matches!(tick["commit_outcome"].as_str(), Some("bad_signature" | "malformed" | "untrusted_signer")),
+        "{tick:#}"
+    );
+}
+
+#[test]
+fn a_trusted_root_that_does_not_parse_is_a_configuration_error_naming_the_file() {
+    let c = setup();
+    let root = c.p.scratch.join("trusted_root.json");
+    std::fs::write(&root, "{ this is not a trusted root").unwrap();
+    let r = c.p.speccoder(&[
+        "attest",
+        "verify",
+        "--sigstore-trusted-root",
+        root.to_str().unwrap(),
+        "--certificate-identity",
+        "ada@example.com",
+        "--certificate-oidc-issuer",
+        "https://accounts.example.com",
+    ]);
+    let r = r.failure(13);
+    assert!(r.stderr.contains("trusted_root.json"), "{r}");
+}

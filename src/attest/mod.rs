@@ -171,6 +171,9 @@ pub enum AttestError {
     /// The commit message would not carry its trailers intact.
     #[error("cannot write the commit message: {0}")]
     Message(#[from] crate::git::trailers::TrailerError),
+    /// `--signer` or `[attest] signer` names no usable backend.
+    #[error("{0}")]
+    BadSigner(String),
     /// Another I/O failure.
     #[error("{0}")]
     Io(String),
@@ -197,7 +200,8 @@ impl AttestError {
             | AttestError::Spec(_)
             | AttestError::Policy(_)
             | AttestError::Sign(_)
-            | AttestError::BugEvidence(_) => exit::CONFIG,
+            | AttestError::BugEvidence(_)
+            | AttestError::BadSigner(_) => exit::CONFIG,
             AttestError::Build(crate::attest::statements::BuildError::Leak { .. }) => exit::CONFIG,
             AttestError::AlreadyTicked { .. }
             | AttestError::AlreadyClosed { .. }

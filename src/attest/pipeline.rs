@@ -163,16 +163,19 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     })
 }
 
-/// Signs every line with the chosen signer; on the first failure the rest stay unsigned too.
+/// Signs every line with the chosen signer (a summary-only backend signs just the last line, the
+/// summary, which names the others); on the first failure every line stays unsigned.
 pub(crate) fn sign_all(lines: &[Line], chosen: &Chosen) -> (Vec<Envelope>, Option<String>, Option<String>) {
     let mut envelopes: Vec<Envelope> = lines.iter().map(|l| Envelope::unsigned(l.payload.clone())).collect();
     match chosen {
         Chosen::Unsigned(reason) => (envelopes, None, Some(reason.clone())),
         Chosen::Signer(signer) => {
-            for env in &mut envelopes {
+            let first = if signer.signs_summary_only() { envelopes.len().saturating_sub(1) } else { 0 };
+            for env in &mut envelopes[first..] {
                 if let Err(e) = signing::sign_envelope(env, signer.as_ref()) {
                     for env in &mut envelopes {
                         env.signatures.clear();
+                        env.sigstore = None;
                     }
                     return (
                         envelopes,

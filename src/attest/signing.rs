@@ -17,12 +17,15 @@ pub enum SignerChoice {
     Ssh,
     /// OpenPGP.
     OpenPgp,
+    /// Sigstore keyless (the summary line only).
+    Sigstore,
     /// Write the lines unsigned on purpose.
     None,
 }
 
 impl SignerChoice {
-    /// Reads `ssh`, `none`, `auto` (the values of `--signer` and `[attest] signer`).
+    /// Reads `ssh`, `openpgp`, `sigstore`, `none`, `auto` (the values of `--signer` and
+    /// `[attest] signer`).
     ///
     /// # Errors
     /// An unknown or not yet supported backend, with the supported ones.
@@ -30,11 +33,11 @@ impl SignerChoice {
         match s {
             "auto" => Ok(SignerChoice::Auto),
             "ssh" => Ok(SignerChoice::Ssh),
+            "openpgp" | "gpg" => Ok(SignerChoice::OpenPgp),
+            "sigstore" if crate::sign::SIGSTORE_COMPILED => Ok(SignerChoice::Sigstore),
+            "sigstore" => Err(format!("signer `sigstore`: {}", crate::sign::SIGSTORE_MISSING_REASON)),
             "none" => Ok(SignerChoice::None),
-            "openpgp" | "sigstore" => {
-                Err(format!("signer `{s}` is not available in this build; use `ssh` or `none`"))
-            }
-            other => Err(format!("unknown signer `{other}`; use one of: ssh, none, auto")),
+            other => Err(format!("unknown signer `{other}`; use one of: ssh, openpgp, sigstore, none, auto")),
         }
     }
 }
@@ -57,6 +60,9 @@ const HOW_TO_SIGN: &str = "configure a key as for signed git commits (`git confi
 pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Chosen, SignError> {
     if choice == SignerChoice::None {
         return Ok(Chosen::Unsigned("--signer none: written unsigned on purpose".into()));
+    }
+    if choice == SignerChoice::Sigstore {
+        return sigstore_signer(repo);
     }
     // As git: gpg.format chooses the backend (openpgp when unset), user.signingKey the key.
     let format = repo.config_string("gpg.format");
@@ -89,6 +95,38 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
     Ok(Chosen::Signer(Box::new(signer)))
 }
 
+/// The keyless signer, its instance from `[attest.sigstore]` (`fulcio_url`, `rekor_url`,
+/// `oidc_issuer`), public-good by default.
+#[cfg(feature = "sigstore")]
+fn sigstore_signer(repo: &Repo) -> Result<Chosen, SignError> {
+    use crate::sign::sigstore::{SigstoreConfig, SigstoreSigner};
+    let mut c = SigstoreConfig::default();
+    // speccoder.toml as committed at HEAD: the configuration the task commit's policy hashes.
+    let config = match repo.head() {
+        Ok(crate::git::Head::Branch { commit, .. } | crate::git::Head::Detached(commit)) => {
+            crate::attest::read_policy(repo, commit).ok().and_then(|(_, table)| table)
+        }
+        _ => None,
+    };
+    let section = config.as_ref().and_then(|t| t.get("attest")).and_then(|a| a.get("sigstore"));
+    let get = |k: &str| section.and_then(|s| s.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
+    if let Some(v) = get("fulcio_url") {
+        c.fulcio_url = v;
+    }
+    if let Some(v) = get("rekor_url") {
+        c.rekor_url = v;
+    }
+    if let Some(v) = get("oidc_issuer") {
+        c.oidc_issuer = v;
+    }
+    Ok(Chosen::Signer(Box::new(SigstoreSigner::new(c))))
+}
+
+#[cfg(not(feature = "sigstore"))]
+fn sigstore_signer(_repo: &Repo) -> Result<Chosen, SignError> {
+    Ok(Chosen::Unsigned(crate::sign::SIGSTORE_MISSING_REASON.to_owned()))
+}
+
 /// Signs `envelope` with `signer`, appending the signature.
 ///
 /// # Errors
@@ -96,6 +134,9 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
 pub fn sign_envelope(envelope: &mut Envelope, signer: &dyn Signer) -> Result<(), SignError> {
     let sig = signer.sign(&envelope.pae())?;
     envelope.signatures.push(Signature { keyid: signer.keyid(), sig });
+    if let Some(bundle) = signer.take_bundle() {
+        envelope.sigstore = Some(bundle);
+    }
     Ok(())
 }
 

@@ -75,6 +75,6 @@ pub(crate) fn signer_choice(repo: &Repo, args: &SigningArgs) -> Result<SignerCho
     };
     match configured {
         None => Ok(SignerChoice::Auto),
-        Some(s) => SignerChoice::parse(&s).map_err(AttestError::Io),
+        Some(s) => SignerChoice::parse(&s).map_err(AttestError::BadSigner),
     }
 }

@@ -104,9 +104,37 @@ fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
         }
         _ => None,
     };
+    #[cfg(feature = "sigstore")]
+    let sigstore = match (&args.certificate_identity, &args.certificate_oidc_issuer) {
+        (Some(identity), Some(issuer)) => {
+            use speccoder_attest::sign::sigstore::{SigstoreTrust, TrustedRoot};
+            let root = match &args.sigstore_trusted_root {
+                Some(path) => {
+                    if let Some(checked) = checked {
+                        speccoder_attest::verify::trust::refuse_in_tree(
+                            repo,
+                            path,
+                            repo.commit_tree(checked)?,
+                        )?;
+                    }
+                    TrustedRoot::from_file(path)
+                }
+                None => TrustedRoot::cached_default(),
+            }
+            .map_err(|e| TrustError::File(e.to_string()))?;
+            Some(SigstoreTrust::keyless(root, identity.clone(), issuer.clone()))
+        }
+        _ => None,
+    };
+    #[cfg(not(feature = "sigstore"))]
+    if args.certificate_identity.is_some() {
+        return Err(TrustError::File(speccoder_attest::sign::SIGSTORE_MISSING_REASON.to_owned()));
+    }
     Ok(Trust {
         ssh,
         openpgp,
+        #[cfg(feature = "sigstore")]
+        sigstore,
         accept_unsigned: args.accept_unsigned,
         require_verified: args.require_verified,
         via_tools: args.via_tools,

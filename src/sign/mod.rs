@@ -51,6 +51,16 @@ pub trait Signer {
     fn describe(&self) -> String;
     /// Signs the DSSE PAE bytes; the result is what goes base64-encoded into `sig`.
     fn sign(&self, pae: &[u8]) -> Result<Vec<u8>, SignError>;
+    /// The Sigstore bundle of the last signature, for the envelope's `sigstore` field (only the
+    /// Sigstore backend has one).
+    fn take_bundle(&self) -> Option<serde_json::Value> {
+        None
+    }
+    /// Whether the backend signs only the line that names the others (the summary): true for
+    /// Sigstore, whose keyless signature costs one login each.
+    fn signs_summary_only(&self) -> bool {
+        false
+    }
 }
 
 /// The signing backends.

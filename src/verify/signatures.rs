@@ -40,6 +40,13 @@ pub enum LineSignature {
 /// Checks every signature of `env` and keeps the best result: one trusted signature is enough.
 #[must_use]
 pub fn check(env: &Envelope, trust: &Trust, at: OffsetDateTime) -> LineSignature {
+    if let Some(bundle) = &env.sigstore {
+        // The bundle is authoritative for a keyless line; the envelope's `sig` is only its copy.
+        return match check_sigstore(bundle, &env.payload, trust) {
+            Ok(info) => LineSignature::Trusted(info),
+            Err(f) => LineSignature::Failed(f),
+        };
+    }
     if env.signatures.is_empty() {
         return LineSignature::Unsigned;
     }
@@ -145,4 +152,44 @@ fn from_openpgp_error(e: &OpenPgpVerifyError) -> Finding {
         OpenPgpVerifyError::NotSigningCapable { .. } => (CommitOutcome::BadSignature, "not_signing_capable"),
     };
     Finding::new(outcome, code, e.to_string())
+}
+
+/// A keyless Sigstore line, checked offline against the caller's trusted root, identity and issuer.
+#[cfg(feature = "sigstore")]
+fn check_sigstore(bundle: &serde_json::Value, payload: &[u8], trust: &Trust) -> Result<SignerInfo, Finding> {
+    use crate::sign::sigstore::{self, SigstoreVerifyError as E};
+    let Some(st) = &trust.sigstore else {
+        return Err(Finding::new(
+            CommitOutcome::UntrustedSigner,
+            "no_sigstore_trust",
+            "a Sigstore signature, but no identity was given (--certificate-identity and --certificate-oidc-issuer, with --sigstore-trusted-root)",
+        ));
+    };
+    sigstore::verify(bundle, payload, st)
+        .map(|v| SignerInfo { kind: "sigstore", key: v.issuer, principals: vec![v.identity] })
+        .map_err(|e| {
+            let outcome = match &e {
+                E::Malformed { .. } => CommitOutcome::Malformed,
+                E::BadSignature { .. } | E::NotInLog { .. } | E::BadTimestamp { .. } => {
+                    CommitOutcome::BadSignature
+                }
+                E::UntrustedSigner { .. } | E::Expired { .. } => CommitOutcome::UntrustedSigner,
+                E::Unsupported { .. } => CommitOutcome::ToolMissing,
+            };
+            Finding::new(outcome, e.code(), e.to_string())
+        })
+}
+
+/// Without the `sigstore` feature a keyless line cannot be checked: `tool_missing`, never a pass.
+#[cfg(not(feature = "sigstore"))]
+fn check_sigstore(
+    _bundle: &serde_json::Value,
+    _payload: &[u8],
+    _trust: &Trust,
+) -> Result<SignerInfo, Finding> {
+    Err(Finding::new(
+        CommitOutcome::ToolMissing,
+        "sigstore_not_compiled",
+        crate::sign::SIGSTORE_MISSING_REASON,
+    ))
 }

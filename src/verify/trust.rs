@@ -30,6 +30,9 @@ pub struct Trust {
     pub ssh: Option<SshTrust>,
     /// OpenPGP certificates the caller trusts (`--openpgp-certs`).
     pub openpgp: Option<crate::sign::openpgp::OpenPgpCerts>,
+    /// Sigstore trust: a trusted root and the expected identity and issuer.
+    #[cfg(feature = "sigstore")]
+    pub sigstore: Option<crate::sign::sigstore::SigstoreTrust>,
     /// Unsigned lines count as holding (and the report says they were accepted unsigned).
     pub accept_unsigned: bool,
     /// `regression_only` and `attested` ticks fail too.
@@ -84,7 +87,7 @@ pub fn load_openpgp(
     path: &Path,
     checked_tree: ObjectId,
 ) -> Result<crate::sign::openpgp::OpenPgpCerts, TrustError> {
-    refuse_tree_file(repo, path, checked_tree)?;
+    refuse_in_tree(repo, path, checked_tree)?;
     crate::sign::openpgp::OpenPgpCerts::read(path).map_err(|e| TrustError::File(e.to_string()))
 }
 
@@ -114,7 +117,7 @@ impl SshTrust {
     ) -> Result<SshTrust, TrustError> {
         let (allowed, allowed_path, label, temp) = match source {
             AllowedSource::File(path) => {
-                refuse_tree_file(repo, path, checked_tree)?;
+                refuse_in_tree(repo, path, checked_tree)?;
                 let allowed = AllowedSigners::read(path).map_err(|e| TrustError::File(e.to_string()))?;
                 (allowed, path.clone(), path.display().to_string(), None)
             }
@@ -140,7 +143,7 @@ impl SshTrust {
         };
         let (revoked_keys, revoked_path) = match revoked {
             Some(path) => {
-                refuse_tree_file(repo, path, checked_tree)?;
+                refuse_in_tree(repo, path, checked_tree)?;
                 (RevokedKeys::read(path).map_err(|e| TrustError::File(e.to_string()))?, Some(path.to_owned()))
             }
             None => (RevokedKeys::default(), None),
@@ -158,7 +161,10 @@ impl SshTrust {
 
 /// Refuses `path` when it lies in the repository's work tree and the checked tree has a file at
 /// that place: the branch under review would be choosing its own trust.
-fn refuse_tree_file(repo: &Repo, path: &Path, checked_tree: ObjectId) -> Result<(), TrustError> {
+///
+/// # Errors
+/// [`TrustError::ProvidedByTree`], or a tree that cannot be read.
+pub fn refuse_in_tree(repo: &Repo, path: &Path, checked_tree: ObjectId) -> Result<(), TrustError> {
     let Some(workdir) = repo.workdir() else { return Ok(()) };
     let (Ok(full), Ok(root)) = (std::fs::canonicalize(path), std::fs::canonicalize(workdir)) else {
         return Ok(());

@@ -211,6 +211,14 @@ impl Signer for SigstoreSigner {
         }
         Ok(signature.sig)
     }
+
+    fn take_bundle(&self) -> Option<Value> {
+        SigstoreSigner::take_bundle(self)
+    }
+
+    fn signs_summary_only(&self) -> bool {
+        true
+    }
 }
 
 /// Reads `DSSEv1 <len> <type> <len> <body>` back into its type and body.
