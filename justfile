@@ -18,3 +18,11 @@ lint:
 # Regenerate the JSON Schemas from the types.
 schema:
     cargo run --quiet --locked -- schema
+
+# Benchmarks (release build; results on stdout, nothing fails on a time).
+bench: bench-verify
+
+# attest verify --branch --all on 1,000 and 10,000 synthetic signed ticks, against the
+# per-line ssh-keygen pipeline (see benches/verify.sh for the knobs).
+bench-verify *SIZES:
+    bash benches/verify.sh {{SIZES}}
