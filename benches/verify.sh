@@ -7,7 +7,9 @@
 #      `speccoder attest` makes them), packed with `git gc`;
 #   2. the release `speccoder attest verify --branch --all --allowed-signers F` must find every
 #      tick evidenced (checked before anything is timed; the run stops otherwise);
-#   3. it is timed BENCH_RUNS times (default 3; median wall time, peak RSS from /usr/bin/time);
+#   3. it is timed BENCH_RUNS times (default 3; the sizes take turns so that a change in the
+#      machine's load does not fall on one size; median wall time, fastest wall time, median CPU
+#      time, peak RSS from /usr/bin/time);
 #   4. `examples/bench_tool_pipeline.rs` does the same signature checks the way the published tool
 #      does them (`git notes show` per tick, `ssh-keygen -Y find-principals` and `-Y verify` per
 #      line) on BENCH_TOOL_SAMPLE ticks (default 100; 0 = all) spread over the history, and its
@@ -64,8 +66,12 @@ median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 
 # The largest of the numbers given.
 largest() { printf '%s\n' "$@" | sort -n | tail -1; }
 
-declare -A wall fastest cpu per_tick rss tool_tick tool_note gen
+declare -A wall fastest cpu per_tick rss tool_tick tool_note gen walls cpus rsses
 targets=()
+# The command that verifies size $1.
+verify_cmd() { verify=("$bin" attest verify --branch --all --allowed-signers "$work/ticks-$1/allowed_signers"); }
+
+# 1. Every repository first, each checked before anything is timed.
 for n in "${sizes[@]}"; do
     dir=$work/ticks-$n
     rm -rf "$dir"
@@ -73,12 +79,9 @@ for n in "${sizes[@]}"; do
     made=$("$synth" --ticks "$n" --out "$dir")
     echo "  $made" >&2
     gen[$n]=$(field total_seconds "$made")
-    repo=$dir/repo
-    allowed=$dir/allowed_signers
-    verify=("$bin" attest verify --branch --all --allowed-signers "$allowed")
-
+    verify_cmd "$n"
     # Correctness first: every tick must be evidenced, or no time is worth reporting.
-    if ! (cd "$repo" && "${verify[@]}" >"$dir/report.txt"); then
+    if ! (cd "$dir/repo" && "${verify[@]}" >"$dir/report.txt"); then
         echo "benches/verify.sh: verify did not pass on the synthetic repository; see $dir/report.txt" >&2
         tail -5 "$dir/report.txt" >&2
         exit 1
@@ -89,29 +92,43 @@ for n in "${sizes[@]}"; do
         *) echo "benches/verify.sh: expected $n evidenced ticks, got: $summary" >&2; exit 1 ;;
     esac
     echo "  verify: $summary" >&2
+done
 
-    walls=() cpus=() rsses=()
-    for r in $(seq 1 "$runs"); do
+# 2. The timed runs, the sizes taking turns, so that a change in the machine's load spreads over
+#    all of them instead of falling on one.
+for r in $(seq 1 "$runs"); do
+    for n in "${sizes[@]}"; do
+        dir=$work/ticks-$n
+        verify_cmd "$n"
         start=$(date +%s%N)
-        (cd "$repo" && /usr/bin/time -f '%U %S %M' -o "$dir/time.$r" "${verify[@]}" >/dev/null)
+        (cd "$dir/repo" && /usr/bin/time -f '%U %S %M' -o "$dir/time.$r" "${verify[@]}" >/dev/null)
         end=$(date +%s%N)
         read -r user sys peak < <(tail -1 "$dir/time.$r")
-        walls+=("$(awk -v ns=$((end - start)) 'BEGIN { printf "%.4f", ns / 1e9 }')")
-        cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')")
-        rsses+=("$peak")
-        echo "  run $r: ${walls[-1]} s wall, ${cpus[-1]} s CPU, peak RSS $peak KiB" >&2
+        w=$(awk -v ns=$((end - start)) 'BEGIN { printf "%.4f", ns / 1e9 }')
+        c=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+        walls[$n]+="$w " cpus[$n]+="$c " rsses[$n]+="$peak "
+        echo "ticks=$n run $r: $w s wall, $c s CPU, peak RSS $peak KiB" >&2
     done
-    wall[$n]=$(median "${walls[@]}")
-    fastest[$n]=$(printf '%s\n' "${walls[@]}" | sort -n | head -1)
-    cpu[$n]=$(median "${cpus[@]}")
-    rss[$n]=$(largest "${rsses[@]}")
+done
+for n in "${sizes[@]}"; do
+    # shellcheck disable=SC2086 # the lists are space-separated numbers
+    {
+        wall[$n]=$(median ${walls[$n]})
+        fastest[$n]=$(printf '%s\n' ${walls[$n]} | sort -n | head -1)
+        cpu[$n]=$(median ${cpus[$n]})
+        rss[$n]=$(largest ${rsses[$n]})
+    }
     per_tick[$n]=$(awk -v s="${wall[$n]}" -v n="$n" 'BEGIN { printf "%.4f", s * 1000 / n }')
+done
 
-    echo "  tool pipeline on $([ "$sample" = 0 ] && echo all || echo "$sample") ticks" >&2
+# 3. The tool pipeline on each repository.
+for n in "${sizes[@]}"; do
+    dir=$work/ticks-$n
+    echo "ticks=$n: tool pipeline on $([ "$sample" = 0 ] && echo all || echo "$sample") ticks" >&2
     if [ "$sample" = 0 ]; then
-        tool=$("$tools" --repo "$repo" --allowed-signers "$allowed")
+        tool=$("$tools" --repo "$dir/repo" --allowed-signers "$dir/allowed_signers")
     else
-        tool=$("$tools" --repo "$repo" --allowed-signers "$allowed" --sample "$sample")
+        tool=$("$tools" --repo "$dir/repo" --allowed-signers "$dir/allowed_signers" --sample "$sample")
     fi
     echo "  $tool" >&2
     tool_tick[$n]=$(field per_tick_ms "$tool")
@@ -123,7 +140,7 @@ for n in "${sizes[@]}"; do
 done
 
 echo
-echo "speccoder attest verify --branch --all (release; median of $runs runs, warm page cache)"
+echo "speccoder attest verify --branch --all (release; median of $runs runs taken in turns, warm page cache)"
 echo "against the per-line tool pipeline (git notes show per tick; ssh-keygen -Y find-principals and -Y verify per line)"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(git --version); $(ssh -V 2>&1 | cut -d, -f1)"
 echo
