@@ -19,6 +19,14 @@ lint:
 schema:
     cargo run --quiet --locked -- schema
 
+# Benchmarks (release builds; results on stdout, nothing fails on a time).
+bench: bench-attest bench-verify
+
 # speccoder attest (six signed lines) against ssh-keygen per line + git notes add; prints the ratio.
-bench:
+bench-attest:
     cargo bench --locked --bench attest
+
+# attest verify --branch --all on 1,000 and 10,000 synthetic signed ticks, against the
+# per-line ssh-keygen pipeline (see benches/verify.sh for the knobs).
+bench-verify *SIZES:
+    bash benches/verify.sh {{SIZES}}

@@ -1,5 +1,6 @@
 //! Git notes: reading git's notes layout (flat or fanned out, any depth), listing every note in
-//! one walk, and updating one note by compare-and-swap of the notes reference with retries.
+//! one walk, and updating one note (or setting many in one notes commit) by compare-and-swap of
+//! the notes reference with retries.
 
 use std::time::Duration;
 
@@ -197,6 +198,55 @@ impl Repo {
             }
         }
         Err(GitError::NotesContention { notes_ref: notes_ref.to_owned(), tries: NOTE_UPDATE_TRIES }.into())
+    }
+
+    /// Set the notes of many objects under `notes_ref` in one notes commit: each `(annotated,
+    /// bytes)` becomes the note of `annotated` (stored exactly, replacing any note it had; when an
+    /// object is listed twice the last bytes win). Notes of other objects are untouched, and the
+    /// tree is fanned out as git does. For bulk producers (a benchmark's synthetic repository, an
+    /// import) where one notes commit per note would cost a tree rewrite each.
+    ///
+    /// The reference moves by compare-and-swap with the same retries as [`Repo::update_note`]:
+    /// when another writer moved it first, the edits are applied again on top of its commit.
+    pub fn set_notes(
+        &self,
+        notes_ref: &str,
+        notes: &[(ObjectId, Vec<u8>)],
+    ) -> Result<NoteOutcome, GitError> {
+        if !notes_ref.starts_with("refs/notes/") {
+            return Err(GitError::InvalidRefName {
+                name: notes_ref.to_owned(),
+                reason: "notes references live under refs/notes/".into(),
+            });
+        }
+        let blobs: Vec<(ObjectId, ObjectId)> = notes
+            .iter()
+            .map(|(annotated, bytes)| Ok((*annotated, self.write_blob(bytes)?)))
+            .collect::<Result<_, GitError>>()?;
+        let action = || format!("edit the notes tree of {notes_ref}");
+        for attempt in 0..NOTE_UPDATE_TRIES {
+            let head = self.notes_head(notes_ref)?;
+            let (parent, tree) = match head {
+                Some((commit, tree)) => (Some(commit), tree),
+                None => (None, self.empty_tree_id()),
+            };
+            let mut state = gix::note::plumbing::State::new(tree, &self.inner).during(action)?;
+            for (annotated, blob) in &blobs {
+                state.edit(*annotated, Some(*blob), &self.inner).during(action)?;
+            }
+            let new_tree = state.write(&self.inner).during(action)?;
+            if new_tree == tree {
+                return Ok(NoteOutcome::Unchanged);
+            }
+            let notes_commit = self.create_commit_detached(parent.as_slice(), new_tree, ADDED_MESSAGE)?;
+            let reflog = format!("notes: {}", ADDED_MESSAGE.trim_end());
+            match self.update_ref_cas(notes_ref, parent, notes_commit, &reflog) {
+                Ok(()) => return Ok(NoteOutcome::Written { notes_commit }),
+                Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => backoff(attempt),
+                Err(other) => return Err(other),
+            }
+        }
+        Err(GitError::NotesContention { notes_ref: notes_ref.to_owned(), tries: NOTE_UPDATE_TRIES })
     }
 
     /// Write the blob, the edited notes tree and a notes commit on top of `head`; return the commit.

@@ -370,3 +370,28 @@ fn past_256_notes_we_fan_the_tree_out_as_git_does_and_git_reads_every_note() {
     }
     fx.assert_fsck_clean();
 }
+
+#[test]
+fn many_notes_set_in_one_commit_are_read_by_git_and_leave_the_others_alone() {
+    let fx = Fixture::new();
+    let first = fx.commit_file("a.txt", "a\n", "first");
+    let repo = fx.repo();
+    set(&repo, first, b"kept\n");
+    let objects: Vec<ObjectId> =
+        (0..600).map(|i| repo.write_blob(format!("object {i}\n").as_bytes()).unwrap()).collect();
+    let notes: Vec<(ObjectId, Vec<u8>)> =
+        objects.iter().map(|id| (*id, format!("{{\"n\":\"{id}\"}}\n").into_bytes())).collect();
+    let before = repo.ref_target(NOTES_REF).unwrap().unwrap();
+    let outcome = repo.set_notes(NOTES_REF, &notes).unwrap();
+    let NoteOutcome::Written { notes_commit } = outcome else { panic!("written: {outcome:?}") };
+    assert_eq!(repo.commit(notes_commit).unwrap().parents, [before], "one commit on top of the old one");
+    assert_eq!(git_list(&fx).len(), 601);
+    assert_eq!(git_show(&fx, first), b"kept\n");
+    for (id, bytes) in notes.iter().step_by(53) {
+        assert_eq!(git_show(&fx, *id), *bytes);
+        assert_eq!(repo.note(NOTES_REF, *id).unwrap().as_deref(), Some(&bytes[..]));
+    }
+    assert_eq!(repo.set_notes(NOTES_REF, &notes).unwrap(), NoteOutcome::Unchanged);
+    assert!(matches!(repo.set_notes("refs/heads/x", &notes), Err(GitError::InvalidRefName { .. })));
+    fx.assert_fsck_clean();
+}

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# How fast `speccoder attest verify --branch --all` is, against the per-line tool pipeline.
+#
+# For each size (ticks; default "1000 10000"):
+#   1. `examples/bench_synth.rs` builds a synthetic Spec Kit repository with that many signed ticks
+#      (one task commit and one 5-line SSH-signed bundle per tick, made by the library as
+#      `speccoder attest` makes them), packed with `git gc`;
+#   2. the release `speccoder attest verify --branch --all --allowed-signers F` must find every
+#      tick evidenced (checked before anything is timed; the run stops otherwise);
+#   3. it is timed BENCH_RUNS times (default 3; the sizes take turns so that a change in the
+#      machine's load does not fall on one size; median wall time, fastest wall time, median CPU
+#      time, peak RSS from /usr/bin/time);
+#   4. `examples/bench_tool_pipeline.rs` does the same signature checks the way the published tool
+#      does them (`git notes show` per tick, `ssh-keygen -Y find-principals` and `-Y verify` per
+#      line) on BENCH_TOOL_SAMPLE ticks (default 100; 0 = all) spread over the history, and its
+#      per-tick cost is scaled to all ticks.
+# Then it prints per-tick costs, the speed-up and the growth from the smallest to the largest size,
+# with the targets (speed-up >= 100; 10x the ticks cost <= 12x the time). It only reports: nothing
+# here fails on a time.
+#
+# Usage: benches/verify.sh [SIZE...]       (or `just bench-verify`)
+# Environment: BENCH_RUNS, BENCH_TOOL_SAMPLE, BENCH_DIR (work directory, kept; default a temporary
+# one, removed), BENCH_CARGO_FLAGS (default --locked), CARGO_TARGET_DIR (honoured as cargo does).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000)
+runs=${BENCH_RUNS:-3}
+sample=${BENCH_TOOL_SAMPLE:-100}
+read -r -a cargo_flags <<<"${BENCH_CARGO_FLAGS:---locked}"
+target=${CARGO_TARGET_DIR:-$PWD/target}
+
+# Peak memory comes from GNU time; install it where we may (Debian names the package `time`).
+if [ ! -x /usr/bin/time ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "installing GNU time (apt-get install time)" >&2
+        apt-get install -y -qq time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
+    else
+        echo "benches/verify.sh: /usr/bin/time (GNU time) is needed for peak memory; install the package 'time'" >&2
+        exit 1
+    fi
+fi
+for tool in git ssh-keygen awk; do
+    command -v "$tool" >/dev/null || { echo "benches/verify.sh: $tool is needed" >&2; exit 1; }
+done
+
+echo "building the release binary and the bench examples" >&2
+cargo build --release "${cargo_flags[@]}" --bin speccoder --example bench_synth --example bench_tool_pipeline >&2
+bin=$target/release/speccoder
+synth=$target/release/examples/bench_synth
+tools=$target/release/examples/bench_tool_pipeline
+
+if [ -n "${BENCH_DIR:-}" ]; then
+    work=$BENCH_DIR
+    mkdir -p "$work"
+else
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+fi
+
+# The value of key=... in a line of key=value pairs.
+field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
+# The median of the numbers given.
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# The largest of the numbers given.
+largest() { printf '%s\n' "$@" | sort -n | tail -1; }
+
+declare -A wall fastest cpu per_tick rss tool_tick tool_note gen walls cpus rsses
+targets=()
+# The command that verifies size $1.
+verify_cmd() { verify=("$bin" attest verify --branch --all --allowed-signers "$work/ticks-$1/allowed_signers"); }
+
+# 1. Every repository first, each checked before anything is timed.
+for n in "${sizes[@]}"; do
+    dir=$work/ticks-$n
+    rm -rf "$dir"
+    echo "ticks=$n: generating" >&2
+    made=$("$synth" --ticks "$n" --out "$dir")
+    echo "  $made" >&2
+    gen[$n]=$(field total_seconds "$made")
+    verify_cmd "$n"
+    # Correctness first: every tick must be evidenced, or no time is worth reporting.
+    if ! (cd "$dir/repo" && "${verify[@]}" >"$dir/report.txt"); then
+        echo "benches/verify.sh: verify did not pass on the synthetic repository; see $dir/report.txt" >&2
+        tail -5 "$dir/report.txt" >&2
+        exit 1
+    fi
+    summary=$(tail -1 "$dir/report.txt")
+    case $summary in
+        "$n checked: $n evidenced, 0 stale, 0 unverifiable, 0 skipped"*) ;;
+        *) echo "benches/verify.sh: expected $n evidenced ticks, got: $summary" >&2; exit 1 ;;
+    esac
+    echo "  verify: $summary" >&2
+done
+
+# 2. The timed runs, the sizes taking turns, so that a change in the machine's load spreads over
+#    all of them instead of falling on one.
+for r in $(seq 1 "$runs"); do
+    for n in "${sizes[@]}"; do
+        dir=$work/ticks-$n
+        verify_cmd "$n"
+        start=$(date +%s%N)
+        (cd "$dir/repo" && /usr/bin/time -f '%U %S %M' -o "$dir/time.$r" "${verify[@]}" >/dev/null)
+        end=$(date +%s%N)
+        read -r user sys peak < <(tail -1 "$dir/time.$r")
+        w=$(awk -v ns=$((end - start)) 'BEGIN { printf "%.4f", ns / 1e9 }')
+        c=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+        walls[$n]+="$w " cpus[$n]+="$c " rsses[$n]+="$peak "
+        echo "ticks=$n run $r: $w s wall, $c s CPU, peak RSS $peak KiB" >&2
+    done
+done
+for n in "${sizes[@]}"; do
+    # shellcheck disable=SC2086 # the lists are space-separated numbers
+    {
+        wall[$n]=$(median ${walls[$n]})
+        fastest[$n]=$(printf '%s\n' ${walls[$n]} | sort -n | head -1)
+        cpu[$n]=$(median ${cpus[$n]})
+        rss[$n]=$(largest ${rsses[$n]})
+    }
+    per_tick[$n]=$(awk -v s="${wall[$n]}" -v n="$n" 'BEGIN { printf "%.4f", s * 1000 / n }')
+done
+
+# 3. The tool pipeline on each repository.
+for n in "${sizes[@]}"; do
+    dir=$work/ticks-$n
+    echo "ticks=$n: tool pipeline on $([ "$sample" = 0 ] && echo all || echo "$sample") ticks" >&2
+    if [ "$sample" = 0 ]; then
+        tool=$("$tools" --repo "$dir/repo" --allowed-signers "$dir/allowed_signers")
+    else
+        tool=$("$tools" --repo "$dir/repo" --allowed-signers "$dir/allowed_signers" --sample "$sample")
+    fi
+    echo "  $tool" >&2
+    tool_tick[$n]=$(field per_tick_ms "$tool")
+    if [ "$(field scaled "$tool")" = true ]; then
+        tool_note[$n]="sampled $(field sampled "$tool"), scaled to $n: $(field scaled_seconds "$tool") s"
+    else
+        tool_note[$n]="all ticks: $(field seconds "$tool") s"
+    fi
+done
+
+echo
+echo "speccoder attest verify --branch --all (release; median of $runs runs taken in turns, warm page cache)"
+echo "against the per-line tool pipeline (git notes show per tick; ssh-keygen -Y find-principals and -Y verify per line)"
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(git --version); $(ssh -V 2>&1 | cut -d, -f1)"
+echo
+printf '%8s %9s %11s %11s %10s %13s %10s %15s %9s  %s\n' \
+    ticks "gen (s)" "verify (s)" "fastest (s)" "CPU (s)" "per tick (ms)" "RSS (MB)" "tool/tick (ms)" speed-up "tool pipeline"
+for n in "${sizes[@]}"; do
+    ratio=$(awk -v t="${tool_tick[$n]}" -v o="${per_tick[$n]}" 'BEGIN { printf "%.0f", t / o }')
+    mb=$(awk -v k="${rss[$n]}" 'BEGIN { printf "%.1f", k / 1024 }')
+    printf '%8s %9s %11s %11s %10s %13s %10s %15s %8sx  %s\n' "$n" "${gen[$n]}" "${wall[$n]}" \
+        "${fastest[$n]}" "${cpu[$n]}" "${per_tick[$n]}" "$mb" "${tool_tick[$n]}" "$ratio" "${tool_note[$n]}"
+    met=$(awk -v r="$ratio" 'BEGIN { print (r >= 100) ? "met" : "MISSED" }')
+    targets+=("speed-up at $n ticks: ${ratio}x (target >= 100x): $met")
+done
+echo
+printf '%s\n' "${targets[@]}"
+if [ ${#sizes[@]} -ge 2 ]; then
+    small=${sizes[0]} large=${sizes[-1]}
+    factor=$(awk -v a="$small" -v b="$large" 'BEGIN { printf "%g", b / a }')
+    bound=$(awk -v f="$factor" 'BEGIN { printf "%g", f * 1.2 }')
+    for what in wall fastest cpu; do
+        case $what in
+            wall) a=${wall[$small]} b=${wall[$large]} label="median wall time" ;;
+            fastest) a=${fastest[$small]} b=${fastest[$large]} label="fastest wall time" ;;
+            cpu) a=${cpu[$small]} b=${cpu[$large]} label="CPU time" ;;
+        esac
+        growth=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')
+        met=$(awk -v g="$growth" -v m="$bound" 'BEGIN { print (g <= m) ? "met" : "MISSED" }')
+        echo "growth ($label): $large ticks cost ${growth}x $small ticks (${factor}x the ticks; target <= ${bound}x): $met"
+    done
+fi
