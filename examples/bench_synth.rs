@@ -255,7 +255,11 @@ impl Objects {
     fn tree(&self, entries: &BTreeMap<String, (EntryKind, ObjectId)>) -> Result<ObjectId, Error> {
         let mut entries: Vec<Entry> = entries
             .iter()
-            .map(|(name, (kind, id))| Entry { mode: (*kind).into(), filename: name.as_str().into(), oid: *id })
+            .map(|(name, (kind, id))| Entry {
+                mode: (*kind).into(),
+                filename: name.as_str().into(),
+                oid: *id,
+            })
             .collect();
         entries.sort();
         Ok(self.repo.write_object(&gix::objs::Tree { entries })?.detach())

@@ -71,11 +71,11 @@ fn run() -> Result<(), Error> {
     let scratch = tempfile::tempdir()?;
     let started = Instant::now();
 
-    let log = output(
-        Command::new("git")
-            .current_dir(&args.repo)
-            .args(["log", "--format=%H %(trailers:key=Spec-Task,valueonly,separator=%x2C)", "HEAD"]),
-    )?;
+    let log = output(Command::new("git").current_dir(&args.repo).args([
+        "log",
+        "--format=%H %(trailers:key=Spec-Task,valueonly,separator=%x2C)",
+        "HEAD",
+    ]))?;
     let ticks: Vec<&str> = std::str::from_utf8(&log)?
         .lines()
         .filter_map(|l| l.split_once(' ').filter(|(_, task)| !task.trim().is_empty()).map(|(c, _)| c))
@@ -90,9 +90,12 @@ fn run() -> Result<(), Error> {
 
     let mut lines = 0usize;
     for commit in &sampled {
-        let note = output(
-            Command::new("git").current_dir(&args.repo).args(["notes", "--ref=speccoder", "show", commit]),
-        )?;
+        let note = output(Command::new("git").current_dir(&args.repo).args([
+            "notes",
+            "--ref=speccoder",
+            "show",
+            commit,
+        ]))?;
         for (i, raw) in bundle::split(&note).into_iter().enumerate() {
             let envelope = Envelope::parse(raw).map_err(|e| format!("{commit} line {}: {e}", i + 1))?;
             let pae = envelope.pae();
@@ -149,7 +152,9 @@ fn check_line(allowed: &Path, sig: &Path, pae: &Path) -> Result<(), Error> {
 fn output(cmd: &mut Command) -> Result<Vec<u8>, Error> {
     let out = cmd.output()?;
     if !out.status.success() {
-        return Err(format!("{cmd:?} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr)).into());
+        return Err(
+            format!("{cmd:?} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr)).into()
+        );
     }
     Ok(out.stdout)
 }

@@ -208,11 +208,7 @@ impl Repo {
     ///
     /// The reference moves by compare-and-swap with the same retries as [`Repo::update_note`]:
     /// when another writer moved it first, the edits are applied again on top of its commit.
-    pub fn set_notes(
-        &self,
-        notes_ref: &str,
-        notes: &[(ObjectId, Vec<u8>)],
-    ) -> Result<NoteOutcome, GitError> {
+    pub fn set_notes(&self, notes_ref: &str, notes: &[(ObjectId, Vec<u8>)]) -> Result<NoteOutcome, GitError> {
         if !notes_ref.starts_with("refs/notes/") {
             return Err(GitError::InvalidRefName {
                 name: notes_ref.to_owned(),

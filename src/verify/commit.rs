@@ -1,7 +1,8 @@
 //! Checking one task commit: its note, every line, the signatures against the caller's trust, and
 //! the agreement of the evidence with the commit, the spec text and the policy.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 
 use gix::ObjectId;
 use serde::Serialize;
@@ -68,14 +69,48 @@ pub fn task_trailers(message: &str) -> (Option<String>, Option<String>) {
 /// Shared state for checking many commits of one repository.
 pub struct Checker<'r> {
     /// The repository.
-    pub repo: &'r Repo,
+    repo: &'r Repo,
     /// The caller's trust.
-    pub trust: &'r Trust,
+    trust: &'r Trust,
     /// The tree of the head under review: the task line must still read the same there.
-    pub head_tree: Option<ObjectId>,
+    head_tree: Option<ObjectId>,
+    /// Every note of the notes ref, read once: annotated commit -> note blob.
+    notes: HashMap<ObjectId, ObjectId>,
+    /// Policy hashes already computed, by the `speccoder.toml` blob (`None`: no file).
+    policies: RefCell<HashMap<Option<ObjectId>, Result<String, String>>>,
 }
 
-impl Checker<'_> {
+impl<'r> Checker<'r> {
+    /// A checker for `repo` under `trust`, with `head_tree` as the tree under review. Reads the
+    /// notes ref once.
+    ///
+    /// # Errors
+    /// A notes ref that cannot be read.
+    pub fn new(
+        repo: &'r Repo,
+        trust: &'r Trust,
+        head_tree: Option<ObjectId>,
+    ) -> Result<Self, crate::git::GitError> {
+        let notes = repo.notes(NOTES_REF)?.into_iter().collect();
+        Ok(Checker { repo, trust, head_tree, notes, policies: RefCell::new(HashMap::new()) })
+    }
+
+    /// The policy hash of the tree `tree` (its `speccoder.toml`), computed once per file content.
+    fn policy_of_tree(&self, tree: ObjectId) -> Result<String, String> {
+        let blob = self.repo.tree(tree).entry_id(policy::CONFIG_FILE).map_err(|e| e.to_string())?;
+        if let Some(hit) = self.policies.borrow().get(&blob) {
+            return hit.clone();
+        }
+        let computed = match blob {
+            Some(id) => self.repo.blob(id).map_err(|e| e.to_string()).and_then(|bytes| {
+                policy::policy_sha256(Some(&String::from_utf8_lossy(&bytes))).map_err(|e| e.to_string())
+            }),
+            None => policy::policy_sha256(None).map_err(|e| e.to_string()),
+        };
+        self.policies.borrow_mut().insert(blob, computed.clone());
+        computed
+    }
+
     /// Checks the task commit `id`.
     #[must_use]
     pub fn check(&self, id: ObjectId) -> CommitReport {
@@ -125,7 +160,7 @@ impl Checker<'_> {
                 "the commit has no non-empty Verdict: trailer",
             ));
         }
-        let note = match self.repo.note(NOTES_REF, commit.id) {
+        let note = match self.notes.get(&commit.id).map(|blob| self.repo.blob(*blob)).transpose() {
             Ok(Some(note)) => note,
             Ok(None) => {
                 findings.push(Finding::new(
@@ -376,15 +411,9 @@ impl Checker<'_> {
 
         // The policy, recomputed at the parent.
         let parent_policy = match commit.parents.first() {
-            Some(parent) => self
-                .repo
-                .commit_tree(*parent)
-                .map_err(|e| e.to_string())
-                .and_then(|t| self.repo.tree(t).file(policy::CONFIG_FILE).map_err(|e| e.to_string()))
-                .and_then(|bytes| {
-                    let text = bytes.map(|b| String::from_utf8_lossy(&b).into_owned());
-                    policy::policy_sha256(text.as_deref()).map_err(|e| e.to_string())
-                }),
+            Some(parent) => {
+                self.repo.commit_tree(*parent).map_err(|e| e.to_string()).and_then(|t| self.policy_of_tree(t))
+            }
             None => policy::policy_sha256(None).map_err(|e| e.to_string()),
         };
         match parent_policy {

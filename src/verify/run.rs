@@ -48,7 +48,7 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
             None => (vec![repo.rev_parse(spec)?], head),
         },
     };
-    let checker = Checker { repo, trust, head_tree: Some(repo.commit_tree(head_for_lines)?) };
+    let checker = Checker::new(repo, trust, Some(repo.commit_tree(head_for_lines)?))?;
     let single = range.is_some_and(|r| !r.contains(".."));
     let mut ticks = Vec::new();
     for id in ids {
@@ -125,7 +125,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     }
     let mut unreachable: Option<HashMap<String, ObjectId>> = None;
 
-    let checker = Checker { repo, trust, head_tree: Some(head_tree_id) };
+    let checker = Checker::new(repo, trust, Some(head_tree_id))?;
     let mut ticks = Vec::new();
     for unit in &units {
         let ticked_here = spec::ticked_tasks(&head_tree, &unit.name)?;
