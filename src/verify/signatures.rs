@@ -193,3 +193,48 @@ fn check_sigstore(
         crate::sign::SIGSTORE_MISSING_REASON,
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An envelope carrying a Sigstore bundle, whatever the bundle holds.
+    fn keyless_line() -> Envelope {
+        let mut env = Envelope::unsigned(b"{}".to_vec());
+        env.signatures.push(crate::model::dsse::Signature { keyid: "sigstore".into(), sig: b"x".to_vec() });
+        env.sigstore =
+            Some(serde_json::json!({"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json"}));
+        env
+    }
+
+    #[cfg(not(feature = "sigstore"))]
+    #[test]
+    fn without_sigstore_support_a_keyless_line_is_tool_missing_never_a_pass() {
+        match check(&keyless_line(), &Trust::default(), OffsetDateTime::now_utc()) {
+            LineSignature::Failed(f) => {
+                assert_eq!(f.outcome, CommitOutcome::ToolMissing);
+                assert_eq!(f.code, "sigstore_not_compiled");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[cfg(feature = "sigstore")]
+    #[test]
+    fn a_keyless_line_without_a_sigstore_identity_is_untrusted() {
+        match check(&keyless_line(), &Trust::default(), OffsetDateTime::now_utc()) {
+            LineSignature::Failed(f) => assert_eq!(f.code, "no_sigstore_trust"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_signature_of_no_known_kind_is_tool_missing() {
+        let mut env = Envelope::unsigned(b"{}".to_vec());
+        env.signatures.push(crate::model::dsse::Signature { keyid: "k".into(), sig: b"opaque".to_vec() });
+        match check(&env, &Trust::default(), OffsetDateTime::now_utc()) {
+            LineSignature::Failed(f) => assert_eq!(f.outcome, CommitOutcome::ToolMissing),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! Several signing backends on one branch: SSH and OpenPGP ticks (and the trust for each) checked
+//! in one `attest verify` call, in-process and with the real tools (ssh-keygen, sqv).
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::*;
+use serde_json::Value;
+
+/// An OpenPGP key made by gpg in `home/.gnupg` (where the signer's gpg finds it), and its public
+/// certificate exported to a file outside the repository.
+fn gpg_key(p: &Project) -> (String, PathBuf) {
+    let gnupg = p.home.join(".gnupg");
+    std::fs::create_dir_all(&gnupg).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&gnupg, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    let gpg = |args: &[&str]| {
+        let mut cmd = Command::new("gpg");
+        isolate(&mut cmd, &p.home);
+        cmd.env("GNUPGHOME", &gnupg)
+            .args(["--batch", "--pinentry-mode", "loopback", "--passphrase", ""])
+            .args(args);
+        run(cmd).success()
+    };
+    gpg(&["--quick-gen-key", "Bob <bob@example.com>", "ed25519", "sign", "1y"]);
+    let listing = gpg(&["--with-colons", "--list-keys", "bob@example.com"]).stdout;
+    let fpr = listing.lines().find_map(|l| l.strip_prefix("fpr:")).unwrap().trim_matches(':').to_owned();
+    let cert = p.scratch.join("bob.asc");
+    let exported = gpg(&["--armor", "--export", &fpr]);
+    std::fs::write(&cert, exported.stdout).unwrap();
+    (fpr, cert)
+}
+
+#[test]
+fn ssh_and_openpgp_ticks_on_one_branch_verify_in_one_call_with_each_trust() {
+    let p = Project::speckit();
+    let ada = ed25519(&p.scratch, "ada");
+    let allowed = allowed_signers(&p.scratch.join("allowed_signers"), &[(PRINCIPAL, &ada)]);
+    let (fpr, cert) = gpg_key(&p);
+
+    let ev5 = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
+    p.attest("001-bookmark-tags/T005", &ev5, &["--signer", "ssh", "--key", ada.private.to_str().unwrap()])
+        .success();
+    let ev6 = write_evidence(&p.scratch.join("ev6"), "001-bookmark-tags/T006", Evidence::Verified);
+    let out = p.attest("001-bookmark-tags/T006", &ev6, &["--signer", "openpgp", "--key", &fpr]).success();
+    assert!(out.stdout.contains("5 signed"), "{out}");
+
+    // Each OpenPGP line verifies with sqv over PAE bytes computed here.
+    for line in p.note_lines("HEAD") {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("sig.asc"), &line.signatures[0].1).unwrap();
+        std::fs::write(dir.path().join("data"), line.pae()).unwrap();
+        let mut sqv = Command::new("sqv");
+        isolate(&mut sqv, &p.home);
+        sqv.arg("--keyring").arg(&cert).arg(dir.path().join("sig.asc")).arg(dir.path().join("data"));
+        run(sqv).success();
+    }
+
+    for tools in [false, true] {
+        let mut args = vec![
+            "attest",
+            "verify",
+            "--branch",
+            "--all",
+            "--json",
+            "--allowed-signers",
+            allowed.to_str().unwrap(),
+            "--openpgp-certs",
+            cert.to_str().unwrap(),
+        ];
+        if tools {
+            args.push("--via-tools");
+        }
+        let r = p.speccoder(&args);
+        let report: Value = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{r}"));
+        assert_eq!(r.code(), Some(0), "{report:#}");
+        assert_eq!(report["totals"]["evidenced"], 2, "{report:#}");
+        let kinds: Vec<&str> = report["ticks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["signers"][0]["kind"].as_str().unwrap())
+            .collect();
+        assert!(kinds.contains(&"ssh") && kinds.contains(&"openpgp"), "{kinds:?}");
+    }
+
+    // Without the OpenPGP trust, only the OpenPGP tick fails, and says why.
+    let r = p.speccoder(&[
+        "attest",
+        "verify",
+        "--branch",
+        "--all",
+        "--json",
+        "--allowed-signers",
+        allowed.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code(), Some(26));
+    let report: Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert_eq!(report["totals"]["evidenced"], 1, "{report:#}");
+    assert!(r.stdout.contains("no_openpgp_trust"), "{r}");
+}
+
+#[test]
+fn a_certificate_file_that_is_not_openpgp_is_a_configuration_error_naming_it() {
+    let p = Project::speckit();
+    let bogus = p.scratch.join("certs.asc");
+    std::fs::write(&bogus, "not a certificate\n").unwrap();
+    let r = p.speccoder(&["attest", "verify", "--openpgp-certs", bogus.to_str().unwrap()]).failure(13);
+    assert!(r.stderr.contains("certs.asc"), "{r}");
+}
+
+#[test]
+fn an_unknown_signer_is_a_configuration_error_and_nothing_is_written() {
+    let p = Project::speckit();
+    let ev = write_evidence(&p.scratch.join("ev"), "001-bookmark-tags/T005", Evidence::Verified);
+    let before = p.snapshot();
+    let r = p.attest("001-bookmark-tags/T005", &ev, &["--signer", "x509"]).failure(13);
+    assert!(r.stderr.contains("unknown signer `x509`"), "{r}");
+    assert_eq!(p.snapshot(), before);
+}
