@@ -152,6 +152,15 @@ fn rewrite_signed(c: &Case, i: usize, fix_summary: bool, f: impl FnOnce(&mut Val
     write_note(c, "HEAD", &lines);
 }
 
+/// Edits the envelope JSON of note line `i` in place (no re-signing).
+fn edit_envelope(c: &Case, i: usize, f: impl FnOnce(&mut Value)) {
+    let mut lines = note_raw_lines(c, "HEAD");
+    let mut env: Value = serde_json::from_slice(&lines[i]).unwrap();
+    f(&mut env);
+    lines[i] = serde_json::to_vec(&env).unwrap();
+    write_note(c, "HEAD", &lines);
+}
+
 fn tv(lines: &[Vec<u8>]) -> usize {
     index_of(lines, "task-verification")
 }
@@ -334,11 +343,7 @@ fn a_truncated_json_line_is_malformed() {
 #[test]
 fn a_payload_that_is_not_base64_is_malformed() {
     let c = setup();
-    let mut lines = note_raw_lines(&c, "HEAD");
-    let mut env: Value = serde_json::from_slice(&lines[1]).unwrap();
-    env["payload"] = json!("this is %%% not base64");
-    lines[1] = serde_json::to_vec(&env).unwrap();
-    write_note(&c, "HEAD", &lines);
+    edit_envelope(&c, 1, |env| env["payload"] = json!("this is %%% not base64"));
     let (_, report) = verify(&c, &[]);
     expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "not_an_envelope");
 }
@@ -346,11 +351,7 @@ fn a_payload_that_is_not_base64_is_malformed() {
 #[test]
 fn a_wrong_payload_type_is_malformed() {
     let c = setup();
-    let mut lines = note_raw_lines(&c, "HEAD");
-    let mut env: Value = serde_json::from_slice(&lines[1]).unwrap();
-    env["payloadType"] = json!("application/json");
-    lines[1] = serde_json::to_vec(&env).unwrap();
-    write_note(&c, "HEAD", &lines);
+    edit_envelope(&c, 1, |env| env["payloadType"] = json!("application/json"));
     let (_, report) = verify(&c, &[]);
     expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "wrong_payload_type");
 }

@@ -426,15 +426,7 @@ fn report(
         commit: commit.to_string(),
         reference,
         decider,
-        lines: lines
-            .iter()
-            .zip(envelopes)
-            .map(|(l, e)| LineReport {
-                name: l.name.clone(),
-                sha256: l.digest(),
-                signed: !e.signatures.is_empty(),
-            })
-            .collect(),
+        lines: LineReport::rows(lines, envelopes),
         signer,
         unsigned_reason,
         notes_ref: NOTES_REF.to_owned(),

@@ -32,6 +32,22 @@ pub struct LineReport {
     pub signed: bool,
 }
 
+impl LineReport {
+    /// The report rows of `lines` as written in `envelopes` (same order).
+    #[must_use]
+    pub fn rows(lines: &[statements::Line], envelopes: &[crate::model::dsse::Envelope]) -> Vec<LineReport> {
+        lines
+            .iter()
+            .zip(envelopes)
+            .map(|(l, e)| LineReport {
+                name: l.name.clone(),
+                sha256: l.digest(),
+                signed: !e.signatures.is_empty(),
+            })
+            .collect()
+    }
+}
+
 /// What a producer command did, for people (Display) and machines (`--json`).
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {

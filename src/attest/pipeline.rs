@@ -142,15 +142,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         branch,
         target: req.target.clone(),
         verdict: verdict.to_owned(),
-        lines: lines
-            .iter()
-            .zip(&envelopes)
-            .map(|(l, e)| LineReport {
-                name: l.name.clone(),
-                sha256: l.digest(),
-                signed: !e.signatures.is_empty(),
-            })
-            .collect(),
+        lines: LineReport::rows(&lines, &envelopes),
         signer,
         unsigned_reason,
         withheld: if withheld { vec!["red excerpt (not clean)".to_owned()] } else { Vec::new() },
