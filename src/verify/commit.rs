@@ -455,8 +455,7 @@ impl<'r> Checker<'r> {
         lines: &[&ReadLine],
         findings: &mut Vec<Finding>,
     ) {
-        let others = lines;
-        let summaries: Vec<(&ReadLine, &VerificationSummary)> = others
+        let summaries: Vec<(&ReadLine, &VerificationSummary)> = lines
             .iter()
             .filter_map(|l| match &l.body {
                 Body::Summary(s) => Some((*l, s)),
@@ -464,7 +463,7 @@ impl<'r> Checker<'r> {
             })
             .collect();
         let named_lines: Vec<&ReadLine> =
-            others.iter().copied().filter(|l| !matches!(l.body, Body::Summary(_))).collect();
+            lines.iter().copied().filter(|l| !matches!(l.body, Body::Summary(_))).collect();
         let mut phases = Vec::new();
         for l in &named_lines {
             if let Body::TestResult(t) = &l.body {
@@ -510,7 +509,7 @@ impl<'r> Checker<'r> {
                 "a verified tick needs signed red and green test results",
             ));
         }
-        self.check_held_out_trailer(commit, others, findings);
+        self.check_held_out_trailer(commit, lines, findings);
 
         let (sline, s) = match summaries.as_slice() {
             [one] => *one,
@@ -598,8 +597,8 @@ impl<'r> Checker<'r> {
     }
 
     /// The `Held-Out:` trailer must say what the signed held_out line says.
-    fn check_held_out_trailer(&self, commit: &Commit, others: &[&ReadLine], findings: &mut Vec<Finding>) {
-        let held_out = others.iter().find_map(|l| match &l.body {
+    fn check_held_out_trailer(&self, commit: &Commit, lines: &[&ReadLine], findings: &mut Vec<Finding>) {
+        let held_out = lines.iter().find_map(|l| match &l.body {
             Body::TestResult(t) if t.phase() == Some(Phase::HeldOut) => Some((l.number, t)),
             _ => None,
         });

@@ -57,19 +57,6 @@ pub struct Project {
     pub allowed: PathBuf,
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 impl Project {
     /// The Spec Kit fixture committed on `main`, then branch `feature` checked out.
     pub fn new() -> Project {
@@ -84,7 +71,7 @@ impl Project {
         let home = tmp.path().join("home");
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::create_dir_all(&home).unwrap();
-        copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name), &root);
+        crate::common::copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name), &root);
         let key = tmp.path().join("id_ed25519");
         let out = Command::new("ssh-keygen")
             .args(["-q", "-t", "ed25519", "-N", "", "-C", PRINCIPAL, "-f"])
