@@ -6,9 +6,10 @@
 //! 1. read and check everything (evidence, red output, repository state, the task, the policy);
 //! 2. write the task commit as an object (unreferenced, so invisible if we stop);
 //! 3. build every statement, clean-check it, sign it (a signing failure only leaves it unsigned);
-//! 4. move the branch by compare-and-swap: from here on the tick exists;
-//! 5. write the note by compare-and-swap (a failure here leaves a commit whose missing note the
-//!    verifier reports as `missing`, and the error says how to recover);
+//! 4. make the note's objects, then move the branch by compare-and-swap: from here on the tick
+//!    exists (with `Repo::holding_new_objects`, every new object is stored now, as one pack);
+//! 5. move the notes reference by compare-and-swap (a failure here leaves a commit whose missing
+//!    note the verifier reports as `missing`, and the error says how to recover);
 //! 6. update the index and work tree so that the tick shows as committed.
 
 use std::path::PathBuf;
@@ -128,9 +129,14 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     let chosen = signing::choose(repo, req.signer, req.key.as_deref())?;
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen);
 
-    repo.advance_branch(&branch, head, commit, &msg)?;
     let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
-    write_note(repo, commit, note)?;
+    let note_error =
+        |e: crate::git::GitError| AttestError::Note { commit: commit_hex.clone(), message: e.to_string() };
+    // The note's objects are made before the branch moves, so that a repository holding its new
+    // objects (`Repo::holding_new_objects`) stores the commit and its note in one pack.
+    let note = repo.prepare_note(NOTES_REF, commit, note).map_err(note_error)?;
+    repo.advance_branch(&branch, head, commit, &msg)?;
+    repo.publish_note(note).map_err(note_error)?;
     if let Some(ticked) = &ticked {
         repo.stage_worktree_file(&facts.tasks_path, ticked)
             .map_err(|e| AttestError::WorktreeAfterCommit { path: facts.tasks_path.clone(), source: e })?;

@@ -19,7 +19,8 @@ pub fn run(args: AttestArgs) -> u8 {
         None => args.json,
     };
     let result = (|| -> Result<Report, AttestError> {
-        let repo = Repo::discover(".")?;
+        // Everything `attest` writes is stored as one pack when the branch moves.
+        let repo = Repo::discover(".")?.holding_new_objects();
         match args.sub {
             Some(AttestSub::Verify(_)) => Err(AttestError::Nothing(String::new())),
             Some(AttestSub::Sign(s)) => {

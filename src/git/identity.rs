@@ -34,6 +34,29 @@ impl Role {
             Role::Committer => "GIT_COMMITTER_DATE",
         }
     }
+    /// The configuration keys that give the name, first found wins (`author.name` and
+    /// `committer.name` carry `GIT_AUTHOR_NAME` / `GIT_COMMITTER_NAME` when set, as gix applies
+    /// environment overrides to them).
+    fn name_keys(self) -> [&'static str; 3] {
+        match self {
+            Role::Author => ["author.name", "user.name", "gitoxide.author.nameFallback"],
+            Role::Committer => ["committer.name", "user.name", "gitoxide.committer.nameFallback"],
+        }
+    }
+    /// The keys that give the email, first found wins (`gitoxide.user.emailFallback` is `EMAIL`).
+    fn email_keys(self) -> [&'static str; 4] {
+        match self {
+            Role::Author => {
+                ["author.email", "user.email", "gitoxide.user.emailFallback", "gitoxide.author.emailFallback"]
+            }
+            Role::Committer => [
+                "committer.email",
+                "user.email",
+                "gitoxide.user.emailFallback",
+                "gitoxide.committer.emailFallback",
+            ],
+        }
+    }
     /// Where gix keeps the date taken from the environment.
     fn date_key(self) -> &'static str {
         match self {
@@ -49,16 +72,14 @@ impl Repo {
     /// gix caches a date when the repository is opened; we take the date at the time of the call
     /// instead, as git does for each command.
     pub(crate) fn signature(&self, role: Role) -> Result<gix::actor::Signature, GitError> {
-        let missing = || GitError::IdentityMissing { role: role.name(), env: role.env() };
-        let configured = match role {
-            Role::Author => self.inner.author(),
-            Role::Committer => self.inner.committer(),
-        };
-        // Only name and email are taken from gix: its date is the one of the moment the
-        // repository was opened.
-        let (name, email) = match configured {
-            Some(Ok(sig)) => (sig.name.to_owned(), sig.email.to_owned()),
-            Some(Err(_)) | None => return Err(missing()),
+        // Name and email are looked up here in gix's order (`Repository::author` /
+        // `committer`) rather than through those calls: they also date the identity with
+        // `Time::now_local_or_utc`, whose time zone lookup opens jiff's database and so walks the
+        // whole zoneinfo directory, a fifth of what an attest costs.
+        let config = self.inner.config_snapshot();
+        let first = |keys: &[&str]| keys.iter().find_map(|key| config.string(*key));
+        let (Some(name), Some(email)) = (first(&role.name_keys()), first(&role.email_keys())) else {
+            return Err(GitError::IdentityMissing { role: role.name(), env: role.env() });
         };
         let name = without_crud(&name);
         let email = without_crud(&email);
@@ -70,14 +91,48 @@ impl Repo {
     }
 
     fn date(&self, role: Role) -> Result<gix::date::Time, GitError> {
+        let now = jiff::Timestamp::now();
+        let zone = local_time_zone();
         let Some(value) = self.inner.config_snapshot().string(role.date_key()) else {
-            return Ok(gix::date::Time::now_local_or_utc());
+            let offset = zone.to_offset(now).seconds();
+            return Ok(gix::date::Time { seconds: now.as_second(), offset });
         };
         let bad =
             || GitError::BadDate { variable: role.date_variable(), value: value.to_str_lossy().into_owned() };
         let text = value.to_str().map_err(|_| bad())?;
-        gix::date::parse(text.trim(), Some(gix::date::Zoned::now())).map_err(|_| bad())
+        gix::date::parse(text.trim(), Some(gix::date::Zoned::new(now, zone))).map_err(|_| bad())
     }
+}
+
+/// The local time zone as the C library finds it: `TZ` (a zoneinfo name, a file, or a POSIX
+/// rule; empty means UTC), else `/etc/localtime`; UTC when none of them can be read.
+///
+/// Written here, over jiff's TZif and POSIX parsers, because `jiff::tz::TimeZone::system` opens
+/// jiff's zone database to name the zone, which lists every file under the zoneinfo directory;
+/// a commit date needs only the offset.
+fn local_time_zone() -> jiff::tz::TimeZone {
+    use jiff::tz::TimeZone;
+    let from_file = |path: &std::path::Path| {
+        std::fs::read(path).ok().and_then(|bytes| TimeZone::tzif("Local", &bytes).ok())
+    };
+    let Some(tz) = std::env::var_os("TZ") else {
+        return from_file(std::path::Path::new("/etc/localtime")).unwrap_or(TimeZone::UTC);
+    };
+    let Some(tz) = tz.to_str() else { return TimeZone::UTC };
+    let tz = tz.strip_prefix(':').unwrap_or(tz);
+    if tz.is_empty() {
+        return TimeZone::UTC;
+    }
+    let path = std::path::Path::new(tz);
+    let file = if path.is_absolute() {
+        from_file(path)
+    } else if path.components().all(|c| matches!(c, std::path::Component::Normal(_))) {
+        let dir = std::env::var_os("TZDIR").unwrap_or_else(|| "/usr/share/zoneinfo".into());
+        from_file(&std::path::Path::new(&dir).join(path))
+    } else {
+        None
+    };
+    file.or_else(|| TimeZone::posix(tz).ok()).unwrap_or(TimeZone::UTC)
 }
 
 /// Characters git strips from both ends of a name or email.

@@ -191,6 +191,7 @@ impl Repo {
         index.remove_tree();
         let skip_hash = self.inner.config_snapshot().boolean("index.skipHash").unwrap_or(false);
         let options = gix::index::write::Options { skip_hash, ..Default::default() };
+        self.flush_new_objects()?;
         index.write_to(&mut lock, options).during(|| format!("write the index {}", index_path.display()))?;
         lock.commit()
             .map_err(|e| GitError::Io {

@@ -36,6 +36,20 @@ pub enum NoteOutcome {
     },
 }
 
+/// A new note whose blob, notes tree and notes commit exist (held in memory by a
+/// [`Repo::holding_new_objects`] repository) but whose reference has not moved yet: made by
+/// [`Repo::prepare_note`], published by [`Repo::publish_note`].
+#[derive(Debug, Clone)]
+#[must_use = "a prepared note is published only by Repo::publish_note"]
+pub struct PreparedNote {
+    notes_ref: String,
+    annotated: ObjectId,
+    bytes: Vec<u8>,
+    /// The notes commit the new one was made on (`None`: the reference did not exist).
+    base: Option<ObjectId>,
+    notes_commit: ObjectId,
+}
+
 /// Why `update_note` failed: the caller's computation refused, or the repository did.
 #[derive(Debug, thiserror::Error)]
 pub enum UpdateNoteError<E: std::error::Error + 'static> {
@@ -156,6 +170,55 @@ impl Repo {
         Ok(out)
     }
 
+    /// Writes `bytes` as the note of `annotated` on top of the current notes commit without
+    /// moving `notes_ref`. A writer that holds its new objects in memory prepares the note before
+    /// it moves its branch, so the task commit and its note are stored together in one pack.
+    ///
+    /// # Errors
+    /// A notes reference outside `refs/notes/`, or reading or writing the repository failed.
+    pub fn prepare_note(
+        &self,
+        notes_ref: &str,
+        annotated: ObjectId,
+        bytes: Vec<u8>,
+    ) -> Result<PreparedNote, GitError> {
+        check_notes_ref(notes_ref)?;
+        let head = self.notes_head(notes_ref)?;
+        let tree = head.map_or_else(|| self.empty_tree_id(), |(_, tree)| tree);
+        let current_blob = self.note_blob_in(notes_ref, tree, annotated)?;
+        let notes_commit = self.write_notes_commit(notes_ref, head, current_blob, annotated, Some(&bytes))?;
+        Ok(PreparedNote {
+            notes_ref: notes_ref.to_owned(),
+            annotated,
+            bytes,
+            base: head.map(|(commit, _)| commit),
+            notes_commit,
+        })
+    }
+
+    /// Moves the notes reference to the prepared notes commit by compare-and-swap. When another
+    /// writer moved it since the note was prepared, the note is written again on top of theirs
+    /// through [`Repo::update_note`], so neither note is lost.
+    ///
+    /// # Errors
+    /// Writing failed, or the reference kept moving for [`NOTE_UPDATE_TRIES`] attempts.
+    pub fn publish_note(&self, prepared: PreparedNote) -> Result<NoteOutcome, GitError> {
+        let PreparedNote { notes_ref, annotated, bytes, base, notes_commit } = prepared;
+        let reflog = format!("notes: {}", ADDED_MESSAGE.trim_end());
+        match self.update_ref_cas(&notes_ref, base, notes_commit, &reflog) {
+            Ok(()) => Ok(NoteOutcome::Written { notes_commit }),
+            Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => self
+                .update_note(&notes_ref, annotated, |_| {
+                    Ok::<_, std::convert::Infallible>(Some(bytes.clone()))
+                })
+                .map_err(|e| match e {
+                    UpdateNoteError::Git(git) => git,
+                    UpdateNoteError::Compute(never) => match never {},
+                }),
+            Err(other) => Err(other),
+        }
+    }
+
     /// Replace the note of `annotated` under `notes_ref` with what `f` computes from the current
     /// note (`None`: no note); `f` returning `None` removes the note. The bytes are stored exactly.
     /// The notes reference moves by compare-and-swap; when another writer moved it first, the
@@ -171,13 +234,7 @@ impl Repo {
         E: std::error::Error + 'static,
         F: FnMut(Option<&[u8]>) -> Result<Option<Vec<u8>>, E>,
     {
-        if !notes_ref.starts_with("refs/notes/") {
-            return Err(GitError::InvalidRefName {
-                name: notes_ref.to_owned(),
-                reason: "notes references live under refs/notes/".into(),
-            }
-            .into());
-        }
+        check_notes_ref(notes_ref)?;
         for attempt in 0..NOTE_UPDATE_TRIES {
             let head = self.notes_head(notes_ref)?;
             let tree = head.map_or_else(|| self.empty_tree_id(), |(_, tree)| tree);
@@ -209,12 +266,7 @@ impl Repo {
     /// The reference moves by compare-and-swap with the same retries as [`Repo::update_note`]:
     /// when another writer moved it first, the edits are applied again on top of its commit.
     pub fn set_notes(&self, notes_ref: &str, notes: &[(ObjectId, Vec<u8>)]) -> Result<NoteOutcome, GitError> {
-        if !notes_ref.starts_with("refs/notes/") {
-            return Err(GitError::InvalidRefName {
-                name: notes_ref.to_owned(),
-                reason: "notes references live under refs/notes/".into(),
-            });
-        }
+        check_notes_ref(notes_ref)?;
         let blobs: Vec<(ObjectId, ObjectId)> = notes
             .iter()
             .map(|(annotated, bytes)| Ok((*annotated, self.write_blob(bytes)?)))
@@ -268,6 +320,18 @@ impl Repo {
         let new_tree = state.write(&self.inner).during(action)?;
         let message = if wanted.is_some() { ADDED_MESSAGE } else { REMOVED_MESSAGE };
         self.create_commit_detached(parent.as_slice(), new_tree, message)
+    }
+}
+
+/// Notes references live under `refs/notes/`, where git looks for them.
+fn check_notes_ref(notes_ref: &str) -> Result<(), GitError> {
+    if notes_ref.starts_with("refs/notes/") {
+        Ok(())
+    } else {
+        Err(GitError::InvalidRefName {
+            name: notes_ref.to_owned(),
+            reason: "notes references live under refs/notes/".into(),
+        })
     }
 }
 

@@ -99,6 +99,7 @@ impl Repo {
         name: &str,
         expected: Option<ObjectId>,
     ) -> Result<(), GitError> {
+        self.flush_new_objects()?;
         // The reflog entry is dated now; without an identity gix falls back to its own rules.
         let committer = self.signature(Role::Committer).ok();
         let mut time = gix::date::parse::TimeBuf::default();

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
-use super::error::{GitError, GixResultExt};
+use super::error::{GitError, GixResultExt, io_error};
 use super::tree::TreeCache;
 
 /// An open repository, the one entry point of the git adapter; it stays on its thread (open one per thread).
@@ -39,6 +39,33 @@ impl Repo {
             gix::discover(dir).map_err(|source| GitError::Discover { path: dir.to_owned(), source })?;
         inner.object_cache_size_if_unset(8 * 1024 * 1024);
         Ok(Repo { inner, trees: RefCell::new(TreeCache::default()) })
+    }
+
+    /// From now on the objects this repository writes stay in memory until a reference or the
+    /// index is about to name them; then [`Repo::flush_new_objects`] writes them all as one pack.
+    /// For commands that write several objects in one go (`attest`): a pack of eight objects costs
+    /// two files where loose objects cost eight files and their fan-out directories. Objects still
+    /// held when the `Repo` is dropped were never named by anything and are simply not written.
+    #[must_use]
+    pub fn holding_new_objects(mut self) -> Repo {
+        self.inner.objects.enable_object_memory();
+        self
+    }
+
+    /// Writes the objects held in memory (see [`Repo::holding_new_objects`]) to the object
+    /// database as one pack. Every reference and index update calls this first, so nothing on
+    /// disk ever names an object that exists only in this process.
+    pub(crate) fn flush_new_objects(&self) -> Result<(), GitError> {
+        let Some(held) = self.inner.objects.reset_object_memory() else { return Ok(()) };
+        if held.is_empty() {
+            return Ok(());
+        }
+        let pack_dir = self.inner.objects.store_ref().path().join("pack");
+        let objects = held.iter().map(|(id, (kind, data))| (*id, *kind, data.clone())).collect();
+        std::fs::create_dir_all(&pack_dir)
+            .and_then(|()| super::pack::write_pack(&pack_dir, objects))
+            .map_err(io_error("write the new objects as a pack into", &pack_dir))?;
+        Ok(())
     }
 
     /// The work tree's root, `None` for a bare repository.
@@ -119,6 +146,13 @@ impl Repo {
 
     /// Write `bytes` as a blob and return its id.
     pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, GitError> {
+        // A blob already stored is not written again, as git does: the `tasks.md` staged after
+        // its task commit was written would otherwise be stored twice.
+        let id = gix::objs::compute_hash(self.object_hash(), gix::object::Kind::Blob, bytes)
+            .during(|| "hash a blob".into())?;
+        if self.inner.has_object(id) {
+            return Ok(id);
+        }
         self.inner.write_blob(bytes).map(gix::Id::detach).during(|| "write a blob".into())
     }
 

@@ -74,21 +74,81 @@ pub struct LeakAt {
 /// path segment, so `src/home/x` and `./tmp/x` stay clean while ` /home/x` and `"/tmp/x` do not.
 const PATH_START: &str = r"(?:^|[^A-Za-z0-9_.\-~/])";
 
-/// One rule: its pattern, and literals of which every match holds at least one. A rule's regex is
-/// compiled the first time a string holds one of its literals: compiling all of them costs more
-/// than a whole `speccoder attest` otherwise spends, and ordinary statements trigger only a few.
+/// One rule: its pattern, and literals of which every match holds at least one, at a place the
+/// rule's [`Anchor`] describes. A rule's regex is compiled the first time a string passes that
+/// literal test: compiling a regex costs more than the rest of a `speccoder attest`, and with the
+/// anchors an ordinary statement (URLs, `task-verification`, digests) passes none of them.
 struct Rule {
     kind: LeakKind,
     pattern: String,
     /// Every match contains one of these (compared ignoring ASCII case when `fold`).
     needles: &'static [&'static str],
+    /// Where a literal must sit for the pattern to have a chance.
+    anchor: Anchor,
     fold: bool,
     regex: OnceLock<Regex>,
 }
 
+/// Where a rule's literal must sit for its pattern to be able to match there. Each test is
+/// looser than its pattern, never stricter: a string it turns away cannot match.
+#[derive(Clone, Copy)]
+enum Anchor {
+    /// Anywhere.
+    Anywhere,
+    /// At the start of a word (the pattern begins with `\b` before the literal): at the start of
+    /// the string or after a byte that is not an ASCII letter, digit or `_`. A non-ASCII letter
+    /// before it passes, so Unicode word characters are never wrongly turned away.
+    WordStart,
+    /// Right after a drive letter that does not continue a word (`C:\`, but not `https:/`).
+    AfterDriveLetter,
+    /// `://` followed, before any `/` or whitespace, by a `:` and then an `@` (`user:pw@`).
+    BeforeUserinfo,
+}
+
+impl Anchor {
+    /// Whether a literal found at byte `at` of `text` sits where this anchor wants it.
+    fn holds(self, text: &[u8], at: usize) -> bool {
+        let before = |n: usize| at.checked_sub(n).and_then(|i| text.get(i)).copied();
+        match self {
+            Anchor::Anywhere => true,
+            Anchor::WordStart => before(1).is_none_or(|b| !(b.is_ascii_alphanumeric() || b == b'_')),
+            Anchor::AfterDriveLetter => {
+                before(1).is_some_and(|b| b.is_ascii_alphabetic())
+                    && before(2).is_none_or(|b| !b.is_ascii_alphanumeric())
+            }
+            Anchor::BeforeUserinfo => {
+                let rest = text.get(at + 3..).unwrap_or_default();
+                let authority_end = rest.iter().position(|&b| b == b'/' || b.is_ascii_whitespace());
+                let authority = &rest[..authority_end.unwrap_or(rest.len())];
+                authority
+                    .iter()
+                    .position(|&b| b == b':')
+                    .is_some_and(|colon| authority[colon..].contains(&b'@'))
+            }
+        }
+    }
+}
+
 impl Rule {
     fn new(kind: LeakKind, pattern: impl Into<String>, needles: &'static [&'static str]) -> Rule {
-        Rule { kind, pattern: pattern.into(), needles, fold: false, regex: OnceLock::new() }
+        Rule {
+            kind,
+            pattern: pattern.into(),
+            needles,
+            anchor: Anchor::Anywhere,
+            fold: false,
+            regex: OnceLock::new(),
+        }
+    }
+
+    /// A rule whose pattern starts with `\b` right before its literals.
+    fn word(kind: LeakKind, pattern: &str, needles: &'static [&'static str]) -> Rule {
+        Rule::new(kind, pattern, needles).anchored(Anchor::WordStart)
+    }
+
+    fn anchored(mut self, anchor: Anchor) -> Rule {
+        self.anchor = anchor;
+        self
     }
 
     fn folded(mut self) -> Rule {
@@ -97,12 +157,14 @@ impl Rule {
     }
 
     fn may_match(&self, text: &str) -> bool {
-        if self.fold {
-            let lower = text.to_ascii_lowercase();
-            self.needles.iter().any(|n| lower.contains(n))
+        let lower;
+        let hay = if self.fold {
+            lower = text.to_ascii_lowercase();
+            lower.as_str()
         } else {
-            self.needles.iter().any(|n| text.contains(n))
-        }
+            text
+        };
+        self.needles.iter().any(|n| hay.match_indices(n).any(|(at, _)| self.anchor.holds(hay.as_bytes(), at)))
     }
 
     fn regex(&self) -> &Regex {
@@ -123,31 +185,37 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &["/home", "/Users", "/root", "/tmp", "/private", "/var/folders", "/var/tmp"],
         ),
         Rule::new(LocalPath, r"file:///", &["file:///"]),
-        Rule::new(WindowsPath, r"(?:^|[^A-Za-z0-9])([A-Za-z]:[\\/][^\s\\/]*)", &[":\\", ":/"]),
+        Rule::new(WindowsPath, r"(?:^|[^A-Za-z0-9])([A-Za-z]:[\\/][^\s\\/]*)", &[":\\", ":/"])
+            .anchored(Anchor::AfterDriveLetter),
         Rule::new(WindowsPath, r"(?:^|[\s'\x22(=])(\\\\[A-Za-z0-9._$-]+\\)", &["\\\\"]),
-        Rule::new(UrlCredentials, r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@]*:[^\s/@]*@", &["://"]),
+        Rule::new(UrlCredentials, r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@]*:[^\s/@]*@", &["://"])
+            .anchored(Anchor::BeforeUserinfo),
         Rule::new(PrivateKey, r"-----BEGIN[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----", &["-----BEGIN"]),
-        Rule::new(Token, r"\bgh[pousr]_[A-Za-z0-9]{30,}", &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]),
-        Rule::new(Token, r"\bgithub_pat_[A-Za-z0-9_]{20,}", &["github_pat_"]),
-        Rule::new(Token, r"\bglpat-[A-Za-z0-9_\-]{20,}", &["glpat-"]),
-        Rule::new(
+        Rule::word(Token, r"\bgh[pousr]_[A-Za-z0-9]{30,}", &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]),
+        Rule::word(Token, r"\bgithub_pat_[A-Za-z0-9_]{20,}", &["github_pat_"]),
+        Rule::word(Token, r"\bglpat-[A-Za-z0-9_\-]{20,}", &["glpat-"]),
+        Rule::word(
             Token,
             r"\bgl(?:ptt|dt|rt|soat|cbt)-[A-Za-z0-9_\-]{20,}",
             &["glptt-", "gldt-", "glrt-", "glsoat-", "glcbt-"],
         ),
-        Rule::new(Token, r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", &["xox"]),
-        Rule::new(Token, r"\bxapp-[0-9]-[A-Za-z0-9\-]{10,}", &["xapp-"]),
-        Rule::new(Token, r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", &["AKIA", "ASIA", "ABIA", "ACCA"]),
-        Rule::new(Token, r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", &["sk-"]),
-        Rule::new(Token, r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", &["k_live_", "k_test_"]),
-        Rule::new(Token, r"\bAIza[0-9A-Za-z_\-]{35}", &["AIza"]),
-        Rule::new(Token, r"\bnpm_[A-Za-z0-9]{36}\b", &["npm_"]),
-        Rule::new(Token, r"\bhf_[A-Za-z]{30,}\b", &["hf_"]),
-        Rule::new(Token, r"\bpypi-AgE[A-Za-z0-9_\-]{20,}", &["pypi-AgE"]),
-        Rule::new(Jwt, r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", &["eyJ"]),
+        Rule::word(Token, r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", &["xox"]),
+        Rule::word(Token, r"\bxapp-[0-9]-[A-Za-z0-9\-]{10,}", &["xapp-"]),
+        Rule::word(Token, r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", &["AKIA", "ASIA", "ABIA", "ACCA"]),
+        Rule::word(Token, r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", &["sk-"]),
+        Rule::word(
+            Token,
+            r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
+            &["sk_live_", "rk_live_", "sk_test_", "rk_test_"],
+        ),
+        Rule::word(Token, r"\bAIza[0-9A-Za-z_\-]{35}", &["AIza"]),
+        Rule::word(Token, r"\bnpm_[A-Za-z0-9]{36}\b", &["npm_"]),
+        Rule::word(Token, r"\bhf_[A-Za-z]{30,}\b", &["hf_"]),
+        Rule::word(Token, r"\bpypi-AgE[A-Za-z0-9_\-]{20,}", &["pypi-AgE"]),
+        Rule::word(Jwt, r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", &["eyJ"]),
         // "bearer" has no letter with a non-ASCII case fold, so an ASCII-folded search finds
         // every match of `(?i)bearer`.
-        Rule::new(Bearer, r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{20,}=*", &["bearer"]).folded(),
+        Rule::word(Bearer, r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{20,}=*", &["bearer"]).folded(),
     ]
 });
 
@@ -257,6 +325,77 @@ mod tests {
             assert!(!matched.is_empty(), "no sample for {:?}", rule.pattern);
             for sample in matched {
                 assert!(rule.may_match(sample), "{:?} matches {sample:?} without a literal", rule.pattern);
+            }
+        }
+    }
+
+    /// Each anchor turns away a literal in a place its pattern cannot match, and only there.
+    #[test]
+    fn literals_inside_words_urls_and_plain_links_compile_no_pattern() {
+        let ordinary = [
+            "https://speccoder.dev/task-verification/v0",
+            "https://in-toto.io/Statement/v1",
+            "git+https://github.com/o/r@0123abcd",
+            "https://slsa.dev/verification_summary/v1",
+            "mask-images and desk-lamps",
+            "the shelf_life of a pnpm_like thing",
+            "KAKIAN is a word; so are PASIAN and TACCATA",
+        ];
+        for text in ordinary {
+            let hits: Vec<&str> =
+                RULES.iter().filter(|r| r.may_match(text)).map(|r| r.pattern.as_str()).collect();
+            assert!(hits.is_empty(), "{text:?} passes the literal test of {hits:?}");
+        }
+        let leaking = [
+            ("x sk-proj-0123456789abcdefghij", LeakKind::Token),
+            ("at D:\\build\\out", LeakKind::WindowsPath),
+            ("C:/Users/ada", LeakKind::WindowsPath),
+            ("clone https://ada:pw@example.com/r", LeakKind::UrlCredentials),
+            ("Bearer 0123456789abcdefghij0123", LeakKind::Bearer),
+        ];
+        for (text, kind) in leaking {
+            assert_eq!(check_str(text).map_err(|l| l.kind), Err(kind), "{text:?}");
+        }
+    }
+
+    /// The literal test is looser than the pattern: wherever a pattern matches, its literal test
+    /// passes, whatever stands before or after the sample (ASCII word characters, punctuation,
+    /// non-ASCII letters, URL parts).
+    #[test]
+    fn a_string_a_pattern_matches_always_passes_its_literal_test() {
+        let samples = [
+            "/home/ada/x",
+            "file:///etc",
+            "C:\\Users\\ada",
+            "d:/x",
+            "\\\\server\\share",
+            "https://ada:pw@example.com",
+            "git+ssh://u:p@h/x",
+            "-----BEGIN OPENSSH PRIVATE KEY-----",
+            "ghs_0123456789abcdefghijABCDEFGHIJ012345",
+            "glrt-0123456789abcdefghij",
+            "xoxb-0123456789",
+            "AKIA0123456789ABCDEF",
+            "sk-proj-0123456789abcdefghij",
+            "rk_live_0123456789abcdef",
+            "npm_0123456789abcdefghij0123456789abcdef",
+            "eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeK",
+            "bEaReR 0123456789abcdefghij0123",
+        ];
+        let around =
+            ["", " ", "a", "Z", "9", "_", "-", "/", ":", "\u{e9}", "\u{3b1}", "=", "\"", "x://", "@"];
+        for sample in samples {
+            for before in around {
+                for after in around {
+                    let text = format!("{before}{sample}{after}");
+                    for rule in RULES.iter().filter(|r| r.regex().is_match(&text)) {
+                        assert!(
+                            rule.may_match(&text),
+                            "{:?} matches {text:?} but its literal test fails",
+                            rule.pattern
+                        );
+                    }
+                }
             }
         }
     }

@@ -136,6 +136,39 @@ fn git_fsck_strict_is_clean_after_a_tick() {
     assert!(!out.stderr.contains("error") && !out.stderr.contains("warning"), "{out}");
 }
 
+/// A tick stores its new objects (the ticked tasks.md, its trees, the task commit, the note's
+/// blob, tree and commit) as one pack, which `git verify-pack` checks entry by entry; no loose
+/// object is written.
+#[test]
+fn a_tick_stores_its_commit_and_note_as_one_pack_that_git_verifies() {
+    let s = Setup::speckit(Evidence::WithHeldOut);
+    let p = &s.project;
+    let count = |what: &str| {
+        p.git(&["count-objects", "-v"])
+            .lines()
+            .find_map(|l| l.strip_prefix(what).and_then(|n| n.trim().parse::<u64>().ok()))
+            .unwrap_or_else(|| panic!("count-objects prints {what}"))
+    };
+    let (loose, packs) = (count("count:"), count("packs:"));
+    s.attest_signed(&[]);
+    assert_eq!(count("count:"), loose, "no loose object was written");
+    assert_eq!(count("packs:"), packs + 1, "one new pack");
+    let pack_dir = p.root.join(".git/objects/pack");
+    let mut indexes: Vec<_> = std::fs::read_dir(&pack_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|x| x == "idx"))
+        .collect();
+    indexes.sort_by_key(|path| std::fs::metadata(path).unwrap().modified().unwrap());
+    let newest = indexes.last().unwrap().to_str().unwrap().to_owned();
+    let listing = p.git(&["verify-pack", "-v", &newest]);
+    for rev in ["HEAD", "HEAD^{tree}", "HEAD:specs/001-bookmark-tags/tasks.md", "refs/notes/speccoder"] {
+        let id = p.rev(rev);
+        assert!(listing.contains(&format!("{id} ")), "{rev} ({id}) is in the new pack:\n{listing}");
+    }
+    assert!(listing.contains("non delta: 8 objects"), "{listing}");
+}
+
 #[test]
 fn the_task_commit_ticks_exactly_one_box_and_leaves_the_work_tree_clean() {
     let s = Setup::speckit(Evidence::Verified);

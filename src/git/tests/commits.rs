@@ -252,3 +252,28 @@ fn without_a_date_in_the_environment_each_commit_is_dated_when_it_is_made() {
     );
     assert!(commit.author.seconds >= i64::try_from(opened).unwrap() + 2);
 }
+
+/// The offset in the committer line of `commit` as git prints it (`+0545`).
+fn committer_offset(fx: &Fixture, commit: &str) -> String {
+    let raw = fx.git(&["cat-file", "commit", commit]);
+    let line = raw.lines().find(|l| l.starts_with("committer ")).expect("a committer line");
+    line.rsplit(' ').next().unwrap().to_owned()
+}
+
+#[test]
+fn without_a_date_in_the_environment_commits_carry_the_offset_git_takes_from_tz() {
+    let fx = Fixture::new();
+    fx.commit_file("a.txt", "a\n", "base");
+    std::fs::write(fx.path().join(".git/msg"), "Subject\n\nBody line.\n").unwrap();
+    // Zone names, a name with the optional colon, POSIX rules, empty (UTC) and an unknown name
+    // (UTC for both). Zones without summer time keep the test independent of the date.
+    for tz in ["Asia/Kathmandu", ":Asia/Kolkata", "<+0330>-3:30", "XYZ+7", "UTC0", "", "No/Such_Zone"] {
+        let mut git = fx.command(&["commit-tree", "HEAD^{tree}", "-p", "HEAD", "-F", ".git/msg"]);
+        git.env("TZ", tz);
+        let by_git = run(git, None);
+        assert!(by_git.status.success());
+        let by_git = String::from_utf8(by_git.stdout).unwrap();
+        let ours = commit_in_child(&fx, &[("TZ", tz)]);
+        assert_eq!(committer_offset(&fx, &ours), committer_offset(&fx, by_git.trim()), "TZ={tz:?}");
+    }
+}

@@ -395,3 +395,62 @@ fn many_notes_set_in_one_commit_are_read_by_git_and_leave_the_others_alone() {
     assert!(matches!(repo.set_notes("refs/heads/x", &notes), Err(GitError::InvalidRefName { .. })));
     fx.assert_fsck_clean();
 }
+
+/// Whether git itself can read object `id`.
+fn git_has(fx: &Fixture, id: ObjectId) -> bool {
+    fx.git_output(&["cat-file", "-e", &id.to_string()], None).status.success()
+}
+
+#[test]
+fn held_objects_stay_in_memory_until_a_reference_names_them_then_land_as_one_pack() {
+    let fx = Fixture::new();
+    let base = fx.commit_file("a.txt", "a\n", "base");
+    let packs = || std::fs::read_dir(fx.path().join(".git/objects/pack")).unwrap().count();
+    let before = packs();
+    let repo = fx.repo().holding_new_objects();
+    let tree = repo.tree_from_files(&[("b.txt".to_owned(), b"b\n".to_vec())]).unwrap();
+    let commit = repo.create_commit_detached(&[base], tree, "held\n").unwrap();
+    let note = repo.prepare_note(NOTES_REF, commit, b"the note\n".to_vec()).unwrap();
+    assert!(!git_has(&fx, commit) && !git_has(&fx, tree), "nothing is on disk before a reference moves");
+    assert_eq!(repo.commit(commit).unwrap().tree, tree, "our own reads see held objects");
+
+    repo.update_ref_cas("refs/heads/held", None, commit, "held").unwrap();
+    assert_eq!(packs(), before + 2, "one .pack and its .idx");
+    assert!(git_has(&fx, commit) && git_has(&fx, tree));
+    assert_eq!(repo.publish_note(note).unwrap(), NoteOutcome::Written { notes_commit: fx.rev(NOTES_REF) });
+    assert_eq!(git_show(&fx, commit), b"the note\n");
+    assert_eq!(packs(), before + 2, "the note's objects were in the same pack");
+    fx.assert_fsck_clean();
+}
+
+#[test]
+fn held_objects_that_nothing_names_are_never_written() {
+    let fx = Fixture::new();
+    let base = fx.commit_file("a.txt", "a\n", "base");
+    let loose_and_packed = || fx.git(&["count-objects", "-v"]);
+    let before = loose_and_packed();
+    let repo = fx.repo().holding_new_objects();
+    let tree = repo.tree_from_files(&[("c.txt".to_owned(), b"c\n".to_vec())]).unwrap();
+    let commit = repo.create_commit_detached(&[base], tree, "dropped\n").unwrap();
+    drop(repo);
+    assert!(!git_has(&fx, commit));
+    assert_eq!(loose_and_packed(), before);
+}
+
+#[test]
+fn a_prepared_note_published_after_another_writer_moved_the_notes_keeps_both_notes() {
+    let fx = Fixture::new();
+    let first = fx.commit_file("a.txt", "a\n", "first");
+    let second = fx.commit_file("b.txt", "b\n", "second");
+    let repo = fx.repo().holding_new_objects();
+    let prepared = repo.prepare_note(NOTES_REF, second, b"ours\n".to_vec()).unwrap();
+    fx.git(&["notes", "--ref=speccoder", "add", "-m", "theirs", &first.to_string()]);
+    let theirs = fx.rev(NOTES_REF);
+    let NoteOutcome::Written { notes_commit } = repo.publish_note(prepared).unwrap() else {
+        panic!("the note is written")
+    };
+    assert_eq!(fx.rev(&format!("{notes_commit}^")), theirs, "ours sits on top of theirs");
+    assert_eq!(git_show(&fx, first), b"theirs\n");
+    assert_eq!(git_show(&fx, second), b"ours\n");
+    fx.assert_fsck_clean();
+}

@@ -1,0 +1,240 @@
+//! New objects written together as one pack with its version-2 index, instead of a loose file each.
+//!
+//! One `speccoder attest` makes about eight objects: the ticked `tasks.md`, the trees above it, the
+//! task commit, and the note's blob, tree and commit. Loose, each costs a compressor set-up, a file
+//! and often a new fan-out directory, most of what the command spends. As one pack they cost two
+//! files and one compressor.
+//!
+//! Written here rather than through gix-pack: gix writes packs only as the receiving end of a
+//! fetch (it reads the pack stream back, inflates every entry again to index it, on a thread
+//! pool), which is more work than the pack itself for a handful of objects. The formats are git's
+//! (`gitformat-pack(5)`): pack version 2 without deltas, index version 2. `git verify-pack` and
+//! `git fsck --strict` check what this writes (tests/attest_e2e.rs and this module's tests).
+
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+use flate2::{Compress, Compression, FlushCompress, Status};
+use gix::ObjectId;
+use gix::object::Kind;
+
+/// One object to store: its id (the hash of its canonical form), kind and content.
+pub(crate) type NewObject = (ObjectId, Kind, Vec<u8>);
+
+/// The pack and index bytes for `objects`, and the pack's checksum (which names both files).
+struct Built {
+    pack: Vec<u8>,
+    index: Vec<u8>,
+    checksum: ObjectId,
+}
+
+/// Writes `objects` as `pack-<checksum>.pack` and `.idx` in `pack_dir` (normally
+/// `<common dir>/objects/pack`) and returns the index's path.
+///
+/// Both files are written under temporary names and renamed into place, the index last: readers
+/// look packs up by their index, so no reader ever sees a pack without its index complete.
+///
+/// # Errors
+/// An I/O failure (temporary files are removed then, and nothing else has changed), or objects
+/// too large for 31-bit offsets (2 GiB), which a tick never makes.
+pub(crate) fn write_pack(pack_dir: &Path, objects: Vec<NewObject>) -> io::Result<PathBuf> {
+    let built = build(objects)?;
+    let stem = pack_dir.join(format!("pack-{}", built.checksum));
+    persist(pack_dir, &built.pack, &stem.with_extension("pack"))?;
+    let index_path = stem.with_extension("idx");
+    persist(pack_dir, &built.index, &index_path)?;
+    Ok(index_path)
+}
+
+/// Writes `bytes` to a temporary file in `dir`, read-only as git keeps its packs, and renames it to `to`.
+fn persist(dir: &Path, bytes: &[u8], to: &Path) -> io::Result<()> {
+    let mut file = tempfile::Builder::new().prefix("tmp_pack_").tempfile_in(dir)?;
+    file.write_all(bytes)?;
+    let mut permissions = file.as_file().metadata()?.permissions();
+    permissions.set_readonly(true);
+    file.as_file().set_permissions(permissions)?;
+    file.persist(to).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// The pack type code of an object kind.
+fn type_code(kind: Kind) -> u8 {
+    match kind {
+        Kind::Commit => 1,
+        Kind::Tree => 2,
+        Kind::Blob => 3,
+        Kind::Tag => 4,
+    }
+}
+
+/// An entry's header: type and inflated size, the size in 4 bits then 7-bit groups, low first.
+fn entry_header(kind: Kind, size: usize, out: &mut Vec<u8>) {
+    let mut rest = size >> 4;
+    let mut byte = (type_code(kind) << 4) | (size & 0x0f) as u8;
+    while rest != 0 {
+        out.push(byte | 0x80);
+        byte = (rest & 0x7f) as u8;
+        rest >>= 7;
+    }
+    out.push(byte);
+}
+
+/// zlib-compresses `data` onto `out` with `compress`, which is reset first and so serves every
+/// object of the pack (setting a compressor up costs more than compressing a small object).
+fn deflate(compress: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> io::Result<()> {
+    compress.reset();
+    loop {
+        out.reserve(data.len() / 2 + 64);
+        let consumed = usize::try_from(compress.total_in()).unwrap_or(usize::MAX);
+        let input = data.get(consumed..).unwrap_or_default();
+        if compress.compress_vec(input, out, FlushCompress::Finish).map_err(io::Error::other)?
+            == Status::StreamEnd
+        {
+            return Ok(());
+        }
+    }
+}
+
+fn sha1() -> gix::hash::Hasher {
+    gix::hash::hasher(gix::hash::Kind::Sha1)
+}
+
+fn finish(hasher: gix::hash::Hasher) -> io::Result<ObjectId> {
+    hasher.try_finalize().map_err(io::Error::other)
+}
+
+/// Builds the pack (entries in id order, no deltas) and its index.
+fn build(mut objects: Vec<NewObject>) -> io::Result<Built> {
+    objects.sort_by_key(|(id, _, _)| *id);
+    objects.dedup_by_key(|(id, _, _)| *id);
+    let too_large = || io::Error::other("the objects do not fit a pack with 32-bit offsets");
+    let count = u32::try_from(objects.len()).map_err(|_| too_large())?;
+
+    let mut pack = Vec::with_capacity(objects.iter().map(|(_, _, data)| data.len() / 2 + 32).sum());
+    pack.extend_from_slice(b"PACK");
+    pack.extend_from_slice(&2u32.to_be_bytes());
+    pack.extend_from_slice(&count.to_be_bytes());
+    let mut compress = Compress::new(Compression::default(), true);
+    let mut entries = Vec::with_capacity(objects.len());
+    for (id, kind, data) in &objects {
+        let start = pack.len();
+        entry_header(*kind, data.len(), &mut pack);
+        deflate(&mut compress, data, &mut pack)?;
+        let offset = u32::try_from(start).ok().filter(|o| o & 0x8000_0000 == 0).ok_or_else(too_large)?;
+        entries.push((*id, crc32fast::hash(&pack[start..]), offset));
+    }
+    let mut hasher = sha1();
+    hasher.update(&pack);
+    let checksum = finish(hasher)?;
+    pack.extend_from_slice(checksum.as_bytes());
+
+    // Index v2: magic, version, the fan-out table (how many ids start with a byte <= i), the ids,
+    // the CRC32 of each packed entry, the 31-bit offsets, the pack's checksum, its own checksum.
+    let mut index = Vec::with_capacity(8 + 256 * 4 + entries.len() * 28 + 40);
+    index.extend_from_slice(b"\xfftOc");
+    index.extend_from_slice(&2u32.to_be_bytes());
+    let mut fanout = [0u32; 256];
+    for (id, _, _) in &entries {
+        fanout[usize::from(id.as_bytes()[0])] += 1;
+    }
+    let mut running = 0u32;
+    for slot in fanout {
+        running += slot;
+        index.extend_from_slice(&running.to_be_bytes());
+    }
+    for (id, _, _) in &entries {
+        index.extend_from_slice(id.as_bytes());
+    }
+    for (_, crc, _) in &entries {
+        index.extend_from_slice(&crc.to_be_bytes());
+    }
+    for (_, _, offset) in &entries {
+        index.extend_from_slice(&offset.to_be_bytes());
+    }
+    index.extend_from_slice(checksum.as_bytes());
+    let mut hasher = sha1();
+    hasher.update(&index);
+    index.extend_from_slice(finish(hasher)?.as_bytes());
+    Ok(Built { pack, index, checksum })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(kind: Kind, data: &[u8]) -> NewObject {
+        let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, kind, data).expect("sha1 hashes");
+        (id, kind, data.to_vec())
+    }
+
+    #[test]
+    fn entry_headers_carry_the_size_in_four_then_seven_bit_groups() {
+        let mut out = Vec::new();
+        entry_header(Kind::Blob, 15, &mut out);
+        assert_eq!(out, [0x3f]);
+        out.clear();
+        entry_header(Kind::Commit, 16, &mut out);
+        assert_eq!(out, [0x90, 0x01]);
+        out.clear();
+        entry_header(Kind::Tree, 100_000, &mut out);
+        // 100000 = 0x186a0: the low nibble 0 beside the type, then 0x186a in 7-bit groups, low first.
+        assert_eq!(out, [0xa0, 0xea, 0x30]);
+    }
+
+    #[test]
+    fn every_entry_inflates_to_its_object_though_one_compressor_made_them_all() {
+        let objects =
+            vec![object(Kind::Blob, b"one\n"), object(Kind::Blob, &[7u8; 70_000]), object(Kind::Commit, b"")];
+        let built = build(objects.clone()).unwrap();
+        assert_eq!(&built.pack[..12], b"PACK\0\0\0\x02\0\0\0\x03");
+        let ids_at = 8 + 256 * 4;
+        let offsets_at = ids_at + 3 * 20 + 3 * 4;
+        for i in 0..3 {
+            let id = ObjectId::from_bytes_or_panic(&built.index[ids_at + i * 20..ids_at + (i + 1) * 20]);
+            let at = offsets_at + i * 4;
+            let offset = u32::from_be_bytes(built.index[at..at + 4].try_into().unwrap()) as usize;
+            let (_, kind, data) = objects.iter().find(|(o, _, _)| *o == id).unwrap();
+            let mut header = Vec::new();
+            entry_header(*kind, data.len(), &mut header);
+            let body = &built.pack[offset..];
+            assert_eq!(&body[..header.len()], header.as_slice());
+            let mut inflated = Vec::new();
+            std::io::Read::read_to_end(
+                &mut flate2::read::ZlibDecoder::new(&body[header.len()..]),
+                &mut inflated,
+            )
+            .unwrap();
+            assert_eq!(&inflated, data);
+        }
+        // The index carries the checksum the pack ends with.
+        let n = built.index.len();
+        assert_eq!(&built.pack[built.pack.len() - 20..], &built.index[n - 40..n - 20]);
+    }
+
+    #[test]
+    fn an_object_listed_twice_is_packed_once() {
+        let one = object(Kind::Blob, b"same\n");
+        let built = build(vec![one.clone(), one]).unwrap();
+        assert_eq!(u32::from_be_bytes(built.pack[8..12].try_into().unwrap()), 1);
+        assert_eq!(u32::from_be_bytes(built.index[8 + 255 * 4..8 + 256 * 4].try_into().unwrap()), 1);
+    }
+
+    /// `git verify-pack` re-reads every entry, checks each id, CRC and both checksums.
+    #[test]
+    fn git_verify_pack_accepts_what_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let objects = vec![
+            object(Kind::Blob, b"- [X] T001 done\n"),
+            object(Kind::Blob, &(0..50_000u32).flat_map(|i| i.to_le_bytes()).collect::<Vec<u8>>()),
+            object(Kind::Tree, b""),
+        ];
+        let index = write_pack(dir.path(), objects.clone()).unwrap();
+        let out =
+            std::process::Command::new("git").arg("verify-pack").arg("-v").arg(&index).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let listing = String::from_utf8_lossy(&out.stdout);
+        for (id, kind, _) in &objects {
+            assert!(listing.contains(&format!("{id} {kind}")), "{id} {kind} missing from:\n{listing}");
+        }
+    }
+}
