@@ -10,6 +10,7 @@
 
 use std::sync::{LazyLock, OnceLock};
 
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 use serde_json::Value;
 
@@ -81,7 +82,7 @@ const PATH_START: &str = r"(?:^|[^A-Za-z0-9_.\-~/])";
 struct Rule {
     kind: LeakKind,
     pattern: String,
-    /// Every match contains one of these (compared ignoring ASCII case when `fold`).
+    /// Every match contains one of these (compared ignoring ASCII case when `fold`; see [`LITERALS`]).
     needles: &'static [&'static str],
     /// Where a literal must sit for the pattern to have a chance.
     anchor: Anchor,
@@ -156,17 +157,6 @@ impl Rule {
         self
     }
 
-    fn may_match(&self, text: &str) -> bool {
-        let lower;
-        let hay = if self.fold {
-            lower = text.to_ascii_lowercase();
-            lower.as_str()
-        } else {
-            text
-        };
-        self.needles.iter().any(|n| hay.match_indices(n).any(|(at, _)| self.anchor.holds(hay.as_bytes(), at)))
-    }
-
     fn regex(&self) -> &Regex {
         self.regex.get_or_init(|| match Regex::new(&self.pattern) {
             Ok(re) => re,
@@ -219,13 +209,47 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ]
 });
 
+/// Every rule's literals in one automaton, matched ignoring ASCII case (a superset of what each
+/// rule asks for, narrowed in [`candidates`]), with the index of the rule each pattern belongs to.
+/// One pass over a string finds every rule worth running, where a search per literal would cost
+/// more than the patterns it avoids.
+static LITERALS: LazyLock<(AhoCorasick, Vec<usize>)> = LazyLock::new(|| {
+    let (needles, owners): (Vec<&str>, Vec<usize>) = RULES
+        .iter()
+        .enumerate()
+        .flat_map(|(index, rule)| rule.needles.iter().map(move |needle| (*needle, index)))
+        .unzip();
+    match AhoCorasick::builder().ascii_case_insensitive(true).build(&needles) {
+        Ok(automaton) => (automaton, owners),
+        // The literals are constants of this file; a failure is a bug caught by every test.
+        Err(e) => panic!("clean-check literals do not build an automaton: {e}"),
+    }
+});
+
+/// Whether each rule's literal occurs in `text` in its case (unless the rule folds case) and at a
+/// place its [`Anchor`] allows: the rules whose patterns are worth running, by index.
+fn candidates(text: &str) -> Vec<bool> {
+    let (automaton, owners) = &*LITERALS;
+    let mut wanted = vec![false; RULES.len()];
+    for found in automaton.find_overlapping_iter(text) {
+        let index = owners[found.pattern().as_usize()];
+        let rule = &RULES[index];
+        let exact = || rule.needles.iter().any(|n| n.as_bytes() == &text.as_bytes()[found.range()]);
+        if !wanted[index] && (rule.fold || exact()) && rule.anchor.holds(text.as_bytes(), found.start()) {
+            wanted[index] = true;
+        }
+    }
+    wanted
+}
+
 /// Checks one string.
 ///
 /// # Errors
 /// The first leak found (by position), without its text.
 pub fn check_str(text: &str) -> Result<(), Leak> {
     let mut first: Option<Leak> = None;
-    for rule in RULES.iter().filter(|r| r.may_match(text)) {
+    let wanted = candidates(text);
+    for rule in RULES.iter().zip(wanted).filter_map(|(rule, wanted)| wanted.then_some(rule)) {
         if let Some(caps) = rule.regex().captures(text) {
             let m = caps.get(1).or_else(|| caps.get(0));
             if let Some(m) = m {
@@ -280,6 +304,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Whether `rule` passes the literal test on `text`.
+    fn passes(rule: &Rule, text: &str) -> bool {
+        let index = RULES.iter().position(|r| std::ptr::eq(r, rule)).unwrap();
+        candidates(text)[index]
+    }
+
     #[test]
     fn a_finding_points_at_the_string_and_never_repeats_it() {
         let doc = json!({"predicate": {"task": {"title": "see /home/ada/notes"}}});
@@ -324,7 +354,7 @@ mod tests {
             let matched: Vec<&&str> = samples.iter().filter(|s| rule.regex().is_match(s)).collect();
             assert!(!matched.is_empty(), "no sample for {:?}", rule.pattern);
             for sample in matched {
-                assert!(rule.may_match(sample), "{:?} matches {sample:?} without a literal", rule.pattern);
+                assert!(passes(rule, sample), "{:?} matches {sample:?} without a literal", rule.pattern);
             }
         }
     }
@@ -343,7 +373,7 @@ mod tests {
         ];
         for text in ordinary {
             let hits: Vec<&str> =
-                RULES.iter().filter(|r| r.may_match(text)).map(|r| r.pattern.as_str()).collect();
+                RULES.iter().filter(|r| passes(r, text)).map(|r| r.pattern.as_str()).collect();
             assert!(hits.is_empty(), "{text:?} passes the literal test of {hits:?}");
         }
         let leaking = [
@@ -390,7 +420,7 @@ mod tests {
                     let text = format!("{before}{sample}{after}");
                     for rule in RULES.iter().filter(|r| r.regex().is_match(&text)) {
                         assert!(
-                            rule.may_match(&text),
+                            passes(rule, &text),
                             "{:?} matches {text:?} but its literal test fails",
                             rule.pattern
                         );
