@@ -107,7 +107,7 @@ fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
     #[cfg(feature = "sigstore")]
     let sigstore = match (&args.certificate_identity, &args.certificate_oidc_issuer) {
         (Some(identity), Some(issuer)) => {
-            use speccoder_attest::sign::sigstore::{SigstoreTrust, TrustedRoot};
+            use speccoder_attest::sign::sigstore::{SigstoreTrust, TrustedRoot, public_good_root};
             let root = match &args.sigstore_trusted_root {
                 Some(path) => {
                     if let Some(checked) = checked {
@@ -119,7 +119,7 @@ fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
                     }
                     TrustedRoot::from_file(path)
                 }
-                None => TrustedRoot::cached_default(),
+                None => public_good_root().map(|found| found.root),
             }
             .map_err(|e| TrustError::File(e.to_string()))?;
             Some(SigstoreTrust::keyless(root, identity.clone(), issuer.clone()))
