@@ -241,7 +241,8 @@ pub enum AttestSub {
     /// file that the checked tree itself provides is refused.
     ///
     /// Exit codes: 0 every tick holds; 26 a tick is stale or unverifiable; 15 nothing to check;
-    /// 13 a trust file is unusable; 14 repository state; 2 usage; 1 internal error.
+    /// 13 a trust file is unusable, or no Sigstore trusted root can be had; 14 repository state;
+    /// 2 usage; 1 internal error.
     Verify(VerifyArgs),
 }
 
@@ -272,7 +273,9 @@ pub struct VerifyArgs {
     /// OpenPGP certificates you trust (armored or binary, one or more).
     #[arg(long, value_name = "FILE")]
     pub openpgp_certs: Option<PathBuf>,
-    /// The Sigstore trusted root (trusted_root.json); default: the cached public-good root.
+    /// The Sigstore trusted root (trusted_root.json); default: the public-good root from Sigstore's
+    /// TUF repository, cached a day in $XDG_CACHE_HOME/speccoder/sigstore/ and fetched only when a
+    /// keyless line is checked (offline, an older cached copy is used with a warning).
     #[arg(long, value_name = "FILE")]
     pub sigstore_trusted_root: Option<PathBuf>,
     /// The identity a keyless signing certificate must carry (its SAN, e.g. an email or a CI
