@@ -72,6 +72,37 @@ pub enum Command {
     /// Held-out test sets: store one outside the work tree, publish those closed tasks name.
     #[command(subcommand)]
     HeldOut(HeldOutSub),
+    /// Sigstore's public-good trusted root: refresh the copy `attest verify` uses.
+    #[cfg(feature = "sigstore")]
+    #[command(subcommand)]
+    Sigstore(SigstoreSub),
+}
+
+/// Subcommands of `speccoder sigstore`.
+#[cfg(feature = "sigstore")]
+#[derive(Debug, Subcommand)]
+pub enum SigstoreSub {
+    /// Refresh the cached public-good trusted root through Sigstore's TUF repository now.
+    ///
+    /// Loads https://tuf-repo-cdn.sigstore.dev from the TUF root built into speccoder, verifies its
+    /// signed metadata and their expiry, fetches the target trusted_root.json, checks it against
+    /// its signed SHA-256, parses it, and replaces $XDG_CACHE_HOME/speccoder/sigstore/trusted_root.json
+    /// (~/.cache/... without XDG_CACHE_HOME) by an atomic rename. Prints the path and the file's
+    /// sha256. `attest verify` does the same by itself when it checks a keyless line and the cache
+    /// is missing or older than a day.
+    ///
+    /// Exit codes: 0 refreshed; 13 the repository cannot be reached or does not verify, or the
+    /// cache cannot be written (the cache is then unchanged); 1 internal error.
+    FetchRoot(FetchRootArgs),
+}
+
+/// `speccoder sigstore fetch-root`.
+#[cfg(feature = "sigstore")]
+#[derive(Debug, Args)]
+pub struct FetchRootArgs {
+    /// Print one JSON object instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `speccoder accept`.
@@ -241,7 +272,8 @@ pub enum AttestSub {
     /// file that the checked tree itself provides is refused.
     ///
     /// Exit codes: 0 every tick holds; 26 a tick is stale or unverifiable; 15 nothing to check;
-    /// 13 a trust file is unusable; 14 repository state; 2 usage; 1 internal error.
+    /// 13 a trust file is unusable, or no Sigstore trusted root can be had; 14 repository state;
+    /// 2 usage; 1 internal error.
     Verify(VerifyArgs),
 }
 
@@ -272,7 +304,9 @@ pub struct VerifyArgs {
     /// OpenPGP certificates you trust (armored or binary, one or more).
     #[arg(long, value_name = "FILE")]
     pub openpgp_certs: Option<PathBuf>,
-    /// The Sigstore trusted root (trusted_root.json); default: the cached public-good root.
+    /// The Sigstore trusted root (trusted_root.json); default: the public-good root from Sigstore's
+    /// TUF repository, cached a day in $XDG_CACHE_HOME/speccoder/sigstore/ and fetched only when a
+    /// keyless line is checked (offline, an older cached copy is used with a warning).
     #[arg(long, value_name = "FILE")]
     pub sigstore_trusted_root: Option<PathBuf>,
     /// The identity a keyless signing certificate must carry (its SAN, e.g. an email or a CI

@@ -724,16 +724,29 @@ fn no_mutation_of_a_note_makes_the_verifier_panic() {
 
 // --- Sigstore lines ---------------------------------------------------------------------------
 
-/// The summary line of T005 carrying a real Sigstore bundle (from the conformance suite) that
-/// signed other bytes: the verifier reads the bundle as authoritative and never passes it.
+/// The Sigstore conformance suite beside the repository.
 #[cfg(feature = "sigstore")]
-#[test]
-fn a_sigstore_bundle_over_other_bytes_never_passes_and_needs_an_identity() {
+fn sigstore_suite() -> PathBuf {
+    crate_root().join("../shared/sigstore-conformance")
+}
+
+/// The identity that signed the conformance suite's bundles.
+#[cfg(feature = "sigstore")]
+const BEACON_IDENTITY: &str = "https://github.com/sigstore-conformance/extremely-dangerous-public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main";
+/// Its OIDC issuer (GitHub Actions).
+#[cfg(feature = "sigstore")]
+const ACTIONS_ISSUER: &str = "https://token.actions.githubusercontent.com";
+
+/// A case whose summary line of T005 carries a real Sigstore bundle (from the conformance suite)
+/// that signed other bytes.
+#[cfg(feature = "sigstore")]
+fn setup_keyless() -> Case {
     let c = setup();
-    let suite = crate_root().join("../shared/sigstore-conformance");
     let bundle: Value = serde_json::from_slice(
-        &std::fs::read(suite.join("bundle-verify/happy-path-intoto-in-dsse-v3/bundle.sigstore.json"))
-            .expect("the Sigstore conformance suite beside the repository (../shared)"),
+        &std::fs::read(
+            sigstore_suite().join("bundle-verify/happy-path-intoto-in-dsse-v3/bundle.sigstore.json"),
+        )
+        .expect("the Sigstore conformance suite beside the repository (../shared)"),
     )
     .unwrap();
     let mut lines = note_raw_lines(&c, "HEAD");
@@ -743,7 +756,38 @@ fn a_sigstore_bundle_over_other_bytes_never_passes_and_needs_an_identity() {
     env["signatures"] = json!([{ "keyid": "sigstore", "sig": "AAAA" }]);
     lines[s] = serde_json::to_vec(&env).unwrap();
     write_note(&c, "HEAD", &lines);
+    c
+}
 
+/// `attest verify HEAD` with the beacon's identity and no `--sigstore-trusted-root`, its cache
+/// directory (`XDG_CACHE_HOME`) being `cache_home`.
+#[cfg(feature = "sigstore")]
+fn verify_keyless_default_root(c: &Case, cache_home: &std::path::Path) -> Run {
+    let allowed = c.allowed.to_str().unwrap();
+    let args = [
+        "attest",
+        "verify",
+        "HEAD",
+        "--json",
+        "--allowed-signers",
+        allowed,
+        "--certificate-identity",
+        BEACON_IDENTITY,
+        "--certificate-oidc-issuer",
+        ACTIONS_ISSUER,
+    ];
+    let mut cmd = speccoder_command(&c.p.root, &c.p.home, &args);
+    cmd.env("XDG_CACHE_HOME", cache_home);
+    run(cmd)
+}
+
+/// The summary line of T005 carrying a real Sigstore bundle that signed other bytes: the verifier
+/// reads the bundle as authoritative and never passes it.
+#[cfg(feature = "sigstore")]
+#[test]
+fn a_sigstore_bundle_over_other_bytes_never_passes_and_needs_an_identity() {
+    let c = setup_keyless();
+    let suite = sigstore_suite();
     let allowed = c.allowed.to_str().unwrap();
     let base = ["attest", "verify", "HEAD", "--json", "--allowed-signers", allowed];
     let report = |extra: &[&str]| -> Value {
@@ -769,9 +813,9 @@ fn a_sigstore_bundle_over_other_bytes_never_passes_and_needs_an_identity() {
         "--sigstore-trusted-root",
         root.to_str().unwrap(),
         "--certificate-identity",
-        "https://github.com/sigstore-conformance/extremely-dangerous-public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main",
+        BEACON_IDENTITY,
         "--certificate-oidc-issuer",
-        "https://token.actions.githubusercontent.com",
+        ACTIONS_ISSUER,
     ]);
     let tick = &with_identity["ticks"][0];
     assert_eq!(tick["outcome"], "unverifiable", "{tick:#}");
@@ -779,6 +823,67 @@ fn a_sigstore_bundle_over_other_bytes_never_passes_and_needs_an_identity() {
         matches!(tick["commit_outcome"].as_str(), Some("bad_signature" | "malformed" | "untrusted_signer")),
         "{tick:#}"
     );
+}
+
+/// No `--sigstore-trusted-root` and an empty cache: the verifier fetches the public-good root
+/// through TUF. Offline that fails with exit 13 and a message naming the repository, the cache
+/// and `--sigstore-trusted-root`; online the root is cached and the bundle judged (it signed other
+/// bytes, so 26).
+#[cfg(feature = "sigstore")]
+#[test]
+fn without_a_root_or_a_cache_a_keyless_line_fetches_the_public_good_root_or_fails_naming_the_option() {
+    let c = setup_keyless();
+    let cache_home = c.p.scratch_dir("cache");
+    let cache = cache_home.join("speccoder/sigstore/trusted_root.json");
+    let r = verify_keyless_default_root(&c, &cache_home);
+    if r.code() == Some(13) {
+        for part in [
+            "--sigstore-trusted-root FILE",
+            "https://tuf-repo-cdn.sigstore.dev",
+            &cache.display().to_string(),
+        ] {
+            assert!(r.stderr.contains(part), "the error names {part:?}\n{r}");
+        }
+        let json: Value =
+            serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{r}"));
+        assert_eq!(json["exit_code"], 13, "{r}");
+        assert!(!cache.exists(), "a failed fetch leaves no cache\n{r}");
+    } else {
+        let r = r.failure(26);
+        assert!(cache.is_file(), "the fetched root is cached at {}\n{r}", cache.display());
+    }
+}
+
+/// A cached root younger than a day is used as it is: verified offline, and not rewritten.
+#[cfg(feature = "sigstore")]
+#[test]
+fn a_fresh_cached_root_is_used_without_fetching_again() {
+    let c = setup_keyless();
+    let cache_home = c.p.scratch_dir("cache");
+    let cache = cache_home.join("speccoder/sigstore/trusted_root.json");
+    std::fs::create_dir_all(cache.parent().unwrap()).unwrap();
+    std::fs::copy(sigstore_suite().join("production-trusted_root.json"), &cache).unwrap();
+    let before = std::fs::metadata(&cache).unwrap().modified().unwrap();
+    let r = verify_keyless_default_root(&c, &cache_home).failure(26);
+    let report: Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    let tick = &report["ticks"][0];
+    assert!(
+        matches!(tick["commit_outcome"].as_str(), Some("bad_signature" | "malformed" | "untrusted_signer")),
+        "{tick:#}"
+    );
+    assert_eq!(report["warnings"], json!([]), "{report:#}");
+    assert_eq!(std::fs::metadata(&cache).unwrap().modified().unwrap(), before, "the cache was not refreshed");
+}
+
+/// Sigstore trust given but no keyless line to check: the root is never resolved, so nothing is
+/// fetched and nothing is cached, even with an empty cache.
+#[cfg(feature = "sigstore")]
+#[test]
+fn a_branch_without_keyless_lines_never_fetches_a_sigstore_root() {
+    let c = setup();
+    let cache_home = c.p.scratch_dir("cache");
+    verify_keyless_default_root(&c, &cache_home).success();
+    assert_eq!(std::fs::read_dir(&cache_home).unwrap().count(), 0, "nothing was fetched or cached");
 }
 
 #[test]

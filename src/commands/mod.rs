@@ -5,6 +5,8 @@ mod attest;
 mod decide;
 mod held_out;
 mod schema;
+#[cfg(feature = "sigstore")]
+mod sigstore;
 mod verify;
 
 use crate::cli::Command;
@@ -51,5 +53,7 @@ pub fn run(command: Command) -> u8 {
         Command::Accept(args) => decide::accept(&args),
         Command::Skip(args) => decide::skip(&args),
         Command::HeldOut(sub) => held_out::run(sub),
+        #[cfg(feature = "sigstore")]
+        Command::Sigstore(sub) => sigstore::run(&sub),
     }
 }

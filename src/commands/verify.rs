@@ -107,8 +107,9 @@ fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
     #[cfg(feature = "sigstore")]
     let sigstore = match (&args.certificate_identity, &args.certificate_oidc_issuer) {
         (Some(identity), Some(issuer)) => {
-            use speccoder_attest::sign::sigstore::{SigstoreTrust, TrustedRoot};
-            let root = match &args.sigstore_trusted_root {
+            use speccoder_attest::sign::sigstore::{SigstoreTrust, TrustedRoot, public_good_root};
+            use speccoder_attest::verify::sigstore_trust::SigstoreTrustSource;
+            Some(match &args.sigstore_trusted_root {
                 Some(path) => {
                     if let Some(checked) = checked {
                         speccoder_attest::verify::trust::refuse_in_tree(
@@ -117,12 +118,12 @@ fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
                             repo.commit_tree(checked)?,
                         )?;
                     }
-                    TrustedRoot::from_file(path)
+                    let root = TrustedRoot::from_file(path).map_err(|e| TrustError::File(e.to_string()))?;
+                    SigstoreTrustSource::given(SigstoreTrust::keyless(root, identity.clone(), issuer.clone()))
                 }
-                None => TrustedRoot::cached_default(),
-            }
-            .map_err(|e| TrustError::File(e.to_string()))?;
-            Some(SigstoreTrust::keyless(root, identity.clone(), issuer.clone()))
+                // The public-good root, cached or fetched through TUF when a keyless line needs it.
+                None => SigstoreTrustSource::lazy(identity.clone(), issuer.clone(), public_good_root),
+            })
         }
         _ => None,
     };

@@ -11,6 +11,8 @@ pub mod outcome;
 pub mod report;
 pub mod run;
 pub mod signatures;
+#[cfg(feature = "sigstore")]
+pub mod sigstore_trust;
 pub mod trust;
 
 pub use run::{BranchOptions, VerifyError, verify_branch, verify_commits};

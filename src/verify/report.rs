@@ -136,6 +136,8 @@ pub struct Report {
     pub totals: Totals,
     /// Reserved outcomes this verifier does not evaluate.
     pub not_evaluated: Vec<&'static str>,
+    /// What did not stop the run but weakens it (a stale Sigstore root used offline).
+    pub warnings: Vec<String>,
 }
 
 impl Report {
@@ -161,6 +163,7 @@ impl Report {
             ticks,
             totals,
             not_evaluated: vec!["regressed"],
+            warnings: trust.warnings(),
         }
     }
 
@@ -221,6 +224,9 @@ impl Report {
                 let _ = writeln!(out, "    not evaluated: {}", t.not_evaluated.join(", "));
             }
         }
+        for w in &self.warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
         let _ = writeln!(out, "{}", self.summary_line());
         out
     }
@@ -230,6 +236,9 @@ impl Report {
     pub fn to_markdown(&self) -> String {
         let mut out = String::from("### speccoder attest verify\n\n");
         let _ = writeln!(out, "{}\n", self.summary_line());
+        for w in &self.warnings {
+            let _ = writeln!(out, "> **warning:** {}\n", w.replace('\n', " "));
+        }
         out.push_str("| outcome | task | commit | reason |\n| --- | --- | --- | --- |\n");
         for t in &self.ticks {
             let commit =
@@ -247,5 +256,39 @@ impl Report {
             );
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(feature = "sigstore")]
+    #[test]
+    fn a_stale_sigstore_root_is_a_warning_in_every_rendering() {
+        use crate::sign::sigstore::{DefaultRoot, TrustedRoot};
+        use crate::verify::sigstore_trust::SigstoreTrustSource;
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/sigstore-conformance/production-trusted_root.json");
+        let root =
+            TrustedRoot::from_file(&path).unwrap_or_else(|e| panic!("the shared production root: {e}"));
+        let source = SigstoreTrustSource::lazy("a".into(), "b".into(), move || {
+            Ok(DefaultRoot { root: root.clone(), warning: Some("the root is 3 days old".into()) })
+        });
+        assert!(source.get().is_ok());
+        let trust = Trust { sigstore: Some(source), ..Trust::default() };
+        let report = Report::new("commits", Vec::new(), &trust);
+        assert_eq!(report.warnings, ["the root is 3 days old"]);
+        assert!(report.to_text().contains("warning: the root is 3 days old\n"), "{}", report.to_text());
+        assert!(report.to_markdown().contains("> **warning:** the root is 3 days old"));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["warnings"][0], "the root is 3 days old");
+    }
+
+    #[test]
+    fn a_report_without_trouble_has_no_warnings() {
+        let report = Report::new("commits", Vec::new(), &Trust::default());
+        assert!(report.warnings.is_empty());
+        assert!(!report.to_text().contains("warning"));
     }
 }

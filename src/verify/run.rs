@@ -28,6 +28,9 @@ pub enum VerifyError {
     /// HEAD is unborn: nothing to check.
     #[error("the branch {0} has no commits yet; nothing to check")]
     Unborn(String),
+    /// The trust could not be completed while verifying (a Sigstore trusted root not to be had).
+    #[error("{0}")]
+    Trust(String),
 }
 
 /// Checks the task commits named by `range`: one revision, `A..B`, or (None) every commit on the
@@ -59,6 +62,9 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
         }
         let report = checker.check(id);
         ticks.push(TickReport::from_commit(report, trust));
+    }
+    if let Some(reason) = trust.failure() {
+        return Err(VerifyError::Trust(reason));
     }
     Ok(Report::new("commits", ticks, trust))
 }
@@ -165,6 +171,9 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
         ticks.extend(decisions::skip_rows(repo, &checker, &unit.name, &ticked_targets, trust)?);
     }
     ticks.extend(bugs::bug_rows(repo, &checker, trust, head, base, &task_commit)?);
+    if let Some(reason) = trust.failure() {
+        return Err(VerifyError::Trust(reason));
+    }
     let mut report = Report::new("branch", ticks, trust);
     report.base = base.map(|b| b.to_string());
     report.head = Some(head.to_string());

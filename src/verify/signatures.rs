@@ -158,13 +158,17 @@ fn from_openpgp_error(e: &OpenPgpVerifyError) -> Finding {
 #[cfg(feature = "sigstore")]
 fn check_sigstore(bundle: &serde_json::Value, payload: &[u8], trust: &Trust) -> Result<SignerInfo, Finding> {
     use crate::sign::sigstore::{self, SigstoreVerifyError as E};
-    let Some(st) = &trust.sigstore else {
+    let Some(source) = &trust.sigstore else {
         return Err(Finding::new(
             CommitOutcome::UntrustedSigner,
             "no_sigstore_trust",
             "a Sigstore signature, but no identity was given (--certificate-identity and --certificate-oidc-issuer, with --sigstore-trusted-root)",
         ));
     };
+    // The run fails as a whole on this (`Trust::failure`); the finding only keeps the line honest.
+    let st = source
+        .get()
+        .map_err(|reason| Finding::new(CommitOutcome::ToolMissing, "no_sigstore_root", reason))?;
     sigstore::verify(bundle, payload, st)
         .map(|v| SignerInfo { kind: "sigstore", key: v.issuer, principals: vec![v.identity] })
         .map_err(|e| {

@@ -30,15 +30,40 @@ pub struct Trust {
     pub ssh: Option<SshTrust>,
     /// OpenPGP certificates the caller trusts (`--openpgp-certs`).
     pub openpgp: Option<crate::sign::openpgp::OpenPgpCerts>,
-    /// Sigstore trust: a trusted root and the expected identity and issuer.
+    /// Sigstore trust: the expected identity and issuer, and a trusted root (resolved when a
+    /// keyless line is first checked).
     #[cfg(feature = "sigstore")]
-    pub sigstore: Option<crate::sign::sigstore::SigstoreTrust>,
+    pub sigstore: Option<crate::verify::sigstore_trust::SigstoreTrustSource>,
     /// Unsigned lines count as holding (and the report says they were accepted unsigned).
     pub accept_unsigned: bool,
     /// `regression_only` and `attested` ticks fail too.
     pub require_verified: bool,
     /// Check signatures with the real tools (`ssh-keygen -Y`) instead of in-process.
     pub via_tools: bool,
+}
+
+impl Trust {
+    /// What the report should warn of: a Sigstore root older than wanted, used because the
+    /// refresh failed.
+    #[must_use]
+    pub fn warnings(&self) -> Vec<String> {
+        #[cfg(feature = "sigstore")]
+        if let Some(w) = self.sigstore.as_ref().and_then(|s| s.warning()) {
+            return vec![w.to_owned()];
+        }
+        Vec::new()
+    }
+
+    /// Why the trust failed while verifying (a Sigstore root that could not be had): then the
+    /// run has no verdict.
+    #[must_use]
+    pub fn failure(&self) -> Option<String> {
+        #[cfg(feature = "sigstore")]
+        if let Some(reason) = self.sigstore.as_ref().and_then(|s| s.failure()) {
+            return Some(reason.to_owned());
+        }
+        None
+    }
 }
 
 /// Why the trust cannot be set up.

@@ -89,10 +89,24 @@ pub enum TrustedRootError {
         /// What is wrong.
         reason: String,
     },
-    /// No file was given and no cached public-good root exists.
-    #[error("no Sigstore trusted root given and none cached at {}; pass --sigstore-trusted-root FILE (the public-good root is trusted_root.json from Sigstore's TUF repository, e.g. as `cosign` or the `sigstore` Python package ships it), or put that file at the cache path", cache.display())]
+    /// No file was given, the public-good root could not be fetched, and no usable copy is cached.
+    #[error("no Sigstore trusted root: fetching the public-good root from its TUF repository {url} failed ({reason}), and no usable copy is cached at {}; pass --sigstore-trusted-root FILE with a trusted_root.json you trust, or run again where {url} is reachable", cache.display())]
     NoDefault {
+        /// The TUF repository asked.
+        url: &'static str,
+        /// Why the fetch failed.
+        reason: String,
         /// The cache path that was looked at.
+        cache: PathBuf,
+    },
+    /// An explicit refresh of the cached public-good root failed.
+    #[error("cannot refresh the Sigstore public-good trusted root from its TUF repository {url}: {reason}; the cache at {} is unchanged; run again where {url} is reachable", cache.display())]
+    Refresh {
+        /// The TUF repository asked.
+        url: &'static str,
+        /// Why the fetch failed.
+        reason: String,
+        /// The cache path.
         cache: PathBuf,
     },
 }
@@ -115,20 +129,6 @@ impl TrustedRoot {
     pub fn from_json(bytes: &[u8], source_name: &str) -> Result<Self, TrustedRootError> {
         parse(bytes, source_name)
             .map_err(|reason| TrustedRootError::Malformed { source_name: source_name.to_owned(), reason })
-    }
-
-    /// The default root: `--sigstore-trusted-root` absent means the cached public-good root at
-    /// [`default_cache_path`]. No network is used.
-    ///
-    /// # Errors
-    /// When no cached root exists (the error says to pass `--sigstore-trusted-root FILE`), or it
-    /// does not parse.
-    pub fn cached_default() -> Result<Self, TrustedRootError> {
-        let cache = default_cache_path();
-        if !cache.is_file() {
-            return Err(TrustedRootError::NoDefault { cache });
-        }
-        Self::from_file(&cache)
     }
 
     /// Where the file came from.

@@ -1,0 +1,153 @@
+//! Sigstore trust whose trusted root is resolved on first use: the default (public-good) root may
+//! need the network, and only a keyless line being checked justifies that.
+
+use std::sync::OnceLock;
+
+use crate::sign::sigstore::{DefaultRoot, SigstoreTrust, TrustedRootError};
+
+/// Makes the trust when first needed: the trust, and a warning for the report.
+type Make = Box<dyn Fn() -> Result<(SigstoreTrust, Option<String>), String> + Send + Sync>;
+
+/// The caller's Sigstore trust, given whole or resolved on the first keyless line.
+pub struct SigstoreTrustSource {
+    make: Option<Make>,
+    resolved: OnceLock<Result<(SigstoreTrust, Option<String>), String>>,
+}
+
+impl SigstoreTrustSource {
+    /// Trust with its root in hand (`--sigstore-trusted-root FILE`).
+    #[must_use]
+    pub fn given(trust: SigstoreTrust) -> Self {
+        SigstoreTrustSource { make: None, resolved: OnceLock::from(Ok((trust, None))) }
+    }
+
+    /// Keyless trust in `identity` and `issuer` whose root `resolve` provides, called at most
+    /// once and only when a keyless line is checked.
+    #[must_use]
+    pub fn lazy(
+        identity: String,
+        issuer: String,
+        resolve: impl Fn() -> Result<DefaultRoot, TrustedRootError> + Send + Sync + 'static,
+    ) -> Self {
+        let make = move || {
+            let found = resolve().map_err(|e| e.to_string())?;
+            Ok((SigstoreTrust::keyless(found.root, identity.clone(), issuer.clone()), found.warning))
+        };
+        SigstoreTrustSource { make: Some(Box::new(make)), resolved: OnceLock::new() }
+    }
+
+    /// The trust, resolved now if it was not yet.
+    ///
+    /// # Errors
+    /// Why the trusted root cannot be had (the message says what to pass instead).
+    pub fn get(&self) -> Result<&SigstoreTrust, &str> {
+        let resolved = self.resolved.get_or_init(|| match &self.make {
+            Some(make) => make(),
+            None => Err("no Sigstore trusted root".to_owned()),
+        });
+        match resolved {
+            Ok((trust, _)) => Ok(trust),
+            Err(reason) => Err(reason),
+        }
+    }
+
+    /// Whether the root was resolved (or given): false means no network was used.
+    #[must_use]
+    pub fn is_resolved(&self) -> bool {
+        self.resolved.get().is_some()
+    }
+
+    /// The warning of a resolution that fell back to an older root.
+    #[must_use]
+    pub fn warning(&self) -> Option<&str> {
+        match self.resolved.get() {
+            Some(Ok((_, warning))) => warning.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Why a resolution that was tried failed.
+    #[must_use]
+    pub fn failure(&self) -> Option<&str> {
+        match self.resolved.get() {
+            Some(Err(reason)) => Some(reason),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Debug for SigstoreTrustSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SigstoreTrustSource").field("resolved", &self.resolved.get()).finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::sign::sigstore::TrustedRoot;
+
+    fn production_root() -> TrustedRoot {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/sigstore-conformance/production-trusted_root.json");
+        TrustedRoot::from_file(&path).unwrap_or_else(|e| panic!("the shared production root must load: {e}"))
+    }
+
+    /// A lazy source whose resolver counts its calls and returns `result`.
+    fn counting(
+        result: impl Fn() -> Result<DefaultRoot, TrustedRootError> + Send + Sync + 'static,
+    ) -> (SigstoreTrustSource, Arc<AtomicUsize>) {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&calls);
+        let source =
+            SigstoreTrustSource::lazy("ada@example.com".into(), "https://issuer".into(), move || {
+                seen.fetch_add(1, Ordering::SeqCst);
+                result()
+            });
+        (source, calls)
+    }
+
+    #[test]
+    fn a_lazy_root_is_resolved_once_on_first_use_and_carries_its_warning() {
+        let (source, calls) =
+            counting(|| Ok(DefaultRoot { root: production_root(), warning: Some("stale".into()) }));
+        assert!(!source.is_resolved());
+        assert_eq!(source.warning(), None);
+        assert_eq!(calls.load(Ordering::SeqCst), 0, "nothing is resolved before a keyless line asks");
+        assert!(source.get().is_ok());
+        assert!(source.get().is_ok());
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        assert_eq!(source.warning(), Some("stale"));
+        assert_eq!(source.failure(), None);
+    }
+
+    #[test]
+    fn a_failed_resolution_is_remembered_as_the_failure() {
+        let (source, calls) = counting(|| {
+            Err(TrustedRootError::NoDefault {
+                url: "https://tuf.example",
+                reason: "offline".into(),
+                cache: PathBuf::from("/nowhere/trusted_root.json"),
+            })
+        });
+        assert_eq!(source.failure(), None);
+        let reason = source.get().unwrap_err().to_owned();
+        assert!(reason.contains("--sigstore-trusted-root"), "{reason}");
+        assert!(source.get().is_err());
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        assert_eq!(source.failure(), Some(reason.as_str()));
+    }
+
+    #[test]
+    fn a_given_root_is_resolved_from_the_start_and_warns_of_nothing() {
+        let source = SigstoreTrustSource::given(SigstoreTrust::keyless(production_root(), "a", "b"));
+        assert!(source.is_resolved());
+        assert!(source.get().is_ok());
+        assert_eq!(source.warning(), None);
+        assert_eq!(source.failure(), None);
+    }
+}
