@@ -192,7 +192,14 @@ impl Repo {
         let skip_hash = self.inner.config_snapshot().boolean("index.skipHash").unwrap_or(false);
         let options = gix::index::write::Options { skip_hash, ..Default::default() };
         self.flush_new_objects()?;
-        index.write_to(&mut lock, options).during(|| format!("write the index {}", index_path.display()))?;
+        // gix writes the index field by field; buffered, that is one system call instead of hundreds.
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, &mut lock);
+        index.write_to(&mut out, options).during(|| format!("write the index {}", index_path.display()))?;
+        out.into_inner().map_err(|e| GitError::Io {
+            action: "write the index",
+            path: index_path.clone(),
+            source: e.into_error(),
+        })?;
         lock.commit()
             .map_err(|e| GitError::Io {
                 action: "replace the index",
