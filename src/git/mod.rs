@@ -29,5 +29,5 @@ pub use config::strip_credentials;
 pub use error::GitError;
 pub use gix::ObjectId;
 pub use notes::{NOTE_UPDATE_TRIES, NOTES_REF, NoteOutcome, PreparedNote, UpdateNoteError};
-pub use repo::{Head, Repo};
+pub use repo::{Head, Repo, RepoHandle};
 pub use tree::GitTree;

@@ -15,6 +15,26 @@ pub struct Repo {
     pub(crate) trees: RefCell<TreeCache>,
 }
 
+/// A repository that can cross threads, to be opened on each as a [`Repo`] ([`Repo::handle`]).
+/// (gix shares a repository's state through `Rc` unless built for threads, so each thread opens
+/// its own from the git directory.)
+pub struct RepoHandle {
+    git_dir: PathBuf,
+}
+
+impl RepoHandle {
+    /// This thread's own `Repo` of the repository (its caches start empty).
+    ///
+    /// # Errors
+    /// The repository can no longer be opened (removed meanwhile).
+    pub fn open(&self) -> Result<Repo, GitError> {
+        gix::open(&self.git_dir).map(Repo::from_gix).map_err(|e| GitError::Gix {
+            action: format!("open {} again", self.git_dir.display()),
+            source: e.into(),
+        })
+    }
+}
+
 /// What HEAD points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Head {
@@ -35,10 +55,21 @@ impl Repo {
     /// Open the repository containing `dir` (searching upwards, like git does).
     pub fn discover(dir: impl AsRef<Path>) -> Result<Repo, GitError> {
         let dir = dir.as_ref();
-        let mut inner =
+        let inner =
             gix::discover(dir).map_err(|source| GitError::Discover { path: dir.to_owned(), source })?;
+        Ok(Repo::from_gix(inner))
+    }
+
+    fn from_gix(mut inner: gix::Repository) -> Repo {
         inner.object_cache_size_if_unset(8 * 1024 * 1024);
-        Ok(Repo { inner, trees: RefCell::new(TreeCache::default()) })
+        Repo { inner, trees: RefCell::new(TreeCache::default()) }
+    }
+
+    /// A handle from which other threads open this same repository (same directories and
+    /// configuration) as their own `Repo`.
+    #[must_use]
+    pub fn handle(&self) -> RepoHandle {
+        RepoHandle { git_dir: self.git_dir().to_owned() }
     }
 
     /// From now on the objects this repository writes stay in memory until a reference or the

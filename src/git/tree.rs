@@ -1,4 +1,4 @@
-//! Trees as a read-only file source, with decoded trees cached by id across commits.
+//! Trees as a read-only file source, with trees cached by id across commits.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -24,23 +24,67 @@ pub(crate) struct TreeItem {
 /// A decoded tree: its entries sorted by name bytes, duplicates kept in recorded order.
 pub(crate) type Items = Arc<[TreeItem]>;
 
-/// Decoded trees by id; trees are immutable, so entries never go stale.
+/// Trees by id, as stored and as decoded; trees are immutable, so entries never go stale.
+///
+/// Most reads look up one name per tree on the way to a file (`specs/<unit>/tasks.md`). In a
+/// history where every commit has its own `specs/` tree of a thousand units, decoding each such
+/// tree into items for one lookup cost more than the rest of verifying the tick, so lookups scan
+/// the stored bytes ([`Repo::tree_entry`]) and only listings decode ([`Repo::tree_items`]).
 #[derive(Default)]
 pub(crate) struct TreeCache {
-    map: HashMap<ObjectId, Items>,
-    entries: usize,
+    raw: HashMap<ObjectId, Arc<[u8]>>,
+    raw_bytes: usize,
+    decoded: HashMap<ObjectId, Items>,
+    decoded_entries: usize,
 }
 
-/// Past this many cached entries the cache starts over (bounds memory on huge histories).
-const MAX_CACHED_ENTRIES: usize = 1_000_000;
+/// Past this many bytes of stored trees the raw cache starts over (bounds memory on huge histories).
+const MAX_RAW_BYTES: usize = 64 * 1024 * 1024;
+/// Past this many decoded entries the decoded cache starts over.
+const MAX_DECODED_ENTRIES: usize = 1_000_000;
 
 impl Repo {
-    /// The decoded entries of tree `id` (cached).
+    /// The stored bytes of tree `id` (cached).
+    fn raw_tree(&self, id: ObjectId) -> Result<Arc<[u8]>, GitError> {
+        if let Some(data) = self.trees.borrow().raw.get(&id) {
+            return Ok(Arc::clone(data));
+        }
+        let data: Arc<[u8]> = self.read_kind(id, gix::object::Kind::Tree)?.into();
+        let mut cache = self.trees.borrow_mut();
+        if cache.raw_bytes + data.len() > MAX_RAW_BYTES {
+            cache.raw.clear();
+            cache.raw_bytes = 0;
+        }
+        cache.raw_bytes += data.len();
+        cache.raw.insert(id, Arc::clone(&data));
+        Ok(data)
+    }
+
+    /// The mode and object of the entry `name` in tree `id`: the first one in stored order when a
+    /// (malformed) tree has several, as git's lookup finds. Scans the stored entries without
+    /// decoding the others; an entry that does not parse before the match is an error.
+    pub(crate) fn tree_entry(
+        &self,
+        id: ObjectId,
+        name: &[u8],
+    ) -> Result<Option<(EntryMode, ObjectId)>, GitError> {
+        let data = self.raw_tree(id)?;
+        for entry in gix::objs::TreeRefIter::from_bytes(&data, self.object_hash()) {
+            let entry =
+                entry.map_err(|e| GitError::CorruptObject { id, kind: "tree", reason: e.to_string() })?;
+            if entry.filename == name {
+                return Ok(Some((entry.mode, entry.oid.to_owned())));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The decoded entries of tree `id`, sorted by name (cached).
     pub(crate) fn tree_items(&self, id: ObjectId) -> Result<Items, GitError> {
-        if let Some(items) = self.trees.borrow().map.get(&id) {
+        if let Some(items) = self.trees.borrow().decoded.get(&id) {
             return Ok(Arc::clone(items));
         }
-        let data = self.read_kind(id, gix::object::Kind::Tree)?;
+        let data = self.raw_tree(id)?;
         let mut items = Vec::new();
         for entry in gix::objs::TreeRefIter::from_bytes(&data, self.object_hash()) {
             let entry =
@@ -54,12 +98,12 @@ impl Repo {
         items.sort_by(|a, b| a.name.cmp(&b.name));
         let items: Items = items.into();
         let mut cache = self.trees.borrow_mut();
-        if cache.entries + items.len() > MAX_CACHED_ENTRIES {
-            cache.map.clear();
-            cache.entries = 0;
+        if cache.decoded_entries + items.len() > MAX_DECODED_ENTRIES {
+            cache.decoded.clear();
+            cache.decoded_entries = 0;
         }
-        cache.entries += items.len();
-        cache.map.insert(id, Arc::clone(&items));
+        cache.decoded_entries += items.len();
+        cache.decoded.insert(id, Arc::clone(&items));
         Ok(items)
     }
 
@@ -67,12 +111,6 @@ impl Repo {
     pub fn tree(&self, id: ObjectId) -> GitTree<'_> {
         GitTree { repo: self, root: id }
     }
-}
-
-/// The first entry named `name` (git's lookup picks the first of duplicates too).
-pub(crate) fn find<'a>(items: &'a [TreeItem], name: &[u8]) -> Option<&'a TreeItem> {
-    let at = items.partition_point(|item| &*item.name < name);
-    items.get(at).filter(|item| &*item.name == name)
 }
 
 /// The files of one tree: reads go through the repository's tree cache.
@@ -95,9 +133,8 @@ impl GitTree<'_> {
             if !current.0.is_tree() {
                 return Ok(None);
             }
-            let items = self.repo.tree_items(current.1)?;
-            match find(&items, component.as_bytes()) {
-                Some(item) => current = (item.mode, item.id),
+            match self.repo.tree_entry(current.1, component.as_bytes())? {
+                Some(found) => current = found,
                 None => return Ok(None),
             }
         }

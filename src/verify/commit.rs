@@ -3,6 +3,8 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gix::ObjectId;
 use serde::Serialize;
@@ -75,10 +77,17 @@ pub struct Checker<'r> {
     /// The tree of the head under review: the task line must still read the same there.
     head_tree: Option<ObjectId>,
     /// Every note of the notes ref, read once: annotated commit -> note blob.
-    notes: HashMap<ObjectId, ObjectId>,
+    notes: Arc<HashMap<ObjectId, ObjectId>>,
     /// Policy hashes already computed, by the `speccoder.toml` blob (`None`: no file).
     policies: RefCell<HashMap<Option<ObjectId>, Result<String, String>>>,
 }
+
+/// Below this many commits per thread, [`Checker::check_many`] does not start another thread:
+/// opening the repository and its caches again costs about as much as checking a few commits.
+const COMMITS_PER_THREAD: usize = 32;
+
+/// At most this many threads check commits at once unless the caller asks for more.
+const MAX_THREADS: usize = 8;
 
 impl<'r> Checker<'r> {
     /// A checker for `repo` under `trust`, with `head_tree` as the tree under review. Reads the
@@ -91,8 +100,74 @@ impl<'r> Checker<'r> {
         trust: &'r Trust,
         head_tree: Option<ObjectId>,
     ) -> Result<Self, crate::git::GitError> {
-        let notes = repo.notes(NOTES_REF)?.into_iter().collect();
+        let notes = Arc::new(repo.notes(NOTES_REF)?.into_iter().collect());
         Ok(Checker { repo, trust, head_tree, notes, policies: RefCell::new(HashMap::new()) })
+    }
+
+    /// The same checker on another thread's `repo` (the notes read once are shared).
+    fn on<'o>(
+        trust: &'o Trust,
+        head_tree: Option<ObjectId>,
+        notes: &Arc<HashMap<ObjectId, ObjectId>>,
+        repo: &'o Repo,
+    ) -> Checker<'o> {
+        Checker { repo, trust, head_tree, notes: Arc::clone(notes), policies: RefCell::new(HashMap::new()) }
+    }
+
+    /// Checks every commit of `ids`; the reports come back in the order of `ids`.
+    ///
+    /// Commits are independent of each other, so with many of them the work is shared by as many
+    /// threads as the machine has cores, or as [`Trust::jobs`] says (each with its own `Repo`,
+    /// taking the next unchecked commit when done): signature checks and object reads are most of
+    /// a commit's cost.
+    #[must_use]
+    pub fn check_many(&self, ids: &[ObjectId]) -> Vec<CommitReport> {
+        let threads = match self.trust.jobs {
+            Some(jobs) => jobs.get().min(ids.len()),
+            None => {
+                let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+                cores.min(MAX_THREADS).min(ids.len() / COMMITS_PER_THREAD)
+            }
+        }
+        .max(1);
+        if threads == 1 {
+            return ids.iter().map(|id| self.check(*id)).collect();
+        }
+        let handle = self.repo.handle();
+        let next = AtomicUsize::new(0);
+        let (trust, head_tree, notes) = (self.trust, self.head_tree, &self.notes);
+        // Each thread checks the next unclaimed commit until none is left, and keeps its reports
+        // with their positions.
+        let work = |checker: &Checker<'_>| {
+            let mut done = Vec::new();
+            loop {
+                let at = next.fetch_add(1, Ordering::Relaxed);
+                let Some(id) = ids.get(at) else { return done };
+                done.push((at, checker.check(*id)));
+            }
+        };
+        let mut slots: Vec<Option<CommitReport>> = (0..ids.len()).map(|_| None).collect();
+        std::thread::scope(|scope| {
+            let others: Vec<_> = (1..threads)
+                .map(|_| {
+                    scope.spawn(|| match handle.open() {
+                        Ok(repo) => work(&Checker::on(trust, head_tree, notes, &repo)),
+                        // This thread leaves its share to the others.
+                        Err(_) => Vec::new(),
+                    })
+                })
+                .collect();
+            let mut all = work(self);
+            for other in others {
+                // A panic on another thread is a bug; it goes on here as it would have there.
+                all.extend(other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            }
+            for (at, report) in all {
+                slots[at] = Some(report);
+            }
+        });
+        // Every position was claimed by exactly one thread, which checked it.
+        slots.into_iter().zip(ids).map(|(slot, id)| slot.unwrap_or_else(|| self.check(*id))).collect()
     }
 
     /// The policy hash of the tree `tree` (its `speccoder.toml`), computed once per file content.

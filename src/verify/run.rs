@@ -53,16 +53,19 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
     };
     let checker = Checker::new(repo, trust, Some(repo.commit_tree(head_for_lines)?))?;
     let single = range.is_some_and(|r| !r.contains(".."));
-    let mut ticks = Vec::new();
+    let mut task_commits = Vec::new();
     for id in ids {
         let commit = repo.commit(id)?;
         let (target, _) = task_trailers(&commit.message);
-        if target.is_none() && !single {
-            continue;
+        if target.is_some() || single {
+            task_commits.push(id);
         }
-        let report = checker.check(id);
-        ticks.push(TickReport::from_commit(report, trust));
     }
+    let ticks: Vec<TickReport> = checker
+        .check_many(&task_commits)
+        .into_iter()
+        .map(|report| TickReport::from_commit(report, trust))
+        .collect();
     if let Some(reason) = trust.failure() {
         return Err(VerifyError::Trust(reason));
     }
@@ -131,33 +134,56 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     }
     let mut unreachable: Option<HashMap<String, ObjectId>> = None;
 
+    // What each unit's ticks need: a task commit to check, or a row saying why there is none.
     let checker = Checker::new(repo, trust, Some(head_tree_id))?;
-    let mut ticks = Vec::new();
+    let mut planned: Vec<(Vec<Result<ObjectId, TickReport>>, HashSet<String>)> = Vec::new();
     for unit in &units {
         let ticked_here = spec::ticked_tasks(&head_tree, &unit.name)?;
         let ticked_targets: HashSet<String> =
             ticked_here.iter().map(|f| format!("{}/{}", f.unit, f.id)).collect();
+        let mut rows = Vec::new();
         for facts in ticked_here {
             let target = format!("{}/{}", facts.unit, facts.id);
-            let Some(id) = task_commit.get(&target).copied() else {
-                let lost = unreachable.get_or_insert_with(|| unreachable_task_notes(repo, &reachable_set));
-                ticks.push(match lost.get(&target) {
-                    Some(commit) => TickReport::without_commit(
-                        target,
-                        "commit_unreachable",
-                        format!(
-                            "the evidence is on {commit}, which this branch cannot reach (a squash or rebase merge left it behind); merge with a merge commit, or re-attest the task on the branch"
+            rows.push(match task_commit.get(&target).copied() {
+                Some(id) => Ok(id),
+                None => {
+                    let lost = unreachable.get_or_insert_with(|| unreachable_task_notes(repo, &reachable_set));
+                    Err(match lost.get(&target) {
+                        Some(commit) => TickReport::without_commit(
+                            target,
+                            "commit_unreachable",
+                            format!(
+                                "the evidence is on {commit}, which this branch cannot reach (a squash or rebase merge left it behind); merge with a merge commit, or re-attest the task on the branch"
+                            ),
                         ),
-                    ),
-                    None => TickReport::without_commit(
-                        target,
-                        "ticked_without_evidence",
-                        "the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:".into(),
-                    ),
-                });
-                continue;
+                        None => TickReport::without_commit(
+                            target,
+                            "ticked_without_evidence",
+                            "the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:".into(),
+                        ),
+                    })
+                }
+            });
+        }
+        planned.push((rows, ticked_targets));
+    }
+
+    // The task commits, checked together (on several threads when there are many), then the rows
+    // in unit order with drift at the head and each unit's skips.
+    let ids: Vec<ObjectId> =
+        planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
+    let mut reports = checker.check_many(&ids).into_iter();
+    let mut ticks = Vec::new();
+    for (unit, (rows, ticked_targets)) in units.iter().zip(planned) {
+        for row in rows {
+            let report = match row {
+                Err(tick) => {
+                    ticks.push(tick);
+                    continue;
+                }
+                // check_many returns one report per id, in order.
+                Ok(id) => reports.next().unwrap_or_else(|| checker.check(id)),
             };
-            let report = checker.check(id);
             let stale = drift(&head_tree, &unit.name, &report)?;
             let mut tick = TickReport::from_commit(report, trust);
             decisions::refuse_skip_as_tick(&mut tick);

@@ -40,6 +40,8 @@ pub struct Trust {
     pub require_verified: bool,
     /// Check signatures with the real tools (`ssh-keygen -Y`) instead of in-process.
     pub via_tools: bool,
+    /// How many threads check task commits (`None`: one per core, at most 8).
+    pub jobs: Option<std::num::NonZeroUsize>,
 }
 
 impl Trust {

@@ -132,3 +132,46 @@ fn a_linked_worktree_has_its_own_git_dir_and_shares_refs_and_notes_with_the_main
     assert_eq!(main.note(crate::git::NOTES_REF, base).unwrap().unwrap(), b"from wt");
     assert_eq!(fx.git(&["notes", "--ref=speccoder", "show", &base.to_string()]), "from wt");
 }
+
+/// A tree object written as raw entries (`mode name\0id`), as a hostile writer could store it.
+fn raw_tree(fx: &Fixture, entries: &[(&str, &str, ObjectId)]) -> ObjectId {
+    let mut raw = Vec::new();
+    for (mode, name, id) in entries {
+        raw.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+        raw.extend_from_slice(id.as_bytes());
+    }
+    let out = fx.git_bytes(&["hash-object", "-t", "tree", "-w", "--literally", "--stdin"], Some(&raw));
+    ObjectId::from_hex(String::from_utf8(out).unwrap().trim().as_bytes()).unwrap()
+}
+
+#[test]
+fn a_lookup_finds_the_first_of_duplicate_names_and_stops_there() {
+    let fx = Fixture::new();
+    let blob = |text: &str| {
+        let out = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(text.as_bytes()));
+        ObjectId::from_hex(String::from_utf8(out).unwrap().trim().as_bytes()).unwrap()
+    };
+    let (first, second, other) = (blob("first\n"), blob("second\n"), blob("other\n"));
+    let tree = raw_tree(&fx, &[("100644", "b", other), ("100644", "a", first), ("100644", "a", second)]);
+    let repo = fx.repo();
+    assert_eq!(repo.tree(tree).file("a").unwrap().unwrap(), b"first\n");
+    assert_eq!(repo.tree(tree).entry_id("a").unwrap(), Some(first));
+    assert_eq!(repo.tree(tree).file("b").unwrap().unwrap(), b"other\n", "an unsorted tree is searched whole");
+    let names: Vec<String> =
+        repo.tree(tree).entries("").unwrap().unwrap().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["a", "b"], "a listing names each entry once, sorted");
+}
+
+#[test]
+fn an_entry_that_does_not_parse_before_the_name_is_an_error_naming_the_tree() {
+    let fx = Fixture::new();
+    let out = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(b"x\n"));
+    let blob = ObjectId::from_hex(String::from_utf8(out).unwrap().trim().as_bytes()).unwrap();
+    let tree = raw_tree(&fx, &[("100644", "a", blob), ("999999999", "b", blob), ("100644", "c", blob)]);
+    let repo = fx.repo();
+    assert_eq!(repo.tree(tree).file("a").unwrap().unwrap(), b"x\n");
+    match repo.tree(tree).file("c") {
+        Err(GitError::CorruptObject { id, kind: "tree", .. }) => assert_eq!(id, tree),
+        other => panic!("expected a corrupt-tree error, got {other:?}"),
+    }
+}

@@ -1,0 +1,103 @@
+//! `attest verify` shares the task commits among threads when there are many: the report must be
+//! the same, byte for byte, whatever the number of threads, with good and bad ticks mixed.
+//!
+//! The repository is made by the bench's generator (`examples/bench_synth.rs`, which `cargo test`
+//! builds with the tests): 80 ticks in 8 units, each signed as `speccoder attest` signs, then
+//! packed by `git gc`. A few notes are then broken with `git notes`.
+
+#[path = "common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Run, git_command, run, speccoder_command};
+use serde_json::Value;
+
+const TICKS: usize = 80;
+
+/// The generator next to the test's `speccoder` binary.
+fn bench_synth() -> PathBuf {
+    let bin = common::speccoder_bin();
+    let synth = bin.parent().unwrap().join("examples").join("bench_synth");
+    assert!(
+        synth.is_file(),
+        "{} is missing: `cargo test` builds the examples with the tests (or run `cargo build --examples`)",
+        synth.display()
+    );
+    synth
+}
+
+/// A synthetic repository of `TICKS` signed ticks in `dir`; returns (repo, allowed_signers).
+fn synthetic(dir: &Path) -> (PathBuf, PathBuf) {
+    let out = dir.join("synth");
+    let mut cmd = Command::new(bench_synth());
+    common::isolate(&mut cmd, dir);
+    cmd.args(["--ticks", &TICKS.to_string(), "--out"]).arg(&out);
+    run(cmd).success();
+    (out.join("repo"), out.join("allowed_signers"))
+}
+
+fn verify(repo: &Path, home: &Path, allowed: &Path, jobs: Option<&str>) -> Run {
+    let mut args = vec![
+        "attest",
+        "verify",
+        "--branch",
+        "--all",
+        "--json",
+        "--allowed-signers",
+        allowed.to_str().unwrap(),
+    ];
+    if let Some(jobs) = jobs {
+        args.extend(["--jobs", jobs]);
+    }
+    run(speccoder_command(repo, home, &args))
+}
+
+fn git(repo: &Path, home: &Path, args: &[&str]) -> String {
+    run(git_command(repo, home, args)).success().stdout
+}
+
+#[test]
+fn the_report_is_the_same_on_one_thread_and_on_many() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let (repo, allowed) = synthetic(dir.path());
+
+    // Break three ticks in three ways: a note removed, a note replaced by another commit's, and a
+    // note whose second line is cut short.
+    let commits: Vec<String> =
+        git(&repo, &home, &["log", "--format=%H", "--grep=^Spec-Task:"]).lines().map(str::to_owned).collect();
+    assert_eq!(commits.len(), TICKS);
+    let (removed, moved, cut) = (&commits[7], &commits[70], &commits[75]);
+    git(&repo, &home, &["notes", "--ref=speccoder", "remove", removed]);
+    git(&repo, &home, &["notes", "--ref=speccoder", "copy", "-f", &commits[71], moved]);
+    let note = git(&repo, &home, &["notes", "--ref=speccoder", "show", cut]);
+    let mut lines: Vec<&str> = note.lines().collect();
+    lines[1] = &lines[1][..lines[1].len() / 2];
+    let cut_note = dir.path().join("cut-note");
+    std::fs::write(&cut_note, lines.join("\n") + "\n").unwrap();
+    git(&repo, &home, &["notes", "--ref=speccoder", "add", "-f", "-F", cut_note.to_str().unwrap(), cut]);
+
+    let one = verify(&repo, &home, &allowed, Some("1")).failure(26);
+    for jobs in [Some("3"), None] {
+        let many = verify(&repo, &home, &allowed, jobs).failure(26);
+        assert!(one.stdout == many.stdout, "--jobs {jobs:?} reports otherwise than --jobs 1");
+    }
+
+    let report: Value = serde_json::from_str(&one.stdout).unwrap();
+    let ticks = report["ticks"].as_array().unwrap();
+    assert_eq!(ticks.len(), TICKS);
+    let outcome_of = |commit: &str| {
+        let tick =
+            ticks.iter().find(|t| t["commit"] == commit).unwrap_or_else(|| panic!("no row for {commit}"));
+        (tick["outcome"].as_str().unwrap().to_owned(), tick["reason"].as_str().unwrap_or("").to_owned())
+    };
+    assert_eq!(outcome_of(removed), ("unverifiable".to_owned(), "missing".to_owned()));
+    assert_eq!(outcome_of(moved), ("unverifiable".to_owned(), "mismatch".to_owned()));
+    assert_eq!(outcome_of(cut), ("unverifiable".to_owned(), "malformed".to_owned()));
+    let evidenced = ticks.iter().filter(|t| t["outcome"] == "evidenced").count();
+    assert_eq!(evidenced, TICKS - 3, "{}", one.stdout);
+}
