@@ -28,15 +28,27 @@ pub(crate) type Items = Arc<[TreeItem]>;
 ///
 /// Most reads look up one name per tree on the way to a file (`specs/<unit>/tasks.md`). In a
 /// history where every commit has its own `specs/` tree of a thousand units, decoding each such
-/// tree into items for one lookup cost more than the rest of verifying the tick, so lookups scan
-/// the stored bytes ([`Repo::tree_entry`]) and only listings decode ([`Repo::tree_items`]).
+/// tree into items for one lookup cost more than the rest of verifying the tick, so the first
+/// lookups in a tree scan its stored bytes ([`Repo::tree_entry`]); trees looked up more often (the
+/// head's) and listings are decoded ([`Repo::tree_items`]).
 #[derive(Default)]
 pub(crate) struct TreeCache {
-    raw: HashMap<ObjectId, Arc<[u8]>>,
+    raw: HashMap<ObjectId, RawTree>,
     raw_bytes: usize,
     decoded: HashMap<ObjectId, Items>,
     decoded_entries: usize,
 }
+
+/// A tree as stored, and how often a name was looked up in it by scanning.
+struct RawTree {
+    data: Arc<[u8]>,
+    scans: usize,
+}
+
+/// After this many scans of one tree its next lookup decodes it, and later ones search the sorted
+/// entries: the head's trees serve lookups for every tick, and scanning a thousand units each
+/// time would make the cost of a branch grow with the square of its ticks.
+const SCANS_BEFORE_DECODING: usize = 8;
 
 /// Past this many bytes of stored trees the raw cache starts over (bounds memory on huge histories).
 const MAX_RAW_BYTES: usize = 64 * 1024 * 1024;
@@ -44,10 +56,12 @@ const MAX_RAW_BYTES: usize = 64 * 1024 * 1024;
 const MAX_DECODED_ENTRIES: usize = 1_000_000;
 
 impl Repo {
-    /// The stored bytes of tree `id` (cached).
-    fn raw_tree(&self, id: ObjectId) -> Result<Arc<[u8]>, GitError> {
-        if let Some(data) = self.trees.borrow().raw.get(&id) {
-            return Ok(Arc::clone(data));
+    /// The stored bytes of tree `id` (cached) and how often it was scanned, counting this time
+    /// when `scan` is set.
+    fn raw_tree(&self, id: ObjectId, scan: bool) -> Result<(Arc<[u8]>, usize), GitError> {
+        if let Some(raw) = self.trees.borrow_mut().raw.get_mut(&id) {
+            raw.scans += usize::from(scan);
+            return Ok((Arc::clone(&raw.data), raw.scans));
         }
         let data: Arc<[u8]> = self.read_kind(id, gix::object::Kind::Tree)?.into();
         let mut cache = self.trees.borrow_mut();
@@ -56,27 +70,39 @@ impl Repo {
             cache.raw_bytes = 0;
         }
         cache.raw_bytes += data.len();
-        cache.raw.insert(id, Arc::clone(&data));
-        Ok(data)
+        let scans = usize::from(scan);
+        cache.raw.insert(id, RawTree { data: Arc::clone(&data), scans });
+        Ok((data, scans))
     }
 
     /// The mode and object of the entry `name` in tree `id`: the first one in stored order when a
-    /// (malformed) tree has several, as git's lookup finds. Scans the stored entries without
-    /// decoding the others; an entry that does not parse before the match is an error.
+    /// (malformed) tree has several, as git's lookup finds; a tree with an entry that does not
+    /// parse is an error. The first lookups in a tree scan its stored entries without decoding
+    /// them; a tree looked up more often is decoded once and searched from then on.
     pub(crate) fn tree_entry(
         &self,
         id: ObjectId,
         name: &[u8],
     ) -> Result<Option<(EntryMode, ObjectId)>, GitError> {
-        let data = self.raw_tree(id)?;
+        let decoded = self.trees.borrow().decoded.get(&id).cloned();
+        if let Some(items) = decoded {
+            return Ok(find(&items, name));
+        }
+        let (data, scans) = self.raw_tree(id, true)?;
+        if scans > SCANS_BEFORE_DECODING {
+            return Ok(find(&self.tree_items(id)?, name));
+        }
+        // The whole tree is read even after a match, so that a tree with an entry that does not
+        // parse is refused however it is looked up (as decoding refuses it).
+        let mut found = None;
         for entry in gix::objs::TreeRefIter::from_bytes(&data, self.object_hash()) {
             let entry =
                 entry.map_err(|e| GitError::CorruptObject { id, kind: "tree", reason: e.to_string() })?;
-            if entry.filename == name {
-                return Ok(Some((entry.mode, entry.oid.to_owned())));
+            if found.is_none() && entry.filename == name {
+                found = Some((entry.mode, entry.oid.to_owned()));
             }
         }
-        Ok(None)
+        Ok(found)
     }
 
     /// The decoded entries of tree `id`, sorted by name (cached).
@@ -84,7 +110,7 @@ impl Repo {
         if let Some(items) = self.trees.borrow().decoded.get(&id) {
             return Ok(Arc::clone(items));
         }
-        let data = self.raw_tree(id)?;
+        let (data, _) = self.raw_tree(id, false)?;
         let mut items = Vec::new();
         for entry in gix::objs::TreeRefIter::from_bytes(&data, self.object_hash()) {
             let entry =
@@ -111,6 +137,13 @@ impl Repo {
     pub fn tree(&self, id: ObjectId) -> GitTree<'_> {
         GitTree { repo: self, root: id }
     }
+}
+
+/// The first entry named `name` in sorted `items` (a stable sort keeps duplicates in stored
+/// order, so this is the one a scan finds first).
+fn find(items: &[TreeItem], name: &[u8]) -> Option<(EntryMode, ObjectId)> {
+    let at = items.partition_point(|item| &*item.name < name);
+    items.get(at).filter(|item| &*item.name == name).map(|item| (item.mode, item.id))
 }
 
 /// The files of one tree: reads go through the repository's tree cache.
