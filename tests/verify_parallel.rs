@@ -6,7 +6,6 @@
 //! packed by `git gc`. A few notes are then broken with `git notes`.
 
 #[path = "common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -30,7 +30,7 @@ impl RepoHandle {
     pub fn open(&self) -> Result<Repo, GitError> {
         gix::open(&self.git_dir).map(Repo::from_gix).map_err(|e| GitError::Gix {
             action: format!("open {} again", self.git_dir.display()),
-            source: e.into(),
+            source: e,
         })
     }
 }

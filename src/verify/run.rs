@@ -72,6 +72,10 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
     Ok(Report::new("commits", ticks, trust))
 }
 
+/// One unit's ticks in order (the task commit to check, or the row saying why there is none),
+/// and the `<unit>/<task>` ticked at the head.
+type UnitPlan = (Vec<Result<ObjectId, TickReport>>, HashSet<String>);
+
 /// Options of `attest verify --branch`.
 #[derive(Debug, Clone, Default)]
 pub struct BranchOptions {
@@ -136,7 +140,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
 
     // What each unit's ticks need: a task commit to check, or a row saying why there is none.
     let checker = Checker::new(repo, trust, Some(head_tree_id))?;
-    let mut planned: Vec<(Vec<Result<ObjectId, TickReport>>, HashSet<String>)> = Vec::new();
+    let mut planned: Vec<UnitPlan> = Vec::new();
     for unit in &units {
         let ticked_here = spec::ticked_tasks(&head_tree, &unit.name)?;
         let ticked_targets: HashSet<String> =
