@@ -51,7 +51,7 @@ struct RawTree {
 const SCANS_BEFORE_DECODING: usize = 8;
 
 /// Past this many bytes of stored trees the raw cache starts over (bounds memory on huge histories).
-const MAX_RAW_BYTES: usize = 64 * 1024 * 1024;
+const MAX_RAW_BYTES: usize = 8 * 1024 * 1024;
 /// Past this many decoded entries the decoded cache starts over.
 const MAX_DECODED_ENTRIES: usize = 1_000_000;
 
