@@ -58,10 +58,14 @@ const SPECCODER_TOML: &str = "# Judge configuration of the synthetic benchmark p
 
 type Error = Box<dyn std::error::Error>;
 
-struct Args {
-    ticks: usize,
-    out: PathBuf,
-    pack: bool,
+/// What to generate (the command line's `--ticks`, `--out`, `--no-pack`).
+pub struct Args {
+    /// How many ticks.
+    pub ticks: usize,
+    /// The directory to create.
+    pub out: PathBuf,
+    /// Pack the result with `git gc`.
+    pub pack: bool,
 }
 
 fn parse_args() -> Result<Args, Error> {
@@ -96,7 +100,13 @@ fn main() {
 }
 
 fn run() -> Result<(), Error> {
-    let args = parse_args()?;
+    println!("{}", generate(&parse_args()?)?);
+    Ok(())
+}
+
+/// Generates the repository `args` describes and returns the summary line `main` prints. Also
+/// called in-process by `tests/verify_parallel.rs`, which includes this file as a module.
+pub fn generate(args: &Args) -> Result<String, Error> {
     if args.out.exists() {
         return Err(format!("{} exists already; give a new directory", args.out.display()).into());
     }
@@ -230,7 +240,7 @@ fn run() -> Result<(), Error> {
     if args.pack {
         git(&repo_dir, &["gc", "-q"])?;
     }
-    println!(
+    Ok(format!(
         "ticks={} units={units} repo={} allowed_signers={} generate_seconds={:.2} total_seconds={:.2} packed={}",
         args.ticks,
         repo_dir.display(),
@@ -238,8 +248,7 @@ fn run() -> Result<(), Error> {
         generated.as_secs_f64(),
         started.elapsed().as_secs_f64(),
         args.pack,
-    );
-    Ok(())
+    ))
 }
 
 /// Writes blobs and trees straight into the object database.

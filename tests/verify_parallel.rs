@@ -1,40 +1,31 @@
 //! `attest verify` shares the task commits among threads when there are many: the report must be
 //! the same, byte for byte, whatever the number of threads, with good and bad ticks mixed.
 //!
-//! The repository is made by the bench's generator (`examples/bench_synth.rs`, which `cargo test`
-//! builds with the tests): 80 ticks in 8 units, each signed as `speccoder attest` signs, then
+//! The repository is made by the bench's generator (`examples/bench_synth.rs`, included here as a
+//! module and run in-process): 80 ticks in 8 units, each signed as `speccoder attest` signs, then
 //! packed by `git gc`. A few notes are then broken with `git notes`.
 
 #[path = "common/mod.rs"]
 mod common;
 
+#[path = "../examples/bench_synth.rs"]
+#[allow(dead_code)]
+mod bench_synth;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::{Run, git_command, run, speccoder_command};
 use serde_json::Value;
 
 const TICKS: usize = 80;
 
-/// The generator next to the test's `speccoder` binary.
-fn bench_synth() -> PathBuf {
-    let bin = common::speccoder_bin();
-    let synth = bin.parent().unwrap().join("examples").join("bench_synth");
-    assert!(
-        synth.is_file(),
-        "{} is missing: `cargo test` builds the examples with the tests (or run `cargo build --examples`)",
-        synth.display()
-    );
-    synth
-}
-
 /// A synthetic repository of `TICKS` signed ticks in `dir`; returns (repo, allowed_signers).
 fn synthetic(dir: &Path) -> (PathBuf, PathBuf) {
     let out = dir.join("synth");
-    let mut cmd = Command::new(bench_synth());
-    common::isolate(&mut cmd, dir);
-    cmd.args(["--ticks", &TICKS.to_string(), "--out"]).arg(&out);
-    run(cmd).success();
+    let args = bench_synth::Args { ticks: TICKS, out: out.clone(), pack: true };
+    if let Err(e) = bench_synth::generate(&args) {
+        panic!("the synthetic repository could not be made: {e}");
+    }
     (out.join("repo"), out.join("allowed_signers"))
 }
 
