@@ -325,10 +325,10 @@ pub struct VerifyArgs {
     /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process.
     #[arg(long)]
     pub via_tools: bool,
-    /// How many threads check task commits (default: one per core, at most 8); the report is
-    /// the same whatever the number.
-    #[arg(long, short = 'j', value_name = "N")]
-    pub jobs: Option<std::num::NonZeroUsize>,
+    /// How many threads check task commits, 1 to 256 (default: one per core, at most 8); the
+    /// report is the same whatever the number.
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,

@@ -91,3 +91,13 @@ fn the_report_is_the_same_on_one_thread_and_on_many() {
     let evidenced = ticks.iter().filter(|t| t["outcome"] == "evidenced").count();
     assert_eq!(evidenced, TICKS - 3, "{}", one.stdout);
 }
+
+#[test]
+fn a_thread_count_outside_1_to_256_is_a_usage_error_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    for jobs in ["0", "257", "many"] {
+        let out =
+            run(speccoder_command(dir.path(), dir.path(), &["attest", "verify", "--jobs", jobs])).failure(2);
+        assert!(out.stderr.contains("--jobs"), "{out}");
+    }
+}

@@ -139,6 +139,6 @@ fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
         accept_unsigned: args.accept_unsigned,
         require_verified: args.require_verified,
         via_tools: args.via_tools,
-        jobs: args.jobs,
+        jobs: args.jobs.and_then(|n| std::num::NonZeroUsize::new(usize::from(n))),
     })
 }

@@ -148,13 +148,16 @@ impl<'r> Checker<'r> {
         };
         let mut slots: Vec<Option<CommitReport>> = (0..ids.len()).map(|_| None).collect();
         std::thread::scope(|scope| {
+            // A thread that cannot be started, or cannot open the repository, leaves its share to
+            // the others (this one always works), so a large `--jobs` never fails the run.
             let others: Vec<_> = (1..threads)
-                .map(|_| {
-                    scope.spawn(|| match handle.open() {
-                        Ok(repo) => work(&Checker::on(trust, head_tree, notes, &repo)),
-                        // This thread leaves its share to the others.
-                        Err(_) => Vec::new(),
-                    })
+                .filter_map(|_| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, || match handle.open() {
+                            Ok(repo) => work(&Checker::on(trust, head_tree, notes, &repo)),
+                            Err(_) => Vec::new(),
+                        })
+                        .ok()
                 })
                 .collect();
             let mut all = work(self);
