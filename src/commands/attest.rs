@@ -36,24 +36,7 @@ pub fn run(args: AttestArgs) -> u8 {
             }
         }
     })();
-    match result {
-        Ok(report) => {
-            if json {
-                println!("{}", serde_json::to_string(&report).unwrap_or_default());
-            } else {
-                print!("{report}");
-            }
-            exit::OK
-        }
-        Err(e) => {
-            if json {
-                let obj = serde_json::json!({ "error": e.to_string(), "exit_code": e.exit_code() });
-                println!("{obj}");
-            }
-            eprintln!("speccoder attest: {e}");
-            e.exit_code()
-        }
-    }
+    super::finish("attest", json, result, |_| exit::OK, AttestError::exit_code)
 }
 
 /// `--signer`, else `[attest] signer` from speccoder.toml at HEAD, else auto.

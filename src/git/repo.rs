@@ -87,12 +87,12 @@ impl Repo {
     /// database as one pack. Every reference and index update calls this first, so nothing on
     /// disk ever names an object that exists only in this process.
     pub(crate) fn flush_new_objects(&self) -> Result<(), GitError> {
-        let Some(held) = self.inner.objects.reset_object_memory() else { return Ok(()) };
+        let Some(mut held) = self.inner.objects.reset_object_memory() else { return Ok(()) };
         if held.is_empty() {
             return Ok(());
         }
         let pack_dir = self.inner.objects.store_ref().path().join("pack");
-        let objects = held.iter().map(|(id, (kind, data))| (*id, *kind, data.clone())).collect();
+        let objects = held.drain().map(|(id, (kind, data))| (id, kind, data)).collect();
         std::fs::create_dir_all(&pack_dir)
             .and_then(|()| super::pack::write_pack(&pack_dir, objects))
             .map_err(io_error("write the new objects as a pack into", &pack_dir))?;
