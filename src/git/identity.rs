@@ -105,12 +105,18 @@ impl Repo {
 }
 
 /// The local time zone as the C library finds it: `TZ` (a zoneinfo name, a file, or a POSIX
-/// rule; empty means UTC), else `/etc/localtime`; UTC when none of them can be read.
+/// rule; empty means UTC), else `/etc/localtime`; UTC when none of them can be read. Read once a
+/// process, as the C library does: a tick dates a commit, a notes commit and reflog entries.
 ///
 /// Written here, over jiff's TZif and POSIX parsers, because `jiff::tz::TimeZone::system` opens
 /// jiff's zone database to name the zone, which lists every file under the zoneinfo directory;
 /// a commit date needs only the offset.
 fn local_time_zone() -> jiff::tz::TimeZone {
+    static ZONE: std::sync::OnceLock<jiff::tz::TimeZone> = std::sync::OnceLock::new();
+    ZONE.get_or_init(read_local_time_zone).clone()
+}
+
+fn read_local_time_zone() -> jiff::tz::TimeZone {
     use jiff::tz::TimeZone;
     let from_file = |path: &std::path::Path| {
         std::fs::read(path).ok().and_then(|bytes| TimeZone::tzif("Local", &bytes).ok())

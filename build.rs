@@ -1,0 +1,23 @@
+//! Links the `speccoder` binary as a position-dependent executable on Linux.
+//!
+//! Why: `speccoder attest` is a short process (a few milliseconds), and a position-independent
+//! build of it spends about 1.5 ms of that before `main`: the dynamic loader applies some 38,000
+//! relative relocations, copying every page of `.data.rel.ro` it touches. Linked at a fixed
+//! address the executable needs none of them (`--version` measured 3.2 ms against 1.6 ms).
+//!
+//! What it costs: the executable image itself is no longer placed at a random address. The heap,
+//! the stack and the shared libraries still are, and the code is safe Rust over checked inputs.
+//! A packager who wants the position-independent build anyway sets `SPECCODER_PIE=1`.
+//!
+//! Only the binaries get the flag (`rustc-link-arg-bins`): the library, tests and benches build
+//! as usual, and the objects are position-independent either way, so nothing is rebuilt for it.
+
+fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-env-changed=SPECCODER_PIE");
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    let keep_pie = std::env::var_os("SPECCODER_PIE").is_some_and(|v| !v.is_empty() && v != "0");
+    if linux && !keep_pie {
+        println!("cargo::rustc-link-arg-bins=-no-pie");
+    }
+}
