@@ -139,3 +139,22 @@ fn dash_c_to_a_missing_directory_is_a_usage_error() {
     assert!(out.stderr.contains("cannot change to no-such-dir"), "{out}");
     assert_eq!(s.project.snapshot(), before);
 }
+
+/// build.rs links the binary position-dependent on Linux, for a start-up without relocations:
+/// `readelf -h` (binutils, which the linker comes with) reads the type `EXEC`, not the `DYN` of a
+/// position-independent executable, unless the build was asked for PIE (`SPECCODER_PIE=1`).
+#[cfg(target_os = "linux")]
+#[test]
+fn the_linux_binary_is_position_dependent_unless_pie_was_asked_for() {
+    let bin = common::speccoder_bin();
+    let out = std::process::Command::new("readelf").arg("-h").arg(bin).output().expect("readelf runs");
+    assert!(out.status.success(), "readelf -h {}: {}", bin.display(), String::from_utf8_lossy(&out.stderr));
+    let header = String::from_utf8_lossy(&out.stdout);
+    let kind = header
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Type:"))
+        .map(|t| t.split_whitespace().next().unwrap_or_default().to_owned())
+        .unwrap_or_else(|| panic!("no Type in readelf -h:\n{header}"));
+    let pie_asked = option_env!("SPECCODER_PIE").is_some_and(|v| !v.is_empty() && v != "0");
+    assert_eq!(kind, if pie_asked { "DYN" } else { "EXEC" }, "{header}");
+}
