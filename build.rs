@@ -1,7 +1,7 @@
 //! Links the `speccoder` binary as a position-dependent executable on Linux.
 //!
 //! Why: `speccoder attest` is a short process (a few milliseconds), and a position-independent
-//! build of it spends about 1.3 ms more before `main`: the dynamic loader applies some 38,000
+//! build of it spends about 1.3 ms more before `main`: the dynamic loader applies some 41,000
 //! relative relocations, copying every page of `.data.rel.ro` they touch. Linked at a fixed
 //! address the executable needs none of them (`speccoder --version`, median of 150 on a 2-core
 //! VM: 3.2 ms and 324 page faults position-independent, 1.9 ms and 134 page faults here).
