@@ -543,6 +543,29 @@ mod tests {
     }
 
     #[test]
+    fn an_ed25519_key_whose_public_half_is_another_keys_never_signs() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let pair = |name: &str| {
+            let path = keygen(dir.path(), name, "ed25519");
+            let key = PrivateKey::read_openssh_file(&path).expect("key loads");
+            key.key_data().ed25519().cloned().expect("an ed25519 key")
+        };
+        let (mine, other) = (pair("mine"), pair("other"));
+        let mixed = ssh_key::private::Ed25519Keypair { public: other.public, private: mine.private };
+        let mixed = PrivateKey::new(KeypairData::Ed25519(mixed), "mixed").expect("a key value");
+        // Written to a file, it does not load: decoding checks the halves.
+        let file = dir.path().join("mixed");
+        mixed.write_openssh_file(&file, LineEnding::LF).expect("written");
+        let err = SshSigner::from_key_path(&file).expect_err("refused").to_string();
+        assert!(err.contains("mixed"), "{err}");
+        // Held in memory, it loads, and signing is refused rather than signed under `other`.
+        let signer = SshSigner::from_private_key(mixed, &file);
+        assert!(signer.signs_in_process());
+        let err = signer.sign(PAE).expect_err("no signature under the wrong public key").to_string();
+        assert!(err.contains("public key"), "{err}");
+    }
+
+    #[test]
     fn a_p256_signature_from_us_verifies_with_ssh_keygen() {
         let dir = tempfile::tempdir().expect("temp dir");
         let key = keygen(dir.path(), "id_ecdsa", "ecdsa");
