@@ -6,9 +6,10 @@
 //! address the executable needs none of them (`speccoder --version`, median of 150 on a 2-core
 //! VM: 3.2 ms and 324 page faults position-independent, 1.9 ms and 134 page faults here).
 //!
-//! What it costs: the executable image itself is no longer placed at a random address. The heap,
-//! the stack and the shared libraries still are, and the code is safe Rust over checked inputs.
-//! A packager who wants the position-independent build anyway sets `SPECCODER_PIE=1`.
+//! What it costs: the executable image itself is no longer placed at a random address (the heap,
+//! the stack and the shared libraries still are), which makes an exploit of a memory-safety bug,
+//! should one exist in the C or unsafe code linked in, easier to aim. A packager who wants the
+//! position-independent build anyway sets `SPECCODER_PIE=1`.
 //!
 //! Only the binaries get the flag (`rustc-link-arg-bins`): the library, tests and benches build
 //! as usual, and the objects are position-independent either way, so nothing is rebuilt for it.

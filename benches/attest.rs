@@ -159,19 +159,17 @@ fn process_start() -> Cost {
 /// with nothing computed: the pack and its index (temporary files renamed), `HEAD.lock` and the
 /// branch's lock with both reflogs, the notes ref with its reflog (and their directories, new in
 /// a fresh repository), `tasks.md` (a temporary file renamed) and the index (a lock renamed).
-/// Contents are the right sizes and keep the repository readable; what is timed is the file system.
+/// Contents are about the right sizes (the pack and index are zeros under names git does not
+/// read, the refs name HEAD's commit); what is timed is the file system.
 fn tick_files_only() -> Cost {
     let (p, _, _) = fresh();
     let git = p.root.join(".git");
     let tasks = p.root.join("specs").join(common::SPECKIT_UNIT).join("tasks.md");
     let (tasks_bytes, index_bytes) =
         (std::fs::read(&tasks).unwrap(), std::fs::read(git.join("index")).unwrap());
-    let head = format!("{}\n", p.rev("HEAD"));
-    let reflog = format!(
-        "{} {} Ada Lovelace <ada@example.com> 1796000000 +0000\tcommit: T005\n",
-        p.rev("HEAD"),
-        p.rev("HEAD")
-    );
+    let commit = p.rev("HEAD");
+    let head = format!("{commit}\n");
+    let reflog = format!("{commit} {commit} Ada Lovelace <ada@example.com> 1796000000 +0000\tcommit: T005\n");
     let create = |path: &Path, bytes: &[u8]| {
         OpenOptions::new().write(true).create_new(true).open(path).unwrap().write_all(bytes).unwrap();
     };
@@ -182,9 +180,9 @@ fn tick_files_only() -> Cost {
     let pack = git.join("objects/pack");
     measure(|| {
         create(&pack.join("tmp_pack_1"), &[0u8; 24 * 1024]);
-        rename(&pack.join("tmp_pack_1"), &pack.join("bench-floor.pack"));
+        rename(&pack.join("tmp_pack_1"), &pack.join("bench-floor-1"));
         create(&pack.join("tmp_pack_2"), &[0u8; 1300]);
-        rename(&pack.join("tmp_pack_2"), &pack.join("bench-floor.idx"));
+        rename(&pack.join("tmp_pack_2"), &pack.join("bench-floor-2"));
         create(&git.join("HEAD.lock"), b"ref: refs/heads/main\n");
         create(&git.join("refs/heads/main.lock"), head.as_bytes());
         append(&git.join("logs/HEAD"), reflog.as_bytes());
