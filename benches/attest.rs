@@ -20,7 +20,8 @@
 mod common;
 
 use std::fs::OpenOptions;
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
+use std::os::unix::fs::FileExt as _;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -158,15 +159,17 @@ fn process_start() -> Cost {
 /// The files one tick writes, in the order `speccoder attest` writes them, written in-process
 /// with nothing computed: the pack and its index (temporary files renamed), `HEAD.lock` and the
 /// branch's lock with both reflogs, the notes ref with its reflog (and their directories, new in
-/// a fresh repository), `tasks.md` (a temporary file renamed) and the index (a lock renamed).
+/// a fresh repository), `tasks.md` (read, and its box written in place) and the index (a lock
+/// renamed).
 /// Contents are about the right sizes (the pack and index are zeros under names git does not
 /// read, the refs name HEAD's commit); what is timed is the file system.
 fn tick_files_only() -> Cost {
     let (p, _, _) = fresh();
     let git = p.root.join(".git");
     let tasks = p.root.join("specs").join(common::SPECKIT_UNIT).join("tasks.md");
-    let (tasks_bytes, index_bytes) =
-        (std::fs::read(&tasks).unwrap(), std::fs::read(git.join("index")).unwrap());
+    let tasks_bytes = std::fs::read(&tasks).unwrap();
+    let index_bytes = std::fs::read(git.join("index")).unwrap();
+    let box_at = tasks_bytes.windows(8).position(|w| w == b"[ ] T005").unwrap() as u64 + 1;
     let commit = p.rev("HEAD");
     let head = format!("{commit}\n");
     let reflog = format!("{commit} {commit} Ada Lovelace <ada@example.com> 1796000000 +0000\tcommit: T005\n");
@@ -195,9 +198,10 @@ fn tick_files_only() -> Cost {
         append(&git.join("logs/refs/notes/speccoder"), reflog.as_bytes());
         rename(&git.join("refs/notes/speccoder.lock"), &git.join("refs/notes/speccoder"));
         create(&git.join("index.lock"), &index_bytes);
-        let temporary = tasks.with_file_name(".tasks.md.tmp");
-        create(&temporary, &tasks_bytes);
-        rename(&temporary, &tasks);
+        let mut file = OpenOptions::new().read(true).write(true).open(&tasks).unwrap();
+        let mut old = Vec::new();
+        file.read_to_end(&mut old).unwrap();
+        file.write_all_at(b"X", box_at).unwrap();
         rename(&git.join("index.lock"), &git.join("index"));
     })
 }

@@ -37,7 +37,11 @@ impl Repo {
     /// `(path, bytes)` of `overrides` replacing that file's content, keeping its mode; a path not in
     /// the index is added as a regular file. Refuses an index with unresolved conflicts.
     pub fn tree_from_index_with(&self, overrides: &[(String, Vec<u8>)]) -> Result<ObjectId, GitError> {
-        let index = self.read_index()?;
+        // gix's shared copy, read again only when the file changed: a tick builds two trees.
+        let index = self
+            .inner
+            .index_or_empty()
+            .during(|| format!("read the index {}", self.index_path().display()))?;
         refuse_unmerged(&index)?;
         let mut items = Vec::with_capacity(index.entries().len() + overrides.len());
         for entry in index.entries() {

@@ -1,6 +1,7 @@
 //! Opening the repository, where it lives, what HEAD is, and reading objects by id.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
@@ -13,6 +14,9 @@ use super::tree::TreeCache;
 pub struct Repo {
     pub(crate) inner: gix::Repository,
     pub(crate) trees: RefCell<TreeCache>,
+    /// The objects [`Repo::flush_new_objects`] has stored: known to exist without asking the
+    /// object database, which would re-list the pack directory to find them.
+    flushed: RefCell<HashSet<ObjectId>>,
 }
 
 /// A repository that can cross threads, to be opened on each as a [`Repo`] ([`Repo::handle`]).
@@ -62,7 +66,7 @@ impl Repo {
 
     fn from_gix(mut inner: gix::Repository) -> Repo {
         inner.object_cache_size_if_unset(8 * 1024 * 1024);
-        Repo { inner, trees: RefCell::new(TreeCache::default()) }
+        Repo { inner, trees: RefCell::new(TreeCache::default()), flushed: RefCell::default() }
     }
 
     /// A handle from which other threads open this same repository (same directories and
@@ -92,10 +96,12 @@ impl Repo {
             return Ok(());
         }
         let pack_dir = self.inner.objects.store_ref().path().join("pack");
-        let objects = held.drain().map(|(id, (kind, data))| (id, kind, data)).collect();
+        let objects: Vec<_> = held.drain().map(|(id, (kind, data))| (id, kind, data)).collect();
+        let ids: Vec<ObjectId> = objects.iter().map(|(id, _, _)| *id).collect();
         std::fs::create_dir_all(&pack_dir)
             .and_then(|()| super::pack::write_pack(&pack_dir, objects))
             .map_err(io_error("write the new objects as a pack into", &pack_dir))?;
+        self.flushed.borrow_mut().extend(ids);
         Ok(())
     }
 
@@ -181,7 +187,7 @@ impl Repo {
         // its task commit was written would otherwise be stored twice.
         let id = gix::objs::compute_hash(self.object_hash(), gix::object::Kind::Blob, bytes)
             .during(|| "hash a blob".into())?;
-        if self.inner.has_object(id) {
+        if self.flushed.borrow().contains(&id) || self.inner.has_object(id) {
             return Ok(id);
         }
         self.inner.write_blob(bytes).map(gix::Id::detach).during(|| "write a blob".into())

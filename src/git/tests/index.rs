@@ -163,6 +163,68 @@ fn staging_keeps_the_executable_bit_and_adds_untracked_paths() {
 
 #[cfg(unix)]
 #[test]
+fn a_tick_is_written_in_place_and_any_larger_change_replaces_the_file() {
+    use std::os::unix::fs::MetadataExt;
+    let fx = Fixture::new();
+    fx.write("specs/001-x/tasks.md", "- [ ] T001 first\n- [ ] T002 second\n");
+    fx.git(&["add", "."]);
+    fx.git(&["commit", "-q", "-m", "base"]);
+    let path = fx.path().join("specs/001-x/tasks.md");
+    // A second name for the file shows whether the same inode was written.
+    let other_name = fx.path().join("tasks-link.md");
+    std::fs::hard_link(&path, &other_name).unwrap();
+    let inode = std::fs::metadata(&path).unwrap().ino();
+    let repo = fx.repo();
+
+    let ticked = b"- [X] T001 first\n- [ ] T002 second\n";
+    repo.stage_worktree_file("specs/001-x/tasks.md", ticked).unwrap();
+    assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode, "one byte changed: written in place");
+    assert_eq!(std::fs::read(&other_name).unwrap(), ticked);
+    assert_eq!(fx.git(&["diff", "--name-only", "--", "specs"]), "", "the index holds the ticked file's stat");
+
+    let both = b"- [X] T001 first\n- [X] T002 second\n";
+    let retitled = b"- [X] T001 frist\n- [X] T002 second\n";
+    repo.stage_worktree_file("specs/001-x/tasks.md", both).unwrap();
+    assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode, "again one byte");
+    repo.stage_worktree_file("specs/001-x/tasks.md", retitled).unwrap();
+    assert_ne!(std::fs::metadata(&path).unwrap().ino(), inode, "two bytes changed: replaced by rename");
+    assert_eq!(std::fs::read(&path).unwrap(), retitled);
+    assert_eq!(std::fs::read(&other_name).unwrap(), both, "the old inode kept its content");
+    assert_eq!(fx.git(&["diff", "--name-only", "--", "specs"]), "");
+    assert_eq!(fx.git(&["show", ":specs/001-x/tasks.md"]).as_bytes(), retitled);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_read_only_tasks_file_is_still_ticked_and_stays_read_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    fx.commit_file("tasks.md", "- [ ] T001\n", "base");
+    let path = fx.path().join("tasks.md");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    fx.repo().stage_worktree_file("tasks.md", b"- [X] T001\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "- [X] T001\n");
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o444);
+    assert_eq!(fx.git(&["status", "--porcelain"]), "M  tasks.md\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_put_in_the_place_of_a_tracked_file_is_never_written_through() {
+    let fx = Fixture::new();
+    fx.commit_file("tasks.md", "- [ ] T001\n", "base");
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim.md");
+    std::fs::write(&victim, "- [ ] T001\n").unwrap();
+    std::fs::remove_file(fx.path().join("tasks.md")).unwrap();
+    std::os::unix::fs::symlink(&victim, fx.path().join("tasks.md")).unwrap();
+    let result = fx.repo().stage_worktree_file("tasks.md", b"- [X] T001\n");
+    assert!(matches!(result, Err(GitError::UnsafeWorktreePath { .. })), "{result:?}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "- [ ] T001\n");
+}
+
+#[cfg(unix)]
+#[test]
 fn staging_never_writes_through_a_symbolic_link() {
     let fx = Fixture::new();
     let outside = tempfile::tempdir().unwrap();
