@@ -93,10 +93,13 @@ fn write_one_byte_in_place(target: &Path, bytes: &[u8]) -> std::io::Result<bool>
     }
     let mut old = Vec::with_capacity(bytes.len() + 1);
     file.read_to_end(&mut old)?;
+    if old.len() != bytes.len() {
+        return Ok(false); // it changed size since the stat
+    }
     let Some(at) = old.iter().zip(bytes).position(|(a, b)| a != b) else {
-        return Ok(old.len() == bytes.len());
+        return Ok(true); // already these bytes
     };
-    if old.len() != bytes.len() || old[at + 1..] != bytes[at + 1..] {
+    if old[at + 1..] != bytes[at + 1..] {
         return Ok(false);
     }
     file.write_all_at(&bytes[at..=at], at as u64)?;
