@@ -3,6 +3,10 @@
 //! `ssh-keygen -Y sign` process per line, then `git notes add`. Both run side by side, alternating,
 //! in fresh temporary repositories; the medians and their ratio are printed.
 //!
+//! The `speccoder` measured is the one `SPECCODER_BIN` names, else cargo's build of this bench's
+//! profile. `just bench` sets it to the binary as released (`scripts/build-release.sh`: statically
+//! linked on Linux) and the bench then times cargo's default build as well, for comparison.
+//!
 //! `BENCH_RUNS` sets the number of runs of each (default 21). Only the work itself is timed:
 //! making the repository, the key and the evidence is not. Besides wall-clock time the bench
 //! reports the CPU time (user + system) of the processes each side started, read from
@@ -76,12 +80,16 @@ fn measure(work: impl FnOnce()) -> Cost {
 /// 0.02 ms when nothing had been deleted there for some minutes.
 type Kept = Vec<Project>;
 
-/// Times `speccoder attest` (tick, commit, six statements, six signatures, the note).
-fn ours(kept: &mut Kept) -> Cost {
+/// Times `speccoder attest` (tick, commit, six statements, six signatures, the note) by `bin`.
+fn ours(bin: &Path, kept: &mut Kept) -> Cost {
     let (p, key, evidence) = fresh();
-    let args =
-        ["attest", TASK, "--evidence", evidence.to_str().unwrap(), "--key", key.private.to_str().unwrap()];
-    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+    let mut cmd = Command::new(bin);
+    common::isolate(&mut cmd, &p.home);
+    cmd.current_dir(&p.root)
+        .args(["attest", TASK, "--evidence"])
+        .arg(&evidence)
+        .arg("--key")
+        .arg(&key.private);
     let mut out = None;
     let took = measure(|| out = Some(cmd.output().unwrap()));
     let out = out.unwrap();
@@ -251,7 +259,7 @@ fn main() {
     } else {
         1
     };
-    assert!(Path::new(env!("CARGO_BIN_EXE_speccoder")).is_file());
+    let bin = common::speccoder_bin();
 
     // The payloads the per-line tools sign: the six statements of a real tick.
     let (p, key, evidence) = fresh();
@@ -261,16 +269,24 @@ fn main() {
     let message = p.git(&["log", "-1", "--format=%B"]);
 
     // One warm-up of each, then alternate so that drift hits both alike.
+    // Cargo's own build of this profile, timed too when `bin` is another build (the released one).
+    let cargo_build = Path::new(env!("CARGO_BIN_EXE_speccoder"));
+    let cargo_build =
+        (std::fs::canonicalize(cargo_build).ok() != std::fs::canonicalize(bin).ok()).then_some(cargo_build);
     let mut kept = Kept::new();
     if measuring {
-        ours(&mut kept);
+        ours(bin, &mut kept);
         per_line_tools(&payloads, &mut kept);
+        cargo_build.map(|other| ours(other, &mut kept));
     }
-    let (mut a, mut b) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    let (mut a, mut b, mut a_cargo) = (Vec::with_capacity(runs), Vec::with_capacity(runs), Vec::new());
     let (mut with_commit, mut start, mut files) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
-        a.push(ours(&mut kept));
+        a.push(ours(bin, &mut kept));
         b.push(per_line_tools(&payloads, &mut kept));
+        if let Some(other) = cargo_build {
+            a_cargo.push(ours(other, &mut kept));
+        }
         with_commit.push(per_line_tools_with_commit(&payloads, &message, &mut kept));
         start.push(process_start());
         files.push(tick_files_only(&mut kept));
@@ -285,6 +301,10 @@ fn main() {
         return;
     }
     println!("attest bench: six lines (baseline, red, green, held_out, task-verification, summary), ed25519");
+    println!("  speccoder measured: {}", bin.display());
+    if let Some(other) = cargo_build {
+        println!("  and, for comparison, cargo's build of this bench profile: {}", other.display());
+    }
     println!(
         "  speccoder attest (tick, commit, sign, note)   wall, median of {runs}: {:>8.2} ms",
         ms(wall_a)
@@ -299,6 +319,14 @@ fn main() {
     }
     let wall_c = wall(&with_commit);
     println!("  context (not what the target is judged on), wall, median of {runs}:");
+    if cargo_build.is_some() {
+        let wall_d = wall(&a_cargo);
+        println!(
+            "    speccoder attest, cargo's build of this bench profile          {:>8.2} ms: {:.1}x",
+            ms(wall_d),
+            wall_b.as_secs_f64() / wall_d.as_secs_f64()
+        );
+    }
     println!(
         "    the tools' side with the tick committed by git first        {:>8.2} ms: {:.1}x",
         ms(wall_c),

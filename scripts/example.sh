@@ -27,12 +27,8 @@ unset SSH_AUTH_SOCK
 
 step "a Spec Kit project in a fresh repository"
 repo=$work/bookmarks
-cp -R fixtures/speckit "$repo"
-git -C "$repo" init -q -b main
-git -C "$repo" config user.name "Ada Lovelace"
-git -C "$repo" config user.email ada@example.com
-git -C "$repo" add -A
-git -C "$repo" commit -q -m "Bookmark tags: spec, plan and tasks"
+source scripts/example-repo.sh
+example_repo "$repo"
 git -C "$repo" log --oneline
 
 step "a throwaway ed25519 key, and the verifier's allowed-signers file"

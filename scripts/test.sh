@@ -12,3 +12,6 @@ cargo test --all-targets --locked
 # The build without Sigstore support still works and reports keyless lines as tool_missing.
 cargo clippy --lib --locked --no-default-features -- -D warnings
 cargo test --lib --locked --no-default-features verify::
+# The binary as released (statically linked on Linux): the end-to-end tests again, against it.
+released=$(bash scripts/build-release.sh)
+SPECCODER_BIN="$released" cargo test --locked --test '*'

@@ -2,6 +2,8 @@
 //! and a user run it), and the open specification's examples validate against them with an
 //! independent JSON Schema validator.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -13,7 +15,7 @@ fn root() -> PathBuf {
 }
 
 fn speccoder() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_speccoder"))
+    Command::new(common::speccoder_bin())
 }
 
 fn read_json(path: &Path) -> Value {

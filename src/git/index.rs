@@ -1,7 +1,8 @@
 //! The index: building the task commit's tree from it, and staging a written file back into it.
 
 use std::path::Path;
-use std::time::Duration;
+use std::rc::Rc;
+use std::time::{Duration, SystemTime};
 
 use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
@@ -12,6 +13,28 @@ use super::error::{GitError, GixResultExt, io_error};
 use super::path;
 use super::repo::Repo;
 use super::worktree;
+
+/// One version of the index file on disk: its size and times, and on Unix its device and inode.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct IndexStamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    #[cfg(unix)]
+    file: (u64, u64, i64, i64),
+}
+
+impl IndexStamp {
+    fn of(meta: &std::fs::Metadata) -> IndexStamp {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt as _;
+        IndexStamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            #[cfg(unix)]
+            file: (meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
 
 /// One path of the future tree.
 struct Item {
@@ -30,18 +53,36 @@ impl Repo {
         if !path.exists() {
             return Ok(gix::index::File::from_state(gix::index::State::new(self.object_hash()), path));
         }
-        self.inner.open_index().during(|| format!("read the index {}", path.display()))
+        // The checksum at the end is not verified, as git does not verify it when it reads the
+        // index (only `git fsck` does): hashing the file costs a pass over it and gix hashes
+        // through a 64 KiB stack buffer, 16 fresh pages in a process as short as a tick.
+        let skip_hash = true;
+        gix::index::File::at(&path, self.object_hash(), skip_hash, gix::index::decode::Options::default())
+            .during(|| format!("read the index {}", path.display()))
+    }
+
+    /// The index as it is on disk now, parsed once for as long as the file stays the same: a tick
+    /// builds two trees from it. (The index is only ever replaced by renaming a new file over it,
+    /// so a file with the same inode, size and times is the one already parsed.)
+    fn index_for_trees(&self) -> Result<Rc<gix::index::File>, GitError> {
+        let path = self.index_path();
+        let seen = std::fs::metadata(&path).ok().map(|m| IndexStamp::of(&m));
+        let mut cached = self.index_cache.borrow_mut();
+        if let Some((stamp, index)) = cached.as_ref()
+            && seen.as_ref() == Some(stamp)
+        {
+            return Ok(Rc::clone(index));
+        }
+        let index = Rc::new(self.read_index()?);
+        *cached = seen.map(|stamp| (stamp, Rc::clone(&index)));
+        Ok(index)
     }
 
     /// Write the tree of the current index (HEAD's tree plus what is staged) with each
     /// `(path, bytes)` of `overrides` replacing that file's content, keeping its mode; a path not in
     /// the index is added as a regular file. Refuses an index with unresolved conflicts.
     pub fn tree_from_index_with(&self, overrides: &[(String, Vec<u8>)]) -> Result<ObjectId, GitError> {
-        // gix's shared copy, read again only when the file changed: a tick builds two trees.
-        let index = self
-            .inner
-            .index_or_empty()
-            .during(|| format!("read the index {}", self.index_path().display()))?;
+        let index = self.index_for_trees()?;
         refuse_unmerged(&index)?;
         let mut items = Vec::with_capacity(index.entries().len() + overrides.len());
         for entry in index.entries() {

@@ -17,6 +17,8 @@ pub struct Repo {
     /// The objects [`Repo::flush_new_objects`] has stored: known to exist without asking the
     /// object database, which would re-list the pack directory to find them.
     flushed: RefCell<HashSet<ObjectId>>,
+    /// The index as last parsed for building trees, with the file version it was parsed from.
+    pub(crate) index_cache: RefCell<Option<(super::index::IndexStamp, std::rc::Rc<gix::index::File>)>>,
 }
 
 /// A repository that can cross threads, to be opened on each as a [`Repo`] ([`Repo::handle`]).
@@ -66,7 +68,12 @@ impl Repo {
 
     fn from_gix(mut inner: gix::Repository) -> Repo {
         inner.object_cache_size_if_unset(8 * 1024 * 1024);
-        Repo { inner, trees: RefCell::new(TreeCache::default()), flushed: RefCell::default() }
+        Repo {
+            inner,
+            trees: RefCell::new(TreeCache::default()),
+            flushed: RefCell::default(),
+            index_cache: RefCell::default(),
+        }
     }
 
     /// A handle from which other threads open this same repository (same directories and

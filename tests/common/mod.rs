@@ -127,14 +127,21 @@ pub fn git_command(dir: &Path, home: &Path, args: &[&str]) -> Command {
     cmd
 }
 
-/// The built `speccoder` binary, checked once to be this checkout's build: checkouts that share
-/// a `CARGO_TARGET_DIR` overwrite each other's `target/<profile>/speccoder`, and a test must not
-/// pass or fail on another checkout's code.
+/// The `speccoder` binary the tests run: the one named by `SPECCODER_BIN` when that is set (the
+/// static release build of `scripts/build-release.sh`, which CI checks this way), else the one
+/// cargo built for this run. It is checked once to be this checkout's version: checkouts that
+/// share a `CARGO_TARGET_DIR` overwrite each other's `target/<profile>/speccoder`, and a test must
+/// not pass or fail on another checkout's code.
 pub fn speccoder_bin() -> &'static Path {
-    static CHECKED: OnceLock<()> = OnceLock::new();
-    let bin = Path::new(env!("CARGO_BIN_EXE_speccoder"));
-    CHECKED.get_or_init(|| {
-        let out = Command::new(bin).arg("--version").output().expect("the speccoder binary runs");
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let bin = std::env::var_os("SPECCODER_BIN")
+            .filter(|v| !v.is_empty())
+            .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_speccoder")), PathBuf::from);
+        let out = Command::new(&bin)
+            .arg("--version")
+            .output()
+            .unwrap_or_else(|e| panic!("the speccoder binary {} runs: {e}", bin.display()));
         let found = String::from_utf8_lossy(&out.stdout).trim().to_owned();
         let expected = format!("speccoder {}", env!("CARGO_PKG_VERSION"));
         assert_eq!(
@@ -144,8 +151,8 @@ pub fn speccoder_bin() -> &'static Path {
              (touch src/main.rs and run the tests again)",
             bin.display()
         );
-    });
-    bin
+        bin
+    })
 }
 
 /// The built `speccoder` binary in `dir`, isolated with `home`.

@@ -135,9 +135,10 @@ impl Project {
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
 
-    /// The built `speccoder` with `args`, isolated, in the work tree.
+    /// The `speccoder` under test (see `common::speccoder_bin`) with `args`, isolated, in the
+    /// work tree.
     pub fn run(&self, args: &[&str]) -> Run {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_speccoder"));
+        let mut cmd = Command::new(crate::common::speccoder_bin());
         cmd.args(args);
         self.isolate(&mut cmd);
         let out = cmd.output().expect("speccoder runs");

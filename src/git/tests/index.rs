@@ -308,3 +308,29 @@ fn staging_a_file_outside_the_sparse_checkout_is_refused() {
     repo.stage_worktree_file("specs/tasks.md", b"- [X] T001\n").unwrap();
     assert_eq!(fx.git(&["status", "--porcelain"]), "M  specs/tasks.md\n");
 }
+
+#[test]
+fn an_index_whose_checksum_does_not_match_is_read_as_git_reads_it() {
+    let fx = busy_fixture();
+    let index = fx.path().join(".git/index");
+    let mut bytes = std::fs::read(&index).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&index, &bytes).unwrap();
+    // git checks the index checksum only in fsck, not when it reads the index to write a tree.
+    // (Ours first: git write-tree rewrites the index, checksum included.)
+    let ours = fx.repo().tree_from_index_with(&[]).unwrap();
+    assert_eq!(ours, fx.rev(fx.git(&["write-tree"]).trim()));
+}
+
+#[test]
+fn a_tree_built_after_git_changed_the_index_sees_the_change() {
+    let fx = busy_fixture();
+    let repo = fx.repo();
+    let before = repo.tree_from_index_with(&[]).unwrap();
+    fx.write("later.txt", "staged after the first tree\n");
+    fx.git(&["add", "later.txt"]);
+    let after = repo.tree_from_index_with(&[]).unwrap();
+    assert_ne!(after, before);
+    assert_eq!(after, fx.rev(fx.git(&["write-tree"]).trim()));
+}
