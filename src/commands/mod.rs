@@ -30,7 +30,10 @@ where
             if json {
                 println!("{}", serde_json::to_string(&report).unwrap_or_default());
             } else {
-                print!("{report}");
+                // Rendered whole, then printed: printed piece by piece, line-buffered stdout
+                // makes one write per line, and a reader on a pipe wakes up for each.
+                let text = report.to_string();
+                print!("{text}");
             }
             code(&report)
         }

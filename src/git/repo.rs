@@ -191,10 +191,13 @@ impl Repo {
     /// Write `bytes` as a blob and return its id.
     pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, GitError> {
         // A blob already stored is not written again, as git does: the `tasks.md` staged after
-        // its task commit was written would otherwise be stored twice.
+        // its task commit was written would otherwise be stored twice. The check leaves out packs
+        // added since the object database was last listed, as gix's own writes do: a new blob
+        // always misses, and a miss that may re-list the pack directory costs more than storing
+        // a blob another process has just added once more.
         let id = gix::objs::compute_hash(self.object_hash(), gix::object::Kind::Blob, bytes)
             .during(|| "hash a blob".into())?;
-        if self.flushed.borrow().contains(&id) || self.inner.has_object(id) {
+        if self.flushed.borrow().contains(&id) || self.inner.objects.exists_without_refresh(&id) {
             return Ok(id);
         }
         self.inner.write_blob(bytes).map(gix::Id::detach).during(|| "write a blob".into())

@@ -158,3 +158,39 @@ fn the_linux_binary_is_position_dependent_unless_pie_was_asked_for() {
     let pie_asked = option_env!("SPECCODER_PIE").is_some_and(|v| !v.is_empty() && v != "0");
     assert_eq!(kind, if pie_asked { "DYN" } else { "EXEC" }, "{header}");
 }
+
+/// Each subcommand's help opens with the description written on it (its arguments are defined
+/// lazily, and an argument struct's own description must not take that place).
+#[test]
+fn every_subcommand_s_help_opens_with_its_own_description() {
+    for (args, first_line) in [
+        (
+            &["attest"][..],
+            "Tick a finished task, commit it with trailers, and attach its signed evidence as a git note.",
+        ),
+        (
+            &["attest", "verify"],
+            "Check task commits, or every ticked task of a branch, against your own trust.",
+        ),
+        (
+            &["attest", "sign"],
+            "Sign the unsigned lines of a task commit's note, leaving the payloads unchanged.",
+        ),
+        (&["accept"], "Tick a task on a person's word, without test evidence (Verdict: attested)."),
+        (&["skip"], "Record that a task is skipped, without ticking it; --undo removes the record."),
+        (&["schema"], "Write the JSON Schemas generated from the wire types, or check the committed ones."),
+        (
+            &["held-out", "publish"],
+            "Publish the stored sets that closed tasks on HEAD name to refs/speccoder/held-out/<unit>.",
+        ),
+    ] {
+        let out = std::process::Command::new(common::speccoder_bin())
+            .args(args)
+            .arg("--help")
+            .output()
+            .expect("speccoder runs");
+        assert!(out.status.success(), "{args:?} --help");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(help.lines().next(), Some(first_line), "{args:?} --help:\n{help}");
+    }
+}
