@@ -20,8 +20,9 @@ pub struct Cli {
     pub command: Command,
 }
 
-// The subcommands. Each one's arguments are built only when it is the one run (`defer`):
-// building every subcommand's arguments cost each run about 0.2 ms.
+// The subcommands. Each one's arguments are built only when it is the one run (`defer`): every
+// run building every subcommand's arguments, `attest verify`'s seventeen among them, was a
+// measurable part of a tick.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum Command {

@@ -121,10 +121,11 @@ fn build(mut objects: Vec<NewObject>) -> io::Result<Built> {
     // zlib-rs zeroes its hash table (128 KiB whatever the settings) and a window and match chain
     // sized by the window bits, all fresh pages (about 3 us each on the machines measured). A
     // 4 KiB window (12 bits, against zlib's default 32 KiB) cuts what is zeroed from 256 KiB to
-    // 144 KiB, 28 page faults fewer a tick, for a pack 7% larger (5,328 bytes against 4,959); a tick's objects are a few
-    // KiB each, so a longer window finds little more to match. Stored (uncompressed) entries would
-    // avoid the set-up, but git repack keeps them stored unless run with -F, so a tick's pack
-    // would stay twice as large (tried in 8ee33b3, reverted in 39fb0db).
+    // 144 KiB, 28 page faults fewer a tick, for a pack 7% larger (5,328 bytes against 4,959):
+    // a tick's objects are a few KiB each, so a longer window finds little more to match.
+    // Stored (uncompressed) entries would avoid the set-up, but git repack keeps them stored
+    // unless run with -F, so a tick's pack would stay twice as large (tried in 8ee33b3, reverted
+    // in 39fb0db).
     const WINDOW_BITS: u8 = 12;
     let mut compress = Compress::new_with_window_bits(Compression::new(2), true, WINDOW_BITS);
     let mut entries = Vec::with_capacity(objects.len());
