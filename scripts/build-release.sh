@@ -21,8 +21,11 @@ host=$(rustc -vV | sed -n 's/^host: //p')
 target_dir=${CARGO_TARGET_DIR:-target}
 case "$host" in
   *-linux-gnu)
-    # build.rs hands the linker the functions a tick runs, to lay them out together.
-    SPECCODER_SYMBOL_ORDER="$PWD/scripts/symbol-order.txt" \
+    # build.rs hands the linker the functions a tick runs, to lay them out together. The option
+    # is lld's, and rustc links with lld by default on x86_64 Linux only.
+    order=
+    if [[ $host == x86_64-unknown-linux-gnu ]]; then order="$PWD/scripts/symbol-order.txt"; fi
+    SPECCODER_SYMBOL_ORDER="$order" \
       RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static" \
       cargo build --release --locked --target "$host" --bin speccoder >&2
     bin="$target_dir/$host/release/speccoder"
