@@ -23,6 +23,7 @@
 #[allow(unused)]
 mod common;
 
+use std::ffi::OsStr;
 use std::fs::OpenOptions;
 use std::io::{Read as _, Write as _};
 use std::os::unix::fs::FileExt as _;
@@ -83,13 +84,9 @@ type Kept = Vec<Project>;
 /// Times `speccoder attest` (tick, commit, six statements, six signatures, the note) by `bin`.
 fn ours(bin: &Path, kept: &mut Kept) -> Cost {
     let (p, key, evidence) = fresh();
-    let mut cmd = Command::new(bin);
-    common::isolate(&mut cmd, &p.home);
-    cmd.current_dir(&p.root)
-        .args(["attest", TASK, "--evidence"])
-        .arg(&evidence)
-        .arg("--key")
-        .arg(&key.private);
+    let args = [OsStr::new("attest"), OsStr::new(TASK), OsStr::new("--evidence"), evidence.as_os_str()];
+    let mut cmd = common::binary_command(bin, &p.root, &p.home, &args);
+    cmd.arg("--key").arg(&key.private);
     let mut out = None;
     let took = measure(|| out = Some(cmd.output().unwrap()));
     let out = out.unwrap();
@@ -268,11 +265,12 @@ fn main() {
     assert_eq!(payloads.len(), 6);
     let message = p.git(&["log", "-1", "--format=%B"]);
 
-    // One warm-up of each, then alternate so that drift hits both alike.
     // Cargo's own build of this profile, timed too when `bin` is another build (the released one).
     let cargo_build = Path::new(env!("CARGO_BIN_EXE_speccoder"));
     let cargo_build =
         (std::fs::canonicalize(cargo_build).ok() != std::fs::canonicalize(bin).ok()).then_some(cargo_build);
+
+    // One warm-up of each, then alternate so that drift hits both alike.
     let mut kept = Kept::new();
     if measuring {
         ours(bin, &mut kept);

@@ -157,7 +157,13 @@ pub fn speccoder_bin() -> &'static Path {
 
 /// The built `speccoder` binary in `dir`, isolated with `home`.
 pub fn speccoder_command<S: AsRef<OsStr>>(dir: &Path, home: &Path, args: &[S]) -> Command {
-    let mut cmd = Command::new(speccoder_bin());
+    binary_command(speccoder_bin(), dir, home, args)
+}
+
+/// The `speccoder` binary `bin` (another build than [`speccoder_bin`]) in `dir`, isolated with
+/// `home`.
+pub fn binary_command<S: AsRef<OsStr>>(bin: &Path, dir: &Path, home: &Path, args: &[S]) -> Command {
+    let mut cmd = Command::new(bin);
     isolate(&mut cmd, home);
     cmd.current_dir(dir).args(args);
     cmd
