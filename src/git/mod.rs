@@ -11,6 +11,7 @@ mod error;
 mod history;
 mod identity;
 mod index;
+mod loose;
 mod new_commit;
 mod notes;
 mod pack;

@@ -8,17 +8,21 @@ use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
 use super::error::{GitError, GixResultExt, io_error};
+use super::loose::LooseObjects;
 use super::tree::TreeCache;
 
 /// An open repository, the one entry point of the git adapter; it stays on its thread (open one per thread).
 pub struct Repo {
     pub(crate) inner: gix::Repository,
     pub(crate) trees: RefCell<TreeCache>,
-    /// The objects [`Repo::flush_new_objects`] has stored: known to exist without asking the
-    /// object database, which would re-list the pack directory to find them.
-    flushed: RefCell<HashSet<ObjectId>>,
+    /// Objects known to be in the repository, or held to be written with the next pack: those
+    /// [`Repo::flush_new_objects`] has stored and the trees this `Repo` has written. Asking the
+    /// object database instead costs a file-system lookup (and may re-list the pack directory).
+    pub(super) known: RefCell<HashSet<ObjectId>>,
     /// The index as last parsed for building trees, with the file version it was parsed from.
     pub(crate) index_cache: RefCell<Option<(super::index::IndexStamp, std::rc::Rc<gix::index::File>)>>,
+    /// Small loose objects, read without gix (see [`super::loose`]).
+    loose: LooseObjects,
 }
 
 /// A repository that can cross threads, to be opened on each as a [`Repo`] ([`Repo::handle`]).
@@ -68,10 +72,12 @@ impl Repo {
 
     fn from_gix(mut inner: gix::Repository) -> Repo {
         inner.object_cache_size_if_unset(8 * 1024 * 1024);
+        let loose = LooseObjects::new(inner.objects.store_ref().path());
         Repo {
+            loose,
             inner,
             trees: RefCell::new(TreeCache::default()),
-            flushed: RefCell::default(),
+            known: RefCell::default(),
             index_cache: RefCell::default(),
         }
     }
@@ -105,10 +111,15 @@ impl Repo {
         let pack_dir = self.inner.objects.store_ref().path().join("pack");
         let objects: Vec<_> = held.drain().map(|(id, (kind, data))| (id, kind, data)).collect();
         let ids: Vec<ObjectId> = objects.iter().map(|(id, _, _)| *id).collect();
-        std::fs::create_dir_all(&pack_dir)
-            .and_then(|()| super::pack::write_pack(&pack_dir, objects))
-            .map_err(io_error("write the new objects as a pack into", &pack_dir))?;
-        self.flushed.borrow_mut().extend(ids);
+        let written =
+            std::fs::create_dir_all(&pack_dir).and_then(|()| super::pack::write_pack(&pack_dir, objects));
+        let mut known = self.known.borrow_mut();
+        if written.is_err() {
+            // The held trees listed as known are lost with the pack.
+            known.retain(|id| !ids.contains(id));
+        }
+        written.map_err(io_error("write the new objects as a pack into", &pack_dir))?;
+        known.extend(ids);
         Ok(())
     }
 
@@ -168,19 +179,29 @@ impl Repo {
 
     /// Read an object that must exist and must have `kind`, returning its raw bytes.
     pub(crate) fn read_kind(&self, id: ObjectId, kind: gix::object::Kind) -> Result<Vec<u8>, GitError> {
-        let object = self
-            .inner
-            .try_find_object(id)
-            .during(|| format!("read object {id}"))?
-            .ok_or(GitError::ObjectMissing { id })?;
-        if object.kind != kind {
+        // A small loose file first. An object also held in memory (`holding_new_objects`) and
+        // found loose is the same object: an id names one content.
+        // (The empty tree is no file: gix knows it without one.)
+        let direct = if id.is_empty_tree() { None } else { self.loose.read(id)? };
+        let (found, data) = match direct {
+            Some(object) => object,
+            None => {
+                let object = self
+                    .inner
+                    .try_find_object(id)
+                    .during(|| format!("read object {id}"))?
+                    .ok_or(GitError::ObjectMissing { id })?;
+                (object.kind, object.detach().data)
+            }
+        };
+        if found != kind {
             return Err(GitError::WrongKind {
                 id,
                 expected: kind_name(kind),
-                found: kind_name(object.kind).to_owned(),
+                found: kind_name(found).to_owned(),
             });
         }
-        Ok(object.detach().data)
+        Ok(data)
     }
 
     /// The bytes of the blob `id`.
@@ -197,10 +218,12 @@ impl Repo {
         // a blob another process has just added once more.
         let id = gix::objs::compute_hash(self.object_hash(), gix::object::Kind::Blob, bytes)
             .during(|| "hash a blob".into())?;
-        if self.flushed.borrow().contains(&id) || self.inner.objects.exists_without_refresh(&id) {
+        if self.known.borrow().contains(&id) || self.inner.objects.exists_without_refresh(&id) {
             return Ok(id);
         }
-        self.inner.write_blob(bytes).map(gix::Id::detach).during(|| "write a blob".into())
+        // Straight to the object store: `gix::Repository::write_blob` would look for it again.
+        gix::objs::Write::write_buf(&self.inner.objects, gix::object::Kind::Blob, bytes)
+            .during(|| "write a blob".into())
     }
 
     /// The id of the empty tree in this repository's hash kind.

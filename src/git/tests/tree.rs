@@ -180,3 +180,47 @@ fn a_tree_with_an_entry_that_does_not_parse_is_an_error_naming_it_however_often_
         }
     }
 }
+
+/// Objects read the same as `git cat-file` shows them, whether loose and small (read directly),
+/// loose and large, or packed (both through gix).
+#[test]
+fn loose_large_and_packed_objects_read_as_git_cat_file_shows_them() {
+    let fx = Fixture::new();
+    let small = fx.commit_file("small.md", "- [ ] T001\n", "small");
+    let large_text: String = (0..40_000).map(|i| format!("{i:x}\n")).collect();
+    let large = fx.commit_file("large.txt", &large_text, "large");
+    let blob = |commit: ObjectId, path: &str| {
+        let repo = fx.repo();
+        repo.tree(repo.commit(commit).unwrap().tree).file(path).unwrap().unwrap()
+    };
+    let large_id = fx.rev("HEAD:large.txt").to_string();
+    let loose_file = fx.path().join(".git/objects").join(&large_id[..2]).join(&large_id[2..]);
+    assert!(
+        std::fs::metadata(&loose_file).unwrap().len() > 64 * 1024,
+        "the large blob is a large loose file"
+    );
+    assert_eq!(blob(small, "small.md"), fx.git_bytes(&["cat-file", "blob", "HEAD:small.md"], None));
+    assert_eq!(blob(large, "large.txt"), fx.git_bytes(&["cat-file", "blob", "HEAD:large.txt"], None));
+    fx.git(&["gc", "-q", "--prune=now"]);
+    assert!(!loose_file.exists(), "git gc packed the objects");
+    assert_eq!(blob(small, "small.md"), b"- [ ] T001\n");
+    assert_eq!(blob(large, "large.txt"), large_text.as_bytes());
+}
+
+#[test]
+fn a_damaged_loose_object_is_an_error_naming_it() {
+    let fx = Fixture::new();
+    let commit = fx.commit_file("a.md", "a\n", "a");
+    let id = fx.rev("HEAD:a.md");
+    let hex = id.to_string();
+    let file = fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..]);
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes.truncate(last);
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    std::fs::write(&file, &bytes).unwrap();
+    let repo = fx.repo();
+    let err = repo.tree(repo.commit(commit).unwrap().tree).file("a.md").unwrap_err();
+    assert!(matches!(&err, GitError::CorruptObject { id: bad, .. } if *bad == id), "{err}");
+    assert!(err.to_string().contains("git fsck"), "{err}");
+}
