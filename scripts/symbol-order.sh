@@ -2,8 +2,9 @@
 # Regenerates scripts/symbol-order.txt, the linker's symbol ordering for the released binary
 # (see build.rs): the functions that one `speccoder attest` and one `speccoder attest verify` of
 # the bundled example run, in the order valgrind's callgrind first lists them, as the symbol names
-# of the binary that scripts/build-release.sh builds. Rerun it after upgrading the compiler or the
-# dependencies; names that changed are simply skipped by the linker until then.
+# of the binary that scripts/build-release.sh builds. Rerun it after changing the code a tick runs
+# or upgrading the compiler or the dependencies; names that changed are simply skipped by the
+# linker until then, and new functions land away from the rest.
 #
 # Needs valgrind, git, ssh-keygen and jq. Nothing outside a temporary directory is touched.
 set -euo pipefail
