@@ -116,7 +116,7 @@ fn inflate_object(inflate: &mut Decompress, compressed: &[u8]) -> Result<(Kind, 
     // Capacity only ever grows towards the declared size (one byte beyond it lets the stream
     // show that it ends there, or that it holds more), and only as the stream yields bytes.
     while status != Status::StreamEnd {
-        data.reserve((size + 1 - data.len()).min(64 * 1024));
+        data.reserve((size - data.len()).saturating_add(1).min(64 * 1024));
         let before = (inflate.total_in(), data.len());
         status = step(inflate, compressed, &mut data)?;
         if data.len() > size {
@@ -208,6 +208,11 @@ mod tests {
             assert!(inflate(&zlib(header)).is_err(), "{:?}", String::from_utf8_lossy(header));
         }
         assert!(inflate(&zlib(&[b'a'; 100])).unwrap_err().contains("does not end within"));
+        // The largest size there is, with a body that outlasts the first read: refused, without
+        // the size overflowing on the way.
+        let mut huge = format!("blob {}\0", usize::MAX).into_bytes();
+        huge.extend_from_slice(&[b'x'; 100]);
+        assert!(inflate(&zlib(&huge)).unwrap_err().contains("holds 100 bytes"));
     }
 
     #[test]
