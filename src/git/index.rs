@@ -173,20 +173,10 @@ impl Repo {
         }
         entries.sort();
         let tree = gix::objs::Tree { entries };
-        // A tick builds its tree twice (the staged tree, then with the box ticked), and the
-        // directories away from `tasks.md` come out the same: those are known from the first time,
-        // where asking the object database costs a file-system lookup each.
         let mut bytes = Vec::new();
         gix::objs::WriteTo::write_to(&tree, &mut bytes)
             .map_err(io_error("encode a tree for", self.git_dir()))?;
-        let id = gix::objs::compute_hash(self.object_hash(), gix::object::Kind::Tree, &bytes)
-            .during(|| "hash a tree".into())?;
-        if self.known.borrow().contains(&id) {
-            return Ok(id);
-        }
-        let written = self.inner.write_object(&tree).map(gix::Id::detach).during(|| "write a tree".into())?;
-        self.known.borrow_mut().insert(written);
-        Ok(written)
+        self.write_once(gix::object::Kind::Tree, &bytes)
     }
 
     /// Write `bytes` to `path` in the work tree and stage it: the index entry gets the new blob and

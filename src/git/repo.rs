@@ -16,7 +16,7 @@ pub struct Repo {
     pub(crate) inner: gix::Repository,
     pub(crate) trees: RefCell<TreeCache>,
     /// Objects known to be in the repository, or held to be written with the next pack: those
-    /// [`Repo::flush_new_objects`] has stored and the trees this `Repo` has written. Asking the
+    /// [`Repo::flush_new_objects`] has stored and those [`Repo::write_once`] has written or found. Asking the
     /// object database instead costs a file-system lookup (and may re-list the pack directory).
     pub(super) known: RefCell<HashSet<ObjectId>>,
     /// The index as last parsed for building trees, with the file version it was parsed from.
@@ -211,19 +211,30 @@ impl Repo {
 
     /// Write `bytes` as a blob and return its id.
     pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, GitError> {
-        // A blob already stored is not written again, as git does: the `tasks.md` staged after
-        // its task commit was written would otherwise be stored twice. The check leaves out packs
-        // added since the object database was last listed, as gix's own writes do: a new blob
-        // always misses, and a miss that may re-list the pack directory costs more than storing
-        // a blob another process has just added once more.
-        let id = gix::objs::compute_hash(self.object_hash(), gix::object::Kind::Blob, bytes)
-            .during(|| "hash a blob".into())?;
-        if self.known.borrow().contains(&id) || self.inner.objects.exists_without_refresh(&id) {
+        self.write_once(gix::object::Kind::Blob, bytes)
+    }
+
+    /// Write an object of `kind` unless it is known or already stored, and return its id.
+    ///
+    /// An object already stored is not written again, as git does: the `tasks.md` staged after its
+    /// task commit was written would otherwise be stored twice, and a tick's second tree would
+    /// repeat every directory away from `tasks.md`. The check leaves out packs added since the
+    /// object database was last listed, as gix's own writes do: a new object always misses, and a
+    /// miss that may re-list the pack directory costs more than storing once more an object
+    /// another process has just added.
+    pub(super) fn write_once(&self, kind: gix::object::Kind, bytes: &[u8]) -> Result<ObjectId, GitError> {
+        let id =
+            gix::objs::compute_hash(self.object_hash(), kind, bytes).during(|| format!("hash a {kind}"))?;
+        if self.known.borrow().contains(&id) {
             return Ok(id);
         }
-        // Straight to the object store: `gix::Repository::write_blob` would look for it again.
-        gix::objs::Write::write_buf(&self.inner.objects, gix::object::Kind::Blob, bytes)
-            .during(|| "write a blob".into())
+        if !self.inner.objects.exists_without_refresh(&id) {
+            // Straight to the object store: `gix::Repository::write_object` would look again.
+            gix::objs::Write::write_buf(&self.inner.objects, kind, bytes)
+                .during(|| format!("write a {kind}"))?;
+        }
+        self.known.borrow_mut().insert(id);
+        Ok(id)
     }
 
     /// The id of the empty tree in this repository's hash kind.
