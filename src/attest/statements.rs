@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::model::canonical::to_canonical;
+use crate::model::canonical::value_to_canonical;
 use crate::model::clean::{self, LeakAt};
 use crate::model::digest::sha256_hex;
 use crate::model::evidence::{Evidence, PhaseRun, TickVerdict};
@@ -217,7 +217,7 @@ fn line<P: serde::Serialize>(
     let statement = Statement::new(ctx.subject(), predicate_type, predicate);
     let value = serde_json::to_value(&statement).map_err(|e| BuildError::Encode(name.clone(), e))?;
     clean::check_value(&value).map_err(|leak| BuildError::Leak { line: name.clone(), leak })?;
-    let payload = to_canonical(&value).map_err(|e| BuildError::Encode(name.clone(), e))?;
+    let payload = value_to_canonical(&value);
     Ok(Line { name, predicate_type, payload })
 }
 

@@ -66,12 +66,44 @@ impl Role {
     }
 }
 
+/// One role's name and email (cleaned as git cleans them) and the date its environment fixes,
+/// as the configuration gives them. The configuration of a [`Repo`] does not change while it is
+/// open, so each role is looked up once: a tick signs a commit, a notes commit and two reflog
+/// entries, and each lookup tries up to eight keys, most of them missing.
+#[derive(Debug)]
+pub(crate) struct Ident {
+    name: BString,
+    email: BString,
+    /// `GIT_AUTHOR_DATE` / `GIT_COMMITTER_DATE` as gix carries it; `None`: dated at each use.
+    date: Option<BString>,
+}
+
+/// The identities of a [`Repo`], each looked up on first use.
+#[derive(Debug, Default)]
+pub(crate) struct Idents {
+    author: std::cell::OnceCell<Ident>,
+    committer: std::cell::OnceCell<Ident>,
+}
+
 impl Repo {
     /// The identity for `role`, dated now unless the environment fixes the date.
     ///
     /// gix caches a date when the repository is opened; we take the date at the time of the call
     /// instead, as git does for each command.
     pub(crate) fn signature(&self, role: Role) -> Result<gix::actor::Signature, GitError> {
+        let ident = self.ident(role)?;
+        let time = date(role, ident.date.as_ref())?;
+        Ok(gix::actor::Signature { name: ident.name.clone(), email: ident.email.clone(), time })
+    }
+
+    fn ident(&self, role: Role) -> Result<&Ident, GitError> {
+        let cell = match role {
+            Role::Author => &self.idents.author,
+            Role::Committer => &self.idents.committer,
+        };
+        if let Some(ident) = cell.get() {
+            return Ok(ident);
+        }
         // Name and email are looked up here in gix's order (`Repository::author` /
         // `committer`) rather than through those calls: they also date the identity with
         // `Time::now_local_or_utc`, whose time zone lookup opens jiff's database and so walks the
@@ -82,26 +114,27 @@ impl Repo {
             return Err(GitError::IdentityMissing { role: role.name(), env: role.env() });
         };
         let name = without_crud(&name);
-        let email = without_crud(&email);
         if name.is_empty() {
             return Err(GitError::EmptyIdentityName { role: role.name() });
         }
-        let time = self.date(role)?;
-        Ok(gix::actor::Signature { name, email, time })
+        let date = config.string(role.date_key());
+        Ok(cell.get_or_init(|| Ident { name, email: without_crud(&email), date }))
     }
+}
 
-    fn date(&self, role: Role) -> Result<gix::date::Time, GitError> {
-        let now = jiff::Timestamp::now();
-        let zone = local_time_zone();
-        let Some(value) = self.inner.config_snapshot().string(role.date_key()) else {
-            let offset = zone.to_offset(now).seconds();
-            return Ok(gix::date::Time { seconds: now.as_second(), offset });
-        };
-        let bad =
-            || GitError::BadDate { variable: role.date_variable(), value: value.to_str_lossy().into_owned() };
-        let text = value.to_str().map_err(|_| bad())?;
-        gix::date::parse(text.trim(), Some(gix::date::Zoned::new(now, zone))).map_err(|_| bad())
-    }
+/// The date of a `role` signature made now: `configured` (the environment's date) when set,
+/// else the current time in the local time zone.
+fn date(role: Role, configured: Option<&BString>) -> Result<gix::date::Time, GitError> {
+    let now = jiff::Timestamp::now();
+    let zone = local_time_zone();
+    let Some(value) = configured else {
+        let offset = zone.to_offset(now).seconds();
+        return Ok(gix::date::Time { seconds: now.as_second(), offset });
+    };
+    let bad =
+        || GitError::BadDate { variable: role.date_variable(), value: value.to_str_lossy().into_owned() };
+    let text = value.to_str().map_err(|_| bad())?;
+    gix::date::parse(text.trim(), Some(gix::date::Zoned::new(now, zone))).map_err(|_| bad())
 }
 
 /// The local time zone as the C library finds it: `TZ` (a zoneinfo name, a file, or a POSIX

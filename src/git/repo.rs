@@ -23,6 +23,8 @@ pub struct Repo {
     pub(crate) index_cache: RefCell<Option<(super::index::IndexStamp, std::rc::Rc<gix::index::File>)>>,
     /// Small loose objects, read without gix (see [`super::loose`]).
     loose: LooseObjects,
+    /// Author and committer as configured, looked up once (see [`super::identity`]).
+    pub(super) idents: super::identity::Idents,
 }
 
 /// A repository that can cross threads, to be opened on each as a [`Repo`] ([`Repo::handle`]).
@@ -79,6 +81,7 @@ impl Repo {
             trees: RefCell::new(TreeCache::default()),
             known: RefCell::default(),
             index_cache: RefCell::default(),
+            idents: super::identity::Idents::default(),
         }
     }
 
