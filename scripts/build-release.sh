@@ -8,6 +8,9 @@
 # milliseconds, and this takes about a quarter off it (`just bench` measures this build; README.md
 # has the figures).
 # Static glibc still resolves host names (its `files` and `dns` lookups are built in) for Sigstore.
+# The `getrandom` crate finds glibc's getrandom(2) wrapper with dlsym, which a static executable
+# cannot do, and would read /dev/urandom instead (after polling /dev/random): told to call it
+# directly, it needs no /dev and no extra system calls.
 #
 # The flags need an explicit `--target`: without one cargo would also apply them to the
 # proc-macro crates, which cannot be linked statically. The result is therefore under
@@ -26,7 +29,7 @@ case "$host" in
     order=
     if [[ $host == x86_64-unknown-linux-gnu ]]; then order="$PWD/scripts/symbol-order.txt"; fi
     SPECCODER_SYMBOL_ORDER="$order" \
-      RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static" \
+      RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static --cfg getrandom_backend=\"linux_getrandom\"" \
       cargo build --release --locked --target "$host" --bin speccoder >&2
     bin="$target_dir/$host/release/speccoder"
     ;;

@@ -1,12 +1,11 @@
 //! Reading the evidence file and the red output it points at: both are hostile input, so sizes
 //! are bounded, the shape is checked field by field, and every error names the file and field.
 
-use std::fs;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::attest::read_bounded;
 use crate::model::evidence::{Evidence, EvidenceRuleError, HeldOutRun, RedRun, SuiteRun};
 
 /// The largest evidence file we read.
@@ -163,14 +162,6 @@ fn inside_phase(bytes: &[u8], index: usize) -> Option<(String, String)> {
     let inner = e.path().to_string();
     let field = if inner == "." { format!("phases[{index}]") } else { format!("phases[{index}].{inner}") };
     Some((field, e.into_inner().to_string()))
-}
-
-/// Reads at most `max` bytes; `Ok(None)` when the file is longer.
-fn read_bounded(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
-    let file = fs::File::open(path)?;
-    let mut buf = Vec::new();
-    file.take(max + 1).read_to_end(&mut buf)?;
-    Ok((buf.len() as u64 <= max).then_some(buf))
 }
 
 #[cfg(test)]

@@ -16,14 +16,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::attest::AttestError;
 use crate::attest::pipeline::split_target;
+use crate::attest::{AttestError, read_bounded};
 use crate::exit;
 use crate::git::{GitError, Head, ObjectId, Repo, trailers};
 use crate::model::bundle::{self, NOTES_REF};
@@ -509,13 +508,6 @@ fn resolve(path: &Path) -> PathBuf {
 fn list_dir(dir: &Path) -> Vec<String> {
     let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
     entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect()
-}
-
-/// Reads at most `max` bytes of the regular file `path`; `Ok(None)` when longer.
-fn read_bounded(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
-    let mut buf = Vec::new();
-    fs::File::open(path)?.take(max + 1).read_to_end(&mut buf)?;
-    Ok((buf.len() as u64 <= max).then_some(buf))
 }
 
 /// Every regular file below `dir` as (`/`-separated relative path, bytes); a symbolic link, a

@@ -6,10 +6,12 @@
 //! 1. read and check everything (evidence, red output, repository state, the task, the policy);
 //! 2. write the task commit as an object (unreferenced, so invisible if we stop);
 //! 3. build every statement, clean-check it, sign it (a signing failure only leaves it unsigned);
-//! 4. make the note's objects, then move the branch by compare-and-swap: from here on the tick
-//!    exists (with `Repo::holding_new_objects`, every new object is stored now, as one pack);
-//! 5. move the notes reference by compare-and-swap (a failure here leaves a commit whose missing
-//!    note the verifier reports as `missing`, and the error says how to recover);
+//! 4. make the note's objects, then move the branch and the notes reference in one transaction,
+//!    each by compare-and-swap: from here on the tick exists, with its note (with
+//!    `Repo::holding_new_objects`, every new object is stored now, as one pack);
+//! 5. only when another writer moved the notes reference meanwhile: the branch moves alone, then
+//!    the note is written on top of theirs (a failure here leaves a commit whose missing note the
+//!    verifier reports as `missing`, and the error says how to recover);
 //! 6. update the index and work tree so that the tick shows as committed.
 
 use std::path::PathBuf;
@@ -19,7 +21,7 @@ use crate::attest::signing::{self, Chosen, SignerChoice};
 use crate::attest::statements::{self, BuildError, Context, Line};
 use crate::attest::{AttestError, LineReport, Report, now_rfc3339, read_policy};
 use crate::attest::{bug, evidence};
-use crate::git::{Head, Repo};
+use crate::git::{BranchNoteError, Head, Repo};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::dsse::Envelope;
 use crate::model::evidence::TickVerdict;
@@ -135,8 +137,11 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     // The note's objects are made before the branch moves, so that a repository holding its new
     // objects (`Repo::holding_new_objects`) stores the commit and its note in one pack.
     let note = repo.prepare_note(NOTES_REF, commit, note).map_err(note_error)?;
-    repo.advance_branch(&branch, head, commit, &msg)?;
-    repo.publish_note(note).map_err(note_error)?;
+    match repo.advance_branch_with_note(&branch, head, commit, &msg, note) {
+        Ok(_) => {}
+        Err(BranchNoteError::Branch(e)) => return Err(e.into()),
+        Err(BranchNoteError::Note(e)) => return Err(note_error(e)),
+    }
     if let Some(ticked) = &ticked {
         repo.stage_worktree_file(&facts.tasks_path, ticked)
             .map_err(|e| AttestError::WorktreeAfterCommit { path: facts.tasks_path.clone(), source: e })?;

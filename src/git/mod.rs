@@ -29,6 +29,6 @@ pub use commit::{Commit, Signature};
 pub use config::strip_credentials;
 pub use error::GitError;
 pub use gix::ObjectId;
-pub use notes::{NOTE_UPDATE_TRIES, NOTES_REF, NoteOutcome, PreparedNote, UpdateNoteError};
+pub use notes::{BranchNoteError, NOTE_UPDATE_TRIES, NOTES_REF, NoteOutcome, PreparedNote, UpdateNoteError};
 pub use repo::{Head, Repo, RepoHandle};
 pub use tree::GitTree;

@@ -65,6 +65,18 @@ impl Repo {
         new: ObjectId,
         message: &str,
     ) -> Result<(), GitError> {
+        let edit = self.branch_edit(branch_ref, expected_head, new, message)?;
+        self.apply_ref_edit(edit, branch_ref, Some(expected_head))
+    }
+
+    /// The edit of [`Repo::advance_branch`].
+    pub(crate) fn branch_edit(
+        &self,
+        branch_ref: &str,
+        expected_head: ObjectId,
+        new: ObjectId,
+        message: &str,
+    ) -> Result<RefEdit, GitError> {
         let branch = full_name(branch_ref)?;
         let subject = message.lines().next().unwrap_or("");
         let log = LogChange {
@@ -76,7 +88,6 @@ impl Repo {
             self.inner.head_name().during(|| "read HEAD".into())?.is_some_and(|name| name == branch);
         // Going through HEAD lets the transaction log the move in HEAD's reflog too, as git does.
         let name = if checked_out_here { full_name("HEAD")? } else { branch };
-        let edit = RefEdit::update_with_log(name, new, previous(Some(expected_head)), log).with_deref(true);
-        self.apply_ref_edit(edit, branch_ref, Some(expected_head))
+        Ok(RefEdit::update_with_log(name, new, previous(Some(expected_head)), log).with_deref(true))
     }
 }

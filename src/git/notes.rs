@@ -5,8 +5,10 @@
 use std::time::Duration;
 
 use gix::ObjectId;
+use gix::refs::transaction::RefEdit;
 
 use super::error::{GitError, GixResultExt};
+use super::refs::cas_edit;
 use super::repo::Repo;
 use super::tree::TreeItem;
 
@@ -48,6 +50,25 @@ pub struct PreparedNote {
     /// The notes commit the new one was made on (`None`: the reference did not exist).
     base: Option<ObjectId>,
     notes_commit: ObjectId,
+}
+
+impl PreparedNote {
+    /// The compare-and-swap of the notes reference that publishes this note.
+    fn edit(&self) -> Result<RefEdit, GitError> {
+        let reflog = format!("notes: {}", ADDED_MESSAGE.trim_end());
+        cas_edit(&self.notes_ref, self.base, self.notes_commit, &reflog)
+    }
+}
+
+/// Why [`Repo::advance_branch_with_note`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BranchNoteError {
+    /// The branch did not move, so nothing was published.
+    #[error(transparent)]
+    Branch(GitError),
+    /// The branch moved to the new commit, but its note could not be published.
+    #[error(transparent)]
+    Note(GitError),
 }
 
 /// Why `update_note` failed: the caller's computation refused, or the repository did.
@@ -203,20 +224,70 @@ impl Repo {
     /// # Errors
     /// Writing failed, or the reference kept moving for [`NOTE_UPDATE_TRIES`] attempts.
     pub fn publish_note(&self, prepared: PreparedNote) -> Result<NoteOutcome, GitError> {
-        let PreparedNote { notes_ref, annotated, bytes, base, notes_commit } = prepared;
-        let reflog = format!("notes: {}", ADDED_MESSAGE.trim_end());
-        match self.update_ref_cas(&notes_ref, base, notes_commit, &reflog) {
-            Ok(()) => Ok(NoteOutcome::Written { notes_commit }),
-            Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => self
-                .update_note(&notes_ref, annotated, |_| {
-                    Ok::<_, std::convert::Infallible>(Some(bytes.clone()))
-                })
-                .map_err(|e| match e {
-                    UpdateNoteError::Git(git) => git,
-                    UpdateNoteError::Compute(never) => match never {},
-                }),
+        match self.apply_ref_edit(prepared.edit()?, &prepared.notes_ref, prepared.base) {
+            Ok(()) => Ok(NoteOutcome::Written { notes_commit: prepared.notes_commit }),
+            Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => self.republish_note(prepared),
             Err(other) => Err(other),
         }
+    }
+
+    /// Moves `branch_ref` from `expected_head` to the commit `new` (written already, with
+    /// `message`, as [`Repo::advance_branch`] does) and publishes `note`, prepared on `new`, in one
+    /// reference transaction: no reader ever sees the task commit without its note, and the
+    /// references are locked and written once, not twice.
+    ///
+    /// When the notes reference moved or was locked since the note was prepared (another writer's
+    /// note), nothing has moved yet: the branch then moves alone, and the note is written again on
+    /// top of the other writer's, as [`Repo::publish_note`] does.
+    ///
+    /// # Errors
+    /// [`BranchNoteError::Branch`] when the branch did not move (nothing was published);
+    /// [`BranchNoteError::Note`] when the branch moved but the note could not be published.
+    pub fn advance_branch_with_note(
+        &self,
+        branch_ref: &str,
+        expected_head: ObjectId,
+        new: ObjectId,
+        message: &str,
+        note: PreparedNote,
+    ) -> Result<NoteOutcome, BranchNoteError> {
+        let branch_edit =
+            self.branch_edit(branch_ref, expected_head, new, message).map_err(BranchNoteError::Branch)?;
+        let note_edit = note.edit().map_err(BranchNoteError::Branch)?;
+        self.flush_new_objects().map_err(BranchNoteError::Branch)?;
+        let Err(source) = self.edit_refs([branch_edit, note_edit]) else {
+            return Ok(NoteOutcome::Written { notes_commit: note.notes_commit });
+        };
+        let moved = self.ref_target(branch_ref).map_err(BranchNoteError::Branch)?;
+        if moved == Some(new) {
+            // The transaction failed while committing, after the branch moved.
+            return self.publish_note(note).map_err(BranchNoteError::Note);
+        }
+        if moved != Some(expected_head) {
+            return Err(BranchNoteError::Branch(self.ref_edit_error(
+                source,
+                branch_ref,
+                Some(expected_head),
+            )));
+        }
+        if !(source.is_conflict() || source.is_not_found() || source.is_retryable()) {
+            let action = format!("update references {branch_ref} and {}", note.notes_ref);
+            return Err(BranchNoteError::Branch(GitError::Gix { action, source }));
+        }
+        // The branch is where it was, so the notes reference moved or one of the locks is held.
+        self.advance_branch(branch_ref, expected_head, new, message).map_err(BranchNoteError::Branch)?;
+        self.publish_note(note).map_err(BranchNoteError::Note)
+    }
+
+    /// Writes the note of a prepared note again on top of the current notes commit, with the
+    /// retries of [`Repo::update_note`].
+    fn republish_note(&self, prepared: PreparedNote) -> Result<NoteOutcome, GitError> {
+        let PreparedNote { notes_ref, annotated, bytes, .. } = prepared;
+        self.update_note(&notes_ref, annotated, |_| Ok::<_, std::convert::Infallible>(Some(bytes.clone())))
+            .map_err(|e| match e {
+                UpdateNoteError::Git(git) => git,
+                UpdateNoteError::Compute(never) => match never {},
+            })
     }
 
     /// Replace the note of `annotated` under `notes_ref` with what `f` computes from the current

@@ -67,17 +67,7 @@ impl Repo {
         new: ObjectId,
         reflog_message: &str,
     ) -> Result<(), GitError> {
-        let edit = RefEdit::update_with_log(
-            full_name(name)?,
-            new,
-            previous(expected),
-            LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: false,
-                message: one_line(reflog_message).into(),
-            },
-        );
-        self.apply_ref_edit(edit, name, expected)
+        self.apply_ref_edit(cas_edit(name, expected, new, reflog_message)?, name, expected)
     }
 
     /// Delete `name` (and its reflog) only if it currently points at `expected`.
@@ -100,24 +90,63 @@ impl Repo {
         expected: Option<ObjectId>,
     ) -> Result<(), GitError> {
         self.flush_new_objects()?;
+        self.edit_refs([edit]).map_err(|source| self.ref_edit_error(source, name, expected))
+    }
+
+    /// Apply `edits` as one transaction: every reference is locked and checked against its
+    /// expected value before any of them moves. The objects they name must be stored already
+    /// ([`Repo::flush_new_objects`]).
+    pub(crate) fn edit_refs(&self, edits: impl IntoIterator<Item = RefEdit>) -> Result<(), gix::Error> {
         // The reflog entry is dated now; without an identity gix falls back to its own rules.
         let committer = self.signature(Role::Committer).ok();
         let mut time = gix::date::parse::TimeBuf::default();
         let committer = committer.as_ref().map(|c| c.to_ref(&mut time));
-        match self.inner.edit_references_as(Some(edit), committer) {
-            Ok(_) => Ok(()),
-            Err(source) if source.is_conflict() || source.is_not_found() => {
-                let found = self.ref_target(name)?;
-                if found == expected {
-                    Err(GitError::Gix { action: format!("update reference {name}"), source })
-                } else {
-                    Err(GitError::RefMoved { name: name.to_owned(), expected, found })
+        self.inner.edit_references_as(edits, committer).map(drop)
+    }
+
+    /// What the failure `source` of an edit of `name`, expected at `expected`, means: the
+    /// reference moved ([`GitError::RefMoved`]), its lock is held ([`GitError::RefLocked`]), or
+    /// something else went wrong.
+    pub(crate) fn ref_edit_error(
+        &self,
+        source: gix::Error,
+        name: &str,
+        expected: Option<ObjectId>,
+    ) -> GitError {
+        if source.is_conflict() || source.is_not_found() {
+            match self.ref_target(name) {
+                Ok(found) if found != expected => {
+                    GitError::RefMoved { name: name.to_owned(), expected, found }
                 }
+                Ok(_) => GitError::Gix { action: format!("update reference {name}"), source },
+                Err(unreadable) => unreadable,
             }
-            Err(source) if source.is_retryable() => Err(GitError::RefLocked { name: name.to_owned() }),
-            Err(source) => Err(GitError::Gix { action: format!("update reference {name}"), source }),
+        } else if source.is_retryable() {
+            GitError::RefLocked { name: name.to_owned() }
+        } else {
+            GitError::Gix { action: format!("update reference {name}"), source }
         }
     }
+}
+
+/// The edit that points `name` at `new` only if it points at `expected` (`None`: only if it does
+/// not exist), with a reflog entry saying `reflog_message` where git would keep one.
+pub(crate) fn cas_edit(
+    name: &str,
+    expected: Option<ObjectId>,
+    new: ObjectId,
+    reflog_message: &str,
+) -> Result<RefEdit, GitError> {
+    Ok(RefEdit::update_with_log(
+        full_name(name)?,
+        new,
+        previous(expected),
+        LogChange {
+            mode: RefLog::AndReference,
+            force_create_reflog: false,
+            message: one_line(reflog_message).into(),
+        },
+    ))
 }
 
 /// The compare-and-swap condition for an expected value.

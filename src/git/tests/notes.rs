@@ -4,7 +4,9 @@ use std::convert::Infallible;
 use std::fmt::Write as _;
 
 use super::fixture::Fixture;
-use crate::git::{GitError, NOTES_REF, NoteOutcome, ObjectId, Repo, UpdateNoteError};
+use crate::git::{
+    BranchNoteError, GitError, NOTES_REF, NoteOutcome, ObjectId, PreparedNote, Repo, UpdateNoteError,
+};
 
 fn set(repo: &Repo, annotated: ObjectId, bytes: &[u8]) -> NoteOutcome {
     repo.update_note(NOTES_REF, annotated, |_| Ok::<_, Infallible>(Some(bytes.to_vec())))
@@ -452,5 +454,82 @@ fn a_prepared_note_published_after_another_writer_moved_the_notes_keeps_both_not
     assert_eq!(fx.rev(&format!("{notes_commit}^")), theirs, "ours sits on top of theirs");
     assert_eq!(git_show(&fx, first), b"theirs\n");
     assert_eq!(git_show(&fx, second), b"ours\n");
+    fx.assert_fsck_clean();
+}
+
+/// A held task commit on `main` (a new file on top of HEAD) and its prepared note.
+fn held_commit_and_note(fx: &Fixture, repo: &Repo, head: ObjectId, note: &[u8]) -> (ObjectId, PreparedNote) {
+    let tree = repo.tree_from_files(&[("task.txt".to_owned(), b"done\n".to_vec())]).unwrap();
+    let commit = repo.create_commit_detached(&[head], tree, "Tick T001\n\nbody\n").unwrap();
+    let note = repo.prepare_note(NOTES_REF, commit, note.to_vec()).unwrap();
+    assert!(!git_has(fx, commit), "nothing is on disk before the references move");
+    (commit, note)
+}
+
+/// The subject of the last reflog entry of `name`.
+fn last_reflog(fx: &Fixture, name: &str) -> String {
+    fx.git(&["reflog", "show", "-1", "--format=%gs", name]).trim().to_owned()
+}
+
+#[test]
+fn a_commit_and_its_note_move_together_with_every_reflog_written() {
+    let fx = Fixture::new();
+    let head = fx.commit_file("a.txt", "a\n", "base");
+    let repo = fx.repo().holding_new_objects();
+    let (commit, note) = held_commit_and_note(&fx, &repo, head, b"the note\n");
+
+    let outcome = repo.advance_branch_with_note("refs/heads/main", head, commit, "Tick T001\n\nbody\n", note);
+
+    assert_eq!(outcome.unwrap(), NoteOutcome::Written { notes_commit: fx.rev(NOTES_REF) });
+    assert_eq!(fx.rev("refs/heads/main"), commit);
+    assert_eq!(git_show(&fx, commit), b"the note\n");
+    assert_eq!(last_reflog(&fx, "refs/heads/main"), "commit: Tick T001");
+    assert_eq!(last_reflog(&fx, "HEAD"), "commit: Tick T001");
+    assert_eq!(last_reflog(&fx, NOTES_REF), "notes: Notes added by 'speccoder attest'");
+    assert!(
+        !fx.path().join(".git/HEAD.lock").exists()
+            && !fx.path().join(".git/refs/notes/speccoder.lock").exists()
+    );
+    fx.assert_fsck_clean();
+}
+
+#[test]
+fn a_note_whose_notes_reference_moved_meanwhile_lands_on_top_with_the_branch_moved() {
+    let fx = Fixture::new();
+    let head = fx.commit_file("a.txt", "a\n", "base");
+    let repo = fx.repo().holding_new_objects();
+    let (commit, note) = held_commit_and_note(&fx, &repo, head, b"ours\n");
+    fx.git(&["notes", "--ref=speccoder", "add", "-m", "theirs", &head.to_string()]);
+    let theirs = fx.rev(NOTES_REF);
+
+    let outcome = repo.advance_branch_with_note("refs/heads/main", head, commit, "Tick T001\n", note);
+
+    let Ok(NoteOutcome::Written { notes_commit }) = outcome else {
+        panic!("the note is written: {outcome:?}")
+    };
+    assert_eq!(fx.rev(&format!("{notes_commit}^")), theirs, "ours sits on top of theirs");
+    assert_eq!(fx.rev("refs/heads/main"), commit);
+    assert_eq!(git_show(&fx, head), b"theirs\n");
+    assert_eq!(git_show(&fx, commit), b"ours\n");
+    assert_eq!(last_reflog(&fx, "HEAD"), "commit: Tick T001");
+    fx.assert_fsck_clean();
+}
+
+#[test]
+fn when_the_branch_moved_meanwhile_neither_reference_moves() {
+    let fx = Fixture::new();
+    let head = fx.commit_file("a.txt", "a\n", "base");
+    let repo = fx.repo().holding_new_objects();
+    let (commit, note) = held_commit_and_note(&fx, &repo, head, b"ours\n");
+    let other = fx.commit_file("b.txt", "b\n", "someone else's commit");
+
+    let outcome = repo.advance_branch_with_note("refs/heads/main", head, commit, "Tick T001\n", note);
+
+    let Err(BranchNoteError::Branch(GitError::RefMoved { name, expected, found })) = outcome else {
+        panic!("the branch moved: {outcome:?}")
+    };
+    assert_eq!((name.as_str(), expected, found), ("refs/heads/main", Some(head), Some(other)));
+    assert_eq!(fx.rev("refs/heads/main"), other);
+    assert!(!fx.git_output(&["rev-parse", "--verify", "-q", NOTES_REF], None).status.success());
     fx.assert_fsck_clean();
 }
