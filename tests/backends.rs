@@ -123,3 +123,38 @@ fn an_unknown_signer_is_a_configuration_error_and_nothing_is_written() {
     assert!(r.stderr.contains("unknown signer `x509`"), "{r}");
     assert_eq!(p.snapshot(), before);
 }
+
+/// Commits `speccoder.toml` with `text` on top of the project's HEAD.
+fn commit_policy(p: &Project, text: &str) {
+    p.write("speccoder.toml", text);
+    p.git(&["add", "speccoder.toml"]);
+    p.git(&["commit", "-q", "-m", "policy"]);
+}
+
+#[test]
+fn the_signer_speccoder_toml_names_is_used_unless_signer_is_given() {
+    let p = Project::speckit();
+    let key = ed25519(&p.scratch, "ada");
+    let key = key.private.to_str().unwrap();
+    commit_policy(&p, "[attest]\nsigner = \"none\"\n");
+    let ev = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
+    let out = p.attest("001-bookmark-tags/T005", &ev, &["--key", key]).success();
+    assert!(out.stdout.contains("unsigned: signer `none`"), "{out}");
+    assert!(p.note_lines("HEAD").iter().all(|l| l.envelope["signatures"] == serde_json::json!([])));
+
+    let ev = write_evidence(&p.scratch.join("ev6"), "001-bookmark-tags/T006", Evidence::Verified);
+    let out = p.attest("001-bookmark-tags/T006", &ev, &["--key", key, "--signer", "ssh"]).success();
+    assert!(out.stdout.contains("signer: ssh"), "{out}");
+    assert!(p.note_lines("HEAD").iter().all(|l| l.envelope["signatures"] != serde_json::json!([])));
+}
+
+#[test]
+fn an_unknown_signer_in_speccoder_toml_is_a_configuration_error_and_nothing_is_written() {
+    let p = Project::speckit();
+    commit_policy(&p, "[attest]\nsigner = \"x509\"\n");
+    let ev = write_evidence(&p.scratch.join("ev"), "001-bookmark-tags/T005", Evidence::Verified);
+    let before = p.snapshot();
+    let r = p.attest("001-bookmark-tags/T005", &ev, &[]).failure(13);
+    assert!(r.stderr.contains("unknown signer `x509`"), "{r}");
+    assert_eq!(p.snapshot(), before);
+}

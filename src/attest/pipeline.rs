@@ -35,8 +35,8 @@ pub struct AttestRequest {
     pub target: String,
     /// The evidence file.
     pub evidence: PathBuf,
-    /// Which signer.
-    pub signer: SignerChoice,
+    /// `--signer`; `None`: as `[attest] signer` in speccoder.toml at HEAD says, else auto.
+    pub signer: Option<SignerChoice>,
     /// A key file or `key::` literal overriding `user.signingKey`.
     pub key: Option<String>,
 }
@@ -75,7 +75,8 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         }
     };
 
-    let (policy_sha256, _config) = read_policy(repo, head)?;
+    let (policy_sha256, config) = read_policy(repo, head)?;
+    let signer_choice = signing::requested(req.signer, config.as_ref())?;
     let red = match (loaded.evidence.red(), &loaded.red_output) {
         (Some(run), Some(output)) => Some(red_from_output(run.kind, output)),
         _ => None,
@@ -128,7 +129,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         &statements::resource_uri(origin.as_deref(), &commit_hex),
     )?;
 
-    let chosen = signing::choose(repo, req.signer, req.key.as_deref())?;
+    let chosen = signing::choose(repo, signer_choice, req.key.as_deref())?;
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen);
 
     let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());

@@ -2,6 +2,7 @@
 //! had (nothing configured, an agent that is absent) is not an error of the command: the lines
 //! are written unsigned, the reason is reported, and `speccoder attest sign` signs them later.
 
+use crate::attest::AttestError;
 use crate::git::Repo;
 use crate::model::dsse::{Envelope, Signature};
 use crate::sign::openpgp::OpenPgpSigner;
@@ -42,6 +43,23 @@ impl SignerChoice {
     }
 }
 
+/// The signer a command is asked for: `--signer` when given (`flag`), else `[attest] signer` in
+/// `policy` (speccoder.toml as committed at HEAD), else [`SignerChoice::Auto`].
+///
+/// # Errors
+/// [`AttestError::BadSigner`]: `[attest] signer` names no backend this build has.
+pub fn requested(
+    flag: Option<SignerChoice>,
+    policy: Option<&toml::Table>,
+) -> Result<SignerChoice, AttestError> {
+    if let Some(flag) = flag {
+        return Ok(flag);
+    }
+    let configured =
+        policy.and_then(|t| t.get("attest")).and_then(|a| a.get("signer")).and_then(|s| s.as_str());
+    configured.map_or(Ok(SignerChoice::Auto), |s| SignerChoice::parse(s).map_err(AttestError::BadSigner))
+}
+
 /// The outcome of choosing: a signer, or why there is none.
 pub enum Chosen {
     /// Sign with this.
@@ -59,7 +77,10 @@ const HOW_TO_SIGN: &str = "configure a key as for signed git commits (`git confi
 /// a configuration error to fix, not a reason to write unsigned lines silently.
 pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Chosen, SignError> {
     if choice == SignerChoice::None {
-        return Ok(Chosen::Unsigned("--signer none: written unsigned on purpose".into()));
+        return Ok(Chosen::Unsigned(
+            "signer `none` (--signer, or [attest] signer in speccoder.toml): written unsigned on purpose"
+                .into(),
+        ));
     }
     if choice == SignerChoice::Sigstore {
         return sigstore_signer(repo);
@@ -157,9 +178,15 @@ fn looks_like_ssh_key(key: &str) -> bool {
         Some(rest) => std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(rest)),
         None => Some(std::path::PathBuf::from(key)),
     };
-    path.and_then(|p| std::fs::read(p).ok()).is_some_and(|bytes| {
-        let head = &bytes[..bytes.len().min(64)];
-        ssh_text(&String::from_utf8_lossy(head))
+    // The first bytes tell; the signer reads the whole file when it loads the key.
+    let head = |p: std::path::PathBuf| -> Option<Vec<u8>> {
+        use std::io::Read as _;
+        let mut head = Vec::with_capacity(64);
+        std::fs::File::open(p).ok()?.take(64).read_to_end(&mut head).ok()?;
+        Some(head)
+    };
+    path.and_then(head).is_some_and(|head| {
+        ssh_text(&String::from_utf8_lossy(&head))
             || head.starts_with(b"-----BEGIN RSA PRIVATE KEY")
             || head.starts_with(b"-----BEGIN EC PRIVATE KEY")
     })

@@ -2,7 +2,7 @@
 
 use speccoder_attest::attest::pipeline::{AttestRequest, attest};
 use speccoder_attest::attest::sign_later::sign_later;
-use speccoder_attest::attest::signing::SignerChoice;
+use speccoder_attest::attest::signing::{self, SignerChoice};
 use speccoder_attest::attest::{AttestError, Report};
 use speccoder_attest::exit;
 use speccoder_attest::git::Repo;
@@ -31,34 +31,28 @@ pub fn run(args: AttestArgs) -> u8 {
                 let (Some(target), Some(evidence)) = (args.target, args.evidence) else {
                     return Err(AttestError::Target(String::new()));
                 };
-                let choice = signer_choice(&repo, &args.signing)?;
-                attest(&repo, &AttestRequest { target, evidence, signer: choice, key: args.signing.key })
+                let signer = signer_flag(&args.signing)?;
+                attest(&repo, &AttestRequest { target, evidence, signer, key: args.signing.key })
             }
         }
     })();
     super::finish("attest", json, result, |_| exit::OK, AttestError::exit_code)
 }
 
+/// `--signer`, parsed.
+fn signer_flag(args: &SigningArgs) -> Result<Option<SignerChoice>, AttestError> {
+    args.signer.as_deref().map(|s| SignerChoice::parse(s).map_err(AttestError::BadSigner)).transpose()
+}
+
 /// `--signer`, else `[attest] signer` from speccoder.toml at HEAD, else auto.
 pub(crate) fn signer_choice(repo: &Repo, args: &SigningArgs) -> Result<SignerChoice, AttestError> {
-    let configured = match &args.signer {
-        Some(s) => Some(s.clone()),
-        None => match repo.head()? {
-            speccoder_attest::git::Head::Branch { commit, .. }
-            | speccoder_attest::git::Head::Detached(commit) => {
-                let (_, table) = speccoder_attest::attest::read_policy(repo, commit)?;
-                table
-                    .as_ref()
-                    .and_then(|t| t.get("attest"))
-                    .and_then(|a| a.get("signer"))
-                    .and_then(|s| s.as_str())
-                    .map(str::to_owned)
-            }
-            speccoder_attest::git::Head::Unborn(_) => None,
-        },
+    use speccoder_attest::git::Head;
+    let flag = signer_flag(args)?;
+    let policy = match flag.is_none().then(|| repo.head()).transpose()? {
+        Some(Head::Branch { commit, .. } | Head::Detached(commit)) => {
+            speccoder_attest::attest::read_policy(repo, commit)?.1
+        }
+        Some(Head::Unborn(_)) | None => None,
     };
-    match configured {
-        None => Ok(SignerChoice::Auto),
-        Some(s) => SignerChoice::parse(&s).map_err(AttestError::BadSigner),
-    }
+    signing::requested(flag, policy.as_ref())
 }

@@ -62,8 +62,8 @@ impl Repo {
     }
 
     /// The index as it is on disk now, parsed once for as long as the file stays the same: a tick
-    /// builds two trees from it. (The index is only ever replaced by renaming a new file over it,
-    /// so a file with the same inode, size and times is the one already parsed.)
+    /// builds two trees from it and then updates it. (The index is only ever replaced by renaming
+    /// a new file over it, so a file with the same inode, size and times is the one already parsed.)
     fn index_for_trees(&self) -> Result<Rc<gix::index::File>, GitError> {
         let path = self.index_path();
         let seen = std::fs::metadata(&path).ok().map(|m| IndexStamp::of(&m));
@@ -199,7 +199,9 @@ impl Repo {
                 GitError::Gix { action: format!("lock the index {}", index_path.display()), source }
             }
         })?;
-        let mut index = self.read_index()?;
+        // Read under the lock. The parse the trees were built from serves when the file is still
+        // the one parsed, as it is unless another process replaced the index meanwhile.
+        let mut index = gix::index::File::clone(&*self.index_for_trees()?);
         refuse_unmerged(&index)?;
         let rela: &BStr = path.as_bytes().as_bstr();
         let existing = index.entry_index_by_path_and_stage(rela, Stage::Unconflicted);

@@ -233,8 +233,9 @@ impl Repo {
 
     /// Moves `branch_ref` from `expected_head` to the commit `new` (written already, with
     /// `message`, as [`Repo::advance_branch`] does) and publishes `note`, prepared on `new`, in one
-    /// reference transaction: no reader ever sees the task commit without its note, and the
-    /// references are locked and written once, not twice.
+    /// reference transaction: both references are locked and checked before either moves, and
+    /// they move one right after the other, so the task commit and its note appear together, for
+    /// the cost of one transaction instead of two.
     ///
     /// When the notes reference moved or was locked since the note was prepared (another writer's
     /// note), nothing has moved yet: the branch then moves alone, and the note is written again on

@@ -334,3 +334,17 @@ fn a_tree_built_after_git_changed_the_index_sees_the_change() {
     assert_ne!(after, before);
     assert_eq!(after, fx.rev(fx.git(&["write-tree"]).trim()));
 }
+
+#[test]
+fn staging_after_git_changed_the_index_keeps_the_change() {
+    let fx = busy_fixture();
+    let repo = fx.repo();
+    repo.tree_from_index_with(&[]).unwrap();
+    fx.write("later.txt", "staged after the tree was built\n");
+    fx.git(&["add", "later.txt"]);
+    repo.stage_worktree_file("notes/new.md", b"new\n").unwrap();
+    let staged = fx.git(&["diff", "--cached", "--name-only"]);
+    assert!(staged.lines().any(|p| p == "later.txt"), "git's change is kept: {staged}");
+    assert!(staged.lines().any(|p| p == "notes/new.md"), "ours is staged: {staged}");
+    assert_eq!(fx.git(&["status", "--porcelain", "--", "later.txt", "notes/new.md"]).lines().count(), 2);
+}
