@@ -8,6 +8,7 @@
 //! tuned for source code and would flag ordinary test output; this list is the short one the
 //! specification names, each pattern anchored so that relative paths and hashes stay clean.
 
+use std::fmt::Write as _;
 use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
@@ -234,12 +235,12 @@ static BY_FIRST_BYTE: LazyLock<Vec<Vec<(usize, &'static str)>>> = LazyLock::new(
 });
 
 /// Whether each rule's literal occurs in `text` in its case (ignoring ASCII case when the rule
-/// folds it) and at a place its [`Anchor`] allows: the rules whose patterns are worth running, by
-/// index.
-fn candidates(text: &str) -> Vec<bool> {
+/// folds it) and at a place its [`Anchor`] allows: the rules whose patterns are worth running, as
+/// a set of bits by rule index (there are fewer than 64 rules: see the tests).
+fn candidates(text: &str) -> u64 {
     let table = &*BY_FIRST_BYTE;
     let bytes = text.as_bytes();
-    let mut wanted = vec![false; RULES.len()];
+    let mut wanted = 0u64;
     for (at, &byte) in bytes.iter().enumerate() {
         for &(index, needle) in &table[usize::from(byte)] {
             let rule = &RULES[index];
@@ -250,8 +251,8 @@ fn candidates(text: &str) -> Vec<bool> {
                     here == needle.as_bytes()
                 }
             });
-            if !wanted[index] && found && rule.anchor.holds(bytes, at) {
-                wanted[index] = true;
+            if wanted & (1 << index) == 0 && found && rule.anchor.holds(bytes, at) {
+                wanted |= 1 << index;
             }
         }
     }
@@ -265,7 +266,7 @@ fn candidates(text: &str) -> Vec<bool> {
 pub fn check_str(text: &str) -> Result<(), Leak> {
     let mut first: Option<Leak> = None;
     let wanted = candidates(text);
-    for rule in RULES.iter().zip(wanted).filter_map(|(rule, wanted)| wanted.then_some(rule)) {
+    for (_, rule) in RULES.iter().enumerate().filter(|(index, _)| wanted & (1 << index) != 0) {
         if let Some(caps) = rule.regex().captures(text) {
             let m = caps.get(1).or_else(|| caps.get(0));
             if let Some(m) = m {
@@ -293,8 +294,7 @@ fn walk(value: &Value, pointer: &mut String) -> Result<(), LeakAt> {
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 let len = pointer.len();
-                pointer.push('/');
-                pointer.push_str(&i.to_string());
+                let _ = write!(pointer, "/{i}");
                 walk(item, pointer)?;
                 pointer.truncate(len);
             }
@@ -304,7 +304,14 @@ fn walk(value: &Value, pointer: &mut String) -> Result<(), LeakAt> {
             for (key, item) in map {
                 let len = pointer.len();
                 pointer.push('/');
-                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                // RFC 6901: `~` as `~0`, `/` as `~1`.
+                for c in key.chars() {
+                    match c {
+                        '~' => pointer.push_str("~0"),
+                        '/' => pointer.push_str("~1"),
+                        c => pointer.push(c),
+                    }
+                }
                 check_str(key).map_err(|leak| LeakAt { pointer: format!("{pointer} (key)"), leak })?;
                 walk(item, pointer)?;
                 pointer.truncate(len);
@@ -323,7 +330,7 @@ mod tests {
     /// Whether `rule` passes the literal test on `text`.
     fn passes(rule: &Rule, text: &str) -> bool {
         let index = RULES.iter().position(|r| std::ptr::eq(r, rule)).unwrap();
-        candidates(text)[index]
+        candidates(text) & (1 << index) != 0
     }
 
     #[test]
@@ -342,7 +349,15 @@ mod tests {
     }
 
     #[test]
+    fn the_pointer_escapes_tilde_and_slash_in_keys_and_counts_array_items() {
+        let doc = json!({"a/b": [0, {"c~d": ["", " /home/ada"]}]});
+        assert_eq!(check_value(&doc).unwrap_err().pointer, "/a~1b/1/c~0d/1");
+    }
+
+    #[test]
     fn every_rule_compiles_and_a_match_of_it_holds_one_of_its_literals() {
+        // `candidates` keeps one bit a rule.
+        assert!(RULES.len() <= 64, "{} rules", RULES.len());
         let samples = [
             " /home/ada/x",
             "file:///etc",

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use ssh_key::private::KeypairData;
 use ssh_key::{Algorithm, Certificate, EcdsaCurve, HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
 
+use super::ed25519::Ed25519Key;
 use super::ssh_verify::{self, SshVerifyError};
 use super::sshsig::{self, NAMESPACE};
 use super::tool::{self, Agent, Run, SSH_KEYGEN, ToolError};
@@ -40,10 +41,10 @@ enum How {
 
 /// A private key that signs in-process.
 #[derive(Clone)]
+#[allow(clippy::large_enum_variant, reason = "held in a Box as a whole (How::InProcess)")]
 enum InProcessKey {
     /// An Ed25519 key, expanded and checked against its public half once, when loaded.
-    /// `PrivateKey::sign` would redo both for every line: two curve operations a signature.
-    Ed25519(ed25519_dalek::SigningKey),
+    Ed25519(Ed25519Key),
     /// Any other key that signs in-process (NIST P-256), or an Ed25519 key whose halves do not
     /// match: ssh-key signs it, and reports that mismatch when asked to sign.
     Other(PrivateKey),
@@ -52,9 +53,9 @@ enum InProcessKey {
 impl InProcessKey {
     fn new(key: PrivateKey) -> Self {
         match key.key_data() {
-            KeypairData::Ed25519(pair) => match ed25519_dalek::SigningKey::try_from(pair) {
-                Ok(expanded) => InProcessKey::Ed25519(expanded),
-                Err(_) => InProcessKey::Other(key),
+            KeypairData::Ed25519(pair) => match Ed25519Key::new(pair) {
+                Some(expanded) => InProcessKey::Ed25519(expanded),
+                None => InProcessKey::Other(key),
             },
             _ => InProcessKey::Other(key),
         }
@@ -65,8 +66,7 @@ impl InProcessKey {
         match self {
             InProcessKey::Ed25519(key) => {
                 let signed_data = SshSig::signed_data(NAMESPACE, HashAlg::Sha512, pae)?;
-                let raw = ed25519_dalek::Signer::sign(key, &signed_data);
-                let signature = ssh_key::Signature::new(Algorithm::Ed25519, raw.to_bytes())?;
+                let signature = ssh_key::Signature::new(Algorithm::Ed25519, key.sign(&signed_data))?;
                 SshSig::new(public.key_data().clone(), NAMESPACE, HashAlg::Sha512, signature)
             }
             InProcessKey::Other(key) => key.sign(NAMESPACE, HashAlg::Sha512, pae),

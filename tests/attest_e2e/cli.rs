@@ -140,6 +140,51 @@ fn dash_c_to_a_missing_directory_is_a_usage_error() {
     assert_eq!(s.project.snapshot(), before);
 }
 
+/// The binary starts at C's `main` (src/main.rs), so what std's start-up did is its own to do:
+/// a closed standard descriptor is opened on `/dev/null` before any file is opened. Seen here
+/// through `/proc/self/fd/0` as the evidence file: with stdin closed it would not exist, and on
+/// `/dev/null` it reads as an empty file, which is not evidence.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_closed_standard_descriptor_is_open_on_dev_null_before_any_file_is() {
+    let s = Setup::speckit(Evidence::Verified);
+    let before = s.project.snapshot();
+    let mut cmd = std::process::Command::new("sh");
+    common::isolate(&mut cmd, &s.project.home);
+    cmd.current_dir(&s.project.root)
+        .args(["-c", r#"exec "$0" "$@" <&-"#])
+        .arg(common::speccoder_bin())
+        .args(["attest", crate::T005, "--evidence", "/proc/self/fd/0"]);
+    let out = common::run(cmd).failure(13);
+    assert!(!out.stderr.contains("No such file"), "stdin was left closed\n{out}");
+    assert!(out.stderr.contains("the evidence file /proc/self/fd/0 does not match"), "{out}");
+    assert_eq!(s.project.snapshot(), before);
+}
+
+/// SIGPIPE is ignored, as std's start-up ignores it: a reader of stdout that went away makes the
+/// report's write fail, instead of killing the process with the signal. (The tick, written before
+/// the report, stands either way.)
+#[cfg(unix)]
+#[test]
+fn a_reader_gone_from_stdout_does_not_kill_the_process_by_sigpipe() {
+    use std::os::unix::process::ExitStatusExt as _;
+    let s = Setup::speckit(Evidence::Verified);
+    let key = s.key.private.to_str().unwrap();
+    let mut cmd =
+        common::speccoder_command(&s.project.root, &s.project.home, &["attest", crate::T005, "--key", key]);
+    cmd.arg("--evidence").arg(&s.evidence);
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), None, "{status}");
+    assert_eq!(s.project.note_lines("HEAD").len(), 5);
+}
+
 /// build.rs links the binary position-dependent on Linux, for a start-up without relocations:
 /// `readelf -h` (binutils, which the linker comes with) reads the type `EXEC`, not the `DYN` of a
 /// position-independent executable, unless the build was asked for PIE (`SPECCODER_PIE=1`).
