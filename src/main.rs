@@ -19,22 +19,23 @@ use std::ffi::{c_char, c_int};
 
 use clap::Parser;
 
-/// The process's entry point, called by the C runtime with the command line (which std reads
-/// itself: `std::env::args_os` does not depend on std's start-up on Linux or macOS).
+/// The process's entry point, called by the C runtime with the command line.
 #[cfg_attr(not(test), unsafe(export_name = "main"))]
 #[cfg_attr(test, allow(dead_code, reason = "the test harness has its own main"))]
-extern "C" fn start(_argc: c_int, _argv: *const *const c_char) -> c_int {
+extern "C" fn start(argc: c_int, argv: *const *const c_char) -> c_int {
     open_standard_descriptors();
     ignore_sigpipe();
     keep_memory_in_the_heap();
+    // SAFETY: the C runtime passes `argc` NUL-terminated strings in `argv`.
+    let args = unsafe { arguments(argc, argv) };
     // A panic is reported by the panic hook; its exit code is std's, 101.
-    let code = std::panic::catch_unwind(run).unwrap_or(101);
+    let code = std::panic::catch_unwind(|| run(args)).unwrap_or(101);
     // `exit` flushes stdout first, as returning from std's `fn main` does.
     std::process::exit(code.into())
 }
 
-fn run() -> u8 {
-    let cli = cli::Cli::parse();
+fn run(args: Vec<std::ffi::OsString>) -> u8 {
+    let cli = cli::Cli::parse_from(args);
     if let Some(dir) = &cli.dir
         && let Err(e) = std::env::set_current_dir(dir)
     {
@@ -42,6 +43,33 @@ fn run() -> u8 {
         return speccoder_attest::exit::USAGE;
     }
     commands::run(cli.command)
+}
+
+/// The command line, as C's `main` receives it, byte for byte.
+///
+/// Why not `std::env::args_os`: std fills it in its start-up on musl, which this program skips,
+/// so a musl build would see an empty command line and only ever print its help. (glibc hands
+/// the command line to std before `main` as well, and macOS std asks the system; read here, it
+/// is the same on every libc.)
+///
+/// # Safety
+/// `argv` holds `argc` pointers to NUL-terminated strings that outlive the call.
+#[cfg(unix)]
+unsafe fn arguments(argc: c_int, argv: *const *const c_char) -> Vec<std::ffi::OsString> {
+    use std::os::unix::ffi::OsStrExt;
+    let count = usize::try_from(argc).unwrap_or(0);
+    (0..count)
+        .map(|i| {
+            // SAFETY: `i < argc`, and each entry is a NUL-terminated string (the caller's promise).
+            let arg = unsafe { std::ffi::CStr::from_ptr(*argv.add(i)) };
+            std::ffi::OsStr::from_bytes(arg.to_bytes()).to_owned()
+        })
+        .collect()
+}
+
+#[cfg(not(unix))]
+unsafe fn arguments(_argc: c_int, _argv: *const *const c_char) -> Vec<std::ffi::OsString> {
+    std::env::args_os().collect()
 }
 
 /// As std's start-up does: a write to a closed pipe (stdout or stderr) then fails with an error,
@@ -93,3 +121,31 @@ fn open_standard_descriptors() {
 
 #[cfg(not(unix))]
 fn open_standard_descriptors() {}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::ffi::{OsStr, OsString, c_char};
+    use std::os::unix::ffi::OsStrExt as _;
+
+    use super::arguments;
+
+    #[test]
+    fn the_command_line_is_argv_byte_for_byte_even_when_not_utf8() {
+        let argv: Vec<*const c_char> =
+            [c"speccoder", c"-C", c"/tmp/\xff\xfe dir", c""].iter().map(|arg| arg.as_ptr()).collect();
+        // SAFETY: four pointers to NUL-terminated literals.
+        let args = unsafe { arguments(4, argv.as_ptr()) };
+        let expected: Vec<OsString> = [&b"speccoder"[..], b"-C", b"/tmp/\xff\xfe dir", b""]
+            .iter()
+            .map(|arg| OsStr::from_bytes(arg).to_owned())
+            .collect();
+        assert_eq!(args, expected);
+    }
+
+    #[test]
+    fn a_negative_or_zero_count_is_an_empty_command_line() {
+        // SAFETY: no pointer is read when the count is not positive.
+        assert!(unsafe { arguments(0, std::ptr::null()) }.is_empty());
+        assert!(unsafe { arguments(-1, std::ptr::null()) }.is_empty());
+    }
+}
