@@ -13,8 +13,9 @@
 //!
 //! A statically linked build (`-C target-feature=+crt-static`, musl's default) gets no `-no-pie`:
 //! rustc links it as a static position-independent executable unless the relocation model is
-//! `static`, and such an executable relocates itself at start; linked with `-no-pie` it still
-//! tries, and crashes before `main` (in musl's `_start_c`, in glibc's `_dl_relocate_static_pie`).
+//! `static`, and such an executable relocates itself at start. Linked with `-no-pie` as well,
+//! it crashed before `main`: in musl's `_start_c`, and with glibc in the dynamic loader (seen
+//! with rustc 1.95, gdb's backtraces).
 //! A static build is position-dependent through `-C relocation-model=static` instead, as
 //! `scripts/build-release.sh` builds it.
 //!
