@@ -22,10 +22,9 @@ schema:
 # Benchmarks (release builds; results on stdout, nothing fails on a time).
 bench: bench-attest bench-verify
 
-# speccoder attest (six signed lines) against ssh-keygen per line + git notes add; prints the ratio.
-# Measures the binary as released (scripts/build-release.sh), beside cargo's default build.
+# speccoder attest (six signed lines) against ssh-keygen per line + git notes add; prints both medians.
 bench-attest:
-    SPECCODER_BIN="$(bash scripts/build-release.sh)" cargo bench --locked --bench attest
+    cargo bench --locked --bench attest
 
 # attest verify --branch --all on 1,000 and 10,000 synthetic signed ticks, against the
 # per-line ssh-keygen pipeline (see benches/verify.sh for the knobs).

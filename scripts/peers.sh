@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the independent peers the tests check our output with: git, ssh-keygen, gpg, sqv, jq,
-# readelf (Debian packages) and the pinned OpenSpec CLI (npm, into .peers/ of this checkout).
+# Installs the independent peers the tests check our output with: git, ssh-keygen, gpg, sqv, jq
+# (Debian packages) and the pinned OpenSpec CLI (npm, into .peers/ of this checkout).
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,6 @@ command -v ssh-keygen >/dev/null || need+=(openssh-client)
 command -v gpg >/dev/null || need+=(gnupg)
 command -v sqv >/dev/null || need+=(sqv)
 command -v jq >/dev/null || need+=(jq)
-command -v readelf >/dev/null || need+=(binutils)
 command -v npm >/dev/null || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""

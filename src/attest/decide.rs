@@ -216,8 +216,9 @@ impl From<crate::git::trailers::TrailerError> for DecideError {
 pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, DecideError> {
     let (unit, task_id) = listed_target(&req.target)?;
     let decider = decider(repo, req)?;
+    let index = repo.lock_index()?;
     let (branch, head) = branch_head(repo)?;
-    let staged = repo.tree_from_index_with(&[])?;
+    let staged = index.tree_with(&[])?;
     let facts = spec::read_task(&repo.tree(staged), unit, task_id)?;
     if facts.ticked {
         return Err(AttestError::AlreadyTicked { target: req.target.clone(), path: facts.tasks_path }.into());
@@ -225,7 +226,7 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
     let tasks_bytes = repo.tree(staged).file(&facts.tasks_path)?.unwrap_or_default();
     ensure_no_unstaged_changes(repo, &facts.tasks_path, &tasks_bytes)?;
     let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
-    let tree = repo.tree_from_index_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
+    let tree = index.tree_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
 
     let (commit, msg, lines) = decision_commit(repo, head, tree, &facts, Verdict::Attested, &decider)?;
     let chosen = signing::choose(repo, req.signer, req.key.as_deref())?;
@@ -238,7 +239,8 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
         &format!("commit: {}", msg.lines().next().unwrap_or("")),
     )?;
     write_note(repo, commit, bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>()))?;
-    repo.stage_worktree_file(&facts.tasks_path, &ticked)
+    index
+        .stage_and_commit(&facts.tasks_path, &ticked)
         .map_err(|e| AttestError::WorktreeAfterCommit { path: facts.tasks_path.clone(), source: e })?;
     Ok(report(
         "accept",

@@ -7,8 +7,7 @@
 //! 2. write the task commit as an object (unreferenced, so invisible if we stop);
 //! 3. build every statement, clean-check it, sign it (a signing failure only leaves it unsigned);
 //! 4. make the note's objects, then move the branch and the notes reference in one transaction,
-//!    each by compare-and-swap: from here on the tick exists, with its note (with
-//!    `Repo::holding_new_objects`, every new object is stored now, as one pack);
+//!    each by compare-and-swap: from here on the tick exists, with its note;
 //! 5. only when another writer moved the notes reference meanwhile: the branch moves alone, then
 //!    the note is written on top of theirs (a failure here leaves a commit whose missing note the
 //!    verifier reports as `missing`, and the error says how to recover);
@@ -48,10 +47,11 @@ pub struct AttestRequest {
 pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     let (unit, task_id) = split_target(&req.target)?;
     let mut loaded = evidence::load(&req.evidence, &req.target)?;
+    let index = repo.lock_index()?;
     let (branch, head) = branch_head(repo)?;
 
     // What will be committed: HEAD's tree plus what is staged. The task is read from there.
-    let staged = repo.tree_from_index_with(&[])?;
+    let staged = index.tree_with(&[])?;
     let (facts, ticked, tree) = match spec::TaskId::parse(task_id)? {
         // A trailer-only bug task ticks nothing: the commit is the staged tree as it is.
         spec::TaskId::Bug(slug) => {
@@ -70,7 +70,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
             let tasks_bytes = repo.tree(staged).file(&facts.tasks_path)?.unwrap_or_default();
             ensure_no_unstaged_changes(repo, &facts.tasks_path, &tasks_bytes)?;
             let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
-            let tree = repo.tree_from_index_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
+            let tree = index.tree_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
             (facts, Some(ticked), tree)
         }
     };
@@ -135,8 +135,6 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
     let note_error =
         |e: crate::git::GitError| AttestError::Note { commit: commit_hex.clone(), message: e.to_string() };
-    // The note's objects are made before the branch moves, so that a repository holding its new
-    // objects (`Repo::holding_new_objects`) stores the commit and its note in one pack.
     let note = repo.prepare_note(NOTES_REF, commit, note).map_err(note_error)?;
     match repo.advance_branch_with_note(&branch, head, commit, &msg, note) {
         Ok(_) => {}
@@ -144,7 +142,8 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         Err(BranchNoteError::Note(e)) => return Err(note_error(e)),
     }
     if let Some(ticked) = &ticked {
-        repo.stage_worktree_file(&facts.tasks_path, ticked)
+        index
+            .stage_and_commit(&facts.tasks_path, ticked)
             .map_err(|e| AttestError::WorktreeAfterCommit { path: facts.tasks_path.clone(), source: e })?;
     }
 

@@ -19,8 +19,7 @@ pub fn run(args: AttestArgs) -> u8 {
         None => args.json,
     };
     let result = (|| -> Result<Report, AttestError> {
-        // Everything `attest` writes is stored as one pack when the branch moves.
-        let repo = Repo::discover(".")?.holding_new_objects();
+        let repo = Repo::discover(".")?;
         match args.sub {
             Some(AttestSub::Verify(_)) => Err(AttestError::Nothing(String::new())),
             Some(AttestSub::Sign(s)) => {

@@ -20,7 +20,10 @@ pub fn run(sub: HeldOutSub) -> u8 {
             {
                 let what = if report.already_stored { "already stored" } else { "stored" };
                 let plural = if report.files == 1 { "" } else { "s" };
-                eprintln!("{what}: {} file{plural} of {} in {}", report.files, report.target, report.set_dir);
+                crate::commands::to_stderr(format_args!(
+                    "{what}: {} file{plural} of {} in {}",
+                    report.files, report.target, report.set_dir
+                ));
             }
             finish("held-out store", args.json, result, |_| exit::OK, HeldOutError::exit_code)
         }

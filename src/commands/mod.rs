@@ -28,24 +28,47 @@ where
     match result {
         Ok(report) => {
             if json {
-                println!("{}", serde_json::to_string(&report).unwrap_or_default());
+                crate::commands::to_stdout(format_args!(
+                    "{}",
+                    serde_json::to_string(&report).unwrap_or_default()
+                ));
             } else {
-                // Rendered whole, then printed: printed piece by piece, line-buffered stdout
-                // makes one write per line, and a reader on a pipe wakes up for each.
                 let text = report.to_string();
-                print!("{text}");
+                crate::commands::to_stdout_raw(&text);
             }
             code(&report)
         }
         Err(e) => {
             let exit_code = error_code(&e);
             if json {
-                println!("{}", serde_json::json!({ "error": e.to_string(), "exit_code": exit_code }));
+                crate::commands::to_stdout(format_args!(
+                    "{}",
+                    serde_json::json!({ "error": e.to_string(), "exit_code": exit_code })
+                ));
             }
-            eprintln!("speccoder {command}: {e}");
+            crate::commands::to_stderr(format_args!("speccoder {command}: {e}"));
             exit_code
         }
     }
+}
+
+/// Writes one line to stdout. A reader that went away (`speccoder ... | head`) ends the output
+/// quietly: the exit code still tells how the command went.
+pub(crate) fn to_stdout(line: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
+
+/// Writes `text` to stdout as it is, quietly when the reader went away (as [`to_stdout`]).
+pub(crate) fn to_stdout_raw(text: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// Writes one line to stderr, quietly when nobody reads it any more.
+pub(crate) fn to_stderr(line: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// Runs one subcommand and returns its exit code.

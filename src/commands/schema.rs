@@ -20,26 +20,38 @@ pub fn run(args: &SchemaArgs) -> u8 {
             }
         }
         if differing.is_empty() {
-            println!("{} schemas in {} are up to date", files.len(), args.out.display());
+            crate::commands::to_stdout(format_args!(
+                "{} schemas in {} are up to date",
+                files.len(),
+                args.out.display()
+            ));
             return exit::OK;
         }
         for d in &differing {
-            eprintln!("speccoder schema --check: {d}");
+            crate::commands::to_stderr(format_args!("speccoder schema --check: {d}"));
         }
-        eprintln!("run `speccoder schema` to regenerate them, then commit the result");
+        crate::commands::to_stderr(format_args!(
+            "run `speccoder schema` to regenerate them, then commit the result"
+        ));
         return exit::DOES_NOT_HOLD;
     }
     if let Err(e) = fs::create_dir_all(&args.out) {
-        eprintln!("speccoder schema: cannot create {}: {e}", args.out.display());
+        crate::commands::to_stderr(format_args!(
+            "speccoder schema: cannot create {}: {e}",
+            args.out.display()
+        ));
         return exit::INTERNAL;
     }
     for f in &files {
         let path = args.out.join(f.name);
         if let Err(e) = fs::write(&path, &f.text) {
-            eprintln!("speccoder schema: cannot write {}: {e}", path.display());
+            crate::commands::to_stderr(format_args!(
+                "speccoder schema: cannot write {}: {e}",
+                path.display()
+            ));
             return exit::INTERNAL;
         }
-        println!("wrote {}", path.display());
+        crate::commands::to_stdout(format_args!("wrote {}", path.display()));
     }
     exit::OK
 }

@@ -11,9 +11,12 @@ use crate::cli::VerifyArgs;
 pub fn run(args: &VerifyArgs) -> u8 {
     let fail = |code: u8, msg: String| {
         if args.json {
-            println!("{}", serde_json::json!({ "error": msg, "exit_code": code }));
+            crate::commands::to_stdout(format_args!(
+                "{}",
+                serde_json::json!({ "error": msg, "exit_code": code })
+            ));
         }
-        eprintln!("speccoder attest verify: {msg}");
+        crate::commands::to_stderr(format_args!("speccoder attest verify: {msg}"));
         code
     };
     let repo = match Repo::discover(".") {
@@ -47,13 +50,15 @@ pub fn run(args: &VerifyArgs) -> u8 {
         return fail(exit::INTERNAL, format!("cannot write {}: {e}", path.display()));
     }
     if args.json {
-        println!("{}", serde_json::to_string(&report).unwrap_or_default());
+        crate::commands::to_stdout(format_args!("{}", serde_json::to_string(&report).unwrap_or_default()));
     } else {
-        print!("{}", report.to_text());
+        crate::commands::to_stdout_raw(&report.to_text());
     }
     if report.ticks.is_empty() {
         if !args.json {
-            eprintln!("speccoder attest verify: nothing to check (no ticked task or task commit in range)");
+            crate::commands::to_stderr(format_args!(
+                "speccoder attest verify: nothing to check (no ticked task or task commit in range)"
+            ));
         }
         return exit::NOTHING_TO_CHECK;
     }

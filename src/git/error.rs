@@ -220,11 +220,11 @@ pub enum GitError {
 
     /// Other writers kept moving the notes reference.
     #[error(
-        "gave up writing the note after {tries} concurrent changes of {notes_ref}: try again when the other writers are done"
+        "gave up updating {name} after {tries} concurrent changes by other writers: try again when they are done"
     )]
-    NotesContention {
-        /// The notes reference.
-        notes_ref: String,
+    Contention {
+        /// The reference.
+        name: String,
         /// How many attempts were made.
         tries: usize,
     },

@@ -1,5 +1,5 @@
-//! Author and committer identities as git forms them: configuration and `GIT_*` environment for
-//! name and email, `GIT_AUTHOR_DATE` / `GIT_COMMITTER_DATE` or the current local time for the date.
+//! Author and committer identities as git forms them: gix's lookup of name and email, cleaned by
+//! git's rules, and `GIT_AUTHOR_DATE` / `GIT_COMMITTER_DATE` or the current local time for the date.
 
 use gix::bstr::{BString, ByteSlice};
 
@@ -34,29 +34,6 @@ impl Role {
             Role::Committer => "GIT_COMMITTER_DATE",
         }
     }
-    /// The configuration keys that give the name, first found wins (`author.name` and
-    /// `committer.name` carry `GIT_AUTHOR_NAME` / `GIT_COMMITTER_NAME` when set, as gix applies
-    /// environment overrides to them).
-    fn name_keys(self) -> [&'static str; 3] {
-        match self {
-            Role::Author => ["author.name", "user.name", "gitoxide.author.nameFallback"],
-            Role::Committer => ["committer.name", "user.name", "gitoxide.committer.nameFallback"],
-        }
-    }
-    /// The keys that give the email, first found wins (`gitoxide.user.emailFallback` is `EMAIL`).
-    fn email_keys(self) -> [&'static str; 4] {
-        match self {
-            Role::Author => {
-                ["author.email", "user.email", "gitoxide.user.emailFallback", "gitoxide.author.emailFallback"]
-            }
-            Role::Committer => [
-                "committer.email",
-                "user.email",
-                "gitoxide.user.emailFallback",
-                "gitoxide.committer.emailFallback",
-            ],
-        }
-    }
     /// Where gix keeps the date taken from the environment.
     fn date_key(self) -> &'static str {
         match self {
@@ -66,112 +43,41 @@ impl Role {
     }
 }
 
-/// One role's name and email (cleaned as git cleans them) and the date its environment fixes,
-/// as the configuration gives them. The configuration of a [`Repo`] does not change while it is
-/// open, so each role is looked up once: a tick signs a commit, a notes commit and two reflog
-/// entries, and each lookup tries up to eight keys, most of them missing.
-#[derive(Debug)]
-pub(crate) struct Ident {
-    name: BString,
-    email: BString,
-    /// `GIT_AUTHOR_DATE` / `GIT_COMMITTER_DATE` as gix carries it; `None`: dated at each use.
-    date: Option<BString>,
-}
-
-/// The identities of a [`Repo`], each looked up on first use.
-#[derive(Debug, Default)]
-pub(crate) struct Idents {
-    author: std::cell::OnceCell<Ident>,
-    committer: std::cell::OnceCell<Ident>,
-}
-
 impl Repo {
-    /// The identity for `role`, dated now unless the environment fixes the date.
-    ///
-    /// gix caches a date when the repository is opened; we take the date at the time of the call
-    /// instead, as git does for each command.
+    /// The identity for `role` as gix looks it up (the `GIT_*` environment, `author.*` /
+    /// `committer.*`, `user.*`, `EMAIL`), cleaned as git cleans it, and dated now unless the
+    /// environment fixes the date.
     pub(crate) fn signature(&self, role: Role) -> Result<gix::actor::Signature, GitError> {
-        let ident = self.ident(role)?;
-        let time = date(role, ident.date.as_ref())?;
-        Ok(gix::actor::Signature { name: ident.name.clone(), email: ident.email.clone(), time })
-    }
-
-    fn ident(&self, role: Role) -> Result<&Ident, GitError> {
-        let cell = match role {
-            Role::Author => &self.idents.author,
-            Role::Committer => &self.idents.committer,
+        let found = match role {
+            Role::Author => self.inner.author(),
+            Role::Committer => self.inner.committer(),
         };
-        if let Some(ident) = cell.get() {
-            return Ok(ident);
-        }
-        // Name and email are looked up here in gix's order (`Repository::author` /
-        // `committer`) rather than through those calls: they also date the identity with
-        // `Time::now_local_or_utc`, whose time zone lookup opens jiff's database and so walks the
-        // whole zoneinfo directory, a fifth of what an attest costs.
-        let config = self.inner.config_snapshot();
-        let first = |keys: &[&str]| keys.iter().find_map(|key| config.string(*key));
-        let (Some(name), Some(email)) = (first(&role.name_keys()), first(&role.email_keys())) else {
+        let Some(Ok(found)) = found else {
             return Err(GitError::IdentityMissing { role: role.name(), env: role.env() });
         };
-        let name = without_crud(&name);
+        let name = without_crud(found.name);
         if name.is_empty() {
             return Err(GitError::EmptyIdentityName { role: role.name() });
         }
-        let date = config.string(role.date_key());
-        Ok(cell.get_or_init(|| Ident { name, email: without_crud(&email), date }))
+        let email = without_crud(found.email);
+        Ok(gix::actor::Signature { name, email, time: self.date(role)? })
     }
-}
 
-/// The date of a `role` signature made now: `configured` (the environment's date) when set,
-/// else the current time in the local time zone.
-fn date(role: Role, configured: Option<&BString>) -> Result<gix::date::Time, GitError> {
-    let now = jiff::Timestamp::now();
-    let zone = local_time_zone();
-    let Some(value) = configured else {
-        let offset = zone.to_offset(now).seconds();
-        return Ok(gix::date::Time { seconds: now.as_second(), offset });
-    };
-    let bad =
-        || GitError::BadDate { variable: role.date_variable(), value: value.to_str_lossy().into_owned() };
-    let text = value.to_str().map_err(|_| bad())?;
-    gix::date::parse(text.trim(), Some(gix::date::Zoned::new(now, zone))).map_err(|_| bad())
-}
-
-/// The local time zone as the C library finds it: `TZ` (a zoneinfo name, a file, or a POSIX
-/// rule; empty means UTC), else `/etc/localtime`; UTC when none of them can be read. Read once a
-/// process, as the C library does: a tick dates a commit, a notes commit and reflog entries.
-///
-/// Written here, over jiff's TZif and POSIX parsers, because `jiff::tz::TimeZone::system` opens
-/// jiff's zone database to name the zone, which lists every file under the zoneinfo directory;
-/// a commit date needs only the offset.
-fn local_time_zone() -> jiff::tz::TimeZone {
-    static ZONE: std::sync::OnceLock<jiff::tz::TimeZone> = std::sync::OnceLock::new();
-    ZONE.get_or_init(read_local_time_zone).clone()
-}
-
-fn read_local_time_zone() -> jiff::tz::TimeZone {
-    use jiff::tz::TimeZone;
-    let from_file = |path: &std::path::Path| {
-        std::fs::read(path).ok().and_then(|bytes| TimeZone::tzif("Local", &bytes).ok())
-    };
-    let Some(tz) = std::env::var_os("TZ") else {
-        return from_file(std::path::Path::new("/etc/localtime")).unwrap_or(TimeZone::UTC);
-    };
-    let Some(tz) = tz.to_str() else { return TimeZone::UTC };
-    let tz = tz.strip_prefix(':').unwrap_or(tz);
-    if tz.is_empty() {
-        return TimeZone::UTC;
+    /// The date of a `role` signature made now: the environment's (`GIT_AUTHOR_DATE`,
+    /// `GIT_COMMITTER_DATE`) when set, else the current time in the local time zone.
+    ///
+    /// Taken here rather than from gix's lookup because gix dates an identity once, when the
+    /// repository is opened, and takes a date it cannot parse for no date at all; git dates each
+    /// commit when it is made and refuses a bad date.
+    fn date(&self, role: Role) -> Result<gix::date::Time, GitError> {
+        let Some(value) = self.inner.config_snapshot().string(role.date_key()) else {
+            return Ok(gix::date::Time::now_local_or_utc());
+        };
+        let bad =
+            || GitError::BadDate { variable: role.date_variable(), value: value.to_str_lossy().into_owned() };
+        let text = value.to_str().map_err(|_| bad())?;
+        gix::date::parse(text.trim(), Some(gix::date::Zoned::now())).map_err(|_| bad())
     }
-    let path = std::path::Path::new(tz);
-    let file = if path.is_absolute() {
-        from_file(path)
-    } else if path.components().all(|c| matches!(c, std::path::Component::Normal(_))) {
-        let dir = std::env::var_os("TZDIR").unwrap_or_else(|| "/usr/share/zoneinfo".into());
-        from_file(&std::path::Path::new(&dir).join(path))
-    } else {
-        None
-    };
-    file.or_else(|| TimeZone::posix(tz).ok()).unwrap_or(TimeZone::UTC)
 }
 
 /// Characters git strips from both ends of a name or email.

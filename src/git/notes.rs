@@ -2,21 +2,16 @@
 //! one walk, and updating one note (or setting many in one notes commit) by compare-and-swap of
 //! the notes reference with retries.
 
-use std::time::Duration;
-
 use gix::ObjectId;
 use gix::refs::transaction::RefEdit;
 
 use super::error::{GitError, GixResultExt};
-use super::refs::cas_edit;
+use super::refs::{CasUpdate, cas_edit};
 use super::repo::Repo;
 use super::tree::TreeItem;
 
 /// The notes reference that holds every bundle (defined with the bundle format).
 pub use crate::model::bundle::NOTES_REF;
-
-/// How often `update_note` re-reads and retries after another writer moved the notes reference.
-pub const NOTE_UPDATE_TRIES: usize = 20;
 
 /// How many tree entries `notes` visits at most (a notes tree can be built to explode when walked).
 const LIST_BUDGET: usize = 20_000_000;
@@ -38,9 +33,9 @@ pub enum NoteOutcome {
     },
 }
 
-/// A new note whose blob, notes tree and notes commit exist (held in memory by a
-/// [`Repo::holding_new_objects`] repository) but whose reference has not moved yet: made by
-/// [`Repo::prepare_note`], published by [`Repo::publish_note`].
+/// A new note whose blob, notes tree and notes commit are stored but whose reference has not
+/// moved yet: made by [`Repo::prepare_note`], published by [`Repo::publish_note`] or together
+/// with a branch by [`Repo::advance_branch_with_note`].
 #[derive(Debug, Clone)]
 #[must_use = "a prepared note is published only by Repo::publish_note"]
 pub struct PreparedNote {
@@ -104,10 +99,12 @@ fn is_fanout(item: &TreeItem, prefix: &[u8], hex_len: usize) -> bool {
 impl Repo {
     /// The notes commit and its tree for `notes_ref`, `None` when the reference does not exist.
     fn notes_head(&self, notes_ref: &str) -> Result<Option<(ObjectId, ObjectId)>, GitError> {
-        match self.ref_target(notes_ref)? {
-            Some(commit) => Ok(Some((commit, self.commit_tree(commit)?))),
-            None => Ok(None),
-        }
+        self.notes_head_at(self.ref_target(notes_ref)?)
+    }
+
+    /// The notes commit `commit` (when there is one) with its tree.
+    fn notes_head_at(&self, commit: Option<ObjectId>) -> Result<Option<(ObjectId, ObjectId)>, GitError> {
+        commit.map(|commit| Ok((commit, self.commit_tree(commit)?))).transpose()
     }
 
     /// The blob id of the note of `annotated` below notes tree `tree`.
@@ -192,8 +189,7 @@ impl Repo {
     }
 
     /// Writes `bytes` as the note of `annotated` on top of the current notes commit without
-    /// moving `notes_ref`. A writer that holds its new objects in memory prepares the note before
-    /// it moves its branch, so the task commit and its note are stored together in one pack.
+    /// moving `notes_ref`, so that a writer can move its branch and the note together.
     ///
     /// # Errors
     /// A notes reference outside `refs/notes/`, or reading or writing the repository failed.
@@ -222,7 +218,7 @@ impl Repo {
     /// through [`Repo::update_note`], so neither note is lost.
     ///
     /// # Errors
-    /// Writing failed, or the reference kept moving for [`NOTE_UPDATE_TRIES`] attempts.
+    /// Writing failed, or the reference kept moving for [`crate::git::CAS_TRIES`] attempts.
     pub fn publish_note(&self, prepared: PreparedNote) -> Result<NoteOutcome, GitError> {
         match self.apply_ref_edit(prepared.edit()?, &prepared.notes_ref, prepared.base) {
             Ok(()) => Ok(NoteOutcome::Written { notes_commit: prepared.notes_commit }),
@@ -234,8 +230,7 @@ impl Repo {
     /// Moves `branch_ref` from `expected_head` to the commit `new` (written already, with
     /// `message`, as [`Repo::advance_branch`] does) and publishes `note`, prepared on `new`, in one
     /// reference transaction: both references are locked and checked before either moves, and
-    /// they move one right after the other, so the task commit and its note appear together, for
-    /// the cost of one transaction instead of two.
+    /// they move one right after the other, so the task commit and its note appear together.
     ///
     /// When the notes reference moved or was locked since the note was prepared (another writer's
     /// note), nothing has moved yet: the branch then moves alone, and the note is written again on
@@ -255,7 +250,6 @@ impl Repo {
         let branch_edit =
             self.branch_edit(branch_ref, expected_head, new, message).map_err(BranchNoteError::Branch)?;
         let note_edit = note.edit().map_err(BranchNoteError::Branch)?;
-        self.flush_new_objects().map_err(BranchNoteError::Branch)?;
         let Err(source) = self.edit_refs([branch_edit, note_edit]) else {
             return Ok(NoteOutcome::Written { notes_commit: note.notes_commit });
         };
@@ -294,8 +288,8 @@ impl Repo {
     /// Replace the note of `annotated` under `notes_ref` with what `f` computes from the current
     /// note (`None`: no note); `f` returning `None` removes the note. The bytes are stored exactly.
     /// The notes reference moves by compare-and-swap; when another writer moved it first, the
-    /// notes are read again and `f` is called again (up to [`NOTE_UPDATE_TRIES`] times), so
-    /// concurrent writers never lose each other's notes. Notes of other objects are untouched.
+    /// notes are read again and `f` is called again ([`Repo::update_ref_retrying`]), so concurrent
+    /// writers never lose each other's notes. Notes of other objects are untouched.
     pub fn update_note<E, F>(
         &self,
         notes_ref: &str,
@@ -307,26 +301,24 @@ impl Repo {
         F: FnMut(Option<&[u8]>) -> Result<Option<Vec<u8>>, E>,
     {
         check_notes_ref(notes_ref)?;
-        for attempt in 0..NOTE_UPDATE_TRIES {
-            let head = self.notes_head(notes_ref)?;
+        self.update_ref_retrying(notes_ref, |parent| {
+            let head = self.notes_head_at(parent)?;
             let tree = head.map_or_else(|| self.empty_tree_id(), |(_, tree)| tree);
             let current_blob = self.note_blob_in(notes_ref, tree, annotated)?;
             let current = current_blob.map(|id| self.blob(id)).transpose()?;
             let wanted = f(current.as_deref()).map_err(UpdateNoteError::Compute)?;
             if wanted == current {
-                return Ok(NoteOutcome::Unchanged);
+                return Ok(CasUpdate::Keep(NoteOutcome::Unchanged));
             }
             let notes_commit =
                 self.write_notes_commit(notes_ref, head, current_blob, annotated, wanted.as_deref())?;
             let message = if wanted.is_some() { ADDED_MESSAGE } else { REMOVED_MESSAGE };
-            let reflog = format!("notes: {}", message.trim_end());
-            match self.update_ref_cas(notes_ref, head.map(|(commit, _)| commit), notes_commit, &reflog) {
-                Ok(()) => return Ok(NoteOutcome::Written { notes_commit }),
-                Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => backoff(attempt),
-                Err(other) => return Err(other.into()),
-            }
-        }
-        Err(GitError::NotesContention { notes_ref: notes_ref.to_owned(), tries: NOTE_UPDATE_TRIES }.into())
+            Ok(CasUpdate::Move {
+                new: notes_commit,
+                reflog: format!("notes: {}", message.trim_end()),
+                then: NoteOutcome::Written { notes_commit },
+            })
+        })
     }
 
     /// Set the notes of many objects under `notes_ref` in one notes commit: each `(annotated,
@@ -344,11 +336,10 @@ impl Repo {
             .map(|(annotated, bytes)| Ok((*annotated, self.write_blob(bytes)?)))
             .collect::<Result<_, GitError>>()?;
         let action = || format!("edit the notes tree of {notes_ref}");
-        for attempt in 0..NOTE_UPDATE_TRIES {
-            let head = self.notes_head(notes_ref)?;
-            let (parent, tree) = match head {
-                Some((commit, tree)) => (Some(commit), tree),
-                None => (None, self.empty_tree_id()),
+        self.update_ref_retrying(notes_ref, |parent| {
+            let tree = match self.notes_head_at(parent)? {
+                Some((_, tree)) => tree,
+                None => self.empty_tree_id(),
             };
             let mut state = gix::note::plumbing::State::new(tree, &self.inner).during(action)?;
             for (annotated, blob) in &blobs {
@@ -356,17 +347,15 @@ impl Repo {
             }
             let new_tree = state.write(&self.inner).during(action)?;
             if new_tree == tree {
-                return Ok(NoteOutcome::Unchanged);
+                return Ok(CasUpdate::Keep(NoteOutcome::Unchanged));
             }
             let notes_commit = self.create_commit_detached(parent.as_slice(), new_tree, ADDED_MESSAGE)?;
-            let reflog = format!("notes: {}", ADDED_MESSAGE.trim_end());
-            match self.update_ref_cas(notes_ref, parent, notes_commit, &reflog) {
-                Ok(()) => return Ok(NoteOutcome::Written { notes_commit }),
-                Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => backoff(attempt),
-                Err(other) => return Err(other),
-            }
-        }
-        Err(GitError::NotesContention { notes_ref: notes_ref.to_owned(), tries: NOTE_UPDATE_TRIES })
+            Ok(CasUpdate::Move {
+                new: notes_commit,
+                reflog: format!("notes: {}", ADDED_MESSAGE.trim_end()),
+                then: NoteOutcome::Written { notes_commit },
+            })
+        })
     }
 
     /// Write the blob, the edited notes tree and a notes commit on top of `head`; return the commit.
@@ -405,13 +394,4 @@ fn check_notes_ref(notes_ref: &str) -> Result<(), GitError> {
             reason: "notes references live under refs/notes/".into(),
         })
     }
-}
-
-/// Wait a little before retrying; spread the waits so that racing writers fall out of step.
-fn backoff(attempt: usize) {
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let base = 1u64 << attempt.min(5);
-    let jitter = u64::from(nanos % 1000) * base / 1000;
-    std::thread::sleep(Duration::from_millis(base + jitter));
 }

@@ -9,6 +9,27 @@ use super::error::{GitError, GixResultExt};
 use super::identity::Role;
 use super::repo::Repo;
 
+/// How often [`Repo::update_ref_retrying`] reads the reference again and retries after another
+/// writer moved it first.
+pub const CAS_TRIES: usize = 20;
+
+/// What one attempt of [`Repo::update_ref_retrying`] decided, from the value it read.
+#[derive(Debug)]
+pub enum CasUpdate<T> {
+    /// Leave the reference as it is, and return this.
+    Keep(T),
+    /// Move the reference from the value read to `new` (a reflog entry saying `reflog` where git
+    /// keeps one), and return `then` once it moved.
+    Move {
+        /// The new target.
+        new: ObjectId,
+        /// The reflog message.
+        reflog: String,
+        /// What the update returns once the reference moved.
+        then: T,
+    },
+}
+
 /// Parse a full reference name (`refs/...` or `HEAD`).
 pub(crate) fn full_name(name: &str) -> Result<FullName, GitError> {
     FullName::try_from(name)
@@ -70,6 +91,35 @@ impl Repo {
         self.apply_ref_edit(cas_edit(name, expected, new, reflog_message)?, name, expected)
     }
 
+    /// Updates `name` by compare-and-swap from what `attempt` computes out of its current target
+    /// (`None`: it does not exist). When another writer moved or locked it first, it is read again
+    /// and `attempt` runs again, up to [`CAS_TRIES`] times with growing, jittered waits, so
+    /// concurrent writers never overwrite one another: each builds on what the last one wrote.
+    ///
+    /// # Errors
+    /// What `attempt` returns, a failed read or write, or [`GitError::Contention`] when the
+    /// reference kept moving.
+    pub fn update_ref_retrying<T, E: From<GitError>>(
+        &self,
+        name: &str,
+        mut attempt: impl FnMut(Option<ObjectId>) -> Result<CasUpdate<T>, E>,
+    ) -> Result<T, E> {
+        for tries in 0..CAS_TRIES {
+            let current = self.ref_target(name)?;
+            match attempt(current)? {
+                CasUpdate::Keep(value) => return Ok(value),
+                CasUpdate::Move { new, reflog, then } => {
+                    match self.update_ref_cas(name, current, new, &reflog) {
+                        Ok(()) => return Ok(then),
+                        Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => backoff(tries),
+                        Err(other) => return Err(other.into()),
+                    }
+                }
+            }
+        }
+        Err(GitError::Contention { name: name.to_owned(), tries: CAS_TRIES }.into())
+    }
+
     /// Delete `name` (and its reflog) only if it currently points at `expected`.
     pub fn delete_ref_cas(&self, name: &str, expected: ObjectId) -> Result<(), GitError> {
         let edit = RefEdit::new(
@@ -89,13 +139,11 @@ impl Repo {
         name: &str,
         expected: Option<ObjectId>,
     ) -> Result<(), GitError> {
-        self.flush_new_objects()?;
         self.edit_refs([edit]).map_err(|source| self.ref_edit_error(source, name, expected))
     }
 
     /// Apply `edits` as one transaction: every reference is locked and checked against its
-    /// expected value before any of them moves. The objects they name must be stored already
-    /// ([`Repo::flush_new_objects`]).
+    /// expected value before any of them moves.
     pub(crate) fn edit_refs(&self, edits: impl IntoIterator<Item = RefEdit>) -> Result<(), gix::Error> {
         // The reflog entry is dated now; without an identity gix falls back to its own rules.
         let committer = self.signature(Role::Committer).ok();
@@ -155,4 +203,14 @@ pub(crate) fn previous(expected: Option<ObjectId>) -> PreviousValue {
         Some(id) => PreviousValue::MustExistAndMatch(Target::Object(id)),
         None => PreviousValue::MustNotExist,
     }
+}
+
+/// Waits a little before another attempt: longer after each, and spread so that writers racing
+/// for one reference fall out of step.
+fn backoff(attempt: usize) {
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let base = 1u64 << attempt.min(5);
+    let jitter = u64::from(nanos % 1000) * base / 1000;
+    std::thread::sleep(std::time::Duration::from_millis(base + jitter));
 }

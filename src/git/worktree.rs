@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 use super::error::{GitError, io_error};
 
 /// Write `bytes` to the repository-relative `rela` (already validated) below `workdir`, creating
-/// missing directories, and return the file's path. Readers see either the old or the new
-/// content: a file that differs from `bytes` in exactly one byte (a ticked box) gets that byte
-/// written in place, any other file is replaced by rename.
+/// missing directories, and return the file's path. The file is replaced by renaming a complete
+/// new file over it, so readers see either the old or the new content.
 pub(crate) fn write_file(
     workdir: &Path,
     rela: &str,
@@ -45,19 +44,12 @@ pub(crate) fn write_file(
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
         Err(err) => return Err(io_error("inspect", &target)(err)),
     };
-    if let Some(old) = &old_permissions
-        && mode_kept(old, executable)
-        && write_one_byte_in_place(&target, bytes).map_err(io_error("write", &target))?
-    {
-        return Ok(target);
-    }
     let mut temp = tempfile::Builder::new()
         .prefix(".speccoder-")
         .tempfile_in(&dir)
         .map_err(io_error("create a temporary file in", &dir))?;
     temp.write_all(bytes).map_err(io_error("write", temp.path().to_owned()))?;
-    // No fsync: git never syncs work-tree files (core.fsync covers objects and refs), and the tick
-    // is in the committed tree already; a sync here only cost ~10 ms of every attest.
+    // No fsync, as git: core.fsync covers objects and refs, never work-tree files.
     set_mode(temp.as_file(), old_permissions, executable).map_err(io_error("set the mode of", &target))?;
     temp.persist(&target).map_err(|e| GitError::Io {
         action: "replace",
@@ -65,63 +57,6 @@ pub(crate) fn write_file(
         source: e.error,
     })?;
     Ok(target)
-}
-
-/// Writes the one byte by which the regular file at `target` differs from `bytes`, in place, and
-/// says whether it did; a file of another length, or differing in more than one byte, is left
-/// untouched for the caller to replace.
-///
-/// Why in place: one byte cannot be seen half-written, and it spares a new inode, a rename over
-/// the old file and the old inode's release (about a third of a millisecond of every tick on
-/// ext4), and keeps the file's inode, links and extended attributes as they were.
-#[cfg(unix)]
-fn write_one_byte_in_place(target: &Path, bytes: &[u8]) -> std::io::Result<bool> {
-    use std::io::Read as _;
-    use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
-    // No following a link put in the file's place since it was inspected.
-    let opened =
-        std::fs::OpenOptions::new().read(true).write(true).custom_flags(libc::O_NOFOLLOW).open(target);
-    let mut file = match opened {
-        Ok(file) => file,
-        // A read-only file is replaced instead, as before: that needs only the directory's permission.
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return Ok(false),
-        Err(e) => return Err(e),
-    };
-    let meta = file.metadata()?;
-    if !meta.is_file() || meta.len() != bytes.len() as u64 {
-        return Ok(false);
-    }
-    let mut old = Vec::with_capacity(bytes.len() + 1);
-    file.read_to_end(&mut old)?;
-    if old.len() != bytes.len() {
-        return Ok(false); // it changed size since the stat
-    }
-    let Some(at) = old.iter().zip(bytes).position(|(a, b)| a != b) else {
-        return Ok(true); // already these bytes
-    };
-    if old[at + 1..] != bytes[at + 1..] {
-        return Ok(false);
-    }
-    file.write_all_at(&bytes[at..=at], at as u64)?;
-    Ok(true)
-}
-
-#[cfg(not(unix))]
-fn write_one_byte_in_place(_target: &Path, _bytes: &[u8]) -> std::io::Result<bool> {
-    Ok(false)
-}
-
-/// Whether the mode [`set_mode`] would give the file is the one it has.
-#[cfg(unix)]
-fn mode_kept(old: &std::fs::Permissions, executable: bool) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let base = old.mode() & 0o777;
-    new_mode(base, executable) == base
-}
-
-#[cfg(not(unix))]
-fn mode_kept(_old: &std::fs::Permissions, _executable: bool) -> bool {
-    true
 }
 
 /// The mode a file of mode `base` gets: git's executable bit set or cleared, read bits kept.

@@ -27,7 +27,6 @@ pub mod ssh_tool;
 pub mod ssh_verify;
 pub mod sshsig;
 
-mod ed25519;
 mod tool;
 
 #[cfg(test)]

@@ -7,10 +7,8 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use ssh_key::private::KeypairData;
-use ssh_key::{Algorithm, Certificate, EcdsaCurve, HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
+use ssh_key::{Algorithm, Certificate, EcdsaCurve, HashAlg, LineEnding, PrivateKey, PublicKey};
 
-use super::ed25519::Ed25519Key;
 use super::ssh_verify::{self, SshVerifyError};
 use super::sshsig::{self, NAMESPACE};
 use super::tool::{self, Agent, Run, SSH_KEYGEN, ToolError};
@@ -31,47 +29,12 @@ pub struct SshSigner {
 #[derive(Clone)]
 enum How {
     /// Signed in-process with the decoded private key.
-    InProcess(Box<InProcessKey>),
+    InProcess(Box<PrivateKey>),
     /// `ssh-keygen -Y sign -f <file>`: a private key file, or a public key or certificate file
     /// whose private half is in ssh-agent or beside it.
     ToolFile(PathBuf),
     /// `ssh-keygen -Y sign -f <temporary file with the public key>`: the agent must hold the key.
     ToolAgent,
-}
-
-/// A private key that signs in-process.
-#[derive(Clone)]
-#[allow(clippy::large_enum_variant, reason = "held in a Box as a whole (How::InProcess)")]
-enum InProcessKey {
-    /// An Ed25519 key, expanded and checked against its public half once, when loaded.
-    Ed25519(Ed25519Key),
-    /// Any other key that signs in-process (NIST P-256), or an Ed25519 key whose halves do not
-    /// match: ssh-key signs it, and reports that mismatch when asked to sign.
-    Other(PrivateKey),
-}
-
-impl InProcessKey {
-    fn new(key: PrivateKey) -> Self {
-        match key.key_data() {
-            KeypairData::Ed25519(pair) => match Ed25519Key::new(pair) {
-                Some(expanded) => InProcessKey::Ed25519(expanded),
-                None => InProcessKey::Other(key),
-            },
-            _ => InProcessKey::Other(key),
-        }
-    }
-
-    /// The SSHSIG of `pae` under the namespace, sha512.
-    fn sshsig(&self, public: &PublicKey, pae: &[u8]) -> Result<SshSig, ssh_key::Error> {
-        match self {
-            InProcessKey::Ed25519(key) => {
-                let signed_data = SshSig::signed_data(NAMESPACE, HashAlg::Sha512, pae)?;
-                let signature = ssh_key::Signature::new(Algorithm::Ed25519, key.sign(&signed_data))?;
-                SshSig::new(public.key_data().clone(), NAMESPACE, HashAlg::Sha512, signature)
-            }
-            InProcessKey::Other(key) => key.sign(NAMESPACE, HashAlg::Sha512, pae),
-        }
-    }
 }
 
 /// Where the key came from, for [`Signer::describe`] and for advice in errors.
@@ -291,15 +254,15 @@ impl SshSigner {
         if key.is_encrypted() {
             Self::new(public, How::ToolAgent, Origin::EncryptedKeyFile(path))
         } else if signs_in_process(&key) {
-            Self::new(public, How::InProcess(Box::new(InProcessKey::new(key))), Origin::KeyFile(path))
+            Self::new(public, How::InProcess(Box::new(key)), Origin::KeyFile(path))
         } else {
             Self::new(public, How::ToolFile(path.clone()), Origin::KeyFile(path))
         }
     }
 
-    fn sign_in_process(&self, key: &InProcessKey, pae: &[u8]) -> Result<Vec<u8>, SshSignError> {
+    fn sign_in_process(key: &PrivateKey, pae: &[u8]) -> Result<Vec<u8>, SshSignError> {
         let in_process = |e: ssh_key::Error| SshSignError::InProcess { reason: e.to_string() };
-        let sig = key.sshsig(&self.public, pae).map_err(in_process)?;
+        let sig = key.sign(NAMESPACE, HashAlg::Sha512, pae).map_err(in_process)?;
         let mut armored = sig.to_pem(LineEnding::LF).map_err(in_process)?;
         if !armored.ends_with('\n') {
             armored.push('\n');
@@ -436,7 +399,7 @@ impl Signer for SshSigner {
 
     fn sign(&self, pae: &[u8]) -> Result<Vec<u8>, SignError> {
         match &self.how {
-            How::InProcess(key) => Ok(self.sign_in_process(key, pae)?),
+            How::InProcess(key) => Ok(Self::sign_in_process(key, pae)?),
             How::ToolFile(_) | How::ToolAgent => self.sign_with_tool(pae),
         }
     }
@@ -552,7 +515,8 @@ mod tests {
         };
         let (mine, other) = (pair("mine"), pair("other"));
         let mixed = ssh_key::private::Ed25519Keypair { public: other.public, private: mine.private };
-        let mixed = PrivateKey::new(KeypairData::Ed25519(mixed), "mixed").expect("a key value");
+        let mixed =
+            PrivateKey::new(ssh_key::private::KeypairData::Ed25519(mixed), "mixed").expect("a key value");
         // Written to a file, it does not load: decoding checks the halves.
         let file = dir.path().join("mixed");
         mixed.write_openssh_file(&file, LineEnding::LF).expect("written");

@@ -185,31 +185,6 @@ fn a_reader_gone_from_stdout_does_not_kill_the_process_by_sigpipe() {
     assert_eq!(s.project.note_lines("HEAD").len(), 5);
 }
 
-/// build.rs links the binary position-dependent on Linux, for a start-up without relocations:
-/// `readelf -h` (binutils, which the linker comes with) reads the type `EXEC`, not the `DYN` of a
-/// position-independent executable. Unless the build asked for PIE (`SPECCODER_PIE=1`), or is
-/// static without `relocation-model=static` (a static PIE, which must not be given `-no-pie`):
-/// build.rs says which it made in `SPECCODER_POSITION_DEPENDENT`, and the binary must start.
-/// (A binary given in `SPECCODER_BIN` is held to this build's kind: scripts/test.sh gives the
-/// release build, position-dependent like the test build on Linux with glibc.)
-#[cfg(target_os = "linux")]
-#[test]
-fn the_linux_binary_is_position_dependent_unless_pie_was_asked_for() {
-    let bin = common::speccoder_bin();
-    let out = std::process::Command::new("readelf").arg("-h").arg(bin).output().expect("readelf runs");
-    assert!(out.status.success(), "readelf -h {}: {}", bin.display(), String::from_utf8_lossy(&out.stderr));
-    let header = String::from_utf8_lossy(&out.stdout);
-    let kind = header
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("Type:"))
-        .map(|t| t.split_whitespace().next().unwrap_or_default().to_owned())
-        .unwrap_or_else(|| panic!("no Type in readelf -h:\n{header}"));
-    let position_dependent = env!("SPECCODER_POSITION_DEPENDENT") == "1";
-    assert_eq!(kind, if position_dependent { "EXEC" } else { "DYN" }, "{header}");
-    let version = std::process::Command::new(bin).arg("--version").output().expect("speccoder runs");
-    assert!(version.status.success(), "{} --version: {version:?}", bin.display());
-}
-
 /// Each subcommand's help opens with the description written on it (its arguments are defined
 /// lazily, and an argument struct's own description must not take that place).
 #[test]

@@ -127,9 +127,8 @@ pub fn git_command(dir: &Path, home: &Path, args: &[&str]) -> Command {
     cmd
 }
 
-/// The `speccoder` binary the tests run: the one named by `SPECCODER_BIN` when that is set (the
-/// static release build of `scripts/build-release.sh`, which CI checks this way), else the one
-/// cargo built for this run. It is checked once to be this checkout's version: checkouts that
+/// The `speccoder` binary the tests run: the one named by `SPECCODER_BIN` when that is set (a
+/// release build, which CI checks this way), else the one cargo built for this run. It is checked once to be this checkout's version: checkouts that
 /// share a `CARGO_TARGET_DIR` overwrite each other's `target/<profile>/speccoder`, and a test must
 /// not pass or fail on another checkout's code.
 pub fn speccoder_bin() -> &'static Path {

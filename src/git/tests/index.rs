@@ -30,7 +30,7 @@ fn busy_fixture() -> Fixture {
 #[test]
 fn the_tree_of_an_unchanged_index_is_exactly_what_git_write_tree_writes() {
     let fx = busy_fixture();
-    let ours = fx.repo().tree_from_index_with(&[]).unwrap();
+    let ours = fx.repo().lock_index().unwrap().tree_with(&[]).unwrap();
     assert_eq!(ours, fx.rev(fx.git(&["write-tree"]).trim()));
 }
 
@@ -38,8 +38,12 @@ fn the_tree_of_an_unchanged_index_is_exactly_what_git_write_tree_writes() {
 fn an_override_replaces_only_that_file_and_keeps_staged_changes_and_modes() {
     let fx = busy_fixture();
     let ticked = b"- [X] T001 first\n- [ ] T002 second\n".to_vec();
-    let tree =
-        fx.repo().tree_from_index_with(&[("specs/001-x/tasks.md".to_owned(), ticked.clone())]).unwrap();
+    let tree = fx
+        .repo()
+        .lock_index()
+        .unwrap()
+        .tree_with(&[("specs/001-x/tasks.md".to_owned(), ticked.clone())])
+        .unwrap();
 
     // What git builds from a copy of the index with the same blob staged.
     let copy = fx.path().join(".git/index-copy");
@@ -70,7 +74,9 @@ fn an_override_of_an_executable_keeps_it_executable_and_a_new_path_becomes_a_reg
     let fx = busy_fixture();
     let tree = fx
         .repo()
-        .tree_from_index_with(&[
+        .lock_index()
+        .unwrap()
+        .tree_with(&[
             ("bin/run.sh".to_owned(), b"#!/bin/sh\necho changed\n".to_vec()),
             ("docs/new.md".to_owned(), b"new\n".to_vec()),
         ])
@@ -84,7 +90,7 @@ fn an_override_of_an_executable_keeps_it_executable_and_a_new_path_becomes_a_reg
 fn overriding_a_symlink_or_submodule_or_a_bad_path_is_refused() {
     let fx = busy_fixture();
     let repo = fx.repo();
-    let over = |path: &str| repo.tree_from_index_with(&[(path.to_owned(), b"x".to_vec())]);
+    let over = |path: &str| repo.lock_index().unwrap().tree_with(&[(path.to_owned(), b"x".to_vec())]);
     assert!(matches!(over("vendor/sub"), Err(GitError::NotAFile { .. })));
     #[cfg(unix)]
     assert!(matches!(over("link"), Err(GitError::NotAFile { .. })));
@@ -105,11 +111,14 @@ fn an_index_with_unresolved_conflicts_is_refused() {
     let merge = fx.git_output(&["merge", "-q", "other"], None);
     assert!(!merge.status.success(), "the merge conflicts");
     let repo = fx.repo();
-    match repo.tree_from_index_with(&[]) {
+    match repo.lock_index().unwrap().tree_with(&[]) {
         Err(GitError::Unmerged { paths }) => assert_eq!(paths, vec!["f.txt".to_owned()]),
         other => panic!("expected a refusal, got {other:?}"),
     }
-    assert!(matches!(repo.stage_worktree_file("g.txt", b"x"), Err(GitError::Unmerged { .. })));
+    assert!(matches!(
+        repo.lock_index().unwrap().stage_and_commit("g.txt", b"x"),
+        Err(GitError::Unmerged { .. })
+    ));
 }
 
 #[test]
@@ -125,10 +134,11 @@ fn ticking_committing_and_staging_leaves_git_status_clean_and_fsck_happy() {
     let repo = fx.repo();
     let Head::Branch { name, commit: head } = repo.head().unwrap() else { panic!("on a branch") };
     let ticked = b"- [X] T001 first\n".to_vec();
-    let tree = repo.tree_from_index_with(&[("specs/001-x/tasks.md".to_owned(), ticked.clone())]).unwrap();
+    let tree =
+        repo.lock_index().unwrap().tree_with(&[("specs/001-x/tasks.md".to_owned(), ticked.clone())]).unwrap();
     let commit =
         repo.create_commit_on_branch(&name, head, tree, "Tick T001\n\nSpec-Task: 001-x/T001\n").unwrap();
-    repo.stage_worktree_file("specs/001-x/tasks.md", &ticked).unwrap();
+    repo.lock_index().unwrap().stage_and_commit("specs/001-x/tasks.md", &ticked).unwrap();
 
     assert_eq!(fx.rev("HEAD"), commit);
     assert_eq!(fx.git(&["status", "--porcelain", "--untracked-files=all"]), "");
@@ -145,8 +155,8 @@ fn staging_keeps_the_executable_bit_and_adds_untracked_paths() {
     fx.git(&["update-index", "--chmod=+x", "run.sh"]);
     fx.git(&["commit", "-q", "-m", "base"]);
     let repo = fx.repo();
-    repo.stage_worktree_file("run.sh", b"#!/bin/sh\necho 2\n").unwrap();
-    repo.stage_worktree_file("notes/new.md", b"new\n").unwrap();
+    repo.lock_index().unwrap().stage_and_commit("run.sh", b"#!/bin/sh\necho 2\n").unwrap();
+    repo.lock_index().unwrap().stage_and_commit("notes/new.md", b"new\n").unwrap();
     let staged = fx.git(&["ls-files", "-s"]);
     assert!(staged.lines().any(|l| l.starts_with("100755 ") && l.ends_with("\trun.sh")), "{staged}");
     assert!(staged.lines().any(|l| l.starts_with("100644 ") && l.ends_with("\tnotes/new.md")), "{staged}");
@@ -163,35 +173,22 @@ fn staging_keeps_the_executable_bit_and_adds_untracked_paths() {
 
 #[cfg(unix)]
 #[test]
-fn a_tick_is_written_in_place_and_any_larger_change_replaces_the_file() {
-    use std::os::unix::fs::MetadataExt;
+fn a_staged_file_is_replaced_whole_and_the_index_holds_its_stat() {
     let fx = Fixture::new();
     fx.write("specs/001-x/tasks.md", "- [ ] T001 first\n- [ ] T002 second\n");
     fx.git(&["add", "."]);
     fx.git(&["commit", "-q", "-m", "base"]);
     let path = fx.path().join("specs/001-x/tasks.md");
-    // A second name for the file shows whether the same inode was written.
+    // A second name for the file: the old inode keeps the old content, as after git's checkout.
     let other_name = fx.path().join("tasks-link.md");
     std::fs::hard_link(&path, &other_name).unwrap();
-    let inode = std::fs::metadata(&path).unwrap().ino();
     let repo = fx.repo();
-
     let ticked = b"- [X] T001 first\n- [ ] T002 second\n";
-    repo.stage_worktree_file("specs/001-x/tasks.md", ticked).unwrap();
-    assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode, "one byte changed: written in place");
-    assert_eq!(std::fs::read(&other_name).unwrap(), ticked);
-    assert_eq!(fx.git(&["diff", "--name-only", "--", "specs"]), "", "the index holds the ticked file's stat");
-
-    let both = b"- [X] T001 first\n- [X] T002 second\n";
-    let retitled = b"- [X] T001 frist\n- [X] T002 second\n";
-    repo.stage_worktree_file("specs/001-x/tasks.md", both).unwrap();
-    assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode, "again one byte");
-    repo.stage_worktree_file("specs/001-x/tasks.md", retitled).unwrap();
-    assert_ne!(std::fs::metadata(&path).unwrap().ino(), inode, "two bytes changed: replaced by rename");
-    assert_eq!(std::fs::read(&path).unwrap(), retitled);
-    assert_eq!(std::fs::read(&other_name).unwrap(), both, "the old inode kept its content");
-    assert_eq!(fx.git(&["diff", "--name-only", "--", "specs"]), "");
-    assert_eq!(fx.git(&["show", ":specs/001-x/tasks.md"]).as_bytes(), retitled);
+    repo.lock_index().unwrap().stage_and_commit("specs/001-x/tasks.md", ticked).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), ticked);
+    assert_eq!(std::fs::read(&other_name).unwrap(), b"- [ ] T001 first\n- [ ] T002 second\n");
+    assert_eq!(fx.git(&["diff", "--name-only", "--", "specs"]), "", "the index holds the new file's stat");
+    assert_eq!(fx.git(&["show", ":specs/001-x/tasks.md"]).as_bytes(), ticked);
 }
 
 #[cfg(unix)]
@@ -202,7 +199,7 @@ fn a_read_only_tasks_file_is_still_ticked_and_stays_read_only() {
     fx.commit_file("tasks.md", "- [ ] T001\n", "base");
     let path = fx.path().join("tasks.md");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
-    fx.repo().stage_worktree_file("tasks.md", b"- [X] T001\n").unwrap();
+    fx.repo().lock_index().unwrap().stage_and_commit("tasks.md", b"- [X] T001\n").unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "- [X] T001\n");
     assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o444);
     assert_eq!(fx.git(&["status", "--porcelain"]), "M  tasks.md\n");
@@ -218,7 +215,7 @@ fn a_link_put_in_the_place_of_a_tracked_file_is_never_written_through() {
     std::fs::write(&victim, "- [ ] T001\n").unwrap();
     std::fs::remove_file(fx.path().join("tasks.md")).unwrap();
     std::os::unix::fs::symlink(&victim, fx.path().join("tasks.md")).unwrap();
-    let result = fx.repo().stage_worktree_file("tasks.md", b"- [X] T001\n");
+    let result = fx.repo().lock_index().unwrap().stage_and_commit("tasks.md", b"- [X] T001\n");
     assert!(matches!(result, Err(GitError::UnsafeWorktreePath { .. })), "{result:?}");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "- [ ] T001\n");
 }
@@ -231,7 +228,7 @@ fn staging_never_writes_through_a_symbolic_link() {
     std::os::unix::fs::symlink(outside.path(), fx.path().join("specs")).unwrap();
     fx.commit_file("a.txt", "a\n", "base");
     let repo = fx.repo();
-    let result = repo.stage_worktree_file("specs/tasks.md", b"x");
+    let result = repo.lock_index().unwrap().stage_and_commit("specs/tasks.md", b"x");
     assert!(matches!(result, Err(GitError::UnsafeWorktreePath { .. })), "{result:?}");
     assert!(!outside.path().join("tasks.md").exists());
 }
@@ -240,9 +237,9 @@ fn staging_never_writes_through_a_symbolic_link() {
 fn a_tree_built_with_overrides_of_an_empty_index_holds_just_those_files() {
     let fx = Fixture::new();
     let repo = fx.repo();
-    let tree = repo.tree_from_index_with(&[("a/b.txt".to_owned(), b"b\n".to_vec())]).unwrap();
+    let tree = repo.lock_index().unwrap().tree_with(&[("a/b.txt".to_owned(), b"b\n".to_vec())]).unwrap();
     assert_eq!(fx.git(&["ls-tree", "-r", "--name-only", &tree.to_string()]), "a/b.txt\n");
-    let empty = repo.tree_from_index_with(&[]).unwrap();
+    let empty = repo.lock_index().unwrap().tree_with(&[]).unwrap();
     assert_eq!(empty, ObjectId::empty_tree(repo.object_hash()));
 }
 
@@ -259,9 +256,13 @@ fn a_sparse_index_gives_the_same_tree_as_git_write_tree() {
     let staged = fx.git(&["ls-files", "--sparse", "-s"]);
     assert!(staged.contains("040000 ") && staged.contains("\tother/"), "the index is sparse: {staged}");
     let repo = fx.repo();
-    assert_eq!(repo.tree_from_index_with(&[]).unwrap(), fx.rev(fx.git(&["write-tree"]).trim()));
-    let ticked =
-        repo.tree_from_index_with(&[("specs/001-x/tasks.md".to_owned(), b"- [X] T001\n".to_vec())]).unwrap();
+    let ours = repo.lock_index().unwrap().tree_with(&[]).unwrap();
+    assert_eq!(ours, fx.rev(fx.git(&["write-tree"]).trim()));
+    let ticked = repo
+        .lock_index()
+        .unwrap()
+        .tree_with(&[("specs/001-x/tasks.md".to_owned(), b"- [X] T001\n".to_vec())])
+        .unwrap();
     assert_eq!(fx.git(&["show", &format!("{ticked}:other/deep/file.txt")]), "other\n");
     assert_eq!(fx.git(&["show", &format!("{ticked}:specs/001-x/tasks.md")]), "- [X] T001\n");
 }
@@ -304,33 +305,65 @@ fn staging_a_file_outside_the_sparse_checkout_is_refused() {
     fx.git(&["sparse-checkout", "init", "--cone", "--sparse-index"]);
     fx.git(&["sparse-checkout", "set", "specs"]);
     let repo = fx.repo();
-    assert!(matches!(repo.stage_worktree_file("other/new.txt", b"x"), Err(GitError::InvalidPath { .. })));
-    repo.stage_worktree_file("specs/tasks.md", b"- [X] T001\n").unwrap();
+    assert!(matches!(
+        repo.lock_index().unwrap().stage_and_commit("other/new.txt", b"x"),
+        Err(GitError::InvalidPath { .. })
+    ));
+    repo.lock_index().unwrap().stage_and_commit("specs/tasks.md", b"- [X] T001\n").unwrap();
     assert_eq!(fx.git(&["status", "--porcelain"]), "M  specs/tasks.md\n");
 }
 
 #[test]
-fn an_index_whose_checksum_does_not_match_is_read_as_git_reads_it() {
+fn an_index_whose_checksum_does_not_match_is_refused_and_left_as_it_is() {
     let fx = busy_fixture();
     let index = fx.path().join(".git/index");
     let mut bytes = std::fs::read(&index).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 0xff;
     std::fs::write(&index, &bytes).unwrap();
-    // git checks the index checksum only in fsck, not when it reads the index to write a tree.
-    // (Ours first: git write-tree rewrites the index, checksum included.)
-    let ours = fx.repo().tree_from_index_with(&[]).unwrap();
-    assert_eq!(ours, fx.rev(fx.git(&["write-tree"]).trim()));
+    let err = fx.repo().lock_index().err().expect("a damaged index is refused").to_string();
+    assert!(err.contains("read the index"), "{err}");
+    assert_eq!(std::fs::read(&index).unwrap(), bytes, "nothing was written");
+    assert!(!fx.path().join(".git/index.lock").exists(), "the lock was released");
+}
+
+#[test]
+fn a_second_writer_waits_for_the_lock_and_then_gives_up_naming_the_index() {
+    let fx = busy_fixture();
+    let repo = fx.repo();
+    let held = repo.lock_index().unwrap();
+    let started = std::time::Instant::now();
+    match fx.repo().lock_index() {
+        Err(GitError::IndexLocked { path }) => assert_eq!(path, held.path()),
+        other => panic!("expected the lock to be refused, got {:?}", other.map(|_| ())),
+    }
+    assert!(started.elapsed() >= std::time::Duration::from_secs(1), "it waited before giving up");
+    let git_add = fx.git_output(&["add", "README.md"], None);
+    assert!(!git_add.status.success(), "git itself sees the lock");
+    drop(held);
+    assert!(!fx.path().join(".git/index.lock").exists(), "dropping the lock removes it");
+    fx.repo().lock_index().unwrap();
+}
+
+#[test]
+fn a_lock_released_without_staging_leaves_the_index_byte_for_byte() {
+    let fx = busy_fixture();
+    let before = std::fs::read(fx.path().join(".git/index")).unwrap();
+    let repo = fx.repo();
+    let index = repo.lock_index().unwrap();
+    index.tree_with(&[("specs/001-x/tasks.md".to_owned(), b"- [X] T001 first\n".to_vec())]).unwrap();
+    drop(index);
+    assert_eq!(std::fs::read(fx.path().join(".git/index")).unwrap(), before);
 }
 
 #[test]
 fn a_tree_built_after_git_changed_the_index_sees_the_change() {
     let fx = busy_fixture();
     let repo = fx.repo();
-    let before = repo.tree_from_index_with(&[]).unwrap();
+    let before = repo.lock_index().unwrap().tree_with(&[]).unwrap();
     fx.write("later.txt", "staged after the first tree\n");
     fx.git(&["add", "later.txt"]);
-    let after = repo.tree_from_index_with(&[]).unwrap();
+    let after = repo.lock_index().unwrap().tree_with(&[]).unwrap();
     assert_ne!(after, before);
     assert_eq!(after, fx.rev(fx.git(&["write-tree"]).trim()));
 }
@@ -339,10 +372,10 @@ fn a_tree_built_after_git_changed_the_index_sees_the_change() {
 fn staging_after_git_changed_the_index_keeps_the_change() {
     let fx = busy_fixture();
     let repo = fx.repo();
-    repo.tree_from_index_with(&[]).unwrap();
+    repo.lock_index().unwrap().tree_with(&[]).unwrap();
     fx.write("later.txt", "staged after the tree was built\n");
     fx.git(&["add", "later.txt"]);
-    repo.stage_worktree_file("notes/new.md", b"new\n").unwrap();
+    repo.lock_index().unwrap().stage_and_commit("notes/new.md", b"new\n").unwrap();
     let staged = fx.git(&["diff", "--cached", "--name-only"]);
     assert!(staged.lines().any(|p| p == "later.txt"), "git's change is kept: {staged}");
     assert!(staged.lines().any(|p| p == "notes/new.md"), "ours is staged: {staged}");

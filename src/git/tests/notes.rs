@@ -404,39 +404,28 @@ fn git_has(fx: &Fixture, id: ObjectId) -> bool {
 }
 
 #[test]
-fn held_objects_stay_in_memory_until_a_reference_names_them_then_land_as_one_pack() {
+fn new_objects_are_written_loose_as_git_writes_them_and_no_pack_is_added() {
     let fx = Fixture::new();
     let base = fx.commit_file("a.txt", "a\n", "base");
-    let packs = || std::fs::read_dir(fx.path().join(".git/objects/pack")).unwrap().count();
+    let packs = || std::fs::read_dir(fx.path().join(".git/objects/pack")).map_or(0, Iterator::count);
     let before = packs();
-    let repo = fx.repo().holding_new_objects();
+    let repo = fx.repo();
     let tree = repo.tree_from_files(&[("b.txt".to_owned(), b"b\n".to_vec())]).unwrap();
-    let commit = repo.create_commit_detached(&[base], tree, "held\n").unwrap();
+    let commit = repo.create_commit_detached(&[base], tree, "loose\n").unwrap();
     let note = repo.prepare_note(NOTES_REF, commit, b"the note\n".to_vec()).unwrap();
-    assert!(!git_has(&fx, commit) && !git_has(&fx, tree), "nothing is on disk before a reference moves");
-    assert_eq!(repo.commit(commit).unwrap().tree, tree, "our own reads see held objects");
-
-    repo.update_ref_cas("refs/heads/held", None, commit, "held").unwrap();
-    assert_eq!(packs(), before + 2, "one .pack and its .idx");
-    assert!(git_has(&fx, commit) && git_has(&fx, tree));
+    assert!(git_has(&fx, commit) && git_has(&fx, tree), "git reads what gix wrote");
+    let loose = |id: ObjectId| {
+        let hex = id.to_string();
+        fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..]).is_file()
+    };
+    assert!(loose(commit) && loose(tree));
+    repo.update_ref_cas("refs/heads/loose", None, commit, "loose").unwrap();
     assert_eq!(repo.publish_note(note).unwrap(), NoteOutcome::Written { notes_commit: fx.rev(NOTES_REF) });
     assert_eq!(git_show(&fx, commit), b"the note\n");
-    assert_eq!(packs(), before + 2, "the note's objects were in the same pack");
+    assert_eq!(packs(), before, "no pack was added");
+    fx.git(&["gc", "-q"]);
+    assert_eq!(git_show(&fx, commit), b"the note\n", "git gc packs them later");
     fx.assert_fsck_clean();
-}
-
-#[test]
-fn held_objects_that_nothing_names_are_never_written() {
-    let fx = Fixture::new();
-    let base = fx.commit_file("a.txt", "a\n", "base");
-    let loose_and_packed = || fx.git(&["count-objects", "-v"]);
-    let before = loose_and_packed();
-    let repo = fx.repo().holding_new_objects();
-    let tree = repo.tree_from_files(&[("c.txt".to_owned(), b"c\n".to_vec())]).unwrap();
-    let commit = repo.create_commit_detached(&[base], tree, "dropped\n").unwrap();
-    drop(repo);
-    assert!(!git_has(&fx, commit));
-    assert_eq!(loose_and_packed(), before);
 }
 
 #[test]
@@ -444,7 +433,7 @@ fn a_prepared_note_published_after_another_writer_moved_the_notes_keeps_both_not
     let fx = Fixture::new();
     let first = fx.commit_file("a.txt", "a\n", "first");
     let second = fx.commit_file("b.txt", "b\n", "second");
-    let repo = fx.repo().holding_new_objects();
+    let repo = fx.repo();
     let prepared = repo.prepare_note(NOTES_REF, second, b"ours\n".to_vec()).unwrap();
     fx.git(&["notes", "--ref=speccoder", "add", "-m", "theirs", &first.to_string()]);
     let theirs = fx.rev(NOTES_REF);
@@ -457,12 +446,17 @@ fn a_prepared_note_published_after_another_writer_moved_the_notes_keeps_both_not
     fx.assert_fsck_clean();
 }
 
-/// A held task commit on `main` (a new file on top of HEAD) and its prepared note.
-fn held_commit_and_note(fx: &Fixture, repo: &Repo, head: ObjectId, note: &[u8]) -> (ObjectId, PreparedNote) {
+/// A task commit on top of HEAD that no reference names yet (a new file), and its prepared note.
+fn unreferenced_commit_and_note(
+    fx: &Fixture,
+    repo: &Repo,
+    head: ObjectId,
+    note: &[u8],
+) -> (ObjectId, PreparedNote) {
     let tree = repo.tree_from_files(&[("task.txt".to_owned(), b"done\n".to_vec())]).unwrap();
     let commit = repo.create_commit_detached(&[head], tree, "Tick T001\n\nbody\n").unwrap();
     let note = repo.prepare_note(NOTES_REF, commit, note.to_vec()).unwrap();
-    assert!(!git_has(fx, commit), "nothing is on disk before the references move");
+    assert_eq!(fx.git(&["branch", "--contains", &commit.to_string()]), "", "no branch holds it yet");
     (commit, note)
 }
 
@@ -475,8 +469,8 @@ fn last_reflog(fx: &Fixture, name: &str) -> String {
 fn a_commit_and_its_note_move_together_with_every_reflog_written() {
     let fx = Fixture::new();
     let head = fx.commit_file("a.txt", "a\n", "base");
-    let repo = fx.repo().holding_new_objects();
-    let (commit, note) = held_commit_and_note(&fx, &repo, head, b"the note\n");
+    let repo = fx.repo();
+    let (commit, note) = unreferenced_commit_and_note(&fx, &repo, head, b"the note\n");
 
     let outcome = repo.advance_branch_with_note("refs/heads/main", head, commit, "Tick T001\n\nbody\n", note);
 
@@ -497,8 +491,8 @@ fn a_commit_and_its_note_move_together_with_every_reflog_written() {
 fn a_note_whose_notes_reference_moved_meanwhile_lands_on_top_with_the_branch_moved() {
     let fx = Fixture::new();
     let head = fx.commit_file("a.txt", "a\n", "base");
-    let repo = fx.repo().holding_new_objects();
-    let (commit, note) = held_commit_and_note(&fx, &repo, head, b"ours\n");
+    let repo = fx.repo();
+    let (commit, note) = unreferenced_commit_and_note(&fx, &repo, head, b"ours\n");
     fx.git(&["notes", "--ref=speccoder", "add", "-m", "theirs", &head.to_string()]);
     let theirs = fx.rev(NOTES_REF);
 
@@ -519,8 +513,8 @@ fn a_note_whose_notes_reference_moved_meanwhile_lands_on_top_with_the_branch_mov
 fn when_the_branch_moved_meanwhile_neither_reference_moves() {
     let fx = Fixture::new();
     let head = fx.commit_file("a.txt", "a\n", "base");
-    let repo = fx.repo().holding_new_objects();
-    let (commit, note) = held_commit_and_note(&fx, &repo, head, b"ours\n");
+    let repo = fx.repo();
+    let (commit, note) = unreferenced_commit_and_note(&fx, &repo, head, b"ours\n");
     let other = fx.commit_file("b.txt", "b\n", "someone else's commit");
 
     let outcome = repo.advance_branch_with_note("refs/heads/main", head, commit, "Tick T001\n", note);
