@@ -5,9 +5,12 @@
 //! spec formats ([`spec`]), the repository ([`git`]) and the signers ([`sign`]), and two wings on
 //! top that never reach into each other: the producer ([`attest`]) and the verifier ([`verify`]).
 
+#![forbid(unsafe_code)]
+
 pub mod attest;
 pub mod exit;
 pub mod git;
+pub mod input;
 pub mod model;
 pub mod schema;
 pub mod sign;

@@ -13,9 +13,10 @@
 use serde::Serialize;
 
 use crate::attest::message::{self, MessageFields, keys};
-use crate::attest::pipeline::{branch_head, ensure_no_unstaged_changes, sign_all, split_target, write_note};
+use crate::attest::pipeline::{completed_report, sign_all, split_target};
 use crate::attest::signing::{self, SignerChoice};
 use crate::attest::statements::{self, BuildError, Context, Line};
+use crate::attest::tick::{self, Opened};
 use crate::attest::{AttestError, LineReport, now_rfc3339, read_policy};
 use crate::exit;
 use crate::git::{GitError, Head, ObjectId, Repo, trailers::sanitize_value};
@@ -67,6 +68,8 @@ pub struct DecisionReport {
     pub unsigned_reason: Option<String>,
     /// Where the note is.
     pub notes_ref: String,
+    /// Things the user should know that did not stop the command.
+    pub warnings: Vec<String>,
 }
 
 impl std::fmt::Display for DecisionReport {
@@ -84,6 +87,9 @@ impl std::fmt::Display for DecisionReport {
         }
         if let Some(r) = &self.unsigned_reason {
             writeln!(f, "  unsigned: {r}")?;
+        }
+        for w in &self.warnings {
+            writeln!(f, "  warning: {w}")?;
         }
         Ok(())
     }
@@ -216,32 +222,42 @@ impl From<crate::git::trailers::TrailerError> for DecideError {
 pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, DecideError> {
     let (unit, task_id) = listed_target(&req.target)?;
     let decider = decider(repo, req)?;
-    let index = repo.lock_index()?;
-    let (branch, head) = branch_head(repo)?;
-    let staged = index.tree_with(&[])?;
-    let facts = spec::read_task(&repo.tree(staged), unit, task_id)?;
-    if facts.ticked {
-        return Err(AttestError::AlreadyTicked { target: req.target.clone(), path: facts.tasks_path }.into());
-    }
-    let tasks_bytes = repo.tree(staged).file(&facts.tasks_path)?.unwrap_or_default();
-    ensure_no_unstaged_changes(repo, &facts.tasks_path, &tasks_bytes)?;
-    let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
-    let tree = index.tree_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
-
-    let (commit, msg, lines) = decision_commit(repo, head, tree, &facts, Verdict::Attested, &decider)?;
+    let begun = tick::begin(repo)?;
+    ensure_enabled(repo, begun.head)?;
+    let (pending, facts) = match begun.open_task(&req.target, unit, task_id)? {
+        Opened::Pending(pending, facts) => (*pending, *facts),
+        Opened::Completed { commit, branch } => {
+            let done = completed_report(repo, "accept", &req.target, commit, branch)?;
+            let info = repo.commit(commit)?;
+            let recorded = crate::git::trailers::parse(&info.message);
+            let value = |key: &str| {
+                recorded.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.clone())
+            };
+            return Ok(DecisionReport {
+                command: "accept",
+                target: req.target.clone(),
+                verdict: Verdict::Attested.as_str(),
+                commit: done.commit,
+                reference: done.branch,
+                decider: Decider {
+                    by: value(keys::ACCEPTED_BY).unwrap_or_default(),
+                    reason: value(keys::REASON).unwrap_or_default(),
+                },
+                lines: done.lines,
+                signer: None,
+                unsigned_reason: None,
+                notes_ref: NOTES_REF.to_owned(),
+                warnings: done.warnings,
+            });
+        }
+    };
+    let (commit, msg, lines) =
+        decision_commit(repo, pending.head, pending.tree, &facts, Verdict::Attested, &decider)?;
     let chosen = signing::choose(repo, req.signer, req.key.as_deref())?;
-    let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen);
-
-    repo.update_ref_cas(
-        &branch,
-        Some(head),
-        commit,
-        &format!("commit: {}", msg.lines().next().unwrap_or("")),
-    )?;
-    write_note(repo, commit, bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>()))?;
-    index
-        .stage_and_commit(&facts.tasks_path, &ticked)
-        .map_err(|e| AttestError::WorktreeAfterCommit { path: facts.tasks_path.clone(), source: e })?;
+    let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
+    let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
+    let branch = pending.branch.clone();
+    pending.publish(commit, &msg, &note)?;
     Ok(report(
         "accept",
         req,
@@ -256,6 +272,12 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
     ))
 }
 
+/// Refuses a decision in a project that turned attestation off (`[attest] enabled = false`).
+fn ensure_enabled(repo: &Repo, head: ObjectId) -> Result<(), DecideError> {
+    let (_, config) = read_policy(repo, head)?;
+    if signing::attest_config(config.as_ref())?.enabled { Ok(()) } else { Err(AttestError::Disabled.into()) }
+}
+
 /// Records a skip of an open task on a commit of HEAD's tree outside the branch, referenced by
 /// `refs/speccoder/skipped/<unit>/<task>`.
 ///
@@ -264,10 +286,14 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
 pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, DecideError> {
     let (unit, task_id) = listed_target(&req.target)?;
     let decider = decider(repo, req)?;
+    // Held to the end, as every writer holds it: a tick of this task cannot land meanwhile.
+    let _index = repo.lock_index()?;
     let head = match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => commit,
         Head::Unborn(name) => return Err(AttestError::Unborn(name).into()),
     };
+    repo.check_notes_ref(NOTES_REF)?;
+    ensure_enabled(repo, head)?;
     let tree = repo.commit_tree(head)?;
     let facts = spec::read_task(&repo.tree(tree), unit, task_id)?;
     if facts.ticked {
@@ -284,7 +310,7 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
 
     let (commit, _msg, lines) = decision_commit(repo, head, tree, &facts, Verdict::Skipped, &decider)?;
     let chosen = signing::choose(repo, req.signer, req.key.as_deref())?;
-    let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen);
+    let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
 
     // The note first: until the ref exists, the skip commit and its note are invisible.
     let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
@@ -432,5 +458,6 @@ fn report(
         signer,
         unsigned_reason,
         notes_ref: NOTES_REF.to_owned(),
+        warnings: Vec::new(),
     }
 }

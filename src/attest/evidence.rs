@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::attest::read_bounded;
+use crate::input::{self, InputError};
 use crate::model::evidence::{Evidence, EvidenceRuleError, HeldOutRun, RedRun, SuiteRun};
 
 /// The largest evidence file we read.
@@ -16,22 +16,9 @@ pub const RED_OUTPUT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 /// Why the evidence cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum EvidenceError {
-    /// The file cannot be read.
-    #[error("cannot read the evidence file {path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file is larger than we accept.
-    #[error("the evidence file {path} is larger than {max} bytes")]
-    TooLarge {
-        /// The file.
-        path: PathBuf,
-        /// The limit.
-        max: u64,
-    },
+    /// The file cannot be read (missing, a symbolic link, not a regular file, too large).
+    #[error("the evidence file: {0}")]
+    Read(InputError),
     /// The file does not match the evidence schema.
     #[error("the evidence file {path} does not match schema/evidence.schema.json at `{field}`: {message}")]
     Schema {
@@ -62,13 +49,23 @@ pub enum EvidenceError {
     },
     /// The red output named by the evidence cannot be read.
     #[error(
-        "the red phase's output file {path} cannot be read ({source}); it is resolved relative to the evidence file"
+        "the red phase's output (`phases[].output` in {evidence}): {source}; it must be a regular file inside the evidence file's directory, named relative to it"
     )]
     RedOutput {
-        /// The resolved path.
-        path: PathBuf,
+        /// The evidence file that names it.
+        evidence: PathBuf,
         /// Why.
-        source: std::io::Error,
+        source: InputError,
+    },
+    /// A number that JSON can write but the evidence cannot hold exactly.
+    #[error(
+        "the evidence file {path} has at `{field}` a number beyond the range of a 64-bit integer; counts must be whole numbers of at most 18446744073709551615"
+    )]
+    Number {
+        /// The file.
+        path: PathBuf,
+        /// Where (`mutation.caught`).
+        field: String,
     },
 }
 
@@ -87,9 +84,10 @@ pub struct LoadedEvidence {
 /// Any [`EvidenceError`]: unreadable, too large, not the schema (naming the field), a broken
 /// rule, another task, a red output that cannot be read.
 pub fn load(path: &Path, task: &str) -> Result<LoadedEvidence, EvidenceError> {
-    let bytes = read_bounded(path, EVIDENCE_MAX_BYTES)
-        .map_err(|source| EvidenceError::Read { path: path.to_owned(), source })?
-        .ok_or_else(|| EvidenceError::TooLarge { path: path.to_owned(), max: EVIDENCE_MAX_BYTES })?;
+    let bytes = input::read_regular(path, EVIDENCE_MAX_BYTES).map_err(EvidenceError::Read)?;
+    if let Some(field) = inexact_number(&bytes) {
+        return Err(EvidenceError::Number { path: path.to_owned(), field });
+    }
     let evidence = parse(&bytes).map_err(|(field, message)| EvidenceError::Schema {
         path: path.to_owned(),
         field,
@@ -106,18 +104,45 @@ pub fn load(path: &Path, task: &str) -> Result<LoadedEvidence, EvidenceError> {
     let red_output = match evidence.red().and_then(|r| r.output.as_deref()) {
         None => None,
         Some(rel) => {
-            let base = path.parent().unwrap_or(Path::new("."));
-            let full = base.join(rel);
-            let bytes = read_bounded(&full, RED_OUTPUT_MAX_BYTES)
-                .map_err(|source| EvidenceError::RedOutput { path: full.clone(), source })?
-                .ok_or_else(|| EvidenceError::RedOutput {
-                    path: full.clone(),
-                    source: std::io::Error::other(format!("larger than {RED_OUTPUT_MAX_BYTES} bytes")),
-                })?;
+            let base = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let bytes = input::read_regular_within(base, Path::new(rel), RED_OUTPUT_MAX_BYTES)
+                .map_err(|source| EvidenceError::RedOutput { evidence: path.to_owned(), source })?;
             Some(bytes)
         }
     };
     Ok(LoadedEvidence { evidence, red_output })
+}
+
+/// The path of the first number in the evidence JSON that no 64-bit integer holds and that has
+/// no fraction: an integer written beyond the range, which JSON readers would silently turn into
+/// an approximate float. Shares and other fractions (`0.82`) are left alone.
+fn inexact_number(bytes: &[u8]) -> Option<String> {
+    fn walk(value: &Value, path: &mut Vec<String>) -> Option<String> {
+        match value {
+            Value::Number(n) if n.is_f64() => {
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                (f.fract() == 0.0 || !f.is_finite())
+                    .then(|| if path.is_empty() { ".".into() } else { path.join(".") })
+            }
+            Value::Array(items) => items.iter().enumerate().find_map(|(i, item)| {
+                let last = path.pop().unwrap_or_default();
+                path.push(format!("{last}[{i}]"));
+                let found = walk(item, path);
+                path.pop();
+                path.push(last);
+                found
+            }),
+            Value::Object(map) => map.iter().find_map(|(key, item)| {
+                path.push(key.clone());
+                let found = walk(item, path);
+                path.pop();
+                found
+            }),
+            _ => None,
+        }
+    }
+    let value: Value = serde_json::from_slice(bytes).ok()?;
+    walk(&value, &mut Vec::new())
 }
 
 /// Parses evidence JSON, reporting the path of the first offending field.
@@ -167,6 +192,16 @@ fn inside_phase(bytes: &[u8], index: usize) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_integer_beyond_64_bits_is_named_and_a_share_is_not() {
+        let found = inexact_number(br#"{"mutation":{"caught":1180591620717411303424,"missed":1}}"#);
+        assert_eq!(found.as_deref(), Some("mutation.caught"));
+        let found = inexact_number(br#"{"phases":[{"x":1},{"passed":[1, 2e30]}]}"#);
+        assert_eq!(found.as_deref(), Some("phases[1].passed[1]"));
+        let fine = br#"{"strength":{"visible":{"share":0.82}},"mutation":{"caught":18446744073709551615,"missed":-3}}"#;
+        assert_eq!(inexact_number(fine), None);
+    }
 
     #[test]
     fn a_schema_error_names_the_offending_field() {

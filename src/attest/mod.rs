@@ -11,6 +11,7 @@ pub mod pipeline;
 pub mod sign_later;
 pub mod signing;
 pub mod statements;
+pub(crate) mod tick;
 
 use gix::ObjectId;
 use serde::Serialize;
@@ -120,9 +121,9 @@ pub enum AttestError {
     /// The spec could not be read, or the task not found.
     #[error(transparent)]
     Spec(#[from] crate::spec::SpecError),
-    /// The task is ticked already.
+    /// The task is ticked already at HEAD.
     #[error(
-        "{target} is already ticked in {path}; nothing to attest (to re-attest, untick it in a new commit first)"
+        "{target} is already ticked in {path} at HEAD; nothing to attest (to re-attest, untick it in a new commit first)"
     )]
     AlreadyTicked {
         /// `<unit>/<task>`.
@@ -130,6 +131,33 @@ pub enum AttestError {
         /// The tasks file.
         path: String,
     },
+    /// The index holds a tick that HEAD does not: someone ticked the box by hand and staged it.
+    #[error(
+        "{target} is ticked in the staged {path} but not at HEAD; a tick is made by `speccoder attest`: unstage it (`git restore --staged --worktree {path}`) and run again"
+    )]
+    TickedOnlyInIndex {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The tasks file.
+        path: String,
+    },
+    /// An interrupted tick cannot be completed because its task list was edited since.
+    #[error(
+        "{target} was ticked by {commit}, but that run stopped before updating the work tree, and {path} was edited since; keep your edit and stage the tick by hand (`git checkout HEAD -- {path}` restores the ticked file)"
+    )]
+    InterruptedTickEdited {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The task commit at HEAD.
+        commit: String,
+        /// The tasks file.
+        path: String,
+    },
+    /// The project turned attestation off.
+    #[error(
+        "{CONFIG_FILE} at HEAD says `[attest] enabled = false`: this project records no attestations, and nothing was written"
+    )]
+    Disabled,
     /// The bug was closed already and its triad has not changed since.
     #[error(
         "{target} was closed already by {commit} and its bug home has not changed since; nothing to attest (edit assessment.md, fix.md or test.md to reopen it)"
@@ -164,10 +192,8 @@ pub enum AttestError {
     /// The configured key is broken.
     #[error("signing key: {0}")]
     Sign(#[from] crate::sign::SignError),
-    /// The note could not be written after the commit was made.
-    #[error(
-        "the task commit {commit} was made, but its note could not be written ({message}); the verifier will report it as `missing`: run `speccoder attest sign {commit}` is not enough, re-run attest after `git reset --soft HEAD~1`"
-    )]
+    /// A note could not be written.
+    #[error("the note of {commit} could not be written: {message}")]
     Note {
         /// The commit without a note.
         commit: String,
@@ -176,7 +202,7 @@ pub enum AttestError {
     },
     /// The work tree or index could not be updated after the commit and note were written.
     #[error(
-        "the task commit and its note were written, but {path} in the work tree/index could not be updated ({source}); run `git checkout HEAD -- {path}`"
+        "the task commit and its note were written, but {path} in the work tree and index could not be updated ({source}); run the same command again to finish, or `git checkout HEAD -- {path}`"
     )]
     WorktreeAfterCommit {
         /// The tasks file.
@@ -217,9 +243,12 @@ impl AttestError {
             | AttestError::Policy(_)
             | AttestError::Sign(_)
             | AttestError::BugEvidence(_)
-            | AttestError::BadSigner(_) => exit::CONFIG,
+            | AttestError::BadSigner(_)
+            | AttestError::Disabled => exit::CONFIG,
             AttestError::Build(crate::attest::statements::BuildError::Leak { .. }) => exit::CONFIG,
             AttestError::AlreadyTicked { .. }
+            | AttestError::TickedOnlyInIndex { .. }
+            | AttestError::InterruptedTickEdited { .. }
             | AttestError::AlreadyClosed { .. }
             | AttestError::UnstagedTasks(_)
             | AttestError::Detached(_)
@@ -232,6 +261,8 @@ impl AttestError {
                 | GitError::RefMoved { .. }
                 | GitError::RefLocked { .. }
                 | GitError::IndexLocked { .. }
+                | GitError::Contention { .. }
+                | GitError::NotesRefUnusable { .. }
                 | GitError::Unmerged { .. },
             ) => exit::GIT_PRECONDITION,
             AttestError::Git(
@@ -272,35 +303,15 @@ pub fn read_policy(repo: &Repo, commit: ObjectId) -> Result<(String, Option<toml
     Ok((hash, table))
 }
 
-/// Reads the file `path` when it holds at most `max` bytes; `Ok(None)` when it is longer.
-///
-/// The file's size only sizes the buffer (it may change while read); the bound is enforced on
-/// what is read. Sized, a small file is read in one call instead of a probe and doubling reads.
+/// Reads the regular file `path` when it holds at most `max` bytes; `Ok(None)` when it is
+/// longer. A symbolic link, a FIFO or any other non-regular file is an error
+/// ([`crate::input::read_regular`]).
 pub(crate) fn read_bounded(path: &std::path::Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
-    use std::io::Read as _;
-    let file = std::fs::File::open(path)?;
-    let hint = file.metadata().map_or(0, |m| m.len()).min(max).saturating_add(1);
-    let mut buf = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
-    file.take(max.saturating_add(1)).read_to_end(&mut buf)?;
-    Ok((buf.len() as u64 <= max).then_some(buf))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::read_bounded;
-
-    #[test]
-    fn a_file_of_at_most_the_bound_is_read_whole_and_a_longer_one_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("f");
-        for (len, max, whole) in
-            [(0, 0, true), (5, 5, true), (6, 5, false), (70_000, 70_000, true), (70_001, 70_000, false)]
-        {
-            let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
-            std::fs::write(&file, &bytes).unwrap();
-            let read = read_bounded(&file, max).unwrap();
-            assert_eq!(read, whole.then_some(bytes), "{len} bytes against a bound of {max}");
-        }
-        assert!(read_bounded(&dir.path().join("missing"), 10).is_err());
+    use crate::input::InputError;
+    match crate::input::read_regular(path, max) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(InputError::TooLarge { .. }) => Ok(None),
+        Err(InputError::Io { source, .. }) => Err(source),
+        Err(other) => Err(std::io::Error::other(other.to_string())),
     }
 }

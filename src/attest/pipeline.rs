@@ -2,16 +2,16 @@
 //! trailers and a signed bundle in its note. A trailer-only bug task (`<unit>/bug:<slug>`) takes
 //! the same path without a tick: its commit carries the staged tree, and its anchor is the triad.
 //!
-//! Order of work, so that a failure leaves nothing half-written:
-//! 1. read and check everything (evidence, red output, repository state, the task, the policy);
-//! 2. write the task commit as an object (unreferenced, so invisible if we stop);
-//! 3. build every statement, clean-check it, sign it (a signing failure only leaves it unsigned);
-//! 4. make the note's objects, then move the branch and the notes reference in one transaction,
-//!    each by compare-and-swap: from here on the tick exists, with its note;
-//! 5. only when another writer moved the notes reference meanwhile: the branch moves alone, then
-//!    the note is written on top of theirs (a failure here leaves a commit whose missing note the
-//!    verifier reports as `missing`, and the error says how to recover);
-//! 6. update the index and work tree so that the tick shows as committed.
+//! Order of work, so that a failure leaves nothing half-written (see [`crate::attest::tick`] for
+//! the steps that touch the repository):
+//! 1. read and check everything: evidence, red output, the index (locked from here on), the
+//!    task, the policy, the signer;
+//! 2. write the task commit as an object (nothing names it, so it is invisible if we stop);
+//! 3. build every statement, clean-check it, sign it (a signature that was asked for and cannot
+//!    be made stops the command here);
+//! 4. move the notes reference and the branch together: from here on the tick exists, with
+//!    its note;
+//! 5. update the work tree and the index so that the tick shows as committed.
 
 use std::path::PathBuf;
 
@@ -19,8 +19,8 @@ use crate::attest::message::{self, MessageFields, keys};
 use crate::attest::signing::{self, Chosen, SignerChoice};
 use crate::attest::statements::{self, BuildError, Context, Line};
 use crate::attest::{AttestError, LineReport, Report, now_rfc3339, read_policy};
-use crate::attest::{bug, evidence};
-use crate::git::{BranchNoteError, Head, Repo};
+use crate::attest::{bug, evidence, tick};
+use crate::git::Repo;
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::dsse::Envelope;
 use crate::model::evidence::TickVerdict;
@@ -47,36 +47,27 @@ pub struct AttestRequest {
 pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     let (unit, task_id) = split_target(&req.target)?;
     let mut loaded = evidence::load(&req.evidence, &req.target)?;
-    let index = repo.lock_index()?;
-    let (branch, head) = branch_head(repo)?;
-
-    // What will be committed: HEAD's tree plus what is staged. The task is read from there.
-    let staged = index.tree_with(&[])?;
-    let (facts, ticked, tree) = match spec::TaskId::parse(task_id)? {
+    let begun = tick::begin(repo)?;
+    let (policy_sha256, config) = read_policy(repo, begun.head)?;
+    if !signing::attest_config(config.as_ref())?.enabled {
+        return Err(AttestError::Disabled);
+    }
+    let (pending, facts) = match spec::TaskId::parse(task_id)? {
         // A trailer-only bug task ticks nothing: the commit is the staged tree as it is.
         spec::TaskId::Bug(slug) => {
-            let facts = bug::prepare(repo, staged, head, unit, &slug, &req.target)?;
+            let facts = bug::prepare(repo, begun.staged, begun.head, unit, &slug, &req.target)?;
             loaded.evidence.bug = Some(bug::anchor(&facts, loaded.evidence.bug.take())?);
-            (facts, None, staged)
+            (begun.untouched(), facts)
         }
-        spec::TaskId::Listed(_) => {
-            let facts = spec::read_task(&repo.tree(staged), unit, task_id)?;
-            if facts.ticked {
-                return Err(AttestError::AlreadyTicked {
-                    target: req.target.clone(),
-                    path: facts.tasks_path.clone(),
-                });
+        spec::TaskId::Listed(_) => match begun.open_task(&req.target, unit, task_id)? {
+            tick::Opened::Pending(pending, facts) => (*pending, *facts),
+            tick::Opened::Completed { commit, branch } => {
+                return completed_report(repo, "attest", &req.target, commit, branch);
             }
-            let tasks_bytes = repo.tree(staged).file(&facts.tasks_path)?.unwrap_or_default();
-            ensure_no_unstaged_changes(repo, &facts.tasks_path, &tasks_bytes)?;
-            let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
-            let tree = index.tree_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
-            (facts, Some(ticked), tree)
-        }
+        },
     };
-
-    let (policy_sha256, config) = read_policy(repo, head)?;
-    let signer_choice = signing::requested(req.signer, config.as_ref())?;
+    let signer_choice = signing::requested(req.signer, config.as_ref(), true)?;
+    let chosen = signing::choose(repo, signer_choice, req.key.as_deref())?;
     let red = match (loaded.evidence.red(), &loaded.red_output) {
         (Some(run), Some(output)) => Some(red_from_output(run.kind, output)),
         _ => None,
@@ -109,11 +100,11 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
             leak: crate::model::clean::LeakAt { pointer: "/message".into(), leak },
         }));
     }
-    let commit = repo.create_commit_detached(&[head], tree, &msg)?;
+    let commit = repo.create_commit_detached(&[pending.head], pending.tree, &msg)?;
 
     let time = now_rfc3339();
     let commit_hex = commit.to_string();
-    let tree_hex = tree.to_string();
+    let tree_hex = pending.tree.to_string();
     let ctx = Context {
         task: &facts,
         commit: &commit_hex,
@@ -129,23 +120,10 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         &statements::resource_uri(origin.as_deref(), &commit_hex),
     )?;
 
-    let chosen = signing::choose(repo, signer_choice, req.key.as_deref())?;
-    let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen);
-
+    let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
     let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
-    let note_error =
-        |e: crate::git::GitError| AttestError::Note { commit: commit_hex.clone(), message: e.to_string() };
-    let note = repo.prepare_note(NOTES_REF, commit, note).map_err(note_error)?;
-    match repo.advance_branch_with_note(&branch, head, commit, &msg, note) {
-        Ok(_) => {}
-        Err(BranchNoteError::Branch(e)) => return Err(e.into()),
-        Err(BranchNoteError::Note(e)) => return Err(note_error(e)),
-    }
-    if let Some(ticked) = &ticked {
-        index
-            .stage_and_commit(&facts.tasks_path, ticked)
-            .map_err(|e| AttestError::WorktreeAfterCommit { path: facts.tasks_path.clone(), source: e })?;
-    }
+    let branch = pending.branch.clone();
+    pending.publish(commit, &msg, &note)?;
 
     Ok(Report {
         command: "attest",
@@ -166,39 +144,76 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     })
 }
 
+/// The report of a tick that an earlier, interrupted run had published: its commit and note as
+/// they are, and what this run did (the work tree and index now show it).
+pub(crate) fn completed_report(
+    repo: &Repo,
+    command: &'static str,
+    target: &str,
+    commit: gix::ObjectId,
+    branch: String,
+) -> Result<Report, AttestError> {
+    let note = repo.note(NOTES_REF, commit)?.unwrap_or_default();
+    let info = repo.commit(commit)?;
+    let verdict = crate::git::trailers::parse(&info.message)
+        .into_iter()
+        .rev()
+        .find(|(key, _)| key.eq_ignore_ascii_case("Verdict"))
+        .map(|(_, value)| value)
+        .unwrap_or_default();
+    let lines = bundle::split(&note)
+        .into_iter()
+        .enumerate()
+        .map(|(i, raw)| {
+            let envelope = Envelope::parse(raw).ok();
+            LineReport {
+                name: format!("line {}", i + 1),
+                sha256: envelope
+                    .as_ref()
+                    .map_or_else(String::new, |e| crate::model::digest::sha256_hex(&e.payload)),
+                signed: envelope.is_some_and(|e| !e.signatures.is_empty()),
+            }
+        })
+        .collect();
+    Ok(Report {
+        command,
+        commit: commit.to_string(),
+        branch,
+        target: target.to_owned(),
+        verdict,
+        lines,
+        signer: None,
+        unsigned_reason: None,
+        withheld: Vec::new(),
+        warnings: vec![format!(
+            "{target} was ticked by {commit} already, whose run stopped before the index and work tree were updated; they now show the tick (nothing new was written)"
+        )],
+        notes_ref: NOTES_REF.to_owned(),
+    })
+}
+
 /// Signs every line with the chosen signer (a summary-only backend signs just the last line, the
-/// summary, which names the others); on the first failure every line stays unsigned.
-pub(crate) fn sign_all(lines: &[Line], chosen: &Chosen) -> (Vec<Envelope>, Option<String>, Option<String>) {
+/// summary, which names the others); with no signer every line stays unsigned and the reason is
+/// returned.
+///
+/// # Errors
+/// The first signature that cannot be made: a signer that was chosen must sign.
+#[allow(clippy::type_complexity, reason = "the envelopes, who signed, and why not")]
+pub(crate) fn sign_all(
+    lines: &[Line],
+    chosen: &Chosen,
+) -> Result<(Vec<Envelope>, Option<String>, Option<String>), AttestError> {
     let mut envelopes: Vec<Envelope> = lines.iter().map(|l| Envelope::unsigned(l.payload.clone())).collect();
     match chosen {
-        Chosen::Unsigned(reason) => (envelopes, None, Some(reason.clone())),
+        Chosen::Unsigned(reason) => Ok((envelopes, None, Some(reason.clone()))),
         Chosen::Signer(signer) => {
             let first = if signer.signs_summary_only() { envelopes.len().saturating_sub(1) } else { 0 };
             for env in &mut envelopes[first..] {
-                if let Err(e) = signing::sign_envelope(env, signer.as_ref()) {
-                    for env in &mut envelopes {
-                        env.signatures.clear();
-                        env.sigstore = None;
-                    }
-                    return (
-                        envelopes,
-                        None,
-                        Some(format!(
-                            "signing failed ({e}); the lines were written unsigned: fix the key and run `speccoder attest sign`"
-                        )),
-                    );
-                }
+                signing::sign_envelope(env, signer.as_ref())?;
             }
-            (envelopes, Some(signer.describe()), None)
+            Ok((envelopes, Some(signer.describe()), None))
         }
     }
-}
-
-/// Writes the note of `commit` (replacing nothing: a new commit has no note).
-pub(crate) fn write_note(repo: &Repo, commit: gix::ObjectId, note: Vec<u8>) -> Result<(), AttestError> {
-    repo.update_note(NOTES_REF, commit, |_| Ok::<_, std::convert::Infallible>(Some(note.clone())))
-        .map_err(|e| AttestError::Note { commit: commit.to_string(), message: e.to_string() })?;
-    Ok(())
 }
 
 /// `<unit>/<task>` split at the first `/`, both parts non-empty.
@@ -206,27 +221,6 @@ pub(crate) fn split_target(target: &str) -> Result<(&str, &str), AttestError> {
     match target.split_once('/') {
         Some((u, t)) if !u.is_empty() && !t.is_empty() => Ok((u, t)),
         _ => Err(AttestError::Target(target.to_owned())),
-    }
-}
-
-/// The checked-out branch and its commit; a detached HEAD or an unborn branch is refused.
-pub(crate) fn branch_head(repo: &Repo) -> Result<(String, gix::ObjectId), AttestError> {
-    match repo.head()? {
-        Head::Branch { name, commit } => Ok((name, commit)),
-        Head::Detached(id) => Err(AttestError::Detached(id.to_string())),
-        Head::Unborn(name) => Err(AttestError::Unborn(name)),
-    }
-}
-
-pub(crate) fn ensure_no_unstaged_changes(repo: &Repo, path: &str, staged: &[u8]) -> Result<(), AttestError> {
-    let Some(workdir) = repo.workdir() else { return Ok(()) };
-    match std::fs::read(workdir.join(path)) {
-        Ok(bytes) if bytes == staged => Ok(()),
-        Ok(_) => Err(AttestError::UnstagedTasks(path.to_owned())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err(AttestError::UnstagedTasks(path.to_owned()))
-        }
-        Err(e) => Err(AttestError::Io(format!("cannot read {path}: {e}"))),
     }
 }
 

@@ -1,6 +1,10 @@
-//! Choosing the signer the way git does, and signing envelopes with it. A signer that cannot be
-//! had (nothing configured, an agent that is absent) is not an error of the command: the lines
-//! are written unsigned, the reason is reported, and `speccoder attest sign` signs them later.
+//! Choosing the signer the way git does, and signing envelopes with it.
+//!
+//! Fail closed: a signer that was asked for (`--signer ssh|openpgp|sigstore`, `[attest] signer`)
+//! or a key that is configured must sign, or the command stops before anything is written. Only
+//! when no key is configured at all (or the project signs later, `[attest] sign_at = "later"`, or
+//! `--signer none`) are the lines written unsigned, with the reason reported and
+//! `speccoder attest sign` to sign them later.
 
 use crate::attest::AttestError;
 use crate::git::Repo;
@@ -12,7 +16,8 @@ use crate::sign::{SignError, Signer};
 /// Which backend the user asked for (`--signer`, `[attest] signer`), or none said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SignerChoice {
-    /// As git is configured (`gpg.format`, `user.signingKey`).
+    /// The person's git signing key, as `git commit -S` finds it (`gpg.format`,
+    /// `user.signingKey`): the published speccoder's `git`, and its default.
     Auto,
     /// SSH.
     Ssh,
@@ -22,42 +27,100 @@ pub enum SignerChoice {
     Sigstore,
     /// Write the lines unsigned on purpose.
     None,
+    /// Write the lines unsigned now, as the project asks (`[attest] sign_at = "later"`);
+    /// `speccoder attest sign` signs them.
+    Later,
 }
 
 impl SignerChoice {
-    /// Reads `ssh`, `openpgp`, `sigstore`, `none`, `auto` (the values of `--signer` and
-    /// `[attest] signer`).
+    /// Reads `git` (or its synonym `auto`), `ssh`, `openpgp`, `sigstore`, `none`: the values of
+    /// `--signer` and `[attest] signer`.
     ///
     /// # Errors
     /// An unknown or not yet supported backend, with the supported ones.
     pub fn parse(s: &str) -> Result<Self, String> {
         match s {
-            "auto" => Ok(SignerChoice::Auto),
+            "git" | "auto" => Ok(SignerChoice::Auto),
             "ssh" => Ok(SignerChoice::Ssh),
             "openpgp" | "gpg" => Ok(SignerChoice::OpenPgp),
             "sigstore" if crate::sign::SIGSTORE_COMPILED => Ok(SignerChoice::Sigstore),
             "sigstore" => Err(format!("signer `sigstore`: {}", crate::sign::SIGSTORE_MISSING_REASON)),
             "none" => Ok(SignerChoice::None),
-            other => Err(format!("unknown signer `{other}`; use one of: ssh, openpgp, sigstore, none, auto")),
+            other => Err(format!("unknown signer `{other}`; use one of: git, ssh, openpgp, sigstore, none")),
         }
     }
 }
 
-/// The signer a command is asked for: `--signer` when given (`flag`), else `[attest] signer` in
-/// `policy` (speccoder.toml as committed at HEAD), else [`SignerChoice::Auto`].
+/// The `[attest]` table of `speccoder.toml`, read as the published speccoder reads it: the same
+/// keys mean the same things, and a key it does not know is an error rather than ignored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttestConfig {
+    /// `enabled` (default true): false means the project records no attestations.
+    pub enabled: bool,
+    /// `signer` (default `git`, i.e. [`SignerChoice::Auto`]).
+    pub signer: SignerChoice,
+    /// `sign_at = "later"` (default `"tick"`): lines are written unsigned when a task is ticked,
+    /// and signed by `speccoder attest sign`.
+    pub sign_later: bool,
+}
+
+/// The keys of `[attest]`: the published tool's, which are all this crate reads there.
+const ATTEST_KEYS: [&str; 4] = ["enabled", "signer", "sign_at", "sigstore"];
+
+/// Reads `[attest]` of `policy` (speccoder.toml as committed at HEAD); absent keys take the
+/// published tool's defaults.
 ///
 /// # Errors
-/// [`AttestError::BadSigner`]: `[attest] signer` names no backend this build has.
+/// [`AttestError::BadSigner`] naming the key: an unknown key, a value of the wrong type, or a
+/// signer this build does not have.
+pub fn attest_config(policy: Option<&toml::Table>) -> Result<AttestConfig, AttestError> {
+    let mut config = AttestConfig { enabled: true, signer: SignerChoice::Auto, sign_later: false };
+    let Some(section) = policy.and_then(|t| t.get("attest")) else { return Ok(config) };
+    let bad = |key: &str, what: &str| {
+        AttestError::BadSigner(format!("`[attest] {key}` in {}: {what}", crate::attest::CONFIG_FILE))
+    };
+    let table = section.as_table().ok_or_else(|| bad("", "`attest` must be a table"))?;
+    if let Some(unknown) = table.keys().find(|k| !ATTEST_KEYS.contains(&k.as_str())) {
+        return Err(bad(
+            unknown,
+            &format!("unknown key; the keys of [attest] are {}", ATTEST_KEYS.join(", ")),
+        ));
+    }
+    if let Some(enabled) = table.get("enabled") {
+        config.enabled = enabled.as_bool().ok_or_else(|| bad("enabled", "must be true or false"))?;
+    }
+    if let Some(signer) = table.get("signer") {
+        let name = signer.as_str().ok_or_else(|| bad("signer", "must be a string such as \"git\""))?;
+        config.signer = SignerChoice::parse(name).map_err(|e| bad("signer", &e))?;
+    }
+    if let Some(at) = table.get("sign_at") {
+        config.sign_later = match at.as_str() {
+            Some("tick") => false,
+            Some("later") => true,
+            _ => return Err(bad("sign_at", "must be \"tick\" or \"later\"")),
+        };
+    }
+    Ok(config)
+}
+
+/// The signer a command is asked for: `--signer` when given (`flag`), else `[attest] signer` in
+/// `policy` (speccoder.toml as committed at HEAD), else [`SignerChoice::Auto`]. When a task is
+/// being ticked (`at_tick`) and the project signs later, [`SignerChoice::Later`] unless a flag
+/// says otherwise.
+///
+/// # Errors
+/// [`AttestError::BadSigner`]: `[attest]` is malformed or names no backend this build has.
 pub fn requested(
     flag: Option<SignerChoice>,
     policy: Option<&toml::Table>,
+    at_tick: bool,
 ) -> Result<SignerChoice, AttestError> {
-    if let Some(flag) = flag {
-        return Ok(flag);
-    }
-    let configured =
-        policy.and_then(|t| t.get("attest")).and_then(|a| a.get("signer")).and_then(|s| s.as_str());
-    configured.map_or(Ok(SignerChoice::Auto), |s| SignerChoice::parse(s).map_err(AttestError::BadSigner))
+    let config = attest_config(policy)?;
+    Ok(match flag {
+        Some(flag) => flag,
+        None if at_tick && config.sign_later => SignerChoice::Later,
+        None => config.signer,
+    })
 }
 
 /// The outcome of choosing: a signer, or why there is none.
@@ -73,12 +136,19 @@ const HOW_TO_SIGN: &str = "configure a key as for signed git commits (`git confi
 /// Chooses the signer from the flags, then git's configuration.
 ///
 /// # Errors
-/// A configured key that is broken (unreadable, encrypted without an agent, not a key): that is
-/// a configuration error to fix, not a reason to write unsigned lines silently.
+/// A signer that was asked for by name but has no key, and a configured key that is broken
+/// (unreadable, encrypted without an agent, not a key, a format speccoder does not sign with):
+/// configuration errors to fix, never a reason to write unsigned lines silently.
 pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Chosen, SignError> {
     if choice == SignerChoice::None {
         return Ok(Chosen::Unsigned(
             "signer `none` (--signer, or [attest] signer in speccoder.toml): written unsigned on purpose"
+                .into(),
+        ));
+    }
+    if choice == SignerChoice::Later {
+        return Ok(Chosen::Unsigned(
+            "speccoder.toml says `[attest] sign_at = \"later\"`: written unsigned; sign them with `speccoder attest sign <commit>`"
                 .into(),
         ));
     }
@@ -95,8 +165,8 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
             // `--key` given without any gpg.format: the key itself says which kind it is.
             None if key.is_some_and(looks_like_ssh_key) => SignerChoice::Ssh,
             Some("x509") => {
-                return Ok(Chosen::Unsigned(format!(
-                    "git is configured for x509 signing, which speccoder does not use; {HOW_TO_SIGN}"
+                return Err(SignError::CannotSign(format!(
+                    "git is configured for x509 signing (gpg.format = x509), which speccoder does not sign with; {HOW_TO_SIGN}, or pass --signer none to write unsigned lines"
                 )));
             }
             _ => SignerChoice::OpenPgp,
@@ -104,7 +174,13 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
     };
     let configured_key = key.map(str::to_owned).or_else(|| repo.config_string("user.signingKey"));
     let Some(key) = configured_key else {
-        return Ok(Chosen::Unsigned(format!("no signing key configured; {HOW_TO_SIGN}")));
+        if choice == SignerChoice::Auto {
+            return Ok(Chosen::Unsigned(format!("no signing key configured; {HOW_TO_SIGN}")));
+        }
+        return Err(SignError::CannotSign(format!(
+            "a {} signature was asked for, but no key is configured: pass --key KEY or set `git config user.signingKey`",
+            if backend == SignerChoice::Ssh { "ssh" } else { "openpgp" }
+        )));
     };
     if backend == SignerChoice::Ssh {
         let program = repo.config_string("gpg.ssh.program");
@@ -145,7 +221,7 @@ fn sigstore_signer(repo: &Repo) -> Result<Chosen, SignError> {
 
 #[cfg(not(feature = "sigstore"))]
 fn sigstore_signer(_repo: &Repo) -> Result<Chosen, SignError> {
-    Ok(Chosen::Unsigned(crate::sign::SIGSTORE_MISSING_REASON.to_owned()))
+    Err(SignError::CannotSign(crate::sign::SIGSTORE_MISSING_REASON.to_owned()))
 }
 
 /// Signs `envelope` with `signer`, appending the signature.

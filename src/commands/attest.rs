@@ -23,7 +23,7 @@ pub fn run(args: AttestArgs) -> u8 {
         match args.sub {
             Some(AttestSub::Verify(_)) => Err(AttestError::Nothing(String::new())),
             Some(AttestSub::Sign(s)) => {
-                let choice = signer_choice(&repo, &s.signing)?;
+                let choice = signer_choice(&repo, &s.signing, false)?;
                 sign_later(&repo, &s.rev, choice, s.signing.key.as_deref())
             }
             None => {
@@ -43,8 +43,13 @@ fn signer_flag(args: &SigningArgs) -> Result<Option<SignerChoice>, AttestError> 
     args.signer.as_deref().map(|s| SignerChoice::parse(s).map_err(AttestError::BadSigner)).transpose()
 }
 
-/// `--signer`, else `[attest] signer` from speccoder.toml at HEAD, else auto.
-pub(crate) fn signer_choice(repo: &Repo, args: &SigningArgs) -> Result<SignerChoice, AttestError> {
+/// `--signer`, else `[attest]` of speccoder.toml at HEAD (`signer`, and `sign_at` when a task is
+/// being ticked: `at_tick`), else git's own key.
+pub(crate) fn signer_choice(
+    repo: &Repo,
+    args: &SigningArgs,
+    at_tick: bool,
+) -> Result<SignerChoice, AttestError> {
     use speccoder_attest::git::Head;
     let flag = signer_flag(args)?;
     let policy = match flag.is_none().then(|| repo.head()).transpose()? {
@@ -53,5 +58,5 @@ pub(crate) fn signer_choice(repo: &Repo, args: &SigningArgs) -> Result<SignerCho
         }
         Some(Head::Unborn(_)) | None => None,
     };
-    signing::requested(flag, policy.as_ref())
+    signing::requested(flag, policy.as_ref(), at_tick)
 }

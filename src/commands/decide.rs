@@ -34,7 +34,7 @@ fn request(
     signing: &SigningArgs,
 ) -> Result<(Repo, DecisionRequest), DecideError> {
     let repo = Repo::discover(".")?;
-    let signer = signer_choice(&repo, signing)?;
+    let signer = signer_choice(&repo, signing, true)?;
     let req = DecisionRequest {
         target: target.to_owned(),
         reason: reason.to_owned(),

@@ -107,8 +107,8 @@ pub enum GitError {
 
     /// The index is locked by another writer.
     #[error(
-        "the index {} is locked by another process: wait for it to finish, or remove the stale `index.lock` if no git process is running",
-        .path.display()
+        "another speccoder or git command holds the index ({}.lock exists); try again when it is done. If no such command is running, one was stopped while it held the lock: remove {}.lock",
+        .path.display(), .path.display()
     )]
     IndexLocked {
         /// The index file.
@@ -227,6 +227,19 @@ pub enum GitError {
         name: String,
         /// How many attempts were made.
         tries: usize,
+    },
+
+    /// The notes reference exists but cannot take a note.
+    #[error(
+        "the notes reference {name} points at {target}: {reason}; a notes reference must point directly at a notes commit (inspect it with `git show-ref {name}` and repair or delete it)"
+    )]
+    NotesRefUnusable {
+        /// The notes reference.
+        name: String,
+        /// What it points at (a reference name or an object id).
+        target: String,
+        /// Why that cannot hold notes.
+        reason: String,
     },
 
     /// A file-system operation failed.

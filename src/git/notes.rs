@@ -3,10 +3,9 @@
 //! the notes reference with retries.
 
 use gix::ObjectId;
-use gix::refs::transaction::RefEdit;
 
 use super::error::{GitError, GixResultExt};
-use super::refs::{CasUpdate, cas_edit};
+use super::refs::{CAS_TRIES, CasUpdate, backoff, cas_edit};
 use super::repo::Repo;
 use super::tree::TreeItem;
 
@@ -31,39 +30,6 @@ pub enum NoteOutcome {
         /// The new notes commit.
         notes_commit: ObjectId,
     },
-}
-
-/// A new note whose blob, notes tree and notes commit are stored but whose reference has not
-/// moved yet: made by [`Repo::prepare_note`], published by [`Repo::publish_note`] or together
-/// with a branch by [`Repo::advance_branch_with_note`].
-#[derive(Debug, Clone)]
-#[must_use = "a prepared note is published only by Repo::publish_note"]
-pub struct PreparedNote {
-    notes_ref: String,
-    annotated: ObjectId,
-    bytes: Vec<u8>,
-    /// The notes commit the new one was made on (`None`: the reference did not exist).
-    base: Option<ObjectId>,
-    notes_commit: ObjectId,
-}
-
-impl PreparedNote {
-    /// The compare-and-swap of the notes reference that publishes this note.
-    fn edit(&self) -> Result<RefEdit, GitError> {
-        let reflog = format!("notes: {}", ADDED_MESSAGE.trim_end());
-        cas_edit(&self.notes_ref, self.base, self.notes_commit, &reflog)
-    }
-}
-
-/// Why [`Repo::advance_branch_with_note`] failed.
-#[derive(Debug, thiserror::Error)]
-pub enum BranchNoteError {
-    /// The branch did not move, so nothing was published.
-    #[error(transparent)]
-    Branch(GitError),
-    /// The branch moved to the new commit, but its note could not be published.
-    #[error(transparent)]
-    Note(GitError),
 }
 
 /// Why `update_note` failed: the caller's computation refused, or the repository did.
@@ -97,9 +63,46 @@ fn is_fanout(item: &TreeItem, prefix: &[u8], hex_len: usize) -> bool {
 }
 
 impl Repo {
-    /// The notes commit and its tree for `notes_ref`, `None` when the reference does not exist.
+    /// Checks, before anything is written, that `notes_ref` can take a note: a name under
+    /// `refs/notes/`, and the reference absent or pointing directly (not through a symbolic
+    /// reference) at a commit.
+    ///
+    /// # Errors
+    /// [`GitError::NotesRefUnusable`] naming the reference and what it points at.
+    pub fn check_notes_ref(&self, notes_ref: &str) -> Result<(), GitError> {
+        self.notes_head(notes_ref).map(drop)
+    }
+
+    /// The notes commit and its tree for `notes_ref`, `None` when the reference does not exist;
+    /// a reference that cannot hold notes ([`Repo::check_notes_ref`]) is an error.
     fn notes_head(&self, notes_ref: &str) -> Result<Option<(ObjectId, ObjectId)>, GitError> {
-        self.notes_head_at(self.ref_target(notes_ref)?)
+        check_notes_ref_name(notes_ref)?;
+        let unusable = |target: String, reason: String| GitError::NotesRefUnusable {
+            name: notes_ref.to_owned(),
+            target,
+            reason,
+        };
+        let reference = match self.inner.try_find_reference(notes_ref) {
+            Ok(Some(reference)) => reference,
+            Ok(None) => return Ok(None),
+            Err(e) => return Err(unusable("something unreadable".into(), e.to_string())),
+        };
+        let id = match reference.target() {
+            gix::refs::TargetRef::Symbolic(to) => {
+                return Err(unusable(to.as_bstr().to_string(), "it is a symbolic reference".into()));
+            }
+            gix::refs::TargetRef::Object(id) => id.to_owned(),
+        };
+        match self.inner.try_find_header(id) {
+            Ok(Some(header)) if header.kind() == gix::object::Kind::Commit => {
+                Ok(Some((id, self.commit_tree(id)?)))
+            }
+            Ok(Some(header)) => {
+                Err(unusable(id.to_string(), format!("it points at a {}, not a notes commit", header.kind())))
+            }
+            Ok(None) => Err(unusable(id.to_string(), "it points at a missing object".into())),
+            Err(e) => Err(unusable(id.to_string(), e.to_string())),
+        }
     }
 
     /// The notes commit `commit` (when there is one) with its tree.
@@ -188,101 +191,53 @@ impl Repo {
         Ok(out)
     }
 
-    /// Writes `bytes` as the note of `annotated` on top of the current notes commit without
-    /// moving `notes_ref`, so that a writer can move its branch and the note together.
-    ///
-    /// # Errors
-    /// A notes reference outside `refs/notes/`, or reading or writing the repository failed.
-    pub fn prepare_note(
-        &self,
-        notes_ref: &str,
-        annotated: ObjectId,
-        bytes: Vec<u8>,
-    ) -> Result<PreparedNote, GitError> {
-        check_notes_ref(notes_ref)?;
-        let head = self.notes_head(notes_ref)?;
-        let tree = head.map_or_else(|| self.empty_tree_id(), |(_, tree)| tree);
-        let current_blob = self.note_blob_in(notes_ref, tree, annotated)?;
-        let notes_commit = self.write_notes_commit(notes_ref, head, current_blob, annotated, Some(&bytes))?;
-        Ok(PreparedNote {
-            notes_ref: notes_ref.to_owned(),
-            annotated,
-            bytes,
-            base: head.map(|(commit, _)| commit),
-            notes_commit,
-        })
-    }
-
-    /// Moves the notes reference to the prepared notes commit by compare-and-swap. When another
-    /// writer moved it since the note was prepared, the note is written again on top of theirs
-    /// through [`Repo::update_note`], so neither note is lost.
-    ///
-    /// # Errors
-    /// Writing failed, or the reference kept moving for [`crate::git::CAS_TRIES`] attempts.
-    pub fn publish_note(&self, prepared: PreparedNote) -> Result<NoteOutcome, GitError> {
-        match self.apply_ref_edit(prepared.edit()?, &prepared.notes_ref, prepared.base) {
-            Ok(()) => Ok(NoteOutcome::Written { notes_commit: prepared.notes_commit }),
-            Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => self.republish_note(prepared),
-            Err(other) => Err(other),
-        }
-    }
-
     /// Moves `branch_ref` from `expected_head` to the commit `new` (written already, with
-    /// `message`, as [`Repo::advance_branch`] does) and publishes `note`, prepared on `new`, in one
-    /// reference transaction: both references are locked and checked before either moves, and
-    /// they move one right after the other, so the task commit and its note appear together.
+    /// `message`, as [`Repo::advance_branch`] does) and makes `bytes` the note of `new` under
+    /// `notes_ref`, in one reference transaction: both references are locked and checked before
+    /// either moves, so the task commit and its note appear together or not at all.
     ///
-    /// When the notes reference moved or was locked since the note was prepared (another writer's
-    /// note), nothing has moved yet: the branch then moves alone, and the note is written again on
-    /// top of the other writer's, as [`Repo::publish_note`] does.
+    /// The notes reference is listed first, so that git commits it first: a process killed
+    /// between the two leaves at most a note on a commit no branch holds, never a task commit
+    /// without its note. When another writer moved the notes reference meanwhile, the note is
+    /// made again on top of theirs and the transaction retried ([`CAS_TRIES`] times at most); the
+    /// branch never moves alone.
     ///
     /// # Errors
-    /// [`BranchNoteError::Branch`] when the branch did not move (nothing was published);
-    /// [`BranchNoteError::Note`] when the branch moved but the note could not be published.
+    /// [`GitError::RefMoved`] when the branch moved meanwhile (nothing was published), a notes
+    /// reference that cannot take a note ([`Repo::check_notes_ref`]), [`GitError::Contention`],
+    /// or a failed read or write.
     pub fn advance_branch_with_note(
         &self,
         branch_ref: &str,
         expected_head: ObjectId,
         new: ObjectId,
         message: &str,
-        note: PreparedNote,
-    ) -> Result<NoteOutcome, BranchNoteError> {
-        let branch_edit =
-            self.branch_edit(branch_ref, expected_head, new, message).map_err(BranchNoteError::Branch)?;
-        let note_edit = note.edit().map_err(BranchNoteError::Branch)?;
-        let Err(source) = self.edit_refs([branch_edit, note_edit]) else {
-            return Ok(NoteOutcome::Written { notes_commit: note.notes_commit });
-        };
-        let moved = self.ref_target(branch_ref).map_err(BranchNoteError::Branch)?;
-        if moved == Some(new) {
-            // The transaction failed while committing, after the branch moved.
-            return self.publish_note(note).map_err(BranchNoteError::Note);
+        notes_ref: &str,
+        bytes: &[u8],
+    ) -> Result<ObjectId, GitError> {
+        let branch_edit = self.branch_edit(branch_ref, expected_head, new, message)?;
+        let blob = self.write_blob(bytes)?;
+        for tries in 0..CAS_TRIES {
+            let head = self.notes_head(notes_ref)?;
+            let tree = head.map_or_else(|| self.empty_tree_id(), |(_, tree)| tree);
+            let current_blob = self.note_blob_in(notes_ref, tree, new)?;
+            let notes_commit = self.write_notes_commit(notes_ref, head, current_blob, new, Some(blob))?;
+            let reflog = format!("notes: {}", ADDED_MESSAGE.trim_end());
+            let note_edit = cas_edit(notes_ref, head.map(|(commit, _)| commit), notes_commit, &reflog)?;
+            let Err(source) = self.edit_refs([note_edit, branch_edit.clone()]) else {
+                return Ok(notes_commit);
+            };
+            if self.ref_target(branch_ref)? != Some(expected_head) {
+                return Err(self.ref_edit_error(source, branch_ref, Some(expected_head)));
+            }
+            let notes_moved = self.ref_target(notes_ref)? != head.map(|(commit, _)| commit);
+            if !(notes_moved || source.is_retryable()) {
+                let action = format!("update references {branch_ref} and {notes_ref}");
+                return Err(GitError::Gix { action, source });
+            }
+            backoff(tries);
         }
-        if moved != Some(expected_head) {
-            return Err(BranchNoteError::Branch(self.ref_edit_error(
-                source,
-                branch_ref,
-                Some(expected_head),
-            )));
-        }
-        if !(source.is_conflict() || source.is_not_found() || source.is_retryable()) {
-            let action = format!("update references {branch_ref} and {}", note.notes_ref);
-            return Err(BranchNoteError::Branch(GitError::Gix { action, source }));
-        }
-        // The branch is where it was, so the notes reference moved or one of the locks is held.
-        self.advance_branch(branch_ref, expected_head, new, message).map_err(BranchNoteError::Branch)?;
-        self.publish_note(note).map_err(BranchNoteError::Note)
-    }
-
-    /// Writes the note of a prepared note again on top of the current notes commit, with the
-    /// retries of [`Repo::update_note`].
-    fn republish_note(&self, prepared: PreparedNote) -> Result<NoteOutcome, GitError> {
-        let PreparedNote { notes_ref, annotated, bytes, .. } = prepared;
-        self.update_note(&notes_ref, annotated, |_| Ok::<_, std::convert::Infallible>(Some(bytes.clone())))
-            .map_err(|e| match e {
-                UpdateNoteError::Git(git) => git,
-                UpdateNoteError::Compute(never) => match never {},
-            })
+        Err(GitError::Contention { name: notes_ref.to_owned(), tries: CAS_TRIES })
     }
 
     /// Replace the note of `annotated` under `notes_ref` with what `f` computes from the current
@@ -300,7 +255,7 @@ impl Repo {
         E: std::error::Error + 'static,
         F: FnMut(Option<&[u8]>) -> Result<Option<Vec<u8>>, E>,
     {
-        check_notes_ref(notes_ref)?;
+        self.check_notes_ref(notes_ref)?;
         self.update_ref_retrying(notes_ref, |parent| {
             let head = self.notes_head_at(parent)?;
             let tree = head.map_or_else(|| self.empty_tree_id(), |(_, tree)| tree);
@@ -310,8 +265,8 @@ impl Repo {
             if wanted == current {
                 return Ok(CasUpdate::Keep(NoteOutcome::Unchanged));
             }
-            let notes_commit =
-                self.write_notes_commit(notes_ref, head, current_blob, annotated, wanted.as_deref())?;
+            let new_blob = wanted.as_deref().map(|bytes| self.write_blob(bytes)).transpose()?;
+            let notes_commit = self.write_notes_commit(notes_ref, head, current_blob, annotated, new_blob)?;
             let message = if wanted.is_some() { ADDED_MESSAGE } else { REMOVED_MESSAGE };
             Ok(CasUpdate::Move {
                 new: notes_commit,
@@ -330,7 +285,7 @@ impl Repo {
     /// The reference moves by compare-and-swap with the same retries as [`Repo::update_note`]:
     /// when another writer moved it first, the edits are applied again on top of its commit.
     pub fn set_notes(&self, notes_ref: &str, notes: &[(ObjectId, Vec<u8>)]) -> Result<NoteOutcome, GitError> {
-        check_notes_ref(notes_ref)?;
+        self.check_notes_ref(notes_ref)?;
         let blobs: Vec<(ObjectId, ObjectId)> = notes
             .iter()
             .map(|(annotated, bytes)| Ok((*annotated, self.write_blob(bytes)?)))
@@ -358,14 +313,15 @@ impl Repo {
         })
     }
 
-    /// Write the blob, the edited notes tree and a notes commit on top of `head`; return the commit.
+    /// Write the notes tree with `new_blob` as the note of `annotated` (`None`: no note) and a
+    /// notes commit on top of `head`; return the commit.
     fn write_notes_commit(
         &self,
         notes_ref: &str,
         head: Option<(ObjectId, ObjectId)>,
         current_blob: Option<ObjectId>,
         annotated: ObjectId,
-        wanted: Option<&[u8]>,
+        new_blob: Option<ObjectId>,
     ) -> Result<ObjectId, GitError> {
         let (parent, tree) = match head {
             Some((commit, tree)) => (Some(commit), tree),
@@ -373,19 +329,18 @@ impl Repo {
         };
         let action = || format!("edit the notes tree of {notes_ref}");
         let mut state = gix::note::plumbing::State::new(tree, &self.inner).during(action)?;
-        let new_blob = wanted.map(|bytes| self.write_blob(bytes)).transpose()?;
         let previous = state.edit(annotated, new_blob, &self.inner).during(action)?;
         if previous != current_blob {
             return Err(GitError::NotesLayout { notes_ref: notes_ref.to_owned(), annotated });
         }
         let new_tree = state.write(&self.inner).during(action)?;
-        let message = if wanted.is_some() { ADDED_MESSAGE } else { REMOVED_MESSAGE };
+        let message = if new_blob.is_some() { ADDED_MESSAGE } else { REMOVED_MESSAGE };
         self.create_commit_detached(parent.as_slice(), new_tree, message)
     }
 }
 
 /// Notes references live under `refs/notes/`, where git looks for them.
-fn check_notes_ref(notes_ref: &str) -> Result<(), GitError> {
+fn check_notes_ref_name(notes_ref: &str) -> Result<(), GitError> {
     if notes_ref.starts_with("refs/notes/") {
         Ok(())
     } else {

@@ -207,7 +207,7 @@ pub(crate) fn previous(expected: Option<ObjectId>) -> PreviousValue {
 
 /// Waits a little before another attempt: longer after each, and spread so that writers racing
 /// for one reference fall out of step.
-fn backoff(attempt: usize) {
+pub(super) fn backoff(attempt: usize) {
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let base = 1u64 << attempt.min(5);

@@ -83,6 +83,10 @@ pub enum SignError {
         /// How to configure one.
         hint: String,
     },
+    /// A signature was asked for (by name, or by a configured key) and this configuration
+    /// cannot make one; the text says why and what to do.
+    #[error("{0}")]
+    CannotSign(String),
     /// The program we sign through is not installed.
     #[error("`{program}` was not found; install it or configure its path")]
     ToolMissing {

@@ -6,12 +6,15 @@
 //! - `refusals`: bad input and repository states, each refused with nothing written;
 //! - `signing`: where the key comes from, agents, unsigned lines and `attest sign`;
 //! - `cli`: the human summary, `--json`, `-C`;
+//! - `integrity`: files read only where they should be, crash and lock states, the published
+//!   `[attest]` table, signing that fails closed;
 //! - `parallel`: two worktrees attesting at the same time.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod cli;
+mod integrity;
 mod parallel;
 mod refusals;
 mod signing;

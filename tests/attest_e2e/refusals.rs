@@ -103,7 +103,7 @@ fn an_evidence_file_that_breaks_a_rule_or_names_another_task_is_refused() {
 fn a_red_output_file_that_does_not_exist_is_refused_naming_it() {
     let s = setup(Evidence::Verified);
     std::fs::remove_file(s.evidence.parent().unwrap().join("red.log")).unwrap();
-    refused(&s, T005, &s.evidence, 13, &["red.log", "cannot be read", "relative to the evidence file"]);
+    refused(&s, T005, &s.evidence, 13, &["red.log", "cannot read", "inside the evidence file's directory"]);
 }
 
 #[test]

@@ -168,26 +168,25 @@ fn attest_sign_defaults_to_head_and_takes_the_key_from_git_config() {
     common::assert_every_line_verifies(&p.scratch, &s.allowed, &signed);
 }
 
+/// A configured key that cannot sign (a `key::` literal with no agent holding it) stops the
+/// command before anything is written: a key was configured, so unsigned lines would be a
+/// silent downgrade. With the agent, the same configuration signs.
 #[test]
-fn a_key_literal_without_an_agent_leaves_the_lines_unsigned_until_attest_sign_reaches_the_agent() {
+fn a_key_literal_without_an_agent_writes_nothing_and_with_the_agent_it_signs() {
     let s = Setup::speckit(Evidence::Verified);
     let p = &s.project;
     p.git(&["config", "gpg.format", "ssh"]);
     p.git(&["config", "user.signingKey", &s.key.literal()]);
-    let out = attest_with_agent(&s, None, &[]).success();
-    assert!(out.stdout.contains("5 lines, 0 signed"), "{out}");
-    assert!(out.stdout.contains("ssh-agent"), "{out}");
-    assert!(out.stdout.contains("speccoder attest sign"), "{out}");
-    let unsigned = p.note_lines("HEAD");
+    let before = p.snapshot();
+    let out = attest_with_agent(&s, None, &[]).failure(13);
+    assert!(out.stderr.contains("ssh-agent"), "{out}");
+    assert_eq!(p.snapshot(), before, "no commit, no note, no index change");
 
     let agent = Agent::start(&p.scratch_dir("agent"));
     agent.add(&s.key);
-    let mut cmd = common::speccoder_command(&p.root, &p.home, &["attest", "sign", "HEAD"]);
-    cmd.env("SSH_AUTH_SOCK", &agent.socket);
-    common::run(cmd).success();
-    let signed = p.note_lines("HEAD");
-    assert_eq!(payloads(&signed), payloads(&unsigned));
-    common::assert_every_line_verifies(&p.scratch, &s.allowed, &signed);
+    let out = attest_with_agent(&s, Some(&agent), &[]).success();
+    assert!(out.stdout.contains("5 lines, 5 signed"), "{out}");
+    common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD"));
 }
 
 #[test]

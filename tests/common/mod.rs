@@ -239,6 +239,22 @@ impl Project {
         project
     }
 
+    /// Appends `count` open tasks (`T1000`, `T1001`, ...) to the Spec Kit fixture's task list,
+    /// commits them, and returns their `<unit>/<task>` targets: room for many ticks.
+    pub fn add_speckit_tasks(&self, count: usize) -> Vec<String> {
+        let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
+        let mut text = String::from_utf8(self.read(&tasks)).unwrap();
+        text.push_str("\n## Phase 9: Many more\n\n");
+        let ids: Vec<String> = (0..count).map(|i| format!("T{}", 1000 + i)).collect();
+        for id in &ids {
+            text.push_str(&format!("- [ ] {id} Extra task {id} in src/extra.rs\n"));
+        }
+        self.write(&tasks, text);
+        self.git(&["add", &tasks]);
+        self.git(&["commit", "-q", "-m", "More tasks"]);
+        ids.iter().map(|id| format!("{SPECKIT_UNIT}/{id}")).collect()
+    }
+
     /// The temporary directory everything lives in.
     pub fn tmp(&self) -> &Path {
         self.tmp.path()

@@ -4,9 +4,7 @@ use std::convert::Infallible;
 use std::fmt::Write as _;
 
 use super::fixture::Fixture;
-use crate::git::{
-    BranchNoteError, GitError, NOTES_REF, NoteOutcome, ObjectId, PreparedNote, Repo, UpdateNoteError,
-};
+use crate::git::{GitError, NOTES_REF, NoteOutcome, ObjectId, Repo, UpdateNoteError};
 
 fn set(repo: &Repo, annotated: ObjectId, bytes: &[u8]) -> NoteOutcome {
     repo.update_note(NOTES_REF, annotated, |_| Ok::<_, Infallible>(Some(bytes.to_vec())))
@@ -288,7 +286,7 @@ fn a_notes_ref_pointing_at_a_damaged_tree_is_an_error_not_a_panic() {
     let blob = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(b"not a commit"));
     fx.git(&["update-ref", NOTES_REF, String::from_utf8(blob).unwrap().trim()]);
     let repo = fx.repo();
-    assert!(matches!(repo.note(NOTES_REF, commit), Err(GitError::WrongKind { .. })));
+    assert!(matches!(repo.note(NOTES_REF, commit), Err(GitError::NotesRefUnusable { .. })));
 }
 
 #[test]
@@ -412,15 +410,15 @@ fn new_objects_are_written_loose_as_git_writes_them_and_no_pack_is_added() {
     let repo = fx.repo();
     let tree = repo.tree_from_files(&[("b.txt".to_owned(), b"b\n".to_vec())]).unwrap();
     let commit = repo.create_commit_detached(&[base], tree, "loose\n").unwrap();
-    let note = repo.prepare_note(NOTES_REF, commit, b"the note\n".to_vec()).unwrap();
     assert!(git_has(&fx, commit) && git_has(&fx, tree), "git reads what gix wrote");
     let loose = |id: ObjectId| {
         let hex = id.to_string();
         fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..]).is_file()
     };
     assert!(loose(commit) && loose(tree));
-    repo.update_ref_cas("refs/heads/loose", None, commit, "loose").unwrap();
-    assert_eq!(repo.publish_note(note).unwrap(), NoteOutcome::Written { notes_commit: fx.rev(NOTES_REF) });
+    let notes_commit =
+        repo.advance_branch_with_note("refs/heads/main", base, commit, "loose\n", NOTES_REF, b"the note\n");
+    assert_eq!(notes_commit.unwrap(), fx.rev(NOTES_REF));
     assert_eq!(git_show(&fx, commit), b"the note\n");
     assert_eq!(packs(), before, "no pack was added");
     fx.git(&["gc", "-q"]);
@@ -428,36 +426,12 @@ fn new_objects_are_written_loose_as_git_writes_them_and_no_pack_is_added() {
     fx.assert_fsck_clean();
 }
 
-#[test]
-fn a_prepared_note_published_after_another_writer_moved_the_notes_keeps_both_notes() {
-    let fx = Fixture::new();
-    let first = fx.commit_file("a.txt", "a\n", "first");
-    let second = fx.commit_file("b.txt", "b\n", "second");
-    let repo = fx.repo();
-    let prepared = repo.prepare_note(NOTES_REF, second, b"ours\n".to_vec()).unwrap();
-    fx.git(&["notes", "--ref=speccoder", "add", "-m", "theirs", &first.to_string()]);
-    let theirs = fx.rev(NOTES_REF);
-    let NoteOutcome::Written { notes_commit } = repo.publish_note(prepared).unwrap() else {
-        panic!("the note is written")
-    };
-    assert_eq!(fx.rev(&format!("{notes_commit}^")), theirs, "ours sits on top of theirs");
-    assert_eq!(git_show(&fx, first), b"theirs\n");
-    assert_eq!(git_show(&fx, second), b"ours\n");
-    fx.assert_fsck_clean();
-}
-
-/// A task commit on top of HEAD that no reference names yet (a new file), and its prepared note.
-fn unreferenced_commit_and_note(
-    fx: &Fixture,
-    repo: &Repo,
-    head: ObjectId,
-    note: &[u8],
-) -> (ObjectId, PreparedNote) {
+/// A task commit on top of HEAD that no reference names yet (a new file).
+fn unreferenced_commit(fx: &Fixture, repo: &Repo, head: ObjectId) -> ObjectId {
     let tree = repo.tree_from_files(&[("task.txt".to_owned(), b"done\n".to_vec())]).unwrap();
     let commit = repo.create_commit_detached(&[head], tree, "Tick T001\n\nbody\n").unwrap();
-    let note = repo.prepare_note(NOTES_REF, commit, note.to_vec()).unwrap();
     assert_eq!(fx.git(&["branch", "--contains", &commit.to_string()]), "", "no branch holds it yet");
-    (commit, note)
+    commit
 }
 
 /// The subject of the last reflog entry of `name`.
@@ -470,11 +444,18 @@ fn a_commit_and_its_note_move_together_with_every_reflog_written() {
     let fx = Fixture::new();
     let head = fx.commit_file("a.txt", "a\n", "base");
     let repo = fx.repo();
-    let (commit, note) = unreferenced_commit_and_note(&fx, &repo, head, b"the note\n");
+    let commit = unreferenced_commit(&fx, &repo, head);
 
-    let outcome = repo.advance_branch_with_note("refs/heads/main", head, commit, "Tick T001\n\nbody\n", note);
+    let outcome = repo.advance_branch_with_note(
+        "refs/heads/main",
+        head,
+        commit,
+        "Tick T001\n\nbody\n",
+        NOTES_REF,
+        b"the note\n",
+    );
 
-    assert_eq!(outcome.unwrap(), NoteOutcome::Written { notes_commit: fx.rev(NOTES_REF) });
+    assert_eq!(outcome.unwrap(), fx.rev(NOTES_REF));
     assert_eq!(fx.rev("refs/heads/main"), commit);
     assert_eq!(git_show(&fx, commit), b"the note\n");
     assert_eq!(last_reflog(&fx, "refs/heads/main"), "commit: Tick T001");
@@ -492,15 +473,14 @@ fn a_note_whose_notes_reference_moved_meanwhile_lands_on_top_with_the_branch_mov
     let fx = Fixture::new();
     let head = fx.commit_file("a.txt", "a\n", "base");
     let repo = fx.repo();
-    let (commit, note) = unreferenced_commit_and_note(&fx, &repo, head, b"ours\n");
+    let commit = unreferenced_commit(&fx, &repo, head);
     fx.git(&["notes", "--ref=speccoder", "add", "-m", "theirs", &head.to_string()]);
     let theirs = fx.rev(NOTES_REF);
 
-    let outcome = repo.advance_branch_with_note("refs/heads/main", head, commit, "Tick T001\n", note);
+    let outcome =
+        repo.advance_branch_with_note("refs/heads/main", head, commit, "Tick T001\n", NOTES_REF, b"ours\n");
 
-    let Ok(NoteOutcome::Written { notes_commit }) = outcome else {
-        panic!("the note is written: {outcome:?}")
-    };
+    let Ok(notes_commit) = outcome else { panic!("the note is written: {outcome:?}") };
     assert_eq!(fx.rev(&format!("{notes_commit}^")), theirs, "ours sits on top of theirs");
     assert_eq!(fx.rev("refs/heads/main"), commit);
     assert_eq!(git_show(&fx, head), b"theirs\n");
@@ -514,12 +494,13 @@ fn when_the_branch_moved_meanwhile_neither_reference_moves() {
     let fx = Fixture::new();
     let head = fx.commit_file("a.txt", "a\n", "base");
     let repo = fx.repo();
-    let (commit, note) = unreferenced_commit_and_note(&fx, &repo, head, b"ours\n");
+    let commit = unreferenced_commit(&fx, &repo, head);
     let other = fx.commit_file("b.txt", "b\n", "someone else's commit");
 
-    let outcome = repo.advance_branch_with_note("refs/heads/main", head, commit, "Tick T001\n", note);
+    let outcome =
+        repo.advance_branch_with_note("refs/heads/main", head, commit, "Tick T001\n", NOTES_REF, b"ours\n");
 
-    let Err(BranchNoteError::Branch(GitError::RefMoved { name, expected, found })) = outcome else {
+    let Err(GitError::RefMoved { name, expected, found }) = outcome else {
         panic!("the branch moved: {outcome:?}")
     };
     assert_eq!((name.as_str(), expected, found), ("refs/heads/main", Some(head), Some(other)));

@@ -1,0 +1,204 @@
+//! The one way a writer puts a task commit on the current branch (`attest`, `accept`, a bug's
+//! closing), in an order that a kill at any instant cannot turn into a lost or doubled tick:
+//!
+//! 1. lock the index (`index.lock`, as `git commit` does) and keep it to the end, so no other
+//!    writer reads or changes the index meanwhile and every tree is built from the truth;
+//! 2. decide "already ticked" from HEAD's `tasks.md`, where a finished tick lives; a tick whose
+//!    commit and note are at HEAD but whose index and work tree were never updated (a writer
+//!    killed after step 4) is completed here instead of being made twice;
+//! 3. build the tree (the index plus the tick) and, by the caller, the commit and the note's
+//!    bytes: objects that nothing names yet;
+//! 4. move the notes reference and the branch in one reference transaction, the note first
+//!    ([`Repo::advance_branch_with_note`]): from here on the tick exists, with its note;
+//! 5. write the ticked `tasks.md` into the work tree, then the index, and release the lock.
+//!
+//! `docs/cli.md` ("What a kill leaves behind") lists the state each step can leave.
+
+use gix::ObjectId;
+
+use crate::attest::AttestError;
+use crate::git::{GitError, Head, LockedIndex, Repo, trailers};
+use crate::model::bundle::NOTES_REF;
+use crate::spec::{self, TaskFacts};
+
+/// A writer that holds the index and knows the branch it will move.
+pub(crate) struct Begun<'r> {
+    repo: &'r Repo,
+    index: LockedIndex<'r>,
+    /// The checked-out branch (full reference name).
+    pub branch: String,
+    /// The commit the branch points at: the task commit's parent.
+    pub head: ObjectId,
+    /// HEAD's tree plus what is staged, as the index holds it now.
+    pub staged: ObjectId,
+}
+
+/// A task commit ready to be made: its tree, and what the index and work tree get afterwards.
+pub(crate) struct Pending<'r> {
+    repo: &'r Repo,
+    index: LockedIndex<'r>,
+    /// The checked-out branch (full reference name).
+    pub branch: String,
+    /// The task commit's parent.
+    pub head: ObjectId,
+    /// The task commit's tree.
+    pub tree: ObjectId,
+    /// The file to write and stage once the branch moved (`tasks.md` and its ticked bytes).
+    stage: Option<(String, Vec<u8>)>,
+}
+
+/// How opening a tick of a listed task ended.
+pub(crate) enum Opened<'r> {
+    /// The task is open: here is its tick.
+    Pending(Box<Pending<'r>>, Box<TaskFacts>),
+    /// The task was ticked by HEAD already, and only the index and work tree lagged behind (an
+    /// earlier writer was stopped after moving the branch): they now show the tick.
+    Completed {
+        /// The task commit at HEAD.
+        commit: ObjectId,
+        /// The branch (full reference name).
+        branch: String,
+    },
+}
+
+/// Locks the index and reads the branch: the first step of every writer on the branch.
+///
+/// # Errors
+/// The index is held by another writer, HEAD is detached or unborn, or the notes reference
+/// cannot take a note (checked now, before anything is written).
+pub(crate) fn begin(repo: &Repo) -> Result<Begun<'_>, AttestError> {
+    let index = repo.lock_index()?;
+    let (branch, head) = branch_head(repo)?;
+    repo.check_notes_ref(NOTES_REF)?;
+    let staged = index.tree_with(&[])?;
+    Ok(Begun { repo, index, branch, head, staged })
+}
+
+impl<'r> Begun<'r> {
+    /// Opens the tick of the listed task `task_id` of `unit`: refuses a task HEAD has ticked
+    /// (completing an interrupted tick instead, see [`Opened::Completed`]), reads the task from
+    /// the staged tree, and builds the tree with its box ticked.
+    ///
+    /// # Errors
+    /// The task is ticked already, `tasks.md` has unstaged changes, or the spec cannot be read.
+    pub(crate) fn open_task(
+        self,
+        target: &str,
+        unit: &str,
+        task_id: &str,
+    ) -> Result<Opened<'r>, AttestError> {
+        let head_tree = self.repo.commit_tree(self.head)?;
+        if let Ok(at_head) = spec::read_task(&self.repo.tree(head_tree), unit, task_id)
+            && at_head.ticked
+        {
+            return self.ticked_at_head(target, &at_head);
+        }
+        let facts = spec::read_task(&self.repo.tree(self.staged), unit, task_id)?;
+        if facts.ticked {
+            return Err(AttestError::TickedOnlyInIndex { target: target.to_owned(), path: facts.tasks_path });
+        }
+        let tasks_bytes = self.repo.tree(self.staged).file(&facts.tasks_path)?.unwrap_or_default();
+        ensure_no_unstaged_changes(self.repo, &facts.tasks_path, &tasks_bytes)?;
+        let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
+        let tree = self.index.tree_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
+        let pending = Pending {
+            repo: self.repo,
+            index: self.index,
+            branch: self.branch,
+            head: self.head,
+            tree,
+            stage: Some((facts.tasks_path.clone(), ticked)),
+        };
+        Ok(Opened::Pending(Box::new(pending), Box::new(facts)))
+    }
+
+    /// A commit of the staged tree as it is (a trailer-only bug task ticks nothing).
+    pub(crate) fn untouched(self) -> Pending<'r> {
+        Pending {
+            repo: self.repo,
+            index: self.index,
+            branch: self.branch,
+            head: self.head,
+            tree: self.staged,
+            stage: None,
+        }
+    }
+
+    /// HEAD ticks the task. When HEAD is the task's own commit, with its note, and only the
+    /// index (and work tree) still hold the task list before the tick, an earlier writer stopped
+    /// between moving the branch and writing the index: finish its work. Otherwise the task is
+    /// simply ticked already.
+    fn ticked_at_head(self, target: &str, at_head: &TaskFacts) -> Result<Opened<'r>, AttestError> {
+        let path = &at_head.tasks_path;
+        let already = || AttestError::AlreadyTicked { target: target.to_owned(), path: path.clone() };
+        let commit = self.repo.commit(self.head)?;
+        let names_task = trailers::parse(&commit.message)
+            .iter()
+            .rev()
+            .find(|(key, _)| key.eq_ignore_ascii_case("Spec-Task"))
+            .is_some_and(|(_, value)| value == target);
+        let head_bytes = self.repo.tree(commit.tree).file(path)?.unwrap_or_default();
+        let staged_bytes = self.repo.tree(self.staged).file(path)?.unwrap_or_default();
+        if !names_task || staged_bytes == head_bytes || self.repo.note(NOTES_REF, self.head)?.is_none() {
+            return Err(already());
+        }
+        // Only a work-tree file that is still the index's or already the tick's is overwritten.
+        let workdir = self.repo.workdir().map(|dir| dir.join(path));
+        let on_disk = workdir.map(std::fs::read).transpose().ok().flatten();
+        if on_disk.is_some_and(|bytes| bytes != staged_bytes && bytes != head_bytes) {
+            return Err(AttestError::InterruptedTickEdited {
+                target: target.to_owned(),
+                commit: self.head.to_string(),
+                path: path.clone(),
+            });
+        }
+        self.index
+            .stage_and_commit(path, &head_bytes)
+            .map_err(|e| AttestError::WorktreeAfterCommit { path: path.clone(), source: e })?;
+        Ok(Opened::Completed { commit: self.head, branch: self.branch })
+    }
+}
+
+impl Pending<'_> {
+    /// Publishes the task commit `commit` (written already with `message`, on this tree and
+    /// parent) with `note` as its note, then brings the work tree and index up to it and
+    /// releases the index.
+    ///
+    /// # Errors
+    /// The branch moved meanwhile (nothing was published), the notes reference kept moving, or
+    /// the work tree or index could not be written after the branch moved (the message says how
+    /// to finish by hand; running the same command again also finishes it).
+    pub(crate) fn publish(self, commit: ObjectId, message: &str, note: &[u8]) -> Result<(), AttestError> {
+        self.repo.advance_branch_with_note(&self.branch, self.head, commit, message, NOTES_REF, note)?;
+        match self.stage {
+            Some((path, bytes)) => self
+                .index
+                .stage_and_commit(&path, &bytes)
+                .map_err(|e| AttestError::WorktreeAfterCommit { path, source: e }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The checked-out branch and its commit; a detached HEAD or an unborn branch is refused.
+pub(crate) fn branch_head(repo: &Repo) -> Result<(String, ObjectId), AttestError> {
+    match repo.head()? {
+        Head::Branch { name, commit } => Ok((name, commit)),
+        Head::Detached(id) => Err(AttestError::Detached(id.to_string())),
+        Head::Unborn(name) => Err(AttestError::Unborn(name)),
+    }
+}
+
+/// Refuses a work-tree `path` whose bytes are not `staged` (an edit that `git add` has not
+/// taken), so that the tick never drops a change of the user's.
+fn ensure_no_unstaged_changes(repo: &Repo, path: &str, staged: &[u8]) -> Result<(), AttestError> {
+    let Some(workdir) = repo.workdir() else { return Ok(()) };
+    match std::fs::read(workdir.join(path)) {
+        Ok(bytes) if bytes == staged => Ok(()),
+        Ok(_) => Err(AttestError::UnstagedTasks(path.to_owned())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(AttestError::UnstagedTasks(path.to_owned()))
+        }
+        Err(e) => Err(AttestError::Git(GitError::Io { action: "read", path: workdir.join(path), source: e })),
+    }
+}

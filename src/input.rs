@@ -1,0 +1,221 @@
+//! Reading a file that a user or an evidence file named: only a regular file, never through a
+//! symbolic link, never blocking on a FIFO or a device, and never more than a stated size.
+//!
+//! The checks are made on the opened file, not only on the path, so a file swapped in between
+//! the look and the open is still refused: the last component is opened with `O_NOFOLLOW` and
+//! `O_NONBLOCK`, and the open file must then be a regular file.
+
+use std::fs::File;
+use std::io::Read as _;
+use std::path::{Component, Path, PathBuf};
+
+/// Why a named file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The file could not be opened or read.
+    #[error("cannot read {}: {source}", .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The path is a symbolic link, or passes through one.
+    #[error("{} is a symbolic link or lies behind one; name the file itself", .path.display())]
+    Symlink {
+        /// The path as named.
+        path: PathBuf,
+    },
+    /// The path names something other than a regular file.
+    #[error("{} is a {kind}, not a regular file", .path.display())]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What it is (`directory`, `FIFO`, `device`, ...).
+        kind: &'static str,
+    },
+    /// The file is larger than the reader accepts.
+    #[error("{} is larger than {max} bytes", .path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The limit.
+        max: u64,
+    },
+    /// A path that must stay inside a directory does not.
+    #[error("`{}` must be a relative path inside {} (no absolute path, no `..`)", .path.display(), .base.display())]
+    OutsideBase {
+        /// The path as named.
+        path: PathBuf,
+        /// The directory it must stay in.
+        base: PathBuf,
+    },
+}
+
+/// Reads the regular file at `path`, at most `max` bytes.
+///
+/// # Errors
+/// [`InputError`]: a symbolic link, not a regular file, larger than `max`, or unreadable.
+pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
+    let file = open_regular(path)?;
+    let io = |source| InputError::Io { path: path.to_owned(), source };
+    // The size only sizes the buffer (the file may grow while read); the bound is enforced on
+    // what is read.
+    let hint = file.metadata().map_or(0, |m| m.len()).min(max).saturating_add(1);
+    let mut buf = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
+    file.take(max.saturating_add(1)).read_to_end(&mut buf).map_err(io)?;
+    if buf.len() as u64 > max {
+        return Err(InputError::TooLarge { path: path.to_owned(), max });
+    }
+    Ok(buf)
+}
+
+/// Reads the regular file `relative` inside `base`, at most `max` bytes: `relative` has no
+/// absolute path and no `..`, and neither it nor any directory on the way is a symbolic link.
+///
+/// # Errors
+/// [`InputError::OutsideBase`], or what [`read_regular`] refuses.
+pub fn read_regular_within(base: &Path, relative: &Path, max: u64) -> Result<Vec<u8>, InputError> {
+    let outside = || InputError::OutsideBase { path: relative.to_owned(), base: base.to_owned() };
+    let parts: Vec<_> = relative.components().collect();
+    if parts.is_empty() || parts.iter().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+        return Err(outside());
+    }
+    let mut at = base.to_path_buf();
+    for part in &parts[..parts.len() - 1] {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(InputError::Symlink { path: base.join(relative) });
+            }
+            Ok(_) => {}
+            Err(source) => return Err(InputError::Io { path: at, source }),
+        }
+    }
+    read_regular(&base.join(relative), max)
+}
+
+/// Opens `path` for reading without following a symbolic link and without blocking, and checks
+/// on the open file that it is a regular file.
+fn open_regular(path: &Path) -> Result<File, InputError> {
+    let file = open_nofollow(path).map_err(|source| {
+        if is_symlink_refusal(&source, path) {
+            InputError::Symlink { path: path.to_owned() }
+        } else {
+            InputError::Io { path: path.to_owned(), source }
+        }
+    })?;
+    let meta = file.metadata().map_err(|source| InputError::Io { path: path.to_owned(), source })?;
+    if !meta.is_file() {
+        return Err(InputError::NotRegular { path: path.to_owned(), kind: kind_of(&meta.file_type()) });
+    }
+    Ok(file)
+}
+
+#[cfg(unix)]
+fn open_nofollow(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nofollow(path: &Path) -> std::io::Result<File> {
+    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(std::io::Error::other("a symbolic link"));
+    }
+    File::open(path)
+}
+
+/// Whether the open failed because `path` is a symbolic link (`O_NOFOLLOW` gives `ELOOP`).
+fn is_symlink_refusal(error: &std::io::Error, path: &Path) -> bool {
+    #[cfg(unix)]
+    if error.raw_os_error() == Some(libc::ELOOP) {
+        return true;
+    }
+    let _ = error;
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// What a file that is not a regular file is, in a word.
+fn kind_of(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if kind.is_fifo() {
+            return "FIFO";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "device";
+        }
+        if kind.is_socket() {
+            return "socket";
+        }
+    }
+    if kind.is_dir() { "directory" } else { "special file" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_regular_file_of_at_most_the_bound_is_read_whole_and_a_longer_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        for (len, max, whole) in
+            [(0, 0, true), (5, 5, true), (6, 5, false), (70_000, 70_000, true), (70_001, 70_000, false)]
+        {
+            let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            std::fs::write(&file, &bytes).unwrap();
+            match read_regular(&file, max) {
+                Ok(read) => assert!(whole && read == bytes, "{len} bytes against a bound of {max}"),
+                Err(InputError::TooLarge { .. }) => assert!(!whole, "{len} bytes against {max}"),
+                Err(other) => panic!("{other}"),
+            }
+        }
+        assert!(matches!(read_regular(&dir.path().join("missing"), 10), Err(InputError::Io { .. })));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_a_fifo_and_a_directory_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target");
+        std::fs::write(&target, "secret").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(matches!(read_regular(&link, 100), Err(InputError::Symlink { .. })));
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        assert!(matches!(read_regular(&fifo, 100), Err(InputError::NotRegular { kind: "FIFO", .. })));
+        assert!(matches!(
+            read_regular(dir.path(), 100),
+            Err(InputError::NotRegular { kind: "directory", .. })
+        ));
+        assert!(matches!(
+            read_regular(Path::new("/dev/zero"), 100),
+            Err(InputError::NotRegular { kind: "device", .. })
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_inside_a_base_may_not_leave_it_or_pass_through_a_link() {
+        let base = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "secret").unwrap();
+        std::fs::create_dir(base.path().join("logs")).unwrap();
+        std::fs::write(base.path().join("logs/red.log"), "red").unwrap();
+        std::os::unix::fs::symlink(outside.path(), base.path().join("elsewhere")).unwrap();
+        assert_eq!(read_regular_within(base.path(), Path::new("logs/red.log"), 10).unwrap(), b"red");
+        assert_eq!(read_regular_within(base.path(), Path::new("./logs/red.log"), 10).unwrap(), b"red");
+        for bad in ["../x", "logs/../../x", "/etc/passwd", ""] {
+            let err = read_regular_within(base.path(), Path::new(bad), 10).unwrap_err();
+            assert!(matches!(err, InputError::OutsideBase { .. }), "{bad}: {err}");
+        }
+        let err = read_regular_within(base.path(), Path::new("elsewhere/secret"), 10).unwrap_err();
+        assert!(matches!(err, InputError::Symlink { .. }), "{err}");
+    }
+}

@@ -1,0 +1,227 @@
+//! The writer's integrity: files read only where they should be, the notes reference checked
+//! before anything moves, "already ticked" decided at HEAD, an interrupted tick completed rather
+//! than doubled, the index held as git holds it, the published `[attest]` table, and signing
+//! that fails closed. Every case runs the real binary on a real repository and checks the
+//! result with git itself.
+
+use serde_json::json;
+
+use crate::common::{self, Evidence, NOTES_REF};
+use crate::{Setup, T005};
+
+/// Commits `text` as `speccoder.toml` (the project's policy at HEAD).
+fn commit_config(s: &Setup, text: &str) {
+    let p = &s.project;
+    p.write("speccoder.toml", text);
+    p.git(&["add", "speccoder.toml"]);
+    p.git(&["commit", "-q", "-m", "speccoder.toml"]);
+}
+
+/// Runs attest for T005 with the key and asserts that it failed with `code`, said each of
+/// `says`, and changed nothing a user can see.
+#[track_caller]
+fn refused(s: &Setup, evidence: &std::path::Path, code: i32, says: &[&str]) -> common::Run {
+    let before = s.project.snapshot();
+    let out = s.project.attest(T005, evidence, &["--key", s.key.private.to_str().unwrap()]).failure(code);
+    for text in says {
+        assert!(out.stderr.contains(text), "stderr should say {text:?}\n{out}");
+    }
+    assert_eq!(s.project.snapshot(), before, "the repository changed\n{out}");
+    assert!(!s.project.root.join(".git/index.lock").exists(), "the index lock was released");
+    out
+}
+
+/// Evidence for T005 whose red phase names `output` (written as is), in a directory of its own.
+fn evidence_naming_red_output(s: &Setup, name: &str, output: &str) -> std::path::PathBuf {
+    let mut value = common::evidence_json(T005, Evidence::Verified);
+    value["phases"][1]["output"] = json!(output);
+    let dir = s.project.scratch_dir(name);
+    let path = dir.join("evidence.json");
+    std::fs::write(&path, serde_json::to_vec(&value).unwrap()).unwrap();
+    path
+}
+
+#[cfg(unix)]
+#[test]
+fn a_red_output_behind_a_link_outside_the_evidence_directory_or_not_a_file_is_refused() {
+    let s = Setup::speckit(Evidence::Verified);
+    let secret = s.project.scratch.join("secret.txt");
+    std::fs::write(&secret, "root:$6$saltsalt$notarealhash:19000:0:99999:7:::\n").unwrap();
+
+    let linked = evidence_naming_red_output(&s, "linked", "red.log");
+    std::os::unix::fs::symlink(&secret, linked.parent().unwrap().join("red.log")).unwrap();
+    let out = refused(&s, &linked, 13, &["red.log", "symbolic link"]);
+    assert!(!out.stderr.contains("notarealhash"), "{out}");
+
+    let fifo = evidence_naming_red_output(&s, "fifo", "red.log");
+    let made = std::process::Command::new("mkfifo").arg(fifo.parent().unwrap().join("red.log")).status();
+    assert!(made.unwrap().success());
+    refused(&s, &fifo, 13, &["red.log", "FIFO"]);
+
+    let up = evidence_naming_red_output(&s, "up", "../secret.txt");
+    refused(&s, &up, 13, &["../secret.txt", "no `..`"]);
+    let absolute = evidence_naming_red_output(&s, "absolute", secret.to_str().unwrap());
+    refused(&s, &absolute, 13, &["no absolute path"]);
+
+    let inner = evidence_naming_red_output(&s, "inner-link", "logs/red.log");
+    std::os::unix::fs::symlink(s.project.scratch.as_path(), inner.parent().unwrap().join("logs")).unwrap();
+    refused(&s, &inner, 13, &["symbolic link"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_evidence_file_that_is_a_link_or_a_fifo_is_refused_without_waiting() {
+    let s = Setup::speckit(Evidence::Verified);
+    let link = s.project.scratch.join("evidence-link.json");
+    std::os::unix::fs::symlink(&s.evidence, &link).unwrap();
+    refused(&s, &link, 13, &["evidence-link.json is a symbolic link"]);
+    let fifo = s.project.scratch.join("evidence.fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    refused(&s, &fifo, 13, &["evidence.fifo is a FIFO"]);
+}
+
+#[test]
+fn an_integer_beyond_64_bits_in_the_evidence_is_refused_naming_the_field() {
+    let s = Setup::speckit(Evidence::Verified);
+    let mut value = common::evidence_json(T005, Evidence::Verified);
+    value["mutation"] = json!({ "caught": "BIG", "missed": 0 });
+    // 2^70, written as JSON writes an integer: a reader that takes it as a float loses digits.
+    let text = serde_json::to_string(&value).unwrap().replace("\"BIG\"", "1180591620717411303424");
+    let dir = s.project.scratch_dir("big");
+    std::fs::write(dir.join("evidence.json"), text).unwrap();
+    std::fs::copy(s.evidence.parent().unwrap().join("red.log"), dir.join("red.log")).unwrap();
+    refused(&s, &dir.join("evidence.json"), 13, &["mutation.caught", "64-bit integer"]);
+}
+
+#[test]
+fn a_notes_reference_that_cannot_take_a_note_stops_attest_before_anything_moves() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.git(&["symbolic-ref", NOTES_REF, "refs/heads/main"]);
+    let out = refused(&s, &s.evidence, 14, &[NOTES_REF, "refs/heads/main", "symbolic reference"]);
+    assert!(!out.stderr.contains("reset"), "no advice to reset when nothing moved\n{out}");
+    p.git(&["symbolic-ref", "--delete", NOTES_REF]);
+
+    let tree = p.rev("HEAD^{tree}");
+    p.git(&["update-ref", NOTES_REF, &tree]);
+    refused(&s, &s.evidence, 14, &[NOTES_REF, &tree, "points at a tree"]);
+}
+
+#[test]
+fn a_box_ticked_and_staged_by_hand_is_refused_and_left_as_it_is() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
+    let text = String::from_utf8(p.read(&tasks)).unwrap();
+    p.write(&tasks, text.replacen("- [ ] T005", "- [X] T005", 1));
+    p.git(&["add", &tasks]);
+    refused(&s, &s.evidence, 14, &["T005 is ticked in the staged", "not at HEAD"]);
+}
+
+/// A writer killed after the branch and the note moved but before the index was written leaves
+/// a stale `index.lock`, and an index and work tree that still hold the task list before the
+/// tick. The next attest names the lock; once it is removed, attest completes the tick: no second
+/// commit, no second note, and `git status` clean.
+#[test]
+fn an_interrupted_tick_is_completed_by_the_next_attest_and_never_made_twice() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
+    s.attest_signed(&[]);
+    let commit = p.rev("HEAD");
+    let note = p.note("HEAD");
+    // The state of the kill: the index and the work tree from before the tick, and the lock.
+    p.write(&tasks, p.git_bytes(&["show", &format!("HEAD~:{tasks}")]));
+    p.git(&["add", &tasks]);
+    std::fs::write(p.root.join(".git/index.lock"), b"").unwrap();
+
+    let key = s.key.private.to_str().unwrap();
+    let out = p.attest(T005, &s.evidence, &["--key", key]).failure(14);
+    assert!(out.stderr.contains(".git/index.lock"), "the stale lock is named\n{out}");
+    std::fs::remove_file(p.root.join(".git/index.lock")).unwrap();
+
+    let out = p.attest(T005, &s.evidence, &["--key", key]).success();
+    assert!(out.stdout.contains("now show the tick"), "{out}");
+    assert_eq!(p.rev("HEAD"), commit, "no second task commit");
+    assert_eq!(p.note("HEAD"), note, "the note is as it was");
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+    assert_eq!(
+        p.git(&["log", "--format=%H", "--grep", "Spec-Task: 001-bookmark-tags/T005"]).lines().count(),
+        1
+    );
+
+    let out = p.attest(T005, &s.evidence, &["--key", key]).failure(14);
+    assert!(out.stderr.contains("already ticked"), "{out}");
+}
+
+#[test]
+fn an_index_held_by_another_command_is_waited_for_then_refused_naming_the_lock() {
+    let s = Setup::speckit(Evidence::Verified);
+    let lock = s.project.root.join(".git/index.lock");
+    std::fs::write(&lock, b"").unwrap();
+    let before = s.project.snapshot();
+    let started = std::time::Instant::now();
+    let out = s.project.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).failure(14);
+    assert!(started.elapsed() >= std::time::Duration::from_secs(2), "it waited for the lock");
+    assert!(out.stderr.contains("another speccoder or git command holds the index"), "{out}");
+    assert!(out.stderr.contains(".git/index.lock"), "{out}");
+    std::fs::remove_file(&lock).unwrap();
+    assert_eq!(s.project.snapshot(), before);
+}
+
+#[test]
+fn a_speccoder_toml_as_the_published_tool_writes_it_attests_with_git_s_own_key() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    commit_config(
+        &s,
+        "[checks]\ncommand = \"cargo test\"\n\n[attest]\nenabled = true\nsigner = \"git\"\nsign_at = \"tick\"\n\n\
+         [attest.sigstore]\nidentity = \"ada@example.com\"\nissuer = \"https://accounts.example.com\"\n",
+    );
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", s.key.private.to_str().unwrap()]);
+    let out = p.attest(T005, &s.evidence, &[]).success();
+    assert!(out.stdout.contains("5 lines, 5 signed"), "{out}");
+    common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD"));
+}
+
+#[test]
+fn sign_at_later_writes_unsigned_lines_that_attest_sign_signs() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    commit_config(&s, "[attest]\nsign_at = \"later\"\n");
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", s.key.private.to_str().unwrap()]);
+    let out = p.attest(T005, &s.evidence, &[]).success();
+    assert!(out.stdout.contains("5 lines, 0 signed"), "{out}");
+    assert!(out.stdout.contains("sign_at"), "{out}");
+    let out = p.speccoder(&["attest", "sign"]).success();
+    assert!(out.stdout.contains("5 lines, 5 signed"), "{out}");
+    common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD"));
+}
+
+#[test]
+fn a_project_that_turned_attestation_off_or_names_an_unknown_key_writes_nothing() {
+    let s = Setup::speckit(Evidence::Verified);
+    commit_config(&s, "[attest]\nenabled = false\n");
+    refused(&s, &s.evidence, 13, &["enabled = false"]);
+    commit_config(&s, "[attest]\nsigner = \"git\"\nsign_when = \"tick\"\n");
+    refused(&s, &s.evidence, 13, &["`[attest] sign_when`", "unknown key"]);
+    commit_config(&s, "[attest]\nsigner = \"x509\"\n");
+    refused(&s, &s.evidence, 13, &["`[attest] signer`", "unknown signer `x509`"]);
+}
+
+#[test]
+fn a_signer_asked_for_by_name_that_cannot_sign_writes_nothing() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let before = p.snapshot();
+    let out = p.attest(T005, &s.evidence, &["--signer", "ssh"]).failure(13);
+    assert!(out.stderr.contains("no key is configured"), "{out}");
+    let out = p.attest(T005, &s.evidence, &["--signer", "openpgp"]).failure(13);
+    assert!(out.stderr.contains("no key is configured"), "{out}");
+    assert_eq!(p.snapshot(), before);
+    // Without any key and without a signer named, the lines are written unsigned, with the hint.
+    let out = p.attest(T005, &s.evidence, &[]).success();
+    assert!(out.stdout.contains("5 lines, 0 signed") && out.stdout.contains("attest sign"), "{out}");
+}
