@@ -257,6 +257,24 @@ pub struct SigningArgs {
     /// user.signingKey; without gpg.format or --signer, an SSH key means SSH, anything else OpenPGP.
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
+    /// Keyless signing: the Fulcio that receives your identity token (else
+    /// SPECCODER_SIGSTORE_FULCIO_URL, else `git config speccoder.sigstore.fulcioUrl`, else
+    /// https://fulcio.sigstore.dev). Never read from speccoder.toml.
+    #[arg(long, value_name = "URL")]
+    pub sigstore_fulcio_url: Option<String>,
+    /// Keyless signing: the Rekor that logs the signature (else SPECCODER_SIGSTORE_REKOR_URL, else
+    /// `git config speccoder.sigstore.rekorUrl`, else https://rekor.sigstore.dev).
+    #[arg(long, value_name = "URL")]
+    pub sigstore_rekor_url: Option<String>,
+    /// Keyless signing: the OIDC issuer of the interactive login (else
+    /// SPECCODER_SIGSTORE_OIDC_ISSUER, else `git config speccoder.sigstore.oidcIssuer`, else
+    /// https://oauth2.sigstore.dev/auth).
+    #[arg(long, value_name = "URL")]
+    pub sigstore_oidc_issuer: Option<String>,
+    /// Let the Sigstore URLs above be plain http to a loopback address (for tests); otherwise
+    /// every one must be https.
+    #[arg(long)]
+    pub sigstore_allow_http_loopback: bool,
 }
 
 // Subcommands of `speccoder attest`, deferred like `Command`'s.

@@ -39,6 +39,8 @@ pub struct AttestRequest {
     pub signer: Option<SignerChoice>,
     /// A key file or `key::` literal overriding `user.signingKey`.
     pub key: Option<String>,
+    /// Where keyless signing may send the identity token (`--sigstore-*`).
+    pub sigstore: signing::SigstoreFlags,
 }
 
 /// Runs the producer pipeline for one tick.
@@ -113,10 +115,12 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
 
     let time = now_rfc3339();
     let commit_hex = commit.to_string();
+    let commit_sha256 = crate::attest::commit_object_sha256(repo, commit)?;
     let tree_hex = tree.to_string();
     let ctx = Context {
         task: &facts,
         commit: &commit_hex,
+        commit_sha256: &commit_sha256,
         tree: &tree_hex,
         policy_sha256: &policy_sha256,
         time: &time,
@@ -129,7 +133,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         &statements::resource_uri(origin.as_deref(), &commit_hex),
     )?;
 
-    let chosen = signing::choose(repo, signer_choice, req.key.as_deref())?;
+    let chosen = signing::choose(repo, signer_choice, req.key.as_deref(), &req.sigstore)?;
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen);
 
     let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());

@@ -60,6 +60,21 @@ pub fn requested(
     configured.map_or(Ok(SignerChoice::Auto), |s| SignerChoice::parse(s).map_err(AttestError::BadSigner))
 }
 
+/// Where keyless signing may send the identity token, as the person signing said on the command
+/// line. Unset endpoints come from the environment, then the user's git config, then
+/// Sigstore's public-good instance; never from the checked-in `speccoder.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SigstoreFlags {
+    /// `--sigstore-fulcio-url`.
+    pub fulcio_url: Option<String>,
+    /// `--sigstore-rekor-url`.
+    pub rekor_url: Option<String>,
+    /// `--sigstore-oidc-issuer`.
+    pub oidc_issuer: Option<String>,
+    /// `--sigstore-allow-http-loopback`: plain `http` to a loopback address (for tests).
+    pub allow_http_loopback: bool,
+}
+
 /// The outcome of choosing: a signer, or why there is none.
 pub enum Chosen {
     /// Sign with this.
@@ -75,7 +90,12 @@ const HOW_TO_SIGN: &str = "configure a key as for signed git commits (`git confi
 /// # Errors
 /// A configured key that is broken (unreadable, encrypted without an agent, not a key): that is
 /// a configuration error to fix, not a reason to write unsigned lines silently.
-pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Chosen, SignError> {
+pub fn choose(
+    repo: &Repo,
+    choice: SignerChoice,
+    key: Option<&str>,
+    sigstore: &SigstoreFlags,
+) -> Result<Chosen, AttestError> {
     if choice == SignerChoice::None {
         return Ok(Chosen::Unsigned(
             "signer `none` (--signer, or [attest] signer in speccoder.toml): written unsigned on purpose"
@@ -83,7 +103,7 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
         ));
     }
     if choice == SignerChoice::Sigstore {
-        return sigstore_signer(repo);
+        return sigstore_signer(repo, sigstore);
     }
     // As git: gpg.format chooses the backend (openpgp when unset), user.signingKey the key.
     let format = repo.config_string("gpg.format");
@@ -108,44 +128,75 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
     };
     if backend == SignerChoice::Ssh {
         let program = repo.config_string("gpg.ssh.program");
-        let signer = SshSigner::from_git_config(Some(&key), program.as_deref())?;
+        let signer = SshSigner::from_git_config(Some(&key), program.as_deref()).map_err(SignError::from)?;
         return Ok(Chosen::Signer(Box::new(signer)));
     }
     let program = repo.config_string("gpg.openpgp.program").or_else(|| repo.config_string("gpg.program"));
-    let signer = OpenPgpSigner::from_git_config(Some(&key), program.as_deref())?;
+    let signer = OpenPgpSigner::from_git_config(Some(&key), program.as_deref()).map_err(SignError::from)?;
     Ok(Chosen::Signer(Box::new(signer)))
 }
 
-/// The keyless signer, its instance from `[attest.sigstore]` (`fulcio_url`, `rekor_url`,
-/// `oidc_issuer`), public-good by default.
+/// The keyless signer. Each service URL comes from its flag, else its environment variable, else
+/// the user's git config (`speccoder.sigstore.fulcioUrl`, `rekorUrl`, `oidcIssuer`), else the
+/// public-good instance. A `speccoder.toml` at HEAD that still names the URLs in
+/// `[attest.sigstore]` is refused: whoever writes the branch must not choose where the token goes.
 #[cfg(feature = "sigstore")]
-fn sigstore_signer(repo: &Repo) -> Result<Chosen, SignError> {
-    use crate::sign::sigstore::{SigstoreConfig, SigstoreSigner};
-    let mut c = SigstoreConfig::default();
-    // speccoder.toml as committed at HEAD: the configuration the task commit's policy hashes.
-    let config = match repo.head() {
+fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, AttestError> {
+    use crate::sign::sigstore::{Endpoint, SigstoreConfig, SigstoreSigner};
+    let policy = match repo.head() {
         Ok(crate::git::Head::Branch { commit, .. } | crate::git::Head::Detached(commit)) => {
-            crate::attest::read_policy(repo, commit).ok().and_then(|(_, table)| table)
+            crate::attest::read_policy(repo, commit)?.1
         }
         _ => None,
     };
-    let section = config.as_ref().and_then(|t| t.get("attest")).and_then(|a| a.get("sigstore"));
-    let get = |k: &str| section.and_then(|s| s.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
-    if let Some(v) = get("fulcio_url") {
-        c.fulcio_url = v;
-    }
-    if let Some(v) = get("rekor_url") {
-        c.rekor_url = v;
-    }
-    if let Some(v) = get("oidc_issuer") {
-        c.oidc_issuer = v;
-    }
-    Ok(Chosen::Signer(Box::new(SigstoreSigner::new(c))))
+    refuse_service_urls_in_policy(policy.as_ref())?;
+    let pick = |e: Endpoint| -> Option<(String, String)> {
+        let flag = match e {
+            Endpoint::Fulcio => &flags.fulcio_url,
+            Endpoint::Rekor => &flags.rekor_url,
+            Endpoint::OidcIssuer => &flags.oidc_issuer,
+        };
+        let nonempty = |v: String| (!v.trim().is_empty()).then(|| v.trim().to_owned());
+        flag.clone()
+            .and_then(nonempty)
+            .map(|v| (v, e.flag().to_owned()))
+            .or_else(|| std::env::var(e.env_var()).ok().and_then(nonempty).map(|v| (v, e.env_var().to_owned())))
+            .or_else(|| {
+                repo.config_string(e.git_key()).and_then(nonempty).map(|v| (v, format!("git config {}", e.git_key())))
+            })
+    };
+    let config = SigstoreConfig::from_sources(pick, flags.allow_http_loopback).map_err(AttestError::BadSigner)?;
+    Ok(Chosen::Signer(Box::new(SigstoreSigner::new(config))))
 }
 
 #[cfg(not(feature = "sigstore"))]
-fn sigstore_signer(_repo: &Repo) -> Result<Chosen, SignError> {
+fn sigstore_signer(_repo: &Repo, _flags: &SigstoreFlags) -> Result<Chosen, AttestError> {
     Ok(Chosen::Unsigned(crate::sign::SIGSTORE_MISSING_REASON.to_owned()))
+}
+
+/// Refuses `fulcio_url`, `rekor_url` and `oidc_issuer` in `[attest.sigstore]`: an earlier
+/// speccoder read them from the checked-in file. `identity` and `issuer` (the certificate
+/// identity and issuer the project expects, as the published tool names them) are accepted; a
+/// verifier never takes them as trust.
+///
+/// # Errors
+/// [`AttestError::BadSigner`] naming the key and where to set it instead.
+#[cfg(feature = "sigstore")]
+pub fn refuse_service_urls_in_policy(policy: Option<&toml::Table>) -> Result<(), AttestError> {
+    use crate::sign::sigstore::Endpoint;
+    let section = policy.and_then(|t| t.get("attest")).and_then(|a| a.get("sigstore"));
+    for e in Endpoint::ALL {
+        if section.and_then(|s| s.get(e.old_toml_key())).is_some() {
+            return Err(AttestError::BadSigner(format!(
+                "speccoder.toml names `[attest.sigstore] {key}`; a checked-in file must not choose where the identity token is sent, so it is not used: remove it and set the URL yourself with {flag}, {env}, or `git config --global {git} URL`",
+                key = e.old_toml_key(),
+                flag = e.flag(),
+                env = e.env_var(),
+                git = e.git_key(),
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Signs `envelope` with `signer`, appending the signature.
