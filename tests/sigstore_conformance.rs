@@ -11,7 +11,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use speccoder_attest::sign::sigstore::{CertificateTime, Signed, SigstoreTrust, TrustedRoot, verify_bundle};
+use speccoder_attest::sign::sigstore::{CertificateTime, Signed, SigstoreTrust, TrustedRoot, verify};
 
 const DEFAULT_IDENTITY: &str = "https://github.com/sigstore-conformance/extremely-dangerous-public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main";
 const DEFAULT_ISSUER: &str = "https://token.actions.githubusercontent.com";
@@ -61,8 +61,9 @@ fn run_case(suite: &Path, case: &Path) -> Result<&'static str, (&'static str, St
         suite.join("bundle-verify/a.txt")
     };
     let artifact = std::fs::read(&artifact_path).map_err(|e| fail(e.to_string()))?;
-    verify_bundle(&bundle, Signed::Artifact(&artifact), &trust, CertificateTime::Verified)
-        .map(|_| path).map_err(|e| fail(e.to_string()))
+    verify(&bundle, Signed::Artifact(&artifact), &trust, CertificateTime::Verified)
+        .map(|_| path)
+        .map_err(|e| fail(e.to_string()))
 }
 
 #[test]

@@ -79,7 +79,8 @@ fn read_request(conn: &mut std::net::TcpStream) -> Vec<u8> {
 
 fn attest(p: &Project, evidence: &std::path::Path, extra: &[&str]) -> common::Run {
     let task = format!("{SPECKIT_UNIT}/T005");
-    let mut args = vec!["attest", task.as_str(), "--evidence", evidence.to_str().unwrap(), "--signer", "sigstore"];
+    let mut args =
+        vec!["attest", task.as_str(), "--evidence", evidence.to_str().unwrap(), "--signer", "sigstore"];
     args.extend(extra);
     let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
     cmd.env("SIGSTORE_ID_TOKEN", TOKEN);
@@ -96,7 +97,11 @@ fn commit_config(p: &Project, toml: &str) {
 fn a_checked_in_speccoder_toml_never_chooses_where_the_token_goes() {
     let attacker = Listener::start(Duration::from_secs(60));
     let p = Project::speckit();
-    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &format!("{SPECKIT_UNIT}/T005"), Evidence::Verified);
+    let evidence = common::write_evidence(
+        &p.scratch_dir("evidence"),
+        &format!("{SPECKIT_UNIT}/T005"),
+        Evidence::Verified,
+    );
     let url = &attacker.url;
     commit_config(
         &p,

@@ -14,7 +14,7 @@ use base64::engine::general_purpose::STANDARD;
 use instance::{CertSpec, ECDSA_SHA384, Instance, Key};
 use serde_json::{Value, json};
 use speccoder_attest::sign::sigstore::{
-    CertificateTime, Signed, SigstoreTrust, SigstoreVerifyError, TrustedRoot, verify_bundle,
+    CertificateTime, Signed, SigstoreTrust, SigstoreVerifyError, TrustedRoot, verify,
 };
 use x509_cert::ext::pkix::KeyUsages;
 
@@ -44,7 +44,7 @@ fn check(
 ) -> Result<(), SigstoreVerifyError> {
     let payload = statement(commit_sha256);
     let signed = Signed::Statement { payload: &payload, artifact_sha256: bound_to };
-    verify_bundle(bundle, signed, &trust(instance), time).map(|_| ())
+    verify(bundle, signed, &trust(instance), time).map(|_| ())
 }
 
 /// A v0.3 bundle whose signing certificate is `spec`, issued by the root.
@@ -126,7 +126,10 @@ fn a_ca_below_its_path_length_or_without_cert_signing_key_usage_fails_the_bundle
     check(&i, &bundle, &d, &d, CertificateTime::Verified).expect("pathLen not exceeded");
 
     // A CA in the chain whose keyUsage does not allow signing certificates.
-    let spec = CertSpec { key_usage: Some(KeyUsages::DigitalSignature), ..CertSpec::ca("CN=speccoder test sub", None) };
+    let spec = CertSpec {
+        key_usage: Some(KeyUsages::DigitalSignature),
+        ..CertSpec::ca("CN=speccoder test sub", None)
+    };
     let sub = i.sub_ca_with(&i.root, &spec);
     let cert = i.leaf(&CertSpec::leaf(EMAIL, ISSUER), &key, &sub);
     let (bundle, _) = i.bundle(&statement(&d), &key, &[&cert, &sub.der], false);
@@ -162,8 +165,11 @@ fn a_keyless_summary_line_in_a_real_note_verifies_end_to_end() {
     // Sign the summary (the last line) keylessly with the test instance.
     let i = Instance::new();
     let note = p.note("HEAD").unwrap();
-    let mut lines: Vec<Value> =
-        note.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect();
+    let mut lines: Vec<Value> = note
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
     let summary = lines.last_mut().unwrap();
     let payload = STANDARD.decode(summary["payload"].as_str().unwrap()).unwrap();
     let statement: Value = serde_json::from_slice(&payload).unwrap();
@@ -200,7 +206,11 @@ fn a_keyless_summary_line_in_a_real_note_verifies_end_to_end() {
     let report: Value = serde_json::from_str(&ok.stdout).unwrap();
     let tick = &report["ticks"][0];
     assert_eq!(tick["commit_outcome"], "ok", "{report}");
-    assert_eq!(tick["signers"], json!([{"kind": "sigstore", "key": ISSUER, "principals": [EMAIL]}]), "{report}");
+    assert_eq!(
+        tick["signers"],
+        json!([{"kind": "sigstore", "key": ISSUER, "principals": [EMAIL]}]),
+        "{report}"
+    );
     assert_eq!(tick["covered_lines"].as_array().map(Vec::len), Some(lines.len() - 1), "{report}");
 
     let other = verify("eve@example.com").failure(26);

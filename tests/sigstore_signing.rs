@@ -5,8 +5,8 @@
 
 use speccoder_attest::model::digest::sha256_hex;
 use speccoder_attest::sign::sigstore::{
-    CertificateTime, SigstoreConfig, SigstoreSigner, SigstoreTrust, TrustedRoot, ambient_token_available,
-    verify,
+    CertificateTime, Signed, SigstoreConfig, SigstoreSigner, SigstoreTrust, TrustedRoot,
+    ambient_token_available, verify,
 };
 
 /// Says why the test is skipped, on the real stderr so that it shows without `--nocapture`
@@ -61,7 +61,12 @@ fn keyless_signing_makes_a_dsse_bundle_that_verifies_offline() {
         .join("../shared/sigstore-conformance/production-trusted_root.json");
     let root = TrustedRoot::from_file(&root_path).expect("production trusted root");
     let trust = SigstoreTrust::keyless(root, identity.clone(), issuer);
-    let verified = verify(&signed.bundle, statement, &artifact_sha256, &trust, CertificateTime::Verified)
-        .expect("the new bundle verifies");
+    let verified = verify(
+        &signed.bundle,
+        Signed::Statement { payload: statement, artifact_sha256: &artifact_sha256 },
+        &trust,
+        CertificateTime::Verified,
+    )
+    .expect("the new bundle verifies");
     assert_eq!(verified.identity, identity);
 }

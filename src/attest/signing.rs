@@ -75,6 +75,48 @@ pub struct SigstoreFlags {
     pub allow_http_loopback: bool,
 }
 
+/// One Sigstore service the person signing can point keyless signing at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// Fulcio, which receives the identity token.
+    Fulcio = 0,
+    /// Rekor, which receives the signed envelope and certificate.
+    Rekor = 1,
+    /// The OIDC issuer of the interactive login.
+    OidcIssuer = 2,
+}
+
+/// The names of one endpoint's setting.
+#[derive(Debug)]
+pub struct EndpointNames {
+    /// The command-line flag.
+    pub flag: &'static str,
+    /// The environment variable.
+    pub env_var: &'static str,
+    /// The git configuration key (per user, as git keeps them: `git config --global`).
+    pub git_key: &'static str,
+    /// The key the old `[attest.sigstore]` table of `speccoder.toml` used, now refused.
+    pub old_toml_key: &'static str,
+}
+
+#[rustfmt::skip]
+const NAMES: [EndpointNames; 3] = [
+    EndpointNames { flag: "--sigstore-fulcio-url", env_var: "SPECCODER_SIGSTORE_FULCIO_URL", git_key: "speccoder.sigstore.fulcioUrl", old_toml_key: "fulcio_url" },
+    EndpointNames { flag: "--sigstore-rekor-url", env_var: "SPECCODER_SIGSTORE_REKOR_URL", git_key: "speccoder.sigstore.rekorUrl", old_toml_key: "rekor_url" },
+    EndpointNames { flag: "--sigstore-oidc-issuer", env_var: "SPECCODER_SIGSTORE_OIDC_ISSUER", git_key: "speccoder.sigstore.oidcIssuer", old_toml_key: "oidc_issuer" },
+];
+
+impl Endpoint {
+    /// All of them.
+    pub const ALL: [Endpoint; 3] = [Endpoint::Fulcio, Endpoint::Rekor, Endpoint::OidcIssuer];
+
+    /// Where its setting is read and how it is named.
+    #[must_use]
+    pub fn names(self) -> &'static EndpointNames {
+        &NAMES[self as usize]
+    }
+}
+
 /// The outcome of choosing: a signer, or why there is none.
 pub enum Chosen {
     /// Sign with this.
@@ -142,7 +184,7 @@ pub fn choose(
 /// `[attest.sigstore]` is refused: whoever writes the branch must not choose where the token goes.
 #[cfg(feature = "sigstore")]
 fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, AttestError> {
-    use crate::sign::sigstore::{Endpoint, SigstoreConfig, SigstoreSigner};
+    use crate::sign::sigstore::{SigstoreConfig, SigstoreSigner};
     let policy = match repo.head() {
         Ok(crate::git::Head::Branch { commit, .. } | crate::git::Head::Detached(commit)) => {
             crate::attest::read_policy(repo, commit)?.1
@@ -150,22 +192,28 @@ fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, AttestE
         _ => None,
     };
     refuse_service_urls_in_policy(policy.as_ref())?;
-    let pick = |e: Endpoint| -> Option<(String, String)> {
+    let chosen = Endpoint::ALL.map(|e| {
         let flag = match e {
             Endpoint::Fulcio => &flags.fulcio_url,
             Endpoint::Rekor => &flags.rekor_url,
             Endpoint::OidcIssuer => &flags.oidc_issuer,
         };
+        let names = e.names();
         let nonempty = |v: String| (!v.trim().is_empty()).then(|| v.trim().to_owned());
         flag.clone()
             .and_then(nonempty)
-            .map(|v| (v, e.flag().to_owned()))
-            .or_else(|| std::env::var(e.env_var()).ok().and_then(nonempty).map(|v| (v, e.env_var().to_owned())))
+            .map(|v| (v, names.flag.to_owned()))
             .or_else(|| {
-                repo.config_string(e.git_key()).and_then(nonempty).map(|v| (v, format!("git config {}", e.git_key())))
+                std::env::var(names.env_var).ok().and_then(nonempty).map(|v| (v, names.env_var.to_owned()))
             })
-    };
-    let config = SigstoreConfig::from_sources(pick, flags.allow_http_loopback).map_err(AttestError::BadSigner)?;
+            .or_else(|| {
+                repo.config_string(names.git_key)
+                    .and_then(nonempty)
+                    .map(|v| (v, format!("git config {}", names.git_key)))
+            })
+    });
+    let config =
+        SigstoreConfig::with_urls(chosen, flags.allow_http_loopback).map_err(AttestError::BadSigner)?;
     Ok(Chosen::Signer(Box::new(SigstoreSigner::new(config))))
 }
 
@@ -183,16 +231,15 @@ fn sigstore_signer(_repo: &Repo, _flags: &SigstoreFlags) -> Result<Chosen, Attes
 /// [`AttestError::BadSigner`] naming the key and where to set it instead.
 #[cfg(feature = "sigstore")]
 pub fn refuse_service_urls_in_policy(policy: Option<&toml::Table>) -> Result<(), AttestError> {
-    use crate::sign::sigstore::Endpoint;
     let section = policy.and_then(|t| t.get("attest")).and_then(|a| a.get("sigstore"));
-    for e in Endpoint::ALL {
-        if section.and_then(|s| s.get(e.old_toml_key())).is_some() {
+    for names in Endpoint::ALL.map(Endpoint::names) {
+        if section.and_then(|s| s.get(names.old_toml_key)).is_some() {
             return Err(AttestError::BadSigner(format!(
                 "speccoder.toml names `[attest.sigstore] {key}`; a checked-in file must not choose where the identity token is sent, so it is not used: remove it and set the URL yourself with {flag}, {env}, or `git config --global {git} URL`",
-                key = e.old_toml_key(),
-                flag = e.flag(),
-                env = e.env_var(),
-                git = e.git_key(),
+                key = names.old_toml_key,
+                flag = names.flag,
+                env = names.env_var,
+                git = names.git_key,
             )));
         }
     }

@@ -165,7 +165,7 @@ fn check_sigstore(
     commit_sha256: &str,
     trust: &Trust,
 ) -> Result<SignerInfo, Finding> {
-    use crate::sign::sigstore::{self, CertificateTime, SigstoreVerifyError as E};
+    use crate::sign::sigstore::{self, CertificateTime, Signed, SigstoreVerifyError as E};
     let Some(source) = &trust.sigstore else {
         return Err(Finding::new(
             CommitOutcome::UntrustedSigner,
@@ -177,7 +177,8 @@ fn check_sigstore(
     let st = source
         .get()
         .map_err(|reason| Finding::new(CommitOutcome::ToolMissing, "no_sigstore_root", reason))?;
-    sigstore::verify(bundle, payload, commit_sha256, st, CertificateTime::Verified)
+    let signed = Signed::Statement { payload, artifact_sha256: commit_sha256 };
+    sigstore::verify(bundle, signed, st, CertificateTime::Verified)
         .map(|v| SignerInfo { kind: "sigstore", key: v.issuer, principals: vec![v.identity] })
         .map_err(|e| {
             let outcome = match &e {

@@ -1,8 +1,7 @@
-//! Where keyless signing sends the identity token: Fulcio, Rekor and the OIDC issuer. Only the
-//! person signing chooses them (flags, the environment, their git config), never the checked-in
-//! `speccoder.toml`, which whoever writes the branch controls; without a choice, Sigstore's
-//! public-good instance. Every URL is `https`; plain `http` only to a loopback address and only
-//! when explicitly allowed (for tests).
+//! Where keyless signing sends the identity token: Fulcio, Rekor and the OIDC issuer, as the
+//! person signing chose them (the caller reads flags, environment and git config; never the
+//! checked-in `speccoder.toml`), else Sigstore's public-good instance. Every URL is `https`; plain
+//! `http` only to a loopback address and only when explicitly allowed (for tests).
 
 /// The public-good Fulcio.
 pub const PUBLIC_FULCIO_URL: &str = "https://fulcio.sigstore.dev";
@@ -10,70 +9,6 @@ pub const PUBLIC_FULCIO_URL: &str = "https://fulcio.sigstore.dev";
 pub const PUBLIC_REKOR_URL: &str = "https://rekor.sigstore.dev";
 /// The public-good OIDC issuer for the interactive flow.
 pub const PUBLIC_OIDC_ISSUER: &str = "https://oauth2.sigstore.dev/auth";
-
-/// One service URL the signer can be pointed at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Endpoint {
-    /// Fulcio, which receives the identity token.
-    Fulcio,
-    /// Rekor, which receives the signed envelope and certificate.
-    Rekor,
-    /// The OIDC issuer of the interactive login.
-    OidcIssuer,
-}
-
-impl Endpoint {
-    /// All of them.
-    pub const ALL: [Endpoint; 3] = [Endpoint::Fulcio, Endpoint::Rekor, Endpoint::OidcIssuer];
-
-    /// The command-line flag.
-    #[must_use]
-    pub fn flag(self) -> &'static str {
-        match self {
-            Endpoint::Fulcio => "--sigstore-fulcio-url",
-            Endpoint::Rekor => "--sigstore-rekor-url",
-            Endpoint::OidcIssuer => "--sigstore-oidc-issuer",
-        }
-    }
-
-    /// The environment variable.
-    #[must_use]
-    pub fn env_var(self) -> &'static str {
-        match self {
-            Endpoint::Fulcio => "SPECCODER_SIGSTORE_FULCIO_URL",
-            Endpoint::Rekor => "SPECCODER_SIGSTORE_REKOR_URL",
-            Endpoint::OidcIssuer => "SPECCODER_SIGSTORE_OIDC_ISSUER",
-        }
-    }
-
-    /// The git configuration key (per user, as git keeps them: `git config --global ...`).
-    #[must_use]
-    pub fn git_key(self) -> &'static str {
-        match self {
-            Endpoint::Fulcio => "speccoder.sigstore.fulcioUrl",
-            Endpoint::Rekor => "speccoder.sigstore.rekorUrl",
-            Endpoint::OidcIssuer => "speccoder.sigstore.oidcIssuer",
-        }
-    }
-
-    /// The key the old `[attest.sigstore]` table of `speccoder.toml` used, now refused.
-    #[must_use]
-    pub fn old_toml_key(self) -> &'static str {
-        match self {
-            Endpoint::Fulcio => "fulcio_url",
-            Endpoint::Rekor => "rekor_url",
-            Endpoint::OidcIssuer => "oidc_issuer",
-        }
-    }
-
-    fn public_good(self) -> &'static str {
-        match self {
-            Endpoint::Fulcio => PUBLIC_FULCIO_URL,
-            Endpoint::Rekor => PUBLIC_REKOR_URL,
-            Endpoint::OidcIssuer => PUBLIC_OIDC_ISSUER,
-        }
-    }
-}
 
 /// The services keyless signing talks to, and how it may get an identity token.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,33 +38,29 @@ impl Default for SigstoreConfig {
 }
 
 impl SigstoreConfig {
-    /// The configuration from the first source that sets each endpoint: `pick` returns the value
-    /// and a description of where it came from (`--sigstore-fulcio-url`, `git config
-    /// speccoder.sigstore.fulcioUrl`); unset endpoints are the public-good instance's.
+    /// The configuration with the URLs the person signing chose, `[Fulcio, Rekor, OIDC issuer]`,
+    /// each with where it came from (`--sigstore-fulcio-url`, `git config ...`); the others are
+    /// the public-good instance's.
     ///
     /// # Errors
     /// A URL that is not `https` (or `http` to a loopback address with `allow_http_loopback`),
     /// naming where it came from.
-    pub fn from_sources(
-        pick: impl Fn(Endpoint) -> Option<(String, String)>,
+    pub fn with_urls(
+        chosen: [Option<(String, String)>; 3],
         allow_http_loopback: bool,
     ) -> Result<Self, String> {
-        let mut config = SigstoreConfig::default();
-        for endpoint in Endpoint::ALL {
-            let url = match pick(endpoint) {
-                Some((url, from)) => {
-                    check_url(&url, allow_http_loopback).map_err(|why| format!("{from} = {url:?}: {why}"))?;
-                    url
-                }
-                None => endpoint.public_good().to_owned(),
-            };
-            match endpoint {
-                Endpoint::Fulcio => config.fulcio_url = url,
-                Endpoint::Rekor => config.rekor_url = url,
-                Endpoint::OidcIssuer => config.oidc_issuer = url,
-            }
-        }
-        Ok(config)
+        let check = |(url, from): (String, String)| match check_url(&url, allow_http_loopback) {
+            Ok(()) => Ok(url),
+            Err(why) => Err(format!("{from} = {url:?}: {why}")),
+        };
+        let [fulcio, rekor, oidc] = chosen.map(|c| c.map(check).transpose());
+        let public = SigstoreConfig::default();
+        Ok(SigstoreConfig {
+            fulcio_url: fulcio?.unwrap_or(public.fulcio_url),
+            rekor_url: rekor?.unwrap_or(public.rekor_url),
+            oidc_issuer: oidc?.unwrap_or(public.oidc_issuer),
+            ..public
+        })
     }
 }
 
@@ -165,7 +96,8 @@ fn is_loopback(authority: &str) -> bool {
         Some(v6) => v6.split(']').next().unwrap_or(""),
         None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
     };
-    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]
@@ -177,7 +109,8 @@ mod tests {
         for ok in ["https://fulcio.example", "https://fulcio.example:8443/x"] {
             assert_eq!(check_url(ok, false), Ok(()), "{ok}");
         }
-        for loopback in ["http://127.0.0.1:8080", "http://localhost", "http://[::1]:9/x", "http://127.8.9.1"] {
+        for loopback in ["http://127.0.0.1:8080", "http://localhost", "http://[::1]:9/x", "http://127.8.9.1"]
+        {
             assert!(check_url(loopback, false).is_err(), "{loopback} without the flag");
             assert_eq!(check_url(loopback, true), Ok(()), "{loopback} with the flag");
         }
@@ -195,20 +128,20 @@ mod tests {
     }
 
     #[test]
-    fn the_first_source_wins_and_the_rest_is_public_good() {
-        let config = SigstoreConfig::from_sources(
-            |e| (e == Endpoint::Rekor).then(|| ("https://rekor.example".into(), "test".into())),
+    fn a_chosen_url_is_used_and_the_rest_is_public_good() {
+        let config = SigstoreConfig::with_urls(
+            [None, Some(("https://rekor.example".into(), "test".into())), None],
             false,
         )
         .unwrap();
         assert_eq!(config.rekor_url, "https://rekor.example");
         assert_eq!(config.fulcio_url, PUBLIC_FULCIO_URL);
         assert_eq!(config.oidc_issuer, PUBLIC_OIDC_ISSUER);
-        let err = SigstoreConfig::from_sources(
-            |_| Some(("http://evil.example".into(), "git config speccoder.sigstore.fulcioUrl".into())),
-            true,
-        )
-        .unwrap_err();
-        assert!(err.starts_with("git config speccoder.sigstore.fulcioUrl = \"http://evil.example\""), "{err}");
+        let chosen = Some(("http://evil.example".into(), "git config speccoder.sigstore.fulcioUrl".into()));
+        let err = SigstoreConfig::with_urls([chosen, None, None], true).unwrap_err();
+        assert!(
+            err.starts_with("git config speccoder.sigstore.fulcioUrl = \"http://evil.example\""),
+            "{err}"
+        );
     }
 }

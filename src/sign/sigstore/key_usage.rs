@@ -23,14 +23,17 @@ pub(crate) fn check(bundle: &Bundle) -> Result<(), String> {
         _ => Vec::new(),
     };
     for (i, der) in certs.into_iter().enumerate() {
-        let what = if i == 0 { "the signing certificate".to_owned() } else { format!("chain certificate {i}") };
+        let what =
+            if i == 0 { "the signing certificate".to_owned() } else { format!("chain certificate {i}") };
         let cert = Certificate::from_der(der).map_err(|e| format!("{what} does not parse: {e}"))?;
         let usage: Option<(bool, KeyUsage)> =
             cert.tbs_certificate.get().map_err(|e| format!("{what} has an unreadable keyUsage: {e}"))?;
         match (i, usage) {
             (0, Some((_, ku))) if ku.digital_signature() => {}
             (0, Some(_)) => return Err(format!("{what}'s keyUsage does not allow digitalSignature")),
-            (0, None) => return Err(format!("{what} has no keyUsage (Sigstore's profile requires digitalSignature)")),
+            (0, None) => {
+                return Err(format!("{what} has no keyUsage (Sigstore's profile requires digitalSignature)"));
+            }
             (_, Some((_, ku))) if !ku.key_cert_sign() => {
                 return Err(format!("{what} is a CA whose keyUsage does not allow keyCertSign"));
             }

@@ -9,9 +9,8 @@
 //! lines by digest.
 //!
 //! Verification: [`verify`] checks a bundle offline through `sigstore-verify` against a
-//! [`TrustedRoot`] and the caller's certificate identity and OIDC issuer ([`SigstoreTrust`]);
-//! [`verify_bundle`] also takes plain artifacts and managed keys, for the Sigstore conformance
-//! cases. No async runtime runs unless the root is fetched. The default root is the public-good
+//! [`TrustedRoot`] and the caller's certificate identity and OIDC issuer, or a managed key
+//! ([`SigstoreTrust`]). No async runtime runs unless the root is fetched. The default root is the public-good
 //! one, fetched through Sigstore's TUF repository by `sigstore-trust-root` and cached a day
 //! ([`public_good_root`]).
 
@@ -24,18 +23,15 @@ mod trusted_root;
 mod tuf;
 mod verify;
 
-pub use config::{
-    Endpoint, PUBLIC_FULCIO_URL, PUBLIC_OIDC_ISSUER, PUBLIC_REKOR_URL, SigstoreConfig, check_url,
-};
+pub use config::{PUBLIC_FULCIO_URL, PUBLIC_OIDC_ISSUER, PUBLIC_REKOR_URL, SigstoreConfig, check_url};
 pub use root_cache::{
     CACHE_MAX_AGE, DefaultRoot, Fetch, Refreshed, public_good_root, refresh, refresh_public_good_root,
     resolve,
 };
 pub use signer::{KEYID, SigstoreSignError, SigstoreSignature, SigstoreSigner};
-pub use token::{TOKEN_ENV, TokenSource, ambient_token_available};
+pub use token::{TOKEN_ENV, ambient_token_available};
 pub use trusted_root::{TrustedRoot, TrustedRootError, default_cache_path};
 pub use tuf::{PUBLIC_TUF_URL, TRUSTED_ROOT_TARGET, fetch_public_good};
 pub use verify::{
     CertificateTime, ExpectedSigner, Signed, SigstoreTrust, SigstoreVerified, SigstoreVerifyError, verify,
-    verify_bundle,
 };

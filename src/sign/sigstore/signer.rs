@@ -12,7 +12,7 @@ use sigstore_sign::{SigningContext, SigningServices};
 use sigstore_verify::types::SignatureContent;
 
 use super::config::SigstoreConfig;
-use super::token::{self, TokenSource};
+use super::token;
 use crate::model::dsse::PAYLOAD_TYPE;
 use crate::sign::{SignError, Signer, SignerKind};
 
@@ -27,21 +27,23 @@ pub enum SigstoreSignError {
         "no OIDC identity token for Sigstore: set SIGSTORE_ID_TOKEN, run in CI with an ambient OIDC token (GitHub Actions: `permissions: id-token: write`), or sign interactively from a terminal"
     )]
     NoToken,
-    /// The token, the login or a service failed.
+    /// The token, the login or a service failed: where, and why.
     #[error(
-        "keyless signing through Fulcio {fulcio} and Rekor {rekor} failed: {reason}; check the network, the token, and the service URLs (--sigstore-fulcio-url, SPECCODER_SIGSTORE_FULCIO_URL or `git config speccoder.sigstore.fulcioUrl`, and the same for Rekor)"
+        "keyless signing {0}; check the network, the token, and the service URLs (--sigstore-fulcio-url, SPECCODER_SIGSTORE_FULCIO_URL or `git config speccoder.sigstore.fulcioUrl`, and the same for Rekor)"
     )]
-    Failed {
-        /// Fulcio's URL.
-        fulcio: String,
-        /// Rekor's URL.
-        rekor: String,
-        /// What failed.
-        reason: String,
-    },
+    Failed(String),
     /// `Signer::sign` was given something other than one of our statements.
     #[error("Sigstore signs in-toto statements only: {0}")]
     NotAStatement(String),
+}
+
+impl SigstoreSignError {
+    pub(crate) fn failed(config: &SigstoreConfig, reason: String) -> Self {
+        SigstoreSignError::Failed(format!(
+            "through Fulcio {} and Rekor {} failed: {reason}",
+            config.fulcio_url, config.rekor_url
+        ))
+    }
 }
 
 /// A signature and the bundle that carries it.
@@ -51,8 +53,6 @@ pub struct SigstoreSignature {
     pub sig: Vec<u8>,
     /// The whole Sigstore bundle; what goes into the envelope's `sigstore` field.
     pub bundle: Value,
-    /// Where the identity token came from.
-    pub token_source: TokenSource,
 }
 
 /// Keyless Sigstore signing: one login, one certificate and one log entry per signature.
@@ -68,23 +68,13 @@ impl SigstoreSigner {
         SigstoreSigner { config, last_bundle: Mutex::new(None) }
     }
 
-    /// The services it sends to.
-    #[must_use]
-    pub fn config(&self) -> &SigstoreConfig {
-        &self.config
-    }
-
     /// Signs the in-toto statement `payload` as a DSSE envelope, and returns the signature with
     /// its Sigstore bundle.
     ///
     /// # Errors
     /// When no token can be had, a service cannot be reached or refuses, or answers nonsense.
     pub fn sign_statement(&self, payload: &[u8]) -> Result<SigstoreSignature, SigstoreSignError> {
-        let failed = |reason: String| SigstoreSignError::Failed {
-            fulcio: self.config.fulcio_url.clone(),
-            rekor: self.config.rekor_url.clone(),
-            reason,
-        };
+        let failed = |reason| SigstoreSignError::failed(&self.config, reason);
         let timeout = Duration::from_secs(self.config.timeout_secs);
         let http = sigstore_sign::reqwest::Client::builder()
             .timeout(timeout)
@@ -101,17 +91,17 @@ impl SigstoreSigner {
             .enable_all()
             .build()
             .map_err(|e| failed(format!("cannot start the async runtime: {e}")))?;
-        let (bundle, token_source) = runtime.block_on(async {
-            let (signer, source) = token::signer(&context, &self.config).await?;
-            let bundle = signer.sign_raw_statement(payload).await.map_err(|e| failed(with_causes(&e)))?;
-            Ok::<_, SigstoreSignError>((bundle, source))
+        let bundle = runtime.block_on(async {
+            let signer = token::signer(&context, &self.config).await?;
+            signer.sign_raw_statement(payload).await.map_err(|e| failed(with_causes(&e)))
         })?;
         let SignatureContent::DsseEnvelope(envelope) = &bundle.content else {
             return Err(failed("the bundle made holds no DSSE envelope".into()));
         };
         let sig = envelope.signature.sig.as_bytes().to_vec();
-        let bundle = serde_json::to_value(&bundle).map_err(|e| failed(format!("cannot encode the bundle: {e}")))?;
-        Ok(SigstoreSignature { sig, bundle, token_source })
+        let bundle =
+            serde_json::to_value(&bundle).map_err(|e| failed(format!("cannot encode the bundle: {e}")))?;
+        Ok(SigstoreSignature { sig, bundle })
     }
 
     /// The bundle of the last [`Signer::sign`] call, taken out (the envelope builder puts it into
@@ -155,10 +145,13 @@ impl Signer for SigstoreSigner {
 /// The statement inside the PAE `DSSEv1 <len> application/vnd.in-toto+json <len> <statement>`.
 fn statement_of(pae_bytes: &[u8]) -> Result<&[u8], String> {
     let head = format!("DSSEv1 {} {PAYLOAD_TYPE} ", PAYLOAD_TYPE.len());
-    let rest = pae_bytes.strip_prefix(head.as_bytes()).ok_or("the bytes to sign are not an in-toto DSSE PAE")?;
+    let rest =
+        pae_bytes.strip_prefix(head.as_bytes()).ok_or("the bytes to sign are not an in-toto DSSE PAE")?;
     let space = rest.iter().position(|&b| b == b' ').ok_or("the PAE has no body length")?;
     let (len, body) = (&rest[..space], &rest[space + 1..]);
-    (len == body.len().to_string().as_bytes()).then_some(body).ok_or_else(|| "the PAE's body length is wrong".into())
+    (len == body.len().to_string().as_bytes())
+        .then_some(body)
+        .ok_or_else(|| "the PAE's body length is wrong".into())
 }
 
 /// An error and each of its causes that adds something, joined by `: `.

@@ -13,17 +13,6 @@ use super::signer::{SigstoreSignError, with_causes};
 /// The environment variable holding a ready identity token.
 pub const TOKEN_ENV: &str = "SIGSTORE_ID_TOKEN";
 
-/// Where a token came from, for the user.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TokenSource {
-    /// `SIGSTORE_ID_TOKEN`.
-    Environment,
-    /// The CI's ambient OIDC token.
-    Ambient,
-    /// The interactive browser flow.
-    Interactive,
-}
-
 /// Whether a token can be had without asking a person: `SIGSTORE_ID_TOKEN`, or GitHub Actions'
 /// token request variables.
 #[must_use]
@@ -44,25 +33,20 @@ fn env_nonempty(name: &str) -> Option<String> {
 pub(crate) async fn signer(
     context: &SigningContext,
     config: &SigstoreConfig,
-) -> Result<(Signer, TokenSource), SigstoreSignError> {
-    let failed = |reason: String| SigstoreSignError::Failed {
-        fulcio: config.fulcio_url.clone(),
-        rekor: config.rekor_url.clone(),
-        reason,
-    };
+) -> Result<Signer, SigstoreSignError> {
+    let failed = |reason| SigstoreSignError::failed(config, reason);
     if let Some(jwt) = env_nonempty(TOKEN_ENV) {
         let token = IdentityToken::from_jwt(&jwt)
             .map_err(|e| failed(format!("{TOKEN_ENV} is not a JWT identity token: {e}")))?;
-        return Ok((context.signer(token), TokenSource::Environment));
+        return Ok(context.signer(token));
     }
     match IdentityToken::detect_ambient().await {
-        Ok(Some(token)) => return Ok((context.signer(token), TokenSource::Ambient)),
+        Ok(Some(token)) => return Ok(context.signer(token)),
         Ok(None) => {}
         Err(e) => return Err(failed(with_causes(&e))),
     }
     if config.interactive && std::io::stdin().is_terminal() {
-        let signer = context.authenticate().await.map_err(|e| failed(with_causes(&e)))?;
-        return Ok((signer, TokenSource::Interactive));
+        return context.authenticate().await.map_err(|e| failed(with_causes(&e)));
     }
     Err(SigstoreSignError::NoToken)
 }

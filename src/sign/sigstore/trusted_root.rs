@@ -82,17 +82,12 @@ impl TrustedRoot {
     /// # Errors
     /// When the file cannot be read or is not a trusted root; the error names the file.
     pub fn from_file(path: &Path) -> Result<Self, TrustedRootError> {
-        use std::io::Read as _;
         let read = |source| TrustedRootError::Read { path: path.to_owned(), source };
         let meta = std::fs::metadata(path).map_err(read)?;
-        if !meta.is_file() {
-            return Err(read(std::io::Error::other("not a regular file")));
+        if !meta.is_file() || meta.len() > MAX_ROOT_BYTES {
+            return Err(read(std::io::Error::other("not a regular file of at most 1 MiB")));
         }
-        let mut bytes = Vec::new();
-        std::fs::File::open(path).and_then(|f| f.take(MAX_ROOT_BYTES + 1).read_to_end(&mut bytes)).map_err(read)?;
-        if bytes.len() as u64 > MAX_ROOT_BYTES {
-            return Err(read(std::io::Error::other("larger than 1 MiB")));
-        }
+        let bytes = std::fs::read(path).map_err(read)?;
         Self::from_json(&bytes, &path.display().to_string())
     }
 
@@ -101,9 +96,11 @@ impl TrustedRoot {
     /// # Errors
     /// When the bytes are not a trusted root the verifier can use.
     pub fn from_json(bytes: &[u8], source_name: &str) -> Result<Self, TrustedRootError> {
-        let bad = |reason: String| TrustedRootError::Malformed { source_name: source_name.to_owned(), reason };
+        let bad =
+            |reason: String| TrustedRootError::Malformed { source_name: source_name.to_owned(), reason };
         let text = std::str::from_utf8(bytes).map_err(|_| bad("not UTF-8".into()))?;
-        let root = sigstore_verify::trust_root::TrustedRoot::from_json(text).map_err(|e| bad(e.to_string()))?;
+        let root =
+            sigstore_verify::trust_root::TrustedRoot::from_json(text).map_err(|e| bad(e.to_string()))?;
         if !root.media_type.starts_with("application/vnd.dev.sigstore.trustedroot") {
             return Err(bad(format!("`mediaType` is {:?}, not a trusted root", root.media_type)));
         }

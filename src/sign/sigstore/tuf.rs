@@ -38,7 +38,8 @@ pub fn fetch_public_good(dir: &Path) -> Result<(), String> {
         Ok(Err(e)) => return Err(super::signer::with_causes(&e)),
         Err(_) => return Err(format!("no complete answer within {} seconds", FETCH_TIMEOUT.as_secs())),
     };
-    let json = serde_json::to_vec_pretty(&root).map_err(|e| format!("cannot encode the fetched root: {e}"))?;
+    let json =
+        serde_json::to_vec_pretty(&root).map_err(|e| format!("cannot encode the fetched root: {e}"))?;
     std::fs::write(dir.join(TRUSTED_ROOT_TARGET), json)
         .map_err(|e| format!("cannot write {TRUSTED_ROOT_TARGET} in {}: {e}", dir.display()))
 }

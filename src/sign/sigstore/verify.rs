@@ -1,35 +1,28 @@
 //! Offline verification of a Sigstore bundle against the caller's trust, through
-//! `sigstore-verify`: what is ours is only matching the bundle to our line, the one certificate
-//! check the crate leaves out (keyUsage), and mapping its errors to our outcomes.
+//! `sigstore-verify`; ours is only matching the bundle to our line, the keyUsage check the crate
+//! leaves out (`key_usage`), and mapping its errors to our outcomes.
 //!
-//! What holds when this returns `Ok` (checked by `sigstore-verify` 0.15, see its `Verifier::verify`):
-//! - the signature verifies over the content with the signer's key, and the content is bound to
-//!   the artifact (for a DSSE bundle: a `sha256` or `sha512` subject digest of the in-toto
-//!   statement equals the artifact's);
-//! - the transparency log entry describes exactly this signature, key and content; its inclusion
-//!   proof leads to a checkpoint a trusted log signed, and its signed entry timestamp (SET), when
-//!   present, verifies with the log's key;
-//! - every RFC 3161 timestamp verifies against a trusted timestamp authority valid at its time;
-//! - keyless: the certificate chains (rustls-webpki: signatures, basicConstraints and pathLen,
-//!   unknown critical extensions refused, inner and outer signature algorithms equal, the
-//!   code-signing EKU) to a Fulcio CA of the trusted root valid at each verified time, carries a
-//!   valid SCT from a trusted CT log, and names the caller's identity and OIDC issuer exactly;
-//! - and ours: the signing certificate's keyUsage is present and allows digitalSignature, and
-//!   each CA certificate the bundle carries, when it has a keyUsage, allows keyCertSign
-//!   (rustls-webpki ignores keyUsage).
+//! What holds on `Ok` (`sigstore_verify::Verifier::verify`, 0.15): the signature verifies over the
+//! content, which is bound to the artifact (a DSSE statement by a `sha256`/`sha512` subject
+//! digest); the log entry describes exactly this signature, key and content, with an inclusion
+//! proof up to a checkpoint a trusted log signed and a valid SET when present; every RFC 3161
+//! timestamp verifies against a trusted authority valid at its time; keyless, the certificate
+//! chains (rustls-webpki: signatures, basicConstraints and pathLen, unknown critical extensions
+//! refused, inner and outer signature algorithms equal, code-signing EKU) to a Fulcio CA valid at
+//! each verified time, carries a valid SCT of a trusted CT log, and names the expected identity
+//! and issuer exactly; and ours, its keyUsage allows digitalSignature (and a CA's keyCertSign).
 //!
 //! # Times
-//! The crate decides the times a certificate is checked at, and no caller can change them: every
-//! *verified* time of the bundle, that is each RFC 3161 timestamp that verifies against a trusted
-//! timestamp authority (and lies in that authority's `validFor`), and each Rekor v1 entry's
-//! `integratedTime` whose SET verifies with a log key valid at that time. At least one is needed;
-//! there is no fallback to the clock. At each, the certificate must be within its own validity,
-//! chain to a CA whose `validFor` contains it, and the leaf's whole chain must be valid. The clock
-//! is read only to refuse an `integratedTime` in the future and to leave out trusted-root entries
-//! whose `validFor` has not started yet. None of these times is chosen by the signer, unlike a
-//! commit date. [`CertificateTime::AlsoAt`] adds one check of ours on top: the signing
-//! certificate's own validity at the time given (for a later `--signature-time now`); Fulcio's
-//! certificates live ten minutes, so it passes only for a bundle checked within them.
+//! The crate decides the times a certificate is checked at; no caller can change them. They are
+//! the bundle's *verified* times: each RFC 3161 timestamp that verifies against a trusted timestamp
+//! authority (within that authority's `validFor`), and each Rekor v1 `integratedTime` whose SET
+//! verifies with a log key valid then. At least one is needed (no fallback to the clock). At each,
+//! the certificate and its whole chain must be valid and chain to a CA whose `validFor` contains
+//! it. The clock is read only to refuse an `integratedTime` in the future and to leave out
+//! trusted-root entries whose `validFor` has not started. None of these times is the signer's to
+//! choose, unlike a commit date. [`CertificateTime::AlsoAt`] adds one check of ours: the signing
+//! certificate's validity at the time given (for `--signature-time now`); Fulcio's certificates
+//! live ten minutes, so it passes only for a bundle checked within them.
 
 use sigstore_verify::types::{Bundle, DerPublicKey, Sha256Hash, SignatureContent};
 use sigstore_verify::{
@@ -66,7 +59,11 @@ pub enum ExpectedSigner {
 impl SigstoreTrust {
     /// Keyless trust: a trusted root, an identity and an issuer.
     #[must_use]
-    pub fn keyless(trusted_root: TrustedRoot, identity: impl Into<String>, issuer: impl Into<String>) -> Self {
+    pub fn keyless(
+        trusted_root: TrustedRoot,
+        identity: impl Into<String>,
+        issuer: impl Into<String>,
+    ) -> Self {
         SigstoreTrust {
             trusted_root,
             signer: ExpectedSigner::Keyless { identity: identity.into(), issuer: issuer.into() },
@@ -125,55 +122,32 @@ pub struct SigstoreVerified {
 pub enum SigstoreVerifyError {
     /// The bundle cannot be read.
     #[error(
-        "malformed Sigstore bundle: {reason}; the envelope's `sigstore` field must hold a Sigstore bundle (v0.1 to v0.3 JSON)"
+        "malformed Sigstore bundle: {0}; the envelope's `sigstore` field must hold a Sigstore bundle (v0.1 to v0.3 JSON)"
     )]
-    Malformed {
-        /// What is wrong.
-        reason: String,
-    },
+    Malformed(String),
     /// The signature does not verify, or signs something other than what is expected.
-    #[error("bad Sigstore signature: {reason}")]
-    BadSignature {
-        /// What did not verify.
-        reason: String,
-    },
+    #[error("bad Sigstore signature: {0}")]
+    BadSignature(String),
     /// The signer is not the expected one, or its certificate does not lead to the trusted root.
     #[error(
-        "untrusted Sigstore signer: {reason}; check --certificate-identity, --certificate-oidc-issuer and that --sigstore-trusted-root is the root of the Sigstore instance that signed"
+        "untrusted Sigstore signer: {0}; check --certificate-identity, --certificate-oidc-issuer and that --sigstore-trusted-root is the root of the Sigstore instance that signed"
     )]
-    UntrustedSigner {
-        /// Why the signer is not trusted.
-        reason: String,
-    },
+    UntrustedSigner(String),
     /// The transparency log does not prove that it recorded this signature.
     #[error(
-        "Sigstore signature not proven in a trusted transparency log: {reason}; check that --sigstore-trusted-root names the log that recorded it"
+        "Sigstore signature not proven in a trusted transparency log: {0}; check that --sigstore-trusted-root names the log that recorded it"
     )]
-    NotInLog {
-        /// What failed.
-        reason: String,
-    },
+    NotInLog(String),
     /// The certificate was not valid at a time it had to be.
-    #[error("expired Sigstore certificate: {reason}")]
-    Expired {
-        /// What was not valid when.
-        reason: String,
-    },
+    #[error("expired Sigstore certificate: {0}")]
+    Expired(String),
     /// A signed timestamp does not verify, or no verified time exists.
-    #[error(
-        "bad Sigstore timestamp: {reason}; check that --sigstore-trusted-root names the timestamp authority"
-    )]
-    BadTimestamp {
-        /// What failed.
-        reason: String,
-    },
+    #[error("bad Sigstore timestamp: {0}; check that --sigstore-trusted-root names the timestamp authority")]
+    BadTimestamp(String),
     /// Something this verifier cannot check (a statement bound to no sha256/sha512 subject, a key
     /// algorithm, an entry kind).
-    #[error("Sigstore bundle not checkable by this verifier: {reason}")]
-    Unsupported {
-        /// What is not supported.
-        reason: String,
-    },
+    #[error("Sigstore bundle not checkable by this verifier: {0}")]
+    Unsupported(String),
 }
 
 impl SigstoreVerifyError {
@@ -181,13 +155,13 @@ impl SigstoreVerifyError {
     #[must_use]
     pub fn code(&self) -> &'static str {
         match self {
-            Self::Malformed { .. } => "malformed_sigstore_bundle",
-            Self::BadSignature { .. } => "bad_signature",
-            Self::UntrustedSigner { .. } => "untrusted_signer",
-            Self::NotInLog { .. } => "not_in_log",
-            Self::Expired { .. } => "expired_certificate",
-            Self::BadTimestamp { .. } => "bad_timestamp",
-            Self::Unsupported { .. } => "unsupported_sigstore_bundle",
+            Self::Malformed(_) => "malformed_sigstore_bundle",
+            Self::BadSignature(_) => "bad_signature",
+            Self::UntrustedSigner(_) => "untrusted_signer",
+            Self::NotInLog(_) => "not_in_log",
+            Self::Expired(_) => "expired_certificate",
+            Self::BadTimestamp(_) => "bad_timestamp",
+            Self::Unsupported(_) => "unsupported_sigstore_bundle",
         }
     }
 }
@@ -195,32 +169,17 @@ impl SigstoreVerifyError {
 type Error = SigstoreVerifyError;
 
 fn malformed(reason: impl Into<String>) -> Error {
-    Error::Malformed { reason: reason.into() }
+    Error::Malformed(reason.into())
 }
 fn untrusted(reason: impl Into<String>) -> Error {
-    Error::UntrustedSigner { reason: reason.into() }
+    Error::UntrustedSigner(reason.into())
 }
 
-/// Verifies a bundle that signs one of our statements: a DSSE envelope whose payload is exactly
-/// `payload`, bound to the artifact whose sha256 is `artifact_sha256`.
+/// Verifies a bundle over one of our statements (bound to the task commit) or an artifact, offline.
 ///
 /// # Errors
 /// The first check that fails, as one of the [`SigstoreVerifyError`] outcomes.
 pub fn verify(
-    bundle: &serde_json::Value,
-    payload: &[u8],
-    artifact_sha256: &str,
-    trust: &SigstoreTrust,
-    time: CertificateTime,
-) -> Result<SigstoreVerified, SigstoreVerifyError> {
-    verify_bundle(bundle, Signed::Statement { payload, artifact_sha256 }, trust, time)
-}
-
-/// Verifies a bundle over a statement or an artifact, offline.
-///
-/// # Errors
-/// The first check that fails, as one of the [`SigstoreVerifyError`] outcomes.
-pub fn verify_bundle(
     bundle: &serde_json::Value,
     signed: Signed<'_>,
     trust: &SigstoreTrust,
@@ -234,9 +193,7 @@ pub fn verify_bundle(
                 SignatureContent::DsseEnvelope(env)
                     if env.payload_type == PAYLOAD_TYPE && env.payload.as_bytes() == payload => {}
                 SignatureContent::DsseEnvelope(_) => {
-                    return Err(Error::BadSignature {
-                        reason: "the bundle signs another statement than this line's".into(),
-                    });
+                    return Err(Error::BadSignature("the bundle signs another statement than this line's".into()));
                 }
                 _ => {
                     return Err(malformed(
@@ -245,7 +202,7 @@ pub fn verify_bundle(
                 }
             }
             let digest = Sha256Hash::from_hex(artifact_sha256)
-                .map_err(|e| Error::BadSignature { reason: format!("the artifact digest: {e}") })?;
+                .map_err(|e| Error::BadSignature(format!("the artifact digest: {e}")))?;
             run(verifier, digest, &bundle, &trust.signer)
         }
         Signed::Artifact(bytes) => run(verifier, bytes, &bundle, &trust.signer),
@@ -272,12 +229,10 @@ pub fn verify_bundle(
     if let (CertificateTime::AlsoAt(at), Some(cert)) = (time, result.certificate()) {
         let (from, to) = (cert.not_before.as_second(), cert.not_after.as_second());
         if !(from..=to).contains(&at.unix_timestamp()) {
-            return Err(Error::Expired {
-                reason: format!(
-                    "the certificate is valid from {} to {}, not at {at}",
-                    cert.not_before, cert.not_after
-                ),
-            });
+            return Err(Error::Expired(format!(
+                "the certificate is valid from {} to {}, not at {at}",
+                cert.not_before, cert.not_after
+            )));
         }
     }
     Ok(SigstoreVerified { identity: identity.clone(), issuer: issuer.clone(), verified_times })
@@ -307,16 +262,16 @@ fn from_crate(e: &CrateError) -> Error {
     match e {
         CrateError::IdentityMismatch { .. } | CrateError::IssuerMismatch { .. } => untrusted(reason),
         CrateError::SignatureInvalid(_) | CrateError::ArtifactMismatch(_) | CrateError::Crypto(_) => {
-            Error::BadSignature { reason }
+            Error::BadSignature(reason)
         }
         CrateError::Certificate(CertificateError::Expired { .. } | CertificateError::NotYetValid { .. }) => {
-            Error::Expired { reason }
+            Error::Expired(reason)
         }
         CrateError::Certificate(CertificateError::Malformed(_)) => malformed(reason),
         CrateError::Certificate(_) => untrusted(reason),
-        CrateError::TransparencyLog(_) => Error::NotInLog { reason },
-        CrateError::Timestamp(_) => Error::BadTimestamp { reason },
-        CrateError::UnsupportedBundle(_) | CrateError::UnsupportedArtifact(_) => Error::Unsupported { reason },
+        CrateError::TransparencyLog(_) => Error::NotInLog(reason),
+        CrateError::Timestamp(_) => Error::BadTimestamp(reason),
+        CrateError::UnsupportedBundle(_) | CrateError::UnsupportedArtifact(_) => Error::Unsupported(reason),
         _ => malformed(reason),
     }
 }
