@@ -170,11 +170,11 @@ pub fn choose(
     };
     if backend == SignerChoice::Ssh {
         let program = repo.config_string("gpg.ssh.program");
-        let signer = SshSigner::from_git_config(Some(&key), program.as_deref()).map_err(SignError::from)?;
+        let signer = SshSigner::from_git_config(Some(&key), program.as_deref())?;
         return Ok(Chosen::Signer(Box::new(signer)));
     }
     let program = repo.config_string("gpg.openpgp.program").or_else(|| repo.config_string("gpg.program"));
-    let signer = OpenPgpSigner::from_git_config(Some(&key), program.as_deref()).map_err(SignError::from)?;
+    let signer = OpenPgpSigner::from_git_config(Some(&key), program.as_deref())?;
     Ok(Chosen::Signer(Box::new(signer)))
 }
 
