@@ -216,3 +216,89 @@ fn a_keyless_summary_line_in_a_real_note_verifies_end_to_end() {
     let other = verify("eve@example.com").failure(26);
     assert!(other.stdout.contains("untrusted_signer"), "{other}");
 }
+
+#[test]
+fn keyless_signing_through_sigstore_sign_writes_a_summary_that_verifies_end_to_end() {
+    // Fulcio and Rekor of the test instance, over plain http on loopback.
+    let i = std::sync::Arc::new(Instance::new());
+    let service = std::sync::Arc::clone(&i);
+    let (url, requests) = instance::serve(std::time::Duration::from_secs(120), move |line, body| {
+        let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        if line.starts_with("POST /api/v2/signingCert") {
+            let pem = request["publicKeyRequest"]["publicKey"]["content"].as_str().unwrap_or("");
+            let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+            let spki = STANDARD.decode(b64).unwrap();
+            let cert = service.leaf_for(&CertSpec::leaf(EMAIL, ISSUER), &spki, &service.root);
+            let chain = [instance::pem(&cert), instance::pem(&service.root.der)];
+            (201, json!({"signedCertificateEmbeddedSct": {"chain": {"certificates": chain}}}))
+        } else if line.starts_with("POST /api/v1/log/entries") {
+            let proposed = &request["spec"]["proposedContent"];
+            let envelope_json = proposed["envelope"].as_str().unwrap();
+            let envelope: Value = serde_json::from_str(envelope_json).unwrap();
+            let payload = STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap();
+            let sig = STANDARD.decode(envelope["signatures"][0]["sig"].as_str().unwrap()).unwrap();
+            let pem = String::from_utf8(STANDARD.decode(proposed["verifiers"][0].as_str().unwrap()).unwrap())
+                .unwrap();
+            let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+            let cert = STANDARD.decode(b64).unwrap();
+            (201, service.log_entry(envelope_json, &payload, &sig, &cert).api_response())
+        } else {
+            (404, json!({}))
+        }
+    });
+    let p = common::Project::speckit();
+    let task = format!("{}/T005", common::SPECKIT_UNIT);
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
+    let token = "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci50ZXN0Iiwic3ViIjoiYWRhIiwiZW1haWwiOiJhZGFAZXhhbXBsZS5jb20iLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl";
+    let args = [
+        "attest",
+        task.as_str(),
+        "--evidence",
+        evidence.to_str().unwrap(),
+        "--signer",
+        "sigstore",
+        "--sigstore-fulcio-url",
+        url.as_str(),
+        "--sigstore-rekor-url",
+        url.as_str(),
+        "--sigstore-allow-http-loopback",
+        "--json",
+    ];
+    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+    cmd.env("SIGSTORE_ID_TOKEN", token);
+    let out = common::run(cmd).success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(report["signer"].as_str().unwrap_or("").starts_with("sigstore keyless"), "{out}");
+    let seen = requests.lock().unwrap().clone();
+    assert!(seen.iter().any(|r| r.contains(token)), "Fulcio received the token: {seen:?}");
+
+    // Only the summary is signed, its bundle carries exactly its payload, and it verifies.
+    let note = p.note("HEAD").unwrap();
+    let lines: Vec<Value> = note
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    let (summary, others) = lines.split_last().unwrap();
+    assert!(others.iter().all(|l| l["signatures"] == json!([]) && l.get("sigstore").is_none()));
+    assert_eq!(summary["sigstore"]["dsseEnvelope"]["payload"], summary["payload"]);
+    assert_eq!(summary["signatures"][0]["keyid"], "sigstore");
+    let root = p.scratch.join("trusted_root.json");
+    std::fs::write(&root, i.trusted_root().to_string()).unwrap();
+    let verified = p
+        .speccoder(&[
+            "attest",
+            "verify",
+            "--json",
+            "--sigstore-trusted-root",
+            root.to_str().unwrap(),
+            "--certificate-identity",
+            EMAIL,
+            "--certificate-oidc-issuer",
+            ISSUER,
+            "HEAD",
+        ])
+        .success();
+    let report: Value = serde_json::from_str(&verified.stdout).unwrap();
+    assert_eq!(report["ticks"][0]["signers"][0]["kind"], "sigstore", "{report}");
+}

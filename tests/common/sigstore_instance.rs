@@ -160,8 +160,13 @@ impl Instance {
 
     /// A signing certificate for `key` under `issuer`, carrying an SCT from the CT log.
     pub fn leaf(&self, spec: &CertSpec, key: &Key, issuer: &Issuer) -> Vec<u8> {
+        self.leaf_for(spec, &key.spki, issuer)
+    }
+
+    /// A signing certificate for the public key `spki` under `issuer`, with an SCT.
+    pub fn leaf_for(&self, spec: &CertSpec, spki: &[u8], issuer: &Issuer) -> Vec<u8> {
         let name: Name = spec.subject.parse().unwrap();
-        make_cert(spec, &name, &key.spki, &issuer.name, &issuer.key, Some((&self.ct, &issuer.key.spki)))
+        make_cert(spec, &name, spki, &issuer.name, &issuer.key, Some((&self.ct, &issuer.key.spki)))
     }
 
     /// The `trusted_root.json` of this instance.
@@ -199,14 +204,89 @@ impl Instance {
             "payloadType": PAYLOAD_TYPE,
             "signatures": [{"sig": STANDARD.encode(&sig), "keyid": ""}]
         });
-        let cert_pem = pem(chain[0]);
+        let entry = self.log_entry(&envelope.to_string(), payload, &sig, chain[0]).bundle_entry();
+        let material = if v03 {
+            json!({"certificate": {"rawBytes": STANDARD.encode(chain[0])}, "tlogEntries": [entry]})
+        } else {
+            let certs: Vec<Value> = chain.iter().map(|c| json!({"rawBytes": STANDARD.encode(c)})).collect();
+            json!({"x509CertificateChain": {"certificates": certs}, "tlogEntries": [entry]})
+        };
+        let media = if v03 {
+            "application/vnd.dev.sigstore.bundle.v0.3+json"
+        } else {
+            "application/vnd.dev.sigstore.bundle+json;version=0.2"
+        };
+        (json!({"mediaType": media, "verificationMaterial": material, "dsseEnvelope": envelope}), sig)
+    }
+}
+
+/// A Rekor `dsse` v0.0.1 entry of the log, in a tree of one entry.
+pub struct LogEntry {
+    pub body: Vec<u8>,
+    pub integrated: u64,
+    pub log_id: [u8; 32],
+    pub set: Vec<u8>,
+    pub root_hash: [u8; 32],
+    pub checkpoint: String,
+}
+
+impl LogEntry {
+    /// As a bundle's `tlogEntries[0]`.
+    pub fn bundle_entry(&self) -> Value {
+        json!({
+            "logIndex": "0",
+            "logId": {"keyId": STANDARD.encode(self.log_id)},
+            "kindVersion": {"kind": "dsse", "version": "0.0.1"},
+            "integratedTime": self.integrated.to_string(),
+            "inclusionPromise": {"signedEntryTimestamp": STANDARD.encode(&self.set)},
+            "inclusionProof": {
+                "logIndex": "0",
+                "rootHash": STANDARD.encode(self.root_hash),
+                "treeSize": "1",
+                "hashes": [],
+                "checkpoint": {"envelope": self.checkpoint}
+            },
+            "canonicalizedBody": STANDARD.encode(&self.body)
+        })
+    }
+
+    /// As Rekor's v1 API answers `POST /api/v1/log/entries`.
+    pub fn api_response(&self) -> Value {
+        let mut map = serde_json::Map::new();
+        map.insert(
+            hex::encode(self.root_hash),
+            json!({
+                "body": STANDARD.encode(&self.body),
+                "integratedTime": self.integrated,
+                "logID": hex::encode(self.log_id),
+                "logIndex": 0,
+                "verification": {
+                    "inclusionProof": {
+                        "checkpoint": self.checkpoint,
+                        "hashes": [],
+                        "logIndex": 0,
+                        "rootHash": hex::encode(self.root_hash),
+                        "treeSize": 1
+                    },
+                    "signedEntryTimestamp": STANDARD.encode(&self.set)
+                }
+            }),
+        );
+        Value::Object(map)
+    }
+}
+
+impl Instance {
+    /// Logs a DSSE envelope (its JSON, payload and signature) signed with the certificate `cert`:
+    /// the canonical body, its SET, and a checkpoint over a tree of that one entry.
+    pub fn log_entry(&self, envelope_json: &str, payload: &[u8], sig: &[u8], cert: &[u8]) -> LogEntry {
         let body = serde_json::to_vec(&json!({
             "apiVersion": "0.0.1",
             "kind": "dsse",
             "spec": {
-                "envelopeHash": {"algorithm": "sha256", "value": hex::encode(sha256(envelope.to_string().as_bytes()))},
+                "envelopeHash": {"algorithm": "sha256", "value": hex::encode(sha256(envelope_json.as_bytes()))},
                 "payloadHash": {"algorithm": "sha256", "value": hex::encode(sha256(payload))},
-                "signatures": [{"signature": STANDARD.encode(&sig), "verifier": STANDARD.encode(cert_pem.as_bytes())}]
+                "signatures": [{"signature": STANDARD.encode(sig), "verifier": STANDARD.encode(pem(cert).as_bytes())}]
             }
         }))
         .unwrap();
@@ -225,34 +305,69 @@ impl Instance {
         let mut hint_sig = log_id[..4].to_vec();
         hint_sig.extend(self.log.sign(note.as_bytes()));
         let checkpoint = format!("{note}\n\u{2014} rekor.test {}\n", STANDARD.encode(hint_sig));
-        let entry = json!({
-            "logIndex": "0",
-            "logId": {"keyId": STANDARD.encode(log_id)},
-            "kindVersion": {"kind": "dsse", "version": "0.0.1"},
-            "integratedTime": integrated.to_string(),
-            "inclusionPromise": {"signedEntryTimestamp": STANDARD.encode(set)},
-            "inclusionProof": {
-                "logIndex": "0",
-                "rootHash": STANDARD.encode(root_hash),
-                "treeSize": "1",
-                "hashes": [],
-                "checkpoint": {"envelope": checkpoint}
-            },
-            "canonicalizedBody": STANDARD.encode(&body)
-        });
-        let material = if v03 {
-            json!({"certificate": {"rawBytes": STANDARD.encode(chain[0])}, "tlogEntries": [entry]})
-        } else {
-            let certs: Vec<Value> = chain.iter().map(|c| json!({"rawBytes": STANDARD.encode(c)})).collect();
-            json!({"x509CertificateChain": {"certificates": certs}, "tlogEntries": [entry]})
-        };
-        let media = if v03 {
-            "application/vnd.dev.sigstore.bundle.v0.3+json"
-        } else {
-            "application/vnd.dev.sigstore.bundle+json;version=0.2"
-        };
-        (json!({"mediaType": media, "verificationMaterial": material, "dsseEnvelope": envelope}), sig)
+        LogEntry { body, integrated, log_id, set, root_hash, checkpoint }
     }
+}
+
+/// Serves HTTP on 127.0.0.1 for at most `for_at_most`: each request (method and path, body) is
+/// recorded and answered by `answer` with a status and a JSON body. Returns the base URL and the
+/// record.
+pub fn serve(
+    for_at_most: Duration,
+    answer: impl Fn(&str, &[u8]) -> (u16, Value) + Send + 'static,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::Write as _;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let record = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = std::sync::Arc::clone(&record);
+    std::thread::spawn(move || {
+        let end = std::time::Instant::now() + for_at_most;
+        while std::time::Instant::now() < end {
+            let Ok((mut conn, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(20));
+                continue;
+            };
+            conn.set_nonblocking(false).unwrap();
+            conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let (head, body) = read_request(&mut conn);
+            log.lock().unwrap().push(format!("{head}\n{}", String::from_utf8_lossy(&body)));
+            let (status, reply) = answer(head.lines().next().unwrap_or(""), &body);
+            let reply = reply.to_string();
+            let _ = write!(
+                conn,
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+        }
+    });
+    (url, record)
+}
+
+/// One HTTP request: its head, and as much body as its content-length says (at most 1 MiB).
+fn read_request(conn: &mut std::net::TcpStream) -> (String, Vec<u8>) {
+    use std::io::Read as _;
+    let mut data = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    while data.len() < 1 << 20 {
+        let Ok(n) = conn.read(&mut buf) else { break };
+        if n == 0 {
+            break;
+        }
+        data.extend_from_slice(&buf[..n]);
+        let Some(end) = data.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
+        let head = String::from_utf8_lossy(&data[..end]).into_owned();
+        let len = head
+            .lines()
+            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned()))
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(0);
+        if data.len() >= end + 4 + len {
+            return (head, data[end + 4..end + 4 + len].to_vec());
+        }
+    }
+    (String::from_utf8_lossy(&data).into_owned(), Vec::new())
 }
 
 pub fn pae(payload_type: &str, payload: &[u8]) -> Vec<u8> {
