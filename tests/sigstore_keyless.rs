@@ -58,6 +58,31 @@ fn digest() -> String {
     "ab".repeat(32)
 }
 
+/// Why a bundle whose signing certificate is `spec`, and otherwise sound, fails.
+fn leaf_failure(spec: &CertSpec) -> SigstoreVerifyError {
+    let i = Instance::new();
+    let d = digest();
+    check(&i, &leaf_bundle(&i, spec, &d), &d, &d, CertificateTime::Verified).unwrap_err()
+}
+
+/// `speccoder attest verify --json HEAD` trusting `identity` under the instance's root.
+fn verify_head(p: &common::Project, i: &Instance, identity: &str) -> common::Run {
+    let root = p.scratch.join("trusted_root.json");
+    std::fs::write(&root, i.trusted_root().to_string()).unwrap();
+    p.speccoder(&[
+        "attest",
+        "verify",
+        "--json",
+        "--sigstore-trusted-root",
+        root.to_str().unwrap(),
+        "--certificate-identity",
+        identity,
+        "--certificate-oidc-issuer",
+        ISSUER,
+        "HEAD",
+    ])
+}
+
 #[test]
 fn a_sound_test_bundle_verifies_so_each_failure_below_is_the_defect_alone() {
     let i = Instance::new();
@@ -74,32 +99,23 @@ fn a_sound_test_bundle_verifies_so_each_failure_below_is_the_defect_alone() {
 
 #[test]
 fn an_unknown_critical_extension_fails_the_bundle() {
-    let i = Instance::new();
-    let d = digest();
-    let spec = CertSpec { unknown_critical: true, ..CertSpec::leaf(EMAIL, ISSUER) };
-    let err = check(&i, &leaf_bundle(&i, &spec, &d), &d, &d, CertificateTime::Verified).unwrap_err();
+    let err = leaf_failure(&CertSpec { unknown_critical: true, ..CertSpec::leaf(EMAIL, ISSUER) });
     assert!(matches!(err, SigstoreVerifyError::Malformed { .. }), "{err}");
     assert!(err.to_string().contains("UnsupportedCriticalExtension"), "{err}");
 }
 
 #[test]
 fn an_inner_signature_algorithm_unlike_the_outer_one_fails_the_bundle() {
-    let i = Instance::new();
-    let d = digest();
     // The outer algorithm and the signature are a valid ECDSA-SHA256 signature over the TBS; only
     // the TBS's own algorithm field says SHA-384.
-    let spec = CertSpec { inner_algorithm: ECDSA_SHA384, ..CertSpec::leaf(EMAIL, ISSUER) };
-    let err = check(&i, &leaf_bundle(&i, &spec, &d), &d, &d, CertificateTime::Verified).unwrap_err();
+    let err = leaf_failure(&CertSpec { inner_algorithm: ECDSA_SHA384, ..CertSpec::leaf(EMAIL, ISSUER) });
     assert!(err.to_string().contains("SignatureAlgorithmMismatch"), "{err}");
 }
 
 #[test]
 fn a_signing_certificate_whose_key_usage_lacks_digital_signature_fails_the_bundle() {
-    let i = Instance::new();
-    let d = digest();
     for usage in [None, Some(KeyUsages::KeyEncipherment)] {
-        let spec = CertSpec { key_usage: usage, ..CertSpec::leaf(EMAIL, ISSUER) };
-        let err = check(&i, &leaf_bundle(&i, &spec, &d), &d, &d, CertificateTime::Verified).unwrap_err();
+        let err = leaf_failure(&CertSpec { key_usage: usage, ..CertSpec::leaf(EMAIL, ISSUER) });
         assert!(matches!(err, SigstoreVerifyError::UntrustedSigner { .. }), "{usage:?}: {err}");
         assert!(err.to_string().contains("keyUsage"), "{err}");
     }
@@ -186,22 +202,7 @@ fn a_keyless_summary_line_in_a_real_note_verifies_end_to_end() {
     let blob = p.git(&["hash-object", "-w", file.to_str().unwrap()]);
     p.git(&["notes", "--ref", common::NOTES_REF, "add", "-f", "-C", blob.trim(), &commit]);
 
-    let root = p.scratch.join("trusted_root.json");
-    std::fs::write(&root, i.trusted_root().to_string()).unwrap();
-    let verify = |identity: &str| {
-        p.speccoder(&[
-            "attest",
-            "verify",
-            "--json",
-            "--sigstore-trusted-root",
-            root.to_str().unwrap(),
-            "--certificate-identity",
-            identity,
-            "--certificate-oidc-issuer",
-            ISSUER,
-            "HEAD",
-        ])
-    };
+    let verify = |identity: &str| verify_head(&p, &i, identity);
     let ok = verify(EMAIL).success();
     let report: Value = serde_json::from_str(&ok.stdout).unwrap();
     let tick = &report["ticks"][0];
@@ -283,22 +284,7 @@ fn keyless_signing_through_sigstore_sign_writes_a_summary_that_verifies_end_to_e
     assert!(others.iter().all(|l| l["signatures"] == json!([]) && l.get("sigstore").is_none()));
     assert_eq!(summary["sigstore"]["dsseEnvelope"]["payload"], summary["payload"]);
     assert_eq!(summary["signatures"][0]["keyid"], "sigstore");
-    let root = p.scratch.join("trusted_root.json");
-    std::fs::write(&root, i.trusted_root().to_string()).unwrap();
-    let verified = p
-        .speccoder(&[
-            "attest",
-            "verify",
-            "--json",
-            "--sigstore-trusted-root",
-            root.to_str().unwrap(),
-            "--certificate-identity",
-            EMAIL,
-            "--certificate-oidc-issuer",
-            ISSUER,
-            "HEAD",
-        ])
-        .success();
+    let verified = verify_head(&p, &i, EMAIL).success();
     let report: Value = serde_json::from_str(&verified.stdout).unwrap();
     assert_eq!(report["ticks"][0]["signers"][0]["kind"], "sigstore", "{report}");
 }
