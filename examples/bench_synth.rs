@@ -206,10 +206,12 @@ pub fn generate(args: &Args) -> Result<String, Error> {
             let red_output = red_output(&unit, t);
             let red = red_from_output(RedKind::Assertion, red_output.as_bytes());
             let commit_hex = commit.to_string();
+            let commit_sha256 = speccoder_attest::attest::commit_object_sha256(&repo, commit)?;
             let tree_hex = tree.to_string();
             let ctx = Context {
                 task: &facts,
                 commit: &commit_hex,
+                commit_sha256: &commit_sha256,
                 tree: &tree_hex,
                 policy_sha256: &policy_sha256,
                 time: &time,

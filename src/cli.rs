@@ -93,8 +93,9 @@ pub enum SigstoreSub {
     ///
     /// Loads https://tuf-repo-cdn.sigstore.dev from the TUF root built into speccoder, verifies its
     /// signed metadata and their expiry, fetches the target trusted_root.json, checks it against
-    /// its signed SHA-256, parses it, and replaces $XDG_CACHE_HOME/speccoder/sigstore/trusted_root.json
-    /// (~/.cache/... without XDG_CACHE_HOME) by an atomic rename. Prints the path and the file's
+    /// its signed length and hashes, parses it, and writes it as parsed over
+    /// $XDG_CACHE_HOME/speccoder/sigstore/trusted_root.json (~/.cache/... without XDG_CACHE_HOME)
+    /// by an atomic rename. Prints the path and the file's
     /// sha256. `attest verify` does the same by itself when it checks a keyless line and the cache
     /// is missing or older than a day.
     ///
@@ -248,7 +249,7 @@ pub struct AttestArgs {
 // Signer selection, shared by every command that signs.
 #[derive(Debug, Args, Clone)]
 pub struct SigningArgs {
-    /// ssh, openpgp, none, or auto (git's gpg.format and user.signingKey; also `[attest] signer` in speccoder.toml).
+    /// ssh, openpgp, sigstore, none, or auto (git's gpg.format and user.signingKey; also `[attest] signer` in speccoder.toml).
     #[arg(long, value_name = "BACKEND")]
     pub signer: Option<String>,
     /// The signing key. SSH: a private key file, a public key file whose key is in ssh-agent, or a
@@ -257,6 +258,24 @@ pub struct SigningArgs {
     /// user.signingKey; without gpg.format or --signer, an SSH key means SSH, anything else OpenPGP.
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
+    /// Keyless signing: the Fulcio that receives your identity token (else
+    /// SPECCODER_SIGSTORE_FULCIO_URL, else `git config speccoder.sigstore.fulcioUrl`, else
+    /// https://fulcio.sigstore.dev). Never read from speccoder.toml.
+    #[arg(long, value_name = "URL")]
+    pub sigstore_fulcio_url: Option<String>,
+    /// Keyless signing: the Rekor that logs the signature (else SPECCODER_SIGSTORE_REKOR_URL, else
+    /// `git config speccoder.sigstore.rekorUrl`, else https://rekor.sigstore.dev).
+    #[arg(long, value_name = "URL")]
+    pub sigstore_rekor_url: Option<String>,
+    /// Keyless signing: the OIDC issuer of the interactive login (else
+    /// SPECCODER_SIGSTORE_OIDC_ISSUER, else `git config speccoder.sigstore.oidcIssuer`, else
+    /// https://oauth2.sigstore.dev/auth).
+    #[arg(long, value_name = "URL")]
+    pub sigstore_oidc_issuer: Option<String>,
+    /// Let the Sigstore URLs above be plain http to a loopback address (for tests); otherwise
+    /// every one must be https.
+    #[arg(long)]
+    pub sigstore_allow_http_loopback: bool,
 }
 
 // Subcommands of `speccoder attest`, deferred like `Command`'s.

@@ -4,13 +4,14 @@
 //!
 //! Paths: a case with `key.pub` runs the managed-key path (the bundle's signature checked with that
 //! key, the log and timestamps as for any bundle); every other case runs the keyless path with its
-//! `identity` and `issuer` (or the suite's defaults). Both are our code; none is skipped.
+//! `identity` and `issuer` (or the suite's defaults). Both go through `sigstore-verify` (plus our
+//! keyUsage check on the keyless path); none is skipped.
 #![cfg(feature = "sigstore")]
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use speccoder_attest::sign::sigstore::{Signed, SigstoreTrust, TrustedRoot, verify_bundle};
+use speccoder_attest::sign::sigstore::{CertificateTime, Signed, SigstoreTrust, TrustedRoot, verify};
 
 const DEFAULT_IDENTITY: &str = "https://github.com/sigstore-conformance/extremely-dangerous-public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main";
 const DEFAULT_ISSUER: &str = "https://token.actions.githubusercontent.com";
@@ -60,7 +61,9 @@ fn run_case(suite: &Path, case: &Path) -> Result<&'static str, (&'static str, St
         suite.join("bundle-verify/a.txt")
     };
     let artifact = std::fs::read(&artifact_path).map_err(|e| fail(e.to_string()))?;
-    verify_bundle(&bundle, Signed::Artifact(&artifact), &trust).map(|_| path).map_err(|e| fail(e.to_string()))
+    verify(&bundle, Signed::Artifact(&artifact), &trust, CertificateTime::Verified)
+        .map(|_| path)
+        .map_err(|e| fail(e.to_string()))
 }
 
 #[test]

@@ -3,9 +3,10 @@
 //! reachable; otherwise it prints why it is skipped and passes without claiming a signature.
 #![cfg(feature = "sigstore")]
 
-use speccoder_attest::model::dsse::PAYLOAD_TYPE;
+use speccoder_attest::model::digest::sha256_hex;
 use speccoder_attest::sign::sigstore::{
-    SigstoreConfig, SigstoreSigner, SigstoreTrust, TrustedRoot, ambient_token_available, verify,
+    CertificateTime, Signed, SigstoreConfig, SigstoreSigner, SigstoreTrust, TrustedRoot,
+    ambient_token_available, verify,
 };
 
 /// Says why the test is skipped, on the real stderr so that it shows without `--nocapture`
@@ -13,6 +14,14 @@ use speccoder_attest::sign::sigstore::{
 fn skipped(reason: &str) {
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr(), "SKIPPED: {reason}");
+}
+
+/// Whether `host` takes a TCP connection on port 443.
+fn reachable(host: &str) -> bool {
+    use std::net::ToSocketAddrs as _;
+    (host, 443).to_socket_addrs().is_ok_and(|mut addrs| {
+        addrs.any(|a| std::net::TcpStream::connect_timeout(&a, std::time::Duration::from_secs(10)).is_ok())
+    })
 }
 
 #[test]
@@ -23,11 +32,15 @@ fn keyless_signing_makes_a_dsse_bundle_that_verifies_offline() {
         );
         return;
     }
-    let statement = br#"{"_type":"https://in-toto.io/Statement/v1","predicate":{},"predicateType":"https://speccoder.dev/test","subject":[{"digest":{"gitCommit":"0000000000000000000000000000000000000000"},"name":"test/T001"}]}"#;
+    let artifact_sha256 = sha256_hex(b"commit 0\0");
+    let statement = format!(
+        r#"{{"_type":"https://in-toto.io/Statement/v1","predicate":{{}},"predicateType":"https://speccoder.dev/test","subject":[{{"digest":{{"gitCommit":"0000000000000000000000000000000000000000","sha256":"{artifact_sha256}"}},"name":"test/T001"}}]}}"#
+    );
+    let statement = statement.as_bytes();
     let signer = SigstoreSigner::new(SigstoreConfig { interactive: false, ..SigstoreConfig::default() });
-    let signed = match signer.sign_bundle(PAYLOAD_TYPE, statement) {
+    let signed = match signer.sign_statement(statement) {
         Ok(s) => s,
-        Err(e) if e.is_unavailable() => {
+        Err(e) if !reachable("fulcio.sigstore.dev") => {
             skipped(&format!("the Sigstore services cannot be reached from here: {e}"));
             return;
         }
@@ -47,7 +60,13 @@ fn keyless_signing_makes_a_dsse_bundle_that_verifies_offline() {
     let root_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/sigstore-conformance/production-trusted_root.json");
     let root = TrustedRoot::from_file(&root_path).expect("production trusted root");
-    let verified = verify(&signed.bundle, statement, &SigstoreTrust::keyless(root, identity.clone(), issuer))
-        .expect("the new bundle verifies");
+    let trust = SigstoreTrust::keyless(root, identity.clone(), issuer);
+    let verified = verify(
+        &signed.bundle,
+        Signed::Statement { payload: statement, artifact_sha256: &artifact_sha256 },
+        &trust,
+        CertificateTime::Verified,
+    )
+    .expect("the new bundle verifies");
     assert_eq!(verified.identity, identity);
 }

@@ -410,6 +410,35 @@ fn a_wrong_subject_name_or_commit_is_a_mismatch() {
     expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "subject_mismatch");
 }
 
+#[test]
+fn a_subject_sha256_unlike_the_commit_object_is_a_mismatch() {
+    let c = setup();
+    rewrite_signed(&c, 0, true, |st| st["subject"][0]["digest"]["sha256"] = json!("0".repeat(64)));
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "subject_mismatch");
+}
+
+#[test]
+fn lines_written_before_the_subject_sha256_existed_still_verify_by_git_commit() {
+    let c = setup();
+    let drop_sha256 = |st: &mut Value| {
+        let digest = st["subject"][0]["digest"].as_object_mut().unwrap();
+        assert!(digest.remove("sha256").is_some(), "the producer writes the commit object's sha256");
+    };
+    let count = note_raw_lines(&c, "HEAD").len();
+    let summary = index_of(&note_raw_lines(&c, "HEAD"), "verification_summary");
+    for i in (0..count).filter(|&i| i != summary) {
+        rewrite_signed(&c, i, true, drop_sha256);
+    }
+    rewrite_signed(&c, summary, false, drop_sha256);
+    for line in note_raw_lines(&c, "HEAD") {
+        assert_eq!(statement_of(&line)["subject"][0]["digest"].as_object().unwrap().len(), 1);
+    }
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+}
+
 // --- agreement with the repository ----------------------------------------------------------
 
 #[test]

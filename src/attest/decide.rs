@@ -43,6 +43,8 @@ pub struct DecisionRequest {
     pub signer: SignerChoice,
     /// A key file or `key::` literal overriding `user.signingKey`.
     pub key: Option<String>,
+    /// Where keyless signing may send the identity token (`--sigstore-*`).
+    pub sigstore: signing::SigstoreFlags,
 }
 
 /// What a decision wrote, for people (Display) and machines (`--json`).
@@ -253,7 +255,7 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
     };
     let (commit, msg, lines) =
         decision_commit(repo, pending.head, pending.tree, &facts, Verdict::Attested, &decider)?;
-    let chosen = signing::choose(repo, req.signer, req.key.as_deref())?;
+    let chosen = signing::choose(repo, req.signer, req.key.as_deref(), &req.sigstore)?;
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
     let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
     let branch = pending.branch.clone();
@@ -309,7 +311,7 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     }
 
     let (commit, _msg, lines) = decision_commit(repo, head, tree, &facts, Verdict::Skipped, &decider)?;
-    let chosen = signing::choose(repo, req.signer, req.key.as_deref())?;
+    let chosen = signing::choose(repo, req.signer, req.key.as_deref(), &req.sigstore)?;
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
 
     // The note first: until the ref exists, the skip commit and its note are invisible.
@@ -423,9 +425,11 @@ fn decision_commit(
     let (policy_sha256, _) = read_policy(repo, parent)?;
     let commit = repo.create_commit_detached(&[parent], tree, &msg)?;
     let (commit_hex, tree_hex, time) = (commit.to_string(), tree.to_string(), now_rfc3339());
+    let commit_sha256 = crate::attest::commit_object_sha256(repo, commit)?;
     let ctx = Context {
         task: facts,
         commit: &commit_hex,
+        commit_sha256: &commit_sha256,
         tree: &tree_hex,
         policy_sha256: &policy_sha256,
         time: &time,

@@ -303,6 +303,15 @@ pub fn read_policy(repo: &Repo, commit: ObjectId) -> Result<(String, Option<toml
     Ok((hash, table))
 }
 
+/// The sha256 of the commit object `commit` as git hashes objects (`commit <len>\0` and its raw
+/// bytes): the subject's `sha256` digest.
+///
+/// # Errors
+/// The commit cannot be read.
+pub fn commit_object_sha256(repo: &Repo, commit: ObjectId) -> Result<String, GitError> {
+    Ok(crate::model::digest::git_object_sha256("commit", &repo.read_kind(commit, gix::object::Kind::Commit)?))
+}
+
 /// Reads the regular file `path` when it holds at most `max` bytes; `Ok(None)` when it is
 /// longer. A symbolic link, a FIFO or any other non-regular file is an error
 /// ([`crate::input::read_regular`]).

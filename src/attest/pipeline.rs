@@ -38,6 +38,8 @@ pub struct AttestRequest {
     pub signer: Option<SignerChoice>,
     /// A key file or `key::` literal overriding `user.signingKey`.
     pub key: Option<String>,
+    /// Where keyless signing may send the identity token (`--sigstore-*`).
+    pub sigstore: signing::SigstoreFlags,
 }
 
 /// Runs the producer pipeline for one tick.
@@ -67,7 +69,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         },
     };
     let signer_choice = signing::requested(req.signer, config.as_ref(), true)?;
-    let chosen = signing::choose(repo, signer_choice, req.key.as_deref())?;
+    let chosen = signing::choose(repo, signer_choice, req.key.as_deref(), &req.sigstore)?;
     let red = match (loaded.evidence.red(), &loaded.red_output) {
         (Some(run), Some(output)) => Some(red_from_output(run.kind, output)),
         _ => None,
@@ -104,10 +106,12 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
 
     let time = now_rfc3339();
     let commit_hex = commit.to_string();
+    let commit_sha256 = crate::attest::commit_object_sha256(repo, commit)?;
     let tree_hex = pending.tree.to_string();
     let ctx = Context {
         task: &facts,
         commit: &commit_hex,
+        commit_sha256: &commit_sha256,
         tree: &tree_hex,
         policy_sha256: &policy_sha256,
         time: &time,

@@ -18,6 +18,7 @@ pub fn sign_later(
     rev: &str,
     choice: SignerChoice,
     key: Option<&str>,
+    sigstore: &signing::SigstoreFlags,
 ) -> Result<Report, AttestError> {
     let commit = repo.rev_parse(rev)?;
     let info = repo.commit(commit)?;
@@ -28,7 +29,7 @@ pub fn sign_later(
     let target = value("Spec-Task").unwrap_or_default();
     let verdict = value("Verdict").unwrap_or_default();
 
-    let signer = match signing::choose(repo, choice, key)? {
+    let signer = match signing::choose(repo, choice, key, sigstore)? {
         Chosen::Signer(s) => s,
         Chosen::Unsigned(reason) => return Err(AttestError::Nothing(format!("cannot sign: {reason}"))),
     };

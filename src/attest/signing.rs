@@ -123,6 +123,63 @@ pub fn requested(
     })
 }
 
+/// Where keyless signing may send the identity token, as the person signing said on the command
+/// line. Unset endpoints come from the environment, then the user's git config, then
+/// Sigstore's public-good instance; never from the checked-in `speccoder.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SigstoreFlags {
+    /// `--sigstore-fulcio-url`.
+    pub fulcio_url: Option<String>,
+    /// `--sigstore-rekor-url`.
+    pub rekor_url: Option<String>,
+    /// `--sigstore-oidc-issuer`.
+    pub oidc_issuer: Option<String>,
+    /// `--sigstore-allow-http-loopback`: plain `http` to a loopback address (for tests).
+    pub allow_http_loopback: bool,
+}
+
+/// One Sigstore service the person signing can point keyless signing at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// Fulcio, which receives the identity token.
+    Fulcio = 0,
+    /// Rekor, which receives the signed envelope and certificate.
+    Rekor = 1,
+    /// The OIDC issuer of the interactive login.
+    OidcIssuer = 2,
+}
+
+/// The names of one endpoint's setting.
+#[derive(Debug)]
+pub struct EndpointNames {
+    /// The command-line flag.
+    pub flag: &'static str,
+    /// The environment variable.
+    pub env_var: &'static str,
+    /// The git configuration key (per user, as git keeps them: `git config --global`).
+    pub git_key: &'static str,
+    /// The key the old `[attest.sigstore]` table of `speccoder.toml` used, now refused.
+    pub old_toml_key: &'static str,
+}
+
+#[rustfmt::skip]
+const NAMES: [EndpointNames; 3] = [
+    EndpointNames { flag: "--sigstore-fulcio-url", env_var: "SPECCODER_SIGSTORE_FULCIO_URL", git_key: "speccoder.sigstore.fulcioUrl", old_toml_key: "fulcio_url" },
+    EndpointNames { flag: "--sigstore-rekor-url", env_var: "SPECCODER_SIGSTORE_REKOR_URL", git_key: "speccoder.sigstore.rekorUrl", old_toml_key: "rekor_url" },
+    EndpointNames { flag: "--sigstore-oidc-issuer", env_var: "SPECCODER_SIGSTORE_OIDC_ISSUER", git_key: "speccoder.sigstore.oidcIssuer", old_toml_key: "oidc_issuer" },
+];
+
+impl Endpoint {
+    /// All of them.
+    pub const ALL: [Endpoint; 3] = [Endpoint::Fulcio, Endpoint::Rekor, Endpoint::OidcIssuer];
+
+    /// Where its setting is read and how it is named.
+    #[must_use]
+    pub fn names(self) -> &'static EndpointNames {
+        &NAMES[self as usize]
+    }
+}
+
 /// The outcome of choosing: a signer, or why there is none.
 pub enum Chosen {
     /// Sign with this.
@@ -139,7 +196,12 @@ const HOW_TO_SIGN: &str = "configure a key as for signed git commits (`git confi
 /// A signer that was asked for by name but has no key, and a configured key that is broken
 /// (unreadable, encrypted without an agent, not a key, a format speccoder does not sign with):
 /// configuration errors to fix, never a reason to write unsigned lines silently.
-pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Chosen, SignError> {
+pub fn choose(
+    repo: &Repo,
+    choice: SignerChoice,
+    key: Option<&str>,
+    sigstore: &SigstoreFlags,
+) -> Result<Chosen, AttestError> {
     if choice == SignerChoice::None {
         return Ok(Chosen::Unsigned(
             "signer `none` (--signer, or [attest] signer in speccoder.toml): written unsigned on purpose"
@@ -153,7 +215,7 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
         ));
     }
     if choice == SignerChoice::Sigstore {
-        return sigstore_signer(repo);
+        return sigstore_signer(repo, sigstore);
     }
     // As git: gpg.format chooses the backend (openpgp when unset), user.signingKey the key.
     let format = repo.config_string("gpg.format");
@@ -167,7 +229,8 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
             Some("x509") => {
                 return Err(SignError::CannotSign(format!(
                     "git is configured for x509 signing (gpg.format = x509), which speccoder does not sign with; {HOW_TO_SIGN}, or pass --signer none to write unsigned lines"
-                )));
+                ))
+                .into());
             }
             _ => SignerChoice::OpenPgp,
         },
@@ -180,7 +243,8 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
         return Err(SignError::CannotSign(format!(
             "a {} signature was asked for, but no key is configured: pass --key KEY or set `git config user.signingKey`",
             if backend == SignerChoice::Ssh { "ssh" } else { "openpgp" }
-        )));
+        ))
+        .into());
     };
     if backend == SignerChoice::Ssh {
         let program = repo.config_string("gpg.ssh.program");
@@ -192,36 +256,72 @@ pub fn choose(repo: &Repo, choice: SignerChoice, key: Option<&str>) -> Result<Ch
     Ok(Chosen::Signer(Box::new(signer)))
 }
 
-/// The keyless signer, its instance from `[attest.sigstore]` (`fulcio_url`, `rekor_url`,
-/// `oidc_issuer`), public-good by default.
+/// The keyless signer. Each service URL comes from its flag, else its environment variable, else
+/// the user's git config (`speccoder.sigstore.fulcioUrl`, `rekorUrl`, `oidcIssuer`), else the
+/// public-good instance. A `speccoder.toml` at HEAD that still names the URLs in
+/// `[attest.sigstore]` is refused: whoever writes the branch must not choose where the token goes.
 #[cfg(feature = "sigstore")]
-fn sigstore_signer(repo: &Repo) -> Result<Chosen, SignError> {
+fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, AttestError> {
     use crate::sign::sigstore::{SigstoreConfig, SigstoreSigner};
-    let mut c = SigstoreConfig::default();
-    // speccoder.toml as committed at HEAD: the configuration the task commit's policy hashes.
-    let config = match repo.head() {
+    let policy = match repo.head() {
         Ok(crate::git::Head::Branch { commit, .. } | crate::git::Head::Detached(commit)) => {
-            crate::attest::read_policy(repo, commit).ok().and_then(|(_, table)| table)
+            crate::attest::read_policy(repo, commit)?.1
         }
         _ => None,
     };
-    let section = config.as_ref().and_then(|t| t.get("attest")).and_then(|a| a.get("sigstore"));
-    let get = |k: &str| section.and_then(|s| s.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
-    if let Some(v) = get("fulcio_url") {
-        c.fulcio_url = v;
-    }
-    if let Some(v) = get("rekor_url") {
-        c.rekor_url = v;
-    }
-    if let Some(v) = get("oidc_issuer") {
-        c.oidc_issuer = v;
-    }
-    Ok(Chosen::Signer(Box::new(SigstoreSigner::new(c))))
+    refuse_service_urls_in_policy(policy.as_ref())?;
+    let chosen = Endpoint::ALL.map(|e| {
+        let flag = match e {
+            Endpoint::Fulcio => &flags.fulcio_url,
+            Endpoint::Rekor => &flags.rekor_url,
+            Endpoint::OidcIssuer => &flags.oidc_issuer,
+        };
+        let names = e.names();
+        let nonempty = |v: String| (!v.trim().is_empty()).then(|| v.trim().to_owned());
+        flag.clone()
+            .and_then(nonempty)
+            .map(|v| (v, names.flag.to_owned()))
+            .or_else(|| {
+                std::env::var(names.env_var).ok().and_then(nonempty).map(|v| (v, names.env_var.to_owned()))
+            })
+            .or_else(|| {
+                repo.config_string(names.git_key)
+                    .and_then(nonempty)
+                    .map(|v| (v, format!("git config {}", names.git_key)))
+            })
+    });
+    let config =
+        SigstoreConfig::with_urls(chosen, flags.allow_http_loopback).map_err(AttestError::BadSigner)?;
+    Ok(Chosen::Signer(Box::new(SigstoreSigner::new(config))))
 }
 
 #[cfg(not(feature = "sigstore"))]
-fn sigstore_signer(_repo: &Repo) -> Result<Chosen, SignError> {
-    Err(SignError::CannotSign(crate::sign::SIGSTORE_MISSING_REASON.to_owned()))
+fn sigstore_signer(_repo: &Repo, _flags: &SigstoreFlags) -> Result<Chosen, AttestError> {
+    Err(SignError::CannotSign(crate::sign::SIGSTORE_MISSING_REASON.to_owned()).into())
+}
+
+/// Refuses `fulcio_url`, `rekor_url` and `oidc_issuer` in `[attest.sigstore]`: an earlier
+/// speccoder read them from the checked-in file. `identity` and `issuer` (the certificate
+/// identity and issuer the project expects, as the published tool names them) are accepted; a
+/// verifier never takes them as trust.
+///
+/// # Errors
+/// [`AttestError::BadSigner`] naming the key and where to set it instead.
+#[cfg(feature = "sigstore")]
+pub fn refuse_service_urls_in_policy(policy: Option<&toml::Table>) -> Result<(), AttestError> {
+    let section = policy.and_then(|t| t.get("attest")).and_then(|a| a.get("sigstore"));
+    for names in Endpoint::ALL.map(Endpoint::names) {
+        if section.and_then(|s| s.get(names.old_toml_key)).is_some() {
+            return Err(AttestError::BadSigner(format!(
+                "speccoder.toml names `[attest.sigstore] {key}`; a checked-in file must not choose where the identity token is sent, so it is not used: remove it and set the URL yourself with {flag}, {env}, or `git config --global {git} URL`",
+                key = names.old_toml_key,
+                flag = names.flag,
+                env = names.env_var,
+                git = names.git_key,
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Signs `envelope` with `signer`, appending the signature.

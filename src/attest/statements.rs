@@ -42,6 +42,8 @@ pub struct Context<'a> {
     pub task: &'a TaskFacts,
     /// The task commit.
     pub commit: &'a str,
+    /// The sha256 of the task commit object (`model::digest::git_object_sha256`).
+    pub commit_sha256: &'a str,
     /// The task commit's tree.
     pub tree: &'a str,
     /// The policy hash at the parent.
@@ -58,7 +60,7 @@ impl Context<'_> {
     }
 
     fn subject(&self) -> Subject {
-        Subject::task_at(&self.subject_name(), self.commit)
+        Subject::task_at(&self.subject_name(), self.commit, self.commit_sha256)
     }
 
     fn base_predicate(&self, verdict: Verdict) -> TaskVerificationV0 {

@@ -2,7 +2,7 @@
 
 use speccoder_attest::attest::pipeline::{AttestRequest, attest};
 use speccoder_attest::attest::sign_later::sign_later;
-use speccoder_attest::attest::signing::{self, SignerChoice};
+use speccoder_attest::attest::signing::{self, SignerChoice, SigstoreFlags};
 use speccoder_attest::attest::{AttestError, Report};
 use speccoder_attest::exit;
 use speccoder_attest::git::Repo;
@@ -24,18 +24,29 @@ pub fn run(args: AttestArgs) -> u8 {
             Some(AttestSub::Verify(_)) => Err(AttestError::Nothing(String::new())),
             Some(AttestSub::Sign(s)) => {
                 let choice = signer_choice(&repo, &s.signing, false)?;
-                sign_later(&repo, &s.rev, choice, s.signing.key.as_deref())
+                sign_later(&repo, &s.rev, choice, s.signing.key.as_deref(), &sigstore_flags(&s.signing))
             }
             None => {
                 let (Some(target), Some(evidence)) = (args.target, args.evidence) else {
                     return Err(AttestError::Target(String::new()));
                 };
                 let signer = signer_flag(&args.signing)?;
-                attest(&repo, &AttestRequest { target, evidence, signer, key: args.signing.key })
+                let sigstore = sigstore_flags(&args.signing);
+                attest(&repo, &AttestRequest { target, evidence, signer, key: args.signing.key, sigstore })
             }
         }
     })();
     super::finish("attest", json, result, |_| exit::OK, AttestError::exit_code)
+}
+
+/// The `--sigstore-*` flags.
+pub(crate) fn sigstore_flags(args: &SigningArgs) -> SigstoreFlags {
+    SigstoreFlags {
+        fulcio_url: args.sigstore_fulcio_url.clone(),
+        rekor_url: args.sigstore_rekor_url.clone(),
+        oidc_issuer: args.sigstore_oidc_issuer.clone(),
+        allow_http_loopback: args.sigstore_allow_http_loopback,
+    }
 }
 
 /// `--signer`, parsed.

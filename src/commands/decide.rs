@@ -41,6 +41,7 @@ fn request(
         by,
         signer,
         key: signing.key.clone(),
+        sigstore: super::attest::sigstore_flags(signing),
     };
     Ok((repo, req))
 }

@@ -8,6 +8,16 @@ pub fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
     hex::encode(Sha256::digest(bytes.as_ref()))
 }
 
+/// Lowercase hex sha256 of a git object as git hashes it: `<kind> <decimal length>\0` and then
+/// `data` (for a commit, its raw bytes). In a SHA-256 repository this is the object id itself.
+#[must_use]
+pub fn git_object_sha256(kind: &str, data: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(format!("{kind} {}\0", data.len()).as_bytes());
+    hasher.update(data);
+    hex::encode(hasher.finalize())
+}
+
 /// Whether `s` is a lowercase hex sha256 (64 characters of `0-9a-f`).
 #[must_use]
 pub fn is_sha256_hex(s: &str) -> bool {
@@ -23,5 +33,14 @@ mod tests {
         assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
         assert!(is_sha256_hex(&sha256_hex(b"x")));
         assert!(!is_sha256_hex("E3B0"));
+    }
+
+    #[test]
+    fn a_git_object_is_hashed_with_its_header_as_git_does() {
+        // `printf hello | git hash-object --stdin` in a repository made with `--object-format=sha256`
+        assert_eq!(
+            git_object_sha256("blob", b"hello"),
+            "8aec4e4876f854f688d0ebfc8f37598f38e5fd6903cccc850ca36591175aeb60"
+        );
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::model::dsse::{Envelope, PAYLOAD_TYPE};
 use crate::model::predicate::{self, TaskVerificationV0};
-use crate::model::statement::{RawStatement, STATEMENT_TYPE};
+use crate::model::statement::{RawStatement, STATEMENT_TYPE, Subject};
 use crate::model::summary::{self, VerificationSummary};
 use crate::model::test_result::{self, TestResult};
 use crate::verify::outcome::{CommitOutcome, Finding};
@@ -27,8 +27,8 @@ pub struct ReadLine {
     pub number: usize,
     /// The envelope.
     pub envelope: Envelope,
-    /// The statement's subject name and commit, as written.
-    pub subject: Vec<(String, Option<String>)>,
+    /// The statement's subjects, as written.
+    pub subject: Vec<Subject>,
     /// The typed statement.
     pub body: Body,
 }
@@ -85,8 +85,7 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
         .at_line(number)
         .expected_found(STATEMENT_TYPE, statement.type_));
     }
-    let subject =
-        statement.subject.iter().map(|s| (s.name.clone(), s.git_commit().map(str::to_owned))).collect();
+    let subject = statement.subject;
     let ptype = statement.predicate_type.as_str();
     let body = match ptype {
         test_result::TYPE => serde_json::from_value(statement.predicate).map(Body::TestResult),

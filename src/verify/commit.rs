@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 
 use crate::git::{Commit, Repo, trailers};
 use crate::model::bundle::{self, NOTES_REF};
-use crate::model::digest::sha256_hex;
+use crate::model::digest::{git_object_sha256, sha256_hex};
 use crate::model::policy;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::summary::{self, VerificationSummary};
@@ -269,15 +269,30 @@ impl<'r> Checker<'r> {
             findings.push(Finding::new(CommitOutcome::Malformed, "empty_note", "the note holds no lines"));
         }
         let commit_hex = commit.id.to_string();
+        // The sha256 of the commit object, which a subject's `sha256` digest must equal (lines
+        // written before that digest existed carry `gitCommit` alone).
+        let commit_sha256 = self
+            .repo
+            .read_kind(commit.id, gix::object::Kind::Commit)
+            .map(|raw| git_object_sha256("commit", &raw))
+            .unwrap_or_default();
         for line in &lines {
-            let subject_ok = line.subject.len() == 1
-                && line.subject[0].0 == target
-                && line.subject[0].1.as_deref() == Some(commit_hex.as_str());
+            let subject_ok = match line.subject.as_slice() {
+                [s] => {
+                    s.name == target
+                        && s.git_commit() == Some(commit_hex.as_str())
+                        && s.commit_sha256().is_none_or(|d| d == commit_sha256)
+                }
+                _ => false,
+            };
             if !subject_ok {
                 let found = line
                     .subject
                     .iter()
-                    .map(|(n, c)| format!("{n}@{}", c.as_deref().unwrap_or("?")))
+                    .map(|s| {
+                        let sha = s.commit_sha256().map(|d| format!(" sha256:{d}")).unwrap_or_default();
+                        format!("{}@{}{sha}", s.name, s.git_commit().unwrap_or("?"))
+                    })
                     .collect::<Vec<_>>()
                     .join(", ");
                 findings.push(
@@ -287,7 +302,7 @@ impl<'r> Checker<'r> {
                         "the statement is about another task or commit",
                     )
                     .at_line(line.number)
-                    .expected_found(format!("{target}@{commit_hex}"), found),
+                    .expected_found(format!("{target}@{commit_hex} sha256:{commit_sha256}"), found),
                 );
             }
         }
@@ -326,7 +341,7 @@ impl<'r> Checker<'r> {
 
         let at = OffsetDateTime::from_unix_timestamp(commit.committer.seconds)
             .unwrap_or(OffsetDateTime::UNIX_EPOCH);
-        self.check_signatures(&lines, at, report);
+        self.check_signatures(&lines, at, &commit_sha256, report);
         let findings = &mut report.findings;
 
         if let Some((tv_line, p)) = tv {
@@ -347,9 +362,15 @@ impl<'r> Checker<'r> {
     }
 
     /// Signatures of every line; lines named by a trusted summary are covered by it.
-    fn check_signatures(&self, lines: &[ReadLine], at: OffsetDateTime, report: &mut CommitReport) {
+    fn check_signatures(
+        &self,
+        lines: &[ReadLine],
+        at: OffsetDateTime,
+        commit_sha256: &str,
+        report: &mut CommitReport,
+    ) {
         let results: Vec<LineSignature> =
-            lines.iter().map(|l| signatures::check(&l.envelope, self.trust, at)).collect();
+            lines.iter().map(|l| signatures::check(&l.envelope, self.trust, at, commit_sha256)).collect();
         let summary_digests: Vec<String> = lines
             .iter()
             .zip(&results)

@@ -38,11 +38,13 @@ pub enum LineSignature {
 }
 
 /// Checks every signature of `env` and keeps the best result: one trusted signature is enough.
+/// `commit_sha256` is the sha256 of the task commit object (`commit <len>\0...`), recomputed
+/// from the repository: a keyless bundle must be bound to it.
 #[must_use]
-pub fn check(env: &Envelope, trust: &Trust, at: OffsetDateTime) -> LineSignature {
+pub fn check(env: &Envelope, trust: &Trust, at: OffsetDateTime, commit_sha256: &str) -> LineSignature {
     if let Some(bundle) = &env.sigstore {
         // The bundle is authoritative for a keyless line; the envelope's `sig` is only its copy.
-        return match check_sigstore(bundle, &env.payload, trust) {
+        return match check_sigstore(bundle, &env.payload, commit_sha256, trust) {
             Ok(info) => LineSignature::Trusted(info),
             Err(f) => LineSignature::Failed(f),
         };
@@ -154,10 +156,16 @@ fn from_openpgp_error(e: &OpenPgpVerifyError) -> Finding {
     Finding::new(outcome, code, e.to_string())
 }
 
-/// A keyless Sigstore line, checked offline against the caller's trusted root, identity and issuer.
+/// A keyless Sigstore line, checked offline against the caller's trusted root, identity and issuer,
+/// and bound to the task commit through the statement's `sha256` subject digest.
 #[cfg(feature = "sigstore")]
-fn check_sigstore(bundle: &serde_json::Value, payload: &[u8], trust: &Trust) -> Result<SignerInfo, Finding> {
-    use crate::sign::sigstore::{self, SigstoreVerifyError as E};
+fn check_sigstore(
+    bundle: &serde_json::Value,
+    payload: &[u8],
+    commit_sha256: &str,
+    trust: &Trust,
+) -> Result<SignerInfo, Finding> {
+    use crate::sign::sigstore::{self, CertificateTime, Signed, SigstoreVerifyError as E};
     let Some(source) = &trust.sigstore else {
         return Err(Finding::new(
             CommitOutcome::UntrustedSigner,
@@ -169,7 +177,8 @@ fn check_sigstore(bundle: &serde_json::Value, payload: &[u8], trust: &Trust) -> 
     let st = source
         .get()
         .map_err(|reason| Finding::new(CommitOutcome::ToolMissing, "no_sigstore_root", reason))?;
-    sigstore::verify(bundle, payload, st)
+    let signed = Signed::Statement { payload, artifact_sha256: commit_sha256 };
+    sigstore::verify(bundle, signed, st, CertificateTime::Verified)
         .map(|v| SignerInfo { kind: "sigstore", key: v.issuer, principals: vec![v.identity] })
         .map_err(|e| {
             let outcome = match &e {
@@ -189,6 +198,7 @@ fn check_sigstore(bundle: &serde_json::Value, payload: &[u8], trust: &Trust) -> 
 fn check_sigstore(
     _bundle: &serde_json::Value,
     _payload: &[u8],
+    _commit_sha256: &str,
     _trust: &Trust,
 ) -> Result<SignerInfo, Finding> {
     Err(Finding::new(
@@ -214,7 +224,7 @@ mod tests {
     #[cfg(not(feature = "sigstore"))]
     #[test]
     fn without_sigstore_support_a_keyless_line_is_tool_missing_never_a_pass() {
-        match check(&keyless_line(), &Trust::default(), OffsetDateTime::now_utc()) {
+        match check(&keyless_line(), &Trust::default(), OffsetDateTime::now_utc(), "") {
             LineSignature::Failed(f) => {
                 assert_eq!(f.outcome, CommitOutcome::ToolMissing);
                 assert_eq!(f.code, "sigstore_not_compiled");
@@ -226,7 +236,7 @@ mod tests {
     #[cfg(feature = "sigstore")]
     #[test]
     fn a_keyless_line_without_a_sigstore_identity_is_untrusted() {
-        match check(&keyless_line(), &Trust::default(), OffsetDateTime::now_utc()) {
+        match check(&keyless_line(), &Trust::default(), OffsetDateTime::now_utc(), "") {
             LineSignature::Failed(f) => assert_eq!(f.code, "no_sigstore_trust"),
             other => panic!("{other:?}"),
         }
@@ -236,7 +246,7 @@ mod tests {
     fn a_signature_of_no_known_kind_is_tool_missing() {
         let mut env = Envelope::unsigned(b"{}".to_vec());
         env.signatures.push(crate::model::dsse::Signature { keyid: "k".into(), sig: b"opaque".to_vec() });
-        match check(&env, &Trust::default(), OffsetDateTime::now_utc()) {
+        match check(&env, &Trust::default(), OffsetDateTime::now_utc(), "") {
             LineSignature::Failed(f) => assert_eq!(f.outcome, CommitOutcome::ToolMissing),
             other => panic!("{other:?}"),
         }

@@ -231,6 +231,11 @@ fn every_statement_validates_against_its_generated_schema_and_names_the_task_at_
     s.attest_signed(&[]);
     let p = &s.project;
     let head = p.rev("HEAD");
+    // The commit object as git hashes it: `commit <len>\0` and the raw commit.
+    let raw = p.git_bytes(&["cat-file", "commit", "HEAD"]);
+    let mut object = format!("commit {}\0", raw.len()).into_bytes();
+    object.extend(&raw);
+    let commit_sha256 = common::sha256(&object);
     let validators = [
         (TEST_RESULT, common::schema_validator("statement-test-result.schema.json")),
         (TASK_VERIFICATION, common::schema_validator("statement-task-verification.schema.json")),
@@ -241,7 +246,10 @@ fn every_statement_validates_against_its_generated_schema_and_names_the_task_at_
         let errors: Vec<String> = validator.iter_errors(&line.statement).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "line {}: {errors:?}", i + 1);
         assert_eq!(line.statement["_type"], "https://in-toto.io/Statement/v1");
-        assert_eq!(line.statement["subject"], json!([{ "name": T005, "digest": { "gitCommit": head } }]));
+        assert_eq!(
+            line.statement["subject"],
+            json!([{ "name": T005, "digest": { "gitCommit": head, "sha256": commit_sha256 } }])
+        );
         // The payload is the canonical encoding: keys sorted, no whitespace.
         assert_eq!(serde_json::to_vec(&line.statement).unwrap(), line.payload, "line {}", i + 1);
     }

@@ -1,5 +1,7 @@
-//! Where the Sigstore services are: the public-good instance by default, a private instance's
-//! URLs from `[attest.sigstore]` in `speccoder.toml` (the caller fills [`SigstoreConfig`]).
+//! Where keyless signing sends the identity token: Fulcio, Rekor and the OIDC issuer, as the
+//! person signing chose them (the caller reads flags, environment and git config; never the
+//! checked-in `speccoder.toml`), else Sigstore's public-good instance. Every URL is `https`; plain
+//! `http` only to a loopback address and only when explicitly allowed (for tests).
 
 /// The public-good Fulcio.
 pub const PUBLIC_FULCIO_URL: &str = "https://fulcio.sigstore.dev";
@@ -11,14 +13,12 @@ pub const PUBLIC_OIDC_ISSUER: &str = "https://oauth2.sigstore.dev/auth";
 /// The services keyless signing talks to, and how it may get an identity token.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SigstoreConfig {
-    /// Fulcio's base URL (`[attest.sigstore] fulcio_url`).
+    /// Fulcio's base URL.
     pub fulcio_url: String,
-    /// Rekor's base URL (`[attest.sigstore] rekor_url`).
+    /// Rekor's base URL.
     pub rekor_url: String,
-    /// The OIDC issuer of the interactive flow (`[attest.sigstore] oidc_issuer`).
+    /// The OIDC issuer of the interactive flow.
     pub oidc_issuer: String,
-    /// The OAuth client id of the interactive flow.
-    pub oidc_client_id: String,
     /// Whether the interactive (browser) flow may be used when no token is in the environment.
     pub interactive: bool,
     /// Seconds to wait for each service.
@@ -31,9 +31,117 @@ impl Default for SigstoreConfig {
             fulcio_url: PUBLIC_FULCIO_URL.to_owned(),
             rekor_url: PUBLIC_REKOR_URL.to_owned(),
             oidc_issuer: PUBLIC_OIDC_ISSUER.to_owned(),
-            oidc_client_id: "sigstore".to_owned(),
             interactive: true,
             timeout_secs: 60,
         }
+    }
+}
+
+impl SigstoreConfig {
+    /// The configuration with the URLs the person signing chose, `[Fulcio, Rekor, OIDC issuer]`,
+    /// each with where it came from (`--sigstore-fulcio-url`, `git config ...`); the others are
+    /// the public-good instance's.
+    ///
+    /// # Errors
+    /// A URL that is not `https` (or `http` to a loopback address with `allow_http_loopback`),
+    /// naming where it came from.
+    pub fn with_urls(
+        chosen: [Option<(String, String)>; 3],
+        allow_http_loopback: bool,
+    ) -> Result<Self, String> {
+        let check = |(url, from): (String, String)| match check_url(&url, allow_http_loopback) {
+            Ok(()) => Ok(url),
+            Err(why) => Err(format!("{from} = {url:?}: {why}")),
+        };
+        let [fulcio, rekor, oidc] = chosen.map(|c| c.map(check).transpose());
+        let public = SigstoreConfig::default();
+        Ok(SigstoreConfig {
+            fulcio_url: fulcio?.unwrap_or(public.fulcio_url),
+            rekor_url: rekor?.unwrap_or(public.rekor_url),
+            oidc_issuer: oidc?.unwrap_or(public.oidc_issuer),
+            ..public
+        })
+    }
+}
+
+/// Whether `url` may receive a credential: `https://host...`, or `http://` to 127.0.0.0/8,
+/// `localhost` or `[::1]` when `allow_http_loopback`; never with user information.
+///
+/// # Errors
+/// Why not, and what to use instead.
+pub fn check_url(url: &str, allow_http_loopback: bool) -> Result<(), String> {
+    let (scheme, rest) = url.split_once("://").ok_or("not a URL (no scheme); use https://HOST")?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.is_empty() {
+        return Err("no host".into());
+    }
+    if authority.contains('@') {
+        return Err("user information in a service URL is refused".into());
+    }
+    match scheme.to_ascii_lowercase().as_str() {
+        "https" => Ok(()),
+        "http" if !allow_http_loopback => Err(
+            "plain http would send the identity token unencrypted; use https (http is allowed only to a loopback address, with --sigstore-allow-http-loopback, for tests)"
+                .into(),
+        ),
+        "http" if is_loopback(authority) => Ok(()),
+        "http" => Err("plain http is allowed only to a loopback address (127.0.0.0/8, localhost, [::1])".into()),
+        other => Err(format!("the scheme {other:?} is not https")),
+    }
+}
+
+/// Whether `host[:port]` names the loopback interface.
+fn is_loopback(authority: &str) -> bool {
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_https_or_allowed_loopback_http_may_receive_a_token() {
+        for ok in ["https://fulcio.example", "https://fulcio.example:8443/x"] {
+            assert_eq!(check_url(ok, false), Ok(()), "{ok}");
+        }
+        for loopback in ["http://127.0.0.1:8080", "http://localhost", "http://[::1]:9/x", "http://127.8.9.1"]
+        {
+            assert!(check_url(loopback, false).is_err(), "{loopback} without the flag");
+            assert_eq!(check_url(loopback, true), Ok(()), "{loopback} with the flag");
+        }
+        for bad in [
+            "http://fulcio.example",
+            "http://10.0.0.1",
+            "http://127.0.0.1.example.com",
+            "ftp://fulcio.example",
+            "https://user:pw@fulcio.example",
+            "fulcio.example",
+            "https://",
+        ] {
+            assert!(check_url(bad, true).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_chosen_url_is_used_and_the_rest_is_public_good() {
+        let config = SigstoreConfig::with_urls(
+            [None, Some(("https://rekor.example".into(), "test".into())), None],
+            false,
+        )
+        .unwrap();
+        assert_eq!(config.rekor_url, "https://rekor.example");
+        assert_eq!(config.fulcio_url, PUBLIC_FULCIO_URL);
+        assert_eq!(config.oidc_issuer, PUBLIC_OIDC_ISSUER);
+        let chosen = Some(("http://evil.example".into(), "git config speccoder.sigstore.fulcioUrl".into()));
+        let err = SigstoreConfig::with_urls([chosen, None, None], true).unwrap_err();
+        assert!(
+            err.starts_with("git config speccoder.sigstore.fulcioUrl = \"http://evil.example\""),
+            "{err}"
+        );
     }
 }

@@ -1,43 +1,37 @@
-//! The Sigstore backend (cargo feature `sigstore`, on by default).
+//! The Sigstore backend (cargo feature `sigstore`, on by default), through the Sigstore project's
+//! crates. What is ours: how a summary line carries its bundle, matching the bundle's DSSE payload
+//! to our envelope, the certificate's keyUsage (`key_usage`), mapping results to our outcomes, the
+//! trusted-root cache, and where the signer may send a token (`config`).
 //!
-//! Signing: [`SigstoreSigner`] signs keylessly with the sigstore crate's ephemeral key and OAuth
-//! flow, a Fulcio certificate and a Rekor `dsse` entry; its result is the DSSE signature plus a
-//! Sigstore bundle v0.3 that travels in the envelope's `sigstore` field. One signature per tick:
-//! the summary line, which names the other lines by digest.
+//! Signing: [`SigstoreSigner`] signs keylessly through `sigstore-sign` (Fulcio certificate, Rekor
+//! `dsse` entry); its result is the DSSE signature plus a Sigstore bundle v0.3 that travels in the
+//! envelope's `sigstore` field. One signature per tick: the summary line, which names the other
+//! lines by digest.
 //!
-//! Verification: [`verify`] checks a bundle offline against a [`TrustedRoot`] file and the
-//! caller's certificate identity and OIDC issuer ([`SigstoreTrust`]); [`verify_bundle`] also takes
-//! plain artifacts and managed keys, for the Sigstore conformance cases. The default root is the
-//! public-good one, fetched through Sigstore's TUF repository and cached ([`public_good_root`]).
+//! Verification: [`verify`] checks a bundle offline through `sigstore-verify` against a
+//! [`TrustedRoot`] and the caller's certificate identity and OIDC issuer, or a managed key
+//! ([`SigstoreTrust`]). No async runtime runs unless the root is fetched. The default root is the public-good
+//! one, fetched through Sigstore's TUF repository by `sigstore-trust-root` and cached a day
+//! ([`public_good_root`]).
 
-mod bundle;
 mod config;
-mod crypto;
-mod der;
+mod key_usage;
 mod root_cache;
-mod sct;
-mod services;
 mod signer;
-mod timestamp;
-mod tlog;
 mod token;
 mod trusted_root;
 mod tuf;
 mod verify;
-mod x509;
 
-#[cfg(test)]
-mod tests;
-
-pub use config::{PUBLIC_FULCIO_URL, PUBLIC_OIDC_ISSUER, PUBLIC_REKOR_URL, SigstoreConfig};
+pub use config::{PUBLIC_FULCIO_URL, PUBLIC_OIDC_ISSUER, PUBLIC_REKOR_URL, SigstoreConfig, check_url};
 pub use root_cache::{
     CACHE_MAX_AGE, DefaultRoot, Fetch, Refreshed, public_good_root, refresh, refresh_public_good_root,
     resolve,
 };
 pub use signer::{KEYID, SigstoreSignError, SigstoreSignature, SigstoreSigner};
-pub use token::{TOKEN_ENV, TokenSource, ambient_token_available};
+pub use token::{TOKEN_ENV, ambient_token_available};
 pub use trusted_root::{TrustedRoot, TrustedRootError, default_cache_path};
 pub use tuf::{PUBLIC_TUF_URL, TRUSTED_ROOT_TARGET, fetch_public_good};
 pub use verify::{
-    ExpectedSigner, Signed, SigstoreTrust, SigstoreVerified, SigstoreVerifyError, verify, verify_bundle,
+    CertificateTime, ExpectedSigner, Signed, SigstoreTrust, SigstoreVerified, SigstoreVerifyError, verify,
 };

@@ -125,9 +125,7 @@ fn age_of(path: &Path) -> Option<Duration> {
 /// `5 hours ago`, `3 days ago`.
 fn ago(age: Duration) -> String {
     match age.as_secs() / 3600 {
-        0 => "less than an hour ago".to_owned(),
-        1 => "an hour ago".to_owned(),
-        hours @ 2..48 => format!("{hours} hours ago"),
+        hours @ 0..48 => format!("{hours} hours ago"),
         hours => format!("{} days ago", hours / 24),
     }
 }

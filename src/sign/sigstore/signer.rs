@@ -1,20 +1,19 @@
-//! The keyless signer: an identity token, a Fulcio certificate for an ephemeral P-256 key, the
-//! DSSE signature, a Rekor `dsse` entry, and a Sigstore bundle v0.3 whose `dsseEnvelope` carries
-//! our statement, so that the bundle itself verifies with any Sigstore client.
+//! The keyless signer, through `sigstore-sign`: an identity token, a Fulcio certificate for an
+//! ephemeral P-256 key, the DSSE signature over exactly our statement bytes
+//! (`Signer::sign_raw_statement`, payload type in-toto), a Rekor `dsse` entry, and the Sigstore
+//! bundle v0.3 that travels in the envelope's `sigstore` field. The only async code of signing,
+//! run on a runtime made for the one signature.
 
 use std::sync::Mutex;
 use std::time::Duration;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
-use serde_json::{Value, json};
-use sigstore::crypto::SigningScheme;
+use serde_json::Value;
+use sigstore_sign::{SigningContext, SigningServices};
+use sigstore_verify::types::SignatureContent;
 
-use super::bundle::MEDIA_TYPE_V03;
 use super::config::SigstoreConfig;
-use super::services;
-use super::token::{self, TokenSource};
-use crate::model::dsse::pae;
+use super::token;
+use crate::model::dsse::PAYLOAD_TYPE;
 use crate::sign::{SignError, Signer, SignerKind};
 
 /// The envelope `keyid` of a Sigstore signature.
@@ -25,80 +24,25 @@ pub const KEYID: &str = "sigstore";
 pub enum SigstoreSignError {
     /// No identity token could be had.
     #[error(
-        "no OIDC identity token for Sigstore: set SIGSTORE_ID_TOKEN, run in GitHub Actions with `permissions: id-token: write`, or sign interactively from a terminal"
+        "no OIDC identity token for Sigstore: set SIGSTORE_ID_TOKEN, run in CI with an ambient OIDC token (GitHub Actions: `permissions: id-token: write`), or sign interactively from a terminal"
     )]
     NoToken,
-    /// The interactive browser flow failed.
-    #[error("the interactive Sigstore login failed: {reason}; set SIGSTORE_ID_TOKEN instead")]
-    Interactive {
-        /// The flow's reason.
-        reason: String,
-    },
-    /// A service could not be reached.
+    /// The token, the login or a service failed: where, and why.
     #[error(
-        "cannot reach {service} at {url}: {reason}; check the network and `[attest.sigstore]` in speccoder.toml"
+        "keyless signing {0}; check the network, the token, and the service URLs (--sigstore-fulcio-url, SPECCODER_SIGSTORE_FULCIO_URL or `git config speccoder.sigstore.fulcioUrl`, and the same for Rekor)"
     )]
-    Network {
-        /// Fulcio, Rekor, or the CI's token service.
-        service: &'static str,
-        /// What was asked.
-        url: String,
-        /// The transport's reason.
-        reason: String,
-        /// Whether the connection itself failed (no network), as opposed to a later error.
-        connect: bool,
-    },
-    /// A service refused.
-    #[error("{service} refused ({status}): {body}")]
-    Service {
-        /// The service.
-        service: &'static str,
-        /// The HTTP status.
-        status: u16,
-        /// What it said (shortened).
-        body: String,
-    },
-    /// A service answered something we cannot use.
-    #[error("{service} answered unexpectedly: {reason}")]
-    BadResponse {
-        /// The service.
-        service: &'static str,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The ephemeral key failed.
-    #[error("the ephemeral signing key failed: {reason}")]
-    Key {
-        /// The reason.
-        reason: String,
-    },
-    /// `Signer::sign` was given bytes that are not a DSSE PAE.
-    #[error("Sigstore signs DSSE envelopes only: the bytes to sign are not a DSSE PAE")]
-    NotPae,
+    Failed(String),
+    /// `Signer::sign` was given something other than one of our statements.
+    #[error("Sigstore signs in-toto statements only: {0}")]
+    NotAStatement(String),
 }
 
 impl SigstoreSignError {
-    pub(crate) fn network(service: &'static str, url: &str, e: &reqwest::Error) -> Self {
-        SigstoreSignError::Network {
-            service,
-            url: url.to_owned(),
-            reason: e.to_string(),
-            connect: e.is_connect() || e.is_timeout(),
-        }
-    }
-
-    pub(crate) fn service(service: &'static str, status: u16, body: &str) -> Self {
-        SigstoreSignError::Service { service, status, body: body.chars().take(300).collect() }
-    }
-
-    pub(crate) fn bad_response(service: &'static str, reason: &str) -> Self {
-        SigstoreSignError::BadResponse { service, reason: reason.to_owned() }
-    }
-
-    /// Whether the failure means "no network or no token here" rather than a broken service.
-    #[must_use]
-    pub fn is_unavailable(&self) -> bool {
-        matches!(self, SigstoreSignError::NoToken | SigstoreSignError::Network { connect: true, .. })
+    pub(crate) fn failed(config: &SigstoreConfig, reason: String) -> Self {
+        SigstoreSignError::Failed(format!(
+            "through Fulcio {} and Rekor {} failed: {reason}",
+            config.fulcio_url, config.rekor_url
+        ))
     }
 }
 
@@ -109,8 +53,6 @@ pub struct SigstoreSignature {
     pub sig: Vec<u8>,
     /// The whole Sigstore bundle; what goes into the envelope's `sigstore` field.
     pub bundle: Value,
-    /// Where the identity token came from.
-    pub token_source: TokenSource,
 }
 
 /// Keyless Sigstore signing: one login, one certificate and one log entry per signature.
@@ -126,61 +68,40 @@ impl SigstoreSigner {
         SigstoreSigner { config, last_bundle: Mutex::new(None) }
     }
 
-    /// Signs `payload` as a DSSE envelope of `payload_type`, and returns the signature with its
-    /// Sigstore bundle.
+    /// Signs the in-toto statement `payload` as a DSSE envelope, and returns the signature with
+    /// its Sigstore bundle.
     ///
     /// # Errors
     /// When no token can be had, a service cannot be reached or refuses, or answers nonsense.
-    pub fn sign_bundle(
-        &self,
-        payload_type: &str,
-        payload: &[u8],
-    ) -> Result<SigstoreSignature, SigstoreSignError> {
-        let client = reqwest::blocking::Client::builder()
-            .timeout(Duration::from_secs(self.config.timeout_secs))
-            .connect_timeout(Duration::from_secs(self.config.timeout_secs.min(20)))
+    pub fn sign_statement(&self, payload: &[u8]) -> Result<SigstoreSignature, SigstoreSignError> {
+        let failed = |reason| SigstoreSignError::failed(&self.config, reason);
+        let timeout = Duration::from_secs(self.config.timeout_secs);
+        let http = sigstore_sign::reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(20)))
             .user_agent(concat!("speccoder/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| SigstoreSignError::Key { reason: format!("cannot start the HTTP client: {e}") })?;
-        let (token, token_source) = token::identity_token(&self.config, &client)?;
-
-        let key = SigningScheme::ECDSA_P256_SHA256_ASN1
-            .create_signer()
-            .map_err(|e| SigstoreSignError::Key { reason: e.to_string() })?;
-        let spki = key
-            .to_sigstore_keypair()
-            .and_then(|k| k.public_key_to_der())
-            .map_err(|e| SigstoreSignError::Key { reason: e.to_string() })?;
-        let sign = |msg: &[u8]| key.sign(msg).map_err(|e| e.to_string());
-        let csr =
-            services::certificate_request(&spki, sign).map_err(|reason| SigstoreSignError::Key { reason })?;
-        let cert = services::fulcio_certificate(&client, &self.config.fulcio_url, &token, &csr)?;
-
-        let sig = key
-            .sign(&pae(payload_type, payload))
-            .map_err(|e| SigstoreSignError::Key { reason: e.to_string() })?;
-        let envelope = json!({
-            "payload": STANDARD.encode(payload),
-            "payloadType": payload_type,
-            "signatures": [{ "keyid": "", "sig": STANDARD.encode(&sig) }],
-        });
-        let entry =
-            services::rekor_dsse_entry(&client, &self.config.rekor_url, &envelope.to_string(), &cert)?;
-        let bundle = json!({
-            "mediaType": MEDIA_TYPE_V03,
-            "verificationMaterial": {
-                "certificate": { "rawBytes": STANDARD.encode(&cert) },
-                "tlogEntries": [entry],
-            },
-            "dsseEnvelope": envelope,
-        });
-        super::bundle::parse(&bundle).map_err(|reason| {
-            SigstoreSignError::bad_response(
-                "Rekor",
-                &format!("the bundle built from the answers does not read back: {reason}"),
-            )
+            .map_err(|e| failed(format!("cannot start the HTTP client: {e}")))?;
+        let context = SigningContext::new(
+            SigningServices::new(&self.config.fulcio_url, &self.config.rekor_url)
+                .with_oidc_url(&self.config.oidc_issuer),
+        )
+        .with_http_client(http);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| failed(format!("cannot start the async runtime: {e}")))?;
+        let bundle = runtime.block_on(async {
+            let signer = token::signer(&context, &self.config).await?;
+            signer.sign_raw_statement(payload).await.map_err(|e| failed(with_causes(&e)))
         })?;
-        Ok(SigstoreSignature { sig, bundle, token_source })
+        let SignatureContent::DsseEnvelope(envelope) = &bundle.content else {
+            return Err(failed("the bundle made holds no DSSE envelope".into()));
+        };
+        let sig = envelope.signature.sig.as_bytes().to_vec();
+        let bundle =
+            serde_json::to_value(&bundle).map_err(|e| failed(format!("cannot encode the bundle: {e}")))?;
+        Ok(SigstoreSignature { sig, bundle })
     }
 
     /// The bundle of the last [`Signer::sign`] call, taken out (the envelope builder puts it into
@@ -204,8 +125,8 @@ impl Signer for SigstoreSigner {
     }
 
     fn sign(&self, pae_bytes: &[u8]) -> Result<Vec<u8>, SignError> {
-        let (payload_type, payload) = split_pae(pae_bytes).ok_or(SigstoreSignError::NotPae)?;
-        let signature = self.sign_bundle(payload_type, payload)?;
+        let payload = statement_of(pae_bytes).map_err(SigstoreSignError::NotAStatement)?;
+        let signature = self.sign_statement(payload)?;
         if let Ok(mut last) = self.last_bundle.lock() {
             *last = Some(signature.bundle);
         }
@@ -221,24 +142,46 @@ impl Signer for SigstoreSigner {
     }
 }
 
-/// Reads `DSSEv1 <len> <type> <len> <body>` back into its type and body.
-pub(crate) fn split_pae(pae_bytes: &[u8]) -> Option<(&str, &[u8])> {
-    let rest = pae_bytes.strip_prefix(b"DSSEv1 ")?;
-    let (type_len, rest) = read_len(rest)?;
-    let (payload_type, rest) = (rest.get(..type_len)?, rest.get(type_len..)?);
-    let rest = rest.strip_prefix(b" ")?;
-    let (body_len, rest) = read_len(rest)?;
-    (rest.len() == body_len).then_some((std::str::from_utf8(payload_type).ok()?, rest))
+/// The statement inside the PAE `DSSEv1 <len> application/vnd.in-toto+json <len> <statement>`.
+fn statement_of(pae_bytes: &[u8]) -> Result<&[u8], String> {
+    let head = format!("DSSEv1 {} {PAYLOAD_TYPE} ", PAYLOAD_TYPE.len());
+    let rest =
+        pae_bytes.strip_prefix(head.as_bytes()).ok_or("the bytes to sign are not an in-toto DSSE PAE")?;
+    let space = rest.iter().position(|&b| b == b' ').ok_or("the PAE has no body length")?;
+    let (len, body) = (&rest[..space], &rest[space + 1..]);
+    (len == body.len().to_string().as_bytes())
+        .then_some(body)
+        .ok_or_else(|| "the PAE's body length is wrong".into())
 }
 
-fn read_len(data: &[u8]) -> Option<(usize, &[u8])> {
-    let space = data.iter().position(|&b| b == b' ')?;
-    let digits = std::str::from_utf8(&data[..space]).ok()?;
-    if digits.is_empty()
-        || (digits.len() > 1 && digits.starts_with('0'))
-        || !digits.bytes().all(|b| b.is_ascii_digit())
-    {
-        return None;
+/// An error and each of its causes that adds something, joined by `: `.
+pub(crate) fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cause = c.source();
     }
-    Some((digits.parse().ok()?, &data[space + 1..]))
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::dsse::pae;
+
+    #[test]
+    fn the_statement_is_read_back_from_exactly_its_pae() {
+        let body = br#"{"_type":"https://in-toto.io/Statement/v1"}"#;
+        assert_eq!(statement_of(&pae(PAYLOAD_TYPE, body)), Ok(&body[..]));
+        assert!(statement_of(&pae("text/plain", body)).is_err());
+        let mut longer = pae(PAYLOAD_TYPE, body);
+        longer.push(b'x');
+        assert!(statement_of(&longer).is_err());
+        assert!(statement_of(b"DSSEv1 28 application/vnd.in-toto+json 04 abcd").is_err());
+    }
 }

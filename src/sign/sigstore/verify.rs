@@ -1,31 +1,37 @@
-//! Offline verification of a Sigstore bundle against the caller's trust: a trusted root, and the
-//! certificate identity and OIDC issuer expected (or, for managed-key bundles, the public key).
+//! Offline verification of a Sigstore bundle against the caller's trust, through
+//! `sigstore-verify`; ours is only matching the bundle to our line, the keyUsage check the crate
+//! leaves out (`key_usage`), and mapping its errors to our outcomes.
 //!
-//! What holds when this returns `Ok`: the signature verifies over the content with the signer's
-//! key; the content is the expected statement (or artifact); a trusted transparency log recorded
-//! exactly this signature, signer and content, proven by its signed entry timestamp and/or an
-//! inclusion proof up to a checkpoint the log signed; every verified time (the log's integrated
-//! time, RFC 3161 timestamps) lies within the certificate's validity, within the validity of a
-//! Fulcio CA of the trusted root that issued it, and within the log's and TSAs' validity; the
-//! certificate carries a valid SCT from a trusted CT log; and its identity and issuer are the
-//! caller's.
+//! What holds on `Ok` (`sigstore_verify::Verifier::verify`, 0.15): the signature verifies over the
+//! content, which is bound to the artifact (a DSSE statement by a `sha256`/`sha512` subject
+//! digest); the log entry describes exactly this signature, key and content, with an inclusion
+//! proof up to a checkpoint a trusted log signed and a valid SET when present; every RFC 3161
+//! timestamp verifies against a trusted authority valid at its time; keyless, the certificate
+//! chains (rustls-webpki: signatures, basicConstraints and pathLen, unknown critical extensions
+//! refused, inner and outer signature algorithms equal, code-signing EKU) to a Fulcio CA valid at
+//! each verified time, carries a valid SCT of a trusted CT log, and names the expected identity
+//! and issuer exactly; and ours, its keyUsage allows digitalSignature (and a CA's keyCertSign).
 //!
-//! Why not the sigstore crate's `Verifier`: in 0.15 it skips inclusion proofs, SETs and
-//! checkpoints, knows no Rekor v2 entries or RFC 3161 timestamps, cannot verify managed-key
-//! bundles, ignores the trusted root's validity periods, and accepts a DSSE bundle only when a
-//! statement subject carries a sha256/sha512 digest of an artifact, which our statements (whose
-//! subject is a git commit) never do.
+//! # Times
+//! The crate decides the times a certificate is checked at; no caller can change them. They are
+//! the bundle's *verified* times: each RFC 3161 timestamp that verifies against a trusted timestamp
+//! authority (within that authority's `validFor`), and each Rekor v1 `integratedTime` whose SET
+//! verifies with a log key valid then. At least one is needed (no fallback to the clock). At each,
+//! the certificate and its whole chain must be valid and chain to a CA whose `validFor` contains
+//! it. The clock is read only to refuse an `integratedTime` in the future and to leave out
+//! trusted-root entries whose `validFor` has not started. None of these times is the signer's to
+//! choose, unlike a commit date. [`CertificateTime::AlsoAt`] adds one check of ours: the signing
+//! certificate's validity at the time given (for `--signature-time now`); Fulcio's certificates
+//! live ten minutes, so it passes only for a bundle checked within them.
 
-use sha2::{Digest, Sha256};
+use sigstore_verify::types::{Bundle, DerPublicKey, Sha256Hash, SignatureContent};
+use sigstore_verify::{
+    CertificateError, Error as CrateError, PublicKeyVerificationPolicy, VerificationPolicy,
+};
 use time::OffsetDateTime;
 
-use super::bundle::{self, Content, Material, Version};
-use super::crypto::PublicKey;
-use super::tlog::{self, LoggedSigner};
 use super::trusted_root::{TrustedRoot, TrustedRootError};
-use super::x509::{self, Cert};
-use super::{sct, timestamp};
-use crate::model::dsse::{PAYLOAD_TYPE, pae};
+use crate::model::dsse::PAYLOAD_TYPE;
 
 /// The caller's Sigstore trust.
 #[derive(Clone, Debug)]
@@ -67,23 +73,37 @@ impl SigstoreTrust {
     /// Managed-key trust from a PEM `PUBLIC KEY`.
     ///
     /// # Errors
-    /// When the PEM holds no public key we can use.
+    /// When the PEM holds no public key.
     pub fn public_key_pem(trusted_root: TrustedRoot, pem: &str) -> Result<Self, TrustedRootError> {
-        let bad = |reason: &str| TrustedRootError::BadKey { reason: reason.to_owned() };
-        let spki =
-            super::crypto::spki_from_pem(pem).ok_or_else(|| bad("no base64 PEM `PUBLIC KEY` block"))?;
-        PublicKey::from_spki(&spki).map_err(|r| bad(&r))?;
-        Ok(SigstoreTrust { trusted_root, signer: ExpectedSigner::PublicKey(spki) })
+        let key =
+            DerPublicKey::from_pem(pem).map_err(|e| TrustedRootError::BadKey { reason: e.to_string() })?;
+        Ok(SigstoreTrust { trusted_root, signer: ExpectedSigner::PublicKey(key.as_bytes().to_vec()) })
     }
 }
 
 /// What the bundle must have signed.
 #[derive(Clone, Copy, Debug)]
 pub enum Signed<'a> {
-    /// Our use: a DSSE envelope whose payload is exactly these statement bytes.
-    Statement(&'a [u8]),
-    /// An artifact: signed directly (message signature), or a DSSE statement's subject by sha256.
+    /// Our use: a DSSE envelope whose payload is exactly `payload`, an in-toto statement one of
+    /// whose subjects carries the `sha256` digest `artifact_sha256` (lowercase hex).
+    Statement {
+        /// The statement bytes, as our envelope carries them.
+        payload: &'a [u8],
+        /// The sha256 the subject must carry: for our lines, the task commit object's.
+        artifact_sha256: &'a str,
+    },
+    /// An artifact: signed directly (message signature), or a DSSE statement's subject by digest.
     Artifact(&'a [u8]),
+}
+
+/// When the signing certificate must have been valid (see the module's "Times").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CertificateTime {
+    /// At every verified time of the bundle (log and timestamp authority times): the default.
+    #[default]
+    Verified,
+    /// At every verified time, and at this time too.
+    AlsoAt(OffsetDateTime),
 }
 
 /// A bundle that verified.
@@ -93,8 +113,8 @@ pub struct SigstoreVerified {
     pub identity: String,
     /// The OIDC issuer that matched (empty for a managed key).
     pub issuer: String,
-    /// The earliest verified signing time: Rekor's integrated time, or an RFC 3161 time.
-    pub integrated_time: OffsetDateTime,
+    /// The verified times the certificate was checked at, earliest first.
+    pub verified_times: Vec<OffsetDateTime>,
 }
 
 /// Why a bundle does not verify; each variant is one verifier outcome.
@@ -102,54 +122,32 @@ pub struct SigstoreVerified {
 pub enum SigstoreVerifyError {
     /// The bundle cannot be read.
     #[error(
-        "malformed Sigstore bundle: {reason}; the envelope's `sigstore` field must hold a Sigstore bundle (v0.1 to v0.3 JSON)"
+        "malformed Sigstore bundle: {0}; the envelope's `sigstore` field must hold a Sigstore bundle (v0.1 to v0.3 JSON)"
     )]
-    Malformed {
-        /// What is wrong.
-        reason: String,
-    },
+    Malformed(String),
     /// The signature does not verify, or signs something other than what is expected.
-    #[error("bad Sigstore signature: {reason}")]
-    BadSignature {
-        /// What did not verify.
-        reason: String,
-    },
+    #[error("bad Sigstore signature: {0}")]
+    BadSignature(String),
     /// The signer is not the expected one, or its certificate does not lead to the trusted root.
     #[error(
-        "untrusted Sigstore signer: {reason}; check --certificate-identity, --certificate-oidc-issuer and that --sigstore-trusted-root is the root of the Sigstore instance that signed"
+        "untrusted Sigstore signer: {0}; check --certificate-identity, --certificate-oidc-issuer and that --sigstore-trusted-root is the root of the Sigstore instance that signed"
     )]
-    UntrustedSigner {
-        /// Why the signer is not trusted.
-        reason: String,
-    },
+    UntrustedSigner(String),
     /// The transparency log does not prove that it recorded this signature.
     #[error(
-        "Sigstore signature not proven in a trusted transparency log: {reason}; check that --sigstore-trusted-root names the log that recorded it"
+        "Sigstore signature not proven in a trusted transparency log: {0}; check that --sigstore-trusted-root names the log that recorded it"
     )]
-    NotInLog {
-        /// What failed.
-        reason: String,
-    },
-    /// The certificate was not valid at the verified signing time.
-    #[error("expired Sigstore certificate: {reason}")]
-    Expired {
-        /// What was not valid when.
-        reason: String,
-    },
+    NotInLog(String),
+    /// The certificate was not valid at a time it had to be.
+    #[error("expired Sigstore certificate: {0}")]
+    Expired(String),
     /// A signed timestamp does not verify, or no verified time exists.
-    #[error(
-        "bad Sigstore timestamp: {reason}; check that --sigstore-trusted-root names the timestamp authority"
-    )]
-    BadTimestamp {
-        /// What failed.
-        reason: String,
-    },
-    /// Something this verifier cannot check (a key algorithm, for instance).
-    #[error("Sigstore bundle not checkable by this verifier: {reason}")]
-    Unsupported {
-        /// What is not supported.
-        reason: String,
-    },
+    #[error("bad Sigstore timestamp: {0}; check that --sigstore-trusted-root names the timestamp authority")]
+    BadTimestamp(String),
+    /// Something this verifier cannot check (a statement bound to no sha256/sha512 subject, a key
+    /// algorithm, an entry kind).
+    #[error("Sigstore bundle not checkable by this verifier: {0}")]
+    Unsupported(String),
 }
 
 impl SigstoreVerifyError {
@@ -157,13 +155,13 @@ impl SigstoreVerifyError {
     #[must_use]
     pub fn code(&self) -> &'static str {
         match self {
-            Self::Malformed { .. } => "malformed_sigstore_bundle",
-            Self::BadSignature { .. } => "bad_signature",
-            Self::UntrustedSigner { .. } => "untrusted_signer",
-            Self::NotInLog { .. } => "not_in_log",
-            Self::Expired { .. } => "expired_certificate",
-            Self::BadTimestamp { .. } => "bad_timestamp",
-            Self::Unsupported { .. } => "unsupported_sigstore_bundle",
+            Self::Malformed(_) => "malformed_sigstore_bundle",
+            Self::BadSignature(_) => "bad_signature",
+            Self::UntrustedSigner(_) => "untrusted_signer",
+            Self::NotInLog(_) => "not_in_log",
+            Self::Expired(_) => "expired_certificate",
+            Self::BadTimestamp(_) => "bad_timestamp",
+            Self::Unsupported(_) => "unsupported_sigstore_bundle",
         }
     }
 }
@@ -171,251 +169,109 @@ impl SigstoreVerifyError {
 type Error = SigstoreVerifyError;
 
 fn malformed(reason: impl Into<String>) -> Error {
-    Error::Malformed { reason: reason.into() }
-}
-fn bad_sig(reason: impl Into<String>) -> Error {
-    Error::BadSignature { reason: reason.into() }
+    Error::Malformed(reason.into())
 }
 fn untrusted(reason: impl Into<String>) -> Error {
-    Error::UntrustedSigner { reason: reason.into() }
-}
-fn not_in_log(reason: impl Into<String>) -> Error {
-    Error::NotInLog { reason: reason.into() }
+    Error::UntrustedSigner(reason.into())
 }
 
-/// Verifies a bundle that signs one of our statements (a DSSE envelope whose payload is exactly
-/// `expected_payload`), offline.
+/// Verifies a bundle over one of our statements (bound to the task commit) or an artifact, offline.
 ///
 /// # Errors
 /// The first check that fails, as one of the [`SigstoreVerifyError`] outcomes.
 pub fn verify(
     bundle: &serde_json::Value,
-    expected_payload: &[u8],
-    trust: &SigstoreTrust,
-) -> Result<SigstoreVerified, SigstoreVerifyError> {
-    verify_bundle(bundle, Signed::Statement(expected_payload), trust)
-}
-
-/// Verifies a bundle over a statement or an artifact, offline.
-///
-/// # Errors
-/// The first check that fails, as one of the [`SigstoreVerifyError`] outcomes.
-pub fn verify_bundle(
-    bundle: &serde_json::Value,
     signed: Signed<'_>,
     trust: &SigstoreTrust,
+    time: CertificateTime,
 ) -> Result<SigstoreVerified, SigstoreVerifyError> {
-    let b = bundle::parse(bundle).map_err(malformed)?;
-    let root = &trust.trusted_root;
-
-    // The signer's key, and the certificate when keyless.
-    let (cert, key) = match (&b.material, &trust.signer) {
-        (Material::Certificate { leaf, rest }, ExpectedSigner::Keyless { .. }) => {
-            let cert = Cert::parse(leaf).map_err(|e| malformed(format!("the signing certificate is {e}")))?;
-            for extra in rest {
-                let c = Cert::parse(extra).map_err(|e| malformed(format!("a chain certificate is {e}")))?;
-                if c.is_self_issued() {
-                    return Err(untrusted(
-                        "the bundle carries a root certificate; roots come only from the trusted root",
+    let bundle: Bundle = serde_json::from_value(bundle.clone()).map_err(|e| malformed(e.to_string()))?;
+    let verifier = &trust.trusted_root.verifier;
+    let result = match signed {
+        Signed::Statement { payload, artifact_sha256 } => {
+            match &bundle.content {
+                SignatureContent::DsseEnvelope(env)
+                    if env.payload_type == PAYLOAD_TYPE && env.payload.as_bytes() == payload => {}
+                SignatureContent::DsseEnvelope(_) => {
+                    return Err(Error::BadSignature("the bundle signs another statement than this line's".into()));
+                }
+                _ => {
+                    return Err(malformed(
+                        "the bundle signs a plain message, not a DSSE envelope; speccoder's Sigstore lines are DSSE bundles",
                     ));
                 }
             }
-            if cert.is_ca() {
-                return Err(untrusted("the signing certificate is a CA certificate"));
-            }
-            let key = cert.public_key().map_err(|reason| Error::Unsupported { reason })?;
-            (Some(cert), key)
+            let digest = Sha256Hash::from_hex(artifact_sha256)
+                .map_err(|e| Error::BadSignature(format!("the artifact digest: {e}")))?;
+            run(verifier, digest, &bundle, &trust.signer)
         }
-        (Material::PublicKey, ExpectedSigner::PublicKey(spki)) => {
-            (None, PublicKey::from_spki(spki).map_err(|reason| Error::Unsupported { reason })?)
-        }
-        (Material::Certificate { .. }, ExpectedSigner::PublicKey(_)) => {
-            return Err(untrusted("the bundle is signed with a certificate, but the trust is a public key"));
-        }
-        (Material::PublicKey, ExpectedSigner::Keyless { .. }) => {
-            return Err(untrusted(
-                "the bundle is signed with a managed key, not keylessly; no certificate identity can match it",
-            ));
-        }
-    };
-
-    let artifact_sha256 = check_content(&b.content, signed, &key)?;
-
-    // The transparency log entry.
-    let [entry] = b.tlog.as_slice() else {
-        return Err(not_in_log(format!(
-            "the bundle has {} transparency log entries; exactly one is needed",
-            b.tlog.len()
-        )));
-    };
-    let log = root.tlogs.iter().find(|l| l.key_id == entry.log_id).ok_or_else(|| {
-        not_in_log("the entry is from a log the trusted root does not name (another Sigstore instance?)")
-    })?;
-    let log_key =
-        log.key.as_ref().ok_or_else(|| Error::Unsupported { reason: "the log's key type".into() })?;
-    let logged = match (&cert, &trust.signer) {
-        (Some(c), _) => LoggedSigner::Cert(&c.der),
-        (None, ExpectedSigner::PublicKey(spki)) => LoggedSigner::Key(spki),
-        (None, ExpectedSigner::Keyless { .. }) => return Err(untrusted("no certificate")),
-    };
-    tlog::check_body(entry, &b.content, artifact_sha256.as_ref().map(|d| &d[..]), logged)
-        .map_err(|r| not_in_log(format!("the log entry does not match the bundle: {r}")))?;
-
-    let mut times = Vec::new();
-    match &entry.signed_entry_timestamp {
-        Some(set) => {
-            tlog::verify_set(entry, set, log_key).map_err(not_in_log)?;
-            let t = OffsetDateTime::from_unix_timestamp(entry.integrated_time)
-                .map_err(|_| malformed("the integrated time is out of range"))?;
-            if !log.valid.contains(t) {
-                return Err(not_in_log(format!(
-                    "the log's key was not trusted at the integrated time {t} (outside its validFor)"
-                )));
-            }
-            times.push(t);
-        }
-        None if b.version == Version::V01 => {
-            return Err(malformed("a v0.1 bundle must carry an inclusion promise (SET)"));
-        }
-        None => {}
+        Signed::Artifact(bytes) => run(verifier, bytes, &bundle, &trust.signer),
     }
-    match &entry.proof {
-        Some(proof) => {
-            tlog::verify_inclusion(&entry.body, proof).map_err(not_in_log)?;
-            match &proof.checkpoint {
-                Some(cp) => tlog::verify_checkpoint(cp, proof, log, log_key).map_err(not_in_log)?,
-                None if b.version >= Version::V02 => {
-                    return Err(not_in_log("the inclusion proof has no checkpoint"));
-                }
-                None => {}
-            }
-        }
-        None if b.version >= Version::V02 || entry.signed_entry_timestamp.is_none() => {
-            return Err(not_in_log("the entry has no inclusion proof"));
-        }
-        None => {}
-    }
-
-    for ts in &b.timestamps {
-        let t = timestamp::verify(ts, b.content.signature(), &root.tsas)
-            .map_err(|reason| Error::BadTimestamp { reason })?;
-        times.push(t);
-    }
-    // Rekor v2 entries carry no integrated time: the log's key must then be trusted at the
-    // timestamps that vouch for the entry.
-    if entry.signed_entry_timestamp.is_none()
-        && let Some(t) = times.iter().find(|&&t| !log.valid.contains(t))
-    {
-        return Err(not_in_log(format!("the log's key was not trusted at {t} (outside its validFor)")));
-    }
-    let Some(&earliest) = times.iter().min() else {
-        return Err(Error::BadTimestamp {
-            reason: "the bundle has no verified time: neither a log's signed entry timestamp nor an RFC 3161 timestamp".into(),
-        });
-    };
-
-    let Some(cert) = cert else {
-        let spki = key.spki();
-        return Ok(SigstoreVerified {
-            identity: format!("key SHA256:{}", hex::encode(Sha256::digest(spki))),
-            issuer: String::new(),
-            integrated_time: earliest,
-        });
-    };
-    let ExpectedSigner::Keyless { identity, issuer } = &trust.signer else {
-        return Err(untrusted("a certificate, but no identity to match"));
-    };
-    let mut issuing_ca = None;
-    for &t in &times {
-        if !cert.valid_at(t) {
-            return Err(Error::Expired {
-                reason: format!(
-                    "the certificate is valid from {} to {}, but was used at {t}",
-                    cert.not_before, cert.not_after
-                ),
+    .map_err(|e| from_crate(&e))?;
+    let mut verified_times: Vec<OffsetDateTime> = result
+        .verified_timestamps()
+        .iter()
+        .filter_map(|t| OffsetDateTime::from_unix_timestamp(t.as_second()).ok())
+        .collect();
+    verified_times.sort();
+    let (identity, issuer) = match &trust.signer {
+        ExpectedSigner::Keyless { identity, issuer } => (identity, issuer),
+        ExpectedSigner::PublicKey(spki) => {
+            return Ok(SigstoreVerified {
+                identity: format!("key SHA256:{}", crate::model::digest::sha256_hex(spki)),
+                issuer: String::new(),
+                verified_times,
             });
         }
-        let found = root
-            .cas
-            .iter()
-            .filter(|ca| ca.valid.contains(t))
-            .find_map(|ca| x509::verify_chain(&cert, &ca.chain, t).ok().map(|i| &ca.chain[i]));
-        issuing_ca = Some(found.ok_or_else(|| {
-            untrusted(format!(
-                "the certificate does not chain to a Fulcio CA of the trusted root valid at {t}"
-            ))
-        })?);
-    }
-    let issuing_ca = issuing_ca.ok_or_else(|| untrusted("no time to check the certificate at"))?;
-    if !cert.has_eku(x509::EKU_CODE_SIGNING, true) {
-        return Err(untrusted("the certificate is not for code signing"));
-    }
-    sct::verify_embedded(&cert, issuing_ca, &root.ctlogs).map_err(untrusted)?;
-    let sans = cert.subject_alt_names();
-    if !sans.iter().any(|s| s == identity) {
-        return Err(untrusted(format!(
-            "the certificate identity is {}, expected {identity}",
-            sans.join(", ")
-        )));
-    }
-    match cert.oidc_issuer() {
-        Some(found) if &found == issuer => {}
-        found => {
-            return Err(untrusted(format!(
-                "the certificate's OIDC issuer is {}, expected {issuer}",
-                found.as_deref().unwrap_or("absent")
+    };
+    // The crate checked the chain; what it leaves out is ours.
+    super::key_usage::check(&bundle).map_err(untrusted)?;
+    if let (CertificateTime::AlsoAt(at), Some(cert)) = (time, result.certificate()) {
+        let (from, to) = (cert.not_before.as_second(), cert.not_after.as_second());
+        if !(from..=to).contains(&at.unix_timestamp()) {
+            return Err(Error::Expired(format!(
+                "the certificate is valid from {} to {}, not at {at}",
+                cert.not_before, cert.not_after
             )));
         }
     }
-    Ok(SigstoreVerified { identity: identity.clone(), issuer: issuer.clone(), integrated_time: earliest })
+    Ok(SigstoreVerified { identity: identity.clone(), issuer: issuer.clone(), verified_times })
 }
 
-/// Checks the content signature and that the content is what is expected; returns the artifact's
-/// sha256 for a message signature.
-fn check_content(content: &Content, signed: Signed<'_>, key: &PublicKey) -> Result<Option<[u8; 32]>, Error> {
-    match (content, signed) {
-        (Content::Message { digest, signature }, Signed::Artifact(artifact)) => {
-            let sha: [u8; 32] = Sha256::digest(artifact).into();
-            if let Some((alg, hint)) = digest
-                && (alg != "SHA2_256" || hint[..] != sha)
-            {
-                return Err(bad_sig("the bundle's message digest is not the artifact's sha256"));
-            }
-            if !key.verify(key.default_hash(), artifact, signature) {
-                return Err(bad_sig("the signature does not verify over the artifact"));
-            }
-            Ok(Some(sha))
+fn run<'a>(
+    verifier: &sigstore_verify::Verifier,
+    artifact: impl Into<sigstore_verify::types::Artifact<'a>>,
+    bundle: &Bundle,
+    signer: &ExpectedSigner,
+) -> Result<sigstore_verify::VerificationResult, CrateError> {
+    match signer {
+        ExpectedSigner::Keyless { identity, issuer } => {
+            verifier.verify(artifact, bundle, &VerificationPolicy::new(identity.as_str(), issuer.as_str()))
         }
-        (Content::Message { .. }, Signed::Statement(_)) => Err(malformed(
-            "the bundle signs a plain message, not a DSSE envelope; speccoder's Sigstore lines are DSSE bundles",
-        )),
-        (Content::Dsse { payload_type, payload, signature }, signed) => {
-            if !key.verify(key.default_hash(), &pae(payload_type, payload), signature) {
-                return Err(bad_sig("the DSSE signature does not verify over the envelope"));
-            }
-            match signed {
-                Signed::Statement(expected) => {
-                    if payload_type != PAYLOAD_TYPE || payload[..] != *expected {
-                        return Err(bad_sig("the bundle signs another statement than this line's"));
-                    }
-                }
-                Signed::Artifact(artifact) => {
-                    let want = hex::encode(Sha256::digest(artifact));
-                    let statement: serde_json::Value = serde_json::from_slice(payload)
-                        .map_err(|_| malformed("the DSSE payload is not JSON"))?;
-                    let matched =
-                        statement.get("subject").and_then(|s| s.as_array()).is_some_and(|subjects| {
-                            subjects.iter().any(|s| {
-                                s.get("digest").and_then(|d| d.get("sha256")).and_then(|v| v.as_str())
-                                    == Some(want.as_str())
-                            })
-                        });
-                    if !matched {
-                        return Err(bad_sig("no subject of the signed statement is the artifact"));
-                    }
-                }
-            }
-            Ok(None)
+        ExpectedSigner::PublicKey(spki) => verifier.verify(
+            artifact,
+            bundle,
+            &PublicKeyVerificationPolicy::new(DerPublicKey::new(spki.clone())),
+        ),
+    }
+}
+
+/// The crate's error as one of our outcomes.
+fn from_crate(e: &CrateError) -> Error {
+    let reason = e.to_string();
+    match e {
+        CrateError::IdentityMismatch { .. } | CrateError::IssuerMismatch { .. } => untrusted(reason),
+        CrateError::SignatureInvalid(_) | CrateError::ArtifactMismatch(_) | CrateError::Crypto(_) => {
+            Error::BadSignature(reason)
         }
+        CrateError::Certificate(CertificateError::Expired { .. } | CertificateError::NotYetValid { .. }) => {
+            Error::Expired(reason)
+        }
+        CrateError::Certificate(CertificateError::Malformed(_)) => malformed(reason),
+        CrateError::Certificate(_) => untrusted(reason),
+        CrateError::TransparencyLog(_) => Error::NotInLog(reason),
+        CrateError::Timestamp(_) => Error::BadTimestamp(reason),
+        CrateError::UnsupportedBundle(_) | CrateError::UnsupportedArtifact(_) => Error::Unsupported(reason),
+        _ => malformed(reason),
     }
 }

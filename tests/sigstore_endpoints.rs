@@ -1,0 +1,82 @@
+//! Where keyless signing sends the identity token: never where the checked-in `speccoder.toml`
+//! says, only where the person signing says (flag, environment, git config), and only over
+//! https, or plain http to loopback with an explicit flag.
+#![cfg(feature = "sigstore")]
+
+mod common;
+#[path = "common/sigstore_instance.rs"]
+mod instance;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{Evidence, Project, SPECKIT_UNIT};
+
+/// A JWT-shaped identity token (header, claims, signature), as CI would put in the environment.
+const TOKEN: &str = "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci50ZXN0Iiwic3ViIjoiYWRhIiwiZW1haWwiOiJhZGFAZXhhbXBsZS5jb20iLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl";
+
+/// A listener on 127.0.0.1 that records every request and answers 500.
+fn listener() -> (String, Arc<Mutex<Vec<String>>>) {
+    instance::serve(Duration::from_secs(60), |_, _| (500, serde_json::json!({})))
+}
+
+fn attest(p: &Project, evidence: &std::path::Path, extra: &[&str]) -> common::Run {
+    let task = format!("{SPECKIT_UNIT}/T005");
+    let mut args =
+        vec!["attest", task.as_str(), "--evidence", evidence.to_str().unwrap(), "--signer", "sigstore"];
+    args.extend(extra);
+    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+    cmd.env("SIGSTORE_ID_TOKEN", TOKEN);
+    common::run(cmd)
+}
+
+fn commit_config(p: &Project, toml: &str) {
+    p.write("speccoder.toml", toml);
+    p.git(&["add", "speccoder.toml"]);
+    p.git(&["commit", "-q", "-m", "speccoder.toml"]);
+}
+
+#[test]
+fn a_checked_in_speccoder_toml_never_chooses_where_the_token_goes() {
+    let (attacker_url, attacker) = listener();
+    let p = Project::speckit();
+    let evidence = common::write_evidence(
+        &p.scratch_dir("evidence"),
+        &format!("{SPECKIT_UNIT}/T005"),
+        Evidence::Verified,
+    );
+    let url = &attacker_url;
+    commit_config(
+        &p,
+        &format!(
+            "[attest]\nsigner = \"sigstore\"\n\n[attest.sigstore]\nidentity = \"ada@example.com\"\nissuer = \"https://issuer.test\"\nfulcio_url = \"{url}\"\nrekor_url = \"{url}\"\noidc_issuer = \"{url}\"\n"
+        ),
+    );
+    let before = p.rev("HEAD");
+    let refused = attest(&p, &evidence, &["--sigstore-allow-http-loopback"]).failure(13);
+    assert!(refused.stderr.contains("git config --global speccoder.sigstore.fulcioUrl"), "{refused}");
+    assert_eq!(p.rev("HEAD"), before, "nothing is committed when refused");
+
+    // Without the old keys, and with the user's git config naming a second listener: the token
+    // goes there, and still never to the file's.
+    let (chosen_url, chosen) = listener();
+    commit_config(
+        &p,
+        "[attest]\nsigner = \"sigstore\"\n\n[attest.sigstore]\nidentity = \"ada@example.com\"\nissuer = \"https://issuer.test\"\n",
+    );
+    p.git(&["config", "speccoder.sigstore.fulcioUrl", &chosen_url]);
+    p.git(&["config", "speccoder.sigstore.rekorUrl", &chosen_url]);
+    let plain = attest(&p, &evidence, &[]).failure(13);
+    assert!(plain.stderr.contains("plain http"), "http needs the loopback flag: {plain}");
+    let before = p.rev("HEAD");
+    let out = attest(&p, &evidence, &["--sigstore-allow-http-loopback", "--json"]).failure(13);
+    assert!(out.stderr.contains("Fulcio returned HTTP 500"), "a signer asked for fails closed: {out}");
+    assert_eq!(p.rev("HEAD"), before, "nothing is committed when signing fails");
+    let got = chosen.lock().unwrap().clone();
+    assert!(
+        got.iter().any(|r| r.starts_with("POST /api/v2/signingCert") && r.contains(TOKEN)),
+        "the user's Fulcio received the token: {got:?}"
+    );
+    let leaked = attacker.lock().unwrap().clone();
+    assert!(leaked.is_empty(), "the file's listener received: {leaked:?}");
+}

@@ -1,0 +1,290 @@
+//! Keyless lines against a Sigstore instance made in the test (`common/sigstore_instance.rs`: a CA,
+//! a CT log and a transparency log, and their trusted root): the certificate checks an audit
+//! found missing from our former verifier each fail a bundle that is otherwise sound, and a
+//! keyless summary line in a note on a real repository verifies end to end through
+//! `speccoder attest verify`.
+#![cfg(feature = "sigstore")]
+
+mod common;
+#[path = "common/sigstore_instance.rs"]
+mod instance;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use instance::{CertSpec, ECDSA_SHA384, Instance, Key};
+use serde_json::{Value, json};
+use speccoder_attest::sign::sigstore::{
+    CertificateTime, Signed, SigstoreTrust, SigstoreVerifyError, TrustedRoot, verify,
+};
+use x509_cert::ext::pkix::KeyUsages;
+
+const EMAIL: &str = "ada@example.com";
+const ISSUER: &str = "https://issuer.test";
+
+fn statement(commit_sha256: &str) -> Vec<u8> {
+    format!(
+        r#"{{"_type":"https://in-toto.io/Statement/v1","predicate":{{}},"predicateType":"https://speccoder.dev/test","subject":[{{"digest":{{"gitCommit":"{}","sha256":"{commit_sha256}"}},"name":"u/T001"}}]}}"#,
+        "0".repeat(40)
+    )
+    .into_bytes()
+}
+
+fn trust(instance: &Instance) -> SigstoreTrust {
+    let root = TrustedRoot::from_json(instance.trusted_root().to_string().as_bytes(), "test root").unwrap();
+    SigstoreTrust::keyless(root, EMAIL, ISSUER)
+}
+
+/// Verifies a bundle over our statement for `commit_sha256`, bound to `bound_to`.
+fn check(
+    instance: &Instance,
+    bundle: &Value,
+    commit_sha256: &str,
+    bound_to: &str,
+    time: CertificateTime,
+) -> Result<(), SigstoreVerifyError> {
+    let payload = statement(commit_sha256);
+    let signed = Signed::Statement { payload: &payload, artifact_sha256: bound_to };
+    verify(bundle, signed, &trust(instance), time).map(|_| ())
+}
+
+/// A v0.3 bundle whose signing certificate is `spec`, issued by the root.
+fn leaf_bundle(instance: &Instance, spec: &CertSpec, digest: &str) -> Value {
+    let key = Key::new();
+    let cert = instance.leaf(spec, &key, &instance.root);
+    instance.bundle(&statement(digest), &key, &[&cert], true).0
+}
+
+fn digest() -> String {
+    "ab".repeat(32)
+}
+
+/// Why a bundle whose signing certificate is `spec`, and otherwise sound, fails.
+fn leaf_failure(spec: &CertSpec) -> SigstoreVerifyError {
+    let i = Instance::new();
+    let d = digest();
+    check(&i, &leaf_bundle(&i, spec, &d), &d, &d, CertificateTime::Verified).unwrap_err()
+}
+
+/// `speccoder attest verify --json HEAD` trusting `identity` under the instance's root.
+fn verify_head(p: &common::Project, i: &Instance, identity: &str) -> common::Run {
+    let root = p.scratch.join("trusted_root.json");
+    std::fs::write(&root, i.trusted_root().to_string()).unwrap();
+    p.speccoder(&[
+        "attest",
+        "verify",
+        "--json",
+        "--sigstore-trusted-root",
+        root.to_str().unwrap(),
+        "--certificate-identity",
+        identity,
+        "--certificate-oidc-issuer",
+        ISSUER,
+        "HEAD",
+    ])
+}
+
+#[test]
+fn a_sound_test_bundle_verifies_so_each_failure_below_is_the_defect_alone() {
+    let i = Instance::new();
+    let d = digest();
+    check(&i, &leaf_bundle(&i, &CertSpec::leaf(EMAIL, ISSUER), &d), &d, &d, CertificateTime::Verified)
+        .expect("a sound bundle");
+    // The same through an intermediate carried in a v0.2 chain.
+    let sub = i.sub_ca(&i.root, "CN=speccoder test intermediate", Some(0));
+    let key = Key::new();
+    let cert = i.leaf(&CertSpec::leaf(EMAIL, ISSUER), &key, &sub);
+    let (bundle, _) = i.bundle(&statement(&d), &key, &[&cert, &sub.der], false);
+    check(&i, &bundle, &d, &d, CertificateTime::Verified).expect("a sound chain");
+}
+
+#[test]
+fn an_unknown_critical_extension_fails_the_bundle() {
+    let err = leaf_failure(&CertSpec { unknown_critical: true, ..CertSpec::leaf(EMAIL, ISSUER) });
+    assert!(matches!(err, SigstoreVerifyError::Malformed { .. }), "{err}");
+    assert!(err.to_string().contains("UnsupportedCriticalExtension"), "{err}");
+}
+
+#[test]
+fn an_inner_signature_algorithm_unlike_the_outer_one_fails_the_bundle() {
+    // The outer algorithm and the signature are a valid ECDSA-SHA256 signature over the TBS; only
+    // the TBS's own algorithm field says SHA-384.
+    let err = leaf_failure(&CertSpec { inner_algorithm: ECDSA_SHA384, ..CertSpec::leaf(EMAIL, ISSUER) });
+    assert!(err.to_string().contains("SignatureAlgorithmMismatch"), "{err}");
+}
+
+#[test]
+fn a_signing_certificate_whose_key_usage_lacks_digital_signature_fails_the_bundle() {
+    for usage in [None, Some(KeyUsages::KeyEncipherment)] {
+        let err = leaf_failure(&CertSpec { key_usage: usage, ..CertSpec::leaf(EMAIL, ISSUER) });
+        assert!(matches!(err, SigstoreVerifyError::UntrustedSigner { .. }), "{usage:?}: {err}");
+        assert!(err.to_string().contains("keyUsage"), "{err}");
+    }
+}
+
+#[test]
+fn a_ca_below_its_path_length_or_without_cert_signing_key_usage_fails_the_bundle() {
+    let i = Instance::new();
+    let d = digest();
+    // root -> sub1 (pathLen 0) -> sub2 -> leaf: sub2 is a CA below a CA allowed none.
+    let sub1 = i.sub_ca(&i.root, "CN=speccoder test sub1", Some(0));
+    let sub2 = i.sub_ca(&sub1, "CN=speccoder test sub2", None);
+    let key = Key::new();
+    let cert = i.leaf(&CertSpec::leaf(EMAIL, ISSUER), &key, &sub2);
+    let (bundle, _) = i.bundle(&statement(&d), &key, &[&cert, &sub2.der, &sub1.der], false);
+    let err = check(&i, &bundle, &d, &d, CertificateTime::Verified).unwrap_err();
+    assert!(err.to_string().contains("PathLenConstraintViolated"), "{err}");
+
+    // The same chain where sub1 allows a CA below it verifies.
+    let sub1 = i.sub_ca(&i.root, "CN=speccoder test sub1", None);
+    let sub2 = i.sub_ca(&sub1, "CN=speccoder test sub2", None);
+    let cert = i.leaf(&CertSpec::leaf(EMAIL, ISSUER), &key, &sub2);
+    let (bundle, _) = i.bundle(&statement(&d), &key, &[&cert, &sub2.der, &sub1.der], false);
+    check(&i, &bundle, &d, &d, CertificateTime::Verified).expect("pathLen not exceeded");
+
+    // A CA in the chain whose keyUsage does not allow signing certificates.
+    let spec = CertSpec {
+        key_usage: Some(KeyUsages::DigitalSignature),
+        ..CertSpec::ca("CN=speccoder test sub", None)
+    };
+    let sub = i.sub_ca_with(&i.root, &spec);
+    let cert = i.leaf(&CertSpec::leaf(EMAIL, ISSUER), &key, &sub);
+    let (bundle, _) = i.bundle(&statement(&d), &key, &[&cert, &sub.der], false);
+    let err = check(&i, &bundle, &d, &d, CertificateTime::Verified).unwrap_err();
+    assert!(err.to_string().contains("keyCertSign"), "{err}");
+}
+
+#[test]
+fn a_bundle_bound_to_another_commit_or_checked_past_its_certificate_fails() {
+    let i = Instance::new();
+    let d = digest();
+    let bundle = leaf_bundle(&i, &CertSpec::leaf(EMAIL, ISSUER), &d);
+    let err = check(&i, &bundle, &d, &"cd".repeat(32), CertificateTime::Verified).unwrap_err();
+    assert!(matches!(err, SigstoreVerifyError::BadSignature { .. }), "{err}");
+    let later = time::OffsetDateTime::now_utc() + time::Duration::hours(1);
+    let err = check(&i, &bundle, &d, &d, CertificateTime::AlsoAt(later)).unwrap_err();
+    assert!(matches!(err, SigstoreVerifyError::Expired { .. }), "{err}");
+    check(&i, &bundle, &d, &d, CertificateTime::AlsoAt(time::OffsetDateTime::now_utc())).expect("now");
+}
+
+#[test]
+fn a_keyless_summary_line_in_a_real_note_verifies_end_to_end() {
+    let p = common::Project::speckit();
+    let task = format!("{}/T005", common::SPECKIT_UNIT);
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
+    p.attest(&task, &evidence, &["--signer", "none"]).success();
+    let commit = p.rev("HEAD");
+    let raw = p.git_bytes(&["cat-file", "commit", "HEAD"]);
+    let mut object = format!("commit {}\0", raw.len()).into_bytes();
+    object.extend(&raw);
+    let commit_sha256 = common::sha256(&object);
+
+    // Sign the summary (the last line) keylessly with the test instance.
+    let i = Instance::new();
+    let note = p.note("HEAD").unwrap();
+    let mut lines: Vec<Value> = note
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    let summary = lines.last_mut().unwrap();
+    let payload = STANDARD.decode(summary["payload"].as_str().unwrap()).unwrap();
+    let statement: Value = serde_json::from_slice(&payload).unwrap();
+    assert_eq!(statement["subject"][0]["digest"]["sha256"], commit_sha256.as_str(), "the producer's digest");
+    assert_eq!(statement["subject"][0]["digest"]["gitCommit"], commit.as_str());
+    let key = Key::new();
+    let cert = i.leaf(&CertSpec::leaf(EMAIL, ISSUER), &key, &i.root);
+    let (bundle, sig) = i.bundle(&payload, &key, &[&cert], true);
+    summary["signatures"] = json!([{"keyid": "sigstore", "sig": STANDARD.encode(&sig)}]);
+    summary["sigstore"] = bundle;
+    let text: Vec<String> = lines.iter().map(|l| serde_json::to_string(l).unwrap()).collect();
+    let file = p.scratch.join("note");
+    std::fs::write(&file, text.join("\n") + "\n").unwrap();
+    let blob = p.git(&["hash-object", "-w", file.to_str().unwrap()]);
+    p.git(&["notes", "--ref", common::NOTES_REF, "add", "-f", "-C", blob.trim(), &commit]);
+
+    let verify = |identity: &str| verify_head(&p, &i, identity);
+    let ok = verify(EMAIL).success();
+    let report: Value = serde_json::from_str(&ok.stdout).unwrap();
+    let tick = &report["ticks"][0];
+    assert_eq!(tick["commit_outcome"], "ok", "{report}");
+    assert_eq!(
+        tick["signers"],
+        json!([{"kind": "sigstore", "key": ISSUER, "principals": [EMAIL]}]),
+        "{report}"
+    );
+    assert_eq!(tick["covered_lines"].as_array().map(Vec::len), Some(lines.len() - 1), "{report}");
+
+    let other = verify("eve@example.com").failure(26);
+    assert!(other.stdout.contains("untrusted_signer"), "{other}");
+}
+
+#[test]
+fn keyless_signing_through_sigstore_sign_writes_a_summary_that_verifies_end_to_end() {
+    // Fulcio and Rekor of the test instance, over plain http on loopback.
+    let i = std::sync::Arc::new(Instance::new());
+    let service = std::sync::Arc::clone(&i);
+    let (url, requests) = instance::serve(std::time::Duration::from_secs(120), move |line, body| {
+        let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        if line.starts_with("POST /api/v2/signingCert") {
+            let pem = request["publicKeyRequest"]["publicKey"]["content"].as_str().unwrap_or("");
+            let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+            let spki = STANDARD.decode(b64).unwrap();
+            let cert = service.leaf_for(&CertSpec::leaf(EMAIL, ISSUER), &spki, &service.root);
+            let chain = [instance::pem(&cert), instance::pem(&service.root.der)];
+            (201, json!({"signedCertificateEmbeddedSct": {"chain": {"certificates": chain}}}))
+        } else if line.starts_with("POST /api/v1/log/entries") {
+            let proposed = &request["spec"]["proposedContent"];
+            let envelope_json = proposed["envelope"].as_str().unwrap();
+            let envelope: Value = serde_json::from_str(envelope_json).unwrap();
+            let payload = STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap();
+            let sig = STANDARD.decode(envelope["signatures"][0]["sig"].as_str().unwrap()).unwrap();
+            let pem = String::from_utf8(STANDARD.decode(proposed["verifiers"][0].as_str().unwrap()).unwrap())
+                .unwrap();
+            let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+            let cert = STANDARD.decode(b64).unwrap();
+            (201, service.log_entry(envelope_json, &payload, &sig, &cert).api_response())
+        } else {
+            (404, json!({}))
+        }
+    });
+    let p = common::Project::speckit();
+    let task = format!("{}/T005", common::SPECKIT_UNIT);
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
+    let token = "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci50ZXN0Iiwic3ViIjoiYWRhIiwiZW1haWwiOiJhZGFAZXhhbXBsZS5jb20iLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl";
+    let args = [
+        "attest",
+        task.as_str(),
+        "--evidence",
+        evidence.to_str().unwrap(),
+        "--signer",
+        "sigstore",
+        "--sigstore-fulcio-url",
+        url.as_str(),
+        "--sigstore-rekor-url",
+        url.as_str(),
+        "--sigstore-allow-http-loopback",
+        "--json",
+    ];
+    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+    cmd.env("SIGSTORE_ID_TOKEN", token);
+    let out = common::run(cmd).success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(report["signer"].as_str().unwrap_or("").starts_with("sigstore keyless"), "{out}");
+    let seen = requests.lock().unwrap().clone();
+    assert!(seen.iter().any(|r| r.contains(token)), "Fulcio received the token: {seen:?}");
+
+    // Only the summary is signed, its bundle carries exactly its payload, and it verifies.
+    let note = p.note("HEAD").unwrap();
+    let lines: Vec<Value> = note
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    let (summary, others) = lines.split_last().unwrap();
+    assert!(others.iter().all(|l| l["signatures"] == json!([]) && l.get("sigstore").is_none()));
+    assert_eq!(summary["sigstore"]["dsseEnvelope"]["payload"], summary["payload"]);
+    assert_eq!(summary["signatures"][0]["keyid"], "sigstore");
+    let verified = verify_head(&p, &i, EMAIL).success();
+    let report: Value = serde_json::from_str(&verified.stdout).unwrap();
+    assert_eq!(report["ticks"][0]["signers"][0]["kind"], "sigstore", "{report}");
+}
