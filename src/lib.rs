@@ -2,10 +2,12 @@
 //! verifier that checks it again against the caller's own trust.
 //!
 //! The house (see the project design): a pure model at the bottom ([`model`]), adapters for the
-//! spec formats ([`spec`]), the repository ([`git`]) and the signers ([`sign`]), and two wings on
-//! top that never reach into each other: the producer ([`attest`]) and the verifier ([`verify`]).
+//! spec formats ([`spec`]), the repository ([`git`]) and the signers ([`sign`]), the rules a note
+//! must meet against its task commit ([`check`]), and two wings on top that never reach into each
+//! other: the producer ([`attest`]) and the verifier ([`verify`]).
 
 pub mod attest;
+pub mod check;
 pub mod exit;
 pub mod git;
 pub mod model;
