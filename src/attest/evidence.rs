@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::attest::read_bounded;
+use crate::attest::bounded::read_bounded;
 use crate::model::evidence::{Evidence, EvidenceRuleError, HeldOutRun, RedRun, SuiteRun};
 
 /// The largest evidence file we read.

@@ -6,7 +6,8 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use super::error::HeldOutError;
-use crate::attest::{AttestError, read_bounded};
+use crate::attest::AttestError;
+use crate::attest::bounded::read_bounded;
 use crate::git::{Head, ObjectId, Repo};
 use crate::model::digest::sha256_hex;
 use crate::model::held_out::{FILES_DIR, HeldOutManifest, MANIFEST_FILE, manifest_digest};

@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::error::HeldOutError;
 use super::local::{Entry, MAX_FILE_BYTES, SetProblem, head_commit, read_set, store_root, walk};
+use crate::attest::bounded::read_bounded;
 use crate::attest::pipeline::split_target;
-use crate::attest::read_bounded;
 use crate::git::{Repo, trailers};
 use crate::model::held_out::{FILES_DIR, HeldOutManifest, MANIFEST_FILE, check_set_path, manifest_digest};
 use crate::spec;
