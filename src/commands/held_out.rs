@@ -4,7 +4,7 @@ use speccoder_attest::attest::held_out::{self, HeldOutError, PublishReport, Publ
 use speccoder_attest::exit;
 use speccoder_attest::git::Repo;
 
-use super::finish;
+use super::output::finish;
 use crate::cli::HeldOutSub;
 
 pub fn run(sub: HeldOutSub) -> u8 {
