@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use speccoder_attest::model::bundle;
 use speccoder_attest::model::dsse::Envelope;
-use speccoder_attest::sign::sshsig::NAMESPACE;
+use speccoder_attest::sign::ssh::sshsig::NAMESPACE;
 
 type Error = Box<dyn std::error::Error>;
 

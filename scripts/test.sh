@@ -11,7 +11,7 @@ cargo run --quiet --locked -- schema --check
 cargo test --all-targets --locked
 # The build without Sigstore support still works, and reports keyless lines as tool_missing.
 cargo clippy --lib --locked --no-default-features -- -D warnings
-cargo test --lib --locked --no-default-features -- verify::
+cargo test --lib --locked --no-default-features -- verify:: check::
 # The binary as released (`cargo build --release`): the end-to-end tests again, against it.
 cargo build --release --locked --bin speccoder
 SPECCODER_BIN="$(cargo metadata --format-version 1 --no-deps | jq -r .target_directory)/release/speccoder" \

@@ -2,12 +2,14 @@
 //! verifier that checks it again against the caller's own trust.
 //!
 //! The house (see the project design): a pure model at the bottom ([`model`]), adapters for the
-//! spec formats ([`spec`]), the repository ([`git`]) and the signers ([`sign`]), and two wings on
-//! top that never reach into each other: the producer ([`attest`]) and the verifier ([`verify`]).
+//! spec formats ([`spec`]), the repository ([`git`]) and the signers ([`sign`]), the rules a note
+//! must meet against its task commit ([`check`]), and two wings on top that never reach into each
+//! other: the producer ([`attest`]) and the verifier ([`verify`]).
 
 #![forbid(unsafe_code)]
 
 pub mod attest;
+pub mod check;
 pub mod exit;
 pub mod git;
 pub mod input;

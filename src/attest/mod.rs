@@ -13,6 +13,8 @@ pub mod signing;
 pub mod statements;
 pub(crate) mod tick;
 
+mod bounded;
+
 use gix::ObjectId;
 use serde::Serialize;
 
@@ -310,17 +312,4 @@ pub fn read_policy(repo: &Repo, commit: ObjectId) -> Result<(String, Option<toml
 /// The commit cannot be read.
 pub fn commit_object_sha256(repo: &Repo, commit: ObjectId) -> Result<String, GitError> {
     Ok(crate::model::digest::git_object_sha256("commit", &repo.read_kind(commit, gix::object::Kind::Commit)?))
-}
-
-/// Reads the regular file `path` when it holds at most `max` bytes; `Ok(None)` when it is
-/// longer. A symbolic link, a FIFO or any other non-regular file is an error
-/// ([`crate::input::read_regular`]).
-pub(crate) fn read_bounded(path: &std::path::Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
-    use crate::input::InputError;
-    match crate::input::read_regular(path, max) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(InputError::TooLarge { .. }) => Ok(None),
-        Err(InputError::Io { source, .. }) => Err(source),
-        Err(other) => Err(std::io::Error::other(other.to_string())),
-    }
 }

@@ -36,7 +36,7 @@ pub fn run(args: AttestArgs) -> u8 {
             }
         }
     })();
-    super::finish("attest", json, result, |_| exit::OK, AttestError::exit_code)
+    super::output::finish("attest", json, result, |_| exit::OK, AttestError::exit_code)
 }
 
 /// The `--sigstore-*` flags.

@@ -5,7 +5,7 @@ use speccoder_attest::exit;
 use speccoder_attest::git::Repo;
 
 use super::attest::signer_choice;
-use super::finish;
+use super::output::finish;
 use crate::cli::{AcceptArgs, SigningArgs, SkipArgs};
 
 pub fn accept(args: &AcceptArgs) -> u8 {

@@ -4,7 +4,7 @@ use speccoder_attest::attest::held_out::{self, HeldOutError, PublishReport, Publ
 use speccoder_attest::exit;
 use speccoder_attest::git::Repo;
 
-use super::finish;
+use super::output::finish;
 use crate::cli::HeldOutSub;
 
 pub fn run(sub: HeldOutSub) -> u8 {
@@ -20,7 +20,7 @@ pub fn run(sub: HeldOutSub) -> u8 {
             {
                 let what = if report.already_stored { "already stored" } else { "stored" };
                 let plural = if report.files == 1 { "" } else { "s" };
-                crate::commands::to_stderr(format_args!(
+                super::output::to_stderr(format_args!(
                     "{what}: {} file{plural} of {} in {}",
                     report.files, report.target, report.set_dir
                 ));

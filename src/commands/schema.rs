@@ -20,7 +20,7 @@ pub fn run(args: &SchemaArgs) -> u8 {
             }
         }
         if differing.is_empty() {
-            crate::commands::to_stdout(format_args!(
+            super::output::to_stdout(format_args!(
                 "{} schemas in {} are up to date",
                 files.len(),
                 args.out.display()
@@ -28,30 +28,24 @@ pub fn run(args: &SchemaArgs) -> u8 {
             return exit::OK;
         }
         for d in &differing {
-            crate::commands::to_stderr(format_args!("speccoder schema --check: {d}"));
+            super::output::to_stderr(format_args!("speccoder schema --check: {d}"));
         }
-        crate::commands::to_stderr(format_args!(
+        super::output::to_stderr(format_args!(
             "run `speccoder schema` to regenerate them, then commit the result"
         ));
         return exit::DOES_NOT_HOLD;
     }
     if let Err(e) = fs::create_dir_all(&args.out) {
-        crate::commands::to_stderr(format_args!(
-            "speccoder schema: cannot create {}: {e}",
-            args.out.display()
-        ));
+        super::output::to_stderr(format_args!("speccoder schema: cannot create {}: {e}", args.out.display()));
         return exit::INTERNAL;
     }
     for f in &files {
         let path = args.out.join(f.name);
         if let Err(e) = fs::write(&path, &f.text) {
-            crate::commands::to_stderr(format_args!(
-                "speccoder schema: cannot write {}: {e}",
-                path.display()
-            ));
+            super::output::to_stderr(format_args!("speccoder schema: cannot write {}: {e}", path.display()));
             return exit::INTERNAL;
         }
-        crate::commands::to_stdout(format_args!("wrote {}", path.display()));
+        super::output::to_stdout(format_args!("wrote {}", path.display()));
     }
     exit::OK
 }

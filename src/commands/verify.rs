@@ -11,12 +11,12 @@ use crate::cli::VerifyArgs;
 pub fn run(args: &VerifyArgs) -> u8 {
     let fail = |code: u8, msg: String| {
         if args.json {
-            crate::commands::to_stdout(format_args!(
+            super::output::to_stdout(format_args!(
                 "{}",
                 serde_json::json!({ "error": msg, "exit_code": code })
             ));
         }
-        crate::commands::to_stderr(format_args!("speccoder attest verify: {msg}"));
+        super::output::to_stderr(format_args!("speccoder attest verify: {msg}"));
         code
     };
     let repo = match Repo::discover(".") {
@@ -50,13 +50,13 @@ pub fn run(args: &VerifyArgs) -> u8 {
         return fail(exit::INTERNAL, format!("cannot write {}: {e}", path.display()));
     }
     if args.json {
-        crate::commands::to_stdout(format_args!("{}", serde_json::to_string(&report).unwrap_or_default()));
+        super::output::to_stdout(format_args!("{}", serde_json::to_string(&report).unwrap_or_default()));
     } else {
-        crate::commands::to_stdout_raw(&report.to_text());
+        super::output::to_stdout_raw(&report.to_text());
     }
     if report.ticks.is_empty() {
         if !args.json {
-            crate::commands::to_stderr(format_args!(
+            super::output::to_stderr(format_args!(
                 "speccoder attest verify: nothing to check (no ticked task or task commit in range)"
             ));
         }

@@ -1,39 +1,34 @@
-//! Signers and verifiers, one pair per backend. Every backend signs the DSSE PAE bytes it is given
-//! and returns the bytes that go, base64-encoded, into an envelope signature's `sig`.
+//! Signers and verifiers, one folder per backend. Every backend signs the DSSE PAE bytes it is
+//! given and returns the bytes that go, base64-encoded, into an envelope signature's `sig`.
 //!
-//! SSH: [`ssh::SshSigner`] signs (in-process for ed25519 and P-256, through `ssh-keygen -Y sign`
-//! for RSA, agent-held and other keys); [`ssh_verify::verify`] checks in-process against an
-//! [`allowed_signers::AllowedSigners`] file and [`revoked_keys::RevokedKeys`];
-//! [`ssh_tool::SshKeygen`] checks the same through the real `ssh-keygen`.
+//! SSH ([`ssh`]): [`ssh::SshSigner`] signs (in-process for ed25519 and P-256, through
+//! `ssh-keygen -Y sign` for RSA, agent-held and other keys); [`ssh::verify::verify`] checks
+//! in-process against an [`ssh::allowed_signers::AllowedSigners`] file and
+//! [`ssh::revoked_keys::RevokedKeys`]; [`ssh::keygen::SshKeygen`] checks the same through the real
+//! `ssh-keygen`.
 //!
-//! OpenPGP: [`openpgp::OpenPgpSigner`] signs (in-process from a secret key file, through `gpg` for
-//! keyring-held keys); [`openpgp::verify`] checks in-process against [`openpgp::OpenPgpCerts`];
-//! [`openpgp_tool::Sqv`] checks the same through the real `sqv`.
+//! OpenPGP ([`openpgp`]): [`openpgp::OpenPgpSigner`] signs (in-process from a secret key file,
+//! through `gpg` for keyring-held keys); [`openpgp::verify`] checks in-process against
+//! [`openpgp::OpenPgpCerts`]; [`openpgp::Sqv`] checks the same through the real `sqv`.
 //!
 //! Sigstore (cargo feature `sigstore`): `sigstore::SigstoreSigner` signs keylessly and returns
 //! the bundle for the envelope's `sigstore` field; `sigstore::verify` checks a bundle offline
 //! against a trusted root and the caller's identity. Without the feature, Sigstore lines are
 //! `tool_missing` with [`SIGSTORE_MISSING_REASON`].
+//!
+//! The [`Signer`] trait and [`SignError`] live here; each backend's signing error lives in a file
+//! of its own (`ssh/error.rs`, `openpgp/error.rs`), so that this file, which names those errors,
+//! and the backends' signers, which implement the trait, do not import each other.
 
-pub mod allowed_signers;
 pub mod openpgp;
-pub mod openpgp_tool;
-pub mod pattern;
-pub mod revoked_keys;
 #[cfg(feature = "sigstore")]
 pub mod sigstore;
 pub mod ssh;
-pub mod ssh_tool;
-pub mod ssh_verify;
-pub mod sshsig;
 
 mod tool;
 
-#[cfg(test)]
-mod test_support;
-
-pub use openpgp::OpenPgpSignError;
-pub use ssh::SshSignError;
+pub use openpgp::error::OpenPgpSignError;
+pub use ssh::error::SshSignError;
 
 /// Whether this build can sign and verify Sigstore bundles.
 pub const SIGSTORE_COMPILED: bool = cfg!(feature = "sigstore");

@@ -2,16 +2,18 @@
 //! readable by gpg 2.2 and sqv. [`OpenPgpSigner`] signs in-process from a secret key file or
 //! through `gpg` for keys held in a keyring (as git does for `gpg.format=openpgp`); [`verify`]
 //! checks a signature in-process against the caller's [`OpenPgpCerts`];
-//! [`super::openpgp_tool::Sqv`] checks the same through the real `sqv`.
+//! [`Sqv`] checks the same through the real `sqv`.
 //!
 //! The envelope `keyid` of an OpenPGP signature is the fingerprint of the certificate's primary
 //! key (uppercase hex, as `gpg --list-keys` shows it), also when a signing subkey made the
 //! signature: it names the certificate a verifier must trust, and it survives subkey rotation.
 
 mod certs;
+pub mod error;
 mod gpg;
 mod signature;
 mod signer;
+mod sqv;
 mod verify;
 
 #[cfg(test)]
@@ -20,6 +22,8 @@ mod test_gnupg;
 mod tests;
 
 pub use certs::{OpenPgpCerts, OpenPgpCertsError};
+pub use error::OpenPgpSignError;
 pub use signature::ARMOR_HEADER;
-pub use signer::{OpenPgpSignError, OpenPgpSigner, PASSPHRASE_ENV};
+pub use signer::{OpenPgpSigner, PASSPHRASE_ENV};
+pub use sqv::{Sqv, SqvError};
 pub use verify::{OpenPgpVerified, OpenPgpVerifyError, verify};

@@ -393,7 +393,7 @@ mod tests {
         assert!(facts.is_trailer_only() && !facts.ticked);
         assert_eq!(facts.title, "Crash on empty tag");
         assert_eq!(facts.line_hash, sha256_hex("bug:b-1"));
-        assert_eq!(facts.section_hash, crate::spec::bug_triad(&t, "b-1").unwrap().triad_sha256);
+        assert_eq!(facts.section_hash, bug_triad(&t, "b-1").unwrap().triad_sha256);
         assert!(matches!(read_any_task(&t, "002-y", "bug:b-1"), Err(SpecError::UnknownUnit { .. })));
         assert!(matches!(read_any_task(&t, "001-x", "bug:gone"), Err(SpecError::MissingFile { .. })));
     }

@@ -3,59 +3,20 @@
 //! one in base..head, and the newest closing of every bug whose home changed in that range
 //! (everything reachable without a base). Each is checked by the same rules as a tick; its anchor
 //! is `bug.triad_sha256` ([`crate::spec::triad_sha256`]), which must match the home at the task
-//! commit, and a triad that differs at the head makes the tick `stale`.
+//! commit ([`crate::check::bug`]), and a triad that differs at the head makes the tick `stale`.
 
 use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
-use serde_json::Value;
 
+use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::Repo;
-use crate::model::predicate::TaskVerificationV0;
-use crate::spec::{self, BUG_TASK_PREFIX, TaskFacts};
+use crate::spec::{self, BUG_TASK_PREFIX};
 use crate::verify::commit::Checker;
 use crate::verify::decisions;
-use crate::verify::outcome::{CommitOutcome, Finding, TickOutcome};
-use crate::verify::report::TickReport;
-use crate::verify::run::VerifyError;
+use crate::verify::error::VerifyError;
+use crate::verify::report::{TickOutcome, TickReport};
 use crate::verify::trust::Trust;
-
-/// For a trailer-only task, the signed `bug.triad_sha256` and `bug.home` against the bug home in
-/// the task commit's tree (`facts`, read there); nothing for a listed task.
-#[must_use]
-pub fn anchor_findings(p: &TaskVerificationV0, facts: &TaskFacts, line: usize) -> Vec<Finding> {
-    if !facts.is_trailer_only() {
-        return Vec::new();
-    }
-    let bug = p.bug.as_ref().and_then(Value::as_object);
-    let field = |key: &str| bug.and_then(|b| b.get(key)).and_then(Value::as_str).map(str::to_owned);
-    let mut out = Vec::new();
-    let triad = field("triad_sha256");
-    if triad.as_deref() != Some(facts.section_hash.as_str()) {
-        out.push(
-            Finding::new(
-                CommitOutcome::Mismatch,
-                "triad_mismatch",
-                "the signed bug.triad_sha256 is not the digest of the bug home at the task commit",
-            )
-            .at_line(line)
-            .expected_found(facts.section_hash.clone(), triad.unwrap_or_else(|| "(absent)".into())),
-        );
-    }
-    let home = field("home");
-    if home.as_deref() != Some(facts.tasks_path.as_str()) {
-        out.push(
-            Finding::new(
-                CommitOutcome::Mismatch,
-                "bug_home_mismatch",
-                "the signed bug.home is not the task's bug home",
-            )
-            .at_line(line)
-            .expected_found(facts.tasks_path.clone(), home.unwrap_or_else(|| "(absent)".into())),
-        );
-    }
-    out
-}
 
 /// One row per bug task closed on the branch (see the module documentation). `task_commit` maps
 /// each `<unit>/<task>` to its newest reachable task commit.

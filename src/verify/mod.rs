@@ -1,13 +1,18 @@
 //! The verifier wing: reads what `speccoder attest` writes (and whatever a careless or hostile
 //! writer could write instead) and says precisely what holds, against the caller's own trust. It
-//! stands on the model, the spec formats, the repository adapter and the signers, and never on
-//! the producer.
+//! stands on the model, the spec formats, the repository adapter, the signers and the rules of
+//! agreement ([`crate::check`]), and never on the producer.
+//!
+//! From the bottom up: [`trust`] and [`signatures`] (whom the caller trusts, and whether a line's
+//! signature holds under it); [`commit`] (one task commit: its note, its signatures, the rules of
+//! agreement); [`report`] (a row per tick, built from a commit's report, and the renderings);
+//! [`decisions`] and [`bugs`] (the rows of skips and closed bug tasks); [`run`] (over commits or a
+//! branch). [`error`] is why a run could not happen at all.
 
 pub mod bugs;
-pub mod bundle;
 pub mod commit;
 pub mod decisions;
-pub mod outcome;
+pub mod error;
 pub mod report;
 pub mod run;
 pub mod signatures;
@@ -15,4 +20,5 @@ pub mod signatures;
 pub mod sigstore_trust;
 pub mod trust;
 
-pub use run::{BranchOptions, VerifyError, verify_branch, verify_commits};
+pub use error::VerifyError;
+pub use run::{BranchOptions, verify_branch, verify_commits};

@@ -5,11 +5,48 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::check::outcome::{CommitOutcome, Finding};
 use crate::exit;
 use crate::verify::commit::CommitReport;
-use crate::verify::outcome::{CommitOutcome, Finding, TickOutcome};
 use crate::verify::signatures::SignerInfo;
 use crate::verify::trust::Trust;
+
+/// The outcome of one ticked task on a branch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TickOutcome {
+    /// Signed evidence that still matches the spec, code and policy.
+    Evidenced,
+    /// The evidence holds, but a requirement the task cites changed since: it proves an earlier
+    /// wording.
+    Stale,
+    /// No evidence that holds; the reason says why.
+    Unverifiable,
+    /// Reserved: a later checkpoint marked the task regressed. Never evaluated by this verifier.
+    Regressed,
+    /// A person skipped the task (recorded outside the branch); listed, never verified.
+    Skipped,
+}
+
+impl TickOutcome {
+    /// The wire spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TickOutcome::Evidenced => "evidenced",
+            TickOutcome::Stale => "stale",
+            TickOutcome::Unverifiable => "unverifiable",
+            TickOutcome::Regressed => "regressed",
+            TickOutcome::Skipped => "skipped",
+        }
+    }
+
+    /// Whether this outcome fails a branch.
+    #[must_use]
+    pub fn fails(self) -> bool {
+        matches!(self, TickOutcome::Stale | TickOutcome::Unverifiable)
+    }
+}
 
 /// One ticked task (or, in commit mode, one task commit).
 #[derive(Debug, Clone, Serialize)]

@@ -5,33 +5,18 @@ use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 
-use crate::git::{GitError, Head, Repo};
+use crate::check::outcome::{CommitOutcome, Finding};
+use crate::check::trailers::task_trailers;
+use crate::git::{Head, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::digest::sha256_hex;
 use crate::model::predicate::Verdict;
 use crate::spec::{self, SourceTree};
-use crate::verify::commit::{Checker, CommitReport, task_trailers};
-use crate::verify::outcome::{CommitOutcome, Finding, TickOutcome};
-use crate::verify::report::{Report, TickReport};
+use crate::verify::commit::{Checker, CommitReport};
+use crate::verify::error::VerifyError;
+use crate::verify::report::{Report, TickOutcome, TickReport};
 use crate::verify::trust::Trust;
 use crate::verify::{bugs, decisions};
-
-/// Why the verifier could not run at all (as opposed to evidence that does not hold).
-#[derive(Debug, thiserror::Error)]
-pub enum VerifyError {
-    /// The repository failed or a revision is unknown.
-    #[error(transparent)]
-    Git(#[from] GitError),
-    /// The spec at the head cannot be read.
-    #[error(transparent)]
-    Spec(#[from] spec::SpecError),
-    /// HEAD is unborn: nothing to check.
-    #[error("the branch {0} has no commits yet; nothing to check")]
-    Unborn(String),
-    /// The trust could not be completed while verifying (a Sigstore trusted root not to be had).
-    #[error("{0}")]
-    Trust(String),
-}
 
 /// Checks the task commits named by `range`: one revision, `A..B`, or (None) every commit on the
 /// current branch that carries `Spec-Task:`.

@@ -5,14 +5,13 @@
 use serde::Serialize;
 use time::OffsetDateTime;
 
+use crate::check::outcome::{CommitOutcome, Finding};
 use crate::model::dsse::Envelope;
-use crate::sign::openpgp::{self, ARMOR_HEADER as OPENPGP_ARMOR, OpenPgpVerifyError};
-use crate::sign::openpgp_tool::{Sqv, SqvError};
-use crate::sign::ssh_tool::{SshKeygen, SshToolError, ToolTrust};
-use crate::sign::ssh_verify::{self, SshVerified, SshVerifyError};
-use crate::sign::sshsig;
-use crate::sign::sshsig::NAMESPACE;
-use crate::verify::outcome::{CommitOutcome, Finding};
+use crate::sign::openpgp::{self, ARMOR_HEADER as OPENPGP_ARMOR, OpenPgpVerifyError, Sqv, SqvError};
+use crate::sign::ssh::keygen::{SshKeygen, SshToolError, ToolTrust};
+use crate::sign::ssh::sshsig;
+use crate::sign::ssh::sshsig::NAMESPACE;
+use crate::sign::ssh::verify::{self as ssh_verify, SshVerified, SshVerifyError};
 use crate::verify::trust::Trust;
 
 /// Who signed a line, as the verifier established it.

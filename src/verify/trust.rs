@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::git::{ObjectId, Repo};
-use crate::sign::allowed_signers::AllowedSigners;
-use crate::sign::revoked_keys::RevokedKeys;
+use crate::sign::ssh::allowed_signers::AllowedSigners;
+use crate::sign::ssh::revoked_keys::RevokedKeys;
 
 /// SSH trust: an allowed-signers file and the revoked keys.
 #[derive(Debug)]

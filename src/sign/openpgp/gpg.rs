@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Output;
 
 use super::certs::OpenPgpCerts;
-use super::signer::OpenPgpSignError;
+use super::error::OpenPgpSignError;
 use crate::sign::SignError;
 use crate::sign::tool::{self, Run, ToolError};
 

@@ -16,9 +16,9 @@ use sequoia_openpgp::types::HashAlgorithm;
 use time::OffsetDateTime;
 
 use super::signature::parse_armored;
+use super::sqv::{Sqv, SqvError};
 use super::test_gnupg::GnuPg;
 use super::*;
-use crate::sign::openpgp_tool::{Sqv, SqvError};
 use crate::sign::{SignError, Signer, SignerKind};
 
 const PAE: &[u8] = b"DSSEv1 28 application/vnd.in-toto+json 13 {\"a\":\"b\\u0000\"}";

@@ -2,12 +2,12 @@
 //! task commit, typed by its predicate. The payload bytes are checked and parsed as they are;
 //! nothing is re-encoded before it is checked.
 
+use crate::check::outcome::{CommitOutcome, Finding};
 use crate::model::dsse::{Envelope, PAYLOAD_TYPE};
 use crate::model::predicate::{self, TaskVerificationV0};
 use crate::model::statement::{RawStatement, STATEMENT_TYPE, Subject};
 use crate::model::summary::{self, VerificationSummary};
 use crate::model::test_result::{self, TestResult};
-use crate::verify::outcome::{CommitOutcome, Finding};
 
 /// A line's statement, typed.
 #[derive(Debug, Clone)]

@@ -1,4 +1,4 @@
-//! The same verification as [`super::ssh_verify`], done by the real `ssh-keygen` (for
+//! The same verification as [`super::verify`], done by the real `ssh-keygen` (for
 //! `--via-tools` and differential tests). It runs `-Y check-novalidate` (is the signature sound?),
 //! `-Y find-principals` (who may the key sign as?) and `-Y verify` per principal (with and, to tell
 //! revocation apart, without `-r`), all at `-O verify-time=` of the caller's time.
@@ -10,9 +10,9 @@ use std::process::Output;
 use time::OffsetDateTime;
 use time::macros::format_description;
 
-use super::ssh_verify::{CertificateInfo, SshVerified, SshVerifyError};
 use super::sshsig::{CERT_SUFFIX, is_certificate_line};
-use super::tool::{self, Run, SSH_KEYGEN, ToolError};
+use super::verify::{CertificateInfo, SshVerified, SshVerifyError};
+use crate::sign::tool::{self, Run, SSH_KEYGEN, ToolError};
 
 /// The trust files as `ssh-keygen` reads them.
 #[derive(Clone, Copy, Debug)]
@@ -61,7 +61,7 @@ impl Default for SshKeygen {
 }
 
 impl SshKeygen {
-    /// Verifies as [`super::ssh_verify::verify`] does, with `ssh-keygen` making every decision.
+    /// Verifies as [`super::verify::verify`] does, with `ssh-keygen` making every decision.
     pub fn verify(
         &self,
         armored_sig: &[u8],
@@ -228,12 +228,12 @@ fn good_signature(out: &Output) -> Option<(String, String)> {
 mod tests {
     use super::*;
     use crate::sign::Signer as _;
-    use crate::sign::allowed_signers::AllowedSigners;
-    use crate::sign::revoked_keys::RevokedKeys;
-    use crate::sign::ssh::SshSigner;
-    use crate::sign::ssh_verify::verify;
-    use crate::sign::sshsig::NAMESPACE;
-    use crate::sign::test_support::{certify, keygen, public_line, ssh_keygen, tool_sign};
+    use crate::sign::ssh::allowed_signers::AllowedSigners;
+    use crate::sign::ssh::revoked_keys::RevokedKeys;
+    use crate::sign::ssh::signer::SshSigner;
+    use crate::sign::ssh::sshsig::NAMESPACE;
+    use crate::sign::ssh::test_support::{certify, keygen, public_line, ssh_keygen, tool_sign};
+    use crate::sign::ssh::verify::verify;
     use std::path::PathBuf;
     use time::macros::datetime;
 

@@ -1,4 +1,4 @@
-//! The same verification as [`super::openpgp::verify`], done by the real `sqv` (for `--via-tools`
+//! The same verification as [`super::verify()`], done by the real `sqv` (for `--via-tools`
 //! and differential tests): `sqv --keyring=<certs> --not-after=<at> <sig> <data>`. sqv judges the
 //! key at the signature's creation time and refuses signatures made after `--not-after`, as we
 //! do; it judges the signature's own expiry at the current time (we judge it at `at`), which
@@ -10,8 +10,8 @@ use std::path::Path;
 use time::OffsetDateTime;
 use time::macros::format_description;
 
-use super::openpgp::OpenPgpVerifyError;
-use super::tool::{self, Run, ToolError};
+use super::verify::OpenPgpVerifyError;
+use crate::sign::tool::{self, Run, ToolError};
 
 /// The default OpenPGP verification tool.
 pub const SQV: &str = "sqv";

@@ -1,4 +1,5 @@
-//! Outcomes and findings: what the verifier concludes, per commit and per tick, and why.
+//! Outcomes and findings: what a task commit's evidence comes to, and why. Every rule speaks in
+//! them, and the verifier reports them per commit.
 
 use serde::Serialize;
 
@@ -40,43 +41,6 @@ impl CommitOutcome {
             CommitOutcome::Malformed => "malformed",
             CommitOutcome::Missing => "missing",
         }
-    }
-}
-
-/// The outcome of one ticked task on a branch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TickOutcome {
-    /// Signed evidence that still matches the spec, code and policy.
-    Evidenced,
-    /// The evidence holds, but a requirement the task cites changed since: it proves an earlier
-    /// wording.
-    Stale,
-    /// No evidence that holds; the reason says why.
-    Unverifiable,
-    /// Reserved: a later checkpoint marked the task regressed. Never evaluated by this verifier.
-    Regressed,
-    /// A person skipped the task (recorded outside the branch); listed, never verified.
-    Skipped,
-}
-
-impl TickOutcome {
-    /// The wire spelling.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TickOutcome::Evidenced => "evidenced",
-            TickOutcome::Stale => "stale",
-            TickOutcome::Unverifiable => "unverifiable",
-            TickOutcome::Regressed => "regressed",
-            TickOutcome::Skipped => "skipped",
-        }
-    }
-
-    /// Whether this outcome fails a branch.
-    #[must_use]
-    pub fn fails(self) -> bool {
-        matches!(self, TickOutcome::Stale | TickOutcome::Unverifiable)
     }
 }
 

@@ -1,0 +1,16 @@
+//! Reading a file the user points at (evidence, red output, held-out files and manifests) with a
+//! bound on how much of it is read, through [`crate::input`]: regular files only, never through a
+//! symbolic link, never blocking.
+
+use crate::input::{self, InputError};
+
+/// Reads the regular file `path` when it holds at most `max` bytes; `Ok(None)` when it is
+/// longer. A symbolic link, a FIFO or any other non-regular file is an error.
+pub(crate) fn read_bounded(path: &std::path::Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    match input::read_regular(path, max) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(InputError::TooLarge { .. }) => Ok(None),
+        Err(InputError::Io { source, .. }) => Err(source),
+        Err(other) => Err(std::io::Error::other(other.to_string())),
+    }
+}

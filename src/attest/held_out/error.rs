@@ -1,0 +1,101 @@
+//! Why a held-out command stopped.
+
+use std::path::PathBuf;
+
+use crate::attest::AttestError;
+use crate::exit;
+use crate::git::GitError;
+use crate::spec;
+
+/// Why a held-out command stopped. Nothing is written in any of these cases.
+#[derive(Debug, thiserror::Error)]
+pub enum HeldOutError {
+    /// A failure shared with `speccoder attest`: target, unit, task, repository.
+    #[error(transparent)]
+    Attest(#[from] AttestError),
+    /// `--store` points into the work tree.
+    #[error(
+        "the held-out store {store} is inside the work tree {workdir}, where the implementer would see the tests; use a directory outside it (the default is under the git directory)"
+    )]
+    StoreInWorkTree {
+        /// The store asked for.
+        store: PathBuf,
+        /// The work tree.
+        workdir: PathBuf,
+    },
+    /// The files to store cannot be taken.
+    #[error("cannot store the held-out files of {dir}: {message}")]
+    Source {
+        /// The directory given.
+        dir: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A stored set cannot be published at all; nothing was written.
+    #[error(
+        "the held-out set {path}: {message}; nothing was written (repair or remove that set, then run publish again)"
+    )]
+    BadSet {
+        /// The set's directory.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A set with this key is stored already and does not match its manifest.
+    #[error(
+        "the stored set {path} does not hold what its manifest says ({message}); remove it and run store again"
+    )]
+    StoredDiffers {
+        /// The set's directory.
+        path: PathBuf,
+        /// What differs.
+        message: String,
+    },
+    /// The store cannot be written.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Other publishers kept moving the ref.
+    #[error("{reference} kept moving while publishing ({tries} tries); run publish again")]
+    Contention {
+        /// The ref.
+        reference: String,
+        /// How often it was tried.
+        tries: usize,
+    },
+}
+
+impl HeldOutError {
+    /// The exit code for this failure.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            HeldOutError::Attest(AttestError::Git(
+                GitError::Discover { .. } | GitError::NoWorkTree { .. },
+            )) => exit::GIT_PRECONDITION,
+            HeldOutError::Attest(e) => e.exit_code(),
+            HeldOutError::StoreInWorkTree { .. } => exit::USAGE,
+            HeldOutError::Source { .. }
+            | HeldOutError::BadSet { .. }
+            | HeldOutError::StoredDiffers { .. } => exit::CONFIG,
+            HeldOutError::Contention { .. } => exit::GIT_PRECONDITION,
+            HeldOutError::Io { .. } => exit::INTERNAL,
+        }
+    }
+}
+
+impl From<GitError> for HeldOutError {
+    fn from(e: GitError) -> Self {
+        HeldOutError::Attest(e.into())
+    }
+}
+
+impl From<spec::SpecError> for HeldOutError {
+    fn from(e: spec::SpecError) -> Self {
+        HeldOutError::Attest(e.into())
+    }
+}

@@ -1,0 +1,224 @@
+//! What storing and publishing share: the checked-out commit both start from, the local store
+//! (where it is, refused inside the work tree, and the bounds on what it holds), and a stored set
+//! read back and checked against its manifest and its key.
+
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use super::error::HeldOutError;
+use crate::attest::AttestError;
+use crate::attest::bounded::read_bounded;
+use crate::git::{Head, ObjectId, Repo};
+use crate::model::digest::sha256_hex;
+use crate::model::held_out::{FILES_DIR, HeldOutManifest, MANIFEST_FILE, manifest_digest};
+
+/// The largest held-out file read.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// The largest manifest read.
+pub const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
+/// The most files one set may hold.
+pub const MAX_SET_FILES: usize = 10_000;
+
+/// The default store: `<git common dir>/speccoder/held-out`.
+#[must_use]
+pub fn default_store(repo: &Repo) -> PathBuf {
+    repo.common_dir().join("speccoder").join("held-out")
+}
+
+/// A set read from the store and found to match its manifest.
+#[derive(Debug, Clone)]
+pub(super) struct ReadySet {
+    pub(super) key: String,
+    pub(super) task: String,
+    pub(super) manifest: Vec<u8>,
+    pub(super) files: Vec<(String, Vec<u8>)>,
+}
+
+/// Why a stored set is not published.
+#[derive(Debug)]
+pub(super) enum SetProblem {
+    /// The set cannot be read as a set at all (bad manifest, a path leaving it): stop everything.
+    Invalid(String),
+    /// Its bytes differ from its manifest: leave it out and name it.
+    Tampered(String),
+}
+
+/// The checked-out commit; an unborn branch is refused.
+pub(super) fn head_commit(repo: &Repo) -> Result<ObjectId, HeldOutError> {
+    match repo.head()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => Ok(commit),
+        Head::Unborn(name) => Err(AttestError::Unborn(name).into()),
+    }
+}
+
+/// The store's root: `given` (refused inside the work tree) or the default.
+pub(super) fn store_root(repo: &Repo, given: Option<&Path>) -> Result<PathBuf, HeldOutError> {
+    let Some(given) = given else { return Ok(resolve(&default_store(repo))) };
+    let store = resolve(given);
+    if let Some(workdir) = repo.workdir() {
+        let workdir = resolve(workdir);
+        let inside_git = [repo.common_dir(), repo.git_dir()].iter().any(|d| store.starts_with(resolve(d)));
+        if store.starts_with(&workdir) && !inside_git {
+            return Err(HeldOutError::StoreInWorkTree { store, workdir });
+        }
+    }
+    Ok(store)
+}
+
+/// `path` made absolute, `.` and `..` resolved, links resolved as far as the path exists.
+pub(super) fn resolve(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut lexical = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            Component::ParentDir => {
+                lexical.pop();
+            }
+            Component::CurDir => {}
+            other => lexical.push(other),
+        }
+    }
+    let mut existing = lexical.clone();
+    let mut rest = Vec::new();
+    while fs::symlink_metadata(&existing).is_err() {
+        match (existing.file_name().map(ToOwned::to_owned), existing.parent().map(Path::to_owned)) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent;
+            }
+            _ => return lexical,
+        }
+    }
+    let mut out = fs::canonicalize(&existing).unwrap_or(existing);
+    out.extend(rest.iter().rev());
+    out
+}
+
+/// What a walk found at a path.
+pub(super) enum Entry {
+    File,
+    Link,
+    Special,
+}
+
+/// The relative paths of the files below `dir`, each judged by `judge` (links and special files
+/// are not followed); names that are not UTF-8 are refused.
+pub(super) fn walk(
+    dir: &Path,
+    judge: impl Fn(&str, Entry) -> Result<(), String>,
+) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut pending = vec![String::new()];
+    while let Some(rel_dir) = pending.pop() {
+        let full = if rel_dir.is_empty() { dir.to_owned() } else { dir.join(&rel_dir) };
+        let entries = fs::read_dir(&full).map_err(|e| format!("{} cannot be read: {e}", full.display()))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("{} cannot be read: {e}", full.display()))?;
+            let name = entry.file_name().into_string().map_err(|n| {
+                format!("{} holds a name that is not UTF-8 ({})", full.display(), n.to_string_lossy())
+            })?;
+            let rel = if rel_dir.is_empty() { name } else { format!("{rel_dir}/{name}") };
+            let kind = entry.file_type().map_err(|e| format!("{rel} cannot be read: {e}"))?;
+            if kind.is_symlink() {
+                judge(&rel, Entry::Link)?;
+            } else if kind.is_dir() {
+                pending.push(rel);
+            } else if kind.is_file() {
+                judge(&rel, Entry::File)?;
+                out.push(rel);
+                if out.len() > MAX_SET_FILES {
+                    return Err(format!("more than {MAX_SET_FILES} files"));
+                }
+            } else {
+                judge(&rel, Entry::Special)?;
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Reads the set at `set_dir` and checks it against its manifest and its key.
+pub(super) fn read_set(set_dir: &Path, key: &str, unit: &str) -> Result<ReadySet, SetProblem> {
+    use SetProblem::{Invalid, Tampered};
+    match fs::symlink_metadata(set_dir) {
+        Ok(m) if m.file_type().is_symlink() => return Err(Invalid("it is a symbolic link".into())),
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(Invalid("it is not a directory".into())),
+        Err(e) => return Err(Invalid(format!("it cannot be read: {e}"))),
+    }
+    let manifest_path = set_dir.join(MANIFEST_FILE);
+    match fs::symlink_metadata(&manifest_path) {
+        Ok(m) if m.file_type().is_file() => {}
+        Ok(_) => return Err(Invalid(format!("{MANIFEST_FILE} is not a regular file"))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Tampered(format!("{MANIFEST_FILE} is missing")));
+        }
+        Err(e) => return Err(Invalid(format!("{MANIFEST_FILE} cannot be read: {e}"))),
+    }
+    let bytes = read_bounded(&manifest_path, MAX_MANIFEST_BYTES)
+        .map_err(|e| Invalid(format!("{MANIFEST_FILE} cannot be read: {e}")))?
+        .ok_or_else(|| Invalid(format!("{MANIFEST_FILE} is larger than {MAX_MANIFEST_BYTES} bytes")))?;
+    let manifest = HeldOutManifest::parse(&bytes).map_err(|e| Invalid(format!("{MANIFEST_FILE}: {e}")))?;
+    if manifest.unit() != unit {
+        return Err(Invalid(format!(
+            "{MANIFEST_FILE} is for task {}, which is not of unit {unit}",
+            manifest.task
+        )));
+    }
+    let files_dir = set_dir.join(FILES_DIR);
+    let present: Vec<String> = match fs::symlink_metadata(&files_dir) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(Invalid(format!("{FILES_DIR}/ is a symbolic link")));
+        }
+        Ok(m) if m.is_dir() => walk(&files_dir, |rel, what| match what {
+            Entry::Link => {
+                Err(format!("{FILES_DIR}/{rel} is a symbolic link; a set's files must lie inside it"))
+            }
+            Entry::Special => Err(format!("{FILES_DIR}/{rel} is not a regular file")),
+            Entry::File => Ok(()),
+        })
+        .map_err(Invalid)?,
+        Ok(_) => return Err(Invalid(format!("{FILES_DIR} is not a directory"))),
+        Err(_) => Vec::new(),
+    };
+    let mut files = Vec::with_capacity(manifest.files.len());
+    for file in &manifest.files {
+        if present.binary_search(&file.path).is_err() {
+            return Err(Tampered(format!("{FILES_DIR}/{} is missing", file.path)));
+        }
+        let data = read_bounded(&files_dir.join(&file.path), MAX_FILE_BYTES)
+            .map_err(|e| Invalid(format!("{FILES_DIR}/{} cannot be read: {e}", file.path)))?
+            .ok_or_else(|| {
+                Tampered(format!("{FILES_DIR}/{} is larger than {MAX_FILE_BYTES} bytes", file.path))
+            })?;
+        let found = sha256_hex(&data);
+        if found != file.sha256 {
+            return Err(Tampered(format!(
+                "{FILES_DIR}/{} has changed (manifest sha256 {}, found {found})",
+                file.path, file.sha256
+            )));
+        }
+        files.push((file.path.clone(), data));
+    }
+    if let Some(extra) = present.iter().find(|p| !manifest.files.iter().any(|f| &f.path == *p)) {
+        return Err(Tampered(format!("{FILES_DIR}/{extra} is not in the manifest")));
+    }
+    let digest = manifest_digest(&bytes);
+    if digest != key {
+        return Err(Tampered(format!("{MANIFEST_FILE} has changed: its sha256 is {digest}, not its key")));
+    }
+    Ok(ReadySet { key: key.to_owned(), task: manifest.task, manifest: bytes, files })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relative_path_resolves_dots_and_keeps_what_does_not_exist_yet() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = fs::canonicalize(dir.path()).unwrap();
+        assert_eq!(resolve(&dir.path().join("a/../b/./c")), real.join("b/c"));
+    }
+}

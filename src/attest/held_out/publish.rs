@@ -1,0 +1,440 @@
+//! `speccoder held-out publish`: every stored set that a closed task names goes into the
+//! unit's `refs/speccoder/held-out/<unit>`, by compare-and-swap, only forward.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::error::HeldOutError;
+use super::local::{ReadySet, SetProblem, head_commit, read_set, store_root};
+use crate::exit;
+use crate::git::{GitError, ObjectId, Repo, trailers};
+use crate::model::bundle::{self, NOTES_REF};
+use crate::model::digest::is_sha256_hex;
+use crate::model::dsse::Envelope;
+use crate::model::held_out::{FILES_DIR, MANIFEST_FILE};
+use crate::model::refs;
+use crate::model::statement::RawStatement;
+use crate::model::test_result::{self, Phase, TestResult};
+use crate::spec;
+
+/// How often publishing re-reads and retries after another publisher moved the ref.
+pub const PUBLISH_TRIES: usize = 20;
+
+/// What `speccoder held-out publish` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct PublishRequest {
+    /// Only this unit.
+    pub unit: Option<String>,
+    /// The store (default [`super::default_store`]).
+    pub store: Option<PathBuf>,
+    /// Say what would be published, write nothing.
+    pub dry_run: bool,
+}
+
+/// A set as published (or to be published).
+#[derive(Debug, Clone, Serialize)]
+pub struct SetInfo {
+    /// `sha256:<hex>`.
+    pub manifest: String,
+    /// The task the manifest names.
+    pub task: String,
+    /// How many files it holds.
+    pub files: usize,
+    /// The closed tasks' commits that name it.
+    pub named_by: Vec<String>,
+}
+
+/// A named set that was left out, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct LeftOut {
+    /// `sha256:<hex>`.
+    pub manifest: String,
+    /// Why.
+    pub reason: String,
+    /// The closed tasks' commits that name it.
+    pub named_by: Vec<String>,
+}
+
+/// What publishing did for one unit.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnitPublish {
+    /// The unit.
+    pub unit: String,
+    /// `refs/speccoder/held-out/<unit>`.
+    pub reference: String,
+    /// Where the ref pointed before.
+    pub previous: Option<String>,
+    /// The new commit, when the ref moved.
+    pub commit: Option<String>,
+    /// Sets added now (or, with --dry-run, that would be).
+    pub published: Vec<SetInfo>,
+    /// Named sets the ref holds already.
+    pub already_published: Vec<SetInfo>,
+    /// Named sets whose files do not match their manifest: never published.
+    pub tampered: Vec<LeftOut>,
+    /// Named sets the local store does not hold.
+    pub not_in_store: Vec<LeftOut>,
+    /// Stored sets no closed task names: they stay local.
+    pub kept_local: Vec<String>,
+}
+
+/// What `speccoder held-out publish` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct PublishReport {
+    /// Always `held-out publish`.
+    pub command: &'static str,
+    /// Nothing was written.
+    pub dry_run: bool,
+    /// The store read.
+    pub store: String,
+    /// One entry per unit with named or stored sets.
+    pub units: Vec<UnitPublish>,
+}
+
+impl PublishReport {
+    /// 0 when every named set that is stored was published (or is already), 26 when one was
+    /// tampered.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        if self.units.iter().any(|u| !u.tampered.is_empty()) { exit::DOES_NOT_HOLD } else { exit::OK }
+    }
+}
+
+impl std::fmt::Display for PublishReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let verb = if self.dry_run { "would publish" } else { "published" };
+        if self.units.is_empty() {
+            writeln!(f, "no closed task names a held-out set; nothing to publish")?;
+        }
+        for u in &self.units {
+            match (&u.commit, self.dry_run, u.published.is_empty()) {
+                (Some(c), _, _) => {
+                    writeln!(f, "{}: {} -> {}", u.unit, u.reference, c.get(..12).unwrap_or(c))?
+                }
+                (None, true, false) => writeln!(f, "{}: {} would move", u.unit, u.reference)?,
+                _ => writeln!(f, "{}: {} unchanged", u.unit, u.reference)?,
+            }
+            for s in &u.published {
+                writeln!(f, "  {verb} {} ({}, {} files)", s.manifest, s.task, s.files)?;
+            }
+            for s in &u.already_published {
+                writeln!(f, "  already published {} ({})", s.manifest, s.task)?;
+            }
+            for s in &u.tampered {
+                writeln!(f, "  TAMPERED, left out: {}: {}", s.manifest, s.reason)?;
+            }
+            for s in &u.not_in_store {
+                writeln!(f, "  not in the local store: {} ({})", s.manifest, s.reason)?;
+            }
+            for k in &u.kept_local {
+                writeln!(f, "  kept local (no closed task names it): sha256:{k}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Publishes every stored set that a closed task on HEAD names (see the module documentation).
+///
+/// # Errors
+/// An unknown `--unit`, an unborn HEAD, a store inside the work tree, a set whose manifest is not
+/// valid or names a path outside the set (then nothing is written), a repository failure.
+pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldOutError> {
+    let head = head_commit(repo)?;
+    if let Some(unit) = &req.unit {
+        spec::locate_unit(&repo.tree(repo.commit_tree(head)?), unit)?;
+    }
+    let root = store_root(repo, req.store.as_deref())?;
+    let named = named_sets(repo, head, req.unit.as_deref())?;
+    let mut units: BTreeSet<String> = named.keys().cloned().collect();
+    match &req.unit {
+        Some(unit) => {
+            units.insert(unit.clone());
+        }
+        None => units.extend(list_dir(&root).into_iter().filter(|n| spec::check_unit_name(n).is_ok())),
+    }
+
+    // Read and check everything first: a set that cannot be published at all stops the command.
+    let mut plans = Vec::new();
+    for unit in units {
+        let unit_dir = root.join(&unit);
+        let local: BTreeSet<String> = list_dir(&unit_dir).into_iter().filter(|n| is_sha256_hex(n)).collect();
+        let empty = BTreeMap::new();
+        let wanted = named.get(&unit).unwrap_or(&empty);
+        let mut plan =
+            Plan { unit: unit.clone(), ready: Vec::new(), tampered: Vec::new(), not_in_store: Vec::new() };
+        for (key, named_by) in wanted {
+            let left_out = |reason: String| LeftOut {
+                manifest: format!("sha256:{key}"),
+                reason,
+                named_by: named_by.iter().map(ToString::to_string).collect(),
+            };
+            if !local.contains(key) {
+                plan.not_in_store.push(left_out(format!("no set {key} under {}", unit_dir.display())));
+                continue;
+            }
+            let set_dir = unit_dir.join(key);
+            match read_set(&set_dir, key, &unit) {
+                Ok(set) => plan.ready.push((set, named_by.clone())),
+                Err(SetProblem::Tampered(reason)) => plan.tampered.push(left_out(reason)),
+                Err(SetProblem::Invalid(message)) => {
+                    return Err(HeldOutError::BadSet { path: set_dir, message });
+                }
+            }
+        }
+        let kept_local: Vec<String> = local.iter().filter(|k| !wanted.contains_key(*k)).cloned().collect();
+        plans.push((plan, kept_local));
+    }
+
+    let mut report = PublishReport {
+        command: "held-out publish",
+        dry_run: req.dry_run,
+        store: root.display().to_string(),
+        units: Vec::new(),
+    };
+    for (plan, kept_local) in plans {
+        let reference = refs::held_out_ref(&plan.unit);
+        let sets: Vec<&ReadySet> = plan.ready.iter().map(|(s, _)| s).collect();
+        let outcome = if req.dry_run || sets.is_empty() {
+            let previous = repo.ref_target(&reference)?;
+            let present = published_keys(repo, previous)?;
+            let added = sets.iter().filter(|s| !present.contains(&s.key)).map(|s| s.key.clone()).collect();
+            Written { previous, commit: None, added }
+        } else {
+            write_sets(repo, &reference, &plan.unit, &sets)?
+        };
+        let info = |(s, named_by): &(ReadySet, Vec<ObjectId>)| SetInfo {
+            manifest: format!("sha256:{}", s.key),
+            task: s.task.clone(),
+            files: s.files.len(),
+            named_by: named_by.iter().map(ToString::to_string).collect(),
+        };
+        let (published, already): (Vec<_>, Vec<_>) =
+            plan.ready.iter().partition(|(s, _)| outcome.added.contains(&s.key));
+        report.units.push(UnitPublish {
+            unit: plan.unit,
+            reference,
+            previous: outcome.previous.map(|c| c.to_string()),
+            commit: outcome.commit.map(|c| c.to_string()),
+            published: published.into_iter().map(info).collect(),
+            already_published: already.into_iter().map(info).collect(),
+            tampered: plan.tampered,
+            not_in_store: plan.not_in_store,
+            kept_local,
+        });
+    }
+    Ok(report)
+}
+
+/// The sets of one unit, checked.
+struct Plan {
+    unit: String,
+    ready: Vec<(ReadySet, Vec<ObjectId>)>,
+    tampered: Vec<LeftOut>,
+    not_in_store: Vec<LeftOut>,
+}
+
+/// What one publication did.
+struct Written {
+    previous: Option<ObjectId>,
+    commit: Option<ObjectId>,
+    added: Vec<String>,
+}
+
+/// Names of the entries of `dir` that are UTF-8 (none when `dir` cannot be read).
+fn list_dir(dir: &Path) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
+    entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect()
+}
+
+/// Manifest digests (hex) named by the closed tasks reachable from `head`, by unit, each with the
+/// commits that name it (newest first).
+fn named_sets(
+    repo: &Repo,
+    head: ObjectId,
+    only: Option<&str>,
+) -> Result<BTreeMap<String, BTreeMap<String, Vec<ObjectId>>>, HeldOutError> {
+    let mut out: BTreeMap<String, BTreeMap<String, Vec<ObjectId>>> = BTreeMap::new();
+    for id in repo.walk(head, &[])? {
+        let commit = repo.commit(id)?;
+        let found = trailers::parse(&commit.message);
+        let last = |key: &str| {
+            found.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.trim().to_owned())
+        };
+        let (Some(target), Some(verdict)) = (last("Spec-Task"), last("Verdict")) else { continue };
+        let Some((unit, _)) = target.split_once('/') else { continue };
+        if verdict.is_empty() || only.is_some_and(|u| u != unit) || spec::check_unit_name(unit).is_err() {
+            continue;
+        }
+        let mut digests: BTreeSet<String> = BTreeSet::new();
+        if let Some(trailer) = last("Held-Out") {
+            digests.extend(trailer_digest(&trailer));
+        }
+        if let Some(note) = repo.note(NOTES_REF, id)? {
+            digests.extend(bundle::split(&note).into_iter().filter_map(held_out_digest));
+        }
+        for digest in digests {
+            out.entry(unit.to_owned()).or_default().entry(digest).or_default().push(id);
+        }
+    }
+    Ok(out)
+}
+
+/// The manifest digest in a `Held-Out: passed=k/n manifest=sha256:<hex>` trailer.
+fn trailer_digest(value: &str) -> Option<String> {
+    value
+        .split_whitespace()
+        .find_map(|part| part.strip_prefix("manifest=sha256:"))
+        .filter(|hex| is_sha256_hex(hex))
+        .map(str::to_owned)
+}
+
+/// The manifest digest of a held_out test-result line of a bundle, when the line is one.
+fn held_out_digest(line: &[u8]) -> Option<String> {
+    let envelope = Envelope::parse(line).ok()?;
+    let statement: RawStatement = serde_json::from_slice(&envelope.payload).ok()?;
+    if statement.predicate_type != test_result::TYPE {
+        return None;
+    }
+    let result: TestResult = serde_json::from_value(statement.predicate).ok()?;
+    if result.phase() != Some(Phase::HeldOut) {
+        return None;
+    }
+    result.configuration.first()?.digest.get("sha256").filter(|hex| is_sha256_hex(hex)).cloned()
+}
+
+/// The keys (top-level directories) of the tree `commit` holds; none without a commit.
+fn published_keys(repo: &Repo, commit: Option<ObjectId>) -> Result<BTreeSet<String>, HeldOutError> {
+    let Some(commit) = commit else { return Ok(BTreeSet::new()) };
+    let entries = repo.tree(repo.commit_tree(commit)?).entries("")?.unwrap_or_default();
+    Ok(entries.into_iter().filter(|(_, is_dir)| *is_dir).map(|(name, _)| name).collect())
+}
+
+/// Every regular file of tree `tree` as (path, bytes).
+fn tree_files(repo: &Repo, tree: ObjectId) -> Result<Vec<(String, Vec<u8>)>, GitError> {
+    let view = repo.tree(tree);
+    let mut out = Vec::new();
+    let mut pending = vec![String::new()];
+    while let Some(dir) = pending.pop() {
+        for (name, is_dir) in view.entries(&dir)?.unwrap_or_default() {
+            let path = if dir.is_empty() { name } else { format!("{dir}/{name}") };
+            if is_dir {
+                pending.push(path);
+            } else if let Some(bytes) = view.file(&path)? {
+                out.push((path, bytes));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Adds `sets` to the tree of `reference` in a new commit, by compare-and-swap; when another
+/// publisher moved the ref first, reads it again and retries. Sets present already stay as they are.
+fn write_sets(repo: &Repo, reference: &str, unit: &str, sets: &[&ReadySet]) -> Result<Written, HeldOutError> {
+    for attempt in 0..PUBLISH_TRIES {
+        let previous = repo.ref_target(reference)?;
+        let present = published_keys(repo, previous)?;
+        let added: Vec<&&ReadySet> = sets.iter().filter(|s| !present.contains(&s.key)).collect();
+        if added.is_empty() {
+            return Ok(Written { previous, commit: None, added: Vec::new() });
+        }
+        let mut files = match previous {
+            Some(c) => tree_files(repo, repo.commit_tree(c)?)?,
+            None => Vec::new(),
+        };
+        let mut message = format!("Publish held-out sets of {unit}\n\n");
+        for set in &added {
+            files.push((format!("{}/{MANIFEST_FILE}", set.key), set.manifest.clone()));
+            files.extend(set.files.iter().map(|(p, b)| (format!("{}/{FILES_DIR}/{p}", set.key), b.clone())));
+            message.push_str(&format!("sha256:{} {}\n", set.key, trailers::sanitize_value(&set.task)));
+        }
+        let tree = repo.tree_from_files(&files)?;
+        let commit = repo.create_commit_detached(previous.as_slice(), tree, &message)?;
+        let reflog = format!("held-out publish: {} sets", added.len());
+        match repo.update_ref_cas(reference, previous, commit, &reflog) {
+            Ok(()) => {
+                let added = added.iter().map(|s| s.key.clone()).collect();
+                return Ok(Written { previous, commit: Some(commit), added });
+            }
+            Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => backoff(attempt),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(HeldOutError::Contention { reference: reference.to_owned(), tries: PUBLISH_TRIES })
+}
+
+/// Waits a little before retrying, spread so that racing publishers fall out of step.
+fn backoff(attempt: usize) {
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let base = 1u64 << attempt.min(5);
+    std::thread::sleep(Duration::from_millis(base + u64::from(nanos % 1000) * base / 1000));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::held_out::{HeldOutManifest, manifest_digest};
+
+    #[test]
+    fn the_trailer_names_its_manifest_digest_only_when_well_formed() {
+        let hex = "a".repeat(64);
+        assert_eq!(trailer_digest(&format!("passed=3/3 manifest=sha256:{hex}")), Some(hex.clone()));
+        assert_eq!(trailer_digest("off"), None);
+        assert_eq!(trailer_digest("passed=1/1 manifest=sha256:ABC"), None);
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    fn set(n: usize) -> ReadySet {
+        let files = vec![(format!("t{n}.rs"), format!("test {n}").into_bytes())];
+        let manifest = HeldOutManifest::new(&format!("001-x/T{n:03}"), None, &files).unwrap().to_bytes();
+        ReadySet { key: manifest_digest(&manifest), task: format!("001-x/T{n:03}"), manifest, files }
+    }
+
+    #[test]
+    fn concurrent_publishers_retry_and_never_lose_each_others_sets() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q", "-b", "main"]);
+        git(dir.path(), &["config", "user.name", "P"]);
+        git(dir.path(), &["config", "user.email", "p@example.com"]);
+        let reference = refs::held_out_ref("001-x");
+        let workers: Vec<_> = (0..2)
+            .map(|w| {
+                let path = dir.path().to_owned();
+                let reference = reference.clone();
+                std::thread::spawn(move || {
+                    let repo = Repo::discover(&path).unwrap();
+                    for i in 0..12 {
+                        let s = set(w * 100 + i);
+                        write_sets(&repo, &reference, "001-x", &[&s]).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+        let repo = Repo::discover(dir.path()).unwrap();
+        let keys = published_keys(&repo, repo.ref_target(&reference).unwrap()).unwrap();
+        let expected: BTreeSet<String> =
+            (0..2).flat_map(|w| (0..12).map(move |i| set(w * 100 + i).key)).collect();
+        assert_eq!(keys, expected);
+        // Every step moved the ref forward: 24 commits in one line.
+        let tip = repo.ref_target(&reference).unwrap().unwrap();
+        assert_eq!(repo.walk(tip, &[]).unwrap().len(), 24);
+    }
+}

@@ -1,0 +1,167 @@
+//! `speccoder held-out store`: a directory of held-out test files becomes a set in the local
+//! store, written beside its place and renamed there, so a set is whole or absent.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::error::HeldOutError;
+use super::local::{Entry, MAX_FILE_BYTES, SetProblem, head_commit, read_set, store_root, walk};
+use crate::attest::bounded::read_bounded;
+use crate::attest::pipeline::split_target;
+use crate::git::{Repo, trailers};
+use crate::model::held_out::{FILES_DIR, HeldOutManifest, MANIFEST_FILE, check_set_path, manifest_digest};
+use crate::spec;
+
+/// What `speccoder held-out store` was asked to do.
+#[derive(Debug, Clone)]
+pub struct StoreRequest {
+    /// `<unit>/<task>` the set is for.
+    pub target: String,
+    /// The directory holding the held-out test files.
+    pub dir: PathBuf,
+    /// The run that uses the set.
+    pub run: Option<String>,
+    /// The store (default [`super::default_store`]).
+    pub store: Option<PathBuf>,
+}
+
+/// What `speccoder held-out store` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoreReport {
+    /// Always `held-out store`.
+    pub command: &'static str,
+    /// `<unit>/<task>`.
+    pub target: String,
+    /// `sha256:<hex>`: what the evidence's held_out phase names.
+    pub manifest: String,
+    /// The set's directory in the store.
+    pub set_dir: String,
+    /// How many files the set holds.
+    pub files: usize,
+    /// The same set was stored already; nothing was written.
+    pub already_stored: bool,
+}
+
+impl std::fmt::Display for StoreReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "{}", self.manifest)
+    }
+}
+
+/// Copies the held-out files under `req.dir` into the store and writes the set's manifest.
+///
+/// # Errors
+/// An unknown unit or task, files that cannot be taken (a symbolic link, a special file, a name
+/// that is not UTF-8, none at all), a store inside the work tree, a damaged set with the same key.
+pub fn store(repo: &Repo, req: &StoreRequest) -> Result<StoreReport, HeldOutError> {
+    let (unit, task_id) = split_target(&req.target)?;
+    let head = head_commit(repo)?;
+    let facts = spec::read_any_task(&repo.tree(repo.commit_tree(head)?), unit, task_id)?;
+    let target = format!("{}/{}", facts.unit, facts.id);
+    let run = req.run.as_deref().map(trailers::sanitize_value).filter(|r| !r.is_empty());
+    let source_error = |message: String| HeldOutError::Source { dir: req.dir.clone(), message };
+    let files = read_source(&req.dir).map_err(source_error)?;
+    let manifest = HeldOutManifest::new(&target, run.as_deref(), &files)
+        .map_err(|e| source_error(format!("the manifest {e}")))?;
+    let bytes = manifest.to_bytes();
+    let key = manifest_digest(&bytes);
+    let unit_dir = store_root(repo, req.store.as_deref())?.join(&facts.unit);
+    let set_dir = unit_dir.join(&key);
+    let already_stored = if fs::symlink_metadata(&set_dir).is_ok() {
+        check_stored(&set_dir, &key, &facts.unit)?;
+        true
+    } else {
+        write_set(&unit_dir, &key, &bytes, &files)?;
+        false
+    };
+    Ok(StoreReport {
+        command: "held-out store",
+        target,
+        manifest: format!("sha256:{key}"),
+        set_dir: set_dir.display().to_string(),
+        files: files.len(),
+        already_stored,
+    })
+}
+
+/// Every regular file below `dir` as (`/`-separated relative path, bytes); a symbolic link, a
+/// special file, a name that is not UTF-8 or an empty directory tree is refused.
+fn read_source(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
+    match fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err("it is not a directory".into()),
+        Err(e) => return Err(e.to_string()),
+    }
+    let files = walk(dir, |rel, what| match what {
+        Entry::Link => Err(format!("{rel} is a symbolic link; copy the file itself into the directory")),
+        Entry::Special => Err(format!("{rel} is not a regular file")),
+        Entry::File => Ok(()),
+    })?;
+    if files.is_empty() {
+        return Err("it holds no files".into());
+    }
+    let mut out = Vec::with_capacity(files.len());
+    for rel in files {
+        check_set_path(&rel).map_err(|e| format!("the file {rel}: {e}"))?;
+        let bytes = read_bounded(&dir.join(&rel), MAX_FILE_BYTES)
+            .map_err(|e| format!("{rel} cannot be read: {e}"))?
+            .ok_or_else(|| format!("{rel} is larger than {MAX_FILE_BYTES} bytes"))?;
+        out.push((rel, bytes));
+    }
+    Ok(out)
+}
+
+/// An existing set with the key just computed must be intact.
+fn check_stored(set_dir: &Path, key: &str, unit: &str) -> Result<(), HeldOutError> {
+    read_set(set_dir, key, unit).map(drop).map_err(|problem| HeldOutError::StoredDiffers {
+        path: set_dir.to_owned(),
+        message: match problem {
+            SetProblem::Invalid(m) | SetProblem::Tampered(m) => m,
+        },
+    })
+}
+
+/// Writes a new set beside its final place and renames it there, so a set is whole or absent.
+fn write_set(
+    unit_dir: &Path,
+    key: &str,
+    manifest: &[u8],
+    files: &[(String, Vec<u8>)],
+) -> Result<(), HeldOutError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| HeldOutError::Io { path, source }
+    };
+    fs::create_dir_all(unit_dir).map_err(io(unit_dir))?;
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let incoming = unit_dir.join(format!(".incoming-{key}-{}-{nanos}", std::process::id()));
+    let result = (|| {
+        fs::create_dir(&incoming).map_err(io(&incoming))?;
+        for (rel, bytes) in files {
+            let path = incoming.join(FILES_DIR).join(rel);
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent).map_err(io(parent))?;
+            }
+            fs::write(&path, bytes).map_err(io(&path))?;
+        }
+        let path = incoming.join(MANIFEST_FILE);
+        fs::write(&path, manifest).map_err(io(&path))?;
+        let set_dir = unit_dir.join(key);
+        match fs::rename(&incoming, &set_dir) {
+            Ok(()) => Ok(()),
+            // Another store of the same set won the race: keep theirs if it is intact.
+            Err(_) if fs::symlink_metadata(&set_dir).is_ok() => {
+                let unit = unit_dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                check_stored(&set_dir, key, unit)
+            }
+            Err(e) => Err(HeldOutError::Io { path: set_dir, source: e }),
+        }
+    })();
+    if fs::symlink_metadata(&incoming).is_ok() {
+        let _ = fs::remove_dir_all(&incoming);
+    }
+    result
+}

@@ -1,0 +1,284 @@
+//! Agreement: what a task commit's note must say about the commit it annotates, whoever reads it.
+//! Every line is about exactly that task at exactly that commit; one line is the task
+//! verification, and it names the commit's task, tree, task line, story text and policy; the
+//! other lines are what its verdict needs, and a tick's summary names exactly them. These rules
+//! judge the lines as they are, signed or not: whether a signature holds is a question of the
+//! reader's trust, not of agreement.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use gix::ObjectId;
+
+use crate::check::line::{Body, ReadLine};
+use crate::check::outcome::{CommitOutcome, Finding};
+use crate::check::{bug, decision, tick};
+use crate::git::{Commit, Repo};
+use crate::model::policy;
+use crate::model::predicate::{TaskVerificationV0, Verdict};
+use crate::spec;
+
+/// Every line's subject must be exactly one: `target` (`<unit>/<task>`) at `commit`, whose
+/// commit object hashes to `commit_sha256` (a subject's `sha256` digest must equal it; lines
+/// written before that digest existed carry `gitCommit` alone).
+pub fn subjects(
+    lines: &[ReadLine],
+    target: &str,
+    commit: ObjectId,
+    commit_sha256: &str,
+    findings: &mut Vec<Finding>,
+) {
+    let commit_hex = commit.to_string();
+    for line in lines {
+        let subject_ok = match line.subject.as_slice() {
+            [s] => {
+                s.name == target
+                    && s.git_commit() == Some(commit_hex.as_str())
+                    && s.commit_sha256().is_none_or(|d| d == commit_sha256)
+            }
+            _ => false,
+        };
+        if !subject_ok {
+            let found = line
+                .subject
+                .iter()
+                .map(|s| {
+                    let sha = s.commit_sha256().map(|d| format!(" sha256:{d}")).unwrap_or_default();
+                    format!("{}@{}{sha}", s.name, s.git_commit().unwrap_or("?"))
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            findings.push(
+                Finding::new(
+                    CommitOutcome::Mismatch,
+                    "subject_mismatch",
+                    "the statement is about another task or commit",
+                )
+                .at_line(line.number)
+                .expected_found(format!("{target}@{commit_hex} sha256:{commit_sha256}"), found),
+            );
+        }
+    }
+}
+
+/// The one task-verification line of `lines`. None, or more than one, is `malformed` (the first
+/// of several is still returned, so the rest of the rules can run).
+pub fn task_verification<'l>(
+    lines: &'l [ReadLine],
+    findings: &mut Vec<Finding>,
+) -> Option<(&'l ReadLine, &'l TaskVerificationV0)> {
+    let tvs: Vec<(&ReadLine, &TaskVerificationV0)> = lines
+        .iter()
+        .filter_map(|l| match &l.body {
+            Body::TaskVerification(p) => Some((l, p.as_ref())),
+            _ => None,
+        })
+        .collect();
+    match tvs.as_slice() {
+        [one] => Some(*one),
+        [] => {
+            if !lines.is_empty() {
+                findings.push(Finding::new(
+                    CommitOutcome::Malformed,
+                    "no_task_verification",
+                    "the note has no task-verification line",
+                ));
+            }
+            None
+        }
+        [first, ..] => {
+            findings.push(
+                Finding::new(
+                    CommitOutcome::Malformed,
+                    "several_task_verifications",
+                    "the note has more than one task-verification line",
+                )
+                .at_line(tvs[1].0.number),
+            );
+            Some(*first)
+        }
+    }
+}
+
+/// The rules that read the repository: the task commit's tree, the tree under review, and the
+/// judge configuration at the parent.
+pub struct Rules<'r> {
+    /// The repository.
+    repo: &'r Repo,
+    /// The tree of the head under review: the task line must still read the same there.
+    head_tree: Option<ObjectId>,
+    /// Policy hashes already computed, by the `speccoder.toml` blob (`None`: no file).
+    policies: RefCell<HashMap<Option<ObjectId>, Result<String, String>>>,
+}
+
+impl<'r> Rules<'r> {
+    /// The rules for `repo`, with `head_tree` as the tree under review (`None`: no head check).
+    #[must_use]
+    pub fn new(repo: &'r Repo, head_tree: Option<ObjectId>) -> Self {
+        Rules { repo, head_tree, policies: RefCell::new(HashMap::new()) }
+    }
+
+    /// The tree under review.
+    #[must_use]
+    pub fn head_tree(&self) -> Option<ObjectId> {
+        self.head_tree
+    }
+
+    /// The policy hash of the tree `tree` (its `speccoder.toml`), computed once per file content.
+    fn policy_of_tree(&self, tree: ObjectId) -> Result<String, String> {
+        let blob = self.repo.tree(tree).entry_id(policy::CONFIG_FILE).map_err(|e| e.to_string())?;
+        if let Some(hit) = self.policies.borrow().get(&blob) {
+            return hit.clone();
+        }
+        let computed = match blob {
+            Some(id) => self.repo.blob(id).map_err(|e| e.to_string()).and_then(|bytes| {
+                policy::policy_sha256(Some(&String::from_utf8_lossy(&bytes))).map_err(|e| e.to_string())
+            }),
+            None => policy::policy_sha256(None).map_err(|e| e.to_string()),
+        };
+        self.policies.borrow_mut().insert(blob, computed.clone());
+        computed
+    }
+
+    /// The task-verification line `p` (line `tv_line`) against its task commit: the verdict and
+    /// the unit/task as the trailers say, the tree, the task line and the story text at the
+    /// commit, the task line at the head under review, the policy recomputed at the parent, and
+    /// the other `lines` as the verdict needs them (none for a decision; test results and a
+    /// summary for a tick).
+    #[allow(clippy::too_many_arguments)]
+    pub fn agreement(
+        &self,
+        commit: &Commit,
+        target: &str,
+        trailer_verdict: Option<&str>,
+        tv_line: &ReadLine,
+        p: &TaskVerificationV0,
+        lines: &[ReadLine],
+        findings: &mut Vec<Finding>,
+    ) {
+        let n = tv_line.number;
+        let mismatch =
+            |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(n);
+        let Some(verdict) = Verdict::parse(&p.verdict) else {
+            findings.push(
+                Finding::new(
+                    CommitOutcome::Malformed,
+                    "unknown_verdict",
+                    "the predicate's verdict is not one of verified, regression_only, attested, skipped",
+                )
+                .at_line(n)
+                .expected_found("verified|regression_only|attested|skipped", p.verdict.clone()),
+            );
+            return;
+        };
+        if trailer_verdict != Some(p.verdict.as_str()) {
+            findings.push(
+                mismatch("verdict_mismatch", "the Verdict: trailer and the signed verdict differ")
+                    .expected_found(p.verdict.clone(), trailer_verdict.unwrap_or("").to_owned()),
+            );
+        }
+        let named = format!("{}/{}", p.unit.feature, p.task.id);
+        if named != target {
+            findings.push(
+                mismatch("task_mismatch", "the signed unit/task and the Spec-Task: trailer differ")
+                    .expected_found(named, target),
+            );
+        }
+        if p.tree.parse::<ObjectId>().ok() != Some(commit.tree) {
+            findings.push(
+                mismatch("tree_mismatch", "the signed tree is not the task commit's tree")
+                    .expected_found(commit.tree.to_string(), p.tree.clone()),
+            );
+        }
+
+        // The task line and the story text, at the task commit and at the head.
+        let (unit, task_id) = target.split_once('/').unwrap_or((target, ""));
+        let at_commit = self.repo.tree(commit.tree);
+        match spec::read_any_task(&at_commit, unit, task_id) {
+            Ok(facts) => {
+                findings.extend(bug::anchor_findings(p, &facts, n));
+                if facts.line_hash != p.task.line_hash {
+                    findings.push(
+                        mismatch(
+                            "line_hash_mismatch",
+                            "the task line at the task commit is not the one the evidence signed",
+                        )
+                        .expected_found(p.task.line_hash.clone(), facts.line_hash.clone()),
+                    );
+                }
+                if !verdict.is_decision() || p.spec.is_some() {
+                    let signed = p.spec.as_ref().map(|s| s.section_hash.clone()).unwrap_or_default();
+                    if facts.section_hash != signed {
+                        findings.push(
+                            mismatch(
+                                "section_hash_mismatch",
+                                "the story text at the task commit is not the one the evidence signed",
+                            )
+                            .expected_found(signed, facts.section_hash.clone()),
+                        );
+                    }
+                }
+                if !facts.ticked && verdict != Verdict::Skipped && !facts.is_trailer_only() {
+                    findings.push(mismatch("not_ticked", "the task commit does not tick the task"));
+                }
+            }
+            Err(e) => findings.push(mismatch(
+                "task_not_found",
+                &format!("the task cannot be read at the task commit: {e}"),
+            )),
+        }
+        if let Some(head_tree) = self.head_tree.filter(|t| *t != commit.tree) {
+            match spec::read_any_task(&self.repo.tree(head_tree), unit, task_id) {
+                Ok(facts) if facts.line_hash == p.task.line_hash => {}
+                Ok(facts) => findings.push(
+                    mismatch(
+                        "line_changed_at_head",
+                        "the task line was edited after the tick; the evidence is for the old line",
+                    )
+                    .expected_found(p.task.line_hash.clone(), facts.line_hash),
+                ),
+                Err(e) => findings.push(mismatch(
+                    "task_gone_at_head",
+                    &format!("the task cannot be read at the head: {e}"),
+                )),
+            }
+        }
+
+        // The policy, recomputed at the parent.
+        let parent_policy = match commit.parents.first() {
+            Some(parent) => {
+                self.repo.commit_tree(*parent).map_err(|e| e.to_string()).and_then(|t| self.policy_of_tree(t))
+            }
+            None => policy::policy_sha256(None).map_err(|e| e.to_string()),
+        };
+        match parent_policy {
+            Ok(h) if h == p.policy_sha256 => {}
+            Ok(h) => findings.push(
+                mismatch("policy_mismatch", "the judge configuration at the parent commit is not the one the evidence was judged under")
+                    .expected_found(h, p.policy_sha256.clone()),
+            ),
+            Err(e) => findings.push(mismatch("policy_unreadable", &format!("speccoder.toml at the parent cannot be read: {e}"))),
+        }
+
+        let others: Vec<&ReadLine> = lines.iter().filter(|l| l.number != n).collect();
+        if verdict.is_decision() {
+            for l in &others {
+                findings.push(
+                    Finding::new(
+                        CommitOutcome::Mismatch,
+                        "decision_with_evidence",
+                        "a decision carries no test-result or summary lines",
+                    )
+                    .at_line(l.number),
+                );
+            }
+            if p.decider.is_none() {
+                findings.push(mismatch("decision_without_decider", "a decision must name its decider"));
+            }
+            findings.extend(decision::decision_findings(&commit.message, verdict, p, n));
+            return;
+        }
+        let all: Vec<&ReadLine> = lines.iter().collect();
+        tick::tick_lines(commit, verdict, p, &all, findings);
+    }
+}

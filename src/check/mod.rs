@@ -1,0 +1,17 @@
+//! The rules a task commit's note must meet against that commit, whoever reads it. They stand on
+//! the model, the spec formats and the repository adapter and reach into neither wing, so both
+//! may use them: the verifier runs them on every task commit and adds the caller's trust and the
+//! branch around them; the producer can run them on lines before it signs them.
+//!
+//! From the bottom up: [`outcome`] (what a finding does to a commit's outcome), [`line`](mod@line)
+//! (reading a note's line back), [`trailers`] (the task and verdict a commit claims), the rules
+//! for a bug task's anchor ([`bug`]), a decision ([`decision`]) and a tick's lines ([`tick`]), and
+//! [`agreement`], which applies them to one task commit.
+
+pub mod agreement;
+pub mod bug;
+pub mod decision;
+pub mod line;
+pub mod outcome;
+pub mod tick;
+pub mod trailers;

@@ -1,0 +1,197 @@
+//! The lines of a tick: its test results by phase, and the summary that names them.
+
+use crate::check::line::{Body, ReadLine};
+use crate::check::outcome::{CommitOutcome, Finding};
+use crate::git::{Commit, trailers};
+use crate::model::digest::sha256_hex;
+use crate::model::predicate::{TaskVerificationV0, Verdict};
+use crate::model::summary::{self, VerificationSummary};
+use crate::model::test_result::{Phase, TestOutcome};
+
+/// The lines of a tick (`verified`, `regression_only`; `lines` is every line of the note): each
+/// phase once, red failed, red and green for `verified`, the `Held-Out:` trailer as the signed
+/// held_out line says, and one summary that names exactly the other lines by digest, at the
+/// verdict's level, under the task-verification's policy.
+pub fn tick_lines(
+    commit: &Commit,
+    verdict: Verdict,
+    p: &TaskVerificationV0,
+    lines: &[&ReadLine],
+    findings: &mut Vec<Finding>,
+) {
+    let summaries: Vec<(&ReadLine, &VerificationSummary)> = lines
+        .iter()
+        .filter_map(|l| match &l.body {
+            Body::Summary(s) => Some((*l, s)),
+            _ => None,
+        })
+        .collect();
+    let named_lines: Vec<&ReadLine> =
+        lines.iter().copied().filter(|l| !matches!(l.body, Body::Summary(_))).collect();
+    let mut phases = Vec::new();
+    for l in &named_lines {
+        if let Body::TestResult(t) = &l.body {
+            match t.phase() {
+                Some(phase) => {
+                    if phases.contains(&phase) {
+                        findings.push(
+                            Finding::new(
+                                CommitOutcome::Mismatch,
+                                "duplicate_phase",
+                                format!("phase {} appears twice", phase.as_str()),
+                            )
+                            .at_line(l.number),
+                        );
+                    }
+                    phases.push(phase);
+                    if phase == Phase::Red && t.result != TestOutcome::Failed {
+                        findings.push(
+                            Finding::new(
+                                CommitOutcome::Mismatch,
+                                "red_not_failed",
+                                "the red phase did not fail",
+                            )
+                            .at_line(l.number),
+                        );
+                    }
+                }
+                None => findings.push(
+                    Finding::new(
+                        CommitOutcome::Malformed,
+                        "unknown_phase",
+                        "a test-result whose configuration names no speccoder phase",
+                    )
+                    .at_line(l.number),
+                ),
+            }
+        }
+    }
+    if verdict == Verdict::Verified && !(phases.contains(&Phase::Red) && phases.contains(&Phase::Green)) {
+        findings.push(Finding::new(
+            CommitOutcome::Mismatch,
+            "verified_without_red_green",
+            "a verified tick needs signed red and green test results",
+        ));
+    }
+    held_out_trailer(commit, lines, findings);
+
+    let (sline, s) = match summaries.as_slice() {
+        [one] => *one,
+        [] => {
+            findings.push(Finding::new(
+                CommitOutcome::Mismatch,
+                "summary_missing",
+                "a tick needs a verification summary line",
+            ));
+            return;
+        }
+        [_, second, ..] => {
+            findings.push(
+                Finding::new(
+                    CommitOutcome::Mismatch,
+                    "several_summaries",
+                    "the note has more than one summary line",
+                )
+                .at_line(second.0.number),
+            );
+            return;
+        }
+    };
+    let mismatch = |code: &'static str, msg: &str| {
+        Finding::new(CommitOutcome::Mismatch, code, msg).at_line(sline.number)
+    };
+    let mut named: Vec<(String, String)> = s
+        .input_attestations
+        .iter()
+        .map(|i| (i.name.clone(), i.digest.get("sha256").cloned().unwrap_or_default()))
+        .collect();
+    for l in &named_lines {
+        let entry = (l.input_name().unwrap_or_default(), sha256_hex(&l.envelope.payload));
+        match named.iter().position(|x| *x == entry) {
+            Some(i) => {
+                named.remove(i);
+            }
+            None => findings.push(
+                Finding::new(
+                    CommitOutcome::Mismatch,
+                    "summary_missing_line",
+                    "the summary does not name this line by its digest",
+                )
+                .at_line(l.number)
+                .expected_found(format!("{} sha256:{}", entry.0, entry.1), "not named"),
+            ),
+        }
+    }
+    for (name, digest) in named {
+        findings.push(
+            mismatch("summary_names_foreign_line", "the summary names a line the note does not hold")
+                .expected_found("only lines of this note", format!("{name} sha256:{digest}")),
+        );
+    }
+    let level = if verdict == Verdict::RegressionOnly {
+        summary::LEVEL_REGRESSION_ONLY
+    } else {
+        summary::LEVEL_VERIFIED
+    };
+    if s.verified_levels != [level] {
+        findings.push(
+            mismatch("wrong_level", "the summary's level does not match the verdict")
+                .expected_found(level, s.verified_levels.join(",")),
+        );
+    }
+    if s.verification_result != "PASSED" {
+        findings.push(
+            mismatch("summary_not_passed", "the summary's result is not PASSED")
+                .expected_found("PASSED", s.verification_result.clone()),
+        );
+    }
+    let policy = s.policy.digest.get("sha256").cloned().unwrap_or_default();
+    if policy != p.policy_sha256 || s.policy.uri != summary::POLICY_URI {
+        findings.push(
+            mismatch("summary_policy_mismatch", "the summary's policy is not the task-verification's")
+                .expected_found(p.policy_sha256.clone(), policy),
+        );
+    }
+    if s.verifier.id != summary::VERIFIER_ID {
+        findings.push(
+            mismatch("unknown_verifier", "the summary names another verifier")
+                .expected_found(summary::VERIFIER_ID, s.verifier.id.clone()),
+        );
+    }
+}
+
+/// The `Held-Out:` trailer must say what the signed held_out line says.
+fn held_out_trailer(commit: &Commit, lines: &[&ReadLine], findings: &mut Vec<Finding>) {
+    let held_out = lines.iter().find_map(|l| match &l.body {
+        Body::TestResult(t) if t.phase() == Some(Phase::HeldOut) => Some((l.number, t)),
+        _ => None,
+    });
+    let trailer = trailers::parse(&commit.message)
+        .into_iter()
+        .rev()
+        .find(|(k, _)| k.eq_ignore_ascii_case("Held-Out"))
+        .map(|(_, v)| v);
+    if let Some((number, t)) = held_out {
+        let c = &t.configuration[0];
+        let ann = |k: &str| {
+            c.annotations.as_ref().and_then(|a| a.get(k)).map(ToString::to_string).unwrap_or_default()
+        };
+        let expected = format!(
+            "passed={}/{} manifest=sha256:{}",
+            ann("passed"),
+            ann("total"),
+            c.digest.get("sha256").map(String::as_str).unwrap_or("")
+        );
+        if trailer.as_deref() != Some(expected.as_str()) {
+            findings.push(
+                Finding::new(
+                    CommitOutcome::Mismatch,
+                    "held_out_trailer_mismatch",
+                    "the Held-Out: trailer does not match the signed held_out result",
+                )
+                .at_line(number)
+                .expected_found(expected, trailer.unwrap_or_default()),
+            );
+        }
+    }
+}

@@ -1,0 +1,57 @@
+//! How a command's result reaches the user: its report on stdout (text, or JSON with `--json`),
+//! its failure on stderr, and its exit code. A reader that went away (`speccoder ... | head`)
+//! ends the output quietly: the exit code still tells how the command went.
+
+use std::io::Write as _;
+
+/// Prints a command's result (`--json`: one JSON object; otherwise its Display) and returns its
+/// exit code; a failure goes to stderr as `speccoder <command>: <message>` (and to stdout as
+/// `{"error", "exit_code"}` with `--json`).
+pub(crate) fn finish<R, E>(
+    command: &str,
+    json: bool,
+    result: Result<R, E>,
+    code: impl Fn(&R) -> u8,
+    error_code: impl Fn(&E) -> u8,
+) -> u8
+where
+    R: serde::Serialize + std::fmt::Display,
+    E: std::fmt::Display,
+{
+    match result {
+        Ok(report) => {
+            if json {
+                to_stdout(format_args!("{}", serde_json::to_string(&report).unwrap_or_default()));
+            } else {
+                to_stdout_raw(&report.to_string());
+            }
+            code(&report)
+        }
+        Err(e) => {
+            let exit_code = error_code(&e);
+            if json {
+                to_stdout(format_args!(
+                    "{}",
+                    serde_json::json!({ "error": e.to_string(), "exit_code": exit_code })
+                ));
+            }
+            to_stderr(format_args!("speccoder {command}: {e}"));
+            exit_code
+        }
+    }
+}
+
+/// Writes one line to stdout.
+pub(crate) fn to_stdout(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
+
+/// Writes `text` to stdout as it is.
+pub(crate) fn to_stdout_raw(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// Writes one line to stderr.
+pub(crate) fn to_stderr(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}

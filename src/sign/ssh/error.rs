@@ -1,0 +1,105 @@
+//! Why an SSH key cannot be used or an SSH signature could not be made.
+
+use std::path::PathBuf;
+
+/// Why an SSH key cannot be used or an SSH signature could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum SshSignError {
+    /// The key file could not be read.
+    #[error("cannot read the SSH key {}: {source}; check user.signingKey", path.display())]
+    Unreadable {
+        /// The key file.
+        path: PathBuf,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not an SSH key we can use.
+    #[error("{} is not a usable SSH key ({reason}); point user.signingKey at an OpenSSH private key such as ~/.ssh/id_ed25519, or at its .pub file when the key is in ssh-agent", path.display())]
+    NotAKey {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A passphrase-protected key and no agent to sign with it.
+    #[error("{} is passphrase-protected and no ssh-agent is reachable (SSH_AUTH_SOCK is not set); start ssh-agent and run `ssh-add {}`", path.display(), path.display())]
+    EncryptedWithoutAgent {
+        /// The key file.
+        path: PathBuf,
+    },
+    /// A `key::` literal and no agent to sign with it.
+    #[error(
+        "the signing key {keyid} is given as a public key only, and no ssh-agent is reachable (SSH_AUTH_SOCK is not set); start ssh-agent and `ssh-add` the private key"
+    )]
+    AgentNeeded {
+        /// The key's fingerprint.
+        keyid: String,
+    },
+    /// A legacy PEM private key without its public key beside it.
+    #[error("{} is a PEM private key, and {}.pub is missing; convert the key with `ssh-keygen -p -f {}` or put its public key beside it", path.display(), path.display(), path.display())]
+    LegacyWithoutPublicKey {
+        /// The key file.
+        path: PathBuf,
+    },
+    /// The `key::` literal (or bare `ssh-…` key) does not decode.
+    #[error(
+        "the signing key literal is not an OpenSSH public key ({reason}); write user.signingKey as `key::ssh-ed25519 AAAA… comment`"
+    )]
+    BadLiteral {
+        /// What is wrong.
+        reason: String,
+    },
+    /// A `~` that cannot be expanded.
+    #[error("cannot expand `{path}`: {reason}; give user.signingKey as an absolute path")]
+    Tilde {
+        /// The path as configured.
+        path: String,
+        /// Why not.
+        reason: &'static str,
+    },
+    /// `ssh-keygen` exists but could not be started.
+    #[error("cannot run `{program}`: {source}; check that it is an executable ssh-keygen (gpg.ssh.program)")]
+    ToolStart {
+        /// The program.
+        program: String,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `ssh-keygen` ran and failed.
+    #[error("`{program} -Y sign` failed ({status}): {stderr}{hint}")]
+    ToolFailed {
+        /// The program.
+        program: String,
+        /// Its exit status.
+        status: String,
+        /// What it said.
+        stderr: String,
+        /// What to try, starting with "; " (empty when there is no advice).
+        hint: String,
+    },
+    /// `ssh-keygen` reported success but its output is not what we asked for.
+    #[error("`{program} -Y sign` produced an unusable signature: {reason}")]
+    ToolOutput {
+        /// The program.
+        program: String,
+        /// What is wrong with the output.
+        reason: String,
+    },
+    /// ssh-key failed to sign.
+    #[error("signing in-process failed: {reason}")]
+    InProcess {
+        /// ssh-key's reason.
+        reason: String,
+    },
+    /// A temporary file for `ssh-keygen` could not be written or read.
+    #[error(
+        "cannot prepare or read the files for ssh-keygen: {source}; check that the temporary directory is writable"
+    )]
+    Temp {
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+}

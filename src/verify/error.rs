@@ -1,0 +1,22 @@
+//! The verifier's error. Evidence that does not hold is never an error: it is a finding in the
+//! report.
+
+use crate::git::GitError;
+use crate::spec;
+
+/// Why the verifier could not run at all (as opposed to evidence that does not hold).
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// The repository failed or a revision is unknown.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The spec at the head cannot be read.
+    #[error(transparent)]
+    Spec(#[from] spec::SpecError),
+    /// HEAD is unborn: nothing to check.
+    #[error("the branch {0} has no commits yet; nothing to check")]
+    Unborn(String),
+    /// The trust could not be completed while verifying (a Sigstore trusted root not to be had).
+    #[error("{0}")]
+    Trust(String),
+}
