@@ -17,6 +17,7 @@
 use std::path::PathBuf;
 
 use crate::attest::message::{self, MessageFields, keys};
+use crate::attest::provenance;
 use crate::attest::signing::{self, Chosen, SignerChoice};
 use crate::attest::statements::{self, BuildError, Context, Line};
 use crate::attest::{AttestError, LineReport, Report, now_rfc3339, read_policy};
@@ -103,12 +104,8 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         trailers,
     };
     let msg = message::render(&fields)?;
-    if let Err(leak) = crate::model::clean::check_str(&msg) {
-        return Err(AttestError::Build(BuildError::Leak {
-            line: "commit message".into(),
-            leak: crate::model::clean::LeakAt { pointer: "/message".into(), leak },
-        }));
-    }
+    provenance::check_message(&fields, &msg, &facts)
+        .map_err(|e| BuildError::from(e).in_evidence_file(&req.evidence))?;
     let commit = repo.create_commit_detached(&[head], tree, &msg)?;
 
     let time = now_rfc3339();
@@ -127,7 +124,8 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         &loaded.evidence,
         red,
         &statements::resource_uri(origin.as_deref(), &commit_hex),
-    )?;
+    )
+    .map_err(|e| e.in_evidence_file(&req.evidence))?;
 
     let chosen = signing::choose(repo, signer_choice, req.key.as_deref())?;
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen);

@@ -5,12 +5,14 @@
 //! - `wire`: what a tick writes (note lines, signatures, trailers, statements, schemas, fsck);
 //! - `refusals`: bad input and repository states, each refused with nothing written;
 //! - `signing`: where the key comes from, agents, unsigned lines and `attest sign`;
+//! - `clean`: leaks refused with their origin, red output withheld, `resourceUri` without paths;
 //! - `cli`: the human summary, `--json`, `-C`;
 //! - `parallel`: two worktrees attesting at the same time.
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod clean;
 mod cli;
 mod parallel;
 mod refusals;
