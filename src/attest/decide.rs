@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::attest::message::{self, MessageFields, keys};
 use crate::attest::pipeline::{completed_report, sign_all, split_target};
+use crate::attest::provenance;
 use crate::attest::signing::{self, SignerChoice};
 use crate::attest::statements::{self, BuildError, Context, Line};
 use crate::attest::tick::{self, Opened};
@@ -21,7 +22,6 @@ use crate::attest::{AttestError, LineReport, now_rfc3339, read_policy};
 use crate::exit;
 use crate::git::{GitError, Head, ObjectId, Repo, trailers::sanitize_value};
 use crate::model::bundle::{self, NOTES_REF};
-use crate::model::clean::{self, LeakAt};
 use crate::model::dsse::Envelope;
 use crate::model::predicate::{Decider, Verdict};
 use crate::model::refs;
@@ -415,13 +415,7 @@ fn decision_commit(
     };
     let template = if verdict == Verdict::Skipped { message::SKIP_TEMPLATE } else { message::TEMPLATE };
     let msg = message::render_with(template, &fields)?;
-    if let Err(leak) = clean::check_str(&msg) {
-        return Err(BuildError::Leak {
-            line: "commit message".into(),
-            leak: LeakAt { pointer: "/message".into(), leak },
-        }
-        .into());
-    }
+    provenance::check_message(&fields, &msg, facts).map_err(BuildError::from)?;
     let (policy_sha256, _) = read_policy(repo, parent)?;
     let commit = repo.create_commit_detached(&[parent], tree, &msg)?;
     let (commit_hex, tree_hex, time) = (commit.to_string(), tree.to_string(), now_rfc3339());

@@ -8,6 +8,7 @@ pub mod evidence;
 pub mod held_out;
 pub mod message;
 pub mod pipeline;
+pub mod provenance;
 pub mod sign_later;
 pub mod signing;
 pub mod statements;
@@ -247,7 +248,7 @@ impl AttestError {
             | AttestError::BugEvidence(_)
             | AttestError::BadSigner(_)
             | AttestError::Disabled => exit::CONFIG,
-            AttestError::Build(crate::attest::statements::BuildError::Leak { .. }) => exit::CONFIG,
+            AttestError::Build(crate::attest::statements::BuildError::Leak(_)) => exit::CONFIG,
             AttestError::AlreadyTicked { .. }
             | AttestError::TickedOnlyInIndex { .. }
             | AttestError::InterruptedTickEdited { .. }

@@ -16,6 +16,7 @@
 use std::path::PathBuf;
 
 use crate::attest::message::{self, MessageFields, keys};
+use crate::attest::provenance;
 use crate::attest::signing::{self, Chosen, SignerChoice};
 use crate::attest::statements::{self, BuildError, Context, Line};
 use crate::attest::{AttestError, LineReport, Report, now_rfc3339, read_policy};
@@ -96,12 +97,8 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         trailers,
     };
     let msg = message::render(&fields)?;
-    if let Err(leak) = crate::model::clean::check_str(&msg) {
-        return Err(AttestError::Build(BuildError::Leak {
-            line: "commit message".into(),
-            leak: crate::model::clean::LeakAt { pointer: "/message".into(), leak },
-        }));
-    }
+    provenance::check_message(&fields, &msg, &facts)
+        .map_err(|e| BuildError::from(e).in_evidence_file(&req.evidence))?;
     let commit = repo.create_commit_detached(&[pending.head], pending.tree, &msg)?;
 
     let time = now_rfc3339();
@@ -122,7 +119,8 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         &loaded.evidence,
         red,
         &statements::resource_uri(origin.as_deref(), &commit_hex),
-    )?;
+    )
+    .map_err(|e| e.in_evidence_file(&req.evidence))?;
 
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
     let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use crate::attest::provenance::{self, LeakError};
 use crate::model::canonical::value_to_canonical;
-use crate::model::clean::{self, LeakAt};
+use crate::model::clean;
 use crate::model::digest::sha256_hex;
 use crate::model::evidence::{Evidence, PhaseRun, TickVerdict};
 use crate::model::predicate::{self, Decider, Red, SpecRef, TaskRef, TaskVerificationV0, Unit, Verdict};
@@ -109,16 +110,34 @@ impl Context<'_> {
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// A statement would carry a leak; nothing is written.
-    #[error("the {line} statement would leak {leak}; remove it from the evidence (nothing was written)")]
-    Leak {
-        /// Which line.
-        line: String,
-        /// What and where.
-        leak: LeakAt,
-    },
+    #[error(transparent)]
+    Leak(Box<LeakError>),
     /// Serialisation failed (a bug).
     #[error("cannot encode the {0} statement: {1}")]
     Encode(String, serde_json::Error),
+}
+
+impl From<LeakError> for BuildError {
+    fn from(e: LeakError) -> Self {
+        BuildError::Leak(Box::new(e))
+    }
+}
+
+impl From<Box<LeakError>> for BuildError {
+    fn from(e: Box<LeakError>) -> Self {
+        BuildError::Leak(e)
+    }
+}
+
+impl BuildError {
+    /// The same error, naming `path` as the evidence file when a leaking value came from it.
+    #[must_use]
+    pub fn in_evidence_file(self, path: &std::path::Path) -> BuildError {
+        match self {
+            BuildError::Leak(e) => BuildError::from(e.in_evidence_file(path)),
+            other => other,
+        }
+    }
 }
 
 /// The lines of a tick (`verified`, `regression_only`): one test-result per phase in running
@@ -138,7 +157,7 @@ pub fn tick(
     for run in &phases {
         let phase = run.phase();
         let name = format!("{}{}", summary::INPUT_TEST_RESULT_PREFIX, phase.as_str());
-        lines.push(line(ctx, name, test_result::TYPE, &test_result_of(run))?);
+        lines.push(line(ctx, Some(evidence), name, test_result::TYPE, &test_result_of(run))?);
     }
 
     let verdict = match evidence.verdict {
@@ -164,7 +183,7 @@ pub fn tick(
     p.bug = evidence.bug.clone();
     p.context = evidence.context.clone();
     p.dependencies = evidence.dependencies.clone();
-    lines.push(line(ctx, summary::INPUT_TASK_VERIFICATION.to_owned(), predicate::TYPE, &p)?);
+    lines.push(line(ctx, Some(evidence), summary::INPUT_TASK_VERIFICATION.to_owned(), predicate::TYPE, &p)?);
 
     let level = match verdict {
         Verdict::RegressionOnly => summary::LEVEL_REGRESSION_ONLY,
@@ -187,7 +206,7 @@ pub fn tick(
         dependency_levels: None,
         slsa_version: None,
     };
-    lines.push(line(ctx, "summary".to_owned(), summary::TYPE, &s)?);
+    lines.push(line(ctx, Some(evidence), "summary".to_owned(), summary::TYPE, &s)?);
     Ok(lines)
 }
 
@@ -198,27 +217,35 @@ pub fn tick(
 pub fn decision(ctx: &Context<'_>, verdict: Verdict, decider: Decider) -> Result<Vec<Line>, BuildError> {
     let mut p = ctx.base_predicate(verdict);
     p.decider = Some(decider);
-    Ok(vec![line(ctx, summary::INPUT_TASK_VERIFICATION.to_owned(), predicate::TYPE, &p)?])
+    Ok(vec![line(ctx, None, summary::INPUT_TASK_VERIFICATION.to_owned(), predicate::TYPE, &p)?])
 }
 
-/// `git+<origin>@<commit>`, or `git:<commit>` without an origin.
+/// `git+<origin>@<commit>`, or `git:<commit>` when there is no origin to publish: none, a local
+/// path or file URL ([`crate::git::strip_credentials`] gives none for those), or a URL that the
+/// clean check refuses (`ada@host:/home/ada/app.git`). The summary never blocks on its origin.
 #[must_use]
 pub fn resource_uri(origin: Option<&str>, commit: &str) -> String {
-    match origin {
-        Some(url) => format!("git+{url}@{commit}"),
-        None => format!("git:{commit}"),
+    match origin.map(|url| format!("git+{url}@{commit}")) {
+        Some(uri) if clean::check_str(&uri).is_ok() => uri,
+        _ => format!("git:{commit}"),
     }
 }
 
+/// One statement as canonical bytes, after the clean check; a leak names the origin of the value
+/// (from `evidence` when the statement was built from one).
 fn line<P: serde::Serialize>(
     ctx: &Context<'_>,
+    evidence: Option<&Evidence>,
     name: String,
     predicate_type: &'static str,
     predicate: &P,
 ) -> Result<Line, BuildError> {
     let statement = Statement::new(ctx.subject(), predicate_type, predicate);
     let value = serde_json::to_value(&statement).map_err(|e| BuildError::Encode(name.clone(), e))?;
-    clean::check_value(&value).map_err(|leak| BuildError::Leak { line: name.clone(), leak })?;
+    clean::check_value(&value).map_err(|leak| {
+        let origin = provenance::of_statement(&name, &leak.pointer, ctx.task, evidence);
+        BuildError::from(LeakError { line: name.clone(), leak, origin })
+    })?;
     let payload = value_to_canonical(&value);
     Ok(Line { name, predicate_type, payload })
 }
@@ -300,4 +327,42 @@ fn trace(ctx: &Context<'_>, evidence: &Evidence, last_phase: Option<Phase>) -> V
         }));
     }
     Value::Array(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resource_uri;
+    use crate::git::strip_credentials;
+
+    #[test]
+    fn the_resource_uri_names_a_published_origin_and_never_a_local_path_or_a_credential() {
+        let c = "0123456789abcdef0123456789abcdef01234567";
+        let uri = |remote: &str| resource_uri(strip_credentials(remote).as_deref(), c);
+        assert_eq!(resource_uri(None, c), format!("git:{c}"));
+        assert_eq!(
+            uri("https://github.com/acme/app.git"),
+            format!("git+https://github.com/acme/app.git@{c}")
+        );
+        assert_eq!(
+            uri("https://ada:pw@github.com/acme/app.git"),
+            format!("git+https://github.com/acme/app.git@{c}")
+        );
+        assert_eq!(
+            uri("https://gl.example.com/g/p.git?private_token=x"),
+            format!("git+https://gl.example.com/g/p.git@{c}")
+        );
+        assert_eq!(uri("git@github.com:acme/app.git"), format!("git+git@github.com:acme/app.git@{c}"));
+        for local in [
+            "/home/ada/src/app",
+            "/srv/git/app.git",
+            "../app",
+            "file:///srv/git/app.git",
+            "C:\\repos\\app",
+            "ada@build:/home/ada/app.git",
+            "ssh://ada@build/Users/ada/app.git",
+            "https://example.com/ghp_0123456789abcdefghijABCDEFGHIJ012345/app.git",
+        ] {
+            assert_eq!(uri(local), format!("git:{c}"), "{local}");
+        }
+    }
 }

@@ -25,44 +25,60 @@ impl Repo {
         })
     }
 
-    /// The URL of remote `origin` without credentials: `user:password@` removed everywhere and
-    /// any `user@` removed for http(s); `None` without an origin or for a URL with control
-    /// characters or whitespace.
+    /// The URL of remote `origin` as it may be published ([`strip_credentials`]): without
+    /// credentials, and `None` without an origin or when it is a local repository.
     pub fn origin_url_without_credentials(&self) -> Option<String> {
         strip_credentials(&self.config_string("remote.origin.url")?)
     }
 }
 
-/// `url` with its credentials removed (see [`Repo::origin_url_without_credentials`]).
+/// `url` as it may be published, or `None` when there is nothing to publish.
+///
+/// - `None` for a local repository: a path (`/srv/git/app.git`, `../app`, `C:\repos\app`; git
+///   reads a URL without `://` whose first `:` comes after a `/`, or that has none, as a path) or
+///   a `file://` URL; and for a URL with control characters or whitespace.
+/// - Otherwise the URL without credentials: the user information of every scheme is removed,
+///   except an ssh user name without a password (`ssh://git@host/r`, `git@host:r`); the query and
+///   the fragment are removed (`?private_token=…`).
 pub fn strip_credentials(url: &str) -> Option<String> {
     if url.is_empty() || url.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return None;
     }
     let Some((scheme, rest)) = url.split_once("://") else {
-        return Some(strip_scp_like(url));
+        return strip_scp_like(url);
     };
+    if scheme.eq_ignore_ascii_case("file") || scheme.contains(['/', '\\']) {
+        return None;
+    }
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(end);
-    let Some((userinfo, host)) = authority.rsplit_once('@') else {
-        return Some(url.to_owned());
+    let path = tail.split(['?', '#']).next().unwrap_or_default();
+    let (user, host) = match authority.rsplit_once('@') {
+        Some((userinfo, host)) => (userinfo.split(':').next(), host),
+        None => (None, authority),
     };
-    let is_http = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
-    let user = match userinfo.split_once(':') {
-        _ if is_http => None,
-        Some((user, _password)) => Some(user),
-        None => Some(userinfo),
-    };
+    let ssh = ["ssh", "git+ssh", "ssh+git"].iter().any(|s| scheme.eq_ignore_ascii_case(s));
     Some(match user {
-        Some(user) if !user.is_empty() => format!("{scheme}://{user}@{host}{tail}"),
-        _ => format!("{scheme}://{host}{tail}"),
+        Some(user) if ssh && !user.is_empty() => format!("{scheme}://{user}@{host}{path}"),
+        _ => format!("{scheme}://{host}{path}"),
     })
 }
 
-/// `user:password@host:path` loses `user:password@`; `user@host:path` and paths stay.
-fn strip_scp_like(url: &str) -> String {
+/// An scp-like `[user@]host:path` loses a password in its user information; a local path is
+/// `None`.
+fn strip_scp_like(url: &str) -> Option<String> {
+    let bytes = url.as_bytes();
+    let drive = bytes.len() >= 3
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && matches!(bytes[2], b'/' | b'\\');
+    let colon = url.find(':')?;
+    if drive || url.find(['/', '\\']).is_some_and(|slash| slash < colon) {
+        return None;
+    }
     let first_segment = url.split('/').next().unwrap_or(url);
-    match first_segment.rsplit_once('@') {
+    Some(match first_segment.rsplit_once('@') {
         Some((userinfo, _)) if userinfo.contains(':') => url[userinfo.len() + 1..].to_owned(),
         _ => url.to_owned(),
-    }
+    })
 }

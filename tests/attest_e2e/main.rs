@@ -5,6 +5,7 @@
 //! - `wire`: what a tick writes (note lines, signatures, trailers, statements, schemas, fsck);
 //! - `refusals`: bad input and repository states, each refused with nothing written;
 //! - `signing`: where the key comes from, agents, unsigned lines and `attest sign`;
+//! - `clean`: leaks refused with their origin, red output withheld, `resourceUri` without paths;
 //! - `cli`: the human summary, `--json`, `-C`;
 //! - `integrity`: files read only where they should be, crash and lock states, the published
 //!   `[attest]` table, signing that fails closed;
@@ -13,6 +14,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod clean;
 mod cli;
 mod integrity;
 mod parallel;

@@ -31,7 +31,7 @@ fn refused(s: &Setup, target: &str, evidence: &std::path::Path, code: i32, says:
     out
 }
 
-fn evidence_with(s: &Setup, name: &str, edit: impl FnOnce(&mut Value)) -> std::path::PathBuf {
+pub(crate) fn evidence_with(s: &Setup, name: &str, edit: impl FnOnce(&mut Value)) -> std::path::PathBuf {
     let mut value = common::evidence_json(T005, Evidence::Verified);
     edit(&mut value);
     let red = std::fs::read(common::crate_root().join("fixtures/evidence/red.log")).unwrap();

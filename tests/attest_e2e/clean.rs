@@ -1,0 +1,216 @@
+//! The clean check end to end: a value that would leak stops `attest` (and `accept`) before
+//! anything is written, naming the statement, the field and the file the value came from; a red
+//! output that would leak is withheld; the summary's `resourceUri` never carries a local path or a
+//! credential, so a clone of a local repository attests.
+
+use serde_json::{Value, json};
+
+use crate::common::{self, Evidence, NOTES_REF};
+use crate::refusals::evidence_with;
+use crate::{Setup, T005};
+
+/// What a refused command must leave as it was, as git itself shows it.
+#[derive(Debug, PartialEq, Eq)]
+struct Untouched {
+    log: String,
+    notes: String,
+    status: String,
+    snapshot: common::Snapshot,
+}
+
+fn untouched(s: &Setup) -> Untouched {
+    let p = &s.project;
+    Untouched {
+        log: p.git(&["log", "--all", "--format=%H %s"]),
+        notes: p.git(&["notes", "--ref=speccoder", "list"]),
+        status: p.git(&["status", "--porcelain", "--untracked-files=all"]),
+        snapshot: p.snapshot(),
+    }
+}
+
+#[test]
+fn a_secret_in_an_evidence_field_stops_attest_naming_statement_pointer_field_and_evidence_file() {
+    let s = Setup::speckit(Evidence::Verified);
+    let secret = "0f8fad5bd9cb469fa16570867728950e0f8fad5b";
+    type Edit = fn(&mut Value);
+    let cases: [(&str, Edit, [&str; 3]); 4] = [
+        (
+            "decision",
+            |v| v["decisions"] = json!([{ "call": "kept the cache", "note": "API_SECRET=0f8fad5bd9cb469fa16570867728950e0f8fad5b" }]),
+            [
+                "the task-verification statement would leak a secret assigned to a name that says so",
+                "/predicate/decisions/0/note",
+                "`decisions[0].note` in the evidence file ",
+            ],
+        ),
+        (
+            "test-name",
+            |v| {
+                v["phases"][2]["passed"] =
+                    json!(["tests/tags.rs", "x_/tmp/0f8fad5bd9cb469fa16570867728950e0f8fad5b"])
+            },
+            [
+                "the test-result/green statement would leak an absolute local path",
+                "/predicate/passedTests/1",
+                "`phases[2].passed[1]` in the evidence file ",
+            ],
+        ),
+        (
+            "scenario",
+            |v| {
+                v["acceptance"][0]["scenario"] =
+                    json!("US1.1 $2b$12$0f8fad5bd9cb469fa16570867728950e0f8fad5bd9cb469fa1657")
+            },
+            [
+                "would leak a password hash",
+                "/predicate/trace/2/scenario",
+                "`acceptance[0].scenario` in the evidence file ",
+            ],
+        ),
+        (
+            "run",
+            |v| v["run"] = json!("run-7 token=0f8fad5bd9cb469fa16570867728950e0f8fad5b"),
+            [
+                "the commit message would leak a secret assigned to a name that says so",
+                "/Run",
+                "`run` in the evidence file ",
+            ],
+        ),
+    ];
+    for (name, edit, says) in cases {
+        let evidence = evidence_with(&s, name, edit);
+        let before = untouched(&s);
+        let out = s.project.attest(T005, &evidence, &["--key", s.key.private.to_str().unwrap()]).failure(13);
+        for text in says {
+            assert!(out.stderr.contains(text), "stderr should say {text:?}\n{out}");
+        }
+        assert!(out.stderr.contains(&evidence.display().to_string()), "{out}");
+        assert!(out.stderr.contains("nothing was written"), "{out}");
+        assert!(
+            !out.stderr.contains(secret) && !out.stderr.contains(&secret[..12]),
+            "the message repeats the leak\n{out}"
+        );
+        assert_eq!(untouched(&s), before, "{name}: the repository changed\n{out}");
+    }
+}
+
+#[test]
+fn a_secret_in_the_task_title_stops_attest_naming_the_task_list() {
+    let s = Setup::speckit(Evidence::Verified);
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(s.project.read(tasks)).unwrap();
+    let text = text.replace("in src/tags/store.rs (FR-001", "with key AKIA0F8FAD5BD9CB469F (FR-001");
+    s.project.write(tasks, text);
+    s.project.git(&["commit", "-qam", "a title that holds a key"]);
+    let before = untouched(&s);
+    let out = s.project.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).failure(13);
+    for text in
+        ["the commit message would leak an AWS access key id at /title", &format!("it comes from {tasks}")]
+    {
+        assert!(out.stderr.contains(text), "stderr should say {text:?}\n{out}");
+    }
+    assert!(!out.stderr.contains("AKIA0F8F"), "{out}");
+    assert_eq!(untouched(&s), before, "{out}");
+}
+
+#[test]
+fn a_secret_in_the_reason_stops_accept_naming_the_option() {
+    let s = Setup::speckit(Evidence::Verified);
+    let before = untouched(&s);
+    let key = s.key.private.to_str().unwrap();
+    let reason = "checked by hand with xoxb-0f8fad5bd9cb-469fa1657086";
+    let out = s.project.speccoder(&["accept", T005, "--reason", reason, "--key", key]).failure(13);
+    for text in ["the commit message would leak a Slack token at /Reason", "the command line's --reason"] {
+        assert!(out.stderr.contains(text), "stderr should say {text:?}\n{out}");
+    }
+    assert!(!out.stderr.contains("xoxb-0f8f"), "{out}");
+    assert_eq!(untouched(&s), before, "{out}");
+}
+
+#[test]
+fn a_red_output_holding_an_assignment_a_connection_string_or_a_hash_is_withheld() {
+    for leaking in [
+        "env: AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+        "conn: DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zr8KpX2mQ7vL3nW9tB4cYd6Fh1Jk5Ab8Cd==;\n",
+        "stored $argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0$Zr8KpX2mQ7vL3nW9tB4cYd6Fh1Jk5Ab8Cd\n",
+        "wrote run-/home/alice/out.txt\n",
+    ] {
+        let s = Setup::speckit(Evidence::Verified);
+        let red = format!("running 1 test\ntest adds_a_tag ... FAILED\n{leaking}");
+        std::fs::write(s.evidence.parent().unwrap().join("red.log"), &red).unwrap();
+        let out = s.attest_signed(&["--json"]);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(report["withheld"], json!(["red excerpt (not clean)"]), "{leaking}{out}");
+        let lines = s.project.note_lines("HEAD");
+        for line in &lines {
+            let text = String::from_utf8_lossy(&line.payload);
+            assert!(!text.contains("wJalr") && !text.contains("Zr8Kp") && !text.contains("alice"), "{text}");
+        }
+        assert_eq!(lines[3].statement["predicate"]["red"]["withheld"], json!(true));
+    }
+}
+
+/// `speccoder attest` in a work tree whose `origin` is `remote`: the summary's `resourceUri`.
+fn resource_uri_with_origin(remote: &str) -> (String, String) {
+    let s = Setup::speckit(Evidence::Verified);
+    s.project.git(&["remote", "add", "origin", remote]);
+    s.attest_signed(&[]);
+    let lines = s.project.note_lines("HEAD");
+    let summary = lines.last().unwrap();
+    let uri = summary.statement["predicate"]["resourceUri"].as_str().unwrap().to_owned();
+    (uri, s.project.rev("HEAD"))
+}
+
+#[test]
+fn a_remote_url_of_each_shape_gives_a_resource_uri_without_credentials_or_local_paths() {
+    let cases = [
+        (
+            "https://oauth2:glpat-0f8fad5bd9cb469fa165@gitlab.example.com/g/p.git?private_token=x",
+            Some("git+https://gitlab.example.com/g/p.git"),
+        ),
+        (
+            "https://0f8fad5bd9cb469fa16570867728950e0f8fad5b@github.com/acme/app.git",
+            Some("git+https://github.com/acme/app.git"),
+        ),
+        (
+            "ssh://git:hunter2@git.example.com/acme/app.git",
+            Some("git+ssh://git@git.example.com/acme/app.git"),
+        ),
+        ("git@github.com:acme/app.git", Some("git+git@github.com:acme/app.git")),
+        ("ada@build.example.net:/home/ada/app.git", None),
+        ("file:///srv/git/app.git", None),
+        ("/srv/git/app.git", None),
+    ];
+    for (remote, expected) in cases {
+        let (uri, commit) = resource_uri_with_origin(remote);
+        let expected = expected.map_or_else(|| format!("git:{commit}"), |base| format!("{base}@{commit}"));
+        assert_eq!(uri, expected, "{remote}");
+    }
+}
+
+#[test]
+fn a_clone_of_a_local_repository_attests_and_its_resource_uri_holds_no_path() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let clone = p.tmp().join("clone");
+    p.git(&["clone", "-q", p.root.to_str().unwrap(), clone.to_str().unwrap()]);
+    for (key, value) in
+        [("user.name", "Ada Lovelace"), ("user.email", common::PRINCIPAL), ("commit.gpgsign", "false")]
+    {
+        p.git_in(&clone, &["config", key, value]);
+    }
+    let origin = p.git_in(&clone, &["config", "remote.origin.url"]);
+    assert!(origin.trim().starts_with('/'), "{origin}");
+    let key = s.key.private.to_str().unwrap();
+    let evidence = s.evidence.to_str().unwrap();
+    p.speccoder_in(&clone, &["attest", T005, "--evidence", evidence, "--key", key]).success();
+    let commit = p.git_in(&clone, &["rev-parse", "HEAD"]).trim().to_owned();
+    let note = p.git_in(&clone, &["notes", "--ref", NOTES_REF, "show", &commit]);
+    let lines = common::parse_bundle(note.as_bytes());
+    assert_eq!(lines.last().unwrap().statement["predicate"]["resourceUri"], json!(format!("git:{commit}")));
+    for line in &lines {
+        assert!(!String::from_utf8_lossy(&line.payload).contains(p.root.to_str().unwrap()));
+    }
+    common::assert_every_line_verifies(&p.scratch, &s.allowed, &lines);
+    assert_eq!(p.git_in(&clone, &["status", "--porcelain"]), "");
+}
