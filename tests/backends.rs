@@ -158,3 +158,43 @@ fn an_unknown_signer_in_speccoder_toml_is_a_configuration_error_and_nothing_is_w
     assert!(r.stderr.contains("unknown signer `x509`"), "{r}");
     assert_eq!(p.snapshot(), before);
 }
+
+/// With `commit.gpgsign`, the task commit is signed as `git commit -S` signs it, with git's own
+/// key (`gpg.format`, `user.signingKey`): `git verify-commit` accepts it and `git log
+/// --show-signature` shows it, for SSH and OpenPGP. Without a key git could sign with, nothing
+/// is written.
+#[test]
+fn with_commit_gpgsign_the_task_commit_carries_a_signature_git_verify_commit_accepts() {
+    let p = Project::speckit();
+    let ada = ed25519(&p.scratch, "ada");
+    // git's own trust file for commits: the key may sign in the namespace `git`.
+    let allowed = p.scratch.join("git_allowed_signers");
+    std::fs::write(&allowed, format!("{PRINCIPAL} namespaces=\"git\" {}\n", ada.public_line)).unwrap();
+    p.git(&["config", "commit.gpgsign", "true"]);
+
+    let ev4 = write_evidence(&p.scratch.join("ev4"), "001-bookmark-tags/T004", Evidence::Verified);
+    let before = p.snapshot();
+    let out = p.attest("001-bookmark-tags/T004", &ev4, &["--signer", "none"]).failure(13);
+    assert!(out.stderr.contains("commit.gpgsign is set"), "{out}");
+    assert_eq!(p.snapshot(), before, "a commit git would sign and cannot is never written");
+
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
+    p.git(&["config", "gpg.ssh.allowedSignersFile", allowed.to_str().unwrap()]);
+    p.attest("001-bookmark-tags/T004", &ev4, &[]).success();
+    p.git(&["verify-commit", "HEAD"]);
+    let shown = p.git_run(&["log", "-1", "--show-signature", "--format=%G? %s"]).success();
+    assert!(shown.stdout.contains("Good \"git\" signature"), "{shown}");
+    assert!(shown.stdout.lines().last().unwrap().starts_with("G "), "{shown}");
+    p.git_run(&["fsck", "--strict", "--no-dangling", "--no-progress"]).success();
+
+    let (fpr, _cert) = gpg_key(&p);
+    p.git(&["config", "--unset", "gpg.format"]);
+    p.git(&["config", "user.signingKey", &fpr]);
+    let ev5 = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
+    p.attest("001-bookmark-tags/T005", &ev5, &[]).success();
+    p.git(&["verify-commit", "HEAD"]);
+    let shown = p.git(&["log", "-1", "--format=%G? %GF"]);
+    assert_eq!(shown.trim(), format!("G {fpr}"));
+    assert!(p.note_lines("HEAD").iter().all(|l| !l.signatures.is_empty()), "the lines are signed too");
+}

@@ -417,7 +417,7 @@ fn decision_commit(
     let msg = message::render_with(template, &fields)?;
     provenance::check_message(&fields, &msg, facts).map_err(BuildError::from)?;
     let (policy_sha256, _) = read_policy(repo, parent)?;
-    let commit = repo.create_commit_detached(&[parent], tree, &msg)?;
+    let commit = tick::write_task_commit(repo, parent, tree, &msg)?;
     let (commit_hex, tree_hex, time) = (commit.to_string(), tree.to_string(), now_rfc3339());
     let commit_sha256 = crate::attest::commit_object_sha256(repo, commit)?;
     let ctx = Context {

@@ -99,7 +99,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     let msg = message::render(&fields)?;
     provenance::check_message(&fields, &msg, &facts)
         .map_err(|e| BuildError::from(e).in_evidence_file(&req.evidence))?;
-    let commit = repo.create_commit_detached(&[pending.head], pending.tree, &msg)?;
+    let commit = tick::write_task_commit(repo, pending.head, pending.tree, &msg)?;
 
     let time = now_rfc3339();
     let commit_hex = commit.to_string();

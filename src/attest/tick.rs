@@ -17,8 +17,10 @@
 use gix::ObjectId;
 
 use crate::attest::AttestError;
+use crate::attest::signing::{self, Chosen, SignerChoice, SigstoreFlags};
 use crate::git::{GitError, Head, LockedIndex, Repo, trailers};
 use crate::model::bundle::NOTES_REF;
+use crate::sign::SignError;
 use crate::spec::{self, TaskFacts};
 
 /// A writer that holds the index and knows the branch it will move.
@@ -178,6 +180,35 @@ impl Pending<'_> {
             None => Ok(()),
         }
     }
+}
+
+/// Writes the task (or decision) commit of `tree` on `parent` with `message`, signed as git signs
+/// commits when `commit.gpgsign` is set: with git's own key (`gpg.format`, `user.signingKey`),
+/// in the `gpgsig` header, so that `git verify-commit` and branch protection accept it. A commit
+/// that git would sign and that cannot be signed is not written (fail closed, as git does).
+///
+/// # Errors
+/// The commit cannot be made, or `commit.gpgsign` is set and no signature can be made.
+pub(crate) fn write_task_commit(
+    repo: &Repo,
+    parent: ObjectId,
+    tree: ObjectId,
+    message: &str,
+) -> Result<ObjectId, AttestError> {
+    let commit = repo.new_commit(&[parent], tree, message)?;
+    if !repo.config_bool("commit.gpgsign").unwrap_or(false) {
+        return Ok(repo.write_commit(commit, None)?);
+    }
+    let signer = match signing::choose(repo, SignerChoice::Auto, None, &SigstoreFlags::default())? {
+        Chosen::Signer(signer) => signer,
+        Chosen::Unsigned(reason) => {
+            return Err(AttestError::Sign(SignError::CannotSign(format!(
+                "commit.gpgsign is set, so the task commit must be signed as git signs commits, but {reason}"
+            ))));
+        }
+    };
+    let signature = signer.sign_git_commit(&commit.bytes())?;
+    Ok(repo.write_commit(commit, Some(signature))?)
 }
 
 /// The checked-out branch and its commit; a detached HEAD or an unborn branch is refused.

@@ -28,6 +28,7 @@ pub use config::strip_credentials;
 pub use error::GitError;
 pub use gix::ObjectId;
 pub use index::LockedIndex;
+pub use new_commit::NewCommit;
 pub use notes::{NOTES_REF, NoteOutcome, UpdateNoteError};
 pub use refs::{CAS_TRIES, CasUpdate};
 pub use repo::{Head, Repo, RepoHandle};

@@ -8,6 +8,21 @@ use super::identity::Role;
 use super::refs::{full_name, one_line, previous};
 use super::repo::Repo;
 
+/// A commit made but not yet written, so that its bytes can be signed first (`commit.gpgsign`).
+pub struct NewCommit(gix::objs::Commit);
+
+impl NewCommit {
+    /// The commit object's bytes as git stores them (without the `object` header): what
+    /// `git commit -S` signs.
+    #[must_use]
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        // Writing into a Vec cannot fail.
+        let _ = gix::objs::WriteTo::write_to(&self.0, &mut out);
+        out
+    }
+}
+
 impl Repo {
     /// Write a commit object with `parents`, `tree` and `message` (stored byte for byte), author
     /// and committer as git would take them; no reference moves.
@@ -17,10 +32,22 @@ impl Repo {
         tree: ObjectId,
         message: &str,
     ) -> Result<ObjectId, GitError> {
+        let commit = self.new_commit(parents, tree, message)?;
+        self.write_commit(commit, None)
+    }
+
+    /// A commit of `tree` with `parents` and `message`, author and committer as git would take
+    /// them, not yet written ([`Repo::write_commit`]).
+    pub fn new_commit(
+        &self,
+        parents: &[ObjectId],
+        tree: ObjectId,
+        message: &str,
+    ) -> Result<NewCommit, GitError> {
         if !self.inner.has_object(tree) {
             return Err(GitError::ObjectMissing { id: tree });
         }
-        let commit = gix::objs::Commit {
+        Ok(NewCommit(gix::objs::Commit {
             tree,
             parents: parents.iter().copied().collect(),
             author: self.signature(Role::Author)?,
@@ -28,7 +55,16 @@ impl Repo {
             encoding: None,
             message: message.into(),
             extra_headers: Vec::new(),
-        };
+        }))
+    }
+
+    /// Writes `commit`, with `gpgsig` (an armored signature over [`NewCommit::bytes`]) as its
+    /// signature header when given, as `git commit -S` writes it; no reference moves.
+    pub fn write_commit(&self, commit: NewCommit, gpgsig: Option<String>) -> Result<ObjectId, GitError> {
+        let mut commit = commit.0;
+        if let Some(signature) = gpgsig {
+            commit.extra_headers.push(("gpgsig".into(), signature.into()));
+        }
         self.inner.write_object(&commit).map(gix::Id::detach).during(|| "write a commit".into())
     }
 

@@ -46,6 +46,15 @@ pub trait Signer {
     fn describe(&self) -> String;
     /// Signs the DSSE PAE bytes; the result is what goes base64-encoded into `sig`.
     fn sign(&self, pae: &[u8]) -> Result<Vec<u8>, SignError>;
+    /// Signs a commit object's bytes (without a `gpgsig` header) as `git commit -S` does with
+    /// this key; the result is the armored signature for the commit's `gpgsig` header.
+    ///
+    /// # Errors
+    /// The signature cannot be made; a backend that cannot sign commits says so.
+    fn sign_git_commit(&self, commit: &[u8]) -> Result<String, SignError> {
+        let _ = commit;
+        Err(SignError::CannotSign(format!("{} cannot sign git commits", self.describe())))
+    }
     /// The Sigstore bundle of the last signature, for the envelope's `sigstore` field (only the
     /// Sigstore backend has one).
     fn take_bundle(&self) -> Option<serde_json::Value> {

@@ -59,14 +59,6 @@ pub enum HeldOutError {
         /// Why.
         source: std::io::Error,
     },
-    /// Other publishers kept moving the ref.
-    #[error("{reference} kept moving while publishing ({tries} tries); run publish again")]
-    Contention {
-        /// The ref.
-        reference: String,
-        /// How often it was tried.
-        tries: usize,
-    },
 }
 
 impl HeldOutError {
@@ -82,7 +74,6 @@ impl HeldOutError {
             HeldOutError::Source { .. }
             | HeldOutError::BadSet { .. }
             | HeldOutError::StoredDiffers { .. } => exit::CONFIG,
-            HeldOutError::Contention { .. } => exit::GIT_PRECONDITION,
             HeldOutError::Io { .. } => exit::INTERNAL,
         }
     }

@@ -25,5 +25,5 @@ mod store;
 
 pub use error::HeldOutError;
 pub use local::{MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES, default_store};
-pub use publish::{LeftOut, PUBLISH_TRIES, PublishReport, PublishRequest, SetInfo, UnitPublish, publish};
+pub use publish::{LeftOut, PublishReport, PublishRequest, SetInfo, UnitPublish, publish};
 pub use store::{StoreReport, StoreRequest, store};

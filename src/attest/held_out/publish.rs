@@ -4,14 +4,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::Serialize;
 
 use super::error::HeldOutError;
 use super::local::{ReadySet, SetProblem, head_commit, read_set, store_root};
 use crate::exit;
-use crate::git::{GitError, ObjectId, Repo, trailers};
+use crate::git::{CasUpdate, GitError, ObjectId, Repo, trailers};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::digest::is_sha256_hex;
 use crate::model::dsse::Envelope;
@@ -20,9 +19,6 @@ use crate::model::refs;
 use crate::model::statement::RawStatement;
 use crate::model::test_result::{self, Phase, TestResult};
 use crate::spec;
-
-/// How often publishing re-reads and retries after another publisher moved the ref.
-pub const PUBLISH_TRIES: usize = 20;
 
 /// What `speccoder held-out publish` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -335,12 +331,11 @@ fn tree_files(repo: &Repo, tree: ObjectId) -> Result<Vec<(String, Vec<u8>)>, Git
 /// Adds `sets` to the tree of `reference` in a new commit, by compare-and-swap; when another
 /// publisher moved the ref first, reads it again and retries. Sets present already stay as they are.
 fn write_sets(repo: &Repo, reference: &str, unit: &str, sets: &[&ReadySet]) -> Result<Written, HeldOutError> {
-    for attempt in 0..PUBLISH_TRIES {
-        let previous = repo.ref_target(reference)?;
+    repo.update_ref_retrying(reference, |previous| {
         let present = published_keys(repo, previous)?;
         let added: Vec<&&ReadySet> = sets.iter().filter(|s| !present.contains(&s.key)).collect();
         if added.is_empty() {
-            return Ok(Written { previous, commit: None, added: Vec::new() });
+            return Ok(CasUpdate::Keep(Written { previous, commit: None, added: Vec::new() }));
         }
         let mut files = match previous {
             Some(c) => tree_files(repo, repo.commit_tree(c)?)?,
@@ -354,25 +349,16 @@ fn write_sets(repo: &Repo, reference: &str, unit: &str, sets: &[&ReadySet]) -> R
         }
         let tree = repo.tree_from_files(&files)?;
         let commit = repo.create_commit_detached(previous.as_slice(), tree, &message)?;
-        let reflog = format!("held-out publish: {} sets", added.len());
-        match repo.update_ref_cas(reference, previous, commit, &reflog) {
-            Ok(()) => {
-                let added = added.iter().map(|s| s.key.clone()).collect();
-                return Ok(Written { previous, commit: Some(commit), added });
-            }
-            Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => backoff(attempt),
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(HeldOutError::Contention { reference: reference.to_owned(), tries: PUBLISH_TRIES })
-}
-
-/// Waits a little before retrying, spread so that racing publishers fall out of step.
-fn backoff(attempt: usize) {
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let base = 1u64 << attempt.min(5);
-    std::thread::sleep(Duration::from_millis(base + u64::from(nanos % 1000) * base / 1000));
+        Ok(CasUpdate::Move {
+            new: commit,
+            reflog: format!("held-out publish: {} sets", added.len()),
+            then: Written {
+                previous,
+                commit: Some(commit),
+                added: added.iter().map(|s| s.key.clone()).collect(),
+            },
+        })
+    })
 }
 
 #[cfg(test)]

@@ -286,6 +286,14 @@ impl Signer for OpenPgpSigner {
             How::Gpg { key, resolved, .. } => self.sign_with_gpg(key, resolved, pae),
         }
     }
+
+    /// git's OpenPGP commit signature is an armored detached signature over the commit bytes,
+    /// which is what [`Signer::sign`] makes of any bytes.
+    fn sign_git_commit(&self, commit: &[u8]) -> Result<String, SignError> {
+        let armored = self.sign(commit)?;
+        String::from_utf8(armored)
+            .map_err(|_| SignError::CannotSign("the OpenPGP signature is not armored text".into()))
+    }
 }
 
 impl fmt::Debug for OpenPgpSigner {

@@ -11,6 +11,9 @@ use ssh_key::{Algorithm, Certificate, EcdsaCurve, HashAlg, LineEnding, PrivateKe
 
 use super::error::SshSignError;
 use super::sshsig::{self, NAMESPACE};
+
+/// The SSHSIG namespace git signs and verifies commits in (`git commit -S`, `git verify-commit`).
+const GIT_NAMESPACE: &str = "git";
 use super::verify::{self as ssh_verify, SshVerifyError};
 use crate::sign::tool::{self, Agent, Run, SSH_KEYGEN, ToolError};
 use crate::sign::{SignError, Signer, SignerKind};
@@ -159,9 +162,18 @@ impl SshSigner {
         }
     }
 
-    fn sign_in_process(key: &PrivateKey, pae: &[u8]) -> Result<Vec<u8>, SshSignError> {
+    /// The armored SSHSIG of `message` under `namespace` (`in-toto` for statements, `git` for
+    /// commits), made by the key itself or through `ssh-keygen -Y sign`.
+    fn sign_in_namespace(&self, namespace: &str, message: &[u8]) -> Result<Vec<u8>, SignError> {
+        match &self.how {
+            How::InProcess(key) => Ok(Self::sign_in_process(key, namespace, message)?),
+            How::ToolFile(_) | How::ToolAgent => self.sign_with_tool(namespace, message),
+        }
+    }
+
+    fn sign_in_process(key: &PrivateKey, namespace: &str, pae: &[u8]) -> Result<Vec<u8>, SshSignError> {
         let in_process = |e: ssh_key::Error| SshSignError::InProcess { reason: e.to_string() };
-        let sig = key.sign(NAMESPACE, HashAlg::Sha512, pae).map_err(in_process)?;
+        let sig = key.sign(namespace, HashAlg::Sha512, pae).map_err(in_process)?;
         let mut armored = sig.to_pem(LineEnding::LF).map_err(in_process)?;
         if !armored.ends_with('\n') {
             armored.push('\n');
@@ -169,7 +181,7 @@ impl SshSigner {
         Ok(armored.into_bytes())
     }
 
-    fn sign_with_tool(&self, pae: &[u8]) -> Result<Vec<u8>, SignError> {
+    fn sign_with_tool(&self, namespace: &str, pae: &[u8]) -> Result<Vec<u8>, SignError> {
         let dir = tempfile::tempdir().map_err(|source| SshSignError::Temp { source })?;
         let key_file = match &self.how {
             How::ToolFile(path) => path.clone(),
@@ -197,7 +209,7 @@ impl SshSigner {
         let message = dir.path().join("pae");
         std::fs::write(&message, pae).map_err(|source| SshSignError::Temp { source })?;
         let output = Run::new(&self.program)
-            .args(["-Y", "sign", "-n", NAMESPACE, "-f"])
+            .args(["-Y", "sign", "-n", namespace, "-f"])
             .args([key_file.as_os_str(), message.as_os_str()])
             .agent(&self.agent)
             .output()
@@ -217,12 +229,12 @@ impl SshSigner {
         let mut sig_file = message.into_os_string();
         sig_file.push(".sig");
         let armored = std::fs::read(&sig_file).map_err(|source| SshSignError::Temp { source })?;
-        self.check_tool_output(&armored, pae)?;
+        self.check_tool_output(&armored, namespace, pae)?;
         Ok(armored)
     }
 
-    /// Refuses tool output that is not an in-toto, sha512 signature by our key over `pae`.
-    fn check_tool_output(&self, armored: &[u8], pae: &[u8]) -> Result<(), SshSignError> {
+    /// Refuses tool output that is not a sha512 signature by our key over `pae` in `namespace`.
+    fn check_tool_output(&self, armored: &[u8], namespace: &str, pae: &[u8]) -> Result<(), SshSignError> {
         let fail = |reason: String| SshSignError::ToolOutput { program: self.program_name(), reason };
         let sig = match sshsig::parse_armored(armored) {
             Ok(sig) => sig,
@@ -241,7 +253,7 @@ impl SshSigner {
                 self.keyid()
             )));
         }
-        match ssh_verify::check_signature(&sig, pae, NAMESPACE) {
+        match ssh_verify::check_signature(&sig, pae, namespace) {
             Ok(()) | Err(SshVerifyError::Unsupported { .. }) => Ok(()),
             Err(e) => Err(fail(e.to_string())),
         }
@@ -297,10 +309,13 @@ impl Signer for SshSigner {
     }
 
     fn sign(&self, pae: &[u8]) -> Result<Vec<u8>, SignError> {
-        match &self.how {
-            How::InProcess(key) => Ok(Self::sign_in_process(key, pae)?),
-            How::ToolFile(_) | How::ToolAgent => self.sign_with_tool(pae),
-        }
+        self.sign_in_namespace(NAMESPACE, pae)
+    }
+
+    fn sign_git_commit(&self, commit: &[u8]) -> Result<String, SignError> {
+        let armored = self.sign_in_namespace(GIT_NAMESPACE, commit)?;
+        String::from_utf8(armored)
+            .map_err(|_| SshSignError::InProcess { reason: "the armor is not text".into() }.into())
     }
 }
 
