@@ -31,6 +31,7 @@ use std::fmt::Write as _;
 use std::ops::Range;
 use std::sync::{LazyLock, OnceLock};
 
+use aho_corasick::AhoCorasick;
 use regex::{Captures, Regex};
 use serde_json::Value;
 
@@ -147,7 +148,7 @@ struct Rule {
     kind: LeakKind,
     what: &'static str,
     pattern: String,
-    /// Every leak contains one of these (compared ignoring ASCII case when `fold`; see [`LITERALS`]).
+    /// Every leak contains one of these (compared ignoring ASCII case when `fold`).
     needles: &'static [&'static str],
     /// Where a literal must sit for the pattern to have a chance.
     anchor: Anchor,
@@ -548,71 +549,44 @@ fn rules() -> Vec<Rule> {
 
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(rules);
 
-/// Every rule's literals, by their first two bytes: which pairs of bytes start a literal (a bit
-/// per pair), and for each first byte the rules with a literal starting with it and that literal
-/// (a folded rule's literal under both cases of its first two letters). One pass over a string
-/// with this table finds every rule worth running; at most bytes, the pair's bit says no.
-///
-/// Written here rather than taken from `aho-corasick`: with a few hundred short literals and a
-/// few kilobytes of text per command, building an automaton costs more than every search it then
-/// runs, where this table is built in microseconds and a pass costs a bit test per byte.
+/// Every rule's literals in one automaton (ASCII case ignored; a rule that does not fold is
+/// held to its case when a literal is found), with the rule each pattern belongs to.
 struct Literals {
-    /// Bit `second` of `pairs[first]`: some literal starts with the bytes `first`, `second`.
-    pairs: Vec<[u64; 4]>,
-    /// By first byte: the rule index, the literal, and its second byte as it may appear.
-    by_first: Vec<Vec<(usize, &'static str, u8)>>,
+    automaton: AhoCorasick,
+    /// By pattern id: the rule's index and the literal.
+    owners: Vec<(usize, &'static str)>,
 }
 
 static LITERALS: LazyLock<Literals> = LazyLock::new(|| {
-    let mut table = Literals { pairs: vec![[0; 4]; 256], by_first: vec![Vec::new(); 256] };
-    let cases = |byte: u8, fold: bool| {
-        if fold && byte.is_ascii_alphabetic() {
-            vec![byte.to_ascii_lowercase(), byte.to_ascii_uppercase()]
-        } else {
-            vec![byte]
-        }
-    };
-    for (index, rule) in RULES.iter().enumerate() {
-        for needle in rule.needles {
-            let &[first, second, ..] = needle.as_bytes() else { continue };
-            for a in cases(first, rule.fold) {
-                for b in cases(second, rule.fold) {
-                    table.by_first[usize::from(a)].push((index, *needle, b));
-                    table.pairs[usize::from(a)][usize::from(b / 64)] |= 1 << (b % 64);
-                }
-            }
-        }
-    }
-    table
+    let owners: Vec<(usize, &'static str)> = RULES
+        .iter()
+        .enumerate()
+        .flat_map(|(index, rule)| rule.needles.iter().map(move |needle| (index, *needle)))
+        .collect();
+    let automaton = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(owners.iter().map(|(_, needle)| needle))
+        // The literals are a fixed, small set: building their automaton cannot fail.
+        .unwrap_or_else(|e| unreachable!("the clean check's literals build an automaton: {e}"));
+    Literals { automaton, owners }
 });
 
 /// Whether each rule's literal occurs in `text` in its case (ignoring ASCII case when the rule
 /// folds it) and at a place its [`Anchor`] allows: the rules worth running, as a set of bits by
-/// rule index (there are at most 128 rules, each literal at least two bytes long: see the tests).
+/// rule index (there are at most 128 rules: see the tests).
 fn candidates(text: &str) -> u128 {
-    let table = &*LITERALS;
+    let literals = &*LITERALS;
     let bytes = text.as_bytes();
     let mut wanted = 0u128;
-    for (at, pair) in bytes.windows(2).enumerate() {
-        let (first, second) = (usize::from(pair[0]), pair[1]);
-        if table.pairs[first][usize::from(second / 64)] & (1 << (second % 64)) == 0 {
+    for found in literals.automaton.find_overlapping_iter(text) {
+        let (index, needle) = literals.owners[found.pattern().as_usize()];
+        if wanted & (1 << index) != 0 {
             continue;
         }
-        for &(index, needle, b) in &table.by_first[first] {
-            if b != second || wanted & (1 << index) != 0 {
-                continue;
-            }
-            let rule = &RULES[index];
-            let found = bytes.get(at..at + needle.len()).is_some_and(|here| {
-                if rule.fold {
-                    here.eq_ignore_ascii_case(needle.as_bytes())
-                } else {
-                    here == needle.as_bytes()
-                }
-            });
-            if found && rule.anchor.holds(bytes, at) {
-                wanted |= 1 << index;
-            }
+        let rule = &RULES[index];
+        let in_case = rule.fold || &bytes[found.range()] == needle.as_bytes();
+        if in_case && rule.anchor.holds(bytes, found.start()) {
+            wanted |= 1 << index;
         }
     }
     wanted
