@@ -14,5 +14,6 @@ pub mod signatures;
 #[cfg(feature = "sigstore")]
 pub mod sigstore_trust;
 pub mod trust;
+pub mod unread;
 
 pub use run::{BranchOptions, VerifyError, verify_branch, verify_commits};

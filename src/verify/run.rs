@@ -14,7 +14,7 @@ use crate::verify::commit::{Checker, CommitReport, task_trailers};
 use crate::verify::outcome::{CommitOutcome, Finding, TickOutcome};
 use crate::verify::report::{Report, TickReport};
 use crate::verify::trust::Trust;
-use crate::verify::{bugs, decisions};
+use crate::verify::{bugs, decisions, unread};
 
 /// Why the verifier could not run at all (as opposed to evidence that does not hold).
 #[derive(Debug, thiserror::Error)]
@@ -169,6 +169,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
                 }
             });
         }
+        rows.extend(unread::unread_tick_rows(&head_tree, &unit.name)?.into_iter().map(Err));
         planned.push((rows, ticked_targets));
     }
 
