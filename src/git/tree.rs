@@ -106,6 +106,14 @@ impl GitTree<'_> {
         Ok(self.lookup(&components)?.map(|(_, id)| id))
     }
 
+    /// The kind of the entry at `path` (file, executable, directory, symbolic link, submodule);
+    /// `None` when absent. Tells a symbolic link apart from an absent file, which [`Self::file`]
+    /// and [`Self::entries`] do not.
+    pub fn entry_kind(&self, path: &str) -> Result<Option<EntryKind>, GitError> {
+        let components = path::components(path)?;
+        Ok(self.lookup(&components)?.map(|(mode, _)| mode.kind()))
+    }
+
     /// The content of the regular file at `path`; `None` when absent or not a regular file (a
     /// directory, symbolic link or submodule).
     pub fn file(&self, path: &str) -> Result<Option<Vec<u8>>, GitError> {

@@ -5,7 +5,8 @@ use crate::model::digest::sha256_hex;
 
 use super::error::SpecError;
 use super::requirement::{
-    Definition, Requirement, openspec_citations, openspec_definitions, speckit_citations, speckit_definitions,
+    Definition, Requirement, openspec_citations, openspec_definitions, speckit_citations, speckit_definition,
+    speckit_definitions,
 };
 use super::section::{Delta, openspec_change_text, speckit_story_text};
 use super::text::read_text;
@@ -37,7 +38,7 @@ impl UnitDocs {
         match loc.format {
             Format::SpecKit => {
                 let path = loc.spec_md();
-                let text = read_text(tree, &path)?;
+                let text = read_text(tree, &path, "spec.md")?;
                 Ok(Self { spec_md: Some((path, text)), deltas: Vec::new(), change_hash: None })
             }
             Format::OpenSpec => {
@@ -78,19 +79,25 @@ impl UnitDocs {
         }
     }
 
-    /// The requirements `title` cites, and the cited ids that no line defines.
-    pub(crate) fn citations(&self, title: &str) -> (Vec<Requirement>, Vec<String>) {
+    /// The requirements `title` cites, and the cited ids that no line defines. A cited Spec Kit id
+    /// that spec.md defines more than once is refused.
+    pub(crate) fn citations(&self, title: &str) -> Result<(Vec<Requirement>, Vec<String>), SpecError> {
         let defs = self.definitions();
-        if self.spec_md.is_some() {
-            speckit_citations(title, &defs)
-        } else {
-            (openspec_citations(title, &defs), Vec::new())
+        match &self.spec_md {
+            Some((path, _)) => speckit_citations(title, &defs, path),
+            None => Ok((openspec_citations(title, &defs), Vec::new())),
         }
     }
 
-    /// The line defining requirement `id` (the first one), trailing whitespace trimmed.
-    pub(crate) fn requirement_line(&self, id: &str) -> Option<String> {
-        self.definitions().into_iter().find(|(def, _)| *def == id).map(|(_, line)| line.trim_end().to_owned())
+    /// The line defining requirement `id`, trailing whitespace trimmed. Spec Kit: an id defined
+    /// more than once is refused; OpenSpec: the first in path order.
+    pub(crate) fn requirement_line(&self, id: &str) -> Result<Option<String>, SpecError> {
+        let defs = self.definitions();
+        let line = match &self.spec_md {
+            Some((path, _)) => speckit_definition(&defs, id, path)?,
+            None => defs.iter().find(|(def, _, _)| *def == id).map(|(_, line, _)| *line),
+        };
+        Ok(line.map(|line| line.trim_end().to_owned()))
     }
 }
 
@@ -105,7 +112,7 @@ pub(crate) fn read_deltas(tree: &dyn SourceTree, dir: &str) -> Result<Vec<Delta>
             if is_dir {
                 pending.push(path);
             } else if name == "spec.md"
-                && let Some(text) = read_text(tree, &path)?
+                && let Some(text) = read_text(tree, &path, "a delta spec")?
             {
                 out.push(Delta { path, text });
             }

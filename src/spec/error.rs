@@ -105,7 +105,7 @@ pub enum SpecError {
     },
 
     /// The task list has no task with this id.
-    #[error("task `{task}` not found in `{tasks_path}`; tasks there: {known}")]
+    #[error("task `{task}` not found in `{tasks_path}`; tasks there: {known}{unread}")]
     UnknownTask {
         /// The task that was asked for.
         task: String,
@@ -113,6 +113,51 @@ pub enum SpecError {
         tasks_path: String,
         /// The first few task ids that exist, for display.
         known: String,
+        /// Empty, or `; ` and the first few boxes not read as tasks, each with its line and why
+        /// (those naming the task first).
+        unread: String,
+    },
+
+    /// A spec file or unit directory is a symbolic link where a file or directory is expected.
+    #[error(
+        "`{path}` is a symbolic link; speccoder reads {what} only as a real {kind} in the \
+         repository (a link could point anywhere); replace the link with the {kind} itself"
+    )]
+    SymbolicLink {
+        /// The project-relative path of the link.
+        path: String,
+        /// What was being read there (`the task list`, `a unit directory`, ...).
+        what: &'static str,
+        /// `file` or `directory`.
+        kind: &'static str,
+    },
+
+    /// A task list too large to be a real one.
+    #[error(
+        "`{path}` is {size} bytes, more than the {limit} bytes a task list may have; \
+         split the unit or shorten its task list"
+    )]
+    TaskListTooLarge {
+        /// The project-relative path of the task list.
+        path: String,
+        /// Its size in bytes.
+        size: usize,
+        /// The largest size read.
+        limit: usize,
+    },
+
+    /// spec.md defines the same requirement id more than once, so its text is ambiguous.
+    #[error(
+        "requirement `{id}` is defined more than once in `{path}` (lines {lines}); \
+         give each requirement its own id"
+    )]
+    DuplicateRequirement {
+        /// The duplicated id.
+        id: String,
+        /// The spec file.
+        path: String,
+        /// The 1-based line numbers, for display.
+        lines: String,
     },
 
     /// The task list holds the same id more than once, so it is ambiguous which one is meant.
@@ -215,6 +260,7 @@ mod tests {
             task: "T009".into(),
             tasks_path: "specs/001-x/tasks.md".into(),
             known: "T001, T002".into(),
+            unread: String::new(),
         };
         let m = e.to_string();
         assert!(m.contains("T009") && m.contains("specs/001-x/tasks.md") && m.contains("T001"));

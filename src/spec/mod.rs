@@ -1,10 +1,14 @@
 //! Spec formats: Spec Kit and OpenSpec units, tasks, requirement text and ticking.
 //!
 //! Everything reads through [`SourceTree`], so the same rules run on a git tree, the work tree
-//! ([`FsTree`]) or files in memory ([`MemTree`]). Unit names, task ids and bug slugs are hostile
-//! input and are checked before they become paths. The hashes (`task.line_hash`,
-//! `spec.section_hash`, `trace[].requirement_hash`) follow design.md section 2 exactly:
-//! [`line_hash`], [`speckit_story_text`], [`openspec_change_text`], [`Requirement`].
+//! ([`FsTree`]) or files in memory ([`MemTree`]). A task list is read by one reader, as CommonMark
+//! renders it (`task_list.rs`): the writer ticks and the verifier checks exactly the tasks it
+//! reads, and every other box is named ([`unread_ticks`], unknown-task errors) rather than
+//! skipped. A symbolic link where a task list, a spec file or a unit directory should be is
+//! refused. Unit names, task ids and bug slugs are hostile input and are checked before they
+//! become paths. The hashes (`task.line_hash`, `spec.section_hash`, `trace[].requirement_hash`)
+//! follow design.md section 2 exactly: [`line_hash`], [`speckit_story_text`],
+//! [`openspec_change_text`], [`Requirement`].
 
 #![deny(missing_docs)]
 
@@ -15,6 +19,7 @@ mod requirement;
 mod section;
 mod task;
 mod task_line;
+mod task_list;
 mod text;
 mod tick;
 mod tree;
@@ -36,10 +41,11 @@ pub use section::{
     Delta, SECTION_LIMIT_BYTES, SECTION_TRUNCATION_MARKER, openspec_change_text, speckit_story_text,
 };
 pub use task::{
-    BUG_TASK_PREFIX, TaskFacts, TaskId, bug_task_facts, read_any_task, read_task, requirement_line,
-    ticked_tasks,
+    BUG_TASK_PREFIX, TaskFacts, TaskId, UnreadTick, bug_task_facts, read_any_task, read_task,
+    requirement_line, ticked_tasks, unread_ticks,
 };
 pub use task_line::{TaskLine, is_task_id, line_hash, open_boxes, parse_task_line};
+pub use task_list::TASK_LIST_LIMIT;
 pub use tick::tick;
 pub use tree::{FsTree, MemTree, SourceTree};
 pub use unit::{

@@ -7,6 +7,7 @@
 
 use crate::model::digest::sha256_hex;
 
+use super::error::SpecError;
 use super::section::Delta;
 use super::text::lines;
 
@@ -30,8 +31,9 @@ impl Requirement {
     }
 }
 
-/// A requirement definition found in a spec file: (id or name, defining line untrimmed).
-pub(crate) type Definition<'a> = (&'a str, &'a str);
+/// A requirement definition found in a spec file: (id or name, defining line untrimmed, 0-based
+/// index of that line in its file).
+pub(crate) type Definition<'a> = (&'a str, &'a str, usize);
 
 /// Whether `id` has the shape of a Spec Kit requirement id: 2+ capitals, `-`, ASCII digits.
 #[must_use]
@@ -62,7 +64,10 @@ pub fn speckit_defined_id(line: &str) -> Option<&str> {
 
 /// Every Spec Kit requirement definition in `spec_md`, in line order.
 pub(crate) fn speckit_definitions(spec_md: &str) -> Vec<Definition<'_>> {
-    lines(spec_md).filter_map(|line| speckit_defined_id(line).map(|id| (id, line))).collect()
+    lines(spec_md)
+        .enumerate()
+        .filter_map(|(index, line)| speckit_defined_id(line).map(|id| (id, line, index)))
+        .collect()
 }
 
 /// The requirement ids `title` cites (whole words of the form `[A-Z]{2,}-[0-9]+`: no letter,
@@ -116,8 +121,8 @@ pub(crate) fn openspec_definitions(deltas: &[Delta]) -> Vec<Definition<'_>> {
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
     sorted
         .into_iter()
-        .flat_map(|d| lines(&d.text))
-        .filter_map(|line| openspec_defined_name(line).map(|name| (name, line)))
+        .flat_map(|d| lines(&d.text).enumerate())
+        .filter_map(|(index, line)| openspec_defined_name(line).map(|name| (name, line, index)))
         .collect()
 }
 
@@ -149,24 +154,49 @@ pub fn title_cites_name(title: &str, name: &str) -> bool {
     false
 }
 
-/// The requirements `title` cites among `defs` (first definition of an id wins), and the cited
-/// Spec Kit ids that no line defines.
-pub(crate) fn speckit_citations(title: &str, defs: &[Definition<'_>]) -> (Vec<Requirement>, Vec<String>) {
+/// The line that defines Spec Kit requirement `id` among `defs` (read from `path`); Ok(None) when
+/// none does. An id defined on more than one line is refused, naming the lines: which of them a
+/// citation means would be a guess.
+pub(crate) fn speckit_definition<'d>(
+    defs: &[Definition<'d>],
+    id: &str,
+    path: &str,
+) -> Result<Option<&'d str>, SpecError> {
+    let mut found = defs.iter().filter(|(def, _, _)| *def == id);
+    let Some(&(_, line, _)) = found.next() else {
+        return Ok(None);
+    };
+    let again: Vec<usize> = found.map(|(_, _, index)| index + 1).collect();
+    if again.is_empty() {
+        return Ok(Some(line));
+    }
+    let first = defs.iter().find(|(def, _, _)| *def == id).map_or(0, |(_, _, index)| index + 1);
+    let lines: Vec<String> = std::iter::once(first).chain(again).map(|n| n.to_string()).collect();
+    Err(SpecError::DuplicateRequirement { id: id.to_owned(), path: path.to_owned(), lines: lines.join(", ") })
+}
+
+/// The requirements `title` cites among `defs` (read from `path`), and the cited Spec Kit ids that
+/// no line defines. A cited id defined on more than one line is refused.
+pub(crate) fn speckit_citations(
+    title: &str,
+    defs: &[Definition<'_>],
+    path: &str,
+) -> Result<(Vec<Requirement>, Vec<String>), SpecError> {
     let mut found = Vec::new();
     let mut unknown = Vec::new();
     for id in speckit_cited_ids(title) {
-        match defs.iter().find(|(def, _)| *def == id) {
-            Some((_, line)) => found.push(Requirement::new(&id, line)),
+        match speckit_definition(defs, &id, path)? {
+            Some(line) => found.push(Requirement::new(&id, line)),
             None => unknown.push(id),
         }
     }
-    (found, unknown)
+    Ok((found, unknown))
 }
 
 /// The requirements `title` cites among OpenSpec `defs`, in definition order, each name once.
 pub(crate) fn openspec_citations(title: &str, defs: &[Definition<'_>]) -> Vec<Requirement> {
     let mut out: Vec<Requirement> = Vec::new();
-    for (name, line) in defs {
+    for (name, line, _) in defs {
         if !out.iter().any(|r| r.id == *name) && title_cites_name(title, name) {
             out.push(Requirement::new(name, line));
         }
@@ -204,7 +234,7 @@ mod tests {
     fn the_requirement_hash_is_the_defining_line_with_trailing_whitespace_trimmed() {
         let spec = "## Requirements\n- **FR-001**: System MUST store tags.  \t\r\n- **FR-002**: y\n";
         let defs = speckit_definitions(spec);
-        let (found, unknown) = speckit_citations("Store tags (FR-001, FR-009)", &defs);
+        let (found, unknown) = speckit_citations("Store tags (FR-001, FR-009)", &defs, "spec.md").unwrap();
         assert_eq!(unknown, ["FR-009"]);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "FR-001");
@@ -249,5 +279,21 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "Filter by tag");
         assert_eq!(found[0].hash, sha256_hex(b"### Requirement: Filter by tag"));
+    }
+
+    #[test]
+    fn a_spec_kit_requirement_defined_twice_is_refused_naming_both_lines() {
+        let spec = "## Requirements\n- **FR-001**: First.\n- **FR-002**: Other.\n\n* **FR-001**: Again.\n";
+        let defs = speckit_definitions(spec);
+        let err = speckit_citations("Do it (FR-001)", &defs, "specs/001-x/spec.md").unwrap_err();
+        assert!(matches!(err, SpecError::DuplicateRequirement { .. }));
+        let msg = err.to_string();
+        assert!(msg.contains("`FR-001`") && msg.contains("specs/001-x/spec.md"), "{msg}");
+        assert!(msg.contains("lines 2, 5"), "{msg}");
+        // An id defined once is read as before, even beside a duplicated one.
+        let (found, _) = speckit_citations("Other (FR-002)", &defs, "spec.md").unwrap();
+        assert_eq!(found[0].line, "- **FR-002**: Other.");
+        assert!(speckit_definition(&defs, "FR-001", "spec.md").is_err());
+        assert_eq!(speckit_definition(&defs, "FR-404", "spec.md").unwrap(), None);
     }
 }

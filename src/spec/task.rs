@@ -7,8 +7,9 @@ use super::bug::{bug_line_hash, bug_title, bug_triad, check_bug_slug};
 use super::docs::UnitDocs;
 use super::error::{SpecError, shown};
 use super::requirement::Requirement;
-use super::task_line::{TaskLine, is_task_id, line_hash, parse_task_line};
-use super::text::{lines, read_text};
+use super::task_line::{TaskLine, is_task_id, line_hash};
+use super::task_list::{TaskList, Unread, check_size};
+use super::text::{decode, read_file};
 use super::tree::SourceTree;
 use super::unit::{Format, UnitLoc, locate_unit};
 
@@ -53,9 +54,11 @@ pub struct TaskFacts {
     pub tasks_path: String,
     /// The task id (`T001`, `1.1`).
     pub id: String,
-    /// 0-based index of the task's line in the task list.
+    /// 0-based index of the task's line in the task list (lines as CommonMark splits them: at
+    /// `\n`, `\r\n` or a lone `\r`).
     pub line_index: usize,
-    /// The task's line without its line ending.
+    /// The task's line without its line ending (and, on the first line, without a byte order
+    /// mark).
     pub line: String,
     /// Whether the box is ticked (`[x]` or `[X]`).
     pub ticked: bool,
@@ -86,20 +89,43 @@ impl TaskFacts {
     }
 }
 
-/// The task lines of one task list: (0-based line index, line, parsed task).
-fn task_lines(text: &str, format: Format) -> Vec<(usize, &str, TaskLine<'_>)> {
-    lines(text)
-        .enumerate()
-        .filter_map(|(i, line)| parse_task_line(format, line).map(|t| (i, line, t)))
-        .collect()
+/// The text of the unit's task list; Ok(None) when there is none. A symbolic link, a file over
+/// [`super::TASK_LIST_LIMIT`] bytes or one that is not UTF-8 is refused.
+fn read_tasks_text(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Option<String>, SpecError> {
+    let Some(bytes) = read_file(tree, &loc.tasks, "the task list")? else {
+        return Ok(None);
+    };
+    check_size(&loc.tasks, bytes.len())?;
+    decode(&loc.tasks, bytes).map(Some)
 }
 
 /// The text of the unit's task list; a missing one is an error.
 fn tasks_text(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<String, SpecError> {
-    read_text(tree, &loc.tasks)?.ok_or_else(|| SpecError::MissingFile {
+    read_tasks_text(tree, loc)?.ok_or_else(|| SpecError::MissingFile {
         path: loc.tasks.clone(),
         hint: "the unit has no task list yet; write tasks.md (Spec Kit: `/speckit.tasks`) first",
     })
+}
+
+/// `; not read as tasks: line 3 (why), …` for an unknown-task message: the boxes whose word is
+/// `id` (less trailing punctuation) first, then the others, at most [`KNOWN_SHOWN`]; empty when
+/// every box is a task.
+fn unread_note(list: &TaskList<'_>, id: &str) -> String {
+    let names = |u: &&Unread| u.word.trim_end_matches(|c: char| c.is_ascii_punctuation()) == id;
+    let unread = list.unread();
+    let shown: Vec<String> = unread
+        .iter()
+        .filter(names)
+        .chain(unread.iter().filter(|u| !names(u)))
+        .take(KNOWN_SHOWN)
+        .map(|u| format!("line {} `{}` ({})", u.line_index + 1, u.shown, u.reason))
+        .collect();
+    if shown.is_empty() {
+        return String::new();
+    }
+    let more = unread.len().saturating_sub(shown.len());
+    let more = if more > 0 { format!(" (and {more} more)") } else { String::new() };
+    format!("; boxes not read as tasks: {}{more}", shown.join("; "))
 }
 
 fn facts(
@@ -110,7 +136,7 @@ fn facts(
     task: &TaskLine<'_>,
 ) -> Result<TaskFacts, SpecError> {
     let section = docs.section(task.story)?;
-    let (requirements, uncited_unknown) = docs.citations(task.title);
+    let (requirements, uncited_unknown) = docs.citations(task.title)?;
     Ok(TaskFacts {
         format: loc.format,
         unit: loc.name.clone(),
@@ -160,24 +186,26 @@ pub fn read_task(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result<Tas
         });
     }
     let text = tasks_text(tree, &loc)?;
-    let all = task_lines(&text, loc.format);
-    let matching: Vec<&(usize, &str, TaskLine<'_>)> = all.iter().filter(|(_, _, t)| t.id == id).collect();
+    let list = TaskList::read(&text, loc.format);
+    let all = list.tasks();
+    let matching: Vec<&(usize, TaskLine<'_>)> = all.iter().filter(|(_, t)| t.id == id).collect();
     match matching.as_slice() {
         [] => {
-            let shown_ids: Vec<&str> = all.iter().map(|(_, _, t)| t.id).take(KNOWN_SHOWN).collect();
+            let shown_ids: Vec<&str> = all.iter().map(|(_, t)| t.id).take(KNOWN_SHOWN).collect();
             let more = all.len().saturating_sub(KNOWN_SHOWN);
             let mut known = if shown_ids.is_empty() { "none".to_owned() } else { shown_ids.join(", ") };
             if more > 0 {
                 known.push_str(&format!(" (and {more} more)"));
             }
-            Err(SpecError::UnknownTask { task: id, tasks_path: loc.tasks.clone(), known })
+            let unread = unread_note(&list, &id);
+            Err(SpecError::UnknownTask { task: id, tasks_path: loc.tasks.clone(), known, unread })
         }
-        [(index, line, task)] => {
+        [(index, task)] => {
             let docs = UnitDocs::load(tree, &loc)?;
-            facts(&loc, &docs, *index, line, task)
+            facts(&loc, &docs, *index, list.line(*index), task)
         }
         several => {
-            let indices: Vec<usize> = several.iter().map(|(i, _, _)| *i).collect();
+            let indices: Vec<usize> = several.iter().map(|(i, _)| *i).collect();
             Err(duplicate(&loc, &id, &indices))
         }
     }
@@ -225,34 +253,70 @@ pub fn read_any_task(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result
 /// A ticked task whose id appears on more than one task line is an error (it is ambiguous).
 pub fn ticked_tasks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<TaskFacts>, SpecError> {
     let loc = locate_unit(tree, unit)?;
-    let Some(text) = read_text(tree, &loc.tasks)? else {
+    let Some(text) = read_tasks_text(tree, &loc)? else {
         return Ok(Vec::new());
     };
-    let all = task_lines(&text, loc.format);
-    if !all.iter().any(|(_, _, t)| t.ticked) {
+    let list = TaskList::read(&text, loc.format);
+    let all = list.tasks();
+    if !all.iter().any(|(_, t)| t.ticked) {
         return Ok(Vec::new());
     }
     let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (index, _, task) in &all {
+    for (index, task) in all {
         by_id.entry(task.id).or_default().push(*index);
     }
     let docs = UnitDocs::load(tree, &loc)?;
     let mut out = Vec::new();
-    for (index, line, task) in all.iter().filter(|(_, _, t)| t.ticked) {
+    for (index, task) in all.iter().filter(|(_, t)| t.ticked) {
         if let Some(same) = by_id.get(task.id).filter(|same| same.len() > 1) {
             return Err(duplicate(&loc, task.id, same));
         }
-        out.push(facts(&loc, &docs, *index, line, task)?);
+        out.push(facts(&loc, &docs, *index, list.line(*index), task)?);
     }
     Ok(out)
 }
 
+/// A checked box in a unit's task list that is not read as a task (see [`Unread`]): a tick that
+/// speccoder cannot check, which a verifier reports instead of skipping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadTick {
+    /// The task list's path, project-relative.
+    pub tasks_path: String,
+    /// The 1-based line number.
+    pub line: usize,
+    /// The line, control characters escaped, cut at 200 characters.
+    pub shown: String,
+    /// Why it is not read as a task.
+    pub reason: String,
+}
+
+/// Every checked box of `unit`'s task list that is not read as a task, in line order; none when
+/// the unit has no task list. Read by the same reader as [`ticked_tasks`] and [`read_task`].
+pub fn unread_ticks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<UnreadTick>, SpecError> {
+    let loc = locate_unit(tree, unit)?;
+    let Some(text) = read_tasks_text(tree, &loc)? else {
+        return Ok(Vec::new());
+    };
+    Ok(TaskList::read(&text, loc.format)
+        .unread()
+        .iter()
+        .filter(|u| u.checked)
+        .map(|u| UnreadTick {
+            tasks_path: loc.tasks.clone(),
+            line: u.line_index + 1,
+            shown: u.shown.clone(),
+            reason: u.reason.clone(),
+        })
+        .collect())
+}
+
 /// The line defining requirement `id` in `unit` (Spec Kit id such as `FR-001` in spec.md, or an
 /// OpenSpec requirement name in the change's delta specs), trailing whitespace trimmed; Ok(None)
-/// when no line defines it. For drift checks: compare it at the head and at the task commit.
+/// when no line defines it; a Spec Kit id that spec.md defines more than once is an error. For
+/// drift checks: compare it at the head and at the task commit.
 pub fn requirement_line(tree: &dyn SourceTree, unit: &str, id: &str) -> Result<Option<String>, SpecError> {
     let loc = locate_unit(tree, unit)?;
-    Ok(UnitDocs::load(tree, &loc)?.requirement_line(id))
+    UnitDocs::load(tree, &loc)?.requirement_line(id)
 }
 
 #[cfg(test)]
@@ -403,5 +467,114 @@ mod tests {
         assert_eq!(TaskId::parse("bug:x-1").unwrap(), TaskId::Bug("x-1".into()));
         assert_eq!(TaskId::parse("T001").unwrap(), TaskId::Listed("T001".into()));
         assert!(TaskId::parse("bug:").is_err());
+    }
+
+    #[test]
+    fn a_task_line_in_a_fence_or_comment_is_not_the_task_and_the_real_one_is_read() {
+        let t = tree(
+            b"```\n- [ ] T001 fenced\n```\n<!--\n- [ ] T001 commented\n-->\n- [ ] T001 real\n\n~~~\n- [ ] T002 only fenced\n",
+        );
+        let facts = read_task(&t, "001-x", "T001").unwrap();
+        assert_eq!((facts.line_index, facts.title.as_str()), (6, "real"));
+        let err = read_task(&t, "001-x", "T002").unwrap_err();
+        assert!(matches!(err, SpecError::UnknownTask { .. }), "{err:?}");
+        let msg = err.to_string();
+        assert!(msg.contains("line 10 `- [ ] T002 only fenced` (it is inside a fenced code block"), "{msg}");
+    }
+
+    #[test]
+    fn an_unknown_task_names_the_box_that_looks_like_it_first() {
+        let t = tree(b"- [ ] T001 a\n1. [ ] T003 ordered\n+ [ ] T002 plus\n");
+        let msg = read_task(&t, "001-x", "T002").unwrap_err().to_string();
+        let at = msg.find("boxes not read as tasks: line 3 `+ [ ] T002 plus` (it has a `+` bullet");
+        assert!(at.is_some(), "{msg}");
+        assert!(msg.contains("line 2 `1. [ ] T003 ordered` (it is an ordered list item"), "{msg}");
+        assert!(msg.contains("tasks there: T001;"), "{msg}");
+    }
+
+    #[test]
+    fn checked_boxes_that_are_not_tasks_are_listed_with_their_lines_and_unchecked_ones_are_not() {
+        let t = tree(
+            "- [x] T001 fine\n- [x] \u{422}008 look-alike\n- [x] T009: punctuation\n+ [ ] T010 open\n<!-- - [x] T011 hidden -->\n"
+                .as_bytes(),
+        );
+        let got: Vec<(usize, String)> =
+            unread_ticks(&t, "001-x").unwrap().into_iter().map(|u| (u.line, u.reason)).collect();
+        let lines: Vec<usize> = got.iter().map(|(l, _)| *l).collect();
+        assert_eq!(lines, [2, 3, 5], "{got:?}");
+        assert!(got[0].1.contains("U+0422"), "{got:?}");
+        assert!(got[1].1.contains("`T009` must be followed by a space"), "{got:?}");
+        assert!(got[2].1.contains("HTML block or comment"), "{got:?}");
+        let ticked: Vec<String> = ticked_tasks(&t, "001-x").unwrap().into_iter().map(|f| f.id).collect();
+        assert_eq!(ticked, ["T001"]);
+        assert!(
+            unread_ticks(&MemTree::from_files([("specs/001-x/spec.md", SPEC)]).unwrap(), "001-x")
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_bom_and_cr_only_endings_give_the_line_and_hash_without_either() {
+        let t = tree("\u{feff}- [ ] T001 [US1] Do (FR-001)\r- [x] T002 Two\r".as_bytes());
+        let facts = read_task(&t, "001-x", "T001").unwrap();
+        assert_eq!((facts.line_index, facts.line.as_str()), (0, "- [ ] T001 [US1] Do (FR-001)"));
+        assert_eq!(facts.line_hash, sha256_hex("- [ ] T001 [US1] Do (FR-001)"));
+        let two = read_task(&t, "001-x", "T002").unwrap();
+        assert_eq!((two.line_index, two.line_hash), (1, sha256_hex("- [ ] T002 Two")));
+    }
+
+    #[test]
+    fn a_requirement_defined_twice_refuses_the_tasks_that_cite_it() {
+        let spec = "# F\n- **FR-001**: First.\n- **FR-002**: Two.\n- **FR-001**: Again.\n";
+        let t = MemTree::from_files([
+            ("specs/001-x/spec.md", spec),
+            ("specs/001-x/tasks.md", "- [x] T001 Cites it (FR-001)\n- [ ] T002 Not (FR-002)\n"),
+        ])
+        .unwrap();
+        let err = read_task(&t, "001-x", "T001").unwrap_err();
+        assert!(err.to_string().contains("`FR-001` is defined more than once"), "{err}");
+        assert!(err.to_string().contains("lines 2, 4"), "{err}");
+        assert!(matches!(ticked_tasks(&t, "001-x"), Err(SpecError::DuplicateRequirement { .. })));
+        assert!(matches!(
+            requirement_line(&t, "001-x", "FR-001"),
+            Err(SpecError::DuplicateRequirement { .. })
+        ));
+        assert_eq!(read_task(&t, "001-x", "T002").unwrap().requirements[0].id, "FR-002");
+    }
+
+    #[test]
+    fn a_task_list_over_the_limit_is_refused_by_the_writer_and_the_walk() {
+        let big = format!("- [x] T001 a\n{}", " ".repeat(crate::spec::TASK_LIST_LIMIT));
+        let t = tree(big.as_bytes());
+        assert!(matches!(read_task(&t, "001-x", "T001"), Err(SpecError::TaskListTooLarge { .. })));
+        assert!(matches!(ticked_tasks(&t, "001-x"), Err(SpecError::TaskListTooLarge { .. })));
+        assert!(matches!(unread_ticks(&t, "001-x"), Err(SpecError::TaskListTooLarge { .. })));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_task_list_or_unit_directory_is_refused_not_taken_for_absent() {
+        use crate::spec::FsTree;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("specs/001-x")).unwrap();
+        std::fs::create_dir_all(root.join("elsewhere")).unwrap();
+        std::fs::write(root.join("elsewhere/tasks.md"), "- [x] T001 a\n").unwrap();
+        std::os::unix::fs::symlink("../../elsewhere/tasks.md", root.join("specs/001-x/tasks.md")).unwrap();
+        let fs = FsTree::new(root);
+        for err in [
+            read_task(&fs, "001-x", "T001").unwrap_err(),
+            ticked_tasks(&fs, "001-x").unwrap_err(),
+            unread_ticks(&fs, "001-x").unwrap_err(),
+        ] {
+            assert!(matches!(err, SpecError::SymbolicLink { .. }), "{err:?}");
+            assert!(err.to_string().contains("`specs/001-x/tasks.md` is a symbolic link"), "{err}");
+        }
+        std::os::unix::fs::symlink("../elsewhere", root.join("specs/002-y")).unwrap();
+        let err = read_task(&fs, "002-y", "T001").unwrap_err();
+        assert!(err.to_string().contains("`specs/002-y` is a symbolic link"), "{err}");
+        let err = crate::spec::list_units(&fs).unwrap_err();
+        assert!(err.to_string().contains("`specs/002-y` is a symbolic link"), "{err}");
     }
 }

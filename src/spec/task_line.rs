@@ -47,7 +47,9 @@ fn skip_blanks(s: &str) -> &str {
 
 /// Parses `line` (without its ending) as a task line of `format`: optional indentation, a `-` or
 /// `*` bullet, blanks, a `[ ]`/`[x]`/`[X]` box, blanks, the id (OpenSpec: one trailing `.` allowed),
-/// then (Spec Kit) any `[P]` and one `[USn]` label, then the title. None when it is not one.
+/// then (Spec Kit) any `[P]` and one `[USn]` label, then the title. None when it is not one. This is
+/// the shape of one line only: whether a line of a task list is a task at all (not in a code block
+/// or a comment) is the task list reader's call, which uses this.
 #[must_use]
 pub fn parse_task_line(format: Format, line: &str) -> Option<TaskLine<'_>> {
     let rest = skip_blanks(line);

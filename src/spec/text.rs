@@ -9,9 +9,29 @@ pub(crate) fn decode(path: &str, bytes: Vec<u8>) -> Result<String, SpecError> {
         .map_err(|e| SpecError::NotUtf8 { path: path.to_owned(), offset: e.utf8_error().valid_up_to() })
 }
 
-/// The UTF-8 text of the file at `path`; Ok(None) when absent.
-pub(crate) fn read_text(tree: &dyn SourceTree, path: &str) -> Result<Option<String>, SpecError> {
-    tree.file(path)?.map(|bytes| decode(path, bytes)).transpose()
+/// The bytes of the file at `path`; Ok(None) when absent. A symbolic link there is refused, never
+/// taken for absent; `what` names the file for that message (`the task list`).
+pub(crate) fn read_file(
+    tree: &dyn SourceTree,
+    path: &str,
+    what: &'static str,
+) -> Result<Option<Vec<u8>>, SpecError> {
+    match tree.file(path)? {
+        Some(bytes) => Ok(Some(bytes)),
+        None if tree.is_link(path)? => {
+            Err(SpecError::SymbolicLink { path: path.to_owned(), what, kind: "file" })
+        }
+        None => Ok(None),
+    }
+}
+
+/// The UTF-8 text of the file at `path`; Ok(None) when absent; a symbolic link is refused.
+pub(crate) fn read_text(
+    tree: &dyn SourceTree,
+    path: &str,
+    what: &'static str,
+) -> Result<Option<String>, SpecError> {
+    read_file(tree, path, what)?.map(|bytes| decode(path, bytes)).transpose()
 }
 
 /// Strips one line ending from `line`: a final `\n` and a `\r` just before it.
@@ -23,7 +43,8 @@ pub(crate) fn without_ending(line: &str) -> &str {
 }
 
 /// The lines of `text` split at `\n`, each without its ending (`\n`, or `\r\n`); no empty line
-/// follows a final newline. Line `i` here is line index `i` everywhere in this module.
+/// follows a final newline. How spec.md and delta specs are split for their hashes (design.md
+/// section 2); a task list is split by its own reader (`task_list.rs`), as CommonMark splits it.
 pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
     text.split_inclusive('\n').map(without_ending)
 }

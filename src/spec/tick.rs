@@ -1,32 +1,28 @@
 //! Ticking a task: the box of one line changes, every other byte of the task list stays.
 
 use super::error::SpecError;
-use super::task_line::parse_task_line;
-use super::text::without_ending;
+use super::task_list::{TaskList, check_size};
+use super::text::decode;
 use super::unit::Format;
 
-/// `tasks_md` with the box of line `line_index` (0-based, lines split at `\n`) ticked: `[ ]`
-/// becomes `[X]` (Spec Kit) or `[x]` (OpenSpec). Only that one byte changes; line endings, a
-/// missing final newline, trailing text and every other line stay byte for byte. Errors: no such
-/// line, not a task line of `format` (or not UTF-8), already ticked.
+/// `tasks_md` with the box of the task on line `line_index` ticked: `[ ]` becomes `[X]` (Spec
+/// Kit) or `[x]` (OpenSpec). Lines are those of the task list reader (split at `\n`, `\r\n` or a
+/// lone `\r`; a byte order mark is not part of line 0), and the line must hold a task as that
+/// reader reads it, so a line in a code block or a comment is never ticked. Only that one byte
+/// changes; line endings, a byte order mark, a missing final newline, trailing text and every other
+/// line stay byte for byte. Errors: a task list too large or not UTF-8, no such line, no task on
+/// that line, already ticked.
 pub fn tick(tasks_md: &[u8], line_index: usize, format: Format) -> Result<Vec<u8>, SpecError> {
-    let mut start = 0;
-    let mut count = 0;
-    let mut found = None;
-    for (i, line) in tasks_md.split_inclusive(|&b| b == b'\n').enumerate() {
-        if i == line_index {
-            found = Some((start, line));
-        }
-        start += line.len();
-        count += 1;
-    }
+    const PATH: &str = "tasks.md";
+    check_size(PATH, tasks_md.len())?;
+    let text = decode(PATH, tasks_md.to_vec())?;
+    let list = TaskList::read(&text, format);
     let line_no = line_index.saturating_add(1);
-    let Some((line_start, line)) = found else {
-        return Err(SpecError::NoSuchLine { line: line_no, count });
+    let Some(line_start) = list.line_start(line_index) else {
+        return Err(SpecError::NoSuchLine { line: line_no, count: list.line_count() });
     };
     let not_task = || SpecError::NotATaskLine { line: line_no, format: format.display_name() };
-    let text = std::str::from_utf8(line).map_err(|_| not_task())?;
-    let task = parse_task_line(format, without_ending(text)).ok_or_else(not_task)?;
+    let task = list.tasks().iter().find(|(i, _)| *i == line_index).map(|(_, t)| t).ok_or_else(not_task)?;
     if task.ticked {
         return Err(SpecError::AlreadyTicked { line: line_no });
     }
@@ -55,9 +51,33 @@ mod tests {
     }
 
     #[test]
-    fn other_lines_may_hold_bytes_that_are_not_utf8() {
-        let before = b"\xff\xfe junk\n* [ ] T9 x\n";
-        assert_eq!(tick(before, 1, Format::SpecKit).unwrap(), b"\xff\xfe junk\n* [X] T9 x\n");
+    fn ticking_keeps_cr_only_and_mixed_endings_and_a_byte_order_mark() {
+        let before = "\u{feff}# T\r- [ ] T001 a\r\n- [ ] T002 b\n* [ ] T003 c\r".as_bytes();
+        let after = tick(before, 3, Format::SpecKit).unwrap();
+        assert_eq!(after, "\u{feff}# T\r- [ ] T001 a\r\n- [ ] T002 b\n* [X] T003 c\r".as_bytes());
+        let first = tick("\u{feff}- [ ] T001 a\r".as_bytes(), 0, Format::SpecKit).unwrap();
+        assert_eq!(first, "\u{feff}- [X] T001 a\r".as_bytes());
+    }
+
+    #[test]
+    fn a_task_line_in_a_fence_or_a_comment_is_never_ticked() {
+        let md = b"```\n- [ ] T001 fake\n```\n<!--\n- [ ] T001 fake\n-->\n- [ ] T001 real\n";
+        for fake in [1, 4] {
+            assert!(
+                matches!(tick(md, fake, Format::SpecKit), Err(SpecError::NotATaskLine { .. })),
+                "line {fake}"
+            );
+        }
+        let after = tick(md, 6, Format::SpecKit).unwrap();
+        assert_eq!(after, b"```\n- [ ] T001 fake\n```\n<!--\n- [ ] T001 fake\n-->\n- [X] T001 real\n");
+    }
+
+    #[test]
+    fn a_task_list_that_is_not_utf8_or_too_large_is_refused() {
+        let err = tick(b"\xff\xfe junk\n* [ ] T9 x\n", 1, Format::SpecKit).unwrap_err();
+        assert!(matches!(err, SpecError::NotUtf8 { offset: 0, .. }), "{err:?}");
+        let big = vec![b'\n'; crate::spec::TASK_LIST_LIMIT + 1];
+        assert!(matches!(tick(&big, 0, Format::SpecKit), Err(SpecError::TaskListTooLarge { .. })));
     }
 
     #[test]
@@ -75,7 +95,7 @@ mod tests {
         assert!(matches!(tick(md, 5, Format::SpecKit), Err(SpecError::NoSuchLine { line: 6, count: 2 })));
         assert!(matches!(tick(md, 0, Format::SpecKit), Err(SpecError::NotATaskLine { line: 1, .. })));
         assert!(matches!(tick(md, 1, Format::OpenSpec), Err(SpecError::NotATaskLine { .. })));
-        assert!(matches!(tick(b"- [ ] T1 \xff\n", 0, Format::SpecKit), Err(SpecError::NotATaskLine { .. })));
+        assert!(matches!(tick(b"+ [ ] T1 x\n", 0, Format::SpecKit), Err(SpecError::NotATaskLine { .. })));
         assert!(tick(b"", 0, Format::SpecKit).is_err());
         assert!(tick(b"- [ ] T1\n", usize::MAX, Format::SpecKit).is_err());
     }

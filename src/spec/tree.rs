@@ -16,6 +16,10 @@ pub trait SourceTree {
     fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError>;
     /// Entries directly under `dir` ("" = root): (name, is_dir); Ok(None) when `dir` is absent.
     fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError>;
+    /// Whether the entry at `path` is a symbolic link. No tree follows a link ([`Self::file`] and
+    /// [`Self::entries`] see nothing there), so a reader asks this to refuse a link where a file or
+    /// directory should be, instead of taking it for absent.
+    fn is_link(&self, path: &str) -> Result<bool, SpecError>;
 }
 
 /// Checks that `path` is a plain project-relative path (`""` allowed only when `root_ok`).
@@ -116,6 +120,12 @@ impl SourceTree for MemTree {
             return Ok(None);
         }
         Ok(Some(found.into_iter().map(|(name, is_dir)| (name.to_owned(), is_dir)).collect()))
+    }
+
+    /// Files in memory are never links.
+    fn is_link(&self, path: &str) -> Result<bool, SpecError> {
+        check_rel_path(path, false)?;
+        Ok(false)
     }
 }
 
@@ -226,6 +236,18 @@ impl SourceTree for FsTree {
         out.sort();
         Ok(Some(out))
     }
+
+    fn is_link(&self, path: &str) -> Result<bool, SpecError> {
+        check_rel_path(path, false)?;
+        let Some(at) = self.resolve(path)? else {
+            return Ok(false);
+        };
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) => Ok(meta.file_type().is_symlink()),
+            Err(e) if absent(&e) => Ok(false),
+            Err(source) => Err(io_error(path, source)),
+        }
+    }
 }
 
 /// A git tree is a source tree: the verifier reads the spec at any commit this way.
@@ -238,6 +260,13 @@ impl SourceTree for crate::git::GitTree<'_> {
     fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError> {
         crate::git::GitTree::entries(self, dir)
             .map_err(|e| SpecError::Repository { path: dir.to_owned(), message: e.to_string() })
+    }
+
+    /// A tree entry of mode 120000.
+    fn is_link(&self, path: &str) -> Result<bool, SpecError> {
+        let kind = crate::git::GitTree::entry_kind(self, path)
+            .map_err(|e| SpecError::Repository { path: path.to_owned(), message: e.to_string() })?;
+        Ok(kind == Some(gix::objs::tree::EntryKind::Link))
     }
 }
 

@@ -135,9 +135,26 @@ pub fn is_openspec_unit_name(name: &str) -> bool {
     name != OPENSPEC_ARCHIVE && check_unit_name(name).is_ok()
 }
 
-/// Whether the directory `dir` exists in `tree`.
+/// Whether the directory `dir` exists in `tree`. A symbolic link at `dir` or at a directory above
+/// it is refused, never taken for absent.
 fn dir_exists(tree: &dyn SourceTree, dir: &str) -> Result<bool, SpecError> {
-    Ok(tree.entries(dir)?.is_some())
+    if tree.entries(dir)?.is_some() {
+        return Ok(true);
+    }
+    let mut upto = 0;
+    for component in dir.split('/') {
+        upto += component.len();
+        let path = dir.get(..upto).unwrap_or(dir);
+        if tree.is_link(path)? {
+            return Err(SpecError::SymbolicLink {
+                path: path.to_owned(),
+                what: "a unit directory or a directory above it",
+                kind: "directory",
+            });
+        }
+        upto += 1;
+    }
+    Ok(false)
 }
 
 /// Finds the unit named `unit` in either format; an unknown or ambiguous unit is an error.
@@ -190,13 +207,24 @@ fn units_under(
         Format::SpecKit => SPECKIT_SPECS_DIR,
         Format::OpenSpec => OPENSPEC_CHANGES_DIR,
     };
-    let mut names: Vec<String> = tree
-        .entries(parent)?
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|(name, is_dir)| *is_dir && accepts(name))
-        .map(|(name, _)| name)
-        .collect();
+    if !dir_exists(tree, parent)? {
+        return Ok(Vec::new());
+    }
+    let mut names = Vec::new();
+    for (name, is_dir) in tree.entries(parent)?.unwrap_or_default() {
+        if !accepts(&name) {
+            continue;
+        }
+        if is_dir {
+            names.push(name);
+        } else if tree.is_link(&format!("{parent}/{name}"))? {
+            return Err(SpecError::SymbolicLink {
+                path: format!("{parent}/{name}"),
+                what: "a unit directory",
+                kind: "directory",
+            });
+        }
+    }
     names.sort();
     Ok(names.iter().map(|name| UnitLoc::new(format, name)).collect())
 }

@@ -19,6 +19,7 @@ pub mod signatures;
 #[cfg(feature = "sigstore")]
 pub mod sigstore_trust;
 pub mod trust;
+pub mod unread;
 
 pub use error::VerifyError;
 pub use run::{BranchOptions, verify_branch, verify_commits};

@@ -61,8 +61,9 @@ pub struct TickReport {
     pub outcome: TickOutcome,
     /// The commit's outcome, when a commit was checked.
     pub commit_outcome: Option<CommitOutcome>,
-    /// The reason code: `ticked_without_evidence`, `commit_unreachable`, `stale`, the commit
-    /// outcome, or `not_verified` under `--require-verified`.
+    /// The reason code: `ticked_without_evidence`, `commit_unreachable`, `unrecognized_tick` (a
+    /// checked box that is not read as a task; the task is `<unit>/tasks.md:<line>`), `stale`, the
+    /// commit outcome, or `not_verified` under `--require-verified`.
     pub reason: Option<String>,
     /// What was found, worst first.
     pub findings: Vec<Finding>,

@@ -16,7 +16,7 @@ use crate::verify::commit::{Checker, CommitReport};
 use crate::verify::error::VerifyError;
 use crate::verify::report::{Report, TickOutcome, TickReport};
 use crate::verify::trust::Trust;
-use crate::verify::{bugs, decisions};
+use crate::verify::{bugs, decisions, unread};
 
 /// Checks the task commits named by `range`: one revision, `A..B`, or (None) every commit on the
 /// current branch that carries `Spec-Task:`.
@@ -154,6 +154,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
                 }
             });
         }
+        rows.extend(unread::unread_tick_rows(&head_tree, &unit.name)?.into_iter().map(Err));
         planned.push((rows, ticked_targets));
     }
 

@@ -1,0 +1,660 @@
+//! The one reader of a task list (`tasks.md`): the file as CommonMark renders it.
+//!
+//! A task is a list item whose task-list box (`[ ]`, `[x]`, `[X]`, GitHub's extension) sits on its
+//! bullet's line, and whose line is a task line of the unit's format ([`parse_task_line`]). What
+//! CommonMark shows as code (fenced or indented code blocks) or passes through as HTML (HTML
+//! blocks, comments) holds no task. Every other box is kept as an [`Unread`] with the reason: a
+//! `+` bullet, an ordered item, a block quote, an id that is not one (`T008:`, a Cyrillic `Т008`),
+//! a box on the line after its bullet, a box in a code block or comment, a box written out of
+//! shape (`[ x ]`, `-[x]`) that other tools still count. So a writer can refuse it by its line, and
+//! a verifier never skips a checked one.
+//!
+//! Lines end at `\n`, `\r\n` or a lone `\r`, as in CommonMark; a UTF-8 byte order mark at the start
+//! of the file is not part of the first line. Line `i` here is line index `i` wherever a task list
+//! is read or ticked.
+//!
+//! pulldown-cmark (the CommonMark parser rustdoc uses) decides the block structure, because
+//! CommonMark's container rules (list continuation, lazy lines, tab stops, seven kinds of HTML
+//! block, fences inside items) are too many to re-derive safely by hand; the file is bounded by
+//! [`TASK_LIST_LIMIT`] before it is parsed.
+
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
+use regex::Regex;
+
+use super::error::{SpecError, shown};
+use super::task_line::{TaskLine, is_task_id, parse_task_line};
+use super::unit::Format;
+
+/// The largest task list read, in bytes (a real one is a few KiB): larger ones are refused
+/// before they are parsed, so that a hostile file costs bounded time and memory (reading is linear
+/// in the size; `examples/bench_task_list.rs` measures the worst shapes at this size).
+pub const TASK_LIST_LIMIT: usize = 1024 * 1024;
+
+/// How many characters of a line an [`Unread`] keeps for display.
+const SHOWN_LINE: usize = 200;
+
+/// A UTF-8 byte order mark.
+const BOM: &str = "\u{feff}";
+
+/// Any line another tool could read as a task: optional blanks and `>`, a `-`, `*` or `+` bullet or
+/// an ordered `1.` / `1)`, optional blanks, then a box holding at most one mark with optional
+/// blanks around it, not followed by `(` or `[` (that would be a link). As wide as the OpenSpec
+/// CLI's own reading, so that no box it counts escapes this one.
+static BOX_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[\s>]*(?:[-*+]|[0-9]{1,9}[.)])\s*(\[\s*([^\]\s]?)\s*\])(?:[^(\[]|$)")
+        .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+});
+
+/// Inside a code block or an HTML block (where nothing is rendered as a list), a box behind a
+/// bullet anywhere on the line, after the start or a blank: `<!-- - [x] T006`, `  1. [x] T1`.
+static BOX_IN_BLOCK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^|[\s>])(?:[-*+]|[0-9]{1,9}[.)])\s*(\[\s*([^\]\s]?)\s*\])(?:[^(\[]|$)")
+        .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+});
+
+/// A box in a task list that is not read as a task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unread {
+    /// 0-based index of its line.
+    pub(crate) line_index: usize,
+    /// Whether the box holds `x` or `X`.
+    pub(crate) checked: bool,
+    /// The first word after the box (empty when none), to match it to an id a caller names.
+    pub(crate) word: String,
+    /// The line, control characters escaped, cut at 200 characters.
+    pub(crate) shown: String,
+    /// Why it is not a task, for a person.
+    pub(crate) reason: String,
+}
+
+/// A task list as CommonMark renders it: its lines, its tasks and the boxes that are not tasks.
+pub(crate) struct TaskList<'t> {
+    text: &'t str,
+    /// Each line's byte range in `text`, without its ending (line 0 starts after a BOM).
+    lines: Vec<Range<usize>>,
+    /// The tasks in line order: (line index, the parsed line).
+    tasks: Vec<(usize, TaskLine<'t>)>,
+    /// The boxes that are not tasks, in line order, at most one per line.
+    unread: Vec<Unread>,
+}
+
+/// Refuses a task list larger than [`TASK_LIST_LIMIT`].
+pub(crate) fn check_size(path: &str, size: usize) -> Result<(), SpecError> {
+    if size > TASK_LIST_LIMIT {
+        return Err(SpecError::TaskListTooLarge { path: path.to_owned(), size, limit: TASK_LIST_LIMIT });
+    }
+    Ok(())
+}
+
+/// Where a box was found while walking the rendered document.
+struct Found {
+    /// Byte offset of its `[` in the text.
+    at: usize,
+    /// Whether it holds `x` or `X`.
+    checked: bool,
+    /// Whether CommonMark (with task lists) renders it as the box of a task item.
+    rendered: bool,
+}
+
+impl<'t> TaskList<'t> {
+    /// Reads `text` (at most [`TASK_LIST_LIMIT`] bytes; see [`check_size`]) as a task list of
+    /// `format`.
+    pub(crate) fn read(text: &'t str, format: Format) -> Self {
+        let base = if text.starts_with(BOM) { BOM.len() } else { 0 };
+        let lines = line_ranges(text, base);
+        let (found, blocks) = walk(text, base);
+        let mut taken = vec![false; lines.len()];
+        let mut list = TaskList { text, lines, tasks: Vec::new(), unread: Vec::new() };
+        for f in found {
+            let index = list.line_of(f.at);
+            let Some(slot) = taken.get_mut(index).filter(|taken| !**taken) else {
+                continue;
+            };
+            *slot = true;
+            let line = list.line(index);
+            let col = f.at - list.line_start(index).unwrap_or_default();
+            match parse_task_line(format, line) {
+                Some(task) if f.rendered && task.box_at == col + 1 => list.tasks.push((index, task)),
+                _ => {
+                    let reason = why_not(format, line, col, f.rendered);
+                    list.push_unread(index, f.checked, col, reason);
+                }
+            }
+        }
+        // Boxes that CommonMark does not render as task items but other tools count, or that sit
+        // in a code block or comment behind other text (`<!-- - [x] T006`).
+        for (index, taken) in taken.into_iter().enumerate() {
+            let line = list.line(index);
+            let start = list.line_start(index).unwrap_or_default();
+            let Some((col, checked, inside)) = (!taken).then(|| box_in_line(line, start, &blocks)).flatten()
+            else {
+                continue;
+            };
+            let reason = match inside {
+                Some(inside) => format!(
+                    "it is inside {inside}, which CommonMark shows as code or passes through, \
+                     never as a task"
+                ),
+                None => why_not(format, line, col, false),
+            };
+            list.push_unread(index, checked, col, reason);
+        }
+        list.unread.sort_by_key(|u| u.line_index);
+        list
+    }
+
+    /// The line with index `index`, without its ending.
+    pub(crate) fn line(&self, index: usize) -> &'t str {
+        let text: &'t str = self.text;
+        self.lines.get(index).and_then(|r| text.get(r.clone())).unwrap_or_default()
+    }
+
+    /// How many lines the task list has (no empty line follows a final line ending).
+    pub(crate) fn line_count(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Byte offset in the text where line `index` starts.
+    pub(crate) fn line_start(&self, index: usize) -> Option<usize> {
+        self.lines.get(index).map(|r| r.start)
+    }
+
+    /// The tasks in line order: (line index, the parsed line).
+    pub(crate) fn tasks(&self) -> &[(usize, TaskLine<'t>)] {
+        &self.tasks
+    }
+
+    /// The boxes that are not read as tasks, in line order.
+    pub(crate) fn unread(&self) -> &[Unread] {
+        &self.unread
+    }
+
+    /// The index of the line holding byte offset `at`.
+    fn line_of(&self, at: usize) -> usize {
+        self.lines.partition_point(|r| r.start <= at).saturating_sub(1)
+    }
+
+    fn push_unread(&mut self, index: usize, checked: bool, col: usize, reason: String) {
+        let line = self.line(index);
+        let word = line
+            .get(col..)
+            .and_then(|rest| rest.split_once(']'))
+            .map_or("", |(_, after)| after.split_whitespace().next().unwrap_or_default());
+        self.unread.push(Unread {
+            line_index: index,
+            checked,
+            word: word.to_owned(),
+            shown: shown(line, SHOWN_LINE),
+            reason,
+        });
+    }
+}
+
+/// The byte ranges of the lines of `text` from `start`, each without its ending (`\n`, `\r\n` or a
+/// lone `\r`); no empty line follows a final ending.
+fn line_ranges(text: &str, start: usize) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut from = start;
+    let mut at = start;
+    while let Some(&b) = bytes.get(at) {
+        at += 1;
+        let ending = match b {
+            b'\n' => 1,
+            b'\r' if bytes.get(at) == Some(&b'\n') => 2,
+            b'\r' => 1,
+            _ => continue,
+        };
+        out.push(from..at - 1);
+        at += ending - 1;
+        from = at;
+    }
+    if from < bytes.len() {
+        out.push(from..bytes.len());
+    }
+    out
+}
+
+/// Walks the rendered document (from byte `base`): the boxes of list items, and the code and HTML
+/// blocks with what they are, for reasons.
+fn walk(text: &str, base: usize) -> (Vec<Found>, Vec<(Range<usize>, &'static str)>) {
+    let mut found = Vec::new();
+    let mut blocks = Vec::new();
+    let body = lone_cr_as_lf(text.get(base..).unwrap_or_default());
+    // Set at the start of a list item until its first content is seen.
+    let mut item_open = false;
+    for (event, range) in Parser::new_ext(&body, Options::ENABLE_TASKLISTS).into_offset_iter() {
+        let range = range.start + base..range.end + base;
+        match event {
+            Event::Start(Tag::Item) => {
+                item_open = true;
+                continue;
+            }
+            Event::Start(Tag::Paragraph | Tag::Heading { .. }) if item_open => continue,
+            Event::TaskListMarker(checked) => {
+                found.push(Found { at: range.start, checked, rendered: true });
+                item_open = false;
+                continue;
+            }
+            Event::Start(Tag::CodeBlock(kind)) => blocks.push((
+                range.clone(),
+                match kind {
+                    CodeBlockKind::Fenced(_) => "a fenced code block",
+                    CodeBlockKind::Indented => "an indented code block",
+                },
+            )),
+            Event::Start(Tag::HtmlBlock) => blocks.push((range.clone(), "an HTML block or comment")),
+            _ => {}
+        }
+        // An item whose text starts with a box that is not its task-list box (it is on a line of
+        // its own, or a link): rendered as text, and still a box to a reader.
+        if item_open && let Some(checked) = text.get(range.start..).and_then(leading_box) {
+            found.push(Found { at: range.start, checked, rendered: false });
+        }
+        item_open = false;
+    }
+    (found, blocks)
+}
+
+/// The box of a line that starts at byte `start` (the first checked one inside a block): (its
+/// byte offset in the line, whether it is checked, the block it is inside). A line that is no
+/// list item to CommonMark counts when another tool would read it as one ([`BOX_LINE`]); inside a
+/// code or HTML block, a box behind a bullet anywhere on the line counts ([`BOX_IN_BLOCK`]).
+fn box_in_line(
+    line: &str,
+    start: usize,
+    blocks: &[(Range<usize>, &'static str)],
+) -> Option<(usize, bool, Option<&'static str>)> {
+    // The blocks are in document order and never overlap.
+    let block_at = |at: usize| {
+        let i = blocks.partition_point(|(range, _)| range.start <= at).checked_sub(1)?;
+        blocks.get(i).filter(|(range, _)| range.contains(&at)).map(|(_, inside)| *inside)
+    };
+    let shape = |caps: regex::Captures<'_>| {
+        let (shape, mark) = (caps.get(1)?, caps.get(2)?);
+        Some((shape.start(), matches!(mark.as_str(), "x" | "X")))
+    };
+    if let Some((col, checked)) = BOX_LINE.captures(line).and_then(shape) {
+        return Some((col, checked, block_at(start + col)));
+    }
+    let in_block: Vec<(usize, bool, &'static str)> = BOX_IN_BLOCK
+        .captures_iter(line)
+        .filter_map(shape)
+        .filter_map(|(col, checked)| block_at(start + col).map(|inside| (col, checked, inside)))
+        .collect();
+    let first = in_block.iter().find(|(_, checked, _)| *checked).or(in_block.first())?;
+    Some((first.0, first.1, Some(first.2)))
+}
+
+/// `text` with every lone `\r` (one not followed by `\n`) made a `\n`: the same line endings to
+/// CommonMark, at the same byte offsets. pulldown-cmark takes a lone `\r` for text in places (it
+/// ends neither a fence's info string nor an HTML block), so it reads this copy.
+fn lone_cr_as_lf(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let lone = |at: usize| bytes.get(at) == Some(&b'\r') && bytes.get(at + 1) != Some(&b'\n');
+    if !(0..bytes.len()).any(lone) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for (at, c) in text.char_indices() {
+        out.push(if lone(at) { '\n' } else { c });
+    }
+    Cow::Owned(out)
+}
+
+/// `Some(checked)` when `s` starts with a `[ ]`, `[x]` or `[X]` box followed by whitespace or the end.
+fn leading_box(s: &str) -> Option<bool> {
+    let checked = match s.as_bytes() {
+        [b'[', b' ', b']', ..] => false,
+        [b'[', b'x' | b'X', b']', ..] => true,
+        _ => return None,
+    };
+    s.get(3..)?.chars().next().is_none_or(char::is_whitespace).then_some(checked)
+}
+
+/// Why the box at byte `col` of `line` is not read as a task of `format`. `rendered`: whether
+/// CommonMark renders it as the box of a task item.
+fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
+    let before = line.get(..col).unwrap_or_default();
+    let lead = before.trim_start_matches([' ', '\t']);
+    let bullets = "speccoder reads `-` and `*` bullets only";
+    if lead.starts_with('>') {
+        return "it is inside a block quote".to_owned();
+    }
+    if lead.starts_with('+') {
+        return format!("it has a `+` bullet; {bullets}");
+    }
+    if lead.starts_with(|c: char| c.is_ascii_digit()) {
+        return format!("it is an ordered list item; {bullets}");
+    }
+    if lead.is_empty() {
+        return "its box is not on the line of its bullet".to_owned();
+    }
+    let after_bullet = lead.get(1..).unwrap_or_default();
+    if !lead.starts_with(['-', '*']) || !after_bullet.trim_start_matches([' ', '\t']).is_empty() {
+        return "its box does not directly follow a `-` or `*` bullet (two list items on one line?)"
+            .to_owned();
+    }
+    if after_bullet.is_empty() {
+        return "there is no space between its bullet and its box".to_owned();
+    }
+    let from_box = line.get(col..).unwrap_or_default();
+    let Some(after_box) = ["[ ]", "[x]", "[X]"].iter().find_map(|b| from_box.strip_prefix(b)) else {
+        let end = from_box.find(']').map_or(from_box.len(), |e| e + 1);
+        return format!(
+            "its box `{}` is not `[ ]`, `[x]` or `[X]`",
+            shown(from_box.get(..end).unwrap_or_default(), 20)
+        );
+    };
+    if !after_box.is_empty() && !after_box.starts_with([' ', '\t']) {
+        return "there is no space after its box".to_owned();
+    }
+    let Some(word) = after_box.split_whitespace().next() else {
+        return "there is no task id after its box".to_owned();
+    };
+    let id = match format {
+        Format::SpecKit => word,
+        Format::OpenSpec => word.strip_suffix('.').unwrap_or(word),
+    };
+    let name = format.display_name();
+    if !is_task_id(format, id) {
+        let shape = match format {
+            Format::SpecKit => "`T` and digits, e.g. `T001`",
+            Format::OpenSpec => "dot-separated numbers, e.g. `1.1`",
+        };
+        let word_shown = shown(word, 40);
+        if let Some(c) = word.chars().find(|c| !c.is_ascii()) {
+            return format!(
+                "`{word_shown}` is not a {name} task id: it holds U+{:04X}, which is not an ASCII \
+                 letter or digit (a task id is {shape})",
+                u32::from(c)
+            );
+        }
+        let bare = word.trim_end_matches(|c: char| c.is_ascii_punctuation());
+        if bare.len() < word.len() && is_task_id(format, bare) {
+            return format!(
+                "`{word_shown}` is not a {name} task id: the id `{bare}` must be followed by a space"
+            );
+        }
+        return format!("`{word_shown}` is not a {name} task id (a task id is {shape})");
+    }
+    if rendered {
+        "its line is not a task line as speccoder reads one".to_owned()
+    } else {
+        "CommonMark does not render it as a task item here (a continuation of the text above, \
+         or indented into a code block)"
+            .to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids<'t>(list: &TaskList<'t>) -> Vec<(usize, &'t str, bool)> {
+        list.tasks().iter().map(|(i, t)| (*i, t.id, t.ticked)).collect()
+    }
+
+    fn unread(list: &TaskList<'_>) -> Vec<(usize, bool)> {
+        list.unread().iter().map(|u| (u.line_index, u.checked)).collect()
+    }
+
+    fn read(text: &str) -> TaskList<'_> {
+        TaskList::read(text, Format::SpecKit)
+    }
+
+    fn reason_at(list: &TaskList<'_>, line_index: usize) -> String {
+        list.unread()
+            .iter()
+            .find(|u| u.line_index == line_index)
+            .unwrap_or_else(|| panic!("no unread box on line {line_index}: {:?}", list.unread()))
+            .reason
+            .clone()
+    }
+
+    #[test]
+    fn a_plain_task_list_yields_its_tasks_and_nothing_unread() {
+        let list = read("# Tasks\n\n- [ ] T001 a\n- [x] T002 b\n  * [X] T003 [US1] c\n");
+        assert_eq!(ids(&list), [(2, "T001", false), (3, "T002", true), (4, "T003", true)]);
+        assert!(list.unread().is_empty(), "{:?}", list.unread());
+        assert_eq!(list.line_count(), 5);
+    }
+
+    #[test]
+    fn a_backtick_fence_holds_no_task_and_its_boxes_are_unread() {
+        let list = read("```\n- [x] T001 fake\n```\n- [ ] T001 real\n");
+        assert_eq!(ids(&list), [(3, "T001", false)]);
+        assert_eq!(unread(&list), [(1, true)]);
+        assert!(reason_at(&list, 1).contains("inside a fenced code block"), "{}", reason_at(&list, 1));
+    }
+
+    #[test]
+    fn a_tilde_fence_with_an_info_string_and_indentation_holds_no_task() {
+        let list = read("   ~~~~ markdown\n- [ ] T001 fake\n~~~\n  ~~~~~\n- [ ] T002 real\n");
+        assert_eq!(ids(&list), [(4, "T002", false)]);
+        assert_eq!(unread(&list), [(1, false)]);
+    }
+
+    #[test]
+    fn a_closing_fence_must_be_as_long_and_of_the_same_kind() {
+        // ```` is closed neither by ``` nor by ~~~~, only by ```` (or longer).
+        let list = read("````\n```\n~~~~\n- [ ] T001 fake\n`````\n- [ ] T002 real\n");
+        assert_eq!(ids(&list), [(5, "T002", false)]);
+    }
+
+    #[test]
+    fn a_fence_indented_four_spaces_is_indented_code_and_opens_no_fence() {
+        let list = read("Text\n\n    ```\n- [ ] T001 real\n");
+        assert_eq!(ids(&list), [(3, "T001", false)]);
+    }
+
+    #[test]
+    fn an_unclosed_fence_runs_to_the_end_of_the_document() {
+        let list = read("- [ ] T001 a\n\n```\n- [ ] T002 fake\n- [x] T003 fake\n");
+        assert_eq!(ids(&list), [(0, "T001", false)]);
+        assert_eq!(unread(&list), [(3, false), (4, true)]);
+    }
+
+    #[test]
+    fn an_indented_code_block_holds_no_task_but_a_nested_item_is_one() {
+        let code = read("Some text.\n\n    - [ ] T001 code\n\n- [ ] T002 real\n");
+        assert_eq!(ids(&code), [(4, "T002", false)]);
+        assert!(reason_at(&code, 2).contains("indented code block"));
+        let nested = read("- [ ] T001 a\n\n    - [ ] T002 nested\n\t- [x] T003 tab\n");
+        assert_eq!(ids(&nested), [(0, "T001", false), (2, "T002", false), (3, "T003", true)]);
+    }
+
+    #[test]
+    fn a_one_line_html_comment_holds_no_task() {
+        let list = read("<!-- - [ ] T001 fake -->\n- [ ] T002 real\n");
+        assert_eq!(ids(&list), [(1, "T002", false)]);
+    }
+
+    #[test]
+    fn a_multi_line_html_comment_holds_no_task() {
+        let list = read("- [ ] T001 a\n\n<!--\n- [x] T002 fake\n\n- [ ] T003 fake\n-->\n- [ ] T004 b\n");
+        assert_eq!(ids(&list), [(0, "T001", false), (7, "T004", false)]);
+        assert_eq!(unread(&list), [(3, true), (5, false)]);
+        assert!(reason_at(&list, 3).contains("HTML block or comment"));
+    }
+
+    #[test]
+    fn a_box_behind_the_opening_of_a_comment_is_unread_and_an_unclosed_comment_hides_no_tick() {
+        let list = read("- [ ] T001 a\n<!-- - [x] T002 hidden\n- [ ] T003 swallowed\n  1. [X] T004 too\n");
+        assert_eq!(ids(&list), [(0, "T001", false)]);
+        assert_eq!(unread(&list), [(1, true), (2, false), (3, true)]);
+        assert!(reason_at(&list, 1).contains("HTML block or comment"), "{}", reason_at(&list, 1));
+        // In text that CommonMark renders, prose that mentions a box is not one.
+        assert!(read("Write - [x] to mark a task done.\n").unread().is_empty());
+        // In a code block, a box must follow a blank: `'- [x]` in a string is not one.
+        assert!(read("```\necho '- [x] done'\n```\n").unread().is_empty());
+    }
+
+    #[test]
+    fn an_html_block_holds_no_task_until_its_blank_line() {
+        let list = read("<details>\n- [x] T001 raw\n</details>\n\n- [ ] T002 real\n");
+        assert_eq!(ids(&list), [(4, "T002", false)]);
+        assert_eq!(unread(&list), [(1, true)]);
+    }
+
+    #[test]
+    fn star_and_dash_bullets_are_read_and_plus_is_refused_by_name() {
+        let list = read("- [x] T001 a\n* [x] T002 b\n+ [x] T003 c\n");
+        assert_eq!(ids(&list), [(0, "T001", true), (1, "T002", true)]);
+        assert_eq!(unread(&list), [(2, true)]);
+        assert_eq!(list.unread()[0].word, "T003");
+        assert!(reason_at(&list, 2).contains("`+` bullet"), "{}", reason_at(&list, 2));
+    }
+
+    #[test]
+    fn ordered_items_are_refused_by_name() {
+        let list = read("1. [x] T001 a\n2) [ ] T002 b\n");
+        assert!(ids(&list).is_empty());
+        assert_eq!(unread(&list), [(0, true), (1, false)]);
+        assert!(reason_at(&list, 0).contains("ordered list item"));
+        assert!(reason_at(&list, 1).contains("ordered list item"));
+    }
+
+    #[test]
+    fn boxes_in_block_quotes_and_on_the_line_after_their_bullet_are_unread() {
+        let list = read("> - [x] T001 quoted\n\n-\n  [x] T002 late\n\n- - [x] T003 nested\n");
+        assert!(ids(&list).is_empty(), "{:?}", ids(&list));
+        assert_eq!(unread(&list), [(0, true), (3, true), (5, true)]);
+        assert!(reason_at(&list, 0).contains("block quote"));
+        assert!(reason_at(&list, 3).contains("not on the line of its bullet"));
+        assert!(reason_at(&list, 5).contains("does not directly follow"));
+    }
+
+    #[test]
+    fn a_box_written_as_a_link_label_is_still_unread() {
+        let list = read("[x]: https://example.com\n\n-\n  [x] T001 link\n");
+        assert_eq!(unread(&list), [(3, true)]);
+    }
+
+    #[test]
+    fn a_look_alike_id_is_unread_and_names_the_character() {
+        let list = read("- [x] \u{422}008 cyrillic\n");
+        assert!(ids(&list).is_empty());
+        let reason = reason_at(&list, 0);
+        assert!(reason.contains("U+0422"), "{reason}");
+        assert_eq!(list.unread()[0].word, "\u{422}008");
+    }
+
+    #[test]
+    fn punctuation_after_an_id_is_unread_and_says_so() {
+        let list = read("- [x] T008: done\n- [X] T009, too\n");
+        assert_eq!(unread(&list), [(0, true), (1, true)]);
+        assert!(reason_at(&list, 0).contains("the id `T008` must be followed by a space"));
+        let openspec = TaskList::read("- [x] 1.1: done\n- [x] 1.2. fine\n", Format::OpenSpec);
+        assert_eq!(ids(&openspec), [(1, "1.2", true)]);
+        assert!(reason_at(&openspec, 0).contains("`1.1`"));
+    }
+
+    #[test]
+    fn boxes_out_of_shape_that_other_tools_count_are_unread() {
+        let list = read("- [ x ] T001 a\n-[x] T002 b\n- [x]T003 c\n- [x]\n- [x] done without an id\n");
+        assert!(ids(&list).is_empty());
+        assert_eq!(unread(&list), [(0, true), (1, true), (2, true), (3, true), (4, true)]);
+        assert!(reason_at(&list, 0).contains("is not `[ ]`"), "{}", reason_at(&list, 0));
+        assert!(reason_at(&list, 1).contains("no space between"), "{}", reason_at(&list, 1));
+        assert!(reason_at(&list, 2).contains("no space after"), "{}", reason_at(&list, 2));
+        assert!(reason_at(&list, 3).contains("no task id"), "{}", reason_at(&list, 3));
+        assert!(reason_at(&list, 4).contains("`done` is not"), "{}", reason_at(&list, 4));
+    }
+
+    #[test]
+    fn a_lazy_continuation_line_is_no_task() {
+        let list = read("Some text\n    - [x] T001 continues the paragraph\n");
+        assert!(ids(&list).is_empty());
+        assert!(reason_at(&list, 1).contains("does not render it as a task item"));
+    }
+
+    #[test]
+    fn links_in_list_items_are_no_boxes() {
+        let list = read("- [x](https://example.com) a link\n- [A] label\n- [ ][ref]\n");
+        assert!(list.tasks().is_empty());
+        assert!(list.unread().iter().all(|u| !u.checked), "{:?}", list.unread());
+    }
+
+    #[test]
+    fn cr_only_crlf_and_mixed_line_endings_split_lines_as_commonmark_does() {
+        for text in [
+            "# T\r- [ ] T001 a\r- [x] T002 b\r",
+            "# T\r\n- [ ] T001 a\r\n- [x] T002 b\r\n",
+            "# T\n- [ ] T001 a\r- [x] T002 b\r\n",
+            "# T\r- [ ] T001 a\r\n- [x] T002 b",
+        ] {
+            let list = read(text);
+            assert_eq!(ids(&list), [(1, "T001", false), (2, "T002", true)], "{text:?}");
+            assert_eq!(list.line(1), "- [ ] T001 a", "{text:?}");
+            assert_eq!(list.line(2), "- [x] T002 b", "{text:?}");
+            assert_eq!(list.line_count(), 3);
+        }
+        let fenced = read("```\r- [x] T001 fake\r```\r- [ ] T002 real\r");
+        assert_eq!(ids(&fenced), [(3, "T002", false)]);
+        assert_eq!(unread(&fenced), [(1, true)]);
+        let tilde = read("~~~\r- [x] T001 fake\r~~~\r- [ ] T002 real\r");
+        assert_eq!(ids(&tilde), [(3, "T002", false)]);
+        let comment = read("<!--\r- [x] T001 fake\r-->\r- [ ] T002 real\r");
+        assert_eq!(ids(&comment), [(3, "T002", false)]);
+        let crlf =
+            read("<!--\r\n- [x] T001 fake\r\n-->\r\n```\r\n- [ ] T001 fake\r\n```\r\n- [ ] T002 real\r\n");
+        assert_eq!(ids(&crlf), [(6, "T002", false)]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_line() {
+        let list = read("\u{feff}- [ ] T001 a\n- [ ] T002 b\n");
+        assert_eq!(ids(&list), [(0, "T001", false), (1, "T002", false)]);
+        assert_eq!(list.line(0), "- [ ] T001 a");
+        assert_eq!(list.line_start(0), Some(3));
+        // Only at the very start: elsewhere it is text.
+        let inner = read("x\n\u{feff}- [ ] T001 a\n");
+        assert!(inner.tasks().is_empty());
+    }
+
+    #[test]
+    fn lines_end_at_lf_crlf_or_a_lone_cr_and_none_follows_a_final_ending() {
+        let text = "a\r\nb\nc\rd\n\ne";
+        let got: Vec<&str> = line_ranges(text, 0).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(got, ["a", "b", "c", "d", "", "e"]);
+        assert_eq!(line_ranges("x\n", 0).len(), 1);
+        assert_eq!(line_ranges("x\r\n", 0).len(), 1);
+        assert!(line_ranges("", 0).is_empty());
+    }
+
+    #[test]
+    fn an_openspec_list_reads_numbered_ids() {
+        let list = TaskList::read("## 1. Impl\n- [x] 1.1 Do\n- [ ] T001 not openspec\n", Format::OpenSpec);
+        assert_eq!(ids(&list), [(1, "1.1", true)]);
+        assert_eq!(unread(&list), [(2, false)]);
+    }
+
+    #[test]
+    fn a_task_list_over_the_limit_is_refused_before_it_is_read() {
+        assert!(check_size("specs/x/tasks.md", TASK_LIST_LIMIT).is_ok());
+        let err = check_size("specs/x/tasks.md", TASK_LIST_LIMIT + 1).unwrap_err();
+        assert!(matches!(err, SpecError::TaskListTooLarge { .. }));
+        assert!(err.to_string().contains("specs/x/tasks.md"), "{err}");
+    }
+
+    #[test]
+    fn hostile_nesting_and_fences_are_read_without_trouble() {
+        let deep_quotes = ">".repeat(10_000) + " - [x] T001\n";
+        assert_eq!(unread(&read(&deep_quotes)), [(0, true)]);
+        let deep_items: String = (0..300).map(|i| format!("{}- [ ] T{i} x\n", "  ".repeat(i))).collect();
+        assert_eq!(read(&deep_items).tasks().len(), 300);
+        let open = "```\n".repeat(10_001) + "- [ ] T1 x\n";
+        assert!(read(&open).tasks().is_empty());
+        let closed = "```\n".repeat(10_000) + "- [ ] T1 x\n";
+        assert_eq!(ids(&read(&closed)), [(10_000, "T1", false)]);
+        let long_fence = "`".repeat(100_000) + "\n- [x] T1 x\n";
+        assert_eq!(unread(&read(&long_fence)), [(1, true)]);
+        let brackets = "- [x] T1 ".to_owned() + &"[".repeat(100_000) + "\n";
+        assert_eq!(ids(&read(&brackets)), [(0, "T1", true)]);
+    }
+}

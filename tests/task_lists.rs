@@ -1,0 +1,349 @@
+//! `tasks.md` read as CommonMark renders it, end to end: the built binary on real repositories.
+//! A task line in a code block or a comment is never ticked, line endings and a byte order mark
+//! survive a tick, a checked box that is not a task fails `attest verify --branch` as
+//! `unrecognized_tick`, and a symbolic link where a task list or a unit directory should be is
+//! refused by `attest` and by `attest verify` alike. Checked with `git show`, `git diff`,
+//! `git ls-tree` and the OpenSpec CLI.
+
+mod common;
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use common::{Evidence, Key, OPENSPEC_UNIT, PRINCIPAL, Project, SPECKIT_UNIT};
+
+const TASKS: &str = "specs/001-bookmark-tags/tasks.md";
+const T005_LINE: &str =
+    "- [ ] T005 [US1] Implement adding a tag to a bookmark in src/tags/store.rs (FR-001, FR-002)";
+
+/// A project with a key `ada` and its allowed-signers file.
+struct Case {
+    p: Project,
+    key: Key,
+    allowed: PathBuf,
+}
+
+impl Case {
+    fn new(p: Project) -> Case {
+        let key = common::ed25519(&p.scratch, "ada");
+        let allowed = common::allowed_signers(&p.scratch.join("allowed_signers"), &[(PRINCIPAL, &key)]);
+        Case { p, key, allowed }
+    }
+
+    fn speckit() -> Case {
+        Case::new(Project::speckit())
+    }
+
+    /// Replaces `path` with `bytes` and commits it.
+    fn commit_file(&self, path: &str, bytes: impl AsRef<[u8]>, message: &str) {
+        self.p.write(path, bytes);
+        self.p.git(&["add", path]);
+        self.p.git(&["commit", "-q", "-m", message]);
+    }
+
+    /// `speccoder attest <unit>/<task>` with fresh evidence and the key.
+    fn attest(&self, unit: &str, task: &str) -> common::Run {
+        let target = format!("{unit}/{task}");
+        let dir = self.p.scratch_dir(&format!("evidence-{unit}-{}", task.replace('.', "_")));
+        let evidence = common::write_evidence(&dir, &target, Evidence::Verified);
+        self.p.attest(&target, &evidence, &["--key", self.key.private.to_str().unwrap()])
+    }
+
+    /// `attest verify --branch --all --json` against the key: (exit code, report).
+    fn verify(&self) -> (i32, common::Run) {
+        let allowed = self.allowed.to_str().unwrap();
+        let out = self.p.speccoder(&[
+            "attest",
+            "verify",
+            "--branch",
+            "--all",
+            "--json",
+            "--allowed-signers",
+            allowed,
+        ]);
+        (out.code().unwrap_or(-1), out)
+    }
+
+    /// The verify report's rows as (task, outcome, reason).
+    fn rows(&self) -> (i32, Vec<(String, String, String)>, Value) {
+        let (code, out) = self.verify();
+        let report: Value =
+            serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
+        let rows = report["ticks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+                (text(&t["task"]), text(&t["outcome"]), text(&t["reason"]))
+            })
+            .collect();
+        (code, rows, report)
+    }
+}
+
+/// The lines of `before` and `after` that differ, as (1-based line, before, after); both must have
+/// the same number of `\n`-separated lines.
+fn changed_lines(before: &[u8], after: &[u8]) -> Vec<(usize, String, String)> {
+    let a: Vec<&[u8]> = before.split(|b| *b == b'\n').collect();
+    let b: Vec<&[u8]> = after.split(|b| *b == b'\n').collect();
+    assert_eq!(a.len(), b.len(), "the tick changed the number of lines");
+    a.iter()
+        .zip(&b)
+        .enumerate()
+        .filter(|(_, (x, y))| x != y)
+        .map(|(i, (x, y))| {
+            (i + 1, String::from_utf8_lossy(x).into_owned(), String::from_utf8_lossy(y).into_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn attest_ticks_the_real_task_and_never_its_copies_in_a_fence_or_a_comment() {
+    let c = Case::speckit();
+    let original = String::from_utf8(c.p.read(TASKS)).unwrap();
+    let decoys = format!(
+        "```\n{T005_LINE}\n```\n\n~~~~ markdown\n{T005_LINE}\n~~~~\n\n<!-- {T005_LINE} -->\n\n<!--\n{T005_LINE}\n-->\n\n"
+    );
+    let with_decoys = original.replacen("## Phase 1: Setup", &format!("{decoys}## Phase 1: Setup"), 1);
+    c.commit_file(TASKS, &with_decoys, "Document the task format with examples");
+    let before = c.p.git_bytes(&["show", &format!("HEAD:{TASKS}")]);
+
+    c.attest(SPECKIT_UNIT, "T005").success();
+
+    let after = c.p.git_bytes(&["show", &format!("HEAD:{TASKS}")]);
+    let changed = changed_lines(&before, &after);
+    let first = with_decoys.lines().position(|l| l == T005_LINE).unwrap();
+    let last = with_decoys.lines().collect::<Vec<_>>().iter().rposition(|l| *l == T005_LINE).unwrap();
+    assert_ne!(first, last, "the fixture must hold copies before the real line");
+    assert_eq!(changed, [(last + 1, T005_LINE.to_owned(), T005_LINE.replacen("[ ]", "[X]", 1))]);
+    // git's own diff of the task commit: one line out, one line in.
+    let diff = c.p.git(&["diff", "--unified=0", "HEAD~1", "HEAD", "--", TASKS]);
+    let edits: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"))
+        .collect();
+    assert_eq!(
+        edits,
+        [format!("-{T005_LINE}"), format!("+{}", T005_LINE.replacen("[ ]", "[X]", 1))],
+        "{diff}"
+    );
+    assert!(diff.contains(&format!("@@ -{} +{} @@", last + 1, last + 1)), "{diff}");
+    // The signed line is the real one.
+    let lines = c.p.note_lines("HEAD");
+    let tv = lines.iter().find(|l| l.predicate_type().ends_with("task-verification/v0")).unwrap();
+    assert_eq!(tv.statement["predicate"]["task"]["line_hash"], common::sha256(T005_LINE.as_bytes()));
+    let (code, rows, _) = c.rows();
+    assert_eq!(code, 0, "{rows:?}");
+    assert_eq!(rows, [(format!("{SPECKIT_UNIT}/T005"), "evidenced".into(), String::new())]);
+}
+
+#[test]
+fn a_task_that_exists_only_in_a_fence_is_unknown_and_nothing_is_written() {
+    let c = Case::speckit();
+    let original = String::from_utf8(c.p.read(TASKS)).unwrap();
+    let fenced = format!(
+        "{original}\n```\n- [ ] T099 [US1] Only an example (FR-001)\n```\n<!--\n- [ ] T098 hidden\n-->\n"
+    );
+    c.commit_file(TASKS, fenced, "Add an example");
+    let before = c.p.snapshot();
+    for (task, why) in [("T099", "inside a fenced code block"), ("T098", "inside an HTML block or comment")] {
+        let out = c.attest(SPECKIT_UNIT, task).failure(2);
+        assert!(out.stderr.contains(&format!("task `{task}` not found")), "{out}");
+        assert!(out.stderr.contains(why), "{out}");
+        assert_eq!(c.p.snapshot(), before, "{out}");
+    }
+}
+
+#[test]
+fn cr_only_endings_and_a_byte_order_mark_survive_the_tick_and_the_verifier_agrees() {
+    let c = Case::speckit();
+    let original = String::from_utf8(c.p.read(TASKS)).unwrap();
+    // Up to T004 with CRLF, from T004 on with lone CRs (T005 among them), behind a byte order mark.
+    let (head, tail) = original.split_at(original.find("- [ ] T004").unwrap());
+    let mixed = format!("\u{feff}{}{}", head.replace('\n', "\r\n"), tail.replace('\n', "\r"));
+    assert!(mixed.contains(&format!("\r{T005_LINE}\r- [ ] T006")), "{mixed:?}");
+    c.commit_file(TASKS, &mixed, "Line endings from elsewhere");
+
+    c.attest(SPECKIT_UNIT, "T005").success();
+
+    let after = c.p.git_bytes(&["show", &format!("HEAD:{TASKS}")]);
+    let expected = mixed.replacen(T005_LINE, &T005_LINE.replacen("[ ]", "[X]", 1), 1);
+    assert_eq!(String::from_utf8(after).unwrap(), expected, "only the box may change");
+    // git splits at `\n` only: the CR-only tail is one line to it, and the only one changed.
+    let stat = c.p.git(&["diff", "--numstat", "HEAD~1", "HEAD"]);
+    assert_eq!(stat.trim(), format!("1\t1\t{TASKS}"), "{stat}");
+    let (before, after) = (
+        c.p.git_bytes(&["show", &format!("HEAD~1:{TASKS}")]),
+        c.p.git_bytes(&["show", &format!("HEAD:{TASKS}")]),
+    );
+    let differing: Vec<usize> = (0..before.len()).filter(|&i| before[i] != after[i]).collect();
+    assert_eq!((before.len(), differing.len()), (after.len(), 1), "exactly one byte changes");
+    assert!(after.starts_with("\u{feff}".as_bytes()), "the byte order mark stays");
+    let lines = c.p.note_lines("HEAD");
+    let tv = lines.iter().find(|l| l.predicate_type().ends_with("task-verification/v0")).unwrap();
+    assert_eq!(tv.statement["predicate"]["task"]["line_hash"], common::sha256(T005_LINE.as_bytes()));
+    let (code, rows, _) = c.rows();
+    assert_eq!((code, rows[0].1.as_str()), (0, "evidenced"), "{rows:?}");
+}
+
+#[test]
+fn a_renamed_or_look_alike_tick_fails_the_branch_as_unrecognized_tick() {
+    let c = Case::speckit();
+    c.attest(SPECKIT_UNIT, "T005").success();
+    let (code, rows, _) = c.rows();
+    assert_eq!(code, 0, "{rows:?}");
+
+    // T006 ticked by hand, without evidence: the branch fails.
+    let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+    c.commit_file(TASKS, tasks.replace("- [ ] T006", "- [x] T006"), "tick T006 by hand");
+    let (code, rows, _) = c.rows();
+    assert_eq!(code, 26);
+    assert!(rows.contains(&(
+        format!("{SPECKIT_UNIT}/T006"),
+        "unverifiable".into(),
+        "ticked_without_evidence".into()
+    )));
+
+    // Renamed out of the reader's sight, the ticks still fail the branch, each by its line.
+    let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+    let line_of = |needle: &str| tasks.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
+    let (t006, t007, t008) = (line_of("- [x] T006"), line_of("- [ ] T007"), line_of("- [ ] T008"));
+    let hidden = tasks
+        .replace("- [x] T006", "- [x] \u{422}006")
+        .replace("- [ ] T007", "- [x] T007:")
+        .replace("- [ ] T008", "+ [x] T008");
+    c.commit_file(TASKS, &hidden, "hide the ticks");
+    let (code, rows, report) = c.rows();
+    assert_eq!(code, 26, "{rows:?}");
+    assert!(rows.contains(&(format!("{SPECKIT_UNIT}/T005"), "evidenced".into(), String::new())), "{rows:?}");
+    for (line, says) in [(t006, "U+0422"), (t007, "`T007` must be followed by a space"), (t008, "`+` bullet")]
+    {
+        let task = format!("{SPECKIT_UNIT}/tasks.md:{line}");
+        let row = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == task.as_str());
+        let row = row.unwrap_or_else(|| panic!("no row {task}: {rows:?}"));
+        assert_eq!(
+            (row["outcome"].as_str(), row["reason"].as_str()),
+            (Some("unverifiable"), Some("unrecognized_tick"))
+        );
+        let finding = &row["findings"][0];
+        assert_eq!(finding["code"], "unrecognized_tick");
+        let message = finding["message"].as_str().unwrap();
+        assert!(message.contains(&format!("{TASKS} line {line}")) && message.contains(says), "{message}");
+        assert_eq!(finding["found"].as_str(), hidden.lines().nth(line - 1), "{finding}");
+    }
+    assert_eq!(report["totals"]["unverifiable"], 3, "{report}");
+
+    // The text report names them too.
+    let allowed = c.allowed.to_str().unwrap();
+    let text =
+        c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allowed-signers", allowed]).failure(26);
+    assert!(
+        text.stdout.contains(&format!("unverifiable {SPECKIT_UNIT}/tasks.md:{t007} - (unrecognized_tick)")),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_tick_hidden_in_a_comment_fails_the_branch_too() {
+    let c = Case::speckit();
+    c.attest(SPECKIT_UNIT, "T005").success();
+    let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+    let line = tasks.lines().position(|l| l.starts_with("- [ ] T006")).unwrap() + 1;
+    c.commit_file(TASKS, tasks.replace("- [ ] T006", "<!-- - [x] T006"), "hide a tick in a comment");
+    let (code, rows, _) = c.rows();
+    assert_eq!(code, 26, "{rows:?}");
+    assert!(
+        rows.contains(&(
+            format!("{SPECKIT_UNIT}/tasks.md:{line}"),
+            "unverifiable".into(),
+            "unrecognized_tick".into()
+        )),
+        "{rows:?}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_task_list_is_refused_by_attest_and_by_verify() {
+    let c = Case::speckit();
+    c.attest(SPECKIT_UNIT, "T005").success();
+    // tasks.md becomes a link to a copy elsewhere in the tree (mode 120000 in git).
+    let real = c.p.read(TASKS);
+    c.p.write("elsewhere/tasks.md", &real);
+    std::fs::remove_file(c.p.root.join(TASKS)).unwrap();
+    std::os::unix::fs::symlink("../../elsewhere/tasks.md", c.p.root.join(TASKS)).unwrap();
+    c.p.git(&["add", "-A"]);
+    c.p.git(&["commit", "-q", "-m", "link the task list"]);
+    let entry = c.p.git(&["ls-tree", "HEAD", TASKS]);
+    assert!(entry.starts_with("120000 blob "), "{entry}");
+
+    let before = c.p.snapshot();
+    let out = c.attest(SPECKIT_UNIT, "T006").failure(13);
+    assert!(out.stderr.contains(&format!("`{TASKS}` is a symbolic link")), "{out}");
+    assert_eq!(c.p.snapshot(), before);
+    let (code, out) = c.verify();
+    assert_eq!(code, 13, "{out}");
+    assert!(out.stderr.contains(&format!("`{TASKS}` is a symbolic link")), "{out}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_unit_directory_is_refused_by_attest_and_by_verify() {
+    let c = Case::speckit();
+    std::os::unix::fs::symlink(SPECKIT_UNIT, c.p.root.join("specs/002-linked")).unwrap();
+    c.p.git(&["add", "-A"]);
+    c.p.git(&["commit", "-q", "-m", "link a unit"]);
+    let entry = c.p.git(&["ls-tree", "HEAD", "specs/002-linked"]);
+    assert!(entry.starts_with("120000 blob "), "{entry}");
+
+    let before = c.p.snapshot();
+    let out = c.attest("002-linked", "T005").failure(13);
+    assert!(out.stderr.contains("`specs/002-linked` is a symbolic link"), "{out}");
+    assert_eq!(c.p.snapshot(), before);
+    let (code, out) = c.verify();
+    assert_eq!(code, 13, "{out}");
+    assert!(out.stderr.contains("`specs/002-linked` is a symbolic link"), "{out}");
+}
+
+#[test]
+fn an_openspec_tick_skips_a_fenced_copy_and_openspec_still_reads_the_change() {
+    let openspec = common::openspec();
+    let c = Case::new(Project::openspec());
+    let path = format!("openspec/changes/{OPENSPEC_UNIT}/tasks.md");
+    let original = String::from_utf8(c.p.read(&path)).unwrap();
+    let fenced = original.replacen(
+        "## 1. Implementation\n",
+        "```\n- [ ] 1.2 an example\n```\n\n## 1. Implementation\n",
+        1,
+    );
+    c.commit_file(&path, &fenced, "An example task line");
+    let run_openspec = |args: &[&str]| {
+        let mut cmd = std::process::Command::new(&openspec);
+        common::isolate(&mut cmd, &c.p.home);
+        cmd.current_dir(&c.p.root).args(args);
+        common::run(cmd)
+    };
+    run_openspec(&["validate", OPENSPEC_UNIT, "--strict", "--no-interactive"]).success();
+
+    c.attest(OPENSPEC_UNIT, "1.2").success();
+
+    let after = String::from_utf8(c.p.git_bytes(&["show", &format!("HEAD:{path}")])).unwrap();
+    assert!(after.contains("```\n- [ ] 1.2 an example\n```"), "{after}");
+    assert!(after.contains("- [x] 1.2 Implement filter by tag"), "{after}");
+    assert_eq!(after.matches("[x]").count(), 1, "{after}");
+    let out = run_openspec(&["validate", OPENSPEC_UNIT, "--strict", "--no-interactive"]).success();
+    assert!(out.stdout.contains("is valid"), "{out}");
+    // OpenSpec counts the fenced line as an open task: one of seven done, never two.
+    let list = run_openspec(&["list", "--json"]).success();
+    let listed: Value = serde_json::from_str(list.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {list}"));
+    let change = listed["changes"].as_array().unwrap().iter().find(|ch| ch["name"] == OPENSPEC_UNIT).unwrap();
+    assert_eq!(
+        (change["completedTasks"].as_u64(), change["totalTasks"].as_u64()),
+        (Some(1), Some(6)),
+        "{change}"
+    );
+    let (code, rows, _) = c.rows();
+    assert_eq!((code, rows.len()), (0, 1), "{rows:?}");
+}
