@@ -2,8 +2,8 @@
 //! branch (`unrecognized_tick`), never a line skipped. Renaming a tick out of the reader's sight
 //! (`T008:`, a Cyrillic `Т008`, a `+` bullet, a box inside a comment) cannot hide it.
 
+use crate::check::outcome::CommitOutcome;
 use crate::spec::{self, SourceTree};
-use crate::verify::outcome::CommitOutcome;
 use crate::verify::report::TickReport;
 
 /// The reason code of such a row.
