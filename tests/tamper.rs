@@ -5,7 +5,6 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -13,7 +12,6 @@ use common::*;
 use serde_json::{Value, json};
 
 const TASK: &str = "001-bookmark-tags/T005";
-const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 
 /// A project with one verified, signed tick of T005, an untrusted key, and the trust files.
 struct Case {
@@ -81,44 +79,16 @@ fn expect_code(codes: &[String], code: &str) {
 // --- note surgery, done with git and ssh-keygen, not with the crate ----------------------------
 
 fn note_raw_lines(c: &Case, rev: &str) -> Vec<Vec<u8>> {
-    let note = c.p.note(rev).expect("a note");
-    note.strip_suffix(b"\n").unwrap().split(|b| *b == b'\n').map(<[u8]>::to_vec).collect()
+    c.p.note_raw_lines(rev)
 }
 
 fn write_note(c: &Case, rev: &str, lines: &[Vec<u8>]) {
-    let mut bytes = Vec::new();
-    for l in lines {
-        bytes.extend_from_slice(l);
-        bytes.push(b'\n');
-    }
-    let file = c.p.scratch.join("note.jsonl");
-    std::fs::write(&file, bytes).unwrap();
-    c.p.git(&["notes", "--ref=speccoder", "add", "-f", "--no-stripspace", "-F", file.to_str().unwrap(), rev]);
+    c.p.write_note(rev, lines);
 }
 
 /// An envelope line over `statement` signed by `key` with `ssh-keygen -Y sign`.
 fn signed_line(c: &Case, statement: &Value, key: &Key) -> Vec<u8> {
-    // serde_json's map is sorted and compact: the canonical bytes, computed without the crate.
-    let payload = serde_json::to_vec(statement).unwrap();
-    let data = c.p.scratch.join("pae.bin");
-    std::fs::write(&data, pae(PAYLOAD_TYPE, &payload)).unwrap();
-    let mut cmd = Command::new("ssh-keygen");
-    isolate(&mut cmd, &c.p.home);
-    cmd.args(["-Y", "sign", "-n", "in-toto", "-f"]).arg(&key.private).arg(&data);
-    run(cmd).success();
-    let sig = std::fs::read(c.p.scratch.join("pae.bin.sig")).unwrap();
-    std::fs::remove_file(c.p.scratch.join("pae.bin.sig")).unwrap();
-    let envelope = json!({
-        "payload": STANDARD.encode(&payload),
-        "payloadType": PAYLOAD_TYPE,
-        "signatures": [{ "keyid": "test", "sig": STANDARD.encode(sig) }],
-    });
-    serde_json::to_vec(&envelope).unwrap()
-}
-
-fn statement_of(raw: &[u8]) -> Value {
-    let env: Value = serde_json::from_slice(raw).unwrap();
-    serde_json::from_slice(&STANDARD.decode(env["payload"].as_str().unwrap()).unwrap()).unwrap()
+    c.p.ssh_signed_line(statement, key)
 }
 
 fn index_of(lines: &[Vec<u8>], predicate_type_suffix: &str) -> usize {
@@ -558,21 +528,10 @@ fn a_decision_carrying_a_test_result_is_a_mismatch() {
         st["predicate"]["verdict"] = json!("attested");
         st["predicate"]["decider"] = json!({"by": "Ada Lovelace", "reason": "looked fine"});
     });
-    let note = c.p.note("HEAD").unwrap();
+    let note = note_raw_lines(&c, "HEAD");
     let msg = c.p.git(&["log", "-1", "--format=%B"]).replace("Verdict: verified", "Verdict: attested");
     c.p.git(&["commit", "-q", "--amend", "-m", &msg]);
-    let file = c.p.scratch.join("decision-note");
-    std::fs::write(&file, &note).unwrap();
-    c.p.git(&[
-        "notes",
-        "--ref=speccoder",
-        "add",
-        "-f",
-        "--no-stripspace",
-        "-F",
-        file.to_str().unwrap(),
-        "HEAD",
-    ]);
+    write_note(&c, "HEAD", &note);
     let (_, report) = verify(&c, &[]);
     expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "decision_with_evidence");
 }
@@ -728,18 +687,7 @@ fn no_mutation_of_a_note_makes_the_verifier_panic() {
                 bytes.drain(at..at + len);
             }
         }
-        let file = c.p.scratch.join("mutated");
-        std::fs::write(&file, &bytes).unwrap();
-        c.p.git(&[
-            "notes",
-            "--ref=speccoder",
-            "add",
-            "-f",
-            "--no-stripspace",
-            "-F",
-            file.to_str().unwrap(),
-            "HEAD",
-        ]);
+        c.p.write_note_bytes("HEAD", &bytes);
         let repo = speccoder_attest::git::Repo::discover(&repo_dir).unwrap();
         let report =
             speccoder_attest::verify::verify_commits(&repo, Some("HEAD"), &Trust::default()).unwrap();

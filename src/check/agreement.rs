@@ -7,14 +7,15 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use gix::ObjectId;
 
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::check::{bug, decision, tick};
+use crate::check::{bug, decision, policy, tick};
 use crate::git::{Commit, Repo};
-use crate::model::policy;
+use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::spec;
 
@@ -100,6 +101,9 @@ pub fn task_verification<'l>(
     }
 }
 
+/// A judge configuration as read at a parent, or why it could not be read.
+type ParentPolicy = Result<Rc<JudgeConfig>, String>;
+
 /// The rules that read the repository: the task commit's tree, the tree under review, and the
 /// judge configuration at the parent.
 pub struct Rules<'r> {
@@ -107,8 +111,8 @@ pub struct Rules<'r> {
     repo: &'r Repo,
     /// The tree of the head under review: the task line must still read the same there.
     head_tree: Option<ObjectId>,
-    /// Policy hashes already computed, by the `speccoder.toml` blob (`None`: no file).
-    policies: RefCell<HashMap<Option<ObjectId>, Result<String, String>>>,
+    /// Judge configurations already read, by the `speccoder.toml` blob (`None`: no file).
+    policies: RefCell<HashMap<Option<ObjectId>, ParentPolicy>>,
 }
 
 impl<'r> Rules<'r> {
@@ -124,18 +128,20 @@ impl<'r> Rules<'r> {
         self.head_tree
     }
 
-    /// The policy hash of the tree `tree` (its `speccoder.toml`), computed once per file content.
-    fn policy_of_tree(&self, tree: ObjectId) -> Result<String, String> {
-        let blob = self.repo.tree(tree).entry_id(policy::CONFIG_FILE).map_err(|e| e.to_string())?;
+    /// The judge configuration of the tree `tree` (its `speccoder.toml`), read once per file
+    /// content.
+    fn policy_of_tree(&self, tree: ObjectId) -> ParentPolicy {
+        let blob = self.repo.tree(tree).entry_id(CONFIG_FILE).map_err(|e| e.to_string())?;
         if let Some(hit) = self.policies.borrow().get(&blob) {
             return hit.clone();
         }
         let computed = match blob {
             Some(id) => self.repo.blob(id).map_err(|e| e.to_string()).and_then(|bytes| {
-                policy::policy_sha256(Some(&String::from_utf8_lossy(&bytes))).map_err(|e| e.to_string())
+                JudgeConfig::parse(Some(&String::from_utf8_lossy(&bytes))).map_err(|e| e.to_string())
             }),
-            None => policy::policy_sha256(None).map_err(|e| e.to_string()),
-        };
+            None => JudgeConfig::parse(None).map_err(|e| e.to_string()),
+        }
+        .map(Rc::new);
         self.policies.borrow_mut().insert(blob, computed.clone());
         computed
     }
@@ -144,7 +150,7 @@ impl<'r> Rules<'r> {
     /// the unit/task as the trailers say, the tree, the task line and the story text at the
     /// commit, the task line at the head under review, the policy recomputed at the parent, and
     /// the other `lines` as the verdict needs them (none for a decision; test results and a
-    /// summary for a tick).
+    /// summary for a tick). Returns the recipe the policy digest follows, when it holds.
     #[allow(clippy::too_many_arguments)]
     pub fn agreement(
         &self,
@@ -155,7 +161,7 @@ impl<'r> Rules<'r> {
         p: &TaskVerificationV0,
         lines: &[ReadLine],
         findings: &mut Vec<Finding>,
-    ) {
+    ) -> Option<Recipe> {
         let n = tv_line.number;
         let mismatch =
             |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(n);
@@ -169,7 +175,7 @@ impl<'r> Rules<'r> {
                 .at_line(n)
                 .expected_found("verified|regression_only|attested|skipped", p.verdict.clone()),
             );
-            return;
+            return None;
         };
         if trailer_verdict != Some(p.verdict.as_str()) {
             findings.push(
@@ -249,16 +255,15 @@ impl<'r> Rules<'r> {
             Some(parent) => {
                 self.repo.commit_tree(*parent).map_err(|e| e.to_string()).and_then(|t| self.policy_of_tree(t))
             }
-            None => policy::policy_sha256(None).map_err(|e| e.to_string()),
+            None => JudgeConfig::parse(None).map(Rc::new).map_err(|e| e.to_string()),
         };
-        match parent_policy {
-            Ok(h) if h == p.policy_sha256 => {}
-            Ok(h) => findings.push(
-                mismatch("policy_mismatch", "the judge configuration at the parent commit is not the one the evidence was judged under")
-                    .expected_found(h, p.policy_sha256.clone()),
-            ),
-            Err(e) => findings.push(mismatch("policy_unreadable", &format!("speccoder.toml at the parent cannot be read: {e}"))),
-        }
+        let recipe = policy::policy_recipe(
+            parent_policy.as_deref().map_err(String::as_str),
+            &p.policy_sha256,
+            lines,
+            n,
+            findings,
+        );
 
         let others: Vec<&ReadLine> = lines.iter().filter(|l| l.number != n).collect();
         if verdict.is_decision() {
@@ -276,9 +281,10 @@ impl<'r> Rules<'r> {
                 findings.push(mismatch("decision_without_decider", "a decision must name its decider"));
             }
             findings.extend(decision::decision_findings(&commit.message, verdict, p, n));
-            return;
+            return recipe;
         }
         let all: Vec<&ReadLine> = lines.iter().collect();
         tick::tick_lines(commit, verdict, p, &all, findings);
+        recipe
     }
 }

@@ -5,13 +5,15 @@
 //!
 //! From the bottom up: [`outcome`] (what a finding does to a commit's outcome), [`line`](mod@line)
 //! (reading a note's line back), [`trailers`] (the task and verdict a commit claims), the rules
-//! for a bug task's anchor ([`bug`]), a decision ([`decision`]) and a tick's lines ([`tick`]), and
-//! [`agreement`], which applies them to one task commit.
+//! for a bug task's anchor ([`bug`]), a decision ([`decision`]), a tick's lines ([`tick`]) and the
+//! policy digest ([`policy`](mod@policy)), and [`agreement`], which applies them to one task
+//! commit.
 
 pub mod agreement;
 pub mod bug;
 pub mod decision;
 pub mod line;
 pub mod outcome;
+pub mod policy;
 pub mod tick;
 pub mod trailers;

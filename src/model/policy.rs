@@ -1,12 +1,19 @@
-//! The policy hash: sha256 of the canonical JSON of the judge sections of `speccoder.toml`.
+//! The policy hash: what a tick's `policy_sha256` binds, in the two recipes a verifier knows.
 //!
-//! The sections are `checks`, `acceptance`, `tests`, `mutation`, `monitor`, `sandbox`, `executor`,
-//! `model.provider`, `model.model` and `attest.signer`, each an entry of one flat object keyed by
-//! those names (absent: `null`). Comments, formatting, key order and unrelated keys do not change
-//! it. The tool's own version is deliberately not part of it, so an upgrade never invalidates old
-//! ticks; the version goes into the summary's `verifier.version`.
+//! - **Version-free** (this crate's, and what it writes): sha256 of the canonical JSON of one flat
+//!   object keyed by the judge sections' dotted names, `checks`, `acceptance`, `tests`, `mutation`,
+//!   `monitor`, `sandbox`, `executor`, `model.provider`, `model.model` and `attest.signer` (absent:
+//!   `null`). The tool's own version is deliberately not part of it, so an upgrade never
+//!   invalidates old ticks; the version goes into the summary's `verifier.version`.
+//! - **Published** (the published speccoder's): sha256 of the canonical JSON of `checks` ...
+//!   `executor` as above, `model: {provider, model}` (each `null` when absent), `attest: {signer}`
+//!   (`"git"` when absent) and `speccoder_version`, the version of the tool that wrote the note.
+//!   A verifier recomputes it with the version the note's signed summary records.
+//!
+//! Comments, formatting, key order and unrelated keys change neither.
 
-use serde_json::{Map, Number, Value};
+use serde::Serialize;
+use serde_json::{Map, Number, Value, json};
 
 use super::canonical::value_to_canonical;
 use super::digest::sha256_hex;
@@ -33,32 +40,135 @@ pub const JUDGE_SECTIONS: [&str; 10] = [
 #[error("speccoder.toml is not valid TOML: {0}")]
 pub struct PolicyError(pub String);
 
-/// The judge configuration as one JSON object (the thing that is hashed).
-///
-/// # Errors
-/// When the text is not TOML.
-pub fn judge_config(toml_text: Option<&str>) -> Result<Value, PolicyError> {
-    let doc: toml::Table = match toml_text {
-        Some(text) => text.parse().map_err(|e: toml::de::Error| PolicyError(e.to_string()))?,
-        None => toml::Table::new(),
-    };
-    let mut out = Map::new();
-    for path in JUDGE_SECTIONS {
-        let mut node: Option<&toml::Value> = None;
-        for (i, part) in path.split('.').enumerate() {
-            node = if i == 0 { doc.get(part) } else { node.and_then(|n| n.get(part)) };
-        }
-        out.insert(path.to_owned(), node.map_or(Value::Null, toml_to_json));
-    }
-    Ok(Value::Object(out))
+/// The sections both recipes take whole, under their own names.
+const WHOLE_SECTIONS: [&str; 7] =
+    ["checks", "acceptance", "tests", "mutation", "monitor", "sandbox", "executor"];
+
+/// The published recipe's `attest.signer` when `speccoder.toml` names none.
+pub const PUBLISHED_DEFAULT_SIGNER: &str = "git";
+
+/// The judge sections of one `speccoder.toml`, read once and hashed by either recipe.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeConfig {
+    /// Each of [`JUDGE_SECTIONS`] by its dotted name, `null` when absent.
+    sections: Map<String, Value>,
+    /// The version-free digest of `sections`, computed once.
+    version_free_sha256: String,
 }
 
-/// sha256 of the canonical judge configuration; `None` text means the file is absent.
+impl JudgeConfig {
+    /// The judge sections of `toml_text` (`None`: the file is absent).
+    ///
+    /// # Errors
+    /// When the text is not TOML.
+    pub fn parse(toml_text: Option<&str>) -> Result<Self, PolicyError> {
+        let doc: toml::Table = match toml_text {
+            Some(text) => text.parse().map_err(|e: toml::de::Error| PolicyError(e.to_string()))?,
+            None => toml::Table::new(),
+        };
+        let mut sections = Map::new();
+        for path in JUDGE_SECTIONS {
+            let mut node: Option<&toml::Value> = None;
+            for (i, part) in path.split('.').enumerate() {
+                node = if i == 0 { doc.get(part) } else { node.and_then(|n| n.get(part)) };
+            }
+            sections.insert(path.to_owned(), node.map_or(Value::Null, toml_to_json));
+        }
+        let version_free_sha256 = sha256_hex(value_to_canonical(&Value::Object(sections.clone())));
+        Ok(JudgeConfig { sections, version_free_sha256 })
+    }
+
+    /// The section at dotted `path` (one of [`JUDGE_SECTIONS`]), `null` when absent.
+    fn get(&self, path: &str) -> Value {
+        self.sections.get(path).cloned().unwrap_or(Value::Null)
+    }
+
+    /// The published recipe's object for the tool version `speccoder_version`.
+    #[must_use]
+    pub fn published(&self, speccoder_version: &str) -> Value {
+        let mut out: Map<String, Value> =
+            WHOLE_SECTIONS.iter().map(|s| ((*s).to_owned(), self.get(s))).collect();
+        out.insert(
+            "model".into(),
+            json!({"provider": self.get("model.provider"), "model": self.get("model.model")}),
+        );
+        let signer = match self.get("attest.signer") {
+            Value::Null => Value::String(PUBLISHED_DEFAULT_SIGNER.into()),
+            given => given,
+        };
+        out.insert("attest".into(), json!({ "signer": signer }));
+        out.insert("speccoder_version".into(), Value::String(speccoder_version.to_owned()));
+        Value::Object(out)
+    }
+
+    /// The version-free digest (what this crate writes as `policy_sha256`).
+    #[must_use]
+    pub fn sha256(&self) -> String {
+        self.version_free_sha256.clone()
+    }
+
+    /// The published recipe's digest for the tool version `speccoder_version`.
+    #[must_use]
+    pub fn published_sha256(&self, speccoder_version: &str) -> String {
+        sha256_hex(value_to_canonical(&self.published(speccoder_version)))
+    }
+
+    /// Which recipe gives `signed`: the version-free one, else the published one with
+    /// `speccoder_version` (when a version is known); `None` when neither does.
+    #[must_use]
+    pub fn matching(&self, signed: &str, speccoder_version: Option<&str>) -> Option<Recipe> {
+        if self.version_free_sha256 == signed {
+            return Some(Recipe::VersionFree);
+        }
+        let version = speccoder_version?;
+        (self.published_sha256(version) == signed)
+            .then(|| Recipe::Published { speccoder_version: version.to_owned() })
+    }
+}
+
+/// The recipe a note's `policy_sha256` was found to follow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "recipe", rename_all = "snake_case")]
+pub enum Recipe {
+    /// The judge configuration alone (what this crate writes).
+    VersionFree,
+    /// The published speccoder's: the judge configuration with the version that wrote the note,
+    /// as the note's signed summary records it.
+    Published {
+        /// The recorded version, exactly as the summary carries it.
+        speccoder_version: String,
+    },
+}
+
+impl std::fmt::Display for Recipe {
+    /// `version-free recipe`, or `published recipe, speccoder <version>` (the version's control
+    /// and quote characters escaped, at most 64 characters shown).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Recipe::VersionFree => f.write_str("version-free recipe"),
+            Recipe::Published { speccoder_version } => {
+                write!(f, "published recipe, speccoder {}", shown_version(speccoder_version))
+            }
+        }
+    }
+}
+
+/// A recorded version as a report shows it: escaped, at most 64 characters, `…` when cut.
+#[must_use]
+pub fn shown_version(version: &str) -> String {
+    let mut out: String = version.chars().take(64).flat_map(char::escape_debug).collect();
+    if version.chars().nth(64).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// The version-free digest of `toml_text` (`None`: the file is absent): what the producer writes.
 ///
 /// # Errors
 /// When the text is not TOML.
 pub fn policy_sha256(toml_text: Option<&str>) -> Result<String, PolicyError> {
-    Ok(sha256_hex(value_to_canonical(&judge_config(toml_text)?)))
+    Ok(JudgeConfig::parse(toml_text)?.sha256())
 }
 
 /// TOML to JSON. Dates and times become their RFC 3339 text; a float that JSON cannot hold
@@ -102,6 +212,53 @@ mod tests {
         let expected = "{\"acceptance\":null,\"attest.signer\":null,\"checks\":null,\"executor\":null,\"model.model\":null,\"model.provider\":null,\"monitor\":null,\"mutation\":null,\"sandbox\":null,\"tests\":null}";
         assert_eq!(policy_sha256(None).unwrap(), sha256_hex(expected));
         assert_eq!(policy_sha256(Some("")).unwrap(), sha256_hex(expected));
+    }
+
+    #[test]
+    fn the_published_recipe_hashes_the_sections_model_attest_and_the_version() {
+        let text = "[tests]\ncommand = \"cargo test\"\n[model]\nprovider = \"x\"\n[attest]\nsigner = \"none\"\nsign_at = \"later\"\n";
+        // Written out by hand: keys sorted, compact, `model.model` null, the signer as given.
+        let expected = r#"{"acceptance":null,"attest":{"signer":"none"},"checks":null,"executor":null,"model":{"model":null,"provider":"x"},"monitor":null,"mutation":null,"sandbox":null,"speccoder_version":"0.7.2","tests":{"command":"cargo test"}}"#;
+        let config = JudgeConfig::parse(Some(text)).unwrap();
+        assert_eq!(config.published_sha256("0.7.2"), sha256_hex(expected));
+        assert_ne!(config.published_sha256("0.9.0"), config.published_sha256("0.7.2"));
+        assert_ne!(config.published_sha256("0.7.2"), config.sha256());
+    }
+
+    #[test]
+    fn the_published_recipe_defaults_the_signer_to_git_and_keeps_model_an_object() {
+        let expected = r#"{"acceptance":null,"attest":{"signer":"git"},"checks":null,"executor":null,"model":{"model":null,"provider":null},"monitor":null,"mutation":null,"sandbox":null,"speccoder_version":"0.9.0","tests":null}"#;
+        assert_eq!(JudgeConfig::parse(None).unwrap().published_sha256("0.9.0"), sha256_hex(expected));
+        let attest_without_signer = JudgeConfig::parse(Some("[attest]\nenabled = true\n")).unwrap();
+        assert_eq!(attest_without_signer.published_sha256("0.9.0"), sha256_hex(expected));
+    }
+
+    #[test]
+    fn matching_names_the_recipe_that_gives_the_signed_digest() {
+        let config = JudgeConfig::parse(Some("[checks]\nlint = true\n")).unwrap();
+        assert_eq!(config.matching(&config.sha256(), None), Some(Recipe::VersionFree));
+        assert_eq!(config.matching(&config.sha256(), Some("0.7.2")), Some(Recipe::VersionFree));
+        let published = config.published_sha256("0.7.2");
+        assert_eq!(
+            config.matching(&published, Some("0.7.2")),
+            Some(Recipe::Published { speccoder_version: "0.7.2".into() })
+        );
+        assert_eq!(config.matching(&published, Some("0.7.3")), None);
+        assert_eq!(config.matching(&published, None), None);
+    }
+
+    #[test]
+    fn a_recipe_reads_as_the_report_shows_it() {
+        assert_eq!(Recipe::VersionFree.to_string(), "version-free recipe");
+        let published = Recipe::Published { speccoder_version: "0.7.2".into() };
+        assert_eq!(published.to_string(), "published recipe, speccoder 0.7.2");
+        assert_eq!(
+            serde_json::to_value(&published).unwrap(),
+            json!({"recipe": "published", "speccoder_version": "0.7.2"})
+        );
+        assert_eq!(serde_json::to_value(Recipe::VersionFree).unwrap(), json!({"recipe": "version_free"}));
+        assert_eq!(shown_version("1.0\n\u{1b}[31m"), "1.0\\n\\u{1b}[31m");
+        assert_eq!(shown_version(&"9".repeat(70)), format!("{}…", "9".repeat(64)));
     }
 
     #[test]

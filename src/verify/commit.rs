@@ -16,6 +16,7 @@ use crate::check::trailers::task_trailers;
 use crate::git::{Commit, Repo};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::digest::{git_object_sha256, sha256_hex};
+use crate::model::policy::Recipe;
 use crate::verify::signatures::{self, LineSignature, SignerInfo};
 use crate::verify::trust::Trust;
 
@@ -40,6 +41,8 @@ pub struct CommitReport {
     pub accepted_unsigned: bool,
     /// Lines covered by a trusted summary signature instead of their own.
     pub covered_lines: Vec<usize>,
+    /// The recipe the signed policy digest follows (`None`: it follows neither, or was not read).
+    pub policy: Option<Recipe>,
     /// The cited requirements as the evidence recorded them: id -> requirement_hash.
     #[serde(skip)]
     pub cited: BTreeMap<String, String>,
@@ -164,6 +167,7 @@ impl<'r> Checker<'r> {
             not_evaluated: Vec::new(),
             accepted_unsigned: false,
             covered_lines: Vec::new(),
+            policy: None,
             cited: BTreeMap::new(),
             unit: None,
         };
@@ -257,7 +261,8 @@ impl<'r> Checker<'r> {
                     }
                 }
             }
-            self.rules.agreement(commit, &target, verdict.as_deref(), tv_line, p, &lines, findings);
+            report.policy =
+                self.rules.agreement(commit, &target, verdict.as_deref(), tv_line, p, &lines, findings);
         }
     }
 

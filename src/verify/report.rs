@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::exit;
+use crate::model::policy::Recipe;
 use crate::verify::commit::CommitReport;
 use crate::verify::signatures::SignerInfo;
 use crate::verify::trust::Trust;
@@ -75,6 +76,10 @@ pub struct TickReport {
     pub accepted_unsigned: bool,
     /// Lines covered by the summary's signature.
     pub covered_lines: Vec<usize>,
+    /// The recipe the signed policy digest follows: `{"recipe": "version_free"}` or
+    /// `{"recipe": "published", "speccoder_version": ...}`; `null` when it follows neither (then
+    /// a `policy_mismatch` finding says what each gives) or no policy was read.
+    pub policy: Option<Recipe>,
 }
 
 impl TickReport {
@@ -111,6 +116,7 @@ impl TickReport {
             not_evaluated: c.not_evaluated,
             accepted_unsigned: c.accepted_unsigned,
             covered_lines: c.covered_lines,
+            policy: c.policy,
         }
     }
 
@@ -129,6 +135,7 @@ impl TickReport {
             not_evaluated: Vec::new(),
             accepted_unsigned: false,
             covered_lines: Vec::new(),
+            policy: None,
         }
     }
 
@@ -255,6 +262,9 @@ impl Report {
                     let _ = writeln!(out, "    signed by {} ({} {})", s.principals.join(", "), s.kind, s.key);
                 }
             }
+            if let Some(recipe) = &t.policy {
+                let _ = writeln!(out, "    policy: {recipe}");
+            }
             if t.accepted_unsigned {
                 let _ = writeln!(out, "    unsigned lines accepted (--accept-unsigned)");
             }
@@ -277,7 +287,7 @@ impl Report {
         for w in &self.warnings {
             let _ = writeln!(out, "> **warning:** {}\n", w.replace('\n', " "));
         }
-        out.push_str("| outcome | task | commit | reason |\n| --- | --- | --- | --- |\n");
+        out.push_str("| outcome | task | commit | reason | policy |\n| --- | --- | --- | --- | --- |\n");
         for t in &self.ticks {
             let commit =
                 t.commit.as_deref().map_or("-".to_owned(), |c| format!("`{}`", &c[..c.len().min(12)]));
@@ -285,12 +295,14 @@ impl Report {
                 Some(r) => format!("{r}: {}", t.headline()),
                 None => t.headline(),
             };
+            let policy = t.policy.as_ref().map_or("-".to_owned(), ToString::to_string);
             let _ = writeln!(
                 out,
-                "| {} | `{}` | {commit} | {} |",
+                "| {} | `{}` | {commit} | {} | {} |",
                 t.outcome.as_str(),
                 t.task,
-                reason.replace('|', "\\|")
+                reason.replace('|', "\\|"),
+                policy.replace('|', "\\|")
             );
         }
         out

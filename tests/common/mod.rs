@@ -409,6 +409,68 @@ impl NoteLine {
     }
 }
 
+impl Project {
+    /// The raw lines of `rev`'s note (each without its newline); fails the test when there is no
+    /// note.
+    #[track_caller]
+    pub fn note_raw_lines(&self, rev: &str) -> Vec<Vec<u8>> {
+        let note = self.note(rev).unwrap_or_else(|| panic!("{rev} has no note in {NOTES_REF}"));
+        note.strip_suffix(b"\n").unwrap().split(|b| *b == b'\n').map(<[u8]>::to_vec).collect()
+    }
+
+    /// Replaces `rev`'s note by `lines`, each followed by a newline.
+    pub fn write_note(&self, rev: &str, lines: &[Vec<u8>]) {
+        let mut bytes = Vec::new();
+        for l in lines {
+            bytes.extend_from_slice(l);
+            bytes.push(b'\n');
+        }
+        self.write_note_bytes(rev, &bytes);
+    }
+
+    /// Replaces `rev`'s note by exactly `bytes`, with `git notes add -f --no-stripspace`.
+    pub fn write_note_bytes(&self, rev: &str, bytes: &[u8]) {
+        let file = self.scratch.join("note.jsonl");
+        std::fs::write(&file, bytes).unwrap();
+        self.git(&[
+            "notes",
+            "--ref=speccoder",
+            "add",
+            "-f",
+            "--no-stripspace",
+            "-F",
+            file.to_str().unwrap(),
+            rev,
+        ]);
+    }
+
+    /// An envelope line over `statement` signed by `key` with `ssh-keygen -Y sign`.
+    pub fn ssh_signed_line(&self, statement: &Value, key: &Key) -> Vec<u8> {
+        // serde_json's map is sorted and compact: the canonical bytes, computed without the crate.
+        let payload = serde_json::to_vec(statement).unwrap();
+        let data = self.scratch.join("pae.bin");
+        std::fs::write(&data, pae(PAYLOAD_TYPE, &payload)).unwrap();
+        let mut cmd = Command::new("ssh-keygen");
+        isolate(&mut cmd, &self.home);
+        cmd.args(["-Y", "sign", "-n", NAMESPACE, "-f"]).arg(&key.private).arg(&data);
+        run(cmd).success();
+        let sig = std::fs::read(self.scratch.join("pae.bin.sig")).unwrap();
+        std::fs::remove_file(self.scratch.join("pae.bin.sig")).unwrap();
+        let envelope = json!({
+            "payload": STANDARD.encode(&payload),
+            "payloadType": PAYLOAD_TYPE,
+            "signatures": [{ "keyid": "test", "sig": STANDARD.encode(sig) }],
+        });
+        serde_json::to_vec(&envelope).unwrap()
+    }
+}
+
+/// The statement inside the envelope line `raw`, decoded without the crate.
+pub fn statement_of(raw: &[u8]) -> Value {
+    let env: Value = serde_json::from_slice(raw).unwrap();
+    serde_json::from_slice(&STANDARD.decode(env["payload"].as_str().unwrap()).unwrap()).unwrap()
+}
+
 /// Splits a bundle into lines and decodes each; fails the test on a blank line, a missing final
 /// newline or a line that is not an envelope.
 #[track_caller]

@@ -1,0 +1,226 @@
+//! The policy rule: a task-verification's `policy_sha256` must be the judge configuration at the
+//! task commit's parent, under one of the two recipes of [`crate::model::policy`]. The published
+//! recipe hashes in the version of the tool that wrote the note; that version is taken only from
+//! the note's one summary (`verifier.version.speccoder`), whose signature covers it, never from
+//! anything unsigned or from this verifier's own version.
+
+use crate::check::line::{Body, ReadLine};
+use crate::check::outcome::{CommitOutcome, Finding};
+use crate::model::policy::{JudgeConfig, Recipe, shown_version};
+
+/// The `verifier.version` key that names the tool which wrote a summary.
+pub const VERSION_KEY: &str = "speccoder";
+
+/// The speccoder version the note's one summary records, or why there is none to use.
+///
+/// A decision (`attested`, `skipped`) is one task-verification line with no summary, so it
+/// records no version and only the version-free recipe can apply to it.
+///
+/// # Errors
+/// The reason, for a report: no summary, several summaries, or a summary without the version.
+pub fn recorded_version(lines: &[ReadLine]) -> Result<&str, &'static str> {
+    let mut summaries = lines.iter().filter_map(|l| match &l.body {
+        Body::Summary(s) => Some(s),
+        _ => None,
+    });
+    match (summaries.next(), summaries.next()) {
+        (None, _) => Err(
+            "the note has no summary (a decision is one task-verification line), so it records no speccoder version",
+        ),
+        (Some(_), Some(_)) => {
+            Err("the note has more than one summary, so no one speccoder version is recorded")
+        }
+        (Some(s), None) => s
+            .verifier
+            .version
+            .as_ref()
+            .and_then(|v| v.get(VERSION_KEY))
+            .map(String::as_str)
+            .ok_or("the summary records no speccoder version (verifier.version.speccoder)"),
+    }
+}
+
+/// The signed digest `signed` (on note line `line`) against `config`, the judge configuration at
+/// the parent (or why it cannot be read): the recipe that gives it, or a `policy_mismatch` that
+/// shows what each recipe gives (a `policy_unreadable` when the configuration cannot be read).
+pub fn policy_recipe(
+    config: Result<&JudgeConfig, &str>,
+    signed: &str,
+    lines: &[ReadLine],
+    line: usize,
+    findings: &mut Vec<Finding>,
+) -> Option<Recipe> {
+    let config = match config {
+        Ok(config) => config,
+        Err(e) => {
+            findings.push(
+                Finding::new(
+                    CommitOutcome::Mismatch,
+                    "policy_unreadable",
+                    format!("speccoder.toml at the parent cannot be read: {e}"),
+                )
+                .at_line(line),
+            );
+            return None;
+        }
+    };
+    let version = recorded_version(lines);
+    if let Some(recipe) = config.matching(signed, version.ok()) {
+        return Some(recipe);
+    }
+    let ours = config.sha256();
+    let published = match version {
+        Ok(v) => format!(
+            "the published recipe with speccoder {} (the version the summary records) gives {}",
+            shown_version(v),
+            config.published_sha256(v)
+        ),
+        Err(why) => format!("the published recipe cannot be recomputed: {why}"),
+    };
+    findings.push(
+        Finding::new(
+            CommitOutcome::Mismatch,
+            "policy_mismatch",
+            format!(
+                "the judge configuration at the parent commit is not the one the evidence was judged under: \
+                 the version-free recipe gives {ours}; {published}"
+            ),
+        )
+        .at_line(line)
+        .expected_found(ours, signed),
+    );
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::check::line::read_line;
+    use crate::model::canonical::value_to_canonical;
+    use crate::model::dsse::Envelope;
+    use crate::model::summary;
+
+    /// Line `number`: an unsigned statement with `predicate` of `predicate_type`.
+    fn line(number: usize, predicate_type: &str, predicate: Value) -> ReadLine {
+        let statement = json!({
+            "_type": "https://in-toto.io/Statement/v1",
+            "subject": [{"name": "001-x/T001", "digest": {"gitCommit": "ab".repeat(20)}}],
+            "predicateType": predicate_type,
+            "predicate": predicate,
+        });
+        let raw = Envelope::unsigned(value_to_canonical(&statement)).to_line();
+        read_line(number, &raw).unwrap_or_else(|f| panic!("{f:?}"))
+    }
+
+    fn summary_line(version: Option<Value>) -> ReadLine {
+        let mut verifier = json!({"id": summary::VERIFIER_ID});
+        if let Some(v) = version {
+            verifier["version"] = v;
+        }
+        line(
+            2,
+            summary::TYPE,
+            json!({
+                "verifier": verifier,
+                "timeVerified": "2026-12-01T00:00:00Z",
+                "resourceUri": "git:x",
+                "policy": {"uri": summary::POLICY_URI, "digest": {"sha256": "ef"}},
+                "inputAttestations": [],
+                "verificationResult": "PASSED",
+                "verifiedLevels": [summary::LEVEL_VERIFIED],
+            }),
+        )
+    }
+
+    fn decision_line() -> ReadLine {
+        line(
+            1,
+            crate::model::predicate::TYPE,
+            json!({
+                "verdict": "attested",
+                "unit": {"format": "speckit", "feature": "001-x", "dir": "specs/001-x"},
+                "task": {"id": "T001", "line_hash": "ab", "title": "t"},
+                "tree": "t", "policy_sha256": "ef", "time": "2026-12-01T00:00:00Z",
+                "decider": {"by": "Ada", "reason": "looked fine"},
+            }),
+        )
+    }
+
+    #[test]
+    fn the_version_comes_from_the_one_summary() {
+        let lines = [decision_line(), summary_line(Some(json!({"speccoder": "0.7.2", "other": "1"})))];
+        assert_eq!(recorded_version(&lines), Ok("0.7.2"));
+    }
+
+    #[test]
+    fn no_summary_several_summaries_or_no_version_record_no_version() {
+        assert!(recorded_version(&[decision_line()]).unwrap_err().contains("no summary"));
+        let two = [
+            summary_line(Some(json!({"speccoder": "0.7.2"}))),
+            summary_line(Some(json!({"speccoder": "0.9.0"}))),
+        ];
+        assert!(recorded_version(&two).unwrap_err().contains("more than one summary"));
+        assert!(recorded_version(&[summary_line(None)]).unwrap_err().contains("verifier.version.speccoder"));
+        let other_tool = [summary_line(Some(json!({"other": "1.0"})))];
+        assert!(recorded_version(&other_tool).unwrap_err().contains("verifier.version.speccoder"));
+    }
+
+    #[test]
+    fn a_digest_of_either_recipe_holds_and_is_named() {
+        let config = JudgeConfig::parse(Some("[tests]\ncommand = \"make\"\n")).unwrap();
+        let lines = [decision_line(), summary_line(Some(json!({"speccoder": "0.7.2"})))];
+        let mut findings = Vec::new();
+        let ours = policy_recipe(Ok(&config), &config.sha256(), &lines, 1, &mut findings);
+        assert_eq!(ours, Some(Recipe::VersionFree));
+        let published =
+            policy_recipe(Ok(&config), &config.published_sha256("0.7.2"), &lines, 1, &mut findings);
+        assert_eq!(published, Some(Recipe::Published { speccoder_version: "0.7.2".into() }));
+        assert!(findings.is_empty(), "{findings:?}");
+    }
+
+    #[test]
+    fn a_digest_of_neither_is_a_mismatch_showing_both_digests_and_the_version() {
+        let config = JudgeConfig::parse(None).unwrap();
+        let lines = [decision_line(), summary_line(Some(json!({"speccoder": "0.7.2"})))];
+        let mut findings = Vec::new();
+        let signed = config.published_sha256("0.9.0");
+        assert_eq!(policy_recipe(Ok(&config), &signed, &lines, 1, &mut findings), None);
+        let [f] = findings.as_slice() else { panic!("{findings:?}") };
+        assert_eq!((f.code, f.outcome, f.line), ("policy_mismatch", CommitOutcome::Mismatch, Some(1)));
+        assert!(f.message.contains(&config.sha256()), "{}", f.message);
+        assert!(
+            f.message.contains(&format!(
+                "speccoder 0.7.2 (the version the summary records) gives {}",
+                config.published_sha256("0.7.2")
+            )),
+            "{}",
+            f.message
+        );
+        assert_eq!(
+            (f.expected.as_deref(), f.found.as_deref()),
+            (Some(config.sha256().as_str()), Some(signed.as_str()))
+        );
+    }
+
+    #[test]
+    fn a_decision_is_held_to_the_version_free_recipe_and_says_why() {
+        let config = JudgeConfig::parse(None).unwrap();
+        let mut findings = Vec::new();
+        let signed = config.published_sha256("0.7.2");
+        assert_eq!(policy_recipe(Ok(&config), &signed, &[decision_line()], 1, &mut findings), None);
+        assert!(
+            findings[0]
+                .message
+                .contains("the published recipe cannot be recomputed: the note has no summary")
+        );
+    }
+
+    #[test]
+    fn an_unreadable_configuration_is_its_own_finding() {
+        let mut findings = Vec::new();
+        assert_eq!(policy_recipe(Err("not TOML"), "ef", &[], 1, &mut findings), None);
+        assert_eq!(findings[0].code, "policy_unreadable");
+    }
+}

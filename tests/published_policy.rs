@@ -1,0 +1,319 @@
+//! Evidence written by the published speccoder, whose policy digest hashes in its own version:
+//! real repositories whose notes carry the published recipe's digest for two recorded versions
+//! (one under a `speccoder.toml` without `[attest]`, so the signer defaults to `"git"`), beside a
+//! tick of our own. The published digests are computed here by `jq -S -c` and `sha256sum` from
+//! objects written out by hand, never by the crate.
+
+mod common;
+
+use std::process::Command;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use common::*;
+use serde_json::{Value, json};
+
+const T005: &str = "001-bookmark-tags/T005";
+const T006: &str = "001-bookmark-tags/T006";
+const T007: &str = "001-bookmark-tags/T007";
+
+/// The judge configuration of T005's parent: `[attest]` names its signer, and keys outside the
+/// judge sections (`sign_at`, `[ui]`) are present.
+const CONFIG_A: &str = r#"# judged under these
+[tests]
+command = "cargo test"
+timeout = 600
+
+[model]
+provider = "anthropic"
+
+[attest]
+signer = "git"
+sign_at = "tick"
+
+[ui]
+color = true
+"#;
+
+/// The published recipe's object for [`CONFIG_A`] at `version`, written out by hand (unsorted).
+fn published_a(version: &str, timeout: u32) -> String {
+    format!(
+        r#"{{ "speccoder_version": "{version}",
+             "tests": {{ "timeout": {timeout}, "command": "cargo test" }},
+             "model": {{ "provider": "anthropic", "model": null }},
+             "attest": {{ "signer": "git" }},
+             "checks": null, "acceptance": null, "mutation": null,
+             "monitor": null, "sandbox": null, "executor": null }}"#
+    )
+}
+
+/// The judge configuration of T006's parent: no `[attest]` at all.
+const CONFIG_B: &str = r#"[checks]
+lint = ["cargo", "clippy"]
+
+[model]
+provider = "openai"
+model = "gpt-x"
+
+[sandbox]
+mode = "off"
+"#;
+
+/// The published recipe's object for [`CONFIG_B`] at `version`: the signer is the default `git`.
+fn published_b(version: &str) -> String {
+    format!(
+        r#"{{ "sandbox": {{ "mode": "off" }}, "speccoder_version": "{version}",
+             "checks": {{ "lint": ["cargo", "clippy"] }},
+             "model": {{ "model": "gpt-x", "provider": "openai" }},
+             "attest": {{ "signer": "git" }},
+             "tests": null, "acceptance": null, "mutation": null, "monitor": null, "executor": null }}"#
+    )
+}
+
+/// sha256 of the canonical form of `json_text`, by the peers: `jq -S -c -j .` (keys sorted at
+/// every depth, compact, no final newline) piped into `sha256sum`.
+fn peer_digest(p: &Project, json_text: &str) -> String {
+    let file = p.scratch.join("recipe.json");
+    std::fs::write(&file, json_text).unwrap();
+    let mut cmd = Command::new("bash");
+    isolate(&mut cmd, &p.home);
+    cmd.args(["-c", "set -o pipefail; jq -S -c -j . \"$1\" | sha256sum", "bash"]).arg(&file);
+    let out = run(cmd).success();
+    let digest = out.stdout.split_whitespace().next().unwrap_or_default().to_owned();
+    assert_eq!(digest.len(), 64, "{out}");
+    digest
+}
+
+/// A repository with three verified, signed ticks: T005 under [`CONFIG_A`] and T006 under
+/// [`CONFIG_B`], their notes rewritten as the published tool at 0.7.2 and 0.9.0 would have written
+/// them, and T007 as we write it.
+struct History {
+    p: Project,
+    ada: Key,
+    allowed: std::path::PathBuf,
+    /// T005's task commit.
+    c5: String,
+    /// T006's task commit.
+    c6: String,
+}
+
+fn history() -> History {
+    let p = Project::speckit();
+    let ada = ed25519(&p.scratch, "ada");
+    let allowed = allowed_signers(&p.scratch.join("allowed_signers"), &[(PRINCIPAL, &ada)]);
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
+    let mut commits = Vec::new();
+    for (task, config) in [(T005, Some(CONFIG_A)), (T006, Some(CONFIG_B)), (T007, None)] {
+        if let Some(config) = config {
+            p.write("speccoder.toml", config);
+            p.git(&["add", "speccoder.toml"]);
+            p.git(&["commit", "-q", "-m", "Judge configuration"]);
+        }
+        let evidence = write_evidence(&p.scratch.join(task.replace('/', "-")), task, Evidence::Verified);
+        p.attest(task, &evidence, &[]).success();
+        commits.push(p.rev("HEAD"));
+    }
+    let h = History { c5: commits[0].clone(), c6: commits[1].clone(), p, ada, allowed };
+    let d5 = peer_digest(&h.p, &published_a("0.7.2", 600));
+    as_published(&h, &h.c5, &d5, "0.7.2", true);
+    let d6 = peer_digest(&h.p, &published_b("0.9.0"));
+    as_published(&h, &h.c6, &d6, "0.9.0", true);
+    h
+}
+
+fn index_of(lines: &[Vec<u8>], predicate_type_suffix: &str) -> usize {
+    lines
+        .iter()
+        .position(|l| statement_of(l)["predicateType"].as_str().unwrap().ends_with(predicate_type_suffix))
+        .unwrap_or_else(|| panic!("no {predicate_type_suffix} line"))
+}
+
+/// Rewrites `commit`'s note as the published tool at `version` writes it: the task verification's
+/// `policy_sha256` and the summary's policy are `digest`, the summary records `version` and names
+/// the new task-verification line. Both lines are signed by ada when `signed`; otherwise every
+/// line of the note is left unsigned.
+fn as_published(h: &History, commit: &str, digest: &str, version: &str, signed: bool) {
+    let mut lines = h.p.note_raw_lines(commit);
+    let (tv, s) = (index_of(&lines, "/task-verification/v0"), index_of(&lines, "/verification_summary/v1"));
+    let mut statement = statement_of(&lines[tv]);
+    let old_tv = sha256(&serde_json::to_vec(&statement).unwrap());
+    statement["predicate"]["policy_sha256"] = json!(digest);
+    let new_tv = sha256(&serde_json::to_vec(&statement).unwrap());
+    let mut summary = statement_of(&lines[s]);
+    summary["predicate"]["verifier"]["version"] = json!({ "speccoder": version });
+    summary["predicate"]["policy"]["digest"]["sha256"] = json!(digest);
+    for input in summary["predicate"]["inputAttestations"].as_array_mut().unwrap() {
+        if input["digest"]["sha256"] == old_tv {
+            input["digest"]["sha256"] = json!(new_tv);
+        }
+    }
+    lines[tv] = h.p.ssh_signed_line(&statement, &h.ada);
+    lines[s] = h.p.ssh_signed_line(&summary, &h.ada);
+    if !signed {
+        for l in &mut lines {
+            let mut env: Value = serde_json::from_slice(l).unwrap();
+            env["signatures"] = json!([]);
+            *l = serde_json::to_vec(&env).unwrap();
+        }
+    }
+    h.p.write_note(commit, &lines);
+}
+
+/// Edits the summary of `commit`'s note in place with `f`, keeping its old signatures.
+fn edit_summary(h: &History, commit: &str, f: impl FnOnce(&mut Value)) {
+    let mut lines = h.p.note_raw_lines(commit);
+    let s = index_of(&lines, "/verification_summary/v1");
+    let mut statement = statement_of(&lines[s]);
+    f(&mut statement);
+    let mut env: Value = serde_json::from_slice(&lines[s]).unwrap();
+    env["payload"] = json!(STANDARD.encode(serde_json::to_vec(&statement).unwrap()));
+    lines[s] = serde_json::to_vec(&env).unwrap();
+    h.p.write_note(commit, &lines);
+}
+
+/// `attest verify --branch --all` with the trust and `extra`.
+fn run_verify(h: &History, extra: &[&str]) -> Run {
+    let allowed = h.allowed.to_str().unwrap();
+    let mut args = vec!["attest", "verify", "--branch", "--all", "--allowed-signers", allowed];
+    args.extend_from_slice(extra);
+    h.p.speccoder(&args)
+}
+
+/// [`run_verify`] with `--json`: the exit code and the report.
+fn verify(h: &History, extra: &[&str]) -> (i32, Value) {
+    let out = run_verify(h, &[extra, &["--json"]].concat());
+    let report = serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
+    (out.code().unwrap_or(-1), report)
+}
+
+#[track_caller]
+fn tick<'r>(report: &'r Value, task: &str) -> &'r Value {
+    report["ticks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["task"] == task)
+        .unwrap_or_else(|| panic!("no tick for {task}: {report:#}"))
+}
+
+fn codes(tick: &Value) -> Vec<&str> {
+    tick["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect()
+}
+
+#[test]
+fn published_notes_at_two_versions_verify_beside_our_own_and_the_reports_name_the_recipe() {
+    let h = history();
+    let (code, report) = verify(&h, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    for (task, policy) in [
+        (T005, json!({"recipe": "published", "speccoder_version": "0.7.2"})),
+        (T006, json!({"recipe": "published", "speccoder_version": "0.9.0"})),
+        (T007, json!({"recipe": "version_free"})),
+    ] {
+        let t = tick(&report, task);
+        assert_eq!(t["outcome"], "evidenced", "{t:#}");
+        assert_eq!(t["policy"], policy, "{t:#}");
+    }
+
+    // The same with ssh-keygen as the checker.
+    let (code, report) = verify(&h, &["--via-tools"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(tick(&report, T006)["policy"]["speccoder_version"], "0.9.0");
+
+    // The text and the Markdown say it too.
+    let md = h.p.scratch.join("report.md");
+    let out = run_verify(&h, &["--markdown", md.to_str().unwrap()]).success();
+    for expected in [
+        "    policy: published recipe, speccoder 0.7.2\n",
+        "    policy: published recipe, speccoder 0.9.0\n",
+        "    policy: version-free recipe\n",
+    ] {
+        assert!(out.stdout.contains(expected), "{expected:?} in\n{out}");
+    }
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains("| reason | policy |"), "{markdown}");
+    assert!(markdown.contains("| published recipe, speccoder 0.7.2 |"), "{markdown}");
+    assert!(markdown.contains("| published recipe, speccoder 0.9.0 |"), "{markdown}");
+    assert!(markdown.contains("| version-free recipe |"), "{markdown}");
+}
+
+#[test]
+fn unsigned_published_notes_verify_only_when_unsigned_evidence_is_accepted() {
+    let h = history();
+    as_published(&h, &h.c5, &peer_digest(&h.p, &published_a("0.7.2", 600)), "0.7.2", false);
+    as_published(&h, &h.c6, &peer_digest(&h.p, &published_b("0.9.0")), "0.9.0", false);
+    let (code, report) = verify(&h, &[]);
+    assert_eq!(code, 26);
+    assert_eq!(tick(&report, T005)["reason"], "unsigned", "{report:#}");
+    let (code, report) = verify(&h, &["--accept-unsigned"]);
+    assert_eq!(code, 0, "{report:#}");
+    for (task, version) in [(T005, "0.7.2"), (T006, "0.9.0")] {
+        let t = tick(&report, task);
+        assert_eq!((&t["outcome"], &t["accepted_unsigned"]), (&json!("evidenced"), &json!(true)), "{t:#}");
+        assert_eq!(t["policy"]["speccoder_version"], version);
+    }
+}
+
+#[test]
+fn a_published_digest_of_another_judge_section_is_a_policy_mismatch_showing_both_digests() {
+    let h = history();
+    // Signed, recorded as 0.7.2, but judged under `timeout = 601`: not the parent's configuration.
+    let other = peer_digest(&h.p, &published_a("0.7.2", 601));
+    as_published(&h, &h.c5, &other, "0.7.2", true);
+    let (code, report) = verify(&h, &[]);
+    assert_eq!(code, 26);
+    let t = tick(&report, T005);
+    assert_eq!((&t["outcome"], &t["reason"]), (&json!("unverifiable"), &json!("mismatch")), "{t:#}");
+    assert_eq!(codes(t), ["policy_mismatch"], "{t:#}");
+    assert_eq!(t["policy"], Value::Null);
+    let finding = &t["findings"][0];
+    let message = finding["message"].as_str().unwrap();
+    let real = peer_digest(&h.p, &published_a("0.7.2", 600));
+    assert!(
+        message.contains(&format!(
+            "the published recipe with speccoder 0.7.2 (the version the summary records) gives {real}"
+        )),
+        "{message}"
+    );
+    let ours = finding["expected"].as_str().unwrap();
+    assert!(message.contains(&format!("the version-free recipe gives {ours}")), "{message}");
+    assert_eq!(finding["found"], other.as_str());
+    // The other published tick still holds.
+    assert_eq!(tick(&report, T006)["outcome"], "evidenced");
+}
+
+#[test]
+fn an_edited_version_is_a_policy_mismatch_unsigned_and_a_bad_signature_signed() {
+    let h = history();
+    // Signed: the edit breaks the summary's signature, the worst finding.
+    edit_summary(&h, &h.c6, |s| s["predicate"]["verifier"]["version"]["speccoder"] = json!("0.9.1"));
+    let (code, report) = verify(&h, &[]);
+    assert_eq!(code, 26);
+    let t = tick(&report, T006);
+    assert_eq!((&t["outcome"], &t["reason"]), (&json!("unverifiable"), &json!("bad_signature")), "{t:#}");
+    assert!(codes(t).contains(&"bad_signature") && codes(t).contains(&"policy_mismatch"), "{t:#}");
+
+    // Unsigned and accepted: the digest no longer matches the recorded version.
+    as_published(&h, &h.c5, &peer_digest(&h.p, &published_a("0.7.2", 600)), "0.7.2", false);
+    edit_summary(&h, &h.c5, |s| s["predicate"]["verifier"]["version"]["speccoder"] = json!("0.7.3"));
+    let (code, report) = verify(&h, &["--accept-unsigned"]);
+    assert_eq!(code, 26);
+    let t = tick(&report, T005);
+    assert_eq!((&t["outcome"], &t["reason"]), (&json!("unverifiable"), &json!("mismatch")), "{t:#}");
+    assert_eq!(codes(t), ["policy_mismatch"], "{t:#}");
+    let message = t["findings"][0]["message"].as_str().unwrap();
+    let at_edited = peer_digest(&h.p, &published_a("0.7.3", 600));
+    assert!(
+        message.contains(&format!("speccoder 0.7.3 (the version the summary records) gives {at_edited}")),
+        "{message}"
+    );
+
+    // A summary that records no version leaves only the version-free recipe, and says so.
+    edit_summary(&h, &h.c5, |s| {
+        s["predicate"]["verifier"].as_object_mut().unwrap().remove("version");
+    });
+    let (_, report) = verify(&h, &["--accept-unsigned"]);
+    let message = tick(&report, T005)["findings"][0]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("the summary records no speccoder version"), "{message}");
+}
