@@ -16,6 +16,12 @@ impl Repo {
         value.to_str().ok().map(str::to_owned)
     }
 
+    /// Whether boolean configuration `key` is true (`true`, `yes`, `on`, `1`); false when unset
+    /// or not a boolean.
+    pub fn config_bool(&self, key: &str) -> bool {
+        self.inner.config_snapshot().boolean(key).unwrap_or(false)
+    }
+
     /// The path in configuration `key` with `~` expanded, taken only from trusted configuration
     /// files; `None` when unset.
     pub fn config_path(&self, key: &str) -> Result<Option<PathBuf>, GitError> {
