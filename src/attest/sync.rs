@@ -78,6 +78,20 @@ pub enum SyncError {
         /// Each refused reference with git's reason.
         refs: Vec<String>,
     },
+    /// References of `refs/speccoder/*` that differ here and on the remote and cannot be joined.
+    #[error(
+        "{} differ here and on {remote} and cannot be joined ({}); nothing was pushed: keep one (delete ours with `git update-ref -d <ref>` to take theirs, then `speccoder attest fetch {remote}`), then push again",
+        .refs.join(", "),
+        .reasons.join("; ")
+    )]
+    RefsConflict {
+        /// The remote.
+        remote: String,
+        /// Our references.
+        refs: Vec<String>,
+        /// Why each cannot be joined.
+        reasons: Vec<String>,
+    },
     /// The remote's evidence kept moving.
     #[error(
         "the evidence on {remote} kept moving: {PUSH_TRIES} pushes were each overtaken by another writer's; run `speccoder attest push` again when they are done"
@@ -397,7 +411,19 @@ pub fn push(repo: &Repo, remote: Option<&str>, dry_run: bool) -> Result<PushRepo
         if dry_run {
             return Ok(report(rows, fetches));
         }
-        fetches.push(fetch(repo, Some(&remote))?);
+        let fetched = fetch(repo, Some(&remote))?;
+        if fetched.conflicts > 0 {
+            let (refs, reasons) = fetched
+                .refs
+                .iter()
+                .filter_map(|r| match &r.merged {
+                    RefMerged::Conflict { reason, .. } => Some((r.name.clone(), reason.clone())),
+                    _ => None,
+                })
+                .unzip();
+            return Err(SyncError::RefsConflict { remote, refs, reasons });
+        }
+        fetches.push(fetched);
     }
     Err(SyncError::Contention { remote })
 }
