@@ -19,7 +19,8 @@
 # here fails on a time.
 #
 # Usage: benches/verify.sh [SIZE...]       (or `just bench-verify`)
-# Environment: BENCH_RUNS, BENCH_TOOL_SAMPLE, BENCH_DIR (work directory, kept; default a temporary
+# Environment: BENCH_RUNS, BENCH_TICKS_PER_UNIT (default 10: a unit per 10 ticks; 100 puts 100,000
+# ticks in 1,000 units), BENCH_TOOL_SAMPLE, BENCH_DIR (work directory, kept; default a temporary
 # one, removed), BENCH_CARGO_FLAGS (default --locked), CARGO_TARGET_DIR (honoured as cargo does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +29,7 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000)
 runs=${BENCH_RUNS:-3}
 sample=${BENCH_TOOL_SAMPLE:-100}
+per_unit=${BENCH_TICKS_PER_UNIT:-10}
 read -r -a cargo_flags <<<"${BENCH_CARGO_FLAGS:---locked}"
 target=${CARGO_TARGET_DIR:-$PWD/target}
 
@@ -76,7 +78,7 @@ for n in "${sizes[@]}"; do
     dir=$work/ticks-$n
     rm -rf "$dir"
     echo "ticks=$n: generating" >&2
-    made=$("$synth" --ticks "$n" --out "$dir")
+    made=$("$synth" --ticks "$n" --units $(((n + per_unit - 1) / per_unit)) --out "$dir")
     echo "  $made" >&2
     gen[$n]=$(field total_seconds "$made")
     verify_cmd "$n"
@@ -140,7 +142,7 @@ for n in "${sizes[@]}"; do
 done
 
 echo
-echo "speccoder attest verify --branch --all (release; median of $runs runs taken in turns, warm page cache)"
+echo "speccoder attest verify --branch --all (release; median of $runs runs taken in turns, warm page cache; $per_unit ticks a unit)"
 echo "against the per-line tool pipeline (git notes show per tick; ssh-keygen -Y find-principals and -Y verify per line)"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(git --version); $(ssh -V 2>&1 | cut -d, -f1)"
 echo

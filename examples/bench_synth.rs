@@ -1,16 +1,16 @@
 //! Builds a synthetic Spec Kit repository with N signed ticks, for `benches/verify.sh`.
 //!
 //! ```text
-//! cargo run --release --example bench_synth -- --ticks 1000 --out DIR [--no-pack]
+//! cargo run --release --example bench_synth -- --ticks 1000 [--units U] --out DIR [--no-pack]
 //! ```
 //!
 //! An example, not a shipped binary: `cargo install` and the release binary never contain it.
 //! `DIR` must not exist yet; the run leaves in it:
 //!
-//! - `repo/`: a git repository whose branch `main` holds `ceil(N / 10)` units
-//!   `specs/NNNN-bench-unit/` (spec.md with 2 user stories and 10 functional requirements,
-//!   tasks.md with 10 tasks), each added by one commit and then ticked task by task, one task
-//!   commit per tick (N in all), each with its signed 5-line bundle (baseline, red and green
+//! - `repo/`: a git repository whose branch `main` holds U units `specs/NNNN-bench-unit/` (by
+//!   default `ceil(N / 10)`; each with spec.md of 2 user stories and K functional requirements and
+//!   tasks.md of K tasks, K = `ceil(N / U)`), each added by one commit and then ticked task by
+//!   task, one task commit per tick (N in all), each with its signed 5-line bundle (baseline, red and green
 //!   test results, task-verification, summary) as its note in `refs/notes/speccoder`;
 //! - `key`, `key.pub`: the ed25519 key made for this run with `ssh-keygen`;
 //! - `allowed_signers`: the trust a verifier needs (`bench@example.com namespaces="in-toto" <key>`).
@@ -45,10 +45,8 @@ use speccoder_attest::model::red::red_from_output;
 use speccoder_attest::sign::ssh::SshSigner;
 use speccoder_attest::spec;
 
-/// Tasks per unit: every unit's files stay the same small size whatever N is.
+/// Tasks per unit without `--units`: every unit's files stay the same small size whatever N is.
 const TASKS_PER_UNIT: usize = 10;
-/// Functional requirements per unit; task `Tnnn` cites `FR-nnn`.
-const REQUIREMENTS_PER_UNIT: usize = 10;
 /// The identity of the commits and the principal of the key.
 const PRINCIPAL: &str = "bench@example.com";
 /// The judge configuration at every parent commit.
@@ -58,10 +56,12 @@ const SPECCODER_TOML: &str = "# Judge configuration of the synthetic benchmark p
 
 type Error = Box<dyn std::error::Error>;
 
-/// What to generate (the command line's `--ticks`, `--out`, `--no-pack`).
+/// What to generate (the command line's `--ticks`, `--units`, `--out`, `--no-pack`).
 pub struct Args {
     /// How many ticks.
     pub ticks: usize,
+    /// How many units the ticks are spread over; `None`: one unit per [`TASKS_PER_UNIT`] ticks.
+    pub units: Option<usize>,
     /// The directory to create.
     pub out: PathBuf,
     /// Pack the result with `git gc`.
@@ -70,16 +70,18 @@ pub struct Args {
 
 fn parse_args() -> Result<Args, Error> {
     let mut ticks = None;
+    let mut units = None;
     let mut out = None;
     let mut pack = true;
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--ticks" => ticks = Some(it.next().ok_or("--ticks needs a number")?.parse::<usize>()?),
+            "--units" => units = Some(it.next().ok_or("--units needs a number")?.parse::<usize>()?),
             "--out" => out = Some(PathBuf::from(it.next().ok_or("--out needs a directory")?)),
             "--no-pack" => pack = false,
             "-h" | "--help" => {
-                println!("usage: bench_synth --ticks N --out DIR [--no-pack]");
+                println!("usage: bench_synth --ticks N [--units U] --out DIR [--no-pack]");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument `{other}` (see --help)").into()),
@@ -89,7 +91,10 @@ fn parse_args() -> Result<Args, Error> {
     if ticks == 0 {
         return Err("--ticks must be at least 1".into());
     }
-    Ok(Args { ticks, out: out.ok_or("--out DIR is required")?, pack })
+    if units.is_some_and(|u| u == 0 || u > ticks) {
+        return Err("--units must be between 1 and the number of ticks".into());
+    }
+    Ok(Args { ticks, units, out: out.ok_or("--out DIR is required")?, pack })
 }
 
 fn main() {
@@ -141,7 +146,8 @@ pub fn generate(args: &Args) -> Result<String, Error> {
 
     let repo = Repo::discover(&repo_dir)?;
     let objects = Objects { repo: gix::open(&repo_dir)? };
-    let units = args.ticks.div_ceil(TASKS_PER_UNIT);
+    let units = args.units.unwrap_or_else(|| args.ticks.div_ceil(TASKS_PER_UNIT));
+    let per_unit = args.ticks.div_ceil(units);
     let width = units.to_string().len().max(4);
 
     // The project before any unit: a README and the judge configuration.
@@ -163,8 +169,8 @@ pub fn generate(args: &Args) -> Result<String, Error> {
     let mut ticked = 0;
     for u in 1..=units {
         let unit = format!("{u:0width$}-bench-unit");
-        let spec_md = spec_md(&unit);
-        let mut tasks_md = tasks_md(&unit).into_bytes();
+        let spec_md = spec_md(&unit, per_unit);
+        let mut tasks_md = tasks_md(&unit, per_unit).into_bytes();
         let spec_blob = objects.blob(spec_md.as_bytes())?;
         let unit_tree = |tasks_blob: ObjectId| {
             objects.tree(&BTreeMap::from([
@@ -180,7 +186,7 @@ pub fn generate(args: &Args) -> Result<String, Error> {
         let tree = commit_tree(unit_tree(objects.blob(&tasks_md)?)?)?;
         head = repo.create_commit_detached(&[head], tree, &format!("Add the spec and tasks of {unit}\n"))?;
 
-        for t in 1..=TASKS_PER_UNIT {
+        for t in 1..=per_unit {
             if ticked == args.ticks {
                 break;
             }
@@ -202,7 +208,7 @@ pub fn generate(args: &Args) -> Result<String, Error> {
             })?;
             let commit = repo.create_commit_detached(&[head], tree, &msg)?;
 
-            let evidence = evidence(&target, &run_id, t)?;
+            let evidence = evidence(&target, &run_id, t, per_unit)?;
             let red_output = red_output(&unit, t);
             let red = red_from_output(RedKind::Assertion, red_output.as_bytes());
             let commit_hex = commit.to_string();
@@ -286,9 +292,9 @@ fn git(dir: &Path, args: &[&str]) -> Result<(), Error> {
     Ok(())
 }
 
-/// A Spec Kit spec.md: two user stories with acceptance scenarios, ten functional requirements,
-/// two success criteria.
-fn spec_md(unit: &str) -> String {
+/// A Spec Kit spec.md: two user stories with acceptance scenarios, `requirements` functional
+/// requirements, two success criteria.
+fn spec_md(unit: &str, requirements: usize) -> String {
     let mut s = format!(
         "# Feature Specification: Bench {unit}\n\n**Feature Branch**: `{unit}`\n**Status**: Draft\n\n\
          ## User Scenarios & Testing *(mandatory)*\n\n"
@@ -306,7 +312,7 @@ fn spec_md(unit: &str) -> String {
         ));
     }
     s.push_str("## Requirements *(mandatory)*\n\n### Functional Requirements\n\n");
-    for r in 1..=REQUIREMENTS_PER_UNIT {
+    for r in 1..=requirements {
         s.push_str(&format!("- **FR-{r:03}**: System MUST handle case {r} of {unit}.\n"));
     }
     s.push_str(
@@ -317,18 +323,18 @@ fn spec_md(unit: &str) -> String {
     s
 }
 
-/// A Spec Kit tasks.md: ten unticked tasks, the first half under story 1, the rest under story 2;
-/// task `Tnnn` cites `FR-nnn`.
-fn tasks_md(unit: &str) -> String {
+/// A Spec Kit tasks.md: `tasks` unticked tasks, the first half under story 1, the rest under
+/// story 2; task `Tnnn` cites `FR-nnn`.
+fn tasks_md(unit: &str, tasks: usize) -> String {
     let mut s = format!(
         "# Tasks: Bench {unit}\n\n**Input**: Design documents from `/specs/{unit}/`\n\n\
          ## Phase 1: User Story 1 - Record an entry (Priority: P1)\n\n"
     );
-    for t in 1..=TASKS_PER_UNIT {
-        if t == TASKS_PER_UNIT / 2 + 1 {
+    for t in 1..=tasks {
+        if t == tasks / 2 + 1 {
             s.push_str("\n## Phase 2: User Story 2 - Review the entries (Priority: P2)\n\n");
         }
-        let story = if t <= TASKS_PER_UNIT / 2 { 1 } else { 2 };
+        let story = if t <= tasks / 2 { 1 } else { 2 };
         let parallel = if t % 3 == 0 { "[P] " } else { "" };
         s.push_str(&format!(
             "- [ ] T{t:03} {parallel}[US{story}] Implement case {t} in src/case_{t}.rs (FR-{t:03})\n"
@@ -338,9 +344,9 @@ fn tasks_md(unit: &str) -> String {
 }
 
 /// The evidence a runner would hand over for one verified task: baseline, red and green.
-fn evidence(target: &str, run_id: &str, t: usize) -> Result<Evidence, Error> {
+fn evidence(target: &str, run_id: &str, t: usize, tasks: usize) -> Result<Evidence, Error> {
     let test = format!("tests/case_{t}.rs");
-    let story = if t <= TASKS_PER_UNIT / 2 { 1 } else { 2 };
+    let story = if t <= tasks / 2 { 1 } else { 2 };
     let value = json!({
         "task": target,
         "run": run_id,

@@ -1,4 +1,4 @@
-# Sourced by scripts/example.sh and scripts/symbol-order.sh (from the crate root):
+# Sourced by scripts/example.sh (from the crate root):
 # `example_repo DIR` copies the bundled Spec Kit example (fixtures/speckit) to DIR and commits it
 # once on `main` as Ada Lovelace.
 example_repo() {

@@ -79,10 +79,39 @@ pub enum Command {
     /// Held-out test sets: store one outside the work tree, publish those closed tasks name.
     #[command(subcommand)]
     HeldOut(HeldOutSub),
+    /// Git hooks that keep the evidence with the work: install them.
+    #[command(subcommand)]
+    Hooks(HooksSub),
     /// Sigstore's public-good trusted root: refresh the copy `attest verify` uses.
     #[cfg(feature = "sigstore")]
     #[command(subcommand)]
     Sigstore(SigstoreSub),
+}
+
+// Subcommands of `speccoder hooks`.
+#[derive(Debug, Subcommand)]
+pub enum HooksSub {
+    /// Install a post-rewrite hook that runs `speccoder attest carry` after a rebase or an amend.
+    ///
+    /// Writes `post-rewrite` into the hooks directory git uses (`core.hooksPath`, relative to the
+    /// work tree when relative, else `.git/hooks`). After `git commit --amend` and `git rebase`,
+    /// git runs it with the rewritten commits; it runs `speccoder attest carry --rewritten`, which
+    /// re-issues the evidence of each rewritten task commit for its new commit when the change is
+    /// the same. The hook is marked as speccoder's: installing again replaces it, and a hook that
+    /// speccoder did not write is never overwritten (add the line `speccoder attest carry
+    /// --rewritten` to it yourself).
+    ///
+    /// Exit codes: 0 installed (or already installed); 14 a post-rewrite hook that speccoder did
+    /// not write exists, the hooks directory is not a directory, or it cannot be written.
+    Install(HooksInstallArgs),
+}
+
+// `speccoder hooks install`.
+#[derive(Debug, Args)]
+pub struct HooksInstallArgs {
+    /// Print one JSON object instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
 }
 
 // Subcommands of `speccoder sigstore`.
@@ -298,10 +327,116 @@ pub enum AttestSub {
     /// gpg.ssh.allowedSignersFile) or --allowed-signers-rev REV:PATH, and --revoked FILE. A trust
     /// file that the checked tree itself provides is refused.
     ///
-    /// Exit codes: 0 every tick holds; 26 a tick is stale or unverifiable; 15 nothing to check;
-    /// 13 a trust file is unusable, or no Sigstore trusted root can be had; 14 repository state;
-    /// 2 usage; 1 internal error.
+    /// In a clone: a shallow clone whose history the check needs is cut off stops with exit 14
+    /// (fetch the whole history: `git fetch --unshallow`, or `fetch-depth: 0`); a clone with a
+    /// remote and no refs/notes/speccoder at all stops with exit 14 (run `speccoder attest
+    /// fetch`); a partial clone (`--filter=blob:none`) fetches the file contents the check needs
+    /// from its promisor remote first, in one batch.
+    ///
+    /// Exit codes: 0 every tick holds (or nothing to check, with --allow-empty); 26 a tick is
+    /// stale or unverifiable; 15 nothing to check; 13 a trust file is unusable, or no Sigstore
+    /// trusted root can be had; 14 repository state (see above); 2 usage; 1 internal error.
     Verify(VerifyArgs),
+    /// Push the branch, its evidence (refs/notes/speccoder) and refs/speccoder/* in one atomic push.
+    ///
+    /// REMOTE defaults to the branch's upstream remote, else `origin`. The push goes through
+    /// `git push --atomic`, so your credential helpers, SSH and HTTPS settings apply: the
+    /// current branch (to its upstream branch on that remote, else the same name), the notes and
+    /// every reference under refs/speccoder/ (skips, published held-out sets) arrive together or
+    /// not at all. When another clone pushed evidence meanwhile, the notes or those references
+    /// are refused as not fast-forward: it then fetches and merges them (`attest fetch`) and
+    /// pushes again, at most 5 times. It never forces; when the branch itself is refused it stops
+    /// and says how to integrate the remote's commits.
+    ///
+    /// Exit codes: 0 pushed (or, with --dry-run, shown); 2 unknown remote; 13 no identity for a
+    /// merge commit; 14 not on a branch, the remote refused the branch or the references,
+    /// the remote cannot be reached, notes that cannot be joined, the evidence kept moving;
+    /// 1 internal error.
+    Push(AttestPushArgs),
+    /// Fetch the remote's evidence and merge it into yours.
+    ///
+    /// REMOTE defaults to the current branch's upstream remote, else `origin`. Fetches the
+    /// remote's refs/notes/speccoder into refs/notes/remotes/<remote>/speccoder and its
+    /// refs/speccoder/* into refs/speccoder-remotes/<remote>/* (in a partial clone, with the
+    /// notes' contents: no filter), then merges:
+    /// notes of different commits are joined as their union; two notes of one commit must hold
+    /// the same statements, and become one envelope per statement with the signatures of both
+    /// (a line signed later replaces its unsigned copy); different statements on one commit are a
+    /// conflict, reported with the commit and the statements, and then refs/notes/speccoder is
+    /// not changed. The result is a notes commit with both parents (or a fast-forward). A skip or
+    /// held-out reference takes the remote's value when ours did not change since the last
+    /// fetch; two held-out histories are joined; two different skips of one task are a conflict.
+    /// Running it again changes nothing.
+    ///
+    /// Exit codes: 0 fetched and merged; 2 unknown remote; 13 no identity for a merge commit;
+    /// 14 the remote cannot be reached, or a conflict (named; the conflicting references are
+    /// left as they were); 1 internal error.
+    Fetch(AttestFetchArgs),
+    /// Re-issue the evidence of task commits rewritten by a rebase, an amend or a cherry-pick.
+    ///
+    /// Without arguments: for each task whose newest task commit on the current branch has no
+    /// note (or only a note git copied from another commit, with notes.rewriteRef), it looks for
+    /// a note on a commit the branch no longer holds with the same Spec-Task:. When the change is
+    /// the same (equal `git patch-id --stable` of the task commit against its parent, over a diff
+    /// without context lines; the same task line; the same requirement text; the same judge
+    /// configuration), it re-issues that evidence for the new commit: every statement's subject
+    /// names the new commit, the task verification its tree and `carried {from, patch_id, time}`,
+    /// the summary the new resource and the new lines' digests; everything is signed afresh with
+    /// your key, chosen as `speccoder attest` chooses it. A changed change is refused, naming
+    /// both commits: run its checks and attest again.
+    ///
+    /// `--from OLD --to NEW` carries one explicitly. `--rewritten` reads `<old> <new>` lines on
+    /// stdin, as git gives them to the post-rewrite hook (`speccoder hooks install`).
+    ///
+    /// Exit codes: 0 carried (or nothing to carry); 26 a task's change differs from the attested
+    /// one (the others were carried); 13 bad key or signer, or a statement that would leak;
+    /// 14 --from has no note, --to holds another note already, unknown revisions; 1 internal error.
+    Carry(AttestCarryArgs),
+}
+
+// `speccoder attest push`.
+#[derive(Debug, Args)]
+pub struct AttestPushArgs {
+    /// The remote (default: the branch's upstream remote, else origin).
+    #[arg(value_name = "REMOTE")]
+    pub remote: Option<String>,
+    /// Show what would be pushed; send nothing, merge nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print one JSON object instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+// `speccoder attest fetch`.
+#[derive(Debug, Args)]
+pub struct AttestFetchArgs {
+    /// The remote (default: the current branch's upstream remote, else origin).
+    #[arg(value_name = "REMOTE")]
+    pub remote: Option<String>,
+    /// Print one JSON object instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+// `speccoder attest carry`.
+#[derive(Debug, Args)]
+pub struct AttestCarryArgs {
+    /// The task commit whose note to carry (with --to).
+    #[arg(long, value_name = "OLD", requires = "to", conflicts_with = "rewritten")]
+    pub from: Option<String>,
+    /// The commit that now carries the same change (with --from).
+    #[arg(long, value_name = "NEW", requires = "from")]
+    pub to: Option<String>,
+    /// Read `<old> <new>` pairs on stdin, as git's post-rewrite hook receives them.
+    #[arg(long)]
+    pub rewritten: bool,
+    /// How to sign.
+    #[command(flatten)]
+    pub signing: SigningArgs,
+    /// Print one JSON object instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
 }
 
 // `speccoder attest verify`.
@@ -362,6 +497,15 @@ pub struct VerifyArgs {
     /// Also write a Markdown report (for a pull request comment) to FILE.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// For GitHub Actions: an `::error file=<tasks.md>,line=<n>::` annotation per tick that does
+    /// not hold, and the Markdown report appended to $GITHUB_STEP_SUMMARY when it is set. The
+    /// report itself is printed between `::stop-commands::` markers, so that nothing the checked
+    /// repository wrote is read as a workflow command.
+    #[arg(long, conflicts_with = "json")]
+    pub github: bool,
+    /// Nothing to check (no ticked task, no task commit) is a success: exit 0 instead of 15.
+    #[arg(long)]
+    pub allow_empty: bool,
 }
 
 // `speccoder attest sign`.

@@ -22,7 +22,7 @@ const TICKS: usize = 80;
 /// A synthetic repository of `TICKS` signed ticks in `dir`; returns (repo, allowed_signers).
 fn synthetic(dir: &Path) -> (PathBuf, PathBuf) {
     let out = dir.join("synth");
-    let args = bench_synth::Args { ticks: TICKS, out: out.clone(), pack: true };
+    let args = bench_synth::Args { ticks: TICKS, units: None, out: out.clone(), pack: true };
     if let Err(e) = bench_synth::generate(&args) {
         panic!("the synthetic repository could not be made: {e}");
     }

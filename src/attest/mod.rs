@@ -3,15 +3,18 @@
 //! repository adapter and the signers, and never on the verifier.
 
 pub mod bug;
+pub mod carry;
 pub mod decide;
 pub mod evidence;
 pub mod held_out;
+pub mod hooks;
 pub mod message;
 pub mod pipeline;
 pub mod provenance;
 pub mod sign_later;
 pub mod signing;
 pub mod statements;
+pub mod sync;
 pub(crate) mod tick;
 
 mod bounded;

@@ -111,6 +111,8 @@ pub enum Origin {
     Decider,
     /// A git configuration value (`remote.origin.url`).
     GitConfig(&'static str),
+    /// The note of a task commit, whose evidence `speccoder attest carry` re-issues.
+    Note(String),
     /// A value speccoder computes; a leak here is a bug to report.
     Speccoder,
 }
@@ -143,6 +145,7 @@ impl fmt::Display for Origin {
             Origin::Option(option) => write!(f, "the command line's {option}"),
             Origin::Decider => write!(f, "--by (or git's user.name without it)"),
             Origin::GitConfig(key) => write!(f, "git's configuration {key}"),
+            Origin::Note(commit) => write!(f, "the note of {commit}, which carry re-issues"),
             Origin::Speccoder => write!(f, "speccoder itself (please report this)"),
         }
     }

@@ -99,6 +99,7 @@ impl Context<'_> {
             acceptance: None,
             regression: None,
             collection: None,
+            carried: None,
             context: None,
             dependencies: None,
             extra: BTreeMap::new(),

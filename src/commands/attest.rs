@@ -10,18 +10,20 @@ use speccoder_attest::git::Repo;
 use crate::cli::{AttestArgs, AttestSub, SigningArgs};
 
 pub fn run(args: AttestArgs) -> u8 {
-    let json = match &args.sub {
-        Some(AttestSub::Verify(_)) => {
-            let Some(AttestSub::Verify(v)) = args.sub else { return exit::INTERNAL };
-            return super::verify::run(&v);
-        }
-        Some(AttestSub::Sign(s)) => s.json,
+    let json = match args.sub {
+        Some(AttestSub::Verify(v)) => return super::verify::run(&v),
+        Some(AttestSub::Push(p)) => return super::team::push(&p),
+        Some(AttestSub::Fetch(f)) => return super::team::fetch(&f),
+        Some(AttestSub::Carry(c)) => return super::team::carry(&c),
+        Some(AttestSub::Sign(ref s)) => s.json,
         None => args.json,
     };
     let result = (|| -> Result<Report, AttestError> {
         let repo = Repo::discover(".")?;
         match args.sub {
-            Some(AttestSub::Verify(_)) => Err(AttestError::Nothing(String::new())),
+            Some(AttestSub::Verify(_) | AttestSub::Push(_) | AttestSub::Fetch(_) | AttestSub::Carry(_)) => {
+                Err(AttestError::Nothing(String::new()))
+            }
             Some(AttestSub::Sign(s)) => {
                 let choice = signer_choice(&repo, &s.signing, false)?;
                 sign_later(&repo, &s.rev, choice, s.signing.key.as_deref(), &sigstore_flags(&s.signing))
@@ -50,7 +52,7 @@ pub(crate) fn sigstore_flags(args: &SigningArgs) -> SigstoreFlags {
 }
 
 /// `--signer`, parsed.
-fn signer_flag(args: &SigningArgs) -> Result<Option<SignerChoice>, AttestError> {
+pub(crate) fn signer_flag(args: &SigningArgs) -> Result<Option<SignerChoice>, AttestError> {
     args.signer.as_deref().map(|s| SignerChoice::parse(s).map_err(AttestError::BadSigner)).transpose()
 }
 

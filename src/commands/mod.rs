@@ -4,10 +4,12 @@
 mod attest;
 mod decide;
 mod held_out;
+mod hooks;
 mod output;
 mod schema;
 #[cfg(feature = "sigstore")]
 mod sigstore;
+mod team;
 mod verify;
 
 use crate::cli::Command;
@@ -20,6 +22,7 @@ pub fn run(command: Command) -> u8 {
         Command::Accept(args) => decide::accept(&args),
         Command::Skip(args) => decide::skip(&args),
         Command::HeldOut(sub) => held_out::run(sub),
+        Command::Hooks(sub) => hooks::run(&sub),
         #[cfg(feature = "sigstore")]
         Command::Sigstore(sub) => sigstore::run(&sub),
     }

@@ -5,6 +5,7 @@ use speccoder_attest::git::{Head, ObjectId, Repo};
 use speccoder_attest::verify::report::Report;
 use speccoder_attest::verify::trust::{AllowedSource, SshTrust, Trust, TrustError};
 use speccoder_attest::verify::{BranchOptions, VerifyError, verify_branch, verify_commits};
+use speccoder_attest::verify::{completeness, github};
 
 use crate::cli::VerifyArgs;
 
@@ -23,6 +24,11 @@ pub fn run(args: &VerifyArgs) -> u8 {
         Ok(r) => r,
         Err(e) => return fail(exit::GIT_PRECONDITION, e.to_string()),
     };
+    if let Some(spec) = &args.allowed_signers_rev
+        && let Err(e) = completeness::fetch_revision_file(&repo, spec)
+    {
+        return fail(exit::GIT_PRECONDITION, e.to_string());
+    }
     let trust = match build_trust(&repo, args) {
         Ok(t) => t,
         Err(TrustError::Git(e)) => return fail(exit::USAGE, e.to_string()),
@@ -41,6 +47,12 @@ pub fn run(args: &VerifyArgs) -> u8 {
         Err(VerifyError::Unborn(b)) => {
             return fail(exit::NOTHING_TO_CHECK, format!("the branch {b} has no commits; nothing to check"));
         }
+        Err(e @ (VerifyError::Shallow { .. } | VerifyError::NotesNotFetched { .. })) => {
+            return fail(exit::GIT_PRECONDITION, e.to_string());
+        }
+        Err(VerifyError::Git(e @ speccoder_attest::git::GitError::GitCommand { .. })) => {
+            return fail(exit::GIT_PRECONDITION, e.to_string());
+        }
         Err(VerifyError::Git(e)) => return fail(exit::USAGE, e.to_string()),
         Err(e) => return fail(exit::CONFIG, e.to_string()),
     };
@@ -49,20 +61,81 @@ pub fn run(args: &VerifyArgs) -> u8 {
     {
         return fail(exit::INTERNAL, format!("cannot write {}: {e}", path.display()));
     }
+    if args.github
+        && let Err(e) = append_step_summary(&report)
+    {
+        return fail(exit::INTERNAL, e);
+    }
     if args.json {
         super::output::to_stdout(format_args!("{}", serde_json::to_string(&report).unwrap_or_default()));
+    } else if args.github {
+        let head_tree = report
+            .head
+            .as_deref()
+            .map_or_else(|| repo.rev_parse("HEAD^{tree}"), |h| repo.rev_parse(&format!("{h}^{{tree}}")));
+        let locate = |task: &str| head_tree.as_ref().ok().and_then(|tree| locate(&repo, *tree, task));
+        super::output::to_stdout_raw(&github::render(&report, &stop_token(), locate));
     } else {
         super::output::to_stdout_raw(&report.to_text());
     }
-    if report.ticks.is_empty() {
+    let code = if report.ticks.is_empty() { exit::NOTHING_TO_CHECK } else { report.exit_code() };
+    if code == exit::NOTHING_TO_CHECK {
         if !args.json {
             super::output::to_stderr(format_args!(
                 "speccoder attest verify: nothing to check (no ticked task or task commit in range)"
             ));
         }
-        return exit::NOTHING_TO_CHECK;
+        if args.allow_empty {
+            return exit::OK;
+        }
     }
-    report.exit_code()
+    code
+}
+
+/// Where GitHub annotates a tick: its line in the task list at the head (a bug task: its home's
+/// assessment).
+fn locate(repo: &Repo, tree: ObjectId, task: &str) -> Option<github::Location> {
+    let (unit, id) = task.split_once('/')?;
+    let facts = speccoder_attest::spec::read_any_task(&repo.tree(tree), unit, id).ok()?;
+    Some(if facts.is_trailer_only() {
+        github::Location { file: format!("{}/assessment.md", facts.tasks_path), line: 1 }
+    } else {
+        github::Location { file: facts.tasks_path, line: facts.line_index + 1 }
+    })
+}
+
+/// A token nobody who wrote the checked repository can guess, to fence the report off from the
+/// runner's command parser.
+fn stop_token() -> String {
+    use ssh_key::rand_core::RngCore as _;
+    let mut bytes = [0u8; 16];
+    ssh_key::rand_core::OsRng.fill_bytes(&mut bytes);
+    format!("speccoder-{}", hex::encode(bytes))
+}
+
+/// Appends the Markdown report to the file `$GITHUB_STEP_SUMMARY` names, when it is set: a
+/// regular file (created if absent), never through a symbolic link, never blocking.
+fn append_step_summary(report: &Report) -> Result<(), String> {
+    use std::io::Write as _;
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let path = std::path::PathBuf::from(path);
+    let cannot = |e: &dyn std::fmt::Display| {
+        format!("cannot append to $GITHUB_STEP_SUMMARY ({}): {e}", path.display())
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut file = options.open(&path).map_err(|e| cannot(&e))?;
+    if !file.metadata().map_err(|e| cannot(&e))?.is_file() {
+        return Err(cannot(&"it is not a regular file"));
+    }
+    file.write_all(report.to_markdown().as_bytes()).map_err(|e| cannot(&e))
 }
 
 fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {

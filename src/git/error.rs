@@ -254,6 +254,26 @@ pub enum GitError {
         source: std::io::Error,
     },
 
+    /// The `git` program (run for remotes, promisor fetches and patch ids) failed or could not run.
+    #[error("{action} failed{}: {}", exit_status(.status), if .stderr.is_empty() { "git printed nothing" } else { .stderr.as_str() })]
+    GitCommand {
+        /// What was attempted (`git fetch origin`, ...).
+        action: String,
+        /// The exit code (`None`: it could not run, or was killed).
+        status: Option<i32>,
+        /// What git printed on stderr (or why it could not run).
+        stderr: String,
+    },
+
+    /// A remote that is not configured was named.
+    #[error(
+        "no remote named `{name}` is configured: see `git remote -v`, or add it with `git remote add {name} <url>`"
+    )]
+    UnknownRemote {
+        /// The name as given.
+        name: String,
+    },
+
     /// A gix operation failed for a reason not covered above.
     #[error("could not {action}: {source}")]
     Gix {
@@ -263,6 +283,10 @@ pub enum GitError {
         #[source]
         source: gix::Error,
     },
+}
+
+fn exit_status(status: &Option<i32>) -> String {
+    status.map(|code| format!(" (exit {code})")).unwrap_or_default()
 }
 
 fn show(id: &Option<ObjectId>) -> String {

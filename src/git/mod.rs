@@ -1,10 +1,13 @@
 //! The repository through gix: objects, history, trailers, notes and refs.
 //!
-//! Everything goes through [`Repo`]; nothing here spawns `git`. Repository content is treated as
+//! Everything goes through [`Repo`], and through gix, except what gix does not do here: remotes
+//! (fetch, push, a partial clone's missing objects) and patch ids run the `git` program
+//! (its `command` module, never through a shell). Repository content is treated as
 //! hostile: damaged objects and odd notes trees become [`GitError`]s, never panics.
 
 #![warn(missing_docs)]
 
+mod command;
 mod commit;
 mod config;
 mod error;
@@ -13,9 +16,14 @@ mod identity;
 mod index;
 mod new_commit;
 mod notes;
+mod notes_merge;
+mod patch_id;
 mod path;
+mod ref_merge;
 mod refs;
+mod remote;
 mod repo;
+mod shallow;
 pub mod trailers;
 mod tree;
 mod worktree;
@@ -30,6 +38,9 @@ pub use gix::ObjectId;
 pub use index::LockedIndex;
 pub use new_commit::NewCommit;
 pub use notes::{NOTES_REF, NoteOutcome, UpdateNoteError};
+pub use notes_merge::{MergeNotesError, NotesMerged};
+pub use ref_merge::RefMerged;
 pub use refs::{CAS_TRIES, CasUpdate};
+pub use remote::{PushOutput, PushStatus, PushedRef};
 pub use repo::{Head, Repo, RepoHandle};
 pub use tree::GitTree;

@@ -28,6 +28,11 @@ pub enum CasUpdate<T> {
         /// What the update returns once the reference moved.
         then: T,
     },
+    /// Delete the reference (it must still hold the value read), and return `then` once it is gone.
+    Delete {
+        /// What the update returns once the reference is deleted.
+        then: T,
+    },
 }
 
 /// Parse a full reference name (`refs/...` or `HEAD`).
@@ -110,6 +115,14 @@ impl Repo {
                 CasUpdate::Keep(value) => return Ok(value),
                 CasUpdate::Move { new, reflog, then } => {
                     match self.update_ref_cas(name, current, new, &reflog) {
+                        Ok(()) => return Ok(then),
+                        Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => backoff(tries),
+                        Err(other) => return Err(other.into()),
+                    }
+                }
+                CasUpdate::Delete { then } => {
+                    let Some(expected) = current else { return Ok(then) };
+                    match self.delete_ref_cas(name, expected) {
                         Ok(()) => return Ok(then),
                         Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => backoff(tries),
                         Err(other) => return Err(other.into()),

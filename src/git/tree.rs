@@ -65,6 +65,40 @@ impl Repo {
         Ok(items)
     }
 
+    /// The blobs below `dir` (`""`: the whole tree) of tree `root`, at any depth, appended to
+    /// `out`. Trees whose ids are in `seen` are not walked again (and every tree walked is added
+    /// to it), so that listing many commits' trees reads each distinct tree once. Only trees are
+    /// read: in a partial clone the blobs may well be missing.
+    pub fn blobs_below(
+        &self,
+        root: ObjectId,
+        dir: &str,
+        seen: &mut std::collections::HashSet<ObjectId>,
+        out: &mut Vec<ObjectId>,
+    ) -> Result<(), GitError> {
+        let Some((mode, id)) = self.tree(root).lookup(&path::components(dir)?)? else {
+            return Ok(());
+        };
+        if mode.is_blob() {
+            out.push(id);
+            return Ok(());
+        }
+        let mut pending = vec![id];
+        while let Some(tree) = pending.pop() {
+            if !mode.is_tree() || !seen.insert(tree) {
+                continue;
+            }
+            self.for_each_entry(tree, |entry| {
+                if entry.mode.is_tree() {
+                    pending.push(entry.oid.to_owned());
+                } else if entry.mode.is_blob() {
+                    out.push(entry.oid.to_owned());
+                }
+            })?;
+        }
+        Ok(())
+    }
+
     /// A read-only view of the files of tree `id` (cheap: nothing is read until asked).
     pub fn tree(&self, id: ObjectId) -> GitTree<'_> {
         GitTree { repo: self, root: id }

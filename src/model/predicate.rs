@@ -23,8 +23,8 @@ pub const TYPE: &str = "https://speccoder.dev/task-verification/v0";
 pub const TYPE_FAMILY: &str = "https://speccoder.dev/task-verification/";
 
 /// The revision this build writes. 1: no `revision` field; 2: `revision`, `red` and the reserved
-/// fields; 3: `regression` and `collection`.
-pub const REVISION: u32 = 3;
+/// fields; 3: `regression` and `collection`; 4: `carried`.
+pub const REVISION: u32 = 4;
 
 /// The verdicts a task-verification statement can carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -138,6 +138,21 @@ pub struct Red {
     pub withheld: bool,
 }
 
+/// Where re-issued evidence came from (revision 4): `speccoder attest carry` moved it from the task
+/// commit `from` to this one after a rebase, amend or cherry-pick left the same change on a new
+/// commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Carried {
+    /// The task commit the evidence was on before (the one it was attested on, or carried to last).
+    pub from: String,
+    /// `git patch-id --stable` of the change, without context lines: equal for `from` and this
+    /// commit, each against its parent (empty when the change is empty, as a bug task's closing
+    /// commit with nothing staged can be).
+    pub patch_id: String,
+    /// The `time` of the statement it was re-issued from.
+    pub time: String,
+}
+
 /// The task-verification predicate, v0.
 ///
 /// A tick (`verified`, `regression_only`) carries the test evidence; a decision (`attested`,
@@ -213,6 +228,9 @@ pub struct TaskVerificationV0 {
     /// The changed test files and whether the run collected each (revision 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collection: Option<Collection>,
+    /// Where this evidence was re-issued from, when `speccoder attest carry` moved it (revision 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried: Option<Carried>,
     /// Reserved: what reached the model, by digest. Opaque.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<Value>,

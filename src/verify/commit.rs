@@ -210,7 +210,7 @@ impl<'r> Checker<'r> {
                 findings.push(Finding::new(
                     CommitOutcome::Missing,
                     "note_missing",
-                    format!("the task commit has no note in {NOTES_REF} (fetch it with `git fetch origin {NOTES_REF}:{NOTES_REF}`)"),
+                    format!("the task commit has no note in {NOTES_REF}: fetch the evidence with `speccoder attest fetch`"),
                 ));
                 return;
             }
@@ -241,6 +241,7 @@ impl<'r> Checker<'r> {
             .map(|raw| git_object_sha256("commit", &raw))
             .unwrap_or_default();
         agreement::subjects(&lines, &target, commit.id, &commit_sha256, findings);
+        self.hint_copied_note(&lines, &target, commit, findings);
         let tv = agreement::task_verification(&lines, findings);
 
         let at = OffsetDateTime::from_unix_timestamp(commit.committer.seconds)
@@ -263,6 +264,33 @@ impl<'r> Checker<'r> {
             }
             report.policy =
                 self.rules.agreement(commit, &target, verdict.as_deref(), tv_line, p, &lines, findings);
+        }
+    }
+
+    /// A note whose every line names the same task at one other commit that carries that task
+    /// too was copied there by git (`notes.rewriteRef` after a rebase or amend): the subject
+    /// mismatch says so, and says to carry the evidence instead of suggesting tampering.
+    fn hint_copied_note(&self, lines: &[ReadLine], target: &str, commit: &Commit, findings: &mut [Finding]) {
+        let hex = commit.id.to_string();
+        let named: Vec<Option<&str>> = lines
+            .iter()
+            .flat_map(|l| l.subject.iter().map(|s| s.git_commit().filter(|_| s.name == target)))
+            .collect();
+        let Some(Some(other)) = named.first().copied() else { return };
+        let copied = other != hex
+            && named.iter().all(|n| *n == Some(other))
+            && other
+                .parse::<ObjectId>()
+                .ok()
+                .and_then(|id| self.repo.commit(id).ok())
+                .is_some_and(|c| task_trailers(&c.message).0.as_deref() == Some(target));
+        if !copied {
+            return;
+        }
+        for finding in findings.iter_mut().filter(|f| f.code == "subject_mismatch") {
+            finding.message = format!(
+                "the note names {other}, the commit this one was rewritten from: git copied it here (notes.rewriteRef after a rebase or amend); run `speccoder attest carry` to re-issue the evidence for this commit"
+            );
         }
     }
 

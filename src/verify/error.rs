@@ -16,6 +16,24 @@ pub enum VerifyError {
     /// HEAD is unborn: nothing to check.
     #[error("the branch {0} has no commits yet; nothing to check")]
     Unborn(String),
+    /// A shallow clone whose history the check needs is cut off.
+    #[error(
+        "this clone is shallow (its history stops at {boundary}) and {why}: fetch the whole history (`git fetch --unshallow`, or `fetch-depth: 0` for actions/checkout) and run again"
+    )]
+    Shallow {
+        /// A commit at the shallow boundary.
+        boundary: String,
+        /// What the check needs beyond it.
+        why: String,
+    },
+    /// The clone has a remote but no notes: the evidence was never fetched.
+    #[error(
+        "there are no notes in refs/notes/speccoder here, so the evidence was never fetched: run `speccoder attest fetch {remote}` and check again"
+    )]
+    NotesNotFetched {
+        /// The remote to fetch from.
+        remote: String,
+    },
     /// The trust could not be completed while verifying (a Sigstore trusted root not to be had).
     #[error("{0}")]
     Trust(String),

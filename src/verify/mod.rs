@@ -7,12 +7,16 @@
 //! signature holds under it); [`commit`] (one task commit: its note, its signatures, the rules of
 //! agreement); [`report`] (a row per tick, built from a commit's report, and the renderings);
 //! [`decisions`] and [`bugs`] (the rows of skips and closed bug tasks); [`run`] (over commits or a
-//! branch). [`error`] is why a run could not happen at all.
+//! branch). [`completeness`] says what a clone lacks (shallow history, unfetched notes) and fills
+//! in a partial clone; [`github`] renders a report as GitHub workflow commands. [`error`] is why
+//! a run could not happen at all.
 
 pub mod bugs;
 pub mod commit;
+pub mod completeness;
 pub mod decisions;
 pub mod error;
+pub mod github;
 pub mod report;
 pub mod run;
 pub mod signatures;

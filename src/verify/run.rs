@@ -13,6 +13,7 @@ use crate::model::digest::sha256_hex;
 use crate::model::predicate::Verdict;
 use crate::spec::{self, SourceTree};
 use crate::verify::commit::{Checker, CommitReport};
+use crate::verify::completeness::{self, HistoryNeeds};
 use crate::verify::error::VerifyError;
 use crate::verify::report::{Report, TickOutcome, TickReport};
 use crate::verify::trust::Trust;
@@ -46,11 +47,17 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
             task_commits.push(id);
         }
     }
-    let ticks: Vec<TickReport> = checker
-        .check_many(&task_commits)
-        .into_iter()
-        .map(|report| TickReport::from_commit(report, trust))
-        .collect();
+    completeness::notes_fetched(repo, &task_commits)?;
+    completeness::fetch_what_the_check_reads(repo, repo.commit_tree(head_for_lines)?, &task_commits)?;
+    completeness::history_reaches(repo, &HistoryNeeds { commits: &task_commits, ..HistoryNeeds::default() })?;
+    let mut reports = checker.check_many(&task_commits);
+    if reports.iter().any(lacks_note) {
+        let reachable = repo.walk(head, &[])?.into_iter().collect();
+        let lost = unreachable_task_notes(repo, &reachable);
+        reports.iter_mut().for_each(|r| hint_carry(r, &lost));
+    }
+    let ticks: Vec<TickReport> =
+        reports.into_iter().map(|report| TickReport::from_commit(report, trust)).collect();
     if let Some(reason) = trust.failure() {
         return Err(VerifyError::Trust(reason));
     }
@@ -84,13 +91,16 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     };
     let head_tree_id = repo.commit_tree(head)?;
     let head_tree = repo.tree(head_tree_id);
-    let base = match (&opts.base, opts.all) {
-        (_, true) => None,
+    let (base, base_unrelated) = match (&opts.base, opts.all) {
+        (_, true) => (None, false),
         (Some(rev), false) => {
             let b = repo.rev_parse(rev)?;
-            Some(repo.merge_base(head, b)?.unwrap_or(b))
+            match repo.merge_base(head, b)? {
+                Some(m) => (Some(m), false),
+                None => (Some(b), true),
+            }
         }
-        (None, false) => default_base(repo, head)?,
+        (None, false) => (default_base(repo, head)?, false),
     };
 
     // The units to check: those whose directory differs between base and head.
@@ -121,6 +131,11 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
             task_commit.entry(target).or_insert(*id);
         }
     }
+    // A partial clone fetches what the checks below read, in one batch, before they read it.
+    let mut to_read: Vec<ObjectId> = task_commit.values().copied().collect();
+    to_read.extend(repo.refs_with_prefix(crate::model::refs::SKIPPED_PREFIX)?.into_iter().map(|(_, id)| id));
+    completeness::notes_fetched(repo, &to_read)?;
+    completeness::fetch_what_the_check_reads(repo, head_tree_id, &to_read)?;
     let mut unreachable: Option<HashMap<String, ObjectId>> = None;
 
     // What each unit's ticks need: a task commit to check, or a row saying why there is none.
@@ -139,10 +154,10 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
                     let lost = unreachable.get_or_insert_with(|| unreachable_task_notes(repo, &reachable_set));
                     Err(match lost.get(&target) {
                         Some(commit) => TickReport::without_commit(
-                            target,
+                            target.clone(),
                             "commit_unreachable",
                             format!(
-                                "the evidence is on {commit}, which this branch cannot reach (a squash or rebase merge left it behind); merge with a merge commit, or re-attest the task on the branch"
+                                "the evidence is on {commit}, which this branch cannot reach, and no commit on it names {target} any more (a squash merge left it behind); merge pull requests with a merge commit, which keeps the task commits, and so their notes and signatures, on the branch; or attest the task again on the branch"
                             ),
                         ),
                         None => TickReport::without_commit(
@@ -162,7 +177,17 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     // in unit order with drift at the head and each unit's skips.
     let ids: Vec<ObjectId> =
         planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
-    let mut reports = checker.check_many(&ids).into_iter();
+    let unexplained: Vec<&str> = planned
+        .iter()
+        .flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().err().map(|t| t.task.as_str())))
+        .collect();
+    completeness::history_reaches(repo, &HistoryNeeds { commits: &ids, unexplained, base_unrelated })?;
+    let mut reports = checker.check_many(&ids);
+    if reports.iter().any(lacks_note) {
+        let lost = unreachable.get_or_insert_with(|| unreachable_task_notes(repo, &reachable_set));
+        reports.iter_mut().for_each(|r| hint_carry(r, lost));
+    }
+    let mut reports = reports.into_iter();
     let mut ticks = Vec::new();
     for (unit, (rows, ticked_targets)) in units.iter().zip(planned) {
         for row in rows {
@@ -217,6 +242,25 @@ fn drift(head_tree: &dyn SourceTree, unit: &str, report: &CommitReport) -> Resul
         }
     }
     Ok(out)
+}
+
+/// Whether the task commit of `report` has no note.
+fn lacks_note(report: &CommitReport) -> bool {
+    report.findings.iter().any(|f| f.code == "note_missing")
+}
+
+/// A task commit without a note whose task has evidence on a commit the head cannot reach was
+/// rewritten (rebased, amended, cherry-picked): its message says to carry the evidence over,
+/// not to fetch it.
+fn hint_carry(report: &mut CommitReport, lost: &HashMap<String, ObjectId>) {
+    let Some((target, old)) = report.target.as_ref().and_then(|t| lost.get(t).map(|old| (t, old))) else {
+        return;
+    };
+    for finding in report.findings.iter_mut().filter(|f| f.code == "note_missing") {
+        finding.message = format!(
+            "the task commit has no note, but {old}, which this branch no longer holds, carries evidence for {target}: the task commit was rebased, amended or cherry-picked; run `speccoder attest carry` to re-issue the evidence for it"
+        );
+    }
 }
 
 /// Tasks named by notes on commits the head cannot reach: target -> commit.

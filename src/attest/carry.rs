@@ -1,0 +1,642 @@
+//! `speccoder attest carry`: re-issuing a task's evidence for the commit that now carries the same
+//! change, after a rebase, an amend or a cherry-pick left the note on a commit the branch no
+//! longer holds.
+//!
+//! "The same change" is three things, each checked before anything is signed: equal
+//! `git patch-id --stable` of the old and the new task commit against their parents (over a diff
+//! without context lines, so that a neighbouring tick does not count as a change); the same task
+//! line; the same requirement text (the story's and every cited requirement's). The judge
+//! configuration at the new parent must also be the one the evidence was judged under. The old
+//! evidence must agree with its own commit, and the re-issued lines must agree with the new one,
+//! by the same rules the verifier applies ([`crate::check`]): carry never launders evidence.
+//!
+//! What moves: every statement's subject (the new commit, by id and by the sha256 of its
+//! object); the task verification's `tree`, `time` and `carried {from, patch_id, time}`; the
+//! summary's `resourceUri`, `timeVerified`, `verifier.version` and the digests by which it names
+//! the other lines. Everything is signed afresh with the user's key, chosen as `attest` chooses it.
+//! The old note stays where it is.
+
+use std::collections::{HashMap, HashSet};
+
+use gix::ObjectId;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::attest::pipeline::sign_all;
+use crate::attest::provenance::{LeakError, Origin};
+use crate::attest::signing::{self, Chosen, SignerChoice, SigstoreFlags};
+use crate::attest::statements::{self, Line};
+use crate::attest::{AttestError, LineReport, commit_object_sha256, now_rfc3339, read_policy};
+use crate::check::agreement::{self, Rules};
+use crate::check::line::{Body, ReadLine, read_line};
+use crate::check::outcome::{CommitOutcome, Finding};
+use crate::check::trailers::task_trailers;
+use crate::exit;
+use crate::git::{Commit, Head, Repo, UpdateNoteError};
+use crate::model::bundle::{self, NOTES_REF};
+use crate::model::canonical::value_to_canonical;
+use crate::model::clean;
+use crate::model::digest::sha256_hex;
+use crate::model::dsse::Envelope;
+use crate::model::predicate::{self, Verdict};
+use crate::model::statement::Subject;
+use crate::model::summary;
+use crate::spec;
+
+/// What `speccoder attest carry` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct CarryRequest {
+    /// `--from OLD --to NEW`: one carry, explicitly.
+    pub pair: Option<(String, String)>,
+    /// `--rewritten`: the `<old> <new>` lines git gives its post-rewrite hook.
+    pub rewritten: Option<String>,
+    /// `--signer`; `None`: as `[attest] signer` in speccoder.toml at HEAD says, else auto.
+    pub signer: Option<SignerChoice>,
+    /// A key overriding `user.signingKey`.
+    pub key: Option<String>,
+    /// Where keyless signing may send the identity token.
+    pub sigstore: SigstoreFlags,
+}
+
+/// One task whose evidence moved.
+#[derive(Debug, Clone, Serialize)]
+pub struct CarriedRow {
+    /// `<unit>/<task>`.
+    pub target: String,
+    /// The commit the evidence was on.
+    pub from: String,
+    /// The commit it is on now.
+    pub to: String,
+    /// The lines of the new note.
+    pub lines: Vec<LineReport>,
+    /// The new commit held exactly this note already.
+    pub unchanged: bool,
+}
+
+/// One task whose evidence was not moved, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct RefusedRow {
+    /// `<unit>/<task>`.
+    pub target: String,
+    /// The commit the evidence is on.
+    pub from: String,
+    /// The commit that lacks it.
+    pub to: String,
+    /// A stable code: `change_differs`, `task_line_differs`, `requirement_differs`,
+    /// `policy_differs`, `not_the_same_task`, `evidence_does_not_hold`, `note_exists`.
+    pub code: &'static str,
+    /// What is wrong and what to do.
+    pub reason: String,
+}
+
+/// What `speccoder attest carry` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct CarryReport {
+    /// Evidence re-issued.
+    pub carried: Vec<CarriedRow>,
+    /// Evidence left where it was.
+    pub refused: Vec<RefusedRow>,
+    /// Who signed the new lines.
+    pub signer: Option<String>,
+    /// Why the new lines are unsigned, and how to sign them.
+    pub unsigned_reason: Option<String>,
+    /// Where the notes are.
+    pub notes_ref: String,
+}
+
+impl CarryReport {
+    /// 0 when nothing was refused, 26 when a task's evidence could not be carried.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        if self.refused.is_empty() { exit::OK } else { exit::DOES_NOT_HOLD }
+    }
+}
+
+impl std::fmt::Display for CarryReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.carried.is_empty() && self.refused.is_empty() {
+            return writeln!(
+                f,
+                "attest carry: nothing to carry (no task commit lacks the evidence of a rewritten one)"
+            );
+        }
+        writeln!(f, "attest carry: {} carried, {} refused", self.carried.len(), self.refused.len())?;
+        for c in &self.carried {
+            let signed = c.lines.iter().filter(|l| l.signed).count();
+            let note = if c.unchanged { " (the note was there already)" } else { "" };
+            writeln!(
+                f,
+                "  carried {} from {} to {}: {} lines, {signed} signed{note}",
+                c.target,
+                short(&c.from),
+                short(&c.to),
+                c.lines.len()
+            )?;
+        }
+        for r in &self.refused {
+            writeln!(f, "  refused {} ({}): {}", r.target, r.code, r.reason)?;
+        }
+        if let Some(s) = self.signer.as_ref().filter(|_| !self.carried.is_empty()) {
+            writeln!(f, "  signer: {s}")?;
+        }
+        if let Some(r) = self.unsigned_reason.as_ref().filter(|_| !self.carried.is_empty()) {
+            writeln!(f, "  unsigned: {r}")?;
+        }
+        Ok(())
+    }
+}
+
+fn short(hex: &str) -> &str {
+    hex.get(..12).unwrap_or(hex)
+}
+
+/// One carry to attempt: the evidence on `from` for the commit `to`.
+struct Job {
+    from: ObjectId,
+    to: ObjectId,
+}
+
+/// Runs `speccoder attest carry` (see the module documentation).
+///
+/// # Errors
+/// An unknown revision, `--from` without a note, a signer that cannot sign, a statement that
+/// would leak, a note that cannot be written. A change that differs is not an error but a
+/// refused row ([`CarryReport::exit_code`] 26).
+pub fn carry(repo: &Repo, req: &CarryRequest) -> Result<CarryReport, AttestError> {
+    let notes: HashMap<ObjectId, ObjectId> = repo.notes(NOTES_REF)?.into_iter().collect();
+    let mut refused = Vec::new();
+    let jobs = match (&req.pair, &req.rewritten) {
+        (Some((from, to)), _) => {
+            let (from, to) = (
+                repo.rev_parse(&format!("{from}^{{commit}}"))?,
+                repo.rev_parse(&format!("{to}^{{commit}}"))?,
+            );
+            if !notes.contains_key(&from) {
+                return Err(AttestError::Nothing(format!(
+                    "{from} has no note in {NOTES_REF}: there is no evidence to carry from it"
+                )));
+            }
+            vec![Job { from, to }]
+        }
+        (None, Some(pairs)) => rewritten_jobs(repo, pairs, &notes),
+        (None, None) => branch_jobs(repo, &notes, &mut refused)?,
+    };
+    let mut report = CarryReport {
+        carried: Vec::new(),
+        refused,
+        signer: None,
+        unsigned_reason: None,
+        notes_ref: NOTES_REF.to_owned(),
+    };
+    if jobs.is_empty() {
+        return Ok(report);
+    }
+    let chosen = choose_signer(repo, req)?;
+    for job in jobs {
+        match carry_one(repo, &notes, &job, &chosen)? {
+            Ok(row) => report.carried.push(row),
+            Err(row) => report.refused.push(row),
+        }
+    }
+    match &chosen {
+        Chosen::Signer(s) => report.signer = Some(s.describe()),
+        Chosen::Unsigned(reason) => report.unsigned_reason = Some(reason.clone()),
+    }
+    Ok(report)
+}
+
+/// The signer `attest` would use now: `--signer`, else `[attest]` of speccoder.toml at HEAD, else
+/// git's key; a project that signs later writes the lines unsigned.
+fn choose_signer(repo: &Repo, req: &CarryRequest) -> Result<Chosen, AttestError> {
+    let policy = match repo.head()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => read_policy(repo, commit)?.1,
+        Head::Unborn(_) => None,
+    };
+    let choice = signing::requested(req.signer, policy.as_ref(), true)?;
+    signing::choose(repo, choice, req.key.as_deref(), &req.sigstore)
+}
+
+/// The pairs of git's post-rewrite input whose old commit has a note.
+fn rewritten_jobs(repo: &Repo, pairs: &str, notes: &HashMap<ObjectId, ObjectId>) -> Vec<Job> {
+    let mut seen = HashSet::new();
+    pairs
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let from = ObjectId::from_hex(words.next()?.as_bytes()).ok()?;
+            let to = ObjectId::from_hex(words.next()?.as_bytes()).ok()?;
+            (from != to && notes.contains_key(&from) && repo.commit(to).is_ok() && seen.insert(to))
+                .then_some(Job { from, to })
+        })
+        .collect()
+}
+
+/// For each task whose newest task commit on the branch lacks its own note: the newest commit
+/// the branch no longer holds whose note is for the same task and whose change is the same. A
+/// task whose only such commits carry a different change is refused here.
+fn branch_jobs(
+    repo: &Repo,
+    notes: &HashMap<ObjectId, ObjectId>,
+    refused: &mut Vec<RefusedRow>,
+) -> Result<Vec<Job>, AttestError> {
+    let head = match repo.head()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => commit,
+        Head::Unborn(_) => return Ok(Vec::new()),
+    };
+    let reachable = repo.walk(head, &[])?;
+    let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
+    let mut newest: Vec<(String, Commit)> = Vec::new();
+    let mut targets = HashSet::new();
+    for id in reachable {
+        let commit = repo.commit(id)?;
+        if let (Some(target), Some(verdict)) = task_trailers(&commit.message)
+            && !verdict.is_empty()
+            && targets.insert(target.clone())
+            && verdict != Verdict::Skipped.as_str()
+        {
+            newest.push((target, commit));
+        }
+    }
+    // Notes on commits the branch does not hold, by task, newest commit first.
+    let mut elsewhere: HashMap<String, Vec<Commit>> = HashMap::new();
+    for annotated in notes.keys().filter(|c| !reachable_set.contains(*c)) {
+        if let Ok(commit) = repo.commit(*annotated)
+            && let (Some(target), Some(verdict)) = task_trailers(&commit.message)
+            && verdict != Verdict::Skipped.as_str()
+        {
+            elsewhere.entry(target).or_default().push(commit);
+        }
+    }
+    for list in elsewhere.values_mut() {
+        list.sort_by_key(|c| std::cmp::Reverse((c.committer.seconds, c.id)));
+    }
+    let mut jobs = Vec::new();
+    for (target, commit) in newest {
+        if has_own_note(repo, notes, commit.id) {
+            continue;
+        }
+        let Some(candidates) = elsewhere.get(&target) else { continue };
+        let patch = repo.patch_id(commit.id, commit.parents.first().copied())?;
+        let mut matched = None;
+        for candidate in candidates {
+            if repo.patch_id(candidate.id, candidate.parents.first().copied())? == patch {
+                matched = Some(candidate.id);
+                break;
+            }
+        }
+        match (matched, candidates.first()) {
+            (Some(from), _) => jobs.push(Job { from, to: commit.id }),
+            (None, Some(newest_elsewhere)) => {
+                refused.push(change_differs(&target, newest_elsewhere.id, commit.id));
+            }
+            (None, None) => {}
+        }
+    }
+    Ok(jobs)
+}
+
+/// Whether `commit`'s note is its own: present, and not a copy git made from another commit
+/// (`notes.rewriteRef`), whose every line names that other commit.
+fn has_own_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, commit: ObjectId) -> bool {
+    let Some(bytes) = notes.get(&commit).and_then(|blob| repo.blob(*blob).ok()) else { return false };
+    let hex = commit.to_string();
+    let lines: Vec<ReadLine> = bundle::split(&bytes)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, raw)| read_line(i + 1, raw).ok())
+        .collect();
+    lines.is_empty()
+        || !lines.iter().all(|l| l.subject.iter().all(|s| s.git_commit().is_some_and(|c| c != hex)))
+}
+
+fn change_differs(target: &str, from: ObjectId, to: ObjectId) -> RefusedRow {
+    RefusedRow {
+        target: target.to_owned(),
+        from: from.to_string(),
+        to: to.to_string(),
+        code: "change_differs",
+        reason: format!(
+            "the task's change differs from the attested one; run its checks and attest again (attested: {from}, now: {to})"
+        ),
+    }
+}
+
+/// Carries one note; `Ok(Err(row))` when it is refused.
+fn carry_one(
+    repo: &Repo,
+    notes: &HashMap<ObjectId, ObjectId>,
+    job: &Job,
+    chosen: &Chosen,
+) -> Result<Result<CarriedRow, RefusedRow>, AttestError> {
+    let old = repo.commit(job.from)?;
+    let new = repo.commit(job.to)?;
+    let (target, verdict) = task_trailers(&old.message);
+    let target = target.unwrap_or_default();
+    let refuse = |code: &'static str, reason: String| {
+        Ok(Err(RefusedRow {
+            target: target.clone(),
+            from: old.id.to_string(),
+            to: new.id.to_string(),
+            code,
+            reason,
+        }))
+    };
+    if task_trailers(&new.message) != (Some(target.clone()), verdict.clone()) || target.is_empty() {
+        return refuse(
+            "not_the_same_task",
+            format!("{} and {} do not carry the same Spec-Task: and Verdict: trailers", old.id, new.id),
+        );
+    }
+    let old_note = match notes.get(&old.id) {
+        Some(blob) => repo.blob(*blob)?,
+        None => return Err(AttestError::Nothing(format!("{} has no note in {NOTES_REF}", old.id))),
+    };
+
+    // The old evidence must hold for its own commit, as the verifier's rules say.
+    let old_sha256 = commit_object_sha256(repo, old.id)?;
+    let (lines, findings) = read_and_agree(repo, &old_note, &old, &target, verdict.as_deref(), &old_sha256);
+    let Some(p) = task_verification_of(&lines) else {
+        return refuse(
+            "evidence_does_not_hold",
+            format!("the note of {} has no readable task-verification line", old.id),
+        );
+    };
+    if let Some(reason) = disagreement(&findings) {
+        return refuse(
+            "evidence_does_not_hold",
+            format!(
+                "the evidence on {} does not hold for that commit itself ({reason}); attest the task again",
+                old.id
+            ),
+        );
+    }
+
+    // The same change, the same task line, the same requirement text, the same policy.
+    let patch = repo.patch_id(old.id, old.parents.first().copied())?;
+    if patch != repo.patch_id(new.id, new.parents.first().copied())? {
+        return Ok(Err(change_differs(&target, old.id, new.id)));
+    }
+    let (unit, task_id) = target.split_once('/').unwrap_or((target.as_str(), ""));
+    let new_tree = repo.tree(new.tree);
+    let facts = match spec::read_any_task(&new_tree, unit, task_id) {
+        Ok(facts) => facts,
+        Err(e) => return refuse("task_line_differs", format!("the task cannot be read at {}: {e}", new.id)),
+    };
+    if facts.line_hash != p.task.line_hash {
+        return refuse(
+            "task_line_differs",
+            format!(
+                "the task line at {} is not the one attested at {}; attest the task again",
+                new.id, old.id
+            ),
+        );
+    }
+    if let Some(reason) = requirement_change(repo, &new, unit, &p, &facts)? {
+        return refuse(
+            "requirement_differs",
+            format!("{reason} at {} since {}; attest the task again", new.id, old.id),
+        );
+    }
+    let policy = match new.parents.first() {
+        Some(parent) => read_policy(repo, *parent)?.0,
+        None => crate::model::policy::policy_sha256(None)?,
+    };
+    if policy != p.policy_sha256 {
+        return refuse(
+            "policy_differs",
+            format!(
+                "the judge configuration (speccoder.toml) at the parent of {} is not the one the evidence of {} was judged under; run its checks and attest again",
+                new.id, old.id
+            ),
+        );
+    }
+
+    // The lines for the new commit, signed afresh, and checked as the verifier will check them.
+    let payloads = reissue(repo, &lines, &new, &target, patch.as_deref().unwrap_or_default())?;
+    let (envelopes, _, _) = sign_all(&payloads, chosen)?;
+    let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
+    let new_sha256 = commit_object_sha256(repo, new.id)?;
+    let (_, findings) = read_and_agree(repo, &note, &new, &target, verdict.as_deref(), &new_sha256);
+    if let Some(reason) = disagreement(&findings) {
+        return Err(AttestError::Io(format!(
+            "the evidence re-issued for {} would not agree with it ({reason}); nothing was written (please report this)",
+            new.id
+        )));
+    }
+    let unchanged = write_note(repo, &old_note, new.id, &note)?;
+    let unchanged = match unchanged {
+        Ok(unchanged) => unchanged,
+        Err(()) => {
+            return refuse(
+                "note_exists",
+                format!(
+                    "{} has a note of its own already, which carry does not replace; compare it with the evidence of {} (`git notes --ref={NOTES_REF} show`)",
+                    new.id, old.id
+                ),
+            );
+        }
+    };
+    Ok(Ok(CarriedRow {
+        target,
+        from: old.id.to_string(),
+        to: new.id.to_string(),
+        lines: LineReport::rows(&payloads, &envelopes),
+        unchanged,
+    }))
+}
+
+/// The lines of `note` read back, and what the rules of agreement find against `commit`.
+fn read_and_agree(
+    repo: &Repo,
+    note: &[u8],
+    commit: &Commit,
+    target: &str,
+    verdict: Option<&str>,
+    commit_sha256: &str,
+) -> (Vec<ReadLine>, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let mut lines = Vec::new();
+    for (i, raw) in bundle::split(note).into_iter().enumerate() {
+        match read_line(i + 1, raw) {
+            Ok(line) => lines.push(line),
+            Err(f) => findings.push(f),
+        }
+    }
+    agreement::subjects(&lines, target, commit.id, commit_sha256, &mut findings);
+    if let Some((tv_line, p)) = agreement::task_verification(&lines, &mut findings) {
+        Rules::new(repo, None).agreement(commit, target, verdict, tv_line, p, &lines, &mut findings);
+    }
+    (lines, findings)
+}
+
+/// The task-verification predicate of `lines`.
+fn task_verification_of(lines: &[ReadLine]) -> Option<predicate::TaskVerificationV0> {
+    lines.iter().find_map(|l| match &l.body {
+        Body::TaskVerification(p) => Some(p.as_ref().clone()),
+        _ => None,
+    })
+}
+
+/// The codes of the findings that make evidence not hold (anything but a signature question).
+fn disagreement(findings: &[Finding]) -> Option<String> {
+    let codes: Vec<&str> =
+        findings.iter().filter(|f| f.outcome >= CommitOutcome::Mismatch).map(|f| f.code).collect();
+    (!codes.is_empty()).then(|| codes.join(", "))
+}
+
+/// Whether the requirement text the evidence was given differs at `new`: the story
+/// (`spec.section_hash`) or a cited requirement's line.
+fn requirement_change(
+    repo: &Repo,
+    new: &Commit,
+    unit: &str,
+    p: &predicate::TaskVerificationV0,
+    facts: &spec::TaskFacts,
+) -> Result<Option<String>, AttestError> {
+    if let Some(s) = &p.spec
+        && s.section_hash != facts.section_hash
+    {
+        return Ok(Some(format!("the story text ({})", s.section.as_deref().unwrap_or("the unit's spec"))));
+    }
+    let tree = repo.tree(new.tree);
+    for row in p.trace.as_ref().and_then(Value::as_array).into_iter().flatten() {
+        if let (Some(id), Some(hash)) = (
+            row.get("requirement").and_then(Value::as_str),
+            row.get("requirement_hash").and_then(Value::as_str),
+        ) {
+            let now = spec::requirement_line(&tree, unit, id)?.map(sha256_hex);
+            if now.as_deref() != Some(hash) {
+                return Ok(Some(format!("requirement {id}")));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The statements of `lines` re-issued for `new` (see the module documentation), clean-checked,
+/// in the order of the old note.
+fn reissue(
+    repo: &Repo,
+    lines: &[ReadLine],
+    new: &Commit,
+    target: &str,
+    patch_id: &str,
+) -> Result<Vec<Line>, AttestError> {
+    let new_hex = new.id.to_string();
+    let subject = Subject::task_at(target, &new_hex, &commit_object_sha256(repo, new.id)?);
+    let time = now_rfc3339();
+    let from =
+        lines.first().and_then(|l| l.subject.first()).and_then(Subject::git_commit).unwrap_or("").to_owned();
+    let mut out: Vec<(Line, &ReadLine)> = Vec::new();
+    let mut digests: HashMap<String, String> = HashMap::new();
+    let mut summary_at = Vec::new();
+    for line in lines {
+        let mut statement: Value = serde_json::from_slice(&line.envelope.payload)
+            .map_err(|e| AttestError::Io(format!("a line of the note of {from} is not JSON: {e}")))?;
+        statement["subject"] = json!([subject]);
+        let predicate_type = statement["predicateType"].as_str().unwrap_or_default().to_owned();
+        let name = line.input_name().unwrap_or_else(|| "summary".to_owned());
+        match &line.body {
+            Body::Summary(_) => {
+                summary_at.push(out.len());
+            }
+            Body::TaskVerification(p) => {
+                let predicate = &mut statement["predicate"];
+                predicate["tree"] = json!(new.tree.to_string());
+                predicate["time"] = json!(time);
+                predicate["revision"] = json!(p.revision().max(predicate::REVISION));
+                let since = p.carried.as_ref().map_or(p.time.as_str(), |c| c.time.as_str());
+                predicate["carried"] = json!(predicate::Carried {
+                    from: from.clone(),
+                    patch_id: patch_id.to_owned(),
+                    time: since.to_owned(),
+                });
+            }
+            Body::TestResult(_) => {}
+        }
+        let payload = finish(statement, &name, &from)?;
+        digests.insert(sha256_hex(&line.envelope.payload), sha256_hex(&payload));
+        out.push((Line { name, predicate_type: static_type(&predicate_type), payload }, line));
+    }
+    // The summary names the new lines by their new digests, and the new commit as its resource.
+    let origin = repo.origin_url_without_credentials();
+    for at in summary_at {
+        let (line, read) = &out[at];
+        let mut statement: Value = serde_json::from_slice(&read.envelope.payload)
+            .map_err(|e| AttestError::Io(format!("the summary of the note of {from} is not JSON: {e}")))?;
+        statement["subject"] = json!([subject]);
+        let predicate = &mut statement["predicate"];
+        predicate["resourceUri"] = json!(statements::resource_uri(origin.as_deref(), &new_hex));
+        predicate["timeVerified"] = json!(time);
+        predicate["verifier"]["version"] = json!({ "speccoder": env!("CARGO_PKG_VERSION") });
+        if let Some(inputs) = predicate["inputAttestations"].as_array_mut() {
+            for input in inputs {
+                let old = input["digest"]["sha256"].as_str().unwrap_or_default().to_owned();
+                if let Some(new_digest) = digests.get(&old) {
+                    input["digest"]["sha256"] = json!(new_digest);
+                }
+            }
+        }
+        let payload = finish(statement, &line.name, &from)?;
+        out[at].0.payload = payload;
+    }
+    Ok(out.into_iter().map(|(line, _)| line).collect())
+}
+
+/// A statement's canonical bytes, after the clean check (a leak names the old note as its origin).
+fn finish(statement: Value, name: &str, from: &str) -> Result<Vec<u8>, AttestError> {
+    clean::check_value(&statement).map_err(|leak| {
+        statements::BuildError::from(LeakError {
+            line: name.to_owned(),
+            leak,
+            origin: Origin::Note(from.to_owned()),
+        })
+    })?;
+    Ok(value_to_canonical(&statement))
+}
+
+/// The predicate type as the `Line` type names it (a `&'static str` of the types speccoder knows).
+fn static_type(predicate_type: &str) -> &'static str {
+    [crate::model::test_result::TYPE, predicate::TYPE, summary::TYPE]
+        .into_iter()
+        .find(|t| *t == predicate_type)
+        .unwrap_or("")
+}
+
+/// Makes `note` the note of `to`: written when `to` has none, or only a copy of `old_note`'s lines
+/// (git's `notes.rewriteRef`); `Ok(Ok(true))` when it held exactly this note already;
+/// `Ok(Err(()))` when it holds another note of its own, which is never replaced.
+fn write_note(
+    repo: &Repo,
+    old_note: &[u8],
+    to: ObjectId,
+    note: &[u8],
+) -> Result<Result<bool, ()>, AttestError> {
+    let old_lines = bundle::split(old_note);
+    let mut unchanged = false;
+    let result = repo.update_note(NOTES_REF, to, |current| -> Result<Option<Vec<u8>>, NoteExists> {
+        match current {
+            None => Ok(Some(note.to_vec())),
+            Some(current) if current == note => {
+                unchanged = true;
+                Ok(Some(note.to_vec()))
+            }
+            Some(current) if bundle::split(current).iter().all(|l| old_lines.contains(l)) => {
+                Ok(Some(note.to_vec()))
+            }
+            Some(_) => Err(NoteExists),
+        }
+    });
+    match result {
+        Ok(_) => Ok(Ok(unchanged)),
+        Err(UpdateNoteError::Compute(NoteExists)) => Ok(Err(())),
+        Err(UpdateNoteError::Git(e)) => {
+            Err(AttestError::Note { commit: to.to_string(), message: e.to_string() })
+        }
+    }
+}
+
+/// The new commit holds a note of its own.
+#[derive(Debug, thiserror::Error)]
+#[error("the commit holds a note of its own")]
+struct NoteExists;

@@ -1,0 +1,186 @@
+//! `speccoder hooks install`: a `post-rewrite` hook that runs `speccoder attest carry` after
+//! `git commit --amend` and `git rebase`, so that the evidence of a rewritten task commit follows
+//! it to its new commit.
+//!
+//! The hook goes where git looks for hooks: `core.hooksPath` (relative to the work tree root when
+//! relative, as git reads it), else the `hooks` directory of the common git directory. It is
+//! marked as speccoder's by its second line; speccoder replaces only a hook with that mark and
+//! never overwrites a hook somebody else wrote.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::exit;
+use crate::git::{GitError, Repo};
+use crate::input::{self, InputError};
+
+/// The line that marks a hook as written by speccoder.
+pub const MARKER: &str = "# speccoder-managed hook: post-rewrite";
+
+/// The hook's file name.
+pub const HOOK: &str = "post-rewrite";
+
+/// What `speccoder hooks install` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct HookReport {
+    /// The hook file.
+    pub path: String,
+    /// `installed`, `updated` (speccoder's earlier hook replaced) or `unchanged`.
+    pub action: &'static str,
+    /// The `speccoder` program the hook runs.
+    pub program: String,
+}
+
+impl std::fmt::Display for HookReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "hooks install: {} {} (runs `{} attest carry --rewritten`)",
+            self.action, self.path, self.program
+        )
+    }
+}
+
+/// Why the hook was not installed.
+#[derive(Debug, thiserror::Error)]
+pub enum HookError {
+    /// A hook that speccoder did not write is there.
+    #[error(
+        "{} exists and was not written by speccoder, so it is left as it is: add the line `speccoder attest carry --rewritten` to it yourself (git gives the hook the rewritten commits on stdin, which carry reads)",
+        .0.display()
+    )]
+    Foreign(PathBuf),
+    /// The hooks directory cannot take the hook.
+    #[error("cannot install the hook in {}: {reason}", .path.display())]
+    Directory {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The repository failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+}
+
+impl HookError {
+    /// The exit code for this failure.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            HookError::Git(GitError::Discover { .. }) => exit::GIT_PRECONDITION,
+            HookError::Git(_) => exit::INTERNAL,
+            HookError::Foreign(_) | HookError::Directory { .. } => exit::GIT_PRECONDITION,
+        }
+    }
+}
+
+/// The hooks directory git uses for `repo`.
+///
+/// # Errors
+/// `core.hooksPath` cannot be read.
+pub fn hooks_dir(repo: &Repo) -> Result<PathBuf, GitError> {
+    let dir = match repo.config_path("core.hooksPath")? {
+        Some(path) if path.is_absolute() => path,
+        Some(path) => repo.workdir().unwrap_or_else(|| repo.git_dir()).join(path),
+        None => repo.common_dir().join("hooks"),
+    };
+    // Said in full, so that the report names the file wherever it was run from.
+    Ok(std::path::absolute(&dir).unwrap_or(dir))
+}
+
+/// The hook's text, running `program`.
+#[must_use]
+pub fn hook_text(program: &Path) -> String {
+    let quoted = format!("'{}'", program.to_string_lossy().replace('\'', "'\\''"));
+    format!(
+        "#!/bin/sh\n\
+         {MARKER}\n\
+         # Written by `speccoder hooks install`, which replaces it; it leaves any hook without the line above alone.\n\
+         # After `git commit --amend` and `git rebase`, git gives this hook the rewritten commits on stdin;\n\
+         # `speccoder attest carry --rewritten` re-issues the evidence of each rewritten task commit for its new\n\
+         # commit when the change is the same, and says so when it is not.\n\
+         speccoder={quoted}\n\
+         [ -x \"$speccoder\" ] || speccoder=speccoder\n\
+         exec \"$speccoder\" attest carry --rewritten\n"
+    )
+}
+
+/// Installs the `post-rewrite` hook running `program` (see the module documentation).
+///
+/// # Errors
+/// A hook speccoder did not write is there ([`HookError::Foreign`]), or the directory cannot
+/// take the hook.
+pub fn install(repo: &Repo, program: &Path) -> Result<HookReport, HookError> {
+    let dir = hooks_dir(repo)?;
+    let dir_error = |reason: String| HookError::Directory { path: dir.clone(), reason };
+    match std::fs::metadata(&dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(dir_error("it is not a directory".into())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(&dir).map_err(|e| dir_error(format!("it cannot be created: {e}")))?;
+        }
+        Err(e) => return Err(dir_error(e.to_string())),
+    }
+    let path = dir.join(HOOK);
+    let text = hook_text(program);
+    let existing = match input::read_regular(&path, 1024 * 1024) {
+        Ok(bytes) => Some(bytes),
+        Err(InputError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => None,
+        Err(InputError::Io { source, .. }) => {
+            return Err(dir_error(format!("{HOOK} cannot be read: {source}")));
+        }
+        // A link, a directory, a FIFO or a huge file under that name is nobody's hook of ours.
+        Err(_) => return Err(HookError::Foreign(path)),
+    };
+    let action = match &existing {
+        Some(bytes) if *bytes == text.as_bytes() => "unchanged",
+        Some(bytes) if String::from_utf8_lossy(bytes).lines().any(|l| l == MARKER) => "updated",
+        Some(_) => return Err(HookError::Foreign(path)),
+        None => "installed",
+    };
+    if action != "unchanged" {
+        let mut file = tempfile::NamedTempFile::new_in(&dir)
+            .map_err(|e| dir_error(format!("cannot write in it: {e}")))?;
+        file.write_all(text.as_bytes()).map_err(|e| dir_error(format!("cannot write in it: {e}")))?;
+        set_executable(file.as_file())
+            .map_err(|e| dir_error(format!("cannot make the hook executable: {e}")))?;
+        // A new hook never replaces one that appeared meanwhile; ours is replaced in one rename.
+        let persisted = if existing.is_some() {
+            file.persist(&path).map(drop)
+        } else {
+            file.persist_noclobber(&path).map(drop)
+        };
+        persisted.map_err(|e| match e.error.kind() {
+            std::io::ErrorKind::AlreadyExists => HookError::Foreign(path.clone()),
+            _ => dir_error(format!("cannot put {HOOK} in place: {}", e.error)),
+        })?;
+    }
+    Ok(HookReport { path: path.display().to_string(), action, program: program.display().to_string() })
+}
+
+#[cfg(unix)]
+fn set_executable(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    file.set_permissions(std::fs::Permissions::from_mode(0o755))
+}
+
+#[cfg(not(unix))]
+fn set_executable(_file: &std::fs::File) -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hook_quotes_its_program_for_the_shell() {
+        let text = hook_text(Path::new("/opt/it's here/speccoder"));
+        assert!(text.contains("speccoder='/opt/it'\\''s here/speccoder'\n"), "{text}");
+        assert_eq!(text.lines().nth(1), Some(MARKER));
+        assert!(text.ends_with("exec \"$speccoder\" attest carry --rewritten\n"));
+    }
+}

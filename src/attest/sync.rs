@@ -1,0 +1,464 @@
+//! `speccoder attest fetch` and `speccoder attest push`: the evidence travels with the branch.
+//!
+//! Fetch brings the remote's notes (`refs/notes/speccoder`) and `refs/speccoder/*` (skips,
+//! published held-out sets) into remote-tracking references (`refs/notes/remotes/<remote>/speccoder`
+//! and `refs/speccoder-remotes/<remote>/*`, a namespace no branch refspec prunes), then merges them
+//! into ours: notes by the bundle rule ([`crate::model::bundle::merge`]), the other references by
+//! a three-way decision against what was fetched last time. Push sends the branch, the notes and
+//! `refs/speccoder/*` in one atomic push; when the remote's evidence moved meanwhile it fetches,
+//! merges and tries again, a bounded number of times, and never forces.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use crate::exit;
+use crate::git::{GitError, Head, MergeNotesError, NotesMerged, PushStatus, RefMerged, Repo};
+use crate::model::bundle::{self, NOTES_REF};
+
+/// The prefix of the references fetch and push carry besides the notes.
+pub const SPECCODER_REFS: &str = "refs/speccoder/";
+
+/// How often a push that found the remote's evidence moved fetches, merges and tries again.
+pub const PUSH_TRIES: usize = 5;
+
+/// The remote-tracking copy of our notes reference for `remote`.
+#[must_use]
+pub fn tracking_notes_ref(remote: &str) -> String {
+    format!("refs/notes/remotes/{remote}/{}", NOTES_REF.trim_start_matches("refs/notes/"))
+}
+
+/// The prefix of the remote-tracking copies of `refs/speccoder/*` for `remote`.
+#[must_use]
+pub fn tracking_prefix(remote: &str) -> String {
+    format!("refs/speccoder-remotes/{remote}/")
+}
+
+/// Why fetching or pushing the evidence stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    /// The repository or git failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// Push needs a checked-out branch.
+    #[error("HEAD is not on a branch ({0}); check out the branch whose evidence you want to push")]
+    NotOnBranch(String),
+    /// Notes of the same commits differ and cannot be joined; our notes did not change.
+    #[error(
+        "the notes of {} commit(s) differ here and on {remote} and cannot be joined, so {NOTES_REF} was not changed:\n{}\nEach was attested twice, differently. Compare `git notes --ref={NOTES_REF} show <commit>` with `git notes --ref={tracking} show <commit>`, remove the copy you do not want with `git notes --ref={NOTES_REF} remove <commit>` (keeping theirs) or keep yours and ask its author to remove theirs, then run `speccoder attest fetch {remote}` again",
+        .conflicts.len(),
+        .conflicts.iter().map(|(c, why)| format!("  {c}: {why}")).collect::<Vec<_>>().join("\n")
+    )]
+    NotesConflict {
+        /// The remote.
+        remote: String,
+        /// Its remote-tracking notes reference.
+        tracking: String,
+        /// Each commit with why its notes cannot be joined.
+        conflicts: Vec<(String, String)>,
+    },
+    /// The remote refused the branch itself: merging evidence cannot help.
+    #[error(
+        "{remote} refused {branch} ({reason}): the remote's branch has commits this one does not (or this one was rewritten); bring them in (`git pull --rebase {remote}`, then `speccoder attest carry`) or, after a rebase of your own branch, `git push --force-with-lease {remote} {branch}` yourself; then run `speccoder attest push` again. Nothing was pushed"
+    )]
+    BranchRejected {
+        /// The remote.
+        remote: String,
+        /// The branch.
+        branch: String,
+        /// git's reason.
+        reason: String,
+    },
+    /// The remote refused references for a reason a merge does not fix (a hook declined them).
+    #[error("{remote} refused {}; nothing was pushed", .refs.join(", "))]
+    Rejected {
+        /// The remote.
+        remote: String,
+        /// Each refused reference with git's reason.
+        refs: Vec<String>,
+    },
+    /// References of `refs/speccoder/*` that differ here and on the remote and cannot be joined.
+    #[error(
+        "{} differ here and on {remote} and cannot be joined ({}); nothing was pushed: keep one (delete ours with `git update-ref -d <ref>` to take theirs, then `speccoder attest fetch {remote}`), then push again",
+        .refs.join(", "),
+        .reasons.join("; ")
+    )]
+    RefsConflict {
+        /// The remote.
+        remote: String,
+        /// Our references.
+        refs: Vec<String>,
+        /// Why each cannot be joined.
+        reasons: Vec<String>,
+    },
+    /// The remote's evidence kept moving.
+    #[error(
+        "the evidence on {remote} kept moving: {PUSH_TRIES} pushes were each overtaken by another writer's; run `speccoder attest push` again when they are done"
+    )]
+    Contention {
+        /// The remote.
+        remote: String,
+    },
+}
+
+impl SyncError {
+    /// The exit code for this failure.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            SyncError::Git(GitError::UnknownRemote { .. }) => exit::USAGE,
+            SyncError::Git(GitError::IdentityMissing { .. } | GitError::EmptyIdentityName { .. }) => {
+                exit::CONFIG
+            }
+            SyncError::Git(
+                GitError::GitCommand { .. }
+                | GitError::Discover { .. }
+                | GitError::RefMoved { .. }
+                | GitError::RefLocked { .. }
+                | GitError::Contention { .. }
+                | GitError::NotesRefUnusable { .. },
+            ) => exit::GIT_PRECONDITION,
+            SyncError::Git(_) => exit::INTERNAL,
+            _ => exit::GIT_PRECONDITION,
+        }
+    }
+}
+
+/// One reference of `refs/speccoder/*` after a fetch.
+#[derive(Debug, Clone, Serialize)]
+pub struct RefRow {
+    /// Our reference.
+    pub name: String,
+    /// What happened to it.
+    #[serde(flatten)]
+    pub merged: RefMerged,
+}
+
+/// What `speccoder attest fetch` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct FetchReport {
+    /// The remote.
+    pub remote: String,
+    /// Our notes: `None` when the remote has none.
+    pub notes: Option<NotesMerged>,
+    /// The remote-tracking notes reference.
+    pub tracking_notes: String,
+    /// Every reference of `refs/speccoder/*` the remote has or had.
+    pub refs: Vec<RefRow>,
+    /// How many references could not be joined (left as they were).
+    pub conflicts: usize,
+}
+
+impl FetchReport {
+    /// 0, or 14 when a reference could not be joined.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        if self.conflicts == 0 { exit::OK } else { exit::GIT_PRECONDITION }
+    }
+}
+
+impl std::fmt::Display for FetchReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "attest fetch from {}", self.remote)?;
+        let notes = match &self.notes {
+            None => "the remote has no notes".to_owned(),
+            Some(NotesMerged::UpToDate) => "up to date".to_owned(),
+            Some(NotesMerged::FastForward { to }) => format!("fast-forward to {}", short(&to.to_string())),
+            Some(NotesMerged::Merged { commit, added, joined }) => format!(
+                "merged in {} ({added} note(s) added, {joined} joined envelope by envelope)",
+                short(&commit.to_string())
+            ),
+        };
+        writeln!(f, "  {NOTES_REF}: {notes}")?;
+        for row in &self.refs {
+            let what = match &row.merged {
+                RefMerged::UpToDate => "up to date".to_owned(),
+                RefMerged::KeptOurs => "kept ours (push sends it)".to_owned(),
+                RefMerged::Took { to } => format!("now {}", short(to)),
+                RefMerged::Deleted => "deleted (deleted on the remote)".to_owned(),
+                RefMerged::AheadOfTheirs => "ahead of the remote's".to_owned(),
+                RefMerged::Merged { commit } => format!("merged in {}", short(commit)),
+                RefMerged::Conflict { ours, theirs, reason } => format!(
+                    "CONFLICT, left as it was: {reason} (here {}, there {})",
+                    ours.as_deref().map_or("deleted", short),
+                    theirs.as_deref().map_or("deleted", short)
+                ),
+            };
+            writeln!(f, "  {}: {what}", row.name)?;
+        }
+        Ok(())
+    }
+}
+
+fn short(hex: &str) -> &str {
+    hex.get(..12).unwrap_or(hex)
+}
+
+/// The remote named, or the default one for the current branch.
+fn remote_for(repo: &Repo, remote: Option<&str>) -> Result<String, SyncError> {
+    let branch = match repo.head()? {
+        Head::Branch { name, .. } => Some(name),
+        _ => None,
+    };
+    Ok(match remote {
+        Some(name) => repo.require_remote(name)?,
+        None => repo.default_remote(branch.as_deref())?,
+    })
+}
+
+/// Fetches the evidence of `remote` (default: the current branch's upstream remote, else
+/// `origin`) and merges it into ours (see the module documentation). Running it again changes
+/// nothing.
+///
+/// # Errors
+/// The remote cannot be reached, or notes of one commit cannot be joined ([`SyncError::NotesConflict`],
+/// our notes unchanged).
+pub fn fetch(repo: &Repo, remote: Option<&str>) -> Result<FetchReport, SyncError> {
+    let remote = remote_for(repo, remote)?;
+    let tracking_notes = tracking_notes_ref(&remote);
+    let prefix = tracking_prefix(&remote);
+    let on_remote = repo.ls_remote(&remote, &[NOTES_REF], &[SPECCODER_REFS])?;
+    let before: BTreeMap<String, ObjectId> = repo.refs_with_prefix(&prefix)?.into_iter().collect();
+    let mut refspecs = Vec::new();
+    let remote_has_notes = on_remote.iter().any(|(name, _)| name == NOTES_REF);
+    if remote_has_notes {
+        refspecs.push(format!("+{NOTES_REF}:{tracking_notes}"));
+    }
+    refspecs.push(format!("+{SPECCODER_REFS}*:{prefix}*"));
+    // In a partial clone, the notes' blobs come along (a verifier cannot fetch them one by one).
+    repo.fetch_refspecs(&remote, &refspecs, repo.promisor_remote().is_some())?;
+
+    let notes = if remote_has_notes { Some(merge_notes(repo, &remote, &tracking_notes)?) } else { None };
+
+    let after: BTreeMap<String, ObjectId> = repo.refs_with_prefix(&prefix)?.into_iter().collect();
+    let names: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    let mut refs = Vec::new();
+    for tracking in names {
+        let suffix = &tracking[prefix.len()..];
+        let local = format!("{SPECCODER_REFS}{suffix}");
+        // Published held-out sets only ever add directories named by their manifest digest, so
+        // two publishers' histories join; a skip is one person's decision, and two differ.
+        let join = suffix.starts_with("held-out/");
+        let message = format!("Merge {tracking} into {local}\n\nJoined by speccoder attest fetch.\n");
+        let merged = repo.merge_fetched_ref(
+            &local,
+            before.get(tracking).copied(),
+            after.get(tracking).copied(),
+            join,
+            &message,
+        )?;
+        refs.push(RefRow { name: local, merged });
+    }
+    let conflicts = refs.iter().filter(|r| matches!(r.merged, RefMerged::Conflict { .. })).count();
+    Ok(FetchReport { remote, notes, tracking_notes, refs, conflicts })
+}
+
+/// Merges the fetched notes into ours by the bundle rule.
+fn merge_notes(repo: &Repo, remote: &str, tracking: &str) -> Result<NotesMerged, SyncError> {
+    let message = format!(
+        "Merge notes from {tracking} into {NOTES_REF}\n\nJoined by speccoder attest fetch: one envelope per statement, with the signatures of both.\n"
+    );
+    repo.merge_notes(NOTES_REF, tracking, &message, |_, ours, theirs| bundle::merge(ours, theirs)).map_err(
+        |e| match e {
+            MergeNotesError::Git(e) => SyncError::Git(e),
+            MergeNotesError::Conflicts(list) => SyncError::NotesConflict {
+                remote: remote.to_owned(),
+                tracking: tracking.to_owned(),
+                conflicts: list.into_iter().map(|(c, why)| (c.to_string(), why.to_string())).collect(),
+            },
+        },
+    )
+}
+
+/// One reference as a push reported it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PushRow {
+    /// The remote's reference.
+    pub name: String,
+    /// What happened.
+    pub status: PushStatus,
+    /// git's summary and reason.
+    pub detail: String,
+}
+
+/// What `speccoder attest push` did (or, with `--dry-run`, would do).
+#[derive(Debug, Clone, Serialize)]
+pub struct PushReport {
+    /// The remote.
+    pub remote: String,
+    /// The branch pushed (full name) and where it went on the remote.
+    pub branch: String,
+    /// The remote's branch.
+    pub remote_branch: String,
+    /// Only shown, nothing sent.
+    pub dry_run: bool,
+    /// How many pushes it took (each after the first followed a fetch and merge).
+    pub attempts: usize,
+    /// The fetches made between attempts.
+    pub fetches: Vec<FetchReport>,
+    /// Every reference of the last push.
+    pub refs: Vec<PushRow>,
+}
+
+impl std::fmt::Display for PushReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let verb = if self.dry_run { "would push" } else { "pushed" };
+        writeln!(f, "attest push to {} ({verb} {} as {})", self.remote, self.branch, self.remote_branch)?;
+        for fetch in &self.fetches {
+            writeln!(f, "  the remote's evidence had moved; fetched and merged it:")?;
+            for line in fetch.to_string().lines().skip(1) {
+                writeln!(f, "  {line}")?;
+            }
+        }
+        for row in &self.refs {
+            writeln!(f, "  {:<10} {} {}", row.status.as_str(), row.name, row.detail)?;
+        }
+        if self.dry_run && self.refs.iter().any(|r| r.status == PushStatus::Rejected) {
+            writeln!(
+                f,
+                "  (a real push would fetch and merge the remote's evidence first, then push again)"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Pushes the current branch, our notes and `refs/speccoder/*` to `remote` (default: the branch's
+/// upstream remote, else `origin`) in one atomic push (see the module documentation).
+///
+/// # Errors
+/// Not on a branch, the branch refused, a refusal a merge does not fix, a notes conflict, or
+/// [`SyncError::Contention`] after [`PUSH_TRIES`] attempts.
+pub fn push(repo: &Repo, remote: Option<&str>, dry_run: bool) -> Result<PushReport, SyncError> {
+    let branch = match repo.head()? {
+        Head::Branch { name, .. } => name,
+        Head::Detached(id) => return Err(SyncError::NotOnBranch(format!("detached at {id}"))),
+        Head::Unborn(name) => return Err(SyncError::NotOnBranch(format!("{name} has no commits yet"))),
+    };
+    let remote = remote_for(repo, remote)?;
+    let remote_branch = match repo.branch_upstream(&branch) {
+        Some((upstream_remote, Some(merge))) if upstream_remote == remote => merge,
+        _ => branch.clone(),
+    };
+    let mut fetches = Vec::new();
+    for attempt in 1..=PUSH_TRIES {
+        let mut refspecs = vec![format!("{branch}:{remote_branch}")];
+        let mut sent: Vec<(String, ObjectId)> = Vec::new();
+        if let Some(notes) = repo.ref_target(NOTES_REF)? {
+            sent.push((NOTES_REF.to_owned(), notes));
+        }
+        sent.extend(repo.refs_with_prefix(SPECCODER_REFS)?);
+        refspecs.extend(sent.iter().map(|(name, _)| format!("{name}:{name}")));
+        let out = repo.push_atomic(&remote, &refspecs, dry_run)?;
+        let rows = out
+            .refs
+            .iter()
+            .map(|r| PushRow {
+                name: r.dst.clone(),
+                status: r.status,
+                detail: match &r.reason {
+                    Some(reason) => format!("{} ({reason})", r.summary),
+                    None => r.summary.clone(),
+                },
+            })
+            .collect();
+        let report = |refs, fetches| PushReport {
+            remote: remote.clone(),
+            branch: branch.clone(),
+            remote_branch: remote_branch.clone(),
+            dry_run,
+            attempts: attempt,
+            fetches,
+            refs,
+        };
+        if out.ok {
+            if !dry_run {
+                remember_pushed(repo, &remote, &sent)?;
+            }
+            return Ok(report(rows, fetches));
+        }
+        // With --atomic every reference is refused when one is; the others say why.
+        let refused: Vec<&crate::git::PushedRef> = out
+            .refs
+            .iter()
+            .filter(|r| r.status == PushStatus::Rejected && r.reason.as_deref() != Some("atomic push failed"))
+            .collect();
+        let evidence = |r: &crate::git::PushedRef| r.src == NOTES_REF || r.src.starts_with(SPECCODER_REFS);
+        let behind = |r: &crate::git::PushedRef| {
+            matches!(r.reason.as_deref(), Some("fetch first" | "non-fast-forward"))
+        };
+        if let Some(b) = refused.iter().find(|r| r.src == branch && behind(r)) {
+            return Err(SyncError::BranchRejected {
+                remote,
+                branch: branch.trim_start_matches("refs/heads/").to_owned(),
+                reason: b.reason.clone().unwrap_or_else(|| b.summary.clone()),
+            });
+        }
+        // The remote's evidence moved (or another push held its references at that instant):
+        // fetch, merge and push again. Anything else is for the user to look at.
+        let retry = |r: &&crate::git::PushedRef| (evidence(r) && behind(r)) || overtaken(r);
+        if refused.is_empty() || !refused.iter().all(retry) {
+            let mut refs: Vec<String> = refused
+                .iter()
+                .map(|r| format!("{} ({})", r.dst, r.reason.as_deref().unwrap_or(&r.summary)))
+                .collect();
+            if refs.is_empty() {
+                refs.push(format!("the push ({})", out.stderr));
+            }
+            return Err(SyncError::Rejected { remote, refs });
+        }
+        if dry_run {
+            return Ok(report(rows, fetches));
+        }
+        let fetched = fetch(repo, Some(&remote))?;
+        if fetched.conflicts > 0 {
+            let (refs, reasons) = fetched
+                .refs
+                .iter()
+                .filter_map(|r| match &r.merged {
+                    RefMerged::Conflict { reason, .. } => Some((r.name.clone(), reason.clone())),
+                    _ => None,
+                })
+                .unzip();
+            return Err(SyncError::RefsConflict { remote, refs, reasons });
+        }
+        fetches.push(fetched);
+    }
+    Err(SyncError::Contention { remote })
+}
+
+/// Whether the remote refused a reference because another push was updating it at that instant
+/// (its lock was held, or its value changed between the advertisement and the update).
+fn overtaken(r: &crate::git::PushedRef) -> bool {
+    r.summary.contains("remote rejected")
+        && r.reason.as_deref().is_some_and(|reason| {
+            ["lock", "incorrect old value", "atomic transaction failed", "failed to update ref"]
+                .iter()
+                .any(|w| reason.contains(w))
+        })
+}
+
+/// After a push, the remote holds what we sent: the remote-tracking copies say so, so that the
+/// next fetch compares against it.
+fn remember_pushed(repo: &Repo, remote: &str, sent: &[(String, ObjectId)]) -> Result<(), GitError> {
+    for (name, id) in sent {
+        let tracking = if name == NOTES_REF {
+            tracking_notes_ref(remote)
+        } else {
+            format!("{}{}", tracking_prefix(remote), &name[SPECCODER_REFS.len()..])
+        };
+        repo.update_ref_retrying(&tracking, |current| {
+            Ok::<_, GitError>(if current == Some(*id) {
+                crate::git::CasUpdate::Keep(())
+            } else {
+                crate::git::CasUpdate::Move {
+                    new: *id,
+                    reflog: format!("speccoder attest push to {remote}"),
+                    then: (),
+                }
+            })
+        })?;
+    }
+    Ok(())
+}

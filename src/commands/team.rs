@@ -1,0 +1,64 @@
+//! `speccoder attest push`, `attest fetch` and `attest carry`: the evidence that travels with the
+//! team.
+
+use speccoder_attest::attest::AttestError;
+use speccoder_attest::attest::carry::{self, CarryRequest};
+use speccoder_attest::attest::sync::{self, SyncError};
+use speccoder_attest::git::Repo;
+
+use crate::cli::{AttestCarryArgs, AttestFetchArgs, AttestPushArgs};
+
+pub fn push(args: &AttestPushArgs) -> u8 {
+    let result = Repo::discover(".")
+        .map_err(SyncError::from)
+        .and_then(|repo| sync::push(&repo, args.remote.as_deref(), args.dry_run));
+    super::output::finish(
+        "attest push",
+        args.json,
+        result,
+        |_| speccoder_attest::exit::OK,
+        SyncError::exit_code,
+    )
+}
+
+pub fn fetch(args: &AttestFetchArgs) -> u8 {
+    let result = Repo::discover(".")
+        .map_err(SyncError::from)
+        .and_then(|repo| sync::fetch(&repo, args.remote.as_deref()));
+    super::output::finish(
+        "attest fetch",
+        args.json,
+        result,
+        sync::FetchReport::exit_code,
+        SyncError::exit_code,
+    )
+}
+
+pub fn carry(args: &AttestCarryArgs) -> u8 {
+    let result = (|| -> Result<carry::CarryReport, AttestError> {
+        let repo = Repo::discover(".")?;
+        let rewritten = if args.rewritten {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+                .map_err(|e| AttestError::Io(format!("cannot read the rewritten commits on stdin: {e}")))?;
+            Some(text)
+        } else {
+            None
+        };
+        let request = CarryRequest {
+            pair: args.from.clone().zip(args.to.clone()),
+            rewritten,
+            signer: super::attest::signer_flag(&args.signing)?,
+            key: args.signing.key.clone(),
+            sigstore: super::attest::sigstore_flags(&args.signing),
+        };
+        carry::carry(&repo, &request)
+    })();
+    super::output::finish(
+        "attest carry",
+        args.json,
+        result,
+        carry::CarryReport::exit_code,
+        AttestError::exit_code,
+    )
+}

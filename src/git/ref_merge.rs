@@ -1,0 +1,147 @@
+//! Bringing one of our references up to date with another clone's copy of it: a three-way
+//! decision between the value we fetched last time (the base), ours, and theirs now. A side that
+//! did not change since the base takes the other's value; a fast-forward is taken; two histories
+//! that both moved are joined only when the caller says their trees are unions of independent
+//! top-level entries (published held-out sets), and are a conflict otherwise. Our reference moves
+//! by compare-and-swap only.
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+
+use super::error::{GitError, GixResultExt};
+use super::refs::CasUpdate;
+use super::repo::Repo;
+
+/// What happened to our reference.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum RefMerged {
+    /// Ours and theirs are the same.
+    UpToDate,
+    /// Theirs did not change since we last fetched it, and ours did: ours stays (a push sends it).
+    KeptOurs,
+    /// Ours did not exist, or had not changed since we last fetched it: it now holds theirs.
+    Took {
+        /// The value taken.
+        to: String,
+    },
+    /// Theirs was deleted, and ours had not changed since: ours is deleted too.
+    Deleted,
+    /// Ours is a descendant of theirs: nothing to do.
+    AheadOfTheirs,
+    /// Both moved; a commit with both parents joins their trees.
+    Merged {
+        /// The new commit.
+        commit: String,
+    },
+    /// Both moved and cannot be joined; ours is unchanged.
+    Conflict {
+        /// Ours (`None`: deleted here).
+        ours: Option<String>,
+        /// Theirs (`None`: deleted there).
+        theirs: Option<String>,
+        /// Why they cannot be joined.
+        reason: String,
+    },
+}
+
+impl Repo {
+    /// Brings `local` up to date with another clone's copy, now `theirs` (`None`: deleted there),
+    /// fetched last time as `base` (see the module documentation). `join_trees`: two histories
+    /// that both moved are joined by a commit (with `message`) whose tree holds every top-level
+    /// entry of both, and conflict only when one name holds different objects.
+    ///
+    /// # Errors
+    /// A repository failure, or [`GitError::Contention`] when another writer kept moving `local`.
+    pub fn merge_fetched_ref(
+        &self,
+        local: &str,
+        base: Option<ObjectId>,
+        theirs: Option<ObjectId>,
+        join_trees: bool,
+        message: &str,
+    ) -> Result<RefMerged, GitError> {
+        self.update_ref_retrying(local, |ours| {
+            let conflict = |reason: &str| {
+                Ok(CasUpdate::Keep(RefMerged::Conflict {
+                    ours: ours.map(|o| o.to_string()),
+                    theirs: theirs.map(|t| t.to_string()),
+                    reason: reason.to_owned(),
+                }))
+            };
+            if ours == theirs {
+                return Ok(CasUpdate::Keep(RefMerged::UpToDate));
+            }
+            if theirs == base {
+                return Ok(CasUpdate::Keep(RefMerged::KeptOurs));
+            }
+            let reflog = format!("speccoder attest fetch: {local}");
+            let (ours, theirs) = match (ours, theirs) {
+                (o, None) if o == base => return Ok(CasUpdate::Delete { then: RefMerged::Deleted }),
+                (_, None) => return Ok(CasUpdate::Keep(RefMerged::KeptOurs)),
+                (o, Some(t)) if o == base => {
+                    return Ok(CasUpdate::Move {
+                        new: t,
+                        reflog,
+                        then: RefMerged::Took { to: t.to_string() },
+                    });
+                }
+                (None, Some(_)) => return conflict("deleted here, changed there"),
+                (Some(o), Some(t)) => (o, t),
+            };
+            if self.is_ancestor(theirs, ours)? {
+                return Ok(CasUpdate::Keep(RefMerged::AheadOfTheirs));
+            }
+            if self.is_ancestor(ours, theirs)? {
+                return Ok(CasUpdate::Move {
+                    new: theirs,
+                    reflog,
+                    then: RefMerged::Took { to: theirs.to_string() },
+                });
+            }
+            if !join_trees {
+                return conflict("both sides changed it since the last fetch");
+            }
+            let tree = match self
+                .union_of_top_level_entries(self.commit_tree(ours)?, self.commit_tree(theirs)?)?
+            {
+                Ok(tree) => tree,
+                Err(names) => {
+                    return conflict(&format!("both sides hold different objects at {}", names.join(", ")));
+                }
+            };
+            let commit = self.create_commit_detached(&[ours, theirs], tree, message)?;
+            Ok(CasUpdate::Move {
+                new: commit,
+                reflog,
+                then: RefMerged::Merged { commit: commit.to_string() },
+            })
+        })
+    }
+
+    /// The tree holding every top-level entry of `ours` and `theirs`; `Err` with the names both
+    /// hold with different objects or modes.
+    fn union_of_top_level_entries(
+        &self,
+        ours: ObjectId,
+        theirs: ObjectId,
+    ) -> Result<Result<ObjectId, Vec<String>>, GitError> {
+        let mine = self.tree_items(ours)?;
+        let action = || "join two trees".to_owned();
+        let mut editor = self.inner.edit_tree(ours).during(action)?;
+        let mut clashes = Vec::new();
+        for item in self.tree_items(theirs)? {
+            match mine.iter().find(|m| m.name == item.name) {
+                Some(m) if m.id == item.id && m.mode == item.mode => {}
+                Some(_) => clashes.push(item.name.to_str_lossy().into_owned()),
+                None => {
+                    editor.upsert(item.name.as_bstr(), item.mode.kind(), item.id).during(action)?;
+                }
+            }
+        }
+        if !clashes.is_empty() {
+            return Ok(Err(clashes));
+        }
+        Ok(Ok(editor.write().map(gix::Id::detach).during(action)?))
+    }
+}

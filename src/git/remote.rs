@@ -1,0 +1,286 @@
+//! Remotes, through the `git` program: listing, fetching and pushing references, and fetching the
+//! objects a partial clone lacks from its promisor remote in one batch. gix does neither here
+//! (it has no push, and it does not fetch missing objects lazily), and going through git means
+//! the user's credential helpers, SSH configuration and HTTPS settings apply unchanged.
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+
+use super::error::GitError;
+use super::refs::full_name;
+use super::repo::Repo;
+
+/// One reference as `git push --porcelain` reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushedRef {
+    /// The local reference (empty for a deletion).
+    pub src: String,
+    /// The remote reference.
+    pub dst: String,
+    /// What happened: `new`, `updated`, `up to date`, `rejected`, ...
+    pub status: PushStatus,
+    /// git's summary (`abc..def`, `[new reference]`, `[rejected]`).
+    pub summary: String,
+    /// git's reason, when it gave one (`fetch first`, `non-fast-forward`, `atomic push failed`).
+    pub reason: Option<String>,
+}
+
+/// What happened to one reference of a push.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PushStatus {
+    /// Created on the remote.
+    New,
+    /// Moved forward on the remote.
+    Updated,
+    /// The remote had it already.
+    UpToDate,
+    /// Refused (by git before sending, or by the remote).
+    Rejected,
+    /// Anything else git reported (a forced update or a deletion, which speccoder never asks for).
+    Other,
+}
+
+impl PushStatus {
+    /// How the status reads.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PushStatus::New => "new",
+            PushStatus::Updated => "updated",
+            PushStatus::UpToDate => "up to date",
+            PushStatus::Rejected => "rejected",
+            PushStatus::Other => "other",
+        }
+    }
+}
+
+/// What one `git push --porcelain` did.
+#[derive(Debug, Clone)]
+pub struct PushOutput {
+    /// Whether git reported success.
+    pub ok: bool,
+    /// Every reference it reported.
+    pub refs: Vec<PushedRef>,
+    /// What git printed on stderr.
+    pub stderr: String,
+}
+
+impl Repo {
+    /// The names of the configured remotes, sorted.
+    pub fn remote_names(&self) -> Vec<String> {
+        self.inner.remote_names().into_iter().map(|name| name.to_str_lossy().into_owned()).collect()
+    }
+
+    /// `name` when it is a configured remote, else [`GitError::UnknownRemote`]. Only configured
+    /// names are run through git, so nothing given on the command line reaches it as an option
+    /// or a URL.
+    pub fn require_remote(&self, name: &str) -> Result<String, GitError> {
+        let known = self.remote_names().iter().any(|r| r == name);
+        // The name also goes into reference names (`refs/notes/remotes/<name>/...`).
+        if !known || name.starts_with('-') || full_name(&format!("refs/remotes/{name}/x")).is_err() {
+            return Err(GitError::UnknownRemote { name: name.to_owned() });
+        }
+        Ok(name.to_owned())
+    }
+
+    /// The remote the branch `branch` (full name) tracks (`branch.<name>.remote`), with the
+    /// remote branch it merges (`branch.<name>.merge`); `None` without one.
+    pub fn branch_upstream(&self, branch: &str) -> Option<(String, Option<String>)> {
+        let full = full_name(branch).ok()?;
+        let short = full.as_ref().shorten();
+        let remote = self.inner.branch_remote_name(short, gix::remote::Direction::Fetch)?;
+        let remote = remote.as_bstr().to_str().ok()?.to_owned();
+        let merge = self
+            .inner
+            .branch_remote_ref_name(full.as_ref(), gix::remote::Direction::Fetch)
+            .and_then(Result::ok)
+            .map(|name| name.as_bstr().to_str_lossy().into_owned());
+        Some((remote, merge))
+    }
+
+    /// The remote to use when none is named: the upstream remote of `branch` (when it is a
+    /// configured remote), else `origin`, else the only remote there is.
+    pub fn default_remote(&self, branch: Option<&str>) -> Result<String, GitError> {
+        let names = self.remote_names();
+        if let Some((remote, _)) = branch.and_then(|b| self.branch_upstream(b))
+            && names.contains(&remote)
+        {
+            return self.require_remote(&remote);
+        }
+        match names.as_slice() {
+            _ if names.iter().any(|n| n == "origin") => self.require_remote("origin"),
+            [only] => self.require_remote(only),
+            _ => Err(GitError::UnknownRemote { name: "origin".into() }),
+        }
+    }
+
+    /// The references of `remote` whose names are `exact` or start with `prefix`, as
+    /// `git ls-remote` lists them.
+    pub fn ls_remote(
+        &self,
+        remote: &str,
+        exact: &[&str],
+        prefixes: &[&str],
+    ) -> Result<Vec<(String, ObjectId)>, GitError> {
+        let remote = self.require_remote(remote)?;
+        let action = format!("`git ls-remote {remote}`");
+        let out =
+            self.run_git(&action, &["ls-remote", "--refs", remote.as_str()], None)?.succeeded(&action)?;
+        let mut refs = Vec::new();
+        for line in out.stdout_text().lines() {
+            let Some((id, name)) = line.split_once('\t') else { continue };
+            let wanted = exact.contains(&name) || prefixes.iter().any(|p| name.starts_with(p));
+            if let (true, Ok(id)) = (wanted, ObjectId::from_hex(id.as_bytes())) {
+                refs.push((name.to_owned(), id));
+            }
+        }
+        refs.sort();
+        Ok(refs)
+    }
+
+    /// `git fetch` of `refspecs` from `remote`, without tags and without touching `FETCH_HEAD`.
+    /// `complete`: fetch whole objects even from a partial clone's promisor remote (`--no-filter`),
+    /// so that what is fetched can be read without going back to the remote.
+    pub fn fetch_refspecs(&self, remote: &str, refspecs: &[String], complete: bool) -> Result<(), GitError> {
+        let remote = self.require_remote(remote)?;
+        let mut args: Vec<&str> = vec!["fetch", "--no-tags", "--no-write-fetch-head", "--prune"];
+        if complete {
+            args.push("--no-filter");
+        }
+        args.push(&remote);
+        args.extend(refspecs.iter().map(String::as_str));
+        let action = format!("`git fetch {remote}`");
+        self.run_git(&action, &args, None)?.succeeded(&action).map(drop)
+    }
+
+    /// One `git push --atomic --porcelain` of `refspecs` to `remote` (never forced: a refspec
+    /// with a leading `+` is refused), with `--dry-run` when asked. A rejection is reported in
+    /// the output, not as an error; an error is a push that could not happen at all (the remote
+    /// unreachable, access denied).
+    pub fn push_atomic(
+        &self,
+        remote: &str,
+        refspecs: &[String],
+        dry_run: bool,
+    ) -> Result<PushOutput, GitError> {
+        let remote = self.require_remote(remote)?;
+        if let Some(forced) = refspecs.iter().find(|s| s.starts_with('+')) {
+            return Err(GitError::InvalidRefName {
+                name: forced.clone(),
+                reason: "speccoder never forces a push".into(),
+            });
+        }
+        let mut args: Vec<&str> = vec!["push", "--atomic", "--porcelain", "--no-verify"];
+        if dry_run {
+            args.push("--dry-run");
+        }
+        args.push(&remote);
+        args.extend(refspecs.iter().map(String::as_str));
+        let action = format!("`git push {remote}`");
+        let out = self.run_git(&action, &args, None)?;
+        let refs = parse_porcelain(&out.stdout_text());
+        if !out.status.success() && refs.is_empty() {
+            return Err(GitError::GitCommand { action, status: out.status.code(), stderr: out.stderr });
+        }
+        Ok(PushOutput { ok: out.status.success(), refs, stderr: out.stderr })
+    }
+
+    /// The promisor remote of a partial clone (`extensions.partialClone`, else the first remote
+    /// with `remote.<name>.promisor = true`); `None` for a complete clone.
+    pub fn promisor_remote(&self) -> Option<String> {
+        let configured = self.config_string("extensions.partialClone");
+        let promisor = |name: &String| self.config_bool(&format!("remote.{name}.promisor")).unwrap_or(false);
+        configured
+            .filter(|name| self.require_remote(name).is_ok())
+            .or_else(|| self.remote_names().into_iter().find(promisor))
+    }
+
+    /// Which of `ids` the object database does not hold.
+    pub fn missing_objects(&self, ids: &[ObjectId]) -> Vec<ObjectId> {
+        let mut missing: Vec<ObjectId> =
+            ids.iter().copied().filter(|id| !self.inner.has_object(id)).collect();
+        missing.sort();
+        missing.dedup();
+        missing
+    }
+
+    /// Fetches the objects of `ids` that are missing, in one `git fetch` from the promisor remote
+    /// (the request git itself makes when it fills in a partial clone); returns how many were
+    /// missing. Nothing runs when nothing is missing or the clone is complete.
+    pub fn fetch_missing_objects(&self, ids: &[ObjectId]) -> Result<usize, GitError> {
+        let missing = self.missing_objects(ids);
+        let Some(remote) = self.promisor_remote().filter(|_| !missing.is_empty()) else {
+            return Ok(0);
+        };
+        let stdin: String = missing.iter().map(|id| format!("{id}\n")).collect();
+        let action = format!("fetching {} missing objects from the promisor remote {remote}", missing.len());
+        let args = [
+            "-c",
+            "fetch.negotiationAlgorithm=noop",
+            "fetch",
+            remote.as_str(),
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--recurse-submodules=no",
+            "--filter=blob:none",
+            "--stdin",
+        ];
+        self.run_git(&action, &args, Some(stdin.as_bytes()))?.succeeded(&action)?;
+        Ok(missing.len())
+    }
+}
+
+/// The reference lines of `git push --porcelain`: `<flag>\t<src>:<dst>\t<summary> (<reason>)`.
+fn parse_porcelain(text: &str) -> Vec<PushedRef> {
+    text.lines()
+        .filter_map(|line| {
+            let mut parts = line.splitn(3, '\t');
+            let flag = parts.next()?;
+            let (src, dst) = parts.next()?.split_once(':')?;
+            let rest = parts.next().unwrap_or("");
+            let (summary, reason) = match rest.split_once(" (") {
+                Some((summary, reason)) => (summary, Some(reason.trim_end_matches(')').to_owned())),
+                None => (rest, None),
+            };
+            let status = match flag {
+                "*" => PushStatus::New,
+                " " => PushStatus::Updated,
+                "=" => PushStatus::UpToDate,
+                "!" => PushStatus::Rejected,
+                _ => PushStatus::Other,
+            };
+            Some(PushedRef {
+                src: src.to_owned(),
+                dst: dst.to_owned(),
+                status,
+                summary: summary.to_owned(),
+                reason,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn porcelain_lines_are_read_with_their_reasons() {
+        let text = "To /srv/remote.git\n\
+                    =\trefs/heads/main:refs/heads/main\t[up to date]\n\
+                    *\trefs/notes/speccoder:refs/notes/speccoder\t[new reference]\n\
+                    \x20\trefs/heads/a:refs/heads/a\t9556f83..4f03b57\n\
+                    !\trefs/notes/x:refs/notes/x\t[rejected] (fetch first)\n\
+                    Done\n";
+        let refs = parse_porcelain(text);
+        let statuses: Vec<_> = refs.iter().map(|r| r.status).collect();
+        assert_eq!(
+            statuses,
+            [PushStatus::UpToDate, PushStatus::New, PushStatus::Updated, PushStatus::Rejected]
+        );
+        assert_eq!(refs[3].reason.as_deref(), Some("fetch first"));
+        assert_eq!(refs[3].summary, "[rejected]");
+        assert_eq!(refs[2].dst, "refs/heads/a");
+    }
+}

@@ -1,0 +1,134 @@
+//! What a clone may lack for the check, said plainly instead of as evidence that fails: history
+//! cut off by a shallow clone, notes never fetched, and the file contents a partial clone
+//! (`--filter=blob:none`) leaves on its promisor remote, which are fetched here in one batch
+//! (gix reads objects that are present and never fetches them one by one).
+
+use std::collections::{HashMap, HashSet};
+
+use gix::ObjectId;
+
+use crate::git::{Head, Repo};
+use crate::model::bundle::NOTES_REF;
+use crate::model::policy::CONFIG_FILE;
+use crate::verify::error::VerifyError;
+
+/// The directories whose files a check reads at a task commit and at the head: Spec Kit
+/// features, OpenSpec changes and bug homes.
+const SPEC_DIRS: [&str; 3] = ["specs", "openspec/changes", ".specify/bugs"];
+
+/// In a partial clone, fetches from the promisor remote, in one batch, every missing blob the
+/// check of `commits` at `head_tree` reads: the notes of the commits, the spec files of each
+/// commit's tree and of the head's, and `speccoder.toml` at each commit's parent. Nothing happens
+/// in a complete clone.
+///
+/// # Errors
+/// The trees cannot be read, or the fetch fails (the promisor remote unreachable).
+pub fn fetch_what_the_check_reads(
+    repo: &Repo,
+    head_tree: ObjectId,
+    commits: &[ObjectId],
+) -> Result<usize, VerifyError> {
+    if repo.promisor_remote().is_none() {
+        return Ok(0);
+    }
+    let notes: HashMap<ObjectId, ObjectId> = repo.notes(NOTES_REF)?.into_iter().collect();
+    let mut seen = HashSet::new();
+    let mut blobs = Vec::new();
+    let mut trees = vec![head_tree];
+    for commit in commits {
+        if let Some(note) = notes.get(commit) {
+            blobs.push(*note);
+        }
+        let commit = repo.commit(*commit)?;
+        trees.push(commit.tree);
+        if let Some(parent) = commit.parents.first()
+            && let Ok(parent_tree) = repo.commit_tree(*parent)
+        {
+            repo.blobs_below(parent_tree, CONFIG_FILE, &mut seen, &mut blobs)?;
+        }
+    }
+    for tree in trees {
+        repo.blobs_below(tree, CONFIG_FILE, &mut seen, &mut blobs)?;
+        for dir in SPEC_DIRS {
+            repo.blobs_below(tree, dir, &mut seen, &mut blobs)?;
+        }
+    }
+    Ok(repo.fetch_missing_objects(&blobs)?)
+}
+
+/// In a partial clone, fetches the blob `REV:PATH` names (a trust file read from a revision)
+/// when it is missing.
+///
+/// # Errors
+/// The fetch fails.
+pub fn fetch_revision_file(repo: &Repo, spec: &str) -> Result<(), VerifyError> {
+    if repo.promisor_remote().is_none() {
+        return Ok(());
+    }
+    // An unknown revision is reported where the file is read.
+    if let Ok(blob) = repo.rev_parse(spec) {
+        repo.fetch_missing_objects(&[blob])?;
+    }
+    Ok(())
+}
+
+/// What the check needs of the history, for [`history_reaches`].
+#[derive(Debug, Default)]
+pub struct HistoryNeeds<'a> {
+    /// The task commits to check: each needs its parent (the policy is read there).
+    pub commits: &'a [ObjectId],
+    /// Ticked tasks for which no task commit was found: in a shallow clone, it may lie beyond.
+    pub unexplained: Vec<&'a str>,
+    /// The base was named (or found) but no merge base with the head was.
+    pub base_unrelated: bool,
+}
+
+/// In a shallow clone, refuses a check whose history crosses the shallow boundary (a task
+/// commit at the boundary, a ticked task whose commit was not found, a base beyond it), saying to
+/// fetch the whole history; a complete clone always passes.
+///
+/// # Errors
+/// [`VerifyError::Shallow`].
+pub fn history_reaches(repo: &Repo, needs: &HistoryNeeds<'_>) -> Result<(), VerifyError> {
+    let boundary = repo.shallow_boundary()?;
+    let Some(first) = boundary.first() else { return Ok(()) };
+    let (at, why) = if let Some(c) = needs.commits.iter().find(|c| boundary.binary_search(c).is_ok()) {
+        (
+            *c,
+            format!("the task commit {c} has no parent here (its judge configuration is read at the parent)"),
+        )
+    } else if let Some(task) = needs.unexplained.first() {
+        let others = match needs.unexplained.len() {
+            1 => String::new(),
+            n => format!(" and {} other ticked task(s)", n - 1),
+        };
+        (*first, format!("no task commit for {task}{others} was found above it"))
+    } else if needs.base_unrelated {
+        (*first, "the merge base of the head and the base lies beyond it".to_owned())
+    } else {
+        return Ok(());
+    };
+    Err(VerifyError::Shallow { boundary: at.to_string(), why })
+}
+
+/// Refuses to check task commits in a clone that has a remote but no notes at all: the evidence
+/// was never fetched, which is not the same as evidence that is missing.
+///
+/// # Errors
+/// [`VerifyError::NotesNotFetched`], naming the remote to fetch from.
+pub fn notes_fetched(repo: &Repo, commits: &[ObjectId]) -> Result<(), VerifyError> {
+    if commits.is_empty() || repo.ref_target(NOTES_REF)?.is_some() {
+        return Ok(());
+    }
+    let branch = match repo.head()? {
+        Head::Branch { name, .. } => Some(name),
+        _ => None,
+    };
+    match repo.default_remote(branch.as_deref()) {
+        Ok(remote) => Err(VerifyError::NotesNotFetched { remote }),
+        Err(_) => match repo.remote_names().into_iter().next() {
+            Some(remote) => Err(VerifyError::NotesNotFetched { remote }),
+            None => Ok(()),
+        },
+    }
+}
