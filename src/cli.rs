@@ -43,12 +43,14 @@ pub enum Command {
     /// and the task-verification's `bug.triad_sha256` anchors the home's three files.
     ///
     /// The signer is chosen like git's: --signer/--key, else `gpg.format=ssh` and `user.signingKey`.
-    /// Without a key the lines are written unsigned and `speccoder attest sign` signs them later.
+    /// With no key configured at all the lines are written unsigned and `speccoder attest sign`
+    /// signs them later; a signer named by --signer, or a configured key that cannot sign, stops
+    /// the command (exit 13) before anything is written.
     ///
     /// Exit codes: 0 written; 2 bad target or unknown unit/task; 13 bad evidence, spec file,
     /// bug home, speccoder.toml, identity or key, or a statement that would leak; 14 repository
-    /// state (not a repository, detached HEAD, unborn branch, already ticked, bug closed already
-    /// and unchanged, unstaged tasks.md); 1 internal error.
+    /// state (not a repository, detached HEAD, unborn branch, the index locked by another command,
+    /// already ticked, bug closed already and unchanged, unstaged tasks.md); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Attest(Box<AttestArgs>),
     /// Tick a task on a person's word, without test evidence (Verdict: attested).
@@ -61,7 +63,8 @@ pub enum Command {
     ///
     /// Exit codes: 0 written; 2 bad target, unknown unit or task, a bug task, empty reason;
     /// 13 no name, a bad spec file, speccoder.toml or key, a reason that would leak; 14 repository
-    /// state (detached HEAD, unborn branch, task already ticked, unstaged tasks.md); 1 internal error.
+    /// state (detached HEAD, unborn branch, the index locked by another command, task already
+    /// ticked, unstaged tasks.md); 1 internal error.
     Accept(AcceptArgs),
     /// Record that a task is skipped, without ticking it; --undo removes the record.
     ///
@@ -278,7 +281,7 @@ pub struct AttestArgs {
 // Signer selection, shared by every command that signs.
 #[derive(Debug, Args, Clone)]
 pub struct SigningArgs {
-    /// ssh, openpgp, sigstore, none, or auto (git's gpg.format and user.signingKey; also `[attest] signer` in speccoder.toml).
+    /// ssh, openpgp, sigstore, none, or git (also auto: git's gpg.format and user.signingKey); else `[attest] signer` in speccoder.toml.
     #[arg(long, value_name = "BACKEND")]
     pub signer: Option<String>,
     /// The signing key. SSH: a private key file, a public key file whose key is in ssh-agent, or a
