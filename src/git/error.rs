@@ -96,13 +96,16 @@ pub enum GitError {
         found: Option<ObjectId>,
     },
 
-    /// A reference is locked by another writer.
+    /// A reference stayed locked by another writer while we retried.
     #[error(
-        "reference {name} is locked by another process: wait for it to finish, or remove the stale `{name}.lock` file if no git process is running"
+        "reference {name} is locked ({} exists): another git or speccoder command holds it; try again when it is done. If no such command is running, one was stopped while it held the lock: remove {}",
+        .lock.display(), .lock.display()
     )]
     RefLocked {
         /// The reference.
         name: String,
+        /// Its lock file.
+        lock: PathBuf,
     },
 
     /// The index is locked by another writer.

@@ -204,8 +204,9 @@ impl Repo {
     ///
     /// # Errors
     /// [`GitError::RefMoved`] when the branch moved meanwhile (nothing was published), a notes
-    /// reference that cannot take a note ([`Repo::check_notes_ref`]), [`GitError::Contention`],
-    /// or a failed read or write.
+    /// reference that cannot take a note ([`Repo::check_notes_ref`]), [`GitError::RefLocked`]
+    /// when a lock of the notes reference, the branch or `HEAD` stayed in place,
+    /// [`GitError::Contention`], or a failed read or write.
     pub fn advance_branch_with_note(
         &self,
         branch_ref: &str,
@@ -237,7 +238,7 @@ impl Repo {
             }
             backoff(tries);
         }
-        Err(GitError::Contention { name: notes_ref.to_owned(), tries: CAS_TRIES })
+        Err(self.exhausted(&[notes_ref, branch_ref, "HEAD"]))
     }
 
     /// Replace the note of `annotated` under `notes_ref` with what `f` computes from the current

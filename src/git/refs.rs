@@ -102,8 +102,8 @@ impl Repo {
     /// concurrent writers never overwrite one another: each builds on what the last one wrote.
     ///
     /// # Errors
-    /// What `attempt` returns, a failed read or write, or [`GitError::Contention`] when the
-    /// reference kept moving.
+    /// What `attempt` returns, a failed read or write, [`GitError::RefLocked`] when its lock
+    /// stayed in place, or [`GitError::Contention`] when the reference kept moving.
     pub fn update_ref_retrying<T, E: From<GitError>>(
         &self,
         name: &str,
@@ -130,7 +130,25 @@ impl Repo {
                 }
             }
         }
-        Err(GitError::Contention { name: name.to_owned(), tries: CAS_TRIES }.into())
+        Err(self.exhausted(&[name]).into())
+    }
+
+    /// Where git keeps the lock file of reference `name` (per work tree for `HEAD`, shared for
+    /// `refs/...`).
+    pub(crate) fn ref_lock_path(&self, name: &str) -> std::path::PathBuf {
+        let dir = if name.starts_with("refs/") { self.common_dir() } else { self.git_dir() };
+        dir.join(format!("{name}.lock"))
+    }
+
+    /// Why [`CAS_TRIES`] attempts to move `names` failed: a lock file of one of them that stayed
+    /// in place ([`GitError::RefLocked`], a writer that was stopped while it held it), else other
+    /// writers that kept moving the first ([`GitError::Contention`]).
+    pub(crate) fn exhausted(&self, names: &[&str]) -> GitError {
+        let held = names.iter().map(|name| (*name, self.ref_lock_path(name))).find(|(_, lock)| lock.exists());
+        match held {
+            Some((name, lock)) => GitError::RefLocked { name: name.to_owned(), lock },
+            None => GitError::Contention { name: names[0].to_owned(), tries: CAS_TRIES },
+        }
     }
 
     /// Delete `name` (and its reflog) only if it currently points at `expected`.
@@ -183,7 +201,7 @@ impl Repo {
                 Err(unreadable) => unreadable,
             }
         } else if source.is_retryable() {
-            GitError::RefLocked { name: name.to_owned() }
+            GitError::RefLocked { name: name.to_owned(), lock: self.ref_lock_path(name) }
         } else {
             GitError::Gix { action: format!("update reference {name}"), source }
         }

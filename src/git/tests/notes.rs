@@ -508,3 +508,32 @@ fn when_the_branch_moved_meanwhile_neither_reference_moves() {
     assert!(!fx.git_output(&["rev-parse", "--verify", "-q", NOTES_REF], None).status.success());
     fx.assert_fsck_clean();
 }
+
+#[test]
+fn a_lock_file_a_stopped_writer_left_is_named_and_neither_reference_moves() {
+    for stale in ["refs/notes/speccoder", "refs/heads/main", "HEAD"] {
+        let fx = Fixture::new();
+        let head = fx.commit_file("a.txt", "a\n", "base");
+        let repo = fx.repo();
+        let commit = unreferenced_commit(&fx, &repo, head);
+        let lock = repo.ref_lock_path(stale);
+        std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+        std::fs::write(&lock, "").unwrap();
+
+        let outcome = repo.advance_branch_with_note(
+            "refs/heads/main",
+            head,
+            commit,
+            "Tick T001\n",
+            NOTES_REF,
+            b"ours\n",
+        );
+
+        let Err(err @ GitError::RefLocked { .. }) = outcome else {
+            panic!("{stale}: the lock is named: {outcome:?}")
+        };
+        assert!(err.to_string().ends_with(&format!("remove {}", lock.display())), "{stale}: {err}");
+        assert_eq!(fx.rev("refs/heads/main"), head, "{stale}: the branch stays");
+        assert!(!fx.git_output(&["rev-parse", "--verify", "-q", NOTES_REF], None).status.success());
+    }
+}
