@@ -54,7 +54,7 @@ impl Repo {
         )
         .map_err(|source| {
             if source.is_retryable() {
-                GitError::IndexLocked { path: index_path.clone() }
+                GitError::IndexLocked { path: std::path::absolute(&index_path).unwrap_or(index_path.clone()) }
             } else {
                 GitError::Gix { action: format!("lock the index {}", index_path.display()), source }
             }

@@ -134,10 +134,11 @@ impl Repo {
     }
 
     /// Where git keeps the lock file of reference `name` (per work tree for `HEAD`, shared for
-    /// `refs/...`).
+    /// `refs/...`), as an absolute path, so that a message naming it holds wherever it is read.
     pub(crate) fn ref_lock_path(&self, name: &str) -> std::path::PathBuf {
         let dir = if name.starts_with("refs/") { self.common_dir() } else { self.git_dir() };
-        dir.join(format!("{name}.lock"))
+        let lock = dir.join(format!("{name}.lock"));
+        std::path::absolute(&lock).unwrap_or(lock)
     }
 
     /// Why [`CAS_TRIES`] attempts to move `names` failed: a lock file of one of them that stayed

@@ -533,6 +533,7 @@ fn a_lock_file_a_stopped_writer_left_is_named_and_neither_reference_moves() {
             panic!("{stale}: the lock is named: {outcome:?}")
         };
         assert!(err.to_string().ends_with(&format!("remove {}", lock.display())), "{stale}: {err}");
+        assert!(lock.is_absolute(), "{stale}: the lock is named by an absolute path");
         assert_eq!(fx.rev("refs/heads/main"), head, "{stale}: the branch stays");
         assert!(!fx.git_output(&["rev-parse", "--verify", "-q", NOTES_REF], None).status.success());
     }
