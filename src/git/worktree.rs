@@ -44,19 +44,36 @@ pub(crate) fn write_file(
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
         Err(err) => return Err(io_error("inspect", &target)(err)),
     };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".speccoder-")
-        .tempfile_in(&dir)
-        .map_err(io_error("create a temporary file in", &dir))?;
-    temp.write_all(bytes).map_err(io_error("write", temp.path().to_owned()))?;
-    // No fsync, as git: core.fsync covers objects and refs, never work-tree files.
-    set_mode(temp.as_file(), old_permissions, executable).map_err(io_error("set the mode of", &target))?;
-    temp.persist(&target).map_err(|e| GitError::Io {
-        action: "replace",
-        path: target.clone(),
-        source: e.error,
-    })?;
-    Ok(target)
+    // The new content goes to a file of a fixed name beside the target, then is renamed over it.
+    // The name is ours alone, and the caller holds the index lock, so a file of that name is one a
+    // writer left when it was stopped: it is replaced, never left behind for `git status` to show.
+    let temp = dir.join(format!(".{name}.speccoder-new"));
+    match std::fs::remove_file(&temp) {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+        Err(err) => return Err(io_error("remove the stale", &temp)(err)),
+    }
+    let written = write_new(&temp, bytes, old_permissions, executable)
+        .map_err(io_error("write", &temp))
+        .and_then(|()| std::fs::rename(&temp, &target).map_err(io_error("replace", &target)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written.map(|()| target)
+}
+
+/// Creates `path` (never through a link, never over an existing file) holding `bytes`, with the
+/// mode [`set_mode`] gives. No fsync, as git: `core.fsync` covers objects and refs, never
+/// work-tree files.
+fn write_new(
+    path: &Path,
+    bytes: &[u8],
+    old: Option<std::fs::Permissions>,
+    executable: bool,
+) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    file.write_all(bytes)?;
+    set_mode(&file, old, executable)
 }
 
 /// The mode a file of mode `base` gets: git's executable bit set or cleared, read bits kept.

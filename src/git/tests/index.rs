@@ -191,6 +191,23 @@ fn a_staged_file_is_replaced_whole_and_the_index_holds_its_stat() {
     assert_eq!(fx.git(&["show", ":specs/001-x/tasks.md"]).as_bytes(), ticked);
 }
 
+#[test]
+fn the_new_content_a_stopped_writer_left_beside_the_file_is_replaced_and_never_left_behind() {
+    let fx = Fixture::new();
+    fx.write("specs/001-x/tasks.md", "- [ ] T001 first\n");
+    fx.git(&["add", "."]);
+    fx.git(&["commit", "-q", "-m", "base"]);
+    // What a writer killed between creating its new file and renaming it leaves.
+    let leftover = fx.path().join("specs/001-x/.tasks.md.speccoder-new");
+    std::fs::write(&leftover, "- [X] T001 half writ").unwrap();
+
+    fx.repo().lock_index().unwrap().stage_and_commit("specs/001-x/tasks.md", b"- [X] T001 first\n").unwrap();
+
+    assert!(!leftover.exists(), "the leftover was used and renamed away");
+    assert_eq!(std::fs::read(fx.path().join("specs/001-x/tasks.md")).unwrap(), b"- [X] T001 first\n");
+    assert_eq!(fx.git(&["status", "--porcelain", "--untracked-files=all"]), "M  specs/001-x/tasks.md\n");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_read_only_tasks_file_is_still_ticked_and_stays_read_only() {
