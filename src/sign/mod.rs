@@ -29,6 +29,7 @@ mod tool;
 
 pub use openpgp::error::OpenPgpSignError;
 pub use ssh::error::SshSignError;
+pub use tool::ViaToolError;
 
 /// Whether this build can sign and verify Sigstore bundles.
 pub const SIGSTORE_COMPILED: bool = cfg!(feature = "sigstore");

@@ -17,6 +17,35 @@ pub enum ToolError {
     Io(String, std::io::Error),
 }
 
+/// Why a signature checked by an external program (`ssh-keygen`, `sqv`) did not verify: the
+/// program's own rejection `R`, or a program that gave no answer, which is never a pass.
+#[derive(Debug, thiserror::Error)]
+pub enum ViaToolError<R: std::error::Error + 'static> {
+    /// The program is not installed: nothing was checked.
+    #[error(
+        "`{program}` was not found, so no {what} signature was checked; install {install} or verify without --via-tools"
+    )]
+    ToolMissing {
+        /// The program as we tried to run it.
+        program: String,
+        /// The kind of signature it checks (`SSH`, `OpenPGP`).
+        what: &'static str,
+        /// What to install.
+        install: &'static str,
+    },
+    /// The program checked and rejected the signature.
+    #[error(transparent)]
+    Rejected(#[from] R),
+    /// The program could not be used (it failed in a way that says nothing about the signature).
+    #[error("`{program}` could not check the signature: {reason}")]
+    Tool {
+        /// The program.
+        program: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
 /// Which ssh-agent a child talks to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Agent {

@@ -11,34 +11,13 @@ use time::OffsetDateTime;
 use time::macros::format_description;
 
 use super::verify::OpenPgpVerifyError;
-use crate::sign::tool::{self, Run, ToolError};
+use crate::sign::tool::{self, Run, ToolError, ViaToolError};
 
 /// The default OpenPGP verification tool.
 pub const SQV: &str = "sqv";
 
 /// Why the tool-based verification did not succeed.
-#[derive(Debug, thiserror::Error)]
-pub enum SqvError {
-    /// `sqv` is not installed: nothing was checked.
-    #[error(
-        "`{program}` was not found, so no OpenPGP signature was checked; install sqv (Debian/Ubuntu package `sqv`) or verify without --via-tools"
-    )]
-    ToolMissing {
-        /// The program as we tried to run it.
-        program: String,
-    },
-    /// `sqv` checked and rejected the signature; the outcome is read from its message.
-    #[error(transparent)]
-    Rejected(#[from] OpenPgpVerifyError),
-    /// `sqv` could not be used (it failed in a way that says nothing about the signature).
-    #[error("`{program}` could not check the signature: {reason}")]
-    Tool {
-        /// The program.
-        program: String,
-        /// What went wrong.
-        reason: String,
-    },
-}
+pub type SqvError = ViaToolError<OpenPgpVerifyError>;
 
 /// `sqv` as a verifier.
 #[derive(Clone, Debug)]
@@ -79,7 +58,11 @@ impl Sqv {
             .args([&sig, &data])
             .output()
             .map_err(|e| match e {
-                ToolError::Missing(program) => SqvError::ToolMissing { program },
+                ToolError::Missing(program) => SqvError::ToolMissing {
+                    program,
+                    what: "OpenPGP",
+                    install: "sqv (Debian/Ubuntu package `sqv`)",
+                },
                 ToolError::Io(_, source) => self.fail(format!("cannot run it: {source}")),
             })?;
         let stderr = tool::stderr_text(&output);

@@ -12,7 +12,7 @@ use time::macros::format_description;
 
 use super::sshsig::{CERT_SUFFIX, is_certificate_line};
 use super::verify::{CertificateInfo, SshVerified, SshVerifyError};
-use crate::sign::tool::{self, Run, SSH_KEYGEN, ToolError};
+use crate::sign::tool::{self, Run, SSH_KEYGEN, ToolError, ViaToolError};
 
 /// The trust files as `ssh-keygen` reads them.
 #[derive(Clone, Copy, Debug)]
@@ -24,28 +24,7 @@ pub struct ToolTrust<'a> {
 }
 
 /// Why the tool-based verification did not succeed.
-#[derive(Debug, thiserror::Error)]
-pub enum SshToolError {
-    /// `ssh-keygen` is not installed: nothing was checked.
-    #[error(
-        "`{program}` was not found, so no SSH signature was checked; install OpenSSH's ssh-keygen (8.9 or newer) or verify without --via-tools"
-    )]
-    ToolMissing {
-        /// The program as we tried to run it.
-        program: String,
-    },
-    /// `ssh-keygen` checked and rejected the signature.
-    #[error(transparent)]
-    Rejected(#[from] SshVerifyError),
-    /// `ssh-keygen` could not be used (it failed in a way that says nothing about the signature).
-    #[error("`{program}` could not check the signature: {reason}")]
-    Tool {
-        /// The program.
-        program: String,
-        /// What went wrong.
-        reason: String,
-    },
-}
+pub type SshToolError = ViaToolError<SshVerifyError>;
 
 /// `ssh-keygen` as a verifier.
 #[derive(Clone, Debug)]
@@ -181,7 +160,11 @@ impl SshKeygen {
 
     fn run(&self, run: Run<'_>) -> Result<Output, SshToolError> {
         run.output().map_err(|e| match e {
-            ToolError::Missing(program) => SshToolError::ToolMissing { program },
+            ToolError::Missing(program) => SshToolError::ToolMissing {
+                program,
+                what: "SSH",
+                install: "OpenSSH's ssh-keygen (8.9 or newer)",
+            },
             ToolError::Io(program, e) => SshToolError::Tool { program, reason: e.to_string() },
         })
     }
@@ -473,7 +456,7 @@ mod tests {
         let tool = SshKeygen { program: OsString::from("/nonexistent/ssh-keygen") };
         let trust = ToolTrust { allowed_signers: &allowed, revoked: None };
         match tool.verify(b"sig", MESSAGE, NAMESPACE, trust, AT) {
-            Err(SshToolError::ToolMissing { program }) => {
+            Err(SshToolError::ToolMissing { program, .. }) => {
                 assert_eq!(program, "/nonexistent/ssh-keygen")
             }
             other => panic!("expected ToolMissing, got {other:?}"),
