@@ -284,8 +284,14 @@ pub struct SigningArgs {
 pub enum AttestSub {
     /// Sign the unsigned lines of a task commit's note, leaving the payloads unchanged.
     ///
-    /// Exit codes: 0 signed (or nothing left to sign); 13 bad key; 14 unknown revision, no note,
-    /// or no key configured; 1 internal error.
+    /// Signs only a note that the commit's own checks accept (the verifier's agreement rules,
+    /// unsigned lines allowed): every line about exactly this task at this commit, with its tree,
+    /// task line, story text and policy, and a summary naming exactly the other lines. Otherwise
+    /// each failing line is named with its finding and nothing is signed.
+    ///
+    /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
+    /// (nothing signed); 13 bad key; 14 unknown revision, not a task commit, no note, or no key
+    /// configured; 1 internal error.
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
     ///

@@ -26,23 +26,48 @@ fn setup() -> Case {
 }
 
 fn setup_with(kind: Evidence) -> Case {
+    setup_prepared(kind, &[], |_| {})
+}
+
+/// A project whose T005 is ticked with `kind` evidence by `speccoder attest <extra>`, after
+/// `prepare` ran on the fresh project (trust and keys made, git's signing key set to ada's).
+fn setup_prepared(kind: Evidence, extra: &[&str], prepare: impl FnOnce(&Case)) -> Case {
+    setup_prepared_in(kind, extra, &[], prepare)
+}
+
+/// [`setup_prepared`], `speccoder attest` running with the environment variables `env` too.
+fn setup_prepared_in(kind: Evidence, extra: &[&str], env: &[(&str, &str)], prepare: impl FnOnce(&Case)) -> Case {
     let p = Project::speckit();
     let ada = ed25519(&p.scratch, "ada");
     let eve = ed25519(&p.scratch, "eve");
     let allowed = allowed_signers(&p.scratch.join("allowed_signers"), &[(PRINCIPAL, &ada)]);
     p.git(&["config", "gpg.format", "ssh"]);
     p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
-    p.write("src/tags.rs", "pub fn add_tag() {}\n");
-    p.git(&["add", "src/tags.rs"]);
-    let evidence = write_evidence(&p.scratch.join("ev"), TASK, kind);
-    p.attest(TASK, &evidence, &[]).success();
-    Case { p, ada, eve, allowed }
+    let c = Case { p, ada, eve, allowed };
+    prepare(&c);
+    c.p.write("src/tags.rs", "pub fn add_tag() {}\n");
+    c.p.git(&["add", "src/tags.rs"]);
+    let evidence = write_evidence(&c.p.scratch.join("ev"), TASK, kind);
+    let mut args = vec!["attest", TASK, "--evidence", evidence.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let mut cmd = speccoder_command(&c.p.root, &c.p.home, &args);
+    cmd.envs(env.iter().copied());
+    run(cmd).success();
+    c
 }
 
 /// The verifier's report on the branch, checked to be the same with `--via-tools`.
 fn verify(c: &Case, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["--branch", "--all"];
+    args.extend_from_slice(extra);
+    verify_with(c, &args)
+}
+
+/// The verifier's report (`attest verify --json --allowed-signers <ours> <args>`), checked to be
+/// the same with `--via-tools`.
+fn verify_with(c: &Case, extra: &[&str]) -> (i32, Value) {
     let allowed = c.allowed.to_str().unwrap().to_owned();
-    let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", &allowed];
+    let mut args = vec!["attest", "verify", "--json", "--allowed-signers", &allowed];
     args.extend_from_slice(extra);
     let ours = c.p.speccoder(&args);
     let mut tool_args = args.clone();
@@ -63,9 +88,15 @@ fn verify(c: &Case, extra: &[&str]) -> (i32, Value) {
 /// The single tick of `report`, checked for outcome and reason, returning its finding codes.
 #[track_caller]
 fn expect_tick(report: &Value, outcome: &str, reason: Option<&str>) -> Vec<String> {
+    expect_tick_of(report, TASK, outcome, reason)
+}
+
+/// [`expect_tick`] for the tick of `task`.
+#[track_caller]
+fn expect_tick_of(report: &Value, task: &str, outcome: &str, reason: Option<&str>) -> Vec<String> {
     let ticks = report["ticks"].as_array().unwrap();
     let tick =
-        ticks.iter().find(|t| t["task"] == TASK).unwrap_or_else(|| panic!("no tick for {TASK}: {report}"));
+        ticks.iter().find(|t| t["task"] == task).unwrap_or_else(|| panic!("no tick for {task}: {report}"));
     assert_eq!(tick["outcome"], outcome, "{tick:#}");
     assert_eq!(tick["reason"], reason.map_or(Value::Null, |r| json!(r)), "{tick:#}");
     tick["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap().to_owned()).collect()
@@ -697,6 +728,82 @@ fn no_mutation_of_a_note_makes_the_verifier_panic() {
         assert_eq!(report.ticks[0].outcome.as_str(), "unverifiable", "round {round}");
         assert!(report.ticks[0].reason.is_some(), "round {round}");
     }
+}
+
+// --- attest sign signs only what its own checks accept ------------------------------------------
+
+const T006: &str = "001-bookmark-tags/T006";
+
+/// `attest sign REV` with ada's key.
+fn attest_sign(c: &Case, rev: &str) -> Run {
+    c.p.speccoder(&["attest", "sign", rev, "--key", c.ada.private.to_str().unwrap()])
+}
+
+/// The attack of a notes writer on the sign-later step: lines made for their own commit, added to
+/// a note awaiting `attest sign`, to be moved back once the maintainer's key signed them.
+#[test]
+fn attest_sign_refuses_lines_forged_for_another_commit_and_the_forged_commit_never_verifies() {
+    let c = setup_prepared(Evidence::Verified, &["--signer", "none"], |_| {});
+    // The attacker's own tick of T006, unsigned; its lines go into the note of T005.
+    let evidence = write_evidence(&c.p.scratch.join("ev6"), T006, Evidence::Verified);
+    c.p.attest(T006, &evidence, &["--signer", "none"]).success();
+    let forged = note_raw_lines(&c, "HEAD");
+    let mut waiting = note_raw_lines(&c, "HEAD~1");
+    let own = waiting.len();
+    waiting.extend(forged.iter().cloned());
+    write_note(&c, "HEAD~1", &waiting);
+    c.p.git(&["notes", "--ref=speccoder", "remove", "HEAD"]);
+    let before = c.p.note("HEAD~1").unwrap();
+
+    // The maintainer signs later: refused, each forged line named with its finding.
+    let r = attest_sign(&c, "HEAD~1").failure(26);
+    for n in own + 1..=own + forged.len() {
+        assert!(r.stderr.contains(&format!("subject_mismatch line {n}:")), "line {n}\n{r}");
+    }
+    assert!(!r.stderr.contains(&format!("line {own}:")), "T005's own lines hold\n{r}");
+    assert!(r.stderr.contains("nothing was signed"), "{r}");
+    assert_eq!(c.p.note("HEAD~1").unwrap(), before, "nothing was signed");
+
+    // The attacker moves the lines to their commit anyway: unsigned, so it fails.
+    write_note(&c, "HEAD", &note_raw_lines(&c, "HEAD~1")[own..]);
+    let (code, report) = verify_with(&c, &["HEAD"]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_code(&expect_tick_of(&report, T006, "unverifiable", Some("unsigned")), "unsigned");
+}
+
+#[test]
+fn attest_sign_refuses_a_line_that_disagrees_with_its_commit_and_signs_nothing() {
+    let c = setup_prepared(Evidence::Verified, &["--signer", "none"], |_| {});
+    let mut lines = note_raw_lines(&c, "HEAD");
+    let i = tv(&lines);
+    let mut st = statement_of(&lines[i]);
+    st["predicate"]["tree"] = json!("1".repeat(40));
+    let mut env: Value = serde_json::from_slice(&lines[i]).unwrap();
+    env["payload"] = json!(STANDARD.encode(serde_json::to_vec(&st).unwrap()));
+    lines[i] = serde_json::to_vec(&env).unwrap();
+    write_note(&c, "HEAD", &lines);
+    let before = c.p.note("HEAD").unwrap();
+    let r = attest_sign(&c, "HEAD").failure(26);
+    assert!(r.stderr.contains(&format!("tree_mismatch line {}:", i + 1)), "{r}");
+    assert!(r.stderr.contains("summary_missing_line"), "the summary no longer names the line\n{r}");
+    assert_eq!(c.p.note("HEAD").unwrap(), before);
+}
+
+#[test]
+fn attest_sign_keeps_a_line_signed_already_byte_for_byte() {
+    let c = setup_prepared(Evidence::Verified, &["--signer", "none"], |_| {});
+    let mut lines = note_raw_lines(&c, "HEAD");
+    lines[0] = signed_line(&c, &statement_of(&lines[0]), &c.eve);
+    write_note(&c, "HEAD", &lines);
+    let r = attest_sign(&c, "HEAD").success();
+    assert!(r.stdout.contains("5 lines, 5 signed"), "{r}");
+    let signed = note_raw_lines(&c, "HEAD");
+    assert_eq!(signed[0], lines[0], "eve's line is as it was");
+    assert!(signed[1..].iter().zip(&lines[1..]).all(|(a, b)| a != b), "the others are signed now");
+    // Eve is not trusted, but the summary ada signed names her line: covered.
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["ticks"][0]["covered_lines"], json!([1]));
 }
 
 // --- Sigstore lines ---------------------------------------------------------------------------

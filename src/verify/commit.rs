@@ -9,13 +9,13 @@ use gix::ObjectId;
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::check::agreement::{self, Rules};
-use crate::check::line::{Body, ReadLine, read_line};
+use crate::check::agreement::Rules;
+use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::trailers::task_trailers;
 use crate::git::{Commit, Repo};
-use crate::model::bundle::{self, NOTES_REF};
-use crate::model::digest::{git_object_sha256, sha256_hex};
+use crate::model::bundle::NOTES_REF;
+use crate::model::digest::sha256_hex;
 use crate::model::policy::Recipe;
 use crate::verify::signatures::{self, LineSignature, SignerInfo};
 use crate::verify::trust::Trust;
@@ -224,31 +224,12 @@ impl<'r> Checker<'r> {
             }
         };
 
-        let mut lines = Vec::new();
-        for (i, raw) in bundle::split(&note).into_iter().enumerate() {
-            match read_line(i + 1, raw) {
-                Ok(line) => lines.push(line),
-                Err(f) => findings.push(f),
-            }
-        }
-        if lines.is_empty() && findings.is_empty() {
-            findings.push(Finding::new(CommitOutcome::Malformed, "empty_note", "the note holds no lines"));
-        }
-        // The sha256 of the commit object, which a subject's `sha256` digest must equal.
-        let commit_sha256 = self
-            .repo
-            .read_kind(commit.id, gix::object::Kind::Commit)
-            .map(|raw| git_object_sha256("commit", &raw))
-            .unwrap_or_default();
-        agreement::subjects(&lines, &target, commit.id, &commit_sha256, findings);
-        let tv = agreement::task_verification(&lines, findings);
-
+        let checked = self.rules.note(commit, &target, verdict.as_deref(), &note, findings);
         let at = OffsetDateTime::from_unix_timestamp(commit.committer.seconds)
             .unwrap_or(OffsetDateTime::UNIX_EPOCH);
-        self.check_signatures(&lines, at, &commit_sha256, report);
-        let findings = &mut report.findings;
-
-        if let Some((tv_line, p)) = tv {
+        self.check_signatures(&checked.lines, at, &checked.commit_sha256, report);
+        report.policy = checked.recipe;
+        if let Some(Body::TaskVerification(p)) = checked.task_verification.map(|i| &checked.lines[i].body) {
             report.not_evaluated = p.newer_fields();
             report.unit = Some(p.unit.feature.clone());
             if let Some(trace) = p.trace.as_ref().and_then(|t| t.as_array()) {
@@ -261,8 +242,6 @@ impl<'r> Checker<'r> {
                     }
                 }
             }
-            report.policy =
-                self.rules.agreement(commit, &target, verdict.as_deref(), tv_line, p, &lines, findings);
         }
     }
 

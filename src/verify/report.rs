@@ -248,12 +248,7 @@ impl Report {
             let reason = t.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
             let _ = writeln!(out, "{:<12} {} {commit}{reason}", t.outcome.as_str(), t.task);
             for f in &t.findings {
-                let line = f.line.map(|l| format!("line {l}: ")).unwrap_or_default();
-                let _ = write!(out, "    {} {line}{}", f.code, f.message);
-                if let (Some(e), Some(x)) = (&f.expected, &f.found) {
-                    let _ = write!(out, " [expected {e}, found {x}]");
-                }
-                out.push('\n');
+                let _ = writeln!(out, "    {f}");
             }
             for s in &t.signers {
                 if s.principals.is_empty() {
