@@ -31,11 +31,6 @@ pub fn sign_later(
     let commit = repo.rev_parse(rev)?;
     let info = repo.commit(commit)?;
     let (target, verdict) = task_trailers(&info.message);
-    let Some(target) = target else {
-        return Err(AttestError::Nothing(format!(
-            "{rev} ({commit}) has no Spec-Task: trailer: it is not a task commit, and nothing was signed"
-        )));
-    };
     // The tree under review is the commit's own: the rules judge REV alone.
     let rules = Rules::new(repo, None);
 
@@ -51,8 +46,13 @@ pub fn sign_later(
                 "{rev} ({commit}) has no note in {NOTES_REF}; nothing to sign"
             )));
         };
+        let Some(target) = target.as_deref() else {
+            return Err(AttestError::Nothing(format!(
+                "{rev} ({commit}) has no Spec-Task: trailer: it is not a task commit, and nothing was signed"
+            )));
+        };
         let mut findings = Vec::new();
-        rules.note(&info, &target, verdict.as_deref(), current, &mut findings);
+        rules.note(&info, target, verdict.as_deref(), current, &mut findings);
         findings.retain(|f| f.outcome > CommitOutcome::Ok);
         if !findings.is_empty() {
             findings.sort_by_key(|f| f.line);
@@ -98,7 +98,7 @@ pub fn sign_later(
         command: "attest sign",
         commit: commit.to_string(),
         branch: String::new(),
-        target,
+        target: target.unwrap_or_default(),
         verdict: verdict.unwrap_or_default(),
         lines: report_lines,
         signer: Some(signer.describe()),
