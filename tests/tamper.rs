@@ -806,6 +806,79 @@ fn attest_sign_keeps_a_line_signed_already_byte_for_byte() {
     assert_eq!(report["ticks"][0]["covered_lines"], json!([1]));
 }
 
+// --- the verdict is tied to the phases ------------------------------------------------------------
+
+#[test]
+fn the_producer_refuses_a_verified_verdict_its_phases_contradict_naming_the_phase() {
+    let p = Project::speckit();
+    let red = std::fs::read(crate_root().join("fixtures/evidence/red.log")).unwrap();
+    let phase = |v: &mut Value, name: &str| -> usize {
+        v["phases"].as_array().unwrap().iter().position(|ph| ph["phase"] == name).unwrap()
+    };
+    let cases: [(&str, fn(&mut Value, usize)); 4] = [
+        ("green", |v, i| v["phases"][i]["result"] = json!("FAILED")),
+        ("green", |v, i| v["phases"][i]["result"] = json!("WARNED")),
+        ("held_out", |v, i| {
+            v["phases"][i]["result"] = json!("FAILED");
+            v["phases"][i]["passed"] = json!(0);
+        }),
+        ("held_out", |v, i| v["phases"][i]["passed"] = json!(2)),
+    ];
+    for (n, (name, edit)) in cases.into_iter().enumerate() {
+        let mut evidence = evidence_json(TASK, Evidence::WithHeldOut);
+        let i = phase(&mut evidence, name);
+        edit(&mut evidence, i);
+        let file = write_evidence_value(&p.scratch.join(format!("ev{n}")), &evidence, &red);
+        let before = p.snapshot();
+        let r = p.attest(TASK, &file, &["--signer", "none"]).failure(13);
+        assert!(r.stderr.contains(&format!("`{name}`")) && r.stderr.contains("verified"), "{name}\n{r}");
+        assert_eq!(p.snapshot(), before, "nothing written");
+    }
+}
+
+/// The line of `lines` whose test result is of `phase`.
+fn phase_line(lines: &[Vec<u8>], phase: &str) -> usize {
+    let name = format!("speccoder:phase/{phase}");
+    lines.iter().position(|l| statement_of(l)["predicate"]["configuration"][0]["name"] == name).unwrap()
+}
+
+#[test]
+fn a_verified_note_whose_green_run_failed_is_a_verdict_mismatch() {
+    let c = setup();
+    let green = phase_line(&note_raw_lines(&c, "HEAD"), "green");
+    rewrite_signed(&c, green, true, |st| st["predicate"]["result"] = json!("FAILED"));
+    for extra in [&[][..], &["--require-verified"]] {
+        let (code, report) = verify(&c, extra);
+        assert_eq!(code, 26, "{report:#}");
+        expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "verdict_mismatch");
+    }
+}
+
+#[test]
+fn a_verified_note_whose_held_out_run_failed_or_missed_a_test_is_a_verdict_mismatch() {
+    let edits: [fn(&mut Value); 2] = [
+        |st| {
+            st["predicate"]["result"] = json!("FAILED");
+            st["predicate"]["configuration"][0]["annotations"]["passed"] = json!(0);
+        },
+        |st| st["predicate"]["configuration"][0]["annotations"]["passed"] = json!(2),
+    ];
+    for edit in edits {
+        let c = setup_with(Evidence::WithHeldOut);
+        let held_out = phase_line(&note_raw_lines(&c, "HEAD"), "held_out");
+        rewrite_signed(&c, held_out, true, edit);
+        let (code, report) = verify(&c, &["--require-verified"]);
+        assert_eq!(code, 26, "{report:#}");
+        let tick = &report["ticks"][0];
+        let finding = tick["findings"].as_array().unwrap().iter().find(|f| f["code"] == "verdict_mismatch");
+        let finding = finding.unwrap_or_else(|| panic!("no verdict_mismatch: {tick:#}"));
+        assert_eq!(finding["line"], json!(held_out + 1), "{finding:#}");
+        assert_eq!(finding["expected"], "PASSED with passed=total", "{finding:#}");
+        expect_tick(&report, "unverifiable", Some("mismatch"));
+    }
+}
+
+
 // --- Sigstore lines ---------------------------------------------------------------------------
 
 /// The Sigstore conformance suite beside the repository.

@@ -6,7 +6,7 @@ use crate::git::{Commit, trailers};
 use crate::model::digest::sha256_hex;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::summary::{self, VerificationSummary};
-use crate::model::test_result::{Phase, TestOutcome};
+use crate::model::test_result::{self, Phase, TestOutcome};
 
 /// The lines of a tick (`verified`, `regression_only`; `lines` is every line of the note): each
 /// phase once, red failed, red and green for `verified`, the `Held-Out:` trailer as the signed
@@ -44,6 +44,20 @@ pub fn tick_lines(
                         );
                     }
                     phases.push(phase);
+                    if verdict == Verdict::Verified
+                        && let Err((required, found)) =
+                            test_result::verified_requires(phase, t.result, t.held_out_counts())
+                    {
+                        findings.push(
+                            Finding::new(
+                                CommitOutcome::Mismatch,
+                                "verdict_mismatch",
+                                format!("the verdict is verified, but the {} phase says otherwise", phase.as_str()),
+                            )
+                            .at_line(l.number)
+                            .expected_found(required, found),
+                        );
+                    }
                     if phase == Phase::Red && t.result != TestOutcome::Failed {
                         findings.push(
                             Finding::new(
