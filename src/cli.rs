@@ -328,7 +328,9 @@ pub struct VerifyArgs {
     /// The SSH allowed-signers file you trust (ssh-keygen's format).
     #[arg(long, value_name = "FILE", conflicts_with = "allowed_signers_rev")]
     pub allowed_signers: Option<PathBuf>,
-    /// An allowed-signers file read from a revision, meant to be the base: REV:PATH.
+    /// An allowed-signers file read from a revision, meant to be the base: REV:PATH. A revision
+    /// inside the history checked (the range, or the branch since its base; with --all or no
+    /// base, all of it) is refused.
     #[arg(long, value_name = "REV:PATH")]
     pub allowed_signers_rev: Option<String>,
     /// SSH public keys that are revoked, one per line.
@@ -352,7 +354,7 @@ pub struct VerifyArgs {
     /// Count unsigned evidence as holding; the report says it was accepted unsigned.
     #[arg(long)]
     pub accept_unsigned: bool,
-    /// Fail regression_only and attested ticks too.
+    /// Fail regression_only, attested and skipped ticks too.
     #[arg(long)]
     pub require_verified: bool,
     /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process.

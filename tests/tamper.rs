@@ -4,7 +4,8 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -36,7 +37,12 @@ fn setup_prepared(kind: Evidence, extra: &[&str], prepare: impl FnOnce(&Case)) -
 }
 
 /// [`setup_prepared`], `speccoder attest` running with the environment variables `env` too.
-fn setup_prepared_in(kind: Evidence, extra: &[&str], env: &[(&str, &str)], prepare: impl FnOnce(&Case)) -> Case {
+fn setup_prepared_in(
+    kind: Evidence,
+    extra: &[&str],
+    env: &[(&str, &str)],
+    prepare: impl FnOnce(&Case),
+) -> Case {
     let p = Project::speckit();
     let ada = ed25519(&p.scratch, "ada");
     let eve = ed25519(&p.scratch, "eve");
@@ -120,6 +126,12 @@ fn write_note(c: &Case, rev: &str, lines: &[Vec<u8>]) {
 /// An envelope line over `statement` signed by `key` with `ssh-keygen -Y sign`.
 fn signed_line(c: &Case, statement: &Value, key: &Key) -> Vec<u8> {
     c.p.ssh_signed_line(statement, key)
+}
+
+/// An envelope line over `statement` signed with `ssh-keygen -Y sign -f signing` (a private key,
+/// or a certificate beside its private key).
+fn signed_line_with(c: &Case, statement: &Value, signing: &Path) -> Vec<u8> {
+    c.p.ssh_signed_line_with(statement, signing)
 }
 
 fn index_of(lines: &[Vec<u8>], predicate_type_suffix: &str) -> usize {
@@ -637,7 +649,8 @@ fn trust_read_from_the_base_revision_is_accepted() {
         "attest",
         "verify",
         "--branch",
-        "--all",
+        "--base",
+        "trust",
         "--allowed-signers-rev",
         "trust:allowed_signers",
     ]);
@@ -646,7 +659,8 @@ fn trust_read_from_the_base_revision_is_accepted() {
         "attest",
         "verify",
         "--branch",
-        "--all",
+        "--base",
+        "trust",
         "--allowed-signers-rev",
         "HEAD:allowed_signers",
     ]);
@@ -671,7 +685,7 @@ fn the_markdown_report_names_every_tick_and_reason() {
     ])
     .failure(26);
     let text = std::fs::read_to_string(md).unwrap();
-    assert!(text.contains("| unverifiable | `001-bookmark-tags/T005` |"), "{text}");
+    assert!(text.contains("| unverifiable | 001-bookmark-tags/T005 |"), "{text}");
     assert!(text.contains("missing"), "{text}");
 }
 
@@ -808,6 +822,9 @@ fn attest_sign_keeps_a_line_signed_already_byte_for_byte() {
 
 // --- the verdict is tied to the phases ------------------------------------------------------------
 
+/// An edit of the evidence JSON's phase at the given index.
+type EditPhase = fn(&mut Value, usize);
+
 #[test]
 fn the_producer_refuses_a_verified_verdict_its_phases_contradict_naming_the_phase() {
     let p = Project::speckit();
@@ -815,7 +832,7 @@ fn the_producer_refuses_a_verified_verdict_its_phases_contradict_naming_the_phas
     let phase = |v: &mut Value, name: &str| -> usize {
         v["phases"].as_array().unwrap().iter().position(|ph| ph["phase"] == name).unwrap()
     };
-    let cases: [(&str, fn(&mut Value, usize)); 4] = [
+    let cases: [(&str, EditPhase); 4] = [
         ("green", |v, i| v["phases"][i]["result"] = json!("FAILED")),
         ("green", |v, i| v["phases"][i]["result"] = json!("WARNED")),
         ("held_out", |v, i| {
@@ -878,6 +895,123 @@ fn a_verified_note_whose_held_out_run_failed_or_missed_a_test_is_a_verdict_misma
     }
 }
 
+// --- certificates, skips, trust revisions, reports and envelopes ---------------------------------
+
+/// `ssh-keygen -s ca -I id -n ada@example.com [validity] key.pub`: the certificate's path.
+fn certify(c: &Case, ca: &Key, key: &Key, validity: &[&str]) -> PathBuf {
+    let mut cmd = Command::new("ssh-keygen");
+    isolate(&mut cmd, &c.p.home);
+    cmd.args(["-q", "-s"]).arg(&ca.private).args(["-I", "test-cert", "-n", PRINCIPAL]).args(validity);
+    cmd.arg(&key.public);
+    run(cmd).success();
+    let mut cert = key.private.clone().into_os_string();
+    cert.push("-cert.pub");
+    PathBuf::from(cert)
+}
+
+/// Signs every line of HEAD's note again with `signing` (a certificate beside its key), and makes
+/// the trust one cert-authority line for `ca`.
+fn sign_with_certificate(c: &Case, ca: &Key, signing: &Path) {
+    let lines: Vec<Vec<u8>> =
+        note_raw_lines(c, "HEAD").iter().map(|l| signed_line_with(c, &statement_of(l), signing)).collect();
+    write_note(c, "HEAD", &lines);
+    let line = format!("{PRINCIPAL} cert-authority,namespaces=\"in-toto\" {}\n", ca.public_line);
+    std::fs::write(&c.allowed, line).unwrap();
+}
+
+#[test]
+fn a_user_certificate_valid_forever_verifies_in_process_and_through_ssh_keygen() {
+    let c = setup();
+    let ca = ed25519(&c.p.scratch, "ca");
+    // `ssh-keygen -s` without -V: valid from the epoch to "forever" (all ones).
+    let cert = certify(&c, &ca, &c.eve, &[]);
+    sign_with_certificate(&c, &ca, &cert);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+    assert_eq!(report["ticks"][0]["signers"][0]["principals"][0], PRINCIPAL, "{report:#}");
+}
+
+#[test]
+fn a_skip_commit_is_skipped_in_commit_mode_too_and_fails_under_require_verified() {
+    let c = setup();
+    c.p.speccoder(&["skip", T006, "--reason", "not needed here"]).success();
+    let skip = "refs/speccoder/skipped/001-bookmark-tags/T006";
+    let (code, report) = verify_with(&c, &[skip]);
+    assert_eq!(code, 15, "only a skip: nothing was verified\n{report:#}");
+    expect_tick_of(&report, T006, "skipped", None);
+    let (code, report) = verify_with(&c, &[skip, "--require-verified"]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_tick_of(&report, T006, "unverifiable", Some("not_verified"));
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick_of(&report, T006, "skipped", None);
+    let (code, report) = verify(&c, &["--require-verified"]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_tick_of(&report, T006, "unverifiable", Some("not_verified"));
+    expect_tick(&report, "evidenced", None);
+}
+
+#[test]
+fn a_trust_revision_inside_the_checked_history_is_refused_whatever_the_base() {
+    // The allowed signers are committed before the tick: HEAD~1 holds them.
+    let c = setup_prepared(Evidence::Verified, &[], |c| {
+        std::fs::copy(&c.allowed, c.p.root.join("trust")).unwrap();
+        c.p.git(&["add", "trust"]);
+        c.p.git(&["commit", "-q", "-m", "trust"]);
+    });
+    let run_with = |mode: &[&str]| {
+        let mut args = vec!["attest", "verify", "--allowed-signers-rev", "HEAD~1:trust"];
+        args.extend_from_slice(mode);
+        c.p.speccoder(&args)
+    };
+    for inside in [&["--branch", "--all"][..], &["--branch"], &[], &["HEAD~1"], &["HEAD~2..HEAD"]] {
+        let r = run_with(inside).failure(13);
+        assert!(r.stderr.contains("part of the history being checked"), "{inside:?}\n{r}");
+    }
+    for outside in [&["--branch", "--base", "HEAD~1"][..], &["HEAD~1..HEAD"], &["HEAD"]] {
+        run_with(outside).success();
+    }
+}
+
+#[test]
+fn markdown_cells_are_escaped() {
+    let c = setup();
+    let hostile = "001-bookmark-tags/T0`7 | <img src=x onerror=alert(1)> *x* [a](b)";
+    c.p.git(&[
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        &format!("hostile\n\nSpec-Task: {hostile}\nVerdict: verified"),
+    ]);
+    let md = c.p.scratch.join("report.md");
+    let (code, _) = verify_with(&c, &["HEAD", "--markdown", md.to_str().unwrap()]);
+    assert_eq!(code, 26);
+    let text = std::fs::read_to_string(&md).unwrap();
+    let row = text.lines().find(|l| l.contains("T0")).unwrap_or_else(|| panic!("{text}"));
+    let cells = row.replace("\\|", "").matches('|').count();
+    assert_eq!(cells, 6, "five cells (outcome, task, commit, reason, policy), no more: {row}");
+    assert!(!text.contains("<img") && row.contains("&lt;img"), "{row}");
+    assert!(row.contains("T0\\`7") && row.contains("\\*x\\*") && row.contains("\\[a\\]"), "{row}");
+}
+
+#[test]
+fn an_envelope_with_more_than_sixteen_signatures_is_malformed() {
+    let c = setup();
+    let copies = |n: usize| {
+        move |env: &mut Value| {
+            let one = env["signatures"][0].clone();
+            env["signatures"] = Value::Array(vec![one; n]);
+        }
+    };
+    edit_envelope(&c, 1, copies(17));
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "too_many_signatures");
+    edit_envelope(&c, 1, |env| env["signatures"].as_array_mut().unwrap().truncate(16));
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+}
 
 // --- Sigstore lines ---------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 //! nothing is re-encoded before it is checked.
 
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::model::dsse::{Envelope, PAYLOAD_TYPE};
+use crate::model::dsse::{Envelope, EnvelopeError, PAYLOAD_TYPE};
 use crate::model::predicate::{self, TaskVerificationV0};
 use crate::model::statement::{RawStatement, STATEMENT_TYPE, Subject};
 use crate::model::summary::{self, VerificationSummary};
@@ -61,6 +61,7 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
     }
     let envelope = match Envelope::parse(raw) {
         Ok(e) => e,
+        Err(e @ EnvelopeError::TooManySignatures(_)) => return bad("too_many_signatures", e.to_string()),
         Err(e) => return bad("not_an_envelope", format!("not a DSSE envelope: {e}")),
     };
     if envelope.payload_type != PAYLOAD_TYPE {

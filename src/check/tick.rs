@@ -1,5 +1,7 @@
 //! The lines of a tick: its test results by phase, and the summary that names them.
 
+use std::collections::HashMap;
+
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::{Commit, trailers};
@@ -42,8 +44,10 @@ pub fn tick_lines(
                             )
                             .at_line(l.number),
                         );
+                    } else {
+                        // At most one of each phase: the list never outgrows Phase::ALL.
+                        phases.push(phase);
                     }
-                    phases.push(phase);
                     if verdict == Verdict::Verified
                         && let Err((required, found)) =
                             test_result::verified_requires(phase, t.result, t.held_out_counts())
@@ -52,7 +56,10 @@ pub fn tick_lines(
                             Finding::new(
                                 CommitOutcome::Mismatch,
                                 "verdict_mismatch",
-                                format!("the verdict is verified, but the {} phase says otherwise", phase.as_str()),
+                                format!(
+                                    "the verdict is verified, but the {} phase says otherwise",
+                                    phase.as_str()
+                                ),
                             )
                             .at_line(l.number)
                             .expected_found(required, found),
@@ -114,18 +121,17 @@ pub fn tick_lines(
     let mismatch = |code: &'static str, msg: &str| {
         Finding::new(CommitOutcome::Mismatch, code, msg).at_line(sline.number)
     };
-    let mut named: Vec<(String, String)> = s
-        .input_attestations
-        .iter()
-        .map(|i| (i.name.clone(), i.digest.get("sha256").cloned().unwrap_or_default()))
-        .collect();
+    // The summary's entries as a multiset (how often each name and digest is named), so that each
+    // line is matched in constant time: a note of n lines is checked in time linear in n.
+    let mut named: HashMap<(String, String), usize> = HashMap::new();
+    for i in &s.input_attestations {
+        *named.entry((i.name.clone(), i.digest.get("sha256").cloned().unwrap_or_default())).or_default() += 1;
+    }
     for l in &named_lines {
         let entry = (l.input_name().unwrap_or_default(), sha256_hex(&l.envelope.payload));
-        match named.iter().position(|x| *x == entry) {
-            Some(i) => {
-                named.remove(i);
-            }
-            None => findings.push(
+        match named.get_mut(&entry) {
+            Some(count) if *count > 0 => *count -= 1,
+            _ => findings.push(
                 Finding::new(
                     CommitOutcome::Mismatch,
                     "summary_missing_line",
@@ -136,7 +142,12 @@ pub fn tick_lines(
             ),
         }
     }
-    for (name, digest) in named {
+    // In the summary's order, so that the findings read as the summary does.
+    for i in &s.input_attestations {
+        let key = (i.name.clone(), i.digest.get("sha256").cloned().unwrap_or_default());
+        let Some(count) = named.get_mut(&key).filter(|c| **c > 0) else { continue };
+        *count -= 1;
+        let (name, digest) = key;
         findings.push(
             mismatch("summary_names_foreign_line", "the summary names a line the note does not hold")
                 .expected_found("only lines of this note", format!("{name} sha256:{digest}")),

@@ -4,7 +4,7 @@ use speccoder_attest::exit;
 use speccoder_attest::git::{Head, ObjectId, Repo};
 use speccoder_attest::verify::report::Report;
 use speccoder_attest::verify::trust::{AllowedSource, SshTrust, Trust, TrustError};
-use speccoder_attest::verify::{BranchOptions, VerifyError, verify_branch, verify_commits};
+use speccoder_attest::verify::{BranchOptions, Checked, VerifyError, verify_branch, verify_commits};
 
 use crate::cli::VerifyArgs;
 
@@ -23,26 +23,38 @@ pub fn run(args: &VerifyArgs) -> u8 {
         Ok(r) => r,
         Err(e) => return fail(exit::GIT_PRECONDITION, e.to_string()),
     };
-    let trust = match build_trust(&repo, args) {
+    let verify_failed = |e: VerifyError| match e {
+        VerifyError::Unborn(b) => {
+            fail(exit::NOTHING_TO_CHECK, format!("the branch {b} has no commits; nothing to check"))
+        }
+        VerifyError::Git(e) => fail(exit::USAGE, e.to_string()),
+        e => fail(exit::CONFIG, e.to_string()),
+    };
+    let branch = args.branch.as_ref().map(|head| BranchOptions {
+        head: Some(head.clone()),
+        base: args.base.clone(),
+        all: args.all,
+    });
+    let checked = match &branch {
+        Some(opts) => Checked::of_branch(&repo, opts),
+        None => Checked::of_commits(&repo, args.range.as_deref()),
+    };
+    let checked = match checked {
+        Ok(c) => c,
+        Err(e) => return verify_failed(e),
+    };
+    let trust = match build_trust(&repo, args, checked) {
         Ok(t) => t,
         Err(TrustError::Git(e)) => return fail(exit::USAGE, e.to_string()),
         Err(e) => return fail(exit::CONFIG, e.to_string()),
     };
-    let result = match &args.branch {
-        Some(head) => verify_branch(
-            &repo,
-            &BranchOptions { head: Some(head.clone()), base: args.base.clone(), all: args.all },
-            &trust,
-        ),
+    let result = match &branch {
+        Some(opts) => verify_branch(&repo, opts, &trust),
         None => verify_commits(&repo, args.range.as_deref(), &trust),
     };
     let report: Report = match result {
         Ok(r) => r,
-        Err(VerifyError::Unborn(b)) => {
-            return fail(exit::NOTHING_TO_CHECK, format!("the branch {b} has no commits; nothing to check"));
-        }
-        Err(VerifyError::Git(e)) => return fail(exit::USAGE, e.to_string()),
-        Err(e) => return fail(exit::CONFIG, e.to_string()),
+        Err(e) => return verify_failed(e),
     };
     if let Some(path) = &args.markdown
         && let Err(e) = std::fs::write(path, report.to_markdown())
@@ -65,7 +77,8 @@ pub fn run(args: &VerifyArgs) -> u8 {
     report.exit_code()
 }
 
-fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
+/// The caller's trust; a trust revision inside `range` (the history checked) is refused.
+fn build_trust(repo: &Repo, args: &VerifyArgs, range: Checked) -> Result<Trust, TrustError> {
     let head = match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => Some(commit),
         Head::Unborn(_) => None,
@@ -81,22 +94,7 @@ fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
     };
     let ssh = match (source, checked) {
         (Some(source), Some(checked)) => {
-            let base = match &args.base {
-                Some(b) => Some(repo.rev_parse(b)?),
-                None => None,
-            };
-            let in_range = |c: ObjectId| -> bool {
-                if c == checked {
-                    return true;
-                }
-                match base {
-                    Some(b) => {
-                        repo.is_ancestor(c, checked).unwrap_or(true)
-                            && !repo.is_ancestor(c, b).unwrap_or(false)
-                    }
-                    None => false,
-                }
-            };
+            let in_range = |c: ObjectId| range.contains(repo, c);
             let tree = repo.commit_tree(checked)?;
             Some(SshTrust::load(repo, &source, args.revoked.as_deref(), tree, &in_range)?)
         }

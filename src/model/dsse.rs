@@ -12,6 +12,11 @@ use serde_json::{Map, Value};
 /// The payload type of every envelope we write: an in-toto statement.
 pub const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 
+/// The most signatures an envelope may carry. A tick is signed by one signer, and a line that
+/// several people countersign is rare; each signature costs a verification, so more than this is
+/// a line built to stall a reader, never evidence.
+pub const MAX_SIGNATURES: usize = 16;
+
 /// The bytes a DSSE signature covers.
 #[must_use]
 pub fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
@@ -80,6 +85,9 @@ pub enum EnvelopeError {
     /// A base64 field does not decode.
     #[error("a base64 field of the envelope does not decode")]
     Base64,
+    /// More signatures than [`MAX_SIGNATURES`].
+    #[error("the envelope carries {0} signatures; at most {MAX_SIGNATURES} are read")]
+    TooManySignatures(usize),
 }
 
 #[derive(Serialize, Deserialize)]
@@ -126,6 +134,9 @@ impl Envelope {
             _ => return Err(EnvelopeError::Field("payloadType")),
         };
         let signatures = match map.remove("signatures") {
+            Some(Value::Array(a)) if a.len() > MAX_SIGNATURES => {
+                return Err(EnvelopeError::TooManySignatures(a.len()));
+            }
             Some(v @ Value::Array(_)) => serde_json::from_value::<Vec<WireSignature>>(v)
                 .map_err(|_| EnvelopeError::Field("signatures"))?
                 .into_iter()
@@ -210,6 +221,17 @@ mod tests {
         let line = env.to_line();
         assert_eq!(Envelope::parse(&line).unwrap(), env);
         assert!(!line.contains(&b'\n'));
+    }
+
+    #[test]
+    fn sixteen_signatures_are_read_and_seventeen_are_refused_before_any_is_decoded() {
+        let line = |n: usize, sig: &str| {
+            let one = format!(r#"{{"keyid":"k","sig":"{sig}"}}"#);
+            format!(r#"{{"payload":"","payloadType":"t","signatures":[{}]}}"#, vec![one; n].join(","))
+        };
+        assert_eq!(Envelope::parse(line(16, "c2ln").as_bytes()).unwrap().signatures.len(), 16);
+        let refused = Envelope::parse(line(17, "%%").as_bytes());
+        assert_eq!(refused, Err(EnvelopeError::TooManySignatures(17)));
     }
 
     #[test]

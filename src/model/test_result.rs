@@ -146,7 +146,9 @@ pub fn verified_requires(
                 "PASSED with passed=total".to_owned(),
                 format!("{} with passed={passed}/{total}", result.as_str()),
             )),
-            None => Err(("PASSED with passed=total".to_owned(), format!("{} without counts", result.as_str()))),
+            None => {
+                Err(("PASSED with passed=total".to_owned(), format!("{} without counts", result.as_str())))
+            }
         },
     }
 }
@@ -164,7 +166,10 @@ mod tests {
         assert!(verified_requires(Phase::HeldOut, Passed, Some((3, 3))).is_ok());
         assert_eq!(verified_requires(Phase::Green, Warned, None).unwrap_err().1, "WARNED");
         let (required, found) = verified_requires(Phase::HeldOut, Passed, Some((2, 3))).unwrap_err();
-        assert_eq!((required.as_str(), found.as_str()), ("PASSED with passed=total", "PASSED with passed=2/3"));
+        assert_eq!(
+            (required.as_str(), found.as_str()),
+            ("PASSED with passed=total", "PASSED with passed=2/3")
+        );
         assert!(verified_requires(Phase::HeldOut, Failed, Some((0, 0))).is_err());
         assert!(verified_requires(Phase::HeldOut, Passed, None).is_err());
     }

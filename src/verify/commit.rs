@@ -1,7 +1,7 @@
 //! Checking one task commit: its note, every line, the signatures against the caller's trust, and
 //! the agreement of the evidence with the commit, the spec text and the policy.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -255,7 +255,7 @@ impl<'r> Checker<'r> {
     ) {
         let results: Vec<LineSignature> =
             lines.iter().map(|l| signatures::check(&l.envelope, self.trust, at, commit_sha256)).collect();
-        let summary_digests: Vec<String> = lines
+        let summary_digests: HashSet<String> = lines
             .iter()
             .zip(&results)
             .filter_map(|(l, r)| match (&l.body, r) {

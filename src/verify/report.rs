@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::exit;
 use crate::model::policy::Recipe;
+use crate::model::predicate::Verdict;
 use crate::verify::commit::CommitReport;
 use crate::verify::signatures::SignerInfo;
 use crate::verify::trust::Trust;
@@ -86,10 +87,12 @@ impl TickReport {
     /// A tick judged by its task commit's report.
     #[must_use]
     pub fn from_commit(c: CommitReport, trust: &Trust) -> Self {
-        let not_verified =
-            trust.require_verified && matches!(c.verdict.as_deref(), Some("regression_only" | "attested"));
+        let verdict = c.verdict.as_deref().and_then(Verdict::parse);
+        let not_verified = trust.require_verified && verdict.is_some_and(|v| v != Verdict::Verified);
         let (outcome, reason) = match c.outcome {
             CommitOutcome::Ok if not_verified => (TickOutcome::Unverifiable, Some("not_verified".to_owned())),
+            // A skip holds as a skip, whichever way it was reached: it is never evidence.
+            CommitOutcome::Ok if verdict == Some(Verdict::Skipped) => (TickOutcome::Skipped, None),
             CommitOutcome::Ok => (TickOutcome::Evidenced, None),
             other => (TickOutcome::Unverifiable, Some(other.as_str().to_owned())),
         };
@@ -280,7 +283,7 @@ impl Report {
         let mut out = String::from("### speccoder attest verify\n\n");
         let _ = writeln!(out, "{}\n", self.summary_line());
         for w in &self.warnings {
-            let _ = writeln!(out, "> **warning:** {}\n", w.replace('\n', " "));
+            let _ = writeln!(out, "> **warning:** {}\n", markdown_cell(w));
         }
         out.push_str("| outcome | task | commit | reason | policy |\n| --- | --- | --- | --- | --- |\n");
         for t in &self.ticks {
@@ -293,20 +296,52 @@ impl Report {
             let policy = t.policy.as_ref().map_or("-".to_owned(), ToString::to_string);
             let _ = writeln!(
                 out,
-                "| {} | `{}` | {commit} | {} | {} |",
+                "| {} | {} | {commit} | {} | {} |",
                 t.outcome.as_str(),
-                t.task,
-                reason.replace('|', "\\|"),
-                policy.replace('|', "\\|")
+                markdown_cell(&t.task),
+                markdown_cell(&reason),
+                markdown_cell(&policy)
             );
         }
         out
     }
 }
 
+/// `text` as the literal content of a GitHub-flavoured Markdown table cell: every character that
+/// could end the cell, open a code span, emphasis or a link (and so an image), or start HTML is
+/// escaped, and a line break becomes a space. Task names and findings come from the checked
+/// repository, so nothing in them may format, link or inject HTML into a review comment. (pulldown-cmark reads
+/// Markdown and escapes HTML, but has no escaper for Markdown text, hence these few lines.)
+fn markdown_cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_markdown_cell_neither_formats_nor_links_nor_breaks_out() {
+        assert_eq!(
+            markdown_cell("a|b`c*d_e[f](g)<h>&\\\ni"),
+            "a\\|b\\`c\\*d\\_e\\[f\\](g)&lt;h&gt;&amp;\\\\ i"
+        );
+        assert_eq!(markdown_cell("001-bookmark-tags/T005"), "001-bookmark-tags/T005");
+    }
 
     #[cfg(feature = "sigstore")]
     #[test]
