@@ -820,6 +820,74 @@ fn attest_sign_keeps_a_line_signed_already_byte_for_byte() {
     assert_eq!(report["ticks"][0]["covered_lines"], json!([1]));
 }
 
+// --- notes read as git writes them --------------------------------------------------------------
+
+/// `git mktree` of `text` (git's `ls-tree` format); the tree id.
+fn mktree(c: &Case, text: &str) -> String {
+    let file = c.p.scratch.join("tree.txt");
+    std::fs::write(&file, text).unwrap();
+    let mut cmd = git_command(&c.p.root, &c.p.home, &["mktree"]);
+    cmd.stdin(std::fs::File::open(&file).unwrap());
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// Points `refs/notes/speccoder` at a new notes commit of `root`.
+fn set_notes_tree(c: &Case, root: &str) {
+    let parent = c.p.rev("refs/notes/speccoder");
+    let commit = c.p.git(&["commit-tree", "-p", &parent, "-m", "hostile notes", root]);
+    c.p.git(&["update-ref", "refs/notes/speccoder", commit.trim()]);
+}
+
+#[test]
+fn two_notes_for_one_commit_are_ambiguous_never_one_of_them() {
+    let c = setup();
+    let head = c.p.rev("HEAD");
+    let listed = c.p.git(&["notes", "--ref=speccoder", "list", "HEAD"]);
+    let blob = listed.trim();
+    let mut decoy = note_raw_lines(&c, "HEAD");
+    decoy.truncate(1);
+    let decoy_file = c.p.scratch.join("decoy");
+    std::fs::write(&decoy_file, [decoy[0].as_slice(), b"\n"].concat()).unwrap();
+    let decoy_blob = c.p.git(&["hash-object", "-w", decoy_file.to_str().unwrap()]);
+    let sub = mktree(&c, &format!("100644 blob {}\t{}\n", decoy_blob.trim(), &head[2..]));
+    set_notes_tree(
+        &c,
+        &mktree(&c, &format!("100644 blob {blob}\t{head}\n040000 tree {sub}\t{}\n", &head[..2])),
+    );
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "note_ambiguous");
+}
+
+#[test]
+fn a_notes_tree_reaching_one_tree_twice_stops_the_verifier_naming_it() {
+    let c = setup();
+    let head = c.p.rev("HEAD");
+    let blob = c.p.git(&["notes", "--ref=speccoder", "list", "HEAD"]);
+    let sub = mktree(&c, &format!("100644 blob {}\t{}\n", blob.trim(), &head[2..]));
+    // The note's own fan-out directory and fifteen others, all naming the same subtree.
+    let mut names: Vec<String> = (0..16).map(|i| format!("{:02x}", i * 16 + 1)).collect();
+    names[0] = head[..2].to_owned();
+    names.sort();
+    names.dedup();
+    set_notes_tree(
+        &c,
+        &mktree(&c, &names.iter().map(|n| format!("040000 tree {sub}\t{n}\n")).collect::<String>()),
+    );
+    let allowed = c.allowed.to_str().unwrap();
+    for tools in [&[][..], &["--via-tools"]] {
+        let mut args = vec!["attest", "verify", "--branch", "--all", "--allowed-signers", allowed];
+        args.extend_from_slice(tools);
+        let r = c.p.speccoder(&args).failure(14);
+        assert!(
+            r.stderr.contains(&format!("is not one git writes (the tree {sub} is reached twice)")),
+            "{r}"
+        );
+    }
+}
+
 // --- the verdict is tied to the phases ------------------------------------------------------------
 
 /// An edit of the evidence JSON's phase at the given index.

@@ -278,6 +278,9 @@ impl AttestError {
                 | GitError::IndexLocked { .. }
                 | GitError::Contention { .. }
                 | GitError::NotesRefUnusable { .. }
+                | GitError::AmbiguousNote { .. }
+                | GitError::NotesTreeHostile { .. }
+                | GitError::NotesTreeTooLarge { .. }
                 | GitError::Unmerged { .. },
             ) => exit::GIT_PRECONDITION,
             AttestError::Disagrees { .. } => exit::DOES_NOT_HOLD,

@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::{Commit, trailers};
-use crate::model::digest::sha256_hex;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::summary::{self, VerificationSummary};
 use crate::model::test_result::{self, Phase, TestOutcome};
@@ -123,12 +122,12 @@ pub fn tick_lines(
     };
     // The summary's entries as a multiset (how often each name and digest is named), so that each
     // line is matched in constant time: a note of n lines is checked in time linear in n.
-    let mut named: HashMap<(String, String), usize> = HashMap::new();
+    let mut named: HashMap<(String, &str), usize> = HashMap::new();
     for i in &s.input_attestations {
-        *named.entry((i.name.clone(), i.digest.get("sha256").cloned().unwrap_or_default())).or_default() += 1;
+        *named.entry((i.name.clone(), digest_of(i))).or_default() += 1;
     }
     for l in &named_lines {
-        let entry = (l.input_name().unwrap_or_default(), sha256_hex(&l.envelope.payload));
+        let entry = (l.input_name().unwrap_or_default(), l.payload_sha256.as_str());
         match named.get_mut(&entry) {
             Some(count) if *count > 0 => *count -= 1,
             _ => findings.push(
@@ -144,7 +143,7 @@ pub fn tick_lines(
     }
     // In the summary's order, so that the findings read as the summary does.
     for i in &s.input_attestations {
-        let key = (i.name.clone(), i.digest.get("sha256").cloned().unwrap_or_default());
+        let key = (i.name.clone(), digest_of(i));
         let Some(count) = named.get_mut(&key).filter(|c| **c > 0) else { continue };
         *count -= 1;
         let (name, digest) = key;
@@ -219,4 +218,9 @@ fn held_out_trailer(commit: &Commit, lines: &[&ReadLine], findings: &mut Vec<Fin
             );
         }
     }
+}
+
+/// The sha256 digest by which a summary's entry names a line (empty when it names none).
+fn digest_of(input: &summary::InputAttestation) -> &str {
+    input.digest.get("sha256").map_or("", String::as_str)
 }

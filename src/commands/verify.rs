@@ -1,7 +1,7 @@
 //! `speccoder attest verify`.
 
 use speccoder_attest::exit;
-use speccoder_attest::git::{Head, ObjectId, Repo};
+use speccoder_attest::git::{GitError, Head, ObjectId, Repo};
 use speccoder_attest::verify::report::Report;
 use speccoder_attest::verify::trust::{AllowedSource, SshTrust, Trust, TrustError};
 use speccoder_attest::verify::{BranchOptions, Checked, VerifyError, verify_branch, verify_commits};
@@ -27,6 +27,11 @@ pub fn run(args: &VerifyArgs) -> u8 {
         VerifyError::Unborn(b) => {
             fail(exit::NOTHING_TO_CHECK, format!("the branch {b} has no commits; nothing to check"))
         }
+        VerifyError::Git(
+            e @ (GitError::NotesTreeHostile { .. }
+            | GitError::NotesTreeTooLarge { .. }
+            | GitError::NotesRefUnusable { .. }),
+        ) => fail(exit::GIT_PRECONDITION, e.to_string()),
         VerifyError::Git(e) => fail(exit::USAGE, e.to_string()),
         e => fail(exit::CONFIG, e.to_string()),
     };

@@ -15,7 +15,6 @@ use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::trailers::task_trailers;
 use crate::git::{Commit, Repo};
 use crate::model::bundle::NOTES_REF;
-use crate::model::digest::sha256_hex;
 use crate::model::policy::Recipe;
 use crate::verify::signatures::{self, LineSignature, SignerInfo};
 use crate::verify::trust::Trust;
@@ -57,8 +56,9 @@ pub struct Checker<'r> {
     repo: &'r Repo,
     /// The caller's trust.
     trust: &'r Trust,
-    /// Every note of the notes ref, read once: annotated commit -> note blob.
-    notes: Arc<HashMap<ObjectId, ObjectId>>,
+    /// Every note of the notes ref, read once: annotated commit -> its note blobs (more than one
+    /// when the notes tree holds several notes for it: `note_ambiguous`).
+    notes: Arc<HashMap<ObjectId, Vec<ObjectId>>>,
     /// The rules of agreement, with the tree under review.
     rules: Rules<'r>,
 }
@@ -81,7 +81,11 @@ impl<'r> Checker<'r> {
         trust: &'r Trust,
         head_tree: Option<ObjectId>,
     ) -> Result<Self, crate::git::GitError> {
-        let notes = Arc::new(repo.notes(NOTES_REF)?.into_iter().collect());
+        let mut notes: HashMap<ObjectId, Vec<ObjectId>> = HashMap::new();
+        for (annotated, blob) in repo.notes(NOTES_REF)? {
+            notes.entry(annotated).or_default().push(blob);
+        }
+        let notes = Arc::new(notes);
         Ok(Checker { repo, trust, notes, rules: Rules::new(repo, head_tree) })
     }
 
@@ -89,7 +93,7 @@ impl<'r> Checker<'r> {
     fn on<'o>(
         trust: &'o Trust,
         head_tree: Option<ObjectId>,
-        notes: &Arc<HashMap<ObjectId, ObjectId>>,
+        notes: &Arc<HashMap<ObjectId, Vec<ObjectId>>>,
         repo: &'o Repo,
     ) -> Checker<'o> {
         Checker { repo, trust, notes: Arc::clone(notes), rules: Rules::new(repo, head_tree) }
@@ -204,7 +208,23 @@ impl<'r> Checker<'r> {
                 "the commit has no non-empty Verdict: trailer",
             ));
         }
-        let note = match self.notes.get(&commit.id).map(|blob| self.repo.blob(*blob)).transpose() {
+        let blob = match self.notes.get(&commit.id).map(Vec::as_slice) {
+            Some([one]) => Some(*one),
+            Some(several @ [_, _, ..]) => {
+                findings.push(Finding::new(
+                    CommitOutcome::Malformed,
+                    "note_ambiguous",
+                    format!(
+                        "the notes tree of {NOTES_REF} holds {} notes for the task commit (under different fan-out directories); git would show them joined, so none of them is read (remove them with `git notes --ref={NOTES_REF} remove {}` and write the note again)",
+                        several.len(),
+                        commit.id
+                    ),
+                ));
+                return;
+            }
+            _ => None,
+        };
+        let note = match blob.map(|blob| self.repo.blob(blob)).transpose() {
             Ok(Some(note)) => note,
             Ok(None) => {
                 findings.push(Finding::new(
@@ -265,7 +285,7 @@ impl<'r> Checker<'r> {
             .flat_map(|s| s.input_attestations.iter().filter_map(|i| i.digest.get("sha256").cloned()))
             .collect();
         for (line, result) in lines.iter().zip(results) {
-            let covered = || summary_digests.contains(&sha256_hex(&line.envelope.payload));
+            let covered = || summary_digests.contains(&line.payload_sha256);
             match result {
                 LineSignature::Trusted(info) => {
                     if !report.signers.contains(&info) {
