@@ -360,6 +360,12 @@ pub struct VerifyArgs {
     /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process.
     #[arg(long)]
     pub via_tools: bool,
+    /// When SSH keys must have been trusted: `commit`, each task commit's committer date (as git
+    /// verify-commit checks; the signer chose it), or `now`, the time of verification, for every
+    /// valid-after/valid-before window and certificate (what a CI gate wants). The report names
+    /// the time used.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "commit")]
+    pub signature_time: SignatureTimeArg,
     /// How many threads check task commits, 1 to 256 (default: one per core, at most 8); the
     /// report is the same whatever the number.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
@@ -406,4 +412,13 @@ mod tests {
     fn every_subcommand_definition_passes_clap_s_checks() {
         super::Cli::command().debug_assert();
     }
+}
+
+/// `--signature-time`: when SSH keys must have been trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SignatureTimeArg {
+    /// Each task commit's committer date.
+    Commit,
+    /// The time of verification.
+    Now,
 }

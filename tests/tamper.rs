@@ -963,6 +963,68 @@ fn a_verified_note_whose_held_out_run_failed_or_missed_a_test_is_a_verdict_misma
     }
 }
 
+// --- the signature time -----------------------------------------------------------------------------
+
+/// The committer date of a backdated tick: 2023-11-14.
+const BACKDATED: &str = "@1700000000 +0000";
+
+/// A case whose tick (signed by ada at attest) carries the committer date [`BACKDATED`].
+fn setup_backdated() -> Case {
+    let env = [("GIT_COMMITTER_DATE", BACKDATED), ("GIT_AUTHOR_DATE", BACKDATED)];
+    setup_prepared_in(Evidence::Verified, &[], &env, |_| {})
+}
+
+#[test]
+fn a_key_retired_since_the_commit_holds_at_the_commit_date_and_not_at_now() {
+    let c = setup_backdated();
+    let line =
+        format!("{PRINCIPAL} namespaces=\"in-toto\",valid-before=\"20240101\" {}\n", c.ada.public_line);
+    std::fs::write(&c.allowed, line).unwrap();
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+    assert_eq!(report["signature_time"], json!({"mode": "commit"}), "{report:#}");
+    let (code, report) = verify(&c, &["--signature-time", "now"]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_code(&expect_tick(&report, "unverifiable", Some("untrusted_signer")), "untrusted_signer");
+    assert_eq!(report["signature_time"]["mode"], "now", "{report:#}");
+    let at = report["signature_time"]["at"].as_str().unwrap();
+    assert!(at.starts_with("20") && at.ends_with('Z'), "{at}");
+
+    // The time used is named for people too, as text and in Markdown.
+    let md = c.p.scratch.join("report.md");
+    let allowed = c.allowed.to_str().unwrap();
+    let args =
+        ["attest", "verify", "--branch", "--all", "--allowed-signers", allowed, "--signature-time", "now"];
+    let mut with_md = args.to_vec();
+    with_md.extend(["--markdown", md.to_str().unwrap()]);
+    let text = c.p.speccoder(&with_md).failure(26);
+    // Another run, another second: the time named is an RFC 3339 UTC time in parentheses.
+    let names_now = |out: &str| {
+        out.split("signature time: now (")
+            .nth(1)
+            .and_then(|rest| rest.get(..21))
+            .is_some_and(|t| t.starts_with("20") && t.ends_with("Z)") && t.as_bytes()[10] == b'T')
+    };
+    assert!(names_now(&text.stdout), "{text}");
+    assert!(names_now(&std::fs::read_to_string(&md).unwrap()));
+    let text = c.p.speccoder(&args[..6]).success();
+    assert!(text.stdout.contains("signature time: each task commit's committer date"), "{text}");
+}
+
+#[test]
+fn a_certificate_expired_since_the_commit_holds_at_the_commit_date_and_not_at_now() {
+    let c = setup_backdated();
+    let ca = ed25519(&c.p.scratch, "ca");
+    let cert = certify(&c, &ca, &c.eve, &["-V", "20230101:20240101"]);
+    sign_with_certificate(&c, &ca, &cert);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    let (code, report) = verify(&c, &["--signature-time", "now"]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_code(&expect_tick(&report, "unverifiable", Some("untrusted_signer")), "untrusted_signer");
+}
+
 // --- certificates, skips, trust revisions, reports and envelopes ---------------------------------
 
 /// `ssh-keygen -s ca -I id -n ada@example.com [validity] key.pub`: the certificate's path.
@@ -994,10 +1056,12 @@ fn a_user_certificate_valid_forever_verifies_in_process_and_through_ssh_keygen()
     // `ssh-keygen -s` without -V: valid from the epoch to "forever" (all ones).
     let cert = certify(&c, &ca, &c.eve, &[]);
     sign_with_certificate(&c, &ca, &cert);
-    let (code, report) = verify(&c, &[]);
-    assert_eq!(code, 0, "{report:#}");
-    expect_tick(&report, "evidenced", None);
-    assert_eq!(report["ticks"][0]["signers"][0]["principals"][0], PRINCIPAL, "{report:#}");
+    for extra in [&[][..], &["--signature-time", "now"]] {
+        let (code, report) = verify(&c, extra);
+        assert_eq!(code, 0, "{report:#}");
+        expect_tick(&report, "evidenced", None);
+        assert_eq!(report["ticks"][0]["signers"][0]["principals"][0], PRINCIPAL, "{report:#}");
+    }
 }
 
 #[test]

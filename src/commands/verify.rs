@@ -3,10 +3,10 @@
 use speccoder_attest::exit;
 use speccoder_attest::git::{GitError, Head, ObjectId, Repo};
 use speccoder_attest::verify::report::Report;
-use speccoder_attest::verify::trust::{AllowedSource, SshTrust, Trust, TrustError};
+use speccoder_attest::verify::trust::{AllowedSource, SignatureTime, SshTrust, Trust, TrustError};
 use speccoder_attest::verify::{BranchOptions, Checked, VerifyError, verify_branch, verify_commits};
 
-use crate::cli::VerifyArgs;
+use crate::cli::{SignatureTimeArg, VerifyArgs};
 
 pub fn run(args: &VerifyArgs) -> u8 {
     let fail = |code: u8, msg: String| {
@@ -148,5 +148,9 @@ fn build_trust(repo: &Repo, args: &VerifyArgs, range: Checked) -> Result<Trust, 
         require_verified: args.require_verified,
         via_tools: args.via_tools,
         jobs: args.jobs.and_then(|n| std::num::NonZeroUsize::new(usize::from(n))),
+        signature_time: match args.signature_time {
+            SignatureTimeArg::Commit => SignatureTime::Commit,
+            SignatureTimeArg::Now => SignatureTime::Now(time::OffsetDateTime::now_utc()),
+        },
     })
 }

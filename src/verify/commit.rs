@@ -17,7 +17,7 @@ use crate::git::{Commit, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::policy::Recipe;
 use crate::verify::signatures::{self, LineSignature, SignerInfo};
-use crate::verify::trust::Trust;
+use crate::verify::trust::{SignatureTime, Trust};
 
 /// What the verifier concluded about one task commit.
 #[derive(Debug, Clone, Serialize)]
@@ -245,8 +245,11 @@ impl<'r> Checker<'r> {
         };
 
         let checked = self.rules.note(commit, &target, verdict.as_deref(), &note, findings);
-        let at = OffsetDateTime::from_unix_timestamp(commit.committer.seconds)
-            .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+        let at = match self.trust.signature_time {
+            SignatureTime::Commit => OffsetDateTime::from_unix_timestamp(commit.committer.seconds)
+                .unwrap_or(OffsetDateTime::UNIX_EPOCH),
+            SignatureTime::Now(now) => now,
+        };
         self.check_signatures(&checked.lines, at, &checked.commit_sha256, report);
         report.policy = checked.recipe;
         if let Some(Body::TaskVerification(p)) = checked.task_verification.map(|i| &checked.lines[i].body) {

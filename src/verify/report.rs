@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
+use time::format_description::well_known::Rfc3339;
 
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::exit;
@@ -11,7 +12,7 @@ use crate::model::policy::Recipe;
 use crate::model::predicate::Verdict;
 use crate::verify::commit::CommitReport;
 use crate::verify::signatures::SignerInfo;
-use crate::verify::trust::Trust;
+use crate::verify::trust::{SignatureTime, Trust};
 
 /// The outcome of one ticked task on a branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -186,6 +187,39 @@ pub struct Report {
     pub not_evaluated: Vec<&'static str>,
     /// What did not stop the run but weakens it (a stale Sigstore root used offline).
     pub warnings: Vec<String>,
+    /// The time SSH validity windows and certificates were checked at.
+    pub signature_time: SignatureTimeReport,
+}
+
+/// How the report names the signature time: `{"mode": "commit"}`, or `{"mode": "now", "at":
+/// "<RFC 3339 UTC>"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SignatureTimeReport {
+    /// `commit` (each task commit's committer date) or `now`.
+    pub mode: &'static str,
+    /// The time used, for `now`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+impl SignatureTimeReport {
+    fn of(time: SignatureTime) -> Self {
+        match time {
+            SignatureTime::Commit => SignatureTimeReport { mode: "commit", at: None },
+            SignatureTime::Now(now) => {
+                let at = now.to_offset(time::UtcOffset::UTC).replace_nanosecond(0).unwrap_or(now);
+                SignatureTimeReport { mode: "now", at: at.format(&Rfc3339).ok() }
+            }
+        }
+    }
+
+    /// `signature time: now (<at>)`, or the committer date's sentence.
+    fn line(&self) -> String {
+        match &self.at {
+            Some(at) => format!("signature time: now ({at})"),
+            None => "signature time: each task commit's committer date".to_owned(),
+        }
+    }
 }
 
 impl Report {
@@ -212,6 +246,7 @@ impl Report {
             totals,
             not_evaluated: vec!["regressed"],
             warnings: trust.warnings(),
+            signature_time: SignatureTimeReport::of(trust.signature_time),
         }
     }
 
@@ -273,6 +308,7 @@ impl Report {
         for w in &self.warnings {
             let _ = writeln!(out, "warning: {w}");
         }
+        let _ = writeln!(out, "{}", self.signature_time.line());
         let _ = writeln!(out, "{}", self.summary_line());
         out
     }
@@ -282,6 +318,7 @@ impl Report {
     pub fn to_markdown(&self) -> String {
         let mut out = String::from("### speccoder attest verify\n\n");
         let _ = writeln!(out, "{}\n", self.summary_line());
+        let _ = writeln!(out, "{}\n", self.signature_time.line());
         for w in &self.warnings {
             let _ = writeln!(out, "> **warning:** {}\n", markdown_cell(w));
         }
