@@ -316,8 +316,14 @@ pub struct SigningArgs {
 pub enum AttestSub {
     /// Sign the unsigned lines of a task commit's note, leaving the payloads unchanged.
     ///
-    /// Exit codes: 0 signed (or nothing left to sign); 13 bad key; 14 unknown revision, no note,
-    /// or no key configured; 1 internal error.
+    /// Signs only a note that the commit's own checks accept (the verifier's agreement rules,
+    /// unsigned lines allowed): every line about exactly this task at this commit, with its tree,
+    /// task line, story text and policy, and a summary naming exactly the other lines. Otherwise
+    /// each failing line is named with its finding and nothing is signed.
+    ///
+    /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
+    /// (nothing signed); 13 bad key; 14 unknown revision, not a task commit, no note, or no key
+    /// configured; 1 internal error.
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
     ///
@@ -460,7 +466,9 @@ pub struct VerifyArgs {
     /// The SSH allowed-signers file you trust (ssh-keygen's format).
     #[arg(long, value_name = "FILE", conflicts_with = "allowed_signers_rev")]
     pub allowed_signers: Option<PathBuf>,
-    /// An allowed-signers file read from a revision, meant to be the base: REV:PATH.
+    /// An allowed-signers file read from a revision, meant to be the base: REV:PATH. A revision
+    /// inside the history checked (the range, or the branch since its base; with --all or no
+    /// base, all of it) is refused.
     #[arg(long, value_name = "REV:PATH")]
     pub allowed_signers_rev: Option<String>,
     /// SSH public keys that are revoked, one per line.
@@ -484,12 +492,18 @@ pub struct VerifyArgs {
     /// Count unsigned evidence as holding; the report says it was accepted unsigned.
     #[arg(long)]
     pub accept_unsigned: bool,
-    /// Fail regression_only and attested ticks too.
+    /// Fail regression_only, attested and skipped ticks too.
     #[arg(long)]
     pub require_verified: bool,
     /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process.
     #[arg(long)]
     pub via_tools: bool,
+    /// When SSH keys must have been trusted: `commit`, each task commit's committer date (as git
+    /// verify-commit checks; the signer chose it), or `now`, the time of verification, for every
+    /// valid-after/valid-before window and certificate (what a CI gate wants). The report names
+    /// the time used.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "commit")]
+    pub signature_time: SignatureTimeArg,
     /// How many threads check task commits, 1 to 256 (default: one per core, at most 8); the
     /// report is the same whatever the number.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
@@ -545,4 +559,13 @@ mod tests {
     fn every_subcommand_definition_passes_clap_s_checks() {
         super::Cli::command().debug_assert();
     }
+}
+
+/// `--signature-time`: when SSH keys must have been trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SignatureTimeArg {
+    /// Each task commit's committer date.
+    Commit,
+    /// The time of verification.
+    Now,
 }

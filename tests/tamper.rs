@@ -4,7 +4,8 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -26,23 +27,53 @@ fn setup() -> Case {
 }
 
 fn setup_with(kind: Evidence) -> Case {
+    setup_prepared(kind, &[], |_| {})
+}
+
+/// A project whose T005 is ticked with `kind` evidence by `speccoder attest <extra>`, after
+/// `prepare` ran on the fresh project (trust and keys made, git's signing key set to ada's).
+fn setup_prepared(kind: Evidence, extra: &[&str], prepare: impl FnOnce(&Case)) -> Case {
+    setup_prepared_in(kind, extra, &[], prepare)
+}
+
+/// [`setup_prepared`], `speccoder attest` running with the environment variables `env` too.
+fn setup_prepared_in(
+    kind: Evidence,
+    extra: &[&str],
+    env: &[(&str, &str)],
+    prepare: impl FnOnce(&Case),
+) -> Case {
     let p = Project::speckit();
     let ada = ed25519(&p.scratch, "ada");
     let eve = ed25519(&p.scratch, "eve");
     let allowed = allowed_signers(&p.scratch.join("allowed_signers"), &[(PRINCIPAL, &ada)]);
     p.git(&["config", "gpg.format", "ssh"]);
     p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
-    p.write("src/tags.rs", "pub fn add_tag() {}\n");
-    p.git(&["add", "src/tags.rs"]);
-    let evidence = write_evidence(&p.scratch.join("ev"), TASK, kind);
-    p.attest(TASK, &evidence, &[]).success();
-    Case { p, ada, eve, allowed }
+    let c = Case { p, ada, eve, allowed };
+    prepare(&c);
+    c.p.write("src/tags.rs", "pub fn add_tag() {}\n");
+    c.p.git(&["add", "src/tags.rs"]);
+    let evidence = write_evidence(&c.p.scratch.join("ev"), TASK, kind);
+    let mut args = vec!["attest", TASK, "--evidence", evidence.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let mut cmd = speccoder_command(&c.p.root, &c.p.home, &args);
+    cmd.envs(env.iter().copied());
+    run(cmd).success();
+    c
 }
 
 /// The verifier's report on the branch, checked to be the same with `--via-tools`.
 fn verify(c: &Case, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["--branch", "--all"];
+    args.extend_from_slice(extra);
+    verify_with(c, &args)
+}
+
+/// The verifier's report (`attest verify --json --allowed-signers <ours> <args>`), checked to be
+/// the same with `--via-tools`.
+fn verify_with(c: &Case, extra: &[&str]) -> (i32, Value) {
     let allowed = c.allowed.to_str().unwrap().to_owned();
-    let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", &allowed];
+    let mut args = vec!["attest", "verify", "--json", "--allowed-signers", &allowed];
     args.extend_from_slice(extra);
     let ours = c.p.speccoder(&args);
     let mut tool_args = args.clone();
@@ -63,9 +94,15 @@ fn verify(c: &Case, extra: &[&str]) -> (i32, Value) {
 /// The single tick of `report`, checked for outcome and reason, returning its finding codes.
 #[track_caller]
 fn expect_tick(report: &Value, outcome: &str, reason: Option<&str>) -> Vec<String> {
+    expect_tick_of(report, TASK, outcome, reason)
+}
+
+/// [`expect_tick`] for the tick of `task`.
+#[track_caller]
+fn expect_tick_of(report: &Value, task: &str, outcome: &str, reason: Option<&str>) -> Vec<String> {
     let ticks = report["ticks"].as_array().unwrap();
     let tick =
-        ticks.iter().find(|t| t["task"] == TASK).unwrap_or_else(|| panic!("no tick for {TASK}: {report}"));
+        ticks.iter().find(|t| t["task"] == task).unwrap_or_else(|| panic!("no tick for {task}: {report}"));
     assert_eq!(tick["outcome"], outcome, "{tick:#}");
     assert_eq!(tick["reason"], reason.map_or(Value::Null, |r| json!(r)), "{tick:#}");
     tick["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap().to_owned()).collect()
@@ -89,6 +126,12 @@ fn write_note(c: &Case, rev: &str, lines: &[Vec<u8>]) {
 /// An envelope line over `statement` signed by `key` with `ssh-keygen -Y sign`.
 fn signed_line(c: &Case, statement: &Value, key: &Key) -> Vec<u8> {
     c.p.ssh_signed_line(statement, key)
+}
+
+/// An envelope line over `statement` signed with `ssh-keygen -Y sign -f signing` (a private key,
+/// or a certificate beside its private key).
+fn signed_line_with(c: &Case, statement: &Value, signing: &Path) -> Vec<u8> {
+    c.p.ssh_signed_line_with(statement, signing)
 }
 
 fn index_of(lines: &[Vec<u8>], predicate_type_suffix: &str) -> usize {
@@ -606,7 +649,8 @@ fn trust_read_from_the_base_revision_is_accepted() {
         "attest",
         "verify",
         "--branch",
-        "--all",
+        "--base",
+        "trust",
         "--allowed-signers-rev",
         "trust:allowed_signers",
     ]);
@@ -615,7 +659,8 @@ fn trust_read_from_the_base_revision_is_accepted() {
         "attest",
         "verify",
         "--branch",
-        "--all",
+        "--base",
+        "trust",
         "--allowed-signers-rev",
         "HEAD:allowed_signers",
     ]);
@@ -640,7 +685,7 @@ fn the_markdown_report_names_every_tick_and_reason() {
     ])
     .failure(26);
     let text = std::fs::read_to_string(md).unwrap();
-    assert!(text.contains("| unverifiable | `001-bookmark-tags/T005` |"), "{text}");
+    assert!(text.contains("| unverifiable | 001-bookmark-tags/T005 |"), "{text}");
     assert!(text.contains("missing"), "{text}");
 }
 
@@ -697,6 +742,407 @@ fn no_mutation_of_a_note_makes_the_verifier_panic() {
         assert_eq!(report.ticks[0].outcome.as_str(), "unverifiable", "round {round}");
         assert!(report.ticks[0].reason.is_some(), "round {round}");
     }
+}
+
+// --- attest sign signs only what its own checks accept ------------------------------------------
+
+const T006: &str = "001-bookmark-tags/T006";
+
+/// `attest sign REV` with ada's key.
+fn attest_sign(c: &Case, rev: &str) -> Run {
+    c.p.speccoder(&["attest", "sign", rev, "--key", c.ada.private.to_str().unwrap()])
+}
+
+/// The attack of a notes writer on the sign-later step: lines made for their own commit, added to
+/// a note awaiting `attest sign`, to be moved back once the maintainer's key signed them.
+#[test]
+fn attest_sign_refuses_lines_forged_for_another_commit_and_the_forged_commit_never_verifies() {
+    let c = setup_prepared(Evidence::Verified, &["--signer", "none"], |_| {});
+    // The attacker's own tick of T006, unsigned; its lines go into the note of T005.
+    let evidence = write_evidence(&c.p.scratch.join("ev6"), T006, Evidence::Verified);
+    c.p.attest(T006, &evidence, &["--signer", "none"]).success();
+    let forged = note_raw_lines(&c, "HEAD");
+    let mut waiting = note_raw_lines(&c, "HEAD~1");
+    let own = waiting.len();
+    waiting.extend(forged.iter().cloned());
+    write_note(&c, "HEAD~1", &waiting);
+    c.p.git(&["notes", "--ref=speccoder", "remove", "HEAD"]);
+    let before = c.p.note("HEAD~1").unwrap();
+
+    // The maintainer signs later: refused, each forged line named with its finding.
+    let r = attest_sign(&c, "HEAD~1").failure(26);
+    for n in own + 1..=own + forged.len() {
+        assert!(r.stderr.contains(&format!("subject_mismatch line {n}:")), "line {n}\n{r}");
+    }
+    assert!(!r.stderr.contains(&format!("line {own}:")), "T005's own lines hold\n{r}");
+    assert!(r.stderr.contains("nothing was signed"), "{r}");
+    assert_eq!(c.p.note("HEAD~1").unwrap(), before, "nothing was signed");
+
+    // The attacker moves the lines to their commit anyway: unsigned, so it fails.
+    write_note(&c, "HEAD", &note_raw_lines(&c, "HEAD~1")[own..]);
+    let (code, report) = verify_with(&c, &["HEAD"]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_code(&expect_tick_of(&report, T006, "unverifiable", Some("unsigned")), "unsigned");
+}
+
+#[test]
+fn attest_sign_refuses_a_line_that_disagrees_with_its_commit_and_signs_nothing() {
+    let c = setup_prepared(Evidence::Verified, &["--signer", "none"], |_| {});
+    let mut lines = note_raw_lines(&c, "HEAD");
+    let i = tv(&lines);
+    let mut st = statement_of(&lines[i]);
+    st["predicate"]["tree"] = json!("1".repeat(40));
+    let mut env: Value = serde_json::from_slice(&lines[i]).unwrap();
+    env["payload"] = json!(STANDARD.encode(serde_json::to_vec(&st).unwrap()));
+    lines[i] = serde_json::to_vec(&env).unwrap();
+    write_note(&c, "HEAD", &lines);
+    let before = c.p.note("HEAD").unwrap();
+    let r = attest_sign(&c, "HEAD").failure(26);
+    assert!(r.stderr.contains(&format!("tree_mismatch line {}:", i + 1)), "{r}");
+    assert!(r.stderr.contains("summary_missing_line"), "the summary no longer names the line\n{r}");
+    assert_eq!(c.p.note("HEAD").unwrap(), before);
+}
+
+#[test]
+fn attest_sign_keeps_a_line_signed_already_byte_for_byte() {
+    let c = setup_prepared(Evidence::Verified, &["--signer", "none"], |_| {});
+    let mut lines = note_raw_lines(&c, "HEAD");
+    lines[0] = signed_line(&c, &statement_of(&lines[0]), &c.eve);
+    write_note(&c, "HEAD", &lines);
+    let r = attest_sign(&c, "HEAD").success();
+    assert!(r.stdout.contains("5 lines, 5 signed"), "{r}");
+    let signed = note_raw_lines(&c, "HEAD");
+    assert_eq!(signed[0], lines[0], "eve's line is as it was");
+    assert!(signed[1..].iter().zip(&lines[1..]).all(|(a, b)| a != b), "the others are signed now");
+    // Eve is not trusted, but the summary ada signed names her line: covered.
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["ticks"][0]["covered_lines"], json!([1]));
+}
+
+// --- notes read as git writes them --------------------------------------------------------------
+
+/// `git mktree` of `text` (git's `ls-tree` format); the tree id.
+fn mktree(c: &Case, text: &str) -> String {
+    let file = c.p.scratch.join("tree.txt");
+    std::fs::write(&file, text).unwrap();
+    let mut cmd = git_command(&c.p.root, &c.p.home, &["mktree"]);
+    cmd.stdin(std::fs::File::open(&file).unwrap());
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// Points `refs/notes/speccoder` at a new notes commit of `root`.
+fn set_notes_tree(c: &Case, root: &str) {
+    let parent = c.p.rev("refs/notes/speccoder");
+    let commit = c.p.git(&["commit-tree", "-p", &parent, "-m", "hostile notes", root]);
+    c.p.git(&["update-ref", "refs/notes/speccoder", commit.trim()]);
+}
+
+#[test]
+fn two_notes_for_one_commit_are_ambiguous_never_one_of_them() {
+    let c = setup();
+    let head = c.p.rev("HEAD");
+    let listed = c.p.git(&["notes", "--ref=speccoder", "list", "HEAD"]);
+    let blob = listed.trim();
+    let mut decoy = note_raw_lines(&c, "HEAD");
+    decoy.truncate(1);
+    let decoy_file = c.p.scratch.join("decoy");
+    std::fs::write(&decoy_file, [decoy[0].as_slice(), b"\n"].concat()).unwrap();
+    let decoy_blob = c.p.git(&["hash-object", "-w", decoy_file.to_str().unwrap()]);
+    let sub = mktree(&c, &format!("100644 blob {}\t{}\n", decoy_blob.trim(), &head[2..]));
+    set_notes_tree(
+        &c,
+        &mktree(&c, &format!("100644 blob {blob}\t{head}\n040000 tree {sub}\t{}\n", &head[..2])),
+    );
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "note_ambiguous");
+}
+
+#[test]
+fn a_notes_tree_reaching_one_tree_twice_stops_the_verifier_naming_it() {
+    let c = setup();
+    let head = c.p.rev("HEAD");
+    let blob = c.p.git(&["notes", "--ref=speccoder", "list", "HEAD"]);
+    let sub = mktree(&c, &format!("100644 blob {}\t{}\n", blob.trim(), &head[2..]));
+    // The note's own fan-out directory and fifteen others, all naming the same subtree.
+    let mut names: Vec<String> = (0..16).map(|i| format!("{:02x}", i * 16 + 1)).collect();
+    names[0] = head[..2].to_owned();
+    names.sort();
+    names.dedup();
+    set_notes_tree(
+        &c,
+        &mktree(&c, &names.iter().map(|n| format!("040000 tree {sub}\t{n}\n")).collect::<String>()),
+    );
+    let allowed = c.allowed.to_str().unwrap();
+    for tools in [&[][..], &["--via-tools"]] {
+        let mut args = vec!["attest", "verify", "--branch", "--all", "--allowed-signers", allowed];
+        args.extend_from_slice(tools);
+        let r = c.p.speccoder(&args).failure(14);
+        assert!(
+            r.stderr.contains(&format!("is not one git writes (the tree {sub} is reached twice)")),
+            "{r}"
+        );
+    }
+}
+
+// --- the verdict is tied to the phases ------------------------------------------------------------
+
+/// An edit of the evidence JSON's phase at the given index.
+type EditPhase = fn(&mut Value, usize);
+
+#[test]
+fn the_producer_refuses_a_verified_verdict_its_phases_contradict_naming_the_phase() {
+    let p = Project::speckit();
+    let red = std::fs::read(crate_root().join("fixtures/evidence/red.log")).unwrap();
+    let phase = |v: &mut Value, name: &str| -> usize {
+        v["phases"].as_array().unwrap().iter().position(|ph| ph["phase"] == name).unwrap()
+    };
+    let cases: [(&str, EditPhase); 4] = [
+        ("green", |v, i| v["phases"][i]["result"] = json!("FAILED")),
+        ("green", |v, i| v["phases"][i]["result"] = json!("WARNED")),
+        ("held_out", |v, i| {
+            v["phases"][i]["result"] = json!("FAILED");
+            v["phases"][i]["passed"] = json!(0);
+        }),
+        ("held_out", |v, i| v["phases"][i]["passed"] = json!(2)),
+    ];
+    for (n, (name, edit)) in cases.into_iter().enumerate() {
+        let mut evidence = evidence_json(TASK, Evidence::WithHeldOut);
+        let i = phase(&mut evidence, name);
+        edit(&mut evidence, i);
+        let file = write_evidence_value(&p.scratch.join(format!("ev{n}")), &evidence, &red);
+        let before = p.snapshot();
+        let r = p.attest(TASK, &file, &["--signer", "none"]).failure(13);
+        assert!(r.stderr.contains(&format!("`{name}`")) && r.stderr.contains("verified"), "{name}\n{r}");
+        assert_eq!(p.snapshot(), before, "nothing written");
+    }
+}
+
+/// The line of `lines` whose test result is of `phase`.
+fn phase_line(lines: &[Vec<u8>], phase: &str) -> usize {
+    let name = format!("speccoder:phase/{phase}");
+    lines.iter().position(|l| statement_of(l)["predicate"]["configuration"][0]["name"] == name).unwrap()
+}
+
+#[test]
+fn a_verified_note_whose_green_run_failed_is_a_verdict_mismatch() {
+    let c = setup();
+    let green = phase_line(&note_raw_lines(&c, "HEAD"), "green");
+    rewrite_signed(&c, green, true, |st| st["predicate"]["result"] = json!("FAILED"));
+    for extra in [&[][..], &["--require-verified"]] {
+        let (code, report) = verify(&c, extra);
+        assert_eq!(code, 26, "{report:#}");
+        expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "verdict_mismatch");
+    }
+}
+
+#[test]
+fn a_verified_note_whose_held_out_run_failed_or_missed_a_test_is_a_verdict_mismatch() {
+    let edits: [fn(&mut Value); 2] = [
+        |st| {
+            st["predicate"]["result"] = json!("FAILED");
+            st["predicate"]["configuration"][0]["annotations"]["passed"] = json!(0);
+        },
+        |st| st["predicate"]["configuration"][0]["annotations"]["passed"] = json!(2),
+    ];
+    for edit in edits {
+        let c = setup_with(Evidence::WithHeldOut);
+        let held_out = phase_line(&note_raw_lines(&c, "HEAD"), "held_out");
+        rewrite_signed(&c, held_out, true, edit);
+        let (code, report) = verify(&c, &["--require-verified"]);
+        assert_eq!(code, 26, "{report:#}");
+        let tick = &report["ticks"][0];
+        let finding = tick["findings"].as_array().unwrap().iter().find(|f| f["code"] == "verdict_mismatch");
+        let finding = finding.unwrap_or_else(|| panic!("no verdict_mismatch: {tick:#}"));
+        assert_eq!(finding["line"], json!(held_out + 1), "{finding:#}");
+        assert_eq!(finding["expected"], "PASSED with passed=total", "{finding:#}");
+        expect_tick(&report, "unverifiable", Some("mismatch"));
+    }
+}
+
+// --- the signature time -----------------------------------------------------------------------------
+
+/// The committer date of a backdated tick: 2023-11-14.
+const BACKDATED: &str = "@1700000000 +0000";
+
+/// A case whose tick (signed by ada at attest) carries the committer date [`BACKDATED`].
+fn setup_backdated() -> Case {
+    let env = [("GIT_COMMITTER_DATE", BACKDATED), ("GIT_AUTHOR_DATE", BACKDATED)];
+    setup_prepared_in(Evidence::Verified, &[], &env, |_| {})
+}
+
+#[test]
+fn a_key_retired_since_the_commit_holds_at_the_commit_date_and_not_at_now() {
+    let c = setup_backdated();
+    let line =
+        format!("{PRINCIPAL} namespaces=\"in-toto\",valid-before=\"20240101\" {}\n", c.ada.public_line);
+    std::fs::write(&c.allowed, line).unwrap();
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+    assert_eq!(report["signature_time"], json!({"mode": "commit"}), "{report:#}");
+    let (code, report) = verify(&c, &["--signature-time", "now"]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_code(&expect_tick(&report, "unverifiable", Some("untrusted_signer")), "untrusted_signer");
+    assert_eq!(report["signature_time"]["mode"], "now", "{report:#}");
+    let at = report["signature_time"]["at"].as_str().unwrap();
+    assert!(at.starts_with("20") && at.ends_with('Z'), "{at}");
+
+    // The time used is named for people too, as text and in Markdown.
+    let md = c.p.scratch.join("report.md");
+    let allowed = c.allowed.to_str().unwrap();
+    let args =
+        ["attest", "verify", "--branch", "--all", "--allowed-signers", allowed, "--signature-time", "now"];
+    let mut with_md = args.to_vec();
+    with_md.extend(["--markdown", md.to_str().unwrap()]);
+    let text = c.p.speccoder(&with_md).failure(26);
+    // Another run, another second: the time named is an RFC 3339 UTC time in parentheses.
+    let names_now = |out: &str| {
+        out.split("signature time: now (")
+            .nth(1)
+            .and_then(|rest| rest.get(..21))
+            .is_some_and(|t| t.starts_with("20") && t.ends_with("Z)") && t.as_bytes()[10] == b'T')
+    };
+    assert!(names_now(&text.stdout), "{text}");
+    assert!(names_now(&std::fs::read_to_string(&md).unwrap()));
+    let text = c.p.speccoder(&args[..6]).success();
+    assert!(text.stdout.contains("signature time: each task commit's committer date"), "{text}");
+}
+
+#[test]
+fn a_certificate_expired_since_the_commit_holds_at_the_commit_date_and_not_at_now() {
+    let c = setup_backdated();
+    let ca = ed25519(&c.p.scratch, "ca");
+    let cert = certify(&c, &ca, &c.eve, &["-V", "20230101:20240101"]);
+    sign_with_certificate(&c, &ca, &cert);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    let (code, report) = verify(&c, &["--signature-time", "now"]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_code(&expect_tick(&report, "unverifiable", Some("untrusted_signer")), "untrusted_signer");
+}
+
+// --- certificates, skips, trust revisions, reports and envelopes ---------------------------------
+
+/// `ssh-keygen -s ca -I id -n ada@example.com [validity] key.pub`: the certificate's path.
+fn certify(c: &Case, ca: &Key, key: &Key, validity: &[&str]) -> PathBuf {
+    let mut cmd = Command::new("ssh-keygen");
+    isolate(&mut cmd, &c.p.home);
+    cmd.args(["-q", "-s"]).arg(&ca.private).args(["-I", "test-cert", "-n", PRINCIPAL]).args(validity);
+    cmd.arg(&key.public);
+    run(cmd).success();
+    let mut cert = key.private.clone().into_os_string();
+    cert.push("-cert.pub");
+    PathBuf::from(cert)
+}
+
+/// Signs every line of HEAD's note again with `signing` (a certificate beside its key), and makes
+/// the trust one cert-authority line for `ca`.
+fn sign_with_certificate(c: &Case, ca: &Key, signing: &Path) {
+    let lines: Vec<Vec<u8>> =
+        note_raw_lines(c, "HEAD").iter().map(|l| signed_line_with(c, &statement_of(l), signing)).collect();
+    write_note(c, "HEAD", &lines);
+    let line = format!("{PRINCIPAL} cert-authority,namespaces=\"in-toto\" {}\n", ca.public_line);
+    std::fs::write(&c.allowed, line).unwrap();
+}
+
+#[test]
+fn a_user_certificate_valid_forever_verifies_in_process_and_through_ssh_keygen() {
+    let c = setup();
+    let ca = ed25519(&c.p.scratch, "ca");
+    // `ssh-keygen -s` without -V: valid from the epoch to "forever" (all ones).
+    let cert = certify(&c, &ca, &c.eve, &[]);
+    sign_with_certificate(&c, &ca, &cert);
+    for extra in [&[][..], &["--signature-time", "now"]] {
+        let (code, report) = verify(&c, extra);
+        assert_eq!(code, 0, "{report:#}");
+        expect_tick(&report, "evidenced", None);
+        assert_eq!(report["ticks"][0]["signers"][0]["principals"][0], PRINCIPAL, "{report:#}");
+    }
+}
+
+#[test]
+fn a_skip_commit_is_skipped_in_commit_mode_too_and_fails_under_require_verified() {
+    let c = setup();
+    c.p.speccoder(&["skip", T006, "--reason", "not needed here"]).success();
+    let skip = "refs/speccoder/skipped/001-bookmark-tags/T006";
+    let (code, report) = verify_with(&c, &[skip]);
+    assert_eq!(code, 15, "only a skip: nothing was verified\n{report:#}");
+    expect_tick_of(&report, T006, "skipped", None);
+    let (code, report) = verify_with(&c, &[skip, "--require-verified"]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_tick_of(&report, T006, "unverifiable", Some("not_verified"));
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick_of(&report, T006, "skipped", None);
+    let (code, report) = verify(&c, &["--require-verified"]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_tick_of(&report, T006, "unverifiable", Some("not_verified"));
+    expect_tick(&report, "evidenced", None);
+}
+
+#[test]
+fn a_trust_revision_inside_the_checked_history_is_refused_whatever_the_base() {
+    // The allowed signers are committed before the tick: HEAD~1 holds them.
+    let c = setup_prepared(Evidence::Verified, &[], |c| {
+        std::fs::copy(&c.allowed, c.p.root.join("trust")).unwrap();
+        c.p.git(&["add", "trust"]);
+        c.p.git(&["commit", "-q", "-m", "trust"]);
+    });
+    let run_with = |mode: &[&str]| {
+        let mut args = vec!["attest", "verify", "--allowed-signers-rev", "HEAD~1:trust"];
+        args.extend_from_slice(mode);
+        c.p.speccoder(&args)
+    };
+    for inside in [&["--branch", "--all"][..], &["--branch"], &[], &["HEAD~1"], &["HEAD~2..HEAD"]] {
+        let r = run_with(inside).failure(13);
+        assert!(r.stderr.contains("part of the history being checked"), "{inside:?}\n{r}");
+    }
+    for outside in [&["--branch", "--base", "HEAD~1"][..], &["HEAD~1..HEAD"], &["HEAD"]] {
+        run_with(outside).success();
+    }
+}
+
+#[test]
+fn markdown_cells_are_escaped() {
+    let c = setup();
+    let hostile = "001-bookmark-tags/T0`7 | <img src=x onerror=alert(1)> *x* [a](b)";
+    c.p.git(&[
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        &format!("hostile\n\nSpec-Task: {hostile}\nVerdict: verified"),
+    ]);
+    let md = c.p.scratch.join("report.md");
+    let (code, _) = verify_with(&c, &["HEAD", "--markdown", md.to_str().unwrap()]);
+    assert_eq!(code, 26);
+    let text = std::fs::read_to_string(&md).unwrap();
+    let row = text.lines().find(|l| l.contains("T0")).unwrap_or_else(|| panic!("{text}"));
+    let cells = row.replace("\\|", "").matches('|').count();
+    assert_eq!(cells, 6, "five cells (outcome, task, commit, reason, policy), no more: {row}");
+    assert!(!text.contains("<img") && row.contains("&lt;img"), "{row}");
+    assert!(row.contains("T0\\`7") && row.contains("\\*x\\*") && row.contains("\\[a\\]"), "{row}");
+}
+
+#[test]
+fn an_envelope_with_more_than_sixteen_signatures_is_malformed() {
+    let c = setup();
+    let copies = |n: usize| {
+        move |env: &mut Value| {
+            let one = env["signatures"][0].clone();
+            env["signatures"] = Value::Array(vec![one; n]);
+        }
+    };
+    edit_envelope(&c, 1, copies(17));
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "too_many_signatures");
+    edit_envelope(&c, 1, |env| env["signatures"].as_array_mut().unwrap().truncate(16));
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
 }
 
 // --- Sigstore lines ---------------------------------------------------------------------------

@@ -915,17 +915,9 @@ fn ci_workflow() -> (String, Vec<(String, String)>) {
 /// them (`bash -eo pipefail`), with `env`; the result of the last one that ran.
 fn run_steps(team: &Team, dir: &Path, steps: &[Step], env: &[(String, String)], summary: &Path) -> Run {
     let bin = common::speccoder_bin().parent().unwrap().to_owned();
-    let help =
-        common::run(common::speccoder_command(dir, &team.home, &["attest", "verify", "--help"])).stdout;
     let mut last = None;
     for step in steps.iter().filter(|s| s.run.is_some() && !s.name.contains("Install speccoder")) {
-        let mut script = step.run.clone().unwrap();
-        if !help.contains("--signature-time") {
-            // The recipe is written for a speccoder with `attest verify --signature-time`; this
-            // build does not have it yet, so the step runs without it.
-            eprintln!("note: this speccoder has no --signature-time; the step runs without it");
-            script = script.replace("--signature-time now", "");
-        }
+        let script = step.run.clone().unwrap();
         let mut cmd = Command::new("bash");
         common::isolate(&mut cmd, &team.home);
         let path = std::env::join_paths(

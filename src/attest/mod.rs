@@ -228,6 +228,18 @@ pub enum AttestError {
     /// Nothing to sign or no note where one was expected.
     #[error("{0}")]
     Nothing(String),
+    /// `attest sign`: lines of the note do not agree with the task commit they annotate.
+    #[error(
+        "the note of {commit} holds lines its task commit's own checks refuse; nothing was signed \
+         (a line that is not about this commit's task, tree, task line, story or policy, or that its \
+         summary does not name, must never be signed with your key):\n{findings}"
+    )]
+    Disagrees {
+        /// The task commit.
+        commit: String,
+        /// Each finding on a line of its own, indented.
+        findings: String,
+    },
 }
 
 impl AttestError {
@@ -269,8 +281,12 @@ impl AttestError {
                 | GitError::IndexLocked { .. }
                 | GitError::Contention { .. }
                 | GitError::NotesRefUnusable { .. }
+                | GitError::AmbiguousNote { .. }
+                | GitError::NotesTreeHostile { .. }
+                | GitError::NotesTreeTooLarge { .. }
                 | GitError::Unmerged { .. },
             ) => exit::GIT_PRECONDITION,
+            AttestError::Disagrees { .. } => exit::DOES_NOT_HOLD,
             AttestError::Git(
                 GitError::IdentityMissing { .. }
                 | GitError::EmptyIdentityName { .. }

@@ -1,10 +1,17 @@
 //! `speccoder attest sign [REV]`: signs the unsigned lines of a task commit's note, leaving every
-//! payload (and every line already signed) exactly as it is.
+//! payload (and every line already signed) exactly as it is. It signs only a note that REV's own
+//! checks accept (the verifier's agreement rules, signatures aside): whoever can write notes
+//! could otherwise add lines made for their own commit and have them signed with the
+//! maintainer's key.
+
+use std::fmt::Write as _;
 
 use crate::attest::signing::{self, Chosen, SignerChoice};
 use crate::attest::{AttestError, LineReport, Report};
+use crate::check::agreement::Rules;
+use crate::check::outcome::CommitOutcome;
+use crate::check::trailers::task_trailers;
 use crate::git::Repo;
-use crate::git::trailers;
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::digest::sha256_hex;
 use crate::model::dsse::Envelope;
@@ -12,7 +19,8 @@ use crate::model::dsse::Envelope;
 /// Signs the unsigned lines of the note of `rev` (default `HEAD`).
 ///
 /// # Errors
-/// No note, a line that is not an envelope, no signer, or the note cannot be written.
+/// Not a task commit, no note, a line that is not an envelope, a line the commit's own checks
+/// refuse ([`AttestError::Disagrees`], nothing signed), no signer, or the note cannot be written.
 pub fn sign_later(
     repo: &Repo,
     rev: &str,
@@ -22,12 +30,9 @@ pub fn sign_later(
 ) -> Result<Report, AttestError> {
     let commit = repo.rev_parse(rev)?;
     let info = repo.commit(commit)?;
-    let message = String::from_utf8_lossy(&info.message_bytes).into_owned();
-    let found = trailers::parse(&message);
-    let value =
-        |k: &str| found.iter().rev().find(|(key, _)| key.eq_ignore_ascii_case(k)).map(|(_, v)| v.clone());
-    let target = value("Spec-Task").unwrap_or_default();
-    let verdict = value("Verdict").unwrap_or_default();
+    let (target, verdict) = task_trailers(&info.message);
+    // The tree under review is the commit's own: the rules judge REV alone.
+    let rules = Rules::new(repo, None);
 
     let signer = match signing::choose(repo, choice, key, sigstore)? {
         Chosen::Signer(s) => s,
@@ -41,6 +46,25 @@ pub fn sign_later(
                 "{rev} ({commit}) has no note in {NOTES_REF}; nothing to sign"
             )));
         };
+        let Some(target) = target.as_deref() else {
+            return Err(AttestError::Nothing(format!(
+                "{rev} ({commit}) has no Spec-Task: trailer: it is not a task commit, and nothing was signed"
+            )));
+        };
+        let mut findings = Vec::new();
+        rules.note(&info, target, verdict.as_deref(), current, &mut findings);
+        findings.retain(|f| f.outcome > CommitOutcome::Ok);
+        if !findings.is_empty() {
+            findings.sort_by_key(|f| f.line);
+            let mut listed = String::new();
+            for f in &findings {
+                let _ = writeln!(listed, "  {f}");
+            }
+            return Err(AttestError::Disagrees {
+                commit: commit.to_string(),
+                findings: listed.trim_end().to_owned(),
+            });
+        }
         signed_now = 0;
         report_lines.clear();
         let mut out = Vec::new();
@@ -74,8 +98,8 @@ pub fn sign_later(
         command: "attest sign",
         commit: commit.to_string(),
         branch: String::new(),
-        target,
-        verdict,
+        target: target.unwrap_or_default(),
+        verdict: verdict.unwrap_or_default(),
         lines: report_lines,
         signer: Some(signer.describe()),
         unsigned_reason: None,

@@ -11,10 +11,12 @@ use std::rc::Rc;
 
 use gix::ObjectId;
 
-use crate::check::line::{Body, ReadLine};
+use crate::check::line::{Body, ReadLine, read_line};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::{bug, decision, policy, tick};
 use crate::git::{Commit, Repo};
+use crate::model::bundle;
+use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::spec;
@@ -101,6 +103,19 @@ pub fn task_verification<'l>(
     }
 }
 
+/// A note read back and held against its task commit by every rule but the signatures.
+#[derive(Debug)]
+pub struct CheckedNote {
+    /// The lines that read, in note order (a line that does not read is a finding instead).
+    pub lines: Vec<ReadLine>,
+    /// The sha256 of the task commit object, which a subject's `sha256` digest must equal.
+    pub commit_sha256: String,
+    /// The position in `lines` of the task-verification line (the first, when there are several).
+    pub task_verification: Option<usize>,
+    /// The recipe the signed policy digest follows, when it holds.
+    pub recipe: Option<Recipe>,
+}
+
 /// A judge configuration as read at a parent, or why it could not be read.
 type ParentPolicy = Result<Rc<JudgeConfig>, String>;
 
@@ -126,6 +141,44 @@ impl<'r> Rules<'r> {
     #[must_use]
     pub fn head_tree(&self) -> Option<ObjectId> {
         self.head_tree
+    }
+
+    /// The note `note` of the task commit `commit`, which claims `target` and `trailer_verdict`:
+    /// every line read, every subject, the one task-verification line and its [agreement]
+    /// (`Rules::agreement`). Signatures are not looked at: the verifier checks them against the
+    /// caller's trust, and `attest sign` runs exactly these rules before it signs anything.
+    pub fn note(
+        &self,
+        commit: &Commit,
+        target: &str,
+        trailer_verdict: Option<&str>,
+        note: &[u8],
+        findings: &mut Vec<Finding>,
+    ) -> CheckedNote {
+        let before = findings.len();
+        let mut lines = Vec::new();
+        for (i, raw) in bundle::split(note).into_iter().enumerate() {
+            match read_line(i + 1, raw) {
+                Ok(line) => lines.push(line),
+                Err(f) => findings.push(f),
+            }
+        }
+        if lines.is_empty() && findings.len() == before {
+            findings.push(Finding::new(CommitOutcome::Malformed, "empty_note", "the note holds no lines"));
+        }
+        let commit_sha256 = self
+            .repo
+            .read_kind(commit.id, gix::object::Kind::Commit)
+            .map(|raw| git_object_sha256("commit", &raw))
+            .unwrap_or_default();
+        subjects(&lines, target, commit.id, &commit_sha256, findings);
+        let tv = task_verification(&lines, findings).map(|(line, _)| line.number);
+        let task_verification = tv.and_then(|n| lines.iter().position(|l| l.number == n));
+        let recipe = task_verification.and_then(|i| {
+            let Body::TaskVerification(p) = &lines[i].body else { return None };
+            self.agreement(commit, target, trailer_verdict, &lines[i], p, &lines, findings)
+        });
+        CheckedNote { lines, commit_sha256, task_verification, recipe }
     }
 
     /// The judge configuration of the tree `tree` (its `speccoder.toml`), read once per file

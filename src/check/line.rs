@@ -3,9 +3,12 @@
 //! nothing is re-encoded before it is checked.
 
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::model::dsse::{Envelope, PAYLOAD_TYPE};
+use crate::model::digest::sha256_hex;
+use crate::model::dsse::{Envelope, EnvelopeError, PAYLOAD_TYPE};
 use crate::model::predicate::{self, TaskVerificationV0};
-use crate::model::statement::{RawStatement, STATEMENT_TYPE, Subject};
+use serde_json::value::RawValue;
+
+use crate::model::statement::{STATEMENT_TYPE, Statement, Subject};
 use crate::model::summary::{self, VerificationSummary};
 use crate::model::test_result::{self, TestResult};
 
@@ -27,6 +30,8 @@ pub struct ReadLine {
     pub number: usize,
     /// The envelope.
     pub envelope: Envelope,
+    /// The sha256 of the payload bytes (lowercase hex): how a summary names the line.
+    pub payload_sha256: String,
     /// The statement's subjects, as written.
     pub subject: Vec<Subject>,
     /// The typed statement.
@@ -61,6 +66,7 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
     }
     let envelope = match Envelope::parse(raw) {
         Ok(e) => e,
+        Err(e @ EnvelopeError::TooManySignatures(_)) => return bad("too_many_signatures", e.to_string()),
         Err(e) => return bad("not_an_envelope", format!("not a DSSE envelope: {e}")),
     };
     if envelope.payload_type != PAYLOAD_TYPE {
@@ -72,7 +78,7 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
         .at_line(number)
         .expected_found(PAYLOAD_TYPE, envelope.payload_type.clone()));
     }
-    let statement: RawStatement = match serde_json::from_slice(&envelope.payload) {
+    let statement: Statement<&RawValue> = match serde_json::from_slice(&envelope.payload) {
         Ok(s) => s,
         Err(e) => return bad("not_a_statement", format!("the payload is not an in-toto statement: {e}")),
     };
@@ -88,11 +94,11 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
     let subject = statement.subject;
     let ptype = statement.predicate_type.as_str();
     let body = match ptype {
-        test_result::TYPE => serde_json::from_value(statement.predicate).map(Body::TestResult),
+        test_result::TYPE => serde_json::from_str(statement.predicate.get()).map(Body::TestResult),
         predicate::TYPE => {
-            serde_json::from_value(statement.predicate).map(|p| Body::TaskVerification(Box::new(p)))
+            serde_json::from_str(statement.predicate.get()).map(|p| Body::TaskVerification(Box::new(p)))
         }
-        summary::TYPE => serde_json::from_value(statement.predicate).map(Body::Summary),
+        summary::TYPE => serde_json::from_str(statement.predicate.get()).map(Body::Summary),
         other if other.starts_with(predicate::TYPE_FAMILY) => {
             return bad(
                 "unsupported_predicate_version",
@@ -107,7 +113,10 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
         }
     };
     match body {
-        Ok(body) => Ok(ReadLine { number, envelope, subject, body }),
+        Ok(body) => {
+            let payload_sha256 = sha256_hex(&envelope.payload);
+            Ok(ReadLine { number, envelope, payload_sha256, subject, body })
+        }
         Err(e) => bad("bad_predicate", format!("the {ptype} predicate does not read: {e}")),
     }
 }

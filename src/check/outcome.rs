@@ -87,6 +87,22 @@ impl Finding {
     }
 }
 
+/// `code line N: message [expected E, found F]`, as a person reads it (the line and the values
+/// when the finding has them).
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ", self.code)?;
+        if let Some(line) = self.line {
+            write!(f, "line {line}: ")?;
+        }
+        f.write_str(&self.message)?;
+        if let (Some(e), Some(x)) = (&self.expected, &self.found) {
+            write!(f, " [expected {e}, found {x}]")?;
+        }
+        Ok(())
+    }
+}
+
 /// The worst outcome among findings (`Ok` when there are none).
 #[must_use]
 pub fn worst(findings: &[Finding]) -> CommitOutcome {

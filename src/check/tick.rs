@@ -1,12 +1,13 @@
 //! The lines of a tick: its test results by phase, and the summary that names them.
 
+use std::collections::HashMap;
+
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::{Commit, trailers};
-use crate::model::digest::sha256_hex;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::summary::{self, VerificationSummary};
-use crate::model::test_result::{Phase, TestOutcome};
+use crate::model::test_result::{self, Phase, TestOutcome};
 
 /// The lines of a tick (`verified`, `regression_only`; `lines` is every line of the note): each
 /// phase once, red failed, red and green for `verified`, the `Held-Out:` trailer as the signed
@@ -42,8 +43,27 @@ pub fn tick_lines(
                             )
                             .at_line(l.number),
                         );
+                    } else {
+                        // At most one of each phase: the list never outgrows Phase::ALL.
+                        phases.push(phase);
                     }
-                    phases.push(phase);
+                    if verdict == Verdict::Verified
+                        && let Err((required, found)) =
+                            test_result::verified_requires(phase, t.result, t.held_out_counts())
+                    {
+                        findings.push(
+                            Finding::new(
+                                CommitOutcome::Mismatch,
+                                "verdict_mismatch",
+                                format!(
+                                    "the verdict is verified, but the {} phase says otherwise",
+                                    phase.as_str()
+                                ),
+                            )
+                            .at_line(l.number)
+                            .expected_found(required, found),
+                        );
+                    }
                     if phase == Phase::Red && t.result != TestOutcome::Failed {
                         findings.push(
                             Finding::new(
@@ -100,18 +120,17 @@ pub fn tick_lines(
     let mismatch = |code: &'static str, msg: &str| {
         Finding::new(CommitOutcome::Mismatch, code, msg).at_line(sline.number)
     };
-    let mut named: Vec<(String, String)> = s
-        .input_attestations
-        .iter()
-        .map(|i| (i.name.clone(), i.digest.get("sha256").cloned().unwrap_or_default()))
-        .collect();
+    // The summary's entries as a multiset (how often each name and digest is named), so that each
+    // line is matched in constant time: a note of n lines is checked in time linear in n.
+    let mut named: HashMap<(String, &str), usize> = HashMap::new();
+    for i in &s.input_attestations {
+        *named.entry((i.name.clone(), digest_of(i))).or_default() += 1;
+    }
     for l in &named_lines {
-        let entry = (l.input_name().unwrap_or_default(), sha256_hex(&l.envelope.payload));
-        match named.iter().position(|x| *x == entry) {
-            Some(i) => {
-                named.remove(i);
-            }
-            None => findings.push(
+        let entry = (l.input_name().unwrap_or_default(), l.payload_sha256.as_str());
+        match named.get_mut(&entry) {
+            Some(count) if *count > 0 => *count -= 1,
+            _ => findings.push(
                 Finding::new(
                     CommitOutcome::Mismatch,
                     "summary_missing_line",
@@ -122,7 +141,12 @@ pub fn tick_lines(
             ),
         }
     }
-    for (name, digest) in named {
+    // In the summary's order, so that the findings read as the summary does.
+    for i in &s.input_attestations {
+        let key = (i.name.clone(), digest_of(i));
+        let Some(count) = named.get_mut(&key).filter(|c| **c > 0) else { continue };
+        *count -= 1;
+        let (name, digest) = key;
         findings.push(
             mismatch("summary_names_foreign_line", "the summary names a line the note does not hold")
                 .expected_found("only lines of this note", format!("{name} sha256:{digest}")),
@@ -194,4 +218,9 @@ fn held_out_trailer(commit: &Commit, lines: &[&ReadLine], findings: &mut Vec<Fin
             );
         }
     }
+}
+
+/// The sha256 digest by which a summary's entry names a line (empty when it names none).
+fn digest_of(input: &summary::InputAttestation) -> &str {
+    input.digest.get("sha256").map_or("", String::as_str)
 }

@@ -1,13 +1,13 @@
 //! `speccoder attest verify`.
 
 use speccoder_attest::exit;
-use speccoder_attest::git::{Head, ObjectId, Repo};
+use speccoder_attest::git::{GitError, Head, ObjectId, Repo};
 use speccoder_attest::verify::report::Report;
-use speccoder_attest::verify::trust::{AllowedSource, SshTrust, Trust, TrustError};
-use speccoder_attest::verify::{BranchOptions, VerifyError, verify_branch, verify_commits};
+use speccoder_attest::verify::trust::{AllowedSource, SignatureTime, SshTrust, Trust, TrustError};
+use speccoder_attest::verify::{BranchOptions, Checked, VerifyError, verify_branch, verify_commits};
 use speccoder_attest::verify::{completeness, github};
 
-use crate::cli::VerifyArgs;
+use crate::cli::{SignatureTimeArg, VerifyArgs};
 
 pub fn run(args: &VerifyArgs) -> u8 {
     let fail = |code: u8, msg: String| {
@@ -29,32 +29,47 @@ pub fn run(args: &VerifyArgs) -> u8 {
     {
         return fail(exit::GIT_PRECONDITION, e.to_string());
     }
-    let trust = match build_trust(&repo, args) {
+    let verify_failed = |e: VerifyError| match e {
+        VerifyError::Unborn(b) => {
+            fail(exit::NOTHING_TO_CHECK, format!("the branch {b} has no commits; nothing to check"))
+        }
+        e @ (VerifyError::Shallow { .. } | VerifyError::NotesNotFetched { .. }) => {
+            fail(exit::GIT_PRECONDITION, e.to_string())
+        }
+        VerifyError::Git(
+            e @ (GitError::NotesTreeHostile { .. }
+            | GitError::NotesTreeTooLarge { .. }
+            | GitError::NotesRefUnusable { .. }
+            | GitError::GitCommand { .. }),
+        ) => fail(exit::GIT_PRECONDITION, e.to_string()),
+        VerifyError::Git(e) => fail(exit::USAGE, e.to_string()),
+        e => fail(exit::CONFIG, e.to_string()),
+    };
+    let branch = args.branch.as_ref().map(|head| BranchOptions {
+        head: Some(head.clone()),
+        base: args.base.clone(),
+        all: args.all,
+    });
+    let checked = match &branch {
+        Some(opts) => Checked::of_branch(&repo, opts),
+        None => Checked::of_commits(&repo, args.range.as_deref()),
+    };
+    let checked = match checked {
+        Ok(c) => c,
+        Err(e) => return verify_failed(e),
+    };
+    let trust = match build_trust(&repo, args, checked) {
         Ok(t) => t,
         Err(TrustError::Git(e)) => return fail(exit::USAGE, e.to_string()),
         Err(e) => return fail(exit::CONFIG, e.to_string()),
     };
-    let result = match &args.branch {
-        Some(head) => verify_branch(
-            &repo,
-            &BranchOptions { head: Some(head.clone()), base: args.base.clone(), all: args.all },
-            &trust,
-        ),
+    let result = match &branch {
+        Some(opts) => verify_branch(&repo, opts, &trust),
         None => verify_commits(&repo, args.range.as_deref(), &trust),
     };
     let report: Report = match result {
         Ok(r) => r,
-        Err(VerifyError::Unborn(b)) => {
-            return fail(exit::NOTHING_TO_CHECK, format!("the branch {b} has no commits; nothing to check"));
-        }
-        Err(e @ (VerifyError::Shallow { .. } | VerifyError::NotesNotFetched { .. })) => {
-            return fail(exit::GIT_PRECONDITION, e.to_string());
-        }
-        Err(VerifyError::Git(e @ speccoder_attest::git::GitError::GitCommand { .. })) => {
-            return fail(exit::GIT_PRECONDITION, e.to_string());
-        }
-        Err(VerifyError::Git(e)) => return fail(exit::USAGE, e.to_string()),
-        Err(e) => return fail(exit::CONFIG, e.to_string()),
+        Err(e) => return verify_failed(e),
     };
     if let Some(path) = &args.markdown
         && let Err(e) = std::fs::write(path, report.to_markdown())
@@ -92,53 +107,8 @@ pub fn run(args: &VerifyArgs) -> u8 {
     code
 }
 
-/// Where GitHub annotates a tick: its line in the task list at the head (a bug task: its home's
-/// assessment).
-fn locate(repo: &Repo, tree: ObjectId, task: &str) -> Option<github::Location> {
-    let (unit, id) = task.split_once('/')?;
-    let facts = speccoder_attest::spec::read_any_task(&repo.tree(tree), unit, id).ok()?;
-    Some(if facts.is_trailer_only() {
-        github::Location { file: format!("{}/assessment.md", facts.tasks_path), line: 1 }
-    } else {
-        github::Location { file: facts.tasks_path, line: facts.line_index + 1 }
-    })
-}
-
-/// A token nobody who wrote the checked repository can guess, to fence the report off from the
-/// runner's command parser.
-fn stop_token() -> String {
-    use ssh_key::rand_core::RngCore as _;
-    let mut bytes = [0u8; 16];
-    ssh_key::rand_core::OsRng.fill_bytes(&mut bytes);
-    format!("speccoder-{}", hex::encode(bytes))
-}
-
-/// Appends the Markdown report to the file `$GITHUB_STEP_SUMMARY` names, when it is set: a
-/// regular file (created if absent), never through a symbolic link, never blocking.
-fn append_step_summary(report: &Report) -> Result<(), String> {
-    use std::io::Write as _;
-    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
-        return Ok(());
-    };
-    let path = std::path::PathBuf::from(path);
-    let cannot = |e: &dyn std::fmt::Display| {
-        format!("cannot append to $GITHUB_STEP_SUMMARY ({}): {e}", path.display())
-    };
-    let mut options = std::fs::OpenOptions::new();
-    options.append(true).create(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    let mut file = options.open(&path).map_err(|e| cannot(&e))?;
-    if !file.metadata().map_err(|e| cannot(&e))?.is_file() {
-        return Err(cannot(&"it is not a regular file"));
-    }
-    file.write_all(report.to_markdown().as_bytes()).map_err(|e| cannot(&e))
-}
-
-fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
+/// The caller's trust; a trust revision inside `range` (the history checked) is refused.
+fn build_trust(repo: &Repo, args: &VerifyArgs, range: Checked) -> Result<Trust, TrustError> {
     let head = match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => Some(commit),
         Head::Unborn(_) => None,
@@ -154,22 +124,7 @@ fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
     };
     let ssh = match (source, checked) {
         (Some(source), Some(checked)) => {
-            let base = match &args.base {
-                Some(b) => Some(repo.rev_parse(b)?),
-                None => None,
-            };
-            let in_range = |c: ObjectId| -> bool {
-                if c == checked {
-                    return true;
-                }
-                match base {
-                    Some(b) => {
-                        repo.is_ancestor(c, checked).unwrap_or(true)
-                            && !repo.is_ancestor(c, b).unwrap_or(false)
-                    }
-                    None => false,
-                }
-            };
+            let in_range = |c: ObjectId| range.contains(repo, c);
             let tree = repo.commit_tree(checked)?;
             Some(SshTrust::load(repo, &source, args.revoked.as_deref(), tree, &in_range)?)
         }
@@ -218,5 +173,55 @@ fn build_trust(repo: &Repo, args: &VerifyArgs) -> Result<Trust, TrustError> {
         require_verified: args.require_verified,
         via_tools: args.via_tools,
         jobs: args.jobs.and_then(|n| std::num::NonZeroUsize::new(usize::from(n))),
+        signature_time: match args.signature_time {
+            SignatureTimeArg::Commit => SignatureTime::Commit,
+            SignatureTimeArg::Now => SignatureTime::Now(time::OffsetDateTime::now_utc()),
+        },
     })
+}
+
+/// Where GitHub annotates a tick: its line in the task list at the head (a bug task: its home's
+/// assessment).
+fn locate(repo: &Repo, tree: ObjectId, task: &str) -> Option<github::Location> {
+    let (unit, id) = task.split_once('/')?;
+    let facts = speccoder_attest::spec::read_any_task(&repo.tree(tree), unit, id).ok()?;
+    Some(if facts.is_trailer_only() {
+        github::Location { file: format!("{}/assessment.md", facts.tasks_path), line: 1 }
+    } else {
+        github::Location { file: facts.tasks_path, line: facts.line_index + 1 }
+    })
+}
+
+/// A token nobody who wrote the checked repository can guess, to fence the report off from the
+/// runner's command parser.
+fn stop_token() -> String {
+    use ssh_key::rand_core::RngCore as _;
+    let mut bytes = [0u8; 16];
+    ssh_key::rand_core::OsRng.fill_bytes(&mut bytes);
+    format!("speccoder-{}", hex::encode(bytes))
+}
+
+/// Appends the Markdown report to the file `$GITHUB_STEP_SUMMARY` names, when it is set: a
+/// regular file (created if absent), never through a symbolic link, never blocking.
+fn append_step_summary(report: &Report) -> Result<(), String> {
+    use std::io::Write as _;
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let path = std::path::PathBuf::from(path);
+    let cannot = |e: &dyn std::fmt::Display| {
+        format!("cannot append to $GITHUB_STEP_SUMMARY ({}): {e}", path.display())
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut file = options.open(&path).map_err(|e| cannot(&e))?;
+    if !file.metadata().map_err(|e| cannot(&e))?.is_file() {
+        return Err(cannot(&"it is not a regular file"));
+    }
+    file.write_all(report.to_markdown().as_bytes()).map_err(|e| cannot(&e))
 }

@@ -210,6 +210,18 @@ pub enum GitError {
         limit: usize,
     },
 
+    /// The notes tree is built to make a reader walk it over and over: one tree object reached
+    /// twice, or a lookup that needs more trees than any tree git writes.
+    #[error(
+        "the notes tree of {notes_ref} is not one git writes ({reason}): refusing to read it; inspect it with `git ls-tree {notes_ref}` and reset the ref to a good notes commit"
+    )]
+    NotesTreeHostile {
+        /// The notes reference.
+        notes_ref: String,
+        /// What was found.
+        reason: String,
+    },
+
     /// Our reading of the notes tree and gix's editing disagree about an existing note.
     #[error(
         "the notes tree of {notes_ref} has a layout we cannot edit safely for {annotated}: inspect it with `git ls-tree -r {notes_ref}`"

@@ -1,6 +1,13 @@
 //! Git notes: reading git's notes layout (flat or fanned out, any depth), listing every note in
 //! one walk, and updating one note (or setting many in one notes commit) by compare-and-swap of
 //! the notes reference with retries.
+//!
+//! A notes tree is hostile input: whoever can push to the notes ref wrote it. It is read as git
+//! writes it (names in lowercase hex), each tree object at most once (a tree reached again is
+//! refused, so the work is bounded by the objects stored, never by the paths through them), and a
+//! lookup reads at most [`LOOKUP_TREES`] trees.
+
+use std::collections::HashSet;
 
 use gix::ObjectId;
 
@@ -12,8 +19,13 @@ use super::tree::TreeItem;
 /// The notes reference that holds every bundle (defined with the bundle format).
 pub use crate::model::bundle::NOTES_REF;
 
-/// How many tree entries `notes` visits at most (a notes tree can be built to explode when walked).
+/// How many tree entries `notes` visits at most, over every distinct tree of the notes tree.
 const LIST_BUDGET: usize = 20_000_000;
+
+/// How many trees one lookup reads at most. It follows only the fan-out directory named by the
+/// next two hex digits of the object id, so a tree git writes needs one per level (at most 20 for
+/// SHA-1, 32 for SHA-256); the rest is room for names listed twice, which git never writes.
+pub const LOOKUP_TREES: usize = 64;
 
 /// The commit message of a notes commit that adds or replaces a note.
 const ADDED_MESSAGE: &str = "Notes added by 'speccoder attest'\n";
@@ -46,7 +58,7 @@ pub enum UpdateNoteError<E: std::error::Error + 'static> {
 /// The object whose note `item` is, when it sits below the hex digits `prefix` (git: a regular
 /// blob whose name completes the id).
 fn note_at(item: &TreeItem, prefix: &[u8], hex_len: usize) -> Option<ObjectId> {
-    if !item.mode.is_blob() || prefix.len() + item.name.len() != hex_len {
+    if !item.mode.is_blob() || prefix.len() + item.name.len() != hex_len || !is_lower_hex(&item.name) {
         return None;
     }
     let mut hex = prefix.to_vec();
@@ -54,12 +66,30 @@ fn note_at(item: &TreeItem, prefix: &[u8], hex_len: usize) -> Option<ObjectId> {
     ObjectId::from_hex(&hex).ok()
 }
 
-/// Whether a notes-tree entry is a fan-out directory (two hex digits, a tree, id not complete).
+/// Whether a notes-tree entry is a fan-out directory (two lowercase hex digits, a tree, id not
+/// complete).
 fn is_fanout(item: &TreeItem, prefix: &[u8], hex_len: usize) -> bool {
-    item.mode.is_tree()
-        && item.name.len() == 2
-        && prefix.len() + 2 < hex_len
-        && item.name.iter().all(u8::is_ascii_hexdigit)
+    item.mode.is_tree() && item.name.len() == 2 && prefix.len() + 2 < hex_len && is_lower_hex(&item.name)
+}
+
+/// Whether `name` is lowercase hex digits, as git writes the names of a notes tree (`AB` or `Ab`
+/// is not a fan-out directory and `ABC…` names no object).
+fn is_lower_hex(name: &[u8]) -> bool {
+    name.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Records `tree` as read; a tree read before is refused: git never writes one tree object at two
+/// places of a notes tree, and re-reading it is how a few kilobytes of trees become millions of
+/// entries.
+fn first_visit(seen: &mut HashSet<ObjectId>, tree: ObjectId, notes_ref: &str) -> Result<(), GitError> {
+    if seen.insert(tree) {
+        Ok(())
+    } else {
+        Err(GitError::NotesTreeHostile {
+            notes_ref: notes_ref.to_owned(),
+            reason: format!("the tree {tree} is reached twice"),
+        })
+    }
 }
 
 impl Repo {
@@ -119,15 +149,21 @@ impl Repo {
     ) -> Result<Option<ObjectId>, GitError> {
         let hex = annotated.to_hex().to_string().into_bytes();
         let mut found = Vec::new();
+        let mut seen = HashSet::new();
         let mut pending = vec![(tree, 0usize)];
         while let Some((tree, consumed)) = pending.pop() {
+            first_visit(&mut seen, tree, notes_ref)?;
+            if seen.len() > LOOKUP_TREES {
+                return Err(GitError::NotesTreeHostile {
+                    notes_ref: notes_ref.to_owned(),
+                    reason: format!("finding the note of {annotated} takes more than {LOOKUP_TREES} trees"),
+                });
+            }
             let prefix = &hex[..consumed];
             for item in self.tree_items(tree)?.iter() {
                 if note_at(item, prefix, hex.len()) == Some(annotated) {
                     found.push(item.id);
-                } else if is_fanout(item, prefix, hex.len())
-                    && item.name.eq_ignore_ascii_case(&hex[consumed..consumed + 2])
-                {
+                } else if is_fanout(item, prefix, hex.len()) && *item.name == hex[consumed..consumed + 2] {
                     pending.push((item.id, consumed + 2));
                 }
             }
@@ -151,8 +187,12 @@ impl Repo {
     }
 
     /// Every note under `notes_ref` as `(annotated object, note blob)`, sorted by annotated id, in
-    /// one walk of the notes tree. An object listed twice has two notes (a damaged tree; git would
-    /// show them concatenated): treat it as ambiguous.
+    /// one walk of the notes tree that reads each tree object once. An object listed twice has two
+    /// notes (a damaged tree; git would show them concatenated): treat it as ambiguous.
+    ///
+    /// # Errors
+    /// A tree reached twice or more than [`LIST_BUDGET`] entries ([`GitError::NotesTreeHostile`],
+    /// [`GitError::NotesTreeTooLarge`]), or an unreadable object.
     pub fn notes(&self, notes_ref: &str) -> Result<Vec<(ObjectId, ObjectId)>, GitError> {
         let Some((_, tree)) = self.notes_head(notes_ref)? else {
             return Ok(Vec::new());
@@ -160,8 +200,10 @@ impl Repo {
         let hex_len = self.object_hash().len_in_hex();
         let mut out = Vec::new();
         let mut budget = LIST_BUDGET;
+        let mut seen = HashSet::new();
         let mut pending = vec![(tree, Vec::new())];
         while let Some((tree, prefix)) = pending.pop() {
+            first_visit(&mut seen, tree, notes_ref)?;
             let data = self.read_kind(tree, gix::object::Kind::Tree)?;
             for entry in gix::objs::TreeRefIter::from_bytes(&data, self.object_hash()) {
                 let entry = entry.map_err(|e| GitError::CorruptObject {

@@ -6,11 +6,20 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
-use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+use serde::de::{Error as _, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The payload type of every envelope we write: an in-toto statement.
 pub const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
+
+/// The most signatures an envelope may carry. A tick is signed by one signer, and a line that
+/// several people countersign is rare; each signature costs a verification, so more than this is
+/// a line built to stall a reader, never evidence.
+pub const MAX_SIGNATURES: usize = 16;
 
 /// The bytes a DSSE signature covers.
 #[must_use]
@@ -80,6 +89,67 @@ pub enum EnvelopeError {
     /// A base64 field does not decode.
     #[error("a base64 field of the envelope does not decode")]
     Base64,
+    /// More signatures than [`MAX_SIGNATURES`].
+    #[error("the envelope carries {0} signatures; at most {MAX_SIGNATURES} are read")]
+    TooManySignatures(usize),
+}
+
+/// The JSON text of the envelope field `name`, or why it is missing.
+fn field<'a>(raw: Option<&'a RawValue>, name: &'static str) -> Result<&'a str, EnvelopeError> {
+    raw.map(RawValue::get).ok_or(EnvelopeError::Field(name))
+}
+
+/// An envelope's fields as they appear in its JSON object: the known ones kept as their JSON text
+/// until each is read into its type, the others as values.
+struct Fields<'a> {
+    payload: Option<&'a RawValue>,
+    payload_type: Option<&'a RawValue>,
+    signatures: Option<&'a RawValue>,
+    sigstore: Option<&'a RawValue>,
+    extra: Map<String, Value>,
+}
+
+impl<'de> Deserialize<'de> for Fields<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Object;
+        impl<'de> Visitor<'de> for Object {
+            type Value = Fields<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
+                let mut out = Fields {
+                    payload: None,
+                    payload_type: None,
+                    signatures: None,
+                    sigstore: None,
+                    extra: Map::new(),
+                };
+                while let Some(key) = map.next_key::<String>()? {
+                    let slot = match key.as_str() {
+                        "payload" => &mut out.payload,
+                        "payloadType" => &mut out.payload_type,
+                        "signatures" => &mut out.signatures,
+                        "sigstore" => &mut out.sigstore,
+                        _ => {
+                            let value: Value = map.next_value()?;
+                            if out.extra.insert(key.clone(), value).is_some() {
+                                return Err(A::Error::custom(format!("the field `{key}` appears twice")));
+                            }
+                            continue;
+                        }
+                    };
+                    if slot.replace(map.next_value()?).is_some() {
+                        return Err(A::Error::custom(format!("the field `{key}` appears twice")));
+                    }
+                }
+                Ok(out)
+            }
+        }
+        deserializer.deserialize_map(Object)
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -108,33 +178,40 @@ impl Envelope {
         pae(&self.payload_type, &self.payload)
     }
 
-    /// Reads one envelope from its JSON text.
+    /// Reads one envelope from its JSON text. Each field is read once, straight into its type; a
+    /// field that appears twice is refused (readers that keep the first and the last would see
+    /// two envelopes), and unknown fields are kept.
     ///
     /// # Errors
-    /// When the text is not an envelope: bad JSON, a missing field, bad base64.
+    /// When the text is not an envelope: bad JSON, a missing or repeated field, bad base64, more
+    /// than [`MAX_SIGNATURES`] signatures.
     pub fn parse(line: &[u8]) -> Result<Self, EnvelopeError> {
-        let value: Value = serde_json::from_slice(line).map_err(|e| EnvelopeError::Json(e.to_string()))?;
-        let Value::Object(mut map) = value else {
-            return Err(EnvelopeError::Json("the line is JSON but not an object".into()));
-        };
-        let payload = match map.remove("payload") {
-            Some(Value::String(s)) => decode_base64(&s)?,
-            _ => return Err(EnvelopeError::Field("payload")),
-        };
-        let payload_type = match map.remove("payloadType") {
-            Some(Value::String(s)) => s,
-            _ => return Err(EnvelopeError::Field("payloadType")),
-        };
-        let signatures = match map.remove("signatures") {
-            Some(v @ Value::Array(_)) => serde_json::from_value::<Vec<WireSignature>>(v)
-                .map_err(|_| EnvelopeError::Field("signatures"))?
-                .into_iter()
-                .map(|s| Ok(Signature { keyid: s.keyid, sig: decode_base64(&s.sig)? }))
-                .collect::<Result<Vec<_>, EnvelopeError>>()?,
-            _ => return Err(EnvelopeError::Field("signatures")),
-        };
-        let sigstore = map.remove("sigstore");
-        Ok(Envelope { payload, payload_type, signatures, sigstore, extra: map })
+        let fields: Fields<'_> =
+            serde_json::from_slice(line).map_err(|e| EnvelopeError::Json(e.to_string()))?;
+        let payload: Cow<'_, str> = serde_json::from_str(field(fields.payload, "payload")?)
+            .map_err(|_| EnvelopeError::Field("payload"))?;
+        let payload = decode_base64(&payload)?;
+        let payload_type: String = serde_json::from_str(field(fields.payload_type, "payloadType")?)
+            .map_err(|_| EnvelopeError::Field("payloadType"))?;
+        let signatures: Vec<&RawValue> = serde_json::from_str(field(fields.signatures, "signatures")?)
+            .map_err(|_| EnvelopeError::Field("signatures"))?;
+        if signatures.len() > MAX_SIGNATURES {
+            return Err(EnvelopeError::TooManySignatures(signatures.len()));
+        }
+        let signatures = signatures
+            .into_iter()
+            .map(|raw| {
+                let s: WireSignature =
+                    serde_json::from_str(raw.get()).map_err(|_| EnvelopeError::Field("signatures"))?;
+                Ok(Signature { keyid: s.keyid, sig: decode_base64(&s.sig)? })
+            })
+            .collect::<Result<Vec<_>, EnvelopeError>>()?;
+        let sigstore = fields
+            .sigstore
+            .map(|raw| serde_json::from_str(raw.get()))
+            .transpose()
+            .map_err(|_| EnvelopeError::Field("sigstore"))?;
+        Ok(Envelope { payload, payload_type, signatures, sigstore, extra: fields.extra })
     }
 
     /// The envelope as one JSON line (no trailing newline), standard base64, keys sorted.
@@ -210,6 +287,33 @@ mod tests {
         let line = env.to_line();
         assert_eq!(Envelope::parse(&line).unwrap(), env);
         assert!(!line.contains(&b'\n'));
+    }
+
+    #[test]
+    fn sixteen_signatures_are_read_and_seventeen_are_refused_before_any_is_decoded() {
+        let line = |n: usize, sig: &str| {
+            let one = format!(r#"{{"keyid":"k","sig":"{sig}"}}"#);
+            format!(r#"{{"payload":"","payloadType":"t","signatures":[{}]}}"#, vec![one; n].join(","))
+        };
+        assert_eq!(Envelope::parse(line(16, "c2ln").as_bytes()).unwrap().signatures.len(), 16);
+        let refused = Envelope::parse(line(17, "%%").as_bytes());
+        assert_eq!(refused, Err(EnvelopeError::TooManySignatures(17)));
+    }
+
+    #[test]
+    fn a_field_written_twice_is_refused_and_unknown_fields_are_kept() {
+        let twice = br#"{"payload":"","payload":"e30","payloadType":"t","signatures":[]}"#;
+        assert!(
+            matches!(Envelope::parse(twice), Err(EnvelopeError::Json(m)) if m.contains("`payload` appears twice"))
+        );
+        let twice = br#"{"payload":"","payloadType":"t","signatures":[],"x":1,"x":2}"#;
+        assert!(Envelope::parse(twice).is_err());
+        let kept =
+            Envelope::parse(br#"{"payload":"","payloadType":"t","signatures":[],"x":{"y":[1]}}"#).unwrap();
+        assert_eq!(kept.extra.get("x"), Some(&serde_json::json!({"y": [1]})));
+        let escaped =
+            Envelope::parse(br#"{"pay\u006coad":"e30","payloadType":"t","signatures":[]}"#).unwrap();
+        assert_eq!(escaped.payload, b"{}");
     }
 
     #[test]

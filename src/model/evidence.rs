@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::collection::Collection;
 use super::predicate::RedKind;
 use super::regression::RegressionReason;
-use super::test_result::{Phase, TestOutcome};
+use super::test_result::{self, Phase, TestOutcome};
 
 /// The verdict a test run can reach (decisions go through `accept` and `skip` instead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -196,6 +196,19 @@ pub enum EvidenceRuleError {
     /// A held-out manifest digest that is not `sha256:<64 hex>`.
     #[error("held_out.manifest must be `sha256:` followed by 64 lowercase hex digits")]
     Manifest,
+    /// A `verified` verdict whose phase says otherwise.
+    #[error(
+        "a `verified` verdict needs the `{phase}` phase {required}, and this one is {found}: \
+         the run does not support the verdict (record it as `regression_only`, or run the phase again)"
+    )]
+    VerdictContradicted {
+        /// The phase.
+        phase: &'static str,
+        /// What the verdict requires of it.
+        required: String,
+        /// What the evidence says.
+        found: String,
+    },
     /// Held-out counts that cannot be.
     #[error("held_out.passed ({passed}) is greater than held_out.total ({total})")]
     HeldOutCounts {
@@ -247,6 +260,19 @@ impl Evidence {
                 ));
             }
             _ => {}
+        }
+        if self.verdict == TickVerdict::Verified {
+            for run in &self.phases {
+                let (result, counts) = match run {
+                    PhaseRun::Baseline(s) | PhaseRun::Green(s) => (s.result, None),
+                    PhaseRun::Red(r) => (r.result, None),
+                    PhaseRun::HeldOut(h) => (h.result, Some((h.passed, h.total))),
+                };
+                let phase = run.phase();
+                test_result::verified_requires(phase, result, counts).map_err(|(required, found)| {
+                    EvidenceRuleError::VerdictContradicted { phase: phase.as_str(), required, found }
+                })?;
+            }
         }
         if self.verdict == TickVerdict::Verified
             && !(seen.contains(&Phase::Red) && seen.contains(&Phase::Green))

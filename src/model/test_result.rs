@@ -66,6 +66,18 @@ pub enum TestOutcome {
     Failed,
 }
 
+impl TestOutcome {
+    /// The wire spelling: `PASSED`, `WARNED`, `FAILED`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestOutcome::Passed => "PASSED",
+            TestOutcome::Warned => "WARNED",
+            TestOutcome::Failed => "FAILED",
+        }
+    }
+}
+
 /// An in-toto resource descriptor, as far as test-result configurations use it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ResourceDescriptor {
@@ -102,5 +114,63 @@ impl TestResult {
     pub fn phase(&self) -> Option<Phase> {
         let name = self.configuration.first()?.name.strip_prefix(PHASE_PREFIX)?;
         Phase::parse(name)
+    }
+
+    /// The held-out counts `(passed, total)` of `configuration[0].annotations`, when both are
+    /// whole numbers.
+    #[must_use]
+    pub fn held_out_counts(&self) -> Option<(u64, u64)> {
+        let annotations = self.configuration.first()?.annotations.as_ref()?;
+        Some((annotations.get("passed")?.as_u64()?, annotations.get("total")?.as_u64()?))
+    }
+}
+
+/// What a `verified` verdict requires of the run of `phase`: green PASSED, and held-out PASSED
+/// with every held-out test passed (`counts` is its `(passed, total)`). Baseline and red require
+/// nothing of it here (red must fail whatever the verdict).
+///
+/// # Errors
+/// What contradicts the verdict, as `(what was required, what was found)`.
+pub fn verified_requires(
+    phase: Phase,
+    result: TestOutcome,
+    counts: Option<(u64, u64)>,
+) -> Result<(), (String, String)> {
+    match phase {
+        Phase::Baseline | Phase::Red => Ok(()),
+        Phase::Green if result == TestOutcome::Passed => Ok(()),
+        Phase::Green => Err(("PASSED".to_owned(), result.as_str().to_owned())),
+        Phase::HeldOut => match counts {
+            Some((passed, total)) if result == TestOutcome::Passed && passed == total => Ok(()),
+            Some((passed, total)) => Err((
+                "PASSED with passed=total".to_owned(),
+                format!("{} with passed={passed}/{total}", result.as_str()),
+            )),
+            None => {
+                Err(("PASSED with passed=total".to_owned(), format!("{} without counts", result.as_str())))
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verified_verdict_needs_green_passed_and_every_held_out_test_passed() {
+        use TestOutcome::{Failed, Passed, Warned};
+        assert!(verified_requires(Phase::Green, Passed, None).is_ok());
+        assert!(verified_requires(Phase::Red, Failed, None).is_ok());
+        assert!(verified_requires(Phase::Baseline, Warned, None).is_ok());
+        assert!(verified_requires(Phase::HeldOut, Passed, Some((3, 3))).is_ok());
+        assert_eq!(verified_requires(Phase::Green, Warned, None).unwrap_err().1, "WARNED");
+        let (required, found) = verified_requires(Phase::HeldOut, Passed, Some((2, 3))).unwrap_err();
+        assert_eq!(
+            (required.as_str(), found.as_str()),
+            ("PASSED with passed=total", "PASSED with passed=2/3")
+        );
+        assert!(verified_requires(Phase::HeldOut, Failed, Some((0, 0))).is_err());
+        assert!(verified_requires(Phase::HeldOut, Passed, None).is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! Checking one task commit: its note, every line, the signatures against the caller's trust, and
 //! the agreement of the evidence with the commit, the spec text and the policy.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -9,16 +9,15 @@ use gix::ObjectId;
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::check::agreement::{self, Rules};
-use crate::check::line::{Body, ReadLine, read_line};
+use crate::check::agreement::Rules;
+use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::trailers::task_trailers;
 use crate::git::{Commit, Repo};
-use crate::model::bundle::{self, NOTES_REF};
-use crate::model::digest::{git_object_sha256, sha256_hex};
+use crate::model::bundle::NOTES_REF;
 use crate::model::policy::Recipe;
 use crate::verify::signatures::{self, LineSignature, SignerInfo};
-use crate::verify::trust::Trust;
+use crate::verify::trust::{SignatureTime, Trust};
 
 /// What the verifier concluded about one task commit.
 #[derive(Debug, Clone, Serialize)]
@@ -57,8 +56,9 @@ pub struct Checker<'r> {
     repo: &'r Repo,
     /// The caller's trust.
     trust: &'r Trust,
-    /// Every note of the notes ref, read once: annotated commit -> note blob.
-    notes: Arc<HashMap<ObjectId, ObjectId>>,
+    /// Every note of the notes ref, read once: annotated commit -> its note blobs (more than one
+    /// when the notes tree holds several notes for it: `note_ambiguous`).
+    notes: Arc<HashMap<ObjectId, Vec<ObjectId>>>,
     /// The rules of agreement, with the tree under review.
     rules: Rules<'r>,
 }
@@ -81,7 +81,11 @@ impl<'r> Checker<'r> {
         trust: &'r Trust,
         head_tree: Option<ObjectId>,
     ) -> Result<Self, crate::git::GitError> {
-        let notes = Arc::new(repo.notes(NOTES_REF)?.into_iter().collect());
+        let mut notes: HashMap<ObjectId, Vec<ObjectId>> = HashMap::new();
+        for (annotated, blob) in repo.notes(NOTES_REF)? {
+            notes.entry(annotated).or_default().push(blob);
+        }
+        let notes = Arc::new(notes);
         Ok(Checker { repo, trust, notes, rules: Rules::new(repo, head_tree) })
     }
 
@@ -89,7 +93,7 @@ impl<'r> Checker<'r> {
     fn on<'o>(
         trust: &'o Trust,
         head_tree: Option<ObjectId>,
-        notes: &Arc<HashMap<ObjectId, ObjectId>>,
+        notes: &Arc<HashMap<ObjectId, Vec<ObjectId>>>,
         repo: &'o Repo,
     ) -> Checker<'o> {
         Checker { repo, trust, notes: Arc::clone(notes), rules: Rules::new(repo, head_tree) }
@@ -204,7 +208,23 @@ impl<'r> Checker<'r> {
                 "the commit has no non-empty Verdict: trailer",
             ));
         }
-        let note = match self.notes.get(&commit.id).map(|blob| self.repo.blob(*blob)).transpose() {
+        let blob = match self.notes.get(&commit.id).map(Vec::as_slice) {
+            Some([one]) => Some(*one),
+            Some(several @ [_, _, ..]) => {
+                findings.push(Finding::new(
+                    CommitOutcome::Malformed,
+                    "note_ambiguous",
+                    format!(
+                        "the notes tree of {NOTES_REF} holds {} notes for the task commit (under different fan-out directories); git would show them joined, so none of them is read (remove them with `git notes --ref={NOTES_REF} remove {}` and write the note again)",
+                        several.len(),
+                        commit.id
+                    ),
+                ));
+                return;
+            }
+            _ => None,
+        };
+        let note = match blob.map(|blob| self.repo.blob(blob)).transpose() {
             Ok(Some(note)) => note,
             Ok(None) => {
                 findings.push(Finding::new(
@@ -224,32 +244,16 @@ impl<'r> Checker<'r> {
             }
         };
 
-        let mut lines = Vec::new();
-        for (i, raw) in bundle::split(&note).into_iter().enumerate() {
-            match read_line(i + 1, raw) {
-                Ok(line) => lines.push(line),
-                Err(f) => findings.push(f),
-            }
-        }
-        if lines.is_empty() && findings.is_empty() {
-            findings.push(Finding::new(CommitOutcome::Malformed, "empty_note", "the note holds no lines"));
-        }
-        // The sha256 of the commit object, which a subject's `sha256` digest must equal.
-        let commit_sha256 = self
-            .repo
-            .read_kind(commit.id, gix::object::Kind::Commit)
-            .map(|raw| git_object_sha256("commit", &raw))
-            .unwrap_or_default();
-        agreement::subjects(&lines, &target, commit.id, &commit_sha256, findings);
-        self.hint_copied_note(&lines, &target, commit, findings);
-        let tv = agreement::task_verification(&lines, findings);
-
-        let at = OffsetDateTime::from_unix_timestamp(commit.committer.seconds)
-            .unwrap_or(OffsetDateTime::UNIX_EPOCH);
-        self.check_signatures(&lines, at, &commit_sha256, report);
-        let findings = &mut report.findings;
-
-        if let Some((tv_line, p)) = tv {
+        let checked = self.rules.note(commit, &target, verdict.as_deref(), &note, findings);
+        self.hint_copied_note(&checked.lines, &target, commit, findings);
+        let at = match self.trust.signature_time {
+            SignatureTime::Commit => OffsetDateTime::from_unix_timestamp(commit.committer.seconds)
+                .unwrap_or(OffsetDateTime::UNIX_EPOCH),
+            SignatureTime::Now(now) => now,
+        };
+        self.check_signatures(&checked.lines, at, &checked.commit_sha256, report);
+        report.policy = checked.recipe;
+        if let Some(Body::TaskVerification(p)) = checked.task_verification.map(|i| &checked.lines[i].body) {
             report.not_evaluated = p.newer_fields();
             report.unit = Some(p.unit.feature.clone());
             if let Some(trace) = p.trace.as_ref().and_then(|t| t.as_array()) {
@@ -262,8 +266,6 @@ impl<'r> Checker<'r> {
                     }
                 }
             }
-            report.policy =
-                self.rules.agreement(commit, &target, verdict.as_deref(), tv_line, p, &lines, findings);
         }
     }
 
@@ -304,7 +306,7 @@ impl<'r> Checker<'r> {
     ) {
         let results: Vec<LineSignature> =
             lines.iter().map(|l| signatures::check(&l.envelope, self.trust, at, commit_sha256)).collect();
-        let summary_digests: Vec<String> = lines
+        let summary_digests: HashSet<String> = lines
             .iter()
             .zip(&results)
             .filter_map(|(l, r)| match (&l.body, r) {
@@ -314,7 +316,7 @@ impl<'r> Checker<'r> {
             .flat_map(|s| s.input_attestations.iter().filter_map(|i| i.digest.get("sha256").cloned()))
             .collect();
         for (line, result) in lines.iter().zip(results) {
-            let covered = || summary_digests.contains(&sha256_hex(&line.envelope.payload));
+            let covered = || summary_digests.contains(&line.payload_sha256);
             match result {
                 LineSignature::Trusted(info) => {
                     if !report.signers.contains(&info) {

@@ -62,9 +62,6 @@ pub fn skip_rows(
         skip_findings(repo, id, &target, ticked, &mut report);
         let mut row = TickReport::from_commit(report, trust);
         row.task = target;
-        if row.outcome == TickOutcome::Evidenced {
-            row.outcome = TickOutcome::Skipped;
-        }
         rows.push(row);
     }
     Ok(rows)

@@ -26,4 +26,4 @@ pub mod trust;
 pub mod unread;
 
 pub use error::VerifyError;
-pub use run::{BranchOptions, verify_branch, verify_commits};
+pub use run::{BranchOptions, Checked, verify_branch, verify_commits};

@@ -4,13 +4,15 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
+use time::format_description::well_known::Rfc3339;
 
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::exit;
 use crate::model::policy::Recipe;
+use crate::model::predicate::Verdict;
 use crate::verify::commit::CommitReport;
 use crate::verify::signatures::SignerInfo;
-use crate::verify::trust::Trust;
+use crate::verify::trust::{SignatureTime, Trust};
 
 /// The outcome of one ticked task on a branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -86,10 +88,12 @@ impl TickReport {
     /// A tick judged by its task commit's report.
     #[must_use]
     pub fn from_commit(c: CommitReport, trust: &Trust) -> Self {
-        let not_verified =
-            trust.require_verified && matches!(c.verdict.as_deref(), Some("regression_only" | "attested"));
+        let verdict = c.verdict.as_deref().and_then(Verdict::parse);
+        let not_verified = trust.require_verified && verdict.is_some_and(|v| v != Verdict::Verified);
         let (outcome, reason) = match c.outcome {
             CommitOutcome::Ok if not_verified => (TickOutcome::Unverifiable, Some("not_verified".to_owned())),
+            // A skip holds as a skip, whichever way it was reached: it is never evidence.
+            CommitOutcome::Ok if verdict == Some(Verdict::Skipped) => (TickOutcome::Skipped, None),
             CommitOutcome::Ok => (TickOutcome::Evidenced, None),
             other => (TickOutcome::Unverifiable, Some(other.as_str().to_owned())),
         };
@@ -183,6 +187,39 @@ pub struct Report {
     pub not_evaluated: Vec<&'static str>,
     /// What did not stop the run but weakens it (a stale Sigstore root used offline).
     pub warnings: Vec<String>,
+    /// The time SSH validity windows and certificates were checked at.
+    pub signature_time: SignatureTimeReport,
+}
+
+/// How the report names the signature time: `{"mode": "commit"}`, or `{"mode": "now", "at":
+/// "<RFC 3339 UTC>"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SignatureTimeReport {
+    /// `commit` (each task commit's committer date) or `now`.
+    pub mode: &'static str,
+    /// The time used, for `now`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+impl SignatureTimeReport {
+    fn of(time: SignatureTime) -> Self {
+        match time {
+            SignatureTime::Commit => SignatureTimeReport { mode: "commit", at: None },
+            SignatureTime::Now(now) => {
+                let at = now.to_offset(time::UtcOffset::UTC).replace_nanosecond(0).unwrap_or(now);
+                SignatureTimeReport { mode: "now", at: at.format(&Rfc3339).ok() }
+            }
+        }
+    }
+
+    /// `signature time: now (<at>)`, or the committer date's sentence.
+    fn line(&self) -> String {
+        match &self.at {
+            Some(at) => format!("signature time: now ({at})"),
+            None => "signature time: each task commit's committer date".to_owned(),
+        }
+    }
 }
 
 impl Report {
@@ -209,6 +246,7 @@ impl Report {
             totals,
             not_evaluated: vec!["regressed"],
             warnings: trust.warnings(),
+            signature_time: SignatureTimeReport::of(trust.signature_time),
         }
     }
 
@@ -248,12 +286,7 @@ impl Report {
             let reason = t.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
             let _ = writeln!(out, "{:<12} {} {commit}{reason}", t.outcome.as_str(), t.task);
             for f in &t.findings {
-                let line = f.line.map(|l| format!("line {l}: ")).unwrap_or_default();
-                let _ = write!(out, "    {} {line}{}", f.code, f.message);
-                if let (Some(e), Some(x)) = (&f.expected, &f.found) {
-                    let _ = write!(out, " [expected {e}, found {x}]");
-                }
-                out.push('\n');
+                let _ = writeln!(out, "    {f}");
             }
             for s in &t.signers {
                 if s.principals.is_empty() {
@@ -275,6 +308,7 @@ impl Report {
         for w in &self.warnings {
             let _ = writeln!(out, "warning: {w}");
         }
+        let _ = writeln!(out, "{}", self.signature_time.line());
         let _ = writeln!(out, "{}", self.summary_line());
         out
     }
@@ -284,8 +318,9 @@ impl Report {
     pub fn to_markdown(&self) -> String {
         let mut out = String::from("### speccoder attest verify\n\n");
         let _ = writeln!(out, "{}\n", self.summary_line());
+        let _ = writeln!(out, "{}\n", self.signature_time.line());
         for w in &self.warnings {
-            let _ = writeln!(out, "> **warning:** {}\n", w.replace('\n', " "));
+            let _ = writeln!(out, "> **warning:** {}\n", markdown_cell(w));
         }
         out.push_str("| outcome | task | commit | reason | policy |\n| --- | --- | --- | --- | --- |\n");
         for t in &self.ticks {
@@ -298,20 +333,52 @@ impl Report {
             let policy = t.policy.as_ref().map_or("-".to_owned(), ToString::to_string);
             let _ = writeln!(
                 out,
-                "| {} | `{}` | {commit} | {} | {} |",
+                "| {} | {} | {commit} | {} | {} |",
                 t.outcome.as_str(),
-                t.task,
-                reason.replace('|', "\\|"),
-                policy.replace('|', "\\|")
+                markdown_cell(&t.task),
+                markdown_cell(&reason),
+                markdown_cell(&policy)
             );
         }
         out
     }
 }
 
+/// `text` as the literal content of a GitHub-flavoured Markdown table cell: every character that
+/// could end the cell, open a code span, emphasis or a link (and so an image), or start HTML is
+/// escaped, and a line break becomes a space. Task names and findings come from the checked
+/// repository, so nothing in them may format, link or inject HTML into a review comment. (pulldown-cmark reads
+/// Markdown and escapes HTML, but has no escaper for Markdown text, hence these few lines.)
+fn markdown_cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_markdown_cell_neither_formats_nor_links_nor_breaks_out() {
+        assert_eq!(
+            markdown_cell("a|b`c*d_e[f](g)<h>&\\\ni"),
+            "a\\|b\\`c\\*d\\_e\\[f\\](g)&lt;h&gt;&amp;\\\\ i"
+        );
+        assert_eq!(markdown_cell("001-bookmark-tags/T005"), "001-bookmark-tags/T005");
+    }
 
     #[cfg(feature = "sigstore")]
     #[test]

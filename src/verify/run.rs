@@ -26,16 +26,9 @@ use crate::verify::{bugs, decisions, unread};
 /// A revision that does not resolve, or a repository that cannot be read.
 pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result<Report, VerifyError> {
     let head = head_commit(repo)?;
-    let (ids, head_for_lines) = match range {
-        None => (repo.walk(head, &[])?, head),
-        Some(spec) => match spec.split_once("..") {
-            Some((a, b)) => {
-                let b = if b.is_empty() { head } else { repo.rev_parse(b)? };
-                let a = repo.rev_parse(if a.is_empty() { "HEAD" } else { a })?;
-                (repo.walk(b, &[a])?, b)
-            }
-            None => (vec![repo.rev_parse(spec)?], head),
-        },
+    let (ids, head_for_lines) = match Checked::of_commits(repo, range)? {
+        Checked::One(id) => (vec![id], head),
+        Checked::Range { head: tip, base } => (repo.walk(tip, base.as_slice())?, tip),
     };
     let checker = Checker::new(repo, trust, Some(repo.commit_tree(head_for_lines)?))?;
     let single = range.is_some_and(|r| !r.contains(".."));
@@ -68,6 +61,78 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
 /// and the `<unit>/<task>` ticked at the head.
 type UnitPlan = (Vec<Result<ObjectId, TickReport>>, HashSet<String>);
 
+/// The history a run checks. The trust it checks against must come from outside it: a trust
+/// file at a revision inside was written by whoever wrote the history under review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checked {
+    /// One task commit (`attest verify REV`).
+    One(ObjectId),
+    /// The commits reachable from `head` and not from `base` (with no base, every commit
+    /// reachable from `head`).
+    Range {
+        /// The newest commit checked.
+        head: ObjectId,
+        /// Where the checked history starts (exclusive).
+        base: Option<ObjectId>,
+    },
+}
+
+impl Checked {
+    /// What `attest verify [REV | A..B]` checks: REV alone, `A..B`, or (None) every commit
+    /// reachable from HEAD.
+    ///
+    /// # Errors
+    /// An unborn HEAD, or a revision that does not resolve.
+    pub fn of_commits(repo: &Repo, range: Option<&str>) -> Result<Checked, VerifyError> {
+        let head = head_commit(repo)?;
+        Ok(match range {
+            None => Checked::Range { head, base: None },
+            Some(spec) => match spec.split_once("..") {
+                Some((a, b)) => {
+                    let b = if b.is_empty() { head } else { repo.rev_parse(b)? };
+                    let a = repo.rev_parse(if a.is_empty() { "HEAD" } else { a })?;
+                    Checked::Range { head: b, base: Some(a) }
+                }
+                None => Checked::One(repo.rev_parse(spec)?),
+            },
+        })
+    }
+
+    /// What `attest verify --branch` checks: the branch's history since its base (`--base`, or
+    /// the merge base with the default branch), or all of it (`--all`, or no default branch).
+    ///
+    /// # Errors
+    /// An unborn HEAD, or a revision that does not resolve.
+    pub fn of_branch(repo: &Repo, opts: &BranchOptions) -> Result<Checked, VerifyError> {
+        let head = match &opts.head {
+            Some(rev) => repo.rev_parse(rev)?,
+            None => head_commit(repo)?,
+        };
+        let base = match (&opts.base, opts.all) {
+            (_, true) => None,
+            (Some(rev), false) => {
+                let b = repo.rev_parse(rev)?;
+                Some(repo.merge_base(head, b)?.unwrap_or(b))
+            }
+            (None, false) => default_base(repo, head)?,
+        };
+        Ok(Checked::Range { head, base })
+    }
+
+    /// Whether `commit` is part of the checked history. A question the repository cannot answer
+    /// counts as inside: refusing a trust revision is the safe side.
+    #[must_use]
+    pub fn contains(&self, repo: &Repo, commit: ObjectId) -> bool {
+        match *self {
+            Checked::One(id) => id == commit,
+            Checked::Range { head, base } => {
+                repo.is_ancestor(commit, head).unwrap_or(true)
+                    && base.is_none_or(|b| !repo.is_ancestor(commit, b).unwrap_or(false))
+            }
+        }
+    }
+}
+
 /// Options of `attest verify --branch`.
 #[derive(Debug, Clone, Default)]
 pub struct BranchOptions {
@@ -85,22 +150,16 @@ pub struct BranchOptions {
 /// # Errors
 /// Revisions that do not resolve, a repository or spec that cannot be read.
 pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result<Report, VerifyError> {
-    let head = match &opts.head {
-        Some(rev) => repo.rev_parse(rev)?,
-        None => head_commit(repo)?,
+    let (head, base) = match Checked::of_branch(repo, opts)? {
+        Checked::Range { head, base } => (head, base),
+        Checked::One(head) => (head, None),
     };
     let head_tree_id = repo.commit_tree(head)?;
     let head_tree = repo.tree(head_tree_id);
-    let (base, base_unrelated) = match (&opts.base, opts.all) {
-        (_, true) => (None, false),
-        (Some(rev), false) => {
-            let b = repo.rev_parse(rev)?;
-            match repo.merge_base(head, b)? {
-                Some(m) => (Some(m), false),
-                None => (Some(b), true),
-            }
-        }
-        (None, false) => (default_base(repo, head)?, false),
+    // A base that shares no history with the head: what the shallow-history check must know.
+    let base_unrelated = match (&opts.base, opts.all) {
+        (Some(rev), false) => repo.merge_base(head, repo.rev_parse(rev)?)?.is_none(),
+        _ => false,
     };
 
     // The units to check: those whose directory differs between base and head.

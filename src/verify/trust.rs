@@ -42,6 +42,20 @@ pub struct Trust {
     pub via_tools: bool,
     /// How many threads check task commits (`None`: one per core, at most 8).
     pub jobs: Option<std::num::NonZeroUsize>,
+    /// The time at which SSH validity windows and certificates are checked.
+    pub signature_time: SignatureTime,
+}
+
+/// The time at which an SSH signature's key must be trusted: its `valid-after`/`valid-before`
+/// window and its certificate's validity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SignatureTime {
+    /// Each task commit's committer date, as `git verify-commit` checks. The signer chose that
+    /// date, so a retired key or an expired certificate still signs by backdating the commit.
+    #[default]
+    Commit,
+    /// This one time, the time of verification: what a CI gate wants.
+    Now(time::OffsetDateTime),
 }
 
 impl Trust {

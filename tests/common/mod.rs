@@ -446,13 +446,19 @@ impl Project {
 
     /// An envelope line over `statement` signed by `key` with `ssh-keygen -Y sign`.
     pub fn ssh_signed_line(&self, statement: &Value, key: &Key) -> Vec<u8> {
+        self.ssh_signed_line_with(statement, &key.private)
+    }
+
+    /// An envelope line over `statement` signed with `ssh-keygen -Y sign -f signing`: a private
+    /// key, or a certificate beside its private key.
+    pub fn ssh_signed_line_with(&self, statement: &Value, signing: &Path) -> Vec<u8> {
         // serde_json's map is sorted and compact: the canonical bytes, computed without the crate.
         let payload = serde_json::to_vec(statement).unwrap();
         let data = self.scratch.join("pae.bin");
         std::fs::write(&data, pae(PAYLOAD_TYPE, &payload)).unwrap();
         let mut cmd = Command::new("ssh-keygen");
         isolate(&mut cmd, &self.home);
-        cmd.args(["-Y", "sign", "-n", NAMESPACE, "-f"]).arg(&key.private).arg(&data);
+        cmd.args(["-Y", "sign", "-n", NAMESPACE, "-f"]).arg(signing).arg(&data);
         run(cmd).success();
         let sig = std::fs::read(self.scratch.join("pae.bin.sig")).unwrap();
         std::fs::remove_file(self.scratch.join("pae.bin.sig")).unwrap();

@@ -538,3 +538,101 @@ fn a_lock_file_a_stopped_writer_left_is_named_and_neither_reference_moves() {
         assert!(!fx.git_output(&["rev-parse", "--verify", "-q", NOTES_REF], None).status.success());
     }
 }
+/// `git mktree` of `text` (git's `ls-tree` format); the tree id.
+fn mktree(fx: &Fixture, text: &str) -> String {
+    String::from_utf8(fx.git_bytes(&["mktree"], Some(text.as_bytes()))).unwrap().trim().to_owned()
+}
+
+/// A tree of directories written byte for byte, duplicate names kept (git never writes one).
+fn literal_tree(fx: &Fixture, entries: &[(&str, &str)]) -> String {
+    let mut bytes = Vec::new();
+    for (name, id) in entries {
+        bytes.extend_from_slice(b"40000 ");
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.push(0);
+        bytes.extend_from_slice(&hex::decode(id).unwrap());
+    }
+    let args = ["hash-object", "-t", "tree", "--literally", "-w", "--stdin"];
+    String::from_utf8(fx.git_bytes(&args, Some(&bytes))).unwrap().trim().to_owned()
+}
+
+/// Points the notes ref at a notes commit of `tree`.
+fn notes_tree(fx: &Fixture, tree: &str) {
+    let notes_commit = fx.git(&["commit-tree", "-m", "hostile", tree]);
+    fx.git(&["update-ref", NOTES_REF, notes_commit.trim()]);
+}
+
+/// A blob holding `text`; its id.
+fn blob(fx: &Fixture, text: &str) -> String {
+    String::from_utf8(fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(text.as_bytes())))
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+#[test]
+fn a_notes_tree_reaching_one_tree_twice_is_refused_never_walked_again() {
+    let fx = Fixture::new();
+    let commit = fx.commit_file("a.txt", "a\n", "first");
+    let hex = commit.to_string();
+    let note = blob(&fx, "n\n");
+    let sub = mktree(&fx, &format!("100644 blob {note}\t{}\n", &hex[2..]));
+    // Sixteen fan-out directories, the note's own among them, all naming one subtree.
+    let mut names: Vec<String> = (0..16).map(|i| format!("{:02x}", i * 16 + 1)).collect();
+    names[0] = hex[..2].to_owned();
+    names.sort();
+    names.dedup();
+    let text: String = names.iter().map(|n| format!("040000 tree {sub}\t{n}\n")).collect();
+    notes_tree(&fx, &mktree(&fx, &text));
+    let repo = fx.repo();
+    let err = repo.notes(NOTES_REF).unwrap_err();
+    assert!(matches!(err, GitError::NotesTreeHostile { .. }), "{err}");
+    assert!(err.to_string().contains(&format!("the tree {sub} is reached twice")), "{err}");
+    // A lookup follows one fan-out directory and reads the subtree once.
+    assert_eq!(repo.note(NOTES_REF, commit).unwrap().as_deref(), Some(&b"n\n"[..]));
+
+    // The note's own fan-out name listed twice, naming the same subtree: the lookup refuses too.
+    notes_tree(&fx, &literal_tree(&fx, &[(&hex[..2], &sub), (&hex[..2], &sub)]));
+    let err = fx.repo().note(NOTES_REF, commit).unwrap_err();
+    assert!(matches!(err, GitError::NotesTreeHostile { .. }), "{err}");
+}
+
+#[test]
+fn names_are_read_as_git_writes_them_in_lowercase_hex_only() {
+    let fx = Fixture::new();
+    let commit = fx.commit_file("a.txt", "a\n", "first");
+    let hex = commit.to_string();
+    let note = blob(&fx, "n\n");
+    // The whole id in capitals at the root, and the rest of it in capitals under its fan-out.
+    let sub = mktree(&fx, &format!("100644 blob {note}\t{}\n", hex[2..].to_uppercase()));
+    let root = format!("100644 blob {note}\t{}\n040000 tree {sub}\t{}\n", hex.to_uppercase(), &hex[..2]);
+    notes_tree(&fx, &mktree(&fx, &root));
+    let repo = fx.repo();
+    assert_eq!(repo.note(NOTES_REF, commit).unwrap(), None);
+    assert!(repo.notes(NOTES_REF).unwrap().is_empty());
+    // A fan-out directory in capitals is not one.
+    let sub = mktree(&fx, &format!("100644 blob {note}\t{}\n", &hex[2..]));
+    let upper = format!("040000 tree {sub}\t{}\n", hex[..2].to_uppercase());
+    if hex[..2].to_uppercase() != hex[..2] {
+        notes_tree(&fx, &mktree(&fx, &upper));
+        assert_eq!(fx.repo().note(NOTES_REF, commit).unwrap(), None);
+        assert!(fx.repo().notes(NOTES_REF).unwrap().is_empty());
+    }
+}
+
+#[test]
+fn a_lookup_reads_at_most_its_budget_of_trees() {
+    let fx = Fixture::new();
+    let commit = fx.commit_file("a.txt", "a\n", "first");
+    let hex = commit.to_string();
+    // The note's fan-out name listed 70 times, each naming a different subtree.
+    let subs: Vec<String> = (0..70)
+        .map(|i| mktree(&fx, &format!("100644 blob {}\tdecoy-{i}\n", blob(&fx, &format!("{i}\n")))))
+        .collect();
+    let entries: Vec<(&str, &str)> = subs.iter().map(|s| (&hex[..2], s.as_str())).collect();
+    notes_tree(&fx, &literal_tree(&fx, &entries));
+    let err = fx.repo().note(NOTES_REF, commit).unwrap_err();
+    assert!(err.to_string().contains("takes more than 64 trees"), "{err}");
+    // The listing reads each of them once and finds no note.
+    assert!(fx.repo().notes(NOTES_REF).unwrap().is_empty());
+}

@@ -28,7 +28,28 @@ pub enum SignerKey {
     /// A plain public key.
     Plain(KeyData),
     /// A certificate; the signature is made by its certified key.
-    Certificate(Box<Certificate>),
+    Certificate(Box<SignerCertificate>),
+}
+
+/// An OpenSSH certificate as a signature embeds it, with the bytes its CA signed.
+#[derive(Clone, Debug)]
+pub struct SignerCertificate {
+    /// The certificate as ssh-key reads it. A `valid_before` of "forever" (0xffffffffffffffff,
+    /// `PROTOCOL.certkeys`) reads as `i64::MAX` seconds, the latest time ssh-key 0.6 holds and
+    /// later than any time checked.
+    pub cert: Certificate,
+    /// The certificate's bytes up to its CA signature, exactly as embedded: what the CA signed.
+    signed: Vec<u8>,
+}
+
+impl SignerCertificate {
+    /// Whether the certificate's CA signature holds over the bytes the CA signed (which CA it
+    /// is, and whether that CA is trusted, is the caller's question).
+    #[must_use]
+    pub fn ca_signature_holds(&self) -> bool {
+        ssh_signature::Verifier::verify(self.cert.signature_key(), &self.signed, self.cert.signature())
+            .is_ok()
+    }
 }
 
 impl SignerKey {
@@ -37,7 +58,7 @@ impl SignerKey {
     pub fn signing_key(&self) -> &KeyData {
         match self {
             Self::Plain(k) => k,
-            Self::Certificate(c) => c.public_key(),
+            Self::Certificate(c) => c.cert.public_key(),
         }
     }
 }
@@ -142,24 +163,60 @@ fn parse_blob(blob: &[u8]) -> Result<SshSignature, DecodeError> {
     })
 }
 
+/// The most runs of eight 0xff bytes [`valid_forever`] tries: an honest certificate has one.
+const FOREVER_CANDIDATES: usize = 8;
+
+/// A certificate whose `valid_before` is OpenSSH's "forever", read by ssh-key with that field
+/// lowered to `i64::MAX`, and the lowered bytes. The field is found by trying each run of eight
+/// 0xff bytes: only lowering `valid_before` itself makes the blob decode with that value and
+/// encode back to exactly the lowered bytes. `None` for anything else (ssh-key 0.6 has no way to
+/// read the field, and ssh-key 0.7, which has, is not released).
+fn valid_forever(blob: &[u8]) -> Option<(Certificate, Vec<u8>)> {
+    const FOREVER: [u8; 8] = [0xff; 8];
+    let lowered = i64::MAX.to_be_bytes();
+    let mut found = None;
+    let candidates = blob.windows(8).enumerate().filter(|(_, w)| *w == FOREVER).map(|(at, _)| at);
+    for at in candidates.take(FOREVER_CANDIDATES) {
+        let mut read = blob.to_vec();
+        read[at..at + 8].copy_from_slice(&lowered);
+        if let Ok(cert) = Certificate::from_bytes(&read)
+            && cert.valid_before() == i64::MAX.unsigned_abs()
+            && cert.to_bytes().ok().as_ref() == Some(&read)
+        {
+            if found.is_some() {
+                return None;
+            }
+            found = Some((cert, read));
+        }
+    }
+    found
+}
+
 fn parse_key(blob: &[u8]) -> Result<SignerKey, DecodeError> {
     let algorithm = Wire(blob).string().ok_or_else(truncated)?;
     // ssh-key's decoders accept some non-canonical length prefixes; re-encoding finds them, so
     // that one key has one encoding here as it has in OpenSSH.
     let non_canonical = || DecodeError::Malformed("the signer's key is not canonically encoded".to_owned());
     if algorithm.ends_with(CERT_SUFFIX.as_bytes()) {
-        let cert = Certificate::from_bytes(blob).map_err(|e| match e {
+        let (cert, read) = match Certificate::from_bytes(blob) {
+            Ok(cert) => (cert, blob.to_vec()),
             // ssh-key 0.6 keeps certificate times as i64 seconds and cannot hold ssh-keygen's
             // "forever" (0xffffffffffffffff), the default when a certificate is made without -V.
-            ssh_key::Error::Time => DecodeError::Unsupported(
-                "the signer's certificate has a validity time ssh-key cannot represent (most likely valid \"forever\", ssh-keygen's default without -V); issue certificates with `ssh-keygen -s … -V <from>:<to>` or verify with --via-tools".to_owned(),
-            ),
-            e => DecodeError::Malformed(format!("the signer's certificate cannot be decoded: {e}")),
-        })?;
-        if cert.to_bytes().ok().as_deref() != Some(blob) {
+            Err(ssh_key::Error::Time) => valid_forever(blob).ok_or_else(|| {
+                DecodeError::Malformed(
+                    "the signer's certificate has a validity time beyond any date, and not the \"forever\" of ssh-keygen".to_owned(),
+                )
+            })?,
+            Err(e) => return Err(DecodeError::Malformed(format!("the signer's certificate cannot be decoded: {e}"))),
+        };
+        if cert.to_bytes().ok().as_ref() != Some(&read) {
             return Err(non_canonical());
         }
-        Ok(SignerKey::Certificate(Box::new(cert)))
+        // The blob ends with the CA signature as a string; everything before it is signed.
+        let signature_len = ssh_encoding::Encode::encoded_len_prefixed(cert.signature())
+            .map_err(|e| format!("the signer's certificate cannot be encoded again: {e}"))?;
+        let signed = blob.get(..blob.len().saturating_sub(signature_len)).unwrap_or_default().to_vec();
+        Ok(SignerKey::Certificate(Box::new(SignerCertificate { cert, signed })))
     } else {
         let key = PublicKey::from_bytes(blob)
             .map_err(|e| format!("the signer's public key cannot be decoded: {e}"))?;

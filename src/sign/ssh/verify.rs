@@ -2,14 +2,12 @@
 //! and revoked keys, with the decisions `ssh-keygen -Y verify` makes (same order of checks, same
 //! inclusive/exclusive time bounds), failing closed where ssh-key cannot check something.
 
-use ssh_key::{
-    Algorithm, Certificate, EcdsaCurve, HashAlg, PublicKey, SshSig, certificate::CertType, public::KeyData,
-};
+use ssh_key::{Algorithm, EcdsaCurve, HashAlg, PublicKey, SshSig, certificate::CertType, public::KeyData};
 use time::OffsetDateTime;
 
 use super::allowed_signers::{AllowedSigner, AllowedSigners};
 use super::revoked_keys::RevokedKeys;
-use super::sshsig::{self, DecodeError, SignerKey, SshSignature};
+use super::sshsig::{self, DecodeError, SignerCertificate, SignerKey, SshSignature};
 
 /// A signature that verified and whose key the allowed-signers file trusts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,9 +101,9 @@ pub fn verify(
         certificate: match &sig.signer {
             SignerKey::Plain(_) => None,
             SignerKey::Certificate(c) => Some(CertificateInfo {
-                key_id: c.key_id().to_owned(),
-                serial: c.serial(),
-                ca_fingerprint: self::fingerprint(c.signature_key()),
+                key_id: c.cert.key_id().to_owned(),
+                serial: c.cert.serial(),
+                ca_fingerprint: self::fingerprint(c.cert.signature_key()),
             }),
         },
     })
@@ -184,7 +182,7 @@ fn trusted_principals(
                     Ok(listed)
                 }
             }
-            (SignerKey::Certificate(cert), true) if line.key.key_data() == cert.signature_key() => {
+            (SignerKey::Certificate(cert), true) if line.key.key_data() == cert.cert.signature_key() => {
                 certificate_principals(cert, line, at)
             }
             _ => continue,
@@ -210,7 +208,7 @@ fn trusted_principals(
             }
             SignerKey::Certificate(c) => format!(
                 "no cert-authority line of {file} lists the certificate's CA {}; add `<principals> cert-authority <CA .pub line>` to trust it",
-                fingerprint(c.signature_key())
+                fingerprint(c.cert.signature_key())
             ),
         });
     }
@@ -241,10 +239,11 @@ fn line_applies(line: &AllowedSigner, namespace: &str, at: OffsetDateTime) -> Re
 
 /// For a cert-authority line: the certificate's principals the line allows, if it is valid at `at`.
 fn certificate_principals(
-    cert: &Certificate,
+    signer: &SignerCertificate,
     line: &AllowedSigner,
     at: OffsetDateTime,
 ) -> Result<Vec<String>, String> {
+    let cert = &signer.cert;
     if let Some(reason) = unsupported(cert.signature_key(), "certificate's CA key") {
         return Err(reason);
     }
@@ -264,9 +263,11 @@ fn certificate_principals(
             cert.key_id().escape_debug()
         ));
     }
-    let ca = cert.signature_key().fingerprint(HashAlg::Sha256);
-    cert.validate_at(now, [&ca])
-        .map_err(|_| "the signer's certificate does not carry a valid signature of its CA".to_owned())?;
+    // The CA is the line's key (the caller matched it); its signature is checked over the bytes
+    // it signed, as embedded.
+    if !signer.ca_signature_holds() {
+        return Err("the signer's certificate does not carry a valid signature of its CA".to_owned());
+    }
     if cert.valid_principals().is_empty() {
         return Err("the signer's certificate names no principals".to_owned());
     }
@@ -290,8 +291,8 @@ fn revocation(signer: &SignerKey, revoked: &RevokedKeys) -> Option<String> {
         return Some(format!("the signing key is listed in {file}; the key must not be trusted any more"));
     }
     match signer {
-        SignerKey::Certificate(c) if revoked.contains(c.signature_key()) => {
-            Some(format!("the certificate's CA {} is listed in {file}", fingerprint(c.signature_key())))
+        SignerKey::Certificate(c) if revoked.contains(c.cert.signature_key()) => {
+            Some(format!("the certificate's CA {} is listed in {file}", fingerprint(c.cert.signature_key())))
         }
         _ => None,
     }

@@ -167,3 +167,25 @@ fn a_certificate_signature_reports_the_certificate_and_its_ca() {
         "a certificate does not match its plain key's line"
     );
 }
+
+#[test]
+fn a_certificate_valid_forever_verifies_and_its_ca_signature_still_binds_every_byte() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let (ca, kim) = (keygen(d, "ca", "ed25519"), keygen(d, "kim", "ed25519"));
+    // Without -V, ssh-keygen writes valid_before 0xffffffffffffffff: "forever".
+    let sig = tool_sign(d, &certify(&ca, &kim, "cert-id", "kim@example.com", &[]), NAMESPACE, MESSAGE);
+    let allowed = trust(d, &format!("*@example.com cert-authority {}\n", public_line(&ca)));
+    let v = run(&sig, &allowed).expect("a certificate valid forever verifies");
+    assert_eq!(v.principals, ["kim@example.com"]);
+    let late = datetime!(9999-12-31 23:59 UTC);
+    assert!(verify(&sig, MESSAGE, NAMESPACE, &allowed, &RevokedKeys::default(), late).is_ok());
+
+    // Another principal written into the certificate: the signature by kim's key still holds,
+    // the CA's signature over the certificate does not.
+    let mut forged = blob(&sig);
+    let at = forged.windows(15).position(|w| w == b"kim@example.com").expect("the principal");
+    forged[at + 2] = b'x';
+    let err = run(&armor(&forged), &allowed).unwrap_err();
+    assert!(err.to_string().contains("does not carry a valid signature of its CA"), "{err}");
+}
