@@ -1,5 +1,8 @@
 //! Trees as a read-only file source.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use gix::ObjectId;
 use gix::objs::tree::{EntryKind, EntryMode};
 
@@ -101,15 +104,19 @@ impl Repo {
 
     /// A read-only view of the files of tree `id` (cheap: nothing is read until asked).
     pub fn tree(&self, id: ObjectId) -> GitTree<'_> {
-        GitTree { repo: self, root: id }
+        GitTree { repo: self, root: id, dirs: RefCell::default() }
     }
 }
 
 /// The files of one tree, read from the object database as they are asked for.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct GitTree<'r> {
     repo: &'r Repo,
     root: ObjectId,
+    /// Directories resolved so far, by path (`None`: absent). A reader asks for several files of
+    /// one directory (a unit's `tasks.md`, `spec.md`, its listing), and each would otherwise read
+    /// and scan every tree above it again, `specs/` with one entry per unit among them.
+    dirs: RefCell<HashMap<String, Option<(EntryMode, ObjectId)>>>,
 }
 
 impl GitTree<'_> {
@@ -120,17 +127,30 @@ impl GitTree<'_> {
 
     /// The entry at `components` below the root, `None` when some component is absent or not a directory.
     fn lookup(&self, components: &[&str]) -> Result<Option<(EntryMode, ObjectId)>, GitError> {
-        let mut current: (EntryMode, ObjectId) = (EntryKind::Tree.into(), self.root);
-        for component in components {
-            if !current.0.is_tree() {
-                return Ok(None);
-            }
-            match self.repo.tree_entry(current.1, component.as_bytes())? {
-                Some(found) => current = found,
-                None => return Ok(None),
-            }
+        let Some((last, dirs)) = components.split_last() else {
+            return Ok(Some((EntryKind::Tree.into(), self.root)));
+        };
+        match self.directory(dirs)? {
+            Some((mode, id)) if mode.is_tree() => self.repo.tree_entry(id, last.as_bytes()),
+            _ => Ok(None),
         }
-        Ok(Some(current))
+    }
+
+    /// The entry at the directory path `dirs`, remembered in [`Self::dirs`].
+    fn directory(&self, dirs: &[&str]) -> Result<Option<(EntryMode, ObjectId)>, GitError> {
+        let Some((last, above)) = dirs.split_last() else {
+            return Ok(Some((EntryKind::Tree.into(), self.root)));
+        };
+        let key = dirs.join("/");
+        if let Some(known) = self.dirs.borrow().get(&key) {
+            return Ok(*known);
+        }
+        let found = match self.directory(above)? {
+            Some((mode, id)) if mode.is_tree() => self.repo.tree_entry(id, last.as_bytes())?,
+            _ => None,
+        };
+        self.dirs.borrow_mut().insert(key, found);
+        Ok(found)
     }
 
     /// The object id of whatever is at `path` (a blob, a tree, a submodule commit); `None` when
@@ -165,7 +185,7 @@ impl GitTree<'_> {
     /// when `dir` is absent or not a directory. Names that are not UTF-8 are left out.
     pub fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, GitError> {
         let components = path::components(dir)?;
-        let Some((mode, id)) = self.lookup(&components)? else {
+        let Some((mode, id)) = self.directory(&components)? else {
             return Ok(None);
         };
         if !mode.is_tree() {
