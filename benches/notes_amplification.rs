@@ -220,18 +220,7 @@ fn long_note(p: &Project, commit: &str, key: &common::Key, s: &Sizes) {
     }
     note.extend_from_slice(&envelope(&summary, json!([{"keyid": "bench", "sig": STANDARD.encode(sig)}])));
     note.push(b'\n');
-    let file = p.scratch.join("long-note");
-    std::fs::write(&file, &note).unwrap();
-    p.git(&[
-        "notes",
-        "--ref=speccoder",
-        "add",
-        "-f",
-        "--no-stripspace",
-        "-F",
-        file.to_str().unwrap(),
-        commit,
-    ]);
+    p.write_note_bytes(commit, &note);
     println!("  the note holds {} lines, {} bytes", s.lines, note.len());
 }
 

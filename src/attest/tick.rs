@@ -18,7 +18,7 @@ use gix::ObjectId;
 
 use crate::attest::AttestError;
 use crate::attest::signing::{self, Chosen, SignerChoice, SigstoreFlags};
-use crate::git::{GitError, Head, LockedIndex, Repo, trailers};
+use crate::git::{Head, LockedIndex, Repo, trailers};
 use crate::model::bundle::NOTES_REF;
 use crate::sign::SignError;
 use crate::spec::{self, TaskFacts};
@@ -145,8 +145,7 @@ impl<'r> Begun<'r> {
             return Err(already());
         }
         // Only a work-tree file that is still the index's or already the tick's is overwritten.
-        let workdir = self.repo.workdir().map(|dir| dir.join(path));
-        let on_disk = workdir.map(std::fs::read).transpose().ok().flatten();
+        let on_disk = worktree_bytes(self.repo, path);
         if on_disk.is_some_and(|bytes| bytes != staged_bytes && bytes != head_bytes) {
             return Err(AttestError::InterruptedTickEdited {
                 target: target.to_owned(),
@@ -223,13 +222,20 @@ pub(crate) fn branch_head(repo: &Repo) -> Result<(String, ObjectId), AttestError
 /// Refuses a work-tree `path` whose bytes are not `staged` (an edit that `git add` has not
 /// taken), so that the tick never drops a change of the user's.
 fn ensure_no_unstaged_changes(repo: &Repo, path: &str, staged: &[u8]) -> Result<(), AttestError> {
-    let Some(workdir) = repo.workdir() else { return Ok(()) };
-    match std::fs::read(workdir.join(path)) {
-        Ok(bytes) if bytes == staged => Ok(()),
-        Ok(_) => Err(AttestError::UnstagedTasks(path.to_owned())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err(AttestError::UnstagedTasks(path.to_owned()))
-        }
-        Err(e) => Err(AttestError::Git(GitError::Io { action: "read", path: workdir.join(path), source: e })),
+    if repo.workdir().is_none() {
+        return Ok(());
     }
+    match worktree_bytes(repo, path) {
+        Some(bytes) if bytes == staged => Ok(()),
+        _ => Err(AttestError::UnstagedTasks(path.to_owned())),
+    }
+}
+
+/// The bytes of the work-tree file `path`, read as every user file is read
+/// ([`crate::input::read_regular_within`]: no link followed, never blocking, bounded); `None`
+/// when it is absent or is not a regular file that can be read, which is never the staged file.
+fn worktree_bytes(repo: &Repo, path: &str) -> Option<Vec<u8>> {
+    let workdir = repo.workdir()?;
+    let limit = u64::try_from(spec::TASK_LIST_LIMIT).unwrap_or(u64::MAX).saturating_add(1);
+    crate::input::read_regular_within(workdir, std::path::Path::new(path), limit).ok()
 }

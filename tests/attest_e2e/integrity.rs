@@ -107,6 +107,21 @@ fn a_notes_reference_that_cannot_take_a_note_stops_attest_before_anything_moves(
     refused(&s, &s.evidence, 14, &[NOTES_REF, &tree, "points at a tree"]);
 }
 
+#[cfg(unix)]
+#[test]
+fn a_task_list_replaced_by_a_fifo_in_the_work_tree_is_refused_without_waiting() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let tasks = p.root.join(format!("specs/{}/tasks.md", common::SPECKIT_UNIT));
+    std::fs::remove_file(&tasks).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&tasks).status().unwrap().success());
+    let out = p.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).failure(14);
+    assert!(out.stderr.contains("has unstaged changes"), "{out}");
+    assert_eq!(p.git(&["notes", "--ref", NOTES_REF, "list"]), "", "no note was written");
+    assert!(!p.git(&["log", "-1", "--format=%B"]).contains("Spec-Task:"), "no task commit was made");
+    assert!(!p.root.join(".git/index.lock").exists(), "the index lock was released");
+}
+
 #[test]
 fn a_box_ticked_and_staged_by_hand_is_refused_and_left_as_it_is() {
     let s = Setup::speckit(Evidence::Verified);
