@@ -14,12 +14,12 @@ use gix::ObjectId;
 use crate::check::line::{Body, ReadLine, read_line};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::{bug, decision, policy, tick};
-use crate::git::{Commit, Repo};
+use crate::git::{Commit, GitTree, Repo};
 use crate::model::bundle;
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
-use crate::spec;
+use crate::spec::{self, TreeTaskLines};
 
 /// Every line's subject must be exactly one: `target` (`<unit>/<task>`) at `commit`, whose
 /// commit object hashes to `commit_sha256` (a subject's `sha256` digest must equal it; lines
@@ -124,8 +124,9 @@ type ParentPolicy = Result<Rc<JudgeConfig>, String>;
 pub struct Rules<'r> {
     /// The repository.
     repo: &'r Repo,
-    /// The tree of the head under review: the task line must still read the same there.
-    head_tree: Option<ObjectId>,
+    /// The task lines of the head under review: each must still read the same there. One view
+    /// for every commit checked, so that each unit's task list at the head is read once.
+    head: Option<TreeTaskLines<GitTree<'r>>>,
     /// Judge configurations already read, by the `speccoder.toml` blob (`None`: no file).
     policies: RefCell<HashMap<Option<ObjectId>, ParentPolicy>>,
 }
@@ -134,13 +135,14 @@ impl<'r> Rules<'r> {
     /// The rules for `repo`, with `head_tree` as the tree under review (`None`: no head check).
     #[must_use]
     pub fn new(repo: &'r Repo, head_tree: Option<ObjectId>) -> Self {
-        Rules { repo, head_tree, policies: RefCell::new(HashMap::new()) }
+        let head = head_tree.map(|id| TreeTaskLines::new(repo.tree(id)));
+        Rules { repo, head, policies: RefCell::new(HashMap::new()) }
     }
 
     /// The tree under review.
     #[must_use]
     pub fn head_tree(&self) -> Option<ObjectId> {
-        self.head_tree
+        self.head.as_ref().map(|head| head.tree().id())
     }
 
     /// The note `note` of the task commit `commit`, which claims `target` and `trailer_verdict`:
@@ -286,15 +288,15 @@ impl<'r> Rules<'r> {
                 &format!("the task cannot be read at the task commit: {e}"),
             )),
         }
-        if let Some(head_tree) = self.head_tree.filter(|t| *t != commit.tree) {
-            match spec::read_any_task(&self.repo.tree(head_tree), unit, task_id) {
-                Ok(facts) if facts.line_hash == p.task.line_hash => {}
-                Ok(facts) => findings.push(
+        if let Some(head) = self.head.as_ref().filter(|head| head.tree().id() != commit.tree) {
+            match head.line_hash(unit, task_id) {
+                Ok(hash) if hash == p.task.line_hash => {}
+                Ok(hash) => findings.push(
                     mismatch(
                         "line_changed_at_head",
                         "the task line was edited after the tick; the evidence is for the old line",
                     )
-                    .expected_found(p.task.line_hash.clone(), facts.line_hash),
+                    .expected_found(p.task.line_hash.clone(), hash),
                 ),
                 Err(e) => findings.push(mismatch(
                     "task_gone_at_head",

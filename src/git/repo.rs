@@ -13,22 +13,17 @@ pub struct Repo {
 }
 
 /// A repository that can cross threads, to be opened on each as a [`Repo`] ([`Repo::handle`]).
-/// (gix shares a repository's state through `Rc` unless built for threads, so each thread opens
-/// its own from the git directory.)
+/// Every `Repo` opened from one handle shares its object store, so a pack is mapped and its
+/// index read once per process, however many threads read it.
 pub struct RepoHandle {
-    git_dir: PathBuf,
+    shared: gix::ThreadSafeRepository,
 }
 
 impl RepoHandle {
     /// This thread's own `Repo` of the repository (its caches start empty).
-    ///
-    /// # Errors
-    /// The repository can no longer be opened (removed meanwhile).
-    pub fn open(&self) -> Result<Repo, GitError> {
-        gix::open(&self.git_dir).map(Repo::from_gix).map_err(|e| GitError::Gix {
-            action: format!("open {} again", self.git_dir.display()),
-            source: e,
-        })
+    #[must_use]
+    pub fn open(&self) -> Repo {
+        Repo::from_gix(self.shared.to_thread_local())
     }
 }
 
@@ -62,11 +57,11 @@ impl Repo {
         Repo { inner }
     }
 
-    /// A handle from which other threads open this same repository (same directories and
-    /// configuration) as their own `Repo`.
+    /// A handle from which other threads open this same repository (same directories,
+    /// configuration and object store) as their own `Repo`.
     #[must_use]
     pub fn handle(&self) -> RepoHandle {
-        RepoHandle { git_dir: self.git_dir().to_owned() }
+        RepoHandle { shared: self.inner.clone().into_sync() }
     }
 
     /// The work tree's root, `None` for a bare repository.

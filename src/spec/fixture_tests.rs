@@ -202,3 +202,64 @@ fn ids_of_the_wrong_shape_and_bug_ids_are_refused_with_a_reason() {
         Err(SpecError::BadUnitName { .. })
     ));
 }
+
+#[test]
+fn tree_task_lines_answer_every_task_as_read_any_task_does_including_its_errors() {
+    let mut tree = mem_copy(&fixture("speckit"));
+    let tasks_path = format!("specs/{UNIT}/tasks.md");
+    let mut text = String::from_utf8(tree.file(&tasks_path).unwrap().unwrap()).unwrap();
+    // A second line for T002 makes its id ambiguous; every other task stays readable.
+    text.push_str("- [ ] T002 Again, on a second line\n");
+    tree.insert(tasks_path, text).unwrap();
+    let lines = TreeTaskLines::new(tree.clone());
+    let asked = [
+        (UNIT, "T001"),
+        (UNIT, "T002"),
+        (UNIT, "T003"),
+        (UNIT, "T999"),
+        (UNIT, "1.1"),
+        (UNIT, "bug:no-such-bug"),
+        ("002-not-here", "T001"),
+        ("../escape", "T001"),
+    ];
+    // Twice: the second round is answered from what the first one read.
+    for _ in 0..2 {
+        for (unit, task) in asked {
+            let expected = read_any_task(&tree, unit, task).map(|f| f.line_hash).map_err(|e| e.to_string());
+            let got = lines.line_hash(unit, task).map_err(|e| e.to_string());
+            assert_eq!(got, expected, "{unit}/{task}");
+        }
+    }
+    assert!(lines.line_hash(UNIT, "T001").is_ok());
+    assert!(lines.line_hash(UNIT, "T002").unwrap_err().to_string().contains("T002"));
+}
+
+/// A tree that counts how often each file is read.
+struct Counting {
+    tree: MemTree,
+    reads: std::cell::RefCell<std::collections::HashMap<String, usize>>,
+}
+
+impl SourceTree for Counting {
+    fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError> {
+        *self.reads.borrow_mut().entry(path.to_owned()).or_default() += 1;
+        self.tree.file(path)
+    }
+    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError> {
+        self.tree.entries(dir)
+    }
+    fn is_link(&self, path: &str) -> Result<bool, SpecError> {
+        self.tree.is_link(path)
+    }
+}
+
+#[test]
+fn tree_task_lines_read_a_units_task_list_once_for_all_its_tasks() {
+    let counting = Counting { tree: mem_copy(&fixture("speckit")), reads: Default::default() };
+    let lines = TreeTaskLines::new(counting);
+    for task in ["T001", "T003", "T004", "T005", "T001"] {
+        let expected = read_any_task(&lines.tree().tree, UNIT, task).unwrap().line_hash;
+        assert_eq!(lines.line_hash(UNIT, task).unwrap(), expected, "{task}");
+    }
+    assert_eq!(lines.tree().reads.borrow().get(&format!("specs/{UNIT}/tasks.md")), Some(&1));
+}

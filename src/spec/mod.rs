@@ -41,7 +41,7 @@ pub use section::{
     Delta, SECTION_LIMIT_BYTES, SECTION_TRUNCATION_MARKER, openspec_change_text, speckit_story_text,
 };
 pub use task::{
-    BUG_TASK_PREFIX, TaskFacts, TaskId, UnreadTick, bug_task_facts, read_any_task, read_task,
+    BUG_TASK_PREFIX, TaskFacts, TaskId, TreeTaskLines, UnreadTick, bug_task_facts, read_any_task, read_task,
     requirement_line, ticked_tasks, unread_ticks,
 };
 pub use task_line::{TaskLine, is_task_id, line_hash, open_boxes, parse_task_line};

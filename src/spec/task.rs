@@ -1,6 +1,7 @@
 //! Tasks of a unit and the facts a tick records about one: its line, title, story, and the hashes
 //! of the line, the section and the requirements it cites.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::bug::{bug_line_hash, bug_title, bug_triad, check_bug_slug};
@@ -246,6 +247,65 @@ pub fn read_any_task(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result
     match TaskId::parse(task_id)? {
         TaskId::Bug(slug) => bug_task_facts(tree, unit, &slug),
         TaskId::Listed(_) => read_task(tree, unit, task_id),
+    }
+}
+
+/// The task lines of one tree, each unit's task list read once: for a verifier that asks the
+/// same tree (the head under review) about every ticked task, where reading the list again per
+/// task would make a unit of n tasks cost n² to check.
+pub struct TreeTaskLines<T> {
+    /// The tree read.
+    tree: T,
+    /// Per unit, the line hash of each listed task whose id names exactly one task line and whose
+    /// facts read (`None`: the unit, its list or its spec documents did not read).
+    units: RefCell<HashMap<String, Option<HashMap<String, String>>>>,
+}
+
+impl<T: SourceTree> TreeTaskLines<T> {
+    /// The task lines of `tree`; nothing is read until asked.
+    pub fn new(tree: T) -> Self {
+        TreeTaskLines { tree, units: RefCell::default() }
+    }
+
+    /// The tree read.
+    pub fn tree(&self) -> &T {
+        &self.tree
+    }
+
+    /// The line hash of task `task_id` of `unit`, exactly as [`read_any_task`] gives it, and its
+    /// error when it gives one (every task that is not remembered is read by it).
+    pub fn line_hash(&self, unit: &str, task_id: &str) -> Result<String, SpecError> {
+        if let Ok(TaskId::Listed(id)) = TaskId::parse(task_id) {
+            let mut units = self.units.borrow_mut();
+            let known = units.entry(unit.to_owned()).or_insert_with(|| self.read_unit(unit));
+            if let Some(hash) = known.as_ref().and_then(|tasks| tasks.get(&id)) {
+                return Ok(hash.clone());
+            }
+        }
+        read_any_task(&self.tree, unit, task_id).map(|facts| facts.line_hash)
+    }
+
+    /// The line hashes of every task of `unit` that [`read_task`] reads without an error.
+    fn read_unit(&self, unit: &str) -> Option<HashMap<String, String>> {
+        let loc = locate_unit(&self.tree, unit).ok()?;
+        let text = tasks_text(&self.tree, &loc).ok()?;
+        let list = TaskList::read(&text, loc.format);
+        let docs = UnitDocs::load(&self.tree, &loc).ok()?;
+        let all = list.tasks();
+        let mut lines: HashMap<&str, usize> = HashMap::new();
+        for (_, task) in all {
+            *lines.entry(task.id).or_default() += 1;
+        }
+        let once = |task: &TaskLine<'_>| lines.get(task.id) == Some(&1) && is_task_id(loc.format, task.id);
+        Some(
+            all.iter()
+                .filter(|(_, task)| once(task))
+                .filter_map(|(index, task)| {
+                    let facts = facts(&loc, &docs, *index, list.line(*index), task).ok()?;
+                    Some((facts.id, facts.line_hash))
+                })
+                .collect(),
+        )
     }
 }
 

@@ -1,7 +1,7 @@
 //! Checking one task commit: its note, every line, the signatures against the caller's trust, and
 //! the agreement of the evidence with the commit, the spec text and the policy.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -42,9 +42,11 @@ pub struct CommitReport {
     pub covered_lines: Vec<usize>,
     /// The recipe the signed policy digest follows (`None`: it follows neither, or was not read).
     pub policy: Option<Recipe>,
-    /// The cited requirements as the evidence recorded them: id -> requirement_hash.
+    /// The cited requirements as the evidence recorded them, `(id, requirement_hash)` sorted by
+    /// id, each id once (the last row naming it wins). A list, not a map: a report is kept for
+    /// every tick of a run, and most cite one or two requirements.
     #[serde(skip)]
-    pub cited: BTreeMap<String, String>,
+    pub cited: Vec<(String, String)>,
     /// The unit the evidence names.
     #[serde(skip)]
     pub unit: Option<String>,
@@ -131,17 +133,13 @@ impl<'r> Checker<'r> {
                 done.push((at, checker.check(*id)));
             }
         };
-        let mut slots: Vec<Option<CommitReport>> = (0..ids.len()).map(|_| None).collect();
         std::thread::scope(|scope| {
-            // A thread that cannot be started, or cannot open the repository, leaves its share to
-            // the others (this one always works), so a large `--jobs` never fails the run.
+            // A thread that cannot be started leaves its share to the others (this one always
+            // works), so a large `--jobs` never fails the run.
             let others: Vec<_> = (1..threads)
                 .filter_map(|_| {
                     std::thread::Builder::new()
-                        .spawn_scoped(scope, || match handle.open() {
-                            Ok(repo) => work(&Checker::on(trust, head_tree, notes, &repo)),
-                            Err(_) => Vec::new(),
-                        })
+                        .spawn_scoped(scope, || work(&Checker::on(trust, head_tree, notes, &handle.open())))
                         .ok()
                 })
                 .collect();
@@ -150,12 +148,10 @@ impl<'r> Checker<'r> {
                 // A panic on another thread is a bug; it goes on here as it would have there.
                 all.extend(other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
             }
-            for (at, report) in all {
-                slots[at] = Some(report);
-            }
-        });
-        // Every position was claimed by exactly one thread, which checked it.
-        slots.into_iter().zip(ids).map(|(slot, id)| slot.unwrap_or_else(|| self.check(*id))).collect()
+            // Every position was claimed by exactly one thread, which checked it.
+            all.sort_unstable_by_key(|(at, _)| *at);
+            all.into_iter().map(|(_, report)| report).collect()
+        })
     }
 
     /// Checks the task commit `id`.
@@ -172,7 +168,7 @@ impl<'r> Checker<'r> {
             accepted_unsigned: false,
             covered_lines: Vec::new(),
             policy: None,
-            cited: BTreeMap::new(),
+            cited: Vec::new(),
             unit: None,
         };
         match self.repo.commit(id) {
@@ -257,14 +253,19 @@ impl<'r> Checker<'r> {
             report.not_evaluated = p.newer_fields();
             report.unit = Some(p.unit.feature.clone());
             if let Some(trace) = p.trace.as_ref().and_then(|t| t.as_array()) {
-                for row in trace {
-                    if let (Some(id), Some(hash)) = (
-                        row.get("requirement").and_then(|v| v.as_str()),
-                        row.get("requirement_hash").and_then(|v| v.as_str()),
-                    ) {
-                        report.cited.insert(id.to_owned(), hash.to_owned());
-                    }
-                }
+                let mut cited: Vec<(String, String)> = trace
+                    .iter()
+                    .filter_map(|row| {
+                        let id = row.get("requirement")?.as_str()?;
+                        let hash = row.get("requirement_hash")?.as_str()?;
+                        Some((id.to_owned(), hash.to_owned()))
+                    })
+                    .collect();
+                // Newest first, then a stable sort by id: the row kept for an id is its last.
+                cited.reverse();
+                cited.sort_by(|a, b| a.0.cmp(&b.0));
+                cited.dedup_by(|later, kept| later.0 == kept.0);
+                report.cited = cited;
             }
         }
     }

@@ -57,9 +57,10 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
     Ok(Report::new("commits", ticks, trust))
 }
 
-/// One unit's ticks in order (the task commit to check, or the row saying why there is none),
-/// and the `<unit>/<task>` ticked at the head.
-type UnitPlan = (Vec<Result<ObjectId, TickReport>>, HashSet<String>);
+/// One unit's ticks in order (the task commit to check, or the row saying why there is none,
+/// boxed: a plan holds every tick of the branch, and most are commits), and the `<unit>/<task>`
+/// ticked at the head.
+type UnitPlan = (Vec<Result<ObjectId, Box<TickReport>>>, HashSet<String>);
 
 /// The history a run checks. The trust it checks against must come from outside it: a trust
 /// file at a revision inside was written by whoever wrote the history under review.
@@ -211,7 +212,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
                 Some(id) => Ok(id),
                 None => {
                     let lost = unreachable.get_or_insert_with(|| unreachable_task_notes(repo, &reachable_set));
-                    Err(match lost.get(&target) {
+                    Err(Box::new(match lost.get(&target) {
                         Some(commit) => TickReport::without_commit(
                             target.clone(),
                             "commit_unreachable",
@@ -224,11 +225,11 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
                             "ticked_without_evidence",
                             "the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:".into(),
                         ),
-                    })
+                    }))
                 }
             });
         }
-        rows.extend(unread::unread_tick_rows(&head_tree, &unit.name)?.into_iter().map(Err));
+        rows.extend(unread::unread_tick_rows(&head_tree, &unit.name)?.into_iter().map(|t| Err(Box::new(t))));
         planned.push((rows, ticked_targets));
     }
 
@@ -252,7 +253,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
         for row in rows {
             let report = match row {
                 Err(tick) => {
-                    ticks.push(tick);
+                    ticks.push(*tick);
                     continue;
                 }
                 // check_many returns one report per id, in order.

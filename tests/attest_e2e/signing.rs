@@ -72,7 +72,7 @@ fn a_key_under_home_named_with_a_tilde_in_the_global_git_config_signs_every_line
 fn a_key_literal_in_git_config_signs_through_ssh_keygen_with_the_key_held_by_an_agent() {
     let s = Setup::speckit(Evidence::Verified);
     let agent = Agent::start(&s.project.scratch_dir("agent"));
-    agent.add(&s.key);
+    agent.add(&s.key.private);
     std::fs::remove_file(&s.key.private).unwrap(); // only the agent holds it now
     s.project.git(&["config", "gpg.format", "ssh"]);
     s.project.git(&["config", "user.signingKey", &s.key.literal()]);
@@ -87,7 +87,7 @@ fn a_key_literal_in_git_config_signs_through_ssh_keygen_with_the_key_held_by_an_
 fn a_public_key_file_whose_private_half_is_only_in_an_agent_signs_through_ssh_keygen() {
     let s = Setup::speckit(Evidence::WithHeldOut);
     let agent = Agent::start(&s.project.scratch_dir("agent"));
-    agent.add(&s.key);
+    agent.add(&s.key.private);
     std::fs::remove_file(&s.key.private).unwrap();
     let out =
         attest_with_agent(&s, Some(&agent), &["--key", s.key.public.to_str().unwrap(), "--json"]).success();
@@ -183,7 +183,7 @@ fn a_key_literal_without_an_agent_writes_nothing_and_with_the_agent_it_signs() {
     assert_eq!(p.snapshot(), before, "no commit, no note, no index change");
 
     let agent = Agent::start(&p.scratch_dir("agent"));
-    agent.add(&s.key);
+    agent.add(&s.key.private);
     let out = attest_with_agent(&s, Some(&agent), &[]).success();
     assert!(out.stdout.contains("5 lines, 5 signed"), "{out}");
     common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD"));

@@ -9,9 +9,8 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -603,53 +602,13 @@ pub fn assert_every_line_verifies(dir: &Path, allowed: &Path, lines: &[NoteLine]
     }
 }
 
-/// A private `ssh-agent` in its own directory, stopped (by its own handle) when dropped.
-pub struct Agent {
-    child: Child,
-    /// Its socket, for `SSH_AUTH_SOCK`.
-    pub socket: PathBuf,
-}
-
-impl Agent {
-    /// Starts `ssh-agent -D -a <dir>/agent.sock` and waits for the socket.
-    pub fn start(dir: &Path) -> Agent {
-        let socket = dir.join("agent.sock");
-        let mut cmd = Command::new("ssh-agent");
-        isolate(&mut cmd, dir);
-        let child = cmd
-            .arg("-D")
-            .arg("-a")
-            .arg(&socket)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("ssh-agent starts");
-        let agent = Agent { child, socket };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !agent.socket.exists() {
-            assert!(Instant::now() < deadline, "ssh-agent made no socket");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        agent
-    }
-
-    /// `ssh-add <private key>` into this agent.
-    #[track_caller]
-    pub fn add(&self, key: &Key) {
-        let mut cmd = Command::new("ssh-add");
-        isolate(&mut cmd, self.socket.parent().unwrap());
-        cmd.env("SSH_AUTH_SOCK", &self.socket).arg(&key.private);
-        run(cmd).success();
-    }
-}
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+/// The OpenSSH helpers of the library's own tests (keys, `ssh-keygen -Y`, a private `ssh-agent`
+/// stopped by its own handle when dropped), shared by path so both suites run the agent one way.
+#[allow(dead_code)]
+#[path = "../../src/sign/ssh/test_support.rs"]
+mod ssh_tools;
+#[allow(unused_imports)]
+pub use ssh_tools::Agent;
 
 // ---------------------------------------------------------------------------------------------
 // Evidence
