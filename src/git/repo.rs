@@ -7,7 +7,8 @@ use gix::bstr::ByteSlice;
 
 use super::error::{GitError, GixResultExt};
 
-/// An open repository, the one entry point of the git adapter; it stays on its thread (open one per thread).
+/// An open repository, the one entry point of the git adapter; it stays on its thread (another
+/// thread gets its own from [`Repo::handle`]).
 pub struct Repo {
     pub(crate) inner: gix::Repository,
 }

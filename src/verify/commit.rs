@@ -66,7 +66,7 @@ pub struct Checker<'r> {
 }
 
 /// Below this many commits per thread, [`Checker::check_many`] does not start another thread:
-/// opening the repository and its caches again costs about as much as checking a few commits.
+/// starting a thread with its own caches costs about as much as checking a few commits.
 const COMMITS_PER_THREAD: usize = 32;
 
 /// At most this many threads check commits at once unless the caller asks for more.
