@@ -157,12 +157,9 @@ pub struct AcceptArgs {
     /// Who accepts it (default: git's user.name). Asserted, not proven.
     #[arg(long, value_name = "NAME")]
     pub by: Option<String>,
-    /// How to sign.
+    /// How to sign, and how to report.
     #[command(flatten)]
-    pub signing: SigningArgs,
-    /// Print one JSON object instead of the human summary.
-    #[arg(long)]
-    pub json: bool,
+    pub run: SignedRunArgs,
 }
 
 // `speccoder skip`.
@@ -180,12 +177,9 @@ pub struct SkipArgs {
     /// Remove the skip of this task instead (deletes its ref by compare-and-swap).
     #[arg(long)]
     pub undo: bool,
-    /// How to sign.
+    /// How to sign, and how to report.
     #[command(flatten)]
-    pub signing: SigningArgs,
-    /// Print one JSON object instead of the human summary.
-    #[arg(long)]
-    pub json: bool,
+    pub run: SignedRunArgs,
 }
 
 // Subcommands of `speccoder held-out`.
@@ -270,6 +264,14 @@ pub struct AttestArgs {
     /// The evidence file the runner wrote (schema/evidence.schema.json).
     #[arg(long, value_name = "FILE", required = true)]
     pub evidence: Option<PathBuf>,
+    /// How to sign, and how to report.
+    #[command(flatten)]
+    pub run: SignedRunArgs,
+}
+
+// What every command that signs takes besides its own arguments.
+#[derive(Debug, Args, Clone)]
+pub struct SignedRunArgs {
     /// How to sign.
     #[command(flatten)]
     pub signing: SigningArgs,
@@ -440,12 +442,9 @@ pub struct AttestCarryArgs {
     /// Read `<old> <new>` pairs on stdin, as git's post-rewrite hook receives them.
     #[arg(long)]
     pub rewritten: bool,
-    /// How to sign.
+    /// How to sign, and how to report.
     #[command(flatten)]
-    pub signing: SigningArgs,
-    /// Print one JSON object instead of the human summary.
-    #[arg(long)]
-    pub json: bool,
+    pub run: SignedRunArgs,
 }
 
 // `speccoder attest verify`.
@@ -531,12 +530,9 @@ pub struct AttestSignArgs {
     /// The task commit (default HEAD).
     #[arg(value_name = "REV", default_value = "HEAD")]
     pub rev: String,
-    /// How to sign.
+    /// How to sign, and how to report.
     #[command(flatten)]
-    pub signing: SigningArgs,
-    /// Print one JSON object instead of the human summary.
-    #[arg(long)]
-    pub json: bool,
+    pub run: SignedRunArgs,
 }
 
 // `speccoder schema`.

@@ -15,8 +15,8 @@ pub fn run(args: AttestArgs) -> u8 {
         Some(AttestSub::Push(p)) => return super::team::push(&p),
         Some(AttestSub::Fetch(f)) => return super::team::fetch(&f),
         Some(AttestSub::Carry(c)) => return super::team::carry(&c),
-        Some(AttestSub::Sign(ref s)) => s.json,
-        None => args.json,
+        Some(AttestSub::Sign(ref s)) => s.run.json,
+        None => args.run.json,
     };
     let result = (|| -> Result<Report, AttestError> {
         let repo = Repo::discover(".")?;
@@ -25,16 +25,17 @@ pub fn run(args: AttestArgs) -> u8 {
                 Err(AttestError::Nothing(String::new()))
             }
             Some(AttestSub::Sign(s)) => {
-                let choice = signer_choice(&repo, &s.signing, false)?;
-                sign_later(&repo, &s.rev, choice, s.signing.key.as_deref(), &sigstore_flags(&s.signing))
+                let signing = &s.run.signing;
+                let choice = signer_choice(&repo, signing, false)?;
+                sign_later(&repo, &s.rev, choice, signing.key.as_deref(), &sigstore_flags(signing))
             }
             None => {
                 let (Some(target), Some(evidence)) = (args.target, args.evidence) else {
                     return Err(AttestError::Target(String::new()));
                 };
-                let signer = signer_flag(&args.signing)?;
-                let sigstore = sigstore_flags(&args.signing);
-                attest(&repo, &AttestRequest { target, evidence, signer, key: args.signing.key, sigstore })
+                let signing = args.run.signing;
+                let (signer, sigstore) = (signer_flag(&signing)?, sigstore_flags(&signing));
+                attest(&repo, &AttestRequest { target, evidence, signer, key: signing.key, sigstore })
             }
         }
     })();

@@ -9,9 +9,9 @@ use super::output::finish;
 use crate::cli::{AcceptArgs, SigningArgs, SkipArgs};
 
 pub fn accept(args: &AcceptArgs) -> u8 {
-    let result = request(&args.target, &args.reason, args.by.clone(), &args.signing)
+    let result = request(&args.target, &args.reason, args.by.clone(), &args.run.signing)
         .and_then(|(repo, req)| decide::accept(&repo, &req));
-    finish("accept", args.json, result, |_| exit::OK, DecideError::exit_code)
+    finish("accept", args.run.json, result, |_| exit::OK, DecideError::exit_code)
 }
 
 pub fn skip(args: &SkipArgs) -> u8 {
@@ -19,12 +19,12 @@ pub fn skip(args: &SkipArgs) -> u8 {
         let result = Repo::discover(".")
             .map_err(DecideError::from)
             .and_then(|repo| decide::undo_skip(&repo, &args.target));
-        return finish("skip --undo", args.json, result, |_| exit::OK, DecideError::exit_code);
+        return finish("skip --undo", args.run.json, result, |_| exit::OK, DecideError::exit_code);
     }
     let reason = args.reason.as_deref().unwrap_or("");
-    let result = request(&args.target, reason, args.by.clone(), &args.signing)
+    let result = request(&args.target, reason, args.by.clone(), &args.run.signing)
         .and_then(|(repo, req)| decide::skip(&repo, &req));
-    finish("skip", args.json, result, |_| exit::OK, DecideError::exit_code)
+    finish("skip", args.run.json, result, |_| exit::OK, DecideError::exit_code)
 }
 
 fn request(

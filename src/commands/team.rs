@@ -48,15 +48,15 @@ pub fn carry(args: &AttestCarryArgs) -> u8 {
         let request = CarryRequest {
             pair: args.from.clone().zip(args.to.clone()),
             rewritten,
-            signer: super::attest::signer_flag(&args.signing)?,
-            key: args.signing.key.clone(),
-            sigstore: super::attest::sigstore_flags(&args.signing),
+            signer: super::attest::signer_flag(&args.run.signing)?,
+            key: args.run.signing.key.clone(),
+            sigstore: super::attest::sigstore_flags(&args.run.signing),
         };
         carry::carry(&repo, &request)
     })();
     super::output::finish(
         "attest carry",
-        args.json,
+        args.run.json,
         result,
         carry::CarryReport::exit_code,
         AttestError::exit_code,

@@ -46,6 +46,78 @@ pub enum ViaToolError<R: std::error::Error + 'static> {
     },
 }
 
+/// A program that checks signatures (`ssh-keygen`, `sqv`): how to run it, and what to tell a
+/// user who does not have it.
+#[derive(Clone, Debug)]
+pub struct SignatureTool {
+    program: OsString,
+    what: &'static str,
+    install: &'static str,
+}
+
+impl SignatureTool {
+    /// `program` (a name on `PATH`, or a path), which checks `what` signatures (`SSH`,
+    /// `OpenPGP`) and comes with `install`.
+    pub fn new(program: impl Into<OsString>, what: &'static str, install: &'static str) -> Self {
+        Self { program: program.into(), what, install }
+    }
+
+    /// A new invocation of the program.
+    pub fn command(&self) -> Run<'_> {
+        Run::new(&self.program)
+    }
+
+    /// Runs `run` to completion.
+    ///
+    /// # Errors
+    /// [`ViaToolError::ToolMissing`] when the program is not installed, else
+    /// [`ViaToolError::Tool`] when it cannot be started.
+    pub fn output<R: std::error::Error>(&self, run: Run<'_>) -> Result<Output, ViaToolError<R>> {
+        run.output().map_err(|e| match e {
+            ToolError::Missing(program) => {
+                ViaToolError::ToolMissing { program, what: self.what, install: self.install }
+            }
+            ToolError::Io(_, source) => self.fail(format!("cannot run it: {source}")),
+        })
+    }
+
+    /// The program could not be used, for `reason`.
+    pub fn fail<R: std::error::Error>(&self, reason: String) -> ViaToolError<R> {
+        ViaToolError::Tool { program: self.program.to_string_lossy().into_owned(), reason }
+    }
+}
+
+/// A signature and the bytes it signs, written to files in a temporary directory for a program
+/// that reads them from files; the directory goes when this is dropped.
+pub struct SignedFiles {
+    /// The signature file.
+    pub signature: PathBuf,
+    /// The signed bytes.
+    pub message: PathBuf,
+    dir: tempfile::TempDir,
+}
+
+impl SignedFiles {
+    /// Writes `signature` and `message` into a new temporary directory.
+    ///
+    /// # Errors
+    /// What could not be created or written, as a sentence for [`ViaToolError::Tool`].
+    pub fn write(signature: &[u8], message: &[u8]) -> Result<Self, String> {
+        let dir = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        let files =
+            Self { signature: dir.path().join("signature"), message: dir.path().join("message"), dir };
+        std::fs::write(&files.signature, signature)
+            .and_then(|()| std::fs::write(&files.message, message))
+            .map_err(|e| format!("cannot write temporary files: {e}"))?;
+        Ok(files)
+    }
+
+    /// The temporary directory, for further files the program needs.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
 /// Which ssh-agent a child talks to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Agent {

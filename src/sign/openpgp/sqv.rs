@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 use time::macros::format_description;
 
 use super::verify::OpenPgpVerifyError;
-use crate::sign::tool::{self, Run, ToolError, ViaToolError};
+use crate::sign::tool::{self, SignatureTool, SignedFiles, ViaToolError};
 
 /// The default OpenPGP verification tool.
 pub const SQV: &str = "sqv";
@@ -21,18 +21,20 @@ pub type SqvError = ViaToolError<OpenPgpVerifyError>;
 
 /// `sqv` as a verifier.
 #[derive(Clone, Debug)]
-pub struct Sqv {
-    /// The program to run; `sqv` by default.
-    pub program: OsString,
-}
+pub struct Sqv(SignatureTool);
 
 impl Default for Sqv {
     fn default() -> Self {
-        Self { program: OsString::from(SQV) }
+        Self::at(SQV)
     }
 }
 
 impl Sqv {
+    /// The sqv at `program`: a name on `PATH`, or a path.
+    pub fn at(program: impl Into<OsString>) -> Self {
+        Self(SignatureTool::new(program, "OpenPGP", "sqv (Debian/Ubuntu package `sqv`)"))
+    }
+
     /// Verifies `armored_sig` over `message` against the keyring at `certs_path` at time `at`;
     /// on success, what sqv prints: the primary key fingerprint of the signing certificate.
     pub fn verify(
@@ -42,29 +44,13 @@ impl Sqv {
         certs_path: &Path,
         at: OffsetDateTime,
     ) -> Result<String, SqvError> {
-        let dir = tempfile::tempdir()
-            .map_err(|e| self.fail(format!("cannot create a temporary directory: {e}")))?;
-        let sig = dir.path().join("signature.asc");
-        let data = dir.path().join("data");
-        std::fs::write(&sig, armored_sig)
-            .and_then(|()| std::fs::write(&data, message))
-            .map_err(|e| self.fail(format!("cannot write temporary files: {e}")))?;
-        let not_after =
-            not_after(at).ok_or_else(|| self.fail(format!("the time {at} cannot be given to sqv")))?;
+        let fail = |reason| self.0.fail(reason);
+        let files = SignedFiles::write(armored_sig, message).map_err(fail)?;
+        let not_after = not_after(at).ok_or_else(|| fail(format!("the time {at} cannot be given to sqv")))?;
         let mut keyring = OsString::from("--keyring=");
         keyring.push(certs_path.as_os_str());
-        let output = Run::new(&self.program)
-            .args([keyring, OsString::from(format!("--not-after={not_after}"))])
-            .args([&sig, &data])
-            .output()
-            .map_err(|e| match e {
-                ToolError::Missing(program) => SqvError::ToolMissing {
-                    program,
-                    what: "OpenPGP",
-                    install: "sqv (Debian/Ubuntu package `sqv`)",
-                },
-                ToolError::Io(_, source) => self.fail(format!("cannot run it: {source}")),
-            })?;
+        let run = self.0.command().args([keyring, OsString::from(format!("--not-after={not_after}"))]);
+        let output = self.0.output(run.args([&files.signature, &files.message]))?;
         let stderr = tool::stderr_text(&output);
         if output.status.success() {
             let stdout = String::from_utf8_lossy(&output.stdout);
@@ -73,16 +59,12 @@ impl Sqv {
                 .map(str::trim)
                 .find(|l| !l.is_empty())
                 .map(str::to_owned)
-                .ok_or_else(|| self.fail(format!("it succeeded but printed no fingerprint ({stderr})")));
+                .ok_or_else(|| fail(format!("it succeeded but printed no fingerprint ({stderr})")));
         }
         if stderr.contains("Failed to parse keyring") {
-            return Err(self.fail(format!("it cannot read {}: {stderr}", certs_path.display())));
+            return Err(fail(format!("it cannot read {}: {stderr}", certs_path.display())));
         }
         Err(SqvError::Rejected(outcome(&stderr)))
-    }
-
-    fn fail(&self, reason: String) -> SqvError {
-        SqvError::Tool { program: self.program.to_string_lossy().into_owned(), reason }
     }
 }
 

@@ -568,7 +568,7 @@ fn a_missing_sqv_is_tool_missing_never_a_pass_and_a_bad_keyring_is_a_tool_error(
     let lee = gpg.gen_key("Lee <lee@example.com>", "sign", "0", None);
     let sig = gpg.sign(&lee, PAE, &[]);
     let (trust_path, _) = trust(&gpg, "trusted.asc", &gpg.export(&[&lee]));
-    let missing = Sqv { program: "/nonexistent/sqv".into() };
+    let missing = Sqv::at("/nonexistent/sqv");
     match missing.verify(&sig, PAE, &trust_path, now()) {
         Err(SqvError::ToolMissing { program, .. }) => assert_eq!(program, "/nonexistent/sqv"),
         other => panic!("expected ToolMissing, got {other:?}"),

@@ -12,7 +12,7 @@ use time::macros::format_description;
 
 use super::sshsig::{CERT_SUFFIX, is_certificate_line};
 use super::verify::{CertificateInfo, SshVerified, SshVerifyError};
-use crate::sign::tool::{self, Run, SSH_KEYGEN, ToolError, ViaToolError};
+use crate::sign::tool::{self, Run, SSH_KEYGEN, SignatureTool, SignedFiles, ViaToolError};
 
 /// The trust files as `ssh-keygen` reads them.
 #[derive(Clone, Copy, Debug)]
@@ -28,18 +28,20 @@ pub type SshToolError = ViaToolError<SshVerifyError>;
 
 /// `ssh-keygen` as a verifier.
 #[derive(Clone, Debug)]
-pub struct SshKeygen {
-    /// The program to run; `ssh-keygen` by default.
-    pub program: OsString,
-}
+pub struct SshKeygen(SignatureTool);
 
 impl Default for SshKeygen {
     fn default() -> Self {
-        Self { program: OsString::from(SSH_KEYGEN) }
+        Self::at(SSH_KEYGEN)
     }
 }
 
 impl SshKeygen {
+    /// The ssh-keygen at `program`: a name on `PATH`, or a path.
+    pub fn at(program: impl Into<OsString>) -> Self {
+        Self(SignatureTool::new(program, "SSH", "OpenSSH's ssh-keygen (8.9 or newer)"))
+    }
+
     /// Verifies as [`super::verify::verify`] does, with `ssh-keygen` making every decision.
     pub fn verify(
         &self,
@@ -49,21 +51,17 @@ impl SshKeygen {
         trust: ToolTrust<'_>,
         at: OffsetDateTime,
     ) -> Result<SshVerified, SshToolError> {
-        let dir = tempfile::tempdir()
-            .map_err(|e| self.fail(format!("cannot create a temporary directory: {e}")))?;
-        let sig = dir.path().join("signature");
-        let msg = dir.path().join("message");
-        std::fs::write(&sig, armored_sig)
-            .and_then(|()| std::fs::write(&msg, message))
-            .map_err(|e| self.fail(format!("cannot write temporary files: {e}")))?;
+        let files = SignedFiles::write(armored_sig, message).map_err(|reason| self.fail(reason))?;
+        let (sig, msg) = (&files.signature, &files.message);
         let time = verify_time(at)
             .ok_or_else(|| self.fail(format!("the time {at} cannot be given to ssh-keygen")))?;
 
         let sound = self.run(
-            Run::new(&self.program)
+            self.0
+                .command()
                 .args(["-Y", "check-novalidate", "-n", namespace, "-O", "print-pubkey", "-s"])
-                .args([&sig])
-                .stdin_file(&msg),
+                .args([sig])
+                .stdin_file(msg),
         )?;
         if !sound.status.success() {
             return Err(soundness_failure(&sound).into());
@@ -78,11 +76,12 @@ impl SshKeygen {
             |reason: String| SshVerifyError::UntrustedSigner { fingerprint: fingerprint.clone(), reason };
 
         let found = self.run(
-            Run::new(&self.program)
+            self.0
+                .command()
                 .args(["-Y", "find-principals", "-O", &time, "-f"])
                 .args([trust.allowed_signers])
                 .args(["-s"])
-                .args([&sig]),
+                .args([sig]),
         )?;
         if !found.status.success() {
             return Err(untrusted(tool::stderr_text(&found)).into());
@@ -93,12 +92,14 @@ impl SshKeygen {
         let mut revoked_by: Option<&Path> = None;
         for principal in String::from_utf8_lossy(&found.stdout).lines().filter(|p| !p.is_empty()) {
             let verify = |revoked: Option<&Path>| {
-                let run = Run::new(&self.program)
+                let run = self
+                    .0
+                    .command()
                     .args(["-Y", "verify", "-n", namespace, "-I", principal, "-O", &time, "-f"])
                     .args([trust.allowed_signers])
                     .args(["-s"])
-                    .args([&sig])
-                    .stdin_file(&msg);
+                    .args([sig])
+                    .stdin_file(msg);
                 let run = match revoked {
                     Some(r) => run.args([OsStr::new("-r"), r.as_os_str()]),
                     None => run,
@@ -126,7 +127,7 @@ impl SshKeygen {
         }
 
         let certificate = if is_certificate_line(&public_line) {
-            Some(self.certificate_info(dir.path(), &public_line)?)
+            Some(self.certificate_info(files.dir(), &public_line)?)
         } else {
             None
         };
@@ -144,7 +145,7 @@ impl SshKeygen {
         let file = dir.join("signer-cert.pub");
         std::fs::write(&file, format!("{cert_line}\n"))
             .map_err(|e| self.fail(format!("cannot write a temporary file: {e}")))?;
-        let out = self.run(Run::new(&self.program).args(["-L", "-f"]).args([&file]))?;
+        let out = self.run(self.0.command().args(["-L", "-f"]).args([&file]))?;
         let text = String::from_utf8_lossy(&out.stdout);
         let field =
             |name: &str| text.lines().find_map(|l| l.trim().strip_prefix(name).map(|v| v.trim().to_owned()));
@@ -159,18 +160,11 @@ impl SshKeygen {
     }
 
     fn run(&self, run: Run<'_>) -> Result<Output, SshToolError> {
-        run.output().map_err(|e| match e {
-            ToolError::Missing(program) => SshToolError::ToolMissing {
-                program,
-                what: "SSH",
-                install: "OpenSSH's ssh-keygen (8.9 or newer)",
-            },
-            ToolError::Io(program, e) => SshToolError::Tool { program, reason: e.to_string() },
-        })
+        self.0.output(run)
     }
 
     fn fail(&self, reason: String) -> SshToolError {
-        SshToolError::Tool { program: self.program.to_string_lossy().into_owned(), reason }
+        self.0.fail(reason)
     }
 }
 
@@ -450,7 +444,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let allowed = dir.path().join("allowed");
         std::fs::write(&allowed, "").expect("write");
-        let tool = SshKeygen { program: OsString::from("/nonexistent/ssh-keygen") };
+        let tool = SshKeygen::at("/nonexistent/ssh-keygen");
         let trust = ToolTrust { allowed_signers: &allowed, revoked: None };
         match tool.verify(b"sig", MESSAGE, NAMESPACE, trust, AT) {
             Err(SshToolError::ToolMissing { program, .. }) => {
