@@ -292,24 +292,32 @@ pub struct SigningArgs {
     /// user.signingKey; without gpg.format or --signer, an SSH key means SSH, anything else OpenPGP.
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
+    /// Where keyless signing sends what.
+    #[command(flatten)]
+    pub sigstore: SigstoreArgs,
+}
+
+// The Sigstore services of keyless signing: the person signing chooses them, never speccoder.toml.
+#[derive(Debug, Args, Clone)]
+pub struct SigstoreArgs {
     /// Keyless signing: the Fulcio that receives your identity token (else
     /// SPECCODER_SIGSTORE_FULCIO_URL, else `git config speccoder.sigstore.fulcioUrl`, else
     /// https://fulcio.sigstore.dev). Never read from speccoder.toml.
-    #[arg(long, value_name = "URL")]
-    pub sigstore_fulcio_url: Option<String>,
+    #[arg(long = "sigstore-fulcio-url", value_name = "URL")]
+    pub fulcio_url: Option<String>,
     /// Keyless signing: the Rekor that logs the signature (else SPECCODER_SIGSTORE_REKOR_URL, else
     /// `git config speccoder.sigstore.rekorUrl`, else https://rekor.sigstore.dev).
-    #[arg(long, value_name = "URL")]
-    pub sigstore_rekor_url: Option<String>,
+    #[arg(long = "sigstore-rekor-url", value_name = "URL")]
+    pub rekor_url: Option<String>,
     /// Keyless signing: the OIDC issuer of the interactive login (else
     /// SPECCODER_SIGSTORE_OIDC_ISSUER, else `git config speccoder.sigstore.oidcIssuer`, else
     /// https://oauth2.sigstore.dev/auth).
-    #[arg(long, value_name = "URL")]
-    pub sigstore_oidc_issuer: Option<String>,
+    #[arg(long = "sigstore-oidc-issuer", value_name = "URL")]
+    pub oidc_issuer: Option<String>,
     /// Let the Sigstore URLs above be plain http to a loopback address (for tests); otherwise
     /// every one must be https.
-    #[arg(long)]
-    pub sigstore_allow_http_loopback: bool,
+    #[arg(long = "sigstore-allow-http-loopback")]
+    pub allow_http_loopback: bool,
 }
 
 // Subcommands of `speccoder attest`, deferred like `Command`'s.

@@ -45,10 +45,10 @@ pub fn run(args: AttestArgs) -> u8 {
 /// The `--sigstore-*` flags.
 pub(crate) fn sigstore_flags(args: &SigningArgs) -> SigstoreFlags {
     SigstoreFlags {
-        fulcio_url: args.sigstore_fulcio_url.clone(),
-        rekor_url: args.sigstore_rekor_url.clone(),
-        oidc_issuer: args.sigstore_oidc_issuer.clone(),
-        allow_http_loopback: args.sigstore_allow_http_loopback,
+        fulcio_url: args.sigstore.fulcio_url.clone(),
+        rekor_url: args.sigstore.rekor_url.clone(),
+        oidc_issuer: args.sigstore.oidc_issuer.clone(),
+        allow_http_loopback: args.sigstore.allow_http_loopback,
     }
 }
 
