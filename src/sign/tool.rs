@@ -1,5 +1,6 @@
-//! Running an external program (`ssh-keygen`) with captured output, never a shell, never a prompt
-//! on our stdin. A program that cannot be found is its own error, so that it is never a pass.
+//! Running an external program (`ssh-keygen`, `gpg`, `sqv`) with captured output, never a shell,
+//! never a prompt on our stdin. A program that cannot be found is its own error, so that it is
+//! never a pass; [`SignatureTool`] turns that into a verifier's `ToolMissing`.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
