@@ -292,11 +292,10 @@ impl<T: SourceTree> TreeTaskLines<T> {
         let list = TaskList::read(&text, loc.format);
         let docs = UnitDocs::load(&self.tree, &loc).ok()?;
         let all = list.tasks();
-        let mut lines: HashMap<&str, usize> = HashMap::new();
-        for (_, task) in all {
-            *lines.entry(task.id).or_default() += 1;
-        }
-        let once = |task: &TaskLine<'_>| lines.get(task.id) == Some(&1) && is_task_id(loc.format, task.id);
+        let by_id = lines_by_id(all);
+        let once = |task: &TaskLine<'_>| {
+            by_id.get(task.id).is_some_and(|lines| lines.len() == 1) && is_task_id(loc.format, task.id)
+        };
         Some(
             all.iter()
                 .filter(|(_, task)| once(task))
@@ -307,6 +306,15 @@ impl<T: SourceTree> TreeTaskLines<T> {
                 .collect(),
         )
     }
+}
+
+/// The line indices of each task id of a task list: an id on more than one line is ambiguous.
+fn lines_by_id<'t>(tasks: &'t [(usize, TaskLine<'_>)]) -> HashMap<&'t str, Vec<usize>> {
+    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (index, task) in tasks {
+        by_id.entry(task.id).or_default().push(*index);
+    }
+    by_id
 }
 
 /// The facts of every ticked task of `unit`, in line order; a unit without a task list has none.
@@ -321,10 +329,7 @@ pub fn ticked_tasks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<TaskFacts>,
     if !all.iter().any(|(_, t)| t.ticked) {
         return Ok(Vec::new());
     }
-    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (index, task) in all {
-        by_id.entry(task.id).or_default().push(*index);
-    }
+    let by_id = lines_by_id(all);
     let docs = UnitDocs::load(tree, &loc)?;
     let mut out = Vec::new();
     for (index, task) in all.iter().filter(|(_, t)| t.ticked) {
