@@ -180,7 +180,16 @@ fn inside_phase(bytes: &[u8], index: usize) -> Option<(String, String)> {
     let phase = Value::Object(phase);
     let e = match tag.as_str()? {
         "baseline" | "green" => check::<SuiteRun>(phase),
-        "red" => check::<RedRun>(phase),
+        // The suite's fields are flattened into the red run, which hides their path: read them
+        // as a suite first, then the red run's own.
+        "red" => {
+            let mut suite = phase.clone();
+            if let Some(fields) = suite.as_object_mut() {
+                fields.remove("output");
+                fields.remove("kind");
+            }
+            check::<SuiteRun>(suite).or_else(|| check::<RedRun>(phase))
+        }
         "held_out" => check::<HeldOutRun>(phase),
         _ => None,
     }?;
@@ -225,6 +234,18 @@ mod tests {
         .unwrap_err();
         assert!(field.starts_with("phases[0]"), "{field}");
         assert!(message.contains("outptu"), "{message}");
+        let (field, message) = parse(
+            br#"{"task":"u/T1","verdict":"verified","phases":[{"phase":"red","result":"RED","configuration":"x","kind":"assertion"}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(field, "phases[0].result");
+        assert!(message.contains("RED"), "{message}");
+        let (field, message) = parse(
+            br#"{"task":"u/T1","verdict":"verified","phases":[{"phase":"red","result":"FAILED","configuration":"x","kind":"flaky"}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(field, "phases[0].kind");
+        assert!(message.contains("flaky"), "{message}");
         let (field, message) =
             parse(br#"{"task":"u/T1","verdict":"verified","phases":[{"phase":"blue"}]}"#).unwrap_err();
         assert_eq!(field, "phases[0].phase");

@@ -10,7 +10,7 @@ use crate::attest::provenance::{self, LeakError};
 use crate::model::canonical::value_to_canonical;
 use crate::model::clean;
 use crate::model::digest::sha256_hex;
-use crate::model::evidence::{Evidence, PhaseRun, TickVerdict};
+use crate::model::evidence::{Evidence, PhaseRun, RedRun, TickVerdict};
 use crate::model::predicate::{self, Decider, Red, SpecRef, TaskRef, TaskVerificationV0, Unit, Verdict};
 use crate::model::statement::{Statement, Subject};
 use crate::model::summary::{self, InputAttestation, Reference, VerificationSummary, Verifier, sha256_map};
@@ -259,19 +259,12 @@ fn test_result_of(run: &PhaseRun) -> TestResult {
         annotations,
     };
     match run {
-        PhaseRun::Baseline(s) | PhaseRun::Green(s) => TestResult {
+        PhaseRun::Baseline(s) | PhaseRun::Green(s) | PhaseRun::Red(RedRun { run: s, .. }) => TestResult {
             result: s.result,
             configuration: vec![descriptor(&sha256_hex(s.configuration.as_bytes()), None)],
             passed_tests: s.passed.clone(),
             failed_tests: s.failed.clone(),
             warned_tests: s.warned.clone(),
-        },
-        PhaseRun::Red(r) => TestResult {
-            result: r.result,
-            configuration: vec![descriptor(&sha256_hex(r.configuration.as_bytes()), None)],
-            passed_tests: r.passed.clone(),
-            failed_tests: r.failed.clone(),
-            warned_tests: r.warned.clone(),
         },
         PhaseRun::HeldOut(h) => TestResult {
             result: h.result,

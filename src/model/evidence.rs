@@ -27,7 +27,7 @@ pub enum TickVerdict {
 pub enum PhaseRun {
     /// The suite before the change.
     Baseline(SuiteRun),
-    /// The new acceptance tests against the unchanged code.
+    /// The new acceptance tests against the unchanged code; the result must be `FAILED`.
     Red(RedRun),
     /// The suite after the change.
     Green(SuiteRun),
@@ -67,24 +67,15 @@ pub struct SuiteRun {
     pub failed: Vec<String>,
 }
 
-/// The red run: must have failed. It repeats [`SuiteRun`]'s fields instead of flattening it
-/// because serde cannot deny unknown fields through `#[serde(flatten)]`.
+/// The red run: the suite's fields (its result always `FAILED`: a red run that passed is no red),
+/// the captured output and how the tests failed. Unknown fields stay errors: serde checks the
+/// fields left over by the flattened suite against this struct's own.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RedRun {
-    /// Always `FAILED`: a red run that passed is no red.
-    pub result: TestOutcome,
-    /// The configuration that ran.
-    pub configuration: String,
-    /// Tests that passed.
-    #[serde(default)]
-    pub passed: Vec<String>,
-    /// Tests that passed with warnings.
-    #[serde(default)]
-    pub warned: Vec<String>,
-    /// Tests that failed.
-    #[serde(default)]
-    pub failed: Vec<String>,
+    /// The run, as a baseline or green run records it.
+    #[serde(flatten)]
+    pub run: SuiteRun,
     /// The captured output file, relative to the evidence file.
     #[serde(default)]
     pub output: Option<String>,
@@ -233,8 +224,8 @@ impl Evidence {
             }
             seen.push(phase);
             match run {
-                PhaseRun::Red(red) if red.result != TestOutcome::Failed => {
-                    return Err(EvidenceRuleError::RedNotFailed(red.result));
+                PhaseRun::Red(red) if red.run.result != TestOutcome::Failed => {
+                    return Err(EvidenceRuleError::RedNotFailed(red.run.result));
                 }
                 PhaseRun::HeldOut(h) => {
                     let hex = h.manifest.strip_prefix("sha256:").unwrap_or("");
@@ -264,8 +255,9 @@ impl Evidence {
         if self.verdict == TickVerdict::Verified {
             for run in &self.phases {
                 let (result, counts) = match run {
-                    PhaseRun::Baseline(s) | PhaseRun::Green(s) => (s.result, None),
-                    PhaseRun::Red(r) => (r.result, None),
+                    PhaseRun::Baseline(s) | PhaseRun::Green(s) | PhaseRun::Red(RedRun { run: s, .. }) => {
+                        (s.result, None)
+                    }
                     PhaseRun::HeldOut(h) => (h.result, Some((h.passed, h.total))),
                 };
                 let phase = run.phase();
@@ -340,6 +332,26 @@ mod tests {
         let mut v = example();
         v["phases"][2]["pased"] = json!([]);
         assert!(serde_json::from_value::<Evidence>(v).is_err());
+        // The red run flattens the suite's fields; what neither knows is still refused.
+        let mut v = example();
+        v["phases"][1]["kinds"] = json!("assertion");
+        assert!(serde_json::from_value::<Evidence>(v).unwrap_err().to_string().contains("kinds"));
+        let mut v = example();
+        v["phases"][1]["manifest"] = json!("sha256:00");
+        assert!(serde_json::from_value::<Evidence>(v).unwrap_err().to_string().contains("manifest"));
+    }
+
+    #[test]
+    fn a_red_run_reads_the_suite_fields_beside_its_own() {
+        let e: Evidence = serde_json::from_value(example()).unwrap();
+        let red = e.red().unwrap();
+        assert_eq!(red.run.result, TestOutcome::Failed);
+        assert_eq!(red.run.configuration, "cargo test --test tags");
+        assert_eq!(red.run.failed, ["t"]);
+        assert_eq!((red.output.as_deref(), red.kind), (Some("red.log"), RedKind::Assertion));
+        let mut v = example();
+        v["phases"][1].as_object_mut().unwrap().remove("configuration");
+        assert!(serde_json::from_value::<Evidence>(v).unwrap_err().to_string().contains("configuration"));
     }
 
     #[test]

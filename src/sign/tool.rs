@@ -3,6 +3,7 @@
 //! never a pass; [`SignatureTool`] turns that into a verifier's `ToolMissing`.
 
 use std::ffi::{OsStr, OsString};
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -47,20 +48,60 @@ pub enum ViaToolError<R: std::error::Error + 'static> {
     },
 }
 
-/// A program that checks signatures (`ssh-keygen`, `sqv`): how to run it, and what to tell a
-/// user who does not have it.
-#[derive(Clone, Debug)]
-pub struct SignatureTool {
-    program: OsString,
-    what: &'static str,
-    install: &'static str,
+/// What sets one signature-checking program apart: its usual name, what it checks, what a user
+/// installs to get it, and the rejection it reports.
+pub trait ToolKind {
+    /// Why the program rejected a signature.
+    type Rejection: std::error::Error + 'static;
+    /// The program's usual name on `PATH`.
+    const PROGRAM: &'static str;
+    /// The kind of signature it checks (`SSH`, `OpenPGP`).
+    const CHECKS: &'static str;
+    /// What to install to get it.
+    const INSTALL: &'static str;
 }
 
-impl SignatureTool {
-    /// `program` (a name on `PATH`, or a path), which checks `what` signatures (`SSH`,
-    /// `OpenPGP`) and comes with `install`.
-    pub fn new(program: impl Into<OsString>, what: &'static str, install: &'static str) -> Self {
-        Self { program: program.into(), what, install }
+/// OpenSSH's `ssh-keygen`, checking SSH signatures.
+#[derive(Clone, Copy, Debug)]
+pub enum SshKeygenKind {}
+
+impl ToolKind for SshKeygenKind {
+    type Rejection = crate::sign::ssh::verify::SshVerifyError;
+    const PROGRAM: &'static str = SSH_KEYGEN;
+    const CHECKS: &'static str = "SSH";
+    const INSTALL: &'static str = "OpenSSH's ssh-keygen (8.9 or newer)";
+}
+
+/// Sequoia's `sqv`, checking OpenPGP signatures.
+#[derive(Clone, Copy, Debug)]
+pub enum SqvKind {}
+
+impl ToolKind for SqvKind {
+    type Rejection = crate::sign::openpgp::OpenPgpVerifyError;
+    const PROGRAM: &'static str = "sqv";
+    const CHECKS: &'static str = "OpenPGP";
+    const INSTALL: &'static str = "sqv (Debian/Ubuntu package `sqv`)";
+}
+
+/// A program of kind `K` that checks signatures: how to run it, and what to tell a user who does
+/// not have it. The checks themselves are `impl SignatureTool<SqvKind>` (`Sqv`) and
+/// `impl SignatureTool<SshKeygenKind>` (`SshKeygen`).
+#[derive(Clone, Debug)]
+pub struct SignatureTool<K> {
+    program: OsString,
+    kind: PhantomData<K>,
+}
+
+impl<K: ToolKind> Default for SignatureTool<K> {
+    fn default() -> Self {
+        Self::at(K::PROGRAM)
+    }
+}
+
+impl<K: ToolKind> SignatureTool<K> {
+    /// The program at `program`: a name on `PATH`, or a path.
+    pub fn at(program: impl Into<OsString>) -> Self {
+        Self { program: program.into(), kind: PhantomData }
     }
 
     /// A new invocation of the program.
@@ -73,17 +114,17 @@ impl SignatureTool {
     /// # Errors
     /// [`ViaToolError::ToolMissing`] when the program is not installed, else
     /// [`ViaToolError::Tool`] when it cannot be started.
-    pub fn output<R: std::error::Error>(&self, run: Run<'_>) -> Result<Output, ViaToolError<R>> {
+    pub fn output(&self, run: Run<'_>) -> Result<Output, ViaToolError<K::Rejection>> {
         run.output().map_err(|e| match e {
             ToolError::Missing(program) => {
-                ViaToolError::ToolMissing { program, what: self.what, install: self.install }
+                ViaToolError::ToolMissing { program, what: K::CHECKS, install: K::INSTALL }
             }
             ToolError::Io(_, source) => self.fail(format!("cannot run it: {source}")),
         })
     }
 
     /// The program could not be used, for `reason`.
-    pub fn fail<R: std::error::Error>(&self, reason: String) -> ViaToolError<R> {
+    pub fn fail(&self, reason: String) -> ViaToolError<K::Rejection> {
         ViaToolError::Tool { program: self.program.to_string_lossy().into_owned(), reason }
     }
 }

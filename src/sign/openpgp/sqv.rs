@@ -11,30 +11,15 @@ use time::OffsetDateTime;
 use time::macros::format_description;
 
 use super::verify::OpenPgpVerifyError;
-use crate::sign::tool::{self, SignatureTool, SignedFiles, ViaToolError};
-
-/// The default OpenPGP verification tool.
-pub const SQV: &str = "sqv";
+use crate::sign::tool::{self, SignatureTool, SignedFiles, SqvKind, ViaToolError};
 
 /// Why the tool-based verification did not succeed.
 pub type SqvError = ViaToolError<OpenPgpVerifyError>;
 
 /// `sqv` as a verifier.
-#[derive(Clone, Debug)]
-pub struct Sqv(SignatureTool);
-
-impl Default for Sqv {
-    fn default() -> Self {
-        Self::at(SQV)
-    }
-}
+pub type Sqv = SignatureTool<SqvKind>;
 
 impl Sqv {
-    /// The sqv at `program`: a name on `PATH`, or a path.
-    pub fn at(program: impl Into<OsString>) -> Self {
-        Self(SignatureTool::new(program, "OpenPGP", "sqv (Debian/Ubuntu package `sqv`)"))
-    }
-
     /// Verifies `armored_sig` over `message` against the keyring at `certs_path` at time `at`;
     /// on success, what sqv prints: the primary key fingerprint of the signing certificate.
     pub fn verify(
@@ -44,13 +29,13 @@ impl Sqv {
         certs_path: &Path,
         at: OffsetDateTime,
     ) -> Result<String, SqvError> {
-        let fail = |reason| self.0.fail(reason);
+        let fail = |reason| self.fail(reason);
         let files = SignedFiles::write(armored_sig, message).map_err(fail)?;
         let not_after = not_after(at).ok_or_else(|| fail(format!("the time {at} cannot be given to sqv")))?;
         let mut keyring = OsString::from("--keyring=");
         keyring.push(certs_path.as_os_str());
-        let run = self.0.command().args([keyring, OsString::from(format!("--not-after={not_after}"))]);
-        let output = self.0.output(run.args([&files.signature, &files.message]))?;
+        let run = self.command().args([keyring, OsString::from(format!("--not-after={not_after}"))]);
+        let output = self.output(run.args([&files.signature, &files.message]))?;
         let stderr = tool::stderr_text(&output);
         if output.status.success() {
             let stdout = String::from_utf8_lossy(&output.stdout);

@@ -570,7 +570,10 @@ fn a_missing_sqv_is_tool_missing_never_a_pass_and_a_bad_keyring_is_a_tool_error(
     let (trust_path, _) = trust(&gpg, "trusted.asc", &gpg.export(&[&lee]));
     let missing = Sqv::at("/nonexistent/sqv");
     match missing.verify(&sig, PAE, &trust_path, now()) {
-        Err(SqvError::ToolMissing { program, .. }) => assert_eq!(program, "/nonexistent/sqv"),
+        Err(e @ SqvError::ToolMissing { .. }) => assert_eq!(
+            e.to_string(),
+            "`/nonexistent/sqv` was not found, so no OpenPGP signature was checked; install sqv (Debian/Ubuntu package `sqv`) or verify without --via-tools"
+        ),
         other => panic!("expected ToolMissing, got {other:?}"),
     }
     let junk = gpg.write("junk", b"not a keyring");

@@ -3,7 +3,7 @@
 //! `-Y find-principals` (who may the key sign as?) and `-Y verify` per principal (with and, to tell
 //! revocation apart, without `-r`), all at `-O verify-time=` of the caller's time.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Output;
 
@@ -12,7 +12,7 @@ use time::macros::format_description;
 
 use super::sshsig::{CERT_SUFFIX, is_certificate_line};
 use super::verify::{CertificateInfo, SshVerified, SshVerifyError};
-use crate::sign::tool::{self, Run, SSH_KEYGEN, SignatureTool, SignedFiles, ViaToolError};
+use crate::sign::tool::{self, SignatureTool, SignedFiles, SshKeygenKind, ViaToolError};
 
 /// The trust files as `ssh-keygen` reads them.
 #[derive(Clone, Copy, Debug)]
@@ -27,21 +27,9 @@ pub struct ToolTrust<'a> {
 pub type SshToolError = ViaToolError<SshVerifyError>;
 
 /// `ssh-keygen` as a verifier.
-#[derive(Clone, Debug)]
-pub struct SshKeygen(SignatureTool);
-
-impl Default for SshKeygen {
-    fn default() -> Self {
-        Self::at(SSH_KEYGEN)
-    }
-}
+pub type SshKeygen = SignatureTool<SshKeygenKind>;
 
 impl SshKeygen {
-    /// The ssh-keygen at `program`: a name on `PATH`, or a path.
-    pub fn at(program: impl Into<OsString>) -> Self {
-        Self(SignatureTool::new(program, "SSH", "OpenSSH's ssh-keygen (8.9 or newer)"))
-    }
-
     /// Verifies as [`super::verify::verify`] does, with `ssh-keygen` making every decision.
     pub fn verify(
         &self,
@@ -56,9 +44,8 @@ impl SshKeygen {
         let time = verify_time(at)
             .ok_or_else(|| self.fail(format!("the time {at} cannot be given to ssh-keygen")))?;
 
-        let sound = self.run(
-            self.0
-                .command()
+        let sound = self.output(
+            self.command()
                 .args(["-Y", "check-novalidate", "-n", namespace, "-O", "print-pubkey", "-s"])
                 .args([sig])
                 .stdin_file(msg),
@@ -75,9 +62,8 @@ impl SshKeygen {
         let untrusted =
             |reason: String| SshVerifyError::UntrustedSigner { fingerprint: fingerprint.clone(), reason };
 
-        let found = self.run(
-            self.0
-                .command()
+        let found = self.output(
+            self.command()
                 .args(["-Y", "find-principals", "-O", &time, "-f"])
                 .args([trust.allowed_signers])
                 .args(["-s"])
@@ -93,7 +79,6 @@ impl SshKeygen {
         for principal in String::from_utf8_lossy(&found.stdout).lines().filter(|p| !p.is_empty()) {
             let verify = |revoked: Option<&Path>| {
                 let run = self
-                    .0
                     .command()
                     .args(["-Y", "verify", "-n", namespace, "-I", principal, "-O", &time, "-f"])
                     .args([trust.allowed_signers])
@@ -104,7 +89,7 @@ impl SshKeygen {
                     Some(r) => run.args([OsStr::new("-r"), r.as_os_str()]),
                     None => run,
                 };
-                self.run(run)
+                self.output(run)
             };
             let checked = verify(trust.revoked)?;
             if checked.status.success() {
@@ -145,7 +130,7 @@ impl SshKeygen {
         let file = dir.join("signer-cert.pub");
         std::fs::write(&file, format!("{cert_line}\n"))
             .map_err(|e| self.fail(format!("cannot write a temporary file: {e}")))?;
-        let out = self.run(self.0.command().args(["-L", "-f"]).args([&file]))?;
+        let out = self.output(self.command().args(["-L", "-f"]).args([&file]))?;
         let text = String::from_utf8_lossy(&out.stdout);
         let field =
             |name: &str| text.lines().find_map(|l| l.trim().strip_prefix(name).map(|v| v.trim().to_owned()));
@@ -157,14 +142,6 @@ impl SshKeygen {
             Some(CertificateInfo { key_id, serial, ca_fingerprint })
         })();
         info.ok_or_else(|| self.fail(format!("unexpected output of -L: {text}")))
-    }
-
-    fn run(&self, run: Run<'_>) -> Result<Output, SshToolError> {
-        self.0.output(run)
-    }
-
-    fn fail(&self, reason: String) -> SshToolError {
-        self.0.fail(reason)
     }
 }
 
@@ -447,9 +424,10 @@ mod tests {
         let tool = SshKeygen::at("/nonexistent/ssh-keygen");
         let trust = ToolTrust { allowed_signers: &allowed, revoked: None };
         match tool.verify(b"sig", MESSAGE, NAMESPACE, trust, AT) {
-            Err(SshToolError::ToolMissing { program, .. }) => {
-                assert_eq!(program, "/nonexistent/ssh-keygen")
-            }
+            Err(e @ SshToolError::ToolMissing { .. }) => assert_eq!(
+                e.to_string(),
+                "`/nonexistent/ssh-keygen` was not found, so no SSH signature was checked; install OpenSSH's ssh-keygen (8.9 or newer) or verify without --via-tools"
+            ),
             other => panic!("expected ToolMissing, got {other:?}"),
         }
     }
