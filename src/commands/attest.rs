@@ -2,12 +2,12 @@
 
 use speccoder_attest::attest::pipeline::{AttestRequest, attest};
 use speccoder_attest::attest::sign_later::sign_later;
-use speccoder_attest::attest::signing::{self, SignerChoice, SigstoreFlags};
 use speccoder_attest::attest::{AttestError, Report};
 use speccoder_attest::exit;
 use speccoder_attest::git::Repo;
 
-use crate::cli::{AttestArgs, AttestSub, SigningArgs};
+use super::signing::{signer_choice, signer_flag, sigstore_flags};
+use crate::cli::{AttestArgs, AttestSub};
 
 pub fn run(args: AttestArgs) -> u8 {
     let json = match args.sub {
@@ -40,37 +40,4 @@ pub fn run(args: AttestArgs) -> u8 {
         }
     })();
     super::output::finish("attest", json, result, |_| exit::OK, AttestError::exit_code)
-}
-
-/// The `--sigstore-*` flags.
-pub(crate) fn sigstore_flags(args: &SigningArgs) -> SigstoreFlags {
-    SigstoreFlags {
-        fulcio_url: args.sigstore.fulcio_url.clone(),
-        rekor_url: args.sigstore.rekor_url.clone(),
-        oidc_issuer: args.sigstore.oidc_issuer.clone(),
-        allow_http_loopback: args.sigstore.allow_http_loopback,
-    }
-}
-
-/// `--signer`, parsed.
-pub(crate) fn signer_flag(args: &SigningArgs) -> Result<Option<SignerChoice>, AttestError> {
-    args.signer.as_deref().map(|s| SignerChoice::parse(s).map_err(AttestError::BadSigner)).transpose()
-}
-
-/// `--signer`, else `[attest]` of speccoder.toml at HEAD (`signer`, and `sign_at` when a task is
-/// being ticked: `at_tick`), else git's own key.
-pub(crate) fn signer_choice(
-    repo: &Repo,
-    args: &SigningArgs,
-    at_tick: bool,
-) -> Result<SignerChoice, AttestError> {
-    use speccoder_attest::git::Head;
-    let flag = signer_flag(args)?;
-    let policy = match flag.is_none().then(|| repo.head()).transpose()? {
-        Some(Head::Branch { commit, .. } | Head::Detached(commit)) => {
-            speccoder_attest::attest::read_policy(repo, commit)?.1
-        }
-        Some(Head::Unborn(_)) | None => None,
-    };
-    signing::requested(flag, policy.as_ref(), at_tick)
 }

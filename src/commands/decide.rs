@@ -4,8 +4,8 @@ use speccoder_attest::attest::decide::{self, DecideError, DecisionRequest};
 use speccoder_attest::exit;
 use speccoder_attest::git::Repo;
 
-use super::attest::signer_choice;
 use super::output::finish;
+use super::signing::signer_choice;
 use crate::cli::{AcceptArgs, SigningArgs, SkipArgs};
 
 pub fn accept(args: &AcceptArgs) -> u8 {
@@ -41,7 +41,7 @@ fn request(
         by,
         signer,
         key: signing.key.clone(),
-        sigstore: super::attest::sigstore_flags(signing),
+        sigstore: super::signing::sigstore_flags(signing),
     };
     Ok((repo, req))
 }

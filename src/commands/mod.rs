@@ -7,6 +7,7 @@ mod held_out;
 mod hooks;
 mod output;
 mod schema;
+mod signing;
 #[cfg(feature = "sigstore")]
 mod sigstore;
 mod team;

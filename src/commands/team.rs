@@ -48,9 +48,9 @@ pub fn carry(args: &AttestCarryArgs) -> u8 {
         let request = CarryRequest {
             pair: args.from.clone().zip(args.to.clone()),
             rewritten,
-            signer: super::attest::signer_flag(&args.run.signing)?,
+            signer: super::signing::signer_flag(&args.run.signing)?,
             key: args.run.signing.key.clone(),
-            sigstore: super::attest::sigstore_flags(&args.run.signing),
+            sigstore: super::signing::sigstore_flags(&args.run.signing),
         };
         carry::carry(&repo, &request)
     })();

@@ -15,6 +15,7 @@
 //! ([`public_good_root`]).
 
 mod config;
+mod error;
 mod key_usage;
 mod root_cache;
 mod signer;
@@ -24,11 +25,12 @@ mod tuf;
 mod verify;
 
 pub use config::{PUBLIC_FULCIO_URL, PUBLIC_OIDC_ISSUER, PUBLIC_REKOR_URL, SigstoreConfig, check_url};
+pub use error::SigstoreSignError;
 pub use root_cache::{
     CACHE_MAX_AGE, DefaultRoot, Fetch, Refreshed, public_good_root, refresh, refresh_public_good_root,
     resolve,
 };
-pub use signer::{KEYID, SigstoreSignError, SigstoreSignature, SigstoreSigner};
+pub use signer::{KEYID, SigstoreSignature, SigstoreSigner};
 pub use token::{TOKEN_ENV, ambient_token_available};
 pub use trusted_root::{TrustedRoot, TrustedRootError, default_cache_path};
 pub use tuf::{PUBLIC_TUF_URL, TRUSTED_ROOT_TARGET, fetch_public_good};

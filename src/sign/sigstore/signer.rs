@@ -12,39 +12,13 @@ use sigstore_sign::{SigningContext, SigningServices};
 use sigstore_verify::types::SignatureContent;
 
 use super::config::SigstoreConfig;
+use super::error::{SigstoreSignError, with_causes};
 use super::token;
 use crate::model::dsse::PAYLOAD_TYPE;
 use crate::sign::{SignError, Signer, SignerKind};
 
 /// The envelope `keyid` of a Sigstore signature.
 pub const KEYID: &str = "sigstore";
-
-/// Why a keyless signature could not be made; the message says what to do.
-#[derive(Debug, thiserror::Error)]
-pub enum SigstoreSignError {
-    /// No identity token could be had.
-    #[error(
-        "no OIDC identity token for Sigstore: set SIGSTORE_ID_TOKEN, run in CI with an ambient OIDC token (GitHub Actions: `permissions: id-token: write`), or sign interactively from a terminal"
-    )]
-    NoToken,
-    /// The token, the login or a service failed: where, and why.
-    #[error(
-        "keyless signing {0}; check the network, the token, and the service URLs (--sigstore-fulcio-url, SPECCODER_SIGSTORE_FULCIO_URL or `git config speccoder.sigstore.fulcioUrl`, and the same for Rekor)"
-    )]
-    Failed(String),
-    /// `Signer::sign` was given something other than one of our statements.
-    #[error("Sigstore signs in-toto statements only: {0}")]
-    NotAStatement(String),
-}
-
-impl SigstoreSignError {
-    pub(crate) fn failed(config: &SigstoreConfig, reason: String) -> Self {
-        SigstoreSignError::Failed(format!(
-            "through Fulcio {} and Rekor {} failed: {reason}",
-            config.fulcio_url, config.rekor_url
-        ))
-    }
-}
 
 /// A signature and the bundle that carries it.
 #[derive(Clone, Debug)]
@@ -152,21 +126,6 @@ fn statement_of(pae_bytes: &[u8]) -> Result<&[u8], String> {
     (len == body.len().to_string().as_bytes())
         .then_some(body)
         .ok_or_else(|| "the PAE's body length is wrong".into())
-}
-
-/// An error and each of its causes that adds something, joined by `: `.
-pub(crate) fn with_causes(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        let text = c.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        cause = c.source();
-    }
-    out
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use sigstore_sign::oidc::IdentityToken;
 use sigstore_sign::{Signer, SigningContext};
 
 use super::config::SigstoreConfig;
-use super::signer::{SigstoreSignError, with_causes};
+use super::error::{SigstoreSignError, with_causes};
 
 /// The environment variable holding a ready identity token.
 pub const TOKEN_ENV: &str = "SIGSTORE_ID_TOKEN";

@@ -35,7 +35,7 @@ pub fn fetch_public_good(dir: &Path) -> Result<(), String> {
     let fetch = async { tokio::time::timeout(FETCH_TIMEOUT, TrustedRoot::from_tuf(config)).await };
     let root = match runtime.block_on(fetch) {
         Ok(Ok(root)) => root,
-        Ok(Err(e)) => return Err(super::signer::with_causes(&e)),
+        Ok(Err(e)) => return Err(super::error::with_causes(&e)),
         Err(_) => return Err(format!("no complete answer within {} seconds", FETCH_TIMEOUT.as_secs())),
     };
     let json =
