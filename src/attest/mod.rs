@@ -180,6 +180,17 @@ pub enum AttestError {
     /// tasks.md has changes that are not staged.
     #[error("{0} has unstaged changes; stage them (`git add {0}`) or stash them, then run again")]
     UnstagedTasks(String),
+    /// tasks.md in the work tree cannot be compared with the index: it is not a regular file
+    /// that can be read.
+    #[error(
+        "{path} in the work tree cannot be compared with the staged one ({source}); nothing was written: make it the regular, readable file you mean to keep (`git checkout -- {path}` restores the staged one), then run again"
+    )]
+    UnreadableTasks {
+        /// The tasks file.
+        path: String,
+        /// Why it cannot be read.
+        source: crate::input::InputError,
+    },
     /// HEAD is detached.
     #[error("HEAD is detached at {0}; check out a branch so the task commit has a home")]
     Detached(String),
@@ -269,6 +280,7 @@ impl AttestError {
             | AttestError::InterruptedTickEdited { .. }
             | AttestError::AlreadyClosed { .. }
             | AttestError::UnstagedTasks(_)
+            | AttestError::UnreadableTasks { .. }
             | AttestError::Detached(_)
             | AttestError::Unborn(_)
             | AttestError::Nothing(_) => exit::GIT_PRECONDITION,

@@ -82,7 +82,8 @@ impl<'r> Begun<'r> {
     /// the staged tree, and builds the tree with its box ticked.
     ///
     /// # Errors
-    /// The task is ticked already, `tasks.md` has unstaged changes, or the spec cannot be read.
+    /// The task is ticked already, `tasks.md` in the work tree has unstaged changes or cannot be
+    /// read as a regular file, or the spec cannot be read.
     pub(crate) fn open_task(
         self,
         target: &str,
@@ -145,8 +146,10 @@ impl<'r> Begun<'r> {
             return Err(already());
         }
         // Only a work-tree file that is still the index's or already the tick's is overwritten.
-        let on_disk = worktree_bytes(self.repo, path);
-        if on_disk.is_some_and(|bytes| bytes != staged_bytes && bytes != head_bytes) {
+        if let WorkTreeFile::Bytes(on_disk) = worktree_bytes(self.repo, path)?
+            && on_disk != staged_bytes
+            && on_disk != head_bytes
+        {
             return Err(AttestError::InterruptedTickEdited {
                 target: target.to_owned(),
                 commit: self.head.to_string(),
@@ -220,22 +223,42 @@ pub(crate) fn branch_head(repo: &Repo) -> Result<(String, ObjectId), AttestError
 }
 
 /// Refuses a work-tree `path` whose bytes are not `staged` (an edit that `git add` has not
-/// taken), so that the tick never drops a change of the user's.
+/// taken, or a deletion), so that the tick never drops a change of the user's.
 fn ensure_no_unstaged_changes(repo: &Repo, path: &str, staged: &[u8]) -> Result<(), AttestError> {
-    if repo.workdir().is_none() {
-        return Ok(());
-    }
-    match worktree_bytes(repo, path) {
-        Some(bytes) if bytes == staged => Ok(()),
-        _ => Err(AttestError::UnstagedTasks(path.to_owned())),
+    match worktree_bytes(repo, path)? {
+        WorkTreeFile::Bytes(bytes) if bytes == staged => Ok(()),
+        WorkTreeFile::Bytes(_) | WorkTreeFile::Absent => Err(AttestError::UnstagedTasks(path.to_owned())),
+        WorkTreeFile::NoWorkTree => Ok(()),
     }
 }
 
-/// The bytes of the work-tree file `path`, read as every user file is read
-/// ([`crate::input::read_regular_within`]: no link followed, never blocking, bounded); `None`
-/// when it is absent or is not a regular file that can be read, which is never the staged file.
-fn worktree_bytes(repo: &Repo, path: &str) -> Option<Vec<u8>> {
-    let workdir = repo.workdir()?;
+/// What the work tree holds at a path.
+enum WorkTreeFile {
+    /// The repository has no work tree.
+    NoWorkTree,
+    /// Nothing is there.
+    Absent,
+    /// A regular file with these bytes.
+    Bytes(Vec<u8>),
+}
+
+/// The work-tree file `path`, read as every user file is read
+/// ([`crate::input::read_regular_within`]: no link followed, never blocking, bounded).
+///
+/// # Errors
+/// [`AttestError::UnreadableTasks`] when something is there that cannot be read as a regular file
+/// (a link, a FIFO, a directory, no permission, too large): its bytes are unknown, so it can
+/// neither be taken as the staged file nor be overwritten.
+fn worktree_bytes(repo: &Repo, path: &str) -> Result<WorkTreeFile, AttestError> {
+    let Some(workdir) = repo.workdir() else {
+        return Ok(WorkTreeFile::NoWorkTree);
+    };
     let limit = u64::try_from(spec::TASK_LIST_LIMIT).unwrap_or(u64::MAX).saturating_add(1);
-    crate::input::read_regular_within(workdir, std::path::Path::new(path), limit).ok()
+    match crate::input::read_regular_within(workdir, std::path::Path::new(path), limit) {
+        Ok(bytes) => Ok(WorkTreeFile::Bytes(bytes)),
+        Err(crate::input::InputError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Ok(WorkTreeFile::Absent)
+        }
+        Err(source) => Err(AttestError::UnreadableTasks { path: path.to_owned(), source }),
+    }
 }

@@ -116,10 +116,32 @@ fn a_task_list_replaced_by_a_fifo_in_the_work_tree_is_refused_without_waiting() 
     std::fs::remove_file(&tasks).unwrap();
     assert!(std::process::Command::new("mkfifo").arg(&tasks).status().unwrap().success());
     let out = p.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).failure(14);
-    assert!(out.stderr.contains("has unstaged changes"), "{out}");
+    assert!(out.stderr.contains("cannot be compared with the staged one"), "{out}");
+    assert!(out.stderr.contains("FIFO"), "{out}");
     assert_eq!(p.git(&["notes", "--ref", NOTES_REF, "list"]), "", "no note was written");
     assert!(!p.git(&["log", "-1", "--format=%B"]).contains("Spec-Task:"), "no task commit was made");
     assert!(!p.root.join(".git/index.lock").exists(), "the index lock was released");
+}
+
+/// A link in place of the task list is never read through, even when it leads to the staged
+/// bytes: the refusal names the link, not an unstaged change.
+#[cfg(unix)]
+#[test]
+fn a_task_list_replaced_by_a_link_is_refused_naming_the_link() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let tasks = p.root.join(format!("specs/{}/tasks.md", common::SPECKIT_UNIT));
+    let copy = p.scratch_dir("link-target").join("tasks.md");
+    std::fs::copy(&tasks, &copy).unwrap();
+    std::fs::remove_file(&tasks).unwrap();
+    std::os::unix::fs::symlink(&copy, &tasks).unwrap();
+    refused(
+        &s,
+        &s.evidence,
+        14,
+        &["cannot be compared with the staged one", "symbolic link", "git checkout --"],
+    );
+    assert!(std::fs::symlink_metadata(&tasks).unwrap().file_type().is_symlink(), "the link is left as it is");
 }
 
 #[test]
@@ -167,6 +189,36 @@ fn an_interrupted_tick_is_completed_by_the_next_attest_and_never_made_twice() {
 
     let out = p.attest(T005, &s.evidence, &["--key", key]).failure(14);
     assert!(out.stderr.contains("already ticked"), "{out}");
+}
+
+/// Completing an interrupted tick overwrites the task list only when its bytes are known to be
+/// the index's or the tick's: a link the user put there (to a file with edits of their own) is
+/// refused and left as it is, with the file behind it.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_tick_is_not_completed_over_a_task_list_it_cannot_read() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
+    s.attest_signed(&[]);
+    let commit = p.rev("HEAD");
+    p.write(&tasks, p.git_bytes(&["show", &format!("HEAD~:{tasks}")]));
+    p.git(&["add", &tasks]);
+    let mine = p.scratch_dir("mine").join("tasks.md");
+    std::fs::write(&mine, b"- [ ] T005 my own edit\n").unwrap();
+    std::fs::remove_file(p.root.join(&tasks)).unwrap();
+    std::os::unix::fs::symlink(&mine, p.root.join(&tasks)).unwrap();
+
+    let out = p.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).failure(14);
+    assert!(out.stderr.contains("cannot be compared with the staged one"), "{out}");
+    assert!(out.stderr.contains("symbolic link"), "{out}");
+    assert!(
+        std::fs::symlink_metadata(p.root.join(&tasks)).unwrap().file_type().is_symlink(),
+        "the link stays"
+    );
+    assert_eq!(std::fs::read(&mine).unwrap(), b"- [ ] T005 my own edit\n", "the file behind it is untouched");
+    assert_eq!(p.rev("HEAD"), commit, "no second task commit");
+    assert!(!p.root.join(".git/index.lock").exists(), "the index lock was released");
 }
 
 #[test]
