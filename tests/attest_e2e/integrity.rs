@@ -107,41 +107,32 @@ fn a_notes_reference_that_cannot_take_a_note_stops_attest_before_anything_moves(
     refused(&s, &s.evidence, 14, &[NOTES_REF, &tree, "points at a tree"]);
 }
 
+/// A FIFO or a link in place of the task list is never read (no wait on the FIFO, nothing read
+/// through the link, even when it leads to the staged bytes): the refusal names what is there,
+/// nothing is written, and it is left as it is.
 #[cfg(unix)]
 #[test]
-fn a_task_list_replaced_by_a_fifo_in_the_work_tree_is_refused_without_waiting() {
-    let s = Setup::speckit(Evidence::Verified);
-    let p = &s.project;
-    let tasks = p.root.join(format!("specs/{}/tasks.md", common::SPECKIT_UNIT));
-    std::fs::remove_file(&tasks).unwrap();
-    assert!(std::process::Command::new("mkfifo").arg(&tasks).status().unwrap().success());
-    let out = p.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).failure(14);
-    assert!(out.stderr.contains("cannot be compared with the staged one"), "{out}");
-    assert!(out.stderr.contains("FIFO"), "{out}");
-    assert_eq!(p.git(&["notes", "--ref", NOTES_REF, "list"]), "", "no note was written");
-    assert!(!p.git(&["log", "-1", "--format=%B"]).contains("Spec-Task:"), "no task commit was made");
-    assert!(!p.root.join(".git/index.lock").exists(), "the index lock was released");
-}
-
-/// A link in place of the task list is never read through, even when it leads to the staged
-/// bytes: the refusal names the link, not an unstaged change.
-#[cfg(unix)]
-#[test]
-fn a_task_list_replaced_by_a_link_is_refused_naming_the_link() {
-    let s = Setup::speckit(Evidence::Verified);
-    let p = &s.project;
-    let tasks = p.root.join(format!("specs/{}/tasks.md", common::SPECKIT_UNIT));
-    let copy = p.scratch_dir("link-target").join("tasks.md");
-    std::fs::copy(&tasks, &copy).unwrap();
-    std::fs::remove_file(&tasks).unwrap();
-    std::os::unix::fs::symlink(&copy, &tasks).unwrap();
-    refused(
-        &s,
-        &s.evidence,
-        14,
-        &["cannot be compared with the staged one", "symbolic link", "git checkout --"],
-    );
-    assert!(std::fs::symlink_metadata(&tasks).unwrap().file_type().is_symlink(), "the link is left as it is");
+fn a_task_list_replaced_by_a_fifo_or_a_link_is_refused_naming_it_without_waiting() {
+    type Replace = fn(&std::path::Path, &std::path::Path);
+    let cases: [(&str, Replace, &str); 2] = [
+        (
+            "fifo",
+            |tasks, _| assert!(std::process::Command::new("mkfifo").arg(tasks).status().unwrap().success()),
+            "FIFO",
+        ),
+        ("link", |tasks, copy| std::os::unix::fs::symlink(copy, tasks).unwrap(), "symbolic link"),
+    ];
+    for (name, replace, says) in cases {
+        let s = Setup::speckit(Evidence::Verified);
+        let tasks = s.project.root.join(format!("specs/{}/tasks.md", common::SPECKIT_UNIT));
+        let copy = s.project.scratch_dir(name).join("tasks.md");
+        std::fs::copy(&tasks, &copy).unwrap();
+        std::fs::remove_file(&tasks).unwrap();
+        replace(&tasks, &copy);
+        refused(&s, &s.evidence, 14, &["cannot be compared with the staged one", says, "git checkout --"]);
+        let left = std::fs::symlink_metadata(&tasks).unwrap().file_type();
+        assert!(!left.is_file(), "the {name} is left as it is");
+    }
 }
 
 #[test]
@@ -155,21 +146,27 @@ fn a_box_ticked_and_staged_by_hand_is_refused_and_left_as_it_is() {
     refused(&s, &s.evidence, 14, &["T005 is ticked in the staged", "not at HEAD"]);
 }
 
+/// T005 attested, then the index and the work tree put back to the task list before the tick:
+/// what a writer killed after the branch and the note moved leaves. Returns the task list's path.
+fn interrupted_tick() -> (Setup, String) {
+    let s = Setup::speckit(Evidence::Verified);
+    let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
+    s.attest_signed(&[]);
+    s.project.write(&tasks, s.project.git_bytes(&["show", &format!("HEAD~:{tasks}")]));
+    s.project.git(&["add", &tasks]);
+    (s, tasks)
+}
+
 /// A writer killed after the branch and the note moved but before the index was written leaves
 /// a stale `index.lock`, and an index and work tree that still hold the task list before the
 /// tick. The next attest names the lock; once it is removed, attest completes the tick: no second
 /// commit, no second note, and `git status` clean.
 #[test]
 fn an_interrupted_tick_is_completed_by_the_next_attest_and_never_made_twice() {
-    let s = Setup::speckit(Evidence::Verified);
+    let (s, _) = interrupted_tick();
     let p = &s.project;
-    let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
-    s.attest_signed(&[]);
-    let commit = p.rev("HEAD");
-    let note = p.note("HEAD");
-    // The state of the kill: the index and the work tree from before the tick, and the lock.
-    p.write(&tasks, p.git_bytes(&["show", &format!("HEAD~:{tasks}")]));
-    p.git(&["add", &tasks]);
+    let (commit, note) = (p.rev("HEAD"), p.note("HEAD"));
+    // The state of the kill also leaves the lock.
     std::fs::write(p.root.join(".git/index.lock"), b"").unwrap();
 
     let key = s.key.private.to_str().unwrap();
@@ -197,13 +194,9 @@ fn an_interrupted_tick_is_completed_by_the_next_attest_and_never_made_twice() {
 #[cfg(unix)]
 #[test]
 fn an_interrupted_tick_is_not_completed_over_a_task_list_it_cannot_read() {
-    let s = Setup::speckit(Evidence::Verified);
+    let (s, tasks) = interrupted_tick();
     let p = &s.project;
-    let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
-    s.attest_signed(&[]);
     let commit = p.rev("HEAD");
-    p.write(&tasks, p.git_bytes(&["show", &format!("HEAD~:{tasks}")]));
-    p.git(&["add", &tasks]);
     let mine = p.scratch_dir("mine").join("tasks.md");
     std::fs::write(&mine, b"- [ ] T005 my own edit\n").unwrap();
     std::fs::remove_file(p.root.join(&tasks)).unwrap();
