@@ -183,13 +183,13 @@ pub enum AttestError {
     /// tasks.md in the work tree cannot be compared with the index: it is not a regular file
     /// that can be read.
     #[error(
-        "{path} in the work tree cannot be compared with the staged one ({source}); nothing was written: make it the regular, readable file you mean to keep (`git checkout -- {path}` restores the staged one), then run again"
+        "{path} in the work tree cannot be compared with the staged one: {reason}; nothing was written: make it the regular, readable file you mean to keep (`git checkout -- {path}` restores the staged one), then run again"
     )]
     UnreadableTasks {
         /// The tasks file.
         path: String,
-        /// Why it cannot be read.
-        source: crate::input::InputError,
+        /// What is there instead (`it is a FIFO`, `it is a symbolic link`, the system's error).
+        reason: String,
     },
     /// HEAD is detached.
     #[error("HEAD is detached at {0}; check out a branch so the task commit has a home")]

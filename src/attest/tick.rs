@@ -19,6 +19,7 @@ use gix::ObjectId;
 use crate::attest::AttestError;
 use crate::attest::signing::{self, Chosen, SignerChoice, SigstoreFlags};
 use crate::git::{Head, LockedIndex, Repo, trailers};
+use crate::input::InputError;
 use crate::model::bundle::NOTES_REF;
 use crate::sign::SignError;
 use crate::spec::{self, TaskFacts};
@@ -254,11 +255,16 @@ fn worktree_bytes(repo: &Repo, path: &str) -> Result<WorkTreeFile, AttestError> 
         return Ok(WorkTreeFile::NoWorkTree);
     };
     let limit = u64::try_from(spec::TASK_LIST_LIMIT).unwrap_or(u64::MAX).saturating_add(1);
-    match crate::input::read_regular_within(workdir, std::path::Path::new(path), limit) {
-        Ok(bytes) => Ok(WorkTreeFile::Bytes(bytes)),
-        Err(crate::input::InputError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            Ok(WorkTreeFile::Absent)
+    let reason = match crate::input::read_regular_within(workdir, std::path::Path::new(path), limit) {
+        Ok(bytes) => return Ok(WorkTreeFile::Bytes(bytes)),
+        Err(InputError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(WorkTreeFile::Absent);
         }
-        Err(source) => Err(AttestError::UnreadableTasks { path: path.to_owned(), source }),
-    }
+        Err(InputError::Io { source, .. }) => source.to_string(),
+        Err(InputError::Symlink { .. }) => "it is a symbolic link, or lies behind one".to_owned(),
+        Err(InputError::NotRegular { kind, .. }) => format!("it is a {kind}"),
+        Err(InputError::TooLarge { max, .. }) => format!("it is larger than {max} bytes"),
+        Err(e @ InputError::OutsideBase { .. }) => e.to_string(),
+    };
+    Err(AttestError::UnreadableTasks { path: path.to_owned(), reason })
 }

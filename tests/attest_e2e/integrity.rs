@@ -118,9 +118,13 @@ fn a_task_list_replaced_by_a_fifo_or_a_link_is_refused_naming_it_without_waiting
         (
             "fifo",
             |tasks, _| assert!(std::process::Command::new("mkfifo").arg(tasks).status().unwrap().success()),
-            "FIFO",
+            "the staged one: it is a FIFO;",
         ),
-        ("link", |tasks, copy| std::os::unix::fs::symlink(copy, tasks).unwrap(), "symbolic link"),
+        (
+            "link",
+            |tasks, copy| std::os::unix::fs::symlink(copy, tasks).unwrap(),
+            "the staged one: it is a symbolic link",
+        ),
     ];
     for (name, replace, says) in cases {
         let s = Setup::speckit(Evidence::Verified);
@@ -203,8 +207,7 @@ fn an_interrupted_tick_is_not_completed_over_a_task_list_it_cannot_read() {
     std::os::unix::fs::symlink(&mine, p.root.join(&tasks)).unwrap();
 
     let out = p.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).failure(14);
-    assert!(out.stderr.contains("cannot be compared with the staged one"), "{out}");
-    assert!(out.stderr.contains("symbolic link"), "{out}");
+    assert!(out.stderr.contains("cannot be compared with the staged one: it is a symbolic link"), "{out}");
     assert!(
         std::fs::symlink_metadata(p.root.join(&tasks)).unwrap().file_type().is_symlink(),
         "the link stays"
