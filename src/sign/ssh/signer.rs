@@ -79,16 +79,31 @@ impl SshSigner {
         let not_a_key = |reason: String| SshSignError::NotAKey { path: path.to_owned(), reason };
         let text = std::str::from_utf8(&bytes).map_err(|_| not_a_key("the file is not text".to_owned()))?;
         let trimmed = text.trim();
+        let mut pub_path = path.as_os_str().to_owned();
+        pub_path.push(".pub");
+        let pub_path = PathBuf::from(pub_path);
+        // ssh-keygen signs with the file itself, given the public key beside it.
+        let through_ssh_keygen =
+            |public| Self::new(public, How::ToolFile(path.to_owned()), Origin::KeyFile(path.to_owned()));
         if trimmed.starts_with("-----BEGIN OPENSSH PRIVATE KEY-----") {
-            let key = PrivateKey::from_openssh(trimmed).map_err(|e| not_a_key(e.to_string()))?;
-            return Ok(Self::from_private_key(key, path));
+            return match PrivateKey::from_openssh(trimmed) {
+                Ok(key) => Ok(Self::from_private_key(key, path)),
+                // ssh-key 0.6 reads some keys OpenSSH writes (an ECDSA scalar with leading zero
+                // bytes, which OpenSSH leaves out) as too short: ssh-keygen still signs with them.
+                Err(e) => match read_public_key(&pub_path) {
+                    Ok(public) => Ok(through_ssh_keygen(public)),
+                    Err(_) => Err(not_a_key(format!(
+                        "{e}; if ssh-keygen can read it, put its public key beside it as {} and ssh-keygen will sign with it",
+                        pub_path.display()
+                    ))
+                    .into()),
+                },
+            };
         }
         if trimmed.starts_with("-----BEGIN ") && trimmed.contains("PRIVATE KEY-----") {
-            let mut pub_path = path.as_os_str().to_owned();
-            pub_path.push(".pub");
-            let public = read_public_key(Path::new(&pub_path))
+            let public = read_public_key(&pub_path)
                 .map_err(|_| SshSignError::LegacyWithoutPublicKey { path: path.to_owned() })?;
-            return Ok(Self::new(public, How::ToolFile(path.to_owned()), Origin::KeyFile(path.to_owned())));
+            return Ok(through_ssh_keygen(public));
         }
         let public = parse_public_key(trimmed).map_err(not_a_key)?;
         if let Some(private) = private_beside(path, &public) {
@@ -401,6 +416,19 @@ mod tests {
         (text, parsed)
     }
 
+    /// A new P-256 key in `dir/name` that ssh-key reads: about one in 256 has a scalar that
+    /// ssh-key 0.6 cannot read (see `a_p256_key_that_ssh_key_cannot_read_signs_through_ssh_keygen`).
+    fn p256_key_ssh_key_reads(dir: &Path, name: &str) -> PathBuf {
+        (0..16)
+            .map(|_| {
+                let _ = std::fs::remove_file(dir.join(name));
+                let _ = std::fs::remove_file(dir.join(format!("{name}.pub")));
+                keygen(dir, name, "ecdsa")
+            })
+            .find(|key| PrivateKey::read_openssh_file(key).is_ok())
+            .expect("a P-256 key that ssh-key reads")
+    }
+
     fn verifies_in_process(sig: &[u8], trust: &AllowedSigners) -> bool {
         verify(sig, PAE, NAMESPACE, trust, &RevokedKeys::default(), time::OffsetDateTime::now_utc()).is_ok()
     }
@@ -446,13 +474,43 @@ mod tests {
     #[test]
     fn a_p256_signature_from_us_verifies_with_ssh_keygen() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let key = keygen(dir.path(), "id_ecdsa", "ecdsa");
+        let key = p256_key_ssh_key_reads(dir.path(), "id_ecdsa");
         let signer = SshSigner::from_key_path(&key).expect("key loads");
         assert!(signer.signs_in_process());
         let sig = signer.sign(PAE).expect("signs");
         let (text, trust) = allowed(dir.path(), "bob@example.com", &key);
         assert!(tool_verifies(dir.path(), &text, "bob@example.com", NAMESPACE, &sig, PAE));
         assert!(verifies_in_process(&sig, &trust));
+    }
+
+    /// A P-256 key as ssh-keygen wrote it, whose private scalar's leading zero byte OpenSSH leaves
+    /// out (`fixtures/ssh/p256-short-scalar`, a throwaway key made for this test): ssh-key 0.6
+    /// cannot read it, so ssh-keygen signs with the file, and both verifiers accept the signature.
+    #[test]
+    fn a_p256_key_that_ssh_key_cannot_read_signs_through_ssh_keygen() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = dir.path().join("id_ecdsa");
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/ssh");
+        std::fs::copy(fixtures.join("p256-short-scalar"), &key).expect("copied");
+        std::fs::copy(fixtures.join("p256-short-scalar.pub"), dir.path().join("id_ecdsa.pub"))
+            .expect("copied");
+        std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).expect("chmod");
+        assert!(PrivateKey::read_openssh_file(&key).is_err(), "ssh-key 0.6 reads it now: this test is moot");
+
+        let signer = SshSigner::from_key_path(&key).expect("key loads").without_agent();
+        assert!(!signer.signs_in_process());
+        let sig = signer.sign(PAE).expect("signs");
+        let (text, trust) = allowed(dir.path(), "dana@example.com", &key);
+        assert!(tool_verifies(dir.path(), &text, "dana@example.com", NAMESPACE, &sig, PAE));
+        assert!(verifies_in_process(&sig, &trust));
+        // Named by its public key, as git's user.signingKey often is: ssh-keygen finds the file beside it.
+        let by_public =
+            SshSigner::from_key_path(&dir.path().join("id_ecdsa.pub")).expect("loads").without_agent();
+        assert!(verifies_in_process(&by_public.sign(PAE).expect("signs"), &trust));
+
+        std::fs::remove_file(dir.path().join("id_ecdsa.pub")).expect("removed");
+        let err = SshSigner::from_key_path(&key).expect_err("no public key to sign with").to_string();
+        assert!(err.contains("id_ecdsa.pub"), "{err}");
     }
 
     #[test]
@@ -644,7 +702,7 @@ mod tests {
     #[test]
     fn describe_names_type_fingerprint_and_key_file() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let key = keygen(dir.path(), "id_desc", "ecdsa");
+        let key = p256_key_ssh_key_reads(dir.path(), "id_desc");
         let signer = SshSigner::from_key_path(&key).expect("loads");
         assert_eq!(signer.kind(), SignerKind::Ssh);
         assert!(signer.keyid().starts_with("SHA256:"));
