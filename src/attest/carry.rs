@@ -499,7 +499,7 @@ fn requirement_change(
         return Ok(Some(format!("the story text ({})", s.section.as_deref().unwrap_or("the unit's spec"))));
     }
     let tree = repo.tree(new.tree);
-    for row in p.trace.as_ref().and_then(Value::as_array).into_iter().flatten() {
+    for row in p.audits.trace.as_ref().and_then(Value::as_array).into_iter().flatten() {
         if let (Some(id), Some(hash)) = (
             row.get("requirement").and_then(Value::as_str),
             row.get("requirement_hash").and_then(Value::as_str),

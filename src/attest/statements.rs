@@ -11,7 +11,9 @@ use crate::model::canonical::value_to_canonical;
 use crate::model::clean;
 use crate::model::digest::sha256_hex;
 use crate::model::evidence::{Evidence, PhaseRun, RedRun, TickVerdict};
-use crate::model::predicate::{self, Decider, Red, SpecRef, TaskRef, TaskVerificationV0, Unit, Verdict};
+use crate::model::predicate::{
+    self, Audits, Decider, Guidance, Red, Setting, SpecRef, TaskRef, TaskVerificationV0, Unit, Verdict,
+};
 use crate::model::statement::{Statement, Subject};
 use crate::model::summary::{self, InputAttestation, Reference, VerificationSummary, Verifier, sha256_map};
 use crate::model::test_result::{self, Phase, ResourceDescriptor, TestResult};
@@ -80,17 +82,9 @@ impl Context<'_> {
             },
             tree: self.tree.to_owned(),
             spec: None,
-            trace: None,
-            integrity: None,
-            monitor: None,
-            mutation: None,
-            sandbox: None,
-            executor: None,
-            model: None,
-            run: None,
-            decisions: None,
-            strength: None,
-            instructions: None,
+            audits: Audits::default(),
+            setting: Setting::default(),
+            guidance: Guidance::default(),
             decider: None,
             policy_sha256: self.policy_sha256.to_owned(),
             time: self.time.to_owned(),
@@ -167,17 +161,23 @@ pub fn tick(
     };
     let mut p = ctx.base_predicate(verdict);
     p.spec = Some(SpecRef { section: ctx.task.section.clone(), section_hash: ctx.task.section_hash.clone() });
-    p.trace = Some(trace(ctx, evidence, phases.last().map(|r| r.phase())));
-    p.integrity = Some(evidence.integrity.clone().unwrap_or_else(|| json!({ "findings": [] })));
-    p.monitor = Some(evidence.monitor.clone().unwrap_or_else(|| json!({ "state": "off", "findings": [] })));
-    p.mutation = Some(evidence.mutation.clone().unwrap_or(Value::Null));
-    p.strength = Some(evidence.strength.clone().unwrap_or(Value::Null));
-    p.sandbox = Some(evidence.sandbox.clone().unwrap_or(Value::Null));
-    p.executor = Some(evidence.executor.clone().unwrap_or(Value::Null));
-    p.model = Some(evidence.model.clone().unwrap_or(Value::Null));
-    p.run = Some(evidence.run.as_ref().map_or(Value::Null, |id| json!({ "id": id })));
-    p.decisions = Some(evidence.decisions.clone().unwrap_or_else(|| json!([])));
-    p.instructions = Some(evidence.instructions.clone().unwrap_or_else(|| json!([])));
+    p.audits = Audits {
+        trace: Some(trace(ctx, evidence, phases.last().map(|r| r.phase()))),
+        integrity: Some(evidence.integrity.clone().unwrap_or_else(|| json!({ "findings": [] }))),
+        monitor: Some(evidence.monitor.clone().unwrap_or_else(|| json!({ "state": "off", "findings": [] }))),
+        mutation: Some(evidence.mutation.clone().unwrap_or(Value::Null)),
+    };
+    p.setting = Setting {
+        sandbox: Some(evidence.sandbox.clone().unwrap_or(Value::Null)),
+        executor: Some(evidence.executor.clone().unwrap_or(Value::Null)),
+        model: Some(evidence.model.clone().unwrap_or(Value::Null)),
+        run: Some(evidence.run.as_ref().map_or(Value::Null, |id| json!({ "id": id }))),
+    };
+    p.guidance = Guidance {
+        decisions: Some(evidence.decisions.clone().unwrap_or_else(|| json!([]))),
+        strength: Some(evidence.strength.clone().unwrap_or(Value::Null)),
+        instructions: Some(evidence.instructions.clone().unwrap_or_else(|| json!([]))),
+    };
     p.red = red;
     p.regression = evidence.regression.clone();
     p.collection = evidence.collection.clone();

@@ -153,6 +153,58 @@ pub struct Carried {
     pub time: String,
 }
 
+/// What judged the attempt besides its tests: the requirement trace, the diff audit, the gaming
+/// monitor and mutation testing. Opaque here, like [`Setting`] and [`Guidance`]: carried as signed,
+/// never evaluated, each field keeping `null` apart from absent. The three are written flat into
+/// [`TaskVerificationV0`], in this order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Audits {
+    /// Rows tying cited requirements and acceptance scenarios to a test, phase and result.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Value>,
+    /// The diff audit: `{findings: [...]}`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<Value>,
+    /// The gaming monitor: `{state: clean|suspected|unreviewed|off, findings}`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub monitor: Option<Value>,
+    /// Mutation testing, `{caught, missed, ...}`, or `null`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<Value>,
+}
+
+/// Where, by whom and in which run the attempt was made. Opaque (see [`Audits`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Setting {
+    /// Where the attempt ran: `{mode, backend, network}`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Value>,
+    /// Who implemented the task: `{kind, agent?}`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub executor: Option<Value>,
+    /// The judging model, `{provider, model}`, or `null`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub model: Option<Value>,
+    /// The run that produced the evidence, `{id}`, or `null`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub run: Option<Value>,
+}
+
+/// What the attempt was held to: people's decisions, the acceptance set's strength and the
+/// repository's instruction files. Opaque (see [`Audits`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Guidance {
+    /// People's decisions on the attempt's calls.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub decisions: Option<Value>,
+    /// The acceptance set's strength (shares, near misses, permitted alternatives), or `null`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub strength: Option<Value>,
+    /// The repository instruction files given to the attempt.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<Value>,
+}
+
 /// The task-verification predicate, v0.
 ///
 /// A tick (`verified`, `regression_only`) carries the test evidence; a decision (`attested`,
@@ -173,39 +225,15 @@ pub struct TaskVerificationV0 {
     /// The story and the hash of its text (ticks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<SpecRef>,
-    /// Rows tying cited requirements and acceptance scenarios to a test, phase and result.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-    pub trace: Option<Value>,
-    /// The diff audit: `{findings: [...]}`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-    pub integrity: Option<Value>,
-    /// The gaming monitor: `{state: clean|suspected|unreviewed|off, findings}`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-    pub monitor: Option<Value>,
-    /// Mutation testing, `{caught, missed, ...}`, or `null`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-    pub mutation: Option<Value>,
-    /// Where the attempt ran: `{mode, backend, network}`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-    pub sandbox: Option<Value>,
-    /// Who implemented the task: `{kind, agent?}`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-    pub executor: Option<Value>,
-    /// The judging model, `{provider, model}`, or `null`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-    pub model: Option<Value>,
-    /// The run that produced the evidence, `{id}`, or `null`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-    pub run: Option<Value>,
-    /// People's decisions on the attempt's calls.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-    pub decisions: Option<Value>,
-    /// The acceptance set's strength (shares, near misses, permitted alternatives), or `null`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-    pub strength: Option<Value>,
-    /// The repository instruction files given to the attempt.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-    pub instructions: Option<Value>,
+    /// What judged the attempt besides its tests (ticks).
+    #[serde(flatten)]
+    pub audits: Audits,
+    /// Where, by whom and in which run the attempt was made (ticks).
+    #[serde(flatten)]
+    pub setting: Setting,
+    /// What the attempt was held to (ticks).
+    #[serde(flatten)]
+    pub guidance: Guidance,
     /// Who decided an `attested` or `skipped` task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decider: Option<Decider>,
@@ -321,8 +349,8 @@ mod tests {
         let mut v = tick();
         v.as_object_mut().unwrap().remove("mutation");
         let t = typed(&v);
-        assert_eq!(t.mutation, None);
-        assert_eq!(typed(&tick()).mutation, Some(Value::Null));
+        assert_eq!(t.audits.mutation, None);
+        assert_eq!(typed(&tick()).audits.mutation, Some(Value::Null));
         assert_eq!(serde_json::to_value(&t).unwrap(), v);
     }
 

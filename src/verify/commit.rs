@@ -252,7 +252,7 @@ impl<'r> Checker<'r> {
         if let Some(Body::TaskVerification(p)) = checked.task_verification.map(|i| &checked.lines[i].body) {
             report.not_evaluated = p.newer_fields();
             report.unit = Some(p.unit.feature.clone());
-            if let Some(trace) = p.trace.as_ref().and_then(|t| t.as_array()) {
+            if let Some(trace) = p.audits.trace.as_ref().and_then(|t| t.as_array()) {
                 let mut cited: Vec<(String, String)> = trace
                     .iter()
                     .filter_map(|row| {
