@@ -355,6 +355,16 @@ mod tests {
     }
 
     #[test]
+    fn a_field_given_twice_is_refused_whether_typed_or_opaque() {
+        for field in ["verdict", "tree", "trace", "mutation", "run", "instructions"] {
+            let mut text = serde_json::to_string(&tick()).unwrap();
+            text.insert_str(1, &format!("\"{field}\":{},", tick()[field]));
+            let err = serde_json::from_str::<TaskVerificationV0>(&text).expect_err(field).to_string();
+            assert!(err.contains(&format!("duplicate field `{field}`")), "{field}: {err}");
+        }
+    }
+
+    #[test]
     fn unknown_fields_and_a_newer_revision_are_kept_and_named() {
         let mut v = tick();
         v["revision"] = json!(7);
