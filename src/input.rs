@@ -4,6 +4,11 @@
 //! The checks are made on the opened file, not only on the path, so a file swapped in between
 //! the look and the open is still refused: the last component is opened with `O_NOFOLLOW` and
 //! `O_NONBLOCK`, and the open file must then be a regular file.
+//!
+//! The one exception is [`read_regular_through_links`], for the files a person names for their
+//! own trust and keys (allowed signers, revoked keys, certificates, key files, a trusted root):
+//! dotfile managers link those into place, so a link is followed there, but what it reaches must
+//! still be a regular file of bounded size, opened without blocking.
 
 use std::fs::File;
 use std::io::Read as _;
@@ -53,12 +58,50 @@ pub enum InputError {
     },
 }
 
+impl InputError {
+    /// Why the file was not read, without its path: `it is a FIFO, not a regular file`, the
+    /// system's reason, and so on; for a caller whose own message already names the file.
+    #[must_use]
+    pub fn reason(&self) -> String {
+        match self {
+            InputError::Io { source, .. } => source.to_string(),
+            InputError::Symlink { .. } => "it is a symbolic link, or lies behind one".to_owned(),
+            InputError::NotRegular { kind, .. } => format!("it is a {kind}, not a regular file"),
+            InputError::TooLarge { max, .. } => format!("it is larger than {max} bytes"),
+            InputError::OutsideBase { .. } => self.to_string(),
+        }
+    }
+
+    /// This error as an I/O error for a caller whose error keeps one: the system's own error when
+    /// there is one (so that "not found" stays "not found"), else [`InputError::reason`].
+    #[must_use]
+    pub fn into_io(self) -> std::io::Error {
+        match self {
+            InputError::Io { source, .. } => source,
+            other => std::io::Error::other(other.reason()),
+        }
+    }
+}
+
 /// Reads the regular file at `path`, at most `max` bytes.
 ///
 /// # Errors
 /// [`InputError`]: a symbolic link, not a regular file, larger than `max`, or unreadable.
 pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
-    let file = open_regular(path)?;
+    read_open(open_regular(path, Links::Refuse)?, path, max)
+}
+
+/// Reads the regular file at `path`, at most `max` bytes, following a symbolic link on the way
+/// (the module's one exception: a person's own trust and key files).
+///
+/// # Errors
+/// [`InputError`]: not a regular file, larger than `max`, or unreadable.
+pub fn read_regular_through_links(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
+    read_open(open_regular(path, Links::Follow)?, path, max)
+}
+
+/// Reads at most `max` bytes of the opened regular `file`, named `path` in errors.
+fn read_open(file: File, path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
     let io = |source| InputError::Io { path: path.to_owned(), source };
     // The size only sizes the buffer (the file may grow while read); the bound is enforced on
     // what is read.
@@ -96,11 +139,24 @@ pub fn read_regular_within(base: &Path, relative: &Path, max: u64) -> Result<Vec
     read_regular(&base.join(relative), max)
 }
 
-/// Opens `path` for reading without following a symbolic link and without blocking, and checks
-/// on the open file that it is a regular file.
-fn open_regular(path: &Path) -> Result<File, InputError> {
-    let file = open_nofollow(path).map_err(|source| {
-        if is_symlink_refusal(&source, path) {
+/// Whether a symbolic link as the last component of a path is followed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Links {
+    /// A link is refused ([`InputError::Symlink`]).
+    Refuse,
+    /// A link is followed to the file it names.
+    Follow,
+}
+
+/// Opens `path` for reading without blocking (and, unless `links` says to follow them, without
+/// following a symbolic link), and checks on the open file that it is a regular file.
+fn open_regular(path: &Path, links: Links) -> Result<File, InputError> {
+    let opened = match links {
+        Links::Refuse => open_nofollow(path),
+        Links::Follow => open_nonblocking(path),
+    };
+    let file = opened.map_err(|source| {
+        if links == Links::Refuse && is_symlink_refusal(&source, path) {
             InputError::Symlink { path: path.to_owned() }
         } else {
             InputError::Io { path: path.to_owned(), source }
@@ -117,6 +173,17 @@ fn open_regular(path: &Path) -> Result<File, InputError> {
 fn open_nofollow(path: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt as _;
     std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path)
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    File::open(path)
 }
 
 #[cfg(not(unix))]
@@ -177,18 +244,24 @@ mod tests {
         assert!(matches!(read_regular(&dir.path().join("missing"), 10), Err(InputError::Io { .. })));
     }
 
+    /// A directory holding `target` (with `content`), `link` to it and a FIFO `fifo`: the
+    /// directory, the link and the FIFO.
+    #[cfg(unix)]
+    fn link_and_fifo(content: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("target"), content).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(dir.path().join("target"), &link).unwrap();
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        (dir, link, fifo)
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_symbolic_link_a_fifo_and_a_directory_are_refused_without_blocking() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("target");
-        std::fs::write(&target, "secret").unwrap();
-        let link = dir.path().join("link");
-        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let (dir, link, fifo) = link_and_fifo("secret");
         assert!(matches!(read_regular(&link, 100), Err(InputError::Symlink { .. })));
-        let fifo = dir.path().join("fifo");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
-        assert!(made.success());
         assert!(matches!(read_regular(&fifo, 100), Err(InputError::NotRegular { kind: "FIFO", .. })));
         assert!(matches!(
             read_regular(dir.path(), 100),
@@ -198,6 +271,25 @@ mod tests {
             read_regular(Path::new("/dev/zero"), 100),
             Err(InputError::NotRegular { kind: "device", .. })
         ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn through_links_a_link_to_a_file_is_read_but_a_fifo_a_device_or_a_long_file_is_not() {
+        let (dir, link, fifo) = link_and_fifo("allowed");
+        assert_eq!(read_regular_through_links(&link, 7).unwrap(), b"allowed");
+        assert!(matches!(read_regular_through_links(&link, 6), Err(InputError::TooLarge { max: 6, .. })));
+        let to_fifo = dir.path().join("to-fifo");
+        std::os::unix::fs::symlink(&fifo, &to_fifo).unwrap();
+        for (path, kind) in [(&fifo, "FIFO"), (&to_fifo, "FIFO"), (&dir.path().to_owned(), "directory")] {
+            let err = read_regular_through_links(path, 100).unwrap_err();
+            assert!(matches!(err, InputError::NotRegular { kind: k, .. } if k == kind), "{err}");
+            assert_eq!(err.reason(), format!("it is a {kind}, not a regular file"));
+        }
+        let err = read_regular_through_links(Path::new("/dev/zero"), 100).unwrap_err();
+        assert_eq!(err.reason(), "it is a device, not a regular file");
+        let missing = read_regular_through_links(&dir.path().join("missing"), 100).unwrap_err();
+        assert_eq!(missing.into_io().kind(), std::io::ErrorKind::NotFound);
     }
 
     #[cfg(unix)]

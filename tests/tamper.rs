@@ -635,6 +635,33 @@ fn a_trust_file_the_checked_tree_provides_is_refused() {
     assert!(r.stderr.contains("refusing"), "{r}");
 }
 
+#[cfg(unix)]
+#[test]
+fn a_trust_file_that_is_a_fifo_or_a_device_is_refused_without_waiting_and_a_linked_one_is_read() {
+    let c = setup();
+    let fifo = c.p.scratch.join("trust.fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (fifo, allowed) = (fifo.to_str().unwrap(), c.allowed.to_str().unwrap());
+    let fifo_refused = "trust.fifo: it is a FIFO, not a regular file";
+    let cases: [(&[&str], &str); 4] = [
+        (&["--allowed-signers", fifo], fifo_refused),
+        (&["--allowed-signers", "/dev/zero"], "/dev/zero: it is a device, not a regular file"),
+        (&["--allowed-signers", allowed, "--revoked", fifo], fifo_refused),
+        (&["--allowed-signers", allowed, "--openpgp-certs", fifo], fifo_refused),
+    ];
+    for (flags, says) in cases {
+        let mut args = vec!["attest", "verify", "--branch", "--all"];
+        args.extend(flags);
+        let r = c.p.speccoder(&args).failure(13);
+        assert!(r.stderr.contains(says), "{args:?} should say {says:?}\n{r}");
+    }
+    // Dotfile managers link a person's trust files into place: a link to a regular file is read.
+    let link = c.p.scratch.join("linked_allowed_signers");
+    std::os::unix::fs::symlink(&c.allowed, &link).unwrap();
+    c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allowed-signers", link.to_str().unwrap()])
+        .success();
+}
+
 #[test]
 fn trust_read_from_the_base_revision_is_accepted() {
     let c = setup();

@@ -10,7 +10,6 @@ pub(crate) fn read_bounded(path: &std::path::Path, max: u64) -> std::io::Result<
     match input::read_regular(path, max) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(InputError::TooLarge { .. }) => Ok(None),
-        Err(InputError::Io { source, .. }) => Err(source),
-        Err(other) => Err(std::io::Error::other(other.to_string())),
+        Err(other) => Err(other.into_io()),
     }
 }

@@ -188,7 +188,8 @@ pub enum AttestError {
     UnreadableTasks {
         /// The tasks file.
         path: String,
-        /// What is there instead (`it is a FIFO`, `it is a symbolic link`, the system's error).
+        /// What is there instead ([`crate::input::InputError::reason`]: `it is a FIFO, not a regular
+        /// file`, `it is a symbolic link, or lies behind one`, the system's error).
         reason: String,
     },
     /// HEAD is detached.

@@ -354,12 +354,10 @@ fn looks_like_ssh_key(key: &str) -> bool {
         Some(rest) => std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(rest)),
         None => Some(std::path::PathBuf::from(key)),
     };
-    // The first bytes tell; the signer reads the whole file when it loads the key.
-    let head = |p: std::path::PathBuf| -> Option<Vec<u8>> {
-        use std::io::Read as _;
-        let mut head = Vec::with_capacity(64);
-        std::fs::File::open(p).ok()?.take(64).read_to_end(&mut head).ok()?;
-        Some(head)
+    // The first bytes tell. A file that is not a regular one of an SSH key's size is no SSH key;
+    // the signer it falls to names what is wrong with it.
+    let head = |p: std::path::PathBuf| {
+        crate::input::read_regular_through_links(&p, crate::sign::ssh::signer::MAX_KEY_BYTES).ok()
     };
     path.and_then(head).is_some_and(|head| {
         ssh_text(&String::from_utf8_lossy(&head))

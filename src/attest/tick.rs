@@ -255,16 +255,11 @@ fn worktree_bytes(repo: &Repo, path: &str) -> Result<WorkTreeFile, AttestError> 
         return Ok(WorkTreeFile::NoWorkTree);
     };
     let limit = u64::try_from(spec::TASK_LIST_LIMIT).unwrap_or(u64::MAX).saturating_add(1);
-    let reason = match crate::input::read_regular_within(workdir, std::path::Path::new(path), limit) {
-        Ok(bytes) => return Ok(WorkTreeFile::Bytes(bytes)),
+    match crate::input::read_regular_within(workdir, std::path::Path::new(path), limit) {
+        Ok(bytes) => Ok(WorkTreeFile::Bytes(bytes)),
         Err(InputError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(WorkTreeFile::Absent);
+            Ok(WorkTreeFile::Absent)
         }
-        Err(InputError::Io { source, .. }) => source.to_string(),
-        Err(InputError::Symlink { .. }) => "it is a symbolic link, or lies behind one".to_owned(),
-        Err(InputError::NotRegular { kind, .. }) => format!("it is a {kind}"),
-        Err(InputError::TooLarge { max, .. }) => format!("it is larger than {max} bytes"),
-        Err(e @ InputError::OutsideBase { .. }) => e.to_string(),
-    };
-    Err(AttestError::UnreadableTasks { path: path.to_owned(), reason })
+        Err(e) => Err(AttestError::UnreadableTasks { path: path.to_owned(), reason: e.reason() }),
+    }
 }

@@ -80,6 +80,20 @@ fn an_evidence_file_that_is_a_link_or_a_fifo_is_refused_without_waiting() {
     refused(&s, &fifo, 13, &["evidence.fifo is a FIFO"]);
 }
 
+#[cfg(unix)]
+#[test]
+fn a_key_file_that_is_a_fifo_or_a_device_is_refused_without_waiting() {
+    let s = Setup::speckit(Evidence::Verified);
+    let fifo = s.project.scratch.join("key.fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for (key, says) in [(fifo.to_str().unwrap(), "it is a FIFO"), ("/dev/zero", "it is a device")] {
+        let before = s.project.snapshot();
+        let out = s.project.attest(T005, &s.evidence, &["--key", key]).failure(13);
+        assert!(out.stderr.contains(&format!("{says}, not a regular file")), "{key}\n{out}");
+        assert_eq!(s.project.snapshot(), before, "the repository changed\n{out}");
+    }
+}
+
 #[test]
 fn an_integer_beyond_64_bits_in_the_evidence_is_refused_naming_the_field() {
     let s = Setup::speckit(Evidence::Verified);
@@ -118,7 +132,7 @@ fn a_task_list_replaced_by_a_fifo_or_a_link_is_refused_naming_it_without_waiting
         (
             "fifo",
             |tasks, _| assert!(std::process::Command::new("mkfifo").arg(tasks).status().unwrap().success()),
-            "the staged one: it is a FIFO;",
+            "the staged one: it is a FIFO, not a regular file;",
         ),
         (
             "link",

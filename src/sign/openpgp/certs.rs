@@ -42,11 +42,15 @@ pub enum OpenPgpCertsError {
     },
 }
 
+/// The largest certificates file read: a keyring export of many certificates, photos included.
+pub const MAX_BYTES: u64 = 64 << 20;
+
 impl OpenPgpCerts {
-    /// Reads the certificates in the file at `path`.
+    /// Reads the certificates in the file at `path`: a regular file of at most [`MAX_BYTES`] (a
+    /// link to one is followed), never blocking on a FIFO or a device.
     pub fn read(path: &Path) -> Result<Self, OpenPgpCertsError> {
-        let bytes = std::fs::read(path)
-            .map_err(|source| OpenPgpCertsError::Unreadable { path: path.to_owned(), source })?;
+        let bytes = crate::input::read_regular_through_links(path, MAX_BYTES)
+            .map_err(|e| OpenPgpCertsError::Unreadable { path: path.to_owned(), source: e.into_io() })?;
         Self::parse(&bytes, path)
     }
 

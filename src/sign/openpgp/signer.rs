@@ -72,9 +72,11 @@ struct Resolved {
 }
 
 impl OpenPgpSigner {
-    /// A signer from git's `user.signingKey` and `gpg.program` (or `gpg.openpgp.program`): an
-    /// existing file (with `~/` expanded) signs in-process, anything else names a key in gpg's
-    /// keyring (a key id, fingerprint or user id, passed to `gpg --local-user` as git does).
+    /// A signer from git's `user.signingKey` and `gpg.program` (or `gpg.openpgp.program`): a path
+    /// (with `~/` expanded) where something other than a directory exists is a key file, read
+    /// in-process (a FIFO or a device there is refused, never waited on); anything else names a
+    /// key in gpg's keyring (a key id, fingerprint or user id, passed to `gpg --local-user` as git
+    /// does).
     pub fn from_git_config(signing_key: Option<&str>, program: Option<&str>) -> Result<Self, SignError> {
         let configured = signing_key.map(str::trim).filter(|s| !s.is_empty()).ok_or_else(|| {
             SignError::NoKeyConfigured {
@@ -82,8 +84,9 @@ impl OpenPgpSigner {
             }
         })?;
         let path = expand_home(configured);
+        let names_a_file = std::fs::metadata(&path).is_ok_and(|meta| !meta.is_dir());
         let signer =
-            if path.is_file() { Self::from_key_file(&path)? } else { Self::from_gpg_keyring(configured) };
+            if names_a_file { Self::from_key_file(&path)? } else { Self::from_gpg_keyring(configured) };
         Ok(match program.map(str::trim).filter(|p| !p.is_empty()) {
             Some(p) => signer.with_program(p),
             None => signer,
@@ -100,8 +103,8 @@ impl OpenPgpSigner {
 
     /// As [`Self::from_key_file`], with the passphrase given (or none).
     pub fn from_key_file_with_passphrase(path: &Path, passphrase: Option<&str>) -> Result<Self, SignError> {
-        let bytes = std::fs::read(path)
-            .map_err(|source| OpenPgpSignError::Unreadable { path: path.to_owned(), source })?;
+        let bytes = crate::input::read_regular_through_links(path, super::certs::MAX_BYTES)
+            .map_err(|e| OpenPgpSignError::Unreadable { path: path.to_owned(), source: e.into_io() })?;
         let cert = single_cert(&bytes, path)?;
         let in_process = if cert.is_tsk() { signing_key(&cert, path, passphrase)? } else { None };
         Ok(Self::new(match in_process {

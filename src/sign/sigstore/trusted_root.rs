@@ -82,12 +82,8 @@ impl TrustedRoot {
     /// # Errors
     /// When the file cannot be read or is not a trusted root; the error names the file.
     pub fn from_file(path: &Path) -> Result<Self, TrustedRootError> {
-        let read = |source| TrustedRootError::Read { path: path.to_owned(), source };
-        let meta = std::fs::metadata(path).map_err(read)?;
-        if !meta.is_file() || meta.len() > MAX_ROOT_BYTES {
-            return Err(read(std::io::Error::other("not a regular file of at most 1 MiB")));
-        }
-        let bytes = std::fs::read(path).map_err(read)?;
+        let bytes = crate::input::read_regular_through_links(path, MAX_ROOT_BYTES)
+            .map_err(|e| TrustedRootError::Read { path: path.to_owned(), source: e.into_io() })?;
         Self::from_json(&bytes, &path.display().to_string())
     }
 

@@ -136,11 +136,15 @@ pub enum LineProblem {
     BadKey(String),
 }
 
+/// The largest allowed-signers file read: a real one is a line per key, a few KiB.
+pub const MAX_BYTES: u64 = 16 << 20;
+
 impl AllowedSigners {
-    /// Reads and parses the file at `path`.
+    /// Reads and parses the file at `path`: a regular file of at most [`MAX_BYTES`] (a link to
+    /// one is followed), never blocking on a FIFO or a device.
     pub fn read(path: &Path) -> Result<Self, AllowedSignersError> {
-        let bytes = std::fs::read(path)
-            .map_err(|source| AllowedSignersError::Read { path: path.to_owned(), source })?;
+        let bytes = crate::input::read_regular_through_links(path, MAX_BYTES)
+            .map_err(|e| AllowedSignersError::Read { path: path.to_owned(), source: e.into_io() })?;
         Self::parse(&bytes, path)
     }
 

@@ -49,11 +49,15 @@ pub enum RevokedKeysError {
     },
 }
 
+/// The largest revoked-keys file read (a key list or a KRL).
+pub const MAX_BYTES: u64 = 16 << 20;
+
 impl RevokedKeys {
-    /// Reads and parses the file at `path`.
+    /// Reads and parses the file at `path`: a regular file of at most [`MAX_BYTES`] (a link to
+    /// one is followed), never blocking on a FIFO or a device.
     pub fn read(path: &Path) -> Result<Self, RevokedKeysError> {
-        let bytes =
-            std::fs::read(path).map_err(|source| RevokedKeysError::Read { path: path.to_owned(), source })?;
+        let bytes = crate::input::read_regular_through_links(path, MAX_BYTES)
+            .map_err(|e| RevokedKeysError::Read { path: path.to_owned(), source: e.into_io() })?;
         Self::parse(&bytes, path)
     }
 

@@ -74,8 +74,8 @@ impl SshSigner {
     /// A signer from a key file: an OpenSSH private key, a legacy PEM private key with its `.pub`
     /// beside it, or a public key or certificate file (the private half in ssh-agent or beside it).
     pub fn from_key_path(path: &Path) -> Result<Self, SignError> {
-        let bytes = std::fs::read(path)
-            .map_err(|source| SshSignError::Unreadable { path: path.to_owned(), source })?;
+        let bytes = read_key_file(path)
+            .map_err(|e| SshSignError::Unreadable { path: path.to_owned(), source: e.into_io() })?;
         let not_a_key = |reason: String| SshSignError::NotAKey { path: path.to_owned(), reason };
         let text = std::str::from_utf8(&bytes).map_err(|_| not_a_key("the file is not text".to_owned()))?;
         let trimmed = text.trim();
@@ -368,8 +368,18 @@ fn parse_public_key(text: &str) -> Result<PublicKey, String> {
     PublicKey::from_openssh(first_line).map_err(|e| format!("not an OpenSSH private or public key: {e}"))
 }
 
+/// The largest SSH key file read: an RSA private key of 16,384 bits is under 13 KiB.
+pub const MAX_KEY_BYTES: u64 = 1 << 20;
+
+/// The bytes of the key file `path`: a regular file of at most [`MAX_KEY_BYTES`] (a link to one
+/// is followed), never blocking on a FIFO or a device.
+fn read_key_file(path: &Path) -> Result<Vec<u8>, crate::input::InputError> {
+    crate::input::read_regular_through_links(path, MAX_KEY_BYTES)
+}
+
 fn read_public_key(path: &Path) -> Result<PublicKey, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let bytes = read_key_file(path).map_err(|e| e.reason())?;
+    let text = String::from_utf8(bytes).map_err(|_| "the file is not text".to_owned())?;
     parse_public_key(text.trim())
 }
 
@@ -378,7 +388,7 @@ fn private_beside(pub_path: &Path, public: &PublicKey) -> Option<PrivateKey> {
     if pub_path.extension()? != "pub" {
         return None;
     }
-    let text = std::fs::read_to_string(pub_path.with_extension("")).ok()?;
+    let text = String::from_utf8(read_key_file(&pub_path.with_extension("")).ok()?).ok()?;
     let key = PrivateKey::from_openssh(text.trim()).ok()?;
     let usable =
         !key.is_encrypted() && signs_in_process(&key) && key.public_key().key_data() == public.key_data();
