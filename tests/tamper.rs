@@ -5,7 +5,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -660,6 +660,47 @@ fn a_trust_file_that_is_a_fifo_or_a_device_is_refused_without_waiting_and_a_link
     std::os::unix::fs::symlink(&c.allowed, &link).unwrap();
     c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allowed-signers", link.to_str().unwrap()])
         .success();
+}
+
+/// A blob of `size` newlines written by `git hash-object -w --stdin`, streamed so that the test
+/// never holds it: its id.
+fn write_blob_of_newlines(p: &Project, size: usize) -> String {
+    use std::io::Write as _;
+    let mut cmd = common::git_command(&p.root, &p.home, &["hash-object", "-w", "--stdin"]);
+    let mut git = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut stdin = git.stdin.take().unwrap();
+    let chunk = vec![b'\n'; 1 << 20];
+    for _ in 0..size / chunk.len() {
+        stdin.write_all(&chunk).unwrap();
+    }
+    drop(stdin);
+    let out = git.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+#[test]
+fn an_object_larger_than_speccoder_reads_is_refused_unread() {
+    // About a megabyte in the repository, 260 MiB inflated: the head's task list of the ticked
+    // unit, which the check reads.
+    let c = setup();
+    let size = 260 << 20;
+    let blob = write_blob_of_newlines(&c.p, size);
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    c.p.git(&["update-index", "--cacheinfo", &format!("100644,{blob},{tasks}")]);
+    c.p.git(&["commit", "-q", "-m", "a task list of 260 MiB"]);
+    let r = c.p.speccoder(&[
+        "attest",
+        "verify",
+        "--branch",
+        "--all",
+        "--allowed-signers",
+        c.allowed.to_str().unwrap(),
+    ]);
+    let r = r.failure(13);
+    let says =
+        format!("object {blob} is a blob of {size} bytes, more than the 268435456 bytes speccoder reads");
+    assert!(r.stderr.contains(&says), "{r}");
 }
 
 #[test]

@@ -52,6 +52,22 @@ pub enum GitError {
         found: String,
     },
 
+    /// An object is larger than speccoder holds in memory ([`crate::git::OBJECT_SIZE_LIMIT`]):
+    /// a few MiB of compressed zeros in a checked branch can stand for gigabytes.
+    #[error(
+        "object {id} is a {kind} of {size} bytes, more than the {limit} bytes speccoder reads of one object: it is refused unread"
+    )]
+    ObjectTooLarge {
+        /// The object.
+        id: ObjectId,
+        /// Its kind.
+        kind: &'static str,
+        /// Its size, inflated.
+        size: u64,
+        /// The most speccoder reads.
+        limit: usize,
+    },
+
     /// An object could not be decoded.
     #[error("object {id} is not a valid {kind} ({reason}): repair the repository (`git fsck`)")]
     CorruptObject {

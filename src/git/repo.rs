@@ -44,13 +44,24 @@ pub enum Head {
     Unborn(String),
 }
 
+/// The largest object, inflated, that speccoder reads (gix's `gitoxide.objects.allocLimit`): far
+/// above any commit, tree, note or spec file it reads (the largest note benchmarked is 28 MiB),
+/// and a bound on what a checked branch can make it hold, since a few MiB of compressed zeros in
+/// a pack can stand for gigabytes. A repository gix opens with reduced trust keeps gix's own
+/// lower limit.
+pub const OBJECT_SIZE_LIMIT: usize = 256 << 20;
+
 impl Repo {
-    /// Open the repository containing `dir` (searching upwards, like git does).
+    /// Open the repository containing `dir` (searching upwards, like git does), reading no object
+    /// larger than [`OBJECT_SIZE_LIMIT`].
     pub fn discover(dir: impl AsRef<Path>) -> Result<Repo, GitError> {
         let dir = dir.as_ref();
-        let inner =
-            gix::discover(dir).map_err(|source| GitError::Discover { path: dir.to_owned(), source })?;
-        Ok(Repo::from_gix(inner))
+        let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
+        trust.full =
+            trust.full.config_overrides([format!("gitoxide.objects.allocLimit={OBJECT_SIZE_LIMIT}")]);
+        let inner = gix::ThreadSafeRepository::discover_opts(dir, Default::default(), trust)
+            .map_err(|source| GitError::Discover { path: dir.to_owned(), source })?;
+        Ok(Repo::from_gix(inner.into()))
     }
 
     fn from_gix(mut inner: gix::Repository) -> Repo {
@@ -125,7 +136,7 @@ impl Repo {
         let object = self
             .inner
             .try_find_object(id)
-            .map_err(|e| GitError::CorruptObject { id, kind: kind_name(kind), reason: e.to_string() })?
+            .map_err(|e| self.unreadable(id, kind, &e))?
             .ok_or(GitError::ObjectMissing { id })?;
         if object.kind != kind {
             return Err(GitError::WrongKind {
@@ -135,6 +146,18 @@ impl Repo {
             });
         }
         Ok(object.detach().data)
+    }
+
+    /// Why the object `id`, read as a `kind`, could not be read: too large to hold (its header
+    /// says so, read only on this failure), else damage.
+    fn unreadable(&self, id: ObjectId, kind: gix::object::Kind, error: &dyn std::fmt::Display) -> GitError {
+        let size = self.inner.try_find_header(id).ok().flatten().map(|header| header.size());
+        match size {
+            Some(size) if size > OBJECT_SIZE_LIMIT as u64 => {
+                GitError::ObjectTooLarge { id, kind: kind_name(kind), size, limit: OBJECT_SIZE_LIMIT }
+            }
+            _ => GitError::CorruptObject { id, kind: kind_name(kind), reason: error.to_string() },
+        }
     }
 
     /// The bytes of the blob `id`.
