@@ -689,15 +689,9 @@ fn an_object_larger_than_speccoder_reads_is_refused_unread() {
     let tasks = "specs/001-bookmark-tags/tasks.md";
     c.p.git(&["update-index", "--cacheinfo", &format!("100644,{blob},{tasks}")]);
     c.p.git(&["commit", "-q", "-m", "a task list of 260 MiB"]);
-    let r = c.p.speccoder(&[
-        "attest",
-        "verify",
-        "--branch",
-        "--all",
-        "--allowed-signers",
-        c.allowed.to_str().unwrap(),
-    ]);
-    let r = r.failure(13);
+    let allowed = c.allowed.to_str().unwrap();
+    let r =
+        c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allowed-signers", allowed]).failure(13);
     let says =
         format!("object {blob} is a blob of {size} bytes, more than the 268435456 bytes speccoder reads");
     assert!(r.stderr.contains(&says), "{r}");
