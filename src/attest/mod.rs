@@ -325,16 +325,13 @@ pub fn now_rfc3339() -> String {
 pub fn read_policy(repo: &Repo, commit: ObjectId) -> Result<(String, Option<toml::Table>), AttestError> {
     let tree = repo.commit_tree(commit)?;
     let text = match repo.tree(tree).file(CONFIG_FILE)? {
-        Some(bytes) => Some(
-            String::from_utf8(bytes).map_err(|_| PolicyError(format!("{CONFIG_FILE} is not valid UTF-8")))?,
-        ),
+        Some(bytes) => {
+            Some(String::from_utf8(bytes).map_err(|_| PolicyError("it is not valid UTF-8".to_owned()))?)
+        }
         None => None,
     };
-    let hash = policy::policy_sha256(text.as_deref())?;
-    let table = match &text {
-        Some(t) => Some(t.parse::<toml::Table>().map_err(|e| PolicyError(e.to_string()))?),
-        None => None,
-    };
+    let table = text.as_deref().map(policy::parse_table).transpose()?;
+    let hash = policy::JudgeConfig::of_table(table.as_ref().unwrap_or(&toml::Table::new())).sha256();
     Ok((hash, table))
 }
 

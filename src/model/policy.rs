@@ -35,10 +35,29 @@ pub const JUDGE_SECTIONS: [&str; 10] = [
     "attest.signer",
 ];
 
-/// `speccoder.toml` could not be read as TOML.
+/// `speccoder.toml` could not be used; the text says why (not TOML, not UTF-8, too large).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("speccoder.toml is not valid TOML: {0}")]
+#[error("speccoder.toml cannot be used: {0}")]
 pub struct PolicyError(pub String);
+
+/// The largest `speccoder.toml` read: a real one is a few KiB, and a parsed TOML table takes
+/// several times its text in memory, so a checked branch may not make it as large as it likes.
+pub const CONFIG_MAX_BYTES: usize = 1 << 20;
+
+/// `speccoder.toml`'s `text` as a TOML table, refused unparsed when it is over
+/// [`CONFIG_MAX_BYTES`].
+///
+/// # Errors
+/// Too large, or not TOML.
+pub fn parse_table(text: &str) -> Result<toml::Table, PolicyError> {
+    if text.len() > CONFIG_MAX_BYTES {
+        return Err(PolicyError(format!(
+            "it is {} bytes, more than the {CONFIG_MAX_BYTES} bytes read of it",
+            text.len()
+        )));
+    }
+    text.parse().map_err(|e: toml::de::Error| PolicyError(format!("it is not valid TOML: {e}")))
+}
 
 /// The sections both recipes take whole, under their own names.
 const WHOLE_SECTIONS: [&str; 7] =
@@ -60,12 +79,17 @@ impl JudgeConfig {
     /// The judge sections of `toml_text` (`None`: the file is absent).
     ///
     /// # Errors
-    /// When the text is not TOML.
+    /// What [`parse_table`] refuses.
     pub fn parse(toml_text: Option<&str>) -> Result<Self, PolicyError> {
-        let doc: toml::Table = match toml_text {
-            Some(text) => text.parse().map_err(|e: toml::de::Error| PolicyError(e.to_string()))?,
-            None => toml::Table::new(),
-        };
+        Ok(match toml_text {
+            Some(text) => Self::of_table(&parse_table(text)?),
+            None => Self::of_table(&toml::Table::new()),
+        })
+    }
+
+    /// The judge sections of the parsed `speccoder.toml` `doc`.
+    #[must_use]
+    pub fn of_table(doc: &toml::Table) -> Self {
         let mut sections = Map::new();
         for path in JUDGE_SECTIONS {
             let mut node: Option<&toml::Value> = None;
@@ -75,7 +99,7 @@ impl JudgeConfig {
             sections.insert(path.to_owned(), node.map_or(Value::Null, toml_to_json));
         }
         let version_free_sha256 = sha256_hex(value_to_canonical(&Value::Object(sections.clone())));
-        Ok(JudgeConfig { sections, version_free_sha256 })
+        JudgeConfig { sections, version_free_sha256 }
     }
 
     /// The section at dotted `path` (one of [`JUDGE_SECTIONS`]), `null` when absent.
@@ -269,5 +293,20 @@ mod tests {
     #[test]
     fn invalid_toml_is_an_error() {
         assert!(policy_sha256(Some("[tests\n")).is_err());
+    }
+
+    #[test]
+    fn a_configuration_over_a_mebibyte_is_refused_before_it_is_parsed() {
+        let comment = format!("# {}\n", "x".repeat(CONFIG_MAX_BYTES));
+        let err = policy_sha256(Some(&comment)).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "speccoder.toml cannot be used: it is {} bytes, more than the 1048576 bytes read of it",
+                comment.len()
+            )
+        );
+        let at_the_limit = format!("# {}\n", "x".repeat(CONFIG_MAX_BYTES - 3));
+        assert!(policy_sha256(Some(&at_the_limit)).is_ok());
     }
 }
