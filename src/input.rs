@@ -205,7 +205,7 @@ fn is_symlink_refusal(error: &std::io::Error, path: &Path) -> bool {
 }
 
 /// What a file that is not a regular file is, in a word.
-fn kind_of(kind: &std::fs::FileType) -> &'static str {
+pub(crate) fn kind_of(kind: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt as _;

@@ -14,6 +14,7 @@ pub mod exit;
 pub mod git;
 pub mod input;
 pub mod model;
+pub mod output;
 pub mod schema;
 pub mod sign;
 pub mod spec;

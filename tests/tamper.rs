@@ -729,6 +729,21 @@ fn trust_read_from_the_base_revision_is_accepted() {
     r.failure(13);
 }
 
+#[cfg(unix)]
+#[test]
+fn a_markdown_report_path_that_the_branch_made_a_link_is_refused_never_written_through() {
+    let c = setup();
+    let victim = c.p.scratch.join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    std::os::unix::fs::symlink(&victim, c.p.root.join("report.md")).unwrap();
+    let allowed = c.allowed.to_str().unwrap();
+    let args =
+        ["attest", "verify", "--branch", "--all", "--allowed-signers", allowed, "--markdown", "report.md"];
+    let r = c.p.speccoder(&args).failure(1);
+    assert!(r.stderr.contains("cannot write report.md: it is a symbolic link"), "{r}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}
+
 #[test]
 fn the_markdown_report_names_every_tick_and_reason() {
     let c = setup();

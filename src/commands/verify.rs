@@ -72,9 +72,9 @@ pub fn run(args: &VerifyArgs) -> u8 {
         Err(e) => return verify_failed(e),
     };
     if let Some(path) = &args.markdown
-        && let Err(e) = std::fs::write(path, report.to_markdown())
+        && let Err(e) = speccoder_attest::output::write_whole(path, report.to_markdown().as_bytes())
     {
-        return fail(exit::INTERNAL, format!("cannot write {}: {e}", path.display()));
+        return fail(exit::INTERNAL, e.to_string());
     }
     if args.github
         && let Err(e) = append_step_summary(&report)
