@@ -14,7 +14,7 @@ pub mod exit;
 pub mod git;
 pub mod input;
 pub mod model;
-pub mod output;
+pub mod output_file;
 pub mod schema;
 pub mod sign;
 pub mod spec;

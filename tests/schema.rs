@@ -50,6 +50,30 @@ fn a_drifted_schema_file_fails_the_check_and_is_named() {
     assert!(!err.contains("task-verification-v0.schema.json"), "{err}");
 }
 
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_link_among_the_schema_files_is_named_never_waited_on_or_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(speccoder().args(["schema", "--out"]).arg(dir.path()).output().unwrap().status.success());
+    let file = dir.path().join("evidence.schema.json");
+    std::fs::remove_file(&file).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&file).status().unwrap().success());
+    let out = speccoder().args(["schema", "--check", "--out"]).arg(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(26));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("evidence.schema.json cannot be read: it is a FIFO, not a regular file"), "{err}");
+
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    std::fs::remove_file(&file).unwrap();
+    std::os::unix::fs::symlink(&victim, &file).unwrap();
+    let out = speccoder().args(["schema", "--out"]).arg(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("evidence.schema.json: it is a symbolic link"), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}
+
 #[test]
 fn the_seed_examples_validate_and_round_trip_unchanged() {
     let validator = predicate_validator();

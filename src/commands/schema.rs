@@ -2,8 +2,8 @@
 
 use std::fs;
 
-use speccoder_attest::exit;
 use speccoder_attest::schema;
+use speccoder_attest::{exit, input, output_file};
 
 use crate::cli::SchemaArgs;
 
@@ -13,10 +13,14 @@ pub fn run(args: &SchemaArgs) -> u8 {
         let mut differing = Vec::new();
         for f in &files {
             let path = args.out.join(f.name);
-            match fs::read_to_string(&path) {
-                Ok(text) if text == f.text => {}
-                Ok(_) => differing.push(format!("{} differs from what the types generate", path.display())),
-                Err(e) => differing.push(format!("{} cannot be read: {e}", path.display())),
+            // A file larger than twice what the types generate differs, and is not read whole.
+            let bound = u64::try_from(f.text.len()).unwrap_or(u64::MAX).saturating_mul(2);
+            match input::read_regular(&path, bound) {
+                Ok(bytes) if bytes == f.text.as_bytes() => {}
+                Ok(_) | Err(input::InputError::TooLarge { .. }) => {
+                    differing.push(format!("{} differs from what the types generate", path.display()));
+                }
+                Err(e) => differing.push(format!("{} cannot be read: {}", path.display(), e.reason())),
             }
         }
         if differing.is_empty() {
@@ -41,8 +45,8 @@ pub fn run(args: &SchemaArgs) -> u8 {
     }
     for f in &files {
         let path = args.out.join(f.name);
-        if let Err(e) = fs::write(&path, &f.text) {
-            super::output::to_stderr(format_args!("speccoder schema: cannot write {}: {e}", path.display()));
+        if let Err(e) = output_file::write_whole(&path, f.text.as_bytes()) {
+            super::output::to_stderr(format_args!("speccoder schema: {e}"));
             return exit::INTERNAL;
         }
         super::output::to_stdout(format_args!("wrote {}", path.display()));

@@ -72,7 +72,7 @@ pub fn run(args: &VerifyArgs) -> u8 {
         Err(e) => return verify_failed(e),
     };
     if let Some(path) = &args.markdown
-        && let Err(e) = speccoder_attest::output::write_whole(path, report.to_markdown().as_bytes())
+        && let Err(e) = speccoder_attest::output_file::write_whole(path, report.to_markdown().as_bytes())
     {
         return fail(exit::INTERNAL, e.to_string());
     }
