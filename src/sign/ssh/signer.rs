@@ -368,7 +368,7 @@ fn parse_public_key(text: &str) -> Result<PublicKey, String> {
     PublicKey::from_openssh(first_line).map_err(|e| format!("not an OpenSSH private or public key: {e}"))
 }
 
-/// The largest SSH key file read: an RSA private key of 16,384 bits is under 13 KiB.
+/// The largest SSH key file read: far above any key OpenSSH writes, RSA included.
 pub const MAX_KEY_BYTES: u64 = 1 << 20;
 
 /// The bytes of the key file `path`: a regular file of at most [`MAX_KEY_BYTES`] (a link to one
