@@ -77,7 +77,8 @@ pub enum Command {
     ///
     /// Exit codes: 0 written (or undone); 2 bad target, unknown unit or task, a bug task, empty
     /// reason; 13 no name, a bad spec file, speccoder.toml or key; 14 the task is ticked, a skip
-    /// exists already, --undo without a skip, unborn branch; 1 internal error.
+    /// exists already, --undo without a skip, unborn branch, a lock held by another command;
+    /// 1 internal error.
     Skip(SkipArgs),
     /// Held-out test sets: store one outside the work tree, publish those closed tasks name.
     #[command(subcommand)]
@@ -332,8 +333,8 @@ pub enum AttestSub {
     /// each failing line is named with its finding and nothing is signed.
     ///
     /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
-    /// (nothing signed); 13 bad key; 14 unknown revision, not a task commit, no note, or no key
-    /// configured; 1 internal error.
+    /// (nothing signed); 13 bad key; 14 unknown revision, not a task commit, no note, no key
+    /// configured, or the notes ref locked by another command; 1 internal error.
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
     ///
@@ -409,7 +410,8 @@ pub enum AttestSub {
     ///
     /// Exit codes: 0 carried (or nothing to carry); 26 a task's change differs from the attested
     /// one (the others were carried); 13 bad key or signer, or a statement that would leak;
-    /// 14 --from has no note, --to holds another note already, unknown revisions; 1 internal error.
+    /// 14 --from has no note, --to holds another note already, unknown revisions, the notes ref
+    /// locked by another command; 1 internal error.
     Carry(AttestCarryArgs),
 }
 

@@ -271,3 +271,20 @@ fn bad_decisions_are_refused_with_a_clear_message_and_nothing_written() {
     assert!(twice.stderr.contains("skipped already"), "{}", twice.stderr);
     assert_eq!(p.snapshot(), before);
 }
+
+#[test]
+fn a_skip_whose_notes_ref_is_locked_exits_as_repository_state_and_names_the_lock() {
+    let p = Project::new();
+    let lock = p.root.join(".git/refs/notes/speccoder.lock");
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::fs::write(&lock, "").unwrap();
+    let out = p.signed(&["skip", T006, "--reason", "out of scope"]).expect(14);
+    assert!(out.stderr.trim_end().ends_with(&format!("remove {}", lock.display())), "{}", out.stderr);
+    let skipped = p
+        .git_output(&["rev-parse", "--verify", "-q", "refs/speccoder/skipped/001-bookmark-tags/T006"])
+        .status
+        .success();
+    assert!(!skipped, "no skip is recorded while the note cannot be written");
+    std::fs::remove_file(&lock).unwrap();
+    p.signed(&["skip", T006, "--reason", "out of scope"]).expect(0);
+}

@@ -630,9 +630,7 @@ fn write_note(
     match result {
         Ok(_) => Ok(Ok(unchanged)),
         Err(UpdateNoteError::Compute(NoteExists)) => Ok(Err(())),
-        Err(UpdateNoteError::Git(e)) => {
-            Err(AttestError::Note { commit: to.to_string(), message: e.to_string() })
-        }
+        Err(UpdateNoteError::Git(source)) => Err(AttestError::Note { commit: to.to_string(), source }),
     }
 }
 

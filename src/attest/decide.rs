@@ -20,7 +20,7 @@ use crate::attest::statements::{self, BuildError, Context, Line};
 use crate::attest::tick::{self, Opened};
 use crate::attest::{AttestError, LineReport, now_rfc3339, read_policy};
 use crate::exit;
-use crate::git::{GitError, Head, ObjectId, Repo, trailers::sanitize_value};
+use crate::git::{GitError, Head, ObjectId, Repo, UpdateNoteError, trailers::sanitize_value};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::dsse::Envelope;
 use crate::model::predicate::{Decider, Verdict};
@@ -317,10 +317,9 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     // The note first: until the ref exists, the skip commit and its note are invisible.
     let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
     repo.update_note(NOTES_REF, commit, |_| Ok::<_, std::convert::Infallible>(Some(note.clone()))).map_err(
-        |e| {
-            AttestError::Io(format!(
-                "the skip's note could not be written ({e}); nothing was recorded, run skip again"
-            ))
+        |e| match e {
+            UpdateNoteError::Git(source) => AttestError::Note { commit: commit.to_string(), source },
+            UpdateNoteError::Compute(never) => match never {},
         },
     )?;
     match repo.update_ref_cas(&reference, None, commit, &format!("skip: {}", req.target)) {

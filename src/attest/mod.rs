@@ -210,13 +210,14 @@ pub enum AttestError {
     /// The configured key is broken.
     #[error("signing key: {0}")]
     Sign(#[from] crate::sign::SignError),
-    /// A note could not be written.
-    #[error("the note of {commit} could not be written: {message}")]
+    /// A note could not be written; nothing else was changed by the failed write.
+    #[error("the note of {commit} could not be written: {source}")]
     Note {
         /// The commit without a note.
         commit: String,
-        /// Why.
-        message: String,
+        /// Why: its exit code is the one the same error has on its own (a held lock is
+        /// repository state, not an internal error).
+        source: GitError,
     },
     /// The work tree or index could not be updated after the commit and note were written.
     #[error(
@@ -285,28 +286,33 @@ impl AttestError {
             | AttestError::Detached(_)
             | AttestError::Unborn(_)
             | AttestError::Nothing(_) => exit::GIT_PRECONDITION,
-            AttestError::Git(
-                GitError::Discover { .. }
-                | GitError::NoWorkTree { .. }
-                | GitError::UnknownRevision { .. }
-                | GitError::RefMoved { .. }
-                | GitError::RefLocked { .. }
-                | GitError::IndexLocked { .. }
-                | GitError::Contention { .. }
-                | GitError::NotesRefUnusable { .. }
-                | GitError::AmbiguousNote { .. }
-                | GitError::NotesTreeHostile { .. }
-                | GitError::NotesTreeTooLarge { .. }
-                | GitError::Unmerged { .. },
-            ) => exit::GIT_PRECONDITION,
             AttestError::Disagrees { .. } => exit::DOES_NOT_HOLD,
-            AttestError::Git(
-                GitError::IdentityMissing { .. }
-                | GitError::EmptyIdentityName { .. }
-                | GitError::BadDate { .. },
-            ) => exit::CONFIG,
+            AttestError::Git(e) | AttestError::Note { source: e, .. } => git_exit_code(e),
             _ => exit::INTERNAL,
         }
+    }
+}
+
+/// The exit code of a git failure: repository state the user can change (a held lock, a moved
+/// or unusable reference, no work tree), a missing identity, or else an internal error.
+fn git_exit_code(e: &GitError) -> u8 {
+    match e {
+        GitError::Discover { .. }
+        | GitError::NoWorkTree { .. }
+        | GitError::UnknownRevision { .. }
+        | GitError::RefMoved { .. }
+        | GitError::RefLocked { .. }
+        | GitError::IndexLocked { .. }
+        | GitError::Contention { .. }
+        | GitError::NotesRefUnusable { .. }
+        | GitError::AmbiguousNote { .. }
+        | GitError::NotesTreeHostile { .. }
+        | GitError::NotesTreeTooLarge { .. }
+        | GitError::Unmerged { .. } => exit::GIT_PRECONDITION,
+        GitError::IdentityMissing { .. } | GitError::EmptyIdentityName { .. } | GitError::BadDate { .. } => {
+            exit::CONFIG
+        }
+        _ => exit::INTERNAL,
     }
 }
 
@@ -342,4 +348,20 @@ pub fn read_policy(repo: &Repo, commit: ObjectId) -> Result<(String, Option<toml
 /// The commit cannot be read.
 pub fn commit_object_sha256(repo: &Repo, commit: ObjectId) -> Result<String, GitError> {
     Ok(crate::model::digest::git_object_sha256("commit", &repo.read_kind(commit, gix::object::Kind::Commit)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::bundle::NOTES_REF;
+
+    #[test]
+    fn a_note_left_unwritten_by_a_held_lock_exits_as_repository_state_like_the_lock_itself() {
+        let locked =
+            || GitError::RefLocked { name: NOTES_REF.to_owned(), lock: "refs/notes/speccoder.lock".into() };
+        let note = AttestError::Note { commit: "0".repeat(40), source: locked() };
+        assert_eq!(note.exit_code(), exit::GIT_PRECONDITION);
+        assert_eq!(note.exit_code(), AttestError::Git(locked()).exit_code());
+        assert!(note.to_string().ends_with("remove refs/notes/speccoder.lock"), "{note}");
+    }
 }

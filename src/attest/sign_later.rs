@@ -92,7 +92,7 @@ pub fn sign_later(
     })
     .map_err(|e| match e {
         crate::git::UpdateNoteError::Compute(inner) => inner,
-        other => AttestError::Note { commit: commit.to_string(), message: other.to_string() },
+        crate::git::UpdateNoteError::Git(source) => AttestError::Note { commit: commit.to_string(), source },
     })?;
     Ok(Report {
         command: "attest sign",
