@@ -328,3 +328,34 @@ fn bad_store_and_publish_requests_are_refused_with_a_clear_message_and_nothing_w
         assert_eq!(p.git(&["status", "--porcelain"]), "", "{args:?}");
     }
 }
+
+#[test]
+fn a_staging_directory_a_killed_store_left_is_cleared_by_a_later_store_once_abandoned() {
+    let p = Project::new();
+    let first = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
+    // What a store killed while writing leaves beside the sets: one long ago, one just now (it
+    // could be another store's, still writing).
+    let unit_dir = store_dir(&p, UNIT);
+    let abandoned = unit_dir.join(".incoming-0000-1-1");
+    let recent = unit_dir.join(".incoming-0000-2-2");
+    for dir in [&abandoned, &recent] {
+        std::fs::create_dir_all(dir.join("files")).unwrap();
+        std::fs::write(dir.join("files/half.rs"), "fn half(").unwrap();
+    }
+    let touched =
+        std::process::Command::new("touch").args(["-d", "2 hours ago"]).arg(&abandoned).status().unwrap();
+    assert!(touched.success());
+
+    let second = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "b", &[("b.rs", "B")]));
+    assert!(!abandoned.exists(), "the abandoned staging directory is removed");
+    assert!(recent.exists(), "a recent one may be another store's, and stays");
+    for digest in [&first, &second] {
+        assert!(unit_dir.join(key(digest)).join("manifest.json").is_file());
+    }
+    close_with(&p, "001-bookmark-tags/T005", &first);
+    p.run(&["held-out", "publish"]).expect(0);
+    assert_eq!(
+        ls_tree(&p, REF),
+        [format!("{}/files/a.rs", key(&first)), format!("{}/manifest.json", key(&first))]
+    );
+}

@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
@@ -123,6 +124,36 @@ fn check_stored(set_dir: &Path, key: &str, unit: &str) -> Result<(), HeldOutErro
     })
 }
 
+/// The name prefix of a set being written beside its place; the rest names the set, the process
+/// and the time.
+const STAGING_PREFIX: &str = ".incoming-";
+
+/// How long after its last change a staging directory is taken for one a killed store left
+/// behind: far longer than any store takes.
+const ABANDONED_AFTER: Duration = Duration::from_secs(60 * 60);
+
+/// Removes the staging directories in `unit_dir` unchanged for [`ABANDONED_AFTER`]: a store
+/// killed while writing leaves its staging directory, which no reader lists as a set, and the next
+/// store that writes a set of the unit clears it. One that cannot be removed stays for a later one.
+fn remove_abandoned_staging(unit_dir: &Path) {
+    let Ok(entries) = fs::read_dir(unit_dir) else { return };
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(STAGING_PREFIX) {
+            continue;
+        }
+        // `DirEntry::metadata` does not follow a symbolic link, so only a real directory goes.
+        let abandoned =
+            entry.metadata().ok().filter(fs::Metadata::is_dir).and_then(|meta| meta.modified().ok());
+        if abandoned
+            .and_then(|changed| now.duration_since(changed).ok())
+            .is_some_and(|age| age > ABANDONED_AFTER)
+        {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// Writes a new set beside its final place and renames it there, so a set is whole or absent.
 fn write_set(
     unit_dir: &Path,
@@ -135,9 +166,9 @@ fn write_set(
         move |source| HeldOutError::Io { path, source }
     };
     fs::create_dir_all(unit_dir).map_err(io(unit_dir))?;
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let incoming = unit_dir.join(format!(".incoming-{key}-{}-{nanos}", std::process::id()));
+    remove_abandoned_staging(unit_dir);
+    let nanos = SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let incoming = unit_dir.join(format!("{STAGING_PREFIX}{key}-{}-{nanos}", std::process::id()));
     let result = (|| {
         fs::create_dir(&incoming).map_err(io(&incoming))?;
         for (rel, bytes) in files {
