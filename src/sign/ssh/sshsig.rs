@@ -109,6 +109,10 @@ pub fn parse_armored(armored: &[u8]) -> Result<SshSignature, DecodeError> {
     parse_blob(&blob)
 }
 
+/// The blob inside the armor, read as `ssh-keygen -Y verify` reads it (OpenSSH's
+/// `sshsig_dearmor`), so that both accept the same signatures: the header and a `\n` at the very
+/// start, the body up to the first `\n` and footer, anything after the footer ignored, and the
+/// body's base64 read with white space anywhere in it (C's `isspace`, as `b64_pton` skips it).
 fn dearmor(armored: &[u8]) -> Result<Vec<u8>, String> {
     if armored.len() > MAX_ARMOR_LEN {
         return Err(format!(
@@ -116,20 +120,25 @@ fn dearmor(armored: &[u8]) -> Result<Vec<u8>, String> {
             armored.len()
         ));
     }
-    let text = std::str::from_utf8(armored)
-        .map_err(|_| "the signature is not text (not UTF-8)".to_owned())?
-        .trim_matches(|c: char| c.is_ascii_whitespace());
-    let body = text
-        .strip_prefix(ARMOR_BEGIN)
-        .ok_or_else(|| format!("the signature does not start with {ARMOR_BEGIN}"))?
-        .strip_suffix(ARMOR_END)
-        .ok_or_else(|| format!("the signature does not end with {ARMOR_END}"))?;
-    let b64: String = body.split_ascii_whitespace().collect();
+    let after_header = armored
+        .strip_prefix(ARMOR_BEGIN.as_bytes())
+        .and_then(|rest| rest.strip_prefix(b"\n"))
+        .ok_or_else(|| format!("the signature does not start with the line {ARMOR_BEGIN}"))?;
+    let footer = [b"\n", ARMOR_END.as_bytes()].concat();
+    let end = after_header
+        .windows(footer.len())
+        .position(|w| w == footer.as_slice())
+        .ok_or_else(|| format!("the signature has no line {ARMOR_END} after its header"))?;
+    let b64: Vec<u8> = after_header[..end]
+        .iter()
+        .copied()
+        .filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
+        .collect();
     if b64.is_empty() {
         return Err("the signature armor is empty".to_owned());
     }
     base64::engine::general_purpose::STANDARD
-        .decode(b64.as_bytes())
+        .decode(&b64)
         .map_err(|e| format!("the signature armor is not valid base64: {e}"))
 }
 
@@ -294,6 +303,35 @@ mod tests {
     fn oversized_input_is_refused_before_decoding() {
         let big = vec![b'A'; MAX_ARMOR_LEN + 1];
         assert!(matches!(parse_armored(&big), Err(DecodeError::Malformed(r)) if r.contains("more than")));
+    }
+
+    #[test]
+    fn the_armor_is_read_by_the_rules_of_ssh_keygen() {
+        let read = dearmor;
+        let sshsig = b"SSHSIG".to_vec();
+        // What ssh-keygen -Y verify accepts: white space anywhere in the body (vertical tab and
+        // form feed too), and anything after the footer.
+        for accepted in [
+            format!("{ARMOR_BEGIN}\nU1NIU0lH\n{ARMOR_END}\n"),
+            format!("{ARMOR_BEGIN}\nU1N\r\x0bIU0\x0c l\tH\n{ARMOR_END}"),
+            format!("{ARMOR_BEGIN}\nU1NIU0lH\n{ARMOR_END}trailing text\n{ARMOR_END}\n"),
+        ] {
+            assert_eq!(read(accepted.as_bytes()), Ok(sshsig.clone()), "{accepted:?}");
+        }
+        let mut binary_tail = format!("{ARMOR_BEGIN}\nU1NIU0lH\n{ARMOR_END}").into_bytes();
+        binary_tail.extend([0xff, 0x00]);
+        assert_eq!(read(&binary_tail), Ok(sshsig));
+        // What it refuses: a header not at the very start or not ended by \n alone, a footer not
+        // at the start of a line.
+        for refused in [
+            format!("\n{ARMOR_BEGIN}\nU1NIU0lH\n{ARMOR_END}\n"),
+            format!("{ARMOR_BEGIN}\r\nU1NIU0lH\r\n{ARMOR_END}\r\n"),
+            format!("{ARMOR_BEGIN} \nU1NIU0lH\n{ARMOR_END}\n"),
+            format!("{ARMOR_BEGIN}\nU1NIU0lH{ARMOR_END}\n"),
+            format!("{ARMOR_BEGIN}\n{ARMOR_END}\n"),
+        ] {
+            assert!(read(refused.as_bytes()).is_err(), "{refused:?}");
+        }
     }
 
     #[test]
