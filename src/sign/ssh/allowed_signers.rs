@@ -87,6 +87,18 @@ pub enum LineProblem {
         "the principals `{0}` have an empty entry; write a comma-separated list such as alice@example.com,bob@example.com"
     )]
     BadPrincipals(String),
+    /// A double quote inside an unquoted principals field, where ssh-keygen would start a quoted
+    /// string and read other principals than those written.
+    #[error(
+        "the principals `{0}` hold a double quote; quote the whole field (\"alice@example.com,bob@example.com\") or remove it"
+    )]
+    QuoteInPrincipals(String),
+    /// A NUL byte (where ssh-keygen's line ends) or a carriage return before the end of the line
+    /// (where it splits a field).
+    #[error(
+        "the line holds a NUL byte or a carriage return before its end, which ssh-keygen reads differently; save the file as plain text with plain line endings"
+    )]
+    StrayControl,
     /// Nothing follows the principals and options.
     #[error(
         "no public key on the line; write `principals [options] keytype base64 [comment]`, the key copied from its .pub file"
@@ -191,6 +203,9 @@ impl fmt::Display for AllowedSigner {
 /// One line: `Ok(None)` for blank and comment lines.
 fn parse_line(text: &str, line: usize) -> Result<Option<AllowedSigner>, LineProblem> {
     let text = text.strip_suffix('\r').unwrap_or(text);
+    if text.contains(['\r', '\0']) {
+        return Err(LineProblem::StrayControl);
+    }
     let rest = text.trim_start_matches([' ', '\t']);
     if rest.is_empty() || rest.starts_with('#') {
         return Ok(None);
@@ -263,6 +278,9 @@ fn principals_field(s: &str) -> Result<(&str, &str), LineProblem> {
         Ok((&quoted[..end], rest))
     } else {
         let end = s.find([' ', '\t']).unwrap_or(s.len());
+        if s[..end].contains('"') {
+            return Err(LineProblem::QuoteInPrincipals(s[..end].to_owned()));
+        }
         Ok((&s[..end], &s[end..]))
     }
 }
@@ -385,7 +403,8 @@ fn parse_key(text: &str) -> Result<PublicKey, LineProblem> {
     PublicKey::from_openssh(text).map_err(|e| LineProblem::BadKey(e.to_string()))
 }
 
-/// `YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, as `ssh-keygen` documents; always read as UTC.
+/// `YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, as `ssh-keygen` documents; always read as UTC. A time
+/// before 1970, which `ssh-keygen` refuses, is no time.
 pub fn parse_time(value: &str) -> Option<SignerTime> {
     let (digits, explicit_utc) = match value.strip_suffix(['Z', 'z']) {
         Some(d) => (d, true),
@@ -409,7 +428,8 @@ pub fn parse_time(value: &str) -> Option<SignerTime> {
     let time =
         Time::from_hms(u8::try_from(hour).ok()?, u8::try_from(minute).ok()?, u8::try_from(second).ok()?)
             .ok()?;
-    Some(SignerTime { at: PrimitiveDateTime::new(date, time).assume_utc(), explicit_utc })
+    let at = PrimitiveDateTime::new(date, time).assume_utc();
+    (at >= OffsetDateTime::UNIX_EPOCH).then_some(SignerTime { at, explicit_utc })
 }
 
 #[cfg(test)]
@@ -470,9 +490,26 @@ mod tests {
             "20240229ZZ",
             "",
             "２０２４０２２９",
+            "19691231",
+            "00260101Z",
         ] {
             assert!(parse_time(bad).is_none(), "{bad}");
         }
+        assert_eq!(parse_time("19700101Z").map(|t| t.at), Some(OffsetDateTime::UNIX_EPOCH));
+    }
+
+    #[test]
+    fn what_ssh_keygen_reads_as_other_fields_is_refused_not_guessed() {
+        // ssh-keygen starts a quoted string at a quote anywhere in the principals, ends the line
+        // at a NUL byte and splits fields at a carriage return: each would give other principals.
+        assert_eq!(
+            problem(&format!("alice\"@example.com {KEY}\n")).1,
+            LineProblem::QuoteInPrincipals("alice\"@example.com".into())
+        );
+        assert_eq!(problem(&format!("alice\rbob {KEY}\n")).1, LineProblem::StrayControl);
+        assert_eq!(problem(&format!("alice\0 {KEY}\n")).1, LineProblem::StrayControl);
+        let quoted = parse(&format!("\"alice@example.com\" {KEY}\r\n")).expect("a quoted field and CRLF");
+        assert_eq!(quoted.signers[0].principals.to_string(), "alice@example.com");
     }
 
     #[test]
@@ -520,7 +557,7 @@ mod tests {
             problem("a ssh-ed25519-cert-v01@openssh.com AAAA\n").1,
             LineProblem::Certificate(_)
         ));
-        assert_eq!(problem("\n\nalice \u{0}\u{ff}"), (3, LineProblem::UnknownKeyType("\u{0}\u{ff}".into())));
+        assert_eq!(problem("\n\nalice \u{1}\u{ff}"), (3, LineProblem::UnknownKeyType("\u{1}\u{ff}".into())));
     }
 
     #[test]
