@@ -1,0 +1,389 @@
+//! Every reader of untrusted input, fed mutated copies of real input: bytes replaced, inserted and
+//! removed (often by the characters the format gives meaning to), lines repeated, the end cut off.
+//! Each reader must return a value or an error, never panic; a signature whose bytes were changed
+//! must never verify; and a mutated armored signature verifies here exactly when `ssh-keygen -Y
+//! verify` accepts it.
+//!
+//! The seeds are real: a note `speccoder attest` wrote (six signed envelopes), its task commit's
+//! message, the Spec Kit fixture's `tasks.md` and `spec.md`, an allowed-signers file, a
+//! `speccoder.toml` and a held-out manifest. proptest shrinks a failure to its fewest edits and
+//! prints them.
+
+mod common;
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use proptest::prelude::*;
+use serde_json::Value;
+use speccoder_attest::check::line::read_line;
+use speccoder_attest::model::held_out::HeldOutManifest;
+use speccoder_attest::model::policy::{JudgeConfig, policy_sha256};
+use speccoder_attest::model::{bundle, dsse};
+use speccoder_attest::sign::ssh::allowed_signers::AllowedSigners;
+use speccoder_attest::sign::ssh::revoked_keys::RevokedKeys;
+use speccoder_attest::sign::ssh::verify;
+use speccoder_attest::spec::{self, MemTree};
+
+const UNIT: &str = common::SPECKIT_UNIT;
+
+/// One edit of a byte string; positions wrap around its length.
+#[derive(Debug, Clone)]
+enum Edit {
+    Replace(usize, u8),
+    Insert(usize, u8),
+    Remove(usize),
+    /// Repeats the `n` bytes from the position (a line or a field given twice).
+    Repeat(usize, usize),
+    /// Cuts the rest off from the position.
+    Cut(usize),
+}
+
+/// A byte, most often one that JSON, Markdown, TOML, trailers or base64 give meaning to.
+fn byte() -> impl Strategy<Value = u8> {
+    prop_oneof![
+        3 => prop::sample::select(b"\"\\{}[]:,\n\r \t-*+xX0123456789#`<>!=/.%&\x00\x7f\xc3\xa9\xff".to_vec()),
+        1 => any::<u8>(),
+    ]
+}
+
+fn edits() -> impl Strategy<Value = Vec<Edit>> {
+    let edit = prop_oneof![
+        4 => (any::<usize>(), byte()).prop_map(|(at, b)| Edit::Replace(at, b)),
+        3 => (any::<usize>(), byte()).prop_map(|(at, b)| Edit::Insert(at, b)),
+        3 => any::<usize>().prop_map(Edit::Remove),
+        1 => (any::<usize>(), 1..200usize).prop_map(|(at, n)| Edit::Repeat(at, n)),
+        1 => any::<usize>().prop_map(Edit::Cut),
+    ];
+    prop::collection::vec(edit, 1..6)
+}
+
+/// `seed` with `edits` applied in order.
+fn mutate(seed: &[u8], edits: &[Edit]) -> Vec<u8> {
+    let mut out = seed.to_vec();
+    for edit in edits {
+        let at = |i: usize, len: usize| if len == 0 { 0 } else { i % len };
+        match *edit {
+            Edit::Replace(i, b) if !out.is_empty() => {
+                let i = at(i, out.len());
+                out[i] = b;
+            }
+            Edit::Insert(i, b) => out.insert(at(i, out.len() + 1), b),
+            Edit::Remove(i) if !out.is_empty() => {
+                out.remove(at(i, out.len()));
+            }
+            Edit::Repeat(i, n) if !out.is_empty() => {
+                let i = at(i, out.len());
+                let copy = out[i..(i + n).min(out.len())].to_vec();
+                out.splice(i..i, copy);
+            }
+            Edit::Cut(i) => out.truncate(at(i, out.len() + 1)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// What the readers are fed: a real note and the files around it.
+struct Seeds {
+    /// The note `speccoder attest` wrote for T005 (six envelopes, JSON Lines).
+    note: Vec<u8>,
+    /// The task commit's message, trailers included.
+    message: Vec<u8>,
+    /// The allowed-signers file that trusts the note's key.
+    allowed: Vec<u8>,
+    tasks_md: Vec<u8>,
+    spec_md: Vec<u8>,
+}
+
+static SEEDS: LazyLock<Seeds> = LazyLock::new(|| {
+    let p = common::Project::speckit();
+    let key = common::ed25519(&p.scratch, "ada");
+    let target = format!("{UNIT}/T005");
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target, common::Evidence::WithHeldOut);
+    p.attest(&target, &evidence, &["--key", key.private.to_str().unwrap()]).success();
+    let allowed = format!(
+        "# the team\n{} namespaces=\"in-toto\",valid-after=\"20260101\" {}\n*@example.com,!bob@example.com cert-authority {}\n",
+        common::PRINCIPAL,
+        key.public_line,
+        key.public_line
+    );
+    let fixture = common::crate_root().join("fixtures/speckit/specs").join(UNIT);
+    Seeds {
+        note: p.note("HEAD").expect("the attest wrote a note"),
+        message: p.git_bytes(&["log", "-1", "--format=%B", "HEAD"]),
+        allowed: allowed.into_bytes(),
+        tasks_md: std::fs::read(fixture.join("tasks.md")).unwrap(),
+        spec_md: std::fs::read(fixture.join("spec.md")).unwrap(),
+    }
+});
+
+/// The note's envelopes as JSON values.
+fn envelopes() -> Vec<Value> {
+    bundle::split(&SEEDS.note).into_iter().map(|line| serde_json::from_slice(line).unwrap()).collect()
+}
+
+/// The armored SSH signature of an envelope.
+fn armored_sig(envelope: &Value) -> Vec<u8> {
+    let sig = envelope["signatures"][0]["sig"].as_str().unwrap();
+    let bytes = STANDARD.decode(sig).unwrap();
+    assert!(bytes.starts_with(b"-----BEGIN SSH SIGNATURE-----"), "an armored SSHSIG");
+    bytes
+}
+
+/// The binary SSHSIG blob inside an armored signature.
+fn sshsig_blob(armored: &[u8]) -> Vec<u8> {
+    let text = std::str::from_utf8(armored).unwrap();
+    let body: String = text.lines().filter(|l| !l.starts_with("-----")).collect();
+    STANDARD.decode(body).unwrap()
+}
+
+/// `blob` armored as ssh-keygen armors it (70 columns).
+fn armor(blob: &[u8]) -> Vec<u8> {
+    let body = STANDARD.encode(blob);
+    let mut out = String::from("-----BEGIN SSH SIGNATURE-----\n");
+    for chunk in body.as_bytes().chunks(70) {
+        out.push_str(std::str::from_utf8(chunk).unwrap());
+        out.push('\n');
+    }
+    out.push_str("-----END SSH SIGNATURE-----\n");
+    out.into_bytes()
+}
+
+/// A Spec Kit tree holding the fixture unit with `tasks.md` and `spec.md` as given.
+fn tree(tasks_md: &[u8], spec_md: &[u8]) -> MemTree {
+    let dir = format!("specs/{UNIT}");
+    MemTree::from_files([
+        (format!("{dir}/tasks.md"), tasks_md.to_vec()),
+        (format!("{dir}/spec.md"), spec_md.to_vec()),
+    ])
+    .unwrap()
+}
+
+/// Cases per reader: `MUTATION_CASES`, default 600 (a longer hunt: `MUTATION_CASES=100000`).
+fn cases() -> u32 {
+    std::env::var("MUTATION_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(600)
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn a_mutated_note_is_read_line_by_line_into_values_or_findings(edits in edits()) {
+        let note = mutate(&SEEDS.note, &edits);
+        for (i, line) in bundle::split(&note).into_iter().enumerate() {
+            let _ = read_line(i + 1, line);
+        }
+        let _ = bundle::merge(&note, &SEEDS.note);
+        let _ = bundle::merge(&SEEDS.note, &note);
+    }
+
+    #[test]
+    fn a_mutated_statement_in_a_well_formed_envelope_is_a_value_or_a_finding(
+        which in 0..6usize,
+        edits in edits(),
+    ) {
+        let mut envelope = envelopes()[which].clone();
+        let payload = STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap();
+        envelope["payload"] = Value::String(STANDARD.encode(mutate(&payload, &edits)));
+        let line = serde_json::to_vec(&envelope).unwrap();
+        let _ = read_line(1, &line);
+        let _ = dsse::Envelope::parse(&line);
+    }
+
+    #[test]
+    fn a_changed_signature_never_verifies(which in 0..6usize, edits in edits()) {
+        let signed = Signed::of(which);
+        prop_assert!(signed.verifies_here(&signed.armored), "the seed verifies");
+        // The blob changed, armored as ssh-keygen armors: another signature, which must not hold.
+        let blob = sshsig_blob(&signed.armored);
+        let changed = mutate(&blob, &edits);
+        if changed != blob {
+            prop_assert!(!signed.verifies_here(&armor(&changed)), "a changed SSHSIG blob verified");
+        }
+    }
+
+    #[test]
+    fn a_mutated_commit_message_yields_trailers_or_none(edits in edits()) {
+        let message = String::from_utf8_lossy(&mutate(&SEEDS.message, &edits)).into_owned();
+        let _ = speccoder_attest::git::trailers::parse(&message);
+        let _ = speccoder_attest::check::trailers::task_trailers(&message);
+    }
+
+    #[test]
+    fn a_mutated_task_list_is_read_or_refused(edits in edits()) {
+        let tasks_md = mutate(&SEEDS.tasks_md, &edits);
+        let tree = tree(&tasks_md, &SEEDS.spec_md);
+        for task in ["T001", "T005", "T012"] {
+            let _ = spec::read_task(&tree, UNIT, task);
+        }
+        let _ = spec::ticked_tasks(&tree, UNIT);
+        let _ = spec::unread_ticks(&tree, UNIT);
+        if let Ok(text) = std::str::from_utf8(&tasks_md) {
+            for line in text.lines() {
+                let _ = spec::parse_task_line(spec::Format::SpecKit, line);
+            }
+        }
+    }
+
+    #[test]
+    fn a_mutated_spec_is_read_or_refused(edits in edits()) {
+        let spec_md = mutate(&SEEDS.spec_md, &edits);
+        let tree = tree(&SEEDS.tasks_md, &spec_md);
+        let _ = spec::read_task(&tree, UNIT, "T005");
+        for id in ["FR-001", "FR-004", "SC-001"] {
+            let _ = spec::requirement_line(&tree, UNIT, id);
+        }
+    }
+
+    #[test]
+    fn a_mutated_allowed_signers_file_is_entries_or_an_error(edits in edits()) {
+        let _ = AllowedSigners::parse(&mutate(&SEEDS.allowed, &edits), Path::new("allowed_signers"));
+        let _ = RevokedKeys::parse(&mutate(&SEEDS.allowed, &edits), Path::new("revoked_keys"));
+    }
+
+    #[test]
+    fn a_mutated_configuration_is_a_policy_or_an_error(edits in edits()) {
+        let seed = b"# judged under these\n[tests]\ncommand = \"cargo test\"\ntimeout = 600\n\n[model]\nprovider = \"anthropic\"\n\n[attest]\nsigner = \"git\"\nsign_at = \"tick\"\n\n[checks]\nlint = [\"cargo\", \"clippy\"]\n\n[sandbox]\nmode = \"off\"\n";
+        let text = String::from_utf8_lossy(&mutate(seed, &edits)).into_owned();
+        let _ = JudgeConfig::parse(Some(&text));
+        let _ = policy_sha256(Some(&text));
+    }
+
+    #[test]
+    fn a_mutated_held_out_manifest_is_a_manifest_or_an_error(edits in edits()) {
+        let files = [("tests/hidden.rs".to_owned(), b"#[test] fn h() {}\n".to_vec()), ("b/c.rs".to_owned(), b"x".to_vec())];
+        let seed = HeldOutManifest::new(&format!("{UNIT}/T005"), Some("run-7"), &files).unwrap().to_bytes();
+        if let Ok(manifest) = HeldOutManifest::parse(&mutate(&seed, &edits)) {
+            let _ = manifest.check();
+            let _ = manifest.unit();
+        }
+    }
+}
+
+/// One signed line of the seed note: its armored signature and the message it signs.
+struct Signed {
+    armored: Vec<u8>,
+    /// The DSSE PAE of the line's payload: what the signature covers.
+    message: Vec<u8>,
+}
+
+impl Signed {
+    fn of(which: usize) -> Signed {
+        let envelope = &envelopes()[which];
+        let payload = STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap();
+        Signed {
+            armored: armored_sig(envelope),
+            message: dsse::pae(envelope["payloadType"].as_str().unwrap(), &payload),
+        }
+    }
+
+    /// Whether the in-process verifier accepts `armored` over the message for the seed's signer.
+    fn verifies_here(&self, armored: &[u8]) -> bool {
+        let allowed = AllowedSigners::parse(&SEEDS.allowed, Path::new("allowed_signers")).unwrap();
+        let at = time::OffsetDateTime::now_utc();
+        verify::verify(armored, &self.message, "in-toto", &allowed, &RevokedKeys::default(), at).is_ok()
+    }
+
+    /// Whether `ssh-keygen -Y verify` accepts `armored` over the message for the seed's signer,
+    /// with files in `dir`.
+    fn verifies_with_ssh_keygen(&self, armored: &[u8], dir: &Path) -> bool {
+        self.verifies_with(armored, &SEEDS.allowed, common::PRINCIPAL, dir)
+    }
+
+    /// Whether `ssh-keygen -Y verify -I principal` accepts `armored` over the message under the
+    /// allowed-signers file `allowed_signers`, with files in `dir`.
+    fn verifies_with(&self, armored: &[u8], allowed_signers: &[u8], principal: &str, dir: &Path) -> bool {
+        let (allowed, sig, message) =
+            (dir.join("allowed_signers"), dir.join("line.sig"), dir.join("message"));
+        std::fs::write(&allowed, allowed_signers).unwrap();
+        std::fs::write(&sig, armored).unwrap();
+        std::fs::write(&message, &self.message).unwrap();
+        let args = [
+            "-Y",
+            "verify",
+            "-f",
+            allowed.to_str().unwrap(),
+            "-I",
+            principal,
+            "-n",
+            "in-toto",
+            "-s",
+            sig.to_str().unwrap(),
+        ];
+        std::process::Command::new("ssh-keygen")
+            .args(args)
+            .stdin(std::fs::File::open(&message).unwrap())
+            .output()
+            .expect("ssh-keygen runs")
+            .status
+            .success()
+    }
+}
+
+proptest! {
+    // Each case runs ssh-keygen, so a quarter as many.
+    #![proptest_config(ProptestConfig { cases: cases() / 4, ..config() })]
+
+    #[test]
+    fn a_mutated_armored_signature_verifies_here_exactly_when_ssh_keygen_verifies_it(
+        which in 0..6usize,
+        edits in edits(),
+    ) {
+        let signed = Signed::of(which);
+        let dir = tempfile::tempdir().unwrap();
+        let mutated = mutate(&signed.armored, &edits);
+        prop_assert_eq!(
+            signed.verifies_here(&mutated),
+            signed.verifies_with_ssh_keygen(&mutated, dir.path()),
+            "the verifiers disagree on {:?}",
+            String::from_utf8_lossy(&mutated)
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases() / 4, ..config() })]
+
+    /// An allowed-signers line this parser reads is read as ssh-keygen reads it. With the
+    /// principals and options mutated (patterns, negations, namespaces, validity times, quoting)
+    /// and the key kept: every principal the verifier here names for the signature, ssh-keygen
+    /// verifies it for; and when ssh-keygen verifies it for the seed's principal, the verifier here
+    /// accepts it too. (Where ssh-keygen skips a malformed line, this parser refuses the whole file,
+    /// on purpose: see `allowed_signers.rs`.)
+    #[test]
+    fn a_mutated_allowed_signers_line_read_here_trusts_whom_ssh_keygen_trusts(edits in edits()) {
+        let signed = Signed::of(0);
+        let seed = std::str::from_utf8(&SEEDS.allowed).unwrap();
+        let key = seed.lines().nth(1).unwrap().rsplit_once(" ssh-ed25519 ").unwrap().1;
+        let options = format!(
+            "{},bob@example.com namespaces=\"in-toto,git\",valid-after=\"20260101\",valid-before=\"29991231Z\"",
+            common::PRINCIPAL
+        );
+        let mut allowed_text = mutate(options.as_bytes(), &edits);
+        allowed_text.extend(format!(" ssh-ed25519 {key}\n").bytes());
+        let shown = String::from_utf8_lossy(&allowed_text).into_owned();
+        if let Ok(allowed) = AllowedSigners::parse(&allowed_text, Path::new("allowed_signers")) {
+            let at = time::OffsetDateTime::now_utc();
+            let dir = tempfile::tempdir().unwrap();
+            let here = verify::verify(&signed.armored, &signed.message, "in-toto", &allowed, &RevokedKeys::default(), at);
+            if let Ok(verified) = &here {
+                for principal in &verified.principals {
+                    prop_assert!(
+                        signed.verifies_with(&signed.armored, &allowed_text, principal, dir.path()),
+                        "trusted here for {principal:?}, refused by ssh-keygen, under {shown:?}"
+                    );
+                }
+            }
+            if signed.verifies_with(&signed.armored, &allowed_text, common::PRINCIPAL, dir.path()) {
+                prop_assert!(here.is_ok(), "trusted by ssh-keygen, refused here ({here:?}), under {shown:?}");
+            }
+        }
+    }
+}
