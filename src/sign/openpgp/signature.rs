@@ -7,10 +7,11 @@ use std::io::{Read, Write};
 use sequoia_openpgp::armor::{self, Kind, ReaderMode};
 use sequoia_openpgp::crypto::KeyPair;
 use sequoia_openpgp::packet::Signature;
+use sequoia_openpgp::packet::signature::subpacket::{SubpacketTag, SubpacketValue};
 use sequoia_openpgp::parse::{PacketParserBuilder, PacketParserResult, Parse};
 use sequoia_openpgp::serialize::stream::{Armorer, Message, Signer};
 use sequoia_openpgp::types::{HashAlgorithm, SignatureType};
-use sequoia_openpgp::{Packet, Result as PgpResult};
+use sequoia_openpgp::{Fingerprint, Packet, Result as PgpResult};
 
 /// The armor line every OpenPGP envelope signature starts with (how a reader tells the kind).
 pub const ARMOR_HEADER: &str = "-----BEGIN PGP SIGNATURE-----";
@@ -90,7 +91,28 @@ fn single_signature(binary: &[u8]) -> Result<Signature, String> {
         }
         ppr = next;
     }
-    found.ok_or_else(|| "it holds no signature packet".to_owned())
+    let sig = found.ok_or_else(|| "it holds no signature packet".to_owned())?;
+    malformed_subpacket(&sig).map_or(Ok(sig), Err)
+}
+
+/// Why a subpacket of `sig` cannot be used, in either area: a known kind whose body sequoia could
+/// not read (kept as unknown bytes), or an issuer or recipient fingerprint of no known version.
+/// sqv refuses such a signature even when the subpacket is in the unhashed area, which no
+/// signature covers, so it is refused here too: `--via-tools` and the in-process check agree.
+fn malformed_subpacket(sig: &Signature) -> Option<String> {
+    sig.hashed_area().iter().chain(sig.unhashed_area().iter()).find_map(|sp| {
+        let unreadable = match sp.value() {
+            SubpacketValue::Unknown { .. } => !matches!(
+                sp.tag(),
+                SubpacketTag::Unknown(_) | SubpacketTag::Private(_) | SubpacketTag::Reserved(_)
+            ),
+            SubpacketValue::IssuerFingerprint(fp) | SubpacketValue::IntendedRecipient(fp) => {
+                matches!(fp, Fingerprint::Unknown { .. })
+            }
+            _ => false,
+        };
+        unreadable.then(|| format!("its {:?} subpacket does not parse", sp.tag()))
+    })
 }
 
 /// Signs `data` with `keypair`: one armored, detached, binary-mode signature over SHA-512, whose

@@ -585,3 +585,31 @@ fn a_missing_sqv_is_tool_missing_never_a_pass_and_a_bad_keyring_is_a_tool_error(
     }
     assert_eq!(Sqv::default().verify(&sig, PAE, Path::new(&trust_path), now()).expect("sqv accepts"), lee);
 }
+
+#[test]
+fn a_signature_with_a_subpacket_that_does_not_parse_is_refused_here_as_by_sqv_even_unhashed() {
+    use sequoia_openpgp::Packet;
+    use sequoia_openpgp::packet::signature::subpacket::{Subpacket, SubpacketTag, SubpacketValue};
+
+    let gpg = GnuPg::new();
+    let alice = gpg.gen_key("Alice <alice@example.com>", "sign", "0", None);
+    let (trust_path, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&alice]));
+    let good = gpg.sign(&alice, PAE, &[]);
+    let Packet::Signature(mut sig) = Packet::from_bytes(&dearmor(&good)).expect("one packet") else {
+        panic!("a signature packet");
+    };
+    // An issuer fingerprint of version 5 without its bytes, in the area no signature covers.
+    let short = SubpacketValue::Unknown { tag: SubpacketTag::IssuerFingerprint, body: vec![5] };
+    sig.unhashed_area_mut().add(Subpacket::new(short, false).expect("subpacket")).expect("added");
+    let changed = rearmor(&Packet::from(sig).to_vec().expect("serialize"));
+
+    assert_eq!(outcome(&verify(&good, PAE, &certs, now())), "ok");
+    let in_process = verify(&changed, PAE, &certs, now());
+    assert_eq!(outcome(&in_process), "malformed", "{in_process:?}");
+    assert!(
+        format!("{in_process:?}").contains("IssuerFingerprint subpacket does not parse"),
+        "{in_process:?}"
+    );
+    let by_sqv = Sqv::default().verify(&changed, PAE, &trust_path, now());
+    assert!(matches!(by_sqv, Err(SqvError::Rejected(_))), "sqv refuses it too: {by_sqv:?}");
+}
