@@ -212,7 +212,8 @@ pub enum HeldOutSub {
     /// Exit codes: 0 published (or nothing to publish); 26 a named set was tampered (the others
     /// were published); 2 unknown --unit, a store in the work tree; 13 a manifest that is not
     /// valid or names a path outside its set, or a symbolic link in a set (nothing written);
-    /// 14 unborn branch, the ref kept moving; 1 internal error.
+    /// 14 unborn branch, the ref kept moving or stayed locked (the message names the lock file);
+    /// 1 internal error.
     Publish(HeldOutPublishArgs),
 }
 
