@@ -489,3 +489,53 @@ fn a_mutated_openpgp_signature_that_verifies_in_process_verifies_with_sqv() {
         panic!("{failure}");
     }
 }
+
+/// The whole check, on a real repository: with its note mutated, a task commit verifies only when
+/// the note still holds the same statements (payloads and payload types, in the same order), and
+/// never ends in a crash or an internal error. Signatures may change: a line whose signature became
+/// unreadable stays covered by the signed summary that names its digest, by design.
+#[test]
+fn a_task_commit_with_a_mutated_note_verifies_only_when_its_signed_lines_are_unchanged() {
+    let p = common::Project::speckit();
+    let key = common::ed25519(&p.scratch, "ada");
+    let allowed = common::allowed_signers(&p.scratch.join("allowed_signers"), &[(common::PRINCIPAL, &key)]);
+    let target = format!("{UNIT}/T005");
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target, common::Evidence::WithHeldOut);
+    p.attest(&target, &evidence, &["--key", key.private.to_str().unwrap()]).success();
+    let note = p.note("HEAD").unwrap();
+    let statements = |note: &[u8]| -> Option<Vec<(Vec<u8>, String)>> {
+        bundle::split(note)
+            .into_iter()
+            .map(|line| {
+                let e = dsse::Envelope::parse(line).ok()?;
+                Some((e.payload, e.payload_type))
+            })
+            .collect()
+    };
+    let original = statements(&note).unwrap();
+    let verify = ["attest", "verify", "HEAD", "--allowed-signers", allowed.to_str().unwrap(), "--json"];
+    assert_eq!(p.speccoder(&verify).code(), Some(0), "the note as written verifies");
+
+    let mut runner =
+        proptest::test_runner::TestRunner::new(ProptestConfig { cases: cases() / 8, ..config() });
+    let result = runner.run(&edits(), |edits| {
+        let mutated = mutate(&note, &edits);
+        if mutated.is_empty() {
+            return Ok(());
+        }
+        p.write_note_bytes("HEAD", &mutated);
+        let out = p.speccoder(&verify);
+        let shown = String::from_utf8_lossy(&mutated).into_owned();
+        prop_assert!(matches!(out.code(), Some(0 | 26)), "exit {:?} on {shown:?}\n{out}", out.code());
+        if out.code() == Some(0) {
+            prop_assert!(
+                statements(&mutated).as_ref() == Some(&original),
+                "verified with other statements: {shown}"
+            );
+        }
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+}
