@@ -232,6 +232,45 @@ proptest! {
         }
     }
 
+    /// The writer on hostile task lists, as `attest` drives it: for each task the reader finds
+    /// open in a mutated `tasks.md`, ticking its line changes exactly one byte, the space in its
+    /// box, after which the reader finds that task ticked, every other tick as before and every
+    /// unread box as before.
+    #[test]
+    fn ticking_a_task_of_a_mutated_task_list_changes_its_box_and_nothing_else(edits in edits()) {
+        let before = mutate(&SEEDS.tasks_md, &edits);
+        let read = |bytes: &[u8], id: &str| spec::read_task(&tree(bytes, &SEEDS.spec_md), UNIT, id);
+        let ticked = |bytes: &[u8]| {
+            spec::ticked_tasks(&tree(bytes, &SEEDS.spec_md), UNIT)
+                .map(|t| t.into_iter().map(|f| (f.line_index, f.id)).collect::<Vec<_>>())
+        };
+        let unread = |bytes: &[u8]| {
+            spec::unread_ticks(&tree(bytes, &SEEDS.spec_md), UNIT)
+                .map(|u| u.into_iter().map(|t| (t.line, t.shown)).collect::<Vec<_>>())
+        };
+        for n in 1..=20 {
+            let id = format!("T{n:03}");
+            let Ok(facts) = read(&before, &id) else { continue };
+            if facts.ticked {
+                continue;
+            }
+            let after = spec::tick(&before, facts.line_index, spec::Format::SpecKit);
+            prop_assert!(after.is_ok(), "{} is open at line {} but cannot be ticked: {:?}", id, facts.line_index, after);
+            let after = after.unwrap();
+            let changed: Vec<usize> = (0..before.len()).filter(|&i| before.get(i) != after.get(i)).collect();
+            prop_assert_eq!(after.len(), before.len());
+            prop_assert_eq!(changed.len(), 1, "ticking {} changed {:?}", id, changed);
+            prop_assert_eq!((before[changed[0]], after[changed[0]]), (b' ', b'X'));
+            let now = read(&after, &id);
+            prop_assert!(now.as_ref().is_ok_and(|f| f.ticked && f.line_index == facts.line_index), "{} reads ticked: {:?}", id, now);
+            if let (Ok(was), Ok(now)) = (ticked(&before), ticked(&after)) {
+                prop_assert_eq!(now.len(), was.len() + 1, "one more ticked task after ticking {}", id);
+                prop_assert!(was.iter().all(|t| now.contains(t)), "no other tick changed");
+            }
+            prop_assert_eq!(unread(&before).ok(), unread(&after).ok(), "the unread boxes are unchanged");
+        }
+    }
+
     #[test]
     fn a_mutated_spec_is_read_or_refused(edits in edits()) {
         let spec_md = mutate(&SEEDS.spec_md, &edits);
