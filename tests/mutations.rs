@@ -534,7 +534,7 @@ fn a_mutated_openpgp_signature_that_verifies_in_process_verifies_with_sqv() {
 /// never ends in a crash or an internal error. Signatures may change: a line whose signature became
 /// unreadable stays covered by the signed summary that names its digest, by design.
 #[test]
-fn a_task_commit_with_a_mutated_note_verifies_only_when_its_signed_lines_are_unchanged() {
+fn a_task_commit_with_a_mutated_note_verifies_only_when_its_statements_are_unchanged() {
     let p = common::Project::speckit();
     let key = common::ed25519(&p.scratch, "ada");
     let allowed = common::allowed_signers(&p.scratch.join("allowed_signers"), &[(common::PRINCIPAL, &key)]);
