@@ -203,12 +203,12 @@ impl fmt::Display for AllowedSigner {
 /// One line: `Ok(None)` for blank and comment lines.
 fn parse_line(text: &str, line: usize) -> Result<Option<AllowedSigner>, LineProblem> {
     let text = text.strip_suffix('\r').unwrap_or(text);
-    if text.contains(['\r', '\0']) {
-        return Err(LineProblem::StrayControl);
-    }
     let rest = text.trim_start_matches([' ', '\t']);
     if rest.is_empty() || rest.starts_with('#') {
         return Ok(None);
+    }
+    if rest.contains(['\r', '\0']) {
+        return Err(LineProblem::StrayControl);
     }
     let (principals_text, rest) = principals_field(rest)?;
     let principals = PatternList::parse(principals_text)
@@ -508,8 +508,10 @@ mod tests {
         );
         assert_eq!(problem(&format!("alice\rbob {KEY}\n")).1, LineProblem::StrayControl);
         assert_eq!(problem(&format!("alice\0 {KEY}\n")).1, LineProblem::StrayControl);
-        let quoted = parse(&format!("\"alice@example.com\" {KEY}\r\n")).expect("a quoted field and CRLF");
+        let quoted = parse(&format!("# a comment\rwith a CR\n\"alice@example.com\" {KEY}\r\n"))
+            .expect("a comment holding anything, a quoted field and CRLF");
         assert_eq!(quoted.signers[0].principals.to_string(), "alice@example.com");
+        assert_eq!(quoted.signers[0].line, 2);
     }
 
     #[test]
