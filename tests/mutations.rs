@@ -263,7 +263,9 @@ proptest! {
             prop_assert_eq!((before[changed[0]], after[changed[0]]), (b' ', b'X'));
             let now = read(&after, &id);
             prop_assert!(now.as_ref().is_ok_and(|f| f.ticked && f.line_index == facts.line_index), "{} reads ticked: {:?}", id, now);
-            if let (Ok(was), Ok(now)) = (ticked(&before), ticked(&after)) {
+            let (was, now) = (ticked(&before), ticked(&after));
+            prop_assert_eq!(was.is_ok(), now.is_ok(), "ticking {} changed whether the list reads", id);
+            if let (Ok(was), Ok(now)) = (was, now) {
                 prop_assert_eq!(now.len(), was.len() + 1, "one more ticked task after ticking {}", id);
                 prop_assert!(was.iter().all(|t| now.contains(t)), "no other tick changed");
             }
