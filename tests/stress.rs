@@ -168,7 +168,8 @@ fn eight_writers_in_one_work_tree_never_lose_or_double_a_decision() {
     }
     p.git_run(&["fsck", "--strict", "--no-dangling", "--no-progress"]).success();
     println!(
-        "{} writers in {rounds} rounds (attest, accept and skip): {counts:?}; {} ticked, {} skipped, none twice",
+        "{} writers in {rounds} rounds (attest, accept and skip): {counts:?}; \
+         {} ticked, {} skipped, none twice",
         8 * rounds,
         ticked.len(),
         skipped.len()
@@ -575,7 +576,8 @@ fn eight_publishers_in_eight_worktrees_never_lose_each_others_sets() {
     }
     p.git_run(&["fsck", "--strict", "--no-dangling", "--no-progress"]).success();
     println!(
-        "{} publishes in {rounds} rounds of eight worktrees at once: {counts:?}; all {} sets on the ref, one commit each",
+        "{} publishes in {rounds} rounds of eight worktrees at once: {counts:?}; \
+         all {} sets on the ref, one commit each",
         8 * rounds,
         digests.len()
     );

@@ -174,9 +174,6 @@ impl DecideError {
     #[must_use]
     pub fn exit_code(&self) -> u8 {
         match self {
-            DecideError::Attest(AttestError::Git(
-                GitError::Discover { .. } | GitError::NoWorkTree { .. },
-            )) => exit::GIT_PRECONDITION,
             DecideError::Attest(e) => e.exit_code(),
             DecideError::EmptyReason(_) | DecideError::LongReason | DecideError::BugTask(_) => exit::USAGE,
             DecideError::NoDecider => exit::CONFIG,

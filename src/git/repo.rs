@@ -46,8 +46,8 @@ pub enum Head {
 
 /// The largest object, inflated, that speccoder reads (gix's `gitoxide.objects.allocLimit`): far
 /// above any commit, tree, note or spec file it reads, and a bound on what a checked branch can
-/// make it hold, since a few MiB of compressed zeros in a pack can stand for gigabytes. A repository gix opens with reduced trust keeps gix's own
-/// lower limit.
+/// make it hold, since a few MiB of compressed zeros in a pack can stand for gigabytes. A
+/// repository gix opens with reduced trust keeps gix's own lower limit.
 pub const OBJECT_SIZE_LIMIT: usize = 256 << 20;
 
 impl Repo {
