@@ -49,8 +49,10 @@ pub enum Command {
     ///
     /// Exit codes: 0 written; 2 bad target or unknown unit/task; 13 bad evidence, spec file,
     /// bug home, speccoder.toml, identity or key, or a statement that would leak; 14 repository
-    /// state (not a repository, detached HEAD, unborn branch, the index locked by another command,
-    /// already ticked, bug closed already and unchanged, unstaged tasks.md); 1 internal error.
+    /// state (not a repository, detached HEAD, unborn branch, a merge, cherry-pick, revert,
+    /// rebase, `git am` or bisect in progress, the index locked by another command, already
+    /// ticked, bug closed already and unchanged, a staged tasks.md that unticks a task HEAD
+    /// ticks, unstaged tasks.md); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Attest(Box<AttestArgs>),
     /// Tick a task on a person's word, without test evidence (Verdict: attested).
@@ -63,8 +65,9 @@ pub enum Command {
     ///
     /// Exit codes: 0 written; 2 bad target, unknown unit or task, a bug task, empty reason;
     /// 13 no name, a bad spec file, speccoder.toml or key, a reason that would leak; 14 repository
-    /// state (detached HEAD, unborn branch, the index locked by another command, task already
-    /// ticked, unstaged tasks.md); 1 internal error.
+    /// state (detached HEAD, unborn branch, a merge, cherry-pick, revert, rebase, `git am` or
+    /// bisect in progress, the index locked by another command, task already ticked, a staged
+    /// tasks.md that unticks a task HEAD ticks, unstaged tasks.md); 1 internal error.
     Accept(AcceptArgs),
     /// Record that a task is skipped, without ticking it; --undo removes the record.
     ///

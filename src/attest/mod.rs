@@ -159,6 +159,26 @@ pub enum AttestError {
         /// The tasks file.
         path: String,
     },
+    /// The task commit would untick tasks that HEAD ticks: the index lags behind HEAD.
+    #[error(
+        "the task commit would untick {tasks}, which HEAD ticks: the index holds an older {paths} (left by a speccoder run stopped after it moved the branch, or an untick staged by hand); nothing was written: bring the index up to HEAD (`git checkout HEAD -- {paths}`, or run the stopped command again), or commit the untick on its own first"
+    )]
+    WouldUntick {
+        /// The `<unit>/<task>` targets, comma-separated.
+        tasks: String,
+        /// Their task lists, space-separated.
+        paths: String,
+    },
+    /// Git is in the middle of another operation in this work tree.
+    #[error(
+        "a {what} is in progress in this work tree, and a task commit made now would take its half-done changes and leave it open; nothing was written: {finish}, then run again"
+    )]
+    InProgress {
+        /// `merge`, `cherry-pick`, `revert`, `rebase`, `git am`, `bisect`.
+        what: &'static str,
+        /// How to finish or abort it.
+        finish: &'static str,
+    },
     /// The project turned attestation off.
     #[error(
         "{CONFIG_FILE} at HEAD says `[attest] enabled = false`: this project records no attestations, and nothing was written"
@@ -280,6 +300,8 @@ impl AttestError {
             AttestError::AlreadyTicked { .. }
             | AttestError::TickedOnlyInIndex { .. }
             | AttestError::InterruptedTickEdited { .. }
+            | AttestError::WouldUntick { .. }
+            | AttestError::InProgress { .. }
             | AttestError::AlreadyClosed { .. }
             | AttestError::UnstagedTasks(_)
             | AttestError::UnreadableTasks { .. }

@@ -60,7 +60,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         spec::TaskId::Bug(slug) => {
             let facts = bug::prepare(repo, begun.staged, begun.head, unit, &slug, &req.target)?;
             loaded.evidence.bug = Some(bug::anchor(&facts, loaded.evidence.bug.take())?);
-            (begun.untouched(), facts)
+            (begun.untouched()?, facts)
         }
         spec::TaskId::Listed(_) => match begun.open_task(&req.target, unit, task_id)? {
             tick::Opened::Pending(pending, facts) => (*pending, *facts),

@@ -14,11 +14,13 @@
 //!
 //! `docs/cli.md` ("What a kill leaves behind") lists the state each step can leave.
 
+use std::collections::{HashMap, HashSet};
+
 use gix::ObjectId;
 
 use crate::attest::AttestError;
 use crate::attest::signing::{self, Chosen, SignerChoice, SigstoreFlags};
-use crate::git::{Head, LockedIndex, Repo, trailers};
+use crate::git::{Head, InProgress, LockedIndex, Repo, trailers};
 use crate::input::InputError;
 use crate::model::bundle::NOTES_REF;
 use crate::sign::SignError;
@@ -72,6 +74,7 @@ pub(crate) enum Opened<'r> {
 pub(crate) fn begin(repo: &Repo) -> Result<Begun<'_>, AttestError> {
     let index = repo.lock_index()?;
     let (branch, head) = branch_head(repo)?;
+    refuse_operation_in_progress(repo)?;
     repo.check_notes_ref(NOTES_REF)?;
     let staged = index.tree_with(&[])?;
     Ok(Begun { repo, index, branch, head, staged })
@@ -105,6 +108,7 @@ impl<'r> Begun<'r> {
         ensure_no_unstaged_changes(self.repo, &facts.tasks_path, &tasks_bytes)?;
         let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
         let tree = self.index.tree_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
+        refuse_unticking(self.repo, self.head, tree)?;
         let pending = Pending {
             repo: self.repo,
             index: self.index,
@@ -117,15 +121,19 @@ impl<'r> Begun<'r> {
     }
 
     /// A commit of the staged tree as it is (a trailer-only bug task ticks nothing).
-    pub(crate) fn untouched(self) -> Pending<'r> {
-        Pending {
+    ///
+    /// # Errors
+    /// The staged tree unticks a task that HEAD ticks.
+    pub(crate) fn untouched(self) -> Result<Pending<'r>, AttestError> {
+        refuse_unticking(self.repo, self.head, self.staged)?;
+        Ok(Pending {
             repo: self.repo,
             index: self.index,
             branch: self.branch,
             head: self.head,
             tree: self.staged,
             stage: None,
-        }
+        })
     }
 
     /// HEAD ticks the task. When HEAD is the task's own commit, with its note, and only the
@@ -221,6 +229,69 @@ pub(crate) fn branch_head(repo: &Repo) -> Result<(String, ObjectId), AttestError
         Head::Detached(id) => Err(AttestError::Detached(id.to_string())),
         Head::Unborn(name) => Err(AttestError::Unborn(name)),
     }
+}
+
+/// Refuses a merge, cherry-pick, revert, rebase, `git am` or bisect in progress: the index then
+/// holds that operation's half-done result, and a task commit would swallow it (with one parent,
+/// and the operation left open).
+fn refuse_operation_in_progress(repo: &Repo) -> Result<(), AttestError> {
+    let Some(state) = repo.operation_in_progress() else {
+        return Ok(());
+    };
+    let (what, finish) = match state {
+        InProgress::Merge => ("merge", "finish it (`git commit`) or abort it (`git merge --abort`)"),
+        InProgress::CherryPick | InProgress::CherryPickSequence => (
+            "cherry-pick",
+            "finish it (`git cherry-pick --continue`) or abort it (`git cherry-pick --abort`)",
+        ),
+        InProgress::Revert | InProgress::RevertSequence => {
+            ("revert", "finish it (`git revert --continue`) or abort it (`git revert --abort`)")
+        }
+        InProgress::Rebase | InProgress::RebaseInteractive | InProgress::ApplyMailboxRebase => {
+            ("rebase", "finish it (`git rebase --continue`) or abort it (`git rebase --abort`)")
+        }
+        InProgress::ApplyMailbox => {
+            ("`git am`", "finish it (`git am --continue`) or abort it (`git am --abort`)")
+        }
+        InProgress::Bisect => ("bisect", "end it (`git bisect reset`)"),
+    };
+    Err(AttestError::InProgress { what, finish })
+}
+
+/// Refuses a task commit of `tree` on `parent` that unticks a task `parent` ticks, in a unit
+/// both trees hold (a unit removed or archived whole is a change of its own, not an untick). The
+/// index lags behind HEAD when a writer was stopped after moving the branch, and committing it
+/// as it is would silently take that tick back.
+fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(), AttestError> {
+    let before = repo.tree(repo.commit_tree(parent)?);
+    let after = repo.tree(tree);
+    // Only units whose directory differs can differ in their ticks.
+    let mut changed = HashSet::new();
+    for dir in [spec::SPECKIT_SPECS_DIR, spec::OPENSPEC_CHANGES_DIR] {
+        let now: HashMap<String, ObjectId> = after.entry_ids(dir)?.unwrap_or_default().into_iter().collect();
+        for (name, id) in before.entry_ids(dir)?.unwrap_or_default() {
+            if now.get(&name).is_some_and(|now| *now != id) {
+                changed.insert(format!("{dir}/{name}"));
+            }
+        }
+    }
+    let (mut tasks, mut paths) = (Vec::new(), Vec::new());
+    for unit in spec::list_units(&before)?.into_iter().filter(|u| changed.contains(&u.dir)) {
+        let still: HashSet<String> = spec::ticked_ids(&after, &unit.name)?.into_iter().collect();
+        let lost: Vec<String> = spec::ticked_ids(&before, &unit.name)?
+            .into_iter()
+            .filter(|id| !still.contains(id))
+            .map(|id| format!("{}/{id}", unit.name))
+            .collect();
+        if !lost.is_empty() {
+            tasks.extend(lost);
+            paths.push(unit.tasks);
+        }
+    }
+    if tasks.is_empty() {
+        return Ok(());
+    }
+    Err(AttestError::WouldUntick { tasks: tasks.join(", "), paths: paths.join(" ") })
 }
 
 /// Refuses a work-tree `path` whose bytes are not `staged` (an edit that `git add` has not

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
+pub use gix::state::InProgress;
 
 use super::error::{GitError, GixResultExt};
 
@@ -73,6 +74,13 @@ impl Repo {
     #[must_use]
     pub fn handle(&self) -> RepoHandle {
         RepoHandle { shared: self.inner.clone().into_sync() }
+    }
+
+    /// The merge, cherry-pick, revert, rebase, `git am` or bisect this work tree is in the middle
+    /// of, as git's status reads it from the repository's own directory; `None` when there is none.
+    #[must_use]
+    pub fn operation_in_progress(&self) -> Option<InProgress> {
+        self.inner.state()
     }
 
     /// The work tree's root, `None` for a bare repository.

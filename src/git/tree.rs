@@ -202,4 +202,21 @@ impl GitTree<'_> {
         out.dedup_by(|a, b| a.0 == b.0);
         Ok(Some(out))
     }
+
+    /// The names of directory `dir` (`""` is the root) with the object each points to, in name
+    /// order; `None` when `dir` is absent or not a directory. Comparing two trees' lists tells
+    /// which entries differ without reading below them. Names that are not UTF-8 are left out.
+    pub fn entry_ids(&self, dir: &str) -> Result<Option<Vec<(String, ObjectId)>>, GitError> {
+        let components = path::components(dir)?;
+        match self.directory(&components)? {
+            Some((mode, id)) if mode.is_tree() => Ok(Some(
+                self.repo
+                    .tree_items(id)?
+                    .into_iter()
+                    .filter_map(|item| Some((String::from_utf8(item.name.into_vec()).ok()?, item.id)))
+                    .collect(),
+            )),
+            _ => Ok(None),
+        }
+    }
 }

@@ -42,7 +42,7 @@ pub use section::{
 };
 pub use task::{
     BUG_TASK_PREFIX, TaskFacts, TaskId, TreeTaskLines, UnreadTick, bug_task_facts, read_any_task, read_task,
-    requirement_line, ticked_tasks, unread_ticks,
+    requirement_line, ticked_ids, ticked_tasks, unread_ticks,
 };
 pub use task_line::{TaskLine, is_task_id, line_hash, open_boxes, parse_task_line};
 pub use task_list::TASK_LIST_LIMIT;

@@ -317,6 +317,22 @@ fn lines_by_id<'t>(tasks: &'t [(usize, TaskLine<'_>)]) -> HashMap<&'t str, Vec<u
     by_id
 }
 
+/// The ids of the ticked tasks of `unit`, in line order; a unit without a task list has none.
+/// Read by the same reader as [`ticked_tasks`], without the spec documents: for comparing the
+/// ticks of two trees.
+pub fn ticked_ids(tree: &dyn SourceTree, unit: &str) -> Result<Vec<String>, SpecError> {
+    let loc = locate_unit(tree, unit)?;
+    let Some(text) = read_tasks_text(tree, &loc)? else {
+        return Ok(Vec::new());
+    };
+    Ok(TaskList::read(&text, loc.format)
+        .tasks()
+        .iter()
+        .filter(|(_, task)| task.ticked)
+        .map(|(_, task)| task.id.to_owned())
+        .collect())
+}
+
 /// The facts of every ticked task of `unit`, in line order; a unit without a task list has none.
 /// A ticked task whose id appears on more than one task line is an error (it is ambiguous).
 pub fn ticked_tasks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<TaskFacts>, SpecError> {
@@ -471,6 +487,14 @@ mod tests {
         let ids: Vec<(String, Option<String>)> =
             ticked_tasks(&t, "001-x").unwrap().into_iter().map(|f| (f.id, f.section)).collect();
         assert_eq!(ids, [("T002".to_owned(), None), ("T003".to_owned(), Some("US10".to_owned()))]);
+    }
+
+    #[test]
+    fn ticked_ids_are_the_walk_s_tasks_without_their_documents() {
+        let t = tree(b"- [X] T002 b\n- [ ] T001 a\n  * [x] T003 [US10] c\n```\n- [x] T004 code\n```\n");
+        assert_eq!(ticked_ids(&t, "001-x").unwrap(), ["T002", "T003"]);
+        let bare = MemTree::from_files([("specs/001-x/spec.md", "")]).unwrap();
+        assert!(ticked_ids(&bare, "001-x").unwrap().is_empty(), "no task list, no ticks");
     }
 
     #[test]

@@ -206,6 +206,68 @@ fn an_interrupted_tick_is_completed_by_the_next_attest_and_never_made_twice() {
     assert!(out.stderr.contains("already ticked"), "{out}");
 }
 
+/// After an interrupted tick the index still holds the task list before it. A writer for another
+/// task must not commit that index as it is, which would take the finished tick back at HEAD:
+/// it refuses, naming the tick and how to bring the index up to HEAD, and once that is done the
+/// other task is ticked beside it.
+#[test]
+fn an_interrupted_tick_is_never_taken_back_by_the_next_task_commit() {
+    let (s, tasks) = interrupted_tick();
+    let p = &s.project;
+    let key = s.key.private.to_str().unwrap();
+    let before = p.snapshot();
+    let out = p.speccoder(&["accept", "001-bookmark-tags/T006", "--reason", "shown by hand", "--key", key]);
+    let out = out.failure(14);
+    assert!(out.stderr.contains("would untick 001-bookmark-tags/T005, which HEAD ticks"), "{out}");
+    assert!(out.stderr.contains(&format!("git checkout HEAD -- {tasks}")), "{out}");
+    assert_eq!(p.snapshot(), before, "nothing was written\n{out}");
+    assert!(!p.root.join(".git/index.lock").exists(), "the index lock was released");
+
+    p.git(&["checkout", "HEAD", "--", &tasks]);
+    p.speccoder(&["accept", "001-bookmark-tags/T006", "--reason", "shown by hand", "--key", key]).success();
+    let at_head = p.git(&["show", &format!("HEAD:{tasks}")]);
+    assert!(at_head.contains("- [X] T005") && at_head.contains("- [X] T006"), "{at_head}");
+}
+
+/// A merge, cherry-pick or revert left open holds its half-done result in the index; a task
+/// commit would take it in with one parent and leave the operation open. The writer refuses,
+/// saying how to finish it, and changes nothing.
+#[test]
+fn a_merge_or_cherry_pick_in_progress_is_refused_before_anything_is_written() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let main = p.git(&["symbolic-ref", "--short", "HEAD"]).trim().to_owned();
+    let commit_file = |name: &str, text: &str| {
+        p.write(name, text);
+        p.git(&["add", name]);
+        p.git(&["commit", "-q", "-m", name]);
+    };
+    p.git(&["checkout", "-q", "-b", "side"]);
+    commit_file("side.txt", "from the side branch\n");
+    commit_file("shared.txt", "the side's line\n");
+    p.git(&["checkout", "-q", &main]);
+    commit_file("shared.txt", "main's line\n");
+
+    p.git(&["merge", "-q", "--no-commit", "--no-ff", "side~"]);
+    let out = refused(&s, &s.evidence, 14, &["a merge is in progress", "git merge --abort"]);
+    assert!(out.stderr.contains("nothing was written"), "{out}");
+    p.git(&["merge", "--abort"]);
+
+    // A conflicted cherry-pick, resolved and staged but not committed.
+    assert_ne!(p.git_run(&["cherry-pick", "side"]).code(), Some(0), "the cherry-pick conflicts");
+    p.write("shared.txt", "both lines\n");
+    p.git(&["add", "shared.txt"]);
+    refused(&s, &s.evidence, 14, &["a cherry-pick is in progress", "git cherry-pick --abort"]);
+    p.git(&["cherry-pick", "--abort"]);
+
+    s.attest_signed(&[]);
+    assert_eq!(p.git(&["show", "-s", "--format=%P", "HEAD"]).split_whitespace().count(), 1);
+    assert!(
+        !p.git(&["ls-tree", "--name-only", "HEAD"]).contains("side.txt"),
+        "the task commit holds no side change"
+    );
+}
+
 /// Completing an interrupted tick overwrites the task list only when its bytes are known to be
 /// the index's or the tick's: a link the user put there (to a file with edits of their own) is
 /// refused and left as it is, with the file behind it.
