@@ -558,6 +558,10 @@ pub struct SchemaArgs {
     /// The directory that holds the schemas.
     #[arg(long, default_value = "schema", value_name = "DIR")]
     pub out: PathBuf,
+    /// Print the result as one JSON object (`dir`, `check`, `files`; on failure `error` and
+    /// `exit_code`).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[cfg(test)]

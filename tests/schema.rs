@@ -50,6 +50,24 @@ fn a_drifted_schema_file_fails_the_check_and_is_named() {
     assert!(!err.contains("task-verification-v0.schema.json"), "{err}");
 }
 
+#[test]
+fn schema_json_names_the_files_written_or_checked_and_a_drift_as_an_error_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = |args: &[&str]| {
+        let out = speccoder().args(args).arg("--out").arg(dir.path()).arg("--json").output().unwrap();
+        (out.status.code(), serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap())
+    };
+    let (code, written) = json(&["schema"]);
+    assert_eq!((code, &written["check"]), (Some(0), &serde_json::json!(false)));
+    assert_eq!(written["files"].as_array().unwrap().len(), 6, "{written}");
+    let (code, checked) = json(&["schema", "--check"]);
+    assert_eq!((code, &checked["files"]), (Some(0), &written["files"]));
+    std::fs::write(dir.path().join("evidence.schema.json"), "{}").unwrap();
+    let (code, drift) = json(&["schema", "--check"]);
+    assert_eq!((code, &drift["exit_code"]), (Some(26), &serde_json::json!(26)));
+    assert!(drift["error"].as_str().unwrap().contains("evidence.schema.json differs"), "{drift}");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_fifo_or_a_link_among_the_schema_files_is_named_never_waited_on_or_written_through() {

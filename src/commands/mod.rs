@@ -15,6 +15,8 @@ mod verify;
 
 use crate::cli::Command;
 
+pub use output::print_json_error;
+
 /// Runs one subcommand and returns its exit code.
 pub fn run(command: Command) -> u8 {
     match command {

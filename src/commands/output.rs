@@ -30,15 +30,17 @@ where
         Err(e) => {
             let exit_code = error_code(&e);
             if json {
-                to_stdout(format_args!(
-                    "{}",
-                    serde_json::json!({ "error": e.to_string(), "exit_code": exit_code })
-                ));
+                print_json_error(&e.to_string(), exit_code);
             }
             to_stderr(format_args!("speccoder {command}: {e}"));
             exit_code
         }
     }
+}
+
+/// Prints a failure as the one JSON object `--json` promises: `{"error": …, "exit_code": …}`.
+pub fn print_json_error(message: &str, exit_code: u8) {
+    to_stdout(format_args!("{}", serde_json::json!({ "error": message, "exit_code": exit_code })));
 }
 
 /// Writes one line to stdout.

@@ -1,55 +1,93 @@
-//! `speccoder schema [--check]`.
+//! `speccoder schema [--check] [--out DIR] [--json]`.
 
 use std::fs;
+use std::path::Path;
 
 use speccoder_attest::schema;
 use speccoder_attest::{exit, input, output_file};
 
 use crate::cli::SchemaArgs;
 
+/// What `speccoder schema` did: the schema files it wrote, or found up to date with `--check`.
+#[derive(Debug, serde::Serialize)]
+struct SchemaReport {
+    /// The directory that holds the schemas.
+    dir: String,
+    /// Whether the files were only compared (`--check`).
+    check: bool,
+    /// The files, each as its path.
+    files: Vec<String>,
+}
+
+impl std::fmt::Display for SchemaReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.check {
+            return writeln!(f, "{} schemas in {} are up to date", self.files.len(), self.dir);
+        }
+        self.files.iter().try_for_each(|file| writeln!(f, "wrote {file}"))
+    }
+}
+
+/// Why `speccoder schema` stopped.
+#[derive(Debug, thiserror::Error)]
+enum SchemaError {
+    /// `--check`: these files differ from the types, or cannot be read.
+    #[error("{}; run `speccoder schema` to regenerate them, then commit the result", .0.join("; "))]
+    Differ(Vec<String>),
+    /// A file or the directory could not be written.
+    #[error("{0}")]
+    Write(String),
+}
+
+impl SchemaError {
+    fn exit_code(&self) -> u8 {
+        match self {
+            SchemaError::Differ(_) => exit::DOES_NOT_HOLD,
+            SchemaError::Write(_) => exit::INTERNAL,
+        }
+    }
+}
+
 pub fn run(args: &SchemaArgs) -> u8 {
+    let result = if args.check { check(&args.out) } else { write(&args.out) };
+    super::output::finish("schema", args.json, result, |_| exit::OK, SchemaError::exit_code)
+}
+
+/// Compares every schema file in `dir` with what the types generate.
+fn check(dir: &Path) -> Result<SchemaReport, SchemaError> {
     let files = schema::all();
-    if args.check {
-        let mut differing = Vec::new();
-        for f in &files {
-            let path = args.out.join(f.name);
-            // A file larger than twice what the types generate differs, and is not read whole.
-            let bound = u64::try_from(f.text.len()).unwrap_or(u64::MAX).saturating_mul(2);
-            match input::read_regular(&path, bound) {
-                Ok(bytes) if bytes == f.text.as_bytes() => {}
-                Ok(_) | Err(input::InputError::TooLarge { .. }) => {
-                    differing.push(format!("{} differs from what the types generate", path.display()));
-                }
-                Err(e) => differing.push(format!("{} cannot be read: {}", path.display(), e.reason())),
-            }
-        }
-        if differing.is_empty() {
-            super::output::to_stdout(format_args!(
-                "{} schemas in {} are up to date",
-                files.len(),
-                args.out.display()
-            ));
-            return exit::OK;
-        }
-        for d in &differing {
-            super::output::to_stderr(format_args!("speccoder schema --check: {d}"));
-        }
-        super::output::to_stderr(format_args!(
-            "run `speccoder schema` to regenerate them, then commit the result"
-        ));
-        return exit::DOES_NOT_HOLD;
-    }
-    if let Err(e) = fs::create_dir_all(&args.out) {
-        super::output::to_stderr(format_args!("speccoder schema: cannot create {}: {e}", args.out.display()));
-        return exit::INTERNAL;
-    }
+    let mut differing = Vec::new();
     for f in &files {
-        let path = args.out.join(f.name);
-        if let Err(e) = output_file::write_whole(&path, f.text.as_bytes()) {
-            super::output::to_stderr(format_args!("speccoder schema: {e}"));
-            return exit::INTERNAL;
+        let path = dir.join(f.name);
+        // A file larger than twice what the types generate differs, and is not read whole.
+        let bound = u64::try_from(f.text.len()).unwrap_or(u64::MAX).saturating_mul(2);
+        match input::read_regular(&path, bound) {
+            Ok(bytes) if bytes == f.text.as_bytes() => {}
+            Ok(_) | Err(input::InputError::TooLarge { .. }) => {
+                differing.push(format!("{} differs from what the types generate", path.display()));
+            }
+            Err(e) => differing.push(format!("{} cannot be read: {}", path.display(), e.reason())),
         }
-        super::output::to_stdout(format_args!("wrote {}", path.display()));
     }
-    exit::OK
+    if !differing.is_empty() {
+        return Err(SchemaError::Differ(differing));
+    }
+    Ok(SchemaReport {
+        dir: dir.display().to_string(),
+        check: true,
+        files: files.iter().map(|f| dir.join(f.name).display().to_string()).collect(),
+    })
+}
+
+/// Writes every schema file into `dir`, each replaced whole.
+fn write(dir: &Path) -> Result<SchemaReport, SchemaError> {
+    fs::create_dir_all(dir)
+        .map_err(|e| SchemaError::Write(format!("cannot create {}: {e}", dir.display())))?;
+    let mut written = Vec::new();
+    for f in schema::all() {
+        let path = dir.join(f.name);
+        output_file::write_whole(&path, f.text.as_bytes()).map_err(|e| SchemaError::Write(e.to_string()))?;
+        written.push(path.display().to_string());
+    }
+    Ok(SchemaReport { dir: dir.display().to_string(), check: false, files: written })
 }

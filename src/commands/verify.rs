@@ -12,10 +12,7 @@ use crate::cli::{SignatureTimeArg, VerifyArgs};
 pub fn run(args: &VerifyArgs) -> u8 {
     let fail = |code: u8, msg: String| {
         if args.json {
-            super::output::to_stdout(format_args!(
-                "{}",
-                serde_json::json!({ "error": msg, "exit_code": code })
-            ));
+            super::output::print_json_error(&msg, code);
         }
         super::output::to_stderr(format_args!("speccoder attest verify: {msg}"));
         code

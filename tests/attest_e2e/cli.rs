@@ -94,6 +94,33 @@ fn json_errors_are_one_object_with_the_message_and_the_exit_code() {
     assert!(report["error"].as_str().unwrap().contains("task `T099` not found"), "{out}");
 }
 
+/// A command line that cannot be run (a missing or unknown argument, a bad value, a `-C` that
+/// does not exist) still prints its one JSON object when it asked for `--json`, with exit 2, and
+/// the usual message on stderr.
+#[test]
+fn usage_errors_under_json_are_one_object_with_exit_code_2() {
+    let s = Setup::speckit(Evidence::Verified);
+    let cases: [(&[&str], &str); 5] = [
+        (&["attest", T005, "--json"], "the following required arguments were not provided"),
+        (&["skip", T005, "--json"], "--reason"),
+        (&["attest", "verify", "--json", "--jobs", "0"], "invalid value '0' for '--jobs <N>'"),
+        (&["attest", "push", "--bogus", "--json"], "unexpected argument '--bogus'"),
+        (&["-C", "no-such-dir", "attest", "verify", "--json"], "cannot change to no-such-dir"),
+    ];
+    for (args, says) in cases {
+        let out = s.project.speccoder(args).failure(2);
+        let report: Value =
+            serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}\n{out}"));
+        assert_eq!(report["exit_code"], 2, "{args:?}");
+        let error = report["error"].as_str().unwrap();
+        assert!(error.contains(says) && !error.starts_with("error:"), "{args:?}: {error}");
+        assert!(!error.contains("Usage:") && !error.contains("--help"), "the first paragraph only: {error}");
+        assert!(out.stderr.contains(says), "{args:?}\n{out}");
+    }
+    // Without --json, stdout stays empty.
+    assert_eq!(s.project.speccoder(&["attest", T005]).failure(2).stdout, "");
+}
+
 #[test]
 fn dash_c_runs_in_another_directory() {
     let s = Setup::speckit(Evidence::Verified);
