@@ -320,6 +320,7 @@ impl AttestError {
 fn git_exit_code(e: &GitError) -> u8 {
     match e {
         GitError::Discover { .. }
+        | GitError::Open { .. }
         | GitError::NoWorkTree { .. }
         | GitError::UnknownRevision { .. }
         | GitError::RefMoved { .. }

@@ -114,6 +114,7 @@ impl SyncError {
             SyncError::Git(
                 GitError::GitCommand { .. }
                 | GitError::Discover { .. }
+                | GitError::Open { .. }
                 | GitError::RefMoved { .. }
                 | GitError::RefLocked { .. }
                 | GitError::Contention { .. }

@@ -17,6 +17,16 @@ pub enum GitError {
         source: gix::Error,
     },
 
+    /// A repository was found, but gix cannot open it (an unsupported object format, a broken
+    /// configuration, an ownership it does not trust).
+    #[error("the git repository {git_dir} cannot be opened: {reason}")]
+    Open {
+        /// The repository's git directory.
+        git_dir: PathBuf,
+        /// What stops it, and what to do when that is known.
+        reason: String,
+    },
+
     /// The operation needs a work tree but the repository is bare.
     #[error("the repository at {git_dir} has no work tree: run this in a checkout, not a bare repository")]
     NoWorkTree {

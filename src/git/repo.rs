@@ -51,6 +51,26 @@ pub enum Head {
 /// repository gix opens with reduced trust keeps gix's own lower limit.
 pub const OBJECT_SIZE_LIMIT: usize = 256 << 20;
 
+/// Why no repository could be opened from `dir`: none is there, or the one git would use cannot
+/// be opened by gix, said with gix's own reasons.
+fn unopened(dir: &Path, source: gix::Error) -> GitError {
+    let Ok((found, _)) = gix::discover::upwards(dir) else {
+        return GitError::Discover { path: dir.to_owned(), source };
+    };
+    let (git_dir, _) = found.into_repository_and_work_tree_directories();
+    let mut reason = source.to_string();
+    let mut next = std::error::Error::source(&source);
+    while let Some(e) = next {
+        reason.push_str(": ");
+        reason.push_str(&e.to_string());
+        next = e.source();
+    }
+    if reason.contains("Object format is not enabled") {
+        reason.push_str(" (speccoder reads SHA-1 repositories only)");
+    }
+    GitError::Open { git_dir, reason }
+}
+
 impl Repo {
     /// Open the repository containing `dir` (searching upwards, like git does), reading no object
     /// larger than [`OBJECT_SIZE_LIMIT`].
@@ -60,7 +80,7 @@ impl Repo {
         trust.full =
             trust.full.config_overrides([format!("gitoxide.objects.allocLimit={OBJECT_SIZE_LIMIT}")]);
         let inner = gix::ThreadSafeRepository::discover_opts(dir, Default::default(), trust)
-            .map_err(|source| GitError::Discover { path: dir.to_owned(), source })?;
+            .map_err(|source| unopened(dir, source))?;
         Ok(Repo::from_gix(inner.into()))
     }
 

@@ -121,6 +121,22 @@ fn usage_errors_under_json_are_one_object_with_exit_code_2() {
     assert_eq!(s.project.speccoder(&["attest", T005]).failure(2).stdout, "");
 }
 
+/// A repository gix cannot open is named with gix's reason, not taken for no repository at all:
+/// a SHA-256 repository says that speccoder reads SHA-1 ones.
+#[test]
+fn a_sha256_repository_is_refused_as_unsupported_not_as_missing() {
+    let s = Setup::speckit(Evidence::Verified);
+    let dir = s.project.scratch_dir("sha256");
+    let init = common::git_command(&dir, &s.project.home, &["init", "-q", "--object-format=sha256"]);
+    assert_eq!(common::run(init).code(), Some(0));
+    for args in [&["attest", "verify"][..], &["skip", T005, "--reason", "r"], &["attest", "fetch"]] {
+        let out = s.project.speccoder_in(&dir, args).failure(14);
+        assert!(out.stderr.contains("cannot be opened"), "{args:?}\n{out}");
+        assert!(out.stderr.contains("SHA-1 repositories only"), "{args:?}\n{out}");
+        assert!(!out.stderr.contains("no git repository found"), "{args:?}\n{out}");
+    }
+}
+
 #[test]
 fn dash_c_runs_in_another_directory() {
     let s = Setup::speckit(Evidence::Verified);
