@@ -276,9 +276,9 @@ fn a_published_digest_of_another_judge_section_is_a_policy_mismatch_showing_both
         )),
         "{message}"
     );
-    let ours = finding["expected"].as_str().unwrap();
+    let ours = finding["found"].as_str().unwrap();
     assert!(message.contains(&format!("the version-free recipe gives {ours}")), "{message}");
-    assert_eq!(finding["found"], other.as_str());
+    assert_eq!(finding["expected"], other.as_str(), "the signed digest is the expected one");
     // The other published tick still holds.
     assert_eq!(tick(&report, T006)["outcome"], "evidenced");
 }

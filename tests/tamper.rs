@@ -321,6 +321,48 @@ fn a_line_from_another_commits_note_is_a_subject_mismatch() {
     expect_tick(&report, "evidenced", None);
 }
 
+/// Where a finding compares the signed evidence with the repository, `expected` is always the
+/// signed value and `found` the repository's, so a reader never has to guess which is which.
+#[test]
+fn a_note_copied_to_another_task_s_commit_reports_the_signed_values_as_expected() {
+    let c = setup();
+    let first = c.p.rev("HEAD");
+    let first_tree = c.p.rev("HEAD^{tree}");
+    let note = c.p.note("HEAD").unwrap();
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(c.p.read(tasks)).unwrap();
+    c.p.write(tasks, text.replacen("- [ ] T006", "- [X] T006", 1));
+    c.p.git(&["add", tasks]);
+    let message = "Tick T006 by hand\n\nSpec-Task: 001-bookmark-tags/T006\nVerdict: verified\n";
+    c.p.git(&["commit", "-q", "-m", message]);
+    let file = c.p.scratch.join("copied");
+    std::fs::write(&file, &note).unwrap();
+    c.p.git(&["notes", "--ref=speccoder", "add", "--no-stripspace", "-F", file.to_str().unwrap(), "HEAD"]);
+    let (second, second_tree) = (c.p.rev("HEAD"), c.p.rev("HEAD^{tree}"));
+
+    let (code, report) = verify_with(&c, &["HEAD"]);
+    assert_eq!(code, 26, "{report:#}");
+    let findings = report["ticks"][0]["findings"].as_array().unwrap();
+    let values = |code: &str| {
+        let f =
+            findings.iter().find(|f| f["code"] == code).unwrap_or_else(|| panic!("no {code}: {findings:#?}"));
+        (f["expected"].as_str().unwrap().to_owned(), f["found"].as_str().unwrap().to_owned())
+    };
+    let (expected, found) = values("subject_mismatch");
+    assert!(expected.contains(&format!("001-bookmark-tags/T005@{first}")), "{expected}");
+    assert!(found.contains(&format!("001-bookmark-tags/T006@{second}")), "{found}");
+    assert_eq!(
+        values("task_mismatch"),
+        ("001-bookmark-tags/T005".to_owned(), "001-bookmark-tags/T006".to_owned())
+    );
+    assert_eq!(values("tree_mismatch"), (first_tree, second_tree));
+    let (signed, at_commit) = values("line_hash_mismatch");
+    let tv =
+        c.p.note_lines("HEAD").into_iter().find(|l| l.predicate_type().ends_with("task-verification/v0"));
+    assert_eq!(signed, tv.unwrap().statement["predicate"]["task"]["line_hash"].as_str().unwrap(), "signed");
+    assert_ne!(at_commit, signed);
+}
+
 #[test]
 fn a_note_moved_to_another_commit_leaves_the_task_commit_missing() {
     let c = setup();

@@ -42,7 +42,7 @@ pub fn subjects(
             _ => false,
         };
         if !subject_ok {
-            let found = line
+            let signed = line
                 .subject
                 .iter()
                 .map(|s| {
@@ -58,7 +58,7 @@ pub fn subjects(
                     "the statement is about another task or commit",
                 )
                 .at_line(line.number)
-                .expected_found(format!("{target}@{commit_hex} sha256:{commit_sha256}"), found),
+                .expected_found(signed, format!("{target}@{commit_hex} sha256:{commit_sha256}")),
             );
         }
     }
@@ -248,7 +248,7 @@ impl<'r> Rules<'r> {
         if p.tree.parse::<ObjectId>().ok() != Some(commit.tree) {
             findings.push(
                 mismatch("tree_mismatch", "the signed tree is not the task commit's tree")
-                    .expected_found(commit.tree.to_string(), p.tree.clone()),
+                    .expected_found(p.tree.clone(), commit.tree.to_string()),
             );
         }
 

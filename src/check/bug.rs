@@ -27,7 +27,7 @@ pub fn anchor_findings(p: &TaskVerificationV0, facts: &TaskFacts, line: usize) -
                 "the signed bug.triad_sha256 is not the digest of the bug home at the task commit",
             )
             .at_line(line)
-            .expected_found(facts.section_hash.clone(), triad.unwrap_or_else(|| "(absent)".into())),
+            .expected_found(triad.unwrap_or_else(|| "(absent)".into()), facts.section_hash.clone()),
         );
     }
     let home = field("home");
@@ -39,7 +39,7 @@ pub fn anchor_findings(p: &TaskVerificationV0, facts: &TaskFacts, line: usize) -
                 "the signed bug.home is not the task's bug home",
             )
             .at_line(line)
-            .expected_found(facts.tasks_path.clone(), home.unwrap_or_else(|| "(absent)".into())),
+            .expected_found(home.unwrap_or_else(|| "(absent)".into()), facts.tasks_path.clone()),
         );
     }
     out

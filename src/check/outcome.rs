@@ -56,10 +56,12 @@ pub struct Finding {
     /// The 1-based line of the note, when the finding is about one line.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
-    /// What the verifier expected, when that helps.
+    /// What the verifier expected, when that helps. Where the signed evidence is compared with
+    /// the repository (the commit, its trailers, its tree, the head), this is always the signed
+    /// value; where a line is checked against the format, what the format requires.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expected: Option<String>,
-    /// What it found instead.
+    /// What it found instead: the repository's value, or the line's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found: Option<String>,
 }

@@ -87,7 +87,7 @@ pub fn policy_recipe(
             ),
         )
         .at_line(line)
-        .expected_found(ours, signed),
+        .expected_found(signed, ours),
     );
     None
 }
@@ -200,7 +200,7 @@ mod tests {
         );
         assert_eq!(
             (f.expected.as_deref(), f.found.as_deref()),
-            (Some(config.sha256().as_str()), Some(signed.as_str()))
+            (Some(signed.as_str()), Some(config.sha256().as_str()))
         );
     }
 
