@@ -359,3 +359,47 @@ fn a_staging_directory_a_killed_store_left_is_cleared_by_a_later_store_once_aban
         [format!("{}/files/a.rs", key(&first)), format!("{}/manifest.json", key(&first))]
     );
 }
+
+#[test]
+fn store_refuses_names_git_takes_for_dot_git_or_dot_gitmodules_and_stores_nothing() {
+    let p = Project::new();
+    for (name, what) in [
+        ("GIT~1/c", "`.git`"),
+        (".git./c", "`.git`"),
+        (".git /c", "`.git`"),
+        ("\u{200c}.git/c", "`.git`"),
+        (".gitmodules", "`.gitmodules`"),
+        ("sub/.GITMODULES", "`.gitmodules`"),
+        ("GITMOD~1", "`.gitmodules`"),
+    ] {
+        let dir = tests_dir(
+            &p,
+            "held",
+            &[("a.rs", "t\n"), (name, "[submodule \"x\"]\n\turl = --upload-pack=touch\n")],
+        );
+        let out = p.run(&["held-out", "store", "001-bookmark-tags/T005", dir.to_str().unwrap()]).expect(13);
+        assert!(out.stderr.contains(name) && out.stderr.contains(what), "{name:?}: {}", out.stderr);
+        assert!(!p.root.join(".git/speccoder").exists(), "{name:?} was stored");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_stored_set_an_older_build_let_in_with_a_git_name_is_named_with_its_path_not_an_internal_error() {
+    let p = Project::new();
+    let good = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "b", &[("b.rs", "B")]));
+    close_with(&p, "001-bookmark-tags/T006", &good);
+    let manifest = format!(
+        r#"{{"files":[{{"path":"GIT~1/c","sha256":"{}"}}],"task":"001-bookmark-tags/T005","version":1}}"#,
+        sha256_hex("x\n")
+    );
+    let key = hand_made_set(&p, manifest.as_bytes(), &[]);
+    let set = store_dir(&p, UNIT).join(&key);
+    std::fs::create_dir_all(set.join("files/GIT~1")).unwrap();
+    std::fs::write(set.join("files/GIT~1/c"), "x\n").unwrap();
+    let before = p.snapshot();
+    let out = p.run(&["held-out", "publish"]).expect(13);
+    assert!(out.stderr.contains(&key) && out.stderr.contains("GIT~1/c"), "{}", out.stderr);
+    assert!(out.stderr.contains("`.git`"), "{}", out.stderr);
+    assert_eq!(p.snapshot(), before);
+}

@@ -65,7 +65,9 @@ pub enum ManifestError {
     #[error("it names no files; a held-out set holds at least one test file")]
     Empty,
     /// A path that could leave the set or cannot be a file in it.
-    #[error("it names the path `{path}`, which {reason}; every path must stay inside the set")]
+    #[error(
+        "it names the path `{path}`, which {reason}; every path must stay inside the set and be a name git takes as an ordinary file (rename it)"
+    )]
     Path {
         /// The offending path (control characters escaped).
         path: String,
@@ -80,8 +82,9 @@ pub enum ManifestError {
     Duplicate(String),
 }
 
-/// Checks a path of a set (hostile input): relative, `/`-separated, no empty, `.`, `..` or `.git`
-/// component, no backslash, drive letter or control character, at most [`MAX_PATH_BYTES`].
+/// Checks a path of a set (hostile input): relative, `/`-separated, no empty, `.` or `..`
+/// component, no backslash, drive letter or control character, at most [`MAX_PATH_BYTES`], and no
+/// component that git refuses in a tree or treats as its own ([`special_to_git`]).
 ///
 /// # Errors
 /// The rule broken, as [`ManifestError::Path`].
@@ -115,11 +118,42 @@ pub fn check_set_path(path: &str) -> Result<(), ManifestError> {
         match component {
             "" => return bad("has an empty component"),
             "." | ".." => return bad("has a `.` or `..` component"),
-            c if c.eq_ignore_ascii_case(".git") => return bad("has a `.git` component"),
-            _ => {}
+            c => {
+                if let Some(reason) = special_to_git(c) {
+                    return bad(reason);
+                }
+            }
         }
     }
     Ok(())
+}
+
+/// Why git would refuse `component` as a name in a tree, or read it as one of its own files: gix's
+/// check of a tree entry's name with every protection on (Windows, NTFS, HFS+), so `.git`, `GIT~1`,
+/// `.git.` and `.g\u{200c}it` are caught alike. The check runs as for a symbolic link, which
+/// makes it refuse `.gitmodules` and the names NTFS and HFS+ take for it (`GITMOD~1`,
+/// `.GITMODULES`) too: `git fsck` reads every blob so named as submodule configuration.
+fn special_to_git(component: &str) -> Option<&'static str> {
+    use gix::validate::path::component::{Error, Mode, Options};
+    let err =
+        gix::validate::path::component(component.into(), Some(Mode::Symlink), Options::default()).err()?;
+    Some(match err {
+        Error::DotGitDir => "has a component git takes for `.git` (such as `GIT~1`, `.git.` or `.GIT`)",
+        Error::SymlinkedGitModules => {
+            "has a component git takes for `.gitmodules` (such as `.GITMODULES` or `GITMOD~1`), which `git fsck` checks as submodule configuration"
+        }
+        Error::WindowsReservedName => {
+            "has a component that is a Windows device name (such as `CON`, `NUL` or `aux.rs`)"
+        }
+        Error::WindowsIllegalCharacter => {
+            "has a component with a character Windows forbids in a name (one of `:<>\"|?*`) or ending in `.` or a space"
+        }
+        Error::WindowsPathPrefix => "has a component that starts with a drive letter",
+        Error::PathSeparator => "holds a backslash",
+        Error::Empty => "has an empty component",
+        Error::Relative => "has a `.` or `..` component",
+        _ => "has a component git does not take as a name in a tree",
+    })
 }
 
 /// The digest of manifest bytes, lowercase hex: the set's key.
@@ -244,8 +278,40 @@ mod tests {
         {
             assert!(matches!(check_set_path(bad), Err(ManifestError::Path { .. })), "{bad:?}");
         }
-        for good in ["a", "tests/held_out/tags.rs", "..a", "a..", ".hidden"] {
+        for good in
+            ["a", "tests/held_out/tags.rs", "..a", ".hidden", ".gitignore", "git~1x/a", "gitmodules.rs"]
+        {
             assert!(check_set_path(good).is_ok(), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn names_git_takes_for_its_own_or_refuses_in_a_tree_are_refused() {
+        for (bad, reason) in [
+            (".git/config", "`.git`"),
+            ("a/.GIT/x", "`.git`"),
+            ("GIT~1/c", "`.git`"),
+            ("git~1", "`.git`"),
+            (".git./c", "`.git`"),
+            (".git /c", "`.git`"),
+            (".git::$INDEX_ALLOCATION/c", "`.git`"),
+            ("\u{200c}.git/c", "`.git`"),
+            (".g\u{200d}it/c", "`.git`"),
+            (".gitmodules", "`.gitmodules`"),
+            ("sub/.GITMODULES", "`.gitmodules`"),
+            ("GITMOD~1", "`.gitmodules`"),
+            (".gitmodules.", "`.gitmodules`"),
+            (".gitm\u{feff}odules", "`.gitmodules`"),
+            ("aux.rs", "Windows device"),
+            ("a..", "Windows forbids"),
+            ("a/b?.rs", "Windows forbids"),
+        ] {
+            match check_set_path(bad) {
+                Err(ManifestError::Path { reason: found, .. }) => {
+                    assert!(found.contains(reason), "{bad:?}: {found}")
+                }
+                other => panic!("{bad:?}: {other:?}"),
+            }
         }
     }
 
