@@ -201,7 +201,8 @@ pub enum HeldOutSub {
     /// Exit codes: 0 stored (or stored already); 2 bad target, unknown unit or task, a store in
     /// the work tree; 13 DIR holds no files, a symbolic link, a special file or an unusable name
     /// (one git takes for `.git` or `.gitmodules`, such as GIT~1 or .git., or one Windows cannot
-    /// hold), or a damaged set with the same key exists; 14 unborn branch; 1 internal error.
+    /// hold), a manifest that would leak (an absolute local path in --run, a token), or a damaged
+    /// set with the same key exists; 14 unborn branch; 1 internal error.
     Store(HeldOutStoreArgs),
     /// Publish the stored sets that closed tasks on HEAD name to refs/speccoder/held-out/<unit>.
     ///
@@ -215,10 +216,10 @@ pub enum HeldOutSub {
     ///
     /// Exit codes: 0 published (or nothing to publish); 26 a named set was tampered (the others
     /// were published); 2 unknown --unit, a store in the work tree; 13 a manifest that is not
-    /// valid or names a path outside its set or one store refuses, or a symbolic link in a set
-    /// (the message names the set and the path; nothing written);
-    /// 14 unborn branch, the ref kept moving or stayed locked (the message names the lock file);
-    /// 1 internal error.
+    /// valid, would leak, or names a path outside its set or one store refuses, or a symbolic
+    /// link in a set (the message names the set and the path; nothing written); 14 unborn
+    /// branch, the ref kept moving or stayed locked (the message names the lock file); 1 internal
+    /// error.
     Publish(HeldOutPublishArgs),
 }
 
@@ -231,7 +232,8 @@ pub struct HeldOutStoreArgs {
     /// The directory holding the held-out test files.
     #[arg(value_name = "DIR")]
     pub source: PathBuf,
-    /// The run that uses the set (recorded in the manifest).
+    /// The run that uses the set (recorded in the manifest; refused if it would leak, as the
+    /// evidence's run is).
     #[arg(long, value_name = "RUN")]
     pub run: Option<String>,
     /// The store (default: <git common dir>/speccoder/held-out).

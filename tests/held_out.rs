@@ -403,3 +403,33 @@ fn a_stored_set_an_older_build_let_in_with_a_git_name_is_named_with_its_path_not
     assert!(out.stderr.contains("`.git`"), "{}", out.stderr);
     assert_eq!(p.snapshot(), before);
 }
+
+#[test]
+fn store_refuses_a_run_that_would_leak_as_attest_refuses_the_evidences_run_and_stores_nothing() {
+    let p = Project::new();
+    let dir = tests_dir(&p, "held", &[("a.rs", "A"), ("tmp/home/b.rs", "B")]);
+    let dir = dir.to_str().unwrap();
+    for run in ["/home/alice/run", "run-/tmp/x", "ghp_0123456789abcdefghijABCDEFGHIJ012345"] {
+        let out = p.run(&["held-out", "store", "001-bookmark-tags/T006", dir, "--run", run]).expect(13);
+        assert!(out.stderr.contains("would leak") && out.stderr.contains("--run"), "{run}: {}", out.stderr);
+        assert!(!out.stderr.contains(run), "the message does not repeat the leak: {}", out.stderr);
+        assert!(!p.root.join(".git/speccoder").exists(), "{run} was stored");
+    }
+    // Relative paths that merely hold `tmp` or `home` are no leak.
+    store(&p, "001-bookmark-tags/T006", Path::new(dir));
+}
+
+#[test]
+fn a_stored_set_whose_run_would_leak_is_never_published() {
+    let p = Project::new();
+    let manifest = format!(
+        r#"{{"files":[{{"path":"a.rs","sha256":"{}"}}],"run":"/home/alice/run","task":"001-bookmark-tags/T005","version":1}}"#,
+        sha256_hex("A")
+    );
+    let key = hand_made_set(&p, manifest.as_bytes(), &[("a.rs", "A")]);
+    let before = p.snapshot();
+    let out = p.run(&["held-out", "publish"]).expect(13);
+    assert!(out.stderr.contains(&key) && out.stderr.contains("would leak"), "{}", out.stderr);
+    assert!(!out.stderr.contains("/home/alice"), "{}", out.stderr);
+    assert_eq!(p.snapshot(), before);
+}

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use crate::attest::AttestError;
 use crate::exit;
 use crate::git::GitError;
+use crate::model::clean::LeakAt;
 use crate::spec;
 
 /// Why a held-out command stopped. Nothing is written in any of these cases.
@@ -30,6 +31,17 @@ pub enum HeldOutError {
         dir: PathBuf,
         /// What is wrong.
         message: String,
+    },
+    /// The manifest would record a leak (an absolute local path, a token): the clean check the
+    /// evidence goes through found it.
+    #[error(
+        "the held-out manifest would leak {leak}; it comes from {origin}: change it there and run again (nothing was stored)"
+    )]
+    Leak {
+        /// What and where in the manifest (a JSON pointer).
+        leak: LeakAt,
+        /// Where the value came from.
+        origin: String,
     },
     /// A stored set cannot be published at all; nothing was written.
     #[error(
@@ -72,6 +84,7 @@ impl HeldOutError {
             HeldOutError::Attest(e) => e.exit_code(),
             HeldOutError::StoreInWorkTree { .. } => exit::USAGE,
             HeldOutError::Source { .. }
+            | HeldOutError::Leak { .. }
             | HeldOutError::BadSet { .. }
             | HeldOutError::StoredDiffers { .. } => exit::CONFIG,
             HeldOutError::Io { .. } => exit::INTERNAL,

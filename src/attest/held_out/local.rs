@@ -9,6 +9,7 @@ use super::error::HeldOutError;
 use crate::attest::AttestError;
 use crate::attest::bounded::read_bounded;
 use crate::git::{Head, ObjectId, Repo};
+use crate::model::clean::{self, LeakAt};
 use crate::model::digest::sha256_hex;
 use crate::model::held_out::{FILES_DIR, HeldOutManifest, MANIFEST_FILE, manifest_digest};
 
@@ -94,6 +95,13 @@ pub(super) fn resolve(path: &Path) -> PathBuf {
     out
 }
 
+/// The first leak in a manifest's strings (its task, its run, its paths), by the clean check every
+/// statement of the evidence goes through: a published set lands in a ref meant to be pushed.
+pub(super) fn manifest_leak(manifest: &HeldOutManifest) -> Result<(), LeakAt> {
+    // A manifest is strings and numbers only: it always becomes a JSON value.
+    serde_json::to_value(manifest).map_or(Ok(()), |value| clean::check_value(&value))
+}
+
 /// What a walk found at a path.
 pub(super) enum Entry {
     File,
@@ -160,6 +168,9 @@ pub(super) fn read_set(set_dir: &Path, key: &str, unit: &str) -> Result<ReadySet
         .map_err(|e| Invalid(format!("{MANIFEST_FILE} cannot be read: {e}")))?
         .ok_or_else(|| Invalid(format!("{MANIFEST_FILE} is larger than {MAX_MANIFEST_BYTES} bytes")))?;
     let manifest = HeldOutManifest::parse(&bytes).map_err(|e| Invalid(format!("{MANIFEST_FILE}: {e}")))?;
+    if let Err(leak) = manifest_leak(&manifest) {
+        return Err(Invalid(format!("{MANIFEST_FILE} would leak {leak}, and the ref is meant to be pushed")));
+    }
     if manifest.unit() != unit {
         return Err(Invalid(format!(
             "{MANIFEST_FILE} is for task {}, which is not of unit {unit}",

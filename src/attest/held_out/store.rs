@@ -8,7 +8,9 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 
 use super::error::HeldOutError;
-use super::local::{Entry, MAX_FILE_BYTES, SetProblem, head_commit, read_set, store_root, walk};
+use super::local::{
+    Entry, MAX_FILE_BYTES, SetProblem, head_commit, manifest_leak, read_set, store_root, walk,
+};
 use crate::attest::bounded::read_bounded;
 use crate::attest::pipeline::split_target;
 use crate::git::{Repo, trailers};
@@ -55,7 +57,8 @@ impl std::fmt::Display for StoreReport {
 ///
 /// # Errors
 /// An unknown unit or task, files that cannot be taken (a symbolic link, a special file, a name
-/// that is not UTF-8, none at all), a store inside the work tree, a damaged set with the same key.
+/// that is not UTF-8 or that git takes for its own, none at all), a manifest that would leak (an
+/// absolute local path in `--run`), a store inside the work tree, a damaged set with the same key.
 pub fn store(repo: &Repo, req: &StoreRequest) -> Result<StoreReport, HeldOutError> {
     let (unit, task_id) = split_target(&req.target)?;
     let head = head_commit(repo)?;
@@ -66,6 +69,14 @@ pub fn store(repo: &Repo, req: &StoreRequest) -> Result<StoreReport, HeldOutErro
     let files = read_source(&req.dir).map_err(source_error)?;
     let manifest = HeldOutManifest::new(&target, run.as_deref(), &files)
         .map_err(|e| source_error(format!("the manifest {e}")))?;
+    manifest_leak(&manifest).map_err(|leak| {
+        let origin = match leak.pointer.split('/').nth(1) {
+            Some("run") => "the command line's --run".to_owned(),
+            Some("files") => format!("a file or folder name under {}", req.dir.display()),
+            _ => "the <unit>/<task> given on the command line".to_owned(),
+        };
+        HeldOutError::Leak { leak, origin }
+    })?;
     let bytes = manifest.to_bytes();
     let key = manifest_digest(&bytes);
     let unit_dir = store_root(repo, req.store.as_deref())?.join(&facts.unit);
