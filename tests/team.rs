@@ -655,6 +655,60 @@ fn a_depth_one_clone_is_told_to_fetch_the_whole_history_and_a_clone_without_note
 }
 
 #[test]
+fn a_shallow_clone_checked_by_range_or_every_commit_is_told_to_fetch_the_whole_history() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "t5plus"]);
+    for id in ["T001", "T002", "T003"] {
+        ada.attest(id, &[]);
+    }
+    ada.git(&["commit", "-q", "--allow-empty", "-m", "A plain commit on top"]);
+    ada.git(&["push", "-q", "origin", "t5plus"]);
+    ada.speccoder(&["attest", "push"]).success();
+    let allowed = ada.allowed_file();
+    let allowed = allowed.to_str().unwrap();
+
+    // The history below the tip, and with it the three task commits, was never fetched.
+    let shallow = team.clone("shallow", &["--depth", "1", "-b", "t5plus"]);
+    shallow.speccoder(&["attest", "fetch"]).success();
+    shallow.git(&["fetch", "-q", "--depth", "1", "origin", "main:refs/remotes/origin/main"]);
+    let fetch_all = |out: &Run| {
+        assert!(
+            out.stderr.contains("this clone is shallow") && out.stderr.contains("git fetch --unshallow"),
+            "{out}"
+        );
+    };
+    let verify = |clone: &Clone<'_>, extra: &[&str]| {
+        let mut args = vec!["attest", "verify"];
+        args.extend(extra);
+        args.extend(["--allowed-signers", allowed]);
+        clone.speccoder(&args)
+    };
+    let by_range = verify(&shallow, &["origin/main..HEAD", "--allow-empty"]).failure(14);
+    fetch_all(&by_range);
+    assert!(!by_range.stdout.contains("0 checked"), "{by_range}");
+    fetch_all(&verify(&shallow, &[]).failure(14));
+    fetch_all(&verify(&shallow, &["--allow-empty"]).failure(14));
+    fetch_all(&verify(&shallow, &["--branch", "--base", "origin/main"]).failure(14));
+
+    // Deepened by two, the shallow boundary is the second task commit: a range that starts there
+    // (present, and where the walk ends) is whole and checks; one that goes on below it is not.
+    shallow.git(&["fetch", "-q", "--deepen", "2", "origin", "t5plus"]);
+    let whole = verify(&shallow, &["HEAD~2..HEAD", "--json"]);
+    assert_eq!(whole.code(), Some(0), "{whole}");
+    let report: Value = serde_json::from_str(&whole.stdout).unwrap();
+    assert_eq!(report["ticks"].as_array().unwrap().len(), 1, "{whole}");
+    assert_eq!(report["ticks"][0]["outcome"], "evidenced", "{whole}");
+    fetch_all(&verify(&shallow, &["origin/main..HEAD"]).failure(14));
+    fetch_all(&verify(&shallow, &[]).failure(14));
+
+    // With the whole history, every range checks.
+    shallow.git(&["fetch", "-q", "--unshallow", "origin", "t5plus"]);
+    assert_eq!(verify(&shallow, &["origin/main..HEAD"]).code(), Some(0));
+    team.fsck(&[&ada, &shallow]);
+}
+
+#[test]
 fn a_blob_less_partial_clone_verifies_after_attest_fetch_in_one_batch() {
     let team = Team::new();
     let ada = team.writer("ada", &team.ada);

@@ -81,11 +81,17 @@ pub struct HistoryNeeds<'a> {
     pub unexplained: Vec<&'a str>,
     /// The base was named (or found) but no merge base with the head was.
     pub base_unrelated: bool,
+    /// Every commit a range walk yielded (`attest verify [A..B]`): one at the shallow boundary
+    /// means the walk stopped there, cut off, unless its parents are the base or below it.
+    pub walked: &'a [ObjectId],
+    /// Where that walk was to stop (exclusive); `None`: at the roots.
+    pub base: Option<ObjectId>,
 }
 
 /// In a shallow clone, refuses a check whose history crosses the shallow boundary (a task
-/// commit at the boundary, a ticked task whose commit was not found, a base beyond it), saying to
-/// fetch the whole history; a complete clone always passes.
+/// commit at the boundary, a ticked task whose commit was not found, a base beyond it, a walked
+/// range that stopped at the boundary rather than at its base or a root), saying to fetch the
+/// whole history; a complete clone always passes.
 ///
 /// # Errors
 /// [`VerifyError::Shallow`].
@@ -105,10 +111,39 @@ pub fn history_reaches(repo: &Repo, needs: &HistoryNeeds<'_>) -> Result<(), Veri
         (*first, format!("no task commit for {task}{others} was found above it"))
     } else if needs.base_unrelated {
         (*first, "the merge base of the head and the base lies beyond it".to_owned())
+    } else if let Some(c) = walk_cut_off_at(repo, needs, &boundary)? {
+        let to = needs.base.map_or_else(|| "its root commits".to_owned(), |b| format!("the base {b}"));
+        (
+            c,
+            format!(
+                "the commits checked go on below it to {to}, and those were not fetched (task commits may be among them)"
+            ),
+        )
     } else {
         return Ok(());
     };
     Err(VerifyError::Shallow { boundary: at.to_string(), why })
+}
+
+/// The first walked commit at the shallow `boundary` (sorted) whose parents (as its commit
+/// records them) are not all the base or below it: the walk stopped there for want of history,
+/// not at the end of the range. A root commit, or one whose parents were fetched and lie at or
+/// below the base, ends the range as it should.
+fn walk_cut_off_at(
+    repo: &Repo,
+    needs: &HistoryNeeds<'_>,
+    boundary: &[ObjectId],
+) -> Result<Option<ObjectId>, VerifyError> {
+    for c in needs.walked.iter().filter(|c| boundary.binary_search(c).is_ok()) {
+        let parents = repo.commit(*c)?.parents;
+        // A parent this clone lacks cannot be placed: the range is cut off (the safe side).
+        let ends_range =
+            |p: &ObjectId| needs.base.is_some_and(|b| *p == b || repo.is_ancestor(*p, b).unwrap_or(false));
+        if !parents.iter().all(ends_range) {
+            return Ok(Some(*c));
+        }
+    }
+    Ok(None)
 }
 
 /// Refuses to check task commits in a clone that has a remote but no notes at all: the evidence

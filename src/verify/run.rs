@@ -26,14 +26,14 @@ use crate::verify::{bugs, decisions, unread};
 /// A revision that does not resolve, or a repository that cannot be read.
 pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result<Report, VerifyError> {
     let head = head_commit(repo)?;
-    let (ids, head_for_lines) = match Checked::of_commits(repo, range)? {
-        Checked::One(id) => (vec![id], head),
-        Checked::Range { head: tip, base } => (repo.walk(tip, base.as_slice())?, tip),
+    let (ids, head_for_lines, walked_base) = match Checked::of_commits(repo, range)? {
+        Checked::One(id) => (vec![id], head, None),
+        Checked::Range { head: tip, base } => (repo.walk(tip, base.as_slice())?, tip, Some(base)),
     };
     let checker = Checker::new(repo, trust, Some(repo.commit_tree(head_for_lines)?))?;
     let single = range.is_some_and(|r| !r.contains(".."));
     let mut task_commits = Vec::new();
-    for id in ids {
+    for &id in &ids {
         let commit = repo.commit(id)?;
         let (target, _) = task_trailers(&commit.message);
         if target.is_some() || single {
@@ -42,7 +42,12 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
     }
     completeness::notes_fetched(repo, &task_commits)?;
     completeness::fetch_what_the_check_reads(repo, repo.commit_tree(head_for_lines)?, &task_commits)?;
-    completeness::history_reaches(repo, &HistoryNeeds { commits: &task_commits, ..HistoryNeeds::default() })?;
+    // A range walk that stopped at the shallow boundary has not seen the whole range.
+    let needs = match walked_base {
+        Some(base) => HistoryNeeds { commits: &task_commits, walked: &ids, base, ..HistoryNeeds::default() },
+        None => HistoryNeeds { commits: &task_commits, ..HistoryNeeds::default() },
+    };
+    completeness::history_reaches(repo, &needs)?;
     let mut reports = checker.check_many(&task_commits);
     if reports.iter().any(lacks_note) {
         let reachable = repo.walk(head, &[])?.into_iter().collect();
@@ -241,7 +246,10 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
         .iter()
         .flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().err().map(|t| t.task.as_str())))
         .collect();
-    completeness::history_reaches(repo, &HistoryNeeds { commits: &ids, unexplained, base_unrelated })?;
+    completeness::history_reaches(
+        repo,
+        &HistoryNeeds { commits: &ids, unexplained, base_unrelated, ..HistoryNeeds::default() },
+    )?;
     let mut reports = checker.check_many(&ids);
     if reports.iter().any(lacks_note) {
         let lost = unreachable.get_or_insert_with(|| unreachable_task_notes(repo, &reachable_set));
