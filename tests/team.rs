@@ -101,15 +101,20 @@ impl Team {
 
     /// A clone of the remote (`extra`: `--depth 1`, `--filter=blob:none`, `-b <branch>`).
     fn clone(&self, name: &str, extra: &[&str]) -> Clone<'_> {
+        let clone = self.clone_without_identity(name, extra);
+        self.identity(&clone.dir, name, &format!("{name}@example.com"));
+        clone
+    }
+
+    /// A clone with no `user.name` or `user.email` anywhere, as a fresh CI checkout is.
+    fn clone_without_identity(&self, name: &str, extra: &[&str]) -> Clone<'_> {
         let mut args = vec!["clone", "-q"];
         args.extend(extra);
         let url = self.url();
         args.push(&url);
         args.push(name);
         self.run_git(self.tmp.path(), &args);
-        let clone = Clone { team: self, dir: self.tmp.path().join(name) };
-        self.identity(&clone.dir, name, &format!("{name}@example.com"));
-        clone
+        Clone { team: self, dir: self.tmp.path().join(name) }
     }
 
     /// A writer's clone: their identity and their SSH signing key in git's config, as for signed
@@ -892,6 +897,46 @@ fn skips_and_held_out_sets_travel_and_two_publishers_sets_are_joined() {
         "ours is left as it was"
     );
     team.fsck(&[&ada, &bob, &ci]);
+}
+
+#[test]
+fn a_clone_without_an_identity_fetches_and_pushes_the_evidence() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.attest("T001", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+
+    // A fresh CI checkout: no identity. Moving a reference needs none (git logs it under a
+    // fallback identity); only a merge commit would.
+    let ci = team.clone_without_identity("ci", &[]);
+    assert!(!ci.git_run(&["config", "user.email"]).status.success(), "no identity in ci");
+    let out = ci.speccoder(&["attest", "fetch"]).success();
+    assert!(out.stdout.contains("fast-forward"), "{out}");
+    assert_eq!(ci.rev(NOTES_REF), ada.rev(NOTES_REF));
+    let logged = ci.git(&["reflog", "show", "--format=%gs", NOTES_REF]);
+    assert!(logged.contains("notes: fast-forward"), "the move is logged: {logged}");
+    let again = ci.speccoder(&["attest", "fetch"]).success();
+    assert!(again.stdout.contains(&format!("{NOTES_REF}: up to date")), "{again}");
+
+    // Only a merge commit needs an identity: notes that moved on both sides are refused (13),
+    // saying how to set one, and ours stay.
+    let note = ["-c", "user.name=CI", "-c", "user.email=ci@example.com", "notes", "--ref", NOTES_REF];
+    ci.git(&[&note[..], &["add", "-m", "ci's own note", "HEAD~1"]].concat());
+    let ours = ci.rev(NOTES_REF);
+    ada.attest("T002", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+    let out = ci.speccoder(&["attest", "fetch"]).failure(13);
+    assert!(out.stderr.contains("git config user.name"), "{out}");
+    assert_eq!(ci.rev(NOTES_REF), ours);
+
+    // A clone that fetched the notes with git alone pushes them; its remote-tracking copy
+    // then says what the remote holds.
+    let other = team.clone_without_identity("other", &[]);
+    other.git(&["fetch", "-q", "origin", &format!("{NOTES_REF}:{NOTES_REF}")]);
+    let out = other.speccoder(&["attest", "push"]).success();
+    assert!(out.stdout.contains("pushed refs/heads/main as refs/heads/main"), "{out}");
+    assert_eq!(other.rev("refs/notes/remotes/origin/speccoder"), ada.rev(NOTES_REF));
+    team.fsck(&[&ada, &ci, &other]);
 }
 
 /// One step of a workflow: its name (or `uses:`), its `env:` keys and its `run:` script.

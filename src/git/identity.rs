@@ -63,6 +63,29 @@ impl Repo {
         Ok(gix::actor::Signature { name, email, time: self.date(role)? })
     }
 
+    /// Who moved a reference, for its reflog entry: the committer, dated now, as for a commit;
+    /// without one (a fresh CI checkout has no `user.name` or `user.email`), a fallback identity,
+    /// as git logs a reference update under one rather than refuse it. Only a commit needs an
+    /// identity ([`Repo::signature`]); a fast-forward or a remote-tracking copy does not.
+    ///
+    /// The fallback is gix's generic one (`no name configured <noEmailAvailable@example.com>`,
+    /// with whatever part of an identity is configured), set on a copy of the repository so that
+    /// commits still require a configured identity; a date the environment sets but that cannot
+    /// be read is replaced by now.
+    pub(crate) fn reflog_signature(&self) -> gix::actor::Signature {
+        if let Ok(committer) = self.signature(Role::Committer) {
+            return committer;
+        }
+        let time = self.date(Role::Committer).unwrap_or_else(|_| gix::date::Time::now_local_or_utc());
+        let mut repo = self.inner.clone();
+        let (name, email) = match repo.committer_or_set_generic_fallback() {
+            Ok(found) => (without_crud(found.name), without_crud(found.email)),
+            Err(_) => (BString::default(), BString::default()),
+        };
+        // An empty name or email (configured so, or unreadable) still makes a valid reflog line.
+        gix::actor::Signature { name, email, time }
+    }
+
     /// The date of a `role` signature made now: the environment's (`GIT_AUTHOR_DATE`,
     /// `GIT_COMMITTER_DATE`) when set, else the current time in the local time zone.
     ///

@@ -6,7 +6,6 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::{FullName, Target};
 
 use super::error::{GitError, GixResultExt};
-use super::identity::Role;
 use super::repo::Repo;
 
 /// How often [`Repo::update_ref_retrying`] reads the reference again and retries after another
@@ -177,11 +176,9 @@ impl Repo {
     /// Apply `edits` as one transaction: every reference is locked and checked against its
     /// expected value before any of them moves.
     pub(crate) fn edit_refs(&self, edits: impl IntoIterator<Item = RefEdit>) -> Result<(), gix::Error> {
-        // The reflog entry is dated now; without an identity gix falls back to its own rules.
-        let committer = self.signature(Role::Committer).ok();
+        let committer = self.reflog_signature();
         let mut time = gix::date::parse::TimeBuf::default();
-        let committer = committer.as_ref().map(|c| c.to_ref(&mut time));
-        self.inner.edit_references_as(edits, committer).map(drop)
+        self.inner.edit_references_as(edits, Some(committer.to_ref(&mut time))).map(drop)
     }
 
     /// What the failure `source` of an edit of `name`, expected at `expected`, means: the
