@@ -393,7 +393,9 @@ pub enum AttestSub {
     /// conflict, reported with the commit and the statements, and then refs/notes/speccoder is
     /// not changed. The result is a notes commit with both parents (or a fast-forward). A skip or
     /// held-out reference takes the remote's value when ours did not change since the last
-    /// fetch; two held-out histories are joined; two different skips of one task are a conflict.
+    /// fetch; two held-out histories are joined; two different skips of one task are a conflict,
+    /// reported by every fetch (and by push) with how to keep one side: `git update-ref <ref>
+    /// <theirs>` takes the remote's, `git push <remote> --delete <ref>` keeps yours.
     /// Running it again changes nothing.
     ///
     /// Exit codes: 0 fetched and merged; 2 unknown remote; 13 no identity for a merge commit;

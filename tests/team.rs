@@ -939,6 +939,39 @@ fn a_clone_without_an_identity_fetches_and_pushes_the_evidence() {
     team.fsck(&[&ada, &ci, &other]);
 }
 
+#[test]
+fn a_skip_conflict_is_reported_by_every_fetch_and_by_push_until_one_is_kept() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let skip = format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T007");
+    ada.speccoder(&["skip", &task("T007"), "--reason", "covered by T006"]).success();
+    bob.speccoder(&["skip", &task("T007"), "--reason", "not needed"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    let (theirs, ours) = (ada.rev(&skip), bob.rev(&skip));
+
+    // Every fetch reports the conflict, and leaves ours.
+    for _ in 0..2 {
+        let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+        assert!(out.stdout.contains(&format!("{skip}: CONFLICT")), "{out}");
+        assert!(out.stdout.contains(&format!("git update-ref {skip} {theirs}")), "{out}");
+        assert_eq!(bob.rev(&skip), ours);
+    }
+    // So does push, with how to resolve it; nothing was pushed.
+    let out = bob.speccoder(&["attest", "push"]).failure(14);
+    assert!(out.stderr.contains(&skip) && !out.stderr.contains("overtaken"), "{out}");
+    assert!(out.stderr.contains(&format!("git update-ref {skip} {theirs}")), "{out}");
+    assert!(out.stderr.contains(&format!("git push origin --delete {skip}")), "{out}");
+    assert_eq!(team.run_git(&team.remote, &["rev-parse", &skip]).trim(), theirs);
+
+    // Keeping theirs, as advised, ends it.
+    bob.git(&["update-ref", &skip, &theirs]);
+    bob.speccoder(&["attest", "fetch"]).success();
+    bob.speccoder(&["attest", "push"]).success();
+    assert_eq!(bob.rev(&skip), theirs);
+    team.fsck(&[&ada, &bob]);
+}
+
 /// One step of a workflow: its name (or `uses:`), its `env:` keys and its `run:` script.
 #[derive(Debug, Default)]
 struct Step {

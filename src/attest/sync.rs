@@ -14,7 +14,7 @@ use gix::ObjectId;
 use serde::Serialize;
 
 use crate::exit;
-use crate::git::{GitError, Head, MergeNotesError, NotesMerged, PushStatus, RefMerged, Repo};
+use crate::git::{CasUpdate, GitError, Head, MergeNotesError, NotesMerged, PushStatus, RefMerged, Repo};
 use crate::model::bundle::{self, NOTES_REF};
 
 /// The prefix of the references fetch and push carry besides the notes.
@@ -80,17 +80,15 @@ pub enum SyncError {
     },
     /// References of `refs/speccoder/*` that differ here and on the remote and cannot be joined.
     #[error(
-        "{} differ here and on {remote} and cannot be joined ({}); nothing was pushed: keep one (delete ours with `git update-ref -d <ref>` to take theirs, then `speccoder attest fetch {remote}`), then push again",
-        .refs.join(", "),
-        .reasons.join("; ")
+        "{} differ here and on {remote} and cannot be joined; nothing was pushed:\n{}",
+        .conflicts.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
+        .conflicts.iter().map(|c| format!("  {}: {}\n  {}", c.name, c.reason, c.advice(remote))).collect::<Vec<_>>().join("\n")
     )]
     RefsConflict {
         /// The remote.
         remote: String,
-        /// Our references.
-        refs: Vec<String>,
-        /// Why each cannot be joined.
-        reasons: Vec<String>,
+        /// Each reference that cannot be joined.
+        conflicts: Vec<RefConflict>,
     },
     /// The remote's evidence kept moving.
     #[error(
@@ -126,6 +124,33 @@ impl SyncError {
     }
 }
 
+/// One reference of `refs/speccoder/*` that both sides changed differently since the last fetch.
+#[derive(Debug, Clone)]
+pub struct RefConflict {
+    /// Our reference.
+    pub name: String,
+    /// Why the two cannot be joined.
+    pub reason: String,
+    /// The remote's value (`None`: deleted there).
+    pub theirs: Option<String>,
+}
+
+impl RefConflict {
+    /// How to keep one of the two, as commands that work as given: the fetch that follows
+    /// compares against what was fetched before the conflict, so a side taken as it is merges.
+    #[must_use]
+    pub fn advice(&self, remote: &str) -> String {
+        let name = &self.name;
+        let theirs = match &self.theirs {
+            Some(id) => format!("keep theirs with `git update-ref {name} {id}`"),
+            None => format!("keep theirs (deleted) with `git update-ref -d {name}`"),
+        };
+        format!(
+            "{theirs}, or keep yours by deleting theirs on the remote with `git push {remote} --delete {name}`; then run `speccoder attest fetch {remote}` and `speccoder attest push {remote}`"
+        )
+    }
+}
+
 /// One reference of `refs/speccoder/*` after a fetch.
 #[derive(Debug, Clone, Serialize)]
 pub struct RefRow {
@@ -152,6 +177,22 @@ pub struct FetchReport {
 }
 
 impl FetchReport {
+    /// Every reference that could not be joined, with the remote's value.
+    #[must_use]
+    pub fn ref_conflicts(&self) -> Vec<RefConflict> {
+        self.refs
+            .iter()
+            .filter_map(|row| match &row.merged {
+                RefMerged::Conflict { reason, theirs, .. } => Some(RefConflict {
+                    name: row.name.clone(),
+                    reason: reason.clone(),
+                    theirs: theirs.clone(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// 0, or 14 when a reference could not be joined.
     #[must_use]
     pub fn exit_code(&self) -> u8 {
@@ -187,6 +228,9 @@ impl std::fmt::Display for FetchReport {
                 ),
             };
             writeln!(f, "  {}: {what}", row.name)?;
+        }
+        for conflict in self.ref_conflicts() {
+            writeln!(f, "  to resolve {}: {}", conflict.name, conflict.advice(&self.remote))?;
         }
         Ok(())
     }
@@ -242,13 +286,14 @@ pub fn fetch(repo: &Repo, remote: Option<&str>) -> Result<FetchReport, SyncError
         // two publishers' histories join; a skip is one person's decision, and two differ.
         let join = suffix.starts_with("held-out/");
         let message = format!("Merge {tracking} into {local}\n\nJoined by speccoder attest fetch.\n");
-        let merged = repo.merge_fetched_ref(
-            &local,
-            before.get(tracking).copied(),
-            after.get(tracking).copied(),
-            join,
-            &message,
-        )?;
+        let base = before.get(tracking).copied();
+        let merged = repo.merge_fetched_ref(&local, base, after.get(tracking).copied(), join, &message)?;
+        if matches!(merged, RefMerged::Conflict { .. }) {
+            // Not merged: the remote-tracking copy goes back to what was fetched last time, so
+            // that the next fetch decides from the same three values and reports the conflict
+            // again (and push does not take theirs for merged).
+            set_tracking(repo, tracking, base, &format!("speccoder attest fetch: {local} not merged"))?;
+        }
         refs.push(RefRow { name: local, merged });
     }
     let conflicts = refs.iter().filter(|r| matches!(r.merged, RefMerged::Conflict { .. })).count();
@@ -414,15 +459,7 @@ pub fn push(repo: &Repo, remote: Option<&str>, dry_run: bool) -> Result<PushRepo
         }
         let fetched = fetch(repo, Some(&remote))?;
         if fetched.conflicts > 0 {
-            let (refs, reasons) = fetched
-                .refs
-                .iter()
-                .filter_map(|r| match &r.merged {
-                    RefMerged::Conflict { reason, .. } => Some((r.name.clone(), reason.clone())),
-                    _ => None,
-                })
-                .unzip();
-            return Err(SyncError::RefsConflict { remote, refs, reasons });
+            return Err(SyncError::RefsConflict { remote, conflicts: fetched.ref_conflicts() });
         }
         fetches.push(fetched);
     }
@@ -449,17 +486,19 @@ fn remember_pushed(repo: &Repo, remote: &str, sent: &[(String, ObjectId)]) -> Re
         } else {
             format!("{}{}", tracking_prefix(remote), &name[SPECCODER_REFS.len()..])
         };
-        repo.update_ref_retrying(&tracking, |current| {
-            Ok::<_, GitError>(if current == Some(*id) {
-                crate::git::CasUpdate::Keep(())
-            } else {
-                crate::git::CasUpdate::Move {
-                    new: *id,
-                    reflog: format!("speccoder attest push to {remote}"),
-                    then: (),
-                }
-            })
-        })?;
+        set_tracking(repo, &tracking, Some(*id), &format!("speccoder attest push to {remote}"))?;
     }
     Ok(())
+}
+
+/// Points the remote-tracking reference `tracking` at `value` (`None`: deletes it), by
+/// compare-and-swap, with `reflog` as its reflog entry.
+fn set_tracking(repo: &Repo, tracking: &str, value: Option<ObjectId>, reflog: &str) -> Result<(), GitError> {
+    repo.update_ref_retrying(tracking, |current| {
+        Ok::<_, GitError>(match value {
+            _ if current == value => CasUpdate::Keep(()),
+            Some(new) => CasUpdate::Move { new, reflog: reflog.to_owned(), then: () },
+            None => CasUpdate::Delete { then: () },
+        })
+    })
 }
