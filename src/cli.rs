@@ -369,15 +369,18 @@ pub enum AttestSub {
     ///
     /// REMOTE defaults to the branch's upstream remote, else `origin`. The push goes through
     /// `git push --atomic`, so your credential helpers, SSH and HTTPS settings apply: the
-    /// current branch (to its upstream branch on that remote, else the same name), the notes and
-    /// every reference under refs/speccoder/ (skips, published held-out sets) arrive together or
-    /// not at all. When another clone pushed evidence meanwhile, the notes or those references
+    /// current branch (where `git push` sends it by push.default: with `simple`, git's default,
+    /// to the same name, refusing a branch whose upstream has another name; with `upstream` to
+    /// its upstream branch; with `current` or `matching` to the same name), the notes and every
+    /// reference under refs/speccoder/ (skips, published held-out sets) arrive together or not
+    /// at all. When another clone pushed evidence meanwhile, the notes or those references
     /// are refused as not fast-forward: it then fetches and merges them (`attest fetch`) and
     /// pushes again, at most 5 times. It never forces; when the branch itself is refused it stops
     /// and says how to integrate the remote's commits.
     ///
     /// Exit codes: 0 pushed (or, with --dry-run, shown); 2 unknown remote; 13 no identity for a
-    /// merge commit; 14 not on a branch, the remote refused the branch or the references,
+    /// merge commit, a push.default git does not accept; 14 not on a branch, a branch
+    /// push.default does not push, the remote refused the branch or the references,
     /// the remote cannot be reached, notes that cannot be joined, the evidence kept moving;
     /// 1 internal error.
     Push(AttestPushArgs),

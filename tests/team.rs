@@ -15,7 +15,10 @@
 //!   run `attest fetch`;
 //! - a `--filter=blob:none` clone verifies after `attest fetch`, fetching what it reads in one
 //!   `git fetch`;
-//! - `--github` output, line by line, and `--allow-empty`.
+//! - `--github` output, line by line, and `--allow-empty`;
+//! - a clone without an identity fetches and pushes (only a notes merge commit needs one);
+//! - the branch goes where `push.default` sends it, and a refusal's advice names that ref;
+//! - a skip conflict is reported by every fetch and by push until one side is kept.
 //!
 //! Every repository of every test passes `git fsck --strict` at the end.
 
@@ -969,6 +972,68 @@ fn a_skip_conflict_is_reported_by_every_fetch_and_by_push_until_one_is_kept() {
     bob.speccoder(&["attest", "fetch"]).success();
     bob.speccoder(&["attest", "push"]).success();
     assert_eq!(bob.rev(&skip), theirs);
+    team.fsck(&[&ada, &bob]);
+}
+
+#[test]
+fn a_branch_goes_where_push_default_sends_it_and_every_advice_names_that_ref() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let main = ada.rev("origin/main");
+    // `git switch -c feature origin/main` makes origin/main its upstream.
+    ada.git(&["switch", "-q", "-c", "feature", "origin/main"]);
+    ada.attest("T001", &[]);
+
+    // push.default unset (simple): git refuses to push feature onto main, and so does speccoder.
+    assert!(!ada.git_run(&["push", "origin"]).status.success());
+    let out = ada.speccoder(&["attest", "push"]).failure(14);
+    assert!(out.stderr.contains("git push origin HEAD:main"), "{out}");
+    assert!(out.stderr.contains("push.default"), "{out}");
+    assert_eq!(team.run_git(&team.remote, &["rev-parse", "main"]).trim(), main, "nothing was pushed");
+    assert!(!team.run_git(&team.remote, &["for-each-ref"]).contains("refs/heads/feature"));
+    ada.git(&["config", "push.default", "simple"]);
+    ada.speccoder(&["attest", "push"]).failure(14);
+
+    // push.default=upstream: feature goes to main.
+    ada.git(&["config", "push.default", "upstream"]);
+    let out = ada.speccoder(&["attest", "push"]).success();
+    assert!(out.stdout.contains("pushed refs/heads/feature as refs/heads/main"), "{out}");
+    assert_eq!(team.run_git(&team.remote, &["rev-parse", "main"]).trim(), ada.rev("HEAD"));
+
+    // When main moves on, the advice names main, the ref actually pushed.
+    team.move_main("main-moves");
+    ada.attest("T002", &[]);
+    let out = ada.speccoder(&["attest", "push"]).failure(14);
+    assert!(out.stderr.contains("`git pull --rebase origin main`"), "{out}");
+    assert!(out.stderr.contains("`git push --force-with-lease origin feature:main`"), "{out}");
+
+    // push.default=current: feature goes to feature.
+    ada.git(&["config", "push.default", "current"]);
+    let out = ada.speccoder(&["attest", "push"]).success();
+    assert!(out.stdout.contains("pushed refs/heads/feature as refs/heads/feature"), "{out}");
+    assert_eq!(team.run_git(&team.remote, &["rev-parse", "feature"]).trim(), ada.rev("HEAD"));
+    team.fsck(&[&ada]);
+}
+
+#[test]
+fn the_advice_for_a_refused_branch_without_upstream_names_the_branch_and_works() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    for c in [&ada, &bob] {
+        c.git(&["switch", "-q", "-c", "feat"]);
+    }
+    ada.attest("T001", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+    bob.attest("T006", &[]);
+    let out = bob.speccoder(&["attest", "push"]).failure(14);
+    assert!(out.stderr.contains("`git pull --rebase origin feat`"), "{out}");
+    assert!(out.stderr.contains("`git push --force-with-lease origin feat`"), "{out}");
+
+    // The advice, followed as given, works.
+    bob.git(&["pull", "-q", "--rebase", "origin", "feat"]);
+    bob.speccoder(&["attest", "carry"]).success();
+    bob.speccoder(&["attest", "push"]).success();
     team.fsck(&[&ada, &bob]);
 }
 

@@ -14,7 +14,9 @@ use gix::ObjectId;
 use serde::Serialize;
 
 use crate::exit;
-use crate::git::{CasUpdate, GitError, Head, MergeNotesError, NotesMerged, PushStatus, RefMerged, Repo};
+use crate::git::{
+    CasUpdate, GitError, Head, MergeNotesError, NotesMerged, PushDefault, PushStatus, RefMerged, Repo,
+};
 use crate::model::bundle::{self, NOTES_REF};
 
 /// The prefix of the references fetch and push carry besides the notes.
@@ -60,16 +62,49 @@ pub enum SyncError {
     },
     /// The remote refused the branch itself: merging evidence cannot help.
     #[error(
-        "{remote} refused {branch} ({reason}): the remote's branch has commits this one does not (or this one was rewritten); bring them in (`git pull --rebase {remote}`, then `speccoder attest carry`) or, after a rebase of your own branch, `git push --force-with-lease {remote} {branch}` yourself; then run `speccoder attest push` again. Nothing was pushed"
+        "{remote} refused {pushed} ({reason}): the remote's branch has commits this one does not (or this one was rewritten); bring them in (`git pull --rebase {remote} {remote_branch}`, then `speccoder attest carry`) or, after a rebase of your own branch, `git push --force-with-lease {remote} {pushed}` yourself; then run `speccoder attest push` again. Nothing was pushed",
+        pushed = refspec(.branch, .remote_branch)
     )]
     BranchRejected {
         /// The remote.
         remote: String,
-        /// The branch.
+        /// The branch (short name).
         branch: String,
+        /// The remote's branch it was pushed to (short name).
+        remote_branch: String,
         /// git's reason.
         reason: String,
     },
+    /// `push.default` is `simple` (git's default) and the branch's upstream has another name:
+    /// `git push` would refuse it too.
+    #[error(
+        "{branch} tracks {upstream} on {remote}, a branch of another name, and push.default ({setting}) pushes a branch only to its own name: `git push` refuses it, and so does this; nothing was pushed. To push to {upstream} (as `git push {remote} HEAD:{upstream}` does), run `git config push.default upstream`; to push to a branch named {branch} instead, run `git push --set-upstream {remote} {branch}`; then run `speccoder attest push` again"
+    )]
+    UpstreamNameDiffers {
+        /// The remote.
+        remote: String,
+        /// The branch (short name).
+        branch: String,
+        /// Its upstream branch on the remote (short name).
+        upstream: String,
+        /// `simple`, or `unset, so simple`.
+        setting: String,
+    },
+    /// `push.default` is `upstream` (or `tracking`) and the branch has no upstream on the remote.
+    #[error(
+        "push.default is upstream and {branch} has no upstream branch on {remote}: `git push` refuses it, and so does this; nothing was pushed. Set one with `git push --set-upstream {remote} {branch}` (or `git branch --set-upstream-to {remote}/<branch>`), then run `speccoder attest push` again"
+    )]
+    NoUpstream {
+        /// The remote.
+        remote: String,
+        /// The branch (short name).
+        branch: String,
+    },
+    /// `push.default` is `nothing`: git pushes no branch it is not told to.
+    #[error(
+        "push.default is nothing, so `git push` pushes no branch unless told which, and neither does this; nothing was pushed. Choose where branches go with `git config push.default simple` (the same name) or `upstream`, then run `speccoder attest push` again"
+    )]
+    PushDefaultNothing,
     /// The remote refused references for a reason a merge does not fix (a hook declined them).
     #[error("{remote} refused {}; nothing was pushed", .refs.join(", "))]
     Rejected {
@@ -106,9 +141,11 @@ impl SyncError {
     pub fn exit_code(&self) -> u8 {
         match self {
             SyncError::Git(GitError::UnknownRemote { .. }) => exit::USAGE,
-            SyncError::Git(GitError::IdentityMissing { .. } | GitError::EmptyIdentityName { .. }) => {
-                exit::CONFIG
-            }
+            SyncError::Git(
+                GitError::IdentityMissing { .. }
+                | GitError::EmptyIdentityName { .. }
+                | GitError::BadConfig { .. },
+            ) => exit::CONFIG,
             SyncError::Git(
                 GitError::GitCommand { .. }
                 | GitError::Discover { .. }
@@ -383,10 +420,7 @@ pub fn push(repo: &Repo, remote: Option<&str>, dry_run: bool) -> Result<PushRepo
         Head::Unborn(name) => return Err(SyncError::NotOnBranch(format!("{name} has no commits yet"))),
     };
     let remote = remote_for(repo, remote)?;
-    let remote_branch = match repo.branch_upstream(&branch) {
-        Some((upstream_remote, Some(merge))) if upstream_remote == remote => merge,
-        _ => branch.clone(),
-    };
+    let remote_branch = push_destination(repo, &branch, &remote)?;
     let mut fetches = Vec::new();
     for attempt in 1..=PUSH_TRIES {
         let mut refspecs = vec![format!("{branch}:{remote_branch}")];
@@ -437,7 +471,8 @@ pub fn push(repo: &Repo, remote: Option<&str>, dry_run: bool) -> Result<PushRepo
         if let Some(b) = refused.iter().find(|r| r.src == branch && behind(r)) {
             return Err(SyncError::BranchRejected {
                 remote,
-                branch: branch.trim_start_matches("refs/heads/").to_owned(),
+                branch: short_branch(&branch).to_owned(),
+                remote_branch: short_branch(&remote_branch).to_owned(),
                 reason: b.reason.clone().unwrap_or_else(|| b.summary.clone()),
             });
         }
@@ -464,6 +499,51 @@ pub fn push(repo: &Repo, remote: Option<&str>, dry_run: bool) -> Result<PushRepo
         fetches.push(fetched);
     }
     Err(SyncError::Contention { remote })
+}
+
+/// Where the branch `branch` (full name) goes on `remote`, as `git push` without a refspec
+/// sends it by `push.default`: to the same name (`current`, `matching`; `simple`, git's
+/// default, unless the branch's upstream on that remote has another name, which it refuses),
+/// or to its upstream branch on that remote (`upstream`, which refuses a branch without one).
+/// Without an upstream, `simple` pushes to the same name.
+fn push_destination(repo: &Repo, branch: &str, remote: &str) -> Result<String, SyncError> {
+    let upstream = match repo.branch_upstream(branch) {
+        Some((upstream_remote, Some(merge))) if upstream_remote == remote => Some(merge),
+        _ => None,
+    };
+    let setting = repo.push_default()?;
+    let named = |name: &str| short_branch(name).to_owned();
+    match setting {
+        PushDefault::Nothing => Err(SyncError::PushDefaultNothing),
+        PushDefault::Current | PushDefault::Matching => Ok(branch.to_owned()),
+        PushDefault::Upstream => {
+            upstream.ok_or_else(|| SyncError::NoUpstream { remote: remote.to_owned(), branch: named(branch) })
+        }
+        PushDefault::Simple => match upstream {
+            Some(upstream) if upstream != branch => Err(SyncError::UpstreamNameDiffers {
+                remote: remote.to_owned(),
+                branch: named(branch),
+                upstream: named(&upstream),
+                setting: if repo.config_string("push.default").is_some() {
+                    "simple".to_owned()
+                } else {
+                    "unset, so simple".to_owned()
+                },
+            }),
+            _ => Ok(branch.to_owned()),
+        },
+    }
+}
+
+/// A branch's short name (`refs/heads/` dropped; any other reference as it is).
+fn short_branch(name: &str) -> &str {
+    name.strip_prefix("refs/heads/").unwrap_or(name)
+}
+
+/// The refspec that pushes `branch` to `remote_branch` (short names): the name alone when they
+/// are the same.
+fn refspec(branch: &str, remote_branch: &str) -> String {
+    if branch == remote_branch { branch.to_owned() } else { format!("{branch}:{remote_branch}") }
 }
 
 /// Whether the remote refused a reference because another push was updating it at that instant

@@ -315,6 +315,19 @@ pub enum GitError {
         name: String,
     },
 
+    /// A configuration value git would refuse too.
+    #[error(
+        "configuration `{key}` is `{value}`, which git does not accept ({expected}): fix it with `git config {key} <value>`"
+    )]
+    BadConfig {
+        /// The key.
+        key: &'static str,
+        /// Its value.
+        value: String,
+        /// What it may be.
+        expected: &'static str,
+    },
+
     /// A gix operation failed for a reason not covered above.
     #[error("could not {action}: {source}")]
     Gix {

@@ -10,6 +10,9 @@ use super::error::GitError;
 use super::refs::full_name;
 use super::repo::Repo;
 
+/// What `git push` without a refspec pushes (`push.default`).
+pub use gix::push::Default as PushDefault;
+
 /// One reference as `git push --porcelain` reported it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PushedRef {
@@ -97,6 +100,22 @@ impl Repo {
             .and_then(Result::ok)
             .map(|name| name.as_bstr().to_str_lossy().into_owned());
         Some((remote, merge))
+    }
+
+    /// `push.default` as git reads it (unset: `simple`, git's default), parsed by gix.
+    ///
+    /// # Errors
+    /// [`GitError::BadConfig`] for a value git does not accept.
+    pub fn push_default(&self) -> Result<PushDefault, GitError> {
+        use gix::config::tree::Push;
+        let Some(value) = self.inner.config_snapshot().string(Push::DEFAULT) else {
+            return Ok(PushDefault::default());
+        };
+        Push::DEFAULT.try_into_default(value.as_bstr()).map_err(|_| GitError::BadConfig {
+            key: "push.default",
+            value: value.to_str_lossy().into_owned(),
+            expected: "nothing, current, upstream, tracking, simple or matching",
+        })
     }
 
     /// The remote to use when none is named: the upstream remote of `branch` (when it is a
