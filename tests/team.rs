@@ -528,7 +528,8 @@ fn an_amended_task_change_is_refused_by_carry_naming_both_commits() {
 
     let out = ada.speccoder(&["attest", "carry"]).failure(26);
     let expected = format!(
-        "the task's change differs from the attested one; run its checks and attest again (attested: {old}, now: {new})"
+        "the task's change differs from the attested one (attested: {old}, now: {new}); to attest it again, run its checks, clear its box in tasks.md in a commit of its own, then run `speccoder attest {} --evidence <the new evidence>`",
+        task("T001")
     );
     assert!(out.stdout.contains(&expected), "{out}");
     let out = ada.speccoder(&["attest", "carry", "--from", &old, "--to", &new, "--json"]).failure(26);
@@ -536,6 +537,14 @@ fn an_amended_task_change_is_refused_by_carry_naming_both_commits() {
     assert_eq!(report["refused"][0]["code"], "change_differs");
     assert_eq!(ada.refs(), refs, "nothing was written");
     assert!(ada.note(&new).is_none());
+
+    // The advice, followed as given, gives the changed change evidence of its own.
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(std::fs::read(ada.dir.join(tasks)).unwrap()).unwrap();
+    std::fs::write(ada.dir.join(tasks), text.replacen("- [X] T001", "- [ ] T001", 1)).unwrap();
+    ada.git(&["commit", "-q", "-am", "Untick T001 to attest the amended change"]);
+    ada.attest("T001", &[]);
+    ada.assert_evidenced(1);
     team.fsck(&[&ada]);
 }
 

@@ -309,6 +309,14 @@ fn has_own_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, commit: Object
         || !lines.iter().all(|l| l.subject.iter().all(|s| s.git_commit().is_some_and(|c| c != hex)))
 }
 
+/// How to give a task whose evidence cannot be carried new evidence: the branch ticks it already,
+/// and `attest` ticks only an open task.
+fn attest_again(target: &str) -> String {
+    format!(
+        "to attest it again, run its checks, clear its box in tasks.md in a commit of its own, then run `speccoder attest {target} --evidence <the new evidence>`"
+    )
+}
+
 fn change_differs(target: &str, from: ObjectId, to: ObjectId) -> RefusedRow {
     RefusedRow {
         target: target.to_owned(),
@@ -316,7 +324,8 @@ fn change_differs(target: &str, from: ObjectId, to: ObjectId) -> RefusedRow {
         to: to.to_string(),
         code: "change_differs",
         reason: format!(
-            "the task's change differs from the attested one; run its checks and attest again (attested: {from}, now: {to})"
+            "the task's change differs from the attested one (attested: {from}, now: {to}); {}",
+            attest_again(target)
         ),
     }
 }
@@ -365,8 +374,9 @@ fn carry_one(
         return refuse(
             "evidence_does_not_hold",
             format!(
-                "the evidence on {} does not hold for that commit itself ({reason}); attest the task again",
-                old.id
+                "the evidence on {} does not hold for that commit itself ({reason}); {}",
+                old.id,
+                attest_again(&target)
             ),
         );
     }
@@ -386,15 +396,17 @@ fn carry_one(
         return refuse(
             "task_line_differs",
             format!(
-                "the task line at {} is not the one attested at {}; attest the task again",
-                new.id, old.id
+                "the task line at {} is not the one attested at {}; {}",
+                new.id,
+                old.id,
+                attest_again(&target)
             ),
         );
     }
     if let Some(reason) = requirement_change(repo, &new, unit, &p, &facts)? {
         return refuse(
             "requirement_differs",
-            format!("{reason} at {} since {}; attest the task again", new.id, old.id),
+            format!("{reason} at {} since {}; {}", new.id, old.id, attest_again(&target)),
         );
     }
     let policy = match new.parents.first() {
@@ -405,8 +417,10 @@ fn carry_one(
         return refuse(
             "policy_differs",
             format!(
-                "the judge configuration (speccoder.toml) at the parent of {} is not the one the evidence of {} was judged under; run its checks and attest again",
-                new.id, old.id
+                "the judge configuration (speccoder.toml) at the parent of {} is not the one the evidence of {} was judged under; {}",
+                new.id,
+                old.id,
+                attest_again(&target)
             ),
         );
     }
