@@ -52,7 +52,7 @@ pub enum Command {
     /// state (not a repository, detached HEAD, unborn branch, a merge, cherry-pick, revert,
     /// rebase, `git am` or bisect in progress, the index locked by another command, already
     /// ticked, bug closed already and unchanged, a staged tasks.md that unticks a task HEAD
-    /// ticks, unstaged tasks.md); 1 internal error.
+    /// ticks, tasks.md outside the sparse checkout, unstaged tasks.md); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Attest(Box<AttestArgs>),
     /// Tick a task on a person's word, without test evidence (Verdict: attested).

@@ -197,6 +197,16 @@ pub enum AttestError {
     /// The evidence's `bug` field cannot carry a bug task's anchor.
     #[error("the evidence's `bug` field must be a JSON object (or absent) for a bug task; found {0}")]
     BugEvidence(String),
+    /// tasks.md is outside the sparse checkout: the work tree does not hold it to be ticked.
+    #[error(
+        "{path} is outside this sparse checkout, so the work tree cannot show its tick; nothing was written: add the unit to the checkout (`git sparse-checkout add {dir}`), then run again"
+    )]
+    OutsideSparseCheckout {
+        /// The tasks file.
+        path: String,
+        /// The unit's directory.
+        dir: String,
+    },
     /// tasks.md has changes that are not staged.
     #[error("{0} has unstaged changes; stage them (`git add {0}`) or stash them, then run again")]
     UnstagedTasks(String),
@@ -304,6 +314,7 @@ impl AttestError {
             | AttestError::InProgress { .. }
             | AttestError::AlreadyClosed { .. }
             | AttestError::UnstagedTasks(_)
+            | AttestError::OutsideSparseCheckout { .. }
             | AttestError::UnreadableTasks { .. }
             | AttestError::Detached(_)
             | AttestError::Unborn(_)

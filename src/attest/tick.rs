@@ -105,6 +105,9 @@ impl<'r> Begun<'r> {
             return Err(AttestError::TickedOnlyInIndex { target: target.to_owned(), path: facts.tasks_path });
         }
         let tasks_bytes = self.repo.tree(self.staged).file(&facts.tasks_path)?.unwrap_or_default();
+        if self.index.outside_sparse_checkout(&facts.tasks_path) {
+            return Err(AttestError::OutsideSparseCheckout { path: facts.tasks_path, dir: facts.unit_dir });
+        }
         ensure_no_unstaged_changes(self.repo, &facts.tasks_path, &tasks_bytes)?;
         let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
         let tree = self.index.tree_with(&[(facts.tasks_path.clone(), ticked.clone())])?;

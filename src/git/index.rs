@@ -215,6 +215,14 @@ impl LockedIndex<'_> {
         self.lock.commit().map_err(|e| io("replace the index")(e.error)).map(drop)
     }
 
+    /// Whether the index marks `path` as outside the sparse checkout (git's skip-worktree bit): the
+    /// work tree does not hold it on purpose, so its absence there is no deletion.
+    pub fn outside_sparse_checkout(&self, path: &str) -> bool {
+        self.index
+            .entry_by_path_and_stage(path.as_bytes().as_bstr(), Stage::Unconflicted)
+            .is_some_and(|entry| entry.flags.contains(Flags::SKIP_WORKTREE))
+    }
+
     /// The path of the index this lock guards.
     pub fn path(&self) -> PathBuf {
         self.repo.index_path()

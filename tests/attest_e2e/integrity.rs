@@ -268,6 +268,26 @@ fn a_merge_or_cherry_pick_in_progress_is_refused_before_anything_is_written() {
     );
 }
 
+/// In a sparse checkout that leaves the unit out, the task list is absent from the work tree on
+/// purpose: the writer says so and how to bring it in, not that it has unstaged changes.
+#[test]
+fn a_task_list_outside_the_sparse_checkout_is_named_as_such() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.write("outside.txt", "kept\n");
+    p.git(&["add", "outside.txt"]);
+    p.git(&["commit", "-q", "-m", "outside"]);
+    p.git(&["sparse-checkout", "set", "--no-cone", "/outside.txt"]);
+    let dir = format!("specs/{}", common::SPECKIT_UNIT);
+    assert!(!p.root.join(&dir).exists(), "the unit is outside the checkout");
+    let out = refused(&s, &s.evidence, 14, &["is outside this sparse checkout"]);
+    assert!(out.stderr.contains(&format!("git sparse-checkout add {dir}")), "{out}");
+    assert!(!out.stderr.contains("unstaged"), "{out}");
+
+    p.git(&["sparse-checkout", "add", &dir]);
+    s.attest_signed(&[]);
+}
+
 /// Completing an interrupted tick overwrites the task list only when its bytes are known to be
 /// the index's or the tick's: a link the user put there (to a file with edits of their own) is
 /// refused and left as it is, with the file behind it.
