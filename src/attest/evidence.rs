@@ -150,6 +150,14 @@ fn inexact_number(bytes: &[u8]) -> Option<String> {
 /// # Errors
 /// `(field path, message)`.
 pub fn parse(bytes: &[u8]) -> Result<Evidence, (String, String)> {
+    // JSON has no byte order mark (RFC 8259 §8.1); a file saved with one is named as such.
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return Err((
+            ".".to_owned(),
+            "the file starts with a UTF-8 byte order mark, which JSON does not allow: save it without one"
+                .to_owned(),
+        ));
+    }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let refined = phase_index(e.path()).and_then(|index| inside_phase(bytes, index));
@@ -210,6 +218,13 @@ mod tests {
         assert_eq!(found.as_deref(), Some("phases[1].passed[1]"));
         let fine = br#"{"strength":{"visible":{"share":0.82}},"mutation":{"caught":18446744073709551615,"missed":-3}}"#;
         assert_eq!(inexact_number(fine), None);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_named_not_taken_for_a_bad_first_character() {
+        let (field, message) = parse(b"\xEF\xBB\xBF{\"task\":\"u/T1\"}").unwrap_err();
+        assert_eq!(field, ".");
+        assert!(message.contains("byte order mark"), "{message}");
     }
 
     #[test]
