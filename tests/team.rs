@@ -18,7 +18,8 @@
 //! - `--github` output, line by line, and `--allow-empty`;
 //! - a clone without an identity fetches and pushes (only a notes merge commit needs one);
 //! - the branch goes where `push.default` sends it, and a refusal's advice names that ref;
-//! - a skip conflict is reported by every fetch and by push until one side is kept.
+//! - a skip conflict is reported by every fetch and by push until one side is kept, also when a
+//!   pushed skip is undone and made again in the same clone.
 //!
 //! Every repository of every test passes `git fsck --strict` at the end.
 
@@ -982,6 +983,56 @@ fn a_skip_conflict_is_reported_by_every_fetch_and_by_push_until_one_is_kept() {
     bob.speccoder(&["attest", "push"]).success();
     assert_eq!(bob.rev(&skip), theirs);
     team.fsck(&[&ada, &bob]);
+}
+
+#[test]
+fn a_skip_made_again_after_a_push_is_a_conflict_for_fetch_and_push_until_one_is_kept() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let skip = format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T007");
+    // A skip made here and never pushed is pushed.
+    ada.speccoder(&["skip", &task("T007"), "--reason", "a"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    let theirs = ada.rev(&skip);
+    assert_eq!(team.run_git(&team.remote, &["rev-parse", &skip]).trim(), theirs);
+
+    // Undone here (deleted locally only, as documented): fetch keeps it deleted, push succeeds
+    // and leaves the remote's.
+    ada.speccoder(&["skip", &task("T007"), "--undo"]).success();
+    ada.speccoder(&["attest", "fetch"]).success();
+    assert!(ada.git_run(&["rev-parse", "--verify", "-q", &skip]).stdout.trim().is_empty());
+    ada.speccoder(&["attest", "push"]).success();
+    assert_eq!(team.run_git(&team.remote, &["rev-parse", &skip]).trim(), theirs);
+
+    // Made again, differently: a push cannot replace the remote's skip without forcing, so it is
+    // the same conflict as two clones' skips, reported by every fetch, ours left as it is.
+    ada.speccoder(&["skip", &task("T007"), "--reason", "b"]).success();
+    let ours = ada.rev(&skip);
+    assert_ne!(ours, theirs);
+    for _ in 0..2 {
+        let out = ada.speccoder(&["attest", "fetch"]).failure(14);
+        assert!(out.stdout.contains(&format!("{skip}: CONFLICT")), "{out}");
+        assert!(out.stdout.contains(&theirs[..12]) && out.stdout.contains(&ours[..12]), "{out}");
+        assert!(out.stdout.contains(&format!("git update-ref {skip} {theirs}")), "{out}");
+        assert!(out.stdout.contains(&format!("git push origin --delete {skip}")), "{out}");
+        assert_eq!(ada.rev(&skip), ours);
+    }
+    // Push stops with that conflict and the same advice, not as overtaken; nothing was pushed.
+    let out = ada.speccoder(&["attest", "push"]).failure(14);
+    assert!(out.stderr.contains(&skip) && !out.stderr.contains("overtaken"), "{out}");
+    assert!(out.stderr.contains(&format!("git update-ref {skip} {theirs}")), "{out}");
+    assert!(out.stderr.contains(&format!("git push origin --delete {skip}")), "{out}");
+    assert_eq!(team.run_git(&team.remote, &["rev-parse", &skip]).trim(), theirs);
+    assert_eq!(ada.rev(&skip), ours);
+
+    // Keeping ours, as advised, ends it: the remote's is deleted, then fetch and push send ours.
+    ada.git(&["push", "-q", "origin", "--delete", &skip]);
+    ada.speccoder(&["attest", "fetch"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    assert_eq!(team.run_git(&team.remote, &["rev-parse", &skip]).trim(), ours);
+    assert_eq!(ada.rev(&skip), ours);
+    ada.speccoder(&["attest", "fetch"]).success();
+    team.fsck(&[&ada]);
 }
 
 #[test]

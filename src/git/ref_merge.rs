@@ -1,9 +1,12 @@
 //! Bringing one of our references up to date with another clone's copy of it: a three-way
-//! decision between the value we fetched last time (the base), ours, and theirs now. A side that
-//! did not change since the base takes the other's value; a fast-forward is taken; two histories
-//! that both moved are joined only when the caller says their trees are unions of independent
-//! top-level entries (published held-out sets), and are a conflict otherwise. Our reference moves
-//! by compare-and-swap only.
+//! decision between the value we fetched (or pushed) last time (the base), ours, and theirs now.
+//! A side that did not change since the base takes the other's value, as far as the other can
+//! reach it: ours moves to anything, but theirs takes ours only by a push, which never forces, so
+//! ours is kept only when it is new, deleted here, or a descendant of theirs. A value of ours that
+//! does not descend from theirs (a skip undone and made again after it was pushed) is decided by
+//! ancestry as when both moved. A fast-forward is taken; two histories that both moved are joined
+//! only when the caller says their trees are unions of independent top-level entries (published
+//! held-out sets), and are a conflict otherwise. Our reference moves by compare-and-swap only.
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
@@ -18,7 +21,8 @@ use super::repo::Repo;
 pub enum RefMerged {
     /// Ours and theirs are the same.
     UpToDate,
-    /// Theirs did not change since we last fetched it, and ours did: ours stays (a push sends it).
+    /// Theirs did not change since we last fetched it, and ours did, to a value a push can send
+    /// (new, or a descendant of theirs) or by a deletion (which stays here): ours stays.
     KeptOurs,
     /// Ours did not exist, or had not changed since we last fetched it: it now holds theirs.
     Took {
@@ -72,8 +76,19 @@ impl Repo {
             if ours == theirs {
                 return Ok(CasUpdate::Keep(RefMerged::UpToDate));
             }
-            if theirs == base {
-                return Ok(CasUpdate::Keep(RefMerged::KeptOurs));
+            // Theirs did not change since the base: ours stays when it is a creation, a deletion
+            // (which stays ours) or a successor of theirs. A different value that does not
+            // descend from theirs is not pushable (a push never forces): it is decided below
+            // by ancestry, as when both moved.
+            let unchanged_there = theirs == base;
+            if unchanged_there {
+                match (ours, theirs) {
+                    (None, _) | (_, None) => return Ok(CasUpdate::Keep(RefMerged::KeptOurs)),
+                    (Some(o), Some(t)) if self.is_ancestor(t, o)? => {
+                        return Ok(CasUpdate::Keep(RefMerged::KeptOurs));
+                    }
+                    (Some(_), Some(_)) => {}
+                }
             }
             let reflog = format!("speccoder attest fetch: {local}");
             let (ours, theirs) = match (ours, theirs) {
@@ -100,7 +115,11 @@ impl Repo {
                 });
             }
             if !join_trees {
-                return conflict("both sides changed it since the last fetch");
+                return conflict(if unchanged_there {
+                    "changed here since the last fetch or push to a value that does not descend from the remote's, and a push never replaces the remote's"
+                } else {
+                    "both sides changed it since the last fetch"
+                });
             }
             let tree = match self
                 .union_of_top_level_entries(self.commit_tree(ours)?, self.commit_tree(theirs)?)?
