@@ -347,3 +347,43 @@ fn an_openspec_tick_skips_a_fenced_copy_and_openspec_still_reads_the_change() {
     let (code, rows, _) = c.rows();
     assert_eq!((code, rows.len()), (0, 1), "{rows:?}");
 }
+
+/// `openspec archive` moves a change to `openspec/changes/archive/<date>-<id>/`, and its boxes stay
+/// claims: an evidenced tick still verifies there (per branch and per commit, the task line read
+/// at the head from the archive), a box ticked by hand in the archived change fails the branch,
+/// and a writer refuses the archived change's tasks.
+#[test]
+fn an_archived_openspec_change_is_still_checked_and_never_ticked() {
+    let openspec = common::openspec();
+    let c = Case::new(Project::openspec());
+    c.attest(OPENSPEC_UNIT, "1.1").success();
+    let task_commit = c.p.rev("HEAD");
+    let path = format!("openspec/changes/{OPENSPEC_UNIT}/tasks.md");
+    let text = String::from_utf8(c.p.read(&path)).unwrap();
+    c.commit_file(&path, text.replacen("- [ ] 1.2", "- [x] 1.2", 1), "Tick 1.2 by hand");
+
+    let mut archive = std::process::Command::new(&openspec);
+    common::isolate(&mut archive, &c.p.home);
+    archive.current_dir(&c.p.root).args(["archive", OPENSPEC_UNIT, "--yes"]);
+    common::run(archive).success();
+    c.p.git(&["add", "-A"]);
+    c.p.git(&["commit", "-q", "-m", "Archive the change"]);
+    assert!(!c.p.root.join(format!("openspec/changes/{OPENSPEC_UNIT}")).exists(), "archived");
+
+    let (code, rows, _) = c.rows();
+    let row = |task: &str| rows.iter().find(|r| r.0 == format!("{OPENSPEC_UNIT}/{task}")).cloned();
+    assert_eq!(code, 26, "{rows:?}");
+    assert_eq!(row("1.1").map(|r| r.1), Some("evidenced".to_owned()), "{rows:?}");
+    assert_eq!(
+        row("1.2").map(|r| (r.1, r.2)),
+        Some(("unverifiable".into(), "ticked_without_evidence".into()))
+    );
+
+    let allowed = c.allowed.to_str().unwrap();
+    let one = c.p.speccoder(&["attest", "verify", &task_commit, "--allowed-signers", allowed]);
+    assert_eq!(one.code(), Some(0), "the task line is read at the head from the archive\n{one}");
+
+    let out = c.attest(OPENSPEC_UNIT, "1.3").failure(14);
+    assert!(out.stderr.contains("archived at openspec/changes/archive/"), "{out}");
+    assert!(out.stderr.contains("git mv openspec/changes/archive/"), "{out}");
+}

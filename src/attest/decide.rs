@@ -295,6 +295,7 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     ensure_enabled(repo, head)?;
     let tree = repo.commit_tree(head)?;
     let facts = spec::read_task(&repo.tree(tree), unit, task_id)?;
+    tick::refuse_archived(&req.target, &facts)?;
     if facts.ticked {
         return Err(DecideError::SkipTicked { target: req.target.clone(), path: facts.tasks_path });
     }

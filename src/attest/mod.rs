@@ -197,6 +197,18 @@ pub enum AttestError {
     /// The evidence's `bug` field cannot carry a bug task's anchor.
     #[error("the evidence's `bug` field must be a JSON object (or absent) for a bug task; found {0}")]
     BugEvidence(String),
+    /// The task's OpenSpec change is archived: it is closed, and its tasks are not ticked.
+    #[error(
+        "{target} belongs to the OpenSpec change archived at {dir}, which is closed; nothing was written: to work on the change again, move it back (`git mv {dir} openspec/changes/{id}`) and commit that first"
+    )]
+    Archived {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The archived change's directory.
+        dir: String,
+        /// The change id.
+        id: String,
+    },
     /// tasks.md is outside the sparse checkout: the work tree does not hold it to be ticked.
     #[error(
         "{path} is outside this sparse checkout, so the work tree cannot show its tick; nothing was written: add the unit to the checkout (`git sparse-checkout add {dir}`), then run again"
@@ -315,6 +327,7 @@ impl AttestError {
             | AttestError::AlreadyClosed { .. }
             | AttestError::UnstagedTasks(_)
             | AttestError::OutsideSparseCheckout { .. }
+            | AttestError::Archived { .. }
             | AttestError::UnreadableTasks { .. }
             | AttestError::Detached(_)
             | AttestError::Unborn(_)

@@ -101,6 +101,7 @@ impl<'r> Begun<'r> {
             return self.ticked_at_head(target, &at_head);
         }
         let facts = spec::read_task(&self.repo.tree(self.staged), unit, task_id)?;
+        refuse_archived(target, &facts)?;
         if facts.ticked {
             return Err(AttestError::TickedOnlyInIndex { target: target.to_owned(), path: facts.tasks_path });
         }
@@ -232,6 +233,19 @@ pub(crate) fn branch_head(repo: &Repo) -> Result<(String, ObjectId), AttestError
         Head::Detached(id) => Err(AttestError::Detached(id.to_string())),
         Head::Unborn(name) => Err(AttestError::Unborn(name)),
     }
+}
+
+/// Refuses a task of an archived OpenSpec change: the change is closed, and a writer that ticked
+/// or skipped it there would record work on a change nobody works on.
+pub(crate) fn refuse_archived(target: &str, facts: &TaskFacts) -> Result<(), AttestError> {
+    if !spec::is_archive_dir(&facts.unit_dir) {
+        return Ok(());
+    }
+    Err(AttestError::Archived {
+        target: target.to_owned(),
+        dir: facts.unit_dir.clone(),
+        id: facts.unit.clone(),
+    })
 }
 
 /// Refuses a merge, cherry-pick, revert, rebase, `git am` or bisect in progress: the index then

@@ -74,6 +74,18 @@ pub enum SpecError {
         openspec_dir: String,
     },
 
+    /// An OpenSpec change was archived more than once and is active nowhere: which archived copy
+    /// a task of it names cannot be told.
+    #[error(
+        "OpenSpec change `{unit}` is archived more than once ({dirs}) and active nowhere, so which copy its tasks are is ambiguous; keep one archived copy"
+    )]
+    AmbiguousArchive {
+        /// The change id.
+        unit: String,
+        /// The archived directories, joined for display.
+        dirs: String,
+    },
+
     /// A file the operation needs is absent.
     #[error("`{path}` is missing: {hint}")]
     MissingFile {

@@ -50,5 +50,5 @@ pub use tick::tick;
 pub use tree::{FsTree, MemTree, SourceTree};
 pub use unit::{
     Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, UnitLoc, check_unit_name,
-    is_openspec_unit_name, is_speckit_unit_name, list_units, locate_unit,
+    is_archive_dir, is_openspec_unit_name, is_speckit_unit_name, list_units, locate_unit,
 };

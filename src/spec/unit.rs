@@ -73,9 +73,19 @@ pub struct UnitLoc {
 
 impl UnitLoc {
     fn new(format: Format, name: &str) -> Self {
-        let dir = unit_dir(format, name);
+        Self::at(format, name, unit_dir(format, name))
+    }
+
+    fn at(format: Format, name: &str, dir: String) -> Self {
         let tasks = format!("{dir}/tasks.md");
         Self { format, name: name.to_owned(), dir, tasks }
+    }
+
+    /// Whether this is an archived OpenSpec change (`openspec/changes/archive/<date>-<id>/`): its
+    /// tasks are read to check them, never ticked.
+    #[must_use]
+    pub fn is_archived(&self) -> bool {
+        is_archive_dir(&self.dir)
     }
 
     /// `<dir>/spec.md`: the Spec Kit feature spec (meaningless for OpenSpec).
@@ -88,6 +98,58 @@ impl UnitLoc {
     #[must_use]
     pub fn deltas_dir(&self) -> String {
         format!("{}/specs", self.dir)
+    }
+}
+
+/// Whether `dir` lies in the OpenSpec archive (`openspec/changes/archive/...`).
+#[must_use]
+pub fn is_archive_dir(dir: &str) -> bool {
+    dir.strip_prefix(OPENSPEC_CHANGES_DIR)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .and_then(|rest| rest.strip_prefix(OPENSPEC_ARCHIVE))
+        .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The change id of an archive entry named as `openspec archive` names it, `YYYY-MM-DD-<id>`;
+/// `None` for any other name.
+fn archived_change_id(entry: &str) -> Option<&str> {
+    let (date, id) = (entry.get(..10)?, entry.get(10..)?.strip_prefix('-')?);
+    let date_shape =
+        date.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
+    (date_shape && is_openspec_unit_name(id)).then_some(id)
+}
+
+/// The archived copies of OpenSpec changes in `tree`: `(change id, directory)` in name order.
+/// A symbolic link among them is refused, as for active units.
+fn archived_changes(tree: &dyn SourceTree) -> Result<Vec<(String, String)>, SpecError> {
+    let parent = format!("{OPENSPEC_CHANGES_DIR}/{OPENSPEC_ARCHIVE}");
+    if !dir_exists(tree, &parent)? {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for (entry, is_dir) in tree.entries(&parent)?.unwrap_or_default() {
+        let Some(id) = archived_change_id(&entry) else { continue };
+        let dir = format!("{parent}/{entry}");
+        if is_dir {
+            out.push((id.to_owned(), dir));
+        } else if tree.is_link(&dir)? {
+            return Err(SpecError::SymbolicLink { path: dir, what: "an archived change", kind: "directory" });
+        }
+    }
+    Ok(out)
+}
+
+/// The one archived copy of the OpenSpec change `unit`, when it is archived.
+fn archived_unit(tree: &dyn SourceTree, unit: &str) -> Result<Option<UnitLoc>, SpecError> {
+    if !is_openspec_unit_name(unit) {
+        return Ok(None);
+    }
+    let dirs: Vec<String> =
+        archived_changes(tree)?.into_iter().filter(|(id, _)| id == unit).map(|(_, dir)| dir).collect();
+    match dirs.as_slice() {
+        [] => Ok(None),
+        [dir] => Ok(Some(UnitLoc::at(Format::OpenSpec, unit, dir.clone()))),
+        several => Err(SpecError::AmbiguousArchive { unit: unit.to_owned(), dirs: several.join(", ") }),
     }
 }
 
@@ -157,7 +219,9 @@ fn dir_exists(tree: &dyn SourceTree, dir: &str) -> Result<bool, SpecError> {
     Ok(false)
 }
 
-/// Finds the unit named `unit` in either format; an unknown or ambiguous unit is an error.
+/// Finds the unit named `unit` in either format; an OpenSpec change active nowhere is found in
+/// the archive when it is archived exactly once ([`UnitLoc::is_archived`]). An unknown or
+/// ambiguous unit is an error.
 pub fn locate_unit(tree: &dyn SourceTree, unit: &str) -> Result<UnitLoc, SpecError> {
     check_unit_name(unit)?;
     let speckit = is_speckit_unit_name(unit) && dir_exists(tree, &unit_dir(Format::SpecKit, unit))?;
@@ -171,6 +235,9 @@ pub fn locate_unit(tree: &dyn SourceTree, unit: &str) -> Result<UnitLoc, SpecErr
             openspec_dir: unit_dir(Format::OpenSpec, unit),
         }),
         (false, false) => {
+            if let Some(archived) = archived_unit(tree, unit)? {
+                return Ok(archived);
+            }
             let mut looked = Vec::new();
             if is_speckit_unit_name(unit) {
                 looked.push(format!("`{}/`", unit_dir(Format::SpecKit, unit)));
@@ -189,11 +256,22 @@ pub fn locate_unit(tree: &dyn SourceTree, unit: &str) -> Result<UnitLoc, SpecErr
     }
 }
 
-/// Every unit of both formats, Spec Kit first, each sorted by name; archived OpenSpec changes and
-/// directories whose names cannot be units are left out.
+/// Every unit of both formats, Spec Kit first, each sorted by name, then the archived OpenSpec
+/// changes that are active nowhere (by change id, each once: a change archived twice is one unit,
+/// which [`locate_unit`] refuses as ambiguous). Directories whose names cannot be units are left
+/// out.
 pub fn list_units(tree: &dyn SourceTree) -> Result<Vec<UnitLoc>, SpecError> {
     let mut out = units_under(tree, Format::SpecKit, is_speckit_unit_name)?;
     out.extend(units_under(tree, Format::OpenSpec, is_openspec_unit_name)?);
+    let mut archived: Vec<UnitLoc> = Vec::new();
+    for (id, dir) in archived_changes(tree)? {
+        let taken = out.iter().chain(&archived).any(|u| u.name == id);
+        if !taken {
+            archived.push(UnitLoc::at(Format::OpenSpec, &id, dir));
+        }
+    }
+    archived.sort_by(|a, b| a.name.cmp(&b.name));
+    out.extend(archived);
     Ok(out)
 }
 
@@ -302,17 +380,53 @@ mod tests {
     }
 
     #[test]
-    fn listing_units_covers_both_formats_and_skips_the_archive_and_odd_names() {
-        let names: Vec<(Format, String)> =
-            list_units(&tree()).unwrap().into_iter().map(|u| (u.format, u.name)).collect();
+    fn listing_units_covers_both_formats_then_the_archive_and_skips_odd_names() {
+        let units: Vec<(Format, String, bool)> = list_units(&tree())
+            .unwrap()
+            .into_iter()
+            .map(|u| (u.format, u.name.clone(), u.is_archived()))
+            .collect();
         assert_eq!(
-            names,
+            units,
             [
-                (Format::SpecKit, "001-tags".to_owned()),
-                (Format::SpecKit, "20250101-120000-clock".to_owned()),
-                (Format::OpenSpec, "add-filter".to_owned()),
+                (Format::SpecKit, "001-tags".to_owned(), false),
+                (Format::SpecKit, "20250101-120000-clock".to_owned(), false),
+                (Format::OpenSpec, "add-filter".to_owned(), false),
+                (Format::OpenSpec, "old".to_owned(), true),
             ]
         );
         assert!(list_units(&MemTree::new()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_change_archived_once_is_found_in_the_archive_and_an_active_one_wins() {
+        let loc = locate_unit(&tree(), "old").unwrap();
+        assert_eq!(loc.dir, "openspec/changes/archive/2025-01-01-old");
+        assert_eq!(loc.tasks, "openspec/changes/archive/2025-01-01-old/tasks.md");
+        assert!(loc.is_archived());
+        let mut t = tree();
+        t.insert("openspec/changes/archive/2024-05-06-add-filter/tasks.md", "").unwrap();
+        let active = locate_unit(&t, "add-filter").unwrap();
+        assert!(!active.is_archived(), "{active:?}");
+        assert_eq!(list_units(&t).unwrap().iter().filter(|u| u.name == "add-filter").count(), 1);
+    }
+
+    #[test]
+    fn a_change_archived_twice_and_active_nowhere_is_ambiguous_and_listed_once() {
+        let mut t = tree();
+        t.insert("openspec/changes/archive/2026-02-03-old/tasks.md", "").unwrap();
+        assert!(matches!(locate_unit(&t, "old"), Err(SpecError::AmbiguousArchive { .. })));
+        assert_eq!(list_units(&t).unwrap().iter().filter(|u| u.name == "old").count(), 1);
+    }
+
+    #[test]
+    fn only_dated_archive_entries_name_changes() {
+        assert_eq!(archived_change_id("2025-01-01-old"), Some("old"));
+        for odd in ["2025-01-01", "2025-01-01-", "2025-1-01-old", "20250101-old", "2025-01-01-archive", "old"]
+        {
+            assert_eq!(archived_change_id(odd), None, "{odd:?}");
+        }
+        assert!(is_archive_dir("openspec/changes/archive/2025-01-01-old"));
+        assert!(!is_archive_dir("openspec/changes/archived-thing") && !is_archive_dir("specs/archive/x"));
     }
 }
