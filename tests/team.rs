@@ -952,6 +952,27 @@ fn a_clone_without_an_identity_fetches_and_pushes_the_evidence() {
     team.fsck(&[&ada, &ci, &other]);
 }
 
+/// Every fetch in `clone` reports the conflict of the skip ref `skip` (the remote's `theirs`
+/// against `ours`), naming both and both ways out, and leaves ours; push stops with the same
+/// advice, never as "overtaken", and sends nothing.
+#[track_caller]
+fn assert_skip_conflict(team: &Team, clone: &Clone<'_>, skip: &str, theirs: &str, ours: &str) {
+    for _ in 0..2 {
+        let out = clone.speccoder(&["attest", "fetch"]).failure(14);
+        assert!(out.stdout.contains(&format!("{skip}: CONFLICT")), "{out}");
+        assert!(out.stdout.contains(&theirs[..12]) && out.stdout.contains(&ours[..12]), "{out}");
+        assert!(out.stdout.contains(&format!("git update-ref {skip} {theirs}")), "{out}");
+        assert!(out.stdout.contains(&format!("git push origin --delete {skip}")), "{out}");
+        assert_eq!(clone.rev(skip), ours);
+    }
+    let out = clone.speccoder(&["attest", "push"]).failure(14);
+    assert!(out.stderr.contains(skip) && !out.stderr.contains("overtaken"), "{out}");
+    assert!(out.stderr.contains(&format!("git update-ref {skip} {theirs}")), "{out}");
+    assert!(out.stderr.contains(&format!("git push origin --delete {skip}")), "{out}");
+    assert_eq!(team.run_git(&team.remote, &["rev-parse", skip]).trim(), theirs);
+    assert_eq!(clone.rev(skip), ours);
+}
+
 #[test]
 fn a_skip_conflict_is_reported_by_every_fetch_and_by_push_until_one_is_kept() {
     let team = Team::new();
@@ -963,19 +984,7 @@ fn a_skip_conflict_is_reported_by_every_fetch_and_by_push_until_one_is_kept() {
     ada.speccoder(&["attest", "push"]).success();
     let (theirs, ours) = (ada.rev(&skip), bob.rev(&skip));
 
-    // Every fetch reports the conflict, and leaves ours.
-    for _ in 0..2 {
-        let out = bob.speccoder(&["attest", "fetch"]).failure(14);
-        assert!(out.stdout.contains(&format!("{skip}: CONFLICT")), "{out}");
-        assert!(out.stdout.contains(&format!("git update-ref {skip} {theirs}")), "{out}");
-        assert_eq!(bob.rev(&skip), ours);
-    }
-    // So does push, with how to resolve it; nothing was pushed.
-    let out = bob.speccoder(&["attest", "push"]).failure(14);
-    assert!(out.stderr.contains(&skip) && !out.stderr.contains("overtaken"), "{out}");
-    assert!(out.stderr.contains(&format!("git update-ref {skip} {theirs}")), "{out}");
-    assert!(out.stderr.contains(&format!("git push origin --delete {skip}")), "{out}");
-    assert_eq!(team.run_git(&team.remote, &["rev-parse", &skip]).trim(), theirs);
+    assert_skip_conflict(&team, &bob, &skip, &theirs, &ours);
 
     // Keeping theirs, as advised, ends it.
     bob.git(&["update-ref", &skip, &theirs]);
@@ -1009,21 +1018,7 @@ fn a_skip_made_again_after_a_push_is_a_conflict_for_fetch_and_push_until_one_is_
     ada.speccoder(&["skip", &task("T007"), "--reason", "b"]).success();
     let ours = ada.rev(&skip);
     assert_ne!(ours, theirs);
-    for _ in 0..2 {
-        let out = ada.speccoder(&["attest", "fetch"]).failure(14);
-        assert!(out.stdout.contains(&format!("{skip}: CONFLICT")), "{out}");
-        assert!(out.stdout.contains(&theirs[..12]) && out.stdout.contains(&ours[..12]), "{out}");
-        assert!(out.stdout.contains(&format!("git update-ref {skip} {theirs}")), "{out}");
-        assert!(out.stdout.contains(&format!("git push origin --delete {skip}")), "{out}");
-        assert_eq!(ada.rev(&skip), ours);
-    }
-    // Push stops with that conflict and the same advice, not as overtaken; nothing was pushed.
-    let out = ada.speccoder(&["attest", "push"]).failure(14);
-    assert!(out.stderr.contains(&skip) && !out.stderr.contains("overtaken"), "{out}");
-    assert!(out.stderr.contains(&format!("git update-ref {skip} {theirs}")), "{out}");
-    assert!(out.stderr.contains(&format!("git push origin --delete {skip}")), "{out}");
-    assert_eq!(team.run_git(&team.remote, &["rev-parse", &skip]).trim(), theirs);
-    assert_eq!(ada.rev(&skip), ours);
+    assert_skip_conflict(&team, &ada, &skip, &theirs, &ours);
 
     // Keeping ours, as advised, ends it: the remote's is deleted, then fetch and push send ours.
     ada.git(&["push", "-q", "origin", "--delete", &skip]);

@@ -100,6 +100,12 @@ fn read_tasks_text(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Option<String
     decode(&loc.tasks, bytes).map(Some)
 }
 
+/// Where `unit` lives and the text of its task list; `None` when it has no task list yet.
+fn unit_task_list(tree: &dyn SourceTree, unit: &str) -> Result<Option<(UnitLoc, String)>, SpecError> {
+    let loc = locate_unit(tree, unit)?;
+    Ok(read_tasks_text(tree, &loc)?.map(|text| (loc, text)))
+}
+
 /// The text of the unit's task list; a missing one is an error.
 fn tasks_text(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<String, SpecError> {
     read_tasks_text(tree, loc)?.ok_or_else(|| SpecError::MissingFile {
@@ -321,8 +327,7 @@ fn lines_by_id<'t>(tasks: &'t [(usize, TaskLine<'_>)]) -> HashMap<&'t str, Vec<u
 /// Read by the same reader as [`ticked_tasks`], without the spec documents: for comparing the
 /// ticks of two trees.
 pub fn ticked_ids(tree: &dyn SourceTree, unit: &str) -> Result<Vec<String>, SpecError> {
-    let loc = locate_unit(tree, unit)?;
-    let Some(text) = read_tasks_text(tree, &loc)? else {
+    let Some((loc, text)) = unit_task_list(tree, unit)? else {
         return Ok(Vec::new());
     };
     Ok(TaskList::read(&text, loc.format)
@@ -336,8 +341,7 @@ pub fn ticked_ids(tree: &dyn SourceTree, unit: &str) -> Result<Vec<String>, Spec
 /// The facts of every ticked task of `unit`, in line order; a unit without a task list has none.
 /// A ticked task whose id appears on more than one task line is an error (it is ambiguous).
 pub fn ticked_tasks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<TaskFacts>, SpecError> {
-    let loc = locate_unit(tree, unit)?;
-    let Some(text) = read_tasks_text(tree, &loc)? else {
+    let Some((loc, text)) = unit_task_list(tree, unit)? else {
         return Ok(Vec::new());
     };
     let list = TaskList::read(&text, loc.format);
@@ -374,8 +378,7 @@ pub struct UnreadTick {
 /// Every checked box of `unit`'s task list that is not read as a task, in line order; none when
 /// the unit has no task list. Read by the same reader as [`ticked_tasks`] and [`read_task`].
 pub fn unread_ticks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<UnreadTick>, SpecError> {
-    let loc = locate_unit(tree, unit)?;
-    let Some(text) = read_tasks_text(tree, &loc)? else {
+    let Some((loc, text)) = unit_task_list(tree, unit)? else {
         return Ok(Vec::new());
     };
     Ok(TaskList::read(&text, loc.format)
