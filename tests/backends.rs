@@ -9,9 +9,9 @@ use std::process::Command;
 use common::*;
 use serde_json::Value;
 
-/// An OpenPGP key made by gpg in `home/.gnupg` (where the signer's gpg finds it), and its public
-/// certificate exported to a file outside the repository.
-fn gpg_key(p: &Project) -> (String, PathBuf) {
+/// Runs gpg (batch, no passphrase) on the keyring in `home/.gnupg`, where the signer's gpg finds
+/// it; insists that it succeeds.
+fn gpg(p: &Project, args: &[&str]) -> Run {
     let gnupg = p.home.join(".gnupg");
     std::fs::create_dir_all(&gnupg).unwrap();
     #[cfg(unix)]
@@ -19,19 +19,22 @@ fn gpg_key(p: &Project) -> (String, PathBuf) {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&gnupg, std::fs::Permissions::from_mode(0o700)).unwrap();
     }
-    let gpg = |args: &[&str]| {
-        let mut cmd = Command::new("gpg");
-        isolate(&mut cmd, &p.home);
-        cmd.env("GNUPGHOME", &gnupg)
-            .args(["--batch", "--pinentry-mode", "loopback", "--passphrase", ""])
-            .args(args);
-        run(cmd).success()
-    };
-    gpg(&["--quick-gen-key", "Bob <bob@example.com>", "ed25519", "sign", "1y"]);
-    let listing = gpg(&["--with-colons", "--list-keys", "bob@example.com"]).stdout;
+    let mut cmd = Command::new("gpg");
+    isolate(&mut cmd, &p.home);
+    cmd.env("GNUPGHOME", &gnupg)
+        .args(["--batch", "--pinentry-mode", "loopback", "--passphrase", ""])
+        .args(args);
+    run(cmd).success()
+}
+
+/// An OpenPGP key made by gpg in `home/.gnupg` (where the signer's gpg finds it), and its public
+/// certificate exported to a file outside the repository.
+fn gpg_key(p: &Project) -> (String, PathBuf) {
+    gpg(p, &["--quick-gen-key", "Bob <bob@example.com>", "ed25519", "sign", "1y"]);
+    let listing = gpg(p, &["--with-colons", "--list-keys", "bob@example.com"]).stdout;
     let fpr = listing.lines().find_map(|l| l.strip_prefix("fpr:")).unwrap().trim_matches(':').to_owned();
     let cert = p.scratch.join("bob.asc");
-    let exported = gpg(&["--armor", "--export", &fpr]);
+    let exported = gpg(p, &["--armor", "--export", &fpr]);
     std::fs::write(&cert, exported.stdout).unwrap();
     (fpr, cert)
 }
@@ -103,6 +106,61 @@ fn ssh_and_openpgp_ticks_on_one_branch_verify_in_one_call_with_each_trust() {
     let report: Value = serde_json::from_str(r.stdout.trim()).unwrap();
     assert_eq!(report["totals"]["evidenced"], 1, "{report:#}");
     assert!(r.stdout.contains("no_openpgp_trust"), "{r}");
+}
+
+#[test]
+fn a_keyring_holding_an_older_and_a_revoked_export_of_one_key_is_revoked_key_as_with_sqv() {
+    let p = Project::speckit();
+    let (fpr, old) = gpg_key(&p);
+    let ev = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
+    p.attest("001-bookmark-tags/T005", &ev, &["--signer", "openpgp", "--key", &fpr]).success();
+
+    // Revoke the key with the certificate gpg stored when it made it, and export it again.
+    let rev = p.home.join(".gnupg").join("openpgp-revocs.d").join(format!("{fpr}.rev"));
+    let rev = std::fs::read_to_string(rev).unwrap().replace(":-----BEGIN PGP", "-----BEGIN PGP");
+    let rev_file = p.scratch.join("bob.rev");
+    std::fs::write(&rev_file, rev).unwrap();
+    gpg(&p, &["--import", rev_file.to_str().unwrap()]);
+    let revoked = gpg(&p, &["--armor", "--export", &fpr]).stdout;
+    let old = std::fs::read_to_string(old).unwrap();
+
+    let verdict = |ring: &str, tools: bool| -> (Option<i32>, Value) {
+        let path = p.scratch.join("ring.asc");
+        std::fs::write(&path, ring).unwrap();
+        let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--openpgp-certs"];
+        args.push(path.to_str().unwrap());
+        if tools {
+            args.push("--via-tools");
+        }
+        let r = p.speccoder(&args);
+        let report: Value = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{r}"));
+        (r.code(), report)
+    };
+    let tick = |report: &Value| -> (Value, Value, Vec<String>) {
+        let t = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == "001-bookmark-tags/T005");
+        let t = t.unwrap_or_else(|| panic!("no tick: {report:#}"));
+        let codes = t["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap().to_owned());
+        (t["outcome"].clone(), t["reason"].clone(), codes.collect())
+    };
+    for (order, ring) in
+        [("older first", format!("{old}{revoked}")), ("revoked first", format!("{revoked}{old}"))]
+    {
+        let (ours_code, ours) = verdict(&ring, false);
+        let (tools_code, tools) = verdict(&ring, true);
+        assert_eq!(
+            tick(&ours),
+            tick(&tools),
+            "{order}: in-process and sqv disagree\nours: {ours:#}\nsqv: {tools:#}"
+        );
+        assert_eq!(ours_code, tools_code, "{order}");
+        assert_eq!(ours_code, Some(26), "{order}: {ours:#}");
+        let (outcome, _, codes) = tick(&ours);
+        assert_eq!(outcome, "unverifiable", "{order}: {ours:#}");
+        assert!(codes.iter().any(|c| c == "revoked_key"), "{order}: {codes:?}");
+    }
+    // The older export alone still trusts the key: the revocation is what refuses it.
+    assert_eq!(verdict(&old, false).0, Some(0));
+    assert_eq!(verdict(&old, true).0, Some(0));
 }
 
 #[test]

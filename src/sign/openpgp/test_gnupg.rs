@@ -147,6 +147,12 @@ impl GnuPg {
             .into_bytes()
     }
 
+    /// Revokes the first subkey of `fpr` ("no reason specified": a hard revocation) through
+    /// `gpg --edit-key`, as a person does at the prompt.
+    pub fn revoke_first_subkey(&self, fpr: &str) {
+        self.ok(&["--command-fd", "0", "--edit-key", fpr], Some(b"key 1\nrevkey\ny\n0\n\ny\nsave\n"));
+    }
+
     /// Whether `gpg --verify sig data` in this keyring accepts the signature.
     pub fn verifies(&self, sig: &[u8], data: &[u8]) -> bool {
         let sig_file = self.path("gpg-verify.sig");

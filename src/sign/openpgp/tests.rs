@@ -613,3 +613,77 @@ fn a_signature_with_a_subpacket_that_does_not_parse_is_refused_here_as_by_sqv_ev
     let by_sqv = Sqv::default().verify(&changed, PAE, &trust_path, now());
     assert!(matches!(by_sqv, Err(SqvError::Rejected(_))), "sqv refuses it too: {by_sqv:?}");
 }
+
+/// The in-process and sqv verdicts on `sig` over [`PAE`] with `material` as the trusted keyring;
+/// the test fails if they disagree.
+fn agreed_outcome(gpg: &GnuPg, name: &str, material: &[u8], sig: &[u8]) -> &'static str {
+    let (trust_path, certs) = trust(gpg, name, material);
+    let at = now();
+    let in_process = verify(sig, PAE, &certs, at);
+    let by_sqv = Sqv::default().verify(sig, PAE, &trust_path, at);
+    assert_eq!(outcome(&in_process), sqv_outcome(&by_sqv), "{name}: ours {in_process:?}, sqv {by_sqv:?}");
+    outcome(&in_process)
+}
+
+#[test]
+fn copies_of_one_certificate_in_the_keyring_are_merged_so_a_newer_copys_revocation_or_expiry_applies() {
+    let gpg = GnuPg::new();
+
+    // A certificate revoked after the older copy was exported.
+    let rv = gpg.gen_key("Rv <rv@example.com>", "sign", "1y", None);
+    let rv_sig = gpg.sign(&rv, PAE, &[]);
+    let rv_old = gpg.export(&[&rv]);
+    gpg.import(&gpg.revocation(&rv));
+    let rv_new = gpg.export(&[&rv]);
+
+    // A certificate whose newer self-signature set an expiry that has passed since.
+    let ex = gpg.gen_key("Ex <ex@example.com>", "sign", "0", Some("20200101T000000"));
+    let ex_sig = gpg.sign(&ex, PAE, &[]);
+    let ex_old = gpg.export(&[&ex]);
+    gpg.ok(&["--faked-system-time", "20200201T000000", "--quick-set-expire", &ex, "1d"], None);
+    let ex_new = gpg.export(&[&ex]);
+
+    // A certificate whose signing subkey was revoked after the older copy was exported.
+    let sk = gpg.gen_key("Sk <sk@example.com>", "cert", "0", None);
+    let sk_sub = gpg.add_subkey(&sk, "sign");
+    let sk_sig = gpg.sign(&sk, PAE, &[]);
+    assert_eq!(parse_armored(&sk_sig).expect("detached").sig.get_issuers()[0].to_hex(), sk_sub);
+    let sk_old = gpg.export(&[&sk]);
+    gpg.revoke_first_subkey(&sk);
+    let sk_new = gpg.export(&[&sk]);
+
+    let cases = [
+        ("revoked certificate", &rv, &rv_sig, &rv_old, &rv_new, "revoked"),
+        ("expired by a newer self-signature", &ex, &ex_sig, &ex_old, &ex_new, "expired"),
+        ("revoked signing subkey", &sk, &sk_sig, &sk_old, &sk_new, "revoked"),
+    ];
+    for (name, fpr, sig, old, new, expected) in cases {
+        assert_eq!(agreed_outcome(&gpg, "old.asc", old, sig), "ok", "{name}: the older copy alone");
+        assert_eq!(agreed_outcome(&gpg, "new.asc", new, sig), expected, "{name}: the newer copy alone");
+        for (order, ring) in
+            [("older first", [&old[..], new].concat()), ("newer first", [&new[..], old].concat())]
+        {
+            assert_eq!(agreed_outcome(&gpg, "ring.asc", &ring, sig), expected, "{name}, {order}");
+            let (_, certs) = trust(&gpg, "ring.asc", &ring);
+            assert_eq!(certs.fingerprints(), vec![fpr.clone()], "{name}, {order}: one certificate");
+        }
+        // Binary copies, as `gpg --export` without --armor writes them, merge the same way.
+        let binary = [dearmor(old), dearmor(new)].concat();
+        assert_eq!(agreed_outcome(&gpg, "ring.gpg", &binary, sig), expected, "{name}, binary");
+    }
+}
+
+#[test]
+fn different_certificates_in_one_keyring_are_each_trusted_and_a_repeated_one_is_listed_once() {
+    let gpg = GnuPg::new();
+    let alice = gpg.gen_key("Alice <alice@example.com>", "sign", "0", None);
+    let bob = gpg.gen_key("Bob <bob@example.com>", "sign", "0", None);
+    let ring = [gpg.export(&[&alice]), gpg.export(&[&bob]), gpg.export(&[&alice])].concat();
+    let (_, certs) = trust(&gpg, "ring.asc", &ring);
+    assert_eq!(certs.fingerprints(), vec![alice.clone(), bob.clone()]);
+    for who in [&alice, &bob] {
+        let sig = gpg.sign(who, PAE, &[]);
+        assert_eq!(agreed_outcome(&gpg, "ring.asc", &ring, &sig), "ok", "{who}");
+        assert_eq!(&verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, who);
+    }
+}
