@@ -514,7 +514,8 @@ pub struct VerifyArgs {
     /// Count unsigned evidence as holding; the report says it was accepted unsigned.
     #[arg(long)]
     pub accept_unsigned: bool,
-    /// Fail regression_only, attested and skipped ticks too.
+    /// Fail regression_only, attested and skipped ticks too (reason not_verified); a skip is still
+    /// listed and counted as skipped.
     #[arg(long)]
     pub require_verified: bool,
     /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process.

@@ -103,6 +103,57 @@ fn a_skip_does_not_tick_and_is_listed_as_skipped_never_as_verified() {
     p.fsck();
 }
 
+/// `--require-verified` does not accept a skip, but a skip is never anything but `skipped`: the
+/// row stays `skipped` with the reason `not_verified`, the totals count it as skipped, and the run
+/// fails (26), in JSON, text and Markdown alike, even when the skip is the only row. An `attested`
+/// tick stays `unverifiable` (`not_verified`), and a skip commit under a tick is still no tick.
+#[test]
+fn under_require_verified_a_skip_stays_skipped_counts_as_skipped_and_fails_the_run() {
+    let p = Project::new();
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    let allowed = p.allowed.to_str().unwrap();
+    let all = ["attest", "verify", "--branch", "--all", "--allowed-signers", allowed, "--require-verified"];
+    let with = |extra: &[&str]| p.run(&[&all[..], extra].concat());
+
+    let only_skip = with(&["--json"]).expect(26).json();
+    let skipped = row(&only_skip, T006);
+    assert_eq!(skipped["outcome"], "skipped", "{skipped:#}");
+    assert_eq!(skipped["reason"], "not_verified", "{skipped:#}");
+    assert_eq!(skipped["findings"][0]["code"], "not_verified", "{skipped:#}");
+    let message = skipped["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("--require-verified") && message.contains("skip"), "{message}");
+    assert_eq!(only_skip["totals"]["skipped"], 1, "{only_skip:#}");
+    assert_eq!(only_skip["totals"]["skipped_not_accepted"], 1, "{only_skip:#}");
+    assert_eq!(only_skip["totals"]["unverifiable"], 0, "{only_skip:#}");
+    p.run(&all[..6]).expect(15); // without --require-verified: only a skip, nothing verified
+
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    let v = with(&["--json"]).expect(26).json();
+    assert_eq!(row(&v, T006)["outcome"], "skipped", "{v:#}");
+    assert_eq!(row(&v, T001)["outcome"], "unverifiable", "an attested tick keeps failing as before");
+    assert_eq!(row(&v, T001)["reason"], "not_verified");
+    assert_eq!(v["totals"]["skipped"], 1, "{v:#}");
+    assert_eq!(v["totals"]["unverifiable"], 1, "{v:#}");
+
+    let text = with(&[]).expect(26).stdout;
+    assert!(
+        text.lines().any(|l| l.starts_with("skipped") && l.contains(T006) && l.ends_with("(not_verified)")),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 checked: 0 evidenced, 0 stale, 1 unverifiable, 1 skipped (1 not accepted by --require-verified)"),
+        "{text}"
+    );
+    let md = p.outside.join("report.md");
+    with(&["--markdown", md.to_str().unwrap()]).expect(26);
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(
+        md.contains("| skipped | 001-bookmark-tags/T006 |")
+            && md.contains("not\\_verified: --require-verified"),
+        "{md}"
+    );
+}
+
 #[test]
 fn a_skip_of_an_openspec_task_escapes_the_dot_in_its_ref_name() {
     let p = Project::from_fixture("openspec");

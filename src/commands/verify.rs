@@ -90,7 +90,7 @@ pub fn run(args: &VerifyArgs) -> u8 {
     } else {
         super::output::to_stdout_raw(&report.to_text());
     }
-    let code = if report.ticks.is_empty() { exit::NOTHING_TO_CHECK } else { report.exit_code() };
+    let code = report.exit_code();
     if code == exit::NOTHING_TO_CHECK {
         if !args.json {
             super::output::to_stderr(format_args!(

@@ -57,7 +57,7 @@ pub fn render(report: &Report, token: &str, locate: impl Fn(&str) -> Option<Loca
     let mut out = format!("::stop-commands::{token}\n");
     out.push_str(&report.to_text());
     let _ = writeln!(out, "::{token}::");
-    for tick in report.ticks.iter().filter(|t| t.outcome.fails()) {
+    for tick in report.ticks.iter().filter(|t| t.fails()) {
         let _ = writeln!(out, "{}", annotation(tick, locate(&tick.task).as_ref()));
     }
     out

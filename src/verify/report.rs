@@ -14,6 +14,9 @@ use crate::verify::commit::CommitReport;
 use crate::verify::signatures::SignerInfo;
 use crate::verify::trust::{SignatureTime, Trust};
 
+/// The reason (and finding code) of a tick whose verdict `--require-verified` does not accept.
+pub const NOT_VERIFIED: &str = "not_verified";
+
 /// The outcome of one ticked task on a branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -44,7 +47,8 @@ impl TickOutcome {
         }
     }
 
-    /// Whether this outcome fails a branch.
+    /// Whether this outcome fails a branch by itself (a `skipped` row can fail too, under
+    /// `--require-verified`: [`TickReport::fails`]).
     #[must_use]
     pub fn fails(self) -> bool {
         matches!(self, TickOutcome::Stale | TickOutcome::Unverifiable)
@@ -66,7 +70,8 @@ pub struct TickReport {
     pub commit_outcome: Option<CommitOutcome>,
     /// The reason code: `ticked_without_evidence`, `commit_unreachable`, `unrecognized_tick` (a
     /// checked box that is not read as a task; the task is `<unit>/tasks.md:<line>`), `stale`, the
-    /// commit outcome, or `not_verified` under `--require-verified`.
+    /// commit outcome, or `not_verified` under `--require-verified` (an `unverifiable`
+    /// `regression_only` or `attested` tick, or a `skipped` row, which then fails the run too).
     pub reason: Option<String>,
     /// What was found, worst first.
     pub findings: Vec<Finding>,
@@ -85,28 +90,39 @@ pub struct TickReport {
 }
 
 impl TickReport {
-    /// A tick judged by its task commit's report.
+    /// A tick judged by its task commit's report. Under `--require-verified` a verdict other than
+    /// `verified` fails: an `attested` or `regression_only` tick is `unverifiable`, and a skip
+    /// stays `skipped` (a skip is never evidence, in any mode), both with the reason
+    /// `not_verified`.
     #[must_use]
     pub fn from_commit(c: CommitReport, trust: &Trust) -> Self {
         let verdict = c.verdict.as_deref().and_then(Verdict::parse);
         let not_verified = trust.require_verified && verdict.is_some_and(|v| v != Verdict::Verified);
+        let refused = || Some(NOT_VERIFIED.to_owned());
         let (outcome, reason) = match c.outcome {
-            CommitOutcome::Ok if not_verified => (TickOutcome::Unverifiable, Some("not_verified".to_owned())),
             // A skip holds as a skip, whichever way it was reached: it is never evidence.
-            CommitOutcome::Ok if verdict == Some(Verdict::Skipped) => (TickOutcome::Skipped, None),
+            CommitOutcome::Ok if verdict == Some(Verdict::Skipped) => {
+                (TickOutcome::Skipped, if not_verified { refused() } else { None })
+            }
+            CommitOutcome::Ok if not_verified => (TickOutcome::Unverifiable, refused()),
             CommitOutcome::Ok => (TickOutcome::Evidenced, None),
             other => (TickOutcome::Unverifiable, Some(other.as_str().to_owned())),
         };
         let mut findings = c.findings;
         if not_verified {
-            findings.push(Finding::new(
-                CommitOutcome::Ok,
-                "not_verified",
-                format!(
-                    "--require-verified: the verdict is {}, not verified",
-                    c.verdict.as_deref().unwrap_or("")
-                ),
-            ));
+            let shown = c.verdict.as_deref().unwrap_or("");
+            let message = if verdict == Some(Verdict::Skipped) {
+                "--require-verified: a skip is listed, never accepted as verified".to_owned()
+            } else {
+                format!("--require-verified: the verdict is {shown}, not verified")
+            };
+            let finding = Finding::new(CommitOutcome::Ok, NOT_VERIFIED, message);
+            // When it is why the row fails, it comes first (the one-line renderings show it).
+            if c.outcome == CommitOutcome::Ok {
+                findings.insert(0, finding);
+            } else {
+                findings.push(finding);
+            }
         }
         TickReport {
             task: c.target.unwrap_or_default(),
@@ -122,6 +138,19 @@ impl TickReport {
             covered_lines: c.covered_lines,
             policy: c.policy,
         }
+    }
+
+    /// Whether this row fails the run: its outcome is `stale` or `unverifiable`, or it is a skip
+    /// `--require-verified` does not accept (reason `not_verified`). The one rule the exit code,
+    /// the totals and the GitHub annotations follow.
+    #[must_use]
+    pub fn fails(&self) -> bool {
+        self.outcome.fails() || self.refused_skip()
+    }
+
+    /// A `skipped` row that `--require-verified` does not accept.
+    fn refused_skip(&self) -> bool {
+        self.outcome == TickOutcome::Skipped && self.reason.as_deref() == Some(NOT_VERIFIED)
     }
 
     /// A ticked task with no task commit to check.
@@ -164,6 +193,8 @@ pub struct Totals {
     pub regressed: usize,
     /// Skipped.
     pub skipped: usize,
+    /// Of the skipped, those `--require-verified` does not accept (each fails the run).
+    pub skipped_not_accepted: usize,
 }
 
 /// The whole report.
@@ -235,6 +266,9 @@ impl Report {
                 TickOutcome::Regressed => totals.regressed += 1,
                 TickOutcome::Skipped => totals.skipped += 1,
             }
+            if t.refused_skip() {
+                totals.skipped_not_accepted += 1;
+            }
         }
         Report {
             mode,
@@ -250,13 +284,14 @@ impl Report {
         }
     }
 
-    /// 0 when every tick holds, 26 when one does not, 15 when there was nothing to check.
+    /// 26 when a row fails ([`TickReport::fails`]), else 15 when there was nothing to check
+    /// (no rows, or only skips), else 0.
     #[must_use]
     pub fn exit_code(&self) -> u8 {
-        if self.ticks.iter().all(|t| t.outcome == TickOutcome::Skipped) {
-            exit::NOTHING_TO_CHECK
-        } else if self.ticks.iter().any(|t| t.outcome.fails()) {
+        if self.ticks.iter().any(TickReport::fails) {
             exit::DOES_NOT_HOLD
+        } else if self.ticks.iter().all(|t| t.outcome == TickOutcome::Skipped) {
+            exit::NOTHING_TO_CHECK
         } else {
             exit::OK
         }
@@ -270,6 +305,9 @@ impl Report {
             "{} checked: {} evidenced, {} stale, {} unverifiable, {} skipped",
             t.checked, t.evidenced, t.stale, t.unverifiable, t.skipped
         );
+        if t.skipped_not_accepted > 0 {
+            let _ = write!(s, " ({} not accepted by --require-verified)", t.skipped_not_accepted);
+        }
         if self.accept_unsigned && self.ticks.iter().any(|t| t.accepted_unsigned) {
             s.push_str("; unsigned evidence ACCEPTED on request (--accept-unsigned)");
         }
