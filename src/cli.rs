@@ -45,7 +45,9 @@ pub enum Command {
     /// The signer is chosen like git's: --signer/--key, else `gpg.format=ssh` and `user.signingKey`.
     /// With no key configured at all the lines are written unsigned and `speccoder attest sign`
     /// signs them later; a signer named by --signer, or a configured key that cannot sign, stops
-    /// the command (exit 13) before anything is written.
+    /// the command (exit 13) before anything is written. With commit.gpgsign set, git's own key
+    /// (gpg.format, user.signingKey) signs the task commit, never --key; without one that can
+    /// sign, nothing is written (exit 13).
     ///
     /// Exit codes: 0 written; 2 bad target or unknown unit/task; 13 bad evidence, spec file,
     /// bug home, speccoder.toml, identity or key, or a statement that would leak; 14 repository
@@ -298,7 +300,8 @@ pub struct SigningArgs {
     /// The signing key. SSH: a private key file, a public key file whose key is in ssh-agent, or a
     /// `key::ssh-ed25519 AAAA...` literal. OpenPGP: a secret key file (signed in-process), or a
     /// key id, fingerprint or user id in gpg's keyring (signed by gpg). Overrides git's
-    /// user.signingKey; without gpg.format or --signer, an SSH key means SSH, anything else OpenPGP.
+    /// user.signingKey for the note's lines (never for a commit commit.gpgsign signs); without
+    /// gpg.format or --signer, an SSH key means SSH, anything else OpenPGP.
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
     /// Where keyless signing sends what.

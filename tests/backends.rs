@@ -256,3 +256,83 @@ fn with_commit_gpgsign_the_task_commit_carries_a_signature_git_verify_commit_acc
     assert_eq!(shown.trim(), format!("G {fpr}"));
     assert!(p.note_lines("HEAD").iter().all(|l| !l.signatures.is_empty()), "the lines are signed too");
 }
+
+/// Exports the secret half of `fpr` (made by [`gpg_key`]) to a key file outside the repository.
+fn gpg_secret_key_file(p: &Project, fpr: &str) -> PathBuf {
+    let mut cmd = Command::new("gpg");
+    isolate(&mut cmd, &p.home);
+    cmd.env("GNUPGHOME", p.home.join(".gnupg"))
+        .args(["--batch", "--pinentry-mode", "loopback", "--passphrase", "", "--armor"])
+        .args(["--export-secret-keys", fpr]);
+    let file = p.scratch.join("bob.sec.asc");
+    std::fs::write(&file, run(cmd).success().stdout).unwrap();
+    file
+}
+
+/// Asserts the `commit.gpgsign` refusal: git's own key signs the task commit, none is
+/// configured, and what works (git's key for `format`, or commit signing off), with nothing
+/// written; never `attest sign` or a key flag for the commit.
+#[track_caller]
+fn assert_commit_gpgsign_refusal(out: &Run, format: &str) {
+    let err = &out.stderr;
+    for needed in [
+        "commit.gpgsign is set",
+        "git's own signing key",
+        &format!("gpg.format = {format}"),
+        "no user.signingKey is configured",
+        "Nothing was written",
+        "`git config user.signingKey <",
+        "`git config commit.gpgsign false`",
+        "run the same command again",
+    ] {
+        assert!(err.contains(needed), "missing {needed:?}\n{out}");
+    }
+    assert!(!err.contains("attest sign") && !err.contains("--key") && !err.contains("--signer"), "{out}");
+}
+
+/// Under `commit.gpgsign` without `user.signingKey`, a key for the note's lines (`--signer
+/// openpgp|ssh --key`) does not sign the commit: `attest` and `accept` stop (13) before writing
+/// anything and say to configure git's own key; doing so makes the same command succeed with a
+/// task commit `git verify-commit` accepts.
+#[test]
+fn a_commit_gpgsign_refusal_says_how_to_configure_gits_key_and_following_it_works() {
+    let p = Project::speckit();
+    p.git(&["config", "commit.gpgsign", "true"]);
+
+    // OpenPGP, as git's default format; the note's key is a secret key file.
+    let (fpr, _cert) = gpg_key(&p);
+    let secret = gpg_secret_key_file(&p, &fpr);
+    p.git(&["config", "gpg.format", "openpgp"]);
+    let ev4 = write_evidence(&p.scratch.join("ev4"), "001-bookmark-tags/T004", Evidence::Verified);
+    let args = ["--signer", "openpgp", "--key", secret.to_str().unwrap()];
+    let before = p.snapshot();
+    let out = p.attest("001-bookmark-tags/T004", &ev4, &args).failure(13);
+    assert_commit_gpgsign_refusal(&out, "openpgp");
+    assert_eq!(p.snapshot(), before, "nothing was written");
+    p.git(&["config", "user.signingKey", &fpr]);
+    p.attest("001-bookmark-tags/T004", &ev4, &args).success();
+    p.git(&["verify-commit", "HEAD"]);
+    assert_eq!(p.git(&["log", "-1", "--format=%G? %GF"]).trim(), format!("G {fpr}"));
+
+    // SSH: `attest` and `accept` alike.
+    let ada = ed25519(&p.scratch, "ada");
+    let allowed = p.scratch.join("git_allowed_signers");
+    std::fs::write(&allowed, format!("{PRINCIPAL} namespaces=\"git\" {}\n", ada.public_line)).unwrap();
+    p.git(&["config", "gpg.ssh.allowedSignersFile", allowed.to_str().unwrap()]);
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "--unset", "user.signingKey"]);
+    let ev5 = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
+    let ssh = ["--signer", "ssh", "--key", ada.private.to_str().unwrap()];
+    let accept = ["accept", "001-bookmark-tags/T001", "--reason", "by hand", ssh[0], ssh[1], ssh[2], ssh[3]];
+    let before = p.snapshot();
+    let out = p.attest("001-bookmark-tags/T005", &ev5, &ssh).failure(13);
+    assert_commit_gpgsign_refusal(&out, "ssh");
+    assert_commit_gpgsign_refusal(&p.speccoder(&accept).failure(13), "ssh");
+    assert_eq!(p.snapshot(), before, "nothing was written");
+    p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
+    p.attest("001-bookmark-tags/T005", &ev5, &ssh).success();
+    p.git(&["verify-commit", "HEAD"]);
+    p.speccoder(&accept).success();
+    p.git(&["verify-commit", "HEAD"]);
+    p.git_run(&["fsck", "--strict", "--no-dangling", "--no-progress"]).success();
+}

@@ -249,6 +249,18 @@ pub enum AttestError {
     /// A statement could not be built.
     #[error(transparent)]
     Build(#[from] crate::attest::statements::BuildError),
+    /// `commit.gpgsign` is set, and git's own signing key cannot sign the task commit.
+    #[error(
+        "commit.gpgsign is set, so the task commit is signed as git signs commits, with git's own signing key (gpg.format = {format}, user.signingKey), not with the key the note's lines are signed with; {why}. Nothing was written: {fix}, or turn commit signing off for this repository (`git config commit.gpgsign false`); then run the same command again"
+    )]
+    CommitSigning {
+        /// `gpg.format` (`openpgp` when unset).
+        format: String,
+        /// Why git's key cannot sign.
+        why: String,
+        /// How to configure one that can.
+        fix: String,
+    },
     /// The configured key is broken.
     #[error("signing key: {0}")]
     Sign(#[from] crate::sign::SignError),
@@ -315,6 +327,7 @@ impl AttestError {
             | AttestError::Spec(_)
             | AttestError::Policy(_)
             | AttestError::Sign(_)
+            | AttestError::CommitSigning { .. }
             | AttestError::BugEvidence(_)
             | AttestError::BadSigner(_)
             | AttestError::Disabled => exit::CONFIG,

@@ -218,42 +218,125 @@ pub fn choose(
         return sigstore_signer(repo, sigstore);
     }
     // As git: gpg.format chooses the backend (openpgp when unset), user.signingKey the key.
-    let format = repo.config_string("gpg.format");
     let backend = match choice {
-        SignerChoice::Ssh => SignerChoice::Ssh,
-        SignerChoice::OpenPgp => SignerChoice::OpenPgp,
-        _ => match format.as_deref() {
-            Some("ssh") => SignerChoice::Ssh,
+        SignerChoice::Ssh => GitFormat::Ssh,
+        SignerChoice::OpenPgp => GitFormat::OpenPgp,
+        _ => match GitFormat::of(repo) {
             // `--key` given without any gpg.format: the key itself says which kind it is.
-            None if key.is_some_and(looks_like_ssh_key) => SignerChoice::Ssh,
-            Some("x509") => {
+            GitFormat::OpenPgp
+                if repo.config_string("gpg.format").is_none() && key.is_some_and(looks_like_ssh_key) =>
+            {
+                GitFormat::Ssh
+            }
+            GitFormat::Other(format) => {
                 return Err(SignError::CannotSign(format!(
-                    "git is configured for x509 signing (gpg.format = x509), which speccoder does not sign with; {HOW_TO_SIGN}, or pass --signer none to write unsigned lines"
+                    "git is configured for {format} signing (gpg.format = {format}), which speccoder does not sign with; {HOW_TO_SIGN}, or pass --signer none to write unsigned lines"
                 ))
                 .into());
             }
-            _ => SignerChoice::OpenPgp,
+            format => format,
         },
     };
-    let configured_key = key.map(str::to_owned).or_else(|| repo.config_string("user.signingKey"));
+    let configured_key = key.map(str::to_owned).or_else(|| git_signing_key(repo));
     let Some(key) = configured_key else {
         if choice == SignerChoice::Auto {
             return Ok(Chosen::Unsigned(format!("no signing key configured; {HOW_TO_SIGN}")));
         }
         return Err(SignError::CannotSign(format!(
             "a {} signature was asked for, but no key is configured: pass --key KEY or set `git config user.signingKey`",
-            if backend == SignerChoice::Ssh { "ssh" } else { "openpgp" }
+            backend.name()
         ))
         .into());
     };
-    if backend == SignerChoice::Ssh {
+    Ok(Chosen::Signer(signer_for(repo, &backend, &key)?))
+}
+
+/// The kind of signature git makes: `gpg.format`, `openpgp` when unset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum GitFormat {
+    /// `openpgp` (or unset).
+    OpenPgp,
+    /// `ssh`.
+    Ssh,
+    /// `x509`, or a value git does not know: speccoder signs with neither.
+    Other(String),
+}
+
+impl GitFormat {
+    /// `gpg.format` of `repo`.
+    fn of(repo: &Repo) -> Self {
+        match repo.config_string("gpg.format").as_deref().map(str::trim) {
+            None | Some("openpgp") => GitFormat::OpenPgp,
+            Some("ssh") => GitFormat::Ssh,
+            Some(other) => GitFormat::Other(other.to_owned()),
+        }
+    }
+
+    /// The value as `gpg.format` spells it.
+    fn name(&self) -> &str {
+        match self {
+            GitFormat::OpenPgp => "openpgp",
+            GitFormat::Ssh => "ssh",
+            GitFormat::Other(other) => other,
+        }
+    }
+}
+
+/// git's `user.signingKey`, unless unset or blank.
+fn git_signing_key(repo: &Repo) -> Option<String> {
+    repo.config_string("user.signingKey").filter(|k| !k.trim().is_empty())
+}
+
+/// A signer of `format` with `key`, through the program git's configuration names for it.
+fn signer_for(repo: &Repo, format: &GitFormat, key: &str) -> Result<Box<dyn Signer>, SignError> {
+    if *format == GitFormat::Ssh {
         let program = repo.config_string("gpg.ssh.program");
-        let signer = SshSigner::from_git_config(Some(&key), program.as_deref())?;
-        return Ok(Chosen::Signer(Box::new(signer)));
+        return Ok(Box::new(SshSigner::from_git_config(Some(key), program.as_deref())?));
     }
     let program = repo.config_string("gpg.openpgp.program").or_else(|| repo.config_string("gpg.program"));
-    let signer = OpenPgpSigner::from_git_config(Some(&key), program.as_deref())?;
-    Ok(Chosen::Signer(Box::new(signer)))
+    Ok(Box::new(OpenPgpSigner::from_git_config(Some(key), program.as_deref())?))
+}
+
+/// The `gpgsig` signature of the commit object `commit` (its bytes without one) under
+/// `commit.gpgsign`, made as `git commit -S` makes it: with git's own key, `gpg.format` and
+/// `user.signingKey`. Never with `--signer` or `--key`, which choose the key of the note's lines
+/// only.
+///
+/// # Errors
+/// [`AttestError::CommitSigning`]: `gpg.format` is one speccoder does not sign with, no
+/// `user.signingKey` is configured, or the configured one cannot sign; the message says how to
+/// configure git's key, or to turn `commit.gpgsign` off for the repository.
+pub fn sign_git_commit(repo: &Repo, commit: &[u8]) -> Result<String, AttestError> {
+    let format = GitFormat::of(repo);
+    let refuse =
+        |why: String, fix: String| AttestError::CommitSigning { format: format.name().to_owned(), why, fix };
+    let set_key = match format {
+        GitFormat::OpenPgp => {
+            "set it: `git config user.signingKey <fingerprint>` (an OpenPGP key `gpg --list-secret-keys` lists)"
+        }
+        GitFormat::Ssh => {
+            "set it: `git config user.signingKey <path of your SSH key>` (or `key::<public key>` for a key in ssh-agent)"
+        }
+        GitFormat::Other(ref other) => {
+            return Err(refuse(
+                format!("speccoder does not sign commits with gpg.format = {other}"),
+                "use an SSH or OpenPGP key instead: `git config gpg.format ssh` (or `openpgp`) and `git config user.signingKey <key>`".to_owned(),
+            ));
+        }
+    };
+    let Some(key) = git_signing_key(repo) else {
+        let mut why = "no user.signingKey is configured".to_owned();
+        if format == GitFormat::Ssh && repo.config_string("gpg.ssh.defaultKeyCommand").is_some() {
+            why.push_str(" (speccoder does not run gpg.ssh.defaultKeyCommand)");
+        }
+        return Err(refuse(why, set_key.to_owned()));
+    };
+    signer_for(repo, &format, &key).and_then(|signer| signer.sign_git_commit(commit)).map_err(|e| {
+        refuse(
+            format!("user.signingKey `{key}` cannot sign: {e}"),
+            "point user.signingKey at a key that can sign: `git config user.signingKey <key>`".to_owned(),
+        )
+    })
 }
 
 /// The keyless signer. Each service URL comes from its flag, else its environment variable, else

@@ -19,11 +19,10 @@ use std::collections::{HashMap, HashSet};
 use gix::ObjectId;
 
 use crate::attest::AttestError;
-use crate::attest::signing::{self, Chosen, SignerChoice, SigstoreFlags};
+use crate::attest::signing;
 use crate::git::{Head, InProgress, LockedIndex, Repo, trailers};
 use crate::input::InputError;
 use crate::model::bundle::NOTES_REF;
-use crate::sign::SignError;
 use crate::spec::{self, TaskFacts};
 
 /// A writer that holds the index and knows the branch it will move.
@@ -203,7 +202,8 @@ impl Pending<'_> {
 /// that git would sign and that cannot be signed is not written (fail closed, as git does).
 ///
 /// # Errors
-/// The commit cannot be made, or `commit.gpgsign` is set and no signature can be made.
+/// The commit cannot be made, or `commit.gpgsign` is set and no signature can be made
+/// ([`AttestError::CommitSigning`]).
 pub(crate) fn write_task_commit(
     repo: &Repo,
     parent: ObjectId,
@@ -214,15 +214,7 @@ pub(crate) fn write_task_commit(
     if !repo.config_bool("commit.gpgsign").unwrap_or(false) {
         return Ok(repo.write_commit(commit, None)?);
     }
-    let signer = match signing::choose(repo, SignerChoice::Auto, None, &SigstoreFlags::default())? {
-        Chosen::Signer(signer) => signer,
-        Chosen::Unsigned(reason) => {
-            return Err(AttestError::Sign(SignError::CannotSign(format!(
-                "commit.gpgsign is set, so the task commit must be signed as git signs commits, but {reason}"
-            ))));
-        }
-    };
-    let signature = signer.sign_git_commit(&commit.bytes())?;
+    let signature = signing::sign_git_commit(repo, &commit.bytes())?;
     Ok(repo.write_commit(commit, Some(signature))?)
 }
 
