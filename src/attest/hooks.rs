@@ -103,7 +103,10 @@ pub fn hook_text(program: &Path) -> String {
          # `speccoder attest carry --rewritten` re-issues the evidence of each rewritten task commit for its new\n\
          # commit when the change is the same, and says so when it is not.\n\
          speccoder={quoted}\n\
-         [ -x \"$speccoder\" ] || speccoder=speccoder\n\
+         [ -x \"$speccoder\" ] || speccoder=$(command -v speccoder) || {{\n\
+         \x20   echo \"speccoder post-rewrite hook: speccoder is neither at \"{quoted}\" nor on PATH, so the evidence of the rewritten task commits was not carried: install speccoder, run \\`speccoder attest carry\\` here, and \\`speccoder hooks install\\` again\" >&2\n\
+         \x20   exit 1\n\
+         }}\n\
          exec \"$speccoder\" attest carry --rewritten\n"
     )
 }
@@ -182,5 +185,21 @@ mod tests {
         assert!(text.contains("speccoder='/opt/it'\\''s here/speccoder'\n"), "{text}");
         assert_eq!(text.lines().nth(1), Some(MARKER));
         assert!(text.ends_with("exec \"$speccoder\" attest carry --rewritten\n"));
+    }
+
+    /// A hook whose binary is gone, with none on PATH, says that nothing was carried and what to
+    /// run, instead of the shell's bare "not found".
+    #[cfg(unix)]
+    #[test]
+    fn the_hook_says_so_when_speccoder_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let hook = dir.path().join("post-rewrite");
+        std::fs::write(&hook, hook_text(&dir.path().join("gone/speccoder"))).unwrap();
+        let out = std::process::Command::new("/bin/sh").arg(&hook).env("PATH", dir.path()).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("was not carried"), "{stderr}");
+        assert!(stderr.contains("run `speccoder attest carry` here"), "{stderr}");
+        assert!(stderr.contains(&format!("neither at {}/gone/speccoder", dir.path().display())), "{stderr}");
     }
 }
