@@ -204,7 +204,7 @@ pub fn choose(
 ) -> Result<Chosen, AttestError> {
     if choice == SignerChoice::None {
         return Ok(Chosen::Unsigned(
-            "signer `none` (--signer, or [attest] signer in speccoder.toml): written unsigned on purpose"
+            "signer `none` (--signer, or [attest] signer in speccoder.toml): written unsigned on purpose; `--signer ssh|openpgp|sigstore` signs them anyway"
                 .into(),
         ));
     }
@@ -237,6 +237,13 @@ pub fn choose(
             format => format,
         },
     };
+    if let Some(path) = key.and_then(key_path).filter(|p| std::fs::symlink_metadata(p).is_err()) {
+        return Err(SignError::CannotSign(format!(
+            "the --key file {} does not exist: pass a private key file (SSH or OpenPGP), a `.pub` whose key is in ssh-agent, or a key id gpg knows",
+            path.display()
+        ))
+        .into());
+    }
     let configured_key = key.map(str::to_owned).or_else(|| git_signing_key(repo));
     let Some(key) = configured_key else {
         if choice == SignerChoice::Auto {
@@ -420,30 +427,42 @@ pub fn sign_envelope(envelope: &mut Envelope, signer: &dyn Signer) -> Result<(),
     Ok(())
 }
 
+/// The file a key argument names, when it is written as a path (with a `/`, or `~/` for the home
+/// directory) and is not a key written out (`key::…`, a public key line): a key id, a fingerprint
+/// or an email address never holds a `/`.
+fn key_path(key: &str) -> Option<std::path::PathBuf> {
+    if key.starts_with("key::") || ssh_key_text(key) {
+        return None;
+    }
+    match key.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(rest)),
+        None => key.contains('/').then(|| std::path::PathBuf::from(key)),
+    }
+}
+
+/// Whether `text` starts as an SSH public key line or an OpenSSH private key does.
+fn ssh_key_text(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("ssh-")
+        || t.starts_with("ecdsa-")
+        || t.starts_with("sk-")
+        || t.starts_with("-----BEGIN OPENSSH")
+}
+
 /// Whether `key` (a `--key` value) names an SSH key: a `key::` literal, a public key line, or a
 /// file holding an OpenSSH key or public key line.
 fn looks_like_ssh_key(key: &str) -> bool {
-    let ssh_text = |t: &str| {
-        let t = t.trim_start();
-        t.starts_with("ssh-")
-            || t.starts_with("ecdsa-")
-            || t.starts_with("sk-")
-            || t.starts_with("-----BEGIN OPENSSH")
-    };
-    if key.starts_with("key::") || ssh_text(key) {
+    if key.starts_with("key::") || ssh_key_text(key) {
         return true;
     }
-    let path = match key.strip_prefix("~/") {
-        Some(rest) => std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(rest)),
-        None => Some(std::path::PathBuf::from(key)),
-    };
+    let path = key_path(key).or_else(|| Some(std::path::PathBuf::from(key)));
     // The first bytes tell. A file that is not a regular one of an SSH key's size is no SSH key;
     // the signer it falls to names what is wrong with it.
     let head = |p: std::path::PathBuf| {
         crate::input::read_regular_through_links(&p, crate::sign::ssh::signer::MAX_KEY_BYTES).ok()
     };
     path.and_then(head).is_some_and(|head| {
-        ssh_text(&String::from_utf8_lossy(&head))
+        ssh_key_text(&String::from_utf8_lossy(&head))
             || head.starts_with(b"-----BEGIN RSA PRIVATE KEY")
             || head.starts_with(b"-----BEGIN EC PRIVATE KEY")
     })

@@ -111,6 +111,30 @@ fn without_a_key_the_lines_are_written_unsigned_and_the_command_says_how_to_fix_
     }
 }
 
+/// A `--key` written as a path that does not exist is named as such (exit 13, nothing written),
+/// not taken for a gpg key id that user.signingKey names; and a project whose signer is `none`
+/// says how to sign anyway.
+#[test]
+fn a_missing_key_file_is_named_and_signer_none_says_how_to_sign_anyway() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let missing = p.scratch.join("no-such-key");
+    let before = p.snapshot();
+    let out = p.attest(T005, &s.evidence, &["--key", missing.to_str().unwrap()]).failure(13);
+    assert!(out.stderr.contains(&format!("the --key file {} does not exist", missing.display())), "{out}");
+    assert!(!out.stderr.contains("user.signingKey"), "{out}");
+    assert_eq!(p.snapshot(), before);
+
+    p.attest(T005, &s.evidence, &["--signer", "none"]).success();
+    p.write("speccoder.toml", "[attest]\nsigner = \"none\"\n");
+    p.git(&["add", "speccoder.toml"]);
+    p.git(&["commit", "-q", "-m", "unsigned by policy"]);
+    let out = p.speccoder(&["attest", "sign", "HEAD~", "--key", s.key.private.to_str().unwrap()]).failure(14);
+    assert!(out.stderr.contains("`--signer ssh|openpgp|sigstore` signs them anyway"), "{out}");
+    let key = s.key.private.to_str().unwrap();
+    p.speccoder(&["attest", "sign", "HEAD~", "--key", key, "--signer", "ssh"]).success();
+}
+
 #[test]
 fn attest_sign_signs_the_unsigned_lines_later_leaving_the_payloads_unchanged() {
     let s = Setup::speckit(Evidence::WithHeldOut);
