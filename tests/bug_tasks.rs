@@ -161,3 +161,32 @@ fn closing_an_unchanged_bug_again_is_refused_but_a_reopened_one_can_be_closed() 
     p.attest(TARGET, json!({}));
     assert_eq!(row(&p.verify(&[]).expect(0).json(), TARGET)["outcome"], "evidenced");
 }
+
+/// A closing commit rewritten by an amend has no note, and its evidence is on the old commit:
+/// verify says to carry it (there is nothing to fetch), and carry does. When the bug home changed
+/// underneath a rewrite, carry refuses with the steps that close the bug again (a bug task has no
+/// box to clear).
+#[test]
+fn a_rewritten_bug_closing_is_told_to_carry_and_a_changed_home_to_close_it_again() {
+    let p = Project::new();
+    p.attest(TARGET, json!({}));
+    let message = p.git(&["log", "-1", "--format=%B"]);
+    p.git(&["commit", "-q", "--allow-empty", "--amend", "--date=2030-01-01T00:00:00", "-m", &message]);
+    let v = p.verify(&[]).expect(26).json();
+    let finding =
+        row(&v, TARGET)["findings"].as_array().unwrap().iter().find(|f| f["code"] == "note_missing").cloned();
+    let text = finding.unwrap()["message"].as_str().unwrap().to_owned();
+    assert!(text.contains("run `speccoder attest carry`") && !text.contains("attest fetch"), "{text}");
+    p.signed(&["attest", "carry"]).expect(0);
+    assert_eq!(row(&p.verify(&[]).expect(0).json(), TARGET)["outcome"], "evidenced");
+
+    // The home changed in the same rewrite: carry refuses, and says how to close the bug again.
+    let old = p.git(&["rev-parse", "HEAD"]);
+    p.write(&format!("{HOME}/fix.md"), "# Fix: a different fix\n");
+    p.git(&["add", "-A"]);
+    p.git(&["commit", "-q", "--amend", "-m", &message]);
+    let new = p.git(&["rev-parse", "HEAD"]);
+    let out = p.signed(&["attest", "carry", "--from", &old, "--to", &new]).expect(26);
+    assert!(out.stdout.contains("to close it again"), "{}", out.stdout);
+    assert!(!out.stdout.contains("clear its box"), "{}", out.stdout);
+}

@@ -312,6 +312,13 @@ fn has_own_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, commit: Object
 /// How to give a task whose evidence cannot be carried new evidence: the branch ticks it already,
 /// and `attest` ticks only an open task.
 fn attest_again(target: &str) -> String {
+    let is_bug = target.split_once('/').is_some_and(|(_, task)| task.starts_with(spec::BUG_TASK_PREFIX));
+    if is_bug {
+        // A bug task has no box: a changed bug home is closed again by attesting it.
+        return format!(
+            "to close it again, run its checks, then run `speccoder attest {target} --evidence <the new evidence>`"
+        );
+    }
     format!(
         "to attest it again, run its checks, clear its box in tasks.md in a commit of its own, then run `speccoder attest {target} --evidence <the new evidence>`"
     )
@@ -510,6 +517,9 @@ fn requirement_change(
     if let Some(s) = &p.spec
         && s.section_hash != facts.section_hash
     {
+        if facts.is_trailer_only() {
+            return Ok(Some(format!("the bug home {} (assessment, fix and test)", facts.tasks_path)));
+        }
         return Ok(Some(format!("the story text ({})", s.section.as_deref().unwrap_or("the unit's spec"))));
     }
     let tree = repo.tree(new.tree);

@@ -16,10 +16,12 @@ use crate::verify::commit::Checker;
 use crate::verify::decisions;
 use crate::verify::error::VerifyError;
 use crate::verify::report::{TickOutcome, TickReport};
+use crate::verify::rewritten::LostEvidence;
 use crate::verify::trust::Trust;
 
 /// One row per bug task closed on the branch (see the module documentation). `task_commit` maps
-/// each `<unit>/<task>` to its newest reachable task commit.
+/// each `<unit>/<task>` to its newest reachable task commit; `lost` tells a closing commit
+/// rewritten since (its evidence left on the old commit) from one whose note was never fetched.
 ///
 /// # Errors
 /// The history or a tree cannot be read.
@@ -30,6 +32,7 @@ pub fn bug_rows(
     head: ObjectId,
     base: Option<ObjectId>,
     task_commit: &HashMap<String, ObjectId>,
+    lost: &LostEvidence<'_>,
 ) -> Result<Vec<TickReport>, VerifyError> {
     let head_tree = repo.tree(repo.commit_tree(head)?);
     let (in_range, base_tree) = match base {
@@ -61,7 +64,9 @@ pub fn bug_rows(
         if !chosen {
             continue;
         }
-        let mut row = TickReport::from_commit(checker.check(id), trust);
+        let mut report = checker.check(id);
+        lost.hint_carry(&mut report);
+        let mut row = TickReport::from_commit(report, trust);
         decisions::refuse_skip_as_tick(&mut row);
         if row.outcome == TickOutcome::Evidenced
             && let Some(drift) = triad_drift(repo, id, &head_tree, &slug)

@@ -6,8 +6,8 @@
 //! From the bottom up: [`trust`] and [`signatures`] (whom the caller trusts, and whether a line's
 //! signature holds under it); [`commit`] (one task commit: its note, its signatures, the rules of
 //! agreement); [`report`] (a row per tick, built from a commit's report, and the renderings);
-//! [`decisions`] and [`bugs`] (the rows of skips and closed bug tasks); [`run`] (over commits or a
-//! branch). [`completeness`] says what a clone lacks (shallow history, unfetched notes) and fills
+//! [`decisions`] and [`bugs`] (the rows of skips and closed bug tasks); [`rewritten`] (evidence a
+//! rebase left on commits the branch no longer holds); [`run`] (over commits or a branch). [`completeness`] says what a clone lacks (shallow history, unfetched notes) and fills
 //! in a partial clone; [`github`] renders a report as GitHub workflow commands. [`error`] is why
 //! a run could not happen at all.
 
@@ -18,6 +18,7 @@ pub mod decisions;
 pub mod error;
 pub mod github;
 pub mod report;
+pub mod rewritten;
 pub mod run;
 pub mod signatures;
 #[cfg(feature = "sigstore")]

@@ -8,14 +8,13 @@ use gix::ObjectId;
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::trailers::task_trailers;
 use crate::git::{Head, Repo};
-use crate::model::bundle::NOTES_REF;
 use crate::model::digest::sha256_hex;
-use crate::model::predicate::Verdict;
 use crate::spec::{self, SourceTree};
 use crate::verify::commit::{Checker, CommitReport};
 use crate::verify::completeness::{self, HistoryNeeds};
 use crate::verify::error::VerifyError;
 use crate::verify::report::{Report, TickOutcome, TickReport};
+use crate::verify::rewritten::{self, LostEvidence};
 use crate::verify::trust::Trust;
 use crate::verify::{bugs, decisions, unread};
 
@@ -49,10 +48,10 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
     };
     completeness::history_reaches(repo, &needs)?;
     let mut reports = checker.check_many(&task_commits);
-    if reports.iter().any(lacks_note) {
+    if reports.iter().any(rewritten::lacks_note) {
         let reachable = repo.walk(head, &[])?.into_iter().collect();
-        let lost = unreachable_task_notes(repo, &reachable);
-        reports.iter_mut().for_each(|r| hint_carry(r, &lost));
+        let lost = LostEvidence::new(repo, &reachable);
+        reports.iter_mut().for_each(|r| lost.hint_carry(r));
     }
     let ticks: Vec<TickReport> =
         reports.into_iter().map(|report| TickReport::from_commit(report, trust)).collect();
@@ -201,7 +200,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     to_read.extend(repo.refs_with_prefix(crate::model::refs::SKIPPED_PREFIX)?.into_iter().map(|(_, id)| id));
     completeness::notes_fetched(repo, &to_read)?;
     completeness::fetch_what_the_check_reads(repo, head_tree_id, &to_read)?;
-    let mut unreachable: Option<HashMap<String, ObjectId>> = None;
+    let lost = LostEvidence::new(repo, &reachable_set);
 
     // What each unit's ticks need: a task commit to check, or a row saying why there is none.
     let checker = Checker::new(repo, trust, Some(head_tree_id))?;
@@ -216,8 +215,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
             rows.push(match task_commit.get(&target).copied() {
                 Some(id) => Ok(id),
                 None => {
-                    let lost = unreachable.get_or_insert_with(|| unreachable_task_notes(repo, &reachable_set));
-                    Err(Box::new(match lost.get(&target) {
+                    Err(Box::new(match lost.commit_of(&target) {
                         Some(commit) => TickReport::without_commit(
                             target.clone(),
                             "commit_unreachable",
@@ -251,10 +249,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
         &HistoryNeeds { commits: &ids, unexplained, base_unrelated, ..HistoryNeeds::default() },
     )?;
     let mut reports = checker.check_many(&ids);
-    if reports.iter().any(lacks_note) {
-        let lost = unreachable.get_or_insert_with(|| unreachable_task_notes(repo, &reachable_set));
-        reports.iter_mut().for_each(|r| hint_carry(r, lost));
-    }
+    reports.iter_mut().for_each(|r| lost.hint_carry(r));
     let mut reports = reports.into_iter();
     let mut ticks = Vec::new();
     for (unit, (rows, ticked_targets)) in units.iter().zip(planned) {
@@ -279,7 +274,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
         }
         ticks.extend(decisions::skip_rows(repo, &checker, &unit.name, &ticked_targets, trust)?);
     }
-    ticks.extend(bugs::bug_rows(repo, &checker, trust, head, base, &task_commit)?);
+    ticks.extend(bugs::bug_rows(repo, &checker, trust, head, base, &task_commit, &lost)?);
     if let Some(reason) = trust.failure() {
         return Err(VerifyError::Trust(reason));
     }
@@ -310,43 +305,6 @@ fn drift(head_tree: &dyn SourceTree, unit: &str, report: &CommitReport) -> Resul
         }
     }
     Ok(out)
-}
-
-/// Whether the task commit of `report` has no note.
-fn lacks_note(report: &CommitReport) -> bool {
-    report.findings.iter().any(|f| f.code == "note_missing")
-}
-
-/// A task commit without a note whose task has evidence on a commit the head cannot reach was
-/// rewritten (rebased, amended, cherry-picked): its message says to carry the evidence over,
-/// not to fetch it.
-fn hint_carry(report: &mut CommitReport, lost: &HashMap<String, ObjectId>) {
-    let Some((target, old)) = report.target.as_ref().and_then(|t| lost.get(t).map(|old| (t, old))) else {
-        return;
-    };
-    for finding in report.findings.iter_mut().filter(|f| f.code == "note_missing") {
-        finding.message = format!(
-            "the task commit has no note, but {old}, which this branch no longer holds, carries evidence for {target}: the task commit was rebased, amended or cherry-picked; run `speccoder attest carry` to re-issue the evidence for it"
-        );
-    }
-}
-
-/// Tasks named by notes on commits the head cannot reach: target -> commit.
-fn unreachable_task_notes(repo: &Repo, reachable: &HashSet<ObjectId>) -> HashMap<String, ObjectId> {
-    let mut out = HashMap::new();
-    for (annotated, _) in repo.notes(NOTES_REF).unwrap_or_default() {
-        if reachable.contains(&annotated) {
-            continue;
-        }
-        // A skip's commit is outside every branch on purpose; it is no evidence left behind.
-        if let Ok(commit) = repo.commit(annotated)
-            && let (Some(target), verdict) = task_trailers(&commit.message)
-            && verdict.as_deref() != Some(Verdict::Skipped.as_str())
-        {
-            out.entry(target).or_insert(annotated);
-        }
-    }
-    out
 }
 
 fn head_commit(repo: &Repo) -> Result<ObjectId, VerifyError> {
