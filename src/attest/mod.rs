@@ -186,7 +186,7 @@ pub enum AttestError {
     Disabled,
     /// The bug was closed already and its triad has not changed since.
     #[error(
-        "{target} was closed already by {commit} and its bug home has not changed since; nothing to attest (edit assessment.md, fix.md or test.md to reopen it)"
+        "{target} was closed already by {commit} and its bug home has not changed since (as staged); nothing to attest (edit assessment.md, fix.md or test.md and stage the edit to reopen it)"
     )]
     AlreadyClosed {
         /// `<unit>/bug:<slug>`.

@@ -5,6 +5,7 @@
 use crate::model::digest::sha256_hex;
 
 use super::error::{SpecError, shown};
+use super::text::read_file;
 use super::tree::SourceTree;
 
 /// The directory holding bug homes.
@@ -92,13 +93,16 @@ pub fn triad_sha256(files: &[(&str, &[u8])]) -> String {
 pub fn bug_triad(tree: &dyn SourceTree, slug: &str) -> Result<BugTriad, SpecError> {
     check_bug_slug(slug)?;
     let home = bug_home(slug);
+    if tree.is_link(&home)? {
+        return Err(SpecError::SymbolicLink { path: home, what: "a bug home", kind: "directory" });
+    }
     let mut contents = Vec::with_capacity(TRIAD_FILES.len());
     for name in TRIAD_FILES {
         let path = format!("{home}/{name}");
-        let bytes = tree.file(&path)?.ok_or_else(|| SpecError::MissingFile {
+        let bytes = read_file(tree, &path, "a bug home's file")?.ok_or_else(|| SpecError::MissingFile {
             path: path.clone(),
-            hint: "a bug home holds assessment.md, fix.md and test.md; write the missing one \
-                   before closing the bug",
+            hint: "a bug home holds assessment.md, fix.md and test.md; write the missing one and \
+                   stage it (`git add`) before closing the bug",
         })?;
         contents.push((name, bytes));
     }
@@ -139,6 +143,34 @@ mod tests {
                 .unwrap();
         let err = bug_triad(&tree, "b").unwrap_err();
         assert!(err.to_string().contains(".specify/bugs/b/fix.md"), "{err}");
+    }
+
+    /// A bug home, or a file of it, that is a symbolic link is refused as one, never read through
+    /// or taken for missing.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_bug_home_or_triad_file_is_refused_as_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir_all(&real).unwrap();
+        for name in TRIAD_FILES {
+            std::fs::write(real.join(name), "x").unwrap();
+        }
+        std::fs::create_dir_all(dir.path().join(".specify/bugs")).unwrap();
+        std::os::unix::fs::symlink(&real, dir.path().join(".specify/bugs/linked")).unwrap();
+        let tree = crate::spec::FsTree::new(dir.path());
+        let err = bug_triad(&tree, "linked").unwrap_err();
+        assert!(matches!(err, SpecError::SymbolicLink { what: "a bug home", .. }), "{err}");
+
+        std::fs::create_dir(dir.path().join(".specify/bugs/filed")).unwrap();
+        for name in ["assessment.md", "fix.md"] {
+            std::fs::write(dir.path().join(".specify/bugs/filed").join(name), "x").unwrap();
+        }
+        std::os::unix::fs::symlink(real.join("test.md"), dir.path().join(".specify/bugs/filed/test.md"))
+            .unwrap();
+        let err = bug_triad(&tree, "filed").unwrap_err();
+        assert!(matches!(err, SpecError::SymbolicLink { .. }), "{err}");
+        assert!(err.to_string().contains(".specify/bugs/filed/test.md"), "{err}");
     }
 
     #[test]
