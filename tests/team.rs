@@ -1280,3 +1280,36 @@ fn the_ci_workflow_and_the_action_run_their_steps_against_a_local_remote() {
     }
     team.fsck(&[&ada]);
 }
+
+/// With no remote named, push goes where `git push` would: `branch.<name>.pushRemote`, else
+/// `remote.pushDefault`, before the upstream's remote; fetch still fetches from the upstream.
+#[test]
+fn push_goes_to_the_push_remote_git_would_choose_and_fetch_to_the_upstream() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let mirror = team.tmp.path().join("mirror.git");
+    let mirror_str = mirror.to_str().unwrap();
+    team.run_git(team.tmp.path(), &["init", "-q", "--bare", "-b", "main", mirror_str]);
+    ada.git(&["remote", "add", "mirror", mirror_str]);
+    ada.git(&["config", "remote.pushDefault", "mirror"]);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let t001 = ada.attest("T001", &[]);
+
+    let out = ada.speccoder(&["attest", "push"]).success();
+    assert!(out.stdout.contains("mirror"), "{out}");
+    assert_eq!(team.run_git(&mirror, &["rev-parse", "refs/heads/feature-a"]).trim(), t001);
+    assert!(team.run_git(&mirror, &["rev-parse", NOTES_REF]).trim().len() == 40);
+    let origin_refs = team.run_git(&team.remote, &["for-each-ref", "--format=%(refname)"]);
+    assert!(!origin_refs.contains("feature-a") && !origin_refs.contains(NOTES_REF), "{origin_refs}");
+
+    // The branch's own push remote wins over remote.pushDefault.
+    ada.git(&["config", "branch.feature-a.pushRemote", "origin"]);
+    ada.speccoder(&["attest", "push"]).success();
+    assert_eq!(team.run_git(&team.remote, &["rev-parse", "refs/heads/feature-a"]).trim(), t001);
+
+    // Fetch reads the upstream remote (origin here, main's), never the push remote.
+    ada.git(&["branch", "-q", "--set-upstream-to", "origin/main"]);
+    let out = ada.speccoder(&["attest", "fetch"]).success();
+    assert!(out.stdout.contains("origin") && !out.stdout.contains("mirror"), "{out}");
+    team.fsck(&[&ada]);
+}

@@ -15,7 +15,8 @@ use serde::Serialize;
 
 use crate::exit;
 use crate::git::{
-    CasUpdate, GitError, Head, MergeNotesError, NotesMerged, PushDefault, PushStatus, RefMerged, Repo,
+    CasUpdate, Direction, GitError, Head, MergeNotesError, NotesMerged, PushDefault, PushStatus, RefMerged,
+    Repo,
 };
 use crate::model::bundle::{self, NOTES_REF};
 
@@ -277,15 +278,15 @@ fn short(hex: &str) -> &str {
     hex.get(..12).unwrap_or(hex)
 }
 
-/// The remote named, or the default one for the current branch.
-fn remote_for(repo: &Repo, remote: Option<&str>) -> Result<String, SyncError> {
+/// The remote named, or the default one for the current branch in `direction`.
+fn remote_for(repo: &Repo, remote: Option<&str>, direction: Direction) -> Result<String, SyncError> {
     let branch = match repo.head()? {
         Head::Branch { name, .. } => Some(name),
         _ => None,
     };
     Ok(match remote {
         Some(name) => repo.require_remote(name)?,
-        None => repo.default_remote(branch.as_deref())?,
+        None => repo.default_remote(branch.as_deref(), direction)?,
     })
 }
 
@@ -297,7 +298,7 @@ fn remote_for(repo: &Repo, remote: Option<&str>) -> Result<String, SyncError> {
 /// The remote cannot be reached, or notes of one commit cannot be joined ([`SyncError::NotesConflict`],
 /// our notes unchanged).
 pub fn fetch(repo: &Repo, remote: Option<&str>) -> Result<FetchReport, SyncError> {
-    let remote = remote_for(repo, remote)?;
+    let remote = remote_for(repo, remote, Direction::Fetch)?;
     let tracking_notes = tracking_notes_ref(&remote);
     let prefix = tracking_prefix(&remote);
     let on_remote = repo.ls_remote(&remote, &[NOTES_REF], &[SPECCODER_REFS])?;
@@ -408,7 +409,8 @@ impl std::fmt::Display for PushReport {
 }
 
 /// Pushes the current branch, our notes and `refs/speccoder/*` to `remote` (default: the branch's
-/// upstream remote, else `origin`) in one atomic push (see the module documentation).
+/// push remote as git chooses it: `branch.<name>.pushRemote`, `remote.pushDefault`, its upstream
+/// remote, else `origin`) in one atomic push (see the module documentation).
 ///
 /// # Errors
 /// Not on a branch, the branch refused, a refusal a merge does not fix, a notes conflict, or
@@ -419,7 +421,7 @@ pub fn push(repo: &Repo, remote: Option<&str>, dry_run: bool) -> Result<PushRepo
         Head::Detached(id) => return Err(SyncError::NotOnBranch(format!("detached at {id}"))),
         Head::Unborn(name) => return Err(SyncError::NotOnBranch(format!("{name} has no commits yet"))),
     };
-    let remote = remote_for(repo, remote)?;
+    let remote = remote_for(repo, remote, Direction::Push)?;
     let remote_branch = push_destination(repo, &branch, &remote)?;
     let mut fetches = Vec::new();
     for attempt in 1..=PUSH_TRIES {

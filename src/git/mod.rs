@@ -41,6 +41,6 @@ pub use notes::{NOTES_REF, NoteOutcome, UpdateNoteError};
 pub use notes_merge::{MergeNotesError, NotesMerged};
 pub use ref_merge::RefMerged;
 pub use refs::{CAS_TRIES, CasUpdate};
-pub use remote::{PushDefault, PushOutput, PushStatus, PushedRef};
+pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef};
 pub use repo::{Head, InProgress, OBJECT_SIZE_LIMIT, Repo, RepoHandle};
 pub use tree::GitTree;

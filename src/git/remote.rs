@@ -10,6 +10,10 @@ use super::error::GitError;
 use super::refs::full_name;
 use super::repo::Repo;
 
+/// Which way a remote is used: git chooses the remote to push to by `branch.<name>.pushRemote`
+/// and `remote.pushDefault` first, and the one to fetch from by `branch.<name>.remote` alone.
+pub use gix::remote::Direction;
+
 /// What `git push` without a refspec pushes (`push.default`).
 pub use gix::push::Default as PushDefault;
 
@@ -118,13 +122,18 @@ impl Repo {
         })
     }
 
-    /// The remote to use when none is named: the upstream remote of `branch` (when it is a
-    /// configured remote), else `origin`, else the only remote there is.
-    pub fn default_remote(&self, branch: Option<&str>) -> Result<String, GitError> {
+    /// The remote to use when none is named, as git chooses it for `direction`: to push,
+    /// `branch.<name>.pushRemote`, else `remote.pushDefault`, else the branch's upstream remote;
+    /// to fetch, the upstream remote (each only when it is a configured remote); else `origin`,
+    /// else the only remote there is.
+    pub fn default_remote(&self, branch: Option<&str>, direction: Direction) -> Result<String, GitError> {
         let names = self.remote_names();
-        if let Some((remote, _)) = branch.and_then(|b| self.branch_upstream(b))
-            && names.contains(&remote)
-        {
+        let configured = branch.and_then(|b| {
+            let full = full_name(b).ok()?;
+            let name = self.inner.branch_remote_name(full.as_ref().shorten(), direction)?;
+            name.as_bstr().to_str().ok().map(str::to_owned)
+        });
+        if let Some(remote) = configured.filter(|remote| names.contains(remote)) {
             return self.require_remote(&remote);
         }
         match names.as_slice() {

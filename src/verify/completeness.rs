@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 
-use crate::git::{Head, Repo};
+use crate::git::{Direction, Head, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::policy::CONFIG_FILE;
 use crate::verify::error::VerifyError;
@@ -159,7 +159,7 @@ pub fn notes_fetched(repo: &Repo, commits: &[ObjectId]) -> Result<(), VerifyErro
         Head::Branch { name, .. } => Some(name),
         _ => None,
     };
-    match repo.default_remote(branch.as_deref()) {
+    match repo.default_remote(branch.as_deref(), Direction::Fetch) {
         Ok(remote) => Err(VerifyError::NotesNotFetched { remote }),
         Err(_) => match repo.remote_names().into_iter().next() {
             Some(remote) => Err(VerifyError::NotesNotFetched { remote }),
