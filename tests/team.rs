@@ -1008,7 +1008,9 @@ fn a_skip_made_again_after_a_push_is_a_conflict_for_fetch_and_push_until_one_is_
     // Undone here (deleted locally only, as documented): fetch keeps it deleted, push succeeds
     // and leaves the remote's.
     ada.speccoder(&["skip", &task("T007"), "--undo"]).success();
-    ada.speccoder(&["attest", "fetch"]).success();
+    let out = ada.speccoder(&["attest", "fetch"]).success();
+    assert!(out.stdout.contains(&format!("{skip}: deleted here only")), "{out}");
+    assert!(out.stdout.contains(&format!("git push origin --delete {skip}")), "{out}");
     assert!(ada.git_run(&["rev-parse", "--verify", "-q", &skip]).stdout.trim().is_empty());
     ada.speccoder(&["attest", "push"]).success();
     assert_eq!(team.run_git(&team.remote, &["rev-parse", &skip]).trim(), theirs);

@@ -255,6 +255,10 @@ impl std::fmt::Display for FetchReport {
             let what = match &row.merged {
                 RefMerged::UpToDate => "up to date".to_owned(),
                 RefMerged::KeptOurs => "kept ours (push sends it)".to_owned(),
+                RefMerged::DeletedHereOnly => format!(
+                    "deleted here only; the remote keeps it, since push never deletes (`git push {} --delete {}` removes it there)",
+                    self.remote, row.name
+                ),
                 RefMerged::Took { to } => format!("now {}", short(to)),
                 RefMerged::Deleted => "deleted (deleted on the remote)".to_owned(),
                 RefMerged::AheadOfTheirs => "ahead of the remote's".to_owned(),

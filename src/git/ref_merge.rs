@@ -22,8 +22,11 @@ pub enum RefMerged {
     /// Ours and theirs are the same.
     UpToDate,
     /// Theirs did not change since we last fetched it, and ours did, to a value a push can send
-    /// (new, or a descendant of theirs) or by a deletion (which stays here): ours stays.
+    /// (new, or a descendant of theirs): ours stays.
     KeptOurs,
+    /// Theirs did not change since we last fetched it, and ours was deleted here: it stays
+    /// deleted here, and the remote keeps its copy (a push never deletes).
+    DeletedHereOnly,
     /// Ours did not exist, or had not changed since we last fetched it: it now holds theirs.
     Took {
         /// The value taken.
@@ -83,7 +86,8 @@ impl Repo {
             let unchanged_there = theirs == base;
             if unchanged_there {
                 match (ours, theirs) {
-                    (None, _) | (_, None) => return Ok(CasUpdate::Keep(RefMerged::KeptOurs)),
+                    (None, _) => return Ok(CasUpdate::Keep(RefMerged::DeletedHereOnly)),
+                    (_, None) => return Ok(CasUpdate::Keep(RefMerged::KeptOurs)),
                     (Some(o), Some(t)) if self.is_ancestor(t, o)? => {
                         return Ok(CasUpdate::Keep(RefMerged::KeptOurs));
                     }
