@@ -369,9 +369,10 @@ fn git_exit_code(e: &GitError) -> u8 {
         | GitError::NotesTreeHostile { .. }
         | GitError::NotesTreeTooLarge { .. }
         | GitError::Unmerged { .. } => exit::GIT_PRECONDITION,
-        GitError::IdentityMissing { .. } | GitError::EmptyIdentityName { .. } | GitError::BadDate { .. } => {
-            exit::CONFIG
-        }
+        GitError::IdentityMissing { .. }
+        | GitError::EmptyIdentityName { .. }
+        | GitError::BadDate { .. }
+        | GitError::Convert { .. } => exit::CONFIG,
         _ => exit::INTERNAL,
     }
 }

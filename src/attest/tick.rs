@@ -10,7 +10,8 @@
 //!    bytes: objects that nothing names yet;
 //! 4. move the notes reference and the branch in one reference transaction, the note first
 //!    ([`Repo::advance_branch_with_note`]): from here on the tick exists, with its note;
-//! 5. write the ticked `tasks.md` into the work tree, then the index, and release the lock.
+//! 5. write the ticked `tasks.md` into the work tree (converted as `git checkout` converts it),
+//!    then the index, and release the lock.
 //!
 //! `docs/cli.md` ("What a kill leaves behind") lists the state each step can leave.
 
@@ -20,7 +21,7 @@ use gix::ObjectId;
 
 use crate::attest::AttestError;
 use crate::attest::signing;
-use crate::git::{Head, InProgress, LockedIndex, Repo, trailers};
+use crate::git::{FileToStage, Head, InProgress, LockedIndex, Repo, trailers};
 use crate::input::InputError;
 use crate::model::bundle::NOTES_REF;
 use crate::spec::{self, TaskFacts};
@@ -47,8 +48,9 @@ pub(crate) struct Pending<'r> {
     pub head: ObjectId,
     /// The task commit's tree.
     pub tree: ObjectId,
-    /// The file to write and stage once the branch moved (`tasks.md` and its ticked bytes).
-    stage: Option<(String, Vec<u8>)>,
+    /// The file to write and stage once the branch moved (`tasks.md` ticked, in git's form and,
+    /// converted already, in the work tree's).
+    stage: Option<FileToStage>,
 }
 
 /// How opening a tick of a listed task ended.
@@ -108,17 +110,18 @@ impl<'r> Begun<'r> {
         if self.index.outside_sparse_checkout(&facts.tasks_path) {
             return Err(AttestError::OutsideSparseCheckout { path: facts.tasks_path, dir: facts.unit_dir });
         }
-        ensure_no_unstaged_changes(self.repo, &facts.tasks_path, &tasks_bytes)?;
+        ensure_no_unstaged_changes(self.repo, &self.index, &facts.tasks_path, &tasks_bytes)?;
         let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
         let tree = self.index.tree_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
         refuse_unticking(self.repo, self.head, tree)?;
+        let file = self.index.file_to_stage(&facts.tasks_path, ticked)?;
         let pending = Pending {
             repo: self.repo,
             index: self.index,
             branch: self.branch,
             head: self.head,
             tree,
-            stage: Some((facts.tasks_path.clone(), ticked)),
+            stage: Some(file),
         };
         Ok(Opened::Pending(Box::new(pending), Box::new(facts)))
     }
@@ -157,20 +160,21 @@ impl<'r> Begun<'r> {
         if !names_task || staged_bytes == head_bytes || self.repo.note(NOTES_REF, self.head)?.is_none() {
             return Err(already());
         }
-        // Only a work-tree file that is still the index's or already the tick's is overwritten.
-        if let WorkTreeFile::Bytes(on_disk) = worktree_bytes(self.repo, path)?
-            && on_disk != staged_bytes
-            && on_disk != head_bytes
-        {
-            return Err(AttestError::InterruptedTickEdited {
-                target: target.to_owned(),
-                commit: self.head.to_string(),
-                path: path.clone(),
-            });
+        // Only a work-tree file that is still the index's or already the tick's (in git's form, as
+        // `git status` compares) is overwritten.
+        if let WorkTreeFile::Bytes(on_disk) = worktree_bytes(self.repo, path)? {
+            let on_disk = self.index.to_git_form(path, &on_disk)?;
+            if on_disk != staged_bytes && on_disk != head_bytes {
+                return Err(AttestError::InterruptedTickEdited {
+                    target: target.to_owned(),
+                    commit: self.head.to_string(),
+                    path: path.clone(),
+                });
+            }
         }
-        self.index
-            .stage_and_commit(path, &head_bytes)
-            .map_err(|e| AttestError::WorktreeAfterCommit { path: path.clone(), source: e })?;
+        let after_commit = |source| AttestError::WorktreeAfterCommit { path: path.clone(), source };
+        let file = self.index.file_to_stage(path, head_bytes).map_err(after_commit)?;
+        self.index.stage_and_commit(&file).map_err(after_commit)?;
         Ok(Opened::Completed { commit: self.head, branch: self.branch })
     }
 }
@@ -187,10 +191,10 @@ impl Pending<'_> {
     pub(crate) fn publish(self, commit: ObjectId, message: &str, note: &[u8]) -> Result<(), AttestError> {
         self.repo.advance_branch_with_note(&self.branch, self.head, commit, message, NOTES_REF, note)?;
         match self.stage {
-            Some((path, bytes)) => self
+            Some(file) => self
                 .index
-                .stage_and_commit(&path, &bytes)
-                .map_err(|e| AttestError::WorktreeAfterCommit { path, source: e }),
+                .stage_and_commit(&file)
+                .map_err(|source| AttestError::WorktreeAfterCommit { path: file.path().to_owned(), source }),
             None => Ok(()),
         }
     }
@@ -303,11 +307,18 @@ fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(),
     Err(AttestError::WouldUntick { tasks: tasks.join(", "), paths: paths.join(" ") })
 }
 
-/// Refuses a work-tree `path` whose bytes are not `staged` (an edit that `git add` has not
-/// taken, or a deletion), so that the tick never drops a change of the user's.
-fn ensure_no_unstaged_changes(repo: &Repo, path: &str, staged: &[u8]) -> Result<(), AttestError> {
+/// Refuses a work-tree `path` that is not `staged` (an edit that `git add` has not taken, or a
+/// deletion), so that the tick never drops a change of the user's. As `git status` decides it:
+/// the work-tree file is compared in git's form ([`LockedIndex::to_git_form`]: `core.autocrlf`,
+/// `eol`, filters), so a CRLF checkout of an LF blob is no change.
+fn ensure_no_unstaged_changes(
+    repo: &Repo,
+    index: &LockedIndex<'_>,
+    path: &str,
+    staged: &[u8],
+) -> Result<(), AttestError> {
     match worktree_bytes(repo, path)? {
-        WorkTreeFile::Bytes(bytes) if bytes == staged => Ok(()),
+        WorkTreeFile::Bytes(bytes) if index.to_git_form(path, &bytes)? == staged => Ok(()),
         WorkTreeFile::Bytes(_) | WorkTreeFile::Absent => Err(AttestError::UnstagedTasks(path.to_owned())),
         WorkTreeFile::NoWorkTree => Ok(()),
     }

@@ -185,6 +185,20 @@ pub enum GitError {
         reason: &'static str,
     },
 
+    /// A file could not be converted as git converts it (`core.autocrlf`, `.gitattributes`, a
+    /// filter driver of the repository's config).
+    #[error(
+        "`{path}` could not be converted {conversion}: {reason}; check what git applies to it (`git check-attr -a -- {path}`, `git config --get-regexp '^(core\\.(autocrlf|eol|safecrlf)|filter\\.)'`) and that `git add {path}` works"
+    )]
+    Convert {
+        /// The repository-relative path.
+        path: String,
+        /// Which way.
+        conversion: super::convert::Conversion,
+        /// What gix or the filter reported.
+        reason: String,
+    },
+
     /// No author or committer identity is configured.
     #[error(
         "no {role} identity configured: set it with `git config user.name \"Your Name\"` and `git config user.email you@example.com` (or GIT_{env}_NAME / GIT_{env}_EMAIL)"

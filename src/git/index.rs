@@ -11,6 +11,7 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use gix::index::entry::{Flags, Mode, Stage, Stat};
 use gix::objs::tree::{EntryKind, EntryMode};
 
+use super::convert;
 use super::error::{GitError, GixResultExt};
 use super::path;
 use super::repo::Repo;
@@ -27,6 +28,24 @@ pub struct LockedIndex<'r> {
     repo: &'r Repo,
     lock: gix::lock::File,
     index: gix::index::File,
+}
+
+/// A file to write into the work tree and stage ([`LockedIndex::file_to_stage`]).
+pub struct FileToStage {
+    /// The repository-relative path (validated).
+    path: String,
+    /// The blob, in git's form.
+    blob: Vec<u8>,
+    /// What the work tree gets: the blob as `git checkout` converts it.
+    worktree: Vec<u8>,
+}
+
+impl FileToStage {
+    /// The repository-relative path.
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.path
+    }
 }
 
 /// One path of a tree to write.
@@ -149,12 +168,38 @@ impl LockedIndex<'_> {
         self.repo.write_tree_of(&items)
     }
 
-    /// Write `bytes` to `path` in the work tree and stage it: the index entry gets the new blob and
-    /// the written file's stat, so `git status` shows the file as unchanged against a commit whose
-    /// tree has these bytes. The file keeps its index mode. The new index then replaces the old
-    /// one and the lock is released.
-    pub fn stage_and_commit(mut self, path: &str, bytes: &[u8]) -> Result<(), GitError> {
+    /// `worktree`, the content of the work-tree file `path`, in git's form: converted as
+    /// `git add` converts it (`core.autocrlf`, the `.gitattributes` `eol`, `ident` and `filter`
+    /// attributes, the repository's clean drivers), so that it equals the staged blob exactly when
+    /// `git status` calls the file unchanged.
+    ///
+    /// # Errors
+    /// [`GitError::Convert`]: a conversion gix refuses, or a clean driver that fails.
+    pub fn to_git_form(&self, path: &str, worktree: &[u8]) -> Result<Vec<u8>, GitError> {
+        convert::to_git(self.repo, &self.index, path, worktree)
+    }
+
+    /// The file `path` holding the blob `blob` (git's form), ready for
+    /// [`LockedIndex::stage_and_commit`]: the bytes the work tree gets are converted now, as
+    /// `git checkout` converts them, so that a conversion that fails stops a writer before it
+    /// publishes anything.
+    ///
+    /// # Errors
+    /// An unusable path, or [`GitError::Convert`]: a conversion gix refuses, or a smudge driver
+    /// that fails.
+    pub fn file_to_stage(&self, path: &str, blob: Vec<u8>) -> Result<FileToStage, GitError> {
         let path = path::file_path(path)?;
+        let worktree = convert::to_worktree(self.repo, &self.index, &path, &blob)?;
+        Ok(FileToStage { path, blob, worktree })
+    }
+
+    /// Write `file` into the work tree (in the work tree's form) and stage it: the index entry gets
+    /// its blob (git's form) and the written file's stat, so `git status` shows the file as
+    /// unchanged against a commit whose tree has this blob. The file keeps its index mode. The new
+    /// index then replaces the old one and the lock is released.
+    pub fn stage_and_commit(mut self, file: &FileToStage) -> Result<(), GitError> {
+        let FileToStage { path, blob, worktree } = file;
+        let path = path.clone();
         let workdir = self.repo.require_workdir()?.to_owned();
         let index = &mut self.index;
         refuse_unmerged(index)?;
@@ -177,9 +222,9 @@ impl LockedIndex<'_> {
                 false
             }
         };
-        let file = worktree::write_file(&workdir, &path, bytes, executable)?;
-        let id = self.repo.write_blob(bytes)?;
-        let stat = stat_of(&file)?;
+        let written = worktree::write_file(&workdir, &path, worktree, executable)?;
+        let id = self.repo.write_blob(blob)?;
+        let stat = stat_of(&written)?;
         match existing {
             Some(at) => {
                 let entry = &mut index.entries_mut()[at];

@@ -10,6 +10,7 @@
 mod command;
 mod commit;
 mod config;
+mod convert;
 mod error;
 mod history;
 mod identity;
@@ -33,9 +34,10 @@ mod tests;
 
 pub use commit::{Commit, Signature};
 pub use config::strip_credentials;
+pub use convert::Conversion;
 pub use error::GitError;
 pub use gix::ObjectId;
-pub use index::LockedIndex;
+pub use index::{FileToStage, LockedIndex};
 pub use new_commit::NewCommit;
 pub use notes::{NOTES_REF, NoteOutcome, UpdateNoteError};
 pub use notes_merge::{MergeNotesError, NotesMerged};

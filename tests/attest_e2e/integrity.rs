@@ -20,7 +20,7 @@ fn commit_config(s: &Setup, text: &str) {
 /// Runs attest for T005 with the key and asserts that it failed with `code`, said each of
 /// `says`, and changed nothing a user can see.
 #[track_caller]
-fn refused(s: &Setup, evidence: &std::path::Path, code: i32, says: &[&str]) -> common::Run {
+pub(crate) fn refused(s: &Setup, evidence: &std::path::Path, code: i32, says: &[&str]) -> common::Run {
     let before = s.project.snapshot();
     let out = s.project.attest(T005, evidence, &["--key", s.key.private.to_str().unwrap()]).failure(code);
     for text in says {

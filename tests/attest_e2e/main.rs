@@ -9,13 +9,16 @@
 //! - `cli`: the human summary, `--json`, `-C`;
 //! - `integrity`: files read only where they should be, crash and lock states, the published
 //!   `[attest]` table, signing that fails closed;
-//! - `parallel`: two worktrees attesting at the same time.
+//! - `parallel`: two worktrees attesting at the same time;
+//! - `conversion`: a task list that git converts (`core.autocrlf`, `eol`, filters) ticked in both
+//!   of its forms.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod clean;
 mod cli;
+mod conversion;
 mod integrity;
 mod parallel;
 mod refusals;

@@ -1,7 +1,15 @@
 //! The task commit's tree comes from the index; staging the ticked file leaves `git status` clean.
 
 use super::fixture::Fixture;
-use crate::git::{GitError, Head, ObjectId};
+use crate::git::{GitError, Head, ObjectId, Repo};
+
+/// Stages `bytes` as `path` under a fresh index lock, as a writer does: the file prepared
+/// ([`crate::git::LockedIndex::file_to_stage`]), then written and staged.
+fn stage(repo: &Repo, path: &str, bytes: &[u8]) -> Result<(), GitError> {
+    let index = repo.lock_index()?;
+    let file = index.file_to_stage(path, bytes.to_vec())?;
+    index.stage_and_commit(&file)
+}
 
 /// A repository with a regular, an executable, a symlinked and a submodule entry, plus a
 /// staged-but-uncommitted change and an unstaged one.
@@ -115,10 +123,7 @@ fn an_index_with_unresolved_conflicts_is_refused() {
         Err(GitError::Unmerged { paths }) => assert_eq!(paths, vec!["f.txt".to_owned()]),
         other => panic!("expected a refusal, got {other:?}"),
     }
-    assert!(matches!(
-        repo.lock_index().unwrap().stage_and_commit("g.txt", b"x"),
-        Err(GitError::Unmerged { .. })
-    ));
+    assert!(matches!(stage(&repo, "g.txt", b"x"), Err(GitError::Unmerged { .. })));
 }
 
 #[test]
@@ -138,7 +143,7 @@ fn ticking_committing_and_staging_leaves_git_status_clean_and_fsck_happy() {
         repo.lock_index().unwrap().tree_with(&[("specs/001-x/tasks.md".to_owned(), ticked.clone())]).unwrap();
     let commit =
         repo.create_commit_on_branch(&name, head, tree, "Tick T001\n\nSpec-Task: 001-x/T001\n").unwrap();
-    repo.lock_index().unwrap().stage_and_commit("specs/001-x/tasks.md", &ticked).unwrap();
+    stage(&repo, "specs/001-x/tasks.md", &ticked).unwrap();
 
     assert_eq!(fx.rev("HEAD"), commit);
     assert_eq!(fx.git(&["status", "--porcelain", "--untracked-files=all"]), "");
@@ -155,8 +160,8 @@ fn staging_keeps_the_executable_bit_and_adds_untracked_paths() {
     fx.git(&["update-index", "--chmod=+x", "run.sh"]);
     fx.git(&["commit", "-q", "-m", "base"]);
     let repo = fx.repo();
-    repo.lock_index().unwrap().stage_and_commit("run.sh", b"#!/bin/sh\necho 2\n").unwrap();
-    repo.lock_index().unwrap().stage_and_commit("notes/new.md", b"new\n").unwrap();
+    stage(&repo, "run.sh", b"#!/bin/sh\necho 2\n").unwrap();
+    stage(&repo, "notes/new.md", b"new\n").unwrap();
     let staged = fx.git(&["ls-files", "-s"]);
     assert!(staged.lines().any(|l| l.starts_with("100755 ") && l.ends_with("\trun.sh")), "{staged}");
     assert!(staged.lines().any(|l| l.starts_with("100644 ") && l.ends_with("\tnotes/new.md")), "{staged}");
@@ -184,7 +189,7 @@ fn a_staged_file_is_replaced_whole_and_the_index_holds_its_stat() {
     std::fs::hard_link(&path, &other_name).unwrap();
     let repo = fx.repo();
     let ticked = b"- [X] T001 first\n- [ ] T002 second\n";
-    repo.lock_index().unwrap().stage_and_commit("specs/001-x/tasks.md", ticked).unwrap();
+    stage(&repo, "specs/001-x/tasks.md", ticked).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), ticked);
     assert_eq!(std::fs::read(&other_name).unwrap(), b"- [ ] T001 first\n- [ ] T002 second\n");
     assert_eq!(fx.git(&["diff", "--name-only", "--", "specs"]), "", "the index holds the new file's stat");
@@ -201,7 +206,7 @@ fn the_new_content_a_stopped_writer_left_beside_the_file_is_replaced_and_never_l
     let leftover = fx.path().join("specs/001-x/.tasks.md.speccoder-new");
     std::fs::write(&leftover, "- [X] T001 half writ").unwrap();
 
-    fx.repo().lock_index().unwrap().stage_and_commit("specs/001-x/tasks.md", b"- [X] T001 first\n").unwrap();
+    stage(&fx.repo(), "specs/001-x/tasks.md", b"- [X] T001 first\n").unwrap();
 
     assert!(!leftover.exists(), "the leftover was used and renamed away");
     assert_eq!(std::fs::read(fx.path().join("specs/001-x/tasks.md")).unwrap(), b"- [X] T001 first\n");
@@ -216,7 +221,7 @@ fn a_read_only_tasks_file_is_still_ticked_and_stays_read_only() {
     fx.commit_file("tasks.md", "- [ ] T001\n", "base");
     let path = fx.path().join("tasks.md");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
-    fx.repo().lock_index().unwrap().stage_and_commit("tasks.md", b"- [X] T001\n").unwrap();
+    stage(&fx.repo(), "tasks.md", b"- [X] T001\n").unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "- [X] T001\n");
     assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o444);
     assert_eq!(fx.git(&["status", "--porcelain"]), "M  tasks.md\n");
@@ -232,7 +237,7 @@ fn a_link_put_in_the_place_of_a_tracked_file_is_never_written_through() {
     std::fs::write(&victim, "- [ ] T001\n").unwrap();
     std::fs::remove_file(fx.path().join("tasks.md")).unwrap();
     std::os::unix::fs::symlink(&victim, fx.path().join("tasks.md")).unwrap();
-    let result = fx.repo().lock_index().unwrap().stage_and_commit("tasks.md", b"- [X] T001\n");
+    let result = stage(&fx.repo(), "tasks.md", b"- [X] T001\n");
     assert!(matches!(result, Err(GitError::UnsafeWorktreePath { .. })), "{result:?}");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "- [ ] T001\n");
 }
@@ -245,7 +250,7 @@ fn staging_never_writes_through_a_symbolic_link() {
     std::os::unix::fs::symlink(outside.path(), fx.path().join("specs")).unwrap();
     fx.commit_file("a.txt", "a\n", "base");
     let repo = fx.repo();
-    let result = repo.lock_index().unwrap().stage_and_commit("specs/tasks.md", b"x");
+    let result = stage(&repo, "specs/tasks.md", b"x");
     assert!(matches!(result, Err(GitError::UnsafeWorktreePath { .. })), "{result:?}");
     assert!(!outside.path().join("tasks.md").exists());
 }
@@ -322,11 +327,8 @@ fn staging_a_file_outside_the_sparse_checkout_is_refused() {
     fx.git(&["sparse-checkout", "init", "--cone", "--sparse-index"]);
     fx.git(&["sparse-checkout", "set", "specs"]);
     let repo = fx.repo();
-    assert!(matches!(
-        repo.lock_index().unwrap().stage_and_commit("other/new.txt", b"x"),
-        Err(GitError::InvalidPath { .. })
-    ));
-    repo.lock_index().unwrap().stage_and_commit("specs/tasks.md", b"- [X] T001\n").unwrap();
+    assert!(matches!(stage(&repo, "other/new.txt", b"x"), Err(GitError::InvalidPath { .. })));
+    stage(&repo, "specs/tasks.md", b"- [X] T001\n").unwrap();
     assert_eq!(fx.git(&["status", "--porcelain"]), "M  specs/tasks.md\n");
 }
 
@@ -392,7 +394,7 @@ fn staging_after_git_changed_the_index_keeps_the_change() {
     repo.lock_index().unwrap().tree_with(&[]).unwrap();
     fx.write("later.txt", "staged after the tree was built\n");
     fx.git(&["add", "later.txt"]);
-    repo.lock_index().unwrap().stage_and_commit("notes/new.md", b"new\n").unwrap();
+    stage(&repo, "notes/new.md", b"new\n").unwrap();
     let staged = fx.git(&["diff", "--cached", "--name-only"]);
     assert!(staged.lines().any(|p| p == "later.txt"), "git's change is kept: {staged}");
     assert!(staged.lines().any(|p| p == "notes/new.md"), "ours is staged: {staged}");

@@ -1,0 +1,147 @@
+//! The task list as git converts it: with `core.autocrlf`, a `.gitattributes` `eol`, or a clean
+//! and smudge filter, the work-tree file is not the staged blob byte for byte, yet `git status`
+//! calls it unchanged. The writer decides "unstaged changes" as git does (the work-tree file
+//! cleaned into git's form against the staged blob), stages the ticked blob in git's form and
+//! writes the work tree in its own form, so `git status` and `git diff` stay empty.
+
+use crate::common::{self, Evidence};
+use crate::integrity::refused;
+use crate::{Setup, T005, speckit_task};
+
+/// The Spec Kit task list's path.
+fn tasks_path() -> String {
+    format!("specs/{}/tasks.md", common::SPECKIT_UNIT)
+}
+
+/// Checks the task list out of the index again, so that the work tree holds it in the form the
+/// repository's conversions give it now.
+#[track_caller]
+fn check_out_again(s: &Setup) {
+    let p = &s.project;
+    std::fs::remove_file(p.root.join(tasks_path())).unwrap();
+    p.git(&["checkout", "--", &tasks_path()]);
+}
+
+/// A CRLF checkout (the work tree's lines end in CRLF, the blob's in LF) and git calls it clean.
+#[track_caller]
+fn crlf_checkout(s: &Setup) {
+    check_out_again(s);
+    assert_eq!(s.project.git(&["status", "--porcelain"]), "", "git sees a clean work tree");
+    let on_disk = s.project.read(&tasks_path());
+    assert!(on_disk.windows(2).any(|w| w == b"\r\n"), "the work tree holds CRLF");
+    let blob = s.project.git_bytes(&["show", &format!(":{}", tasks_path())]);
+    assert!(!blob.contains(&b'\r'), "the staged blob holds LF");
+}
+
+/// After a tick of `ids`: the task commit's blob is LF and ticked, the work tree is the same text
+/// with CRLF, and git sees neither a change nor a difference.
+#[track_caller]
+fn ticked_in_both_forms(s: &Setup, ids: &[&str]) {
+    let p = &s.project;
+    let blob = p.git_bytes(&["show", &format!("HEAD:{}", tasks_path())]);
+    let text = String::from_utf8(blob.clone()).unwrap();
+    assert!(!blob.contains(&b'\r'), "the committed blob holds LF only");
+    for id in ids {
+        assert!(text.contains(&format!("- [X] {id}")), "{id} is ticked at HEAD");
+    }
+    let on_disk = p.read(&tasks_path());
+    assert_eq!(on_disk, text.replace('\n', "\r\n").into_bytes(), "the work tree is the tick in CRLF");
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+    assert_eq!(p.git(&["diff"]), "");
+    assert_eq!(p.git(&["diff", "--cached"]), "");
+}
+
+/// Windows' default: `core.autocrlf=true` checks text out with CRLF. Attest ticks the LF blob and
+/// leaves the work tree in CRLF, and a later tick of another task reads that file as unchanged.
+#[test]
+fn under_autocrlf_a_crlf_checkout_is_ticked_in_git_s_form_and_left_in_crlf() {
+    let s = Setup::speckit(Evidence::Verified);
+    s.project.git(&["config", "core.autocrlf", "true"]);
+    crlf_checkout(&s);
+
+    s.attest_signed(&[]);
+    ticked_in_both_forms(&s, &["T005"]);
+
+    let key = s.key.private.to_str().unwrap();
+    let t006 = speckit_task("T006");
+    s.project.speccoder(&["accept", &t006, "--reason", "shown by hand", "--key", key]).success();
+    ticked_in_both_forms(&s, &["T005", "T006"]);
+}
+
+/// `.gitattributes` asking for CRLF in the work tree (`eol=crlf`), without `core.autocrlf`.
+#[test]
+fn an_eol_crlf_attribute_is_ticked_in_git_s_form_and_left_in_crlf() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.write(".gitattributes", "tasks.md text eol=crlf\n");
+    p.git(&["add", ".gitattributes"]);
+    p.git(&["commit", "-q", "-m", "CRLF task lists"]);
+    crlf_checkout(&s);
+
+    s.attest_signed(&[]);
+    ticked_in_both_forms(&s, &["T005"]);
+}
+
+/// A real edit that `git add` has not taken is still refused under `core.autocrlf`, and left as
+/// it is.
+#[test]
+fn under_autocrlf_an_unstaged_edit_is_still_refused() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.git(&["config", "core.autocrlf", "true"]);
+    crlf_checkout(&s);
+    let mut edited = p.read(&tasks_path());
+    edited.extend_from_slice(b"- [ ] T999 my own edit\r\n");
+    p.write(&tasks_path(), &edited);
+
+    refused(&s, &s.evidence, 14, &["has unstaged changes", "git add"]);
+    assert_eq!(p.read(&tasks_path()), edited, "the edit is left as it is");
+}
+
+/// A clean and smudge filter the repository's own config defines (here rot13, its own inverse):
+/// the blob holds the plain text, the work tree the filtered one, as git runs the driver.
+#[test]
+fn a_clean_and_smudge_filter_is_run_as_git_runs_it() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let rot13 = "tr A-Za-z N-ZA-Mn-za-m";
+    p.git(&["config", "filter.rot13.clean", rot13]);
+    p.git(&["config", "filter.rot13.smudge", rot13]);
+    p.git(&["config", "filter.rot13.required", "true"]);
+    p.write(".gitattributes", "tasks.md filter=rot13\n");
+    p.git(&["add", ".gitattributes"]);
+    p.git(&["commit", "-q", "-m", "rot13 task lists"]);
+    check_out_again(&s);
+    assert_eq!(p.git(&["status", "--porcelain"]), "", "git sees a clean work tree");
+    let blob = p.git_bytes(&["show", &format!(":{}", tasks_path())]);
+    assert_ne!(p.read(&tasks_path()), blob, "the work tree holds the smudged text");
+
+    s.attest_signed(&[]);
+    let text = p.git(&["show", &format!("HEAD:{}", tasks_path())]);
+    assert!(text.contains("- [X] T005"), "T005 is ticked in git's form");
+    let on_disk = String::from_utf8(p.read(&tasks_path())).unwrap();
+    assert!(on_disk.contains("- [K] G005"), "the work tree holds the tick smudged\n{on_disk}");
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+    assert_eq!(p.git(&["diff"]), "");
+}
+
+/// An interrupted tick under `core.autocrlf`: the work tree and index put back to the task list
+/// before the tick, in CRLF. The next attest completes the tick (no second commit) and leaves the
+/// work tree in CRLF.
+#[test]
+fn under_autocrlf_an_interrupted_tick_is_completed_in_crlf() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.git(&["config", "core.autocrlf", "true"]);
+    crlf_checkout(&s);
+    s.attest_signed(&[]);
+    let commit = p.rev("HEAD");
+    p.git(&["reset", "-q", "HEAD~", "--", &tasks_path()]);
+    check_out_again(&s);
+    assert!(p.read(&tasks_path()).windows(2).any(|w| w == b"\r\n"), "CRLF before the tick");
+
+    let out = p.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).success();
+    assert!(out.stdout.contains("now show the tick"), "{out}");
+    assert_eq!(p.rev("HEAD"), commit, "no second task commit");
+    ticked_in_both_forms(&s, &["T005"]);
+}
