@@ -1,13 +1,15 @@
 //! The rules a task commit's note must meet against that commit, whoever reads it. They stand on
-//! the model, the spec formats and the repository adapter and reach into neither wing, so both
-//! may use them: the verifier runs them on every task commit and adds the caller's trust and the
-//! branch around them; the producer can run them on lines before it signs them.
+//! the model, the spec formats, the repository adapter and the signers' verifiers and reach into
+//! neither wing, so both may use them: the verifier runs them on every task commit and adds the
+//! branch around them; the producer can run them on lines before it signs them, and checks the
+//! signatures of evidence against its user's trust before it re-signs it (`attest carry`).
 //!
 //! From the bottom up: [`outcome`] (what a finding does to a commit's outcome), [`line`](mod@line)
 //! (reading a note's line back), [`trailers`] (the task and verdict a commit claims), the rules
 //! for a bug task's anchor ([`bug`]), a decision ([`decision`]), a tick's lines ([`tick`]) and the
 //! policy digest ([`policy`](mod@policy)), and [`agreement`], which applies them to one task
-//! commit.
+//! commit. Beside them: [`trust`] (whom the caller trusts, loaded from the caller's files only) and
+//! [`signatures`] (whether a line's signatures, and a note's, hold under that trust).
 
 pub mod agreement;
 pub mod bug;
@@ -15,5 +17,7 @@ pub mod decision;
 pub mod line;
 pub mod outcome;
 pub mod policy;
+pub mod signatures;
 pub mod tick;
 pub mod trailers;
+pub mod trust;

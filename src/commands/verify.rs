@@ -1,9 +1,10 @@
 //! `speccoder attest verify`.
 
+use speccoder_attest::check::trust::{AllowedSource, SignatureTrust, SshTrust, TrustError};
 use speccoder_attest::exit;
 use speccoder_attest::git::{GitError, Head, ObjectId, Repo};
 use speccoder_attest::verify::report::Report;
-use speccoder_attest::verify::trust::{AllowedSource, SignatureTime, SshTrust, Trust, TrustError};
+use speccoder_attest::verify::trust::{SignatureTime, Trust};
 use speccoder_attest::verify::{BranchOptions, Checked, VerifyError, verify_branch, verify_commits};
 use speccoder_attest::verify::{completeness, github};
 
@@ -130,19 +131,19 @@ fn build_trust(repo: &Repo, args: &VerifyArgs, range: Checked) -> Result<Trust, 
     let openpgp = match (&args.openpgp_certs, checked) {
         (Some(path), Some(checked)) => {
             let tree = repo.commit_tree(checked)?;
-            Some(speccoder_attest::verify::trust::load_openpgp(repo, path, tree)?)
+            Some(speccoder_attest::check::trust::load_openpgp(repo, path, tree)?)
         }
         _ => None,
     };
     #[cfg(feature = "sigstore")]
     let sigstore = match (&args.certificate_identity, &args.certificate_oidc_issuer) {
         (Some(identity), Some(issuer)) => {
+            use speccoder_attest::sign::sigstore::SigstoreTrustSource;
             use speccoder_attest::sign::sigstore::{SigstoreTrust, TrustedRoot, public_good_root};
-            use speccoder_attest::verify::sigstore_trust::SigstoreTrustSource;
             Some(match &args.sigstore_trusted_root {
                 Some(path) => {
                     if let Some(checked) = checked {
-                        speccoder_attest::verify::trust::refuse_in_tree(
+                        speccoder_attest::check::trust::refuse_in_tree(
                             repo,
                             path,
                             repo.commit_tree(checked)?,
@@ -162,13 +163,15 @@ fn build_trust(repo: &Repo, args: &VerifyArgs, range: Checked) -> Result<Trust, 
         return Err(TrustError::File(speccoder_attest::sign::SIGSTORE_MISSING_REASON.to_owned()));
     }
     Ok(Trust {
-        ssh,
-        openpgp,
-        #[cfg(feature = "sigstore")]
-        sigstore,
+        signers: SignatureTrust {
+            ssh,
+            openpgp,
+            #[cfg(feature = "sigstore")]
+            sigstore,
+            via_tools: args.via_tools,
+        },
         accept_unsigned: args.accept_unsigned,
         require_verified: args.require_verified,
-        via_tools: args.via_tools,
         jobs: args.jobs.and_then(|n| std::num::NonZeroUsize::new(usize::from(n))),
         signature_time: match args.signature_time {
             SignatureTimeArg::Commit => SignatureTime::Commit,

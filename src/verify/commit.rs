@@ -1,7 +1,7 @@
 //! Checking one task commit: its note, every line, the signatures against the caller's trust, and
 //! the agreement of the evidence with the commit, the spec text and the policy.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -12,11 +12,11 @@ use time::OffsetDateTime;
 use crate::check::agreement::Rules;
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
+use crate::check::signatures::{self, NoteLineSignature, SignerInfo};
 use crate::check::trailers::task_trailers;
 use crate::git::{Commit, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::policy::Recipe;
-use crate::verify::signatures::{self, LineSignature, SignerInfo};
 use crate::verify::trust::{SignatureTime, Trust};
 
 /// What the verifier concluded about one task commit.
@@ -305,28 +305,17 @@ impl<'r> Checker<'r> {
         commit_sha256: &str,
         report: &mut CommitReport,
     ) {
-        let results: Vec<LineSignature> =
-            lines.iter().map(|l| signatures::check(&l.envelope, self.trust, at, commit_sha256)).collect();
-        let summary_digests: HashSet<String> = lines
-            .iter()
-            .zip(&results)
-            .filter_map(|(l, r)| match (&l.body, r) {
-                (Body::Summary(s), LineSignature::Trusted(_)) => Some(s),
-                _ => None,
-            })
-            .flat_map(|s| s.input_attestations.iter().filter_map(|i| i.digest.get("sha256").cloned()))
-            .collect();
-        for (line, result) in lines.iter().zip(results) {
-            let covered = || summary_digests.contains(&line.payload_sha256);
-            match result {
-                LineSignature::Trusted(info) => {
+        let verdicts = signatures::check_note(lines, &self.trust.signers, at, commit_sha256);
+        for (line, verdict) in lines.iter().zip(verdicts) {
+            match verdict {
+                NoteLineSignature::Trusted(info) => {
                     if !report.signers.contains(&info) {
                         report.signers.push(info);
                     }
                 }
-                LineSignature::Unsigned if covered() => report.covered_lines.push(line.number),
-                LineSignature::Unsigned if self.trust.accept_unsigned => report.accepted_unsigned = true,
-                LineSignature::Unsigned => report.findings.push(
+                NoteLineSignature::Covered => report.covered_lines.push(line.number),
+                NoteLineSignature::Unsigned if self.trust.accept_unsigned => report.accepted_unsigned = true,
+                NoteLineSignature::Unsigned => report.findings.push(
                     Finding::new(
                         CommitOutcome::Unsigned,
                         "unsigned",
@@ -334,13 +323,7 @@ impl<'r> Checker<'r> {
                     )
                     .at_line(line.number),
                 ),
-                LineSignature::Failed(f)
-                    if matches!(f.outcome, CommitOutcome::UntrustedSigner | CommitOutcome::ToolMissing)
-                        && covered() =>
-                {
-                    report.covered_lines.push(line.number);
-                }
-                LineSignature::Failed(f) => report.findings.push(f.at_line(line.number)),
+                NoteLineSignature::Failed(f) => report.findings.push(f),
             }
         }
     }

@@ -3,8 +3,8 @@
 //! stands on the model, the spec formats, the repository adapter, the signers and the rules of
 //! agreement ([`crate::check`]), and never on the producer.
 //!
-//! From the bottom up: [`trust`] and [`signatures`] (whom the caller trusts, and whether a line's
-//! signature holds under it); [`commit`] (one task commit: its note, its signatures, the rules of
+//! From the bottom up: [`trust`] (the caller's trust in signers, [`crate::check::trust`], and how
+//! the verifier applies it); [`commit`] (one task commit: its note, its signatures, the rules of
 //! agreement); [`report`] (a row per tick, built from a commit's report, and the renderings);
 //! [`decisions`] and [`bugs`] (the rows of skips and closed bug tasks); [`rewritten`] (evidence a
 //! rebase left on commits the branch no longer holds); [`run`] (over commits or a branch). [`completeness`] says what a clone lacks (shallow history, unfetched notes) and fills
@@ -20,9 +20,6 @@ pub mod github;
 pub mod report;
 pub mod rewritten;
 pub mod run;
-pub mod signatures;
-#[cfg(feature = "sigstore")]
-pub mod sigstore_trust;
 pub mod trust;
 pub mod unread;
 

@@ -7,11 +7,11 @@ use serde::Serialize;
 use time::format_description::well_known::Rfc3339;
 
 use crate::check::outcome::{CommitOutcome, Finding};
+use crate::check::signatures::SignerInfo;
 use crate::exit;
 use crate::model::policy::Recipe;
 use crate::model::predicate::Verdict;
 use crate::verify::commit::CommitReport;
-use crate::verify::signatures::SignerInfo;
 use crate::verify::trust::{SignatureTime, Trust};
 
 /// The reason (and finding code) of a tick whose verdict `--require-verified` does not accept.
@@ -274,7 +274,7 @@ impl Report {
             mode,
             head: None,
             base: None,
-            trust: trust.ssh.as_ref().map(|s| s.source.clone()),
+            trust: trust.signers.ssh.as_ref().map(|s| s.source.clone()),
             accept_unsigned: trust.accept_unsigned,
             ticks,
             totals,
@@ -421,8 +421,8 @@ mod tests {
     #[cfg(feature = "sigstore")]
     #[test]
     fn a_stale_sigstore_root_is_a_warning_in_every_rendering() {
-        use crate::sign::sigstore::{DefaultRoot, TrustedRoot};
-        use crate::verify::sigstore_trust::SigstoreTrustSource;
+        use crate::check::trust::SignatureTrust;
+        use crate::sign::sigstore::{DefaultRoot, SigstoreTrustSource, TrustedRoot};
         let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../shared/sigstore-conformance/production-trusted_root.json");
         let root =
@@ -431,7 +431,10 @@ mod tests {
             Ok(DefaultRoot { root: root.clone(), warning: Some("the root is 3 days old".into()) })
         });
         assert!(source.get().is_ok());
-        let trust = Trust { sigstore: Some(source), ..Trust::default() };
+        let trust = Trust {
+            signers: SignatureTrust { sigstore: Some(source), ..SignatureTrust::default() },
+            ..Trust::default()
+        };
         let report = Report::new("commits", Vec::new(), &trust);
         assert_eq!(report.warnings, ["the root is 3 days old"]);
         assert!(report.to_text().contains("warning: the root is 3 days old\n"), "{}", report.to_text());

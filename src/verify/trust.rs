@@ -1,45 +1,17 @@
-//! The verifier's trust: only what the caller gives, never what the checked tree declares.
+//! The verifier's trust: whose signatures the caller trusts ([`SignatureTrust`], on the floor,
+//! shared with `attest carry`), and how the verifier applies it and counts ticks.
 
-use std::path::{Path, PathBuf};
-
-use crate::git::{ObjectId, Repo};
-use crate::sign::ssh::allowed_signers::AllowedSigners;
-use crate::sign::ssh::revoked_keys::RevokedKeys;
-
-/// SSH trust: an allowed-signers file and the revoked keys.
-#[derive(Debug)]
-pub struct SshTrust {
-    /// The parsed allowed-signers file.
-    pub allowed: AllowedSigners,
-    /// A file holding exactly those bytes, for `ssh-keygen` (`--via-tools`).
-    pub allowed_path: PathBuf,
-    /// The revoked keys (empty when none were given).
-    pub revoked: RevokedKeys,
-    /// The revoked-keys file, for `ssh-keygen`.
-    pub revoked_path: Option<PathBuf>,
-    /// Where the allowed signers came from, for the report.
-    pub source: String,
-    /// Keeps a temporary copy (from `--allowed-signers-rev`) alive.
-    _temp: Option<tempfile::TempDir>,
-}
+use crate::check::trust::SignatureTrust;
 
 /// Everything the caller trusts, and how they want it applied.
 #[derive(Debug, Default)]
 pub struct Trust {
-    /// SSH trust, when an allowed-signers file was given or configured.
-    pub ssh: Option<SshTrust>,
-    /// OpenPGP certificates the caller trusts (`--openpgp-certs`).
-    pub openpgp: Option<crate::sign::openpgp::OpenPgpCerts>,
-    /// Sigstore trust: the expected identity and issuer, and a trusted root (resolved when a
-    /// keyless line is first checked).
-    #[cfg(feature = "sigstore")]
-    pub sigstore: Option<crate::verify::sigstore_trust::SigstoreTrustSource>,
+    /// Whose signatures hold, and how they are checked.
+    pub signers: SignatureTrust,
     /// Unsigned lines count as holding (and the report says they were accepted unsigned).
     pub accept_unsigned: bool,
     /// `regression_only` and `attested` ticks fail too.
     pub require_verified: bool,
-    /// Check signatures with the real tools (`ssh-keygen -Y`) instead of in-process.
-    pub via_tools: bool,
     /// How many threads check task commits (`None`: one per core, at most 8).
     pub jobs: Option<std::num::NonZeroUsize>,
     /// The time at which SSH validity windows and certificates are checked.
@@ -63,160 +35,13 @@ impl Trust {
     /// refresh failed.
     #[must_use]
     pub fn warnings(&self) -> Vec<String> {
-        #[cfg(feature = "sigstore")]
-        if let Some(w) = self.sigstore.as_ref().and_then(|s| s.warning()) {
-            return vec![w.to_owned()];
-        }
-        Vec::new()
+        self.signers.warnings()
     }
 
     /// Why the trust failed while verifying (a Sigstore root that could not be had): then the
     /// run has no verdict.
     #[must_use]
     pub fn failure(&self) -> Option<String> {
-        #[cfg(feature = "sigstore")]
-        if let Some(reason) = self.sigstore.as_ref().and_then(|s| s.failure()) {
-            return Some(reason.to_owned());
-        }
-        None
+        self.signers.failure()
     }
-}
-
-/// Why the trust cannot be set up.
-#[derive(Debug, thiserror::Error)]
-pub enum TrustError {
-    /// A trust file that the checked tree itself provides.
-    #[error(
-        "refusing {path}: it is `{tree_path}` of the tree being checked, so whoever wrote the branch chose the trust; pass a file from outside the repository, or --allowed-signers-rev <base>:{tree_path}"
-    )]
-    ProvidedByTree {
-        /// The file given.
-        path: PathBuf,
-        /// Its path in the tree.
-        tree_path: String,
-    },
-    /// `--allowed-signers-rev` names a revision inside the range being checked.
-    #[error(
-        "refusing --allowed-signers-rev {spec}: {rev} is part of the history being checked; name a revision the branch builds on (its base)"
-    )]
-    RevInRange {
-        /// The argument.
-        spec: String,
-        /// The resolved commit.
-        rev: String,
-    },
-    /// A malformed `REV:PATH`.
-    #[error("--allowed-signers-rev takes REV:PATH (e.g. origin/main:.github/allowed_signers), not `{0}`")]
-    RevSpec(String),
-    /// The file at `REV:PATH` is absent.
-    #[error("--allowed-signers-rev {0}: no such file at that revision")]
-    RevMissing(String),
-    /// An allowed-signers or revoked-keys file is broken.
-    #[error("{0}")]
-    File(String),
-    /// The repository failed.
-    #[error(transparent)]
-    Git(#[from] crate::git::GitError),
-}
-
-/// Loads the OpenPGP certificates the caller trusts, refusing a file the checked tree provides.
-///
-/// # Errors
-/// A file of the checked tree, or one that is not OpenPGP (the error names it).
-pub fn load_openpgp(
-    repo: &Repo,
-    path: &Path,
-    checked_tree: ObjectId,
-) -> Result<crate::sign::openpgp::OpenPgpCerts, TrustError> {
-    refuse_in_tree(repo, path, checked_tree)?;
-    crate::sign::openpgp::OpenPgpCerts::read(path).map_err(|e| TrustError::File(e.to_string()))
-}
-
-/// Where the SSH trust comes from.
-#[derive(Debug, Clone)]
-pub enum AllowedSource {
-    /// A file on disk (`--allowed-signers`, or git's `gpg.ssh.allowedSignersFile`).
-    File(PathBuf),
-    /// A file at a revision (`--allowed-signers-rev REV:PATH`).
-    Rev(String),
-}
-
-impl SshTrust {
-    /// Loads SSH trust, refusing a file the checked tree provides.
-    ///
-    /// `checked_tree` is the tree under review; `in_range` says whether a commit is part of the
-    /// checked history.
-    ///
-    /// # Errors
-    /// See [`TrustError`].
-    pub fn load(
-        repo: &Repo,
-        source: &AllowedSource,
-        revoked: Option<&Path>,
-        checked_tree: ObjectId,
-        in_range: &dyn Fn(ObjectId) -> bool,
-    ) -> Result<SshTrust, TrustError> {
-        let (allowed, allowed_path, label, temp) = match source {
-            AllowedSource::File(path) => {
-                refuse_in_tree(repo, path, checked_tree)?;
-                let allowed = AllowedSigners::read(path).map_err(|e| TrustError::File(e.to_string()))?;
-                (allowed, path.clone(), path.display().to_string(), None)
-            }
-            AllowedSource::Rev(spec) => {
-                let (rev, file) = spec.split_once(':').ok_or_else(|| TrustError::RevSpec(spec.clone()))?;
-                if rev.is_empty() || file.is_empty() {
-                    return Err(TrustError::RevSpec(spec.clone()));
-                }
-                let commit = repo.rev_parse(rev)?;
-                if in_range(commit) {
-                    return Err(TrustError::RevInRange { spec: spec.clone(), rev: commit.to_string() });
-                }
-                let tree = repo.commit_tree(commit)?;
-                let bytes =
-                    repo.tree(tree).file(file)?.ok_or_else(|| TrustError::RevMissing(spec.clone()))?;
-                let dir = tempfile::tempdir().map_err(|e| TrustError::File(e.to_string()))?;
-                let path = dir.path().join("allowed_signers");
-                std::fs::write(&path, &bytes).map_err(|e| TrustError::File(e.to_string()))?;
-                let allowed = AllowedSigners::parse(&bytes, Path::new(spec.as_str()))
-                    .map_err(|e| TrustError::File(e.to_string()))?;
-                (allowed, path, format!("{spec} ({commit})"), Some(dir))
-            }
-        };
-        let (revoked_keys, revoked_path) = match revoked {
-            Some(path) => {
-                refuse_in_tree(repo, path, checked_tree)?;
-                (RevokedKeys::read(path).map_err(|e| TrustError::File(e.to_string()))?, Some(path.to_owned()))
-            }
-            None => (RevokedKeys::default(), None),
-        };
-        Ok(SshTrust {
-            allowed,
-            allowed_path,
-            revoked: revoked_keys,
-            revoked_path,
-            source: label,
-            _temp: temp,
-        })
-    }
-}
-
-/// Refuses `path` when it lies in the repository's work tree and the checked tree has a file at
-/// that place: the branch under review would be choosing its own trust.
-///
-/// # Errors
-/// [`TrustError::ProvidedByTree`], or a tree that cannot be read.
-pub fn refuse_in_tree(repo: &Repo, path: &Path, checked_tree: ObjectId) -> Result<(), TrustError> {
-    let Some(workdir) = repo.workdir() else { return Ok(()) };
-    let (Ok(full), Ok(root)) = (std::fs::canonicalize(path), std::fs::canonicalize(workdir)) else {
-        return Ok(());
-    };
-    let Ok(rel) = full.strip_prefix(&root) else { return Ok(()) };
-    let rel = rel.to_string_lossy().replace('\\', "/");
-    if rel.is_empty() || rel.starts_with(".git/") {
-        return Ok(());
-    }
-    if repo.tree(checked_tree).file(&rel)?.is_some() {
-        return Err(TrustError::ProvidedByTree { path: path.to_owned(), tree_path: rel });
-    }
-    Ok(())
 }

@@ -10,7 +10,7 @@
 //!
 //! Verification: [`verify`] checks a bundle offline through `sigstore-verify` against a
 //! [`TrustedRoot`] and the caller's certificate identity and OIDC issuer, or a managed key
-//! ([`SigstoreTrust`]). No async runtime runs unless the root is fetched. The default root is the public-good
+//! ([`SigstoreTrust`]), whose root [`SigstoreTrustSource`] resolves on first use. No async runtime runs unless the root is fetched. The default root is the public-good
 //! one, fetched through Sigstore's TUF repository by `sigstore-trust-root` and cached a day
 //! ([`public_good_root`]).
 
@@ -20,6 +20,7 @@ mod key_usage;
 mod root_cache;
 mod signer;
 mod token;
+mod trust_source;
 mod trusted_root;
 mod tuf;
 mod verify;
@@ -32,6 +33,7 @@ pub use root_cache::{
 };
 pub use signer::{KEYID, SigstoreSignature, SigstoreSigner};
 pub use token::{TOKEN_ENV, ambient_token_available};
+pub use trust_source::SigstoreTrustSource;
 pub use trusted_root::{TrustedRoot, TrustedRootError, default_cache_path};
 pub use tuf::{PUBLIC_TUF_URL, TRUSTED_ROOT_TARGET, fetch_public_good};
 pub use verify::{

@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use crate::sign::sigstore::{DefaultRoot, SigstoreTrust, TrustedRootError};
+use super::{DefaultRoot, SigstoreTrust, TrustedRootError};
 
 /// Makes the trust when first needed: the trust, and a warning for the report.
 type Make = Box<dyn Fn() -> Result<(SigstoreTrust, Option<String>), String> + Send + Sync>;

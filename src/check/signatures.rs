@@ -1,20 +1,22 @@
-//! Checking the signatures of one line against the caller's trust. The kind of a signature is
-//! told from its content (the SSHSIG armor); a kind this build cannot check is `tool_missing`,
-//! never a pass.
+//! Checking the signatures of one line, and of a note's lines together, against the caller's
+//! trust. The kind of a signature is told from its content (the SSHSIG armor); a kind this build
+//! cannot check is `tool_missing`, never a pass. The verifier applies it to every task commit;
+//! `attest carry` to the evidence it would re-sign.
 
 use serde::Serialize;
 use time::OffsetDateTime;
 
+use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
+use crate::check::trust::SignatureTrust as Trust;
 use crate::model::dsse::Envelope;
 use crate::sign::openpgp::{self, ARMOR_HEADER as OPENPGP_ARMOR, OpenPgpVerifyError, Sqv, SqvError};
 use crate::sign::ssh::keygen::{SshKeygen, SshToolError, ToolTrust};
 use crate::sign::ssh::sshsig;
 use crate::sign::ssh::sshsig::NAMESPACE;
 use crate::sign::ssh::verify::{self as ssh_verify, SshVerified, SshVerifyError};
-use crate::verify::trust::Trust;
 
-/// Who signed a line, as the verifier established it.
+/// Who signed a line, as the caller's trust established it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SignerInfo {
     /// `ssh`.
@@ -66,6 +68,62 @@ pub fn check(env: &Envelope, trust: &Trust, at: OffsetDateTime, commit_sha256: &
     LineSignature::Failed(worst.unwrap_or_else(|| {
         Finding::new(CommitOutcome::BadSignature, "bad_signature", "no signature verified")
     }))
+}
+
+/// The verdict on one line of a note, the note's other lines considered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoteLineSignature {
+    /// A signature of the line verified with a trusted key.
+    Trusted(SignerInfo),
+    /// The line holds through a trusted summary that names it by digest: it carries no signature
+    /// of its own, or none the trust can vouch for (Sigstore signs only the summary).
+    Covered,
+    /// No signature at all, and no trusted summary names it.
+    Unsigned,
+    /// No trusted signature; the finding (at the line) says why.
+    Failed(Finding),
+}
+
+/// Checks the signatures of every line of a note ([`check`]), then lets a trusted summary cover
+/// the lines it names: an unsigned line, or one whose signer is untrusted or cannot be checked. A
+/// bad signature is never covered. One verdict per line, in the note's order.
+#[must_use]
+pub fn check_note(
+    lines: &[ReadLine],
+    trust: &Trust,
+    at: OffsetDateTime,
+    commit_sha256: &str,
+) -> Vec<NoteLineSignature> {
+    let results: Vec<LineSignature> =
+        lines.iter().map(|l| check(&l.envelope, trust, at, commit_sha256)).collect();
+    let summary_digests: std::collections::HashSet<String> = lines
+        .iter()
+        .zip(&results)
+        .filter_map(|(l, r)| match (&l.body, r) {
+            (Body::Summary(s), LineSignature::Trusted(_)) => Some(s),
+            _ => None,
+        })
+        .flat_map(|s| s.input_attestations.iter().filter_map(|i| i.digest.get("sha256").cloned()))
+        .collect();
+    lines
+        .iter()
+        .zip(results)
+        .map(|(line, result)| {
+            let covered = summary_digests.contains(&line.payload_sha256);
+            match result {
+                LineSignature::Trusted(info) => NoteLineSignature::Trusted(info),
+                LineSignature::Unsigned if covered => NoteLineSignature::Covered,
+                LineSignature::Unsigned => NoteLineSignature::Unsigned,
+                LineSignature::Failed(f)
+                    if matches!(f.outcome, CommitOutcome::UntrustedSigner | CommitOutcome::ToolMissing)
+                        && covered =>
+                {
+                    NoteLineSignature::Covered
+                }
+                LineSignature::Failed(f) => NoteLineSignature::Failed(f.at_line(line.number)),
+            }
+        })
+        .collect()
 }
 
 fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<SignerInfo, Finding> {
