@@ -421,11 +421,21 @@ pub enum AttestSub {
     /// your key, chosen as `speccoder attest` chooses it. A changed change is refused, naming
     /// both commits: run its checks and attest again.
     ///
+    /// Only evidence you would accept is re-signed: every line of the old note must carry a valid
+    /// signature by a signer your own trust accepts, the trust `attest verify` reads by default
+    /// (git's gpg.ssh.allowedSignersFile, or --allowed-signers FILE, --revoked FILE,
+    /// --openpgp-certs FILE). A bad signature (content changed after signing), an untrusted
+    /// signer, an unsigned line or a keyless (Sigstore) line is refused, with how to go on.
+    /// Without any trust configured nothing is carried (exit 13). --from and --to naming the same
+    /// commit is refused (same_commit): its note stays as it is.
+    ///
     /// `--from OLD --to NEW` carries one explicitly. `--rewritten` reads `<old> <new>` lines on
     /// stdin, as git gives them to the post-rewrite hook (`speccoder hooks install`).
     ///
     /// Exit codes: 0 carried (or nothing to carry); 26 a task's change differs from the attested
-    /// one (the others were carried); 13 bad key or signer, or a statement that would leak;
+    /// one, its evidence does not hold or is not signed by a signer you trust, or --from and --to
+    /// are the same commit (the others were carried); 13 no trust configured, a trust file that
+    /// is unusable, bad key or signer, or a statement that would leak;
     /// 14 --from has no note, --to holds another note already, unknown revisions, the notes ref
     /// locked by another command; 1 internal error.
     Carry(AttestCarryArgs),
@@ -468,6 +478,17 @@ pub struct AttestCarryArgs {
     /// Read `<old> <new>` pairs on stdin, as git's post-rewrite hook receives them.
     #[arg(long)]
     pub rewritten: bool,
+    /// The allowed-signers file the old evidence's SSH signatures are checked against before it is
+    /// re-signed (default: git's gpg.ssh.allowedSignersFile).
+    #[arg(long, value_name = "FILE")]
+    pub allowed_signers: Option<PathBuf>,
+    /// SSH public keys that are revoked, one per line.
+    #[arg(long, value_name = "FILE")]
+    pub revoked: Option<PathBuf>,
+    /// OpenPGP certificates you trust (armored or binary, one or more), for OpenPGP-signed
+    /// evidence.
+    #[arg(long, value_name = "FILE")]
+    pub openpgp_certs: Option<PathBuf>,
     /// How to sign, and how to report.
     #[command(flatten)]
     pub run: SignedRunArgs,

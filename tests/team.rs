@@ -9,6 +9,9 @@
 //!   `--from/--to`);
 //! - the same with `speccoder hooks install` and a plain `git rebase` (and `git commit --amend`);
 //! - an amended task change is refused by `carry`;
+//! - carry re-signs only evidence its carrier trusts: an untrusted signer (also through the hook
+//!   on a plain rebase), a note edited after signing, an unsigned note are refused; with no trust
+//!   configured nothing is carried; `--from X --to X` is refused and X's note stays;
 //! - a line signed later in one clone merges over its unsigned copy in the other; different
 //!   statements on one commit are a conflict and change nothing;
 //! - a depth-1 clone exits 14 with the fetch advice; a clone without notes exits 14 saying to
@@ -50,6 +53,8 @@ struct Team {
     remote: PathBuf,
     ada: Key,
     bob: Key,
+    /// A key nobody trusts.
+    mallory: Key,
 }
 
 /// One clone of the remote.
@@ -67,8 +72,9 @@ impl Team {
         std::fs::create_dir_all(&keys).unwrap();
         let ada = common::ed25519(&keys, "ada");
         let bob = common::ed25519(&keys, "bob");
+        let mallory = common::ed25519(&keys, "mallory");
         let remote = tmp.path().join("remote.git");
-        let team = Team { remote, home, ada, bob, tmp };
+        let team = Team { remote, home, ada, bob, mallory, tmp };
         team.run_git(team.tmp.path(), &["init", "-q", "--bare", "-b", "main", "remote.git"]);
         // What GitHub offers: filters for partial clones.
         team.run_git(&team.remote, &["config", "uploadpack.allowFilter", "true"]);
@@ -122,12 +128,21 @@ impl Team {
     }
 
     /// A writer's clone: their identity and their SSH signing key in git's config, as for signed
-    /// commits.
+    /// commits, and whom they trust (Ada and Bob) in git's `gpg.ssh.allowedSignersFile`, a file
+    /// outside the clone, as for `git verify-commit`: what `attest carry` checks evidence against.
     fn writer(&self, name: &str, key: &Key) -> Clone<'_> {
         let clone = self.clone(name, &[]);
         clone.git(&["config", "gpg.format", "ssh"]);
         clone.git(&["config", "user.signingKey", key.private.to_str().unwrap()]);
+        let trust = self.trust_file(&format!("trust-{name}"), &[(PRINCIPAL, &self.ada), (BOB, &self.bob)]);
+        clone.git(&["config", "gpg.ssh.allowedSignersFile", trust.to_str().unwrap()]);
         clone
+    }
+
+    /// An allowed-signers file outside every clone.
+    fn trust_file(&self, name: &str, entries: &[(&str, &Key)]) -> PathBuf {
+        std::fs::create_dir_all(self.tmp.path().join(name)).unwrap();
+        common::allowed_signers(&self.tmp.path().join(name).join("allowed_signers"), entries)
     }
 
     /// Moves main on the remote by one commit that touches no spec.
@@ -547,6 +562,227 @@ fn an_amended_task_change_is_refused_by_carry_naming_both_commits() {
     ada.attest("T001", &[]);
     ada.assert_evidenced(1);
     team.fsck(&[&ada]);
+}
+
+/// Rebases `clone`'s branch onto main moved by one commit; the new HEAD.
+fn rebase_onto_moved_main(team: &Team, clone: &Clone<'_>) -> String {
+    team.move_main("main-moves");
+    clone.git(&["fetch", "-q", "origin"]);
+    clone.git(&["rebase", "-q", "origin/main"]);
+    clone.rev("HEAD")
+}
+
+/// The single refused row of a `carry --json` that exited 26.
+#[track_caller]
+fn refused_row(out: &Run) -> Value {
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(report["carried"].as_array().map(Vec::len), Some(0), "{out}");
+    let refused = report["refused"].as_array().unwrap();
+    assert_eq!(refused.len(), 1, "{out}");
+    refused[0].clone()
+}
+
+#[test]
+fn carry_and_its_hook_refuse_evidence_of_an_untrusted_signer_instead_of_re_signing_it() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    // Ada trusts only herself.
+    let only_ada = team.trust_file("only-ada", &[(PRINCIPAL, &team.ada)]);
+    ada.git(&["config", "gpg.ssh.allowedSignersFile", only_ada.to_str().unwrap()]);
+    ada.speccoder(&["hooks", "install"]).success();
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let old = ada.attest("T001", &["--key", team.mallory.private.to_str().unwrap()]);
+    let verify = |c: &Clone<'_>| {
+        c.speccoder(&[
+            "attest",
+            "verify",
+            "--branch",
+            "--all",
+            "--allowed-signers",
+            only_ada.to_str().unwrap(),
+        ])
+    };
+    let out = verify(&ada).failure(26);
+    assert!(out.stdout.contains("untrusted_signer"), "{out}");
+
+    // A plain rebase: the hook runs carry, which refuses; nothing is re-signed with Ada's key.
+    team.move_main("main-moves");
+    ada.git(&["fetch", "-q", "origin"]);
+    let rebase = ada.git_run(&["rebase", "origin/main"]);
+    assert!(rebase.status.success(), "the rebase itself goes through: {rebase}");
+    let said = format!("{}{}", rebase.stdout, rebase.stderr);
+    assert!(said.contains("refused") && said.contains("untrusted_signer"), "the hook says why: {rebase}");
+    let new = ada.rev("HEAD");
+    assert_ne!(old, new);
+    assert!(ada.note(&new).is_none(), "nothing was re-signed: {rebase}");
+    let out = verify(&ada).failure(26);
+    assert!(out.stdout.contains(&format!("unverifiable {}", task("T001"))), "{out}");
+
+    // Run by hand: the same refusal, naming the setting that decides whom carry trusts.
+    let refs = ada.refs();
+    let out = ada.speccoder(&["attest", "carry", "--json"]).failure(26);
+    let row = refused_row(&out);
+    assert_eq!(row["code"], "untrusted_signer", "{out}");
+    assert_eq!(row["from"], old.as_str());
+    let reason = row["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("gpg.ssh.allowedSignersFile") && reason.contains("--allowed-signers"),
+        "{reason}"
+    );
+    assert!(reason.contains(only_ada.to_str().unwrap()), "names the file read: {reason}");
+    assert!(reason.contains(&format!("speccoder attest {}", task("T001"))), "{reason}");
+    assert_eq!(ada.refs(), refs, "nothing was written");
+
+    // The advice, followed: whoever does trust that signer carries it (and signs it as Ada).
+    let with_mallory =
+        team.trust_file("with-mallory", &[(PRINCIPAL, &team.ada), ("mallory@example.com", &team.mallory)]);
+    ada.speccoder(&["attest", "carry", "--allowed-signers", with_mallory.to_str().unwrap()]).success();
+    assert_signed_by(team.tmp.path(), &only_ada, PRINCIPAL, &ada.note_lines(&new));
+    team.fsck(&[&ada]);
+}
+
+#[test]
+fn carry_refuses_a_note_edited_after_it_was_signed_whatever_the_trust() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let old = ada.attest("T001", &[]);
+    // A claim of the task verification is edited, and the summary made to name the edited line,
+    // every signature kept: the evidence agrees with its commit, but changed after it was signed.
+    let text = String::from_utf8(ada.note(&old).unwrap()).unwrap();
+    let mut envelopes: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let payload = |env: &Value| base64_decode(env["payload"].as_str().unwrap());
+    let encode = |statement: &Value| {
+        use base64::Engine as _;
+        Value::from(base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(statement).unwrap()))
+    };
+    let (mut old_digest, mut new_digest) = (String::new(), String::new());
+    for env in &mut envelopes {
+        let mut statement: Value = serde_json::from_slice(&payload(env)).unwrap();
+        if statement["predicateType"] == "https://speccoder.dev/task-verification/v0" {
+            old_digest = common::sha256(&payload(env));
+            statement["predicate"]["context"] = Value::from("reviewed and approved by the security team");
+            env["payload"] = encode(&statement);
+            new_digest = common::sha256(&payload(env));
+        }
+    }
+    for env in &mut envelopes {
+        let text = String::from_utf8(payload(env)).unwrap();
+        if text.contains(&old_digest) {
+            let statement: Value = serde_json::from_str(&text.replace(&old_digest, &new_digest)).unwrap();
+            env["payload"] = encode(&statement);
+        }
+    }
+    let forged: String =
+        envelopes.iter().map(|e| format!("{}\n", serde_json::to_string(e).unwrap())).collect();
+    assert!(!old_digest.is_empty() && forged != text, "the note has a task verification to forge");
+    let file = team.tmp.path().join("forged");
+    std::fs::write(&file, &forged).unwrap();
+    ada.git(&[
+        "notes",
+        "--ref",
+        NOTES_REF,
+        "add",
+        "-f",
+        "--no-stripspace",
+        "-F",
+        file.to_str().unwrap(),
+        &old,
+    ]);
+    // To the verifier the forgery is a bad signature, and nothing else.
+    let out = ada.speccoder(&["attest", "verify", &old, "--json"]).failure(26);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let codes: Vec<&str> = report["ticks"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert!(!codes.is_empty() && codes.iter().all(|c| *c == "bad_signature"), "{out}");
+    let new = rebase_onto_moved_main(&team, &ada);
+    let refs = ada.refs();
+
+    for args in
+        [vec!["attest", "carry", "--json"], vec!["attest", "carry", "--from", &old, "--to", &new, "--json"]]
+    {
+        let out = ada.speccoder(&args).failure(26);
+        let row = refused_row(&out);
+        assert_eq!(row["code"], "bad_signature", "{out}");
+        assert!(row["reason"].as_str().unwrap().contains("changed after it was signed"), "{out}");
+    }
+    // Not even a trust that accepts every key of the team re-signs it.
+    let everyone = team.trust_file(
+        "everyone",
+        &[(PRINCIPAL, &team.ada), (BOB, &team.bob), ("mallory@example.com", &team.mallory)],
+    );
+    let out = ada
+        .speccoder(&["attest", "carry", "--allowed-signers", everyone.to_str().unwrap(), "--json"])
+        .failure(26);
+    assert_eq!(refused_row(&out)["code"], "bad_signature", "{out}");
+    assert_eq!(ada.refs(), refs, "nothing was written");
+    assert!(ada.note(&new).is_none());
+    team.fsck(&[&ada]);
+}
+
+#[test]
+fn carry_refuses_unsigned_evidence_and_carries_nothing_for_a_carrier_who_trusts_nobody() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let old = ada.attest("T001", &["--signer", "none"]);
+    let new = rebase_onto_moved_main(&team, &ada);
+    let refs = ada.refs();
+
+    let out = ada.speccoder(&["attest", "carry", "--json"]).failure(26);
+    let row = refused_row(&out);
+    assert_eq!(row["code"], "evidence_unsigned", "{out}");
+    let reason = row["reason"].as_str().unwrap();
+    assert!(reason.contains(&format!("speccoder attest sign {old}")), "{reason}");
+    assert_eq!(ada.refs(), refs, "nothing was written");
+
+    // No trust at all: refused before anything is checked or signed (exit 13), saying what to set.
+    ada.git(&["config", "--unset", "gpg.ssh.allowedSignersFile"]);
+    let out = ada.speccoder(&["attest", "carry"]).failure(13);
+    assert!(
+        out.stderr.contains("git config gpg.ssh.allowedSignersFile")
+            && out.stderr.contains("--allowed-signers FILE"),
+        "{out}"
+    );
+    assert_eq!(ada.refs(), refs, "nothing was written");
+
+    // The advice, followed: sign the old evidence where it is, then carry with a trust.
+    ada.speccoder(&["attest", "sign", &old]).success();
+    let trust = team.trust_file("ada-by-flag", &[(PRINCIPAL, &team.ada)]);
+    ada.speccoder(&["attest", "carry", "--allowed-signers", trust.to_str().unwrap()]).success();
+    assert_signed_by(team.tmp.path(), &trust, PRINCIPAL, &ada.note_lines(&new));
+    ada.assert_evidenced(1);
+    team.fsck(&[&ada]);
+}
+
+#[test]
+fn carry_from_and_to_the_same_commit_is_refused_and_its_own_note_stays() {
+    let team = Team::new();
+    let bob = team.writer("bob", &team.bob);
+    bob.git(&["checkout", "-q", "-b", "feature-b"]);
+    let t002 = bob.attest("T002", &[]);
+    let note = bob.note(&t002).unwrap();
+    let refs = bob.refs();
+
+    // Whoever runs it, with whatever key: the commit's own note is never replaced.
+    let ada_key = team.ada.private.to_str().unwrap();
+    for to in [t002.as_str(), "HEAD"] {
+        let out = bob
+            .speccoder(&["attest", "carry", "--from", &t002, "--to", to, "--key", ada_key, "--json"])
+            .failure(26);
+        let row = refused_row(&out);
+        assert_eq!(row["code"], "same_commit", "{out}");
+        assert_eq!(row["target"], task("T002").as_str());
+    }
+    assert_eq!(bob.note(&t002), Some(note), "Bob's note, his signatures and time, stay");
+    assert_eq!(bob.refs(), refs, "nothing was written");
+    assert_signed_by(team.tmp.path(), &bob.allowed_file(), BOB, &bob.note_lines(&t002));
+    bob.assert_evidenced(1);
+    team.fsck(&[&bob]);
 }
 
 #[test]

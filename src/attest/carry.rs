@@ -10,6 +10,14 @@
 //! evidence must agree with its own commit, and the re-issued lines must agree with the new one,
 //! by the same rules the verifier applies ([`crate::check`]): carry never launders evidence.
 //!
+//! Nor does it launder signatures: re-signing vouches for the evidence with the carrier's key, so
+//! every line of the old note must hold as evidence for the carrier first: a valid signature (a
+//! bad one means the content changed after signing, and is refused whatever the trust) by a
+//! signer the carrier's own trust accepts ([`crate::check::signatures`], against the trust
+//! `attest verify` reads by default: git's `gpg.ssh.allowedSignersFile`, or the files given). An
+//! unsigned line, an untrusted signer and a keyless (Sigstore) line, whose trust carry does not
+//! take, are refused with a reason; a carrier who trusts nobody carries nothing.
+//!
 //! What moves: every statement's subject (the new commit, by id and by the sha256 of its
 //! object); the task verification's `tree`, `time` and `carried {from, patch_id, time}`; the
 //! summary's `resourceUri`, `timeVerified`, `verifier.version` and the digests by which it names
@@ -17,6 +25,7 @@
 //! The old note stays where it is.
 
 use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 
 use gix::ObjectId;
 use serde::Serialize;
@@ -30,7 +39,9 @@ use crate::attest::{AttestError, LineReport, commit_object_sha256, now_rfc3339, 
 use crate::check::agreement::{self, Rules};
 use crate::check::line::{Body, ReadLine, read_line};
 use crate::check::outcome::{CommitOutcome, Finding};
+use crate::check::signatures::{self, NoteLineSignature};
 use crate::check::trailers::task_trailers;
+use crate::check::trust::{self, AllowedSource, SignatureTrust, SshTrust};
 use crate::exit;
 use crate::git::{Commit, Head, Repo, UpdateNoteError};
 use crate::model::bundle::{self, NOTES_REF};
@@ -56,6 +67,19 @@ pub struct CarryRequest {
     pub key: Option<String>,
     /// Where keyless signing may send the identity token.
     pub sigstore: SigstoreFlags,
+    /// Whom the carrier trusts: the old evidence must be signed by one of them.
+    pub trust: CarryTrust,
+}
+
+/// The trust files the old evidence is checked against, as `attest verify` takes them.
+#[derive(Debug, Clone, Default)]
+pub struct CarryTrust {
+    /// `--allowed-signers`; `None`: git's `gpg.ssh.allowedSignersFile`.
+    pub allowed_signers: Option<PathBuf>,
+    /// `--revoked`: revoked SSH keys.
+    pub revoked: Option<PathBuf>,
+    /// `--openpgp-certs`: trusted OpenPGP certificates.
+    pub openpgp_certs: Option<PathBuf>,
 }
 
 /// One task whose evidence moved.
@@ -82,8 +106,10 @@ pub struct RefusedRow {
     pub from: String,
     /// The commit that lacks it.
     pub to: String,
-    /// A stable code: `change_differs`, `task_line_differs`, `requirement_differs`,
-    /// `policy_differs`, `not_the_same_task`, `evidence_does_not_hold`, `note_exists`.
+    /// A stable code: `same_commit`, `bad_signature`, `untrusted_signer`, `signature_unchecked`,
+    /// `evidence_unsigned`, `keyless_evidence`, `change_differs`, `task_line_differs`,
+    /// `requirement_differs`, `policy_differs`, `not_the_same_task`, `evidence_does_not_hold`,
+    /// `note_exists`.
     pub code: &'static str,
     /// What is wrong and what to do.
     pub reason: String,
@@ -159,9 +185,10 @@ struct Job {
 /// Runs `speccoder attest carry` (see the module documentation).
 ///
 /// # Errors
-/// An unknown revision, `--from` without a note, a signer that cannot sign, a statement that
-/// would leak, a note that cannot be written. A change that differs is not an error but a
-/// refused row ([`CarryReport::exit_code`] 26).
+/// An unknown revision, `--from` without a note, no trust configured or a trust file that cannot
+/// be used, a signer that cannot sign, a statement that would leak, a note that cannot be written.
+/// A change that differs, or evidence whose signatures do not hold for the carrier, is not an
+/// error but a refused row ([`CarryReport::exit_code`] 26).
 pub fn carry(repo: &Repo, req: &CarryRequest) -> Result<CarryReport, AttestError> {
     let notes: HashMap<ObjectId, ObjectId> = repo.notes(NOTES_REF)?.into_iter().collect();
     let mut refused = Vec::new();
@@ -171,6 +198,27 @@ pub fn carry(repo: &Repo, req: &CarryRequest) -> Result<CarryReport, AttestError
                 repo.rev_parse(&format!("{from}^{{commit}}"))?,
                 repo.rev_parse(&format!("{to}^{{commit}}"))?,
             );
+            if from == to {
+                // Its note is its own: re-issuing it there would replace the original evidence,
+                // its signatures and time, with a copy signed by whoever runs this.
+                let target = repo.commit(from).ok().and_then(|c| task_trailers(&c.message).0);
+                refused.push(RefusedRow {
+                    target: target.unwrap_or_default(),
+                    from: from.to_string(),
+                    to: to.to_string(),
+                    code: "same_commit",
+                    reason: format!(
+                        "--from and --to are the same commit ({from}): its evidence is where it belongs, and carry never replaces a commit's own note; name the commit the change was rewritten to as --to"
+                    ),
+                });
+                return Ok(CarryReport {
+                    carried: Vec::new(),
+                    refused,
+                    signer: None,
+                    unsigned_reason: None,
+                    notes_ref: NOTES_REF.to_owned(),
+                });
+            }
             if !notes.contains_key(&from) {
                 return Err(AttestError::Nothing(format!(
                     "{from} has no note in {NOTES_REF}: there is no evidence to carry from it"
@@ -191,9 +239,13 @@ pub fn carry(repo: &Repo, req: &CarryRequest) -> Result<CarryReport, AttestError
     if jobs.is_empty() {
         return Ok(report);
     }
+    let trust = load_trust(repo, &req.trust)?;
+    if trust.is_empty() {
+        return Err(AttestError::NoTrust);
+    }
     let chosen = choose_signer(repo, req)?;
     for job in jobs {
-        match carry_one(repo, &notes, &job, &chosen)? {
+        match carry_one(repo, &notes, &job, &chosen, &trust)? {
             Ok(row) => report.carried.push(row),
             Err(row) => report.refused.push(row),
         }
@@ -214,6 +266,32 @@ fn choose_signer(repo: &Repo, req: &CarryRequest) -> Result<Chosen, AttestError>
     };
     let choice = signing::requested(req.signer, policy.as_ref(), true)?;
     signing::choose(repo, choice, req.key.as_deref(), &req.sigstore)
+}
+
+/// The carrier's trust, read as `attest verify` reads it by default: `--allowed-signers`, else
+/// git's `gpg.ssh.allowedSignersFile`; `--revoked`; `--openpgp-certs`. A file that the tree at
+/// HEAD provides is refused, as the verifier refuses it: the branch being carried would choose
+/// whom carry trusts. Keyless (Sigstore) trust is not taken (see [`refuse_signatures`]).
+fn load_trust(repo: &Repo, files: &CarryTrust) -> Result<SignatureTrust, AttestError> {
+    let head_tree = match repo.head()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => Some(repo.commit_tree(commit)?),
+        Head::Unborn(_) => None,
+    };
+    let allowed = match &files.allowed_signers {
+        Some(path) => Some(path.clone()),
+        None => repo.config_path("gpg.ssh.allowedSignersFile")?,
+    };
+    let (mut ssh, mut openpgp) = (None, None);
+    if let Some(tree) = head_tree {
+        if let Some(path) = allowed {
+            let source = AllowedSource::File(path);
+            ssh = Some(SshTrust::load(repo, &source, files.revoked.as_deref(), tree, &|_| false)?);
+        }
+        if let Some(path) = &files.openpgp_certs {
+            openpgp = Some(trust::load_openpgp(repo, path, tree)?);
+        }
+    }
+    Ok(SignatureTrust { ssh, openpgp, ..SignatureTrust::default() })
 }
 
 /// The pairs of git's post-rewrite input whose old commit has a note.
@@ -343,6 +421,7 @@ fn carry_one(
     notes: &HashMap<ObjectId, ObjectId>,
     job: &Job,
     chosen: &Chosen,
+    trust: &SignatureTrust,
 ) -> Result<Result<CarriedRow, RefusedRow>, AttestError> {
     let old = repo.commit(job.from)?;
     let new = repo.commit(job.to)?;
@@ -371,6 +450,15 @@ fn carry_one(
     // The old evidence must hold for its own commit, as the verifier's rules say.
     let old_sha256 = commit_object_sha256(repo, old.id)?;
     let (lines, findings) = read_and_agree(repo, &old_note, &old, &target, verdict.as_deref(), &old_sha256);
+
+    // Re-signing vouches for it: every line must be signed, validly, by a signer the carrier
+    // trusts, at the time the verifier checks it by default (the old commit's committer time).
+    let at = time::OffsetDateTime::from_unix_timestamp(old.committer.seconds)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    if let Some((code, reason)) = refuse_signatures(&lines, trust, at, &old_sha256, &old.id, &target) {
+        return refuse(code, reason);
+    }
+
     let Some(p) = task_verification_of(&lines) else {
         return refuse(
             "evidence_does_not_hold",
@@ -464,6 +552,89 @@ fn carry_one(
         lines: LineReport::rows(&payloads, &envelopes),
         unchanged,
     }))
+}
+
+/// Why the signatures of the old note's `lines` do not let the carrier re-sign them, as a refused
+/// row's code and reason; `None` when every line holds for the carrier. The worst wins: a bad or
+/// malformed signature (the content was changed after it was signed: refused whatever the
+/// trust), then a keyless line, a signer the trust does not accept or a signature that cannot be
+/// checked, then an unsigned line. A line that a trusted summary covers holds, as for the verifier.
+fn refuse_signatures(
+    lines: &[ReadLine],
+    trust: &SignatureTrust,
+    at: time::OffsetDateTime,
+    commit_sha256: &str,
+    old: &ObjectId,
+    target: &str,
+) -> Option<(&'static str, String)> {
+    let verdicts = signatures::check_note(lines, trust, at, commit_sha256);
+    let failed = verdicts
+        .iter()
+        .filter_map(|v| match v {
+            NoteLineSignature::Failed(f) => Some(f),
+            _ => None,
+        })
+        .max_by_key(|f| f.outcome);
+    let at_line = |f: &Finding| f.line.map(|n| format!("line {n}: ")).unwrap_or_default();
+    if let Some(f) = failed.filter(|f| f.outcome >= CommitOutcome::BadSignature) {
+        return Some((
+            "bad_signature",
+            format!(
+                "a signature of the evidence on {old} does not verify ({}{}: {}): its content was changed after it was signed, or the signature is broken, and carry never re-signs it; {}",
+                at_line(f),
+                f.code,
+                f.message,
+                attest_again(target)
+            ),
+        ));
+    }
+    if lines.iter().any(|l| l.envelope.sigstore.is_some()) {
+        return Some((
+            "keyless_evidence",
+            format!(
+                "the evidence on {old} is signed keylessly (Sigstore), which carry does not check (that needs an identity, an issuer and a trusted root, which `attest verify` takes); {}",
+                attest_again(target)
+            ),
+        ));
+    }
+    if let Some(f) = failed {
+        let (code, what) = match f.outcome {
+            CommitOutcome::UntrustedSigner => {
+                ("untrusted_signer", "is not signed by a signer your trust accepts")
+            }
+            _ => ("signature_unchecked", "carries a signature that cannot be checked here"),
+        };
+        let trust_now = match &trust.ssh {
+            Some(ssh) => format!("your allowed signers are read from {}", ssh.source),
+            None => "no allowed-signers file is configured".to_owned(),
+        };
+        return Some((
+            code,
+            format!(
+                "the evidence on {old} {what} ({}{}: {}), and carry re-signs only evidence you would accept; if you trust its signer, add their key to your trust ({trust_now}: set git's gpg.ssh.allowedSignersFile or pass --allowed-signers FILE; --openpgp-certs FILE for OpenPGP) and run carry again; otherwise {}",
+                at_line(f),
+                f.code,
+                f.message,
+                attest_again(target)
+            ),
+        ));
+    }
+    let unsigned: Vec<String> = lines
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| matches!(v, NoteLineSignature::Unsigned))
+        .map(|(l, _)| l.number.to_string())
+        .collect();
+    (!unsigned.is_empty()).then(|| {
+        (
+            "evidence_unsigned",
+            format!(
+                "line {} of the note of {old} carries no signature, and carry re-signs only signed evidence; sign it where it is first (`speccoder attest sign {old}`) and run carry again, or {}",
+                unsigned.join(", "),
+                attest_again(target)
+            ),
+        )
+    })
 }
 
 /// The lines of `note` read back, and what the rules of agreement find against `commit`.

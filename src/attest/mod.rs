@@ -295,6 +295,15 @@ pub enum AttestError {
     /// Nothing to sign or no note where one was expected.
     #[error("{0}")]
     Nothing(String),
+    /// `attest carry`: the trust the old evidence is checked against cannot be loaded.
+    #[error("{0}")]
+    Trust(#[from] crate::check::trust::TrustError),
+    /// `attest carry`: no trust is configured, so no evidence can be checked before it is
+    /// re-signed.
+    #[error(
+        "carry re-signs evidence with your key, so it first checks the old evidence's signatures against your own trust, and you trust no signer: nothing was carried. Configure the trust `attest verify` reads: git's gpg.ssh.allowedSignersFile (`git config gpg.ssh.allowedSignersFile ~/.ssh/allowed_signers`, a file of `<principal> <public key>` lines), or pass --allowed-signers FILE (--openpgp-certs FILE for OpenPGP evidence); then run `speccoder attest carry` again"
+    )]
+    NoTrust,
     /// `attest sign`: lines of the note do not agree with the task commit they annotate.
     #[error(
         "the note of {commit} holds lines its task commit's own checks refuse; nothing was signed \
@@ -330,7 +339,10 @@ impl AttestError {
             | AttestError::CommitSigning { .. }
             | AttestError::BugEvidence(_)
             | AttestError::BadSigner(_)
+            | AttestError::NoTrust
             | AttestError::Disabled => exit::CONFIG,
+            AttestError::Trust(crate::check::trust::TrustError::Git(e)) => git_exit_code(e),
+            AttestError::Trust(_) => exit::CONFIG,
             AttestError::Build(crate::attest::statements::BuildError::Leak(_)) => exit::CONFIG,
             AttestError::AlreadyTicked { .. }
             | AttestError::TickedOnlyInIndex { .. }

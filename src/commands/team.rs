@@ -51,6 +51,11 @@ pub fn carry(args: &AttestCarryArgs) -> u8 {
             signer: super::signing::signer_flag(&args.run.signing)?,
             key: args.run.signing.key.clone(),
             sigstore: super::signing::sigstore_flags(&args.run.signing),
+            trust: carry::CarryTrust {
+                allowed_signers: args.allowed_signers.clone(),
+                revoked: args.revoked.clone(),
+                openpgp_certs: args.openpgp_certs.clone(),
+            },
         };
         carry::carry(&repo, &request)
     })();
