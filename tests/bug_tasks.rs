@@ -177,7 +177,8 @@ fn a_rewritten_bug_closing_is_told_to_carry_and_a_changed_home_to_close_it_again
         row(&v, TARGET)["findings"].as_array().unwrap().iter().find(|f| f["code"] == "note_missing").cloned();
     let text = finding.unwrap()["message"].as_str().unwrap().to_owned();
     assert!(text.contains("run `speccoder attest carry`") && !text.contains("attest fetch"), "{text}");
-    p.signed(&["attest", "carry"]).expect(0);
+    let allowed = p.allowed.to_str().unwrap();
+    p.signed(&["attest", "carry", "--allowed-signers", allowed]).expect(0);
     assert_eq!(row(&p.verify(&[]).expect(0).json(), TARGET)["outcome"], "evidenced");
 
     // The home changed in the same rewrite: carry refuses, and says how to close the bug again.
@@ -186,7 +187,8 @@ fn a_rewritten_bug_closing_is_told_to_carry_and_a_changed_home_to_close_it_again
     p.git(&["add", "-A"]);
     p.git(&["commit", "-q", "--amend", "-m", &message]);
     let new = p.git(&["rev-parse", "HEAD"]);
-    let out = p.signed(&["attest", "carry", "--from", &old, "--to", &new]).expect(26);
+    let out =
+        p.signed(&["attest", "carry", "--from", &old, "--to", &new, "--allowed-signers", allowed]).expect(26);
     assert!(out.stdout.contains("to close it again"), "{}", out.stdout);
     assert!(!out.stdout.contains("clear its box"), "{}", out.stdout);
 }
