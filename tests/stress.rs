@@ -596,7 +596,17 @@ fn carry_killed_at_any_moment_leaves_the_rewritten_commit_with_no_note_or_the_wh
     template.git(&["commit", "-q", "--amend", "--no-edit", "--date=2030-01-01T00:00:00Z"]);
     let rewritten = template.rev("HEAD");
     assert_ne!(attested, rewritten);
-    let args = ["attest", "carry", "--key", key.private.to_str().unwrap()];
+    // Carry re-signs only evidence the carrier trusts.
+    let allowed =
+        common::allowed_signers(&template.scratch.join("allowed_signers"), &[(common::PRINCIPAL, &key)]);
+    let args = [
+        "attest",
+        "carry",
+        "--key",
+        key.private.to_str().unwrap(),
+        "--allowed-signers",
+        allowed.to_str().unwrap(),
+    ];
     let start = |dir: &Path| common::speccoder_command(dir, &template.home, &args);
     let (states, nexts) = kill_loop(
         &template,
