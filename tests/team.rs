@@ -244,6 +244,14 @@ impl Clone<'_> {
         report
     }
 
+    /// Replaces `rev`'s note with `text` byte for byte (`git notes add -f --no-stripspace`).
+    fn replace_note(&self, rev: &str, text: &str) {
+        let file = self.team.tmp.path().join(format!("note-of-{rev}"));
+        std::fs::write(&file, text).unwrap();
+        let file = file.to_str().unwrap();
+        self.git(&["notes", "--ref", NOTES_REF, "add", "-f", "--no-stripspace", "-F", file, rev]);
+    }
+
     fn note(&self, rev: &str) -> Option<Vec<u8>> {
         let out =
             common::git_command(&self.dir, &self.team.home, &["notes", "--ref", NOTES_REF, "show", rev])
@@ -676,19 +684,7 @@ fn carry_refuses_a_note_edited_after_it_was_signed_whatever_the_trust() {
     let forged: String =
         envelopes.iter().map(|e| format!("{}\n", serde_json::to_string(e).unwrap())).collect();
     assert!(!old_digest.is_empty() && forged != text, "the note has a task verification to forge");
-    let file = team.tmp.path().join("forged");
-    std::fs::write(&file, &forged).unwrap();
-    ada.git(&[
-        "notes",
-        "--ref",
-        NOTES_REF,
-        "add",
-        "-f",
-        "--no-stripspace",
-        "-F",
-        file.to_str().unwrap(),
-        &old,
-    ]);
+    ada.replace_note(&old, &forged);
     // To the verifier the forgery is a bad signature, and nothing else.
     let out = ada.speccoder(&["attest", "verify", &old, "--json"]).failure(26);
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
@@ -838,19 +834,7 @@ fn different_statements_on_one_commit_are_a_conflict_naming_them_and_nothing_cha
     let text = String::from_utf8(note).unwrap();
     let dropped = text.lines().next().unwrap().to_owned();
     let shorter: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
-    let file = team.tmp.path().join("shorter");
-    std::fs::write(&file, &shorter).unwrap();
-    bob.git(&[
-        "notes",
-        "--ref",
-        NOTES_REF,
-        "add",
-        "-f",
-        "--no-stripspace",
-        "-F",
-        file.to_str().unwrap(),
-        &t001,
-    ]);
+    bob.replace_note(&t001, &shorter);
     ada.attest("T003", &[]);
     ada.speccoder(&["attest", "push"]).success();
 
