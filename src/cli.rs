@@ -419,7 +419,8 @@ pub enum AttestSub {
     /// names the new commit, the task verification its tree and `carried {from, patch_id, time}`,
     /// the summary the new resource and the new lines' digests; everything is signed afresh with
     /// your key, chosen as `speccoder attest` chooses it. A changed change is refused, naming
-    /// both commits: run its checks and attest again.
+    /// both commits and how to attest it again (run its checks, clear its box in a commit of its
+    /// own, then `speccoder attest`; a bug task is closed again by `speccoder attest`).
     ///
     /// Only evidence you would accept is re-signed: every line of the old note must carry a valid
     /// signature by a signer your own trust accepts, the trust `attest verify` reads by default
