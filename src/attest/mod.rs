@@ -358,7 +358,9 @@ impl AttestError {
             | AttestError::Unborn(_)
             | AttestError::Nothing(_) => exit::GIT_PRECONDITION,
             AttestError::Disagrees { .. } => exit::DOES_NOT_HOLD,
-            AttestError::Git(e) | AttestError::Note { source: e, .. } => git_exit_code(e),
+            AttestError::Git(e)
+            | AttestError::Note { source: e, .. }
+            | AttestError::WorktreeAfterCommit { source: e, .. } => git_exit_code(e),
             _ => exit::INTERNAL,
         }
     }
@@ -436,5 +438,20 @@ mod tests {
         assert_eq!(note.exit_code(), exit::GIT_PRECONDITION);
         assert_eq!(note.exit_code(), AttestError::Git(locked()).exit_code());
         assert!(note.to_string().ends_with("remove refs/notes/speccoder.lock"), "{note}");
+    }
+
+    #[test]
+    fn a_work_tree_left_unwritten_after_the_commit_exits_as_the_cause_does() {
+        let path = "specs/001-x/tasks.md".to_owned();
+        let convert = GitError::Convert {
+            path: path.clone(),
+            conversion: crate::git::Conversion::ToWorktree,
+            reason: "the smudge filter failed".into(),
+        };
+        let after = AttestError::WorktreeAfterCommit { path: path.clone(), source: convert };
+        assert_eq!(after.exit_code(), exit::CONFIG, "a conversion the configuration breaks");
+        let locked = GitError::IndexLocked { path: ".git/index".into() };
+        let after = AttestError::WorktreeAfterCommit { path, source: locked };
+        assert_eq!(after.exit_code(), exit::GIT_PRECONDITION);
     }
 }
