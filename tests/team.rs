@@ -222,9 +222,9 @@ impl Clone<'_> {
             "--branch",
             "HEAD",
             "--base",
-            "origin/main",
+            "refs/remotes/origin/main",
             "--allowed-signers-rev",
-            "origin/main:.github/allowed_signers",
+            "refs/remotes/origin/main:.github/allowed_signers",
         ];
         args.extend(extra);
         self.speccoder(&args)
@@ -1534,4 +1534,42 @@ fn push_goes_to_the_push_remote_git_would_choose_and_fetch_to_the_upstream() {
     let out = ada.speccoder(&["attest", "fetch"]).success();
     assert!(out.stdout.contains("origin") && !out.stdout.contains("mirror"), "{out}");
     team.fsck(&[&ada]);
+}
+
+/// A tag pushed as `origin/main` comes before the remote-tracking branch in git's lookup order,
+/// so a short `--base origin/main` or `--allowed-signers-rev origin/main:…` would take the base and
+/// the trust from whatever the tag names. Such a name is refused as ambiguous; named in full, as
+/// docs/ci.md does, the base and the trust come from the real main, and the hand tick fails.
+#[test]
+fn a_pushed_tag_named_like_the_base_is_refused_as_ambiguous_and_the_full_name_holds() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature"]);
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(std::fs::read(ada.dir.join(tasks)).unwrap()).unwrap();
+    std::fs::write(ada.dir.join(tasks), text.replacen("- [ ] T001", "- [X] T001", 1)).unwrap();
+    ada.git(&["commit", "-q", "-am", "tick by hand"]);
+    ada.git(&["push", "-q", "origin", "feature", "feature:refs/tags/origin/main"]);
+
+    let ci = team.clone("ci", &[]);
+    ci.git(&["checkout", "-q", "--detach", "origin/feature"]);
+    ci.git(&["fetch", "-q", "--tags", "origin"]);
+    let short = ci.speccoder(&[
+        "attest",
+        "verify",
+        "--branch",
+        "HEAD",
+        "--base",
+        "origin/main",
+        "--allowed-signers-rev",
+        "origin/main:.github/allowed_signers",
+        "--allow-empty",
+    ]);
+    let short = short.failure(2);
+    assert!(short.stderr.contains("`origin/main` is ambiguous"), "{short}");
+    assert!(short.stderr.contains("refs/tags/origin/main and refs/remotes/origin/main"), "{short}");
+
+    let out = ci.verify(&["--allow-empty", "--json"]).failure(26);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["ticks"][0]["reason"], "ticked_without_evidence", "{report:#}");
 }

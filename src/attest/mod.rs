@@ -374,6 +374,7 @@ fn git_exit_code(e: &GitError) -> u8 {
         | GitError::Open { .. }
         | GitError::NoWorkTree { .. }
         | GitError::UnknownRevision { .. }
+        | GitError::AmbiguousRevision { .. }
         | GitError::RefMoved { .. }
         | GitError::RefLocked { .. }
         | GitError::IndexLocked { .. }

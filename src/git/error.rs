@@ -44,6 +44,21 @@ pub enum GitError {
         source: gix::Error,
     },
 
+    /// A short reference name that names more than one reference, so that which one it means
+    /// depends on git's lookup order: a pushed tag `origin/main` comes before the remote-tracking
+    /// branch `refs/remotes/origin/main`.
+    #[error(
+        "`{name}` is ambiguous: it names {} (git would take the first); name the one you mean in full, for example `{}`",
+        .candidates.join(" and "),
+        .candidates.last().map_or("", String::as_str)
+    )]
+    AmbiguousRevision {
+        /// The short name as given.
+        name: String,
+        /// The full names it could mean, in git's lookup order.
+        candidates: Vec<String>,
+    },
+
     /// An object the repository refers to is not in the object database.
     #[error("object {id} is missing from the repository: fetch it or repair the repository (`git fsck`)")]
     ObjectMissing {

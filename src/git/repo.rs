@@ -151,10 +151,38 @@ impl Repo {
 
     /// Resolve a revision (`HEAD~2`, a branch, a hex id) to an object id.
     pub fn rev_parse(&self, spec: &str) -> Result<ObjectId, GitError> {
+        self.refuse_ambiguous_name(spec)?;
         self.inner
             .rev_parse_single(spec)
             .map(gix::Id::detach)
             .map_err(|source| GitError::UnknownRevision { spec: spec.to_owned(), source })
+    }
+
+    /// Refuses a revision whose leading reference name (before any `:`, `^`, `~` or `@{`) is short
+    /// and names more than one reference by git's lookup rules (`refs/<n>`, `refs/tags/<n>`,
+    /// `refs/heads/<n>`, `refs/remotes/<n>`, `refs/remotes/<n>/HEAD`). git only warns and takes the
+    /// first; a revision that chooses a base or a trust file must not depend on which refs someone
+    /// pushed (a tag `origin/main` shadows the remote-tracking branch).
+    fn refuse_ambiguous_name(&self, spec: &str) -> Result<(), GitError> {
+        let end = spec.find([':', '^', '~']).into_iter().chain(spec.find("@{")).min().unwrap_or(spec.len());
+        let name = spec.get(..end).unwrap_or(spec);
+        if name.is_empty() || name.starts_with("refs/") || name == "HEAD" || name.contains("..") {
+            return Ok(());
+        }
+        let candidates: Vec<String> = [
+            format!("refs/{name}"),
+            format!("refs/tags/{name}"),
+            format!("refs/heads/{name}"),
+            format!("refs/remotes/{name}"),
+            format!("refs/remotes/{name}/HEAD"),
+        ]
+        .into_iter()
+        .filter(|full| self.ref_target(full).ok().flatten().is_some())
+        .collect();
+        if candidates.len() > 1 {
+            return Err(GitError::AmbiguousRevision { name: name.to_owned(), candidates });
+        }
+        Ok(())
     }
 
     /// Read an object that must exist and must have `kind`, returning its raw bytes.
