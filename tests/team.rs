@@ -878,11 +878,17 @@ fn a_depth_one_clone_is_told_to_fetch_the_whole_history_and_a_clone_without_note
     assert!(out.stderr.contains("this clone is shallow") && out.stderr.contains("fetch-depth: 0"), "{out}");
     assert!(out.stderr.contains("git fetch --unshallow"), "{out}");
     assert!(!out.stderr.contains("object") || !out.stderr.contains("missing"), "{out}");
+    // As CI runs it: the base branch was never fetched into the shallow clone, which is said as
+    // the shallow clone it is, not as an unknown name.
+    let out = shallow.verify(&[]).failure(14);
+    assert!(out.stderr.contains("the base `refs/remotes/origin/main` is not in it"), "{out}");
+    assert!(out.stderr.contains("fetch-depth: 0"), "{out}");
 
-    // A complete clone that never fetched the notes.
+    // A complete clone that never fetched the notes: fetch them, or (if none) push them.
     let ci = team.clone("ci", &["-b", "feature-a"]);
     let out = ci.verify(&[]).failure(14);
     assert!(out.stderr.contains("run `speccoder attest fetch origin`"), "{out}");
+    assert!(out.stderr.contains("its author runs `speccoder attest push`"), "{out}");
     ci.speccoder(&["attest", "fetch"]).success();
     ci.assert_evidenced(2);
 

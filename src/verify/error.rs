@@ -28,7 +28,7 @@ pub enum VerifyError {
     },
     /// The clone has a remote but no notes: the evidence was never fetched.
     #[error(
-        "there are no notes in refs/notes/speccoder here, so the evidence was never fetched: run `speccoder attest fetch {remote}` and check again"
+        "there are no notes in refs/notes/speccoder here, so the evidence was never fetched: run `speccoder attest fetch {remote}` and check again (if that finds none, the evidence was never pushed: its author runs `speccoder attest push`)"
     )]
     NotesNotFetched {
         /// The remote to fetch from.

@@ -7,7 +7,7 @@ use gix::ObjectId;
 
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::trailers::task_trailers;
-use crate::git::{Head, Repo};
+use crate::git::{GitError, Head, Repo};
 use crate::model::digest::sha256_hex;
 use crate::spec::{self, SourceTree};
 use crate::verify::commit::{Checker, CommitReport};
@@ -116,7 +116,7 @@ impl Checked {
         let base = match (&opts.base, opts.all) {
             (_, true) => None,
             (Some(rev), false) => {
-                let b = repo.rev_parse(rev)?;
+                let b = repo.rev_parse(rev).map_err(|e| shallow_or(repo, head, rev, e))?;
                 Some(repo.merge_base(head, b)?.unwrap_or(b))
             }
             (None, false) => default_base(repo, head)?,
@@ -305,6 +305,19 @@ fn drift(head_tree: &dyn SourceTree, unit: &str, report: &CommitReport) -> Resul
         }
     }
     Ok(out)
+}
+
+/// A base that does not resolve in a shallow clone is history the clone never fetched
+/// (`actions/checkout` with its default `fetch-depth: 1` fetches no other branch): said as such,
+/// with how to fetch it, rather than as a mistyped name.
+fn shallow_or(repo: &Repo, head: ObjectId, rev: &str, e: GitError) -> VerifyError {
+    match (&e, repo.shallow_boundary()) {
+        (GitError::UnknownRevision { .. }, Ok(boundary)) if !boundary.is_empty() => VerifyError::Shallow {
+            boundary: boundary.first().copied().unwrap_or(head).to_string(),
+            why: format!("the base `{rev}` is not in it"),
+        },
+        _ => VerifyError::Git(e),
+    }
 }
 
 fn head_commit(repo: &Repo) -> Result<ObjectId, VerifyError> {
