@@ -1013,11 +1013,14 @@ fn github_output_annotates_each_failing_tick_at_its_line_and_appends_the_summary
     ada.attest("T001", &[]);
     // T002 ticked by hand: no evidence.
     let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
-    let text = std::fs::read_to_string(ada.dir.join(&tasks)).unwrap().replace("- [ ] T002", "- [X] T002");
+    let mut text = std::fs::read_to_string(ada.dir.join(&tasks)).unwrap().replace("- [ ] T002", "- [X] T002");
+    // And a checked box that is no task (a `+` bullet): an unrecognized tick.
+    text.push_str("\n+ [x] T009 not a task line\n");
     ada.write(&tasks, &text);
     ada.git(&["commit", "-q", "-am", "Tick T002 by hand"]);
     ada.speccoder(&["attest", "push"]).success();
     let line = text.lines().position(|l| l.starts_with("- [X] T002")).unwrap() + 1;
+    let odd = text.lines().position(|l| l.starts_with("+ [x] T009")).unwrap() + 1;
 
     let ci = team.clone("ci", &["-b", "feature-a"]);
     ci.speccoder(&["attest", "fetch"]).success();
@@ -1030,9 +1033,9 @@ fn github_output_annotates_each_failing_tick_at_its_line_and_appends_the_summary
         "--branch",
         "HEAD",
         "--base",
-        "origin/main",
+        "refs/remotes/origin/main",
         "--allowed-signers-rev",
-        "origin/main:.github/allowed_signers",
+        "refs/remotes/origin/main:.github/allowed_signers",
         "--github",
     ]);
     cmd.env("GITHUB_STEP_SUMMARY", &summary);
@@ -1044,12 +1047,17 @@ fn github_output_annotates_each_failing_tick_at_its_line_and_appends_the_summary
     assert_eq!(&lines[1..=body.len()], body.as_slice(), "the report, fenced off");
     assert_eq!(lines[body.len() + 1], format!("::{token}::"));
     let annotations = &lines[body.len() + 2..];
-    assert_eq!(annotations.len(), 1, "one annotation per failing tick: {annotations:#?}");
+    assert_eq!(annotations.len(), 2, "one annotation per failing tick: {annotations:#?}");
     let expected = format!(
         "::error file={tasks},line={line},title=speccoder%3A {t} is unverifiable (ticked_without_evidence)::the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:",
         t = task("T002")
     );
     assert_eq!(annotations[0], expected);
+    // The unrecognized tick, at its own line too.
+    let at = format!(
+        "::error file={tasks},line={odd},title=speccoder%3A {SPECKIT_UNIT}/tasks.md%3A{odd} is unverifiable (unrecognized_tick)::"
+    );
+    assert!(annotations[1].starts_with(&at), "{}", annotations[1]);
 
     let written = std::fs::read_to_string(&summary).unwrap();
     assert!(written.starts_with("# earlier step\n### speccoder attest verify\n"), "appended: {written}");

@@ -184,6 +184,11 @@ fn build_trust(repo: &Repo, args: &VerifyArgs, range: Checked) -> Result<Trust, 
 /// assessment).
 fn locate(repo: &Repo, tree: ObjectId, task: &str) -> Option<github::Location> {
     let (unit, id) = task.split_once('/')?;
+    // An unrecognized tick's row is named `<unit>/tasks.md:<line>`.
+    if let Some(line) = id.strip_prefix("tasks.md:").and_then(|n| n.parse::<usize>().ok()) {
+        let loc = speccoder_attest::spec::locate_unit(&repo.tree(tree), unit).ok()?;
+        return Some(github::Location { file: loc.tasks, line });
+    }
     let facts = speccoder_attest::spec::read_any_task(&repo.tree(tree), unit, id).ok()?;
     Some(if facts.is_trailer_only() {
         github::Location { file: format!("{}/assessment.md", facts.tasks_path), line: 1 }
