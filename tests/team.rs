@@ -1587,3 +1587,33 @@ fn a_pushed_tag_named_like_the_base_is_refused_as_ambiguous_and_the_full_name_ho
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["ticks"][0]["reason"], "ticked_without_evidence", "{report:#}");
 }
+
+/// A pull request that takes back a tick the base holds claims nothing unproven, so it does not
+/// fail the gate, but the report says so, for the reviewer.
+#[test]
+fn a_branch_that_unticks_a_task_of_its_base_is_named_in_a_warning() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    ada.attest("T001", &[]);
+    ada.git(&["checkout", "-q", "main"]);
+    ada.git(&["merge", "-q", "--ff-only", "feature-a"]);
+    ada.git(&["push", "-q", "origin", "main"]);
+    ada.speccoder(&["attest", "push"]).success();
+    ada.git(&["fetch", "-q", "origin"]);
+
+    ada.git(&["checkout", "-q", "-b", "feature-b"]);
+    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
+    let text = std::fs::read_to_string(ada.dir.join(&tasks)).unwrap().replace("- [X] T001", "- [ ] T001");
+    ada.write(&tasks, &text);
+    ada.git(&["commit", "-q", "-am", "Untick T001"]);
+    let out = ada.verify(&["--allow-empty"]).success();
+    let says = format!(
+        "warning: {} is ticked at the base and not at the head: this branch unticks it",
+        task("T001")
+    );
+    assert!(out.stdout.contains(&says), "{out}");
+    let json = ada.verify(&["--allow-empty", "--json"]).success();
+    let report: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert!(report["warnings"].to_string().contains("this branch unticks it"), "{report:#}");
+}

@@ -250,6 +250,10 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     )?;
     let mut reports = checker.check_many(&ids);
     reports.iter_mut().for_each(|r| lost.hint_carry(r));
+    let unticked = match base {
+        Some(base) => unticked_since(repo, base, &units, &planned)?,
+        None => Vec::new(),
+    };
     let mut reports = reports.into_iter();
     let mut ticks = Vec::new();
     for (unit, (rows, ticked_targets)) in units.iter().zip(planned) {
@@ -279,9 +283,34 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
         return Err(VerifyError::Trust(reason));
     }
     let mut report = Report::new("branch", ticks, trust);
+    report.warnings.extend(unticked);
     report.base = base.map(|b| b.to_string());
     report.head = Some(head.to_string());
     Ok(report)
+}
+
+/// The tasks ticked at `base` that a checked unit no longer ticks at the head: nothing the branch
+/// claims is unproven by it, but a reviewer should see that the branch takes a tick back.
+fn unticked_since(
+    repo: &Repo,
+    base: ObjectId,
+    units: &[spec::UnitLoc],
+    planned: &[UnitPlan],
+) -> Result<Vec<String>, VerifyError> {
+    let base_tree = repo.tree(repo.commit_tree(base)?);
+    let mut out = Vec::new();
+    for (unit, (_, ticked_here)) in units.iter().zip(planned) {
+        // A unit the base does not have, or cannot read, ticked nothing there.
+        for id in spec::ticked_ids(&base_tree, &unit.name).unwrap_or_default() {
+            let target = format!("{}/{id}", unit.name);
+            if !ticked_here.contains(&target) {
+                out.push(format!(
+                    "{target} is ticked at the base and not at the head: this branch unticks it"
+                ));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A cited requirement whose defining line at the head differs from the one the evidence
