@@ -266,6 +266,16 @@ impl Clone<'_> {
         common::parse_bundle(&self.note(rev).unwrap_or_else(|| panic!("{rev} has no note")))
     }
 
+    /// Sets task `id`'s box in the Spec Kit unit's task list by hand (`X` ticked, ` ` open) and
+    /// commits that with `message`, as a person editing `tasks.md` would.
+    fn set_box_by_hand(&self, id: &str, ticked: bool, message: &str) {
+        let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
+        let (from, to) = if ticked { ("- [ ] ", "- [X] ") } else { ("- [X] ", "- [ ] ") };
+        let text = std::fs::read_to_string(self.dir.join(&tasks)).unwrap();
+        self.write(&tasks, &text.replacen(&format!("{from}{id}"), &format!("{to}{id}"), 1));
+        self.git(&["commit", "-q", "-am", message]);
+    }
+
     fn write(&self, rela: &str, text: &str) {
         let path = self.dir.join(rela);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -563,10 +573,7 @@ fn an_amended_task_change_is_refused_by_carry_naming_both_commits() {
     assert!(ada.note(&new).is_none());
 
     // The advice, followed as given, gives the changed change evidence of its own.
-    let tasks = "specs/001-bookmark-tags/tasks.md";
-    let text = String::from_utf8(std::fs::read(ada.dir.join(tasks)).unwrap()).unwrap();
-    std::fs::write(ada.dir.join(tasks), text.replacen("- [X] T001", "- [ ] T001", 1)).unwrap();
-    ada.git(&["commit", "-q", "-am", "Untick T001 to attest the amended change"]);
+    ada.set_box_by_hand("T001", false, "Untick T001 to attest the amended change");
     ada.attest("T001", &[]);
     ada.assert_evidenced(1);
     team.fsck(&[&ada]);
@@ -1559,10 +1566,7 @@ fn a_pushed_tag_named_like_the_base_is_refused_as_ambiguous_and_the_full_name_ho
     let team = Team::new();
     let ada = team.writer("ada", &team.ada);
     ada.git(&["checkout", "-q", "-b", "feature"]);
-    let tasks = "specs/001-bookmark-tags/tasks.md";
-    let text = String::from_utf8(std::fs::read(ada.dir.join(tasks)).unwrap()).unwrap();
-    std::fs::write(ada.dir.join(tasks), text.replacen("- [ ] T001", "- [X] T001", 1)).unwrap();
-    ada.git(&["commit", "-q", "-am", "tick by hand"]);
+    ada.set_box_by_hand("T001", true, "tick by hand");
     ada.git(&["push", "-q", "origin", "feature", "feature:refs/tags/origin/main"]);
 
     let ci = team.clone("ci", &[]);
@@ -1603,10 +1607,7 @@ fn a_branch_that_unticks_a_task_of_its_base_is_named_in_a_warning() {
     ada.git(&["fetch", "-q", "origin"]);
 
     ada.git(&["checkout", "-q", "-b", "feature-b"]);
-    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
-    let text = std::fs::read_to_string(ada.dir.join(&tasks)).unwrap().replace("- [X] T001", "- [ ] T001");
-    ada.write(&tasks, &text);
-    ada.git(&["commit", "-q", "-am", "Untick T001"]);
+    ada.set_box_by_hand("T001", false, "Untick T001");
     let out = ada.verify(&["--allow-empty"]).success();
     let says = format!(
         "warning: {} is ticked at the base and not at the head: this branch unticks it",
