@@ -12,26 +12,8 @@ use gix::filter::plumbing::driver::apply::Delay;
 use gix::filter::plumbing::pipeline::convert::to_worktree;
 use gix::worktree::stack::state::attributes::Source;
 
-use super::error::GitError;
+use super::error::{Conversion, GitError};
 use super::repo::{OBJECT_SIZE_LIMIT, Repo};
-
-/// Which way a file is converted.
-#[derive(Clone, Copy, Debug)]
-pub enum Conversion {
-    /// From the work tree into git's form (`git add`: "clean").
-    ToGit,
-    /// From git's form into the work tree's (`git checkout`: "smudge").
-    ToWorktree,
-}
-
-impl std::fmt::Display for Conversion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Conversion::ToGit => "from the work tree into git's form",
-            Conversion::ToWorktree => "from git's form into the work tree's",
-        })
-    }
-}
 
 /// `worktree`, the content of the work-tree file `path`, in git's form: what `git add` would stage,
 /// and what `git status` compares with the staged blob.

@@ -209,7 +209,7 @@ pub enum GitError {
         /// The repository-relative path.
         path: String,
         /// Which way.
-        conversion: super::convert::Conversion,
+        conversion: Conversion,
         /// What gix or the filter reported.
         reason: String,
     },
@@ -395,4 +395,22 @@ pub(crate) fn io_error(
 ) -> impl FnOnce(std::io::Error) -> GitError {
     let path = path.into();
     move |source| GitError::Io { action, path, source }
+}
+
+/// Which way a file is converted.
+#[derive(Clone, Copy, Debug)]
+pub enum Conversion {
+    /// From the work tree into git's form (`git add`: "clean").
+    ToGit,
+    /// From git's form into the work tree's (`git checkout`: "smudge").
+    ToWorktree,
+}
+
+impl std::fmt::Display for Conversion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Conversion::ToGit => "from the work tree into git's form",
+            Conversion::ToWorktree => "from git's form into the work tree's",
+        })
+    }
 }

@@ -34,8 +34,7 @@ mod tests;
 
 pub use commit::{Commit, Signature};
 pub use config::strip_credentials;
-pub use convert::Conversion;
-pub use error::GitError;
+pub use error::{Conversion, GitError};
 pub use gix::ObjectId;
 pub use index::{FileToStage, LockedIndex};
 pub use new_commit::NewCommit;
