@@ -36,6 +36,18 @@ pub fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The body of `pae_bytes` when they are exactly [`pae`]`(payload_type, body)` for some body (the
+/// length written in its shortest decimal form, as [`pae`] writes it); `None` otherwise. A signer
+/// that must sign the statement itself (Sigstore's DSSE bundle) reads it back with this.
+#[must_use]
+pub fn pae_body<'a>(payload_type: &str, pae_bytes: &'a [u8]) -> Option<&'a [u8]> {
+    let head = format!("DSSEv1 {} {payload_type} ", payload_type.len());
+    let rest = pae_bytes.strip_prefix(head.as_bytes())?;
+    let space = rest.iter().position(|&b| b == b' ')?;
+    let (len, body) = (&rest[..space], &rest[space + 1..]);
+    (len == body.len().to_string().as_bytes()).then_some(body)
+}
+
 /// Decodes base64 in any of the alphabets DSSE readers must accept (standard or URL-safe, with or
 /// without padding).
 ///
@@ -330,5 +342,17 @@ mod tests {
         ] {
             assert!(Envelope::parse(bad).is_err(), "{}", String::from_utf8_lossy(bad));
         }
+    }
+
+    #[test]
+    fn a_pae_body_is_read_back_from_exactly_its_pae() {
+        let body = br#"{"_type":"https://in-toto.io/Statement/v1"}"#;
+        assert_eq!(pae_body(PAYLOAD_TYPE, &pae(PAYLOAD_TYPE, body)), Some(&body[..]));
+        assert_eq!(pae_body(PAYLOAD_TYPE, &pae(PAYLOAD_TYPE, b"")), Some(&b""[..]));
+        assert_eq!(pae_body(PAYLOAD_TYPE, &pae("text/plain", body)), None);
+        let mut longer = pae(PAYLOAD_TYPE, body);
+        longer.push(b'x');
+        assert_eq!(pae_body(PAYLOAD_TYPE, &longer), None);
+        assert_eq!(pae_body(PAYLOAD_TYPE, b"DSSEv1 28 application/vnd.in-toto+json 04 abcd"), None);
     }
 }

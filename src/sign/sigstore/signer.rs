@@ -14,7 +14,7 @@ use sigstore_verify::types::SignatureContent;
 use super::config::SigstoreConfig;
 use super::error::{SigstoreSignError, with_causes};
 use super::token;
-use crate::model::dsse::PAYLOAD_TYPE;
+use crate::model::dsse::{PAYLOAD_TYPE, pae_body};
 use crate::sign::{SignError, Signer, SignerKind};
 
 /// The envelope `keyid` of a Sigstore signature.
@@ -99,7 +99,11 @@ impl Signer for SigstoreSigner {
     }
 
     fn sign(&self, pae_bytes: &[u8]) -> Result<Vec<u8>, SignError> {
-        let payload = statement_of(pae_bytes).map_err(SigstoreSignError::NotAStatement)?;
+        let payload = pae_body(PAYLOAD_TYPE, pae_bytes).ok_or_else(|| {
+            SigstoreSignError::NotAStatement(
+                "the bytes to sign are not the PAE of an in-toto statement".into(),
+            )
+        })?;
         let signature = self.sign_statement(payload)?;
         if let Ok(mut last) = self.last_bundle.lock() {
             *last = Some(signature.bundle);
@@ -113,34 +117,5 @@ impl Signer for SigstoreSigner {
 
     fn signs_summary_only(&self) -> bool {
         true
-    }
-}
-
-/// The statement inside the PAE `DSSEv1 <len> application/vnd.in-toto+json <len> <statement>`.
-fn statement_of(pae_bytes: &[u8]) -> Result<&[u8], String> {
-    let head = format!("DSSEv1 {} {PAYLOAD_TYPE} ", PAYLOAD_TYPE.len());
-    let rest =
-        pae_bytes.strip_prefix(head.as_bytes()).ok_or("the bytes to sign are not an in-toto DSSE PAE")?;
-    let space = rest.iter().position(|&b| b == b' ').ok_or("the PAE has no body length")?;
-    let (len, body) = (&rest[..space], &rest[space + 1..]);
-    (len == body.len().to_string().as_bytes())
-        .then_some(body)
-        .ok_or_else(|| "the PAE's body length is wrong".into())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::dsse::pae;
-
-    #[test]
-    fn the_statement_is_read_back_from_exactly_its_pae() {
-        let body = br#"{"_type":"https://in-toto.io/Statement/v1"}"#;
-        assert_eq!(statement_of(&pae(PAYLOAD_TYPE, body)), Ok(&body[..]));
-        assert!(statement_of(&pae("text/plain", body)).is_err());
-        let mut longer = pae(PAYLOAD_TYPE, body);
-        longer.push(b'x');
-        assert!(statement_of(&longer).is_err());
-        assert!(statement_of(b"DSSEv1 28 application/vnd.in-toto+json 04 abcd").is_err());
     }
 }
