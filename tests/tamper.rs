@@ -1447,3 +1447,89 @@ fn a_trusted_root_that_does_not_parse_is_a_configuration_error_naming_the_file()
     let r = r.failure(13);
     assert!(r.stderr.contains("trusted_root.json"), "{r}");
 }
+
+// --- a tick its task commit did not set ---------------------------------------------------------
+
+/// Sets T005's box by hand (ticked or open) and commits that with `message`, as a person editing
+/// `tasks.md` would.
+fn set_t005_by_hand(p: &Project, ticked: bool, message: &str) {
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(p.read(tasks)).unwrap();
+    let (from, to) = if ticked { ("- [ ] T005", "- [X] T005") } else { ("- [X] T005", "- [ ] T005") };
+    assert!(text.contains(from), "{text}");
+    p.write(tasks, text.replacen(from, to, 1));
+    p.git(&["commit", "-q", "-am", message]);
+}
+
+/// The one finding of T005's row, which must be `ticked_again` naming `setter` and `evidence`.
+#[track_caller]
+fn expect_ticked_again(report: &Value, setter: &str, evidence: &str) {
+    let codes = expect_tick(report, "unverifiable", Some("ticked_again"));
+    expect_code(&codes, "ticked_again");
+    let tick = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == TASK).unwrap();
+    let message = tick["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains(setter) && message.contains(evidence), "{message}");
+}
+
+#[test]
+fn a_tick_a_revert_took_back_and_a_hand_edit_set_again_is_ticked_again() {
+    let c = setup();
+    let evidence = c.p.rev("HEAD");
+    c.p.git(&["revert", "--no-edit", "HEAD"]);
+    let base = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "pr"]);
+    set_t005_by_hand(&c.p, true, "tick T005");
+    let hand = c.p.rev("HEAD");
+    for args in [vec!["--branch", "--all"], vec!["--branch", "--base", base.as_str()]] {
+        let (code, report) = verify_with(&c, &args);
+        assert_eq!(code, 26, "{args:?}: {report:#}");
+        expect_ticked_again(&report, &hand, &evidence);
+    }
+}
+
+#[test]
+fn a_tick_set_again_by_the_revert_of_its_revert_is_ticked_again_until_attested_afresh() {
+    let c = setup();
+    let evidence = c.p.rev("HEAD");
+    c.p.git(&["revert", "--no-edit", "HEAD"]);
+    c.p.git(&["revert", "--no-edit", "HEAD"]);
+    let reapply = c.p.rev("HEAD");
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_ticked_again(&report, &reapply, &evidence);
+
+    // What the finding says to do: untick the task in a commit of its own and attest it again.
+    set_t005_by_hand(&c.p, false, "untick T005 to attest it again");
+    let evidence = write_evidence(&c.p.scratch.join("ev2"), TASK, Evidence::Verified);
+    c.p.attest(TASK, &evidence, &[]).success();
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+}
+
+#[test]
+fn a_task_commit_merged_from_its_branch_still_evidences_the_tick() {
+    let c = setup();
+    let evidence = c.p.rev("HEAD");
+    c.p.git(&["branch", "feature"]);
+    c.p.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    c.p.write("README.md", "meanwhile on main\n");
+    c.p.git(&["add", "README.md"]);
+    c.p.git(&["commit", "-q", "-m", "meanwhile"]);
+    c.p.git(&["merge", "-q", "--no-ff", "-m", "merge feature", "feature"]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+    assert_eq!(report["ticks"][0]["commit"], evidence.as_str());
+}
+
+#[test]
+fn a_hand_tick_taken_back_before_the_task_was_attested_does_not_touch_its_evidence() {
+    let c = setup_prepared(Evidence::Verified, &[], |c| {
+        set_t005_by_hand(&c.p, true, "tick T005 too early");
+        set_t005_by_hand(&c.p, false, "take the early tick back");
+    });
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+}

@@ -26,15 +26,33 @@ impl Repo {
     fn for_each_entry(
         &self,
         id: ObjectId,
-        mut visit: impl FnMut(gix::objs::tree::EntryRef<'_>),
+        visit: impl FnMut(gix::objs::tree::EntryRef<'_>),
     ) -> Result<(), GitError> {
         let data = self.read_kind(id, gix::object::Kind::Tree)?;
-        for entry in gix::objs::TreeRefIter::from_bytes(&data, self.object_hash()) {
-            let entry =
-                entry.map_err(|e| GitError::CorruptObject { id, kind: "tree", reason: e.to_string() })?;
-            visit(entry);
-        }
+        self.entry_refs(Some(id), &data)?.into_iter().for_each(visit);
         Ok(())
+    }
+
+    /// The raw bytes of tree `id`; nothing for an absent tree.
+    fn tree_data(&self, id: Option<ObjectId>) -> Result<Vec<u8>, GitError> {
+        id.map_or(Ok(Vec::new()), |id| self.read_kind(id, gix::object::Kind::Tree))
+    }
+
+    /// The entries of tree `id` parsed from its bytes `data`, in stored order, each checked to parse.
+    fn entry_refs<'d>(
+        &self,
+        id: Option<ObjectId>,
+        data: &'d [u8],
+    ) -> Result<Vec<gix::objs::tree::EntryRef<'d>>, GitError> {
+        gix::objs::TreeRefIter::from_bytes(data, self.object_hash())
+            .map(|entry| {
+                entry.map_err(|e| GitError::CorruptObject {
+                    id: id.unwrap_or_else(|| ObjectId::null(self.object_hash())),
+                    kind: "tree",
+                    reason: e.to_string(),
+                })
+            })
+            .collect()
     }
 
     /// The mode and object of the entry `name` in tree `id`: the first one in stored order when a
@@ -201,6 +219,56 @@ impl GitTree<'_> {
             .collect();
         out.dedup_by(|a, b| a.0 == b.0);
         Ok(Some(out))
+    }
+
+    /// The names of the entries of directory `dir` that differ between this tree and `other`
+    /// (added, removed, or pointing to another object or mode), in git's name order; nothing when
+    /// `dir` is the same object in both. Neither side's entries are copied: the two sorted lists
+    /// are walked side by side. Names that are not UTF-8 are left out.
+    pub fn changed_names(&self, other: &GitTree<'_>, dir: &str) -> Result<Vec<String>, GitError> {
+        let components = path::components(dir)?;
+        let tree_id = |view: &GitTree<'_>| -> Result<Option<ObjectId>, GitError> {
+            Ok(view.directory(&components)?.filter(|(mode, _)| mode.is_tree()).map(|(_, id)| id))
+        };
+        let (ours, theirs) = (tree_id(self)?, tree_id(other)?);
+        if ours == theirs {
+            return Ok(Vec::new());
+        }
+        let (ours_data, theirs_data) = (self.repo.tree_data(ours)?, self.repo.tree_data(theirs)?);
+        let (ours, theirs) =
+            (self.repo.entry_refs(ours, &ours_data)?, self.repo.entry_refs(theirs, &theirs_data)?);
+        let (mut i, mut j) = (0, 0);
+        let mut changed = Vec::new();
+        while i < ours.len() || j < theirs.len() {
+            let differing = match (ours.get(i), theirs.get(j)) {
+                (Some(x), Some(y)) if x == y => {
+                    (i, j) = (i + 1, j + 1);
+                    None
+                }
+                (Some(x), Some(y)) if x.cmp(y) == std::cmp::Ordering::Equal => {
+                    (i, j) = (i + 1, j + 1);
+                    Some(x)
+                }
+                (Some(x), Some(y)) if x < y => {
+                    i += 1;
+                    Some(x)
+                }
+                (Some(x), None) => {
+                    i += 1;
+                    Some(x)
+                }
+                (_, y) => {
+                    j += 1;
+                    y
+                }
+            };
+            if let Some(name) = differing.and_then(|entry| std::str::from_utf8(entry.filename).ok())
+                && changed.last().is_none_or(|last: &String| last != name)
+            {
+                changed.push(name.to_owned());
+            }
+        }
+        Ok(changed)
     }
 
     /// The names of directory `dir` (`""` is the root) with the object each points to, in name

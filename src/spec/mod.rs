@@ -49,6 +49,7 @@ pub use task_list::TASK_LIST_LIMIT;
 pub use tick::tick;
 pub use tree::{FsTree, MemTree, SourceTree};
 pub use unit::{
-    Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, UnitLoc, check_unit_name,
-    is_archive_dir, is_openspec_unit_name, is_speckit_unit_name, list_units, locate_unit,
+    Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, UNIT_PARENTS, UnitLoc,
+    check_unit_name, is_archive_dir, is_openspec_unit_name, is_speckit_unit_name, list_units, locate_unit,
+    unit_of_entry,
 };

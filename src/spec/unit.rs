@@ -119,6 +119,22 @@ fn archived_change_id(entry: &str) -> Option<&str> {
     (date_shape && is_openspec_unit_name(id)).then_some(id)
 }
 
+/// The directories whose entries are units, or archived copies of one: Spec Kit's `specs/`,
+/// OpenSpec's `openspec/changes/` and its archive.
+pub const UNIT_PARENTS: [&str; 3] = [SPECKIT_SPECS_DIR, OPENSPEC_CHANGES_DIR, "openspec/changes/archive"];
+
+/// The unit that the entry `name` of the directory `parent` (one of [`UNIT_PARENTS`]) is, or
+/// holds an archived copy of; `None` for a name that is no unit there.
+#[must_use]
+pub fn unit_of_entry<'n>(parent: &str, name: &'n str) -> Option<&'n str> {
+    match parent {
+        SPECKIT_SPECS_DIR => is_speckit_unit_name(name).then_some(name),
+        OPENSPEC_CHANGES_DIR => (name != OPENSPEC_ARCHIVE && is_openspec_unit_name(name)).then_some(name),
+        _ if parent == UNIT_PARENTS[2] => archived_change_id(name),
+        _ => None,
+    }
+}
+
 /// The archived copies of OpenSpec changes in `tree`: `(change id, directory)` in name order.
 /// A symbolic link among them is refused, as for active units.
 fn archived_changes(tree: &dyn SourceTree) -> Result<Vec<(String, String)>, SpecError> {

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gix::ObjectId;
 use serde::Serialize;
@@ -17,6 +16,7 @@ use crate::check::trailers::task_trailers;
 use crate::git::{Commit, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::policy::Recipe;
+use crate::verify::parallel;
 use crate::verify::trust::{SignatureTime, Trust};
 
 /// What the verifier concluded about one task commit.
@@ -65,13 +65,6 @@ pub struct Checker<'r> {
     rules: Rules<'r>,
 }
 
-/// Below this many commits per thread, [`Checker::check_many`] does not start another thread:
-/// starting a thread with its own caches costs about as much as checking a few commits.
-const COMMITS_PER_THREAD: usize = 32;
-
-/// At most this many threads check commits at once unless the caller asks for more.
-const MAX_THREADS: usize = 8;
-
 impl<'r> Checker<'r> {
     /// A checker for `repo` under `trust`, with `head_tree` as the tree under review. Reads the
     /// notes ref once.
@@ -109,48 +102,10 @@ impl<'r> Checker<'r> {
     /// a commit's cost.
     #[must_use]
     pub fn check_many(&self, ids: &[ObjectId]) -> Vec<CommitReport> {
-        let threads = match self.trust.jobs {
-            Some(jobs) => jobs.get().min(ids.len()),
-            None => {
-                let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-                cores.min(MAX_THREADS).min(ids.len() / COMMITS_PER_THREAD)
-            }
-        }
-        .max(1);
-        if threads == 1 {
-            return ids.iter().map(|id| self.check(*id)).collect();
-        }
-        let handle = self.repo.handle();
-        let next = AtomicUsize::new(0);
         let (trust, head_tree, notes) = (self.trust, self.rules.head_tree(), &self.notes);
-        // Each thread checks the next unclaimed commit until none is left, and keeps its reports
-        // with their positions.
-        let work = |checker: &Checker<'_>| {
-            let mut done = Vec::new();
-            loop {
-                let at = next.fetch_add(1, Ordering::Relaxed);
-                let Some(id) = ids.get(at) else { return done };
-                done.push((at, checker.check(*id)));
-            }
-        };
-        std::thread::scope(|scope| {
-            // A thread that cannot be started leaves its share to the others (this one always
-            // works), so a large `--jobs` never fails the run.
-            let others: Vec<_> = (1..threads)
-                .filter_map(|_| {
-                    std::thread::Builder::new()
-                        .spawn_scoped(scope, || work(&Checker::on(trust, head_tree, notes, &handle.open())))
-                        .ok()
-                })
-                .collect();
-            let mut all = work(self);
-            for other in others {
-                // A panic on another thread is a bug; it goes on here as it would have there.
-                all.extend(other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-            }
-            // Every position was claimed by exactly one thread, which checked it.
-            all.sort_unstable_by_key(|(at, _)| *at);
-            all.into_iter().map(|(_, report)| report).collect()
+        parallel::map(self.repo, trust.jobs, ids.len(), |repo, claim| {
+            let checker = Checker::on(trust, head_tree, notes, repo);
+            std::iter::from_fn(claim).map(|at| (at, checker.check(ids[at]))).collect()
         })
     }
 

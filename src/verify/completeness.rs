@@ -27,6 +27,7 @@ pub fn fetch_what_the_check_reads(
     repo: &Repo,
     head_tree: ObjectId,
     commits: &[ObjectId],
+    dirs: &[(ObjectId, String)],
 ) -> Result<usize, VerifyError> {
     if repo.promisor_remote().is_none() {
         return Ok(0);
@@ -52,6 +53,9 @@ pub fn fetch_what_the_check_reads(
         for dir in SPEC_DIRS {
             repo.blobs_below(tree, dir, &mut seen, &mut blobs)?;
         }
+    }
+    for (tree, dir) in dirs {
+        repo.blobs_below(*tree, dir, &mut seen, &mut blobs)?;
     }
     Ok(repo.fetch_missing_objects(&blobs)?)
 }

@@ -7,16 +7,19 @@
 //! the verifier applies it); [`commit`] (one task commit: its note, its signatures, the rules of
 //! agreement); [`report`] (a row per tick, built from a commit's report, and the renderings);
 //! [`decisions`] and [`bugs`] (the rows of skips and closed bug tasks); [`rewritten`] (evidence a
-//! rebase left on commits the branch no longer holds); [`run`] (over commits or a branch). [`completeness`] says what a clone lacks (shallow history, unfetched notes) and fills
+//! rebase left on commits the branch no longer holds); [`box_setters`] (which commit set each
+//! box the head ticks); [`run`] (over commits or a branch). [`completeness`] says what a clone lacks (shallow history, unfetched notes) and fills
 //! in a partial clone; [`github`] renders a report as GitHub workflow commands. [`error`] is why
 //! a run could not happen at all.
 
+mod box_setters;
 pub mod bugs;
 pub mod commit;
 pub mod completeness;
 pub mod decisions;
 pub mod error;
 pub mod github;
+mod parallel;
 pub mod report;
 pub mod rewritten;
 pub mod run;

@@ -10,6 +10,7 @@ use crate::check::trailers::task_trailers;
 use crate::git::{GitError, Head, Repo};
 use crate::model::digest::sha256_hex;
 use crate::spec::{self, SourceTree};
+use crate::verify::box_setters::BoxSetters;
 use crate::verify::commit::{Checker, CommitReport};
 use crate::verify::completeness::{self, HistoryNeeds};
 use crate::verify::error::VerifyError;
@@ -40,7 +41,7 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
         }
     }
     completeness::notes_fetched(repo, &task_commits)?;
-    completeness::fetch_what_the_check_reads(repo, repo.commit_tree(head_for_lines)?, &task_commits)?;
+    completeness::fetch_what_the_check_reads(repo, repo.commit_tree(head_for_lines)?, &task_commits, &[])?;
     // A range walk that stopped at the shallow boundary has not seen the whole range.
     let needs = match walked_base {
         Some(base) => HistoryNeeds { commits: &task_commits, walked: &ids, base, ..HistoryNeeds::default() },
@@ -199,8 +200,10 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     let mut to_read: Vec<ObjectId> = task_commit.values().copied().collect();
     to_read.extend(repo.refs_with_prefix(crate::model::refs::SKIPPED_PREFIX)?.into_iter().map(|(_, id)| id));
     completeness::notes_fetched(repo, &to_read)?;
-    completeness::fetch_what_the_check_reads(repo, head_tree_id, &to_read)?;
+    let setter_dirs = BoxSetters::dirs_read(repo, &reachable, &units)?;
+    completeness::fetch_what_the_check_reads(repo, head_tree_id, &to_read, &setter_dirs)?;
     let lost = LostEvidence::new(repo, &reachable_set);
+    let setters = BoxSetters::find(repo, trust.jobs, &reachable, &units)?;
 
     // What each unit's ticks need: a task commit to check, or a row saying why there is none.
     let checker = Checker::new(repo, trust, Some(head_tree_id))?;
@@ -213,7 +216,16 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
         for facts in ticked_here {
             let target = format!("{}/{}", facts.unit, facts.id);
             rows.push(match task_commit.get(&target).copied() {
-                Some(id) => Ok(id),
+                Some(id) => match setters.later_setter(repo, &target, id)? {
+                    None => Ok(id),
+                    Some(setter) => Err(Box::new(TickReport::without_commit(
+                        target.clone(),
+                        "ticked_again",
+                        format!(
+                            "the box was set again by {setter}, which is not this task's commit, after the evidence on {id}: something took the tick back in between, so the tick the head shows is not the evidenced one; untick the task in a commit of its own and attest it again"
+                        ),
+                    ))),
+                },
                 None => {
                     Err(Box::new(match lost.commit_of(&target) {
                         Some(commit) => TickReport::without_commit(
