@@ -28,8 +28,10 @@ pub struct Cli {
 pub enum Command {
     /// Write the JSON Schemas generated from the wire types, or check the committed ones.
     ///
-    /// Exit codes: 0 written or up to date; 26 with --check when a file differs or is missing
-    /// (each such file is named); 1 when a file cannot be read or written.
+    /// Exit codes: 0 written or up to date; 26 with --check when a file differs, is missing or
+    /// cannot be read (each such file is named, with the command that regenerates them); 13 when
+    /// DIR or a schema file cannot be written (something other than a directory at DIR; a
+    /// symbolic link, FIFO or directory at a schema file's path: remove it first).
     Schema(SchemaArgs),
     /// Tick a finished task, commit it with trailers, and attach its signed evidence as a git note.
     ///
@@ -584,6 +586,9 @@ pub struct AttestSignArgs {
     pub run: SignedRunArgs,
 }
 
+/// Where `speccoder schema` writes and checks without `--out`.
+pub const SCHEMA_DIR: &str = "schema";
+
 // `speccoder schema`.
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
@@ -591,7 +596,7 @@ pub struct SchemaArgs {
     #[arg(long)]
     pub check: bool,
     /// The directory that holds the schemas.
-    #[arg(long, default_value = "schema", value_name = "DIR")]
+    #[arg(long, default_value = SCHEMA_DIR, value_name = "DIR")]
     pub out: PathBuf,
     /// Print the result as one JSON object (`dir`, `check`, `files`; on failure `error` and
     /// `exit_code`).
