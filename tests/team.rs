@@ -569,6 +569,7 @@ fn an_amended_task_change_is_refused_by_carry_naming_both_commits() {
     let out = ada.speccoder(&["attest", "carry", "--from", &old, "--to", &new, "--json"]).failure(26);
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["refused"][0]["code"], "change_differs");
+    assert_eq!(report["exit_code"], 26, "the report carries the exit code: {report:#}");
     assert_eq!(ada.refs(), refs, "nothing was written");
     assert!(ada.note(&new).is_none());
 
