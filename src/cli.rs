@@ -567,7 +567,8 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub json: bool,
     /// Also write a Markdown report (for a pull request comment) to FILE: a regular file or
-    /// nothing, in an existing directory (otherwise exit 13, the report still printed).
+    /// nothing, in an existing directory (otherwise exit 13, the report still printed). Text from
+    /// the repository is shown as code, never as formatting, HTML or links.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
     /// For GitHub Actions: an `::error file=<tasks.md>,line=<n>::` annotation per tick that does

@@ -148,8 +148,8 @@ fn under_require_verified_a_skip_stays_skipped_counts_as_skipped_and_fails_the_r
     with(&["--markdown", md.to_str().unwrap()]).expect(26);
     let md = std::fs::read_to_string(md).unwrap();
     assert!(
-        md.contains("| skipped | 001-bookmark-tags/T006 |")
-            && md.contains("not\\_verified: --require-verified"),
+        md.contains("| skipped | ` 001-bookmark-tags/T006 ` |")
+            && md.contains("` not_verified: --require-verified"),
         "{md}"
     );
 }

@@ -1069,8 +1069,8 @@ fn github_output_annotates_each_failing_tick_at_its_line_and_appends_the_summary
 
     let written = std::fs::read_to_string(&summary).unwrap();
     assert!(written.starts_with("# earlier step\n### speccoder attest verify\n"), "appended: {written}");
-    assert!(written.contains(&format!("| unverifiable | {} |", task("T002"))), "{written}");
-    assert!(written.contains(&format!("| evidenced | {} |", task("T001"))), "{written}");
+    assert!(written.contains(&format!("| unverifiable | ` {} ` |", task("T002"))), "{written}");
+    assert!(written.contains(&format!("| evidenced | ` {} ` |", task("T001"))), "{written}");
 
     // A pull request that ticks nothing: 15, or 0 with --allow-empty and the same line.
     ci.git(&["checkout", "-q", "-b", "docs-only", "origin/main"]);

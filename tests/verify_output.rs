@@ -137,3 +137,20 @@ fn a_branch_without_commits_has_nothing_to_check_in_both_modes() {
     let out = p.speccoder(&["attest", "verify", "--branch", "nosuch"]).failure(2);
     assert!(out.stderr.contains("unknown revision"), "{out}");
 }
+
+#[test]
+fn repository_text_in_the_markdown_report_forms_no_link_mention_or_reference() {
+    let p = Project::speckit();
+    let hostile = "see https://evil.example/login or www.evil.example, mail x@evil.example, cc @octocat #1";
+    let message = format!("chore\n\nSpec-Task: 001-bookmark-tags/T9 {hostile}\nVerdict: verified");
+    p.git(&["commit", "-q", "--allow-empty", "-m", &message]);
+    let md = p.scratch.join("report.md");
+    p.speccoder(&["attest", "verify", "--markdown", md.to_str().unwrap()]).failure(26);
+    let text = std::fs::read_to_string(&md).unwrap();
+    let row = text.lines().find(|l| l.contains("T9")).unwrap_or_else(|| panic!("{text}"));
+    // The task cell is one code span, inside which GFM forms no autolink and GitHub no mention.
+    let task = format!("| unverifiable | ` 001-bookmark-tags/T9 {hostile} ` | `");
+    assert!(row.starts_with(&task), "{row}");
+    let reason = row.split(" | ").nth(3).unwrap();
+    assert!(reason.starts_with("`` missing: ") && reason.ends_with(" ``"), "{row}");
+}
