@@ -28,8 +28,10 @@ pub struct Cli {
 pub enum Command {
     /// Write the JSON Schemas generated from the wire types, or check the committed ones.
     ///
-    /// Exit codes: 0 written or up to date; 26 with --check when a file differs or is missing
-    /// (each such file is named); 1 when a file cannot be read or written.
+    /// Exit codes: 0 written or up to date; 26 with --check when a file differs, is missing or
+    /// cannot be read (each such file is named, with the command that regenerates them); 13 when
+    /// DIR or a schema file cannot be written (something other than a directory at DIR; a
+    /// symbolic link, FIFO or directory at a schema file's path: remove it first).
     Schema(SchemaArgs),
     /// Tick a finished task, commit it with trailers, and attach its signed evidence as a git note.
     ///
@@ -364,9 +366,14 @@ pub enum AttestSub {
     /// fetch`); a partial clone (`--filter=blob:none`) fetches the file contents the check needs
     /// from its promisor remote first, in one batch.
     ///
+    /// A skip or a bug task is checked like a tick: a branch whose only rows are skips exits 0
+    /// when they hold (26 under --require-verified).
+    ///
     /// Exit codes: 0 every tick holds (or nothing to check, with --allow-empty); 26 a tick is
-    /// stale or unverifiable; 15 nothing to check; 13 a trust file is unusable, or no Sigstore
-    /// trusted root can be had; 14 repository state (see above); 2 usage; 1 internal error.
+    /// stale or unverifiable; 15 nothing to check (a branch with no commits yet too); 13 a trust
+    /// file is unusable, no Sigstore trusted root can be had, or the --markdown file or
+    /// $GITHUB_STEP_SUMMARY cannot be written (the report is printed all the same; 26 stays 26);
+    /// 14 repository state (see above); 2 usage; 1 internal error.
     Verify(VerifyArgs),
     /// Push the branch, its evidence (refs/notes/speccoder) and refs/speccoder/* in one atomic push.
     ///
@@ -556,19 +563,25 @@ pub struct VerifyArgs {
     /// report is the same whatever the number.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
-    /// Print one JSON object.
+    /// Print one JSON object: the report, with `exit_code`.
     #[arg(long)]
     pub json: bool,
-    /// Also write a Markdown report (for a pull request comment) to FILE.
+    /// Also write a Markdown report (for a pull request comment) to FILE: a regular file or
+    /// nothing, in an existing directory (otherwise exit 13, the report still printed). Text from
+    /// the repository is shown as code, never as formatting, HTML or links.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
     /// For GitHub Actions: an `::error file=<tasks.md>,line=<n>::` annotation per tick that does
     /// not hold, and the Markdown report appended to $GITHUB_STEP_SUMMARY when it is set. The
     /// report itself is printed between `::stop-commands::` markers, so that nothing the checked
-    /// repository wrote is read as a workflow command.
+    /// repository wrote is read as a workflow command. The summary is appended after the report
+    /// and annotations are printed, to a regular file only: a symbolic link, FIFO or directory
+    /// there is never written through or waited on, and exits 13 (26 stays 26) with a message
+    /// naming $GITHUB_STEP_SUMMARY.
     #[arg(long, conflicts_with = "json")]
     pub github: bool,
-    /// Nothing to check (no ticked task, no task commit) is a success: exit 0 instead of 15.
+    /// Nothing to check (no ticked task, skip or bug task, no task commit, or a branch with no
+    /// commits yet) is a success: exit 0 instead of 15.
     #[arg(long)]
     pub allow_empty: bool,
 }
@@ -584,6 +597,9 @@ pub struct AttestSignArgs {
     pub run: SignedRunArgs,
 }
 
+/// Where `speccoder schema` writes and checks without `--out`.
+pub const SCHEMA_DIR: &str = "schema";
+
 // `speccoder schema`.
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
@@ -591,10 +607,10 @@ pub struct SchemaArgs {
     #[arg(long)]
     pub check: bool,
     /// The directory that holds the schemas.
-    #[arg(long, default_value = "schema", value_name = "DIR")]
+    #[arg(long, default_value = SCHEMA_DIR, value_name = "DIR")]
     pub out: PathBuf,
-    /// Print the result as one JSON object (`dir`, `check`, `files`; on failure `error` and
-    /// `exit_code`).
+    /// Print the result as one JSON object (`dir`, `check`, `files`, `exit_code`; on failure
+    /// `error` and `exit_code`).
     #[arg(long)]
     pub json: bool,
 }

@@ -1,18 +1,69 @@
-//! Writing a file a user named for a command's output (`attest verify --markdown FILE`): the
-//! whole file or nothing, and never through a symbolic link or into a FIFO that a checked branch
-//! may have put at that path in the work tree.
+//! Writing a file a user named for a command's output (`attest verify --markdown FILE`, the
+//! schemas of `speccoder schema`, `$GITHUB_STEP_SUMMARY`): the whole file or nothing (or, for a
+//! summary, one append), and never through a symbolic link or into a FIFO that a checked branch
+//! may have put at that path in the work tree. What is wrong is said of the path the user gave,
+//! never of a temporary file.
 
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Why the output file was not written; the text says why, without the path.
+/// Why an output file was not written, said of the path the user gave, with what to do.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot write {}: {reason}", .path.display())]
+#[error("cannot write {}: {problem}; {}", .path.display(), .problem.advice())]
 pub struct OutputError {
-    /// The file.
-    pub path: std::path::PathBuf,
-    /// Why not.
-    pub reason: String,
+    /// The file (or directory) as the user named it.
+    pub path: PathBuf,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+/// What is wrong with an output path, without the path and without advice (a caller that names
+/// the path its own way, as `$GITHUB_STEP_SUMMARY`, adds its own).
+#[derive(Debug, thiserror::Error)]
+pub enum Problem {
+    /// A symbolic link is where the file would go.
+    #[error("it is a symbolic link, which is never written through")]
+    Symlink,
+    /// Something other than a regular file is there (`directory`, `FIFO`, `device`, ...).
+    #[error("it is a {0}, not a regular file")]
+    NotRegular(&'static str),
+    /// Where a directory was asked for, something else is there (`regular file`, `FIFO`, a
+    /// `symbolic link` that does not lead to a directory, ...).
+    #[error("it is a {0}, not a directory")]
+    NotDirectory(&'static str),
+    /// The directory the file would go into does not exist.
+    #[error("the directory {} does not exist", .0.display())]
+    NoDirectory(PathBuf),
+    /// The directory the file would go into is something else.
+    #[error("{} is not a directory", .0.display())]
+    ParentNotDirectory(PathBuf),
+    /// The system's reason.
+    #[error("{0}")]
+    Io(String),
+}
+
+impl Problem {
+    /// What the user can do about it.
+    #[must_use]
+    pub fn advice(&self) -> &'static str {
+        match self {
+            Problem::Symlink => "remove the link, or write elsewhere",
+            Problem::NotRegular(_) | Problem::NotDirectory(_) | Problem::ParentNotDirectory(_) => {
+                "remove it, or write elsewhere"
+            }
+            Problem::NoDirectory(_) => "create it first, or write elsewhere",
+            Problem::Io(_) => "check the path and its permissions",
+        }
+    }
+
+    /// The system's reason for `e`, without any path a library put into it (`tempfile` names its
+    /// temporary file, which the user never named).
+    fn io(e: &std::io::Error) -> Problem {
+        Problem::Io(match e.raw_os_error() {
+            Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+            None => e.kind().to_string(),
+        })
+    }
 }
 
 /// Writes `bytes` as the whole of the file at `path`. What is there must be a regular file or
@@ -22,31 +73,104 @@ pub struct OutputError {
 /// followed). An existing file keeps its permissions; a new one is made `rw-r--r--`.
 ///
 /// # Errors
-/// [`OutputError`]: something other than a regular file is there, or the write fails.
+/// [`OutputError`]: something other than a regular file is there, its directory is missing, or
+/// the write fails.
 pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
-    let fail = |reason: String| OutputError { path: path.to_owned(), reason };
-    let permissions = match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            return Err(fail("it is a symbolic link; name the file itself".to_owned()));
-        }
-        Ok(meta) if !meta.is_file() => {
-            return Err(fail(format!(
-                "it is a {}, not a regular file",
-                crate::input::kind_of(&meta.file_type())
-            )));
-        }
-        Ok(meta) => Some(meta.permissions()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(fail(e.to_string())),
-    };
-    let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(e.to_string()))?;
-    temp.write_all(bytes).map_err(|e| fail(e.to_string()))?;
+    let fail = |problem: Problem| OutputError { path: path.to_owned(), problem };
+    let dir = usable_parent(path).map_err(fail)?;
+    let permissions = existing_regular(path).map_err(fail)?.map(|meta| meta.permissions());
+    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(Problem::io(&e)))?;
+    temp.write_all(bytes).map_err(|e| fail(Problem::io(&e)))?;
     if let Some(permissions) = permissions.or_else(new_file_permissions) {
-        temp.as_file().set_permissions(permissions).map_err(|e| fail(e.to_string()))?;
+        temp.as_file().set_permissions(permissions).map_err(|e| fail(Problem::io(&e)))?;
     }
-    temp.persist(path).map_err(|e| fail(e.error.to_string()))?;
+    temp.persist(path).map_err(|e| fail(Problem::io(&e.error)))?;
     Ok(())
+}
+
+/// Appends `bytes` to the regular file at `path`, creating it when absent: never
+/// through a symbolic link, never into a FIFO or a device, and never blocking on one (the last
+/// component is opened with `O_NOFOLLOW` and `O_NONBLOCK`, and the opened file must be a regular
+/// file before a byte is written).
+///
+/// # Errors
+/// [`OutputError`]: something other than a regular file is there, its directory is missing, or
+/// the write fails.
+pub fn append(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    let fail = |problem: Problem| OutputError { path: path.to_owned(), problem };
+    usable_parent(path).map_err(fail)?;
+    existing_regular(path).map_err(fail)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    // Swapped in between the look and the open: a link (ELOOP) or a FIFO without a reader
+    // (ENXIO) fails here; anything else that opened is caught by the look at the open file.
+    let mut file = options.open(path).map_err(|e| {
+        fail(match e.raw_os_error() {
+            #[cfg(unix)]
+            Some(libc::ELOOP) => Problem::Symlink,
+            #[cfg(unix)]
+            Some(libc::ENXIO) => Problem::NotRegular("FIFO"),
+            _ => Problem::io(&e),
+        })
+    })?;
+    let meta = file.metadata().map_err(|e| fail(Problem::io(&e)))?;
+    if !meta.is_file() {
+        return Err(fail(Problem::NotRegular(crate::input::kind_of(&meta.file_type()))));
+    }
+    file.write_all(bytes).map_err(|e| fail(Problem::io(&e)))
+}
+
+/// Makes sure `dir` is a directory to write files into, creating it (and its parents) when
+/// absent. A symbolic link to a directory is used as the directory it leads to (the user named
+/// it); anything else already there is refused and left as it is.
+///
+/// # Errors
+/// [`OutputError`]: something other than a directory is there, or it cannot be created.
+pub fn make_dir(dir: &Path) -> Result<(), OutputError> {
+    let fail = |problem: Problem| OutputError { path: dir.to_owned(), problem };
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(meta) if meta.file_type().is_symlink() => match std::fs::metadata(dir) {
+            Ok(target) if target.is_dir() => Ok(()),
+            _ => Err(fail(Problem::NotDirectory("symbolic link"))),
+        },
+        Ok(meta) if meta.is_file() => Err(fail(Problem::NotDirectory("regular file"))),
+        Ok(meta) => Err(fail(Problem::NotDirectory(crate::input::kind_of(&meta.file_type())))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).map_err(|e| fail(Problem::io(&e)))
+        }
+        Err(e) => Err(fail(Problem::io(&e))),
+    }
+}
+
+/// The directory `path` goes into (`.` for a bare name), which must exist and be a directory.
+fn usable_parent(path: &Path) -> Result<&Path, Problem> {
+    let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(dir),
+        Ok(_) => Err(Problem::ParentNotDirectory(dir.to_owned())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Problem::NoDirectory(dir.to_owned())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            Err(Problem::ParentNotDirectory(dir.to_owned()))
+        }
+        Err(e) => Err(Problem::io(&e)),
+    }
+}
+
+/// What is at `path`: a regular file (its metadata) or nothing; anything else is refused.
+fn existing_regular(path: &Path) -> Result<Option<std::fs::Metadata>, Problem> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(Problem::Symlink),
+        Ok(meta) if !meta.is_file() => Err(Problem::NotRegular(crate::input::kind_of(&meta.file_type()))),
+        Ok(meta) => Ok(Some(meta)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Problem::io(&e)),
+    }
 }
 
 /// `rw-r--r--`, the mode a new output file gets (a temporary file starts private).
@@ -82,6 +206,36 @@ mod tests {
             let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode, 0o644, "a new report is readable by others, as a plain write makes it");
         }
+    }
+
+    #[test]
+    fn a_missing_directory_is_named_as_given_never_as_a_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nodir/report.md");
+        let err = write_whole(&path, b"report").unwrap_err();
+        assert!(matches!(err.problem, Problem::NoDirectory(ref d) if d == &dir.path().join("nodir")));
+        let text = err.to_string();
+        assert!(text.starts_with(&format!("cannot write {}: the directory", path.display())), "{text}");
+        assert!(!text.contains("nodir/.tmp"), "{text}");
+        assert!(append(&path, b"report").is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_append_goes_to_a_regular_file_only_and_never_waits_on_a_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.md");
+        append(&path, b"one\n").unwrap();
+        append(&path, b"two\n").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"one\ntwo\n");
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        assert!(matches!(append(&fifo, b"x").unwrap_err().problem, Problem::NotRegular("FIFO")));
+        assert!(matches!(append(&link, b"x").unwrap_err().problem, Problem::Symlink));
+        assert!(matches!(append(dir.path(), b"x").unwrap_err().problem, Problem::NotRegular("directory")));
+        assert_eq!(std::fs::read(&path).unwrap(), b"one\ntwo\n");
     }
 
     #[cfg(unix)]

@@ -229,6 +229,7 @@ fn a_set_with_one_byte_changed_is_refused_named_and_left_out() {
         "{}",
         out.stdout
     );
+    assert_eq!(out.json()["exit_code"], 26, "the report carries the exit code: {}", out.stdout);
 }
 
 /// A set written by hand under `key = sha256(manifest)` and named by a closed task's trailer.

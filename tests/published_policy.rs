@@ -233,9 +233,9 @@ fn published_notes_at_two_versions_verify_beside_our_own_and_the_reports_name_th
     }
     let markdown = std::fs::read_to_string(&md).unwrap();
     assert!(markdown.contains("| reason | policy |"), "{markdown}");
-    assert!(markdown.contains("| published recipe, speccoder 0.7.2 |"), "{markdown}");
-    assert!(markdown.contains("| published recipe, speccoder 0.9.0 |"), "{markdown}");
-    assert!(markdown.contains("| version-free recipe |"), "{markdown}");
+    assert!(markdown.contains("| ` published recipe, speccoder 0.7.2 ` |"), "{markdown}");
+    assert!(markdown.contains("| ` published recipe, speccoder 0.9.0 ` |"), "{markdown}");
+    assert!(markdown.contains("| ` version-free recipe ` |"), "{markdown}");
 }
 
 #[test]

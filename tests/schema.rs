@@ -86,10 +86,76 @@ fn a_fifo_or_a_link_among_the_schema_files_is_named_never_waited_on_or_written_t
     std::fs::remove_file(&file).unwrap();
     std::os::unix::fs::symlink(&victim, &file).unwrap();
     let out = speccoder().args(["schema", "--out"]).arg(dir.path()).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(13), "a file that cannot be used is a configuration error");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("evidence.schema.json: it is a symbolic link"), "{err}");
+    assert!(err.contains("remove the link") && !err.contains("name the file itself"), "{err}");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_out_path_that_is_a_file_a_fifo_or_a_dangling_link_exits_13_naming_that_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("afile");
+    std::fs::write(&file, "x").unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let dangling = dir.path().join("dangling");
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+    for (path, says) in [
+        (&file, "it is a regular file, not a directory"),
+        (&fifo, "it is a FIFO, not a directory"),
+        (&dangling, "it is a symbolic link, not a directory"),
+    ] {
+        let out = speccoder().args(["schema", "--json", "--out"]).arg(path).output().unwrap();
+        assert_eq!(out.status.code(), Some(13), "{}", String::from_utf8_lossy(&out.stderr));
+        let err = String::from_utf8_lossy(&out.stderr);
+        let named = format!("speccoder schema: cannot write {}: {says}; remove it", path.display());
+        assert!(err.starts_with(&named), "{err}");
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["exit_code"], 13, "{json}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    assert!(std::fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
+}
+
+#[cfg(unix)]
+#[test]
+fn the_check_s_advice_regenerates_the_out_directory_it_checked_and_says_to_remove_a_link() {
+    let tmp = tempfile::tempdir().unwrap();
+    let in_tmp = |args: &[&str]| {
+        Command::new(common::speccoder_bin()).current_dir(tmp.path()).args(args).output().unwrap()
+    };
+    assert!(in_tmp(&["schema", "--out", "out dir"]).status.success());
+    std::fs::write(tmp.path().join("out dir/evidence.schema.json"), "{}").unwrap();
+    let out = in_tmp(&["schema", "--check", "--out", "out dir"]);
+    assert_eq!(out.status.code(), Some(26));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("run `speccoder schema --out 'out dir'` to regenerate them"), "{err}");
+    // Following the advice makes the check pass.
+    assert!(in_tmp(&["schema", "--out", "out dir"]).status.success());
+    assert!(in_tmp(&["schema", "--check", "--out", "out dir"]).status.success());
+    assert!(!tmp.path().join("schema").exists(), "nothing was written into ./schema");
+
+    // The default directory is named as the plain command.
+    assert!(in_tmp(&["schema"]).status.success());
+    std::fs::write(tmp.path().join("schema/evidence.schema.json"), "{}").unwrap();
+    let err = String::from_utf8_lossy(&in_tmp(&["schema", "--check"]).stderr).into_owned();
+    assert!(err.contains("run `speccoder schema` to regenerate them"), "{err}");
+
+    // A schema file that is a link: the advice removes it first, and writing refuses it saying so.
+    std::fs::write(tmp.path().join("victim"), "{}").unwrap();
+    let link = tmp.path().join("out dir/evidence.schema.json");
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink("../victim", &link).unwrap();
+    let err =
+        String::from_utf8_lossy(&in_tmp(&["schema", "--check", "--out", "out dir"]).stderr).into_owned();
+    assert!(err.contains("remove the symbolic links, run `speccoder schema --out 'out dir'`"), "{err}");
+    let out = in_tmp(&["schema", "--out", "out dir"]);
+    assert_eq!(out.status.code(), Some(13));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("it is a symbolic link, which is never written through; remove the link"), "{err}");
 }
 
 #[test]

@@ -569,6 +569,7 @@ fn an_amended_task_change_is_refused_by_carry_naming_both_commits() {
     let out = ada.speccoder(&["attest", "carry", "--from", &old, "--to", &new, "--json"]).failure(26);
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["refused"][0]["code"], "change_differs");
+    assert_eq!(report["exit_code"], 26, "the report carries the exit code: {report:#}");
     assert_eq!(ada.refs(), refs, "nothing was written");
     assert!(ada.note(&new).is_none());
 
@@ -1068,8 +1069,8 @@ fn github_output_annotates_each_failing_tick_at_its_line_and_appends_the_summary
 
     let written = std::fs::read_to_string(&summary).unwrap();
     assert!(written.starts_with("# earlier step\n### speccoder attest verify\n"), "appended: {written}");
-    assert!(written.contains(&format!("| unverifiable | {} |", task("T002"))), "{written}");
-    assert!(written.contains(&format!("| evidenced | {} |", task("T001"))), "{written}");
+    assert!(written.contains(&format!("| unverifiable | ` {} ` |", task("T002"))), "{written}");
+    assert!(written.contains(&format!("| evidenced | ` {} ` |", task("T001"))), "{written}");
 
     // A pull request that ticks nothing: 15, or 0 with --allow-empty and the same line.
     ci.git(&["checkout", "-q", "-b", "docs-only", "origin/main"]);

@@ -91,10 +91,16 @@ pub fn hooks_dir(repo: &Repo) -> Result<PathBuf, GitError> {
     Ok(std::path::absolute(&dir).unwrap_or(dir))
 }
 
+/// `text` as one word for a POSIX shell: in single quotes, each `'` closed, escaped and reopened.
+#[must_use]
+pub fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
 /// The hook's text, running `program`.
 #[must_use]
 pub fn hook_text(program: &Path) -> String {
-    let quoted = format!("'{}'", program.to_string_lossy().replace('\'', "'\\''"));
+    let quoted = shell_quoted(&program.to_string_lossy());
     format!(
         "#!/bin/sh\n\
          {MARKER}\n\

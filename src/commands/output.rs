@@ -4,9 +4,10 @@
 
 use std::io::Write as _;
 
-/// Prints a command's result (`--json`: one JSON object; otherwise its Display) and returns its
-/// exit code; a failure goes to stderr as `speccoder <command>: <message>` (and to stdout as
-/// `{"error", "exit_code"}` with `--json`).
+/// Prints a command's result (`--json`: one JSON object, carrying the exit code as
+/// [`print_json_report`] adds it; otherwise its Display) and returns its exit code; a failure goes
+/// to stderr as `speccoder <command>: <message>` (and to stdout as `{"error", "exit_code"}` with
+/// `--json`).
 pub(crate) fn finish<R, E>(
     command: &str,
     json: bool,
@@ -20,12 +21,13 @@ where
 {
     match result {
         Ok(report) => {
+            let exit_code = code(&report);
             if json {
-                to_stdout(format_args!("{}", serde_json::to_string(&report).unwrap_or_default()));
+                print_json_report(&report, exit_code);
             } else {
                 to_stdout_raw(&report.to_string());
             }
-            code(&report)
+            exit_code
         }
         Err(e) => {
             let exit_code = error_code(&e);
@@ -36,6 +38,22 @@ where
             exit_code
         }
     }
+}
+
+/// Prints a report as the one JSON object `--json` promises, with `exit_code` (the process's exit
+/// code) added beside its own fields: a machine reading stdout learns how the command went from
+/// the object alone, whether it is a report (a tick that does not hold: 26) or a failure
+/// ([`print_json_error`]).
+pub(crate) fn print_json_report<R: serde::Serialize>(report: &R, exit_code: u8) {
+    /// The report's own fields, in their order, then `exit_code`.
+    #[derive(serde::Serialize)]
+    struct WithExitCode<'a, R> {
+        #[serde(flatten)]
+        report: &'a R,
+        exit_code: u8,
+    }
+    let json = serde_json::to_string(&WithExitCode { report, exit_code }).unwrap_or_default();
+    to_stdout(format_args!("{json}"));
 }
 
 /// Prints a failure as the one JSON object `--json` promises: `{"error": …, "exit_code": …}`.

@@ -1,12 +1,13 @@
 //! `speccoder schema [--check] [--out DIR] [--json]`.
 
-use std::fs;
 use std::path::Path;
+
+use speccoder_attest::attest::hooks::shell_quoted;
 
 use speccoder_attest::schema;
 use speccoder_attest::{exit, input, output_file};
 
-use crate::cli::SchemaArgs;
+use crate::cli::{SCHEMA_DIR, SchemaArgs};
 
 /// What `speccoder schema` did: the schema files it wrote, or found up to date with `--check`.
 #[derive(Debug, serde::Serialize)]
@@ -31,19 +32,28 @@ impl std::fmt::Display for SchemaReport {
 /// Why `speccoder schema` stopped.
 #[derive(Debug, thiserror::Error)]
 enum SchemaError {
-    /// `--check`: these files differ from the types, or cannot be read.
-    #[error("{}; run `speccoder schema` to regenerate them, then commit the result", .0.join("; "))]
-    Differ(Vec<String>),
+    /// `--check`: these files differ from the types, or cannot be read; `regenerate` is the
+    /// command that writes them again (with the `--out DIR` that was checked).
+    #[error("{}; {}run `{regenerate}` to regenerate them, then commit the result",
+        .files.join("; "), if *.links { "remove the symbolic links, " } else { "" })]
+    Differ {
+        /// Each file and what is wrong with it.
+        files: Vec<String>,
+        /// Whether a file is a symbolic link (which `speccoder schema` never writes through).
+        links: bool,
+        /// `speccoder schema`, with `--out DIR` when DIR is not the default.
+        regenerate: String,
+    },
     /// A file or the directory could not be written.
-    #[error("{0}")]
-    Write(String),
+    #[error(transparent)]
+    Write(#[from] output_file::OutputError),
 }
 
 impl SchemaError {
     fn exit_code(&self) -> u8 {
         match self {
-            SchemaError::Differ(_) => exit::DOES_NOT_HOLD,
-            SchemaError::Write(_) => exit::INTERNAL,
+            SchemaError::Differ { .. } => exit::DOES_NOT_HOLD,
+            SchemaError::Write(_) => exit::CONFIG,
         }
     }
 }
@@ -53,10 +63,25 @@ pub fn run(args: &SchemaArgs) -> u8 {
     super::output::finish("schema", args.json, result, |_| exit::OK, SchemaError::exit_code)
 }
 
+/// The command that writes the schemas into `dir`: `speccoder schema`, with `--out DIR` (quoted
+/// for the shell when it needs to be) unless `dir` is the default.
+fn regenerate_command(dir: &Path) -> String {
+    if dir == Path::new(SCHEMA_DIR) {
+        return "speccoder schema".to_owned();
+    }
+    let text = dir.to_string_lossy();
+    let plain = !text.starts_with('-')
+        && !text.is_empty()
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c));
+    let word = if plain { text.into_owned() } else { shell_quoted(&text) };
+    format!("speccoder schema --out {word}")
+}
+
 /// Compares every schema file in `dir` with what the types generate.
 fn check(dir: &Path) -> Result<SchemaReport, SchemaError> {
     let files = schema::all();
     let mut differing = Vec::new();
+    let mut links = false;
     for f in &files {
         let path = dir.join(f.name);
         // A file larger than twice what the types generate differs, and is not read whole.
@@ -66,11 +91,14 @@ fn check(dir: &Path) -> Result<SchemaReport, SchemaError> {
             Ok(_) | Err(input::InputError::TooLarge { .. }) => {
                 differing.push(format!("{} differs from what the types generate", path.display()));
             }
-            Err(e) => differing.push(format!("{} cannot be read: {}", path.display(), e.reason())),
+            Err(e) => {
+                links |= matches!(e, input::InputError::Symlink { .. });
+                differing.push(format!("{} cannot be read: {}", path.display(), e.reason()));
+            }
         }
     }
     if !differing.is_empty() {
-        return Err(SchemaError::Differ(differing));
+        return Err(SchemaError::Differ { files: differing, links, regenerate: regenerate_command(dir) });
     }
     Ok(SchemaReport {
         dir: dir.display().to_string(),
@@ -81,12 +109,11 @@ fn check(dir: &Path) -> Result<SchemaReport, SchemaError> {
 
 /// Writes every schema file into `dir`, each replaced whole.
 fn write(dir: &Path) -> Result<SchemaReport, SchemaError> {
-    fs::create_dir_all(dir)
-        .map_err(|e| SchemaError::Write(format!("cannot create {}: {e}", dir.display())))?;
+    output_file::make_dir(dir)?;
     let mut written = Vec::new();
     for f in schema::all() {
         let path = dir.join(f.name);
-        output_file::write_whole(&path, f.text.as_bytes()).map_err(|e| SchemaError::Write(e.to_string()))?;
+        output_file::write_whole(&path, f.text.as_bytes())?;
         written.push(path.display().to_string());
     }
     Ok(SchemaReport { dir: dir.display().to_string(), check: false, files: written })

@@ -28,9 +28,6 @@ pub fn run(args: &VerifyArgs) -> u8 {
         return fail(exit::GIT_PRECONDITION, e.to_string());
     }
     let verify_failed = |e: VerifyError| match e {
-        VerifyError::Unborn(b) => {
-            fail(exit::NOTHING_TO_CHECK, format!("the branch {b} has no commits; nothing to check"))
-        }
         e @ (VerifyError::Shallow { .. } | VerifyError::NotesNotFetched { .. }) => {
             fail(exit::GIT_PRECONDITION, e.to_string())
         }
@@ -52,35 +49,45 @@ pub fn run(args: &VerifyArgs) -> u8 {
         Some(opts) => Checked::of_branch(&repo, opts),
         None => Checked::of_commits(&repo, args.range.as_deref()),
     };
-    let checked = match checked {
-        Ok(c) => c,
+    // A branch before its first commit has nothing to check: an empty report, like a branch
+    // that ticks nothing, said as such.
+    let (checked, unborn) = match checked {
+        Ok(c) => (Some(c), None),
+        Err(e @ VerifyError::Unborn(_)) => (None, Some(e.to_string())),
         Err(e) => return verify_failed(e),
     };
-    let trust = match build_trust(&repo, args, checked) {
+    let trust = match build_trust(&repo, args, checked.as_ref()) {
         Ok(t) => t,
         Err(TrustError::Git(e)) => return fail(exit::USAGE, e.to_string()),
         Err(e) => return fail(exit::CONFIG, e.to_string()),
     };
-    let result = match &branch {
-        Some(opts) => verify_branch(&repo, opts, &trust),
-        None => verify_commits(&repo, args.range.as_deref(), &trust),
+    let result = match (&branch, &unborn) {
+        (Some(_), Some(_)) => Ok(Report::new("branch", Vec::new(), &trust)),
+        (None, Some(_)) => Ok(Report::new("commits", Vec::new(), &trust)),
+        (Some(opts), None) => verify_branch(&repo, opts, &trust),
+        (None, None) => verify_commits(&repo, args.range.as_deref(), &trust),
     };
     let report: Report = match result {
         Ok(r) => r,
         Err(e) => return verify_failed(e),
     };
+    let mut code = match report.exit_code() {
+        exit::NOTHING_TO_CHECK if args.allow_empty => exit::OK,
+        code => code,
+    };
+    // An output file that cannot be written makes the run a configuration error (13), unless a
+    // tick already fails it (26). The report still reaches stdout whole; the --markdown file is
+    // written first so that --json can carry the exit code, the step summary after stdout.
+    let output_failed = |code: u8| if code == exit::DOES_NOT_HOLD { code } else { exit::CONFIG };
+    let mut unwritten = Vec::new();
     if let Some(path) = &args.markdown
         && let Err(e) = speccoder_attest::output_file::write_whole(path, report.to_markdown().as_bytes())
     {
-        return fail(exit::INTERNAL, e.to_string());
-    }
-    if args.github
-        && let Err(e) = append_step_summary(&report)
-    {
-        return fail(exit::INTERNAL, e);
+        unwritten.push(e.to_string());
+        code = output_failed(code);
     }
     if args.json {
-        super::output::to_stdout(format_args!("{}", serde_json::to_string(&report).unwrap_or_default()));
+        super::output::print_json_report(&report, code);
     } else if args.github {
         let head_tree = report
             .head
@@ -91,37 +98,41 @@ pub fn run(args: &VerifyArgs) -> u8 {
     } else {
         super::output::to_stdout_raw(&report.to_text());
     }
-    let code = report.exit_code();
-    if code == exit::NOTHING_TO_CHECK {
-        if !args.json {
-            super::output::to_stderr(format_args!(
-                "speccoder attest verify: nothing to check (no ticked task or task commit in range)"
-            ));
-        }
-        if args.allow_empty {
-            return exit::OK;
-        }
+    if args.github
+        && let Err(e) = append_step_summary(&report)
+    {
+        unwritten.push(e);
+        code = output_failed(code);
+    }
+    if report.exit_code() == exit::NOTHING_TO_CHECK && !args.json {
+        let why = unborn.as_deref().unwrap_or("nothing to check (no ticked task or task commit in range)");
+        super::output::to_stderr(format_args!("speccoder attest verify: {why}"));
+    }
+    for e in unwritten {
+        super::output::to_stderr(format_args!("speccoder attest verify: {e}"));
     }
     code
 }
 
-/// The caller's trust; a trust revision inside `range` (the history checked) is refused.
-fn build_trust(repo: &Repo, args: &VerifyArgs, range: Checked) -> Result<Trust, TrustError> {
+/// The caller's trust; a trust revision inside `range` (the history checked) is refused. No
+/// range (a branch before its first commit): no tree to read trust from, and nothing to check.
+fn build_trust(repo: &Repo, args: &VerifyArgs, range: Option<&Checked>) -> Result<Trust, TrustError> {
     let head = match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => Some(commit),
         Head::Unborn(_) => None,
     };
-    let checked = match &args.branch {
-        Some(rev) => Some(repo.rev_parse(rev)?),
-        None => head,
+    let checked = match (range, &args.branch) {
+        (None, _) => None,
+        (Some(_), Some(rev)) => Some(repo.rev_parse(rev)?),
+        (Some(_), None) => head,
     };
     let source = match (&args.allowed_signers, &args.allowed_signers_rev) {
         (Some(p), _) => Some(AllowedSource::File(p.clone())),
         (None, Some(spec)) => Some(AllowedSource::Rev(spec.clone())),
         (None, None) => repo.config_path("gpg.ssh.allowedSignersFile")?.map(AllowedSource::File),
     };
-    let ssh = match (source, checked) {
-        (Some(source), Some(checked)) => {
+    let ssh = match (source, range.zip(checked)) {
+        (Some(source), Some((range, checked))) => {
             let in_range = |c: ObjectId| range.contains(repo, c);
             let tree = repo.commit_tree(checked)?;
             Some(SshTrust::load(repo, &source, args.revoked.as_deref(), tree, &in_range)?)
@@ -207,26 +218,20 @@ fn stop_token() -> String {
 }
 
 /// Appends the Markdown report to the file `$GITHUB_STEP_SUMMARY` names, when it is set: a
-/// regular file (created if absent), never through a symbolic link, never blocking.
+/// regular file (created if absent), never through a symbolic link, never blocking
+/// ([`output_file::append`](speccoder_attest::output_file::append)). What is wrong is said of the
+/// variable, with what to do.
 fn append_step_summary(report: &Report) -> Result<(), String> {
-    use std::io::Write as _;
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
         return Ok(());
     };
     let path = std::path::PathBuf::from(path);
-    let cannot = |e: &dyn std::fmt::Display| {
-        format!("cannot append to $GITHUB_STEP_SUMMARY ({}): {e}", path.display())
-    };
-    let mut options = std::fs::OpenOptions::new();
-    options.append(true).create(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    let mut file = options.open(&path).map_err(|e| cannot(&e))?;
-    if !file.metadata().map_err(|e| cannot(&e))?.is_file() {
-        return Err(cannot(&"it is not a regular file"));
-    }
-    file.write_all(report.to_markdown().as_bytes()).map_err(|e| cannot(&e))
+    speccoder_attest::output_file::append(&path, report.to_markdown().as_bytes()).map_err(|e| {
+        format!(
+            "cannot append the report to $GITHUB_STEP_SUMMARY ({}): {}; set GITHUB_STEP_SUMMARY to a \
+             regular file (or unset it) to have the summary; the report above is complete",
+            path.display(),
+            e.problem
+        )
+    })
 }

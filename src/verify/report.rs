@@ -285,13 +285,14 @@ impl Report {
         }
     }
 
-    /// 26 when a row fails ([`TickReport::fails`]), else 15 when there was nothing to check
-    /// (no rows, or only skips), else 0.
+    /// 26 when a row fails ([`TickReport::fails`]), else 15 when there was nothing to check (no
+    /// rows), else 0. Every row was checked, a skip's decision line and a bug task's commit as
+    /// much as a tick's evidence, so a branch whose only rows are skips exits as they came out.
     #[must_use]
     pub fn exit_code(&self) -> u8 {
         if self.ticks.iter().any(TickReport::fails) {
             exit::DOES_NOT_HOLD
-        } else if self.ticks.iter().all(|t| t.outcome == TickOutcome::Skipped) {
+        } else if self.ticks.is_empty() {
             exit::NOTHING_TO_CHECK
         } else {
             exit::OK
@@ -369,14 +370,13 @@ impl Report {
                 Some(r) => format!("{r}: {}", t.headline()),
                 None => t.headline(),
             };
-            let policy = t.policy.as_ref().map_or("-".to_owned(), ToString::to_string);
+            let policy = t.policy.as_ref().map_or("-".to_owned(), |p| markdown_code(&p.to_string()));
             let _ = writeln!(
                 out,
-                "| {} | {} | {commit} | {} | {} |",
+                "| {} | {} | {commit} | {} | {policy} |",
                 t.outcome.as_str(),
-                markdown_cell(&t.task),
-                markdown_cell(&reason),
-                markdown_cell(&policy)
+                markdown_code(&t.task),
+                markdown_code(&reason),
             );
         }
         out
@@ -385,9 +385,10 @@ impl Report {
 
 /// `text` as the literal content of a GitHub-flavoured Markdown table cell: every character that
 /// could end the cell, open a code span, emphasis or a link (and so an image), or start HTML is
-/// escaped, and a line break becomes a space. Task names and findings come from the checked
-/// repository, so nothing in them may format, link or inject HTML into a review comment. (pulldown-cmark reads
-/// Markdown and escapes HTML, but has no escaper for Markdown text, hence these few lines.)
+/// escaped, and a line break becomes a space. For the report's own words (warnings); text from
+/// the checked repository goes through [`markdown_code`], since escapes do not stop GitHub from
+/// linking what reads as a URL, an address, `@name` or `#1`. (pulldown-cmark reads Markdown and
+/// escapes HTML, but has no escaper for Markdown text, hence these few lines.)
 fn markdown_cell(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -406,6 +407,36 @@ fn markdown_cell(text: &str) -> String {
     out
 }
 
+/// `text` from the checked repository (task names, findings, a recorded tool version) as a
+/// GitHub-flavoured Markdown table cell that shows it literally and links nothing: one code span.
+/// By the GFM spec, a code span's content is never parsed for emphasis, links, autolinks (the
+/// `www.`, `https://` and e-mail extensions included) or HTML, and GitHub adds no @mention, #issue
+/// or commit link inside `code`. The fence is one backtick longer than the longest run inside, so
+/// nothing inside closes it; one space pads each side, which the span strips (so text that starts
+/// or ends with a backtick stays inside). Every `|` is written `\|`: a table row is split into
+/// cells before its inlines are read, and `\|` is the escape GFM honours there, code spans
+/// included (its cell scanner takes the longest match, so a backslash before it cannot undo it).
+/// A line break becomes a space. The empty text is an empty cell.
+fn markdown_code(text: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    let mut longest = 0;
+    let mut run = 0;
+    let mut inside = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+        match c {
+            '|' => inside.push_str("\\|"),
+            '\n' | '\r' => inside.push(' '),
+            c => inside.push(c),
+        }
+    }
+    let fence = "`".repeat(longest + 1);
+    format!("{fence} {inside} {fence}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,6 +448,22 @@ mod tests {
             "a\\|b\\`c\\*d\\_e\\[f\\](g)&lt;h&gt;&amp;\\\\ i"
         );
         assert_eq!(markdown_cell("001-bookmark-tags/T005"), "001-bookmark-tags/T005");
+    }
+
+    #[test]
+    fn repository_text_is_one_code_span_whose_fence_nothing_inside_closes() {
+        // Links, addresses, mentions and references: plain text inside a code span.
+        assert_eq!(
+            markdown_code("see https://evil.example www.evil.example x@evil.example @octocat #1"),
+            "` see https://evil.example www.evil.example x@evil.example @octocat #1 `"
+        );
+        // A fence longer than the longest backtick run; padded, so an edge backtick stays inside.
+        assert_eq!(markdown_code("a`b``c"), "``` a`b``c ```");
+        assert_eq!(markdown_code("`x`"), "`` `x` ``");
+        // A pipe is escaped as GFM reads it in a table cell, a backslash before it included;
+        // line breaks become spaces; HTML stays text.
+        assert_eq!(markdown_code("a\\|b|c\r\nd<img>"), "` a\\\\|b\\|c  d<img> `");
+        assert_eq!(markdown_code(""), "");
     }
 
     #[cfg(feature = "sigstore")]

@@ -111,7 +111,7 @@ impl Checked {
     /// An unborn HEAD, or a revision that does not resolve.
     pub fn of_branch(repo: &Repo, opts: &BranchOptions) -> Result<Checked, VerifyError> {
         let head = match &opts.head {
-            Some(rev) => repo.rev_parse(rev)?,
+            Some(rev) => repo.rev_parse(rev).map_err(|e| unborn_or(repo, rev, e))?,
             None => head_commit(repo)?,
         };
         let base = match (&opts.base, opts.all) {
@@ -357,6 +357,22 @@ fn shallow_or(repo: &Repo, head: ObjectId, rev: &str, e: GitError) -> VerifyErro
             boundary: boundary.first().copied().unwrap_or(head).to_string(),
             why: format!("the base `{rev}` is not in it"),
         },
+        _ => VerifyError::Git(e),
+    }
+}
+
+/// A head that does not resolve because it names the current branch before its first commit
+/// (`HEAD`, `@`, or the branch's name): said as such, rather than as a mistyped name.
+fn unborn_or(repo: &Repo, rev: &str, e: GitError) -> VerifyError {
+    match (&e, repo.head()) {
+        (GitError::UnknownRevision { .. }, Ok(Head::Unborn(name)))
+            if rev == "HEAD"
+                || rev == "@"
+                || rev == name
+                || name.strip_prefix("refs/heads/") == Some(rev) =>
+        {
+            VerifyError::Unborn(name)
+        }
         _ => VerifyError::Git(e),
     }
 }

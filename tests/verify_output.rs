@@ -1,0 +1,156 @@
+//! Where `attest verify` puts its report: stdout (text, `--github`, `--json` with its exit code),
+//! the `--markdown` file and `$GITHUB_STEP_SUMMARY`; what it says when one of those cannot be
+//! written; and what a branch with nothing to check (no ticks, no commits yet) exits with.
+
+mod common;
+
+use std::path::Path;
+
+use common::{Project, Run};
+use serde_json::Value;
+
+const TASKS: &str = "specs/001-bookmark-tags/tasks.md";
+
+/// Ticks T001 by hand, without evidence, and commits it: a tick that does not hold (26).
+fn tick_without_evidence(p: &Project) {
+    let text = String::from_utf8(p.read(TASKS)).unwrap().replace("- [ ] T001", "- [X] T001");
+    p.write(TASKS, text);
+    p.git(&["commit", "-q", "-am", "Tick T001 by hand"]);
+}
+
+/// `speccoder attest verify <args>` with `$GITHUB_STEP_SUMMARY` set to `summary`.
+fn verify_with_summary(p: &Project, summary: &Path, args: &[&str]) -> Run {
+    let mut cmd = common::speccoder_command(&p.root, &p.home, &[&["attest", "verify"], args].concat());
+    cmd.env("GITHUB_STEP_SUMMARY", summary);
+    common::run(cmd)
+}
+
+/// The JSON report without its `exit_code`.
+fn without_exit_code(mut report: Value) -> Value {
+    report.as_object_mut().unwrap().remove("exit_code");
+    report
+}
+
+#[cfg(unix)]
+#[test]
+fn a_step_summary_that_is_a_link_a_fifo_or_a_directory_leaves_the_report_whole_and_exits_13() {
+    let p = Project::speckit();
+    let victim = p.scratch.join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    let link = p.scratch.join("link");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let fifo = p.scratch.join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let dir = p.scratch.join("dir");
+    std::fs::create_dir(&dir).unwrap();
+    let bad = [
+        (&link, "it is a symbolic link, which is never written through"),
+        (&fifo, "it is a FIFO, not a regular file"),
+        (&dir, "it is a directory, not a regular file"),
+    ];
+    let github = ["--branch", "--all", "--github"];
+    for (summary, says) in bad {
+        // Nothing to check (15, or 0 with --allow-empty): the unusable summary makes it 13.
+        for extra in [&[][..], &["--allow-empty"]] {
+            let out = verify_with_summary(&p, summary, &[&github[..], extra].concat()).failure(13);
+            assert!(out.stdout.starts_with("::stop-commands::"), "the report is printed: {out}");
+            assert!(out.stdout.contains("0 checked: "), "{out}");
+            let message = format!(
+                "speccoder attest verify: cannot append the report to $GITHUB_STEP_SUMMARY ({}): {says}; set GITHUB_STEP_SUMMARY to a regular file",
+                summary.display()
+            );
+            assert!(out.stderr.contains(&message), "{out}");
+        }
+    }
+    let summary = p.scratch.join("summary.md");
+    std::fs::write(&summary, "# earlier step\n").unwrap();
+    verify_with_summary(&p, &summary, &github).failure(15);
+    let written = std::fs::read_to_string(&summary).unwrap();
+    assert!(written.starts_with("# earlier step\n### speccoder attest verify\n"), "{written}");
+
+    // A tick that does not hold: its annotation is printed, and 26 stays.
+    tick_without_evidence(&p);
+    for (summary, says) in bad {
+        let out = verify_with_summary(&p, summary, &github).failure(26);
+        let annotation = format!("::error file={TASKS},line=13,");
+        assert!(out.stdout.lines().any(|l| l.starts_with(&annotation)), "{out}");
+        assert!(out.stderr.contains(says), "{out}");
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+}
+
+#[test]
+fn a_markdown_report_whose_directory_does_not_exist_exits_13_naming_the_path_given() {
+    let p = Project::speckit();
+    let args = ["attest", "verify", "--branch", "--all", "--allow-empty", "--json"];
+    let out = p.speccoder(&[&args[..], &["--markdown", "nodir/report.md"]].concat()).failure(13);
+    assert_eq!(
+        out.stderr.trim_end(),
+        "speccoder attest verify: cannot write nodir/report.md: the directory nodir does not exist; create it first, or write elsewhere"
+    );
+    assert!(!out.stderr.contains("nodir/.tmp"), "no temporary file is named: {out}");
+    let report: Value =
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("one object: {e}\n{out}"));
+    assert_eq!(report["exit_code"], 13, "{report:#}");
+    assert_eq!(report["totals"]["checked"], 0, "{report:#}");
+}
+
+#[test]
+fn every_json_report_of_verify_carries_the_exit_code() {
+    let p = Project::speckit();
+    let json = |extra: &[&str]| {
+        let out = p.speccoder(&[&["attest", "verify", "--json"][..], extra].concat());
+        let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+        (out.code(), report)
+    };
+    let (code, empty) = json(&[]);
+    assert_eq!((code, &empty["exit_code"]), (Some(15), &Value::from(15)), "{empty:#}");
+    let (code, allowed) = json(&["--allow-empty"]);
+    assert_eq!((code, &allowed["exit_code"]), (Some(0), &Value::from(0)), "{allowed:#}");
+    assert_eq!(without_exit_code(empty), without_exit_code(allowed), "otherwise the same report");
+    assert!(json(&[]).1.get("error").is_none(), "a report, not an error");
+
+    tick_without_evidence(&p);
+    let (code, failing) = json(&["--branch", "--all"]);
+    assert_eq!((code, &failing["exit_code"]), (Some(26), &Value::from(26)), "{failing:#}");
+}
+
+#[test]
+fn a_branch_without_commits_has_nothing_to_check_in_both_modes() {
+    let p = Project::uncommitted("speckit");
+    for mode in [&[][..], &["--branch"], &["--branch", "HEAD"], &["--branch", "main"]] {
+        let args = [&["attest", "verify"][..], mode].concat();
+        let out = p.speccoder(&args).failure(15);
+        assert!(
+            out.stderr.contains("the branch refs/heads/main has no commits yet; nothing to check"),
+            "{mode:?}: {out}"
+        );
+        assert!(out.stdout.contains("0 checked: "), "{mode:?}: {out}");
+        p.speccoder(&[&args[..], &["--allow-empty"]].concat()).success();
+        let out = p.speccoder(&[&args[..], &["--json"]].concat()).failure(15);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+        assert_eq!(report["exit_code"], 15, "{mode:?}: {report:#}");
+        assert_eq!(report["totals"]["checked"], 0, "{mode:?}: {report:#}");
+    }
+    // A name that is not the branch is still a mistyped name.
+    let out = p.speccoder(&["attest", "verify", "--branch", "nosuch"]).failure(2);
+    assert!(out.stderr.contains("unknown revision"), "{out}");
+}
+
+#[test]
+fn repository_text_in_the_markdown_report_forms_no_link_mention_or_reference() {
+    let p = Project::speckit();
+    let hostile = "see https://evil.example/login or www.evil.example, mail x@evil.example, cc @octocat #1";
+    let message = format!("chore\n\nSpec-Task: 001-bookmark-tags/T9 {hostile}\nVerdict: verified");
+    p.git(&["commit", "-q", "--allow-empty", "-m", &message]);
+    let md = p.scratch.join("report.md");
+    p.speccoder(&["attest", "verify", "--markdown", md.to_str().unwrap()]).failure(26);
+    let text = std::fs::read_to_string(&md).unwrap();
+    let row = text.lines().find(|l| l.contains("T9")).unwrap_or_else(|| panic!("{text}"));
+    // The task cell is one code span, inside which GFM forms no autolink and GitHub no mention.
+    let task = format!("| unverifiable | ` 001-bookmark-tags/T9 {hostile} ` | `");
+    assert!(row.starts_with(&task), "{row}");
+    let reason = row.split(" | ").nth(3).unwrap();
+    assert!(reason.starts_with("`` missing: ") && reason.ends_with(" ``"), "{row}");
+}
