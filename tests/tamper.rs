@@ -1535,3 +1535,99 @@ fn a_hand_tick_taken_back_before_the_task_was_attested_does_not_touch_its_eviden
     assert_eq!(code, 0, "{report:#}");
     expect_tick(&report, "evidenced", None);
 }
+
+// --- a commit whose claim is not one plain claim ------------------------------------------------
+
+/// Replaces the task commit at HEAD by a commit of the same tree and parent whose message is
+/// `message`, returning (the task commit, its replacement).
+fn recommit(c: &Case, message: &str) -> (String, String) {
+    let old = c.p.rev("HEAD");
+    let msg = c.p.scratch.join("message");
+    std::fs::write(&msg, message).unwrap();
+    let new = c.p.git(&[
+        "commit-tree",
+        &format!("{old}^{{tree}}"),
+        "-p",
+        &format!("{old}^"),
+        "-F",
+        msg.to_str().unwrap(),
+    ]);
+    let new = new.trim().to_owned();
+    c.p.git(&["reset", "-q", "--soft", &new]);
+    (old, new)
+}
+
+/// `attest carry --from old --to new` with our trust, as a JSON report and its exit code.
+fn carry(c: &Case, old: &str, new: &str) -> (i32, Value) {
+    let r = c.p.speccoder(&[
+        "attest",
+        "carry",
+        "--from",
+        old,
+        "--to",
+        new,
+        "--allowed-signers",
+        c.allowed.to_str().unwrap(),
+        "--json",
+    ]);
+    let v = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{r}"));
+    (r.code().unwrap_or(-1), v)
+}
+
+#[test]
+fn a_commit_naming_two_tasks_is_refused_by_carry_and_malformed_for_verify() {
+    let c = setup();
+    let subject = c.p.git(&["log", "-1", "--format=%s"]);
+    let message = format!(
+        "{}\n\nSpec-Task: 001-bookmark-tags/T001\nSpec-Task: {TASK}\nVerdict: verified\n",
+        subject.trim()
+    );
+    let (old, new) = recommit(&c, &message);
+    let (code, report) = carry(&c, &old, &new);
+    assert_eq!(code, 26, "{report:#}");
+    assert!(report.to_string().contains("not_one_claim"), "{report:#}");
+    c.p.git(&["notes", "--ref=speccoder", "copy", &old, &new]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "not_one_claim");
+}
+
+#[test]
+fn a_held_out_trailer_claiming_a_result_the_evidence_lacks_is_a_mismatch() {
+    let c = setup();
+    let message = c.p.git(&["log", "-1", "--format=%B"]);
+    assert!(message.contains("Held-Out: off"), "{message}");
+    let forged = message
+        .replace("Held-Out: off", &format!("Held-Out: passed=42/42 manifest=sha256:{}", "0".repeat(64)));
+    let (old, new) = recommit(&c, &forged);
+    c.p.git(&["notes", "--ref=speccoder", "copy", &old, &new]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    let codes: Vec<String> = report["ticks"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_owned())
+        .collect();
+    expect_code(&codes, "held_out_trailer_mismatch");
+}
+
+#[test]
+fn a_merge_commit_carrying_a_task_s_trailers_is_no_task_commit() {
+    let c = setup();
+    let task_commit = c.p.rev("HEAD");
+    let message = c.p.git(&["log", "-1", "--format=%B"]);
+    c.p.git(&["branch", "feature"]);
+    c.p.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    c.p.write("README.md", "meanwhile on main\n");
+    c.p.git(&["add", "README.md"]);
+    c.p.git(&["commit", "-q", "-m", "meanwhile"]);
+    c.p.git(&["merge", "-q", "--no-ff", "-m", message.trim(), "feature"]);
+    let merge = c.p.rev("HEAD");
+    let (code, report) = carry(&c, &task_commit, &merge);
+    assert_eq!(code, 26, "{report:#}");
+    assert!(report.to_string().contains("not_one_claim"), "{report:#}");
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    assert_eq!(report["ticks"][0]["commit"], merge.as_str(), "{report:#}");
+}

@@ -40,7 +40,7 @@ use crate::check::agreement::{self, Rules};
 use crate::check::line::{Body, ReadLine, read_line};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{self, NoteLineSignature};
-use crate::check::trailers::task_trailers;
+use crate::check::trailers::{claim_problem, task_trailers};
 use crate::check::trust::{self, AllowedSource, SignatureTrust, SshTrust};
 use crate::exit;
 use crate::git::{Commit, Head, Repo, UpdateNoteError};
@@ -441,6 +441,11 @@ fn carry_one(
             "not_the_same_task",
             format!("{} and {} do not carry the same Spec-Task: and Verdict: trailers", old.id, new.id),
         );
+    }
+    for commit in [&old, &new] {
+        if let Some(problem) = claim_problem(&commit.message, commit.parents.len()) {
+            return refuse("not_one_claim", format!("{}: {problem}", commit.id));
+        }
     }
     let old_note = match notes.get(&old.id) {
         Some(blob) => repo.blob(*blob)?,

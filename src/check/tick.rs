@@ -184,13 +184,14 @@ pub fn tick_lines(
     }
 }
 
-/// The `Held-Out:` trailer must say what the signed held_out line says.
+/// The `Held-Out:` trailer must say what the signed held_out line says, and without one it must
+/// not claim a held-out result (`off` or `absent=<reason>` say there was none).
 fn held_out_trailer(commit: &Commit, lines: &[&ReadLine], findings: &mut Vec<Finding>) {
     let held_out = lines.iter().find_map(|l| match &l.body {
         Body::TestResult(t) if t.phase() == Some(Phase::HeldOut) => Some((l.number, t)),
         _ => None,
     });
-    let trailer = trailers::parse(&commit.message)
+    let trailer = trailers::parse_without_divider(&commit.message)
         .into_iter()
         .rev()
         .find(|(k, _)| k.eq_ignore_ascii_case("Held-Out"))
@@ -217,6 +218,15 @@ fn held_out_trailer(commit: &Commit, lines: &[&ReadLine], findings: &mut Vec<Fin
                 .expected_found(expected, trailer.unwrap_or_default()),
             );
         }
+    } else if let Some(claimed) = trailer.filter(|t| t.trim_start().starts_with("passed=")) {
+        findings.push(
+            Finding::new(
+                CommitOutcome::Mismatch,
+                "held_out_trailer_mismatch",
+                "the Held-Out: trailer claims a held-out result that the signed evidence does not have",
+            )
+            .expected_found("off", claimed),
+        );
     }
 }
 

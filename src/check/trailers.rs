@@ -7,12 +7,47 @@ pub const SPEC_TASK: &str = "Spec-Task";
 /// The trailer naming the verdict.
 pub const VERDICT: &str = "Verdict";
 
-/// The `Spec-Task:` and `Verdict:` trailers of a commit message (the last of each).
+/// The `Spec-Task:` and `Verdict:` trailers of a commit message (the last of each), read as git
+/// reads a stored commit's trailers (`git log --format=%(trailers)`: no `---` divider).
 #[must_use]
 pub fn task_trailers(message: &str) -> (Option<String>, Option<String>) {
-    let found = trailers::parse(message);
+    let found = trailers::parse_without_divider(message);
     let last = |key: &str| {
         found.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.trim().to_owned())
     };
     (last(SPEC_TASK), last(VERDICT))
+}
+
+/// Why a commit's claim to be a task commit cannot be taken at its word, `None` when it can: a
+/// merge commit (a task commit has one parent: it is the change the evidence judged), a
+/// `Spec-Task:` or `Verdict:` trailer given more than once, or trailers that `git log` (no
+/// divider) and `git interpret-trailers --parse` (a `---` line ends the message) read
+/// differently. A reader shown one claim must never be holding another.
+#[must_use]
+pub fn claim_problem(message: &str, parents: usize) -> Option<String> {
+    if parents > 1 {
+        return Some(format!(
+            "a merge commit ({parents} parents) is not a task commit: a task commit is the one change its evidence judged"
+        ));
+    }
+    let stored = trailers::parse_without_divider(message);
+    let count = |key: &str| stored.iter().filter(|(k, _)| k.eq_ignore_ascii_case(key)).count();
+    for key in [SPEC_TASK, VERDICT] {
+        if count(key) > 1 {
+            return Some(format!(
+                "the commit message has {} {key}: trailers; a task commit names one",
+                count(key)
+            ));
+        }
+    }
+    let claim = |found: &[(String, String)]| -> Vec<(String, String)> {
+        found
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(SPEC_TASK) || k.eq_ignore_ascii_case(VERDICT))
+            .map(|(k, v)| (k.to_ascii_lowercase(), v.trim().to_owned()))
+            .collect()
+    };
+    (claim(&stored) != claim(&trailers::parse(message))).then(|| {
+        "git log and git interpret-trailers --parse read different Spec-Task: or Verdict: trailers in the commit message (a `---` line among them)".to_owned()
+    })
 }

@@ -10,7 +10,7 @@
 /// The comment character git uses by default (`core.commentChar`).
 const COMMENT: u8 = b'#';
 /// The scissors line of `git commit --cleanup=scissors`, after the comment character and a space.
-const CUT_LINE: &[u8] = b"------------------------ >8 ------------------------";
+const CUT_LINE: &[u8] = b"------------------------ >8 ------------------------\n";
 /// Trailer prefixes git itself writes; one of them makes a mostly-trailer block count.
 const GIT_GENERATED: [&[u8]; 2] = [b"Signed-off-by: ", b"(cherry picked from commit "];
 

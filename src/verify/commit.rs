@@ -12,7 +12,7 @@ use crate::check::agreement::Rules;
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::signatures::{self, NoteLineSignature, SignerInfo};
-use crate::check::trailers::task_trailers;
+use crate::check::trailers::{claim_problem, task_trailers};
 use crate::git::{Commit, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::policy::Recipe;
@@ -144,6 +144,10 @@ impl<'r> Checker<'r> {
         report.target.clone_from(&target);
         report.verdict.clone_from(&verdict);
         let findings = &mut report.findings;
+        if let Some(problem) = claim_problem(&commit.message, commit.parents.len()) {
+            findings.push(Finding::new(CommitOutcome::Malformed, "not_one_claim", problem));
+            return;
+        }
         let Some(target) = target else {
             findings.push(Finding::new(
                 CommitOutcome::Mismatch,
