@@ -1631,3 +1631,29 @@ fn a_merge_commit_carrying_a_task_s_trailers_is_no_task_commit() {
     assert_eq!(code, 26, "{report:#}");
     assert_eq!(report["ticks"][0]["commit"], merge.as_str(), "{report:#}");
 }
+
+// --- the judge configuration --------------------------------------------------------------------
+
+#[test]
+fn a_speccoder_toml_that_is_a_link_or_a_directory_stops_attest_before_anything_is_written() {
+    for (shape, said) in [("link", "a symbolic link"), ("directory", "a directory")] {
+        let p = Project::speckit();
+        let path = p.root.join("speccoder.toml");
+        let _ = std::fs::remove_file(&path);
+        if shape == "link" {
+            std::os::unix::fs::symlink("checks=1", &path).unwrap();
+        } else {
+            std::fs::create_dir(&path).unwrap();
+            std::fs::write(path.join("x"), "x\n").unwrap();
+        }
+        p.git(&["add", "-A"]);
+        p.git(&["commit", "-q", "-m", &format!("the configuration as a {shape}")]);
+        p.write("src/tags.rs", "pub fn add_tag() {}\n");
+        p.git(&["add", "src/tags.rs"]);
+        let before = p.snapshot();
+        let evidence = write_evidence(&p.scratch.join("ev"), TASK, Evidence::Verified);
+        let r = p.attest(TASK, &evidence, &["--signer", "none"]).failure(13);
+        assert!(r.stderr.contains("speccoder.toml") && r.stderr.contains(said), "{shape}: {r}");
+        assert_eq!(p.snapshot().refs, before.refs, "{shape}: nothing written");
+    }
+}

@@ -406,12 +406,7 @@ pub fn now_rfc3339() -> String {
 /// An unreadable tree, or a file that is not TOML.
 pub fn read_policy(repo: &Repo, commit: ObjectId) -> Result<(String, Option<toml::Table>), AttestError> {
     let tree = repo.commit_tree(commit)?;
-    let text = match repo.tree(tree).file(CONFIG_FILE)? {
-        Some(bytes) => {
-            Some(String::from_utf8(bytes).map_err(|_| PolicyError("it is not valid UTF-8".to_owned()))?)
-        }
-        None => None,
-    };
+    let text = crate::check::policy::config_file(repo, tree)?.map(|(_, text)| text);
     let table = text.as_deref().map(policy::parse_table).transpose()?;
     let hash = policy::JudgeConfig::of_table(table.as_ref().unwrap_or(&toml::Table::new())).sha256();
     Ok((hash, table))

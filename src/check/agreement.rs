@@ -10,9 +10,11 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use gix::ObjectId;
+use gix::objs::tree::EntryKind;
 
 use crate::check::line::{Body, ReadLine, read_line};
 use crate::check::outcome::{CommitOutcome, Finding};
+use crate::check::policy::config_file;
 use crate::check::{bug, decision, policy, tick};
 use crate::git::{Commit, GitTree, Repo};
 use crate::model::bundle;
@@ -127,8 +129,9 @@ pub struct Rules<'r> {
     /// The task lines of the head under review: each must still read the same there. One view
     /// for every commit checked, so that each unit's task list at the head is read once.
     head: Option<TreeTaskLines<GitTree<'r>>>,
-    /// Judge configurations already read, by the `speccoder.toml` blob (`None`: no file).
-    policies: RefCell<HashMap<Option<ObjectId>, ParentPolicy>>,
+    /// Judge configurations already read, by the kind and object of the `speccoder.toml` entry
+    /// (`None`: no file).
+    policies: RefCell<HashMap<Option<(EntryKind, ObjectId)>, ParentPolicy>>,
 }
 
 impl<'r> Rules<'r> {
@@ -186,18 +189,17 @@ impl<'r> Rules<'r> {
     /// The judge configuration of the tree `tree` (its `speccoder.toml`), read once per file
     /// content.
     fn policy_of_tree(&self, tree: ObjectId) -> ParentPolicy {
-        let blob = self.repo.tree(tree).entry_id(CONFIG_FILE).map_err(|e| e.to_string())?;
-        if let Some(hit) = self.policies.borrow().get(&blob) {
+        let view = self.repo.tree(tree);
+        let entry = (view.entry_kind(CONFIG_FILE).map_err(|e| e.to_string())?)
+            .zip(view.entry_id(CONFIG_FILE).map_err(|e| e.to_string())?);
+        if let Some(hit) = self.policies.borrow().get(&entry) {
             return hit.clone();
         }
-        let computed = match blob {
-            Some(id) => self.repo.blob(id).map_err(|e| e.to_string()).and_then(|bytes| {
-                JudgeConfig::parse(Some(&String::from_utf8_lossy(&bytes))).map_err(|e| e.to_string())
-            }),
-            None => JudgeConfig::parse(None).map_err(|e| e.to_string()),
-        }
-        .map(Rc::new);
-        self.policies.borrow_mut().insert(blob, computed.clone());
+        let computed = config_file(self.repo, tree)
+            .and_then(|file| JudgeConfig::parse(file.as_ref().map(|(_, text)| text.as_str())))
+            .map_err(|e| e.to_string())
+            .map(Rc::new);
+        self.policies.borrow_mut().insert(entry, computed.clone());
         computed
     }
 

@@ -6,7 +6,42 @@
 
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::model::policy::{JudgeConfig, Recipe, shown_version};
+use gix::ObjectId;
+use gix::objs::tree::EntryKind;
+
+use crate::git::Repo;
+use crate::model::policy::{CONFIG_FILE, JudgeConfig, PolicyError, Recipe, shown_version};
+
+/// The text of `speccoder.toml` in tree `tree`, with its blob, as both wings read it; `None` when
+/// there is none. Anything but a regular file there (a symbolic link, a directory, a submodule),
+/// or a file that is not UTF-8, is refused: `attest` stops and `attest verify` reports the policy
+/// unreadable, so that the two never judge by two different configurations.
+///
+/// # Errors
+/// [`PolicyError`] saying what is there, or the tree cannot be read.
+pub fn config_file(repo: &Repo, tree: ObjectId) -> Result<Option<(ObjectId, String)>, PolicyError> {
+    let view = repo.tree(tree);
+    let unreadable = |e: crate::git::GitError| PolicyError(e.to_string());
+    let (Some(kind), Some(blob)) =
+        (view.entry_kind(CONFIG_FILE).map_err(unreadable)?, view.entry_id(CONFIG_FILE).map_err(unreadable)?)
+    else {
+        return Ok(None);
+    };
+    let what = match kind {
+        EntryKind::Blob | EntryKind::BlobExecutable => None,
+        EntryKind::Link => Some("a symbolic link"),
+        EntryKind::Tree => Some("a directory"),
+        EntryKind::Commit => Some("a submodule"),
+    };
+    if let Some(what) = what {
+        return Err(PolicyError(format!(
+            "it is {what} in the commit, not a regular file; commit the configuration itself at {CONFIG_FILE}"
+        )));
+    }
+    let bytes = repo.blob(blob).map_err(unreadable)?;
+    let text = String::from_utf8(bytes).map_err(|_| PolicyError("it is not valid UTF-8".to_owned()))?;
+    Ok(Some((blob, text)))
+}
 
 /// The `verifier.version` key that names the tool which wrote a summary.
 pub const VERSION_KEY: &str = "speccoder";
