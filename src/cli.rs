@@ -371,13 +371,14 @@ pub enum AttestSub {
     ///
     /// Exit codes: 0 every tick holds (or nothing to check, with --allow-empty); 26 a tick is
     /// stale or unverifiable; 15 nothing to check (a branch with no commits yet too); 13 a trust
-    /// file is unusable, no Sigstore trusted root can be had, or the --markdown file or
+    /// file or a spec file (tasks.md, spec.md) is unusable, no Sigstore trusted root can be had, or the --markdown file or
     /// $GITHUB_STEP_SUMMARY cannot be written (the report is printed all the same; 26 stays 26);
     /// 14 repository state (see above); 2 usage; 1 internal error.
     Verify(VerifyArgs),
     /// Push the branch, its evidence (refs/notes/speccoder) and refs/speccoder/* in one atomic push.
     ///
-    /// REMOTE defaults to the branch's upstream remote, else `origin`. The push goes through
+    /// REMOTE defaults to the remote `git push` would choose: branch.<name>.pushRemote, else
+    /// remote.pushDefault, else the branch's upstream remote, else `origin`. The push goes through
     /// `git push --atomic`, so your credential helpers, SSH and HTTPS settings apply: the
     /// current branch (where `git push` sends it by push.default: with `simple`, git's default,
     /// to the same name, refusing a branch whose upstream has another name; with `upstream` to
@@ -452,7 +453,8 @@ pub enum AttestSub {
 // `speccoder attest push`.
 #[derive(Debug, Args)]
 pub struct AttestPushArgs {
-    /// The remote (default: the branch's upstream remote, else origin).
+    /// The remote (default: branch.<name>.pushRemote, else remote.pushDefault, else the branch's
+    /// upstream remote, else origin).
     #[arg(value_name = "REMOTE")]
     pub remote: Option<String>,
     /// Show what would be pushed; send nothing, merge nothing.

@@ -298,8 +298,15 @@ fn bad_decisions_are_refused_with_a_clear_message_and_nothing_written() {
     let p = Project::new();
     p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
     let before = p.snapshot();
-    let cases: [(&[&str], i32, &str); 9] = [
+    let long_name = "n".repeat(201);
+    let cases: [(&[&str], i32, &str); 11] = [
         (&["accept", "001-bookmark-tags/T002", "--reason", "  \n "], 2, "--reason is empty"),
+        (&["accept", "001-bookmark-tags/T002", "--reason", "ok", "--by", " \u{7} "], 2, "--by is empty"),
+        (
+            &["skip", "001-bookmark-tags/T002", "--reason", "ok", "--by", &long_name],
+            2,
+            "--by is longer than 200",
+        ),
         (&["skip", "001-bookmark-tags/T002", "--reason", ""], 2, "--reason is empty"),
         (&["accept", "999-nothing/T002", "--reason", "x"], 2, "unit `999-nothing` not found"),
         (&["skip", "001-bookmark-tags/T099", "--reason", "x"], 2, "task `T099` not found"),

@@ -27,6 +27,9 @@ use crate::model::predicate::{Decider, Verdict};
 use crate::model::refs;
 use crate::spec::{self, TaskFacts, TaskId};
 
+/// The longest decider name recorded: a name, or a name and an e-mail address, never a text.
+pub const MAX_BY_CHARS: usize = 200;
+
 /// The longest reason accepted, in characters.
 pub const MAX_REASON_CHARS: usize = 2000;
 
@@ -131,6 +134,12 @@ pub enum DecideError {
         "--reason is longer than {MAX_REASON_CHARS} characters; keep it to a sentence or two and link to details"
     )]
     LongReason,
+    /// `--by` is given but empty (or only whitespace and control characters).
+    #[error("--by is empty; pass the decider's name, or leave --by out to record git's user.name")]
+    EmptyBy,
+    /// `--by` is too long for a name.
+    #[error("--by is longer than {MAX_BY_CHARS} characters; pass a name, not a text")]
+    LongBy,
     /// Neither `--by` nor git's `user.name` gives a name.
     #[error("no name to record as the decider: pass --by NAME or set `git config user.name`")]
     NoDecider,
@@ -175,7 +184,11 @@ impl DecideError {
     pub fn exit_code(&self) -> u8 {
         match self {
             DecideError::Attest(e) => e.exit_code(),
-            DecideError::EmptyReason(_) | DecideError::LongReason | DecideError::BugTask(_) => exit::USAGE,
+            DecideError::EmptyReason(_)
+            | DecideError::LongReason
+            | DecideError::EmptyBy
+            | DecideError::LongBy
+            | DecideError::BugTask(_) => exit::USAGE,
             DecideError::NoDecider => exit::CONFIG,
             DecideError::SkipTicked { .. }
             | DecideError::AlreadySkipped { .. }
@@ -383,13 +396,23 @@ fn decider(repo: &Repo, req: &DecisionRequest) -> Result<Decider, DecideError> {
     if reason.chars().count() > MAX_REASON_CHARS {
         return Err(DecideError::LongReason);
     }
-    let by = req
-        .by
-        .clone()
-        .or_else(|| repo.config_string("user.name"))
-        .map(|b| sanitize_value(&b))
-        .filter(|b| !b.is_empty())
-        .ok_or(DecideError::NoDecider)?;
+    let by = match &req.by {
+        Some(given) => {
+            let by = sanitize_value(given);
+            if by.is_empty() {
+                return Err(DecideError::EmptyBy);
+            }
+            by
+        }
+        None => repo
+            .config_string("user.name")
+            .map(|b| sanitize_value(&b))
+            .filter(|b| !b.is_empty())
+            .ok_or(DecideError::NoDecider)?,
+    };
+    if by.chars().count() > MAX_BY_CHARS {
+        return Err(DecideError::LongBy);
+    }
     Ok(Decider { by, reason })
 }
 

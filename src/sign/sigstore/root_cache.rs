@@ -51,9 +51,10 @@ pub fn public_good_root() -> Result<DefaultRoot, TrustedRootError> {
 /// then unchanged.
 pub fn refresh_public_good_root() -> Result<Refreshed, TrustedRootError> {
     let cache = default_cache_path();
-    refresh(&cache, &tuf::fetch_public_good).map_err(|reason| TrustedRootError::Refresh {
+    refresh(&cache, &tuf::fetch_public_good).map_err(|failure| TrustedRootError::Refresh {
         url: PUBLIC_TUF_URL,
-        reason,
+        advice: failure.advice(),
+        reason: failure.reason,
         cache,
     })
 }
@@ -70,10 +71,11 @@ pub fn resolve(cache: &Path, max_age: Duration, fetch: Fetch<'_>) -> Result<Defa
     {
         return Ok(DefaultRoot { root, warning: None });
     }
-    let reason = match refresh(cache, fetch) {
+    let failure = match refresh(cache, fetch) {
         Ok(fresh) => return Ok(DefaultRoot { root: fresh.root, warning: None }),
-        Err(reason) => reason,
+        Err(failure) => failure,
     };
+    let reason = &failure.reason;
     match cache.is_file().then(|| TrustedRoot::from_file(cache)) {
         Some(Ok(root)) => {
             let warning = format!(
@@ -83,36 +85,68 @@ pub fn resolve(cache: &Path, max_age: Duration, fetch: Fetch<'_>) -> Result<Defa
             );
             Ok(DefaultRoot { root, warning: Some(warning) })
         }
-        _ => Err(TrustedRootError::NoDefault { url: PUBLIC_TUF_URL, reason, cache: cache.to_owned() }),
+        _ => Err(TrustedRootError::NoDefault {
+            url: PUBLIC_TUF_URL,
+            advice: failure.advice(),
+            reason: failure.reason,
+            cache: cache.to_owned(),
+        }),
+    }
+}
+
+/// Why a refresh failed, as a sentence fragment, and whether the fault is the cache on this
+/// machine rather than the fetch.
+#[derive(Debug)]
+pub struct RefreshFailure {
+    /// What failed: the directory, the fetch, the file it left, the rename.
+    pub reason: String,
+    /// The cache directory could not be made or written; the network was never asked.
+    pub local: bool,
+}
+
+impl RefreshFailure {
+    fn local(reason: String) -> Self {
+        RefreshFailure { reason, local: true }
+    }
+
+    /// What to do about it.
+    #[must_use]
+    pub fn advice(&self) -> String {
+        if self.local {
+            "make the cache directory writable (it follows XDG_CACHE_HOME, else HOME/.cache)".to_owned()
+        } else {
+            format!("run again where {PUBLIC_TUF_URL} is reachable")
+        }
     }
 }
 
 /// Fetches into a fresh directory beside `cache`, parses the result, and renames it over `cache`.
 ///
 /// # Errors
-/// What failed, as a sentence fragment: the directory, the fetch, the file it left, the rename.
-pub fn refresh(cache: &Path, fetch: Fetch<'_>) -> Result<Refreshed, String> {
-    let dir = cache
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .ok_or_else(|| format!("the cache path {} has no directory", cache.display()))?;
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("cannot create the cache directory {}: {e}", dir.display()))?;
-    let temp = tempfile::Builder::new()
-        .prefix(".fetch-")
-        .tempdir_in(dir)
-        .map_err(|e| format!("cannot create a temporary directory in {}: {e}", dir.display()))?;
-    fetch(temp.path())?;
+/// [`RefreshFailure`]: the directory, the fetch, the file it left, the rename.
+pub fn refresh(cache: &Path, fetch: Fetch<'_>) -> Result<Refreshed, RefreshFailure> {
+    let dir = cache.parent().filter(|d| !d.as_os_str().is_empty()).ok_or_else(|| {
+        RefreshFailure::local(format!("the cache path {} has no directory", cache.display()))
+    })?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        RefreshFailure::local(format!("cannot create the cache directory {}: {e}", dir.display()))
+    })?;
+    let temp = tempfile::Builder::new().prefix(".fetch-").tempdir_in(dir).map_err(|e| {
+        RefreshFailure::local(format!("cannot create a temporary directory in {}: {e}", dir.display()))
+    })?;
+    let remote = |reason: String| RefreshFailure { reason, local: false };
+    fetch(temp.path()).map_err(remote)?;
     let fetched = temp.path().join(TRUSTED_ROOT_TARGET);
     let bytes = std::fs::read(&fetched)
-        .map_err(|e| format!("the fetch left no readable {TRUSTED_ROOT_TARGET}: {e}"))?;
+        .map_err(|e| remote(format!("the fetch left no readable {TRUSTED_ROOT_TARGET}: {e}")))?;
     let root = TrustedRoot::from_json(&bytes, &cache.display().to_string())
-        .map_err(|e| format!("the fetched file is not usable: {e}"))?;
+        .map_err(|e| remote(format!("the fetched file is not usable: {e}")))?;
     std::fs::File::open(&fetched)
         .and_then(|f| f.sync_all())
-        .map_err(|e| format!("cannot flush the fetched root to disk: {e}"))?;
-    std::fs::rename(&fetched, cache)
-        .map_err(|e| format!("cannot move the fetched root to {}: {e}", cache.display()))?;
+        .map_err(|e| RefreshFailure::local(format!("cannot flush the fetched root to disk: {e}")))?;
+    std::fs::rename(&fetched, cache).map_err(|e| {
+        RefreshFailure::local(format!("cannot move the fetched root to {}: {e}", cache.display()))
+    })?;
     Ok(Refreshed { path: cache.to_owned(), sha256: sha256_hex(&bytes), root })
 }
 

@@ -131,6 +131,7 @@ mod tests {
             Err(TrustedRootError::NoDefault {
                 url: "https://tuf.example",
                 reason: "offline".into(),
+                advice: "run again where https://tuf.example is reachable".into(),
                 cache: PathBuf::from("/nowhere/trusted_root.json"),
             })
         });

@@ -55,22 +55,26 @@ pub enum TrustedRootError {
         reason: String,
     },
     /// No file was given, the public-good root could not be fetched, and no usable copy is cached.
-    #[error("no Sigstore trusted root: fetching the public-good root from its TUF repository {url} failed ({reason}), and no usable copy is cached at {}; pass --sigstore-trusted-root FILE with a trusted_root.json you trust, or run again where {url} is reachable", cache.display())]
+    #[error("no Sigstore trusted root: fetching the public-good root from its TUF repository {url} failed ({reason}), and no usable copy is cached at {}; pass --sigstore-trusted-root FILE with a trusted_root.json you trust, or {advice}", cache.display())]
     NoDefault {
         /// The TUF repository asked.
         url: &'static str,
         /// Why the fetch failed.
         reason: String,
+        /// What to do about it.
+        advice: String,
         /// The cache path that was looked at.
         cache: PathBuf,
     },
     /// An explicit refresh of the cached public-good root failed.
-    #[error("cannot refresh the Sigstore public-good trusted root from its TUF repository {url}: {reason}; the cache at {} is unchanged; run again where {url} is reachable", cache.display())]
+    #[error("cannot refresh the Sigstore public-good trusted root from its TUF repository {url}: {reason}; the cache at {} is unchanged; {advice}", cache.display())]
     Refresh {
         /// The TUF repository asked.
         url: &'static str,
         /// Why the fetch failed.
         reason: String,
+        /// What to do about it.
+        advice: String,
         /// The cache path.
         cache: PathBuf,
     },

@@ -217,3 +217,18 @@ fn a_cache_dated_in_the_future_counts_as_stale() {
     assert_eq!(calls.get(), 1);
     assert!(got.warning.is_some_and(|w| w.contains("at an unknown time")));
 }
+
+#[test]
+fn a_cache_directory_that_cannot_be_made_is_said_to_be_local_and_nothing_is_fetched() {
+    let (tmp, _) = cache_in();
+    let blocker = tmp.path().join("not-a-directory");
+    std::fs::write(&blocker, "a file where the cache directory would go").unwrap();
+    let cache = blocker.join("sigstore/trusted_root.json");
+    let calls = Cell::new(0);
+    let failure = refresh(&cache, &fetch_failing(&calls)).unwrap_err();
+    assert_eq!(calls.get(), 0, "the network is never asked");
+    assert!(failure.local, "{failure:?}");
+    assert!(failure.advice().contains("cache directory writable"), "{}", failure.advice());
+    let err = resolve(&cache, DAY, &fetch_failing(&calls)).unwrap_err().to_string();
+    assert!(err.contains("cache directory writable") && !err.contains("is reachable"), "{err}");
+}
