@@ -397,9 +397,12 @@ pub enum AttestSub {
     /// the same statements, and become one envelope per statement with the signatures of both
     /// (a line signed later replaces its unsigned copy); different statements on one commit are a
     /// conflict, reported with the commit and the statements, and then refs/notes/speccoder is
-    /// not changed. The result is a notes commit with both parents (or a fast-forward). A skip or
-    /// held-out reference takes the remote's value when ours did not change since the last
-    /// fetch; two held-out histories are joined; two different skips of one task are a conflict,
+    /// not changed. The result is a notes commit with both parents (or a fast-forward). A skip
+    /// reference takes the remote's value when ours did not change since the last fetch. A
+    /// held-out reference only moves forward: it takes the remote's value only when that
+    /// descends from ours, keeps ours when the remote deleted it, and otherwise (two publishers,
+    /// or a remote copy replaced by force) joins both histories in a commit whose tree holds
+    /// every set of both, so no published set is lost. Two different skips of one task are a conflict,
     /// reported by every fetch (and by push) with how to keep one side: `git update-ref <ref>
     /// <theirs>` takes the remote's, `git push <remote> --delete <ref>` keeps yours.
     /// Running it again changes nothing.
