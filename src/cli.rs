@@ -199,12 +199,14 @@ pub enum HeldOutSub {
     /// `sha256:<hex>`, the manifest's digest and the set's key, which the evidence file's held_out
     /// phase names as `manifest`. Storing the same files again changes nothing. The store is
     /// `<git common dir>/speccoder/held-out` unless --store says otherwise; never the work tree.
+    /// --store must name a directory, or a path where one can be created.
     ///
     /// Exit codes: 0 stored (or stored already); 2 bad target, unknown unit or task, a store in
     /// the work tree; 13 DIR holds no files, a symbolic link, a special file or an unusable name
     /// (one git takes for `.git` or `.gitmodules`, such as GIT~1 or .git., or one Windows cannot
     /// hold), a manifest that would leak (an absolute local path in --run, a token), or a damaged
-    /// set with the same key exists; 14 unborn branch; 1 internal error.
+    /// set with the same key exists; a --store that is not a directory, or a store that cannot
+    /// be written; 14 unborn branch; 1 internal error.
     Store(HeldOutStoreArgs),
     /// Publish the stored sets that closed tasks on HEAD name to refs/speccoder/held-out/<unit>.
     ///
@@ -217,8 +219,8 @@ pub enum HeldOutSub {
     /// tampered and left out; a stored set no closed task names stays local.
     ///
     /// Exit codes: 0 published (or nothing to publish); 26 a named set was tampered (the others
-    /// were published); 2 unknown --unit, a store in the work tree; 13 a manifest that is not
-    /// valid, would leak, or names a path outside its set or one store refuses, or a symbolic
+    /// were published); 2 unknown --unit, a store in the work tree; 13 a --store that does not
+    /// exist or is not a directory, a manifest that is not valid, would leak, or names a path outside its set or one store refuses, or a symbolic
     /// link in a set (the message names the set and the path; nothing written); 14 unborn
     /// branch, the ref kept moving or stayed locked (the message names the lock file); 1 internal
     /// error.

@@ -330,6 +330,48 @@ fn bad_store_and_publish_requests_are_refused_with_a_clear_message_and_nothing_w
 }
 
 #[test]
+fn a_store_named_by_store_that_is_not_a_directory_is_refused_with_13_and_nothing_written() {
+    let p = Project::new();
+    let good = tests_dir(&p, "good", &[("a.rs", "A")]);
+    let plain = p.outside.join("plainfile");
+    std::fs::write(&plain, "not a directory\n").unwrap();
+    let missing = p.outside.join("no-such-store");
+    let (good, plain, missing) = (good.to_str().unwrap(), plain.to_str().unwrap(), missing.to_str().unwrap());
+    let below_plain = format!("{plain}/store");
+    let cases: [(&[&str], &str); 5] = [
+        (&["held-out", "store", "001-bookmark-tags/T005", good, "--store", plain], "is not a directory"),
+        (
+            &["held-out", "store", "001-bookmark-tags/T005", good, "--store", "/dev/null"],
+            "is not a directory",
+        ),
+        (
+            &["held-out", "store", "001-bookmark-tags/T005", good, "--store", &below_plain],
+            "cannot be created",
+        ),
+        (&["held-out", "publish", "--store", missing], "does not exist"),
+        (&["held-out", "publish", "--store", plain], "is not a directory"),
+    ];
+    for (args, message) in cases {
+        let out = p.run(args);
+        assert_eq!(out.code, 13, "{args:?}: {out:?}");
+        assert!(out.stderr.contains(message), "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains("--store must name a directory"), "{args:?}: {}", out.stderr);
+        assert_eq!(std::fs::read_to_string(p.outside.join("plainfile")).unwrap(), "not a directory\n");
+        assert!(!p.outside.join("no-such-store").exists(), "{args:?}");
+    }
+    // A --store that does not exist yet is created by store, and then publish reads it.
+    let manifest = p
+        .run(&["held-out", "store", "001-bookmark-tags/T005", good, "--store", missing])
+        .expect(0)
+        .stdout
+        .trim()
+        .to_owned();
+    close_with(&p, "001-bookmark-tags/T005", &manifest);
+    p.run(&["held-out", "publish", "--store", missing]).expect(0);
+    assert!(ls_tree(&p, REF).iter().any(|f| f.starts_with(key(&manifest))));
+}
+
+#[test]
 fn a_staging_directory_a_killed_store_left_is_cleared_by_a_later_store_once_abandoned() {
     let p = Project::new();
     let first = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));

@@ -52,8 +52,19 @@ pub(super) fn head_commit(repo: &Repo) -> Result<ObjectId, HeldOutError> {
     }
 }
 
-/// The store's root: `given` (refused inside the work tree) or the default.
-pub(super) fn store_root(repo: &Repo, given: Option<&Path>) -> Result<PathBuf, HeldOutError> {
+/// What a command does with the store, and so what a `--store` it is given must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StoreUse {
+    /// `held-out store` writes into it: a directory, or a path one can be created at.
+    Write,
+    /// `held-out publish` reads it: an existing directory.
+    Read,
+}
+
+/// The store's root: `given` (refused inside the work tree, and refused when it is not a
+/// directory or, for `use_`, cannot become one) or the default, which needs to exist only once
+/// something was stored.
+pub(super) fn store_root(repo: &Repo, given: Option<&Path>, use_: StoreUse) -> Result<PathBuf, HeldOutError> {
     let Some(given) = given else { return Ok(resolve(&default_store(repo))) };
     let store = resolve(given);
     if let Some(workdir) = repo.workdir() {
@@ -63,7 +74,29 @@ pub(super) fn store_root(repo: &Repo, given: Option<&Path>) -> Result<PathBuf, H
             return Err(HeldOutError::StoreInWorkTree { store, workdir });
         }
     }
+    usable_store(&store, use_)
+        .map_err(|reason| HeldOutError::StoreNotDirectory { store: store.clone(), reason })?;
     Ok(store)
+}
+
+/// Why `store` cannot serve as the store for `use_` (links followed, as every later use of the
+/// path follows them).
+fn usable_store(store: &Path, use_: StoreUse) -> Result<(), String> {
+    match fs::metadata(store) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err("is not a directory".into()),
+        Err(e) if use_ == StoreUse::Read => Err(match e.kind() {
+            std::io::ErrorKind::NotFound => "does not exist".into(),
+            _ => format!("cannot be read: {e}"),
+        }),
+        // Written by `store`: created as needed below the nearest part of it that exists, which
+        // must be a directory.
+        Err(_) => match store.ancestors().skip(1).find_map(|a| fs::metadata(a).ok().map(|m| (a, m))) {
+            Some((_, meta)) if meta.is_dir() => Ok(()),
+            Some((above, _)) => Err(format!("cannot be created: {} is not a directory", above.display())),
+            None => Ok(()),
+        },
+    }
 }
 
 /// `path` made absolute, `.` and `..` resolved, links resolved as far as the path exists.

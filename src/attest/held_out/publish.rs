@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::error::HeldOutError;
-use super::local::{ReadySet, SetProblem, head_commit, read_set, store_root};
+use super::local::{ReadySet, SetProblem, StoreUse, head_commit, read_set, store_root};
 use crate::exit;
 use crate::git::{CasUpdate, GitError, ObjectId, Repo, trailers};
 use crate::model::bundle::{self, NOTES_REF};
@@ -144,7 +144,7 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
     if let Some(unit) = &req.unit {
         spec::locate_unit(&repo.tree(repo.commit_tree(head)?), unit)?;
     }
-    let root = store_root(repo, req.store.as_deref())?;
+    let root = store_root(repo, req.store.as_deref(), StoreUse::Read)?;
     let named = named_sets(repo, head, req.unit.as_deref())?;
     let mut units: BTreeSet<String> = named.keys().cloned().collect();
     match &req.unit {

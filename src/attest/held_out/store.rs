@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::error::HeldOutError;
 use super::local::{
-    Entry, MAX_FILE_BYTES, SetProblem, head_commit, manifest_leak, read_set, store_root, walk,
+    Entry, MAX_FILE_BYTES, SetProblem, StoreUse, head_commit, manifest_leak, read_set, store_root, walk,
 };
 use crate::attest::bounded::read_bounded;
 use crate::attest::pipeline::split_target;
@@ -79,7 +79,7 @@ pub fn store(repo: &Repo, req: &StoreRequest) -> Result<StoreReport, HeldOutErro
     })?;
     let bytes = manifest.to_bytes();
     let key = manifest_digest(&bytes);
-    let unit_dir = store_root(repo, req.store.as_deref())?.join(&facts.unit);
+    let unit_dir = store_root(repo, req.store.as_deref(), StoreUse::Write)?.join(&facts.unit);
     let set_dir = unit_dir.join(&key);
     let already_stored = if fs::symlink_metadata(&set_dir).is_ok() {
         check_stored(&set_dir, &key, &facts.unit)?;
