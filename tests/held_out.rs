@@ -372,6 +372,37 @@ fn a_store_named_by_store_that_is_not_a_directory_is_refused_with_13_and_nothing
 }
 
 #[test]
+fn store_and_publish_stream_a_set_larger_than_the_memory_they_may_use() {
+    let p = Project::new();
+    // Three files of 40 MiB (each under the 64 MiB limit), 120 MiB in all, under an address
+    // space of 96 MiB: a command that held the set in memory would fail.
+    let dir = p.outside.join("large");
+    std::fs::create_dir_all(&dir).unwrap();
+    let chunk: Vec<u8> = (0..1024 * 1024).map(|i: u32| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    for n in 0..3u8 {
+        let mut file = std::fs::File::create(dir.join(format!("big{n}.bin"))).unwrap();
+        for _ in 0..40 {
+            std::io::Write::write_all(&mut file, &chunk).unwrap();
+        }
+        std::io::Write::write_all(&mut file, &[n]).unwrap();
+    }
+    const LIMIT_KIB: u64 = 96 * 1024;
+    let task = "001-bookmark-tags/T005";
+    let stored = p.run_limited(LIMIT_KIB, &["held-out", "store", task, dir.to_str().unwrap()]);
+    assert_eq!(stored.code, 0, "{stored:?}");
+    let manifest = stored.stdout.trim().to_owned();
+    close_with(&p, task, &manifest);
+    let published = p.run_limited(LIMIT_KIB, &["held-out", "publish"]);
+    assert_eq!(published.code, 0, "{published:?}");
+    let files = ls_tree(&p, REF);
+    assert_eq!(files.len(), 4, "{files:?}");
+    // The published blobs are the files, byte for byte.
+    let blob = p.git(&["rev-parse", &format!("{REF}:{}/files/big2.bin", key(&manifest))]);
+    assert_eq!(p.git(&["cat-file", "-s", &blob]), (40 * 1024 * 1024 + 1).to_string());
+    p.git(&["fsck", "--strict"]);
+}
+
+#[test]
 fn a_staging_directory_a_killed_store_left_is_cleared_by_a_later_store_once_abandoned() {
     let p = Project::new();
     let first = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));

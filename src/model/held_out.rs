@@ -168,10 +168,21 @@ impl HeldOutManifest {
     /// # Errors
     /// A task or path that breaks the rules, or no files.
     pub fn new(task: &str, run: Option<&str>, files: &[(String, Vec<u8>)]) -> Result<Self, ManifestError> {
-        let mut listed: Vec<ManifestFile> = files
-            .iter()
-            .map(|(path, bytes)| ManifestFile { path: path.clone(), sha256: sha256_hex(bytes) })
-            .collect();
+        let listed =
+            files.iter().map(|(path, bytes)| ManifestFile { path: path.clone(), sha256: sha256_hex(bytes) });
+        Self::from_digests(task, run, listed.collect())
+    }
+
+    /// The manifest of `files` (path inside the set, sha256 of its bytes, as hashed while the
+    /// file was copied) for `task` and `run`, files sorted.
+    ///
+    /// # Errors
+    /// A task or path that breaks the rules, or no files.
+    pub fn from_digests(
+        task: &str,
+        run: Option<&str>,
+        mut listed: Vec<ManifestFile>,
+    ) -> Result<Self, ManifestError> {
         listed.sort();
         let manifest = HeldOutManifest {
             version: MANIFEST_VERSION,
