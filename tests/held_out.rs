@@ -458,6 +458,23 @@ fn store_refuses_names_git_takes_for_dot_git_or_dot_gitmodules_and_stores_nothin
 }
 
 #[test]
+fn store_refuses_names_that_differ_only_in_case_or_normalization_and_stores_nothing() {
+    let p = Project::new();
+    let (nfc, nfd) = ("caf\u{e9}.rs", "cafe\u{301}.rs");
+    for pair in [("A.rs", "a.rs"), ("Dir/x.rs", "dir/y.rs"), (nfc, nfd)] {
+        let dir = tests_dir(&p, "held", &[(pair.0, "one\n"), (pair.1, "two\n")]);
+        let out = p.run(&["held-out", "store", "001-bookmark-tags/T005", dir.to_str().unwrap()]).expect(13);
+        assert!(
+            out.stderr.contains("differ only in letter case or Unicode normalization"),
+            "{pair:?}: {}",
+            out.stderr
+        );
+        assert!(!p.root.join(".git/speccoder").exists(), "{pair:?} was stored");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
 fn a_stored_set_an_older_build_let_in_with_a_git_name_is_named_with_its_path_not_an_internal_error() {
     let p = Project::new();
     let good = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "b", &[("b.rs", "B")]));
