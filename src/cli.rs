@@ -199,12 +199,17 @@ pub enum HeldOutSub {
     /// `sha256:<hex>`, the manifest's digest and the set's key, which the evidence file's held_out
     /// phase names as `manifest`. Storing the same files again changes nothing. The store is
     /// `<git common dir>/speccoder/held-out` unless --store says otherwise; never the work tree.
-    /// --store must name a directory, or a path where one can be created.
+    /// --store must name a directory, or a path where one can be created. A set holds at most
+    /// 10,000 files of at most 64 MiB each (no limit on their total); files are copied one at a
+    /// time, streamed, so memory stays small whatever the set's size. Names that differ only in
+    /// letter case (A.rs, a.rs) or Unicode normalization (é composed or decomposed) are refused:
+    /// a clone on macOS or Windows would hold only one of them.
     ///
     /// Exit codes: 0 stored (or stored already); 2 bad target, unknown unit or task, a store in
-    /// the work tree; 13 DIR holds no files, a symbolic link, a special file or an unusable name
-    /// (one git takes for `.git` or `.gitmodules`, such as GIT~1 or .git., or one Windows cannot
-    /// hold), a manifest that would leak (an absolute local path in --run, a token), or a damaged
+    /// the work tree; 13 DIR holds no files, more than 10,000 files, a file over 64 MiB, a
+    /// symbolic link, a special file or an unusable name (one git takes for `.git` or
+    /// `.gitmodules`, such as GIT~1 or .git., one Windows cannot hold, or two names that differ
+    /// only in case or normalization), a manifest that would leak (an absolute local path in --run, a token), or a damaged
     /// set with the same key exists; a --store that is not a directory, or a store that cannot
     /// be written; 14 unborn branch; 1 internal error.
     Store(HeldOutStoreArgs),
