@@ -201,12 +201,19 @@ pub enum HeldOutSub {
     /// `sha256:<hex>`, the manifest's digest and the set's key, which the evidence file's held_out
     /// phase names as `manifest`. Storing the same files again changes nothing. The store is
     /// `<git common dir>/speccoder/held-out` unless --store says otherwise; never the work tree.
+    /// --store must name a directory, or a path where one can be created. A set holds at most
+    /// 10,000 files of at most 64 MiB each (no limit on their total); files are copied one at a
+    /// time, streamed, so memory stays small whatever the set's size. Names that differ only in
+    /// letter case (A.rs, a.rs) or Unicode normalization (é composed or decomposed) are refused:
+    /// a clone on macOS or Windows would hold only one of them.
     ///
     /// Exit codes: 0 stored (or stored already); 2 bad target, unknown unit or task, a store in
-    /// the work tree; 13 DIR holds no files, a symbolic link, a special file or an unusable name
-    /// (one git takes for `.git` or `.gitmodules`, such as GIT~1 or .git., or one Windows cannot
-    /// hold), a manifest that would leak (an absolute local path in --run, a token), or a damaged
-    /// set with the same key exists; 14 unborn branch; 1 internal error.
+    /// the work tree; 13 DIR holds no files, more than 10,000 files, a file over 64 MiB, a
+    /// symbolic link, a special file or an unusable name (one git takes for `.git` or
+    /// `.gitmodules`, such as GIT~1 or .git., one Windows cannot hold, or two names that differ
+    /// only in case or normalization), a manifest that would leak (an absolute local path in --run, a token), or a damaged
+    /// set with the same key exists; a --store that is not a directory, or a store that cannot
+    /// be written; 14 unborn branch; 1 internal error.
     Store(HeldOutStoreArgs),
     /// Publish the stored sets that closed tasks on HEAD name to refs/speccoder/held-out/<unit>.
     ///
@@ -219,8 +226,8 @@ pub enum HeldOutSub {
     /// tampered and left out; a stored set no closed task names stays local.
     ///
     /// Exit codes: 0 published (or nothing to publish); 26 a named set was tampered (the others
-    /// were published); 2 unknown --unit, a store in the work tree; 13 a manifest that is not
-    /// valid, would leak, or names a path outside its set or one store refuses, or a symbolic
+    /// were published); 2 unknown --unit, a store in the work tree; 13 a --store that does not
+    /// exist or is not a directory, a manifest that is not valid, would leak, or names a path outside its set or one store refuses, or a symbolic
     /// link in a set (the message names the set and the path; nothing written); 14 unborn
     /// branch, the ref kept moving or stayed locked (the message names the lock file); 1 internal
     /// error.
@@ -405,9 +412,12 @@ pub enum AttestSub {
     /// the same statements, and become one envelope per statement with the signatures of both
     /// (a line signed later replaces its unsigned copy); different statements on one commit are a
     /// conflict, reported with the commit and the statements, and then refs/notes/speccoder is
-    /// not changed. The result is a notes commit with both parents (or a fast-forward). A skip or
-    /// held-out reference takes the remote's value when ours did not change since the last
-    /// fetch; two held-out histories are joined; two different skips of one task are a conflict,
+    /// not changed. The result is a notes commit with both parents (or a fast-forward). A skip
+    /// reference takes the remote's value when ours did not change since the last fetch. A
+    /// held-out reference only moves forward: it takes the remote's value only when that
+    /// descends from ours, keeps ours when the remote deleted it, and otherwise (two publishers,
+    /// or a remote copy replaced by force) joins both histories in a commit whose tree holds
+    /// every set of both, so no published set is lost. Two different skips of one task are a conflict,
     /// reported by every fetch (and by push) with how to keep one side: `git update-ref <ref>
     /// <theirs>` takes the remote's, `git push <remote> --delete <ref>` keeps yours.
     /// Running it again changes nothing.

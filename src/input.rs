@@ -114,6 +114,59 @@ fn read_open(file: File, path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
     Ok(buf)
 }
 
+/// A regular file opened for reading as a stream, of at most a stated size: it yields exactly the
+/// [`SizedFile::len`] bytes the open file held when opened, and a read fails when the file shrank
+/// meanwhile (so a writer that was told the length up front never gets fewer bytes). A file that
+/// grew is read only to that length; a caller that checks a digest of what it read sees the
+/// change.
+#[derive(Debug)]
+pub struct SizedFile {
+    file: std::io::Take<File>,
+    len: u64,
+    path: PathBuf,
+}
+
+impl SizedFile {
+    /// How many bytes a read to the end yields.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file was empty when opened.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl std::io::Read for SizedFile {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read(buf)?;
+        if n == 0 && !buf.is_empty() && self.file.limit() > 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("{} became shorter while it was read", self.path.display()),
+            ));
+        }
+        Ok(n)
+    }
+}
+
+/// Opens the regular file at `path` to be read as a stream of at most `max` bytes (see
+/// [`SizedFile`]), so that a large file is never held in memory whole.
+///
+/// # Errors
+/// [`InputError`]: a symbolic link, not a regular file, larger than `max`, or unreadable.
+pub fn open_regular_sized(path: &Path, max: u64) -> Result<SizedFile, InputError> {
+    let file = open_regular(path, Links::Refuse)?;
+    let len = file.metadata().map_err(|source| InputError::Io { path: path.to_owned(), source })?.len();
+    if len > max {
+        return Err(InputError::TooLarge { path: path.to_owned(), max });
+    }
+    Ok(SizedFile { file: file.take(len), len, path: path.to_owned() })
+}
+
 /// Reads the regular file `relative` inside `base`, at most `max` bytes: `relative` has no
 /// absolute path and no `..`, and neither it nor any directory on the way is a symbolic link.
 ///

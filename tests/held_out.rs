@@ -331,6 +331,79 @@ fn bad_store_and_publish_requests_are_refused_with_a_clear_message_and_nothing_w
 }
 
 #[test]
+fn a_store_named_by_store_that_is_not_a_directory_is_refused_with_13_and_nothing_written() {
+    let p = Project::new();
+    let good = tests_dir(&p, "good", &[("a.rs", "A")]);
+    let plain = p.outside.join("plainfile");
+    std::fs::write(&plain, "not a directory\n").unwrap();
+    let missing = p.outside.join("no-such-store");
+    let (good, plain, missing) = (good.to_str().unwrap(), plain.to_str().unwrap(), missing.to_str().unwrap());
+    let below_plain = format!("{plain}/store");
+    let cases: [(&[&str], &str); 5] = [
+        (&["held-out", "store", "001-bookmark-tags/T005", good, "--store", plain], "is not a directory"),
+        (
+            &["held-out", "store", "001-bookmark-tags/T005", good, "--store", "/dev/null"],
+            "is not a directory",
+        ),
+        (
+            &["held-out", "store", "001-bookmark-tags/T005", good, "--store", &below_plain],
+            "cannot be created",
+        ),
+        (&["held-out", "publish", "--store", missing], "does not exist"),
+        (&["held-out", "publish", "--store", plain], "is not a directory"),
+    ];
+    for (args, message) in cases {
+        let out = p.run(args);
+        assert_eq!(out.code, 13, "{args:?}: {out:?}");
+        assert!(out.stderr.contains(message), "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains("--store must name a directory"), "{args:?}: {}", out.stderr);
+        assert_eq!(std::fs::read_to_string(p.outside.join("plainfile")).unwrap(), "not a directory\n");
+        assert!(!p.outside.join("no-such-store").exists(), "{args:?}");
+    }
+    // A --store that does not exist yet is created by store, and then publish reads it.
+    let manifest = p
+        .run(&["held-out", "store", "001-bookmark-tags/T005", good, "--store", missing])
+        .expect(0)
+        .stdout
+        .trim()
+        .to_owned();
+    close_with(&p, "001-bookmark-tags/T005", &manifest);
+    p.run(&["held-out", "publish", "--store", missing]).expect(0);
+    assert!(ls_tree(&p, REF).iter().any(|f| f.starts_with(key(&manifest))));
+}
+
+#[test]
+fn store_and_publish_stream_a_set_larger_than_the_memory_they_may_use() {
+    let p = Project::new();
+    // Three files of 40 MiB (each under the 64 MiB limit), 120 MiB in all, under an address
+    // space of 96 MiB: a command that held the set in memory would fail.
+    let dir = p.outside.join("large");
+    std::fs::create_dir_all(&dir).unwrap();
+    let chunk: Vec<u8> = (0..1024 * 1024).map(|i: u32| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    for n in 0..3u8 {
+        let mut file = std::fs::File::create(dir.join(format!("big{n}.bin"))).unwrap();
+        for _ in 0..40 {
+            std::io::Write::write_all(&mut file, &chunk).unwrap();
+        }
+        std::io::Write::write_all(&mut file, &[n]).unwrap();
+    }
+    const LIMIT_KIB: u64 = 96 * 1024;
+    let task = "001-bookmark-tags/T005";
+    let stored = p.run_limited(LIMIT_KIB, &["held-out", "store", task, dir.to_str().unwrap()]);
+    assert_eq!(stored.code, 0, "{stored:?}");
+    let manifest = stored.stdout.trim().to_owned();
+    close_with(&p, task, &manifest);
+    let published = p.run_limited(LIMIT_KIB, &["held-out", "publish"]);
+    assert_eq!(published.code, 0, "{published:?}");
+    let files = ls_tree(&p, REF);
+    assert_eq!(files.len(), 4, "{files:?}");
+    // The published blobs are the files, byte for byte.
+    let blob = p.git(&["rev-parse", &format!("{REF}:{}/files/big2.bin", key(&manifest))]);
+    assert_eq!(p.git(&["cat-file", "-s", &blob]), (40 * 1024 * 1024 + 1).to_string());
+    p.git(&["fsck", "--strict"]);
+}
+
+#[test]
 fn a_staging_directory_a_killed_store_left_is_cleared_by_a_later_store_once_abandoned() {
     let p = Project::new();
     let first = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
@@ -381,6 +454,23 @@ fn store_refuses_names_git_takes_for_dot_git_or_dot_gitmodules_and_stores_nothin
         let out = p.run(&["held-out", "store", "001-bookmark-tags/T005", dir.to_str().unwrap()]).expect(13);
         assert!(out.stderr.contains(name) && out.stderr.contains(what), "{name:?}: {}", out.stderr);
         assert!(!p.root.join(".git/speccoder").exists(), "{name:?} was stored");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn store_refuses_names_that_differ_only_in_case_or_normalization_and_stores_nothing() {
+    let p = Project::new();
+    let (nfc, nfd) = ("caf\u{e9}.rs", "cafe\u{301}.rs");
+    for pair in [("A.rs", "a.rs"), ("Dir/x.rs", "dir/y.rs"), (nfc, nfd)] {
+        let dir = tests_dir(&p, "held", &[(pair.0, "one\n"), (pair.1, "two\n")]);
+        let out = p.run(&["held-out", "store", "001-bookmark-tags/T005", dir.to_str().unwrap()]).expect(13);
+        assert!(
+            out.stderr.contains("differ only in letter case or Unicode normalization"),
+            "{pair:?}: {}",
+            out.stderr
+        );
+        assert!(!p.root.join(".git/speccoder").exists(), "{pair:?} was stored");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -21,6 +21,8 @@
 //! - `--github` output, line by line, and `--allow-empty`;
 //! - a clone without an identity fetches and pushes (only a notes merge commit needs one);
 //! - the branch goes where `push.default` sends it, and a refusal's advice names that ref;
+//! - a held-out ref the remote replaced by force (by one holding other sets) or deleted is joined
+//!   or kept in every clone, never rewound: no published set is lost;
 //! - a skip conflict is reported by every fetch and by push until one side is kept, also when a
 //!   pushed skip is undone and made again in the same clone.
 //!
@@ -1090,32 +1092,10 @@ fn skips_and_held_out_sets_travel_and_two_publishers_sets_are_joined() {
     let ada = team.writer("ada", &team.ada);
     let bob = team.writer("bob", &team.bob);
     // Each publishes the held-out set its closed task names.
-    let publish = |c: &Clone<'_>, id: &str, file: &str| -> String {
-        let dir = team.tmp.path().join(format!("held-{id}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(file), format!("#[test] fn {id}() {{}}\n")).unwrap();
-        let stored = c.speccoder(&["held-out", "store", &task(id), dir.to_str().unwrap()]).success();
-        let manifest = stored.stdout.trim().to_owned();
-        let mut evidence = common::evidence_json(&task(id), Evidence::Verified);
-        evidence["phases"].as_array_mut().unwrap().push(serde_json::json!({
-            "phase": "held_out", "result": "PASSED", "manifest": manifest, "passed": 1, "total": 1
-        }));
-        let red = std::fs::read(common::crate_root().join("fixtures/evidence/red.log")).unwrap();
-        let path = common::write_evidence_value(&team.tmp.path().join(format!("ev-{id}")), &evidence, &red);
-        c.speccoder(&[
-            OsStr::new("attest"),
-            OsStr::new(&task(id)),
-            OsStr::new("--evidence"),
-            path.as_os_str(),
-        ])
-        .success();
-        c.speccoder(&["held-out", "publish"]).success();
-        manifest.trim_start_matches("sha256:").to_owned()
-    };
     ada.git(&["checkout", "-q", "-b", "feature-a"]);
-    let a_key = publish(&ada, "T001", "a.rs");
+    let a_key = close_with_held_out_set(&team, &ada, "T001", "a.rs");
     bob.git(&["checkout", "-q", "-b", "feature-b"]);
-    let b_key = publish(&bob, "T002", "b.rs");
+    let b_key = close_with_held_out_set(&team, &bob, "T002", "b.rs");
     bob.speccoder(&["skip", &task("T006"), "--reason", "covered by T005"]).success();
 
     bob.speccoder(&["attest", "push"]).success();
@@ -1152,6 +1132,83 @@ fn skips_and_held_out_sets_travel_and_two_publishers_sets_are_joined() {
         "ours is left as it was"
     );
     team.fsck(&[&ada, &bob, &ci]);
+}
+
+/// Stores the held-out set `file` for task `id` in `c`, closes the task with evidence naming it,
+/// and publishes it; the set's key (hex).
+fn close_with_held_out_set(team: &Team, c: &Clone<'_>, id: &str, file: &str) -> String {
+    let dir = team.tmp.path().join(format!("held-{}-{id}", c.dir.file_name().unwrap().to_str().unwrap()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(file), format!("#[test] fn {id}() {{}}\n")).unwrap();
+    let stored = c.speccoder(&["held-out", "store", &task(id), dir.to_str().unwrap()]).success();
+    let manifest = stored.stdout.trim().to_owned();
+    let mut evidence = common::evidence_json(&task(id), Evidence::Verified);
+    evidence["phases"].as_array_mut().unwrap().push(serde_json::json!({
+        "phase": "held_out", "result": "PASSED", "manifest": manifest, "passed": 1, "total": 1
+    }));
+    let red = std::fs::read(common::crate_root().join("fixtures/evidence/red.log")).unwrap();
+    let path = common::write_evidence_value(&team.tmp.path().join(format!("ev-{id}")), &evidence, &red);
+    c.speccoder(&[OsStr::new("attest"), OsStr::new(&task(id)), OsStr::new("--evidence"), path.as_os_str()])
+        .success();
+    c.speccoder(&["held-out", "publish"]).success();
+    manifest.trim_start_matches("sha256:").to_owned()
+}
+
+#[test]
+fn a_held_out_ref_the_remote_replaced_or_deleted_never_loses_a_published_set_in_any_clone() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let held_out = format!("refs/speccoder/held-out/{SPECKIT_UNIT}");
+    let holds = |c: &Clone<'_>, keys: &[&String]| {
+        let files = c.git(&["ls-tree", "-r", "--name-only", &held_out]);
+        for key in keys {
+            assert!(files.contains(&format!("{key}/manifest.json")), "{key} in {files}");
+        }
+    };
+    // Ada publishes set A and pushes it; Bob fetches it.
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let a_key = close_with_held_out_set(&team, &ada, "T001", "a.rs");
+    ada.speccoder(&["attest", "push"]).success();
+    bob.speccoder(&["attest", "fetch"]).success();
+    holds(&bob, &[&a_key]);
+
+    // Carol's clone never fetched the ref: she publishes set B and replaces the remote's ref by
+    // force, so that it holds set B only.
+    let carol = team.writer("carol", &team.bob);
+    carol.git(&["checkout", "-q", "-b", "feature-c"]);
+    let b_key = close_with_held_out_set(&team, &carol, "T002", "b.rs");
+    carol.git(&["push", "-q", "--force", "origin", "feature-c", &held_out]);
+
+    // Each clone that held set A joins the two histories instead of taking the remote's, and a
+    // push gives the remote both sets again, as a fast-forward.
+    for clone in [&bob, &ada] {
+        let ours = clone.rev(&held_out);
+        let out = clone.speccoder(&["attest", "fetch", "--json"]).success();
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        let row = report["refs"].as_array().unwrap().iter().find(|r| r["name"] == held_out.as_str());
+        assert_eq!(row.unwrap()["outcome"], "merged", "{out}");
+        holds(clone, &[&a_key, &b_key]);
+        let parents = clone.git(&["rev-list", "--parents", "-n", "1", &held_out]);
+        assert!(parents.contains(&ours), "ours is a parent of the join: {parents}");
+    }
+    bob.speccoder(&["attest", "push"]).success();
+    ada.speccoder(&["attest", "fetch"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    let remote_files = team.run_git(&team.remote, &["ls-tree", "-r", "--name-only", &held_out]);
+    for key in [&a_key, &b_key] {
+        assert!(remote_files.contains(&format!("{key}/manifest.json")), "{remote_files}");
+    }
+
+    // The remote's ref deleted: a fetch keeps ours, and a push sends it again.
+    let ours = ada.rev(&held_out);
+    team.run_git(&team.remote, &["update-ref", "-d", &held_out]);
+    let out = ada.speccoder(&["attest", "fetch"]).success();
+    assert!(out.stdout.contains(&format!("{held_out}: kept ours")), "{out}");
+    assert_eq!(ada.rev(&held_out), ours);
+    ada.speccoder(&["attest", "push"]).success();
+    assert_eq!(team.run_git(&team.remote, &["rev-parse", &held_out]).trim(), ours);
+    team.fsck(&[&ada, &bob, &carol]);
 }
 
 #[test]

@@ -325,11 +325,14 @@ pub fn fetch(repo: &Repo, remote: Option<&str>) -> Result<FetchReport, SyncError
         let suffix = &tracking[prefix.len()..];
         let local = format!("{SPECCODER_REFS}{suffix}");
         // Published held-out sets only ever add directories named by their manifest digest, so
-        // two publishers' histories join; a skip is one person's decision, and two differ.
-        let join = suffix.starts_with("held-out/");
+        // the reference is append-only: two publishers' histories join, and a remote copy that
+        // lost sets (replaced by force, or deleted) never takes ours back. A skip is one
+        // person's decision, replaced as a whole, and two differ.
+        let append_only = suffix.starts_with("held-out/");
         let message = format!("Merge {tracking} into {local}\n\nJoined by speccoder attest fetch.\n");
         let base = before.get(tracking).copied();
-        let merged = repo.merge_fetched_ref(&local, base, after.get(tracking).copied(), join, &message)?;
+        let merged =
+            repo.merge_fetched_ref(&local, base, after.get(tracking).copied(), append_only, &message)?;
         if matches!(merged, RefMerged::Conflict { .. }) {
             // Not merged: the remote-tracking copy goes back to what was fetched last time, so
             // that the next fetch decides from the same three values and reports the conflict

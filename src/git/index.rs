@@ -89,13 +89,25 @@ impl Repo {
     /// Write a tree holding exactly `files` as regular (non-executable) files, whatever the index
     /// holds; for trees that are not a work tree's (the published held-out sets).
     pub fn tree_from_files(&self, files: &[(String, Vec<u8>)]) -> Result<ObjectId, GitError> {
-        let mut items = Vec::with_capacity(files.len());
+        let mut blobs = Vec::with_capacity(files.len());
         for (path, bytes) in files {
-            items.push(Item {
-                path: path::file_path(path)?.into(),
-                kind: EntryKind::Blob,
-                id: self.write_blob(bytes)?,
-            });
+            blobs.push((path.clone(), self.write_blob(bytes)?));
+        }
+        self.tree_with_blobs(None, &blobs)
+    }
+
+    /// Write the tree `base` (`None`: the empty tree) with each `(path, blob)` of `blobs` added as
+    /// a regular (non-executable) file, replacing what was at that path; the blobs are written
+    /// already, so a large tree grows without any file being read into memory (the published
+    /// held-out sets).
+    pub fn tree_with_blobs(
+        &self,
+        base: Option<ObjectId>,
+        blobs: &[(String, ObjectId)],
+    ) -> Result<ObjectId, GitError> {
+        let mut items = Vec::with_capacity(blobs.len());
+        for (path, id) in blobs {
+            items.push(Item { path: path::file_path(path)?.into(), kind: EntryKind::Blob, id: *id });
         }
         let mut seen = HashSet::new();
         if let Some(twice) = items.iter().find(|item| !seen.insert(item.path.clone())) {
@@ -104,15 +116,16 @@ impl Repo {
                 reason: "it is given twice",
             });
         }
-        self.write_tree_of(&items)
+        self.write_tree_of(base.unwrap_or_else(|| self.empty_tree_id()), &items)
     }
 
-    /// Writes the tree holding `items` and every directory above them.
+    /// Writes the tree `base` with `items` and every directory above them.
     ///
     /// Built with gix's tree editor: gix has no API that writes the tree of an index as
-    /// `git write-tree` does. The editor replaces whatever is in a path's way, so a file that
-    /// would also be a directory is refused here first.
-    fn write_tree_of(&self, items: &[Item]) -> Result<ObjectId, GitError> {
+    /// `git write-tree` does. The editor replaces whatever is in a path's way, so a file of
+    /// `items` that would also be a directory of `items` is refused here first (an entry of
+    /// `base` in the way is replaced).
+    fn write_tree_of(&self, base: ObjectId, items: &[Item]) -> Result<ObjectId, GitError> {
         let files: HashSet<&[u8]> = items.iter().map(|item| item.path.as_slice()).collect();
         for item in items {
             let path = item.path.as_slice();
@@ -123,7 +136,7 @@ impl Repo {
             }
         }
         let action = || "build a tree".to_owned();
-        let mut editor = self.inner.edit_tree(self.empty_tree_id()).during(action)?;
+        let mut editor = self.inner.edit_tree(base).during(action)?;
         for item in items {
             editor.upsert(item.path.as_bstr(), item.kind, item.id).during(action)?;
         }
@@ -165,7 +178,7 @@ impl LockedIndex<'_> {
                 None => items.push(Item { path: path.into(), kind: EntryKind::Blob, id }),
             }
         }
-        self.repo.write_tree_of(&items)
+        self.repo.write_tree_of(self.repo.empty_tree_id(), &items)
     }
 
     /// `worktree`, the content of the work-tree file `path`, in git's form: converted as

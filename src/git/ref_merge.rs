@@ -4,9 +4,15 @@
 //! reach it: ours moves to anything, but theirs takes ours only by a push, which never forces, so
 //! ours is kept only when it is new, deleted here, or a descendant of theirs. A value of ours that
 //! does not descend from theirs (a skip undone and made again after it was pushed) is decided by
-//! ancestry as when both moved. A fast-forward is taken; two histories that both moved are joined
-//! only when the caller says their trees are unions of independent top-level entries (published
-//! held-out sets), and are a conflict otherwise. Our reference moves by compare-and-swap only.
+//! ancestry as when both moved. A fast-forward is taken; two histories that both moved are a
+//! conflict.
+//!
+//! An append-only reference (published held-out sets: its tree is a union of independent
+//! top-level entries, and nothing in it is ever removed) never moves back and never loses an
+//! entry, whatever the remote did to its copy: ours takes theirs only when theirs descends from
+//! ours, a remote deletion is not followed (a push sends ours again), and two histories, also one
+//! the remote replaced by force, are joined by a commit whose tree holds the entries of both.
+//! Our reference moves by compare-and-swap only.
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
@@ -32,7 +38,8 @@ pub enum RefMerged {
         /// The value taken.
         to: String,
     },
-    /// Theirs was deleted, and ours had not changed since: ours is deleted too.
+    /// Theirs was deleted, and ours had not changed since: ours is deleted too (never an
+    /// append-only reference: ours is kept).
     Deleted,
     /// Ours is a descendant of theirs: nothing to do.
     AheadOfTheirs,
@@ -54,9 +61,11 @@ pub enum RefMerged {
 
 impl Repo {
     /// Brings `local` up to date with another clone's copy, now `theirs` (`None`: deleted there),
-    /// fetched last time as `base` (see the module documentation). `join_trees`: two histories
-    /// that both moved are joined by a commit (with `message`) whose tree holds every top-level
-    /// entry of both, and conflict only when one name holds different objects.
+    /// fetched last time as `base` (see the module documentation). `append_only`: the reference
+    /// never moves back or loses an entry: theirs is taken only when it descends from ours, a
+    /// deletion there leaves ours, and two histories are joined by a commit (with `message`) whose
+    /// tree holds every top-level entry of both; they conflict only when one name holds different
+    /// objects.
     ///
     /// # Errors
     /// A repository failure, or [`GitError::Contention`] when another writer kept moving `local`.
@@ -65,7 +74,7 @@ impl Repo {
         local: &str,
         base: Option<ObjectId>,
         theirs: Option<ObjectId>,
-        join_trees: bool,
+        append_only: bool,
         message: &str,
     ) -> Result<RefMerged, GitError> {
         self.update_ref_retrying(local, |ours| {
@@ -96,9 +105,16 @@ impl Repo {
             }
             let reflog = format!("speccoder attest fetch: {local}");
             let (ours, theirs) = match (ours, theirs) {
-                (o, None) if o == base => return Ok(CasUpdate::Delete { then: RefMerged::Deleted }),
+                // Deleted there: an append-only reference keeps what it holds, and a push sends
+                // it again.
+                (o, None) if o == base && !append_only => {
+                    return Ok(CasUpdate::Delete { then: RefMerged::Deleted });
+                }
                 (_, None) => return Ok(CasUpdate::Keep(RefMerged::KeptOurs)),
-                (o, Some(t)) if o == base => {
+                // Unchanged here: ours takes theirs, unless ours holds what theirs may lack (an
+                // append-only reference the remote replaced by one that does not descend from
+                // ours, by force or by a delete and a new push): that is decided by ancestry.
+                (o, Some(t)) if o == base && (o.is_none() || !append_only) => {
                     return Ok(CasUpdate::Move {
                         new: t,
                         reflog,
@@ -118,7 +134,7 @@ impl Repo {
                     then: RefMerged::Took { to: theirs.to_string() },
                 });
             }
-            if !join_trees {
+            if !append_only {
                 return conflict(if unchanged_there {
                     "changed here since the last fetch or push to a value that does not descend from the remote's, and a push never replaces the remote's"
                 } else {

@@ -225,6 +225,17 @@ impl Repo {
         self.inner.write_blob(bytes).map(gix::Id::detach).during(|| "write a blob".into())
     }
 
+    /// Write the `size` bytes `reader` yields as a blob, streamed into a loose object (hashed and
+    /// compressed as they are read, never held in memory whole), and return its id. A reader
+    /// that fails, or yields fewer bytes, writes nothing.
+    pub fn write_blob_stream(&self, size: u64, reader: &mut dyn std::io::Read) -> Result<ObjectId, GitError> {
+        use gix::objs::Write as _;
+        self.inner
+            .objects
+            .write_stream(gix::object::Kind::Blob, size, reader)
+            .during(|| "write a blob".into())
+    }
+
     /// The id of the empty tree in this repository's hash kind.
     pub fn empty_tree_id(&self) -> ObjectId {
         ObjectId::empty_tree(self.object_hash())

@@ -80,6 +80,11 @@ pub enum ManifestError {
     /// The same path twice, or a path that is another's directory.
     #[error("it names `{0}` twice, or both as a file and as a directory")]
     Duplicate(String),
+    /// Two paths that a case-insensitive or normalizing file system takes for one.
+    #[error(
+        "it names `{0}` and `{1}`, which differ only in letter case or Unicode normalization: a clone on a case-insensitive file system (macOS, Windows) holds only one of them (rename one)"
+    )]
+    Collision(String, String),
 }
 
 /// Checks a path of a set (hostile input): relative, `/`-separated, no empty, `.` or `..`
@@ -168,10 +173,21 @@ impl HeldOutManifest {
     /// # Errors
     /// A task or path that breaks the rules, or no files.
     pub fn new(task: &str, run: Option<&str>, files: &[(String, Vec<u8>)]) -> Result<Self, ManifestError> {
-        let mut listed: Vec<ManifestFile> = files
-            .iter()
-            .map(|(path, bytes)| ManifestFile { path: path.clone(), sha256: sha256_hex(bytes) })
-            .collect();
+        let listed =
+            files.iter().map(|(path, bytes)| ManifestFile { path: path.clone(), sha256: sha256_hex(bytes) });
+        Self::from_digests(task, run, listed.collect())
+    }
+
+    /// The manifest of `files` (path inside the set, sha256 of its bytes, as hashed while the
+    /// file was copied) for `task` and `run`, files sorted.
+    ///
+    /// # Errors
+    /// A task or path that breaks the rules, or no files.
+    pub fn from_digests(
+        task: &str,
+        run: Option<&str>,
+        mut listed: Vec<ManifestFile>,
+    ) -> Result<Self, ManifestError> {
         listed.sort();
         let manifest = HeldOutManifest {
             version: MANIFEST_VERSION,
@@ -244,8 +260,39 @@ impl HeldOutManifest {
                 at += i + 1;
             }
         }
-        Ok(())
+        check_collisions(&paths)
     }
+}
+
+/// A name as a case-insensitive, normalizing file system compares it (HFS+ and APFS, NTFS):
+/// composed (NFC), each character lowercased.
+fn folded(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization as _;
+    name.nfc().flat_map(char::to_lowercase).collect()
+}
+
+/// The first two of `paths` (or of their directories) that differ but fold to the same name
+/// ([`folded`]): `A.rs` and `a.rs`, `Dir/x.rs` and `dir/y.rs`, `é` composed and decomposed. On
+/// such a file system a clone holds only one of them (or merges two directories), so the set it
+/// checks out is not the set the manifest names.
+fn check_collisions(paths: &[&str]) -> Result<(), ManifestError> {
+    let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
+    for path in paths {
+        let ends = path.match_indices('/').map(|(i, _)| i).chain(std::iter::once(path.len()));
+        for end in ends {
+            let prefix = &path[..end];
+            match seen.entry(folded(prefix)) {
+                std::collections::hash_map::Entry::Occupied(first) if *first.get() != prefix => {
+                    return Err(ManifestError::Collision((*first.get()).to_owned(), prefix.to_owned()));
+                }
+                std::collections::hash_map::Entry::Occupied(_) => {}
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(prefix);
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -341,5 +388,26 @@ mod tests {
             );
         }
         assert!(HeldOutManifest::new("u/T", None, &files(&["a.x", "a/b"])).is_ok());
+    }
+
+    #[test]
+    fn names_that_differ_only_in_case_or_normalization_are_refused_as_one_name() {
+        let nfc = "caf\u{e9}.rs";
+        let nfd = "cafe\u{301}.rs";
+        for set in [
+            &["A.rs", "a.rs"][..],
+            &["Dir/x.rs", "dir/y.rs"],
+            &[nfc, nfd],
+            &["\u{c9}t\u{e9}.rs", "\u{e9}t\u{e9}.rs"],
+            &["x/\u{3a3}.rs", "x/\u{3c3}.rs"],
+        ] {
+            assert!(
+                matches!(HeldOutManifest::new("u/T", None, &files(set)), Err(ManifestError::Collision(..))),
+                "{set:?}"
+            );
+        }
+        for set in [&["a.rs", "b.rs"][..], &["A/x.rs", "A/y.rs"], &["a.rs", "a.rs.bak"], &[nfc, "cafe.rs"]] {
+            assert!(HeldOutManifest::new("u/T", None, &files(set)).is_ok(), "{set:?}");
+        }
     }
 }

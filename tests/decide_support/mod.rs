@@ -149,6 +149,22 @@ impl Project {
         }
     }
 
+    /// Like [`Project::run`], with the process's address space limited to `max_kib` KiB
+    /// (`ulimit -v`): a command that holds more than that in memory at once fails.
+    pub fn run_limited(&self, max_kib: u64, args: &[&str]) -> Run {
+        let mut cmd = Command::new("bash");
+        let bin = crate::common::speccoder_bin();
+        cmd.args(["-c", r#"ulimit -v "$1" && shift && exec "$@""#, "bash", &max_kib.to_string()]);
+        cmd.arg(bin).args(args);
+        self.isolate(&mut cmd);
+        let out = cmd.output().expect("bash runs");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     /// Like [`Project::run`], signing with the project's key.
     pub fn signed(&self, args: &[&str]) -> Run {
         let key = self.key.to_str().unwrap();

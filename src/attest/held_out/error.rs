@@ -24,6 +24,16 @@ pub enum HeldOutError {
         /// The work tree.
         workdir: PathBuf,
     },
+    /// `--store` names something that is not a directory (or, for `publish`, nothing at all).
+    #[error(
+        "the held-out store {store} {reason}; --store must name a directory (`held-out store` creates one that does not exist yet; `held-out publish` reads one that does)"
+    )]
+    StoreNotDirectory {
+        /// The store asked for.
+        store: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The files to store cannot be taken.
     #[error("cannot store the held-out files of {dir}: {message}")]
     Source {
@@ -84,10 +94,13 @@ impl HeldOutError {
             HeldOutError::Attest(e) => e.exit_code(),
             HeldOutError::StoreInWorkTree { .. } => exit::USAGE,
             HeldOutError::Source { .. }
+            | HeldOutError::StoreNotDirectory { .. }
             | HeldOutError::Leak { .. }
             | HeldOutError::BadSet { .. }
-            | HeldOutError::StoredDiffers { .. } => exit::CONFIG,
-            HeldOutError::Io { .. } => exit::INTERNAL,
+            | HeldOutError::StoredDiffers { .. }
+            // The store cannot be written (permissions, a full disk): an output that cannot be
+            // used, not a bug.
+            | HeldOutError::Io { .. } => exit::CONFIG,
         }
     }
 }

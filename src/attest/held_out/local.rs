@@ -7,11 +7,12 @@ use std::path::{Component, Path, PathBuf};
 
 use super::error::HeldOutError;
 use crate::attest::AttestError;
-use crate::attest::bounded::read_bounded;
+use crate::attest::bounded::{open_bounded, read_bounded};
 use crate::git::{Head, ObjectId, Repo};
+use crate::input::SizedFile;
 use crate::model::clean::{self, LeakAt};
-use crate::model::digest::sha256_hex;
-use crate::model::held_out::{FILES_DIR, HeldOutManifest, MANIFEST_FILE, manifest_digest};
+use crate::model::digest::Sha256Reader;
+use crate::model::held_out::{FILES_DIR, HeldOutManifest, MANIFEST_FILE, ManifestFile, manifest_digest};
 
 /// The largest held-out file read.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -26,13 +27,17 @@ pub fn default_store(repo: &Repo) -> PathBuf {
     repo.common_dir().join("speccoder").join("held-out")
 }
 
-/// A set read from the store and found to match its manifest.
+/// A set read from the store and found to match its manifest. Its files stay on disk (a set may
+/// hold [`MAX_SET_FILES`] files of [`MAX_FILE_BYTES`] each): only their paths and digests are
+/// kept, and a publisher streams each file again, checking its digest as it writes it.
 #[derive(Debug, Clone)]
 pub(super) struct ReadySet {
     pub(super) key: String,
     pub(super) task: String,
     pub(super) manifest: Vec<u8>,
-    pub(super) files: Vec<(String, Vec<u8>)>,
+    /// The set's `files/` directory.
+    pub(super) files_dir: PathBuf,
+    pub(super) files: Vec<ManifestFile>,
 }
 
 /// Why a stored set is not published.
@@ -52,8 +57,19 @@ pub(super) fn head_commit(repo: &Repo) -> Result<ObjectId, HeldOutError> {
     }
 }
 
-/// The store's root: `given` (refused inside the work tree) or the default.
-pub(super) fn store_root(repo: &Repo, given: Option<&Path>) -> Result<PathBuf, HeldOutError> {
+/// What a command does with the store, and so what a `--store` it is given must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StoreUse {
+    /// `held-out store` writes into it: a directory, or a path one can be created at.
+    Write,
+    /// `held-out publish` reads it: an existing directory.
+    Read,
+}
+
+/// The store's root: `given` (refused inside the work tree, and refused when it is not a
+/// directory or, for `use_`, cannot become one) or the default, which needs to exist only once
+/// something was stored.
+pub(super) fn store_root(repo: &Repo, given: Option<&Path>, use_: StoreUse) -> Result<PathBuf, HeldOutError> {
     let Some(given) = given else { return Ok(resolve(&default_store(repo))) };
     let store = resolve(given);
     if let Some(workdir) = repo.workdir() {
@@ -63,7 +79,29 @@ pub(super) fn store_root(repo: &Repo, given: Option<&Path>) -> Result<PathBuf, H
             return Err(HeldOutError::StoreInWorkTree { store, workdir });
         }
     }
+    usable_store(&store, use_)
+        .map_err(|reason| HeldOutError::StoreNotDirectory { store: store.clone(), reason })?;
     Ok(store)
+}
+
+/// Why `store` cannot serve as the store for `use_` (links followed, as every later use of the
+/// path follows them).
+fn usable_store(store: &Path, use_: StoreUse) -> Result<(), String> {
+    match fs::metadata(store) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err("is not a directory".into()),
+        Err(e) if use_ == StoreUse::Read => Err(match e.kind() {
+            std::io::ErrorKind::NotFound => "does not exist".into(),
+            _ => format!("cannot be read: {e}"),
+        }),
+        // Written by `store`: created as needed below the nearest part of it that exists, which
+        // must be a directory.
+        Err(_) => match store.ancestors().skip(1).find_map(|a| fs::metadata(a).ok().map(|m| (a, m))) {
+            Some((_, meta)) if meta.is_dir() => Ok(()),
+            Some((above, _)) => Err(format!("cannot be created: {} is not a directory", above.display())),
+            None => Ok(()),
+        },
+    }
 }
 
 /// `path` made absolute, `.` and `..` resolved, links resolved as far as the path exists.
@@ -193,24 +231,12 @@ pub(super) fn read_set(set_dir: &Path, key: &str, unit: &str) -> Result<ReadySet
         Ok(_) => return Err(Invalid(format!("{FILES_DIR} is not a directory"))),
         Err(_) => Vec::new(),
     };
-    let mut files = Vec::with_capacity(manifest.files.len());
     for file in &manifest.files {
         if present.binary_search(&file.path).is_err() {
             return Err(Tampered(format!("{FILES_DIR}/{} is missing", file.path)));
         }
-        let data = read_bounded(&files_dir.join(&file.path), MAX_FILE_BYTES)
-            .map_err(|e| Invalid(format!("{FILES_DIR}/{} cannot be read: {e}", file.path)))?
-            .ok_or_else(|| {
-                Tampered(format!("{FILES_DIR}/{} is larger than {MAX_FILE_BYTES} bytes", file.path))
-            })?;
-        let found = sha256_hex(&data);
-        if found != file.sha256 {
-            return Err(Tampered(format!(
-                "{FILES_DIR}/{} has changed (manifest sha256 {}, found {found})",
-                file.path, file.sha256
-            )));
-        }
-        files.push((file.path.clone(), data));
+        stream_checked(&files_dir, file, |reader| std::io::copy(reader, &mut std::io::sink()))?
+            .map_err(|e| Invalid(format!("{FILES_DIR}/{} cannot be read: {e}", file.path)))?;
     }
     if let Some(extra) = present.iter().find(|p| !manifest.files.iter().any(|f| &f.path == *p)) {
         return Err(Tampered(format!("{FILES_DIR}/{extra} is not in the manifest")));
@@ -219,7 +245,44 @@ pub(super) fn read_set(set_dir: &Path, key: &str, unit: &str) -> Result<ReadySet
     if digest != key {
         return Err(Tampered(format!("{MANIFEST_FILE} has changed: its sha256 is {digest}, not its key")));
     }
-    Ok(ReadySet { key: key.to_owned(), task: manifest.task, manifest: bytes, files })
+    Ok(ReadySet {
+        key: key.to_owned(),
+        task: manifest.task,
+        manifest: bytes,
+        files_dir,
+        files: manifest.files,
+    })
+}
+
+/// Streams the file `file` of the set's `files_dir` through `consume` (a reader of exactly
+/// `reader.get_ref().len()` bytes), hashing it on the way, and checks the digest against the
+/// manifest's: a file larger than [`MAX_FILE_BYTES`] or with other bytes is tampered. Memory
+/// stays bounded whatever the file's size. What `consume` returned, its error included (then the
+/// digest is not checked).
+pub(super) fn stream_checked<T, E>(
+    files_dir: &Path,
+    file: &ManifestFile,
+    consume: impl FnOnce(&mut Sha256Reader<SizedFile>) -> Result<T, E>,
+) -> Result<Result<T, E>, SetProblem> {
+    use SetProblem::{Invalid, Tampered};
+    let opened = open_bounded(&files_dir.join(&file.path), MAX_FILE_BYTES)
+        .map_err(|e| Invalid(format!("{FILES_DIR}/{} cannot be read: {e}", file.path)))?
+        .ok_or_else(|| {
+            Tampered(format!("{FILES_DIR}/{} is larger than {MAX_FILE_BYTES} bytes", file.path))
+        })?;
+    let mut reader = Sha256Reader::new(opened);
+    let out = match consume(&mut reader) {
+        Ok(out) => out,
+        Err(e) => return Ok(Err(e)),
+    };
+    let found = reader.hex();
+    if found != file.sha256 {
+        return Err(Tampered(format!(
+            "{FILES_DIR}/{} has changed (manifest sha256 {}, found {found})",
+            file.path, file.sha256
+        )));
+    }
+    Ok(Ok(out))
 }
 
 #[cfg(test)]

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::error::HeldOutError;
-use super::local::{ReadySet, SetProblem, head_commit, read_set, store_root};
+use super::local::{ReadySet, SetProblem, StoreUse, head_commit, read_set, store_root, stream_checked};
 use crate::exit;
-use crate::git::{CasUpdate, GitError, ObjectId, Repo, trailers};
+use crate::git::{CasUpdate, ObjectId, Repo, trailers};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::digest::is_sha256_hex;
 use crate::model::dsse::Envelope;
@@ -144,7 +144,7 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
     if let Some(unit) = &req.unit {
         spec::locate_unit(&repo.tree(repo.commit_tree(head)?), unit)?;
     }
-    let root = store_root(repo, req.store.as_deref())?;
+    let root = store_root(repo, req.store.as_deref(), StoreUse::Read)?;
     let named = named_sets(repo, head, req.unit.as_deref())?;
     let mut units: BTreeSet<String> = named.keys().cloned().collect();
     match &req.unit {
@@ -310,44 +310,53 @@ fn published_keys(repo: &Repo, commit: Option<ObjectId>) -> Result<BTreeSet<Stri
     Ok(entries.into_iter().filter(|(_, is_dir)| *is_dir).map(|(name, _)| name).collect())
 }
 
-/// Every regular file of tree `tree` as (path, bytes).
-fn tree_files(repo: &Repo, tree: ObjectId) -> Result<Vec<(String, Vec<u8>)>, GitError> {
-    let view = repo.tree(tree);
-    let mut out = Vec::new();
-    let mut pending = vec![String::new()];
-    while let Some(dir) = pending.pop() {
-        for (name, is_dir) in view.entries(&dir)?.unwrap_or_default() {
-            let path = if dir.is_empty() { name } else { format!("{dir}/{name}") };
-            if is_dir {
-                pending.push(path);
-            } else if let Some(bytes) = view.file(&path)? {
-                out.push((path, bytes));
-            }
-        }
+/// Writes the blobs of `set` (its manifest and each file, streamed from the store and checked
+/// against the manifest's digest as it is written, one at a time: memory stays bounded whatever
+/// the set's size) and returns each as (path in the published tree, blob).
+fn write_set_blobs(repo: &Repo, set: &ReadySet) -> Result<Vec<(String, ObjectId)>, HeldOutError> {
+    let mut blobs = Vec::with_capacity(set.files.len() + 1);
+    blobs.push((format!("{}/{MANIFEST_FILE}", set.key), repo.write_blob(&set.manifest)?));
+    for file in &set.files {
+        let id = stream_checked(&set.files_dir, file, |reader| {
+            let len = reader.get_ref().len();
+            repo.write_blob_stream(len, reader)
+        })
+        .map_err(|problem| HeldOutError::BadSet {
+            path: set.files_dir.parent().unwrap_or(&set.files_dir).to_owned(),
+            message: match problem {
+                SetProblem::Invalid(m) | SetProblem::Tampered(m) => {
+                    format!("{m}, after it was checked and while it was being published")
+                }
+            },
+        })??;
+        blobs.push((format!("{}/{FILES_DIR}/{}", set.key, file.path), id));
     }
-    Ok(out)
+    Ok(blobs)
 }
 
 /// Adds `sets` to the tree of `reference` in a new commit, by compare-and-swap; when another
-/// publisher moved the ref first, reads it again and retries. Sets present already stay as they are.
+/// publisher moved the ref first, reads it again and retries. Sets present already stay as they
+/// are. The previous tree is edited, never read file by file, and each set's blobs are written
+/// once, however many times the update is retried.
 fn write_sets(repo: &Repo, reference: &str, unit: &str, sets: &[&ReadySet]) -> Result<Written, HeldOutError> {
+    let mut written: BTreeMap<String, Vec<(String, ObjectId)>> = BTreeMap::new();
     repo.update_ref_retrying(reference, |previous| {
         let present = published_keys(repo, previous)?;
         let added: Vec<&&ReadySet> = sets.iter().filter(|s| !present.contains(&s.key)).collect();
         if added.is_empty() {
             return Ok(CasUpdate::Keep(Written { previous, commit: None, added: Vec::new() }));
         }
-        let mut files = match previous {
-            Some(c) => tree_files(repo, repo.commit_tree(c)?)?,
-            None => Vec::new(),
-        };
+        let mut blobs = Vec::new();
         let mut message = format!("Publish held-out sets of {unit}\n\n");
         for set in &added {
-            files.push((format!("{}/{MANIFEST_FILE}", set.key), set.manifest.clone()));
-            files.extend(set.files.iter().map(|(p, b)| (format!("{}/{FILES_DIR}/{p}", set.key), b.clone())));
+            if !written.contains_key(&set.key) {
+                written.insert(set.key.clone(), write_set_blobs(repo, set)?);
+            }
+            blobs.extend(written.get(&set.key).into_iter().flatten().cloned());
             message.push_str(&format!("sha256:{} {}\n", set.key, trailers::sanitize_value(&set.task)));
         }
-        let tree = repo.tree_from_files(&files)?;
+        let base = previous.map(|c| repo.commit_tree(c)).transpose()?;
+        let tree = repo.tree_with_blobs(base, &blobs)?;
         let commit = repo.create_commit_detached(previous.as_slice(), tree, &message)?;
         Ok(CasUpdate::Move {
             new: commit,
@@ -385,10 +394,18 @@ mod tests {
         assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 
-    fn set(n: usize) -> ReadySet {
+    /// Set `n` of one file, its `files/` directory below `store`.
+    fn set(store: &Path, n: usize) -> ReadySet {
         let files = vec![(format!("t{n}.rs"), format!("test {n}").into_bytes())];
-        let manifest = HeldOutManifest::new(&format!("001-x/T{n:03}"), None, &files).unwrap().to_bytes();
-        ReadySet { key: manifest_digest(&manifest), task: format!("001-x/T{n:03}"), manifest, files }
+        let parsed = HeldOutManifest::new(&format!("001-x/T{n:03}"), None, &files).unwrap();
+        let manifest = parsed.to_bytes();
+        let files_dir = store.join(n.to_string()).join(FILES_DIR);
+        fs::create_dir_all(&files_dir).unwrap();
+        for (path, bytes) in &files {
+            fs::write(files_dir.join(path), bytes).unwrap();
+        }
+        let key = manifest_digest(&manifest);
+        ReadySet { key, task: format!("001-x/T{n:03}"), manifest, files_dir, files: parsed.files }
     }
 
     #[test]
@@ -405,7 +422,7 @@ mod tests {
                 std::thread::spawn(move || {
                     let repo = Repo::discover(&path).unwrap();
                     for i in 0..12 {
-                        let s = set(w * 100 + i);
+                        let s = set(&path.join(".store"), w * 100 + i);
                         write_sets(&repo, &reference, "001-x", &[&s]).unwrap();
                     }
                 })
@@ -415,9 +432,10 @@ mod tests {
             w.join().unwrap();
         }
         let repo = Repo::discover(dir.path()).unwrap();
+        let store = dir.path().join(".store");
         let keys = published_keys(&repo, repo.ref_target(&reference).unwrap()).unwrap();
         let expected: BTreeSet<String> =
-            (0..2).flat_map(|w| (0..12).map(move |i| set(w * 100 + i).key)).collect();
+            (0..2).flat_map(|w| (0..12).map(move |i| w * 100 + i)).map(|n| set(&store, n).key).collect();
         assert_eq!(keys, expected);
         // Every step moved the ref forward: 24 commits in one line.
         let tip = repo.ref_target(&reference).unwrap().unwrap();

@@ -2,6 +2,7 @@
 //! store, written beside its place and renamed there, so a set is whole or absent.
 
 use std::fs;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -9,12 +10,15 @@ use serde::Serialize;
 
 use super::error::HeldOutError;
 use super::local::{
-    Entry, MAX_FILE_BYTES, SetProblem, head_commit, manifest_leak, read_set, store_root, walk,
+    Entry, MAX_FILE_BYTES, SetProblem, StoreUse, head_commit, manifest_leak, read_set, store_root, walk,
 };
-use crate::attest::bounded::read_bounded;
+use crate::attest::bounded::open_bounded;
 use crate::attest::pipeline::split_target;
 use crate::git::{Repo, trailers};
-use crate::model::held_out::{FILES_DIR, HeldOutManifest, MANIFEST_FILE, check_set_path, manifest_digest};
+use crate::model::digest::Sha256Reader;
+use crate::model::held_out::{
+    FILES_DIR, HeldOutManifest, MANIFEST_FILE, ManifestFile, check_set_path, manifest_digest,
+};
 use crate::spec;
 
 /// What `speccoder held-out store` was asked to do.
@@ -65,10 +69,40 @@ pub fn store(repo: &Repo, req: &StoreRequest) -> Result<StoreReport, HeldOutErro
     let facts = spec::read_any_task(&repo.tree(repo.commit_tree(head)?), unit, task_id)?;
     let target = format!("{}/{}", facts.unit, facts.id);
     let run = req.run.as_deref().map(trailers::sanitize_value).filter(|r| !r.is_empty());
-    let source_error = |message: String| HeldOutError::Source { dir: req.dir.clone(), message };
-    let files = read_source(&req.dir).map_err(source_error)?;
-    let manifest = HeldOutManifest::new(&target, run.as_deref(), &files)
-        .map_err(|e| source_error(format!("the manifest {e}")))?;
+    let paths = list_source(&req.dir).map_err(|message| source_error(req, message))?;
+    // The names, the task and the run are checked before anything is copied: the manifest they
+    // make, with a placeholder for each digest (a digest is hex, never a leak).
+    let placeholder = |path: &String| ManifestFile { path: path.clone(), sha256: "0".repeat(64) };
+    checked_manifest(req, &target, run.as_deref(), paths.iter().map(placeholder).collect())?;
+    let unit_dir = store_root(repo, req.store.as_deref(), StoreUse::Write)?.join(&facts.unit);
+    let (key, already_stored) = write_set(req, &unit_dir, &paths, |listed| {
+        checked_manifest(req, &target, run.as_deref(), listed).map(|m| m.to_bytes())
+    })?;
+    Ok(StoreReport {
+        command: "held-out store",
+        target,
+        manifest: format!("sha256:{key}"),
+        set_dir: unit_dir.join(&key).display().to_string(),
+        files: paths.len(),
+        already_stored,
+    })
+}
+
+/// The files of `req.dir` cannot be taken.
+fn source_error(req: &StoreRequest, message: String) -> HeldOutError {
+    HeldOutError::Source { dir: req.dir.clone(), message }
+}
+
+/// The manifest of `listed` for `target` and `run`, checked by the manifest's rules and the clean
+/// check (naming where a leak comes from).
+fn checked_manifest(
+    req: &StoreRequest,
+    target: &str,
+    run: Option<&str>,
+    listed: Vec<ManifestFile>,
+) -> Result<HeldOutManifest, HeldOutError> {
+    let manifest = HeldOutManifest::from_digests(target, run, listed)
+        .map_err(|e| source_error(req, format!("the manifest {e}")))?;
     manifest_leak(&manifest).map_err(|leak| {
         let origin = match leak.pointer.split('/').nth(1) {
             Some("run") => "the command line's --run".to_owned(),
@@ -77,30 +111,13 @@ pub fn store(repo: &Repo, req: &StoreRequest) -> Result<StoreReport, HeldOutErro
         };
         HeldOutError::Leak { leak, origin }
     })?;
-    let bytes = manifest.to_bytes();
-    let key = manifest_digest(&bytes);
-    let unit_dir = store_root(repo, req.store.as_deref())?.join(&facts.unit);
-    let set_dir = unit_dir.join(&key);
-    let already_stored = if fs::symlink_metadata(&set_dir).is_ok() {
-        check_stored(&set_dir, &key, &facts.unit)?;
-        true
-    } else {
-        write_set(&unit_dir, &key, &bytes, &files)?;
-        false
-    };
-    Ok(StoreReport {
-        command: "held-out store",
-        target,
-        manifest: format!("sha256:{key}"),
-        set_dir: set_dir.display().to_string(),
-        files: files.len(),
-        already_stored,
-    })
+    Ok(manifest)
 }
 
-/// Every regular file below `dir` as (`/`-separated relative path, bytes); a symbolic link, a
-/// special file, a name that is not UTF-8 or an empty directory tree is refused.
-fn read_source(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
+/// Every regular file below `dir` as a `/`-separated relative path, each a name a set may hold;
+/// a symbolic link, a special file, a name that is not UTF-8 or an empty directory tree is
+/// refused. Nothing is read yet.
+fn list_source(dir: &Path) -> Result<Vec<String>, String> {
     match fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => return Err("it is not a directory".into()),
@@ -114,15 +131,35 @@ fn read_source(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
     if files.is_empty() {
         return Err("it holds no files".into());
     }
-    let mut out = Vec::with_capacity(files.len());
-    for rel in files {
-        check_set_path(&rel).map_err(|e| format!("the file {rel}: {e}"))?;
-        let bytes = read_bounded(&dir.join(&rel), MAX_FILE_BYTES)
-            .map_err(|e| format!("{rel} cannot be read: {e}"))?
-            .ok_or_else(|| format!("{rel} is larger than {MAX_FILE_BYTES} bytes"))?;
-        out.push((rel, bytes));
+    for rel in &files {
+        check_set_path(rel).map_err(|e| format!("the file {rel}: {e}"))?;
     }
-    Ok(out)
+    Ok(files)
+}
+
+/// Copies the file `rel` of `req.dir` to `dest`, streamed (never held in memory whole), and
+/// returns the sha256 of what was copied.
+fn copy_hashed(req: &StoreRequest, rel: &str, dest: &Path) -> Result<String, HeldOutError> {
+    let source = req.dir.join(rel);
+    let unreadable = |e: std::io::Error| source_error(req, format!("{rel} cannot be read: {e}"));
+    let file = open_bounded(&source, MAX_FILE_BYTES)
+        .map_err(unreadable)?
+        .ok_or_else(|| source_error(req, format!("{rel} is larger than {MAX_FILE_BYTES} bytes")))?;
+    let mut reader = Sha256Reader::new(file);
+    let mut out =
+        fs::File::create(dest).map_err(|source| HeldOutError::Io { path: dest.to_owned(), source })?;
+    // A read error is the source's, a write error the store's.
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(unreadable(e)),
+        };
+        out.write_all(&buf[..n]).map_err(|source| HeldOutError::Io { path: dest.to_owned(), source })?;
+    }
+    Ok(reader.hex())
 }
 
 /// An existing set with the key just computed must be intact.
@@ -135,8 +172,8 @@ fn check_stored(set_dir: &Path, key: &str, unit: &str) -> Result<(), HeldOutErro
     })
 }
 
-/// The name prefix of a set being written beside its place; the rest names the set, the process
-/// and the time.
+/// The name prefix of a set being written beside its place; the rest names the process and the
+/// time (the key is known only once every file was copied and hashed).
 const STAGING_PREFIX: &str = ".incoming-";
 
 /// How long after its last change a staging directory is taken for one a killed store left
@@ -165,13 +202,17 @@ fn remove_abandoned_staging(unit_dir: &Path) {
     }
 }
 
-/// Writes a new set beside its final place and renames it there, so a set is whole or absent.
+/// Copies the files `paths` of `req.dir` into a staging directory beside the set's final place,
+/// one at a time and hashing each as it is copied (memory stays bounded whatever the set's size),
+/// makes the manifest of those digests with `manifest`, and renames the staging directory to the
+/// set's key, so a set is whole or absent. A set with that key stored already is checked and
+/// kept (the copy is dropped). The key, and whether the set was stored already.
 fn write_set(
+    req: &StoreRequest,
     unit_dir: &Path,
-    key: &str,
-    manifest: &[u8],
-    files: &[(String, Vec<u8>)],
-) -> Result<(), HeldOutError> {
+    paths: &[String],
+    manifest: impl FnOnce(Vec<ManifestFile>) -> Result<Vec<u8>, HeldOutError>,
+) -> Result<(String, bool), HeldOutError> {
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| HeldOutError::Io { path, source }
@@ -179,25 +220,32 @@ fn write_set(
     fs::create_dir_all(unit_dir).map_err(io(unit_dir))?;
     remove_abandoned_staging(unit_dir);
     let nanos = SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let incoming = unit_dir.join(format!("{STAGING_PREFIX}{key}-{}-{nanos}", std::process::id()));
+    let incoming = unit_dir.join(format!("{STAGING_PREFIX}{}-{nanos}", std::process::id()));
     let result = (|| {
         fs::create_dir(&incoming).map_err(io(&incoming))?;
-        for (rel, bytes) in files {
+        let mut listed = Vec::with_capacity(paths.len());
+        for rel in paths {
             let path = incoming.join(FILES_DIR).join(rel);
             if let Some(parent) = path.parent() {
                 fs::create_dir_all(parent).map_err(io(parent))?;
             }
-            fs::write(&path, bytes).map_err(io(&path))?;
+            listed.push(ManifestFile { path: rel.clone(), sha256: copy_hashed(req, rel, &path)? });
+        }
+        let bytes = manifest(listed)?;
+        let key = manifest_digest(&bytes);
+        let unit = unit_dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let set_dir = unit_dir.join(&key);
+        if fs::symlink_metadata(&set_dir).is_ok() {
+            check_stored(&set_dir, &key, unit)?;
+            return Ok((key, true));
         }
         let path = incoming.join(MANIFEST_FILE);
-        fs::write(&path, manifest).map_err(io(&path))?;
-        let set_dir = unit_dir.join(key);
+        fs::write(&path, &bytes).map_err(io(&path))?;
         match fs::rename(&incoming, &set_dir) {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok((key, false)),
             // Another store of the same set won the race: keep theirs if it is intact.
             Err(_) if fs::symlink_metadata(&set_dir).is_ok() => {
-                let unit = unit_dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                check_stored(&set_dir, key, unit)
+                check_stored(&set_dir, &key, unit).map(|()| (key, true))
             }
             Err(e) => Err(HeldOutError::Io { path: set_dir, source: e }),
         }
