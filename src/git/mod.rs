@@ -44,4 +44,4 @@ pub use ref_merge::RefMerged;
 pub use refs::{CAS_TRIES, CasUpdate};
 pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef};
 pub use repo::{Head, InProgress, OBJECT_SIZE_LIMIT, Repo, RepoHandle};
-pub use tree::GitTree;
+pub use tree::{ChangedEntry, GitTree};

@@ -126,6 +126,17 @@ impl Repo {
     }
 }
 
+/// An entry that differs between two trees' directories ([`GitTree::changed_entries`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangedEntry {
+    /// The entry's name.
+    pub name: String,
+    /// The directory it names in this tree (`None`: absent, or not a directory).
+    pub ours: Option<ObjectId>,
+    /// The directory it names in the other tree (`None`: absent, or not a directory).
+    pub theirs: Option<ObjectId>,
+}
+
 /// The files of one tree, read from the object database as they are asked for.
 #[derive(Clone)]
 pub struct GitTree<'r> {
@@ -221,11 +232,12 @@ impl GitTree<'_> {
         Ok(Some(out))
     }
 
-    /// The names of the entries of directory `dir` that differ between this tree and `other`
-    /// (added, removed, or pointing to another object or mode), in git's name order; nothing when
-    /// `dir` is the same object in both. Neither side's entries are copied: the two sorted lists
-    /// are walked side by side. Names that are not UTF-8 are left out.
-    pub fn changed_names(&self, other: &GitTree<'_>, dir: &str) -> Result<Vec<String>, GitError> {
+    /// The entries of directory `dir` that differ between this tree and `other` (added, removed,
+    /// or pointing to another object or mode), in git's name order, each with the directory it
+    /// names on either side; nothing when `dir` is the same object in both. Neither side's entries
+    /// are copied: the two sorted lists are walked side by side. Names that are not UTF-8 are
+    /// left out.
+    pub fn changed_entries(&self, other: &GitTree<'_>, dir: &str) -> Result<Vec<ChangedEntry>, GitError> {
         let components = path::components(dir)?;
         let tree_id = |view: &GitTree<'_>| -> Result<Option<ObjectId>, GitError> {
             Ok(view.directory(&components)?.filter(|(mode, _)| mode.is_tree()).map(|(_, id)| id))
@@ -237,35 +249,36 @@ impl GitTree<'_> {
         let (ours_data, theirs_data) = (self.repo.tree_data(ours)?, self.repo.tree_data(theirs)?);
         let (ours, theirs) =
             (self.repo.entry_refs(ours, &ours_data)?, self.repo.entry_refs(theirs, &theirs_data)?);
+        let tree_of = |entry: Option<&gix::objs::tree::EntryRef<'_>>| {
+            entry.filter(|e| e.mode.is_tree()).map(|e| e.oid.to_owned())
+        };
         let (mut i, mut j) = (0, 0);
-        let mut changed = Vec::new();
+        let mut changed: Vec<ChangedEntry> = Vec::new();
         while i < ours.len() || j < theirs.len() {
-            let differing = match (ours.get(i), theirs.get(j)) {
-                (Some(x), Some(y)) if x == y => {
-                    (i, j) = (i + 1, j + 1);
-                    None
-                }
-                (Some(x), Some(y)) if x.cmp(y) == std::cmp::Ordering::Equal => {
-                    (i, j) = (i + 1, j + 1);
-                    Some(x)
-                }
-                (Some(x), Some(y)) if x < y => {
-                    i += 1;
-                    Some(x)
-                }
-                (Some(x), None) => {
-                    i += 1;
-                    Some(x)
-                }
-                (_, y) => {
-                    j += 1;
-                    y
-                }
+            let (a, b) = (ours.get(i), theirs.get(j));
+            let (in_ours, in_theirs) = match (a, b) {
+                (Some(x), Some(y)) if x.cmp(y) == std::cmp::Ordering::Equal => (true, true),
+                (Some(x), Some(y)) if x < y => (true, false),
+                (Some(_), None) => (true, false),
+                _ => (false, true),
             };
-            if let Some(name) = differing.and_then(|entry| std::str::from_utf8(entry.filename).ok())
-                && changed.last().is_none_or(|last: &String| last != name)
-            {
-                changed.push(name.to_owned());
+            let (a, b) = (a.filter(|_| in_ours), b.filter(|_| in_theirs));
+            i += usize::from(in_ours);
+            j += usize::from(in_theirs);
+            if a.is_some() && a == b {
+                continue;
+            }
+            let Some(name) = a.or(b).and_then(|entry| std::str::from_utf8(entry.filename).ok()) else {
+                continue;
+            };
+            let (ours, theirs) = (tree_of(a), tree_of(b));
+            match changed.last_mut().filter(|last| last.name == name) {
+                // A file and a directory of one name sort apart: one entry for the name.
+                Some(last) => {
+                    last.ours = last.ours.or(ours);
+                    last.theirs = last.theirs.or(theirs);
+                }
+                None => changed.push(ChangedEntry { name: name.to_owned(), ours, theirs }),
             }
         }
         Ok(changed)

@@ -42,14 +42,14 @@ pub use section::{
 };
 pub use task::{
     BUG_TASK_PREFIX, TaskFacts, TaskId, TreeTaskLines, UnreadTick, bug_task_facts, read_any_task, read_task,
-    requirement_line, ticked_ids, ticked_tasks, unread_ticks,
+    requirement_line, ticked_ids, ticked_ids_in_dir, ticked_tasks, unread_ticks,
 };
 pub use task_line::{TaskLine, is_task_id, line_hash, open_boxes, parse_task_line};
 pub use task_list::TASK_LIST_LIMIT;
 pub use tick::tick;
 pub use tree::{FsTree, MemTree, SourceTree};
 pub use unit::{
-    Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, UNIT_PARENTS, UnitLoc,
+    Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_PARENTS, UnitLoc,
     check_unit_name, is_archive_dir, is_openspec_unit_name, is_speckit_unit_name, list_units, locate_unit,
     unit_of_entry,
 };

@@ -12,7 +12,7 @@ use super::task_line::{TaskLine, is_task_id, line_hash};
 use super::task_list::{TaskList, Unread, check_size};
 use super::text::{decode, read_file};
 use super::tree::SourceTree;
-use super::unit::{Format, UnitLoc, locate_unit};
+use super::unit::{Format, TASK_LIST_FILE, UnitLoc, locate_unit};
 
 /// How many existing task ids an unknown-task error lists.
 const KNOWN_SHOWN: usize = 5;
@@ -93,11 +93,16 @@ impl TaskFacts {
 /// The text of the unit's task list; Ok(None) when there is none. A symbolic link, a file over
 /// [`super::TASK_LIST_LIMIT`] bytes or one that is not UTF-8 is refused.
 fn read_tasks_text(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Option<String>, SpecError> {
-    let Some(bytes) = read_file(tree, &loc.tasks, "the task list")? else {
+    read_task_list_at(tree, &loc.tasks)
+}
+
+/// [`read_tasks_text`] of the task list at `path`.
+fn read_task_list_at(tree: &dyn SourceTree, path: &str) -> Result<Option<String>, SpecError> {
+    let Some(bytes) = read_file(tree, path, "the task list")? else {
         return Ok(None);
     };
-    check_size(&loc.tasks, bytes.len())?;
-    decode(&loc.tasks, bytes).map(Some)
+    check_size(path, bytes.len())?;
+    decode(path, bytes).map(Some)
 }
 
 /// Where `unit` lives and the text of its task list; `None` when it has no task list yet.
@@ -330,12 +335,26 @@ pub fn ticked_ids(tree: &dyn SourceTree, unit: &str) -> Result<Vec<String>, Spec
     let Some((loc, text)) = unit_task_list(tree, unit)? else {
         return Ok(Vec::new());
     };
-    Ok(TaskList::read(&text, loc.format)
+    Ok(ticked_in(&text, loc.format))
+}
+
+/// [`ticked_ids`] of the unit whose directory is the root of `unit_dir` (a view of the unit's own
+/// tree, for a caller that already holds its id), in `format`.
+///
+/// # Errors
+/// A task list that is a symbolic link, too large, or not UTF-8.
+pub fn ticked_ids_in_dir(unit_dir: &dyn SourceTree, format: Format) -> Result<Vec<String>, SpecError> {
+    Ok(read_task_list_at(unit_dir, TASK_LIST_FILE)?.map(|text| ticked_in(&text, format)).unwrap_or_default())
+}
+
+/// The ids of the ticked tasks of the task list `text`, in line order.
+fn ticked_in(text: &str, format: Format) -> Vec<String> {
+    TaskList::read(text, format)
         .tasks()
         .iter()
         .filter(|(_, task)| task.ticked)
         .map(|(_, task)| task.id.to_owned())
-        .collect())
+        .collect()
 }
 
 /// The facts of every ticked task of `unit`, in line order; a unit without a task list has none.

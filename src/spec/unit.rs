@@ -10,6 +10,8 @@ use super::tree::SourceTree;
 pub const SPECKIT_SPECS_DIR: &str = "specs";
 /// The directory holding OpenSpec changes.
 pub const OPENSPEC_CHANGES_DIR: &str = "openspec/changes";
+/// The task list's file name in a unit's directory, in both formats.
+pub const TASK_LIST_FILE: &str = "tasks.md";
 /// The name under [`OPENSPEC_CHANGES_DIR`] that holds archived changes, never a unit.
 pub const OPENSPEC_ARCHIVE: &str = "archive";
 
@@ -77,7 +79,7 @@ impl UnitLoc {
     }
 
     fn at(format: Format, name: &str, dir: String) -> Self {
-        let tasks = format!("{dir}/tasks.md");
+        let tasks = format!("{dir}/{TASK_LIST_FILE}");
         Self { format, name: name.to_owned(), dir, tasks }
     }
 

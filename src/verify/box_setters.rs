@@ -11,7 +11,7 @@ use gix::ObjectId;
 use super::error::VerifyError;
 use super::parallel;
 use crate::git::{GitTree, Repo};
-use crate::spec::{self, UNIT_PARENTS, UnitLoc};
+use crate::spec::{self, Format, SPECKIT_SPECS_DIR, UNIT_PARENTS, UnitLoc};
 
 /// The commits that set the box of each task (`<unit>/<id>`) of the checked units, newest commit
 /// time first: the task is ticked in the commit's tree and in none of its parents' trees (a root
@@ -25,18 +25,36 @@ const COMMITS_PER_RUN: usize = 64;
 struct Changing<'r> {
     /// Its tree.
     tree: GitTree<'r>,
-    /// Its parents' trees (those the clone has).
-    parents: Vec<GitTree<'r>>,
+    /// How many parents it has (those the clone has); none for a root commit.
+    parents: usize,
     /// The checked units whose directory differs from at least one parent's.
-    units: Vec<String>,
-    /// The directories that differ, under [`UNIT_PARENTS`]: what a partial clone must fetch.
-    dirs: Vec<String>,
+    units: Vec<UnitChange>,
+    /// The directories that differ, under [`UNIT_PARENTS`], in the commit's and the parents'
+    /// trees: what a partial clone must fetch.
+    dirs: Vec<(ObjectId, String)>,
+}
+
+/// A checked unit's directory in a commit and in the parents where it differs.
+struct UnitChange {
+    /// The unit.
+    unit: String,
+    /// Its format.
+    format: Format,
+    /// Its directory in the commit (`None`: none there).
+    ours: Option<ObjectId>,
+    /// Its directory in each parent where it differs, by the parent's position.
+    theirs: Vec<(usize, Option<ObjectId>)>,
 }
 
 impl BoxSetters {
-    /// Reads every commit of `history` (the branch's commits) against its parents, for the units
-    /// `units`, on `jobs` threads as [`parallel::map`] shares them. Only commits that change a
-    /// unit's directory have their task lists read (in a partial clone, fetched beforehand with
+    /// The names of the checked units, as [`Self::find`] and [`Self::set_by`] take them.
+    pub(super) fn wanted(units: &[UnitLoc]) -> HashSet<String> {
+        units.iter().map(|u| u.name.clone()).collect()
+    }
+
+    /// Reads every commit of `history` against its parents, for the units `wanted`, on `jobs`
+    /// threads as [`parallel::map`] shares them. Only commits that change a unit's directory
+    /// have their task lists read (in a partial clone, fetched beforehand with
     /// [`Self::dirs_read`]).
     ///
     /// # Errors
@@ -45,29 +63,44 @@ impl BoxSetters {
         repo: &Repo,
         jobs: Option<NonZero<usize>>,
         history: &[ObjectId],
-        units: &[UnitLoc],
+        wanted: &HashSet<String>,
     ) -> Result<Self, VerifyError> {
-        let wanted: HashSet<&str> = units.iter().map(|u| u.name.as_str()).collect();
+        let mut setters = Self(HashMap::new());
         if wanted.is_empty() {
-            return Ok(Self(HashMap::new()));
+            return Ok(setters);
         }
         // Runs of consecutive commits, so that a commit's parent, usually the next one, is read
         // by the same thread, from its cache.
         let runs: Vec<&[ObjectId]> = history.chunks(COMMITS_PER_RUN).collect();
-        let set = parallel::map(repo, jobs, runs.len(), |repo, claim| {
+        let set = parallel::map(repo, jobs, runs.len(), history.len(), |repo, claim| {
             std::iter::from_fn(claim)
-                .map(|at| {
-                    (at, runs[at].iter().map(|id| boxes_set_by(repo, *id, &wanted)).collect::<Vec<_>>())
-                })
+                .map(|at| (at, runs[at].iter().map(|id| Self::set_by(repo, *id, wanted)).collect::<Vec<_>>()))
                 .collect()
         });
-        let mut setters: HashMap<String, Vec<ObjectId>> = HashMap::new();
         for (&id, tasks) in history.iter().zip(set.into_iter().flatten()) {
-            for task in tasks? {
-                setters.entry(task).or_default().push(id);
-            }
+            setters.add(id, tasks?);
         }
-        Ok(Self(setters))
+        Ok(setters)
+    }
+
+    /// The tasks (`<unit>/<id>`) of the units in `wanted` whose box commit `id` sets: ticked in
+    /// its tree and in none of its parents' trees.
+    ///
+    /// # Errors
+    /// A commit or tree cannot be read.
+    pub(super) fn set_by(
+        repo: &Repo,
+        id: ObjectId,
+        wanted: &HashSet<String>,
+    ) -> Result<Vec<String>, VerifyError> {
+        boxes_set_by(repo, id, wanted)
+    }
+
+    /// Records that commit `id` set the boxes of `tasks`.
+    pub(super) fn add(&mut self, id: ObjectId, tasks: Vec<String>) {
+        for task in tasks {
+            self.0.entry(task).or_default().push(id);
+        }
     }
 
     /// In a partial clone, the unit directories [`Self::find`] reads, `(tree, dir)`, for the one
@@ -80,16 +113,14 @@ impl BoxSetters {
         history: &[ObjectId],
         units: &[UnitLoc],
     ) -> Result<Vec<(ObjectId, String)>, VerifyError> {
-        let wanted: HashSet<&str> = units.iter().map(|u| u.name.as_str()).collect();
+        let wanted = Self::wanted(units);
         let mut dirs = Vec::new();
         if repo.promisor_remote().is_none() || wanted.is_empty() {
             return Ok(dirs);
         }
         for &id in history {
             if let Some(commit) = changing_units(repo, id, &wanted)? {
-                for view in std::iter::once(&commit.tree).chain(&commit.parents) {
-                    dirs.extend(commit.dirs.iter().map(|dir| (view.id(), dir.clone())));
-                }
+                dirs.extend(commit.dirs);
             }
         }
         Ok(dirs)
@@ -121,17 +152,27 @@ impl BoxSetters {
 }
 
 /// The tasks (`<unit>/<id>`) of the units in `wanted` whose box commit `id` sets.
-fn boxes_set_by(repo: &Repo, id: ObjectId, wanted: &HashSet<&str>) -> Result<Vec<String>, VerifyError> {
+fn boxes_set_by(repo: &Repo, id: ObjectId, wanted: &HashSet<String>) -> Result<Vec<String>, VerifyError> {
     let Some(commit) = changing_units(repo, id, wanted)? else {
         return Ok(Vec::new());
     };
     let mut set = Vec::new();
-    for unit in &commit.units {
-        let before: Vec<HashSet<String>> =
-            commit.parents.iter().map(|parent| ticked(parent, unit).into_iter().collect()).collect();
-        for task in ticked(&commit.tree, unit) {
+    if commit.parents == 0 {
+        for unit in wanted {
+            set.extend(ticked(&commit.tree, unit).into_iter().map(|task| format!("{unit}/{task}")));
+        }
+        return Ok(set);
+    }
+    // A unit the same as in one parent inherits that parent's ticks: it sets no box.
+    for change in commit.units.iter().filter(|change| change.theirs.len() == commit.parents) {
+        let before: Vec<HashSet<String>> = change
+            .theirs
+            .iter()
+            .map(|(_, dir)| ticked_in_dir(repo, *dir, change.format).into_iter().collect())
+            .collect();
+        for task in ticked_in_dir(repo, change.ours, change.format) {
             if before.iter().all(|ticks| !ticks.contains(&task)) {
-                set.push(format!("{unit}/{task}"));
+                set.push(format!("{}/{task}", change.unit));
             }
         }
     }
@@ -143,36 +184,58 @@ fn boxes_set_by(repo: &Repo, id: ObjectId, wanted: &HashSet<&str>) -> Result<Vec
 fn changing_units<'r>(
     repo: &'r Repo,
     id: ObjectId,
-    wanted: &HashSet<&str>,
+    wanted: &HashSet<String>,
 ) -> Result<Option<Changing<'r>>, VerifyError> {
     let commit = repo.commit(id)?;
     let tree = repo.tree(commit.tree);
     // A parent a shallow clone lacks is left out, as git's history leaves it out.
     let parents: Vec<GitTree<'r>> =
         commit.parents.iter().filter_map(|p| repo.commit_tree(*p).ok()).map(|t| repo.tree(t)).collect();
-    let mut units: Vec<String> = Vec::new();
-    let mut dirs: Vec<String> = Vec::new();
     if parents.is_empty() {
-        units = wanted.iter().map(|u| (*u).to_owned()).collect();
-        dirs = UNIT_PARENTS.iter().map(|d| (*d).to_owned()).collect();
+        let dirs = UNIT_PARENTS.iter().map(|d| (tree.id(), (*d).to_owned())).collect();
+        return Ok(Some(Changing { tree, parents: 0, units: Vec::new(), dirs }));
     }
-    for parent in parents.iter().filter(|parent| parent.id() != tree.id()) {
+    let mut units: Vec<UnitChange> = Vec::new();
+    let mut dirs = Vec::new();
+    for (at, parent) in parents.iter().enumerate().filter(|(_, parent)| parent.id() != tree.id()) {
         for parent_dir in UNIT_PARENTS {
-            for name in tree.changed_names(parent, parent_dir)? {
-                let Some(unit) = spec::unit_of_entry(parent_dir, &name).filter(|u| wanted.contains(u)) else {
+            let format = if parent_dir == SPECKIT_SPECS_DIR { Format::SpecKit } else { Format::OpenSpec };
+            for entry in tree.changed_entries(parent, parent_dir)? {
+                let Some(unit) = spec::unit_of_entry(parent_dir, &entry.name).filter(|u| wanted.contains(*u))
+                else {
                     continue;
                 };
-                if !units.iter().any(|u| u == unit) {
-                    units.push(unit.to_owned());
-                }
-                let dir = format!("{parent_dir}/{name}");
-                if !dirs.contains(&dir) {
-                    dirs.push(dir);
+                let dir = format!("{parent_dir}/{}", entry.name);
+                dirs.push((tree.id(), dir.clone()));
+                dirs.push((parent.id(), dir));
+                // An archived change moves: its old and new directories are one unit.
+                let change = match units.iter_mut().position(|c| c.unit == unit) {
+                    Some(i) => &mut units[i],
+                    None => {
+                        units.push(UnitChange {
+                            unit: unit.to_owned(),
+                            format,
+                            ours: None,
+                            theirs: Vec::new(),
+                        });
+                        units.last_mut().expect("just pushed")
+                    }
+                };
+                change.ours = change.ours.or(entry.ours);
+                match change.theirs.iter_mut().find(|(p, _)| *p == at) {
+                    Some((_, theirs)) => *theirs = theirs.or(entry.theirs),
+                    None => change.theirs.push((at, entry.theirs)),
                 }
             }
         }
     }
-    Ok((!units.is_empty()).then_some(Changing { tree, parents, units, dirs }))
+    Ok((!units.is_empty()).then_some(Changing { tree, parents: parents.len(), units, dirs }))
+}
+
+/// The ticked tasks of the unit whose directory is `dir` (`None`: no directory, no ticks). A task
+/// list that cannot be read counts as ticking nothing, as in [`ticked`].
+fn ticked_in_dir(repo: &Repo, dir: Option<ObjectId>, format: Format) -> Vec<String> {
+    dir.map(|dir| spec::ticked_ids_in_dir(&repo.tree(dir), format).unwrap_or_default()).unwrap_or_default()
 }
 
 /// The ticked tasks of `unit` in `tree`. A task list that cannot be read counts as ticking

@@ -65,6 +65,9 @@ pub struct Checker<'r> {
     rules: Rules<'r>,
 }
 
+/// How many consecutive commits one thread checks at a time.
+const COMMITS_PER_RUN: usize = 8;
+
 impl<'r> Checker<'r> {
     /// A checker for `repo` under `trust`, with `head_tree` as the tree under review. Reads the
     /// notes ref once.
@@ -102,11 +105,28 @@ impl<'r> Checker<'r> {
     /// a commit's cost.
     #[must_use]
     pub fn check_many(&self, ids: &[ObjectId]) -> Vec<CommitReport> {
+        self.check_many_with(ids, |_, _| ()).into_iter().map(|(report, ())| report).collect()
+    }
+
+    /// [`Self::check_many`], and `also(repo, id)` for each commit right after it is checked, on
+    /// the same thread and its `Repo`, so that what both read is read once. The commits are
+    /// taken in runs of consecutive ones: a commit's neighbours in `ids` are often its parent.
+    pub fn check_many_with<X: Send>(
+        &self,
+        ids: &[ObjectId],
+        also: impl Fn(&Repo, ObjectId) -> X + Sync,
+    ) -> Vec<(CommitReport, X)> {
         let (trust, head_tree, notes) = (self.trust, self.rules.head_tree(), &self.notes);
-        parallel::map(self.repo, trust.jobs, ids.len(), |repo, claim| {
+        let runs: Vec<&[ObjectId]> = ids.chunks(COMMITS_PER_RUN).collect();
+        let done = parallel::map(self.repo, trust.jobs, runs.len(), ids.len(), |repo, claim| {
             let checker = Checker::on(trust, head_tree, notes, repo);
-            std::iter::from_fn(claim).map(|at| (at, checker.check(ids[at]))).collect()
-        })
+            std::iter::from_fn(claim)
+                .map(|at| {
+                    (at, runs[at].iter().map(|id| (checker.check(*id), also(repo, *id))).collect::<Vec<_>>())
+                })
+                .collect()
+        });
+        done.into_iter().flatten().collect()
     }
 
     /// Checks the task commit `id`.

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::git::Repo;
 
-/// Below this many items per thread no other thread is started: starting one with its own
+/// Below this many commits per thread no other thread is started: starting one with its own
 /// caches costs about as much as checking a few commits.
-const ITEMS_PER_THREAD: usize = 32;
+const COMMITS_PER_THREAD: usize = 32;
 
 /// At most this many threads work at once unless the caller asks for more.
 const MAX_THREADS: usize = 8;
@@ -17,20 +17,21 @@ const MAX_THREADS: usize = 8;
 /// Runs `work` on as many threads as `len` items warrant, and returns the results in item order.
 /// Each thread calls `work` once with its own `Repo` (this thread with `repo`) and a `claim`
 /// function that hands out the next unclaimed item position (`None` when all are taken); `work`
-/// returns what it did, each result with its position. `jobs` is the caller's `--jobs`; without
-/// it, one thread per core, at most [`MAX_THREADS`], and none for fewer than
-/// [`ITEMS_PER_THREAD`] items each.
+/// returns what it did, each result with its position. The items hold `commits` commits in all.
+/// `jobs` is the caller's `--jobs`; without it, one thread per core, at most [`MAX_THREADS`], and
+/// none for fewer than [`COMMITS_PER_THREAD`] commits each.
 pub(super) fn map<R: Send>(
     repo: &Repo,
     jobs: Option<NonZero<usize>>,
     len: usize,
+    commits: usize,
     work: impl Fn(&Repo, &dyn Fn() -> Option<usize>) -> Vec<(usize, R)> + Sync,
 ) -> Vec<R> {
     let threads = match jobs {
         Some(jobs) => jobs.get().min(len),
         None => {
             let cores = std::thread::available_parallelism().map_or(1, NonZero::get);
-            cores.min(MAX_THREADS).min(len / ITEMS_PER_THREAD)
+            cores.min(MAX_THREADS).min(commits / COMMITS_PER_THREAD)
         }
     }
     .max(1);

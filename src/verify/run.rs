@@ -203,7 +203,6 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     let setter_dirs = BoxSetters::dirs_read(repo, &reachable, &units)?;
     completeness::fetch_what_the_check_reads(repo, head_tree_id, &to_read, &setter_dirs)?;
     let lost = LostEvidence::new(repo, &reachable_set);
-    let setters = BoxSetters::find(repo, trust.jobs, &reachable, &units)?;
 
     // What each unit's ticks need: a task commit to check, or a row saying why there is none.
     let checker = Checker::new(repo, trust, Some(head_tree_id))?;
@@ -216,16 +215,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
         for facts in ticked_here {
             let target = format!("{}/{}", facts.unit, facts.id);
             rows.push(match task_commit.get(&target).copied() {
-                Some(id) => match setters.later_setter(repo, &target, id)? {
-                    None => Ok(id),
-                    Some(setter) => Err(Box::new(TickReport::without_commit(
-                        target.clone(),
-                        "ticked_again",
-                        format!(
-                            "the box was set again by {setter}, which is not this task's commit, after the evidence on {id}: something took the tick back in between, so the tick the head shows is not the evidenced one; untick the task in a commit of its own and attest it again"
-                        ),
-                    ))),
-                },
+                Some(id) => Ok(id),
                 None => {
                     Err(Box::new(match lost.commit_of(&target) {
                         Some(commit) => TickReport::without_commit(
@@ -260,7 +250,17 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
         repo,
         &HistoryNeeds { commits: &ids, unexplained, base_unrelated, ..HistoryNeeds::default() },
     )?;
-    let mut reports = checker.check_many(&ids);
+    // Which commits set each box: the task commits as they are checked (on the same thread, so
+    // that their trees are read once), every other commit of the history here.
+    let wanted = BoxSetters::wanted(&units);
+    let (mut reports, sets): (Vec<CommitReport>, Vec<_>) =
+        checker.check_many_with(&ids, |repo, id| BoxSetters::set_by(repo, id, &wanted)).into_iter().unzip();
+    let checked: HashSet<ObjectId> = ids.iter().copied().collect();
+    let others: Vec<ObjectId> = reachable.iter().copied().filter(|id| !checked.contains(id)).collect();
+    let mut setters = BoxSetters::find(repo, trust.jobs, &others, &wanted)?;
+    for (id, set) in ids.iter().zip(sets) {
+        setters.add(*id, set?);
+    }
     reports.iter_mut().for_each(|r| lost.hint_carry(r));
     let unticked = match base {
         Some(base) => unticked_since(repo, base, &units, &planned)?,
@@ -278,6 +278,19 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
                 // check_many returns one report per id, in order.
                 Ok(id) => reports.next().unwrap_or_else(|| checker.check(id)),
             };
+            if let Some(target) = report.target.as_deref()
+                && let Ok(commit) = report.commit.parse::<ObjectId>()
+                && let Some(setter) = setters.later_setter(repo, target, commit)?
+            {
+                ticks.push(TickReport::without_commit(
+                    target.to_owned(),
+                    "ticked_again",
+                    format!(
+                        "the box was set again by {setter}, which is not this task's commit, after the evidence on {commit}: something took the tick back in between, so the tick the head shows is not the evidenced one; untick the task in a commit of its own and attest it again"
+                    ),
+                ));
+                continue;
+            }
             let stale = drift(&head_tree, &unit.name, &report)?;
             let mut tick = TickReport::from_commit(report, trust);
             decisions::refuse_skip_as_tick(&mut tick);
