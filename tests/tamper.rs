@@ -396,6 +396,29 @@ fn a_truncated_json_line_is_malformed() {
 }
 
 #[test]
+fn a_note_of_many_junk_lines_is_reported_for_twenty_and_one_finding_counts_the_rest() {
+    let c = setup();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    let genuine = lines.len();
+    lines.extend(std::iter::repeat_n(b"x".to_vec(), 1000));
+    write_note(&c, "HEAD", &lines);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26);
+    let codes = expect_tick(&report, "unverifiable", Some("malformed"));
+    assert_eq!(codes.iter().filter(|c| *c == "not_an_envelope").count(), 20, "of {} findings", codes.len());
+    let rest =
+        &report["ticks"][0]["findings"].as_array().unwrap().iter().find(|f| f["code"] == "lines_not_read");
+    let rest = rest.unwrap_or_else(|| panic!("no lines_not_read finding: {codes:?}"));
+    assert_eq!(rest["line"], genuine + 21);
+    let says = format!("980 more lines after line {} were not read", genuine + 20);
+    assert!(rest["message"].as_str().unwrap().contains(&says), "{rest}");
+
+    let sign = attest_sign(&c, "HEAD").failure(26);
+    assert_eq!(sign.stderr.matches("not_an_envelope").count(), 20, "{sign}");
+    assert!(sign.stderr.contains(&says), "{sign}");
+}
+
+#[test]
 fn a_payload_that_is_not_base64_is_malformed() {
     let c = setup();
     edit_envelope(&c, 1, |env| env["payload"] = json!("this is %%% not base64"));
