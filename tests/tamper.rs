@@ -794,6 +794,50 @@ fn trust_read_from_the_base_revision_is_accepted() {
     r.failure(13);
 }
 
+#[test]
+fn trust_at_a_revision_is_held_to_the_allowed_signers_limits_and_a_link_or_directory_is_named() {
+    let c = setup();
+    // A trust branch of its own, made with git's plumbing: the good file, one of 16 MiB + 1
+    // byte, a link to the good file, and a directory holding it.
+    let hash = |path: &Path| c.p.git(&["hash-object", "-w", path.to_str().unwrap()]).trim().to_owned();
+    let good = hash(&c.allowed);
+    let big_path = c.p.scratch.join("allowed_big");
+    let mut big = "#".repeat(16 << 20).into_bytes();
+    big.extend_from_slice(b"\n");
+    std::fs::write(&big_path, &big).unwrap();
+    let big = hash(&big_path);
+    std::fs::remove_file(&big_path).unwrap();
+    let link_target = c.p.scratch.join("link_target");
+    std::fs::write(&link_target, "allowed").unwrap();
+    let link = hash(&link_target);
+    let mktree = |listing: String| {
+        let mut cmd = git_command(&c.p.root, &c.p.home, &["mktree"]);
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), listing.as_bytes()).unwrap();
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap().trim().to_owned()
+    };
+    let dir = mktree(format!("100644 blob {good}\tallowed\n"));
+    let tree = mktree(format!(
+        "100644 blob {good}\tallowed\n100644 blob {big}\tallowed_big\n120000 blob {link}\tallowed_link\n040000 tree {dir}\tdir\n"
+    ));
+    let commit = c.p.git(&["commit-tree", &tree, "-m", "trust"]);
+    c.p.git(&["update-ref", "refs/heads/trust", commit.trim()]);
+
+    let verify_rev =
+        |spec: &str| c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allowed-signers-rev", spec]);
+    assert_eq!(verify_rev("trust:allowed").code(), Some(0));
+    for (path, says) in [
+        ("allowed_big", "it is 16777217 bytes at that revision, larger than the 16777216 bytes".to_owned()),
+        ("allowed_link", "it is a symbolic link at that revision, not a regular file".to_owned()),
+        ("dir", "it is a directory at that revision, not a regular file".to_owned()),
+        ("absent", "no such file at that revision".to_owned()),
+    ] {
+        let r = verify_rev(&format!("trust:{path}")).failure(13);
+        assert!(r.stderr.contains(&format!("--allowed-signers-rev trust:{path}: {says}")), "{r}");
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn a_markdown_report_path_that_the_branch_made_a_link_is_refused_never_written_through() {

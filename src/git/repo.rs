@@ -215,6 +215,16 @@ impl Repo {
         }
     }
 
+    /// The size in bytes of the object `id`, read from its header without reading the object, so
+    /// that a caller with a limit can refuse a large one before holding it.
+    pub fn object_size(&self, id: ObjectId) -> Result<u64, GitError> {
+        match self.inner.try_find_header(id) {
+            Ok(Some(header)) => Ok(header.size()),
+            Ok(None) => Err(GitError::ObjectMissing { id }),
+            Err(e) => Err(GitError::CorruptObject { id, kind: "object", reason: e.to_string() }),
+        }
+    }
+
     /// The bytes of the blob `id`.
     pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, GitError> {
         self.read_kind(id, gix::object::Kind::Blob)
