@@ -37,7 +37,7 @@ use crate::attest::signing::{self, Chosen, SignerChoice, SigstoreFlags};
 use crate::attest::statements::{self, Line};
 use crate::attest::{AttestError, LineReport, commit_object_sha256, now_rfc3339, read_policy};
 use crate::check::agreement::{self, Rules};
-use crate::check::line::{Body, ReadLine, read_line};
+use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{self, NoteLineSignature};
 use crate::check::trailers::{claim_problem, task_trailers};
@@ -378,11 +378,7 @@ fn branch_jobs(
 fn has_own_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, commit: ObjectId) -> bool {
     let Some(bytes) = notes.get(&commit).and_then(|blob| repo.blob(*blob).ok()) else { return false };
     let hex = commit.to_string();
-    let lines: Vec<ReadLine> = bundle::split(&bytes)
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, raw)| read_line(i + 1, raw).ok())
-        .collect();
+    let lines = read_lines(&bytes, &mut Vec::new());
     lines.is_empty()
         || !lines.iter().all(|l| l.subject.iter().all(|s| s.git_commit().is_some_and(|c| c != hex)))
 }
@@ -652,13 +648,7 @@ fn read_and_agree(
     commit_sha256: &str,
 ) -> (Vec<ReadLine>, Vec<Finding>) {
     let mut findings = Vec::new();
-    let mut lines = Vec::new();
-    for (i, raw) in bundle::split(note).into_iter().enumerate() {
-        match read_line(i + 1, raw) {
-            Ok(line) => lines.push(line),
-            Err(f) => findings.push(f),
-        }
-    }
+    let lines = read_lines(note, &mut findings);
     agreement::subjects(&lines, target, commit.id, commit_sha256, &mut findings);
     if let Some((tv_line, p)) = agreement::task_verification(&lines, &mut findings) {
         Rules::new(repo, None).agreement(commit, target, verdict, tv_line, p, &lines, &mut findings);

@@ -159,10 +159,23 @@ pub fn parse(bytes: &[u8]) -> Result<Evidence, (String, String)> {
         ));
     }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|e| {
+    let evidence = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let refined = phase_index(e.path()).and_then(|index| inside_phase(bytes, index));
         refined.unwrap_or_else(|| (e.path().to_string(), e.into_inner().to_string()))
-    })
+    })?;
+    // One JSON text is one value (RFC 8259 §2): only whitespace may follow the object, so a file
+    // with a second object or other text after it is refused rather than read in part.
+    de.end().map_err(|e| {
+        (
+            ".".to_owned(),
+            format!(
+                "there is text after the evidence object at line {} column {}: an evidence file holds exactly one JSON object; remove what follows it",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    Ok(evidence)
 }
 
 /// `i` when an error's path is exactly `phases[i]`.

@@ -11,7 +11,7 @@ use crate::git::Repo;
 use crate::model::dsse::{Envelope, Signature};
 use crate::sign::openpgp::OpenPgpSigner;
 use crate::sign::ssh::SshSigner;
-use crate::sign::{SignError, Signer};
+use crate::sign::{KeySetting, SignError, Signer};
 
 /// Which backend the user asked for (`--signer`, `[attest] signer`), or none said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -244,6 +244,7 @@ pub fn choose(
         ))
         .into());
     }
+    let setting = if key.is_some() { KeySetting::Flag } else { KeySetting::GitConfig };
     let configured_key = key.map(str::to_owned).or_else(|| git_signing_key(repo));
     let Some(key) = configured_key else {
         if choice == SignerChoice::Auto {
@@ -255,7 +256,7 @@ pub fn choose(
         ))
         .into());
     };
-    Ok(Chosen::Signer(signer_for(repo, &backend, &key)?))
+    Ok(Chosen::Signer(signer_for(repo, &backend, &key).map_err(|e| e.key_named_by(setting))?))
 }
 
 /// The kind of signature git makes: `gpg.format`, `openpgp` when unset.

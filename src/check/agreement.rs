@@ -12,12 +12,11 @@ use std::rc::Rc;
 use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
-use crate::check::line::{Body, ReadLine, read_line};
+use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::policy::config_file;
 use crate::check::{bug, decision, policy, tick};
 use crate::git::{Commit, GitTree, Repo};
-use crate::model::bundle;
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
@@ -161,13 +160,7 @@ impl<'r> Rules<'r> {
         findings: &mut Vec<Finding>,
     ) -> CheckedNote {
         let before = findings.len();
-        let mut lines = Vec::new();
-        for (i, raw) in bundle::split(note).into_iter().enumerate() {
-            match read_line(i + 1, raw) {
-                Ok(line) => lines.push(line),
-                Err(f) => findings.push(f),
-            }
-        }
+        let lines = read_lines(note, findings);
         if lines.is_empty() && findings.len() == before {
             findings.push(Finding::new(CommitOutcome::Malformed, "empty_note", "the note holds no lines"));
         }

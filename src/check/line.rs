@@ -3,6 +3,7 @@
 //! nothing is re-encoded before it is checked.
 
 use crate::check::outcome::{CommitOutcome, Finding};
+use crate::model::bundle;
 use crate::model::digest::sha256_hex;
 use crate::model::dsse::{Envelope, EnvelopeError, PAYLOAD_TYPE};
 use crate::model::predicate::{self, TaskVerificationV0};
@@ -50,6 +51,48 @@ impl ReadLine {
             Body::Summary(_) => None,
         }
     }
+}
+
+/// How many lines of one note that cannot be read are reported one by one. A note is hostile
+/// input of any size (millions of junk lines pack to a few KiB), so after this many the rest is
+/// not read and one `lines_not_read` finding says how many lines that leaves: memory, time and
+/// output then grow with this number, not with the note.
+pub const UNREADABLE_LINES_REPORTED: usize = 20;
+
+/// Reads every line of `note` ([`read_line`]), pushing a finding for each line that cannot be
+/// read, and stops after [`UNREADABLE_LINES_REPORTED`] of them with one `lines_not_read` finding
+/// (`malformed`) naming how many lines were left unread.
+pub fn read_lines(note: &[u8], findings: &mut Vec<Finding>) -> Vec<ReadLine> {
+    let mut lines = Vec::new();
+    let mut unreadable = 0usize;
+    let mut raw_lines = bundle::lines(note).enumerate();
+    while let Some((i, raw)) = raw_lines.next() {
+        match read_line(i + 1, raw) {
+            Ok(line) => lines.push(line),
+            Err(f) => {
+                findings.push(f);
+                unreadable += 1;
+                if unreadable == UNREADABLE_LINES_REPORTED {
+                    let rest = raw_lines.count();
+                    if rest > 0 {
+                        findings.push(
+                            Finding::new(
+                                CommitOutcome::Malformed,
+                                "lines_not_read",
+                                format!(
+                                    "{rest} more lines after line {} were not read: the note had {UNREADABLE_LINES_REPORTED} lines that cannot be read by then; replace the note with the one the tick wrote, or attest the task again",
+                                    i + 1
+                                ),
+                            )
+                            .at_line(i + 2),
+                        );
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    lines
 }
 
 /// Reads one line, or says why it is not a line we can read.

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::git::{ObjectId, Repo};
-use crate::sign::ssh::allowed_signers::AllowedSigners;
+use crate::sign::ssh::allowed_signers::{self, AllowedSigners};
 use crate::sign::ssh::revoked_keys::RevokedKeys;
 
 /// SSH trust: an allowed-signers file and the revoked keys.
@@ -106,6 +106,28 @@ pub enum TrustError {
     /// The file at `REV:PATH` is absent.
     #[error("--allowed-signers-rev {0}: no such file at that revision")]
     RevMissing(String),
+    /// The entry at `REV:PATH` is not a regular file.
+    #[error(
+        "--allowed-signers-rev {spec}: it is {what} at that revision, not a regular file; name the file itself"
+    )]
+    RevNotFile {
+        /// The argument.
+        spec: String,
+        /// What it is (`a symbolic link`, `a directory`, `a submodule`).
+        what: &'static str,
+    },
+    /// The file at `REV:PATH` is larger than an allowed-signers file may be.
+    #[error(
+        "--allowed-signers-rev {spec}: it is {size} bytes at that revision, larger than the {max} bytes an allowed-signers file may be"
+    )]
+    RevTooLarge {
+        /// The argument.
+        spec: String,
+        /// Its size, from the object's header.
+        size: u64,
+        /// The limit ([`crate::sign::ssh::allowed_signers::MAX_BYTES`]).
+        max: u64,
+    },
     /// An allowed-signers or revoked-keys file is broken.
     #[error("{0}")]
     File(String),
@@ -166,9 +188,7 @@ impl SshTrust {
                 if in_range(commit) {
                     return Err(TrustError::RevInRange { spec: spec.clone(), rev: commit.to_string() });
                 }
-                let tree = repo.commit_tree(commit)?;
-                let bytes =
-                    repo.tree(tree).file(file)?.ok_or_else(|| TrustError::RevMissing(spec.clone()))?;
+                let bytes = rev_file(repo, repo.commit_tree(commit)?, file, spec)?;
                 let dir = tempfile::tempdir().map_err(|e| TrustError::File(e.to_string()))?;
                 let path = dir.path().join("allowed_signers");
                 std::fs::write(&path, &bytes).map_err(|e| TrustError::File(e.to_string()))?;
@@ -193,6 +213,33 @@ impl SshTrust {
             _temp: temp,
         })
     }
+}
+
+/// The allowed-signers file `file` of `tree` (from `--allowed-signers-rev spec`), held to what
+/// `--allowed-signers` accepts: a regular file (a link or a directory there is named as such,
+/// not as absent) of at most [`allowed_signers::MAX_BYTES`], its size checked from the object's
+/// header before it is read.
+///
+/// # Errors
+/// [`TrustError::RevMissing`], [`TrustError::RevNotFile`], [`TrustError::RevTooLarge`], or a
+/// repository that cannot be read.
+fn rev_file(repo: &Repo, tree: ObjectId, file: &str, spec: &str) -> Result<Vec<u8>, TrustError> {
+    use gix::objs::tree::EntryKind;
+    let view = repo.tree(tree);
+    let not_file = |what| Err(TrustError::RevNotFile { spec: spec.to_owned(), what });
+    match view.entry_kind(file)? {
+        None => return Err(TrustError::RevMissing(spec.to_owned())),
+        Some(EntryKind::Blob | EntryKind::BlobExecutable) => {}
+        Some(EntryKind::Link) => return not_file("a symbolic link"),
+        Some(EntryKind::Tree) => return not_file("a directory"),
+        Some(EntryKind::Commit) => return not_file("a submodule"),
+    }
+    let id = view.entry_id(file)?.ok_or_else(|| TrustError::RevMissing(spec.to_owned()))?;
+    let size = repo.object_size(id)?;
+    if size > allowed_signers::MAX_BYTES {
+        return Err(TrustError::RevTooLarge { spec: spec.to_owned(), size, max: allowed_signers::MAX_BYTES });
+    }
+    Ok(repo.blob(id)?)
 }
 
 /// Refuses `path` when it lies in the repository's work tree and the checked tree has a file at

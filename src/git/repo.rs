@@ -51,6 +51,10 @@ pub enum Head {
 /// repository gix opens with reduced trust keeps gix's own lower limit.
 pub const OBJECT_SIZE_LIMIT: usize = 256 << 20;
 
+/// The size of each repository handle's object cache (trees and small blobs read again and
+/// again); a larger blob is read past it ([`Repo::blob`]).
+const OBJECT_CACHE_BYTES: usize = 8 << 20;
+
 /// Why no repository could be opened from `dir`: none is there, or the one git would use cannot
 /// be opened by gix, said with gix's own reasons.
 fn unopened(dir: &Path, source: gix::Error) -> GitError {
@@ -85,7 +89,7 @@ impl Repo {
     }
 
     fn from_gix(mut inner: gix::Repository) -> Repo {
-        inner.object_cache_size_if_unset(8 * 1024 * 1024);
+        inner.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
         Repo { inner }
     }
 
@@ -187,9 +191,18 @@ impl Repo {
 
     /// Read an object that must exist and must have `kind`, returning its raw bytes.
     pub(crate) fn read_kind(&self, id: ObjectId, kind: gix::object::Kind) -> Result<Vec<u8>, GitError> {
+        self.read_kind_in(&self.inner, id, kind)
+    }
+
+    /// [`Self::read_kind`] through `inner` (this repository, or a view of it without a cache).
+    fn read_kind_in(
+        &self,
+        inner: &gix::Repository,
+        id: ObjectId,
+        kind: gix::object::Kind,
+    ) -> Result<Vec<u8>, GitError> {
         // A failure to read an object that is there is damage (a truncated file, a broken pack).
-        let object = self
-            .inner
+        let object = inner
             .try_find_object(id)
             .map_err(|e| self.unreadable(id, kind, &e))?
             .ok_or(GitError::ObjectMissing { id })?;
@@ -215,8 +228,28 @@ impl Repo {
         }
     }
 
+    /// The size in bytes of the object `id`, read from its header without reading the object, so
+    /// that a caller with a limit can refuse a large one before holding it.
+    pub fn object_size(&self, id: ObjectId) -> Result<u64, GitError> {
+        match self.inner.try_find_header(id) {
+            Ok(Some(header)) => Ok(header.size()),
+            Ok(None) => Err(GitError::ObjectMissing { id }),
+            Err(e) => Err(GitError::CorruptObject { id, kind: "object", reason: e.to_string() }),
+        }
+    }
+
     /// The bytes of the blob `id`.
+    ///
+    /// A blob larger than the object cache is read past it: gix copies every object it reads into
+    /// its cache, and keeps the buffer of a copy too large to cache for reuse, so a verifier that
+    /// reads one large `spec.md` per tick would hold one such buffer per tick (8 ticks of a 108 MB
+    /// spec.md: 1 GB). Such a blob could not stay in the cache anyway.
     pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, GitError> {
+        if self.object_size(id).is_ok_and(|size| size > OBJECT_CACHE_BYTES as u64) {
+            let mut uncached = self.inner.clone();
+            uncached.objects.unset_object_cache();
+            return self.read_kind_in(&uncached, id, gix::object::Kind::Blob);
+        }
         self.read_kind(id, gix::object::Kind::Blob)
     }
 

@@ -23,11 +23,14 @@ pub fn join<L: AsRef<[u8]>>(lines: &[L]) -> Vec<u8> {
 /// single empty remainder after the last `\n`.
 #[must_use]
 pub fn split(bundle: &[u8]) -> Vec<&[u8]> {
+    lines(bundle).collect()
+}
+
+/// The lines of a bundle as [`split`] gives them, one at a time: a reader that stops early
+/// holds no list of every line of a large note.
+pub fn lines(bundle: &[u8]) -> impl Iterator<Item = &[u8]> {
     let body = bundle.strip_suffix(b"\n").unwrap_or(bundle);
-    if body.is_empty() {
-        return Vec::new();
-    }
-    body.split(|b| *b == b'\n').collect()
+    (!body.is_empty()).then(|| body.split(|b| *b == b'\n')).into_iter().flatten()
 }
 
 /// One statement of a bundle, as a conflict names it.

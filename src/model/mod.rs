@@ -15,6 +15,7 @@ pub mod predicate;
 pub mod red;
 pub mod refs;
 pub mod regression;
+pub mod shown;
 pub mod statement;
 pub mod summary;
 pub mod test_result;

@@ -17,6 +17,7 @@ use serde_json::{Map, Number, Value, json};
 
 use super::canonical::value_to_canonical;
 use super::digest::sha256_hex;
+use super::shown::{SHOWN_MAX, shown};
 
 /// The project configuration file, read at the task commit's parent.
 pub const CONFIG_FILE: &str = "speccoder.toml";
@@ -56,7 +57,27 @@ pub fn parse_table(text: &str) -> Result<toml::Table, PolicyError> {
             text.len()
         )));
     }
-    text.parse().map_err(|e: toml::de::Error| PolicyError(format!("it is not valid TOML: {e}")))
+    text.parse().map_err(|e: toml::de::Error| PolicyError(not_toml(text, &e)))
+}
+
+/// Why `text` is not TOML, quoting the offending line through [`shown`]: the file is checked in,
+/// so the line may hold escape sequences or be megabytes long, and the message reaches a terminal
+/// and a CI log (the parser's own message echoes the line raw and whole).
+fn not_toml(text: &str, e: &toml::de::Error) -> String {
+    let what = shown(e.message().trim(), SHOWN_MAX);
+    let Some(start) = e.span().map(|span| span.start.min(text.len())) else {
+        return format!("it is not valid TOML: {what}");
+    };
+    let before = text.get(..start).unwrap_or_default();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = text.get(line_start..).unwrap_or_default();
+    let line = line.split('\n').next().unwrap_or_default().trim_end_matches('\r');
+    let column = before.get(line_start..).unwrap_or_default().chars().count() + 1;
+    format!(
+        "it is not valid TOML at line {}, column {column}: {what}; the line reads `{}`",
+        before.matches('\n').count() + 1,
+        shown(line, SHOWN_MAX)
+    )
 }
 
 /// The sections both recipes take whole, under their own names.
@@ -293,6 +314,19 @@ mod tests {
     #[test]
     fn invalid_toml_is_an_error() {
         assert!(policy_sha256(Some("[tests\n")).is_err());
+    }
+
+    #[test]
+    fn a_toml_error_names_the_line_and_quotes_it_escaped_and_cut() {
+        let text = format!("[checks]\nx = \"\u{1b}[2K{}\" junk\n", "a".repeat(500));
+        let err = parse_table(&text).unwrap_err().to_string();
+        assert!(
+            err.starts_with("speccoder.toml cannot be used: it is not valid TOML at line 2, column "),
+            "{err}"
+        );
+        assert!(err.contains("the line reads `x = \"\\u{1b}[2Kaaa"), "{err}");
+        assert!(err.ends_with("aaa…`"), "{err}");
+        assert!(!err.contains('\u{1b}') && err.len() < 400, "{err}");
     }
 
     #[test]

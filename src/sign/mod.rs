@@ -79,6 +79,25 @@ pub enum SignerKind {
     Sigstore,
 }
 
+/// Where the signing key was named, so that advice about a key that cannot be used names the
+/// place to fix it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeySetting {
+    /// git's `user.signingKey` (where a signer built from git's configuration finds it).
+    GitConfig,
+    /// The command's `--key`.
+    Flag,
+}
+
+impl std::fmt::Display for KeySetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            KeySetting::GitConfig => "user.signingKey",
+            KeySetting::Flag => "--key",
+        })
+    }
+}
+
 /// Why a signature could not be made; the message says what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum SignError {
@@ -108,4 +127,22 @@ pub enum SignError {
     #[cfg(feature = "sigstore")]
     #[error(transparent)]
     Sigstore(#[from] sigstore::SigstoreSignError),
+}
+
+impl SignError {
+    /// This error with its advice naming `setting` as where the key was given: a key file that
+    /// cannot be read or is not a key came from `--key` or from `user.signingKey`.
+    #[must_use]
+    pub fn key_named_by(mut self, to: KeySetting) -> Self {
+        match &mut self {
+            SignError::Ssh(
+                SshSignError::Unreadable { setting, .. } | SshSignError::NotAKey { setting, .. },
+            )
+            | SignError::OpenPgp(
+                OpenPgpSignError::Unreadable { setting, .. } | OpenPgpSignError::NotAKey { setting, .. },
+            ) => *setting = to,
+            _ => {}
+        }
+        self
+    }
 }

@@ -240,31 +240,11 @@ pub enum SpecError {
     },
 }
 
-/// The first `max` characters of `s` with control characters escaped, for use in messages.
-pub(crate) fn shown(s: &str, max: usize) -> String {
-    let mut out = String::new();
-    for c in s.chars().take(max) {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    if s.chars().nth(max).is_some() {
-        out.push('…');
-    }
-    out
-}
+pub(crate) use crate::model::shown::shown;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shown_text_escapes_control_characters_and_marks_a_cut() {
-        assert_eq!(shown("a\nb", 10), "a\\nb");
-        assert_eq!(shown("abcdef", 3), "abc…");
-    }
 
     #[test]
     fn an_unknown_task_message_names_the_file_and_the_known_tasks() {

@@ -41,6 +41,18 @@ fn evidence_naming_red_output(s: &Setup, name: &str, output: &str) -> std::path:
     path
 }
 
+#[test]
+fn a_speccoder_toml_that_is_not_toml_is_quoted_escaped_and_cut_short() {
+    let s = Setup::speckit(Evidence::Verified);
+    commit_config(&s, "[checks]\nx = \"\u{1b}[2K\u{1b}[1A\u{1b}[32mevidenced    T005\u{1b}[0m\" junk\n");
+    let out = refused(&s, &s.evidence, 13, &["speccoder.toml", "line 2", "\\u{1b}[2K\\u{1b}[1A"]);
+    assert!(!out.stderr.contains('\u{1b}'), "no escape sequence reaches the terminal\n{out}");
+
+    commit_config(&s, &format!("[checks]\nx = {}\n", "[".repeat(100_000)));
+    let out = refused(&s, &s.evidence, 13, &["speccoder.toml", "line 2", "…"]);
+    assert!(out.stderr.len() < 2_000, "the 100 KB line is cut short: {} bytes", out.stderr.len());
+}
+
 #[cfg(unix)]
 #[test]
 fn a_red_output_behind_a_link_outside_the_evidence_directory_or_not_a_file_is_refused() {

@@ -91,6 +91,32 @@ fn an_evidence_file_that_breaks_the_schema_is_refused_naming_the_field() {
 }
 
 #[test]
+fn an_evidence_file_with_text_after_its_object_is_refused_naming_where_the_text_starts() {
+    let s = setup(Evidence::Verified);
+    let good = evidence_with(&s, "good", |_| {});
+    // The pretty-printed object ends in a line `}` with no newline after it.
+    let object = std::fs::read(&good).unwrap();
+    assert!(object.ends_with(b"\n}"));
+    let last_line = object.iter().filter(|b| **b == b'\n').count() + 1;
+    for (name, tail, column) in [
+        ("second-object", &b" {\"verdict\": \"regression_only\"} THIS IS NOT JSON {{{"[..], 3),
+        ("nul", &b"\0"[..], 2),
+        ("next-line", &b"\n\nx"[..], 1),
+    ] {
+        let path = good.with_file_name(format!("{name}.json"));
+        std::fs::write(&path, [&object[..], tail].concat()).unwrap();
+        let line = last_line + tail.iter().filter(|b| **b == b'\n').count();
+        let at = format!("at line {line} column {column}");
+        refused(&s, T005, &path, 13, &["there is text after the evidence object", &at]);
+    }
+    // Whitespace after the object is JSON and is accepted.
+    let mut spaced = std::fs::read(&good).unwrap();
+    spaced.extend_from_slice(b" \n\t\r\n  \n");
+    std::fs::write(&good, spaced).unwrap();
+    s.project.attest(T005, &good, &["--key", s.key.private.to_str().unwrap()]).success();
+}
+
+#[test]
 fn an_evidence_file_that_breaks_a_rule_or_names_another_task_is_refused() {
     let s = setup(Evidence::Verified);
     let red_passed = evidence_with(&s, "red-passed", |v| v["phases"][1]["result"] = json!("PASSED"));

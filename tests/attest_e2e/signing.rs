@@ -135,6 +135,36 @@ fn a_missing_key_file_is_named_and_signer_none_says_how_to_sign_anyway() {
     p.speccoder(&["attest", "sign", "HEAD~", "--key", key, "--signer", "ssh"]).success();
 }
 
+/// A key that cannot be used is advised about where it was named: `--key` when it came from the
+/// flag, `user.signingKey` when git's configuration named it.
+#[cfg(unix)]
+#[test]
+fn an_unusable_key_file_is_advised_about_as_the_flag_or_the_git_setting_that_named_it() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let fifo = p.scratch.join("key-fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let text = p.scratch.join("key.txt");
+    std::fs::write(&text, "not a key\n").unwrap();
+    let before = p.snapshot();
+    for (signer, key, says) in [
+        ("ssh", fifo.to_str().unwrap(), "check --key"),
+        ("ssh", "/dev/zero", "check --key"),
+        ("ssh", text.to_str().unwrap(), "point --key at an OpenSSH private key"),
+        ("openpgp", fifo.to_str().unwrap(), "check --key"),
+        ("openpgp", text.to_str().unwrap(), "point --key at a file"),
+    ] {
+        let out = p.attest(T005, &s.evidence, &["--signer", signer, "--key", key]).failure(13);
+        assert!(out.stderr.contains(says), "{out}");
+        assert!(!out.stderr.contains("user.signingKey"), "{out}");
+    }
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", fifo.to_str().unwrap()]);
+    let out = p.attest(T005, &s.evidence, &[]).failure(13);
+    assert!(out.stderr.contains("check user.signingKey"), "{out}");
+    assert_eq!(p.snapshot(), before);
+}
+
 #[test]
 fn attest_sign_signs_the_unsigned_lines_later_leaving_the_payloads_unchanged() {
     let s = Setup::speckit(Evidence::WithHeldOut);

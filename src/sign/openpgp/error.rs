@@ -2,23 +2,29 @@
 
 use std::path::PathBuf;
 
+use crate::sign::KeySetting;
+
 /// Why an OpenPGP key cannot be used or an OpenPGP signature could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenPgpSignError {
     /// The key file could not be read.
-    #[error("cannot read the OpenPGP key {}: {source}; check user.signingKey", path.display())]
+    #[error("cannot read the OpenPGP key {}: {source}; check {setting}", path.display())]
     Unreadable {
         /// The key file.
         path: PathBuf,
+        /// Where the key was named.
+        setting: KeySetting,
         /// The operating system's reason.
         #[source]
         source: std::io::Error,
     },
     /// The file is not one OpenPGP key.
-    #[error("{} is not a usable OpenPGP key ({reason}); point user.signingKey at a file written by `gpg --export-secret-keys --armor <fingerprint>`, or at the key's fingerprint to sign through gpg", path.display())]
+    #[error("{} is not a usable OpenPGP key ({reason}); point {setting} at a file written by `gpg --export-secret-keys --armor <fingerprint>`, or at the key's fingerprint to sign through gpg", path.display())]
     NotAKey {
         /// The file.
         path: PathBuf,
+        /// Where the key was named.
+        setting: KeySetting,
         /// What is wrong with it.
         reason: String,
     },

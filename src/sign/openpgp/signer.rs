@@ -23,7 +23,7 @@ use super::error::OpenPgpSignError;
 use super::gpg::Gpg;
 use super::signature;
 use super::verify::verify;
-use crate::sign::{SignError, Signer, SignerKind};
+use crate::sign::{KeySetting, SignError, Signer, SignerKind};
 
 /// The environment variable that may hold the passphrase of an encrypted secret key file.
 pub const PASSPHRASE_ENV: &str = "SPECCODER_PGP_PASSPHRASE";
@@ -103,8 +103,13 @@ impl OpenPgpSigner {
 
     /// As [`Self::from_key_file`], with the passphrase given (or none).
     pub fn from_key_file_with_passphrase(path: &Path, passphrase: Option<&str>) -> Result<Self, SignError> {
-        let bytes = crate::input::read_regular_through_links(path, super::certs::MAX_BYTES)
-            .map_err(|e| OpenPgpSignError::Unreadable { path: path.to_owned(), source: e.into_io() })?;
+        let bytes = crate::input::read_regular_through_links(path, super::certs::MAX_BYTES).map_err(|e| {
+            OpenPgpSignError::Unreadable {
+                path: path.to_owned(),
+                setting: KeySetting::GitConfig,
+                source: e.into_io(),
+            }
+        })?;
         let cert = single_cert(&bytes, path)?;
         let in_process = if cert.is_tsk() { signing_key(&cert, path, passphrase)? } else { None };
         Ok(Self::new(match in_process {
@@ -308,7 +313,11 @@ impl fmt::Debug for OpenPgpSigner {
 
 /// The one certificate (or secret key) a key file must hold.
 fn single_cert(bytes: &[u8], path: &Path) -> Result<Cert, OpenPgpSignError> {
-    let not_a_key = |reason: String| OpenPgpSignError::NotAKey { path: path.to_owned(), reason };
+    let not_a_key = |reason: String| OpenPgpSignError::NotAKey {
+        path: path.to_owned(),
+        setting: KeySetting::GitConfig,
+        reason,
+    };
     let parser = CertParser::from_bytes(bytes).map_err(|e| not_a_key(e.to_string()))?;
     let certs = parser.collect::<Result<Vec<Cert>, _>>().map_err(|e| not_a_key(e.to_string()))?;
     match <[Cert; 1]>::try_from(certs) {

@@ -2,23 +2,29 @@
 
 use std::path::PathBuf;
 
+use crate::sign::KeySetting;
+
 /// Why an SSH key cannot be used or an SSH signature could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum SshSignError {
     /// The key file could not be read.
-    #[error("cannot read the SSH key {}: {source}; check user.signingKey", path.display())]
+    #[error("cannot read the SSH key {}: {source}; check {setting}", path.display())]
     Unreadable {
         /// The key file.
         path: PathBuf,
+        /// Where the key was named.
+        setting: KeySetting,
         /// The operating system's reason.
         #[source]
         source: std::io::Error,
     },
     /// The file is not an SSH key we can use.
-    #[error("{} is not a usable SSH key ({reason}); point user.signingKey at an OpenSSH private key such as ~/.ssh/id_ed25519, or at its .pub file when the key is in ssh-agent", path.display())]
+    #[error("{} is not a usable SSH key ({reason}); point {setting} at an OpenSSH private key such as ~/.ssh/id_ed25519, or at its .pub file when the key is in ssh-agent", path.display())]
     NotAKey {
         /// The file.
         path: PathBuf,
+        /// Where the key was named.
+        setting: KeySetting,
         /// What is wrong with it.
         reason: String,
     },

@@ -16,7 +16,7 @@ use super::sshsig::{self, NAMESPACE};
 const GIT_NAMESPACE: &str = "git";
 use super::verify::{self as ssh_verify, SshVerifyError};
 use crate::sign::tool::{self, Agent, Run, SSH_KEYGEN, ToolError};
-use crate::sign::{SignError, Signer, SignerKind};
+use crate::sign::{KeySetting, SignError, Signer, SignerKind};
 
 /// One configured SSH signing key and how it signs.
 #[derive(Clone)]
@@ -74,9 +74,16 @@ impl SshSigner {
     /// A signer from a key file: an OpenSSH private key, a legacy PEM private key with its `.pub`
     /// beside it, or a public key or certificate file (the private half in ssh-agent or beside it).
     pub fn from_key_path(path: &Path) -> Result<Self, SignError> {
-        let bytes = read_key_file(path)
-            .map_err(|e| SshSignError::Unreadable { path: path.to_owned(), source: e.into_io() })?;
-        let not_a_key = |reason: String| SshSignError::NotAKey { path: path.to_owned(), reason };
+        let bytes = read_key_file(path).map_err(|e| SshSignError::Unreadable {
+            path: path.to_owned(),
+            setting: KeySetting::GitConfig,
+            source: e.into_io(),
+        })?;
+        let not_a_key = |reason: String| SshSignError::NotAKey {
+            path: path.to_owned(),
+            setting: KeySetting::GitConfig,
+            reason,
+        };
         let text = std::str::from_utf8(&bytes).map_err(|_| not_a_key("the file is not text".to_owned()))?;
         let trimmed = text.trim();
         let mut pub_path = path.as_os_str().to_owned();

@@ -171,6 +171,8 @@ fn trusted_principals(
 ) -> Result<Vec<String>, String> {
     let file = allowed.path.display();
     let mut principals: Vec<String> = Vec::new();
+    // The principals already taken, so that a line listing tens of thousands stays linear.
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut refusals = Vec::new();
     for line in &allowed.signers {
         let candidates = match (signer, line.cert_authority) {
@@ -190,7 +192,7 @@ fn trusted_principals(
         match candidates.and_then(|c| line_applies(line, namespace, at).map(|()| c)) {
             Ok(found) => {
                 for p in found {
-                    if !principals.contains(&p) {
+                    if seen.insert(p.clone()) {
                         principals.push(p);
                     }
                 }
