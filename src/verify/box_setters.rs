@@ -13,8 +13,8 @@ use super::parallel;
 use crate::git::{GitTree, Repo};
 use crate::spec::{self, Format, SPECKIT_SPECS_DIR, UNIT_PARENTS, UnitLoc};
 
-/// The commits that set the box of each task (`<unit>/<id>`) of the checked units, newest commit
-/// time first: the task is ticked in the commit's tree and in none of its parents' trees (a root
+/// The commits that set the box of each task (`<unit>/<id>`) of the checked units, in no
+/// particular order: the task is ticked in the commit's tree and in none of its parents' trees (a root
 /// commit, or one whose parents a shallow clone lacks, sets every box it ticks).
 pub(super) struct BoxSetters(HashMap<String, Vec<ObjectId>>);
 
