@@ -242,8 +242,8 @@ impl Repo {
     ///
     /// A blob larger than the object cache is read past it: gix copies every object it reads into
     /// its cache, and keeps the buffer of a copy too large to cache for reuse, so a verifier that
-    /// reads one large `spec.md` per tick would hold one such buffer per tick (8 ticks of a 108 MB
-    /// spec.md: 1 GB). Such a blob could not stay in the cache anyway.
+    /// reads one large `spec.md` per tick would hold one such buffer per tick. Such a blob could
+    /// not stay in the cache anyway.
     pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, GitError> {
         if self.object_size(id).is_ok_and(|size| size > OBJECT_CACHE_BYTES as u64) {
             let mut uncached = self.inner.clone();

@@ -93,7 +93,30 @@ impl BoxSetters {
         id: ObjectId,
         wanted: &HashSet<String>,
     ) -> Result<Vec<String>, VerifyError> {
-        boxes_set_by(repo, id, wanted)
+        let Some(commit) = changing_units(repo, id, wanted)? else {
+            return Ok(Vec::new());
+        };
+        let mut set = Vec::new();
+        if commit.parents == 0 {
+            for unit in wanted {
+                set.extend(ticked(&commit.tree, unit).into_iter().map(|task| format!("{unit}/{task}")));
+            }
+            return Ok(set);
+        }
+        // A unit the same as in one parent inherits that parent's ticks: it sets no box.
+        for change in commit.units.iter().filter(|change| change.theirs.len() == commit.parents) {
+            let before: Vec<HashSet<String>> = change
+                .theirs
+                .iter()
+                .map(|(_, dir)| ticked_in_dir(repo, *dir, change.format).into_iter().collect())
+                .collect();
+            for task in ticked_in_dir(repo, change.ours, change.format) {
+                if before.iter().all(|ticks| !ticks.contains(&task)) {
+                    set.push(format!("{}/{task}", change.unit));
+                }
+            }
+        }
+        Ok(set)
     }
 
     /// Records that commit `id` set the boxes of `tasks`.
@@ -149,34 +172,6 @@ impl BoxSetters {
         }
         Ok(None)
     }
-}
-
-/// The tasks (`<unit>/<id>`) of the units in `wanted` whose box commit `id` sets.
-fn boxes_set_by(repo: &Repo, id: ObjectId, wanted: &HashSet<String>) -> Result<Vec<String>, VerifyError> {
-    let Some(commit) = changing_units(repo, id, wanted)? else {
-        return Ok(Vec::new());
-    };
-    let mut set = Vec::new();
-    if commit.parents == 0 {
-        for unit in wanted {
-            set.extend(ticked(&commit.tree, unit).into_iter().map(|task| format!("{unit}/{task}")));
-        }
-        return Ok(set);
-    }
-    // A unit the same as in one parent inherits that parent's ticks: it sets no box.
-    for change in commit.units.iter().filter(|change| change.theirs.len() == commit.parents) {
-        let before: Vec<HashSet<String>> = change
-            .theirs
-            .iter()
-            .map(|(_, dir)| ticked_in_dir(repo, *dir, change.format).into_iter().collect())
-            .collect();
-        for task in ticked_in_dir(repo, change.ours, change.format) {
-            if before.iter().all(|ticks| !ticks.contains(&task)) {
-                set.push(format!("{}/{task}", change.unit));
-            }
-        }
-    }
-    Ok(set)
 }
 
 /// Commit `id` when it changes the directory of a unit in `wanted` against one of its parents
