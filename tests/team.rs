@@ -24,7 +24,9 @@
 //! - a held-out ref the remote replaced by force (by one holding other sets) or deleted is joined
 //!   or kept in every clone, never rewound: no published set is lost;
 //! - a skip conflict is reported by every fetch and by push until one side is kept, also when a
-//!   pushed skip is undone and made again in the same clone.
+//!   pushed skip is undone and made again in the same clone;
+//! - a skip the remote replaced is taken by the other clones, each told which skip it replaced
+//!   and how to take it back.
 //!
 //! Every repository of every test passes `git fsck --strict` at the end.
 
@@ -1329,6 +1331,55 @@ fn a_skip_made_again_after_a_push_is_a_conflict_for_fetch_and_push_until_one_is_
     assert_eq!(ada.rev(&skip), ours);
     ada.speccoder(&["attest", "fetch"]).success();
     team.fsck(&[&ada]);
+}
+
+#[test]
+fn a_skip_the_remote_replaced_is_taken_by_another_clone_with_the_one_it_had_named_and_recoverable() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let skip = format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T007");
+    // Ada settles a skip her way, as documented: her new one replaces the remote's.
+    let replace = |reason: &str| {
+        ada.speccoder(&["skip", &task("T007"), "--undo"]).success();
+        ada.speccoder(&["skip", &task("T007"), "--reason", reason]).success();
+        ada.git(&["push", "-q", "origin", "--delete", &skip]);
+        ada.speccoder(&["attest", "fetch"]).success();
+        ada.speccoder(&["attest", "push"]).success();
+        ada.rev(&skip)
+    };
+    ada.speccoder(&["skip", &task("T007"), "--reason", "a"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    let first = ada.rev(&skip);
+    let out = bob.speccoder(&["attest", "fetch"]).success();
+    assert!(out.stdout.contains(&format!("{skip}: now {}\n", &first[..12])), "{out}");
+
+    // Bob takes the replacement, told which decision it replaced and how to take it back.
+    let second = replace("b");
+    let out = bob.speccoder(&["attest", "fetch"]).success();
+    assert!(out.stdout.contains(&format!("{skip}: now {}, replaced", &second[..12])), "{out}");
+    assert!(out.stdout.contains(&format!("To keep the one here: `git update-ref {skip} {first}`")), "{out}");
+    assert_eq!(bob.rev(&skip), second);
+
+    // The advice, followed, brings his back as a conflict that fetch reports.
+    bob.git(&["update-ref", &skip, &first]);
+    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+    assert!(out.stdout.contains(&format!("{skip}: CONFLICT")), "{out}");
+    bob.git(&["update-ref", &skip, &second]);
+    bob.speccoder(&["attest", "fetch"]).success();
+
+    // For machines: the outcome `replaced`, with both values.
+    let third = replace("c");
+    let out = bob.speccoder(&["attest", "fetch", "--json"]).success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let row = report["refs"].as_array().unwrap().iter().find(|r| r["name"] == skip.as_str()).unwrap();
+    assert_eq!(row["outcome"], "replaced", "{out}");
+    assert_eq!(
+        (row["from"].as_str(), row["to"].as_str()),
+        (Some(second.as_str()), Some(third.as_str())),
+        "{out}"
+    );
+    team.fsck(&[&ada, &bob]);
 }
 
 #[test]

@@ -260,6 +260,11 @@ impl std::fmt::Display for FetchReport {
                     self.remote, row.name
                 ),
                 RefMerged::Took { to } => format!("now {}", short(to)),
+                RefMerged::Replaced { from, to } => format!(
+                    "now {}, replaced: the remote's does not descend from the one here, {from} (replaced by force, or deleted and made again). To keep the one here: `git update-ref {} {from}`; the next fetch reports the two as a conflict and how to settle it",
+                    short(to),
+                    row.name
+                ),
                 RefMerged::Deleted => "deleted (deleted on the remote)".to_owned(),
                 RefMerged::AheadOfTheirs => "ahead of the remote's".to_owned(),
                 RefMerged::Merged { commit } => format!("merged in {}", short(commit)),

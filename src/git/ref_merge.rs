@@ -1,7 +1,8 @@
 //! Bringing one of our references up to date with another clone's copy of it: a three-way
 //! decision between the value we fetched (or pushed) last time (the base), ours, and theirs now.
 //! A side that did not change since the base takes the other's value, as far as the other can
-//! reach it: ours moves to anything, but theirs takes ours only by a push, which never forces, so
+//! reach it (a value of ours that theirs replaced rather than descends from is named, so that it
+//! can be taken back): ours moves to anything, but theirs takes ours only by a push, which never forces, so
 //! ours is kept only when it is new, deleted here, or a descendant of theirs. A value of ours that
 //! does not descend from theirs (a skip undone and made again after it was pushed) is decided by
 //! ancestry as when both moved. A fast-forward is taken; two histories that both moved are a
@@ -35,6 +36,15 @@ pub enum RefMerged {
     DeletedHereOnly,
     /// Ours did not exist, or had not changed since we last fetched it: it now holds theirs.
     Took {
+        /// The value taken.
+        to: String,
+    },
+    /// Ours had not changed since we last fetched it, and theirs no longer descends from it (the
+    /// remote's was replaced by force, or deleted and made again): it now holds theirs, and ours
+    /// is named so that it can be taken back.
+    Replaced {
+        /// Ours before.
+        from: String,
         /// The value taken.
         to: String,
     },
@@ -115,11 +125,13 @@ impl Repo {
                 // append-only reference the remote replaced by one that does not descend from
                 // ours, by force or by a delete and a new push): that is decided by ancestry.
                 (o, Some(t)) if o == base && (o.is_none() || !append_only) => {
-                    return Ok(CasUpdate::Move {
-                        new: t,
-                        reflog,
-                        then: RefMerged::Took { to: t.to_string() },
-                    });
+                    let then = match o {
+                        Some(o) if !self.is_ancestor(o, t)? => {
+                            RefMerged::Replaced { from: o.to_string(), to: t.to_string() }
+                        }
+                        _ => RefMerged::Took { to: t.to_string() },
+                    };
+                    return Ok(CasUpdate::Move { new: t, reflog, then });
                 }
                 (None, Some(_)) => return conflict("deleted here, changed there"),
                 (Some(o), Some(t)) => (o, t),
