@@ -139,6 +139,27 @@ fn a_branch_without_commits_has_nothing_to_check_in_both_modes() {
 }
 
 #[test]
+fn a_branch_without_commits_still_reads_the_trust_it_is_given() {
+    let p = Project::uncommitted("speckit");
+    let verify =
+        |extra: &[&str]| p.speccoder(&[&["attest", "verify", "--branch", "--json"][..], extra].concat());
+    let junk = p.scratch.join("junk_signers");
+    std::fs::write(&junk, "not a key\n").unwrap();
+    let missing = p.scratch.join("missing_signers");
+    for trust in [&junk, &missing] {
+        let out = verify(&["--allowed-signers", trust.to_str().unwrap()]).failure(13);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+        assert_eq!(report["exit_code"], 13, "{report:#}");
+        assert!(out.stderr.contains(trust.to_str().unwrap()), "{out}");
+    }
+    let key = common::ed25519(&p.scratch, "ada");
+    let good = common::allowed_signers(&p.scratch.join("allowed"), &[("ada@example.com", &key)]);
+    let out = verify(&["--allowed-signers", good.to_str().unwrap()]).failure(15);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(report["trust"], good.to_str().unwrap(), "{report:#}");
+}
+
+#[test]
 fn repository_text_in_the_markdown_report_forms_no_link_mention_or_reference() {
     let p = Project::speckit();
     let hostile = "see https://evil.example/login or www.evil.example, mail x@evil.example, cc @octocat #1";

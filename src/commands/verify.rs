@@ -114,8 +114,9 @@ pub fn run(args: &VerifyArgs) -> u8 {
     code
 }
 
-/// The caller's trust; a trust revision inside `range` (the history checked) is refused. No
-/// range (a branch before its first commit): no tree to read trust from, and nothing to check.
+/// The caller's trust; a trust revision inside `range` (the history checked) is refused, and so
+/// is a trust file the checked tree holds. No range (a branch before its first commit): nothing
+/// is checked, and trust is still read, so that a trust file that cannot be used is said so.
 fn build_trust(repo: &Repo, args: &VerifyArgs, range: Option<&Checked>) -> Result<Trust, TrustError> {
     let head = match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => Some(commit),
@@ -126,26 +127,25 @@ fn build_trust(repo: &Repo, args: &VerifyArgs, range: Option<&Checked>) -> Resul
         (Some(_), Some(rev)) => Some(repo.rev_parse(rev)?),
         (Some(_), None) => head,
     };
+    // The tree a trust file may not come from; before the first commit, none.
+    let checked_tree = match checked {
+        Some(commit) => repo.commit_tree(commit)?,
+        None => repo.empty_tree_id(),
+    };
+    let in_range = |c: ObjectId| range.is_some_and(|range| range.contains(repo, c));
     let source = match (&args.allowed_signers, &args.allowed_signers_rev) {
         (Some(p), _) => Some(AllowedSource::File(p.clone())),
         (None, Some(spec)) => Some(AllowedSource::Rev(spec.clone())),
         (None, None) => repo.config_path("gpg.ssh.allowedSignersFile")?.map(AllowedSource::File),
     };
-    let ssh = match (source, range.zip(checked)) {
-        (Some(source), Some((range, checked))) => {
-            let in_range = |c: ObjectId| range.contains(repo, c);
-            let tree = repo.commit_tree(checked)?;
-            Some(SshTrust::load(repo, &source, args.revoked.as_deref(), tree, &in_range)?)
-        }
-        _ => None,
-    };
-    let openpgp = match (&args.openpgp_certs, checked) {
-        (Some(path), Some(checked)) => {
-            let tree = repo.commit_tree(checked)?;
-            Some(speccoder_attest::check::trust::load_openpgp(repo, path, tree)?)
-        }
-        _ => None,
-    };
+    let ssh = source
+        .map(|source| SshTrust::load(repo, &source, args.revoked.as_deref(), checked_tree, &in_range))
+        .transpose()?;
+    let openpgp = args
+        .openpgp_certs
+        .as_ref()
+        .map(|path| speccoder_attest::check::trust::load_openpgp(repo, path, checked_tree))
+        .transpose()?;
     #[cfg(feature = "sigstore")]
     let sigstore = match (&args.certificate_identity, &args.certificate_oidc_issuer) {
         (Some(identity), Some(issuer)) => {
@@ -153,13 +153,7 @@ fn build_trust(repo: &Repo, args: &VerifyArgs, range: Option<&Checked>) -> Resul
             use speccoder_attest::sign::sigstore::{SigstoreTrust, TrustedRoot, public_good_root};
             Some(match &args.sigstore_trusted_root {
                 Some(path) => {
-                    if let Some(checked) = checked {
-                        speccoder_attest::check::trust::refuse_in_tree(
-                            repo,
-                            path,
-                            repo.commit_tree(checked)?,
-                        )?;
-                    }
+                    speccoder_attest::check::trust::refuse_in_tree(repo, path, checked_tree)?;
                     let root = TrustedRoot::from_file(path).map_err(|e| TrustError::File(e.to_string()))?;
                     SigstoreTrustSource::given(SigstoreTrust::keyless(root, identity.clone(), issuer.clone()))
                 }
