@@ -160,6 +160,24 @@ fn a_branch_without_commits_still_reads_the_trust_it_is_given() {
 }
 
 #[test]
+fn no_escape_sequence_from_a_commit_or_a_trust_file_reaches_the_terminal() {
+    let p = Project::speckit();
+    let hostile = "\u{1b}]0;owned\u{7}\u{1b}[2K\rall evidenced";
+    let message = format!("chore\n\nSpec-Task: 001-bookmark-tags/T9 {hostile}\nVerdict: verified");
+    p.git(&["commit", "-q", "--allow-empty", "-m", &message]);
+    let raw = |s: &str| s.contains(['\u{1b}', '\u{7}', '\r']);
+    for mode in [&[][..], &["--github"]] {
+        let out = p.speccoder(&[&["attest", "verify"][..], mode].concat()).failure(26);
+        assert!(!raw(&out.stdout) && !raw(&out.stderr), "{mode:?}: {out:?}");
+        assert!(out.stdout.contains("T9 \\u{1b}]0;owned\\u{7}"), "{mode:?}: {out}");
+    }
+    let trust = p.scratch.join("allowed");
+    std::fs::write(&trust, "ada@example.com \u{1b}]0;owned\u{7} ssh-ed25519 AAAA\n").unwrap();
+    let out = p.speccoder(&["attest", "verify", "--allowed-signers", trust.to_str().unwrap()]).failure(13);
+    assert!(!raw(&out.stderr) && out.stderr.contains("unknown option `\\u{1b}]0;owned"), "{out:?}");
+}
+
+#[test]
 fn repository_text_in_the_markdown_report_forms_no_link_mention_or_reference() {
     let p = Project::speckit();
     let hostile = "see https://evil.example/login or www.evil.example, mail x@evil.example, cc @octocat #1";

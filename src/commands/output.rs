@@ -4,6 +4,8 @@
 
 use std::io::Write as _;
 
+use speccoder_attest::model::shown::terminal_safe;
+
 /// Prints a command's result (`--json`: one JSON object, carrying the exit code as
 /// [`print_json_report`] adds it; otherwise its Display) and returns its exit code; a failure goes
 /// to stderr as `speccoder <command>: <message>` (and to stdout as `{"error", "exit_code"}` with
@@ -25,7 +27,7 @@ where
             if json {
                 print_json_report(&report, exit_code);
             } else {
-                to_stdout_raw(&report.to_string());
+                to_stdout_text(&report.to_string());
             }
             exit_code
         }
@@ -66,12 +68,13 @@ pub(crate) fn to_stdout(line: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stdout().lock(), "{line}");
 }
 
-/// Writes `text` to stdout as it is.
-pub(crate) fn to_stdout_raw(text: &str) {
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+/// Writes the human-readable `text` to stdout, as it may reach a terminal ([`terminal_safe`]).
+pub(crate) fn to_stdout_text(text: &str) {
+    let _ = std::io::stdout().lock().write_all(terminal_safe(text).as_bytes());
 }
 
-/// Writes one line to stderr.
+/// Writes one line to stderr, as it may reach a terminal ([`terminal_safe`]).
 pub(crate) fn to_stderr(line: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    let line = line.to_string();
+    let _ = writeln!(std::io::stderr().lock(), "{}", terminal_safe(&line));
 }

@@ -94,9 +94,9 @@ pub fn run(args: &VerifyArgs) -> u8 {
             .as_deref()
             .map_or_else(|| repo.rev_parse("HEAD^{tree}"), |h| repo.rev_parse(&format!("{h}^{{tree}}")));
         let locate = |task: &str| head_tree.as_ref().ok().and_then(|tree| locate(&repo, *tree, task));
-        super::output::to_stdout_raw(&github::render(&report, &stop_token(), locate));
+        super::output::to_stdout_text(&github::render(&report, &stop_token(), locate));
     } else {
-        super::output::to_stdout_raw(&report.to_text());
+        super::output::to_stdout_text(&report.to_text());
     }
     if args.github
         && let Err(e) = append_step_summary(&report)

@@ -2,6 +2,8 @@
 //! message goes to a terminal and a CI log, so what it quotes has its control characters escaped
 //! (no escape sequence reaches the terminal) and is cut short (no line of megabytes is echoed).
 
+use std::borrow::Cow;
+
 /// How many characters of a line a message quotes.
 pub const SHOWN_MAX: usize = 200;
 
@@ -9,17 +11,34 @@ pub const SHOWN_MAX: usize = 200;
 /// in messages.
 pub fn shown(s: &str, max: usize) -> String {
     let mut out = String::new();
-    for c in s.chars().take(max) {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
+    s.chars().take(max).for_each(|c| push_escaped(&mut out, c, |c| c.is_control()));
     if s.chars().nth(max).is_some() {
         out.push('…');
     }
     out
+}
+
+/// `text` as it may reach a terminal: control characters escaped as [`shown`] escapes them,
+/// except the newlines and tabs that lay text out. Every human-readable output passes through it,
+/// so that no escape sequence, bell or carriage return in quoted repository or file text (an
+/// option, a task, a field name) is acted on by the terminal or a CI log viewer.
+pub fn terminal_safe(text: &str) -> Cow<'_, str> {
+    let escaped = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(escaped) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    text.chars().for_each(|c| push_escaped(&mut out, c, escaped));
+    Cow::Owned(out)
+}
+
+/// Appends `c` to `out`, as its escape (`\u{1b}`, `\n`) when `escaped` says so.
+fn push_escaped(out: &mut String, c: char, escaped: impl Fn(char) -> bool) {
+    if escaped(c) {
+        out.extend(c.escape_default());
+    } else {
+        out.push(c);
+    }
 }
 
 #[cfg(test)]
@@ -31,5 +50,12 @@ mod tests {
         assert_eq!(shown("a\nb", 10), "a\\nb");
         assert_eq!(shown("\u{1b}[2K", 10), "\\u{1b}[2K");
         assert_eq!(shown("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn terminal_text_keeps_its_layout_and_escapes_every_other_control_character() {
+        assert_eq!(terminal_safe("a\tb\nc"), "a\tb\nc");
+        assert!(matches!(terminal_safe("plain\n"), Cow::Borrowed(_)));
+        assert_eq!(terminal_safe("x\u{1b}]0;t\u{7}\ry\u{9b}"), "x\\u{1b}]0;t\\u{7}\\ry\\u{9b}");
     }
 }
