@@ -288,6 +288,6 @@ fn main() {
         }
         assert_eq!(published.code, Some(0), "{}", published.run);
         assert_eq!(long.code, Some(26), "{}", long.run);
-        assert!(long.run.stdout.contains("duplicate_phase"), "{}", long.run);
+        assert!(long.run.stdout.contains("lines_not_read"), "{}", long.run);
     }
 }

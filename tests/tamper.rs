@@ -419,6 +419,27 @@ fn a_note_of_many_junk_lines_is_reported_for_twenty_and_one_finding_counts_the_r
 }
 
 #[test]
+fn a_note_of_its_own_lines_repeated_is_read_for_64_lines_and_one_finding_counts_the_rest() {
+    let c = setup();
+    let genuine = note_raw_lines(&c, "HEAD");
+    let lines: Vec<Vec<u8>> = genuine.iter().cycle().take(genuine.len() * 200).cloned().collect();
+    write_note(&c, "HEAD", &lines);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26);
+    let codes = expect_tick(&report, "unverifiable", Some("malformed"));
+    assert!(codes.len() < 80, "findings grow with the lines read, not the note: {}", codes.len());
+    let rest =
+        &report["ticks"][0]["findings"].as_array().unwrap().iter().find(|f| f["code"] == "lines_not_read");
+    let rest = rest.unwrap_or_else(|| panic!("no lines_not_read finding: {codes:?}"));
+    assert_eq!(rest["line"], 65);
+    let says = format!("{} more lines after line 64 were not read", lines.len() - 64);
+    assert!(rest["message"].as_str().unwrap().contains(&says), "{rest}");
+
+    let sign = attest_sign(&c, "HEAD").failure(26);
+    assert!(sign.stderr.contains(&says), "{sign}");
+}
+
+#[test]
 fn a_payload_that_is_not_base64_is_malformed() {
     let c = setup();
     edit_envelope(&c, 1, |env| env["payload"] = json!("this is %%% not base64"));

@@ -59,40 +59,55 @@ impl ReadLine {
 /// output then grow with this number, not with the note.
 pub const UNREADABLE_LINES_REPORTED: usize = 20;
 
-/// Reads every line of `note` ([`read_line`]), pushing a finding for each line that cannot be
-/// read, and stops after [`UNREADABLE_LINES_REPORTED`] of them with one `lines_not_read` finding
-/// (`malformed`) naming how many lines were left unread.
+/// How many lines of one note are read at most. A tick writes six at most (one per phase, its
+/// task-verification line and its summary); without a bound, a note of one tick's lines repeated
+/// many times over would be read, checked and reported line by line, whatever its size.
+pub const LINES_READ: usize = 64;
+
+/// Reads the lines of `note` ([`read_line`]), pushing a finding for each line that cannot be
+/// read. It stops after [`UNREADABLE_LINES_REPORTED`] such lines, or after [`LINES_READ`] lines,
+/// with one `lines_not_read` finding (`malformed`) naming how many lines were left unread.
 pub fn read_lines(note: &[u8], findings: &mut Vec<Finding>) -> Vec<ReadLine> {
     let mut lines = Vec::new();
     let mut unreadable = 0usize;
     let mut raw_lines = bundle::lines(note).enumerate();
     while let Some((i, raw)) = raw_lines.next() {
+        if i == LINES_READ {
+            let why =
+                format!("a tick writes at most 6 lines, and no more than {LINES_READ} of one note are read");
+            findings.push(not_read(i, 1 + raw_lines.count(), &why));
+            break;
+        }
         match read_line(i + 1, raw) {
             Ok(line) => lines.push(line),
             Err(f) => {
                 findings.push(f);
                 unreadable += 1;
-                if unreadable == UNREADABLE_LINES_REPORTED {
-                    let rest = raw_lines.count();
-                    if rest > 0 {
-                        findings.push(
-                            Finding::new(
-                                CommitOutcome::Malformed,
-                                "lines_not_read",
-                                format!(
-                                    "{rest} more lines after line {} were not read: the note had {UNREADABLE_LINES_REPORTED} lines that cannot be read by then; replace the note with the one the tick wrote, or attest the task again",
-                                    i + 1
-                                ),
-                            )
-                            .at_line(i + 2),
-                        );
-                    }
-                    break;
-                }
             }
+        }
+        if unreadable == UNREADABLE_LINES_REPORTED {
+            let rest = raw_lines.count();
+            if rest > 0 {
+                let why =
+                    format!("the note had {UNREADABLE_LINES_REPORTED} lines that cannot be read by then");
+                findings.push(not_read(i + 1, rest, &why));
+            }
+            break;
         }
     }
     lines
+}
+
+/// The `lines_not_read` finding: `rest` lines after line `last_read` were left unread, `why`.
+fn not_read(last_read: usize, rest: usize, why: &str) -> Finding {
+    Finding::new(
+        CommitOutcome::Malformed,
+        "lines_not_read",
+        format!(
+            "{rest} more lines after line {last_read} were not read: {why}; replace the note with the one the tick wrote, or attest the task again"
+        ),
+    )
+    .at_line(last_read + 1)
 }
 
 /// Reads one line, or says why it is not a line we can read.
