@@ -18,6 +18,30 @@ pub fn shown(s: &str, max: usize) -> String {
     out
 }
 
+/// Text of a file or of the repository as a message quotes it: escaped and cut as [`shown`] does
+/// at [`SHOWN_MAX`], whatever it was. An error that holds one cannot echo a line of megabytes or
+/// an escape sequence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quoted(String);
+
+impl From<&str> for Quoted {
+    fn from(text: &str) -> Self {
+        Quoted(shown(text, SHOWN_MAX))
+    }
+}
+
+impl From<String> for Quoted {
+    fn from(text: String) -> Self {
+        Quoted::from(text.as_str())
+    }
+}
+
+impl std::fmt::Display for Quoted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// `text` as it may reach a terminal: control characters escaped as [`shown`] escapes them,
 /// except the newlines and tabs that lay text out. Every human-readable output passes through it,
 /// so that no escape sequence, bell or carriage return in quoted repository or file text (an
@@ -50,6 +74,15 @@ mod tests {
         assert_eq!(shown("a\nb", 10), "a\\nb");
         assert_eq!(shown("\u{1b}[2K", 10), "\\u{1b}[2K");
         assert_eq!(shown("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn quoted_text_is_escaped_and_cut_whatever_it_was() {
+        assert_eq!(
+            Quoted::from("x".repeat(SHOWN_MAX + 1)).to_string(),
+            format!("{}…", "x".repeat(SHOWN_MAX))
+        );
+        assert_eq!(Quoted::from("a\u{1b}b").to_string(), "a\\u{1b}b");
     }
 
     #[test]

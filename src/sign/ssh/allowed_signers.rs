@@ -11,6 +11,7 @@ use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time};
 
 use super::pattern::PatternList;
 use super::sshsig::CERT_SUFFIX;
+use crate::model::shown::Quoted;
 
 /// A parsed allowed-signers file; `signers` are in file order.
 #[derive(Clone, Debug)]
@@ -86,13 +87,13 @@ pub enum LineProblem {
     #[error(
         "the principals `{0}` have an empty entry; write a comma-separated list such as alice@example.com,bob@example.com"
     )]
-    BadPrincipals(String),
+    BadPrincipals(Quoted),
     /// A double quote inside an unquoted principals field, where ssh-keygen would start a quoted
     /// string and read other principals than those written.
     #[error(
         "the principals `{0}` hold a double quote; quote the whole field (\"alice@example.com,bob@example.com\") or remove it"
     )]
-    QuoteInPrincipals(String),
+    QuoteInPrincipals(Quoted),
     /// A NUL byte (where ssh-keygen's line ends) or a carriage return before the end of the line
     /// (where it splits a field).
     #[error(
@@ -108,29 +109,29 @@ pub enum LineProblem {
     #[error(
         "unknown option `{0}`; the options are cert-authority, namespaces=\"...\", valid-after=\"...\" and valid-before=\"...\""
     )]
-    UnknownOption(String),
+    UnknownOption(Quoted),
     /// The same option twice.
     #[error("option `{0}` is given twice; keep one")]
-    DuplicateOption(String),
+    DuplicateOption(Quoted),
     /// `name=value` where the value is not in double quotes, or a value is missing.
     #[error("option `{0}` needs a value in double quotes, e.g. {0}=\"...\"")]
-    NeedsQuotedValue(String),
+    NeedsQuotedValue(Quoted),
     /// `cert-authority=...`.
     #[error("option `{0}` takes no value; write just `{0}`")]
-    TakesNoValue(String),
+    TakesNoValue(Quoted),
     /// Something other than `,` after an option.
     #[error("unexpected `{0}` after an option; separate options with commas and no spaces")]
-    AfterOption(String),
+    AfterOption(Quoted),
     /// `namespaces=""` or an empty entry in it.
     #[error("namespaces=\"{0}\" has an empty entry; list namespaces such as \"in-toto\" separated by commas")]
-    BadNamespaces(String),
+    BadNamespaces(Quoted),
     /// A time that is not one of the documented shapes.
     #[error("{option}=\"{value}\" is not a time; write YYYYMMDD[Z] or YYYYMMDDHHMM[SS][Z] (Z for UTC)")]
     BadTime {
         /// `valid-after` or `valid-before`.
         option: &'static str,
         /// The value as written.
-        value: String,
+        value: Quoted,
     },
     /// `valid-before` earlier than `valid-after`.
     #[error("valid-before is earlier than valid-after, so the key is never valid; swap or fix the times")]
@@ -139,13 +140,13 @@ pub enum LineProblem {
     #[error(
         "`{0}` is a certificate; trust its CA instead (the CA's public key with cert-authority) or the plain key"
     )]
-    Certificate(String),
+    Certificate(Quoted),
     /// A key type nobody defines, or an option list that runs into one.
     #[error("`{0}` is neither an option nor a known key type; write `principals [options] keytype base64`")]
-    UnknownKeyType(String),
+    UnknownKeyType(Quoted),
     /// The key text does not decode.
     #[error("the public key cannot be read ({0}); copy the whole line of the key's .pub file")]
-    BadKey(String),
+    BadKey(Quoted),
 }
 
 /// The largest allowed-signers file read: a real one is a line per key, a few KiB.
@@ -212,7 +213,7 @@ fn parse_line(text: &str, line: usize) -> Result<Option<AllowedSigner>, LineProb
     }
     let (principals_text, rest) = principals_field(rest)?;
     let principals = PatternList::parse(principals_text)
-        .ok_or_else(|| LineProblem::BadPrincipals(principals_text.to_owned()))?;
+        .ok_or_else(|| LineProblem::BadPrincipals(principals_text.into()))?;
     let rest = skip_blanks(rest);
     let (first, after_first) = options_field(rest)?;
     if first.is_empty() {
@@ -228,11 +229,11 @@ fn parse_line(text: &str, line: usize) -> Result<Option<AllowedSigner>, LineProb
             return Err(if looks_like_options(first) {
                 LineProblem::MissingKey
             } else {
-                LineProblem::UnknownKeyType(first.to_owned())
+                LineProblem::UnknownKeyType(first.into())
             });
         }
         if !is_key_type(next) && !looks_like_options(first) {
-            return Err(LineProblem::UnknownKeyType(first.to_owned()));
+            return Err(LineProblem::UnknownKeyType(first.into()));
         }
         parse_options(first, &mut options)?;
         key_text
@@ -273,13 +274,13 @@ fn principals_field(s: &str) -> Result<(&str, &str), LineProblem> {
         let end = quoted.find('"').ok_or(LineProblem::UnterminatedQuote)?;
         let rest = &quoted[end + 1..];
         if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
-            return Err(LineProblem::BadPrincipals(s.split([' ', '\t']).next().unwrap_or(s).to_owned()));
+            return Err(LineProblem::BadPrincipals(s.split([' ', '\t']).next().unwrap_or(s).into()));
         }
         Ok((&quoted[..end], rest))
     } else {
         let end = s.find([' ', '\t']).unwrap_or(s.len());
         if s[..end].contains('"') {
-            return Err(LineProblem::QuoteInPrincipals(s[..end].to_owned()));
+            return Err(LineProblem::QuoteInPrincipals(s[..end].into()));
         }
         Ok((&s[..end], &s[end..]))
     }
@@ -320,7 +321,7 @@ fn parse_options(mut s: &str, options: &mut LineOptions) -> Result<(), LineProbl
         let value = match s.strip_prefix('=') {
             Some(v) => {
                 let (value, rest) =
-                    quoted_value(v).ok_or_else(|| LineProblem::NeedsQuotedValue(name.to_owned()))?;
+                    quoted_value(v).ok_or_else(|| LineProblem::NeedsQuotedValue(name.into()))?;
                 s = rest;
                 Some(value)
             }
@@ -329,9 +330,9 @@ fn parse_options(mut s: &str, options: &mut LineOptions) -> Result<(), LineProbl
         apply_option(name, value, options)?;
         match s.strip_prefix(',') {
             Some(rest) if !rest.is_empty() => s = rest,
-            Some(_) => return Err(LineProblem::AfterOption(",".to_owned())),
+            Some(_) => return Err(LineProblem::AfterOption(",".into())),
             None if s.is_empty() => {}
-            None => return Err(LineProblem::AfterOption(s.chars().take(20).collect())),
+            None => return Err(LineProblem::AfterOption(s.chars().take(20).collect::<String>().into())),
         }
     }
     Ok(())
@@ -357,11 +358,11 @@ fn quoted_value(s: &str) -> Option<(String, &str)> {
 
 fn apply_option(name: &str, value: Option<String>, options: &mut LineOptions) -> Result<(), LineProblem> {
     let lower = name.to_ascii_lowercase();
-    let duplicate = || LineProblem::DuplicateOption(lower.clone());
+    let duplicate = || LineProblem::DuplicateOption(lower.as_str().into());
     match lower.as_str() {
         "cert-authority" => {
             if value.is_some() {
-                return Err(LineProblem::TakesNoValue(lower));
+                return Err(LineProblem::TakesNoValue(lower.into()));
             }
             if options.cert_authority {
                 return Err(duplicate());
@@ -369,16 +370,20 @@ fn apply_option(name: &str, value: Option<String>, options: &mut LineOptions) ->
             options.cert_authority = true;
         }
         "namespaces" => {
-            let value = value.ok_or_else(|| LineProblem::NeedsQuotedValue(lower.clone()))?;
+            let value = value.ok_or_else(|| LineProblem::NeedsQuotedValue(lower.as_str().into()))?;
             if options.namespaces.is_some() {
                 return Err(duplicate());
             }
-            options.namespaces = Some(PatternList::parse(&value).ok_or(LineProblem::BadNamespaces(value))?);
+            options.namespaces = Some(
+                PatternList::parse(&value)
+                    .ok_or_else(|| LineProblem::BadNamespaces(value.as_str().into()))?,
+            );
         }
         "valid-after" | "valid-before" => {
             let option = if lower == "valid-after" { "valid-after" } else { "valid-before" };
-            let value = value.ok_or_else(|| LineProblem::NeedsQuotedValue(lower.clone()))?;
-            let time = parse_time(&value).ok_or(LineProblem::BadTime { option, value })?;
+            let value = value.ok_or_else(|| LineProblem::NeedsQuotedValue(lower.as_str().into()))?;
+            let time = parse_time(&value)
+                .ok_or_else(|| LineProblem::BadTime { option, value: value.as_str().into() })?;
             let slot =
                 if option == "valid-after" { &mut options.valid_after } else { &mut options.valid_before };
             if slot.is_some() {
@@ -386,7 +391,7 @@ fn apply_option(name: &str, value: Option<String>, options: &mut LineOptions) ->
             }
             *slot = Some(time);
         }
-        _ => return Err(LineProblem::UnknownOption(name.to_owned())),
+        _ => return Err(LineProblem::UnknownOption(name.into())),
     }
     Ok(())
 }
@@ -395,12 +400,12 @@ fn parse_key(text: &str) -> Result<PublicKey, LineProblem> {
     let text = text.trim_end_matches([' ', '\t']);
     let key_type = text.split([' ', '\t']).next().unwrap_or("");
     if key_type.ends_with(CERT_SUFFIX) {
-        return Err(LineProblem::Certificate(key_type.to_owned()));
+        return Err(LineProblem::Certificate(key_type.into()));
     }
     if !is_key_type(key_type) {
-        return Err(LineProblem::UnknownKeyType(key_type.to_owned()));
+        return Err(LineProblem::UnknownKeyType(key_type.into()));
     }
-    PublicKey::from_openssh(text).map_err(|e| LineProblem::BadKey(e.to_string()))
+    PublicKey::from_openssh(text).map_err(|e| LineProblem::BadKey(e.to_string().into()))
 }
 
 /// `YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, as `ssh-keygen` documents; always read as UTC. A time
@@ -527,10 +532,7 @@ mod tests {
             LineProblem::NeedsQuotedValue("namespaces".into())
         );
         assert_eq!(problem(&format!("alice namespaces=\"in-toto {KEY}")).1, LineProblem::UnterminatedQuote);
-        assert_eq!(
-            problem(&format!("alice namespaces=\"\" {KEY}")).1,
-            LineProblem::BadNamespaces(String::new())
-        );
+        assert_eq!(problem(&format!("alice namespaces=\"\" {KEY}")).1, LineProblem::BadNamespaces("".into()));
         assert_eq!(problem(&format!("a,,b {KEY}")).1, LineProblem::BadPrincipals("a,,b".into()));
         assert_eq!(
             problem(&format!("a cert-authority,cert-authority {KEY}")).1,
@@ -560,6 +562,17 @@ mod tests {
             LineProblem::Certificate(_)
         ));
         assert_eq!(problem("\n\nalice \u{1}\u{ff}"), (3, LineProblem::UnknownKeyType("\u{1}\u{ff}".into())));
+    }
+
+    #[test]
+    fn a_message_quotes_the_file_escaped_and_cut_short() {
+        let long = "x".repeat(1_000_000);
+        let err =
+            AllowedSigners::parse(format!("a {long} {KEY}\n").as_bytes(), Path::new("a_s")).unwrap_err();
+        assert!(err.to_string().len() < 400, "{} bytes", err.to_string().len());
+        let err =
+            AllowedSigners::parse(format!("a x\u{1b}[2K {KEY}\n").as_bytes(), Path::new("a_s")).unwrap_err();
+        assert!(err.to_string().contains("unknown option `x\\u{1b}[2K`"), "{err}");
     }
 
     #[test]
