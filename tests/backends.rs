@@ -172,6 +172,76 @@ fn a_certificate_file_that_is_not_openpgp_is_a_configuration_error_naming_it() {
     assert!(r.stderr.contains("certs.asc"), "{r}");
 }
 
+/// `count` distinct user ID packets in an armor block of their own, as a keyserver or an attacker
+/// appends them to a certificate: sequoia reads them as part of the certificate before them.
+fn user_id_flood(count: usize) -> Vec<u8> {
+    use sequoia_openpgp::armor::{Kind, Writer};
+    use sequoia_openpgp::packet::{Packet, UserID};
+    use sequoia_openpgp::serialize::Serialize;
+    use std::io::Write;
+    let mut block = Writer::new(Vec::new(), Kind::PublicKey).unwrap();
+    for n in 0..count {
+        Packet::from(UserID::from(format!("flood {n}"))).serialize(&mut block).unwrap();
+    }
+    block.flush().unwrap();
+    block.finalize().unwrap()
+}
+
+/// A trust file or a key file flooded past the packet limit (a gpg-made certificate, then an
+/// armor block of user IDs), or a certificate with more user IDs than the component limit, is
+/// refused, exit 13, naming the file, the limit and the minimal export, and nothing is written;
+/// the certificate alone still verifies the tick it signed.
+#[test]
+fn a_flooded_certificate_is_refused_as_trust_and_as_a_key_naming_the_file_and_the_limit() {
+    use speccoder_attest::sign::openpgp::{MAX_COMPONENTS, MAX_PACKETS};
+    let p = Project::speckit();
+    let (fpr, cert) = gpg_key(&p);
+    let ev = write_evidence(&p.scratch.join("ev"), "001-bookmark-tags/T005", Evidence::Verified);
+    p.attest("001-bookmark-tags/T005", &ev, &["--signer", "openpgp", "--key", &fpr]).success();
+    let verify = |certs: &std::path::Path| {
+        p.speccoder(&["attest", "verify", "--branch", "--all", "--openpgp-certs", certs.to_str().unwrap()])
+    };
+    verify(&cert).success();
+
+    let flooded = p.scratch.join("flooded.asc");
+    std::fs::write(&flooded, [std::fs::read(&cert).unwrap(), user_id_flood(MAX_PACKETS)].concat()).unwrap();
+    let r = verify(&flooded).failure(13);
+    for needed in [
+        &format!("{} holds more than {MAX_PACKETS} OpenPGP packets", flooded.display()),
+        "gpg --export-options export-minimal --export",
+    ] {
+        assert!(r.stderr.contains(needed), "missing {needed:?}\n{r}");
+    }
+
+    // Fewer packets, but more user IDs than any real certificate: refused for those.
+    std::fs::write(&flooded, [std::fs::read(&cert).unwrap(), user_id_flood(MAX_COMPONENTS)].concat())
+        .unwrap();
+    let r = verify(&flooded).failure(13);
+    for needed in [
+        &format!("{}: the certificate {fpr} has {} user IDs", flooded.display(), MAX_COMPONENTS + 1),
+        &format!("gpg --export-options export-minimal --export --armor {fpr}"),
+    ] {
+        assert!(r.stderr.contains(needed), "missing {needed:?}\n{r}");
+    }
+
+    let key = p.scratch.join("flooded.sec.asc");
+    let secret = std::fs::read(gpg_secret_key_file(&p, &fpr)).unwrap();
+    std::fs::write(&key, [secret, user_id_flood(MAX_PACKETS)].concat()).unwrap();
+    let ev6 = write_evidence(&p.scratch.join("ev6"), "001-bookmark-tags/T006", Evidence::Verified);
+    let before = p.snapshot();
+    let r = p
+        .attest("001-bookmark-tags/T006", &ev6, &["--signer", "openpgp", "--key", key.to_str().unwrap()])
+        .failure(13);
+    for needed in [
+        &format!("{} is not a usable OpenPGP key", key.display()),
+        &format!("more than {MAX_PACKETS} OpenPGP packets"),
+        "--export-options export-minimal",
+    ] {
+        assert!(r.stderr.contains(needed), "missing {needed:?}\n{r}");
+    }
+    assert_eq!(p.snapshot(), before);
+}
+
 #[test]
 fn an_unknown_signer_is_a_configuration_error_and_nothing_is_written() {
     let p = Project::speckit();

@@ -55,9 +55,12 @@ impl Gpg<'_> {
         Ok((keys, tool::stderr_text(&output)))
     }
 
-    /// The public certificate of `fingerprint` from the keyring.
+    /// The public certificate of `fingerprint` from the keyring, minimal (its self-signatures
+    /// only): third-party certifications do not check our signature, and a key that collected
+    /// many from a keyserver would otherwise pass the packet limit of [`OpenPgpCerts`].
     pub fn export(&self, fingerprint: &str) -> Result<OpenPgpCerts, SignError> {
-        let output = self.run(&["--export", "--", fingerprint], None)?;
+        let output =
+            self.run(&["--export-options", "export-minimal", "--export", "--", fingerprint], None)?;
         let origin = format!("`{} --export {fingerprint}`", self.name());
         OpenPgpCerts::parse(&output.stdout, Path::new(&origin)).map_err(|e| {
             SignError::from(OpenPgpSignError::GpgOutput {

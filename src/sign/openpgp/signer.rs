@@ -11,14 +11,14 @@ use std::sync::OnceLock;
 use std::time::SystemTime;
 
 use sequoia_openpgp::Cert;
-use sequoia_openpgp::cert::CertParser;
 use sequoia_openpgp::crypto::{KeyPair, Password, S2K};
 use sequoia_openpgp::packet::key::SecretKeyMaterial;
-use sequoia_openpgp::parse::Parse;
 use sequoia_openpgp::policy::StandardPolicy;
 use sequoia_openpgp::types::RevocationStatus;
 
-use super::certs::OpenPgpCerts;
+use super::certs::{
+    MAX_COMPONENTS, MAX_PACKETS, OpenPgpCerts, ReadCertsError, read_certs, too_many_components,
+};
 use super::error::OpenPgpSignError;
 use super::gpg::Gpg;
 use super::signature;
@@ -318,10 +318,20 @@ fn single_cert(bytes: &[u8], path: &Path) -> Result<Cert, OpenPgpSignError> {
         setting: KeySetting::GitConfig,
         reason,
     };
-    let parser = CertParser::from_bytes(bytes).map_err(|e| not_a_key(e.to_string()))?;
-    let certs = parser.collect::<Result<Vec<Cert>, _>>().map_err(|e| not_a_key(e.to_string()))?;
+    let reason = |e: ReadCertsError| match e {
+        ReadCertsError::TooManyPackets => not_a_key(format!(
+            "it holds more than {MAX_PACKETS} OpenPGP packets, more than any key needs, so it is refused; export the key alone with `--export-options export-minimal`"
+        )),
+        ReadCertsError::NotOpenPgp(reason) => not_a_key(reason),
+    };
+    let certs = read_certs(bytes).map_err(reason)?.collect::<Result<Vec<Cert>, _>>().map_err(reason)?;
     match <[Cert; 1]>::try_from(certs) {
-        Ok([cert]) => Ok(cert),
+        Ok([cert]) => match too_many_components(&cert) {
+            Some(count) => Err(not_a_key(format!(
+                "its key has {count} user IDs, user attributes and subkeys, more than the {MAX_COMPONENTS} any real key has; export it again from gpg with `--export-options export-minimal`"
+            ))),
+            None => Ok(cert),
+        },
         Err(certs) if certs.is_empty() => Err(not_a_key("it holds no OpenPGP key".to_owned())),
         Err(certs) => {
             Err(not_a_key(format!("it holds {} keys; export just the one to sign with", certs.len())))

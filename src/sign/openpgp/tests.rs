@@ -687,3 +687,90 @@ fn different_certificates_in_one_keyring_are_each_trusted_and_a_repeated_one_is_
         assert_eq!(&verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, who);
     }
 }
+
+/// `count` distinct user ID packets without a binding signature, binary, as anyone can append
+/// them to a certificate a keyserver serves.
+fn user_id_flood(count: usize) -> Vec<u8> {
+    use sequoia_openpgp::Packet;
+    use sequoia_openpgp::packet::UserID;
+    (0..count)
+        .flat_map(|n| Packet::from(UserID::from(format!("flood {n}"))).to_vec().expect("serializes"))
+        .collect()
+}
+
+/// `count` copies of `sig`, binary, as a certificate flooded with certifications carries them.
+fn signature_flood(sig: &sequoia_openpgp::packet::Signature, count: usize) -> Vec<u8> {
+    let one = sequoia_openpgp::Packet::from(sig.clone()).to_vec().expect("serializes");
+    one.repeat(count)
+}
+
+/// A real certificate (several user IDs, a signing subkey, certifications by two other keys) and
+/// a keyring of several read as before. A certificate flooded to one packet past
+/// [`MAX_PACKETS`], or to more than [`MAX_COMPONENTS`] user IDs and subkeys, is refused, as a
+/// trust file and as a key file, naming the file, the limit and the minimal export; one at each
+/// limit still reads and checks signatures.
+#[test]
+fn a_certificate_past_the_packet_or_component_limit_is_refused_naming_the_file_and_real_ones_still_read() {
+    let gpg = GnuPg::new();
+    let ann = gpg.gen_key("Ann <ann@example.com>", "cert", "0", None);
+    gpg.ok(&["--quick-add-uid", &ann, "Ann Work <ann@work.example>"], None);
+    gpg.ok(&["--quick-add-uid", &ann, "Ann Home <ann@home.example>"], None);
+    gpg.add_subkey(&ann, "sign");
+    for who in ["Cy <cy@example.com>", "Di <di@example.com>"] {
+        let certifier = gpg.gen_key(who, "sign", "0", None);
+        gpg.ok(&["--default-key", &certifier, "--quick-sign-key", &ann], None);
+    }
+    let ann_cert = gpg.export(&[&ann]);
+    let ring = [ann_cert.clone(), gpg.export(&["cy@example.com", "di@example.com"])].concat();
+    let (_, certs) = trust(&gpg, "ring.asc", &ring);
+    assert_eq!(certs.fingerprints().len(), 3);
+    let sig = gpg.sign(&ann, PAE, &[]);
+    assert_eq!(agreed_outcome(&gpg, "ann.asc", &ann_cert, &sig), "ok");
+
+    // Ann's binary export: her key, three user IDs, a subkey and their signatures.
+    let own = dearmor(&ann_cert);
+    let own_packets = sequoia_openpgp::PacketPile::from_bytes(&own).expect("parses").children().count();
+    let parsed = Cert::from_bytes(&own).expect("parses");
+    let certification = parsed.userids().flat_map(|u| u.certifications()).next().expect("certified").clone();
+    let own_components = parsed.userids().count() + parsed.keys().subkeys().count();
+    assert_eq!(own_components, 4);
+
+    let at_limit = [own.clone(), signature_flood(&certification, MAX_PACKETS - own_packets)].concat();
+    let (_, certs) = trust(&gpg, "at-limit.gpg", &at_limit);
+    assert_eq!(&verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, &ann);
+    let flooded = [own.clone(), signature_flood(&certification, MAX_PACKETS - own_packets + 1)].concat();
+    let path = gpg.write("flooded.gpg", &flooded);
+    let err = OpenPgpCerts::read(&path).unwrap_err();
+    assert!(matches!(err, OpenPgpCertsError::TooManyPackets { limit: MAX_PACKETS, .. }), "{err}");
+    let err = err.to_string();
+    assert!(
+        err.starts_with(&format!("{} holds more than {MAX_PACKETS} OpenPGP packets", path.display())),
+        "{err}"
+    );
+    assert!(err.contains("gpg --export-options export-minimal --export"), "{err}");
+
+    let at_limit = [own.clone(), user_id_flood(MAX_COMPONENTS - own_components)].concat();
+    let (_, certs) = trust(&gpg, "at-limit.gpg", &at_limit);
+    assert_eq!(&verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, &ann);
+    let flooded = [own, user_id_flood(MAX_COMPONENTS - own_components + 1)].concat();
+    let path = gpg.write("flooded.gpg", &flooded);
+    let err = OpenPgpCerts::read(&path).unwrap_err();
+    assert!(
+        matches!(err, OpenPgpCertsError::TooManyComponents { count, limit: MAX_COMPONENTS, .. } if count == MAX_COMPONENTS + 1),
+        "{err}"
+    );
+    let err = err.to_string();
+    assert!(err.starts_with(&format!("{}: the certificate {ann} has 101 user IDs", path.display())), "{err}");
+    assert!(err.contains(&format!("gpg --export-options export-minimal --export --armor {ann}")), "{err}");
+
+    let secret = dearmor(&gpg.export_secret(&ann, true));
+    for (flood, says) in [
+        (signature_flood(&certification, MAX_PACKETS), format!("more than {MAX_PACKETS} OpenPGP packets")),
+        (user_id_flood(MAX_COMPONENTS), format!("more than the {MAX_COMPONENTS} any real key has")),
+    ] {
+        let key_file = gpg.write("flooded.sec.gpg", &[secret.clone(), flood].concat());
+        let err = OpenPgpSigner::from_key_file_with_passphrase(&key_file, None).unwrap_err().to_string();
+        assert!(err.starts_with(&format!("{} is not a usable OpenPGP key", key_file.display())), "{err}");
+        assert!(err.contains(&says) && err.contains("--export-options export-minimal"), "{err}");
+    }
+}
