@@ -242,6 +242,85 @@ fn a_flooded_certificate_is_refused_as_trust_and_as_a_key_naming_the_file_and_th
     assert_eq!(p.snapshot(), before);
 }
 
+/// An OpenPGP secret key file protected by `passphrase`, made by gpg in a keyring of its own (so
+/// that the signer's gpg does not hold it).
+fn protected_key_file(p: &Project, passphrase: &str) -> PathBuf {
+    let home = p.scratch_dir("protected-gnupg");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    let gpg = |args: &[&str]| {
+        let mut cmd = Command::new("gpg");
+        isolate(&mut cmd, &p.home);
+        cmd.env("GNUPGHOME", &home)
+            .args(["--batch", "--pinentry-mode", "loopback", "--passphrase", passphrase])
+            .args(args);
+        run(cmd).success()
+    };
+    gpg(&["--quick-gen-key", "Pat <pat@example.com>", "ed25519", "sign", "1y"]);
+    let file = p.scratch.join("pat.sec.asc");
+    std::fs::write(&file, gpg(&["--armor", "--export-secret-keys", "pat@example.com"]).stdout).unwrap();
+    file
+}
+
+/// An OpenPGP key given with `--key` that cannot sign (passphrase-protected without a passphrase,
+/// a wrong `SPECCODER_PGP_PASSPHRASE`, a key gpg's keyring lacks) is advised about as `--key`,
+/// never `user.signingKey`, with nothing written; named by `user.signingKey`, the same key is
+/// advised about as that; with its passphrase it signs.
+#[test]
+fn a_key_that_cannot_sign_is_advised_about_as_the_flag_or_the_git_setting_that_named_it() {
+    let p = Project::speckit();
+    gpg(&p, &["--list-keys"]);
+    let key = protected_key_file(&p, "hunter2");
+    let key = key.to_str().unwrap();
+    let ev = write_evidence(&p.scratch.join("ev"), "001-bookmark-tags/T005", Evidence::Verified);
+    let attest = |extra: &[&str], passphrase: Option<&str>| {
+        let mut args = vec![
+            "attest",
+            "001-bookmark-tags/T005",
+            "--evidence",
+            ev.to_str().unwrap(),
+            "--signer",
+            "openpgp",
+        ];
+        args.extend(extra);
+        let mut cmd = speccoder_command(&p.root, &p.home, &args);
+        if let Some(passphrase) = passphrase {
+            cmd.env("SPECCODER_PGP_PASSPHRASE", passphrase);
+        }
+        run(cmd)
+    };
+    let before = p.snapshot();
+    for (extra, passphrase, says) in [
+        (["--key", key], None, format!("{key} is passphrase-protected")),
+        (["--key", key], None, "and give --key its fingerprint so that gpg-agent unlocks it".to_owned()),
+        (["--key", key], Some("wrong"), format!("SPECCODER_PGP_PASSPHRASE does not unlock {key}")),
+        (["--key", key], Some("wrong"), "and give --key its fingerprint".to_owned()),
+        (
+            ["--key", "nobody@example.com"],
+            None,
+            "no usable secret key for --key `nobody@example.com`".to_owned(),
+        ),
+        (["--key", "nobody@example.com"], None, "and give --key one fingerprint".to_owned()),
+    ] {
+        let out = attest(&extra, passphrase).failure(13);
+        assert!(out.stderr.contains(&says), "missing {says:?}\n{out}");
+        assert!(!out.stderr.contains("user.signingKey"), "{out}");
+    }
+    p.git(&["config", "user.signingKey", key]);
+    let out = attest(&[], None).failure(13);
+    assert!(out.stderr.contains("and set user.signingKey to its fingerprint"), "{out}");
+    assert!(!out.stderr.contains("--key"), "{out}");
+    p.git(&["config", "user.signingKey", "nobody@example.com"]);
+    let out = attest(&[], None).failure(13);
+    assert!(out.stderr.contains("no usable secret key for user.signingKey `nobody@example.com`"), "{out}");
+    assert!(out.stderr.contains("and set user.signingKey to one fingerprint"), "{out}");
+    assert_eq!(p.snapshot(), before);
+    attest(&["--key", key], Some("hunter2")).success();
+}
+
 #[test]
 fn an_unknown_signer_is_a_configuration_error_and_nothing_is_written() {
     let p = Project::speckit();

@@ -19,7 +19,7 @@ use super::signature::parse_armored;
 use super::sqv::{Sqv, SqvError};
 use super::test_gnupg::GnuPg;
 use super::*;
-use crate::sign::{SignError, Signer, SignerKind};
+use crate::sign::{KeySetting, SignError, Signer, SignerKind};
 
 const PAE: &[u8] = b"DSSEv1 28 application/vnd.in-toto+json 13 {\"a\":\"b\\u0000\"}";
 const TAMPERED: &[u8] = b"DSSEv1 28 application/vnd.in-toto+json 13 {\"a\":\"c\\u0000\"}";
@@ -179,7 +179,7 @@ fn signatures_made_by_gpg_detach_sign_verify_in_process() {
 fn the_gpg_keyring_path_signs_with_a_key_held_only_in_the_isolated_keyring() {
     let gpg = GnuPg::new();
     let dana = gpg.gen_key("Dana <dana@example.com>", "sign", "0", None);
-    let signer = OpenPgpSigner::from_git_config(Some("dana@example.com"), None)
+    let signer = OpenPgpSigner::configured(Some("dana@example.com"), KeySetting::GitConfig, None)
         .expect("a user id names a keyring key")
         .with_gnupg_home(&gpg.home);
     assert!(!signer.signs_in_process());
@@ -196,7 +196,7 @@ fn the_gpg_keyring_path_signs_with_a_key_held_only_in_the_isolated_keyring() {
 
     // A public certificate file names its key, whose secret half gpg holds.
     let cert_file = gpg.write("dana.pub.asc", &gpg.export(&[&dana]));
-    let signer = OpenPgpSigner::from_git_config(cert_file.to_str(), Some("gpg"))
+    let signer = OpenPgpSigner::configured(cert_file.to_str(), KeySetting::GitConfig, Some("gpg"))
         .expect("a certificate file names a keyring key")
         .with_gnupg_home(&gpg.home);
     assert!(!signer.signs_in_process());
@@ -234,19 +234,21 @@ fn git_config_reads_an_existing_file_in_process_and_anything_else_as_a_keyring_k
     let gpg = GnuPg::new();
     let erin = gpg.gen_key("Erin <erin@example.com>", "sign", "0", None);
     let key_file = secret_key_file(&gpg, &erin, "erin.asc", true);
-    let signer = OpenPgpSigner::from_git_config(key_file.to_str(), None).expect("file loads");
+    let signer =
+        OpenPgpSigner::configured(key_file.to_str(), KeySetting::GitConfig, None).expect("file loads");
     assert!(signer.signs_in_process());
-    let signer = OpenPgpSigner::from_git_config(Some(&erin), None).expect("fingerprint");
+    let signer = OpenPgpSigner::configured(Some(&erin), KeySetting::GitConfig, None).expect("fingerprint");
     assert!(!signer.signs_in_process());
     let missing = gpg.path("no-such-key.asc");
-    let signer = OpenPgpSigner::from_git_config(missing.to_str(), None).expect("a key spec");
+    let signer =
+        OpenPgpSigner::configured(missing.to_str(), KeySetting::GitConfig, None).expect("a key spec");
     assert!(!signer.signs_in_process());
 }
 
 #[test]
 fn git_config_without_a_key_says_how_to_configure_one() {
     for configured in [None, Some(""), Some("  ")] {
-        let err = OpenPgpSigner::from_git_config(configured, None).unwrap_err().to_string();
+        let err = OpenPgpSigner::configured(configured, KeySetting::GitConfig, None).unwrap_err().to_string();
         assert!(
             err.starts_with("no signing key configured: set one with `git config user.signingKey"),
             "{err}"
@@ -256,8 +258,9 @@ fn git_config_without_a_key_says_how_to_configure_one() {
 
 #[test]
 fn a_missing_gpg_program_is_tool_missing_never_a_signature() {
-    let signer = OpenPgpSigner::from_git_config(
+    let signer = OpenPgpSigner::configured(
         Some("0123456789ABCDEF0123456789ABCDEF01234567"),
+        KeySetting::GitConfig,
         Some("/nonexistent/gpg"),
     )
     .expect("a key spec");
@@ -285,6 +288,22 @@ fn a_key_the_keyring_lacks_or_names_twice_is_an_error_that_says_which() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("matches 2 secret keys") && err.contains(&one) && err.contains(&two), "{err}");
+    assert!(err.starts_with("user.signingKey `example.com`"), "{err}");
+    // Named by --key, the same keys are advised about as --key.
+    for (key, says) in [
+        ("example.com", "--key `example.com` matches 2 secret keys"),
+        ("example.com", "; give --key the fingerprint of the one to sign with"),
+        ("nobody@example.com", "has no usable secret key for --key `nobody@example.com`"),
+        ("nobody@example.com", "and give --key one fingerprint"),
+    ] {
+        let err = OpenPgpSigner::configured(Some(key), KeySetting::Flag, None)
+            .expect("a key spec")
+            .with_gnupg_home(&gpg.home)
+            .sign(PAE)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(says) && !err.contains("user.signingKey"), "{err}");
+    }
     let old = gpg.gen_key("Old <old@example.com>", "sign", "1d", Some("20200101T000000"));
     let err = OpenPgpSigner::from_gpg_keyring("old@example.com")
         .with_gnupg_home(&gpg.home)
