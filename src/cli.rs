@@ -505,8 +505,8 @@ pub struct AttestCarryArgs {
     /// SSH public keys that are revoked, one per line.
     #[arg(long, value_name = "FILE")]
     pub revoked: Option<PathBuf>,
-    /// OpenPGP certificates you trust (armored or binary, one or more), for OpenPGP-signed
-    /// evidence.
+    /// OpenPGP certificates you trust (armored or binary, one or more; at most 10,000 packets,
+    /// 100 user IDs and subkeys a certificate), for OpenPGP-signed evidence.
     #[arg(long, value_name = "FILE")]
     pub openpgp_certs: Option<PathBuf>,
     /// How to sign, and how to report.
@@ -540,7 +540,9 @@ pub struct VerifyArgs {
     /// SSH public keys that are revoked, one per line.
     #[arg(long, value_name = "FILE")]
     pub revoked: Option<PathBuf>,
-    /// OpenPGP certificates you trust (armored or binary, one or more).
+    /// OpenPGP certificates you trust (armored or binary, one or more; at most 10,000 packets,
+    /// 100 user IDs and subkeys a certificate: `gpg --export-options export-minimal --export`
+    /// keeps a flooded key small).
     #[arg(long, value_name = "FILE")]
     pub openpgp_certs: Option<PathBuf>,
     /// The Sigstore trusted root (trusted_root.json); default: the public-good root from Sigstore's

@@ -172,6 +172,155 @@ fn a_certificate_file_that_is_not_openpgp_is_a_configuration_error_naming_it() {
     assert!(r.stderr.contains("certs.asc"), "{r}");
 }
 
+/// `count` distinct user ID packets in an armor block of their own, as a keyserver or an attacker
+/// appends them to a certificate: sequoia reads them as part of the certificate before them.
+fn user_id_flood(count: usize) -> Vec<u8> {
+    use sequoia_openpgp::armor::{Kind, Writer};
+    use sequoia_openpgp::packet::{Packet, UserID};
+    use sequoia_openpgp::serialize::Serialize;
+    use std::io::Write;
+    let mut block = Writer::new(Vec::new(), Kind::PublicKey).unwrap();
+    for n in 0..count {
+        Packet::from(UserID::from(format!("flood {n}"))).serialize(&mut block).unwrap();
+    }
+    block.flush().unwrap();
+    block.finalize().unwrap()
+}
+
+/// A trust file or a key file flooded past the packet limit (a gpg-made certificate, then an
+/// armor block of user IDs), or a certificate with more user IDs than the component limit, is
+/// refused, exit 13, naming the file, the limit and the minimal export, and nothing is written;
+/// the certificate alone still verifies the tick it signed.
+#[test]
+fn a_flooded_certificate_is_refused_as_trust_and_as_a_key_naming_the_file_and_the_limit() {
+    use speccoder_attest::sign::openpgp::{MAX_COMPONENTS, MAX_PACKETS};
+    let p = Project::speckit();
+    let (fpr, cert) = gpg_key(&p);
+    let ev = write_evidence(&p.scratch.join("ev"), "001-bookmark-tags/T005", Evidence::Verified);
+    p.attest("001-bookmark-tags/T005", &ev, &["--signer", "openpgp", "--key", &fpr]).success();
+    let verify = |certs: &std::path::Path| {
+        p.speccoder(&["attest", "verify", "--branch", "--all", "--openpgp-certs", certs.to_str().unwrap()])
+    };
+    verify(&cert).success();
+
+    let flooded = p.scratch.join("flooded.asc");
+    std::fs::write(&flooded, [std::fs::read(&cert).unwrap(), user_id_flood(MAX_PACKETS)].concat()).unwrap();
+    let r = verify(&flooded).failure(13);
+    for needed in [
+        &format!("{} holds more than {MAX_PACKETS} OpenPGP packets", flooded.display()),
+        "gpg --export-options export-minimal --export",
+    ] {
+        assert!(r.stderr.contains(needed), "missing {needed:?}\n{r}");
+    }
+
+    // Fewer packets, but more user IDs than any real certificate: refused for those.
+    std::fs::write(&flooded, [std::fs::read(&cert).unwrap(), user_id_flood(MAX_COMPONENTS)].concat())
+        .unwrap();
+    let r = verify(&flooded).failure(13);
+    for needed in [
+        &format!("{}: the certificate {fpr} has {} user IDs", flooded.display(), MAX_COMPONENTS + 1),
+        &format!("gpg --export-options export-minimal --export --armor {fpr}"),
+    ] {
+        assert!(r.stderr.contains(needed), "missing {needed:?}\n{r}");
+    }
+
+    let key = p.scratch.join("flooded.sec.asc");
+    let secret = std::fs::read(gpg_secret_key_file(&p, &fpr)).unwrap();
+    std::fs::write(&key, [secret, user_id_flood(MAX_PACKETS)].concat()).unwrap();
+    let ev6 = write_evidence(&p.scratch.join("ev6"), "001-bookmark-tags/T006", Evidence::Verified);
+    let before = p.snapshot();
+    let r = p
+        .attest("001-bookmark-tags/T006", &ev6, &["--signer", "openpgp", "--key", key.to_str().unwrap()])
+        .failure(13);
+    for needed in [
+        &format!("{} is not a usable OpenPGP key", key.display()),
+        &format!("more than {MAX_PACKETS} OpenPGP packets"),
+        "--export-options export-minimal",
+    ] {
+        assert!(r.stderr.contains(needed), "missing {needed:?}\n{r}");
+    }
+    assert_eq!(p.snapshot(), before);
+}
+
+/// An OpenPGP secret key file protected by `passphrase`, made by gpg in a keyring of its own (so
+/// that the signer's gpg does not hold it).
+fn protected_key_file(p: &Project, passphrase: &str) -> PathBuf {
+    let home = p.scratch_dir("protected-gnupg");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    let gpg = |args: &[&str]| {
+        let mut cmd = Command::new("gpg");
+        isolate(&mut cmd, &p.home);
+        cmd.env("GNUPGHOME", &home)
+            .args(["--batch", "--pinentry-mode", "loopback", "--passphrase", passphrase])
+            .args(args);
+        run(cmd).success()
+    };
+    gpg(&["--quick-gen-key", "Pat <pat@example.com>", "ed25519", "sign", "1y"]);
+    let file = p.scratch.join("pat.sec.asc");
+    std::fs::write(&file, gpg(&["--armor", "--export-secret-keys", "pat@example.com"]).stdout).unwrap();
+    file
+}
+
+/// An OpenPGP key given with `--key` that cannot sign (passphrase-protected without a passphrase,
+/// a wrong `SPECCODER_PGP_PASSPHRASE`, a key gpg's keyring lacks) is advised about as `--key`,
+/// never `user.signingKey`, with nothing written; named by `user.signingKey`, the same key is
+/// advised about as that; with its passphrase it signs.
+#[test]
+fn a_key_that_cannot_sign_is_advised_about_as_the_flag_or_the_git_setting_that_named_it() {
+    let p = Project::speckit();
+    gpg(&p, &["--list-keys"]);
+    let key = protected_key_file(&p, "hunter2");
+    let key = key.to_str().unwrap();
+    let ev = write_evidence(&p.scratch.join("ev"), "001-bookmark-tags/T005", Evidence::Verified);
+    let attest = |extra: &[&str], passphrase: Option<&str>| {
+        let mut args = vec![
+            "attest",
+            "001-bookmark-tags/T005",
+            "--evidence",
+            ev.to_str().unwrap(),
+            "--signer",
+            "openpgp",
+        ];
+        args.extend(extra);
+        let mut cmd = speccoder_command(&p.root, &p.home, &args);
+        if let Some(passphrase) = passphrase {
+            cmd.env("SPECCODER_PGP_PASSPHRASE", passphrase);
+        }
+        run(cmd)
+    };
+    let before = p.snapshot();
+    for (extra, passphrase, says) in [
+        (["--key", key], None, format!("{key} is passphrase-protected")),
+        (["--key", key], None, "and give --key its fingerprint so that gpg-agent unlocks it".to_owned()),
+        (["--key", key], Some("wrong"), format!("SPECCODER_PGP_PASSPHRASE does not unlock {key}")),
+        (["--key", key], Some("wrong"), "and give --key its fingerprint".to_owned()),
+        (
+            ["--key", "nobody@example.com"],
+            None,
+            "no usable secret key for --key `nobody@example.com`".to_owned(),
+        ),
+        (["--key", "nobody@example.com"], None, "and give --key one fingerprint".to_owned()),
+    ] {
+        let out = attest(&extra, passphrase).failure(13);
+        assert!(out.stderr.contains(&says), "missing {says:?}\n{out}");
+        assert!(!out.stderr.contains("user.signingKey"), "{out}");
+    }
+    p.git(&["config", "user.signingKey", key]);
+    let out = attest(&[], None).failure(13);
+    assert!(out.stderr.contains("and set user.signingKey to its fingerprint"), "{out}");
+    assert!(!out.stderr.contains("--key"), "{out}");
+    p.git(&["config", "user.signingKey", "nobody@example.com"]);
+    let out = attest(&[], None).failure(13);
+    assert!(out.stderr.contains("no usable secret key for user.signingKey `nobody@example.com`"), "{out}");
+    assert!(out.stderr.contains("and set user.signingKey to one fingerprint"), "{out}");
+    assert_eq!(p.snapshot(), before);
+    attest(&["--key", key], Some("hunter2")).success();
+}
+
 #[test]
 fn an_unknown_signer_is_a_configuration_error_and_nothing_is_written() {
     let p = Project::speckit();

@@ -256,7 +256,7 @@ pub fn choose(
         ))
         .into());
     };
-    Ok(Chosen::Signer(signer_for(repo, &backend, &key).map_err(|e| e.key_named_by(setting))?))
+    Ok(Chosen::Signer(signer_for(repo, &backend, &key, setting)?))
 }
 
 /// The kind of signature git makes: `gpg.format`, `openpgp` when unset.
@@ -295,14 +295,20 @@ fn git_signing_key(repo: &Repo) -> Option<String> {
     repo.config_string("user.signingKey").filter(|k| !k.trim().is_empty())
 }
 
-/// A signer of `format` with `key`, through the program git's configuration names for it.
-fn signer_for(repo: &Repo, format: &GitFormat, key: &str) -> Result<Box<dyn Signer>, SignError> {
+/// A signer of `format` with `key`, named by `setting`, through the program git's configuration
+/// names for it.
+fn signer_for(
+    repo: &Repo,
+    format: &GitFormat,
+    key: &str,
+    setting: KeySetting,
+) -> Result<Box<dyn Signer>, SignError> {
     if *format == GitFormat::Ssh {
         let program = repo.config_string("gpg.ssh.program");
-        return Ok(Box::new(SshSigner::from_git_config(Some(key), program.as_deref())?));
+        return Ok(Box::new(SshSigner::configured(Some(key), setting, program.as_deref())?));
     }
     let program = repo.config_string("gpg.openpgp.program").or_else(|| repo.config_string("gpg.program"));
-    Ok(Box::new(OpenPgpSigner::from_git_config(Some(key), program.as_deref())?))
+    Ok(Box::new(OpenPgpSigner::configured(Some(key), setting, program.as_deref())?))
 }
 
 /// The `gpgsig` signature of the commit object `commit` (its bytes without one) under
@@ -339,12 +345,14 @@ pub fn sign_git_commit(repo: &Repo, commit: &[u8]) -> Result<String, AttestError
         }
         return Err(refuse(why, set_key.to_owned()));
     };
-    signer_for(repo, &format, &key).and_then(|signer| signer.sign_git_commit(commit)).map_err(|e| {
-        refuse(
-            format!("user.signingKey `{key}` cannot sign: {e}"),
-            "point user.signingKey at a key that can sign: `git config user.signingKey <key>`".to_owned(),
-        )
-    })
+    signer_for(repo, &format, &key, KeySetting::GitConfig)
+        .and_then(|signer| signer.sign_git_commit(commit))
+        .map_err(|e| {
+            refuse(
+                format!("user.signingKey `{key}` cannot sign: {e}"),
+                "point user.signingKey at a key that can sign: `git config user.signingKey <key>`".to_owned(),
+            )
+        })
 }
 
 /// The keyless signer. Each service URL comes from its flag, else its environment variable, else

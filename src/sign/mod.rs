@@ -89,6 +89,18 @@ pub enum KeySetting {
     Flag,
 }
 
+impl KeySetting {
+    /// Advice to name `what` as the signing key in this place: `set user.signingKey to …`, or
+    /// `give --key …`.
+    #[must_use]
+    pub fn advise(self, what: &str) -> String {
+        match self {
+            KeySetting::GitConfig => format!("set user.signingKey to {what}"),
+            KeySetting::Flag => format!("give --key {what}"),
+        }
+    }
+}
+
 impl std::fmt::Display for KeySetting {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -130,16 +142,25 @@ pub enum SignError {
 }
 
 impl SignError {
-    /// This error with its advice naming `setting` as where the key was given: a key file that
-    /// cannot be read or is not a key came from `--key` or from `user.signingKey`.
+    /// This error with its advice naming `to` as where the key was given (`--key` or
+    /// `user.signingKey`): the signers' constructors make their errors naming `user.signingKey`,
+    /// and a signer built for a key from elsewhere renames them with this.
     #[must_use]
     pub fn key_named_by(mut self, to: KeySetting) -> Self {
         match &mut self {
             SignError::Ssh(
-                SshSignError::Unreadable { setting, .. } | SshSignError::NotAKey { setting, .. },
+                SshSignError::Unreadable { setting, .. }
+                | SshSignError::NotAKey { setting, .. }
+                | SshSignError::BadLiteral { setting, .. }
+                | SshSignError::Tilde { setting, .. },
             )
             | SignError::OpenPgp(
-                OpenPgpSignError::Unreadable { setting, .. } | OpenPgpSignError::NotAKey { setting, .. },
+                OpenPgpSignError::Unreadable { setting, .. }
+                | OpenPgpSignError::NotAKey { setting, .. }
+                | OpenPgpSignError::Encrypted { setting, .. }
+                | OpenPgpSignError::WrongPassphrase { setting, .. }
+                | OpenPgpSignError::NotInKeyring { setting, .. }
+                | OpenPgpSignError::Ambiguous { setting, .. },
             ) => *setting = to,
             _ => {}
         }

@@ -21,7 +21,7 @@ mod test_gnupg;
 #[cfg(test)]
 mod tests;
 
-pub use certs::{OpenPgpCerts, OpenPgpCertsError};
+pub use certs::{MAX_COMPONENTS, MAX_PACKETS, OpenPgpCerts, OpenPgpCertsError};
 pub use error::OpenPgpSignError;
 pub use signature::ARMOR_HEADER;
 pub use signer::{OpenPgpSigner, PASSPHRASE_ENV};

@@ -135,8 +135,12 @@ fn a_missing_key_file_is_named_and_signer_none_says_how_to_sign_anyway() {
     p.speccoder(&["attest", "sign", "HEAD~", "--key", key, "--signer", "ssh"]).success();
 }
 
-/// A key that cannot be used is advised about where it was named: `--key` when it came from the
-/// flag, `user.signingKey` when git's configuration named it.
+/// An SSH public key literal whose key does not decode.
+const BAD_LITERAL: &str = "key::ssh-ed25519 AAAAnope";
+
+/// A key that cannot be used (a file that cannot be read or is no key, a literal that does not
+/// parse) is advised about where it was named: `--key` when it came from the flag,
+/// `user.signingKey` when git's configuration named it.
 #[cfg(unix)]
 #[test]
 fn an_unusable_key_file_is_advised_about_as_the_flag_or_the_git_setting_that_named_it() {
@@ -153,6 +157,8 @@ fn an_unusable_key_file_is_advised_about_as_the_flag_or_the_git_setting_that_nam
         ("ssh", text.to_str().unwrap(), "point --key at an OpenSSH private key"),
         ("openpgp", fifo.to_str().unwrap(), "check --key"),
         ("openpgp", text.to_str().unwrap(), "point --key at a file"),
+        ("ssh", BAD_LITERAL, "given as --key is not an OpenSSH public key"),
+        ("ssh", BAD_LITERAL, "give --key `key::ssh-ed25519 AAAA… comment`"),
     ] {
         let out = p.attest(T005, &s.evidence, &["--signer", signer, "--key", key]).failure(13);
         assert!(out.stderr.contains(says), "{out}");
@@ -162,6 +168,10 @@ fn an_unusable_key_file_is_advised_about_as_the_flag_or_the_git_setting_that_nam
     p.git(&["config", "user.signingKey", fifo.to_str().unwrap()]);
     let out = p.attest(T005, &s.evidence, &[]).failure(13);
     assert!(out.stderr.contains("check user.signingKey"), "{out}");
+    p.git(&["config", "user.signingKey", BAD_LITERAL]);
+    let out = p.attest(T005, &s.evidence, &[]).failure(13);
+    assert!(out.stderr.contains("set user.signingKey to `key::ssh-ed25519 AAAA… comment`"), "{out}");
+    assert!(!out.stderr.contains("--key"), "{out}");
     assert_eq!(p.snapshot(), before);
 }
 

@@ -37,16 +37,20 @@ pub enum OpenPgpSignError {
         reason: String,
     },
     /// The signing key is passphrase-protected and no passphrase was given.
-    #[error("{} is passphrase-protected; import it into gpg (`gpg --import {}`) and set user.signingKey to its fingerprint so that gpg-agent unlocks it, or put the passphrase in SPECCODER_PGP_PASSPHRASE", path.display(), path.display())]
+    #[error("{} is passphrase-protected; import it into gpg (`gpg --import {}`) and {} so that gpg-agent unlocks it, or put the passphrase in SPECCODER_PGP_PASSPHRASE", path.display(), path.display(), setting.advise("its fingerprint"))]
     Encrypted {
         /// The key file.
         path: PathBuf,
+        /// Where the key was named.
+        setting: KeySetting,
     },
     /// The passphrase does not unlock the signing key.
-    #[error("the passphrase in SPECCODER_PGP_PASSPHRASE does not unlock {} ({reason}); correct it, or sign through gpg by setting user.signingKey to the key's fingerprint", path.display())]
+    #[error("the passphrase in SPECCODER_PGP_PASSPHRASE does not unlock {} ({reason}); correct it, or sign through gpg: import the key (`gpg --import {}`) and {}", path.display(), path.display(), setting.advise("its fingerprint"))]
     WrongPassphrase {
         /// The key file.
         path: PathBuf,
+        /// Where the key was named.
+        setting: KeySetting,
         /// sequoia's reason (also given for a smartcard stub, which has no secret to unlock).
         reason: String,
     },
@@ -66,21 +70,25 @@ pub enum OpenPgpSignError {
     },
     /// The keyring has no usable secret key for the configured key.
     #[error(
-        "`{program}` has no usable secret key for user.signingKey `{key}`: {reason}; list the keys with `gpg --list-secret-keys` and set user.signingKey to one fingerprint"
+        "`{program}` has no usable secret key for {setting} `{key}`: {reason}; list the keys with `gpg --list-secret-keys` and {}", setting.advise("one fingerprint")
     )]
     NotInKeyring {
         /// The key as configured.
         key: String,
+        /// Where the key was named.
+        setting: KeySetting,
         /// The program.
         program: String,
         /// What gpg found instead.
         reason: String,
     },
     /// The configured key names more than one secret key.
-    #[error("user.signingKey `{key}` matches {} secret keys in the keyring ({}); set it to the fingerprint of the one to sign with", fingerprints.len(), fingerprints.join(", "))]
+    #[error("{setting} `{key}` matches {} secret keys in the keyring ({}); {}", fingerprints.len(), fingerprints.join(", "), setting.advise("the fingerprint of the one to sign with"))]
     Ambiguous {
         /// The key as configured.
         key: String,
+        /// Where the key was named.
+        setting: KeySetting,
         /// The primary key fingerprints of the matches.
         fingerprints: Vec<String>,
     },

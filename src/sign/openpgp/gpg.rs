@@ -7,8 +7,8 @@ use std::process::Output;
 
 use super::certs::OpenPgpCerts;
 use super::error::OpenPgpSignError;
-use crate::sign::SignError;
 use crate::sign::tool::{self, Run, ToolError};
+use crate::sign::{KeySetting, SignError};
 
 /// One `gpg` program and, optionally, its home directory (`--homedir`, else `GNUPGHOME`).
 #[derive(Clone, Copy)]
@@ -55,9 +55,12 @@ impl Gpg<'_> {
         Ok((keys, tool::stderr_text(&output)))
     }
 
-    /// The public certificate of `fingerprint` from the keyring.
+    /// The public certificate of `fingerprint` from the keyring, minimal (its self-signatures
+    /// only): third-party certifications do not check our signature, and a key that collected
+    /// many from a keyserver would otherwise pass the packet limit of [`OpenPgpCerts`].
     pub fn export(&self, fingerprint: &str) -> Result<OpenPgpCerts, SignError> {
-        let output = self.run(&["--export", "--", fingerprint], None)?;
+        let output =
+            self.run(&["--export-options", "export-minimal", "--export", "--", fingerprint], None)?;
         let origin = format!("`{} --export {fingerprint}`", self.name());
         OpenPgpCerts::parse(&output.stdout, Path::new(&origin)).map_err(|e| {
             SignError::from(OpenPgpSignError::GpgOutput {
@@ -67,8 +70,9 @@ impl Gpg<'_> {
         })
     }
 
-    /// `gpg --detach-sign --armor --local-user <key>` over `data`; the armored signature.
-    pub fn detach_sign(&self, key: &str, data: &[u8]) -> Result<Vec<u8>, SignError> {
+    /// `gpg --detach-sign --armor --local-user <key>` over `data`; the armored signature. Advice
+    /// about the key names `setting`, where it was given.
+    pub fn detach_sign(&self, key: &str, setting: KeySetting, data: &[u8]) -> Result<Vec<u8>, SignError> {
         let temp = |source| SignError::from(OpenPgpSignError::Temp { source });
         let file = tempfile::NamedTempFile::new().map_err(temp)?;
         std::fs::write(file.path(), data).map_err(temp)?;
@@ -89,7 +93,7 @@ impl Gpg<'_> {
                 program: self.name(),
                 status: output.status.to_string(),
                 stderr: tool::stderr_text(&output),
-                hint: failure_hint(&output, key),
+                hint: failure_hint(&output, key, setting),
             }
             .into());
         }
@@ -133,7 +137,7 @@ fn parse_secret_keys(colons: &str) -> Vec<SecretKey> {
 }
 
 /// Advice for a failed `--detach-sign`, from gpg's status lines (starting with "; ").
-fn failure_hint(output: &Output, key: &str) -> String {
+fn failure_hint(output: &Output, key: &str, setting: KeySetting) -> String {
     let stderr = String::from_utf8_lossy(&output.stderr);
     let status: Vec<Vec<&str>> =
         stderr.lines().filter_map(|l| l.strip_prefix("[GNUPG:] ")).map(|l| l.split(' ').collect()).collect();
@@ -148,7 +152,7 @@ fn failure_hint(output: &Output, key: &str) -> String {
             "13" => "that key is disabled",
             _ => "gpg cannot sign with it",
         };
-        return format!("; user.signingKey `{key}`: {why} (see `gpg --list-secret-keys`)");
+        return format!("; {setting} `{key}`: {why} (see `gpg --list-secret-keys`)");
     }
     if has("BAD_PASSPHRASE") || has("PINENTRY_LAUNCHED") || stderr.contains("pinentry") {
         return "; gpg-agent could not get the key's passphrase: unlock it once in a terminal (e.g. `echo | gpg --clearsign`) or configure a pinentry".to_owned();

@@ -11,14 +11,14 @@ use std::sync::OnceLock;
 use std::time::SystemTime;
 
 use sequoia_openpgp::Cert;
-use sequoia_openpgp::cert::CertParser;
 use sequoia_openpgp::crypto::{KeyPair, Password, S2K};
 use sequoia_openpgp::packet::key::SecretKeyMaterial;
-use sequoia_openpgp::parse::Parse;
 use sequoia_openpgp::policy::StandardPolicy;
 use sequoia_openpgp::types::RevocationStatus;
 
-use super::certs::OpenPgpCerts;
+use super::certs::{
+    MAX_COMPONENTS, MAX_PACKETS, OpenPgpCerts, ReadCertsError, read_certs, too_many_components,
+};
 use super::error::OpenPgpSignError;
 use super::gpg::Gpg;
 use super::signature;
@@ -37,6 +37,8 @@ pub struct OpenPgpSigner {
     how: How,
     program: OsString,
     gnupg_home: Option<PathBuf>,
+    /// Where the key was named, for advice when gpg cannot sign with it.
+    setting: KeySetting,
 }
 
 /// How signatures are made.
@@ -72,12 +74,17 @@ struct Resolved {
 }
 
 impl OpenPgpSigner {
-    /// A signer from git's `user.signingKey` and `gpg.program` (or `gpg.openpgp.program`): a path
-    /// (with `~/` expanded) where something other than a directory exists is a key file, read
-    /// in-process (a FIFO or a device there is refused, never waited on); anything else names a
-    /// key in gpg's keyring (a key id, fingerprint or user id, passed to `gpg --local-user` as git
-    /// does).
-    pub fn from_git_config(signing_key: Option<&str>, program: Option<&str>) -> Result<Self, SignError> {
+    /// A signer for the key named by `setting` (git's `user.signingKey`, or `--key`) with
+    /// `gpg.program` (or `gpg.openpgp.program`): a path (with `~/` expanded) where something other
+    /// than a directory exists is a key file, read in-process (a FIFO or a device there is
+    /// refused, never waited on); anything else names a key in gpg's keyring (a key id,
+    /// fingerprint or user id, passed to `gpg --local-user` as git does). Advice about a key that
+    /// cannot be used, now or when gpg signs, names `setting`.
+    pub fn configured(
+        signing_key: Option<&str>,
+        setting: KeySetting,
+        program: Option<&str>,
+    ) -> Result<Self, SignError> {
         let configured = signing_key.map(str::trim).filter(|s| !s.is_empty()).ok_or_else(|| {
             SignError::NoKeyConfigured {
                 hint: "set one with `git config user.signingKey <fingerprint>` (see `gpg --list-secret-keys`), or point it at a secret key file".to_owned(),
@@ -85,8 +92,12 @@ impl OpenPgpSigner {
         })?;
         let path = expand_home(configured);
         let names_a_file = std::fs::metadata(&path).is_ok_and(|meta| !meta.is_dir());
-        let signer =
-            if names_a_file { Self::from_key_file(&path)? } else { Self::from_gpg_keyring(configured) };
+        let mut signer = if names_a_file {
+            Self::from_key_file(&path).map_err(|e| e.key_named_by(setting))?
+        } else {
+            Self::from_gpg_keyring(configured)
+        };
+        signer.setting = setting;
         Ok(match program.map(str::trim).filter(|p| !p.is_empty()) {
             Some(p) => signer.with_program(p),
             None => signer,
@@ -151,7 +162,7 @@ impl OpenPgpSigner {
     }
 
     fn new(how: How) -> Self {
-        Self { how, program: OsString::from(GPG), gnupg_home: None }
+        Self { how, program: OsString::from(GPG), gnupg_home: None, setting: KeySetting::GitConfig }
     }
 
     fn forget_resolution(&mut self) {
@@ -173,6 +184,7 @@ impl OpenPgpSigner {
         let (found, stderr) = gpg.secret_keys(key)?;
         let not_in_keyring = |reason: String| OpenPgpSignError::NotInKeyring {
             key: key.to_owned(),
+            setting: self.setting,
             program: gpg.name(),
             reason,
         };
@@ -190,6 +202,7 @@ impl OpenPgpSigner {
             many => {
                 return Err(OpenPgpSignError::Ambiguous {
                     key: key.to_owned(),
+                    setting: self.setting,
                     fingerprints: many.iter().map(|k| k.fingerprint.clone()).collect(),
                 }
                 .into());
@@ -207,7 +220,7 @@ impl OpenPgpSigner {
         pae: &[u8],
     ) -> Result<Vec<u8>, SignError> {
         let resolved = self.resolve(key, resolved)?;
-        let armored = self.gpg().detach_sign(key, pae)?;
+        let armored = self.gpg().detach_sign(key, self.setting, pae)?;
         self.check_gpg_output(&armored, pae, resolved)?;
         Ok(armored)
     }
@@ -318,10 +331,20 @@ fn single_cert(bytes: &[u8], path: &Path) -> Result<Cert, OpenPgpSignError> {
         setting: KeySetting::GitConfig,
         reason,
     };
-    let parser = CertParser::from_bytes(bytes).map_err(|e| not_a_key(e.to_string()))?;
-    let certs = parser.collect::<Result<Vec<Cert>, _>>().map_err(|e| not_a_key(e.to_string()))?;
+    let reason = |e: ReadCertsError| match e {
+        ReadCertsError::TooManyPackets => not_a_key(format!(
+            "it holds more than {MAX_PACKETS} OpenPGP packets, more than any key needs, so it is refused; export the key alone with `--export-options export-minimal`"
+        )),
+        ReadCertsError::NotOpenPgp(reason) => not_a_key(reason),
+    };
+    let certs = read_certs(bytes).map_err(reason)?.collect::<Result<Vec<Cert>, _>>().map_err(reason)?;
     match <[Cert; 1]>::try_from(certs) {
-        Ok([cert]) => Ok(cert),
+        Ok([cert]) => match too_many_components(&cert) {
+            Some(count) => Err(not_a_key(format!(
+                "its key has {count} user IDs, user attributes and subkeys, more than the {MAX_COMPONENTS} any real key has; export it again from gpg with `--export-options export-minimal`"
+            ))),
+            None => Ok(cert),
+        },
         Err(certs) if certs.is_empty() => Err(not_a_key("it holds no OpenPGP key".to_owned())),
         Err(certs) => {
             Err(not_a_key(format!("it holds {} keys; export just the one to sign with", certs.len())))
@@ -367,9 +390,15 @@ fn signing_key(
     let key = if key.has_unencrypted_secret() {
         key
     } else {
-        let passphrase = passphrase.ok_or_else(|| OpenPgpSignError::Encrypted { path: path.to_owned() })?;
-        key.decrypt_secret(&Password::from(passphrase))
-            .map_err(|e| OpenPgpSignError::WrongPassphrase { path: path.to_owned(), reason: e.to_string() })?
+        let passphrase = passphrase.ok_or_else(|| OpenPgpSignError::Encrypted {
+            path: path.to_owned(),
+            setting: KeySetting::GitConfig,
+        })?;
+        key.decrypt_secret(&Password::from(passphrase)).map_err(|e| OpenPgpSignError::WrongPassphrase {
+            path: path.to_owned(),
+            setting: KeySetting::GitConfig,
+            reason: e.to_string(),
+        })?
     };
     let signing_key = key.fingerprint().to_hex();
     let keypair = key.into_keypair().map_err(|e| OpenPgpSignError::InProcess { reason: e.to_string() })?;

@@ -19,7 +19,7 @@ use super::signature::parse_armored;
 use super::sqv::{Sqv, SqvError};
 use super::test_gnupg::GnuPg;
 use super::*;
-use crate::sign::{SignError, Signer, SignerKind};
+use crate::sign::{KeySetting, SignError, Signer, SignerKind};
 
 const PAE: &[u8] = b"DSSEv1 28 application/vnd.in-toto+json 13 {\"a\":\"b\\u0000\"}";
 const TAMPERED: &[u8] = b"DSSEv1 28 application/vnd.in-toto+json 13 {\"a\":\"c\\u0000\"}";
@@ -179,7 +179,7 @@ fn signatures_made_by_gpg_detach_sign_verify_in_process() {
 fn the_gpg_keyring_path_signs_with_a_key_held_only_in_the_isolated_keyring() {
     let gpg = GnuPg::new();
     let dana = gpg.gen_key("Dana <dana@example.com>", "sign", "0", None);
-    let signer = OpenPgpSigner::from_git_config(Some("dana@example.com"), None)
+    let signer = OpenPgpSigner::configured(Some("dana@example.com"), KeySetting::GitConfig, None)
         .expect("a user id names a keyring key")
         .with_gnupg_home(&gpg.home);
     assert!(!signer.signs_in_process());
@@ -196,7 +196,7 @@ fn the_gpg_keyring_path_signs_with_a_key_held_only_in_the_isolated_keyring() {
 
     // A public certificate file names its key, whose secret half gpg holds.
     let cert_file = gpg.write("dana.pub.asc", &gpg.export(&[&dana]));
-    let signer = OpenPgpSigner::from_git_config(cert_file.to_str(), Some("gpg"))
+    let signer = OpenPgpSigner::configured(cert_file.to_str(), KeySetting::GitConfig, Some("gpg"))
         .expect("a certificate file names a keyring key")
         .with_gnupg_home(&gpg.home);
     assert!(!signer.signs_in_process());
@@ -234,19 +234,21 @@ fn git_config_reads_an_existing_file_in_process_and_anything_else_as_a_keyring_k
     let gpg = GnuPg::new();
     let erin = gpg.gen_key("Erin <erin@example.com>", "sign", "0", None);
     let key_file = secret_key_file(&gpg, &erin, "erin.asc", true);
-    let signer = OpenPgpSigner::from_git_config(key_file.to_str(), None).expect("file loads");
+    let signer =
+        OpenPgpSigner::configured(key_file.to_str(), KeySetting::GitConfig, None).expect("file loads");
     assert!(signer.signs_in_process());
-    let signer = OpenPgpSigner::from_git_config(Some(&erin), None).expect("fingerprint");
+    let signer = OpenPgpSigner::configured(Some(&erin), KeySetting::GitConfig, None).expect("fingerprint");
     assert!(!signer.signs_in_process());
     let missing = gpg.path("no-such-key.asc");
-    let signer = OpenPgpSigner::from_git_config(missing.to_str(), None).expect("a key spec");
+    let signer =
+        OpenPgpSigner::configured(missing.to_str(), KeySetting::GitConfig, None).expect("a key spec");
     assert!(!signer.signs_in_process());
 }
 
 #[test]
 fn git_config_without_a_key_says_how_to_configure_one() {
     for configured in [None, Some(""), Some("  ")] {
-        let err = OpenPgpSigner::from_git_config(configured, None).unwrap_err().to_string();
+        let err = OpenPgpSigner::configured(configured, KeySetting::GitConfig, None).unwrap_err().to_string();
         assert!(
             err.starts_with("no signing key configured: set one with `git config user.signingKey"),
             "{err}"
@@ -256,8 +258,9 @@ fn git_config_without_a_key_says_how_to_configure_one() {
 
 #[test]
 fn a_missing_gpg_program_is_tool_missing_never_a_signature() {
-    let signer = OpenPgpSigner::from_git_config(
+    let signer = OpenPgpSigner::configured(
         Some("0123456789ABCDEF0123456789ABCDEF01234567"),
+        KeySetting::GitConfig,
         Some("/nonexistent/gpg"),
     )
     .expect("a key spec");
@@ -285,6 +288,22 @@ fn a_key_the_keyring_lacks_or_names_twice_is_an_error_that_says_which() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("matches 2 secret keys") && err.contains(&one) && err.contains(&two), "{err}");
+    assert!(err.starts_with("user.signingKey `example.com`"), "{err}");
+    // Named by --key, the same keys are advised about as --key.
+    for (key, says) in [
+        ("example.com", "--key `example.com` matches 2 secret keys"),
+        ("example.com", "; give --key the fingerprint of the one to sign with"),
+        ("nobody@example.com", "has no usable secret key for --key `nobody@example.com`"),
+        ("nobody@example.com", "and give --key one fingerprint"),
+    ] {
+        let err = OpenPgpSigner::configured(Some(key), KeySetting::Flag, None)
+            .expect("a key spec")
+            .with_gnupg_home(&gpg.home)
+            .sign(PAE)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(says) && !err.contains("user.signingKey"), "{err}");
+    }
     let old = gpg.gen_key("Old <old@example.com>", "sign", "1d", Some("20200101T000000"));
     let err = OpenPgpSigner::from_gpg_keyring("old@example.com")
         .with_gnupg_home(&gpg.home)
@@ -685,5 +704,92 @@ fn different_certificates_in_one_keyring_are_each_trusted_and_a_repeated_one_is_
         let sig = gpg.sign(who, PAE, &[]);
         assert_eq!(agreed_outcome(&gpg, "ring.asc", &ring, &sig), "ok", "{who}");
         assert_eq!(&verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, who);
+    }
+}
+
+/// `count` distinct user ID packets without a binding signature, binary, as anyone can append
+/// them to a certificate a keyserver serves.
+fn user_id_flood(count: usize) -> Vec<u8> {
+    use sequoia_openpgp::Packet;
+    use sequoia_openpgp::packet::UserID;
+    (0..count)
+        .flat_map(|n| Packet::from(UserID::from(format!("flood {n}"))).to_vec().expect("serializes"))
+        .collect()
+}
+
+/// `count` copies of `sig`, binary, as a certificate flooded with certifications carries them.
+fn signature_flood(sig: &sequoia_openpgp::packet::Signature, count: usize) -> Vec<u8> {
+    let one = sequoia_openpgp::Packet::from(sig.clone()).to_vec().expect("serializes");
+    one.repeat(count)
+}
+
+/// A real certificate (several user IDs, a signing subkey, certifications by two other keys) and
+/// a keyring of several read as before. A certificate flooded to one packet past
+/// [`MAX_PACKETS`], or to more than [`MAX_COMPONENTS`] user IDs and subkeys, is refused, as a
+/// trust file and as a key file, naming the file, the limit and the minimal export; one at each
+/// limit still reads and checks signatures.
+#[test]
+fn a_certificate_past_the_packet_or_component_limit_is_refused_naming_the_file_and_real_ones_still_read() {
+    let gpg = GnuPg::new();
+    let ann = gpg.gen_key("Ann <ann@example.com>", "cert", "0", None);
+    gpg.ok(&["--quick-add-uid", &ann, "Ann Work <ann@work.example>"], None);
+    gpg.ok(&["--quick-add-uid", &ann, "Ann Home <ann@home.example>"], None);
+    gpg.add_subkey(&ann, "sign");
+    for who in ["Cy <cy@example.com>", "Di <di@example.com>"] {
+        let certifier = gpg.gen_key(who, "sign", "0", None);
+        gpg.ok(&["--default-key", &certifier, "--quick-sign-key", &ann], None);
+    }
+    let ann_cert = gpg.export(&[&ann]);
+    let ring = [ann_cert.clone(), gpg.export(&["cy@example.com", "di@example.com"])].concat();
+    let (_, certs) = trust(&gpg, "ring.asc", &ring);
+    assert_eq!(certs.fingerprints().len(), 3);
+    let sig = gpg.sign(&ann, PAE, &[]);
+    assert_eq!(agreed_outcome(&gpg, "ann.asc", &ann_cert, &sig), "ok");
+
+    // Ann's binary export: her key, three user IDs, a subkey and their signatures.
+    let own = dearmor(&ann_cert);
+    let own_packets = sequoia_openpgp::PacketPile::from_bytes(&own).expect("parses").children().count();
+    let parsed = Cert::from_bytes(&own).expect("parses");
+    let certification = parsed.userids().flat_map(|u| u.certifications()).next().expect("certified").clone();
+    let own_components = parsed.userids().count() + parsed.keys().subkeys().count();
+    assert_eq!(own_components, 4);
+
+    let at_limit = [own.clone(), signature_flood(&certification, MAX_PACKETS - own_packets)].concat();
+    let (_, certs) = trust(&gpg, "at-limit.gpg", &at_limit);
+    assert_eq!(&verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, &ann);
+    let flooded = [own.clone(), signature_flood(&certification, MAX_PACKETS - own_packets + 1)].concat();
+    let path = gpg.write("flooded.gpg", &flooded);
+    let err = OpenPgpCerts::read(&path).unwrap_err();
+    assert!(matches!(err, OpenPgpCertsError::TooManyPackets { limit: MAX_PACKETS, .. }), "{err}");
+    let err = err.to_string();
+    assert!(
+        err.starts_with(&format!("{} holds more than {MAX_PACKETS} OpenPGP packets", path.display())),
+        "{err}"
+    );
+    assert!(err.contains("gpg --export-options export-minimal --export"), "{err}");
+
+    let at_limit = [own.clone(), user_id_flood(MAX_COMPONENTS - own_components)].concat();
+    let (_, certs) = trust(&gpg, "at-limit.gpg", &at_limit);
+    assert_eq!(&verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, &ann);
+    let flooded = [own, user_id_flood(MAX_COMPONENTS - own_components + 1)].concat();
+    let path = gpg.write("flooded.gpg", &flooded);
+    let err = OpenPgpCerts::read(&path).unwrap_err();
+    assert!(
+        matches!(err, OpenPgpCertsError::TooManyComponents { count, limit: MAX_COMPONENTS, .. } if count == MAX_COMPONENTS + 1),
+        "{err}"
+    );
+    let err = err.to_string();
+    assert!(err.starts_with(&format!("{}: the certificate {ann} has 101 user IDs", path.display())), "{err}");
+    assert!(err.contains(&format!("gpg --export-options export-minimal --export --armor {ann}")), "{err}");
+
+    let secret = dearmor(&gpg.export_secret(&ann, true));
+    for (flood, says) in [
+        (signature_flood(&certification, MAX_PACKETS), format!("more than {MAX_PACKETS} OpenPGP packets")),
+        (user_id_flood(MAX_COMPONENTS), format!("more than the {MAX_COMPONENTS} any real key has")),
+    ] {
+        let key_file = gpg.write("flooded.sec.gpg", &[secret.clone(), flood].concat());
+        let err = OpenPgpSigner::from_key_file_with_passphrase(&key_file, None).unwrap_err().to_string();
+        assert!(err.starts_with(&format!("{} is not a usable OpenPGP key", key_file.display())), "{err}");
+        assert!(err.contains(&says) && err.contains("--export-options export-minimal"), "{err}");
     }
 }

@@ -50,15 +50,19 @@ pub enum SshSignError {
     },
     /// The `key::` literal (or bare `ssh-…` key) does not decode.
     #[error(
-        "the signing key literal is not an OpenSSH public key ({reason}); write user.signingKey as `key::ssh-ed25519 AAAA… comment`"
+        "the signing key literal given as {setting} is not an OpenSSH public key ({reason}); {}", setting.advise("`key::ssh-ed25519 AAAA… comment`")
     )]
     BadLiteral {
+        /// Where the key was named.
+        setting: KeySetting,
         /// What is wrong.
         reason: String,
     },
     /// A `~` that cannot be expanded.
-    #[error("cannot expand `{path}`: {reason}; give user.signingKey as an absolute path")]
+    #[error("cannot expand `{path}` ({setting}): {reason}; {}", setting.advise("an absolute path"))]
     Tilde {
+        /// Where the key was named.
+        setting: KeySetting,
         /// The path as configured.
         path: String,
         /// Why not.

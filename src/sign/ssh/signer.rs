@@ -51,20 +51,29 @@ enum Origin {
 }
 
 impl SshSigner {
-    /// A signer from git's `user.signingKey` and `gpg.ssh.program`, resolved as git does: a
-    /// `key::` literal (or a deprecated bare `ssh-…` key), otherwise a path with `~` expanded.
-    pub fn from_git_config(signing_key: Option<&str>, program: Option<&str>) -> Result<Self, SignError> {
+    /// A signer for the key named by `setting` (git's `user.signingKey`, or `--key`) with
+    /// `gpg.ssh.program`, resolved as git does: a `key::` literal (or a deprecated bare `ssh-…`
+    /// key), otherwise a path with `~` expanded. Advice about a key that cannot be used names
+    /// `setting`.
+    pub fn configured(
+        signing_key: Option<&str>,
+        setting: KeySetting,
+        program: Option<&str>,
+    ) -> Result<Self, SignError> {
         let configured = signing_key.map(str::trim).filter(|s| !s.is_empty()).ok_or_else(|| {
             SignError::NoKeyConfigured {
                 hint: "set one with `git config user.signingKey ~/.ssh/id_ed25519`, or `key::<public key>` for a key held in ssh-agent".to_owned(),
             }
         })?;
         let signer = if configured.starts_with("key::") || configured.starts_with("ssh-") {
-            Self::from_public_key_literal(configured)?
+            Self::from_public_key_literal(configured)
         } else {
             let home = std::env::var_os("HOME").map(PathBuf::from);
-            Self::from_key_path(&expand_tilde(configured, home.as_deref())?)?
-        };
+            expand_tilde(configured, home.as_deref())
+                .map_err(SignError::from)
+                .and_then(|path| Self::from_key_path(&path))
+        }
+        .map_err(|e| e.key_named_by(setting))?;
         Ok(match program.map(str::trim).filter(|p| !p.is_empty()) {
             Some(p) => signer.with_program(p),
             None => signer,
@@ -126,12 +135,13 @@ impl SshSigner {
         let text = text.strip_prefix("key::").unwrap_or(text).trim();
         if sshsig::is_certificate_line(text) {
             return Err(SshSignError::BadLiteral {
-                reason: "a certificate cannot be given inline; point user.signingKey at the certificate file"
-                    .to_owned(),
+                setting: KeySetting::GitConfig,
+                reason: "a certificate cannot be given inline; name the certificate file instead".to_owned(),
             }
             .into());
         }
-        let public = parse_public_key(text).map_err(|reason| SshSignError::BadLiteral { reason })?;
+        let public = parse_public_key(text)
+            .map_err(|reason| SshSignError::BadLiteral { setting: KeySetting::GitConfig, reason })?;
         Ok(Self::new(public, How::ToolAgent, Origin::Literal))
     }
 
@@ -402,15 +412,17 @@ fn private_beside(pub_path: &Path, public: &PublicKey) -> Option<PrivateKey> {
     usable.then_some(key)
 }
 
-/// git's expansion of `~` and `~/…` in `user.signingKey`; `~user` is refused.
+/// git's expansion of `~` and `~/…` in a key path; `~user` is refused.
 fn expand_tilde(path: &str, home: Option<&Path>) -> Result<PathBuf, SshSignError> {
     let Some(rest) = path.strip_prefix('~') else {
         return Ok(PathBuf::from(path));
     };
+    let refuse =
+        |reason| SshSignError::Tilde { setting: KeySetting::GitConfig, path: path.to_owned(), reason };
     if !(rest.is_empty() || rest.starts_with('/')) {
-        return Err(SshSignError::Tilde { path: path.to_owned(), reason: "~user paths are not supported" });
+        return Err(refuse("~user paths are not supported"));
     }
-    let home = home.ok_or(SshSignError::Tilde { path: path.to_owned(), reason: "HOME is not set" })?;
+    let home = home.ok_or_else(|| refuse("HOME is not set"))?;
     Ok(home.join(rest.trim_start_matches('/')))
 }
 
@@ -552,7 +564,7 @@ mod tests {
         let literal = format!("key::{}", public_line(&key));
         let (text, trust) = allowed(dir.path(), "dana@example.com", &key);
         std::fs::remove_file(&key).expect("the private key leaves the disk");
-        let signer = SshSigner::from_git_config(Some(&literal), None)
+        let signer = SshSigner::configured(Some(&literal), KeySetting::GitConfig, None)
             .expect("literal parses")
             .with_agent_socket(&agent.socket);
         assert_eq!(signer.keyid(), ssh_verify::fingerprint(signer.public_key().key_data()));
@@ -632,21 +644,25 @@ mod tests {
 
     #[test]
     fn git_config_without_a_key_says_how_to_configure_one() {
-        let err = SshSigner::from_git_config(None, None).unwrap_err().to_string();
+        let err = SshSigner::configured(None, KeySetting::GitConfig, None).unwrap_err().to_string();
         assert!(
             err.starts_with("no signing key configured: set one with `git config user.signingKey"),
             "{err}"
         );
-        assert!(SshSigner::from_git_config(Some("  "), None).is_err());
+        assert!(SshSigner::configured(Some("  "), KeySetting::GitConfig, None).is_err());
     }
 
     #[test]
     fn git_config_reads_a_bare_ssh_key_as_a_literal_and_honours_the_program() {
         let dir = tempfile::tempdir().expect("temp dir");
         let key = keygen(dir.path(), "id_bare", "ed25519");
-        let signer = SshSigner::from_git_config(Some(&public_line(&key)), Some("/nonexistent/ssh-keygen"))
-            .expect("literal parses")
-            .with_agent_socket(dir.path().join("no-agent.sock"));
+        let signer = SshSigner::configured(
+            Some(&public_line(&key)),
+            KeySetting::GitConfig,
+            Some("/nonexistent/ssh-keygen"),
+        )
+        .expect("literal parses")
+        .with_agent_socket(dir.path().join("no-agent.sock"));
         match signer.sign(PAE) {
             Err(SignError::ToolMissing { program }) => {
                 assert_eq!(program, "/nonexistent/ssh-keygen")
@@ -671,6 +687,22 @@ mod tests {
     }
 
     #[test]
+    fn a_key_that_cannot_be_read_is_advised_about_as_the_setting_that_named_it() {
+        for (setting, says, never) in [
+            (KeySetting::GitConfig, "set user.signingKey to", "--key"),
+            (KeySetting::Flag, "give --key", "user.signingKey"),
+        ] {
+            for (key, what) in [
+                ("~bob/.ssh/id", format!("cannot expand `~bob/.ssh/id` ({setting})")),
+                ("key::ssh-ed25519 AAAAnope", format!("the signing key literal given as {setting}")),
+            ] {
+                let err = SshSigner::configured(Some(key), setting, None).unwrap_err().to_string();
+                assert!(err.starts_with(&what) && err.contains(says) && !err.contains(never), "{err}");
+            }
+        }
+    }
+
+    #[test]
     fn files_that_are_not_keys_are_refused_with_the_file_named() {
         let dir = tempfile::tempdir().expect("temp dir");
         let junk = dir.path().join("junk");
@@ -680,7 +712,7 @@ mod tests {
         let err = SshSigner::from_key_path(&dir.path().join("absent")).unwrap_err().to_string();
         assert!(err.starts_with("cannot read the SSH key"), "{err}");
         let err = SshSigner::from_public_key_literal("key::ssh-ed25519 AAAAnope").unwrap_err().to_string();
-        assert!(err.contains("write user.signingKey as `key::ssh-ed25519"), "{err}");
+        assert!(err.contains("set user.signingKey to `key::ssh-ed25519"), "{err}");
     }
 
     #[test]
