@@ -12,7 +12,10 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "speccoder", version, about, long_about = None)]
 pub struct Cli {
-    /// Run as if started in DIR.
+    /// Run as if started in DIR. The repository is the one git would use there (GIT_DIR and
+    /// GIT_WORK_TREE are honoured); another user's repository that safe.directory does not name,
+    /// a reftable repository, and (for every command but `attest verify`) a repository with
+    /// core.sharedRepository set are refused with exit 14.
     #[arg(short = 'C', global = true, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// What to do.

@@ -70,7 +70,14 @@ impl HookError {
     #[must_use]
     pub fn exit_code(&self) -> u8 {
         match self {
-            HookError::Git(GitError::Discover { .. } | GitError::Open { .. }) => exit::GIT_PRECONDITION,
+            HookError::Git(
+                GitError::Discover { .. }
+                | GitError::Open { .. }
+                | GitError::DubiousOwnership { .. }
+                | GitError::RefStorage { .. }
+                | GitError::GitDirWithoutWorkTree { .. }
+                | GitError::SharedRepository { .. },
+            ) => exit::GIT_PRECONDITION,
             HookError::Git(_) => exit::INTERNAL,
             HookError::Foreign(_) | HookError::Directory { .. } => exit::GIT_PRECONDITION,
         }

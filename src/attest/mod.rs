@@ -372,6 +372,11 @@ fn git_exit_code(e: &GitError) -> u8 {
     match e {
         GitError::Discover { .. }
         | GitError::Open { .. }
+        | GitError::DubiousOwnership { .. }
+        | GitError::RefStorage { .. }
+        | GitError::GitDirWithoutWorkTree { .. }
+        | GitError::SharedRepository { .. }
+        | GitError::RefPermission { .. }
         | GitError::NoWorkTree { .. }
         | GitError::UnknownRevision { .. }
         | GitError::AmbiguousRevision { .. }

@@ -151,6 +151,11 @@ impl SyncError {
                 GitError::GitCommand { .. }
                 | GitError::Discover { .. }
                 | GitError::Open { .. }
+                | GitError::DubiousOwnership { .. }
+                | GitError::RefStorage { .. }
+                | GitError::GitDirWithoutWorkTree { .. }
+                | GitError::SharedRepository { .. }
+                | GitError::RefPermission { .. }
                 | GitError::RefMoved { .. }
                 | GitError::RefLocked { .. }
                 | GitError::Contention { .. }

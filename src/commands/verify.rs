@@ -18,7 +18,7 @@ pub fn run(args: &VerifyArgs) -> u8 {
         super::output::to_stderr(format_args!("speccoder attest verify: {msg}"));
         code
     };
-    let repo = match Repo::discover(".") {
+    let repo = match Repo::discover_to_read(".") {
         Ok(r) => r,
         Err(e) => return fail(exit::GIT_PRECONDITION, e.to_string()),
     };

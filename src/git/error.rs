@@ -27,6 +27,74 @@ pub enum GitError {
         reason: String,
     },
 
+    /// The repository is owned by another user and `safe.directory` does not name it: git refuses
+    /// it ("dubious ownership"), and so does speccoder.
+    #[error(
+        "the git repository at {} is owned by another user, and git refuses to work in it (\"detected dubious ownership\"); so does speccoder. If you trust it, add an exception as git advises: `git config --global --add safe.directory {}`, then run the command again",
+        .path.display(), .path.display()
+    )]
+    DubiousOwnership {
+        /// The path `safe.directory` must name: the work tree, or the git directory when bare.
+        path: PathBuf,
+    },
+
+    /// The repository keeps its references in another format than files (reftable), which gix
+    /// cannot read.
+    #[error(
+        "the git repository {} stores its references as `{format}` (extensions.refStorage), which speccoder cannot read: it supports the `files` format only. Convert the repository with `git refs migrate --ref-format=files` (git 2.48 or later; git 2.46 and 2.47 refuse a repository with reflogs or linked worktrees), or work in a clone made in the files format (`git clone --ref-format=files {} <dir>`, then `speccoder attest fetch` for the evidence), then run the command again",
+        .git_dir.display(), .git_dir.display()
+    )]
+    RefStorage {
+        /// The repository's common git directory.
+        git_dir: PathBuf,
+        /// The format it names.
+        format: String,
+    },
+
+    /// `GIT_DIR` is set without `GIT_WORK_TREE`, and git would take the current directory as the
+    /// work tree where gix takes another (or none).
+    #[error(
+        "GIT_DIR is set ({}) without GIT_WORK_TREE, so git takes the current directory {} as the work tree, while speccoder would take {}: set GIT_WORK_TREE to the work tree's root too, or unset GIT_DIR and run the command inside the work tree",
+        .git_dir.display(), .cwd.display(),
+        .ours.as_ref().map_or_else(|| "no work tree".to_owned(), |p| p.display().to_string())
+    )]
+    GitDirWithoutWorkTree {
+        /// The git directory `GIT_DIR` names.
+        git_dir: PathBuf,
+        /// The current directory, git's work tree.
+        cwd: PathBuf,
+        /// The work tree gix found, if any.
+        ours: Option<PathBuf>,
+    },
+
+    /// The repository is shared with a group (`core.sharedRepository`), whose permissions
+    /// speccoder does not apply to what it creates.
+    #[error(
+        "the git repository {} is shared (core.sharedRepository = {value}): git makes what it creates there writable for the group, speccoder cannot (the refs, logs and object directories it creates would be writable only by you, and a teammate could no longer add evidence), so nothing was written. Run speccoder in a clone of your own and push from there (`speccoder attest push`)",
+        .git_dir.display()
+    )]
+    SharedRepository {
+        /// The repository's common git directory.
+        git_dir: PathBuf,
+        /// The configured value.
+        value: String,
+    },
+
+    /// A reference could not be written for lack of permission (a directory or file of the
+    /// repository another user owns).
+    #[error(
+        "could not write reference {name}: permission denied at {} ({cause}): this user may not write there; make it writable for this user (see `ls -ld {}`), or run the command as the user who owns the repository",
+        .path.display(), .path.display()
+    )]
+    RefPermission {
+        /// The reference.
+        name: String,
+        /// The file or directory that could not be written.
+        path: PathBuf,
+        /// What the operating system reported.
+        cause: String,
+    },
+
     /// The operation needs a work tree but the repository is bare.
     #[error("the repository at {git_dir} has no work tree: run this in a checkout, not a bare repository")]
     NoWorkTree {

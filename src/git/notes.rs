@@ -274,6 +274,9 @@ impl Repo {
                 return Err(self.ref_edit_error(source, branch_ref, Some(expected_head)));
             }
             let notes_moved = self.ref_target(notes_ref)? != head.map(|(commit, _)| commit);
+            if source.is_permission_denied() {
+                return Err(self.ref_edit_error(source, notes_ref, head.map(|(commit, _)| commit)));
+            }
             if !(notes_moved || source.is_retryable()) {
                 let action = format!("update references {branch_ref} and {notes_ref}");
                 return Err(GitError::Gix { action, source });

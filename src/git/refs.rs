@@ -1,5 +1,7 @@
 //! References: reading them and moving them only by compare-and-swap.
 
+use std::path::Path;
+
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
@@ -200,6 +202,12 @@ impl Repo {
             }
         } else if source.is_retryable() {
             GitError::RefLocked { name: name.to_owned(), lock: self.ref_lock_path(name) }
+        } else if source.is_permission_denied() {
+            // The lock file could not be created beside the reference (or a directory on its way,
+            // or the reflog, could not be written): name the nearest directory that is there.
+            let lock = self.ref_lock_path(name);
+            let path = lock.ancestors().skip(1).find(|dir| dir.is_dir()).map_or(lock.clone(), Path::to_owned);
+            GitError::RefPermission { name: name.to_owned(), path, cause: super::repo::with_causes(&source) }
         } else {
             GitError::Gix { action: format!("update reference {name}"), source }
         }

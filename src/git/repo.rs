@@ -6,7 +6,7 @@ use gix::ObjectId;
 use gix::bstr::ByteSlice;
 pub use gix::state::InProgress;
 
-use super::error::{GitError, GixResultExt};
+use super::error::{GitError, GixResultExt, io_error};
 
 /// An open repository, the one entry point of the git adapter; it stays on its thread (another
 /// thread gets its own from [`Repo::handle`]).
@@ -47,8 +47,8 @@ pub enum Head {
 
 /// The largest object, inflated, that speccoder reads (gix's `gitoxide.objects.allocLimit`): far
 /// above any commit, tree, note or spec file it reads, and a bound on what a checked branch can
-/// make it hold, since a few MiB of compressed zeros in a pack can stand for gigabytes. A
-/// repository gix opens with reduced trust keeps gix's own lower limit.
+/// make it hold, since a few MiB of compressed zeros in a pack can stand for gigabytes. It
+/// applies to every repository opened ([`Repo::discover`] opens none with reduced trust).
 pub const OBJECT_SIZE_LIMIT: usize = 256 << 20;
 
 /// The size of each repository handle's object cache (trees and small blobs read again and
@@ -56,36 +56,153 @@ pub const OBJECT_SIZE_LIMIT: usize = 256 << 20;
 const OBJECT_CACHE_BYTES: usize = 8 << 20;
 
 /// Why no repository could be opened from `dir`: none is there, or the one git would use cannot
-/// be opened by gix, said with gix's own reasons.
+/// be opened by gix, said with gix's own reasons; a repository git would refuse as of "dubious
+/// ownership" is said as git says it, with git's remedy.
 fn unopened(dir: &Path, source: gix::Error) -> GitError {
-    let Ok((found, _)) = gix::discover::upwards(dir) else {
-        return GitError::Discover { path: dir.to_owned(), source };
+    let (git_dir, work_tree) = match std::env::var_os("GIT_DIR").filter(|v| !v.is_empty()) {
+        Some(git_dir) => (PathBuf::from(git_dir), std::env::var_os("GIT_WORK_TREE").map(PathBuf::from)),
+        None => match gix::discover::upwards(dir) {
+            Ok((found, _)) => found.into_repository_and_work_tree_directories(),
+            Err(_) => return GitError::Discover { path: dir.to_owned(), source },
+        },
     };
-    let (git_dir, _) = found.into_repository_and_work_tree_directories();
-    let mut reason = source.to_string();
-    let mut next = std::error::Error::source(&source);
-    while let Some(e) = next {
-        reason.push_str(": ");
-        reason.push_str(&e.to_string());
-        next = e.source();
+    if source.is_permission_denied()
+        && let Some(path) = owned_by_another_user(&git_dir, work_tree.as_deref())
+    {
+        return GitError::DubiousOwnership { path };
     }
+    let mut reason = with_causes(&source);
     if reason.contains("Object format is not enabled") {
         reason.push_str(" (speccoder reads SHA-1 repositories only)");
     }
     GitError::Open { git_dir, reason }
 }
 
+/// `error` and every error below it, joined by `: ` (gix's own message names only the outermost).
+pub(crate) fn with_causes(error: &gix::Error) -> String {
+    let mut text = error.to_string();
+    let mut next = std::error::Error::source(error);
+    while let Some(e) = next {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        next = e.source();
+    }
+    text
+}
+
+/// The path git names (and `safe.directory` must list) when the work tree or git directory is
+/// not owned by the current user, as gix judges ownership (`SUDO_UID` included): the work tree,
+/// or the git directory of a bare repository, resolved as git resolves it.
+fn owned_by_another_user(git_dir: &Path, work_tree: Option<&Path>) -> Option<PathBuf> {
+    let foreign = |path: &Path| !gix::sec::identity::is_path_owned_by_current_user(path).unwrap_or(true);
+    if !foreign(git_dir) && !work_tree.is_some_and(foreign) {
+        return None;
+    }
+    let path = work_tree.unwrap_or(git_dir);
+    Some(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()))
+}
+
 impl Repo {
-    /// Open the repository containing `dir` (searching upwards, like git does), reading no object
-    /// larger than [`OBJECT_SIZE_LIMIT`].
+    /// Open the repository containing `dir` as git finds it: `GIT_DIR` and `GIT_WORK_TREE` when
+    /// they are set (also `GIT_CEILING_DIRECTORIES` and `GIT_DISCOVERY_ACROSS_FILESYSTEM`), else
+    /// searching upwards. As git does, a repository owned by another user is refused unless
+    /// `safe.directory` names it, and a repository gix cannot read correctly (reftable
+    /// references) is refused. No object larger than [`OBJECT_SIZE_LIMIT`] is read.
+    ///
+    /// Every command that writes opens the repository this way: a repository shared with a group
+    /// (`core.sharedRepository`) is refused too ([`Repo::refuse_shared`]). A command that only
+    /// reads opens it with [`Repo::discover_to_read`].
     pub fn discover(dir: impl AsRef<Path>) -> Result<Repo, GitError> {
+        let repo = Repo::discover_to_read(dir)?;
+        repo.refuse_shared()?;
+        Ok(repo)
+    }
+
+    /// [`Repo::discover`] for a command that writes nothing in the repository (`attest verify`):
+    /// a shared repository is read like any other.
+    pub fn discover_to_read(dir: impl AsRef<Path>) -> Result<Repo, GitError> {
+        use gix::sec::trust::DefaultForLevel as _;
         let dir = dir.as_ref();
-        let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
-        trust.full =
-            trust.full.config_overrides([format!("gitoxide.objects.allocLimit={OBJECT_SIZE_LIMIT}")]);
-        let inner = gix::ThreadSafeRepository::discover_opts(dir, Default::default(), trust)
-            .map_err(|source| unopened(dir, source))?;
-        Ok(Repo::from_gix(inner.into()))
+        // One set of options whatever the ownership: gix promotes a repository `safe.directory`
+        // names to full trust, and refuses any other it does not trust fully (as git refuses it);
+        // so the reduced options are never used for a repository that opens, and the object
+        // size limit applies to every repository opened.
+        let options = gix::open::Options::default_for_level(gix::sec::Trust::Full)
+            .config_overrides([format!("gitoxide.objects.allocLimit={OBJECT_SIZE_LIMIT}")])
+            .bail_if_untrusted(true);
+        let trust = gix::sec::trust::Mapping { full: options.clone(), reduced: options };
+        // git ignores ceiling directories that do not contain the directory it starts from.
+        let discovery =
+            gix::discover::upwards::Options { match_ceiling_dir_or_error: false, ..Default::default() };
+        let inner =
+            gix::ThreadSafeRepository::discover_with_environment_overrides_opts(dir, discovery, trust)
+                .map_err(|source| unopened(dir, source))?;
+        let repo = Repo::from_gix(inner.into());
+        repo.refuse_unreadable_refs()?;
+        repo.refuse_work_tree_git_would_not_use()?;
+        Ok(repo)
+    }
+
+    /// Refuses a repository whose references are not stored as files (`extensions.refStorage`,
+    /// `git init --ref-format=reftable`): gix reads only the files format, and would take the
+    /// placeholder `HEAD` such a repository keeps for old readers as its real one.
+    fn refuse_unreadable_refs(&self) -> Result<(), GitError> {
+        match self.config_string("extensions.refStorage") {
+            Some(format) if !format.eq_ignore_ascii_case("files") => {
+                Err(GitError::RefStorage { git_dir: self.common_dir_absolute(), format })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses a repository shared with a group or everyone (`core.sharedRepository` set to
+    /// anything but `umask`, `false` or `0`; an invalid value too, which git refuses): git makes
+    /// what it creates there group-writable, gix creates refs, reflogs and object directories with
+    /// the process's umask, so a teammate could no longer write where speccoder wrote first.
+    /// Checked before anything is written.
+    pub fn refuse_shared(&self) -> Result<(), GitError> {
+        const KEY: &str = "core.sharedRepository";
+        let snapshot = self.inner.config_snapshot();
+        let value = snapshot.string(KEY);
+        if value.is_none() && snapshot.boolean(KEY).is_none() {
+            return Ok(());
+        }
+        let mode = gix::config::tree::Core::SHARED_REPOSITORY.try_into_shared_repository(value.as_deref());
+        if matches!(mode, Ok(0)) {
+            return Ok(());
+        }
+        Err(GitError::SharedRepository {
+            git_dir: self.common_dir_absolute(),
+            value: value.map_or_else(|| "true".to_owned(), |v| v.to_str_lossy().into_owned()),
+        })
+    }
+
+    /// Refuses `GIT_DIR` without `GIT_WORK_TREE` when git would take another work tree than gix:
+    /// git then takes the current directory (unless `core.worktree` names one or `core.bare` is
+    /// true), gix the parent of a `.git` directory or none at all; ticking a task list in another
+    /// tree than the one git commits from would record work git does not see.
+    fn refuse_work_tree_git_would_not_use(&self) -> Result<(), GitError> {
+        let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+        if !set("GIT_DIR")
+            || set("GIT_WORK_TREE")
+            || self.config_bool("core.bare") == Some(true)
+            || self.config_string("core.worktree").is_some()
+        {
+            return Ok(());
+        }
+        let cwd = std::env::current_dir().map_err(io_error("read the current directory", "."))?;
+        let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => a == b,
+        };
+        if self.workdir().is_some_and(|workdir| same(workdir, &cwd)) {
+            return Ok(());
+        }
+        Err(GitError::GitDirWithoutWorkTree {
+            git_dir: self.git_dir().to_owned(),
+            cwd,
+            ours: self.workdir().map(Path::to_owned),
+        })
     }
 
     fn from_gix(mut inner: gix::Repository) -> Repo {
@@ -125,6 +242,11 @@ impl Repo {
     /// The directory shared by all worktrees: objects, refs and config live here.
     pub fn common_dir(&self) -> &Path {
         self.inner.common_dir()
+    }
+
+    /// [`Repo::common_dir`] as an absolute path, for a message read anywhere.
+    fn common_dir_absolute(&self) -> PathBuf {
+        std::path::absolute(self.common_dir()).unwrap_or_else(|_| self.common_dir().to_owned())
     }
 
     /// The path of this work tree's index file.

@@ -1,0 +1,267 @@
+//! Which repository the commands open, and how: as git finds it (`GIT_DIR`, `GIT_WORK_TREE`), and
+//! refused as git refuses it (another user's repository that `safe.directory` does not name), or
+//! where speccoder cannot write as git would (reftable references, a repository shared with a
+//! group). Every refusal is exit 14 with what to do, and writes nothing.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Evidence, NOTES_REF, Project, SPECKIT_UNIT};
+
+fn target(id: &str) -> String {
+    format!("{SPECKIT_UNIT}/{id}")
+}
+
+/// `speccoder args` in `dir` with the project's isolation plus the environment `env`.
+fn speccoder_env(p: &Project, dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> common::Run {
+    let mut cmd = common::speccoder_command(dir, &p.home, args);
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    common::run(cmd)
+}
+
+/// Whether this process runs as root (which may give a repository to another user).
+fn is_root() -> bool {
+    let out = Command::new("id").arg("-u").output().expect("id runs");
+    String::from_utf8_lossy(&out.stdout).trim() == "0"
+}
+
+/// Runs a command as root would, failing the test when it fails.
+#[track_caller]
+fn sh(program: &str, args: &[&str]) {
+    let status = Command::new(program).args(args).status().expect("the command runs");
+    assert!(status.success(), "{program} {args:?} failed");
+}
+
+/// Every writing command and `attest verify`, each refused the same way in the project: exit 14
+/// and a message holding every one of `says`, nothing written.
+#[track_caller]
+fn every_command_refuses(p: &Project, evidence: &Path, says: &[&str]) {
+    let evidence = evidence.to_str().unwrap();
+    let t005 = target("T005");
+    let t001 = target("T001");
+    let t002 = target("T002");
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["attest", &t005, "--evidence", evidence, "--signer", "none"],
+        vec!["accept", &t001, "--reason", "scaffold", "--signer", "none"],
+        vec!["skip", &t002, "--reason", "later", "--signer", "none"],
+        vec!["attest", "sign", "--signer", "none"],
+        vec!["attest", "carry"],
+        vec!["attest", "push", "origin"],
+        vec!["attest", "fetch", "origin"],
+        vec!["attest", "verify", "--branch", "--all", "--allow-empty"],
+        vec!["held-out", "publish"],
+        vec!["hooks", "install"],
+    ];
+    for args in commands {
+        let out = p.speccoder(&args);
+        assert_eq!(out.code(), Some(14), "{args:?}: expected exit 14\n{out}");
+        for text in says {
+            assert!(out.stderr.contains(text), "{args:?}: stderr should say {text:?}\n{out}");
+        }
+    }
+}
+
+#[test]
+fn a_reftable_repository_is_refused_on_opening_with_the_git_command_that_converts_it() {
+    // A reftable repository without reflogs: the one git 2.46 and 2.47 can convert.
+    let p = Project::uncommitted("speckit");
+    std::fs::remove_dir_all(p.root.join(".git")).unwrap();
+    p.git(&["init", "-q", "-b", "main", "--ref-format=reftable"]);
+    for (key, value) in
+        [("user.name", "Ada Lovelace"), ("user.email", common::PRINCIPAL), ("core.logAllRefUpdates", "false")]
+    {
+        p.git(&["config", key, value]);
+    }
+    p.git(&["add", "-A"]);
+    p.git(&["commit", "-q", "-m", "Initial project"]);
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
+    let before = p.snapshot();
+    every_command_refuses(
+        &p,
+        &evidence,
+        &[
+            "stores its references as `reftable`",
+            "git refs migrate --ref-format=files",
+            "git clone --ref-format=files",
+        ],
+    );
+    assert_eq!(p.snapshot(), before, "a refusal wrote something");
+
+    // The advice works in the installed git, and then speccoder does too.
+    p.git(&["refs", "migrate", "--ref-format=files"]);
+    p.attest(&target("T005"), &evidence, &["--signer", "none"]).success();
+    assert!(p.note("HEAD").is_some());
+}
+
+#[test]
+fn a_repository_of_another_user_is_refused_as_git_refuses_it_until_safe_directory_names_it() {
+    if !is_root() {
+        eprintln!("skipped: giving the repository to another user needs root");
+        return;
+    }
+    let p = Project::speckit();
+    let origin = p.tmp().join("origin.git");
+    p.git(&["init", "-q", "--bare", origin.to_str().unwrap()]);
+    p.git(&["remote", "add", "origin", origin.to_str().unwrap()]);
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
+    let before = p.snapshot();
+    let root = p.root.to_str().unwrap();
+    sh("chown", &["-R", "65534", root]);
+    let git = p.git_run(&["status"]);
+    assert!(git.stderr.contains("dubious ownership"), "git itself refuses it\n{git}");
+
+    let advice = format!("git config --global --add safe.directory {root}");
+    every_command_refuses(&p, &evidence, &["is owned by another user", &advice]);
+    sh("chown", &["-R", "0", root]);
+    assert_eq!(p.snapshot(), before, "a refusal wrote something");
+
+    // git's own remedy makes both git and speccoder work in it.
+    sh("chown", &["-R", "65534", root]);
+    p.git(&["config", "--global", "--add", "safe.directory", root]);
+    p.git(&["status"]);
+    p.attest(&target("T005"), &evidence, &["--signer", "none"]).success();
+    p.speccoder(&["attest", "push", "origin"]).success();
+}
+
+/// Two Spec Kit repositories side by side: `a`, whose git directory lives apart as `a.git`
+/// (reached only through `GIT_DIR`), and `b`, an ordinary one.
+struct Apart {
+    p: Project,
+    a: PathBuf,
+    a_git: PathBuf,
+    evidence: PathBuf,
+}
+
+fn apart() -> Apart {
+    let p = Project::speckit();
+    let a = p.tmp().join("a");
+    common::copy_dir(&common::crate_root().join("fixtures/speckit"), &a);
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["config", "user.name", "Ada Lovelace"],
+        &["config", "user.email", common::PRINCIPAL],
+        &["add", "-A"],
+        &["commit", "-q", "-m", "Initial project"],
+    ] {
+        p.git_in(&a, args);
+    }
+    let a_git = p.tmp().join("a.git");
+    std::fs::rename(a.join(".git"), &a_git).unwrap();
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
+    Apart { p, a, a_git, evidence }
+}
+
+/// `git --git-dir=<a.git> args` (a's history as git sees it).
+fn git_a(s: &Apart, args: &[&str]) -> String {
+    let mut full = vec!["--git-dir", s.a_git.to_str().unwrap()];
+    full.extend_from_slice(args);
+    s.p.git(&full)
+}
+
+#[test]
+fn git_dir_and_git_work_tree_choose_the_repository_from_outside_any_work_tree_and_from_inside_another() {
+    let s = apart();
+    let env = [("GIT_DIR", s.a_git.as_path()), ("GIT_WORK_TREE", s.a.as_path())];
+    let evidence = s.evidence.to_str().unwrap();
+    let b_before = s.p.snapshot();
+
+    // From a directory outside every work tree.
+    let out = speccoder_env(&s.p, s.p.tmp(), &env, &["attest", &target("T005"), "--evidence", evidence]);
+    assert_eq!(out.code(), Some(0), "{out}");
+    assert!(git_a(&s, &["log", "-1", "--format=%B"]).contains("Spec-Task: 001-bookmark-tags/T005"));
+    git_a(&s, &["notes", &format!("--ref={NOTES_REF}"), "show", "HEAD"]);
+    assert!(
+        std::fs::read_to_string(s.a.join("specs/001-bookmark-tags/tasks.md")).unwrap().contains("[X] T005")
+    );
+
+    // From inside the other repository `b`: still `a`, as git does; `b` is untouched.
+    let out = speccoder_env(&s.p, &s.p.root, &env, &["accept", &target("T001"), "--reason", "scaffold"]);
+    assert_eq!(out.code(), Some(0), "{out}");
+    assert!(git_a(&s, &["log", "-1", "--format=%B"]).contains("Spec-Task: 001-bookmark-tags/T001"));
+    assert_eq!(s.p.snapshot(), b_before, "the repository around the current directory changed");
+    let out = speccoder_env(&s.p, &s.p.root, &env, &["attest", "verify", "--branch", "--accept-unsigned"]);
+    assert_eq!(out.code(), Some(0), "verify reads a too\n{out}");
+}
+
+#[test]
+fn git_dir_without_git_work_tree_is_refused_where_git_would_take_another_work_tree() {
+    let s = apart();
+    let env = [("GIT_DIR", s.a_git.as_path())];
+    let evidence = s.evidence.to_str().unwrap();
+    let b_before = s.p.snapshot();
+    let a_before = git_a(&s, &["rev-parse", "HEAD"]);
+    // git would take the current directory (b's work tree) as a's work tree.
+    let out = speccoder_env(&s.p, &s.p.root, &env, &["attest", &target("T005"), "--evidence", evidence]);
+    assert_eq!(out.code(), Some(14), "{out}");
+    assert!(out.stderr.contains("GIT_DIR is set"), "{out}");
+    assert!(out.stderr.contains("set GIT_WORK_TREE"), "{out}");
+    assert_eq!(s.p.snapshot(), b_before);
+    assert_eq!(git_a(&s, &["rev-parse", "HEAD"]), a_before);
+    // Run from a's work tree itself, git and speccoder agree on it.
+    let git_dir = s.p.root.join(".git");
+    let out = speccoder_env(
+        &s.p,
+        &s.p.root,
+        &[("GIT_DIR", &git_dir)],
+        &["attest", &target("T005"), "--evidence", evidence],
+    );
+    assert_eq!(out.code(), Some(0), "{out}");
+}
+
+#[test]
+fn a_repository_shared_with_a_group_is_refused_before_anything_is_written_and_still_verified() {
+    let p = Project::speckit();
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
+    for value in ["group", "true", "all", "0660"] {
+        p.git(&["config", "core.sharedRepository", value]);
+        let before = p.snapshot();
+        let out = p.attest(&target("T005"), &evidence, &["--signer", "none"]);
+        assert_eq!(out.code(), Some(14), "{value}: {out}");
+        assert!(out.stderr.contains(&format!("core.sharedRepository = {value}")), "{out}");
+        assert!(out.stderr.contains("Run speccoder in a clone of your own"), "{out}");
+        assert_eq!(p.snapshot(), before, "{value}: a refusal wrote something");
+        assert!(!p.root.join(".git/refs/notes").exists(), "{value}");
+        let out = p.speccoder(&["attest", "verify", "--branch", "--allow-empty"]);
+        assert_eq!(out.code(), Some(0), "verify writes nothing and reads a shared repository\n{out}");
+    }
+    p.git(&["config", "core.sharedRepository", "umask"]);
+    p.attest(&target("T005"), &evidence, &["--signer", "none"]).success();
+}
+
+#[test]
+fn a_reference_this_user_may_not_write_is_exit_14_naming_the_directory_and_the_cause() {
+    let p = Project::speckit();
+    let refs = p.root.join(".git/refs");
+    let out = if is_root() {
+        // root may write anywhere: the command runs as another user, who owns everything but
+        // the refs directory.
+        let tmp = p.tmp().to_str().unwrap();
+        sh("chmod", &["755", tmp]);
+        sh("chown", &["-R", "65534:65534", p.root.to_str().unwrap(), p.home.to_str().unwrap()]);
+        sh("chown", &["0:0", refs.to_str().unwrap()]);
+        sh("chmod", &["755", refs.to_str().unwrap()]);
+        let mut cmd = Command::new("setpriv");
+        common::isolate(&mut cmd, &p.home);
+        cmd.current_dir(&p.root).args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+        cmd.arg(common::speccoder_bin()).args([
+            "skip",
+            &target("T002"),
+            "--reason",
+            "later",
+            "--signer",
+            "none",
+        ]);
+        common::run(cmd)
+    } else {
+        sh("chmod", &["555", refs.to_str().unwrap()]);
+        p.speccoder(&["skip", &target("T002"), "--reason", "later", "--signer", "none"])
+    };
+    assert_eq!(out.code(), Some(14), "{out}");
+    assert!(out.stderr.contains("could not write reference refs/notes/speccoder"), "{out}");
+    assert!(out.stderr.contains(&format!("permission denied at {}", refs.display())), "{out}");
+    assert!(out.stderr.contains("ermission denied (os error 13)"), "the cause\n{out}");
+}
