@@ -200,7 +200,8 @@ pub enum HeldOutSub {
     /// run, each file's path and sha256; schema/held-out-manifest.schema.json) and prints
     /// `sha256:<hex>`, the manifest's digest and the set's key, which the evidence file's held_out
     /// phase names as `manifest`. Storing the same files again changes nothing. The store is
-    /// `<git common dir>/speccoder/held-out` unless --store says otherwise; never the work tree.
+    /// `<git common dir>/speccoder/held-out` unless --store says otherwise; never inside a work
+    /// tree of the repository (this one, the main one or a linked one of `git worktree add`).
     /// --store must name a directory, or a path where one can be created. A set holds at most
     /// 10,000 files of at most 64 MiB each (no limit on their total); files are copied one at a
     /// time, streamed, so memory stays small whatever the set's size. Names that differ only in
@@ -208,7 +209,7 @@ pub enum HeldOutSub {
     /// a clone on macOS or Windows would hold only one of them.
     ///
     /// Exit codes: 0 stored (or stored already); 2 bad target, unknown unit or task, a store in
-    /// the work tree; 13 DIR holds no files, more than 10,000 files, a file over 64 MiB, a
+    /// a work tree of the repository (named); 13 DIR holds no files, more than 10,000 files, a file over 64 MiB, a
     /// symbolic link, a special file or an unusable name (one git takes for `.git` or
     /// `.gitmodules`, such as GIT~1 or .git., one Windows cannot hold, or two names that differ
     /// only in case or normalization), a manifest that would leak (an absolute local path in --run, a token), or a damaged
@@ -226,7 +227,7 @@ pub enum HeldOutSub {
     /// tampered and left out; a stored set no closed task names stays local.
     ///
     /// Exit codes: 0 published (or nothing to publish); 26 a named set was tampered (the others
-    /// were published); 2 unknown --unit, a store in the work tree; 13 a --store that does not
+    /// were published); 2 unknown --unit, a store in a work tree of the repository; 13 a --store that does not
     /// exist or is not a directory, a manifest that is not valid, would leak, or names a path outside its set or one store refuses, or a symbolic
     /// link in a set (the message names the set and the path; nothing written); 14 unborn
     /// branch, the ref kept moving or stayed locked (the message names the lock file); 1 internal
