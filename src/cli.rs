@@ -54,7 +54,8 @@ pub enum Command {
     /// Exit codes: 0 written; 2 bad target or unknown unit/task; 13 bad evidence, spec file,
     /// bug home, speccoder.toml, identity or key, or a statement that would leak; 14 repository
     /// state (not a repository, detached HEAD, unborn branch, a merge, cherry-pick, revert,
-    /// rebase, `git am` or bisect in progress, the index locked by another command, already
+    /// rebase, `git am` or bisect in progress, the index or a reference (packed-refs.lock too)
+    /// locked by another command for 5 s (the message names the lock file), already
     /// ticked, bug closed already and unchanged, a staged tasks.md that unticks a task HEAD
     /// ticks, tasks.md outside the sparse checkout, unstaged tasks.md); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]

@@ -280,6 +280,26 @@ fn a_merge_or_cherry_pick_in_progress_is_refused_before_anything_is_written() {
     );
 }
 
+/// A `packed-refs.lock` that a killed `git pack-refs` or `git gc` left holds up every reference
+/// update gix makes: attest names that file and says to remove it (not that other writers kept
+/// changing the notes), and once it is removed, attest goes through.
+#[test]
+fn a_packed_refs_lock_left_behind_is_named_and_removing_it_lets_attest_through() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let lock = p.root.join(".git/packed-refs.lock");
+    std::fs::write(&lock, b"").unwrap();
+
+    let key = s.key.private.to_str().unwrap();
+    let out = p.attest(T005, &s.evidence, &["--key", key]).failure(14);
+    assert!(out.stderr.trim_end().ends_with(&format!("remove {}", lock.display())), "{out}");
+    assert!(!out.stderr.contains("concurrent changes"), "{out}");
+    assert_eq!(p.git(&["status", "--porcelain"]), "", "nothing was ticked");
+
+    std::fs::remove_file(&lock).unwrap();
+    s.attest_signed(&[]);
+}
+
 /// In a sparse checkout that leaves the unit out, the task list is absent from the work tree on
 /// purpose: the writer says so and how to bring it in, not that it has unstaged changes.
 #[test]
