@@ -57,7 +57,8 @@ pub enum Command {
     /// rebase, `git am` or bisect in progress, the index or a reference (packed-refs.lock too)
     /// locked by another command for 5 s (the message names the lock file), already
     /// ticked, bug closed already and unchanged, a staged tasks.md that unticks a task HEAD
-    /// ticks, tasks.md outside the sparse checkout, unstaged tasks.md); 1 internal error.
+    /// ticks, tasks.md outside the sparse checkout or marked skip-worktree without one (the
+    /// message gives the git command that brings it in), unstaged tasks.md); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Attest(Box<AttestArgs>),
     /// Tick a task on a person's word, without test evidence (Verdict: attested).

@@ -211,13 +211,26 @@ pub enum AttestError {
     },
     /// tasks.md is outside the sparse checkout: the work tree does not hold it to be ticked.
     #[error(
-        "{path} is outside this sparse checkout, so the work tree cannot show its tick; nothing was written: add the unit to the checkout (`git sparse-checkout add {dir}`), then run again"
+        "{path} is outside this sparse checkout, so the work tree cannot show its tick; nothing was written: add it to the checkout (`git sparse-checkout add {add}`), then run again"
     )]
     OutsideSparseCheckout {
         /// The tasks file.
         path: String,
-        /// The unit's directory.
-        dir: String,
+        /// What `git sparse-checkout add` takes to bring it in: the unit's directory in cone
+        /// mode; in non-cone mode the directory and the file as patterns of their own, so that
+        /// they win over a pattern that excludes the file.
+        add: String,
+    },
+    /// tasks.md is marked skip-worktree (`git update-index --skip-worktree`) where no sparse
+    /// checkout is configured: the work tree does not show changes to it.
+    #[error(
+        "{path} is marked skip-worktree in the index, though no sparse checkout is configured, so the work tree cannot show its tick; nothing was written: clear the mark (`git update-index --no-skip-worktree {path}{restore}`), then run again"
+    )]
+    SkipWorktree {
+        /// The tasks file.
+        path: String,
+        /// Empty, or the command that brings the file back when the work tree lacks it.
+        restore: String,
     },
     /// tasks.md has changes that are not staged.
     #[error("{0} has unstaged changes; stage them (`git add {0}`) or stash them, then run again")]
@@ -352,6 +365,7 @@ impl AttestError {
             | AttestError::AlreadyClosed { .. }
             | AttestError::UnstagedTasks(_)
             | AttestError::OutsideSparseCheckout { .. }
+            | AttestError::SkipWorktree { .. }
             | AttestError::Archived { .. }
             | AttestError::UnreadableTasks { .. }
             | AttestError::Detached(_)

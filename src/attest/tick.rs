@@ -21,7 +21,7 @@ use gix::ObjectId;
 
 use crate::attest::AttestError;
 use crate::attest::signing;
-use crate::git::{FileToStage, Head, InProgress, LockedIndex, Repo, trailers};
+use crate::git::{FileToStage, Head, InProgress, LockedIndex, Repo, SparseCheckout, trailers};
 use crate::input::InputError;
 use crate::model::bundle::NOTES_REF;
 use crate::spec::{self, TaskFacts};
@@ -108,7 +108,7 @@ impl<'r> Begun<'r> {
         }
         let tasks_bytes = self.repo.tree(self.staged).file(&facts.tasks_path)?.unwrap_or_default();
         if self.index.outside_sparse_checkout(&facts.tasks_path) {
-            return Err(AttestError::OutsideSparseCheckout { path: facts.tasks_path, dir: facts.unit_dir });
+            return Err(outside_checkout(self.repo, &facts));
         }
         ensure_no_unstaged_changes(self.repo, &self.index, &facts.tasks_path, &tasks_bytes)?;
         let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
@@ -311,6 +311,23 @@ fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(),
 /// deletion), so that the tick never drops a change of the user's. As `git status` decides it:
 /// the work-tree file is compared in git's form ([`LockedIndex::to_git_form`]: `core.autocrlf`,
 /// `eol`, filters), so a CRLF checkout of an LF blob is no change.
+/// Why a task list the index marks skip-worktree cannot be ticked, with the advice that works for
+/// this work tree's sparse checkout (or for none at all).
+fn outside_checkout(repo: &Repo, facts: &TaskFacts) -> AttestError {
+    let path = facts.tasks_path.clone();
+    match repo.sparse_checkout() {
+        SparseCheckout::Cone => AttestError::OutsideSparseCheckout { path, add: facts.unit_dir.clone() },
+        SparseCheckout::NonCone => {
+            AttestError::OutsideSparseCheckout { add: format!("/{}/ /{path}", facts.unit_dir), path }
+        }
+        SparseCheckout::Off => {
+            let present = repo.workdir().is_some_and(|w| w.join(&path).symlink_metadata().is_ok());
+            let restore = if present { String::new() } else { format!(" && git checkout -- {path}") };
+            AttestError::SkipWorktree { path, restore }
+        }
+    }
+}
+
 fn ensure_no_unstaged_changes(
     repo: &Repo,
     index: &LockedIndex<'_>,
