@@ -57,7 +57,9 @@ pub enum Command {
     /// rebase, `git am` or bisect in progress, the index or a reference (packed-refs.lock too)
     /// locked by another command for 5 s (the message names the lock file), already
     /// ticked, bug closed already and unchanged, a staged tasks.md that unticks a task HEAD
-    /// ticks, tasks.md outside the sparse checkout or marked skip-worktree without one (the
+    /// ticks, a unit in the work tree but not staged (untracked or `git add -N`: the message
+    /// names its tasks.md and the `git add`), tasks.md outside the sparse checkout or marked
+    /// skip-worktree without one (the
     /// message gives the git command that brings it in), unstaged tasks.md); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Attest(Box<AttestArgs>),
@@ -72,8 +74,9 @@ pub enum Command {
     /// Exit codes: 0 written; 2 bad target, unknown unit or task, a bug task, empty reason;
     /// 13 no name, a bad spec file, speccoder.toml or key, a reason that would leak; 14 repository
     /// state (detached HEAD, unborn branch, a merge, cherry-pick, revert, rebase, `git am` or
-    /// bisect in progress, the index locked by another command, task already ticked, a staged
-    /// tasks.md that unticks a task HEAD ticks, unstaged tasks.md); 1 internal error.
+    /// bisect in progress, the index locked by another command, task already ticked, a unit in
+    /// the work tree but not staged, a staged tasks.md that unticks a task HEAD ticks, unstaged
+    /// tasks.md); 1 internal error.
     Accept(AcceptArgs),
     /// Record that a task is skipped, without ticking it; --undo removes the record.
     ///
@@ -85,8 +88,8 @@ pub enum Command {
     /// as verified. `--undo` deletes the ref by compare-and-swap.
     ///
     /// Exit codes: 0 written (or undone); 2 bad target, unknown unit or task, a bug task, empty
-    /// reason; 13 no name, a bad spec file, speccoder.toml or key; 14 the task is ticked, a skip
-    /// exists already, --undo without a skip, unborn branch, a lock held by another command;
+    /// reason; 13 no name, a bad spec file, speccoder.toml or key; 14 the task is ticked, a unit
+    /// in the work tree but not committed, a skip exists already, --undo without a skip, unborn branch, a lock held by another command;
     /// 1 internal error.
     Skip(SkipArgs),
     /// Held-out test sets: store one outside the work tree, publish those closed tasks name.

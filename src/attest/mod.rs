@@ -232,6 +232,32 @@ pub enum AttestError {
         /// Empty, or the command that brings the file back when the work tree lacks it.
         restore: String,
     },
+    /// The unit is in the work tree but not in the index: a new unit not yet `git add`ed (or only
+    /// with `git add -N`), which `attest` and `accept` cannot read, since they commit what is
+    /// staged.
+    #[error(
+        "unit `{unit}` is in the work tree ({path}) but not committed or staged, so there is no task list to tick; nothing was written: stage it (`git add {dir}`), then run again"
+    )]
+    UnitNotStaged {
+        /// The unit.
+        unit: String,
+        /// Its task list in the work tree, or its directory when it has none.
+        path: String,
+        /// Its directory.
+        dir: String,
+    },
+    /// The unit is in the work tree but not in HEAD's commit, where a skip is recorded.
+    #[error(
+        "unit `{unit}` is in the work tree ({path}) but not committed, and a skip is recorded on HEAD's commit; nothing was written: commit it (`git add {dir}`, then `git commit`), then run again"
+    )]
+    UnitNotCommitted {
+        /// The unit.
+        unit: String,
+        /// Its task list in the work tree, or its directory when it has none.
+        path: String,
+        /// Its directory.
+        dir: String,
+    },
     /// tasks.md has changes that are not staged.
     #[error("{0} has unstaged changes; stage them (`git add {0}`) or stash them, then run again")]
     UnstagedTasks(String),
@@ -366,6 +392,8 @@ impl AttestError {
             | AttestError::UnstagedTasks(_)
             | AttestError::OutsideSparseCheckout { .. }
             | AttestError::SkipWorktree { .. }
+            | AttestError::UnitNotStaged { .. }
+            | AttestError::UnitNotCommitted { .. }
             | AttestError::Archived { .. }
             | AttestError::UnreadableTasks { .. }
             | AttestError::Detached(_)
