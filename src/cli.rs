@@ -57,9 +57,13 @@ pub enum Command {
     /// Exit codes: 0 written; 2 bad target or unknown unit/task; 13 bad evidence, spec file,
     /// bug home, speccoder.toml, identity or key, or a statement that would leak; 14 repository
     /// state (not a repository, detached HEAD, unborn branch, a merge, cherry-pick, revert,
-    /// rebase, `git am` or bisect in progress, the index locked by another command, already
+    /// rebase, `git am` or bisect in progress, the index or a reference (packed-refs.lock too)
+    /// locked by another command for 5 s (the message names the lock file), already
     /// ticked, bug closed already and unchanged, a staged tasks.md that unticks a task HEAD
-    /// ticks, tasks.md outside the sparse checkout, unstaged tasks.md); 1 internal error.
+    /// ticks, a unit in the work tree but not staged (untracked or `git add -N`: the message
+    /// names its tasks.md and the `git add`), tasks.md outside the sparse checkout or marked
+    /// skip-worktree without one (the
+    /// message gives the git command that brings it in), unstaged tasks.md); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Attest(Box<AttestArgs>),
     /// Tick a task on a person's word, without test evidence (Verdict: attested).
@@ -73,8 +77,9 @@ pub enum Command {
     /// Exit codes: 0 written; 2 bad target, unknown unit or task, a bug task, empty reason;
     /// 13 no name, a bad spec file, speccoder.toml or key, a reason that would leak; 14 repository
     /// state (detached HEAD, unborn branch, a merge, cherry-pick, revert, rebase, `git am` or
-    /// bisect in progress, the index locked by another command, task already ticked, a staged
-    /// tasks.md that unticks a task HEAD ticks, unstaged tasks.md); 1 internal error.
+    /// bisect in progress, the index locked by another command, task already ticked, a unit in
+    /// the work tree but not staged, a staged tasks.md that unticks a task HEAD ticks, unstaged
+    /// tasks.md); 1 internal error.
     Accept(AcceptArgs),
     /// Record that a task is skipped, without ticking it; --undo removes the record.
     ///
@@ -86,8 +91,8 @@ pub enum Command {
     /// as verified. `--undo` deletes the ref by compare-and-swap.
     ///
     /// Exit codes: 0 written (or undone); 2 bad target, unknown unit or task, a bug task, empty
-    /// reason; 13 no name, a bad spec file, speccoder.toml or key; 14 the task is ticked, a skip
-    /// exists already, --undo without a skip, unborn branch, a lock held by another command;
+    /// reason; 13 no name, a bad spec file, speccoder.toml or key; 14 the task is ticked, a unit
+    /// in the work tree but not committed, a skip exists already, --undo without a skip, unborn branch, a lock held by another command;
     /// 1 internal error.
     Skip(SkipArgs),
     /// Held-out test sets: store one outside the work tree, publish those closed tasks name.
@@ -203,7 +208,8 @@ pub enum HeldOutSub {
     /// run, each file's path and sha256; schema/held-out-manifest.schema.json) and prints
     /// `sha256:<hex>`, the manifest's digest and the set's key, which the evidence file's held_out
     /// phase names as `manifest`. Storing the same files again changes nothing. The store is
-    /// `<git common dir>/speccoder/held-out` unless --store says otherwise; never the work tree.
+    /// `<git common dir>/speccoder/held-out` unless --store says otherwise; never inside a work
+    /// tree of the repository (this one, the main one or a linked one of `git worktree add`).
     /// --store must name a directory, or a path where one can be created. A set holds at most
     /// 10,000 files of at most 64 MiB each (no limit on their total); files are copied one at a
     /// time, streamed, so memory stays small whatever the set's size. Names that differ only in
@@ -211,7 +217,7 @@ pub enum HeldOutSub {
     /// a clone on macOS or Windows would hold only one of them.
     ///
     /// Exit codes: 0 stored (or stored already); 2 bad target, unknown unit or task, a store in
-    /// the work tree; 13 DIR holds no files, more than 10,000 files, a file over 64 MiB, a
+    /// a work tree of the repository (named); 13 DIR holds no files, more than 10,000 files, a file over 64 MiB, a
     /// symbolic link, a special file or an unusable name (one git takes for `.git` or
     /// `.gitmodules`, such as GIT~1 or .git., one Windows cannot hold, or two names that differ
     /// only in case or normalization), a manifest that would leak (an absolute local path in --run, a token), or a damaged
@@ -229,7 +235,7 @@ pub enum HeldOutSub {
     /// tampered and left out; a stored set no closed task names stays local.
     ///
     /// Exit codes: 0 published (or nothing to publish); 26 a named set was tampered (the others
-    /// were published); 2 unknown --unit, a store in the work tree; 13 a --store that does not
+    /// were published); 2 unknown --unit, a store in a work tree of the repository; 13 a --store that does not
     /// exist or is not a directory, a manifest that is not valid, would leak, or names a path outside its set or one store refuses, or a symbolic
     /// link in a set (the message names the set and the path; nothing written); 14 unborn
     /// branch, the ref kept moving or stayed locked (the message names the lock file); 1 internal

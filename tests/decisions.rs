@@ -4,7 +4,7 @@
 mod common;
 mod decide_support;
 
-use decide_support::{PRINCIPAL, Project, codes, row};
+use decide_support::{PRINCIPAL, Project, UNIT, codes, row};
 use serde_json::Value;
 
 const T001: &str = "001-bookmark-tags/T001";
@@ -330,19 +330,45 @@ fn bad_decisions_are_refused_with_a_clear_message_and_nothing_written() {
     assert_eq!(p.snapshot(), before);
 }
 
+/// A skip is recorded on HEAD's commit: a new unit only the work tree holds (untracked, or staged
+/// but not committed) is named as not committed, and once committed, the skip is recorded.
+#[test]
+fn a_skip_of_a_unit_not_committed_yet_says_to_commit_it() {
+    let p = Project::new();
+    common::copy_dir(&p.root.join("specs").join(UNIT), &p.root.join("specs/002-new"));
+    for stage in [false, true] {
+        if stage {
+            p.git(&["add", "specs/002-new"]);
+        }
+        let before = p.snapshot();
+        let out = p.signed(&["skip", "002-new/T006", "--reason", "later"]).expect(14);
+        let says = "unit `002-new` is in the work tree (specs/002-new/tasks.md) but not committed";
+        assert!(out.stderr.contains(says), "{}", out.stderr);
+        assert!(out.stderr.contains("(`git add specs/002-new`, then `git commit`)"), "{}", out.stderr);
+        assert_eq!(p.snapshot(), before);
+    }
+    p.git(&["commit", "-q", "-m", "A new unit"]);
+    p.signed(&["skip", "002-new/T006", "--reason", "later"]).expect(0);
+}
+
 #[test]
 fn a_skip_whose_notes_ref_is_locked_exits_as_repository_state_and_names_the_lock() {
-    let p = Project::new();
-    let lock = p.root.join(".git/refs/notes/speccoder.lock");
-    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
-    std::fs::write(&lock, "").unwrap();
-    let out = p.signed(&["skip", T006, "--reason", "out of scope"]).expect(14);
-    assert!(out.stderr.trim_end().ends_with(&format!("remove {}", lock.display())), "{}", out.stderr);
-    let skipped = p
-        .git_output(&["rev-parse", "--verify", "-q", "refs/speccoder/skipped/001-bookmark-tags/T006"])
-        .status
-        .success();
-    assert!(!skipped, "no skip is recorded while the note cannot be written");
-    std::fs::remove_file(&lock).unwrap();
-    p.signed(&["skip", T006, "--reason", "out of scope"]).expect(0);
+    // The notes reference's own lock, and the packed references' lock a killed `git pack-refs`
+    // or `git gc` leaves (gix's reference transaction takes it for every update while it exists).
+    for lock in [".git/refs/notes/speccoder.lock", ".git/packed-refs.lock"] {
+        let p = Project::new();
+        let lock = p.root.join(lock);
+        std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+        std::fs::write(&lock, "").unwrap();
+        let out = p.signed(&["skip", T006, "--reason", "out of scope"]).expect(14);
+        assert!(out.stderr.trim_end().ends_with(&format!("remove {}", lock.display())), "{}", out.stderr);
+        assert!(!out.stderr.contains("concurrent changes"), "{}", out.stderr);
+        let skipped = p
+            .git_output(&["rev-parse", "--verify", "-q", "refs/speccoder/skipped/001-bookmark-tags/T006"])
+            .status
+            .success();
+        assert!(!skipped, "no skip is recorded while the note cannot be written");
+        std::fs::remove_file(&lock).unwrap();
+        p.signed(&["skip", T006, "--reason", "out of scope"]).expect(0);
+    }
 }

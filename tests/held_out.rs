@@ -331,6 +331,49 @@ fn bad_store_and_publish_requests_are_refused_with_a_clear_message_and_nothing_w
 }
 
 #[test]
+fn a_store_inside_any_work_tree_of_the_repository_is_refused_naming_that_work_tree() {
+    let p = Project::new();
+    let good = tests_dir(&p, "good", &[("a.rs", "A")]);
+    // The implementer's work tree, linked to this repository by `git worktree add`.
+    let agent = p.outside.join("agent-wt");
+    p.git(&["worktree", "add", "-q", "-b", "agent", agent.to_str().unwrap()]);
+    let agent = std::fs::canonicalize(&agent).unwrap();
+    let main = std::fs::canonicalize(&p.root).unwrap();
+    let from_agent = ["-C", agent.to_str().unwrap()];
+    let cases: [(&[&str], PathBuf, &Path); 3] = [
+        (&[], agent.join("store"), &agent),
+        (&from_agent, main.join("store"), &main),
+        (&from_agent, agent.join("deeper/store"), &agent),
+    ];
+    for (dir, store, holder) in cases {
+        for command in [
+            vec!["held-out", "store", "001-bookmark-tags/T006", good.to_str().unwrap()],
+            vec!["held-out", "publish"],
+        ] {
+            let args: Vec<&str> =
+                dir.iter().copied().chain(command).chain(["--store", store.to_str().unwrap()]).collect();
+            let out = p.run(&args).expect(2);
+            let named = format!("is inside the work tree {} of this repository", holder.display());
+            assert!(out.stderr.contains(&named), "{args:?}: {}", out.stderr);
+            assert!(!store.exists(), "{args:?}: nothing is stored");
+        }
+    }
+    let agent_status = p.git(&["-C", agent.to_str().unwrap(), "status", "--porcelain"]);
+    assert_eq!(agent_status, "", "the agent's work tree holds no tests");
+    // The default store, under the shared git directory, serves every work tree.
+    let out = p.run(&[
+        "-C",
+        agent.to_str().unwrap(),
+        "held-out",
+        "store",
+        "001-bookmark-tags/T006",
+        good.to_str().unwrap(),
+    ]);
+    let digest = out.expect(0).stdout.trim().to_owned();
+    assert!(store_dir(&p, UNIT).join(key(&digest)).join("manifest.json").is_file());
+}
+
+#[test]
 fn a_store_named_by_store_that_is_not_a_directory_is_refused_with_13_and_nothing_written() {
     let p = Project::new();
     let good = tests_dir(&p, "good", &[("a.rs", "A")]);

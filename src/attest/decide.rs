@@ -307,7 +307,7 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     repo.check_notes_ref(NOTES_REF)?;
     ensure_enabled(repo, head)?;
     let tree = repo.commit_tree(head)?;
-    let facts = spec::read_task(&repo.tree(tree), unit, task_id)?;
+    let facts = tick::read_task_in(repo, tree, unit, task_id, tick::Tree::Head)?;
     tick::refuse_archived(&req.target, &facts)?;
     if facts.ticked {
         return Err(DecideError::SkipTicked { target: req.target.clone(), path: facts.tasks_path });

@@ -211,12 +211,51 @@ pub enum AttestError {
     },
     /// tasks.md is outside the sparse checkout: the work tree does not hold it to be ticked.
     #[error(
-        "{path} is outside this sparse checkout, so the work tree cannot show its tick; nothing was written: add the unit to the checkout (`git sparse-checkout add {dir}`), then run again"
+        "{path} is outside this sparse checkout, so the work tree cannot show its tick; nothing was written: add it to the checkout (`git sparse-checkout add {add}`), then run again"
     )]
     OutsideSparseCheckout {
         /// The tasks file.
         path: String,
-        /// The unit's directory.
+        /// What `git sparse-checkout add` takes to bring it in: the unit's directory in cone
+        /// mode; in non-cone mode the directory and the file as patterns of their own, so that
+        /// they win over a pattern that excludes the file.
+        add: String,
+    },
+    /// tasks.md is marked skip-worktree (`git update-index --skip-worktree`) where no sparse
+    /// checkout is configured: the work tree does not show changes to it.
+    #[error(
+        "{path} is marked skip-worktree in the index, though no sparse checkout is configured, so the work tree cannot show its tick; nothing was written: clear the mark (`git update-index --no-skip-worktree {path}{restore}`), then run again"
+    )]
+    SkipWorktree {
+        /// The tasks file.
+        path: String,
+        /// Empty, or the command that brings the file back when the work tree lacks it.
+        restore: String,
+    },
+    /// The unit is in the work tree but not in the index: a new unit not yet `git add`ed (or only
+    /// with `git add -N`), which `attest` and `accept` cannot read, since they commit what is
+    /// staged.
+    #[error(
+        "unit `{unit}` is in the work tree ({path}) but not committed or staged, so there is no task list to tick; nothing was written: stage it (`git add {dir}`), then run again"
+    )]
+    UnitNotStaged {
+        /// The unit.
+        unit: String,
+        /// Its task list in the work tree, or its directory when it has none.
+        path: String,
+        /// Its directory.
+        dir: String,
+    },
+    /// The unit is in the work tree but not in HEAD's commit, where a skip is recorded.
+    #[error(
+        "unit `{unit}` is in the work tree ({path}) but not committed, and a skip is recorded on HEAD's commit; nothing was written: commit it (`git add {dir}`, then `git commit`), then run again"
+    )]
+    UnitNotCommitted {
+        /// The unit.
+        unit: String,
+        /// Its task list in the work tree, or its directory when it has none.
+        path: String,
+        /// Its directory.
         dir: String,
     },
     /// tasks.md has changes that are not staged.
@@ -352,6 +391,9 @@ impl AttestError {
             | AttestError::AlreadyClosed { .. }
             | AttestError::UnstagedTasks(_)
             | AttestError::OutsideSparseCheckout { .. }
+            | AttestError::SkipWorktree { .. }
+            | AttestError::UnitNotStaged { .. }
+            | AttestError::UnitNotCommitted { .. }
             | AttestError::Archived { .. }
             | AttestError::UnreadableTasks { .. }
             | AttestError::Detached(_)

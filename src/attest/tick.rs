@@ -21,7 +21,7 @@ use gix::ObjectId;
 
 use crate::attest::AttestError;
 use crate::attest::signing;
-use crate::git::{FileToStage, Head, InProgress, LockedIndex, Repo, trailers};
+use crate::git::{FileToStage, Head, InProgress, LockedIndex, Repo, SparseCheckout, trailers};
 use crate::input::InputError;
 use crate::model::bundle::NOTES_REF;
 use crate::spec::{self, TaskFacts};
@@ -101,14 +101,14 @@ impl<'r> Begun<'r> {
         {
             return self.ticked_at_head(target, &at_head);
         }
-        let facts = spec::read_task(&self.repo.tree(self.staged), unit, task_id)?;
+        let facts = read_task_in(self.repo, self.staged, unit, task_id, Tree::Staged)?;
         refuse_archived(target, &facts)?;
         if facts.ticked {
             return Err(AttestError::TickedOnlyInIndex { target: target.to_owned(), path: facts.tasks_path });
         }
         let tasks_bytes = self.repo.tree(self.staged).file(&facts.tasks_path)?.unwrap_or_default();
         if self.index.outside_sparse_checkout(&facts.tasks_path) {
-            return Err(AttestError::OutsideSparseCheckout { path: facts.tasks_path, dir: facts.unit_dir });
+            return Err(outside_checkout(self.repo, &facts));
         }
         ensure_no_unstaged_changes(self.repo, &self.index, &facts.tasks_path, &tasks_bytes)?;
         let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
@@ -311,6 +311,62 @@ fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(),
 /// deletion), so that the tick never drops a change of the user's. As `git status` decides it:
 /// the work-tree file is compared in git's form ([`LockedIndex::to_git_form`]: `core.autocrlf`,
 /// `eol`, filters), so a CRLF checkout of an LF blob is no change.
+/// The tree a writer reads a task from ([`read_task_in`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tree {
+    /// What is staged (`attest`, `accept`: the task commit holds it).
+    Staged,
+    /// HEAD's commit (`skip`: recorded on it).
+    Head,
+}
+
+/// [`spec::read_task`] of `unit`/`task_id` in `tree`, where a unit that tree lacks but the work
+/// tree holds (a new unit not yet added, or added with `git add -N` only) is named as such, with
+/// what brings it in, instead of as unknown.
+///
+/// # Errors
+/// What [`spec::read_task`] returns; [`AttestError::UnitNotStaged`] or
+/// [`AttestError::UnitNotCommitted`] (by `which`) for a unit only the work tree holds.
+pub(crate) fn read_task_in(
+    repo: &Repo,
+    tree: ObjectId,
+    unit: &str,
+    task_id: &str,
+    which: Tree,
+) -> Result<TaskFacts, AttestError> {
+    match spec::read_task(&repo.tree(tree), unit, task_id) {
+        Err(unknown @ spec::SpecError::UnknownUnit { .. }) => {
+            let on_disk = repo.workdir().and_then(|w| spec::locate_unit(&spec::FsTree::new(w), unit).ok());
+            let Some(loc) = on_disk else { return Err(unknown.into()) };
+            let has_tasks = repo.workdir().is_some_and(|w| w.join(&loc.tasks).is_file());
+            let path = if has_tasks { loc.tasks } else { format!("{}/", loc.dir) };
+            let (unit, dir) = (loc.name, loc.dir);
+            Err(match which {
+                Tree::Staged => AttestError::UnitNotStaged { unit, path, dir },
+                Tree::Head => AttestError::UnitNotCommitted { unit, path, dir },
+            })
+        }
+        other => Ok(other?),
+    }
+}
+
+/// Why a task list the index marks skip-worktree cannot be ticked, with the advice that works for
+/// this work tree's sparse checkout (or for none at all).
+fn outside_checkout(repo: &Repo, facts: &TaskFacts) -> AttestError {
+    let path = facts.tasks_path.clone();
+    match repo.sparse_checkout() {
+        SparseCheckout::Cone => AttestError::OutsideSparseCheckout { path, add: facts.unit_dir.clone() },
+        SparseCheckout::NonCone => {
+            AttestError::OutsideSparseCheckout { add: format!("/{}/ /{path}", facts.unit_dir), path }
+        }
+        SparseCheckout::Off => {
+            let present = repo.workdir().is_some_and(|w| w.join(&path).symlink_metadata().is_ok());
+            let restore = if present { String::new() } else { format!(" && git checkout -- {path}") };
+            AttestError::SkipWorktree { path, restore }
+        }
+    }
+}
+
 fn ensure_no_unstaged_changes(
     repo: &Repo,
     index: &LockedIndex<'_>,

@@ -8,6 +8,19 @@ use gix::bstr::ByteSlice;
 use super::error::GitError;
 use super::repo::Repo;
 
+/// A work tree's sparse checkout ([`Repo::sparse_checkout`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SparseCheckout {
+    /// None is configured: a path marked skip-worktree was marked by hand
+    /// (`git update-index --skip-worktree`), and `git sparse-checkout add` refuses to run.
+    Off,
+    /// Cone mode: `git sparse-checkout add <dir>` brings a directory in.
+    Cone,
+    /// Patterns as in `.gitignore`, the last match winning: a pattern may exclude a file inside a
+    /// directory that another pattern includes.
+    NonCone,
+}
+
 impl Repo {
     /// The value of configuration `key` (`section.name` or `section.sub.name`), last one wins;
     /// `None` when unset or not UTF-8.
@@ -20,6 +33,16 @@ impl Repo {
     /// `None` when unset or not a boolean.
     pub fn config_bool(&self, key: &str) -> Option<bool> {
         self.inner.config_snapshot().boolean(key)
+    }
+
+    /// How this work tree's sparse checkout is configured, as `git sparse-checkout` reads it
+    /// (`core.sparseCheckout`, `core.sparseCheckoutCone`, per work tree in `config.worktree`).
+    pub fn sparse_checkout(&self) -> SparseCheckout {
+        match (self.config_bool("core.sparseCheckout"), self.config_bool("core.sparseCheckoutCone")) {
+            (Some(true), Some(true)) => SparseCheckout::Cone,
+            (Some(true), _) => SparseCheckout::NonCone,
+            _ => SparseCheckout::Off,
+        }
     }
 
     /// The path in configuration `key` with `~` expanded, taken only from trusted configuration

@@ -205,15 +205,16 @@ pub enum GitError {
         found: Option<ObjectId>,
     },
 
-    /// A reference stayed locked by another writer while we retried.
+    /// A lock an update of a reference needs (its own, or `packed-refs.lock`) stayed taken while
+    /// we retried.
     #[error(
-        "reference {name} is locked ({} exists): another git or speccoder command holds it; try again when it is done. If no such command is running, one was stopped while it held the lock: remove {}",
+        "cannot update reference {name}: the lock {} exists, so another git or speccoder command holds it; try again when it is done. If no such command is running, one was stopped while it held the lock: remove {}",
         .lock.display(), .lock.display()
     )]
     RefLocked {
         /// The reference.
         name: String,
-        /// Its lock file.
+        /// The lock file in the way: the reference's own, or `packed-refs.lock`.
         lock: PathBuf,
     },
 

@@ -17,8 +17,9 @@ use super::path;
 use super::repo::Repo;
 use super::worktree;
 
-/// How long to wait for another process's `index.lock` before giving up.
-const INDEX_LOCK_WAIT: Duration = Duration::from_secs(5);
+/// How long to wait for another process's lock before giving up: the index's `index.lock`, and a
+/// reference's lock file that nobody changes meanwhile ([`super::refs`]).
+pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// The index of a work tree, locked (`index.lock` exists and is ours) from the moment it was read
 /// until [`LockedIndex::stage_and_commit`] puts the new index in place or the value is dropped
@@ -67,7 +68,7 @@ impl Repo {
         let index_path = self.index_path();
         let lock = gix::lock::File::acquire_to_update_resource(
             &index_path,
-            gix::lock::acquire::Fail::AfterDurationWithBackoff(INDEX_LOCK_WAIT),
+            gix::lock::acquire::Fail::AfterDurationWithBackoff(LOCK_WAIT),
             None,
             0,
         )

@@ -33,7 +33,7 @@ mod worktree;
 mod tests;
 
 pub use commit::{Commit, Signature};
-pub use config::strip_credentials;
+pub use config::{SparseCheckout, strip_credentials};
 pub use error::{Conversion, GitError};
 pub use gix::ObjectId;
 pub use index::{FileToStage, LockedIndex};

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use gix::ObjectId;
 
 use super::error::{GitError, GixResultExt};
-use super::refs::{CAS_TRIES, CasUpdate, backoff, cas_edit};
+use super::refs::{CAS_TRIES, CasUpdate, StuckLock, backoff, cas_edit};
 use super::repo::Repo;
 use super::tree::TreeItem;
 
@@ -247,7 +247,8 @@ impl Repo {
     /// # Errors
     /// [`GitError::RefMoved`] when the branch moved meanwhile (nothing was published), a notes
     /// reference that cannot take a note ([`Repo::check_notes_ref`]), [`GitError::RefLocked`]
-    /// when a lock of the notes reference, the branch or `HEAD` stayed in place,
+    /// when a lock of the notes reference, the branch, `HEAD` or the packed references stayed in
+    /// place (unchanged for [`super::index::LOCK_WAIT`], it is not waited for longer),
     /// [`GitError::Contention`], or a failed read or write.
     pub fn advance_branch_with_note(
         &self,
@@ -260,6 +261,8 @@ impl Repo {
     ) -> Result<ObjectId, GitError> {
         let branch_edit = self.branch_edit(branch_ref, expected_head, new, message)?;
         let blob = self.write_blob(bytes)?;
+        let locks = [notes_ref, branch_ref, "HEAD"];
+        let mut stuck = StuckLock::default();
         for tries in 0..CAS_TRIES {
             let head = self.notes_head(notes_ref)?;
             let tree = head.map_or_else(|| self.empty_tree_id(), |(_, tree)| tree);
@@ -281,9 +284,15 @@ impl Repo {
                 let action = format!("update references {branch_ref} and {notes_ref}");
                 return Err(GitError::Gix { action, source });
             }
+            if !notes_moved
+                && let Some(held) = self.held_lock(&locks)
+                && stuck.left_behind(&held)
+            {
+                return Err(held);
+            }
             backoff(tries);
         }
-        Err(self.exhausted(&[notes_ref, branch_ref, "HEAD"]))
+        Err(self.exhausted(&locks))
     }
 
     /// Replace the note of `annotated` under `notes_ref` with what `f` computes from the current

@@ -7,7 +7,11 @@ use gix::bstr::ByteSlice;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::{FullName, Target};
 
+use std::path::PathBuf;
+use std::time::{Instant, SystemTime};
+
 use super::error::{GitError, GixResultExt};
+use super::index::LOCK_WAIT;
 use super::repo::Repo;
 
 /// How often [`Repo::update_ref_retrying`] reads the reference again and retries after another
@@ -102,33 +106,38 @@ impl Repo {
     /// and `attempt` runs again, up to [`CAS_TRIES`] times with growing, jittered waits, so
     /// concurrent writers never overwrite one another: each builds on what the last one wrote.
     ///
+    /// A lock file that stays in place, unchanged, for [`LOCK_WAIT`] is one a stopped command
+    /// left ([`StuckLock`]): the update gives up then, naming it, instead of trying [`CAS_TRIES`]
+    /// times.
+    ///
     /// # Errors
-    /// What `attempt` returns, a failed read or write, [`GitError::RefLocked`] when its lock
-    /// stayed in place, or [`GitError::Contention`] when the reference kept moving.
+    /// What `attempt` returns, a failed read or write, [`GitError::RefLocked`] when a lock it
+    /// needs (its own, or `packed-refs.lock`) stayed in place, or [`GitError::Contention`] when
+    /// the reference kept moving.
     pub fn update_ref_retrying<T, E: From<GitError>>(
         &self,
         name: &str,
         mut attempt: impl FnMut(Option<ObjectId>) -> Result<CasUpdate<T>, E>,
     ) -> Result<T, E> {
+        let mut stuck = StuckLock::default();
         for tries in 0..CAS_TRIES {
             let current = self.ref_target(name)?;
-            match attempt(current)? {
+            let outcome = match attempt(current)? {
                 CasUpdate::Keep(value) => return Ok(value),
                 CasUpdate::Move { new, reflog, then } => {
-                    match self.update_ref_cas(name, current, new, &reflog) {
-                        Ok(()) => return Ok(then),
-                        Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => backoff(tries),
-                        Err(other) => return Err(other.into()),
-                    }
+                    self.update_ref_cas(name, current, new, &reflog).map(|()| then)
                 }
                 CasUpdate::Delete { then } => {
                     let Some(expected) = current else { return Ok(then) };
-                    match self.delete_ref_cas(name, expected) {
-                        Ok(()) => return Ok(then),
-                        Err(GitError::RefMoved { .. } | GitError::RefLocked { .. }) => backoff(tries),
-                        Err(other) => return Err(other.into()),
-                    }
+                    self.delete_ref_cas(name, expected).map(|()| then)
                 }
+            };
+            match outcome {
+                Ok(then) => return Ok(then),
+                Err(GitError::RefMoved { .. }) => backoff(tries),
+                Err(err @ GitError::RefLocked { .. }) if stuck.left_behind(&err) => return Err(err.into()),
+                Err(GitError::RefLocked { .. }) => backoff(tries),
+                Err(other) => return Err(other.into()),
             }
         }
         Err(self.exhausted(&[name]).into())
@@ -136,21 +145,35 @@ impl Repo {
 
     /// Where git keeps the lock file of reference `name` (per work tree for `HEAD`, shared for
     /// `refs/...`), as an absolute path, so that a message naming it holds wherever it is read.
-    pub(crate) fn ref_lock_path(&self, name: &str) -> std::path::PathBuf {
+    pub(crate) fn ref_lock_path(&self, name: &str) -> PathBuf {
         let dir = if name.starts_with("refs/") { self.common_dir() } else { self.git_dir() };
         let lock = dir.join(format!("{name}.lock"));
         std::path::absolute(&lock).unwrap_or(lock)
     }
 
-    /// Why [`CAS_TRIES`] attempts to move `names` failed: a lock file of one of them that stayed
-    /// in place ([`GitError::RefLocked`], a writer that was stopped while it held it), else other
+    /// The lock of the packed references, as an absolute path. gix's reference transaction takes
+    /// it for every update while the file exists (to read the packed references while no one
+    /// rewrites them), so one that `git pack-refs` or `git gc` left behind holds up every update.
+    fn packed_refs_lock_path(&self) -> PathBuf {
+        let lock = self.common_dir().join("packed-refs.lock");
+        std::path::absolute(&lock).unwrap_or(lock)
+    }
+
+    /// The lock file in the way of an update of `names`: the first of their own lock files that
+    /// exists, else `packed-refs.lock` when it exists (named with the first reference).
+    pub(crate) fn held_lock(&self, names: &[&str]) -> Option<GitError> {
+        let own = names.iter().map(|name| (*name, self.ref_lock_path(name))).find(|(_, lock)| lock.exists());
+        let packed =
+            || Some(self.packed_refs_lock_path()).filter(|lock| lock.exists()).map(|l| (names[0], l));
+        own.or_else(packed).map(|(name, lock)| GitError::RefLocked { name: name.to_owned(), lock })
+    }
+
+    /// Why [`CAS_TRIES`] attempts to move `names` failed: a lock file in their way that stayed in
+    /// place ([`Repo::held_lock`], a writer that was stopped while it held it), else other
     /// writers that kept moving the first ([`GitError::Contention`]).
     pub(crate) fn exhausted(&self, names: &[&str]) -> GitError {
-        let held = names.iter().map(|name| (*name, self.ref_lock_path(name))).find(|(_, lock)| lock.exists());
-        match held {
-            Some((name, lock)) => GitError::RefLocked { name: name.to_owned(), lock },
-            None => GitError::Contention { name: names[0].to_owned(), tries: CAS_TRIES },
-        }
+        self.held_lock(names)
+            .unwrap_or_else(|| GitError::Contention { name: names[0].to_owned(), tries: CAS_TRIES })
     }
 
     /// Delete `name` (and its reflog) only if it currently points at `expected`.
@@ -201,7 +224,10 @@ impl Repo {
                 Err(unreadable) => unreadable,
             }
         } else if source.is_retryable() {
-            GitError::RefLocked { name: name.to_owned(), lock: self.ref_lock_path(name) }
+            self.held_lock(&[name]).unwrap_or_else(|| GitError::RefLocked {
+                name: name.to_owned(),
+                lock: self.ref_lock_path(name),
+            })
         } else if source.is_permission_denied() {
             // The lock file could not be created beside the reference (or a directory on its way,
             // or the reflog, could not be written): name the nearest directory that is there.
@@ -239,6 +265,31 @@ pub(crate) fn previous(expected: Option<ObjectId>) -> PreviousValue {
     match expected {
         Some(id) => PreviousValue::MustExistAndMatch(Target::Object(id)),
         None => PreviousValue::MustNotExist,
+    }
+}
+
+/// One lock file seen in the way of an update, to tell a lock that other writers keep taking
+/// and releasing (each time a new file) from one that nobody changes: a command stopped while it
+/// held it left it behind, and waiting longer cannot help. A lock counts as the same while its
+/// path and modification time stay the same.
+#[derive(Debug, Default)]
+pub(crate) struct StuckLock {
+    seen: Option<(PathBuf, Option<SystemTime>, Instant)>,
+}
+
+impl StuckLock {
+    /// Whether the lock `err` names ([`GitError::RefLocked`]) has been the same file for
+    /// [`LOCK_WAIT`], as long as the index lock of another command is waited for.
+    pub(crate) fn left_behind(&mut self, err: &GitError) -> bool {
+        let GitError::RefLocked { lock, .. } = err else { return false };
+        let modified = std::fs::metadata(lock).and_then(|m| m.modified()).ok();
+        match &self.seen {
+            Some((path, at, since)) if path == lock && *at == modified => since.elapsed() >= LOCK_WAIT,
+            _ => {
+                self.seen = Some((lock.clone(), modified, Instant::now()));
+                false
+            }
+        }
     }
 }
 

@@ -229,6 +229,23 @@ impl Repo {
         self.inner.workdir()
     }
 
+    /// Every work tree of this repository, as gix lists them: the main one (none when the
+    /// repository is bare) and each linked one (`git worktree add`), this one among them. A linked
+    /// work tree whose directory is gone is still listed, where git registered it.
+    ///
+    /// # Errors
+    /// The list of linked work trees, or the main repository, cannot be read.
+    pub fn work_trees(&self) -> Result<Vec<PathBuf>, GitError> {
+        let action = || "list the work trees of the repository".to_owned();
+        let mut out: Vec<PathBuf> = self.workdir().map(Path::to_owned).into_iter().collect();
+        let main = self.inner.main_repo().during(action)?;
+        out.extend(main.workdir().map(Path::to_owned));
+        for linked in self.inner.worktrees().during(action)? {
+            out.push(linked.base().during(action)?);
+        }
+        Ok(out)
+    }
+
     /// The work tree's root, or an error naming the bare repository.
     pub(crate) fn require_workdir(&self) -> Result<&Path, GitError> {
         self.workdir().ok_or_else(|| GitError::NoWorkTree { git_dir: self.git_dir().to_owned() })

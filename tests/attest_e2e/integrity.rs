@@ -280,24 +280,91 @@ fn a_merge_or_cherry_pick_in_progress_is_refused_before_anything_is_written() {
     );
 }
 
-/// In a sparse checkout that leaves the unit out, the task list is absent from the work tree on
-/// purpose: the writer says so and how to bring it in, not that it has unstaged changes.
+/// A `packed-refs.lock` that a killed `git pack-refs` or `git gc` left holds up every reference
+/// update gix makes: attest names that file and says to remove it (not that other writers kept
+/// changing the notes), and once it is removed, attest goes through.
 #[test]
-fn a_task_list_outside_the_sparse_checkout_is_named_as_such() {
+fn a_packed_refs_lock_left_behind_is_named_and_removing_it_lets_attest_through() {
     let s = Setup::speckit(Evidence::Verified);
     let p = &s.project;
-    p.write("outside.txt", "kept\n");
-    p.git(&["add", "outside.txt"]);
-    p.git(&["commit", "-q", "-m", "outside"]);
-    p.git(&["sparse-checkout", "set", "--no-cone", "/outside.txt"]);
-    let dir = format!("specs/{}", common::SPECKIT_UNIT);
-    assert!(!p.root.join(&dir).exists(), "the unit is outside the checkout");
-    let out = refused(&s, &s.evidence, 14, &["is outside this sparse checkout"]);
-    assert!(out.stderr.contains(&format!("git sparse-checkout add {dir}")), "{out}");
-    assert!(!out.stderr.contains("unstaged"), "{out}");
+    let lock = p.root.join(".git/packed-refs.lock");
+    std::fs::write(&lock, b"").unwrap();
 
-    p.git(&["sparse-checkout", "add", &dir]);
+    let key = s.key.private.to_str().unwrap();
+    let out = p.attest(T005, &s.evidence, &["--key", key]).failure(14);
+    assert!(out.stderr.trim_end().ends_with(&format!("remove {}", lock.display())), "{out}");
+    assert!(!out.stderr.contains("concurrent changes"), "{out}");
+    assert_eq!(p.git(&["status", "--porcelain"]), "", "nothing was ticked");
+
+    std::fs::remove_file(&lock).unwrap();
     s.attest_signed(&[]);
+}
+
+/// Runs the git commands the refusal `stderr` advises (the first code span after "nothing was
+/// written", commands joined by ` && `), as a user would copy them.
+fn follow_advice(p: &common::Project, stderr: &str) {
+    let advice = stderr.split("nothing was written").nth(1).and_then(|rest| rest.split('`').nth(1));
+    let advice = advice.unwrap_or_else(|| panic!("no command advised: {stderr}"));
+    for command in advice.split(" && ") {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        assert_eq!(words.first(), Some(&"git"), "{advice}");
+        p.git(&words[1..]);
+    }
+}
+
+/// In a sparse checkout that leaves the unit out, the task list is absent from the work tree on
+/// purpose: the writer says so and how to bring it in, not that it has unstaged changes; the
+/// advice works in cone mode, and in non-cone mode even where a pattern excludes the task list
+/// itself (where `git sparse-checkout add <dir>` changes nothing).
+#[test]
+fn a_task_list_outside_the_sparse_checkout_is_named_as_such() {
+    let dir = format!("specs/{}", common::SPECKIT_UNIT);
+    let tasks = format!("/{dir}/tasks.md");
+    let excluded = format!("!{dir}/tasks.md");
+    let checkouts: [&[&str]; 3] =
+        [&["--no-cone", "/outside.txt"], &["--no-cone", "/*", &excluded], &["--cone", "kept"]];
+    for patterns in checkouts {
+        let s = Setup::speckit(Evidence::Verified);
+        let p = &s.project;
+        p.write("outside.txt", "kept\n");
+        p.write("kept/file.txt", "kept\n");
+        p.git(&["add", "outside.txt", "kept"]);
+        p.git(&["commit", "-q", "-m", "outside"]);
+        p.git(&[&["sparse-checkout", "set"][..], patterns].concat());
+        assert!(!p.root.join(&tasks[1..]).exists(), "{patterns:?}: the task list is outside the checkout");
+        let out =
+            refused(&s, &s.evidence, 14, &["is outside this sparse checkout", "git sparse-checkout add"]);
+        assert!(!out.stderr.contains("unstaged"), "{out}");
+
+        follow_advice(p, &out.stderr);
+        assert!(p.root.join(&tasks[1..]).is_file(), "{patterns:?}: the advice brings the task list in");
+        s.attest_signed(&[]);
+    }
+}
+
+/// A task list marked skip-worktree by hand (`git update-index --skip-worktree`, to keep local
+/// edits out of `git status`) where no sparse checkout is configured: `git sparse-checkout add`
+/// would fail ("no sparse-checkout to add to"), so the writer says to clear the mark, and how to
+/// bring the file back when the work tree lacks it.
+#[test]
+fn a_task_list_marked_skip_worktree_without_a_sparse_checkout_is_advised_to_clear_the_mark() {
+    for absent in [false, true] {
+        let s = Setup::speckit(Evidence::Verified);
+        let p = &s.project;
+        let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
+        p.git(&["update-index", "--skip-worktree", &tasks]);
+        if absent {
+            std::fs::remove_file(p.root.join(&tasks)).unwrap();
+        }
+        let out =
+            refused(&s, &s.evidence, 14, &["is marked skip-worktree", "no sparse checkout is configured"]);
+        assert!(out.stderr.contains(&format!("git update-index --no-skip-worktree {tasks}")), "{out}");
+        assert!(!out.stderr.contains("sparse-checkout add"), "{out}");
+
+        follow_advice(p, &out.stderr);
+        s.attest_signed(&[]);
+        assert_eq!(p.git(&["status", "--porcelain"]), "", "absent: {absent}");
+    }
 }
 
 /// Completing an interrupted tick overwrites the task list only when its bytes are known to be

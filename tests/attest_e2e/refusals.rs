@@ -54,6 +54,36 @@ fn an_unknown_task_is_refused_and_the_known_tasks_are_listed() {
     refused(&s, &target, &evidence, 2, &["task `T099` not found", "T001, T002"]);
 }
 
+/// A new unit whose directory is in the work tree but not in the index (untracked, or added with
+/// `git add -N` only) is named as there but not staged, with the `git add` that brings it in;
+/// after that `git add`, attest ticks its task.
+#[test]
+fn a_unit_in_the_work_tree_but_not_staged_is_named_with_the_git_add_that_brings_it_in() {
+    for intent_to_add in [false, true] {
+        let s = setup(Evidence::Verified);
+        let p = &s.project;
+        let dir = "specs/002-new";
+        common::copy_dir(&p.root.join("specs").join(common::SPECKIT_UNIT), &p.root.join(dir));
+        if intent_to_add {
+            p.git(&["add", "-N", dir]);
+        }
+        let target = "002-new/T005";
+        let evidence = common::write_evidence(&p.scratch_dir("new"), target, Evidence::Verified);
+        let says = [
+            "unit `002-new` is in the work tree (specs/002-new/tasks.md) but not committed or staged",
+            "(`git add specs/002-new`)",
+        ];
+        let out = refused(&s, target, &evidence, 14, &says);
+        assert!(!out.stderr.contains("not found"), "{out}");
+
+        p.git(&["add", dir]);
+        let key = s.key.private.to_str().unwrap();
+        let out = p.attest(target, &evidence, &["--key", key]).success();
+        assert!(out.stdout.contains("attest 002-new/T005"), "intent-to-add {intent_to_add}: {out}");
+        assert_eq!(p.git(&["status", "--porcelain"]), "", "the new unit is in the task commit");
+    }
+}
+
 #[test]
 fn a_target_without_a_slash_is_refused_as_a_usage_error() {
     let s = setup(Evidence::Verified);

@@ -14,14 +14,15 @@ pub enum HeldOutError {
     /// A failure shared with `speccoder attest`: target, unit, task, repository.
     #[error(transparent)]
     Attest(#[from] AttestError),
-    /// `--store` points into the work tree.
+    /// `--store` points into a work tree of the repository (this one, the main one or a linked
+    /// one).
     #[error(
-        "the held-out store {store} is inside the work tree {workdir}, where the implementer would see the tests; use a directory outside it (the default is under the git directory)"
+        "the held-out store {store} is inside the work tree {workdir} of this repository, where the implementer would see the tests; use a directory outside every work tree (`git worktree list` lists them; the default is under the git directory)"
     )]
     StoreInWorkTree {
         /// The store asked for.
         store: PathBuf,
-        /// The work tree.
+        /// The work tree that holds it.
         workdir: PathBuf,
     },
     /// `--store` names something that is not a directory (or, for `publish`, nothing at all).

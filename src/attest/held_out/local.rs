@@ -66,18 +66,27 @@ pub(super) enum StoreUse {
     Read,
 }
 
-/// The store's root: `given` (refused inside the work tree, and refused when it is not a
-/// directory or, for `use_`, cannot become one) or the default, which needs to exist only once
-/// something was stored.
+/// The store's root: `given` (refused inside any work tree of the repository, the main one and
+/// every linked one, where an implementer working there would see the tests; refused when it is
+/// not a directory or, for `use_`, cannot become one) or the default, which needs to exist only
+/// once something was stored.
 pub(super) fn store_root(repo: &Repo, given: Option<&Path>, use_: StoreUse) -> Result<PathBuf, HeldOutError> {
     let Some(given) = given else { return Ok(resolve(&default_store(repo))) };
     let store = resolve(given);
-    if let Some(workdir) = repo.workdir() {
-        let workdir = resolve(workdir);
-        let inside_git = [repo.common_dir(), repo.git_dir()].iter().any(|d| store.starts_with(resolve(d)));
-        if store.starts_with(&workdir) && !inside_git {
-            return Err(HeldOutError::StoreInWorkTree { store, workdir });
-        }
+    let git_dirs = [resolve(repo.common_dir()), resolve(repo.git_dir())];
+    // The innermost work tree holding the store is named (a linked one may lie inside another).
+    let holding = repo
+        .work_trees()?
+        .iter()
+        .map(|workdir| resolve(workdir))
+        .filter(|workdir| {
+            // The git directory inside a work tree (`.git`) is no part of what its user sees.
+            let inside_git = git_dirs.iter().any(|d| d.starts_with(workdir) && store.starts_with(d));
+            store.starts_with(workdir) && !inside_git
+        })
+        .max_by_key(|workdir| workdir.components().count());
+    if let Some(workdir) = holding {
+        return Err(HeldOutError::StoreInWorkTree { store, workdir });
     }
     usable_store(&store, use_)
         .map_err(|reason| HeldOutError::StoreNotDirectory { store: store.clone(), reason })?;

@@ -137,7 +137,7 @@ impl std::fmt::Display for PublishReport {
 /// Publishes every stored set that a closed task on HEAD names (see the module documentation).
 ///
 /// # Errors
-/// An unknown `--unit`, an unborn HEAD, a store inside the work tree, a set whose manifest is not
+/// An unknown `--unit`, an unborn HEAD, a store inside a work tree of the repository, a set whose manifest is not
 /// valid or names a path outside the set (then nothing is written), a repository failure.
 pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldOutError> {
     let head = head_commit(repo)?;

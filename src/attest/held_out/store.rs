@@ -62,7 +62,7 @@ impl std::fmt::Display for StoreReport {
 /// # Errors
 /// An unknown unit or task, files that cannot be taken (a symbolic link, a special file, a name
 /// that is not UTF-8 or that git takes for its own, none at all), a manifest that would leak (an
-/// absolute local path in `--run`), a store inside the work tree, a damaged set with the same key.
+/// absolute local path in `--run`), a store inside a work tree of the repository, a damaged set with the same key.
 pub fn store(repo: &Repo, req: &StoreRequest) -> Result<StoreReport, HeldOutError> {
     let (unit, task_id) = split_target(&req.target)?;
     let head = head_commit(repo)?;

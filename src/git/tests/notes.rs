@@ -538,6 +538,33 @@ fn a_lock_file_a_stopped_writer_left_is_named_and_neither_reference_moves() {
         assert!(!fx.git_output(&["rev-parse", "--verify", "-q", NOTES_REF], None).status.success());
     }
 }
+#[test]
+fn a_packed_refs_lock_a_stopped_pack_refs_left_is_named_and_neither_reference_moves() {
+    let fx = Fixture::new();
+    let head = fx.commit_file("a.txt", "a\n", "base");
+    let repo = fx.repo();
+    let commit = unreferenced_commit(&fx, &repo, head);
+    // `git pack-refs` killed while it held the lock leaves it; git's own updates of loose
+    // references go on, gix's reference transaction waits for it.
+    let lock = std::path::absolute(fx.path().join(".git/packed-refs.lock")).unwrap();
+    std::fs::write(&lock, "").unwrap();
+
+    let outcome =
+        repo.advance_branch_with_note("refs/heads/main", head, commit, "Tick T001\n", NOTES_REF, b"ours\n");
+
+    let Err(err @ GitError::RefLocked { .. }) = outcome else { panic!("the lock is named: {outcome:?}") };
+    assert!(err.to_string().ends_with(&format!("remove {}", lock.display())), "{err}");
+    assert_eq!(fx.rev("refs/heads/main"), head, "the branch stays");
+    assert!(!fx.git_output(&["rev-parse", "--verify", "-q", NOTES_REF], None).status.success());
+
+    let outcome =
+        repo.update_note(NOTES_REF, head, |_| Ok::<_, std::convert::Infallible>(Some(b"x\n".to_vec())));
+    let Err(UpdateNoteError::Git(err @ GitError::RefLocked { .. })) = outcome else {
+        panic!("the lock is named: {outcome:?}")
+    };
+    assert!(err.to_string().ends_with(&format!("remove {}", lock.display())), "{err}");
+}
+
 /// `git mktree` of `text` (git's `ls-tree` format); the tree id.
 fn mktree(fx: &Fixture, text: &str) -> String {
     String::from_utf8(fx.git_bytes(&["mktree"], Some(text.as_bytes()))).unwrap().trim().to_owned()
