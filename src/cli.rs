@@ -56,7 +56,9 @@ pub enum Command {
     /// state (not a repository, detached HEAD, unborn branch, a merge, cherry-pick, revert,
     /// rebase, `git am` or bisect in progress, the index locked by another command, already
     /// ticked, bug closed already and unchanged, a staged tasks.md that unticks a task HEAD
-    /// ticks, tasks.md outside the sparse checkout, unstaged tasks.md); 1 internal error.
+    /// ticks, tasks.md outside the sparse checkout, unstaged tasks.md, or tasks.md edited while
+    /// the command ran: the tick is committed and staged, and the edit is kept in the work tree,
+    /// never overwritten); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Attest(Box<AttestArgs>),
     /// Tick a task on a person's word, without test evidence (Verdict: attested).
@@ -71,7 +73,8 @@ pub enum Command {
     /// 13 no name, a bad spec file, speccoder.toml or key, a reason that would leak; 14 repository
     /// state (detached HEAD, unborn branch, a merge, cherry-pick, revert, rebase, `git am` or
     /// bisect in progress, the index locked by another command, task already ticked, a staged
-    /// tasks.md that unticks a task HEAD ticks, unstaged tasks.md); 1 internal error.
+    /// tasks.md that unticks a task HEAD ticks, unstaged tasks.md, or tasks.md edited while the
+    /// command ran: the tick is committed and staged, the edit kept); 1 internal error.
     Accept(AcceptArgs),
     /// Record that a task is skipped, without ticking it; --undo removes the record.
     ///
