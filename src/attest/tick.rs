@@ -328,11 +328,12 @@ fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(),
     Err(AttestError::WouldUntick { tasks: tasks.join(", "), paths: paths.join(" ") })
 }
 
-/// Refuses a work-tree `path` that is not `staged` (an edit that `git add` has not taken, or a
-/// deletion), so that the tick never drops a change of the user's. As `git status` decides it:
-/// the work-tree file is compared in git's form ([`LockedIndex::to_git_form`]: `core.autocrlf`,
-/// `eol`, filters), so a CRLF checkout of an LF blob is no change. Returns the file as read: the
-/// tick replaces only that file.
+/// Refuses a work-tree `path` that is not `staged` (an edit that `git add` has not taken, a mode
+/// change, or a deletion), so that the tick never drops a change of the user's. As `git status`
+/// decides it: the work-tree file is compared in git's form ([`LockedIndex::to_git_form`]:
+/// `core.autocrlf`, `eol`, filters), so a CRLF checkout of an LF blob is no change, and its
+/// executable bit counts where `core.fileMode` says git reads it
+/// ([`LockedIndex::mode_changed`]). Returns the file as read: the tick replaces only that file.
 fn ensure_no_unstaged_changes(
     index: &LockedIndex<'_>,
     path: &str,
@@ -340,7 +341,9 @@ fn ensure_no_unstaged_changes(
 ) -> Result<AsRead, AttestError> {
     let as_read = worktree_file(index, path)?;
     match as_read.bytes() {
-        Some(bytes) if index.to_git_form(path, bytes)? == staged => Ok(as_read),
+        Some(bytes) if index.to_git_form(path, bytes)? == staged && !index.mode_changed(path, &as_read) => {
+            Ok(as_read)
+        }
         _ => Err(AttestError::UnstagedTasks(path.to_owned())),
     }
 }

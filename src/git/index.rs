@@ -208,6 +208,27 @@ impl LockedIndex<'_> {
         worktree::read_file(&self.workdir, path, max)
     }
 
+    /// Whether `git status` sees the mode of the work-tree file `as_read` (at `path`) differ from
+    /// the index entry's: with `core.fileMode` true (git's default where the file system keeps the
+    /// executable bit), an executable bit set or cleared against the entry's mode is an unstaged
+    /// change (git's "mode change"), even when the content is unchanged.
+    #[must_use]
+    pub fn mode_changed(&self, path: &str, as_read: &AsRead) -> bool {
+        let Some(on_disk) = as_read.executable() else {
+            return false;
+        };
+        let Some(entry) = self.index.entry_by_path_and_stage(path.as_bytes().as_bstr(), Stage::Unconflicted)
+        else {
+            return false;
+        };
+        self.trusts_file_mode() && on_disk != (entry.mode == Mode::FILE_EXECUTABLE)
+    }
+
+    /// `core.fileMode` (default true): whether git reads the work tree's executable bits.
+    fn trusts_file_mode(&self) -> bool {
+        self.repo.config_bool("core.fileMode").unwrap_or(true)
+    }
+
     /// `worktree`, the content of the work-tree file `path`, in git's form: converted as
     /// `git add` converts it (`core.autocrlf`, the `.gitattributes` `eol`, `ident` and `filter`
     /// attributes, the repository's clean drivers), so that it equals the staged blob exactly when
@@ -245,6 +266,7 @@ impl LockedIndex<'_> {
     pub fn stage_and_commit(mut self, file: &FileToStage) -> Result<Staged, GitError> {
         let FileToStage { path, blob, worktree, as_read } = file;
         let path = path.clone();
+        let trusts_file_mode = self.trusts_file_mode();
         let index = &mut self.index;
         refuse_unmerged(index)?;
         let rela: &BStr = path.as_bytes().as_bstr();
@@ -265,6 +287,12 @@ impl LockedIndex<'_> {
                 refuse_in_the_way(index, &path)?;
                 false
             }
+        };
+        // Where git ignores the executable bits (`core.fileMode` false), the file keeps its own,
+        // as `git status` does not see them: writing the index's would change the file unseen.
+        let executable = match as_read.executable() {
+            Some(on_disk) if !trusts_file_mode => on_disk,
+            _ => executable,
         };
         let (staged, stat) = match worktree::write_file(&self.workdir, &path, worktree, executable, as_read)?
         {

@@ -23,6 +23,14 @@ impl AsRead {
         self.0.as_ref().map(|(_, bytes)| bytes.as_slice())
     }
 
+    /// Whether the file read had git's executable bit (the owner's `x`); `None` when nothing
+    /// was there, or on a system without one.
+    #[must_use]
+    pub fn executable(&self) -> Option<bool> {
+        let (stat, _) = self.0.as_ref()?;
+        stat.executable()
+    }
+
     /// Nothing there: for tests that stage a file whose place cannot be read.
     #[cfg(test)]
     pub(crate) fn absent() -> AsRead {
@@ -64,6 +72,17 @@ impl FileStat {
     #[cfg(not(unix))]
     fn of(meta: &std::fs::Metadata) -> FileStat {
         FileStat { other: (meta.len(), meta.modified().ok(), meta.permissions().readonly()) }
+    }
+
+    /// The owner's `x` bit, the one git reads as a file's executable mode.
+    #[cfg(unix)]
+    fn executable(&self) -> Option<bool> {
+        Some(self.unix[2] & 0o100 != 0)
+    }
+
+    #[cfg(not(unix))]
+    fn executable(&self) -> Option<bool> {
+        None
     }
 }
 
