@@ -52,7 +52,9 @@ pub enum Command {
     /// sign, nothing is written (exit 13).
     ///
     /// Exit codes: 0 written; 2 bad target or unknown unit/task; 13 bad evidence, spec file,
-    /// bug home, speccoder.toml, identity or key, or a statement that would leak; 14 repository
+    /// bug home, speccoder.toml, identity or key, a statement that would leak, or a tasks.md
+    /// conversion that fails (a filter driver, a working-tree-encoding that cannot be written
+    /// back as git writes it, such as UTF-16BE-BOM); 14 repository
     /// state (not a repository, detached HEAD, unborn branch, a merge, cherry-pick, revert,
     /// rebase, `git am` or bisect in progress, the index locked by another command, already
     /// ticked, bug closed already and unchanged, a staged tasks.md that unticks a task HEAD

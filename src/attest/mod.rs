@@ -401,7 +401,8 @@ fn git_exit_code(e: &GitError) -> u8 {
         GitError::IdentityMissing { .. }
         | GitError::EmptyIdentityName { .. }
         | GitError::BadDate { .. }
-        | GitError::Convert { .. } => exit::CONFIG,
+        | GitError::Convert { .. }
+        | GitError::UnsupportedEncoding { .. } => exit::CONFIG,
         _ => exit::INTERNAL,
     }
 }

@@ -27,6 +27,7 @@ mod repo;
 mod shallow;
 pub mod trailers;
 mod tree;
+mod unicode;
 mod worktree;
 
 #[cfg(test)]
