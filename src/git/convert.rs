@@ -2,7 +2,10 @@
 //! `.gitattributes` `text`, `eol`, `ident`, `working-tree-encoding` and `filter` attributes, and
 //! the clean and smudge drivers (`filter.<driver>.clean`, `.smudge`, `.process`) the repository's
 //! configuration defines, run as git runs them. All of it is gix's filter pipeline, primed with the
-//! attributes of the work tree and of the locked index.
+//! attributes of the work tree and of the locked index, except the Unicode working-tree encodings
+//! (UTF-16, UTF-32 and git's `UTF-16LE-BOM`), which gix's `encoding_rs` cannot write: those are
+//! converted by [`super::unicode`], at the place in the pipeline where git converts them, and an
+//! encoding neither can convert as git does is refused before anything is written.
 
 use std::borrow::Cow;
 use std::io::Read as _;
