@@ -55,7 +55,9 @@ pub enum Command {
     /// sign, nothing is written (exit 13).
     ///
     /// Exit codes: 0 written; 2 bad target or unknown unit/task; 13 bad evidence, spec file,
-    /// bug home, speccoder.toml, identity or key, or a statement that would leak; 14 repository
+    /// bug home, speccoder.toml, identity or key, a statement that would leak, or a tasks.md
+    /// conversion that fails (a filter driver, a working-tree-encoding that cannot be written
+    /// back as git writes it, such as UTF-16BE-BOM); 14 repository
     /// state (not a repository, detached HEAD, unborn branch, a merge, cherry-pick, revert,
     /// rebase, `git am` or bisect in progress, the index or a reference (packed-refs.lock too)
     /// locked by another command for 5 s (the message names the lock file), already
@@ -63,7 +65,9 @@ pub enum Command {
     /// ticks, a unit in the work tree but not staged (untracked or `git add -N`: the message
     /// names its tasks.md and the `git add`), tasks.md outside the sparse checkout or marked
     /// skip-worktree without one (the
-    /// message gives the git command that brings it in), unstaged tasks.md); 1 internal error.
+    /// message gives the git command that brings it in), unstaged tasks.md, or tasks.md edited
+    /// while the command ran: the tick is committed and staged, and the edit is kept in the work
+    /// tree, never overwritten); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Attest(Box<AttestArgs>),
     /// Tick a task on a person's word, without test evidence (Verdict: attested).
@@ -79,7 +83,8 @@ pub enum Command {
     /// state (detached HEAD, unborn branch, a merge, cherry-pick, revert, rebase, `git am` or
     /// bisect in progress, the index locked by another command, task already ticked, a unit in
     /// the work tree but not staged, a staged tasks.md that unticks a task HEAD ticks, unstaged
-    /// tasks.md); 1 internal error.
+    /// tasks.md, or tasks.md edited while the command ran: the tick is committed and staged, the
+    /// edit kept); 1 internal error.
     Accept(AcceptArgs),
     /// Record that a task is skipped, without ticking it; --undo removes the record.
     ///

@@ -159,6 +159,19 @@ pub enum AttestError {
         /// The tasks file.
         path: String,
     },
+    /// The tick is published and staged, but tasks.md was edited in the work tree while the
+    /// command ran: the edit was kept in place of the ticked file.
+    #[error(
+        "{target} is ticked by the task commit {commit}, with its note, and the index holds the ticked {path}; but {path} was changed in the work tree while speccoder ran (after it had read the file), so it was not overwritten: the work tree keeps your edit, without the tick. `git diff {path}` shows your edit and the tick taken back: tick the task's box again in your file (then `git diff HEAD -- {path}` shows only your edit) and stage it as usual; `git checkout -- {path}` would drop your edit for the ticked file instead"
+    )]
+    EditedDuringTick {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The task commit, at HEAD.
+        commit: String,
+        /// The tasks file.
+        path: String,
+    },
     /// The task commit would untick tasks that HEAD ticks: the index lags behind HEAD.
     #[error(
         "the task commit would untick {tasks}, which HEAD ticks: the index holds an older {paths} (left by a speccoder run stopped after it moved the branch, or an untick staged by hand); nothing was written: bring the index up to HEAD (`git checkout HEAD -- {paths}`, or run the stopped command again), or commit the untick on its own first"
@@ -386,6 +399,7 @@ impl AttestError {
             AttestError::AlreadyTicked { .. }
             | AttestError::TickedOnlyInIndex { .. }
             | AttestError::InterruptedTickEdited { .. }
+            | AttestError::EditedDuringTick { .. }
             | AttestError::WouldUntick { .. }
             | AttestError::InProgress { .. }
             | AttestError::AlreadyClosed { .. }
@@ -434,7 +448,8 @@ fn git_exit_code(e: &GitError) -> u8 {
         GitError::IdentityMissing { .. }
         | GitError::EmptyIdentityName { .. }
         | GitError::BadDate { .. }
-        | GitError::Convert { .. } => exit::CONFIG,
+        | GitError::Convert { .. }
+        | GitError::UnsupportedEncoding { .. } => exit::CONFIG,
         _ => exit::INTERNAL,
     }
 }

@@ -11,7 +11,9 @@
 //! 4. move the notes reference and the branch in one reference transaction, the note first
 //!    ([`Repo::advance_branch_with_note`]): from here on the tick exists, with its note;
 //! 5. write the ticked `tasks.md` into the work tree (converted as `git checkout` converts it),
-//!    then the index, and release the lock.
+//!    then the index, and release the lock. The file is replaced only while it is still as step 3
+//!    read it (content and `stat`): an edit saved while the command signed is kept, the index
+//!    gets the tick, and the user is told ([`AttestError::EditedDuringTick`]).
 //!
 //! `docs/cli.md` ("What a kill leaves behind") lists the state each step can leave.
 
@@ -21,8 +23,9 @@ use gix::ObjectId;
 
 use crate::attest::AttestError;
 use crate::attest::signing;
-use crate::git::{FileToStage, Head, InProgress, LockedIndex, Repo, SparseCheckout, trailers};
-use crate::input::InputError;
+use crate::git::{
+    AsRead, FileToStage, Head, InProgress, LockedIndex, Repo, SparseCheckout, Staged, trailers,
+};
 use crate::model::bundle::NOTES_REF;
 use crate::spec::{self, TaskFacts};
 
@@ -49,8 +52,8 @@ pub(crate) struct Pending<'r> {
     /// The task commit's tree.
     pub tree: ObjectId,
     /// The file to write and stage once the branch moved (`tasks.md` ticked, in git's form and,
-    /// converted already, in the work tree's).
-    stage: Option<FileToStage>,
+    /// converted already, in the work tree's), and the `<unit>/<task>` it ticks.
+    stage: Option<(FileToStage, String)>,
 }
 
 /// How opening a tick of a listed task ended.
@@ -110,18 +113,18 @@ impl<'r> Begun<'r> {
         if self.index.outside_sparse_checkout(&facts.tasks_path) {
             return Err(outside_checkout(self.repo, &facts));
         }
-        ensure_no_unstaged_changes(self.repo, &self.index, &facts.tasks_path, &tasks_bytes)?;
+        let as_read = ensure_no_unstaged_changes(&self.index, &facts.tasks_path, &tasks_bytes)?;
         let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
         let tree = self.index.tree_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
         refuse_unticking(self.repo, self.head, tree)?;
-        let file = self.index.file_to_stage(&facts.tasks_path, ticked)?;
+        let file = self.index.file_to_stage(&facts.tasks_path, ticked, as_read)?;
         let pending = Pending {
             repo: self.repo,
             index: self.index,
             branch: self.branch,
             head: self.head,
             tree,
-            stage: Some(file),
+            stage: Some((file, target.to_owned())),
         };
         Ok(Opened::Pending(Box::new(pending), Box::new(facts)))
     }
@@ -162,8 +165,9 @@ impl<'r> Begun<'r> {
         }
         // Only a work-tree file that is still the index's or already the tick's (in git's form, as
         // `git status` compares) is overwritten.
-        if let WorkTreeFile::Bytes(on_disk) = worktree_bytes(self.repo, path)? {
-            let on_disk = self.index.to_git_form(path, &on_disk)?;
+        let as_read = worktree_file(&self.index, path)?;
+        if let Some(on_disk) = as_read.bytes() {
+            let on_disk = self.index.to_git_form(path, on_disk)?;
             if on_disk != staged_bytes && on_disk != head_bytes {
                 return Err(AttestError::InterruptedTickEdited {
                     target: target.to_owned(),
@@ -173,8 +177,9 @@ impl<'r> Begun<'r> {
             }
         }
         let after_commit = |source| AttestError::WorktreeAfterCommit { path: path.clone(), source };
-        let file = self.index.file_to_stage(path, head_bytes).map_err(after_commit)?;
-        self.index.stage_and_commit(&file).map_err(after_commit)?;
+        let file = self.index.file_to_stage(path, head_bytes, as_read).map_err(after_commit)?;
+        let staged = self.index.stage_and_commit(&file).map_err(after_commit)?;
+        edit_kept(staged, target, self.head, path)?;
         Ok(Opened::Completed { commit: self.head, branch: self.branch })
     }
 }
@@ -185,18 +190,36 @@ impl Pending<'_> {
     /// releases the index.
     ///
     /// # Errors
-    /// The branch moved meanwhile (nothing was published), the notes reference kept moving, or
-    /// the work tree or index could not be written after the branch moved (the message says how
-    /// to finish by hand; running the same command again also finishes it).
+    /// The branch moved meanwhile (nothing was published), the notes reference kept moving, the
+    /// work tree or index could not be written after the branch moved (the message says how to
+    /// finish by hand; running the same command again also finishes it), or `tasks.md` was edited
+    /// in the work tree while the command ran ([`AttestError::EditedDuringTick`]: the tick is
+    /// published and staged, the edit kept).
     pub(crate) fn publish(self, commit: ObjectId, message: &str, note: &[u8]) -> Result<(), AttestError> {
         self.repo.advance_branch_with_note(&self.branch, self.head, commit, message, NOTES_REF, note)?;
-        match self.stage {
-            Some(file) => self
-                .index
-                .stage_and_commit(&file)
-                .map_err(|source| AttestError::WorktreeAfterCommit { path: file.path().to_owned(), source }),
-            None => Ok(()),
-        }
+        let Some((file, target)) = self.stage else {
+            return Ok(());
+        };
+        let path = file.path();
+        let staged = self
+            .index
+            .stage_and_commit(&file)
+            .map_err(|source| AttestError::WorktreeAfterCommit { path: path.to_owned(), source })?;
+        edit_kept(staged, &target, commit, path)
+    }
+}
+
+/// The tick of `target` is published by `commit` and staged; when the work-tree `path` was edited
+/// after it was read ([`Staged::EditKept`]), the edit was kept in place of the tick, and the user
+/// is told so.
+fn edit_kept(staged: Staged, target: &str, commit: ObjectId, path: &str) -> Result<(), AttestError> {
+    match staged {
+        Staged::Written => Ok(()),
+        Staged::EditKept => Err(AttestError::EditedDuringTick {
+            target: target.to_owned(),
+            commit: commit.to_string(),
+            path: path.to_owned(),
+        }),
     }
 }
 
@@ -307,10 +330,6 @@ fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(),
     Err(AttestError::WouldUntick { tasks: tasks.join(", "), paths: paths.join(" ") })
 }
 
-/// Refuses a work-tree `path` that is not `staged` (an edit that `git add` has not taken, or a
-/// deletion), so that the tick never drops a change of the user's. As `git status` decides it:
-/// the work-tree file is compared in git's form ([`LockedIndex::to_git_form`]: `core.autocrlf`,
-/// `eol`, filters), so a CRLF checkout of an LF blob is no change.
 /// The tree a writer reads a task from ([`read_task_in`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Tree {
@@ -367,46 +386,36 @@ fn outside_checkout(repo: &Repo, facts: &TaskFacts) -> AttestError {
     }
 }
 
+/// Refuses a work-tree `path` that is not `staged` (an edit that `git add` has not taken, a mode
+/// change, or a deletion), so that the tick never drops a change of the user's. As `git status`
+/// decides it: the work-tree file is compared in git's form ([`LockedIndex::to_git_form`]:
+/// `core.autocrlf`, `eol`, filters), so a CRLF checkout of an LF blob is no change, and its
+/// executable bit counts where `core.fileMode` says git reads it
+/// ([`LockedIndex::mode_changed`]). Returns the file as read: the tick replaces only that file.
 fn ensure_no_unstaged_changes(
-    repo: &Repo,
     index: &LockedIndex<'_>,
     path: &str,
     staged: &[u8],
-) -> Result<(), AttestError> {
-    match worktree_bytes(repo, path)? {
-        WorkTreeFile::Bytes(bytes) if index.to_git_form(path, &bytes)? == staged => Ok(()),
-        WorkTreeFile::Bytes(_) | WorkTreeFile::Absent => Err(AttestError::UnstagedTasks(path.to_owned())),
-        WorkTreeFile::NoWorkTree => Ok(()),
+) -> Result<AsRead, AttestError> {
+    let as_read = worktree_file(index, path)?;
+    match as_read.bytes() {
+        Some(bytes) if index.to_git_form(path, bytes)? == staged && !index.mode_changed(path, &as_read) => {
+            Ok(as_read)
+        }
+        _ => Err(AttestError::UnstagedTasks(path.to_owned())),
     }
 }
 
-/// What the work tree holds at a path.
-enum WorkTreeFile {
-    /// The repository has no work tree.
-    NoWorkTree,
-    /// Nothing is there.
-    Absent,
-    /// A regular file with these bytes.
-    Bytes(Vec<u8>),
-}
-
-/// The work-tree file `path`, read as every user file is read
-/// ([`crate::input::read_regular_within`]: no link followed, never blocking, bounded).
+/// The work-tree file `path` as it is now ([`LockedIndex::read_worktree_file`]: no link
+/// followed, never blocking, bounded).
 ///
 /// # Errors
 /// [`AttestError::UnreadableTasks`] when something is there that cannot be read as a regular file
 /// (a link, a FIFO, a directory, no permission, too large): its bytes are unknown, so it can
 /// neither be taken as the staged file nor be overwritten.
-fn worktree_bytes(repo: &Repo, path: &str) -> Result<WorkTreeFile, AttestError> {
-    let Some(workdir) = repo.workdir() else {
-        return Ok(WorkTreeFile::NoWorkTree);
-    };
+fn worktree_file(index: &LockedIndex<'_>, path: &str) -> Result<AsRead, AttestError> {
     let limit = u64::try_from(spec::TASK_LIST_LIMIT).unwrap_or(u64::MAX).saturating_add(1);
-    match crate::input::read_regular_within(workdir, std::path::Path::new(path), limit) {
-        Ok(bytes) => Ok(WorkTreeFile::Bytes(bytes)),
-        Err(InputError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            Ok(WorkTreeFile::Absent)
-        }
-        Err(e) => Err(AttestError::UnreadableTasks { path: path.to_owned(), reason: e.reason() }),
-    }
+    index
+        .read_worktree_file(path, limit)
+        .map_err(|e| AttestError::UnreadableTasks { path: path.to_owned(), reason: e.reason() })
 }

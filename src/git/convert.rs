@@ -2,11 +2,16 @@
 //! `.gitattributes` `text`, `eol`, `ident`, `working-tree-encoding` and `filter` attributes, and
 //! the clean and smudge drivers (`filter.<driver>.clean`, `.smudge`, `.process`) the repository's
 //! configuration defines, run as git runs them. All of it is gix's filter pipeline, primed with the
-//! attributes of the work tree and of the locked index.
+//! attributes of the work tree and of the locked index, except the Unicode working-tree encodings
+//! (UTF-16, UTF-32 and git's `UTF-16LE-BOM`), which gix's `encoding_rs` cannot write: those are
+//! converted by [`super::unicode`], at the place in the pipeline where git converts them, and an
+//! encoding neither can convert as git does is refused before anything is written.
 
+use std::borrow::Cow;
 use std::io::Read as _;
 use std::path::Path;
 
+use gix::attrs::StateRef;
 use gix::bstr::ByteSlice;
 use gix::filter::plumbing::driver::apply::Delay;
 use gix::filter::plumbing::pipeline::convert::to_worktree;
@@ -14,6 +19,13 @@ use gix::worktree::stack::state::attributes::Source;
 
 use super::error::{Conversion, GitError};
 use super::repo::{OBJECT_SIZE_LIMIT, Repo};
+use super::unicode::{self, Unicode};
+
+/// The attributes gix's pipeline reads, in its order, with `working-tree-encoding` replaced by a
+/// name no attribute can have: the pipeline then sees no encoding, for a path whose Unicode
+/// encoding is converted here ([`Unicode`]) before (to git) or after (to the work tree) it, at the
+/// place git converts it.
+const WITHOUT_ENCODING: [&str; 6] = ["crlf", "ident", "filter", "eol", "text", "speccoder:no-encoding"];
 
 /// `worktree`, the content of the work-tree file `path`, in git's form: what `git add` would stage,
 /// and what `git status` compares with the staged blob.
@@ -24,8 +36,32 @@ pub(super) fn to_git(
     worktree: &[u8],
 ) -> Result<Vec<u8>, GitError> {
     let failed = failure(path, Conversion::ToGit);
-    let mut pipeline = pipeline(repo, index).map_err(failed)?;
-    let converted = pipeline.convert_to_git(worktree, Path::new(path), index).map_err(failed)?;
+    let (mut pipeline, mut stack, unicode) = pipeline(repo, index, path, Conversion::ToGit)?;
+    // git decodes right after the clean filter, which is refused with a Unicode encoding.
+    let src =
+        match unicode {
+            Some(unicode) => Cow::Owned(unicode.decode(path, worktree).map_err(|reason| {
+                GitError::Convert { path: path.to_owned(), conversion: Conversion::ToGit, reason }
+            })?),
+            None => Cow::Borrowed(worktree),
+        };
+    let entry =
+        stack.at_entry(path, None, &repo.inner.objects).map_err(|e| failed(gix::Error::from_error(e)))?;
+    let converted = pipeline
+        .convert_to_git(
+            &*src,
+            Path::new(path),
+            &mut |_, attrs| attributes(&entry, attrs, unicode.is_some()),
+            &mut |buf| {
+                // The staged blob, for `core.autocrlf`'s look at the index (as gix's own pipeline).
+                let Some(staged) = index.entry_by_path(path.as_bytes().as_bstr()) else {
+                    return Ok(None);
+                };
+                let object = gix::objs::Find::try_find(&repo.inner.objects, &staged.id, buf)?;
+                Ok(object.filter(|o| o.kind == gix::object::Kind::Blob).map(|_| ()))
+            },
+        )
+        .map_err(failed)?;
     read_bounded(converted, path, Conversion::ToGit)
 }
 
@@ -38,21 +74,120 @@ pub(super) fn to_worktree(
     blob: &[u8],
 ) -> Result<Vec<u8>, GitError> {
     let failed = failure(path, Conversion::ToWorktree);
-    let mut pipeline = pipeline(repo, index).map_err(failed)?;
+    let (mut pipeline, mut stack, unicode) = pipeline(repo, index, path, Conversion::ToWorktree)?;
+    let entry =
+        stack.at_entry(path, None, &repo.inner.objects).map_err(|e| failed(gix::Error::from_error(e)))?;
     // A process filter may not put the file off: it is written now, under the index lock.
     let options = to_worktree::Options {
         can_delay: Delay::Forbid,
         unknown_encoding: to_worktree::UnknownEncoding::Fail,
     };
-    let converted = pipeline.convert_to_worktree(blob, path.as_bytes().as_bstr(), options).map_err(failed)?;
-    read_bounded(converted, path, Conversion::ToWorktree)
+    let converted = pipeline
+        .convert_to_worktree(
+            blob,
+            path.as_bytes().as_bstr(),
+            &mut |_, attrs| attributes(&entry, attrs, unicode.is_some()),
+            options,
+        )
+        .map_err(failed)?;
+    let converted = read_bounded(converted, path, Conversion::ToWorktree)?;
+    // git encodes right before the smudge filter, which is refused with a Unicode encoding.
+    match unicode {
+        Some(unicode) => unicode.encode(&converted).map_err(|reason| GitError::Convert {
+            path: path.to_owned(),
+            conversion: Conversion::ToWorktree,
+            reason,
+        }),
+        None => Ok(converted),
+    }
 }
 
-/// gix's pipeline for this repository, its attributes read from the work tree and, for a file the
-/// work tree lacks (a sparse checkout), from `index`.
-fn pipeline<'r>(repo: &'r Repo, index: &gix::index::State) -> Result<gix::filter::Pipeline<'r>, gix::Error> {
-    let attributes = repo.inner.attributes_only(index, Source::WorktreeThenIdMapping)?;
-    gix::filter::Pipeline::new(&repo.inner, attributes.detach())
+/// Fills `attrs` with the attributes of `entry` that gix's pipeline reads; without
+/// `working-tree-encoding` when `hide_encoding` ([`WITHOUT_ENCODING`]).
+fn attributes(
+    entry: &gix::worktree::stack::Platform<'_>,
+    attrs: &mut gix::attrs::search::Outcome,
+    hide_encoding: bool,
+) {
+    if hide_encoding {
+        attrs.initialize_with_selection(&gix::attrs::search::MetadataCollection::default(), WITHOUT_ENCODING);
+    }
+    entry.matching_attributes(attrs);
+}
+
+/// gix's pipeline for this repository and its attribute stack, the attributes read from the work
+/// tree and, for a file the work tree lacks (a sparse checkout), from `index`; and the Unicode
+/// encoding of `path` that is converted here rather than by the pipeline.
+///
+/// # Errors
+/// [`GitError::UnsupportedEncoding`]: the `working-tree-encoding` of `path` is one that neither
+/// gix nor this module converts as git does.
+fn pipeline(
+    repo: &Repo,
+    index: &gix::index::State,
+    path: &str,
+    conversion: Conversion,
+) -> Result<(gix::filter::plumbing::Pipeline, gix::worktree::Stack, Option<Unicode>), GitError> {
+    let failed = failure(path, conversion);
+    let attributes = repo.inner.attributes_only(index, Source::WorktreeThenIdMapping).map_err(failed)?;
+    let (pipeline, mut stack) =
+        gix::filter::Pipeline::new(&repo.inner, attributes.detach()).map_err(failed)?.into_parts();
+    let mut found = stack.selected_attribute_matches(["working-tree-encoding", "filter"]);
+    stack
+        .at_entry(path, None, &repo.inner.objects)
+        .map_err(|e| failed(gix::Error::from_error(e)))?
+        .matching_attributes(&mut found);
+    let states: Vec<StateRef<'_>> = found.iter_selected().map(|m| m.assignment.state).collect();
+    let unicode = match states.first() {
+        Some(StateRef::Value(name)) => {
+            let drivers = gix::filter::Pipeline::options(&repo.inner).map_err(failed)?.drivers;
+            let driver = match states.get(1) {
+                Some(StateRef::Value(filter)) => {
+                    drivers.iter().find(|d| d.name == filter.as_bstr()).map(|d| d.name.to_string())
+                }
+                _ => None,
+            };
+            unicode_encoding(path, &name.as_bstr().to_str_lossy(), driver)?
+        }
+        _ => None,
+    };
+    Ok((pipeline, stack, unicode))
+}
+
+/// The Unicode encoding converted here for the `working-tree-encoding` `name` of `path`, `None`
+/// for one gix converts as git does, or the refusal of one that cannot be converted as git does:
+/// `encoding_rs` would write UTF-8 for it (UTF-16 under another name), or knows it not, or git
+/// cannot read it back (`UTF-16BE-BOM`: `git add` fails "failed to encode ... from UTF-16BE-BOM to
+/// UTF-8"), or a filter driver of the file would have to run between the encoding and the rest.
+fn unicode_encoding(path: &str, name: &str, driver: Option<String>) -> Result<Option<Unicode>, GitError> {
+    let refuse = |why: String| GitError::UnsupportedEncoding {
+        path: path.to_owned(),
+        encoding: name.to_owned(),
+        why,
+        known: unicode::KNOWN_NAMES,
+    };
+    if let Some(unicode) = Unicode::named(name) {
+        return match driver {
+            Some(driver) => Err(refuse(format!(
+                "its filter driver `{driver}` too: git converts {unicode} between the driver and the line endings, which speccoder cannot do"
+            ))),
+            None => Ok(Some(unicode)),
+        };
+    }
+    if name.eq_ignore_ascii_case("UTF-16BE-BOM") {
+        return Err(refuse(
+            "git writes that encoding but cannot read it back (`git add` fails \"failed to encode ... from UTF-16BE-BOM to UTF-8\")"
+                .to_owned(),
+        ));
+    }
+    match gix::filter::plumbing::encoding::Encoding::for_label(name.as_bytes()) {
+        Some(encoding) if encoding.output_encoding() == encoding => Ok(None),
+        Some(encoding) => Err(refuse(format!(
+            "speccoder can read that name only as {}, and cannot write it as git does",
+            encoding.name()
+        ))),
+        None => Err(refuse("speccoder does not know that encoding".to_owned())),
+    }
 }
 
 /// Reads what a conversion gives, at most [`OBJECT_SIZE_LIMIT`] bytes (a filter driver's output is

@@ -283,6 +283,21 @@ pub enum GitError {
         reason: String,
     },
 
+    /// A file's `working-tree-encoding` cannot be converted as git converts it.
+    #[error(
+        "`{path}` has the attribute `working-tree-encoding={encoding}` (`git check-attr working-tree-encoding -- {path}` names the .gitattributes line), and {why}; nothing was written: use one of {known}, or an encoding of the WHATWG Encoding Standard (for example ISO-8859-2, windows-1252, Shift_JIS, GBK), for it"
+    )]
+    UnsupportedEncoding {
+        /// The repository-relative path.
+        path: String,
+        /// The attribute's value.
+        encoding: String,
+        /// Why it cannot be converted.
+        why: String,
+        /// The Unicode encodings that can be.
+        known: &'static str,
+    },
+
     /// No author or committer identity is configured.
     #[error(
         "no {role} identity configured: set it with `git config user.name \"Your Name\"` and `git config user.email you@example.com` (or GIT_{env}_NAME / GIT_{env}_EMAIL)"

@@ -15,7 +15,7 @@ use super::convert;
 use super::error::{GitError, GixResultExt};
 use super::path;
 use super::repo::Repo;
-use super::worktree;
+use super::worktree::{self, AsRead, Written};
 
 /// How long to wait for another process's lock before giving up: the index's `index.lock`, and a
 /// reference's lock file that nobody changes meanwhile ([`super::refs`]).
@@ -27,6 +27,8 @@ pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(5);
 /// speccoder command can change the index, so a tree built from it is built from the truth.
 pub struct LockedIndex<'r> {
     repo: &'r Repo,
+    /// The work tree (a bare repository has no index to lock).
+    workdir: PathBuf,
     lock: gix::lock::File,
     index: gix::index::File,
 }
@@ -39,6 +41,20 @@ pub struct FileToStage {
     blob: Vec<u8>,
     /// What the work tree gets: the blob as `git checkout` converts it.
     worktree: Vec<u8>,
+    /// The work-tree file as the writer read it: it is replaced only while it is still so.
+    as_read: AsRead,
+}
+
+/// How [`LockedIndex::stage_and_commit`] left the work tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum Staged {
+    /// The work-tree file holds the staged blob, and `git status` shows it unchanged.
+    Written,
+    /// The work-tree file was changed after the writer read it (an edit saved meanwhile), so it
+    /// was left as it is: the index holds the blob, and `git status` shows the edit (against the
+    /// blob) as an unstaged change.
+    EditKept,
 }
 
 impl FileToStage {
@@ -64,7 +80,7 @@ impl Repo {
     /// [`GitError::IndexLocked`] when the lock stays taken, [`GitError::NoWorkTree`] in a bare
     /// repository, or an index that cannot be read.
     pub fn lock_index(&self) -> Result<LockedIndex<'_>, GitError> {
-        self.require_workdir()?;
+        let workdir = self.require_workdir()?.to_owned();
         let index_path = self.index_path();
         let lock = gix::lock::File::acquire_to_update_resource(
             &index_path,
@@ -84,7 +100,7 @@ impl Repo {
         } else {
             gix::index::File::from_state(gix::index::State::new(self.object_hash()), index_path)
         };
-        Ok(LockedIndex { repo: self, lock, index })
+        Ok(LockedIndex { repo: self, workdir, lock, index })
     }
 
     /// Write a tree holding exactly `files` as regular (non-executable) files, whatever the index
@@ -182,6 +198,38 @@ impl LockedIndex<'_> {
         self.repo.write_tree_of(self.repo.empty_tree_id(), &items)
     }
 
+    /// The work-tree file `path` as it is now ([`AsRead`]), read as every user file is read (no
+    /// link followed, never blocking, at most `max` bytes); hand it to
+    /// [`LockedIndex::file_to_stage`] so that only this file is ever replaced.
+    ///
+    /// # Errors
+    /// Something is there that cannot be read as a regular file (a link, a FIFO, a directory, no
+    /// permission, more than `max` bytes).
+    pub fn read_worktree_file(&self, path: &str, max: u64) -> Result<AsRead, crate::input::InputError> {
+        worktree::read_file(&self.workdir, path, max)
+    }
+
+    /// Whether `git status` sees the mode of the work-tree file `as_read` (at `path`) differ from
+    /// the index entry's: with `core.fileMode` true (git's default where the file system keeps the
+    /// executable bit), an executable bit set or cleared against the entry's mode is an unstaged
+    /// change (git's "mode change"), even when the content is unchanged.
+    #[must_use]
+    pub fn mode_changed(&self, path: &str, as_read: &AsRead) -> bool {
+        let Some(on_disk) = as_read.executable() else {
+            return false;
+        };
+        let Some(entry) = self.index.entry_by_path_and_stage(path.as_bytes().as_bstr(), Stage::Unconflicted)
+        else {
+            return false;
+        };
+        self.trusts_file_mode() && on_disk != (entry.mode == Mode::FILE_EXECUTABLE)
+    }
+
+    /// `core.fileMode` (default true): whether git reads the work tree's executable bits.
+    fn trusts_file_mode(&self) -> bool {
+        self.repo.config_bool("core.fileMode").unwrap_or(true)
+    }
+
     /// `worktree`, the content of the work-tree file `path`, in git's form: converted as
     /// `git add` converts it (`core.autocrlf`, the `.gitattributes` `eol`, `ident` and `filter`
     /// attributes, the repository's clean drivers), so that it equals the staged blob exactly when
@@ -196,25 +244,30 @@ impl LockedIndex<'_> {
     /// The file `path` holding the blob `blob` (git's form), ready for
     /// [`LockedIndex::stage_and_commit`]: the bytes the work tree gets are converted now, as
     /// `git checkout` converts them, so that a conversion that fails stops a writer before it
-    /// publishes anything.
+    /// publishes anything. `as_read` is the work-tree file as the writer read it
+    /// ([`Repo::read_worktree_file`]): only that file is replaced.
     ///
     /// # Errors
     /// An unusable path, or [`GitError::Convert`]: a conversion gix refuses, or a smudge driver
     /// that fails.
-    pub fn file_to_stage(&self, path: &str, blob: Vec<u8>) -> Result<FileToStage, GitError> {
+    pub fn file_to_stage(&self, path: &str, blob: Vec<u8>, as_read: AsRead) -> Result<FileToStage, GitError> {
         let path = path::file_path(path)?;
         let worktree = convert::to_worktree(self.repo, &self.index, &path, &blob)?;
-        Ok(FileToStage { path, blob, worktree })
+        Ok(FileToStage { path, blob, worktree, as_read })
     }
 
     /// Write `file` into the work tree (in the work tree's form) and stage it: the index entry gets
     /// its blob (git's form) and the written file's stat, so `git status` shows the file as
     /// unchanged against a commit whose tree has this blob. The file keeps its index mode. The new
     /// index then replaces the old one and the lock is released.
-    pub fn stage_and_commit(mut self, file: &FileToStage) -> Result<(), GitError> {
-        let FileToStage { path, blob, worktree } = file;
+    ///
+    /// When the work-tree file is no longer as the writer read it, it is not touched
+    /// ([`Staged::EditKept`]): the index entry still gets the blob, with no stat (as
+    /// `git read-tree` leaves one), so git compares the file's content and shows the edit.
+    pub fn stage_and_commit(mut self, file: &FileToStage) -> Result<Staged, GitError> {
+        let FileToStage { path, blob, worktree, as_read } = file;
         let path = path.clone();
-        let workdir = self.repo.require_workdir()?.to_owned();
+        let trusts_file_mode = self.trusts_file_mode();
         let index = &mut self.index;
         refuse_unmerged(index)?;
         let rela: &BStr = path.as_bytes().as_bstr();
@@ -236,9 +289,18 @@ impl LockedIndex<'_> {
                 false
             }
         };
-        let written = worktree::write_file(&workdir, &path, worktree, executable)?;
+        // Where git ignores the executable bits (`core.fileMode` false), the file keeps its own,
+        // as `git status` does not see them: writing the index's would change the file unseen.
+        let executable = match as_read.executable() {
+            Some(on_disk) if !trusts_file_mode => on_disk,
+            _ => executable,
+        };
+        let (staged, stat) = match worktree::write_file(&self.workdir, &path, worktree, executable, as_read)?
+        {
+            Written::Replaced(written) => (Staged::Written, stat_of(&written)?),
+            Written::ChangedSinceRead => (Staged::EditKept, Stat::default()),
+        };
         let id = self.repo.write_blob(blob)?;
-        let stat = stat_of(&written)?;
         match existing {
             Some(at) => {
                 let entry = &mut index.entries_mut()[at];
@@ -253,7 +315,7 @@ impl LockedIndex<'_> {
         }
         // The cached trees no longer describe the entries; git rebuilds them when needed.
         index.remove_tree();
-        self.commit()
+        self.commit().map(|()| staged)
     }
 
     /// Writes the index as it is now in place of the old one, releasing the lock.

@@ -27,6 +27,7 @@ mod repo;
 mod shallow;
 pub mod trailers;
 mod tree;
+mod unicode;
 mod worktree;
 
 #[cfg(test)]
@@ -36,7 +37,7 @@ pub use commit::{Commit, Signature};
 pub use config::{SparseCheckout, strip_credentials};
 pub use error::{Conversion, GitError};
 pub use gix::ObjectId;
-pub use index::{FileToStage, LockedIndex};
+pub use index::{FileToStage, LockedIndex, Staged};
 pub use new_commit::NewCommit;
 pub use notes::{NOTES_REF, NoteOutcome, UpdateNoteError};
 pub use notes_merge::{MergeNotesError, NotesMerged};
@@ -45,3 +46,4 @@ pub use refs::{CAS_TRIES, CasUpdate};
 pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef};
 pub use repo::{Head, InProgress, OBJECT_SIZE_LIMIT, Repo, RepoHandle};
 pub use tree::{ChangedEntry, GitTree};
+pub use worktree::AsRead;

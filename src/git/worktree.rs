@@ -1,19 +1,144 @@
-//! Writing one file into the work tree: never through a symbolic link, replaced atomically.
+//! One file of the work tree: read as a writer saw it, and written (never through a symbolic link,
+//! replaced atomically) only while it is still as it was read.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::error::{GitError, io_error};
+use crate::input::InputError;
+
+/// A work-tree file as a writer read it: nothing there, or its bytes and what `stat` said of it
+/// just before they were read.
+///
+/// A writer reads the file, then works for a while (a signer may wait seconds for a hardware
+/// key's touch or a passphrase), then replaces the file: [`write_file`] replaces it only while it
+/// is still exactly this, content and `stat` alike, so an edit saved meanwhile is never lost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AsRead(Option<(FileStat, Vec<u8>)>);
+
+impl AsRead {
+    /// The bytes read, or `None` when nothing was there.
+    #[must_use]
+    pub fn bytes(&self) -> Option<&[u8]> {
+        self.0.as_ref().map(|(_, bytes)| bytes.as_slice())
+    }
+
+    /// Whether the file read had git's executable bit (the owner's `x`); `None` when nothing
+    /// was there, or on a system without one.
+    #[must_use]
+    pub fn executable(&self) -> Option<bool> {
+        let (stat, _) = self.0.as_ref()?;
+        stat.executable()
+    }
+
+    /// Nothing there: for tests that stage a file whose place cannot be read.
+    #[cfg(test)]
+    pub(crate) fn absent() -> AsRead {
+        AsRead(None)
+    }
+}
+
+/// What `stat` (without following a link) says of a file, as far as it shows a change: an editor
+/// that saves by renaming a new file into place changes the inode, one that writes in place
+/// changes the times, and `chmod` changes the mode and the change time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileStat {
+    #[cfg(unix)]
+    unix: [i64; 8],
+    #[cfg(not(unix))]
+    other: (u64, Option<std::time::SystemTime>, bool),
+}
+
+impl FileStat {
+    #[cfg(unix)]
+    fn of(meta: &std::fs::Metadata) -> FileStat {
+        use std::os::unix::fs::MetadataExt as _;
+        // Device and inode numbers, mode and size are compared for equality only, so their bits
+        // are kept whatever their sign as `i64`.
+        #[allow(clippy::cast_possible_wrap)]
+        let unix = [
+            meta.dev() as i64,
+            meta.ino() as i64,
+            i64::from(meta.mode()),
+            meta.size() as i64,
+            meta.mtime(),
+            meta.mtime_nsec(),
+            meta.ctime(),
+            meta.ctime_nsec(),
+        ];
+        FileStat { unix }
+    }
+
+    #[cfg(not(unix))]
+    fn of(meta: &std::fs::Metadata) -> FileStat {
+        FileStat { other: (meta.len(), meta.modified().ok(), meta.permissions().readonly()) }
+    }
+
+    /// The owner's `x` bit, the one git reads as a file's executable mode.
+    #[cfg(unix)]
+    fn executable(&self) -> Option<bool> {
+        Some(self.unix[2] & 0o100 != 0)
+    }
+
+    #[cfg(not(unix))]
+    fn executable(&self) -> Option<bool> {
+        None
+    }
+}
+
+/// The work-tree file `rela` (repository-relative) below `workdir` as it is now, read as every
+/// user file is read ([`crate::input::read_regular_within`]: no link followed, never blocking, at
+/// most `max` bytes), with what `stat` says of it. The `stat` is taken before the bytes are read,
+/// so a change made while they are read shows in the next look.
+///
+/// # Errors
+/// Something is there that cannot be read as a regular file (a link, a FIFO, a directory, no
+/// permission, more than `max` bytes).
+pub(crate) fn read_file(workdir: &Path, rela: &str, max: u64) -> Result<AsRead, InputError> {
+    let path = workdir.join(rela);
+    let not_found = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
+    let stat = match std::fs::symlink_metadata(&path) {
+        Ok(meta) => FileStat::of(&meta),
+        Err(e) if not_found(&e) => return Ok(AsRead(None)),
+        Err(source) => return Err(InputError::Io { path, source }),
+    };
+    match crate::input::read_regular_within(workdir, Path::new(rela), max) {
+        Ok(bytes) => Ok(AsRead(Some((stat, bytes)))),
+        Err(InputError::Io { source, .. }) if not_found(&source) => Ok(AsRead(None)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether the file `rela` below `workdir` is still exactly `as_read`: the same `stat` and the
+/// same bytes (anything that cannot be read as before counts as a change).
+fn still_as_read(workdir: &Path, rela: &str, as_read: &AsRead) -> bool {
+    // A file longer than the one read is a change: reading one byte more is enough to see it.
+    let max = as_read.bytes().map_or(0, |b| u64::try_from(b.len()).unwrap_or(u64::MAX));
+    read_file(workdir, rela, max).is_ok_and(|now| now == *as_read)
+}
+
+/// What [`write_file`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Written {
+    /// The file now holds the new bytes; its path.
+    Replaced(PathBuf),
+    /// The file was no longer as it was read (someone saved an edit meanwhile): it was left as
+    /// it is, and nothing was written.
+    ChangedSinceRead,
+}
 
 /// Write `bytes` to the repository-relative `rela` (already validated) below `workdir`, creating
-/// missing directories, and return the file's path. The file is replaced by renaming a complete
-/// new file over it, so readers see either the old or the new content.
+/// missing directories, when the file there is still `as_read` (else nothing is written:
+/// [`Written::ChangedSinceRead`]). The file is replaced by renaming a complete new file over it,
+/// so readers see either the old or the new content; the check is made when the new file is
+/// complete, right before the rename.
 pub(crate) fn write_file(
     workdir: &Path,
     rela: &str,
     bytes: &[u8],
     executable: bool,
-) -> Result<PathBuf, GitError> {
+    as_read: &AsRead,
+) -> Result<Written, GitError> {
     let unsafe_path = |reason| GitError::UnsafeWorktreePath { path: rela.to_owned(), reason };
     let parts: Vec<&str> = rela.split('/').collect();
     let Some((name, dirs)) = parts.split_last() else {
@@ -53,13 +178,18 @@ pub(crate) fn write_file(
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
         Err(err) => return Err(io_error("remove the stale", &temp)(err)),
     }
-    let written = write_new(&temp, bytes, old_permissions, executable)
-        .map_err(io_error("write", &temp))
-        .and_then(|()| std::fs::rename(&temp, &target).map_err(io_error("replace", &target)));
-    if written.is_err() {
+    let written = write_new(&temp, bytes, old_permissions, executable).map_err(io_error("write", &temp));
+    let written = match written {
+        Ok(()) if !still_as_read(workdir, rela, as_read) => Ok(Written::ChangedSinceRead),
+        Ok(()) => std::fs::rename(&temp, &target)
+            .map(|()| Written::Replaced(target.clone()))
+            .map_err(io_error("replace", &target)),
+        Err(e) => Err(e),
+    };
+    if !matches!(written, Ok(Written::Replaced(_))) {
         let _ = std::fs::remove_file(&temp);
     }
-    written.map(|()| target)
+    written
 }
 
 /// Creates `path` (never through a link, never over an existing file) holding `bytes`, with the

@@ -145,3 +145,103 @@ fn under_autocrlf_an_interrupted_tick_is_completed_in_crlf() {
     assert_eq!(p.rev("HEAD"), commit, "no second task commit");
     ticked_in_both_forms(&s, &["T005"]);
 }
+
+/// Commits `.gitattributes` giving the task list `working-tree-encoding=<encoding>` and checks the
+/// task list out again, so that the work tree holds it as git writes it in that encoding.
+fn encoded_checkout(s: &Setup, encoding: &str) {
+    encoded_checkout_with(s, encoding, "");
+}
+
+/// [`encoded_checkout`] with `more` attributes on the same line.
+fn encoded_checkout_with(s: &Setup, encoding: &str, more: &str) {
+    let p = &s.project;
+    p.write(".gitattributes", format!("tasks.md text working-tree-encoding={encoding}{more}\n"));
+    p.git(&["add", ".gitattributes"]);
+    p.git(&["commit", "-q", "-m", &format!("{encoding} task lists")]);
+    check_out_again(s);
+}
+
+/// `working-tree-encoding` in each Unicode encoding git converts (`UTF-16` and `UTF-32` with a byte
+/// order mark, then little-endian, as git writes them; `UTF-16LE-BOM`, git's own name; the ones of
+/// a fixed byte order, without a mark): the tick is committed in UTF-8, the work tree is left
+/// byte for byte as `git checkout` writes the ticked file, git sees no change, and the next
+/// writer reads the file as unchanged.
+#[test]
+fn a_unicode_working_tree_encoding_is_written_back_as_git_checkout_writes_it() {
+    for encoding in ["UTF-16", "UTF-16LE", "UTF-16BE", "UTF-16LE-BOM", "UTF-32", "UTF-32LE", "utf-32be"] {
+        let s = Setup::speckit(Evidence::Verified);
+        let p = &s.project;
+        encoded_checkout(&s, encoding);
+        assert_eq!(p.git(&["status", "--porcelain"]), "", "{encoding}: git sees a clean work tree");
+        let before = p.read(&tasks_path());
+        assert!(before.contains(&0), "{encoding}: the work tree holds the task list encoded");
+
+        s.attest_signed(&[]);
+        let blob = p.git(&["show", &format!("HEAD:{}", tasks_path())]);
+        assert!(blob.contains("- [X] T005"), "{encoding}: the tick is committed in UTF-8");
+        assert_eq!(p.git(&["status", "--porcelain"]), "", "{encoding}");
+        assert_eq!(p.git(&["diff", "HEAD"]), "", "{encoding}");
+        let written = p.read(&tasks_path());
+        check_out_again(&s);
+        assert_eq!(written, p.read(&tasks_path()), "{encoding}: the bytes git checkout writes");
+
+        let key = s.key.private.to_str().unwrap();
+        let t006 = speckit_task("T006");
+        p.speccoder(&["accept", &t006, "--reason", "shown by hand", "--key", key]).success();
+        assert_eq!(p.git(&["status", "--porcelain"]), "", "{encoding}");
+    }
+}
+
+/// Line endings and a Unicode encoding together: git converts the line endings first, then the
+/// encoding (CRLF as UTF-16 code units), and reads them back in the opposite order.
+#[test]
+fn a_crlf_checkout_in_utf_16_is_ticked_in_git_s_form_and_left_as_git_writes_it() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    encoded_checkout_with(&s, "UTF-16LE", " eol=crlf");
+    assert!(p.read(&tasks_path()).windows(4).any(|w| w == b"\r\0\n\0"), "CRLF in UTF-16LE");
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+
+    s.attest_signed(&[]);
+    let blob = p.git_bytes(&["show", &format!("HEAD:{}", tasks_path())]);
+    assert!(!blob.contains(&b'\r') && !blob.contains(&0), "the blob is UTF-8 with LF");
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+    assert_eq!(p.git(&["diff", "HEAD"]), "");
+    let written = p.read(&tasks_path());
+    check_out_again(&s);
+    assert_eq!(written, p.read(&tasks_path()), "the bytes git checkout writes");
+}
+
+/// Encodings that cannot be written back as git writes them are refused before anything is
+/// written, naming the encoding and the attribute: `UTF-16BE-BOM` (git writes it, but `git add`
+/// cannot read it back), `UCS-2` (known to speccoder only as UTF-16LE, which gix would write as
+/// UTF-8), an encoding nobody knows, and a Unicode encoding together with a filter driver (git
+/// converts between the driver and the line endings).
+#[test]
+fn an_encoding_that_cannot_be_written_back_as_git_does_is_refused_naming_it_and_the_attribute() {
+    for (encoding, why) in [
+        ("UTF-16BE-BOM", "git writes that encoding but cannot read it back"),
+        ("UCS-2", "speccoder can read that name only as UTF-16LE"),
+        ("X-NO-SUCH-ENCODING", "speccoder does not know that encoding"),
+    ] {
+        let s = Setup::speckit(Evidence::Verified);
+        encoded_checkout(&s, encoding);
+        let out = refused(
+            &s,
+            &s.evidence,
+            13,
+            &[&format!("`working-tree-encoding={encoding}`"), why, "nothing was written"],
+        );
+        assert!(out.stderr.contains("UTF-16LE-BOM, UTF-32"), "the encodings that work are named\n{out}");
+    }
+
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.git(&["config", "filter.same.clean", "cat"]);
+    p.git(&["config", "filter.same.smudge", "cat"]);
+    p.write(".gitattributes", "tasks.md text working-tree-encoding=UTF-16 filter=same\n");
+    p.git(&["add", ".gitattributes"]);
+    p.git(&["commit", "-q", "-m", "UTF-16 and a filter"]);
+    check_out_again(&s);
+    refused(&s, &s.evidence, 13, &["`working-tree-encoding=UTF-16`", "its filter driver `same` too"]);
+}

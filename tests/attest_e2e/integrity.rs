@@ -392,6 +392,84 @@ fn an_interrupted_tick_is_not_completed_over_a_task_list_it_cannot_read() {
     assert!(!p.root.join(".git/index.lock").exists(), "the index lock was released");
 }
 
+/// The first `name` on `PATH`, as the shell finds it.
+fn on_path(name: &str) -> std::path::PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| panic!("{name} is on PATH"))
+}
+
+/// A signer that takes a moment (a hardware key waiting for a touch, a passphrase prompt) while
+/// the user's editor saves the task list: an RSA key signs through `ssh-keygen -Y sign`, and the
+/// `ssh-keygen` first on `PATH` saves an edit of `tasks.md` before it signs. The tick and its
+/// note are published and staged, but the edit is never overwritten: the work tree keeps it, and
+/// attest says so (exit 14) and how to bring the edit and the tick together.
+#[cfg(unix)]
+#[test]
+fn an_edit_saved_while_the_signer_runs_is_kept_and_the_user_is_told_how_to_add_the_tick() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
+    let rsa = common::ssh_key(&p.scratch, "rsa", "rsa");
+    let before = String::from_utf8(p.read(&tasks)).unwrap();
+    let note_line = "- [ ] T099 my note, saved by my editor meanwhile\n";
+    let bin = p.scratch_dir("bin");
+    let wrapper = bin.join("ssh-keygen");
+    let script = format!(
+        "#!/bin/sh\ncase \" $* \" in *\" -Y sign \"*) grep -q T099 '{file}' || printf '%s\\n' '{note_line}' >> '{file}';; esac\nexec '{real}' \"$@\"\n",
+        file = p.root.join(&tasks).display(),
+        note_line = note_line.trim_end(),
+        real = on_path("ssh-keygen").display(),
+    );
+    std::fs::write(&wrapper, script).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let parent = p.rev("HEAD");
+
+    let args =
+        ["attest", T005, "--evidence", s.evidence.to_str().unwrap(), "--key", rsa.private.to_str().unwrap()];
+    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+    let path = std::env::join_paths(
+        std::iter::once(bin.clone())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    cmd.env("PATH", path);
+    let out = common::run(cmd).failure(14);
+
+    for says in [
+        "001-bookmark-tags/T005 is ticked by the task commit",
+        "the index holds the ticked",
+        "was changed in the work tree while speccoder ran",
+        "so it was not overwritten: the work tree keeps your edit, without the tick",
+        &format!("`git diff {tasks}`"),
+        "tick the task's box again in your file",
+    ] {
+        assert!(out.stderr.contains(says), "stderr should say {says:?}\n{out}");
+    }
+    // The edit is kept, exactly as saved.
+    assert_eq!(String::from_utf8(p.read(&tasks)).unwrap(), format!("{before}{note_line}"), "{out}");
+    // The tick and its note are published and staged.
+    assert_eq!(p.rev("HEAD~"), parent, "one task commit");
+    assert!(p.git(&["show", &format!("HEAD:{tasks}")]).contains("- [X] T005"));
+    assert!(!p.note_lines("HEAD").is_empty(), "the tick has its note");
+    assert_eq!(p.git(&["diff", "--cached"]), "", "the index holds the tick");
+    assert_eq!(p.git(&["status", "--porcelain"]), format!(" M {tasks}\n"), "git sees the edit");
+    assert!(!p.root.join(".git/index.lock").exists(), "the index lock was released");
+
+    // As the message says: the box ticked again, and the edit is all that is left to stage.
+    let text = String::from_utf8(p.read(&tasks)).unwrap();
+    p.write(&tasks, text.replacen("- [ ] T005", "- [X] T005", 1));
+    let diff = p.git(&["diff", "HEAD", "--", &tasks]);
+    let changed: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"))
+        .collect();
+    assert_eq!(changed, [format!("+{}", note_line.trim_end())], "{diff}");
+}
+
 #[test]
 fn an_index_held_by_another_command_is_waited_for_then_refused_naming_the_lock() {
     let s = Setup::speckit(Evidence::Verified);

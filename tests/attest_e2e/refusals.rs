@@ -210,6 +210,50 @@ fn unstaged_changes_to_the_tasks_file_are_refused() {
     refused(&s, T005, &s.evidence, 14, &["has unstaged changes", "git add"]);
 }
 
+/// `chmod +x tasks.md` is a change `git status` shows (` M`, "mode change" in `git diff`) where
+/// git reads the executable bit (`core.fileMode`, true by default): it is refused as unstaged,
+/// and the mode stays. Staged, it is kept: the tick keeps the executable mode. Where git ignores
+/// the bit (`core.fileMode` false), `git status` is clean, so the tick goes ahead and the file
+/// keeps its bit.
+#[cfg(unix)]
+#[test]
+fn an_executable_bit_git_sees_is_an_unstaged_change_and_is_never_reverted() {
+    use std::os::unix::fs::PermissionsExt;
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let mode =
+        |s: &Setup| std::fs::metadata(s.project.root.join(tasks)).unwrap().permissions().mode() & 0o777;
+    let chmod = |s: &Setup, to: u32| {
+        std::fs::set_permissions(s.project.root.join(tasks), std::fs::Permissions::from_mode(to)).unwrap();
+    };
+
+    let s = setup(Evidence::Verified);
+    chmod(&s, 0o755);
+    assert_eq!(
+        s.project.git(&["status", "--porcelain"]),
+        format!(" M {tasks}\n"),
+        "git sees the mode change"
+    );
+    refused(&s, T005, &s.evidence, 14, &[tasks, "has unstaged changes", &format!("git add {tasks}")]);
+    assert_eq!(mode(&s), 0o755, "the executable bit stays");
+    s.project.git(&["add", tasks]);
+    s.attest_signed(&[]);
+    assert_eq!(mode(&s), 0o755);
+    assert_eq!(s.project.git(&["status", "--porcelain"]), "");
+    assert!(
+        s.project.git(&["ls-tree", "HEAD", tasks]).starts_with("100755 "),
+        "the tick keeps the staged mode"
+    );
+
+    let s = setup(Evidence::Verified);
+    s.project.git(&["config", "core.fileMode", "false"]);
+    chmod(&s, 0o755);
+    assert_eq!(s.project.git(&["status", "--porcelain"]), "", "git ignores the bit");
+    s.attest_signed(&[]);
+    assert_eq!(mode(&s), 0o755, "the bit git does not see is kept");
+    assert_eq!(s.project.git(&["status", "--porcelain"]), "");
+    assert!(s.project.git(&["ls-tree", "HEAD", tasks]).starts_with("100644 "));
+}
+
 #[test]
 fn a_leaking_value_anywhere_else_in_the_evidence_stops_the_command_before_anything_is_written() {
     let s = setup(Evidence::Verified);

@@ -1,14 +1,27 @@
 //! The task commit's tree comes from the index; staging the ticked file leaves `git status` clean.
 
 use super::fixture::Fixture;
-use crate::git::{GitError, Head, ObjectId, Repo};
+use crate::git::{AsRead, GitError, Head, ObjectId, Repo, Staged};
 
-/// Stages `bytes` as `path` under a fresh index lock, as a writer does: the file prepared
+/// Stages `bytes` as `path` under a fresh index lock, as a writer does: the work-tree file read
+/// (as nothing there when it cannot be read: the write refuses such a place), the file prepared
 /// ([`crate::git::LockedIndex::file_to_stage`]), then written and staged.
 fn stage(repo: &Repo, path: &str, bytes: &[u8]) -> Result<(), GitError> {
     let index = repo.lock_index()?;
-    let file = index.file_to_stage(path, bytes.to_vec())?;
-    index.stage_and_commit(&file)
+    let as_read = index.read_worktree_file(path, 1 << 20).unwrap_or_else(|_| AsRead::absent());
+    let file = index.file_to_stage(path, bytes.to_vec(), as_read)?;
+    assert_eq!(index.stage_and_commit(&file)?, Staged::Written, "nothing changed the file meanwhile");
+    Ok(())
+}
+
+/// Reads `path`, prepares its tick, runs `meanwhile` (someone else's change to the work tree
+/// while a writer signs), then writes and stages: what a writer does around its signing.
+fn stage_around(repo: &Repo, path: &str, bytes: &[u8], meanwhile: impl FnOnce()) -> Staged {
+    let index = repo.lock_index().unwrap();
+    let as_read = index.read_worktree_file(path, 1 << 20).unwrap();
+    let file = index.file_to_stage(path, bytes.to_vec(), as_read).unwrap();
+    meanwhile();
+    index.stage_and_commit(&file).unwrap()
 }
 
 /// A repository with a regular, an executable, a symlinked and a submodule entry, plus a
@@ -211,6 +224,41 @@ fn the_new_content_a_stopped_writer_left_beside_the_file_is_replaced_and_never_l
     assert!(!leftover.exists(), "the leftover was used and renamed away");
     assert_eq!(std::fs::read(fx.path().join("specs/001-x/tasks.md")).unwrap(), b"- [X] T001 first\n");
     assert_eq!(fx.git(&["status", "--porcelain", "--untracked-files=all"]), "M  specs/001-x/tasks.md\n");
+}
+
+#[test]
+fn an_edit_saved_after_the_file_was_read_is_kept_and_the_index_still_gets_the_blob() {
+    let fx = Fixture::new();
+    fx.commit_file("tasks.md", "- [ ] T001\n", "base");
+    let staged = stage_around(&fx.repo(), "tasks.md", b"- [X] T001\n", || {
+        fx.write("tasks.md", "- [ ] T001\n- [ ] T002 my note\n");
+    });
+    assert_eq!(staged, Staged::EditKept);
+    assert_eq!(
+        std::fs::read_to_string(fx.path().join("tasks.md")).unwrap(),
+        "- [ ] T001\n- [ ] T002 my note\n"
+    );
+    assert_eq!(fx.git(&["show", ":tasks.md"]), "- [X] T001\n", "the index holds the blob");
+    // git compares the content (the entry has no stat) and shows the edit against the blob.
+    assert_eq!(fx.git(&["status", "--porcelain"]), "MM tasks.md\n");
+    let diff = fx.git(&["diff", "--", "tasks.md"]);
+    assert!(diff.contains("-- [X] T001\n+- [ ] T001\n+- [ ] T002 my note"), "{diff}");
+    assert!(!fx.path().join(".tasks.md.speccoder-new").exists(), "no new file is left beside it");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_whose_stat_changed_after_it_was_read_is_kept_even_with_the_same_content() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    fx.commit_file("tasks.md", "- [ ] T001\n", "base");
+    let path = fx.path().join("tasks.md");
+    let staged = stage_around(&fx.repo(), "tasks.md", b"- [X] T001\n", || {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    });
+    assert_eq!(staged, Staged::EditKept);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "- [ ] T001\n");
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o755, "the mode stays");
 }
 
 #[cfg(unix)]
