@@ -149,7 +149,7 @@ pub enum AttestError {
     },
     /// An interrupted tick cannot be completed because its task list was edited since.
     #[error(
-        "{target} was ticked by {commit}, but that run stopped before updating the work tree, and {path} was edited since; keep your edit and stage the tick by hand (`git checkout HEAD -- {path}` restores the ticked file)"
+        "{target} was ticked by {commit}, but that run stopped before updating the work tree, and {path} was edited since, so it is left as it is. To keep your edit with the tick, tick the task's box in your file and `git add {path}` (`git diff HEAD -- {path}` then shows only your edit); `git checkout HEAD -- {path}` would drop your edit for the ticked file instead"
     )]
     InterruptedTickEdited {
         /// `<unit>/<task>`.

@@ -160,7 +160,11 @@ impl<'r> Begun<'r> {
             .is_some_and(|(_, value)| value == target);
         let head_bytes = self.repo.tree(commit.tree).file(path)?.unwrap_or_default();
         let staged_bytes = self.repo.tree(self.staged).file(path)?.unwrap_or_default();
-        if !names_task || staged_bytes == head_bytes || self.repo.note(NOTES_REF, self.head)?.is_none() {
+        // A stopped writer leaves the index holding HEAD's task list with only this box unticked;
+        // any other staged task list (an edit staged with the tick, say) is the user's to keep.
+        let left_by_a_stopped_writer = spec::tick(&staged_bytes, at_head.line_index, at_head.format)
+            .is_ok_and(|ticked| ticked == head_bytes);
+        if !names_task || !left_by_a_stopped_writer || self.repo.note(NOTES_REF, self.head)?.is_none() {
             return Err(already());
         }
         // Only a work-tree file that is still the index's or already the tick's (in git's form, as

@@ -392,6 +392,42 @@ fn an_interrupted_tick_is_not_completed_over_a_task_list_it_cannot_read() {
     assert!(!p.root.join(".git/index.lock").exists(), "the index lock was released");
 }
 
+/// A task list edited after a tick was interrupted is neither overwritten nor taken as the tick:
+/// attest refuses, leaves the file as it is, and its advice (tick the box in the edited file,
+/// stage it) keeps the edit beside the tick. Once staged so, the edit is the user's: the next
+/// attest says the task is ticked already, and never puts HEAD's task list over the staged edit.
+#[test]
+fn a_task_list_edited_after_an_interrupted_tick_is_kept_and_the_advice_keeps_it_with_the_tick() {
+    let (s, tasks) = interrupted_tick();
+    let p = &s.project;
+    let commit = p.rev("HEAD");
+    let edited = format!("{}my own edit\n", String::from_utf8(p.read(&tasks)).unwrap());
+    p.write(&tasks, &edited);
+
+    let key = s.key.private.to_str().unwrap();
+    let out = p.attest(T005, &s.evidence, &["--key", key]);
+    let out = out.failure(14);
+    assert!(out.stderr.contains("was edited since, so it is left as it is"), "{out}");
+    assert!(out.stderr.contains(&format!("tick the task's box in your file and `git add {tasks}`")), "{out}");
+    assert_eq!(String::from_utf8(p.read(&tasks)).unwrap(), edited, "the edit is untouched");
+    assert_eq!(p.rev("HEAD"), commit, "no second task commit");
+    assert!(!p.root.join(".git/index.lock").exists(), "the index lock was released");
+
+    p.write(&tasks, edited.replacen("- [ ] T005", "- [X] T005", 1));
+    p.git(&["add", &tasks]);
+    let diff = p.git(&["diff", "HEAD", "--", &tasks]);
+    let changed: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"))
+        .collect();
+    assert_eq!(changed, ["+my own edit"], "only the edit differs from the tick\n{diff}");
+    let out = p.attest(T005, &s.evidence, &["--key", key]).failure(14);
+    assert!(out.stderr.contains("already ticked"), "{out}");
+    assert_eq!(p.git(&["diff", "--cached", "HEAD", "--", &tasks]), diff, "the staged edit is still staged");
+    assert_eq!(p.git(&["status", "--porcelain"]).trim(), format!("M  {tasks}"), "and the work tree holds it");
+    assert_eq!(p.rev("HEAD"), commit, "no second task commit");
+}
+
 /// The first `name` on `PATH`, as the shell finds it.
 fn on_path(name: &str) -> std::path::PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
