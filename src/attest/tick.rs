@@ -77,8 +77,9 @@ pub(crate) enum Opened<'r> {
 /// cannot take a note (checked now, before anything is written).
 pub(crate) fn begin(repo: &Repo) -> Result<Begun<'_>, AttestError> {
     let index = repo.lock_index()?;
-    let (branch, head) = branch_head(repo)?;
+    // Before the branch: a rebase or bisect detaches HEAD, and its own advice is the one that works.
     refuse_operation_in_progress(repo)?;
+    let (branch, head) = branch_head(repo)?;
     repo.check_notes_ref(NOTES_REF)?;
     let staged = index.tree_with(&[])?;
     Ok(Begun { repo, index, branch, head, staged })

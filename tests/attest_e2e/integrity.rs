@@ -241,6 +241,36 @@ fn an_interrupted_tick_is_never_taken_back_by_the_next_task_commit() {
     assert!(at_head.contains("- [X] T005") && at_head.contains("- [X] T006"), "{at_head}");
 }
 
+/// A rebase or a bisect detaches HEAD while it runs. The writer names the operation and how to
+/// finish it, never "check out a branch", which would leave the operation open on another branch.
+#[test]
+fn a_rebase_or_bisect_in_progress_is_named_rather_than_the_detached_head_it_leaves() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let main = p.git(&["symbolic-ref", "--short", "HEAD"]).trim().to_owned();
+    let commit_file = |name: &str, text: &str| {
+        p.write(name, text);
+        p.git(&["add", name]);
+        p.git(&["commit", "-q", "-m", name]);
+    };
+    p.git(&["checkout", "-q", "-b", "side"]);
+    commit_file("shared.txt", "the side's line\n");
+    p.git(&["checkout", "-q", &main]);
+    commit_file("shared.txt", "main's line\n");
+    let before = p.snapshot();
+
+    assert_ne!(p.git_run(&["rebase", "side"]).code(), Some(0), "the rebase stops on a conflict");
+    let out = refused(&s, &s.evidence, 14, &["a rebase is in progress", "git rebase --abort"]);
+    assert!(!out.stderr.contains("check out a branch"), "{out}");
+    p.git(&["rebase", "--abort"]);
+
+    p.git(&["bisect", "start", "HEAD", "HEAD~2"]);
+    let out = refused(&s, &s.evidence, 14, &["a bisect is in progress", "git bisect reset"]);
+    assert!(!out.stderr.contains("check out a branch"), "{out}");
+    p.git(&["bisect", "reset"]);
+    assert_eq!(p.snapshot(), before, "nothing was written");
+}
+
 /// A merge, cherry-pick or revert left open holds its half-done result in the index; a task
 /// commit would take it in with one parent and leave the operation open. The writer refuses,
 /// saying how to finish it, and changes nothing.
