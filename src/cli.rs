@@ -549,7 +549,7 @@ pub struct VerifyArgs {
     /// An allowed-signers file read from a revision, meant to be the base: REV:PATH. A revision
     /// inside the history checked (the range, or the branch since its base; with --all or no
     /// base, all of it) is refused; PATH must be a regular file of at most 16 MiB there.
-    #[arg(long, value_name = "REV:PATH")]
+    #[arg(long, value_name = "REV:PATH", value_parser = rev_path)]
     pub allowed_signers_rev: Option<String>,
     /// SSH public keys that are revoked, one per line.
     #[arg(long, value_name = "FILE")]
@@ -661,4 +661,12 @@ pub enum SignatureTimeArg {
     Commit,
     /// The time of verification.
     Now,
+}
+
+/// `--allowed-signers-rev`'s value, refused as a usage error unless it is `REV:PATH`.
+fn rev_path(value: &str) -> Result<String, String> {
+    match speccoder_attest::check::trust::split_rev_path(value) {
+        Some(_) => Ok(value.to_owned()),
+        None => Err(format!("takes {}", speccoder_attest::check::trust::REV_PATH_FORM)),
+    }
 }

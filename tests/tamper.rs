@@ -880,7 +880,8 @@ fn verifying_many_ticks_of_a_large_spec_holds_one_spec_at_a_time() {
 }
 
 #[test]
-fn trust_at_a_revision_is_held_to_the_allowed_signers_limits_and_a_link_or_directory_is_named() {
+fn trust_at_a_revision_is_held_to_the_allowed_signers_limits_a_link_or_directory_is_named_and_no_rev_path_is_usage()
+ {
     let c = setup();
     // A trust branch of its own, made with git's plumbing: the good file, one of 16 MiB + 1
     // byte, a link to the good file, and a directory holding it.
@@ -920,6 +921,11 @@ fn trust_at_a_revision_is_held_to_the_allowed_signers_limits_and_a_link_or_direc
     ] {
         let r = verify_rev(&format!("trust:{path}")).failure(13);
         assert!(r.stderr.contains(&format!("--allowed-signers-rev trust:{path}: {says}")), "{r}");
+    }
+    // Not REV:PATH at all is a usage error, with an example that names the base in full.
+    for malformed in ["trust", "trust:", ":allowed"] {
+        let r = verify_rev(malformed).failure(2);
+        assert!(r.stderr.contains("takes REV:PATH (e.g. refs/remotes/origin/main:"), "{r}");
     }
 }
 

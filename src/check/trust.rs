@@ -77,6 +77,17 @@ impl SignatureTrust {
     }
 }
 
+/// The form `--allowed-signers-rev` takes, with an example naming the base in full (a short
+/// `origin/main` is ambiguous where a tag of that name exists).
+pub const REV_PATH_FORM: &str = "REV:PATH (e.g. refs/remotes/origin/main:.github/allowed_signers)";
+
+/// `spec` as `--allowed-signers-rev` takes it: a revision and a path, both non-empty, split at the
+/// first `:`; `None` for anything else.
+#[must_use]
+pub fn split_rev_path(spec: &str) -> Option<(&str, &str)> {
+    spec.split_once(':').filter(|(rev, path)| !rev.is_empty() && !path.is_empty())
+}
+
 /// Why the trust cannot be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum TrustError {
@@ -101,7 +112,7 @@ pub enum TrustError {
         rev: String,
     },
     /// A malformed `REV:PATH`.
-    #[error("--allowed-signers-rev takes REV:PATH (e.g. origin/main:.github/allowed_signers), not `{0}`")]
+    #[error("--allowed-signers-rev takes {REV_PATH_FORM}, not `{0}`")]
     RevSpec(String),
     /// The file at `REV:PATH` is absent.
     #[error("--allowed-signers-rev {0}: no such file at that revision")]
@@ -180,10 +191,7 @@ impl SshTrust {
                 (allowed, path.clone(), path.display().to_string(), None)
             }
             AllowedSource::Rev(spec) => {
-                let (rev, file) = spec.split_once(':').ok_or_else(|| TrustError::RevSpec(spec.clone()))?;
-                if rev.is_empty() || file.is_empty() {
-                    return Err(TrustError::RevSpec(spec.clone()));
-                }
+                let (rev, file) = split_rev_path(spec).ok_or_else(|| TrustError::RevSpec(spec.clone()))?;
                 let commit = repo.rev_parse(rev)?;
                 if in_range(commit) {
                     return Err(TrustError::RevInRange { spec: spec.clone(), rev: commit.to_string() });
