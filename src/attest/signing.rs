@@ -412,7 +412,7 @@ pub fn refuse_service_urls_in_policy(policy: Option<&toml::Table>) -> Result<(),
     for names in Endpoint::ALL.map(Endpoint::names) {
         if section.and_then(|s| s.get(names.old_toml_key)).is_some() {
             return Err(AttestError::BadSigner(format!(
-                "speccoder.toml names `[attest.sigstore] {key}`; a checked-in file must not choose where the identity token is sent, so it is not used: remove it and set the URL yourself with {flag}, {env}, or `git config --global {git} URL`",
+                "speccoder.toml names `[attest.sigstore] {key}`; a checked-in file must not choose the Sigstore services that receive the identity token and the signature, so it is not used: remove it and set the URL yourself with {flag}, {env}, or `git config --global {git} URL`",
                 key = names.old_toml_key,
                 flag = names.flag,
                 env = names.env_var,
