@@ -561,8 +561,9 @@ pub struct VerifyArgs {
     pub openpgp_certs: Option<PathBuf>,
     /// The Sigstore trusted root (trusted_root.json); default: the public-good root from Sigstore's
     /// TUF repository, cached a day in $XDG_CACHE_HOME/speccoder/sigstore/ and fetched only when a
-    /// keyless line is checked (offline, an older cached copy is used with a warning).
-    #[arg(long, value_name = "FILE")]
+    /// keyless line is checked (offline, an older cached copy is used with a warning). Read only
+    /// with the identity it is to check (--certificate-identity and --certificate-oidc-issuer).
+    #[arg(long, value_name = "FILE", requires = "certificate_identity")]
     pub sigstore_trusted_root: Option<PathBuf>,
     /// The identity a keyless signing certificate must carry (its SAN, e.g. an email or a CI
     /// workflow URI).

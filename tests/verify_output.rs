@@ -159,6 +159,33 @@ fn a_branch_without_commits_still_reads_the_trust_it_is_given() {
     assert_eq!(report["trust"], good.to_str().unwrap(), "{report:#}");
 }
 
+/// A Sigstore trusted root is trust only with the identity it is to check: given alone (a CI job
+/// whose identity flags went missing, or whose path has a typo) it is a usage error, never a
+/// green run that read nothing; given with them, a missing file is a trust file that cannot be
+/// used.
+#[test]
+fn a_sigstore_trusted_root_alone_is_a_usage_error_and_with_its_identity_it_is_read_at_once() {
+    let p = Project::speckit();
+    let missing = p.scratch.join("missing_root.json");
+    let root = [
+        "attest",
+        "verify",
+        "--branch",
+        "--all",
+        "--json",
+        "--sigstore-trusted-root",
+        missing.to_str().unwrap(),
+    ];
+    let out = p.speccoder(&root).failure(2);
+    assert!(out.stderr.contains("--certificate-identity"), "{out}");
+    let identity =
+        ["--certificate-identity", "ada@example.com", "--certificate-oidc-issuer", "https://issuer.test"];
+    if cfg!(feature = "sigstore") {
+        let out = p.speccoder(&[&root[..], &identity[..]].concat()).failure(13);
+        assert!(out.stderr.contains("missing_root.json"), "{out}");
+    }
+}
+
 #[test]
 fn no_escape_sequence_from_a_commit_or_a_trust_file_reaches_the_terminal() {
     let p = Project::speckit();
