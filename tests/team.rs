@@ -895,6 +895,20 @@ fn a_depth_one_clone_is_told_to_fetch_the_whole_history_and_a_clone_without_note
     let out = shallow.verify(&[]).failure(14);
     assert!(out.stderr.contains("the base `refs/remotes/origin/main` is not in it"), "{out}");
     assert!(out.stderr.contains("fetch-depth: 0"), "{out}");
+    // A base that is not there even in the whole history is a wrong name, and the message says so
+    // before the fetch; after it (below), the name is unknown (exit 2).
+    let allowed = ada.allowed_file();
+    let typo = [
+        "attest",
+        "verify",
+        "--branch",
+        "--base",
+        "refs/remotes/origin/mian",
+        "--allowed-signers",
+        allowed.to_str().unwrap(),
+    ];
+    let out = shallow.speccoder(&typo).failure(14);
+    assert!(out.stderr.contains("once the whole history is fetched, the name is wrong"), "{out}");
 
     // A complete clone that never fetched the notes: fetch them, or (if none) push them.
     let ci = team.clone("ci", &["-b", "feature-a"]);
@@ -907,6 +921,8 @@ fn a_depth_one_clone_is_told_to_fetch_the_whole_history_and_a_clone_without_note
     // Deepened, the shallow clone verifies.
     shallow.git(&["fetch", "-q", "--unshallow", "origin", "+refs/heads/*:refs/remotes/origin/*"]);
     shallow.assert_evidenced(2);
+    let out = shallow.speccoder(&typo).failure(2);
+    assert!(out.stderr.contains("unknown revision `refs/remotes/origin/mian`: check the name"), "{out}");
     team.fsck(&[&ada, &ci, &shallow]);
 }
 

@@ -368,7 +368,9 @@ fn shallow_or(repo: &Repo, head: ObjectId, rev: &str, e: GitError) -> VerifyErro
     match (&e, repo.shallow_boundary()) {
         (GitError::UnknownRevision { .. }, Ok(boundary)) if !boundary.is_empty() => VerifyError::Shallow {
             boundary: boundary.first().copied().unwrap_or(head).to_string(),
-            why: format!("the base `{rev}` is not in it"),
+            why: format!(
+                "the base `{rev}` is not in it (if it is still unknown once the whole history is fetched, the name is wrong)"
+            ),
         },
         _ => VerifyError::Git(e),
     }
