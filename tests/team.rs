@@ -768,7 +768,8 @@ fn carry_refuses_unsigned_evidence_and_carries_nothing_for_a_carrier_who_trusts_
 }
 
 #[test]
-fn carry_from_and_to_the_same_commit_is_refused_and_its_own_note_stays() {
+fn carry_from_and_to_the_same_commit_is_refused_its_own_note_stays_and_an_unknown_revision_is_named_as_given()
+{
     let team = Team::new();
     let bob = team.writer("bob", &team.bob);
     bob.git(&["checkout", "-q", "-b", "feature-b"]);
@@ -786,6 +787,10 @@ fn carry_from_and_to_the_same_commit_is_refused_and_its_own_note_stays() {
         assert_eq!(row["code"], "same_commit", "{out}");
         assert_eq!(row["target"], task("T002").as_str());
     }
+    // An unknown revision is named as it was given, with the command that checks it.
+    let out = bob.speccoder(&["attest", "carry", "--from", "nosuch", "--to", "HEAD"]).failure(14);
+    assert!(out.stderr.contains("unknown revision `nosuch`"), "{out}");
+    assert!(!out.stderr.contains("^{commit}"), "{out}");
     assert_eq!(bob.note(&t002), Some(note), "Bob's note, his signatures and time, stay");
     assert_eq!(bob.refs(), refs, "nothing was written");
     assert_signed_by(team.tmp.path(), &bob.allowed_file(), BOB, &bob.note_lines(&t002));

@@ -194,10 +194,12 @@ pub fn carry(repo: &Repo, req: &CarryRequest) -> Result<CarryReport, AttestError
     let mut refused = Vec::new();
     let jobs = match (&req.pair, &req.rewritten) {
         (Some((from, to)), _) => {
-            let (from, to) = (
-                repo.rev_parse(&format!("{from}^{{commit}}"))?,
-                repo.rev_parse(&format!("{to}^{{commit}}"))?,
-            );
+            // Resolved as given first, so that an unknown name is named as the user wrote it.
+            let commit_of = |rev: &str| -> Result<ObjectId, AttestError> {
+                let id = repo.rev_parse(rev)?;
+                Ok(repo.rev_parse(&format!("{id}^{{commit}}"))?)
+            };
+            let (from, to) = (commit_of(from)?, commit_of(to)?);
             if from == to {
                 // Its note is its own: re-issuing it there would replace the original evidence,
                 // its signatures and time, with a copy signed by whoever runs this.
