@@ -11,6 +11,7 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 fn main() -> ExitCode {
+    speccoder_attest::git::remove_locks_on_interrupt();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         // Help and the version are no failures; every other parse error is a usage error.

@@ -47,3 +47,13 @@ pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef};
 pub use repo::{Head, InProgress, OBJECT_SIZE_LIMIT, Repo, RepoHandle};
 pub use tree::{ChangedEntry, GitTree};
 pub use worktree::AsRead;
+
+/// Has gix remove its lock files (`index.lock`, a reference's `.lock`) when the process is
+/// interrupted (SIGINT, SIGTERM, SIGQUIT), then end as the signal would have, as git does: a
+/// Ctrl-C while a signer waits for a passphrase or a touch must not leave every git command
+/// blocked. Call it once, before any lock is taken.
+pub fn remove_locks_on_interrupt() {
+    gix::tempfile::signal::setup(
+        gix::tempfile::signal::handler::Mode::DeleteTempfilesOnTerminationAndRestoreDefaultBehaviour,
+    );
+}

@@ -467,6 +467,65 @@ fn on_path(name: &str) -> std::path::PathBuf {
         .unwrap_or_else(|| panic!("{name} is on PATH"))
 }
 
+/// Ctrl-C (or a SIGTERM) while the signer waits for a passphrase or a touch: the command ends
+/// as the signal says, and, as git does, removes the index lock it held, so that no git command
+/// is left blocked by it. Nothing was written.
+#[cfg(unix)]
+#[test]
+fn an_interrupt_while_the_signer_waits_removes_the_index_lock_and_writes_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::ExitStatusExt;
+    for signal in ["INT", "TERM"] {
+        let s = Setup::speckit(Evidence::Verified);
+        let p = &s.project;
+        let rsa = common::ssh_key(&p.scratch, "rsa", "rsa");
+        let bin = p.scratch_dir("bin");
+        let waiting = p.scratch.join("signer-waiting");
+        let script = format!(
+            "#!/bin/sh\ncase \" $* \" in *\" -Y sign \"*) : > '{waiting}'; sleep 5;; esac\nexec '{real}' \"$@\"\n",
+            waiting = waiting.display(),
+            real = on_path("ssh-keygen").display(),
+        );
+        std::fs::write(bin.join("ssh-keygen"), script).unwrap();
+        std::fs::set_permissions(bin.join("ssh-keygen"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let before = p.snapshot();
+
+        let args = [
+            "attest",
+            T005,
+            "--evidence",
+            s.evidence.to_str().unwrap(),
+            "--key",
+            rsa.private.to_str().unwrap(),
+        ];
+        let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+        let path = std::env::join_paths(
+            std::iter::once(bin.clone())
+                .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+        )
+        .unwrap();
+        cmd.env("PATH", path).stdin(std::process::Stdio::null());
+        let mut child = cmd.spawn().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !waiting.exists() {
+            assert!(std::time::Instant::now() < deadline, "the signer was reached");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(p.root.join(".git/index.lock").exists(), "the index is locked while the signer waits");
+        let sent =
+            std::process::Command::new("kill").args([format!("-{signal}"), child.id().to_string()]).status();
+        assert!(sent.unwrap().success());
+        let status = child.wait().unwrap();
+
+        assert!(!status.success(), "SIG{signal}: {status:?}");
+        assert!(status.signal().is_some(), "SIG{signal} ends the command as the signal does: {status:?}");
+        assert!(!p.root.join(".git/index.lock").exists(), "SIG{signal}: the index lock was removed");
+        assert_eq!(p.snapshot(), before, "SIG{signal}: nothing was written");
+        p.write("other.txt", "a change of the user's\n");
+        p.git(&["add", "other.txt"]);
+    }
+}
+
 /// A signer that takes a moment (a hardware key waiting for a touch, a passphrase prompt) while
 /// the user's editor saves the task list: an RSA key signs through `ssh-keygen -Y sign`, and the
 /// `ssh-keygen` first on `PATH` saves an edit of `tasks.md` before it signs. The tick and its
