@@ -139,7 +139,7 @@ pub enum AttestError {
     },
     /// The index holds a tick that HEAD does not: someone ticked the box by hand and staged it.
     #[error(
-        "{target} is ticked in the staged {path} but not at HEAD; a tick is made by `speccoder attest`: unstage it (`git restore --staged --worktree {path}`) and run again"
+        "{target} is ticked in the staged {path} but not at HEAD; a tick is made by `speccoder attest`: untick its box in your file, `git add {path}`, and run again"
     )]
     TickedOnlyInIndex {
         /// `<unit>/<task>`.
@@ -174,7 +174,7 @@ pub enum AttestError {
     },
     /// The task commit would untick tasks that HEAD ticks: the index lags behind HEAD.
     #[error(
-        "the task commit would untick {tasks}, which HEAD ticks: the index holds an older {paths} (left by a speccoder run stopped after it moved the branch, or an untick staged by hand); nothing was written: bring the index up to HEAD (`git checkout HEAD -- {paths}`, or run the stopped command again), or commit the untick on its own first"
+        "the task commit would untick {tasks}, which HEAD ticks: the index holds an older {paths} (left by a speccoder run stopped after it moved the branch, or an untick staged by hand); nothing was written: tick {tasks} again in {paths} and stage it, which keeps any change of yours there (a stopped speccoder run that left the index as it was is finished by running it again; `git checkout HEAD -- {paths}` brings the index up to HEAD but drops your staged and unstaged changes to that file), or commit the untick on its own first"
     )]
     WouldUntick {
         /// The `<unit>/<task>` targets, comma-separated.

@@ -165,8 +165,20 @@ impl<'r> Begun<'r> {
         // any other staged task list (an edit staged with the tick, say) is the user's to keep.
         let left_by_a_stopped_writer = spec::tick(&staged_bytes, at_head.line_index, at_head.format)
             .is_ok_and(|ticked| ticked == head_bytes);
-        if !names_task || !left_by_a_stopped_writer || self.repo.note(NOTES_REF, self.head)?.is_none() {
+        if !names_task || staged_bytes == head_bytes || self.repo.note(NOTES_REF, self.head)?.is_none() {
             return Err(already());
+        }
+        let edited = || AttestError::InterruptedTickEdited {
+            target: target.to_owned(),
+            commit: self.head.to_string(),
+            path: path.clone(),
+        };
+        if !left_by_a_stopped_writer {
+            // Staged since, by the user: ticked again there, it is simply ticked; otherwise the
+            // next commit would take the tick back, and the user is told how to keep both.
+            let staged_ticks = spec::read_task(&self.repo.tree(self.staged), &at_head.unit, &at_head.id)
+                .is_ok_and(|staged| staged.ticked);
+            return Err(if staged_ticks { already() } else { edited() });
         }
         // Only a work-tree file that is still the index's or already the tick's (in git's form, as
         // `git status` compares) is overwritten.
@@ -174,11 +186,7 @@ impl<'r> Begun<'r> {
         if let Some(on_disk) = as_read.bytes() {
             let on_disk = self.index.to_git_form(path, on_disk)?;
             if on_disk != staged_bytes && on_disk != head_bytes {
-                return Err(AttestError::InterruptedTickEdited {
-                    target: target.to_owned(),
-                    commit: self.head.to_string(),
-                    path: path.clone(),
-                });
+                return Err(edited());
             }
         }
         let after_commit = |source| AttestError::WorktreeAfterCommit { path: path.clone(), source };

@@ -458,6 +458,43 @@ fn a_task_list_edited_after_an_interrupted_tick_is_kept_and_the_advice_keeps_it_
     assert_eq!(p.rev("HEAD"), commit, "no second task commit");
 }
 
+/// An edit staged after a tick was interrupted (a task added, say) is the user's: the same attest
+/// neither completes over it nor calls the task simply ticked, a writer for another task does not
+/// take the tick back, and the advice both give (tick the box in the file, stage it) keeps the
+/// edit, the tick and the next task together.
+#[test]
+fn an_edit_staged_after_an_interrupted_tick_is_kept_and_the_advice_joins_it_with_the_tick() {
+    let (s, tasks) = interrupted_tick();
+    let p = &s.project;
+    let commit = p.rev("HEAD");
+    let key = s.key.private.to_str().unwrap();
+    let edited = format!("{}- [ ] T099 my new task\n", String::from_utf8(p.read(&tasks)).unwrap());
+    p.write(&tasks, &edited);
+    p.git(&["add", &tasks]);
+    let before = p.snapshot();
+
+    let out = p.attest(T005, &s.evidence, &["--key", key]).failure(14);
+    assert!(out.stderr.contains("was edited since, so it is left as it is"), "{out}");
+    assert!(out.stderr.contains("tick the task's box in your file"), "{out}");
+    assert_eq!(p.snapshot(), before, "the staged edit stays as it was\n{out}");
+
+    let accept = ["accept", "001-bookmark-tags/T006", "--reason", "shown by hand", "--key", key];
+    let out = p.speccoder(&accept).failure(14);
+    assert!(out.stderr.contains("would untick 001-bookmark-tags/T005"), "{out}");
+    assert!(out.stderr.contains("tick 001-bookmark-tags/T005 again in"), "{out}");
+    assert_eq!(p.snapshot(), before, "nothing was written\n{out}");
+
+    p.write(&tasks, edited.replacen("- [ ] T005", "- [X] T005", 1));
+    p.git(&["add", &tasks]);
+    p.speccoder(&accept).success();
+    assert_eq!(p.rev("HEAD~"), commit, "one more commit, for T006");
+    let at_head = p.git(&["show", &format!("HEAD:{tasks}")]);
+    for line in ["- [X] T005", "- [X] T006", "- [ ] T099 my new task"] {
+        assert!(at_head.contains(line), "{line}\n{at_head}");
+    }
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+}
+
 /// The first `name` on `PATH`, as the shell finds it.
 fn on_path(name: &str) -> std::path::PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
