@@ -146,6 +146,19 @@ pub enum DecideError {
     /// A bug task is closed by evidence, not by a decision.
     #[error("{0} is a bug task; close a bug with `speccoder attest {0} --evidence FILE`")]
     BugTask(String),
+    /// `accept` found the task ticked by an interrupted run of another kind (`attest`), finished
+    /// that run's work tree and index, and recorded nothing of its own.
+    #[error(
+        "{target} was ticked already by {commit} (Verdict: {verdict}), whose run stopped before updating the work tree; that tick is now finished (the index and work tree show it), and no acceptance was recorded, as the task is ticked"
+    )]
+    TickedByAnotherRun {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The task commit at HEAD.
+        commit: String,
+        /// Its `Verdict:` trailer.
+        verdict: String,
+    },
     /// Skipping a task that is ticked.
     #[error(
         "{target} is ticked in {path} at HEAD; only an open task can be skipped (untick it in a new commit first)"
@@ -191,6 +204,7 @@ impl DecideError {
             | DecideError::BugTask(_) => exit::USAGE,
             DecideError::NoDecider => exit::CONFIG,
             DecideError::SkipTicked { .. }
+            | DecideError::TickedByAnotherRun { .. }
             | DecideError::AlreadySkipped { .. }
             | DecideError::NoSkip { .. } => exit::GIT_PRECONDITION,
         }
@@ -245,6 +259,13 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
             let value = |key: &str| {
                 recorded.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.clone())
             };
+            if done.verdict != Verdict::Attested.as_str() {
+                return Err(DecideError::TickedByAnotherRun {
+                    target: req.target.clone(),
+                    commit: done.commit,
+                    verdict: done.verdict,
+                });
+            }
             return Ok(DecisionReport {
                 command: "accept",
                 target: req.target.clone(),

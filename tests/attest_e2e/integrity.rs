@@ -495,6 +495,28 @@ fn an_edit_staged_after_an_interrupted_tick_is_kept_and_the_advice_joins_it_with
     assert_eq!(p.git(&["status", "--porcelain"]), "");
 }
 
+/// `accept` run where an `attest` tick was interrupted finishes that tick (the index and work tree
+/// catch up) but does not report it as an acceptance, with a decider and reason it never
+/// recorded: it says the task was ticked by that run, with its verdict (exit 14).
+#[test]
+fn accept_finishing_an_interrupted_attest_tick_says_so_and_records_no_acceptance() {
+    let (s, _) = interrupted_tick();
+    let p = &s.project;
+    let (commit, note) = (p.rev("HEAD"), p.note("HEAD"));
+    let key = s.key.private.to_str().unwrap();
+    let out =
+        p.speccoder(&["accept", T005, "--reason", "scaffolding only", "--key", key, "--json"]).failure(14);
+    assert!(out.stderr.contains("(Verdict: verified)"), "{out}");
+    assert!(out.stderr.contains("that tick is now finished"), "{out}");
+    assert!(out.stderr.contains("no acceptance was recorded"), "{out}");
+    let report: serde_json::Value =
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(report["exit_code"], 14, "{report:#}");
+    assert_eq!(p.rev("HEAD"), commit, "no commit of its own");
+    assert_eq!(p.note("HEAD"), note, "the note is as it was");
+    assert_eq!(p.git(&["status", "--porcelain"]), "", "the interrupted tick is finished");
+}
+
 /// The first `name` on `PATH`, as the shell finds it.
 fn on_path(name: &str) -> std::path::PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
