@@ -172,6 +172,14 @@ pub enum AttestError {
         /// The tasks file.
         path: String,
     },
+    /// A temporary file a stopped writer left beside a task list is staged.
+    #[error(
+        "{paths}: a temporary file a stopped speccoder run left beside a task list is staged, and a task commit would hold it; nothing was written: remove it (`git rm -f -- {paths}`) and run again"
+    )]
+    LeftoverStaged {
+        /// The staged paths, space-separated.
+        paths: String,
+    },
     /// The task commit would untick tasks that HEAD ticks: the index lags behind HEAD.
     #[error(
         "the task commit would untick {tasks}, which HEAD ticks: the index holds an older {paths} (left by a speccoder run stopped after it moved the branch, or an untick staged by hand); nothing was written: tick {tasks} again in {paths} and stage it, which keeps any change of yours there (a stopped speccoder run that left the index as it was is finished by running it again; `git checkout HEAD -- {paths}` brings the index up to HEAD but drops your staged and unstaged changes to that file), or commit the untick on its own first"
@@ -401,6 +409,7 @@ impl AttestError {
             | AttestError::InterruptedTickEdited { .. }
             | AttestError::EditedDuringTick { .. }
             | AttestError::WouldUntick { .. }
+            | AttestError::LeftoverStaged { .. }
             | AttestError::InProgress { .. }
             | AttestError::AlreadyClosed { .. }
             | AttestError::UnstagedTasks(_)

@@ -80,6 +80,10 @@ pub(crate) fn begin(repo: &Repo) -> Result<Begun<'_>, AttestError> {
     // Before the branch: a rebase or bisect detaches HEAD, and its own advice is the one that works.
     refuse_operation_in_progress(repo)?;
     let (branch, head) = branch_head(repo)?;
+    let leftovers = index.staged_leftovers();
+    if !leftovers.is_empty() {
+        return Err(AttestError::LeftoverStaged { paths: leftovers.join(" ") });
+    }
     repo.check_notes_ref(NOTES_REF)?;
     let staged = index.tree_with(&[])?;
     Ok(Begun { repo, index, branch, head, staged })

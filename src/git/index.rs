@@ -344,6 +344,22 @@ impl LockedIndex<'_> {
             .is_some_and(|entry| entry.flags.contains(Flags::SKIP_WORKTREE))
     }
 
+    /// The staged files that are a writer's temporary file beside a task list
+    /// ([`worktree::is_temp_name`]): left in the work tree by a run that was stopped, then staged
+    /// with everything else (`git add -A`). A task commit must not hold them.
+    pub fn staged_leftovers(&self) -> Vec<String> {
+        self.index
+            .entries()
+            .iter()
+            .map(|entry| entry.path(&self.index))
+            .filter(|path| {
+                let name = path.rsplit_str("/").next().unwrap_or(path);
+                name.to_str().is_ok_and(worktree::is_temp_name)
+            })
+            .map(|path| path.to_str_lossy().into_owned())
+            .collect()
+    }
+
     /// The path of the index this lock guards.
     pub fn path(&self) -> PathBuf {
         self.repo.index_path()

@@ -127,6 +127,20 @@ pub(crate) enum Written {
     ChangedSinceRead,
 }
 
+/// The name of the file [`write_file`] writes beside `name` before renaming it over `name`.
+fn temp_name(name: &str) -> String {
+    format!(".{name}{TEMP_SUFFIX}")
+}
+
+/// The end of [`temp_name`]'s names.
+const TEMP_SUFFIX: &str = ".speccoder-new";
+
+/// Whether the file name `name` is one [`write_file`] writes before its rename: a file of that
+/// name that outlives a run was left by one that was stopped.
+pub(crate) fn is_temp_name(name: &str) -> bool {
+    name.strip_prefix('.').and_then(|rest| rest.strip_suffix(TEMP_SUFFIX)).is_some_and(|n| !n.is_empty())
+}
+
 /// Write `bytes` to the repository-relative `rela` (already validated) below `workdir`, creating
 /// missing directories, when the file there is still `as_read` (else nothing is written:
 /// [`Written::ChangedSinceRead`]). The file is replaced by renaming a complete new file over it,
@@ -161,18 +175,17 @@ pub(crate) fn write_file(
     }
     let target = dir.join(name);
     let old_permissions = match std::fs::symlink_metadata(&target) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            return Err(unsafe_path("it is a symbolic link"));
-        }
         Ok(meta) if meta.is_file() => Some(meta.permissions()),
-        Ok(_) => return Err(unsafe_path("it is a directory or special file")),
+        // What was read was a regular file or nothing ([`read_file`] refuses anything else): a
+        // link, directory or special file there now was put there since, by the user.
+        Ok(_) => return Ok(Written::ChangedSinceRead),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
         Err(err) => return Err(io_error("inspect", &target)(err)),
     };
     // The new content goes to a file of a fixed name beside the target, then is renamed over it.
     // The name is ours alone, and the caller holds the index lock, so a file of that name is one a
     // writer left when it was stopped: it is replaced, never left behind for `git status` to show.
-    let temp = dir.join(format!(".{name}.speccoder-new"));
+    let temp = dir.join(temp_name(name));
     match std::fs::remove_file(&temp) {
         Ok(()) => {}
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}

@@ -517,6 +517,80 @@ fn accept_finishing_an_interrupted_attest_tick_says_so_and_records_no_acceptance
     assert_eq!(p.git(&["status", "--porcelain"]), "", "the interrupted tick is finished");
 }
 
+/// `speccoder attest` of T005 with an RSA key, which signs through `ssh-keygen -Y sign`, and an
+/// `ssh-keygen` first on `PATH` that runs the shell command `hook` before it signs: a signer that
+/// takes a moment (a passphrase prompt, a touch) while the user does something.
+#[cfg(unix)]
+fn attest_with_signer_hook(s: &Setup, hook: &str) -> std::process::Command {
+    use std::os::unix::fs::PermissionsExt;
+    let p = &s.project;
+    let rsa = common::ssh_key(&p.scratch, "rsa", "rsa");
+    let bin = p.scratch_dir("bin");
+    let script = format!(
+        "#!/bin/sh\ncase \" $* \" in *\" -Y sign \"*) {hook};; esac\nexec '{real}' \"$@\"\n",
+        real = on_path("ssh-keygen").display(),
+    );
+    std::fs::write(bin.join("ssh-keygen"), script).unwrap();
+    std::fs::set_permissions(bin.join("ssh-keygen"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let args =
+        ["attest", T005, "--evidence", s.evidence.to_str().unwrap(), "--key", rsa.private.to_str().unwrap()];
+    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+    let path = std::env::join_paths(
+        std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    cmd.env("PATH", path);
+    cmd
+}
+
+/// The task list replaced by a link or a directory while the signer runs is the user's change
+/// like any edit: it is left in place, the tick is committed, noted and staged, and the command
+/// says so (exit 14), never "internal error" with advice that does not finish.
+#[cfg(unix)]
+#[test]
+fn a_task_list_replaced_by_a_link_or_directory_while_the_signer_runs_is_left_and_said() {
+    for (what, hook) in [
+        ("link", "mv '{f}' '{f}.orig' && ln -s tasks.md.orig '{f}'"),
+        ("directory", "mv '{f}' '{f}.orig' && mkdir '{f}'"),
+    ] {
+        let s = Setup::speckit(Evidence::Verified);
+        let p = &s.project;
+        let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
+        let parent = p.rev("HEAD");
+        let hook = hook.replace("{f}", &p.root.join(&tasks).display().to_string());
+        let out = common::run(attest_with_signer_hook(&s, &hook)).failure(14);
+        assert!(out.stderr.contains("was changed in the work tree while speccoder ran"), "{what}: {out}");
+        let kind = std::fs::symlink_metadata(p.root.join(&tasks)).unwrap().file_type();
+        assert!(if what == "link" { kind.is_symlink() } else { kind.is_dir() }, "{what}: left in place");
+        assert_eq!(p.rev("HEAD~"), parent, "{what}: one task commit");
+        assert!(p.git(&["show", &format!("HEAD:{tasks}")]).contains("- [X] T005"), "{what}");
+        assert!(!p.note_lines("HEAD").is_empty(), "{what}: the tick has its note");
+        assert_eq!(p.git(&["diff", "--cached"]), "", "{what}: the index holds the tick");
+        assert!(!p.root.join(".git/index.lock").exists(), "{what}: the index lock was released");
+    }
+}
+
+/// A kill while the ticked task list is written leaves the writer's temporary file beside it; a
+/// `git add -A` then stages it. The next writer refuses to commit it (exit 14), naming it and the
+/// `git rm` that removes it, and once that is done the tick is made without it.
+#[test]
+fn a_stopped_writers_temporary_file_staged_by_the_user_is_never_committed() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let leftover = format!("specs/{}/.tasks.md.speccoder-new", common::SPECKIT_UNIT);
+    p.write(&leftover, p.read(&format!("specs/{}/tasks.md", common::SPECKIT_UNIT)));
+    p.git(&["add", "-A"]);
+    let before = p.snapshot();
+
+    let out = p.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).failure(14);
+    assert!(out.stderr.contains(&format!("`git rm -f -- {leftover}`")), "{out}");
+    assert_eq!(p.snapshot(), before, "nothing was written\n{out}");
+    p.git(&["rm", "-q", "-f", "--", &leftover]);
+    s.attest_signed(&[]);
+    assert!(!p.git(&["ls-tree", "-r", "--name-only", "HEAD"]).contains(".speccoder-new"));
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+}
+
 /// The first `name` on `PATH`, as the shell finds it.
 fn on_path(name: &str) -> std::path::PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
@@ -532,38 +606,14 @@ fn on_path(name: &str) -> std::path::PathBuf {
 #[cfg(unix)]
 #[test]
 fn an_interrupt_while_the_signer_waits_removes_the_index_lock_and_writes_nothing() {
-    use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::ExitStatusExt;
     for signal in ["INT", "TERM"] {
         let s = Setup::speckit(Evidence::Verified);
         let p = &s.project;
-        let rsa = common::ssh_key(&p.scratch, "rsa", "rsa");
-        let bin = p.scratch_dir("bin");
         let waiting = p.scratch.join("signer-waiting");
-        let script = format!(
-            "#!/bin/sh\ncase \" $* \" in *\" -Y sign \"*) : > '{waiting}'; sleep 5;; esac\nexec '{real}' \"$@\"\n",
-            waiting = waiting.display(),
-            real = on_path("ssh-keygen").display(),
-        );
-        std::fs::write(bin.join("ssh-keygen"), script).unwrap();
-        std::fs::set_permissions(bin.join("ssh-keygen"), std::fs::Permissions::from_mode(0o755)).unwrap();
         let before = p.snapshot();
-
-        let args = [
-            "attest",
-            T005,
-            "--evidence",
-            s.evidence.to_str().unwrap(),
-            "--key",
-            rsa.private.to_str().unwrap(),
-        ];
-        let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
-        let path = std::env::join_paths(
-            std::iter::once(bin.clone())
-                .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-        )
-        .unwrap();
-        cmd.env("PATH", path).stdin(std::process::Stdio::null());
+        let mut cmd = attest_with_signer_hook(&s, &format!(": > '{}'; sleep 5", waiting.display()));
+        cmd.stdin(std::process::Stdio::null());
         let mut child = cmd.spawn().unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         while !waiting.exists() {
@@ -593,34 +643,18 @@ fn an_interrupt_while_the_signer_waits_removes_the_index_lock_and_writes_nothing
 #[cfg(unix)]
 #[test]
 fn an_edit_saved_while_the_signer_runs_is_kept_and_the_user_is_told_how_to_add_the_tick() {
-    use std::os::unix::fs::PermissionsExt;
     let s = Setup::speckit(Evidence::Verified);
     let p = &s.project;
     let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
-    let rsa = common::ssh_key(&p.scratch, "rsa", "rsa");
     let before = String::from_utf8(p.read(&tasks)).unwrap();
     let note_line = "- [ ] T099 my note, saved by my editor meanwhile\n";
-    let bin = p.scratch_dir("bin");
-    let wrapper = bin.join("ssh-keygen");
-    let script = format!(
-        "#!/bin/sh\ncase \" $* \" in *\" -Y sign \"*) grep -q T099 '{file}' || printf '%s\\n' '{note_line}' >> '{file}';; esac\nexec '{real}' \"$@\"\n",
+    let hook = format!(
+        "grep -q T099 '{file}' || printf '%s\\n' '{note_line}' >> '{file}'",
         file = p.root.join(&tasks).display(),
         note_line = note_line.trim_end(),
-        real = on_path("ssh-keygen").display(),
     );
-    std::fs::write(&wrapper, script).unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     let parent = p.rev("HEAD");
-
-    let args =
-        ["attest", T005, "--evidence", s.evidence.to_str().unwrap(), "--key", rsa.private.to_str().unwrap()];
-    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
-    let path = std::env::join_paths(
-        std::iter::once(bin.clone())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
-    .unwrap();
-    cmd.env("PATH", path);
+    let cmd = attest_with_signer_hook(&s, &hook);
     let out = common::run(cmd).failure(14);
 
     for says in [
