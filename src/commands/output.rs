@@ -36,10 +36,29 @@ where
             if json {
                 print_json_error(&e.to_string(), exit_code);
             }
-            to_stderr(format_args!("speccoder {command}: {e}"));
+            let message = e.to_string();
+            to_stderr(format_args!("speccoder {command}: {message}"));
+            if message.contains("`git ")
+                && let Some(top) = work_tree_top_above_cwd()
+            {
+                to_stderr(format_args!(
+                    "  (the paths above are from the top of the work tree: run those git commands in {})",
+                    top.display()
+                ));
+            }
             exit_code
         }
     }
+}
+
+/// The top of the work tree the current directory is below (not at): where the repository paths
+/// in a message, and the git commands it advises with them, hold, as git's own paths do not
+/// (git shows paths from the current directory).
+fn work_tree_top_above_cwd() -> Option<std::path::PathBuf> {
+    let repo = speccoder_attest::git::Repo::discover(".").ok()?;
+    let top = std::fs::canonicalize(repo.workdir()?).ok()?;
+    let cwd = std::env::current_dir().ok()?.canonicalize().ok()?;
+    (cwd != top && cwd.starts_with(&top)).then_some(top)
 }
 
 /// Prints a report as the one JSON object `--json` promises, with `exit_code` (the process's exit

@@ -517,6 +517,34 @@ fn accept_finishing_an_interrupted_attest_tick_says_so_and_records_no_acceptance
     assert_eq!(p.git(&["status", "--porcelain"]), "", "the interrupted tick is finished");
 }
 
+/// Run from a subdirectory (`specs/<unit>/`), a refusal whose advice names git commands with
+/// paths from the top of the work tree says where those commands hold; from the top it does not.
+#[test]
+fn advice_given_in_a_subdirectory_says_its_paths_are_from_the_top_of_the_work_tree() {
+    let (s, tasks) = interrupted_tick();
+    let p = &s.project;
+    p.write(&tasks, format!("{}my own edit\n", String::from_utf8(p.read(&tasks)).unwrap()));
+    let args = [
+        "attest",
+        T005,
+        "--evidence",
+        s.evidence.to_str().unwrap(),
+        "--key",
+        s.key.private.to_str().unwrap(),
+    ];
+    let unit_dir = p.root.join("specs").join(common::SPECKIT_UNIT);
+    let out = common::run(common::speccoder_command(&unit_dir, &p.home, &args)).failure(14);
+    let top = p.root.canonicalize().unwrap();
+    let hint = format!(
+        "the paths above are from the top of the work tree: run those git commands in {}",
+        top.display()
+    );
+    assert!(out.stderr.contains(&format!("`git add {tasks}`")), "{out}");
+    assert!(out.stderr.contains(&hint), "{out}");
+    let out = p.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).failure(14);
+    assert!(!out.stderr.contains("the paths above"), "{out}");
+}
+
 /// `speccoder attest` of T005 with an RSA key, which signs through `ssh-keygen -Y sign`, and an
 /// `ssh-keygen` first on `PATH` that runs the shell command `hook` before it signs: a signer that
 /// takes a moment (a passphrase prompt, a touch) while the user does something.
