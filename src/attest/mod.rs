@@ -517,7 +517,7 @@ mod tests {
         };
         let after = AttestError::WorktreeAfterCommit { path: path.clone(), source: convert };
         assert_eq!(after.exit_code(), exit::CONFIG, "a conversion the configuration breaks");
-        let locked = GitError::IndexLocked { path: ".git/index".into() };
+        let locked = GitError::IndexLocked { path: ".git/index".into(), others: Vec::new() };
         let after = AttestError::WorktreeAfterCommit { path, source: locked };
         assert_eq!(after.exit_code(), exit::GIT_PRECONDITION);
     }

@@ -220,12 +220,15 @@ pub enum GitError {
 
     /// The index is locked by another writer.
     #[error(
-        "another speccoder or git command holds the index ({}.lock exists); try again when it is done. If no such command is running, one was stopped while it held the lock: remove {}.lock",
-        .path.display(), .path.display()
+        "another speccoder or git command holds the index ({}.lock exists); try again when it is done. If no such command is running, one was stopped while it held the lock: remove {}.lock{}",
+        .path.display(), .path.display(), also_left(.others)
     )]
     IndexLocked {
         /// The index file.
         path: PathBuf,
+        /// The lock files of the references a writer moves that exist too (left by the same
+        /// stopped writer, or held by a running one), so that all are named at once.
+        others: Vec<PathBuf>,
     },
 
     /// The index holds unresolved merge conflicts.
@@ -497,4 +500,9 @@ impl std::fmt::Display for Conversion {
             Conversion::ToWorktree => "from git's form into the work tree's",
         })
     }
+}
+
+/// " and X, Y" naming the other lock files of [`GitError::IndexLocked`], or nothing.
+fn also_left(others: &[PathBuf]) -> String {
+    others.iter().map(|lock| format!(" and {}", lock.display())).collect()
 }

@@ -90,7 +90,10 @@ impl Repo {
         )
         .map_err(|source| {
             if source.is_retryable() {
-                GitError::IndexLocked { path: std::path::absolute(&index_path).unwrap_or(index_path.clone()) }
+                GitError::IndexLocked {
+                    path: std::path::absolute(&index_path).unwrap_or(index_path.clone()),
+                    others: self.writer_ref_locks(),
+                }
             } else {
                 GitError::Gix { action: format!("lock the index {}", index_path.display()), source }
             }

@@ -159,6 +159,19 @@ impl Repo {
         std::path::absolute(&lock).unwrap_or(lock)
     }
 
+    /// The lock files that exist among those of the references a writer moves: `HEAD`, the branch
+    /// it names, the notes reference, and `packed-refs`. A writer stopped inside its reference
+    /// update leaves several; naming them together saves a round of waiting for each.
+    pub(crate) fn writer_ref_locks(&self) -> Vec<PathBuf> {
+        let branch = self.inner.head_name().ok().flatten().map(|name| name.as_bstr().to_string());
+        let names = ["HEAD".to_owned(), super::NOTES_REF.to_owned()].into_iter().chain(branch);
+        names
+            .map(|name| self.ref_lock_path(&name))
+            .chain(std::iter::once(self.packed_refs_lock_path()))
+            .filter(|lock| lock.exists())
+            .collect()
+    }
+
     /// The lock file in the way of an update of `names`: the first of their own lock files that
     /// exists, else `packed-refs.lock` when it exists (named with the first reference).
     pub(crate) fn held_lock(&self, names: &[&str]) -> Option<GitError> {

@@ -545,6 +545,33 @@ fn advice_given_in_a_subdirectory_says_its_paths_are_from_the_top_of_the_work_tr
     assert!(!out.stderr.contains("the paths above"), "{out}");
 }
 
+/// A writer killed inside its reference update leaves the index lock and the lock files of the
+/// references it moves. The next run names them all in one message, so that one round of removing
+/// them (no command holds them) is enough.
+#[test]
+fn the_lock_files_a_stopped_writer_left_are_named_together() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let branch = p.git(&["symbolic-ref", "HEAD"]).trim().to_owned();
+    let locks = [
+        ".git/index.lock".to_owned(),
+        ".git/HEAD.lock".to_owned(),
+        format!(".git/{branch}.lock"),
+        ".git/refs/notes/speccoder.lock".to_owned(),
+    ];
+    for lock in &locks {
+        p.write(lock, "");
+    }
+    let out = p.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).failure(14);
+    for lock in &locks {
+        assert!(out.stderr.contains(&p.root.join(lock).display().to_string()), "{lock} is named\n{out}");
+    }
+    for lock in &locks {
+        std::fs::remove_file(p.root.join(lock)).unwrap();
+    }
+    s.attest_signed(&[]);
+}
+
 /// `speccoder attest` of T005 with an RSA key, which signs through `ssh-keygen -Y sign`, and an
 /// `ssh-keygen` first on `PATH` that runs the shell command `hook` before it signs: a signer that
 /// takes a moment (a passphrase prompt, a touch) while the user does something.

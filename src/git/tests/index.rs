@@ -401,7 +401,7 @@ fn a_second_writer_waits_for_the_lock_and_then_gives_up_naming_the_index() {
     let held = repo.lock_index().unwrap();
     let started = std::time::Instant::now();
     match fx.repo().lock_index() {
-        Err(GitError::IndexLocked { path }) => assert_eq!(path, held.path()),
+        Err(GitError::IndexLocked { path, .. }) => assert_eq!(path, held.path()),
         other => panic!("expected the lock to be refused, got {:?}", other.map(|_| ())),
     }
     assert!(started.elapsed() >= std::time::Duration::from_secs(1), "it waited before giving up");
