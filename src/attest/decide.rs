@@ -271,7 +271,7 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
                 target: req.target.clone(),
                 verdict: Verdict::Attested.as_str(),
                 commit: done.commit,
-                reference: done.branch,
+                reference: done.branch.unwrap_or_default(),
                 decider: Decider {
                     by: value(keys::ACCEPTED_BY).unwrap_or_default(),
                     reason: value(keys::REASON).unwrap_or_default(),

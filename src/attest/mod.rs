@@ -62,8 +62,8 @@ pub struct Report {
     pub command: &'static str,
     /// The task commit.
     pub commit: String,
-    /// The branch it is on (full ref name), when one moved.
-    pub branch: String,
+    /// The branch it is on (full ref name), when one moved (`null` for `attest sign`).
+    pub branch: Option<String>,
     /// `<unit>/<task>`.
     pub target: String,
     /// The verdict.
@@ -85,8 +85,10 @@ pub struct Report {
 impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let short = self.commit.get(..12).unwrap_or(&self.commit);
-        let branch = self.branch.strip_prefix("refs/heads/").unwrap_or(&self.branch);
-        let on = if branch.is_empty() { String::new() } else { format!(" on {branch}") };
+        let on = match &self.branch {
+            Some(branch) => format!(" on {}", branch.strip_prefix("refs/heads/").unwrap_or(branch)),
+            None => String::new(),
+        };
         writeln!(f, "{} {}{on}: {} ({})", self.command, self.target, short, self.verdict)?;
         let signed = self.lines.iter().filter(|l| l.signed).count();
         writeln!(f, "  note {} in {}: {} lines, {} signed", short, self.notes_ref, self.lines.len(), signed)?;

@@ -130,7 +130,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     Ok(Report {
         command: "attest",
         commit: commit_hex,
-        branch,
+        branch: Some(branch),
         target: req.target.clone(),
         verdict: verdict.to_owned(),
         lines: LineReport::rows(&lines, &envelopes),
@@ -180,7 +180,7 @@ pub(crate) fn completed_report(
     Ok(Report {
         command,
         commit: commit.to_string(),
-        branch,
+        branch: Some(branch),
         target: target.to_owned(),
         verdict,
         lines,

@@ -97,7 +97,7 @@ pub fn sign_later(
     Ok(Report {
         command: "attest sign",
         commit: commit.to_string(),
-        branch: String::new(),
+        branch: None,
         target: target.unwrap_or_default(),
         verdict: verdict.unwrap_or_default(),
         lines: report_lines,

@@ -198,6 +198,7 @@ fn attest_sign_signs_the_unsigned_lines_later_leaving_the_payloads_unchanged() {
     assert_eq!(report["command"], "attest sign");
     assert_eq!(report["commit"], task_commit);
     assert_eq!(report["target"], T005);
+    assert_eq!(report["branch"], Value::Null, "signing moves no branch");
     assert_eq!(report["lines"].as_array().unwrap().len(), 6);
 
     let signed = p.note_lines(&task_commit);
