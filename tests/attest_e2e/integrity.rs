@@ -458,15 +458,6 @@ fn a_task_list_edited_after_an_interrupted_tick_is_kept_and_the_advice_keeps_it_
     assert_eq!(p.rev("HEAD"), commit, "no second task commit");
 }
 
-/// The first `name` on `PATH`, as the shell finds it.
-fn on_path(name: &str) -> std::path::PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| panic!("{name} is on PATH"))
-}
-
 /// A signer that takes a moment (a hardware key waiting for a touch, a passphrase prompt) while
 /// the user's editor saves the task list: an RSA key signs through `ssh-keygen -Y sign`, and the
 /// `ssh-keygen` first on `PATH` saves an edit of `tasks.md` before it signs. The tick and its
@@ -488,7 +479,7 @@ fn an_edit_saved_while_the_signer_runs_is_kept_and_the_user_is_told_how_to_add_t
         "#!/bin/sh\ncase \" $* \" in *\" -Y sign \"*) grep -q T099 '{file}' || printf '%s\\n' '{note_line}' >> '{file}';; esac\nexec '{real}' \"$@\"\n",
         file = p.root.join(&tasks).display(),
         note_line = note_line.trim_end(),
-        real = on_path("ssh-keygen").display(),
+        real = common::on_path("ssh-keygen").display(),
     );
     std::fs::write(&wrapper, script).unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
