@@ -430,9 +430,8 @@ pub enum AttestSub {
     /// conflict, reported with the commit and the statements, and then refs/notes/speccoder is
     /// not changed. The result is a notes commit with both parents (or a fast-forward). A skip
     /// reference takes the remote's value when ours did not change since the last merged fetch
-    /// (or push). A
-    /// held-out reference only moves forward: it takes the remote's value only when that
-    /// descends from ours, keeps ours when the remote deleted it, and otherwise (two publishers,
+    /// (or push). A held-out reference only moves forward: it takes the remote's value only
+    /// when that descends from ours, keeps ours when the remote deleted it, and otherwise (two publishers,
     /// or a remote copy replaced by force) joins both histories in a commit whose tree holds
     /// every set of both, so no published set is lost. Two different skips of one task are a conflict,
     /// reported by every fetch (and by push) with how to keep one side: `git update-ref <ref>
