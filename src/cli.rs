@@ -421,15 +421,17 @@ pub enum AttestSub {
     /// REMOTE defaults to the current branch's upstream remote, else `origin`. Fetches the
     /// remote's refs/notes/speccoder into refs/notes/remotes/<remote>/speccoder and its
     /// refs/speccoder/* into refs/speccoder-remotes/<remote>/* (in a partial clone, with the
-    /// notes' contents: no filter), then merges:
+    /// notes' contents: no filter), then merges (each refs/speccoder/* reference arrives first
+    /// in refs/speccoder-fetching/<remote>/*, and its remote-tracking copy moves only once its
+    /// merge is written, so a fetch stopped half-way, killed or refused, is safe to run again):
     /// notes of different commits are joined as their union; two notes of one commit must hold
     /// the same statements, and become one envelope per statement with the signatures of both
     /// (a line signed later replaces its unsigned copy); different statements on one commit are a
     /// conflict, reported with the commit and the statements, and then refs/notes/speccoder is
     /// not changed. The result is a notes commit with both parents (or a fast-forward). A skip
-    /// reference takes the remote's value when ours did not change since the last fetch. A
-    /// held-out reference only moves forward: it takes the remote's value only when that
-    /// descends from ours, keeps ours when the remote deleted it, and otherwise (two publishers,
+    /// reference takes the remote's value when ours did not change since the last merged fetch
+    /// (or push). A held-out reference only moves forward: it takes the remote's value only
+    /// when that descends from ours, keeps ours when the remote deleted it, and otherwise (two publishers,
     /// or a remote copy replaced by force) joins both histories in a commit whose tree holds
     /// every set of both, so no published set is lost. Two different skips of one task are a conflict,
     /// reported by every fetch (and by push) with how to keep one side: `git update-ref <ref>

@@ -26,7 +26,11 @@
 //! - a skip conflict is reported by every fetch and by push until one side is kept, also when a
 //!   pushed skip is undone and made again in the same clone;
 //! - a skip the remote replaced is taken by the other clones, each told which skip it replaced
-//!   and how to take it back.
+//!   and how to take it back;
+//! - a fetch that stopped after git fetched and before the merge (killed, no identity for a
+//!   notes merge commit, a notes conflict resolved as told) takes the remote's new skip and
+//!   held-out set, and follows its deleted skip (which push then does not make again), when run
+//!   again.
 //!
 //! Every repository of every test passes `git fsck --strict` at the end.
 
@@ -1400,6 +1404,146 @@ fn a_skip_the_remote_replaced_is_taken_by_another_clone_with_the_one_it_had_name
         (Some(second.as_str()), Some(third.as_str())),
         "{out}"
     );
+    team.fsck(&[&ada, &bob]);
+}
+
+impl Clone<'_> {
+    /// `speccoder args…` with a `git` first on `PATH` that runs the real one and, after a `git
+    /// fetch`, kills speccoder (SIGKILL): a fetch stopped after git wrote what it fetched and
+    /// before anything was merged.
+    #[cfg(unix)]
+    fn speccoder_killed_after_git_fetch(&self, args: &[&str]) -> Run {
+        use std::os::unix::fs::PermissionsExt;
+        let bin = self.team.tmp.path().join("git-that-kills-after-fetch");
+        std::fs::create_dir_all(&bin).unwrap();
+        let wrapper = bin.join("git");
+        let script = format!(
+            "#!/bin/sh\n'{real}' \"$@\"\nrc=$?\ncase \" $* \" in *\" fetch \"*) kill -9 $PPID;; esac\nexit $rc\n",
+            real = common::on_path("git").display()
+        );
+        std::fs::write(&wrapper, script).unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = std::env::join_paths(
+            std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+        )
+        .unwrap();
+        let mut cmd = self.speccoder_command(args);
+        cmd.env("PATH", path);
+        let out = common::run(cmd);
+        assert_eq!(out.code(), None, "killed by the wrapper: {out}");
+        out
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fetch_killed_between_gits_fetch_and_the_merge_takes_the_remotes_new_skip_and_held_out_set_when_run_again()
+ {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let skip = format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T007");
+    let held_out = format!("refs/speccoder/held-out/{SPECKIT_UNIT}");
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let key = close_with_held_out_set(&team, &ada, "T001", "a.rs");
+    ada.speccoder(&["skip", &task("T007"), "--reason", "covered by T006"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+
+    bob.speccoder_killed_after_git_fetch(&["attest", "fetch"]);
+    let out = bob.speccoder(&["attest", "fetch"]).success();
+    assert!(out.stdout.contains(&format!("{skip}: now {}\n", &ada.rev(&skip)[..12])), "{out}");
+    assert!(out.stdout.contains(&format!("{held_out}: now {}\n", &ada.rev(&held_out)[..12])), "{out}");
+    assert!(!out.stdout.contains("deleted here only"), "{out}");
+    assert_eq!(bob.rev(&skip), ada.rev(&skip));
+    assert_eq!(bob.rev(&held_out), ada.rev(&held_out));
+    assert!(bob.git(&["ls-tree", "-r", "--name-only", &held_out]).contains(&format!("{key}/manifest.json")));
+
+    // Run again, it changes nothing, and nothing is left staged.
+    let refs = bob.refs();
+    let again = bob.speccoder(&["attest", "fetch"]).success();
+    assert!(again.stdout.contains(&format!("{skip}: up to date")), "{again}");
+    assert_eq!(bob.refs(), refs);
+    assert!(!refs.contains("refs/speccoder-fetching/"), "{refs}");
+    team.fsck(&[&ada, &bob]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_skip_the_remote_deleted_is_deleted_by_a_fetch_run_again_after_a_kill_and_push_does_not_make_it_again() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let skip = format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T007");
+    ada.speccoder(&["skip", &task("T007"), "--reason", "covered by T006"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    bob.speccoder(&["attest", "fetch"]).success();
+    assert_eq!(bob.rev(&skip), ada.rev(&skip));
+
+    // Ada undoes it, on the remote too, as documented.
+    ada.speccoder(&["skip", &task("T007"), "--undo"]).success();
+    ada.git(&["push", "-q", "origin", "--delete", &skip]);
+
+    bob.speccoder_killed_after_git_fetch(&["attest", "fetch"]);
+    let out = bob.speccoder(&["attest", "fetch"]).success();
+    assert!(out.stdout.contains(&format!("{skip}: deleted (deleted on the remote)")), "{out}");
+    assert!(bob.git_run(&["rev-parse", "--verify", "-q", &skip]).stdout.trim().is_empty());
+    bob.speccoder(&["attest", "push"]).success();
+    let remote = team.run_git(&team.remote, &["for-each-ref", "--format=%(refname)", "refs/speccoder/"]);
+    assert!(remote.trim().is_empty(), "the remote holds no skip again: {remote}");
+    team.fsck(&[&ada, &bob]);
+}
+
+#[test]
+fn a_fetch_stopped_for_want_of_an_identity_takes_the_remotes_new_skip_once_one_is_set() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let skip = format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T007");
+    ada.attest("T001", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+    // A clone without an identity, with a note of its own: the next notes merge needs a commit.
+    let ci = team.clone_without_identity("ci", &[]);
+    ci.speccoder(&["attest", "fetch"]).success();
+    let note = ["-c", "user.name=CI", "-c", "user.email=ci@example.com", "notes", "--ref", NOTES_REF];
+    ci.git(&[&note[..], &["add", "-m", "ci's own note", "HEAD~1"]].concat());
+    ada.attest("T002", &[]);
+    ada.speccoder(&["skip", &task("T007"), "--reason", "covered by T006"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+
+    let out = ci.speccoder(&["attest", "fetch"]).failure(13);
+    assert!(out.stderr.contains("git config user.name"), "{out}");
+    // As the message says.
+    team.identity(&ci.dir, "CI", "ci@example.com");
+    let out = ci.speccoder(&["attest", "fetch"]).success();
+    assert!(out.stdout.contains(&format!("{skip}: now {}\n", &ada.rev(&skip)[..12])), "{out}");
+    assert_eq!(ci.rev(&skip), ada.rev(&skip));
+    let again = ci.speccoder(&["attest", "fetch"]).success();
+    assert!(again.stdout.contains(&format!("{skip}: up to date")), "{again}");
+    team.fsck(&[&ada, &ci]);
+}
+
+#[test]
+fn a_fetch_stopped_by_a_notes_conflict_takes_the_remotes_new_skip_once_the_conflict_is_resolved_as_told() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let skip = format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T007");
+    let t001 = ada.attest("T001", &[]);
+    ada.speccoder(&["skip", &task("T007"), "--reason", "covered by T006"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    // Bob's own, different note of the same commit.
+    bob.git(&["pull", "-q", "--ff-only"]);
+    let first = String::from_utf8(ada.note(&t001).unwrap()).unwrap().lines().next().unwrap().to_owned();
+    bob.replace_note(&t001, &format!("{first}\n"));
+
+    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+    let remove = format!("git notes --ref={NOTES_REF} remove <commit>");
+    assert!(out.stderr.contains(&t001) && out.stderr.contains(&remove), "{out}");
+    // As the message says: remove ours, keeping theirs, and fetch again.
+    bob.git(&["notes", &format!("--ref={NOTES_REF}"), "remove", &t001]);
+    let out = bob.speccoder(&["attest", "fetch"]).success();
+    assert!(out.stdout.contains(&format!("{skip}: now {}\n", &ada.rev(&skip)[..12])), "{out}");
+    assert_eq!(bob.rev(&skip), ada.rev(&skip));
+    assert_eq!(bob.note(&t001), ada.note(&t001));
     team.fsck(&[&ada, &bob]);
 }
 

@@ -4,9 +4,12 @@
 //! published held-out sets) into remote-tracking references (`refs/notes/remotes/<remote>/speccoder`
 //! and `refs/speccoder-remotes/<remote>/*`, a namespace no branch refspec prunes), then merges them
 //! into ours: notes by the bundle rule ([`crate::model::bundle::merge`]), the other references by
-//! a three-way decision against what was fetched last time. Push sends the branch, the notes and
-//! `refs/speccoder/*` in one atomic push; when the remote's evidence moved meanwhile it fetches,
-//! merges and tries again, a bounded number of times, and never forces.
+//! a three-way decision against what was merged last time. Those arrive first in a staging
+//! namespace (`refs/speccoder-fetching/<remote>/*`), and each remote-tracking copy moves to the
+//! fetched value only once its merge is written: a fetch stopped anywhere is safe to run again.
+//! Push sends the branch, the notes and `refs/speccoder/*` in one atomic push; when the remote's
+//! evidence moved meanwhile it fetches, merges and tries again, a bounded number of times, and
+//! never forces.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,10 +35,20 @@ pub fn tracking_notes_ref(remote: &str) -> String {
     format!("refs/notes/remotes/{remote}/{}", NOTES_REF.trim_start_matches("refs/notes/"))
 }
 
-/// The prefix of the remote-tracking copies of `refs/speccoder/*` for `remote`.
+/// The prefix of the remote-tracking copies of `refs/speccoder/*` for `remote`: each holds the
+/// value of the remote's reference that was last merged into ours (or pushed), the base of the
+/// next fetch's three-way decision.
 #[must_use]
 pub fn tracking_prefix(remote: &str) -> String {
     format!("refs/speccoder-remotes/{remote}/")
+}
+
+/// The prefix where `attest fetch` has git write `remote`'s `refs/speccoder/*` before merging
+/// them: a reference stays here only until its merge is written (or, in a conflict, until the
+/// next fetch), so that the remote-tracking copies never run ahead of the merge.
+#[must_use]
+pub fn staging_prefix(remote: &str) -> String {
+    format!("refs/speccoder-fetching/{remote}/")
 }
 
 /// Why fetching or pushing the evidence stopped.
@@ -315,39 +328,56 @@ pub fn fetch(repo: &Repo, remote: Option<&str>) -> Result<FetchReport, SyncError
     let remote = remote_for(repo, remote, Direction::Fetch)?;
     let tracking_notes = tracking_notes_ref(&remote);
     let prefix = tracking_prefix(&remote);
+    let staging = staging_prefix(&remote);
     let on_remote = repo.ls_remote(&remote, &[NOTES_REF], &[SPECCODER_REFS])?;
-    let before: BTreeMap<String, ObjectId> = repo.refs_with_prefix(&prefix)?.into_iter().collect();
     let mut refspecs = Vec::new();
     let remote_has_notes = on_remote.iter().any(|(name, _)| name == NOTES_REF);
     if remote_has_notes {
+        // Notes merge by the bundle rule, which needs no base: their copy may move at once.
         refspecs.push(format!("+{NOTES_REF}:{tracking_notes}"));
     }
-    refspecs.push(format!("+{SPECCODER_REFS}*:{prefix}*"));
+    // The other references are decided against the value fetched last time, so git writes the
+    // remote's values into the staging namespace (pruned there, so it mirrors the remote) and
+    // the remote-tracking copy of each moves only once its merge is written below: a fetch
+    // stopped anywhere before (killed, no identity, a notes conflict, a stale lock) leaves the
+    // base as it was, and running it again decides from the same three values.
+    refspecs.push(format!("+{SPECCODER_REFS}*:{staging}*"));
     // In a partial clone, the notes' blobs come along (a verifier cannot fetch them one by one).
     repo.fetch_refspecs(&remote, &refspecs, repo.promisor_remote().is_some())?;
 
     let notes = if remote_has_notes { Some(merge_notes(repo, &remote, &tracking_notes)?) } else { None };
 
-    let after: BTreeMap<String, ObjectId> = repo.refs_with_prefix(&prefix)?.into_iter().collect();
-    let names: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    let suffixes = |prefix: &str| -> Result<BTreeMap<String, ObjectId>, GitError> {
+        Ok(repo
+            .refs_with_prefix(prefix)?
+            .into_iter()
+            .map(|(name, id)| (name[prefix.len()..].to_owned(), id))
+            .collect())
+    };
+    let before = suffixes(&prefix)?;
+    let fetched = suffixes(&staging)?;
+    let names: BTreeSet<&String> = before.keys().chain(fetched.keys()).collect();
     let mut refs = Vec::new();
-    for tracking in names {
-        let suffix = &tracking[prefix.len()..];
+    for suffix in names {
         let local = format!("{SPECCODER_REFS}{suffix}");
+        let tracking = format!("{prefix}{suffix}");
         // Published held-out sets only ever add directories named by their manifest digest, so
         // the reference is append-only: two publishers' histories join, and a remote copy that
         // lost sets (replaced by force, or deleted) never takes ours back. A skip is one
         // person's decision, replaced as a whole, and two differ.
         let append_only = suffix.starts_with("held-out/");
         let message = format!("Merge {tracking} into {local}\n\nJoined by speccoder attest fetch.\n");
-        let base = before.get(tracking).copied();
+        let theirs = fetched.get(suffix).copied();
         let merged =
-            repo.merge_fetched_ref(&local, base, after.get(tracking).copied(), append_only, &message)?;
-        if matches!(merged, RefMerged::Conflict { .. }) {
-            // Not merged: the remote-tracking copy goes back to what was fetched last time, so
-            // that the next fetch decides from the same three values and reports the conflict
-            // again (and push does not take theirs for merged).
-            set_tracking(repo, tracking, base, &format!("speccoder attest fetch: {local} not merged"))?;
+            repo.merge_fetched_ref(&local, before.get(suffix).copied(), theirs, append_only, &message)?;
+        // Not merged (a conflict): the remote-tracking copy stays at what was fetched last time,
+        // so that the next fetch decides from the same three values and reports the conflict
+        // again (and push does not take theirs for merged); the staged copy keeps theirs, whose
+        // value the advice names, reachable. Merged: the base moves to what was merged, and the
+        // staged copy has served.
+        if !matches!(merged, RefMerged::Conflict { .. }) {
+            set_tracking(repo, &tracking, theirs, &format!("speccoder attest fetch: {local} merged"))?;
+            set_tracking(repo, &format!("{staging}{suffix}"), None, "speccoder attest fetch: merged")?;
         }
         refs.push(RefRow { name: local, merged });
     }
@@ -590,8 +620,8 @@ fn remember_pushed(repo: &Repo, remote: &str, sent: &[(String, ObjectId)]) -> Re
     Ok(())
 }
 
-/// Points the remote-tracking reference `tracking` at `value` (`None`: deletes it), by
-/// compare-and-swap, with `reflog` as its reflog entry.
+/// Points the remote-tracking (or staged) reference `tracking` at `value` (`None`: deletes it),
+/// by compare-and-swap, with `reflog` as its reflog entry.
 fn set_tracking(repo: &Repo, tracking: &str, value: Option<ObjectId>, reflog: &str) -> Result<(), GitError> {
     repo.update_ref_retrying(tracking, |current| {
         Ok::<_, GitError>(match value {

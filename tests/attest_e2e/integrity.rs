@@ -583,7 +583,7 @@ fn attest_with_signer_hook(s: &Setup, hook: &str) -> std::process::Command {
     let bin = p.scratch_dir("bin");
     let script = format!(
         "#!/bin/sh\ncase \" $* \" in *\" -Y sign \"*) {hook};; esac\nexec '{real}' \"$@\"\n",
-        real = on_path("ssh-keygen").display(),
+        real = common::on_path("ssh-keygen").display(),
     );
     std::fs::write(bin.join("ssh-keygen"), script).unwrap();
     std::fs::set_permissions(bin.join("ssh-keygen"), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -644,15 +644,6 @@ fn a_stopped_writers_temporary_file_staged_by_the_user_is_never_committed() {
     s.attest_signed(&[]);
     assert!(!p.git(&["ls-tree", "-r", "--name-only", "HEAD"]).contains(".speccoder-new"));
     assert_eq!(p.git(&["status", "--porcelain"]), "");
-}
-
-/// The first `name` on `PATH`, as the shell finds it.
-fn on_path(name: &str) -> std::path::PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| panic!("{name} is on PATH"))
 }
 
 /// Ctrl-C (or a SIGTERM) while the signer waits for a passphrase or a touch: the command ends

@@ -671,6 +671,16 @@ pub fn write_evidence(dir: &Path, task: &str, kind: Evidence) -> PathBuf {
 // ---------------------------------------------------------------------------------------------
 // Peers
 
+/// The first `name` on `PATH`, as the shell finds it (for a wrapper that runs the real one).
+#[track_caller]
+pub fn on_path(name: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| panic!("{name} is on PATH"))
+}
+
 /// The pinned OpenSpec CLI: `.peers/node_modules/.bin/openspec`, else `openspec` on `PATH`.
 /// Fails the test (never skips it) when neither is there.
 #[track_caller]
