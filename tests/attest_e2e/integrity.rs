@@ -241,12 +241,9 @@ fn an_interrupted_tick_is_never_taken_back_by_the_next_task_commit() {
     assert!(at_head.contains("- [X] T005") && at_head.contains("- [X] T006"), "{at_head}");
 }
 
-/// A rebase or a bisect detaches HEAD while it runs. The writer names the operation and how to
-/// finish it, never "check out a branch", which would leave the operation open on another branch.
-#[test]
-fn a_rebase_or_bisect_in_progress_is_named_rather_than_the_detached_head_it_leaves() {
-    let s = Setup::speckit(Evidence::Verified);
-    let p = &s.project;
+/// Commits each of `side_files` on a new branch `side`, then `main's line` as `shared.txt` on the
+/// branch checked out before: two branches whose `shared.txt` conflicts.
+fn diverged(p: &common::Project, side_files: &[(&str, &str)]) {
     let main = p.git(&["symbolic-ref", "--short", "HEAD"]).trim().to_owned();
     let commit_file = |name: &str, text: &str| {
         p.write(name, text);
@@ -254,9 +251,20 @@ fn a_rebase_or_bisect_in_progress_is_named_rather_than_the_detached_head_it_leav
         p.git(&["commit", "-q", "-m", name]);
     };
     p.git(&["checkout", "-q", "-b", "side"]);
-    commit_file("shared.txt", "the side's line\n");
+    for (name, text) in side_files {
+        commit_file(name, text);
+    }
     p.git(&["checkout", "-q", &main]);
     commit_file("shared.txt", "main's line\n");
+}
+
+/// A rebase or a bisect detaches HEAD while it runs. The writer names the operation and how to
+/// finish it, never "check out a branch", which would leave the operation open on another branch.
+#[test]
+fn a_rebase_or_bisect_in_progress_is_named_rather_than_the_detached_head_it_leaves() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    diverged(p, &[("shared.txt", "the side's line\n")]);
     let before = p.snapshot();
 
     assert_ne!(p.git_run(&["rebase", "side"]).code(), Some(0), "the rebase stops on a conflict");
@@ -278,17 +286,7 @@ fn a_rebase_or_bisect_in_progress_is_named_rather_than_the_detached_head_it_leav
 fn a_merge_or_cherry_pick_in_progress_is_refused_before_anything_is_written() {
     let s = Setup::speckit(Evidence::Verified);
     let p = &s.project;
-    let main = p.git(&["symbolic-ref", "--short", "HEAD"]).trim().to_owned();
-    let commit_file = |name: &str, text: &str| {
-        p.write(name, text);
-        p.git(&["add", name]);
-        p.git(&["commit", "-q", "-m", name]);
-    };
-    p.git(&["checkout", "-q", "-b", "side"]);
-    commit_file("side.txt", "from the side branch\n");
-    commit_file("shared.txt", "the side's line\n");
-    p.git(&["checkout", "-q", &main]);
-    commit_file("shared.txt", "main's line\n");
+    diverged(p, &[("side.txt", "from the side branch\n"), ("shared.txt", "the side's line\n")]);
 
     p.git(&["merge", "-q", "--no-commit", "--no-ff", "side~"]);
     let out = refused(&s, &s.evidence, 14, &["a merge is in progress", "git merge --abort"]);
