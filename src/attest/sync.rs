@@ -155,26 +155,10 @@ impl SyncError {
     pub fn exit_code(&self) -> u8 {
         match self {
             SyncError::Git(GitError::UnknownRemote { .. }) => exit::USAGE,
-            SyncError::Git(
-                GitError::IdentityMissing { .. }
-                | GitError::EmptyIdentityName { .. }
-                | GitError::BadConfig { .. },
-            ) => exit::CONFIG,
-            SyncError::Git(
-                GitError::GitCommand { .. }
-                | GitError::Discover { .. }
-                | GitError::Open { .. }
-                | GitError::DubiousOwnership { .. }
-                | GitError::RefStorage { .. }
-                | GitError::GitDirWithoutWorkTree { .. }
-                | GitError::SharedRepository { .. }
-                | GitError::RefPermission { .. }
-                | GitError::RefMoved { .. }
-                | GitError::RefLocked { .. }
-                | GitError::Contention { .. }
-                | GitError::NotesRefUnusable { .. },
-            ) => exit::GIT_PRECONDITION,
-            SyncError::Git(_) => exit::INTERNAL,
+            SyncError::Git(GitError::BadConfig { .. }) => exit::CONFIG,
+            // git's fetch or push failing is the remote's state (unreachable, refusing).
+            SyncError::Git(GitError::GitCommand { .. }) => exit::GIT_PRECONDITION,
+            SyncError::Git(e) => super::git_exit_code(e),
             _ => exit::GIT_PRECONDITION,
         }
     }
