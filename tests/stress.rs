@@ -203,21 +203,26 @@ fn stale_locks(dir: &Path) -> usize {
 }
 
 /// Runs `cmd` (a fresh one from `make` each time) as a user would after a crash: when it stops
-/// naming a lock file to remove ("... remove PATH"), removes that file and runs it again.
+/// naming lock files to remove ("... remove PATH and PATH"), removes them and runs it again.
+/// Returns the last run and how many lock files were removed.
 fn run_removing_named_locks(mut make: impl FnMut() -> std::process::Command) -> (common::Run, usize) {
     let mut removed = 0;
-    loop {
+    for _ in 0..4 {
         let out = common::run(make());
-        let named =
-            out.stderr.rsplit_once("remove ").map(|(_, path)| path.trim().trim_end_matches('.').to_owned());
-        match named {
-            Some(path) if out.status.code() == Some(14) && path.ends_with(".lock") && removed < 4 => {
-                std::fs::remove_file(&path).unwrap_or_else(|e| panic!("remove {path}: {e}\n{out}"));
-                removed += 1;
-            }
-            _ => return (out, removed),
+        let named: Vec<String> = out
+            .stderr
+            .rsplit_once("remove ")
+            .map(|(_, paths)| paths.trim().trim_end_matches('.').split(" and ").map(str::to_owned).collect())
+            .unwrap_or_default();
+        if out.status.code() != Some(14) || named.is_empty() || !named.iter().all(|p| p.ends_with(".lock")) {
+            return (out, removed);
         }
+        for path in &named {
+            std::fs::remove_file(path).unwrap_or_else(|e| panic!("remove {path}: {e}\n{out}"));
+        }
+        removed += named.len();
     }
+    (common::run(make()), removed)
 }
 
 /// Copies the directory tree `from` to `to` (the repository and its `.git`), as `cp -a` does.
