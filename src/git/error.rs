@@ -502,7 +502,7 @@ impl std::fmt::Display for Conversion {
     }
 }
 
-/// " and X, Y" naming the other lock files of [`GitError::IndexLocked`], or nothing.
+/// " and X and Y", naming the other lock files of [`GitError::IndexLocked`], or nothing.
 fn also_left(others: &[PathBuf]) -> String {
     others.iter().map(|lock| format!(" and {}", lock.display())).collect()
 }
