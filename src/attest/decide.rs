@@ -254,11 +254,6 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
         Opened::Pending(pending, facts) => (*pending, *facts),
         Opened::Completed { commit, branch } => {
             let done = completed_report(repo, "accept", &req.target, commit, branch)?;
-            let info = repo.commit(commit)?;
-            let recorded = crate::git::trailers::parse(&info.message);
-            let value = |key: &str| {
-                recorded.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.clone())
-            };
             if done.verdict != Verdict::Attested.as_str() {
                 return Err(DecideError::TickedByAnotherRun {
                     target: req.target.clone(),
@@ -266,6 +261,11 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
                     verdict: done.verdict,
                 });
             }
+            let info = repo.commit(commit)?;
+            let recorded = crate::git::trailers::parse(&info.message);
+            let value = |key: &str| {
+                recorded.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.clone())
+            };
             return Ok(DecisionReport {
                 command: "accept",
                 target: req.target.clone(),
