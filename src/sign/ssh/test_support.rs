@@ -115,7 +115,8 @@ pub struct Agent {
 }
 
 impl Agent {
-    /// Starts `ssh-agent -D -a <dir>/agent.sock` and waits for its socket.
+    /// Starts `ssh-agent -D -a <dir>/agent.sock` and waits until its socket accepts a
+    /// connection (the file appears when the agent binds it, a moment before it listens).
     pub fn start(dir: &Path) -> Self {
         let socket = dir.join("agent.sock");
         let child = Command::new("ssh-agent")
@@ -129,8 +130,8 @@ impl Agent {
             .expect("ssh-agent starts (OpenSSH must be installed for these tests)");
         let agent = Self { child, socket };
         let deadline = Instant::now() + Duration::from_secs(10);
-        while !agent.socket.exists() {
-            assert!(Instant::now() < deadline, "ssh-agent did not create its socket");
+        while std::os::unix::net::UnixStream::connect(&agent.socket).is_err() {
+            assert!(Instant::now() < deadline, "ssh-agent did not listen on its socket");
             std::thread::sleep(Duration::from_millis(20));
         }
         agent
