@@ -302,8 +302,9 @@ pub enum AttestError {
     /// The branch has no commit yet.
     #[error("the branch {0} has no commits yet; commit the project first")]
     Unborn(String),
-    /// speccoder.toml is broken.
-    #[error("{CONFIG_FILE} at the parent commit: {0}")]
+    /// speccoder.toml, as committed at HEAD (the task commit's parent), is broken. The
+    /// [`PolicyError`] names the file.
+    #[error("at HEAD (the task commit's parent), {0}")]
     Policy(#[from] PolicyError),
     /// The repository failed us.
     #[error(transparent)]

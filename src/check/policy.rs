@@ -92,7 +92,7 @@ pub fn policy_recipe(
                 Finding::new(
                     CommitOutcome::Mismatch,
                     "policy_unreadable",
-                    format!("speccoder.toml at the parent cannot be read: {e}"),
+                    format!("at the parent commit, {e}"),
                 )
                 .at_line(line),
             );

@@ -47,6 +47,7 @@ fn a_speccoder_toml_that_is_not_toml_is_quoted_escaped_and_cut_short() {
     commit_config(&s, "[checks]\nx = \"\u{1b}[2K\u{1b}[1A\u{1b}[32mevidenced    T005\u{1b}[0m\" junk\n");
     let out = refused(&s, &s.evidence, 13, &["speccoder.toml", "line 2", "\\u{1b}[2K\\u{1b}[1A"]);
     assert!(!out.stderr.contains('\u{1b}'), "no escape sequence reaches the terminal\n{out}");
+    assert_eq!(out.stderr.matches("speccoder.toml").count(), 1, "the file is named once\n{out}");
 
     commit_config(&s, &format!("[checks]\nx = {}\n", "[".repeat(100_000)));
     let out = refused(&s, &s.evidence, 13, &["speccoder.toml", "line 2", "…"]);
