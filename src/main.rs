@@ -31,7 +31,7 @@ fn main() -> ExitCode {
         eprintln!("speccoder: {message}");
         return ExitCode::from(speccoder_attest::exit::USAGE);
     }
-    ExitCode::from(commands::run(cli.command))
+    ExitCode::from(commands::run(cli.command, cli.dir.as_deref()))
 }
 
 /// A command line that asked for `--json` and could not be run gets its one JSON object on stdout

@@ -144,6 +144,26 @@ fn the_check_s_advice_regenerates_the_out_directory_it_checked_and_says_to_remov
     let err = String::from_utf8_lossy(&in_tmp(&["schema", "--check"]).stderr).into_owned();
     assert!(err.contains("run `speccoder schema` to regenerate them"), "{err}");
 
+    // Run with -C, the advice runs the same command from the same place.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let with_c = |args: &[&str]| {
+        Command::new(common::speccoder_bin())
+            .current_dir(elsewhere.path())
+            .arg("-C")
+            .arg(tmp.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    std::fs::write(tmp.path().join("out dir/evidence.schema.json"), "{}").unwrap();
+    let err =
+        String::from_utf8_lossy(&with_c(&["schema", "--check", "--out", "out dir"]).stderr).into_owned();
+    let advised = format!("speccoder -C {} schema --out 'out dir'", tmp.path().display());
+    assert!(err.contains(&format!("run `{advised}` to regenerate them")), "{err}");
+    assert!(with_c(&["schema", "--out", "out dir"]).status.success());
+    assert!(with_c(&["schema", "--check", "--out", "out dir"]).status.success());
+    assert!(!elsewhere.path().join("out dir").exists(), "nothing was written where the advice was read");
+
     // A schema file that is a link: the advice removes it first, and writing refuses it saying so.
     std::fs::write(tmp.path().join("victim"), "{}").unwrap();
     let link = tmp.path().join("out dir/evidence.schema.json");

@@ -17,10 +17,11 @@ use crate::cli::Command;
 
 pub use output::print_json_error;
 
-/// Runs one subcommand and returns its exit code.
-pub fn run(command: Command) -> u8 {
+/// Runs one subcommand and returns its exit code. `started_in` is the command line's `-C DIR`
+/// (the process has already changed to it), for advice that names a command to run.
+pub fn run(command: Command, started_in: Option<&std::path::Path>) -> u8 {
     match command {
-        Command::Schema(args) => schema::run(&args),
+        Command::Schema(args) => schema::run(&args, started_in),
         Command::Attest(args) => attest::run(*args),
         Command::Accept(args) => decide::accept(&args),
         Command::Skip(args) => decide::skip(&args),

@@ -58,27 +58,38 @@ impl SchemaError {
     }
 }
 
-pub fn run(args: &SchemaArgs) -> u8 {
-    let result = if args.check { check(&args.out) } else { write(&args.out) };
+/// Runs `speccoder schema`; `started_in` is the `-C DIR` the command line gave, for the advice.
+pub fn run(args: &SchemaArgs, started_in: Option<&Path>) -> u8 {
+    let result = if args.check { check(started_in, &args.out) } else { write(&args.out) };
     super::output::finish("schema", args.json, result, |_| exit::OK, SchemaError::exit_code)
 }
 
-/// The command that writes the schemas into `dir`: `speccoder schema`, with `--out DIR` (quoted
-/// for the shell when it needs to be) unless `dir` is the default.
-fn regenerate_command(dir: &Path) -> String {
-    if dir == Path::new(SCHEMA_DIR) {
-        return "speccoder schema".to_owned();
+/// The command that writes the schemas into `dir`, run from where this one was: `speccoder
+/// schema`, with `-C DIR` when this run was given one (`started_in`) and `--out DIR` unless `dir`
+/// is the default, each word quoted for the shell when it needs to be.
+fn regenerate_command(started_in: Option<&Path>, dir: &Path) -> String {
+    let mut command = "speccoder".to_owned();
+    if let Some(started_in) = started_in {
+        command.push_str(&format!(" -C {}", shell_word(started_in)));
     }
-    let text = dir.to_string_lossy();
+    command.push_str(" schema");
+    if dir != Path::new(SCHEMA_DIR) {
+        command.push_str(&format!(" --out {}", shell_word(dir)));
+    }
+    command
+}
+
+/// `path` as one shell word: as it is when it is plain, else quoted.
+fn shell_word(path: &Path) -> String {
+    let text = path.to_string_lossy();
     let plain = !text.starts_with('-')
         && !text.is_empty()
         && text.chars().all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c));
-    let word = if plain { text.into_owned() } else { shell_quoted(&text) };
-    format!("speccoder schema --out {word}")
+    if plain { text.into_owned() } else { shell_quoted(&text) }
 }
 
 /// Compares every schema file in `dir` with what the types generate.
-fn check(dir: &Path) -> Result<SchemaReport, SchemaError> {
+fn check(started_in: Option<&Path>, dir: &Path) -> Result<SchemaReport, SchemaError> {
     let files = schema::all();
     let mut differing = Vec::new();
     let mut links = false;
@@ -98,7 +109,11 @@ fn check(dir: &Path) -> Result<SchemaReport, SchemaError> {
         }
     }
     if !differing.is_empty() {
-        return Err(SchemaError::Differ { files: differing, links, regenerate: regenerate_command(dir) });
+        return Err(SchemaError::Differ {
+            files: differing,
+            links,
+            regenerate: regenerate_command(started_in, dir),
+        });
     }
     Ok(SchemaReport {
         dir: dir.display().to_string(),
