@@ -22,8 +22,9 @@
 # Environment: BENCH_RUNS, BENCH_TICKS_PER_UNIT (default 10: a unit per 10 ticks; 100 puts 100,000
 # ticks in 1,000 units), BENCH_TOOL_SAMPLE, BENCH_DIR (work directory, kept; default a temporary
 # one, removed), BENCH_REUSE (set: a repository left in BENCH_DIR by an earlier run, with its
-# made.txt, is timed again instead of generated; generating and packing 100,000 ticks takes several minutes),
-# BENCH_CARGO_FLAGS (default --locked), CARGO_TARGET_DIR (honoured as cargo does).
+# made.txt, is timed again instead of generated; generating and packing 100,000 ticks takes
+# several minutes), BENCH_CARGO_FLAGS (default --locked), CARGO_TARGET_DIR (honoured as cargo
+# does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
