@@ -20,7 +20,7 @@ use crate::git::{Commit, GitTree, Repo};
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
-use crate::spec::{self, TreeTaskLines};
+use crate::spec::{self, TaskLists, TreeTaskLines};
 
 /// Every line's subject must be exactly one: `target` (`<unit>/<task>`) at `commit`, whose
 /// commit object hashes to `commit_sha256` (a subject's `sha256` digest must equal it; lines
@@ -128,6 +128,9 @@ pub struct Rules<'r> {
     /// The task lines of the head under review: each must still read the same there. One view
     /// for every commit checked, so that each unit's task list at the head is read once.
     head: Option<TreeTaskLines<GitTree<'r>>>,
+    /// The task lists read lately, so that a list read again (the next commit's parent) is
+    /// parsed once.
+    lists: TaskLists,
     /// Judge configurations already read, by the kind and object of the `speccoder.toml` entry
     /// (`None`: no file).
     policies: RefCell<HashMap<Option<(EntryKind, ObjectId)>, ParentPolicy>>,
@@ -138,13 +141,19 @@ impl<'r> Rules<'r> {
     #[must_use]
     pub fn new(repo: &'r Repo, head_tree: Option<ObjectId>) -> Self {
         let head = head_tree.map(|id| TreeTaskLines::new(repo.tree(id)));
-        Rules { repo, head, policies: RefCell::new(HashMap::new()) }
+        Rules { repo, head, lists: TaskLists::default(), policies: RefCell::new(HashMap::new()) }
     }
 
     /// The tree under review.
     #[must_use]
     pub fn head_tree(&self) -> Option<ObjectId> {
         self.head.as_ref().map(|head| head.tree().id())
+    }
+
+    /// The task lists these rules read lately, for another reader of the same commits.
+    #[must_use]
+    pub fn task_lists(&self) -> &TaskLists {
+        &self.lists
     }
 
     /// The note `note` of the task commit `commit`, which claims `target` and `trailer_verdict`:
@@ -250,7 +259,7 @@ impl<'r> Rules<'r> {
         // The task line and the story text, at the task commit and at the head.
         let (unit, task_id) = target.split_once('/').unwrap_or((target, ""));
         let at_commit = self.repo.tree(commit.tree);
-        match spec::read_any_task(&at_commit, unit, task_id) {
+        match spec::read_any_task_with(&at_commit, unit, task_id, &self.lists) {
             Ok(facts) => {
                 findings.extend(bug::anchor_findings(p, &facts, n));
                 if facts.line_hash != p.task.line_hash {

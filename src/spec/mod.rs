@@ -41,11 +41,12 @@ pub use section::{
     Delta, SECTION_LIMIT_BYTES, SECTION_TRUNCATION_MARKER, openspec_change_text, speckit_story_text,
 };
 pub use task::{
-    BUG_TASK_PREFIX, TaskFacts, TaskId, TreeTaskLines, UnreadTick, bug_task_facts, read_any_task, read_task,
-    requirement_line, ticked_ids, ticked_ids_in_dir, ticked_tasks, unread_ticks,
+    BUG_TASK_PREFIX, TaskFacts, TaskId, TreeTaskLines, UnreadTick, bug_task_facts, read_any_task,
+    read_any_task_with, read_task, requirement_line, ticked_ids, ticked_ids_in_dir, ticked_tasks,
+    unread_ticks,
 };
 pub use task_line::{TaskLine, is_task_id, line_hash, open_boxes, parse_task_line};
-pub use task_list::TASK_LIST_LIMIT;
+pub use task_list::{TASK_LIST_LIMIT, TaskLists};
 pub use tick::tick;
 pub use tree::{FsTree, MemTree, SourceTree};
 pub use unit::{

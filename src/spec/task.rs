@@ -9,7 +9,7 @@ use super::docs::UnitDocs;
 use super::error::{SpecError, shown};
 use super::requirement::Requirement;
 use super::task_line::{TaskLine, is_task_id, line_hash};
-use super::task_list::{TaskList, Unread, check_size};
+use super::task_list::{TaskList, TaskLists, Unread, check_size};
 use super::text::{decode, read_file};
 use super::tree::SourceTree;
 use super::unit::{Format, TASK_LIST_FILE, UnitLoc, locate_unit};
@@ -122,7 +122,7 @@ fn tasks_text(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<String, SpecError>
 /// `; not read as tasks: line 3 (why), …` for an unknown-task message: the boxes whose word is
 /// `id` (less trailing punctuation) first, then the others, at most [`KNOWN_SHOWN`]; empty when
 /// every box is a task.
-fn unread_note(list: &TaskList<'_>, id: &str) -> String {
+fn unread_note(list: &TaskList, id: &str) -> String {
     let names = |u: &&Unread| u.word.trim_end_matches(|c: char| c.is_ascii_punctuation()) == id;
     let unread = list.unread();
     let shown: Vec<String> = unread
@@ -183,6 +183,16 @@ fn duplicate(loc: &UnitLoc, id: &str, indices: &[usize]) -> SpecError {
 /// of the unit's format, a missing or non-UTF-8 task list, an unknown task, a duplicated id, a spec
 /// document (spec.md, a delta spec) that is not UTF-8, a story task without spec.md.
 pub fn read_task(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result<TaskFacts, SpecError> {
+    read_task_with(tree, unit, task_id, &TaskLists::default())
+}
+
+/// [`read_task`], with the task list parsed through `lists`.
+fn read_task_with(
+    tree: &dyn SourceTree,
+    unit: &str,
+    task_id: &str,
+    lists: &TaskLists,
+) -> Result<TaskFacts, SpecError> {
     let loc = locate_unit(tree, unit)?;
     let id = match TaskId::parse(task_id)? {
         TaskId::Bug(slug) => return Err(SpecError::TrailerOnlyTask { slug }),
@@ -197,8 +207,7 @@ pub fn read_task(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result<Tas
             },
         });
     }
-    let text = tasks_text(tree, &loc)?;
-    let list = TaskList::read(&text, loc.format);
+    let list = lists.read(tasks_text(tree, &loc)?, loc.format);
     let all = list.tasks();
     let matching: Vec<&(usize, TaskLine<'_>)> = all.iter().filter(|(_, t)| t.id == id).collect();
     match matching.as_slice() {
@@ -255,9 +264,20 @@ pub fn bug_task_facts(tree: &dyn SourceTree, unit: &str, slug: &str) -> Result<T
 
 /// The facts of any task: a listed one ([`read_task`]) or a bug ([`bug_task_facts`]).
 pub fn read_any_task(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result<TaskFacts, SpecError> {
+    read_any_task_with(tree, unit, task_id, &TaskLists::default())
+}
+
+/// [`read_any_task`], with the task list parsed through `lists`: for a reader that reads the same
+/// task lists again (a verifier walking a history).
+pub fn read_any_task_with(
+    tree: &dyn SourceTree,
+    unit: &str,
+    task_id: &str,
+    lists: &TaskLists,
+) -> Result<TaskFacts, SpecError> {
     match TaskId::parse(task_id)? {
         TaskId::Bug(slug) => bug_task_facts(tree, unit, &slug),
-        TaskId::Listed(_) => read_task(tree, unit, task_id),
+        TaskId::Listed(_) => read_task_with(tree, unit, task_id, lists),
     }
 }
 
@@ -299,11 +319,10 @@ impl<T: SourceTree> TreeTaskLines<T> {
     /// The line hashes of every task of `unit` that [`read_task`] reads without an error.
     fn read_unit(&self, unit: &str) -> Option<HashMap<String, String>> {
         let loc = locate_unit(&self.tree, unit).ok()?;
-        let text = tasks_text(&self.tree, &loc).ok()?;
-        let list = TaskList::read(&text, loc.format);
+        let list = TaskList::read(tasks_text(&self.tree, &loc).ok()?, loc.format);
         let docs = UnitDocs::load(&self.tree, &loc).ok()?;
         let all = list.tasks();
-        let by_id = lines_by_id(all);
+        let by_id = lines_by_id(&all);
         let once = |task: &TaskLine<'_>| {
             by_id.get(task.id).is_some_and(|lines| lines.len() == 1) && is_task_id(loc.format, task.id)
         };
@@ -335,26 +354,22 @@ pub fn ticked_ids(tree: &dyn SourceTree, unit: &str) -> Result<Vec<String>, Spec
     let Some((loc, text)) = unit_task_list(tree, unit)? else {
         return Ok(Vec::new());
     };
-    Ok(ticked_in(&text, loc.format))
+    Ok(TaskList::read(text, loc.format).ticked_ids())
 }
 
 /// [`ticked_ids`] of the unit whose directory is the root of `unit_dir` (a view of the unit's own
-/// tree, for a caller that already holds its id), in `format`.
+/// tree, for a caller that already holds its id), in `format`, the task list parsed through
+/// `lists`.
 ///
 /// # Errors
 /// A task list that is a symbolic link, too large, or not UTF-8.
-pub fn ticked_ids_in_dir(unit_dir: &dyn SourceTree, format: Format) -> Result<Vec<String>, SpecError> {
-    Ok(read_task_list_at(unit_dir, TASK_LIST_FILE)?.map(|text| ticked_in(&text, format)).unwrap_or_default())
-}
-
-/// The ids of the ticked tasks of the task list `text`, in line order.
-fn ticked_in(text: &str, format: Format) -> Vec<String> {
-    TaskList::read(text, format)
-        .tasks()
-        .iter()
-        .filter(|(_, task)| task.ticked)
-        .map(|(_, task)| task.id.to_owned())
-        .collect()
+pub fn ticked_ids_in_dir(
+    unit_dir: &dyn SourceTree,
+    format: Format,
+    lists: &TaskLists,
+) -> Result<Vec<String>, SpecError> {
+    let text = read_task_list_at(unit_dir, TASK_LIST_FILE)?;
+    Ok(text.map(|text| lists.read(text, format).ticked_ids()).unwrap_or_default())
 }
 
 /// The facts of every ticked task of `unit`, in line order; a unit without a task list has none.
@@ -363,12 +378,12 @@ pub fn ticked_tasks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<TaskFacts>,
     let Some((loc, text)) = unit_task_list(tree, unit)? else {
         return Ok(Vec::new());
     };
-    let list = TaskList::read(&text, loc.format);
+    let list = TaskList::read(text, loc.format);
     let all = list.tasks();
     if !all.iter().any(|(_, t)| t.ticked) {
         return Ok(Vec::new());
     }
-    let by_id = lines_by_id(all);
+    let by_id = lines_by_id(&all);
     let docs = UnitDocs::load(tree, &loc)?;
     let mut out = Vec::new();
     for (index, task) in all.iter().filter(|(_, t)| t.ticked) {
@@ -400,7 +415,7 @@ pub fn unread_ticks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<UnreadTick>
     let Some((loc, text)) = unit_task_list(tree, unit)? else {
         return Ok(Vec::new());
     };
-    Ok(TaskList::read(&text, loc.format)
+    Ok(TaskList::read(text, loc.format)
         .unread()
         .iter()
         .filter(|u| u.checked)

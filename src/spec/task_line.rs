@@ -1,6 +1,8 @@
 //! One task line: `- [ ] T001 [P] [US1] Description (FR-001)` (Spec Kit) or `- [ ] 1.1 Title`
 //! (OpenSpec), and the line hash that pins it.
 
+use std::ops::Range;
+
 use crate::model::digest::sha256_hex;
 
 use super::unit::Format;
@@ -52,47 +54,92 @@ fn skip_blanks(s: &str) -> &str {
 /// or a comment) is the task list reader's call, which uses this.
 #[must_use]
 pub fn parse_task_line(format: Format, line: &str) -> Option<TaskLine<'_>> {
-    let rest = skip_blanks(line);
-    let rest = rest.strip_prefix(['-', '*'])?;
-    if !rest.bytes().next().is_some_and(is_blank) {
-        return None;
-    }
-    let rest = skip_blanks(rest);
-    let box_at = line.len() - rest.len() + 1;
-    let (mark, rest) = match rest.as_bytes() {
-        [b'[', mark @ (b' ' | b'x' | b'X'), b']', ..] => (*mark, rest.get(3..)?),
-        _ => return None,
-    };
-    if !rest.bytes().next().is_some_and(is_blank) {
-        return None;
-    }
-    let rest = skip_blanks(rest);
-    let end = rest.find([' ', '\t']).unwrap_or(rest.len());
-    let (token, mut rest) = rest.split_at(end);
-    let id = match format {
-        Format::SpecKit => token,
-        Format::OpenSpec => token.strip_suffix('.').unwrap_or(token),
-    };
-    if !is_task_id(format, id) {
-        return None;
-    }
-    let mut parallel = false;
-    let mut story = None;
-    if format == Format::SpecKit {
-        loop {
-            let next = skip_blanks(rest);
-            if let Some(after) = next.strip_prefix("[P]") {
-                parallel = true;
-                rest = after;
-            } else if let Some((label, after)) = story_label(next).filter(|_| story.is_none()) {
-                story = Some(label);
-                rest = after;
-            } else {
-                break;
+    TaskSpans::parse(format, line).map(|spans| spans.on(line))
+}
+
+/// A [`TaskLine`] as byte ranges into its line, so that a reader can keep it beside the text it
+/// owns instead of borrowing the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TaskSpans {
+    /// [`TaskLine::box_at`].
+    box_at: usize,
+    /// [`TaskLine::ticked`].
+    ticked: bool,
+    /// Where [`TaskLine::id`] is.
+    id: Range<usize>,
+    /// [`TaskLine::parallel`].
+    parallel: bool,
+    /// Where [`TaskLine::story`] is.
+    story: Option<Range<usize>>,
+    /// Where [`TaskLine::title`] is.
+    title: Range<usize>,
+}
+
+impl TaskSpans {
+    /// [`parse_task_line`], as ranges into `line`.
+    pub(crate) fn parse(format: Format, line: &str) -> Option<Self> {
+        // Where a suffix of `line` (every `rest` below is one) starts in it.
+        let at = |rest: &str| line.len() - rest.len();
+        let rest = skip_blanks(line);
+        let rest = rest.strip_prefix(['-', '*'])?;
+        if !rest.bytes().next().is_some_and(is_blank) {
+            return None;
+        }
+        let rest = skip_blanks(rest);
+        let box_at = at(rest) + 1;
+        let (mark, rest) = match rest.as_bytes() {
+            [b'[', mark @ (b' ' | b'x' | b'X'), b']', ..] => (*mark, rest.get(3..)?),
+            _ => return None,
+        };
+        if !rest.bytes().next().is_some_and(is_blank) {
+            return None;
+        }
+        let rest = skip_blanks(rest);
+        let token_at = at(rest);
+        let end = rest.find([' ', '\t']).unwrap_or(rest.len());
+        let (token, mut rest) = rest.split_at(end);
+        let id = match format {
+            Format::SpecKit => token,
+            Format::OpenSpec => token.strip_suffix('.').unwrap_or(token),
+        };
+        if !is_task_id(format, id) {
+            return None;
+        }
+        let id = token_at..token_at + id.len();
+        let mut parallel = false;
+        let mut story = None;
+        if format == Format::SpecKit {
+            loop {
+                let next = skip_blanks(rest);
+                if let Some(after) = next.strip_prefix("[P]") {
+                    parallel = true;
+                    rest = after;
+                } else if let Some((label, after)) = story_label(next).filter(|_| story.is_none()) {
+                    // The label starts after the `[` of `next`.
+                    story = Some(at(next) + 1..at(next) + 1 + label.len());
+                    rest = after;
+                } else {
+                    break;
+                }
             }
         }
+        let title = rest.trim_start();
+        let title = at(title)..at(title) + title.trim_end().len();
+        Some(TaskSpans { box_at, ticked: mark != b' ', id, parallel, story, title })
     }
-    Some(TaskLine { box_at, ticked: mark != b' ', id, parallel, story, title: rest.trim() })
+
+    /// The task line these spans were parsed from, read from `line` (the same line).
+    pub(crate) fn on<'a>(&self, line: &'a str) -> TaskLine<'a> {
+        let part = |range: &Range<usize>| line.get(range.clone()).unwrap_or_default();
+        TaskLine {
+            box_at: self.box_at,
+            ticked: self.ticked,
+            id: part(&self.id),
+            parallel: self.parallel,
+            story: self.story.as_ref().map(part),
+            title: part(&self.title),
+        }
+    }
 }
 
 /// A `[USn]` label at the start of `s`: (`USn`, the rest after `]`).

@@ -1,7 +1,7 @@
 //! The one reader of a task list (`tasks.md`): the file as CommonMark renders it.
 //!
 //! A task is a list item whose task-list box (`[ ]`, `[x]`, `[X]`, GitHub's extension) sits on its
-//! bullet's line, and whose line is a task line of the unit's format ([`parse_task_line`]). What
+//! bullet's line, and whose line is a task line of the unit's format ([`super::parse_task_line`]). What
 //! CommonMark shows as code (fenced or indented code blocks) or passes through as HTML (HTML
 //! blocks, comments) holds no task. Every other box is kept as an [`Unread`] with the reason: a
 //! `+` bullet, an ordered item, a block quote, an id that is not one (`T008:`, a Cyrillic `Т008`),
@@ -19,14 +19,17 @@
 //! [`TASK_LIST_LIMIT`] before it is parsed.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::ops::Range;
+use std::rc::Rc;
 use std::sync::LazyLock;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
 use regex::Regex;
 
 use super::error::{SpecError, shown};
-use super::task_line::{TaskLine, is_task_id, parse_task_line};
+use super::task_line::{TaskLine, TaskSpans, is_task_id};
 use super::unit::Format;
 
 /// The largest task list read, in bytes (a real one is a few KiB): larger ones are refused
@@ -71,13 +74,17 @@ pub(crate) struct Unread {
     pub(crate) reason: String,
 }
 
-/// A task list as CommonMark renders it: its lines, its tasks and the boxes that are not tasks.
-pub(crate) struct TaskList<'t> {
-    text: &'t str,
+/// A task list as CommonMark renders it: its text, its lines, its tasks and the boxes that are
+/// not tasks.
+pub(crate) struct TaskList {
+    /// The text read.
+    text: String,
+    /// The format it was read as.
+    format: Format,
     /// Each line's byte range in `text`, without its ending (line 0 starts after a BOM).
     lines: Vec<Range<usize>>,
-    /// The tasks in line order: (line index, the parsed line).
-    tasks: Vec<(usize, TaskLine<'t>)>,
+    /// The tasks in line order: (line index, the parsed line as ranges into it).
+    tasks: Vec<(usize, TaskSpans)>,
     /// The boxes that are not tasks, in line order, at most one per line.
     unread: Vec<Unread>,
 }
@@ -100,15 +107,15 @@ struct Found {
     rendered: bool,
 }
 
-impl<'t> TaskList<'t> {
+impl TaskList {
     /// Reads `text` (at most [`TASK_LIST_LIMIT`] bytes; see [`check_size`]) as a task list of
     /// `format`.
-    pub(crate) fn read(text: &'t str, format: Format) -> Self {
+    pub(crate) fn read(text: String, format: Format) -> Self {
         let base = if text.starts_with(BOM) { BOM.len() } else { 0 };
-        let lines = line_ranges(text, base);
-        let (found, blocks) = walk(text, base);
+        let lines = line_ranges(&text, base);
+        let (found, blocks) = walk(&text, base);
         let mut taken = vec![false; lines.len()];
-        let mut list = TaskList { text, lines, tasks: Vec::new(), unread: Vec::new() };
+        let mut list = TaskList { text, format, lines, tasks: Vec::new(), unread: Vec::new() };
         for f in found {
             let index = list.line_of(f.at);
             let Some(slot) = taken.get_mut(index).filter(|taken| !**taken) else {
@@ -117,8 +124,8 @@ impl<'t> TaskList<'t> {
             *slot = true;
             let line = list.line(index);
             let col = f.at - list.line_start(index).unwrap_or_default();
-            match parse_task_line(format, line) {
-                Some(task) if f.rendered && task.box_at == col + 1 => list.tasks.push((index, task)),
+            match TaskSpans::parse(format, line).filter(|_| f.rendered) {
+                Some(task) if task.on(line).box_at == col + 1 => list.tasks.push((index, task)),
                 _ => {
                     let reason = why_not(format, line, col, f.rendered);
                     list.push_unread(index, f.checked, col, reason);
@@ -147,10 +154,14 @@ impl<'t> TaskList<'t> {
         list
     }
 
+    /// Whether this is the reading of `text` as `format`.
+    pub(crate) fn is_reading_of(&self, text: &str, format: Format) -> bool {
+        self.format == format && self.text == text
+    }
+
     /// The line with index `index`, without its ending.
-    pub(crate) fn line(&self, index: usize) -> &'t str {
-        let text: &'t str = self.text;
-        self.lines.get(index).and_then(|r| text.get(r.clone())).unwrap_or_default()
+    pub(crate) fn line(&self, index: usize) -> &str {
+        self.lines.get(index).and_then(|r| self.text.get(r.clone())).unwrap_or_default()
     }
 
     /// How many lines the task list has (no empty line follows a final line ending).
@@ -164,8 +175,13 @@ impl<'t> TaskList<'t> {
     }
 
     /// The tasks in line order: (line index, the parsed line).
-    pub(crate) fn tasks(&self) -> &[(usize, TaskLine<'t>)] {
-        &self.tasks
+    pub(crate) fn tasks(&self) -> Vec<(usize, TaskLine<'_>)> {
+        self.tasks.iter().map(|(index, task)| (*index, task.on(self.line(*index)))).collect()
+    }
+
+    /// The ids of the ticked tasks, in line order.
+    pub(crate) fn ticked_ids(&self) -> Vec<String> {
+        self.tasks().into_iter().filter(|(_, task)| task.ticked).map(|(_, task)| task.id.to_owned()).collect()
     }
 
     /// The boxes that are not read as tasks, in line order.
@@ -191,6 +207,35 @@ impl<'t> TaskList<'t> {
             shown: shown(line, SHOWN_LINE),
             reason,
         });
+    }
+}
+
+/// How many task lists a [`TaskLists`] keeps. A verifier reads a commit's list for its check,
+/// then again beside its parent's (the commit read before) to find who set each box; a merge
+/// brings one more list per parent.
+const KEPT: usize = 8;
+
+/// The task lists read last, each parsed once: handed the same text in the same format again, it
+/// gives back the reading it made. A verifier reads each task commit's list for its check and
+/// again beside its parent's list to find which commit set each box, so without it every list
+/// of a history would be parsed three times. It holds at most [`KEPT`] lists, each at most
+/// [`TASK_LIST_LIMIT`] bytes.
+#[derive(Default)]
+pub struct TaskLists(RefCell<VecDeque<Rc<TaskList>>>);
+
+impl TaskLists {
+    /// The reading of `text` as `format` ([`TaskList::read`]): the one kept when this text was
+    /// read lately, else a new one, then kept as the most recent.
+    pub(crate) fn read(&self, text: String, format: Format) -> Rc<TaskList> {
+        let mut kept = self.0.borrow_mut();
+        let known = kept.iter().position(|list| list.is_reading_of(&text, format));
+        let list = match known.and_then(|at| kept.remove(at)) {
+            Some(list) => list,
+            None => Rc::new(TaskList::read(text, format)),
+        };
+        kept.truncate(KEPT - 1);
+        kept.push_front(Rc::clone(&list));
+        list
     }
 }
 
@@ -395,19 +440,19 @@ fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
 mod tests {
     use super::*;
 
-    fn ids<'t>(list: &TaskList<'t>) -> Vec<(usize, &'t str, bool)> {
-        list.tasks().iter().map(|(i, t)| (*i, t.id, t.ticked)).collect()
+    fn ids(list: &TaskList) -> Vec<(usize, &str, bool)> {
+        list.tasks().into_iter().map(|(i, t)| (i, t.id, t.ticked)).collect()
     }
 
-    fn unread(list: &TaskList<'_>) -> Vec<(usize, bool)> {
+    fn unread(list: &TaskList) -> Vec<(usize, bool)> {
         list.unread().iter().map(|u| (u.line_index, u.checked)).collect()
     }
 
-    fn read(text: &str) -> TaskList<'_> {
-        TaskList::read(text, Format::SpecKit)
+    fn read(text: &str) -> TaskList {
+        TaskList::read(text.to_owned(), Format::SpecKit)
     }
 
-    fn reason_at(list: &TaskList<'_>, line_index: usize) -> String {
+    fn reason_at(list: &TaskList, line_index: usize) -> String {
         list.unread()
             .iter()
             .find(|u| u.line_index == line_index)
@@ -549,7 +594,7 @@ mod tests {
         let list = read("- [x] T008: done\n- [X] T009, too\n");
         assert_eq!(unread(&list), [(0, true), (1, true)]);
         assert!(reason_at(&list, 0).contains("the id `T008` must be followed by a space"));
-        let openspec = TaskList::read("- [x] 1.1: done\n- [x] 1.2. fine\n", Format::OpenSpec);
+        let openspec = TaskList::read("- [x] 1.1: done\n- [x] 1.2. fine\n".into(), Format::OpenSpec);
         assert_eq!(ids(&openspec), [(1, "1.2", true)]);
         assert!(reason_at(&openspec, 0).contains("`1.1`"));
     }
@@ -629,7 +674,8 @@ mod tests {
 
     #[test]
     fn an_openspec_list_reads_numbered_ids() {
-        let list = TaskList::read("## 1. Impl\n- [x] 1.1 Do\n- [ ] T001 not openspec\n", Format::OpenSpec);
+        let list =
+            TaskList::read("## 1. Impl\n- [x] 1.1 Do\n- [ ] T001 not openspec\n".into(), Format::OpenSpec);
         assert_eq!(ids(&list), [(1, "1.1", true)]);
         assert_eq!(unread(&list), [(2, false)]);
     }
@@ -656,5 +702,53 @@ mod tests {
         assert_eq!(unread(&read(&long_fence)), [(1, true)]);
         let brackets = "- [x] T1 ".to_owned() + &"[".repeat(100_000) + "\n";
         assert_eq!(ids(&read(&brackets)), [(0, "T1", true)]);
+    }
+    #[test]
+    fn a_task_list_read_again_is_the_reading_already_made_and_only_in_the_same_format() {
+        let lists = TaskLists::default();
+        let text = "- [x] T001 a\n- [ ] T002 b\n";
+        let first = lists.read(text.to_owned(), Format::SpecKit);
+        let again = lists.read(text.to_owned(), Format::SpecKit);
+        assert!(Rc::ptr_eq(&first, &again));
+        assert_eq!(again.ticked_ids(), ["T001"]);
+        let other = lists.read(text.to_owned(), Format::OpenSpec);
+        assert!(!Rc::ptr_eq(&first, &other));
+        assert!(other.ticked_ids().is_empty(), "T001 is no OpenSpec id");
+        let edited = lists.read(text.replace("[ ] T002", "[x] T002"), Format::SpecKit);
+        assert_eq!(edited.ticked_ids(), ["T001", "T002"]);
+    }
+
+    #[test]
+    fn task_lists_keep_the_latest_few_and_read_an_older_one_anew() {
+        let lists = TaskLists::default();
+        let text = |i: usize| format!("- [x] T{i:03} task {i}\n");
+        let first = lists.read(text(0), Format::SpecKit);
+        let second = lists.read(text(1), Format::SpecKit);
+        for i in 2..KEPT {
+            lists.read(text(i), Format::SpecKit);
+        }
+        // Reading the first again makes it the most recent, so the next new one lets the second go.
+        assert!(Rc::ptr_eq(&first, &lists.read(text(0), Format::SpecKit)));
+        lists.read(text(KEPT), Format::SpecKit);
+        assert!(Rc::ptr_eq(&first, &lists.read(text(0), Format::SpecKit)), "read lately, so kept");
+        assert!(!Rc::ptr_eq(&second, &lists.read(text(1), Format::SpecKit)), "let go, so read anew");
+        assert_eq!(lists.0.borrow().len(), KEPT);
+    }
+
+    #[test]
+    fn a_task_kept_as_spans_reads_as_its_line_does() {
+        let text = "\u{feff}* [X] T007 [P] [US2] Title with  spaces (FR-001)  \r\n  - [ ] T008 [US1] [P] x\n";
+        let list = TaskList::read(text.to_owned(), Format::SpecKit);
+        let tasks = list.tasks();
+        assert_eq!(tasks.len(), 2);
+        for (index, task) in &tasks {
+            assert_eq!(
+                Some(task),
+                super::super::parse_task_line(Format::SpecKit, list.line(*index)).as_ref()
+            );
+        }
+        assert_eq!(tasks[0].1.story, Some("US2"));
+        assert_eq!(tasks[0].1.title, "Title with  spaces (FR-001)");
+        assert_eq!((tasks[1].1.story, tasks[1].1.parallel), (Some("US1"), true));
     }
 }

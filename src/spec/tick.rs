@@ -16,13 +16,14 @@ pub fn tick(tasks_md: &[u8], line_index: usize, format: Format) -> Result<Vec<u8
     const PATH: &str = "tasks.md";
     check_size(PATH, tasks_md.len())?;
     let text = decode(PATH, tasks_md.to_vec())?;
-    let list = TaskList::read(&text, format);
+    let list = TaskList::read(text, format);
     let line_no = line_index.saturating_add(1);
     let Some(line_start) = list.line_start(line_index) else {
         return Err(SpecError::NoSuchLine { line: line_no, count: list.line_count() });
     };
     let not_task = || SpecError::NotATaskLine { line: line_no, format: format.display_name() };
-    let task = list.tasks().iter().find(|(i, _)| *i == line_index).map(|(_, t)| t).ok_or_else(not_task)?;
+    let tasks = list.tasks();
+    let task = tasks.iter().find(|(i, _)| *i == line_index).map(|(_, t)| t).ok_or_else(not_task)?;
     if task.ticked {
         return Err(SpecError::AlreadyTicked { line: line_no });
     }

@@ -11,7 +11,7 @@ use gix::ObjectId;
 use super::error::VerifyError;
 use super::parallel;
 use crate::git::{GitTree, Repo};
-use crate::spec::{self, Format, SPECKIT_SPECS_DIR, UNIT_PARENTS, UnitLoc};
+use crate::spec::{self, Format, SPECKIT_SPECS_DIR, TaskLists, UNIT_PARENTS, UnitLoc};
 
 /// The commits that set the box of each task (`<unit>/<id>`) of the checked units, in no
 /// particular order: the task is ticked in the commit's tree and in none of its parents' trees (a root
@@ -73,8 +73,14 @@ impl BoxSetters {
         // by the same thread, from its cache.
         let runs: Vec<&[ObjectId]> = history.chunks(COMMITS_PER_RUN).collect();
         let set = parallel::map(repo, jobs, runs.len(), history.len(), |repo, claim| {
+            let lists = TaskLists::default();
             std::iter::from_fn(claim)
-                .map(|at| (at, runs[at].iter().map(|id| Self::set_by(repo, *id, wanted)).collect::<Vec<_>>()))
+                .map(|at| {
+                    (
+                        at,
+                        runs[at].iter().map(|id| Self::set_by(repo, &lists, *id, wanted)).collect::<Vec<_>>(),
+                    )
+                })
                 .collect()
         });
         for (&id, tasks) in history.iter().zip(set.into_iter().flatten()) {
@@ -84,12 +90,13 @@ impl BoxSetters {
     }
 
     /// The tasks (`<unit>/<id>`) of the units in `wanted` whose box commit `id` sets: ticked in
-    /// its tree and in none of its parents' trees.
+    /// its tree and in none of its parents' trees. The task lists are parsed through `lists`.
     ///
     /// # Errors
     /// A commit or tree cannot be read.
     pub(super) fn set_by(
         repo: &Repo,
+        lists: &TaskLists,
         id: ObjectId,
         wanted: &HashSet<String>,
     ) -> Result<Vec<String>, VerifyError> {
@@ -108,9 +115,9 @@ impl BoxSetters {
             let before: Vec<HashSet<String>> = change
                 .theirs
                 .iter()
-                .map(|(_, dir)| ticked_in_dir(repo, *dir, change.format).into_iter().collect())
+                .map(|(_, dir)| ticked_in_dir(repo, lists, *dir, change.format).into_iter().collect())
                 .collect();
-            for task in ticked_in_dir(repo, change.ours, change.format) {
+            for task in ticked_in_dir(repo, lists, change.ours, change.format) {
                 if before.iter().all(|ticks| !ticks.contains(&task)) {
                     set.push(format!("{}/{task}", change.unit));
                 }
@@ -227,10 +234,12 @@ fn changing_units<'r>(
     Ok((!units.is_empty()).then_some(Changing { tree, parents: parents.len(), units, dirs }))
 }
 
-/// The ticked tasks of the unit whose directory is `dir` (`None`: no directory, no ticks). A task
-/// list that cannot be read counts as ticking nothing, as in [`ticked`].
-fn ticked_in_dir(repo: &Repo, dir: Option<ObjectId>, format: Format) -> Vec<String> {
-    dir.map(|dir| spec::ticked_ids_in_dir(&repo.tree(dir), format).unwrap_or_default()).unwrap_or_default()
+/// The ticked tasks of the unit whose directory is `dir` (`None`: no directory, no ticks), its
+/// task list parsed through `lists`. A task list that cannot be read counts as ticking nothing,
+/// as in [`ticked`].
+fn ticked_in_dir(repo: &Repo, lists: &TaskLists, dir: Option<ObjectId>, format: Format) -> Vec<String> {
+    let ticked = |dir| spec::ticked_ids_in_dir(&repo.tree(dir), format, lists).unwrap_or_default();
+    dir.map(ticked).unwrap_or_default()
 }
 
 /// The ticked tasks of `unit` in `tree`. A task list that cannot be read counts as ticking

@@ -16,6 +16,7 @@ use crate::check::trailers::{claim_problem, task_trailers};
 use crate::git::{Commit, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::policy::Recipe;
+use crate::spec::TaskLists;
 use crate::verify::parallel;
 use crate::verify::trust::{SignatureTime, Trust};
 
@@ -105,16 +106,17 @@ impl<'r> Checker<'r> {
     /// a commit's cost.
     #[must_use]
     pub fn check_many(&self, ids: &[ObjectId]) -> Vec<CommitReport> {
-        self.check_many_with(ids, |_, _| ()).into_iter().map(|(report, ())| report).collect()
+        self.check_many_with(ids, |_, _, _| ()).into_iter().map(|(report, ())| report).collect()
     }
 
-    /// [`Self::check_many`], and `also(repo, id)` for each commit right after it is checked, on
-    /// the same thread and its `Repo`, so that what both read is read once. The commits are
-    /// taken in runs of consecutive ones: a commit's neighbours in `ids` are often its parent.
+    /// [`Self::check_many`], and `also(repo, lists, id)` for each commit right after it is
+    /// checked, on the same thread, its `Repo` and the task lists its check read, so that what
+    /// both read is read once. The commits are taken in runs of consecutive ones: a commit's
+    /// neighbours in `ids` are often its parent.
     pub fn check_many_with<X: Send>(
         &self,
         ids: &[ObjectId],
-        also: impl Fn(&Repo, ObjectId) -> X + Sync,
+        also: impl Fn(&Repo, &TaskLists, ObjectId) -> X + Sync,
     ) -> Vec<(CommitReport, X)> {
         let (trust, head_tree, notes) = (self.trust, self.rules.head_tree(), &self.notes);
         let runs: Vec<&[ObjectId]> = ids.chunks(COMMITS_PER_RUN).collect();
@@ -122,7 +124,14 @@ impl<'r> Checker<'r> {
             let checker = Checker::on(trust, head_tree, notes, repo);
             std::iter::from_fn(claim)
                 .map(|at| {
-                    (at, runs[at].iter().map(|id| (checker.check(*id), also(repo, *id))).collect::<Vec<_>>())
+                    let lists = checker.rules.task_lists();
+                    (
+                        at,
+                        runs[at]
+                            .iter()
+                            .map(|id| (checker.check(*id), also(repo, lists, *id)))
+                            .collect::<Vec<_>>(),
+                    )
                 })
                 .collect()
         });

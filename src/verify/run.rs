@@ -253,8 +253,10 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     // Which commits set each box: the task commits as they are checked (on the same thread, so
     // that their trees are read once), every other commit of the history here.
     let wanted = BoxSetters::wanted(&units);
-    let (mut reports, sets): (Vec<CommitReport>, Vec<_>) =
-        checker.check_many_with(&ids, |repo, id| BoxSetters::set_by(repo, id, &wanted)).into_iter().unzip();
+    let (mut reports, sets): (Vec<CommitReport>, Vec<_>) = checker
+        .check_many_with(&ids, |repo, lists, id| BoxSetters::set_by(repo, lists, id, &wanted))
+        .into_iter()
+        .unzip();
     let checked: HashSet<ObjectId> = ids.iter().copied().collect();
     let others: Vec<ObjectId> = reachable.iter().copied().filter(|id| !checked.contains(id)).collect();
     let mut setters = BoxSetters::find(repo, trust.jobs, &others, &wanted)?;
