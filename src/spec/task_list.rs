@@ -17,6 +17,9 @@
 //! CommonMark's container rules (list continuation, lazy lines, tab stops, seven kinds of HTML
 //! block, fences inside items) are too many to re-derive safely by hand; the file is bounded by
 //! [`TASK_LIST_LIMIT`] before it is parsed.
+//!
+//! A reading owns its text, so that [`TaskLists`] can keep the last few: a verifier walking a
+//! history reads each list more than once and parses it once.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
