@@ -128,6 +128,11 @@ impl TaskSpans {
         Some(TaskSpans { box_at, ticked: mark != b' ', id, parallel, story, title })
     }
 
+    /// [`TaskLine::box_at`].
+    pub(crate) fn box_at(&self) -> usize {
+        self.box_at
+    }
+
     /// The task line these spans were parsed from, read from `line` (the same line).
     pub(crate) fn on<'a>(&self, line: &'a str) -> TaskLine<'a> {
         let part = |range: &Range<usize>| line.get(range.clone()).unwrap_or_default();

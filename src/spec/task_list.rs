@@ -1,13 +1,13 @@
 //! The one reader of a task list (`tasks.md`): the file as CommonMark renders it.
 //!
 //! A task is a list item whose task-list box (`[ ]`, `[x]`, `[X]`, GitHub's extension) sits on its
-//! bullet's line, and whose line is a task line of the unit's format ([`super::parse_task_line`]). What
-//! CommonMark shows as code (fenced or indented code blocks) or passes through as HTML (HTML
-//! blocks, comments) holds no task. Every other box is kept as an [`Unread`] with the reason: a
-//! `+` bullet, an ordered item, a block quote, an id that is not one (`T008:`, a Cyrillic `Т008`),
-//! a box on the line after its bullet, a box in a code block or comment, a box written out of
-//! shape (`[ x ]`, `-[x]`) that other tools still count. So a writer can refuse it by its line, and
-//! a verifier never skips a checked one.
+//! bullet's line, and whose line is a task line of the unit's format ([`super::parse_task_line`]).
+//! What CommonMark shows as code (fenced or indented code blocks) or passes through as HTML (HTML
+//! blocks, comments) holds no task. Every other box is kept as an [`Unread`] with the reason: a `+`
+//! bullet, an ordered item, a block quote, an id that is not one (`T008:`, a Cyrillic `Т008`), a
+//! box on the line after its bullet, a box in a code block or comment, a box written out of shape
+//! (`[ x ]`, `-[x]`) that other tools still count. So a writer can refuse it by its line, and a
+//! verifier never skips a checked one.
 //!
 //! Lines end at `\n`, `\r\n` or a lone `\r`, as in CommonMark; a UTF-8 byte order mark at the start
 //! of the file is not part of the first line. Line `i` here is line index `i` wherever a task list
@@ -128,7 +128,7 @@ impl TaskList {
             let line = list.line(index);
             let col = f.at - list.line_start(index).unwrap_or_default();
             match TaskSpans::parse(format, line).filter(|_| f.rendered) {
-                Some(task) if task.on(line).box_at == col + 1 => list.tasks.push((index, task)),
+                Some(task) if task.box_at() == col + 1 => list.tasks.push((index, task)),
                 _ => {
                     let reason = why_not(format, line, col, f.rendered);
                     list.push_unread(index, f.checked, col, reason);
