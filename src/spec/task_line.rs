@@ -256,4 +256,62 @@ mod tests {
             "bc4a513b521d81e2551e0ad1de3fd68b761fafa7b027157608a30c53f5ef8df3"
         );
     }
+    /// A line of task-line parts, each from a few shapes that parse and a few that do not.
+    fn any_line() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let blanks = || prop::sample::select(vec!["", " ", "  ", "\t", " \t", "\u{a0}"]);
+        let bullet = prop::sample::select(vec!["-", "*", "+", "", "1."]);
+        let mark = prop::sample::select(vec!["[ ]", "[x]", "[X]", "[ x ]", "[]"]);
+        let token =
+            prop::sample::select(vec!["T001", "T12", "1.1", "1.2.", "2.10.3", "T", "T01:", "Т008", "x"]);
+        let label = prop::sample::select(vec!["[P]", "[US1]", "[US12]", "[US]", "[P", " "]);
+        let title = "[ -~\u{a0}\u{2003}é]{0,12}";
+        (
+            blanks(),
+            bullet,
+            blanks(),
+            mark,
+            blanks(),
+            token,
+            prop::collection::vec((blanks(), label), 0..4),
+            title,
+        )
+            .prop_map(|(indent, bullet, gap, mark, gap2, token, labels, title)| {
+                let labels: String = labels.into_iter().map(|(b, l)| format!("{b}{l}")).collect();
+                format!("{indent}{bullet}{gap}{mark}{gap2}{token}{labels} {title}")
+            })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config { cases: 2000, failure_persistence: None, ..Default::default() })]
+
+        #[test]
+        fn every_part_of_a_parsed_line_is_where_the_line_has_it(line in any_line()) {
+            for format in [Format::SpecKit, Format::OpenSpec] {
+                let Some(t) = parse_task_line(format, &line) else { continue };
+                proptest::prop_assert!(is_task_id(format, t.id), "{line:?}: id {:?}", t.id);
+                proptest::prop_assert!(line[..t.box_at].ends_with('['), "{line:?}: box at {}", t.box_at);
+                let mark = line.as_bytes()[t.box_at];
+                proptest::prop_assert!(matches!(mark, b' ' | b'x' | b'X') && t.ticked == (mark != b' '));
+                proptest::prop_assert!(line[t.box_at + 2..].trim_start().starts_with(t.id), "{line:?}");
+                proptest::prop_assert_eq!(t.title, t.title.trim());
+                proptest::prop_assert!(line.trim_end().ends_with(t.title), "{line:?}: title {:?}", t.title);
+                if let Some(story) = t.story {
+                    let digits = story.strip_prefix("US").unwrap_or_default();
+                    proptest::prop_assert!(!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()));
+                    let labelled = format!("[{story}]");
+                    proptest::prop_assert!(line.contains(&labelled), "{line:?}");
+                }
+                // Ticking the box changes the tick only.
+                let mut ticked = line.clone().into_bytes();
+                ticked[t.box_at] = b'x';
+                let ticked = String::from_utf8(ticked).unwrap();
+                let again = parse_task_line(format, &ticked).unwrap();
+                proptest::prop_assert_eq!(
+                    (again.id, again.story, again.parallel, again.title, again.ticked),
+                    (t.id, t.story, t.parallel, t.title, true)
+                );
+            }
+        }
+    }
 }
