@@ -5,23 +5,27 @@ use crate::model::digest::sha256_hex;
 
 use super::error::SpecError;
 use super::requirement::{
-    Definition, Requirement, openspec_citations, openspec_definitions, speckit_citations, speckit_definition,
-    speckit_definitions,
+    DefinedAt, Definition, Requirement, openspec_citations, openspec_defined, speckit_citations,
+    speckit_defined, speckit_definition,
 };
 use super::section::{Delta, openspec_change_text, speckit_story_text};
 use super::text::read_text;
 use super::tree::{SourceTree, join};
-use super::unit::{Format, UnitLoc};
+use super::unit::{Format, UnitLoc, locate_unit};
 
-/// The spec documents of one unit.
+/// The spec documents of one unit, with their requirement definitions found once: a task's
+/// citations and a drift check's requirement lines are looked up among them.
 #[derive(Debug)]
-pub(crate) struct UnitDocs {
+pub struct UnitDocs {
     /// Spec Kit: spec.md's path and its text when present; `None` for OpenSpec.
     spec_md: Option<(String, Option<String>)>,
-    /// OpenSpec: every delta spec of the change; empty for Spec Kit.
+    /// OpenSpec: every delta spec of the change, sorted by path; empty for Spec Kit.
     deltas: Vec<Delta>,
     /// OpenSpec: the section hash, the same for every task of the change.
     change_hash: Option<String>,
+    /// Every requirement definition of the documents above, in the order a citation is looked
+    /// up in: the document's position in `deltas` (0 for spec.md) and where in its text.
+    defined: Vec<(usize, DefinedAt)>,
 }
 
 /// What a task's section is: its name (`US1` or none) and the sha256 of its text.
@@ -33,18 +37,33 @@ pub(crate) struct Section {
 }
 
 impl UnitDocs {
+    /// The documents of `unit` in `tree`.
+    ///
+    /// # Errors
+    /// An unknown or hostile unit, or a document that cannot be read (see [`UnitDocs::load`]).
+    pub fn of_unit(tree: &dyn SourceTree, unit: &str) -> Result<Self, SpecError> {
+        Self::load(tree, &locate_unit(tree, unit)?)
+    }
+
     /// Reads the documents of `loc` from `tree`.
     pub(crate) fn load(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Self, SpecError> {
         match loc.format {
             Format::SpecKit => {
                 let path = loc.spec_md();
                 let text = read_text(tree, &path, "spec.md")?;
-                Ok(Self { spec_md: Some((path, text)), deltas: Vec::new(), change_hash: None })
+                let defined = text.as_deref().map(speckit_defined).unwrap_or_default();
+                Ok(Self {
+                    spec_md: Some((path, text)),
+                    deltas: Vec::new(),
+                    change_hash: None,
+                    defined: defined.into_iter().map(|at| (0, at)).collect(),
+                })
             }
             Format::OpenSpec => {
                 let deltas = read_deltas(tree, &loc.deltas_dir())?;
                 let change_hash = sha256_hex(openspec_change_text(&deltas));
-                Ok(Self { spec_md: None, deltas, change_hash: Some(change_hash) })
+                let defined = openspec_defined(&deltas);
+                Ok(Self { spec_md: None, deltas, change_hash: Some(change_hash), defined })
             }
         }
     }
@@ -71,11 +90,16 @@ impl UnitDocs {
         }
     }
 
+    /// The requirement definitions, as they read in their documents.
     fn definitions(&self) -> Vec<Definition<'_>> {
+        self.defined.iter().filter_map(|(doc, at)| self.text(*doc).map(|text| at.in_text(text))).collect()
+    }
+
+    /// The text of document `doc` (see `defined`).
+    fn text(&self, doc: usize) -> Option<&str> {
         match &self.spec_md {
-            Some((_, Some(text))) => speckit_definitions(text),
-            Some((_, None)) => Vec::new(),
-            None => openspec_definitions(&self.deltas),
+            Some((_, text)) => text.as_deref(),
+            None => self.deltas.get(doc).map(|d| d.text.as_str()),
         }
     }
 
@@ -91,7 +115,10 @@ impl UnitDocs {
 
     /// The line defining requirement `id`, trailing whitespace trimmed. Spec Kit: an id defined
     /// more than once is refused; OpenSpec: the first in path order.
-    pub(crate) fn requirement_line(&self, id: &str) -> Result<Option<String>, SpecError> {
+    ///
+    /// # Errors
+    /// A Spec Kit id that spec.md defines on more than one line.
+    pub fn requirement_line(&self, id: &str) -> Result<Option<String>, SpecError> {
         let defs = self.definitions();
         let line = match &self.spec_md {
             Some((path, _)) => speckit_definition(&defs, id, path)?,

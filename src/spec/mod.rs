@@ -32,6 +32,7 @@ pub use bug::{
     BUGS_DIR, BugTriad, TRIAD_FILES, bug_home, bug_line_hash, bug_title, bug_triad, check_bug_slug,
     triad_sha256,
 };
+pub use docs::UnitDocs;
 pub use error::SpecError;
 pub use requirement::{
     Requirement, is_speckit_requirement_id, openspec_defined_name, speckit_cited_ids, speckit_defined_id,

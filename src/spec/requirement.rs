@@ -5,11 +5,13 @@
 //! OpenSpec: `### Requirement: <name>` lines of the change's delta specs; a title cites a
 //! requirement when the full name appears in it as whole words, in any letter case.
 
+use std::ops::Range;
+
 use crate::model::digest::sha256_hex;
 
 use super::error::SpecError;
 use super::section::Delta;
-use super::text::lines;
+use super::text::lines_at;
 
 /// A requirement a task cites: its id, its defining line and that line's hash.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +37,41 @@ impl Requirement {
 /// index of that line in its file).
 pub(crate) type Definition<'a> = (&'a str, &'a str, usize);
 
+/// Where a requirement is defined in a spec file's text: the byte ranges of its id (or name) and
+/// of its line (untrimmed), and the line's 0-based index. What a reader of many citations keeps,
+/// so that the text is searched for definitions once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DefinedAt {
+    /// The id or name, within the text.
+    id: Range<usize>,
+    /// The defining line, within the text.
+    line: Range<usize>,
+    /// The 0-based index of the line.
+    index: usize,
+}
+
+impl DefinedAt {
+    /// The definition as it reads in `text`, the text it was found in.
+    pub(crate) fn in_text<'t>(&self, text: &'t str) -> Definition<'t> {
+        let part = |range: &Range<usize>| text.get(range.clone()).unwrap_or_default();
+        (part(&self.id), part(&self.line), self.index)
+    }
+}
+
+/// Every definition in `text`, in line order: the lines on which `defines` finds an id.
+fn defined_in(text: &str, defines: fn(&str) -> Option<Range<usize>>) -> Vec<DefinedAt> {
+    lines_at(text)
+        .enumerate()
+        .filter_map(|(index, (start, line))| {
+            defines(line).map(|id| DefinedAt {
+                id: start + id.start..start + id.end,
+                line: start..start + line.len(),
+                index,
+            })
+        })
+        .collect()
+}
+
 /// Whether `id` has the shape of a Spec Kit requirement id: 2+ capitals, `-`, ASCII digits.
 #[must_use]
 pub fn is_speckit_requirement_id(id: &str) -> bool {
@@ -50,6 +87,11 @@ pub fn is_speckit_requirement_id(id: &str) -> bool {
 /// then `**<id>**` (a colon just inside the closing `**` is allowed: `**FR-001:**`).
 #[must_use]
 pub fn speckit_defined_id(line: &str) -> Option<&str> {
+    speckit_defined_span(line).and_then(|id| line.get(id))
+}
+
+/// Where in `line` the id it defines is ([`speckit_defined_id`]).
+fn speckit_defined_span(line: &str) -> Option<Range<usize>> {
     let rest = line.trim_start_matches([' ', '\t']);
     let rest = match rest.strip_prefix(['-', '*']) {
         Some(after) if after.starts_with([' ', '\t']) => after.trim_start_matches([' ', '\t']),
@@ -59,15 +101,14 @@ pub fn speckit_defined_id(line: &str) -> Option<&str> {
     let end = inner.find("**")?;
     let id = inner.get(..end)?;
     let id = id.strip_suffix(':').unwrap_or(id);
-    is_speckit_requirement_id(id).then_some(id)
+    // Every step above takes a suffix of the line, so the id starts where `inner` does.
+    let start = line.len() - inner.len();
+    is_speckit_requirement_id(id).then_some(start..start + id.len())
 }
 
-/// Every Spec Kit requirement definition in `spec_md`, in line order.
-pub(crate) fn speckit_definitions(spec_md: &str) -> Vec<Definition<'_>> {
-    lines(spec_md)
-        .enumerate()
-        .filter_map(|(index, line)| speckit_defined_id(line).map(|id| (id, line, index)))
-        .collect()
+/// Where each Spec Kit requirement definition in `spec_md` is, in line order.
+pub(crate) fn speckit_defined(spec_md: &str) -> Vec<DefinedAt> {
+    defined_in(spec_md, speckit_defined_span)
 }
 
 /// The requirement ids `title` cites (whole words of the form `[A-Z]{2,}-[0-9]+`: no letter,
@@ -107,22 +148,30 @@ pub fn speckit_cited_ids(title: &str) -> Vec<String> {
 /// after `###` and the colon), the name trimmed and not empty.
 #[must_use]
 pub fn openspec_defined_name(line: &str) -> Option<&str> {
+    openspec_defined_span(line).and_then(|name| line.get(name))
+}
+
+/// Where in `line` the requirement name it defines is ([`openspec_defined_name`]).
+fn openspec_defined_span(line: &str) -> Option<Range<usize>> {
     let rest = line.strip_prefix("###")?;
     if !rest.starts_with([' ', '\t']) {
         return None;
     }
-    let name = rest.trim_start_matches([' ', '\t']).strip_prefix("Requirement:")?.trim();
-    (!name.is_empty()).then_some(name)
+    let after = rest.trim_start_matches([' ', '\t']).strip_prefix("Requirement:")?.trim_start();
+    let name = after.trim_end();
+    // `after` is a suffix of the line, and the name starts where it does.
+    let start = line.len() - after.len();
+    (!name.is_empty()).then_some(start..start + name.len())
 }
 
-/// Every OpenSpec requirement definition in `deltas` (sorted by path, then line order).
-pub(crate) fn openspec_definitions(deltas: &[Delta]) -> Vec<Definition<'_>> {
-    let mut sorted: Vec<&Delta> = deltas.iter().collect();
-    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+/// Where each OpenSpec requirement definition in `deltas` is: the delta's position in `deltas`
+/// and the place in its text, sorted by the delta's path, then in line order.
+pub(crate) fn openspec_defined(deltas: &[Delta]) -> Vec<(usize, DefinedAt)> {
+    let mut sorted: Vec<(usize, &Delta)> = deltas.iter().enumerate().collect();
+    sorted.sort_by(|(_, a), (_, b)| a.path.cmp(&b.path));
     sorted
         .into_iter()
-        .flat_map(|d| lines(&d.text).enumerate())
-        .filter_map(|(index, line)| openspec_defined_name(line).map(|name| (name, line, index)))
+        .flat_map(|(at, d)| defined_in(&d.text, openspec_defined_span).into_iter().map(move |def| (at, def)))
         .collect()
 }
 
@@ -207,6 +256,12 @@ pub(crate) fn openspec_citations(title: &str, defs: &[Definition<'_>]) -> Vec<Re
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::text::lines;
+
+    /// The Spec Kit definitions in `spec_md`, as they read.
+    fn speckit_definitions(spec_md: &str) -> Vec<Definition<'_>> {
+        speckit_defined(spec_md).iter().map(|at| at.in_text(spec_md)).collect()
+    }
 
     #[test]
     fn spec_kit_definitions_are_bold_ids_at_the_start_of_a_line() {
@@ -245,7 +300,9 @@ mod tests {
     #[test]
     fn openspec_definitions_are_requirement_headings_of_the_deltas() {
         assert_eq!(openspec_defined_name("### Requirement: Filter by tag  "), Some("Filter by tag"));
+        assert_eq!(openspec_defined_name("###\tRequirement:\u{a0}Tagged \u{3000}"), Some("Tagged"));
         assert_eq!(openspec_defined_name("### Requirement:"), None);
+        assert_eq!(openspec_defined_name("### Requirement: \u{a0}"), None);
         assert_eq!(openspec_defined_name("#### Requirement: deeper"), None);
         assert_eq!(openspec_defined_name("- FROM: `### Requirement: Old`"), None);
     }
@@ -274,7 +331,8 @@ mod tests {
                     .into(),
             },
         ];
-        let defs = openspec_definitions(&deltas);
+        let defs: Vec<Definition<'_>> =
+            openspec_defined(&deltas).iter().map(|(doc, at)| at.in_text(&deltas[*doc].text)).collect();
         let found = openspec_citations("1.1 Wire filter by tag", &defs);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "Filter by tag");
@@ -295,5 +353,53 @@ mod tests {
         assert_eq!(found[0].line, "- **FR-002**: Other.");
         assert!(speckit_definition(&defs, "FR-001", "spec.md").is_err());
         assert_eq!(speckit_definition(&defs, "FR-404", "spec.md").unwrap(), None);
+    }
+
+    /// A spec text built from lines that define requirements (in both formats, with the
+    /// variations the readers allow) and lines that do not, with LF or CRLF endings.
+    fn any_spec() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let line = prop_oneof![
+            "[ \t]{0,2}([-*][ \t])?\\*\\*[A-Z]{1,3}-[0-9]{0,3}:?\\*\\*:? [a-zé ]{0,8}",
+            "###[ \t]{0,2}Requirement:[ \t\u{a0}]{0,2}[A-Za-zü ]{0,8}[ \t]{0,2}",
+            "[#*a-z -]{0,12}",
+            Just(String::new()),
+        ];
+        (proptest::collection::vec(line, 0..12), any::<bool>())
+            .prop_map(|(lines, crlf)| lines.join(if crlf { "\r\n" } else { "\n" }))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config { cases: 2000, failure_persistence: None, ..Default::default() })]
+
+        #[test]
+        fn every_definition_found_once_is_where_its_line_has_it(text in any_spec()) {
+            let speckit: fn(&str) -> Option<&str> = speckit_defined_id;
+            let openspec: fn(&str) -> Option<&str> = openspec_defined_name;
+            for (defines, found) in
+                [(speckit, speckit_defined(&text)), (openspec, defined_in(&text, openspec_defined_span))]
+            {
+                let expected: Vec<(&str, &str, usize)> = lines(&text)
+                    .enumerate()
+                    .filter_map(|(index, line)| defines(line).map(|id| (id, line, index)))
+                    .collect();
+                let got: Vec<Definition<'_>> = found.iter().map(|at| at.in_text(&text)).collect();
+                proptest::prop_assert_eq!(&got, &expected, "{:?}", text);
+                for at in &found {
+                    proptest::prop_assert!(at.line.start <= at.id.start && at.id.end <= at.line.end);
+                    let id = &text[at.id.clone()];
+                    proptest::prop_assert!(!id.is_empty() && id == id.trim(), "{:?}: id {:?}", text, id);
+                    let (before, after) = (&text[at.line.start..at.id.start], &text[at.id.end..at.line.end]);
+                    proptest::prop_assert!(
+                        before.ends_with("**") || before.trim_end().ends_with("Requirement:"),
+                        "{:?}: before the id {:?}", text, before
+                    );
+                    proptest::prop_assert!(
+                        after.starts_with("**") || after.starts_with(":**") || after.trim().is_empty(),
+                        "{:?}: after the id {:?}", text, after
+                    );
+                }
+            }
+        }
     }
 }

@@ -433,8 +433,7 @@ pub fn unread_ticks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<UnreadTick>
 /// when no line defines it; a Spec Kit id that spec.md defines more than once is an error. For
 /// drift checks: compare it at the head and at the task commit.
 pub fn requirement_line(tree: &dyn SourceTree, unit: &str, id: &str) -> Result<Option<String>, SpecError> {
-    let loc = locate_unit(tree, unit)?;
-    UnitDocs::load(tree, &loc)?.requirement_line(id)
+    UnitDocs::of_unit(tree, unit)?.requirement_line(id)
 }
 
 #[cfg(test)]

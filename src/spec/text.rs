@@ -46,7 +46,16 @@ pub(crate) fn without_ending(line: &str) -> &str {
 /// follows a final newline. How spec.md and delta specs are split for their hashes (design.md
 /// section 2); a task list is split by its own reader (`task_list.rs`), as CommonMark splits it.
 pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
-    text.split_inclusive('\n').map(without_ending)
+    lines_at(text).map(|(_, line)| line)
+}
+
+/// [`lines`], each with the byte offset in `text` at which it starts.
+pub(crate) fn lines_at(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split_inclusive('\n').scan(0, |start, raw| {
+        let at = *start;
+        *start += raw.len();
+        Some((at, without_ending(raw)))
+    })
 }
 
 /// The level (1..=6) of an ATX heading line: 1 to 6 `#` at the very start, then a space, a tab or

@@ -9,7 +9,7 @@ use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::trailers::task_trailers;
 use crate::git::{GitError, Head, Repo};
 use crate::model::digest::sha256_hex;
-use crate::spec::{self, SourceTree};
+use crate::spec::{self, SourceTree, UnitDocs};
 use crate::verify::box_setters::BoxSetters;
 use crate::verify::commit::{Checker, CommitReport};
 use crate::verify::completeness::{self, HistoryNeeds};
@@ -271,6 +271,8 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     let mut reports = reports.into_iter();
     let mut ticks = Vec::new();
     for (unit, (rows, ticked_targets)) in units.iter().zip(planned) {
+        // The unit's documents at the head, read when one of its ticks first cites a requirement.
+        let mut head_docs = None;
         for row in rows {
             let report = match row {
                 Err(tick) => {
@@ -293,7 +295,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
                 ));
                 continue;
             }
-            let stale = drift(&head_tree, &unit.name, &report)?;
+            let stale = drift(&head_tree, &unit.name, &mut head_docs, &report)?;
             let mut tick = TickReport::from_commit(report, trust);
             decisions::refuse_skip_as_tick(&mut tick);
             if tick.outcome == TickOutcome::Evidenced && !stale.is_empty() {
@@ -341,11 +343,21 @@ fn unticked_since(
 }
 
 /// A cited requirement whose defining line at the head differs from the one the evidence
-/// recorded: the tick proves an earlier wording.
-fn drift(head_tree: &dyn SourceTree, unit: &str, report: &CommitReport) -> Result<Vec<Finding>, VerifyError> {
+/// recorded: the tick proves an earlier wording. `docs` holds the unit's documents at the head
+/// once they are read.
+fn drift(
+    head_tree: &dyn SourceTree,
+    unit: &str,
+    docs: &mut Option<UnitDocs>,
+    report: &CommitReport,
+) -> Result<Vec<Finding>, VerifyError> {
     let mut out = Vec::new();
     for (id, recorded) in &report.cited {
-        let now = spec::requirement_line(head_tree, unit, id)?;
+        let docs = match docs {
+            Some(docs) => docs,
+            None => docs.insert(UnitDocs::of_unit(head_tree, unit)?),
+        };
+        let now = docs.requirement_line(id)?;
         let now_hash = now.as_deref().map(sha256_hex);
         if now_hash.as_deref() != Some(recorded.as_str()) {
             out.push(
