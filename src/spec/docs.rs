@@ -23,8 +23,9 @@ pub struct UnitDocs {
     deltas: Vec<Delta>,
     /// OpenSpec: the section hash, the same for every task of the change.
     change_hash: Option<String>,
-    /// Every requirement definition of the documents above, in the order a citation is looked
-    /// up in: the document's position in `deltas` (0 for spec.md) and where in its text.
+    /// Every requirement definition of the documents above, found when they were read, in the
+    /// order citations are searched: the document's position in `deltas` (0 for spec.md) and
+    /// where in its text.
     defined: Vec<(usize, DefinedAt)>,
 }
 

@@ -256,6 +256,7 @@ mod tests {
             "bc4a513b521d81e2551e0ad1de3fd68b761fafa7b027157608a30c53f5ef8df3"
         );
     }
+
     /// A line of task-line parts, each from a few shapes that parse and a few that do not.
     fn any_line() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
