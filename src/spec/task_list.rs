@@ -706,6 +706,7 @@ mod tests {
         let brackets = "- [x] T1 ".to_owned() + &"[".repeat(100_000) + "\n";
         assert_eq!(ids(&read(&brackets)), [(0, "T1", true)]);
     }
+
     #[test]
     fn a_task_list_read_again_is_the_reading_already_made_and_only_in_the_same_format() {
         let lists = TaskLists::default();
