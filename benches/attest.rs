@@ -16,7 +16,7 @@
 //! `speccoder attest` the tools' side above leaves out; and `speccoder --version`, what starting
 //! the process costs before any work.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/e2e/common/mod.rs"]
 #[allow(unused)]
 mod common;
 

@@ -23,7 +23,7 @@
 //! again. Commands run under `timeout -s KILL` (`BENCH_TIMEOUT` seconds, default 120), so that a
 //! build without the bounds can be measured too. `SPECCODER_BIN` names another build to measure.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/e2e/common/mod.rs"]
 #[allow(unused)]
 mod common;
 

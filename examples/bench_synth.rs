@@ -110,7 +110,7 @@ fn run() -> Result<(), Error> {
 }
 
 /// Generates the repository `args` describes and returns the summary line `main` prints. Also
-/// called in-process by `tests/verify_parallel.rs`, which includes this file as a module.
+/// called in-process by `tests/e2e/verify_parallel.rs`, which includes this file as a module.
 pub fn generate(args: &Args) -> Result<String, Error> {
     if args.out.exists() {
         return Err(format!("{} exists already; give a new directory", args.out.display()).into());

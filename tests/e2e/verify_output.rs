@@ -2,7 +2,7 @@
 //! the `--markdown` file and `$GITHUB_STEP_SUMMARY`; what it says when one of those cannot be
 //! written; and what a branch with nothing to check (no ticks, no commits yet) exits with.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

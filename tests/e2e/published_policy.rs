@@ -4,7 +4,7 @@
 //! tick of our own. The published digests are computed here by `jq -S -c` and `sha256sum` from
 //! objects written out by hand, never by the crate.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

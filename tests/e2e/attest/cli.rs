@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
+use super::{Setup, T005};
 use crate::common::{self, Evidence, NOTES_REF};
-use crate::{Setup, T005};
 
 #[test]
 fn the_human_summary_names_the_task_the_commit_every_line_and_the_signer() {
@@ -86,7 +86,7 @@ fn json_output_of_an_unsigned_tick_carries_the_reason() {
 #[test]
 fn json_errors_are_one_object_with_the_message_and_the_exit_code() {
     let s = Setup::speckit(Evidence::Verified);
-    let target = crate::speckit_task("T099");
+    let target = super::speckit_task("T099");
     let evidence = common::write_evidence(&s.project.scratch_dir("t099"), &target, Evidence::Verified);
     let out = s.project.attest(&target, &evidence, &["--json"]).failure(2);
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
@@ -197,7 +197,7 @@ fn a_closed_standard_descriptor_is_open_on_dev_null_before_any_file_is() {
     cmd.current_dir(&s.project.root)
         .args(["-c", r#"exec "$0" "$@" <&-"#])
         .arg(common::speccoder_bin())
-        .args(["attest", crate::T005, "--evidence", "/proc/self/fd/0"]);
+        .args(["attest", super::T005, "--evidence", "/proc/self/fd/0"]);
     let out = common::run(cmd).failure(13);
     assert!(!out.stderr.contains("No such file"), "stdin was left closed\n{out}");
     assert!(out.stderr.contains("/proc/self/fd/0 is a symbolic link"), "{out}");
@@ -214,7 +214,7 @@ fn a_reader_gone_from_stdout_does_not_kill_the_process_by_sigpipe() {
     let s = Setup::speckit(Evidence::Verified);
     let key = s.key.private.to_str().unwrap();
     let mut cmd =
-        common::speccoder_command(&s.project.root, &s.project.home, &["attest", crate::T005, "--key", key]);
+        common::speccoder_command(&s.project.root, &s.project.home, &["attest", super::T005, "--key", key]);
     cmd.arg("--evidence").arg(&s.evidence);
     let mut child = cmd
         .stdin(std::process::Stdio::null())

@@ -1,8 +1,8 @@
 //! `speccoder accept` and `speccoder skip` end to end: real repositories, real ssh-keygen keys, the
 //! built binary, and `attest verify --branch` judging what they wrote (and forgeries of it).
 
-mod common;
-mod decide_support;
+use crate::common;
+use crate::decide_support;
 
 use decide_support::{PRINCIPAL, Project, UNIT, codes, row};
 use serde_json::Value;

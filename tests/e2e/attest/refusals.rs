@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
+use super::{Setup, T005, speckit_task};
 use crate::common::{self, Evidence, NOTES_REF, Project};
-use crate::{Setup, T005, speckit_task};
 
 /// A signed Spec Kit setup whose initial commit already carries someone else's note, so that a
 /// refusal that touched the notes ref would show.

@@ -1,8 +1,7 @@
 //! `speccoder held-out store` and `speccoder held-out publish` end to end: real repositories, the
 //! built binary, `git ls-tree -r` on the published refs and `git fsck --strict` on the result.
 
-mod common;
-mod decide_support;
+use crate::decide_support;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! and a user run it), and the open specification's examples validate against them with an
 //! independent JSON Schema validator.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -34,7 +34,7 @@
 //!
 //! Every repository of every test passes `git fsck --strict` at the end.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

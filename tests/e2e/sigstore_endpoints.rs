@@ -3,9 +3,8 @@
 //! https, or plain http to loopback with an explicit flag.
 #![cfg(feature = "sigstore")]
 
-mod common;
-#[path = "common/sigstore_instance.rs"]
-mod instance;
+use crate::common;
+use crate::common::sigstore_instance as instance;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

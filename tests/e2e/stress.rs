@@ -1,5 +1,5 @@
 //! Stress and kill loops on real repositories, too slow for every `cargo test`: run them with
-//! `cargo test --release --test stress -- --ignored --nocapture` (`SPECCODER_BIN` to test another
+//! `cargo test --release --test e2e stress:: -- --ignored --nocapture` (`SPECCODER_BIN` to test another
 //! build). Each prints the counts it saw; a failed assertion names the round and the state.
 //!
 //! - eight writers in one work tree, rounds of eight started together (three `attest`, three
@@ -16,9 +16,7 @@
 //!   - `held-out store`: never a partial set where a set belongs;
 //!   - `held-out publish`: never a published ref without the set.
 
-#[path = "common/mod.rs"]
-#[allow(unused)]
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

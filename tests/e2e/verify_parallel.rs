@@ -5,10 +5,9 @@
 //! module and run in-process): 80 ticks in 8 units, each signed as `speccoder attest` signs, then
 //! packed by `git gc`. A few notes are then broken with `git notes`.
 
-#[path = "common/mod.rs"]
-mod common;
+use crate::common;
 
-#[path = "../examples/bench_synth.rs"]
+#[path = "../../examples/bench_synth.rs"]
 #[allow(dead_code)]
 mod bench_synth;
 

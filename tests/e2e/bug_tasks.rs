@@ -2,8 +2,7 @@
 //! home with a commit that ticks nothing, anchored by the triad digest, and `attest verify` checks
 //! it by the same rules as a tick, reporting a triad edited after the tick as stale.
 
-mod common;
-mod decide_support;
+use crate::decide_support;
 
 use decide_support::{BUG, Project, codes, row};
 use serde_json::{Value, json};

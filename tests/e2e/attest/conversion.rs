@@ -4,9 +4,9 @@
 //! cleaned into git's form against the staged blob), stages the ticked blob in git's form and
 //! writes the work tree in its own form, so `git status` and `git diff` stay empty.
 
+use super::integrity::refused;
+use super::{Setup, T005, speckit_task};
 use crate::common::{self, Evidence};
-use crate::integrity::refused;
-use crate::{Setup, T005, speckit_task};
 
 /// The Spec Kit task list's path.
 fn tasks_path() -> String {

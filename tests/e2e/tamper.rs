@@ -2,7 +2,7 @@
 //! or hostile writer could change it, and the verifier's exact outcome and reason for each. Every
 //! case runs twice, in-process and with `--via-tools` (ssh-keygen -Y), and both must agree.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

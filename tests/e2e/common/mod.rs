@@ -3,9 +3,13 @@
 //! isolated from the machine's configuration. Nothing here calls the crate's own encoders: PAE,
 //! base64 and digests are computed independently, so a test checks our output as a peer would.
 //!
-//! Suites use it as `#[path = "../common/mod.rs"] mod common;` (or `mod common;` from `tests/`).
+//! The `e2e` suite declares it as `mod common;`; the `readers` suite and the benches include it by
+//! path.
 
 #![allow(dead_code)]
+
+#[cfg(feature = "sigstore")]
+pub mod sigstore_instance;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -605,7 +609,7 @@ pub fn assert_every_line_verifies(dir: &Path, allowed: &Path, lines: &[NoteLine]
 /// The OpenSSH helpers of the library's own tests (keys, `ssh-keygen -Y`, a private `ssh-agent`
 /// stopped by its own handle when dropped), shared by path so both suites run the agent one way.
 #[allow(dead_code)]
-#[path = "../../src/sign/ssh/test_support.rs"]
+#[path = "../../../src/sign/ssh/test_support.rs"]
 mod ssh_tools;
 #[allow(unused_imports)]
 pub use ssh_tools::Agent;

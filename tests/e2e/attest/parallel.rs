@@ -3,8 +3,8 @@
 
 use std::process::Stdio;
 
+use super::speckit_task;
 use crate::common::{self, Evidence, NOTES_REF, PRINCIPAL, Project};
-use crate::speckit_task;
 
 #[test]
 fn two_attest_runs_in_two_worktrees_at_the_same_time_both_keep_their_notes() {

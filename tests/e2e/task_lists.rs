@@ -5,7 +5,7 @@
 //! refused by `attest` and by `attest verify` alike. Checked with `git show`, `git diff`,
 //! `git ls-tree` and the OpenSpec CLI.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

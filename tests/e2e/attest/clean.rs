@@ -5,9 +5,9 @@
 
 use serde_json::{Value, json};
 
+use super::refusals::evidence_with;
+use super::{Setup, T005};
 use crate::common::{self, Evidence, NOTES_REF};
-use crate::refusals::evidence_with;
-use crate::{Setup, T005};
 
 /// What a refused command must leave as it was, as git itself shows it.
 #[derive(Debug, PartialEq, Eq)]

@@ -5,8 +5,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use super::{Setup, T005};
 use crate::common::{self, Agent, Evidence, NOTES_REF, NoteLine, PRINCIPAL, Project};
-use crate::{Setup, T005};
 
 /// `speccoder attest T005` in `s` with `SSH_AUTH_SOCK` set to `agent` when given.
 fn attest_with_agent(s: &Setup, agent: Option<&Agent>, extra: &[&str]) -> common::Run {

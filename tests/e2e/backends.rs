@@ -1,7 +1,7 @@
 //! Several signing backends on one branch: SSH and OpenPGP ticks (and the trust for each) checked
 //! in one `attest verify` call, in-process and with the real tools (ssh-keygen, sqv).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
+use super::{Setup, T005};
 use crate::common::{self, Evidence, NOTES_REF, NoteLine, OPENSPEC_UNIT, Project, sha256};
-use crate::{Setup, T005};
 
 const TEST_RESULT: &str = "https://in-toto.io/attestation/test-result/v0.1";
 const TASK_VERIFICATION: &str = "https://speccoder.dev/task-verification/v0";

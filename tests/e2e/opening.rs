@@ -3,7 +3,7 @@
 //! where speccoder cannot write as git would (reftable references, a repository shared with a
 //! group). Every refusal is exit 14 with what to do, and writes nothing.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -13,8 +13,7 @@
 //! - `conversion`: a task list that git converts (`core.autocrlf`, `eol`, filters) ticked in both
 //!   of its forms.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod clean;
 mod cli;

@@ -9,7 +9,7 @@
 //! `speccoder.toml` and a held-out manifest. proptest shrinks a failure to its fewest edits and
 //! prints them.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::LazyLock;

@@ -6,8 +6,8 @@
 
 use serde_json::json;
 
+use super::{Setup, T005};
 use crate::common::{self, Evidence, NOTES_REF};
-use crate::{Setup, T005};
 
 /// Commits `text` as `speccoder.toml` (the project's policy at HEAD).
 fn commit_config(s: &Setup, text: &str) {

@@ -5,9 +5,8 @@
 //! `speccoder attest verify`.
 #![cfg(feature = "sigstore")]
 
-mod common;
-#[path = "common/sigstore_instance.rs"]
-mod instance;
+use crate::common;
+use crate::common::sigstore_instance as instance;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;

@@ -1,0 +1,26 @@
+//! The end-to-end suite: the built `speccoder` binary against real repositories in temporary
+//! directories, checked with real peers (`git`, `ssh-keygen`, `gpg`, `sqv`, `openspec`, a JSON
+//! Schema validator), never with the crate's own decoders. One test binary, one module per
+//! concern; `common` and `decide_support` are the kits the modules share.
+
+mod common;
+mod decide_support;
+
+mod attest;
+mod backends;
+mod bug_tasks;
+mod decisions;
+mod held_out;
+mod opening;
+mod published_policy;
+mod schema;
+mod sigstore_endpoints;
+mod sigstore_keyless;
+mod sigstore_signing;
+mod sigstore_tuf;
+mod stress;
+mod tamper;
+mod task_lists;
+mod team;
+mod verify_output;
+mod verify_parallel;
