@@ -406,12 +406,13 @@ pub enum AttestSub {
     /// its upstream branch; with `current` or `matching` to the same name), the notes and every
     /// reference under refs/speccoder/ (skips, published held-out sets) arrive together or not
     /// at all. When another clone pushed evidence meanwhile, the notes or those references
-    /// are refused as not fast-forward: it then fetches and merges them (`attest fetch`) and
-    /// pushes again, at most 5 times. It never forces; when the branch itself is refused it stops
-    /// and says how to integrate the remote's commits.
+    /// are refused as not fast-forward: it then fetches and merges them (`attest fetch`, by its
+    /// rules: what it refuses is never pushed) and pushes again, at most 5 times. It never
+    /// forces; when the branch itself is refused it stops and says how to integrate the remote's
+    /// commits.
     ///
     /// Exit codes: 0 pushed (or, with --dry-run, shown); 2 unknown remote; 13 no identity for a
-    /// merge commit, a push.default git does not accept; 14 not on a branch, a branch
+    /// merge commit, a push.default git does not accept, a trust file that is unusable; 14 not on a branch, a branch
     /// push.default does not push, the remote refused the branch or the references,
     /// the remote cannot be reached, notes that cannot be joined, the evidence kept moving;
     /// 1 internal error.
@@ -425,10 +426,17 @@ pub enum AttestSub {
     /// in refs/speccoder-fetching/<remote>/*, and its remote-tracking copy moves only once its
     /// merge is written, so a fetch stopped half-way, killed or refused, is safe to run again):
     /// notes of different commits are joined as their union; two notes of one commit must hold
-    /// the same statements, and become one envelope per statement with the signatures of both
-    /// (a line signed later replaces its unsigned copy); different statements on one commit are a
-    /// conflict, reported with the commit and the statements, and then refs/notes/speccoder is
-    /// not changed. The result is a notes commit with both parents (or a fast-forward). A skip
+    /// the same statements, and two copies of a line are joined only when they are the same
+    /// envelope apart from `signatures` (every other field byte for byte): the line keeps ours
+    /// and gains each remote signature that verifies over it by a key not yet on it (SSH with the
+    /// key it carries, OpenPGP with --openpgp-certs), up to 16 (a line signed later replaces its
+    /// unsigned copy). Anything else is a conflict, reported with the commit and why, and then
+    /// refs/notes/speccoder is not changed: different statements, a differing field, a remote
+    /// signature that does not verify or cannot be checked, signatures past the cap, a note over
+    /// 2 MiB, a join that would make a note that holds here fail. A remote notes history that
+    /// descends from ours is checked note by note the same way (a note of ours it changes or
+    /// removes is a conflict). The result is a notes commit with both parents (or a
+    /// fast-forward). A skip
     /// reference takes the remote's value when ours did not change since the last merged fetch
     /// (or push). A held-out reference only moves forward: it takes the remote's value only
     /// when that descends from ours, keeps ours when the remote deleted it, and otherwise (two publishers,
@@ -438,8 +446,8 @@ pub enum AttestSub {
     /// <theirs>` takes the remote's, `git push <remote> --delete <ref>` keeps yours.
     /// Running it again changes nothing.
     ///
-    /// Exit codes: 0 fetched and merged; 2 unknown remote; 13 no identity for a merge commit;
-    /// 14 the remote cannot be reached, or a conflict (named; the conflicting references are
+    /// Exit codes: 0 fetched and merged; 2 unknown remote; 13 no identity for a merge commit, a
+    /// trust file that is unusable; 14 the remote cannot be reached, or a conflict (named; the conflicting references are
     /// left as they were); 1 internal error.
     Fetch(AttestFetchArgs),
     /// Re-issue the evidence of task commits rewritten by a rebase, an amend or a cherry-pick.
@@ -447,20 +455,22 @@ pub enum AttestSub {
     /// Without arguments: for each task whose newest task commit on the current branch has no
     /// note (or only a note git copied from another commit, with notes.rewriteRef), it looks for
     /// a note on a commit the branch no longer holds with the same Spec-Task:. When the change is
-    /// the same (equal `git patch-id --stable` of the task commit against its parent, over a diff
-    /// without context lines; the same task line; the same requirement text; the same judge
-    /// configuration), it re-issues that evidence for the new commit: every statement's subject
+    /// the same (the same bytes in the same place: equal patches against the parents with three
+    /// lines of context, whitespace and hunk positions included; the same task line; the same
+    /// requirement text; the same judge configuration), it re-issues that evidence for the new commit: every statement's subject
     /// names the new commit, the task verification its tree and `carried {from, patch_id, time}`,
     /// the summary the new resource and the new lines' digests; everything is signed afresh with
     /// your key, chosen as `speccoder attest` chooses it. A changed change is refused, naming
     /// both commits and how to attest it again (run its checks, clear its box in a commit of its
     /// own, then `speccoder attest`; a bug task is closed again by `speccoder attest`).
     ///
-    /// Only evidence you would accept is re-signed: every line of the old note must carry a valid
-    /// signature by a signer your own trust accepts, the trust `attest verify` reads by default
-    /// (git's gpg.ssh.allowedSignersFile, or --allowed-signers FILE, --revoked FILE,
-    /// --openpgp-certs FILE). A bad signature (content changed after signing), an untrusted
-    /// signer, an unsigned line or a keyless (Sigstore) line is refused, with how to go on.
+    /// Only evidence you would accept today is re-signed: every line of the old note must carry a
+    /// valid signature by a signer your own trust accepts now (as `attest verify --signature-time
+    /// now` checks it), the trust `attest verify` reads (git's gpg.ssh.allowedSignersFile, or
+    /// --allowed-signers FILE; the keys --revoked FILE and git's gpg.ssh.revocationFile revoke;
+    /// --openpgp-certs FILE). A bad signature (content changed after signing), an untrusted,
+    /// expired or revoked signer (named by its key), an unsigned line or a keyless (Sigstore) line
+    /// is refused, with how to go on.
     /// Without any trust configured nothing is carried (exit 13). --from and --to naming the same
     /// commit is refused (same_commit): its note stays as it is.
     ///
@@ -486,6 +496,10 @@ pub struct AttestPushArgs {
     /// Show what would be pushed; send nothing, merge nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// OpenPGP certificates you trust, to check the OpenPGP signatures the remote adds to notes
+    /// this clone holds (as for `attest fetch`).
+    #[arg(long, value_name = "FILE")]
+    pub openpgp_certs: Option<PathBuf>,
     /// Print one JSON object instead of the human summary.
     #[arg(long)]
     pub json: bool,
@@ -497,6 +511,10 @@ pub struct AttestFetchArgs {
     /// The remote (default: the current branch's upstream remote, else origin).
     #[arg(value_name = "REMOTE")]
     pub remote: Option<String>,
+    /// OpenPGP certificates you trust: an OpenPGP signature the remote adds to a note this clone
+    /// holds is joined only when it verifies with one of them.
+    #[arg(long, value_name = "FILE")]
+    pub openpgp_certs: Option<PathBuf>,
     /// Print one JSON object instead of the human summary.
     #[arg(long)]
     pub json: bool,
@@ -518,7 +536,8 @@ pub struct AttestCarryArgs {
     /// re-signed (default: git's gpg.ssh.allowedSignersFile).
     #[arg(long, value_name = "FILE")]
     pub allowed_signers: Option<PathBuf>,
-    /// SSH public keys that are revoked, one per line.
+    /// SSH public keys that are revoked, one per line (besides those of git's
+    /// gpg.ssh.revocationFile).
     #[arg(long, value_name = "FILE")]
     pub revoked: Option<PathBuf>,
     /// OpenPGP certificates you trust (armored or binary, one or more; at most 10,000 packets,
@@ -553,7 +572,8 @@ pub struct VerifyArgs {
     /// base, all of it) is refused; PATH must be a regular file of at most 16 MiB there.
     #[arg(long, value_name = "REV:PATH", value_parser = rev_path)]
     pub allowed_signers_rev: Option<String>,
-    /// SSH public keys that are revoked, one per line.
+    /// SSH public keys that are revoked, one per line (besides those of git's
+    /// gpg.ssh.revocationFile).
     #[arg(long, value_name = "FILE")]
     pub revoked: Option<PathBuf>,
     /// OpenPGP certificates you trust (armored or binary, one or more; at most 10,000 packets,

@@ -2,21 +2,23 @@
 //! change, after a rebase, an amend or a cherry-pick left the note on a commit the branch no
 //! longer holds.
 //!
-//! "The same change" is three things, each checked before anything is signed: equal
-//! `git patch-id --stable` of the old and the new task commit against their parents (over a diff
-//! without context lines, so that a neighbouring tick does not count as a change); the same task
-//! line; the same requirement text (the story's and every cited requirement's). The judge
-//! configuration at the new parent must also be the one the evidence was judged under. The old
-//! evidence must agree with its own commit, and the re-issued lines must agree with the new one,
-//! by the same rules the verifier applies ([`crate::check`]): carry never launders evidence.
+//! "The same change" is three things, each checked before anything is signed: the same bytes in
+//! the same place ([`same_change`]: equal patches of the old and the new task commit against
+//! their parents, with three lines of context); the same task line; the same requirement text
+//! (the story's and every cited requirement's). The judge configuration at the new parent must
+//! also be the one the evidence was judged under. The old evidence must agree with its own
+//! commit, and the re-issued lines must agree with the new one, by the same rules the verifier
+//! applies ([`crate::check`]): carry never launders evidence.
 //!
 //! Nor does it launder signatures: re-signing vouches for the evidence with the carrier's key, so
-//! every line of the old note must hold as evidence for the carrier first: a valid signature (a
-//! bad one means the content changed after signing, and is refused whatever the trust) by a
-//! signer the carrier's own trust accepts ([`crate::check::signatures`], against the trust
-//! `attest verify` reads by default: git's `gpg.ssh.allowedSignersFile`, or the files given). An
-//! unsigned line, an untrusted signer and a keyless (Sigstore) line, whose trust carry does not
-//! take, are refused with a reason; a carrier who trusts nobody carries nothing.
+//! every line of the old note must hold as evidence for the carrier first, as a CI gate would
+//! check it today: a valid signature (a bad one means the content changed after signing, and is
+//! refused whatever the trust) by a signer the carrier's own trust accepts at the time of the
+//! carry, never at the old commit's date, which its author chose ([`crate::check::signatures`],
+//! against the trust `attest verify` reads, by its loader: git's `gpg.ssh.allowedSignersFile`
+//! and `gpg.ssh.revocationFile`, or the files given). An unsigned line, an untrusted, expired or
+//! revoked signer and a keyless (Sigstore) line, whose trust carry does not take, are refused
+//! with a reason naming the key; a carrier who trusts nobody carries nothing.
 //!
 //! What moves: every statement's subject (the new commit, by id and by the sha256 of its
 //! object); the task verification's `tree`, `time` and `carried {from, patch_id, time}`; the
@@ -25,14 +27,14 @@
 //! The old note stays where it is.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
 
 use gix::ObjectId;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::attest::pipeline::sign_all;
+use crate::attest::pipeline::{note_of, sign_all};
 use crate::attest::provenance::{LeakError, Origin};
+use crate::attest::same_change;
 use crate::attest::signing::{self, Chosen, SignerChoice, SigstoreFlags};
 use crate::attest::statements::{self, Line};
 use crate::attest::{AttestError, LineReport, commit_object_sha256, now_rfc3339, read_policy};
@@ -41,15 +43,15 @@ use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{self, NoteLineSignature};
 use crate::check::trailers::{claim_problem, task_trailers};
-use crate::check::trust::{self, AllowedSource, SignatureTrust, SshTrust};
+use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::exit;
 use crate::git::{Commit, Head, Repo, UpdateNoteError};
-use crate::model::bundle::{self, NOTES_REF};
+use crate::model::bundle::{self, MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::canonical::value_to_canonical;
 use crate::model::clean;
 use crate::model::digest::sha256_hex;
-use crate::model::dsse::Envelope;
 use crate::model::predicate::{self, Verdict};
+use crate::model::shown::one_line;
 use crate::model::statement::Subject;
 use crate::model::summary;
 use crate::spec;
@@ -68,18 +70,7 @@ pub struct CarryRequest {
     /// Where keyless signing may send the identity token.
     pub sigstore: SigstoreFlags,
     /// Whom the carrier trusts: the old evidence must be signed by one of them.
-    pub trust: CarryTrust,
-}
-
-/// The trust files the old evidence is checked against, as `attest verify` takes them.
-#[derive(Debug, Clone, Default)]
-pub struct CarryTrust {
-    /// `--allowed-signers`; `None`: git's `gpg.ssh.allowedSignersFile`.
-    pub allowed_signers: Option<PathBuf>,
-    /// `--revoked`: revoked SSH keys.
-    pub revoked: Option<PathBuf>,
-    /// `--openpgp-certs`: trusted OpenPGP certificates.
-    pub openpgp_certs: Option<PathBuf>,
+    pub trust: TrustFiles,
 }
 
 /// One task whose evidence moved.
@@ -106,8 +97,9 @@ pub struct RefusedRow {
     pub from: String,
     /// The commit that lacks it.
     pub to: String,
-    /// A stable code: `same_commit`, `bad_signature`, `untrusted_signer`, `signature_unchecked`,
-    /// `evidence_unsigned`, `keyless_evidence`, `change_differs`, `task_line_differs`,
+    /// A stable code: `same_commit`, `bad_signature`, `revoked_key`, `expired_key`,
+    /// `untrusted_signer`, `signature_unchecked`, `evidence_unsigned`, `keyless_evidence`,
+    /// `change_differs`, `task_line_differs`,
     /// `requirement_differs`, `policy_differs`, `not_the_same_task`, `evidence_does_not_hold`,
     /// `note_exists`.
     pub code: &'static str,
@@ -153,14 +145,14 @@ impl std::fmt::Display for CarryReport {
             writeln!(
                 f,
                 "  carried {} from {} to {}: {} lines, {signed} signed{note}",
-                c.target,
+                one_line(&c.target),
                 short(&c.from),
                 short(&c.to),
                 c.lines.len()
             )?;
         }
         for r in &self.refused {
-            writeln!(f, "  refused {} ({}): {}", r.target, r.code, r.reason)?;
+            writeln!(f, "  refused {} ({}): {}", one_line(&r.target), r.code, one_line(&r.reason))?;
         }
         if let Some(s) = self.signer.as_ref().filter(|_| !self.carried.is_empty()) {
             writeln!(f, "  signer: {s}")?;
@@ -246,8 +238,9 @@ pub fn carry(repo: &Repo, req: &CarryRequest) -> Result<CarryReport, AttestError
         return Err(AttestError::NoTrust);
     }
     let chosen = choose_signer(repo, req)?;
+    let now = time::OffsetDateTime::now_utc();
     for job in jobs {
-        match carry_one(repo, &notes, &job, &chosen, &trust)? {
+        match carry_one(repo, &notes, &job, &chosen, &trust, now)? {
             Ok(row) => report.carried.push(row),
             Err(row) => report.refused.push(row),
         }
@@ -270,30 +263,17 @@ fn choose_signer(repo: &Repo, req: &CarryRequest) -> Result<Chosen, AttestError>
     signing::choose(repo, choice, req.key.as_deref(), &req.sigstore)
 }
 
-/// The carrier's trust, read as `attest verify` reads it by default: `--allowed-signers`, else
-/// git's `gpg.ssh.allowedSignersFile`; `--revoked`; `--openpgp-certs`. A file that the tree at
-/// HEAD provides is refused, as the verifier refuses it: the branch being carried would choose
-/// whom carry trusts. Keyless (Sigstore) trust is not taken (see [`refuse_signatures`]).
-fn load_trust(repo: &Repo, files: &CarryTrust) -> Result<SignatureTrust, AttestError> {
+/// The carrier's trust, read by the verifier's loader ([`SignatureTrust::load`]) as `attest
+/// verify` reads it by default: `--allowed-signers`, else git's `gpg.ssh.allowedSignersFile`; the
+/// keys `--revoked` and git's `gpg.ssh.revocationFile` revoke; `--openpgp-certs`. A file that the
+/// tree at HEAD provides is refused, as the verifier refuses it: the branch being carried would
+/// choose whom carry trusts. Keyless (Sigstore) trust is not taken (see [`refuse_signatures`]).
+fn load_trust(repo: &Repo, files: &TrustFiles) -> Result<SignatureTrust, AttestError> {
     let head_tree = match repo.head()? {
-        Head::Branch { commit, .. } | Head::Detached(commit) => Some(repo.commit_tree(commit)?),
-        Head::Unborn(_) => None,
+        Head::Branch { commit, .. } | Head::Detached(commit) => repo.commit_tree(commit)?,
+        Head::Unborn(_) => repo.empty_tree_id(),
     };
-    let allowed = match &files.allowed_signers {
-        Some(path) => Some(path.clone()),
-        None => repo.config_path("gpg.ssh.allowedSignersFile")?,
-    };
-    let (mut ssh, mut openpgp) = (None, None);
-    if let Some(tree) = head_tree {
-        if let Some(path) = allowed {
-            let source = AllowedSource::File(path);
-            ssh = Some(SshTrust::load(repo, &source, files.revoked.as_deref(), tree, &|_| false)?);
-        }
-        if let Some(path) = &files.openpgp_certs {
-            openpgp = Some(trust::load_openpgp(repo, path, tree)?);
-        }
-    }
-    Ok(SignatureTrust { ssh, openpgp, ..SignatureTrust::default() })
+    Ok(SignatureTrust::load(repo, files, head_tree, &|_| false)?)
 }
 
 /// The pairs of git's post-rewrite input whose old commit has a note.
@@ -350,24 +330,28 @@ fn branch_jobs(
     for list in elsewhere.values_mut() {
         list.sort_by_key(|c| std::cmp::Reverse((c.committer.seconds, c.id)));
     }
+    let wanted: Vec<(String, Commit, &Vec<Commit>)> = newest
+        .into_iter()
+        .filter(|(_, commit)| !has_own_note(repo, notes, commit.id))
+        .filter_map(|(target, commit)| {
+            let candidates = elsewhere.get(&target)?;
+            Some((target, commit, candidates))
+        })
+        .collect();
+    // Every change compared, the branch's and all candidates', in one pass.
+    let all: Vec<&Commit> = wanted
+        .iter()
+        .flat_map(|(_, commit, candidates)| std::iter::once(commit).chain(candidates.iter()))
+        .collect();
+    let mut ids = same_change::change_ids(repo, &all)?.into_iter();
     let mut jobs = Vec::new();
-    for (target, commit) in newest {
-        if has_own_note(repo, notes, commit.id) {
-            continue;
-        }
-        let Some(candidates) = elsewhere.get(&target) else { continue };
-        let patch = repo.patch_id(commit.id, commit.parents.first().copied())?;
-        let mut matched = None;
-        for candidate in candidates {
-            if repo.patch_id(candidate.id, candidate.parents.first().copied())? == patch {
-                matched = Some(candidate.id);
-                break;
-            }
-        }
+    for (target, commit, candidates) in &wanted {
+        let id = ids.next().flatten();
+        let matched = candidates.iter().zip(ids.by_ref().take(candidates.len())).find(|(_, c)| *c == id);
         match (matched, candidates.first()) {
-            (Some(from), _) => jobs.push(Job { from, to: commit.id }),
+            (Some((from, _)), _) => jobs.push(Job { from: from.id, to: commit.id }),
             (None, Some(newest_elsewhere)) => {
-                refused.push(change_differs(&target, newest_elsewhere.id, commit.id));
+                refused.push(change_differs(target, newest_elsewhere.id, commit.id));
             }
             (None, None) => {}
         }
@@ -378,7 +362,13 @@ fn branch_jobs(
 /// Whether `commit`'s note is its own: present, and not a copy git made from another commit
 /// (`notes.rewriteRef`), whose every line names that other commit.
 fn has_own_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, commit: ObjectId) -> bool {
-    let Some(bytes) = notes.get(&commit).and_then(|blob| repo.blob(*blob).ok()) else { return false };
+    let Some(blob) = notes.get(&commit) else { return false };
+    // A note too large to read is not one carry replaces either.
+    let bytes = match repo.blob_within(*blob, MAX_NOTE_BYTES) {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => return true,
+        Err(_) => return false,
+    };
     let hex = commit.to_string();
     let lines = read_lines(&bytes, &mut Vec::new());
     lines.is_empty()
@@ -420,6 +410,7 @@ fn carry_one(
     job: &Job,
     chosen: &Chosen,
     trust: &SignatureTrust,
+    now: time::OffsetDateTime,
 ) -> Result<Result<CarriedRow, RefusedRow>, AttestError> {
     let old = repo.commit(job.from)?;
     let new = repo.commit(job.to)?;
@@ -446,7 +437,19 @@ fn carry_one(
         }
     }
     let old_note = match notes.get(&old.id) {
-        Some(blob) => repo.blob(*blob)?,
+        Some(blob) => match repo.blob_within(*blob, MAX_NOTE_BYTES)? {
+            Ok(bytes) => bytes,
+            Err(size) => {
+                return refuse(
+                    "evidence_does_not_hold",
+                    format!(
+                        "the note of {} is {size} bytes, more than the {MAX_NOTE_BYTES} a note may be, so it is not read; {}",
+                        old.id,
+                        attest_again(&target)
+                    ),
+                );
+            }
+        },
         None => return Err(AttestError::Nothing(format!("{} has no note in {NOTES_REF}", old.id))),
     };
 
@@ -455,10 +458,10 @@ fn carry_one(
     let (lines, findings) = read_and_agree(repo, &old_note, &old, &target, verdict.as_deref(), &old_sha256);
 
     // Re-signing vouches for it: every line must be signed, validly, by a signer the carrier
-    // trusts, at the time the verifier checks it by default (the old commit's committer time).
-    let at = time::OffsetDateTime::from_unix_timestamp(old.committer.seconds)
-        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
-    if let Some((code, reason)) = refuse_signatures(&lines, trust, at, &old_sha256, &old.id, &target) {
+    // trusts now, as a CI gate checks it (`--signature-time now`): the old commit's date is the
+    // author's choice, and a key that expired or was revoked since must not sign again through
+    // the carrier's.
+    if let Some((code, reason)) = refuse_signatures(&lines, trust, now, &old_sha256, &old.id, &target) {
         return refuse(code, reason);
     }
 
@@ -480,8 +483,9 @@ fn carry_one(
     }
 
     // The same change, the same task line, the same requirement text, the same policy.
-    let patch = repo.patch_id(old.id, old.parents.first().copied())?;
-    if patch != repo.patch_id(new.id, new.parents.first().copied())? {
+    let mut ids = same_change::change_ids(repo, &[&old, &new])?.into_iter();
+    let patch = ids.next().flatten();
+    if patch != ids.next().flatten() {
         return Ok(Err(change_differs(&target, old.id, new.id)));
     }
     let (unit, task_id) = target.split_once('/').unwrap_or((target.as_str(), ""));
@@ -526,7 +530,7 @@ fn carry_one(
     // The lines for the new commit, signed afresh, and checked as the verifier will check them.
     let payloads = reissue(repo, &lines, &new, &target, patch.as_deref().unwrap_or_default())?;
     let (envelopes, _, _) = sign_all(&payloads, chosen)?;
-    let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
+    let note = note_of(&envelopes)?;
     let new_sha256 = commit_object_sha256(repo, new.id)?;
     let (_, findings) = read_and_agree(repo, &note, &new, &target, verdict.as_deref(), &new_sha256);
     if let Some(reason) = disagreement(&findings) {
@@ -586,7 +590,7 @@ fn refuse_signatures(
                 "a signature of the evidence on {old} does not verify ({}{}: {}): its content was changed after it was signed, or the signature is broken, and carry never re-signs it; {}",
                 at_line(f),
                 f.code,
-                f.message,
+                one_line(&f.message),
                 attest_again(target)
             ),
         ));
@@ -601,26 +605,7 @@ fn refuse_signatures(
         ));
     }
     if let Some(f) = failed {
-        let (code, what) = match f.outcome {
-            CommitOutcome::UntrustedSigner => {
-                ("untrusted_signer", "is not signed by a signer your trust accepts")
-            }
-            _ => ("signature_unchecked", "carries a signature that cannot be checked here"),
-        };
-        let trust_now = match &trust.ssh {
-            Some(ssh) => format!("your allowed signers are read from {}", ssh.source),
-            None => "no allowed-signers file is configured".to_owned(),
-        };
-        return Some((
-            code,
-            format!(
-                "the evidence on {old} {what} ({}{}: {}), and carry re-signs only evidence you would accept; if you trust its signer, add their key to your trust ({trust_now}: set git's gpg.ssh.allowedSignersFile or pass --allowed-signers FILE; --openpgp-certs FILE for OpenPGP) and run carry again; otherwise {}",
-                at_line(f),
-                f.code,
-                f.message,
-                attest_again(target)
-            ),
-        ));
+        return Some(refuse_signer(f, trust, at, old, target));
     }
     let unsigned: Vec<String> = lines
         .iter()
@@ -638,6 +623,62 @@ fn refuse_signatures(
             ),
         )
     })
+}
+
+/// Why carry does not re-sign evidence whose signer its trust does not accept at `now`, as a
+/// refused row's code and reason naming the key and why: `revoked_key` (revoked since it signed:
+/// by `--revoked`, git's `gpg.ssh.revocationFile`, or the OpenPGP certificate's own revocation),
+/// `expired_key` (an OpenPGP key expired since), `untrusted_signer` (a signer the trust does not
+/// accept now: not listed, or outside its `valid-after`/`valid-before` window or certificate
+/// validity), `signature_unchecked` (a signature that cannot be checked here).
+fn refuse_signer(
+    f: &Finding,
+    trust: &SignatureTrust,
+    now: time::OffsetDateTime,
+    old: &ObjectId,
+    target: &str,
+) -> (&'static str, String) {
+    let (code, what, advice) = match (f.outcome, f.code) {
+        (_, "revoked_key") => (
+            "revoked_key",
+            "is signed by a key that is revoked now",
+            "a revoked key vouches for nothing any more, so carry does not re-sign what it signed",
+        ),
+        (_, "expired_key") => (
+            "expired_key",
+            "is signed by a key that has expired",
+            "an expired key vouches for nothing any more, so carry does not re-sign what it signed",
+        ),
+        (CommitOutcome::UntrustedSigner, _) => (
+            "untrusted_signer",
+            "is not signed by a signer your trust accepts now",
+            "if you trust its signer and their key is valid today, add it to your trust (set git's gpg.ssh.allowedSignersFile or pass --allowed-signers FILE; --openpgp-certs FILE for OpenPGP) and run carry again",
+        ),
+        _ => (
+            "signature_unchecked",
+            "carries a signature that cannot be checked here",
+            "carry re-signs only what it could check",
+        ),
+    };
+    let trust_now = match &trust.ssh {
+        Some(ssh) => format!("your allowed signers are read from {}", ssh.source),
+        None => "no allowed-signers file is configured".to_owned(),
+    };
+    let when = now
+        .replace_nanosecond(0)
+        .unwrap_or(now)
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    let at_line = f.line.map(|n| format!("line {n}: ")).unwrap_or_default();
+    (
+        code,
+        format!(
+            "the evidence on {old} {what} ({at_line}{}: {}); carry checks it as a CI gate would today ({when}; {trust_now}) and re-signs only evidence that holds: {advice}; otherwise {}",
+            f.code,
+            one_line(&f.message),
+            attest_again(target)
+        ),
+    )
 }
 
 /// The lines of `note` read back, and what the rules of agreement find against `commit`.

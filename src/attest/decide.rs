@@ -13,7 +13,7 @@
 use serde::Serialize;
 
 use crate::attest::message::{self, MessageFields, keys};
-use crate::attest::pipeline::{completed_report, sign_all, split_target};
+use crate::attest::pipeline::{completed_report, note_of, sign_all, split_target};
 use crate::attest::provenance;
 use crate::attest::signing::{self, SignerChoice};
 use crate::attest::statements::{self, BuildError, Context, Line};
@@ -21,7 +21,7 @@ use crate::attest::tick::{self, Opened};
 use crate::attest::{AttestError, LineReport, now_rfc3339, read_policy};
 use crate::exit;
 use crate::git::{GitError, Head, ObjectId, Repo, UpdateNoteError, trailers::sanitize_value};
-use crate::model::bundle::{self, NOTES_REF};
+use crate::model::bundle::NOTES_REF;
 use crate::model::dsse::Envelope;
 use crate::model::predicate::{Decider, Verdict};
 use crate::model::refs;
@@ -288,7 +288,7 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
         decision_commit(repo, pending.head, pending.tree, &facts, Verdict::Attested, &decider)?;
     let chosen = signing::choose(repo, req.signer, req.key.as_deref(), &req.sigstore)?;
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
-    let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
+    let note = note_of(&envelopes)?;
     let branch = pending.branch.clone();
     pending.publish(commit, &msg, &note)?;
     Ok(report(
@@ -347,7 +347,7 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
 
     // The note first: until the ref exists, the skip commit and its note are invisible.
-    let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
+    let note = note_of(&envelopes)?;
     repo.update_note(NOTES_REF, commit, |_| Ok::<_, std::convert::Infallible>(Some(note.clone()))).map_err(
         |e| match e {
             UpdateNoteError::Git(source) => AttestError::Note { commit: commit.to_string(), source },

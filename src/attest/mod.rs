@@ -9,8 +9,11 @@ pub mod evidence;
 pub mod held_out;
 pub mod hooks;
 pub mod message;
+pub mod note_join;
 pub mod pipeline;
 pub mod provenance;
+pub mod remote_signatures;
+pub mod same_change;
 pub mod sign_later;
 pub mod signing;
 pub mod statements;
@@ -361,6 +364,9 @@ pub enum AttestError {
     /// `attest carry`: the trust the old evidence is checked against cannot be loaded.
     #[error("{0}")]
     Trust(#[from] crate::check::trust::TrustError),
+    /// The note would be larger than a reader takes.
+    #[error(transparent)]
+    NoteTooLarge(#[from] crate::model::bundle::NoteTooLarge),
     /// `attest carry`: no trust is configured, so no evidence can be checked before it is
     /// re-signed.
     #[error(
@@ -403,6 +409,7 @@ impl AttestError {
             | AttestError::BugEvidence(_)
             | AttestError::BadSigner(_)
             | AttestError::NoTrust
+            | AttestError::NoteTooLarge(_)
             | AttestError::Disabled => exit::CONFIG,
             AttestError::Trust(crate::check::trust::TrustError::Git(e)) => git_exit_code(e),
             AttestError::Trust(_) => exit::CONFIG,

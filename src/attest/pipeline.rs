@@ -123,7 +123,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     .map_err(|e| e.in_evidence_file(&req.evidence))?;
 
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
-    let note = bundle::join(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>());
+    let note = note_of(&envelopes)?;
     let branch = pending.branch.clone();
     pending.publish(commit, &msg, &note)?;
 
@@ -192,6 +192,14 @@ pub(crate) fn completed_report(
         )],
         notes_ref: NOTES_REF.to_owned(),
     })
+}
+
+/// The note of `envelopes`: one line each, within the caps a reader takes.
+///
+/// # Errors
+/// [`AttestError::NoteTooLarge`].
+pub(crate) fn note_of(envelopes: &[Envelope]) -> Result<Vec<u8>, AttestError> {
+    Ok(bundle::join_within_caps(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>())?)
 }
 
 /// Signs every line with the chosen signer (a summary-only backend signs just the last line, the

@@ -88,7 +88,7 @@ pub fn sign_later(
                 signed: true,
             });
         }
-        Ok(Some(bundle::join(&out)))
+        Ok(Some(bundle::join_within_caps(&out)?))
     })
     .map_err(|e| match e {
         crate::git::UpdateNoteError::Compute(inner) => inner,

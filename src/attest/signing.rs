@@ -8,7 +8,7 @@
 
 use crate::attest::AttestError;
 use crate::git::Repo;
-use crate::model::dsse::{Envelope, Signature};
+use crate::model::dsse::{Envelope, RawJson, Signature};
 use crate::sign::openpgp::OpenPgpSigner;
 use crate::sign::ssh::SshSigner;
 use crate::sign::{KeySetting, SignError, Signer};
@@ -431,7 +431,10 @@ pub fn sign_envelope(envelope: &mut Envelope, signer: &dyn Signer) -> Result<(),
     let sig = signer.sign(&envelope.pae())?;
     envelope.signatures.push(Signature { keyid: signer.keyid(), sig });
     if let Some(bundle) = signer.take_bundle() {
-        envelope.sigstore = Some(bundle);
+        let raw = RawJson::from_value(&bundle).map_err(|e| {
+            SignError::CannotSign(format!("the Sigstore bundle cannot be written as JSON: {e}"))
+        })?;
+        envelope.sigstore = Some(raw);
     }
     Ok(())
 }

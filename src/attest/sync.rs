@@ -16,12 +16,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use gix::ObjectId;
 use serde::Serialize;
 
+use crate::attest::note_join::NoteJoiner;
+use crate::check::trust::{SignatureTrust, TrustError, TrustFiles};
 use crate::exit;
 use crate::git::{
     CasUpdate, Direction, GitError, Head, MergeNotesError, NotesMerged, PushDefault, PushStatus, RefMerged,
     Repo,
 };
-use crate::model::bundle::{self, NOTES_REF};
+use crate::model::bundle::NOTES_REF;
 
 /// The prefix of the references fetch and push carry besides the notes.
 pub const SPECCODER_REFS: &str = "refs/speccoder/";
@@ -57,6 +59,9 @@ pub enum SyncError {
     /// The repository or git failed.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// This clone's trust, which joined notes are checked against, cannot be read.
+    #[error(transparent)]
+    Trust(#[from] TrustError),
     /// Push needs a checked-out branch.
     #[error("HEAD is not on a branch ({0}); check out the branch whose evidence you want to push")]
     NotOnBranch(String),
@@ -159,6 +164,8 @@ impl SyncError {
             // git's fetch or push failing is the remote's state (unreachable, refusing).
             SyncError::Git(GitError::GitCommand { .. }) => exit::GIT_PRECONDITION,
             SyncError::Git(e) => super::git_exit_code(e),
+            SyncError::Trust(TrustError::Git(e)) => super::git_exit_code(e),
+            SyncError::Trust(_) => exit::CONFIG,
             _ => exit::GIT_PRECONDITION,
         }
     }
@@ -308,7 +315,7 @@ fn remote_for(repo: &Repo, remote: Option<&str>, direction: Direction) -> Result
 /// # Errors
 /// The remote cannot be reached, or notes of one commit cannot be joined ([`SyncError::NotesConflict`],
 /// our notes unchanged).
-pub fn fetch(repo: &Repo, remote: Option<&str>) -> Result<FetchReport, SyncError> {
+pub fn fetch(repo: &Repo, remote: Option<&str>, trust: &TrustFiles) -> Result<FetchReport, SyncError> {
     let remote = remote_for(repo, remote, Direction::Fetch)?;
     let tracking_notes = tracking_notes_ref(&remote);
     let prefix = tracking_prefix(&remote);
@@ -329,7 +336,8 @@ pub fn fetch(repo: &Repo, remote: Option<&str>) -> Result<FetchReport, SyncError
     // In a partial clone, the notes' blobs come along (a verifier cannot fetch them one by one).
     repo.fetch_refspecs(&remote, &refspecs, repo.promisor_remote().is_some())?;
 
-    let notes = if remote_has_notes { Some(merge_notes(repo, &remote, &tracking_notes)?) } else { None };
+    let notes =
+        if remote_has_notes { Some(merge_notes(repo, &remote, &tracking_notes, trust)?) } else { None };
 
     let suffixes = |prefix: &str| -> Result<BTreeMap<String, ObjectId>, GitError> {
         Ok(repo
@@ -369,21 +377,36 @@ pub fn fetch(repo: &Repo, remote: Option<&str>) -> Result<FetchReport, SyncError
     Ok(FetchReport { remote, notes, tracking_notes, refs, conflicts })
 }
 
-/// Merges the fetched notes into ours by the bundle rule.
-fn merge_notes(repo: &Repo, remote: &str, tracking: &str) -> Result<NotesMerged, SyncError> {
+/// Merges the fetched notes into ours, note by note ([`NoteJoiner`]), checking against `trust`.
+fn merge_notes(
+    repo: &Repo,
+    remote: &str,
+    tracking: &str,
+    trust: &TrustFiles,
+) -> Result<NotesMerged, SyncError> {
     let message = format!(
         "Merge notes from {tracking} into {NOTES_REF}\n\nJoined by speccoder attest fetch: one envelope per statement, with the signatures of both.\n"
     );
-    repo.merge_notes(NOTES_REF, tracking, &message, |_, ours, theirs| bundle::merge(ours, theirs)).map_err(
-        |e| match e {
-            MergeNotesError::Git(e) => SyncError::Git(e),
-            MergeNotesError::Conflicts(list) => SyncError::NotesConflict {
-                remote: remote.to_owned(),
-                tracking: tracking.to_owned(),
-                conflicts: list.into_iter().map(|(c, why)| (c.to_string(), why.to_string())).collect(),
-            },
+    // Joins are checked against this clone's trust; a clone without notes joins nothing.
+    let trust = match (repo.ref_target(NOTES_REF)?, repo.head()?) {
+        (None, _) => SignatureTrust::default(),
+        (Some(_), Head::Branch { commit, .. } | Head::Detached(commit)) => {
+            SignatureTrust::load(repo, trust, repo.commit_tree(commit)?, &|_| false)?
+        }
+        (Some(_), Head::Unborn(_)) => SignatureTrust::load(repo, trust, repo.empty_tree_id(), &|_| false)?,
+    };
+    let joiner = NoteJoiner::new(repo, &trust, time::OffsetDateTime::now_utc());
+    repo.merge_notes(NOTES_REF, tracking, &message, |annotated, ours, theirs| {
+        joiner.join(annotated, ours, theirs)
+    })
+    .map_err(|e| match e {
+        MergeNotesError::Git(e) => SyncError::Git(e),
+        MergeNotesError::Conflicts(list) => SyncError::NotesConflict {
+            remote: remote.to_owned(),
+            tracking: tracking.to_owned(),
+            conflicts: list.into_iter().map(|(c, why)| (c.to_string(), why.to_string())).collect(),
         },
-    )
+    })
 }
 
 /// One reference as a push reported it.
@@ -446,7 +469,12 @@ impl std::fmt::Display for PushReport {
 /// # Errors
 /// Not on a branch, the branch refused, a refusal a merge does not fix, a notes conflict, or
 /// [`SyncError::Contention`] after [`PUSH_TRIES`] attempts.
-pub fn push(repo: &Repo, remote: Option<&str>, dry_run: bool) -> Result<PushReport, SyncError> {
+pub fn push(
+    repo: &Repo,
+    remote: Option<&str>,
+    dry_run: bool,
+    trust: &TrustFiles,
+) -> Result<PushReport, SyncError> {
     let branch = match repo.head()? {
         Head::Branch { name, .. } => name,
         Head::Detached(id) => return Err(SyncError::NotOnBranch(format!("detached at {id}"))),
@@ -525,7 +553,7 @@ pub fn push(repo: &Repo, remote: Option<&str>, dry_run: bool) -> Result<PushRepo
         if dry_run {
             return Ok(report(rows, fetches));
         }
-        let fetched = fetch(repo, Some(&remote))?;
+        let fetched = fetch(repo, Some(&remote), trust)?;
         if fetched.conflicts > 0 {
             return Err(SyncError::RefsConflict { remote, conflicts: fetched.ref_conflicts() });
         }

@@ -125,6 +125,7 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
     let envelope = match Envelope::parse(raw) {
         Ok(e) => e,
         Err(e @ EnvelopeError::TooManySignatures(_)) => return bad("too_many_signatures", e.to_string()),
+        Err(e @ EnvelopeError::TooLarge { .. }) => return bad("too_large", e.to_string()),
         Err(e) => return bad("not_an_envelope", format!("not a DSSE envelope: {e}")),
     };
     if envelope.payload_type != PAYLOAD_TYPE {

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::model::shown::one_line;
+
 /// The outcome of checking one task commit's evidence. Ordered: the worst finding wins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -97,9 +99,10 @@ impl std::fmt::Display for Finding {
         if let Some(line) = self.line {
             write!(f, "line {line}: ")?;
         }
-        f.write_str(&self.message)?;
+        // A message quotes what it found (a note, a commit, a file): it stays on its line.
+        f.write_str(&one_line(&self.message))?;
         if let (Some(e), Some(x)) = (&self.expected, &self.found) {
-            write!(f, " [expected {e}, found {x}]")?;
+            write!(f, " [expected {}, found {}]", one_line(e), one_line(x))?;
         }
         Ok(())
     }

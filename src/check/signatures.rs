@@ -45,7 +45,19 @@ pub enum LineSignature {
 pub fn check(env: &Envelope, trust: &Trust, at: OffsetDateTime, commit_sha256: &str) -> LineSignature {
     if let Some(bundle) = &env.sigstore {
         // The bundle is authoritative for a keyless line; the envelope's `sig` is only its copy.
-        return match check_sigstore(bundle, &env.payload, commit_sha256, trust) {
+        // Parsed here, one line at a time, its text bounded by the envelope reader.
+        let bundle = match bundle.to_value() {
+            Ok(bundle) => bundle,
+            Err(e) => {
+                let why = format!("the sigstore field is not a Sigstore bundle: {e}");
+                return LineSignature::Failed(Finding::new(
+                    CommitOutcome::Malformed,
+                    "malformed_signature",
+                    why,
+                ));
+            }
+        };
+        return match check_sigstore(&bundle, &env.payload, commit_sha256, trust) {
             Ok(info) => LineSignature::Trusted(info),
             Err(f) => LineSignature::Failed(f),
         };
@@ -273,8 +285,10 @@ mod tests {
     fn keyless_line() -> Envelope {
         let mut env = Envelope::unsigned(b"{}".to_vec());
         env.signatures.push(crate::model::dsse::Signature { keyid: "sigstore".into(), sig: b"x".to_vec() });
-        env.sigstore =
-            Some(serde_json::json!({"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json"}));
+        env.sigstore = crate::model::dsse::RawJson::from_value(
+            &serde_json::json!({"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json"}),
+        )
+        .ok();
         env
     }
 

@@ -170,7 +170,8 @@ pub enum AllowedSource {
 }
 
 impl SshTrust {
-    /// Loads SSH trust, refusing a file the checked tree provides.
+    /// Loads SSH trust, refusing a file the checked tree provides. `revoked` lists every
+    /// revoked-keys file that applies: a key any of them lists is revoked.
     ///
     /// `checked_tree` is the tree under review; `in_range` says whether a commit is part of the
     /// checked history.
@@ -180,15 +181,17 @@ impl SshTrust {
     pub fn load(
         repo: &Repo,
         source: &AllowedSource,
-        revoked: Option<&Path>,
+        revoked: &[PathBuf],
         checked_tree: ObjectId,
         in_range: &dyn Fn(ObjectId) -> bool,
     ) -> Result<SshTrust, TrustError> {
-        let (allowed, allowed_path, label, temp) = match source {
+        let temp_dir = || tempfile::tempdir().map_err(|e| TrustError::File(e.to_string()));
+        let mut temp = None;
+        let (allowed, allowed_path, label) = match source {
             AllowedSource::File(path) => {
                 refuse_in_tree(repo, path, checked_tree)?;
                 let allowed = AllowedSigners::read(path).map_err(|e| TrustError::File(e.to_string()))?;
-                (allowed, path.clone(), path.display().to_string(), None)
+                (allowed, path.clone(), path.display().to_string())
             }
             AllowedSource::Rev(spec) => {
                 let (rev, file) = split_rev_path(spec).ok_or_else(|| TrustError::RevSpec(spec.clone()))?;
@@ -197,20 +200,32 @@ impl SshTrust {
                     return Err(TrustError::RevInRange { spec: spec.clone(), rev: commit.to_string() });
                 }
                 let bytes = rev_file(repo, repo.commit_tree(commit)?, file, spec)?;
-                let dir = tempfile::tempdir().map_err(|e| TrustError::File(e.to_string()))?;
+                let dir = temp.insert(temp_dir()?);
                 let path = dir.path().join("allowed_signers");
                 std::fs::write(&path, &bytes).map_err(|e| TrustError::File(e.to_string()))?;
                 let allowed = AllowedSigners::parse(&bytes, Path::new(spec.as_str()))
                     .map_err(|e| TrustError::File(e.to_string()))?;
-                (allowed, path, format!("{spec} ({commit})"), Some(dir))
+                (allowed, path, format!("{spec} ({commit})"))
             }
         };
-        let (revoked_keys, revoked_path) = match revoked {
-            Some(path) => {
-                refuse_in_tree(repo, path, checked_tree)?;
-                (RevokedKeys::read(path).map_err(|e| TrustError::File(e.to_string()))?, Some(path.to_owned()))
+        let mut revoked_keys = RevokedKeys::default();
+        for path in revoked {
+            refuse_in_tree(repo, path, checked_tree)?;
+            revoked_keys.extend(RevokedKeys::read(path).map_err(|e| TrustError::File(e.to_string()))?);
+        }
+        // ssh-keygen reads one revoked-keys file: several are given to it as one list.
+        let revoked_path = match revoked {
+            [] => None,
+            [one] => Some(one.clone()),
+            _ => {
+                let dir = match &mut temp {
+                    Some(dir) => dir,
+                    None => temp.insert(temp_dir()?),
+                };
+                let path = dir.path().join("revoked_keys");
+                std::fs::write(&path, revoked_keys.to_list()).map_err(|e| TrustError::File(e.to_string()))?;
+                Some(path)
             }
-            None => (RevokedKeys::default(), None),
         };
         Ok(SshTrust {
             allowed,
@@ -220,6 +235,52 @@ impl SshTrust {
             source: label,
             _temp: temp,
         })
+    }
+}
+
+/// The trust files a caller names, before git's configuration fills in what they leave out.
+#[derive(Debug, Clone, Default)]
+pub struct TrustFiles {
+    /// `--allowed-signers FILE` or `--allowed-signers-rev REV:PATH`; `None`: git's
+    /// `gpg.ssh.allowedSignersFile`.
+    pub allowed: Option<AllowedSource>,
+    /// `--revoked FILE`: revoked SSH keys, besides those of git's `gpg.ssh.revocationFile`.
+    pub revoked: Option<PathBuf>,
+    /// `--openpgp-certs FILE`: trusted OpenPGP certificates.
+    pub openpgp_certs: Option<PathBuf>,
+}
+
+impl SignatureTrust {
+    /// The caller's SSH and OpenPGP trust, read as git reads it for `git verify-commit`: the
+    /// allowed signers named, else git's `gpg.ssh.allowedSignersFile`; the keys revoked by
+    /// `--revoked` and by git's `gpg.ssh.revocationFile`, both; the OpenPGP certificates named.
+    /// The one loader of the verifier and of `attest carry`. Sigstore trust is the caller's to
+    /// add.
+    ///
+    /// # Errors
+    /// See [`TrustError`]; `checked_tree` and `in_range` as for [`SshTrust::load`].
+    pub fn load(
+        repo: &Repo,
+        files: &TrustFiles,
+        checked_tree: ObjectId,
+        in_range: &dyn Fn(ObjectId) -> bool,
+    ) -> Result<SignatureTrust, TrustError> {
+        let source = match &files.allowed {
+            Some(source) => Some(source.clone()),
+            None => repo.config_path("gpg.ssh.allowedSignersFile")?.map(AllowedSource::File),
+        };
+        let mut revoked: Vec<PathBuf> = files.revoked.iter().cloned().collect();
+        if let Some(configured) = repo.config_path("gpg.ssh.revocationFile")?
+            && !revoked.contains(&configured)
+        {
+            revoked.push(configured);
+        }
+        let ssh = source
+            .map(|source| SshTrust::load(repo, &source, &revoked, checked_tree, in_range))
+            .transpose()?;
+        let openpgp =
+            files.openpgp_certs.as_ref().map(|path| load_openpgp(repo, path, checked_tree)).transpose()?;
+        Ok(SignatureTrust { ssh, openpgp, ..SignatureTrust::default() })
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::io::Write as _;
 
-use speccoder_attest::model::shown::terminal_safe;
+use speccoder_attest::model::shown::{ci_safe, terminal_safe};
 
 /// Prints a command's result (`--json`: one JSON object, carrying the exit code as
 /// [`print_json_report`] adds it; otherwise its Display) and returns its exit code; a failure goes
@@ -87,13 +87,20 @@ pub(crate) fn to_stdout(line: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stdout().lock(), "{line}");
 }
 
-/// Writes the human-readable `text` to stdout, as it may reach a terminal ([`terminal_safe`]).
+/// Writes the human-readable `text` to stdout, as it may reach a terminal or a CI log
+/// ([`ci_safe`]).
 pub(crate) fn to_stdout_text(text: &str) {
+    let _ = std::io::stdout().lock().write_all(ci_safe(text).as_bytes());
+}
+
+/// Writes GitHub workflow commands (`attest verify --github`, whose report between them is fenced
+/// off by `::stop-commands::`) to stdout, as they may reach a terminal ([`terminal_safe`]).
+pub(crate) fn to_stdout_workflow(text: &str) {
     let _ = std::io::stdout().lock().write_all(terminal_safe(text).as_bytes());
 }
 
-/// Writes one line to stderr, as it may reach a terminal ([`terminal_safe`]).
+/// Writes one line to stderr, as it may reach a terminal or a CI log ([`ci_safe`]).
 pub(crate) fn to_stderr(line: std::fmt::Arguments<'_>) {
     let line = line.to_string();
-    let _ = writeln!(std::io::stderr().lock(), "{}", terminal_safe(&line));
+    let _ = writeln!(std::io::stderr().lock(), "{}", ci_safe(&line));
 }

@@ -4,14 +4,15 @@
 use speccoder_attest::attest::AttestError;
 use speccoder_attest::attest::carry::{self, CarryRequest};
 use speccoder_attest::attest::sync::{self, SyncError};
+use speccoder_attest::check::trust::{AllowedSource, TrustFiles};
 use speccoder_attest::git::Repo;
 
 use crate::cli::{AttestCarryArgs, AttestFetchArgs, AttestPushArgs};
 
 pub fn push(args: &AttestPushArgs) -> u8 {
-    let result = Repo::discover(".")
-        .map_err(SyncError::from)
-        .and_then(|repo| sync::push(&repo, args.remote.as_deref(), args.dry_run));
+    let result = Repo::discover(".").map_err(SyncError::from).and_then(|repo| {
+        sync::push(&repo, args.remote.as_deref(), args.dry_run, &fetch_trust(&args.openpgp_certs))
+    });
     super::output::finish(
         "attest push",
         args.json,
@@ -24,7 +25,7 @@ pub fn push(args: &AttestPushArgs) -> u8 {
 pub fn fetch(args: &AttestFetchArgs) -> u8 {
     let result = Repo::discover(".")
         .map_err(SyncError::from)
-        .and_then(|repo| sync::fetch(&repo, args.remote.as_deref()));
+        .and_then(|repo| sync::fetch(&repo, args.remote.as_deref(), &fetch_trust(&args.openpgp_certs)));
     super::output::finish(
         "attest fetch",
         args.json,
@@ -32,6 +33,12 @@ pub fn fetch(args: &AttestFetchArgs) -> u8 {
         sync::FetchReport::exit_code,
         SyncError::exit_code,
     )
+}
+
+/// The trust a fetch checks joined notes against: git's SSH settings, and the OpenPGP
+/// certificates given.
+fn fetch_trust(openpgp_certs: &Option<std::path::PathBuf>) -> TrustFiles {
+    TrustFiles { openpgp_certs: openpgp_certs.clone(), ..TrustFiles::default() }
 }
 
 pub fn carry(args: &AttestCarryArgs) -> u8 {
@@ -51,8 +58,8 @@ pub fn carry(args: &AttestCarryArgs) -> u8 {
             signer: super::signing::signer_flag(&args.run.signing)?,
             key: args.run.signing.key.clone(),
             sigstore: super::signing::sigstore_flags(&args.run.signing),
-            trust: carry::CarryTrust {
-                allowed_signers: args.allowed_signers.clone(),
+            trust: TrustFiles {
+                allowed: args.allowed_signers.clone().map(AllowedSource::File),
                 revoked: args.revoked.clone(),
                 openpgp_certs: args.openpgp_certs.clone(),
             },

@@ -1,6 +1,6 @@
 //! `speccoder attest verify`.
 
-use speccoder_attest::check::trust::{AllowedSource, SignatureTrust, SshTrust, TrustError};
+use speccoder_attest::check::trust::{AllowedSource, SignatureTrust, TrustError, TrustFiles};
 use speccoder_attest::exit;
 use speccoder_attest::git::{GitError, Head, ObjectId, Repo};
 use speccoder_attest::verify::report::Report;
@@ -94,7 +94,7 @@ pub fn run(args: &VerifyArgs) -> u8 {
             .as_deref()
             .map_or_else(|| repo.rev_parse("HEAD^{tree}"), |h| repo.rev_parse(&format!("{h}^{{tree}}")));
         let locate = |task: &str| head_tree.as_ref().ok().and_then(|tree| locate(&repo, *tree, task));
-        super::output::to_stdout_text(&github::render(&report, &stop_token(), locate));
+        super::output::to_stdout_workflow(&github::render(&report, &stop_token(), locate));
     } else {
         super::output::to_stdout_text(&report.to_text());
     }
@@ -133,19 +133,16 @@ fn build_trust(repo: &Repo, args: &VerifyArgs, range: Option<&Checked>) -> Resul
         None => repo.empty_tree_id(),
     };
     let in_range = |c: ObjectId| range.is_some_and(|range| range.contains(repo, c));
-    let source = match (&args.allowed_signers, &args.allowed_signers_rev) {
-        (Some(p), _) => Some(AllowedSource::File(p.clone())),
-        (None, Some(spec)) => Some(AllowedSource::Rev(spec.clone())),
-        (None, None) => repo.config_path("gpg.ssh.allowedSignersFile")?.map(AllowedSource::File),
+    let files = TrustFiles {
+        allowed: match (&args.allowed_signers, &args.allowed_signers_rev) {
+            (Some(p), _) => Some(AllowedSource::File(p.clone())),
+            (None, Some(spec)) => Some(AllowedSource::Rev(spec.clone())),
+            (None, None) => None,
+        },
+        revoked: args.revoked.clone(),
+        openpgp_certs: args.openpgp_certs.clone(),
     };
-    let ssh = source
-        .map(|source| SshTrust::load(repo, &source, args.revoked.as_deref(), checked_tree, &in_range))
-        .transpose()?;
-    let openpgp = args
-        .openpgp_certs
-        .as_ref()
-        .map(|path| speccoder_attest::check::trust::load_openpgp(repo, path, checked_tree))
-        .transpose()?;
+    let signers = SignatureTrust::load(repo, &files, checked_tree, &in_range)?;
     #[cfg(feature = "sigstore")]
     let sigstore = match (&args.certificate_identity, &args.certificate_oidc_issuer) {
         (Some(identity), Some(issuer)) => {
@@ -169,11 +166,10 @@ fn build_trust(repo: &Repo, args: &VerifyArgs, range: Option<&Checked>) -> Resul
     }
     Ok(Trust {
         signers: SignatureTrust {
-            ssh,
-            openpgp,
             #[cfg(feature = "sigstore")]
             sigstore,
             via_tools: args.via_tools,
+            ..signers
         },
         accept_unsigned: args.accept_unsigned,
         require_verified: args.require_verified,

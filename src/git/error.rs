@@ -411,7 +411,7 @@ pub enum GitError {
         source: std::io::Error,
     },
 
-    /// The `git` program (run for remotes, promisor fetches and patch ids) failed or could not run.
+    /// The `git` program (run for remotes, promisor fetches and the patches of changes) failed or could not run.
     #[error("{action} failed{}: {}", exit_status(.status), if .stderr.is_empty() { "git printed nothing" } else { .stderr.as_str() })]
     GitCommand {
         /// What was attempted (`git fetch origin`, ...).

@@ -1,12 +1,13 @@
 //! The repository through gix: objects, history, trailers, notes and refs.
 //!
 //! Everything goes through [`Repo`], and through gix, except what gix does not do here: remotes
-//! (fetch, push, a partial clone's missing objects) and patch ids run the `git` program
-//! (its `command` module, never through a shell). Repository content is treated as
+//! (fetch, push, a partial clone's missing objects) and the patches of changes run the `git`
+//! program (its `command` module, never through a shell). Repository content is treated as
 //! hostile: damaged objects and odd notes trees become [`GitError`]s, never panics.
 
 #![warn(missing_docs)]
 
+mod change_diff;
 mod command;
 mod commit;
 mod config;
@@ -18,7 +19,6 @@ mod index;
 mod new_commit;
 mod notes;
 mod notes_merge;
-mod patch_id;
 mod path;
 mod ref_merge;
 mod refs;
@@ -33,6 +33,7 @@ mod worktree;
 #[cfg(test)]
 mod tests;
 
+pub use change_diff::{DIFF_LINE_MAX, PatchLine};
 pub use commit::{Commit, Signature};
 pub use config::{SparseCheckout, strip_credentials};
 pub use error::{Conversion, GitError};
@@ -40,7 +41,7 @@ pub use gix::ObjectId;
 pub use index::{FileToStage, LockedIndex, Staged};
 pub use new_commit::NewCommit;
 pub use notes::{NOTES_REF, NoteOutcome, UpdateNoteError};
-pub use notes_merge::{MergeNotesError, NotesMerged};
+pub use notes_merge::{Joined, MergeNotesError, NotesMerged};
 pub use ref_merge::RefMerged;
 pub use refs::{CAS_TRIES, CasUpdate};
 pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef};

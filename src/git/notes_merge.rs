@@ -48,14 +48,28 @@ pub enum MergeNotesError<E> {
     Git(#[from] GitError),
 }
 
+/// How the caller's rule joined the two notes of one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Joined {
+    /// Ours, as it is.
+    Ours,
+    /// Theirs, as it is.
+    Theirs,
+    /// A note of both, these bytes.
+    New(Vec<u8>),
+}
+
 impl Repo {
     /// Merges the notes of `theirs_ref` (another clone's notes, fetched; a reference under
-    /// `refs/notes/`) into `notes_ref`.
+    /// `refs/notes/`) into `notes_ref`, note by note, whichever way the histories relate.
     ///
-    /// Notes of objects only one side annotates are kept; an object both annotate with different
-    /// notes gets `join(object, ours, theirs)`. When ours is absent or an ancestor of theirs,
-    /// ours fast-forwards; when theirs is an ancestor of ours nothing changes; otherwise a notes
-    /// commit with parents ours and theirs is written, with `message`.
+    /// Notes of objects only theirs annotates are taken; an object both annotate with different
+    /// notes gets `join(object, our blob, Some(their blob))`. When ours is an ancestor of theirs,
+    /// theirs replaces ours only as far as the rule agrees: every note of ours is checked against
+    /// theirs as in a merge (`join(object, our blob, None)` for one theirs no longer has), and
+    /// ours fast-forwards when the rule takes theirs for each; otherwise a notes commit with
+    /// parents ours and theirs holds what the rule joined. When ours is absent ours takes theirs;
+    /// when theirs is an ancestor of ours nothing changes.
     ///
     /// # Errors
     /// [`MergeNotesError::Conflicts`] listing every object whose notes `join` refused (nothing
@@ -65,7 +79,7 @@ impl Repo {
         notes_ref: &str,
         theirs_ref: &str,
         message: &str,
-        mut join: impl FnMut(ObjectId, &[u8], &[u8]) -> Result<Vec<u8>, E>,
+        mut join: impl FnMut(ObjectId, ObjectId, Option<ObjectId>) -> Result<Joined, E>,
     ) -> Result<NotesMerged, MergeNotesError<E>> {
         self.check_notes_ref(notes_ref)?;
         self.check_notes_ref(theirs_ref)?;
@@ -84,48 +98,20 @@ impl Repo {
             if ours == theirs || self.is_ancestor(theirs, ours)? {
                 return Ok(CasUpdate::Keep(NotesMerged::UpToDate));
             }
-            if self.is_ancestor(ours, theirs)? {
+            let forward = self.is_ancestor(ours, theirs)?;
+            let ours_notes = self.notes(notes_ref)?;
+            let plan = self.plan_notes_merge(&ours_notes, &theirs_notes, forward, &mut join)?;
+            if forward && plan.edits.is_empty() {
                 return Ok(CasUpdate::Move {
                     new: theirs,
                     reflog: format!("notes: fast-forward to {theirs_ref}"),
                     then: NotesMerged::FastForward { to: theirs },
                 });
             }
-            // The union, walking both sorted lists once.
-            let ours_notes = self.notes(notes_ref)?;
-            let mut edits: Vec<(ObjectId, ObjectId)> = Vec::new();
-            let (mut added, mut joined) = (0, 0);
-            let mut conflicts = Vec::new();
-            let mut mine = ours_notes.iter().peekable();
-            for (annotated, blob) in &theirs_notes {
-                while mine.next_if(|(o, _)| o < annotated).is_some() {}
-                match mine.peek() {
-                    Some((o, b)) if o == annotated => {
-                        if b != blob {
-                            let (ours_bytes, theirs_bytes) = (self.blob(*b)?, self.blob(*blob)?);
-                            match join(*annotated, &ours_bytes, &theirs_bytes) {
-                                Ok(bytes) if bytes == ours_bytes => {}
-                                Ok(bytes) => {
-                                    edits.push((*annotated, self.write_blob(&bytes)?));
-                                    joined += 1;
-                                }
-                                Err(e) => conflicts.push((*annotated, e)),
-                            }
-                        }
-                    }
-                    _ => {
-                        edits.push((*annotated, *blob));
-                        added += 1;
-                    }
-                }
-            }
-            if !conflicts.is_empty() {
-                return Err(MergeNotesError::Conflicts(conflicts));
-            }
             let action = || format!("merge the notes of {theirs_ref} into {notes_ref}");
-            let tree = self.commit_tree(ours)?;
+            let tree = self.commit_tree(if forward { theirs } else { ours })?;
             let mut state = gix::note::plumbing::State::new(tree, &self.inner).during(action)?;
-            for (annotated, blob) in &edits {
+            for (annotated, blob) in &plan.edits {
                 state.edit(*annotated, Some(*blob), &self.inner).during(action)?;
             }
             let new_tree = state.write(&self.inner).during(action)?;
@@ -133,8 +119,94 @@ impl Repo {
             Ok(CasUpdate::Move {
                 new: commit,
                 reflog: format!("notes: merged {theirs_ref}"),
-                then: NotesMerged::Merged { commit, added, joined },
+                then: NotesMerged::Merged { commit, added: plan.added, joined: plan.joined },
             })
         })
     }
+
+    /// What merging `theirs` into `ours` (both sorted by annotated object) changes in the base:
+    /// theirs when `forward` (ours is an ancestor of theirs), else ours.
+    fn plan_notes_merge<E>(
+        &self,
+        ours: &[(ObjectId, ObjectId)],
+        theirs: &[(ObjectId, ObjectId)],
+        forward: bool,
+        join: &mut impl FnMut(ObjectId, ObjectId, Option<ObjectId>) -> Result<Joined, E>,
+    ) -> Result<MergePlan, MergeNotesError<E>> {
+        let mut plan = MergePlan::default();
+        let mut conflicts = Vec::new();
+        let apply =
+            |plan: &mut MergePlan, annotated: ObjectId, joined: Joined, ours: ObjectId, theirs: ObjectId| {
+                let blob = match joined {
+                    Joined::Ours if forward => ours,
+                    Joined::Theirs if !forward => theirs,
+                    Joined::Ours | Joined::Theirs => return Ok::<_, GitError>(()),
+                    Joined::New(bytes) => self.write_blob(&bytes)?,
+                };
+                plan.edits.push((annotated, blob));
+                plan.joined += 1;
+                Ok(())
+            };
+        // Both sorted lists, walked once.
+        let mut mine = ours.iter().peekable();
+        let mut other = theirs.iter().peekable();
+        loop {
+            let (annotated, our_blob, their_blob) = match (mine.peek().copied(), other.peek().copied()) {
+                (None, None) => break,
+                (Some(o), t) if t.is_none_or(|t| o.0 < t.0) => {
+                    mine.next();
+                    (o.0, Some(o.1), None)
+                }
+                (o, Some(t)) if o.is_none_or(|o| o.0 > t.0) => {
+                    other.next();
+                    (t.0, None, Some(t.1))
+                }
+                (_, _) => {
+                    let (Some(o), Some(t)) = (mine.next(), other.next()) else { break };
+                    if o.1 == t.1 {
+                        continue;
+                    }
+                    (o.0, Some(o.1), Some(t.1))
+                }
+            };
+            match (our_blob, their_blob) {
+                (Some(ours), Some(theirs)) => match join(annotated, ours, Some(theirs)) {
+                    Ok(joined) => apply(&mut plan, annotated, joined, ours, theirs)?,
+                    Err(e) => conflicts.push((annotated, e)),
+                },
+                // Theirs no longer has a note of ours: a descendant removed it.
+                (Some(ours), None) if forward => match join(annotated, ours, None) {
+                    Ok(Joined::Ours) => {
+                        plan.edits.push((annotated, ours));
+                        plan.joined += 1;
+                    }
+                    Ok(_) => {}
+                    Err(e) => conflicts.push((annotated, e)),
+                },
+                (Some(_), None) => {}
+                (None, Some(theirs)) => {
+                    plan.added += 1;
+                    if !forward {
+                        plan.edits.push((annotated, theirs));
+                    }
+                }
+                (None, None) => {}
+            }
+        }
+        if !conflicts.is_empty() {
+            return Err(MergeNotesError::Conflicts(conflicts));
+        }
+        Ok(plan)
+    }
+}
+
+/// The notes a merge changes in its base tree.
+#[derive(Default)]
+struct MergePlan {
+    /// `(annotated object, note blob)` to write over the base.
+    edits: Vec<(ObjectId, ObjectId)>,
+    /// Notes only theirs had.
+    added: usize,
+    /// Notes of both, joined.
+    joined: usize,
 }

@@ -392,6 +392,19 @@ impl Repo {
         self.read_kind(id, gix::object::Kind::Blob)
     }
 
+    /// The bytes of the blob `id` when it holds at most `max` bytes, else its size: read from the
+    /// object's header first, so that a larger blob is never read.
+    ///
+    /// # Errors
+    /// The object is missing or cannot be read.
+    pub fn blob_within(&self, id: ObjectId, max: u64) -> Result<Result<Vec<u8>, u64>, GitError> {
+        let size = self.object_size(id)?;
+        if size > max {
+            return Ok(Err(size));
+        }
+        self.blob(id).map(Ok)
+    }
+
     /// Write `bytes` as a blob (a loose object, as git writes one) and return its id.
     pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, GitError> {
         self.inner.write_blob(bytes).map(gix::Id::detach).during(|| "write a blob".into())

@@ -1,8 +1,13 @@
 //! The bundle: the envelopes of one task commit as JSON Lines, stored as that commit's git note,
 //! and the rule by which two copies of one commit's bundle become one ([`merge`]).
 
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::value::RawValue;
+
 use crate::model::digest::sha256_hex;
-use crate::model::dsse::Envelope;
+use crate::model::dsse::{Envelope, MAX_LINE_BYTES, MAX_SIGNATURES, Signature};
+use crate::model::shown::Quoted;
 
 /// The notes reference that holds every bundle.
 pub const NOTES_REF: &str = "refs/notes/speccoder";
@@ -33,11 +38,42 @@ pub fn lines(bundle: &[u8]) -> impl Iterator<Item = &[u8]> {
     (!body.is_empty()).then(|| body.split(|b| *b == b'\n')).into_iter().flatten()
 }
 
+/// The largest note read: a tick's lines ([`crate::model::dsse::MAX_LINE_BYTES`] each) with room
+/// to spare. A note blob larger than this is refused from its size alone, never read.
+pub const MAX_NOTE_BYTES: u64 = 2 << 20;
+
+/// A note that would be larger than [`MAX_NOTE_BYTES`], or hold a line longer than
+/// [`MAX_LINE_BYTES`]: no reader would take it, so it is not written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the note would be {size} bytes (its longest line {longest}), more than a reader takes ({MAX_NOTE_BYTES} bytes, {MAX_LINE_BYTES} a line); the evidence is too large to be kept as a note: trim what the evidence lists"
+)]
+pub struct NoteTooLarge {
+    /// The note's size.
+    pub size: usize,
+    /// Its longest line.
+    pub longest: usize,
+}
+
+/// [`join`], refusing a note no reader would take ([`NoteTooLarge`]).
+///
+/// # Errors
+/// [`NoteTooLarge`].
+pub fn join_within_caps<L: AsRef<[u8]>>(lines: &[L]) -> Result<Vec<u8>, NoteTooLarge> {
+    let note = join(lines);
+    let longest = lines.iter().map(|l| l.as_ref().len()).max().unwrap_or(0);
+    if note.len() as u64 > MAX_NOTE_BYTES || longest > MAX_LINE_BYTES {
+        return Err(NoteTooLarge { size: note.len(), longest });
+    }
+    Ok(note)
+}
+
 /// One statement of a bundle, as a conflict names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatementName {
-    /// The statement's `predicateType` (`?` when the payload is not a statement).
-    pub predicate_type: String,
+    /// The statement's `predicateType` as a message may quote it ([`Quoted`]: escaped, cut), `?`
+    /// when the payload is not a statement.
+    pub predicate_type: Quoted,
     /// sha256 of the payload: the digest a summary names the line by.
     pub sha256: String,
 }
@@ -48,7 +84,8 @@ impl std::fmt::Display for StatementName {
     }
 }
 
-/// Why two copies of one commit's bundle cannot become one.
+/// Why two copies of one commit's bundle cannot become one. Every text from either copy is
+/// [`Quoted`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MergeConflict {
     /// The copies hold different statements: the task was attested twice, differently.
@@ -63,6 +100,12 @@ pub enum MergeConflict {
         /// Statements only in theirs.
         theirs_only: Vec<StatementName>,
     },
+    /// Their copy no longer has the note ours has: a descendant of our notes removed it.
+    #[error("their notes no longer hold this note (here: {})", list(.ours))]
+    Removed {
+        /// The statements of our note.
+        ours: Vec<StatementName>,
+    },
     /// A line of one copy is not an envelope, so it cannot be joined with anything.
     #[error("line {line} of {side} copy is not a DSSE envelope ({reason})")]
     Unreadable {
@@ -71,17 +114,40 @@ pub enum MergeConflict {
         /// 1-based line number.
         line: usize,
         /// Why.
-        reason: String,
+        reason: Quoted,
     },
-    /// One statement carries two different values of the same envelope field (two Sigstore
-    /// bundles, or an unknown field set differently), which one envelope cannot hold.
-    #[error("the envelopes of {statement} disagree on their `{field}` field")]
+    /// One statement's two envelopes differ in a field other than `signatures` (`payloadType`,
+    /// `sigstore`, an unknown field, the payload's encoding): they are not the same envelope.
+    #[error("the envelopes of {statement} differ in their `{field}` field")]
     Field {
         /// The statement.
         statement: StatementName,
         /// The envelope field.
-        field: String,
+        field: Quoted,
     },
+    /// A signature of their copy cannot join ours.
+    #[error("a signature their copy adds to {statement} cannot be added: {reason}")]
+    Signature {
+        /// The statement.
+        statement: StatementName,
+        /// Why.
+        reason: Quoted,
+    },
+    /// Their copy adds more signatures than one envelope may carry.
+    #[error(
+        "their copy adds {theirs} signature(s) to {statement}, which carries {ours}: more than the {MAX_SIGNATURES} an envelope may carry"
+    )]
+    TooManySignatures {
+        /// The statement.
+        statement: StatementName,
+        /// Our signatures.
+        ours: usize,
+        /// Theirs we do not have.
+        theirs: usize,
+    },
+    /// The joined note would be larger than a reader takes.
+    #[error(transparent)]
+    TooLarge(#[from] NoteTooLarge),
 }
 
 fn list(names: &[StatementName]) -> String {
@@ -94,43 +160,70 @@ fn list(names: &[StatementName]) -> String {
 /// The name of the statement an envelope carries.
 #[must_use]
 pub fn statement_name(envelope: &Envelope) -> StatementName {
-    let predicate_type = serde_json::from_slice::<serde_json::Value>(&envelope.payload)
+    #[derive(serde::Deserialize)]
+    struct Typed<'a> {
+        #[serde(rename = "predicateType", borrow)]
+        predicate_type: Option<std::borrow::Cow<'a, str>>,
+    }
+    let predicate_type = serde_json::from_slice::<Typed<'_>>(&envelope.payload)
         .ok()
-        .and_then(|v| v.get("predicateType").and_then(|t| t.as_str()).map(str::to_owned))
-        .unwrap_or_else(|| "?".to_owned());
+        .and_then(|t| t.predicate_type)
+        .map_or_else(|| Quoted::from("?"), |t| Quoted::from(t.as_ref()));
     StatementName { predicate_type, sha256: sha256_hex(&envelope.payload) }
+}
+
+/// What a join needs to know of a signature that only the other copy carries: it is checked by
+/// someone who can check it (the model holds no keys and does no cryptography).
+pub trait SignatureCheck {
+    /// The key that made `sig`, as far as the signature itself tells it (an SSH signature's
+    /// embedded key, an OpenPGP signature's issuer), without trust; `None` when it tells none.
+    fn key(&self, sig: &Signature) -> Option<String>;
+
+    /// The key that made `sig`, when `sig` is well formed and verifies over `pae`; otherwise why
+    /// not.
+    ///
+    /// # Errors
+    /// Why the signature cannot join: malformed, not verifying, of a kind that cannot be checked.
+    fn verify(&self, pae: &[u8], sig: &Signature) -> Result<String, String>;
 }
 
 /// Joins two copies of one commit's bundle (ours, and theirs from another clone) into one.
 ///
-/// Both must hold the same statements: an envelope is the same line when its payload type and
-/// payload bytes are. Each line becomes one envelope carrying the union of both copies'
-/// signatures (a signature present in both is kept once), so a line signed later in one clone
-/// replaces its unsigned copy in the other. The result keeps our order of lines; identical copies
-/// come back unchanged.
+/// Both must hold the same statements (an envelope is the same line when its payload type and
+/// payload bytes are), and two copies of a line are joined only when they are the same envelope
+/// apart from `signatures`: every other field, known or not, byte for byte. Each line keeps our
+/// signatures, in our order, and gains each of theirs that `check` finds well formed and
+/// verifying over the line, by a key none of the line's signatures is by (a signature present
+/// in both is kept once), while the line stays within [`MAX_SIGNATURES`]. So a line signed later
+/// in one clone replaces its unsigned copy in the other, and nothing their copy adds can make a
+/// line of ours read or verify differently. The result keeps our order of lines; a line that
+/// gains nothing keeps its bytes, and identical copies come back unchanged.
 ///
 /// # Errors
-/// [`MergeConflict`] when the copies hold different statements, a line is not an envelope, or
-/// one line's envelopes disagree on a field that cannot hold both values. Nothing is guessed.
-pub fn merge(ours: &[u8], theirs: &[u8]) -> Result<Vec<u8>, MergeConflict> {
+/// [`MergeConflict`] when the copies hold different statements, a line is not an envelope, the
+/// envelopes of one line differ beyond their signatures, a signature of theirs cannot be added,
+/// or the result would be larger than a reader takes. Nothing is guessed.
+pub fn merge(ours: &[u8], theirs: &[u8], check: &dyn SignatureCheck) -> Result<Vec<u8>, MergeConflict> {
     if ours == theirs {
         return Ok(ours.to_vec());
     }
-    let read = |side: &'static str, bundle: &[u8]| -> Result<Vec<(Vec<u8>, Envelope)>, MergeConflict> {
+    let read = |side: &'static str, bundle: &'_ [u8]| -> Result<Vec<(Vec<u8>, Envelope)>, MergeConflict> {
         split(bundle)
             .into_iter()
             .enumerate()
             .map(|(i, raw)| match Envelope::parse(raw) {
                 Ok(envelope) => Ok((raw.to_vec(), envelope)),
-                Err(e) => Err(MergeConflict::Unreadable { side, line: i + 1, reason: e.to_string() }),
+                Err(e) => {
+                    Err(MergeConflict::Unreadable { side, line: i + 1, reason: Quoted::from(e.to_string()) })
+                }
             })
             .collect()
     };
-    let mut ours = read("our", ours)?;
-    let mut theirs: Vec<Envelope> = read("their", theirs)?.into_iter().map(|(_, e)| e).collect();
+    let ours = read("our", ours)?;
+    let mut theirs = read("their", theirs)?;
     let key = |e: &Envelope| (e.payload_type.clone(), e.payload.clone());
     let mut ours_keys: Vec<_> = ours.iter().map(|(_, e)| key(e)).collect();
-    let mut theirs_keys: Vec<_> = theirs.iter().map(key).collect();
+    let mut theirs_keys: Vec<_> = theirs.iter().map(|(_, e)| key(e)).collect();
     ours_keys.sort();
     theirs_keys.sort();
     if ours_keys != theirs_keys {
@@ -139,51 +232,85 @@ pub fn merge(ours: &[u8], theirs: &[u8]) -> Result<Vec<u8>, MergeConflict> {
         };
         return Err(MergeConflict::Statements {
             ours_only: only(&mut ours.iter().map(|(_, e)| e), &theirs_keys),
-            theirs_only: only(&mut theirs.iter(), &ours_keys),
+            theirs_only: only(&mut theirs.iter().map(|(_, e)| e), &ours_keys),
         });
     }
     let mut lines = Vec::with_capacity(ours.len());
-    for (raw, mut line) in ours.drain(..) {
+    for (raw, line) in ours {
         // Each of theirs is joined with one of ours, so a statement listed twice stays twice.
-        let Some(at) = theirs.iter().position(|t| key(t) == key(&line)) else {
+        let Some(at) = theirs.iter().position(|(_, t)| key(t) == key(&line)) else {
             lines.push(raw);
             continue;
         };
-        let before = line.clone();
-        join_envelope(&mut line, theirs.swap_remove(at))?;
-        // A line that gained nothing keeps its bytes exactly.
-        lines.push(if line == before { raw } else { line.to_line() });
+        let (their_raw, their_line) = theirs.swap_remove(at);
+        lines.push(join_line(raw, line, &their_raw, their_line, check)?);
     }
-    Ok(join(&lines))
+    Ok(join_within_caps(&lines)?)
 }
 
-/// Adds `other`'s signatures and fields to `line` (the same statement).
-fn join_envelope(line: &mut Envelope, other: Envelope) -> Result<(), MergeConflict> {
-    let conflict = |field: &str, line: &Envelope| MergeConflict::Field {
-        statement: statement_name(line),
-        field: field.to_owned(),
+/// Our line `raw` (read as `line`) joined with their copy of it (see [`merge`]).
+fn join_line(
+    raw: Vec<u8>,
+    mut line: Envelope,
+    their_raw: &[u8],
+    theirs: Envelope,
+    check: &dyn SignatureCheck,
+) -> Result<Vec<u8>, MergeConflict> {
+    if raw == their_raw {
+        return Ok(raw);
+    }
+    let name = statement_name(&line);
+    let statement = || name.clone();
+    if let Some(field) = differing_field(&raw, their_raw) {
+        return Err(MergeConflict::Field { statement: statement(), field: Quoted::from(field) });
+    }
+    let pae = line.pae();
+    let mut keys: Vec<String> = line.signatures.iter().filter_map(|s| check.key(s)).collect();
+    let mut added = Vec::new();
+    for sig in theirs.signatures {
+        if line.signatures.contains(&sig) || added.contains(&sig) {
+            continue;
+        }
+        let refuse = |reason: String| MergeConflict::Signature {
+            statement: statement(),
+            reason: Quoted::from(reason),
+        };
+        let signer = check.verify(&pae, &sig).map_err(refuse)?;
+        if keys.contains(&signer) {
+            return Err(refuse(format!("the line carries a signature by {signer} already")));
+        }
+        keys.push(signer);
+        added.push(sig);
+    }
+    if added.is_empty() {
+        return Ok(raw);
+    }
+    if line.signatures.len() + added.len() > MAX_SIGNATURES {
+        return Err(MergeConflict::TooManySignatures {
+            statement: statement(),
+            ours: line.signatures.len(),
+            theirs: added.len(),
+        });
+    }
+    line.signatures.extend(added);
+    Ok(line.to_line())
+}
+
+/// The first field (by name) in which two envelope lines differ, `signatures` aside, comparing
+/// each field's JSON text byte for byte; `None` when they differ in `signatures` only. Both lines
+/// read as envelopes already (so each is one JSON object, no field twice).
+fn differing_field(a: &[u8], b: &[u8]) -> Option<String> {
+    type Fields<'a> = BTreeMap<String, &'a RawValue>;
+    let (Ok(a), Ok(b)) = (serde_json::from_slice::<Fields<'_>>(a), serde_json::from_slice::<Fields<'_>>(b))
+    else {
+        return Some("?".to_owned());
     };
-    for sig in other.signatures {
-        if !line.signatures.contains(&sig) {
-            line.signatures.push(sig);
-        }
-    }
-    match (&line.sigstore, other.sigstore) {
-        (_, None) => {}
-        (None, Some(bundle)) => line.sigstore = Some(bundle),
-        (Some(ours), Some(theirs)) if *ours == theirs => {}
-        (Some(_), Some(_)) => return Err(conflict("sigstore", line)),
-    }
-    for (name, value) in other.extra {
-        match line.extra.get(&name) {
-            None => {
-                line.extra.insert(name, value);
-            }
-            Some(ours) if *ours == value => {}
-            Some(_) => return Err(conflict(&name, line)),
-        }
-    }
-    Ok(())
+    let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    names
+        .into_iter()
+        .filter(|name| *name != "signatures")
+        .find(|name| a.get(*name).map(|v| v.get()) != b.get(*name).map(|v| v.get()))
+        .cloned()
 }
 
 #[cfg(test)]
@@ -209,17 +336,34 @@ mod tests {
 #[cfg(test)]
 mod merge_tests {
     use super::*;
-    use crate::model::dsse::Signature;
+    use crate::model::dsse::{RawJson, Signature};
 
     fn statement(n: u32) -> Vec<u8> {
         format!(r#"{{"_type":"https://in-toto.io/Statement/v1","predicateType":"https://example.com/p{n}"}}"#)
             .into_bytes()
     }
 
+    /// A signature `good:<key>` verifies, made by `<key>`; anything else does not.
+    struct Check;
+
+    impl SignatureCheck for Check {
+        fn key(&self, sig: &Signature) -> Option<String> {
+            std::str::from_utf8(&sig.sig).ok()?.strip_prefix("good:").map(str::to_owned)
+        }
+
+        fn verify(&self, _pae: &[u8], sig: &Signature) -> Result<String, String> {
+            self.key(sig).ok_or_else(|| "it does not verify".to_owned())
+        }
+    }
+
+    fn merge(ours: &[u8], theirs: &[u8]) -> Result<Vec<u8>, MergeConflict> {
+        super::merge(ours, theirs, &Check)
+    }
+
     fn envelope(n: u32, sigs: &[&str]) -> Envelope {
         let mut e = Envelope::unsigned(statement(n));
         for s in sigs {
-            e.signatures.push(Signature { keyid: format!("key-{s}"), sig: s.as_bytes().to_vec() });
+            e.signatures.push(Signature { keyid: format!("key-{s}"), sig: format!("good:{s}").into_bytes() });
         }
         e
     }
@@ -258,9 +402,6 @@ mod merge_tests {
         // Not canonical (URL-safe base64, keys out of order): kept as it is.
         let raw = b"{\"signatures\":[],\"payloadType\":\"t\",\"payload\":\"e30\"}\n".to_vec();
         assert_eq!(merge(&raw, &raw).unwrap(), raw);
-        let mut theirs = Envelope::parse(&raw[..raw.len() - 1]).unwrap().to_line();
-        theirs.push(b'\n');
-        assert_eq!(merge(&raw, &theirs).unwrap(), raw, "a line that gains nothing keeps its bytes");
     }
 
     #[test]
@@ -270,9 +411,9 @@ mod merge_tests {
         match merge(&ours, &theirs) {
             Err(MergeConflict::Statements { ours_only, theirs_only }) => {
                 assert_eq!(ours_only.len(), 1);
-                assert_eq!(ours_only[0].predicate_type, "https://example.com/p2");
+                assert_eq!(ours_only[0].predicate_type.to_string(), "https://example.com/p2");
                 assert_eq!(ours_only[0].sha256, sha256_hex(statement(2)));
-                assert_eq!(theirs_only[0].predicate_type, "https://example.com/p3");
+                assert_eq!(theirs_only[0].predicate_type.to_string(), "https://example.com/p3");
             }
             other => panic!("{other:?}"),
         }
@@ -290,16 +431,57 @@ mod merge_tests {
     }
 
     #[test]
-    fn two_different_sigstore_bundles_on_one_line_are_a_conflict() {
-        let mut a = envelope(1, &["x"]);
-        a.sigstore = Some(serde_json::json!({"bundle": 1}));
-        let mut b = envelope(1, &["y"]);
-        b.sigstore = Some(serde_json::json!({"bundle": 2}));
+    fn copies_that_differ_in_any_field_but_signatures_are_a_conflict() {
+        let ours = bundle(&[envelope(1, &["x"])]);
+        let mut keyless = envelope(1, &["x"]);
+        keyless.sigstore = RawJson::from_value(&serde_json::json!({"bundle": 1})).ok();
+        let mut other_field = envelope(1, &["x", "y"]);
+        other_field.extra.insert("note".into(), RawJson::from_value(&serde_json::json!("hi")).unwrap());
+        for theirs in [keyless, other_field] {
+            let theirs = bundle(&[theirs]);
+            let field = match merge(&ours, &theirs) {
+                Err(MergeConflict::Field { field, .. }) => field.to_string(),
+                other => panic!("{other:?}"),
+            };
+            assert!(field == "sigstore" || field == "note", "{field}");
+            assert!(merge(&theirs, &ours).is_err(), "either way");
+        }
+        // The same value written otherwise is another field, byte for byte.
+        let escaped = String::from_utf8(ours.clone()).unwrap().replacen("application/", "application\\/", 1);
+        assert!(matches!(merge(&ours, escaped.as_bytes()), Err(MergeConflict::Field { .. })));
+    }
+
+    #[test]
+    fn a_signature_that_does_not_verify_or_repeats_a_key_is_a_conflict() {
+        let ours = bundle(&[envelope(1, &["a"])]);
+        let mut bad = envelope(1, &["a"]);
+        bad.signatures.push(Signature { keyid: "k".into(), sig: b"junk".to_vec() });
+        assert!(matches!(merge(&ours, &bundle(&[bad])), Err(MergeConflict::Signature { .. })));
+        let mut again = envelope(1, &["a"]);
+        again.signatures[0].keyid = "another hint".into();
+        assert!(matches!(merge(&ours, &bundle(&[again])), Err(MergeConflict::Signature { .. })));
+    }
+
+    #[test]
+    fn a_join_never_goes_over_the_signature_cap() {
+        let keys: Vec<String> = (0..MAX_SIGNATURES).map(|i| format!("k{i}")).collect();
+        let ours = bundle(&[envelope(1, &keys[..10].iter().map(String::as_str).collect::<Vec<_>>())]);
+        let theirs = bundle(&[envelope(1, &keys.iter().map(String::as_str).collect::<Vec<_>>())]);
+        assert_eq!(lines(&merge(&ours, &theirs).unwrap())[0].signatures.len(), MAX_SIGNATURES);
+        let others: Vec<String> = (0..12).map(|i| format!("other{i}")).collect();
+        let mut more = envelope(1, &keys[..4].iter().map(String::as_str).collect::<Vec<_>>());
+        more.signatures
+            .extend(envelope(1, &others.iter().map(String::as_str).collect::<Vec<_>>()).signatures);
         assert!(matches!(
-            merge(&bundle(&[a.clone()]), &bundle(&[b])),
-            Err(MergeConflict::Field { field, .. }) if field == "sigstore"
+            merge(&ours, &bundle(&[more])),
+            Err(MergeConflict::TooManySignatures { ours: 10, theirs: 12, .. })
         ));
-        let unsigned = envelope(1, &[]);
-        assert_eq!(lines(&merge(&bundle(&[unsigned]), &bundle(&[a.clone()])).unwrap()), [a]);
+    }
+
+    #[test]
+    fn a_predicate_type_with_a_newline_is_named_escaped() {
+        let payload = br#"{"predicateType":"x\n::warning::y"}"#.to_vec();
+        let name = statement_name(&Envelope::unsigned(payload));
+        assert_eq!(name.predicate_type.to_string(), "x\\n::warning::y");
     }
 }

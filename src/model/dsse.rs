@@ -10,8 +10,9 @@ use std::borrow::Cow;
 
 use serde::de::{Error as _, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 /// The payload type of every envelope we write: an in-toto statement.
 pub const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
@@ -20,6 +21,23 @@ pub const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 /// several people countersign is rare; each signature costs a verification, so more than this is
 /// a line built to stall a reader, never evidence.
 pub const MAX_SIGNATURES: usize = 16;
+
+/// The longest envelope line read: far above the largest statement a tick writes (every test
+/// of two runs named), and small enough that a reader holds a line and what it parses into well
+/// within its memory bound. A longer line is refused before it is parsed.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The longest JSON text of an envelope field other than `payload`, `signatures` and `sigstore`
+/// (`payloadType`, and every field this reader does not know), checked before it is read.
+pub const MAX_FIELD_BYTES: usize = 64 << 10;
+
+/// The largest signature, decoded (the SSH and OpenPGP armor readers take no more); its base64
+/// text is checked against it before it is decoded.
+pub const MAX_SIGNATURE_BYTES: usize = 64 << 10;
+
+/// The longest JSON text of a `sigstore` field (a Sigstore bundle: certificate, log entry with
+/// its inclusion proof, timestamps and the signed summary), checked before it is parsed.
+pub const MAX_SIGSTORE_BYTES: usize = 512 << 10;
 
 /// The bytes a DSSE signature covers.
 #[must_use]
@@ -74,6 +92,42 @@ pub struct Signature {
     pub sig: Vec<u8>,
 }
 
+/// A JSON value kept as the text it was read from (or written as, canonical), parsed only by
+/// whoever needs its content: equal when the texts are equal, byte for byte.
+#[derive(Debug, Clone)]
+pub struct RawJson(Box<RawValue>);
+
+impl RawJson {
+    /// The canonical text of `value`.
+    ///
+    /// # Errors
+    /// Never in practice: canonical JSON is JSON.
+    pub fn from_value(value: &Value) -> Result<Self, serde_json::Error> {
+        let text = String::from_utf8_lossy(&super::canonical::value_to_canonical(value)).into_owned();
+        RawValue::from_string(text).map(RawJson)
+    }
+
+    /// The JSON text.
+    #[must_use]
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The value the text holds.
+    ///
+    /// # Errors
+    /// A number serde_json cannot hold (the text itself is valid JSON).
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::from_str(self.get())
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
 /// A DSSE envelope as we read and write it, with its payload decoded.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Envelope {
@@ -83,10 +137,10 @@ pub struct Envelope {
     pub payload_type: String,
     /// The signatures; empty means unsigned.
     pub signatures: Vec<Signature>,
-    /// The Sigstore bundle that signed this line, when it was signed keylessly.
-    pub sigstore: Option<Value>,
-    /// Envelope fields we do not know; kept and written back, never trusted.
-    pub extra: Map<String, Value>,
+    /// The Sigstore bundle that signed this line, when it was signed keylessly, as written.
+    pub sigstore: Option<RawJson>,
+    /// Envelope fields we do not know, by name, as written; kept and written back, never trusted.
+    pub extra: BTreeMap<String, RawJson>,
 }
 
 /// Why a line is not a DSSE envelope.
@@ -104,6 +158,24 @@ pub enum EnvelopeError {
     /// More signatures than [`MAX_SIGNATURES`].
     #[error("the envelope carries {0} signatures; at most {MAX_SIGNATURES} are read")]
     TooManySignatures(usize),
+    /// A line, a field or a signature longer than its cap; nothing of it was parsed.
+    #[error("{what} is {size} bytes, more than the {max} bytes read")]
+    TooLarge {
+        /// What: `the line`, `the field \`name\``, `a signature`, `the sigstore bundle`.
+        what: String,
+        /// Its size.
+        size: usize,
+        /// The cap.
+        max: usize,
+    },
+}
+
+/// `Err(TooLarge)` when `size` is over `max`.
+fn within(what: impl FnOnce() -> String, size: usize, max: usize) -> Result<(), EnvelopeError> {
+    if size > max {
+        return Err(EnvelopeError::TooLarge { what: what(), size, max });
+    }
+    Ok(())
 }
 
 /// The JSON text of the envelope field `name`, or why it is missing.
@@ -118,7 +190,7 @@ struct Fields<'a> {
     payload_type: Option<&'a RawValue>,
     signatures: Option<&'a RawValue>,
     sigstore: Option<&'a RawValue>,
-    extra: Map<String, Value>,
+    extra: BTreeMap<String, &'a RawValue>,
 }
 
 impl<'de> Deserialize<'de> for Fields<'de> {
@@ -137,7 +209,7 @@ impl<'de> Deserialize<'de> for Fields<'de> {
                     payload_type: None,
                     signatures: None,
                     sigstore: None,
-                    extra: Map::new(),
+                    extra: BTreeMap::new(),
                 };
                 while let Some(key) = map.next_key::<String>()? {
                     let slot = match key.as_str() {
@@ -146,7 +218,7 @@ impl<'de> Deserialize<'de> for Fields<'de> {
                         "signatures" => &mut out.signatures,
                         "sigstore" => &mut out.sigstore,
                         _ => {
-                            let value: Value = map.next_value()?;
+                            let value: &RawValue = map.next_value()?;
                             if out.extra.insert(key.clone(), value).is_some() {
                                 return Err(A::Error::custom(format!("the field `{key}` appears twice")));
                             }
@@ -180,7 +252,7 @@ impl Envelope {
             payload_type: PAYLOAD_TYPE.to_owned(),
             signatures: Vec::new(),
             sigstore: None,
-            extra: Map::new(),
+            extra: BTreeMap::new(),
         }
     }
 
@@ -192,58 +264,94 @@ impl Envelope {
 
     /// Reads one envelope from its JSON text. Each field is read once, straight into its type; a
     /// field that appears twice is refused (readers that keep the first and the last would see
-    /// two envelopes), and unknown fields are kept.
+    /// two envelopes), and unknown fields are kept as written. Every cap ([`MAX_LINE_BYTES`],
+    /// [`MAX_FIELD_BYTES`], [`MAX_SIGNATURES`], [`MAX_SIGNATURE_BYTES`], [`MAX_SIGSTORE_BYTES`]) is
+    /// checked on the text before the part it bounds is decoded.
     ///
     /// # Errors
-    /// When the text is not an envelope: bad JSON, a missing or repeated field, bad base64, more
-    /// than [`MAX_SIGNATURES`] signatures.
+    /// When the text is not an envelope: bad JSON, a missing or repeated field, bad base64, a cap
+    /// exceeded.
     pub fn parse(line: &[u8]) -> Result<Self, EnvelopeError> {
+        within(|| "the line".to_owned(), line.len(), MAX_LINE_BYTES)?;
         let fields: Fields<'_> =
             serde_json::from_slice(line).map_err(|e| EnvelopeError::Json(e.to_string()))?;
+        for (name, raw) in &fields.extra {
+            within(
+                || format!("the field `{}`", crate::model::shown::shown(name, 64)),
+                raw.get().len(),
+                MAX_FIELD_BYTES,
+            )?;
+        }
         let payload: Cow<'_, str> = serde_json::from_str(field(fields.payload, "payload")?)
             .map_err(|_| EnvelopeError::Field("payload"))?;
         let payload = decode_base64(&payload)?;
-        let payload_type: String = serde_json::from_str(field(fields.payload_type, "payloadType")?)
-            .map_err(|_| EnvelopeError::Field("payloadType"))?;
+        let payload_type = field(fields.payload_type, "payloadType")?;
+        within(|| "the field `payloadType`".to_owned(), payload_type.len(), MAX_FIELD_BYTES)?;
+        let payload_type: String =
+            serde_json::from_str(payload_type).map_err(|_| EnvelopeError::Field("payloadType"))?;
         let signatures: Vec<&RawValue> = serde_json::from_str(field(fields.signatures, "signatures")?)
             .map_err(|_| EnvelopeError::Field("signatures"))?;
         if signatures.len() > MAX_SIGNATURES {
             return Err(EnvelopeError::TooManySignatures(signatures.len()));
         }
-        let signatures = signatures
-            .into_iter()
-            .map(|raw| {
-                let s: WireSignature =
-                    serde_json::from_str(raw.get()).map_err(|_| EnvelopeError::Field("signatures"))?;
-                Ok(Signature { keyid: s.keyid, sig: decode_base64(&s.sig)? })
-            })
-            .collect::<Result<Vec<_>, EnvelopeError>>()?;
-        let sigstore = fields
-            .sigstore
-            .map(|raw| serde_json::from_str(raw.get()))
-            .transpose()
-            .map_err(|_| EnvelopeError::Field("sigstore"))?;
-        Ok(Envelope { payload, payload_type, signatures, sigstore, extra: fields.extra })
+        let signatures =
+            signatures.into_iter().map(read_signature).collect::<Result<Vec<_>, EnvelopeError>>()?;
+        let sigstore = match fields.sigstore {
+            Some(raw) => {
+                within(|| "the sigstore bundle".to_owned(), raw.get().len(), MAX_SIGSTORE_BYTES)?;
+                Some(RawJson(raw.to_owned()))
+            }
+            None => None,
+        };
+        let extra = fields.extra.into_iter().map(|(name, raw)| (name, RawJson(raw.to_owned()))).collect();
+        Ok(Envelope { payload, payload_type, signatures, sigstore, extra })
     }
 
-    /// The envelope as one JSON line (no trailing newline), standard base64, keys sorted.
+    /// The envelope as one JSON line (no trailing newline), keys sorted: the payload in standard
+    /// base64, the signatures as given, the `sigstore` bundle and unknown fields as they were
+    /// read (as canonical JSON when this crate made them).
     #[must_use]
     pub fn to_line(&self) -> Vec<u8> {
-        let mut map = self.extra.clone();
-        map.insert("payload".into(), Value::String(STANDARD.encode(&self.payload)));
-        map.insert("payloadType".into(), Value::String(self.payload_type.clone()));
+        let text = |value: Value| super::canonical::value_to_canonical(&value);
         let sigs = self
             .signatures
             .iter()
-            .map(|s| WireSignature { keyid: s.keyid.clone(), sig: STANDARD.encode(&s.sig) })
-            .map(|w| serde_json::to_value(w).unwrap_or(Value::Null))
+            .map(|s| serde_json::json!({ "keyid": s.keyid, "sig": STANDARD.encode(&s.sig) }))
             .collect();
-        map.insert("signatures".into(), Value::Array(sigs));
+        let mut fields: Vec<(&str, Vec<u8>)> = vec![
+            ("payload", text(Value::String(STANDARD.encode(&self.payload)))),
+            ("payloadType", text(Value::String(self.payload_type.clone()))),
+            ("signatures", text(Value::Array(sigs))),
+        ];
         if let Some(bundle) = &self.sigstore {
-            map.insert("sigstore".into(), bundle.clone());
+            fields.push(("sigstore", bundle.get().as_bytes().to_vec()));
         }
-        super::canonical::value_to_canonical(&Value::Object(map))
+        fields.extend(self.extra.iter().map(|(name, raw)| (name.as_str(), raw.get().as_bytes().to_vec())));
+        fields.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut out = vec![b'{'];
+        for (i, (name, value)) in fields.into_iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend(text(Value::String(name.to_owned())));
+            out.push(b':');
+            out.extend(value);
+        }
+        out.push(b'}');
+        out
     }
+}
+
+/// One signature of the `signatures` array, its size checked before it is decoded.
+fn read_signature(raw: &RawValue) -> Result<Signature, EnvelopeError> {
+    // Base64 takes 4 bytes for every 3; the key id and the JSON around them get a field's room.
+    let base64_max = MAX_SIGNATURE_BYTES.div_ceil(3) * 4;
+    within(|| "a signature".to_owned(), raw.get().len(), base64_max + MAX_FIELD_BYTES)?;
+    let s: WireSignature = serde_json::from_str(raw.get()).map_err(|_| EnvelopeError::Field("signatures"))?;
+    within(|| "a signature".to_owned(), s.sig.len(), base64_max)?;
+    let sig = decode_base64(&s.sig)?;
+    within(|| "a signature".to_owned(), sig.len(), MAX_SIGNATURE_BYTES)?;
+    Ok(Signature { keyid: s.keyid, sig })
 }
 
 #[cfg(test)]
@@ -295,7 +403,7 @@ mod tests {
     fn an_envelope_round_trips_and_keeps_unknown_fields() {
         let mut env = Envelope::unsigned(b"{\"a\":1}".to_vec());
         env.signatures.push(Signature { keyid: "SHA256:x".into(), sig: b"sig".to_vec() });
-        env.extra.insert("future".into(), Value::from(7));
+        env.extra.insert("future".into(), RawJson::from_value(&Value::from(7)).unwrap());
         let line = env.to_line();
         assert_eq!(Envelope::parse(&line).unwrap(), env);
         assert!(!line.contains(&b'\n'));
@@ -322,10 +430,44 @@ mod tests {
         assert!(Envelope::parse(twice).is_err());
         let kept =
             Envelope::parse(br#"{"payload":"","payloadType":"t","signatures":[],"x":{"y":[1]}}"#).unwrap();
-        assert_eq!(kept.extra.get("x"), Some(&serde_json::json!({"y": [1]})));
+        assert_eq!(kept.extra.get("x").map(RawJson::get), Some(r#"{"y":[1]}"#));
         let escaped =
             Envelope::parse(br#"{"pay\u006coad":"e30","payloadType":"t","signatures":[]}"#).unwrap();
         assert_eq!(escaped.payload, b"{}");
+    }
+
+    #[test]
+    fn unknown_fields_and_the_sigstore_bundle_are_written_back_as_they_were_read() {
+        let line =
+            br#"{"payload":"e30","payloadType":"t","signatures":[],"sigstore":{ "b" : [1, 2] },"z":1.50}"#;
+        let env = Envelope::parse(line).unwrap();
+        assert_eq!(env.sigstore.as_ref().map(RawJson::get), Some(r#"{ "b" : [1, 2] }"#));
+        let again = env.to_line();
+        assert_eq!(
+            String::from_utf8(again).unwrap(),
+            r#"{"payload":"e30=","payloadType":"t","signatures":[],"sigstore":{ "b" : [1, 2] },"z":1.50}"#
+        );
+    }
+
+    #[test]
+    fn every_cap_is_checked_before_what_it_bounds_is_read() {
+        let too_large =
+            |line: String| matches!(Envelope::parse(line.as_bytes()), Err(EnvelopeError::TooLarge { .. }));
+        let field = "x".repeat(MAX_FIELD_BYTES);
+        assert!(too_large(format!(r#"{{"payload":"","payloadType":"t","signatures":[],"f":"{field}"}}"#)));
+        assert!(too_large(format!(r#"{{"payload":"","payloadType":"{field}","signatures":[]}}"#)));
+        let sig = "A".repeat(MAX_SIGNATURE_BYTES.div_ceil(3) * 4);
+        assert!(too_large(format!(r#"{{"payload":"","payloadType":"t","signatures":[{{"sig":"{sig}"}}]}}"#)));
+        let bundle = "x".repeat(MAX_SIGSTORE_BYTES);
+        assert!(too_large(format!(
+            r#"{{"payload":"","payloadType":"t","signatures":[],"sigstore":"{bundle}"}}"#
+        )));
+        let payload = "A".repeat(MAX_LINE_BYTES);
+        assert!(too_large(format!(r#"{{"payload":"{payload}","payloadType":"t","signatures":[]}}"#)));
+        // Just within: read.
+        let sig = STANDARD.encode(vec![0u8; MAX_SIGNATURE_BYTES]);
+        let ok = format!(r#"{{"payload":"","payloadType":"t","signatures":[{{"sig":"{sig}"}}]}}"#);
+        assert_eq!(Envelope::parse(ok.as_bytes()).unwrap().signatures[0].sig.len(), MAX_SIGNATURE_BYTES);
     }
 
     #[test]

@@ -145,9 +145,9 @@ pub struct Red {
 pub struct Carried {
     /// The task commit the evidence was on before (the one it was attested on, or carried to last).
     pub from: String,
-    /// `git patch-id --stable` of the change, without context lines: equal for `from` and this
-    /// commit, each against its parent (empty when the change is empty, as a bug task's closing
-    /// commit with nothing staged can be).
+    /// The identity of the change: sha256 of its patch with three lines of context, equal for
+    /// `from` and this commit, each against its parent (empty when the change is empty, as a bug
+    /// task's closing commit with nothing staged can be).
     pub patch_id: String,
     /// The `time` of the statement it was re-issued from.
     pub time: String,

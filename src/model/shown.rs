@@ -56,6 +56,54 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` kept on one line, whole: every control character escaped as [`shown`] escapes it,
+/// newlines and tabs included, and the Unicode line and paragraph separators, which some log
+/// viewers break lines at. For a text from a repository, a note or a remote that a message quotes
+/// in the middle of a line of its own (a finding's message, a predicate type): it can start no
+/// line of its own.
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    let escaped = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+    if !text.chars().any(escaped) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    text.chars().for_each(|c| push_escaped(&mut out, c, escaped));
+    Cow::Owned(out)
+}
+
+/// `text` as it may reach a terminal or a CI log: [`terminal_safe`], and no line of it read as a
+/// CI workflow command. Such a line (`::name::…`, `##[name]…` after any blanks: GitHub Actions
+/// and Azure Pipelines act on them) is never one of ours, so it can only be quoted text that
+/// escaped [`one_line`]; its first character is escaped (`\u{3a}`, `\u{23}`), so that the runner
+/// shows it and does nothing. The one output that writes workflow commands on purpose (`attest
+/// verify --github`) writes with [`terminal_safe`] alone.
+pub fn ci_safe(text: &str) -> Cow<'_, str> {
+    let safe = terminal_safe(text);
+    let command = |line: &str| {
+        let line = line.trim_start();
+        line.starts_with("::") || line.starts_with("##")
+    };
+    if !safe.lines().any(command) {
+        return safe;
+    }
+    let mut out = String::with_capacity(safe.len() + 16);
+    for piece in safe.split_inclusive('\n') {
+        if command(piece) {
+            let blanks = piece.len() - piece.trim_start().len();
+            let (lead, rest) = piece.split_at(blanks);
+            out.push_str(lead);
+            let mut chars = rest.chars();
+            if let Some(first) = chars.next() {
+                out.extend(first.escape_unicode());
+            }
+            out.push_str(chars.as_str());
+        } else {
+            out.push_str(piece);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Appends `c` to `out`, as its escape (`\u{1b}`, `\n`) when `escaped` says so.
 fn push_escaped(out: &mut String, c: char, escaped: impl Fn(char) -> bool) {
     if escaped(c) {
@@ -83,6 +131,21 @@ mod tests {
             format!("{}…", "x".repeat(SHOWN_MAX))
         );
         assert_eq!(Quoted::from("a\u{1b}b").to_string(), "a\\u{1b}b");
+    }
+
+    #[test]
+    fn quoted_text_stays_on_one_line() {
+        assert_eq!(one_line("a\n::warning::x\r\u{2028}y"), "a\\n::warning::x\\r\\u{2028}y");
+        assert!(matches!(one_line("plain text"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn no_line_of_output_reads_as_a_workflow_command() {
+        assert_eq!(
+            ci_safe("ok\n  ::add-mask::x\n##[error]y\nend ::a::"),
+            "ok\n  \\u{3a}:add-mask::x\n\\u{23}#[error]y\nend ::a::"
+        );
+        assert!(matches!(ci_safe("fine: a::b\n"), Cow::Borrowed(_)));
     }
 
     #[test]

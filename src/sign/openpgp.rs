@@ -23,7 +23,7 @@ mod tests;
 
 pub use certs::{MAX_COMPONENTS, MAX_PACKETS, OpenPgpCerts, OpenPgpCertsError};
 pub use error::OpenPgpSignError;
-pub use signature::ARMOR_HEADER;
+pub use signature::{ARMOR_HEADER, issuer_key_ids};
 pub use signer::{OpenPgpSigner, PASSPHRASE_ENV};
 pub use sqv::{Sqv, SqvError};
 pub use verify::{OpenPgpVerified, OpenPgpVerifyError, verify};

@@ -14,7 +14,7 @@ use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::signatures::{self, NoteLineSignature, SignerInfo};
 use crate::check::trailers::{claim_problem, task_trailers};
 use crate::git::{Commit, Repo};
-use crate::model::bundle::NOTES_REF;
+use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::policy::Recipe;
 use crate::spec::TaskLists;
 use crate::verify::parallel;
@@ -208,8 +208,19 @@ impl<'r> Checker<'r> {
             }
             _ => None,
         };
-        let note = match blob.map(|blob| self.repo.blob(blob)).transpose() {
-            Ok(Some(note)) => note,
+        let note = match blob.map(|blob| self.repo.blob_within(blob, MAX_NOTE_BYTES)).transpose() {
+            Ok(Some(Ok(note))) => note,
+            Ok(Some(Err(size))) => {
+                findings.push(Finding::new(
+                    CommitOutcome::Malformed,
+                    "note_too_large",
+                    format!(
+                        "the note is {size} bytes, more than the {MAX_NOTE_BYTES} a note may be, so it is not read (a tick writes a few KiB): remove it (`git notes --ref={NOTES_REF} remove {}`) and attest the task again",
+                        commit.id
+                    ),
+                ));
+                return;
+            }
             Ok(None) => {
                 findings.push(Finding::new(
                     CommitOutcome::Missing,

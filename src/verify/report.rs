@@ -360,7 +360,8 @@ impl Report {
         let _ = writeln!(out, "{}\n", self.summary_line());
         let _ = writeln!(out, "{}\n", self.signature_time.line());
         for w in &self.warnings {
-            let _ = writeln!(out, "> **warning:** {}\n", markdown_cell(w));
+            // A warning may name tasks of the repository: one code span, as in the table.
+            let _ = writeln!(out, "> **warning:** {}\n", code_span(w));
         }
         out.push_str("| outcome | task | commit | reason | policy |\n| --- | --- | --- | --- | --- |\n");
         for t in &self.ticks {
@@ -383,41 +384,22 @@ impl Report {
     }
 }
 
-/// `text` as the literal content of a GitHub-flavoured Markdown table cell: every character that
-/// could end the cell, open a code span, emphasis or a link (and so an image), or start HTML is
-/// escaped, and a line break becomes a space. For the report's own words (warnings); text from
-/// the checked repository goes through [`markdown_code`], since escapes do not stop GitHub from
-/// linking what reads as a URL, an address, `@name` or `#1`. (pulldown-cmark reads Markdown and
-/// escapes HTML, but has no escaper for Markdown text, hence these few lines.)
-fn markdown_cell(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '\n' | '\r' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
+/// `text` from the checked repository (task names, findings, a recorded tool version) as a
+/// GitHub-flavoured Markdown table cell that shows it literally and links nothing: one code span
+/// ([`code_span`]) in which every `|` is written `\|`: a table row is split into cells before its
+/// inlines are read, and `\|` is the escape GFM honours there, code spans included (its cell
+/// scanner takes the longest match, so a backslash before it cannot undo it).
+fn markdown_code(text: &str) -> String {
+    code_span(&text.replace('|', "\\|"))
 }
 
-/// `text` from the checked repository (task names, findings, a recorded tool version) as a
-/// GitHub-flavoured Markdown table cell that shows it literally and links nothing: one code span.
-/// By the GFM spec, a code span's content is never parsed for emphasis, links, autolinks (the
-/// `www.`, `https://` and e-mail extensions included) or HTML, and GitHub adds no @mention, #issue
-/// or commit link inside `code`. The fence is one backtick longer than the longest run inside, so
-/// nothing inside closes it; one space pads each side, which the span strips (so text that starts
-/// or ends with a backtick stays inside). Every `|` is written `\|`: a table row is split into
-/// cells before its inlines are read, and `\|` is the escape GFM honours there, code spans
-/// included (its cell scanner takes the longest match, so a backslash before it cannot undo it).
-/// A line break becomes a space. The empty text is an empty cell.
-fn markdown_code(text: &str) -> String {
+/// `text` as one GitHub-flavoured Markdown code span, outside a table. By the GFM spec, a code
+/// span's content is never parsed for emphasis, links, autolinks (the `www.`, `https://` and
+/// e-mail extensions included) or HTML, and GitHub adds no @mention, #issue or commit link inside
+/// `code`. The fence is one backtick longer than the longest run inside, so nothing inside closes
+/// it; one space pads each side, which the span strips (so text that starts or ends with a
+/// backtick stays inside). A line break becomes a space. The empty text is empty.
+fn code_span(text: &str) -> String {
     if text.is_empty() {
         return String::new();
     }
@@ -428,7 +410,6 @@ fn markdown_code(text: &str) -> String {
         run = if c == '`' { run + 1 } else { 0 };
         longest = longest.max(run);
         match c {
-            '|' => inside.push_str("\\|"),
             '\n' | '\r' => inside.push(' '),
             c => inside.push(c),
         }
@@ -440,15 +421,6 @@ fn markdown_code(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_markdown_cell_neither_formats_nor_links_nor_breaks_out() {
-        assert_eq!(
-            markdown_cell("a|b`c*d_e[f](g)<h>&\\\ni"),
-            "a\\|b\\`c\\*d\\_e\\[f\\](g)&lt;h&gt;&amp;\\\\ i"
-        );
-        assert_eq!(markdown_cell("001-bookmark-tags/T005"), "001-bookmark-tags/T005");
-    }
 
     #[test]
     fn repository_text_is_one_code_span_whose_fence_nothing_inside_closes() {
@@ -464,6 +436,8 @@ mod tests {
         // line breaks become spaces; HTML stays text.
         assert_eq!(markdown_code("a\\|b|c\r\nd<img>"), "` a\\\\|b\\|c  d<img> `");
         assert_eq!(markdown_code(""), "");
+        // Outside a table, a pipe is text.
+        assert_eq!(code_span("a|b www.evil.example"), "` a|b www.evil.example `");
     }
 
     #[cfg(feature = "sigstore")]
@@ -486,7 +460,7 @@ mod tests {
         let report = Report::new("commits", Vec::new(), &trust);
         assert_eq!(report.warnings, ["the root is 3 days old"]);
         assert!(report.to_text().contains("warning: the root is 3 days old\n"), "{}", report.to_text());
-        assert!(report.to_markdown().contains("> **warning:** the root is 3 days old"));
+        assert!(report.to_markdown().contains("> **warning:** ` the root is 3 days old `"));
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["warnings"][0], "the root is 3 days old");
     }

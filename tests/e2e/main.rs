@@ -11,6 +11,7 @@ mod backends;
 mod bug_tasks;
 mod decisions;
 mod held_out;
+mod hostile_remote;
 mod opening;
 mod published_policy;
 mod schema;

@@ -44,35 +44,35 @@ use common::{Evidence, Key, NOTES_REF, PRINCIPAL, Run, SPECKIT_UNIT};
 use serde_json::Value;
 
 /// The second writer's principal.
-const BOB: &str = "bob@example.com";
+pub(crate) const BOB: &str = "bob@example.com";
 /// Where the project keeps its trust, on main.
 const ALLOWED: &str = ".github/allowed_signers";
 
 /// `<unit>/<task>` of the Spec Kit fixture.
-fn task(id: &str) -> String {
+pub(crate) fn task(id: &str) -> String {
     format!("{SPECKIT_UNIT}/{id}")
 }
 
 /// A bare remote whose main holds the Spec Kit fixture and the trust file, and the keys of two
 /// writers.
-struct Team {
-    tmp: tempfile::TempDir,
-    home: PathBuf,
-    remote: PathBuf,
-    ada: Key,
-    bob: Key,
+pub(crate) struct Team {
+    pub(crate) tmp: tempfile::TempDir,
+    pub(crate) home: PathBuf,
+    pub(crate) remote: PathBuf,
+    pub(crate) ada: Key,
+    pub(crate) bob: Key,
     /// A key nobody trusts.
-    mallory: Key,
+    pub(crate) mallory: Key,
 }
 
 /// One clone of the remote.
-struct Clone<'t> {
-    team: &'t Team,
-    dir: PathBuf,
+pub(crate) struct Clone<'t> {
+    pub(crate) team: &'t Team,
+    pub(crate) dir: PathBuf,
 }
 
 impl Team {
-    fn new() -> Team {
+    pub(crate) fn new() -> Team {
         let tmp = tempfile::tempdir().unwrap();
         let home = tmp.path().join("home");
         let keys = tmp.path().join("keys");
@@ -100,32 +100,32 @@ impl Team {
         team
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("file://{}", self.remote.display())
     }
 
     #[track_caller]
-    fn run_git(&self, dir: &Path, args: &[&str]) -> String {
+    pub(crate) fn run_git(&self, dir: &Path, args: &[&str]) -> String {
         let out = common::run(common::git_command(dir, &self.home, args));
         assert!(out.status.success(), "git {args:?} in {}\n{out}", dir.display());
         out.stdout
     }
 
-    fn identity(&self, dir: &Path, name: &str, email: &str) {
+    pub(crate) fn identity(&self, dir: &Path, name: &str, email: &str) {
         for (k, v) in [("user.name", name), ("user.email", email), ("commit.gpgsign", "false")] {
             self.run_git(dir, &["config", k, v]);
         }
     }
 
     /// A clone of the remote (`extra`: `--depth 1`, `--filter=blob:none`, `-b <branch>`).
-    fn clone(&self, name: &str, extra: &[&str]) -> Clone<'_> {
+    pub(crate) fn clone(&self, name: &str, extra: &[&str]) -> Clone<'_> {
         let clone = self.clone_without_identity(name, extra);
         self.identity(&clone.dir, name, &format!("{name}@example.com"));
         clone
     }
 
     /// A clone with no `user.name` or `user.email` anywhere, as a fresh CI checkout is.
-    fn clone_without_identity(&self, name: &str, extra: &[&str]) -> Clone<'_> {
+    pub(crate) fn clone_without_identity(&self, name: &str, extra: &[&str]) -> Clone<'_> {
         let mut args = vec!["clone", "-q"];
         args.extend(extra);
         let url = self.url();
@@ -138,7 +138,7 @@ impl Team {
     /// A writer's clone: their identity and their SSH signing key in git's config, as for signed
     /// commits, and whom they trust (Ada and Bob) in git's `gpg.ssh.allowedSignersFile`, a file
     /// outside the clone, as for `git verify-commit`: what `attest carry` checks evidence against.
-    fn writer(&self, name: &str, key: &Key) -> Clone<'_> {
+    pub(crate) fn writer(&self, name: &str, key: &Key) -> Clone<'_> {
         let clone = self.clone(name, &[]);
         clone.git(&["config", "gpg.format", "ssh"]);
         clone.git(&["config", "user.signingKey", key.private.to_str().unwrap()]);
@@ -148,13 +148,13 @@ impl Team {
     }
 
     /// An allowed-signers file outside every clone.
-    fn trust_file(&self, name: &str, entries: &[(&str, &Key)]) -> PathBuf {
+    pub(crate) fn trust_file(&self, name: &str, entries: &[(&str, &Key)]) -> PathBuf {
         std::fs::create_dir_all(self.tmp.path().join(name)).unwrap();
         common::allowed_signers(&self.tmp.path().join(name).join("allowed_signers"), entries)
     }
 
     /// Moves main on the remote by one commit that touches no spec.
-    fn move_main(&self, what: &str) {
+    pub(crate) fn move_main(&self, what: &str) {
         let dir = self.tmp.path().join("seed");
         self.run_git(&dir, &["pull", "-q", "--ff-only", "origin", "main"]);
         std::fs::write(dir.join(format!("{what}.txt")), what).unwrap();
@@ -165,7 +165,7 @@ impl Team {
 
     /// `git fsck --strict` of the remote and of every clone given.
     #[track_caller]
-    fn fsck(&self, clones: &[&Clone<'_>]) {
+    pub(crate) fn fsck(&self, clones: &[&Clone<'_>]) {
         self.run_git(&self.remote, &["fsck", "--strict"]);
         for clone in clones {
             clone.git(&["fsck", "--strict"]);
@@ -173,7 +173,7 @@ impl Team {
     }
 
     /// The remote's note of `commit`, as `git notes show` prints it.
-    fn remote_note(&self, commit: &str) -> Option<Vec<u8>> {
+    pub(crate) fn remote_note(&self, commit: &str) -> Option<Vec<u8>> {
         let out =
             common::git_command(&self.remote, &self.home, &["notes", "--ref", NOTES_REF, "show", commit])
                 .stdin(Stdio::null())
@@ -185,29 +185,29 @@ impl Team {
 
 impl Clone<'_> {
     #[track_caller]
-    fn git(&self, args: &[&str]) -> String {
+    pub(crate) fn git(&self, args: &[&str]) -> String {
         self.team.run_git(&self.dir, args)
     }
 
-    fn git_run(&self, args: &[&str]) -> Run {
+    pub(crate) fn git_run(&self, args: &[&str]) -> Run {
         common::run(common::git_command(&self.dir, &self.team.home, args))
     }
 
-    fn rev(&self, rev: &str) -> String {
+    pub(crate) fn rev(&self, rev: &str) -> String {
         self.git(&["rev-parse", "--verify", rev]).trim().to_owned()
     }
 
-    fn speccoder<S: AsRef<OsStr>>(&self, args: &[S]) -> Run {
+    pub(crate) fn speccoder<S: AsRef<OsStr>>(&self, args: &[S]) -> Run {
         common::run(self.speccoder_command(args))
     }
 
-    fn speccoder_command<S: AsRef<OsStr>>(&self, args: &[S]) -> Command {
+    pub(crate) fn speccoder_command<S: AsRef<OsStr>>(&self, args: &[S]) -> Command {
         common::speccoder_command(&self.dir, &self.team.home, args)
     }
 
     /// `speccoder attest <task>` with verified evidence, on the current branch.
     #[track_caller]
-    fn attest(&self, id: &str, extra: &[&str]) -> String {
+    pub(crate) fn attest(&self, id: &str, extra: &[&str]) -> String {
         let dir = self
             .team
             .tmp
@@ -223,7 +223,7 @@ impl Clone<'_> {
     }
 
     /// `attest verify --branch` against main's trust file, as CI runs it.
-    fn verify(&self, extra: &[&str]) -> Run {
+    pub(crate) fn verify(&self, extra: &[&str]) -> Run {
         let mut args = vec![
             "attest",
             "verify",
@@ -240,7 +240,7 @@ impl Clone<'_> {
 
     /// The verify report as JSON; every tick must be `evidenced`, and there must be `ticks`.
     #[track_caller]
-    fn assert_evidenced(&self, ticks: usize) -> Value {
+    pub(crate) fn assert_evidenced(&self, ticks: usize) -> Value {
         let out = self.verify(&["--json"]);
         let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
         let rows = report["ticks"].as_array().unwrap();
@@ -253,14 +253,14 @@ impl Clone<'_> {
     }
 
     /// Replaces `rev`'s note with `text` byte for byte (`git notes add -f --no-stripspace`).
-    fn replace_note(&self, rev: &str, text: &str) {
+    pub(crate) fn replace_note(&self, rev: &str, text: &str) {
         let file = self.team.tmp.path().join(format!("note-of-{rev}"));
         std::fs::write(&file, text).unwrap();
         let file = file.to_str().unwrap();
         self.git(&["notes", "--ref", NOTES_REF, "add", "-f", "--no-stripspace", "-F", file, rev]);
     }
 
-    fn note(&self, rev: &str) -> Option<Vec<u8>> {
+    pub(crate) fn note(&self, rev: &str) -> Option<Vec<u8>> {
         let out =
             common::git_command(&self.dir, &self.team.home, &["notes", "--ref", NOTES_REF, "show", rev])
                 .stdin(Stdio::null())
@@ -270,13 +270,13 @@ impl Clone<'_> {
     }
 
     #[track_caller]
-    fn note_lines(&self, rev: &str) -> Vec<common::NoteLine> {
+    pub(crate) fn note_lines(&self, rev: &str) -> Vec<common::NoteLine> {
         common::parse_bundle(&self.note(rev).unwrap_or_else(|| panic!("{rev} has no note")))
     }
 
     /// Sets task `id`'s box in the Spec Kit unit's task list by hand (`X` ticked, ` ` open) and
     /// commits that with `message`, as a person editing `tasks.md` would.
-    fn set_box_by_hand(&self, id: &str, ticked: bool, message: &str) {
+    pub(crate) fn set_box_by_hand(&self, id: &str, ticked: bool, message: &str) {
         let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
         let (from, to) = if ticked { ("- [ ] ", "- [X] ") } else { ("- [X] ", "- [ ] ") };
         let text = std::fs::read_to_string(self.dir.join(&tasks)).unwrap();
@@ -284,19 +284,19 @@ impl Clone<'_> {
         self.git(&["commit", "-q", "-am", message]);
     }
 
-    fn write(&self, rela: &str, text: &str) {
+    pub(crate) fn write(&self, rela: &str, text: &str) {
         let path = self.dir.join(rela);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
 
     /// Every ref with its value, to see that a command changed nothing.
-    fn refs(&self) -> String {
+    pub(crate) fn refs(&self) -> String {
         self.git(&["for-each-ref", "--format=%(refname) %(objectname)"])
     }
 
     /// The allowed-signers file of main, in a scratch place (for `ssh-keygen -Y verify`).
-    fn allowed_file(&self) -> PathBuf {
+    pub(crate) fn allowed_file(&self) -> PathBuf {
         let path = self.team.tmp.path().join("allowed_signers_for_peers");
         std::fs::write(&path, self.git(&["show", "origin/main:.github/allowed_signers"])).unwrap();
         path
@@ -304,7 +304,7 @@ impl Clone<'_> {
 }
 
 /// The task-verification statement of a note.
-fn task_verification(lines: &[common::NoteLine]) -> &Value {
+pub(crate) fn task_verification(lines: &[common::NoteLine]) -> &Value {
     &lines
         .iter()
         .find(|l| l.predicate_type() == "https://speccoder.dev/task-verification/v0")
@@ -315,7 +315,7 @@ fn task_verification(lines: &[common::NoteLine]) -> &Value {
 /// Fails unless every line carries one signature that `ssh-keygen -Y verify` accepts for
 /// `principal`.
 #[track_caller]
-fn assert_signed_by(dir: &Path, allowed: &Path, principal: &str, lines: &[common::NoteLine]) {
+pub(crate) fn assert_signed_by(dir: &Path, allowed: &Path, principal: &str, lines: &[common::NoteLine]) {
     for (i, line) in lines.iter().enumerate() {
         assert_eq!(line.signatures.len(), 1, "line {} should carry one signature", i + 1);
         let out = common::ssh_verify(dir, allowed, principal, &line.signatures[0].1, &line.pae());
@@ -431,14 +431,7 @@ fn a_rebase_onto_a_moved_main_is_carried_and_verifies_again() {
     assert_eq!(tv["revision"], 4);
     assert_eq!(tv["carried"]["from"], old.as_str());
     assert_eq!(tv["carried"]["time"], task_verification(&ada.note_lines(&old))["predicate"]["time"]);
-    let patch_id = {
-        let diff = ada.git(&["diff-tree", "-p", "-U0", "--binary", &format!("{new}^"), &new]);
-        let mut cmd = common::git_command(&ada.dir, &team.home, &["patch-id", "--stable"]);
-        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-        std::io::Write::write_all(&mut child.stdin.take().unwrap(), diff.as_bytes()).unwrap();
-        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
-    };
-    assert_eq!(tv["carried"]["patch_id"], patch_id.split_whitespace().next().unwrap());
+    assert_eq!(tv["carried"]["patch_id"], change_identity(&ada, &new).as_str());
     common::schema_validator("task-verification-v0.schema.json")
         .validate(tv)
         .unwrap_or_else(|e| panic!("the carried predicate follows the schema: {e}"));
@@ -588,8 +581,36 @@ fn an_amended_task_change_is_refused_by_carry_naming_both_commits() {
     team.fsck(&[&ada]);
 }
 
+/// The identity of `commit`'s change as docs/task-verification-v0.md defines `carried.patch_id`:
+/// the sha256 of git's patch against the parent with three lines of context, without the
+/// `index` lines of text files, the function names of hunk headers and, on a task list's context
+/// lines, the state of the boxes.
+fn change_identity(clone: &Clone<'_>, commit: &str) -> String {
+    let patch =
+        clone.git(&["diff-tree", "-p", "-U3", "--binary", "--no-renames", &format!("{commit}^"), commit]);
+    let mut kept = String::new();
+    let mut task_list = false;
+    for line in patch.lines() {
+        if line.starts_with("diff --git ") {
+            task_list = line.ends_with("/tasks.md");
+        }
+        let line = match line {
+            l if l.starts_with("index ") => continue,
+            l if l.starts_with("@@ ") => {
+                let end = l[3..].find("@@").unwrap() + 5;
+                l[..end].to_owned()
+            }
+            l if task_list && l.starts_with(' ') => l.replace("[X]", "[ ]").replace("[x]", "[ ]"),
+            l => l.to_owned(),
+        };
+        kept.push_str(&line);
+        kept.push('\n');
+    }
+    common::sha256(kept.as_bytes())
+}
+
 /// Rebases `clone`'s branch onto main moved by one commit; the new HEAD.
-fn rebase_onto_moved_main(team: &Team, clone: &Clone<'_>) -> String {
+pub(crate) fn rebase_onto_moved_main(team: &Team, clone: &Clone<'_>) -> String {
     team.move_main("main-moves");
     clone.git(&["fetch", "-q", "origin"]);
     clone.git(&["rebase", "-q", "origin/main"]);
@@ -598,7 +619,7 @@ fn rebase_onto_moved_main(team: &Team, clone: &Clone<'_>) -> String {
 
 /// The single refused row of a `carry --json` that exited 26.
 #[track_caller]
-fn refused_row(out: &Run) -> Value {
+pub(crate) fn refused_row(out: &Run) -> Value {
     let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
     assert_eq!(report["carried"].as_array().map(Vec::len), Some(0), "{out}");
     let refused = report["refused"].as_array().unwrap();
@@ -870,7 +891,7 @@ fn different_statements_on_one_commit_are_a_conflict_naming_them_and_nothing_cha
     team.fsck(&[&ada, &bob]);
 }
 
-fn base64_decode(text: &str) -> Vec<u8> {
+pub(crate) fn base64_decode(text: &str) -> Vec<u8> {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.decode(text).unwrap()
 }

@@ -18,6 +18,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use proptest::prelude::*;
 use serde_json::Value;
+use speccoder_attest::attest::remote_signatures::RemoteSignatures;
 use speccoder_attest::check::line::read_line;
 use speccoder_attest::model::held_out::HeldOutManifest;
 use speccoder_attest::model::policy::{JudgeConfig, policy_sha256};
@@ -184,8 +185,9 @@ proptest! {
         for (i, line) in bundle::split(&note).into_iter().enumerate() {
             let _ = read_line(i + 1, line);
         }
-        let _ = bundle::merge(&note, &SEEDS.note);
-        let _ = bundle::merge(&SEEDS.note, &note);
+        let check = RemoteSignatures { openpgp: None, now: time::OffsetDateTime::now_utc() };
+        let _ = bundle::merge(&note, &SEEDS.note, &check);
+        let _ = bundle::merge(&SEEDS.note, &note, &check);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use sequoia_openpgp::packet::signature::subpacket::{SubpacketTag, SubpacketValue
 use sequoia_openpgp::parse::{PacketParserBuilder, PacketParserResult, Parse};
 use sequoia_openpgp::serialize::stream::{Armorer, Message, Signer};
 use sequoia_openpgp::types::{HashAlgorithm, SignatureType};
-use sequoia_openpgp::{Fingerprint, Packet, Result as PgpResult};
+use sequoia_openpgp::{Fingerprint, KeyID, Packet, Result as PgpResult};
 
 /// The armor line every OpenPGP envelope signature starts with (how a reader tells the kind).
 pub const ARMOR_HEADER: &str = "-----BEGIN PGP SIGNATURE-----";
@@ -59,6 +59,19 @@ pub(crate) fn parse_armored(armored: &[u8]) -> Result<Detached, String> {
         SignatureType::Text => Err("it is a text-mode signature, which does not bind the exact bytes (line endings may change); sign in binary mode".to_owned()),
         other => Err(format!("it is a {other} signature, not a signature over a document")),
     }
+}
+
+/// The key ids (uppercase hex) of the keys an armored detached signature names as its issuer,
+/// read from the signature alone, unverified: who it says made it.
+///
+/// # Errors
+/// The signature does not parse ([`parse_armored`]).
+pub fn issuer_key_ids(armored: &[u8]) -> Result<Vec<String>, String> {
+    let detached = parse_armored(armored)?;
+    let mut ids: Vec<String> =
+        detached.sig.get_issuers().into_iter().map(|issuer| KeyID::from(issuer).to_hex()).collect();
+    ids.dedup();
+    Ok(ids)
 }
 
 /// The one signature packet that `binary` must consist of.

@@ -10,13 +10,14 @@ use super::sshsig::is_certificate_line;
 /// The first bytes of an OpenSSH key revocation list (KRL).
 const KRL_MAGIC: &[u8] = b"SSHKRL\n\0";
 
-/// A set of revoked public keys; a certificate line revokes the key it certifies.
+/// A set of revoked public keys, from one file or more; a certificate line revokes the key it
+/// certifies.
 #[derive(Clone, Debug, Default)]
 pub struct RevokedKeys {
-    /// The file they came from (`None` for the empty default), named in messages.
-    pub path: Option<PathBuf>,
-    /// The revoked keys, in file order.
-    pub keys: Vec<KeyData>,
+    /// The files they came from (none for the empty default), named in messages.
+    pub files: Vec<PathBuf>,
+    /// The revoked keys, in file order, each with the index in `files` of the file listing it.
+    pub keys: Vec<(KeyData, usize)>,
 }
 
 /// Why a revoked-keys file cannot be used.
@@ -76,15 +77,40 @@ impl RevokedKeys {
             if text.is_empty() || text.starts_with('#') {
                 continue;
             }
-            keys.push(parse_key(text).map_err(fail)?);
+            keys.push((parse_key(text).map_err(fail)?, 0));
         }
-        Ok(Self { path: Some(path.to_owned()), keys })
+        Ok(Self { files: vec![path.to_owned()], keys })
+    }
+
+    /// The file that lists `key` as revoked; `None` when none does.
+    #[must_use]
+    pub fn listing(&self, key: &KeyData) -> Option<&Path> {
+        let (_, file) = self.keys.iter().find(|(k, _)| k == key)?;
+        self.files.get(*file).map(PathBuf::as_path)
     }
 
     /// Whether `key` is listed.
     #[must_use]
     pub fn contains(&self, key: &KeyData) -> bool {
-        self.keys.iter().any(|k| k == key)
+        self.listing(key).is_some()
+    }
+
+    /// Adds the keys `other` revokes: a key revoked by either set is revoked.
+    pub fn extend(&mut self, other: RevokedKeys) {
+        let base = self.files.len();
+        self.files.extend(other.files);
+        self.keys.extend(other.keys.into_iter().map(|(key, file)| (key, base + file)));
+    }
+
+    /// The revoked keys as a plain list, one OpenSSH public key per line, as `ssh-keygen -Y
+    /// verify -r` reads it.
+    #[must_use]
+    pub fn to_list(&self) -> String {
+        self.keys
+            .iter()
+            .filter_map(|(key, _)| PublicKey::from(key.clone()).to_openssh().ok())
+            .map(|line| format!("{line}\n"))
+            .collect()
     }
 }
 

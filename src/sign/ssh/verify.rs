@@ -287,16 +287,21 @@ fn certificate_principals(
 
 /// `Some(reason)` when the signing key or its certificate's CA is revoked.
 fn revocation(signer: &SignerKey, revoked: &RevokedKeys) -> Option<String> {
-    let file =
-        revoked.path.as_ref().map_or_else(|| "the revoked-keys list".to_owned(), |p| p.display().to_string());
-    if revoked.contains(signer.signing_key()) {
-        return Some(format!("the signing key is listed in {file}; the key must not be trusted any more"));
+    if let Some(file) = revoked.listing(signer.signing_key()) {
+        return Some(format!(
+            "the signing key is listed in {}; the key must not be trusted any more",
+            file.display()
+        ));
     }
     match signer {
-        SignerKey::Certificate(c) if revoked.contains(c.cert.signature_key()) => {
-            Some(format!("the certificate's CA {} is listed in {file}", fingerprint(c.cert.signature_key())))
-        }
-        _ => None,
+        SignerKey::Certificate(c) => revoked.listing(c.cert.signature_key()).map(|file| {
+            format!(
+                "the certificate's CA {} is listed in {}",
+                fingerprint(c.cert.signature_key()),
+                file.display()
+            )
+        }),
+        SignerKey::Plain(_) => None,
     }
 }
 

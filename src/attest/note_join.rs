@@ -1,0 +1,120 @@
+//! How `attest fetch` decides about one commit's note that both sides hold, or that the remote's
+//! notes no longer hold: the bundle rule ([`bundle::merge`], every remote signature checked by
+//! [`RemoteSignatures`]), within the size a reader takes, and never at the cost of evidence that
+//! holds here. A note of ours that passes this clone's own check (every line read, and signed by
+//! a signer this clone's trust accepts, or covered by a trusted summary) must still pass it
+//! after the join; otherwise, as for any other conflict, nothing moves.
+
+use gix::ObjectId;
+use time::OffsetDateTime;
+
+use crate::attest::commit_object_sha256;
+use crate::attest::remote_signatures::RemoteSignatures;
+use crate::check::line::read_lines;
+use crate::check::signatures::{self, NoteLineSignature};
+use crate::check::trust::SignatureTrust;
+use crate::git::{GitError, Joined, Repo};
+use crate::model::bundle::{self, MAX_NOTE_BYTES, MergeConflict};
+use crate::model::shown::Quoted;
+
+/// Why the two notes of one commit are not joined.
+#[derive(Debug, thiserror::Error)]
+pub enum NoteConflict {
+    /// The bundle rule refuses them.
+    #[error(transparent)]
+    Rule(#[from] MergeConflict),
+    /// A note larger than a reader takes.
+    #[error("{side} note is {size} bytes, more than the {MAX_NOTE_BYTES} a note may be, so it is not read")]
+    TooLarge {
+        /// `our` or `their`.
+        side: &'static str,
+        /// Its size, from the object's header.
+        size: u64,
+    },
+    /// The joined note would fail this clone's check, which ours passes.
+    #[error("the note holds here, and joined with theirs it would not ({0})")]
+    WouldFail(Quoted),
+    /// A note could not be read.
+    #[error("the note cannot be read: {0}")]
+    Git(#[from] GitError),
+}
+
+/// Joins notes for `attest fetch` (see the module documentation).
+pub struct NoteJoiner<'r> {
+    repo: &'r Repo,
+    trust: &'r SignatureTrust,
+    now: OffsetDateTime,
+}
+
+impl<'r> NoteJoiner<'r> {
+    /// A joiner checking against `trust`, this clone's own, at `now`.
+    #[must_use]
+    pub fn new(repo: &'r Repo, trust: &'r SignatureTrust, now: OffsetDateTime) -> Self {
+        NoteJoiner { repo, trust, now }
+    }
+
+    /// The note of `annotated` from our blob and theirs (`None`: their notes no longer hold one).
+    ///
+    /// # Errors
+    /// [`NoteConflict`]: a note too large or unreadable, the rule's conflict, or a join that
+    /// would make our note fail here.
+    pub fn join(
+        &self,
+        annotated: ObjectId,
+        ours: ObjectId,
+        theirs: Option<ObjectId>,
+    ) -> Result<Joined, NoteConflict> {
+        let ours_bytes = self.read("our", ours)?;
+        let Some(theirs) = theirs else {
+            let mut lines = Vec::new();
+            for raw in bundle::lines(&ours_bytes) {
+                if let Ok(envelope) = crate::model::dsse::Envelope::parse(raw) {
+                    lines.push(bundle::statement_name(&envelope));
+                }
+            }
+            return Err(MergeConflict::Removed { ours: lines }.into());
+        };
+        let theirs_bytes = self.read("their", theirs)?;
+        let check = RemoteSignatures { openpgp: self.trust.openpgp.as_ref(), now: self.now };
+        let joined = bundle::merge(&ours_bytes, &theirs_bytes, &check)?;
+        if joined == ours_bytes {
+            return Ok(Joined::Ours);
+        }
+        if self.holds(annotated, &ours_bytes).is_ok()
+            && let Err(why) = self.holds(annotated, &joined)
+        {
+            return Err(NoteConflict::WouldFail(Quoted::from(why)));
+        }
+        Ok(if joined == theirs_bytes { Joined::Theirs } else { Joined::New(joined) })
+    }
+
+    /// The note blob `id`, when it is within [`MAX_NOTE_BYTES`] (its size read from the object's
+    /// header first).
+    fn read(&self, side: &'static str, id: ObjectId) -> Result<Vec<u8>, NoteConflict> {
+        self.repo.blob_within(id, MAX_NOTE_BYTES)?.map_err(|size| NoteConflict::TooLarge { side, size })
+    }
+
+    /// Whether `note` passes this clone's own check, as `attest verify` checks a note's lines and
+    /// signatures; otherwise the first reason it does not.
+    fn holds(&self, annotated: ObjectId, note: &[u8]) -> Result<(), String> {
+        let mut findings = Vec::new();
+        let lines = read_lines(note, &mut findings);
+        if let Some(f) = findings.first() {
+            return Err(f.to_string());
+        }
+        if lines.is_empty() {
+            return Err("the note holds no lines".to_owned());
+        }
+        let commit_sha256 = commit_object_sha256(self.repo, annotated).unwrap_or_default();
+        for (line, verdict) in
+            lines.iter().zip(signatures::check_note(&lines, self.trust, self.now, &commit_sha256))
+        {
+            match verdict {
+                NoteLineSignature::Trusted(_) | NoteLineSignature::Covered => {}
+                NoteLineSignature::Unsigned => return Err(format!("line {} is unsigned", line.number)),
+                NoteLineSignature::Failed(f) => return Err(f.to_string()),
+            }
+        }
+        Ok(())
+    }
+}

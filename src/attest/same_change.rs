@@ -1,0 +1,152 @@
+//! "The same change", as `attest carry` decides it: the same bytes in the same place. The
+//! identity of a task commit's change is the sha256 of its patch against its first parent as git
+//! writes it with three lines of context ([`Repo::change_patches`]): every added, removed and
+//! context line with its whitespace, every hunk's position (`@@ -a,b +c,d @@`), every file's
+//! name and mode, and a binary file's content in full. So a string literal changed by one space,
+//! a statement indented out of its block, or the same line added in another place is another
+//! change. `git patch-id` is not used: it drops the hunk positions (and, `--stable`, whitespace).
+//!
+//! Left out, since they are not the change but its surroundings: the blob ids of a text file's
+//! `index` line (they name the whole file, which a rebase changes elsewhere), the text git
+//! appends to a hunk header (the nearest line that looks like a function's start, which may lie
+//! beyond the context), and, in a task list (`tasks.md`), the state of the boxes on context
+//! lines ([`spec::open_boxes`], as the task line hash reads them): a neighbour ticked by someone
+//! else since is not a change of this task.
+
+use gix::ObjectId;
+use sha2::{Digest as _, Sha256};
+
+use crate::git::{Commit, GitError, PatchLine, Repo};
+use crate::spec;
+
+/// The identity of each commit's change against its first parent (a root commit: against the
+/// empty tree), in the order given, from one git process for all of them: lowercase hex sha256,
+/// `None` for an empty change.
+///
+/// # Errors
+/// git cannot produce the patches ([`Repo::change_patches`]).
+pub fn change_ids(repo: &Repo, commits: &[&Commit]) -> Result<Vec<Option<String>>, GitError> {
+    let changes: Vec<(ObjectId, Option<ObjectId>)> =
+        commits.iter().map(|c| (c.id, c.parents.first().copied())).collect();
+    let mut hashers: Vec<ChangeHasher> = changes.iter().map(|_| ChangeHasher::default()).collect();
+    repo.change_patches(&changes, &mut |i, line| hashers[i].line(line))?;
+    Ok(hashers.into_iter().map(ChangeHasher::finish).collect())
+}
+
+/// Hashes one patch line by line, as the module documentation says.
+#[derive(Default)]
+struct ChangeHasher {
+    sha: Sha256,
+    /// Lines hashed so far (none: an empty change).
+    lines: usize,
+    /// The current file is a task list.
+    task_list: bool,
+    /// The `index` line of the current file, held until it is known whether the file is binary
+    /// (then its blob ids are the change: a binary delta means nothing without its base).
+    index: Option<Vec<u8>>,
+}
+
+impl ChangeHasher {
+    fn line(&mut self, line: PatchLine<'_>) {
+        let whole = match line {
+            PatchLine::Whole(whole) => whole,
+            PatchLine::Part { bytes, last } => {
+                self.flush_index(false);
+                self.sha.update(bytes);
+                if last {
+                    self.end_line();
+                }
+                return;
+            }
+        };
+        if whole.starts_with(b"index ") {
+            self.index = Some(whole.to_vec());
+            return;
+        }
+        self.flush_index(whole == b"GIT binary patch");
+        if whole.starts_with(b"diff --git ") {
+            self.task_list = whole.ends_with(b"/tasks.md") || whole.ends_with(b"/tasks.md\"");
+        }
+        if whole.starts_with(b"@@ ") {
+            // `@@ -a,b +c,d @@`, without the function name git may append.
+            let end = whole[3..].windows(2).position(|w| w == b"@@").map_or(whole.len(), |at| at + 5);
+            self.sha.update(&whole[..end]);
+        } else if self.task_list
+            && whole.first() == Some(&b' ')
+            && let Ok(text) = std::str::from_utf8(whole)
+        {
+            self.sha.update(spec::open_boxes(text).as_bytes());
+        } else {
+            self.sha.update(whole);
+        }
+        self.end_line();
+    }
+
+    /// Hashes the held `index` line when `binary`, and forgets it.
+    fn flush_index(&mut self, binary: bool) {
+        if let Some(index) = self.index.take()
+            && binary
+        {
+            self.sha.update(&index);
+            self.end_line();
+        }
+    }
+
+    fn end_line(&mut self) {
+        self.sha.update(b"\n");
+        self.lines += 1;
+    }
+
+    fn finish(mut self) -> Option<String> {
+        self.flush_index(false);
+        (self.lines > 0).then(|| hex::encode(self.sha.finalize()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id_of(patch: &str) -> Option<String> {
+        let mut h = ChangeHasher::default();
+        for line in patch.lines() {
+            h.line(PatchLine::Whole(line.as_bytes()));
+        }
+        h.finish()
+    }
+
+    const PATCH: &str = "diff --git a/src/a.py b/src/a.py\nindex 1111111..2222222 100644\n--- a/src/a.py\n+++ b/src/a.py\n@@ -10,3 +10,4 @@ def guard():\n     if owner:\n-        delete()\n+        check()\n+        delete()\n";
+
+    #[test]
+    fn whitespace_and_hunk_positions_are_the_change() {
+        let id = id_of(PATCH);
+        assert!(id.is_some());
+        assert_ne!(id_of(&PATCH.replace("+        check()", "+    check()")), id, "indentation");
+        assert_ne!(id_of(&PATCH.replace("@@ -10,3 +10,4 @@", "@@ -40,3 +40,4 @@")), id, "position");
+        assert_ne!(id_of(&PATCH.replace("     if owner:", "     if admin:")), id, "context");
+    }
+
+    #[test]
+    fn blob_ids_and_the_hunk_headers_function_name_are_not() {
+        let id = id_of(PATCH);
+        assert_eq!(id_of(&PATCH.replace("1111111..2222222", "3333333..4444444")), id);
+        assert_eq!(id_of(&PATCH.replace("@@ def guard():", "@@ class Other:")), id);
+        assert_eq!(id_of(""), None, "an empty change has no identity");
+    }
+
+    #[test]
+    fn a_neighbours_box_counts_in_a_task_list_only_on_a_context_line() {
+        let tasks = "diff --git a/specs/u/tasks.md b/specs/u/tasks.md\nindex 1..2 100644\n--- a/specs/u/tasks.md\n+++ b/specs/u/tasks.md\n@@ -3,3 +3,3 @@\n - [ ] T001 One\n-- [ ] T002 Two\n+- [X] T002 Two\n";
+        let id = id_of(tasks);
+        assert_eq!(id_of(&tasks.replace(" - [ ] T001", " - [X] T001")), id, "a neighbour ticked since");
+        assert_ne!(id_of(&tasks.replace("+- [X] T002", "+- [x] T002")), id, "the change itself");
+        let elsewhere = tasks.replace("tasks.md", "notes.md");
+        assert_ne!(id_of(&elsewhere.replace(" - [ ] T001", " - [X] T001")), id_of(&elsewhere));
+    }
+
+    #[test]
+    fn a_binary_files_blob_ids_are_its_change() {
+        let bin = "diff --git a/b.bin b/b.bin\nindex 1111..2222 100644\nGIT binary patch\ndelta 5\nabcde\n\n";
+        assert_ne!(id_of(bin), id_of(&bin.replace("1111..2222", "3333..2222")));
+    }
+}

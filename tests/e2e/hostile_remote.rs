@@ -1,0 +1,692 @@
+//! Carry and fetch as a trust boundary, tried as an attacker would, on real repositories: a bare
+//! remote, writers' clones with real SSH (and OpenPGP) keys, a hostile clone that writes the
+//! remote's notes with plain `git`, and `git`, `ssh-keygen` and a Markdown parser as peers.
+//!
+//! - the same change is the same bytes in the same place: a string changed by one space, a line
+//!   indented out of its block, the same line added in another place are refused by carry and by
+//!   its hook, naming both commits; a neighbour's tick and a change elsewhere in the file are not
+//!   a change;
+//! - carry checks the old evidence as a CI gate would today: a key retired since it signed
+//!   (`valid-before`), or revoked (git's `gpg.ssh.revocationFile`, `--revoked`, an OpenPGP
+//!   revocation) is refused, naming the key and why, by carry and by its hook;
+//! - a fetch never makes a note that held fail and never replaces statements: a remote's junk
+//!   `sigstore` or unknown field, a flood of signatures past the cap, a signature that does not
+//!   verify, a fast-forward that changes or removes our statements: each a conflict naming the
+//!   commit, nothing moves, and `attest push` spreads nothing;
+//! - a note, a line and a field beyond their caps are never read: `attest verify` says so;
+//! - carry finds the matching commit among many decoys of the same task;
+//! - remote and repository text never becomes a workflow command in any output, nor markup in
+//!   the Markdown summary.
+//!
+//! Every repository of every test passes `git fsck --strict` at the end.
+
+use crate::common;
+use crate::team::{BOB, Clone, Team, base64_decode, refused_row, task};
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Evidence, Key, NOTES_REF, PRINCIPAL, Run, SPECKIT_UNIT};
+use serde_json::{Value, json};
+
+/// The module the tasks of these tests change: two classes whose `delete` methods read the same,
+/// so that a line added to one has the same context as in the other.
+const ACCESS: &str = "class Reader:
+    mode = \"read\"
+
+    def delete(self, store, item, owner):
+        if owner:
+            store.remove(item)
+        return store
+
+
+class Writer:
+    mode = \"write\"
+
+    def delete(self, store, item, owner):
+        if owner:
+            store.remove(item)
+        return store
+";
+
+/// The task's change: an audit, guarded by the ownership check, in the reader.
+fn guarded(text: &str) -> String {
+    text.replacen("        if owner:\n", "        if owner:\n            audit(item, \"read only\")\n", 1)
+}
+
+/// A clone whose owner writes `src/access.py` on main (pushed), then stages the task's change on
+/// `feature-a` and attests T001 with it: the attested task commit.
+fn attest_a_change(clone: &Clone<'_>) -> String {
+    attest_a_change_as(clone, "T001")
+}
+
+/// [`attest_a_change`], for task `id`.
+fn attest_a_change_as(clone: &Clone<'_>, id: &str) -> String {
+    clone.write("src/access.py", ACCESS);
+    clone.git(&["add", "src/access.py"]);
+    clone.git(&["commit", "-q", "-m", "The access module"]);
+    clone.git(&["push", "-q", "origin", "main"]);
+    clone.git(&["checkout", "-q", "-b", "feature-a"]);
+    clone.write("src/access.py", &guarded(ACCESS));
+    clone.git(&["add", "src/access.py"]);
+    clone.attest(id, &[])
+}
+
+/// What a command said, both streams.
+fn said(run: &Run) -> String {
+    format!("{}{}", run.stdout, run.stderr)
+}
+
+#[test]
+fn a_change_that_differs_in_a_string_in_its_indentation_or_in_its_place_is_refused_by_carry_and_its_hook() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.speccoder(&["hooks", "install"]).success();
+    let attested = attest_a_change(&ada);
+    type Rewrite = fn(&str) -> String;
+    let rewrites: [(&str, Rewrite); 3] = [
+        ("a string literal", |t| guarded(t).replace("\"read only\"", "\"readonly\"")),
+        ("the indentation", |t| guarded(t).replace("            audit(", "        audit(")),
+        ("the place", |t| {
+            t.replacen("        if owner:\n", "\u{0}", 1)
+                .replacen(
+                    "        if owner:\n",
+                    "        if owner:\n            audit(item, \"read only\")\n",
+                    1,
+                )
+                .replacen('\u{0}', "        if owner:\n", 1)
+        }),
+    ];
+    for (what, rewrite) in rewrites {
+        ada.git(&["reset", "-q", "--hard", &attested]);
+        ada.write("src/access.py", &rewrite(ACCESS));
+        ada.git(&["add", "src/access.py"]);
+        // The post-rewrite hook runs carry, which refuses; the amend itself goes through.
+        let amend = ada.git_run(&["commit", "-q", "--amend", "--no-edit"]);
+        assert!(amend.status.success(), "{what}: {amend}");
+        assert!(said(&amend).contains("change_differs"), "{what}: the hook says why: {amend}");
+        let new = ada.rev("HEAD");
+        assert_ne!(new, attested);
+        assert!(ada.note(&new).is_none(), "{what}: nothing was carried");
+
+        let refs = ada.refs();
+        let out =
+            ada.speccoder(&["attest", "carry", "--from", &attested, "--to", &new, "--json"]).failure(26);
+        let row = refused_row(&out);
+        assert_eq!(row["code"], "change_differs", "{what}: {out}");
+        let reason = row["reason"].as_str().unwrap();
+        assert!(reason.contains(&attested) && reason.contains(&new), "{what}: names both: {reason}");
+        assert!(reason.contains("run its checks"), "{what}: {reason}");
+        assert!(reason.contains(&format!("speccoder attest {}", task("T001"))), "{what}: {reason}");
+        assert_eq!(ada.refs(), refs, "{what}: nothing was written");
+    }
+
+    // The same change, only reworded, is carried by the hook.
+    ada.git(&["reset", "-q", "--hard", &attested]);
+    let message = ada.git(&["log", "-1", "--format=%B"]);
+    let (_, rest) = message.split_once('\n').unwrap();
+    let amend = ada.git_run(&["commit", "-q", "--amend", "-m", &format!("Reworded subject\n{rest}")]);
+    assert!(amend.status.success() && said(&amend).contains("carried"), "{amend}");
+    ada.assert_evidenced(1);
+    team.fsck(&[&ada]);
+}
+
+#[test]
+fn a_neighbours_tick_and_a_change_elsewhere_in_the_file_are_not_a_change_of_the_task() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    ada.speccoder(&["hooks", "install"]).success();
+    let attested = attest_a_change_as(&ada, "T006");
+
+    // On main meanwhile: Bob ticks T004, two lines above T006 (within the three lines of context
+    // of its tick), and the writer class gains a method.
+    bob.git(&["pull", "-q", "--ff-only", "origin", "main"]);
+    bob.attest("T004", &[]);
+    let text = std::fs::read_to_string(bob.dir.join("src/access.py")).unwrap();
+    bob.write("src/access.py", &format!("{text}\n    def close(self):\n        return None\n"));
+    bob.git(&["commit", "-q", "-am", "Writers close"]);
+    bob.speccoder(&["attest", "push"]).success();
+
+    ada.git(&["fetch", "-q", "origin"]);
+    let rebase = ada.git_run(&["rebase", "origin/main"]);
+    assert!(rebase.status.success(), "{rebase}");
+    assert!(said(&rebase).contains("carried"), "the hook carried it: {rebase}");
+    let new = ada.rev("HEAD");
+    assert_ne!(new, attested);
+    let lines = ada.note_lines(&new);
+    let tv = crate::team::task_verification(&lines);
+    assert_eq!(tv["predicate"]["carried"]["from"], attested.as_str());
+    ada.speccoder(&["attest", "fetch"]).success();
+    ada.assert_evidenced(2);
+    team.fsck(&[&ada, &bob]);
+}
+
+/// `ssh-keygen -lf key.pub`: the key's `SHA256:` fingerprint.
+fn fingerprint(home: &Path, key: &Key) -> String {
+    let mut cmd = Command::new("ssh-keygen");
+    common::isolate(&mut cmd, home);
+    cmd.arg("-lf").arg(&key.public);
+    let out = common::run(cmd).success();
+    out.stdout.split_whitespace().nth(1).unwrap().to_owned()
+}
+
+/// The committer date of a backdated tick: 2023-11-14.
+const BACKDATED: &str = "@1700000000 +0000";
+
+#[test]
+fn carry_and_its_hook_check_the_old_signatures_now_so_a_retired_key_is_not_laundered() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.speccoder(&["hooks", "install"]).success();
+    // Ada trusted Bob's key until 2024.
+    let trust = team.tmp.path().join("trust-with-retired-bob");
+    let lines = format!(
+        "{PRINCIPAL} namespaces=\"in-toto\" {}\n{BOB} namespaces=\"in-toto\",valid-before=\"20240101\" {}\n",
+        team.ada.public_line, team.bob.public_line
+    );
+    std::fs::write(&trust, lines).unwrap();
+    ada.git(&["config", "gpg.ssh.allowedSignersFile", trust.to_str().unwrap()]);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    // Evidence signed with Bob's key, on a commit dated before the key was retired.
+    let evidence = common::write_evidence(&team.tmp.path().join("ev-old"), &task("T001"), Evidence::Verified);
+    let target = task("T001");
+    let mut cmd = ada.speccoder_command(&[
+        "attest",
+        &target,
+        "--evidence",
+        evidence.to_str().unwrap(),
+        "--key",
+        team.bob.private.to_str().unwrap(),
+    ]);
+    cmd.env("GIT_COMMITTER_DATE", BACKDATED).env("GIT_AUTHOR_DATE", BACKDATED);
+    common::run(cmd).success();
+    let old = ada.rev("HEAD");
+    let verify = |args: &[&str]| {
+        let mut all = vec!["attest", "verify", &old, "--allowed-signers", trust.to_str().unwrap()];
+        all.extend(args);
+        ada.speccoder(&all)
+    };
+    verify(&[]).success();
+    verify(&["--signature-time", "now"]).failure(26);
+
+    // A rebase: the hook's carry checks Bob's signature today and refuses to re-sign it as Ada.
+    team.move_main("main-moves");
+    ada.git(&["fetch", "-q", "origin"]);
+    let rebase = ada.git_run(&["rebase", "origin/main"]);
+    assert!(rebase.status.success(), "{rebase}");
+    assert!(said(&rebase).contains("untrusted_signer"), "the hook says why: {rebase}");
+    let new = ada.rev("HEAD");
+    assert!(ada.note(&new).is_none(), "nothing was re-signed: {rebase}");
+
+    let out = ada.speccoder(&["attest", "carry", "--json"]).failure(26);
+    let row = refused_row(&out);
+    assert_eq!(row["code"], "untrusted_signer", "{out}");
+    let reason = row["reason"].as_str().unwrap();
+    assert!(reason.contains(&fingerprint(&team.home, &team.bob)), "names the key: {reason}");
+    assert!(reason.contains("valid-before"), "says why: {reason}");
+    assert!(reason.contains(&format!("speccoder attest {target}")), "says how to attest again: {reason}");
+    assert!(ada.note(&new).is_none());
+    team.fsck(&[&ada]);
+}
+
+#[test]
+fn carry_and_its_hook_refuse_evidence_signed_by_a_key_revoked_since() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.speccoder(&["hooks", "install"]).success();
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    ada.attest("T001", &["--key", team.bob.private.to_str().unwrap()]);
+    // Bob's key is revoked, in the file git's gpg.ssh.revocationFile names.
+    let revoked = team.tmp.path().join("revoked-keys");
+    std::fs::write(&revoked, format!("{}\n", team.bob.public_line)).unwrap();
+    ada.git(&["config", "gpg.ssh.revocationFile", revoked.to_str().unwrap()]);
+
+    let message = ada.git(&["log", "-1", "--format=%B"]);
+    let (_, rest) = message.split_once('\n').unwrap();
+    let amend = ada.git_run(&["commit", "-q", "--amend", "-m", &format!("Reworded\n{rest}")]);
+    assert!(amend.status.success(), "{amend}");
+    assert!(said(&amend).contains("revoked_key"), "the hook says why: {amend}");
+    let new = ada.rev("HEAD");
+    assert!(ada.note(&new).is_none(), "{amend}");
+
+    let out = ada.speccoder(&["attest", "carry", "--json"]).failure(26);
+    let row = refused_row(&out);
+    assert_eq!(row["code"], "revoked_key", "{out}");
+    let reason = row["reason"].as_str().unwrap();
+    assert!(reason.contains(&fingerprint(&team.home, &team.bob)), "names the key: {reason}");
+    assert!(reason.contains(revoked.to_str().unwrap()), "names the list: {reason}");
+
+    // `--revoked FILE` revokes besides the configured list.
+    ada.git(&["config", "--unset", "gpg.ssh.revocationFile"]);
+    let out =
+        ada.speccoder(&["attest", "carry", "--revoked", revoked.to_str().unwrap(), "--json"]).failure(26);
+    assert_eq!(refused_row(&out)["code"], "revoked_key", "{out}");
+    ada.speccoder(&["attest", "carry"]).success();
+    ada.assert_evidenced(1);
+    team.fsck(&[&ada]);
+}
+
+/// gpg on the keyring of `team`'s home (batch, no passphrase).
+fn gpg(team: &Team, args: &[&str]) -> Run {
+    let gnupg = team.home.join(".gnupg");
+    std::fs::create_dir_all(&gnupg).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&gnupg, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    let mut cmd = Command::new("gpg");
+    common::isolate(&mut cmd, &team.home);
+    cmd.env("GNUPGHOME", &gnupg)
+        .args(["--batch", "--pinentry-mode", "loopback", "--passphrase", ""])
+        .args(args);
+    common::run(cmd).success()
+}
+
+#[test]
+fn carry_refuses_openpgp_evidence_whose_key_was_revoked_since_naming_the_key() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    gpg(&team, &["--quick-gen-key", "Bob <bob@example.com>", "ed25519", "sign", "1y"]);
+    let listing = gpg(&team, &["--with-colons", "--list-keys", "bob@example.com"]).stdout;
+    let fpr = listing.lines().find_map(|l| l.strip_prefix("fpr:")).unwrap().trim_matches(':').to_owned();
+    let certs = team.tmp.path().join("bob.asc");
+    std::fs::write(&certs, gpg(&team, &["--armor", "--export", &fpr]).stdout).unwrap();
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    ada.attest("T001", &["--signer", "openpgp", "--key", &fpr]);
+    let new = crate::team::rebase_onto_moved_main(&team, &ada);
+    let certs_arg = certs.to_str().unwrap().to_owned();
+
+    // Revoked since, with the revocation gpg made with the key; the exported certificate says so.
+    let rev = team.home.join(".gnupg").join("openpgp-revocs.d").join(format!("{fpr}.rev"));
+    let rev = std::fs::read_to_string(rev).unwrap().replace(":-----BEGIN PGP", "-----BEGIN PGP");
+    let rev_file = team.tmp.path().join("bob.rev");
+    std::fs::write(&rev_file, rev).unwrap();
+    gpg(&team, &["--import", rev_file.to_str().unwrap()]);
+    std::fs::write(&certs, gpg(&team, &["--armor", "--export", &fpr]).stdout).unwrap();
+    let out = ada.speccoder(&["attest", "carry", "--openpgp-certs", &certs_arg, "--json"]).failure(26);
+    let row = refused_row(&out);
+    assert_eq!(row["code"], "revoked_key", "{out}");
+    assert!(row["reason"].as_str().unwrap().contains(&fpr), "names the key: {out}");
+    assert!(ada.note(&new).is_none());
+    team.fsck(&[&ada]);
+}
+
+// --- the remote -------------------------------------------------------------------------------
+
+/// Mallory's clone: she can push to the remote, and writes its notes with plain git.
+fn mallory(team: &Team) -> Clone<'_> {
+    let m = team.clone("mallory", &[]);
+    m.git(&["fetch", "-q", "origin", &format!("+{NOTES_REF}:{NOTES_REF}")]);
+    m
+}
+
+/// Mallory replaces `commit`'s note on the remote by `lines`, in a notes commit on top of the
+/// remote's: a fast-forward for every clone that has fetched the remote's notes.
+fn replace_remote_note(m: &Clone<'_>, commit: &str, lines: &[Vec<u8>]) {
+    m.git(&["fetch", "-q", "origin", &format!("+{NOTES_REF}:{NOTES_REF}")]);
+    let text: Vec<u8> = lines.iter().flat_map(|l| l.iter().copied().chain([b'\n'])).collect();
+    m.replace_note(commit, std::str::from_utf8(&text).unwrap());
+    m.git(&["push", "-q", "origin", NOTES_REF]);
+}
+
+/// The note lines of `commit` on the remote, each a JSON value.
+fn remote_lines(team: &Team, commit: &str) -> Vec<Value> {
+    let note = team.remote_note(commit).unwrap();
+    String::from_utf8(note).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn line_bytes(envelope: &Value) -> Vec<u8> {
+    serde_json::to_vec(envelope).unwrap()
+}
+
+/// `ssh-keygen -Y sign` of `data` with `key`, namespace in-toto.
+fn ssh_sign(dir: &Path, home: &Path, key: &Key, data: &[u8]) -> Vec<u8> {
+    let file = tempfile::NamedTempFile::new_in(dir).unwrap();
+    std::fs::write(file.path(), data).unwrap();
+    let mut cmd = Command::new("ssh-keygen");
+    common::isolate(&mut cmd, home);
+    cmd.args(["-q", "-Y", "sign", "-n", common::NAMESPACE, "-f"]).arg(&key.private).arg(file.path());
+    common::run(cmd).success();
+    let sig_path = PathBuf::from(format!("{}.sig", file.path().display()));
+    let sig = std::fs::read(&sig_path).unwrap();
+    std::fs::remove_file(sig_path).unwrap();
+    sig
+}
+
+fn b64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Ada attests T001 (signed) and pushes; Bob fetches it: the note holds in Bob's clone.
+fn ada_attests_and_bob_fetches<'t>(team: &'t Team) -> (Clone<'t>, Clone<'t>, String) {
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let t001 = ada.attest("T001", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+    bob.git(&["fetch", "-q", "origin"]);
+    bob.git(&["checkout", "-q", "feature-a"]);
+    bob.speccoder(&["attest", "fetch"]).success();
+    bob.assert_evidenced(1);
+    (ada, bob, t001)
+}
+
+/// Bob fetches and is refused with a notes conflict naming `commit`; his notes do not move, his
+/// evidence holds, and his push spreads nothing.
+#[track_caller]
+fn assert_refused_and_nothing_moves(team: &Team, bob: &Clone<'_>, commit: &str, says: &str) -> Run {
+    let before = bob.rev(NOTES_REF);
+    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+    assert!(out.stderr.contains(commit), "names the commit: {out}");
+    assert!(out.stderr.contains(says), "says why ({says}): {out}");
+    assert_eq!(bob.rev(NOTES_REF), before, "nothing moved");
+    bob.assert_evidenced(1);
+    let remote_before = team.remote_note(commit);
+    let pushed = bob.speccoder(&["attest", "push"]);
+    assert_eq!(pushed.code(), Some(14), "{pushed}");
+    assert_eq!(bob.rev(NOTES_REF), before, "push merged nothing");
+    assert_eq!(team.remote_note(commit), remote_before, "push spread nothing");
+    out
+}
+
+#[test]
+fn a_remote_that_adds_a_sigstore_or_unknown_field_to_our_line_is_a_conflict_and_nothing_moves() {
+    let team = Team::new();
+    let (_ada, bob, t001) = ada_attests_and_bob_fetches(&team);
+    let m = mallory(&team);
+    for how in ["a fast-forward", "a merge"] {
+        if how == "a merge" {
+            // Bob's notes gain a note of his own: the remote's no longer descend from his.
+            bob.git(&["checkout", "-q", "-b", "feature-b"]);
+            bob.attest("T003", &[]);
+            bob.git(&["checkout", "-q", "feature-a"]);
+        }
+        for (field, value) in [("sigstore", json!({"junk": true})), ("x-extra", json!("anything"))] {
+            let mut lines = remote_lines(&team, &t001);
+            lines[0][field] = value;
+            replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
+            assert_refused_and_nothing_moves(&team, &bob, &t001, &format!("`{field}`"));
+            // Put back: the next case starts from the remote's evidence as Ada wrote it.
+            let mut original = remote_lines(&team, &t001);
+            original[0].as_object_mut().unwrap().remove(field);
+            replace_remote_note(&m, &t001, &original.iter().map(line_bytes).collect::<Vec<_>>());
+        }
+    }
+    team.fsck(&[&bob, &m]);
+}
+
+#[test]
+fn a_remote_signature_is_joined_only_when_it_verifies_by_a_new_key_within_the_cap() {
+    let team = Team::new();
+    let (_ada, bob, t001) = ada_attests_and_bob_fetches(&team);
+    let m = mallory(&team);
+    let keys_dir = team.tmp.path().join("flood-keys");
+    std::fs::create_dir_all(&keys_dir).unwrap();
+    let original = remote_lines(&team, &t001);
+    let pae =
+        |env: &Value| common::pae(common::PAYLOAD_TYPE, &base64_decode(env["payload"].as_str().unwrap()));
+
+    // A signature that does not verify over the line.
+    let mut lines = original.clone();
+    let junk = ssh_sign(team.tmp.path(), &team.home, &team.mallory, b"something else");
+    lines[0]["signatures"].as_array_mut().unwrap().push(json!({"keyid": "m", "sig": b64(&junk)}));
+    replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
+    assert_refused_and_nothing_moves(&team, &bob, &t001, "does not verify");
+
+    // Sixteen valid signatures by other keys, Ada's dropped: the union would pass the cap.
+    let mut lines = original.clone();
+    let data = pae(&lines[0]);
+    let flood: Vec<Value> = (0..16)
+        .map(|i| {
+            let key = common::ed25519(&keys_dir, &format!("k{i}"));
+            json!({"keyid": format!("k{i}"), "sig": b64(&ssh_sign(team.tmp.path(), &team.home, &key, &data))})
+        })
+        .collect();
+    lines[0]["signatures"] = Value::Array(flood);
+    replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
+    assert_refused_and_nothing_moves(&team, &bob, &t001, "more than the 16");
+
+    // One valid countersignature by a key not on the line: joined (a fast-forward), and holds.
+    let mut lines = original.clone();
+    let sig = ssh_sign(team.tmp.path(), &team.home, &team.mallory, &pae(&lines[0]));
+    lines[0]["signatures"].as_array_mut().unwrap().push(json!({"keyid": "m", "sig": b64(&sig)}));
+    replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
+    bob.speccoder(&["attest", "fetch"]).success();
+    assert_eq!(bob.note_lines(&t001)[0].signatures.len(), 2);
+    bob.assert_evidenced(1);
+    team.fsck(&[&bob, &m]);
+}
+
+#[test]
+fn a_remote_fast_forward_that_changes_or_removes_our_statements_is_a_conflict_naming_them() {
+    let team = Team::new();
+    let (_ada, bob, t001) = ada_attests_and_bob_fetches(&team);
+    let m = mallory(&team);
+    let original = remote_lines(&team, &t001);
+
+    // A statement replaced: the task verification's context edited and signed again by Mallory.
+    let mut lines = original.clone();
+    let at = lines
+        .iter()
+        .position(|l| {
+            common::statement_of(&line_bytes(l))["predicateType"]
+                == "https://speccoder.dev/task-verification/v0"
+        })
+        .unwrap();
+    let mut statement = common::statement_of(&line_bytes(&lines[at]));
+    statement["predicate"]["context"] = json!("approved");
+    let payload = serde_json::to_vec(&statement).unwrap();
+    let sig =
+        ssh_sign(team.tmp.path(), &team.home, &team.mallory, &common::pae(common::PAYLOAD_TYPE, &payload));
+    lines[at] = json!({"payload": b64(&payload), "payloadType": common::PAYLOAD_TYPE, "signatures": [{"keyid": "m", "sig": b64(&sig)}]});
+    replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
+    let out = assert_refused_and_nothing_moves(&team, &bob, &t001, "different statements");
+    let old_digest = common::sha256(&base64_decode(original[at]["payload"].as_str().unwrap()));
+    assert!(out.stderr.contains(&old_digest), "names the statement: {out}");
+
+    // The note removed.
+    m.git(&["fetch", "-q", "origin", &format!("+{NOTES_REF}:{NOTES_REF}")]);
+    m.git(&["notes", "--ref", NOTES_REF, "remove", &t001]);
+    m.git(&["push", "-q", "origin", NOTES_REF]);
+    assert_refused_and_nothing_moves(&team, &bob, &t001, "no longer hold");
+    team.fsck(&[&bob, &m]);
+}
+
+// --- bounded input ------------------------------------------------------------------------------
+
+#[test]
+fn verify_reads_no_note_line_or_field_beyond_its_cap_and_says_so() {
+    let team = Team::new();
+    let (ada, bob, t001) = ada_attests_and_bob_fetches(&team);
+    let original = remote_lines(&team, &t001);
+    let cases: [(&str, Vec<u8>, &str); 3] = [
+        (
+            "a field",
+            {
+                let mut l = original.clone();
+                l[0]["x-junk"] = json!("x".repeat(100 << 10));
+                l.iter().flat_map(|v| line_bytes(v).into_iter().chain([b'\n'])).collect()
+            },
+            "too_large",
+        ),
+        (
+            "a line",
+            {
+                let mut l = original.clone();
+                l[0]["x-junk"] = json!("x".repeat(60 << 10));
+                for i in 0..20 {
+                    l[0][format!("x-{i}")] = json!("y".repeat(60 << 10));
+                }
+                l.iter().flat_map(|v| line_bytes(v).into_iter().chain([b'\n'])).collect()
+            },
+            "too_large",
+        ),
+        (
+            "a note",
+            {
+                let mut note: Vec<u8> =
+                    original.iter().flat_map(|v| line_bytes(v).into_iter().chain([b'\n'])).collect();
+                note.extend(std::iter::repeat_n(b' ', 5 << 20));
+                note
+            },
+            "note_too_large",
+        ),
+    ];
+    for (what, note, code) in cases {
+        ada.replace_note(&t001, std::str::from_utf8(&note).unwrap());
+        let out = ada.verify(&["--json"]).failure(26);
+        let report: Value =
+            serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{what}: {e}\n{out}"));
+        let codes: Vec<&str> = report["ticks"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap())
+            .collect();
+        assert!(codes.contains(&code), "{what}: {codes:?}");
+    }
+    team.fsck(&[&ada, &bob]);
+}
+
+#[test]
+fn carry_finds_the_same_change_among_many_decoys_of_the_task() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let old = ada.attest("T001", &[]);
+    let note = String::from_utf8(ada.note(&old).unwrap()).unwrap();
+    let message = ada.git(&["log", "-1", "--format=%B", &old]);
+    // Decoys: commits of the same task, each changing something else, each with a note, newer.
+    let tree = ada.rev(&format!("{old}^{{tree}}"));
+    let mut last = ada.rev(&format!("{old}^"));
+    for i in 0..200 {
+        ada.write("decoy.txt", &format!("decoy {i}\n"));
+        let blob = ada.git(&["hash-object", "-w", "decoy.txt"]).trim().to_owned();
+        let index = team.tmp.path().join("decoy-index");
+        let env_tree = {
+            let mut cmd = common::git_command(&ada.dir, &team.home, &["read-tree", &tree]);
+            cmd.env("GIT_INDEX_FILE", &index);
+            common::run(cmd).success();
+            let mut cmd = common::git_command(
+                &ada.dir,
+                &team.home,
+                &["update-index", "--add", "--cacheinfo", &format!("100644,{blob},decoy.txt")],
+            );
+            cmd.env("GIT_INDEX_FILE", &index);
+            common::run(cmd).success();
+            let mut cmd = common::git_command(&ada.dir, &team.home, &["write-tree"]);
+            cmd.env("GIT_INDEX_FILE", &index);
+            common::run(cmd).success().stdout.trim().to_owned()
+        };
+        let mut cmd = common::git_command(
+            &ada.dir,
+            &team.home,
+            &["commit-tree", &env_tree, "-p", &last, "-m", &message],
+        );
+        cmd.env("GIT_COMMITTER_DATE", format!("@{} +0000", 4_000_000_000u64 + i));
+        let decoy = common::run(cmd).success().stdout.trim().to_owned();
+        ada.replace_note(&decoy, &note);
+        last = decoy;
+    }
+    std::fs::remove_file(ada.dir.join("decoy.txt")).unwrap();
+    ada.git(&["update-ref", "refs/decoys", &last]);
+    let new = crate::team::rebase_onto_moved_main(&team, &ada);
+    let out = ada.speccoder(&["attest", "carry", "--json"]).success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["carried"][0]["from"], old.as_str(), "{out}");
+    assert_eq!(report["carried"][0]["to"], new.as_str(), "{out}");
+    ada.assert_evidenced(1);
+    team.fsck(&[&ada]);
+}
+
+// --- text -----------------------------------------------------------------------------------------
+
+/// Fails when a line of `text` would be read by a CI runner as a workflow command.
+#[track_caller]
+fn assert_no_workflow_command(what: &str, text: &str) {
+    for line in text.lines() {
+        let line = line.trim_start();
+        assert!(
+            !line.starts_with("::") && !line.starts_with("##"),
+            "{what}: a line reads as a command: {line}\n{text}"
+        );
+    }
+}
+
+#[test]
+fn remote_and_repository_text_never_starts_a_line_of_output() {
+    let team = Team::new();
+    let (ada, bob, t001) = ada_attests_and_bob_fetches(&team);
+    let m = mallory(&team);
+    // Bob's notes gain a note of his own, so that the fetch below merges.
+    bob.git(&["checkout", "-q", "-b", "feature-b"]);
+    bob.attest("T003", &[]);
+    // The remote's copy gains a statement whose predicate type carries a workflow command.
+    let mut lines = remote_lines(&team, &t001);
+    let injected = json!({
+        "_type": "https://in-toto.io/Statement/v1",
+        "subject": [],
+        "predicateType": "x\n::add-mask::secret\n::warning::pwned\r\n##[error]pwned",
+        "predicate": {},
+    });
+    let payload = serde_json::to_vec(&injected).unwrap();
+    lines.push(json!({"payload": b64(&payload), "payloadType": common::PAYLOAD_TYPE, "signatures": []}));
+    replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
+    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+    assert!(out.stderr.contains("add-mask"), "the text is shown, escaped: {out}");
+    assert_no_workflow_command("fetch", &said(&out));
+    let out = bob.speccoder(&["attest", "push"]).failure(14);
+    assert_no_workflow_command("push", &said(&out));
+
+    // The same line in a note verify reads, carry refuses and sign signs.
+    let note: Vec<u8> = lines.iter().flat_map(|v| line_bytes(v).into_iter().chain([b'\n'])).collect();
+    ada.replace_note(&t001, std::str::from_utf8(&note).unwrap());
+    let out = ada.verify(&[]).failure(26);
+    assert!(out.stdout.contains("add-mask"), "{out}");
+    assert_no_workflow_command("verify", &said(&out));
+    let out = ada.speccoder(&["attest", "sign", &t001]);
+    assert_no_workflow_command("sign", &said(&out));
+    crate::team::rebase_onto_moved_main(&team, &ada);
+    let out = ada.speccoder(&["attest", "carry"]).failure(26);
+    assert_no_workflow_command("carry", &said(&out));
+    team.fsck(&[&ada, &bob, &m]);
+}
+
+#[test]
+fn a_unit_named_like_a_web_address_is_a_code_span_in_the_markdown_summary() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    // On main: the unit is renamed to read as an address, and its T001 is attested and pushed.
+    let unit = "001-see-www.evil-example.com";
+    ada.git(&["mv", &format!("specs/{SPECKIT_UNIT}"), &format!("specs/{unit}")]);
+    ada.git(&["commit", "-q", "-m", "Rename the unit"]);
+    let evidence =
+        common::write_evidence(&team.tmp.path().join("ev"), &format!("{unit}/T001"), Evidence::Verified);
+    ada.speccoder(&["attest", &format!("{unit}/T001"), "--evidence", evidence.to_str().unwrap()]).success();
+    ada.git(&["push", "-q", "origin", "main"]);
+    ada.speccoder(&["attest", "push"]).success();
+    ada.git(&["fetch", "-q", "origin"]);
+    // A branch that unticks it: the report warns, naming the task.
+    ada.git(&["checkout", "-q", "-b", "feature-b"]);
+    let tasks = format!("specs/{unit}/tasks.md");
+    let text = std::fs::read_to_string(ada.dir.join(&tasks)).unwrap().replace("- [X] T001", "- [ ] T001");
+    ada.write(&tasks, &text);
+    ada.git(&["commit", "-q", "-am", "Untick T001"]);
+    let md = team.tmp.path().join("summary.md");
+    ada.verify(&["--allow-empty", "--markdown", md.to_str().unwrap()]).success();
+    let summary = std::fs::read_to_string(&md).unwrap();
+    assert!(summary.contains("www.evil-example.com"), "{summary}");
+    // Read as GitHub would: outside code spans, no text holds the address.
+    use pulldown_cmark::{Event, Options, Parser};
+    for event in Parser::new_ext(&summary, Options::ENABLE_TABLES) {
+        match event {
+            Event::Text(t) => assert!(!t.contains("www."), "{t:?} is text outside a code span:\n{summary}"),
+            Event::Html(h) | Event::InlineHtml(h) => panic!("HTML: {h}\n{summary}"),
+            _ => {}
+        }
+    }
+    team.fsck(&[&ada]);
+}
