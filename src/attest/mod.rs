@@ -463,6 +463,7 @@ fn git_exit_code(e: &GitError) -> u8 {
         | GitError::AmbiguousNote { .. }
         | GitError::NotesTreeHostile { .. }
         | GitError::NotesTreeTooLarge { .. }
+        | GitError::NoteTooLarge { .. }
         | GitError::Unmerged { .. } => exit::GIT_PRECONDITION,
         GitError::IdentityMissing { .. }
         | GitError::EmptyIdentityName { .. }

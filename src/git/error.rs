@@ -161,6 +161,21 @@ pub enum GitError {
         limit: usize,
     },
 
+    /// A note larger than a reader takes, which is not read.
+    #[error(
+        "the note of {annotated} in {notes_ref} is {size} bytes, more than the {limit} a note may be, so it is not read: remove it (`git notes --ref={notes_ref} remove {annotated}`) and attest the task again"
+    )]
+    NoteTooLarge {
+        /// The notes reference.
+        notes_ref: String,
+        /// The annotated object.
+        annotated: ObjectId,
+        /// The note's size, from its object header.
+        size: u64,
+        /// The cap ([`crate::model::bundle::MAX_NOTE_BYTES`]).
+        limit: u64,
+    },
+
     /// An object could not be decoded.
     #[error("object {id} is not a valid {kind} ({reason}): repair the repository (`git fsck`)")]
     CorruptObject {

@@ -19,6 +19,8 @@ use super::tree::TreeItem;
 /// The notes reference that holds every bundle (defined with the bundle format).
 pub use crate::model::bundle::NOTES_REF;
 
+use crate::model::bundle::MAX_NOTE_BYTES;
+
 /// How many tree entries `notes` visits at most, over every distinct tree of the notes tree.
 const LIST_BUDGET: usize = 20_000_000;
 
@@ -175,13 +177,27 @@ impl Repo {
         }
     }
 
+    /// The note blob `blob` of `annotated`, when it is within [`MAX_NOTE_BYTES`] (its size read
+    /// from the object's header first): a note any remote can write is never read beyond that.
+    fn note_bytes(&self, notes_ref: &str, annotated: ObjectId, blob: ObjectId) -> Result<Vec<u8>, GitError> {
+        self.blob_within(blob, MAX_NOTE_BYTES)?.map_err(|size| GitError::NoteTooLarge {
+            notes_ref: notes_ref.to_owned(),
+            annotated,
+            size,
+            limit: MAX_NOTE_BYTES,
+        })
+    }
+
     /// The note of `annotated` under `notes_ref`, byte for byte; `None` when it has none.
+    ///
+    /// # Errors
+    /// [`GitError::NoteTooLarge`] for a note over [`MAX_NOTE_BYTES`], or a repository failure.
     pub fn note(&self, notes_ref: &str, annotated: ObjectId) -> Result<Option<Vec<u8>>, GitError> {
         let Some((_, tree)) = self.notes_head(notes_ref)? else {
             return Ok(None);
         };
         match self.note_blob_in(notes_ref, tree, annotated)? {
-            Some(blob) => self.blob(blob).map(Some),
+            Some(blob) => self.note_bytes(notes_ref, annotated, blob).map(Some),
             None => Ok(None),
         }
     }
@@ -315,7 +331,7 @@ impl Repo {
             let head = self.notes_head_at(parent)?;
             let tree = head.map_or_else(|| self.empty_tree_id(), |(_, tree)| tree);
             let current_blob = self.note_blob_in(notes_ref, tree, annotated)?;
-            let current = current_blob.map(|id| self.blob(id)).transpose()?;
+            let current = current_blob.map(|id| self.note_bytes(notes_ref, annotated, id)).transpose()?;
             let wanted = f(current.as_deref()).map_err(UpdateNoteError::Compute)?;
             if wanted == current {
                 return Ok(CasUpdate::Keep(NoteOutcome::Unchanged));

@@ -222,18 +222,21 @@ pub fn merge(ours: &[u8], theirs: &[u8], check: &dyn SignatureCheck) -> Result<V
     let ours = read("our", ours)?;
     let mut theirs = read("their", theirs)?;
     let key = |e: &Envelope| (e.payload_type.clone(), e.payload.clone());
-    let mut ours_keys: Vec<_> = ours.iter().map(|(_, e)| key(e)).collect();
-    let mut theirs_keys: Vec<_> = theirs.iter().map(|(_, e)| key(e)).collect();
-    ours_keys.sort();
-    theirs_keys.sort();
-    if ours_keys != theirs_keys {
-        let only = |a: &mut dyn Iterator<Item = &Envelope>, b: &[(String, Vec<u8>)]| -> Vec<StatementName> {
-            a.filter(|e| !b.contains(&key(e))).map(statement_name).collect()
-        };
-        return Err(MergeConflict::Statements {
-            ours_only: only(&mut ours.iter().map(|(_, e)| e), &theirs_keys),
-            theirs_only: only(&mut theirs.iter().map(|(_, e)| e), &ours_keys),
-        });
+    // The statements each copy holds and the other does not, as multisets: a statement listed
+    // twice in one copy and once in the other is one only there.
+    let mut unmatched: Vec<&Envelope> = theirs.iter().map(|(_, e)| e).collect();
+    let mut ours_only = Vec::new();
+    for (_, e) in &ours {
+        match unmatched.iter().position(|t| key(t) == key(e)) {
+            Some(at) => {
+                unmatched.swap_remove(at);
+            }
+            None => ours_only.push(statement_name(e)),
+        }
+    }
+    if !ours_only.is_empty() || !unmatched.is_empty() {
+        let theirs_only = unmatched.into_iter().map(statement_name).collect();
+        return Err(MergeConflict::Statements { ours_only, theirs_only });
     }
     let mut lines = Vec::with_capacity(ours.len());
     for (raw, line) in ours {
@@ -419,6 +422,14 @@ mod merge_tests {
         }
         let fewer = bundle(&[envelope(1, &[])]);
         assert!(matches!(merge(&ours, &fewer), Err(MergeConflict::Statements { .. })));
+        let twice = bundle(&[envelope(1, &[]), envelope(2, &[]), envelope(2, &[])]);
+        match merge(&ours, &twice) {
+            Err(MergeConflict::Statements { ours_only, theirs_only }) => {
+                assert!(ours_only.is_empty());
+                assert_eq!(theirs_only[0].sha256, sha256_hex(statement(2)), "the repeated one");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -47,13 +47,7 @@ impl std::fmt::Display for Quoted {
 /// so that no escape sequence, bell or carriage return in quoted repository or file text (an
 /// option, a task, a field name) is acted on by the terminal or a CI log viewer.
 pub fn terminal_safe(text: &str) -> Cow<'_, str> {
-    let escaped = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.chars().any(escaped) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    text.chars().for_each(|c| push_escaped(&mut out, c, escaped));
-    Cow::Owned(out)
+    escape_where(text, |c| c.is_control() && c != '\n' && c != '\t')
 }
 
 /// `text` kept on one line, whole: every control character escaped as [`shown`] escapes it,
@@ -62,7 +56,11 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
 /// in the middle of a line of its own (a finding's message, a predicate type): it can start no
 /// line of its own.
 pub fn one_line(text: &str) -> Cow<'_, str> {
-    let escaped = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+    escape_where(text, |c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')
+}
+
+/// `text` with every character `escaped` picks written as its escape; borrowed when there is none.
+fn escape_where(text: &str, escaped: impl Fn(char) -> bool + Copy) -> Cow<'_, str> {
     if !text.chars().any(escaped) {
         return Cow::Borrowed(text);
     }

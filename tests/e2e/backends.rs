@@ -12,19 +12,7 @@ use serde_json::Value;
 /// Runs gpg (batch, no passphrase) on the keyring in `home/.gnupg`, where the signer's gpg finds
 /// it; insists that it succeeds.
 fn gpg(p: &Project, args: &[&str]) -> Run {
-    let gnupg = p.home.join(".gnupg");
-    std::fs::create_dir_all(&gnupg).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&gnupg, std::fs::Permissions::from_mode(0o700)).unwrap();
-    }
-    let mut cmd = Command::new("gpg");
-    isolate(&mut cmd, &p.home);
-    cmd.env("GNUPGHOME", &gnupg)
-        .args(["--batch", "--pinentry-mode", "loopback", "--passphrase", ""])
-        .args(args);
-    run(cmd).success()
+    common::gpg(&p.home, args)
 }
 
 /// An OpenPGP key made by gpg in `home/.gnupg` (where the signer's gpg finds it), and its public

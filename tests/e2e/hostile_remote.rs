@@ -72,6 +72,25 @@ fn attest_a_change_as(clone: &Clone<'_>, id: &str) -> String {
     clone.attest(id, &[])
 }
 
+/// Amends HEAD with its subject reworded (the same change): git runs the post-rewrite hook.
+fn reword(clone: &Clone<'_>) -> Run {
+    let message = clone.git(&["log", "-1", "--format=%B"]);
+    let (_, rest) = message.split_once('\n').unwrap();
+    let amend = clone.git_run(&["commit", "-q", "--amend", "-m", &format!("Reworded subject\n{rest}")]);
+    assert!(amend.status.success(), "{amend}");
+    amend
+}
+
+/// The reason of the single row `carry --json` refused with `code`, which must name `key`.
+#[track_caller]
+fn refused_naming(out: &Run, code: &str, key: &str) -> String {
+    let row = refused_row(out);
+    assert_eq!(row["code"], code, "{out}");
+    let reason = row["reason"].as_str().unwrap().to_owned();
+    assert!(reason.contains(key), "names the key {key}: {reason}");
+    reason
+}
+
 /// What a command said, both streams.
 fn said(run: &Run) -> String {
     format!("{}{}", run.stdout, run.stderr)
@@ -123,10 +142,8 @@ fn a_change_that_differs_in_a_string_in_its_indentation_or_in_its_place_is_refus
 
     // The same change, only reworded, is carried by the hook.
     ada.git(&["reset", "-q", "--hard", &attested]);
-    let message = ada.git(&["log", "-1", "--format=%B"]);
-    let (_, rest) = message.split_once('\n').unwrap();
-    let amend = ada.git_run(&["commit", "-q", "--amend", "-m", &format!("Reworded subject\n{rest}")]);
-    assert!(amend.status.success() && said(&amend).contains("carried"), "{amend}");
+    let amend = reword(&ada);
+    assert!(said(&amend).contains("carried"), "{amend}");
     ada.assert_evidenced(1);
     team.fsck(&[&ada]);
 }
@@ -220,10 +237,7 @@ fn carry_and_its_hook_check_the_old_signatures_now_so_a_retired_key_is_not_laund
     assert!(ada.note(&new).is_none(), "nothing was re-signed: {rebase}");
 
     let out = ada.speccoder(&["attest", "carry", "--json"]).failure(26);
-    let row = refused_row(&out);
-    assert_eq!(row["code"], "untrusted_signer", "{out}");
-    let reason = row["reason"].as_str().unwrap();
-    assert!(reason.contains(&fingerprint(&team.home, &team.bob)), "names the key: {reason}");
+    let reason = refused_naming(&out, "untrusted_signer", &fingerprint(&team.home, &team.bob));
     assert!(reason.contains("valid-before"), "says why: {reason}");
     assert!(reason.contains(&format!("speccoder attest {target}")), "says how to attest again: {reason}");
     assert!(ada.note(&new).is_none());
@@ -242,19 +256,13 @@ fn carry_and_its_hook_refuse_evidence_signed_by_a_key_revoked_since() {
     std::fs::write(&revoked, format!("{}\n", team.bob.public_line)).unwrap();
     ada.git(&["config", "gpg.ssh.revocationFile", revoked.to_str().unwrap()]);
 
-    let message = ada.git(&["log", "-1", "--format=%B"]);
-    let (_, rest) = message.split_once('\n').unwrap();
-    let amend = ada.git_run(&["commit", "-q", "--amend", "-m", &format!("Reworded\n{rest}")]);
-    assert!(amend.status.success(), "{amend}");
+    let amend = reword(&ada);
     assert!(said(&amend).contains("revoked_key"), "the hook says why: {amend}");
     let new = ada.rev("HEAD");
     assert!(ada.note(&new).is_none(), "{amend}");
 
     let out = ada.speccoder(&["attest", "carry", "--json"]).failure(26);
-    let row = refused_row(&out);
-    assert_eq!(row["code"], "revoked_key", "{out}");
-    let reason = row["reason"].as_str().unwrap();
-    assert!(reason.contains(&fingerprint(&team.home, &team.bob)), "names the key: {reason}");
+    let reason = refused_naming(&out, "revoked_key", &fingerprint(&team.home, &team.bob));
     assert!(reason.contains(revoked.to_str().unwrap()), "names the list: {reason}");
 
     // `--revoked FILE` revokes besides the configured list.
@@ -269,19 +277,7 @@ fn carry_and_its_hook_refuse_evidence_signed_by_a_key_revoked_since() {
 
 /// gpg on the keyring of `team`'s home (batch, no passphrase).
 fn gpg(team: &Team, args: &[&str]) -> Run {
-    let gnupg = team.home.join(".gnupg");
-    std::fs::create_dir_all(&gnupg).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&gnupg, std::fs::Permissions::from_mode(0o700)).unwrap();
-    }
-    let mut cmd = Command::new("gpg");
-    common::isolate(&mut cmd, &team.home);
-    cmd.env("GNUPGHOME", &gnupg)
-        .args(["--batch", "--pinentry-mode", "loopback", "--passphrase", ""])
-        .args(args);
-    common::run(cmd).success()
+    common::gpg(&team.home, args)
 }
 
 #[test]
@@ -306,9 +302,7 @@ fn carry_refuses_openpgp_evidence_whose_key_was_revoked_since_naming_the_key() {
     gpg(&team, &["--import", rev_file.to_str().unwrap()]);
     std::fs::write(&certs, gpg(&team, &["--armor", "--export", &fpr]).stdout).unwrap();
     let out = ada.speccoder(&["attest", "carry", "--openpgp-certs", &certs_arg, "--json"]).failure(26);
-    let row = refused_row(&out);
-    assert_eq!(row["code"], "revoked_key", "{out}");
-    assert!(row["reason"].as_str().unwrap().contains(&fpr), "names the key: {out}");
+    refused_naming(&out, "revoked_key", &fpr);
     assert!(ada.note(&new).is_none());
     team.fsck(&[&ada]);
 }
@@ -343,11 +337,17 @@ fn line_bytes(envelope: &Value) -> Vec<u8> {
 
 /// `ssh-keygen -Y sign` of `data` with `key`, namespace in-toto.
 fn ssh_sign(dir: &Path, home: &Path, key: &Key, data: &[u8]) -> Vec<u8> {
+    ssh_sign_with(dir, home, key, data, &[])
+}
+
+/// [`ssh_sign`] with more options (`-O hashalg=sha256`).
+fn ssh_sign_with(dir: &Path, home: &Path, key: &Key, data: &[u8], options: &[&str]) -> Vec<u8> {
     let file = tempfile::NamedTempFile::new_in(dir).unwrap();
     std::fs::write(file.path(), data).unwrap();
     let mut cmd = Command::new("ssh-keygen");
     common::isolate(&mut cmd, home);
-    cmd.args(["-q", "-Y", "sign", "-n", common::NAMESPACE, "-f"]).arg(&key.private).arg(file.path());
+    cmd.args(["-q", "-Y", "sign", "-n", common::NAMESPACE]).args(options).arg("-f").arg(&key.private);
+    cmd.arg(file.path());
     common::run(cmd).success();
     let sig_path = PathBuf::from(format!("{}.sig", file.path().display()));
     let sig = std::fs::read(&sig_path).unwrap();
@@ -436,6 +436,14 @@ fn a_remote_signature_is_joined_only_when_it_verifies_by_a_new_key_within_the_ca
     replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
     assert_refused_and_nothing_moves(&team, &bob, &t001, "does not verify");
 
+    // A second signature by Ada's key (another hash, so other bytes): the key is on the line.
+    let mut lines = original.clone();
+    let again =
+        ssh_sign_with(team.tmp.path(), &team.home, &team.ada, &pae(&lines[0]), &["-O", "hashalg=sha256"]);
+    lines[0]["signatures"].as_array_mut().unwrap().push(json!({"keyid": "a", "sig": b64(&again)}));
+    replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
+    assert_refused_and_nothing_moves(&team, &bob, &t001, "already");
+
     // Sixteen valid signatures by other keys, Ada's dropped: the union would pass the cap.
     let mut lines = original.clone();
     let data = pae(&lines[0]);
@@ -495,6 +503,35 @@ fn a_remote_fast_forward_that_changes_or_removes_our_statements_is_a_conflict_na
     team.fsck(&[&bob, &m]);
 }
 
+#[test]
+fn a_remote_openpgp_signature_joins_only_when_this_clone_has_its_certificate() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let t001 = ada.attest("T001", &["--signer", "none"]);
+    ada.speccoder(&["attest", "push"]).success();
+    bob.speccoder(&["attest", "fetch"]).success();
+    // Ada signs later, with OpenPGP, and pushes.
+    gpg(&team, &["--quick-gen-key", "Ada <ada@example.com>", "ed25519", "sign", "1y"]);
+    let listing = gpg(&team, &["--with-colons", "--list-keys", "ada@example.com"]).stdout;
+    let fpr = listing.lines().find_map(|l| l.strip_prefix("fpr:")).unwrap().trim_matches(':').to_owned();
+    let certs = team.tmp.path().join("ada.asc");
+    std::fs::write(&certs, gpg(&team, &["--armor", "--export", &fpr]).stdout).unwrap();
+    ada.speccoder(&["attest", "sign", &t001, "--signer", "openpgp", "--key", &fpr]).success();
+    ada.speccoder(&["attest", "push"]).success();
+
+    // Bob cannot check it without Ada's certificate: a conflict, nothing moves.
+    let before = bob.rev(NOTES_REF);
+    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+    assert!(out.stderr.contains("no OpenPGP certificates"), "{out}");
+    assert_eq!(bob.rev(NOTES_REF), before);
+    // With it, the signed lines replace the unsigned ones.
+    bob.speccoder(&["attest", "fetch", "--openpgp-certs", certs.to_str().unwrap()]).success();
+    assert_eq!(bob.note(&t001), ada.note(&t001));
+    team.fsck(&[&ada, &bob]);
+}
+
 // --- bounded input ------------------------------------------------------------------------------
 
 #[test]
@@ -548,6 +585,9 @@ fn verify_reads_no_note_line_or_field_beyond_its_cap_and_says_so() {
             .collect();
         assert!(codes.contains(&code), "{what}: {codes:?}");
     }
+    // Nor does `attest sign` read it to sign it.
+    let out = ada.speccoder(&["attest", "sign", &t001]).failure(14);
+    assert!(out.stderr.contains("so it is not read"), "{out}");
     team.fsck(&[&ada, &bob]);
 }
 

@@ -573,6 +573,24 @@ pub fn allowed_signers(path: &Path, entries: &[(&str, &Key)]) -> PathBuf {
     path.to_owned()
 }
 
+/// Runs gpg (batch, no passphrase) on the keyring in `home/.gnupg`, where a signer's gpg run with
+/// that home finds it; insists that it succeeds.
+pub fn gpg(home: &Path, args: &[&str]) -> Run {
+    let gnupg = home.join(".gnupg");
+    std::fs::create_dir_all(&gnupg).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&gnupg, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    let mut cmd = Command::new("gpg");
+    isolate(&mut cmd, home);
+    cmd.env("GNUPGHOME", &gnupg)
+        .args(["--batch", "--pinentry-mode", "loopback", "--passphrase", ""])
+        .args(args);
+    run(cmd).success()
+}
+
 /// `ssh-keygen -Y verify -f allowed -I principal -n in-toto -s <sig>` with `data` on stdin.
 pub fn ssh_verify(dir: &Path, allowed: &Path, principal: &str, sig: &[u8], data: &[u8]) -> Run {
     let sig_file = tempfile::NamedTempFile::new_in(dir).unwrap();
