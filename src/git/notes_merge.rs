@@ -87,6 +87,7 @@ impl Repo {
             return Ok(NotesMerged::UpToDate);
         };
         let theirs_notes = self.notes(theirs_ref)?;
+        one_note_each(theirs_ref, &theirs_notes)?;
         self.update_ref_retrying(notes_ref, |ours| {
             let Some(ours) = ours else {
                 return Ok(CasUpdate::Move {
@@ -100,6 +101,7 @@ impl Repo {
             }
             let forward = self.is_ancestor(ours, theirs)?;
             let ours_notes = self.notes(notes_ref)?;
+            one_note_each(notes_ref, &ours_notes)?;
             let plan = self.plan_notes_merge(&ours_notes, &theirs_notes, forward, &mut join)?;
             if forward && plan.edits.is_empty() {
                 return Ok(CasUpdate::Move {
@@ -197,6 +199,16 @@ impl Repo {
             return Err(MergeNotesError::Conflicts(conflicts));
         }
         Ok(plan)
+    }
+}
+
+/// Refuses a notes list (sorted) that holds two notes for one object (under two fan-out names):
+/// a merge could neither join nor keep such a note as one, and a fast-forward to it would make
+/// the object's note ambiguous for every reader.
+fn one_note_each(notes_ref: &str, notes: &[(ObjectId, ObjectId)]) -> Result<(), GitError> {
+    match notes.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+        Some(pair) => Err(GitError::AmbiguousNote { notes_ref: notes_ref.to_owned(), annotated: pair[0].0 }),
+        None => Ok(()),
     }
 }
 

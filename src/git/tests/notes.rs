@@ -4,7 +4,9 @@ use std::convert::Infallible;
 use std::fmt::Write as _;
 
 use super::fixture::Fixture;
-use crate::git::{GitError, NOTES_REF, NoteOutcome, ObjectId, Repo, UpdateNoteError};
+use crate::git::{
+    GitError, Joined, MergeNotesError, NOTES_REF, NoteOutcome, ObjectId, Repo, UpdateNoteError,
+};
 
 fn set(repo: &Repo, annotated: ObjectId, bytes: &[u8]) -> NoteOutcome {
     repo.update_note(NOTES_REF, annotated, |_| Ok::<_, Infallible>(Some(bytes.to_vec())))
@@ -265,6 +267,14 @@ fn a_notes_tree_holding_two_notes_for_one_object_is_reported_as_ambiguous() {
     assert_eq!(repo.notes(NOTES_REF).unwrap().len(), 2, "the listing shows both");
     let update = repo.update_note(NOTES_REF, commit, |_| Ok::<_, Infallible>(Some(b"x".to_vec())));
     assert!(matches!(update, Err(UpdateNoteError::Git(GitError::AmbiguousNote { .. }))));
+
+    // Fetched from a remote, such notes are merged into nothing: ours stay where they were.
+    let ours = "refs/notes/ours";
+    repo.update_note(ours, commit, |_| Ok::<_, Infallible>(Some(b"ours\n".to_vec()))).unwrap();
+    let before = fx.git(&["rev-parse", ours]);
+    let merged = repo.merge_notes(ours, NOTES_REF, "merge", |_, _, _| Ok::<_, Infallible>(Joined::Theirs));
+    assert!(matches!(merged, Err(MergeNotesError::Git(GitError::AmbiguousNote { .. }))), "{merged:?}");
+    assert_eq!(fx.git(&["rev-parse", ours]), before);
 }
 
 #[test]
