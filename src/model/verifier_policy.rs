@@ -187,7 +187,9 @@ impl TryFrom<i64> for Count {
         // A line carries at most 16 signatures, the signer's among them.
         match u32::try_from(n) {
             Ok(n @ 1..=15) => Ok(Count(n)),
-            _ => Err(format!("`count = {n}`: an approval count is a whole number from 1 to 15 (a line carries at most 16 signatures)")),
+            _ => Err(format!(
+                "`count = {n}`: an approval count is a whole number from 1 to 15 (a line carries at most 16 signatures)"
+            )),
         }
     }
 }
@@ -327,10 +329,9 @@ impl TryFrom<String> for UnitGlob {
     type Error = String;
     fn try_from(text: String) -> Result<Self, String> {
         let text = Text::try_from(text)?.0;
-        let glob = globset::GlobBuilder::new(&text)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| format!("the unit glob `{}` is not a glob: {}", shown(&text, SHOWN_MAX), e.kind()))?;
+        let glob = globset::GlobBuilder::new(&text).literal_separator(true).build().map_err(|e| {
+            format!("the unit glob `{}` is not a glob: {}", shown(&text, SHOWN_MAX), e.kind())
+        })?;
         Ok(UnitGlob { text, matcher: glob.compile_matcher() })
     }
 }
@@ -419,7 +420,11 @@ impl VerifierPolicy {
             let start = rule.span().start;
             let r = rule.get_ref();
             if r.units.is_empty() {
-                return Err(at(text, start, format!("rule `{}` has no units; write units = [\"<glob>\"], such as [\"*\"]", r.name)));
+                return Err(at(
+                    text,
+                    start,
+                    format!("rule `{}` has no units; write units = [\"<glob>\"], such as [\"*\"]", r.name),
+                ));
             }
             let lists = [
                 r.units.len(),
@@ -430,7 +435,11 @@ impl VerifierPolicy {
                 return Err(at(text, start, format!("rule `{}` lists more than {MAX_LIST} entries", r.name)));
             }
             if self.rules[..i].iter().any(|earlier| earlier.get_ref().name == r.name) {
-                return Err(at(text, start, format!("a second rule named `{}`; give each rule its own name", r.name)));
+                return Err(at(
+                    text,
+                    start,
+                    format!("a second rule named `{}`; give each rule its own name", r.name),
+                ));
             }
         }
         Ok(self)

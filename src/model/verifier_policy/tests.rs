@@ -94,7 +94,9 @@ fn a_bad_glob_a_wrong_type_and_a_bad_value_are_named_where_written() {
 fn what_serde_cannot_say_is_refused_at_the_rule() {
     let e = error("version = 1\n[[rule]]\nname = \"a\"\nunits = []\n");
     assert!(e.message.contains("no units"), "{e}");
-    let e = error("version = 1\n[[rule]]\nname = \"a\"\nunits = [\"*\"]\n\n[[rule]]\nname = \"a\"\nunits = [\"x\"]\n");
+    let e = error(
+        "version = 1\n[[rule]]\nname = \"a\"\nunits = [\"*\"]\n\n[[rule]]\nname = \"a\"\nunits = [\"x\"]\n",
+    );
     assert!(e.message.contains("second rule named `a`"), "{e}");
     assert_eq!(e.line, 6, "{e}: the second rule's header");
     let e = error("[[rule]]\nname = \"a\"\nunits = [\"*\"]\n");
