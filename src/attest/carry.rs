@@ -41,7 +41,7 @@ use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{self, NoteLineSignature};
 use crate::check::trailers::{claim_problem, task_trailers};
-use crate::check::trust::{self, AllowedSource, SignatureTrust, SshTrust};
+use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::exit;
 use crate::git::{Commit, Head, Repo, UpdateNoteError};
 use crate::model::bundle::{self, NOTES_REF};
@@ -276,24 +276,17 @@ fn choose_signer(repo: &Repo, req: &CarryRequest) -> Result<Chosen, AttestError>
 /// whom carry trusts. Keyless (Sigstore) trust is not taken (see [`refuse_signatures`]).
 fn load_trust(repo: &Repo, files: &CarryTrust) -> Result<SignatureTrust, AttestError> {
     let head_tree = match repo.head()? {
-        Head::Branch { commit, .. } | Head::Detached(commit) => Some(repo.commit_tree(commit)?),
-        Head::Unborn(_) => None,
+        Head::Branch { commit, .. } | Head::Detached(commit) => repo.commit_tree(commit)?,
+        // Before the first commit there is no evidence to carry, and no trust is read.
+        Head::Unborn(_) => return Ok(SignatureTrust::default()),
     };
-    let allowed = match &files.allowed_signers {
-        Some(path) => Some(path.clone()),
-        None => repo.config_path("gpg.ssh.allowedSignersFile")?,
+    let files = TrustFiles {
+        allowed_signers: files.allowed_signers.clone(),
+        revoked: files.revoked.clone(),
+        openpgp_certs: files.openpgp_certs.clone(),
+        ..TrustFiles::default()
     };
-    let (mut ssh, mut openpgp) = (None, None);
-    if let Some(tree) = head_tree {
-        if let Some(path) = allowed {
-            let source = AllowedSource::File(path);
-            ssh = Some(SshTrust::load(repo, &source, files.revoked.as_deref(), tree, &|_| false)?);
-        }
-        if let Some(path) = &files.openpgp_certs {
-            openpgp = Some(trust::load_openpgp(repo, path, tree)?);
-        }
-    }
-    Ok(SignatureTrust { ssh, openpgp, ..SignatureTrust::default() })
+    Ok(SignatureTrust::load(repo, &files, head_tree, &|_| false)?)
 }
 
 /// The pairs of git's post-rewrite input whose old commit has a note.

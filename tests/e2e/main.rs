@@ -12,6 +12,7 @@ mod bug_tasks;
 mod decisions;
 mod held_out;
 mod opening;
+mod policy;
 mod published_policy;
 mod schema;
 mod sigstore_endpoints;
