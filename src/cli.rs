@@ -424,9 +424,9 @@ pub enum AttestSub {
     /// Exit codes: 0 approved (or approved already by this key: nothing changed); 26 the note
     /// does not agree with the commit, or a line's signature does not verify against your trust
     /// (each named; nothing written); 13 no trust given or configured, a trust file that is
-    /// unusable, no key or a key that cannot sign, a Sigstore signer; 14 unknown revision, not a
-    /// task commit, no note, the line carries 16 signatures already, the notes ref locked by
-    /// another command; 1 internal error.
+    /// unusable, a key that cannot sign, a Sigstore signer; 14 unknown revision, not a task
+    /// commit, no note, no key configured, the line carries 16 signatures already, the notes ref
+    /// locked by another command; 1 internal error.
     Approve(ApproveArgs),
     /// The verifier policy: print a starter one, or check one.
     #[command(subcommand)]
@@ -707,8 +707,8 @@ pub enum PolicySub {
     /// files given (or "*" without any). Review it, put it where the verifier reads it (the base
     /// branch, read with --policy-rev), and tighten the rules per unit.
     ///
-    /// Exit codes: 0 printed; 13 a trust file that is unusable; 14 unborn branch, unknown
-    /// revision, a spec file that cannot be read; 1 internal error.
+    /// Exit codes: 0 printed; 2 an unknown --baseline revision; 13 a trust file that is
+    /// unusable, a spec file that cannot be read; 14 unborn branch; 1 internal error.
     Init(PolicyInitArgs),
     /// Check a verifier policy and show what each rule matches today.
     ///

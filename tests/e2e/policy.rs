@@ -708,3 +708,60 @@ fn approve_refuses_a_note_it_cannot_verify_and_writes_nothing() {
     ]);
     assert!(out.failure(13).stderr.contains("you trust no signer"));
 }
+
+#[test]
+fn two_approvals_written_at_once_are_both_kept() {
+    let s = Signed::new();
+    let carol = common::ed25519(&s.p.scratch_dir("carol"), "carol");
+    let allowed = common::allowed_signers(
+        &s.p.scratch.join("allowed_signers"),
+        &[(PRINCIPAL, &s.ada), (BOB, &s.bob), ("carol@example.com", &carol)],
+    );
+    let commit = s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    for _ in 0..3 {
+        let lines_before = s.p.note_lines(&commit).last().unwrap().signatures.len();
+        let children: Vec<_> = [&s.bob, &carol]
+            .iter()
+            .map(|key| {
+                let args = [
+                    "attest",
+                    "approve",
+                    commit.as_str(),
+                    "--allowed-signers",
+                    allowed.to_str().unwrap(),
+                    "--signer",
+                    "ssh",
+                    "--key",
+                    key.private.to_str().unwrap(),
+                ];
+                let mut cmd = common::speccoder_command(&s.p.root, &s.p.home, &args);
+                cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::piped());
+                cmd.stderr(std::process::Stdio::piped()).spawn().unwrap()
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        }
+        let summary = s.p.note_lines(&commit).last().unwrap().clone();
+        assert_eq!(summary.signatures.len(), 3, "Ada's, Bob's and Carol's: neither approval lost");
+        for (principal, sig) in
+            [(BOB, &summary.signatures[1].1), ("carol@example.com", &summary.signatures[2].1)]
+        {
+            let one = common::ssh_verify(&s.p.scratch, &allowed, principal, sig, &summary.pae());
+            let other = if principal == BOB { "carol@example.com" } else { BOB };
+            let swapped = common::ssh_verify(&s.p.scratch, &allowed, other, sig, &summary.pae());
+            assert!(one.status.success() || swapped.status.success(), "{one}");
+        }
+        if lines_before == 1 {
+            // Once approved, a fresh start: drop the approvals and race again.
+            let mut lines = s.p.note_raw_lines(&commit);
+            let last = lines.len() - 1;
+            let mut env: Value = serde_json::from_slice(&lines[last]).unwrap();
+            env["signatures"].as_array_mut().unwrap().truncate(1);
+            lines[last] = serde_json::to_vec(&env).unwrap();
+            s.p.write_note(&commit, &lines);
+        }
+    }
+    s.p.git(&["fsck", "--strict"]);
+}
