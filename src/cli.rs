@@ -629,8 +629,9 @@ pub struct TrustArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "allowed_signers_rev")]
     pub allowed_signers: Option<PathBuf>,
     /// An allowed-signers file read from a revision, meant to be the base: REV:PATH. A revision
-    /// inside the history checked (the range, or the branch since its base; with --all or no
-    /// base, all of it) is refused; PATH must be a regular file of at most 16 MiB there.
+    /// inside the history checked is refused (attest verify: the range, or the branch since its
+    /// base; with --all or no base, all of it; attest approve: the commit approved); PATH must be
+    /// a regular file of at most 16 MiB there.
     #[arg(long, value_name = "REV:PATH", value_parser = rev_path)]
     pub allowed_signers_rev: Option<String>,
     /// SSH public keys that are revoked, one per line.

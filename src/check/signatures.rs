@@ -62,7 +62,6 @@ fn check_line(
             signers.push(info.clone());
         }
     };
-    let pae = env.pae();
     let verdict = if let Some(bundle) = &env.sigstore {
         // The bundle is authoritative for a keyless line; the envelope's `sig` is only its copy.
         let verdict = match check_sigstore(bundle, &env.payload, commit_sha256, trust) {
@@ -77,6 +76,7 @@ fn check_line(
             sig.sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes())
                 || sshsig::looks_armored(&sig.sig)
         };
+        let pae = if every { env.pae() } else { Vec::new() };
         for sig in env.signatures.iter().filter(armored).filter(|_| every) {
             if let Ok(info) = check_one(&sig.sig, &pae, trust, at) {
                 add(&info);
@@ -86,6 +86,7 @@ fn check_line(
     } else if env.signatures.is_empty() {
         LineSignature::Unsigned
     } else {
+        let pae = env.pae();
         let mut first: Option<SignerInfo> = None;
         let mut worst: Option<Finding> = None;
         for sig in &env.signatures {

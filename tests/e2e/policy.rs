@@ -75,18 +75,7 @@ impl Signed {
 
     /// `attest approve rev` with `key`.
     fn approve(&self, rev: &str, key: &Key) -> common::Run {
-        self.p.speccoder(&[
-            "attest",
-            "approve",
-            rev,
-            "--allowed-signers",
-            self.allowed.to_str().unwrap(),
-            "--signer",
-            "ssh",
-            "--key",
-            key.private.to_str().unwrap(),
-            "--json",
-        ])
+        self.p.speccoder(&approve_args(rev, &self.allowed, key))
     }
 
     /// Writes `text` as a policy file outside the work tree.
@@ -114,6 +103,12 @@ impl Signed {
         let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
         (out.code(), report)
     }
+}
+
+/// `attest approve rev --json`, trusting `allowed`, signed with `key`.
+fn approve_args<'a>(rev: &'a str, allowed: &'a Path, key: &'a Key) -> Vec<&'a str> {
+    let (allowed, key) = (allowed.to_str().unwrap(), key.private.to_str().unwrap());
+    vec!["attest", "approve", rev, "--allowed-signers", allowed, "--signer", "ssh", "--key", key, "--json"]
 }
 
 /// The row of `task` in `report`.
@@ -611,23 +606,7 @@ fn an_approval_made_in_another_clone_travels_through_the_remote_and_verifies_wit
         s.p.git_in(&bob_dir, &["config", k, v]);
     }
     s.p.speccoder_in(&bob_dir, &["attest", "fetch", "origin"]).success();
-    let approve = |dir: &Path, key: &Key| {
-        s.p.speccoder_in(
-            dir,
-            &[
-                "attest",
-                "approve",
-                &commit,
-                "--allowed-signers",
-                s.allowed.to_str().unwrap(),
-                "--signer",
-                "ssh",
-                "--key",
-                key.private.to_str().unwrap(),
-                "--json",
-            ],
-        )
-    };
+    let approve = |dir: &Path, key: &Key| s.p.speccoder_in(dir, &approve_args(&commit, &s.allowed, key));
     let approved: Value = serde_json::from_str(&approve(&bob_dir, &s.bob).success().stdout).unwrap();
     assert_eq!((approved["signatures"].as_u64(), approved["unchanged"].as_bool()), (Some(2), Some(false)));
     // Again: his key is on the line already, nothing changes.
@@ -723,17 +702,7 @@ fn two_approvals_written_at_once_are_both_kept() {
         let children: Vec<_> = [&s.bob, &carol]
             .iter()
             .map(|key| {
-                let args = [
-                    "attest",
-                    "approve",
-                    commit.as_str(),
-                    "--allowed-signers",
-                    allowed.to_str().unwrap(),
-                    "--signer",
-                    "ssh",
-                    "--key",
-                    key.private.to_str().unwrap(),
-                ];
+                let args = approve_args(&commit, &allowed, key);
                 let mut cmd = common::speccoder_command(&s.p.root, &s.p.home, &args);
                 cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::piped());
                 cmd.stderr(std::process::Stdio::piped()).spawn().unwrap()

@@ -1,5 +1,6 @@
 //! What a tick's note signed, as far as a verifier policy asks about it: read from the lines that
-//! the rules of agreement and the signatures already judged, never from the trailers or the tree.
+//! the rules of agreement and the signatures already judged, never from the trailers or the tree,
+//! and kept as the few values the rules compare (a run holds a row per tick).
 
 use serde_json::Value;
 
@@ -27,15 +28,14 @@ pub struct SignedEvidence {
     pub verdict: Option<Verdict>,
     /// The signed test runs, in note order.
     pub runs: Vec<SignedRun>,
-    /// `mutation`, `strength`, `monitor` and `sandbox` of the task verification, as signed
-    /// (`None`: absent).
-    pub mutation: Option<Value>,
-    /// See [`SignedEvidence::mutation`].
-    pub strength: Option<Value>,
-    /// See [`SignedEvidence::mutation`].
-    pub monitor: Option<Value>,
-    /// See [`SignedEvidence::mutation`].
-    pub sandbox: Option<Value>,
+    /// `(caught, missed)` of the signed `mutation` (`None`: absent, or not two whole counts).
+    pub mutation: Option<(u64, u64)>,
+    /// The signed `strength.combined.share` (`None`: absent, or not a number).
+    pub strength: Option<f64>,
+    /// The signed `monitor.state` (`None`: absent, or not a string).
+    pub monitor: Option<String>,
+    /// The signed `sandbox.mode` (`None`: absent, or not a string).
+    pub sandbox: Option<String>,
     /// The evidence was re-issued by `attest carry` (it has `carried`).
     pub carried: bool,
     /// Every signer of the covering line the trust accepts, each key once, in the line's order:
@@ -57,12 +57,21 @@ impl SignedEvidence {
         }
         if let Some(Body::TaskVerification(p)) = note.task_verification.map(|i| &note.lines[i].body) {
             out.verdict = Verdict::parse(&p.verdict);
-            out.mutation.clone_from(&p.audits.mutation);
-            out.monitor.clone_from(&p.audits.monitor);
-            out.strength.clone_from(&p.guidance.strength);
-            out.sandbox.clone_from(&p.setting.sandbox);
+            let mutation = p.audits.mutation.as_ref();
+            let count = |name| field(mutation, &[name]).and_then(Value::as_u64);
+            out.mutation = count("caught").zip(count("missed"));
+            out.strength =
+                field(p.guidance.strength.as_ref(), &["combined", "share"]).and_then(Value::as_f64);
+            let text = |v: Option<&Value>, name| field(v, &[name]).and_then(Value::as_str).map(str::to_owned);
+            out.monitor = text(p.audits.monitor.as_ref(), "state");
+            out.sandbox = text(p.setting.sandbox.as_ref(), "mode");
             out.carried = p.carried.is_some();
         }
         out
     }
+}
+
+/// The value at `path` inside `value` (objects only).
+fn field<'v>(value: Option<&'v Value>, path: &[&str]) -> Option<&'v Value> {
+    path.iter().try_fold(value?, |v, key| v.get(key))
 }

@@ -61,6 +61,8 @@ pub fn apply(repo: &Repo, policy: &LoadedPolicy, head: ObjectId, ticks: &mut [Ti
     // Many rows share a unit: each unit is matched against the rules once.
     let mut rule_of: HashMap<String, Option<&Rule>> = HashMap::new();
     for tick in ticks.iter_mut() {
+        // Read once, here; the report does not keep it.
+        let evidence = tick.evidence.take();
         if let Some(view) = &baseline
             && tick.reason.as_deref() == Some(TICKED_WITHOUT_EVIDENCE)
             && view.holds(&tick.task)
@@ -87,7 +89,7 @@ pub fn apply(repo: &Repo, policy: &LoadedPolicy, head: ObjectId, ticks: &mut [Ti
                 ),
             )],
             Some(rule) => {
-                let evidence = tick.evidence.as_deref().cloned().unwrap_or_default();
+                let evidence = evidence.map(|e| *e).unwrap_or_default();
                 rules::judge(rule, &evidence, tick.outcome == TickOutcome::Skipped)
             }
         };

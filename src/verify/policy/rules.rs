@@ -2,8 +2,6 @@
 //! in the order docs/policy.md lists them, each failing key one finding. A key whose field the
 //! note lacks fails (`policy_evidence`), never passes.
 
-use serde_json::Value;
-
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::SignerInfo;
 use crate::model::test_result::{Phase, TestOutcome};
@@ -174,7 +172,7 @@ fn evidence(rule: &Rule, ev: &SignedEvidence, out: &mut Vec<Finding>) {
         out.push(finding(code::EVIDENCE, rule, what.to_owned()).expected_found(expected, found));
     };
     if let Some(min) = rule.min_mutation_score {
-        match mutation_score(ev.mutation.as_ref()) {
+        match mutation_score(ev.mutation) {
             None => fail(
                 "the note signs no mutation score (mutation.caught, mutation.missed)",
                 format!(">= {}", min.0),
@@ -189,8 +187,7 @@ fn evidence(rule: &Rule, ev: &SignedEvidence, out: &mut Vec<Finding>) {
         }
     }
     if let Some(min) = rule.min_strength {
-        let share = field(ev.strength.as_ref(), &["combined", "share"]).and_then(Value::as_f64);
-        match share {
+        match ev.strength {
             None => fail("the note signs no strength.combined.share", format!(">= {}", min.0), "none".into()),
             Some(share) if share < min.0 => {
                 fail("the signed strength is below the rule's", format!(">= {}", min.0), share.to_string());
@@ -200,22 +197,22 @@ fn evidence(rule: &Rule, ev: &SignedEvidence, out: &mut Vec<Finding>) {
     }
     if let Some(states) = &rule.monitor {
         let wanted: Vec<&str> = states.iter().map(|s| s.as_str()).collect();
-        check_one_of(field(ev.monitor.as_ref(), &["state"]), &wanted, "monitor.state", &mut fail);
+        check_one_of(ev.monitor.as_deref(), &wanted, "monitor.state", &mut fail);
     }
     if let Some(modes) = &rule.sandbox {
         let wanted: Vec<&str> = modes.iter().map(|m| m.0.as_str()).collect();
-        check_one_of(field(ev.sandbox.as_ref(), &["mode"]), &wanted, "sandbox.mode", &mut fail);
+        check_one_of(ev.sandbox.as_deref(), &wanted, "sandbox.mode", &mut fail);
     }
 }
 
 /// A signed string field that must be one of `wanted`.
 fn check_one_of(
-    value: Option<&Value>,
+    value: Option<&str>,
     wanted: &[&str],
     name: &str,
     fail: &mut impl FnMut(&str, String, String),
 ) {
-    match value.and_then(Value::as_str) {
+    match value {
         None => fail(&format!("the note signs no {name}"), wanted.join(" | "), "none".into()),
         Some(found) if !wanted.contains(&found) => {
             fail(&format!("the signed {name} is not one the rule accepts"), wanted.join(" | "), found.into());
@@ -224,17 +221,11 @@ fn check_one_of(
     }
 }
 
-/// `caught / (caught + missed)` of a signed `mutation`, with both counts; `None` without whole
-/// counts, or with none at all (no mutant, no score).
-fn mutation_score(mutation: Option<&Value>) -> Option<(f64, u64, u64)> {
-    let caught = field(mutation, &["caught"])?.as_u64()?;
-    let missed = field(mutation, &["missed"])?.as_u64()?;
+/// `caught / (caught + missed)` of signed counts, with both; `None` without counts, or with none
+/// at all (no mutant, no score).
+fn mutation_score(counts: Option<(u64, u64)>) -> Option<(f64, u64, u64)> {
+    let (caught, missed) = counts?;
     let total = caught.checked_add(missed).filter(|t| *t > 0)?;
     #[allow(clippy::cast_precision_loss, reason = "a ratio of counts far below 2^52")]
     Some((caught as f64 / total as f64, caught, missed))
-}
-
-/// The value at `path` inside `value` (objects only).
-fn field<'v>(value: Option<&'v Value>, path: &[&str]) -> Option<&'v Value> {
-    path.iter().try_fold(value?, |v, key| v.get(key))
 }
