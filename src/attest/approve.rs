@@ -147,7 +147,8 @@ pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, Attes
                     "the note of {commit} changed while it was being approved (its covering line is another statement now); run the same command again"
                 )));
             }
-            let written = with_approval(current, now.index, &approval)?;
+            // The same key's signature written meanwhile (the same approval run twice at once).
+            let written = if now.approved { current.to_vec() } else { with_approval(current, now.index, &approval)? };
             last = Some(now);
             Ok(Some(written))
         })
@@ -166,7 +167,7 @@ pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, Attes
         sha256: crate::model::digest::sha256_hex(&done.payload),
         approver: signer.describe(),
         signatures: done.signatures + usize::from(!done.approved),
-        unchanged: first.approved,
+        unchanged: done.approved,
         notes_ref: NOTES_REF,
     })
 }
