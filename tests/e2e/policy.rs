@@ -85,20 +85,16 @@ impl Signed {
         path
     }
 
-    /// `attest verify --branch --all --json` under `policy`.
-    fn verify(&self, policy: &Path, extra: &[&str]) -> (Option<i32>, Value) {
-        let mut args = vec![
-            "attest",
-            "verify",
-            "--branch",
-            "--all",
-            "--allowed-signers",
-            self.allowed.to_str().unwrap(),
-            "--policy",
-            policy.to_str().unwrap(),
-            "--json",
-        ];
-        args.extend(extra);
+    /// `attest verify --branch --all` under `policy`, trusting Ada and Bob.
+    fn verify_args<'a>(&'a self, policy: &'a Path) -> Vec<&'a str> {
+        let (allowed, policy) = (self.allowed.to_str().unwrap(), policy.to_str().unwrap());
+        vec!["attest", "verify", "--branch", "--all", "--allowed-signers", allowed, "--policy", policy]
+    }
+
+    /// [`Signed::verify_args`] with `--json`: the exit code and the report.
+    fn verify(&self, policy: &Path) -> (Option<i32>, Value) {
+        let mut args = self.verify_args(policy);
+        args.push("--json");
         let out = self.p.speccoder(&args);
         let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
         (out.code(), report)
@@ -185,7 +181,7 @@ impl Table {
     fn under(&self, keys: &str) -> (Vec<String>, Option<i32>) {
         let text = format!("version = 1\n[[rule]]\nname = \"r\"\nunits = [\"001-*\"]\n{keys}\n");
         let policy = self.s.policy("rule.toml", &text);
-        let (code, report) = self.s.verify(&policy, &[]);
+        let (code, report) = self.s.verify(&policy);
         let all = outcomes(&report);
         let of =
             |t: &String| all.iter().find(|(task, _)| task == t).map(|(_, o)| o.clone()).unwrap_or_default();
@@ -302,7 +298,7 @@ fn a_tick_no_rule_matches_fails_and_the_report_names_the_policy_everywhere() {
     s.attest(&target, Evidence::Verified, None, |_| {});
     let text = "version = 1\n[[rule]]\nname = \"payments\"\nunits = [\"*-payments-*\"]\n";
     let policy = s.policy("other.toml", text);
-    let (code, report) = s.verify(&policy, &[]);
+    let (code, report) = s.verify(&policy);
     assert_eq!(code, Some(26), "{report:#}");
     let r = row(&report, &target);
     assert_eq!((r["outcome"].as_str(), r["reason"].as_str()), (Some("unverifiable"), Some("policy_no_rule")));
@@ -313,18 +309,8 @@ fn a_tick_no_rule_matches_fails_and_the_report_names_the_policy_everywhere() {
     );
     // Text and Markdown name it too; without --policy nothing of it appears.
     let md = s.p.scratch.join("report.md");
-    let args = [
-        "attest",
-        "verify",
-        "--branch",
-        "--all",
-        "--allowed-signers",
-        s.allowed.to_str().unwrap(),
-        "--policy",
-        policy.to_str().unwrap(),
-        "--markdown",
-        md.to_str().unwrap(),
-    ];
+    let mut args = s.verify_args(&policy);
+    args.extend(["--markdown", md.to_str().unwrap()]);
     let text_out = s.p.speccoder(&args).failure(26);
     assert!(
         text_out.stdout.contains(&format!(
@@ -376,7 +362,7 @@ fn broken_policies_are_named_by_file_line_and_column_and_exit_13() {
     ];
     for (text, at, what) in cases {
         let policy = s.policy("broken.toml", text);
-        let (code, report) = s.verify(&policy, &[]);
+        let (code, report) = s.verify(&policy);
         assert_eq!(code, Some(13), "{text}: {report:#}");
         let error = report["error"].as_str().unwrap();
         assert!(error.contains(&format!("{}:{at}", policy.display())), "{text}: {error}");
@@ -388,7 +374,7 @@ fn broken_policies_are_named_by_file_line_and_column_and_exit_13() {
     s.p.write("policy.toml", "version = 1\n");
     s.p.git(&["add", "policy.toml"]);
     s.p.git(&["commit", "-q", "-m", "a policy of its own"]);
-    let (code, report) = s.verify(&s.p.root.join("policy.toml"), &[]);
+    let (code, report) = s.verify(&s.p.root.join("policy.toml"));
     assert_eq!(code, Some(13), "{report:#}");
     assert!(report["error"].as_str().unwrap().contains("--policy-rev <base>:policy.toml"), "{report:#}");
 }
@@ -485,7 +471,7 @@ fn a_repository_with_hand_ticks_adopts_speccoder_through_policy_init() {
     ]);
     assert!(check.success().stdout.contains("holds 2 hand ticks today"));
 
-    let (code, report) = s.verify(&policy, &[]);
+    let (code, report) = s.verify(&policy);
     assert_eq!(code, Some(0), "{report:#}");
     assert_eq!(row(&report, &task("T001"))["outcome"], "baseline");
     assert_eq!(row(&report, &task("T002"))["outcome"], "baseline");
@@ -494,8 +480,7 @@ fn a_repository_with_hand_ticks_adopts_speccoder_through_policy_init() {
         (report["totals"]["baseline"].as_u64(), report["totals"]["evidenced"].as_u64()),
         (Some(2), Some(1))
     );
-    let text_out =
-        s.p.speccoder(&[&base_args[..], &["--policy", policy.to_str().unwrap()]].concat()).success();
+    let text_out = s.p.speccoder(&s.verify_args(&policy)).success();
     assert!(text_out.stdout.contains("2 baseline (ticked by hand before adoption)"), "{text_out}");
 
     // After adoption, a hand tick follows the rules, and so does a baseline tick whose line changed.
@@ -506,7 +491,7 @@ fn a_repository_with_hand_ticks_adopts_speccoder_through_policy_init() {
     );
     s.p.write(&tasks, after);
     s.p.git(&["commit", "-q", "-am", "More by hand"]);
-    let (code, report) = s.verify(&policy, &[]);
+    let (code, report) = s.verify(&policy);
     assert_eq!(code, Some(26), "{report:#}");
     assert_eq!(row(&report, &task("T001"))["reason"], "ticked_without_evidence");
     assert_eq!(row(&report, &task("T002"))["outcome"], "baseline");
@@ -628,7 +613,7 @@ fn an_approval_made_in_another_clone_travels_through_the_remote_and_verifies_wit
     }
     let text = "version = 1\n[[rule]]\nname = \"two-person\"\nunits = [\"*\"]\nsigners = [\"ada@example.com\"]\napprovals = { count = 1, by = [\"bob@example.com\"] }\n";
     let policy = s.policy("two.toml", text);
-    let (code, report) = s.verify(&policy, &[]);
+    let (code, report) = s.verify(&policy);
     assert_eq!(code, Some(0), "{report:#}");
     assert_eq!(row(&report, &target)["rule"], "two-person");
     s.p.git(&["fsck", "--strict"]);
@@ -639,7 +624,7 @@ fn an_approval_made_in_another_clone_travels_through_the_remote_and_verifies_wit
     assert_eq!(own["unchanged"], true);
     let text = "version = 1\n[[rule]]\nname = \"two\"\nunits = [\"*\"]\napprovals = { count = 2 }\n";
     approve(&s.p.root, &s.ada2).success();
-    let (code, report) = s.verify(&s.policy("two-more.toml", text), &[]);
+    let (code, report) = s.verify(&s.policy("two-more.toml", text));
     assert_eq!(code, Some(26), "Ada's second key is no second person: {report:#}");
     assert_eq!(row(&report, &target)["reason"], "policy_approval");
 }
