@@ -390,12 +390,47 @@ pub enum AttestSub {
     /// A skip or a bug task is checked like a tick: a branch whose only rows are skips exits 0
     /// when they hold (26 under --require-verified).
     ///
+    /// With a verifier policy (--policy FILE or --policy-rev REV:PATH, from outside the checked
+    /// history; docs/policy.md), the first rule whose unit globs match a tick's unit judges it
+    /// from the signed evidence: signers, verdicts, phases, approvals, mutation score, strength,
+    /// monitor, sandbox, carried evidence and skips; a tick no rule matches fails
+    /// (policy_no_rule). A task ticked by hand at the policy's baseline commit, unchanged since
+    /// and without a task commit, holds as `baseline`. Each row names its rule, and the report
+    /// names the policy's source and sha256.
+    ///
     /// Exit codes: 0 every tick holds (or nothing to check, with --allow-empty); 26 a tick is
-    /// stale or unverifiable; 15 nothing to check (a branch with no commits yet too); 13 a trust
-    /// file or a spec file (tasks.md, spec.md) is unusable, no Sigstore trusted root can be had, or the --markdown file or
-    /// $GITHUB_STEP_SUMMARY cannot be written (the report is printed all the same; 26 stays 26);
-    /// 14 repository state (see above); 2 usage; 1 internal error.
+    /// stale or unverifiable, or the policy refuses it (policy_signer, policy_verdict,
+    /// policy_phase, policy_approval, policy_evidence, policy_carried, policy_skip,
+    /// policy_no_rule); 15 nothing to check (a branch with no commits yet too); 13 a trust
+    /// file, the policy (named by line and column) or a spec file (tasks.md, spec.md) is
+    /// unusable, a --allowed-signers-rev or --policy-rev revision inside the checked history, no
+    /// Sigstore trusted root can be had, or the --markdown file or $GITHUB_STEP_SUMMARY cannot be
+    /// written (the report is printed all the same; 26 stays 26); 14 repository state (see
+    /// above); 2 usage; 1 internal error.
     Verify(VerifyArgs),
+    /// Approve a tick: add your signature to the line that covers it.
+    ///
+    /// Signs the covering line of REV's note (the summary of a tick; the one task-verification
+    /// line of a decision) with your key, chosen as `speccoder attest` chooses it (--signer, --key,
+    /// [attest] signer, git's user.signingKey; an SSH or OpenPGP key: a line holds one Sigstore
+    /// bundle, its author's). Only after the note passes the commit's own agreement checks and
+    /// every line's signatures verify against your own trust (the trust flags, as attest verify
+    /// takes them): nobody approves what they cannot verify. The signature is added through the
+    /// notes reference's compare-and-swap, every payload and every other signature kept byte for
+    /// byte, so a concurrent writer never loses a signature; `attest push` and `attest fetch`
+    /// carry it. A verifier policy's `approvals` counts it; the signer of the tick never counts as
+    /// its own approver, and one principal counts once.
+    ///
+    /// Exit codes: 0 approved (or approved already by this key: nothing changed); 26 the note
+    /// does not agree with the commit, or a line's signature does not verify against your trust
+    /// (each named; nothing written); 13 no trust given or configured, a trust file that is
+    /// unusable, a key that cannot sign, a Sigstore signer; 14 unknown revision, not a task
+    /// commit, no note, no key configured, the line carries 16 signatures already, the notes ref
+    /// locked by another command; 1 internal error.
+    Approve(ApproveArgs),
+    /// The verifier policy: print a starter one, or check one.
+    #[command(subcommand)]
+    Policy(PolicySub),
     /// Push the branch, its evidence (refs/notes/speccoder) and refs/speccoder/* in one atomic push.
     ///
     /// REMOTE defaults to the remote `git push` would choose: branch.<name>.pushRemote, else
@@ -564,36 +599,12 @@ pub struct VerifyArgs {
     /// Check every unit, not only those the branch touched.
     #[arg(long, requires = "branch", conflicts_with = "base")]
     pub all: bool,
-    /// The SSH allowed-signers file you trust (ssh-keygen's format).
-    #[arg(long, value_name = "FILE", conflicts_with = "allowed_signers_rev")]
-    pub allowed_signers: Option<PathBuf>,
-    /// An allowed-signers file read from a revision, meant to be the base: REV:PATH. A revision
-    /// inside the history checked (the range, or the branch since its base; with --all or no
-    /// base, all of it) is refused; PATH must be a regular file of at most 16 MiB there.
-    #[arg(long, value_name = "REV:PATH", value_parser = rev_path)]
-    pub allowed_signers_rev: Option<String>,
-    /// SSH public keys that are revoked, one per line (besides those of git's
-    /// gpg.ssh.revocationFile).
-    #[arg(long, value_name = "FILE")]
-    pub revoked: Option<PathBuf>,
-    /// OpenPGP certificates you trust (armored or binary, one or more; at most 10,000 packets,
-    /// 100 user IDs and subkeys a certificate: `gpg --export-options export-minimal --export`
-    /// keeps a flooded key small).
-    #[arg(long, value_name = "FILE")]
-    pub openpgp_certs: Option<PathBuf>,
-    /// The Sigstore trusted root (trusted_root.json); default: the public-good root from Sigstore's
-    /// TUF repository, cached a day in $XDG_CACHE_HOME/speccoder/sigstore/ and fetched only when a
-    /// keyless line is checked (offline, an older cached copy is used with a warning). Read only
-    /// with the identity it is to check (--certificate-identity and --certificate-oidc-issuer).
-    #[arg(long, value_name = "FILE", requires = "certificate_identity")]
-    pub sigstore_trusted_root: Option<PathBuf>,
-    /// The identity a keyless signing certificate must carry (its SAN, e.g. an email or a CI
-    /// workflow URI).
-    #[arg(long, value_name = "IDENTITY", requires = "certificate_oidc_issuer")]
-    pub certificate_identity: Option<String>,
-    /// The OIDC issuer a keyless signing certificate must name.
-    #[arg(long, value_name = "URL", requires = "certificate_identity")]
-    pub certificate_oidc_issuer: Option<String>,
+    /// Whom you trust.
+    #[command(flatten)]
+    pub trust: TrustArgs,
+    /// The rules that judge each unit.
+    #[command(flatten)]
+    pub policy: PolicyArgs,
     /// Count unsigned evidence as holding; the report says it was accepted unsigned.
     #[arg(long)]
     pub accept_unsigned: bool,
@@ -601,15 +612,6 @@ pub struct VerifyArgs {
     /// listed and counted as skipped.
     #[arg(long)]
     pub require_verified: bool,
-    /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process.
-    #[arg(long)]
-    pub via_tools: bool,
-    /// When SSH keys must have been trusted: `commit`, each task commit's committer date (as git
-    /// verify-commit checks; the signer chose it), or `now`, the time of verification, for every
-    /// valid-after/valid-before window and certificate (what a CI gate wants). The report names
-    /// the time used.
-    #[arg(long, value_enum, value_name = "WHEN", default_value = "commit")]
-    pub signature_time: SignatureTimeArg,
     /// How many threads check task commits, 1 to 256 (default: one per core, at most 8); the
     /// report is the same whatever the number.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
@@ -635,6 +637,140 @@ pub struct VerifyArgs {
     /// commits yet) is a success: exit 0 instead of 15.
     #[arg(long)]
     pub allow_empty: bool,
+}
+
+// The caller's trust, shared by every command that checks signatures against it: `attest verify`,
+// `attest approve`, `attest policy init|check`.
+#[derive(Debug, Args, Clone)]
+pub struct TrustArgs {
+    /// The SSH allowed-signers file you trust (ssh-keygen's format); default git's
+    /// gpg.ssh.allowedSignersFile.
+    #[arg(long, value_name = "FILE", conflicts_with = "allowed_signers_rev")]
+    pub allowed_signers: Option<PathBuf>,
+    /// An allowed-signers file read from a revision, meant to be the base: REV:PATH. A revision
+    /// inside the history checked is refused (attest verify: the range, or the branch since its
+    /// base; with --all or no base, all of it; attest approve: the commit approved); PATH must be
+    /// a regular file of at most 16 MiB there.
+    #[arg(long, value_name = "REV:PATH", value_parser = rev_path)]
+    pub allowed_signers_rev: Option<String>,
+    /// SSH public keys that are revoked, one per line (besides those of git's
+    /// gpg.ssh.revocationFile).
+    #[arg(long, value_name = "FILE")]
+    pub revoked: Option<PathBuf>,
+    /// OpenPGP certificates you trust (armored or binary, one or more; at most 10,000 packets,
+    /// 100 user IDs and subkeys a certificate: `gpg --export-options export-minimal --export`
+    /// keeps a flooded key small).
+    #[arg(long, value_name = "FILE")]
+    pub openpgp_certs: Option<PathBuf>,
+    /// The Sigstore trusted root (trusted_root.json); default: the public-good root from Sigstore's
+    /// TUF repository, cached a day in $XDG_CACHE_HOME/speccoder/sigstore/ and fetched only when a
+    /// keyless line is checked (offline, an older cached copy is used with a warning). Read only
+    /// with the identity it is to check (--certificate-identity and --certificate-oidc-issuer).
+    #[arg(long, value_name = "FILE", requires = "certificate_identity")]
+    pub sigstore_trusted_root: Option<PathBuf>,
+    /// The identity a keyless signing certificate must carry (its SAN, e.g. an email or a CI
+    /// workflow URI).
+    #[arg(long, value_name = "IDENTITY", requires = "certificate_oidc_issuer")]
+    pub certificate_identity: Option<String>,
+    /// The OIDC issuer a keyless signing certificate must name.
+    #[arg(long, value_name = "URL", requires = "certificate_identity")]
+    pub certificate_oidc_issuer: Option<String>,
+    /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process.
+    #[arg(long)]
+    pub via_tools: bool,
+    /// When SSH keys must have been trusted: `commit`, each task commit's committer date (as git
+    /// verify-commit checks; the signer chose it), or `now`, the time of verification, for every
+    /// valid-after/valid-before window and certificate (what a CI gate wants). The report names
+    /// the time used.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "commit")]
+    pub signature_time: SignatureTimeArg,
+}
+
+// The verifier policy, shared by `attest verify` and every command that judges ticks as it does.
+#[derive(Debug, Args, Clone)]
+pub struct PolicyArgs {
+    /// The verifier policy (TOML, docs/policy.md): rules per unit for who may tick, which verdicts,
+    /// phases and evidence count, approvals, and a baseline of hand ticks. A file of the checked
+    /// tree is refused. Without it every trusted signer may tick anything, as before.
+    #[arg(long, value_name = "FILE", conflicts_with = "policy_rev")]
+    pub policy: Option<PathBuf>,
+    /// The verifier policy read from a revision, meant to be the base: REV:PATH (e.g.
+    /// refs/remotes/origin/main:.github/speccoder-policy.toml). A revision inside the history
+    /// checked is refused, as for --allowed-signers-rev; PATH must be a regular file of at most
+    /// 1 MiB there.
+    #[arg(long, value_name = "REV:PATH", value_parser = rev_path)]
+    pub policy_rev: Option<String>,
+}
+
+// `speccoder attest approve`.
+#[derive(Debug, Args)]
+pub struct ApproveArgs {
+    /// The task commit whose tick you approve (its summary line, or a decision's one line).
+    #[arg(value_name = "REV")]
+    pub rev: String,
+    /// Whom you trust: the note's signatures must verify against it before you approve.
+    #[command(flatten)]
+    pub trust: TrustArgs,
+    /// How to sign, and how to report.
+    #[command(flatten)]
+    pub run: SignedRunArgs,
+}
+
+// Subcommands of `speccoder attest policy`.
+#[derive(Debug, Subcommand)]
+pub enum PolicySub {
+    /// Print a starter verifier policy for this repository.
+    ///
+    /// Prints, on stdout, a policy (docs/policy.md) with a comment on each key: a baseline at REV
+    /// (default HEAD) when tasks are ticked there without a task commit (by hand, before
+    /// speccoder was adopted), so that those ticks hold as `baseline` while every later tick
+    /// follows the rules; and one catch-all rule whose signers are the principals of the trust
+    /// files given (or "*" without any). Review it, put it where the verifier reads it (the base
+    /// branch, read with --policy-rev), and tighten the rules per unit.
+    ///
+    /// Exit codes: 0 printed; 2 an unknown --baseline revision; 13 a trust file that is
+    /// unusable, a spec file that cannot be read; 14 unborn branch; 1 internal error.
+    Init(PolicyInitArgs),
+    /// Check a verifier policy and show what each rule matches today.
+    ///
+    /// Parses FILE as `attest verify --policy` would (an unknown key, a wrong type or a bad glob
+    /// is named by line and column), then shows, for each rule, the units of HEAD it judges (the
+    /// first matching rule judges a unit), the principals it names that no trust file given names,
+    /// and whether an earlier rule shadows it (takes every unit it would match). Units no rule
+    /// matches are listed (their ticks would fail with policy_no_rule), and so is what the
+    /// baseline holds.
+    ///
+    /// Exit codes: 0 the policy reads (what it matches is shown); 13 it does not, or a trust file
+    /// is unusable; 14 unborn branch; 1 internal error.
+    Check(PolicyCheckArgs),
+}
+
+// `speccoder attest policy init`.
+#[derive(Debug, Args)]
+pub struct PolicyInitArgs {
+    /// The commit the baseline names (default HEAD): the tasks ticked there by hand hold.
+    #[arg(long, value_name = "REV")]
+    pub baseline: Option<String>,
+    /// Whose principals the catch-all rule names.
+    #[command(flatten)]
+    pub trust: TrustArgs,
+    /// Print one JSON object (`policy`, `baseline`, `hand_ticks`, `principals`) instead.
+    #[arg(long)]
+    pub json: bool,
+}
+
+// `speccoder attest policy check`.
+#[derive(Debug, Args)]
+pub struct PolicyCheckArgs {
+    /// The policy file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Whose principals the policy's principals are compared with.
+    #[command(flatten)]
+    pub trust: TrustArgs,
+    /// Print one JSON object instead.
+    #[arg(long)]
+    pub json: bool,
 }
 
 // `speccoder attest sign`.

@@ -1,5 +1,6 @@
 //! The JSON Schemas generated from our wire types: the open specification's predicate, the
-//! evidence file, the held-out manifest, and the three statement shapes a bundle holds.
+//! evidence file, the held-out manifest, the three statement shapes a bundle holds, and the
+//! verifier policy (a TOML file, described as the JSON it reads as).
 //! `speccoder schema` writes them to `schema/`; `speccoder schema --check` fails when a committed
 //! file differs from what the types generate, so the published schemas can never drift from the
 //! code.
@@ -13,6 +14,7 @@ use crate::model::predicate::{self, TaskVerificationV0};
 use crate::model::statement::{STATEMENT_TYPE, Statement};
 use crate::model::summary::{self, VerificationSummary};
 use crate::model::test_result::{self, TestResult};
+use crate::model::verifier_policy::VerifierPolicy;
 
 /// Where the published schemas say they live.
 pub const ID_BASE: &str = "https://speccoder.dev/schema/";
@@ -36,6 +38,7 @@ pub fn all() -> Vec<SchemaFile> {
         file("statement-task-verification.schema.json", statement::<TaskVerificationV0>(predicate::TYPE)),
         file("statement-test-result.schema.json", statement::<TestResult>(test_result::TYPE)),
         file("statement-verification-summary.schema.json", statement::<VerificationSummary>(summary::TYPE)),
+        file("verifier-policy.schema.json", plain::<VerifierPolicy>()),
     ]
 }
 

@@ -2,6 +2,7 @@
 //! trailers and a signed bundle in its git note. It stands on the model, the spec formats, the
 //! repository adapter and the signers, and never on the verifier.
 
+pub mod approve;
 pub mod bug;
 pub mod carry;
 pub mod decide;
@@ -118,6 +119,18 @@ impl std::fmt::Display for Report {
         }
         Ok(())
     }
+}
+
+/// Each finding on a line of its own, indented, in note order: how a refusal lists them.
+pub(crate) fn listed(findings: &[crate::check::outcome::Finding]) -> String {
+    use std::fmt::Write as _;
+    let mut sorted: Vec<_> = findings.iter().collect();
+    sorted.sort_by_key(|f| f.line);
+    let mut out = String::new();
+    for f in sorted {
+        let _ = writeln!(out, "  {f}");
+    }
+    out.trim_end().to_owned()
 }
 
 /// Why a producer command stopped.
@@ -373,6 +386,21 @@ pub enum AttestError {
         "carry re-signs evidence with your key, so it first checks the old evidence's signatures against your own trust, and you trust no signer: nothing was carried. Configure the trust `attest verify` reads: git's gpg.ssh.allowedSignersFile (`git config gpg.ssh.allowedSignersFile ~/.ssh/allowed_signers`, a file of `<principal> <public key>` lines), or pass --allowed-signers FILE (--openpgp-certs FILE for OpenPGP evidence); then run `speccoder attest carry` again"
     )]
     NoTrust,
+    /// `attest approve`: the approver trusts no signer, so nothing can be checked before approval.
+    #[error(
+        "approve signs a tick only after its note's signatures verify against your own trust, and you trust no signer: nothing was approved. Configure the trust `attest verify` reads: git's gpg.ssh.allowedSignersFile, or pass --allowed-signers FILE (--allowed-signers-rev REV:PATH, --openpgp-certs FILE, --certificate-identity and --certificate-oidc-issuer for keyless evidence); then run `speccoder attest approve` again"
+    )]
+    ApproveNoTrust,
+    /// `attest approve`: a line's signature does not hold against the approver's trust.
+    #[error(
+        "the note of {commit} does not hold against your trust, and nobody approves what they cannot verify; nothing was approved:\n{findings}"
+    )]
+    Unapprovable {
+        /// The task commit.
+        commit: String,
+        /// Each finding on a line of its own, indented.
+        findings: String,
+    },
     /// `attest sign`: lines of the note do not agree with the task commit they annotate.
     #[error(
         "the note of {commit} holds lines its task commit's own checks refuse; nothing was signed \
@@ -410,6 +438,7 @@ impl AttestError {
             | AttestError::BadSigner(_)
             | AttestError::NoTrust
             | AttestError::NoteTooLarge(_)
+            | AttestError::ApproveNoTrust
             | AttestError::Disabled => exit::CONFIG,
             AttestError::Trust(crate::check::trust::TrustError::Git(e)) => git_exit_code(e),
             AttestError::Trust(_) => exit::CONFIG,
@@ -432,7 +461,7 @@ impl AttestError {
             | AttestError::Detached(_)
             | AttestError::Unborn(_)
             | AttestError::Nothing(_) => exit::GIT_PRECONDITION,
-            AttestError::Disagrees { .. } => exit::DOES_NOT_HOLD,
+            AttestError::Disagrees { .. } | AttestError::Unapprovable { .. } => exit::DOES_NOT_HOLD,
             AttestError::Git(e)
             | AttestError::Note { source: e, .. }
             | AttestError::WorktreeAfterCommit { source: e, .. } => git_exit_code(e),

@@ -4,10 +4,8 @@
 //! could otherwise add lines made for their own commit and have them signed with the
 //! maintainer's key.
 
-use std::fmt::Write as _;
-
 use crate::attest::signing::{self, Chosen, SignerChoice};
-use crate::attest::{AttestError, LineReport, Report};
+use crate::attest::{AttestError, LineReport, Report, listed};
 use crate::check::agreement::Rules;
 use crate::check::outcome::CommitOutcome;
 use crate::check::trailers::task_trailers;
@@ -55,15 +53,7 @@ pub fn sign_later(
         rules.note(&info, target, verdict.as_deref(), current, &mut findings);
         findings.retain(|f| f.outcome > CommitOutcome::Ok);
         if !findings.is_empty() {
-            findings.sort_by_key(|f| f.line);
-            let mut listed = String::new();
-            for f in &findings {
-                let _ = writeln!(listed, "  {f}");
-            }
-            return Err(AttestError::Disagrees {
-                commit: commit.to_string(),
-                findings: listed.trim_end().to_owned(),
-            });
+            return Err(AttestError::Disagrees { commit: commit.to_string(), findings: listed(&findings) });
         }
         signed_now = 0;
         report_lines.clear();

@@ -53,6 +53,20 @@ impl ReadLine {
     }
 }
 
+/// The position in `lines` of the line whose signature covers the whole note, where approvals go:
+/// the one summary of a tick (it names every other line by digest), or, in a note without a
+/// summary, the task-verification line at `task_verification` (a decision's only line). `None`
+/// for a note of several summaries, which no one signature covers.
+#[must_use]
+pub fn covering_line(lines: &[ReadLine], task_verification: Option<usize>) -> Option<usize> {
+    let mut summaries = lines.iter().enumerate().filter(|(_, l)| matches!(l.body, Body::Summary(_)));
+    match (summaries.next(), summaries.next()) {
+        (Some((i, _)), None) => Some(i),
+        (None, _) => task_verification,
+        (Some(_), Some(_)) => None,
+    }
+}
+
 /// How many lines of one note that cannot be read are reported one by one. A note is hostile
 /// input of any size (millions of junk lines pack to a few KiB), so after this many the rest is
 /// not read and one `lines_not_read` finding says how many lines that leaves: memory, time and

@@ -8,8 +8,9 @@
 //! (reading a note's line back), [`trailers`] (the task and verdict a commit claims), the rules
 //! for a bug task's anchor ([`bug`]), a decision ([`decision`]), a tick's lines ([`tick`]) and the
 //! policy digest ([`policy`](mod@policy)), and [`agreement`], which applies them to one task
-//! commit. Beside them: [`trust`] (whom the caller trusts, loaded from the caller's files only) and
-//! [`signatures`] (whether a line's signatures, and a note's, hold under that trust).
+//! commit. Beside them: [`trust`] (whom the caller trusts, loaded from the caller's files only),
+//! [`signatures`] (whether a line's signatures, and a note's, hold under that trust) and
+//! [`verifier_policy`] (the caller's rules per unit, loaded as the trust is).
 
 pub mod agreement;
 pub mod bug;
@@ -21,3 +22,4 @@ pub mod signatures;
 pub mod tick;
 pub mod trailers;
 pub mod trust;
+pub mod verifier_policy;

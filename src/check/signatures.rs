@@ -43,43 +43,84 @@ pub enum LineSignature {
 /// from the repository: a keyless bundle must be bound to it.
 #[must_use]
 pub fn check(env: &Envelope, trust: &Trust, at: OffsetDateTime, commit_sha256: &str) -> LineSignature {
-    if let Some(bundle) = &env.sigstore {
+    check_line(env, trust, at, commit_sha256, false).0
+}
+
+/// [`check`], and with `every` every signature of the line that verifies with a trusted key (the
+/// line's signer and those who approved it), in the line's order, each key once. Without
+/// `every`, checking stops at the first trusted signature, and the list holds at most it.
+fn check_line(
+    env: &Envelope,
+    trust: &Trust,
+    at: OffsetDateTime,
+    commit_sha256: &str,
+    every: bool,
+) -> (LineSignature, Vec<SignerInfo>) {
+    let mut signers: Vec<SignerInfo> = Vec::new();
+    let mut add = |info: &SignerInfo| {
+        if !signers.iter().any(|s| s.kind == info.kind && s.key == info.key) {
+            signers.push(info.clone());
+        }
+    };
+    let verdict = if let Some(bundle) = &env.sigstore {
         // The bundle is authoritative for a keyless line; the envelope's `sig` is only its copy.
         // Parsed here, one line at a time, its text bounded by the envelope reader.
-        let bundle = match bundle.to_value() {
-            Ok(bundle) => bundle,
-            Err(e) => {
-                let why = format!("the sigstore field is not a Sigstore bundle: {e}");
-                return LineSignature::Failed(Finding::new(
-                    CommitOutcome::Malformed,
-                    "malformed_signature",
-                    why,
-                ));
+        let verdict = match bundle.to_value() {
+            Ok(bundle) => match check_sigstore(&bundle, &env.payload, commit_sha256, trust) {
+                Ok(info) => LineSignature::Trusted(info),
+                Err(f) => LineSignature::Failed(f),
+            },
+            Err(e) => LineSignature::Failed(Finding::new(
+                CommitOutcome::Malformed,
+                "malformed_signature",
+                format!("the sigstore field is not a Sigstore bundle: {e}"),
+            )),
+        };
+        if let LineSignature::Trusted(info) = &verdict {
+            add(info);
+        }
+        // Others may have approved a keyless line with their own (SSH or OpenPGP) keys.
+        let armored = |sig: &&crate::model::dsse::Signature| {
+            sig.sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes())
+                || sshsig::looks_armored(&sig.sig)
+        };
+        let pae = if every { env.pae() } else { Vec::new() };
+        for sig in env.signatures.iter().filter(armored).filter(|_| every) {
+            if let Ok(info) = check_one(&sig.sig, &pae, trust, at) {
+                add(&info);
             }
-        };
-        return match check_sigstore(&bundle, &env.payload, commit_sha256, trust) {
-            Ok(info) => LineSignature::Trusted(info),
-            Err(f) => LineSignature::Failed(f),
-        };
-    }
-    if env.signatures.is_empty() {
-        return LineSignature::Unsigned;
-    }
-    let pae = env.pae();
-    let mut worst: Option<Finding> = None;
-    for sig in &env.signatures {
-        match check_one(&sig.sig, &pae, trust, at) {
-            Ok(info) => return LineSignature::Trusted(info),
-            Err(f) => {
-                if worst.as_ref().is_none_or(|w| f.outcome > w.outcome) {
-                    worst = Some(f);
+        }
+        verdict
+    } else if env.signatures.is_empty() {
+        LineSignature::Unsigned
+    } else {
+        let pae = env.pae();
+        let mut first: Option<SignerInfo> = None;
+        let mut worst: Option<Finding> = None;
+        for sig in &env.signatures {
+            match check_one(&sig.sig, &pae, trust, at) {
+                Ok(info) => {
+                    add(&info);
+                    first.get_or_insert(info);
+                    if !every {
+                        break;
+                    }
+                }
+                Err(f) => {
+                    if worst.as_ref().is_none_or(|w| f.outcome > w.outcome) {
+                        worst = Some(f);
+                    }
                 }
             }
         }
-    }
-    LineSignature::Failed(worst.unwrap_or_else(|| {
-        Finding::new(CommitOutcome::BadSignature, "bad_signature", "no signature verified")
-    }))
+        match first {
+            Some(info) => LineSignature::Trusted(info),
+            None => LineSignature::Failed(worst.unwrap_or_else(|| {
+                Finding::new(CommitOutcome::BadSignature, "bad_signature", "no signature verified")
+            })),
+        }
+    };
+    (verdict, signers)
 }
 
 /// The verdict on one line of a note, the note's other lines considered.
@@ -106,8 +147,31 @@ pub fn check_note(
     at: OffsetDateTime,
     commit_sha256: &str,
 ) -> Vec<NoteLineSignature> {
-    let results: Vec<LineSignature> =
-        lines.iter().map(|l| check(&l.envelope, trust, at, commit_sha256)).collect();
+    check_note_every(lines, trust, at, commit_sha256, None).0
+}
+
+/// [`check_note`], and every trusted signer of the line at position `every_of` in `lines` (the
+/// covering line, whose extra signatures are approvals), each key once, in the line's order.
+#[must_use]
+pub fn check_note_every(
+    lines: &[ReadLine],
+    trust: &Trust,
+    at: OffsetDateTime,
+    commit_sha256: &str,
+    every_of: Option<usize>,
+) -> (Vec<NoteLineSignature>, Vec<SignerInfo>) {
+    let mut every_signer = Vec::new();
+    let results: Vec<LineSignature> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let (verdict, signers) = check_line(&l.envelope, trust, at, commit_sha256, every_of == Some(i));
+            if every_of == Some(i) {
+                every_signer = signers;
+            }
+            verdict
+        })
+        .collect();
     let summary_digests: std::collections::HashSet<String> = lines
         .iter()
         .zip(&results)
@@ -117,7 +181,7 @@ pub fn check_note(
         })
         .flat_map(|s| s.input_attestations.iter().filter_map(|i| i.digest.get("sha256").cloned()))
         .collect();
-    lines
+    let verdicts = lines
         .iter()
         .zip(results)
         .map(|(line, result)| {
@@ -135,7 +199,24 @@ pub fn check_note(
                 LineSignature::Failed(f) => NoteLineSignature::Failed(f.at_line(line.number)),
             }
         })
-        .collect()
+        .collect();
+    (verdicts, every_signer)
+}
+
+/// Whether one of `env`'s signatures was made by the key `keyid` names (an SSH key's `SHA256:`
+/// fingerprint, an OpenPGP certificate's fingerprint): for SSH, the key the signature embeds;
+/// otherwise the signature's `keyid`. Nothing is verified: it tells an approver that their key
+/// is on the line already, where a second signature by it would count for nothing.
+#[must_use]
+pub fn signed_by(env: &Envelope, keyid: &str) -> bool {
+    env.signatures.iter().any(|s| {
+        if sshsig::looks_armored(&s.sig) {
+            sshsig::parse_armored(&s.sig)
+                .is_ok_and(|parsed| ssh_verify::fingerprint(parsed.signer.signing_key()) == keyid)
+        } else {
+            s.keyid.eq_ignore_ascii_case(keyid)
+        }
+    })
 }
 
 fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<SignerInfo, Finding> {

@@ -18,6 +18,28 @@ pub fn task_trailers(message: &str) -> (Option<String>, Option<String>) {
     (last(SPEC_TASK), last(VERDICT))
 }
 
+/// The newest task commit of each task among `commits` (newest first, as a walk from the head
+/// yields them): a commit whose trailers carry `Spec-Task:` and a non-empty `Verdict:`, by
+/// `<unit>/<task>`.
+///
+/// # Errors
+/// A commit that cannot be read.
+pub fn newest_task_commits(
+    repo: &crate::git::Repo,
+    commits: &[gix::ObjectId],
+) -> Result<std::collections::HashMap<String, gix::ObjectId>, crate::git::GitError> {
+    let mut found = std::collections::HashMap::new();
+    for id in commits {
+        let commit = repo.commit(*id)?;
+        if let (Some(target), Some(verdict)) = task_trailers(&commit.message)
+            && !verdict.is_empty()
+        {
+            found.entry(target).or_insert(*id);
+        }
+    }
+    Ok(found)
+}
+
 /// Why a commit's claim to be a task commit cannot be taken at its word, `None` when it can: a
 /// merge commit (a task commit has one parent: it is the change the evidence judged), a
 /// `Spec-Task:` or `Verdict:` trailer given more than once, or trailers that `git log` (no

@@ -88,56 +88,98 @@ pub fn split_rev_path(spec: &str) -> Option<(&str, &str)> {
     spec.split_once(':').filter(|(rev, path)| !rev.is_empty() && !path.is_empty())
 }
 
+/// A file that a `--…-rev REV:PATH` flag reads from a revision outside the checked history: the
+/// flag, what the file is, what it chooses, and how large it may be.
+#[derive(Debug)]
+pub struct RevFile {
+    /// The flag, e.g. `--allowed-signers-rev`.
+    pub flag: &'static str,
+    /// What the file is, with its article: `an allowed-signers file`.
+    pub kind: &'static str,
+    /// What a file of the checked tree would choose: `the trust`.
+    pub chooses: &'static str,
+    /// The largest file read, in bytes (checked from the object's header before it is read).
+    pub max: u64,
+}
+
+/// `--allowed-signers-rev`.
+pub const ALLOWED_SIGNERS_REV: RevFile = RevFile {
+    flag: "--allowed-signers-rev",
+    kind: "an allowed-signers file",
+    chooses: "the trust",
+    max: allowed_signers::MAX_BYTES,
+};
+
 /// Why the trust cannot be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum TrustError {
-    /// A trust file that the checked tree itself provides.
+    /// A trust (or policy) file that the checked tree itself provides.
     #[error(
-        "refusing {path}: it is `{tree_path}` of the tree being checked, so whoever wrote the branch chose the trust; pass a file from outside the repository, or --allowed-signers-rev <base>:{tree_path}"
+        "refusing {}: it is `{tree_path}` of the tree being checked, so whoever wrote the branch chose {}; pass a file from outside the repository, or {} <base>:{tree_path}",
+        .path.display(), .file.chooses, .file.flag
     )]
     ProvidedByTree {
         /// The file given.
         path: PathBuf,
         /// Its path in the tree.
         tree_path: String,
+        /// The flag that reads such a file from the base instead.
+        file: &'static RevFile,
     },
-    /// `--allowed-signers-rev` names a revision inside the range being checked.
+    /// A `--…-rev` flag names a revision inside the range being checked.
     #[error(
-        "refusing --allowed-signers-rev {spec}: {rev} is part of the history being checked; name a revision the branch builds on (its base)"
+        "refusing {} {spec}: {rev} is part of the history being checked; name a revision the branch builds on (its base)",
+        .file.flag
     )]
     RevInRange {
         /// The argument.
         spec: String,
         /// The resolved commit.
         rev: String,
+        /// The flag.
+        file: &'static RevFile,
     },
     /// A malformed `REV:PATH`.
-    #[error("--allowed-signers-rev takes {REV_PATH_FORM}, not `{0}`")]
-    RevSpec(String),
+    #[error("{} takes {REV_PATH_FORM}, not `{spec}`", .file.flag)]
+    RevSpec {
+        /// The argument.
+        spec: String,
+        /// The flag.
+        file: &'static RevFile,
+    },
     /// The file at `REV:PATH` is absent.
-    #[error("--allowed-signers-rev {0}: no such file at that revision")]
-    RevMissing(String),
+    #[error("{} {spec}: no such file at that revision", .file.flag)]
+    RevMissing {
+        /// The argument.
+        spec: String,
+        /// The flag.
+        file: &'static RevFile,
+    },
     /// The entry at `REV:PATH` is not a regular file.
     #[error(
-        "--allowed-signers-rev {spec}: it is {what} at that revision, not a regular file; name the file itself"
+        "{} {spec}: it is {what} at that revision, not a regular file; name the file itself",
+        .file.flag
     )]
     RevNotFile {
         /// The argument.
         spec: String,
         /// What it is (`a symbolic link`, `a directory`, `a submodule`).
         what: &'static str,
+        /// The flag.
+        file: &'static RevFile,
     },
-    /// The file at `REV:PATH` is larger than an allowed-signers file may be.
+    /// The file at `REV:PATH` is larger than such a file may be.
     #[error(
-        "--allowed-signers-rev {spec}: it is {size} bytes at that revision, larger than the {max} bytes an allowed-signers file may be"
+        "{} {spec}: it is {size} bytes at that revision, larger than the {} bytes {} may be",
+        .file.flag, .file.max, .file.kind
     )]
     RevTooLarge {
         /// The argument.
         spec: String,
         /// Its size, from the object's header.
         size: u64,
-        /// The limit ([`crate::sign::ssh::allowed_signers::MAX_BYTES`]).
-        max: u64,
+        /// The flag, and the limit.
+        file: &'static RevFile,
     },
     /// An allowed-signers or revoked-keys file is broken.
     #[error("{0}")]
@@ -156,7 +198,7 @@ pub fn load_openpgp(
     path: &Path,
     checked_tree: ObjectId,
 ) -> Result<crate::sign::openpgp::OpenPgpCerts, TrustError> {
-    refuse_in_tree(repo, path, checked_tree)?;
+    refuse_in_tree(repo, path, checked_tree, &ALLOWED_SIGNERS_REV)?;
     crate::sign::openpgp::OpenPgpCerts::read(path).map_err(|e| TrustError::File(e.to_string()))
 }
 
@@ -189,17 +231,12 @@ impl SshTrust {
         let mut temp = None;
         let (allowed, allowed_path, label) = match source {
             AllowedSource::File(path) => {
-                refuse_in_tree(repo, path, checked_tree)?;
+                refuse_in_tree(repo, path, checked_tree, &ALLOWED_SIGNERS_REV)?;
                 let allowed = AllowedSigners::read(path).map_err(|e| TrustError::File(e.to_string()))?;
                 (allowed, path.clone(), path.display().to_string())
             }
             AllowedSource::Rev(spec) => {
-                let (rev, file) = split_rev_path(spec).ok_or_else(|| TrustError::RevSpec(spec.clone()))?;
-                let commit = repo.rev_parse(rev)?;
-                if in_range(commit) {
-                    return Err(TrustError::RevInRange { spec: spec.clone(), rev: commit.to_string() });
-                }
-                let bytes = rev_file(repo, repo.commit_tree(commit)?, file, spec)?;
+                let (commit, bytes) = read_rev_file(repo, spec, &ALLOWED_SIGNERS_REV, in_range)?;
                 let dir = temp.insert(temp_dir()?);
                 let path = dir.path().join("allowed_signers");
                 std::fs::write(&path, &bytes).map_err(|e| TrustError::File(e.to_string()))?;
@@ -210,7 +247,7 @@ impl SshTrust {
         };
         let mut revoked_keys = RevokedKeys::default();
         for path in revoked {
-            refuse_in_tree(repo, path, checked_tree)?;
+            refuse_in_tree(repo, path, checked_tree, &ALLOWED_SIGNERS_REV)?;
             revoked_keys.extend(RevokedKeys::read(path).map_err(|e| TrustError::File(e.to_string()))?);
         }
         // ssh-keygen reads one revoked-keys file: several are given to it as one list.
@@ -238,37 +275,141 @@ impl SshTrust {
     }
 }
 
-/// The trust files a caller names, before git's configuration fills in what they leave out.
+/// The file `spec` (`REV:PATH`) names for `flag`, and the commit `REV` resolved to: refused when
+/// that commit is part of the checked history (`in_range`), and held to what the file given
+/// directly must be: a regular file (a link or a directory there is named as such, not as absent)
+/// of at most `flag.max` bytes, its size checked from the object's header before it is read.
+///
+/// # Errors
+/// [`TrustError::RevSpec`], [`TrustError::RevInRange`], [`TrustError::RevMissing`],
+/// [`TrustError::RevNotFile`], [`TrustError::RevTooLarge`], or a revision or repository that
+/// cannot be read.
+pub fn read_rev_file(
+    repo: &Repo,
+    spec: &str,
+    flag: &'static RevFile,
+    in_range: &dyn Fn(ObjectId) -> bool,
+) -> Result<(ObjectId, Vec<u8>), TrustError> {
+    use gix::objs::tree::EntryKind;
+    let (rev, file) =
+        split_rev_path(spec).ok_or_else(|| TrustError::RevSpec { spec: spec.to_owned(), file: flag })?;
+    let commit = repo.rev_parse(rev)?;
+    if in_range(commit) {
+        return Err(TrustError::RevInRange { spec: spec.to_owned(), rev: commit.to_string(), file: flag });
+    }
+    let view = repo.tree(repo.commit_tree(commit)?);
+    let not_file = |what| Err(TrustError::RevNotFile { spec: spec.to_owned(), what, file: flag });
+    let missing = || TrustError::RevMissing { spec: spec.to_owned(), file: flag };
+    match view.entry_kind(file)? {
+        None => return Err(missing()),
+        Some(EntryKind::Blob | EntryKind::BlobExecutable) => {}
+        Some(EntryKind::Link) => return not_file("a symbolic link"),
+        Some(EntryKind::Tree) => return not_file("a directory"),
+        Some(EntryKind::Commit) => return not_file("a submodule"),
+    }
+    let id = view.entry_id(file)?.ok_or_else(missing)?;
+    let size = repo.object_size(id)?;
+    if size > flag.max {
+        return Err(TrustError::RevTooLarge { spec: spec.to_owned(), size, file: flag });
+    }
+    Ok((commit, repo.blob(id)?))
+}
+
+/// Refuses `path` when it lies in the repository's work tree and the checked tree has a file at
+/// that place: the branch under review would be choosing its own trust (or rules); `flag` is the
+/// `--…-rev` flag that reads such a file from the base instead.
+///
+/// # Errors
+/// [`TrustError::ProvidedByTree`], or a tree that cannot be read.
+pub fn refuse_in_tree(
+    repo: &Repo,
+    path: &Path,
+    checked_tree: ObjectId,
+    flag: &'static RevFile,
+) -> Result<(), TrustError> {
+    let Some(workdir) = repo.workdir() else { return Ok(()) };
+    let (Ok(full), Ok(root)) = (std::fs::canonicalize(path), std::fs::canonicalize(workdir)) else {
+        return Ok(());
+    };
+    let Ok(rel) = full.strip_prefix(&root) else { return Ok(()) };
+    let rel = rel.to_string_lossy().replace('\\', "/");
+    if rel.is_empty() || rel.starts_with(".git/") {
+        return Ok(());
+    }
+    if repo.tree(checked_tree).file(&rel)?.is_some() {
+        return Err(TrustError::ProvidedByTree { path: path.to_owned(), tree_path: rel, file: flag });
+    }
+    Ok(())
+}
+
+/// The time at which an SSH signature's key must be trusted: its `valid-after`/`valid-before`
+/// window and its certificate's validity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SignatureTime {
+    /// Each task commit's committer date, as `git verify-commit` checks. The signer chose that
+    /// date, so a retired key or an expired certificate still signs by backdating the commit.
+    #[default]
+    Commit,
+    /// This one time, the time of verification: what a CI gate wants.
+    Now(time::OffsetDateTime),
+}
+
+impl SignatureTime {
+    /// The time to check a signature of the task commit committed at `committer_seconds` at.
+    #[must_use]
+    pub fn at(self, committer_seconds: i64) -> time::OffsetDateTime {
+        match self {
+            SignatureTime::Commit => time::OffsetDateTime::from_unix_timestamp(committer_seconds)
+                .unwrap_or(time::OffsetDateTime::UNIX_EPOCH),
+            SignatureTime::Now(now) => now,
+        }
+    }
+}
+
+/// The caller's trust as the command line gives it (the trust flags of `attest verify`, `attest
+/// approve` and `attest policy`): files and identities, never anything the checked tree holds.
 #[derive(Debug, Clone, Default)]
 pub struct TrustFiles {
-    /// `--allowed-signers FILE` or `--allowed-signers-rev REV:PATH`; `None`: git's
+    /// `--allowed-signers FILE`; with neither this nor a revision, git's
     /// `gpg.ssh.allowedSignersFile`.
-    pub allowed: Option<AllowedSource>,
+    pub allowed_signers: Option<PathBuf>,
+    /// `--allowed-signers-rev REV:PATH`.
+    pub allowed_signers_rev: Option<String>,
     /// `--revoked FILE`: revoked SSH keys, besides those of git's `gpg.ssh.revocationFile`.
     pub revoked: Option<PathBuf>,
-    /// `--openpgp-certs FILE`: trusted OpenPGP certificates.
+    /// `--openpgp-certs FILE`.
     pub openpgp_certs: Option<PathBuf>,
+    /// `--sigstore-trusted-root FILE` (read only with the identity and issuer).
+    pub sigstore_trusted_root: Option<PathBuf>,
+    /// `--certificate-identity`.
+    pub certificate_identity: Option<String>,
+    /// `--certificate-oidc-issuer`.
+    pub certificate_oidc_issuer: Option<String>,
+    /// `--via-tools`: check with `ssh-keygen -Y` and `sqv`.
+    pub via_tools: bool,
 }
 
 impl SignatureTrust {
-    /// The caller's SSH and OpenPGP trust, read as git reads it for `git verify-commit`: the
-    /// allowed signers named, else git's `gpg.ssh.allowedSignersFile`; the keys revoked by
-    /// `--revoked` and by git's `gpg.ssh.revocationFile`, both; the OpenPGP certificates named.
-    /// The one loader of the verifier and of `attest carry`. Sigstore trust is the caller's to
-    /// add.
+    /// The one loader of the caller's trust: `files` read from outside the checked history only.
+    /// `checked_tree` is the tree under review (a trust file it holds is refused); `in_range`
+    /// says whether a commit is part of the checked history (an `--allowed-signers-rev` revision
+    /// there is refused). Without a Sigstore trusted root, the public-good one is resolved when a
+    /// keyless line is first checked.
     ///
     /// # Errors
-    /// See [`TrustError`]; `checked_tree` and `in_range` as for [`SshTrust::load`].
+    /// See [`TrustError`].
     pub fn load(
         repo: &Repo,
         files: &TrustFiles,
         checked_tree: ObjectId,
         in_range: &dyn Fn(ObjectId) -> bool,
     ) -> Result<SignatureTrust, TrustError> {
-        let source = match &files.allowed {
-            Some(source) => Some(source.clone()),
-            None => repo.config_path("gpg.ssh.allowedSignersFile")?.map(AllowedSource::File),
+        let source = match (&files.allowed_signers, &files.allowed_signers_rev) {
+            (Some(p), _) => Some(AllowedSource::File(p.clone())),
+            (None, Some(spec)) => Some(AllowedSource::Rev(spec.clone())),
+            (None, None) => repo.config_path("gpg.ssh.allowedSignersFile")?.map(AllowedSource::File),
         };
+        // The keys revoked by `--revoked` and by git's `gpg.ssh.revocationFile`, both.
         let mut revoked: Vec<PathBuf> = files.revoked.iter().cloned().collect();
         if let Some(configured) = repo.config_path("gpg.ssh.revocationFile")?
             && !revoked.contains(&configured)
@@ -280,54 +421,61 @@ impl SignatureTrust {
             .transpose()?;
         let openpgp =
             files.openpgp_certs.as_ref().map(|path| load_openpgp(repo, path, checked_tree)).transpose()?;
-        Ok(SignatureTrust { ssh, openpgp, ..SignatureTrust::default() })
+        #[cfg(not(feature = "sigstore"))]
+        if files.certificate_identity.is_some() {
+            return Err(TrustError::File(crate::sign::SIGSTORE_MISSING_REASON.to_owned()));
+        }
+        Ok(SignatureTrust {
+            ssh,
+            openpgp,
+            #[cfg(feature = "sigstore")]
+            sigstore: load_sigstore(repo, files, checked_tree)?,
+            via_tools: files.via_tools,
+        })
+    }
+
+    /// The principals the trust names, each once: the SSH allowed-signers principals, the OpenPGP
+    /// fingerprints and user ids, the Sigstore identity. For `attest policy` to tell a policy's
+    /// principals that no trust file names.
+    #[must_use]
+    pub fn principals(&self, files: &TrustFiles) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut add = |p: &str| {
+            if !out.iter().any(|o| o == p) {
+                out.push(p.to_owned());
+            }
+        };
+        if let Some(ssh) = &self.ssh {
+            ssh.allowed.signers.iter().flat_map(|s| s.principals.positive()).for_each(&mut add);
+        }
+        if let Some(pgp) = &self.openpgp {
+            pgp.fingerprints().iter().chain(pgp.user_ids().iter()).for_each(|p| add(p));
+        }
+        if let Some(identity) = files.certificate_identity.as_deref() {
+            add(identity);
+        }
+        out
     }
 }
 
-/// The allowed-signers file `file` of `tree` (from `--allowed-signers-rev spec`), held to what
-/// `--allowed-signers` accepts: a regular file (a link or a directory there is named as such,
-/// not as absent) of at most [`allowed_signers::MAX_BYTES`], its size checked from the object's
-/// header before it is read.
-///
-/// # Errors
-/// [`TrustError::RevMissing`], [`TrustError::RevNotFile`], [`TrustError::RevTooLarge`], or a
-/// repository that cannot be read.
-fn rev_file(repo: &Repo, tree: ObjectId, file: &str, spec: &str) -> Result<Vec<u8>, TrustError> {
-    use gix::objs::tree::EntryKind;
-    let view = repo.tree(tree);
-    let not_file = |what| Err(TrustError::RevNotFile { spec: spec.to_owned(), what });
-    match view.entry_kind(file)? {
-        None => return Err(TrustError::RevMissing(spec.to_owned())),
-        Some(EntryKind::Blob | EntryKind::BlobExecutable) => {}
-        Some(EntryKind::Link) => return not_file("a symbolic link"),
-        Some(EntryKind::Tree) => return not_file("a directory"),
-        Some(EntryKind::Commit) => return not_file("a submodule"),
-    }
-    let id = view.entry_id(file)?.ok_or_else(|| TrustError::RevMissing(spec.to_owned()))?;
-    let size = repo.object_size(id)?;
-    if size > allowed_signers::MAX_BYTES {
-        return Err(TrustError::RevTooLarge { spec: spec.to_owned(), size, max: allowed_signers::MAX_BYTES });
-    }
-    Ok(repo.blob(id)?)
-}
-
-/// Refuses `path` when it lies in the repository's work tree and the checked tree has a file at
-/// that place: the branch under review would be choosing its own trust.
-///
-/// # Errors
-/// [`TrustError::ProvidedByTree`], or a tree that cannot be read.
-pub fn refuse_in_tree(repo: &Repo, path: &Path, checked_tree: ObjectId) -> Result<(), TrustError> {
-    let Some(workdir) = repo.workdir() else { return Ok(()) };
-    let (Ok(full), Ok(root)) = (std::fs::canonicalize(path), std::fs::canonicalize(workdir)) else {
-        return Ok(());
+/// The Sigstore trust of `files`: the identity and issuer, with the given trusted root or the
+/// public-good one (cached, or fetched through TUF when a keyless line needs it).
+#[cfg(feature = "sigstore")]
+fn load_sigstore(
+    repo: &Repo,
+    files: &TrustFiles,
+    checked_tree: ObjectId,
+) -> Result<Option<crate::sign::sigstore::SigstoreTrustSource>, TrustError> {
+    use crate::sign::sigstore::{SigstoreTrust, SigstoreTrustSource, TrustedRoot, public_good_root};
+    let (Some(identity), Some(issuer)) = (&files.certificate_identity, &files.certificate_oidc_issuer) else {
+        return Ok(None);
     };
-    let Ok(rel) = full.strip_prefix(&root) else { return Ok(()) };
-    let rel = rel.to_string_lossy().replace('\\', "/");
-    if rel.is_empty() || rel.starts_with(".git/") {
-        return Ok(());
-    }
-    if repo.tree(checked_tree).file(&rel)?.is_some() {
-        return Err(TrustError::ProvidedByTree { path: path.to_owned(), tree_path: rel });
-    }
-    Ok(())
+    Ok(Some(match &files.sigstore_trusted_root {
+        Some(path) => {
+            refuse_in_tree(repo, path, checked_tree, &ALLOWED_SIGNERS_REV)?;
+            let root = TrustedRoot::from_file(path).map_err(|e| TrustError::File(e.to_string()))?;
+            SigstoreTrustSource::given(SigstoreTrust::keyless(root, identity.clone(), issuer.clone()))
+        }
+        None => SigstoreTrustSource::lazy(identity.clone(), issuer.clone(), public_good_root),
+    }))
 }

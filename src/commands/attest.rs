@@ -15,15 +15,22 @@ pub fn run(args: AttestArgs) -> u8 {
         Some(AttestSub::Push(p)) => return super::team::push(&p),
         Some(AttestSub::Fetch(f)) => return super::team::fetch(&f),
         Some(AttestSub::Carry(c)) => return super::team::carry(&c),
+        Some(AttestSub::Approve(a)) => return super::policy::approve_run(&a),
+        Some(AttestSub::Policy(p)) => return super::policy::run(&p),
         Some(AttestSub::Sign(ref s)) => s.run.json,
         None => args.run.json,
     };
     let result = (|| -> Result<Report, AttestError> {
         let repo = Repo::discover(".")?;
         match args.sub {
-            Some(AttestSub::Verify(_) | AttestSub::Push(_) | AttestSub::Fetch(_) | AttestSub::Carry(_)) => {
-                Err(AttestError::Nothing(String::new()))
-            }
+            Some(
+                AttestSub::Verify(_)
+                | AttestSub::Push(_)
+                | AttestSub::Fetch(_)
+                | AttestSub::Carry(_)
+                | AttestSub::Approve(_)
+                | AttestSub::Policy(_),
+            ) => Err(AttestError::Nothing(String::new())),
             Some(AttestSub::Sign(s)) => {
                 let signing = &s.run.signing;
                 let choice = signer_choice(&repo, signing, false)?;

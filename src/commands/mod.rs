@@ -6,11 +6,13 @@ mod decide;
 mod held_out;
 mod hooks;
 mod output;
+mod policy;
 mod schema;
 mod signing;
 #[cfg(feature = "sigstore")]
 mod sigstore;
 mod team;
+mod trust;
 mod verify;
 
 use crate::cli::Command;

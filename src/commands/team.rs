@@ -4,7 +4,7 @@
 use speccoder_attest::attest::AttestError;
 use speccoder_attest::attest::carry::{self, CarryRequest};
 use speccoder_attest::attest::sync::{self, SyncError};
-use speccoder_attest::check::trust::{AllowedSource, TrustFiles};
+use speccoder_attest::check::trust::TrustFiles;
 use speccoder_attest::git::Repo;
 
 use crate::cli::{AttestCarryArgs, AttestFetchArgs, AttestPushArgs};
@@ -59,9 +59,10 @@ pub fn carry(args: &AttestCarryArgs) -> u8 {
             key: args.run.signing.key.clone(),
             sigstore: super::signing::sigstore_flags(&args.run.signing),
             trust: TrustFiles {
-                allowed: args.allowed_signers.clone().map(AllowedSource::File),
+                allowed_signers: args.allowed_signers.clone(),
                 revoked: args.revoked.clone(),
                 openpgp_certs: args.openpgp_certs.clone(),
+                ..TrustFiles::default()
             },
         };
         carry::carry(&repo, &request)

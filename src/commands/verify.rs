@@ -1,14 +1,15 @@
 //! `speccoder attest verify`.
 
-use speccoder_attest::check::trust::{AllowedSource, SignatureTrust, TrustError, TrustFiles};
+use speccoder_attest::check::trust::{SignatureTrust, TrustError};
+use speccoder_attest::check::verifier_policy::{PolicyLoadError, load_policy};
 use speccoder_attest::exit;
 use speccoder_attest::git::{GitError, Head, ObjectId, Repo};
 use speccoder_attest::verify::report::Report;
-use speccoder_attest::verify::trust::{SignatureTime, Trust};
+use speccoder_attest::verify::trust::Trust;
 use speccoder_attest::verify::{BranchOptions, Checked, VerifyError, verify_branch, verify_commits};
 use speccoder_attest::verify::{completeness, github};
 
-use crate::cli::{SignatureTimeArg, VerifyArgs};
+use crate::cli::VerifyArgs;
 
 pub fn run(args: &VerifyArgs) -> u8 {
     let fail = |code: u8, msg: String| {
@@ -22,10 +23,10 @@ pub fn run(args: &VerifyArgs) -> u8 {
         Ok(r) => r,
         Err(e) => return fail(exit::GIT_PRECONDITION, e.to_string()),
     };
-    if let Some(spec) = &args.allowed_signers_rev
-        && let Err(e) = completeness::fetch_revision_file(&repo, spec)
-    {
-        return fail(exit::GIT_PRECONDITION, e.to_string());
+    for spec in [&args.trust.allowed_signers_rev, &args.policy.policy_rev].into_iter().flatten() {
+        if let Err(e) = completeness::fetch_revision_file(&repo, spec) {
+            return fail(exit::GIT_PRECONDITION, e.to_string());
+        }
     }
     let verify_failed = |e: VerifyError| match e {
         e @ (VerifyError::Shallow { .. } | VerifyError::NotesNotFetched { .. }) => {
@@ -58,8 +59,7 @@ pub fn run(args: &VerifyArgs) -> u8 {
     };
     let trust = match build_trust(&repo, args, checked.as_ref()) {
         Ok(t) => t,
-        Err(TrustError::Git(e)) => return fail(exit::USAGE, e.to_string()),
-        Err(e) => return fail(exit::CONFIG, e.to_string()),
+        Err((code, message)) => return fail(code, message),
     };
     let result = match (&branch, &unborn) {
         (Some(_), Some(_)) => Ok(Report::new("branch", Vec::new(), &trust)),
@@ -114,70 +114,47 @@ pub fn run(args: &VerifyArgs) -> u8 {
     code
 }
 
-/// The caller's trust; a trust revision inside `range` (the history checked) is refused, and so
-/// is a trust file the checked tree holds. No range (a branch before its first commit): nothing
-/// is checked, and trust is still read, so that a trust file that cannot be used is said so.
-fn build_trust(repo: &Repo, args: &VerifyArgs, range: Option<&Checked>) -> Result<Trust, TrustError> {
-    let head = match repo.head()? {
+/// The caller's trust and policy; a trust or policy revision inside `range` (the history
+/// checked) is refused, and so is a trust or policy file the checked tree holds. No range (a
+/// branch before its first commit): nothing is checked, and trust and policy are still read, so
+/// that a file that cannot be used is said so.
+fn build_trust(repo: &Repo, args: &VerifyArgs, range: Option<&Checked>) -> Result<Trust, (u8, String)> {
+    let usage_or_config = |e: &TrustError| match e {
+        TrustError::Git(_) => exit::USAGE,
+        _ => exit::CONFIG,
+    };
+    let refused = |e: TrustError| (usage_or_config(&e), e.to_string());
+    let head = match repo.head().map_err(|e| refused(e.into()))? {
         Head::Branch { commit, .. } | Head::Detached(commit) => Some(commit),
         Head::Unborn(_) => None,
     };
     let checked = match (range, &args.branch) {
         (None, _) => None,
-        (Some(_), Some(rev)) => Some(repo.rev_parse(rev)?),
+        (Some(_), Some(rev)) => Some(repo.rev_parse(rev).map_err(|e| refused(e.into()))?),
         (Some(_), None) => head,
     };
-    // The tree a trust file may not come from; before the first commit, none.
+    // The tree a trust or policy file may not come from; before the first commit, none.
     let checked_tree = match checked {
-        Some(commit) => repo.commit_tree(commit)?,
+        Some(commit) => repo.commit_tree(commit).map_err(|e| refused(e.into()))?,
         None => repo.empty_tree_id(),
     };
     let in_range = |c: ObjectId| range.is_some_and(|range| range.contains(repo, c));
-    let files = TrustFiles {
-        allowed: match (&args.allowed_signers, &args.allowed_signers_rev) {
-            (Some(p), _) => Some(AllowedSource::File(p.clone())),
-            (None, Some(spec)) => Some(AllowedSource::Rev(spec.clone())),
-            (None, None) => None,
-        },
-        revoked: args.revoked.clone(),
-        openpgp_certs: args.openpgp_certs.clone(),
-    };
-    let signers = SignatureTrust::load(repo, &files, checked_tree, &in_range)?;
-    #[cfg(feature = "sigstore")]
-    let sigstore = match (&args.certificate_identity, &args.certificate_oidc_issuer) {
-        (Some(identity), Some(issuer)) => {
-            use speccoder_attest::sign::sigstore::SigstoreTrustSource;
-            use speccoder_attest::sign::sigstore::{SigstoreTrust, TrustedRoot, public_good_root};
-            Some(match &args.sigstore_trusted_root {
-                Some(path) => {
-                    speccoder_attest::check::trust::refuse_in_tree(repo, path, checked_tree)?;
-                    let root = TrustedRoot::from_file(path).map_err(|e| TrustError::File(e.to_string()))?;
-                    SigstoreTrustSource::given(SigstoreTrust::keyless(root, identity.clone(), issuer.clone()))
-                }
-                // The public-good root, cached or fetched through TUF when a keyless line needs it.
-                None => SigstoreTrustSource::lazy(identity.clone(), issuer.clone(), public_good_root),
-            })
-        }
-        _ => None,
-    };
-    #[cfg(not(feature = "sigstore"))]
-    if args.certificate_identity.is_some() {
-        return Err(TrustError::File(speccoder_attest::sign::SIGSTORE_MISSING_REASON.to_owned()));
-    }
+    let files = super::trust::trust_files(&args.trust);
+    let signers = SignatureTrust::load(repo, &files, checked_tree, &in_range).map_err(refused)?;
+    let policy = super::trust::policy_source(&args.policy)
+        .map(|source| load_policy(repo, &source, checked_tree, &in_range))
+        .transpose()
+        .map_err(|e| match e {
+            PolicyLoadError::Place(e) => refused(e),
+            e => (exit::CONFIG, e.to_string()),
+        })?;
     Ok(Trust {
-        signers: SignatureTrust {
-            #[cfg(feature = "sigstore")]
-            sigstore,
-            via_tools: args.via_tools,
-            ..signers
-        },
+        signers,
         accept_unsigned: args.accept_unsigned,
         require_verified: args.require_verified,
         jobs: args.jobs.and_then(|n| std::num::NonZeroUsize::new(usize::from(n))),
-        signature_time: match args.signature_time {
-            SignatureTimeArg::Commit => SignatureTime::Commit,
-            SignatureTimeArg::Now => SignatureTime::Now(time::OffsetDateTime::now_utc()),
-        },
+        signature_time: super::trust::signature_time(&args.trust),
+        policy,
     })
 }
 

@@ -19,3 +19,4 @@ pub mod shown;
 pub mod statement;
 pub mod summary;
 pub mod test_result;
+pub mod verifier_policy;

@@ -72,12 +72,24 @@ fn not_toml(text: &str, e: &toml::de::Error) -> String {
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let line = text.get(line_start..).unwrap_or_default();
     let line = line.split('\n').next().unwrap_or_default().trim_end_matches('\r');
-    let column = before.get(line_start..).unwrap_or_default().chars().count() + 1;
+    let (number, column) = line_column(text, start);
     format!(
-        "it is not valid TOML at line {}, column {column}: {what}; the line reads `{}`",
-        before.matches('\n').count() + 1,
+        "it is not valid TOML at line {number}, column {column}: {what}; the line reads `{}`",
         shown(line, SHOWN_MAX)
     )
+}
+
+/// The 1-based line and column (in characters) of the byte `offset` of `text` (an offset past
+/// the end, or inside a character, counts from the last character boundary before it).
+#[must_use]
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (before.matches('\n').count() + 1, before[line_start..].chars().count() + 1)
 }
 
 /// The sections both recipes take whole, under their own names.

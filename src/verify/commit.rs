@@ -9,7 +9,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::check::agreement::Rules;
-use crate::check::line::{Body, ReadLine};
+use crate::check::line::{Body, ReadLine, covering_line};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::signatures::{self, NoteLineSignature, SignerInfo};
 use crate::check::trailers::{claim_problem, task_trailers};
@@ -18,7 +18,8 @@ use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::policy::Recipe;
 use crate::spec::TaskLists;
 use crate::verify::parallel;
-use crate::verify::trust::{SignatureTime, Trust};
+use crate::verify::policy::SignedEvidence;
+use crate::verify::trust::Trust;
 
 /// What the verifier concluded about one task commit.
 #[derive(Debug, Clone, Serialize)]
@@ -51,6 +52,9 @@ pub struct CommitReport {
     /// The unit the evidence names.
     #[serde(skip)]
     pub unit: Option<String>,
+    /// What the note signed, as a verifier policy asks about it (read only under a policy).
+    #[serde(skip)]
+    pub evidence: Option<Box<SignedEvidence>>,
 }
 
 /// Shared state for checking many commits of one repository.
@@ -154,6 +158,7 @@ impl<'r> Checker<'r> {
             policy: None,
             cited: Vec::new(),
             unit: None,
+            evidence: None,
         };
         match self.repo.commit(id) {
             Ok(commit) => self.check_commit(&commit, &mut report),
@@ -241,12 +246,15 @@ impl<'r> Checker<'r> {
 
         let checked = self.rules.note(commit, &target, verdict.as_deref(), &note, findings);
         self.hint_copied_note(&checked.lines, &target, commit, findings);
-        let at = match self.trust.signature_time {
-            SignatureTime::Commit => OffsetDateTime::from_unix_timestamp(commit.committer.seconds)
-                .unwrap_or(OffsetDateTime::UNIX_EPOCH),
-            SignatureTime::Now(now) => now,
-        };
-        self.check_signatures(&checked.lines, at, &checked.commit_sha256, report);
+        let at = self.trust.signature_time.at(commit.committer.seconds);
+        // Under a verifier policy, every signer of the covering line counts (approvals).
+        let covering =
+            self.trust.policy.as_ref().and(covering_line(&checked.lines, checked.task_verification));
+        let covering_signers =
+            self.check_signatures(&checked.lines, at, &checked.commit_sha256, covering, report);
+        if self.trust.policy.is_some() {
+            report.evidence = Some(Box::new(SignedEvidence::read(&checked, covering_signers)));
+        }
         report.policy = checked.recipe;
         if let Some(Body::TaskVerification(p)) = checked.task_verification.map(|i| &checked.lines[i].body) {
             report.not_evaluated = p.newer_fields();
@@ -296,15 +304,18 @@ impl<'r> Checker<'r> {
         }
     }
 
-    /// Signatures of every line; lines named by a trusted summary are covered by it.
+    /// Signatures of every line; lines named by a trusted summary are covered by it. Returns every
+    /// trusted signer of the line at `covering` (none without it).
     fn check_signatures(
         &self,
         lines: &[ReadLine],
         at: OffsetDateTime,
         commit_sha256: &str,
+        covering: Option<usize>,
         report: &mut CommitReport,
-    ) {
-        let verdicts = signatures::check_note(lines, &self.trust.signers, at, commit_sha256);
+    ) -> Vec<SignerInfo> {
+        let (verdicts, covering_signers) =
+            signatures::check_note_every(lines, &self.trust.signers, at, commit_sha256, covering);
         for (line, verdict) in lines.iter().zip(verdicts) {
             match verdict {
                 NoteLineSignature::Trusted(info) => {
@@ -325,5 +336,6 @@ impl<'r> Checker<'r> {
                 NoteLineSignature::Failed(f) => report.findings.push(f),
             }
         }
+        covering_signers
     }
 }

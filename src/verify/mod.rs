@@ -9,8 +9,8 @@
 //! [`decisions`] and [`bugs`] (the rows of skips and closed bug tasks); [`rewritten`] (evidence a
 //! rebase left on commits the branch no longer holds); [`box_setters`] (which commit set each
 //! box the head ticks); [`run`] (over commits or a branch). [`completeness`] says what a clone lacks (shallow history, unfetched notes) and fills
-//! in a partial clone; [`github`] renders a report as GitHub workflow commands. [`error`] is why
-//! a run could not happen at all.
+//! in a partial clone; [`github`] renders a report as GitHub workflow commands. [`policy`] judges
+//! the rows by the caller's verifier policy. [`error`] is why a run could not happen at all.
 
 mod box_setters;
 pub mod bugs;
@@ -20,6 +20,7 @@ pub mod decisions;
 pub mod error;
 pub mod github;
 mod parallel;
+pub mod policy;
 pub mod report;
 pub mod rewritten;
 pub mod run;

@@ -12,6 +12,7 @@ use crate::exit;
 use crate::model::policy::Recipe;
 use crate::model::predicate::Verdict;
 use crate::verify::commit::CommitReport;
+use crate::verify::policy::{PolicyReport, SignedEvidence};
 use crate::verify::trust::{SignatureTime, Trust};
 
 /// The reason (and finding code) of a tick whose verdict `--require-verified` does not accept.
@@ -32,6 +33,9 @@ pub enum TickOutcome {
     Regressed,
     /// A person skipped the task (recorded outside the branch); listed, never verified.
     Skipped,
+    /// Ticked by hand before speccoder was adopted: ticked at the verifier policy's baseline
+    /// commit, unchanged since, without a task commit. Holds, listed and counted apart.
+    Baseline,
 }
 
 impl TickOutcome {
@@ -44,6 +48,7 @@ impl TickOutcome {
             TickOutcome::Unverifiable => "unverifiable",
             TickOutcome::Regressed => "regressed",
             TickOutcome::Skipped => "skipped",
+            TickOutcome::Baseline => "baseline",
         }
     }
 
@@ -72,7 +77,9 @@ pub struct TickReport {
     /// commit set the box again after it), `commit_unreachable`, `unrecognized_tick` (a
     /// checked box that is not read as a task; the task is `<unit>/tasks.md:<line>`), `stale`, the
     /// commit outcome, or `not_verified` under `--require-verified` (an `unverifiable`
-    /// `regression_only` or `attested` tick, or a `skipped` row, which then fails the run too).
+    /// `regression_only` or `attested` tick, or a `skipped` row, which then fails the run too), or
+    /// the code of the verifier policy's first finding (`policy_signer`, ...; a `skipped` row
+    /// with it fails the run too).
     pub reason: Option<String>,
     /// What was found, worst first.
     pub findings: Vec<Finding>,
@@ -88,6 +95,13 @@ pub struct TickReport {
     /// `{"recipe": "published", "speccoder_version": ...}`; `null` when it follows neither (then
     /// a `policy_mismatch` finding says what each gives) or no policy was read.
     pub policy: Option<Recipe>,
+    /// The verifier policy's rule that judged the row (absent without a policy, or when no rule
+    /// matches its unit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// What the note signed, for the verifier policy (read only under one).
+    #[serde(skip)]
+    pub evidence: Option<Box<SignedEvidence>>,
 }
 
 impl TickReport {
@@ -138,20 +152,24 @@ impl TickReport {
             accepted_unsigned: c.accepted_unsigned,
             covered_lines: c.covered_lines,
             policy: c.policy,
+            rule: None,
+            evidence: c.evidence,
         }
     }
 
     /// Whether this row fails the run: its outcome is `stale` or `unverifiable`, or it is a skip
-    /// `--require-verified` does not accept (reason `not_verified`). The one rule the exit code,
-    /// the totals and the GitHub annotations follow.
+    /// `--require-verified` or the verifier policy does not accept (reason `not_verified`, or a
+    /// policy finding's code). The one rule the exit code, the totals and the GitHub annotations
+    /// follow.
     #[must_use]
     pub fn fails(&self) -> bool {
         self.outcome.fails() || self.refused_skip()
     }
 
-    /// A `skipped` row that `--require-verified` does not accept.
+    /// A `skipped` row that `--require-verified` or the verifier policy does not accept: a skip
+    /// that holds has no reason.
     fn refused_skip(&self) -> bool {
-        self.outcome == TickOutcome::Skipped && self.reason.as_deref() == Some(NOT_VERIFIED)
+        self.outcome == TickOutcome::Skipped && self.reason.is_some()
     }
 
     /// A ticked task with no task commit to check.
@@ -170,6 +188,8 @@ impl TickReport {
             accepted_unsigned: false,
             covered_lines: Vec::new(),
             policy: None,
+            rule: None,
+            evidence: None,
         }
     }
 
@@ -194,8 +214,11 @@ pub struct Totals {
     pub regressed: usize,
     /// Skipped.
     pub skipped: usize,
-    /// Of the skipped, those `--require-verified` does not accept (each fails the run).
+    /// Of the skipped, those `--require-verified` or the verifier policy does not accept (each
+    /// fails the run).
     pub skipped_not_accepted: usize,
+    /// Ticked by hand before adoption, held by the verifier policy's baseline.
+    pub baseline: usize,
 }
 
 /// The whole report.
@@ -221,6 +244,9 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// The time SSH validity windows and certificates were checked at.
     pub signature_time: SignatureTimeReport,
+    /// The verifier policy applied (`--policy`, `--policy-rev`): its sha256 and source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verifier_policy: Option<PolicyReport>,
 }
 
 /// How the report names the signature time: `{"mode": "commit"}`, or `{"mode": "now", "at":
@@ -266,6 +292,7 @@ impl Report {
                 TickOutcome::Unverifiable => totals.unverifiable += 1,
                 TickOutcome::Regressed => totals.regressed += 1,
                 TickOutcome::Skipped => totals.skipped += 1,
+                TickOutcome::Baseline => totals.baseline += 1,
             }
             if t.refused_skip() {
                 totals.skipped_not_accepted += 1;
@@ -282,6 +309,7 @@ impl Report {
             not_evaluated: vec!["regressed"],
             warnings: trust.warnings(),
             signature_time: SignatureTimeReport::of(trust.signature_time),
+            verifier_policy: trust.policy.as_ref().map(PolicyReport::of),
         }
     }
 
@@ -308,7 +336,15 @@ impl Report {
             t.checked, t.evidenced, t.stale, t.unverifiable, t.skipped
         );
         if t.skipped_not_accepted > 0 {
-            let _ = write!(s, " ({} not accepted by --require-verified)", t.skipped_not_accepted);
+            let by = if self.verifier_policy.is_some() {
+                "--require-verified or the verifier policy"
+            } else {
+                "--require-verified"
+            };
+            let _ = write!(s, " ({} not accepted by {by})", t.skipped_not_accepted);
+        }
+        if t.baseline > 0 {
+            let _ = write!(s, ", {} baseline (ticked by hand before adoption)", t.baseline);
         }
         if self.accept_unsigned && self.ticks.iter().any(|t| t.accepted_unsigned) {
             s.push_str("; unsigned evidence ACCEPTED on request (--accept-unsigned)");
@@ -338,6 +374,9 @@ impl Report {
             if let Some(recipe) = &t.policy {
                 let _ = writeln!(out, "    policy: {recipe}");
             }
+            if let Some(rule) = &t.rule {
+                let _ = writeln!(out, "    rule: {rule}");
+            }
             if t.accepted_unsigned {
                 let _ = writeln!(out, "    unsigned lines accepted (--accept-unsigned)");
             }
@@ -349,6 +388,9 @@ impl Report {
             let _ = writeln!(out, "warning: {w}");
         }
         let _ = writeln!(out, "{}", self.signature_time.line());
+        if let Some(p) = &self.verifier_policy {
+            let _ = writeln!(out, "verifier policy: {} sha256:{}", p.source, p.sha256);
+        }
         let _ = writeln!(out, "{}", self.summary_line());
         out
     }
@@ -359,11 +401,19 @@ impl Report {
         let mut out = String::from("### speccoder attest verify\n\n");
         let _ = writeln!(out, "{}\n", self.summary_line());
         let _ = writeln!(out, "{}\n", self.signature_time.line());
+        if let Some(p) = &self.verifier_policy {
+            let _ = writeln!(out, "verifier policy: {} sha256 `{}`\n", markdown_code(&p.source), p.sha256);
+        }
         for w in &self.warnings {
             // A warning may name tasks of the repository: one code span, as in the table.
             let _ = writeln!(out, "> **warning:** {}\n", code_span(w));
         }
-        out.push_str("| outcome | task | commit | reason | policy |\n| --- | --- | --- | --- | --- |\n");
+        let with_rule = self.verifier_policy.is_some();
+        out.push_str(if with_rule {
+            "| outcome | task | commit | reason | policy | rule |\n| --- | --- | --- | --- | --- | --- |\n"
+        } else {
+            "| outcome | task | commit | reason | policy |\n| --- | --- | --- | --- | --- |\n"
+        });
         for t in &self.ticks {
             let commit =
                 t.commit.as_deref().map_or("-".to_owned(), |c| format!("`{}`", &c[..c.len().min(12)]));
@@ -372,9 +422,14 @@ impl Report {
                 None => t.headline(),
             };
             let policy = t.policy.as_ref().map_or("-".to_owned(), |p| markdown_code(&p.to_string()));
+            let rule = match (&t.rule, with_rule) {
+                (_, false) => String::new(),
+                (Some(rule), true) => format!(" {} |", markdown_code(rule)),
+                (None, true) => " - |".to_owned(),
+            };
             let _ = writeln!(
                 out,
-                "| {} | {} | {commit} | {} | {policy} |",
+                "| {} | {} | {commit} | {} | {policy} |{rule}",
                 t.outcome.as_str(),
                 markdown_code(&t.task),
                 markdown_code(&reason),

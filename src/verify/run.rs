@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use gix::ObjectId;
 
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::check::trailers::task_trailers;
+use crate::check::trailers::{newest_task_commits, task_trailers};
 use crate::git::{GitError, Head, Repo};
 use crate::model::digest::sha256_hex;
 use crate::spec::{self, SourceTree, UnitDocs};
@@ -17,7 +17,7 @@ use crate::verify::error::VerifyError;
 use crate::verify::report::{Report, TickOutcome, TickReport};
 use crate::verify::rewritten::{self, LostEvidence};
 use crate::verify::trust::Trust;
-use crate::verify::{bugs, decisions, unread};
+use crate::verify::{bugs, decisions, policy, unread};
 
 /// Checks the task commits named by `range`: one revision, `A..B`, or (None) every commit on the
 /// current branch that carries `Spec-Task:`.
@@ -54,12 +54,15 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
         let lost = LostEvidence::new(repo, &reachable);
         reports.iter_mut().for_each(|r| lost.hint_carry(r));
     }
-    let ticks: Vec<TickReport> =
+    let mut ticks: Vec<TickReport> =
         reports.into_iter().map(|report| TickReport::from_commit(report, trust)).collect();
     if let Some(reason) = trust.failure() {
         return Err(VerifyError::Trust(reason));
     }
-    Ok(Report::new("commits", ticks, trust))
+    let judged = trust.policy.as_ref().map(|p| policy::apply(repo, p, head_for_lines, &mut ticks));
+    let mut report = Report::new("commits", ticks, trust);
+    report.warnings.extend(judged.unwrap_or_default());
+    Ok(report)
 }
 
 /// One unit's ticks in order (the task commit to check, or the row saying why there is none,
@@ -187,15 +190,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     // The newest reachable task commit per task.
     let reachable = repo.walk(head, &[])?;
     let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
-    let mut task_commit: HashMap<String, ObjectId> = HashMap::new();
-    for id in &reachable {
-        let commit = repo.commit(*id)?;
-        if let (Some(target), Some(verdict)) = task_trailers(&commit.message)
-            && !verdict.is_empty()
-        {
-            task_commit.entry(target).or_insert(*id);
-        }
-    }
+    let task_commit: HashMap<String, ObjectId> = newest_task_commits(repo, &reachable)?;
     // A partial clone fetches what the checks below read, in one batch, before they read it.
     let mut to_read: Vec<ObjectId> = task_commit.values().copied().collect();
     to_read.extend(repo.refs_with_prefix(crate::model::refs::SKIPPED_PREFIX)?.into_iter().map(|(_, id)| id));
@@ -311,7 +306,9 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     if let Some(reason) = trust.failure() {
         return Err(VerifyError::Trust(reason));
     }
+    let judged = trust.policy.as_ref().map(|p| policy::apply(repo, p, head, &mut ticks));
     let mut report = Report::new("branch", ticks, trust);
+    report.warnings.extend(judged.unwrap_or_default());
     report.warnings.extend(unticked);
     report.base = base.map(|b| b.to_string());
     report.head = Some(head.to_string());

@@ -1,6 +1,7 @@
 //! The verifier's trust: whose signatures the caller trusts ([`SignatureTrust`], on the floor,
 //! shared with `attest carry`), and how the verifier applies it and counts ticks.
 
+pub use crate::check::trust::SignatureTime;
 use crate::check::trust::SignatureTrust;
 
 /// Everything the caller trusts, and how they want it applied.
@@ -16,18 +17,8 @@ pub struct Trust {
     pub jobs: Option<std::num::NonZeroUsize>,
     /// The time at which SSH validity windows and certificates are checked.
     pub signature_time: SignatureTime,
-}
-
-/// The time at which an SSH signature's key must be trusted: its `valid-after`/`valid-before`
-/// window and its certificate's validity.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum SignatureTime {
-    /// Each task commit's committer date, as `git verify-commit` checks. The signer chose that
-    /// date, so a retired key or an expired certificate still signs by backdating the commit.
-    #[default]
-    Commit,
-    /// This one time, the time of verification: what a CI gate wants.
-    Now(time::OffsetDateTime),
+    /// The verifier policy (`--policy`, `--policy-rev`): the rules that judge each unit's ticks.
+    pub policy: Option<crate::model::verifier_policy::LoadedPolicy>,
 }
 
 impl Trust {

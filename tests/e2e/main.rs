@@ -13,6 +13,7 @@ mod decisions;
 mod held_out;
 mod hostile_remote;
 mod opening;
+mod policy;
 mod published_policy;
 mod schema;
 mod sigstore_endpoints;

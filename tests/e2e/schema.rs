@@ -59,7 +59,7 @@ fn schema_json_names_the_files_written_or_checked_and_a_drift_as_an_error_object
     };
     let (code, written) = json(&["schema"]);
     assert_eq!((code, &written["check"]), (Some(0), &serde_json::json!(false)));
-    assert_eq!(written["files"].as_array().unwrap().len(), 6, "{written}");
+    assert_eq!(written["files"].as_array().unwrap().len(), 7, "{written}");
     let (code, checked) = json(&["schema", "--check"]);
     assert_eq!((code, &checked["files"]), (Some(0), &written["files"]));
     std::fs::write(dir.path().join("evidence.schema.json"), "{}").unwrap();

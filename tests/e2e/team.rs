@@ -1735,6 +1735,15 @@ fn run_steps(team: &Team, dir: &Path, steps: &[Step], env: &[(String, String)], 
 #[test]
 fn the_ci_workflow_and_the_action_run_their_steps_against_a_local_remote() {
     let team = Team::new();
+    // The verifier policy on main, which the workflow and the action read from the base.
+    let seed = team.tmp.path().join("seed");
+    let policy = format!(
+        "version = 1\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\nsigners = [\"{PRINCIPAL}\", \"{BOB}\"]\n"
+    );
+    std::fs::write(seed.join(".github/speccoder-policy.toml"), policy).unwrap();
+    team.run_git(&seed, &["add", "-A"]);
+    team.run_git(&seed, &["commit", "-q", "-m", "The verifier policy"]);
+    team.run_git(&seed, &["push", "-q", "origin", "main"]);
     let (yaml, env) = ci_workflow();
     let steps = workflow_steps(&yaml);
     let names: Vec<&str> = steps.iter().map(|s| s.name.as_str()).collect();
@@ -1766,6 +1775,7 @@ fn the_ci_workflow_and_the_action_run_their_steps_against_a_local_remote() {
         ("SPECCODER_REMOTE", "origin"),
         ("SPECCODER_BASE", "main"),
         ("SPECCODER_ALLOWED_SIGNERS", ".github/allowed_signers"),
+        ("SPECCODER_POLICY", ".github/speccoder-policy.toml"),
     ]
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
     .into();
@@ -1805,7 +1815,8 @@ fn the_ci_workflow_and_the_action_run_their_steps_against_a_local_remote() {
         let out = run_steps(&team, &ci(&format!("{flavour}-good"), &good).dir, steps, env, &summary);
         assert_eq!(out.code(), Some(0), "{flavour}: {out}");
         assert!(out.stdout.contains("2 evidenced"), "{out}");
-        assert!(std::fs::read_to_string(&summary).unwrap().contains("| evidenced |"));
+        let markdown = std::fs::read_to_string(&summary).unwrap();
+        assert!(markdown.contains("| evidenced |") && markdown.contains("` all ` |"), "{markdown}");
 
         let out = run_steps(&team, &ci(&format!("{flavour}-bad"), &bad).dir, steps, env, &summary);
         assert_eq!(out.code(), Some(26), "{flavour}: {out}");

@@ -264,6 +264,19 @@ impl OpenPgpCerts {
         self.certs.iter().map(|c| c.fingerprint().to_hex()).collect()
     }
 
+    /// The user ids of the certificates, as written, each once.
+    #[must_use]
+    pub fn user_ids(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for uid in self.certs.iter().flat_map(Cert::userids) {
+            let text = String::from_utf8_lossy(uid.userid().value()).into_owned();
+            if !out.contains(&text) {
+                out.push(text);
+            }
+        }
+        out
+    }
+
     /// The certificates themselves.
     pub(crate) fn certs(&self) -> &[Cert] {
         &self.certs

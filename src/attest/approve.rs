@@ -1,0 +1,245 @@
+//! `speccoder attest approve REV`: a second person's signature on the line that covers a tick
+//! (the summary of a tick, the one line of a decision), which a verifier policy's `approvals`
+//! counts. Nobody approves what they cannot verify: the note must pass the commit's own
+//! agreement checks and every line's signatures must hold against the approver's own trust
+//! before anything is signed, and again, on the note as it then is, before the signature is
+//! written through the notes reference's compare-and-swap. Every payload and every other
+//! signature stays byte for byte, so `attest fetch` joins the approval with any other copy of
+//! the note (the same payload, one more signature by a key not yet on the line).
+
+use serde::Serialize;
+
+use crate::attest::signing::{self, Chosen, SignerChoice, SigstoreFlags};
+use crate::attest::{AttestError, listed};
+use crate::check::agreement::Rules;
+use crate::check::line::covering_line;
+use crate::check::outcome::{CommitOutcome, Finding};
+use crate::check::signatures::{self, NoteLineSignature};
+use crate::check::trailers::task_trailers;
+use crate::check::trust::{SignatureTime, SignatureTrust, TrustFiles};
+use crate::git::{Commit, Repo, UpdateNoteError};
+use crate::model::bundle::{self, NOTES_REF};
+use crate::model::dsse::{Envelope, MAX_SIGNATURES, Signature};
+
+/// What `attest approve` was asked to do.
+#[derive(Debug, Clone)]
+pub struct ApproveRequest {
+    /// The task commit.
+    pub rev: String,
+    /// The approver's trust.
+    pub trust: TrustFiles,
+    /// When SSH keys must have been trusted.
+    pub signature_time: SignatureTime,
+    /// `--signer`, `[attest] signer`, or auto.
+    pub signer: SignerChoice,
+    /// `--key`.
+    pub key: Option<String>,
+    /// `--sigstore-*` (a keyless approval is refused, but the choice is made as everywhere).
+    pub sigstore: SigstoreFlags,
+}
+
+/// What `attest approve` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApproveReport {
+    /// `attest approve`.
+    pub command: &'static str,
+    /// The task commit.
+    pub commit: String,
+    /// `<unit>/<task>`.
+    pub target: String,
+    /// The verdict.
+    pub verdict: String,
+    /// The note's line that was approved (1-based).
+    pub line: usize,
+    /// The sha256 of that line's payload.
+    pub sha256: String,
+    /// Who approved (`ssh ed25519 SHA256:...`).
+    pub approver: String,
+    /// The signatures the line carries now.
+    pub signatures: usize,
+    /// The line carried a signature by this key already: nothing was written.
+    pub unchanged: bool,
+    /// Where the note is.
+    pub notes_ref: &'static str,
+}
+
+impl std::fmt::Display for ApproveReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let short = self.commit.get(..12).unwrap_or(&self.commit);
+        writeln!(f, "attest approve {}: {} ({})", self.target, short, self.verdict)?;
+        writeln!(f, "  line {} sha256:{} in {}", self.line, self.sha256, self.notes_ref)?;
+        writeln!(f, "  approver: {}", self.approver)?;
+        if self.unchanged {
+            writeln!(
+                f,
+                "  warning: the line carries a signature by this key already; nothing changed (the tick's own signer never counts as its approver)"
+            )?;
+        }
+        writeln!(f, "  the line carries {} signatures; `speccoder attest push` shares them", self.signatures)
+    }
+}
+
+/// The line an approval signs, found in one reading of the note.
+#[derive(Debug, PartialEq, Eq)]
+struct Covering {
+    /// Its position among the note's raw lines.
+    index: usize,
+    /// Its 1-based number.
+    number: usize,
+    /// Its payload, which the approval signs (with the payload type).
+    payload: Vec<u8>,
+    /// Its payload type.
+    payload_type: String,
+    /// Signatures it carries.
+    signatures: usize,
+    /// One of them is by the approver's key.
+    approved: bool,
+}
+
+/// Approves the tick of `req.rev`.
+///
+/// # Errors
+/// Not a task commit or no note (14), no trust (13), a signer that cannot sign or is keyless
+/// (13), a note that does not agree with its commit or whose signatures do not hold for the
+/// approver ([`AttestError::Disagrees`], [`AttestError::Unapprovable`]: 26), a line already
+/// carrying [`MAX_SIGNATURES`] (14), or a note that cannot be written.
+pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, AttestError> {
+    let commit = repo.rev_parse(&req.rev)?;
+    let info = repo.commit(commit)?;
+    let (target, verdict) = task_trailers(&info.message);
+    let Some(target) = target else {
+        return Err(AttestError::Nothing(format!(
+            "{} ({commit}) has no Spec-Task: trailer: it is not a task commit, and nothing was approved",
+            req.rev
+        )));
+    };
+    // The commit under review must not provide the trust it is checked against.
+    let trust = SignatureTrust::load(repo, &req.trust, info.tree, &|c| c == commit)?;
+    if trust.is_empty() {
+        return Err(AttestError::ApproveNoTrust);
+    }
+    let signer = match signing::choose(repo, req.signer, req.key.as_deref(), &req.sigstore)? {
+        Chosen::Signer(s) if s.signs_summary_only() => {
+            return Err(AttestError::BadSigner(
+                "an approval cannot be keyless: a line holds one Sigstore bundle, its signer's; approve with an SSH or OpenPGP key (--signer ssh|openpgp --key KEY)".into(),
+            ));
+        }
+        Chosen::Signer(s) => s,
+        Chosen::Unsigned(reason) => return Err(AttestError::Nothing(format!("cannot approve: {reason}"))),
+    };
+    let keyid = signer.keyid();
+    let at = req.signature_time.at(info.committer.seconds);
+    let rules = Rules::new(repo, None);
+    let read = |note: &[u8]| covering(&rules, &info, &target, verdict.as_deref(), note, &trust, at, &keyid);
+    let note = repo.note(NOTES_REF, commit)?.ok_or_else(|| {
+        AttestError::Nothing(format!("{} ({commit}) has no note in {NOTES_REF}; nothing to approve", req.rev))
+    })?;
+    let first = read(&note)?;
+    let mut last = None;
+    if !first.approved {
+        let sig = signer.sign(&crate::model::dsse::pae(&first.payload_type, &first.payload))?;
+        let approval = Signature { keyid: keyid.clone(), sig };
+        repo.update_note(NOTES_REF, commit, |current| -> Result<Option<Vec<u8>>, AttestError> {
+            let current = current.ok_or_else(|| AttestError::Nothing(format!("the note of {commit} was removed meanwhile; nothing was approved")))?;
+            let now = read(current)?;
+            if now.payload != first.payload || now.payload_type != first.payload_type {
+                return Err(AttestError::Nothing(format!(
+                    "the note of {commit} changed while it was being approved (its covering line is another statement now); run the same command again"
+                )));
+            }
+            // The same key's signature written meanwhile (the same approval run twice at once).
+            let written = if now.approved { current.to_vec() } else { with_approval(current, now.index, &approval)? };
+            last = Some(now);
+            Ok(Some(written))
+        })
+        .map_err(|e| match e {
+            UpdateNoteError::Compute(inner) => inner,
+            UpdateNoteError::Git(source) => AttestError::Note { commit: commit.to_string(), source },
+        })?;
+    }
+    let done = last.as_ref().unwrap_or(&first);
+    Ok(ApproveReport {
+        command: "attest approve",
+        commit: commit.to_string(),
+        target,
+        verdict: verdict.unwrap_or_default(),
+        line: done.number,
+        sha256: crate::model::digest::sha256_hex(&done.payload),
+        approver: signer.describe(),
+        signatures: done.signatures + usize::from(!done.approved),
+        unchanged: done.approved,
+        notes_ref: NOTES_REF,
+    })
+}
+
+/// `note` with `approval` appended to the signatures of its line at `index` (every other line,
+/// and that line's payload and earlier signatures, as they were); a line that carries the
+/// approver's signature already stays as it is.
+fn with_approval(note: &[u8], index: usize, approval: &Signature) -> Result<Vec<u8>, AttestError> {
+    let mut lines: Vec<Vec<u8>> = bundle::split(note).into_iter().map(<[u8]>::to_vec).collect();
+    let raw = lines.get(index).ok_or_else(|| AttestError::Nothing("the covering line is gone".into()))?;
+    let mut envelope = Envelope::parse(raw)
+        .map_err(|e| AttestError::Nothing(format!("the covering line is not an envelope ({e})")))?;
+    envelope.signatures.push(approval.clone());
+    lines[index] = envelope.to_line();
+    Ok(bundle::join(&lines))
+}
+
+/// Reads `note` of the task commit `info` as the approver must: it agrees with the commit, every
+/// line's signatures hold under `trust`, and it has one covering line, which can take one more
+/// signature unless the key `keyid` signed it already.
+#[allow(clippy::too_many_arguments, reason = "one reading, with everything it is held to")]
+fn covering(
+    rules: &Rules<'_>,
+    info: &Commit,
+    target: &str,
+    verdict: Option<&str>,
+    note: &[u8],
+    trust: &SignatureTrust,
+    at: time::OffsetDateTime,
+    keyid: &str,
+) -> Result<Covering, AttestError> {
+    let commit = info.id.to_string();
+    let mut findings = Vec::new();
+    let checked = rules.note(info, target, verdict, note, &mut findings);
+    findings.retain(|f| f.outcome > CommitOutcome::Ok);
+    if !findings.is_empty() {
+        return Err(AttestError::Disagrees { commit, findings: listed(&findings) });
+    }
+    let unheld: Vec<Finding> = signatures::check_note(&checked.lines, trust, at, &checked.commit_sha256)
+        .into_iter()
+        .zip(&checked.lines)
+        .filter_map(|(verdict, line)| match verdict {
+            NoteLineSignature::Trusted(_) | NoteLineSignature::Covered => None,
+            NoteLineSignature::Unsigned => Some(
+                Finding::new(CommitOutcome::Unsigned, "unsigned", "the line carries no signature")
+                    .at_line(line.number),
+            ),
+            NoteLineSignature::Failed(f) => Some(f),
+        })
+        .collect();
+    if !unheld.is_empty() {
+        return Err(AttestError::Unapprovable { commit, findings: listed(&unheld) });
+    }
+    let index = covering_line(&checked.lines, checked.task_verification).ok_or_else(|| {
+        AttestError::Nothing(format!("the note of {commit} has no one line that covers it"))
+    })?;
+    let line = &checked.lines[index];
+    let approved = signatures::signed_by(&line.envelope, keyid);
+    let count = line.envelope.signatures.len();
+    if !approved && count >= MAX_SIGNATURES {
+        return Err(AttestError::Nothing(format!(
+            "line {} of the note of {commit} carries {count} signatures, the most a line may carry; nothing was approved",
+            line.number
+        )));
+    }
+    Ok(Covering {
+        // Every line read (no finding refused one), so the note's lines and the read ones agree.
+        index: line.number - 1,
+        number: line.number,
+        payload: line.envelope.payload.clone(),
+        payload_type: line.envelope.payload_type.clone(),
+        signatures: count,
+        approved,
+    })
+}

@@ -1,0 +1,111 @@
+//! `speccoder attest approve`, `attest policy init` and `attest policy check`: the commands
+//! around the verifier policy.
+
+use speccoder_attest::attest::AttestError;
+use speccoder_attest::attest::approve::{ApproveReport, ApproveRequest, approve};
+use speccoder_attest::check::trust::{SignatureTrust, TrustError, TrustFiles};
+use speccoder_attest::check::verifier_policy::read_file;
+use speccoder_attest::exit;
+use speccoder_attest::git::{GitError, Head, Repo};
+use speccoder_attest::model::verifier_policy::LoadedPolicy;
+use speccoder_attest::verify::VerifyError;
+use speccoder_attest::verify::policy::{init, lint};
+
+use crate::cli::{ApproveArgs, PolicyCheckArgs, PolicySub};
+
+pub fn approve_run(args: &ApproveArgs) -> u8 {
+    let result = (|| -> Result<ApproveReport, AttestError> {
+        let repo = Repo::discover(".")?;
+        let signing = &args.run.signing;
+        let request = ApproveRequest {
+            rev: args.rev.clone(),
+            trust: super::trust::trust_files(&args.trust),
+            signature_time: super::trust::signature_time(&args.trust),
+            signer: super::signing::signer_choice(&repo, signing, false)?,
+            key: signing.key.clone(),
+            sigstore: super::signing::sigstore_flags(signing),
+        };
+        approve(&repo, &request)
+    })();
+    super::output::finish("attest approve", args.run.json, result, |_| exit::OK, AttestError::exit_code)
+}
+
+pub fn run(sub: &PolicySub) -> u8 {
+    match sub {
+        PolicySub::Init(args) => {
+            let result = (|| {
+                let repo = Repo::discover_to_read(".").map_err(Failure::from)?;
+                let files = super::trust::trust_files(&args.trust);
+                let principals = load_trust(&repo, &files)?.principals(&files);
+                Ok(init::init(&repo, args.baseline.as_deref(), &principals)?)
+            })();
+            super::output::finish("attest policy init", args.json, result, |_| exit::OK, Failure::code)
+        }
+        PolicySub::Check(args) => check(args),
+    }
+}
+
+fn check(args: &PolicyCheckArgs) -> u8 {
+    let result = (|| {
+        let repo = Repo::discover_to_read(".").map_err(Failure::from)?;
+        let files = super::trust::trust_files(&args.trust);
+        let trust = load_trust(&repo, &files)?;
+        let name = args.file.display().to_string();
+        let bytes = read_file(&args.file).map_err(|e| Failure(exit::CONFIG, e.to_string()))?;
+        let policy = LoadedPolicy::read(&bytes, &name, name.clone()).map_err(|e| {
+            Failure(exit::CONFIG, format!("the verifier policy {e}; see docs/policy.md for the format"))
+        })?;
+        Ok(lint::check(&repo, &policy, &trust.principals(&files), !trust.is_empty())?)
+    })();
+    super::output::finish("attest policy check", args.json, result, |_| exit::OK, Failure::code)
+}
+
+/// The trust the principals are read from: files from outside HEAD's tree, as every command
+/// takes them (no history is checked, so a trust revision is anything that resolves).
+fn load_trust(repo: &Repo, files: &TrustFiles) -> Result<SignatureTrust, Failure> {
+    let tree = match repo.head().map_err(Failure::from)? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => {
+            repo.commit_tree(commit).map_err(Failure::from)?
+        }
+        Head::Unborn(_) => repo.empty_tree_id(),
+    };
+    SignatureTrust::load(repo, files, tree, &|_| false).map_err(|e| match e {
+        TrustError::Git(e) => Failure::from(e),
+        e => Failure(exit::CONFIG, e.to_string()),
+    })
+}
+
+/// A failure of `attest policy`, with its exit code.
+struct Failure(u8, String);
+
+impl Failure {
+    fn code(&self) -> u8 {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.1)
+    }
+}
+
+impl From<GitError> for Failure {
+    fn from(e: GitError) -> Self {
+        let code = match e {
+            GitError::UnknownRevision { .. } | GitError::AmbiguousRevision { .. } => exit::USAGE,
+            _ => exit::GIT_PRECONDITION,
+        };
+        Failure(code, e.to_string())
+    }
+}
+
+impl From<VerifyError> for Failure {
+    fn from(e: VerifyError) -> Self {
+        match e {
+            VerifyError::Git(e) => Failure::from(e),
+            VerifyError::Spec(e) => Failure(exit::CONFIG, e.to_string()),
+            e => Failure(exit::GIT_PRECONDITION, e.to_string()),
+        }
+    }
+}

@@ -1,0 +1,472 @@
+//! The verifier policy: the verifier's own rules, per unit, for who may tick, which verdicts and
+//! phases count, which evidence the signed predicate must show, how many people must approve, and
+//! which ticks made by hand before adoption hold (the baseline). It is TOML, versioned, and read
+//! only from the verifier's side (`attest verify --policy FILE | --policy-rev REV:PATH`): a file
+//! of the checked tree never chooses the rules that judge it. docs/policy.md is its reference;
+//! `schema/verifier-policy.schema.json` is generated from [`VerifierPolicy`].
+//!
+//! Parsing is strict: an unknown key, a value of the wrong type, a malformed glob, a version other
+//! than 1 or a rule that says nothing it can be held to is refused, naming the line and the column
+//! ([`PolicyParseError`]). This module is pure: it parses and matches; the verifier applies a rule
+//! to a tick's signed evidence.
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::digest::sha256_hex;
+use super::policy::line_column;
+use super::predicate::Verdict;
+use super::shown::{SHOWN_MAX, shown};
+use super::test_result::Phase;
+
+/// A type read through a check of its own, described to JSON Schema by hand: what the check
+/// enforces, inline where it is used.
+macro_rules! schema {
+    ($ty:ty, $schema:tt) => {
+        impl JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($ty).into()
+            }
+            fn inline_schema() -> bool {
+                true
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!($schema)
+            }
+        }
+    };
+}
+
+/// The one version this build reads.
+pub const VERSION: u32 = 1;
+
+/// The largest policy file read: a policy of hundreds of rules is a few tens of KiB.
+pub const MAX_BYTES: u64 = 1 << 20;
+
+/// The most rules one policy holds: each tick is matched against them in order.
+pub const MAX_RULES: usize = 1000;
+
+/// The most unit globs, signers or approvers one rule lists.
+pub const MAX_LIST: usize = 1000;
+
+/// The principal that stands for any principal the verifier's trust accepts.
+pub const ANY: &str = "*";
+
+/// A verifier policy, as `version = 1` defines it.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "speccoder verifier policy, version 1")]
+pub struct VerifierPolicy {
+    /// The format's version: 1.
+    pub version: Version,
+    /// Tasks ticked by hand before speccoder was adopted, which hold as they are.
+    #[serde(default)]
+    pub baseline: Option<Baseline>,
+    /// The rules, in order: the first rule one of whose `units` globs matches a tick's unit judges
+    /// it, and a tick no rule matches fails (`policy_no_rule`).
+    #[serde(default, rename = "rule")]
+    #[schemars(with = "Vec<Rule>")]
+    pub rules: Vec<toml::Spanned<Rule>>,
+}
+
+/// `version = 1`, refused otherwise where it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "i64")]
+pub struct Version;
+schema!(Version, {"type": "integer", "const": 1});
+
+impl TryFrom<i64> for Version {
+    type Error = String;
+    fn try_from(v: i64) -> Result<Self, String> {
+        if v == i64::from(VERSION) {
+            Ok(Version)
+        } else {
+            Err(format!("version {v} is not one this verifier reads; write `version = {VERSION}`"))
+        }
+    }
+}
+
+/// The commit at which speccoder was adopted, and why the ticks it shows hold without evidence.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    /// The full id of the adoption commit (40 or 64 lowercase hex digits: never a name, which the
+    /// checked branch could move). A task ticked there, unchanged at the head and without a task
+    /// commit, holds as `baseline`.
+    pub commit: CommitId,
+    /// Why those ticks hold, for the people who read the report.
+    pub reason: String,
+}
+
+/// A full commit id, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct CommitId(pub String);
+schema!(CommitId, {"type": "string", "pattern": "^([0-9a-f]{40}|[0-9a-f]{64})$"});
+
+impl TryFrom<String> for CommitId {
+    type Error = String;
+    fn try_from(id: String) -> Result<Self, String> {
+        let hex = id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if hex && matches!(id.len(), 40 | 64) {
+            Ok(CommitId(id))
+        } else {
+            Err(format!(
+                "`{}` is not a full commit id; write the 40 lowercase hex digits `git rev-parse <commit>` prints (a name such as a branch or tag could be moved by the branch under review)",
+                shown(&id, SHOWN_MAX)
+            ))
+        }
+    }
+}
+
+/// One rule: the units it judges and what their ticks must show.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// The rule's name, unique in the policy; every report row names the rule that judged it.
+    pub name: Text,
+    /// Globs over unit names (`*`, `?`, `[a-z]`, `{a,b}`); at least one.
+    pub units: Vec<UnitGlob>,
+    /// Who may sign the line that covers a tick (its summary, or a decision's one line): principals
+    /// as the trust files name them, `"*"` for any the trust accepts. Absent: no requirement.
+    #[serde(default)]
+    pub signers: Option<Vec<Principal>>,
+    /// The verdicts a tick may carry. Absent: every verdict.
+    #[serde(default)]
+    pub verdicts: Option<Vec<Verdict>>,
+    /// Phases that must be present and hold: baseline, green and held_out `PASSED` (held_out with
+    /// `passed` equal to `total`, at least one), red present (and `FAILED`, as always).
+    #[serde(default)]
+    pub phases: Option<Vec<Phase>>,
+    /// Signatures of other people on the covering line.
+    #[serde(default)]
+    pub approvals: Option<Approvals>,
+    /// The least mutation score, `caught / (caught + missed)` of the signed `mutation`.
+    #[serde(default)]
+    pub min_mutation_score: Option<Share>,
+    /// The least acceptance strength, the signed `strength.combined.share`.
+    #[serde(default)]
+    pub min_strength: Option<Share>,
+    /// The gaming monitor states that count (the signed `monitor.state`).
+    #[serde(default)]
+    pub monitor: Option<Vec<MonitorState>>,
+    /// The sandbox modes that count (the signed `sandbox.mode`).
+    #[serde(default)]
+    pub sandbox: Option<Vec<Text>>,
+    /// `false`: evidence re-issued by `attest carry` (with `carried`) does not count.
+    #[serde(default)]
+    pub carried: Option<bool>,
+    /// `false`: a skip does not count for these units.
+    #[serde(default)]
+    pub skips: Option<bool>,
+}
+
+/// How many other people must sign the covering line, and who counts.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Approvals {
+    /// How many distinct approvers, at least 1.
+    pub count: Count,
+    /// Who counts as an approver (principals, `"*"` for any the trust accepts). Absent: anyone
+    /// the trust accepts.
+    #[serde(default)]
+    pub by: Option<Vec<Principal>>,
+}
+
+/// A count of at least one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "i64")]
+pub struct Count(pub u32);
+schema!(Count, {"type": "integer", "minimum": 1, "maximum": 15});
+
+impl TryFrom<i64> for Count {
+    type Error = String;
+    fn try_from(n: i64) -> Result<Self, String> {
+        // A line carries at most 16 signatures, the signer's among them.
+        match u32::try_from(n) {
+            Ok(n @ 1..=15) => Ok(Count(n)),
+            _ => Err(format!(
+                "`count = {n}`: an approval count is a whole number from 1 to 15 (a line carries at most 16 signatures)"
+            )),
+        }
+    }
+}
+
+/// A share from 0 to 1.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(try_from = "f64")]
+pub struct Share(pub f64);
+schema!(Share, {"type": "number", "minimum": 0, "maximum": 1});
+
+impl TryFrom<f64> for Share {
+    type Error = String;
+    fn try_from(x: f64) -> Result<Self, String> {
+        if (0.0..=1.0).contains(&x) {
+            Ok(Share(x))
+        } else {
+            Err(format!("{x} is not a share; write a number from 0 to 1, such as 0.8"))
+        }
+    }
+}
+
+/// The gaming monitor's states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MonitorState {
+    /// Nothing suspicious.
+    Clean,
+    /// Something looked like gaming the tests.
+    Suspected,
+    /// Not reviewed.
+    Unreviewed,
+    /// The monitor did not run.
+    Off,
+}
+
+impl MonitorState {
+    /// The wire spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MonitorState::Clean => "clean",
+            MonitorState::Suspected => "suspected",
+            MonitorState::Unreviewed => "unreviewed",
+            MonitorState::Off => "off",
+        }
+    }
+}
+
+/// A short text: not empty, at most 256 bytes, no control character (it reaches reports).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Text(pub String);
+schema!(Text, {"type": "string", "minLength": 1, "maxLength": 256});
+
+impl TryFrom<String> for Text {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        if s.is_empty() || s.len() > 256 || s.chars().any(char::is_control) {
+            Err(format!(
+                "`{}`: write a text of 1 to 256 bytes without control characters",
+                shown(&s, SHOWN_MAX)
+            ))
+        } else {
+            Ok(Text(s))
+        }
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A principal as the trust files name it: an SSH allowed-signers principal, an OpenPGP
+/// fingerprint or user id (or the address in a user id's `<...>`), a Sigstore certificate
+/// identity; `"*"` for any the trust accepts.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Principal(pub Text);
+schema!(Principal, {"type": "string", "minLength": 1, "maxLength": 256});
+
+impl TryFrom<String> for Principal {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        Text::try_from(s).map(Principal)
+    }
+}
+
+impl Principal {
+    /// The text as written.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0.0
+    }
+
+    /// Whether this principal names a signer the trust established: `kind` (`ssh`, `openpgp`,
+    /// `sigstore`), its `key` (fingerprint) and the `principals` the trust gives it. `"*"` names
+    /// every one; an OpenPGP key is also named by its fingerprint (any case) or the address of
+    /// one of its user ids.
+    #[must_use]
+    pub fn names(&self, kind: &str, key: &str, principals: &[String]) -> bool {
+        let me = self.as_str();
+        if me == ANY || principals.iter().any(|p| p == me) {
+            return true;
+        }
+        kind == "openpgp"
+            && (key.eq_ignore_ascii_case(me)
+                || principals.iter().any(|uid| email_of(uid).is_some_and(|addr| addr == me)))
+    }
+}
+
+/// The address in an OpenPGP user id written `Name <address>`.
+fn email_of(user_id: &str) -> Option<&str> {
+    let start = user_id.rfind('<')?;
+    user_id[start + 1..].strip_suffix('>')
+}
+
+impl fmt::Display for Principal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A glob over unit names, compiled when read.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(try_from = "String")]
+pub struct UnitGlob {
+    /// As written.
+    pub text: String,
+    /// Compiled.
+    matcher: globset::GlobMatcher,
+}
+schema!(UnitGlob, {"type": "string", "minLength": 1, "maxLength": 256});
+
+impl TryFrom<String> for UnitGlob {
+    type Error = String;
+    fn try_from(text: String) -> Result<Self, String> {
+        let text = Text::try_from(text)?.0;
+        let glob = globset::GlobBuilder::new(&text).literal_separator(true).build().map_err(|e| {
+            format!("the unit glob `{}` is not a glob: {}", shown(&text, SHOWN_MAX), e.kind())
+        })?;
+        Ok(UnitGlob { text, matcher: glob.compile_matcher() })
+    }
+}
+
+impl UnitGlob {
+    /// Whether the unit named `unit` matches.
+    #[must_use]
+    pub fn matches(&self, unit: &str) -> bool {
+        self.matcher.is_match(unit)
+    }
+}
+
+impl Rule {
+    /// Whether one of the rule's globs matches the unit `unit`.
+    #[must_use]
+    pub fn matches(&self, unit: &str) -> bool {
+        self.units.iter().any(|g| g.matches(unit))
+    }
+}
+
+/// A policy that does not parse, or says something that cannot hold: where, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {message}")]
+pub struct PolicyParseError {
+    /// The file, as the caller named it.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// What is wrong, and what to write instead.
+    pub message: String,
+}
+
+/// A policy read and checked, with the sha256 of its exact bytes.
+#[derive(Debug, Clone)]
+pub struct LoadedPolicy {
+    /// The policy.
+    pub policy: VerifierPolicy,
+    /// The sha256 of the file's bytes.
+    pub sha256: String,
+    /// Where it came from: the file as named, or `REV:PATH (<commit>)`.
+    pub source: String,
+}
+
+impl VerifierPolicy {
+    /// Parses the policy file `bytes`; `file` names it in errors.
+    ///
+    /// # Errors
+    /// [`PolicyParseError`], at the line and column of what is wrong: a file over
+    /// [`MAX_BYTES`] or not UTF-8 (at 1:1 and the first invalid byte), TOML that does not
+    /// parse, an unknown key, a value of the wrong type or out of range, a malformed glob, a
+    /// version other than 1, a rule without units, two rules of one name, or more than
+    /// [`MAX_RULES`] rules.
+    pub fn parse(bytes: &[u8], file: &str) -> Result<VerifierPolicy, PolicyParseError> {
+        let at = |text: &str, offset: usize, message: String| {
+            let (line, column) = line_column(text, offset);
+            PolicyParseError { file: file.to_owned(), line, column, message }
+        };
+        if bytes.len() as u64 > MAX_BYTES {
+            let message = format!("the policy is {} bytes, more than the {MAX_BYTES} read", bytes.len());
+            return Err(at("", 0, message));
+        }
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let valid = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default();
+            at(valid, valid.len(), "the policy is not UTF-8 text".to_owned())
+        })?;
+        let policy: VerifierPolicy = toml::from_str(text).map_err(|e| {
+            let offset = e.span().map_or(0, |s| s.start);
+            at(text, offset, shown(e.message().trim(), SHOWN_MAX))
+        })?;
+        policy.check(text, &at)
+    }
+
+    /// What serde cannot say by itself: rules that exist, a few, each with units and its own name.
+    fn check(
+        self,
+        text: &str,
+        at: &dyn Fn(&str, usize, String) -> PolicyParseError,
+    ) -> Result<VerifierPolicy, PolicyParseError> {
+        if self.rules.len() > MAX_RULES {
+            let start = self.rules[MAX_RULES].span().start;
+            return Err(at(text, start, format!("more than {MAX_RULES} rules")));
+        }
+        for (i, rule) in self.rules.iter().enumerate() {
+            let start = rule.span().start;
+            let r = rule.get_ref();
+            if r.units.is_empty() {
+                return Err(at(
+                    text,
+                    start,
+                    format!("rule `{}` has no units; write units = [\"<glob>\"], such as [\"*\"]", r.name),
+                ));
+            }
+            let lists = [
+                r.units.len(),
+                r.signers.as_ref().map_or(0, Vec::len),
+                r.approvals.as_ref().and_then(|a| a.by.as_ref()).map_or(0, Vec::len),
+            ];
+            if lists.iter().any(|n| *n > MAX_LIST) {
+                return Err(at(text, start, format!("rule `{}` lists more than {MAX_LIST} entries", r.name)));
+            }
+            if self.rules[..i].iter().any(|earlier| earlier.get_ref().name == r.name) {
+                return Err(at(
+                    text,
+                    start,
+                    format!("a second rule named `{}`; give each rule its own name", r.name),
+                ));
+            }
+        }
+        Ok(self)
+    }
+
+    /// The rules, in order.
+    pub fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.rules.iter().map(toml::Spanned::get_ref)
+    }
+
+    /// The first rule that matches the unit `unit`, with its position.
+    #[must_use]
+    pub fn rule_for(&self, unit: &str) -> Option<(usize, &Rule)> {
+        self.rules().enumerate().find(|(_, r)| r.matches(unit))
+    }
+}
+
+impl LoadedPolicy {
+    /// Parses `bytes` read from `source` (named `file` in errors).
+    ///
+    /// # Errors
+    /// See [`VerifierPolicy::parse`].
+    pub fn read(bytes: &[u8], file: &str, source: String) -> Result<LoadedPolicy, PolicyParseError> {
+        let policy = VerifierPolicy::parse(bytes, file)?;
+        Ok(LoadedPolicy { policy, sha256: sha256_hex(bytes), source })
+    }
+}
+
+#[cfg(test)]
+mod tests;

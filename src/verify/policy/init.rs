@@ -1,0 +1,121 @@
+//! `attest policy init`: a starter verifier policy for a repository, to review and adopt. Its
+//! baseline names the commit (default HEAD) at which tasks are ticked without a task commit (by
+//! hand, before speccoder), so those hold as `baseline` and every later tick follows the rules;
+//! its one catch-all rule names the principals of the caller's trust files. Every key has a
+//! comment, and the keys a team tightens next are there, commented out.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::check::trailers::newest_task_commits;
+use crate::git::{Head, Repo};
+use crate::model::verifier_policy::{ANY, Principal};
+use crate::spec;
+use crate::verify::VerifyError;
+
+/// What `attest policy init` found and printed.
+#[derive(Debug, Clone, Serialize)]
+pub struct InitReport {
+    /// The policy text (TOML).
+    pub policy: String,
+    /// The baseline commit, when there are hand ticks.
+    pub baseline: Option<String>,
+    /// The tasks ticked there without a task commit, `<unit>/<task>`.
+    pub hand_ticks: Vec<String>,
+    /// The principals the catch-all rule names (`["*"]` without trust files).
+    pub principals: Vec<String>,
+}
+
+impl std::fmt::Display for InitReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.policy)
+    }
+}
+
+/// The starter policy for the history of `baseline` (default HEAD), whose catch-all rule names
+/// `principals` (the trust files', in their order).
+///
+/// # Errors
+/// An unborn branch, an unknown revision, a repository or a task list that cannot be read.
+pub fn init(repo: &Repo, baseline: Option<&str>, principals: &[String]) -> Result<InitReport, VerifyError> {
+    let at = match baseline {
+        Some(rev) => repo.rev_parse(rev)?,
+        None => match repo.head()? {
+            Head::Branch { commit, .. } | Head::Detached(commit) => commit,
+            Head::Unborn(name) => return Err(VerifyError::Unborn(name)),
+        },
+    };
+    let evidenced = newest_task_commits(repo, &repo.walk(at, &[])?)?;
+    let tree = repo.tree(repo.commit_tree(at)?);
+    let mut hand_ticks = Vec::new();
+    for unit in spec::list_units(&tree)? {
+        for id in spec::ticked_ids(&tree, &unit.name)? {
+            let target = format!("{}/{id}", unit.name);
+            if !evidenced.contains_key(&target) {
+                hand_ticks.push(target);
+            }
+        }
+    }
+    // A principal the policy could not read (a control character, an empty one) is left out.
+    let mut named: Vec<String> =
+        principals.iter().filter(|p| Principal::try_from((*p).clone()).is_ok()).cloned().collect();
+    if named.is_empty() {
+        named.push(ANY.to_owned());
+    }
+    let baseline = (!hand_ticks.is_empty()).then(|| at.to_string());
+    let policy = text(baseline.as_deref(), hand_ticks.len(), &named, principals.is_empty());
+    Ok(InitReport { policy, baseline, hand_ticks, principals: named })
+}
+
+/// The policy's text.
+fn text(baseline: Option<&str>, hand_ticks: usize, principals: &[String], no_trust: bool) -> String {
+    let quoted: Vec<String> = principals.iter().map(|p| toml::Value::String(p.clone()).to_string()).collect();
+    let mut out = String::from(
+        "# The speccoder verifier policy (docs/policy.md), from `speccoder attest policy init`.\n\
+         # Review it, keep it on the base branch, and have CI read it from there:\n\
+         # speccoder attest verify --branch HEAD --base <base> --policy-rev <base>:<this file>\n\
+         # The format's version.\nversion = 1\n",
+    );
+    if let Some(commit) = baseline {
+        let _ = write!(
+            out,
+            "\n# Tasks ticked by hand before speccoder was adopted ({hand_ticks} at this commit): a task\n\
+             # ticked at the baseline commit, unchanged since, without a task commit, holds as\n\
+             # `baseline`. Every tick made after it follows the rules below.\n\
+             [baseline]\n\
+             # The adoption commit, by its full id.\n\
+             commit = \"{commit}\"\n\
+             # Why those ticks hold; every report shows it.\n\
+             reason = \"ticked by hand before speccoder was adopted\"\n"
+        );
+    }
+    let who = if no_trust {
+        "# Who may sign a tick: \"*\" is anyone the verifier's trust accepts (no trust file was\n\
+         # given to `policy init`: name people as the trust files name them).\n"
+    } else {
+        "# Who may sign a tick: the principals of the trust files given (\"*\": anyone trusted).\n"
+    };
+    let _ = write!(
+        out,
+        "\n# The first rule whose units match a tick's unit judges it; a tick no rule matches fails.\n\
+         [[rule]]\n\
+         # Every report row names the rule that judged it.\n\
+         name = \"default\"\n\
+         # Globs over unit names: \"*\" is every unit. Put rules for particular units above this one.\n\
+         units = [\"*\"]\n\
+         {who}signers = [{}]\n\
+         # What a rule can also ask, each from the signed evidence (uncomment to require it):\n\
+         # verdicts = [\"verified\"]              # the verdicts a tick may carry\n\
+         # phases = [\"green\", \"held_out\"]       # runs present and passed (held_out: passed = total)\n\
+         # approvals = {{ count = 1, by = [\"*\"] }} # others' signatures: `speccoder attest approve`\n\
+         # min_mutation_score = 0.8             # mutation caught / (caught + missed)\n\
+         # min_strength = 0.9                   # strength.combined.share\n\
+         # monitor = [\"clean\"]                  # the gaming monitor's state\n\
+         # sandbox = [\"container\", \"vm\"]        # where the attempt ran (sandbox.mode)\n\
+         # carried = false                      # refuse evidence re-issued by `attest carry`\n\
+         # skips = false                        # a skip does not count for these units\n",
+        quoted.join(", ")
+    );
+    out
+}

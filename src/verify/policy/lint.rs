@@ -1,0 +1,185 @@
+//! `attest policy check`: what a verifier policy's rules match today, for the person who writes
+//! it. Each rule's units at HEAD (the first matching rule judges a unit), the principals it names
+//! that no trust file given names, whether an earlier rule shadows it; the units no rule matches;
+//! and what the baseline holds.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::check::trailers::newest_task_commits;
+use crate::git::{Head, Repo};
+use crate::model::verifier_policy::{ANY, LoadedPolicy, Rule};
+use crate::spec;
+use crate::verify::VerifyError;
+use crate::verify::policy::baseline::BaselineView;
+
+/// One rule, as it stands today.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuleCheck {
+    /// The rule's name.
+    pub name: String,
+    /// The units of HEAD it judges (those it matches that no earlier rule takes).
+    pub units: Vec<String>,
+    /// The units of HEAD it matches that an earlier rule takes.
+    pub taken_earlier: Vec<String>,
+    /// The earlier rule that takes every unit it could ever match, if one does.
+    pub shadowed_by: Option<String>,
+    /// Principals of `signers` and `approvals.by` that no trust file given names.
+    pub unknown_principals: Vec<String>,
+}
+
+/// What the baseline holds today.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineCheck {
+    /// The baseline commit.
+    pub commit: String,
+    /// Whether it is in the history of HEAD.
+    pub in_history: bool,
+    /// The ticks of HEAD it holds (ticked there by hand, unchanged since, without a task commit).
+    pub holds: Vec<String>,
+}
+
+/// What `attest policy check` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    /// The policy's source.
+    pub source: String,
+    /// The sha256 of its bytes.
+    pub sha256: String,
+    /// Each rule, in order.
+    pub rules: Vec<RuleCheck>,
+    /// Units of HEAD that no rule matches: their ticks fail with `policy_no_rule`.
+    pub unmatched_units: Vec<String>,
+    /// The baseline, when the policy has one.
+    pub baseline: Option<BaselineCheck>,
+    /// Whether trust files were given (without, every principal but `*` is unknown).
+    pub trust_given: bool,
+}
+
+/// Checks `policy` against the units of HEAD and `known` (the trust files' principals).
+///
+/// # Errors
+/// An unborn branch, a repository or spec that cannot be read.
+pub fn check(
+    repo: &Repo,
+    policy: &LoadedPolicy,
+    known: &[String],
+    trust_given: bool,
+) -> Result<CheckReport, VerifyError> {
+    let head = match repo.head()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => commit,
+        Head::Unborn(name) => return Err(VerifyError::Unborn(name)),
+    };
+    let tree = repo.tree(repo.commit_tree(head)?);
+    let units: Vec<String> = spec::list_units(&tree)?.into_iter().map(|u| u.name).collect();
+    let rules: Vec<&Rule> = policy.policy.rules().collect();
+    let mut checks = Vec::new();
+    for (i, rule) in rules.iter().enumerate() {
+        let (mut judged, mut taken) = (Vec::new(), Vec::new());
+        for unit in units.iter().filter(|u| rule.matches(u)) {
+            if rules[..i].iter().any(|earlier| earlier.matches(unit)) {
+                taken.push(unit.clone());
+            } else {
+                judged.push(unit.clone());
+            }
+        }
+        checks.push(RuleCheck {
+            name: rule.name.0.clone(),
+            units: judged,
+            taken_earlier: taken,
+            shadowed_by: rules[..i].iter().find(|e| shadows(e, rule)).map(|e| e.name.0.clone()),
+            unknown_principals: unknown(rule, known),
+        });
+    }
+    let unmatched_units = units.iter().filter(|u| policy.policy.rule_for(u).is_none()).cloned().collect();
+    let baseline = match &policy.policy.baseline {
+        Some(b) => {
+            let (view, warning) = BaselineView::new(repo, b, head);
+            let evidenced = newest_task_commits(repo, &repo.walk(head, &[])?)?;
+            let mut holds = Vec::new();
+            for unit in &units {
+                for id in spec::ticked_ids(&tree, unit)? {
+                    let target = format!("{unit}/{id}");
+                    if !evidenced.contains_key(&target) && view.holds(&target) {
+                        holds.push(target);
+                    }
+                }
+            }
+            Some(BaselineCheck { commit: b.commit.0.clone(), in_history: warning.is_none(), holds })
+        }
+        None => None,
+    };
+    Ok(CheckReport {
+        source: policy.source.clone(),
+        sha256: policy.sha256.clone(),
+        rules: checks,
+        unmatched_units,
+        baseline,
+        trust_given,
+    })
+}
+
+/// Whether `earlier` takes every unit `later` could match: it has the glob `*`, or each of
+/// `later`'s globs as written.
+fn shadows(earlier: &Rule, later: &Rule) -> bool {
+    let texts: Vec<&str> = earlier.units.iter().map(|g| g.text.as_str()).collect();
+    texts.contains(&"*") || later.units.iter().all(|g| texts.contains(&g.text.as_str()))
+}
+
+/// The principals `rule` names that none of `known` is (`*` aside).
+fn unknown(rule: &Rule, known: &[String]) -> Vec<String> {
+    let named =
+        rule.signers.iter().flatten().chain(rule.approvals.iter().flat_map(|a| a.by.iter().flatten()));
+    let mut out: Vec<String> = Vec::new();
+    for p in named.filter(|p| p.as_str() != ANY) {
+        // Each known principal stands for a signer named by it (an OpenPGP one also by its
+        // fingerprint in any case, or the address in a user id).
+        let is_known = known.iter().any(|k| p.names("openpgp", k, std::slice::from_ref(k)));
+        if !is_known && !out.iter().any(|o| o == p.as_str()) {
+            out.push(p.as_str().to_owned());
+        }
+    }
+    out
+}
+
+impl std::fmt::Display for CheckReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "verifier policy {} sha256:{}: it reads", self.source, self.sha256)?;
+        for r in &self.rules {
+            let units = if r.units.is_empty() { "no unit today".to_owned() } else { r.units.join(", ") };
+            writeln!(f, "  rule {}: {units}", r.name)?;
+            if !r.taken_earlier.is_empty() {
+                writeln!(f, "    matches, but an earlier rule judges: {}", r.taken_earlier.join(", "))?;
+            }
+            if let Some(by) = &r.shadowed_by {
+                writeln!(f, "    warning: shadowed by rule {by}, which takes every unit this one matches")?;
+            }
+            if !r.unknown_principals.is_empty() {
+                let why = if self.trust_given {
+                    "no trust file given names"
+                } else {
+                    "no trust file was given; unchecked"
+                };
+                writeln!(f, "    warning: principals {why}: {}", r.unknown_principals.join(", "))?;
+            }
+        }
+        if !self.unmatched_units.is_empty() {
+            let mut line = String::new();
+            let _ = write!(line, "  warning: no rule matches {}", self.unmatched_units.join(", "));
+            writeln!(f, "{line}: their ticks fail (policy_no_rule)")?;
+        }
+        if let Some(b) = &self.baseline {
+            if b.in_history {
+                writeln!(f, "  baseline {}: holds {} hand ticks today", b.commit, b.holds.len())?;
+            } else {
+                writeln!(
+                    f,
+                    "  warning: baseline {} is not in the history of HEAD: it holds nothing",
+                    b.commit
+                )?;
+            }
+        }
+        Ok(())
+    }
+}

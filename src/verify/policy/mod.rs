@@ -1,0 +1,123 @@
+//! The verifier policy applied: each row of a run judged by the first rule whose unit globs
+//! match its unit ([`rules`]), from the note's signed evidence ([`evidence`]), and the hand
+//! ticks of the baseline held apart ([`baseline`]). Beside them, `attest policy init` and
+//! `attest policy check`: a starter policy for a repository ([`init`]) and what a policy's rules
+//! match today ([`lint`]).
+//!
+//! Only rows that hold are judged: a row that already fails keeps its reason, and names the rule
+//! that would have judged it. A rule's finding makes an evidenced row `unverifiable` (a skip
+//! stays `skipped`), with the finding's code as its reason, and fails the run.
+
+pub mod baseline;
+pub mod evidence;
+pub mod init;
+pub mod lint;
+pub mod rules;
+
+use std::collections::HashMap;
+
+use gix::ObjectId;
+use serde::Serialize;
+
+pub use evidence::SignedEvidence;
+
+use crate::check::outcome::{CommitOutcome, Finding};
+use crate::git::Repo;
+use crate::model::verifier_policy::{LoadedPolicy, Rule};
+use crate::verify::policy::baseline::BaselineView;
+use crate::verify::report::{TickOutcome, TickReport};
+
+/// The reason of a hand tick that no task commit backs.
+const TICKED_WITHOUT_EVIDENCE: &str = "ticked_without_evidence";
+
+/// How a report names the policy it applied: `{"sha256", "source"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PolicyReport {
+    /// The sha256 of the policy file's exact bytes.
+    pub sha256: String,
+    /// Where it was read: the file as named, or `REV:PATH (<commit>)`.
+    pub source: String,
+}
+
+impl PolicyReport {
+    /// The report's name for `policy`.
+    #[must_use]
+    pub fn of(policy: &LoadedPolicy) -> Self {
+        PolicyReport { sha256: policy.sha256.clone(), source: policy.source.clone() }
+    }
+}
+
+/// Judges every row of `ticks` by `policy`: the baseline's hand ticks become `baseline`, every
+/// other row names its rule, and a row that holds is held to it. `head` is the commit under
+/// review. Returns the warnings of the run (a baseline outside the head's history).
+#[must_use]
+pub fn apply(repo: &Repo, policy: &LoadedPolicy, head: ObjectId, ticks: &mut [TickReport]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let baseline = policy.policy.baseline.as_ref().map(|b| {
+        let (view, warning) = BaselineView::new(repo, b, head);
+        warnings.extend(warning);
+        view
+    });
+    // Many rows share a unit: each unit is matched against the rules once.
+    let mut rule_of: HashMap<String, Option<&Rule>> = HashMap::new();
+    for tick in ticks.iter_mut() {
+        // Read once, here; the report does not keep it.
+        let evidence = tick.evidence.take();
+        if let Some(view) = &baseline
+            && tick.reason.as_deref() == Some(TICKED_WITHOUT_EVIDENCE)
+            && view.holds(&tick.task)
+        {
+            hold_by_baseline(tick, view);
+            continue;
+        }
+        let unit = tick.task.split_once('/').map_or(tick.task.as_str(), |(unit, _)| unit);
+        let rule = *rule_of
+            .entry(unit.to_owned())
+            .or_insert_with(|| policy.policy.rule_for(unit).map(|(_, rule)| rule));
+        tick.rule = rule.map(|r| r.name.0.clone());
+        let holds = tick.outcome == TickOutcome::Evidenced
+            || (tick.outcome == TickOutcome::Skipped && tick.reason.is_none());
+        if !holds {
+            continue;
+        }
+        let findings = match rule {
+            None => vec![Finding::new(
+                CommitOutcome::Ok,
+                rules::code::NO_RULE,
+                format!(
+                    "no rule of the verifier policy matches the unit `{unit}`; add one whose units match it"
+                ),
+            )],
+            Some(rule) => {
+                let evidence = evidence.map(|e| *e).unwrap_or_default();
+                rules::judge(rule, &evidence, tick.outcome == TickOutcome::Skipped)
+            }
+        };
+        refuse(tick, findings);
+    }
+    warnings
+}
+
+/// A hand tick the baseline holds.
+fn hold_by_baseline(tick: &mut TickReport, view: &BaselineView<'_>) {
+    tick.outcome = TickOutcome::Baseline;
+    tick.reason = None;
+    tick.findings = vec![Finding::new(
+        CommitOutcome::Ok,
+        "baseline",
+        format!(
+            "ticked by hand at the verifier policy's baseline {} and unchanged since: {}",
+            view.commit, view.reason
+        ),
+    )];
+}
+
+/// The row fails by `findings` (first in its list), when there are any.
+fn refuse(tick: &mut TickReport, findings: Vec<Finding>) {
+    let Some(first) = findings.first() else { return };
+    tick.reason = Some(first.code.to_owned());
+    if tick.outcome == TickOutcome::Evidenced {
+        tick.outcome = TickOutcome::Unverifiable;
+    }
+    tick.findings.splice(0..0, findings);
+}

@@ -1,0 +1,721 @@
+//! The verifier policy end to end: real repositories, real `ssh-keygen` keys, the built binary.
+//!
+//! - every rule key, passing and failing, on one repository whose ticks differ in what they
+//!   signed (held-out, mutation, strength, monitor, sandbox, verdict, signer, carried, a skip);
+//! - approvals across two clones and a bare remote, each approval checked with
+//!   `ssh-keygen -Y verify` over a PAE rebuilt here; the signer never approves their own tick;
+//! - adoption of a repository with hand ticks through `policy init`;
+//! - `--policy-rev` refused inside the checked range and read from the base;
+//! - broken policies named by line and column; the policy's sha256 and source in every report;
+//! - `policy check`: the units each rule judges, unknown principals, a shadowed rule;
+//! - the policy's JSON Schema accepts the issue's example and refuses an unknown key.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use common::{Evidence, Key, PRINCIPAL, Project, SPECKIT_UNIT};
+use serde_json::{Value, json};
+
+/// The second person.
+const BOB: &str = "bob@example.com";
+
+/// `<unit>/<task>` of the Spec Kit fixture.
+fn task(id: &str) -> String {
+    format!("{SPECKIT_UNIT}/{id}")
+}
+
+/// A project whose ticks are signed by Ada, with Ada (two keys), Bob and Carol in an
+/// allowed-signers file outside the work tree.
+struct Signed {
+    p: Project,
+    ada: Key,
+    ada2: Key,
+    bob: Key,
+    allowed: PathBuf,
+}
+
+impl Signed {
+    fn new() -> Signed {
+        let p = Project::speckit();
+        let keys = p.scratch_dir("keys");
+        let ada = common::ed25519(&keys, "ada");
+        let ada2 = common::ed25519(&keys, "ada2");
+        let bob = common::ed25519(&keys, "bob");
+        let allowed = common::allowed_signers(
+            &p.scratch.join("allowed_signers"),
+            &[(PRINCIPAL, &ada), (PRINCIPAL, &ada2), (BOB, &bob)],
+        );
+        p.git(&["config", "gpg.format", "ssh"]);
+        p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
+        p.git(&["config", "gpg.ssh.allowedSignersFile", allowed.to_str().unwrap()]);
+        Signed { p, ada, ada2, bob, allowed }
+    }
+
+    /// Attests `target` with `evidence` (edited by `edit`), signed by `key` (Ada when `None`).
+    fn attest(
+        &self,
+        target: &str,
+        kind: Evidence,
+        key: Option<&Key>,
+        edit: impl FnOnce(&mut Value),
+    ) -> String {
+        let mut evidence = common::evidence_json(target, kind);
+        edit(&mut evidence);
+        let red = std::fs::read(common::crate_root().join("fixtures/evidence/red.log")).unwrap();
+        let dir = self.p.scratch_dir(&format!("evidence-{}", target.replace('/', "-")));
+        let file = common::write_evidence_value(&dir, &evidence, &red);
+        let extra: Vec<&str> = match key {
+            Some(k) => vec!["--signer", "ssh", "--key", k.private.to_str().unwrap()],
+            None => vec![],
+        };
+        self.p.attest(target, &file, &extra).success();
+        self.p.rev("HEAD")
+    }
+
+    /// `attest approve rev` with `key`.
+    fn approve(&self, rev: &str, key: &Key) -> common::Run {
+        self.p.speccoder(&approve_args(rev, &self.allowed, key))
+    }
+
+    /// Writes `text` as a policy file outside the work tree.
+    fn policy(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.p.scratch.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// `attest verify --branch --all` under `policy`, trusting Ada and Bob.
+    fn verify_args<'a>(&'a self, policy: &'a Path) -> Vec<&'a str> {
+        let (allowed, policy) = (self.allowed.to_str().unwrap(), policy.to_str().unwrap());
+        vec!["attest", "verify", "--branch", "--all", "--allowed-signers", allowed, "--policy", policy]
+    }
+
+    /// [`Signed::verify_args`] with `--json`: the exit code and the report.
+    fn verify(&self, policy: &Path) -> (Option<i32>, Value) {
+        let mut args = self.verify_args(policy);
+        args.push("--json");
+        let out = self.p.speccoder(&args);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+        (out.code(), report)
+    }
+}
+
+/// `attest approve rev --json`, trusting `allowed`, signed with `key`.
+fn approve_args<'a>(rev: &'a str, allowed: &'a Path, key: &'a Key) -> Vec<&'a str> {
+    let (allowed, key) = (allowed.to_str().unwrap(), key.private.to_str().unwrap());
+    vec!["attest", "approve", rev, "--allowed-signers", allowed, "--signer", "ssh", "--key", key, "--json"]
+}
+
+/// The row of `task` in `report`.
+#[track_caller]
+fn row<'r>(report: &'r Value, task: &str) -> &'r Value {
+    report["ticks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["task"] == task)
+        .unwrap_or_else(|| panic!("no row for {task}: {report:#}"))
+}
+
+/// Each row's task with its outcome and reason, `outcome` alone when it has none.
+fn outcomes(report: &Value) -> Vec<(String, String)> {
+    report["ticks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let outcome = t["outcome"].as_str().unwrap().to_owned();
+            let shown = match t["reason"].as_str() {
+                Some(reason) => format!("{outcome} {reason}"),
+                None => outcome,
+            };
+            (t["task"].as_str().unwrap().to_owned(), shown)
+        })
+        .collect()
+}
+
+/// The repository of the rule-key table: six tasks whose signed evidence differs.
+struct Table {
+    s: Signed,
+    /// `T1000`, `T1001`, ...: see [`Table::new`].
+    t: Vec<String>,
+}
+
+impl Table {
+    /// - T1000: verified, held-out 3/3, mutation 11/1, strength 0.91, monitor clean, sandbox
+    ///   container; approved by Bob.
+    /// - T1001: verified without held-out, mutation 3/1, no strength, monitor suspected, sandbox
+    ///   off; "approved" by Ada's second key (her own principal: no approval).
+    /// - T1002: regression_only, signed by Bob, no mutation.
+    /// - T1003: accepted (attested), no evidence at all.
+    /// - T1004: skipped.
+    /// - T1005: verified, then amended and carried (`carried`).
+    fn new() -> Table {
+        let s = Signed::new();
+        let t = s.p.add_speckit_tasks(6);
+        let a = s.attest(&t[0], Evidence::WithHeldOut, None, |e| {
+            e["strength"] = json!({ "visible": { "share": 0.8 }, "combined": { "share": 0.91 } });
+            e["sandbox"] = json!({ "mode": "container" });
+        });
+        let b = s.attest(&t[1], Evidence::Verified, None, |e| {
+            e["mutation"] = json!({ "caught": 3, "missed": 1 });
+            e["monitor"] = json!({ "state": "suspected", "findings": [] });
+        });
+        s.attest(&t[2], Evidence::RegressionOnly, Some(&s.bob), |e| e["mutation"] = Value::Null);
+        s.p.speccoder(&["accept", &t[3], "--reason", "scaffolding; nothing to test"]).success();
+        s.attest(&t[5], Evidence::Verified, None, |_| {});
+        // Another author date: the same change on a new commit, as a rebase or an amend leaves it.
+        s.p.git(&["commit", "-q", "--amend", "--no-edit", "--date=2001-01-01T00:00:00Z"]);
+        let carried = s.p.speccoder(&["attest", "carry", "--json"]).success();
+        assert!(carried.stdout.contains(&t[5]), "{carried}");
+        s.p.speccoder(&["skip", &t[4], "--reason", "moved to feature 002"]).success();
+        let approved = s.approve(&a, &s.bob).success();
+        assert!(approved.stdout.contains("\"signatures\":2"), "{approved}");
+        s.approve(&b, &s.ada2).success();
+        Table { s, t }
+    }
+
+    /// Verifies under one rule for the fixture's unit with `keys`, and returns the outcome of each
+    /// of the six tasks in order, and the exit code.
+    fn under(&self, keys: &str) -> (Vec<String>, Option<i32>) {
+        let text = format!("version = 1\n[[rule]]\nname = \"r\"\nunits = [\"001-*\"]\n{keys}\n");
+        let policy = self.s.policy("rule.toml", &text);
+        let (code, report) = self.s.verify(&policy);
+        let all = outcomes(&report);
+        let of =
+            |t: &String| all.iter().find(|(task, _)| task == t).map(|(_, o)| o.clone()).unwrap_or_default();
+        for r in report["ticks"].as_array().unwrap() {
+            assert_eq!(r["rule"], "r", "every row names its rule: {r:#}");
+        }
+        (self.t.iter().map(of).collect(), code)
+    }
+}
+
+#[test]
+fn each_rule_key_passes_what_the_signed_evidence_shows_and_fails_what_it_does_not() {
+    let table = Table::new();
+    let ok = "evidenced";
+    let skip = "skipped";
+    let cases: Vec<(&str, [&str; 6])> = vec![
+        ("", [ok, ok, ok, ok, skip, ok]),
+        ("signers = [\"ada@example.com\"]", [ok, ok, "unverifiable policy_signer", ok, skip, ok]),
+        ("signers = [\"*\"]", [ok, ok, ok, ok, skip, ok]),
+        (
+            "verdicts = [\"verified\"]",
+            [ok, ok, "unverifiable policy_verdict", "unverifiable policy_verdict", skip, ok],
+        ),
+        (
+            "phases = [\"green\", \"held_out\"]",
+            [
+                ok,
+                "unverifiable policy_phase",
+                "unverifiable policy_phase",
+                "unverifiable policy_phase",
+                skip,
+                "unverifiable policy_phase",
+            ],
+        ),
+        (
+            "phases = [\"red\", \"green\"]",
+            [ok, ok, "unverifiable policy_phase", "unverifiable policy_phase", skip, ok],
+        ),
+        (
+            "approvals = { count = 1, by = [\"bob@example.com\"] }",
+            [
+                ok,
+                "unverifiable policy_approval",
+                "unverifiable policy_approval",
+                "unverifiable policy_approval",
+                "skipped policy_approval",
+                "unverifiable policy_approval",
+            ],
+        ),
+        (
+            "signers = [\"ada@example.com\"]\napprovals = { count = 1 }",
+            [
+                ok,
+                "unverifiable policy_approval",
+                "unverifiable policy_signer",
+                "unverifiable policy_approval",
+                "skipped policy_approval",
+                "unverifiable policy_approval",
+            ],
+        ),
+        (
+            "min_mutation_score = 0.9",
+            [
+                ok,
+                "unverifiable policy_evidence",
+                "unverifiable policy_evidence",
+                "unverifiable policy_evidence",
+                skip,
+                ok,
+            ],
+        ),
+        (
+            "min_strength = 0.9",
+            [
+                ok,
+                "unverifiable policy_evidence",
+                "unverifiable policy_evidence",
+                "unverifiable policy_evidence",
+                skip,
+                "unverifiable policy_evidence",
+            ],
+        ),
+        (
+            "monitor = [\"clean\"]",
+            [ok, "unverifiable policy_evidence", ok, "unverifiable policy_evidence", skip, ok],
+        ),
+        (
+            "sandbox = [\"container\", \"vm\"]",
+            [
+                ok,
+                "unverifiable policy_evidence",
+                "unverifiable policy_evidence",
+                "unverifiable policy_evidence",
+                skip,
+                "unverifiable policy_evidence",
+            ],
+        ),
+        ("carried = false", [ok, ok, ok, ok, skip, "unverifiable policy_carried"]),
+        ("carried = true", [ok, ok, ok, ok, skip, ok]),
+        ("skips = false", [ok, ok, ok, ok, "skipped policy_skip", ok]),
+    ];
+    for (keys, expected) in cases {
+        let (found, code) = table.under(keys);
+        assert_eq!(found, expected, "under `{keys}`");
+        let fails = expected.iter().any(|o| o.contains("policy_"));
+        assert_eq!(code, Some(if fails { 26 } else { 0 }), "under `{keys}`");
+    }
+}
+
+#[test]
+fn a_tick_no_rule_matches_fails_and_the_report_names_the_policy_everywhere() {
+    let s = Signed::new();
+    let target = task("T005");
+    s.attest(&target, Evidence::Verified, None, |_| {});
+    let text = "version = 1\n[[rule]]\nname = \"payments\"\nunits = [\"*-payments-*\"]\n";
+    let policy = s.policy("other.toml", text);
+    let (code, report) = s.verify(&policy);
+    assert_eq!(code, Some(26), "{report:#}");
+    let r = row(&report, &target);
+    assert_eq!((r["outcome"].as_str(), r["reason"].as_str()), (Some("unverifiable"), Some("policy_no_rule")));
+    assert!(r.get("rule").is_none(), "no rule judged it: {r:#}");
+    assert_eq!(
+        report["verifier_policy"],
+        json!({ "sha256": common::sha256(text.as_bytes()), "source": policy.to_str().unwrap() })
+    );
+    // Text and Markdown name it too; without --policy nothing of it appears.
+    let md = s.p.scratch.join("report.md");
+    let mut args = s.verify_args(&policy);
+    args.extend(["--markdown", md.to_str().unwrap()]);
+    let text_out = s.p.speccoder(&args).failure(26);
+    assert!(
+        text_out.stdout.contains(&format!(
+            "verifier policy: {} sha256:{}",
+            policy.display(),
+            common::sha256(text.as_bytes())
+        )),
+        "{text_out}"
+    );
+    assert!(text_out.stdout.contains("policy_no_rule"), "{text_out}");
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains(&common::sha256(text.as_bytes())), "{markdown}");
+    assert!(markdown.contains("| rule |"), "{markdown}");
+    let plain = s.p.speccoder(&[
+        "attest",
+        "verify",
+        "--branch",
+        "--all",
+        "--json",
+        "--allowed-signers",
+        s.allowed.to_str().unwrap(),
+    ]);
+    let plain: Value = serde_json::from_str(&plain.success().stdout).unwrap();
+    assert!(
+        plain.get("verifier_policy").is_none() && row(&plain, &target).get("rule").is_none(),
+        "{plain:#}"
+    );
+    assert_eq!(row(&plain, &target)["outcome"], "evidenced");
+}
+
+#[test]
+fn broken_policies_are_named_by_file_line_and_column_and_exit_13() {
+    let s = Signed::new();
+    s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    let cases = [
+        (
+            "version = 1\n[[rule]]\nname = \"a\"\nunits = [\"*\"]\nsigner = [\"x\"]\n",
+            "5:1",
+            "unknown field `signer`",
+        ),
+        ("version = 1\n[[rule]]\nname = \"a\"\nunits = [\"ok\", \"[a-\"]\n", "4:", "not a glob"),
+        (
+            "version = 1\n[[rule]]\nname = \"a\"\nunits = [\"*\"]\nmin_strength = \"high\"\n",
+            "5:",
+            "invalid type",
+        ),
+        ("version = 2\n", "1:", "version 2"),
+        ("version = 1\n[baseline]\ncommit = \"main\"\nreason = \"r\"\n", "3:", "full commit id"),
+    ];
+    for (text, at, what) in cases {
+        let policy = s.policy("broken.toml", text);
+        let (code, report) = s.verify(&policy);
+        assert_eq!(code, Some(13), "{text}: {report:#}");
+        let error = report["error"].as_str().unwrap();
+        assert!(error.contains(&format!("{}:{at}", policy.display())), "{text}: {error}");
+        assert!(error.contains(what), "{text}: {error}");
+        let check = s.p.speccoder(&["attest", "policy", "check", policy.to_str().unwrap()]).failure(13);
+        assert!(check.stderr.contains(&format!("broken.toml:{at}")), "{check}");
+    }
+    // A policy in the checked tree is refused as a trust file is: the branch would choose its rules.
+    s.p.write("policy.toml", "version = 1\n");
+    s.p.git(&["add", "policy.toml"]);
+    s.p.git(&["commit", "-q", "-m", "a policy of its own"]);
+    let (code, report) = s.verify(&s.p.root.join("policy.toml"));
+    assert_eq!(code, Some(13), "{report:#}");
+    assert!(report["error"].as_str().unwrap().contains("--policy-rev <base>:policy.toml"), "{report:#}");
+}
+
+#[test]
+fn the_policy_rev_is_read_from_the_base_and_refused_inside_the_checked_range() {
+    let s = Signed::new();
+    let text = "version = 1\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\nsigners = [\"ada@example.com\"]\n";
+    s.p.write(".github/speccoder-policy.toml", text);
+    s.p.git(&["add", "-A"]);
+    s.p.git(&["commit", "-q", "-m", "The verifier policy"]);
+    s.p.git(&["checkout", "-q", "-b", "feature"]);
+    let target = task("T005");
+    s.attest(&target, Evidence::Verified, None, |_| {});
+    // The branch rewrites the policy to let anyone tick: the base's is the one read.
+    s.p.write(".github/speccoder-policy.toml", "version = 1\n[[rule]]\nname = \"open\"\nunits = [\"*\"]\n");
+    s.p.git(&["commit", "-q", "-am", "loosen the policy"]);
+    let base = s.p.rev("main");
+    let verify = |rev_path: &str| {
+        s.p.speccoder(&[
+            "attest",
+            "verify",
+            "--branch",
+            "--base",
+            "refs/heads/main",
+            "--allowed-signers",
+            s.allowed.to_str().unwrap(),
+            "--policy-rev",
+            rev_path,
+            "--json",
+        ])
+    };
+    let out = verify("refs/heads/main:.github/speccoder-policy.toml").success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(row(&report, &target)["rule"], "all");
+    assert_eq!(report["verifier_policy"]["sha256"], common::sha256(text.as_bytes()));
+    assert_eq!(
+        report["verifier_policy"]["source"],
+        format!("refs/heads/main:.github/speccoder-policy.toml ({base})")
+    );
+    for inside in ["HEAD:.github/speccoder-policy.toml", "HEAD~1:.github/speccoder-policy.toml"] {
+        let out = verify(inside).failure(13);
+        assert!(
+            out.stdout.contains("refusing --policy-rev")
+                && out.stdout.contains("part of the history being checked"),
+            "{out}"
+        );
+    }
+    verify("refs/heads/main:.github/none.toml").failure(13);
+    let usage = s.p.speccoder(&["attest", "verify", "--branch", "--policy-rev", "no-colon"]).failure(2);
+    assert!(usage.stderr.contains("REV:PATH"), "{usage}");
+}
+
+#[test]
+fn a_repository_with_hand_ticks_adopts_speccoder_through_policy_init() {
+    let s = Signed::new();
+    // Ticked by hand before adoption, and one tick with evidence.
+    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
+    let text = String::from_utf8(s.p.read(&tasks)).unwrap();
+    let ticked = text.replace("- [ ] T001 ", "- [x] T001 ").replace("- [ ] T002 ", "- [X] T002 ");
+    s.p.write(&tasks, ticked);
+    s.p.git(&["commit", "-q", "-am", "Ticked by hand"]);
+    s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    let adoption = s.p.rev("HEAD");
+    let base_args =
+        ["attest", "verify", "--branch", "--all", "--allowed-signers", s.allowed.to_str().unwrap()];
+    let before = s.p.speccoder(&base_args).failure(26);
+    assert!(before.stdout.contains("ticked_without_evidence"), "{before}");
+
+    let init = s
+        .p
+        .speccoder(&["attest", "policy", "init", "--allowed-signers", s.allowed.to_str().unwrap(), "--json"])
+        .success();
+    let init: Value = serde_json::from_str(&init.stdout).unwrap();
+    assert_eq!(init["baseline"], adoption);
+    assert_eq!(init["hand_ticks"], json!([task("T001"), task("T002")]));
+    assert_eq!(init["principals"], json!([PRINCIPAL, BOB]));
+    let policy_text = init["policy"].as_str().unwrap();
+    for key in ["version", "[baseline]", "commit", "reason", "[[rule]]", "name", "units", "signers"] {
+        let line = policy_text.lines().position(|l| l.starts_with(key)).unwrap_or_else(|| panic!("{key}"));
+        assert!(
+            policy_text.lines().nth(line - 1).unwrap().starts_with('#'),
+            "a comment on {key}:\n{policy_text}"
+        );
+    }
+    let policy = s.policy("adopted.toml", policy_text);
+    let check = s.p.speccoder(&[
+        "attest",
+        "policy",
+        "check",
+        policy.to_str().unwrap(),
+        "--allowed-signers",
+        s.allowed.to_str().unwrap(),
+    ]);
+    assert!(check.success().stdout.contains("holds 2 hand ticks today"));
+
+    let (code, report) = s.verify(&policy);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(row(&report, &task("T001"))["outcome"], "baseline");
+    assert_eq!(row(&report, &task("T002"))["outcome"], "baseline");
+    assert_eq!(row(&report, &task("T005"))["outcome"], "evidenced");
+    assert_eq!(
+        (report["totals"]["baseline"].as_u64(), report["totals"]["evidenced"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let text_out = s.p.speccoder(&s.verify_args(&policy)).success();
+    assert!(text_out.stdout.contains("2 baseline (ticked by hand before adoption)"), "{text_out}");
+
+    // After adoption, a hand tick follows the rules, and so does a baseline tick whose line changed.
+    let text = String::from_utf8(s.p.read(&tasks)).unwrap();
+    let after = text.replace("- [ ] T003 ", "- [x] T003 ").replace(
+        "- [x] T001 Create the tag module skeleton",
+        "- [x] T001 Create the tag module skeleton now",
+    );
+    s.p.write(&tasks, after);
+    s.p.git(&["commit", "-q", "-am", "More by hand"]);
+    let (code, report) = s.verify(&policy);
+    assert_eq!(code, Some(26), "{report:#}");
+    assert_eq!(row(&report, &task("T001"))["reason"], "ticked_without_evidence");
+    assert_eq!(row(&report, &task("T002"))["outcome"], "baseline");
+    assert_eq!(row(&report, &task("T003"))["reason"], "ticked_without_evidence");
+}
+
+#[test]
+fn policy_check_shows_the_units_of_each_rule_unknown_principals_and_shadowed_rules() {
+    let s = Signed::new();
+    let text = "version = 1\n\
+        [[rule]]\nname = \"all\"\nunits = [\"*\"]\nsigners = [\"ada@example.com\", \"zed@example.com\"]\n\
+        [[rule]]\nname = \"late\"\nunits = [\"001-*\"]\napprovals = { count = 1, by = [\"bob@example.com\", \"*\"] }\n";
+    let policy = s.policy("check.toml", text);
+    let out =
+        s.p.speccoder(&[
+            "attest",
+            "policy",
+            "check",
+            policy.to_str().unwrap(),
+            "--allowed-signers",
+            s.allowed.to_str().unwrap(),
+            "--json",
+        ])
+        .success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["rules"][0]["units"], json!([SPECKIT_UNIT]));
+    assert_eq!(report["rules"][0]["unknown_principals"], json!(["zed@example.com"]));
+    assert_eq!(report["rules"][1]["units"], json!([]));
+    assert_eq!(report["rules"][1]["taken_earlier"], json!([SPECKIT_UNIT]));
+    assert_eq!(report["rules"][1]["shadowed_by"], "all");
+    assert_eq!(report["rules"][1]["unknown_principals"], json!([]));
+    assert_eq!(report["sha256"], common::sha256(text.as_bytes()));
+    let shown = s.p.speccoder(&[
+        "attest",
+        "policy",
+        "check",
+        policy.to_str().unwrap(),
+        "--allowed-signers",
+        s.allowed.to_str().unwrap(),
+    ]);
+    let shown = shown.success().stdout;
+    assert!(shown.contains("shadowed by rule all") && shown.contains("zed@example.com"), "{shown}");
+}
+
+#[test]
+fn the_schema_of_the_policy_accepts_the_example_and_refuses_an_unknown_key() {
+    let example = r#"version = 1
+[baseline]
+commit = "0123456789abcdef0123456789abcdef01234567"
+reason = "adopted after these tasks were ticked by hand"
+[[rule]]
+name = "payments"
+units = ["*-payments-*"]
+signers = ["alice@example.org"]
+verdicts = ["verified"]
+phases = ["green", "held_out"]
+approvals = { count = 1, by = ["bob@example.org"] }
+min_mutation_score = 0.8
+min_strength = 0.9
+monitor = ["clean"]
+sandbox = ["container", "vm"]
+carried = false
+skips = false
+[[rule]]
+name = "default"
+units = ["*"]
+signers = ["*"]
+"#;
+    let validator = common::schema_validator("verifier-policy.schema.json");
+    let as_json = |text: &str| serde_json::to_value(toml::from_str::<toml::Table>(text).unwrap()).unwrap();
+    let mut value = as_json(example);
+    assert!(
+        validator.is_valid(&value),
+        "{:?}",
+        validator.iter_errors(&value).map(|e| e.to_string()).collect::<Vec<_>>()
+    );
+    value["rule"][0]["signer"] = json!(["x"]);
+    assert!(!validator.is_valid(&value));
+    assert!(!validator.is_valid(&as_json("version = 2\n")));
+}
+
+/// A bare remote, Ada's and Bob's clones, and a CI clone.
+#[test]
+fn an_approval_made_in_another_clone_travels_through_the_remote_and_verifies_with_ssh_keygen() {
+    let s = Signed::new();
+    let remote = s.p.tmp().join("remote.git");
+    s.p.git_in(s.p.tmp(), &["init", "-q", "--bare", "-b", "main", remote.to_str().unwrap()]);
+    s.p.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    let target = task("T005");
+    let commit = s.attest(&target, Evidence::Verified, None, |_| {});
+    s.p.speccoder(&["attest", "push", "origin"]).success();
+
+    // Bob's clone: fetch, approve with his key, push.
+    let bob_dir = s.p.tmp().join("bob");
+    s.p.git_in(s.p.tmp(), &["clone", "-q", remote.to_str().unwrap(), bob_dir.to_str().unwrap()]);
+    for (k, v) in [("user.name", "Bob"), ("user.email", BOB), ("commit.gpgsign", "false")] {
+        s.p.git_in(&bob_dir, &["config", k, v]);
+    }
+    s.p.speccoder_in(&bob_dir, &["attest", "fetch", "origin"]).success();
+    let approve = |dir: &Path, key: &Key| s.p.speccoder_in(dir, &approve_args(&commit, &s.allowed, key));
+    let approved: Value = serde_json::from_str(&approve(&bob_dir, &s.bob).success().stdout).unwrap();
+    assert_eq!((approved["signatures"].as_u64(), approved["unchanged"].as_bool()), (Some(2), Some(false)));
+    // Again: his key is on the line already, nothing changes.
+    let again: Value = serde_json::from_str(&approve(&bob_dir, &s.bob).success().stdout).unwrap();
+    assert_eq!(again["unchanged"], true);
+    s.p.speccoder_in(&bob_dir, &["attest", "push", "origin"]).success();
+
+    // Ada fetches it; the policy's second signer holds; the signature is Bob's, by ssh-keygen.
+    s.p.speccoder(&["attest", "fetch", "origin"]).success();
+    let lines = s.p.note_lines(&commit);
+    let summary = lines.last().unwrap();
+    assert_eq!(summary.signatures.len(), 2, "the summary carries Ada's and Bob's signatures");
+    let bob_allowed = common::allowed_signers(&s.p.scratch.join("bob_only"), &[(BOB, &s.bob)]);
+    let checked =
+        common::ssh_verify(&s.p.scratch, &bob_allowed, BOB, &summary.signatures[1].1, &summary.pae());
+    assert!(checked.status.success(), "{checked}");
+    for other in &lines[..lines.len() - 1] {
+        assert_eq!(other.signatures.len(), 1, "only the covering line is approved");
+    }
+    let text = "version = 1\n[[rule]]\nname = \"two-person\"\nunits = [\"*\"]\nsigners = [\"ada@example.com\"]\napprovals = { count = 1, by = [\"bob@example.com\"] }\n";
+    let policy = s.policy("two.toml", text);
+    let (code, report) = s.verify(&policy);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(row(&report, &target)["rule"], "two-person");
+    s.p.git(&["fsck", "--strict"]);
+    s.p.git_in(&remote, &["fsck", "--strict"]);
+
+    // Ada cannot approve her own tick, with her key or another of hers.
+    let own: Value = serde_json::from_str(&approve(&s.p.root, &s.ada).success().stdout).unwrap();
+    assert_eq!(own["unchanged"], true);
+    let text = "version = 1\n[[rule]]\nname = \"two\"\nunits = [\"*\"]\napprovals = { count = 2 }\n";
+    approve(&s.p.root, &s.ada2).success();
+    let (code, report) = s.verify(&s.policy("two-more.toml", text));
+    assert_eq!(code, Some(26), "Ada's second key is no second person: {report:#}");
+    assert_eq!(row(&report, &target)["reason"], "policy_approval");
+}
+
+#[test]
+fn approve_refuses_a_note_it_cannot_verify_and_writes_nothing() {
+    let s = Signed::new();
+    let target = task("T005");
+    let commit = s.attest(&target, Evidence::Verified, None, |_| {});
+    // Bob trusts only himself: Ada's signatures do not verify for him.
+    let bob_trust = common::allowed_signers(&s.p.scratch.join("bob_trust"), &[(BOB, &s.bob)]);
+    let before = s.p.snapshot();
+    let out = s.p.speccoder(&[
+        "attest",
+        "approve",
+        &commit,
+        "--allowed-signers",
+        bob_trust.to_str().unwrap(),
+        "--signer",
+        "ssh",
+        "--key",
+        s.bob.private.to_str().unwrap(),
+    ]);
+    let out = out.failure(26);
+    assert!(out.stderr.contains("untrusted_signer") && out.stderr.contains("nothing was approved"), "{out}");
+    assert_eq!(s.p.snapshot(), before);
+    // A note edited after signing is refused too, whatever the trust.
+    let mut lines = s.p.note_raw_lines(&commit);
+    let mut env: Value = serde_json::from_slice(&lines[0]).unwrap();
+    env["payloadType"] = json!("application/vnd.in-toto+json ");
+    lines[0] = serde_json::to_vec(&env).unwrap();
+    s.p.write_note(&commit, &lines);
+    let out = s.approve(&commit, &s.bob).failure(26);
+    assert!(out.stdout.contains("nothing was signed"), "{out}");
+    // No trust at all: nothing can be checked, so nothing is approved.
+    s.p.git(&["config", "--unset", "gpg.ssh.allowedSignersFile"]);
+    let out = s.p.speccoder(&[
+        "attest",
+        "approve",
+        &commit,
+        "--signer",
+        "ssh",
+        "--key",
+        s.bob.private.to_str().unwrap(),
+    ]);
+    assert!(out.failure(13).stderr.contains("you trust no signer"));
+}
+
+#[test]
+fn two_approvals_written_at_once_are_both_kept() {
+    let s = Signed::new();
+    let carol = common::ed25519(&s.p.scratch_dir("carol"), "carol");
+    let allowed = common::allowed_signers(
+        &s.p.scratch.join("allowed_signers"),
+        &[(PRINCIPAL, &s.ada), (BOB, &s.bob), ("carol@example.com", &carol)],
+    );
+    let commit = s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    for _ in 0..3 {
+        let lines_before = s.p.note_lines(&commit).last().unwrap().signatures.len();
+        let children: Vec<_> = [&s.bob, &carol]
+            .iter()
+            .map(|key| {
+                let args = approve_args(&commit, &allowed, key);
+                let mut cmd = common::speccoder_command(&s.p.root, &s.p.home, &args);
+                cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::piped());
+                cmd.stderr(std::process::Stdio::piped()).spawn().unwrap()
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        }
+        let summary = s.p.note_lines(&commit).last().unwrap().clone();
+        assert_eq!(summary.signatures.len(), 3, "Ada's, Bob's and Carol's: neither approval lost");
+        for (principal, sig) in
+            [(BOB, &summary.signatures[1].1), ("carol@example.com", &summary.signatures[2].1)]
+        {
+            let one = common::ssh_verify(&s.p.scratch, &allowed, principal, sig, &summary.pae());
+            let other = if principal == BOB { "carol@example.com" } else { BOB };
+            let swapped = common::ssh_verify(&s.p.scratch, &allowed, other, sig, &summary.pae());
+            assert!(one.status.success() || swapped.status.success(), "{one}");
+        }
+        if lines_before == 1 {
+            // Once approved, a fresh start: drop the approvals and race again.
+            let mut lines = s.p.note_raw_lines(&commit);
+            let last = lines.len() - 1;
+            let mut env: Value = serde_json::from_slice(&lines[last]).unwrap();
+            env["signatures"].as_array_mut().unwrap().truncate(1);
+            lines[last] = serde_json::to_vec(&env).unwrap();
+            s.p.write_note(&commit, &lines);
+        }
+    }
+    s.p.git(&["fsck", "--strict"]);
+}
