@@ -250,22 +250,30 @@ impl SourceTree for FsTree {
     }
 }
 
+/// A git error reading `path`: a path git refuses to look up (a `\\` in a name, a `.git`
+/// component) is [`SpecError::BadPath`], anything else a repository that cannot be read.
+fn repository_error(path: &str, e: crate::git::GitError) -> SpecError {
+    match e {
+        crate::git::GitError::InvalidPath { reason, .. } => {
+            SpecError::BadPath { path: shown(path, 200), reason }
+        }
+        e => SpecError::Repository { path: path.to_owned(), message: e.to_string() },
+    }
+}
+
 /// A git tree is a source tree: the verifier reads the spec at any commit this way.
 impl SourceTree for crate::git::GitTree<'_> {
     fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError> {
-        crate::git::GitTree::file(self, path)
-            .map_err(|e| SpecError::Repository { path: path.to_owned(), message: e.to_string() })
+        crate::git::GitTree::file(self, path).map_err(|e| repository_error(path, e))
     }
 
     fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError> {
-        crate::git::GitTree::entries(self, dir)
-            .map_err(|e| SpecError::Repository { path: dir.to_owned(), message: e.to_string() })
+        crate::git::GitTree::entries(self, dir).map_err(|e| repository_error(dir, e))
     }
 
     /// A tree entry of mode 120000.
     fn is_link(&self, path: &str) -> Result<bool, SpecError> {
-        let kind = crate::git::GitTree::entry_kind(self, path)
-            .map_err(|e| SpecError::Repository { path: path.to_owned(), message: e.to_string() })?;
+        let kind = crate::git::GitTree::entry_kind(self, path).map_err(|e| repository_error(path, e))?;
         Ok(kind == Some(gix::objs::tree::EntryKind::Link))
     }
 }
