@@ -13,6 +13,7 @@ mod decisions;
 mod held_out;
 mod opening;
 mod published_policy;
+mod real_shapes;
 mod schema;
 mod sigstore_endpoints;
 mod sigstore_keyless;
