@@ -280,7 +280,9 @@ pub(crate) fn find_listed(
         return Err(SpecError::BadTaskId {
             id: shown(&id, 60),
             reason: match loc.format {
-                Format::SpecKit => "a Spec Kit task id is `T` and digits, e.g. `T001`",
+                Format::SpecKit => {
+                    "a Spec Kit task id is `T`, digits and at most one letter, e.g. `T001` or `T012a`"
+                }
                 Format::OpenSpec => "an OpenSpec task id is dot-separated numbers, e.g. `1.1`",
             },
         });

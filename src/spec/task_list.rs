@@ -417,7 +417,7 @@ fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
     let name = format.with_article();
     if !is_task_id(format, id) {
         let shape = match format {
-            Format::SpecKit => "`T` and digits, e.g. `T001`",
+            Format::SpecKit => "`T`, digits and at most one letter, e.g. `T001` or `T012a`",
             Format::OpenSpec => "dot-separated numbers, e.g. `1.1`",
         };
         let word_shown = shown(word, 40);

@@ -431,12 +431,13 @@ fn a_hand_named_feature_is_one_unit_for_attest_and_verify_and_hostile_names_are_
 }
 
 #[test]
-fn letter_suffixed_requirements_are_defined_cited_traced_and_drift_alone() {
+fn letter_suffixed_requirements_and_tasks_are_defined_cited_traced_and_drift_alone() {
     let s = Shapes::new();
     let spec_path = "specs/010-clarified-requirements/spec.md";
     let spec = String::from_utf8(s.show("HEAD", spec_path)).unwrap();
     let mut commits = BTreeMap::new();
-    for (task, cited) in [("T001", "FR-009"), ("T002", "FR-009a"), ("T003", "SC-002b")] {
+    for (task, cited) in [("T001", "FR-009"), ("T002", "FR-009a"), ("T002a", "FR-009a"), ("T003", "SC-002b")]
+    {
         let out = s.attest(&format!("010-clarified-requirements/{task}"), &[]).success();
         assert!(!out.stdout.contains("no requirement line defines"), "{out}");
         let p = s.predicate("HEAD");
@@ -458,7 +459,7 @@ fn letter_suffixed_requirements_are_defined_cited_traced_and_drift_alone() {
     }
     let (code, _, rows) = s.report();
     assert_eq!(code, 26, "hand ticks elsewhere");
-    for task in ["T001", "T002", "T003"] {
+    for task in ["T001", "T002", "T002a", "T003"] {
         assert_eq!(outcome(&rows, &format!("010-clarified-requirements/{task}")), evidenced());
     }
 
@@ -467,6 +468,7 @@ fn letter_suffixed_requirements_are_defined_cited_traced_and_drift_alone() {
     s.commit_file(spec_path, &reworded, "Clarify FR-009a again");
     let (_, report, rows) = s.report();
     assert_eq!(outcome(&rows, "010-clarified-requirements/T002"), ("stale".to_owned(), "stale".to_owned()));
+    assert_eq!(outcome(&rows, "010-clarified-requirements/T002a"), ("stale".to_owned(), "stale".to_owned()));
     let changed = finding(&report, "010-clarified-requirements/T002", "requirement_changed");
     assert!(changed["message"].as_str().unwrap().contains("requirement FR-009a changed"), "{changed}");
     assert_eq!(outcome(&rows, "010-clarified-requirements/T001"), evidenced(), "FR-009 did not change");
