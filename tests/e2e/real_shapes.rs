@@ -113,8 +113,7 @@ fn unverifiable(reason: &str) -> (String, String) {
 
 /// The finding of `task`'s row with `code`, as JSON.
 fn finding<'r>(report: &'r Value, task: &str, code: &str) -> &'r Value {
-    let tick = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == task);
-    let tick = tick.unwrap_or_else(|| panic!("no row {task}: {report:#}"));
+    let tick = crate::decide_support::row(report, task);
     tick["findings"]
         .as_array()
         .unwrap()
@@ -221,14 +220,9 @@ fn every_unit_of_every_real_shape_attests_and_verifies_and_the_peers_agree() {
         assert!(open.contains(&format!("[ ] {id} ")), "{target}: {open}");
         let mark = if tasks.starts_with("openspec") { "[x]" } else { "[X]" };
         assert_eq!(open.replacen("[ ]", mark, 1), *ticked, "{target}");
-        let message = s.p.git(&["log", "-1", "--format=%B"]);
-        let mut parse = std::process::Command::new("git");
-        common::isolate(&mut parse, &s.p.home);
-        parse.current_dir(&s.p.root).args(["interpret-trailers", "--parse"]);
-        parse.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped());
-        let mut child = parse.spawn().unwrap();
-        std::io::Write::write_all(&mut child.stdin.take().unwrap(), message.as_bytes()).unwrap();
-        let trailers = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+        let message = s.p.scratch.join("message.txt");
+        std::fs::write(&message, s.p.git(&["log", "-1", "--format=%B"])).unwrap();
+        let trailers = s.p.git(&["interpret-trailers", "--parse", message.to_str().unwrap()]);
         assert!(trailers.contains(&format!("Spec-Task: {target}\n")), "{target}: {trailers}");
 
         // Every line verifies with ssh-keygen; the hashes are the line's and the story's.
