@@ -318,19 +318,28 @@ pub(crate) fn holds_task_list(entries: &[(String, bool)]) -> bool {
     entries.iter().any(|(name, is_dir)| name == TASK_LIST_FILE && !is_dir)
 }
 
-/// Whether `specs/<name>` of `tree` is a Spec Kit unit: an acceptable name ([`check_unit_name`])
-/// of a directory that holds a `tasks.md`, or of the shape Spec Kit's scripts give
-/// ([`is_speckit_unit_name`]). The one test of a Spec Kit unit, for the writer and the verifier.
-/// A symbolic link at the directory or above it is refused, never taken for absent.
-pub(crate) fn is_speckit_unit(tree: &dyn SourceTree, name: &str) -> Result<bool, SpecError> {
+/// The one test of a Spec Kit unit, for the writer and the verifier: the directory `specs/<name>`
+/// is one when its name is acceptable ([`check_unit_name`]) and either has the shape Spec Kit's
+/// scripts give ([`is_speckit_unit_name`]) or the directory holds a `tasks.md`. `entries` reads
+/// the directory's entries, only when the name does not settle it.
+pub(crate) fn is_speckit_unit_dir(
+    name: &str,
+    entries: impl FnOnce() -> Result<Vec<(String, bool)>, SpecError>,
+) -> Result<bool, SpecError> {
     if check_unit_name(name).is_err() {
         return Ok(false);
     }
+    Ok(is_speckit_unit_name(name) || holds_task_list(&entries()?))
+}
+
+/// Whether `specs/<name>` of `tree` is a Spec Kit unit ([`is_speckit_unit_dir`]). A symbolic link
+/// at the directory or above it is refused, never taken for absent.
+fn is_speckit_unit(tree: &dyn SourceTree, name: &str) -> Result<bool, SpecError> {
     let dir = unit_dir(Format::SpecKit, name);
-    if !dir_exists(tree, &dir)? {
+    if check_unit_name(name).is_err() || !dir_exists(tree, &dir)? {
         return Ok(false);
     }
-    Ok(is_speckit_unit_name(name) || holds_task_list(&tree.entries(&dir)?.unwrap_or_default()))
+    is_speckit_unit_dir(name, || Ok(tree.entries(&dir)?.unwrap_or_default()))
 }
 
 /// Finds the unit named `unit` in either format; an OpenSpec change active nowhere is found in

@@ -13,7 +13,7 @@ use super::tree::{SourceTree, join};
 use super::unit::{
     Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_PARENTS, UnitLoc,
     archived_change_id, check_unit_name, dir_exists, holds_task_list, is_openspec_unit_name,
-    is_speckit_unit_name, shown_name,
+    is_speckit_unit_dir, is_speckit_unit_name, shown_name,
 };
 
 /// How many directories outside the units [`scan_units`] searches for task lists, all parents
@@ -55,6 +55,8 @@ struct Parent {
     others: Vec<(String, String)>,
     /// Whether the parent holds a `tasks.md` of its own.
     own_list: bool,
+    /// Its entries whose names are not UTF-8 (decoded with U+FFFD): no path can name them.
+    undecodable: Vec<String>,
 }
 
 /// Sorts out the entries of `parent` (one of [`UNIT_PARENTS`]).
@@ -65,6 +67,7 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
     }
     let entries = tree.entries(parent)?.unwrap_or_default();
     out.own_list = holds_task_list(&entries);
+    out.undecodable = tree.undecodable(parent)?.into_iter().map(|name| join(parent, &name)).collect();
     for (name, is_dir) in entries {
         let path = join(parent, &name);
         let (unit, what) = match parent {
@@ -89,24 +92,21 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
     Ok(out)
 }
 
-/// The unit the entry `name` of `specs/` is, or `None`; and what a link there would be.
+/// The unit the entry `name` of `specs/` is, or `None` ([`is_speckit_unit_dir`]); and what a link
+/// there would be. A link is refused where Spec Kit's own names would make it a unit; any other
+/// entry that is no directory is no unit.
 fn speckit_entry(
     tree: &dyn SourceTree,
     name: &str,
     path: &str,
     is_dir: bool,
 ) -> Result<(Option<UnitLoc>, &'static str), SpecError> {
-    let unit = || Some(UnitLoc::new(Format::SpecKit, name));
-    if check_unit_name(name).is_err() {
-        return Ok((None, "a unit directory"));
-    }
-    // A link is refused where Spec Kit's own names would make it a unit; any other entry that is
-    // no directory is no unit.
-    if !is_dir || is_speckit_unit_name(name) {
-        return Ok((is_speckit_unit_name(name).then(unit).flatten(), "a unit directory"));
-    }
-    let holds = holds_task_list(&tree.entries(path)?.unwrap_or_default());
-    Ok((holds.then(unit).flatten(), "a unit directory"))
+    let unit = if is_dir {
+        is_speckit_unit_dir(name, || Ok(tree.entries(path)?.unwrap_or_default()))?
+    } else {
+        check_unit_name(name).is_ok() && is_speckit_unit_name(name)
+    };
+    Ok((unit.then(|| UnitLoc::new(Format::SpecKit, name)), "a unit directory"))
 }
 
 /// Why the directory `name` of `parent` (`None`: the parent itself) is no unit.
@@ -203,6 +203,7 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
     }
     let mut budget = STRAY_DIRS_LIMIT;
     for (parent, found) in UNIT_PARENTS.iter().zip(&parents) {
+        strays.extend(found.undecodable.iter().map(|path| undecodable(parent, path)));
         let format = if *parent == SPECKIT_SPECS_DIR { Format::SpecKit } else { Format::OpenSpec };
         if found.own_list {
             let reason = no_unit_because(parent, None);
@@ -260,9 +261,21 @@ fn search(
         if holds_task_list(&entries) {
             push_list(tree, strays, &join(&dir, TASK_LIST_FILE), top, format, reason)?;
         }
+        strays.extend(tree.undecodable(&dir)?.iter().map(|name| undecodable(top, &join(&dir, name))));
         pending.extend(entries.into_iter().filter(|(_, is_dir)| *is_dir).map(|(name, _)| join(&dir, &name)));
     }
     Ok(())
+}
+
+/// The stray of an entry whose name is not UTF-8 (`path`, decoded with U+FFFD), inside the entry
+/// or parent `top`: no path names it, so whether it holds ticks cannot be read.
+fn undecodable(top: &str, path: &str) -> Stray {
+    Stray {
+        top: top.to_owned(),
+        shown: shown_name(path, 200),
+        reason: "its name is not valid UTF-8, so no path can name it and it cannot be searched for task lists; rename it".to_owned(),
+        checked: Vec::new(),
+    }
 }
 
 /// A stray for the task list at `path` (in the entry `top`) when it holds checked boxes or
@@ -376,6 +389,25 @@ mod tests {
             assert!(stray.shown.chars().count() <= 201, "{stray:?}");
             assert!(stray.reason.contains("cannot be a unit's"), "{stray:?}");
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_name_that_is_not_utf8_is_a_stray_since_no_path_can_name_it() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let hidden = dir.path().join("specs").join(std::ffi::OsStr::from_bytes(b"bad\xffname"));
+        std::fs::create_dir_all(&hidden).unwrap();
+        std::fs::write(hidden.join("tasks.md"), "- [x] T001 a\n").unwrap();
+        std::fs::create_dir_all(dir.path().join("specs/notes/deeper")).unwrap();
+        std::fs::create_dir(dir.path().join("specs/notes").join(std::ffi::OsStr::from_bytes(b"\xfe")))
+            .unwrap();
+        let tree = crate::spec::FsTree::new(dir.path());
+        let scan = scan_units(&tree).unwrap();
+        let strays: Vec<(&str, &str)> =
+            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str())).collect();
+        assert_eq!(strays, [("specs", "specs/bad\u{fffd}name"), ("specs/notes", "specs/notes/\u{fffd}")]);
+        assert!(scan.strays[0].reason.contains("not valid UTF-8"), "{:?}", scan.strays[0]);
     }
 
     #[test]

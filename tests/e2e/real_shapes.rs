@@ -355,6 +355,7 @@ fn attest_and_accept_name_the_task_that_needs_a_missing_spec_and_why() {
     s.attest("007-no-spec/T002", &[]).success();
 }
 
+#[cfg(unix)]
 #[test]
 fn a_hand_named_feature_is_one_unit_for_attest_and_verify_and_hostile_names_are_refused_clearly() {
     let s = Shapes::new();
@@ -396,13 +397,21 @@ fn a_hand_named_feature_is_one_unit_for_attest_and_verify_and_hostile_names_are_
         let path = format!("specs/{name}/tasks.md");
         s.p.git(&["update-index", "--add", "--cacheinfo", &format!("100644,{tasks_blob},{path}")]);
     }
+    // A name that is not UTF-8: no path names it, so it is reported unread.
+    let mut add = std::process::Command::new("git");
+    common::isolate(&mut add, &s.p.home);
+    add.current_dir(&s.p.root).args(["update-index", "--add", "--cacheinfo"]);
+    let entry = [format!("100644,{tasks_blob},specs/latin").as_bytes(), b"\xe9t\xe9/tasks.md"].concat();
+    add.arg(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&entry));
+    common::run(add).success();
     // Committed from the index: no file system holds a 300-byte name, git's trees do.
     s.p.git(&["commit", "-q", "-m", "Hostile directory names"]);
     let (code, report, rows) = s.report();
     assert_eq!(code, 26);
     let strays: Vec<&String> =
         rows.iter().filter(|(_, (_, r, _))| r == "not_a_unit").map(|(t, _)| t).collect();
-    assert_eq!(strays.len(), 5, "four hostile directories and the hand archive: {report:#}");
+    assert_eq!(strays.len(), 6, "five hostile directories and the hand archive: {report:#}");
+    assert!(rows.contains_key("specs/latin\u{fffd}t\u{fffd}"), "{rows:#?}");
     let shown = serde_json::to_string(&report).unwrap();
     assert!(!shown.contains('\u{1b}') && !shown.contains('\u{202e}'), "names are escaped");
     assert!(strays.iter().any(|t| t.contains("evil\\u{1b}[31mred")), "{strays:?}");
