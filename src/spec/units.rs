@@ -290,9 +290,9 @@ fn push_list(
 ) -> Result<(), SpecError> {
     let (checked, reason) = match checked_box_lines(tree, path, format) {
         Ok(lines) if lines.is_empty() => return Ok(()),
-        Ok(lines) => (lines, format!("it is no unit's task list: {reason}")),
+        Ok(lines) => (lines, reason.to_owned()),
         Err(e) if e.is_repository_failure() => return Err(e),
-        Err(e) => (Vec::new(), format!("it is no unit's task list ({reason}), and it cannot be read: {e}")),
+        Err(e) => (Vec::new(), format!("it cannot be read ({e}); {reason}")),
     };
     strays.push(Stray { top: top.to_owned(), shown: shown_name(path, 200), reason, checked });
     Ok(())

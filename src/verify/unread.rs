@@ -100,22 +100,25 @@ pub fn duplicate_task_row(unit: &UnitLoc, tick: &Ticked) -> TickReport {
 /// is the place's path.
 #[must_use]
 pub fn stray_row(stray: &Stray) -> TickReport {
-    let found = match stray.checked.as_slice() {
-        [] => "a task list that cannot be read".to_owned(),
+    let (holds, found) = match stray.checked.as_slice() {
+        [] => (
+            "may hold ticks that are no unit's, and none of them can be checked",
+            "a place that cannot be read".to_owned(),
+        ),
         lines => {
             let shown: Vec<String> = lines.iter().take(10).map(usize::to_string).collect();
             let more =
                 if lines.len() > 10 { format!(" and {} more", lines.len() - 10) } else { String::new() };
-            format!("checked boxes on line(s) {}{more}", shown.join(", "))
+            (
+                "holds ticks that are no unit's, so none of them is checked",
+                format!("checked boxes on line(s) {}{more}", shown.join(", ")),
+            )
         }
     };
     row(
         stray.shown.clone(),
         NOT_A_UNIT,
-        format!(
-            "{} holds ticks that are no unit's, so none of them is checked: {}",
-            stray.shown, stray.reason
-        ),
+        format!("{} {holds}: {}", stray.shown, stray.reason),
         "no checked box outside a unit",
         found,
     )
