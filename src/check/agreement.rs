@@ -233,13 +233,15 @@ impl<'r> Rules<'r> {
         let at_commit = self.repo.tree(commit.tree);
         let facts = match spec::read_any_task_with(&at_commit, unit, task_id, &self.lists) {
             Ok(facts) => facts,
-            Err(e @ spec::SpecError::TaskNeedsSpec { .. }) => {
-                let msg = format!("a spec document the task needs cannot be read at the task commit: {e}");
-                return findings.push(mismatch(SPEC_UNREADABLE, &msg));
-            }
             Err(e) => {
-                let msg = format!("the task cannot be read at the task commit: {e}");
-                return findings.push(mismatch("task_not_found", &msg));
+                let (code, what) = match e {
+                    spec::SpecError::TaskNeedsSpec { .. } => {
+                        (SPEC_UNREADABLE, "a spec document the task needs")
+                    }
+                    _ => ("task_not_found", "the task"),
+                };
+                findings.push(mismatch(code, &format!("{what} cannot be read at the task commit: {e}")));
+                return;
             }
         };
         findings.extend(bug::anchor_findings(p, &facts, n));

@@ -326,6 +326,43 @@ fn a_unit_whose_spec_or_task_list_cannot_be_read_is_that_unit_s_finding_and_ever
 }
 
 #[test]
+fn a_task_commit_whose_spec_cannot_be_read_is_spec_unreadable_naming_the_file() {
+    let s = Shapes::new();
+    s.attest("003-tag-search/T004", &[]).success();
+    let evidence = s.p.rev("HEAD");
+    // The task commit amended with a spec.md that is not UTF-8, its note copied along.
+    let spec = "specs/003-tag-search/spec.md";
+    let mut broken = s.show("HEAD", spec);
+    broken.extend_from_slice(b"\n\x81\n");
+    s.p.write(spec, &broken);
+    s.p.git(&["commit", "-q", "-a", "--amend", "--no-edit"]);
+    s.p.git(&["notes", "--ref=speccoder", "copy", &evidence, "HEAD"]);
+    let (code, report, rows) = s.report();
+    assert_eq!(code, 26);
+    assert_eq!(outcome(&rows, "003-tag-search/T004"), unverifiable("mismatch"), "{report:#}");
+    // At the task commit and at the head, each naming the file and what needed it.
+    let tick = crate::decide_support::row(&report, "003-tag-search/T004");
+    let messages: Vec<&str> = tick["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "spec_unreadable")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    let broken = format!("`{spec}` is not valid UTF-8");
+    assert_eq!(messages.len(), 3, "the task commit, FR-001 and FR-002 at the head: {tick:#}");
+    assert!(messages.iter().all(|m| m.contains(&broken)), "{messages:#?}");
+    assert!(
+        messages.iter().any(|m| m.starts_with("a spec document the task needs cannot be read at the task commit: task `T004` (`specs/003-tag-search/tasks.md` line 13) is labelled `[US1]`")),
+        "{messages:#?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.starts_with("requirement FR-001, which the evidence traces")),
+        "{messages:#?}"
+    );
+}
+
+#[test]
 fn attest_and_accept_name_the_task_that_needs_a_missing_spec_and_why() {
     let s = Shapes::new();
     let before = s.p.snapshot();
