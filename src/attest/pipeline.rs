@@ -141,6 +141,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
             .uncited_unknown
             .iter()
             .map(|id| format!("the title cites {id}, which no requirement line defines; it is not traced"))
+            .chain(facts.story_fallback.as_ref().map(spec::StoryFallback::message))
             .collect(),
         notes_ref: NOTES_REF.to_owned(),
     })

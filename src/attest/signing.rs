@@ -251,7 +251,7 @@ pub fn choose(
             return Ok(Chosen::Unsigned(format!("no signing key configured; {HOW_TO_SIGN}")));
         }
         return Err(SignError::CannotSign(format!(
-            "a {} signature was asked for, but no key is configured: pass --key KEY or set `git config user.signingKey`",
+            "the {} signer was asked for, but no key is configured: pass --key KEY or set `git config user.signingKey`",
             backend.name()
         ))
         .into());

@@ -22,6 +22,14 @@ use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::spec::{self, TaskLists, TreeTaskLines};
 
+/// The finding of a spec document a task needs (spec.md for its story or the requirements it
+/// cites, an OpenSpec change's delta specs) that cannot be read where the check reads it.
+pub const SPEC_UNREADABLE: &str = "spec_unreadable";
+
+/// The note on a tick labelled `[USn]` whose story text is the whole spec.md, because no heading
+/// gave the story's section ([`spec::StoryFallback`]): it decides nothing.
+pub const STORY_FALLBACK: &str = "story_fallback";
+
 /// Every line's subject must be exactly one: `target` (`<unit>/<task>`) at `commit`, whose
 /// commit object hashes to `commit_sha256` (a subject's `sha256` digest must equal it; lines
 /// written before that digest existed carry `gitCommit` alone).
@@ -205,6 +213,66 @@ impl<'r> Rules<'r> {
         computed
     }
 
+    /// The task `unit`/`task_id` as the task commit's tree holds it, against the evidence `p` (the
+    /// task-verification line `n`): the task line, the story text (a tick's), the box ticked. A
+    /// tick whose story text is the whole spec.md carries a note saying so ([`STORY_FALLBACK`]);
+    /// a spec document the task needs that cannot be read there is [`SPEC_UNREADABLE`].
+    #[allow(clippy::too_many_arguments)]
+    fn task_at_commit(
+        &self,
+        commit: &Commit,
+        unit: &str,
+        task_id: &str,
+        verdict: Verdict,
+        p: &TaskVerificationV0,
+        n: usize,
+        findings: &mut Vec<Finding>,
+    ) {
+        let mismatch =
+            |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(n);
+        let at_commit = self.repo.tree(commit.tree);
+        let facts = match spec::read_any_task_with(&at_commit, unit, task_id, &self.lists) {
+            Ok(facts) => facts,
+            Err(e) => {
+                let (code, what) = match e {
+                    spec::SpecError::TaskNeedsSpec { .. } => {
+                        (SPEC_UNREADABLE, "a spec document the task needs")
+                    }
+                    _ => ("task_not_found", "the task"),
+                };
+                findings.push(mismatch(code, &format!("{what} cannot be read at the task commit: {e}")));
+                return;
+            }
+        };
+        findings.extend(bug::anchor_findings(p, &facts, n));
+        if facts.line_hash != p.task.line_hash {
+            findings.push(
+                mismatch(
+                    "line_hash_mismatch",
+                    "the task line at the task commit is not the one the evidence signed",
+                )
+                .expected_found(p.task.line_hash.clone(), facts.line_hash.clone()),
+            );
+        }
+        if !verdict.is_decision() || p.spec.is_some() {
+            let signed = p.spec.as_ref().map(|s| s.section_hash.clone()).unwrap_or_default();
+            if facts.section_hash != signed {
+                findings.push(
+                    mismatch(
+                        "section_hash_mismatch",
+                        "the story text at the task commit is not the one the evidence signed",
+                    )
+                    .expected_found(signed, facts.section_hash.clone()),
+                );
+            } else if let Some(fallback) = &facts.story_fallback {
+                findings.push(Finding::new(CommitOutcome::Ok, STORY_FALLBACK, fallback.message()).at_line(n));
+            }
+        }
+        if !facts.ticked && verdict != Verdict::Skipped && !facts.is_trailer_only() {
+            findings.push(mismatch("not_ticked", "the task commit does not tick the task"));
+        }
+    }
+
     /// The task-verification line `p` (line `tv_line`) against its task commit: the verdict and
     /// the unit/task as the trailers say, the tree, the task line and the story text at the
     /// commit, the task line at the head under review, the policy recomputed at the parent, and
@@ -258,40 +326,7 @@ impl<'r> Rules<'r> {
 
         // The task line and the story text, at the task commit and at the head.
         let (unit, task_id) = target.split_once('/').unwrap_or((target, ""));
-        let at_commit = self.repo.tree(commit.tree);
-        match spec::read_any_task_with(&at_commit, unit, task_id, &self.lists) {
-            Ok(facts) => {
-                findings.extend(bug::anchor_findings(p, &facts, n));
-                if facts.line_hash != p.task.line_hash {
-                    findings.push(
-                        mismatch(
-                            "line_hash_mismatch",
-                            "the task line at the task commit is not the one the evidence signed",
-                        )
-                        .expected_found(p.task.line_hash.clone(), facts.line_hash.clone()),
-                    );
-                }
-                if !verdict.is_decision() || p.spec.is_some() {
-                    let signed = p.spec.as_ref().map(|s| s.section_hash.clone()).unwrap_or_default();
-                    if facts.section_hash != signed {
-                        findings.push(
-                            mismatch(
-                                "section_hash_mismatch",
-                                "the story text at the task commit is not the one the evidence signed",
-                            )
-                            .expected_found(signed, facts.section_hash.clone()),
-                        );
-                    }
-                }
-                if !facts.ticked && verdict != Verdict::Skipped && !facts.is_trailer_only() {
-                    findings.push(mismatch("not_ticked", "the task commit does not tick the task"));
-                }
-            }
-            Err(e) => findings.push(mismatch(
-                "task_not_found",
-                &format!("the task cannot be read at the task commit: {e}"),
-            )),
-        }
+        self.task_at_commit(commit, unit, task_id, verdict, p, n, findings);
         if let Some(head) = self.head.as_ref().filter(|head| head.tree().id() != commit.tree) {
             match head.line_hash(unit, task_id) {
                 Ok(hash) if hash == p.task.line_hash => {}

@@ -232,6 +232,23 @@ impl GitTree<'_> {
         Ok(Some(out))
     }
 
+    /// The names of the entries of directory `dir` that are not UTF-8, which [`Self::entries`]
+    /// leaves out (no `&str` path can name them), decoded with U+FFFD for each invalid sequence,
+    /// in name order; none when `dir` is absent or not a directory.
+    pub fn undecodable_names(&self, dir: &str) -> Result<Vec<String>, GitError> {
+        let components = path::components(dir)?;
+        match self.directory(&components)? {
+            Some((mode, id)) if mode.is_tree() => Ok(self
+                .repo
+                .tree_items(id)?
+                .iter()
+                .filter(|item| std::str::from_utf8(&item.name).is_err())
+                .map(|item| String::from_utf8_lossy(&item.name).into_owned())
+                .collect()),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// The entries of directory `dir` that differ between this tree and `other` (added, removed,
     /// or pointing to another object or mode), in git's name order, each with the directory it
     /// names on either side; nothing when `dir` is the same object in both. Neither side's entries

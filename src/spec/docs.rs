@@ -8,7 +8,7 @@ use super::requirement::{
     DefinedAt, Definition, Requirement, openspec_citations, openspec_defined, speckit_citations,
     speckit_defined, speckit_definition,
 };
-use super::section::{Delta, openspec_change_text, speckit_story_text};
+use super::section::{Delta, StoryFallback, openspec_change_text, speckit_story};
 use super::text::read_text;
 use super::tree::{SourceTree, join};
 use super::unit::{Format, UnitLoc, locate_unit};
@@ -35,6 +35,8 @@ pub(crate) struct Section {
     pub(crate) name: Option<String>,
     /// `spec.section_hash`.
     pub(crate) hash: String,
+    /// Set when the story's text is the whole spec.md: why.
+    pub(crate) fallback: Option<StoryFallback>,
 }
 
 impl UnitDocs {
@@ -71,23 +73,31 @@ impl UnitDocs {
 
     /// The section of a task labelled with `story` (Spec Kit `USn`; ignored for OpenSpec).
     pub(crate) fn section(&self, story: Option<&str>) -> Result<Section, SpecError> {
+        let unlabelled = || Section { name: None, hash: sha256_hex(""), fallback: None };
         if let Some(hash) = &self.change_hash {
-            return Ok(Section { name: None, hash: hash.clone() });
+            return Ok(Section { name: None, hash: hash.clone(), fallback: None });
         }
         let Some(story) = story else {
-            return Ok(Section { name: None, hash: sha256_hex("") });
+            return Ok(unlabelled());
         };
         match &self.spec_md {
-            Some((_, Some(text))) => Ok(Section {
-                name: Some(story.to_owned()),
-                hash: sha256_hex(speckit_story_text(text, story)),
-            }),
+            Some((path, Some(text))) => {
+                let (text, why) = speckit_story(text, story);
+                Ok(Section {
+                    name: Some(story.to_owned()),
+                    hash: sha256_hex(text),
+                    fallback: why.map(|why| StoryFallback {
+                        label: story.to_owned(),
+                        spec_md: path.clone(),
+                        why,
+                    }),
+                })
+            }
             Some((path, None)) => Err(SpecError::MissingFile {
                 path: path.clone(),
-                hint: "a task labelled with a user story is hashed with its story's text from \
-                       spec.md; restore spec.md or remove the `[USn]` label",
+                hint: "restore spec.md, or remove the story label from the task line",
             }),
-            None => Ok(Section { name: None, hash: sha256_hex("") }),
+            None => Ok(unlabelled()),
         }
     }
 

@@ -50,13 +50,13 @@ pub enum SpecError {
 
     /// No unit of that name exists in either format.
     #[error(
-        "unit `{unit}` not found: looked for {looked}; check the name against the \
-         directories under `specs/` and `openspec/changes/`"
+        "unit `{unit}` not found: {looked}; check the name against the directories under \
+         `specs/` and `openspec/changes/`"
     )]
     UnknownUnit {
         /// The unit that was asked for.
         unit: String,
-        /// The places that were searched, joined for display.
+        /// What was found at each place looked at, for display.
         looked: String,
     },
 
@@ -117,7 +117,7 @@ pub enum SpecError {
     },
 
     /// The task list has no task with this id.
-    #[error("task `{task}` not found in `{tasks_path}`; tasks there: {known}{unread}")]
+    #[error("task `{task}` not found in `{tasks_path}`; tasks there: {known}{unread}; {form}")]
     UnknownTask {
         /// The task that was asked for.
         task: String,
@@ -128,6 +128,25 @@ pub enum SpecError {
         /// Empty, or `; ` and the first few boxes not read as tasks, each with its line and why
         /// (those naming the task first).
         unread: String,
+        /// What a task line of the unit's format looks like ([`super::Format::task_line_form`]).
+        form: &'static str,
+    },
+
+    /// A task's facts need a spec document that cannot be read: the story text of a `[USn]` task
+    /// or the lines of the requirements it cites (spec.md), an OpenSpec change's delta specs.
+    #[error("task `{task}` (`{tasks_path}` line {line}) {why}: {source}")]
+    TaskNeedsSpec {
+        /// The task id.
+        task: String,
+        /// Its task list.
+        tasks_path: String,
+        /// The 1-based line of the task.
+        line: usize,
+        /// What the task needs from which file, for display.
+        why: String,
+        /// Why that file cannot be read.
+        #[source]
+        source: Box<SpecError>,
     },
 
     /// A spec file or unit directory is a symbolic link where a file or directory is expected.
@@ -222,14 +241,15 @@ pub enum SpecError {
 
     /// The line to tick is not a task line of the format.
     #[error(
-        "line {line} is not a {format} task line (`- [ ] <id> ...`); \
-         read the task again and tick the line it names"
+        "line {line} is not {} task line ({}); read the task again and tick the line it names",
+        format.with_article(),
+        format.task_line_example()
     )]
     NotATaskLine {
         /// The 1-based line number.
         line: usize,
-        /// The format's display name.
-        format: &'static str,
+        /// The unit's format.
+        format: super::Format,
     },
 
     /// The task is ticked already, so there is nothing to tick.
@@ -238,6 +258,19 @@ pub enum SpecError {
         /// The 1-based line number.
         line: usize,
     },
+}
+
+impl SpecError {
+    /// Whether the repository or the work tree itself failed (an object that cannot be read, an
+    /// I/O error), rather than a file's content or place: no reading of the spec can go on.
+    #[must_use]
+    pub fn is_repository_failure(&self) -> bool {
+        match self {
+            SpecError::Io { .. } | SpecError::Repository { .. } => true,
+            SpecError::TaskNeedsSpec { source, .. } => source.is_repository_failure(),
+            _ => false,
+        }
+    }
 }
 
 pub(crate) use crate::model::shown::shown;
@@ -253,6 +286,7 @@ mod tests {
             tasks_path: "specs/001-x/tasks.md".into(),
             known: "T001, T002".into(),
             unread: String::new(),
+            form: crate::spec::Format::SpecKit.task_line_form(),
         };
         let m = e.to_string();
         assert!(m.contains("T009") && m.contains("specs/001-x/tasks.md") && m.contains("T001"));

@@ -251,6 +251,9 @@ impl SourceTree for Counting {
     fn is_link(&self, path: &str) -> Result<bool, SpecError> {
         self.tree.is_link(path)
     }
+    fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
+        self.tree.undecodable(dir)
+    }
 }
 
 #[test]

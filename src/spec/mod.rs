@@ -22,8 +22,10 @@ mod task_line;
 mod task_list;
 mod text;
 mod tick;
+mod ticks;
 mod tree;
 mod unit;
+mod units;
 
 #[cfg(test)]
 mod fixture_tests;
@@ -39,19 +41,23 @@ pub use requirement::{
     title_cites_name,
 };
 pub use section::{
-    Delta, SECTION_LIMIT_BYTES, SECTION_TRUNCATION_MARKER, openspec_change_text, speckit_story_text,
+    Delta, SECTION_LIMIT_BYTES, SECTION_TRUNCATION_MARKER, StoryFallback, WholeSpec, openspec_change_text,
+    speckit_story, speckit_story_text,
 };
 pub use task::{
-    BUG_TASK_PREFIX, TaskFacts, TaskId, TreeTaskLines, UnreadTick, bug_task_facts, read_any_task,
-    read_any_task_with, read_task, requirement_line, ticked_ids, ticked_ids_in_dir, ticked_tasks,
-    unread_ticks,
+    BUG_TASK_PREFIX, TaskFacts, TaskId, bug_task_facts, read_any_task, read_any_task_with, read_task,
+    requirement_line, ticked_tasks,
 };
 pub use task_line::{TaskLine, is_task_id, line_hash, open_boxes, parse_task_line};
 pub use task_list::{TASK_LIST_LIMIT, TaskLists};
 pub use tick::tick;
+pub use ticks::{
+    Ticked, TreeTaskLines, UnitTicks, UnreadTick, ticked_ids, ticked_ids_in_dir, unit_ticks, unread_ticks,
+};
 pub use tree::{FsTree, MemTree, SourceTree};
 pub use unit::{
-    Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_PARENTS, UnitLoc,
-    check_unit_name, is_archive_dir, is_openspec_unit_name, is_speckit_unit_name, list_units, locate_unit,
-    unit_of_entry,
+    Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_NAME_LIMIT,
+    UNIT_PARENTS, UnitLoc, check_unit_name, is_archive_dir, is_openspec_unit_name, is_speckit_unit_name,
+    locate_unit, unit_of_entry,
 };
+pub use units::{STRAY_DIRS_LIMIT, Stray, UnitScan, list_units, scan_units};

@@ -1,7 +1,10 @@
 //! Requirements a task title cites and the lines that define them.
 //!
-//! Spec Kit: ids like `FR-001`, `SC-001` (`[A-Z]{2,}-[0-9]+`), defined in spec.md by a line like
-//! `- **FR-001**: text`; a title cites an id when the id appears in it as a whole word.
+//! Spec Kit: ids like `FR-001`, `SC-001` (`[A-Z]{2,}-[0-9]+`), and `FR-009a`, `SC-002b` with one
+//! letter after the number, as Spec Kit's clarify step adds them between existing ones
+//! (`[A-Z]{2,}-[0-9]+[A-Za-z]?`); defined in spec.md by a line like `- **FR-001**: text`; a title
+//! cites an id when the id appears in it as a whole word, so `FR-009` and `FR-009a` are two ids
+//! and neither cites the other.
 //! OpenSpec: `### Requirement: <name>` lines of the change's delta specs; a title cites a
 //! requirement when the full name appears in it as whole words, in any letter case.
 
@@ -72,15 +75,26 @@ fn defined_in(text: &str, defines: fn(&str) -> Option<Range<usize>>) -> Vec<Defi
         .collect()
 }
 
-/// Whether `id` has the shape of a Spec Kit requirement id: 2+ capitals, `-`, ASCII digits.
+/// Whether `id` has the shape of a Spec Kit requirement id: 2+ capitals, `-`, ASCII digits, and
+/// at most one ASCII letter after them (`FR-009a`).
 #[must_use]
 pub fn is_speckit_requirement_id(id: &str) -> bool {
-    let letters = id.bytes().take_while(u8::is_ascii_uppercase).count();
-    letters >= 2
-        && id
-            .get(letters..)
-            .and_then(|rest| rest.strip_prefix('-'))
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    id_len(id) == Some(id.len())
+}
+
+/// The byte length of the requirement id `s` starts with (2+ capitals, `-`, ASCII digits, at most
+/// one ASCII letter), when it starts with one that no letter, digit or `_` continues.
+fn id_len(s: &str) -> Option<usize> {
+    let letters = s.bytes().take_while(u8::is_ascii_uppercase).count();
+    let digits = s.get(letters..)?.strip_prefix('-')?;
+    let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+    if letters < 2 || n == 0 {
+        return None;
+    }
+    let suffix = usize::from(digits.as_bytes().get(n).is_some_and(u8::is_ascii_alphabetic));
+    let len = letters + 1 + n + suffix;
+    let after = s.get(len..)?.chars().next();
+    (!after.is_some_and(is_word_char)).then_some(len)
 }
 
 /// The id a Spec Kit line defines: optional indentation, an optional `-`/`*` bullet and blanks,
@@ -111,8 +125,8 @@ pub(crate) fn speckit_defined(spec_md: &str) -> Vec<DefinedAt> {
     defined_in(spec_md, speckit_defined_span)
 }
 
-/// The requirement ids `title` cites (whole words of the form `[A-Z]{2,}-[0-9]+`: no letter,
-/// digit or `_` right before or right after), each once, in the order they first appear.
+/// The requirement ids `title` cites (whole words of the form `[A-Z]{2,}-[0-9]+[A-Za-z]?`: no
+/// letter, digit or `_` right before or right after), each once, in the order they first appear.
 #[must_use]
 pub fn speckit_cited_ids(title: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -126,16 +140,7 @@ pub fn speckit_cited_ids(title: &str) -> Vec<String> {
         let Some(rest) = title.get(at..) else {
             continue;
         };
-        let letters = rest.bytes().take_while(u8::is_ascii_uppercase).count();
-        let Some(digits) = rest.get(letters..).and_then(|r| r.strip_prefix('-')) else {
-            continue;
-        };
-        let n = digits.bytes().take_while(u8::is_ascii_digit).count();
-        let after = digits.get(n..).and_then(|r| r.chars().next());
-        if letters < 2 || n == 0 || after.is_some_and(is_word_char) {
-            continue;
-        }
-        if let Some(id) = rest.get(..letters + 1 + n)
+        if let Some(id) = id_len(rest).and_then(|len| rest.get(..len))
             && !out.iter().any(|seen| seen == id)
         {
             out.push(id.to_owned());
@@ -271,6 +276,32 @@ mod tests {
         assert_eq!(speckit_defined_id("- see **FR-001**"), None);
         assert_eq!(speckit_defined_id("- **F-001**: one letter"), None);
         assert_eq!(speckit_defined_id("- **FR-**: no digits"), None);
+        assert_eq!(speckit_defined_id("- **FR-009a**: clarified"), Some("FR-009a"));
+        assert_eq!(speckit_defined_id("- **SC-002B** *(clarified)*: later"), Some("SC-002B"));
+        assert_eq!(speckit_defined_id("- **FR-012a** : à la française"), Some("FR-012a"));
+        assert_eq!(speckit_defined_id("- **FR-009ab**: two letters"), None);
+        assert_eq!(speckit_defined_id("- **FR-009a1**: a digit after the letter"), None);
+    }
+
+    #[test]
+    fn a_letter_suffixed_id_and_its_base_are_two_ids_neither_citing_the_other() {
+        assert_eq!(speckit_cited_ids("Do it (FR-009a)"), ["FR-009a"]);
+        assert_eq!(speckit_cited_ids("Do it (FR-009)"), ["FR-009"]);
+        assert_eq!(
+            speckit_cited_ids("FR-009, FR-009a; SC-002b/SC-002B."),
+            ["FR-009", "FR-009a", "SC-002b", "SC-002B"]
+        );
+        assert!(speckit_cited_ids("FR-009ab FR-009a1 FR-009a_ FR-009_a").is_empty());
+        let spec = "- **FR-009**: Base.\n- **FR-009a**: Clarified.\n";
+        let defs = speckit_definitions(spec);
+        let (found, unknown) = speckit_citations("Only the base (FR-009)", &defs, "spec.md").unwrap();
+        assert_eq!((found.len(), found[0].line.as_str()), (1, "- **FR-009**: Base."));
+        assert!(unknown.is_empty());
+        let (found, _) = speckit_citations("Only the clarification (FR-009a)", &defs, "spec.md").unwrap();
+        assert_eq!((found.len(), found[0].line.as_str()), (1, "- **FR-009a**: Clarified."));
+        assert_eq!(found[0].hash, sha256_hex(b"- **FR-009a**: Clarified."));
+        assert!(is_speckit_requirement_id("FR-009a") && is_speckit_requirement_id("NFR-10"));
+        assert!(!is_speckit_requirement_id("FR-009ab") && !is_speckit_requirement_id("FR-a"));
     }
 
     #[test]
@@ -279,7 +310,7 @@ mod tests {
             speckit_cited_ids("Add tags (FR-001, FR-003) and FR-001 again; SC-001."),
             ["FR-001", "FR-003", "SC-001"]
         );
-        assert!(speckit_cited_ids("XFR-0012a FR-001b _FR-001 fr-001").is_empty());
+        assert!(speckit_cited_ids("XFR-0012ab FR-001b2 _FR-001 fr-001").is_empty());
         assert_eq!(speckit_cited_ids("XFR-001"), ["XFR-001"]);
         assert_eq!(speckit_cited_ids("FR-FR-001 ÉSC-1 é SC-2"), ["FR-001", "SC-2"]);
         assert_eq!(speckit_cited_ids("[FR-7]/SC-08—done"), ["FR-7", "SC-08"]);
@@ -360,7 +391,7 @@ mod tests {
     fn any_spec() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
         let line = prop_oneof![
-            "[ \t]{0,2}([-*][ \t])?\\*\\*[A-Z]{1,3}-[0-9]{0,3}:?\\*\\*:? [a-zé ]{0,8}",
+            "[ \t]{0,2}([-*][ \t])?\\*\\*[A-Z]{1,3}-[0-9]{0,3}[a-zA-Z]{0,2}:?\\*\\*:? [a-zé ]{0,8}",
             "###[ \t]{0,2}Requirement:[ \t\u{a0}]{0,2}[A-Za-zü ]{0,8}[ \t]{0,2}",
             "[#*a-z -]{0,12}",
             Just(String::new()),

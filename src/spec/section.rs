@@ -3,6 +3,7 @@
 //! Spec Kit: the user story the task is labelled with (`[USn]`), cut out of spec.md.
 //! OpenSpec: the change's delta specs, all of them, in path order (the change is the story).
 
+use super::error::shown;
 use super::text::{heading_level, lines};
 
 /// The most bytes of OpenSpec section text kept before the cut.
@@ -41,11 +42,27 @@ fn names_story(line: &str, n: &str) -> bool {
 /// newline added at the end. Lines are split at `\n` with the `\n` (and a `\r` before it)
 /// removed and no empty line after a final newline, so blank lines before the next heading stay
 /// part of the section. When no heading names the story, or every line after the heading is
-/// whitespace only, the text is the whole `spec_md`, unchanged.
+/// whitespace only, the text is the whole `spec_md`, unchanged ([`speckit_story`] says which).
 #[must_use]
 pub fn speckit_story_text(spec_md: &str, story: &str) -> String {
+    speckit_story(spec_md, story).0
+}
+
+/// Why a story's text is the whole spec.md ([`speckit_story_text`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WholeSpec {
+    /// No heading names the story. The headings that hold its number as a whole number (a story
+    /// heading in another language, say), at most three: (1-based line, the heading shown).
+    NoHeading(Vec<(usize, String)>),
+    /// The first heading naming the story (its 1-based line) has nothing but blank lines under it.
+    BlankSection(usize),
+}
+
+/// [`speckit_story_text`], and why the text is the whole spec.md when it is.
+#[must_use]
+pub fn speckit_story(spec_md: &str, story: &str) -> (String, Option<WholeSpec>) {
     let Some(n) = story.strip_prefix("US").filter(|n| !n.is_empty()) else {
-        return spec_md.to_owned();
+        return (spec_md.to_owned(), Some(WholeSpec::NoHeading(Vec::new())));
     };
     let all: Vec<&str> = lines(spec_md).collect();
     let start = all
@@ -53,16 +70,81 @@ pub fn speckit_story_text(spec_md: &str, story: &str) -> String {
         .enumerate()
         .find_map(|(i, line)| heading_level(line).filter(|_| names_story(line, n)).map(|level| (i, level)));
     let Some((start, level)) = start else {
-        return spec_md.to_owned();
+        return (spec_md.to_owned(), Some(WholeSpec::NoHeading(headings_with_number(&all, n))));
     };
     let body = all.get(start + 1..).unwrap_or_default();
     let body_len =
         body.iter().position(|line| heading_level(line).is_some_and(|l| l <= level)).unwrap_or(body.len());
     let body = body.get(..body_len).unwrap_or_default();
     if body.iter().all(|line| line.trim().is_empty()) {
-        return spec_md.to_owned();
+        return (spec_md.to_owned(), Some(WholeSpec::BlankSection(start + 1)));
     }
-    all.get(start..=start + body_len).map_or_else(|| spec_md.to_owned(), |section| section.join("\n"))
+    match all.get(start..=start + body_len) {
+        Some(section) => (section.join("\n"), None),
+        None => (spec_md.to_owned(), Some(WholeSpec::BlankSection(start + 1))),
+    }
+}
+
+/// The headings among `lines` that hold the number `n` with no ASCII digit on either side, at
+/// most three: (1-based line, the heading escaped and cut).
+fn headings_with_number(lines: &[&str], n: &str) -> Vec<(usize, String)> {
+    let holds = |line: &str| {
+        line.match_indices(n).any(|(at, _)| {
+            let before = line.get(..at).and_then(|s| s.chars().next_back());
+            let after = line.get(at + n.len()..).and_then(|s| s.chars().next());
+            !before.is_some_and(|c| c.is_ascii_digit()) && !after.is_some_and(|c| c.is_ascii_digit())
+        })
+    };
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| heading_level(line).is_some() && holds(line))
+        .take(3)
+        .map(|(i, line)| (i + 1, shown(line, 80)))
+        .collect()
+}
+
+/// A task labelled `[USn]` whose story text is the whole spec.md ([`WholeSpec`]): said by the
+/// writer as a warning and by the verifier as a note on the tick, in the same words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoryFallback {
+    /// The label, `USn`.
+    pub label: String,
+    /// The spec file hashed whole, project-relative.
+    pub spec_md: String,
+    /// Why no section was cut out of it.
+    pub why: WholeSpec,
+}
+
+impl StoryFallback {
+    /// One sentence for a person: which label, which file, the heading form looked for, and what
+    /// the evidence binds instead.
+    #[must_use]
+    pub fn message(&self) -> String {
+        let (label, path) = (&self.label, &self.spec_md);
+        let n = label.strip_prefix("US").unwrap_or(label);
+        let form = format!(
+            "a heading (1 to 6 `#`) holding `User Story {n}` in any letter case, as Spec Kit's template writes `### User Story {n} - Title`"
+        );
+        let found = match &self.why {
+            WholeSpec::NoHeading(near) if near.is_empty() => {
+                format!("no heading of `{path}` names its story (the form looked for: {form})")
+            }
+            WholeSpec::NoHeading(near) => {
+                let near: Vec<String> = near.iter().map(|(line, h)| format!("line {line} `{h}`")).collect();
+                format!(
+                    "no heading of `{path}` names its story (the form looked for: {form}; headings holding the number {n}: {})",
+                    near.join(", ")
+                )
+            }
+            WholeSpec::BlankSection(line) => format!(
+                "the heading on line {line} of `{path}` that names its story has nothing under it before the next heading"
+            ),
+        };
+        format!(
+            "the task is labelled [{label}], but {found}: its story text is the whole spec.md, as the published speccoder hashes it, so the evidence binds all of spec.md rather than the story; to bind the story alone, give it a heading of that form"
+        )
+    }
 }
 
 /// One OpenSpec delta spec: its project-relative path and its text.
@@ -169,6 +251,26 @@ mod tests {
         assert_eq!(speckit_story_text(blank, "US7"), blank);
         let text_mention = "User Story 1 appears in text only\n## Other\n";
         assert_eq!(speckit_story_text(text_mention, "US1"), text_mention);
+    }
+
+    #[test]
+    fn a_story_that_falls_back_says_why_and_names_the_headings_holding_its_number() {
+        let spec = "# F\n## Historias\n### Historia de usuario 1 - Crear (Prioridad: P1)\nTexto.\n### Historia de usuario 10\nDiez.\n## Requisitos 1\n";
+        let (text, why) = speckit_story(spec, "US1");
+        assert_eq!(text, spec);
+        assert_eq!(
+            why,
+            Some(WholeSpec::NoHeading(vec![
+                (3, "### Historia de usuario 1 - Crear (Prioridad: P1)".to_owned()),
+                (7, "## Requisitos 1".to_owned()),
+            ]))
+        );
+        let blank = "# F\n### User Story 1\n\n### User Story 2\nx\n";
+        assert_eq!(speckit_story(blank, "US1"), (blank.to_owned(), Some(WholeSpec::BlankSection(2))));
+        assert_eq!(speckit_story(blank, "US2"), ("### User Story 2\nx".to_owned(), None));
+        for (spec, story) in [(SPEC, "US1"), (SPEC, "US10"), (blank, "US1"), (spec, "US3")] {
+            assert_eq!(speckit_story(spec, story).0, speckit_story_text(spec, story));
+        }
     }
 
     #[test]

@@ -1,18 +1,21 @@
 //! Tasks of a unit and the facts a tick records about one: its line, title, story, and the hashes
 //! of the line, the section and the requirements it cites.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::model::digest::sha256_hex;
 
 use super::bug::{bug_line_hash, bug_title, bug_triad, check_bug_slug};
-use super::docs::UnitDocs;
+use super::docs::{Section, UnitDocs};
 use super::error::{SpecError, shown};
-use super::requirement::Requirement;
+use super::requirement::{Requirement, speckit_cited_ids};
+use super::section::StoryFallback;
 use super::task_line::{TaskLine, is_task_id, line_hash};
 use super::task_list::{TaskList, TaskLists, Unread, check_size};
 use super::text::{decode, read_file};
 use super::tree::SourceTree;
-use super::unit::{Format, TASK_LIST_FILE, UnitLoc, locate_unit};
+use super::unit::{Format, UnitLoc, locate_unit};
 
 /// How many existing task ids an unknown-task error lists.
 const KNOWN_SHOWN: usize = 5;
@@ -76,6 +79,9 @@ pub struct TaskFacts {
     /// `spec.section_hash`: sha256 of the section text ([`super::speckit_story_text`],
     /// [`super::openspec_change_text`]).
     pub section_hash: String,
+    /// Set when the task is labelled `[USn]` and its story text is the whole spec.md, because no
+    /// heading gave the story's section: what a writer warns of and a verifier notes.
+    pub story_fallback: Option<StoryFallback>,
     /// The cited requirements that a line defines, with their hashes.
     pub requirements: Vec<Requirement>,
     /// Cited requirement ids that no line defines (a caller should warn about them).
@@ -90,14 +96,9 @@ impl TaskFacts {
     }
 }
 
-/// The text of the unit's task list; Ok(None) when there is none. A symbolic link, a file over
-/// [`super::TASK_LIST_LIMIT`] bytes or one that is not UTF-8 is refused.
-fn read_tasks_text(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Option<String>, SpecError> {
-    read_task_list_at(tree, &loc.tasks)
-}
-
-/// [`read_tasks_text`] of the task list at `path`.
-fn read_task_list_at(tree: &dyn SourceTree, path: &str) -> Result<Option<String>, SpecError> {
+/// The text of the task list at `path`; Ok(None) when there is none. A symbolic link, a file
+/// over [`super::TASK_LIST_LIMIT`] bytes or one that is not UTF-8 is refused.
+pub(crate) fn read_task_list_at(tree: &dyn SourceTree, path: &str) -> Result<Option<String>, SpecError> {
     let Some(bytes) = read_file(tree, path, "the task list")? else {
         return Ok(None);
     };
@@ -106,14 +107,17 @@ fn read_task_list_at(tree: &dyn SourceTree, path: &str) -> Result<Option<String>
 }
 
 /// Where `unit` lives and the text of its task list; `None` when it has no task list yet.
-fn unit_task_list(tree: &dyn SourceTree, unit: &str) -> Result<Option<(UnitLoc, String)>, SpecError> {
+pub(crate) fn unit_task_list(
+    tree: &dyn SourceTree,
+    unit: &str,
+) -> Result<Option<(UnitLoc, String)>, SpecError> {
     let loc = locate_unit(tree, unit)?;
-    Ok(read_tasks_text(tree, &loc)?.map(|text| (loc, text)))
+    Ok(read_task_list_at(tree, &loc.tasks)?.map(|text| (loc, text)))
 }
 
 /// The text of the unit's task list; a missing one is an error.
 fn tasks_text(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<String, SpecError> {
-    read_tasks_text(tree, loc)?.ok_or_else(|| SpecError::MissingFile {
+    read_task_list_at(tree, &loc.tasks)?.ok_or_else(|| SpecError::MissingFile {
         path: loc.tasks.clone(),
         hint: "the unit has no task list yet; write tasks.md (Spec Kit: `/speckit.tasks`) first",
     })
@@ -140,15 +144,72 @@ fn unread_note(list: &TaskList, id: &str) -> String {
     format!("; boxes not read as tasks: {}{more}", shown.join("; "))
 }
 
+/// Why the facts of `task` need the unit's spec documents, for a message; `None` when they need
+/// none: an unlabelled Spec Kit task that cites no requirement id hashes the empty story and traces
+/// nothing, whatever spec.md holds (or whether it is there).
+fn needs_docs(loc: &UnitLoc, task: &TaskLine<'_>) -> Option<String> {
+    match loc.format {
+        Format::OpenSpec => {
+            Some(format!("is hashed with its change's delta specs under `{}/`", loc.deltas_dir()))
+        }
+        Format::SpecKit => {
+            let spec = loc.spec_md();
+            if let Some(story) = task.story {
+                return Some(format!("is labelled `[{story}]`, so its story text is read from `{spec}`"));
+            }
+            let cited = speckit_cited_ids(task.title);
+            (!cited.is_empty())
+                .then(|| format!("cites {}, whose defining lines are read from `{spec}`", cited.join(", ")))
+        }
+    }
+}
+
+/// The spec documents of one unit, read when a task first needs them ([`needs_docs`]).
+struct LazyDocs<'t> {
+    /// The tree read.
+    tree: &'t dyn SourceTree,
+    /// The unit.
+    loc: &'t UnitLoc,
+    /// The documents, once read.
+    docs: Option<UnitDocs>,
+}
+
+impl<'t> LazyDocs<'t> {
+    fn new(tree: &'t dyn SourceTree, loc: &'t UnitLoc) -> Self {
+        LazyDocs { tree, loc, docs: None }
+    }
+
+    fn get(&mut self) -> Result<&UnitDocs, SpecError> {
+        match &mut self.docs {
+            Some(docs) => Ok(docs),
+            slot @ None => Ok(slot.insert(UnitDocs::load(self.tree, self.loc)?)),
+        }
+    }
+}
+
 fn facts(
     loc: &UnitLoc,
-    docs: &UnitDocs,
+    docs: &mut LazyDocs<'_>,
     line_index: usize,
     line: &str,
     task: &TaskLine<'_>,
 ) -> Result<TaskFacts, SpecError> {
-    let section = docs.section(task.story)?;
-    let (requirements, uncited_unknown) = docs.citations(task.title)?;
+    let (section, requirements, uncited_unknown) = match needs_docs(loc, task) {
+        None => (Section { name: None, hash: sha256_hex(""), fallback: None }, Vec::new(), Vec::new()),
+        Some(why) => {
+            let needs = |source| SpecError::TaskNeedsSpec {
+                task: task.id.to_owned(),
+                tasks_path: loc.tasks.clone(),
+                line: line_index + 1,
+                why: why.clone(),
+                source: Box::new(source),
+            };
+            let docs = docs.get().map_err(needs)?;
+            let section = docs.section(task.story).map_err(needs)?;
+            let (requirements, unknown) = docs.citations(task.title).map_err(needs)?;
+            (section, requirements, unknown)
+        }
+    };
     Ok(TaskFacts {
         format: loc.format,
         unit: loc.name.clone(),
@@ -164,6 +225,7 @@ fn facts(
         line_hash: line_hash(line),
         section: section.name,
         section_hash: section.hash,
+        story_fallback: section.fallback,
         requirements,
         uncited_unknown,
     })
@@ -180,8 +242,10 @@ fn duplicate(loc: &UnitLoc, id: &str, indices: &[usize]) -> SpecError {
 /// The facts of task `task_id` of `unit`, read from `tree`.
 ///
 /// Errors: an unknown or hostile unit, a bug id (`bug:<slug>` has no task line), an id that is not
-/// of the unit's format, a missing or non-UTF-8 task list, an unknown task, a duplicated id, a spec
-/// document (spec.md, a delta spec) that is not UTF-8, a story task without spec.md.
+/// of the unit's format, a missing or non-UTF-8 task list, an unknown task, a duplicated id, and
+/// ([`SpecError::TaskNeedsSpec`], naming the task, its line and why) a spec document the task
+/// needs that cannot be read: spec.md for a story task (missing, not UTF-8, a link) or for a
+/// task citing requirement ids (not UTF-8, a link, a cited id defined twice), a delta spec.
 pub fn read_task(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result<TaskFacts, SpecError> {
     read_task_with(tree, unit, task_id, &TaskLists::default())
 }
@@ -193,6 +257,20 @@ fn read_task_with(
     task_id: &str,
     lists: &TaskLists,
 ) -> Result<TaskFacts, SpecError> {
+    let (loc, list, index) = find_listed(tree, unit, task_id, lists)?;
+    let line = list.line(index);
+    let task = list.task_at(index).ok_or(SpecError::NotATaskLine { line: index + 1, format: loc.format })?;
+    facts(&loc, &mut LazyDocs::new(tree, &loc), index, line, &task)
+}
+
+/// Where the listed task `task_id` of `unit` is: its unit, the reading of its task list, and the
+/// index of its line. Nothing but the task list is read: no spec document.
+pub(crate) fn find_listed(
+    tree: &dyn SourceTree,
+    unit: &str,
+    task_id: &str,
+    lists: &TaskLists,
+) -> Result<(UnitLoc, Rc<TaskList>, usize), SpecError> {
     let loc = locate_unit(tree, unit)?;
     let id = match TaskId::parse(task_id)? {
         TaskId::Bug(slug) => return Err(SpecError::TrailerOnlyTask { slug }),
@@ -202,15 +280,17 @@ fn read_task_with(
         return Err(SpecError::BadTaskId {
             id: shown(&id, 60),
             reason: match loc.format {
-                Format::SpecKit => "a Spec Kit task id is `T` and digits, e.g. `T001`",
+                Format::SpecKit => {
+                    "a Spec Kit task id is `T`, digits and at most one letter, e.g. `T001` or `T012a`"
+                }
                 Format::OpenSpec => "an OpenSpec task id is dot-separated numbers, e.g. `1.1`",
             },
         });
     }
     let list = lists.read(tasks_text(tree, &loc)?, loc.format);
     let all = list.tasks();
-    let matching: Vec<&(usize, TaskLine<'_>)> = all.iter().filter(|(_, t)| t.id == id).collect();
-    match matching.as_slice() {
+    let indices: Vec<usize> = all.iter().filter(|(_, t)| t.id == id).map(|(i, _)| *i).collect();
+    match indices.as_slice() {
         [] => {
             let shown_ids: Vec<&str> = all.iter().map(|(_, t)| t.id).take(KNOWN_SHOWN).collect();
             let more = all.len().saturating_sub(KNOWN_SHOWN);
@@ -219,16 +299,21 @@ fn read_task_with(
                 known.push_str(&format!(" (and {more} more)"));
             }
             let unread = unread_note(&list, &id);
-            Err(SpecError::UnknownTask { task: id, tasks_path: loc.tasks.clone(), known, unread })
+            drop(all);
+            Err(SpecError::UnknownTask {
+                task: id,
+                tasks_path: loc.tasks.clone(),
+                known,
+                unread,
+                form: loc.format.task_line_form(),
+            })
         }
-        [(index, task)] => {
-            let docs = UnitDocs::load(tree, &loc)?;
-            facts(&loc, &docs, *index, list.line(*index), task)
+        [index] => {
+            let index = *index;
+            drop(all);
+            Ok((loc, list, index))
         }
-        several => {
-            let indices: Vec<usize> = several.iter().map(|(i, _)| *i).collect();
-            Err(duplicate(&loc, &id, &indices))
-        }
+        several => Err(duplicate(&loc, &id, several)),
     }
 }
 
@@ -256,6 +341,7 @@ pub fn bug_task_facts(tree: &dyn SourceTree, unit: &str, slug: &str) -> Result<T
         line_hash: bug_line_hash(slug),
         section: None,
         section_hash: triad.triad_sha256,
+        story_fallback: None,
         requirements: Vec::new(),
         uncited_unknown: Vec::new(),
         id,
@@ -281,151 +367,34 @@ pub fn read_any_task_with(
     }
 }
 
-/// The task lines of one tree, each unit's task list read once: for a verifier that asks the
-/// same tree (the head under review) about every ticked task, where reading the list again per
-/// task would make a unit of n tasks cost n² to check.
-pub struct TreeTaskLines<T> {
-    /// The tree read.
-    tree: T,
-    /// Per unit, the line hash of each listed task whose id names exactly one task line and whose
-    /// facts read (`None`: the unit, its list or its spec documents did not read).
-    units: RefCell<HashMap<String, Option<HashMap<String, String>>>>,
-}
-
-impl<T: SourceTree> TreeTaskLines<T> {
-    /// The task lines of `tree`; nothing is read until asked.
-    pub fn new(tree: T) -> Self {
-        TreeTaskLines { tree, units: RefCell::default() }
-    }
-
-    /// The tree read.
-    pub fn tree(&self) -> &T {
-        &self.tree
-    }
-
-    /// The line hash of task `task_id` of `unit`, exactly as [`read_any_task`] gives it, and its
-    /// error when it gives one (every task that is not remembered is read by it).
-    pub fn line_hash(&self, unit: &str, task_id: &str) -> Result<String, SpecError> {
-        if let Ok(TaskId::Listed(id)) = TaskId::parse(task_id) {
-            let mut units = self.units.borrow_mut();
-            let known = units.entry(unit.to_owned()).or_insert_with(|| self.read_unit(unit));
-            if let Some(hash) = known.as_ref().and_then(|tasks| tasks.get(&id)) {
-                return Ok(hash.clone());
-            }
-        }
-        read_any_task(&self.tree, unit, task_id).map(|facts| facts.line_hash)
-    }
-
-    /// The line hashes of every task of `unit` that [`read_task`] reads without an error.
-    fn read_unit(&self, unit: &str) -> Option<HashMap<String, String>> {
-        let loc = locate_unit(&self.tree, unit).ok()?;
-        let list = TaskList::read(tasks_text(&self.tree, &loc).ok()?, loc.format);
-        let docs = UnitDocs::load(&self.tree, &loc).ok()?;
-        let all = list.tasks();
-        let by_id = lines_by_id(&all);
-        let once = |task: &TaskLine<'_>| {
-            by_id.get(task.id).is_some_and(|lines| lines.len() == 1) && is_task_id(loc.format, task.id)
-        };
-        Some(
-            all.iter()
-                .filter(|(_, task)| once(task))
-                .filter_map(|(index, task)| {
-                    let facts = facts(&loc, &docs, *index, list.line(*index), task).ok()?;
-                    Some((facts.id, facts.line_hash))
-                })
-                .collect(),
-        )
-    }
-}
-
-/// The line indices of each task id of a task list: an id on more than one line is ambiguous.
-fn lines_by_id<'t>(tasks: &'t [(usize, TaskLine<'_>)]) -> HashMap<&'t str, Vec<usize>> {
-    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (index, task) in tasks {
-        by_id.entry(task.id).or_default().push(*index);
-    }
-    by_id
-}
-
-/// The ids of the ticked tasks of `unit`, in line order; a unit without a task list has none.
-/// Read by the same reader as [`ticked_tasks`], without the spec documents: for comparing the
-/// ticks of two trees.
-pub fn ticked_ids(tree: &dyn SourceTree, unit: &str) -> Result<Vec<String>, SpecError> {
-    let Some((loc, text)) = unit_task_list(tree, unit)? else {
-        return Ok(Vec::new());
-    };
-    Ok(TaskList::read(text, loc.format).ticked_ids())
-}
-
-/// [`ticked_ids`] of the unit whose directory is the root of `unit_dir` (a view of the unit's own
-/// tree, for a caller that already holds its id), in `format`, the task list parsed through
-/// `lists`.
-///
-/// # Errors
-/// A task list that is a symbolic link, too large, or not UTF-8.
-pub fn ticked_ids_in_dir(
-    unit_dir: &dyn SourceTree,
-    format: Format,
-    lists: &TaskLists,
-) -> Result<Vec<String>, SpecError> {
-    let text = read_task_list_at(unit_dir, TASK_LIST_FILE)?;
-    Ok(text.map(|text| lists.read(text, format).ticked_ids()).unwrap_or_default())
-}
-
 /// The facts of every ticked task of `unit`, in line order; a unit without a task list has none.
-/// A ticked task whose id appears on more than one task line is an error (it is ambiguous).
+/// A ticked task whose id appears on more than one task line is an error (it is ambiguous), and
+/// so is a spec document a ticked task needs that cannot be read ([`read_task`]).
 pub fn ticked_tasks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<TaskFacts>, SpecError> {
     let Some((loc, text)) = unit_task_list(tree, unit)? else {
         return Ok(Vec::new());
     };
     let list = TaskList::read(text, loc.format);
     let all = list.tasks();
-    if !all.iter().any(|(_, t)| t.ticked) {
-        return Ok(Vec::new());
-    }
     let by_id = lines_by_id(&all);
-    let docs = UnitDocs::load(tree, &loc)?;
+    let mut docs = LazyDocs::new(tree, &loc);
     let mut out = Vec::new();
     for (index, task) in all.iter().filter(|(_, t)| t.ticked) {
         if let Some(same) = by_id.get(task.id).filter(|same| same.len() > 1) {
             return Err(duplicate(&loc, task.id, same));
         }
-        out.push(facts(&loc, &docs, *index, list.line(*index), task)?);
+        out.push(facts(&loc, &mut docs, *index, list.line(*index), task)?);
     }
     Ok(out)
 }
 
-/// A checked box in a unit's task list that is not read as a task (see [`Unread`]): a tick that
-/// speccoder cannot check, which a verifier reports instead of skipping.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnreadTick {
-    /// The task list's path, project-relative.
-    pub tasks_path: String,
-    /// The 1-based line number.
-    pub line: usize,
-    /// The line, control characters escaped, cut at 200 characters.
-    pub shown: String,
-    /// Why it is not read as a task.
-    pub reason: String,
-}
-
-/// Every checked box of `unit`'s task list that is not read as a task, in line order; none when
-/// the unit has no task list. Read by the same reader as [`ticked_tasks`] and [`read_task`].
-pub fn unread_ticks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<UnreadTick>, SpecError> {
-    let Some((loc, text)) = unit_task_list(tree, unit)? else {
-        return Ok(Vec::new());
-    };
-    Ok(TaskList::read(text, loc.format)
-        .unread()
-        .iter()
-        .filter(|u| u.checked)
-        .map(|u| UnreadTick {
-            tasks_path: loc.tasks.clone(),
-            line: u.line_index + 1,
-            shown: u.shown.clone(),
-            reason: u.reason.clone(),
-        })
-        .collect())
+/// The line indices of each task id of a task list: an id on more than one line is ambiguous.
+pub(crate) fn lines_by_id<'t>(tasks: &'t [(usize, TaskLine<'_>)]) -> HashMap<&'t str, Vec<usize>> {
+    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (index, task) in tasks {
+        by_id.entry(task.id).or_default().push(*index);
+    }
+    by_id
 }
 
 /// The line defining requirement `id` in `unit` (Spec Kit id such as `FR-001` in spec.md, or an
@@ -441,6 +410,7 @@ mod tests {
     use super::*;
     use crate::model::digest::sha256_hex;
     use crate::spec::tree::MemTree;
+    use crate::spec::{ticked_ids, unread_ticks};
 
     const SPEC: &str = "# F\n\
         ## User Story 10 - Ten\n\
@@ -512,9 +482,57 @@ mod tests {
         )])
         .unwrap();
         let err = read_task(&t, "001-x", "T001").unwrap_err();
-        assert!(err.to_string().contains("specs/001-x/spec.md"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "task `T001` (`specs/001-x/tasks.md` line 1) is labelled `[US1]`, so its story text is read \
+             from `specs/001-x/spec.md`: `specs/001-x/spec.md` is missing: restore spec.md, or remove \
+             the story label from the task line"
+        );
         let plain = read_task(&t, "001-x", "T002").unwrap();
         assert_eq!(plain.uncited_unknown, ["FR-001"]);
+    }
+
+    #[test]
+    fn a_task_that_needs_nothing_from_spec_md_reads_whatever_spec_md_is() {
+        let t = MemTree::from_files([
+            (
+                "specs/001-x/tasks.md",
+                &b"- [ ] T001 Plain\n- [ ] T002 Cites (FR-001)\n- [ ] T003 [US1] Story\n"[..],
+            ),
+            ("specs/001-x/spec.md", &b"\xff not UTF-8"[..]),
+        ])
+        .unwrap();
+        let plain = read_task(&t, "001-x", "T001").unwrap();
+        assert_eq!((plain.section, plain.section_hash), (None, sha256_hex("")));
+        for (id, needs) in [("T002", "line 2) cites FR-001, whose"), ("T003", "line 3) is labelled `[US1]`")]
+        {
+            let err = read_task(&t, "001-x", id).unwrap_err();
+            assert!(matches!(err, SpecError::TaskNeedsSpec { .. }), "{err:?}");
+            let msg = err.to_string();
+            assert!(msg.contains(needs) && msg.contains("is not valid UTF-8"), "{msg}");
+        }
+    }
+
+    #[test]
+    fn a_story_hashed_whole_says_so_in_its_facts() {
+        let spec = "# Funcionalidad\n### Historia de usuario 1 - Crear\nTexto.\n";
+        let t = MemTree::from_files([
+            ("specs/001-x/tasks.md", "- [ ] T001 [US1] Crear\n- [ ] T002 Sin historia\n"),
+            ("specs/001-x/spec.md", spec),
+        ])
+        .unwrap();
+        let facts = read_task(&t, "001-x", "T001").unwrap();
+        assert_eq!(facts.section_hash, sha256_hex(spec));
+        let fallback = facts.story_fallback.expect("said");
+        assert_eq!((fallback.label.as_str(), fallback.spec_md.as_str()), ("US1", "specs/001-x/spec.md"));
+        let msg = fallback.message();
+        for part in
+            ["[US1]", "`specs/001-x/spec.md`", "`User Story 1`", "line 2 `### Historia de usuario 1 - Crear`"]
+        {
+            assert!(msg.contains(part), "{part}: {msg}");
+        }
+        assert_eq!(read_task(&t, "001-x", "T002").unwrap().story_fallback, None);
+        assert_eq!(read_task(&tree(b"- [ ] T001 [US1] x\n"), "001-x", "T001").unwrap().story_fallback, None);
     }
 
     #[test]
@@ -536,7 +554,16 @@ mod tests {
     #[test]
     fn an_unknown_task_in_an_empty_list_says_there_are_none() {
         let err = read_task(&tree(b"# nothing\n"), "001-x", "T001").unwrap_err();
-        assert!(err.to_string().contains("tasks there: none"), "{err}");
+        assert!(
+            err.to_string().contains("tasks there: none; a Spec Kit task line reads `- [ ] T001 Title`"),
+            "{err}"
+        );
+        let t = MemTree::from_files([("openspec/changes/c/tasks.md", "## 1. Impl\n")]).unwrap();
+        let err = read_task(&t, "c", "1.1").unwrap_err();
+        assert!(
+            err.to_string().contains("tasks there: none; an OpenSpec task line reads `- [ ] 1.1 Title`"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -660,7 +687,15 @@ mod tests {
         let err = read_task(&t, "001-x", "T001").unwrap_err();
         assert!(err.to_string().contains("`FR-001` is defined more than once"), "{err}");
         assert!(err.to_string().contains("lines 2, 4"), "{err}");
-        assert!(matches!(ticked_tasks(&t, "001-x"), Err(SpecError::DuplicateRequirement { .. })));
+        let err = ticked_tasks(&t, "001-x").unwrap_err();
+        assert!(
+            matches!(&err, SpecError::TaskNeedsSpec { source, line: 1, .. } if matches!(**source, SpecError::DuplicateRequirement { .. })),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string().contains("task `T001` (`specs/001-x/tasks.md` line 1) cites FR-001"),
+            "{err}"
+        );
         assert!(matches!(
             requirement_line(&t, "001-x", "FR-001"),
             Err(SpecError::DuplicateRequirement { .. })

@@ -24,14 +24,16 @@ pub struct TaskLine<'a> {
     pub title: &'a str,
 }
 
-/// Whether `id` is a task id of `format`: `T` and digits (Spec Kit), or dot-separated numbers
-/// like `1.1` (OpenSpec).
+/// Whether `id` is a task id of `format`: `T`, digits and at most one ASCII letter, as Spec Kit's
+/// analyze and clarify steps insert tasks between others (`T001`, `T012a`; Spec Kit), or
+/// dot-separated numbers like `1.1` (OpenSpec).
 #[must_use]
 pub fn is_task_id(format: Format, id: &str) -> bool {
     match format {
-        Format::SpecKit => {
-            id.strip_prefix('T').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        }
+        Format::SpecKit => id.strip_prefix('T').is_some_and(|rest| {
+            let n = rest.strip_suffix(|c: char| c.is_ascii_alphabetic()).unwrap_or(rest);
+            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+        }),
         Format::OpenSpec => {
             !id.is_empty() && id.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         }
@@ -238,7 +240,10 @@ mod tests {
     fn task_ids_are_checked_per_format() {
         assert!(is_task_id(Format::SpecKit, "T001"));
         assert!(!is_task_id(Format::SpecKit, "T"));
-        assert!(!is_task_id(Format::SpecKit, "T1a"));
+        assert!(is_task_id(Format::SpecKit, "T012a") && is_task_id(Format::SpecKit, "T012A"));
+        for bad in ["T1ab", "Ta", "T1a2", "T1-", "T1é"] {
+            assert!(!is_task_id(Format::SpecKit, bad), "{bad}");
+        }
         assert!(is_task_id(Format::OpenSpec, "1.10.2"));
         assert!(!is_task_id(Format::OpenSpec, "1..2"));
         assert!(!is_task_id(Format::OpenSpec, ""));
@@ -263,8 +268,9 @@ mod tests {
         let blanks = || prop::sample::select(vec!["", " ", "  ", "\t", " \t", "\u{a0}"]);
         let bullet = prop::sample::select(vec!["-", "*", "+", "", "1."]);
         let mark = prop::sample::select(vec!["[ ]", "[x]", "[X]", "[ x ]", "[]"]);
-        let token =
-            prop::sample::select(vec!["T001", "T12", "1.1", "1.2.", "2.10.3", "T", "T01:", "Т008", "x"]);
+        let token = prop::sample::select(vec![
+            "T001", "T12", "T012a", "T1ab", "1.1", "1.2.", "2.10.3", "T", "T01:", "Т008", "x",
+        ]);
         let label = prop::sample::select(vec!["[P]", "[US1]", "[US12]", "[US]", "[P", " "]);
         let title = "[ -~\u{a0}\u{2003}é]{0,12}";
         (

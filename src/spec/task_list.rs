@@ -182,6 +182,12 @@ impl TaskList {
         self.tasks.iter().map(|(index, task)| (*index, task.on(self.line(*index)))).collect()
     }
 
+    /// The task on line `index`, when that line holds one.
+    pub(crate) fn task_at(&self, index: usize) -> Option<TaskLine<'_>> {
+        let at = self.tasks.binary_search_by_key(&index, |(i, _)| *i).ok()?;
+        self.tasks.get(at).map(|(i, task)| task.on(self.line(*i)))
+    }
+
     /// The ids of the ticked tasks, in line order.
     pub(crate) fn ticked_ids(&self) -> Vec<String> {
         self.tasks().into_iter().filter(|(_, task)| task.ticked).map(|(_, task)| task.id.to_owned()).collect()
@@ -408,16 +414,16 @@ fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
         Format::SpecKit => word,
         Format::OpenSpec => word.strip_suffix('.').unwrap_or(word),
     };
-    let name = format.display_name();
+    let name = format.with_article();
     if !is_task_id(format, id) {
         let shape = match format {
-            Format::SpecKit => "`T` and digits, e.g. `T001`",
+            Format::SpecKit => "`T`, digits and at most one letter, e.g. `T001` or `T012a`",
             Format::OpenSpec => "dot-separated numbers, e.g. `1.1`",
         };
         let word_shown = shown(word, 40);
         if let Some(c) = word.chars().find(|c| !c.is_ascii()) {
             return format!(
-                "`{word_shown}` is not a {name} task id: it holds U+{:04X}, which is not an ASCII \
+                "`{word_shown}` is not {name} task id: it holds U+{:04X}, which is not an ASCII \
                  letter or digit (a task id is {shape})",
                 u32::from(c)
             );
@@ -425,10 +431,10 @@ fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
         let bare = word.trim_end_matches(|c: char| c.is_ascii_punctuation());
         if bare.len() < word.len() && is_task_id(format, bare) {
             return format!(
-                "`{word_shown}` is not a {name} task id: the id `{bare}` must be followed by a space"
+                "`{word_shown}` is not {name} task id: the id `{bare}` must be followed by a space"
             );
         }
-        return format!("`{word_shown}` is not a {name} task id (a task id is {shape})");
+        return format!("`{word_shown}` is not {name} task id (a task id is {shape})");
     }
     if rendered {
         "its line is not a task line as speccoder reads one".to_owned()
@@ -597,9 +603,20 @@ mod tests {
         let list = read("- [x] T008: done\n- [X] T009, too\n");
         assert_eq!(unread(&list), [(0, true), (1, true)]);
         assert!(reason_at(&list, 0).contains("the id `T008` must be followed by a space"));
-        let openspec = TaskList::read("- [x] 1.1: done\n- [x] 1.2. fine\n".into(), Format::OpenSpec);
+        let openspec =
+            TaskList::read("- [x] 1.1: done\n- [x] 1.2. fine\n- [x] x.1 no\n".into(), Format::OpenSpec);
         assert_eq!(ids(&openspec), [(1, "1.2", true)]);
-        assert!(reason_at(&openspec, 0).contains("`1.1`"));
+        assert!(
+            reason_at(&openspec, 0).contains("`1.1:` is not an OpenSpec task id"),
+            "{}",
+            reason_at(&openspec, 0)
+        );
+        assert!(
+            reason_at(&openspec, 2).contains("`x.1` is not an OpenSpec task id"),
+            "{}",
+            reason_at(&openspec, 2)
+        );
+        assert!(reason_at(&list, 0).contains("`T008:` is not a Spec Kit task id"), "{}", reason_at(&list, 0));
     }
 
     #[test]

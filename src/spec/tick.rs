@@ -21,7 +21,7 @@ pub fn tick(tasks_md: &[u8], line_index: usize, format: Format) -> Result<Vec<u8
     let Some(line_start) = list.line_start(line_index) else {
         return Err(SpecError::NoSuchLine { line: line_no, count: list.line_count() });
     };
-    let not_task = || SpecError::NotATaskLine { line: line_no, format: format.display_name() };
+    let not_task = || SpecError::NotATaskLine { line: line_no, format };
     let tasks = list.tasks();
     let task = tasks.iter().find(|(i, _)| *i == line_index).map(|(_, t)| t).ok_or_else(not_task)?;
     if task.ticked {
@@ -95,7 +95,11 @@ mod tests {
         let md = b"# T\n- [ ] T001 a\n";
         assert!(matches!(tick(md, 5, Format::SpecKit), Err(SpecError::NoSuchLine { line: 6, count: 2 })));
         assert!(matches!(tick(md, 0, Format::SpecKit), Err(SpecError::NotATaskLine { line: 1, .. })));
-        assert!(matches!(tick(md, 1, Format::OpenSpec), Err(SpecError::NotATaskLine { .. })));
+        let err = tick(md, 1, Format::OpenSpec).unwrap_err();
+        assert!(matches!(err, SpecError::NotATaskLine { .. }));
+        assert!(err.to_string().contains("line 2 is not an OpenSpec task line (`- [ ] 1.1 Title`)"), "{err}");
+        let err = tick(md, 0, Format::SpecKit).unwrap_err();
+        assert!(err.to_string().contains("line 1 is not a Spec Kit task line (`- [ ] T001 Title`)"), "{err}");
         assert!(matches!(tick(b"+ [ ] T1 x\n", 0, Format::SpecKit), Err(SpecError::NotATaskLine { .. })));
         assert!(tick(b"", 0, Format::SpecKit).is_err());
         assert!(tick(b"- [ ] T1\n", usize::MAX, Format::SpecKit).is_err());

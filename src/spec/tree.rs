@@ -20,6 +20,10 @@ pub trait SourceTree {
     /// [`Self::entries`] see nothing there), so a reader asks this to refuse a link where a file or
     /// directory should be, instead of taking it for absent.
     fn is_link(&self, path: &str) -> Result<bool, SpecError>;
+    /// The names of the entries directly under `dir` that are not UTF-8, which [`Self::entries`]
+    /// leaves out (no path can name them), each decoded with U+FFFD for every invalid sequence;
+    /// none when `dir` is absent. A reader that must skip nothing reports them.
+    fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError>;
 }
 
 /// Checks that `path` is a plain project-relative path (`""` allowed only when `root_ok`).
@@ -126,6 +130,12 @@ impl SourceTree for MemTree {
     fn is_link(&self, path: &str) -> Result<bool, SpecError> {
         check_rel_path(path, false)?;
         Ok(false)
+    }
+
+    /// Paths in memory are UTF-8.
+    fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
+        check_rel_path(dir, true)?;
+        Ok(Vec::new())
     }
 }
 
@@ -237,6 +247,27 @@ impl SourceTree for FsTree {
         Ok(Some(out))
     }
 
+    fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
+        check_rel_path(dir, true)?;
+        let Some(at) = self.resolve(dir)? else {
+            return Ok(Vec::new());
+        };
+        let reader = match std::fs::read_dir(&at) {
+            Ok(reader) => reader,
+            Err(e) if absent(&e) || e.kind() == ErrorKind::NotADirectory => return Ok(Vec::new()),
+            Err(source) => return Err(io_error(dir, source)),
+        };
+        let mut out = Vec::new();
+        for entry in reader {
+            let name = entry.map_err(|source| io_error(dir, source))?.file_name();
+            if name.to_str().is_none() {
+                out.push(name.to_string_lossy().into_owned());
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
     fn is_link(&self, path: &str) -> Result<bool, SpecError> {
         check_rel_path(path, false)?;
         let Some(at) = self.resolve(path)? else {
@@ -250,23 +281,35 @@ impl SourceTree for FsTree {
     }
 }
 
+/// A git error reading `path`: a path git refuses to look up (a `\\` in a name, a `.git`
+/// component) is [`SpecError::BadPath`], anything else a repository that cannot be read.
+fn repository_error(path: &str, e: crate::git::GitError) -> SpecError {
+    match e {
+        crate::git::GitError::InvalidPath { reason, .. } => {
+            SpecError::BadPath { path: shown(path, 200), reason }
+        }
+        e => SpecError::Repository { path: path.to_owned(), message: e.to_string() },
+    }
+}
+
 /// A git tree is a source tree: the verifier reads the spec at any commit this way.
 impl SourceTree for crate::git::GitTree<'_> {
     fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError> {
-        crate::git::GitTree::file(self, path)
-            .map_err(|e| SpecError::Repository { path: path.to_owned(), message: e.to_string() })
+        crate::git::GitTree::file(self, path).map_err(|e| repository_error(path, e))
     }
 
     fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError> {
-        crate::git::GitTree::entries(self, dir)
-            .map_err(|e| SpecError::Repository { path: dir.to_owned(), message: e.to_string() })
+        crate::git::GitTree::entries(self, dir).map_err(|e| repository_error(dir, e))
     }
 
     /// A tree entry of mode 120000.
     fn is_link(&self, path: &str) -> Result<bool, SpecError> {
-        let kind = crate::git::GitTree::entry_kind(self, path)
-            .map_err(|e| SpecError::Repository { path: path.to_owned(), message: e.to_string() })?;
+        let kind = crate::git::GitTree::entry_kind(self, path).map_err(|e| repository_error(path, e))?;
         Ok(kind == Some(gix::objs::tree::EntryKind::Link))
+    }
+
+    fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
+        crate::git::GitTree::undecodable_names(self, dir).map_err(|e| repository_error(dir, e))
     }
 }
 

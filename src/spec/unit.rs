@@ -1,5 +1,13 @@
-//! Units: a Spec Kit feature directory (`specs/<NNN-name>/`) or an OpenSpec change
+//! Units: a Spec Kit feature directory (`specs/<name>/`) or an OpenSpec change
 //! (`openspec/changes/<change-id>/`), and where their files live.
+//!
+//! One definition serves the writer and the verifier alike ([`locate_unit`], [`list_units`],
+//! [`scan_units`]): a Spec Kit unit is a directory directly under `specs/` whose name is
+//! acceptable ([`check_unit_name`]) and that holds a `tasks.md`; the `NNN-name` and
+//! `YYYYMMDD-HHMMSS-name` forms Spec Kit's scripts create are units before their task list is
+//! written. What the writer can tick, the verifier checks; a place under `specs/` or
+//! `openspec/changes/` that holds a task list with checked boxes but is not read as a unit is a
+//! [`Stray`], which a verifier reports instead of skipping.
 
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +52,39 @@ impl Format {
         }
     }
 
+    /// The human name with its article, for a sentence: `a Spec Kit`, `an OpenSpec`.
+    #[must_use]
+    pub fn with_article(self) -> &'static str {
+        match self {
+            Self::SpecKit => "a Spec Kit",
+            Self::OpenSpec => "an OpenSpec",
+        }
+    }
+
+    /// A task line of the format, for a message: `` `- [ ] T001 Title` `` or `` `- [ ] 1.1 Title` ``.
+    #[must_use]
+    pub fn task_line_example(self) -> &'static str {
+        match self {
+            Self::SpecKit => "`- [ ] T001 Title`",
+            Self::OpenSpec => "`- [ ] 1.1 Title`",
+        }
+    }
+
+    /// What a task line of the format looks like, as a sentence for a message that found none.
+    #[must_use]
+    pub fn task_line_form(self) -> &'static str {
+        match self {
+            Self::SpecKit => {
+                "a Spec Kit task line reads `- [ ] T001 Title` (`*` bullets too, `[P]` and `[US1]` \
+                 labels after the id optional)"
+            }
+            Self::OpenSpec => {
+                "an OpenSpec task line reads `- [ ] 1.1 Title` (`*` bullets too, ids of dot-separated \
+                 numbers such as `2` or `1.2.3`)"
+            }
+        }
+    }
+
     /// The box character a tick writes: `X` for Spec Kit, `x` for OpenSpec.
     #[must_use]
     pub fn tick_char(self) -> u8 {
@@ -74,11 +115,11 @@ pub struct UnitLoc {
 }
 
 impl UnitLoc {
-    fn new(format: Format, name: &str) -> Self {
+    pub(crate) fn new(format: Format, name: &str) -> Self {
         Self::at(format, name, unit_dir(format, name))
     }
 
-    fn at(format: Format, name: &str, dir: String) -> Self {
+    pub(crate) fn at(format: Format, name: &str, dir: String) -> Self {
         let tasks = format!("{dir}/{TASK_LIST_FILE}");
         Self { format, name: name.to_owned(), dir, tasks }
     }
@@ -114,7 +155,7 @@ pub fn is_archive_dir(dir: &str) -> bool {
 
 /// The change id of an archive entry named as `openspec archive` names it, `YYYY-MM-DD-<id>`;
 /// `None` for any other name.
-fn archived_change_id(entry: &str) -> Option<&str> {
+pub(crate) fn archived_change_id(entry: &str) -> Option<&str> {
     let (date, id) = (entry.get(..10)?, entry.get(10..)?.strip_prefix('-')?);
     let date_shape =
         date.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
@@ -125,12 +166,14 @@ fn archived_change_id(entry: &str) -> Option<&str> {
 /// OpenSpec's `openspec/changes/` and its archive.
 pub const UNIT_PARENTS: [&str; 3] = [SPECKIT_SPECS_DIR, OPENSPEC_CHANGES_DIR, "openspec/changes/archive"];
 
-/// The unit that the entry `name` of the directory `parent` (one of [`UNIT_PARENTS`]) is, or
-/// holds an archived copy of; `None` for a name that is no unit there.
+/// The unit that the entry `name` of the directory `parent` (one of [`UNIT_PARENTS`]) can be, or
+/// hold an archived copy of; `None` for a name that is no unit there. Under `specs/` any
+/// acceptable name can be one (whether it is depends on what the directory holds:
+/// [`list_units`](super::list_units) says).
 #[must_use]
 pub fn unit_of_entry<'n>(parent: &str, name: &'n str) -> Option<&'n str> {
     match parent {
-        SPECKIT_SPECS_DIR => is_speckit_unit_name(name).then_some(name),
+        SPECKIT_SPECS_DIR => check_unit_name(name).is_ok().then_some(name),
         OPENSPEC_CHANGES_DIR => (name != OPENSPEC_ARCHIVE && is_openspec_unit_name(name)).then_some(name),
         _ if parent == UNIT_PARENTS[2] => archived_change_id(name),
         _ => None,
@@ -171,35 +214,67 @@ fn archived_unit(tree: &dyn SourceTree, unit: &str) -> Result<Option<UnitLoc>, S
     }
 }
 
-fn unit_dir(format: Format, name: &str) -> String {
+pub(crate) fn unit_dir(format: Format, name: &str) -> String {
     match format {
         Format::SpecKit => format!("{SPECKIT_SPECS_DIR}/{name}"),
         Format::OpenSpec => format!("{OPENSPEC_CHANGES_DIR}/{name}"),
     }
 }
 
-/// Checks that a unit name (hostile input) can only name one visible directory: not empty, no `/`
-/// or `\`, no `..`, no leading `.`, no control characters.
+/// The longest unit name accepted, in bytes: the longest directory name most file systems hold.
+pub const UNIT_NAME_LIMIT: usize = 255;
+
+/// Checks that a unit name (hostile input) can only name one visible directory, and travels
+/// unchanged through a `Spec-Task:` trailer and a report: not empty, at most
+/// [`UNIT_NAME_LIMIT`] bytes, no `/` or `\`, no `..`, no leading `.`, no leading or trailing
+/// blank (a trailer's value is trimmed), no control character and no character that reorders
+/// the text around it (Unicode's bidirectional controls, which can make a name read as another).
 pub fn check_unit_name(name: &str) -> Result<(), SpecError> {
     let reason = if name.is_empty() {
         Some("it is empty")
+    } else if name.len() > UNIT_NAME_LIMIT {
+        Some("it is longer than 255 bytes, more than most file systems hold in a directory name")
     } else if name.contains(['/', '\\']) {
         Some("it contains a path separator")
     } else if name.starts_with('.') || name.contains("..") {
         Some("it starts with `.` or contains `..`")
+    } else if name.starts_with(char::is_whitespace) || name.ends_with(char::is_whitespace) {
+        Some("it starts or ends with a blank, which a `Spec-Task:` trailer would not keep")
     } else if name.chars().any(char::is_control) {
         Some("it contains a control character")
+    } else if name.chars().any(is_bidi_control) {
+        Some(
+            "it contains a bidirectional control character (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which makes text read in another order than it is written",
+        )
     } else {
         None
     };
     match reason {
-        Some(reason) => Err(SpecError::BadUnitName { name: shown(name, 100), reason }),
+        Some(reason) => Err(SpecError::BadUnitName { name: shown_name(name, 100), reason }),
         None => Ok(()),
     }
 }
 
-/// Whether `name` has the shape of a Spec Kit feature directory: `NNN-name` (3 or more digits) or
-/// `YYYYMMDD-HHMMSS-name`, with something after the last `-` of the prefix.
+/// A name or path from the tree as a message or report quotes it: [`shown`], with the
+/// bidirectional controls escaped too, so that it reads in the order it is written.
+pub(crate) fn shown_name(name: &str, max: usize) -> String {
+    let plain: String = name
+        .chars()
+        .take(max.saturating_add(1))
+        .map(|c| if is_bidi_control(c) { c.escape_unicode().to_string() } else { c.to_string() })
+        .collect();
+    shown(&plain, max)
+}
+
+/// Whether `c` is one of Unicode's bidirectional formatting characters.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Whether `name` has the shape of a Spec Kit feature directory as Spec Kit's scripts name it:
+/// `NNN-name` (3 or more digits) or `YYYYMMDD-HHMMSS-name`, with something after the last `-` of
+/// the prefix. Such a directory is a unit even before its task list is written; a directory of any
+/// other acceptable name is one when it holds a `tasks.md`.
 #[must_use]
 pub fn is_speckit_unit_name(name: &str) -> bool {
     let digits = name.bytes().take_while(u8::is_ascii_digit).count();
@@ -217,7 +292,7 @@ pub fn is_openspec_unit_name(name: &str) -> bool {
 
 /// Whether the directory `dir` exists in `tree`. A symbolic link at `dir` or at a directory above
 /// it is refused, never taken for absent.
-fn dir_exists(tree: &dyn SourceTree, dir: &str) -> Result<bool, SpecError> {
+pub(crate) fn dir_exists(tree: &dyn SourceTree, dir: &str) -> Result<bool, SpecError> {
     if tree.entries(dir)?.is_some() {
         return Ok(true);
     }
@@ -237,12 +312,42 @@ fn dir_exists(tree: &dyn SourceTree, dir: &str) -> Result<bool, SpecError> {
     Ok(false)
 }
 
+/// Whether `entries` (a directory's, as [`SourceTree::entries`] gives them) hold a task list: a
+/// `tasks.md` that is not a directory (a file, or a link that reading it refuses).
+pub(crate) fn holds_task_list(entries: &[(String, bool)]) -> bool {
+    entries.iter().any(|(name, is_dir)| name == TASK_LIST_FILE && !is_dir)
+}
+
+/// The one test of a Spec Kit unit, for the writer and the verifier: the directory `specs/<name>`
+/// is one when its name is acceptable ([`check_unit_name`]) and either has the shape Spec Kit's
+/// scripts give ([`is_speckit_unit_name`]) or the directory holds a `tasks.md`. `entries` reads
+/// the directory's entries, only when the name does not settle it.
+pub(crate) fn is_speckit_unit_dir(
+    name: &str,
+    entries: impl FnOnce() -> Result<Vec<(String, bool)>, SpecError>,
+) -> Result<bool, SpecError> {
+    if check_unit_name(name).is_err() {
+        return Ok(false);
+    }
+    Ok(is_speckit_unit_name(name) || holds_task_list(&entries()?))
+}
+
+/// Whether `specs/<name>` of `tree` is a Spec Kit unit ([`is_speckit_unit_dir`]). A symbolic link
+/// at the directory or above it is refused, never taken for absent.
+fn is_speckit_unit(tree: &dyn SourceTree, name: &str) -> Result<bool, SpecError> {
+    let dir = unit_dir(Format::SpecKit, name);
+    if check_unit_name(name).is_err() || !dir_exists(tree, &dir)? {
+        return Ok(false);
+    }
+    is_speckit_unit_dir(name, || Ok(tree.entries(&dir)?.unwrap_or_default()))
+}
+
 /// Finds the unit named `unit` in either format; an OpenSpec change active nowhere is found in
 /// the archive when it is archived exactly once ([`UnitLoc::is_archived`]). An unknown or
 /// ambiguous unit is an error.
 pub fn locate_unit(tree: &dyn SourceTree, unit: &str) -> Result<UnitLoc, SpecError> {
     check_unit_name(unit)?;
-    let speckit = is_speckit_unit_name(unit) && dir_exists(tree, &unit_dir(Format::SpecKit, unit))?;
+    let speckit = is_speckit_unit(tree, unit)?;
     let openspec = is_openspec_unit_name(unit) && dir_exists(tree, &unit_dir(Format::OpenSpec, unit))?;
     match (speckit, openspec) {
         (true, false) => Ok(UnitLoc::new(Format::SpecKit, unit)),
@@ -252,82 +357,33 @@ pub fn locate_unit(tree: &dyn SourceTree, unit: &str) -> Result<UnitLoc, SpecErr
             speckit_dir: unit_dir(Format::SpecKit, unit),
             openspec_dir: unit_dir(Format::OpenSpec, unit),
         }),
-        (false, false) => {
-            if let Some(archived) = archived_unit(tree, unit)? {
-                return Ok(archived);
-            }
-            let mut looked = Vec::new();
-            if is_speckit_unit_name(unit) {
-                looked.push(format!("`{}/`", unit_dir(Format::SpecKit, unit)));
-            }
-            if is_openspec_unit_name(unit) {
-                looked.push(format!("`{}/`", unit_dir(Format::OpenSpec, unit)));
-            }
-            if !is_speckit_unit_name(unit) {
-                looked.push(format!(
-                    "not under `{SPECKIT_SPECS_DIR}/` (a Spec Kit feature is named \
-                     `NNN-name` or `YYYYMMDD-HHMMSS-name`)"
-                ));
-            }
-            Err(SpecError::UnknownUnit { unit: unit.to_owned(), looked: looked.join(", ") })
-        }
+        (false, false) => match archived_unit(tree, unit)? {
+            Some(archived) => Ok(archived),
+            None => Err(unknown_unit(tree, unit)?),
+        },
     }
 }
 
-/// Every unit of both formats, Spec Kit first, each sorted by name, then the archived OpenSpec
-/// changes that are active nowhere (by change id, each once: a change archived twice is one unit,
-/// which [`locate_unit`] refuses as ambiguous). Directories whose names cannot be units are left
-/// out.
-pub fn list_units(tree: &dyn SourceTree) -> Result<Vec<UnitLoc>, SpecError> {
-    let mut out = units_under(tree, Format::SpecKit, is_speckit_unit_name)?;
-    out.extend(units_under(tree, Format::OpenSpec, is_openspec_unit_name)?);
-    let mut archived: Vec<UnitLoc> = Vec::new();
-    for (id, dir) in archived_changes(tree)? {
-        let taken = out.iter().chain(&archived).any(|u| u.name == id);
-        if !taken {
-            archived.push(UnitLoc::at(Format::OpenSpec, &id, dir));
-        }
-    }
-    archived.sort_by(|a, b| a.name.cmp(&b.name));
-    out.extend(archived);
-    Ok(out)
-}
-
-/// The units of `format`: directories under its parent whose names it `accepts`, sorted by name.
-fn units_under(
-    tree: &dyn SourceTree,
-    format: Format,
-    accepts: fn(&str) -> bool,
-) -> Result<Vec<UnitLoc>, SpecError> {
-    let parent = match format {
-        Format::SpecKit => SPECKIT_SPECS_DIR,
-        Format::OpenSpec => OPENSPEC_CHANGES_DIR,
+/// The error for a unit found nowhere, naming each place looked at and, for a directory under
+/// `specs/` that exists, why it is no unit.
+fn unknown_unit(tree: &dyn SourceTree, unit: &str) -> Result<SpecError, SpecError> {
+    let (speckit, openspec) = (unit_dir(Format::SpecKit, unit), unit_dir(Format::OpenSpec, unit));
+    let looked = if tree.entries(&speckit)?.is_some() {
+        format!(
+            "`{speckit}/` holds no `{TASK_LIST_FILE}` (a Spec Kit feature is a unit once its task \
+             list is written, or when it is named `NNN-name`), and there is no `{openspec}/` and no \
+             archived change of that id"
+        )
+    } else {
+        format!("there is no `{speckit}/`, no `{openspec}/` and no archived change of that id")
     };
-    if !dir_exists(tree, parent)? {
-        return Ok(Vec::new());
-    }
-    let mut names = Vec::new();
-    for (name, is_dir) in tree.entries(parent)?.unwrap_or_default() {
-        if !accepts(&name) {
-            continue;
-        }
-        if is_dir {
-            names.push(name);
-        } else if tree.is_link(&format!("{parent}/{name}"))? {
-            return Err(SpecError::SymbolicLink {
-                path: format!("{parent}/{name}"),
-                what: "a unit directory",
-                kind: "directory",
-            });
-        }
-    }
-    names.sort();
-    Ok(names.iter().map(|name| UnitLoc::new(format, name)).collect())
+    Ok(SpecError::UnknownUnit { unit: unit.to_owned(), looked })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::list_units;
     use crate::spec::tree::MemTree;
 
     fn tree() -> MemTree {
@@ -377,17 +433,53 @@ mod tests {
         assert!(msg.contains("specs/002-missing/"), "{msg}");
         assert!(msg.contains("openspec/changes/002-missing/"), "{msg}");
         let msg = locate_unit(&tree(), "add-missing").unwrap_err().to_string();
-        assert!(msg.contains("openspec/changes/add-missing/"), "{msg}");
-        assert!(msg.contains("a Spec Kit feature is named `NNN-name`"), "{msg}");
+        assert!(msg.contains("no `specs/add-missing/`, no `openspec/changes/add-missing/`"), "{msg}");
+        // A directory that is no unit yet says why.
+        let msg = locate_unit(&tree(), "notes").unwrap_err().to_string();
+        assert!(msg.contains("`specs/notes/` holds no `tasks.md`"), "{msg}");
         assert!(matches!(locate_unit(&tree(), "archive"), Err(SpecError::UnknownUnit { .. })));
         assert!(matches!(locate_unit(&tree(), "01-short"), Err(SpecError::UnknownUnit { .. })));
     }
 
     #[test]
     fn hostile_unit_names_are_refused_before_any_lookup() {
-        for bad in ["", "..", ".", "../specs", "a/b", "a\\b", "x..y", "a\nb", "a\u{7f}"] {
-            assert!(matches!(locate_unit(&tree(), bad), Err(SpecError::BadUnitName { .. })), "{bad:?}");
+        let long = "a".repeat(UNIT_NAME_LIMIT + 1);
+        for bad in [
+            "",
+            "..",
+            ".",
+            "../specs",
+            "a/b",
+            "a\\b",
+            "x..y",
+            "a\nb",
+            "a\u{7f}",
+            " a",
+            "a\t",
+            "ab\u{202e}c",
+            "\u{2066}x",
+            &long,
+        ] {
+            let err = locate_unit(&tree(), bad).unwrap_err();
+            assert!(matches!(err, SpecError::BadUnitName { .. }), "{bad:?}: {err:?}");
+            let msg = err.to_string();
+            assert!(!msg.contains(['\n', '\t', '\u{7f}', '\u{202e}']) && msg.len() < 800, "{msg}");
         }
+        assert!(check_unit_name(&"a".repeat(UNIT_NAME_LIMIT)).is_ok());
+        assert!(check_unit_name("機能-検索 v2").is_ok());
+    }
+
+    #[test]
+    fn a_hand_named_feature_is_a_unit_once_it_holds_a_task_list() {
+        let mut t = tree();
+        t.insert("specs/scs-hybrid--production-docker/tasks.md", "- [ ] T001 a\n").unwrap();
+        let loc = locate_unit(&t, "scs-hybrid--production-docker").unwrap();
+        assert_eq!((loc.format, loc.dir.as_str()), (Format::SpecKit, "specs/scs-hybrid--production-docker"));
+        assert!(matches!(locate_unit(&t, "notes"), Err(SpecError::UnknownUnit { .. })));
+        // A hand-named directory that an OpenSpec change shares is ambiguous, as a numbered one is.
+        t.insert("openspec/changes/scs-hybrid--production-docker/tasks.md", "").unwrap();
+        let err = locate_unit(&t, "scs-hybrid--production-docker").unwrap_err();
+        assert!(matches!(err, SpecError::AmbiguousUnit { .. }), "{err:?}");
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 
+use crate::check::agreement::SPEC_UNREADABLE;
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::trailers::{newest_task_commits, task_trailers};
 use crate::git::{GitError, Head, Repo};
@@ -171,19 +172,24 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
         _ => false,
     };
 
-    // The units to check: those whose directory differs between base and head.
-    let units = spec::list_units(&head_tree)?;
-    let units: Vec<_> = match base {
-        None => units,
+    // The units to check, and the places that hold ticks but are no unit's: with a base, those
+    // whose directory differs between base and head.
+    let scan = spec::scan_units(&head_tree)?;
+    let (units, strays) = match base {
+        None => (scan.units, scan.strays),
         Some(base) => {
             let base_tree = repo.tree(repo.commit_tree(base)?);
             let mut touched = Vec::new();
-            for u in units {
+            for u in scan.units {
                 if base_tree.entry_id(&u.dir)? != head_tree.entry_id(&u.dir)? {
                     touched.push(u);
                 }
             }
-            touched
+            // A name no path can look up counts as touched: reported rather than left out.
+            let strays = scan.strays.into_iter().filter(|s| {
+                !matches!((base_tree.entry_id(&s.top), head_tree.entry_id(&s.top)), (Ok(a), Ok(b)) if a == b)
+            });
+            (touched, strays.collect())
         }
     };
 
@@ -203,43 +209,20 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     let checker = Checker::new(repo, trust, Some(head_tree_id))?;
     let mut planned: Vec<UnitPlan> = Vec::new();
     for unit in &units {
-        let ticked_here = spec::ticked_tasks(&head_tree, &unit.name)?;
-        let ticked_targets: HashSet<String> =
-            ticked_here.iter().map(|f| format!("{}/{}", f.unit, f.id)).collect();
-        let mut rows = Vec::new();
-        for facts in ticked_here {
-            let target = format!("{}/{}", facts.unit, facts.id);
-            rows.push(match task_commit.get(&target).copied() {
-                Some(id) => Ok(id),
-                None => {
-                    Err(Box::new(match lost.commit_of(&target) {
-                        Some(commit) => TickReport::without_commit(
-                            target.clone(),
-                            "commit_unreachable",
-                            format!(
-                                "the evidence is on {commit}, which this branch cannot reach, and no commit on it names {target} any more (a squash merge left it behind); merge pull requests with a merge commit, which keeps the task commits, and so their notes and signatures, on the branch; or attest the task again on the branch"
-                            ),
-                        ),
-                        None => TickReport::without_commit(
-                            target,
-                            "ticked_without_evidence",
-                            "the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:".into(),
-                        ),
-                    }))
-                }
-            });
-        }
-        rows.extend(unread::unread_tick_rows(&head_tree, &unit.name)?.into_iter().map(|t| Err(Box::new(t))));
-        planned.push((rows, ticked_targets));
+        planned.push(plan_unit(&head_tree, unit, &task_commit, &lost)?);
     }
 
     // The task commits, checked together (on several threads when there are many), then the rows
     // in unit order with drift at the head and each unit's skips.
     let ids: Vec<ObjectId> =
         planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
+    // A task commit beyond a shallow boundary could explain a tick without one; nothing explains a
+    // task list that cannot be read or an id on two lines.
     let unexplained: Vec<&str> = planned
         .iter()
-        .flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().err().map(|t| t.task.as_str())))
+        .flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().err()))
+        .filter(|t| !t.reason.as_deref().is_some_and(unread::no_commit_explains))
+        .map(|t| t.task.as_str())
         .collect();
     completeness::history_reaches(
         repo,
@@ -290,18 +273,15 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
                 ));
                 continue;
             }
-            let stale = drift(&head_tree, &unit.name, &mut head_docs, &report)?;
+            let found = drift(&head_tree, &unit.name, &mut head_docs, &report)?;
             let mut tick = TickReport::from_commit(report, trust);
             decisions::refuse_skip_as_tick(&mut tick);
-            if tick.outcome == TickOutcome::Evidenced && !stale.is_empty() {
-                tick.outcome = TickOutcome::Stale;
-                tick.reason = Some("stale".into());
-                tick.findings.extend(stale);
-            }
+            with_drift(&mut tick, found);
             ticks.push(tick);
         }
         ticks.extend(decisions::skip_rows(repo, &checker, &unit.name, &ticked_targets, trust)?);
     }
+    ticks.extend(strays.iter().map(unread::stray_row));
     ticks.extend(bugs::bug_rows(repo, &checker, trust, head, base, &task_commit, &lost)?);
     if let Some(reason) = trust.failure() {
         return Err(VerifyError::Trust(reason));
@@ -313,6 +293,51 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     report.base = base.map(|b| b.to_string());
     report.head = Some(head.to_string());
     Ok(report)
+}
+
+/// What the ticks of `unit` at the head need: a task commit to check (the newest of
+/// `task_commit` naming the tick), or the row saying why there is none; and the `<unit>/<task>`
+/// ticked there. Only the task list is read: a tick is a claim whatever the spec documents say.
+fn plan_unit(
+    head_tree: &dyn SourceTree,
+    unit: &spec::UnitLoc,
+    task_commit: &HashMap<String, ObjectId>,
+    lost: &LostEvidence,
+) -> Result<UnitPlan, VerifyError> {
+    let ticks = match spec::unit_ticks(head_tree, unit) {
+        Ok(ticks) => ticks,
+        Err(e) if e.is_repository_failure() => return Err(e.into()),
+        Err(e) => return Ok((vec![Err(Box::new(unread::tasks_unreadable_row(unit, &e)))], HashSet::new())),
+    };
+    let ticked_targets: HashSet<String> =
+        ticks.ticked.iter().map(|t| format!("{}/{}", unit.name, t.id)).collect();
+    let mut rows = Vec::new();
+    for tick in &ticks.ticked {
+        let target = format!("{}/{}", unit.name, tick.id);
+        if tick.lines.len() > 1 {
+            rows.push(Err(Box::new(unread::duplicate_task_row(unit, tick))));
+            continue;
+        }
+        rows.push(match task_commit.get(&target).copied() {
+            Some(id) => Ok(id),
+            None => Err(Box::new(match lost.commit_of(&target) {
+                Some(commit) => TickReport::without_commit(
+                    target.clone(),
+                    "commit_unreachable",
+                    format!(
+                        "the evidence is on {commit}, which this branch cannot reach, and no commit on it names {target} any more (a squash merge left it behind); merge pull requests with a merge commit, which keeps the task commits, and so their notes and signatures, on the branch; or attest the task again on the branch"
+                    ),
+                ),
+                None => TickReport::without_commit(
+                    target,
+                    "ticked_without_evidence",
+                    "the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:".into(),
+                ),
+            })),
+        });
+    }
+    rows.extend(unread::unread_tick_rows(&unit.name, ticks.unread).into_iter().map(|t| Err(Box::new(t))));
+    Ok((rows, ticked_targets))
 }
 
 /// The tasks ticked at `base` that a checked unit no longer ticks at the head: nothing the branch
@@ -339,22 +364,59 @@ fn unticked_since(
     Ok(out)
 }
 
+/// `tick` judged with what [`drift`] `found`: a requirement that cannot be read at the head
+/// leaves the tick unverifiable (`spec_unreadable`), else one that changed makes an evidenced
+/// tick stale.
+fn with_drift(tick: &mut TickReport, found: Vec<Finding>) {
+    let (unreadable, stale): (Vec<Finding>, Vec<Finding>) =
+        found.into_iter().partition(|f| f.code == SPEC_UNREADABLE);
+    if !unreadable.is_empty() {
+        if !tick.outcome.fails() {
+            tick.outcome = TickOutcome::Unverifiable;
+            tick.reason = Some(SPEC_UNREADABLE.into());
+        }
+        tick.findings.splice(0..0, unreadable);
+    } else if tick.outcome == TickOutcome::Evidenced && !stale.is_empty() {
+        tick.outcome = TickOutcome::Stale;
+        tick.reason = Some("stale".into());
+        tick.findings.extend(stale);
+    }
+}
+
 /// A cited requirement whose defining line at the head differs from the one the evidence
 /// recorded: the tick proves an earlier wording. `docs` holds the unit's documents at the head
-/// once they are read.
+/// once they are read. A requirement that cannot be read at the head (its spec document cannot
+/// be, or defines it twice) is a [`SPEC_UNREADABLE`] finding: its drift cannot be told.
 fn drift(
     head_tree: &dyn SourceTree,
     unit: &str,
-    docs: &mut Option<UnitDocs>,
+    docs: &mut Option<Result<UnitDocs, String>>,
     report: &CommitReport,
 ) -> Result<Vec<Finding>, VerifyError> {
     let mut out = Vec::new();
     for (id, recorded) in &report.cited {
         let docs = match docs {
             Some(docs) => docs,
-            None => docs.insert(UnitDocs::of_unit(head_tree, unit)?),
+            None => docs.insert(match UnitDocs::of_unit(head_tree, unit) {
+                Err(e) if e.is_repository_failure() => return Err(e.into()),
+                read => read.map_err(|e| e.to_string()),
+            }),
         };
-        let now = docs.requirement_line(id)?;
+        let line = match docs {
+            Ok(docs) => docs.requirement_line(id).map_err(|e| e.to_string()),
+            Err(e) => Err(e.clone()),
+        };
+        let now = match line {
+            Ok(now) => now,
+            Err(e) => {
+                out.push(Finding::new(
+                    CommitOutcome::Mismatch,
+                    SPEC_UNREADABLE,
+                    format!("requirement {id}, which the evidence traces, cannot be checked for drift at the head: {e}"),
+                ));
+                continue;
+            }
+        };
         let now_hash = now.as_deref().map(sha256_hex);
         if now_hash.as_deref() != Some(recorded.as_str()) {
             out.push(

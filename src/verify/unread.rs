@@ -1,25 +1,50 @@
-//! Checked boxes that are not tasks: a tick the reader cannot check is a finding that fails the
-//! branch (`unrecognized_tick`), never a line skipped. Renaming a tick out of the reader's sight
-//! (`T008:`, a Cyrillic `Т008`, a `+` bullet, a box inside a comment) cannot hide it.
+//! Ticks the reader cannot check, each a row that fails the branch, never a line skipped: a
+//! checked box that is not a task (`unrecognized_tick`: renaming a tick out of the reader's sight,
+//! `T008:`, a Cyrillic `Т008`, a `+` bullet, a box inside a comment, cannot hide it), a task list
+//! that cannot be read (`tasks_unreadable`), a ticked id on more than one task line
+//! (`duplicate_task`), and checked boxes in a place that is no unit (`not_a_unit`).
 
 use crate::check::outcome::CommitOutcome;
-use crate::spec::{self, SourceTree};
+use crate::spec::{SpecError, Stray, Ticked, UnitLoc, UnreadTick};
 use crate::verify::report::TickReport;
 
-/// The reason code of such a row.
+/// The reason code of a checked box that is not read as a task.
 pub const UNRECOGNIZED_TICK: &str = "unrecognized_tick";
+/// The reason code of a unit whose task list cannot be read.
+pub const TASKS_UNREADABLE: &str = "tasks_unreadable";
+/// The reason code of a ticked task whose id is on more than one task line.
+pub const DUPLICATE_TASK: &str = "duplicate_task";
+/// The reason code of checked boxes in a task list that is no unit's.
+pub const NOT_A_UNIT: &str = "not_a_unit";
 
-/// One unverifiable row per checked box of `unit`'s task list at the head that is not read as a
-/// task, in line order. The row's task is `<unit>/<tasks.md>:<line>`.
-///
-/// # Errors
-/// The unit's task list cannot be read (a symbolic link, too large, not UTF-8).
-pub fn unread_tick_rows(head_tree: &dyn SourceTree, unit: &str) -> Result<Vec<TickReport>, spec::SpecError> {
-    Ok(spec::unread_ticks(head_tree, unit)?
+/// Whether a row of this reason stands whatever commits a shallow clone lacks: no task commit
+/// can read a task list that cannot be read, or tell which of two lines an id names.
+#[must_use]
+pub fn no_commit_explains(reason: &str) -> bool {
+    matches!(reason, TASKS_UNREADABLE | DUPLICATE_TASK)
+}
+
+/// A row that fails the branch, its one finding a `mismatch` with what was expected and found.
+fn row(task: String, code: &'static str, message: String, expected: &str, found: String) -> TickReport {
+    let mut row = TickReport::without_commit(task, code, message);
+    for finding in &mut row.findings {
+        finding.outcome = CommitOutcome::Mismatch;
+        finding.expected = Some(expected.to_owned());
+        finding.found = Some(found.clone());
+    }
+    row
+}
+
+/// One unverifiable row per checked box of `unit`'s task list that is not read as a task
+/// (`unread`, from [`crate::spec::unit_ticks`]), in line order. The row's task is
+/// `<unit>/<tasks.md>:<line>`.
+#[must_use]
+pub fn unread_tick_rows(unit: &str, unread: Vec<UnreadTick>) -> Vec<TickReport> {
+    unread
         .into_iter()
         .map(|tick| {
             let file = tick.tasks_path.rsplit('/').next().unwrap_or_default();
-            let mut row = TickReport::without_commit(
+            row(
                 format!("{unit}/{file}:{}", tick.line),
                 UNRECOGNIZED_TICK,
                 format!(
@@ -28,13 +53,73 @@ pub fn unread_tick_rows(head_tree: &dyn SourceTree, unit: &str) -> Result<Vec<Ti
                      remove the box",
                     tick.tasks_path, tick.line, tick.reason
                 ),
-            );
-            for finding in &mut row.findings {
-                finding.outcome = CommitOutcome::Mismatch;
-                finding.expected = Some("a task line, or no checked box".to_owned());
-                finding.found = Some(tick.shown.clone());
-            }
-            row
+                "a task line, or no checked box",
+                tick.shown,
+            )
         })
-        .collect())
+        .collect()
+}
+
+/// The row of a unit whose task list cannot be read (`error`): its ticks cannot be told, so none
+/// of them is checked. The row's task is `<unit>/tasks.md`.
+#[must_use]
+pub fn tasks_unreadable_row(unit: &UnitLoc, error: &SpecError) -> TickReport {
+    let file = unit.tasks.rsplit('/').next().unwrap_or_default();
+    row(
+        format!("{}/{file}", unit.name),
+        TASKS_UNREADABLE,
+        format!(
+            "the task list of unit {} cannot be read, so none of its ticks can be checked: {error}",
+            unit.name
+        ),
+        "a task list as a UTF-8 file of at most 1 MiB",
+        unit.tasks.clone(),
+    )
+}
+
+/// The row of a ticked task whose id is on more than one task line of `unit`: which line the
+/// tick and any evidence are about cannot be told.
+#[must_use]
+pub fn duplicate_task_row(unit: &UnitLoc, tick: &Ticked) -> TickReport {
+    let lines: Vec<String> = tick.lines.iter().map(usize::to_string).collect();
+    let error = SpecError::DuplicateTask {
+        task: tick.id.clone(),
+        tasks_path: unit.tasks.clone(),
+        lines: lines.join(", "),
+    };
+    row(
+        format!("{}/{}", unit.name, tick.id),
+        DUPLICATE_TASK,
+        format!("the task is ticked, but which line the tick is cannot be told: {error}"),
+        "one task line with this id",
+        format!("lines {}", lines.join(", ")),
+    )
+}
+
+/// The row of checked boxes (or a place that may hold some) outside every unit. The row's task
+/// is the place's path.
+#[must_use]
+pub fn stray_row(stray: &Stray) -> TickReport {
+    let (holds, found) = match stray.checked.as_slice() {
+        [] => (
+            "may hold ticks that are no unit's, and none of them can be checked",
+            "a place that cannot be read".to_owned(),
+        ),
+        lines => {
+            let shown: Vec<String> = lines.iter().take(10).map(usize::to_string).collect();
+            let more =
+                if lines.len() > 10 { format!(" and {} more", lines.len() - 10) } else { String::new() };
+            (
+                "holds ticks that are no unit's, so none of them is checked",
+                format!("checked boxes on line(s) {}{more}", shown.join(", ")),
+            )
+        }
+    };
+    row(
+        stray.shown.clone(),
+        NOT_A_UNIT,
+        format!("{} {holds}: {}", stray.shown, stray.reason),
+        "no checked box outside a unit",
+        found,
+    )
 }

@@ -15,6 +15,7 @@ mod hostile_remote;
 mod opening;
 mod policy;
 mod published_policy;
+mod real_shapes;
 mod schema;
 mod sigstore_endpoints;
 mod sigstore_keyless;

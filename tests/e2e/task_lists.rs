@@ -2,8 +2,8 @@
 //! A task line in a code block or a comment is never ticked, line endings and a byte order mark
 //! survive a tick, a checked box that is not a task fails `attest verify --branch` as
 //! `unrecognized_tick`, and a symbolic link where a task list or a unit directory should be is
-//! refused by `attest` and by `attest verify` alike. Checked with `git show`, `git diff`,
-//! `git ls-tree` and the OpenSpec CLI.
+//! refused by `attest` and reported by `attest verify` as a row that fails the branch. Checked
+//! with `git show`, `git diff`, `git ls-tree` and the OpenSpec CLI.
 
 use crate::common;
 
@@ -283,9 +283,15 @@ fn a_symlinked_task_list_is_refused_by_attest_and_by_verify() {
     let out = c.attest(SPECKIT_UNIT, "T006").failure(13);
     assert!(out.stderr.contains(&format!("`{TASKS}` is a symbolic link")), "{out}");
     assert_eq!(c.p.snapshot(), before);
-    let (code, out) = c.verify();
-    assert_eq!(code, 13, "{out}");
-    assert!(out.stderr.contains(&format!("`{TASKS}` is a symbolic link")), "{out}");
+    // The unit's task list cannot be read: a row of its own that fails the branch (no longer a
+    // configuration error that hides every other row).
+    let (code, rows, report) = c.rows();
+    assert_eq!(code, 26, "{report:#}");
+    let unit_row =
+        (format!("{SPECKIT_UNIT}/tasks.md"), "unverifiable".to_owned(), "tasks_unreadable".to_owned());
+    assert_eq!(rows, [unit_row], "{report:#}");
+    let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains(&format!("`{TASKS}` is a symbolic link")), "{message}");
 }
 
 #[cfg(unix)]
@@ -302,9 +308,13 @@ fn a_symlinked_unit_directory_is_refused_by_attest_and_by_verify() {
     let out = c.attest("002-linked", "T005").failure(13);
     assert!(out.stderr.contains("`specs/002-linked` is a symbolic link"), "{out}");
     assert_eq!(c.p.snapshot(), before);
-    let (code, out) = c.verify();
-    assert_eq!(code, 13, "{out}");
-    assert!(out.stderr.contains("`specs/002-linked` is a symbolic link"), "{out}");
+    // A link where a unit would be is a row of its own, never read through nor skipped.
+    let (code, rows, report) = c.rows();
+    assert_eq!(code, 26, "{report:#}");
+    let link_row = ("specs/002-linked".to_owned(), "unverifiable".to_owned(), "not_a_unit".to_owned());
+    assert_eq!(rows, [link_row], "{report:#}");
+    let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("it is a symbolic link where a unit directory would be"), "{message}");
 }
 
 #[test]

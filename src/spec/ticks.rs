@@ -1,0 +1,237 @@
+//! What a verifier reads of task lists: the ticks of a unit, the line of a task at the head, the
+//! checked boxes that are not tasks. Only task lists are read here, never a spec document: a
+//! ticked box is a claim whatever spec.md says, and a line hash is the line's.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use super::error::SpecError;
+use super::task::{TaskId, find_listed, lines_by_id, read_any_task, read_task_list_at, unit_task_list};
+use super::task_line::{TaskLine, is_task_id, line_hash};
+use super::task_list::{TaskList, TaskLists};
+use super::tree::SourceTree;
+use super::unit::{Format, TASK_LIST_FILE, UnitLoc};
+
+/// The task lines of one tree, each unit's task list read once: for a verifier that asks the
+/// same tree (the head under review) about every ticked task, where reading the list again per
+/// task would make a unit of n tasks cost n² to check.
+pub struct TreeTaskLines<T> {
+    /// The tree read.
+    tree: T,
+    /// Per unit, the line hash of each listed task whose id names exactly one task line (`None`:
+    /// the unit or its list did not read).
+    units: RefCell<HashMap<String, Option<HashMap<String, String>>>>,
+}
+
+impl<T: SourceTree> TreeTaskLines<T> {
+    /// The task lines of `tree`; nothing is read until asked.
+    pub fn new(tree: T) -> Self {
+        TreeTaskLines { tree, units: RefCell::default() }
+    }
+
+    /// The tree read.
+    pub fn tree(&self) -> &T {
+        &self.tree
+    }
+
+    /// The line hash of task `task_id` of `unit` (a bug task's as [`read_any_task`] gives it),
+    /// and the error that finding the task gives when it gives one (an unknown unit or task, a
+    /// duplicated id, a task list that cannot be read). The spec documents are not read: the line
+    /// is the task list's alone.
+    pub fn line_hash(&self, unit: &str, task_id: &str) -> Result<String, SpecError> {
+        if !matches!(TaskId::parse(task_id), Ok(TaskId::Listed(_))) {
+            return read_any_task(&self.tree, unit, task_id).map(|facts| facts.line_hash);
+        }
+        {
+            let mut units = self.units.borrow_mut();
+            let known = units.entry(unit.to_owned()).or_insert_with(|| self.read_unit(unit));
+            if let Some(hash) = known.as_ref().and_then(|tasks| tasks.get(task_id)) {
+                return Ok(hash.clone());
+            }
+        }
+        let (_, list, index) = find_listed(&self.tree, unit, task_id, &TaskLists::default())?;
+        Ok(line_hash(list.line(index)))
+    }
+
+    /// The line hashes of every task of `unit` whose id names exactly one task line.
+    fn read_unit(&self, unit: &str) -> Option<HashMap<String, String>> {
+        let (loc, text) = unit_task_list(&self.tree, unit).ok()??;
+        let list = TaskList::read(text, loc.format);
+        let all = list.tasks();
+        let by_id = lines_by_id(&all);
+        let once = |task: &TaskLine<'_>| by_id.get(task.id).is_some_and(|lines| lines.len() == 1);
+        Some(
+            all.iter()
+                .filter(|(_, task)| once(task) && is_task_id(loc.format, task.id))
+                .map(|(index, task)| (task.id.to_owned(), line_hash(list.line(*index))))
+                .collect(),
+        )
+    }
+}
+
+/// The ids of the ticked tasks of `unit`, in line order; a unit without a task list has none.
+/// Read by the same reader as [`super::ticked_tasks`], without the spec documents: for comparing
+/// the ticks of two trees.
+pub fn ticked_ids(tree: &dyn SourceTree, unit: &str) -> Result<Vec<String>, SpecError> {
+    let Some((loc, text)) = unit_task_list(tree, unit)? else {
+        return Ok(Vec::new());
+    };
+    Ok(TaskList::read(text, loc.format).ticked_ids())
+}
+
+/// [`ticked_ids`] of the unit whose directory is the root of `unit_dir` (a view of the unit's own
+/// tree, for a caller that already holds its id), in `format`, the task list parsed through
+/// `lists`.
+///
+/// # Errors
+/// A task list that is a symbolic link, too large, or not UTF-8.
+pub fn ticked_ids_in_dir(
+    unit_dir: &dyn SourceTree,
+    format: Format,
+    lists: &TaskLists,
+) -> Result<Vec<String>, SpecError> {
+    let text = read_task_list_at(unit_dir, TASK_LIST_FILE)?;
+    Ok(text.map(|text| lists.read(text, format).ticked_ids()).unwrap_or_default())
+}
+
+/// A checked box in a unit's task list that is not read as a task (see `task_list.rs`): a tick
+/// that speccoder cannot check, which a verifier reports instead of skipping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadTick {
+    /// The task list's path, project-relative.
+    pub tasks_path: String,
+    /// The 1-based line number.
+    pub line: usize,
+    /// The line, control characters escaped, cut at 200 characters.
+    pub shown: String,
+    /// Why it is not read as a task.
+    pub reason: String,
+}
+
+/// A ticked task of a unit's task list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ticked {
+    /// Its id.
+    pub id: String,
+    /// The 1-based lines of every task line with this id, ticked or not: more than one, and the
+    /// id is ambiguous.
+    pub lines: Vec<usize>,
+}
+
+/// The ticks a unit's task list holds, as one reading of it gives them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnitTicks {
+    /// The ticked tasks, each id once, in the order of their first ticked line.
+    pub ticked: Vec<Ticked>,
+    /// The checked boxes that are not read as tasks, in line order.
+    pub unread: Vec<UnreadTick>,
+}
+
+/// The ticks of the unit at `loc` (from [`super::scan_units`] or [`super::locate_unit`]); none
+/// when it has no task list. Only the task list is read: a tick is listed whatever the spec
+/// documents say, and whether they can be read.
+///
+/// # Errors
+/// The task list cannot be read (a symbolic link, too large, not UTF-8).
+pub fn unit_ticks(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<UnitTicks, SpecError> {
+    let Some(text) = read_task_list_at(tree, &loc.tasks)? else {
+        return Ok(UnitTicks::default());
+    };
+    let list = TaskList::read(text, loc.format);
+    let all = list.tasks();
+    let by_id = lines_by_id(&all);
+    let mut ticked: Vec<Ticked> = Vec::new();
+    for (_, task) in all.iter().filter(|(_, t)| t.ticked) {
+        if !ticked.iter().any(|t| t.id == task.id) {
+            let lines = by_id.get(task.id).map(|l| l.iter().map(|i| i + 1).collect()).unwrap_or_default();
+            ticked.push(Ticked { id: task.id.to_owned(), lines });
+        }
+    }
+    Ok(UnitTicks { ticked, unread: unread_of(&list, &loc.tasks) })
+}
+
+/// The checked boxes of `list` (at `path`) that are not read as tasks.
+fn unread_of(list: &TaskList, path: &str) -> Vec<UnreadTick> {
+    list.unread()
+        .iter()
+        .filter(|u| u.checked)
+        .map(|u| UnreadTick {
+            tasks_path: path.to_owned(),
+            line: u.line_index + 1,
+            shown: u.shown.clone(),
+            reason: u.reason.clone(),
+        })
+        .collect()
+}
+
+/// Every checked box of `unit`'s task list that is not read as a task, in line order; none when
+/// the unit has no task list. Read by the same reader as [`super::ticked_tasks`] and
+/// [`super::read_task`].
+pub fn unread_ticks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<UnreadTick>, SpecError> {
+    let Some((loc, text)) = unit_task_list(tree, unit)? else {
+        return Ok(Vec::new());
+    };
+    Ok(unread_of(&TaskList::read(text, loc.format), &loc.tasks))
+}
+
+/// The 1-based lines of every checked box of the task list at `path` read as `format`, task or
+/// not, in line order; none when there is no file there.
+pub(crate) fn checked_box_lines(
+    tree: &dyn SourceTree,
+    path: &str,
+    format: Format,
+) -> Result<Vec<usize>, SpecError> {
+    let Some(text) = read_task_list_at(tree, path)? else {
+        return Ok(Vec::new());
+    };
+    let list = TaskList::read(text, format);
+    let mut lines: Vec<usize> = list.tasks().iter().filter(|(_, t)| t.ticked).map(|(i, _)| i + 1).collect();
+    lines.extend(list.unread().iter().filter(|u| u.checked).map(|u| u.line_index + 1));
+    lines.sort_unstable();
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::digest::sha256_hex;
+    use crate::spec::tree::MemTree;
+
+    fn loc(tree: &MemTree, unit: &str) -> UnitLoc {
+        crate::spec::locate_unit(tree, unit).unwrap()
+    }
+
+    #[test]
+    fn a_unit_s_ticks_need_no_spec_document_and_name_a_duplicated_id_s_lines() {
+        let tree = MemTree::from_files([(
+            "specs/001-x/tasks.md",
+            "- [x] T001 [US1] Story without spec.md\n- [X] T002 a (FR-001)\n- [ ] T002 again\n- [x] T002 thrice\n+ [x] T003 plus\n",
+        )])
+        .unwrap();
+        let ticks = unit_ticks(&tree, &loc(&tree, "001-x")).unwrap();
+        assert_eq!(
+            ticks.ticked,
+            [
+                Ticked { id: "T001".into(), lines: vec![1] },
+                Ticked { id: "T002".into(), lines: vec![2, 3, 4] }
+            ]
+        );
+        assert_eq!(ticks.unread.iter().map(|u| u.line).collect::<Vec<_>>(), [5]);
+        let bare = MemTree::from_files([("specs/001-x/spec.md", "")]).unwrap();
+        assert_eq!(unit_ticks(&bare, &loc(&bare, "001-x")).unwrap(), UnitTicks::default());
+    }
+
+    #[test]
+    fn a_line_hash_at_the_head_needs_no_spec_document() {
+        let tree = MemTree::from_files([
+            ("specs/001-x/tasks.md", &b"- [x] T001 [US1] Story (FR-001)\n- [ ] T002 a\n- [ ] T002 b\n"[..]),
+            ("specs/001-x/spec.md", &b"\xff not UTF-8"[..]),
+        ])
+        .unwrap();
+        let lines = TreeTaskLines::new(tree);
+        assert_eq!(lines.line_hash("001-x", "T001").unwrap(), sha256_hex("- [ ] T001 [US1] Story (FR-001)"));
+        assert!(matches!(lines.line_hash("001-x", "T002"), Err(SpecError::DuplicateTask { .. })));
+        assert!(matches!(lines.line_hash("001-x", "T404"), Err(SpecError::UnknownTask { .. })));
+        assert!(matches!(lines.line_hash("002-y", "T001"), Err(SpecError::UnknownUnit { .. })));
+    }
+}

@@ -1,0 +1,444 @@
+//! Every unit of a tree, and every place that holds ticks but is no unit.
+//!
+//! [`list_units`] gives the units by the one definition of [`super::unit`]; [`scan_units`] adds
+//! the [`Stray`]s: a task list with checked boxes under `specs/` or `openspec/changes/` that is no
+//! unit's (in a directory whose name cannot be a unit's, nested deeper than a unit, an archive
+//! entry not named as `openspec archive` names one), a task list there that cannot be read, and
+//! a symbolic link where a unit directory would be. A verifier reports each of them, so that no
+//! tick is skipped because of where it was written.
+
+use super::error::SpecError;
+use super::ticks::checked_box_lines;
+use super::tree::{SourceTree, join};
+use super::unit::{
+    Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_PARENTS, UnitLoc,
+    archived_change_id, check_unit_name, dir_exists, holds_task_list, is_openspec_unit_name,
+    is_speckit_unit_dir, is_speckit_unit_name, shown_name,
+};
+
+/// How many directories outside the units [`scan_units`] searches for task lists, all parents
+/// together: a tree built to be walked for ever is reported as such, never walked to its end.
+pub const STRAY_DIRS_LIMIT: usize = 4096;
+
+/// Every unit of `tree` and every place that may hold ticks without being one.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnitScan {
+    /// The units, as [`list_units`] lists them, less an OpenSpec change archived more than once
+    /// and active nowhere (its copies are strays: which one is the unit cannot be told).
+    pub units: Vec<UnitLoc>,
+    /// The places that are no unit but hold, or may hold, checked boxes, in path order.
+    pub strays: Vec<Stray>,
+}
+
+/// A task list with checked boxes, or a place that may hold one, that is read as no unit's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stray {
+    /// The entry of `specs/`, `openspec/changes/` or its archive it is in (or is), a path of the
+    /// tree: a branch that leaves it as it was did not write it.
+    pub top: String,
+    /// Its path, escaped and cut for display: the task list, or the entry itself.
+    pub shown: String,
+    /// Why it is no unit's, and what to do.
+    pub reason: String,
+    /// The 1-based lines of its checked boxes; empty when it could not be read.
+    pub checked: Vec<usize>,
+}
+
+/// One of [`UNIT_PARENTS`], sorted out.
+#[derive(Default)]
+struct Parent {
+    /// The units (for the archive: one per archived copy, named by its change id), in entry order.
+    units: Vec<UnitLoc>,
+    /// Symbolic links where a unit directory would be: (path, what it would be).
+    links: Vec<(String, &'static str)>,
+    /// Directories that are no units, with why: searched for task lists by [`scan_units`].
+    others: Vec<(String, String)>,
+    /// Whether the parent holds a `tasks.md` of its own.
+    own_list: bool,
+    /// Its entries whose names are not UTF-8 (decoded with U+FFFD): no path can name them.
+    undecodable: Vec<String>,
+}
+
+/// Sorts out the entries of `parent` (one of [`UNIT_PARENTS`]).
+fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError> {
+    let mut out = Parent::default();
+    if !dir_exists(tree, parent)? {
+        return Ok(out);
+    }
+    let entries = tree.entries(parent)?.unwrap_or_default();
+    out.own_list = holds_task_list(&entries);
+    out.undecodable = tree.undecodable(parent)?.into_iter().map(|name| join(parent, &name)).collect();
+    for (name, is_dir) in entries {
+        let path = join(parent, &name);
+        let (unit, what) = match parent {
+            SPECKIT_SPECS_DIR => speckit_entry(tree, &name, &path, is_dir)?,
+            OPENSPEC_CHANGES_DIR if name == OPENSPEC_ARCHIVE => continue,
+            OPENSPEC_CHANGES_DIR => {
+                let id = is_openspec_unit_name(&name).then(|| name.clone());
+                (id.map(|id| UnitLoc::new(Format::OpenSpec, &id)), "a unit directory")
+            }
+            _ => {
+                let id = archived_change_id(&name).map(str::to_owned);
+                (id.map(|id| UnitLoc::at(Format::OpenSpec, &id, path.clone())), "an archived change")
+            }
+        };
+        match (unit, is_dir) {
+            (Some(unit), true) => out.units.push(unit),
+            (Some(_), false) if tree.is_link(&path)? => out.links.push((path, what)),
+            (None, true) => out.others.push((path, no_unit_because(parent, Some(&name)))),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The unit the entry `name` of `specs/` is, or `None` ([`is_speckit_unit_dir`]); and what a link
+/// there would be. A link is refused where Spec Kit's own names would make it a unit; any other
+/// entry that is no directory is no unit.
+fn speckit_entry(
+    tree: &dyn SourceTree,
+    name: &str,
+    path: &str,
+    is_dir: bool,
+) -> Result<(Option<UnitLoc>, &'static str), SpecError> {
+    let unit = if is_dir {
+        is_speckit_unit_dir(name, || Ok(tree.entries(path)?.unwrap_or_default()))?
+    } else {
+        check_unit_name(name).is_ok() && is_speckit_unit_name(name)
+    };
+    Ok((unit.then(|| UnitLoc::new(Format::SpecKit, name)), "a unit directory"))
+}
+
+/// Why the directory `name` of `parent` (`None`: the parent itself) is no unit.
+fn no_unit_because(parent: &str, name: Option<&str>) -> String {
+    if let Some(Err(SpecError::BadUnitName { reason, .. })) = name.map(check_unit_name) {
+        return format!("its directory's name cannot be a unit's: {reason}; rename the directory");
+    }
+    match parent {
+        SPECKIT_SPECS_DIR => format!(
+            "a Spec Kit unit's task list is `{SPECKIT_SPECS_DIR}/<unit>/{TASK_LIST_FILE}`, directly under `{SPECKIT_SPECS_DIR}/`; move the feature there"
+        ),
+        OPENSPEC_CHANGES_DIR => format!(
+            "an OpenSpec change's task list is `{OPENSPEC_CHANGES_DIR}/<change-id>/{TASK_LIST_FILE}`; move the change there"
+        ),
+        _ => format!(
+            "an archived OpenSpec change is `{OPENSPEC_CHANGES_DIR}/{OPENSPEC_ARCHIVE}/YYYY-MM-DD-<change-id>/`, as `openspec archive` names it; rename the directory"
+        ),
+    }
+}
+
+/// The units of `tree` by [`UNIT_PARENTS`]: Spec Kit's, the active OpenSpec changes, the
+/// archived copies; and every symbolic link where a unit directory would be.
+fn parents(tree: &dyn SourceTree) -> Result<[Parent; 3], SpecError> {
+    Ok([
+        read_parent(tree, UNIT_PARENTS[0])?,
+        read_parent(tree, UNIT_PARENTS[1])?,
+        read_parent(tree, UNIT_PARENTS[2])?,
+    ])
+}
+
+/// Every unit of both formats, Spec Kit first, each sorted by name, then the archived OpenSpec
+/// changes that are active nowhere (by change id, each once: a change archived twice is one unit,
+/// which [`super::locate_unit`] refuses as ambiguous). A Spec Kit unit is a directory directly
+/// under `specs/` that holds a `tasks.md` or is named as Spec Kit names features (see
+/// [`super::unit`]); directories that are no unit are left out ([`scan_units`] names those that
+/// hold ticks). A symbolic link where a unit directory would be is refused.
+pub fn list_units(tree: &dyn SourceTree) -> Result<Vec<UnitLoc>, SpecError> {
+    let parents = parents(tree)?;
+    if let Some((path, what)) = parents.iter().flat_map(|p| &p.links).next() {
+        return Err(SpecError::SymbolicLink { path: path.clone(), what, kind: "directory" });
+    }
+    Ok(units_of(&parents, true))
+}
+
+/// The units of `parents`, in [`list_units`]'s order; `twice_once`: a change archived more than
+/// once and active nowhere is listed once (else not at all).
+fn units_of(parents: &[Parent; 3], twice_once: bool) -> Vec<UnitLoc> {
+    let [speckit, openspec, archive] = parents;
+    let mut out: Vec<UnitLoc> = speckit.units.iter().chain(&openspec.units).cloned().collect();
+    let mut archived: Vec<UnitLoc> = Vec::new();
+    for copy in &archive.units {
+        let active = out.iter().any(|u| u.name == copy.name);
+        let copies = archive.units.iter().filter(|u| u.name == copy.name).count();
+        let listed = archived.iter().any(|u| u.name == copy.name);
+        if !active && !listed && (copies == 1 || twice_once) {
+            archived.push(copy.clone());
+        }
+    }
+    archived.sort_by(|a, b| a.name.cmp(&b.name));
+    out.extend(archived);
+    out
+}
+
+/// [`list_units`], and every place under [`UNIT_PARENTS`] that holds a task list with checked
+/// boxes but is no unit's, or cannot be told not to ([`Stray`]): a symbolic link where a unit
+/// directory would be is one of them here, not an error.
+///
+/// # Errors
+/// A tree that cannot be read.
+pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
+    let parents = parents(tree)?;
+    let units = units_of(&parents, false);
+    let mut strays = Vec::new();
+    for (path, what) in parents.iter().flat_map(|p| &p.links) {
+        strays.push(Stray {
+            top: path.clone(),
+            shown: shown_name(path, 200),
+            reason: format!(
+                "it is a symbolic link where {what} would be; speccoder never reads a unit through a link (it could point anywhere): replace the link with the directory itself"
+            ),
+            checked: Vec::new(),
+        });
+    }
+    for copy in parents[2].units.iter().filter(|copy| !units.iter().any(|u| u.name == copy.name)) {
+        let active = parents[..2].iter().any(|p| p.units.iter().any(|u| u.name == copy.name));
+        if !active {
+            let others = parents[2].units.iter().filter(|u| u.name == copy.name).map(|u| u.dir.as_str());
+            let reason = SpecError::AmbiguousArchive {
+                unit: copy.name.clone(),
+                dirs: others.collect::<Vec<_>>().join(", "),
+            };
+            push_list(tree, &mut strays, &copy.tasks, &copy.dir, Format::OpenSpec, &reason.to_string())?;
+        }
+    }
+    let mut budget = STRAY_DIRS_LIMIT;
+    for (parent, found) in UNIT_PARENTS.iter().zip(&parents) {
+        strays.extend(found.undecodable.iter().map(|path| undecodable(parent, path)));
+        let format = if *parent == SPECKIT_SPECS_DIR { Format::SpecKit } else { Format::OpenSpec };
+        if found.own_list {
+            let reason = no_unit_because(parent, None);
+            push_list(tree, &mut strays, &join(parent, TASK_LIST_FILE), parent, format, &reason)?;
+        }
+        for (dir, reason) in &found.others {
+            search(tree, &mut strays, dir, format, reason, &mut budget)?;
+        }
+    }
+    strays.sort_by(|a, b| a.shown.cmp(&b.shown));
+    Ok(UnitScan { units, strays })
+}
+
+/// Searches the directory `top` (no unit, for `reason`) and every directory below it for task
+/// lists, each a stray when it holds checked boxes or cannot be read; at most `budget` more
+/// directories are read, and a stray says where the search stopped.
+fn search(
+    tree: &dyn SourceTree,
+    strays: &mut Vec<Stray>,
+    top: &str,
+    format: Format,
+    reason: &str,
+    budget: &mut usize,
+) -> Result<(), SpecError> {
+    let mut pending = vec![top.to_owned()];
+    while let Some(dir) = pending.pop() {
+        let Some(spent) = budget.checked_sub(1) else {
+            strays.push(Stray {
+                top: top.to_owned(),
+                shown: shown_name(&dir, 200),
+                reason: format!(
+                    "speccoder searches at most {STRAY_DIRS_LIMIT} directories outside the units for task lists, and stopped here; move what is no unit out of `{SPECKIT_SPECS_DIR}/` and `{OPENSPEC_CHANGES_DIR}/`"
+                ),
+                checked: Vec::new(),
+            });
+            return Ok(());
+        };
+        *budget = spent;
+        // A name no path can address (a `\` in it, say) cannot be searched: it may hold ticks.
+        let entries = match tree.entries(&dir) {
+            Ok(entries) => entries.unwrap_or_default(),
+            Err(e) if e.is_repository_failure() => return Err(e),
+            Err(e) => {
+                strays.push(Stray {
+                    top: top.to_owned(),
+                    shown: shown_name(&dir, 200),
+                    reason: format!(
+                        "it is no unit ({reason}), and it cannot be searched for task lists: {e}"
+                    ),
+                    checked: Vec::new(),
+                });
+                continue;
+            }
+        };
+        if holds_task_list(&entries) {
+            push_list(tree, strays, &join(&dir, TASK_LIST_FILE), top, format, reason)?;
+        }
+        strays.extend(tree.undecodable(&dir)?.iter().map(|name| undecodable(top, &join(&dir, name))));
+        pending.extend(entries.into_iter().filter(|(_, is_dir)| *is_dir).map(|(name, _)| join(&dir, &name)));
+    }
+    Ok(())
+}
+
+/// The stray of an entry whose name is not UTF-8 (`path`, decoded with U+FFFD), inside the entry
+/// or parent `top`: no path names it, so whether it holds ticks cannot be read.
+fn undecodable(top: &str, path: &str) -> Stray {
+    Stray {
+        top: top.to_owned(),
+        shown: shown_name(path, 200),
+        reason: "its name is not valid UTF-8, so no path can name it and it cannot be searched for task lists; rename it".to_owned(),
+        checked: Vec::new(),
+    }
+}
+
+/// A stray for the task list at `path` (in the entry `top`) when it holds checked boxes or
+/// cannot be read; none when it holds no checked box.
+fn push_list(
+    tree: &dyn SourceTree,
+    strays: &mut Vec<Stray>,
+    path: &str,
+    top: &str,
+    format: Format,
+    reason: &str,
+) -> Result<(), SpecError> {
+    let (checked, reason) = match checked_box_lines(tree, path, format) {
+        Ok(lines) if lines.is_empty() => return Ok(()),
+        Ok(lines) => (lines, reason.to_owned()),
+        Err(e) if e.is_repository_failure() => return Err(e),
+        Err(e) => (Vec::new(), format!("it cannot be read ({e}); {reason}")),
+    };
+    strays.push(Stray { top: top.to_owned(), shown: shown_name(path, 200), reason, checked });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::tree::MemTree;
+
+    fn names(units: &[UnitLoc]) -> Vec<(Format, &str, &str)> {
+        units.iter().map(|u| (u.format, u.name.as_str(), u.dir.as_str())).collect()
+    }
+
+    #[test]
+    fn a_directory_under_specs_is_a_unit_when_it_holds_a_task_list_whatever_its_name() {
+        let tree = MemTree::from_files([
+            ("specs/scs-hybrid--production-docker/tasks.md", "- [x] T001 a\n"),
+            ("specs/機能-検索/tasks.md", "- [ ] T001 a\n"),
+            ("specs/002-named/spec.md", ""),
+            ("specs/notes/readme.md", ""),
+            ("specs/README.md", ""),
+        ])
+        .unwrap();
+        let units = list_units(&tree).unwrap();
+        assert_eq!(
+            names(&units),
+            [
+                (Format::SpecKit, "002-named", "specs/002-named"),
+                (Format::SpecKit, "scs-hybrid--production-docker", "specs/scs-hybrid--production-docker"),
+                (Format::SpecKit, "機能-検索", "specs/機能-検索"),
+            ]
+        );
+        let scan = scan_units(&tree).unwrap();
+        assert_eq!(scan.units, units);
+        assert!(scan.strays.is_empty(), "{:?}", scan.strays);
+    }
+
+    #[test]
+    fn checked_boxes_outside_every_unit_are_strays_with_their_lines() {
+        let tree = MemTree::from_files([
+            ("specs/001-a/tasks.md", "- [x] T001 a\n"),
+            ("specs/.drafts/tasks.md", "- [ ] T001 open\n- [x] T002 done\n"),
+            ("specs/archive/001-old/tasks.md", "# old\n\n- [X] T001 done\n"),
+            ("specs/archive/002-open/tasks.md", "- [ ] T001 open\n"),
+            ("specs/tasks.md", "* [x] loose\n"),
+            ("openspec/changes/archive/old-change/tasks.md", "- [x] 1.1 done\n"),
+            ("openspec/changes/archive/2025-01-01-kept/tasks.md", "- [x] 1.1 done\n"),
+        ])
+        .unwrap();
+        let scan = scan_units(&tree).unwrap();
+        assert_eq!(
+            names(&scan.units),
+            [
+                (Format::SpecKit, "001-a", "specs/001-a"),
+                (Format::OpenSpec, "kept", "openspec/changes/archive/2025-01-01-kept"),
+            ]
+        );
+        let strays: Vec<(&str, &str, &[usize])> =
+            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str(), s.checked.as_slice())).collect();
+        assert_eq!(
+            strays,
+            [
+                (
+                    "openspec/changes/archive/old-change",
+                    "openspec/changes/archive/old-change/tasks.md",
+                    &[1][..]
+                ),
+                ("specs/.drafts", "specs/.drafts/tasks.md", &[2][..]),
+                ("specs/archive", "specs/archive/001-old/tasks.md", &[3][..]),
+                ("specs", "specs/tasks.md", &[1][..]),
+            ]
+        );
+        assert!(scan.strays[1].reason.contains("starts with `.`"), "{}", scan.strays[1].reason);
+        assert!(scan.strays[2].reason.contains("directly under `specs/`"), "{}", scan.strays[2].reason);
+        assert!(scan.strays[0].reason.contains("YYYY-MM-DD-<change-id>"), "{}", scan.strays[0].reason);
+    }
+
+    #[test]
+    fn hostile_directory_names_are_strays_named_escaped_and_cut() {
+        let long = "x".repeat(300);
+        let tree = MemTree::from_files([
+            ("specs/bad\u{1b}[31mname/tasks.md".to_owned(), "- [x] T001 a\n".to_owned()),
+            (format!("specs/{long}/tasks.md"), "- [x] T001 a\n".to_owned()),
+            ("specs/ spaced/tasks.md".to_owned(), "- [x] T001 a\n".to_owned()),
+            ("specs/rtl\u{202e}dm.exe/tasks.md".to_owned(), "- [x] T001 a\n".to_owned()),
+        ])
+        .unwrap();
+        let scan = scan_units(&tree).unwrap();
+        assert!(scan.units.is_empty(), "{:?}", scan.units);
+        assert_eq!(scan.strays.len(), 4, "{:?}", scan.strays);
+        for stray in &scan.strays {
+            assert!(!stray.shown.contains('\u{1b}'), "{stray:?}");
+            assert!(stray.shown.chars().count() <= 201, "{stray:?}");
+            assert!(stray.reason.contains("cannot be a unit's"), "{stray:?}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_name_that_is_not_utf8_is_a_stray_since_no_path_can_name_it() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let hidden = dir.path().join("specs").join(std::ffi::OsStr::from_bytes(b"bad\xffname"));
+        std::fs::create_dir_all(&hidden).unwrap();
+        std::fs::write(hidden.join("tasks.md"), "- [x] T001 a\n").unwrap();
+        std::fs::create_dir_all(dir.path().join("specs/notes/deeper")).unwrap();
+        std::fs::create_dir(dir.path().join("specs/notes").join(std::ffi::OsStr::from_bytes(b"\xfe")))
+            .unwrap();
+        let tree = crate::spec::FsTree::new(dir.path());
+        let scan = scan_units(&tree).unwrap();
+        let strays: Vec<(&str, &str)> =
+            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str())).collect();
+        assert_eq!(strays, [("specs", "specs/bad\u{fffd}name"), ("specs/notes", "specs/notes/\u{fffd}")]);
+        assert!(scan.strays[0].reason.contains("not valid UTF-8"), "{:?}", scan.strays[0]);
+    }
+
+    #[test]
+    fn an_unreadable_task_list_outside_the_units_is_a_stray_without_lines() {
+        let tree = MemTree::from_files([("specs/.x/tasks.md", &b"- [x] T001 \xff\n"[..])]).unwrap();
+        let scan = scan_units(&tree).unwrap();
+        assert_eq!(scan.strays.len(), 1);
+        assert!(scan.strays[0].checked.is_empty());
+        assert!(scan.strays[0].reason.contains("not valid UTF-8"), "{}", scan.strays[0].reason);
+    }
+
+    #[test]
+    fn a_change_archived_twice_and_active_nowhere_is_two_strays_for_the_scan_and_one_unit_for_the_list() {
+        let tree = MemTree::from_files([
+            ("openspec/changes/archive/2025-01-01-old/tasks.md", "- [x] 1.1 a\n"),
+            ("openspec/changes/archive/2026-01-01-old/tasks.md", "- [x] 1.1 a\n"),
+        ])
+        .unwrap();
+        assert_eq!(list_units(&tree).unwrap().len(), 1);
+        let scan = scan_units(&tree).unwrap();
+        assert!(scan.units.is_empty());
+        assert_eq!(scan.strays.len(), 2);
+        assert!(scan.strays[0].reason.contains("archived more than once"), "{}", scan.strays[0].reason);
+    }
+
+    #[test]
+    fn the_search_outside_the_units_stops_at_its_limit_and_says_so() {
+        let files: Vec<(String, &str)> =
+            (0..STRAY_DIRS_LIMIT + 10).map(|i| (format!("specs/notes/d{i}/x.md"), "")).collect();
+        let scan = scan_units(&MemTree::from_files(files).unwrap()).unwrap();
+        assert_eq!(scan.strays.len(), 1);
+        assert!(scan.strays[0].reason.contains("stopped here"), "{:?}", scan.strays);
+    }
+}
