@@ -31,7 +31,7 @@ mod unicode;
 mod worktree;
 
 #[cfg(test)]
-mod tests;
+mod test_support;
 
 pub use commit::{Commit, Signature};
 pub use config::{SparseCheckout, strip_credentials};
