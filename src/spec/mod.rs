@@ -25,9 +25,6 @@ mod tick;
 mod tree;
 mod unit;
 
-#[cfg(test)]
-mod fixture_tests;
-
 pub use bug::{
     BUGS_DIR, BugTriad, TRIAD_FILES, bug_home, bug_line_hash, bug_title, bug_triad, check_bug_slug,
     triad_sha256,
