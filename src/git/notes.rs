@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use gix::ObjectId;
 
 use super::error::{GitError, GixResultExt};
-use super::refs::{CAS_TRIES, CasUpdate, StuckLock, backoff, cas_edit};
+use super::refs::{Backoff, CAS_TRIES, CasUpdate, StuckLock, cas_edit};
 use super::repo::Repo;
 use super::tree::TreeItem;
 
@@ -262,8 +262,8 @@ impl Repo {
         let branch_edit = self.branch_edit(branch_ref, expected_head, new, message)?;
         let blob = self.write_blob(bytes)?;
         let locks = [notes_ref, branch_ref, "HEAD"];
-        let mut stuck = StuckLock::default();
-        for tries in 0..CAS_TRIES {
+        let (mut stuck, mut backoff) = (StuckLock::default(), Backoff::new());
+        for _ in 0..CAS_TRIES {
             let head = self.notes_head(notes_ref)?;
             let tree = head.map_or_else(|| self.empty_tree_id(), |(_, tree)| tree);
             let current_blob = self.note_blob_in(notes_ref, tree, new)?;
@@ -290,7 +290,7 @@ impl Repo {
             {
                 return Err(held);
             }
-            backoff(tries);
+            backoff.wait();
         }
         Err(self.exhausted(&locks))
     }
