@@ -246,7 +246,11 @@ impl Repo {
             // or the reflog, could not be written): name the nearest directory that is there.
             let lock = self.ref_lock_path(name);
             let path = lock.ancestors().skip(1).find(|dir| dir.is_dir()).map_or(lock.clone(), Path::to_owned);
-            GitError::RefPermission { name: name.to_owned(), path, cause: super::repo::with_causes(&source) }
+            GitError::RefPermission {
+                name: name.to_owned(),
+                path,
+                cause: crate::model::shown::with_causes(&source),
+            }
         } else {
             GitError::Gix { action: format!("update reference {name}"), source }
         }

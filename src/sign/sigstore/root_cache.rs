@@ -1,19 +1,20 @@
 //! The cached public-good trusted root: used while younger than a day, refreshed through TUF
-//! otherwise, and kept (with a warning) when the refresh fails. The cache is only ever replaced by
-//! renaming a complete file that parsed, so a crash or a failed fetch never leaves half a root.
+//! otherwise, and kept (with a warning) when the refresh fails. The cache is only ever replaced
+//! whole ([`crate::output_file::write_whole`]) by a root that parsed, so a crash or a failed fetch
+//! never leaves half a root.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::trusted_root::{TrustedRoot, TrustedRootError, default_cache_path};
-use super::tuf::{self, PUBLIC_TUF_URL, TRUSTED_ROOT_TARGET};
+use super::trusted_root::{RefreshFailure, TrustedRoot, TrustedRootError, default_cache_path};
+use super::tuf::{self, PUBLIC_TUF_URL};
 use crate::model::digest::sha256_hex;
 
 /// How long a cached root is used without asking the TUF repository again.
 pub const CACHE_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// A way to fetch the root: it writes `trusted_root.json` into the fresh, empty directory given.
-pub type Fetch<'a> = &'a dyn Fn(&Path) -> Result<(), String>;
+/// A way to fetch the root: the bytes of `trusted_root.json`, or why there are none.
+pub type Fetch<'a> = &'a dyn Fn() -> Result<Vec<u8>, String>;
 
 /// The default root for verification, and what the report should say about it.
 #[derive(Clone, Debug)]
@@ -51,12 +52,7 @@ pub fn public_good_root() -> Result<DefaultRoot, TrustedRootError> {
 /// then unchanged.
 pub fn refresh_public_good_root() -> Result<Refreshed, TrustedRootError> {
     let cache = default_cache_path();
-    refresh(&cache, &tuf::fetch_public_good).map_err(|failure| TrustedRootError::Refresh {
-        url: PUBLIC_TUF_URL,
-        advice: failure.advice(),
-        reason: failure.reason,
-        cache,
-    })
+    refresh(&cache, &tuf::fetch_public_good).map_err(|failure| TrustedRootError::Refresh { failure, cache })
 }
 
 /// The root at `cache` while younger than `max_age` and parsable, else a fresh one from `fetch`
@@ -85,68 +81,24 @@ pub fn resolve(cache: &Path, max_age: Duration, fetch: Fetch<'_>) -> Result<Defa
             );
             Ok(DefaultRoot { root, warning: Some(warning) })
         }
-        _ => Err(TrustedRootError::NoDefault {
-            url: PUBLIC_TUF_URL,
-            advice: failure.advice(),
-            reason: failure.reason,
-            cache: cache.to_owned(),
-        }),
+        _ => Err(TrustedRootError::NoDefault { failure, cache: cache.to_owned() }),
     }
 }
 
-/// Why a refresh failed, as a sentence fragment, and whether the fault is the cache on this
-/// machine rather than the fetch.
-#[derive(Debug)]
-pub struct RefreshFailure {
-    /// What failed: the directory, the fetch, the file it left, the rename.
-    pub reason: String,
-    /// The cache directory could not be made or written; the network was never asked.
-    pub local: bool,
-}
-
-impl RefreshFailure {
-    fn local(reason: String) -> Self {
-        RefreshFailure { reason, local: true }
-    }
-
-    /// What to do about it.
-    #[must_use]
-    pub fn advice(&self) -> String {
-        if self.local {
-            "make the cache directory writable (it follows XDG_CACHE_HOME, else HOME/.cache)".to_owned()
-        } else {
-            format!("run again where {PUBLIC_TUF_URL} is reachable")
-        }
-    }
-}
-
-/// Fetches into a fresh directory beside `cache`, parses the result, and renames it over `cache`.
+/// Fetches the root, parses it, and writes it over `cache` whole.
 ///
 /// # Errors
-/// [`RefreshFailure`]: the directory, the fetch, the file it left, the rename.
+/// [`RefreshFailure`]: the directory, the fetch, what it fetched, the write.
 pub fn refresh(cache: &Path, fetch: Fetch<'_>) -> Result<Refreshed, RefreshFailure> {
-    let dir = cache.parent().filter(|d| !d.as_os_str().is_empty()).ok_or_else(|| {
-        RefreshFailure::local(format!("the cache path {} has no directory", cache.display()))
-    })?;
-    std::fs::create_dir_all(dir).map_err(|e| {
-        RefreshFailure::local(format!("cannot create the cache directory {}: {e}", dir.display()))
-    })?;
-    let temp = tempfile::Builder::new().prefix(".fetch-").tempdir_in(dir).map_err(|e| {
-        RefreshFailure::local(format!("cannot create a temporary directory in {}: {e}", dir.display()))
-    })?;
+    let local = |reason: String| RefreshFailure { reason, local: true };
     let remote = |reason: String| RefreshFailure { reason, local: false };
-    fetch(temp.path()).map_err(remote)?;
-    let fetched = temp.path().join(TRUSTED_ROOT_TARGET);
-    let bytes = std::fs::read(&fetched)
-        .map_err(|e| remote(format!("the fetch left no readable {TRUSTED_ROOT_TARGET}: {e}")))?;
+    if let Some(dir) = cache.parent().filter(|d| !d.as_os_str().is_empty()) {
+        crate::output_file::make_dir(dir).map_err(|e| local(e.to_string()))?;
+    }
+    let bytes = fetch().map_err(remote)?;
     let root = TrustedRoot::from_json(&bytes, &cache.display().to_string())
         .map_err(|e| remote(format!("the fetched file is not usable: {e}")))?;
-    std::fs::File::open(&fetched)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| RefreshFailure::local(format!("cannot flush the fetched root to disk: {e}")))?;
-    std::fs::rename(&fetched, cache).map_err(|e| {
-        RefreshFailure::local(format!("cannot move the fetched root to {}: {e}", cache.display()))
-    })?;
+    crate::output_file::write_whole(cache, &bytes).map_err(|e| local(e.to_string()))?;
     Ok(Refreshed { path: cache.to_owned(), sha256: sha256_hex(&bytes), root })
 }
 
@@ -205,28 +157,20 @@ mod tests {
         file.set_modified(SystemTime::now() - age).unwrap();
     }
 
-    /// A fetch that writes `bytes` (checking it was given a fresh directory beside the cache) and
-    /// counts its calls.
-    fn fetch_writing<'a>(
-        cache: &'a Path,
+    /// A fetch that gives `bytes` and counts its calls.
+    fn fetch_giving<'a>(
         bytes: &'a [u8],
         calls: &'a Cell<usize>,
-    ) -> impl Fn(&Path) -> Result<(), String> + 'a {
-        move |dir: &Path| {
+    ) -> impl Fn() -> Result<Vec<u8>, String> + 'a {
+        move || {
             calls.set(calls.get() + 1);
-            assert_eq!(
-                dir.parent(),
-                cache.parent(),
-                "the fetch must land beside the cache, for an atomic rename"
-            );
-            assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0, "the fetch directory must start empty");
-            std::fs::write(dir.join(TRUSTED_ROOT_TARGET), bytes).map_err(|e| e.to_string())
+            Ok(bytes.to_vec())
         }
     }
 
     /// A fetch that fails like a machine without network, counting its calls.
-    fn fetch_failing(calls: &Cell<usize>) -> impl Fn(&Path) -> Result<(), String> + '_ {
-        move |_dir: &Path| {
+    fn fetch_failing(calls: &Cell<usize>) -> impl Fn() -> Result<Vec<u8>, String> + '_ {
+        move || {
             calls.set(calls.get() + 1);
             Err("error sending request: dns error: failed to lookup address".to_owned())
         }
@@ -258,7 +202,7 @@ mod tests {
         write_cache(&cache, &production_root_bytes(), DAY + Duration::from_secs(60));
         let calls = Cell::new(0);
         let fresh = other_root_bytes();
-        let got = resolve(&cache, DAY, &fetch_writing(&cache, &fresh, &calls)).unwrap();
+        let got = resolve(&cache, DAY, &fetch_giving(&fresh, &calls)).unwrap();
         assert_eq!(calls.get(), 1);
         assert!(got.warning.is_none());
         assert_eq!(std::fs::read(&cache).unwrap(), fresh);
@@ -271,7 +215,7 @@ mod tests {
         let (_tmp, cache) = cache_in();
         let calls = Cell::new(0);
         let bytes = production_root_bytes();
-        let got = resolve(&cache, DAY, &fetch_writing(&cache, &bytes, &calls)).unwrap();
+        let got = resolve(&cache, DAY, &fetch_giving(&bytes, &calls)).unwrap();
         assert_eq!(calls.get(), 1);
         assert!(got.warning.is_none());
         assert_eq!(std::fs::read(&cache).unwrap(), bytes);
@@ -317,9 +261,7 @@ mod tests {
     #[test]
     fn a_fetch_that_fails_halfway_leaves_no_partial_cache() {
         let (_tmp, cache) = cache_in();
-        let bytes = production_root_bytes();
-        let half = |dir: &Path| -> Result<(), String> {
-            std::fs::write(dir.join(TRUSTED_ROOT_TARGET), &bytes[..bytes.len() / 2]).unwrap();
+        let half = || -> Result<Vec<u8>, String> {
             Err("connection reset while reading trusted_root.json".to_owned())
         };
         let err = resolve(&cache, DAY, &half).unwrap_err();
@@ -334,8 +276,7 @@ mod tests {
         let old = production_root_bytes();
         write_cache(&cache, &old, 2 * DAY);
         let calls = Cell::new(0);
-        let got =
-            resolve(&cache, DAY, &fetch_writing(&cache, b"{\"mediaType\": \"text/plain\"}", &calls)).unwrap();
+        let got = resolve(&cache, DAY, &fetch_giving(b"{\"mediaType\": \"text/plain\"}", &calls)).unwrap();
         assert_eq!(calls.get(), 1);
         let warning = got.warning.expect("a fallback is reported");
         assert!(warning.contains("not usable"), "{warning}");
@@ -349,7 +290,7 @@ mod tests {
         write_cache(&cache, b"{ half a root", Duration::from_secs(60));
         let calls = Cell::new(0);
         let bytes = production_root_bytes();
-        let got = resolve(&cache, DAY, &fetch_writing(&cache, &bytes, &calls)).unwrap();
+        let got = resolve(&cache, DAY, &fetch_giving(&bytes, &calls)).unwrap();
         assert_eq!(calls.get(), 1);
         assert!(got.warning.is_none());
         assert_eq!(std::fs::read(&cache).unwrap(), bytes);
@@ -370,7 +311,7 @@ mod tests {
         write_cache(&cache, &production_root_bytes(), Duration::from_secs(60));
         let calls = Cell::new(0);
         let fresh = other_root_bytes();
-        let done = refresh(&cache, &fetch_writing(&cache, &fresh, &calls)).unwrap();
+        let done = refresh(&cache, &fetch_giving(&fresh, &calls)).unwrap();
         assert_eq!(calls.get(), 1);
         assert_eq!(done.path, cache);
         assert_eq!(done.sha256, sha256_hex(&fresh));
