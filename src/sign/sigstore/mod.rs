@@ -17,6 +17,7 @@
 mod config;
 mod error;
 mod key_usage;
+mod net;
 mod root_cache;
 mod signer;
 mod token;
@@ -36,24 +37,6 @@ pub use token::TOKEN_ENV;
 pub use trust_source::SigstoreTrustSource;
 pub use trusted_root::{RefreshFailure, TrustedRoot, TrustedRootError, default_cache_path};
 pub use tuf::{PUBLIC_TUF_URL, fetch_public_good};
-/// A runtime for one call into the async Sigstore crates, made for it: nothing async runs
-/// otherwise.
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
-    let builder = tokio::runtime::Builder::new_current_thread().enable_all().build();
-    builder.map_err(|e| format!("cannot start the async runtime: {e}"))
-}
-
-/// The HTTP client of the Sigstore services and the TUF repository: each request bounded by
-/// `timeout` (and its connection by 20 s), so that a silent or slow server cannot hang a command.
-fn http_client(timeout: std::time::Duration) -> Result<sigstore_sign::reqwest::Client, String> {
-    sigstore_sign::reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout.min(std::time::Duration::from_secs(20)))
-        .user_agent(concat!("speccoder/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| format!("cannot start the HTTP client: {e}"))
-}
-
 pub use verify::{
     CertificateTime, ExpectedSigner, Signed, SigstoreTrust, SigstoreVerified, SigstoreVerifyError, verify,
 };

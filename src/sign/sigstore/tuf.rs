@@ -8,8 +8,6 @@ use std::time::Duration;
 
 use sigstore_trust_root::{TrustedRoot, TufConfig};
 
-use crate::model::shown::with_causes;
-
 /// The public-good TUF repository.
 pub const PUBLIC_TUF_URL: &str = "https://tuf-repo-cdn.sigstore.dev";
 
@@ -24,7 +22,10 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(60);
 /// The reason, with its causes, when the repository cannot be reached, its metadata does not
 /// verify or has expired, or the target is missing or does not match its signed digest.
 pub fn fetch_public_good() -> Result<Vec<u8>, String> {
-    let config = TufConfig::production().without_cache().with_http_client(super::http_client(FETCH_TIMEOUT)?);
-    let root = super::runtime()?.block_on(TrustedRoot::from_tuf(config)).map_err(|e| with_causes(&e))?;
+    let config =
+        TufConfig::production().without_cache().with_http_client(super::net::http_client(FETCH_TIMEOUT)?);
+    let root = super::net::runtime()?
+        .block_on(TrustedRoot::from_tuf(config))
+        .map_err(|e| crate::model::shown::with_causes(&e))?;
     serde_json::to_vec_pretty(&root).map_err(|e| format!("cannot encode the fetched root: {e}"))
 }
