@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 /// speccoder's attestation side: sign what was proven about a task, and verify it again.
 #[derive(Debug, Parser)]
-#[command(name = "speccoder", version, about, long_about = None)]
+#[command(name = "speccoder", version, about, long_about = None, after_help = EXIT_CODES)]
 pub struct Cli {
     /// Run as if started in DIR. The repository is the one git would use there (GIT_DIR and
     /// GIT_WORK_TREE are honoured); another user's repository that safe.directory does not name,
@@ -23,6 +23,14 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The exit codes every command shares, as `speccoder --help` ends with them (each command's
+/// `--help` names its own; a test holds both to docs/cli.md).
+const EXIT_CODES: &str = concat!(
+    "Exit codes, shared with speccoder's other commands: 0 ok, 1 internal error, 2 usage (a bad ",
+    "target, an unknown unit or task), 13 configuration or input file, 14 repository state, 15 ",
+    "nothing to check, 26 an attestation (or a generated file, or a held-out set) does not hold."
+);
+
 // The subcommands. Each one's arguments are built only when it is the one run (`defer`): every
 // run building every subcommand's arguments, `attest verify`'s seventeen among them, was a
 // measurable part of a tick.
@@ -31,10 +39,11 @@ pub struct Cli {
 pub enum Command {
     /// Write the JSON Schemas generated from the wire types, or check the committed ones.
     ///
-    /// Exit codes: 0 written or up to date; 26 with --check when a file differs, is missing or
+    /// Exit codes: 0 written or up to date; 26 with `--check` when a file differs, is missing or
     /// cannot be read (each such file is named, with the command that regenerates them); 13 when
-    /// DIR or a schema file cannot be written (something other than a directory at DIR; a
-    /// symbolic link, FIFO or directory at a schema file's path: remove it first).
+    /// DIR or a schema file cannot be written (something other than a directory at DIR; a symbolic
+    /// link, a FIFO or a directory at a schema file's path: remove it first), naming that path; 1
+    /// internal error.
     Schema(SchemaArgs),
     /// Tick a finished task, commit it with trailers, and attach its signed evidence as a git note.
     ///
@@ -54,20 +63,28 @@ pub enum Command {
     /// (gpg.format, user.signingKey) signs the task commit, never --key; without one that can
     /// sign, nothing is written (exit 13).
     ///
-    /// Exit codes: 0 written; 2 bad target or unknown unit/task; 13 bad evidence, spec file,
-    /// bug home, speccoder.toml, identity or key, a statement that would leak, or a tasks.md
-    /// conversion that fails (a filter driver, a working-tree-encoding that cannot be written
-    /// back as git writes it, such as UTF-16BE-BOM); 14 repository
-    /// state (not a repository, detached HEAD, unborn branch, a merge, cherry-pick, revert,
-    /// rebase, `git am` or bisect in progress, the index or a reference (packed-refs.lock too)
-    /// locked by another command for 5 s (the message names the lock file), already
-    /// ticked, bug closed already and unchanged, a staged tasks.md that unticks a task HEAD
-    /// ticks, a unit in the work tree but not staged (untracked or `git add -N`: the message
-    /// names its tasks.md and the `git add`), tasks.md outside the sparse checkout or marked
-    /// skip-worktree without one (the
-    /// message gives the git command that brings it in), unstaged tasks.md, or tasks.md edited
-    /// while the command ran: the tick is committed and staged, and the edit is kept in the work
-    /// tree, never overwritten); 1 internal error.
+    /// Exit codes: 0 written; 2 bad target, unknown unit or task; 13 bad evidence (the field is
+    /// named), spec file, bug home, `speccoder.toml` (signing keylessly, Sigstore URLs in
+    /// `[attest.sigstore]` too), identity, signer, key or Sigstore service URL, `commit.gpgsign`
+    /// set and git's own key unable to sign the commit, a statement that would leak, or a
+    /// `tasks.md` conversion (line endings, a filter driver) that fails or a
+    /// `working-tree-encoding` that cannot be written back as git writes it (such as
+    /// `UTF-16BE-BOM`); 14 repository state: not a repository, detached HEAD, unborn branch, a
+    /// merge, cherry-pick, revert, rebase, `git am` or bisect in progress (finish or abort it
+    /// first), the index or a reference (`packed-refs.lock` too) locked by another command for more
+    /// than 5 s (the lock file is named), task already ticked, a unit in the work tree but not
+    /// committed or staged (untracked, or added with `git add -N` only: the message names its
+    /// `tasks.md` and says `git add <unit dir>`), a task of an archived OpenSpec change, bug closed
+    /// already and unchanged, a staged task list that would untick a task HEAD ticks (the index
+    /// lags behind HEAD, as a writer stopped after moving the branch leaves it: tick the box again
+    /// in the file and stage it, which keeps your changes there; `git checkout HEAD -- <tasks.md>`
+    /// brings it up but drops them), a `tasks.md` outside the sparse checkout (`git sparse-checkout
+    /// add <unit dir>` in cone mode; `git sparse-checkout add /<unit dir>/ /<unit dir>/tasks.md` in
+    /// non-cone mode, which wins over a pattern that excludes the task list) or marked
+    /// skip-worktree where no sparse checkout is configured (`git update-index --no-skip-worktree
+    /// <tasks.md>`), unstaged `tasks.md` or one that is not a readable regular file (a link, a
+    /// FIFO), or `tasks.md` edited in the work tree while the command ran (the tick is committed
+    /// with its note and staged, and your edit is kept, never overwritten); 1 internal error.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Attest(Box<AttestArgs>),
     /// Tick a task on a person's word, without test evidence (Verdict: attested).
@@ -78,13 +95,19 @@ pub enum Command {
     /// as its note. The name (--by, default git's user.name) is recorded as asserted: the verifier
     /// shows it, and only the signature says who signed. Staged changes are committed with it.
     ///
-    /// Exit codes: 0 written; 2 bad target, unknown unit or task, a bug task, empty reason;
-    /// 13 no name, a bad spec file, speccoder.toml or key, a reason that would leak; 14 repository
-    /// state (detached HEAD, unborn branch, a merge, cherry-pick, revert, rebase, `git am` or
-    /// bisect in progress, the index locked by another command, task already ticked, a unit in
-    /// the work tree but not staged, a staged tasks.md that unticks a task HEAD ticks, unstaged
-    /// tasks.md, or tasks.md edited while the command ran: the tick is committed and staged, the
-    /// edit kept); 1 internal error.
+    /// Exit codes: 0 written; 2 bad target, unknown unit or task, a bug task, an empty reason; 13
+    /// no name (neither `--by` nor `user.name`), a bad spec file, `speccoder.toml` or key (git's
+    /// own key under `commit.gpgsign` too), a reason that would leak a secret or a local path, a
+    /// `tasks.md` conversion (line endings, a filter driver, a `working-tree-encoding`) that fails
+    /// or is refused; 14 repository state: detached HEAD, unborn branch, a merge, cherry-pick,
+    /// revert, rebase, `git am` or bisect in progress, the index locked by another command, task
+    /// already ticked (by an `attest` whose run stopped before updating the work tree too: that
+    /// tick is finished, and no acceptance recorded), a unit in the work tree but not staged
+    /// (named, with the `git add` that brings it in), a staged task list that would untick a task
+    /// HEAD ticks, unstaged `tasks.md` or one that is not a readable regular file, or `tasks.md`
+    /// edited in the work tree while the command ran (then, as for `attest`, the tick is committed
+    /// with its note and staged, and your edit is kept in the work tree); 1 internal error.
+    /// Otherwise nothing is written on any failure.
     Accept(AcceptArgs),
     /// Record that a task is skipped, without ticking it; --undo removes the record.
     ///
@@ -95,10 +118,13 @@ pub enum Command {
     /// and the task list do not change. `attest verify --branch` lists the skip as `skipped`, never
     /// as verified. `--undo` deletes the ref by compare-and-swap.
     ///
-    /// Exit codes: 0 written (or undone); 2 bad target, unknown unit or task, a bug task, empty
-    /// reason; 13 no name, a bad spec file, speccoder.toml or key; 14 the task is ticked, a unit
-    /// in the work tree but not committed, a skip exists already, --undo without a skip, unborn branch, a lock held by another command;
-    /// 1 internal error.
+    /// Exit codes: 0 written or undone; 2 bad target, unknown unit or task, a bug task, an empty
+    /// reason; 13 no name, a bad spec file, `speccoder.toml` or key (git's own key under
+    /// `commit.gpgsign` too); 14 the task is ticked at HEAD, a unit in the work tree but not
+    /// committed (named, with the `git add` and `git commit` that bring it in), a skip exists
+    /// already, `--undo` without a skip, unborn branch, a lock held by another command (the message
+    /// names the lock file to remove if no such command is running); 1 internal error. Nothing is
+    /// written on any failure.
     Skip(SkipArgs),
     /// Held-out test sets: store one outside the work tree, publish those closed tasks name.
     #[command(subcommand)]
@@ -125,8 +151,8 @@ pub enum HooksSub {
     /// speccoder did not write is never overwritten (add the line `speccoder attest carry
     /// --rewritten` to it yourself).
     ///
-    /// Exit codes: 0 installed (or already installed); 14 a post-rewrite hook that speccoder did
-    /// not write exists, the hooks directory is not a directory, or it cannot be written.
+    /// Exit codes: 0 installed, updated or unchanged; 14 a `post-rewrite` hook speccoder did not
+    /// write, a hooks path that is not a directory or cannot be written; 1 internal error.
     Install(HooksInstallArgs),
 }
 
@@ -221,13 +247,14 @@ pub enum HeldOutSub {
     /// letter case (A.rs, a.rs) or Unicode normalization (é composed or decomposed) are refused:
     /// a clone on macOS or Windows would hold only one of them.
     ///
-    /// Exit codes: 0 stored (or stored already); 2 bad target, unknown unit or task, a store in
-    /// a work tree of the repository (named); 13 DIR holds no files, more than 10,000 files, a file over 64 MiB, a
-    /// symbolic link, a special file or an unusable name (one git takes for `.git` or
-    /// `.gitmodules`, such as GIT~1 or .git., one Windows cannot hold, or two names that differ
-    /// only in case or normalization), a manifest that would leak (an absolute local path in --run, a token), or a damaged
-    /// set with the same key exists; a --store that is not a directory, or a store that cannot
-    /// be written; 14 unborn branch; 1 internal error.
+    /// Exit codes: 0 stored (or stored already); 2 bad target, unknown unit or task, a store inside
+    /// a work tree of the repository (named); 13 DIR holds no files, more than 10,000 files, a file
+    /// larger than 64 MiB, a symbolic link, a special file or an unusable name (not UTF-8, one git
+    /// takes for `.git` or `.gitmodules` such as `GIT~1` or `.git.`, one Windows cannot hold, or
+    /// two names that differ only in case or normalization), a manifest that would leak (an
+    /// absolute local path in `--run`, such as `/home/alice/run`, or a token), or a damaged set
+    /// with the same key exists; a `--store` that is not a directory (a regular file, `/dev/null`)
+    /// or cannot be created, or a store that cannot be written; 14 unborn branch; 1 internal error.
     Store(HeldOutStoreArgs),
     /// Publish the stored sets that closed tasks on HEAD name to refs/speccoder/held-out/<unit>.
     ///
@@ -240,11 +267,12 @@ pub enum HeldOutSub {
     /// tampered and left out; a stored set no closed task names stays local.
     ///
     /// Exit codes: 0 published (or nothing to publish); 26 a named set was tampered (the others
-    /// were published); 2 unknown --unit, a store in a work tree of the repository; 13 a --store that does not
-    /// exist or is not a directory, a manifest that is not valid, would leak, or names a path outside its set or one store refuses, or a symbolic
-    /// link in a set (the message names the set and the path; nothing written); 14 unborn
-    /// branch, the ref kept moving or stayed locked (the message names the lock file); 1 internal
-    /// error.
+    /// were published); 2 unknown `--unit`, a store inside a work tree of the repository; 13 a
+    /// `--store` that does not exist or is not a directory (the default store may be absent:
+    /// nothing was stored yet), a manifest that is not valid, would leak, or names a path outside
+    /// its set or one `held-out store` refuses, or a symbolic link in a set (the message names the
+    /// set and the path; nothing is written); 14 unborn branch, the ref kept moving or stayed
+    /// locked (the message names the lock file to remove if no command holds it); 1 internal error.
     Publish(HeldOutPublishArgs),
 }
 
@@ -398,15 +426,19 @@ pub enum AttestSub {
     /// and without a task commit, holds as `baseline`. Each row names its rule, and the report
     /// names the policy's source and sha256.
     ///
-    /// Exit codes: 0 every tick holds (or nothing to check, with --allow-empty); 26 a tick is
-    /// stale or unverifiable, or the policy refuses it (policy_signer, policy_verdict,
-    /// policy_phase, policy_approval, policy_evidence, policy_carried, policy_skip,
-    /// policy_no_rule); 15 nothing to check (a branch with no commits yet too); 13 a trust
-    /// file, the policy (named by line and column) or a spec file (tasks.md, spec.md) is
-    /// unusable, a --allowed-signers-rev or --policy-rev revision inside the checked history, no
-    /// Sigstore trusted root can be had, or the --markdown file or $GITHUB_STEP_SUMMARY cannot be
-    /// written (the report is printed all the same; 26 stays 26); 14 repository state (see
-    /// above); 2 usage; 1 internal error.
+    /// Exit codes: 0 every tick holds (or nothing to check, with `--allow-empty`); 26 a tick is stale
+    /// or unverifiable, a skip `--require-verified` does not accept, or the verifier policy refuses a
+    /// row (`policy_signer`, `policy_verdict`, `policy_phase`, `policy_approval`, `policy_evidence`,
+    /// `policy_carried`, `policy_skip`, `policy_no_rule`); a spec file that cannot be read is a row of
+    /// its unit (26); 15 nothing to check (a branch with no commits yet too); 13 a trust file or the
+    /// verifier policy is unusable (the policy named by line and column; a `--allowed-signers-rev` or
+    /// `--policy-rev` revision inside the checked history), no Sigstore trusted root can be had, the
+    /// `--markdown` file or `$GITHUB_STEP_SUMMARY` cannot be written (the report is printed all the
+    /// same; 26 stays 26), or an object the check reads cannot be read (one larger than speccoder
+    /// reads, a corrupt one); 14 repository state (a shallow clone cut short, notes never fetched, the
+    /// promisor remote unreachable, a notes tree that is not one git writes: one tree object reached
+    /// twice, or a lookup needing more than 64 trees; names are read in lowercase hex only, and two
+    /// notes for one commit make that commit `malformed`, `note_ambiguous`); 2 usage; 1 internal error.
     Verify(VerifyArgs),
     /// Approve a tick: add your signature to the line that covers it.
     ///
@@ -446,11 +478,12 @@ pub enum AttestSub {
     /// forces; when the branch itself is refused it stops and says how to integrate the remote's
     /// commits.
     ///
-    /// Exit codes: 0 pushed (or, with --dry-run, shown); 2 unknown remote; 13 no identity for a
-    /// merge commit, a push.default git does not accept, a trust file that is unusable; 14 not on a branch, a branch
-    /// push.default does not push, the remote refused the branch or the references,
-    /// the remote cannot be reached, notes that cannot be joined, the evidence kept moving;
-    /// 1 internal error.
+    /// Exit codes: 0 pushed (or, with `--dry-run`, shown); 2 unknown remote; 13 no identity for a notes
+    /// merge commit, a `push.default` git does not accept, a trust file that is unusable; 14 not on a
+    /// branch, a branch `push.default` does not push (named, with how to push it), the branch or a
+    /// reference refused (named, with git's reason), notes or references that cannot be joined (a
+    /// reference conflict is named, with how to keep one side), the remote unreachable, the evidence
+    /// kept moving; 1 internal error.
     Push(AttestPushArgs),
     /// Fetch the remote's evidence and merge it into yours.
     ///
@@ -481,9 +514,9 @@ pub enum AttestSub {
     /// <theirs>` takes the remote's, `git push <remote> --delete <ref>` keeps yours.
     /// Running it again changes nothing.
     ///
-    /// Exit codes: 0 fetched and merged; 2 unknown remote; 13 no identity for a merge commit, a
-    /// trust file that is unusable; 14 the remote cannot be reached, or a conflict (named; the conflicting references are
-    /// left as they were); 1 internal error.
+    /// Exit codes: 0 fetched and merged; 2 unknown remote; 13 no identity for a merge commit, a trust
+    /// file that is unusable; 14 a conflict (named; the conflicting references are left as they were),
+    /// the remote unreachable; 1 internal error.
     Fetch(AttestFetchArgs),
     /// Re-issue the evidence of task commits rewritten by a rebase, an amend or a cherry-pick.
     ///
@@ -512,12 +545,12 @@ pub enum AttestSub {
     /// `--from OLD --to NEW` carries one explicitly. `--rewritten` reads `<old> <new>` lines on
     /// stdin, as git gives them to the post-rewrite hook (`speccoder hooks install`).
     ///
-    /// Exit codes: 0 carried (or nothing to carry); 26 a task's change differs from the attested
-    /// one, its evidence does not hold or is not signed by a signer you trust, or --from and --to
-    /// are the same commit (the others were carried); 13 no trust configured, a trust file that
-    /// is unusable, bad key or signer, or a statement that would leak;
-    /// 14 --from has no note, --to holds another note already, unknown revisions, the notes ref
-    /// locked by another command; 1 internal error.
+    /// Exit codes: 0 carried (or nothing to carry); 26 a task's change, task line, requirement text
+    /// or judge configuration differs, its evidence does not hold or is not validly signed by a
+    /// signer you trust, the new commit holds a note of its own, or `--from` and `--to` are the
+    /// same commit (each named; the others were carried); 13 no trust configured, a trust file that
+    /// is unusable, bad signer or key, a statement that would leak; 14 `--from` without a note,
+    /// unknown revisions, the notes ref locked by another command; 1 internal error.
     Carry(AttestCarryArgs),
 }
 

@@ -1,7 +1,7 @@
 //! speccoder attest: signed in-toto evidence for ticked spec tasks, kept in git notes, and the
 //! verifier that checks it again against the caller's own trust.
 //!
-//! The house (see the project design): a pure model at the bottom ([`model`]), adapters for the
+//! The house (docs/architecture.md): a pure model at the bottom ([`model`]), adapters for the
 //! spec formats ([`spec`]), the repository ([`git`]) and the signers ([`sign`]), the rules a note
 //! must meet against its task commit ([`check`]), and two wings on top that never reach into each
 //! other: the producer ([`attest`]) and the verifier ([`verify`]).

@@ -95,16 +95,61 @@ impl Finding {
 /// when the finding has them).
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ", self.code)?;
-        if let Some(line) = self.line {
-            write!(f, "line {line}: ")?;
+        f.write_str(&self.said_at(self.line.as_slice()))
+    }
+}
+
+impl Finding {
+    /// The finding as a person reads it, said once for each note line in `lines` where it was
+    /// found alike: `code lines 1-3, 5: message [expected E, found F]` (`line N` for one line,
+    /// nothing for none).
+    #[must_use]
+    pub fn said_at(&self, lines: &[usize]) -> String {
+        let mut out = format!("{} ", self.code);
+        if let Some(lines) = lines_named(lines) {
+            out.push_str(&lines);
+            out.push_str(": ");
         }
         // A message quotes what it found (a note, a commit, a file): it stays on its line.
-        f.write_str(&one_line(&self.message))?;
+        out.push_str(&one_line(&self.message));
         if let (Some(e), Some(x)) = (&self.expected, &self.found) {
-            write!(f, " [expected {}, found {}]", one_line(e), one_line(x))?;
+            out.push_str(&format!(" [expected {}, found {}]", one_line(e), one_line(x)));
         }
-        Ok(())
+        out
+    }
+
+    /// Whether `other` is this finding found again on another note line: the same outcome, code,
+    /// message and values.
+    #[must_use]
+    pub fn same_but_line(&self, other: &Finding) -> bool {
+        let Finding { outcome, code, message, line, expected, found } = other;
+        line.is_some()
+            && self.line.is_some()
+            && (*outcome, *code, message, expected, found)
+                == (self.outcome, self.code, &self.message, &self.expected, &self.found)
+    }
+}
+
+/// `line 4`, or `lines 1-3, 5` (ascending, each run of consecutive lines as its ends); `None` for
+/// no line.
+#[must_use]
+pub fn lines_named(lines: &[usize]) -> Option<String> {
+    let mut sorted = lines.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &line in &sorted {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == line => *end = line,
+            _ => runs.push((line, line)),
+        }
+    }
+    let shown: Vec<String> =
+        runs.iter().map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect();
+    match sorted.len() {
+        0 => None,
+        1 => Some(format!("line {}", shown[0])),
+        _ => Some(format!("lines {}", shown.join(", "))),
     }
 }
 
@@ -126,5 +171,20 @@ mod tests {
         let findings = vec![Finding::new(Mismatch, "x", "m"), Finding::new(Unsigned, "y", "u")];
         assert_eq!(worst(&findings), Mismatch);
         assert_eq!(worst(&[]), Ok);
+    }
+
+    #[test]
+    fn a_finding_is_said_at_its_line_and_once_for_several_as_runs() {
+        let f = Finding::new(CommitOutcome::Mismatch, "subject_mismatch", "m")
+            .at_line(2)
+            .expected_found("e", "x");
+        assert_eq!(f.to_string(), "subject_mismatch line 2: m [expected e, found x]");
+        assert_eq!(f.said_at(&[5, 1, 2, 3, 7]), "subject_mismatch lines 1-3, 5, 7: m [expected e, found x]");
+        assert_eq!(Finding::new(CommitOutcome::Missing, "missing", "no note").to_string(), "missing no note");
+        assert_eq!(lines_named(&[4, 3]), Some("lines 3-4".to_owned()));
+        assert_eq!(lines_named(&[]), None);
+        assert!(f.same_but_line(&f.clone().at_line(3)));
+        assert!(!f.same_but_line(&f.clone().expected_found("e", "y").at_line(3)));
+        assert!(!f.same_but_line(&Finding { line: None, ..f.clone() }));
     }
 }

@@ -521,3 +521,14 @@ impl std::fmt::Display for Conversion {
 fn also_left(others: &[PathBuf]) -> String {
     others.iter().map(|lock| format!(" and {}", lock.display())).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    //! Errors must cross threads: the verifier checks task commits on several.
+
+    #[test]
+    fn git_errors_can_cross_threads() {
+        fn send_sync<T: Send + Sync + 'static>() {}
+        send_sync::<crate::git::GitError>();
+    }
+}

@@ -119,8 +119,8 @@ impl Repo {
         name: &str,
         mut attempt: impl FnMut(Option<ObjectId>) -> Result<CasUpdate<T>, E>,
     ) -> Result<T, E> {
-        let mut stuck = StuckLock::default();
-        for tries in 0..CAS_TRIES {
+        let (mut stuck, mut backoff) = (StuckLock::default(), Backoff::new());
+        for _ in 0..CAS_TRIES {
             let current = self.ref_target(name)?;
             let outcome = match attempt(current)? {
                 CasUpdate::Keep(value) => return Ok(value),
@@ -134,9 +134,9 @@ impl Repo {
             };
             match outcome {
                 Ok(then) => return Ok(then),
-                Err(GitError::RefMoved { .. }) => backoff(tries),
+                Err(GitError::RefMoved { .. }) => backoff.wait(),
                 Err(err @ GitError::RefLocked { .. }) if stuck.left_behind(&err) => return Err(err.into()),
-                Err(GitError::RefLocked { .. }) => backoff(tries),
+                Err(GitError::RefLocked { .. }) => backoff.wait(),
                 Err(other) => return Err(other.into()),
             }
         }
@@ -246,7 +246,11 @@ impl Repo {
             // or the reflog, could not be written): name the nearest directory that is there.
             let lock = self.ref_lock_path(name);
             let path = lock.ancestors().skip(1).find(|dir| dir.is_dir()).map_or(lock.clone(), Path::to_owned);
-            GitError::RefPermission { name: name.to_owned(), path, cause: super::repo::with_causes(&source) }
+            GitError::RefPermission {
+                name: name.to_owned(),
+                path,
+                cause: crate::model::shown::with_causes(&source),
+            }
         } else {
             GitError::Gix { action: format!("update reference {name}"), source }
         }
@@ -306,12 +310,21 @@ impl StuckLock {
     }
 }
 
-/// Waits a little before another attempt: longer after each, and spread so that writers racing
-/// for one reference fall out of step.
-pub(super) fn backoff(attempt: usize) {
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let base = 1u64 << attempt.min(5);
-    let jitter = u64::from(nanos % 1000) * base / 1000;
-    std::thread::sleep(std::time::Duration::from_millis(base + jitter));
+/// The waits between attempts to move a reference: gix's quadratic backoff with jitter, the one
+/// its lock files wait with (longer after each attempt, and spread so that writers racing for one
+/// reference fall out of step).
+pub(super) struct Backoff(gix::lock::backoff::Quadratic<fn(usize) -> usize>);
+
+impl Backoff {
+    /// Waits from the first, shortest step on.
+    pub(super) fn new() -> Self {
+        Backoff(gix::lock::backoff::Quadratic::default_with_random())
+    }
+
+    /// Waits the next step before another attempt.
+    pub(super) fn wait(&mut self) {
+        if let Some(step) = self.0.next() {
+            std::thread::sleep(step);
+        }
+    }
 }

@@ -71,23 +71,11 @@ fn unopened(dir: &Path, source: gix::Error) -> GitError {
     {
         return GitError::DubiousOwnership { path };
     }
-    let mut reason = with_causes(&source);
+    let mut reason = crate::model::shown::with_causes(&source);
     if reason.contains("Object format is not enabled") {
         reason.push_str(" (speccoder reads SHA-1 repositories only)");
     }
     GitError::Open { git_dir, reason }
-}
-
-/// `error` and every error below it, joined by `: ` (gix's own message names only the outermost).
-pub(crate) fn with_causes(error: &gix::Error) -> String {
-    let mut text = error.to_string();
-    let mut next = std::error::Error::source(error);
-    while let Some(e) = next {
-        text.push_str(": ");
-        text.push_str(&e.to_string());
-        next = e.source();
-    }
-    text
 }
 
 /// The path git names (and `safe.directory` must list) when the work tree or git directory is

@@ -318,3 +318,239 @@ impl GitTree<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Trees as a file source, history walks, and where a (linked) work tree keeps its data.
+
+    use crate::git::test_support::Fixture;
+    use crate::git::{GitError, ObjectId, Repo};
+
+    #[test]
+    fn a_tree_reads_files_and_lists_directories_like_git_ls_tree() {
+        let fx = Fixture::new();
+        fx.write("specs/001-x/spec.md", "# spec\n");
+        fx.write("specs/001-x/tasks.md", "- [ ] T001\n");
+        fx.write("specs/002-y/tasks.md", "- [ ] T001\n");
+        fx.write_executable("run.sh", "#!/bin/sh\n");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("run.sh", fx.path().join("link")).unwrap();
+        fx.git(&["add", "."]);
+        fx.git(&["commit", "-q", "-m", "files"]);
+        let repo = fx.repo();
+        let tree = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+
+        assert_eq!(tree.file("specs/001-x/tasks.md").unwrap().unwrap(), b"- [ ] T001\n");
+        assert_eq!(tree.file("run.sh").unwrap().unwrap(), b"#!/bin/sh\n");
+        assert_eq!(tree.file("specs/001-x/absent.md").unwrap(), None);
+        assert_eq!(tree.file("specs").unwrap(), None, "a directory is not a file");
+        assert_eq!(tree.file("run.sh/inner").unwrap(), None, "a file has no children");
+        #[cfg(unix)]
+        assert_eq!(tree.file("link").unwrap(), None, "a symbolic link is not a regular file");
+        assert!(matches!(tree.file("../etc/passwd"), Err(GitError::InvalidPath { .. })));
+
+        let specs = tree.entries("specs").unwrap().unwrap();
+        assert_eq!(specs, vec![("001-x".to_owned(), true), ("002-y".to_owned(), true)]);
+        let files = tree.entries("specs/001-x/").unwrap().unwrap();
+        assert_eq!(files, vec![("spec.md".to_owned(), false), ("tasks.md".to_owned(), false)]);
+        assert_eq!(tree.entries("run.sh").unwrap(), None);
+        assert_eq!(tree.entries("nowhere").unwrap(), None);
+        let root: Vec<String> = tree.entries("").unwrap().unwrap().into_iter().map(|e| e.0).collect();
+        let by_git: Vec<String> =
+            fx.git(&["ls-tree", "--name-only", "HEAD"]).lines().map(str::to_owned).collect();
+        assert_eq!(root, by_git);
+    }
+
+    #[test]
+    fn many_commits_share_cached_trees_and_each_sees_its_own_content() {
+        let fx = Fixture::new();
+        let mut commits = Vec::new();
+        for i in 0..30 {
+            commits.push(fx.commit_file("specs/001-x/tasks.md", format!("version {i}\n"), &format!("c{i}")));
+        }
+        let repo = fx.repo();
+        for (i, id) in commits.iter().enumerate() {
+            let tree = repo.tree(repo.commit(*id).unwrap().tree);
+            assert_eq!(
+                tree.file("specs/001-x/tasks.md").unwrap().unwrap(),
+                format!("version {i}\n").into_bytes()
+            );
+        }
+    }
+
+    #[test]
+    fn a_missing_tree_is_an_error_naming_the_object() {
+        let fx = Fixture::new();
+        fx.commit_file("a.txt", "a\n", "a");
+        let repo = fx.repo();
+        let missing = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
+        let err = repo.tree(missing).file("a.txt").unwrap_err();
+        assert!(matches!(err, GitError::ObjectMissing { id } if id == missing), "{err}");
+    }
+
+    /// `git rev-list` output as ids.
+    fn rev_list(fx: &Fixture, args: &[&str]) -> Vec<ObjectId> {
+        let mut all = vec!["rev-list"];
+        all.extend_from_slice(args);
+        fx.git(&all).lines().map(|l| ObjectId::from_hex(l.as_bytes()).unwrap()).collect()
+    }
+
+    #[test]
+    fn walking_history_matches_git_rev_list_including_merges_and_stops() {
+        let fx = Fixture::new();
+        let root = fx.commit_file("a.txt", "1\n", "root");
+        let a = fx.commit_file("a.txt", "2\n", "a");
+        fx.git(&["checkout", "-q", "-b", "side"]);
+        let s1 = fx.commit_file("s.txt", "1\n", "s1");
+        fx.git(&["checkout", "-q", "main"]);
+        let b = fx.commit_file("b.txt", "1\n", "b");
+        fx.git(&["merge", "-q", "--no-edit", "side"]);
+        let merge = fx.rev("HEAD");
+        let c = fx.commit_file("c.txt", "1\n", "c");
+        let repo = fx.repo();
+
+        assert_eq!(repo.walk(c, &[]).unwrap(), rev_list(&fx, &[&c.to_string()]));
+        let stop = [a];
+        assert_eq!(repo.walk(c, &stop).unwrap(), rev_list(&fx, &[&c.to_string(), &format!("^{a}")]));
+        assert_eq!(repo.walk(c, &[s1, b]).unwrap(), vec![c, merge]);
+        assert_eq!(repo.merge_base(s1, b).unwrap(), Some(a));
+        assert_eq!(fx.git(&["merge-base", &s1.to_string(), &b.to_string()]).trim(), a.to_string());
+        assert!(repo.is_ancestor(root, c).unwrap());
+        assert!(repo.is_ancestor(s1, c).unwrap());
+        assert!(repo.is_ancestor(c, c).unwrap());
+        assert!(!repo.is_ancestor(c, s1).unwrap());
+        assert!(!repo.is_ancestor(s1, b).unwrap());
+        assert_eq!(repo.first_parent(merge).unwrap(), Some(b));
+        assert_eq!(repo.first_parent(root).unwrap(), None);
+        assert_eq!(repo.commit(merge).unwrap().parents, vec![b, s1]);
+    }
+
+    #[test]
+    fn unrelated_histories_have_no_merge_base() {
+        let fx = Fixture::new();
+        let a = fx.commit_file("a.txt", "1\n", "a");
+        fx.git(&["checkout", "-q", "--orphan", "other"]);
+        let b = fx.commit_file("b.txt", "1\n", "b");
+        let repo = fx.repo();
+        assert_eq!(repo.merge_base(a, b).unwrap(), None);
+        assert!(!repo.is_ancestor(a, b).unwrap());
+    }
+
+    #[test]
+    fn a_linked_worktree_has_its_own_git_dir_and_shares_refs_and_notes_with_the_main_one() {
+        let fx = Fixture::new();
+        let base = fx.commit_file("a.txt", "a\n", "base");
+        let linked = fx.path().parent().unwrap().join("linked");
+        fx.git(&["worktree", "add", "-q", "-b", "wt", linked.to_str().unwrap()]);
+        let main = fx.repo();
+        let wt = Repo::discover(&linked).unwrap();
+        assert_eq!(wt.workdir().unwrap().canonicalize().unwrap(), linked.canonicalize().unwrap());
+        assert_ne!(wt.git_dir(), main.git_dir());
+        assert_eq!(wt.common_dir().canonicalize().unwrap(), main.common_dir().canonicalize().unwrap());
+        assert_eq!(
+            wt.head().unwrap(),
+            crate::git::Head::Branch { name: "refs/heads/wt".into(), commit: base }
+        );
+        wt.update_note(crate::git::NOTES_REF, base, |_| {
+            Ok::<_, std::convert::Infallible>(Some(b"from wt".to_vec()))
+        })
+        .unwrap();
+        assert_eq!(main.note(crate::git::NOTES_REF, base).unwrap().unwrap(), b"from wt");
+        assert_eq!(fx.git(&["notes", "--ref=speccoder", "show", &base.to_string()]), "from wt");
+    }
+
+    /// A tree object written as raw entries (`mode name\0id`), as a hostile writer could store it.
+    fn raw_tree(fx: &Fixture, entries: &[(&str, &str, ObjectId)]) -> ObjectId {
+        let mut raw = Vec::new();
+        for (mode, name, id) in entries {
+            raw.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+            raw.extend_from_slice(id.as_bytes());
+        }
+        let out = fx.git_bytes(&["hash-object", "-t", "tree", "-w", "--literally", "--stdin"], Some(&raw));
+        ObjectId::from_hex(String::from_utf8(out).unwrap().trim().as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_lookup_finds_the_first_of_duplicate_names_and_stops_there() {
+        let fx = Fixture::new();
+        let blob = |text: &str| {
+            let out = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(text.as_bytes()));
+            ObjectId::from_hex(String::from_utf8(out).unwrap().trim().as_bytes()).unwrap()
+        };
+        let (first, second, other) = (blob("first\n"), blob("second\n"), blob("other\n"));
+        let tree = raw_tree(&fx, &[("100644", "b", other), ("100644", "a", first), ("100644", "a", second)]);
+        let repo = fx.repo();
+        // The first lookups scan the stored tree, later ones search it decoded: both find the first.
+        for _ in 0..4 {
+            assert_eq!(repo.tree(tree).file("a").unwrap().unwrap(), b"first\n");
+        }
+        assert_eq!(repo.tree(tree).entry_id("a").unwrap(), Some(first));
+        assert_eq!(
+            repo.tree(tree).file("b").unwrap().unwrap(),
+            b"other\n",
+            "an unsorted tree is searched whole"
+        );
+        let names: Vec<String> =
+            repo.tree(tree).entries("").unwrap().unwrap().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["a", "b"], "a listing names each entry once, sorted");
+    }
+
+    #[test]
+    fn a_tree_with_an_entry_that_does_not_parse_is_an_error_naming_it_however_often_it_is_read() {
+        let fx = Fixture::new();
+        let out = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(b"x\n"));
+        let blob = ObjectId::from_hex(String::from_utf8(out).unwrap().trim().as_bytes()).unwrap();
+        let tree = raw_tree(&fx, &[("100644", "a", blob), ("999999999", "b", blob), ("100644", "c", blob)]);
+        let repo = fx.repo();
+        // Scanned the first times, decoded after: the answer is the same.
+        for name in ["a", "c", "a", "a", "c"] {
+            match repo.tree(tree).file(name) {
+                Err(GitError::CorruptObject { id, kind: "tree", .. }) => assert_eq!(id, tree),
+                other => panic!("expected a corrupt-tree error for {name}, got {other:?}"),
+            }
+        }
+    }
+
+    /// Objects read the same as `git cat-file` shows them, whether loose and small (read directly),
+    /// loose and large, or packed (both through gix).
+    #[test]
+    fn loose_large_and_packed_objects_read_as_git_cat_file_shows_them() {
+        let fx = Fixture::new();
+        let small = fx.commit_file("small.md", "- [ ] T001\n", "small");
+        let large_text: String = (0..40_000).map(|i| format!("{i:x}\n")).collect();
+        let large = fx.commit_file("large.txt", &large_text, "large");
+        let blob = |commit: ObjectId, path: &str| {
+            let repo = fx.repo();
+            repo.tree(repo.commit(commit).unwrap().tree).file(path).unwrap().unwrap()
+        };
+        let large_id = fx.rev("HEAD:large.txt").to_string();
+        let loose_file = fx.path().join(".git/objects").join(&large_id[..2]).join(&large_id[2..]);
+        assert!(
+            std::fs::metadata(&loose_file).unwrap().len() > 64 * 1024,
+            "the large blob is a large loose file"
+        );
+        assert_eq!(blob(small, "small.md"), fx.git_bytes(&["cat-file", "blob", "HEAD:small.md"], None));
+        assert_eq!(blob(large, "large.txt"), fx.git_bytes(&["cat-file", "blob", "HEAD:large.txt"], None));
+        fx.git(&["gc", "-q", "--prune=now"]);
+        assert!(!loose_file.exists(), "git gc packed the objects");
+        assert_eq!(blob(small, "small.md"), b"- [ ] T001\n");
+        assert_eq!(blob(large, "large.txt"), large_text.as_bytes());
+    }
+
+    #[test]
+    fn a_damaged_loose_object_is_an_error_naming_it() {
+        let fx = Fixture::new();
+        let commit = fx.commit_file("a.md", "a\n", "a");
+        let id = fx.rev("HEAD:a.md");
+        let hex = id.to_string();
+        let file = fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..]);
+        let mut bytes = std::fs::read(&file).unwrap();
+        bytes.truncate(bytes.len() / 2);
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+        std::fs::write(&file, &bytes).unwrap();
+        let repo = fx.repo();
+        let err = repo.tree(repo.commit(commit).unwrap().tree).file("a.md").unwrap_err();
+        assert!(matches!(&err, GitError::CorruptObject { id: bad, .. } if *bad == id), "{err}");
+        assert!(err.to_string().contains("git fsck"), "{err}");
+    }
+}

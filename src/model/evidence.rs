@@ -318,7 +318,7 @@ mod tests {
     }
 
     #[test]
-    fn the_design_example_reads_and_keeps_its_rules() {
+    fn the_example_evidence_with_every_phase_reads_and_keeps_its_rules() {
         let e: Evidence = serde_json::from_value(example()).unwrap();
         e.check_rules().unwrap();
         assert_eq!(e.held_out().unwrap().passed, 3);

@@ -102,6 +102,23 @@ pub fn ci_safe(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `error` and each of the errors below it that adds something, joined by `: `: a library's
+/// error often names only the outermost step (gix's do), while the cause says what went wrong.
+#[must_use]
+pub fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut out = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cause = c.source();
+    }
+    out
+}
+
 /// Appends `c` to `out`, as its escape (`\u{1b}`, `\n`) when `escaped` says so.
 fn push_escaped(out: &mut String, c: char, escaped: impl Fn(char) -> bool) {
     if escaped(c) {

@@ -17,9 +17,7 @@ mod sqv;
 mod verify;
 
 #[cfg(test)]
-mod test_gnupg;
-#[cfg(test)]
-mod tests;
+mod test_support;
 
 pub use certs::{MAX_COMPONENTS, MAX_PACKETS, OpenPgpCerts, OpenPgpCertsError};
 pub use error::OpenPgpSignError;

@@ -7,7 +7,8 @@
 //! skipped. A symbolic link where a task list, a spec file or a unit directory should be is
 //! refused. Unit names, task ids and bug slugs are hostile input and are checked before they
 //! become paths. The hashes (`task.line_hash`, `spec.section_hash`, `trace[].requirement_hash`)
-//! follow design.md section 2 exactly: [`line_hash`], [`speckit_story_text`],
+//! follow the open specification's "Hashes" exactly (docs/task-verification-v0.md; where each is
+//! computed: docs/architecture.md): [`line_hash`], [`speckit_story_text`],
 //! [`openspec_change_text`], [`Requirement`].
 
 #![deny(missing_docs)]
@@ -26,9 +27,6 @@ mod ticks;
 mod tree;
 mod unit;
 mod units;
-
-#[cfg(test)]
-mod fixture_tests;
 
 pub use bug::{
     BUGS_DIR, BugTriad, TRIAD_FILES, bug_home, bug_line_hash, bug_title, bug_triad, check_bug_slug,

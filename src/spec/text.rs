@@ -43,8 +43,9 @@ pub(crate) fn without_ending(line: &str) -> &str {
 }
 
 /// The lines of `text` split at `\n`, each without its ending (`\n`, or `\r\n`); no empty line
-/// follows a final newline. How spec.md and delta specs are split for their hashes (design.md
-/// section 2); a task list is split by its own reader (`task_list.rs`), as CommonMark splits it.
+/// follows a final newline. How spec.md and delta specs are split for their hashes
+/// (docs/architecture.md, "Where each fact lives"); a task list is split by its own reader
+/// (`task_list.rs`), as CommonMark splits it.
 pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
     lines_at(text).map(|(_, line)| line)
 }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use time::format_description::well_known::Rfc3339;
 
-use crate::check::outcome::{CommitOutcome, Finding};
+use crate::check::outcome::{CommitOutcome, Finding, lines_named};
 use crate::check::signatures::SignerInfo;
 use crate::exit;
 use crate::model::policy::Recipe;
@@ -193,9 +193,29 @@ impl TickReport {
         }
     }
 
-    /// The first (worst) finding's message, for one-line renderings.
+    /// The first (worst) finding's message and the note lines it was found at, for one-line
+    /// renderings.
     fn headline(&self) -> String {
-        self.findings.first().map(|f| f.message.clone()).unwrap_or_default()
+        let Some((first, lines)) = self.said_once().into_iter().next() else { return String::new() };
+        match lines_named(&lines) {
+            Some(lines) => format!("{} ({lines})", first.message),
+            None => first.message.clone(),
+        }
+    }
+
+    /// The findings as a person reads them, each with the note lines it was found at: a finding
+    /// found alike on several lines of the note ([`Finding::same_but_line`]), as a verdict trailer
+    /// edited after the tick makes every line's subject differ, is said once. In the order first
+    /// found. `--json` keeps one finding per line.
+    fn said_once(&self) -> Vec<(&Finding, Vec<usize>)> {
+        let mut said: Vec<(&Finding, Vec<usize>)> = Vec::new();
+        for f in &self.findings {
+            match said.iter_mut().find(|(first, _)| first.same_but_line(f)) {
+                Some((_, lines)) => lines.extend(f.line),
+                None => said.push((f, f.line.into_iter().collect())),
+            }
+        }
+        said
     }
 }
 
@@ -361,8 +381,8 @@ impl Report {
             let commit = t.commit.as_deref().map_or("-".to_owned(), |c| c.chars().take(12).collect());
             let reason = t.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
             let _ = writeln!(out, "{:<12} {} {commit}{reason}", t.outcome.as_str(), t.task);
-            for f in &t.findings {
-                let _ = writeln!(out, "    {f}");
+            for (f, lines) in t.said_once() {
+                let _ = writeln!(out, "    {}", f.said_at(&lines));
             }
             for s in &t.signers {
                 if s.principals.is_empty() {

@@ -11,6 +11,7 @@ mod backends;
 mod bug_tasks;
 mod decisions;
 mod held_out;
+mod help;
 mod hostile_remote;
 mod opening;
 mod policy;

@@ -5,8 +5,7 @@
 
 use speccoder_attest::model::digest::sha256_hex;
 use speccoder_attest::sign::sigstore::{
-    CertificateTime, Signed, SigstoreConfig, SigstoreSigner, SigstoreTrust, TrustedRoot,
-    ambient_token_available, verify,
+    CertificateTime, Signed, SigstoreConfig, SigstoreSigner, SigstoreTrust, TOKEN_ENV, TrustedRoot, verify,
 };
 
 /// Says why the test is skipped, on the real stderr so that it shows without `--nocapture`
@@ -22,6 +21,13 @@ fn reachable(host: &str) -> bool {
     (host, 443).to_socket_addrs().is_ok_and(|mut addrs| {
         addrs.any(|a| std::net::TcpStream::connect_timeout(&a, std::time::Duration::from_secs(10)).is_ok())
     })
+}
+
+/// Whether a token can be had without asking a person: `SIGSTORE_ID_TOKEN`, or GitHub Actions'
+/// token request variables.
+fn ambient_token_available() -> bool {
+    let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
+    set(TOKEN_ENV) || (set("ACTIONS_ID_TOKEN_REQUEST_URL") && set("ACTIONS_ID_TOKEN_REQUEST_TOKEN"))
 }
 
 #[test]

@@ -552,6 +552,45 @@ fn a_verdict_trailer_edited_by_amend_no_longer_matches() {
     expect_code(&codes, "subject_mismatch");
 }
 
+/// The amended verdict leaves every line's subject naming the old commit: one finding, the same
+/// on each line, said once in the text and the Markdown report, naming the lines; JSON keeps one
+/// entry per line.
+#[test]
+fn a_finding_repeated_on_every_line_of_a_note_is_said_once_naming_its_lines() {
+    let c = setup();
+    let msg = c.p.git(&["log", "-1", "--format=%B"]).replace("Verdict: verified", "Verdict: regression_only");
+    c.p.git(&["commit", "-q", "--amend", "-m", &msg]);
+    c.p.git(&["notes", "--ref=speccoder", "copy", "main@{1}", "HEAD"]);
+    let lines = note_raw_lines(&c, "HEAD").len();
+    assert!(lines > 2, "a note of several lines");
+    let md = c.p.scratch.join("report.md");
+    let allowed = c.allowed.to_str().unwrap();
+    let args = ["attest", "verify", "--branch", "--all", "--allowed-signers", allowed];
+    let text = c.p.speccoder(&[&args[..], &["--markdown", md.to_str().unwrap()]].concat()).failure(26);
+    let said = text.stdout.lines().filter(|l| l.contains("subject_mismatch")).collect::<Vec<_>>();
+    assert_eq!(said.len(), 1, "said once:\n{text}");
+    assert!(
+        said[0].trim_start().starts_with(&format!("subject_mismatch lines 1-{lines}: the note names ")),
+        "{text}"
+    );
+    assert_eq!(said[0].matches("[expected ").count(), 1, "{text}");
+    assert!(text.stdout.contains("verdict_mismatch line 4: "), "another finding keeps its own line\n{text}");
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    let row = markdown.lines().find(|l| l.contains(TASK)).unwrap_or_else(|| panic!("{markdown}"));
+    assert_eq!(row.matches("the note names").count(), 1, "{row}");
+    assert!(row.contains(&format!("(lines 1-{lines})")), "{row}");
+
+    let (_, report) = verify(&c, &[]);
+    let at: Vec<u64> = report["ticks"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "subject_mismatch")
+        .map(|f| f["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(at, (1..=lines as u64).collect::<Vec<_>>(), "one JSON finding per line");
+}
+
 #[test]
 fn a_spec_task_trailer_edited_by_amend_leaves_the_tick_without_evidence() {
     let c = setup();

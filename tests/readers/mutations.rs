@@ -1,7 +1,7 @@
 //! Every reader of untrusted input, fed mutated copies of real input: bytes replaced, inserted and
 //! removed (often by the characters the format gives meaning to), lines repeated, the end cut off.
-//! Each reader must return a value or an error, never panic; a signature whose bytes were changed
-//! must never verify; a mutated armored SSH signature verifies here exactly when `ssh-keygen -Y
+//! Each reader must return a well-formed value (checked against the input it came from) or a typed
+//! error with a message, never panic; a signature whose bytes were changed must never verify; a mutated armored SSH signature verifies here exactly when `ssh-keygen -Y
 //! verify` accepts it; and a mutated OpenPGP signature that verifies here verifies with `sqv`.
 //!
 //! The seeds are real: a note `speccoder attest` wrote (six signed envelopes), its task commit's
@@ -19,14 +19,15 @@ use base64::engine::general_purpose::STANDARD;
 use proptest::prelude::*;
 use serde_json::Value;
 use speccoder_attest::attest::remote_signatures::RemoteSignatures;
-use speccoder_attest::check::line::read_line;
+use speccoder_attest::check::line::{ReadLine, read_line};
+use speccoder_attest::check::outcome::{CommitOutcome, Finding};
 use speccoder_attest::model::held_out::HeldOutManifest;
 use speccoder_attest::model::policy::{JudgeConfig, policy_sha256};
 use speccoder_attest::model::{bundle, dsse};
-use speccoder_attest::sign::ssh::allowed_signers::AllowedSigners;
-use speccoder_attest::sign::ssh::revoked_keys::RevokedKeys;
+use speccoder_attest::sign::ssh::allowed_signers::{AllowedSigners, AllowedSignersError};
+use speccoder_attest::sign::ssh::revoked_keys::{RevokedKeys, RevokedKeysError};
 use speccoder_attest::sign::ssh::verify;
-use speccoder_attest::spec::{self, MemTree};
+use speccoder_attest::spec::{self, MemTree, SpecError, TaskFacts};
 
 const UNIT: &str = common::SPECKIT_UNIT;
 
@@ -167,6 +168,71 @@ fn tree(tasks_md: &[u8], spec_md: &[u8]) -> MemTree {
     .unwrap()
 }
 
+/// Checks what [`read_line`] made of note line `number`: a line read is the envelope the raw
+/// line parses to, of in-toto's payload type, named by its payload's sha256; a line refused is one
+/// `malformed` finding about this line, with a code and a message.
+fn check_read_line(number: usize, raw: &[u8], read: &Result<ReadLine, Finding>) -> Result<(), TestCaseError> {
+    match read {
+        Ok(line) => {
+            prop_assert_eq!(line.number, number);
+            let envelope = dsse::Envelope::parse(raw).ok();
+            prop_assert_eq!(Some(&line.envelope), envelope.as_ref());
+            prop_assert_eq!(line.envelope.payload_type.as_str(), dsse::PAYLOAD_TYPE);
+            prop_assert_eq!(&line.payload_sha256, &common::sha256(&line.envelope.payload));
+        }
+        Err(finding) => {
+            prop_assert_eq!(finding.outcome, CommitOutcome::Malformed);
+            prop_assert_eq!(finding.line, Some(number));
+            prop_assert!(!finding.code.is_empty() && !finding.message.is_empty(), "{:?}", finding);
+        }
+    }
+    Ok(())
+}
+
+/// The lines of a task list as CommonMark splits them (at `\n`, `\r\n` or a lone `\r`), the
+/// first without a byte order mark: how a task's `line_index` counts.
+fn task_list_lines(text: &str) -> Vec<&str> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(['\n', '\r']) {
+        lines.push(&rest[..at]);
+        let skip = if rest[at..].starts_with("\r\n") { 2 } else { 1 };
+        rest = &rest[at + skip..];
+    }
+    lines.push(rest);
+    lines
+}
+
+/// Checks a task the reader found in `tasks_md`: it is task `id` of the Spec Kit unit, its line is
+/// the task list's line at its index, that line parses as this task (box, labels, title), and its
+/// `line_hash` is the line's with every ticked box read open, as the specification says.
+fn check_task(facts: &TaskFacts, id: &str, tasks_md: &[u8]) -> Result<(), TestCaseError> {
+    prop_assert_eq!((facts.unit.as_str(), facts.id.as_str()), (UNIT, id));
+    prop_assert_eq!(facts.format, spec::Format::SpecKit);
+    prop_assert_eq!(&facts.tasks_path, &format!("specs/{UNIT}/tasks.md"));
+    let text = std::str::from_utf8(tasks_md);
+    prop_assert!(text.is_ok(), "a task read from a task list that is not UTF-8");
+    let lines = task_list_lines(text.unwrap());
+    prop_assert_eq!(lines.get(facts.line_index).copied(), Some(facts.line.as_str()));
+    let parsed = spec::parse_task_line(spec::Format::SpecKit, &facts.line);
+    prop_assert!(parsed.is_some(), "{:?} does not parse as a task line", facts.line);
+    let parsed = parsed.unwrap();
+    prop_assert_eq!(
+        (parsed.id, parsed.ticked, parsed.parallel, parsed.story, parsed.title),
+        (id, facts.ticked, facts.parallel, facts.story.as_deref(), facts.title.as_str())
+    );
+    let open = facts.line.replace("[x]", "[ ]").replace("[X]", "[ ]");
+    prop_assert_eq!(&facts.line_hash, &common::sha256(open.as_bytes()));
+    Ok(())
+}
+
+/// Checks a refusal: a typed error whose message says something.
+fn check_refusal(error: &SpecError) -> Result<(), TestCaseError> {
+    prop_assert!(!error.to_string().trim().is_empty(), "an error without a message: {:?}", error);
+    Ok(())
+}
+
 /// Cases per reader: `MUTATION_CASES`, default 600 (a longer hunt: `MUTATION_CASES=100000`).
 fn cases() -> u32 {
     std::env::var("MUTATION_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(600)
@@ -179,15 +245,32 @@ fn config() -> ProptestConfig {
 proptest! {
     #![proptest_config(config())]
 
+    /// Each line of a mutated note is read into a line or a finding about it; merged with the
+    /// note as written, either way round, it is the written note's statements in the first one's
+    /// order, every line an envelope, or a conflict that says why.
     #[test]
     fn a_mutated_note_is_read_line_by_line_into_values_or_findings(edits in edits()) {
         let note = mutate(&SEEDS.note, &edits);
         for (i, line) in bundle::split(&note).into_iter().enumerate() {
-            let _ = read_line(i + 1, line);
+            check_read_line(i + 1, line, &read_line(i + 1, line))?;
         }
+        let statements = |bundle: &[u8]| -> Option<Vec<(Vec<u8>, String)>> {
+            bundle::split(bundle)
+                .into_iter()
+                .map(|line| dsse::Envelope::parse(line).ok().map(|e| (e.payload, e.payload_type)))
+                .collect()
+        };
         let check = RemoteSignatures { openpgp: None, now: time::OffsetDateTime::now_utc() };
-        let _ = bundle::merge(&note, &SEEDS.note, &check);
-        let _ = bundle::merge(&SEEDS.note, &note, &check);
+        for (ours, theirs) in [(&note, &SEEDS.note), (&SEEDS.note, &note)] {
+            match bundle::merge(ours, theirs, &check) {
+                Ok(merged) => {
+                    let merged = statements(&merged);
+                    prop_assert!(merged.is_some(), "a merged line is not an envelope");
+                    prop_assert_eq!(merged, statements(ours));
+                }
+                Err(conflict) => prop_assert!(!conflict.to_string().is_empty()),
+            }
+        }
     }
 
     #[test]
@@ -199,8 +282,14 @@ proptest! {
         let payload = STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap();
         envelope["payload"] = Value::String(STANDARD.encode(mutate(&payload, &edits)));
         let line = serde_json::to_vec(&envelope).unwrap();
-        let _ = read_line(1, &line);
-        let _ = dsse::Envelope::parse(&line);
+        let parsed = dsse::Envelope::parse(&line);
+        prop_assert!(parsed.as_ref().is_ok_and(|e| e.payload == mutate(&payload, &edits)), "{:?}", parsed);
+        let read = read_line(1, &line);
+        check_read_line(1, &line, &read)?;
+        if let Ok(read) = read {
+            let statement: Value = serde_json::from_slice(&read.envelope.payload).unwrap();
+            prop_assert_eq!(&statement["_type"], "https://in-toto.io/Statement/v1");
+        }
     }
 
     #[test]
@@ -215,11 +304,23 @@ proptest! {
         }
     }
 
+    /// Every trailer read from a mutated message is a git token (letters, digits, `-`) and one
+    /// trimmed line of value; the task and verdict claimed are the last such trailers of each.
     #[test]
     fn a_mutated_commit_message_yields_trailers_or_none(edits in edits()) {
+        use speccoder_attest::git::trailers;
         let message = String::from_utf8_lossy(&mutate(&SEEDS.message, &edits)).into_owned();
-        let _ = speccoder_attest::git::trailers::parse(&message);
-        let _ = speccoder_attest::check::trailers::task_trailers(&message);
+        let stored = trailers::parse_without_divider(&message);
+        for (key, value) in trailers::parse(&message).iter().chain(&stored) {
+            prop_assert!(!key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'), "{:?}", key);
+            prop_assert!(!value.contains('\n'), "{:?}", value);
+            prop_assert_eq!(value.as_str(), value.trim_matches([' ', '\t', '\n', '\r']));
+        }
+        let last = |name: &str| {
+            stored.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.trim().to_owned())
+        };
+        let claimed = speccoder_attest::check::trailers::task_trailers(&message);
+        prop_assert_eq!(claimed, (last("Spec-Task"), last("Verdict")));
     }
 
     #[test]
@@ -227,13 +328,40 @@ proptest! {
         let tasks_md = mutate(&SEEDS.tasks_md, &edits);
         let tree = tree(&tasks_md, &SEEDS.spec_md);
         for task in ["T001", "T005", "T012"] {
-            let _ = spec::read_task(&tree, UNIT, task);
+            match spec::read_task(&tree, UNIT, task) {
+                Ok(facts) => check_task(&facts, task, &tasks_md)?,
+                Err(e) => check_refusal(&e)?,
+            }
         }
-        let _ = spec::ticked_tasks(&tree, UNIT);
-        let _ = spec::unread_ticks(&tree, UNIT);
+        match spec::ticked_tasks(&tree, UNIT) {
+            Ok(ticked) => {
+                for facts in &ticked {
+                    prop_assert!(facts.ticked, "{} listed as ticked with an open box", facts.id);
+                    check_task(facts, &facts.id, &tasks_md)?;
+                }
+            }
+            Err(e) => check_refusal(&e)?,
+        }
+        match spec::unread_ticks(&tree, UNIT) {
+            Ok(unread) => {
+                let count = task_list_lines(&String::from_utf8_lossy(&tasks_md)).len();
+                for u in &unread {
+                    prop_assert!((1..=count).contains(&u.line), "line {} of {}", u.line, count);
+                    prop_assert!(!u.reason.is_empty(), "{:?}", u);
+                    prop_assert_eq!(&u.tasks_path, &format!("specs/{UNIT}/tasks.md"));
+                }
+            }
+            Err(e) => check_refusal(&e)?,
+        }
         if let Ok(text) = std::str::from_utf8(&tasks_md) {
             for line in text.lines() {
-                let _ = spec::parse_task_line(spec::Format::SpecKit, line);
+                if let Some(task) = spec::parse_task_line(spec::Format::SpecKit, line) {
+                    prop_assert!(spec::is_task_id(spec::Format::SpecKit, task.id), "{:?}", task.id);
+                    let marks: &[u8] = if task.ticked { b"xX" } else { b" " };
+                    let mark = line.as_bytes().get(task.box_at);
+                    prop_assert!(mark.is_some_and(|m| marks.contains(m)), "{:?}: {:?}", line, task);
+                    prop_assert_eq!(task.title, task.title.trim());
+                }
             }
         }
     }
@@ -287,16 +415,63 @@ proptest! {
     fn a_mutated_spec_is_read_or_refused(edits in edits()) {
         let spec_md = mutate(&SEEDS.spec_md, &edits);
         let tree = tree(&SEEDS.tasks_md, &spec_md);
-        let _ = spec::read_task(&tree, UNIT, "T005");
+        let text = String::from_utf8_lossy(&spec_md);
+        let is_spec_line = |line: &str| text.lines().any(|l| l.trim_end() == line);
+        match spec::read_task(&tree, UNIT, "T005") {
+            Ok(facts) => {
+                check_task(&facts, "T005", &SEEDS.tasks_md)?;
+                prop_assert_eq!(facts.section_hash.len(), 64);
+                for r in &facts.requirements {
+                    prop_assert!(is_spec_line(&r.line), "{:?} is no line of spec.md", r.line);
+                    prop_assert_eq!(&r.hash, &common::sha256(r.line.as_bytes()));
+                }
+            }
+            Err(e) => check_refusal(&e)?,
+        }
         for id in ["FR-001", "FR-004", "SC-001"] {
-            let _ = spec::requirement_line(&tree, UNIT, id);
+            match spec::requirement_line(&tree, UNIT, id) {
+                Ok(Some(line)) => {
+                    prop_assert!(is_spec_line(&line) && line.contains(id), "{:?} for {}", line, id);
+                }
+                Ok(None) => {}
+                Err(e) => check_refusal(&e)?,
+            }
         }
     }
 
+    /// A mutated allowed-signers file (or the same bytes as a revoked-keys file) is entries, each
+    /// on a line of the file with at least one principal, or an error naming the file and a line
+    /// of it.
     #[test]
     fn a_mutated_allowed_signers_file_is_entries_or_an_error(edits in edits()) {
-        let _ = AllowedSigners::parse(&mutate(&SEEDS.allowed, &edits), Path::new("allowed_signers"));
-        let _ = RevokedKeys::parse(&mutate(&SEEDS.allowed, &edits), Path::new("revoked_keys"));
+        let content = mutate(&SEEDS.allowed, &edits);
+        let lines = content.split(|&b| b == b'\n').count();
+        let (allowed, revoked) = (Path::new("allowed_signers"), Path::new("revoked_keys"));
+        match AllowedSigners::parse(&content, allowed) {
+            Ok(read) => {
+                prop_assert_eq!(read.path.as_path(), allowed);
+                for signer in &read.signers {
+                    prop_assert!((1..=lines).contains(&signer.line), "line {} of {}", signer.line, lines);
+                    prop_assert!(!signer.principals.patterns.is_empty(), "line {}: no principal", signer.line);
+                }
+            }
+            Err(e @ AllowedSignersError::Line { .. }) => {
+                let AllowedSignersError::Line { path, line, .. } = &e else { unreachable!() };
+                prop_assert_eq!(path.as_path(), allowed);
+                prop_assert!((1..=lines).contains(line), "line {} of {}", line, lines);
+                prop_assert!(e.to_string().starts_with(&format!("allowed_signers:{line}: ")), "{}", e);
+            }
+            Err(e) => prop_assert!(false, "parsing bytes cannot fail to read them: {}", e),
+        }
+        match RevokedKeys::parse(&content, revoked) {
+            Ok(read) => prop_assert_eq!(read.files.as_slice(), &[revoked.to_path_buf()][..]),
+            Err(RevokedKeysError::Line { path, line, reason }) => {
+                prop_assert_eq!(path.as_path(), revoked);
+                prop_assert!((1..=lines).contains(&line) && !reason.is_empty(), "line {} of {}: {:?}", line, lines, reason);
+            }
+            Err(RevokedKeysError::Krl { path }) => prop_assert_eq!(path.as_path(), revoked),
+            Err(e) => prop_assert!(false, "parsing bytes cannot fail to read them: {}", e),
+        }
     }
 
     #[test]
@@ -308,8 +483,17 @@ proptest! {
         )
         .as_bytes();
         let text = String::from_utf8_lossy(&mutate(seed, &edits)).into_owned();
-        let _ = JudgeConfig::parse(Some(&text));
-        let _ = policy_sha256(Some(&text));
+        match (JudgeConfig::parse(Some(&text)), policy_sha256(Some(&text))) {
+            (Ok(_), Ok(digest)) => {
+                prop_assert!(digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()), "{:?}", digest);
+                prop_assert_eq!(policy_sha256(Some(&text)).ok(), Some(digest), "the digest is the same every time");
+            }
+            (Err(a), Err(b)) => {
+                prop_assert!(!a.to_string().is_empty(), "an error without a message: {:?}", a);
+                prop_assert_eq!(a, b, "the configuration and its digest are refused for one reason");
+            }
+            (config, digest) => prop_assert!(false, "read as {:?}, hashed as {:?}", config, digest),
+        }
     }
 
     #[test]
@@ -319,9 +503,13 @@ proptest! {
             ("b/c.rs".to_owned(), b"x".to_vec()),
         ];
         let seed = HeldOutManifest::new(&format!("{UNIT}/T005"), Some("run-7"), &files).unwrap().to_bytes();
-        if let Ok(manifest) = HeldOutManifest::parse(&mutate(&seed, &edits)) {
-            let _ = manifest.check();
-            let _ = manifest.unit();
+        match HeldOutManifest::parse(&mutate(&seed, &edits)) {
+            Ok(manifest) => {
+                prop_assert_eq!(manifest.check(), Ok(()));
+                prop_assert!(!manifest.unit().is_empty() && manifest.task.starts_with(manifest.unit()));
+                prop_assert_eq!(HeldOutManifest::parse(&manifest.to_bytes()), Ok(manifest.clone()), "it writes back as read");
+            }
+            Err(e) => prop_assert!(!e.to_string().is_empty(), "an error without a message: {:?}", e),
         }
     }
 }

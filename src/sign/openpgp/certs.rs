@@ -282,3 +282,176 @@ impl OpenPgpCerts {
         &self.certs
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use sequoia_openpgp::Cert;
+    use sequoia_openpgp::parse::Parse;
+    use sequoia_openpgp::serialize::SerializeInto;
+
+    use super::*;
+    use crate::sign::openpgp::signature::parse_armored;
+    use crate::sign::openpgp::test_support::*;
+    use crate::sign::openpgp::*;
+
+    #[test]
+    fn copies_of_one_certificate_in_the_keyring_are_merged_so_a_newer_copys_revocation_or_expiry_applies() {
+        let gpg = GnuPg::new();
+
+        // A certificate revoked after the older copy was exported.
+        let rv = gpg.gen_key("Rv <rv@example.com>", "sign", "1y", None);
+        let rv_sig = gpg.sign(&rv, PAE, &[]);
+        let rv_old = gpg.export(&[&rv]);
+        gpg.import(&gpg.revocation(&rv));
+        let rv_new = gpg.export(&[&rv]);
+
+        // A certificate whose newer self-signature set an expiry that has passed since.
+        let ex = gpg.gen_key("Ex <ex@example.com>", "sign", "0", Some("20200101T000000"));
+        let ex_sig = gpg.sign(&ex, PAE, &[]);
+        let ex_old = gpg.export(&[&ex]);
+        gpg.ok(&["--faked-system-time", "20200201T000000", "--quick-set-expire", &ex, "1d"], None);
+        let ex_new = gpg.export(&[&ex]);
+
+        // A certificate whose signing subkey was revoked after the older copy was exported.
+        let sk = gpg.gen_key("Sk <sk@example.com>", "cert", "0", None);
+        let sk_sub = gpg.add_subkey(&sk, "sign");
+        let sk_sig = gpg.sign(&sk, PAE, &[]);
+        assert_eq!(parse_armored(&sk_sig).expect("detached").sig.get_issuers()[0].to_hex(), sk_sub);
+        let sk_old = gpg.export(&[&sk]);
+        gpg.revoke_first_subkey(&sk);
+        let sk_new = gpg.export(&[&sk]);
+
+        let cases = [
+            ("revoked certificate", &rv, &rv_sig, &rv_old, &rv_new, "revoked"),
+            ("expired by a newer self-signature", &ex, &ex_sig, &ex_old, &ex_new, "expired"),
+            ("revoked signing subkey", &sk, &sk_sig, &sk_old, &sk_new, "revoked"),
+        ];
+        for (name, fpr, sig, old, new, expected) in cases {
+            assert_eq!(agreed_outcome(&gpg, "old.asc", old, sig), "ok", "{name}: the older copy alone");
+            assert_eq!(agreed_outcome(&gpg, "new.asc", new, sig), expected, "{name}: the newer copy alone");
+            for (order, ring) in
+                [("older first", [&old[..], new].concat()), ("newer first", [&new[..], old].concat())]
+            {
+                assert_eq!(agreed_outcome(&gpg, "ring.asc", &ring, sig), expected, "{name}, {order}");
+                let (_, certs) = trust(&gpg, "ring.asc", &ring);
+                assert_eq!(certs.fingerprints(), vec![fpr.clone()], "{name}, {order}: one certificate");
+            }
+            // Binary copies, as `gpg --export` without --armor writes them, merge the same way.
+            let binary = [dearmor(old), dearmor(new)].concat();
+            assert_eq!(agreed_outcome(&gpg, "ring.gpg", &binary, sig), expected, "{name}, binary");
+        }
+    }
+
+    #[test]
+    fn different_certificates_in_one_keyring_are_each_trusted_and_a_repeated_one_is_listed_once() {
+        let gpg = GnuPg::new();
+        let alice = gpg.gen_key("Alice <alice@example.com>", "sign", "0", None);
+        let bob = gpg.gen_key("Bob <bob@example.com>", "sign", "0", None);
+        let ring = [gpg.export(&[&alice]), gpg.export(&[&bob]), gpg.export(&[&alice])].concat();
+        let (_, certs) = trust(&gpg, "ring.asc", &ring);
+        assert_eq!(certs.fingerprints(), vec![alice.clone(), bob.clone()]);
+        for who in [&alice, &bob] {
+            let sig = gpg.sign(who, PAE, &[]);
+            assert_eq!(agreed_outcome(&gpg, "ring.asc", &ring, &sig), "ok", "{who}");
+            assert_eq!(&verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, who);
+        }
+    }
+
+    /// `count` distinct user ID packets without a binding signature, binary, as anyone can append
+    /// them to a certificate a keyserver serves.
+    fn user_id_flood(count: usize) -> Vec<u8> {
+        use sequoia_openpgp::Packet;
+        use sequoia_openpgp::packet::UserID;
+        (0..count)
+            .flat_map(|n| Packet::from(UserID::from(format!("flood {n}"))).to_vec().expect("serializes"))
+            .collect()
+    }
+
+    /// `count` copies of `sig`, binary, as a certificate flooded with certifications carries them.
+    fn signature_flood(sig: &sequoia_openpgp::packet::Signature, count: usize) -> Vec<u8> {
+        let one = sequoia_openpgp::Packet::from(sig.clone()).to_vec().expect("serializes");
+        one.repeat(count)
+    }
+
+    /// A real certificate (several user IDs, a signing subkey, certifications by two other keys) and
+    /// a keyring of several read as before. A certificate flooded to one packet past
+    /// [`MAX_PACKETS`], or to more than [`MAX_COMPONENTS`] user IDs and subkeys, is refused, as a
+    /// trust file and as a key file, naming the file, the limit and the minimal export; one at each
+    /// limit still reads and checks signatures.
+    #[test]
+    fn a_certificate_past_the_packet_or_component_limit_is_refused_naming_the_file_and_real_ones_still_read()
+    {
+        let gpg = GnuPg::new();
+        let ann = gpg.gen_key("Ann <ann@example.com>", "cert", "0", None);
+        gpg.ok(&["--quick-add-uid", &ann, "Ann Work <ann@work.example>"], None);
+        gpg.ok(&["--quick-add-uid", &ann, "Ann Home <ann@home.example>"], None);
+        gpg.add_subkey(&ann, "sign");
+        for who in ["Cy <cy@example.com>", "Di <di@example.com>"] {
+            let certifier = gpg.gen_key(who, "sign", "0", None);
+            gpg.ok(&["--default-key", &certifier, "--quick-sign-key", &ann], None);
+        }
+        let ann_cert = gpg.export(&[&ann]);
+        let ring = [ann_cert.clone(), gpg.export(&["cy@example.com", "di@example.com"])].concat();
+        let (_, certs) = trust(&gpg, "ring.asc", &ring);
+        assert_eq!(certs.fingerprints().len(), 3);
+        let sig = gpg.sign(&ann, PAE, &[]);
+        assert_eq!(agreed_outcome(&gpg, "ann.asc", &ann_cert, &sig), "ok");
+
+        // Ann's binary export: her key, three user IDs, a subkey and their signatures.
+        let own = dearmor(&ann_cert);
+        let own_packets = sequoia_openpgp::PacketPile::from_bytes(&own).expect("parses").children().count();
+        let parsed = Cert::from_bytes(&own).expect("parses");
+        let certification =
+            parsed.userids().flat_map(|u| u.certifications()).next().expect("certified").clone();
+        let own_components = parsed.userids().count() + parsed.keys().subkeys().count();
+        assert_eq!(own_components, 4);
+
+        let at_limit = [own.clone(), signature_flood(&certification, MAX_PACKETS - own_packets)].concat();
+        let (_, certs) = trust(&gpg, "at-limit.gpg", &at_limit);
+        assert_eq!(&verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, &ann);
+        let flooded = [own.clone(), signature_flood(&certification, MAX_PACKETS - own_packets + 1)].concat();
+        let path = gpg.write("flooded.gpg", &flooded);
+        let err = OpenPgpCerts::read(&path).unwrap_err();
+        assert!(matches!(err, OpenPgpCertsError::TooManyPackets { limit: MAX_PACKETS, .. }), "{err}");
+        let err = err.to_string();
+        assert!(
+            err.starts_with(&format!("{} holds more than {MAX_PACKETS} OpenPGP packets", path.display())),
+            "{err}"
+        );
+        assert!(err.contains("gpg --export-options export-minimal --export"), "{err}");
+
+        let at_limit = [own.clone(), user_id_flood(MAX_COMPONENTS - own_components)].concat();
+        let (_, certs) = trust(&gpg, "at-limit.gpg", &at_limit);
+        assert_eq!(&verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, &ann);
+        let flooded = [own, user_id_flood(MAX_COMPONENTS - own_components + 1)].concat();
+        let path = gpg.write("flooded.gpg", &flooded);
+        let err = OpenPgpCerts::read(&path).unwrap_err();
+        assert!(
+            matches!(err, OpenPgpCertsError::TooManyComponents { count, limit: MAX_COMPONENTS, .. } if count == MAX_COMPONENTS + 1),
+            "{err}"
+        );
+        let err = err.to_string();
+        assert!(
+            err.starts_with(&format!("{}: the certificate {ann} has 101 user IDs", path.display())),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("gpg --export-options export-minimal --export --armor {ann}")),
+            "{err}"
+        );
+
+        let secret = dearmor(&gpg.export_secret(&ann, true));
+        for (flood, says) in [
+            (
+                signature_flood(&certification, MAX_PACKETS),
+                format!("more than {MAX_PACKETS} OpenPGP packets"),
+            ),
+            (user_id_flood(MAX_COMPONENTS), format!("more than the {MAX_COMPONENTS} any real key has")),
+        ] {
+            let key_file = gpg.write("flooded.sec.gpg", &[secret.clone(), flood].concat());
+            let err = OpenPgpSigner::from_key_file_with_passphrase(&key_file, None).unwrap_err().to_string();
+            assert!(err.starts_with(&format!("{} is not a usable OpenPGP key", key_file.display())), "{err}");
+            assert!(err.contains(&says) && err.contains("--export-options export-minimal"), "{err}");
+        }
+    }
+}

@@ -193,4 +193,23 @@ mod tests {
         assert!(parse_secret_keys("").is_empty());
         assert!(parse_secret_keys("sec\nfpr\n:::\n").is_empty());
     }
+
+    use crate::sign::openpgp::OpenPgpSigner;
+    use crate::sign::openpgp::test_support::PAE;
+    use crate::sign::{KeySetting, SignError, Signer as _};
+
+    #[test]
+    fn a_missing_gpg_program_is_tool_missing_never_a_signature() {
+        let signer = OpenPgpSigner::configured(
+            Some("0123456789ABCDEF0123456789ABCDEF01234567"),
+            KeySetting::GitConfig,
+            Some("/nonexistent/gpg"),
+        )
+        .expect("a key spec");
+        match signer.sign(PAE) {
+            Err(SignError::ToolMissing { program }) => assert_eq!(program, "/nonexistent/gpg"),
+            other => panic!("expected ToolMissing, got {other:?}"),
+        }
+        assert_eq!(signer.keyid(), "0123456789ABCDEF0123456789ABCDEF01234567");
+    }
 }

@@ -142,3 +142,39 @@ pub(crate) fn sign_armored(keypair: KeyPair, data: &[u8]) -> PgpResult<Vec<u8>> 
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sign::openpgp::test_support::*;
+    use crate::sign::openpgp::*;
+
+    #[test]
+    fn a_text_mode_signature_two_signatures_or_a_binary_signature_are_malformed() {
+        let gpg = GnuPg::new();
+        let jay = gpg.gen_key("Jay <jay@example.com>", "sign", "0", None);
+        let (_, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&jay]));
+        let text = gpg.sign(&jay, PAE, &["--textmode"]);
+        match verify(&text, PAE, &certs, now()) {
+            Err(OpenPgpVerifyError::Malformed { reason }) => {
+                assert!(reason.contains("text-mode signature"), "{reason}")
+            }
+            other => panic!("expected Malformed, got {other:?}"),
+        }
+        let one = gpg.sign(&jay, PAE, &[]);
+        let two = rearmor(&[dearmor(&one), dearmor(&one)].concat());
+        match verify(&two, PAE, &certs, now()) {
+            Err(OpenPgpVerifyError::Malformed { reason }) => {
+                assert!(reason.contains("more than one signature"), "{reason}")
+            }
+            other => panic!("expected Malformed, got {other:?}"),
+        }
+        match verify(&[one.clone(), one.clone()].concat(), PAE, &certs, now()) {
+            Err(OpenPgpVerifyError::Malformed { reason }) => {
+                assert!(reason.contains("something follows its -----END PGP SIGNATURE----- line"), "{reason}")
+            }
+            other => panic!("expected Malformed, got {other:?}"),
+        }
+        let binary = dearmor(&one);
+        assert!(matches!(verify(&binary, PAE, &certs, now()), Err(OpenPgpVerifyError::Malformed { .. })));
+    }
+}

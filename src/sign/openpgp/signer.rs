@@ -417,3 +417,304 @@ fn expand_home(configured: &str) -> PathBuf {
         _ => PathBuf::from(configured),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use sequoia_openpgp::cert::CertBuilder;
+    use sequoia_openpgp::serialize::SerializeInto;
+    use sequoia_openpgp::types::HashAlgorithm;
+
+    use super::*;
+    use crate::sign::openpgp::signature::parse_armored;
+    use crate::sign::openpgp::sqv::Sqv;
+    use crate::sign::openpgp::test_support::*;
+    use crate::sign::openpgp::*;
+    use crate::sign::{KeySetting, Signer, SignerKind};
+
+    #[test]
+    fn a_signature_made_in_process_is_an_armored_v4_sha512_signature_that_sqv_gpg_and_we_accept() {
+        let gpg = GnuPg::new();
+        let alice = gpg.gen_key("Alice <alice@example.com>", "sign", "0", None);
+        let key_file = secret_key_file(&gpg, &alice, "alice.asc", true);
+        let signer = OpenPgpSigner::from_key_file_with_passphrase(&key_file, None).expect("key loads");
+        assert!(signer.signs_in_process());
+        assert_eq!(signer.kind(), SignerKind::OpenPgp);
+        assert_eq!(signer.keyid(), alice);
+        let sig = signer.sign(PAE).expect("signs");
+
+        let text = String::from_utf8(sig.clone()).expect("armor is text");
+        assert!(text.starts_with("-----BEGIN PGP SIGNATURE-----\n"), "{text}");
+        assert!(text.trim_end().ends_with("-----END PGP SIGNATURE-----"), "{text}");
+        let parsed = parse_armored(&sig).expect("one detached signature");
+        assert_eq!(parsed.sig.version(), 4);
+        assert_eq!(parsed.sig.hash_algo(), HashAlgorithm::SHA512);
+
+        let (trust_path, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&alice]));
+        let verified = verify(&sig, PAE, &certs, now()).expect("verifies in-process");
+        assert_eq!(verified.fingerprint, alice);
+        assert_eq!(verified.signing_key_fingerprint, alice);
+        assert_eq!(verified.user_ids, vec!["Alice <alice@example.com>".to_owned()]);
+        assert_eq!(Sqv::default().verify(&sig, PAE, &trust_path, now()).expect("sqv accepts"), alice);
+        let verifier = GnuPg::new();
+        verifier.import(&gpg.export(&[&alice]));
+        assert!(verifier.verifies(&sig, PAE), "gpg --verify accepts");
+        assert!(!verifier.verifies(&sig, TAMPERED), "gpg --verify refuses tampered data");
+    }
+
+    #[test]
+    fn a_binary_key_file_with_a_signing_subkey_signs_with_the_newest_subkey_and_names_the_primary() {
+        let gpg = GnuPg::new();
+        let bob = gpg.gen_key("Bob <bob@example.com>", "cert", "0", None);
+        let first = gpg.add_subkey(&bob, "sign");
+        std::thread::sleep(Duration::from_millis(1100));
+        let second = gpg.add_subkey(&bob, "sign");
+        let key_file = secret_key_file(&gpg, &bob, "bob.gpg", false);
+        let signer = OpenPgpSigner::from_key_file_with_passphrase(&key_file, None).expect("key loads");
+        assert_eq!(signer.keyid(), bob);
+        assert_eq!(
+            signer.describe(),
+            format!("openpgp EdDSA {bob} (key file {}, signing subkey {second})", key_file.display())
+        );
+        let sig = signer.sign(PAE).expect("signs");
+        let (trust_path, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&bob]));
+        let verified = verify(&sig, PAE, &certs, now()).expect("verifies");
+        assert_eq!(verified.fingerprint, bob);
+        assert_eq!(verified.signing_key_fingerprint, second);
+        assert_ne!(first, second);
+        assert_eq!(Sqv::default().verify(&sig, PAE, &trust_path, now()).expect("sqv accepts"), bob);
+    }
+
+    #[test]
+    fn the_gpg_keyring_path_signs_with_a_key_held_only_in_the_isolated_keyring() {
+        let gpg = GnuPg::new();
+        let dana = gpg.gen_key("Dana <dana@example.com>", "sign", "0", None);
+        let signer = OpenPgpSigner::configured(Some("dana@example.com"), KeySetting::GitConfig, None)
+            .expect("a user id names a keyring key")
+            .with_gnupg_home(&gpg.home);
+        assert!(!signer.signs_in_process());
+        assert_eq!(signer.keyid(), dana);
+        assert_eq!(
+            signer.describe(),
+            format!("openpgp {dana} (gpg keyring key `dana@example.com`, signed by gpg)")
+        );
+        let sig = signer.sign(PAE).expect("gpg signs");
+        assert_eq!(parse_armored(&sig).expect("detached").sig.version(), 4);
+        let (trust_path, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&dana]));
+        assert_eq!(verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, dana);
+        assert_eq!(Sqv::default().verify(&sig, PAE, &trust_path, now()).expect("sqv accepts"), dana);
+
+        // A public certificate file names its key, whose secret half gpg holds.
+        let cert_file = gpg.write("dana.pub.asc", &gpg.export(&[&dana]));
+        let signer = OpenPgpSigner::configured(cert_file.to_str(), KeySetting::GitConfig, Some("gpg"))
+            .expect("a certificate file names a keyring key")
+            .with_gnupg_home(&gpg.home);
+        assert!(!signer.signs_in_process());
+        assert!(
+            signer.describe().contains(&format!(
+                "(certificate file {}, secret key in the gpg keyring, signed by gpg)",
+                cert_file.display()
+            )),
+            "{}",
+            signer.describe()
+        );
+        let sig = signer.sign(PAE).expect("gpg signs");
+        assert_eq!(verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, dana);
+    }
+
+    #[test]
+    fn a_secret_key_file_whose_signing_key_is_a_gnupg_stub_signs_through_gpg() {
+        let gpg = GnuPg::new();
+        let nina = gpg.gen_key("Nina <nina@example.com>", "sign", "0", None);
+        let auth = gpg.add_subkey(&nina, "auth");
+        let stubbed = gpg.ok(&["--export-secret-subkeys", "--armor", &format!("{auth}!")], None);
+        let key_file = gpg.write("nina-stub.asc", &stubbed);
+        let signer = OpenPgpSigner::from_key_file_with_passphrase(&key_file, None)
+            .expect("the stub names a keyring key")
+            .with_gnupg_home(&gpg.home);
+        assert!(!signer.signs_in_process(), "{}", signer.describe());
+        assert_eq!(signer.keyid(), nina);
+        let sig = signer.sign(PAE).expect("gpg signs");
+        let (_, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&nina]));
+        assert_eq!(verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, nina);
+    }
+
+    #[test]
+    fn git_config_reads_an_existing_file_in_process_and_anything_else_as_a_keyring_key() {
+        let gpg = GnuPg::new();
+        let erin = gpg.gen_key("Erin <erin@example.com>", "sign", "0", None);
+        let key_file = secret_key_file(&gpg, &erin, "erin.asc", true);
+        let signer =
+            OpenPgpSigner::configured(key_file.to_str(), KeySetting::GitConfig, None).expect("file loads");
+        assert!(signer.signs_in_process());
+        let signer =
+            OpenPgpSigner::configured(Some(&erin), KeySetting::GitConfig, None).expect("fingerprint");
+        assert!(!signer.signs_in_process());
+        let missing = gpg.path("no-such-key.asc");
+        let signer =
+            OpenPgpSigner::configured(missing.to_str(), KeySetting::GitConfig, None).expect("a key spec");
+        assert!(!signer.signs_in_process());
+    }
+
+    #[test]
+    fn git_config_without_a_key_says_how_to_configure_one() {
+        for configured in [None, Some(""), Some("  ")] {
+            let err =
+                OpenPgpSigner::configured(configured, KeySetting::GitConfig, None).unwrap_err().to_string();
+            assert!(
+                err.starts_with("no signing key configured: set one with `git config user.signingKey"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_the_keyring_lacks_or_names_twice_is_an_error_that_says_which() {
+        let gpg = GnuPg::new();
+        let err = OpenPgpSigner::from_gpg_keyring("nobody@example.com")
+            .with_gnupg_home(&gpg.home)
+            .sign(PAE)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("has no usable secret key for user.signingKey `nobody@example.com`"), "{err}");
+        let one = gpg.gen_key("Fay <fay@example.com>", "sign", "0", None);
+        let two = gpg.gen_key("Gus <gus@example.com>", "sign", "0", None);
+        let err = OpenPgpSigner::from_gpg_keyring("example.com")
+            .with_gnupg_home(&gpg.home)
+            .sign(PAE)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("matches 2 secret keys") && err.contains(&one) && err.contains(&two), "{err}");
+        assert!(err.starts_with("user.signingKey `example.com`"), "{err}");
+        // Named by --key, the same keys are advised about as --key.
+        for (key, says) in [
+            ("example.com", "--key `example.com` matches 2 secret keys"),
+            ("example.com", "; give --key the fingerprint of the one to sign with"),
+            ("nobody@example.com", "has no usable secret key for --key `nobody@example.com`"),
+            ("nobody@example.com", "and give --key one fingerprint"),
+        ] {
+            let err = OpenPgpSigner::configured(Some(key), KeySetting::Flag, None)
+                .expect("a key spec")
+                .with_gnupg_home(&gpg.home)
+                .sign(PAE)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says) && !err.contains("user.signingKey"), "{err}");
+        }
+        let old = gpg.gen_key("Old <old@example.com>", "sign", "1d", Some("20200101T000000"));
+        let err = OpenPgpSigner::from_gpg_keyring("old@example.com")
+            .with_gnupg_home(&gpg.home)
+            .sign(PAE)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("its key {old} is expired")), "{err}");
+    }
+
+    #[test]
+    fn a_passphrase_protected_key_file_signs_only_with_its_passphrase_and_says_how_otherwise() {
+        let gpg = GnuPg::new();
+        let out = gpg.run_with_passphrase(
+            "hunter2",
+            &["--quick-gen-key", "Hank <hank@example.com>", "ed25519", "sign", "0"],
+        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let hank = gpg.fingerprint("hank@example.com");
+        let out = gpg.run_with_passphrase("hunter2", &["--export-secret-keys", "--armor", &hank]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let key_file = gpg.write("hank.asc", &out.stdout);
+
+        let err = OpenPgpSigner::from_key_file_with_passphrase(&key_file, None).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{} is passphrase-protected", key_file.display()))
+                && err.contains(&format!("gpg --import {}", key_file.display()))
+                && err.contains("SPECCODER_PGP_PASSPHRASE"),
+            "{err}"
+        );
+        let err =
+            OpenPgpSigner::from_key_file_with_passphrase(&key_file, Some("wrong")).unwrap_err().to_string();
+        assert!(
+            err.starts_with("the passphrase in SPECCODER_PGP_PASSPHRASE does not unlock")
+                && err.contains(&key_file.display().to_string()),
+            "{err}"
+        );
+        let signer = OpenPgpSigner::from_key_file_with_passphrase(&key_file, Some("hunter2"))
+            .expect("the passphrase unlocks the key");
+        let sig = signer.sign(PAE).expect("signs");
+        let (_, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&hank]));
+        assert_eq!(verify(&sig, PAE, &certs, now()).expect("verifies").fingerprint, hank);
+    }
+
+    #[test]
+    fn a_key_file_without_a_key_that_can_sign_now_is_refused_naming_the_file() {
+        let gpg = GnuPg::new();
+        let old = gpg.gen_key("Old <old@example.com>", "sign", "1d", Some("20200101T000000"));
+        let key_file = secret_key_file(&gpg, &old, "old.asc", true);
+        let err = OpenPgpSigner::from_key_file_with_passphrase(&key_file, None).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{} has no key that can sign now", key_file.display()))
+                && err.contains("not alive"),
+            "{err}"
+        );
+
+        let ivy = gpg.gen_key("Ivy <ivy@example.com>", "cert", "0", None);
+        gpg.add_subkey(&ivy, "auth");
+        let key_file = secret_key_file(&gpg, &ivy, "ivy.asc", true);
+        let err = OpenPgpSigner::from_key_file_with_passphrase(&key_file, None).unwrap_err().to_string();
+        assert!(err.contains("none of its keys is flagged for signing"), "{err}");
+
+        let two =
+            gpg.write("two.asc", &[gpg.export_secret(&old, true), gpg.export_secret(&ivy, true)].concat());
+        let err = OpenPgpSigner::from_key_file_with_passphrase(&two, None).unwrap_err().to_string();
+        assert!(err.contains("it holds 2 keys; export just the one"), "{err}");
+    }
+
+    #[test]
+    fn a_v6_key_file_is_refused_because_gpg_2_2_cannot_read_v6_signatures() {
+        let (cert, _) = CertBuilder::general_purpose(Some("Vera <vera@example.com>"))
+            .set_profile(sequoia_openpgp::Profile::RFC9580)
+            .expect("v6 profile")
+            .generate()
+            .expect("v6 key");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key_file = dir.path().join("vera.asc");
+        std::fs::write(&key_file, cert.as_tsk().armored().to_vec().expect("armor")).expect("write");
+        let err = OpenPgpSigner::from_key_file_with_passphrase(&key_file, None).unwrap_err().to_string();
+        assert!(err.starts_with(&format!("{} holds a v6 key", key_file.display())), "{err}");
+    }
+
+    #[test]
+    fn files_that_are_not_openpgp_are_refused_with_the_file_named() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let junk = dir.path().join("junk.asc");
+        std::fs::write(&junk, "hello, I am not a keyring\n").expect("write");
+        let err = OpenPgpCerts::read(&junk).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{} is not an OpenPGP certificate or keyring", junk.display())),
+            "{err}"
+        );
+        let err = OpenPgpSigner::from_key_file_with_passphrase(&junk, None).unwrap_err().to_string();
+        assert!(err.starts_with(&format!("{} is not a usable OpenPGP key", junk.display())), "{err}");
+
+        let ssh_like = dir.path().join("id_ed25519.pub");
+        std::fs::write(&ssh_like, "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA x\n").expect("write");
+        assert!(matches!(
+            OpenPgpCerts::read(&ssh_like),
+            Err(OpenPgpCertsError::NotOpenPgp { .. } | OpenPgpCertsError::Empty { .. })
+        ));
+
+        let empty = dir.path().join("empty.gpg");
+        std::fs::write(&empty, b"").expect("write");
+        let err = OpenPgpCerts::read(&empty).unwrap_err().to_string();
+        assert!(err.contains(&empty.display().to_string()), "{err}");
+
+        let absent = dir.path().join("absent.asc");
+        let err = OpenPgpCerts::read(&absent).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("cannot read the OpenPGP certificates {}", absent.display())),
+            "{err}"
+        );
+        let err = OpenPgpSigner::from_key_file(&absent).unwrap_err().to_string();
+        assert!(err.starts_with("cannot read the OpenPGP key"), "{err}");
+    }
+}

@@ -132,4 +132,35 @@ mod tests {
             d(&OpenPgpVerifyError::BadSignature { reason: String::new() })
         );
     }
+
+    use std::path::Path;
+
+    use crate::sign::openpgp::test_support::{GnuPg, PAE, now, trust};
+
+    #[test]
+    fn a_missing_sqv_is_tool_missing_never_a_pass_and_a_bad_keyring_is_a_tool_error() {
+        let gpg = GnuPg::new();
+        let lee = gpg.gen_key("Lee <lee@example.com>", "sign", "0", None);
+        let sig = gpg.sign(&lee, PAE, &[]);
+        let (trust_path, _) = trust(&gpg, "trusted.asc", &gpg.export(&[&lee]));
+        let missing = Sqv::at("/nonexistent/sqv");
+        match missing.verify(&sig, PAE, &trust_path, now()) {
+            Err(e @ SqvError::ToolMissing { .. }) => assert_eq!(
+                e.to_string(),
+                "`/nonexistent/sqv` was not found, so no OpenPGP signature was checked; install sqv (Debian/Ubuntu package `sqv`) or verify without --via-tools"
+            ),
+            other => panic!("expected ToolMissing, got {other:?}"),
+        }
+        let junk = gpg.write("junk", b"not a keyring");
+        match Sqv::default().verify(&sig, PAE, &junk, now()) {
+            Err(SqvError::Tool { reason, .. }) => {
+                assert!(reason.contains(&junk.display().to_string()), "{reason}")
+            }
+            other => panic!("expected a tool error, got {other:?}"),
+        }
+        assert_eq!(
+            Sqv::default().verify(&sig, PAE, Path::new(&trust_path), now()).expect("sqv accepts"),
+            lee
+        );
+    }
 }

@@ -328,3 +328,205 @@ fn creation_time(sig: &Signature) -> SystemTime {
 fn rfc3339(t: SystemTime) -> String {
     OffsetDateTime::from(t).format(&Rfc3339).unwrap_or_else(|_| format!("{t:?}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime};
+
+    use sequoia_openpgp::parse::Parse;
+    use sequoia_openpgp::serialize::SerializeInto;
+
+    use super::*;
+    use crate::sign::Signer;
+    use crate::sign::openpgp::sqv::{Sqv, SqvError};
+    use crate::sign::openpgp::test_support::*;
+    use crate::sign::openpgp::*;
+
+    #[test]
+    fn signatures_made_by_gpg_detach_sign_verify_in_process() {
+        let gpg = GnuPg::new();
+        let carol = gpg.gen_key("Carol <carol@example.com>", "sign", "0", None);
+        let subkey = gpg.add_subkey(&carol, "sign");
+        let sig = gpg.sign(&carol, PAE, &[]);
+        let (_, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&carol]));
+        let verified = verify(&sig, PAE, &certs, now()).expect("gpg's signature verifies");
+        assert_eq!(verified.fingerprint, carol);
+        assert_eq!(verified.signing_key_fingerprint, subkey);
+        assert_eq!(verified.user_ids, vec!["Carol <carol@example.com>".to_owned()]);
+        assert!((now() - verified.signed_at).whole_seconds().abs() < 300, "{}", verified.signed_at);
+        assert!(matches!(
+            verify(&sig, TAMPERED, &certs, now()),
+            Err(OpenPgpVerifyError::BadSignature { .. })
+        ));
+    }
+
+    #[test]
+    fn garbage_signatures_never_panic_and_never_verify() {
+        let gpg = GnuPg::new();
+        let kim = gpg.gen_key("Kim <kim@example.com>", "sign", "0", None);
+        let (_, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&kim]));
+        let sig = gpg.sign(&kim, PAE, &[]);
+        let at = now();
+        verify(&sig, PAE, &certs, at).expect("the original verifies");
+        let mut checked = 0;
+        for len in 0..sig.len() {
+            if verify(&sig[..len], PAE, &certs, at).is_ok() {
+                // Cutting only trailing whitespace after the armor's end keeps it valid.
+                assert!(sig[len..].iter().all(u8::is_ascii_whitespace), "truncated to {len} verifies");
+            }
+            checked += 1;
+        }
+        let binary = dearmor(&sig);
+        for i in 0..binary.len() {
+            for bit in 0..8 {
+                let mut flipped = binary.clone();
+                flipped[i] ^= 1 << bit;
+                let result = verify(&rearmor(&flipped), PAE, &certs, at);
+                // Bits of the unhashed area (e.g. the issuer key id) may change without harm.
+                if let Ok(v) = result {
+                    assert_eq!(v.fingerprint, kim, "byte {i} bit {bit}");
+                }
+                checked += 1;
+            }
+            let _ = verify(&rearmor(&binary[..i]), PAE, &certs, at);
+        }
+        for i in 0..sig.len() {
+            let mut flipped = sig.clone();
+            flipped[i] ^= 0x04;
+            let _ = verify(&flipped, PAE, &certs, at);
+            checked += 1;
+        }
+        assert!(checked > 1000, "{checked}");
+        assert!(verify(&[0xff; 100_000], PAE, &certs, at).is_err());
+    }
+
+    #[test]
+    fn in_process_verification_and_sqv_agree_on_a_corpus_of_good_and_bad_signatures() {
+        let gpg = GnuPg::new();
+        let alice = gpg.gen_key("Alice <alice@example.com>", "sign", "0", None);
+        let mallory = gpg.gen_key("Mallory <mallory@example.com>", "sign", "0", None);
+        let old = gpg.gen_key("Old <old@example.com>", "sign", "1d", Some("20200101T000000"));
+        let stale = gpg.gen_key("Stale <stale@example.com>", "sign", "0", Some("20200101T000000"));
+        let rita = gpg.gen_key("Rita <rita@example.com>", "sign", "0", None);
+        let carol = gpg.gen_key("Carol <carol@example.com>", "sign", "0", None);
+        let carol_auth = gpg.add_subkey(&carol, "auth");
+
+        let revoked_home = GnuPg::new();
+        revoked_home.import(&gpg.export(&[&rita]));
+        revoked_home.import(&gpg.revocation(&rita));
+        let trusted = [
+            gpg.export(&[&alice]),
+            gpg.export(&[&old, &stale]),
+            gpg.export(&[&carol]),
+            revoked_home.export(&[&rita]),
+        ]
+        .concat();
+        let (trust_path, certs) = trust(&gpg, "trusted.asc", &trusted);
+        assert_eq!(certs.fingerprints().len(), 5, "every armored block is read");
+
+        let ours = OpenPgpSigner::from_key_file_with_passphrase(
+            &secret_key_file(&gpg, &alice, "alice.asc", true),
+            None,
+        )
+        .expect("key loads")
+        .sign(PAE)
+        .expect("signs");
+        let in_2019 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_546_300_800);
+        let corpus: Vec<(&str, Vec<u8>, &[u8], &str)> = vec![
+            ("good, by gpg", gpg.sign(&alice, PAE, &[]), PAE, "ok"),
+            ("good, by us", ours.clone(), PAE, "ok"),
+            ("tampered data", ours, TAMPERED, "bad_signature"),
+            ("a key not in the trusted set", gpg.sign(&mallory, PAE, &[]), PAE, "untrusted_signer"),
+            (
+                "made while valid by a key that has expired since",
+                gpg.sign(&old, PAE, &["--faked-system-time", "20200101T060000"]),
+                PAE,
+                "ok",
+            ),
+            (
+                "made after its key expired",
+                sequoia_sign(&gpg.export_secret(&old, false), &old, SystemTime::now(), PAE),
+                PAE,
+                "expired",
+            ),
+            (
+                "an expired signature",
+                gpg.sign(
+                    &stale,
+                    PAE,
+                    &["--faked-system-time", "20200101T060000", "--default-sig-expire", "1d"],
+                ),
+                PAE,
+                "expired",
+            ),
+            ("a revoked key", gpg.sign(&rita, PAE, &[]), PAE, "revoked"),
+            (
+                "a subkey without the signing flag",
+                sequoia_sign(&gpg.export_secret(&carol, false), &carol_auth, SystemTime::now(), PAE),
+                PAE,
+                "not_signing_capable",
+            ),
+            (
+                "made in the future",
+                gpg.sign(&alice, PAE, &["--faked-system-time", "20400101T000000"]),
+                PAE,
+                "not_yet_valid",
+            ),
+            (
+                "dated before its key existed",
+                sequoia_sign(&gpg.export_secret(&alice, false), &alice, in_2019, PAE),
+                PAE,
+                "not_yet_valid",
+            ),
+            (
+                "armor around garbage",
+                b"-----BEGIN PGP SIGNATURE-----\n\nbm9wZQ==\n-----END PGP SIGNATURE-----\n".to_vec(),
+                PAE,
+                "malformed",
+            ),
+        ];
+        let verifier = GnuPg::new();
+        verifier.import(&trusted);
+        let at = now();
+        for (name, sig, data, expected) in &corpus {
+            let in_process = verify(sig, data, &certs, at);
+            let by_sqv = Sqv::default().verify(sig, data, &trust_path, at);
+            assert_eq!(outcome(&in_process), *expected, "{name}: {in_process:?}");
+            assert_eq!(sqv_outcome(&by_sqv), *expected, "{name} (sqv): {by_sqv:?}");
+            if let (Ok(ours), Ok(theirs)) = (&in_process, &by_sqv) {
+                assert_eq!(&ours.fingerprint, theirs, "{name}");
+            }
+            if *expected == "ok" && name.starts_with("good") {
+                assert!(verifier.verifies(sig, data), "{name}: gpg --verify accepts");
+            }
+        }
+    }
+
+    #[test]
+    fn a_signature_with_a_subpacket_that_does_not_parse_is_refused_here_as_by_sqv_even_unhashed() {
+        use sequoia_openpgp::Packet;
+        use sequoia_openpgp::packet::signature::subpacket::{Subpacket, SubpacketTag, SubpacketValue};
+
+        let gpg = GnuPg::new();
+        let alice = gpg.gen_key("Alice <alice@example.com>", "sign", "0", None);
+        let (trust_path, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&alice]));
+        let good = gpg.sign(&alice, PAE, &[]);
+        let Packet::Signature(mut sig) = Packet::from_bytes(&dearmor(&good)).expect("one packet") else {
+            panic!("a signature packet");
+        };
+        // An issuer fingerprint of version 5 without its bytes, in the area no signature covers.
+        let short = SubpacketValue::Unknown { tag: SubpacketTag::IssuerFingerprint, body: vec![5] };
+        sig.unhashed_area_mut().add(Subpacket::new(short, false).expect("subpacket")).expect("added");
+        let changed = rearmor(&Packet::from(sig).to_vec().expect("serialize"));
+
+        assert_eq!(outcome(&verify(&good, PAE, &certs, now())), "ok");
+        let in_process = verify(&changed, PAE, &certs, now());
+        assert_eq!(outcome(&in_process), "malformed", "{in_process:?}");
+        assert!(
+            format!("{in_process:?}").contains("IssuerFingerprint subpacket does not parse"),
+            "{in_process:?}"
+        );
+        let by_sqv = Sqv::default().verify(&changed, PAE, &trust_path, now());
+        assert!(matches!(by_sqv, Err(SqvError::Rejected(_))), "sqv refuses it too: {by_sqv:?}");
+    }
+}

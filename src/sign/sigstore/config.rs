@@ -65,39 +65,32 @@ impl SigstoreConfig {
 }
 
 /// Whether `url` may receive a credential: `https://host...`, or `http://` to 127.0.0.0/8,
-/// `localhost` or `[::1]` when `allow_http_loopback`; never with user information.
+/// `localhost` or `[::1]` when `allow_http_loopback`; never with user information. Read by the
+/// `url` crate, as the HTTP client that connects reads it, so the host checked is the host asked.
 ///
 /// # Errors
 /// Why not, and what to use instead.
 pub fn check_url(url: &str, allow_http_loopback: bool) -> Result<(), String> {
-    let (scheme, rest) = url.split_once("://").ok_or("not a URL (no scheme); use https://HOST")?;
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if authority.is_empty() {
-        return Err("no host".into());
-    }
-    if authority.contains('@') {
+    let parsed = url::Url::parse(url).map_err(|e| format!("not a URL ({e}); use https://HOST"))?;
+    if !parsed.username().is_empty() || parsed.password().is_some() {
         return Err("user information in a service URL is refused".into());
     }
-    match scheme.to_ascii_lowercase().as_str() {
+    let loopback = match parsed.host() {
+        None => return Err("no host".into()),
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+    };
+    match parsed.scheme() {
         "https" => Ok(()),
         "http" if !allow_http_loopback => Err(
             "plain http would send the identity token unencrypted; use https (http is allowed only to a loopback address, with --sigstore-allow-http-loopback, for tests)"
                 .into(),
         ),
-        "http" if is_loopback(authority) => Ok(()),
+        "http" if loopback => Ok(()),
         "http" => Err("plain http is allowed only to a loopback address (127.0.0.0/8, localhost, [::1])".into()),
         other => Err(format!("the scheme {other:?} is not https")),
     }
-}
-
-/// Whether `host[:port]` names the loopback interface.
-fn is_loopback(authority: &str) -> bool {
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
-    };
-    host.eq_ignore_ascii_case("localhost")
-        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]

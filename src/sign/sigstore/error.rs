@@ -28,18 +28,3 @@ impl SigstoreSignError {
         ))
     }
 }
-
-/// An error and each of its causes that adds something, joined by `: `.
-pub(crate) fn with_causes(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        let text = c.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        cause = c.source();
-    }
-    out
-}

@@ -17,6 +17,7 @@
 mod config;
 mod error;
 mod key_usage;
+mod net;
 mod root_cache;
 mod signer;
 mod token;
@@ -32,10 +33,10 @@ pub use root_cache::{
     resolve,
 };
 pub use signer::{KEYID, SigstoreSignature, SigstoreSigner};
-pub use token::{TOKEN_ENV, ambient_token_available};
+pub use token::TOKEN_ENV;
 pub use trust_source::SigstoreTrustSource;
-pub use trusted_root::{TrustedRoot, TrustedRootError, default_cache_path};
-pub use tuf::{PUBLIC_TUF_URL, TRUSTED_ROOT_TARGET, fetch_public_good};
+pub use trusted_root::{RefreshFailure, TrustedRoot, TrustedRootError, default_cache_path};
+pub use tuf::{PUBLIC_TUF_URL, fetch_public_good};
 pub use verify::{
     CertificateTime, ExpectedSigner, Signed, SigstoreTrust, SigstoreVerified, SigstoreVerifyError, verify,
 };

@@ -12,9 +12,10 @@ use sigstore_sign::{SigningContext, SigningServices};
 use sigstore_verify::types::SignatureContent;
 
 use super::config::SigstoreConfig;
-use super::error::{SigstoreSignError, with_causes};
+use super::error::SigstoreSignError;
 use super::token;
 use crate::model::dsse::{PAYLOAD_TYPE, pae_body};
+use crate::model::shown::with_causes;
 use crate::sign::{SignError, Signer, SignerKind};
 
 /// The envelope `keyid` of a Sigstore signature.
@@ -49,23 +50,13 @@ impl SigstoreSigner {
     /// When no token can be had, a service cannot be reached or refuses, or answers nonsense.
     pub fn sign_statement(&self, payload: &[u8]) -> Result<SigstoreSignature, SigstoreSignError> {
         let failed = |reason| SigstoreSignError::failed(&self.config, reason);
-        let timeout = Duration::from_secs(self.config.timeout_secs);
-        let http = sigstore_sign::reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(20)))
-            .user_agent(concat!("speccoder/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| failed(format!("cannot start the HTTP client: {e}")))?;
+        let http = super::net::http_client(Duration::from_secs(self.config.timeout_secs)).map_err(failed)?;
         let context = SigningContext::new(
             SigningServices::new(&self.config.fulcio_url, &self.config.rekor_url)
                 .with_oidc_url(&self.config.oidc_issuer),
         )
         .with_http_client(http);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| failed(format!("cannot start the async runtime: {e}")))?;
-        let bundle = runtime.block_on(async {
+        let bundle = super::net::runtime().map_err(failed)?.block_on(async {
             let signer = token::signer(&context, &self.config).await?;
             signer.sign_raw_statement(payload).await.map_err(|e| failed(with_causes(&e)))
         })?;
@@ -76,12 +67,6 @@ impl SigstoreSigner {
         let bundle =
             serde_json::to_value(&bundle).map_err(|e| failed(format!("cannot encode the bundle: {e}")))?;
         Ok(SigstoreSignature { sig, bundle })
-    }
-
-    /// The bundle of the last [`Signer::sign`] call, taken out (the envelope builder puts it into
-    /// `Envelope::sigstore`).
-    pub fn take_bundle(&self) -> Option<Value> {
-        self.last_bundle.lock().ok().and_then(|mut b| b.take())
     }
 }
 
@@ -111,8 +96,10 @@ impl Signer for SigstoreSigner {
         Ok(signature.sig)
     }
 
+    /// The bundle of the last [`Signer::sign`] call, taken out (the envelope builder puts it into
+    /// `Envelope::sigstore`).
     fn take_bundle(&self) -> Option<Value> {
-        SigstoreSigner::take_bundle(self)
+        self.last_bundle.lock().ok().and_then(|mut b| b.take())
     }
 
     fn signs_summary_only(&self) -> bool {

@@ -8,23 +8,11 @@ use sigstore_sign::oidc::IdentityToken;
 use sigstore_sign::{Signer, SigningContext};
 
 use super::config::SigstoreConfig;
-use super::error::{SigstoreSignError, with_causes};
+use super::error::SigstoreSignError;
+use crate::model::shown::with_causes;
 
 /// The environment variable holding a ready identity token.
 pub const TOKEN_ENV: &str = "SIGSTORE_ID_TOKEN";
-
-/// Whether a token can be had without asking a person: `SIGSTORE_ID_TOKEN`, or GitHub Actions'
-/// token request variables.
-#[must_use]
-pub fn ambient_token_available() -> bool {
-    env_nonempty(TOKEN_ENV).is_some()
-        || (env_nonempty("ACTIONS_ID_TOKEN_REQUEST_URL").is_some()
-            && env_nonempty("ACTIONS_ID_TOKEN_REQUEST_TOKEN").is_some())
-}
-
-fn env_nonempty(name: &str) -> Option<String> {
-    std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
-}
 
 /// A signer holding an identity token from the first source that has one.
 ///
@@ -35,8 +23,8 @@ pub(crate) async fn signer(
     config: &SigstoreConfig,
 ) -> Result<Signer, SigstoreSignError> {
     let failed = |reason| SigstoreSignError::failed(config, reason);
-    if let Some(jwt) = env_nonempty(TOKEN_ENV) {
-        let token = IdentityToken::from_jwt(&jwt)
+    if let Some(jwt) = std::env::var(TOKEN_ENV).ok().filter(|v| !v.trim().is_empty()) {
+        let token = IdentityToken::from_jwt(jwt.trim())
             .map_err(|e| failed(format!("{TOKEN_ENV} is not a JWT identity token: {e}")))?;
         return Ok(context.signer(token));
     }

@@ -45,10 +45,7 @@ impl SigstoreTrustSource {
             Some(make) => make(),
             None => Err("no Sigstore trusted root".to_owned()),
         });
-        match resolved {
-            Ok((trust, _)) => Ok(trust),
-            Err(reason) => Err(reason),
-        }
+        resolved.as_ref().map(|(trust, _)| trust).map_err(String::as_str)
     }
 
     /// Whether the root was resolved (or given): false means no network was used.
@@ -60,19 +57,13 @@ impl SigstoreTrustSource {
     /// The warning of a resolution that fell back to an older root.
     #[must_use]
     pub fn warning(&self) -> Option<&str> {
-        match self.resolved.get() {
-            Some(Ok((_, warning))) => warning.as_deref(),
-            _ => None,
-        }
+        self.resolved.get()?.as_ref().ok()?.1.as_deref()
     }
 
     /// Why a resolution that was tried failed.
     #[must_use]
     pub fn failure(&self) -> Option<&str> {
-        match self.resolved.get() {
-            Some(Err(reason)) => Some(reason),
-            _ => None,
-        }
+        self.resolved.get()?.as_ref().err().map(String::as_str)
     }
 }
 
@@ -89,7 +80,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::sign::sigstore::TrustedRoot;
+    use crate::sign::sigstore::{RefreshFailure, TrustedRoot};
 
     fn production_root() -> TrustedRoot {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -129,9 +120,7 @@ mod tests {
     fn a_failed_resolution_is_remembered_as_the_failure() {
         let (source, calls) = counting(|| {
             Err(TrustedRootError::NoDefault {
-                url: "https://tuf.example",
-                reason: "offline".into(),
-                advice: "run again where https://tuf.example is reachable".into(),
+                failure: RefreshFailure { reason: "offline".into(), local: false },
                 cache: PathBuf::from("/nowhere/trusted_root.json"),
             })
         });

@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::tuf::PUBLIC_TUF_URL;
+
 /// The largest trusted root read (the public-good one is about 7 KB).
 const MAX_ROOT_BYTES: u64 = 1 << 20;
 
@@ -55,29 +57,43 @@ pub enum TrustedRootError {
         reason: String,
     },
     /// No file was given, the public-good root could not be fetched, and no usable copy is cached.
-    #[error("no Sigstore trusted root: fetching the public-good root from its TUF repository {url} failed ({reason}), and no usable copy is cached at {}; pass --sigstore-trusted-root FILE with a trusted_root.json you trust, or {advice}", cache.display())]
+    #[error("no Sigstore trusted root: fetching the public-good root from its TUF repository {PUBLIC_TUF_URL} failed ({}), and no usable copy is cached at {}; pass --sigstore-trusted-root FILE with a trusted_root.json you trust, or {}", .failure.reason, .cache.display(), .failure.advice())]
     NoDefault {
-        /// The TUF repository asked.
-        url: &'static str,
-        /// Why the fetch failed.
-        reason: String,
-        /// What to do about it.
-        advice: String,
+        /// Why the refresh failed.
+        failure: RefreshFailure,
         /// The cache path that was looked at.
         cache: PathBuf,
     },
     /// An explicit refresh of the cached public-good root failed.
-    #[error("cannot refresh the Sigstore public-good trusted root from its TUF repository {url}: {reason}; the cache at {} is unchanged; {advice}", cache.display())]
+    #[error("cannot refresh the Sigstore public-good trusted root from its TUF repository {PUBLIC_TUF_URL}: {}; the cache at {} is unchanged; {}", .failure.reason, .cache.display(), .failure.advice())]
     Refresh {
-        /// The TUF repository asked.
-        url: &'static str,
-        /// Why the fetch failed.
-        reason: String,
-        /// What to do about it.
-        advice: String,
+        /// Why the refresh failed.
+        failure: RefreshFailure,
         /// The cache path.
         cache: PathBuf,
     },
+}
+
+/// Why a refresh of the cached root failed, as a sentence fragment, and whether the fault is the
+/// cache on this machine rather than the fetch.
+#[derive(Debug)]
+pub struct RefreshFailure {
+    /// What failed: the directory, the fetch, what it fetched, the write.
+    pub reason: String,
+    /// The cache directory could not be made or written; the network was never asked.
+    pub local: bool,
+}
+
+impl RefreshFailure {
+    /// What to do about it.
+    #[must_use]
+    pub fn advice(&self) -> String {
+        if self.local {
+            "make the cache directory writable (it follows XDG_CACHE_HOME, else HOME/.cache)".to_owned()
+        } else {
+            format!("run again where {PUBLIC_TUF_URL} is reachable")
+        }
+    }
 }
 
 impl TrustedRoot {

@@ -1,16 +1,8 @@
 //! Offline verification of a Sigstore bundle against the caller's trust, through
-//! `sigstore-verify`; ours is only matching the bundle to our line, the keyUsage check the crate
-//! leaves out (`key_usage`), and mapping its errors to our outcomes.
-//!
-//! What holds on `Ok` (`sigstore_verify::Verifier::verify`, 0.15): the signature verifies over the
-//! content, which is bound to the artifact (a DSSE statement by a `sha256`/`sha512` subject
-//! digest); the log entry describes exactly this signature, key and content, with an inclusion
-//! proof up to a checkpoint a trusted log signed and a valid SET when present; every RFC 3161
-//! timestamp verifies against a trusted authority valid at its time; keyless, the certificate
-//! chains (rustls-webpki: signatures, basicConstraints and pathLen, unknown critical extensions
-//! refused, inner and outer signature algorithms equal, code-signing EKU) to a Fulcio CA valid at
-//! each verified time, carries a valid SCT of a trusted CT log, and names the expected identity
-//! and issuer exactly; and ours, its keyUsage allows digitalSignature (and a CA's keyCertSign).
+//! `sigstore-verify` (`Verifier::verify`, whose documentation lists what holds on `Ok`: signature,
+//! subject digest, log entry and inclusion proof, SET, timestamps, certificate chain, SCT, identity
+//! and issuer). Ours is only matching the bundle to our line, the keyUsage check the crate leaves
+//! out (`key_usage`), and mapping its errors to our outcomes.
 //!
 //! # Times
 //! The crate decides the times a certificate is checked at; no caller can change them. They are
@@ -21,12 +13,13 @@
 //! it. The clock is read only to refuse an `integratedTime` in the future and to leave out
 //! trusted-root entries whose `validFor` has not started. None of these times is the signer's to
 //! choose, unlike a commit date. [`CertificateTime::AlsoAt`] adds one check of ours: the signing
-//! certificate's validity at the time given (for `--signature-time now`); Fulcio's certificates
-//! live ten minutes, so it passes only for a bundle checked within them.
+//! certificate's validity at the time given; Fulcio's certificates live ten minutes, so it passes
+//! only for a bundle checked within them (`attest verify` does not ask for it, whatever
+//! `--signature-time` says).
 
 use sigstore_verify::types::{Bundle, DerPublicKey, Sha256Hash, SignatureContent};
 use sigstore_verify::{
-    CertificateError, Error as CrateError, PublicKeyVerificationPolicy, VerificationPolicy,
+    CertificateError, Error as CrateError, Policy, PublicKeyVerificationPolicy, VerificationPolicy,
 };
 use time::OffsetDateTime;
 
@@ -113,8 +106,6 @@ pub struct SigstoreVerified {
     pub identity: String,
     /// The OIDC issuer that matched (empty for a managed key).
     pub issuer: String,
-    /// The verified times the certificate was checked at, earliest first.
-    pub verified_times: Vec<OffsetDateTime>,
 }
 
 /// Why a bundle does not verify; each variant is one verifier outcome.
@@ -186,6 +177,14 @@ pub fn verify(
     time: CertificateTime,
 ) -> Result<SigstoreVerified, SigstoreVerifyError> {
     let bundle: Bundle = serde_json::from_value(bundle.clone()).map_err(|e| malformed(e.to_string()))?;
+    let policy: Box<dyn Policy> = match &trust.signer {
+        ExpectedSigner::Keyless { identity, issuer } => {
+            Box::new(VerificationPolicy::new(identity.as_str(), issuer.as_str()))
+        }
+        ExpectedSigner::PublicKey(spki) => {
+            Box::new(PublicKeyVerificationPolicy::new(DerPublicKey::new(spki.clone())))
+        }
+    };
     let verifier = &trust.trusted_root.verifier;
     let result = match signed {
         Signed::Statement { payload, artifact_sha256 } => {
@@ -203,25 +202,16 @@ pub fn verify(
             }
             let digest = Sha256Hash::from_hex(artifact_sha256)
                 .map_err(|e| Error::BadSignature(format!("the artifact digest: {e}")))?;
-            run(verifier, digest, &bundle, &trust.signer)
+            verifier.verify(digest, &bundle, policy.as_ref())
         }
-        Signed::Artifact(bytes) => run(verifier, bytes, &bundle, &trust.signer),
+        Signed::Artifact(bytes) => verifier.verify(bytes, &bundle, policy.as_ref()),
     }
     .map_err(|e| from_crate(&e))?;
-    let mut verified_times: Vec<OffsetDateTime> = result
-        .verified_timestamps()
-        .iter()
-        .filter_map(|t| OffsetDateTime::from_unix_timestamp(t.as_second()).ok())
-        .collect();
-    verified_times.sort();
     let (identity, issuer) = match &trust.signer {
         ExpectedSigner::Keyless { identity, issuer } => (identity, issuer),
         ExpectedSigner::PublicKey(spki) => {
-            return Ok(SigstoreVerified {
-                identity: format!("key SHA256:{}", crate::model::digest::sha256_hex(spki)),
-                issuer: String::new(),
-                verified_times,
-            });
+            let identity = format!("key SHA256:{}", crate::model::digest::sha256_hex(spki));
+            return Ok(SigstoreVerified { identity, issuer: String::new() });
         }
     };
     // The crate checked the chain; what it leaves out is ours.
@@ -235,25 +225,7 @@ pub fn verify(
             )));
         }
     }
-    Ok(SigstoreVerified { identity: identity.clone(), issuer: issuer.clone(), verified_times })
-}
-
-fn run<'a>(
-    verifier: &sigstore_verify::Verifier,
-    artifact: impl Into<sigstore_verify::types::Artifact<'a>>,
-    bundle: &Bundle,
-    signer: &ExpectedSigner,
-) -> Result<sigstore_verify::VerificationResult, CrateError> {
-    match signer {
-        ExpectedSigner::Keyless { identity, issuer } => {
-            verifier.verify(artifact, bundle, &VerificationPolicy::new(identity.as_str(), issuer.as_str()))
-        }
-        ExpectedSigner::PublicKey(spki) => verifier.verify(
-            artifact,
-            bundle,
-            &PublicKeyVerificationPolicy::new(DerPublicKey::new(spki.clone())),
-        ),
-    }
+    Ok(SigstoreVerified { identity: identity.clone(), issuer: issuer.clone() })
 }
 
 /// The crate's error as one of our outcomes.

@@ -7,7 +7,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use ssh_key::{Algorithm, PublicKey};
-use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time};
+use time::format_description::BorrowedFormatItem;
+use time::macros::format_description;
+use time::{Date, OffsetDateTime, PrimitiveDateTime};
 
 use super::pattern::PatternList;
 use super::sshsig::CERT_SUFFIX;
@@ -409,31 +411,29 @@ fn parse_key(text: &str) -> Result<PublicKey, LineProblem> {
 }
 
 /// `YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, as `ssh-keygen` documents; always read as UTC. A time
-/// before 1970, which `ssh-keygen` refuses, is no time.
+/// before 1970, which `ssh-keygen` refuses, is no time; so is a date the calendar does not have or
+/// a 60th second (`20230229`, which `ssh-keygen` moves on to the 1st of March).
 pub fn parse_time(value: &str) -> Option<SignerTime> {
+    const DAY: &[BorrowedFormatItem<'_>] = format_description!("[year range:standard][month][day]");
+    const MINUTE: &[BorrowedFormatItem<'_>] =
+        format_description!("[year range:standard][month][day][hour][minute]");
+    const SECOND: &[BorrowedFormatItem<'_>] =
+        format_description!("[year range:standard][month][day][hour][minute][second]");
     let (digits, explicit_utc) = match value.strip_suffix(['Z', 'z']) {
         Some(d) => (d, true),
         None => (value, false),
     };
-    if !digits.bytes().all(|b| b.is_ascii_digit()) || !matches!(digits.len(), 8 | 12 | 14) {
+    // Digits only: the format would also take a sign before the year.
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let num = |range: std::ops::Range<usize>| digits.get(range).and_then(|d| d.parse::<u16>().ok());
-    let date = Date::from_calendar_date(
-        i32::from(num(0..4)?),
-        Month::try_from(u8::try_from(num(4..6)?).ok()?).ok()?,
-        u8::try_from(num(6..8)?).ok()?,
-    )
-    .ok()?;
-    let (hour, minute, second) = match digits.len() {
-        8 => (0, 0, 0),
-        12 => (num(8..10)?, num(10..12)?, 0),
-        _ => (num(8..10)?, num(10..12)?, num(12..14)?),
-    };
-    let time =
-        Time::from_hms(u8::try_from(hour).ok()?, u8::try_from(minute).ok()?, u8::try_from(second).ok()?)
-            .ok()?;
-    let at = PrimitiveDateTime::new(date, time).assume_utc();
+    let at = match digits.len() {
+        8 => Date::parse(digits, DAY).ok()?.midnight(),
+        12 => PrimitiveDateTime::parse(digits, MINUTE).ok()?,
+        14 => PrimitiveDateTime::parse(digits, SECOND).ok()?,
+        _ => return None,
+    }
+    .assume_utc();
     (at >= OffsetDateTime::UNIX_EPOCH).then_some(SignerTime { at, explicit_utc })
 }
 
@@ -501,6 +501,55 @@ mod tests {
             assert!(parse_time(bad).is_none(), "{bad}");
         }
         assert_eq!(parse_time("19700101Z").map(|t| t.at), Some(OffsetDateTime::UNIX_EPOCH));
+    }
+
+    /// Each time is read here exactly when `ssh-keygen -Y verify` reads it: a line whose time it
+    /// cannot read, it skips, and with the only line of the file skipped nothing verifies. Every
+    /// time is in the past, so a line read trusts the key now.
+    #[test]
+    fn a_time_is_read_here_exactly_when_ssh_keygen_reads_it() {
+        use crate::sign::ssh::test_support::{keygen, public_line, tool_sign, tool_verifies};
+        const MESSAGE: &[u8] = b"DSSEv1 28 application/vnd.in-toto+json 2 {}";
+        let dir = tempfile::tempdir().unwrap();
+        let key = keygen(dir.path(), "ada", "ed25519");
+        let sig = tool_sign(dir.path(), &key, "in-toto", MESSAGE);
+        let key = public_line(&key);
+        let ssh_keygen_reads = |value: &str| {
+            let allowed = format!("ada@example.com valid-after=\"{value}\" {key}\n");
+            tool_verifies(dir.path(), &allowed, "ada@example.com", "in-toto", &sig, MESSAGE)
+        };
+        for value in [
+            "20240229",
+            "20240229Z",
+            "20240229z",
+            "202402291201",
+            "202402291201Z",
+            "20240229120159",
+            "20240229120159Z",
+            "19700102Z",
+            "202402291261",
+            "20240229126000",
+            "20240229240000",
+            "2024022912",
+            "2024022",
+            "20241301",
+            "20240100",
+            "19691231",
+            "00260101Z",
+            "2024-02-29",
+            "+2024022",
+            " 20240229",
+            "20240229ZZ",
+            "２０２４０２２９",
+        ] {
+            assert_eq!(parse_time(value).is_some(), ssh_keygen_reads(value), "{value}");
+        }
+        // Refused here, read by ssh-keygen 9.2: a date the calendar lacks and a 60th second (its
+        // strptime takes them, and timegm moves them on to the next month or minute), and the
+        // `UTC` suffix, which its manual does not document.
+        for value in ["20230229", "20240431", "20240229120160", "20240229UTC"] {
+            assert!(parse_time(value).is_none() && ssh_keygen_reads(value), "{value}");
+        }
     }
 
     #[test]

@@ -1,10 +1,22 @@
-//! Test helpers around the real GnuPG: an isolated keyring directory per test (passed as
+//! Test helpers around the real GnuPG and sqv: an isolated keyring directory per test (passed as
 //! `--homedir`, never the user's), keys made by `gpg --quick-gen-key`, signatures by
-//! `gpg --detach-sign`, verdicts of `gpg --verify`. Its gpg-agent is stopped when dropped.
+//! `gpg --detach-sign`, verdicts of `gpg --verify`; its gpg-agent is stopped when dropped. Every
+//! key is made by `gpg`; sequoia signs only what gpg refuses to make (signatures by expired or
+//! non-signing keys, v6 keys). The in-process and sqv verdicts are compared by name.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+use std::time::SystemTime;
+
+use sequoia_openpgp::Cert;
+use sequoia_openpgp::armor::{self, Kind};
+use sequoia_openpgp::parse::Parse;
+use sequoia_openpgp::serialize::stream::{Armorer, Message, Signer as StreamSigner};
+use sequoia_openpgp::types::HashAlgorithm;
+use time::OffsetDateTime;
+
+use super::{OpenPgpCerts, OpenPgpVerified, OpenPgpVerifyError, Sqv, SqvError, verify};
 
 /// One isolated GnuPG home in a temporary directory.
 pub struct GnuPg {
@@ -184,4 +196,107 @@ impl Drop for GnuPg {
             .stderr(Stdio::null())
             .status();
     }
+}
+
+/// The PAE bytes the tests sign.
+pub const PAE: &[u8] = b"DSSEv1 28 application/vnd.in-toto+json 13 {\"a\":\"b\\u0000\"}";
+
+/// [`PAE`] with one byte of the body changed.
+pub const TAMPERED: &[u8] = b"DSSEv1 28 application/vnd.in-toto+json 13 {\"a\":\"c\\u0000\"}";
+
+/// The time of verification.
+pub fn now() -> OffsetDateTime {
+    OffsetDateTime::now_utc()
+}
+
+/// Writes `material` as the trusted keyring `name` and reads it back.
+pub fn trust(gpg: &GnuPg, name: &str, material: &[u8]) -> (PathBuf, OpenPgpCerts) {
+    let path = gpg.write(name, material);
+    let certs = OpenPgpCerts::read(&path).expect("trusted certificates read");
+    (path, certs)
+}
+
+/// The outcome's name, to compare in-process and sqv verdicts.
+pub fn outcome(result: &Result<OpenPgpVerified, OpenPgpVerifyError>) -> &'static str {
+    match result {
+        Ok(_) => "ok",
+        Err(OpenPgpVerifyError::Malformed { .. }) => "malformed",
+        Err(OpenPgpVerifyError::BadSignature { .. }) => "bad_signature",
+        Err(OpenPgpVerifyError::UntrustedSigner { .. }) => "untrusted_signer",
+        Err(OpenPgpVerifyError::Expired { .. }) => "expired",
+        Err(OpenPgpVerifyError::Revoked { .. }) => "revoked",
+        Err(OpenPgpVerifyError::NotYetValid { .. }) => "not_yet_valid",
+        Err(OpenPgpVerifyError::NotSigningCapable { .. }) => "not_signing_capable",
+    }
+}
+
+/// The outcome's name of an sqv verdict; a failure to check fails the test.
+pub fn sqv_outcome(result: &Result<String, SqvError>) -> &'static str {
+    match result {
+        Ok(_) => "ok",
+        Err(SqvError::Rejected(e)) => outcome(&Err(e.clone())),
+        Err(e) => panic!("sqv could not check: {e}"),
+    }
+}
+
+/// A signature by the (sub)key `key_fpr` of the secret key `tsk`, made by sequoia at `created`,
+/// whatever the key's validity: for signatures gpg refuses to make.
+pub fn sequoia_sign(tsk: &[u8], key_fpr: &str, created: SystemTime, data: &[u8]) -> Vec<u8> {
+    let cert = Cert::from_bytes(tsk).expect("secret key parses");
+    let key = cert
+        .keys()
+        .secret()
+        .find(|k| k.key().fingerprint().to_hex() == key_fpr)
+        .expect("the key is in the secret key file")
+        .key()
+        .clone();
+    let keypair = key.into_keypair().expect("an unencrypted secret key");
+    let mut out = Vec::new();
+    let message = Message::new(&mut out);
+    let message = Armorer::new(message).kind(Kind::Signature).build().expect("armorer");
+    let mut signer = StreamSigner::new(message, keypair)
+        .expect("signer")
+        .detached()
+        .hash_algo(HashAlgorithm::SHA512)
+        .expect("sha512")
+        .creation_time(created)
+        .build()
+        .expect("signer builds");
+    signer.write_all(data).expect("sign data");
+    signer.finalize().expect("finalize");
+    out
+}
+
+/// The binary packets inside an armored block.
+pub fn dearmor(armored: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(
+        &mut armor::Reader::from_bytes(armored, armor::ReaderMode::Tolerant(None)),
+        &mut out,
+    )
+    .expect("dearmor");
+    out
+}
+
+/// `binary` in signature armor.
+pub fn rearmor(binary: &[u8]) -> Vec<u8> {
+    let mut writer = armor::Writer::new(Vec::new(), Kind::Signature).expect("armor writer");
+    writer.write_all(binary).expect("armor");
+    writer.finalize().expect("armor finalize")
+}
+
+/// The secret key of `who` exported from the keyring into the file `name`.
+pub fn secret_key_file(gpg: &GnuPg, who: &str, name: &str, armor: bool) -> PathBuf {
+    gpg.write(name, &gpg.export_secret(who, armor))
+}
+
+/// The in-process and sqv verdicts on `sig` over [`PAE`] with `material` as the trusted keyring;
+/// the test fails if they disagree.
+pub fn agreed_outcome(gpg: &GnuPg, name: &str, material: &[u8], sig: &[u8]) -> &'static str {
+    let (trust_path, certs) = trust(gpg, name, material);
+    let at = now();
+    let in_process = verify(sig, PAE, &certs, at);
+    let by_sqv = Sqv::default().verify(sig, PAE, &trust_path, at);
+    assert_eq!(outcome(&in_process), sqv_outcome(&by_sqv), "{name}: ours {in_process:?}, sqv {by_sqv:?}");
+    outcome(&in_process)
 }

@@ -1,9 +1,18 @@
-//! The spec rules on the fixture projects under `fixtures/`, read through the work-tree adapter.
-//! Expected digests were computed outside this crate (sha256sum / Python) from the literal texts.
+//! The spec readers on the fixture projects under `fixtures/`, read through the work-tree adapter.
+//!
+//! Every expected digest is a literal computed outside this crate with coreutils' `sha256sum`,
+//! from the fixture's own bytes, in the fixture's directory (`fixtures/speckit/specs/<UNIT>`, or
+//! `fixtures/openspec`):
+//!
+//! - a task line (`line_hash`): `sed -n <line>p tasks.md | tr -d '\n' | sha256sum`;
+//! - a requirement line (`requirement_hash`): `sed -n <line>p spec.md | tr -d '\n' | sha256sum`;
+//! - a Spec Kit story (`section_hash`): its lines, joined, without the last newline:
+//!   `sed -n '10,25p' spec.md | head -c -1 | sha256sum` (story 1; story 2 is lines 26 to 40);
+//! - the OpenSpec change (`section_hash`), its one delta spec under its heading:
+//!   `f=openspec/changes/add-tag-filter/specs/tags/spec.md; printf '## %s\n\n%s' "$f" "$(cat "$f")" | sha256sum`;
+//! - the empty section: `printf '' | sha256sum`.
 
-use crate::model::digest::sha256_hex;
-
-use super::*;
+use speccoder_attest::spec::*;
 
 fn fixture(name: &str) -> FsTree {
     FsTree::new(format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR")))
@@ -75,7 +84,8 @@ fn a_spec_kit_story_task_carries_its_line_story_and_requirement_hashes() {
     assert_eq!(t.story.as_deref(), Some("US1"));
     assert_eq!(t.section.as_deref(), Some("US1"));
     assert_eq!(t.line_hash, "e7f7668be51deaff1b86a4e5bec8364106e6d87737f193ff7bf28d015141e1b3");
-    assert_eq!(t.section_hash, sha256_hex(US1_TEXT));
+    let spec_md = fixture("speckit").file(&format!("specs/{UNIT}/spec.md")).unwrap().unwrap();
+    assert_eq!(speckit_story_text(&String::from_utf8(spec_md).unwrap(), "US1"), US1_TEXT);
     assert_eq!(t.section_hash, "2068d4bf0f3a33d03c090e6db3eaa3d7b65beeee5c4ad232911398356909c116");
     let ids: Vec<&str> = t.requirements.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["FR-001", "FR-002"]);
@@ -105,9 +115,10 @@ fn an_unlabelled_spec_kit_task_hashes_the_empty_section() {
     assert_eq!(ids, ["FR-002", "FR-004"]);
     let sc = read_task(&fixture("speckit"), UNIT, "T006").unwrap();
     assert_eq!(
-        sc.requirements[0].hash,
-        sha256_hex("- **SC-001**: A reader can tag a bookmark from the bookmark list in under 5 seconds.")
+        sc.requirements[0].line,
+        "- **SC-001**: A reader can tag a bookmark from the bookmark list in under 5 seconds."
     );
+    assert_eq!(sc.requirements[0].hash, "f7968bf3a938a60464bfa9ada232965f92618b8ea135cbff75fd9cb543a65755");
 }
 
 #[test]

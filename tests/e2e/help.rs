@@ -1,0 +1,124 @@
+//! What `--help` says of exit codes is what the documentation says: every command's `--help` ends
+//! its description with an `Exit codes:` paragraph, and docs/cli.md's section on that command holds
+//! the same paragraph; `speccoder --help` ends with the codes every command shares, which
+//! docs/cli.md and README list in the same words. Compared word for word, code spans and line
+//! breaks aside (Markdown marks the one and wraps the other), so that a change made to one and not
+//! to the other fails here. The commands are found by walking `--help` itself: a new subcommand
+//! without its paragraph, or without its section, fails too.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+
+/// `text` without code-span backticks, its whitespace runs as single spaces.
+fn normalized(text: &str) -> String {
+    text.replace('`', "").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The paragraph of `text` that starts with `Exit codes`, normalized; `None` when there is none.
+#[track_caller]
+fn exit_codes(text: &str) -> Option<String> {
+    let mut found = text.split("\n\n").map(str::trim).filter(|p| p.starts_with("Exit codes"));
+    let first = found.next().map(normalized);
+    assert!(found.next().is_none(), "one exit-code paragraph, not several:\n{text}");
+    first
+}
+
+/// `speccoder <path> --help`.
+fn help(path: &[String]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+    args.push("--help");
+    let run = common::run(common::speccoder_command(dir.path(), dir.path(), &args)).success();
+    run.stdout
+}
+
+/// The subcommands `help` lists under `Commands:` (clap's own `help` left out).
+fn subcommands(help: &str) -> Vec<String> {
+    let Some((_, listed)) = help.split_once("\nCommands:\n") else { return Vec::new() };
+    listed
+        .lines()
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every command path and its `--help`, from `speccoder` down.
+fn every_help() -> BTreeMap<Vec<String>, String> {
+    let mut found = BTreeMap::new();
+    let mut pending = vec![Vec::new()];
+    while let Some(path) = pending.pop() {
+        let text = help(&path);
+        for sub in subcommands(&text) {
+            pending.push([path.clone(), vec![sub]].concat());
+        }
+        found.insert(path, text);
+    }
+    found
+}
+
+/// docs/cli.md's sections (`## ` headings) by the command they describe: the heading's words after
+/// `speccoder` up to the first argument, option or placeholder (`attest verify [REV | A..B] ...`
+/// is `attest verify`).
+fn doc_sections(markdown: &str) -> BTreeMap<String, String> {
+    markdown
+        .split("\n## ")
+        .skip(1)
+        .filter_map(|section| {
+            let heading = section.lines().next()?.strip_prefix("`speccoder ")?;
+            let words: Vec<&str> = heading
+                .split(['`', ' '])
+                .take_while(|w| {
+                    !w.is_empty()
+                        && !w.starts_with(['<', '[', '-', '|'])
+                        && !w.starts_with(char::is_uppercase)
+                })
+                .collect();
+            Some((words.join(" "), section.to_owned()))
+        })
+        .collect()
+}
+
+#[test]
+fn every_commands_help_lists_the_exit_codes_docs_cli_md_lists_for_it() {
+    let root = common::crate_root();
+    let markdown = std::fs::read_to_string(root.join("docs/cli.md")).unwrap();
+    let sections = doc_sections(&markdown);
+    let mut compared = Vec::new();
+    for (path, text) in every_help() {
+        let name = path.join(" ");
+        let Some(listed) = exit_codes(&text) else {
+            assert!(!subcommands(&text).is_empty(), "`speccoder {name} --help` lists no exit codes:\n{text}");
+            continue;
+        };
+        if path.is_empty() {
+            continue;
+        }
+        let section = sections.get(&name).unwrap_or_else(|| panic!("docs/cli.md has no section on `{name}`"));
+        assert_eq!(
+            exit_codes(section).as_deref(),
+            Some(listed.as_str()),
+            "`speccoder {name}`: docs/cli.md, then --help"
+        );
+        compared.push(name);
+    }
+    for command in ["attest", "attest verify", "attest carry", "held-out store", "hooks install", "schema"] {
+        assert!(compared.iter().any(|c| c == command), "{command} was compared: {compared:?}");
+    }
+    let extra: Vec<&String> = sections.keys().filter(|name| !compared.contains(name)).collect();
+    assert!(extra.is_empty(), "docs/cli.md describes commands --help does not list: {extra:?}");
+}
+
+#[test]
+fn the_shared_exit_codes_read_the_same_in_help_docs_cli_md_and_readme() {
+    let root = common::crate_root();
+    let listed = exit_codes(&help(&[])).expect("`speccoder --help` lists the shared exit codes");
+    assert!(listed.starts_with("Exit codes, shared with"), "{listed}");
+    for doc in ["docs/cli.md", "README.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        let shared = text.split("\n\n").map(str::trim).find(|p| p.starts_with("Exit codes, shared with"));
+        assert_eq!(shared.map(normalized).as_deref(), Some(listed.as_str()), "{doc}");
+    }
+}
