@@ -229,3 +229,168 @@ fn mutation_score(counts: Option<(u64, u64)>) -> Option<(f64, u64, u64)> {
     #[allow(clippy::cast_precision_loss, reason = "a ratio of counts far below 2^52")]
     Some((caught as f64 / total as f64, caught, missed))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::predicate::Verdict;
+    use crate::model::verifier_policy::VerifierPolicy;
+    use crate::verify::policy::evidence::SignedRun;
+
+    /// The one rule of a policy whose `[[rule]]` body is `body`.
+    fn rule(body: &str) -> Rule {
+        let text = format!("version = 1\n[[rule]]\nname = \"r\"\nunits = [\"*\"]\n{body}\n");
+        let policy = VerifierPolicy::parse(text.as_bytes(), "policy.toml").expect("a valid rule");
+        policy.rules().next().expect("one rule").clone()
+    }
+
+    fn ssh(key: &str, principals: &[&str]) -> SignerInfo {
+        SignerInfo {
+            kind: "ssh",
+            key: key.into(),
+            principals: principals.iter().map(|p| (*p).into()).collect(),
+        }
+    }
+
+    fn run(phase: Phase, result: TestOutcome, counts: Option<(u64, u64)>) -> SignedRun {
+        SignedRun { phase, result, counts }
+    }
+
+    fn codes(findings: &[Finding]) -> Vec<&'static str> {
+        findings.iter().map(|f| f.code).collect()
+    }
+
+    /// Evidence of a verified tick by alice with a green run.
+    fn alices_tick() -> SignedEvidence {
+        SignedEvidence {
+            verdict: Some(Verdict::Verified),
+            runs: vec![run(Phase::Green, TestOutcome::Passed, None)],
+            covering_signers: vec![ssh("SHA256:alice", &["alice@example.org"])],
+            ..SignedEvidence::default()
+        }
+    }
+
+    #[test]
+    fn a_rule_that_sets_no_key_finds_nothing() {
+        assert!(judge(&rule(""), &alices_tick(), false).is_empty());
+    }
+
+    #[test]
+    fn a_signer_the_rule_does_not_name_fails_the_row_and_names_who_signed() {
+        let found = judge(&rule(r#"signers = ["bob@example.org"]"#), &alices_tick(), false);
+        assert_eq!(codes(&found), [code::SIGNER]);
+        assert_eq!(found[0].expected.as_deref(), Some("bob@example.org"));
+        assert_eq!(found[0].found.as_deref(), Some("alice@example.org"));
+    }
+
+    #[test]
+    fn the_star_names_every_trusted_signer_and_no_untrusted_line() {
+        assert!(judge(&rule(r#"signers = ["*"]"#), &alices_tick(), false).is_empty());
+        let unsigned = SignedEvidence { covering_signers: Vec::new(), ..alices_tick() };
+        let found = judge(&rule(r#"signers = ["*"]"#), &unsigned, false);
+        assert_eq!(codes(&found), [code::SIGNER]);
+        assert_eq!(found[0].found.as_deref(), Some("no trusted signature"));
+    }
+
+    #[test]
+    fn nobody_approves_their_own_tick_with_a_second_key() {
+        let mut ev = alices_tick();
+        ev.covering_signers.push(ssh("SHA256:alice-laptop", &["alice@example.org"]));
+        let found = judge(&rule("approvals = { count = 1 }"), &ev, false);
+        assert_eq!(codes(&found), [code::APPROVAL]);
+        assert_eq!((found[0].expected.as_deref(), found[0].found.as_deref()), (Some("1"), Some("0")));
+    }
+
+    #[test]
+    fn one_principal_approving_with_two_keys_counts_once() {
+        let mut ev = alices_tick();
+        ev.covering_signers.push(ssh("SHA256:bob-1", &["bob@example.org"]));
+        ev.covering_signers.push(ssh("SHA256:bob-2", &["bob@example.org"]));
+        assert_eq!(codes(&judge(&rule("approvals = { count = 2 }"), &ev, false)), [code::APPROVAL]);
+        assert!(judge(&rule("approvals = { count = 1 }"), &ev, false).is_empty());
+    }
+
+    #[test]
+    fn an_approval_counts_only_from_someone_the_rule_names_in_by() {
+        let mut ev = alices_tick();
+        ev.covering_signers.push(ssh("SHA256:carol", &["carol@example.org"]));
+        let by_bob = r#"approvals = { count = 1, by = ["bob@example.org"] }"#;
+        assert_eq!(codes(&judge(&rule(by_bob), &ev, false)), [code::APPROVAL]);
+        ev.covering_signers.push(ssh("SHA256:bob", &["bob@example.org"]));
+        assert!(judge(&rule(by_bob), &ev, false).is_empty());
+    }
+
+    #[test]
+    fn a_verdict_the_rule_does_not_list_fails_the_row() {
+        let ev = SignedEvidence { verdict: Some(Verdict::RegressionOnly), ..alices_tick() };
+        let found = judge(&rule(r#"verdicts = ["verified"]"#), &ev, false);
+        assert_eq!(codes(&found), [code::VERDICT]);
+        assert_eq!(found[0].found.as_deref(), Some("regression_only"));
+    }
+
+    #[test]
+    fn an_absent_phase_and_a_held_out_run_short_of_its_total_each_fail() {
+        let mut ev = alices_tick();
+        ev.runs.push(run(Phase::HeldOut, TestOutcome::Passed, Some((4, 5))));
+        let found = judge(&rule(r#"phases = ["baseline", "green", "held_out"]"#), &ev, false);
+        assert_eq!(codes(&found), [code::PHASE, code::PHASE]);
+        assert_eq!(found[0].found.as_deref(), Some("none"));
+        assert_eq!(found[1].found.as_deref(), Some("PASSED passed=4/5"));
+    }
+
+    #[test]
+    fn a_held_out_run_of_no_tests_does_not_hold() {
+        let mut ev = alices_tick();
+        ev.runs.push(run(Phase::HeldOut, TestOutcome::Passed, Some((0, 0))));
+        assert_eq!(codes(&judge(&rule(r#"phases = ["held_out"]"#), &ev, false)), [code::PHASE]);
+    }
+
+    #[test]
+    fn a_field_the_note_does_not_sign_fails_and_never_passes() {
+        let keys = "min_mutation_score = 0.5\nmin_strength = 0.5\nmonitor = [\"clean\"]\nsandbox = [\"vm\"]";
+        let found = judge(&rule(keys), &alices_tick(), false);
+        assert_eq!(codes(&found), [code::EVIDENCE; 4]);
+        assert!(found.iter().all(|f| f.found.as_deref() == Some("none")), "{found:?}");
+    }
+
+    #[test]
+    fn a_mutation_score_is_caught_over_caught_and_missed_and_no_mutant_is_no_score() {
+        let scored = |caught, missed| SignedEvidence { mutation: Some((caught, missed)), ..alices_tick() };
+        let min = rule("min_mutation_score = 0.8");
+        assert!(judge(&min, &scored(4, 1), false).is_empty());
+        let below = judge(&min, &scored(3, 1), false);
+        assert_eq!(below[0].found.as_deref(), Some("0.7500 (caught 3, missed 1)"));
+        assert_eq!(judge(&min, &scored(0, 0), false)[0].found.as_deref(), Some("none"));
+    }
+
+    #[test]
+    fn signed_values_outside_the_rules_lists_fail() {
+        let ev = SignedEvidence {
+            strength: Some(0.5),
+            monitor: Some("gaming".into()),
+            sandbox: Some("none".into()),
+            ..alices_tick()
+        };
+        let keys = "min_strength = 0.9\nmonitor = [\"clean\"]\nsandbox = [\"container\", \"vm\"]";
+        let found = judge(&rule(keys), &ev, false);
+        let got: Vec<_> = found.iter().map(|f| f.found.as_deref().unwrap_or_default()).collect();
+        assert_eq!(got, ["0.5", "gaming", "none"]);
+    }
+
+    #[test]
+    fn carried_evidence_fails_a_rule_that_refuses_it() {
+        let ev = SignedEvidence { carried: true, ..alices_tick() };
+        assert_eq!(codes(&judge(&rule("carried = false"), &ev, false)), [code::CARRIED]);
+        assert!(judge(&rule("carried = true"), &ev, false).is_empty());
+    }
+
+    #[test]
+    fn a_skip_is_judged_by_its_signers_approvals_and_skips_only() {
+        let skip = SignedEvidence { verdict: Some(Verdict::Skipped), runs: Vec::new(), ..alices_tick() };
+        let strict = rule("verdicts = [\"verified\"]\nphases = [\"green\"]\nmin_strength = 0.9");
+        assert!(judge(&strict, &skip, true).is_empty());
+        assert_eq!(codes(&judge(&rule("skips = false"), &skip, true)), [code::SKIP]);
+        let by_bob = rule(r#"signers = ["bob@example.org"]"#);
+        assert_eq!(codes(&judge(&by_bob, &skip, true)), [code::SIGNER]);
+    }
+}
