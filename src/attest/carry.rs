@@ -38,7 +38,7 @@ use crate::attest::same_change;
 use crate::attest::signing::{self, Chosen, SignerChoice, SigstoreFlags};
 use crate::attest::statements::{self, Line};
 use crate::attest::{AttestError, LineReport, commit_object_sha256, now_rfc3339, read_policy};
-use crate::check::agreement::{self, Rules};
+use crate::check::agreement::{self, Claim, Rules};
 use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{self, NoteLineSignature};
@@ -694,7 +694,8 @@ fn read_and_agree(
     let lines = read_lines(note, &mut findings);
     agreement::subjects(&lines, target, commit.id, commit_sha256, &mut findings);
     if let Some((tv_line, p)) = agreement::task_verification(&lines, &mut findings) {
-        Rules::new(repo, None).agreement(commit, target, verdict, tv_line, p, &lines, &mut findings);
+        let claim = Claim { commit, target, trailer_verdict: verdict, lines: &lines, tv_line, p };
+        Rules::new(repo, None).agreement(&claim, &mut findings);
     }
     (lines, findings)
 }
