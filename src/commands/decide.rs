@@ -1,11 +1,12 @@
 //! `speccoder accept` and `speccoder skip [--undo]`.
 
 use speccoder_attest::attest::decide::{self, DecideError, DecisionRequest};
-use speccoder_attest::exit;
+use speccoder_attest::attest::signing::SignerError;
+use speccoder_attest::exit::{self, ExitClass};
 use speccoder_attest::git::Repo;
 
 use super::output::finish;
-use super::signing::signer_choice;
+use super::signing::signer_request;
 use crate::cli::{AcceptArgs, SigningArgs, SkipArgs};
 
 pub fn accept(args: &AcceptArgs) -> u8 {
@@ -34,14 +35,7 @@ fn request(
     signing: &SigningArgs,
 ) -> Result<(Repo, DecisionRequest), DecideError> {
     let repo = Repo::discover(".")?;
-    let signer = signer_choice(&repo, signing, true)?;
-    let req = DecisionRequest {
-        target: target.to_owned(),
-        reason: reason.to_owned(),
-        by,
-        signer,
-        key: signing.key.clone(),
-        sigstore: super::signing::sigstore_flags(signing),
-    };
+    let signing = signer_request(signing).map_err(SignerError::from)?;
+    let req = DecisionRequest { target: target.to_owned(), reason: reason.to_owned(), by, signing };
     Ok((repo, req))
 }

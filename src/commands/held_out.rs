@@ -1,7 +1,7 @@
 //! `speccoder held-out store` and `speccoder held-out publish`.
 
 use speccoder_attest::attest::held_out::{self, HeldOutError, PublishReport, PublishRequest, StoreRequest};
-use speccoder_attest::exit;
+use speccoder_attest::exit::{self, ExitClass};
 use speccoder_attest::git::Repo;
 
 use super::output::finish;

@@ -1,12 +1,12 @@
 //! `speccoder attest approve`, `attest policy init` and `attest policy check`: the commands
 //! around the verifier policy.
 
-use speccoder_attest::attest::AttestError;
-use speccoder_attest::attest::approve::{ApproveReport, ApproveRequest, approve};
-use speccoder_attest::check::trust::{SignatureTrust, TrustError, TrustFiles};
+use speccoder_attest::attest::approve::{ApproveError, ApproveReport, ApproveRequest, approve};
+use speccoder_attest::attest::signing::SignerError;
+use speccoder_attest::check::trust::{SignatureTrust, TrustFiles};
 use speccoder_attest::check::verifier_policy::read_file;
-use speccoder_attest::exit;
-use speccoder_attest::git::{GitError, Head, Repo};
+use speccoder_attest::exit::{self, ExitClass};
+use speccoder_attest::git::{GitError, Repo};
 use speccoder_attest::model::verifier_policy::LoadedPolicy;
 use speccoder_attest::verify::VerifyError;
 use speccoder_attest::verify::policy::{init, lint};
@@ -14,20 +14,17 @@ use speccoder_attest::verify::policy::{init, lint};
 use crate::cli::{ApproveArgs, PolicyCheckArgs, PolicySub};
 
 pub fn approve_run(args: &ApproveArgs) -> u8 {
-    let result = (|| -> Result<ApproveReport, AttestError> {
+    let result = (|| -> Result<ApproveReport, ApproveError> {
         let repo = Repo::discover(".")?;
-        let signing = &args.run.signing;
         let request = ApproveRequest {
             rev: args.rev.clone(),
             trust: super::trust::trust_files(&args.trust),
             signature_time: super::trust::signature_time(&args.trust),
-            signer: super::signing::signer_choice(&repo, signing, false)?,
-            key: signing.key.clone(),
-            sigstore: super::signing::sigstore_flags(signing),
+            signing: super::signing::signer_request(&args.run.signing).map_err(SignerError::from)?,
         };
         approve(&repo, &request)
     })();
-    super::output::finish("attest approve", args.run.json, result, |_| exit::OK, AttestError::exit_code)
+    super::output::finish("attest approve", args.run.json, result, |_| exit::OK, ApproveError::exit_code)
 }
 
 pub fn run(sub: &PolicySub) -> u8 {
@@ -63,16 +60,7 @@ fn check(args: &PolicyCheckArgs) -> u8 {
 /// The trust the principals are read from: files from outside HEAD's tree, as every command
 /// takes them (no history is checked, so a trust revision is anything that resolves).
 fn load_trust(repo: &Repo, files: &TrustFiles) -> Result<SignatureTrust, Failure> {
-    let tree = match repo.head().map_err(Failure::from)? {
-        Head::Branch { commit, .. } | Head::Detached(commit) => {
-            repo.commit_tree(commit).map_err(Failure::from)?
-        }
-        Head::Unborn(_) => repo.empty_tree_id(),
-    };
-    SignatureTrust::load(repo, files, tree, &|_| false).map_err(|e| match e {
-        TrustError::Git(e) => Failure::from(e),
-        e => Failure(exit::CONFIG, e.to_string()),
-    })
+    SignatureTrust::load_outside_head(repo, files).map_err(|e| Failure(e.exit_code(), e.to_string()))
 }
 
 /// A failure of `attest policy`, with its exit code.
@@ -92,11 +80,7 @@ impl std::fmt::Display for Failure {
 
 impl From<GitError> for Failure {
     fn from(e: GitError) -> Self {
-        let code = match e {
-            GitError::UnknownRevision { .. } | GitError::AmbiguousRevision { .. } => exit::USAGE,
-            _ => exit::GIT_PRECONDITION,
-        };
-        Failure(code, e.to_string())
+        Failure(e.exit_code(), e.to_string())
     }
 }
 

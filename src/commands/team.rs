@@ -1,10 +1,11 @@
 //! `speccoder attest push`, `attest fetch` and `attest carry`: the evidence that travels with the
 //! team.
 
-use speccoder_attest::attest::AttestError;
-use speccoder_attest::attest::carry::{self, CarryRequest};
+use speccoder_attest::attest::carry::{self, CarryError, CarryRequest};
+use speccoder_attest::attest::signing::SignerError;
 use speccoder_attest::attest::sync::{self, SyncError};
 use speccoder_attest::check::trust::TrustFiles;
+use speccoder_attest::exit::ExitClass;
 use speccoder_attest::git::Repo;
 
 use crate::cli::{AttestCarryArgs, AttestFetchArgs, AttestPushArgs};
@@ -42,12 +43,12 @@ fn fetch_trust(openpgp_certs: &Option<std::path::PathBuf>) -> TrustFiles {
 }
 
 pub fn carry(args: &AttestCarryArgs) -> u8 {
-    let result = (|| -> Result<carry::CarryReport, AttestError> {
+    let result = (|| -> Result<carry::CarryReport, CarryError> {
         let repo = Repo::discover(".")?;
         let rewritten = if args.rewritten {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
-                .map_err(|e| AttestError::Io(format!("cannot read the rewritten commits on stdin: {e}")))?;
+                .map_err(CarryError::Stdin)?;
             Some(text)
         } else {
             None
@@ -55,9 +56,7 @@ pub fn carry(args: &AttestCarryArgs) -> u8 {
         let request = CarryRequest {
             pair: args.from.clone().zip(args.to.clone()),
             rewritten,
-            signer: super::signing::signer_flag(&args.run.signing)?,
-            key: args.run.signing.key.clone(),
-            sigstore: super::signing::sigstore_flags(&args.run.signing),
+            signing: super::signing::signer_request(&args.run.signing).map_err(SignerError::from)?,
             trust: TrustFiles {
                 allowed_signers: args.allowed_signers.clone(),
                 revoked: args.revoked.clone(),
@@ -72,6 +71,6 @@ pub fn carry(args: &AttestCarryArgs) -> u8 {
         args.run.json,
         result,
         carry::CarryReport::exit_code,
-        AttestError::exit_code,
+        CarryError::exit_code,
     )
 }

@@ -6,7 +6,6 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use super::error::HeldOutError;
-use crate::attest::AttestError;
 use crate::attest::bounded::{open_bounded, read_bounded};
 use crate::git::{Head, ObjectId, Repo};
 use crate::input::SizedFile;
@@ -53,7 +52,7 @@ pub(super) enum SetProblem {
 pub(super) fn head_commit(repo: &Repo) -> Result<ObjectId, HeldOutError> {
     match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => Ok(commit),
-        Head::Unborn(name) => Err(AttestError::Unborn(name).into()),
+        Head::Unborn(name) => Err(HeldOutError::Unborn(name)),
     }
 }
 

@@ -13,7 +13,7 @@ use super::local::{
     Entry, MAX_FILE_BYTES, SetProblem, StoreUse, head_commit, manifest_leak, read_set, store_root, walk,
 };
 use crate::attest::bounded::open_bounded;
-use crate::attest::pipeline::split_target;
+use crate::attest::target::split_target;
 use crate::git::{Repo, trailers};
 use crate::model::digest::Sha256Reader;
 use crate::model::held_out::{
