@@ -856,9 +856,14 @@ pub enum SignatureTimeArg {
 }
 
 /// `--allowed-signers-rev`'s value, refused as a usage error unless it is `REV:PATH`.
-fn rev_path(value: &str) -> Result<String, String> {
+fn rev_path(value: &str) -> Result<String, NotRevPath> {
     match speccoder_attest::check::trust::split_rev_path(value) {
         Some(_) => Ok(value.to_owned()),
-        None => Err(format!("takes {}", speccoder_attest::check::trust::REV_PATH_FORM)),
+        None => Err(NotRevPath),
     }
 }
+
+/// A value that is not `REV:PATH`.
+#[derive(Debug, thiserror::Error)]
+#[error("takes {}", speccoder_attest::check::trust::REV_PATH_FORM)]
+pub struct NotRevPath;

@@ -1,6 +1,7 @@
 //! `speccoder hooks install`.
 
 use speccoder_attest::attest::hooks::{self, HookError};
+use speccoder_attest::exit::ExitClass;
 use speccoder_attest::git::Repo;
 
 use crate::cli::HooksSub;

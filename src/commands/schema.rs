@@ -4,8 +4,9 @@ use std::path::Path;
 
 use speccoder_attest::attest::hooks::shell_quoted;
 
+use speccoder_attest::exit::{self, Class, ExitClass};
 use speccoder_attest::schema;
-use speccoder_attest::{exit, input, output_file};
+use speccoder_attest::{input, output_file};
 
 use crate::cli::{SCHEMA_DIR, SchemaArgs};
 
@@ -49,11 +50,11 @@ enum SchemaError {
     Write(#[from] output_file::OutputError),
 }
 
-impl SchemaError {
-    fn exit_code(&self) -> u8 {
+impl ExitClass for SchemaError {
+    fn class(&self) -> Class {
         match self {
-            SchemaError::Differ { .. } => exit::DOES_NOT_HOLD,
-            SchemaError::Write(_) => exit::CONFIG,
+            SchemaError::Differ { .. } => Class::DoesNotHold,
+            SchemaError::Write(_) => Class::Config,
         }
     }
 }

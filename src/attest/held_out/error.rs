@@ -42,7 +42,7 @@ pub enum HeldOutError {
         /// The store asked for.
         store: PathBuf,
         /// What is wrong with it.
-        reason: String,
+        reason: super::StoreProblem,
     },
     /// The files to store cannot be taken.
     #[error("cannot store the held-out files of {dir}: {message}")]

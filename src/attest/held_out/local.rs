@@ -94,22 +94,39 @@ pub(super) fn store_root(repo: &Repo, given: Option<&Path>, use_: StoreUse) -> R
 
 /// Why `store` cannot serve as the store for `use_` (links followed, as every later use of the
 /// path follows them).
-fn usable_store(store: &Path, use_: StoreUse) -> Result<(), String> {
+fn usable_store(store: &Path, use_: StoreUse) -> Result<(), StoreProblem> {
     match fs::metadata(store) {
         Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err("is not a directory".into()),
+        Ok(_) => Err(StoreProblem::NotADirectory),
         Err(e) if use_ == StoreUse::Read => Err(match e.kind() {
-            std::io::ErrorKind::NotFound => "does not exist".into(),
-            _ => format!("cannot be read: {e}"),
+            std::io::ErrorKind::NotFound => StoreProblem::Missing,
+            _ => StoreProblem::Unreadable(e),
         }),
         // Written by `store`: created as needed below the nearest part of it that exists, which
         // must be a directory.
         Err(_) => match store.ancestors().skip(1).find_map(|a| fs::metadata(a).ok().map(|m| (a, m))) {
             Some((_, meta)) if meta.is_dir() => Ok(()),
-            Some((above, _)) => Err(format!("cannot be created: {} is not a directory", above.display())),
+            Some((above, _)) => Err(StoreProblem::AboveNotADirectory(above.to_owned())),
             None => Ok(()),
         },
     }
+}
+
+/// Why a `--store` cannot serve, as a sentence fragment after its path.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreProblem {
+    /// Something that is not a directory is there.
+    #[error("is not a directory")]
+    NotADirectory,
+    /// Nothing is there (`held-out publish` reads an existing store).
+    #[error("does not exist")]
+    Missing,
+    /// It cannot be read.
+    #[error("cannot be read: {0}")]
+    Unreadable(std::io::Error),
+    /// It cannot be created: the nearest part of it that exists is not a directory.
+    #[error("cannot be created: {} is not a directory", .0.display())]
+    AboveNotADirectory(PathBuf),
 }
 
 /// `path` made absolute, `.` and `..` resolved, links resolved as far as the path exists.
