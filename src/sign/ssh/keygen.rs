@@ -39,7 +39,7 @@ impl SshKeygen {
         trust: ToolTrust<'_>,
         at: OffsetDateTime,
     ) -> Result<SshVerified, SshToolError> {
-        let files = SignedFiles::write(armored_sig, message).map_err(|reason| self.fail(reason))?;
+        let files = SignedFiles::write(armored_sig, message).map_err(|e| self.fail(e.to_string()))?;
         let (sig, msg) = (&files.signature, &files.message);
         let time = verify_time(at)
             .ok_or_else(|| self.fail(format!("the time {at} cannot be given to ssh-keygen")))?;
