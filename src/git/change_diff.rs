@@ -127,8 +127,9 @@ fn split_patches(
     let mut current: Option<usize> = None;
     let mut line: Vec<u8> = Vec::new();
     let mut long = false;
-    let unnamed =
-        |line: &[u8]| PatchStreamError::Unnamed(String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned());
+    let unnamed = |line: &[u8]| {
+        PatchStreamError::Unnamed(String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned())
+    };
     loop {
         let buf = out.fill_buf().map_err(PatchStreamError::Read)?;
         if buf.is_empty() {

@@ -69,8 +69,11 @@ impl RevokedKeys {
         }
         let mut keys = Vec::new();
         for (index, raw) in content.split(|&b| b == b'\n').enumerate() {
-            let fail =
-                |reason: LineProblem| RevokedKeysError::Line { path: path.to_owned(), line: index + 1, reason };
+            let fail = |reason: LineProblem| RevokedKeysError::Line {
+                path: path.to_owned(),
+                line: index + 1,
+                reason,
+            };
             let text = std::str::from_utf8(raw)
                 .map_err(|_| fail(LineProblem::NotUtf8))?
                 .trim_matches(|c: char| c.is_ascii_whitespace());

@@ -140,8 +140,10 @@ impl SshSigner {
             }
             .into());
         }
-        let public = parse_public_key(text)
-            .map_err(|e| SshSignError::BadLiteral { setting: KeySetting::GitConfig, reason: e.to_string() })?;
+        let public = parse_public_key(text).map_err(|e| SshSignError::BadLiteral {
+            setting: KeySetting::GitConfig,
+            reason: e.to_string(),
+        })?;
         Ok(Self::new(public, How::ToolAgent, Origin::Literal))
     }
 

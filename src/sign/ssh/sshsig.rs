@@ -236,8 +236,9 @@ fn parse_key(blob: &[u8]) -> Result<SignerKey, DecodeError> {
     }
 }
 
-fn parse_signature(blob: &[u8]) -> Result<Signature, String> {
-    let sig = Signature::try_from(blob).map_err(|e| format!("the signature value cannot be decoded: {e}"))?;
+fn parse_signature(blob: &[u8]) -> Result<Signature, DecodeError> {
+    let sig = Signature::try_from(blob)
+        .map_err(|e| DecodeError::Malformed(format!("the signature value cannot be decoded: {e}")))?;
     // ssh-key re-encodes security-key ECDSA signatures differently; those are refused later as
     // not checkable in-process, so they skip the canonical-form check here.
     if sig.algorithm() == ssh_key::Algorithm::SkEcdsaSha2NistP256 {
@@ -246,7 +247,9 @@ fn parse_signature(blob: &[u8]) -> Result<Signature, String> {
     // The decoder does not insist on consuming everything; re-encoding shows any leftovers.
     match Vec::<u8>::try_from(sig.clone()) {
         Ok(again) if again == blob => Ok(sig),
-        _ => Err("the signature value has trailing or non-canonical bytes".to_owned()),
+        _ => {
+            Err(DecodeError::Malformed("the signature value has trailing or non-canonical bytes".to_owned()))
+        }
     }
 }
 
@@ -254,8 +257,9 @@ fn truncated() -> String {
     "the signature blob is truncated".to_owned()
 }
 
-fn utf8(bytes: &[u8], what: &str) -> Result<String, String> {
-    String::from_utf8(bytes.to_vec()).map_err(|_| format!("the signature's {what} is not UTF-8"))
+fn utf8(bytes: &[u8], what: &str) -> Result<String, DecodeError> {
+    String::from_utf8(bytes.to_vec())
+        .map_err(|_| DecodeError::Malformed(format!("the signature's {what} is not UTF-8")))
 }
 
 /// A cursor over SSH wire encoding (big-endian u32 lengths).
