@@ -4,7 +4,7 @@ use speccoder_attest::attest::pipeline::{AttestError, AttestRequest, attest};
 use speccoder_attest::attest::sign_later::{SignLaterError, sign_later};
 use speccoder_attest::attest::signing::SignerError;
 use speccoder_attest::attest::target::BadTarget;
-use speccoder_attest::exit::{self, ExitClass};
+use speccoder_attest::exit;
 use speccoder_attest::git::Repo;
 
 use super::output::finish;
@@ -25,7 +25,7 @@ pub fn run(args: AttestArgs) -> u8 {
                 let signing = signer_request(&s.run.signing).map_err(SignerError::from)?;
                 sign_later(&repo, &s.rev, &signing)
             })();
-            finish("attest", s.run.json, result, |_| exit::OK, SignLaterError::exit_code)
+            finish("attest", s.run.json, result, |_| exit::OK)
         }
         None => {
             let result = (|| -> Result<_, AttestError> {
@@ -36,7 +36,7 @@ pub fn run(args: AttestArgs) -> u8 {
                 let signing = signer_request(&args.run.signing).map_err(SignerError::from)?;
                 attest(&repo, &AttestRequest { target, evidence, signing })
             })();
-            finish("attest", args.run.json, result, |_| exit::OK, AttestError::exit_code)
+            finish("attest", args.run.json, result, |_| exit::OK)
         }
     }
 }

@@ -1,7 +1,6 @@
 //! `speccoder hooks install`.
 
 use speccoder_attest::attest::hooks::{self, HookError};
-use speccoder_attest::exit::ExitClass;
 use speccoder_attest::git::Repo;
 
 use crate::cli::HooksSub;
@@ -16,13 +15,7 @@ pub fn run(sub: &HooksSub) -> u8 {
                     .unwrap_or_else(|_| "speccoder".into());
                 hooks::install(&repo, &program)
             });
-            super::output::finish(
-                "hooks install",
-                args.json,
-                result,
-                |_| speccoder_attest::exit::OK,
-                HookError::exit_code,
-            )
+            super::output::finish("hooks install", args.json, result, |_| speccoder_attest::exit::OK)
         }
     }
 }

@@ -62,7 +62,7 @@ impl ExitClass for SchemaError {
 /// Runs `speccoder schema`; `started_in` is the `-C DIR` the command line gave, for the advice.
 pub fn run(args: &SchemaArgs, started_in: Option<&Path>) -> u8 {
     let result = if args.check { check(started_in, &args.out) } else { write(&args.out) };
-    super::output::finish("schema", args.json, result, |_| exit::OK, SchemaError::exit_code)
+    super::output::finish("schema", args.json, result, |_| exit::OK)
 }
 
 /// The command that writes the schemas into `dir`, run from where this one was: `speccoder

@@ -1,8 +1,8 @@
 //! `speccoder sigstore fetch-root`.
 
 use serde::Serialize;
-use speccoder_attest::exit::{self, ExitClass};
-use speccoder_attest::sign::sigstore::{PUBLIC_TUF_URL, TrustedRootError, refresh_public_good_root};
+use speccoder_attest::exit;
+use speccoder_attest::sign::sigstore::{PUBLIC_TUF_URL, refresh_public_good_root};
 
 use crate::cli::SigstoreSub;
 
@@ -34,13 +34,7 @@ pub fn run(sub: &SigstoreSub) -> u8 {
                 path: r.path.display().to_string(),
                 sha256: r.sha256,
             });
-            super::output::finish(
-                "sigstore fetch-root",
-                args.json,
-                result,
-                |_| exit::OK,
-                TrustedRootError::exit_code,
-            )
+            super::output::finish("sigstore fetch-root", args.json, result, |_| exit::OK)
         }
     }
 }

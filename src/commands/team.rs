@@ -5,7 +5,6 @@ use speccoder_attest::attest::carry::{self, CarryError, CarryRequest};
 use speccoder_attest::attest::signing::SignerError;
 use speccoder_attest::attest::sync::{self, SyncError};
 use speccoder_attest::check::trust::TrustFiles;
-use speccoder_attest::exit::ExitClass;
 use speccoder_attest::git::Repo;
 
 use crate::cli::{AttestCarryArgs, AttestFetchArgs, AttestPushArgs};
@@ -14,26 +13,14 @@ pub fn push(args: &AttestPushArgs) -> u8 {
     let result = Repo::discover(".").map_err(SyncError::from).and_then(|repo| {
         sync::push(&repo, args.remote.as_deref(), args.dry_run, &fetch_trust(&args.openpgp_certs))
     });
-    super::output::finish(
-        "attest push",
-        args.json,
-        result,
-        |_| speccoder_attest::exit::OK,
-        SyncError::exit_code,
-    )
+    super::output::finish("attest push", args.json, result, |_| speccoder_attest::exit::OK)
 }
 
 pub fn fetch(args: &AttestFetchArgs) -> u8 {
     let result = Repo::discover(".")
         .map_err(SyncError::from)
         .and_then(|repo| sync::fetch(&repo, args.remote.as_deref(), &fetch_trust(&args.openpgp_certs)));
-    super::output::finish(
-        "attest fetch",
-        args.json,
-        result,
-        sync::FetchReport::exit_code,
-        SyncError::exit_code,
-    )
+    super::output::finish("attest fetch", args.json, result, sync::FetchReport::exit_code)
 }
 
 /// The trust a fetch checks joined notes against: git's SSH settings, and the OpenPGP
@@ -66,11 +53,5 @@ pub fn carry(args: &AttestCarryArgs) -> u8 {
         };
         carry::carry(&repo, &request)
     })();
-    super::output::finish(
-        "attest carry",
-        args.run.json,
-        result,
-        carry::CarryReport::exit_code,
-        CarryError::exit_code,
-    )
+    super::output::finish("attest carry", args.run.json, result, carry::CarryReport::exit_code)
 }

@@ -81,8 +81,8 @@ pub(super) fn check(
             return Err(refuse("not_one_claim", format!("{}: {problem}", commit.id)));
         }
     }
-    let old_note = old_note(repo, notes, &old, &new, &target)?;
     let claim = Carried { old: &old, new: &new, target: &target, verdict: verdict.as_deref() };
+    let old_note = old_note(repo, notes, &claim)?;
     let (lines, p) = old_evidence(repo, &old_note, &claim, trust, now)?;
     let patch_id = same_change_at(repo, &claim, &p)?;
     Ok(Checked { old, new, target, verdict, old_note, lines, patch_id })
@@ -108,27 +108,18 @@ impl Carried<'_> {
     }
 }
 
-/// The note of `old`, within the size a note may be.
-fn old_note(
-    repo: &Repo,
-    notes: &HashMap<ObjectId, ObjectId>,
-    old: &Commit,
-    new: &Commit,
-    target: &str,
-) -> Result<Vec<u8>, Stop> {
-    let Some(blob) = notes.get(&old.id) else {
-        return Err(super::CarryError::NoNote { commit: old.id }.into());
+/// The note of the old commit, within the size a note may be.
+fn old_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, claim: &Carried<'_>) -> Result<Vec<u8>, Stop> {
+    let old = claim.old.id;
+    let Some(blob) = notes.get(&old) else {
+        return Err(super::CarryError::NoNote { commit: old }.into());
     };
     repo.blob_within(*blob, MAX_NOTE_BYTES)?.map_err(|size| {
-        refused(
-            target,
-            old,
-            new,
+        claim.refuse(
             "evidence_does_not_hold",
             format!(
-                "the note of {} is {size} bytes, more than the {MAX_NOTE_BYTES} a note may be, so it is not read; {}",
-                old.id,
-                attest_again(target)
+                "the note of {old} is {size} bytes, more than the {MAX_NOTE_BYTES} a note may be, so it is not read; {}",
+                attest_again(claim.target)
             ),
         )
     })
