@@ -113,12 +113,12 @@ pub fn parse_armored(armored: &[u8]) -> Result<SshSignature, DecodeError> {
 /// `sshsig_dearmor`), so that both accept the same signatures: the header and a `\n` at the very
 /// start, the body up to the first `\n` and footer, anything after the footer ignored, and the
 /// body's base64 read with white space anywhere in it (C's `isspace`, as `b64_pton` skips it).
-fn dearmor(armored: &[u8]) -> Result<Vec<u8>, String> {
+fn dearmor(armored: &[u8]) -> Result<Vec<u8>, DecodeError> {
     if armored.len() > MAX_ARMOR_LEN {
-        return Err(format!(
+        return Err(DecodeError::Malformed(format!(
             "the signature is {} bytes, more than the {MAX_ARMOR_LEN} an SSH signature can need",
             armored.len()
-        ));
+        )));
     }
     let after_header = armored
         .strip_prefix(ARMOR_BEGIN.as_bytes())
@@ -135,11 +135,11 @@ fn dearmor(armored: &[u8]) -> Result<Vec<u8>, String> {
         .filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
         .collect();
     if b64.is_empty() {
-        return Err("the signature armor is empty".to_owned());
+        return Err(DecodeError::Malformed("the signature armor is empty".to_owned()));
     }
     base64::engine::general_purpose::STANDARD
         .decode(&b64)
-        .map_err(|e| format!("the signature armor is not valid base64: {e}"))
+        .map_err(|e| DecodeError::Malformed(format!("the signature armor is not valid base64: {e}")))
 }
 
 fn parse_blob(blob: &[u8]) -> Result<SshSignature, DecodeError> {
