@@ -32,10 +32,11 @@ use std::time::Instant;
 
 use gix::objs::tree::{Entry, EntryKind};
 use serde_json::json;
+use speccoder_attest::attest::config::read_policy;
 use speccoder_attest::attest::message::{self, MessageFields, keys};
+use speccoder_attest::attest::now_rfc3339;
 use speccoder_attest::attest::signing::sign_envelope;
 use speccoder_attest::attest::statements::{self, Context};
-use speccoder_attest::attest::{now_rfc3339, read_policy};
 use speccoder_attest::git::{ObjectId, Repo};
 use speccoder_attest::model::bundle::{self, NOTES_REF};
 use speccoder_attest::model::dsse::Envelope;

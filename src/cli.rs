@@ -27,8 +27,9 @@ pub struct Cli {
 /// `--help` names its own; a test holds both to docs/cli.md).
 const EXIT_CODES: &str = concat!(
     "Exit codes, shared with speccoder's other commands: 0 ok, 1 internal error, 2 usage (a bad ",
-    "target, an unknown unit or task), 13 configuration or input file, 14 repository state, 15 ",
-    "nothing to check, 26 an attestation (or a generated file, or a held-out set) does not hold."
+    "target, an unknown unit, task or revision), 13 configuration or input file, 14 repository ",
+    "state, 15 nothing to check, 26 an attestation (or a generated file, or a held-out set) does ",
+    "not hold."
 );
 
 // The subcommands. Each one's arguments are built only when it is the one run (`defer`): every
@@ -395,8 +396,9 @@ pub enum AttestSub {
     /// each failing line is named with its finding and nothing is signed.
     ///
     /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
-    /// (nothing signed); 13 bad key; 14 unknown revision, not a task commit, no note, no key
-    /// configured, or the notes ref locked by another command; 1 internal error.
+    /// (nothing signed); 2 unknown revision; 13 bad key, no key configured (or `--signer none`);
+    /// 14 not a task commit, no note, or the notes ref locked by another command; 1 internal
+    /// error.
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
     ///
@@ -455,10 +457,10 @@ pub enum AttestSub {
     ///
     /// Exit codes: 0 approved (or approved already by this key: nothing changed); 26 the note
     /// does not agree with the commit, or a line's signature does not verify against your trust
-    /// (each named; nothing written); 13 no trust given or configured, a trust file that is
-    /// unusable, a key that cannot sign, a Sigstore signer; 14 unknown revision, not a task
-    /// commit, no note, no key configured, the line carries 16 signatures already, the notes ref
-    /// locked by another command; 1 internal error.
+    /// (each named; nothing written); 2 unknown revision; 13 no trust given or configured, a
+    /// trust file that is unusable, a key that cannot sign, no key configured, a Sigstore signer;
+    /// 14 not a task commit, no note, the line carries 16 signatures already, the notes ref locked
+    /// by another command; 1 internal error.
     Approve(ApproveArgs),
     /// The verifier policy: print a starter one, or check one.
     #[command(subcommand)]
@@ -549,8 +551,8 @@ pub enum AttestSub {
     /// or judge configuration differs, its evidence does not hold or is not validly signed by a
     /// signer you trust, the new commit holds a note of its own, or `--from` and `--to` are the
     /// same commit (each named; the others were carried); 13 no trust configured, a trust file that
-    /// is unusable, bad signer or key, a statement that would leak; 14 `--from` without a note,
-    /// unknown revisions, the notes ref locked by another command; 1 internal error.
+    /// is unusable, bad signer or key, a statement that would leak; 2 unknown revisions; 14
+    /// `--from` without a note, the notes ref locked by another command; 1 internal error.
     Carry(AttestCarryArgs),
 }
 
@@ -856,9 +858,14 @@ pub enum SignatureTimeArg {
 }
 
 /// `--allowed-signers-rev`'s value, refused as a usage error unless it is `REV:PATH`.
-fn rev_path(value: &str) -> Result<String, String> {
+fn rev_path(value: &str) -> Result<String, NotRevPath> {
     match speccoder_attest::check::trust::split_rev_path(value) {
         Some(_) => Ok(value.to_owned()),
-        None => Err(format!("takes {}", speccoder_attest::check::trust::REV_PATH_FORM)),
+        None => Err(NotRevPath),
     }
 }
+
+/// A value that is not `REV:PATH`.
+#[derive(Debug, thiserror::Error)]
+#[error("takes {}", speccoder_attest::check::trust::REV_PATH_FORM)]
+pub struct NotRevPath;

@@ -17,6 +17,13 @@ pub struct OutputError {
     pub problem: Problem,
 }
 
+impl crate::exit::ExitClass for OutputError {
+    /// A file the user named for output that cannot be written: theirs to fix.
+    fn class(&self) -> crate::exit::Class {
+        crate::exit::Class::Config
+    }
+}
+
 /// What is wrong with an output path, without the path and without advice (a caller that names
 /// the path its own way, as `$GITHUB_STEP_SUMMARY`, adds its own).
 #[derive(Debug, thiserror::Error)]

@@ -9,17 +9,19 @@
 
 use serde::Serialize;
 
-use crate::attest::signing::{self, Chosen, SignerChoice, SigstoreFlags};
-use crate::attest::{AttestError, listed};
+use crate::attest::signing::{self, Chosen, Moment, SignerError, SignerRequest, Unsigned};
+use crate::attest::{Disagreement, NoteNotWritten, listed};
 use crate::check::agreement::Rules;
 use crate::check::line::covering_line;
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{self, NoteLineSignature};
 use crate::check::trailers::task_trailers;
-use crate::check::trust::{SignatureTime, SignatureTrust, TrustFiles};
-use crate::git::{Commit, Repo, UpdateNoteError};
+use crate::check::trust::{SignatureTime, SignatureTrust, TrustError, TrustFiles};
+use crate::exit::{Class, ExitClass};
+use crate::git::{Commit, GitError, ObjectId, Repo, UpdateNoteError};
 use crate::model::bundle::{self, NOTES_REF};
-use crate::model::dsse::{Envelope, MAX_SIGNATURES, Signature};
+use crate::model::dsse::{Envelope, EnvelopeError, MAX_SIGNATURES, Signature};
+use crate::sign::SignError;
 
 /// What `attest approve` was asked to do.
 #[derive(Debug, Clone)]
@@ -30,12 +32,119 @@ pub struct ApproveRequest {
     pub trust: TrustFiles,
     /// When SSH keys must have been trusted.
     pub signature_time: SignatureTime,
-    /// `--signer`, `[attest] signer`, or auto.
-    pub signer: SignerChoice,
-    /// `--key`.
-    pub key: Option<String>,
-    /// `--sigstore-*` (a keyless approval is refused, but the choice is made as everywhere).
-    pub sigstore: SigstoreFlags,
+    /// `--signer`, `--key`, `--sigstore-*` (a keyless approval is refused, but the choice is
+    /// made as everywhere).
+    pub signing: SignerRequest,
+}
+
+/// Why `attest approve` approved nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum ApproveError {
+    /// The revision is unknown, or the repository failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The approver's trust cannot be loaded.
+    #[error(transparent)]
+    Trust(#[from] TrustError),
+    /// The approver trusts no signer, so nothing can be checked before approval.
+    #[error(
+        "approve signs a tick only after its note's signatures verify against your own trust, and you trust no signer: nothing was approved. Configure the trust `attest verify` reads: git's gpg.ssh.allowedSignersFile, or pass --allowed-signers FILE (--allowed-signers-rev REV:PATH, --openpgp-certs FILE, --certificate-identity and --certificate-oidc-issuer for keyless evidence); then run `speccoder attest approve` again"
+    )]
+    NoTrust,
+    /// The signer cannot be resolved.
+    #[error(transparent)]
+    Signer(#[from] SignerError),
+    /// The signer cannot sign the approval.
+    #[error("signing key: {0}")]
+    Sign(#[from] SignError),
+    /// A keyless signer was chosen.
+    #[error(
+        "an approval cannot be keyless: a line holds one Sigstore bundle, its signer's; approve with an SSH or OpenPGP key (--signer ssh|openpgp --key KEY)"
+    )]
+    Keyless,
+    /// No signer is configured (or `--signer none` was given).
+    #[error("cannot approve: {0}")]
+    NoSigner(Unsigned),
+    /// The commit claims no task.
+    #[error("{rev} ({commit}) has no Spec-Task: trailer: it is not a task commit, and nothing was approved")]
+    NotATaskCommit {
+        /// The revision as given.
+        rev: String,
+        /// The commit.
+        commit: ObjectId,
+    },
+    /// The commit has no note.
+    #[error("{rev} ({commit}) has no note in {NOTES_REF}; nothing to approve")]
+    NoNote {
+        /// The revision as given.
+        rev: String,
+        /// The commit.
+        commit: ObjectId,
+    },
+    /// The note was removed while it was being approved.
+    #[error("the note of {0} was removed meanwhile; nothing was approved")]
+    Removed(ObjectId),
+    /// The note's covering line changed while it was being approved.
+    #[error(
+        "the note of {0} changed while it was being approved (its covering line is another statement now); run the same command again"
+    )]
+    Changed(ObjectId),
+    /// The covering line cannot be read back to take the approval.
+    #[error("the covering line is not an envelope ({0})")]
+    NotAnEnvelope(EnvelopeError),
+    /// The note has no one line that covers the tick.
+    #[error("the note of {0} has no one line that covers it")]
+    NoCoveringLine(ObjectId),
+    /// The covering line carries as many signatures as a line may.
+    #[error(
+        "line {line} of the note of {commit} carries {count} signatures, the most a line may carry; nothing was approved"
+    )]
+    Full {
+        /// The 1-based line.
+        line: usize,
+        /// The commit.
+        commit: ObjectId,
+        /// Its signatures.
+        count: usize,
+    },
+    /// Lines of the note do not agree with the task commit they annotate.
+    #[error(transparent)]
+    Disagrees(#[from] Disagreement),
+    /// A line's signature does not hold against the approver's trust.
+    #[error(
+        "the note of {commit} does not hold against your trust, and nobody approves what they cannot verify; nothing was approved:\n{findings}"
+    )]
+    Unapprovable {
+        /// The task commit.
+        commit: ObjectId,
+        /// Each finding on a line of its own, indented.
+        findings: String,
+    },
+    /// The note could not be written.
+    #[error(transparent)]
+    Note(#[from] NoteNotWritten),
+}
+
+impl ExitClass for ApproveError {
+    fn class(&self) -> Class {
+        match self {
+            ApproveError::Git(e) => e.class(),
+            ApproveError::Trust(e) => e.class(),
+            ApproveError::Signer(e) => e.class(),
+            ApproveError::Sign(e) => e.class(),
+            ApproveError::Disagrees(e) => e.class(),
+            ApproveError::Note(e) => e.class(),
+            ApproveError::NoTrust | ApproveError::Keyless | ApproveError::NoSigner(_) => Class::Config,
+            ApproveError::Unapprovable { .. } => Class::DoesNotHold,
+            ApproveError::NotATaskCommit { .. }
+            | ApproveError::NoNote { .. }
+            | ApproveError::Removed(_)
+            | ApproveError::Changed(_)
+            | ApproveError::NotAnEnvelope(_)
+            | ApproveError::NoCoveringLine(_)
+            | ApproveError::Full { .. } => Class::GitPrecondition,
+        }
+    }
 }
 
 /// What `attest approve` did.
@@ -101,60 +210,54 @@ struct Covering {
 /// # Errors
 /// Not a task commit or no note (14), no trust (13), a signer that cannot sign or is keyless
 /// (13), a note that does not agree with its commit or whose signatures do not hold for the
-/// approver ([`AttestError::Disagrees`], [`AttestError::Unapprovable`]: 26), a line already
+/// approver ([`ApproveError::Disagrees`], [`ApproveError::Unapprovable`]: 26), a line already
 /// carrying [`MAX_SIGNATURES`] (14), or a note that cannot be written.
-pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, AttestError> {
+pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, ApproveError> {
     let commit = repo.rev_parse(&req.rev)?;
     let info = repo.commit(commit)?;
     let (target, verdict) = task_trailers(&info.message);
     let Some(target) = target else {
-        return Err(AttestError::Nothing(format!(
-            "{} ({commit}) has no Spec-Task: trailer: it is not a task commit, and nothing was approved",
-            req.rev
-        )));
+        return Err(ApproveError::NotATaskCommit { rev: req.rev.clone(), commit });
     };
     // The commit under review must not provide the trust it is checked against.
     let trust = SignatureTrust::load(repo, &req.trust, info.tree, &|c| c == commit)?;
     if trust.is_empty() {
-        return Err(AttestError::ApproveNoTrust);
+        return Err(ApproveError::NoTrust);
     }
-    let signer = match signing::choose(repo, req.signer, req.key.as_deref(), &req.sigstore)? {
-        Chosen::Signer(s) if s.signs_summary_only() => {
-            return Err(AttestError::BadSigner(
-                "an approval cannot be keyless: a line holds one Sigstore bundle, its signer's; approve with an SSH or OpenPGP key (--signer ssh|openpgp --key KEY)".into(),
-            ));
-        }
+    let signer = match signing::resolve(repo, &req.signing, Moment::Later)? {
+        Chosen::Signer(s) if s.signs_summary_only() => return Err(ApproveError::Keyless),
         Chosen::Signer(s) => s,
-        Chosen::Unsigned(reason) => return Err(AttestError::Nothing(format!("cannot approve: {reason}"))),
+        Chosen::Unsigned(reason) => return Err(ApproveError::NoSigner(reason)),
     };
     let keyid = signer.keyid();
     let at = req.signature_time.at(info.committer.seconds);
     let rules = Rules::new(repo, None);
     let read = |note: &[u8]| covering(&rules, &info, &target, verdict.as_deref(), note, &trust, at, &keyid);
-    let note = repo.note(NOTES_REF, commit)?.ok_or_else(|| {
-        AttestError::Nothing(format!("{} ({commit}) has no note in {NOTES_REF}; nothing to approve", req.rev))
-    })?;
+    let note =
+        repo.note(NOTES_REF, commit)?.ok_or_else(|| ApproveError::NoNote { rev: req.rev.clone(), commit })?;
     let first = read(&note)?;
     let mut last = None;
     if !first.approved {
         let sig = signer.sign(&crate::model::dsse::pae(&first.payload_type, &first.payload))?;
         let approval = Signature { keyid: keyid.clone(), sig };
-        repo.update_note(NOTES_REF, commit, |current| -> Result<Option<Vec<u8>>, AttestError> {
-            let current = current.ok_or_else(|| AttestError::Nothing(format!("the note of {commit} was removed meanwhile; nothing was approved")))?;
+        repo.update_note(NOTES_REF, commit, |current| -> Result<Option<Vec<u8>>, ApproveError> {
+            let current = current.ok_or(ApproveError::Removed(commit))?;
             let now = read(current)?;
             if now.payload != first.payload || now.payload_type != first.payload_type {
-                return Err(AttestError::Nothing(format!(
-                    "the note of {commit} changed while it was being approved (its covering line is another statement now); run the same command again"
-                )));
+                return Err(ApproveError::Changed(commit));
             }
             // The same key's signature written meanwhile (the same approval run twice at once).
-            let written = if now.approved { current.to_vec() } else { with_approval(current, now.index, &approval)? };
+            let written = if now.approved {
+                current.to_vec()
+            } else {
+                with_approval(current, commit, now.index, &approval)?
+            };
             last = Some(now);
             Ok(Some(written))
         })
         .map_err(|e| match e {
             UpdateNoteError::Compute(inner) => inner,
-            UpdateNoteError::Git(source) => AttestError::Note { commit: commit.to_string(), source },
+            UpdateNoteError::Git(source) => NoteNotWritten { commit: commit.to_string(), source }.into(),
         })?;
     }
     let done = last.as_ref().unwrap_or(&first);
@@ -175,11 +278,15 @@ pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, Attes
 /// `note` with `approval` appended to the signatures of its line at `index` (every other line,
 /// and that line's payload and earlier signatures, as they were); a line that carries the
 /// approver's signature already stays as it is.
-fn with_approval(note: &[u8], index: usize, approval: &Signature) -> Result<Vec<u8>, AttestError> {
+fn with_approval(
+    note: &[u8],
+    commit: ObjectId,
+    index: usize,
+    approval: &Signature,
+) -> Result<Vec<u8>, ApproveError> {
     let mut lines: Vec<Vec<u8>> = bundle::split(note).into_iter().map(<[u8]>::to_vec).collect();
-    let raw = lines.get(index).ok_or_else(|| AttestError::Nothing("the covering line is gone".into()))?;
-    let mut envelope = Envelope::parse(raw)
-        .map_err(|e| AttestError::Nothing(format!("the covering line is not an envelope ({e})")))?;
+    let raw = lines.get(index).ok_or(ApproveError::Changed(commit))?;
+    let mut envelope = Envelope::parse(raw).map_err(ApproveError::NotAnEnvelope)?;
     envelope.signatures.push(approval.clone());
     lines[index] = envelope.to_line();
     Ok(bundle::join(&lines))
@@ -198,13 +305,13 @@ fn covering(
     trust: &SignatureTrust,
     at: time::OffsetDateTime,
     keyid: &str,
-) -> Result<Covering, AttestError> {
-    let commit = info.id.to_string();
+) -> Result<Covering, ApproveError> {
+    let commit = info.id;
     let mut findings = Vec::new();
     let checked = rules.note(info, target, verdict, note, &mut findings);
     findings.retain(|f| f.outcome > CommitOutcome::Ok);
     if !findings.is_empty() {
-        return Err(AttestError::Disagrees { commit, findings: listed(&findings) });
+        return Err(Disagreement { commit: commit.to_string(), findings: listed(&findings) }.into());
     }
     let unheld: Vec<Finding> = signatures::check_note(&checked.lines, trust, at, &checked.commit_sha256)
         .into_iter()
@@ -219,19 +326,15 @@ fn covering(
         })
         .collect();
     if !unheld.is_empty() {
-        return Err(AttestError::Unapprovable { commit, findings: listed(&unheld) });
+        return Err(ApproveError::Unapprovable { commit, findings: listed(&unheld) });
     }
-    let index = covering_line(&checked.lines, checked.task_verification).ok_or_else(|| {
-        AttestError::Nothing(format!("the note of {commit} has no one line that covers it"))
-    })?;
+    let index = covering_line(&checked.lines, checked.task_verification)
+        .ok_or(ApproveError::NoCoveringLine(commit))?;
     let line = &checked.lines[index];
     let approved = signatures::signed_by(&line.envelope, keyid);
     let count = line.envelope.signatures.len();
     if !approved && count >= MAX_SIGNATURES {
-        return Err(AttestError::Nothing(format!(
-            "line {} of the note of {commit} carries {count} signatures, the most a line may carry; nothing was approved",
-            line.number
-        )));
+        return Err(ApproveError::Full { line: line.number, commit, count });
     }
     Ok(Covering {
         // Every line read (no finding refused one), so the note's lines and the read ones agree.

@@ -5,20 +5,55 @@
 use gix::ObjectId;
 use serde_json::{Map, Value};
 
-use crate::attest::AttestError;
-use crate::git::{Repo, trailers};
-use crate::spec::{self, TaskFacts};
+use crate::exit::{Class, ExitClass};
+use crate::git::{GitError, Repo, trailers};
+use crate::spec::{self, SpecError, TaskFacts};
 
 /// The key of the bug home in the predicate's `bug` object.
 pub const HOME_KEY: &str = "home";
 /// The key of the triad digest in the predicate's `bug` object.
 pub const TRIAD_KEY: &str = "triad_sha256";
 
+/// Why a bug task cannot be closed.
+#[derive(Debug, thiserror::Error)]
+pub enum BugError {
+    /// The repository failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The unit or the bug home cannot be read.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// The bug was closed already and its triad has not changed since.
+    #[error(
+        "{target} was closed already by {commit} and its bug home has not changed since (as staged); nothing to attest (edit assessment.md, fix.md or test.md and stage the edit to reopen it)"
+    )]
+    AlreadyClosed {
+        /// `<unit>/bug:<slug>`.
+        target: String,
+        /// The closing commit.
+        commit: String,
+    },
+    /// The evidence's `bug` field cannot carry a bug task's anchor.
+    #[error("the evidence's `bug` field must be a JSON object (or absent) for a bug task; found {0}")]
+    Evidence(&'static str),
+}
+
+impl ExitClass for BugError {
+    fn class(&self) -> Class {
+        match self {
+            BugError::Git(e) => e.class(),
+            BugError::Spec(e) => e.class(),
+            BugError::AlreadyClosed { .. } => Class::GitPrecondition,
+            BugError::Evidence(_) => Class::Config,
+        }
+    }
+}
+
 /// The facts of bug `slug` of `unit` in the tree to be committed, refusing a bug that a commit
 /// reachable from `head` closed already while its triad is unchanged since.
 ///
 /// # Errors
-/// An unknown unit, a bad slug, a bug home without its three files, or [`AttestError::AlreadyClosed`].
+/// An unknown unit, a bad slug, a bug home without its three files, or [`BugError::AlreadyClosed`].
 pub fn prepare(
     repo: &Repo,
     staged: ObjectId,
@@ -26,12 +61,12 @@ pub fn prepare(
     unit: &str,
     slug: &str,
     target: &str,
-) -> Result<TaskFacts, AttestError> {
+) -> Result<TaskFacts, BugError> {
     let facts = spec::bug_task_facts(&repo.tree(staged), unit, slug)?;
     if let Some(commit) = latest_closing(repo, head, target)? {
         let then = spec::bug_triad(&repo.tree(repo.commit_tree(commit)?), slug).ok();
         if then.is_some_and(|t| t.triad_sha256 == facts.section_hash) {
-            return Err(AttestError::AlreadyClosed { target: target.to_owned(), commit: commit.to_string() });
+            return Err(BugError::AlreadyClosed { target: target.to_owned(), commit: commit.to_string() });
         }
     }
     Ok(facts)
@@ -41,8 +76,8 @@ pub fn prepare(
 /// set from `facts`, whatever the evidence said for them.
 ///
 /// # Errors
-/// [`AttestError::BugEvidence`] when the evidence's `bug` is not an object.
-pub fn anchor(facts: &TaskFacts, given: Option<Value>) -> Result<Value, AttestError> {
+/// [`BugError::Evidence`] when the evidence's `bug` is not an object.
+pub fn anchor(facts: &TaskFacts, given: Option<Value>) -> Result<Value, BugError> {
     let mut object = match given {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(map)) => map,
@@ -53,7 +88,7 @@ pub fn anchor(facts: &TaskFacts, given: Option<Value>) -> Result<Value, AttestEr
                 Value::String(_) => "a string",
                 _ => "an array",
             };
-            return Err(AttestError::BugEvidence(kind.to_owned()));
+            return Err(BugError::Evidence(kind));
         }
     };
     object.insert(HOME_KEY.to_owned(), Value::String(facts.tasks_path.clone()));
@@ -62,7 +97,7 @@ pub fn anchor(facts: &TaskFacts, given: Option<Value>) -> Result<Value, AttestEr
 }
 
 /// The newest commit reachable from `head` whose `Spec-Task:` is `target` with a `Verdict:`.
-fn latest_closing(repo: &Repo, head: ObjectId, target: &str) -> Result<Option<ObjectId>, AttestError> {
+fn latest_closing(repo: &Repo, head: ObjectId, target: &str) -> Result<Option<ObjectId>, BugError> {
     for id in repo.walk(head, &[])? {
         let commit = repo.commit(id)?;
         let found = trailers::parse(&commit.message);

@@ -12,14 +12,16 @@
 
 use serde::Serialize;
 
+use crate::attest::config::{self, ConfigError, read_policy};
 use crate::attest::message::{self, MessageFields, keys};
-use crate::attest::pipeline::{completed_report, note_of, sign_all, split_target};
+use crate::attest::pipeline::{AttestError, completed_report, note_of, sign_all};
 use crate::attest::provenance;
-use crate::attest::signing::{self, SignerChoice};
+use crate::attest::signing::{self, Moment, SignerError, SignerRequest};
 use crate::attest::statements::{self, BuildError, Context, Line};
-use crate::attest::tick::{self, Opened};
-use crate::attest::{AttestError, LineReport, now_rfc3339, read_policy};
-use crate::exit;
+use crate::attest::target::{BadTarget, split_target};
+use crate::attest::tick::{self, Opened, TickError};
+use crate::attest::{LineReport, NoteNotWritten, now_rfc3339};
+use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Head, ObjectId, Repo, UpdateNoteError, trailers::sanitize_value};
 use crate::model::bundle::NOTES_REF;
 use crate::model::dsse::Envelope;
@@ -42,12 +44,8 @@ pub struct DecisionRequest {
     pub reason: String,
     /// Who (`--by`); git's `user.name` when absent.
     pub by: Option<String>,
-    /// Which signer.
-    pub signer: SignerChoice,
-    /// A key file or `key::` literal overriding `user.signingKey`.
-    pub key: Option<String>,
-    /// Where keyless signing may send the identity token (`--sigstore-*`).
-    pub sigstore: signing::SigstoreFlags,
+    /// `--signer`, `--key`, `--sigstore-*`.
+    pub signing: SignerRequest,
 }
 
 /// What a decision wrote, for people (Display) and machines (`--json`).
@@ -126,6 +124,9 @@ pub enum DecideError {
     /// A failure shared with `speccoder attest`: target, unit, task, repository, key, policy.
     #[error(transparent)]
     Attest(#[from] AttestError),
+    /// The decision's note could not be written.
+    #[error(transparent)]
+    Note(#[from] NoteNotWritten),
     /// `--reason` is empty (or only whitespace).
     #[error("--reason is empty; say in a few words why {0} is decided without tests")]
     EmptyReason(String),
@@ -191,55 +192,47 @@ pub enum DecideError {
     },
 }
 
-impl DecideError {
-    /// The exit code for this failure.
-    #[must_use]
-    pub fn exit_code(&self) -> u8 {
+impl ExitClass for DecideError {
+    fn class(&self) -> Class {
         match self {
-            DecideError::Attest(e) => e.exit_code(),
+            DecideError::Attest(e) => e.class(),
+            DecideError::Note(e) => e.class(),
             DecideError::EmptyReason(_)
             | DecideError::LongReason
             | DecideError::EmptyBy
             | DecideError::LongBy
-            | DecideError::BugTask(_) => exit::USAGE,
-            DecideError::NoDecider => exit::CONFIG,
+            | DecideError::BugTask(_) => Class::Usage,
+            DecideError::NoDecider => Class::Config,
             DecideError::SkipTicked { .. }
             | DecideError::TickedByAnotherRun { .. }
             | DecideError::AlreadySkipped { .. }
-            | DecideError::NoSkip { .. } => exit::GIT_PRECONDITION,
+            | DecideError::NoSkip { .. } => Class::GitPrecondition,
         }
     }
 }
 
-impl From<GitError> for DecideError {
-    fn from(e: GitError) -> Self {
-        DecideError::Attest(e.into())
-    }
+/// The failures a decision shares with `speccoder attest`, as the pipeline's.
+macro_rules! shared_with_attest {
+    ($($from:ty),*) => {$(
+        impl From<$from> for DecideError {
+            fn from(e: $from) -> Self {
+                DecideError::Attest(e.into())
+            }
+        }
+    )*};
 }
 
-impl From<spec::SpecError> for DecideError {
-    fn from(e: spec::SpecError) -> Self {
-        DecideError::Attest(e.into())
-    }
-}
-
-impl From<BuildError> for DecideError {
-    fn from(e: BuildError) -> Self {
-        DecideError::Attest(e.into())
-    }
-}
-
-impl From<crate::sign::SignError> for DecideError {
-    fn from(e: crate::sign::SignError) -> Self {
-        DecideError::Attest(e.into())
-    }
-}
-
-impl From<crate::git::trailers::TrailerError> for DecideError {
-    fn from(e: crate::git::trailers::TrailerError) -> Self {
-        DecideError::Attest(e.into())
-    }
-}
+shared_with_attest!(
+    GitError,
+    spec::SpecError,
+    BuildError,
+    crate::git::trailers::TrailerError,
+    BadTarget,
+    TickError,
+    ConfigError,
+    SignerError,
+    crate::model::bundle::NoteTooLarge
+);
 
 /// Ticks the task on the current branch on a person's word (`Verdict: attested`).
 ///
@@ -286,7 +279,7 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
     };
     let (commit, msg, lines) =
         decision_commit(repo, pending.head, pending.tree, &facts, Verdict::Attested, &decider)?;
-    let chosen = signing::choose(repo, req.signer, req.key.as_deref(), &req.sigstore)?;
+    let chosen = signing::resolve(repo, &req.signing, Moment::Tick)?;
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
     let note = note_of(&envelopes)?;
     let branch = pending.branch.clone();
@@ -307,8 +300,8 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
 
 /// Refuses a decision in a project that turned attestation off (`[attest] enabled = false`).
 fn ensure_enabled(repo: &Repo, head: ObjectId) -> Result<(), DecideError> {
-    let (_, config) = read_policy(repo, head)?;
-    if signing::attest_config(config.as_ref())?.enabled { Ok(()) } else { Err(AttestError::Disabled.into()) }
+    let (_, policy) = read_policy(repo, head)?;
+    Ok(config::ensure_enabled(policy.as_ref())?)
 }
 
 /// Records a skip of an open task on a commit of HEAD's tree outside the branch, referenced by
@@ -323,7 +316,7 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     let _index = repo.lock_index()?;
     let head = match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => commit,
-        Head::Unborn(name) => return Err(AttestError::Unborn(name).into()),
+        Head::Unborn(name) => return Err(TickError::Unborn(name).into()),
     };
     repo.check_notes_ref(NOTES_REF)?;
     ensure_enabled(repo, head)?;
@@ -343,14 +336,14 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     }
 
     let (commit, _msg, lines) = decision_commit(repo, head, tree, &facts, Verdict::Skipped, &decider)?;
-    let chosen = signing::choose(repo, req.signer, req.key.as_deref(), &req.sigstore)?;
+    let chosen = signing::resolve(repo, &req.signing, Moment::Tick)?;
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
 
     // The note first: until the ref exists, the skip commit and its note are invisible.
     let note = note_of(&envelopes)?;
     repo.update_note(NOTES_REF, commit, |_| Ok::<_, std::convert::Infallible>(Some(note.clone()))).map_err(
         |e| match e {
-            UpdateNoteError::Git(source) => AttestError::Note { commit: commit.to_string(), source },
+            UpdateNoteError::Git(source) => NoteNotWritten { commit: commit.to_string(), source },
             UpdateNoteError::Compute(never) => match never {},
         },
     )?;
@@ -484,7 +477,7 @@ fn report(
     lines: &[Line],
     envelopes: &[Envelope],
     signer: Option<String>,
-    unsigned_reason: Option<String>,
+    unsigned_reason: Option<signing::Unsigned>,
 ) -> DecisionReport {
     DecisionReport {
         command,
@@ -495,7 +488,7 @@ fn report(
         decider,
         lines: LineReport::rows(lines, envelopes),
         signer,
-        unsigned_reason,
+        unsigned_reason: unsigned_reason.map(|reason| reason.to_string()),
         notes_ref: NOTES_REF.to_owned(),
         warnings: Vec::new(),
     }

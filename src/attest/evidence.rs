@@ -69,6 +69,20 @@ pub enum EvidenceError {
     },
 }
 
+impl crate::exit::ExitClass for EvidenceError {
+    /// The evidence file is the user's input.
+    fn class(&self) -> crate::exit::Class {
+        match self {
+            EvidenceError::Read(_)
+            | EvidenceError::Schema { .. }
+            | EvidenceError::Rule { .. }
+            | EvidenceError::OtherTask { .. }
+            | EvidenceError::RedOutput { .. }
+            | EvidenceError::Number { .. } => crate::exit::Class::Config,
+        }
+    }
+}
+
 /// Evidence read and checked, with the red output's bytes when the red phase names one.
 #[derive(Debug)]
 pub struct LoadedEvidence {

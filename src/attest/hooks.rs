@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::exit;
+use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::input::{self, InputError};
 
@@ -65,21 +65,11 @@ pub enum HookError {
     Git(#[from] GitError),
 }
 
-impl HookError {
-    /// The exit code for this failure.
-    #[must_use]
-    pub fn exit_code(&self) -> u8 {
+impl ExitClass for HookError {
+    fn class(&self) -> Class {
         match self {
-            HookError::Git(
-                GitError::Discover { .. }
-                | GitError::Open { .. }
-                | GitError::DubiousOwnership { .. }
-                | GitError::RefStorage { .. }
-                | GitError::GitDirWithoutWorkTree { .. }
-                | GitError::SharedRepository { .. },
-            ) => exit::GIT_PRECONDITION,
-            HookError::Git(_) => exit::INTERNAL,
-            HookError::Foreign(_) | HookError::Directory { .. } => exit::GIT_PRECONDITION,
+            HookError::Git(e) => e.class(),
+            HookError::Foreign(_) | HookError::Directory { .. } => Class::GitPrecondition,
         }
     }
 }

@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use crate::attest::commit_object_sha256;
 use crate::attest::remote_signatures::RemoteSignatures;
 use crate::check::line::read_lines;
+use crate::check::outcome::Finding;
 use crate::check::signatures::{self, NoteLineSignature};
 use crate::check::trust::SignatureTrust;
 use crate::git::{GitError, Joined, Repo};
@@ -83,7 +84,7 @@ impl<'r> NoteJoiner<'r> {
         if self.holds(annotated, &ours_bytes).is_ok()
             && let Err(why) = self.holds(annotated, &joined)
         {
-            return Err(NoteConflict::WouldFail(Quoted::from(why)));
+            return Err(NoteConflict::WouldFail(Quoted::from(why.to_string())));
         }
         Ok(if joined == theirs_bytes { Joined::Theirs } else { Joined::New(joined) })
     }
@@ -96,14 +97,14 @@ impl<'r> NoteJoiner<'r> {
 
     /// Whether `note` passes this clone's own check, as `attest verify` checks a note's lines and
     /// signatures; otherwise the first reason it does not.
-    fn holds(&self, annotated: ObjectId, note: &[u8]) -> Result<(), String> {
+    fn holds(&self, annotated: ObjectId, note: &[u8]) -> Result<(), NotHeld> {
         let mut findings = Vec::new();
         let lines = read_lines(note, &mut findings);
-        if let Some(f) = findings.first() {
-            return Err(f.to_string());
+        if let Some(f) = findings.into_iter().next() {
+            return Err(NotHeld::Finding(f));
         }
         if lines.is_empty() {
-            return Err("the note holds no lines".to_owned());
+            return Err(NotHeld::Empty);
         }
         let commit_sha256 = commit_object_sha256(self.repo, annotated).unwrap_or_default();
         for (line, verdict) in
@@ -111,10 +112,27 @@ impl<'r> NoteJoiner<'r> {
         {
             match verdict {
                 NoteLineSignature::Trusted(_) | NoteLineSignature::Covered => {}
-                NoteLineSignature::Unsigned => return Err(format!("line {} is unsigned", line.number)),
-                NoteLineSignature::Failed(f) => return Err(f.to_string()),
+                NoteLineSignature::Unsigned => return Err(NotHeld::Unsigned { line: line.number }),
+                NoteLineSignature::Failed(f) => return Err(NotHeld::Finding(f)),
             }
         }
         Ok(())
     }
+}
+
+/// Why a note does not pass this clone's own check: the first reason.
+#[derive(Debug, thiserror::Error)]
+enum NotHeld {
+    /// A line is not read, or does not verify.
+    #[error("{0}")]
+    Finding(Finding),
+    /// The note holds no lines.
+    #[error("the note holds no lines")]
+    Empty,
+    /// A line carries no signature.
+    #[error("line {line} is unsigned")]
+    Unsigned {
+        /// The 1-based line.
+        line: usize,
+    },
 }

@@ -15,14 +15,19 @@
 
 use std::path::PathBuf;
 
+use crate::attest::bug::{self, BugError};
+use crate::attest::config::{self, ConfigError, read_policy};
+use crate::attest::evidence::{self, EvidenceError};
 use crate::attest::message::{self, MessageFields, keys};
 use crate::attest::provenance;
-use crate::attest::signing::{self, Chosen, SignerChoice};
+use crate::attest::signing::{self, Chosen, Moment, SignerError, SignerRequest};
 use crate::attest::statements::{self, BuildError, Context, Line};
-use crate::attest::{AttestError, LineReport, Report, now_rfc3339, read_policy};
-use crate::attest::{bug, evidence, tick};
-use crate::git::Repo;
-use crate::model::bundle::{self, NOTES_REF};
+use crate::attest::target::{BadTarget, split_target};
+use crate::attest::tick::{self, TickError};
+use crate::attest::{LineReport, Report, now_rfc3339};
+use crate::exit::{Class, ExitClass};
+use crate::git::{GitError, Repo};
+use crate::model::bundle::{self, NOTES_REF, NoteTooLarge};
 use crate::model::dsse::Envelope;
 use crate::model::evidence::TickVerdict;
 use crate::model::red::red_from_output;
@@ -35,12 +40,64 @@ pub struct AttestRequest {
     pub target: String,
     /// The evidence file.
     pub evidence: PathBuf,
-    /// `--signer`; `None`: as `[attest] signer` in speccoder.toml at HEAD says, else auto.
-    pub signer: Option<SignerChoice>,
-    /// A key file or `key::` literal overriding `user.signingKey`.
-    pub key: Option<String>,
-    /// Where keyless signing may send the identity token (`--sigstore-*`).
-    pub sigstore: signing::SigstoreFlags,
+    /// `--signer`, `--key`, `--sigstore-*`.
+    pub signing: SignerRequest,
+}
+
+/// Why `speccoder attest` stopped. Before the branch moves nothing is written that anyone can see.
+#[derive(Debug, thiserror::Error)]
+pub enum AttestError {
+    /// `<unit>/<task>` is not of that shape.
+    #[error(transparent)]
+    Target(#[from] BadTarget),
+    /// The evidence file is unusable.
+    #[error(transparent)]
+    Evidence(#[from] EvidenceError),
+    /// The spec could not be read, or the task not found.
+    #[error(transparent)]
+    Spec(#[from] crate::spec::SpecError),
+    /// The task commit cannot be made on the branch as it is.
+    #[error(transparent)]
+    Tick(#[from] TickError),
+    /// speccoder.toml at HEAD is broken, or turns attestation off.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// No signer that was asked for can sign.
+    #[error(transparent)]
+    Signer(#[from] SignerError),
+    /// The bug task cannot be closed.
+    #[error(transparent)]
+    Bug(#[from] BugError),
+    /// The repository failed us.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// A statement could not be built.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// The commit message would not carry its trailers intact.
+    #[error("cannot write the commit message: {0}")]
+    Message(#[from] crate::git::trailers::TrailerError),
+    /// The note would be larger than a reader takes.
+    #[error(transparent)]
+    NoteTooLarge(#[from] NoteTooLarge),
+}
+
+impl ExitClass for AttestError {
+    fn class(&self) -> Class {
+        match self {
+            AttestError::Target(e) => e.class(),
+            AttestError::Evidence(e) => e.class(),
+            AttestError::Spec(e) => e.class(),
+            AttestError::Tick(e) => e.class(),
+            AttestError::Config(e) => e.class(),
+            AttestError::Signer(e) => e.class(),
+            AttestError::Bug(e) => e.class(),
+            AttestError::Git(e) => e.class(),
+            AttestError::Build(e) => e.class(),
+            AttestError::Message(e) => e.class(),
+            AttestError::NoteTooLarge(_) => Class::Config,
+        }
+    }
 }
 
 /// Runs the producer pipeline for one tick.
@@ -52,9 +109,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     let mut loaded = evidence::load(&req.evidence, &req.target)?;
     let begun = tick::begin(repo)?;
     let (policy_sha256, config) = read_policy(repo, begun.head)?;
-    if !signing::attest_config(config.as_ref())?.enabled {
-        return Err(AttestError::Disabled);
-    }
+    config::ensure_enabled(config.as_ref())?;
     let (pending, facts) = match spec::TaskId::parse(task_id)? {
         // A trailer-only bug task ticks nothing: the commit is the staged tree as it is.
         spec::TaskId::Bug(slug) => {
@@ -65,12 +120,11 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         spec::TaskId::Listed(_) => match begun.open_task(&req.target, unit, task_id)? {
             tick::Opened::Pending(pending, facts) => (*pending, *facts),
             tick::Opened::Completed { commit, branch } => {
-                return completed_report(repo, "attest", &req.target, commit, branch);
+                return Ok(completed_report(repo, "attest", &req.target, commit, branch)?);
             }
         },
     };
-    let signer_choice = signing::requested(req.signer, config.as_ref(), true)?;
-    let chosen = signing::choose(repo, signer_choice, req.key.as_deref(), &req.sigstore)?;
+    let chosen = signing::resolve(repo, &req.signing, Moment::Tick)?;
     let red = match (loaded.evidence.red(), &loaded.red_output) {
         (Some(run), Some(output)) => Some(red_from_output(run.kind, output)),
         _ => None,
@@ -135,7 +189,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         verdict: verdict.to_owned(),
         lines: LineReport::rows(&lines, &envelopes),
         signer,
-        unsigned_reason,
+        unsigned_reason: unsigned_reason.map(|reason| reason.to_string()),
         withheld: if withheld { vec!["red excerpt (not clean)".to_owned()] } else { Vec::new() },
         warnings: facts
             .uncited_unknown
@@ -155,7 +209,7 @@ pub(crate) fn completed_report(
     target: &str,
     commit: gix::ObjectId,
     branch: String,
-) -> Result<Report, AttestError> {
+) -> Result<Report, GitError> {
     let note = repo.note(NOTES_REF, commit)?.unwrap_or_default();
     let info = repo.commit(commit)?;
     let verdict = crate::git::trailers::parse(&info.message)
@@ -198,9 +252,9 @@ pub(crate) fn completed_report(
 /// The note of `envelopes`: one line each, within the caps a reader takes.
 ///
 /// # Errors
-/// [`AttestError::NoteTooLarge`].
-pub(crate) fn note_of(envelopes: &[Envelope]) -> Result<Vec<u8>, AttestError> {
-    Ok(bundle::join_within_caps(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>())?)
+/// [`NoteTooLarge`].
+pub(crate) fn note_of(envelopes: &[Envelope]) -> Result<Vec<u8>, NoteTooLarge> {
+    bundle::join_within_caps(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>())
 }
 
 /// Signs every line with the chosen signer (a summary-only backend signs just the last line, the
@@ -213,10 +267,10 @@ pub(crate) fn note_of(envelopes: &[Envelope]) -> Result<Vec<u8>, AttestError> {
 pub(crate) fn sign_all(
     lines: &[Line],
     chosen: &Chosen,
-) -> Result<(Vec<Envelope>, Option<String>, Option<String>), AttestError> {
+) -> Result<(Vec<Envelope>, Option<String>, Option<signing::Unsigned>), SignerError> {
     let mut envelopes: Vec<Envelope> = lines.iter().map(|l| Envelope::unsigned(l.payload.clone())).collect();
     match chosen {
-        Chosen::Unsigned(reason) => Ok((envelopes, None, Some(reason.clone()))),
+        Chosen::Unsigned(reason) => Ok((envelopes, None, Some(*reason))),
         Chosen::Signer(signer) => {
             let first = if signer.signs_summary_only() { envelopes.len().saturating_sub(1) } else { 0 };
             for env in &mut envelopes[first..] {
@@ -224,14 +278,6 @@ pub(crate) fn sign_all(
             }
             Ok((envelopes, Some(signer.describe()), None))
         }
-    }
-}
-
-/// `<unit>/<task>` split at the first `/`, both parts non-empty.
-pub(crate) fn split_target(target: &str) -> Result<(&str, &str), AttestError> {
-    match target.split_once('/') {
-        Some((u, t)) if !u.is_empty() && !t.is_empty() => Ok((u, t)),
-        _ => Err(AttestError::Target(target.to_owned())),
     }
 }
 

@@ -34,28 +34,56 @@ impl SignatureCheck for RemoteSignatures<'_> {
         None
     }
 
-    fn verify(&self, pae: &[u8], sig: &Signature) -> Result<String, String> {
+    type Refusal = Refusal;
+
+    fn verify(&self, pae: &[u8], sig: &Signature) -> Result<String, Refusal> {
         if sshsig::looks_armored(&sig.sig) {
-            let parsed = sshsig::parse_armored(&sig.sig).map_err(|e| match e {
-                sshsig::DecodeError::Malformed(why) => format!("a malformed SSH signature ({why})"),
-                sshsig::DecodeError::Unsupported(why) => {
-                    format!("an SSH signature that cannot be checked here ({why})")
-                }
-            })?;
-            ssh_verify::check_signature(&parsed, pae, NAMESPACE).map_err(|e| e.to_string())?;
-            return self.key(sig).ok_or_else(|| "an SSH signature whose key cannot be read".to_owned());
+            let parsed = sshsig::parse_armored(&sig.sig).map_err(Refusal::SshDecode)?;
+            ssh_verify::check_signature(&parsed, pae, NAMESPACE).map_err(Refusal::Ssh)?;
+            return self.key(sig).ok_or(Refusal::SshKeyUnread);
         }
         if is_openpgp(&sig.sig) {
-            let Some(certs) = self.openpgp else {
-                return Err(
-                    "an OpenPGP signature, and this clone has no OpenPGP certificates to check it with"
-                        .to_owned(),
-                );
-            };
-            openpgp::verify(&sig.sig, pae, certs, self.now).map_err(|e| e.to_string())?;
-            return self.key(sig).ok_or_else(|| "an OpenPGP signature that names no issuer".to_owned());
+            let Some(certs) = self.openpgp else { return Err(Refusal::NoOpenPgpCerts) };
+            openpgp::verify(&sig.sig, pae, certs, self.now).map_err(Refusal::OpenPgp)?;
+            return self.key(sig).ok_or(Refusal::NoIssuer);
         }
-        Err("a signature of a kind that cannot be checked here (neither SSH nor OpenPGP armor)".to_owned())
+        Err(Refusal::UnknownKind)
+    }
+}
+
+/// Why a remote copy's signature is not added.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// An SSH signature that does not decode, or of a kind this build does not check.
+    #[error("{}", undecoded(.0))]
+    SshDecode(sshsig::DecodeError),
+    /// An SSH signature that does not verify.
+    #[error(transparent)]
+    Ssh(ssh_verify::SshVerifyError),
+    /// An SSH signature whose key cannot be read back.
+    #[error("an SSH signature whose key cannot be read")]
+    SshKeyUnread,
+    /// An OpenPGP signature, and no certificates to check it with.
+    #[error("an OpenPGP signature, and this clone has no OpenPGP certificates to check it with")]
+    NoOpenPgpCerts,
+    /// An OpenPGP signature that does not verify.
+    #[error(transparent)]
+    OpenPgp(openpgp::OpenPgpVerifyError),
+    /// An OpenPGP signature that names no issuer.
+    #[error("an OpenPGP signature that names no issuer")]
+    NoIssuer,
+    /// Neither SSH nor OpenPGP.
+    #[error("a signature of a kind that cannot be checked here (neither SSH nor OpenPGP armor)")]
+    UnknownKind,
+}
+
+/// Why an SSH signature was not decoded, as a sentence fragment.
+fn undecoded(e: &sshsig::DecodeError) -> String {
+    match e {
+        sshsig::DecodeError::Malformed(why) => format!("a malformed SSH signature ({why})"),
+        sshsig::DecodeError::Unsupported(why) => {
+            format!("an SSH signature that cannot be checked here ({why})")
+        }
     }
 }
 

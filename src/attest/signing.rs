@@ -6,121 +6,92 @@
 //! `--signer none`) are the lines written unsigned, with the reason reported and
 //! `speccoder attest sign` to sign them later.
 
-use crate::attest::AttestError;
+use crate::attest::config::{self, ConfigError, SignerChoice, SignerParseError};
+use crate::exit::{Class, ExitClass};
 use crate::git::Repo;
 use crate::model::dsse::{Envelope, RawJson, Signature};
 use crate::sign::openpgp::OpenPgpSigner;
 use crate::sign::ssh::SshSigner;
 use crate::sign::{KeySetting, SignError, Signer};
 
-/// Which backend the user asked for (`--signer`, `[attest] signer`), or none said.
+/// What the person signing asked for on the command line: the one request every command that
+/// signs (`attest`, `attest sign`, `accept`, `skip`, `attest carry`, `attest approve`) resolves
+/// through [`resolve`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SignerRequest {
+    /// `--signer`; `None`: as `[attest] signer` in speccoder.toml at HEAD says, else git's key.
+    pub signer: Option<SignerChoice>,
+    /// `--key`: a key file or `key::` literal overriding `user.signingKey`.
+    pub key: Option<String>,
+    /// `--sigstore-*`: where keyless signing may send the identity token.
+    pub sigstore: SigstoreFlags,
+}
+
+/// Whether the lines being signed make a tick (`attest`, `accept`, `skip`, `attest carry`), where
+/// a project that signs later (`[attest] sign_at = "later"`) writes them unsigned, or sign what
+/// is there (`attest sign`, `attest approve`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SignerChoice {
-    /// The person's git signing key, as `git commit -S` finds it (`gpg.format`,
-    /// `user.signingKey`): the published speccoder's `git`, and its default.
-    Auto,
-    /// SSH.
-    Ssh,
-    /// OpenPGP.
-    OpenPgp,
-    /// Sigstore keyless (the summary line only).
-    Sigstore,
-    /// Write the lines unsigned on purpose.
-    None,
-    /// Write the lines unsigned now, as the project asks (`[attest] sign_at = "later"`);
-    /// `speccoder attest sign` signs them.
+pub enum Moment {
+    /// A tick (or a decision, or a carry) is being written.
+    Tick,
+    /// Lines that exist are being signed.
     Later,
 }
 
-impl SignerChoice {
-    /// Reads `git` (or its synonym `auto`), `ssh`, `openpgp`, `sigstore`, `none`: the values of
-    /// `--signer` and `[attest] signer`.
-    ///
-    /// # Errors
-    /// An unknown or not yet supported backend, with the supported ones.
-    pub fn parse(s: &str) -> Result<Self, String> {
-        match s {
-            "git" | "auto" => Ok(SignerChoice::Auto),
-            "ssh" => Ok(SignerChoice::Ssh),
-            "openpgp" | "gpg" => Ok(SignerChoice::OpenPgp),
-            "sigstore" if crate::sign::SIGSTORE_COMPILED => Ok(SignerChoice::Sigstore),
-            "sigstore" => Err(format!("signer `sigstore`: {}", crate::sign::SIGSTORE_MISSING_REASON)),
-            "none" => Ok(SignerChoice::None),
-            other => Err(format!("unknown signer `{other}`; use one of: git, ssh, openpgp, sigstore, none")),
+/// Why no signer was chosen for a command that signs what exists (`attest sign`, `attest
+/// approve`), or a signer the command cannot use.
+#[derive(Debug, thiserror::Error)]
+pub enum SignerError {
+    /// speccoder.toml at HEAD cannot be read, or its `[attest]` is malformed.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// `--signer` names no backend this build has.
+    #[error(transparent)]
+    Parse(#[from] SignerParseError),
+    /// The configured key is broken, or cannot sign.
+    #[error("signing key: {0}")]
+    Sign(#[from] SignError),
+    /// A checked-in speccoder.toml names a Sigstore service URL.
+    #[error(
+        "speccoder.toml names `[attest.sigstore] {}`; a checked-in file must not choose the Sigstore services that receive the identity token and the signature, so it is not used: remove it and set the URL yourself with {}, {}, or `git config --global {} URL`",
+        .0.old_toml_key, .0.flag, .0.env_var, .0.git_key
+    )]
+    SigstoreUrlInPolicy(&'static EndpointNames),
+    /// A Sigstore service URL the person signing chose cannot receive the token.
+    #[cfg(feature = "sigstore")]
+    #[error(transparent)]
+    SigstoreUrl(#[from] crate::sign::sigstore::ServiceUrlError),
+}
+
+impl ExitClass for SignerError {
+    fn class(&self) -> Class {
+        match self {
+            SignerError::Config(e) => e.class(),
+            SignerError::Sign(e) => e.class(),
+            SignerError::Parse(_) | SignerError::SigstoreUrlInPolicy(_) => Class::Config,
+            #[cfg(feature = "sigstore")]
+            SignerError::SigstoreUrl(_) => Class::Config,
         }
     }
 }
 
-/// The `[attest]` table of `speccoder.toml`, read as the published speccoder reads it: the same
-/// keys mean the same things, and a key it does not know is an error rather than ignored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AttestConfig {
-    /// `enabled` (default true): false means the project records no attestations.
-    pub enabled: bool,
-    /// `signer` (default `git`, i.e. [`SignerChoice::Auto`]).
-    pub signer: SignerChoice,
-    /// `sign_at = "later"` (default `"tick"`): lines are written unsigned when a task is ticked,
-    /// and signed by `speccoder attest sign`.
-    pub sign_later: bool,
-}
-
-/// The keys of `[attest]`: the published tool's, which are all this crate reads there.
-const ATTEST_KEYS: [&str; 4] = ["enabled", "signer", "sign_at", "sigstore"];
-
-/// Reads `[attest]` of `policy` (speccoder.toml as committed at HEAD); absent keys take the
-/// published tool's defaults.
+/// The one resolution of the signer of every command that signs: `--signer` when given, else
+/// `[attest] signer` of speccoder.toml at HEAD (a tick of a project that signs later,
+/// `sign_at = "later"`, is written unsigned), else git's own key, as `git commit -S` finds it
+/// ([`choose`]).
 ///
 /// # Errors
-/// [`AttestError::BadSigner`] naming the key: an unknown key, a value of the wrong type, or a
-/// signer this build does not have.
-pub fn attest_config(policy: Option<&toml::Table>) -> Result<AttestConfig, AttestError> {
-    let mut config = AttestConfig { enabled: true, signer: SignerChoice::Auto, sign_later: false };
-    let Some(section) = policy.and_then(|t| t.get("attest")) else { return Ok(config) };
-    let bad = |key: &str, what: &str| {
-        AttestError::BadSigner(format!("`[attest] {key}` in {}: {what}", crate::attest::CONFIG_FILE))
-    };
-    let table = section.as_table().ok_or_else(|| bad("", "`attest` must be a table"))?;
-    if let Some(unknown) = table.keys().find(|k| !ATTEST_KEYS.contains(&k.as_str())) {
-        return Err(bad(
-            unknown,
-            &format!("unknown key; the keys of [attest] are {}", ATTEST_KEYS.join(", ")),
-        ));
-    }
-    if let Some(enabled) = table.get("enabled") {
-        config.enabled = enabled.as_bool().ok_or_else(|| bad("enabled", "must be true or false"))?;
-    }
-    if let Some(signer) = table.get("signer") {
-        let name = signer.as_str().ok_or_else(|| bad("signer", "must be a string such as \"git\""))?;
-        config.signer = SignerChoice::parse(name).map_err(|e| bad("signer", &e))?;
-    }
-    if let Some(at) = table.get("sign_at") {
-        config.sign_later = match at.as_str() {
-            Some("tick") => false,
-            Some("later") => true,
-            _ => return Err(bad("sign_at", "must be \"tick\" or \"later\"")),
-        };
-    }
-    Ok(config)
-}
-
-/// The signer a command is asked for: `--signer` when given (`flag`), else `[attest] signer` in
-/// `policy` (speccoder.toml as committed at HEAD), else [`SignerChoice::Auto`]. When a task is
-/// being ticked (`at_tick`) and the project signs later, [`SignerChoice::Later`] unless a flag
-/// says otherwise.
-///
-/// # Errors
-/// [`AttestError::BadSigner`]: `[attest]` is malformed or names no backend this build has.
-pub fn requested(
-    flag: Option<SignerChoice>,
-    policy: Option<&toml::Table>,
-    at_tick: bool,
-) -> Result<SignerChoice, AttestError> {
-    let config = attest_config(policy)?;
-    Ok(match flag {
+/// A malformed `[attest]`, a signer asked for by name that has no key, a configured key that is
+/// broken, a Sigstore service the checked-in file or an unusable URL chooses.
+pub fn resolve(repo: &Repo, req: &SignerRequest, moment: Moment) -> Result<Chosen, SignerError> {
+    let choice = match req.signer {
         Some(flag) => flag,
-        None if at_tick && config.sign_later => SignerChoice::Later,
-        None => config.signer,
-    })
+        None => {
+            let attest = config::attest_config(config::policy_at_head(repo)?.as_ref())?;
+            if moment == Moment::Tick && attest.sign_later { SignerChoice::Later } else { attest.signer }
+        }
+    };
+    choose(repo, choice, req.key.as_deref(), &req.sigstore)
 }
 
 /// Where keyless signing may send the identity token, as the person signing said on the command
@@ -184,35 +155,47 @@ impl Endpoint {
 pub enum Chosen {
     /// Sign with this.
     Signer(Box<dyn Signer>),
-    /// Write unsigned; the text says why and how to fix it.
-    Unsigned(String),
+    /// Write unsigned, for this reason.
+    Unsigned(Unsigned),
+}
+
+/// Why lines are written unsigned; each says how to sign them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Unsigned {
+    /// `--signer none`, or `[attest] signer = "none"`.
+    #[error(
+        "signer `none` (--signer, or [attest] signer in speccoder.toml): written unsigned on purpose; `--signer ssh|openpgp|sigstore` signs them anyway"
+    )]
+    Asked,
+    /// `[attest] sign_at = "later"`.
+    #[error(
+        "speccoder.toml says `[attest] sign_at = \"later\"`: written unsigned; sign them with `speccoder attest sign <commit>`"
+    )]
+    SignLater,
+    /// No key is configured at all.
+    #[error("no signing key configured; {HOW_TO_SIGN}")]
+    NoKey,
 }
 
 const HOW_TO_SIGN: &str = "configure a key as for signed git commits (`git config gpg.format ssh` and `git config user.signingKey ~/.ssh/id_ed25519.pub`, or an OpenPGP key id), or pass --signer ssh|openpgp --key KEY; then run `speccoder attest sign <commit>`";
 
-/// Chooses the signer from the flags, then git's configuration.
+/// Chooses the signer `choice` names, with `key` or git's configuration.
 ///
 /// # Errors
 /// A signer that was asked for by name but has no key, and a configured key that is broken
 /// (unreadable, encrypted without an agent, not a key, a format speccoder does not sign with):
 /// configuration errors to fix, never a reason to write unsigned lines silently.
-pub fn choose(
+fn choose(
     repo: &Repo,
     choice: SignerChoice,
     key: Option<&str>,
     sigstore: &SigstoreFlags,
-) -> Result<Chosen, AttestError> {
+) -> Result<Chosen, SignerError> {
     if choice == SignerChoice::None {
-        return Ok(Chosen::Unsigned(
-            "signer `none` (--signer, or [attest] signer in speccoder.toml): written unsigned on purpose; `--signer ssh|openpgp|sigstore` signs them anyway"
-                .into(),
-        ));
+        return Ok(Chosen::Unsigned(Unsigned::Asked));
     }
     if choice == SignerChoice::Later {
-        return Ok(Chosen::Unsigned(
-            "speccoder.toml says `[attest] sign_at = \"later\"`: written unsigned; sign them with `speccoder attest sign <commit>`"
-                .into(),
-        ));
+        return Ok(Chosen::Unsigned(Unsigned::SignLater));
     }
     if choice == SignerChoice::Sigstore {
         return sigstore_signer(repo, sigstore);
@@ -248,7 +231,7 @@ pub fn choose(
     let configured_key = key.map(str::to_owned).or_else(|| git_signing_key(repo));
     let Some(key) = configured_key else {
         if choice == SignerChoice::Auto {
-            return Ok(Chosen::Unsigned(format!("no signing key configured; {HOW_TO_SIGN}")));
+            return Ok(Chosen::Unsigned(Unsigned::NoKey));
         }
         return Err(SignError::CannotSign(format!(
             "the {} signer was asked for, but no key is configured: pass --key KEY or set `git config user.signingKey`",
@@ -317,13 +300,12 @@ fn signer_for(
 /// only.
 ///
 /// # Errors
-/// [`AttestError::CommitSigning`]: `gpg.format` is one speccoder does not sign with, no
+/// [`CommitSigningError`]: `gpg.format` is one speccoder does not sign with, no
 /// `user.signingKey` is configured, or the configured one cannot sign; the message says how to
 /// configure git's key, or to turn `commit.gpgsign` off for the repository.
-pub fn sign_git_commit(repo: &Repo, commit: &[u8]) -> Result<String, AttestError> {
+pub fn sign_git_commit(repo: &Repo, commit: &[u8]) -> Result<String, CommitSigningError> {
     let format = GitFormat::of(repo);
-    let refuse =
-        |why: String, fix: String| AttestError::CommitSigning { format: format.name().to_owned(), why, fix };
+    let refuse = |why: String, fix: String| CommitSigningError { format: format.name().to_owned(), why, fix };
     let set_key = match format {
         GitFormat::OpenPgp => {
             "set it: `git config user.signingKey <fingerprint>` (an OpenPGP key `gpg --list-secret-keys` lists)"
@@ -355,16 +337,37 @@ pub fn sign_git_commit(repo: &Repo, commit: &[u8]) -> Result<String, AttestError
         })
 }
 
+/// `commit.gpgsign` is set, and git's own signing key cannot sign the task commit.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "commit.gpgsign is set, so the task commit is signed as git signs commits, with git's own signing key (gpg.format = {format}, user.signingKey), not with the key the note's lines are signed with; {why}. Nothing was written: {fix}, or turn commit signing off for this repository (`git config commit.gpgsign false`); then run the same command again"
+)]
+pub struct CommitSigningError {
+    /// `gpg.format` (`openpgp` when unset).
+    pub format: String,
+    /// Why git's key cannot sign.
+    pub why: String,
+    /// How to configure one that can.
+    pub fix: String,
+}
+
+impl ExitClass for CommitSigningError {
+    /// git's own key is configured by the person: theirs to fix.
+    fn class(&self) -> Class {
+        Class::Config
+    }
+}
+
 /// The keyless signer. Each service URL comes from its flag, else its environment variable, else
 /// the user's git config (`speccoder.sigstore.fulcioUrl`, `rekorUrl`, `oidcIssuer`), else the
 /// public-good instance. A `speccoder.toml` at HEAD that still names the URLs in
 /// `[attest.sigstore]` is refused: whoever writes the branch must not choose where the token goes.
 #[cfg(feature = "sigstore")]
-fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, AttestError> {
+fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, SignerError> {
     use crate::sign::sigstore::{SigstoreConfig, SigstoreSigner};
     let policy = match repo.head() {
         Ok(crate::git::Head::Branch { commit, .. } | crate::git::Head::Detached(commit)) => {
-            crate::attest::read_policy(repo, commit)?.1
+            config::read_policy(repo, commit)?.1
         }
         _ => None,
     };
@@ -389,13 +392,12 @@ fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, AttestE
                     .map(|v| (v, format!("git config {}", names.git_key)))
             })
     });
-    let config =
-        SigstoreConfig::with_urls(chosen, flags.allow_http_loopback).map_err(AttestError::BadSigner)?;
+    let config = SigstoreConfig::with_urls(chosen, flags.allow_http_loopback)?;
     Ok(Chosen::Signer(Box::new(SigstoreSigner::new(config))))
 }
 
 #[cfg(not(feature = "sigstore"))]
-fn sigstore_signer(_repo: &Repo, _flags: &SigstoreFlags) -> Result<Chosen, AttestError> {
+fn sigstore_signer(_repo: &Repo, _flags: &SigstoreFlags) -> Result<Chosen, SignerError> {
     Err(SignError::CannotSign(crate::sign::SIGSTORE_MISSING_REASON.to_owned()).into())
 }
 
@@ -405,19 +407,13 @@ fn sigstore_signer(_repo: &Repo, _flags: &SigstoreFlags) -> Result<Chosen, Attes
 /// verifier never takes them as trust.
 ///
 /// # Errors
-/// [`AttestError::BadSigner`] naming the key and where to set it instead.
+/// [`SignerError::SigstoreUrlInPolicy`] naming the key and where to set it instead.
 #[cfg(feature = "sigstore")]
-pub fn refuse_service_urls_in_policy(policy: Option<&toml::Table>) -> Result<(), AttestError> {
+pub fn refuse_service_urls_in_policy(policy: Option<&toml::Table>) -> Result<(), SignerError> {
     let section = policy.and_then(|t| t.get("attest")).and_then(|a| a.get("sigstore"));
     for names in Endpoint::ALL.map(Endpoint::names) {
         if section.and_then(|s| s.get(names.old_toml_key)).is_some() {
-            return Err(AttestError::BadSigner(format!(
-                "speccoder.toml names `[attest.sigstore] {key}`; a checked-in file must not choose the Sigstore services that receive the identity token and the signature, so it is not used: remove it and set the URL yourself with {flag}, {env}, or `git config --global {git} URL`",
-                key = names.old_toml_key,
-                flag = names.flag,
-                env = names.env_var,
-                git = names.git_key,
-            )));
+            return Err(SignerError::SigstoreUrlInPolicy(names));
         }
     }
     Ok(())

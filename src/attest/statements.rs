@@ -124,6 +124,16 @@ impl From<Box<LeakError>> for BuildError {
     }
 }
 
+impl crate::exit::ExitClass for BuildError {
+    fn class(&self) -> crate::exit::Class {
+        match self {
+            // What leaks comes from the evidence, the spec or a note: the input is to change.
+            BuildError::Leak(_) => crate::exit::Class::Config,
+            BuildError::Encode(..) => crate::exit::Class::Internal,
+        }
+    }
+}
+
 impl BuildError {
     /// The same error, naming `path` as the evidence file when a leaking value came from it.
     #[must_use]

@@ -112,6 +112,24 @@ pub fn task_verification<'l>(
     }
 }
 
+/// A note's task-verification line held against the task commit it annotates: what the commit
+/// claims (its `Spec-Task:` and `Verdict:` trailers) and what the note says.
+#[derive(Debug, Clone, Copy)]
+pub struct Claim<'a> {
+    /// The task commit.
+    pub commit: &'a Commit,
+    /// `<unit>/<task>`, as the commit's `Spec-Task:` trailer names it.
+    pub target: &'a str,
+    /// The commit's `Verdict:` trailer.
+    pub trailer_verdict: Option<&'a str>,
+    /// Every line of the note that reads, in note order.
+    pub lines: &'a [ReadLine],
+    /// The task-verification line among them.
+    pub tv_line: &'a ReadLine,
+    /// Its predicate.
+    pub p: &'a TaskVerificationV0,
+}
+
 /// A note read back and held against its task commit by every rule but the signatures.
 #[derive(Debug)]
 pub struct CheckedNote {
@@ -191,7 +209,8 @@ impl<'r> Rules<'r> {
         let task_verification = tv.and_then(|n| lines.iter().position(|l| l.number == n));
         let recipe = task_verification.and_then(|i| {
             let Body::TaskVerification(p) = &lines[i].body else { return None };
-            self.agreement(commit, target, trailer_verdict, &lines[i], p, &lines, findings)
+            let claim = Claim { commit, target, trailer_verdict, lines: &lines, tv_line: &lines[i], p };
+            self.agreement(&claim, findings)
         });
         CheckedNote { lines, commit_sha256, task_verification, recipe }
     }
@@ -213,21 +232,13 @@ impl<'r> Rules<'r> {
         computed
     }
 
-    /// The task `unit`/`task_id` as the task commit's tree holds it, against the evidence `p` (the
-    /// task-verification line `n`): the task line, the story text (a tick's), the box ticked. A
+    /// The claimed task as the task commit's tree holds it, against the evidence (the
+    /// task-verification line): the task line, the story text (a tick's), the box ticked. A
     /// tick whose story text is the whole spec.md carries a note saying so ([`STORY_FALLBACK`]);
     /// a spec document the task needs that cannot be read there is [`SPEC_UNREADABLE`].
-    #[allow(clippy::too_many_arguments)]
-    fn task_at_commit(
-        &self,
-        commit: &Commit,
-        unit: &str,
-        task_id: &str,
-        verdict: Verdict,
-        p: &TaskVerificationV0,
-        n: usize,
-        findings: &mut Vec<Finding>,
-    ) {
+    fn task_at_commit(&self, claim: &Claim<'_>, verdict: Verdict, findings: &mut Vec<Finding>) {
+        let (commit, p, n) = (claim.commit, claim.p, claim.tv_line.number);
+        let (unit, task_id) = claim.target.split_once('/').unwrap_or((claim.target, ""));
         let mismatch =
             |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(n);
         let at_commit = self.repo.tree(commit.tree);
@@ -273,76 +284,16 @@ impl<'r> Rules<'r> {
         }
     }
 
-    /// The task-verification line `p` (line `tv_line`) against its task commit: the verdict and
-    /// the unit/task as the trailers say, the tree, the task line and the story text at the
-    /// commit, the task line at the head under review, the policy recomputed at the parent, and
-    /// the other `lines` as the verdict needs them (none for a decision; test results and a
-    /// summary for a tick). Returns the recipe the policy digest follows, when it holds.
-    #[allow(clippy::too_many_arguments)]
-    pub fn agreement(
-        &self,
-        commit: &Commit,
-        target: &str,
-        trailer_verdict: Option<&str>,
-        tv_line: &ReadLine,
-        p: &TaskVerificationV0,
-        lines: &[ReadLine],
-        findings: &mut Vec<Finding>,
-    ) -> Option<Recipe> {
-        let n = tv_line.number;
-        let mismatch =
-            |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(n);
-        let Some(verdict) = Verdict::parse(&p.verdict) else {
-            findings.push(
-                Finding::new(
-                    CommitOutcome::Malformed,
-                    "unknown_verdict",
-                    "the predicate's verdict is not one of verified, regression_only, attested, skipped",
-                )
-                .at_line(n)
-                .expected_found("verified|regression_only|attested|skipped", p.verdict.clone()),
-            );
-            return None;
-        };
-        if trailer_verdict != Some(p.verdict.as_str()) {
-            findings.push(
-                mismatch("verdict_mismatch", "the Verdict: trailer and the signed verdict differ")
-                    .expected_found(p.verdict.clone(), trailer_verdict.unwrap_or("").to_owned()),
-            );
-        }
-        let named = format!("{}/{}", p.unit.feature, p.task.id);
-        if named != target {
-            findings.push(
-                mismatch("task_mismatch", "the signed unit/task and the Spec-Task: trailer differ")
-                    .expected_found(named, target),
-            );
-        }
-        if p.tree.parse::<ObjectId>().ok() != Some(commit.tree) {
-            findings.push(
-                mismatch("tree_mismatch", "the signed tree is not the task commit's tree")
-                    .expected_found(p.tree.clone(), commit.tree.to_string()),
-            );
-        }
-
-        // The task line and the story text, at the task commit and at the head.
-        let (unit, task_id) = target.split_once('/').unwrap_or((target, ""));
-        self.task_at_commit(commit, unit, task_id, verdict, p, n, findings);
-        if let Some(head) = self.head.as_ref().filter(|head| head.tree().id() != commit.tree) {
-            match head.line_hash(unit, task_id) {
-                Ok(hash) if hash == p.task.line_hash => {}
-                Ok(hash) => findings.push(
-                    mismatch(
-                        "line_changed_at_head",
-                        "the task line was edited after the tick; the evidence is for the old line",
-                    )
-                    .expected_found(p.task.line_hash.clone(), hash),
-                ),
-                Err(e) => findings.push(mismatch(
-                    "task_gone_at_head",
-                    &format!("the task cannot be read at the head: {e}"),
-                )),
-            }
-        }
+    /// The task-verification line of `claim` against its task commit: the verdict and the
+    /// unit/task as the trailers say, the tree, the task line and the story text at the commit,
+    /// the task line at the head under review, the policy recomputed at the parent, and the other
+    /// lines as the verdict needs them (none for a decision; test results and a summary for a
+    /// tick). Returns the recipe the policy digest follows, when it holds.
+    pub fn agreement(&self, claim: &Claim<'_>, findings: &mut Vec<Finding>) -> Option<Recipe> {
+        let (commit, p, n) = (claim.commit, claim.p, claim.tv_line.number);
+        let verdict = claimed_verdict(claim, findings)?;
+        self.task_at_commit(claim, verdict, findings);
+        self.task_at_head(claim, findings);
 
         // The policy, recomputed at the parent.
         let parent_policy = match commit.parents.first() {
@@ -354,31 +305,108 @@ impl<'r> Rules<'r> {
         let recipe = policy::policy_recipe(
             parent_policy.as_deref().map_err(String::as_str),
             &p.policy_sha256,
-            lines,
+            claim.lines,
             n,
             findings,
         );
-
-        let others: Vec<&ReadLine> = lines.iter().filter(|l| l.number != n).collect();
         if verdict.is_decision() {
-            for l in &others {
-                findings.push(
-                    Finding::new(
-                        CommitOutcome::Mismatch,
-                        "decision_with_evidence",
-                        "a decision carries no test-result or summary lines",
-                    )
-                    .at_line(l.number),
-                );
-            }
-            if p.decider.is_none() {
-                findings.push(mismatch("decision_without_decider", "a decision must name its decider"));
-            }
-            findings.extend(decision::decision_findings(&commit.message, verdict, p, n));
-            return recipe;
+            decision_lines(claim, verdict, findings);
+        } else {
+            let all: Vec<&ReadLine> = claim.lines.iter().collect();
+            tick::tick_lines(commit, verdict, p, &all, findings);
         }
-        let all: Vec<&ReadLine> = lines.iter().collect();
-        tick::tick_lines(commit, verdict, p, &all, findings);
         recipe
     }
+
+    /// The task line at the head under review (when it is not the task commit's tree) must be the
+    /// one the evidence signed.
+    fn task_at_head(&self, claim: &Claim<'_>, findings: &mut Vec<Finding>) {
+        let Some(head) = self.head.as_ref().filter(|head| head.tree().id() != claim.commit.tree) else {
+            return;
+        };
+        let (unit, task_id) = claim.target.split_once('/').unwrap_or((claim.target, ""));
+        let mismatch = |code: &'static str, msg: &str| {
+            Finding::new(CommitOutcome::Mismatch, code, msg).at_line(claim.tv_line.number)
+        };
+        match head.line_hash(unit, task_id) {
+            Ok(hash) if hash == claim.p.task.line_hash => {}
+            Ok(hash) => findings.push(
+                mismatch(
+                    "line_changed_at_head",
+                    "the task line was edited after the tick; the evidence is for the old line",
+                )
+                .expected_found(claim.p.task.line_hash.clone(), hash),
+            ),
+            Err(e) => findings
+                .push(mismatch("task_gone_at_head", &format!("the task cannot be read at the head: {e}"))),
+        }
+    }
+}
+
+/// The signed verdict of `claim`, known and as the `Verdict:` trailer says; the signed unit/task
+/// as the `Spec-Task:` trailer says; the signed tree the task commit's. `None` (malformed) for a
+/// verdict speccoder does not know: no other rule can judge it.
+fn claimed_verdict(claim: &Claim<'_>, findings: &mut Vec<Finding>) -> Option<Verdict> {
+    let (commit, p, n) = (claim.commit, claim.p, claim.tv_line.number);
+    let mismatch =
+        |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(n);
+    let Some(verdict) = Verdict::parse(&p.verdict) else {
+        findings.push(
+            Finding::new(
+                CommitOutcome::Malformed,
+                "unknown_verdict",
+                "the predicate's verdict is not one of verified, regression_only, attested, skipped",
+            )
+            .at_line(n)
+            .expected_found("verified|regression_only|attested|skipped", p.verdict.clone()),
+        );
+        return None;
+    };
+    if claim.trailer_verdict != Some(p.verdict.as_str()) {
+        findings.push(
+            mismatch("verdict_mismatch", "the Verdict: trailer and the signed verdict differ")
+                .expected_found(p.verdict.clone(), claim.trailer_verdict.unwrap_or("").to_owned()),
+        );
+    }
+    let named = format!("{}/{}", p.unit.feature, p.task.id);
+    if named != claim.target {
+        findings.push(
+            mismatch("task_mismatch", "the signed unit/task and the Spec-Task: trailer differ")
+                .expected_found(named, claim.target),
+        );
+    }
+    if p.tree.parse::<ObjectId>().ok() != Some(commit.tree) {
+        findings.push(
+            mismatch("tree_mismatch", "the signed tree is not the task commit's tree")
+                .expected_found(p.tree.clone(), commit.tree.to_string()),
+        );
+    }
+    Some(verdict)
+}
+
+/// A decision (`verdict`) of `claim`: no other lines, a decider, and the trailers a decision
+/// carries.
+fn decision_lines(claim: &Claim<'_>, verdict: Verdict, findings: &mut Vec<Finding>) {
+    let n = claim.tv_line.number;
+    for l in claim.lines.iter().filter(|l| l.number != n) {
+        findings.push(
+            Finding::new(
+                CommitOutcome::Mismatch,
+                "decision_with_evidence",
+                "a decision carries no test-result or summary lines",
+            )
+            .at_line(l.number),
+        );
+    }
+    if claim.p.decider.is_none() {
+        findings.push(
+            Finding::new(
+                CommitOutcome::Mismatch,
+                "decision_without_decider",
+                "a decision must name its decider",
+            )
+            .at_line(n),
+        );
+    }
+    findings.extend(decision::decision_findings(&claim.commit.message, verdict, claim.p, n));
 }

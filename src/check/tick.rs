@@ -29,8 +29,47 @@ pub fn tick_lines(
         .collect();
     let named_lines: Vec<&ReadLine> =
         lines.iter().copied().filter(|l| !matches!(l.body, Body::Summary(_))).collect();
+    let phases = phases(verdict, &named_lines, findings);
+    if verdict == Verdict::Verified && !(phases.contains(&Phase::Red) && phases.contains(&Phase::Green)) {
+        findings.push(Finding::new(
+            CommitOutcome::Mismatch,
+            "verified_without_red_green",
+            "a verified tick needs signed red and green test results",
+        ));
+    }
+    held_out_trailer(commit, lines, findings);
+
+    let (sline, s) = match summaries.as_slice() {
+        [one] => *one,
+        [] => {
+            findings.push(Finding::new(
+                CommitOutcome::Mismatch,
+                "summary_missing",
+                "a tick needs a verification summary line",
+            ));
+            return;
+        }
+        [_, second, ..] => {
+            findings.push(
+                Finding::new(
+                    CommitOutcome::Mismatch,
+                    "several_summaries",
+                    "the note has more than one summary line",
+                )
+                .at_line(second.0.number),
+            );
+            return;
+        }
+    };
+    summary_names(s, sline.number, &named_lines, findings);
+    summary_fields(verdict, p, s, sline.number, findings);
+}
+
+/// The phases of the test-result lines of a tick, each once, red failed, and each as a verified
+/// tick needs it; a test result of no speccoder phase is malformed.
+fn phases(verdict: Verdict, named_lines: &[&ReadLine], findings: &mut Vec<Finding>) -> Vec<Phase> {
     let mut phases = Vec::new();
-    for l in &named_lines {
+    for l in named_lines {
         if let Body::TestResult(t) = &l.body {
             match t.phase() {
                 Some(phase) => {
@@ -86,47 +125,25 @@ pub fn tick_lines(
             }
         }
     }
-    if verdict == Verdict::Verified && !(phases.contains(&Phase::Red) && phases.contains(&Phase::Green)) {
-        findings.push(Finding::new(
-            CommitOutcome::Mismatch,
-            "verified_without_red_green",
-            "a verified tick needs signed red and green test results",
-        ));
-    }
-    held_out_trailer(commit, lines, findings);
+    phases
+}
 
-    let (sline, s) = match summaries.as_slice() {
-        [one] => *one,
-        [] => {
-            findings.push(Finding::new(
-                CommitOutcome::Mismatch,
-                "summary_missing",
-                "a tick needs a verification summary line",
-            ));
-            return;
-        }
-        [_, second, ..] => {
-            findings.push(
-                Finding::new(
-                    CommitOutcome::Mismatch,
-                    "several_summaries",
-                    "the note has more than one summary line",
-                )
-                .at_line(second.0.number),
-            );
-            return;
-        }
-    };
-    let mismatch = |code: &'static str, msg: &str| {
-        Finding::new(CommitOutcome::Mismatch, code, msg).at_line(sline.number)
-    };
+/// The summary `s` (line `line`) names exactly the other lines of the note, each by its digest.
+fn summary_names(
+    s: &VerificationSummary,
+    line: usize,
+    named_lines: &[&ReadLine],
+    findings: &mut Vec<Finding>,
+) {
+    let mismatch =
+        |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(line);
     // The summary's entries as a multiset (how often each name and digest is named), so that each
     // line is matched in constant time: a note of n lines is checked in time linear in n.
     let mut named: HashMap<(String, &str), usize> = HashMap::new();
     for i in &s.input_attestations {
         *named.entry((i.name.clone(), digest_of(i))).or_default() += 1;
     }
-    for l in &named_lines {
+    for l in named_lines {
         let entry = (l.input_name().unwrap_or_default(), l.payload_sha256.as_str());
         match named.get_mut(&entry) {
             Some(count) if *count > 0 => *count -= 1,
@@ -152,6 +169,19 @@ pub fn tick_lines(
                 .expected_found("only lines of this note", format!("{name} sha256:{digest}")),
         );
     }
+}
+
+/// The summary `s` (line `line`) is at the verdict's level, passed, under the task-verification's
+/// policy, and by speccoder.
+fn summary_fields(
+    verdict: Verdict,
+    p: &TaskVerificationV0,
+    s: &VerificationSummary,
+    line: usize,
+    findings: &mut Vec<Finding>,
+) {
+    let mismatch =
+        |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(line);
     let level = if verdict == Verdict::RegressionOnly {
         summary::LEVEL_REGRESSION_ONLY
     } else {

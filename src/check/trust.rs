@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::git::{ObjectId, Repo};
+use crate::exit::{Class, ExitClass};
+use crate::git::{Head, ObjectId, Repo};
 use crate::sign::ssh::allowed_signers::{self, AllowedSigners};
 use crate::sign::ssh::revoked_keys::RevokedKeys;
 
@@ -181,12 +182,49 @@ pub enum TrustError {
         /// The flag, and the limit.
         file: &'static RevFile,
     },
-    /// An allowed-signers or revoked-keys file is broken.
+    /// An allowed-signers file is broken.
+    #[error(transparent)]
+    AllowedSigners(#[from] crate::sign::ssh::allowed_signers::AllowedSignersError),
+    /// A revoked-keys file is broken.
+    #[error(transparent)]
+    RevokedKeys(#[from] crate::sign::ssh::revoked_keys::RevokedKeysError),
+    /// The OpenPGP certificates file is broken.
+    #[error(transparent)]
+    OpenPgpCerts(#[from] crate::sign::openpgp::OpenPgpCertsError),
+    /// The Sigstore trusted root given cannot be used.
+    #[cfg(feature = "sigstore")]
+    #[error(transparent)]
+    SigstoreRoot(#[from] crate::sign::sigstore::TrustedRootError),
+    /// Keyless trust was asked of a build without Sigstore.
+    #[error("{}", crate::sign::SIGSTORE_MISSING_REASON)]
+    SigstoreMissing,
+    /// The copy of a trust file `ssh-keygen` reads cannot be written.
     #[error("{0}")]
-    File(String),
+    Copy(std::io::Error),
     /// The repository failed.
     #[error(transparent)]
     Git(#[from] crate::git::GitError),
+}
+
+impl ExitClass for TrustError {
+    fn class(&self) -> Class {
+        match self {
+            TrustError::ProvidedByTree { .. }
+            | TrustError::RevInRange { .. }
+            | TrustError::RevSpec { .. }
+            | TrustError::RevMissing { .. }
+            | TrustError::RevNotFile { .. }
+            | TrustError::RevTooLarge { .. }
+            | TrustError::AllowedSigners(_)
+            | TrustError::RevokedKeys(_)
+            | TrustError::OpenPgpCerts(_)
+            | TrustError::SigstoreMissing
+            | TrustError::Copy(_) => Class::Config,
+            #[cfg(feature = "sigstore")]
+            TrustError::SigstoreRoot(_) => Class::Config,
+            TrustError::Git(e) => e.class(),
+        }
+    }
 }
 
 /// Loads the OpenPGP certificates the caller trusts, refusing a file the checked tree provides.
@@ -199,7 +237,7 @@ pub fn load_openpgp(
     checked_tree: ObjectId,
 ) -> Result<crate::sign::openpgp::OpenPgpCerts, TrustError> {
     refuse_in_tree(repo, path, checked_tree, &ALLOWED_SIGNERS_REV)?;
-    crate::sign::openpgp::OpenPgpCerts::read(path).map_err(|e| TrustError::File(e.to_string()))
+    Ok(crate::sign::openpgp::OpenPgpCerts::read(path)?)
 }
 
 /// Where the SSH trust comes from.
@@ -227,28 +265,27 @@ impl SshTrust {
         checked_tree: ObjectId,
         in_range: &dyn Fn(ObjectId) -> bool,
     ) -> Result<SshTrust, TrustError> {
-        let temp_dir = || tempfile::tempdir().map_err(|e| TrustError::File(e.to_string()));
+        let temp_dir = || tempfile::tempdir().map_err(TrustError::Copy);
         let mut temp = None;
         let (allowed, allowed_path, label) = match source {
             AllowedSource::File(path) => {
                 refuse_in_tree(repo, path, checked_tree, &ALLOWED_SIGNERS_REV)?;
-                let allowed = AllowedSigners::read(path).map_err(|e| TrustError::File(e.to_string()))?;
+                let allowed = AllowedSigners::read(path)?;
                 (allowed, path.clone(), path.display().to_string())
             }
             AllowedSource::Rev(spec) => {
                 let (commit, bytes) = read_rev_file(repo, spec, &ALLOWED_SIGNERS_REV, in_range)?;
                 let dir = temp.insert(temp_dir()?);
                 let path = dir.path().join("allowed_signers");
-                std::fs::write(&path, &bytes).map_err(|e| TrustError::File(e.to_string()))?;
-                let allowed = AllowedSigners::parse(&bytes, Path::new(spec.as_str()))
-                    .map_err(|e| TrustError::File(e.to_string()))?;
+                std::fs::write(&path, &bytes).map_err(TrustError::Copy)?;
+                let allowed = AllowedSigners::parse(&bytes, Path::new(spec.as_str()))?;
                 (allowed, path, format!("{spec} ({commit})"))
             }
         };
         let mut revoked_keys = RevokedKeys::default();
         for path in revoked {
             refuse_in_tree(repo, path, checked_tree, &ALLOWED_SIGNERS_REV)?;
-            revoked_keys.extend(RevokedKeys::read(path).map_err(|e| TrustError::File(e.to_string()))?);
+            revoked_keys.extend(RevokedKeys::read(path)?);
         }
         // ssh-keygen reads one revoked-keys file: several are given to it as one list.
         let revoked_path = match revoked {
@@ -260,7 +297,7 @@ impl SshTrust {
                     None => temp.insert(temp_dir()?),
                 };
                 let path = dir.path().join("revoked_keys");
-                std::fs::write(&path, revoked_keys.to_list()).map_err(|e| TrustError::File(e.to_string()))?;
+                std::fs::write(&path, revoked_keys.to_list()).map_err(TrustError::Copy)?;
                 Some(path)
             }
         };
@@ -423,7 +460,7 @@ impl SignatureTrust {
             files.openpgp_certs.as_ref().map(|path| load_openpgp(repo, path, checked_tree)).transpose()?;
         #[cfg(not(feature = "sigstore"))]
         if files.certificate_identity.is_some() {
-            return Err(TrustError::File(crate::sign::SIGSTORE_MISSING_REASON.to_owned()));
+            return Err(TrustError::SigstoreMissing);
         }
         Ok(SignatureTrust {
             ssh,
@@ -432,6 +469,21 @@ impl SignatureTrust {
             sigstore: load_sigstore(repo, files, checked_tree)?,
             via_tools: files.via_tools,
         })
+    }
+
+    /// The caller's trust for a command that judges no history of its own (`attest carry`,
+    /// `attest fetch` and `push`, `attest policy`): `files` as [`SignatureTrust::load`] reads
+    /// them, a file that the tree at HEAD holds refused (the branch would choose whom the
+    /// command trusts; an unborn branch holds none), any revision taken.
+    ///
+    /// # Errors
+    /// See [`TrustError`].
+    pub fn load_outside_head(repo: &Repo, files: &TrustFiles) -> Result<SignatureTrust, TrustError> {
+        let head_tree = match repo.head()? {
+            Head::Branch { commit, .. } | Head::Detached(commit) => repo.commit_tree(commit)?,
+            Head::Unborn(_) => repo.empty_tree_id(),
+        };
+        SignatureTrust::load(repo, files, head_tree, &|_| false)
     }
 
     /// The principals the trust names, each once: the SSH allowed-signers principals, the OpenPGP
@@ -473,7 +525,7 @@ fn load_sigstore(
     Ok(Some(match &files.sigstore_trusted_root {
         Some(path) => {
             refuse_in_tree(repo, path, checked_tree, &ALLOWED_SIGNERS_REV)?;
-            let root = TrustedRoot::from_file(path).map_err(|e| TrustError::File(e.to_string()))?;
+            let root = TrustedRoot::from_file(path)?;
             SigstoreTrustSource::given(SigstoreTrust::keyless(root, identity.clone(), issuer.clone()))
         }
         None => SigstoreTrustSource::lazy(identity.clone(), issuer.clone(), public_good_root),

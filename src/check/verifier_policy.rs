@@ -47,6 +47,15 @@ pub enum PolicyLoadError {
     Place(#[from] TrustError),
 }
 
+impl crate::exit::ExitClass for PolicyLoadError {
+    fn class(&self) -> crate::exit::Class {
+        match self {
+            PolicyLoadError::Parse(_) | PolicyLoadError::Read { .. } => crate::exit::Class::Config,
+            PolicyLoadError::Place(e) => e.class(),
+        }
+    }
+}
+
 /// Reads and parses the policy at `source`. `checked_tree` is the tree under review (a file it
 /// holds is refused: the branch would be choosing its own rules); `in_range` says whether a
 /// commit is part of the checked history (a `--policy-rev` revision there is refused).

@@ -1,17 +1,18 @@
 //! `speccoder accept` and `speccoder skip [--undo]`.
 
 use speccoder_attest::attest::decide::{self, DecideError, DecisionRequest};
+use speccoder_attest::attest::signing::SignerError;
 use speccoder_attest::exit;
 use speccoder_attest::git::Repo;
 
 use super::output::finish;
-use super::signing::signer_choice;
+use super::signing::signer_request;
 use crate::cli::{AcceptArgs, SigningArgs, SkipArgs};
 
 pub fn accept(args: &AcceptArgs) -> u8 {
     let result = request(&args.target, &args.reason, args.by.clone(), &args.run.signing)
         .and_then(|(repo, req)| decide::accept(&repo, &req));
-    finish("accept", args.run.json, result, |_| exit::OK, DecideError::exit_code)
+    finish("accept", args.run.json, result, |_| exit::OK)
 }
 
 pub fn skip(args: &SkipArgs) -> u8 {
@@ -19,12 +20,12 @@ pub fn skip(args: &SkipArgs) -> u8 {
         let result = Repo::discover(".")
             .map_err(DecideError::from)
             .and_then(|repo| decide::undo_skip(&repo, &args.target));
-        return finish("skip --undo", args.run.json, result, |_| exit::OK, DecideError::exit_code);
+        return finish("skip --undo", args.run.json, result, |_| exit::OK);
     }
     let reason = args.reason.as_deref().unwrap_or("");
     let result = request(&args.target, reason, args.by.clone(), &args.run.signing)
         .and_then(|(repo, req)| decide::skip(&repo, &req));
-    finish("skip", args.run.json, result, |_| exit::OK, DecideError::exit_code)
+    finish("skip", args.run.json, result, |_| exit::OK)
 }
 
 fn request(
@@ -34,14 +35,7 @@ fn request(
     signing: &SigningArgs,
 ) -> Result<(Repo, DecisionRequest), DecideError> {
     let repo = Repo::discover(".")?;
-    let signer = signer_choice(&repo, signing, true)?;
-    let req = DecisionRequest {
-        target: target.to_owned(),
-        reason: reason.to_owned(),
-        by,
-        signer,
-        key: signing.key.clone(),
-        sigstore: super::signing::sigstore_flags(signing),
-    };
+    let signing = signer_request(signing).map_err(SignerError::from)?;
+    let req = DecisionRequest { target: target.to_owned(), reason: reason.to_owned(), by, signing };
     Ok((repo, req))
 }

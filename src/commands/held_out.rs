@@ -25,14 +25,14 @@ pub fn run(sub: HeldOutSub) -> u8 {
                     report.files, report.target, report.set_dir
                 ));
             }
-            finish("held-out store", args.json, result, |_| exit::OK, HeldOutError::exit_code)
+            finish("held-out store", args.json, result, |_| exit::OK)
         }
         HeldOutSub::Publish(args) => {
             let result = Repo::discover(".").map_err(HeldOutError::from).and_then(|repo| {
                 let req = PublishRequest { unit: args.unit, store: args.store, dry_run: args.dry_run };
                 held_out::publish(&repo, &req)
             });
-            finish("held-out publish", args.json, result, PublishReport::exit_code, HeldOutError::exit_code)
+            finish("held-out publish", args.json, result, PublishReport::exit_code)
         }
     }
 }

@@ -15,13 +15,7 @@ pub fn run(sub: &HooksSub) -> u8 {
                     .unwrap_or_else(|_| "speccoder".into());
                 hooks::install(&repo, &program)
             });
-            super::output::finish(
-                "hooks install",
-                args.json,
-                result,
-                |_| speccoder_attest::exit::OK,
-                HookError::exit_code,
-            )
+            super::output::finish("hooks install", args.json, result, |_| speccoder_attest::exit::OK)
         }
     }
 }

@@ -4,22 +4,17 @@
 
 use std::io::Write as _;
 
+use speccoder_attest::exit::ExitClass;
 use speccoder_attest::model::shown::{ci_safe, terminal_safe};
 
 /// Prints a command's result (`--json`: one JSON object, carrying the exit code as
 /// [`print_json_report`] adds it; otherwise its Display) and returns its exit code; a failure goes
 /// to stderr as `speccoder <command>: <message>` (and to stdout as `{"error", "exit_code"}` with
 /// `--json`).
-pub(crate) fn finish<R, E>(
-    command: &str,
-    json: bool,
-    result: Result<R, E>,
-    code: impl Fn(&R) -> u8,
-    error_code: impl Fn(&E) -> u8,
-) -> u8
+pub(crate) fn finish<R, E>(command: &str, json: bool, result: Result<R, E>, code: impl Fn(&R) -> u8) -> u8
 where
     R: serde::Serialize + std::fmt::Display,
-    E: std::fmt::Display,
+    E: std::fmt::Display + ExitClass,
 {
     match result {
         Ok(report) => {
@@ -32,7 +27,7 @@ where
             exit_code
         }
         Err(e) => {
-            let exit_code = error_code(&e);
+            let exit_code = e.exit_code();
             if json {
                 print_json_error(&e.to_string(), exit_code);
             }

@@ -1,12 +1,12 @@
 //! `speccoder attest approve`, `attest policy init` and `attest policy check`: the commands
 //! around the verifier policy.
 
-use speccoder_attest::attest::AttestError;
-use speccoder_attest::attest::approve::{ApproveReport, ApproveRequest, approve};
-use speccoder_attest::check::trust::{SignatureTrust, TrustError, TrustFiles};
+use speccoder_attest::attest::approve::{ApproveError, ApproveReport, ApproveRequest, approve};
+use speccoder_attest::attest::signing::SignerError;
+use speccoder_attest::check::trust::{SignatureTrust, TrustFiles};
 use speccoder_attest::check::verifier_policy::read_file;
-use speccoder_attest::exit;
-use speccoder_attest::git::{GitError, Head, Repo};
+use speccoder_attest::exit::{self, Class, ExitClass};
+use speccoder_attest::git::{GitError, Repo};
 use speccoder_attest::model::verifier_policy::LoadedPolicy;
 use speccoder_attest::verify::VerifyError;
 use speccoder_attest::verify::policy::{init, lint};
@@ -14,72 +14,61 @@ use speccoder_attest::verify::policy::{init, lint};
 use crate::cli::{ApproveArgs, PolicyCheckArgs, PolicySub};
 
 pub fn approve_run(args: &ApproveArgs) -> u8 {
-    let result = (|| -> Result<ApproveReport, AttestError> {
+    let result = (|| -> Result<ApproveReport, ApproveError> {
         let repo = Repo::discover(".")?;
-        let signing = &args.run.signing;
         let request = ApproveRequest {
             rev: args.rev.clone(),
             trust: super::trust::trust_files(&args.trust),
             signature_time: super::trust::signature_time(&args.trust),
-            signer: super::signing::signer_choice(&repo, signing, false)?,
-            key: signing.key.clone(),
-            sigstore: super::signing::sigstore_flags(signing),
+            signing: super::signing::signer_request(&args.run.signing).map_err(SignerError::from)?,
         };
         approve(&repo, &request)
     })();
-    super::output::finish("attest approve", args.run.json, result, |_| exit::OK, AttestError::exit_code)
+    super::output::finish("attest approve", args.run.json, result, |_| exit::OK)
 }
 
 pub fn run(sub: &PolicySub) -> u8 {
     match sub {
         PolicySub::Init(args) => {
-            let result = (|| {
+            let result = (|| -> Result<_, Failure> {
                 let repo = Repo::discover_to_read(".").map_err(Failure::from)?;
                 let files = super::trust::trust_files(&args.trust);
                 let principals = load_trust(&repo, &files)?.principals(&files);
                 Ok(init::init(&repo, args.baseline.as_deref(), &principals)?)
             })();
-            super::output::finish("attest policy init", args.json, result, |_| exit::OK, Failure::code)
+            super::output::finish("attest policy init", args.json, result, |_| exit::OK)
         }
         PolicySub::Check(args) => check(args),
     }
 }
 
 fn check(args: &PolicyCheckArgs) -> u8 {
-    let result = (|| {
+    let result = (|| -> Result<_, Failure> {
         let repo = Repo::discover_to_read(".").map_err(Failure::from)?;
         let files = super::trust::trust_files(&args.trust);
         let trust = load_trust(&repo, &files)?;
         let name = args.file.display().to_string();
-        let bytes = read_file(&args.file).map_err(|e| Failure(exit::CONFIG, e.to_string()))?;
+        let bytes = read_file(&args.file).map_err(|e| Failure(Class::Config, e.to_string()))?;
         let policy = LoadedPolicy::read(&bytes, &name, name.clone()).map_err(|e| {
-            Failure(exit::CONFIG, format!("the verifier policy {e}; see docs/policy.md for the format"))
+            Failure(Class::Config, format!("the verifier policy {e}; see docs/policy.md for the format"))
         })?;
         Ok(lint::check(&repo, &policy, &trust.principals(&files), !trust.is_empty())?)
     })();
-    super::output::finish("attest policy check", args.json, result, |_| exit::OK, Failure::code)
+    super::output::finish("attest policy check", args.json, result, |_| exit::OK)
 }
 
 /// The trust the principals are read from: files from outside HEAD's tree, as every command
 /// takes them (no history is checked, so a trust revision is anything that resolves).
 fn load_trust(repo: &Repo, files: &TrustFiles) -> Result<SignatureTrust, Failure> {
-    let tree = match repo.head().map_err(Failure::from)? {
-        Head::Branch { commit, .. } | Head::Detached(commit) => {
-            repo.commit_tree(commit).map_err(Failure::from)?
-        }
-        Head::Unborn(_) => repo.empty_tree_id(),
-    };
-    SignatureTrust::load(repo, files, tree, &|_| false).map_err(|e| match e {
-        TrustError::Git(e) => Failure::from(e),
-        e => Failure(exit::CONFIG, e.to_string()),
-    })
+    SignatureTrust::load_outside_head(repo, files).map_err(|e| Failure(e.class(), e.to_string()))
 }
 
-/// A failure of `attest policy`, with its exit code.
-struct Failure(u8, String);
+/// A failure of `attest policy`, with its class: the verifier's errors are classed here until
+/// they are classed beside their type.
+struct Failure(Class, String);
 
-impl Failure {
-    fn code(&self) -> u8 {
+impl ExitClass for Failure {
+    fn class(&self) -> Class {
         self.0
     }
 }
@@ -92,11 +81,7 @@ impl std::fmt::Display for Failure {
 
 impl From<GitError> for Failure {
     fn from(e: GitError) -> Self {
-        let code = match e {
-            GitError::UnknownRevision { .. } | GitError::AmbiguousRevision { .. } => exit::USAGE,
-            _ => exit::GIT_PRECONDITION,
-        };
-        Failure(code, e.to_string())
+        Failure(e.class(), e.to_string())
     }
 }
 
@@ -104,8 +89,8 @@ impl From<VerifyError> for Failure {
     fn from(e: VerifyError) -> Self {
         match e {
             VerifyError::Git(e) => Failure::from(e),
-            VerifyError::Spec(e) => Failure(exit::CONFIG, e.to_string()),
-            e => Failure(exit::GIT_PRECONDITION, e.to_string()),
+            VerifyError::Spec(e) => Failure(Class::Config, e.to_string()),
+            e => Failure(Class::GitPrecondition, e.to_string()),
         }
     }
 }

@@ -4,8 +4,9 @@ use std::path::Path;
 
 use speccoder_attest::attest::hooks::shell_quoted;
 
+use speccoder_attest::exit::{self, Class, ExitClass};
 use speccoder_attest::schema;
-use speccoder_attest::{exit, input, output_file};
+use speccoder_attest::{input, output_file};
 
 use crate::cli::{SCHEMA_DIR, SchemaArgs};
 
@@ -49,11 +50,11 @@ enum SchemaError {
     Write(#[from] output_file::OutputError),
 }
 
-impl SchemaError {
-    fn exit_code(&self) -> u8 {
+impl ExitClass for SchemaError {
+    fn class(&self) -> Class {
         match self {
-            SchemaError::Differ { .. } => exit::DOES_NOT_HOLD,
-            SchemaError::Write(_) => exit::CONFIG,
+            SchemaError::Differ { .. } => Class::DoesNotHold,
+            SchemaError::Write(_) => Class::Config,
         }
     }
 }
@@ -61,7 +62,7 @@ impl SchemaError {
 /// Runs `speccoder schema`; `started_in` is the `-C DIR` the command line gave, for the advice.
 pub fn run(args: &SchemaArgs, started_in: Option<&Path>) -> u8 {
     let result = if args.check { check(started_in, &args.out) } else { write(&args.out) };
-    super::output::finish("schema", args.json, result, |_| exit::OK, SchemaError::exit_code)
+    super::output::finish("schema", args.json, result, |_| exit::OK)
 }
 
 /// The command that writes the schemas into `dir`, run from where this one was: `speccoder

@@ -1,41 +1,21 @@
 //! The signing flags every signing command shares (`--signer`, `--key`, `--sigstore-*`), turned
-//! into the library's requests.
+//! into the library's request, which [`speccoder_attest::attest::signing::resolve`] resolves.
 
-use speccoder_attest::attest::AttestError;
-use speccoder_attest::attest::signing::{self, SignerChoice, SigstoreFlags};
-use speccoder_attest::git::Repo;
+use speccoder_attest::attest::config::{SignerChoice, SignerParseError};
+use speccoder_attest::attest::signing::{SignerRequest, SigstoreFlags};
 
 use crate::cli::SigningArgs;
 
-/// The `--sigstore-*` flags.
-pub(crate) fn sigstore_flags(args: &SigningArgs) -> SigstoreFlags {
-    SigstoreFlags {
-        fulcio_url: args.sigstore.fulcio_url.clone(),
-        rekor_url: args.sigstore.rekor_url.clone(),
-        oidc_issuer: args.sigstore.oidc_issuer.clone(),
-        allow_http_loopback: args.sigstore.allow_http_loopback,
-    }
-}
-
-/// `--signer`, parsed.
-pub(crate) fn signer_flag(args: &SigningArgs) -> Result<Option<SignerChoice>, AttestError> {
-    args.signer.as_deref().map(|s| SignerChoice::parse(s).map_err(AttestError::BadSigner)).transpose()
-}
-
-/// `--signer`, else `[attest]` of speccoder.toml at HEAD (`signer`, and `sign_at` when a task is
-/// being ticked: `at_tick`), else git's own key.
-pub(crate) fn signer_choice(
-    repo: &Repo,
-    args: &SigningArgs,
-    at_tick: bool,
-) -> Result<SignerChoice, AttestError> {
-    use speccoder_attest::git::Head;
-    let flag = signer_flag(args)?;
-    let policy = match flag.is_none().then(|| repo.head()).transpose()? {
-        Some(Head::Branch { commit, .. } | Head::Detached(commit)) => {
-            speccoder_attest::attest::read_policy(repo, commit)?.1
-        }
-        Some(Head::Unborn(_)) | None => None,
-    };
-    signing::requested(flag, policy.as_ref(), at_tick)
+/// `--signer` (parsed), `--key` and the `--sigstore-*` flags.
+pub(crate) fn signer_request(args: &SigningArgs) -> Result<SignerRequest, SignerParseError> {
+    Ok(SignerRequest {
+        signer: args.signer.as_deref().map(SignerChoice::parse).transpose()?,
+        key: args.key.clone(),
+        sigstore: SigstoreFlags {
+            fulcio_url: args.sigstore.fulcio_url.clone(),
+            rekor_url: args.sigstore.rekor_url.clone(),
+            oidc_issuer: args.sigstore.oidc_issuer.clone(),
+            allow_http_loopback: args.sigstore.allow_http_loopback,
+        },
+    })
 }

@@ -34,7 +34,7 @@ pub fn run(sub: &SigstoreSub) -> u8 {
                 path: r.path.display().to_string(),
                 sha256: r.sha256,
             });
-            super::output::finish("sigstore fetch-root", args.json, result, |_| exit::OK, |_| exit::CONFIG)
+            super::output::finish("sigstore fetch-root", args.json, result, |_| exit::OK)
         }
     }
 }

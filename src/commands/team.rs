@@ -1,8 +1,8 @@
 //! `speccoder attest push`, `attest fetch` and `attest carry`: the evidence that travels with the
 //! team.
 
-use speccoder_attest::attest::AttestError;
-use speccoder_attest::attest::carry::{self, CarryRequest};
+use speccoder_attest::attest::carry::{self, CarryError, CarryRequest};
+use speccoder_attest::attest::signing::SignerError;
 use speccoder_attest::attest::sync::{self, SyncError};
 use speccoder_attest::check::trust::TrustFiles;
 use speccoder_attest::git::Repo;
@@ -13,26 +13,14 @@ pub fn push(args: &AttestPushArgs) -> u8 {
     let result = Repo::discover(".").map_err(SyncError::from).and_then(|repo| {
         sync::push(&repo, args.remote.as_deref(), args.dry_run, &fetch_trust(&args.openpgp_certs))
     });
-    super::output::finish(
-        "attest push",
-        args.json,
-        result,
-        |_| speccoder_attest::exit::OK,
-        SyncError::exit_code,
-    )
+    super::output::finish("attest push", args.json, result, |_| speccoder_attest::exit::OK)
 }
 
 pub fn fetch(args: &AttestFetchArgs) -> u8 {
     let result = Repo::discover(".")
         .map_err(SyncError::from)
         .and_then(|repo| sync::fetch(&repo, args.remote.as_deref(), &fetch_trust(&args.openpgp_certs)));
-    super::output::finish(
-        "attest fetch",
-        args.json,
-        result,
-        sync::FetchReport::exit_code,
-        SyncError::exit_code,
-    )
+    super::output::finish("attest fetch", args.json, result, sync::FetchReport::exit_code)
 }
 
 /// The trust a fetch checks joined notes against: git's SSH settings, and the OpenPGP
@@ -42,12 +30,12 @@ fn fetch_trust(openpgp_certs: &Option<std::path::PathBuf>) -> TrustFiles {
 }
 
 pub fn carry(args: &AttestCarryArgs) -> u8 {
-    let result = (|| -> Result<carry::CarryReport, AttestError> {
+    let result = (|| -> Result<carry::CarryReport, CarryError> {
         let repo = Repo::discover(".")?;
         let rewritten = if args.rewritten {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
-                .map_err(|e| AttestError::Io(format!("cannot read the rewritten commits on stdin: {e}")))?;
+                .map_err(CarryError::Stdin)?;
             Some(text)
         } else {
             None
@@ -55,9 +43,7 @@ pub fn carry(args: &AttestCarryArgs) -> u8 {
         let request = CarryRequest {
             pair: args.from.clone().zip(args.to.clone()),
             rewritten,
-            signer: super::signing::signer_flag(&args.run.signing)?,
-            key: args.run.signing.key.clone(),
-            sigstore: super::signing::sigstore_flags(&args.run.signing),
+            signing: super::signing::signer_request(&args.run.signing).map_err(SignerError::from)?,
             trust: TrustFiles {
                 allowed_signers: args.allowed_signers.clone(),
                 revoked: args.revoked.clone(),
@@ -67,11 +53,5 @@ pub fn carry(args: &AttestCarryArgs) -> u8 {
         };
         carry::carry(&repo, &request)
     })();
-    super::output::finish(
-        "attest carry",
-        args.run.json,
-        result,
-        carry::CarryReport::exit_code,
-        AttestError::exit_code,
-    )
+    super::output::finish("attest carry", args.run.json, result, carry::CarryReport::exit_code)
 }

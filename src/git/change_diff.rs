@@ -109,7 +109,7 @@ impl Repo {
         if !status.success() {
             return Err(failed(status.code(), stderr));
         }
-        streamed.map_err(|reason| failed(status.code(), reason))
+        streamed.map_err(|reason| failed(status.code(), reason.to_string()))
     }
 }
 
@@ -118,7 +118,7 @@ fn split_patches(
     mut out: impl std::io::BufRead,
     changes: &[(ObjectId, Option<ObjectId>)],
     sink: &mut dyn FnMut(usize, PatchLine<'_>),
-) -> Result<(), String> {
+) -> Result<(), PatchStreamError> {
     // `--always` names every commit, in the order given; a patch line never is a bare commit id
     // (it starts with a space, `+`, `-`, `@`, a header word, or is a base85 line of 1 + 5n bytes).
     let hex = |i: usize| changes.get(i).map(|(commit, _)| commit.to_string().into_bytes());
@@ -128,10 +128,10 @@ fn split_patches(
     let mut line: Vec<u8> = Vec::new();
     let mut long = false;
     let unnamed = |line: &[u8]| {
-        format!("git wrote `{}` before naming a commit", String::from_utf8_lossy(&line[..line.len().min(80)]))
+        PatchStreamError::Unnamed(String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned())
     };
     loop {
-        let buf = out.fill_buf().map_err(|e| format!("reading git's output failed: {e}"))?;
+        let buf = out.fill_buf().map_err(PatchStreamError::Read)?;
         if buf.is_empty() {
             break;
         }
@@ -169,9 +169,28 @@ fn split_patches(
         long = false;
     }
     if next != changes.len() {
-        return Err(format!("git named {next} of the {} commits asked for", changes.len()));
+        return Err(PatchStreamError::Missing { named: next, asked: changes.len() });
     }
     Ok(())
+}
+
+/// Why git's stream of patches cannot be split by commit.
+#[derive(Debug, thiserror::Error)]
+enum PatchStreamError {
+    /// Reading git's output failed.
+    #[error("reading git's output failed: {0}")]
+    Read(std::io::Error),
+    /// A line came before any commit was named (its first bytes).
+    #[error("git wrote `{0}` before naming a commit")]
+    Unnamed(String),
+    /// Not every commit asked for was named.
+    #[error("git named {named} of the {asked} commits asked for")]
+    Missing {
+        /// How many were named.
+        named: usize,
+        /// How many were asked for.
+        asked: usize,
+    },
 }
 
 #[cfg(test)]
@@ -185,7 +204,7 @@ mod tests {
     fn collect(
         text: &[u8],
         changes: &[(ObjectId, Option<ObjectId>)],
-    ) -> Result<Vec<(usize, Vec<u8>, bool)>, String> {
+    ) -> Result<Vec<(usize, Vec<u8>, bool)>, PatchStreamError> {
         let mut got = Vec::new();
         split_patches(std::io::Cursor::new(text.to_vec()), changes, &mut |i, piece| match piece {
             PatchLine::Whole(b) => got.push((i, b.to_vec(), true)),

@@ -38,13 +38,14 @@ pub(super) fn to_git(
     let failed = failure(path, Conversion::ToGit);
     let (mut pipeline, mut stack, unicode) = pipeline(repo, index, path, Conversion::ToGit)?;
     // git decodes right after the clean filter, which is refused with a Unicode encoding.
-    let src =
-        match unicode {
-            Some(unicode) => Cow::Owned(unicode.decode(path, worktree).map_err(|reason| {
-                GitError::Convert { path: path.to_owned(), conversion: Conversion::ToGit, reason }
-            })?),
-            None => Cow::Borrowed(worktree),
-        };
+    let src = match unicode {
+        Some(unicode) => Cow::Owned(unicode.decode(path, worktree).map_err(|reason| GitError::Convert {
+            path: path.to_owned(),
+            conversion: Conversion::ToGit,
+            reason: reason.to_string(),
+        })?),
+        None => Cow::Borrowed(worktree),
+    };
     let entry =
         stack.at_entry(path, None, &repo.inner.objects).map_err(|e| failed(gix::Error::from_error(e)))?;
     let converted = pipeline
@@ -96,7 +97,7 @@ pub(super) fn to_worktree(
         Some(unicode) => unicode.encode(&converted).map_err(|reason| GitError::Convert {
             path: path.to_owned(),
             conversion: Conversion::ToWorktree,
-            reason,
+            reason: reason.to_string(),
         }),
         None => Ok(converted),
     }

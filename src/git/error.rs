@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use gix::ObjectId;
 
+use crate::exit::{Class, ExitClass};
+
 /// Everything that can go wrong while reading or writing the repository.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
@@ -468,6 +470,59 @@ pub enum GitError {
         #[source]
         source: gix::Error,
     },
+}
+
+impl ExitClass for GitError {
+    /// Decided here once for every command: a name the command line gave that does not resolve
+    /// is usage; a repository the command cannot work in (not one, held locks, moved or unusable
+    /// references, missing objects, a remote git could not reach) is its state; an identity, a
+    /// configuration value or a conversion git's settings break, and an object too large or
+    /// damaged to read, is configuration or input; the rest is ours.
+    fn class(&self) -> Class {
+        match self {
+            GitError::UnknownRevision { .. }
+            | GitError::AmbiguousRevision { .. }
+            | GitError::UnknownRemote { .. } => Class::Usage,
+            GitError::Discover { .. }
+            | GitError::Open { .. }
+            | GitError::DubiousOwnership { .. }
+            | GitError::RefStorage { .. }
+            | GitError::GitDirWithoutWorkTree { .. }
+            | GitError::SharedRepository { .. }
+            | GitError::RefPermission { .. }
+            | GitError::NoWorkTree { .. }
+            | GitError::ObjectMissing { .. }
+            | GitError::WrongKind { .. }
+            | GitError::RefMoved { .. }
+            | GitError::RefLocked { .. }
+            | GitError::IndexLocked { .. }
+            | GitError::Contention { .. }
+            | GitError::NotesRefUnusable { .. }
+            | GitError::AmbiguousNote { .. }
+            | GitError::NotesTreeHostile { .. }
+            | GitError::NotesTreeTooLarge { .. }
+            | GitError::NoteTooLarge { .. }
+            | GitError::Unmerged { .. }
+            | GitError::GitCommand { .. } => Class::GitPrecondition,
+            GitError::IdentityMissing { .. }
+            | GitError::EmptyIdentityName { .. }
+            | GitError::BadDate { .. }
+            | GitError::Convert { .. }
+            | GitError::UnsupportedEncoding { .. }
+            | GitError::BadConfig { .. }
+            | GitError::ObjectTooLarge { .. }
+            | GitError::CorruptObject { .. } => Class::Config,
+            GitError::InvalidPath { .. }
+            | GitError::InvalidRefName { .. }
+            | GitError::InvalidIndex { .. }
+            | GitError::PathConflict { .. }
+            | GitError::NotAFile { .. }
+            | GitError::UnsafeWorktreePath { .. }
+            | GitError::NotesLayout { .. }
+            | GitError::Io { .. }
+            | GitError::Gix { .. } => Class::Internal,
+        }
+    }
 }
 
 fn exit_status(status: &Option<i32>) -> String {

@@ -28,6 +28,17 @@ pub enum TrailerError {
     Hidden(&'static str),
 }
 
+impl crate::exit::ExitClass for TrailerError {
+    /// The message is ours to write: one git would not read is our failure.
+    fn class(&self) -> crate::exit::Class {
+        match self {
+            TrailerError::BadKey(_) | TrailerError::NoSubject | TrailerError::Hidden(_) => {
+                crate::exit::Class::Internal
+            }
+        }
+    }
+}
+
 /// git's `isspace`: space, tab, line feed and carriage return only.
 fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')

@@ -75,13 +75,12 @@ impl Unicode {
     ///
     /// # Errors
     /// `utf8` is not UTF-8 (the reason, for [`super::GitError::Convert`]).
-    pub(super) fn encode(&self, utf8: &[u8]) -> Result<Vec<u8>, String> {
+    pub(super) fn encode(&self, utf8: &[u8]) -> Result<Vec<u8>, CodingError> {
         if utf8.is_empty() {
             return Ok(Vec::new());
         }
-        let text = std::str::from_utf8(utf8).map_err(|e| {
-            format!("its content in git is not UTF-8 ({e}), so it cannot be written as {self}")
-        })?;
+        let text = std::str::from_utf8(utf8)
+            .map_err(|reason| CodingError::NotUtf8 { reason, encoding: self.to_string() })?;
         let mut out = Vec::with_capacity(utf8.len() * self.width + self.width);
         if self.bom {
             out.extend(self.mark(self.big_endian));
@@ -103,7 +102,7 @@ impl Unicode {
     /// # Errors
     /// A byte order mark missing or prohibited, a length that is no whole number of code units,
     /// or a code unit that is no character (the reason, for [`super::GitError::Convert`]).
-    pub(super) fn decode(&self, path: &str, encoded: &[u8]) -> Result<Vec<u8>, String> {
+    pub(super) fn decode(&self, path: &str, encoded: &[u8]) -> Result<Vec<u8>, CodingError> {
         if encoded.is_empty() {
             return Ok(Vec::new());
         }
@@ -114,15 +113,15 @@ impl Unicode {
             } else if starts_with_mark(true) {
                 (true, &encoded[self.width..])
             } else {
-                return Err(format!("BOM is required in '{path}' if encoded as {self}"));
+                return Err(CodingError::BomRequired { path: path.to_owned(), encoding: self.to_string() });
             }
         } else if starts_with_mark(false) || starts_with_mark(true) {
-            return Err(format!("BOM is prohibited in '{path}' if encoded as {self}"));
+            return Err(CodingError::BomProhibited { path: path.to_owned(), encoding: self.to_string() });
         } else {
             (self.big_endian, encoded)
         };
         if body.len() % self.width != 0 {
-            return Err(format!("its length is not a whole number of {self} code units"));
+            return Err(CodingError::Length { encoding: self.to_string() });
         }
         let units = body.chunks_exact(self.width).map(|chunk| {
             let mut bytes = [0u8; 4];
@@ -134,7 +133,7 @@ impl Unicode {
                 u32::from_le_bytes(bytes)
             }
         });
-        let bad = || format!("it is not valid {self}");
+        let bad = || CodingError::Invalid { encoding: self.to_string() };
         let mut text = String::with_capacity(body.len());
         if self.width == 2 {
             let units = units.map(|u| u16::try_from(u).unwrap_or(u16::MAX));
@@ -148,6 +147,48 @@ impl Unicode {
         }
         Ok(text.into_bytes())
     }
+}
+
+/// Why bytes cannot be converted between git's form (UTF-8) and a `working-tree-encoding`, in
+/// git's words where git has them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum CodingError {
+    /// The content in git is not UTF-8.
+    #[error("its content in git is not UTF-8 ({reason}), so it cannot be written as {encoding}")]
+    NotUtf8 {
+        /// Where it stops being UTF-8.
+        reason: std::str::Utf8Error,
+        /// The encoding.
+        encoding: String,
+    },
+    /// The encoding needs a byte order mark, and the file has none.
+    #[error("BOM is required in '{path}' if encoded as {encoding}")]
+    BomRequired {
+        /// The file.
+        path: String,
+        /// The encoding.
+        encoding: String,
+    },
+    /// The encoding names its byte order, and the file has a mark.
+    #[error("BOM is prohibited in '{path}' if encoded as {encoding}")]
+    BomProhibited {
+        /// The file.
+        path: String,
+        /// The encoding.
+        encoding: String,
+    },
+    /// The length is no whole number of code units.
+    #[error("its length is not a whole number of {encoding} code units")]
+    Length {
+        /// The encoding.
+        encoding: String,
+    },
+    /// A code unit is no character.
+    #[error("it is not valid {encoding}")]
+    Invalid {
+        /// The encoding.
+        encoding: String,
+    },
 }
 
 #[cfg(test)]
@@ -178,18 +219,18 @@ mod tests {
     fn a_mark_is_required_or_refused_as_git_says_and_an_empty_file_stays_empty() {
         let utf16 = Unicode::named("UTF-16").unwrap();
         assert_eq!(
-            utf16.decode("t.md", b"a\0").unwrap_err(),
+            utf16.decode("t.md", b"a\0").unwrap_err().to_string(),
             "BOM is required in 't.md' if encoded as UTF-16"
         );
         assert_eq!(utf16.decode("t.md", b"\xfe\xff\0a").unwrap(), b"a", "a big-endian mark is read");
         let le = Unicode::named("UTF-16LE").unwrap();
         assert_eq!(
-            le.decode("t.md", b"\xff\xfea\0").unwrap_err(),
+            le.decode("t.md", b"\xff\xfea\0").unwrap_err().to_string(),
             "BOM is prohibited in 't.md' if encoded as UTF-16LE"
         );
-        assert!(le.decode("t.md", b"a").unwrap_err().contains("whole number"));
-        assert!(le.decode("t.md", b"\0\xd8").unwrap_err().contains("not valid UTF-16LE"));
-        assert!(le.encode(b"\xff").unwrap_err().contains("not UTF-8"));
+        assert!(le.decode("t.md", b"a").unwrap_err().to_string().contains("whole number"));
+        assert!(le.decode("t.md", b"\0\xd8").unwrap_err().to_string().contains("not valid UTF-16LE"));
+        assert!(le.encode(b"\xff").unwrap_err().to_string().contains("not UTF-8"));
         assert_eq!(utf16.encode(b"").unwrap(), b"");
         assert_eq!(utf16.decode("t.md", b"").unwrap(), b"");
         assert_eq!(Unicode::named("UTF-16BE-BOM"), None);

@@ -179,12 +179,15 @@ pub trait SignatureCheck {
     /// embedded key, an OpenPGP signature's issuer), without trust; `None` when it tells none.
     fn key(&self, sig: &Signature) -> Option<String>;
 
+    /// Why a signature cannot join, as a sentence fragment.
+    type Refusal: std::fmt::Display;
+
     /// The key that made `sig`, when `sig` is well formed and verifies over `pae`; otherwise why
     /// not.
     ///
     /// # Errors
     /// Why the signature cannot join: malformed, not verifying, of a kind that cannot be checked.
-    fn verify(&self, pae: &[u8], sig: &Signature) -> Result<String, String>;
+    fn verify(&self, pae: &[u8], sig: &Signature) -> Result<String, Self::Refusal>;
 }
 
 /// Joins two copies of one commit's bundle (ours, and theirs from another clone) into one.
@@ -203,7 +206,7 @@ pub trait SignatureCheck {
 /// [`MergeConflict`] when the copies hold different statements, a line is not an envelope, the
 /// envelopes of one line differ beyond their signatures, a signature of theirs cannot be added,
 /// or the result would be larger than a reader takes. Nothing is guessed.
-pub fn merge(ours: &[u8], theirs: &[u8], check: &dyn SignatureCheck) -> Result<Vec<u8>, MergeConflict> {
+pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<Vec<u8>, MergeConflict> {
     if ours == theirs {
         return Ok(ours.to_vec());
     }
@@ -257,7 +260,7 @@ fn join_line(
     mut line: Envelope,
     their_raw: &[u8],
     theirs: Envelope,
-    check: &dyn SignatureCheck,
+    check: &impl SignatureCheck,
 ) -> Result<Vec<u8>, MergeConflict> {
     if raw == their_raw {
         return Ok(raw);
@@ -278,7 +281,7 @@ fn join_line(
             statement: statement(),
             reason: Quoted::from(reason),
         };
-        let signer = check.verify(&pae, &sig).map_err(refuse)?;
+        let signer = check.verify(&pae, &sig).map_err(|why| refuse(why.to_string()))?;
         if keys.contains(&signer) {
             return Err(refuse(format!("the line carries a signature by {signer} already")));
         }
@@ -354,8 +357,10 @@ mod merge_tests {
             std::str::from_utf8(&sig.sig).ok()?.strip_prefix("good:").map(str::to_owned)
         }
 
-        fn verify(&self, _pae: &[u8], sig: &Signature) -> Result<String, String> {
-            self.key(sig).ok_or_else(|| "it does not verify".to_owned())
+        type Refusal = &'static str;
+
+        fn verify(&self, _pae: &[u8], sig: &Signature) -> Result<String, &'static str> {
+            self.key(sig).ok_or("it does not verify")
         }
     }
 

@@ -78,14 +78,43 @@ pub struct Version;
 schema!(Version, {"type": "integer", "const": 1});
 
 impl TryFrom<i64> for Version {
-    type Error = String;
-    fn try_from(v: i64) -> Result<Self, String> {
-        if v == i64::from(VERSION) {
-            Ok(Version)
-        } else {
-            Err(format!("version {v} is not one this verifier reads; write `version = {VERSION}`"))
-        }
+    type Error = ValueError;
+    fn try_from(v: i64) -> Result<Self, ValueError> {
+        if v == i64::from(VERSION) { Ok(Version) } else { Err(ValueError::Version(v)) }
     }
+}
+
+/// A value of the policy that its field does not take; the message says what to write instead.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    /// `version` is not [`VERSION`].
+    #[error("version {0} is not one this verifier reads; write `version = {VERSION}`")]
+    Version(i64),
+    /// A commit id that is not a full one.
+    #[error(
+        "`{}` is not a full commit id; write the 40 lowercase hex digits `git rev-parse <commit>` prints (a name such as a branch or tag could be moved by the branch under review)",
+        shown(.0, SHOWN_MAX)
+    )]
+    CommitId(String),
+    /// An approval count out of range.
+    #[error(
+        "`count = {0}`: an approval count is a whole number from 1 to 15 (a line carries at most 16 signatures)"
+    )]
+    Count(i64),
+    /// A share out of range.
+    #[error("{0} is not a share; write a number from 0 to 1, such as 0.8")]
+    Share(f64),
+    /// A text that is empty, too long or holds a control character.
+    #[error("`{}`: write a text of 1 to 256 bytes without control characters", shown(.0, SHOWN_MAX))]
+    Text(String),
+    /// A unit glob that does not compile.
+    #[error("the unit glob `{}` is not a glob: {kind}", shown(.text, SHOWN_MAX))]
+    Glob {
+        /// As written.
+        text: String,
+        /// Why.
+        kind: globset::ErrorKind,
+    },
 }
 
 /// The commit at which speccoder was adopted, and why the ticks it shows hold without evidence.
@@ -107,17 +136,10 @@ pub struct CommitId(pub String);
 schema!(CommitId, {"type": "string", "pattern": "^([0-9a-f]{40}|[0-9a-f]{64})$"});
 
 impl TryFrom<String> for CommitId {
-    type Error = String;
-    fn try_from(id: String) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(id: String) -> Result<Self, ValueError> {
         let hex = id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-        if hex && matches!(id.len(), 40 | 64) {
-            Ok(CommitId(id))
-        } else {
-            Err(format!(
-                "`{}` is not a full commit id; write the 40 lowercase hex digits `git rev-parse <commit>` prints (a name such as a branch or tag could be moved by the branch under review)",
-                shown(&id, SHOWN_MAX)
-            ))
-        }
+        if hex && matches!(id.len(), 40 | 64) { Ok(CommitId(id)) } else { Err(ValueError::CommitId(id)) }
     }
 }
 
@@ -182,14 +204,12 @@ pub struct Count(pub u32);
 schema!(Count, {"type": "integer", "minimum": 1, "maximum": 15});
 
 impl TryFrom<i64> for Count {
-    type Error = String;
-    fn try_from(n: i64) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(n: i64) -> Result<Self, ValueError> {
         // A line carries at most 16 signatures, the signer's among them.
         match u32::try_from(n) {
             Ok(n @ 1..=15) => Ok(Count(n)),
-            _ => Err(format!(
-                "`count = {n}`: an approval count is a whole number from 1 to 15 (a line carries at most 16 signatures)"
-            )),
+            _ => Err(ValueError::Count(n)),
         }
     }
 }
@@ -201,13 +221,9 @@ pub struct Share(pub f64);
 schema!(Share, {"type": "number", "minimum": 0, "maximum": 1});
 
 impl TryFrom<f64> for Share {
-    type Error = String;
-    fn try_from(x: f64) -> Result<Self, String> {
-        if (0.0..=1.0).contains(&x) {
-            Ok(Share(x))
-        } else {
-            Err(format!("{x} is not a share; write a number from 0 to 1, such as 0.8"))
-        }
+    type Error = ValueError;
+    fn try_from(x: f64) -> Result<Self, ValueError> {
+        if (0.0..=1.0).contains(&x) { Ok(Share(x)) } else { Err(ValueError::Share(x)) }
     }
 }
 
@@ -245,13 +261,10 @@ pub struct Text(pub String);
 schema!(Text, {"type": "string", "minLength": 1, "maxLength": 256});
 
 impl TryFrom<String> for Text {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(s: String) -> Result<Self, ValueError> {
         if s.is_empty() || s.len() > 256 || s.chars().any(char::is_control) {
-            Err(format!(
-                "`{}`: write a text of 1 to 256 bytes without control characters",
-                shown(&s, SHOWN_MAX)
-            ))
+            Err(ValueError::Text(s))
         } else {
             Ok(Text(s))
         }
@@ -273,8 +286,8 @@ pub struct Principal(pub Text);
 schema!(Principal, {"type": "string", "minLength": 1, "maxLength": 256});
 
 impl TryFrom<String> for Principal {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(s: String) -> Result<Self, ValueError> {
         Text::try_from(s).map(Principal)
     }
 }
@@ -326,12 +339,13 @@ pub struct UnitGlob {
 schema!(UnitGlob, {"type": "string", "minLength": 1, "maxLength": 256});
 
 impl TryFrom<String> for UnitGlob {
-    type Error = String;
-    fn try_from(text: String) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(text: String) -> Result<Self, ValueError> {
         let text = Text::try_from(text)?.0;
-        let glob = globset::GlobBuilder::new(&text).literal_separator(true).build().map_err(|e| {
-            format!("the unit glob `{}` is not a glob: {}", shown(&text, SHOWN_MAX), e.kind())
-        })?;
+        let glob = match globset::GlobBuilder::new(&text).literal_separator(true).build() {
+            Ok(glob) => glob,
+            Err(e) => return Err(ValueError::Glob { kind: e.kind().clone(), text }),
+        };
         Ok(UnitGlob { text, matcher: glob.compile_matcher() })
     }
 }

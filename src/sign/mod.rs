@@ -141,6 +141,21 @@ pub enum SignError {
     Sigstore(#[from] sigstore::SigstoreSignError),
 }
 
+impl crate::exit::ExitClass for SignError {
+    /// A key or signer that cannot sign is always the configuration's to fix.
+    fn class(&self) -> crate::exit::Class {
+        match self {
+            SignError::NoKeyConfigured { .. }
+            | SignError::CannotSign(_)
+            | SignError::ToolMissing { .. }
+            | SignError::Ssh(_)
+            | SignError::OpenPgp(_) => crate::exit::Class::Config,
+            #[cfg(feature = "sigstore")]
+            SignError::Sigstore(_) => crate::exit::Class::Config,
+        }
+    }
+}
+
 impl SignError {
     /// This error with its advice naming `to` as where the key was given (`--key` or
     /// `user.signingKey`): the signers' constructors make their errors naming `user.signingKey`,

@@ -143,14 +143,14 @@ impl SignedFiles {
     /// Writes `signature` and `message` into a new temporary directory.
     ///
     /// # Errors
-    /// What could not be created or written, as a sentence for [`ViaToolError::Tool`].
-    pub fn write(signature: &[u8], message: &[u8]) -> Result<Self, String> {
-        let dir = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    /// What could not be created or written.
+    pub fn write(signature: &[u8], message: &[u8]) -> Result<Self, TempFilesError> {
+        let dir = tempfile::tempdir().map_err(TempFilesError::Dir)?;
         let files =
             Self { signature: dir.path().join("signature"), message: dir.path().join("message"), dir };
         std::fs::write(&files.signature, signature)
             .and_then(|()| std::fs::write(&files.message, message))
-            .map_err(|e| format!("cannot write temporary files: {e}"))?;
+            .map_err(TempFilesError::Write)?;
         Ok(files)
     }
 
@@ -158,6 +158,17 @@ impl SignedFiles {
     pub fn dir(&self) -> &Path {
         self.dir.path()
     }
+}
+
+/// Why the files a verifying program reads could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum TempFilesError {
+    /// The temporary directory cannot be created.
+    #[error("cannot create a temporary directory: {0}")]
+    Dir(std::io::Error),
+    /// A file cannot be written.
+    #[error("cannot write temporary files: {0}")]
+    Write(std::io::Error),
 }
 
 /// Which ssh-agent a child talks to.

@@ -273,6 +273,37 @@ impl SpecError {
     }
 }
 
+impl crate::exit::ExitClass for SpecError {
+    /// A unit, task or bug slug that is not there or not of its shape was named by the command
+    /// line (a target): usage. Everything else is a spec file that cannot be read as one.
+    fn class(&self) -> crate::exit::Class {
+        use crate::exit::Class;
+        match self {
+            SpecError::UnknownUnit { .. }
+            | SpecError::UnknownTask { .. }
+            | SpecError::BadUnitName { .. }
+            | SpecError::BadTaskId { .. }
+            | SpecError::BadBugSlug { .. } => Class::Usage,
+            SpecError::BadPath { .. }
+            | SpecError::Io { .. }
+            | SpecError::Repository { .. }
+            | SpecError::AmbiguousUnit { .. }
+            | SpecError::AmbiguousArchive { .. }
+            | SpecError::MissingFile { .. }
+            | SpecError::NotUtf8 { .. }
+            | SpecError::TaskNeedsSpec { .. }
+            | SpecError::SymbolicLink { .. }
+            | SpecError::TaskListTooLarge { .. }
+            | SpecError::DuplicateRequirement { .. }
+            | SpecError::DuplicateTask { .. }
+            | SpecError::TrailerOnlyTask { .. }
+            | SpecError::NoSuchLine { .. }
+            | SpecError::NotATaskLine { .. }
+            | SpecError::AlreadyTicked { .. } => Class::Config,
+        }
+    }
+}
+
 pub(crate) use crate::model::shown::shown;
 
 #[cfg(test)]

@@ -813,7 +813,7 @@ fn carry_from_and_to_the_same_commit_is_refused_its_own_note_stays_and_an_unknow
         assert_eq!(row["target"], task("T002").as_str());
     }
     // An unknown revision is named as it was given, with the command that checks it.
-    let out = bob.speccoder(&["attest", "carry", "--from", "nosuch", "--to", "HEAD"]).failure(14);
+    let out = bob.speccoder(&["attest", "carry", "--from", "nosuch", "--to", "HEAD"]).failure(2);
     assert!(out.stderr.contains("unknown revision `nosuch`"), "{out}");
     assert!(!out.stderr.contains("^{commit}"), "{out}");
     assert_eq!(bob.note(&t002), Some(note), "Bob's note, his signatures and time, stay");

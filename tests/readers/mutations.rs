@@ -467,7 +467,7 @@ proptest! {
             Ok(read) => prop_assert_eq!(read.files.as_slice(), &[revoked.to_path_buf()][..]),
             Err(RevokedKeysError::Line { path, line, reason }) => {
                 prop_assert_eq!(path.as_path(), revoked);
-                prop_assert!((1..=lines).contains(&line) && !reason.is_empty(), "line {} of {}: {:?}", line, lines, reason);
+                prop_assert!((1..=lines).contains(&line) && !reason.to_string().is_empty(), "line {} of {}: {:?}", line, lines, reason);
             }
             Err(RevokedKeysError::Krl { path }) => prop_assert_eq!(path.as_path(), revoked),
             Err(e) => prop_assert!(false, "parsing bytes cannot fail to read them: {}", e),

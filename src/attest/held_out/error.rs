@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use crate::attest::AttestError;
-use crate::exit;
+use crate::attest::target::BadTarget;
+use crate::exit::{Class, ExitClass};
 use crate::git::GitError;
 use crate::model::clean::LeakAt;
 use crate::spec;
@@ -11,9 +11,18 @@ use crate::spec;
 /// Why a held-out command stopped. Nothing is written in any of these cases.
 #[derive(Debug, thiserror::Error)]
 pub enum HeldOutError {
-    /// A failure shared with `speccoder attest`: target, unit, task, repository.
+    /// The target is not `<unit>/<task>`.
     #[error(transparent)]
-    Attest(#[from] AttestError),
+    Target(#[from] BadTarget),
+    /// The unit or task cannot be read.
+    #[error(transparent)]
+    Spec(#[from] spec::SpecError),
+    /// The repository failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The branch has no commit yet.
+    #[error("the branch {0} has no commits yet; commit the project first")]
+    Unborn(String),
     /// `--store` points into a work tree of the repository (this one, the main one or a linked
     /// one).
     #[error(
@@ -33,7 +42,7 @@ pub enum HeldOutError {
         /// The store asked for.
         store: PathBuf,
         /// What is wrong with it.
-        reason: String,
+        reason: super::StoreProblem,
     },
     /// The files to store cannot be taken.
     #[error("cannot store the held-out files of {dir}: {message}")]
@@ -84,16 +93,14 @@ pub enum HeldOutError {
     },
 }
 
-impl HeldOutError {
-    /// The exit code for this failure.
-    #[must_use]
-    pub fn exit_code(&self) -> u8 {
+impl ExitClass for HeldOutError {
+    fn class(&self) -> Class {
         match self {
-            HeldOutError::Attest(AttestError::Git(
-                GitError::Discover { .. } | GitError::NoWorkTree { .. },
-            )) => exit::GIT_PRECONDITION,
-            HeldOutError::Attest(e) => e.exit_code(),
-            HeldOutError::StoreInWorkTree { .. } => exit::USAGE,
+            HeldOutError::Target(e) => e.class(),
+            HeldOutError::Spec(e) => e.class(),
+            HeldOutError::Git(e) => e.class(),
+            HeldOutError::Unborn(_) => Class::GitPrecondition,
+            HeldOutError::StoreInWorkTree { .. } => Class::Usage,
             HeldOutError::Source { .. }
             | HeldOutError::StoreNotDirectory { .. }
             | HeldOutError::Leak { .. }
@@ -101,19 +108,7 @@ impl HeldOutError {
             | HeldOutError::StoredDiffers { .. }
             // The store cannot be written (permissions, a full disk): an output that cannot be
             // used, not a bug.
-            | HeldOutError::Io { .. } => exit::CONFIG,
+            | HeldOutError::Io { .. } => Class::Config,
         }
-    }
-}
-
-impl From<GitError> for HeldOutError {
-    fn from(e: GitError) -> Self {
-        HeldOutError::Attest(e.into())
-    }
-}
-
-impl From<spec::SpecError> for HeldOutError {
-    fn from(e: spec::SpecError) -> Self {
-        HeldOutError::Attest(e.into())
     }
 }

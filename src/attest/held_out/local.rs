@@ -6,7 +6,6 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use super::error::HeldOutError;
-use crate::attest::AttestError;
 use crate::attest::bounded::{open_bounded, read_bounded};
 use crate::git::{Head, ObjectId, Repo};
 use crate::input::SizedFile;
@@ -53,7 +52,7 @@ pub(super) enum SetProblem {
 pub(super) fn head_commit(repo: &Repo) -> Result<ObjectId, HeldOutError> {
     match repo.head()? {
         Head::Branch { commit, .. } | Head::Detached(commit) => Ok(commit),
-        Head::Unborn(name) => Err(AttestError::Unborn(name).into()),
+        Head::Unborn(name) => Err(HeldOutError::Unborn(name)),
     }
 }
 
@@ -95,22 +94,39 @@ pub(super) fn store_root(repo: &Repo, given: Option<&Path>, use_: StoreUse) -> R
 
 /// Why `store` cannot serve as the store for `use_` (links followed, as every later use of the
 /// path follows them).
-fn usable_store(store: &Path, use_: StoreUse) -> Result<(), String> {
+fn usable_store(store: &Path, use_: StoreUse) -> Result<(), StoreProblem> {
     match fs::metadata(store) {
         Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err("is not a directory".into()),
+        Ok(_) => Err(StoreProblem::NotADirectory),
         Err(e) if use_ == StoreUse::Read => Err(match e.kind() {
-            std::io::ErrorKind::NotFound => "does not exist".into(),
-            _ => format!("cannot be read: {e}"),
+            std::io::ErrorKind::NotFound => StoreProblem::Missing,
+            _ => StoreProblem::Unreadable(e),
         }),
         // Written by `store`: created as needed below the nearest part of it that exists, which
         // must be a directory.
         Err(_) => match store.ancestors().skip(1).find_map(|a| fs::metadata(a).ok().map(|m| (a, m))) {
             Some((_, meta)) if meta.is_dir() => Ok(()),
-            Some((above, _)) => Err(format!("cannot be created: {} is not a directory", above.display())),
+            Some((above, _)) => Err(StoreProblem::AboveNotADirectory(above.to_owned())),
             None => Ok(()),
         },
     }
+}
+
+/// Why a `--store` cannot serve, as a sentence fragment after its path.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreProblem {
+    /// Something that is not a directory is there.
+    #[error("is not a directory")]
+    NotADirectory,
+    /// Nothing is there (`held-out publish` reads an existing store).
+    #[error("does not exist")]
+    Missing,
+    /// It cannot be read.
+    #[error("cannot be read: {0}")]
+    Unreadable(std::io::Error),
+    /// It cannot be created: the nearest part of it that exists is not a directory.
+    #[error("cannot be created: {} is not a directory", .0.display())]
+    AboveNotADirectory(PathBuf),
 }
 
 /// `path` made absolute, `.` and `..` resolved, links resolved as far as the path exists.
@@ -149,43 +165,64 @@ pub(super) fn manifest_leak(manifest: &HeldOutManifest) -> Result<(), LeakAt> {
     serde_json::to_value(manifest).map_or(Ok(()), |value| clean::check_value(&value))
 }
 
-/// What a walk found at a path.
-pub(super) enum Entry {
-    File,
-    Link,
-    Special,
+/// Why a walk of a directory stopped.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum WalkError {
+    /// A directory or an entry cannot be read.
+    #[error("{path} cannot be read: {source}")]
+    Unreadable {
+        /// The path, as the message names it.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A name that is not UTF-8.
+    #[error("{} holds a name that is not UTF-8 ({name})", .dir.display())]
+    NotUtf8 {
+        /// The directory.
+        dir: PathBuf,
+        /// The name, lossily.
+        name: String,
+    },
+    /// More files than a set may hold.
+    #[error("more than {MAX_SET_FILES} files")]
+    TooMany,
+    /// A symbolic link (the relative path).
+    #[error("{0} is a symbolic link")]
+    Link(String),
+    /// Neither a file, a directory nor a link (the relative path).
+    #[error("{0} is not a regular file")]
+    Special(String),
 }
 
-/// The relative paths of the files below `dir`, each judged by `judge` (links and special files
-/// are not followed); names that are not UTF-8 are refused.
-pub(super) fn walk(
-    dir: &Path,
-    judge: impl Fn(&str, Entry) -> Result<(), String>,
-) -> Result<Vec<String>, String> {
+/// The relative paths of the regular files below `dir`; a symbolic link (never followed), a
+/// special file or a name that is not UTF-8 is refused.
+pub(super) fn walk(dir: &Path) -> Result<Vec<String>, WalkError> {
     let mut out = Vec::new();
     let mut pending = vec![String::new()];
     while let Some(rel_dir) = pending.pop() {
         let full = if rel_dir.is_empty() { dir.to_owned() } else { dir.join(&rel_dir) };
-        let entries = fs::read_dir(&full).map_err(|e| format!("{} cannot be read: {e}", full.display()))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| format!("{} cannot be read: {e}", full.display()))?;
-            let name = entry.file_name().into_string().map_err(|n| {
-                format!("{} holds a name that is not UTF-8 ({})", full.display(), n.to_string_lossy())
+        let unreadable = |source| WalkError::Unreadable { path: full.display().to_string(), source };
+        for entry in fs::read_dir(&full).map_err(unreadable)? {
+            let entry = entry.map_err(unreadable)?;
+            let name = entry.file_name().into_string().map_err(|n| WalkError::NotUtf8 {
+                dir: full.clone(),
+                name: n.to_string_lossy().into_owned(),
             })?;
             let rel = if rel_dir.is_empty() { name } else { format!("{rel_dir}/{name}") };
-            let kind = entry.file_type().map_err(|e| format!("{rel} cannot be read: {e}"))?;
+            let kind =
+                entry.file_type().map_err(|source| WalkError::Unreadable { path: rel.clone(), source })?;
             if kind.is_symlink() {
-                judge(&rel, Entry::Link)?;
+                return Err(WalkError::Link(rel));
             } else if kind.is_dir() {
                 pending.push(rel);
             } else if kind.is_file() {
-                judge(&rel, Entry::File)?;
                 out.push(rel);
                 if out.len() > MAX_SET_FILES {
-                    return Err(format!("more than {MAX_SET_FILES} files"));
+                    return Err(WalkError::TooMany);
                 }
             } else {
-                judge(&rel, Entry::Special)?;
+                return Err(WalkError::Special(rel));
             }
         }
     }
@@ -229,14 +266,15 @@ pub(super) fn read_set(set_dir: &Path, key: &str, unit: &str) -> Result<ReadySet
         Ok(m) if m.file_type().is_symlink() => {
             return Err(Invalid(format!("{FILES_DIR}/ is a symbolic link")));
         }
-        Ok(m) if m.is_dir() => walk(&files_dir, |rel, what| match what {
-            Entry::Link => {
-                Err(format!("{FILES_DIR}/{rel} is a symbolic link; a set's files must lie inside it"))
-            }
-            Entry::Special => Err(format!("{FILES_DIR}/{rel} is not a regular file")),
-            Entry::File => Ok(()),
-        })
-        .map_err(Invalid)?,
+        Ok(m) if m.is_dir() => walk(&files_dir).map_err(|e| {
+            Invalid(match e {
+                WalkError::Link(rel) => {
+                    format!("{FILES_DIR}/{rel} is a symbolic link; a set's files must lie inside it")
+                }
+                WalkError::Special(rel) => format!("{FILES_DIR}/{rel} is not a regular file"),
+                other => other.to_string(),
+            })
+        })?,
         Ok(_) => return Err(Invalid(format!("{FILES_DIR} is not a directory"))),
         Err(_) => Vec::new(),
     };

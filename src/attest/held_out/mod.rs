@@ -24,6 +24,6 @@ mod publish;
 mod store;
 
 pub use error::HeldOutError;
-pub use local::{MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES, default_store};
+pub use local::{MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES, StoreProblem, default_store};
 pub use publish::{LeftOut, PublishReport, PublishRequest, SetInfo, UnitPublish, publish};
 pub use store::{StoreReport, StoreRequest, store};

@@ -10,10 +10,10 @@ use serde::Serialize;
 
 use super::error::HeldOutError;
 use super::local::{
-    Entry, MAX_FILE_BYTES, SetProblem, StoreUse, head_commit, manifest_leak, read_set, store_root, walk,
+    MAX_FILE_BYTES, SetProblem, StoreUse, WalkError, head_commit, manifest_leak, read_set, store_root, walk,
 };
 use crate::attest::bounded::open_bounded;
-use crate::attest::pipeline::split_target;
+use crate::attest::target::split_target;
 use crate::git::{Repo, trailers};
 use crate::model::digest::Sha256Reader;
 use crate::model::held_out::{
@@ -69,7 +69,7 @@ pub fn store(repo: &Repo, req: &StoreRequest) -> Result<StoreReport, HeldOutErro
     let facts = spec::read_any_task(&repo.tree(repo.commit_tree(head)?), unit, task_id)?;
     let target = format!("{}/{}", facts.unit, facts.id);
     let run = req.run.as_deref().map(trailers::sanitize_value).filter(|r| !r.is_empty());
-    let paths = list_source(&req.dir).map_err(|message| source_error(req, message))?;
+    let paths = list_source(req)?;
     // The names, the task and the run are checked before anything is copied: the manifest they
     // make, with a placeholder for each digest (a digest is hex, never a leak).
     let placeholder = |path: &String| ManifestFile { path: path.clone(), sha256: "0".repeat(64) };
@@ -117,22 +117,24 @@ fn checked_manifest(
 /// Every regular file below `dir` as a `/`-separated relative path, each a name a set may hold;
 /// a symbolic link, a special file, a name that is not UTF-8 or an empty directory tree is
 /// refused. Nothing is read yet.
-fn list_source(dir: &Path) -> Result<Vec<String>, String> {
-    match fs::metadata(dir) {
+fn list_source(req: &StoreRequest) -> Result<Vec<String>, HeldOutError> {
+    let refuse = |message: String| source_error(req, message);
+    match fs::metadata(&req.dir) {
         Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err("it is not a directory".into()),
-        Err(e) => return Err(e.to_string()),
+        Ok(_) => return Err(refuse("it is not a directory".into())),
+        Err(e) => return Err(refuse(e.to_string())),
     }
-    let files = walk(dir, |rel, what| match what {
-        Entry::Link => Err(format!("{rel} is a symbolic link; copy the file itself into the directory")),
-        Entry::Special => Err(format!("{rel} is not a regular file")),
-        Entry::File => Ok(()),
+    let files = walk(&req.dir).map_err(|e| match e {
+        WalkError::Link(rel) => {
+            refuse(format!("{rel} is a symbolic link; copy the file itself into the directory"))
+        }
+        other => refuse(other.to_string()),
     })?;
     if files.is_empty() {
-        return Err("it holds no files".into());
+        return Err(refuse("it holds no files".into()));
     }
     for rel in &files {
-        check_set_path(rel).map_err(|e| format!("the file {rel}: {e}"))?;
+        check_set_path(rel).map_err(|e| refuse(format!("the file {rel}: {e}")))?;
     }
     Ok(files)
 }

@@ -31,34 +31,80 @@ pub(crate) struct Detached {
 }
 
 /// Parses `armored` as one armored, detached, binary-mode signature; otherwise says why not.
-pub(crate) fn parse_armored(armored: &[u8]) -> Result<Detached, String> {
+pub(crate) fn parse_armored(armored: &[u8]) -> Result<Detached, NotDetached> {
     if armored.len() > MAX_ARMORED_LEN {
-        return Err(format!(
-            "it is {} bytes long, more than the {MAX_ARMORED_LEN} bytes a detached signature needs",
-            armored.len()
-        ));
+        return Err(NotDetached::TooLong(armored.len()));
     }
     if !armored.trim_ascii_start().starts_with(ARMOR_HEADER.as_bytes()) {
-        return Err(format!("it does not start with {ARMOR_HEADER}"));
+        return Err(NotDetached::NoHeader);
     }
     let footer = armored.windows(ARMOR_FOOTER.len()).position(|w| w == ARMOR_FOOTER.as_bytes());
     match footer.map(|at| &armored[at + ARMOR_FOOTER.len()..]) {
-        None => return Err(format!("it does not end with {ARMOR_FOOTER}")),
-        Some(rest) if !rest.iter().all(u8::is_ascii_whitespace) => {
-            return Err(format!("something follows its {ARMOR_FOOTER} line"));
-        }
+        None => return Err(NotDetached::NoFooter),
+        Some(rest) if !rest.iter().all(u8::is_ascii_whitespace) => return Err(NotDetached::AfterFooter),
         Some(_) => {}
     }
     let mut binary = Vec::new();
     armor::Reader::from_bytes(armored, ReaderMode::Tolerant(Some(Kind::Signature)))
         .read_to_end(&mut binary)
-        .map_err(|e| format!("the armor does not decode: {e}"))?;
+        .map_err(NotDetached::Armor)?;
     let sig = single_signature(&binary)?;
     match sig.typ() {
         SignatureType::Binary => Ok(Detached { sig, binary }),
-        SignatureType::Text => Err("it is a text-mode signature, which does not bind the exact bytes (line endings may change); sign in binary mode".to_owned()),
-        other => Err(format!("it is a {other} signature, not a signature over a document")),
+        SignatureType::Text => Err(NotDetached::TextMode),
+        other => Err(NotDetached::NotOverDocument(other)),
     }
+}
+
+/// Why bytes are not one armored, detached, binary-mode signature, as a sentence fragment.
+#[derive(Debug, thiserror::Error)]
+pub enum NotDetached {
+    /// Longer than a detached signature needs.
+    #[error("it is {0} bytes long, more than the {MAX_ARMORED_LEN} bytes a detached signature needs")]
+    TooLong(usize),
+    /// No armor header.
+    #[error("it does not start with {ARMOR_HEADER}")]
+    NoHeader,
+    /// No armor footer.
+    #[error("it does not end with {ARMOR_FOOTER}")]
+    NoFooter,
+    /// Something after the armor footer.
+    #[error("something follows its {ARMOR_FOOTER} line")]
+    AfterFooter,
+    /// The armor does not decode.
+    #[error("the armor does not decode: {0}")]
+    Armor(std::io::Error),
+    /// The packets do not parse.
+    #[error("the packets do not parse: {0}")]
+    Packets(sequoia_openpgp::anyhow::Error),
+    /// More than one signature packet.
+    #[error("it holds more than one signature; an envelope signature is exactly one")]
+    Several,
+    /// No signature packet.
+    #[error("it holds no signature packet")]
+    NoSignature,
+    /// A packet sequoia cannot read.
+    #[error("its {tag} packet is unsupported or corrupt: {reason}")]
+    Unsupported {
+        /// The packet's tag.
+        tag: sequoia_openpgp::packet::Tag,
+        /// Why, as sequoia says.
+        reason: String,
+    },
+    /// A packet that is not a signature.
+    #[error("it holds a {0} packet, not only a signature")]
+    NotOnlySignature(sequoia_openpgp::packet::Tag),
+    /// A subpacket that does not parse.
+    #[error("its {0:?} subpacket does not parse")]
+    Subpacket(SubpacketTag),
+    /// A text-mode signature.
+    #[error(
+        "it is a text-mode signature, which does not bind the exact bytes (line endings may change); sign in binary mode"
+    )]
+    TextMode,
+    /// A signature of another type than a document's.
+    #[error("it is a {0} signature, not a signature over a document")]
+    NotOverDocument(SignatureType),
 }
 
 /// The key ids (uppercase hex) of the keys an armored detached signature names as its issuer,
@@ -66,7 +112,7 @@ pub(crate) fn parse_armored(armored: &[u8]) -> Result<Detached, String> {
 ///
 /// # Errors
 /// The signature does not parse ([`parse_armored`]).
-pub fn issuer_key_ids(armored: &[u8]) -> Result<Vec<String>, String> {
+pub fn issuer_key_ids(armored: &[u8]) -> Result<Vec<String>, NotDetached> {
     let detached = parse_armored(armored)?;
     let mut ids: Vec<String> =
         detached.sig.get_issuers().into_iter().map(|issuer| KeyID::from(issuer).to_hex()).collect();
@@ -75,44 +121,37 @@ pub fn issuer_key_ids(armored: &[u8]) -> Result<Vec<String>, String> {
 }
 
 /// The one signature packet that `binary` must consist of.
-fn single_signature(binary: &[u8]) -> Result<Signature, String> {
-    let parse_error = |e: sequoia_openpgp::anyhow::Error| format!("the packets do not parse: {e}");
+fn single_signature(binary: &[u8]) -> Result<Signature, NotDetached> {
     let mut ppr = PacketParserBuilder::from_bytes(binary)
-        .map_err(parse_error)?
+        .map_err(NotDetached::Packets)?
         .max_recursion_depth(0)
         .build()
-        .map_err(parse_error)?;
+        .map_err(NotDetached::Packets)?;
     let mut found = None;
     while let PacketParserResult::Some(pp) = ppr {
         match &pp.packet {
             Packet::Signature(_) if found.is_none() => {}
-            Packet::Signature(_) => {
-                return Err(
-                    "it holds more than one signature; an envelope signature is exactly one".to_owned()
-                );
-            }
+            Packet::Signature(_) => return Err(NotDetached::Several),
             Packet::Unknown(u) => {
-                return Err(format!("its {} packet is unsupported or corrupt: {}", u.tag(), u.error()));
+                return Err(NotDetached::Unsupported { tag: u.tag(), reason: u.error().to_string() });
             }
-            other => {
-                return Err(format!("it holds a {} packet, not only a signature", other.tag()));
-            }
+            other => return Err(NotDetached::NotOnlySignature(other.tag())),
         }
-        let (packet, next) = pp.next().map_err(parse_error)?;
+        let (packet, next) = pp.next().map_err(NotDetached::Packets)?;
         if let Packet::Signature(sig) = packet {
             found = Some(sig);
         }
         ppr = next;
     }
-    let sig = found.ok_or_else(|| "it holds no signature packet".to_owned())?;
-    malformed_subpacket(&sig).map_or(Ok(sig), Err)
+    let sig = found.ok_or(NotDetached::NoSignature)?;
+    malformed_subpacket(&sig).map_or(Ok(sig), |tag| Err(NotDetached::Subpacket(tag)))
 }
 
-/// Why a subpacket of `sig` cannot be used, in either area: a known kind whose body sequoia could
+/// A subpacket of `sig` that cannot be used, in either area: a known kind whose body sequoia could
 /// not read (kept as unknown bytes), or an issuer or recipient fingerprint of no known version.
 /// sqv refuses such a signature even when the subpacket is in the unhashed area, which no
 /// signature covers, so it is refused here too: `--via-tools` and the in-process check agree.
-fn malformed_subpacket(sig: &Signature) -> Option<String> {
+fn malformed_subpacket(sig: &Signature) -> Option<SubpacketTag> {
     sig.hashed_area().iter().chain(sig.unhashed_area().iter()).find_map(|sp| {
         let unreadable = match sp.value() {
             SubpacketValue::Unknown { .. } => !matches!(
@@ -124,7 +163,7 @@ fn malformed_subpacket(sig: &Signature) -> Option<String> {
             }
             _ => false,
         };
-        unreadable.then(|| format!("its {:?} subpacket does not parse", sp.tag()))
+        unreadable.then(|| sp.tag())
     })
 }
 

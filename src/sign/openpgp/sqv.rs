@@ -30,7 +30,7 @@ impl Sqv {
         at: OffsetDateTime,
     ) -> Result<String, SqvError> {
         let fail = |reason| self.fail(reason);
-        let files = SignedFiles::write(armored_sig, message).map_err(fail)?;
+        let files = SignedFiles::write(armored_sig, message).map_err(|e| fail(e.to_string()))?;
         let not_after = not_after(at).ok_or_else(|| fail(format!("the time {at} cannot be given to sqv")))?;
         let mut keyring = OsString::from("--keyring=");
         keyring.push(certs_path.as_os_str());

@@ -104,7 +104,7 @@ pub fn verify(
     at: OffsetDateTime,
 ) -> Result<OpenPgpVerified, OpenPgpVerifyError> {
     let malformed = |reason: String| OpenPgpVerifyError::Malformed { reason };
-    let detached = signature::parse_armored(armored_sig).map_err(malformed)?;
+    let detached = signature::parse_armored(armored_sig).map_err(|e| malformed(e.to_string()))?;
     let policy = StandardPolicy::new();
     let helper = Helper { certs, outcome: None };
     let mut verifier = DetachedVerifierBuilder::from_bytes(&detached.binary)

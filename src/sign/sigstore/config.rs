@@ -48,10 +48,10 @@ impl SigstoreConfig {
     pub fn with_urls(
         chosen: [Option<(String, String)>; 3],
         allow_http_loopback: bool,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ServiceUrlError> {
         let check = |(url, from): (String, String)| match check_url(&url, allow_http_loopback) {
             Ok(()) => Ok(url),
-            Err(why) => Err(format!("{from} = {url:?}: {why}")),
+            Err(problem) => Err(ServiceUrlError { from, url, problem }),
         };
         let [fulcio, rekor, oidc] = chosen.map(|c| c.map(check).transpose());
         let public = SigstoreConfig::default();
@@ -64,32 +64,67 @@ impl SigstoreConfig {
     }
 }
 
+/// A service URL the person signing chose that may not receive the identity token, with where it
+/// came from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{from} = {url:?}: {problem}")]
+pub struct ServiceUrlError {
+    /// Where it came from (`--sigstore-fulcio-url`, `git config ...`).
+    pub from: String,
+    /// The URL.
+    pub url: String,
+    /// Why it may not.
+    pub problem: UrlProblem,
+}
+
+/// Why a URL may not receive a credential, and what to use instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlProblem {
+    /// It does not parse as a URL.
+    #[error("not a URL ({0}); use https://HOST")]
+    NotAUrl(url::ParseError),
+    /// It carries a user name or password.
+    #[error("user information in a service URL is refused")]
+    UserInfo,
+    /// It names no host.
+    #[error("no host")]
+    NoHost,
+    /// Plain `http` without `--sigstore-allow-http-loopback`.
+    #[error(
+        "plain http would send the identity token unencrypted; use https (http is allowed only to a loopback address, with --sigstore-allow-http-loopback, for tests)"
+    )]
+    PlainHttp,
+    /// Plain `http` to a host that is not a loopback address.
+    #[error("plain http is allowed only to a loopback address (127.0.0.0/8, localhost, [::1])")]
+    HttpNotLoopback,
+    /// Another scheme than `https`.
+    #[error("the scheme {0:?} is not https")]
+    Scheme(String),
+}
+
 /// Whether `url` may receive a credential: `https://host...`, or `http://` to 127.0.0.0/8,
 /// `localhost` or `[::1]` when `allow_http_loopback`; never with user information. Read by the
 /// `url` crate, as the HTTP client that connects reads it, so the host checked is the host asked.
 ///
 /// # Errors
 /// Why not, and what to use instead.
-pub fn check_url(url: &str, allow_http_loopback: bool) -> Result<(), String> {
-    let parsed = url::Url::parse(url).map_err(|e| format!("not a URL ({e}); use https://HOST"))?;
+pub fn check_url(url: &str, allow_http_loopback: bool) -> Result<(), UrlProblem> {
+    let parsed = url::Url::parse(url).map_err(UrlProblem::NotAUrl)?;
     if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err("user information in a service URL is refused".into());
+        return Err(UrlProblem::UserInfo);
     }
     let loopback = match parsed.host() {
-        None => return Err("no host".into()),
+        None => return Err(UrlProblem::NoHost),
         Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
         Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
     };
     match parsed.scheme() {
         "https" => Ok(()),
-        "http" if !allow_http_loopback => Err(
-            "plain http would send the identity token unencrypted; use https (http is allowed only to a loopback address, with --sigstore-allow-http-loopback, for tests)"
-                .into(),
-        ),
+        "http" if !allow_http_loopback => Err(UrlProblem::PlainHttp),
         "http" if loopback => Ok(()),
-        "http" => Err("plain http is allowed only to a loopback address (127.0.0.0/8, localhost, [::1])".into()),
-        other => Err(format!("the scheme {other:?} is not https")),
+        "http" => Err(UrlProblem::HttpNotLoopback),
+        other => Err(UrlProblem::Scheme(other.to_owned())),
     }
 }
 
@@ -131,7 +166,7 @@ mod tests {
         assert_eq!(config.fulcio_url, PUBLIC_FULCIO_URL);
         assert_eq!(config.oidc_issuer, PUBLIC_OIDC_ISSUER);
         let chosen = Some(("http://evil.example".into(), "git config speccoder.sigstore.fulcioUrl".into()));
-        let err = SigstoreConfig::with_urls([chosen, None, None], true).unwrap_err();
+        let err = SigstoreConfig::with_urls([chosen, None, None], true).unwrap_err().to_string();
         assert!(
             err.starts_with("git config speccoder.sigstore.fulcioUrl = \"http://evil.example\""),
             "{err}"

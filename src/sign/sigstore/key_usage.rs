@@ -14,7 +14,7 @@ use x509_cert::ext::pkix::KeyUsage;
 ///
 /// # Errors
 /// Which certificate has no keyUsage or the wrong one, or cannot be read.
-pub(crate) fn check(bundle: &Bundle) -> Result<(), String> {
+pub(crate) fn check(bundle: &Bundle) -> Result<(), KeyUsageError> {
     let certs: Vec<&[u8]> = match &bundle.verification_material.content {
         VerificationMaterialContent::Certificate(c) => vec![c.raw_bytes.as_bytes()],
         VerificationMaterialContent::X509CertificateChain { certificates } => {
@@ -22,23 +22,53 @@ pub(crate) fn check(bundle: &Bundle) -> Result<(), String> {
         }
         _ => Vec::new(),
     };
-    for (i, der) in certs.into_iter().enumerate() {
-        let what =
-            if i == 0 { "the signing certificate".to_owned() } else { format!("chain certificate {i}") };
-        let cert = Certificate::from_der(der).map_err(|e| format!("{what} does not parse: {e}"))?;
+    for (index, der) in certs.into_iter().enumerate() {
+        let refuse = |problem| KeyUsageError { index, problem };
+        let cert = Certificate::from_der(der).map_err(|e| refuse(Problem::Parse(e)))?;
         let usage: Option<(bool, KeyUsage)> =
-            cert.tbs_certificate.get().map_err(|e| format!("{what} has an unreadable keyUsage: {e}"))?;
-        match (i, usage) {
+            cert.tbs_certificate.get().map_err(|e| refuse(Problem::Unreadable(e)))?;
+        match (index, usage) {
             (0, Some((_, ku))) if ku.digital_signature() => {}
-            (0, Some(_)) => return Err(format!("{what}'s keyUsage does not allow digitalSignature")),
-            (0, None) => {
-                return Err(format!("{what} has no keyUsage (Sigstore's profile requires digitalSignature)"));
-            }
-            (_, Some((_, ku))) if !ku.key_cert_sign() => {
-                return Err(format!("{what} is a CA whose keyUsage does not allow keyCertSign"));
-            }
+            (0, Some(_)) => return Err(refuse(Problem::NoDigitalSignature)),
+            (0, None) => return Err(refuse(Problem::Missing)),
+            (_, Some((_, ku))) if !ku.key_cert_sign() => return Err(refuse(Problem::NoKeyCertSign)),
             _ => {}
         }
     }
     Ok(())
+}
+
+/// A certificate of the bundle whose keyUsage Sigstore's profile refuses.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{problem}", certificate(*.index))]
+pub(crate) struct KeyUsageError {
+    /// Its place: 0 is the signing certificate, then the chain.
+    index: usize,
+    /// What is wrong.
+    problem: Problem,
+}
+
+/// The certificate at `index`, as the message names it.
+fn certificate(index: usize) -> String {
+    if index == 0 { "the signing certificate".to_owned() } else { format!("chain certificate {index}") }
+}
+
+/// What is wrong with a certificate's keyUsage, after its name.
+#[derive(Debug, thiserror::Error)]
+enum Problem {
+    /// It does not parse.
+    #[error(" does not parse: {0}")]
+    Parse(x509_cert::der::Error),
+    /// Its keyUsage cannot be read.
+    #[error(" has an unreadable keyUsage: {0}")]
+    Unreadable(x509_cert::der::Error),
+    /// The signing certificate may not sign.
+    #[error("'s keyUsage does not allow digitalSignature")]
+    NoDigitalSignature,
+    /// The signing certificate has none.
+    #[error(" has no keyUsage (Sigstore's profile requires digitalSignature)")]
+    Missing,
+    /// A CA that may not sign certificates.
+    #[error(" is a CA whose keyUsage does not allow keyCertSign")]
+    NoKeyCertSign,
 }

@@ -26,7 +26,10 @@ mod trusted_root;
 mod tuf;
 mod verify;
 
-pub use config::{PUBLIC_FULCIO_URL, PUBLIC_OIDC_ISSUER, PUBLIC_REKOR_URL, SigstoreConfig, check_url};
+pub use config::{
+    PUBLIC_FULCIO_URL, PUBLIC_OIDC_ISSUER, PUBLIC_REKOR_URL, ServiceUrlError, SigstoreConfig, UrlProblem,
+    check_url,
+};
 pub use error::SigstoreSignError;
 pub use root_cache::{
     CACHE_MAX_AGE, DefaultRoot, Fetch, Refreshed, public_good_root, refresh, refresh_public_good_root,

@@ -50,13 +50,14 @@ impl SigstoreSigner {
     /// When no token can be had, a service cannot be reached or refuses, or answers nonsense.
     pub fn sign_statement(&self, payload: &[u8]) -> Result<SigstoreSignature, SigstoreSignError> {
         let failed = |reason| SigstoreSignError::failed(&self.config, reason);
-        let http = super::net::http_client(Duration::from_secs(self.config.timeout_secs)).map_err(failed)?;
+        let http = super::net::http_client(Duration::from_secs(self.config.timeout_secs))
+            .map_err(|e| failed(e.to_string()))?;
         let context = SigningContext::new(
             SigningServices::new(&self.config.fulcio_url, &self.config.rekor_url)
                 .with_oidc_url(&self.config.oidc_issuer),
         )
         .with_http_client(http);
-        let bundle = super::net::runtime().map_err(failed)?.block_on(async {
+        let bundle = super::net::runtime().map_err(|e| failed(e.to_string()))?.block_on(async {
             let signer = token::signer(&context, &self.config).await?;
             signer.sign_raw_statement(payload).await.map_err(|e| failed(with_causes(&e)))
         })?;

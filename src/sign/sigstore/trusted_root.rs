@@ -74,6 +74,19 @@ pub enum TrustedRootError {
     },
 }
 
+impl crate::exit::ExitClass for TrustedRootError {
+    /// A root that cannot be had or used is the caller's trust to fix.
+    fn class(&self) -> crate::exit::Class {
+        match self {
+            TrustedRootError::Read { .. }
+            | TrustedRootError::Malformed { .. }
+            | TrustedRootError::BadKey { .. }
+            | TrustedRootError::NoDefault { .. }
+            | TrustedRootError::Refresh { .. } => crate::exit::Class::Config,
+        }
+    }
+}
+
 /// Why a refresh of the cached root failed, as a sentence fragment, and whether the fault is the
 /// cache on this machine rather than the fetch.
 #[derive(Debug)]

@@ -22,9 +22,11 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(60);
 /// The reason, with its causes, when the repository cannot be reached, its metadata does not
 /// verify or has expired, or the target is missing or does not match its signed digest.
 pub fn fetch_public_good() -> Result<Vec<u8>, String> {
-    let config =
-        TufConfig::production().without_cache().with_http_client(super::net::http_client(FETCH_TIMEOUT)?);
-    let root = super::net::runtime()?
+    let config = TufConfig::production()
+        .without_cache()
+        .with_http_client(super::net::http_client(FETCH_TIMEOUT).map_err(|e| e.to_string())?);
+    let root = super::net::runtime()
+        .map_err(|e| e.to_string())?
         .block_on(TrustedRoot::from_tuf(config))
         .map_err(|e| crate::model::shown::with_causes(&e))?;
     serde_json::to_vec_pretty(&root).map_err(|e| format!("cannot encode the fetched root: {e}"))

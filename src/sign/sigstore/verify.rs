@@ -215,7 +215,7 @@ pub fn verify(
         }
     };
     // The crate checked the chain; what it leaves out is ours.
-    super::key_usage::check(&bundle).map_err(untrusted)?;
+    super::key_usage::check(&bundle).map_err(|e| untrusted(e.to_string()))?;
     if let (CertificateTime::AlsoAt(at), Some(cert)) = (time, result.certificate()) {
         let (from, to) = (cert.not_before.as_second(), cert.not_after.as_second());
         if !(from..=to).contains(&at.unix_timestamp()) {

@@ -39,7 +39,7 @@ impl SshKeygen {
         trust: ToolTrust<'_>,
         at: OffsetDateTime,
     ) -> Result<SshVerified, SshToolError> {
-        let files = SignedFiles::write(armored_sig, message).map_err(|reason| self.fail(reason))?;
+        let files = SignedFiles::write(armored_sig, message).map_err(|e| self.fail(e.to_string()))?;
         let (sig, msg) = (&files.signature, &files.message);
         let time = verify_time(at)
             .ok_or_else(|| self.fail(format!("the time {at} cannot be given to ssh-keygen")))?;
@@ -234,45 +234,76 @@ mod tests {
         expect: Expect,
     }
 
-    #[test]
-    fn in_process_and_ssh_keygen_verification_agree_on_a_corpus() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let d = dir.path();
+    /// The keys and certificates of the corpus, made by `ssh-keygen`.
+    struct Keys {
+        alice: PathBuf,
+        bob: PathBuf,
+        carol: PathBuf,
+        mallory: PathBuf,
+        erin: PathBuf,
+        frank: PathBuf,
+        grace: PathBuf,
+        henry: PathBuf,
+        ivan: PathBuf,
+        ca: PathBuf,
+        rsa_ca: PathBuf,
+        dave_cert: PathBuf,
+        eve_cert: PathBuf,
+        zed_cert: PathBuf,
+        olive_cert: PathBuf,
+        paul_cert: PathBuf,
+        quinn_host_cert: PathBuf,
+    }
+
+    /// Every key of the corpus, in `d`.
+    fn corpus_keys(d: &Path) -> Keys {
         let k = |name: &str, kind: &str| keygen(d, name, kind);
-        let (alice, bob, carol, mallory) =
-            (k("alice", "ed25519"), k("bob", "ecdsa"), k("carol", "rsa"), k("mallory", "ed25519"));
-        let (erin, frank, grace, henry, ivan) = (
-            k("erin", "ed25519"),
-            k("frank", "ed25519"),
-            k("grace", "ed25519"),
-            k("henry", "ed25519"),
-            k("ivan", "ed25519"),
-        );
         let (ca, rsa_ca) = (k("ca", "ed25519"), k("rsa_ca", "rsa"));
-        let (dave, eve, zed, olive, paul) = (
-            k("dave", "ed25519"),
-            k("eve", "ecdsa"),
-            k("zed", "ed25519"),
-            k("olive", "ed25519"),
-            k("paul", "rsa"),
-        );
         // ssh-key 0.6 cannot decode "forever" certificates (see the test below): give a validity.
         let valid = ["-V", "20200101:20991231"];
         let dave_cert = certify(
             &ca,
-            &dave,
+            &k("dave", "ed25519"),
             "dave-id",
             "dave@example.com,dave@other.org",
             &["-z", "7", valid[0], valid[1]],
         );
-        let eve_cert = certify(&ca, &eve, "eve-id", "eve@example.com", &valid);
-        let zed_cert = certify(&ca, &zed, "zed-id", "zed@other.org", &valid);
-        let olive_cert = certify(&ca, &olive, "olive-id", "olive@example.com", &["-V", "20200101:20210101"]);
-        let paul_cert = certify(&rsa_ca, &paul, "paul-id", "paul@example.com", &valid);
+        let eve_cert = certify(&ca, &k("eve", "ecdsa"), "eve-id", "eve@example.com", &valid);
+        let zed_cert = certify(&ca, &k("zed", "ed25519"), "zed-id", "zed@other.org", &valid);
+        let olive_cert = certify(
+            &ca,
+            &k("olive", "ed25519"),
+            "olive-id",
+            "olive@example.com",
+            &["-V", "20200101:20210101"],
+        );
+        let paul_cert = certify(&rsa_ca, &k("paul", "rsa"), "paul-id", "paul@example.com", &valid);
         let quinn = k("quinn", "ed25519");
         let quinn_host_cert =
             certify(&ca, &quinn, "quinn-id", "quinn@example.com", &["-h", valid[0], valid[1]]);
+        Keys {
+            alice: k("alice", "ed25519"),
+            bob: k("bob", "ecdsa"),
+            carol: k("carol", "rsa"),
+            mallory: k("mallory", "ed25519"),
+            erin: k("erin", "ed25519"),
+            frank: k("frank", "ed25519"),
+            grace: k("grace", "ed25519"),
+            henry: k("henry", "ed25519"),
+            ivan: k("ivan", "ed25519"),
+            ca,
+            rsa_ca,
+            dave_cert,
+            eve_cert,
+            zed_cert,
+            olive_cert,
+            paul_cert,
+            quinn_host_cert,
+        }
+    }
 
+    /// The corpus's allowed-signers file in `d`, and its parse.
+    fn corpus_allowed_signers(d: &Path, keys: &Keys) -> (PathBuf, AllowedSigners) {
         let allowed_text = format!(
             "# corpus\n\
              alice@example.com {}\n\
@@ -285,25 +316,51 @@ mod tests {
              !ivan@example.com {}\n\
              *@example.com,!eve@example.com cert-authority {}\n\
              paul@example.com cert-authority {}\n",
-            public_line(&alice),
-            public_line(&bob),
-            public_line(&carol),
-            public_line(&erin),
-            public_line(&frank),
-            public_line(&grace),
-            public_line(&henry),
-            public_line(&ivan),
-            public_line(&ca),
-            public_line(&rsa_ca)
+            public_line(&keys.alice),
+            public_line(&keys.bob),
+            public_line(&keys.carol),
+            public_line(&keys.erin),
+            public_line(&keys.frank),
+            public_line(&keys.grace),
+            public_line(&keys.henry),
+            public_line(&keys.ivan),
+            public_line(&keys.ca),
+            public_line(&keys.rsa_ca)
         );
         let allowed_path = d.join("allowed_signers");
         std::fs::write(&allowed_path, &allowed_text).expect("write allowed signers");
         let allowed = AllowedSigners::read(&allowed_path).expect("corpus allowed signers parse");
-        let revoked_henry = d.join("revoked-henry");
-        std::fs::write(&revoked_henry, format!("# revoked\n{}\n", public_line(&henry))).expect("write");
-        let revoked_ca = d.join("revoked-ca");
-        std::fs::write(&revoked_ca, format!("{}\n", public_line(&ca))).expect("write");
+        (allowed_path, allowed)
+    }
 
+    /// A signature of [`MESSAGE`] by `key` with `ssh-keygen -O hashalg=sha256`.
+    fn sha256_signature(d: &Path, key: &Path) -> Vec<u8> {
+        let data = d.join("sha256-data");
+        std::fs::write(&data, MESSAGE).expect("write");
+        let out = ssh_keygen(
+            &[
+                "-Y",
+                "sign",
+                "-n",
+                NAMESPACE,
+                "-O",
+                "hashalg=sha256",
+                "-f",
+                key.to_str().expect("utf-8"),
+                data.to_str().expect("utf-8"),
+            ],
+            None,
+        );
+        assert!(out.status.success());
+        std::fs::read(d.join("sha256-data.sig")).expect("sig")
+    }
+
+    /// The cases of the corpus, with their revoked-keys files in `d`.
+    fn corpus_cases(d: &Path, k: &Keys) -> Vec<Case> {
+        let revoked_henry = d.join("revoked-henry");
+        std::fs::write(&revoked_henry, format!("# revoked\n{}\n", public_line(&k.henry))).expect("write");
+        let revoked_ca = d.join("revoked-ca");
+        std::fs::write(&revoked_ca, format!("{}\n", public_line(&k.ca))).expect("write");
         let ours = |key: &Path| {
             SshSigner::from_key_path(key).expect("key loads").without_agent().sign(MESSAGE).expect("signs")
         };
@@ -312,70 +369,57 @@ mod tests {
             |name, sig, expect| Case { name, sig, message: MESSAGE, revoked: revoked_henry.clone(), expect };
         let garbage_armor =
             b"-----BEGIN SSH SIGNATURE-----\nU1NIU0lHAAAAAQAAAAR0cnVu\n-----END SSH SIGNATURE-----\n";
-        let alice_sha256 = {
-            let data = d.join("sha256-data");
-            std::fs::write(&data, MESSAGE).expect("write");
-            let out = ssh_keygen(
-                &[
-                    "-Y",
-                    "sign",
-                    "-n",
-                    NAMESPACE,
-                    "-O",
-                    "hashalg=sha256",
-                    "-f",
-                    alice.to_str().expect("utf-8"),
-                    data.to_str().expect("utf-8"),
-                ],
-                None,
-            );
-            assert!(out.status.success());
-            std::fs::read(d.join("sha256-data.sig")).expect("sig")
-        };
-        let cases = vec![
-            case("ed25519, ours", ours(&alice), Expect::Trusted(&["alice@example.com"])),
-            case("p256, ours", ours(&bob), Expect::Trusted(&["bob@example.com"])),
-            case("rsa, through the tool", ours(&carol), Expect::Trusted(&["carol@example.com"])),
-            case("sha256 hash", alice_sha256, Expect::Trusted(&["alice@example.com"])),
+        vec![
+            case("ed25519, ours", ours(&k.alice), Expect::Trusted(&["alice@example.com"])),
+            case("p256, ours", ours(&k.bob), Expect::Trusted(&["bob@example.com"])),
+            case("rsa, through the tool", ours(&k.carol), Expect::Trusted(&["carol@example.com"])),
+            case("sha256 hash", sha256_signature(d, &k.alice), Expect::Trusted(&["alice@example.com"])),
             Case {
                 message: b"DSSEv1 28 application/vnd.in-toto+json 2 []",
-                ..case("tampered message", ours(&alice), Expect::BadSignature)
+                ..case("tampered message", ours(&k.alice), Expect::BadSignature)
             },
-            case("wrong key", ours(&mallory), Expect::Untrusted),
-            case("wrong namespace", theirs(&alice, "file"), Expect::BadSignature),
-            case("principal absent (only negated)", ours(&ivan), Expect::Untrusted),
-            case("namespaces= excludes in-toto", ours(&erin), Expect::Untrusted),
-            case("valid-before in the past", ours(&frank), Expect::Untrusted),
-            case("valid-after in the future", ours(&grace), Expect::Untrusted),
-            case("revoked key", ours(&henry), Expect::Revoked),
+            case("wrong key", ours(&k.mallory), Expect::Untrusted),
+            case("wrong namespace", theirs(&k.alice, "file"), Expect::BadSignature),
+            case("principal absent (only negated)", ours(&k.ivan), Expect::Untrusted),
+            case("namespaces= excludes in-toto", ours(&k.erin), Expect::Untrusted),
+            case("valid-before in the past", ours(&k.frank), Expect::Untrusted),
+            case("valid-after in the future", ours(&k.grace), Expect::Untrusted),
+            case("revoked key", ours(&k.henry), Expect::Revoked),
             case(
                 "certificate from a trusted CA",
-                theirs(&dave_cert, NAMESPACE),
+                theirs(&k.dave_cert, NAMESPACE),
                 Expect::Trusted(&["dave@example.com"]),
             ),
-            case("certificate for an excluded principal", theirs(&eve_cert, NAMESPACE), Expect::Untrusted),
+            case("certificate for an excluded principal", theirs(&k.eve_cert, NAMESPACE), Expect::Untrusted),
             case(
                 "certificate for a principal the CA line does not cover",
-                theirs(&zed_cert, NAMESPACE),
+                theirs(&k.zed_cert, NAMESPACE),
                 Expect::Untrusted,
             ),
-            case("expired certificate", theirs(&olive_cert, NAMESPACE), Expect::Untrusted),
-            case("host certificate", theirs(&quinn_host_cert, NAMESPACE), Expect::Untrusted),
+            case("expired certificate", theirs(&k.olive_cert, NAMESPACE), Expect::Untrusted),
+            case("host certificate", theirs(&k.quinn_host_cert, NAMESPACE), Expect::Untrusted),
             case(
                 "certificate from an RSA CA",
-                theirs(&paul_cert, NAMESPACE),
+                theirs(&k.paul_cert, NAMESPACE),
                 Expect::Trusted(&["paul@example.com"]),
             ),
             Case {
                 revoked: revoked_ca.clone(),
-                ..case("certificate whose CA is revoked", theirs(&dave_cert, NAMESPACE), Expect::Revoked)
+                ..case("certificate whose CA is revoked", theirs(&k.dave_cert, NAMESPACE), Expect::Revoked)
             },
             case("not a signature", b"hello".to_vec(), Expect::Malformed),
             case("armor around a truncated blob", garbage_armor.to_vec(), Expect::Malformed),
-        ];
+        ]
+    }
 
+    #[test]
+    fn in_process_and_ssh_keygen_verification_agree_on_a_corpus() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let keys = corpus_keys(d);
+        let (allowed_path, allowed) = corpus_allowed_signers(d, &keys);
         let tool = SshKeygen::default();
-        for c in &cases {
+        for c in &corpus_cases(d, &keys) {
             let revoked = RevokedKeys::read(&c.revoked).expect("revoked list parses");
             let in_process = verify(&c.sig, c.message, NAMESPACE, &allowed, &revoked, AT);
             let trust = ToolTrust { allowed_signers: &allowed_path, revoked: Some(&c.revoked) };

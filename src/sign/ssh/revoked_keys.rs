@@ -46,7 +46,7 @@ pub enum RevokedKeysError {
         /// The 1-based line number.
         line: usize,
         /// What is wrong with it.
-        reason: String,
+        reason: LineProblem,
     },
 }
 
@@ -69,10 +69,13 @@ impl RevokedKeys {
         }
         let mut keys = Vec::new();
         for (index, raw) in content.split(|&b| b == b'\n').enumerate() {
-            let fail =
-                |reason: String| RevokedKeysError::Line { path: path.to_owned(), line: index + 1, reason };
+            let fail = |reason: LineProblem| RevokedKeysError::Line {
+                path: path.to_owned(),
+                line: index + 1,
+                reason,
+            };
             let text = std::str::from_utf8(raw)
-                .map_err(|_| fail("the line is not UTF-8 text".to_owned()))?
+                .map_err(|_| fail(LineProblem::NotUtf8))?
                 .trim_matches(|c: char| c.is_ascii_whitespace());
             if text.is_empty() || text.starts_with('#') {
                 continue;
@@ -114,17 +117,33 @@ impl RevokedKeys {
     }
 }
 
-fn parse_key(text: &str) -> Result<KeyData, String> {
+fn parse_key(text: &str) -> Result<KeyData, LineProblem> {
     if is_certificate_line(text) {
-        let cert =
-            Certificate::from_openssh(text).map_err(|e| format!("the certificate cannot be read ({e})"))?;
+        let cert = Certificate::from_openssh(text).map_err(LineProblem::Certificate)?;
         return Ok(cert.public_key().clone());
     }
-    let key = PublicKey::from_openssh(text).map_err(|e| format!("the public key cannot be read ({e})"))?;
+    let key = PublicKey::from_openssh(text).map_err(LineProblem::Key)?;
     if let KeyData::Other(_) = key.key_data() {
-        return Err(format!("`{}` is not a known key type", key.algorithm().as_str()));
+        return Err(LineProblem::UnknownType(key.algorithm().as_str().to_owned()));
     }
     Ok(key.key_data().clone())
+}
+
+/// What is wrong with a line of a revoked-keys file.
+#[derive(Debug, thiserror::Error)]
+pub enum LineProblem {
+    /// The line is not UTF-8.
+    #[error("the line is not UTF-8 text")]
+    NotUtf8,
+    /// A certificate line that does not decode.
+    #[error("the certificate cannot be read ({0})")]
+    Certificate(ssh_key::Error),
+    /// A public key line that does not decode.
+    #[error("the public key cannot be read ({0})")]
+    Key(ssh_key::Error),
+    /// A key of a type ssh-key does not know.
+    #[error("`{0}` is not a known key type")]
+    UnknownType(String),
 }
 
 #[cfg(test)]

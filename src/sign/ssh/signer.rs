@@ -121,7 +121,7 @@ impl SshSigner {
                 .map_err(|_| SshSignError::LegacyWithoutPublicKey { path: path.to_owned() })?;
             return Ok(through_ssh_keygen(public));
         }
-        let public = parse_public_key(trimmed).map_err(not_a_key)?;
+        let public = parse_public_key(trimmed).map_err(|e| not_a_key(e.to_string()))?;
         if let Some(private) = private_beside(path, &public) {
             return Ok(Self::from_private_key(private, &path.with_extension("")));
         }
@@ -140,8 +140,10 @@ impl SshSigner {
             }
             .into());
         }
-        let public = parse_public_key(text)
-            .map_err(|reason| SshSignError::BadLiteral { setting: KeySetting::GitConfig, reason })?;
+        let public = parse_public_key(text).map_err(|e| SshSignError::BadLiteral {
+            setting: KeySetting::GitConfig,
+            reason: e.to_string(),
+        })?;
         Ok(Self::new(public, How::ToolAgent, Origin::Literal))
     }
 
@@ -375,14 +377,30 @@ fn short_type(algorithm: Algorithm) -> String {
 }
 
 /// A public key or certificate line; for a certificate, its certified key.
-fn parse_public_key(text: &str) -> Result<PublicKey, String> {
+fn parse_public_key(text: &str) -> Result<PublicKey, KeyTextError> {
     let first_line = text.lines().next().unwrap_or("").trim();
     if sshsig::is_certificate_line(first_line) {
-        let cert =
-            Certificate::from_openssh(first_line).map_err(|e| format!("not a readable certificate: {e}"))?;
+        let cert = Certificate::from_openssh(first_line).map_err(KeyTextError::Certificate)?;
         return Ok(PublicKey::new(cert.public_key().clone(), cert.comment()));
     }
-    PublicKey::from_openssh(first_line).map_err(|e| format!("not an OpenSSH private or public key: {e}"))
+    PublicKey::from_openssh(first_line).map_err(KeyTextError::Key)
+}
+
+/// Why a key file or a key written out is not a public key or certificate.
+#[derive(Debug, thiserror::Error)]
+enum KeyTextError {
+    /// The file cannot be read ([`crate::input::InputError::reason`]).
+    #[error("{}", .0.reason())]
+    Read(crate::input::InputError),
+    /// The file is not text.
+    #[error("the file is not text")]
+    NotText,
+    /// A certificate line that does not decode.
+    #[error("not a readable certificate: {0}")]
+    Certificate(ssh_key::Error),
+    /// Neither a private nor a public key.
+    #[error("not an OpenSSH private or public key: {0}")]
+    Key(ssh_key::Error),
 }
 
 /// The largest SSH key file read: far above any key OpenSSH writes, RSA included.
@@ -394,9 +412,9 @@ fn read_key_file(path: &Path) -> Result<Vec<u8>, crate::input::InputError> {
     crate::input::read_regular_through_links(path, MAX_KEY_BYTES)
 }
 
-fn read_public_key(path: &Path) -> Result<PublicKey, String> {
-    let bytes = read_key_file(path).map_err(|e| e.reason())?;
-    let text = String::from_utf8(bytes).map_err(|_| "the file is not text".to_owned())?;
+fn read_public_key(path: &Path) -> Result<PublicKey, KeyTextError> {
+    let bytes = read_key_file(path).map_err(KeyTextError::Read)?;
+    let text = String::from_utf8(bytes).map_err(|_| KeyTextError::NotText)?;
     parse_public_key(text.trim())
 }
 

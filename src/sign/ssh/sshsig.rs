@@ -113,12 +113,12 @@ pub fn parse_armored(armored: &[u8]) -> Result<SshSignature, DecodeError> {
 /// `sshsig_dearmor`), so that both accept the same signatures: the header and a `\n` at the very
 /// start, the body up to the first `\n` and footer, anything after the footer ignored, and the
 /// body's base64 read with white space anywhere in it (C's `isspace`, as `b64_pton` skips it).
-fn dearmor(armored: &[u8]) -> Result<Vec<u8>, String> {
+fn dearmor(armored: &[u8]) -> Result<Vec<u8>, DecodeError> {
     if armored.len() > MAX_ARMOR_LEN {
-        return Err(format!(
+        return Err(DecodeError::Malformed(format!(
             "the signature is {} bytes, more than the {MAX_ARMOR_LEN} an SSH signature can need",
             armored.len()
-        ));
+        )));
     }
     let after_header = armored
         .strip_prefix(ARMOR_BEGIN.as_bytes())
@@ -135,11 +135,11 @@ fn dearmor(armored: &[u8]) -> Result<Vec<u8>, String> {
         .filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
         .collect();
     if b64.is_empty() {
-        return Err("the signature armor is empty".to_owned());
+        return Err(DecodeError::Malformed("the signature armor is empty".to_owned()));
     }
     base64::engine::general_purpose::STANDARD
         .decode(&b64)
-        .map_err(|e| format!("the signature armor is not valid base64: {e}"))
+        .map_err(|e| DecodeError::Malformed(format!("the signature armor is not valid base64: {e}")))
 }
 
 fn parse_blob(blob: &[u8]) -> Result<SshSignature, DecodeError> {
@@ -236,8 +236,9 @@ fn parse_key(blob: &[u8]) -> Result<SignerKey, DecodeError> {
     }
 }
 
-fn parse_signature(blob: &[u8]) -> Result<Signature, String> {
-    let sig = Signature::try_from(blob).map_err(|e| format!("the signature value cannot be decoded: {e}"))?;
+fn parse_signature(blob: &[u8]) -> Result<Signature, DecodeError> {
+    let sig = Signature::try_from(blob)
+        .map_err(|e| DecodeError::Malformed(format!("the signature value cannot be decoded: {e}")))?;
     // ssh-key re-encodes security-key ECDSA signatures differently; those are refused later as
     // not checkable in-process, so they skip the canonical-form check here.
     if sig.algorithm() == ssh_key::Algorithm::SkEcdsaSha2NistP256 {
@@ -246,7 +247,9 @@ fn parse_signature(blob: &[u8]) -> Result<Signature, String> {
     // The decoder does not insist on consuming everything; re-encoding shows any leftovers.
     match Vec::<u8>::try_from(sig.clone()) {
         Ok(again) if again == blob => Ok(sig),
-        _ => Err("the signature value has trailing or non-canonical bytes".to_owned()),
+        _ => {
+            Err(DecodeError::Malformed("the signature value has trailing or non-canonical bytes".to_owned()))
+        }
     }
 }
 
@@ -254,8 +257,9 @@ fn truncated() -> String {
     "the signature blob is truncated".to_owned()
 }
 
-fn utf8(bytes: &[u8], what: &str) -> Result<String, String> {
-    String::from_utf8(bytes.to_vec()).map_err(|_| format!("the signature's {what} is not UTF-8"))
+fn utf8(bytes: &[u8], what: &str) -> Result<String, DecodeError> {
+    String::from_utf8(bytes.to_vec())
+        .map_err(|_| DecodeError::Malformed(format!("the signature's {what} is not UTF-8")))
 }
 
 /// A cursor over SSH wire encoding (big-endian u32 lengths).

@@ -189,7 +189,9 @@ fn trusted_principals(
             }
             _ => continue,
         };
-        match candidates.and_then(|c| line_applies(line, namespace, at).map(|()| c)) {
+        match candidates
+            .and_then(|c| line_applies(line, namespace, at).map(|()| c).map_err(|e| e.to_string()))
+        {
             Ok(found) => {
                 for p in found {
                     if seen.insert(p.clone()) {
@@ -218,25 +220,48 @@ fn trusted_principals(
 }
 
 /// The line's own restrictions: namespaces, valid-after, valid-before.
-fn line_applies(line: &AllowedSigner, namespace: &str, at: OffsetDateTime) -> Result<(), String> {
+fn line_applies(line: &AllowedSigner, namespace: &str, at: OffsetDateTime) -> Result<(), Restricted> {
     if let Some(ns) = &line.namespaces
         && !ns.matches(namespace)
     {
-        return Err(format!("the key is allowed only for namespaces \"{ns}\", not \"{namespace}\""));
+        return Err(Restricted::Namespace { allowed: ns.to_string(), namespace: namespace.to_owned() });
     }
     if let Some(after) = line.valid_after.filter(|t| at < t.at) {
-        return Err(format!(
-            "the key is trusted only from {} (valid-after), and the time checked is {at}",
-            after.at
-        ));
+        return Err(Restricted::NotYet { from: after.at, at });
     }
     if let Some(before) = line.valid_before.filter(|t| at > t.at) {
-        return Err(format!(
-            "the key was trusted only until {} (valid-before), and the time checked is {at}",
-            before.at
-        ));
+        return Err(Restricted::NoLonger { until: before.at, at });
     }
     Ok(())
+}
+
+/// A restriction of an allowed-signers line that the signature does not meet.
+#[derive(Debug, thiserror::Error)]
+enum Restricted {
+    /// The line allows other namespaces.
+    #[error("the key is allowed only for namespaces \"{allowed}\", not \"{namespace}\"")]
+    Namespace {
+        /// The line's namespaces, as written.
+        allowed: String,
+        /// The signature's.
+        namespace: String,
+    },
+    /// Before the line's `valid-after`.
+    #[error("the key is trusted only from {from} (valid-after), and the time checked is {at}")]
+    NotYet {
+        /// `valid-after`.
+        from: OffsetDateTime,
+        /// The time checked.
+        at: OffsetDateTime,
+    },
+    /// After the line's `valid-before`.
+    #[error("the key was trusted only until {until} (valid-before), and the time checked is {at}")]
+    NoLonger {
+        /// `valid-before`.
+        until: OffsetDateTime,
+        /// The time checked.
+        at: OffsetDateTime,
+    },
 }
 
 /// For a cert-authority line: the certificate's principals the line allows, if it is valid at `at`.

@@ -264,3 +264,39 @@ fn every_subcommand_s_help_opens_with_its_own_description() {
         assert_eq!(help.lines().next(), Some(first_line), "{args:?} --help:\n{help}");
     }
 }
+
+/// A revision that does not resolve is a usage error (exit 2) from every command that takes one,
+/// named as it was given: the same failure exits the same whoever meets it.
+#[test]
+fn an_unknown_revision_exits_2_from_every_command_that_takes_one() {
+    let s = Setup::speckit(Evidence::Verified);
+    let commands: [&[&str]; 6] = [
+        &["attest", "verify", "nosuch"],
+        &["attest", "verify", "--branch", "--base", "nosuch"],
+        &["attest", "sign", "nosuch"],
+        &["attest", "approve", "nosuch"],
+        &["attest", "carry", "--from", "nosuch", "--to", "HEAD"],
+        &["attest", "policy", "init", "--baseline", "nosuch"],
+    ];
+    for args in commands {
+        let out = s.project.speccoder(&[args, &["--json"]].concat()).failure(2);
+        let report: Value =
+            serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}\n{out}"));
+        assert_eq!(report["exit_code"], 2, "{args:?}");
+        assert!(report["error"].as_str().unwrap().contains("unknown revision `nosuch`"), "{args:?}\n{out}");
+    }
+}
+
+/// `attest sign` with no key configured has nothing to sign with: a configuration to fix (exit
+/// 13, as a key that cannot sign is), with the way to configure one, and nothing written.
+#[test]
+fn attest_sign_without_a_key_is_a_configuration_error() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.attest(T005, &s.evidence, &["--signer", "none"]).success();
+    let before = p.snapshot();
+    let out = p.speccoder(&["attest", "sign"]).failure(13);
+    assert!(out.stderr.contains("no signing key configured"), "{out}");
+    assert!(out.stderr.contains("git config user.signingKey"), "{out}");
+    assert_eq!(p.snapshot(), before);
+}

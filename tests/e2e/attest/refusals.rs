@@ -327,7 +327,7 @@ fn attest_sign_of_an_unknown_revision_is_refused() {
     let before = s.project.snapshot();
     let out =
         s.project.speccoder(&["attest", "sign", "no-such-branch", "--key", s.key.private.to_str().unwrap()]);
-    let out = out.failure(14);
+    let out = out.failure(2);
     assert!(out.stderr.contains("no-such-branch"), "{out}");
     assert_eq!(s.project.snapshot(), before);
 }

@@ -129,7 +129,7 @@ fn a_missing_key_file_is_named_and_signer_none_says_how_to_sign_anyway() {
     p.write("speccoder.toml", "[attest]\nsigner = \"none\"\n");
     p.git(&["add", "speccoder.toml"]);
     p.git(&["commit", "-q", "-m", "unsigned by policy"]);
-    let out = p.speccoder(&["attest", "sign", "HEAD~", "--key", s.key.private.to_str().unwrap()]).failure(14);
+    let out = p.speccoder(&["attest", "sign", "HEAD~", "--key", s.key.private.to_str().unwrap()]).failure(13);
     assert!(out.stderr.contains("`--signer ssh|openpgp|sigstore` signs them anyway"), "{out}");
     let key = s.key.private.to_str().unwrap();
     p.speccoder(&["attest", "sign", "HEAD~", "--key", key, "--signer", "ssh"]).success();

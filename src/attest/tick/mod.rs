@@ -13,15 +13,18 @@
 //! 5. write the ticked `tasks.md` into the work tree (converted as `git checkout` converts it),
 //!    then the index, and release the lock. The file is replaced only while it is still as step 3
 //!    read it (content and `stat`): an edit saved while the command signed is kept, the index
-//!    gets the tick, and the user is told ([`AttestError::EditedDuringTick`]).
+//!    gets the tick, and the user is told ([`TickError::EditedDuringTick`]).
 //!
 //! `docs/cli.md` ("What a kill leaves behind") lists the state each step can leave.
+
+mod error;
+
+pub use error::TickError;
 
 use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 
-use crate::attest::AttestError;
 use crate::attest::signing;
 use crate::git::{
     AsRead, FileToStage, Head, InProgress, LockedIndex, Repo, SparseCheckout, Staged, trailers,
@@ -75,14 +78,14 @@ pub(crate) enum Opened<'r> {
 /// # Errors
 /// The index is held by another writer, HEAD is detached or unborn, or the notes reference
 /// cannot take a note (checked now, before anything is written).
-pub(crate) fn begin(repo: &Repo) -> Result<Begun<'_>, AttestError> {
+pub(crate) fn begin(repo: &Repo) -> Result<Begun<'_>, TickError> {
     let index = repo.lock_index()?;
     // Before the branch: a rebase or bisect detaches HEAD, and its own advice is the one that works.
     refuse_operation_in_progress(repo)?;
     let (branch, head) = branch_head(repo)?;
     let leftovers = index.staged_leftovers();
     if !leftovers.is_empty() {
-        return Err(AttestError::LeftoverStaged { paths: leftovers.join(" ") });
+        return Err(TickError::LeftoverStaged { paths: leftovers.join(" ") });
     }
     repo.check_notes_ref(NOTES_REF)?;
     let staged = index.tree_with(&[])?;
@@ -97,12 +100,7 @@ impl<'r> Begun<'r> {
     /// # Errors
     /// The task is ticked already, `tasks.md` in the work tree has unstaged changes or cannot be
     /// read as a regular file, or the spec cannot be read.
-    pub(crate) fn open_task(
-        self,
-        target: &str,
-        unit: &str,
-        task_id: &str,
-    ) -> Result<Opened<'r>, AttestError> {
+    pub(crate) fn open_task(self, target: &str, unit: &str, task_id: &str) -> Result<Opened<'r>, TickError> {
         let head_tree = self.repo.commit_tree(self.head)?;
         if let Ok(at_head) = spec::read_task(&self.repo.tree(head_tree), unit, task_id)
             && at_head.ticked
@@ -112,7 +110,7 @@ impl<'r> Begun<'r> {
         let facts = read_task_in(self.repo, self.staged, unit, task_id, Tree::Staged)?;
         refuse_archived(target, &facts)?;
         if facts.ticked {
-            return Err(AttestError::TickedOnlyInIndex { target: target.to_owned(), path: facts.tasks_path });
+            return Err(TickError::TickedOnlyInIndex { target: target.to_owned(), path: facts.tasks_path });
         }
         let tasks_bytes = self.repo.tree(self.staged).file(&facts.tasks_path)?.unwrap_or_default();
         if self.index.outside_sparse_checkout(&facts.tasks_path) {
@@ -138,7 +136,7 @@ impl<'r> Begun<'r> {
     ///
     /// # Errors
     /// The staged tree unticks a task that HEAD ticks.
-    pub(crate) fn untouched(self) -> Result<Pending<'r>, AttestError> {
+    pub(crate) fn untouched(self) -> Result<Pending<'r>, TickError> {
         refuse_unticking(self.repo, self.head, self.staged)?;
         Ok(Pending {
             repo: self.repo,
@@ -154,9 +152,9 @@ impl<'r> Begun<'r> {
     /// index (and work tree) still hold the task list before the tick, an earlier writer stopped
     /// between moving the branch and writing the index: finish its work. Otherwise the task is
     /// simply ticked already.
-    fn ticked_at_head(self, target: &str, at_head: &TaskFacts) -> Result<Opened<'r>, AttestError> {
+    fn ticked_at_head(self, target: &str, at_head: &TaskFacts) -> Result<Opened<'r>, TickError> {
         let path = &at_head.tasks_path;
-        let already = || AttestError::AlreadyTicked { target: target.to_owned(), path: path.clone() };
+        let already = || TickError::AlreadyTicked { target: target.to_owned(), path: path.clone() };
         let commit = self.repo.commit(self.head)?;
         let names_task = trailers::parse(&commit.message)
             .iter()
@@ -172,7 +170,7 @@ impl<'r> Begun<'r> {
         if !names_task || staged_bytes == head_bytes || self.repo.note(NOTES_REF, self.head)?.is_none() {
             return Err(already());
         }
-        let edited = || AttestError::InterruptedTickEdited {
+        let edited = || TickError::InterruptedTickEdited {
             target: target.to_owned(),
             commit: self.head.to_string(),
             path: path.clone(),
@@ -193,7 +191,7 @@ impl<'r> Begun<'r> {
                 return Err(edited());
             }
         }
-        let after_commit = |source| AttestError::WorktreeAfterCommit { path: path.clone(), source };
+        let after_commit = |source| TickError::WorktreeAfterCommit { path: path.clone(), source };
         let file = self.index.file_to_stage(path, head_bytes, as_read).map_err(after_commit)?;
         let staged = self.index.stage_and_commit(&file).map_err(after_commit)?;
         edit_kept(staged, target, self.head, path)?;
@@ -210,9 +208,9 @@ impl Pending<'_> {
     /// The branch moved meanwhile (nothing was published), the notes reference kept moving, the
     /// work tree or index could not be written after the branch moved (the message says how to
     /// finish by hand; running the same command again also finishes it), or `tasks.md` was edited
-    /// in the work tree while the command ran ([`AttestError::EditedDuringTick`]: the tick is
+    /// in the work tree while the command ran ([`TickError::EditedDuringTick`]: the tick is
     /// published and staged, the edit kept).
-    pub(crate) fn publish(self, commit: ObjectId, message: &str, note: &[u8]) -> Result<(), AttestError> {
+    pub(crate) fn publish(self, commit: ObjectId, message: &str, note: &[u8]) -> Result<(), TickError> {
         self.repo.advance_branch_with_note(&self.branch, self.head, commit, message, NOTES_REF, note)?;
         let Some((file, target)) = self.stage else {
             return Ok(());
@@ -221,7 +219,7 @@ impl Pending<'_> {
         let staged = self
             .index
             .stage_and_commit(&file)
-            .map_err(|source| AttestError::WorktreeAfterCommit { path: path.to_owned(), source })?;
+            .map_err(|source| TickError::WorktreeAfterCommit { path: path.to_owned(), source })?;
         edit_kept(staged, &target, commit, path)
     }
 }
@@ -229,10 +227,10 @@ impl Pending<'_> {
 /// The tick of `target` is published by `commit` and staged; when the work-tree `path` was edited
 /// after it was read ([`Staged::EditKept`]), the edit was kept in place of the tick, and the user
 /// is told so.
-fn edit_kept(staged: Staged, target: &str, commit: ObjectId, path: &str) -> Result<(), AttestError> {
+fn edit_kept(staged: Staged, target: &str, commit: ObjectId, path: &str) -> Result<(), TickError> {
     match staged {
         Staged::Written => Ok(()),
-        Staged::EditKept => Err(AttestError::EditedDuringTick {
+        Staged::EditKept => Err(TickError::EditedDuringTick {
             target: target.to_owned(),
             commit: commit.to_string(),
             path: path.to_owned(),
@@ -247,13 +245,13 @@ fn edit_kept(staged: Staged, target: &str, commit: ObjectId, path: &str) -> Resu
 ///
 /// # Errors
 /// The commit cannot be made, or `commit.gpgsign` is set and no signature can be made
-/// ([`AttestError::CommitSigning`]).
+/// ([`TickError::CommitSigning`]).
 pub(crate) fn write_task_commit(
     repo: &Repo,
     parent: ObjectId,
     tree: ObjectId,
     message: &str,
-) -> Result<ObjectId, AttestError> {
+) -> Result<ObjectId, TickError> {
     let commit = repo.new_commit(&[parent], tree, message)?;
     if !repo.config_bool("commit.gpgsign").unwrap_or(false) {
         return Ok(repo.write_commit(commit, None)?);
@@ -263,21 +261,21 @@ pub(crate) fn write_task_commit(
 }
 
 /// The checked-out branch and its commit; a detached HEAD or an unborn branch is refused.
-pub(crate) fn branch_head(repo: &Repo) -> Result<(String, ObjectId), AttestError> {
+pub(crate) fn branch_head(repo: &Repo) -> Result<(String, ObjectId), TickError> {
     match repo.head()? {
         Head::Branch { name, commit } => Ok((name, commit)),
-        Head::Detached(id) => Err(AttestError::Detached(id.to_string())),
-        Head::Unborn(name) => Err(AttestError::Unborn(name)),
+        Head::Detached(id) => Err(TickError::Detached(id.to_string())),
+        Head::Unborn(name) => Err(TickError::Unborn(name)),
     }
 }
 
 /// Refuses a task of an archived OpenSpec change: the change is closed, and a writer that ticked
 /// or skipped it there would record work on a change nobody works on.
-pub(crate) fn refuse_archived(target: &str, facts: &TaskFacts) -> Result<(), AttestError> {
+pub(crate) fn refuse_archived(target: &str, facts: &TaskFacts) -> Result<(), TickError> {
     if !spec::is_archive_dir(&facts.unit_dir) {
         return Ok(());
     }
-    Err(AttestError::Archived {
+    Err(TickError::Archived {
         target: target.to_owned(),
         dir: facts.unit_dir.clone(),
         id: facts.unit.clone(),
@@ -287,7 +285,7 @@ pub(crate) fn refuse_archived(target: &str, facts: &TaskFacts) -> Result<(), Att
 /// Refuses a merge, cherry-pick, revert, rebase, `git am` or bisect in progress: the index then
 /// holds that operation's half-done result, and a task commit would swallow it (with one parent,
 /// and the operation left open).
-fn refuse_operation_in_progress(repo: &Repo) -> Result<(), AttestError> {
+fn refuse_operation_in_progress(repo: &Repo) -> Result<(), TickError> {
     let Some(state) = repo.operation_in_progress() else {
         return Ok(());
     };
@@ -308,14 +306,14 @@ fn refuse_operation_in_progress(repo: &Repo) -> Result<(), AttestError> {
         }
         InProgress::Bisect => ("bisect", "end it (`git bisect reset`)"),
     };
-    Err(AttestError::InProgress { what, finish })
+    Err(TickError::InProgress { what, finish })
 }
 
 /// Refuses a task commit of `tree` on `parent` that unticks a task `parent` ticks, in a unit
 /// both trees hold (a unit removed or archived whole is a change of its own, not an untick). The
 /// index lags behind HEAD when a writer was stopped after moving the branch, and committing it
 /// as it is would silently take that tick back.
-fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(), AttestError> {
+fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(), TickError> {
     let before = repo.tree(repo.commit_tree(parent)?);
     let after = repo.tree(tree);
     // Only units whose directory differs can differ in their ticks.
@@ -344,7 +342,7 @@ fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(),
     if tasks.is_empty() {
         return Ok(());
     }
-    Err(AttestError::WouldUntick { tasks: tasks.join(", "), paths: paths.join(" ") })
+    Err(TickError::WouldUntick { tasks: tasks.join(", "), paths: paths.join(" ") })
 }
 
 /// The tree a writer reads a task from ([`read_task_in`]).
@@ -361,15 +359,15 @@ pub(crate) enum Tree {
 /// what brings it in, instead of as unknown.
 ///
 /// # Errors
-/// What [`spec::read_task`] returns; [`AttestError::UnitNotStaged`] or
-/// [`AttestError::UnitNotCommitted`] (by `which`) for a unit only the work tree holds.
+/// What [`spec::read_task`] returns; [`TickError::UnitNotStaged`] or
+/// [`TickError::UnitNotCommitted`] (by `which`) for a unit only the work tree holds.
 pub(crate) fn read_task_in(
     repo: &Repo,
     tree: ObjectId,
     unit: &str,
     task_id: &str,
     which: Tree,
-) -> Result<TaskFacts, AttestError> {
+) -> Result<TaskFacts, TickError> {
     match spec::read_task(&repo.tree(tree), unit, task_id) {
         Err(unknown @ spec::SpecError::UnknownUnit { .. }) => {
             let on_disk = repo.workdir().and_then(|w| spec::locate_unit(&spec::FsTree::new(w), unit).ok());
@@ -378,8 +376,8 @@ pub(crate) fn read_task_in(
             let path = if has_tasks { loc.tasks } else { format!("{}/", loc.dir) };
             let (unit, dir) = (loc.name, loc.dir);
             Err(match which {
-                Tree::Staged => AttestError::UnitNotStaged { unit, path, dir },
-                Tree::Head => AttestError::UnitNotCommitted { unit, path, dir },
+                Tree::Staged => TickError::UnitNotStaged { unit, path, dir },
+                Tree::Head => TickError::UnitNotCommitted { unit, path, dir },
             })
         }
         other => Ok(other?),
@@ -388,17 +386,17 @@ pub(crate) fn read_task_in(
 
 /// Why a task list the index marks skip-worktree cannot be ticked, with the advice that works for
 /// this work tree's sparse checkout (or for none at all).
-fn outside_checkout(repo: &Repo, facts: &TaskFacts) -> AttestError {
+fn outside_checkout(repo: &Repo, facts: &TaskFacts) -> TickError {
     let path = facts.tasks_path.clone();
     match repo.sparse_checkout() {
-        SparseCheckout::Cone => AttestError::OutsideSparseCheckout { path, add: facts.unit_dir.clone() },
+        SparseCheckout::Cone => TickError::OutsideSparseCheckout { path, add: facts.unit_dir.clone() },
         SparseCheckout::NonCone => {
-            AttestError::OutsideSparseCheckout { add: format!("/{}/ /{path}", facts.unit_dir), path }
+            TickError::OutsideSparseCheckout { add: format!("/{}/ /{path}", facts.unit_dir), path }
         }
         SparseCheckout::Off => {
             let present = repo.workdir().is_some_and(|w| w.join(&path).symlink_metadata().is_ok());
             let restore = if present { String::new() } else { format!(" && git checkout -- {path}") };
-            AttestError::SkipWorktree { path, restore }
+            TickError::SkipWorktree { path, restore }
         }
     }
 }
@@ -413,13 +411,13 @@ fn ensure_no_unstaged_changes(
     index: &LockedIndex<'_>,
     path: &str,
     staged: &[u8],
-) -> Result<AsRead, AttestError> {
+) -> Result<AsRead, TickError> {
     let as_read = worktree_file(index, path)?;
     match as_read.bytes() {
         Some(bytes) if index.to_git_form(path, bytes)? == staged && !index.mode_changed(path, &as_read) => {
             Ok(as_read)
         }
-        _ => Err(AttestError::UnstagedTasks(path.to_owned())),
+        _ => Err(TickError::UnstagedTasks { path: path.to_owned() }),
     }
 }
 
@@ -427,12 +425,12 @@ fn ensure_no_unstaged_changes(
 /// followed, never blocking, bounded).
 ///
 /// # Errors
-/// [`AttestError::UnreadableTasks`] when something is there that cannot be read as a regular file
+/// [`TickError::UnreadableTasks`] when something is there that cannot be read as a regular file
 /// (a link, a FIFO, a directory, no permission, too large): its bytes are unknown, so it can
 /// neither be taken as the staged file nor be overwritten.
-fn worktree_file(index: &LockedIndex<'_>, path: &str) -> Result<AsRead, AttestError> {
+fn worktree_file(index: &LockedIndex<'_>, path: &str) -> Result<AsRead, TickError> {
     let limit = u64::try_from(spec::TASK_LIST_LIMIT).unwrap_or(u64::MAX).saturating_add(1);
     index
         .read_worktree_file(path, limit)
-        .map_err(|e| AttestError::UnreadableTasks { path: path.to_owned(), reason: e.reason() })
+        .map_err(|e| TickError::UnreadableTasks { path: path.to_owned(), reason: e.reason() })
 }

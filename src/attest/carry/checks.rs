@@ -1,0 +1,435 @@
+//! What must hold before evidence is carried: the old evidence holds for its own commit, its
+//! signatures hold for the carrier now, and the new commit carries the same change, task line,
+//! requirement text and judge configuration.
+
+use std::collections::HashMap;
+
+use gix::ObjectId;
+use serde_json::Value;
+
+use super::plan::Job;
+use super::{RefusedRow, Stop};
+use crate::attest::config::read_policy;
+use crate::attest::{commit_object_sha256, same_change};
+use crate::check::agreement::{self, Claim, Rules};
+use crate::check::line::{Body, ReadLine, read_lines};
+use crate::check::outcome::{CommitOutcome, Finding};
+use crate::check::signatures::{self, NoteLineSignature};
+use crate::check::trailers::{claim_problem, task_trailers};
+use crate::check::trust::SignatureTrust;
+use crate::git::{Commit, Repo};
+use crate::model::bundle::MAX_NOTE_BYTES;
+use crate::model::digest::sha256_hex;
+use crate::model::predicate;
+use crate::model::shown::one_line;
+use crate::spec;
+
+/// A carry whose checks all held: what the re-issue needs.
+pub(super) struct Checked {
+    /// The commit the evidence is on.
+    pub(super) old: Commit,
+    /// The commit that receives it.
+    pub(super) new: Commit,
+    /// `<unit>/<task>`.
+    pub(super) target: String,
+    /// The `Verdict:` both commits carry.
+    pub(super) verdict: Option<String>,
+    /// The old note's bytes.
+    pub(super) old_note: Vec<u8>,
+    /// The old note's lines, read.
+    pub(super) lines: Vec<ReadLine>,
+    /// The change's patch id.
+    pub(super) patch_id: String,
+}
+
+/// A refused row for the carry from `old` to `new` of `target`.
+fn refused(target: &str, old: &Commit, new: &Commit, code: &'static str, reason: String) -> Stop {
+    Stop::Refused(RefusedRow {
+        target: target.to_owned(),
+        from: old.id.to_string(),
+        to: new.id.to_string(),
+        code,
+        reason,
+    })
+}
+
+/// Checks the carry of `job` (see the module documentation).
+///
+/// # Errors
+/// [`Stop::Refused`] naming the first check that does not hold; [`Stop::Failed`] when the
+/// repository or the spec cannot be read.
+pub(super) fn check(
+    repo: &Repo,
+    notes: &HashMap<ObjectId, ObjectId>,
+    job: &Job,
+    trust: &SignatureTrust,
+    now: time::OffsetDateTime,
+) -> Result<Checked, Stop> {
+    let old = repo.commit(job.from)?;
+    let new = repo.commit(job.to)?;
+    let (target, verdict) = task_trailers(&old.message);
+    let target = target.unwrap_or_default();
+    let refuse = |code, reason| refused(&target, &old, &new, code, reason);
+    if task_trailers(&new.message) != (Some(target.clone()), verdict.clone()) || target.is_empty() {
+        return Err(refuse(
+            "not_the_same_task",
+            format!("{} and {} do not carry the same Spec-Task: and Verdict: trailers", old.id, new.id),
+        ));
+    }
+    for commit in [&old, &new] {
+        if let Some(problem) = claim_problem(&commit.message, commit.parents.len()) {
+            return Err(refuse("not_one_claim", format!("{}: {problem}", commit.id)));
+        }
+    }
+    let claim = Carried { old: &old, new: &new, target: &target, verdict: verdict.as_deref() };
+    let old_note = old_note(repo, notes, &claim)?;
+    let (lines, p) = old_evidence(repo, &old_note, &claim, trust, now)?;
+    let patch_id = same_change_at(repo, &claim, &p)?;
+    Ok(Checked { old, new, target, verdict, old_note, lines, patch_id })
+}
+
+/// The carry being checked: from the task commit `old` to `new`, which claim the same `target`
+/// and `verdict`.
+struct Carried<'a> {
+    /// The commit the evidence is on.
+    old: &'a Commit,
+    /// The commit that receives it.
+    new: &'a Commit,
+    /// `<unit>/<task>`.
+    target: &'a str,
+    /// The `Verdict:` both carry.
+    verdict: Option<&'a str>,
+}
+
+impl Carried<'_> {
+    /// This carry refused with `code` and `reason`.
+    fn refuse(&self, code: &'static str, reason: String) -> Stop {
+        refused(self.target, self.old, self.new, code, reason)
+    }
+}
+
+/// The note of the old commit, within the size a note may be.
+fn old_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, claim: &Carried<'_>) -> Result<Vec<u8>, Stop> {
+    let old = claim.old.id;
+    let Some(blob) = notes.get(&old) else {
+        return Err(super::CarryError::NoNote { commit: old }.into());
+    };
+    repo.blob_within(*blob, MAX_NOTE_BYTES)?.map_err(|size| {
+        claim.refuse(
+            "evidence_does_not_hold",
+            format!(
+                "the note of {old} is {size} bytes, more than the {MAX_NOTE_BYTES} a note may be, so it is not read; {}",
+                attest_again(claim.target)
+            ),
+        )
+    })
+}
+
+/// The lines of the old note when they hold as evidence for the carrier: for their own commit,
+/// as the verifier's rules say, and signed, validly, by a signer the carrier trusts now, as a CI
+/// gate checks it (`--signature-time now`): the old commit's date is the author's choice, and a
+/// key that expired or was revoked since must not sign again through the carrier's. With them,
+/// their task-verification predicate.
+fn old_evidence(
+    repo: &Repo,
+    note: &[u8],
+    claim: &Carried<'_>,
+    trust: &SignatureTrust,
+    now: time::OffsetDateTime,
+) -> Result<(Vec<ReadLine>, predicate::TaskVerificationV0), Stop> {
+    let (old, target) = (claim.old, claim.target);
+    let old_sha256 = commit_object_sha256(repo, old.id)?;
+    let (lines, findings) = read_and_agree(repo, note, old, target, claim.verdict, &old_sha256);
+    if let Some((code, reason)) = refuse_signatures(&lines, trust, now, &old_sha256, &old.id, target) {
+        return Err(claim.refuse(code, reason));
+    }
+    let Some(p) = task_verification_of(&lines) else {
+        return Err(claim.refuse(
+            "evidence_does_not_hold",
+            format!("the note of {} has no readable task-verification line", old.id),
+        ));
+    };
+    if let Some(reason) = disagreement(&findings) {
+        return Err(claim.refuse(
+            "evidence_does_not_hold",
+            format!(
+                "the evidence on {} does not hold for that commit itself ({reason}); {}",
+                old.id,
+                attest_again(target)
+            ),
+        ));
+    }
+    Ok((lines, p))
+}
+
+/// The change's patch id, when `new` carries the same change as `old`: the same patch, the same
+/// task line, the same requirement text, the same judge configuration at its parent.
+fn same_change_at(
+    repo: &Repo,
+    claim: &Carried<'_>,
+    p: &predicate::TaskVerificationV0,
+) -> Result<String, Stop> {
+    let (old, new, target) = (claim.old, claim.new, claim.target);
+    let refuse = |code, reason| claim.refuse(code, reason);
+    let mut ids = same_change::change_ids(repo, &[old, new])?.into_iter();
+    let patch = ids.next().flatten();
+    if patch != ids.next().flatten() {
+        return Err(Stop::Refused(change_differs(target, old.id, new.id)));
+    }
+    let (unit, task_id) = target.split_once('/').unwrap_or((target, ""));
+    let new_tree = repo.tree(new.tree);
+    let facts = match spec::read_any_task(&new_tree, unit, task_id) {
+        Ok(facts) => facts,
+        Err(e) => {
+            return Err(refuse("task_line_differs", format!("the task cannot be read at {}: {e}", new.id)));
+        }
+    };
+    if facts.line_hash != p.task.line_hash {
+        return Err(refuse(
+            "task_line_differs",
+            format!(
+                "the task line at {} is not the one attested at {}; {}",
+                new.id,
+                old.id,
+                attest_again(target)
+            ),
+        ));
+    }
+    if let Some(reason) = requirement_change(repo, new, unit, p, &facts)? {
+        return Err(refuse(
+            "requirement_differs",
+            format!("{reason} at {} since {}; {}", new.id, old.id, attest_again(target)),
+        ));
+    }
+    let policy = match new.parents.first() {
+        Some(parent) => read_policy(repo, *parent)?.0,
+        None => crate::model::policy::policy_sha256(None)?,
+    };
+    if policy != p.policy_sha256 {
+        return Err(refuse(
+            "policy_differs",
+            format!(
+                "the judge configuration (speccoder.toml) at the parent of {} is not the one the evidence of {} was judged under; {}",
+                new.id,
+                old.id,
+                attest_again(target)
+            ),
+        ));
+    }
+    Ok(patch.unwrap_or_default())
+}
+
+/// How to give a task whose evidence cannot be carried new evidence: the branch ticks it already,
+/// and `attest` ticks only an open task.
+pub(super) fn attest_again(target: &str) -> String {
+    let is_bug = target.split_once('/').is_some_and(|(_, task)| task.starts_with(spec::BUG_TASK_PREFIX));
+    if is_bug {
+        // A bug task has no box: a changed bug home is closed again by attesting it.
+        return format!(
+            "to close it again, run its checks, then run `speccoder attest {target} --evidence <the new evidence>`"
+        );
+    }
+    format!(
+        "to attest it again, run its checks, clear its box in tasks.md in a commit of its own, then run `speccoder attest {target} --evidence <the new evidence>`"
+    )
+}
+
+/// The row of a task whose change differs from the attested one.
+pub(super) fn change_differs(target: &str, from: ObjectId, to: ObjectId) -> RefusedRow {
+    RefusedRow {
+        target: target.to_owned(),
+        from: from.to_string(),
+        to: to.to_string(),
+        code: "change_differs",
+        reason: format!(
+            "the task's change differs from the attested one (attested: {from}, now: {to}); {}",
+            attest_again(target)
+        ),
+    }
+}
+
+/// Why the signatures of the old note's `lines` do not let the carrier re-sign them, as a refused
+/// row's code and reason; `None` when every line holds for the carrier. The worst wins: a bad or
+/// malformed signature (the content was changed after it was signed: refused whatever the
+/// trust), then a keyless line, a signer the trust does not accept or a signature that cannot be
+/// checked, then an unsigned line. A line that a trusted summary covers holds, as for the verifier.
+fn refuse_signatures(
+    lines: &[ReadLine],
+    trust: &SignatureTrust,
+    at: time::OffsetDateTime,
+    commit_sha256: &str,
+    old: &ObjectId,
+    target: &str,
+) -> Option<(&'static str, String)> {
+    let verdicts = signatures::check_note(lines, trust, at, commit_sha256);
+    let failed = verdicts
+        .iter()
+        .filter_map(|v| match v {
+            NoteLineSignature::Failed(f) => Some(f),
+            _ => None,
+        })
+        .max_by_key(|f| f.outcome);
+    let at_line = |f: &Finding| f.line.map(|n| format!("line {n}: ")).unwrap_or_default();
+    if let Some(f) = failed.filter(|f| f.outcome >= CommitOutcome::BadSignature) {
+        return Some((
+            "bad_signature",
+            format!(
+                "a signature of the evidence on {old} does not verify ({}{}: {}): its content was changed after it was signed, or the signature is broken, and carry never re-signs it; {}",
+                at_line(f),
+                f.code,
+                one_line(&f.message),
+                attest_again(target)
+            ),
+        ));
+    }
+    if lines.iter().any(|l| l.envelope.sigstore.is_some()) {
+        return Some((
+            "keyless_evidence",
+            format!(
+                "the evidence on {old} is signed keylessly (Sigstore), which carry does not check (that needs an identity, an issuer and a trusted root, which `attest verify` takes); {}",
+                attest_again(target)
+            ),
+        ));
+    }
+    if let Some(f) = failed {
+        return Some(refuse_signer(f, trust, at, old, target));
+    }
+    let unsigned: Vec<String> = lines
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| matches!(v, NoteLineSignature::Unsigned))
+        .map(|(l, _)| l.number.to_string())
+        .collect();
+    (!unsigned.is_empty()).then(|| {
+        (
+            "evidence_unsigned",
+            format!(
+                "line {} of the note of {old} carries no signature, and carry re-signs only signed evidence; sign it where it is first (`speccoder attest sign {old}`) and run carry again, or {}",
+                unsigned.join(", "),
+                attest_again(target)
+            ),
+        )
+    })
+}
+
+/// Why carry does not re-sign evidence whose signer its trust does not accept at `now`, as a
+/// refused row's code and reason naming the key and why: `revoked_key` (revoked since it signed:
+/// by `--revoked`, git's `gpg.ssh.revocationFile`, or the OpenPGP certificate's own revocation),
+/// `expired_key` (an OpenPGP key expired since), `untrusted_signer` (a signer the trust does not
+/// accept now: not listed, or outside its `valid-after`/`valid-before` window or certificate
+/// validity), `signature_unchecked` (a signature that cannot be checked here).
+fn refuse_signer(
+    f: &Finding,
+    trust: &SignatureTrust,
+    now: time::OffsetDateTime,
+    old: &ObjectId,
+    target: &str,
+) -> (&'static str, String) {
+    let (code, what, advice) = match (f.outcome, f.code) {
+        (_, "revoked_key") => (
+            "revoked_key",
+            "is signed by a key that is revoked now",
+            "a revoked key vouches for nothing any more, so carry does not re-sign what it signed",
+        ),
+        (_, "expired_key") => (
+            "expired_key",
+            "is signed by a key that has expired",
+            "an expired key vouches for nothing any more, so carry does not re-sign what it signed",
+        ),
+        (CommitOutcome::UntrustedSigner, _) => (
+            "untrusted_signer",
+            "is not signed by a signer your trust accepts now",
+            "if you trust its signer and their key is valid today, add it to your trust (set git's gpg.ssh.allowedSignersFile or pass --allowed-signers FILE; --openpgp-certs FILE for OpenPGP) and run carry again",
+        ),
+        _ => (
+            "signature_unchecked",
+            "carries a signature that cannot be checked here",
+            "carry re-signs only what it could check",
+        ),
+    };
+    let trust_now = match &trust.ssh {
+        Some(ssh) => format!("your allowed signers are read from {}", ssh.source),
+        None => "no allowed-signers file is configured".to_owned(),
+    };
+    let when = now
+        .replace_nanosecond(0)
+        .unwrap_or(now)
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    let at_line = f.line.map(|n| format!("line {n}: ")).unwrap_or_default();
+    (
+        code,
+        format!(
+            "the evidence on {old} {what} ({at_line}{}: {}); carry checks it as a CI gate would today ({when}; {trust_now}) and re-signs only evidence that holds: {advice}; otherwise {}",
+            f.code,
+            one_line(&f.message),
+            attest_again(target)
+        ),
+    )
+}
+
+/// The lines of `note` read back, and what the rules of agreement find against `commit`.
+pub(super) fn read_and_agree(
+    repo: &Repo,
+    note: &[u8],
+    commit: &Commit,
+    target: &str,
+    verdict: Option<&str>,
+    commit_sha256: &str,
+) -> (Vec<ReadLine>, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let lines = read_lines(note, &mut findings);
+    agreement::subjects(&lines, target, commit.id, commit_sha256, &mut findings);
+    if let Some((tv_line, p)) = agreement::task_verification(&lines, &mut findings) {
+        let claim = Claim { commit, target, trailer_verdict: verdict, lines: &lines, tv_line, p };
+        Rules::new(repo, None).agreement(&claim, &mut findings);
+    }
+    (lines, findings)
+}
+
+/// The task-verification predicate of `lines`.
+fn task_verification_of(lines: &[ReadLine]) -> Option<predicate::TaskVerificationV0> {
+    lines.iter().find_map(|l| match &l.body {
+        Body::TaskVerification(p) => Some(p.as_ref().clone()),
+        _ => None,
+    })
+}
+
+/// The codes of the findings that make evidence not hold (anything but a signature question).
+pub(super) fn disagreement(findings: &[Finding]) -> Option<String> {
+    let codes: Vec<&str> =
+        findings.iter().filter(|f| f.outcome >= CommitOutcome::Mismatch).map(|f| f.code).collect();
+    (!codes.is_empty()).then(|| codes.join(", "))
+}
+
+/// Whether the requirement text the evidence was given differs at `new`: the story
+/// (`spec.section_hash`) or a cited requirement's line.
+fn requirement_change(
+    repo: &Repo,
+    new: &Commit,
+    unit: &str,
+    p: &predicate::TaskVerificationV0,
+    facts: &spec::TaskFacts,
+) -> Result<Option<String>, crate::spec::SpecError> {
+    if let Some(s) = &p.spec
+        && s.section_hash != facts.section_hash
+    {
+        if facts.is_trailer_only() {
+            return Ok(Some(format!("the bug home {} (assessment, fix and test)", facts.tasks_path)));
+        }
+        return Ok(Some(format!("the story text ({})", s.section.as_deref().unwrap_or("the unit's spec"))));
+    }
+    let tree = repo.tree(new.tree);
+    for row in p.audits.trace.as_ref().and_then(Value::as_array).into_iter().flatten() {
+        if let (Some(id), Some(hash)) = (
+            row.get("requirement").and_then(Value::as_str),
+            row.get("requirement_hash").and_then(Value::as_str),
+        ) {
+            let now = spec::requirement_line(&tree, unit, id)?.map(sha256_hex);
+            if now.as_deref() != Some(hash) {
+                return Ok(Some(format!("requirement {id}")));
+            }
+        }
+    }
+    Ok(None)
+}

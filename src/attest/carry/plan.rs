@@ -1,0 +1,161 @@
+//! Which evidence to carry where: the pair given, the pairs git's post-rewrite hook names, or,
+//! for each task the branch ticks without its own note, the newest commit off the branch whose
+//! note is for the same task and whose change is the same.
+
+use std::collections::{HashMap, HashSet};
+
+use gix::ObjectId;
+
+use super::checks;
+use super::{CarryError, RefusedRow};
+use crate::attest::same_change;
+use crate::check::line::read_lines;
+use crate::check::trailers::task_trailers;
+use crate::git::{Commit, GitError, Head, Repo};
+use crate::model::bundle::MAX_NOTE_BYTES;
+use crate::model::predicate::Verdict;
+
+/// One carry to attempt: the evidence on `from` for the commit `to`.
+pub(super) struct Job {
+    /// The commit whose note is carried.
+    pub(super) from: ObjectId,
+    /// The commit that receives it.
+    pub(super) to: ObjectId,
+}
+
+/// The carry `--from OLD --to NEW` asks for; none when both name one commit, which is refused
+/// here (its note is its own).
+///
+/// # Errors
+/// An unknown revision, or [`CarryError::NoNote`] when `OLD` has no note.
+pub(super) fn pair_job(
+    repo: &Repo,
+    (from, to): (&str, &str),
+    notes: &HashMap<ObjectId, ObjectId>,
+    refused: &mut Vec<RefusedRow>,
+) -> Result<Vec<Job>, CarryError> {
+    // Resolved as given first, so that an unknown name is named as the user wrote it.
+    let commit_of = |rev: &str| -> Result<ObjectId, GitError> {
+        let id = repo.rev_parse(rev)?;
+        repo.rev_parse(&format!("{id}^{{commit}}"))
+    };
+    let (from, to) = (commit_of(from)?, commit_of(to)?);
+    if from == to {
+        // Its note is its own: re-issuing it there would replace the original evidence, its
+        // signatures and time, with a copy signed by whoever runs this.
+        let target = repo.commit(from).ok().and_then(|c| task_trailers(&c.message).0);
+        refused.push(RefusedRow {
+            target: target.unwrap_or_default(),
+            from: from.to_string(),
+            to: to.to_string(),
+            code: "same_commit",
+            reason: format!(
+                "--from and --to are the same commit ({from}): its evidence is where it belongs, and carry never replaces a commit's own note; name the commit the change was rewritten to as --to"
+            ),
+        });
+        return Ok(Vec::new());
+    }
+    if !notes.contains_key(&from) {
+        return Err(CarryError::NoNote { commit: from });
+    }
+    Ok(vec![Job { from, to }])
+}
+
+/// The pairs of git's post-rewrite input whose old commit has a note.
+pub(super) fn rewritten_jobs(repo: &Repo, pairs: &str, notes: &HashMap<ObjectId, ObjectId>) -> Vec<Job> {
+    let mut seen = HashSet::new();
+    pairs
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let from = ObjectId::from_hex(words.next()?.as_bytes()).ok()?;
+            let to = ObjectId::from_hex(words.next()?.as_bytes()).ok()?;
+            (from != to && notes.contains_key(&from) && repo.commit(to).is_ok() && seen.insert(to))
+                .then_some(Job { from, to })
+        })
+        .collect()
+}
+
+/// For each task whose newest task commit on the branch lacks its own note: the newest commit
+/// the branch no longer holds whose note is for the same task and whose change is the same. A
+/// task whose only such commits carry a different change is refused here.
+pub(super) fn branch_jobs(
+    repo: &Repo,
+    notes: &HashMap<ObjectId, ObjectId>,
+    refused: &mut Vec<RefusedRow>,
+) -> Result<Vec<Job>, GitError> {
+    let head = match repo.head()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => commit,
+        Head::Unborn(_) => return Ok(Vec::new()),
+    };
+    let reachable = repo.walk(head, &[])?;
+    let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
+    let mut newest: Vec<(String, Commit)> = Vec::new();
+    let mut targets = HashSet::new();
+    for id in reachable {
+        let commit = repo.commit(id)?;
+        if let (Some(target), Some(verdict)) = task_trailers(&commit.message)
+            && !verdict.is_empty()
+            && targets.insert(target.clone())
+            && verdict != Verdict::Skipped.as_str()
+        {
+            newest.push((target, commit));
+        }
+    }
+    // Notes on commits the branch does not hold, by task, newest commit first.
+    let mut elsewhere: HashMap<String, Vec<Commit>> = HashMap::new();
+    for annotated in notes.keys().filter(|c| !reachable_set.contains(*c)) {
+        if let Ok(commit) = repo.commit(*annotated)
+            && let (Some(target), Some(verdict)) = task_trailers(&commit.message)
+            && verdict != Verdict::Skipped.as_str()
+        {
+            elsewhere.entry(target).or_default().push(commit);
+        }
+    }
+    for list in elsewhere.values_mut() {
+        list.sort_by_key(|c| std::cmp::Reverse((c.committer.seconds, c.id)));
+    }
+    let wanted: Vec<(String, Commit, &Vec<Commit>)> = newest
+        .into_iter()
+        .filter(|(_, commit)| !has_own_note(repo, notes, commit.id))
+        .filter_map(|(target, commit)| {
+            let candidates = elsewhere.get(&target)?;
+            Some((target, commit, candidates))
+        })
+        .collect();
+    // Every change compared, the branch's and all candidates', in one pass.
+    let all: Vec<&Commit> = wanted
+        .iter()
+        .flat_map(|(_, commit, candidates)| std::iter::once(commit).chain(candidates.iter()))
+        .collect();
+    let mut ids = same_change::change_ids(repo, &all)?.into_iter();
+    let mut jobs = Vec::new();
+    for (target, commit, candidates) in &wanted {
+        let id = ids.next().flatten();
+        let matched = candidates.iter().zip(ids.by_ref().take(candidates.len())).find(|(_, c)| *c == id);
+        match (matched, candidates.first()) {
+            (Some((from, _)), _) => jobs.push(Job { from: from.id, to: commit.id }),
+            (None, Some(newest_elsewhere)) => {
+                refused.push(checks::change_differs(target, newest_elsewhere.id, commit.id));
+            }
+            (None, None) => {}
+        }
+    }
+    Ok(jobs)
+}
+
+/// Whether `commit`'s note is its own: present, and not a copy git made from another commit
+/// (`notes.rewriteRef`), whose every line names that other commit.
+fn has_own_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, commit: ObjectId) -> bool {
+    let Some(blob) = notes.get(&commit) else { return false };
+    // A note too large to read is not one carry replaces either.
+    let bytes = match repo.blob_within(*blob, MAX_NOTE_BYTES) {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => return true,
+        Err(_) => return false,
+    };
+    let hex = commit.to_string();
+    let lines = read_lines(&bytes, &mut Vec::new());
+    lines.is_empty()
+        || !lines.iter().all(|l| l.subject.iter().all(|s| s.git_commit().is_some_and(|c| c != hex)))
+}

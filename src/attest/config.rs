@@ -1,0 +1,196 @@
+//! The project's configuration as the producer reads it: `speccoder.toml` as committed (its judge
+//! configuration, hashed into every statement, and its `[attest]` table, read as the published
+//! speccoder reads it), and the signer a command line or `[attest] signer` names.
+
+use gix::ObjectId;
+
+use crate::exit::{Class, ExitClass};
+use crate::git::{GitError, Repo};
+use crate::model::policy::{self, CONFIG_FILE, PolicyError};
+
+/// Which backend the user asked for (`--signer`, `[attest] signer`), or none said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignerChoice {
+    /// The person's git signing key, as `git commit -S` finds it (`gpg.format`,
+    /// `user.signingKey`): the published speccoder's `git`, and its default.
+    Auto,
+    /// SSH.
+    Ssh,
+    /// OpenPGP.
+    OpenPgp,
+    /// Sigstore keyless (the summary line only).
+    Sigstore,
+    /// Write the lines unsigned on purpose.
+    None,
+    /// Write the lines unsigned now, as the project asks (`[attest] sign_at = "later"`);
+    /// `speccoder attest sign` signs them.
+    Later,
+}
+
+/// A signer name that is not one of speccoder's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SignerParseError {
+    /// A name speccoder does not know.
+    #[error("unknown signer `{0}`; use one of: git, ssh, openpgp, sigstore, none")]
+    Unknown(String),
+    /// `sigstore`, in a build without it.
+    #[error("signer `sigstore`: {}", crate::sign::SIGSTORE_MISSING_REASON)]
+    NotBuilt,
+}
+
+impl SignerChoice {
+    /// Reads `git` (or its synonym `auto`), `ssh`, `openpgp`, `sigstore`, `none`: the values of
+    /// `--signer` and `[attest] signer`.
+    ///
+    /// # Errors
+    /// An unknown or not yet supported backend, with the supported ones.
+    pub fn parse(s: &str) -> Result<Self, SignerParseError> {
+        match s {
+            "git" | "auto" => Ok(SignerChoice::Auto),
+            "ssh" => Ok(SignerChoice::Ssh),
+            "openpgp" | "gpg" => Ok(SignerChoice::OpenPgp),
+            "sigstore" if crate::sign::SIGSTORE_COMPILED => Ok(SignerChoice::Sigstore),
+            "sigstore" => Err(SignerParseError::NotBuilt),
+            "none" => Ok(SignerChoice::None),
+            other => Err(SignerParseError::Unknown(other.to_owned())),
+        }
+    }
+}
+
+/// The `[attest]` table of `speccoder.toml`, read as the published speccoder reads it: the same
+/// keys mean the same things, and a key it does not know is an error rather than ignored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttestConfig {
+    /// `enabled` (default true): false means the project records no attestations.
+    pub enabled: bool,
+    /// `signer` (default `git`, i.e. [`SignerChoice::Auto`]).
+    pub signer: SignerChoice,
+    /// `sign_at = "later"` (default `"tick"`): lines are written unsigned when a task is ticked,
+    /// and signed by `speccoder attest sign`.
+    pub sign_later: bool,
+}
+
+/// The keys of `[attest]`: the published tool's, which are all this crate reads there.
+const ATTEST_KEYS: [&str; 4] = ["enabled", "signer", "sign_at", "sigstore"];
+
+/// What is wrong with a key of `[attest]`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AttestKeyProblem {
+    /// `attest` is not a table.
+    #[error("`attest` must be a table")]
+    NotATable,
+    /// A key the published tool does not read.
+    #[error("unknown key; the keys of [attest] are {}", ATTEST_KEYS.join(", "))]
+    Unknown,
+    /// `enabled` is not a boolean.
+    #[error("must be true or false")]
+    NotABool,
+    /// `signer` is not a string.
+    #[error("must be a string such as \"git\"")]
+    NotAString,
+    /// `signer` names no backend this build has.
+    #[error(transparent)]
+    Signer(SignerParseError),
+    /// `sign_at` is neither `tick` nor `later`.
+    #[error("must be \"tick\" or \"later\"")]
+    SignAt,
+}
+
+/// Why the project's configuration stops a command that writes evidence.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The repository failed while reading it.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// speccoder.toml, as committed at HEAD (the task commit's parent), is broken. The
+    /// [`PolicyError`] names the file.
+    #[error("at HEAD (the task commit's parent), {0}")]
+    Policy(#[from] PolicyError),
+    /// A key of `[attest]` is unknown or has a value it does not take.
+    #[error("`[attest] {key}` in {CONFIG_FILE}: {problem}")]
+    Attest {
+        /// The key (empty when `attest` itself is not a table).
+        key: String,
+        /// What is wrong with it.
+        problem: AttestKeyProblem,
+    },
+    /// The project turned attestation off.
+    #[error(
+        "{CONFIG_FILE} at HEAD says `[attest] enabled = false`: this project records no attestations, and nothing was written"
+    )]
+    Disabled,
+}
+
+impl ExitClass for ConfigError {
+    fn class(&self) -> Class {
+        match self {
+            ConfigError::Git(e) => e.class(),
+            ConfigError::Policy(_) | ConfigError::Attest { .. } | ConfigError::Disabled => Class::Config,
+        }
+    }
+}
+
+/// Reads `[attest]` of `policy` (speccoder.toml as committed at HEAD); absent keys take the
+/// published tool's defaults.
+///
+/// # Errors
+/// [`ConfigError::Attest`] naming the key: an unknown key, a value of the wrong type, or a signer
+/// this build does not have.
+pub fn attest_config(policy: Option<&toml::Table>) -> Result<AttestConfig, ConfigError> {
+    let mut config = AttestConfig { enabled: true, signer: SignerChoice::Auto, sign_later: false };
+    let Some(section) = policy.and_then(|t| t.get("attest")) else { return Ok(config) };
+    let bad = |key: &str, problem| ConfigError::Attest { key: key.to_owned(), problem };
+    let table = section.as_table().ok_or_else(|| bad("", AttestKeyProblem::NotATable))?;
+    if let Some(unknown) = table.keys().find(|k| !ATTEST_KEYS.contains(&k.as_str())) {
+        return Err(bad(unknown, AttestKeyProblem::Unknown));
+    }
+    if let Some(enabled) = table.get("enabled") {
+        config.enabled = enabled.as_bool().ok_or_else(|| bad("enabled", AttestKeyProblem::NotABool))?;
+    }
+    if let Some(signer) = table.get("signer") {
+        let name = signer.as_str().ok_or_else(|| bad("signer", AttestKeyProblem::NotAString))?;
+        config.signer = SignerChoice::parse(name).map_err(|e| bad("signer", AttestKeyProblem::Signer(e)))?;
+    }
+    if let Some(at) = table.get("sign_at") {
+        config.sign_later = match at.as_str() {
+            Some("tick") => false,
+            Some("later") => true,
+            _ => return Err(bad("sign_at", AttestKeyProblem::SignAt)),
+        };
+    }
+    Ok(config)
+}
+
+/// Refuses to write evidence in a project that turned attestation off (`[attest] enabled =
+/// false` in `policy`, speccoder.toml at HEAD).
+///
+/// # Errors
+/// [`ConfigError::Disabled`], or a malformed `[attest]`.
+pub fn ensure_enabled(policy: Option<&toml::Table>) -> Result<(), ConfigError> {
+    if attest_config(policy)?.enabled { Ok(()) } else { Err(ConfigError::Disabled) }
+}
+
+/// The policy hash and the parsed configuration of `speccoder.toml` in `commit`'s tree.
+///
+/// # Errors
+/// An unreadable tree, or a file that is not TOML.
+pub fn read_policy(repo: &Repo, commit: ObjectId) -> Result<(String, Option<toml::Table>), ConfigError> {
+    let tree = repo.commit_tree(commit)?;
+    let text = crate::check::policy::config_file(repo, tree)?.map(|(_, text)| text);
+    let table = text.as_deref().map(policy::parse_table).transpose()?;
+    let hash = policy::JudgeConfig::of_table(table.as_ref().unwrap_or(&toml::Table::new())).sha256();
+    Ok((hash, table))
+}
+
+/// `speccoder.toml` as committed at HEAD, parsed; `None` before the first commit or without one.
+///
+/// # Errors
+/// An unreadable tree, or a file that is not TOML.
+pub fn policy_at_head(repo: &Repo) -> Result<Option<toml::Table>, ConfigError> {
+    match repo.head()? {
+        crate::git::Head::Branch { commit, .. } | crate::git::Head::Detached(commit) => {
+            Ok(read_policy(repo, commit)?.1)
+        }
+        crate::git::Head::Unborn(_) => Ok(None),
+    }
+}

@@ -1,0 +1,207 @@
+//! `speccoder attest fetch`: the remote's evidence into remote-tracking references, merged into
+//! ours (see [`super`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use super::{RefConflict, SPECCODER_REFS, SyncError, remote_for, set_tracking, short, staging_prefix};
+use super::{tracking_notes_ref, tracking_prefix};
+use crate::attest::note_join::NoteJoiner;
+use crate::check::trust::{SignatureTrust, TrustFiles};
+use crate::exit;
+use crate::git::{Direction, GitError, MergeNotesError, NotesMerged, RefMerged, Repo};
+use crate::model::bundle::NOTES_REF;
+
+/// One reference of `refs/speccoder/*` after a fetch.
+#[derive(Debug, Clone, Serialize)]
+pub struct RefRow {
+    /// Our reference.
+    pub name: String,
+    /// What happened to it.
+    #[serde(flatten)]
+    pub merged: RefMerged,
+}
+
+/// What `speccoder attest fetch` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct FetchReport {
+    /// The remote.
+    pub remote: String,
+    /// Our notes: `None` when the remote has none.
+    pub notes: Option<NotesMerged>,
+    /// The remote-tracking notes reference.
+    pub tracking_notes: String,
+    /// Every reference of `refs/speccoder/*` the remote has or had.
+    pub refs: Vec<RefRow>,
+    /// How many references could not be joined (left as they were).
+    pub conflicts: usize,
+}
+
+impl FetchReport {
+    /// Every reference that could not be joined, with the remote's value.
+    #[must_use]
+    pub fn ref_conflicts(&self) -> Vec<RefConflict> {
+        self.refs
+            .iter()
+            .filter_map(|row| match &row.merged {
+                RefMerged::Conflict { reason, theirs, .. } => Some(RefConflict {
+                    name: row.name.clone(),
+                    reason: reason.clone(),
+                    theirs: theirs.clone(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// 0, or 14 when a reference could not be joined.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        if self.conflicts == 0 { exit::OK } else { exit::GIT_PRECONDITION }
+    }
+}
+
+impl std::fmt::Display for FetchReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "attest fetch from {}", self.remote)?;
+        let notes = match &self.notes {
+            None => "the remote has no notes".to_owned(),
+            Some(NotesMerged::UpToDate) => "up to date".to_owned(),
+            Some(NotesMerged::FastForward { to }) => format!("fast-forward to {}", short(&to.to_string())),
+            Some(NotesMerged::Merged { commit, added, joined }) => format!(
+                "merged in {} ({added} note(s) added, {joined} joined envelope by envelope)",
+                short(&commit.to_string())
+            ),
+        };
+        writeln!(f, "  {NOTES_REF}: {notes}")?;
+        for row in &self.refs {
+            let what = match &row.merged {
+                RefMerged::UpToDate => "up to date".to_owned(),
+                RefMerged::KeptOurs => "kept ours (push sends it)".to_owned(),
+                RefMerged::DeletedHereOnly => format!(
+                    "deleted here only; the remote keeps it, since push never deletes (`git push {} --delete {}` removes it there)",
+                    self.remote, row.name
+                ),
+                RefMerged::Took { to } => format!("now {}", short(to)),
+                RefMerged::Replaced { from, to } => format!(
+                    "now {}, replaced: the remote's does not descend from the one here, {from} (replaced by force, or deleted and made again). To keep the one here: `git update-ref {} {from}`; the next fetch reports the two as a conflict and how to settle it",
+                    short(to),
+                    row.name
+                ),
+                RefMerged::Deleted => "deleted (deleted on the remote)".to_owned(),
+                RefMerged::AheadOfTheirs => "ahead of the remote's".to_owned(),
+                RefMerged::Merged { commit } => format!("merged in {}", short(commit)),
+                RefMerged::Conflict { ours, theirs, reason } => format!(
+                    "CONFLICT, left as it was: {reason} (here {}, there {})",
+                    ours.as_deref().map_or("deleted", short),
+                    theirs.as_deref().map_or("deleted", short)
+                ),
+            };
+            writeln!(f, "  {}: {what}", row.name)?;
+        }
+        for conflict in self.ref_conflicts() {
+            writeln!(f, "  to resolve {}: {}", conflict.name, conflict.advice(&self.remote))?;
+        }
+        Ok(())
+    }
+}
+
+/// Fetches the evidence of `remote` (default: the current branch's upstream remote, else
+/// `origin`) and merges it into ours (see the module documentation). Running it again changes
+/// nothing.
+///
+/// # Errors
+/// The remote cannot be reached, or notes of one commit cannot be joined ([`SyncError::NotesConflict`],
+/// our notes unchanged).
+pub fn fetch(repo: &Repo, remote: Option<&str>, trust: &TrustFiles) -> Result<FetchReport, SyncError> {
+    let remote = remote_for(repo, remote, Direction::Fetch)?;
+    let tracking_notes = tracking_notes_ref(&remote);
+    let prefix = tracking_prefix(&remote);
+    let staging = staging_prefix(&remote);
+    let on_remote = repo.ls_remote(&remote, &[NOTES_REF], &[SPECCODER_REFS])?;
+    let mut refspecs = Vec::new();
+    let remote_has_notes = on_remote.iter().any(|(name, _)| name == NOTES_REF);
+    if remote_has_notes {
+        // Notes merge by the bundle rule, which needs no base: their copy may move at once.
+        refspecs.push(format!("+{NOTES_REF}:{tracking_notes}"));
+    }
+    // The other references are decided against the value fetched last time, so git writes the
+    // remote's values into the staging namespace (pruned there, so it mirrors the remote) and
+    // the remote-tracking copy of each moves only once its merge is written below: a fetch
+    // stopped anywhere before (killed, no identity, a notes conflict, a stale lock) leaves the
+    // base as it was, and running it again decides from the same three values.
+    refspecs.push(format!("+{SPECCODER_REFS}*:{staging}*"));
+    // In a partial clone, the notes' blobs come along (a verifier cannot fetch them one by one).
+    repo.fetch_refspecs(&remote, &refspecs, repo.promisor_remote().is_some())?;
+
+    let notes =
+        if remote_has_notes { Some(merge_notes(repo, &remote, &tracking_notes, trust)?) } else { None };
+
+    let suffixes = |prefix: &str| -> Result<BTreeMap<String, ObjectId>, GitError> {
+        Ok(repo
+            .refs_with_prefix(prefix)?
+            .into_iter()
+            .map(|(name, id)| (name[prefix.len()..].to_owned(), id))
+            .collect())
+    };
+    let before = suffixes(&prefix)?;
+    let fetched = suffixes(&staging)?;
+    let names: BTreeSet<&String> = before.keys().chain(fetched.keys()).collect();
+    let mut refs = Vec::new();
+    for suffix in names {
+        let local = format!("{SPECCODER_REFS}{suffix}");
+        let tracking = format!("{prefix}{suffix}");
+        // Published held-out sets only ever add directories named by their manifest digest, so
+        // the reference is append-only: two publishers' histories join, and a remote copy that
+        // lost sets (replaced by force, or deleted) never takes ours back. A skip is one
+        // person's decision, replaced as a whole, and two differ.
+        let append_only = suffix.starts_with("held-out/");
+        let message = format!("Merge {tracking} into {local}\n\nJoined by speccoder attest fetch.\n");
+        let theirs = fetched.get(suffix).copied();
+        let merged =
+            repo.merge_fetched_ref(&local, before.get(suffix).copied(), theirs, append_only, &message)?;
+        // Not merged (a conflict): the remote-tracking copy stays at what was fetched last time,
+        // so that the next fetch decides from the same three values and reports the conflict
+        // again (and push does not take theirs for merged); the staged copy keeps theirs, whose
+        // value the advice names, reachable. Merged: the base moves to what was merged, and the
+        // staged copy has served.
+        if !matches!(merged, RefMerged::Conflict { .. }) {
+            set_tracking(repo, &tracking, theirs, &format!("speccoder attest fetch: {local} merged"))?;
+            set_tracking(repo, &format!("{staging}{suffix}"), None, "speccoder attest fetch: merged")?;
+        }
+        refs.push(RefRow { name: local, merged });
+    }
+    let conflicts = refs.iter().filter(|r| matches!(r.merged, RefMerged::Conflict { .. })).count();
+    Ok(FetchReport { remote, notes, tracking_notes, refs, conflicts })
+}
+
+/// Merges the fetched notes into ours, note by note ([`NoteJoiner`]), checking against `trust`.
+fn merge_notes(
+    repo: &Repo,
+    remote: &str,
+    tracking: &str,
+    trust: &TrustFiles,
+) -> Result<NotesMerged, SyncError> {
+    let message = format!(
+        "Merge notes from {tracking} into {NOTES_REF}\n\nJoined by speccoder attest fetch: one envelope per statement, with the signatures of both.\n"
+    );
+    // Joins are checked against this clone's trust; a clone without notes joins nothing.
+    let trust = match repo.ref_target(NOTES_REF)? {
+        None => SignatureTrust::default(),
+        Some(_) => SignatureTrust::load_outside_head(repo, trust)?,
+    };
+    let joiner = NoteJoiner::new(repo, &trust, time::OffsetDateTime::now_utc());
+    repo.merge_notes(NOTES_REF, tracking, &message, |annotated, ours, theirs| {
+        joiner.join(annotated, ours, theirs)
+    })
+    .map_err(|e| match e {
+        MergeNotesError::Git(e) => SyncError::Git(e),
+        MergeNotesError::Conflicts(list) => SyncError::NotesConflict {
+            remote: remote.to_owned(),
+            tracking: tracking.to_owned(),
+            conflicts: list.into_iter().map(|(c, why)| (c.to_string(), why.to_string())).collect(),
+        },
+    })
+}

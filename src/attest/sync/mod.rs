@@ -1,0 +1,235 @@
+//! `speccoder attest fetch` and `speccoder attest push`: the evidence travels with the branch.
+//!
+//! Fetch brings the remote's notes (`refs/notes/speccoder`) and `refs/speccoder/*` (skips,
+//! published held-out sets) into remote-tracking references (`refs/notes/remotes/<remote>/speccoder`
+//! and `refs/speccoder-remotes/<remote>/*`, a namespace no branch refspec prunes), then merges them
+//! into ours: notes by the bundle rule ([`crate::model::bundle::merge`]), the other references by
+//! a three-way decision against what was merged last time. Those arrive first in a staging
+//! namespace (`refs/speccoder-fetching/<remote>/*`), and each remote-tracking copy moves to the
+//! fetched value only once its merge is written: a fetch stopped anywhere is safe to run again.
+//! Push sends the branch, the notes and `refs/speccoder/*` in one atomic push; when the remote's
+//! evidence moved meanwhile it fetches, merges and tries again, a bounded number of times, and
+//! never forces.
+
+mod fetch;
+mod push;
+
+pub use fetch::{FetchReport, RefRow, fetch};
+pub use push::{PushReport, PushRow, push};
+
+use gix::ObjectId;
+
+use crate::check::trust::TrustError;
+use crate::exit::{Class, ExitClass};
+use crate::git::{CasUpdate, Direction, GitError, Head, Repo};
+use crate::model::bundle::NOTES_REF;
+
+/// The prefix of the references fetch and push carry besides the notes.
+pub const SPECCODER_REFS: &str = "refs/speccoder/";
+
+/// How often a push that found the remote's evidence moved fetches, merges and tries again.
+pub const PUSH_TRIES: usize = 5;
+
+/// The remote-tracking copy of our notes reference for `remote`.
+#[must_use]
+pub fn tracking_notes_ref(remote: &str) -> String {
+    format!("refs/notes/remotes/{remote}/{}", NOTES_REF.trim_start_matches("refs/notes/"))
+}
+
+/// The prefix of the remote-tracking copies of `refs/speccoder/*` for `remote`: each holds the
+/// value of the remote's reference that was last merged into ours (or pushed), the base of the
+/// next fetch's three-way decision.
+#[must_use]
+pub fn tracking_prefix(remote: &str) -> String {
+    format!("refs/speccoder-remotes/{remote}/")
+}
+
+/// The prefix where `attest fetch` has git write `remote`'s `refs/speccoder/*` before merging
+/// them: a reference stays here only until its merge is written (or, in a conflict, until the
+/// next fetch), so that the remote-tracking copies never run ahead of the merge.
+#[must_use]
+pub fn staging_prefix(remote: &str) -> String {
+    format!("refs/speccoder-fetching/{remote}/")
+}
+
+/// Why fetching or pushing the evidence stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    /// The repository or git failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// This clone's trust, which joined notes are checked against, cannot be read.
+    #[error(transparent)]
+    Trust(#[from] TrustError),
+    /// Push needs a checked-out branch.
+    #[error("HEAD is not on a branch ({0}); check out the branch whose evidence you want to push")]
+    NotOnBranch(String),
+    /// Notes of the same commits differ and cannot be joined; our notes did not change.
+    #[error(
+        "the notes of {} commit(s) differ here and on {remote} and cannot be joined, so {NOTES_REF} was not changed:\n{}\nEach was attested twice, differently. Compare `git notes --ref={NOTES_REF} show <commit>` with `git notes --ref={tracking} show <commit>`, remove the copy you do not want with `git notes --ref={NOTES_REF} remove <commit>` (keeping theirs) or keep yours and ask its author to remove theirs, then run `speccoder attest fetch {remote}` again",
+        .conflicts.len(),
+        .conflicts.iter().map(|(c, why)| format!("  {c}: {why}")).collect::<Vec<_>>().join("\n")
+    )]
+    NotesConflict {
+        /// The remote.
+        remote: String,
+        /// Its remote-tracking notes reference.
+        tracking: String,
+        /// Each commit with why its notes cannot be joined.
+        conflicts: Vec<(String, String)>,
+    },
+    /// The remote refused the branch itself: merging evidence cannot help.
+    #[error(
+        "{remote} refused {pushed} ({reason}): the remote's branch has commits this one does not (or this one was rewritten); bring them in (`git pull --rebase {remote} {remote_branch}`, then `speccoder attest carry`) or, after a rebase of your own branch, `git push --force-with-lease {remote} {pushed}` yourself; then run `speccoder attest push` again. Nothing was pushed",
+        pushed = refspec(.branch, .remote_branch)
+    )]
+    BranchRejected {
+        /// The remote.
+        remote: String,
+        /// The branch (short name).
+        branch: String,
+        /// The remote's branch it was pushed to (short name).
+        remote_branch: String,
+        /// git's reason.
+        reason: String,
+    },
+    /// `push.default` is `simple` (git's default) and the branch's upstream has another name:
+    /// `git push` would refuse it too.
+    #[error(
+        "{branch} tracks {upstream} on {remote}, a branch of another name, and push.default ({setting}) pushes a branch only to its own name: `git push` refuses it, and so does this; nothing was pushed. To push to {upstream} (as `git push {remote} HEAD:{upstream}` does), run `git config push.default upstream`; to push to a branch named {branch} instead, run `git push --set-upstream {remote} {branch}`; then run `speccoder attest push` again"
+    )]
+    UpstreamNameDiffers {
+        /// The remote.
+        remote: String,
+        /// The branch (short name).
+        branch: String,
+        /// Its upstream branch on the remote (short name).
+        upstream: String,
+        /// `simple`, or `unset, so simple`.
+        setting: String,
+    },
+    /// `push.default` is `upstream` (or `tracking`) and the branch has no upstream on the remote.
+    #[error(
+        "push.default is upstream and {branch} has no upstream branch on {remote}: `git push` refuses it, and so does this; nothing was pushed. Set one with `git push --set-upstream {remote} {branch}` (or `git branch --set-upstream-to {remote}/<branch>`), then run `speccoder attest push` again"
+    )]
+    NoUpstream {
+        /// The remote.
+        remote: String,
+        /// The branch (short name).
+        branch: String,
+    },
+    /// `push.default` is `nothing`: git pushes no branch it is not told to.
+    #[error(
+        "push.default is nothing, so `git push` pushes no branch unless told which, and neither does this; nothing was pushed. Choose where branches go with `git config push.default simple` (the same name) or `upstream`, then run `speccoder attest push` again"
+    )]
+    PushDefaultNothing,
+    /// The remote refused references for a reason a merge does not fix (a hook declined them).
+    #[error("{remote} refused {}; nothing was pushed", .refs.join(", "))]
+    Rejected {
+        /// The remote.
+        remote: String,
+        /// Each refused reference with git's reason.
+        refs: Vec<String>,
+    },
+    /// References of `refs/speccoder/*` that differ here and on the remote and cannot be joined.
+    #[error(
+        "{} differ here and on {remote} and cannot be joined; nothing was pushed:\n{}",
+        .conflicts.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
+        .conflicts.iter().map(|c| format!("  {}: {}\n  {}", c.name, c.reason, c.advice(remote))).collect::<Vec<_>>().join("\n")
+    )]
+    RefsConflict {
+        /// The remote.
+        remote: String,
+        /// Each reference that cannot be joined.
+        conflicts: Vec<RefConflict>,
+    },
+    /// The remote's evidence kept moving.
+    #[error(
+        "the evidence on {remote} kept moving: {PUSH_TRIES} pushes were each overtaken by another writer's; run `speccoder attest push` again when they are done"
+    )]
+    Contention {
+        /// The remote.
+        remote: String,
+    },
+}
+
+impl ExitClass for SyncError {
+    fn class(&self) -> Class {
+        match self {
+            // git's fetch or push failing is the remote's state (unreachable, refusing), as
+            // GitError classes it.
+            SyncError::Git(e) => e.class(),
+            SyncError::Trust(e) => e.class(),
+            SyncError::NotOnBranch(_)
+            | SyncError::NotesConflict { .. }
+            | SyncError::BranchRejected { .. }
+            | SyncError::UpstreamNameDiffers { .. }
+            | SyncError::NoUpstream { .. }
+            | SyncError::PushDefaultNothing
+            | SyncError::Rejected { .. }
+            | SyncError::RefsConflict { .. }
+            | SyncError::Contention { .. } => Class::GitPrecondition,
+        }
+    }
+}
+
+/// One reference of `refs/speccoder/*` that both sides changed differently since the last fetch.
+#[derive(Debug, Clone)]
+pub struct RefConflict {
+    /// Our reference.
+    pub name: String,
+    /// Why the two cannot be joined.
+    pub reason: String,
+    /// The remote's value (`None`: deleted there).
+    pub theirs: Option<String>,
+}
+
+impl RefConflict {
+    /// How to keep one of the two, as commands that work as given: the fetch that follows
+    /// compares against what was fetched before the conflict, so a side taken as it is merges.
+    #[must_use]
+    pub fn advice(&self, remote: &str) -> String {
+        let name = &self.name;
+        let theirs = match &self.theirs {
+            Some(id) => format!("keep theirs with `git update-ref {name} {id}`"),
+            None => format!("keep theirs (deleted) with `git update-ref -d {name}`"),
+        };
+        format!(
+            "{theirs}, or keep yours by deleting theirs on the remote with `git push {remote} --delete {name}`; then run `speccoder attest fetch {remote}` and `speccoder attest push {remote}`"
+        )
+    }
+}
+
+fn short(hex: &str) -> &str {
+    hex.get(..12).unwrap_or(hex)
+}
+
+/// The remote named, or the default one for the current branch in `direction`.
+fn remote_for(repo: &Repo, remote: Option<&str>, direction: Direction) -> Result<String, SyncError> {
+    let branch = match repo.head()? {
+        Head::Branch { name, .. } => Some(name),
+        _ => None,
+    };
+    Ok(match remote {
+        Some(name) => repo.require_remote(name)?,
+        None => repo.default_remote(branch.as_deref(), direction)?,
+    })
+}
+
+/// The refspec that pushes `branch` to `remote_branch` (short names): the name alone when they
+/// are the same.
+fn refspec(branch: &str, remote_branch: &str) -> String {
+    if branch == remote_branch { branch.to_owned() } else { format!("{branch}:{remote_branch}") }
+}
+
+/// Points the remote-tracking (or staged) reference `tracking` at `value` (`None`: deletes it),
+/// by compare-and-swap, with `reflog` as its reflog entry.
+fn set_tracking(repo: &Repo, tracking: &str, value: Option<ObjectId>, reflog: &str) -> Result<(), GitError> {
+    repo.update_ref_retrying(tracking, |current| {
+        Ok::<_, GitError>(match value {
+            _ if current == value => CasUpdate::Keep(()),
+            Some(new) => CasUpdate::Move { new, reflog: reflog.to_owned(), then: () },
+            None => CasUpdate::Delete { then: () },
+        })
+    })
+}

@@ -1,0 +1,228 @@
+//! `speccoder attest push`: the branch, the notes and `refs/speccoder/*` in one atomic push,
+//! fetching and merging the remote's evidence when it moved (see [`super`]).
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use super::{FetchReport, PUSH_TRIES, SPECCODER_REFS, SyncError, fetch, remote_for, set_tracking};
+use super::{tracking_notes_ref, tracking_prefix};
+use crate::check::trust::TrustFiles;
+use crate::git::{Direction, GitError, Head, PushDefault, PushStatus, Repo};
+use crate::model::bundle::NOTES_REF;
+
+/// One reference as a push reported it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PushRow {
+    /// The remote's reference.
+    pub name: String,
+    /// What happened.
+    pub status: PushStatus,
+    /// git's summary and reason.
+    pub detail: String,
+}
+
+/// What `speccoder attest push` did (or, with `--dry-run`, would do).
+#[derive(Debug, Clone, Serialize)]
+pub struct PushReport {
+    /// The remote.
+    pub remote: String,
+    /// The branch pushed (full name) and where it went on the remote.
+    pub branch: String,
+    /// The remote's branch.
+    pub remote_branch: String,
+    /// Only shown, nothing sent.
+    pub dry_run: bool,
+    /// How many pushes it took (each after the first followed a fetch and merge).
+    pub attempts: usize,
+    /// The fetches made between attempts.
+    pub fetches: Vec<FetchReport>,
+    /// Every reference of the last push.
+    pub refs: Vec<PushRow>,
+}
+
+impl std::fmt::Display for PushReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let verb = if self.dry_run { "would push" } else { "pushed" };
+        writeln!(f, "attest push to {} ({verb} {} as {})", self.remote, self.branch, self.remote_branch)?;
+        for fetch in &self.fetches {
+            writeln!(f, "  the remote's evidence had moved; fetched and merged it:")?;
+            for line in fetch.to_string().lines().skip(1) {
+                writeln!(f, "  {line}")?;
+            }
+        }
+        for row in &self.refs {
+            writeln!(f, "  {:<10} {} {}", row.status.as_str(), row.name, row.detail)?;
+        }
+        if self.dry_run && self.refs.iter().any(|r| r.status == PushStatus::Rejected) {
+            writeln!(
+                f,
+                "  (a real push would fetch and merge the remote's evidence first, then push again)"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Pushes the current branch, our notes and `refs/speccoder/*` to `remote` (default: the branch's
+/// push remote as git chooses it: `branch.<name>.pushRemote`, `remote.pushDefault`, its upstream
+/// remote, else `origin`) in one atomic push (see the module documentation).
+///
+/// # Errors
+/// Not on a branch, the branch refused, a refusal a merge does not fix, a notes conflict, or
+/// [`SyncError::Contention`] after [`PUSH_TRIES`] attempts.
+pub fn push(
+    repo: &Repo,
+    remote: Option<&str>,
+    dry_run: bool,
+    trust: &TrustFiles,
+) -> Result<PushReport, SyncError> {
+    let branch = match repo.head()? {
+        Head::Branch { name, .. } => name,
+        Head::Detached(id) => return Err(SyncError::NotOnBranch(format!("detached at {id}"))),
+        Head::Unborn(name) => return Err(SyncError::NotOnBranch(format!("{name} has no commits yet"))),
+    };
+    let remote = remote_for(repo, remote, Direction::Push)?;
+    let remote_branch = push_destination(repo, &branch, &remote)?;
+    let mut fetches = Vec::new();
+    for attempt in 1..=PUSH_TRIES {
+        let mut refspecs = vec![format!("{branch}:{remote_branch}")];
+        let mut sent: Vec<(String, ObjectId)> = Vec::new();
+        if let Some(notes) = repo.ref_target(NOTES_REF)? {
+            sent.push((NOTES_REF.to_owned(), notes));
+        }
+        sent.extend(repo.refs_with_prefix(SPECCODER_REFS)?);
+        refspecs.extend(sent.iter().map(|(name, _)| format!("{name}:{name}")));
+        let out = repo.push_atomic(&remote, &refspecs, dry_run)?;
+        let rows = out
+            .refs
+            .iter()
+            .map(|r| PushRow {
+                name: r.dst.clone(),
+                status: r.status,
+                detail: match &r.reason {
+                    Some(reason) => format!("{} ({reason})", r.summary),
+                    None => r.summary.clone(),
+                },
+            })
+            .collect();
+        let report = |refs, fetches| PushReport {
+            remote: remote.clone(),
+            branch: branch.clone(),
+            remote_branch: remote_branch.clone(),
+            dry_run,
+            attempts: attempt,
+            fetches,
+            refs,
+        };
+        if out.ok {
+            if !dry_run {
+                remember_pushed(repo, &remote, &sent)?;
+            }
+            return Ok(report(rows, fetches));
+        }
+        // With --atomic every reference is refused when one is; the others say why.
+        let refused: Vec<&crate::git::PushedRef> = out
+            .refs
+            .iter()
+            .filter(|r| r.status == PushStatus::Rejected && r.reason.as_deref() != Some("atomic push failed"))
+            .collect();
+        let evidence = |r: &crate::git::PushedRef| r.src == NOTES_REF || r.src.starts_with(SPECCODER_REFS);
+        let behind = |r: &crate::git::PushedRef| {
+            matches!(r.reason.as_deref(), Some("fetch first" | "non-fast-forward"))
+        };
+        if let Some(b) = refused.iter().find(|r| r.src == branch && behind(r)) {
+            return Err(SyncError::BranchRejected {
+                remote,
+                branch: short_branch(&branch).to_owned(),
+                remote_branch: short_branch(&remote_branch).to_owned(),
+                reason: b.reason.clone().unwrap_or_else(|| b.summary.clone()),
+            });
+        }
+        // The remote's evidence moved (or another push held its references at that instant):
+        // fetch, merge and push again. Anything else is for the user to look at.
+        let retry = |r: &&crate::git::PushedRef| (evidence(r) && behind(r)) || overtaken(r);
+        if refused.is_empty() || !refused.iter().all(retry) {
+            let mut refs: Vec<String> = refused
+                .iter()
+                .map(|r| format!("{} ({})", r.dst, r.reason.as_deref().unwrap_or(&r.summary)))
+                .collect();
+            if refs.is_empty() {
+                refs.push(format!("the push ({})", out.stderr));
+            }
+            return Err(SyncError::Rejected { remote, refs });
+        }
+        if dry_run {
+            return Ok(report(rows, fetches));
+        }
+        let fetched = fetch(repo, Some(&remote), trust)?;
+        if fetched.conflicts > 0 {
+            return Err(SyncError::RefsConflict { remote, conflicts: fetched.ref_conflicts() });
+        }
+        fetches.push(fetched);
+    }
+    Err(SyncError::Contention { remote })
+}
+
+/// Where the branch `branch` (full name) goes on `remote`, as `git push` without a refspec
+/// sends it by `push.default`: to the same name (`current`, `matching`; `simple`, git's
+/// default, unless the branch's upstream on that remote has another name, which it refuses),
+/// or to its upstream branch on that remote (`upstream`, which refuses a branch without one).
+/// Without an upstream, `simple` pushes to the same name.
+fn push_destination(repo: &Repo, branch: &str, remote: &str) -> Result<String, SyncError> {
+    let upstream = match repo.branch_upstream(branch) {
+        Some((upstream_remote, Some(merge))) if upstream_remote == remote => Some(merge),
+        _ => None,
+    };
+    let setting = repo.push_default()?;
+    let named = |name: &str| short_branch(name).to_owned();
+    match setting {
+        PushDefault::Nothing => Err(SyncError::PushDefaultNothing),
+        PushDefault::Current | PushDefault::Matching => Ok(branch.to_owned()),
+        PushDefault::Upstream => {
+            upstream.ok_or_else(|| SyncError::NoUpstream { remote: remote.to_owned(), branch: named(branch) })
+        }
+        PushDefault::Simple => match upstream {
+            Some(upstream) if upstream != branch => Err(SyncError::UpstreamNameDiffers {
+                remote: remote.to_owned(),
+                branch: named(branch),
+                upstream: named(&upstream),
+                setting: if repo.config_string("push.default").is_some() {
+                    "simple".to_owned()
+                } else {
+                    "unset, so simple".to_owned()
+                },
+            }),
+            _ => Ok(branch.to_owned()),
+        },
+    }
+}
+
+/// A branch's short name (`refs/heads/` dropped; any other reference as it is).
+fn short_branch(name: &str) -> &str {
+    name.strip_prefix("refs/heads/").unwrap_or(name)
+}
+
+/// Whether the remote refused a reference because another push was updating it at that instant
+/// (its lock was held, or its value changed between the advertisement and the update).
+fn overtaken(r: &crate::git::PushedRef) -> bool {
+    r.summary.contains("remote rejected")
+        && r.reason.as_deref().is_some_and(|reason| {
+            ["lock", "incorrect old value", "atomic transaction failed", "failed to update ref"]
+                .iter()
+                .any(|w| reason.contains(w))
+        })
+}
+
+/// After a push, the remote holds what we sent: the remote-tracking copies say so, so that the
+/// next fetch compares against it.
+fn remember_pushed(repo: &Repo, remote: &str, sent: &[(String, ObjectId)]) -> Result<(), GitError> {
+    for (name, id) in sent {
+        let tracking = if name == NOTES_REF {
+            tracking_notes_ref(remote)
+        } else {
+            format!("{}{}", tracking_prefix(remote), &name[SPECCODER_REFS.len()..])
+        };
+        set_tracking(repo, &tracking, Some(*id), &format!("speccoder attest push to {remote}"))?;
+    }
+    Ok(())
+}

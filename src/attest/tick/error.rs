@@ -1,0 +1,236 @@
+//! Why a writer could not put its task commit on the branch.
+
+use crate::attest::signing::CommitSigningError;
+use crate::exit::{Class, ExitClass};
+use crate::git::GitError;
+use crate::spec::SpecError;
+
+/// Why a writer could not put its task commit on the branch (`attest`, `accept`), or read the task
+/// it decides (`skip`): the repository's state, almost always, which the message says how to
+/// change.
+#[derive(Debug, thiserror::Error)]
+pub enum TickError {
+    /// The repository failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The spec could not be read, or the task not found.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// `commit.gpgsign` is set, and git's own signing key cannot sign the task commit.
+    #[error(transparent)]
+    CommitSigning(#[from] CommitSigningError),
+    /// The task is ticked already at HEAD.
+    #[error(
+        "{target} is already ticked in {path} at HEAD; nothing to attest (to re-attest, untick it in a new commit first)"
+    )]
+    AlreadyTicked {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The tasks file.
+        path: String,
+    },
+    /// The index holds a tick that HEAD does not: someone ticked the box by hand and staged it.
+    #[error(
+        "{target} is ticked in the staged {path} but not at HEAD; a tick is made by `speccoder attest`: untick its box in your file, `git add {path}`, and run again"
+    )]
+    TickedOnlyInIndex {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The tasks file.
+        path: String,
+    },
+    /// An interrupted tick cannot be completed because its task list was edited since.
+    #[error(
+        "{target} was ticked by {commit}, but that run stopped before updating the work tree, and {path} was edited since, so it is left as it is. To keep your edit with the tick, tick the task's box in your file and `git add {path}` (`git diff HEAD -- {path}` then shows only your edit); `git checkout HEAD -- {path}` would drop your edit for the ticked file instead"
+    )]
+    InterruptedTickEdited {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The task commit at HEAD.
+        commit: String,
+        /// The tasks file.
+        path: String,
+    },
+    /// The tick is published and staged, but tasks.md was edited in the work tree while the
+    /// command ran: the edit was kept in place of the ticked file.
+    #[error(
+        "{target} is ticked by the task commit {commit}, with its note, and the index holds the ticked {path}; but {path} was changed in the work tree while speccoder ran (after it had read the file), so it was not overwritten: the work tree keeps your edit, without the tick. `git diff {path}` shows your edit and the tick taken back: tick the task's box again in your file (then `git diff HEAD -- {path}` shows only your edit) and stage it as usual; `git checkout -- {path}` would drop your edit for the ticked file instead"
+    )]
+    EditedDuringTick {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The task commit, at HEAD.
+        commit: String,
+        /// The tasks file.
+        path: String,
+    },
+    /// A temporary file a stopped writer left beside a task list is staged.
+    #[error(
+        "{paths}: a temporary file a stopped speccoder run left beside a task list is staged, and a task commit would hold it; nothing was written: remove it (`git rm -f -- {paths}`) and run again"
+    )]
+    LeftoverStaged {
+        /// The staged paths, space-separated.
+        paths: String,
+    },
+    /// The task commit would untick tasks that HEAD ticks: the index lags behind HEAD.
+    #[error(
+        "the task commit would untick {tasks}, which HEAD ticks: the index holds an older {paths} (left by a speccoder run stopped after it moved the branch, or an untick staged by hand); nothing was written: tick {tasks} again in {paths} and stage it, which keeps any change of yours there (a stopped speccoder run that left the index as it was is finished by running it again; `git checkout HEAD -- {paths}` brings the index up to HEAD but drops your staged and unstaged changes to that file), or commit the untick on its own first"
+    )]
+    WouldUntick {
+        /// The `<unit>/<task>` targets, comma-separated.
+        tasks: String,
+        /// Their task lists, space-separated.
+        paths: String,
+    },
+    /// Git is in the middle of another operation in this work tree.
+    #[error(
+        "a {what} is in progress in this work tree, and a task commit made now would take its half-done changes and leave it open; nothing was written: {finish}, then run again"
+    )]
+    InProgress {
+        /// `merge`, `cherry-pick`, `revert`, `rebase`, `git am`, `bisect`.
+        what: &'static str,
+        /// How to finish or abort it.
+        finish: &'static str,
+    },
+    /// The task's OpenSpec change is archived: it is closed, and its tasks are not ticked.
+    #[error(
+        "{target} belongs to the OpenSpec change archived at {dir}, which is closed; nothing was written: to work on the change again, move it back (`git mv {dir} openspec/changes/{id}`) and commit that first"
+    )]
+    Archived {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The archived change's directory.
+        dir: String,
+        /// The change id.
+        id: String,
+    },
+    /// tasks.md is outside the sparse checkout: the work tree does not hold it to be ticked.
+    #[error(
+        "{path} is outside this sparse checkout, so the work tree cannot show its tick; nothing was written: add it to the checkout (`git sparse-checkout add {add}`), then run again"
+    )]
+    OutsideSparseCheckout {
+        /// The tasks file.
+        path: String,
+        /// What `git sparse-checkout add` takes to bring it in: the unit's directory in cone
+        /// mode; in non-cone mode the directory and the file as patterns of their own, so that
+        /// they win over a pattern that excludes the file.
+        add: String,
+    },
+    /// tasks.md is marked skip-worktree (`git update-index --skip-worktree`) where no sparse
+    /// checkout is configured: the work tree does not show changes to it.
+    #[error(
+        "{path} is marked skip-worktree in the index, though no sparse checkout is configured, so the work tree cannot show its tick; nothing was written: clear the mark (`git update-index --no-skip-worktree {path}{restore}`), then run again"
+    )]
+    SkipWorktree {
+        /// The tasks file.
+        path: String,
+        /// Empty, or the command that brings the file back when the work tree lacks it.
+        restore: String,
+    },
+    /// The unit is in the work tree but not in the index: a new unit not yet `git add`ed (or only
+    /// with `git add -N`), which `attest` and `accept` cannot read, since they commit what is
+    /// staged.
+    #[error(
+        "unit `{unit}` is in the work tree ({path}) but not committed or staged, so there is no task list to tick; nothing was written: stage it (`git add {dir}`), then run again"
+    )]
+    UnitNotStaged {
+        /// The unit.
+        unit: String,
+        /// Its task list in the work tree, or its directory when it has none.
+        path: String,
+        /// Its directory.
+        dir: String,
+    },
+    /// The unit is in the work tree but not in HEAD's commit, where a skip is recorded.
+    #[error(
+        "unit `{unit}` is in the work tree ({path}) but not committed, and a skip is recorded on HEAD's commit; nothing was written: commit it (`git add {dir}`, then `git commit`), then run again"
+    )]
+    UnitNotCommitted {
+        /// The unit.
+        unit: String,
+        /// Its task list in the work tree, or its directory when it has none.
+        path: String,
+        /// Its directory.
+        dir: String,
+    },
+    /// tasks.md has changes that are not staged.
+    #[error("{path} has unstaged changes; stage them (`git add {path}`) or stash them, then run again")]
+    UnstagedTasks {
+        /// The tasks file.
+        path: String,
+    },
+    /// tasks.md in the work tree cannot be compared with the index: it is not a regular file
+    /// that can be read.
+    #[error(
+        "{path} in the work tree cannot be compared with the staged one: {reason}; nothing was written: make it the regular, readable file you mean to keep (`git checkout -- {path}` restores the staged one), then run again"
+    )]
+    UnreadableTasks {
+        /// The tasks file.
+        path: String,
+        /// What is there instead ([`crate::input::InputError::reason`]: `it is a FIFO, not a regular
+        /// file`, `it is a symbolic link, or lies behind one`, the system's error).
+        reason: String,
+    },
+    /// HEAD is detached.
+    #[error("HEAD is detached at {0}; check out a branch so the task commit has a home")]
+    Detached(String),
+    /// The branch has no commit yet.
+    #[error("the branch {0} has no commits yet; commit the project first")]
+    Unborn(String),
+    /// The work tree or index could not be updated after the commit and note were written.
+    #[error(
+        "the task commit and its note were written, but {path} in the work tree and index could not be updated ({source}); run the same command again to finish, or `git checkout HEAD -- {path}`"
+    )]
+    WorktreeAfterCommit {
+        /// The tasks file.
+        path: String,
+        /// Why.
+        source: GitError,
+    },
+}
+
+impl ExitClass for TickError {
+    fn class(&self) -> Class {
+        match self {
+            TickError::Git(e) | TickError::WorktreeAfterCommit { source: e, .. } => e.class(),
+            TickError::Spec(e) => e.class(),
+            TickError::CommitSigning(e) => e.class(),
+            TickError::AlreadyTicked { .. }
+            | TickError::TickedOnlyInIndex { .. }
+            | TickError::InterruptedTickEdited { .. }
+            | TickError::EditedDuringTick { .. }
+            | TickError::LeftoverStaged { .. }
+            | TickError::WouldUntick { .. }
+            | TickError::InProgress { .. }
+            | TickError::Archived { .. }
+            | TickError::OutsideSparseCheckout { .. }
+            | TickError::SkipWorktree { .. }
+            | TickError::UnitNotStaged { .. }
+            | TickError::UnitNotCommitted { .. }
+            | TickError::UnstagedTasks { .. }
+            | TickError::UnreadableTasks { .. }
+            | TickError::Detached(_)
+            | TickError::Unborn(_) => Class::GitPrecondition,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_work_tree_left_unwritten_after_the_commit_exits_as_the_cause_does() {
+        let path = "specs/001-x/tasks.md".to_owned();
+        let convert = GitError::Convert {
+            path: path.clone(),
+            conversion: crate::git::Conversion::ToWorktree,
+            reason: "the smudge filter failed".into(),
+        };
+        let after = TickError::WorktreeAfterCommit { path: path.clone(), source: convert };
+        assert_eq!(after.exit_code(), crate::exit::CONFIG, "a conversion the configuration breaks");
+        let locked = GitError::IndexLocked { path: ".git/index".into(), others: Vec::new() };
+        let after = TickError::WorktreeAfterCommit { path, source: locked };
+        assert_eq!(after.exit_code(), crate::exit::GIT_PRECONDITION);
+    }
+}

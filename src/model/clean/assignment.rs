@@ -1,0 +1,260 @@
+//! A value assigned to a name that says it is secret (`API_SECRET=…`, `"password": "…"`,
+//! `--token …`, `<password>…</password>`), when the value is random enough.
+
+use std::ops::Range;
+
+use regex::Captures;
+
+use super::randomness::{hex_apart_from_words, random_enough};
+use super::rule::{Anchor, Rule};
+use super::{LeakKind, MIN_SECRET_CHARS};
+
+/// The most characters of an assigned value that are judged ([`value_after`]); a longer value is
+/// judged by its start.
+pub(super) const VALUE_MAX: usize = 128;
+
+/// The name words that make an assignment a candidate (compared ignoring ASCII case). Every name
+/// [`name_hint`] accepts holds one of them (`passw` and `pwd` hold `pass` and `pw`).
+const HINTS: &[&str] = &["secret", "token", "pass", "pw", "credential", "creds", "auth", "key", "pat"];
+
+/// The rules of this family, in the order the check tries them.
+pub(super) fn rules() -> Vec<Rule> {
+    use LeakKind::*;
+    vec![
+        // A value assigned to a name that says it is secret: `NAME=v`, `name: v`, `"name": "v"`,
+        // `name := v`, `name => v`, `<name>v`, and `--name v`. The pattern finds the name and the
+        // operator only, so that one assignment's value never hides the next (`env: TOKEN=v`);
+        // the value is read after it ([`value_after`]).
+        Rule::new(
+            Assignment,
+            "a secret assigned to a name that says so",
+            r#"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)["']?[ \t]*(?::=|=>|=|:|>)"#,
+            HINTS,
+        )
+        .anchored(Anchor::AssignedName)
+        .folded()
+        .judged(secret_assignment),
+        Rule::new(
+            Assignment,
+            "a secret assigned to a name that says so",
+            r"--(?P<name>[A-Za-z][A-Za-z0-9_\-]*)[ \t]+",
+            HINTS,
+        )
+        .anchored(Anchor::AssignedName)
+        .folded()
+        .judged(secret_assignment),
+    ]
+}
+
+/// The judge of a generic assignment: the name says secret and the value after the operator is
+/// random enough.
+fn secret_assignment(text: &str, caps: &Captures<'_>) -> Option<Range<usize>> {
+    let value = value_after(text, caps.get(0)?.end());
+    // The cheap test first: most values are short, and most names say nothing.
+    if text[value.clone()].chars().count() < MIN_SECRET_CHARS {
+        return None;
+    }
+    let hint = name_hint(caps.name("name")?.as_str())?;
+    secret_under(hint, &text[value.clone()]).then_some(value)
+}
+
+/// The value that starts at byte `at`, after blanks and an opening quote: up to a quote, a blank,
+/// a delimiter, or the operator of the next assignment (a `:` or an `=` that is no base64
+/// padding: `a=b:token=c`), at most [`VALUE_MAX`] characters. As a value ends where the next
+/// assignment's operator is, the values read after each match never overlap more than once.
+fn value_after(text: &str, at: usize) -> Range<usize> {
+    let bytes = text.as_bytes();
+    let mut start = at + bytes[at..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    if matches!(bytes.get(start), Some(b'"' | b'\'')) {
+        start += 1;
+    }
+    let mut chars = 0;
+    let mut end = start;
+    for (i, &b) in bytes[start..].iter().enumerate() {
+        let next = bytes.get(start + i + 1).copied();
+        let operator = i > 0
+            && (b == b':' || (b == b'=' && next.is_some_and(|n| n != b'=' && !n.is_ascii_whitespace())));
+        let ends = operator
+            || b.is_ascii_whitespace()
+            || matches!(
+                b,
+                b'"' | b'\''
+                    | b'`'
+                    | b'<'
+                    | b'>'
+                    | b','
+                    | b';'
+                    | b'&'
+                    | b'|'
+                    | b'('
+                    | b')'
+                    | b'{'
+                    | b'}'
+                    | b'['
+                    | b']'
+                    | b'\\'
+            );
+        // A byte that starts a character (not a UTF-8 continuation byte) counts one.
+        let starts_char = b & 0xC0 != 0x80;
+        if ends || (starts_char && chars == VALUE_MAX) {
+            break;
+        }
+        chars += usize::from(starts_char);
+        end += 1;
+    }
+    start..end
+}
+
+/// Whether a value of `value` under `name` is a secret (see [`name_hint`] and [`random_enough`]).
+pub(super) fn name_says_secret(name: &str, value: &str) -> bool {
+    name_hint(name).is_some_and(|hint| secret_under(hint, value))
+}
+
+/// Whether `value` is a secret under a name that says `hint`.
+fn secret_under(hint: Hint, value: &str) -> bool {
+    match hint {
+        Hint::Secret => random_enough(value),
+        // A name that only says "key" (`cache_key`, `primary_key`) often holds a digest or an id:
+        // hexadecimal parts (digests, UUIDs) are no secret there.
+        Hint::Key => random_enough(value) && !hex_apart_from_words(value),
+    }
+}
+
+/// How strongly a name says that its value is secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hint {
+    /// secret, token, password, credential, auth, or a key of a kind that is always secret
+    /// (`api_key`, `SECRET_ACCESS_KEY`, `privateKey`).
+    Secret,
+    /// A key of another kind (`cache_key`, `sort_key`).
+    Key,
+}
+
+/// The words before `key` that make it a secret key.
+const SECRET_KEYS: &[&str] = &[
+    "api",
+    "access",
+    "private",
+    "secret",
+    "signing",
+    "sign",
+    "encryption",
+    "encrypt",
+    "decryption",
+    "master",
+    "client",
+    "account",
+    "app",
+    "application",
+    "license",
+    "licence",
+    "subscription",
+    "deploy",
+    "ssh",
+    "storage",
+    "shared",
+    "service",
+    "session",
+    "consumer",
+    "webhook",
+    "admin",
+    "root",
+    "server",
+    "hmac",
+    "jwt",
+    "aes",
+    "crypto",
+    "cipher",
+    "gpg",
+    "pgp",
+    "auth",
+];
+
+/// What `name` says about its value: split into words at non-alphanumerics and at camelCase.
+fn name_hint(name: &str) -> Option<Hint> {
+    // Every name that says something holds one of the literals: a cheap test before the split.
+    let bytes = name.as_bytes();
+    if !HINTS.iter().any(|h| bytes.windows(h.len()).any(|w| w.eq_ignore_ascii_case(h.as_bytes()))) {
+        return None;
+    }
+    let words = words_of(name);
+    // The shell's working directories are not passwords.
+    if matches!(words.as_slice(), [w] if w == "pwd" || w == "oldpwd") {
+        return None;
+    }
+    let says = |w: &str| {
+        ["secret", "token", "passw", "passphrase", "credential", "creds", "pwd"].iter().any(|h| w.contains(h))
+            || (w.starts_with("auth") && !w.starts_with("author"))
+            // `DB_PASS`, `SMTP_PW`, `GITHUB_PAT` (a personal access token).
+            || ["pass", "pw", "pat", "pats"].contains(&w)
+    };
+    if words.iter().any(|w| says(w)) {
+        return Some(Hint::Secret);
+    }
+    let mut key = None;
+    for (i, w) in words.iter().enumerate() {
+        let Some(before) = w.strip_suffix("keys").or_else(|| w.strip_suffix("key")) else { continue };
+        let kind = if before.is_empty() { i.checked_sub(1).map(|j| words[j].as_str()) } else { Some(before) };
+        if kind.is_some_and(|k| SECRET_KEYS.contains(&k)) {
+            return Some(Hint::Secret);
+        }
+        key = Some(Hint::Key);
+    }
+    key
+}
+
+/// `name` as lowercase words: split at every non-alphanumeric character, before an upper-case
+/// letter that follows a lower-case one, and before the last capital of a run that a lower-case
+/// letter follows (`APIKey` -> `api`, `key`).
+fn words_of(name: &str) -> Vec<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut words = Vec::new();
+    let mut word = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            continue;
+        }
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1).copied();
+        let boundary = c.is_uppercase()
+            && prev.is_some_and(|p| {
+                p.is_lowercase()
+                    || p.is_ascii_digit()
+                    || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
+            });
+        if boundary && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_split_into_words_at_separators_and_camel_case() {
+        assert_eq!(words_of("AWS_SECRET_ACCESS_KEY"), ["aws", "secret", "access", "key"]);
+        assert_eq!(words_of("apiKey"), ["api", "key"]);
+        assert_eq!(words_of("APIKey"), ["api", "key"]);
+        assert_eq!(words_of("x-api-key"), ["x", "api", "key"]);
+        assert_eq!(words_of("oauth2Token"), ["oauth2", "token"]);
+        assert_eq!(name_hint("apikey"), Some(Hint::Secret));
+        assert_eq!(name_hint("primary_key"), Some(Hint::Key));
+        assert_eq!(name_hint("AZURE_DEVOPS_PAT"), Some(Hint::Secret));
+        assert_eq!(name_hint("DB_PASS"), Some(Hint::Secret));
+        assert_eq!(name_hint("path"), None);
+        assert_eq!(name_hint("author"), None);
+        assert_eq!(name_hint("keyboard"), None);
+        assert_eq!(name_hint("PWD"), None);
+        assert_eq!(name_hint("DB_PWD"), Some(Hint::Secret));
+    }
+}

@@ -1,0 +1,532 @@
+//! The clean check: nothing that identifies a machine or grants access leaves in a statement or a
+//! commit message.
+//!
+//! Every string of every statement (keys included) goes through [`check_value`] before anything
+//! is written; the red excerpt and the commit message go through [`check_str`]. A finding names
+//! the kind of leak and where it is, never the leaked text itself.
+//!
+//! What is caught:
+//! - absolute local paths (home, temp and per-user directories, Windows drive and UNC paths,
+//!   `file://` URLs), after any separator (`run-/home/ada/x` as much as ` /home/ada/x`);
+//! - credentials in URLs (`user:password@`, a random token as the user name, a signature or
+//!   password in the query) and in connection strings (`AccountKey=`, `Password=…;`);
+//! - private keys in every PEM, OpenSSH, PuTTY, age and JWK shape, and bare DER key bodies;
+//! - tokens of the shapes their providers document (cloud, VCS, chat, payment, mail, package
+//!   registries, CI, AI services), JSON Web Tokens, and `Authorization` / bearer credentials;
+//! - crypt, bcrypt, argon2, scrypt, PBKDF2 and LDAP password hashes;
+//! - a value assigned to a name that says secret, token, password, key, credential or auth
+//!   (`API_SECRET=…`, `"password": "…"`, `--token …`, `<password>…</password>`, and an object
+//!   member of a JSON document) when the value is random enough ([`random_enough`]): test
+//!   fixtures such as `password: hunter2-redacted` pass, generated secrets do not.
+//!
+//! The patterns are our own: secret scanners exist as crates, but they carry hundreds of rules
+//! tuned for source code and would flag ordinary test output; each pattern here is anchored so
+//! that relative paths, digests and test names stay clean (`fixtures/clean/` holds both corpora).
+//!
+//! Every regex runs in time linear in its input (the `regex` crate guarantees it), each rule's
+//! regex runs at most one pass over a string, and the judges look at one bounded value at a time,
+//! so a hostile string of any length costs time linear in its length.
+//!
+//! The rules, by family: [`paths`], [`credentials`] (in URLs and connection strings), [`keys`],
+//! [`tokens`] (by provider, then the generic ones), [`hashes`] and [`assignment`]; [`rule`] is how
+//! a rule is matched, [`randomness`] how a value is told from a written one.
+
+mod assignment;
+mod credentials;
+mod hashes;
+mod keys;
+mod paths;
+mod randomness;
+mod rule;
+mod tokens;
+
+use std::fmt::Write as _;
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+use serde_json::Value;
+
+use assignment::name_says_secret;
+use rule::Rule;
+
+pub use randomness::random_enough;
+
+/// What kind of secret or local detail a string holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeakKind {
+    /// An absolute path into a home, temp or per-user directory (Linux, macOS), or a file URL.
+    LocalPath,
+    /// A Windows drive or UNC path.
+    WindowsPath,
+    /// A URL carrying credentials.
+    UrlCredentials,
+    /// A key or password in a connection string.
+    ConnectionString,
+    /// Private key material.
+    PrivateKey,
+    /// A token of a provider's documented shape.
+    Token,
+    /// A JSON Web Token.
+    Jwt,
+    /// A credential in an `Authorization` header or after `Bearer`.
+    Bearer,
+    /// A random value assigned to a name that says it is secret.
+    Assignment,
+    /// A crypt, bcrypt, argon2 or other password hash.
+    PasswordHash,
+}
+
+impl LeakKind {
+    /// A few words for the user.
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            LeakKind::LocalPath => "an absolute local path (home, temp or per-user directory)",
+            LeakKind::WindowsPath => "an absolute Windows path",
+            LeakKind::UrlCredentials => "a URL with credentials",
+            LeakKind::ConnectionString => "a key or password in a connection string",
+            LeakKind::PrivateKey => "private key material",
+            LeakKind::Token => "an access token",
+            LeakKind::Jwt => "a JSON Web Token",
+            LeakKind::Bearer => "a bearer credential",
+            LeakKind::Assignment => "a secret assigned to a name that says so",
+            LeakKind::PasswordHash => "a password hash",
+        }
+    }
+}
+
+/// A leak found in a string: its kind, what it looks like, and the byte range, for a message that
+/// points at it without repeating it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leak {
+    /// What was found.
+    pub kind: LeakKind,
+    /// A few words naming it more precisely than the kind (`a GitHub token`).
+    pub what: &'static str,
+    /// Byte offset of the match in the string.
+    pub start: usize,
+    /// Byte offset just past the match.
+    pub end: usize,
+}
+
+/// A leak inside a JSON document: where (a JSON pointer) and what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} at {pointer} (bytes {}..{})", .leak.what, .leak.start, .leak.end)]
+pub struct LeakAt {
+    /// The JSON pointer of the string (`/predicate/task/title`); a key is named by the pointer of
+    /// its object followed by ` (key)` (`/predicate/context (key)`).
+    pub pointer: String,
+    /// The leak.
+    pub leak: Leak,
+}
+
+/// The fewest characters a value must have to count as a generated secret. Shorter random
+/// values exist, but below this length a fixture and a secret cannot be told apart.
+pub const MIN_SECRET_CHARS: usize = 12;
+
+/// The Shannon entropy, in bits per character, from which a value counts as random.
+pub const MIN_ENTROPY_BITS: f64 = 3.0;
+
+/// The same for a value of hexadecimal digits only (an alphabet of 16 reaches less).
+pub const MIN_HEX_ENTROPY_BITS: f64 = 2.5;
+
+/// The rules, in no particular order (the first leak by position wins; between two leaks at the
+/// same place, the earlier rule's).
+fn rules() -> Vec<Rule> {
+    [
+        paths::rules(),
+        credentials::rules(),
+        keys::rules(),
+        tokens::rules(),
+        hashes::rules(),
+        assignment::rules(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+static RULES: LazyLock<Vec<Rule>> = LazyLock::new(rules);
+
+/// Every rule's literals in one automaton (ASCII case ignored; a rule that does not fold is
+/// held to its case when a literal is found), with the rule each pattern belongs to.
+struct Literals {
+    automaton: AhoCorasick,
+    /// By pattern id: the rule's index and the literal.
+    owners: Vec<(usize, &'static str)>,
+}
+
+static LITERALS: LazyLock<Literals> = LazyLock::new(|| {
+    let owners: Vec<(usize, &'static str)> = RULES
+        .iter()
+        .enumerate()
+        .flat_map(|(index, rule)| rule.needles.iter().map(move |needle| (index, *needle)))
+        .collect();
+    let automaton = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(owners.iter().map(|(_, needle)| needle))
+        // The literals are a fixed, small set: building their automaton cannot fail.
+        .unwrap_or_else(|e| unreachable!("the clean check's literals build an automaton: {e}"));
+    Literals { automaton, owners }
+});
+
+/// Whether each rule's literal occurs in `text` in its case (ignoring ASCII case when the rule
+/// folds it) and at a place its [`Anchor`] allows: the rules worth running, as a set of bits by
+/// rule index (there are at most 128 rules: see the tests).
+fn candidates(text: &str) -> u128 {
+    let literals = &*LITERALS;
+    let bytes = text.as_bytes();
+    let mut wanted = 0u128;
+    for found in literals.automaton.find_overlapping_iter(text) {
+        let (index, needle) = literals.owners[found.pattern().as_usize()];
+        if wanted & (1 << index) != 0 {
+            continue;
+        }
+        let rule = &RULES[index];
+        let in_case = rule.fold || &bytes[found.range()] == needle.as_bytes();
+        if in_case && rule.anchor.holds(bytes, found.start()) {
+            wanted |= 1 << index;
+        }
+    }
+    wanted
+}
+
+/// Checks one string.
+///
+/// # Errors
+/// The first leak found (by position), without its text.
+pub fn check_str(text: &str) -> Result<(), Leak> {
+    let mut wanted = candidates(text);
+    let mut first: Option<Leak> = None;
+    while wanted != 0 {
+        let index = wanted.trailing_zeros() as usize;
+        wanted &= wanted - 1;
+        if let Some(leak) = RULES[index].find(text)
+            && first.as_ref().is_none_or(|f| leak.start < f.start)
+        {
+            first = Some(leak);
+        }
+    }
+    first.map_or(Ok(()), Err)
+}
+
+/// Checks every string of a JSON document, object keys included, and every object member whose
+/// name says it is secret ([`check_assignment`]).
+///
+/// # Errors
+/// The first leak in document order, with its JSON pointer.
+pub fn check_value(value: &Value) -> Result<(), LeakAt> {
+    walk(value, &mut String::new())
+}
+
+/// Checks one assignment of `value` to `name` (an object member, a form field): a leak when the
+/// name says secret, token, password, key, credential or auth and the value is random enough.
+///
+/// # Errors
+/// The leak, spanning the whole value.
+pub fn check_assignment(name: &str, value: &str) -> Result<(), Leak> {
+    if name_says_secret(name, value) {
+        return Err(Leak {
+            kind: LeakKind::Assignment,
+            what: LeakKind::Assignment.describe(),
+            start: 0,
+            end: value.len(),
+        });
+    }
+    Ok(())
+}
+
+fn walk(value: &Value, pointer: &mut String) -> Result<(), LeakAt> {
+    match value {
+        Value::String(s) => check_str(s).map_err(|leak| LeakAt { pointer: pointer.clone(), leak }),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = pointer.len();
+                let _ = write!(pointer, "/{i}");
+                walk(item, pointer)?;
+                pointer.truncate(len);
+            }
+            Ok(())
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                // A key is named by its object's pointer: its own would repeat the leak.
+                check_str(key).map_err(|leak| LeakAt { pointer: format!("{pointer} (key)"), leak })?;
+                let len = pointer.len();
+                pointer.push('/');
+                // RFC 6901: `~` as `~0`, `/` as `~1`.
+                for c in key.chars() {
+                    match c {
+                        '~' => pointer.push_str("~0"),
+                        '/' => pointer.push_str("~1"),
+                        c => pointer.push(c),
+                    }
+                }
+                if let Value::String(s) = item {
+                    check_assignment(key, s).map_err(|leak| LeakAt { pointer: pointer.clone(), leak })?;
+                }
+                walk(item, pointer)?;
+                pointer.truncate(len);
+            }
+            Ok(())
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The leaking corpus, one string per line (`#` starts a comment line).
+    fn corpus() -> Vec<&'static str> {
+        include_str!("../../../fixtures/clean/leaking.txt")
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    }
+
+    /// Whether `rule` passes the literal test on `text`.
+    fn passes(rule: &Rule, text: &str) -> bool {
+        let index = RULES.iter().position(|r| std::ptr::eq(r, rule)).unwrap();
+        candidates(text) & (1 << index) != 0
+    }
+
+    fn kind(text: &str) -> Option<LeakKind> {
+        check_str(text).err().map(|l| l.kind)
+    }
+
+    #[test]
+    fn a_finding_points_at_the_string_and_never_repeats_it() {
+        let doc = json!({"predicate": {"task": {"title": "see /home/ada/notes"}}});
+        let err = check_value(&doc).unwrap_err();
+        assert_eq!(err.pointer, "/predicate/task/title");
+        assert_eq!(err.leak.kind, LeakKind::LocalPath);
+        assert!(!err.to_string().contains("ada"));
+    }
+
+    #[test]
+    fn a_finding_names_the_provider_of_a_token() {
+        let leak = check_str("push with ghp_0123456789abcdefghijABCDEFGHIJ012345 failed").unwrap_err();
+        assert_eq!((leak.kind, leak.what, leak.start, leak.end), (LeakKind::Token, "a GitHub token", 10, 50));
+    }
+
+    #[test]
+    fn keys_are_checked_too_and_named_by_their_object() {
+        let doc = json!({"a": {"/tmp/ada": 1}});
+        let err = check_value(&doc).unwrap_err();
+        assert_eq!(err.pointer, "/a (key)");
+        assert!(!err.to_string().contains("ada"), "{err}");
+    }
+
+    #[test]
+    fn the_pointer_escapes_tilde_and_slash_in_keys_and_counts_array_items() {
+        let doc = json!({"a/b": [0, {"c~d": ["", " /home/ada"]}]});
+        assert_eq!(check_value(&doc).unwrap_err().pointer, "/a~1b/1/c~0d/1");
+    }
+
+    #[test]
+    fn every_rule_compiles_and_fits_the_candidate_bits() {
+        assert!(RULES.len() <= 128, "{} rules", RULES.len());
+        for rule in RULES.iter() {
+            let _ = rule.regex();
+            assert!(!rule.needles.is_empty(), "{:?} has no literal", rule.pattern);
+            for needle in rule.needles {
+                assert!(needle.len() >= 2, "{needle:?}: the literal table needs two bytes");
+            }
+        }
+    }
+
+    #[test]
+    fn every_rule_finds_a_leak_in_the_corpus() {
+        let lines = corpus();
+        for rule in RULES.iter() {
+            assert!(lines.iter().any(|l| rule.find(l).is_some()), "no corpus line for {:?}", rule.pattern);
+        }
+    }
+
+    /// The literal test is looser than the rule: wherever a rule finds a leak, its literal test
+    /// passes, whatever stands before or after the sample (ASCII word characters, punctuation,
+    /// non-ASCII letters, URL parts).
+    #[test]
+    fn a_leak_a_rule_finds_always_passes_its_literal_test() {
+        let before = ["", "a", "9", "_", "-", ".", "/", "\u{e9}", "x://", "@"];
+        let after = ["", "Z", "_", ":", "\u{3b1}", "@"];
+        for sample in corpus() {
+            for before in before {
+                for after in after {
+                    let text = format!("{before}{sample}{after}");
+                    let wanted = candidates(&text);
+                    for (index, rule) in RULES.iter().enumerate() {
+                        let turned_away = wanted & (1 << index) == 0;
+                        // `is_match` first: a cheap pass that most rules fail.
+                        if turned_away && rule.regex().is_match(&text) {
+                            assert!(
+                                rule.find(&text).is_none(),
+                                "{:?} finds a leak in {text:?} but its literal test fails",
+                                rule.pattern
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each anchor turns away a literal in a place its pattern cannot match.
+    #[test]
+    fn literals_inside_words_urls_and_plain_links_compile_no_pattern() {
+        let ordinary = [
+            "https://speccoder.dev/task-verification/v0",
+            "https://in-toto.io/Statement/v1",
+            "git+https://github.com/o/r@0123abcd",
+            "https://slsa.dev/verification_summary/v1",
+            "mask-images and desk-lamps",
+            "the shelf_life of a pnpm_like thing",
+            "KAKIAN is a word; so are PASIAN and TACCATA",
+        ];
+        for text in ordinary {
+            let hits: Vec<&str> =
+                RULES.iter().filter(|r| passes(r, text)).map(|r| r.pattern.as_str()).collect();
+            assert!(hits.is_empty(), "{text:?} passes the literal test of {hits:?}");
+        }
+    }
+
+    #[test]
+    fn a_local_path_after_any_separator_is_caught_and_a_relative_one_is_not() {
+        for text in [
+            "run-/home/alice/x",
+            "x_/tmp/y",
+            "--out=/tmp/build",
+            "PATH=/usr/bin:/home/ada/.cargo/bin",
+            "cd /Users/grace",
+            "(/root/.config)",
+            "[/tmp]",
+            "/home",
+            "/mnt/c/Users/ada/src",
+            "/run/user/1000/bus",
+        ] {
+            assert_eq!(kind(text), Some(LeakKind::LocalPath), "{text:?}");
+        }
+        for text in [
+            "src/home/mod.rs",
+            "./tmp/out.txt",
+            "../tmp/out.txt",
+            "~/tmp/x",
+            "https://example.com/home/index.html",
+            "http://localhost:8080/tmp/x",
+            "/usr/lib/python3.12/unittest/case.py",
+            "/homework",
+            "tests/tmp_dir.rs",
+        ] {
+            assert_eq!(kind(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn fixtures_assigned_to_secret_names_pass() {
+        for text in [
+            "password: hunter2-redacted",
+            "password = \"hunter2-redacted\"",
+            "token=test-token-123",
+            "API_KEY=${API_KEY}",
+            "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
+            "password: <redacted>",
+            "secret: ***",
+            "DB_PASSWORD=%DB_PASSWORD%",
+            "client_secret: xxxxxxxxxxxxxxxxxxxx",
+            "cache_key: Linux-cargo-0f8fad5bd9cb469fa16570867728950e",
+            "idempotency_key=0f8fad5b-d9cb-469f-a165-70867728950e",
+            "max_tokens: 4096",
+            "token_count=1234567890123",
+            "tokenizer: bert-base-uncased",
+            "author: Ada Lovelace",
+            "auth_url: https://auth.example.com/oauth2/token",
+            "key_file=tests/fixtures/keys/rsa_2048.pem",
+            "secret_name=projects/my-proj-123456/secrets/db",
+            "tests/test_auth.py::test_token_expiry PASSED",
+            "--token-file tests/fixtures/token.txt",
+            "password: correct-horse-battery-staple",
+            "PWD=/builds/group/project-0f3a9c2e1b",
+            "authorization: required for this endpoint",
+            "cache-key-0123456789abcdef0123456789abcdef",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn random_values_assigned_to_secret_names_are_caught() {
+        for text in [
+            "API_SECRET=0f8fad5bd9cb469fa16570867728950e0f8fad5b",
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "{\"password\": \"Xk9#mQ2$vL7!pR4@\"}",
+            "--token Zr8KpX2mQ7vL3nW9",
+            "<password>Zr8KpX2mQ7vL3nW9</password>",
+            "api_key: 0f8fad5b-d9cb-469f-a165-70867728950e",
+            "client_secret=Zr8KpX2mQ7vL3nW9tB4c",
+            "x-api-key: Zr8KpX2mQ7vL3nW9tB4c",
+            "SecretAccessKey: Zr8KpX2mQ7vL3nW9tB4cYd6Fh1Jk5",
+            "cache_key=Zr8KpX2mQ7vL3nW9tB4c",
+            // One assignment's value never hides the next.
+            "env: AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "flags=a:b:token=Zr8KpX2mQ7vL3nW9tB4c",
+        ] {
+            assert_eq!(kind(text), Some(LeakKind::Assignment), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn an_object_member_whose_name_says_secret_is_an_assignment() {
+        let doc = json!({"context": {"db": {"password": "Zr8KpX2mQ7vL3nW9tB4c"}}});
+        let err = check_value(&doc).unwrap_err();
+        assert_eq!((err.pointer.as_str(), err.leak.kind), ("/context/db/password", LeakKind::Assignment));
+        assert!(
+            check_value(&json!({"password": "hunter2-redacted", "cache_key": "0f8fad5bd9cb469fa165"}))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_bearer_or_basic_credential_is_caught_and_prose_is_not() {
+        assert_eq!(kind("Authorization: Bearer 0123456789abcdefghij0123"), Some(LeakKind::Bearer));
+        assert_eq!(kind("Authorization: Basic dXNlcjpwYXNz"), Some(LeakKind::Bearer));
+        assert_eq!(kind("bearer token-based-authentication-flow"), None);
+        assert_eq!(kind("the basic functionality works"), None);
+    }
+
+    #[test]
+    fn digests_uuids_versions_and_relative_paths_are_clean() {
+        let doc = json!({"h": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "p": "src/home/mod.rs", "q": "./tmp/out.txt", "u": "https://github.com/o/r", "k": "SHA256:abc",
+        "id": "0f8fad5b-d9cb-469f-a165-70867728950e", "v": "1.2.3-beta.4+build.5",
+        "c": "commit 3f2a9c1e7b4d5f60a1b2c3d4e5f60718293a4b5c"});
+        assert!(check_value(&doc).is_ok());
+    }
+
+    /// Strings built to make a backtracking engine or a quadratic loop stall: each is checked (the
+    /// time is measured by `examples/bench_clean.rs`, not here).
+    #[test]
+    fn hostile_strings_of_every_rule_shape_are_checked_without_panic() {
+        let n = 64 * 1024;
+        let hostile = [
+            "a".repeat(n),
+            "a=".repeat(n / 2),
+            "key=".repeat(n / 4),
+            "://".repeat(n / 3),
+            "://a:".repeat(n / 5),
+            "-----BEGIN ".repeat(n / 11),
+            "$2$".repeat(n / 3),
+            "eyJ".repeat(n / 3) + ".",
+            "password:".repeat(n / 9),
+            "--token ".repeat(n / 8),
+            format!("token={}", "Ab1".repeat(n / 3)),
+        ];
+        for text in &hostile {
+            let _ = check_str(text);
+            let _ = check_value(&json!({ "password": text }));
+        }
+        assert!(check_str(&format!("token={}", "Zr8KpX2mQ7vL3nW9".repeat(100))).is_err());
+    }
+}
