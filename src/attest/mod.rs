@@ -1,12 +1,14 @@
 //! The producer wing: from a finished task (or a person's decision) to a task commit with
-//! trailers and a signed bundle in its git note. It stands on the model, the spec formats, the
-//! repository adapter and the signers, and never on the verifier.
+//! trailers and a signed bundle in its git note, and ([`export`]) from a range the verifier found
+//! holding to a pack with a signed verification summary. It stands on the model, the spec
+//! formats, the repository adapter and the signers, and never on the verifier.
 
 pub mod approve;
 pub mod bug;
 pub mod carry;
 pub mod decide;
 pub mod evidence;
+pub mod export;
 pub mod held_out;
 pub mod hooks;
 pub mod message;
@@ -472,7 +474,7 @@ impl AttestError {
 
 /// The exit code of a git failure: repository state the user can change (a held lock, a moved
 /// or unusable reference, no work tree), a missing identity, or else an internal error.
-fn git_exit_code(e: &GitError) -> u8 {
+pub(crate) fn git_exit_code(e: &GitError) -> u8 {
     match e {
         GitError::Discover { .. }
         | GitError::Open { .. }

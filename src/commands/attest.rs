@@ -12,6 +12,7 @@ use crate::cli::{AttestArgs, AttestSub};
 pub fn run(args: AttestArgs) -> u8 {
     let json = match args.sub {
         Some(AttestSub::Verify(v)) => return super::verify::run(&v),
+        Some(AttestSub::Export(e)) => return super::export::run(&e),
         Some(AttestSub::Push(p)) => return super::team::push(&p),
         Some(AttestSub::Fetch(f)) => return super::team::fetch(&f),
         Some(AttestSub::Carry(c)) => return super::team::carry(&c),
@@ -25,6 +26,7 @@ pub fn run(args: AttestArgs) -> u8 {
         match args.sub {
             Some(
                 AttestSub::Verify(_)
+                | AttestSub::Export(_)
                 | AttestSub::Push(_)
                 | AttestSub::Fetch(_)
                 | AttestSub::Carry(_)

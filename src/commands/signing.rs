@@ -5,15 +5,20 @@ use speccoder_attest::attest::AttestError;
 use speccoder_attest::attest::signing::{self, SignerChoice, SigstoreFlags};
 use speccoder_attest::git::Repo;
 
-use crate::cli::SigningArgs;
+use crate::cli::{SigningArgs, SigstoreArgs};
 
 /// The `--sigstore-*` flags.
 pub(crate) fn sigstore_flags(args: &SigningArgs) -> SigstoreFlags {
+    sigstore_service_flags(&args.sigstore)
+}
+
+/// The `--sigstore-*` flags of a command that signs keylessly.
+pub(crate) fn sigstore_service_flags(args: &SigstoreArgs) -> SigstoreFlags {
     SigstoreFlags {
-        fulcio_url: args.sigstore.fulcio_url.clone(),
-        rekor_url: args.sigstore.rekor_url.clone(),
-        oidc_issuer: args.sigstore.oidc_issuer.clone(),
-        allow_http_loopback: args.sigstore.allow_http_loopback,
+        fulcio_url: args.fulcio_url.clone(),
+        rekor_url: args.rekor_url.clone(),
+        oidc_issuer: args.oidc_issuer.clone(),
+        allow_http_loopback: args.allow_http_loopback,
     }
 }
 

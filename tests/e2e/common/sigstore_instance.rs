@@ -345,6 +345,42 @@ pub fn serve(
     (url, record)
 }
 
+/// Fulcio and Rekor of `instance` on 127.0.0.1 for two minutes, as keyless signing talks to them:
+/// Fulcio issues a certificate for `email` at `issuer` to the key it is sent, and Rekor logs each
+/// DSSE entry it is sent. Returns the base URL of both and the record of requests.
+pub fn serve_fulcio_and_rekor(
+    instance: &std::sync::Arc<Instance>,
+    email: &'static str,
+    issuer: &'static str,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let service = std::sync::Arc::clone(instance);
+    serve(Duration::from_secs(120), move |line, body| {
+        let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        if line.starts_with("POST /api/v2/signingCert") {
+            let key_pem = request["publicKeyRequest"]["publicKey"]["content"].as_str().unwrap_or("");
+            let b64: String = key_pem.lines().filter(|l| !l.starts_with("-----")).collect();
+            let spki = STANDARD.decode(b64).unwrap();
+            let cert = service.leaf_for(&CertSpec::leaf(email, issuer), &spki, &service.root);
+            let chain = [pem(&cert), pem(&service.root.der)];
+            (201, json!({"signedCertificateEmbeddedSct": {"chain": {"certificates": chain}}}))
+        } else if line.starts_with("POST /api/v1/log/entries") {
+            let proposed = &request["spec"]["proposedContent"];
+            let envelope_json = proposed["envelope"].as_str().unwrap();
+            let envelope: Value = serde_json::from_str(envelope_json).unwrap();
+            let payload = STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap();
+            let sig = STANDARD.decode(envelope["signatures"][0]["sig"].as_str().unwrap()).unwrap();
+            let cert_pem =
+                String::from_utf8(STANDARD.decode(proposed["verifiers"][0].as_str().unwrap()).unwrap())
+                    .unwrap();
+            let b64: String = cert_pem.lines().filter(|l| !l.starts_with("-----")).collect();
+            let cert = STANDARD.decode(b64).unwrap();
+            (201, service.log_entry(envelope_json, &payload, &sig, &cert).api_response())
+        } else {
+            (404, json!({}))
+        }
+    })
+}
+
 /// One HTTP request: its head, and as much body as its content-length says (at most 1 MiB).
 fn read_request(conn: &mut std::net::TcpStream) -> (String, Vec<u8>) {
     use std::io::Read as _;
