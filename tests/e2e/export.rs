@@ -239,7 +239,12 @@ fn a_keyless_summary_verifies_with_sigstore_python_offline_against_the_test_inst
     assert_eq!(bundle["mediaType"], "application/vnd.dev.sigstore.bundle.v0.3+json");
     check_pack(&t, &out, &payload_of(&bundle["dsseEnvelope"]), &["vsa.sigstore.json"]);
 
-    // sigstore-python, offline, trusting the test instance only; the artifact is the commit file.
+    // sigstore-python, offline, trusting the test instance only (a client trust config holding its
+    // trusted root). Its `sigstore verify` command cannot be the peer: it reads the statement with
+    // a model that takes sha* subject digests only and refuses `gitCommit`, which in-toto's
+    // DigestSet allows. Its `Verifier.verify_dsse` checks everything else (the chain to the root,
+    // the SCT, the Rekor entry and its SET, the DSSE signature, the identity), and the subject is
+    // bound to the commit file with sha256sum.
     let trust = t.p.scratch.join("trust_config.json");
     let config = json!({
         "mediaType": "application/vnd.dev.sigstore.clienttrustconfig.v0.1+json",
@@ -247,32 +252,56 @@ fn a_keyless_summary_verifies_with_sigstore_python_offline_against_the_test_inst
         "signingConfig": {"mediaType": "application/vnd.dev.sigstore.signingconfig.v0.2+json"}
     });
     std::fs::write(&trust, config.to_string()).unwrap();
-    let sigstore = common::crate_root().join(".peers/venv/bin/sigstore");
-    assert!(peers_python().is_file() && sigstore.is_file(), "run `bash scripts/peers.sh`");
-    let verify = |artifact: &Path, identity: &str| {
-        let out = Command::new(&sigstore)
-            .args(["--trust-config", trust.to_str().unwrap(), "verify", "identity", "--offline"])
-            .args(["--bundle", bundle_file.to_str().unwrap(), "--cert-identity", identity])
-            .args(["--cert-oidc-issuer", ISSUER])
-            .arg(artifact)
-            .output()
-            .unwrap();
-        let said =
-            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        (out.status.success(), said)
-    };
+    let verify = |bundle: &Path, identity: &str| sigstore_python_verifies(&trust, bundle, identity, ISSUER);
+    let payload = verify(&bundle_file, EMAIL).unwrap_or_else(|e| panic!("sigstore-python refuses: {e}"));
+    let statement: Value = serde_json::from_slice(&payload).unwrap();
+    assert_eq!(statement, payload_of(&bundle["dsseEnvelope"]));
     let commit_file = out.join(format!("{}.commit", t.p.rev("HEAD")));
-    let (ok, said) = verify(&commit_file, EMAIL);
-    assert!(ok, "sigstore-python verifies the keyless summary: {said}");
-    let (ok, said) = verify(&commit_file, "eve@example.com");
-    assert!(!ok, "another identity is refused: {said}");
-    // Another artifact than the commit the summary is about is refused.
-    let edited = t.p.scratch.join("edited.commit");
-    let mut bytes = std::fs::read(&commit_file).unwrap();
-    bytes.push(b'\n');
-    std::fs::write(&edited, bytes).unwrap();
-    let (ok, said) = verify(&edited, EMAIL);
-    assert!(!ok, "another commit object is refused: {said}");
+    assert_eq!(statement["subject"][0]["digest"]["sha256"], digest_by("sha256sum", &commit_file).as_str());
+
+    let refused = verify(&bundle_file, "eve@example.com").unwrap_err();
+    assert!(refused.contains("VerificationError"), "another identity is refused: {refused}");
+    // An edited summary (another level) is refused.
+    let mut edited = bundle.clone();
+    let mut changed = statement.clone();
+    changed["predicate"]["verifiedLevels"] = json!(["SPECCODER_VERIFIED"]);
+    edited["dsseEnvelope"]["payload"] = json!(STANDARD.encode(serde_json::to_vec(&changed).unwrap()));
+    let edited_file = t.p.scratch.join("edited.sigstore.json");
+    std::fs::write(&edited_file, edited.to_string()).unwrap();
+    let refused = verify(&edited_file, EMAIL).unwrap_err();
+    assert!(refused.contains("VerificationError"), "an edited summary is refused: {refused}");
+}
+
+/// sigstore-python's verdict on the keyless bundle `bundle` for `identity` at `issuer`, offline,
+/// trusting only the trusted root of the client trust config `trust`: the DSSE payload, or why
+/// not.
+#[cfg(feature = "sigstore")]
+fn sigstore_python_verifies(
+    trust: &Path,
+    bundle: &Path,
+    identity: &str,
+    issuer: &str,
+) -> Result<Vec<u8>, String> {
+    const SCRIPT: &str = r#"
+import sys
+from sigstore.models import Bundle, ClientTrustConfig
+from sigstore.verify import Verifier
+from sigstore.verify.policy import Identity
+trust, bundle, identity, issuer = sys.argv[1:]
+root = ClientTrustConfig.from_json(open(trust).read()).trusted_root
+verifier = Verifier(trusted_root=root)
+kind, payload = verifier.verify_dsse(Bundle.from_json(open(bundle, "rb").read()), Identity(identity=identity, issuer=issuer))
+assert kind == "application/vnd.in-toto+json", kind
+sys.stdout.buffer.write(payload)
+"#;
+    let out = Command::new(peers_python())
+        .arg("-c")
+        .arg(SCRIPT)
+        .args([trust, bundle])
+        .args([identity, issuer])
+        .output()
+        .unwrap();
+    if out.status.success() { Ok(out.stdout) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
 }
 
 #[test]

@@ -20,7 +20,9 @@ use x509_cert::der::oid::ObjectIdentifier;
 use x509_cert::der::{Decode as _, Encode as _};
 use x509_cert::ext::Extension;
 use x509_cert::ext::pkix::name::GeneralName;
-use x509_cert::ext::pkix::{BasicConstraints, ExtendedKeyUsage, KeyUsage, KeyUsages, SubjectAltName};
+use x509_cert::ext::pkix::{
+    AuthorityKeyIdentifier, BasicConstraints, ExtendedKeyUsage, KeyUsage, KeyUsages, SubjectAltName,
+};
 use x509_cert::name::Name;
 use x509_cert::serial_number::SerialNumber;
 use x509_cert::spki::{AlgorithmIdentifierOwned, SubjectPublicKeyInfoOwned};
@@ -30,6 +32,7 @@ use x509_cert::{Certificate, TbsCertificate};
 pub const ECDSA_SHA256: &str = "1.2.840.10045.4.3.2";
 pub const ECDSA_SHA384: &str = "1.2.840.10045.4.3.3";
 const CODE_SIGNING: &str = "1.3.6.1.5.5.7.3.3";
+const FULCIO_ISSUER_V1: &str = "1.3.6.1.4.1.57264.1.1";
 const FULCIO_ISSUER_V2: &str = "1.3.6.1.4.1.57264.1.8";
 const SCT_LIST: &str = "1.3.6.1.4.1.11129.2.4.2";
 const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
@@ -98,10 +101,12 @@ impl CertSpec {
         }
     }
 
-    /// A Fulcio-like signing certificate: ten minutes, code signing, an email and an issuer.
+    /// A Fulcio-like signing certificate: ten minutes, code signing, an email and an issuer. Its
+    /// subject is empty and the email in a critical subjectAltName, as Fulcio issues them (RFC 5280
+    /// 4.2.1.6 forbids a critical subjectAltName beside a subject, and sigstore-python checks it).
     pub fn leaf(email: &str, issuer: &str) -> CertSpec {
         CertSpec {
-            subject: "O=sigstore.dev".to_owned(),
+            subject: String::new(),
             ca: None,
             key_usage: Some(KeyUsages::DigitalSignature),
             code_signing: true,
@@ -165,7 +170,8 @@ impl Instance {
 
     /// A signing certificate for the public key `spki` under `issuer`, with an SCT.
     pub fn leaf_for(&self, spec: &CertSpec, spki: &[u8], issuer: &Issuer) -> Vec<u8> {
-        let name: Name = spec.subject.parse().unwrap();
+        let name: Name =
+            if spec.subject.is_empty() { Name::default() } else { spec.subject.parse().unwrap() };
         make_cert(spec, &name, spki, &issuer.name, &issuer.key, Some((&self.ct, &issuer.key.spki)))
     }
 
@@ -442,7 +448,22 @@ fn make_cert(
         let san = SubjectAltName(vec![GeneralName::Rfc822Name(Ia5String::new(email).unwrap())]);
         exts.push(ext("2.5.29.17", true, &san));
     }
+    if spec.ca.is_none() {
+        // The issuer's key named, as Fulcio's leaves do and RFC 5280 4.2.1.1 asks of every
+        // certificate but a self-signed one (sigstore-python requires it).
+        let key_identifier = OctetString::new(&sha256(issuer_key.spki.as_slice())[..20]).unwrap();
+        let aki = AuthorityKeyIdentifier {
+            key_identifier: Some(key_identifier),
+            authority_cert_issuer: None,
+            authority_cert_serial_number: None,
+        };
+        exts.push(ext("2.5.29.35", false, &aki));
+    }
     if let Some(iss) = &spec.oidc_issuer {
+        // Fulcio writes both: the deprecated v1 extension holds the issuer's bytes as they are
+        // (sigstore-python's identity policy reads that one), v2 a DER UTF8String.
+        let v1 = OctetString::new(iss.as_bytes()).unwrap();
+        exts.push(Extension { extn_id: oid(FULCIO_ISSUER_V1), critical: false, extn_value: v1 });
         exts.push(ext(FULCIO_ISSUER_V2, false, &x509_cert::der::asn1::Utf8StringRef::new(iss).unwrap()));
     }
     if spec.unknown_critical {
