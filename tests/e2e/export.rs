@@ -136,8 +136,15 @@ fn check_pack(t: &Ticked, out: &Path, statement: &Value, summary_files: &[&str])
             inputs.push(json!({"name": format!("{commit}.intoto.jsonl#{}", i + 1), "digest": {"sha256": common::sha256(&payload)}}));
         }
     }
+    let schema = common::schema_validator("statement-verification-summary.schema.json");
+    let errors: Vec<String> = schema.iter_errors(statement).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "the summary meets its schema: {errors:?}");
+    assert_eq!(subject["name"], format!("git+https://git.example.com/acme/app.git@{head}"));
     let p = &statement["predicate"];
     assert_eq!(statement["predicateType"], "https://slsa.dev/verification_summary/v1");
+    assert_eq!(p["verifier"]["version"]["speccoder"], env!("CARGO_PKG_VERSION"));
+    let time = p["timeVerified"].as_str().unwrap();
+    assert!(time.len() == 20 && time.ends_with('Z') && time.as_bytes()[10] == b'T', "RFC 3339 UTC: {time}");
     assert_eq!(p["inputAttestations"], Value::Array(inputs));
     assert_eq!(p["verifier"]["id"], "https://speccoder.dev/verifier/v0");
     assert_eq!(p["verificationResult"], "PASSED");
@@ -344,6 +351,19 @@ fn a_directory_or_key_that_cannot_be_used_is_refused_before_the_range_is_checked
     t.export(&file, &["--vsa-key", key], &[]).failure(13);
     assert_eq!(std::fs::read(&file).unwrap(), b"precious");
 
+    // A link at DIR, to an empty directory or to nowhere, is never written through.
+    let empty = t.p.scratch.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    for (name, target) in [("link", empty.clone()), ("dangling", t.p.scratch.join("nowhere"))] {
+        let link = t.p.scratch.join(name);
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let run = t.export(&link, &["--vsa-key", key], &[]).failure(13);
+        assert!(run.stderr.contains("symbolic link"), "{run}");
+        assert_eq!(std::fs::read_link(&link).unwrap(), target);
+    }
+    assert!(files(&empty).is_empty());
+    assert!(!t.p.scratch.join("nowhere").exists());
+
     let rsa = common::ssh_key(&t.p.scratch, "rsa", "rsa");
     let out = t.p.scratch.join("rsa-pack");
     let run = t.export(&out, &["--vsa-key", rsa.private.to_str().unwrap()], &[]).failure(13);
@@ -391,4 +411,21 @@ fn the_summary_names_the_verifier_policy_by_its_digest_and_never_by_a_local_path
         payload_of(&envelope)["predicate"]["policy"]["uri"],
         "https://speccoder.dev/policy/built-in/v0"
     );
+}
+
+#[test]
+fn an_origin_url_with_control_characters_never_reaches_the_summary_or_the_terminal() {
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    t.p.git(&["remote", "set-url", "origin", "https://git.example.com/acme/\u{1b}]8;;evil\u{7}app.git"]);
+    let out = t.p.scratch.join("pack");
+    let run = t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).success();
+    assert!(!run.stdout.contains('\u{1b}') && !run.stderr.contains('\u{1b}'), "{run}");
+    let envelope: Value =
+        serde_json::from_slice(&std::fs::read(out.join("vsa.intoto.json")).unwrap()).unwrap();
+    let statement = payload_of(&envelope);
+    let head = t.p.rev("HEAD");
+    assert_eq!(statement["predicate"]["resourceUri"], format!("git:{head}"), "named by the commit alone");
+    assert_eq!(statement["subject"][0]["name"], format!("git:{head}"));
+    assert!(!statement.to_string().contains("evil"));
 }
