@@ -452,11 +452,10 @@ pub enum AttestSub {
     /// (SPECCODER_VERIFIED, SPECCODER_REGRESSION_ONLY, SPECCODER_ATTESTED, SPECCODER_BASELINE).
     /// With --vsa-key: `vsa.intoto.json`, a DSSE envelope with one raw signature over the PAE
     /// (ed25519, or ECDSA P-256 as DER; keyid the key's SHA256: fingerprint) and `vsa.pub.pem`,
-    /// the key as SPKI PEM, which securesystemslib and slsa-verifier verify. With --vsa-signer
-    /// sigstore: `vsa.sigstore.json`, a Sigstore bundle v0.3 signed keylessly, which cosign,
-    /// gh and sigstore-python verify. The files are written beside DIR and renamed into place
-    /// whole: a run that fails leaves nothing at DIR. docs/export.md says how a third party
-    /// checks a pack.
+    /// the key as SPKI PEM, for plain DSSE readers (securesystemslib, slsa-verifier verify-vsa).
+    /// With --vsa-signer sigstore: `vsa.sigstore.json`, a Sigstore bundle v0.3 with the envelope,
+    /// signed keylessly. The files are written beside DIR and renamed into place whole: a run
+    /// that fails leaves nothing at DIR. docs/export.md says how a third party checks a pack.
     ///
     /// Exit codes: 0 exported; 26 a tick does not hold (the report is printed, and nothing is
     /// written); 15 nothing to export (no ticked task or task commit in the range, or only
