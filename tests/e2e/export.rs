@@ -54,16 +54,6 @@ impl Ticked {
     }
 }
 
-/// The pinned Python of the peers (`scripts/peers.sh` installs it); fails, never skips, without.
-fn peers_python() -> PathBuf {
-    let python = common::crate_root().join(".peers/venv/bin/python");
-    assert!(
-        python.is_file(),
-        "the Python peers are missing: run `bash scripts/peers.sh` (it makes .peers/venv)"
-    );
-    python
-}
-
 /// securesystemslib's verdict on the DSSE envelope `envelope` with the SPKI PEM `pem`, the key
 /// named by the envelope's keyid: `Ok` with what it printed, or `Err` with why not.
 fn securesystemslib_verifies(envelope: &Path, pem: &Path) -> Result<String, String> {
@@ -78,7 +68,8 @@ key = SSlibKey.from_crypto(load_pem_public_key(open(sys.argv[2], "rb").read()), 
 accepted = envelope.verify([key], 1)
 print(key.scheme, ",".join(accepted))
 "#;
-    let out = Command::new(peers_python()).arg("-c").arg(SCRIPT).arg(envelope).arg(pem).output().unwrap();
+    let out =
+        Command::new(common::peers_python()).arg("-c").arg(SCRIPT).arg(envelope).arg(pem).output().unwrap();
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     if out.status.success() { Ok(said) } else { Err(said) }
 }
@@ -301,7 +292,7 @@ kind, payload = verifier.verify_dsse(Bundle.from_json(open(bundle, "rb").read())
 assert kind == "application/vnd.in-toto+json", kind
 sys.stdout.buffer.write(payload)
 "#;
-    let out = Command::new(peers_python())
+    let out = Command::new(common::peers_python())
         .arg("-c")
         .arg(SCRIPT)
         .args([trust, bundle])
@@ -333,6 +324,10 @@ fn a_range_that_does_not_hold_writes_nothing_prints_the_report_and_exits_26() {
     assert_eq!(report["exit_code"], 26);
     assert_eq!(report["totals"]["unverifiable"], 1);
     assert!(files(&out).is_empty());
+    // A DIR that cannot be written is said before the long check runs.
+    std::fs::write(out.join("keep"), "keep").unwrap();
+    let run = t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).failure(13);
+    assert!(run.stdout.is_empty() && run.stderr.contains("not empty"), "{run}");
 }
 
 #[test]
