@@ -53,7 +53,7 @@ pub enum VsaKey<'a> {
 /// How the summary is signed.
 pub enum VsaSigner {
     /// A raw ed25519 or ECDSA P-256 signature over the PAE.
-    Key(SshSigner),
+    Key(Box<SshSigner>),
     /// Keylessly: the Sigstore bundle carries the envelope.
     Keyless(Box<dyn Signer>),
 }
@@ -76,7 +76,7 @@ impl VsaSigner {
             VsaKey::Ssh(key) => {
                 let signer = SshSigner::configured(Some(key), KeySetting::VsaKey, None)?;
                 signer.public_key_pem()?;
-                Ok(VsaSigner::Key(signer))
+                Ok(VsaSigner::Key(Box::new(signer)))
             }
             VsaKey::Sigstore(flags) => match choose(repo, SignerChoice::Sigstore, None, flags) {
                 Ok(Chosen::Signer(signer)) => Ok(VsaSigner::Keyless(signer)),
