@@ -645,18 +645,9 @@ pub struct AttestCarryArgs {
 // `speccoder attest verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// A task commit, or a range A..B of commits (not with --branch).
-    #[arg(value_name = "REV | A..B", conflicts_with = "branch")]
-    pub range: Option<String>,
-    /// Check the ticked tasks of a branch (default HEAD).
-    #[arg(long, value_name = "HEAD", num_args = 0..=1, default_missing_value = "HEAD")]
-    pub branch: Option<String>,
-    /// The revision the branch started from (default: the merge base with origin/HEAD, main or master).
-    #[arg(long, value_name = "REV", requires = "branch")]
-    pub base: Option<String>,
-    /// Check every unit, not only those the branch touched.
-    #[arg(long, requires = "branch", conflicts_with = "base")]
-    pub all: bool,
+    /// What is checked.
+    #[command(flatten)]
+    pub history: HistoryArgs,
     /// Whom you trust.
     #[command(flatten)]
     pub trust: TrustArgs,
@@ -700,18 +691,9 @@ pub struct VerifyArgs {
 // `speccoder attest export`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// A task commit, or a range A..B of commits (not with --branch).
-    #[arg(value_name = "REV | A..B", conflicts_with = "branch")]
-    pub range: Option<String>,
-    /// Check and export the ticked tasks of a branch (default HEAD).
-    #[arg(long, value_name = "HEAD", num_args = 0..=1, default_missing_value = "HEAD")]
-    pub branch: Option<String>,
-    /// The revision the branch started from (default: the merge base with origin/HEAD, main or master).
-    #[arg(long, value_name = "REV", requires = "branch")]
-    pub base: Option<String>,
-    /// Check and export every unit, not only those the branch touched.
-    #[arg(long, requires = "branch", conflicts_with = "base")]
-    pub all: bool,
+    /// What is checked and exported.
+    #[command(flatten)]
+    pub history: HistoryArgs,
     /// The directory to write: nothing may be there yet, or an empty directory.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -742,6 +724,23 @@ pub struct ExportArgs {
     /// `exit_code`.
     #[arg(long)]
     pub json: bool,
+}
+
+// The history `attest verify` checks and `attest export` checks and exports.
+#[derive(Debug, Args, Clone)]
+pub struct HistoryArgs {
+    /// A task commit, or a range A..B of commits (not with --branch).
+    #[arg(value_name = "REV | A..B", conflicts_with = "branch")]
+    pub range: Option<String>,
+    /// The ticked tasks of a branch (default HEAD).
+    #[arg(long, value_name = "HEAD", num_args = 0..=1, default_missing_value = "HEAD")]
+    pub branch: Option<String>,
+    /// The revision the branch started from (default: the merge base with origin/HEAD, main or master).
+    #[arg(long, value_name = "REV", requires = "branch")]
+    pub base: Option<String>,
+    /// Every unit, not only those the branch touched.
+    #[arg(long, requires = "branch", conflicts_with = "base")]
+    pub all: bool,
 }
 
 /// `--vsa-signer`: how the summary is signed without a key of yours.

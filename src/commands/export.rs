@@ -63,10 +63,10 @@ pub fn run(args: &ExportArgs) -> u8 {
 /// The check `args` ask for: `attest verify`'s, with its range, trust and policy flags.
 fn request(args: &ExportArgs) -> CheckRequest<'_> {
     CheckRequest {
-        range: args.range.as_deref(),
-        branch: args.branch.as_deref(),
-        base: args.base.as_deref(),
-        all: args.all,
+        range: args.history.range.as_deref(),
+        branch: args.history.branch.as_deref(),
+        base: args.history.base.as_deref(),
+        all: args.history.all,
         trust: &args.trust,
         policy: &args.policy,
         accept_unsigned: false,

@@ -96,10 +96,10 @@ impl VerifyArgs {
     /// The check these flags ask for.
     fn request(&self) -> CheckRequest<'_> {
         CheckRequest {
-            range: self.range.as_deref(),
-            branch: self.branch.as_deref(),
-            base: self.base.as_deref(),
-            all: self.all,
+            range: self.history.range.as_deref(),
+            branch: self.history.branch.as_deref(),
+            base: self.history.base.as_deref(),
+            all: self.history.all,
             trust: &self.trust,
             policy: &self.policy,
             accept_unsigned: self.accept_unsigned,
