@@ -30,3 +30,7 @@ bench-attest:
 # per-line ssh-keygen pipeline (see benches/verify.sh for the knobs).
 bench-verify *SIZES:
     bash benches/verify.sh {{SIZES}}
+
+# attest export against attest verify of the same 10,000 synthetic ticks (benches/export.sh).
+bench-export *SIZES:
+    bash benches/export.sh {{SIZES}}

@@ -442,6 +442,31 @@ pub enum AttestSub {
     /// twice, or a lookup needing more than 64 trees; names are read in lowercase hex only, and two
     /// notes for one commit make that commit `malformed`, `note_ambiguous`); 2 usage; 1 internal error.
     Verify(VerifyArgs),
+    /// Export the evidence of a range that holds, with a signed verification summary.
+    ///
+    /// Runs the check `attest verify` runs, on the same range (REV, A..B, or --branch with --base
+    /// or --all) with the same trust and policy flags. When every tick holds, it writes the new
+    /// directory DIR (nothing there, or an empty directory): `<commit>.intoto.jsonl` for each task
+    /// commit of the range (its note, byte for byte), `<head>.commit` (the head's commit object as
+    /// git hashes it: its sha1 is the commit id, its sha256 the summary's subject digest), and the
+    /// SLSA verification summary (https://slsa.dev/verification_summary/v1) of the head, naming
+    /// every note line by its payload's sha256 and the lowest level every tick meets
+    /// (SPECCODER_VERIFIED, SPECCODER_REGRESSION_ONLY, SPECCODER_ATTESTED, SPECCODER_BASELINE).
+    /// With --vsa-key: `vsa.intoto.json`, a DSSE envelope with one raw signature over the PAE
+    /// (ed25519, or ECDSA P-256 as DER; keyid the key's SHA256: fingerprint) and `vsa.pub.pem`,
+    /// the key as SPKI PEM, for plain DSSE readers (securesystemslib, slsa-verifier verify-vsa).
+    /// With --vsa-signer sigstore: `vsa.sigstore.json`, a Sigstore bundle v0.3 with the envelope,
+    /// signed keylessly. The files are written beside DIR and renamed into place whole: a run
+    /// that fails leaves nothing at DIR. docs/export.md says how a third party checks a pack.
+    ///
+    /// Exit codes: 0 exported; 26 a tick does not hold (the report is printed, and nothing is
+    /// written); 15 nothing to export (no ticked task or task commit in the range, or only
+    /// skips); 13 a trust file, the verifier policy or the summary's key is unusable (a key other
+    /// than ed25519 or ECDSA P-256, or an agent that does not sign), keyless signing fails, the
+    /// summary would leak, or DIR cannot be written (a file, a symbolic link or a directory with
+    /// files in it is there, or its parent does not exist); 14 repository state, as for `attest
+    /// verify`, or refs/notes/speccoder moved during the export; 2 usage; 1 internal error.
+    Export(ExportArgs),
     /// Approve a tick: add your signature to the line that covers it.
     ///
     /// Signs the covering line of REV's note (the summary of a tick; the one task-verification
@@ -622,18 +647,9 @@ pub struct AttestCarryArgs {
 // `speccoder attest verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// A task commit, or a range A..B of commits (not with --branch).
-    #[arg(value_name = "REV | A..B", conflicts_with = "branch")]
-    pub range: Option<String>,
-    /// Check the ticked tasks of a branch (default HEAD).
-    #[arg(long, value_name = "HEAD", num_args = 0..=1, default_missing_value = "HEAD")]
-    pub branch: Option<String>,
-    /// The revision the branch started from (default: the merge base with origin/HEAD, main or master).
-    #[arg(long, value_name = "REV", requires = "branch")]
-    pub base: Option<String>,
-    /// Check every unit, not only those the branch touched.
-    #[arg(long, requires = "branch", conflicts_with = "base")]
-    pub all: bool,
+    /// What is checked.
+    #[command(flatten)]
+    pub history: HistoryArgs,
     /// Whom you trust.
     #[command(flatten)]
     pub trust: TrustArgs,
@@ -674,8 +690,70 @@ pub struct VerifyArgs {
     pub allow_empty: bool,
 }
 
+// `speccoder attest export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// What is checked and exported.
+    #[command(flatten)]
+    pub history: HistoryArgs,
+    /// The directory to write: nothing may be there yet, or an empty directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Whom you trust.
+    #[command(flatten)]
+    pub trust: TrustArgs,
+    /// The rules that judge each unit.
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// Fail regression_only, attested and skipped ticks too, as `attest verify --require-verified`.
+    #[arg(long)]
+    pub require_verified: bool,
+    /// How many threads check task commits, 1 to 256 (default: one per core, at most 8).
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
+    /// The SSH key that signs the summary (ed25519 or ECDSA P-256): a private key file, a public
+    /// key file whose key is in ssh-agent, or a `key::ssh-ed25519 AAAA...` literal.
+    #[arg(long, value_name = "KEY", required_unless_present = "vsa_signer", conflicts_with = "vsa_signer")]
+    pub vsa_key: Option<String>,
+    /// Sign the summary keylessly instead: `sigstore` (a Fulcio certificate for your identity and
+    /// a Rekor entry; the identity token as for `attest --signer sigstore`).
+    #[arg(long, value_enum, value_name = "SIGNER")]
+    pub vsa_signer: Option<VsaSignerArg>,
+    /// Where keyless signing sends what.
+    #[command(flatten)]
+    pub sigstore: SigstoreArgs,
+    /// Print one JSON object: what was written (on a range that does not hold, the report), with
+    /// `exit_code`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+// The history `attest verify` checks and `attest export` checks and exports.
+#[derive(Debug, Args, Clone)]
+pub struct HistoryArgs {
+    /// A task commit, or a range A..B of commits (not with --branch).
+    #[arg(value_name = "REV | A..B", conflicts_with = "branch")]
+    pub range: Option<String>,
+    /// The ticked tasks of a branch (default HEAD).
+    #[arg(long, value_name = "HEAD", num_args = 0..=1, default_missing_value = "HEAD")]
+    pub branch: Option<String>,
+    /// The revision the branch started from (default: the merge base with origin/HEAD, main or master).
+    #[arg(long, value_name = "REV", requires = "branch")]
+    pub base: Option<String>,
+    /// Every unit, not only those the branch touched.
+    #[arg(long, requires = "branch", conflicts_with = "base")]
+    pub all: bool,
+}
+
+/// `--vsa-signer`: how the summary is signed without a key of yours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum VsaSignerArg {
+    /// Keyless, through Sigstore.
+    Sigstore,
+}
+
 // The caller's trust, shared by every command that checks signatures against it: `attest verify`,
-// `attest approve`, `attest policy init|check`.
+// `attest export`, `attest approve`, `attest policy init|check`.
 #[derive(Debug, Args, Clone)]
 pub struct TrustArgs {
     /// The SSH allowed-signers file you trust (ssh-keygen's format); default git's
@@ -721,7 +799,8 @@ pub struct TrustArgs {
     pub signature_time: SignatureTimeArg,
 }
 
-// The verifier policy, shared by `attest verify` and every command that judges ticks as it does.
+// The verifier policy, shared by `attest verify` and every command that judges ticks as it does
+// (`attest export`).
 #[derive(Debug, Args, Clone)]
 pub struct PolicyArgs {
     /// The verifier policy (TOML, docs/policy.md): rules per unit for who may tick, which verdicts,

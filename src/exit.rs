@@ -34,6 +34,8 @@ pub enum Class {
     Config,
     /// The repository is not in a state the command can work in ([`GIT_PRECONDITION`]).
     GitPrecondition,
+    /// There was nothing to check, or nothing to do it with ([`NOTHING_TO_CHECK`]).
+    NothingToCheck,
     /// What the command checks does not hold ([`DOES_NOT_HOLD`]).
     DoesNotHold,
 }
@@ -47,6 +49,7 @@ impl Class {
             Class::Usage => USAGE,
             Class::Config => CONFIG,
             Class::GitPrecondition => GIT_PRECONDITION,
+            Class::NothingToCheck => NOTHING_TO_CHECK,
             Class::DoesNotHold => DOES_NOT_HOLD,
         }
     }

@@ -1,8 +1,9 @@
 //! Writing a file a user named for a command's output (`attest verify --markdown FILE`, the
 //! schemas of `speccoder schema`, `$GITHUB_STEP_SUMMARY`): the whole file or nothing (or, for a
 //! summary, one append), and never through a symbolic link or into a FIFO that a checked branch
-//! may have put at that path in the work tree. What is wrong is said of the path the user gave,
-//! never of a temporary file.
+//! may have put at that path in the work tree; and a directory of files a user named
+//! (`attest export --out DIR`, [`NewDir`]): all of them or none. What is wrong is said of the path
+//! the user gave, never of a temporary file.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -44,6 +45,9 @@ pub enum Problem {
     /// The directory the file would go into is something else.
     #[error("{} is not a directory", .0.display())]
     ParentNotDirectory(PathBuf),
+    /// A directory that already holds files, where a new one was asked for.
+    #[error("it is a directory that is not empty")]
+    NotEmpty,
     /// The system's reason.
     #[error("{0}")]
     Io(String),
@@ -59,6 +63,7 @@ impl Problem {
                 "remove it, or write elsewhere"
             }
             Problem::NoDirectory(_) => "create it first, or write elsewhere",
+            Problem::NotEmpty => "name a new directory, or empty this one",
             Problem::Io(_) => "check the path and its permissions",
         }
     }
@@ -155,6 +160,106 @@ pub fn make_dir(dir: &Path) -> Result<(), OutputError> {
     }
 }
 
+/// A directory a user named, filled whole or not at all: its files are written into a new
+/// private directory beside it, which one rename then puts in its place. Until then nothing is at
+/// the path but what was there (nothing, or an empty directory); a run that fails or is killed
+/// half-way leaves no half-filled directory there (a kill leaves the hidden `.<name>.partial-*`
+/// directory beside it, never the path itself). Nothing is written through a symbolic link: the
+/// files are new in a directory only this process made, and the rename replaces at most an empty
+/// directory (a link or a file swapped in at the path makes it fail).
+#[derive(Debug)]
+pub struct NewDir {
+    /// The directory as the user named it.
+    path: PathBuf,
+    /// Where its files are written until [`NewDir::finish`].
+    temp: tempfile::TempDir,
+}
+
+impl NewDir {
+    /// Whether a new directory can be made at `path`: nothing is there, or an empty directory
+    /// (not a link to one), and its parent is a directory.
+    ///
+    /// # Errors
+    /// [`OutputError`]: a file, a link, a directory with files in it, or no parent directory.
+    pub fn check(path: &Path) -> Result<(), OutputError> {
+        let fail = |problem: Problem| OutputError { path: path.to_owned(), problem };
+        usable_parent(path).map_err(fail)?;
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => Err(fail(Problem::Symlink)),
+            Ok(meta) if meta.is_dir() => {
+                let mut entries = std::fs::read_dir(path).map_err(|e| fail(Problem::io(&e)))?;
+                if entries.next().is_some() { Err(fail(Problem::NotEmpty)) } else { Ok(()) }
+            }
+            Ok(meta) if meta.is_file() => Err(fail(Problem::NotDirectory("regular file"))),
+            Ok(meta) => Err(fail(Problem::NotDirectory(crate::input::kind_of(&meta.file_type())))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(fail(Problem::io(&e))),
+        }
+    }
+
+    /// Starts a new directory at `path` ([`NewDir::check`]): its files go into a private
+    /// directory beside it until [`NewDir::finish`].
+    ///
+    /// # Errors
+    /// [`OutputError`]: as [`NewDir::check`], or the directory beside it cannot be made.
+    pub fn create(path: &Path) -> Result<NewDir, OutputError> {
+        let fail = |problem: Problem| OutputError { path: path.to_owned(), problem };
+        Self::check(path)?;
+        let parent = usable_parent(path).map_err(fail)?;
+        let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+        let temp = tempfile::Builder::new()
+            .prefix(&format!(".{name}.partial-"))
+            .tempdir_in(parent)
+            .map_err(|e| fail(Problem::io(&e)))?;
+        Ok(NewDir { path: path.to_owned(), temp })
+    }
+
+    /// Writes the file `name` (a plain file name) of the directory, whole. Each name is written
+    /// once.
+    ///
+    /// # Errors
+    /// [`OutputError`] naming the file as it will be in the directory: not a plain file name,
+    /// written already, or the write fails.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> Result<(), OutputError> {
+        let fail = |problem: Problem| OutputError { path: self.path.join(name), problem };
+        if Path::new(name).file_name().and_then(|n| n.to_str()) != Some(name) {
+            return Err(fail(Problem::Io("not a plain file name".to_owned())));
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(self.temp.path().join(name))
+            .map_err(|e| fail(Problem::io(&e)))?;
+        file.write_all(bytes).map_err(|e| fail(Problem::io(&e)))?;
+        if let Some(permissions) = new_file_permissions() {
+            file.set_permissions(permissions).map_err(|e| fail(Problem::io(&e)))?;
+        }
+        Ok(())
+    }
+
+    /// Puts the directory at its path, by one rename over what is there (nothing, or an empty
+    /// directory); made `rwxr-xr-x` first, as a plain `mkdir` makes it.
+    ///
+    /// # Errors
+    /// [`OutputError`]: something other than an empty directory appeared at the path meanwhile
+    /// (it is left as it is, and the files are removed), or the rename fails.
+    pub fn finish(self) -> Result<(), OutputError> {
+        let fail = |problem: Problem| OutputError { path: self.path.clone(), problem };
+        if let Some(permissions) = new_dir_permissions() {
+            std::fs::set_permissions(self.temp.path(), permissions).map_err(|e| fail(Problem::io(&e)))?;
+        }
+        std::fs::rename(self.temp.path(), &self.path).map_err(|e| {
+            fail(match e.kind() {
+                std::io::ErrorKind::DirectoryNotEmpty => Problem::NotEmpty,
+                _ => Problem::io(&e),
+            })
+        })?;
+        // Renamed: nothing is left for the guard to remove.
+        let _moved = self.temp.keep();
+        Ok(())
+    }
+}
+
 /// The directory `path` goes into (`.` for a bare name), which must exist and be a directory.
 fn usable_parent(path: &Path) -> Result<&Path, Problem> {
     let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -185,6 +290,19 @@ fn existing_regular(path: &Path) -> Result<Option<std::fs::Metadata>, Problem> {
 fn new_file_permissions() -> Option<std::fs::Permissions> {
     use std::os::unix::fs::PermissionsExt as _;
     Some(std::fs::Permissions::from_mode(0o644))
+}
+
+/// `rwxr-xr-x`, the mode a new output directory gets (a temporary directory starts private).
+#[cfg(unix)]
+fn new_dir_permissions() -> Option<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt as _;
+    Some(std::fs::Permissions::from_mode(0o755))
+}
+
+/// Elsewhere a new directory keeps the temporary directory's permissions.
+#[cfg(not(unix))]
+fn new_dir_permissions() -> Option<std::fs::Permissions> {
+    None
 }
 
 /// Elsewhere a new file keeps the temporary file's permissions.
@@ -265,5 +383,84 @@ mod tests {
         }
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn a_new_directory_appears_whole_at_its_path_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = |path: &Path| -> Vec<String> {
+            let mut n: Vec<String> = std::fs::read_dir(path)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            n.sort();
+            n
+        };
+        let out = dir.path().join("pack");
+        let pack = NewDir::create(&out).unwrap();
+        pack.write("a.json", b"{}").unwrap();
+        pack.write("b.txt", b"b").unwrap();
+        assert!(!out.exists(), "nothing is at the path before it is finished");
+        assert!(pack.write("a.json", b"again").is_err(), "a name is written once");
+        assert!(pack.write("../escape", b"x").is_err());
+        pack.finish().unwrap();
+        assert_eq!(names(&out), ["a.json", "b.txt"]);
+        assert_eq!(names(dir.path()), ["pack"], "no temporary directory is left");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            assert_eq!(std::fs::metadata(&out).unwrap().permissions().mode() & 0o777, 0o755);
+            assert_eq!(std::fs::metadata(out.join("a.json")).unwrap().permissions().mode() & 0o777, 0o644);
+        }
+
+        // Dropped before it is finished (a failure half-way): nothing at the path, nothing beside.
+        let second = dir.path().join("second");
+        let half = NewDir::create(&second).unwrap();
+        half.write("a.json", b"{}").unwrap();
+        drop(half);
+        assert_eq!(names(dir.path()), ["pack"]);
+
+        // An empty directory is replaced; one with files in it is refused, before and after.
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        let filled = NewDir::create(&empty).unwrap();
+        filled.write("x", b"x").unwrap();
+        filled.finish().unwrap();
+        assert_eq!(names(&empty), ["x"]);
+        let err = NewDir::create(&out).unwrap_err();
+        assert!(matches!(err.problem, Problem::NotEmpty), "{err}");
+        assert!(err.to_string().contains("name a new directory"), "{err}");
+        let late = dir.path().join("late");
+        let racing = NewDir::create(&late).unwrap();
+        std::fs::create_dir(&late).unwrap();
+        std::fs::write(late.join("theirs"), "theirs").unwrap();
+        assert!(matches!(racing.finish().unwrap_err().problem, Problem::NotEmpty));
+        assert_eq!(names(&late), ["theirs"], "what appeared there meanwhile is left as it is");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_or_a_file_where_a_new_directory_goes_is_refused_and_left_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target");
+        std::fs::create_dir(&target).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(matches!(NewDir::check(&link).unwrap_err().problem, Problem::Symlink));
+        let file = dir.path().join("file");
+        std::fs::write(&file, "precious").unwrap();
+        assert!(matches!(NewDir::check(&file).unwrap_err().problem, Problem::NotDirectory("regular file")));
+        assert!(matches!(
+            NewDir::check(&dir.path().join("no/such")).unwrap_err().problem,
+            Problem::NoDirectory(_)
+        ));
+        // A link swapped in after the check: the rename fails and writes nothing through it.
+        let swapped = dir.path().join("swapped");
+        let pack = NewDir::create(&swapped).unwrap();
+        pack.write("x", b"x").unwrap();
+        std::os::unix::fs::symlink(&target, &swapped).unwrap();
+        assert!(pack.finish().is_err());
+        assert!(std::fs::read_dir(&target).unwrap().next().is_none(), "nothing went through the link");
+        assert_eq!(std::fs::read(&file).unwrap(), b"precious");
     }
 }

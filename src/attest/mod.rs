@@ -1,6 +1,7 @@
 //! The producer wing: from a finished task (or a person's decision) to a task commit with
-//! trailers and a signed bundle in its git note. It stands on the model, the spec formats, the
-//! repository adapter and the signers, and never on the verifier.
+//! trailers and a signed bundle in its git note, and ([`export`]) from a range the verifier found
+//! holding to a pack with a signed verification summary. It stands on the model, the spec
+//! formats, the repository adapter and the signers, and never on the verifier.
 
 pub mod approve;
 pub mod bug;
@@ -8,6 +9,7 @@ pub mod carry;
 pub mod config;
 pub mod decide;
 pub mod evidence;
+pub mod export;
 pub mod held_out;
 pub mod hooks;
 pub mod message;

@@ -14,6 +14,7 @@ use crate::cli::{AttestArgs, AttestSub};
 pub fn run(args: AttestArgs) -> u8 {
     match args.sub {
         Some(AttestSub::Verify(v)) => super::verify::run(&v),
+        Some(AttestSub::Export(e)) => super::export::run(&e),
         Some(AttestSub::Push(p)) => super::team::push(&p),
         Some(AttestSub::Fetch(f)) => super::team::fetch(&f),
         Some(AttestSub::Carry(c)) => super::team::carry(&c),

@@ -3,6 +3,7 @@
 
 mod attest;
 mod decide;
+mod export;
 mod held_out;
 mod hooks;
 mod output;

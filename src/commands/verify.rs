@@ -9,7 +9,7 @@ use speccoder_attest::verify::trust::Trust;
 use speccoder_attest::verify::{BranchOptions, Checked, VerifyError, verify_branch, verify_commits};
 use speccoder_attest::verify::{completeness, github};
 
-use crate::cli::VerifyArgs;
+use crate::cli::{PolicyArgs, TrustArgs, VerifyArgs};
 
 pub fn run(args: &VerifyArgs) -> u8 {
     let fail = |code: u8, msg: String| {
@@ -23,53 +23,9 @@ pub fn run(args: &VerifyArgs) -> u8 {
         Ok(r) => r,
         Err(e) => return fail(exit::GIT_PRECONDITION, e.to_string()),
     };
-    for spec in [&args.trust.allowed_signers_rev, &args.policy.policy_rev].into_iter().flatten() {
-        if let Err(e) = completeness::fetch_revision_file(&repo, spec) {
-            return fail(exit::GIT_PRECONDITION, e.to_string());
-        }
-    }
-    let verify_failed = |e: VerifyError| match e {
-        e @ (VerifyError::Shallow { .. } | VerifyError::NotesNotFetched { .. }) => {
-            fail(exit::GIT_PRECONDITION, e.to_string())
-        }
-        VerifyError::Git(
-            e @ (GitError::NotesTreeHostile { .. }
-            | GitError::NotesTreeTooLarge { .. }
-            | GitError::NotesRefUnusable { .. }
-            | GitError::GitCommand { .. }),
-        ) => fail(exit::GIT_PRECONDITION, e.to_string()),
-        VerifyError::Git(e) => fail(exit::USAGE, e.to_string()),
-        e => fail(exit::CONFIG, e.to_string()),
-    };
-    let branch = args.branch.as_ref().map(|head| BranchOptions {
-        head: Some(head.clone()),
-        base: args.base.clone(),
-        all: args.all,
-    });
-    let checked = match &branch {
-        Some(opts) => Checked::of_branch(&repo, opts),
-        None => Checked::of_commits(&repo, args.range.as_deref()),
-    };
-    // A branch before its first commit has nothing to check: an empty report, like a branch
-    // that ticks nothing, said as such.
-    let (checked, unborn) = match checked {
-        Ok(c) => (Some(c), None),
-        Err(e @ VerifyError::Unborn(_)) => (None, Some(e.to_string())),
-        Err(e) => return verify_failed(e),
-    };
-    let trust = match build_trust(&repo, args, checked.as_ref()) {
-        Ok(t) => t,
+    let CheckOutcome { report, range: _, unborn } = match check(&repo, &args.request()) {
+        Ok(outcome) => outcome,
         Err((code, message)) => return fail(code, message),
-    };
-    let result = match (&branch, &unborn) {
-        (Some(_), Some(_)) => Ok(Report::new("branch", Vec::new(), &trust)),
-        (None, Some(_)) => Ok(Report::new("commits", Vec::new(), &trust)),
-        (Some(opts), None) => verify_branch(&repo, opts, &trust),
-        (None, None) => verify_commits(&repo, args.range.as_deref(), &trust),
-    };
-    let report: Report = match result {
-        Ok(r) => r,
-        Err(e) => return verify_failed(e),
     };
     let mut code = match report.exit_code() {
         exit::NOTHING_TO_CHECK if args.allow_empty => exit::OK,
@@ -114,11 +70,107 @@ pub fn run(args: &VerifyArgs) -> u8 {
     code
 }
 
+/// What `attest verify` and `attest export` check, and how: the flags they share.
+pub(super) struct CheckRequest<'a> {
+    /// `REV` or `A..B` (without `branch`).
+    pub range: Option<&'a str>,
+    /// `--branch [HEAD]`.
+    pub branch: Option<&'a str>,
+    /// `--base REV`.
+    pub base: Option<&'a str>,
+    /// `--all`.
+    pub all: bool,
+    /// Whom the caller trusts.
+    pub trust: &'a TrustArgs,
+    /// The verifier policy.
+    pub policy: &'a PolicyArgs,
+    /// `--accept-unsigned`.
+    pub accept_unsigned: bool,
+    /// `--require-verified`.
+    pub require_verified: bool,
+    /// `--jobs N`.
+    pub jobs: Option<u16>,
+}
+
+impl VerifyArgs {
+    /// The check these flags ask for.
+    fn request(&self) -> CheckRequest<'_> {
+        CheckRequest {
+            range: self.history.range.as_deref(),
+            branch: self.history.branch.as_deref(),
+            base: self.history.base.as_deref(),
+            all: self.history.all,
+            trust: &self.trust,
+            policy: &self.policy,
+            accept_unsigned: self.accept_unsigned,
+            require_verified: self.require_verified,
+            jobs: self.jobs,
+        }
+    }
+}
+
+/// What a check found: the report, the history checked, and why there was none (a branch before
+/// its first commit: the report is then empty).
+pub(super) struct CheckOutcome {
+    /// The report.
+    pub report: Report,
+    /// The history checked; `None` before the branch's first commit.
+    pub range: Option<Checked>,
+    /// Why nothing was checked, when the branch has no commits yet.
+    pub unborn: Option<String>,
+}
+
+/// The check `attest verify` runs (and `attest export` before it exports): the history `req`
+/// names, against the trust and policy it names. A failure that leaves no report is its exit code
+/// and message.
+pub(super) fn check(repo: &Repo, req: &CheckRequest<'_>) -> Result<CheckOutcome, (u8, String)> {
+    for spec in [&req.trust.allowed_signers_rev, &req.policy.policy_rev].into_iter().flatten() {
+        completeness::fetch_revision_file(repo, spec).map_err(|e| (exit::GIT_PRECONDITION, e.to_string()))?;
+    }
+    let verify_failed = |e: VerifyError| match e {
+        e @ (VerifyError::Shallow { .. } | VerifyError::NotesNotFetched { .. }) => {
+            (exit::GIT_PRECONDITION, e.to_string())
+        }
+        VerifyError::Git(
+            e @ (GitError::NotesTreeHostile { .. }
+            | GitError::NotesTreeTooLarge { .. }
+            | GitError::NotesRefUnusable { .. }
+            | GitError::GitCommand { .. }),
+        ) => (exit::GIT_PRECONDITION, e.to_string()),
+        VerifyError::Git(e) => (exit::USAGE, e.to_string()),
+        e => (exit::CONFIG, e.to_string()),
+    };
+    let branch = req.branch.map(|head| BranchOptions {
+        head: Some(head.to_owned()),
+        base: req.base.map(str::to_owned),
+        all: req.all,
+    });
+    let checked = match &branch {
+        Some(opts) => Checked::of_branch(repo, opts),
+        None => Checked::of_commits(repo, req.range),
+    };
+    // A branch before its first commit has nothing to check: an empty report, like a branch
+    // that ticks nothing, said as such.
+    let (checked, unborn) = match checked {
+        Ok(c) => (Some(c), None),
+        Err(e @ VerifyError::Unborn(_)) => (None, Some(e.to_string())),
+        Err(e) => return Err(verify_failed(e)),
+    };
+    let trust = build_trust(repo, req, checked.as_ref())?;
+    let result = match (&branch, &unborn) {
+        (Some(_), Some(_)) => Ok(Report::new("branch", Vec::new(), &trust)),
+        (None, Some(_)) => Ok(Report::new("commits", Vec::new(), &trust)),
+        (Some(opts), None) => verify_branch(repo, opts, &trust),
+        (None, None) => verify_commits(repo, req.range, &trust),
+    };
+    Ok(CheckOutcome { report: result.map_err(verify_failed)?, range: checked, unborn })
+}
+
 /// The caller's trust and policy; a trust or policy revision inside `range` (the history
 /// checked) is refused, and so is a trust or policy file the checked tree holds. No range (a
 /// branch before its first commit): nothing is checked, and trust and policy are still read, so
 /// that a file that cannot be used is said so.
-fn build_trust(repo: &Repo, args: &VerifyArgs, range: Option<&Checked>) -> Result<Trust, (u8, String)> {
+fn build_trust(repo: &Repo, args: &CheckRequest<'_>, range: Option<&Checked>) -> Result<Trust, (u8, String)> {
     let usage_or_config = |e: &TrustError| match e {
         TrustError::Git(_) => exit::USAGE,
         _ => exit::CONFIG,
@@ -128,7 +180,7 @@ fn build_trust(repo: &Repo, args: &VerifyArgs, range: Option<&Checked>) -> Resul
         Head::Branch { commit, .. } | Head::Detached(commit) => Some(commit),
         Head::Unborn(_) => None,
     };
-    let checked = match (range, &args.branch) {
+    let checked = match (range, args.branch) {
         (None, _) => None,
         (Some(_), Some(rev)) => Some(repo.rev_parse(rev).map_err(|e| refused(e.into()))?),
         (Some(_), None) => head,
@@ -139,9 +191,9 @@ fn build_trust(repo: &Repo, args: &VerifyArgs, range: Option<&Checked>) -> Resul
         None => repo.empty_tree_id(),
     };
     let in_range = |c: ObjectId| range.is_some_and(|range| range.contains(repo, c));
-    let files = super::trust::trust_files(&args.trust);
+    let files = super::trust::trust_files(args.trust);
     let signers = SignatureTrust::load(repo, &files, checked_tree, &in_range).map_err(refused)?;
-    let policy = super::trust::policy_source(&args.policy)
+    let policy = super::trust::policy_source(args.policy)
         .map(|source| load_policy(repo, &source, checked_tree, &in_range))
         .transpose()
         .map_err(|e| match e {
@@ -153,7 +205,7 @@ fn build_trust(repo: &Repo, args: &VerifyArgs, range: Option<&Checked>) -> Resul
         accept_unsigned: args.accept_unsigned,
         require_verified: args.require_verified,
         jobs: args.jobs.and_then(|n| std::num::NonZeroUsize::new(usize::from(n))),
-        signature_time: super::trust::signature_time(&args.trust),
+        signature_time: super::trust::signature_time(args.trust),
         policy,
     })
 }

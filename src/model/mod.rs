@@ -9,6 +9,7 @@ pub mod collection;
 pub mod digest;
 pub mod dsse;
 pub mod evidence;
+pub mod held;
 pub mod held_out;
 pub mod policy;
 pub mod predicate;

@@ -16,6 +16,14 @@ pub const POLICY_URI: &str = "https://speccoder.dev/policy/judge-config/v0";
 pub const LEVEL_VERIFIED: &str = "SPECCODER_VERIFIED";
 /// The level of a `regression_only` tick.
 pub const LEVEL_REGRESSION_ONLY: &str = "SPECCODER_REGRESSION_ONLY";
+/// The level of an `attested` tick (a person's word), in `attest export`'s summary of a range.
+pub const LEVEL_ATTESTED: &str = "SPECCODER_ATTESTED";
+/// The level of a tick the verifier policy's baseline holds (ticked by hand before adoption), in
+/// `attest export`'s summary of a range.
+pub const LEVEL_BASELINE: &str = "SPECCODER_BASELINE";
+/// `policy.uri` of `attest export`'s summary of a range checked without a verifier policy: the
+/// verifier's built-in rules, which its `verifier.version` names.
+pub const BUILT_IN_POLICY_URI: &str = "https://speccoder.dev/policy/built-in/v0";
 /// The input name of the task-verification line.
 pub const INPUT_TASK_VERIFICATION: &str = "task-verification";
 /// The input name prefix of a test-result line (`test-result/<phase>`).

@@ -87,6 +87,8 @@ pub enum KeySetting {
     GitConfig,
     /// The command's `--key`.
     Flag,
+    /// `attest export --vsa-key`: the key of the verification summary.
+    VsaKey,
 }
 
 impl KeySetting {
@@ -97,6 +99,7 @@ impl KeySetting {
         match self {
             KeySetting::GitConfig => format!("set user.signingKey to {what}"),
             KeySetting::Flag => format!("give --key {what}"),
+            KeySetting::VsaKey => format!("give --vsa-key {what}"),
         }
     }
 }
@@ -106,6 +109,7 @@ impl std::fmt::Display for KeySetting {
         f.write_str(match self {
             KeySetting::GitConfig => "user.signingKey",
             KeySetting::Flag => "--key",
+            KeySetting::VsaKey => "--vsa-key",
         })
     }
 }

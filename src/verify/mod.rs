@@ -11,6 +11,7 @@
 //! box the head ticks); [`run`] (over commits or a branch). [`completeness`] says what a clone lacks (shallow history, unfetched notes) and fills
 //! in a partial clone; [`github`] renders a report as GitHub workflow commands. [`policy`] judges
 //! the rows by the caller's verifier policy. [`error`] is why a run could not happen at all.
+//! [`held`] is what `attest export` takes of a report that holds.
 
 mod box_setters;
 pub mod bugs;
@@ -19,6 +20,7 @@ pub mod completeness;
 pub mod decisions;
 pub mod error;
 pub mod github;
+pub mod held;
 mod parallel;
 pub mod policy;
 pub mod report;

@@ -10,6 +10,7 @@ mod attest;
 mod backends;
 mod bug_tasks;
 mod decisions;
+mod export;
 mod held_out;
 mod help;
 mod hostile_remote;

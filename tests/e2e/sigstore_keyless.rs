@@ -221,31 +221,7 @@ fn a_keyless_summary_line_in_a_real_note_verifies_end_to_end() {
 fn keyless_signing_through_sigstore_sign_writes_a_summary_that_verifies_end_to_end() {
     // Fulcio and Rekor of the test instance, over plain http on loopback.
     let i = std::sync::Arc::new(Instance::new());
-    let service = std::sync::Arc::clone(&i);
-    let (url, requests) = instance::serve(std::time::Duration::from_secs(120), move |line, body| {
-        let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
-        if line.starts_with("POST /api/v2/signingCert") {
-            let pem = request["publicKeyRequest"]["publicKey"]["content"].as_str().unwrap_or("");
-            let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
-            let spki = STANDARD.decode(b64).unwrap();
-            let cert = service.leaf_for(&CertSpec::leaf(EMAIL, ISSUER), &spki, &service.root);
-            let chain = [instance::pem(&cert), instance::pem(&service.root.der)];
-            (201, json!({"signedCertificateEmbeddedSct": {"chain": {"certificates": chain}}}))
-        } else if line.starts_with("POST /api/v1/log/entries") {
-            let proposed = &request["spec"]["proposedContent"];
-            let envelope_json = proposed["envelope"].as_str().unwrap();
-            let envelope: Value = serde_json::from_str(envelope_json).unwrap();
-            let payload = STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap();
-            let sig = STANDARD.decode(envelope["signatures"][0]["sig"].as_str().unwrap()).unwrap();
-            let pem = String::from_utf8(STANDARD.decode(proposed["verifiers"][0].as_str().unwrap()).unwrap())
-                .unwrap();
-            let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
-            let cert = STANDARD.decode(b64).unwrap();
-            (201, service.log_entry(envelope_json, &payload, &sig, &cert).api_response())
-        } else {
-            (404, json!({}))
-        }
-    });
+    let (url, requests) = instance::serve_fulcio_and_rekor(&i, EMAIL, ISSUER);
     let p = common::Project::speckit();
     let task = format!("{}/T005", common::SPECKIT_UNIT);
     let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);

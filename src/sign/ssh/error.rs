@@ -103,6 +103,43 @@ pub enum SshSignError {
         /// ssh-key's reason.
         reason: String,
     },
+    /// A key whose raw signatures DSSE readers do not verify (`attest export`'s summary).
+    #[error(
+        "the {algorithm} key {keyid} cannot sign the verification summary: DSSE readers (securesystemslib, slsa-verifier) verify raw ed25519 and ecdsa-sha2-nistp256 signatures; give such a key (`ssh-keygen -t ed25519`)"
+    )]
+    RawScheme {
+        /// The key's algorithm, as OpenSSH names it.
+        algorithm: String,
+        /// The key's fingerprint.
+        keyid: String,
+    },
+    /// A private key file only `ssh-keygen` reads, and no agent to make a raw signature with it.
+    #[error(
+        "{} can sign only through ssh-keygen, which makes SSH signatures, not the raw signature the verification summary needs, and no ssh-agent is reachable (SSH_AUTH_SOCK is not set); load it into ssh-agent with `ssh-add {}` and run again, or convert it with `ssh-keygen -p -f {}`", path.display(), path.display(), path.display()
+    )]
+    RawNeedsAgent {
+        /// The key file.
+        path: std::path::PathBuf,
+    },
+    /// The ssh-agent could not be reached, or did not sign.
+    #[error("the ssh-agent at {} did not sign with {keyid}: {reason}; check that it holds the key (`ssh-add -l`)", socket.display())]
+    Agent {
+        /// The agent's socket.
+        socket: std::path::PathBuf,
+        /// The key's fingerprint.
+        keyid: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A raw signature that does not verify with the key it was asked of (an agent that signed
+    /// with another key, or a key file whose halves differ).
+    #[error("the raw signature made with {keyid} does not verify with that key: {reason}")]
+    RawOutput {
+        /// The key's fingerprint.
+        keyid: String,
+        /// Why not.
+        reason: String,
+    },
     /// A temporary file for `ssh-keygen` could not be written or read.
     #[error(
         "cannot prepare or read the files for ssh-keygen: {source}; check that the temporary directory is writable"

@@ -4,12 +4,14 @@
 //! signature in-process against an [`allowed_signers::AllowedSigners`] file (its principal
 //! [`pattern`]s, options and validity) and [`revoked_keys::RevokedKeys`];
 //! [`keygen::SshKeygen`] checks the same through the real `ssh-keygen`. [`sshsig`] reads and
-//! writes the signature format itself.
+//! writes the signature format itself. [`raw`] makes the raw signatures plain DSSE readers verify
+//! (`attest export`'s verification summary), in-process or through ssh-agent.
 
 pub mod allowed_signers;
 pub mod error;
 pub mod keygen;
 pub mod pattern;
+pub mod raw;
 pub mod revoked_keys;
 pub mod signer;
 pub mod sshsig;

@@ -180,6 +180,43 @@ impl SshSigner {
         matches!(self.how, How::InProcess(_))
     }
 
+    /// A raw signature of `message` ([`super::raw`]: Ed25519's bytes, or ECDSA P-256's as DER),
+    /// not an SSHSIG: made in-process from a key file ssh-key reads, else by the ssh-agent that
+    /// holds the key (a `.pub` file or `key::` literal, a passphrase-protected key, a key file only
+    /// ssh-keygen reads). Verified with the key before it is returned.
+    ///
+    /// # Errors
+    /// A key other than ed25519 or P-256, no agent to sign through, an agent that does not sign,
+    /// or a signature that does not verify.
+    pub fn sign_raw(&self, message: &[u8]) -> Result<Vec<u8>, SignError> {
+        super::raw::check_scheme(&self.public)?;
+        let sig = match &self.how {
+            How::InProcess(key) => ssh_signature::Signer::try_sign(key.as_ref(), message)
+                .map_err(|e| SshSignError::InProcess { reason: e.to_string() })?,
+            How::ToolFile(_) | How::ToolAgent => {
+                let socket = self.agent.socket().ok_or_else(|| match &self.origin {
+                    Origin::EncryptedKeyFile(path) => {
+                        SshSignError::EncryptedWithoutAgent { path: path.clone() }
+                    }
+                    Origin::KeyFile(path) => SshSignError::RawNeedsAgent { path: path.clone() },
+                    Origin::PublicKeyFile(_) | Origin::Literal => {
+                        SshSignError::AgentNeeded { keyid: self.keyid() }
+                    }
+                })?;
+                super::raw::agent_sign(&socket, &self.public, message)?
+            }
+        };
+        Ok(super::raw::to_raw(&self.public, message, &sig)?)
+    }
+
+    /// The signing key as a SubjectPublicKeyInfo PEM, the form DSSE readers take a public key in.
+    ///
+    /// # Errors
+    /// A key other than ed25519 or P-256.
+    pub fn public_key_pem(&self) -> Result<String, SignError> {
+        Ok(super::raw::spki_pem(&self.public)?)
+    }
+
     fn new(public: PublicKey, how: How, origin: Origin) -> Self {
         Self { public, how, origin, program: OsString::from(SSH_KEYGEN), agent: Agent::Inherit }
     }

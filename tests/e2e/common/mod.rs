@@ -703,6 +703,20 @@ pub fn on_path(name: &str) -> PathBuf {
         .unwrap_or_else(|| panic!("{name} is on PATH"))
 }
 
+/// The Python of the pinned Python peers (securesystemslib, sigstore-python):
+/// `.peers/venv/bin/python`, which `scripts/peers.sh` makes. Fails the test (never skips it) when
+/// it is not there; a Python on PATH is not taken, since it need not hold the pinned versions.
+#[track_caller]
+pub fn peers_python() -> PathBuf {
+    let python = crate_root().join(".peers/venv/bin/python");
+    assert!(
+        python.is_file(),
+        "the Python peers are missing: run `bash scripts/peers.sh` (it installs the pinned \
+         securesystemslib and sigstore-python into .peers/venv)"
+    );
+    python
+}
+
 /// The pinned OpenSpec CLI: `.peers/node_modules/.bin/openspec`, else `openspec` on `PATH`.
 /// Fails the test (never skips it) when neither is there.
 #[track_caller]

@@ -20,7 +20,9 @@ use x509_cert::der::oid::ObjectIdentifier;
 use x509_cert::der::{Decode as _, Encode as _};
 use x509_cert::ext::Extension;
 use x509_cert::ext::pkix::name::GeneralName;
-use x509_cert::ext::pkix::{BasicConstraints, ExtendedKeyUsage, KeyUsage, KeyUsages, SubjectAltName};
+use x509_cert::ext::pkix::{
+    AuthorityKeyIdentifier, BasicConstraints, ExtendedKeyUsage, KeyUsage, KeyUsages, SubjectAltName,
+};
 use x509_cert::name::Name;
 use x509_cert::serial_number::SerialNumber;
 use x509_cert::spki::{AlgorithmIdentifierOwned, SubjectPublicKeyInfoOwned};
@@ -30,6 +32,7 @@ use x509_cert::{Certificate, TbsCertificate};
 pub const ECDSA_SHA256: &str = "1.2.840.10045.4.3.2";
 pub const ECDSA_SHA384: &str = "1.2.840.10045.4.3.3";
 const CODE_SIGNING: &str = "1.3.6.1.5.5.7.3.3";
+const FULCIO_ISSUER_V1: &str = "1.3.6.1.4.1.57264.1.1";
 const FULCIO_ISSUER_V2: &str = "1.3.6.1.4.1.57264.1.8";
 const SCT_LIST: &str = "1.3.6.1.4.1.11129.2.4.2";
 const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
@@ -98,10 +101,12 @@ impl CertSpec {
         }
     }
 
-    /// A Fulcio-like signing certificate: ten minutes, code signing, an email and an issuer.
+    /// A Fulcio-like signing certificate: ten minutes, code signing, an email and an issuer. Its
+    /// subject is empty and the email in a critical subjectAltName, as Fulcio issues them (RFC 5280
+    /// 4.2.1.6 forbids a critical subjectAltName beside a subject, and sigstore-python checks it).
     pub fn leaf(email: &str, issuer: &str) -> CertSpec {
         CertSpec {
-            subject: "O=sigstore.dev".to_owned(),
+            subject: String::new(),
             ca: None,
             key_usage: Some(KeyUsages::DigitalSignature),
             code_signing: true,
@@ -165,7 +170,8 @@ impl Instance {
 
     /// A signing certificate for the public key `spki` under `issuer`, with an SCT.
     pub fn leaf_for(&self, spec: &CertSpec, spki: &[u8], issuer: &Issuer) -> Vec<u8> {
-        let name: Name = spec.subject.parse().unwrap();
+        let name: Name =
+            if spec.subject.is_empty() { Name::default() } else { spec.subject.parse().unwrap() };
         make_cert(spec, &name, spki, &issuer.name, &issuer.key, Some((&self.ct, &issuer.key.spki)))
     }
 
@@ -345,6 +351,42 @@ pub fn serve(
     (url, record)
 }
 
+/// Fulcio and Rekor of `instance` on 127.0.0.1 for two minutes, as keyless signing talks to them:
+/// Fulcio issues a certificate for `email` at `issuer` to the key it is sent, and Rekor logs each
+/// DSSE entry it is sent. Returns the base URL of both and the record of requests.
+pub fn serve_fulcio_and_rekor(
+    instance: &std::sync::Arc<Instance>,
+    email: &'static str,
+    issuer: &'static str,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let service = std::sync::Arc::clone(instance);
+    serve(Duration::from_secs(120), move |line, body| {
+        let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        if line.starts_with("POST /api/v2/signingCert") {
+            let key_pem = request["publicKeyRequest"]["publicKey"]["content"].as_str().unwrap_or("");
+            let b64: String = key_pem.lines().filter(|l| !l.starts_with("-----")).collect();
+            let spki = STANDARD.decode(b64).unwrap();
+            let cert = service.leaf_for(&CertSpec::leaf(email, issuer), &spki, &service.root);
+            let chain = [pem(&cert), pem(&service.root.der)];
+            (201, json!({"signedCertificateEmbeddedSct": {"chain": {"certificates": chain}}}))
+        } else if line.starts_with("POST /api/v1/log/entries") {
+            let proposed = &request["spec"]["proposedContent"];
+            let envelope_json = proposed["envelope"].as_str().unwrap();
+            let envelope: Value = serde_json::from_str(envelope_json).unwrap();
+            let payload = STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap();
+            let sig = STANDARD.decode(envelope["signatures"][0]["sig"].as_str().unwrap()).unwrap();
+            let cert_pem =
+                String::from_utf8(STANDARD.decode(proposed["verifiers"][0].as_str().unwrap()).unwrap())
+                    .unwrap();
+            let b64: String = cert_pem.lines().filter(|l| !l.starts_with("-----")).collect();
+            let cert = STANDARD.decode(b64).unwrap();
+            (201, service.log_entry(envelope_json, &payload, &sig, &cert).api_response())
+        } else {
+            (404, json!({}))
+        }
+    })
+}
+
 /// One HTTP request: its head, and as much body as its content-length says (at most 1 MiB).
 fn read_request(conn: &mut std::net::TcpStream) -> (String, Vec<u8>) {
     use std::io::Read as _;
@@ -406,7 +448,22 @@ fn make_cert(
         let san = SubjectAltName(vec![GeneralName::Rfc822Name(Ia5String::new(email).unwrap())]);
         exts.push(ext("2.5.29.17", true, &san));
     }
+    if spec.ca.is_none() {
+        // The issuer's key named, as Fulcio's leaves do and RFC 5280 4.2.1.1 asks of every
+        // certificate but a self-signed one (sigstore-python requires it).
+        let key_identifier = OctetString::new(&sha256(issuer_key.spki.as_slice())[..20]).unwrap();
+        let aki = AuthorityKeyIdentifier {
+            key_identifier: Some(key_identifier),
+            authority_cert_issuer: None,
+            authority_cert_serial_number: None,
+        };
+        exts.push(ext("2.5.29.35", false, &aki));
+    }
     if let Some(iss) = &spec.oidc_issuer {
+        // Fulcio writes both: the deprecated v1 extension holds the issuer's bytes as they are
+        // (sigstore-python's identity policy reads that one), v2 a DER UTF8String.
+        let v1 = OctetString::new(iss.as_bytes()).unwrap();
+        exts.push(Extension { extn_id: oid(FULCIO_ISSUER_V1), critical: false, extn_value: v1 });
         exts.push(ext(FULCIO_ISSUER_V2, false, &x509_cert::der::asn1::Utf8StringRef::new(iss).unwrap()));
     }
     if spec.unknown_critical {

@@ -1,0 +1,264 @@
+//! `attest export`: the evidence of a range that holds, as a pack that standard in-toto and
+//! Sigstore tools check without speccoder: each task commit's note as it is
+//! (`<commit>.intoto.jsonl`), the head's commit object as git hashes it (`<head>.commit`), and a
+//! verification summary of the head signed with a raw key (`vsa.intoto.json`, `vsa.pub.pem`) or
+//! keylessly (`vsa.sigstore.json`).
+//!
+//! The verifier decides whether the range holds; its verdict arrives here as a
+//! [`HeldRange`] (`model::held`), so that this producer of a signed statement and the verifier
+//! never see each other's types. The summary is built like every statement (canonical bytes after
+//! the clean check), its resource URI as the tick's summary names it
+//! ([`crate::attest::statements::resource_uri`]), and the key is read by the SSH backend's own
+//! key reader. The pack appears whole or not at all ([`NewDir`]).
+
+mod error;
+mod vsa;
+
+use std::fmt;
+use std::path::Path;
+
+use gix::ObjectId;
+use serde::Serialize;
+
+pub use error::ExportError;
+
+use crate::attest::config::SignerChoice;
+use crate::attest::signing::{Chosen, Moment, SignerRequest, SigstoreFlags, resolve};
+use crate::attest::statements::resource_uri;
+use crate::git::Repo;
+use crate::model::bundle::{self, MAX_NOTE_BYTES, NOTES_REF};
+use crate::model::digest::{git_object_sha256, sha256_hex};
+use crate::model::dsse::{Envelope, Signature};
+use crate::model::held::HeldRange;
+use crate::model::summary::{InputAttestation, sha256_map};
+use crate::output_file::NewDir;
+use crate::sign::ssh::SshSigner;
+use crate::sign::{KeySetting, SignError, Signer};
+
+/// The file of the raw-key summary: a DSSE envelope.
+pub const VSA_ENVELOPE: &str = "vsa.intoto.json";
+/// The public key of the raw-key summary, SubjectPublicKeyInfo PEM.
+pub const VSA_PUBLIC_KEY: &str = "vsa.pub.pem";
+/// The file of the keyless summary: a Sigstore bundle v0.3 with DSSE content.
+pub const VSA_BUNDLE: &str = "vsa.sigstore.json";
+
+/// Which key signs the summary, as the command line names it.
+#[derive(Debug, Clone, Copy)]
+pub enum VsaKey<'a> {
+    /// `--vsa-key KEY`: an SSH key file, a `.pub` whose key is in ssh-agent, or a `key::` literal.
+    Ssh(&'a str),
+    /// `--vsa-signer sigstore`, with the services keyless signing may use.
+    Sigstore(&'a SigstoreFlags),
+}
+
+/// How the summary is signed.
+pub enum VsaSigner {
+    /// A raw ed25519 or ECDSA P-256 signature over the PAE.
+    Key(Box<SshSigner>),
+    /// Keylessly: the Sigstore bundle carries the envelope.
+    Keyless(Box<dyn Signer>),
+}
+
+impl fmt::Debug for VsaSigner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+impl VsaSigner {
+    /// The signer `key` names, checked before the range is: a key DSSE readers verify (ed25519
+    /// or P-256), or the keyless signer with its service URLs.
+    ///
+    /// # Errors
+    /// A key that cannot be read or is of another kind ([`ExportError::Sign`]); keyless signing
+    /// this build or its configuration cannot do ([`ExportError::Signer`], [`ExportError::Sign`]).
+    pub fn resolve(repo: &Repo, key: VsaKey<'_>) -> Result<VsaSigner, ExportError> {
+        match key {
+            VsaKey::Ssh(key) => {
+                let signer = SshSigner::configured(Some(key), KeySetting::VsaKey, None)?;
+                signer.public_key_pem()?;
+                Ok(VsaSigner::Key(Box::new(signer)))
+            }
+            VsaKey::Sigstore(flags) => {
+                let request = SignerRequest {
+                    signer: Some(SignerChoice::Sigstore),
+                    key: None,
+                    sigstore: flags.clone(),
+                };
+                match resolve(repo, &request, Moment::Later)? {
+                    Chosen::Signer(signer) => Ok(VsaSigner::Keyless(signer)),
+                    Chosen::Unsigned(why) => Err(SignError::CannotSign(why.to_string()).into()),
+                }
+            }
+        }
+    }
+
+    /// One line for the user (`ssh ed25519 SHA256:… (key file …)`, `sigstore keyless (…)`).
+    #[must_use]
+    pub fn describe(&self) -> String {
+        match self {
+            VsaSigner::Key(signer) => signer.describe(),
+            VsaSigner::Keyless(signer) => signer.describe(),
+        }
+    }
+
+    /// Signs `payload` (the summary statement) and writes the summary's files into `dir`;
+    /// returns the envelope's `keyid`.
+    fn sign_into(&self, payload: Vec<u8>, dir: &NewDir) -> Result<String, ExportError> {
+        let mut envelope = Envelope::unsigned(payload);
+        match self {
+            VsaSigner::Key(signer) => {
+                let sig = signer.sign_raw(&envelope.pae())?;
+                let keyid = signer.keyid();
+                envelope.signatures.push(Signature { keyid: keyid.clone(), sig });
+                let mut line = envelope.to_line();
+                line.push(b'\n');
+                dir.write(VSA_ENVELOPE, &line)?;
+                dir.write(VSA_PUBLIC_KEY, signer.public_key_pem()?.as_bytes())?;
+                Ok(keyid)
+            }
+            VsaSigner::Keyless(signer) => {
+                signer.sign(&envelope.pae())?;
+                let bundle = signer.take_bundle().ok_or_else(|| {
+                    SignError::CannotSign(format!("{} made no Sigstore bundle", signer.describe()))
+                })?;
+                let mut json = serde_json::to_vec(&bundle).map_err(ExportError::Encode)?;
+                json.push(b'\n');
+                dir.write(VSA_BUNDLE, &json)?;
+                Ok(signer.keyid())
+            }
+        }
+    }
+}
+
+/// What `attest export` wrote, for people (Display) and machines (`--json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Exported {
+    /// The directory written.
+    pub out: String,
+    /// The head commit the summary is about.
+    pub head: String,
+    /// The sha256 of the head's commit object (the summary's subject `sha256`).
+    pub head_sha256: String,
+    /// The summary's `resourceUri`.
+    pub resource_uri: String,
+    /// The level the summary names (`verifiedLevels`).
+    pub level: &'static str,
+    /// The task commits whose notes are in the pack.
+    pub task_commits: usize,
+    /// The note lines the summary names (`inputAttestations`).
+    pub input_attestations: usize,
+    /// Who signed the summary.
+    pub signer: String,
+    /// The summary envelope's `keyid` (an SSH key's `SHA256:` fingerprint, or `sigstore`).
+    pub keyid: String,
+    /// The summary's files.
+    pub summary_files: Vec<&'static str>,
+}
+
+impl fmt::Display for Exported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "exported {} task commits ({} note lines) and {}.commit to {}",
+            self.task_commits, self.input_attestations, self.head, self.out
+        )?;
+        writeln!(f, "verification summary: {} ({})", self.level, self.summary_files.join(", "))?;
+        writeln!(f, "about: {} sha256:{}", self.resource_uri, self.head_sha256)?;
+        writeln!(f, "signed by: {}", self.signer)
+    }
+}
+
+/// Writes the pack of `held` into the new directory `out`: the notes of its task commits as
+/// they are, the head's commit object, and the summary signed by `signer`. The notes are those of
+/// `refs/notes/speccoder` at `notes_tip`, the commit it named before the range was checked: when
+/// it moved since, the pack could hold notes the check never read, and nothing is written.
+///
+/// # Errors
+/// [`ExportError`]; nothing is left at `out` on any.
+pub fn export(
+    repo: &Repo,
+    held: &HeldRange,
+    signer: &VsaSigner,
+    out: &Path,
+    notes_tip: Option<ObjectId>,
+) -> Result<Exported, ExportError> {
+    let level = held.level().ok_or(ExportError::NoTick)?;
+    let notes: std::collections::HashMap<ObjectId, ObjectId> = repo.notes(NOTES_REF)?.into_iter().collect();
+    if repo.ref_target(NOTES_REF)? != notes_tip {
+        return Err(ExportError::NotesMoved);
+    }
+    let head = parse_id(&held.head)?;
+    let head_object = repo.read_kind(head, gix::object::Kind::Commit)?;
+    let head_sha256 = git_object_sha256("commit", &head_object);
+    let dir = NewDir::create(out)?;
+    let commits = held.task_commits();
+    let mut inputs = Vec::new();
+    for commit in &commits {
+        let note = note_of(repo, &notes, commit)?;
+        let file = format!("{commit}.intoto.jsonl");
+        for (i, line) in bundle::lines(&note).enumerate() {
+            let envelope = Envelope::parse(line).map_err(|e| {
+                inconsistent(commit, format!("has a line {} that is not an envelope ({e})", i + 1))
+            })?;
+            inputs.push(InputAttestation {
+                name: format!("{file}#{}", i + 1),
+                digest: sha256_map(&sha256_hex(&envelope.payload)),
+            });
+        }
+        dir.write(&file, &note)?;
+    }
+    let mut commit_file = format!("commit {}\0", head_object.len()).into_bytes();
+    commit_file.extend_from_slice(&head_object);
+    dir.write(&format!("{head}.commit"), &commit_file)?;
+    let uri = resource_uri(repo.origin_url_without_credentials().as_deref(), &held.head);
+    let time = crate::attest::now_rfc3339();
+    let input_count = inputs.len();
+    let payload = vsa::statement(vsa::Facts {
+        head: &held.head,
+        head_sha256: &head_sha256,
+        resource_uri: &uri,
+        policy: held.policy.as_ref(),
+        inputs,
+        level,
+        time: &time,
+    })?;
+    let keyid = signer.sign_into(payload, &dir)?;
+    dir.finish()?;
+    Ok(Exported {
+        out: out.display().to_string(),
+        head: held.head.clone(),
+        head_sha256,
+        resource_uri: uri,
+        level: level.as_str(),
+        task_commits: commits.len(),
+        input_attestations: input_count,
+        signer: signer.describe(),
+        keyid,
+        summary_files: match signer {
+            VsaSigner::Key(_) => vec![VSA_ENVELOPE, VSA_PUBLIC_KEY],
+            VsaSigner::Keyless(_) => vec![VSA_BUNDLE],
+        },
+    })
+}
+
+/// The note of `commit`, byte for byte, from the notes listed at the checked notes commit.
+fn note_of(
+    repo: &Repo,
+    notes: &std::collections::HashMap<ObjectId, ObjectId>,
+    commit: &str,
+) -> Result<Vec<u8>, ExportError> {
+    let blob = notes.get(&parse_id(commit)?).ok_or_else(|| inconsistent(commit, "is missing".to_owned()))?;
+    repo.blob_within(*blob, MAX_NOTE_BYTES)?
+        .map_err(|size| inconsistent(commit, format!("is {size} bytes, more than a reader takes")))
+}
+
+/// A commit id the verifier reported (hex).
+fn parse_id(hex: &str) -> Result<ObjectId, ExportError> {
+    ObjectId::from_hex(hex.as_bytes())
+        .map_err(|_| inconsistent(hex, "is named by an id that is not hex".to_owned()))
+}
+
+fn inconsistent(commit: &str, what: String) -> ExportError {
+    ExportError::Inconsistent { commit: commit.to_owned(), what }
+}

@@ -1,0 +1,102 @@
+//! `speccoder attest export`: the check `attest verify` runs, then the pack of a range that
+//! holds.
+
+use speccoder_attest::attest::export::{ExportError, VsaKey, VsaSigner, export};
+use speccoder_attest::exit::{self, ExitClass};
+use speccoder_attest::git::Repo;
+use speccoder_attest::model::bundle::NOTES_REF;
+use speccoder_attest::output_file::NewDir;
+use speccoder_attest::verify::Checked;
+use speccoder_attest::verify::held::held_range;
+
+use super::verify::{CheckOutcome, CheckRequest, check};
+use crate::cli::{ExportArgs, VsaSignerArg};
+
+pub fn run(args: &ExportArgs) -> u8 {
+    let fail = |code: u8, msg: String| {
+        if args.json {
+            super::output::print_json_error(&msg, code);
+        }
+        super::output::to_stderr(format_args!("speccoder attest export: {msg}"));
+        code
+    };
+    let failed = |e: ExportError| fail(e.exit_code(), e.to_string());
+    let repo = match Repo::discover_to_read(".") {
+        Ok(r) => r,
+        Err(e) => return fail(exit::GIT_PRECONDITION, e.to_string()),
+    };
+    // The key and the directory are checked before the range is: a long check is not run for a
+    // pack that cannot be signed or written.
+    let flags = super::signing::sigstore_service_flags(&args.sigstore);
+    let key = match (&args.vsa_key, args.vsa_signer) {
+        (Some(key), _) => VsaKey::Ssh(key),
+        (None, Some(VsaSignerArg::Sigstore) | None) => VsaKey::Sigstore(&flags),
+    };
+    let signer = match VsaSigner::resolve(&repo, key) {
+        Ok(signer) => signer,
+        Err(e) => return failed(e),
+    };
+    if let Err(e) = NewDir::check(&args.out) {
+        return failed(e.into());
+    }
+    let notes_tip = match repo.ref_target(NOTES_REF) {
+        Ok(tip) => tip,
+        Err(e) => return failed(e.into()),
+    };
+    let CheckOutcome { report, range, unborn } = match check(&repo, &request(args)) {
+        Ok(outcome) => outcome,
+        Err((code, message)) => return fail(code, message),
+    };
+    let held = match range {
+        Some(Checked::One(head) | Checked::Range { head, .. }) if report.exit_code() == exit::OK => {
+            held_range(&report, head)
+        }
+        _ => None,
+    };
+    let Some(held) = held else {
+        return does_not_hold(args, &report, unborn.as_deref());
+    };
+    let result = export(&repo, &held, &signer, &args.out, notes_tip);
+    super::output::finish("attest export", args.json, result, |_| exit::OK)
+}
+
+/// The check `args` ask for: `attest verify`'s, with its range, trust and policy flags.
+fn request(args: &ExportArgs) -> CheckRequest<'_> {
+    CheckRequest {
+        range: args.history.range.as_deref(),
+        branch: args.history.branch.as_deref(),
+        base: args.history.base.as_deref(),
+        all: args.history.all,
+        trust: &args.trust,
+        policy: &args.policy,
+        accept_unsigned: false,
+        require_verified: args.require_verified,
+        jobs: args.jobs,
+    }
+}
+
+/// A range that does not hold (26), or has nothing to check (15): the verifier's report, as
+/// `attest verify` prints it, and nothing written.
+fn does_not_hold(
+    args: &ExportArgs,
+    report: &speccoder_attest::verify::report::Report,
+    unborn: Option<&str>,
+) -> u8 {
+    let code = match report.exit_code() {
+        exit::OK => exit::INTERNAL,
+        code => code,
+    };
+    if args.json {
+        super::output::print_json_report(report, code);
+    } else {
+        super::output::to_stdout_text(&report.to_text());
+    }
+    let why = match code {
+        exit::NOTHING_TO_CHECK => {
+            unborn.unwrap_or("nothing to check (no ticked task or task commit in range)")
+        }
+        _ => "the range does not hold (see the report); nothing was written",
+    };
+    super::output::to_stderr(format_args!("speccoder attest export: {why}"));
+    code
+}

@@ -1,0 +1,113 @@
+//! What a verifier run that held hands to `attest export`: the head checked, each tick's task
+//! commit and level, and the verifier policy it was judged under. The verifier makes it from its
+//! report and the producer's export reads it; neither wing sees the other's types.
+
+use crate::model::predicate::Verdict;
+use crate::model::summary;
+
+/// What a tick that holds proves, lowest first: the order of `verifiedLevels` in an export's
+/// summary, whose level is the lowest one every tick of the range meets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// Ticked by hand before adoption, held by the verifier policy's baseline.
+    Baseline,
+    /// A person's word (`speccoder accept`), no test evidence.
+    Attested,
+    /// Regression evidence only: no red run proved the task.
+    RegressionOnly,
+    /// Red, green (and held-out) runs proved the task.
+    Verified,
+}
+
+impl Level {
+    /// The level's name in `verifiedLevels` (`SPECCODER_VERIFIED`, ...).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Baseline => summary::LEVEL_BASELINE,
+            Level::Attested => summary::LEVEL_ATTESTED,
+            Level::RegressionOnly => summary::LEVEL_REGRESSION_ONLY,
+            Level::Verified => summary::LEVEL_VERIFIED,
+        }
+    }
+
+    /// The level a tick with `verdict` proves; a skip proves none (it is never a tick).
+    #[must_use]
+    pub fn of_verdict(verdict: Verdict) -> Option<Level> {
+        match verdict {
+            Verdict::Verified => Some(Level::Verified),
+            Verdict::RegressionOnly => Some(Level::RegressionOnly),
+            Verdict::Attested => Some(Level::Attested),
+            Verdict::Skipped => None,
+        }
+    }
+}
+
+/// One tick that holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldTick {
+    /// Its task commit (hex); none for a baseline tick.
+    pub commit: Option<String>,
+    /// What it proves.
+    pub level: Level,
+}
+
+/// The verifier policy a run was judged under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyRef {
+    /// Where it was read: the file as named, or `REV:PATH (<commit>)`.
+    pub source: String,
+    /// The sha256 of its exact bytes.
+    pub sha256: String,
+}
+
+/// A range every tick of which holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldRange {
+    /// The head commit checked (hex): what the summary is about.
+    pub head: String,
+    /// Its ticks, in the report's order.
+    pub ticks: Vec<HeldTick>,
+    /// The verifier policy, when one judged the ticks.
+    pub policy: Option<PolicyRef>,
+}
+
+impl HeldRange {
+    /// The lowest level every tick meets; `None` without a tick.
+    #[must_use]
+    pub fn level(&self) -> Option<Level> {
+        self.ticks.iter().map(|t| t.level).min()
+    }
+
+    /// The task commits of the range, each once, in the order first named.
+    #[must_use]
+    pub fn task_commits(&self) -> Vec<&str> {
+        let mut seen = std::collections::HashSet::new();
+        self.ticks.iter().filter_map(|t| t.commit.as_deref()).filter(|c| seen.insert(*c)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_range_meets_the_lowest_level_of_its_ticks_and_names_each_commit_once() {
+        let tick = |commit: Option<&str>, level| HeldTick { commit: commit.map(str::to_owned), level };
+        let mut range = HeldRange {
+            head: "h".into(),
+            ticks: vec![tick(Some("a"), Level::Verified), tick(Some("b"), Level::RegressionOnly)],
+            policy: None,
+        };
+        assert_eq!(range.level(), Some(Level::RegressionOnly));
+        range.ticks.push(tick(Some("a"), Level::Verified));
+        range.ticks.push(tick(None, Level::Baseline));
+        assert_eq!(range.level().map(Level::as_str), Some("SPECCODER_BASELINE"));
+        assert_eq!(range.task_commits(), ["a", "b"]);
+        range.ticks.clear();
+        assert_eq!(range.level(), None);
+        assert!(Level::Attested < Level::RegressionOnly && Level::RegressionOnly < Level::Verified);
+        assert_eq!(Level::of_verdict(Verdict::Skipped), None);
+        assert_eq!(Level::of_verdict(Verdict::Attested), Some(Level::Attested));
+    }
+}

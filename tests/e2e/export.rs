@@ -1,0 +1,426 @@
+//! `attest export`: the pack of a range that holds, checked with the peers a third party would
+//! use and never with the crate's decoders: securesystemslib verifies the raw-key summary
+//! (ed25519 and ECDSA P-256, from a key file and from ssh-agent) and refuses an edited one;
+//! sigstore-python verifies the keyless summary offline against the test Sigstore instance's
+//! trusted root, bound to the `.commit` file; `git notes show`, `sha1sum` and `sha256sum` check
+//! the notes and the commit object. A range that does not hold writes nothing.
+
+use crate::common;
+use crate::common::{Evidence, Key, PRINCIPAL, Project, SPECKIT_UNIT};
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Value, json};
+
+/// A project whose T005 is ticked `verified` and T006 `regression_only`, both signed by Ada,
+/// with an origin whose URL carries a credential.
+struct Ticked {
+    p: Project,
+    allowed: PathBuf,
+    commits: Vec<String>,
+}
+
+impl Ticked {
+    fn new() -> Ticked {
+        let p = Project::speckit();
+        let ada = common::ed25519(&p.scratch, "ada");
+        let allowed = common::allowed_signers(&p.scratch.join("allowed_signers"), &[(PRINCIPAL, &ada)]);
+        p.git(&["config", "gpg.format", "ssh"]);
+        p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
+        p.git(&["remote", "add", "origin", "https://ada:s3cret-token@git.example.com/acme/app.git"]);
+        let mut commits = Vec::new();
+        for (task, kind) in [("T005", Evidence::Verified), ("T006", Evidence::RegressionOnly)] {
+            let target = format!("{SPECKIT_UNIT}/{task}");
+            let evidence = common::write_evidence(&p.scratch_dir(&format!("ev-{task}")), &target, kind);
+            p.attest(&target, &evidence, &[]).success();
+            commits.push(p.rev("HEAD"));
+        }
+        Ticked { p, allowed, commits }
+    }
+
+    /// `speccoder attest export --branch --all --allowed-signers <ada> --out <out> <extra>`, with
+    /// `env` set.
+    fn export(&self, out: &Path, extra: &[&str], env: &[(&str, &Path)]) -> common::Run {
+        let mut args = vec!["attest", "export", "--branch", "--all", "--allowed-signers"];
+        args.push(self.allowed.to_str().unwrap());
+        args.extend(["--out", out.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        let mut cmd = common::speccoder_command(&self.p.root, &self.p.home, &args);
+        cmd.envs(env.iter().copied());
+        common::run(cmd)
+    }
+}
+
+/// securesystemslib's verdict on the DSSE envelope `envelope` with the SPKI PEM `pem`, the key
+/// named by the envelope's keyid: `Ok` with what it printed, or `Err` with why not.
+fn securesystemslib_verifies(envelope: &Path, pem: &Path) -> Result<String, String> {
+    const SCRIPT: &str = r#"
+import json, sys
+from cryptography.hazmat.primitives.serialization import load_pem_public_key
+from securesystemslib.dsse import Envelope
+from securesystemslib.signer import SSlibKey
+envelope = Envelope.from_dict(json.load(open(sys.argv[1])))
+keyid = next(iter(envelope.signatures))
+key = SSlibKey.from_crypto(load_pem_public_key(open(sys.argv[2], "rb").read()), keyid=keyid)
+accepted = envelope.verify([key], 1)
+print(key.scheme, ",".join(accepted))
+"#;
+    let out =
+        Command::new(common::peers_python()).arg("-c").arg(SCRIPT).arg(envelope).arg(pem).output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if out.status.success() { Ok(said) } else { Err(said) }
+}
+
+/// The files of `dir`, sorted.
+fn files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    names
+}
+
+/// The statement a DSSE envelope (or a bundle's `dsseEnvelope`) carries.
+fn payload_of(envelope: &Value) -> Value {
+    serde_json::from_slice(&STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap()).unwrap()
+}
+
+/// `tool args...` run on `file`: its first word of output (a digest).
+fn digest_by(tool: &str, file: &Path) -> String {
+    let out = Command::new(tool).arg(file).output().unwrap();
+    assert!(out.status.success(), "{tool} runs");
+    String::from_utf8_lossy(&out.stdout).split_whitespace().next().unwrap().to_owned()
+}
+
+/// Checks what every pack holds besides its summary: the notes byte for byte as `git notes show`
+/// prints them, the commit object whose sha1 is the head and whose sha256 the summary's subject
+/// names, and every note line named by its payload's sha256. Returns the summary statement.
+#[track_caller]
+fn check_pack(t: &Ticked, out: &Path, statement: &Value, summary_files: &[&str]) {
+    let head = t.p.rev("HEAD");
+    let mut expected: Vec<String> = t.commits.iter().map(|c| format!("{c}.intoto.jsonl")).collect();
+    expected.push(format!("{head}.commit"));
+    expected.extend(summary_files.iter().map(|f| (*f).to_owned()));
+    expected.sort();
+    assert_eq!(files(out), expected);
+    let commit_file = out.join(format!("{head}.commit"));
+    assert_eq!(digest_by("sha1sum", &commit_file), head, "the .commit file is the object git hashes");
+    let raw = t.p.git_bytes(&["cat-file", "commit", &head]);
+    assert_eq!(
+        std::fs::read(&commit_file).unwrap(),
+        [format!("commit {}\0", raw.len()).as_bytes(), &raw].concat()
+    );
+    let subject = &statement["subject"][0];
+    assert_eq!(subject["digest"]["gitCommit"], head.as_str());
+    assert_eq!(subject["digest"]["sha256"], digest_by("sha256sum", &commit_file).as_str());
+
+    let mut inputs = Vec::new();
+    for commit in &t.commits {
+        let file = out.join(format!("{commit}.intoto.jsonl"));
+        let note = t.p.note(commit).unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), note, "the note of {commit}, byte for byte");
+        for (i, line) in note.split(|&b| b == b'\n').filter(|l| !l.is_empty()).enumerate() {
+            let envelope: Value = serde_json::from_slice(line).unwrap();
+            let payload = STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap();
+            inputs.push(json!({"name": format!("{commit}.intoto.jsonl#{}", i + 1), "digest": {"sha256": common::sha256(&payload)}}));
+        }
+    }
+    let schema = common::schema_validator("statement-verification-summary.schema.json");
+    let errors: Vec<String> = schema.iter_errors(statement).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "the summary meets its schema: {errors:?}");
+    assert_eq!(subject["name"], format!("git+https://git.example.com/acme/app.git@{head}"));
+    let p = &statement["predicate"];
+    assert_eq!(statement["predicateType"], "https://slsa.dev/verification_summary/v1");
+    assert_eq!(p["verifier"]["version"]["speccoder"], env!("CARGO_PKG_VERSION"));
+    let time = p["timeVerified"].as_str().unwrap();
+    assert!(time.len() == 20 && time.ends_with('Z') && time.as_bytes()[10] == b'T', "RFC 3339 UTC: {time}");
+    assert_eq!(p["inputAttestations"], Value::Array(inputs));
+    assert_eq!(p["verifier"]["id"], "https://speccoder.dev/verifier/v0");
+    assert_eq!(p["verificationResult"], "PASSED");
+    assert_eq!(p["verifiedLevels"], json!(["SPECCODER_REGRESSION_ONLY"]), "the lowest level of the range");
+    assert_eq!(p["resourceUri"], format!("git+https://git.example.com/acme/app.git@{head}"));
+    assert!(!statement.to_string().contains("s3cret"), "no credential leaves in the summary");
+}
+
+#[test]
+fn an_ssh_key_summary_verifies_with_securesystemslib_and_an_edited_one_does_not() {
+    let t = Ticked::new();
+    for kind in ["ed25519", "ecdsa"] {
+        let key = common::ssh_key(&t.p.scratch, &format!("vsa-{kind}"), kind);
+        let out = t.p.scratch.join(format!("pack-{kind}"));
+        let run = t.export(&out, &["--vsa-key", key.private.to_str().unwrap(), "--json"], &[]).success();
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(report["exit_code"], 0);
+        assert_eq!(report["level"], "SPECCODER_REGRESSION_ONLY");
+        let envelope_file = out.join("vsa.intoto.json");
+        let envelope: Value = serde_json::from_slice(&std::fs::read(&envelope_file).unwrap()).unwrap();
+        check_pack(&t, &out, &payload_of(&envelope), &["vsa.intoto.json", "vsa.pub.pem"]);
+        // The keyid is the key's SHA256: fingerprint, as ssh-keygen prints it.
+        let fingerprint = Command::new("ssh-keygen").args(["-l", "-f"]).arg(&key.public).output().unwrap();
+        let fingerprint =
+            String::from_utf8_lossy(&fingerprint.stdout).split_whitespace().nth(1).unwrap().to_owned();
+        assert_eq!(envelope["signatures"][0]["keyid"], fingerprint.as_str());
+        assert_eq!(report["keyid"], fingerprint.as_str());
+
+        let pem = out.join("vsa.pub.pem");
+        let said = securesystemslib_verifies(&envelope_file, &pem).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        let scheme = if kind == "ed25519" { "ed25519" } else { "ecdsa-sha2-nistp256" };
+        assert!(said.starts_with(scheme), "{kind}: {said}");
+
+        // An edited summary (another level), or the signature of another key, is refused.
+        let mut statement = payload_of(&envelope);
+        statement["predicate"]["verifiedLevels"] = json!(["SPECCODER_VERIFIED"]);
+        let mut edited = envelope.clone();
+        edited["payload"] = json!(STANDARD.encode(serde_json::to_vec(&statement).unwrap()));
+        let edited_file = t.p.scratch.join(format!("edited-{kind}.json"));
+        std::fs::write(&edited_file, edited.to_string()).unwrap();
+        let refused = securesystemslib_verifies(&edited_file, &pem).unwrap_err();
+        assert!(refused.contains("VerificationError"), "{kind}: {refused}");
+        let other = common::ssh_key(&t.p.scratch, &format!("other-{kind}"), kind);
+        let other_pack = t.p.scratch.join(format!("other-pack-{kind}"));
+        t.export(&other_pack, &["--vsa-key", other.private.to_str().unwrap()], &[]).success();
+        let refused = securesystemslib_verifies(&envelope_file, &other_pack.join("vsa.pub.pem")).unwrap_err();
+        assert!(refused.contains("VerificationError"), "{kind}: {refused}");
+    }
+}
+
+#[test]
+fn a_key_held_only_in_ssh_agent_signs_the_summary_raw() {
+    let t = Ticked::new();
+    let agent = common::Agent::start(&t.p.scratch);
+    for kind in ["ed25519", "ecdsa"] {
+        let key = common::ssh_key(&t.p.scratch, &format!("agent-{kind}"), kind);
+        agent.add(&key.private);
+        std::fs::remove_file(&key.private).unwrap();
+        for (how, given) in [("pub", key.public.to_str().unwrap().to_owned()), ("literal", key.literal())] {
+            let out = t.p.scratch.join(format!("pack-{kind}-{how}"));
+            t.export(&out, &["--vsa-key", &given], &[("SSH_AUTH_SOCK", &agent.socket)]).success();
+            let said = securesystemslib_verifies(&out.join("vsa.intoto.json"), &out.join("vsa.pub.pem"))
+                .unwrap_or_else(|e| panic!("{kind} {how}: {e}"));
+            assert!(said.contains("SHA256:"), "{said}");
+        }
+        // Without the agent the key cannot sign: exit 13, nothing written.
+        let out = t.p.scratch.join(format!("no-agent-{kind}"));
+        let run = t.export(&out, &["--vsa-key", key.public.to_str().unwrap()], &[]).failure(13);
+        assert!(run.stderr.contains("no ssh-agent is reachable"), "{run}");
+        assert!(!out.exists());
+    }
+}
+
+#[cfg(feature = "sigstore")]
+#[test]
+fn a_keyless_summary_verifies_with_sigstore_python_offline_against_the_test_instance() {
+    use crate::common::sigstore_instance::{self as instance, Instance};
+    const EMAIL: &str = "ada@example.com";
+    const ISSUER: &str = "https://issuer.test";
+    let t = Ticked::new();
+    let i = std::sync::Arc::new(Instance::new());
+    let (url, _requests) = instance::serve_fulcio_and_rekor(&i, EMAIL, ISSUER);
+    let out = t.p.scratch.join("keyless");
+    let args = ["--vsa-signer", "sigstore", "--sigstore-fulcio-url", &url, "--sigstore-rekor-url", &url];
+    let mut cmd = common::speccoder_command(
+        &t.p.root,
+        &t.p.home,
+        &[
+            &["attest", "export", "--branch", "--all", "--allowed-signers", t.allowed.to_str().unwrap()][..],
+            &["--out", out.to_str().unwrap(), "--sigstore-allow-http-loopback"],
+            &args,
+        ]
+        .concat(),
+    );
+    cmd.env("SIGSTORE_ID_TOKEN", "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci50ZXN0Iiwic3ViIjoiYWRhIiwiZW1haWwiOiJhZGFAZXhhbXBsZS5jb20iLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl");
+    common::run(cmd).success();
+    let bundle_file = out.join("vsa.sigstore.json");
+    let bundle: Value = serde_json::from_slice(&std::fs::read(&bundle_file).unwrap()).unwrap();
+    assert_eq!(bundle["mediaType"], "application/vnd.dev.sigstore.bundle.v0.3+json");
+    check_pack(&t, &out, &payload_of(&bundle["dsseEnvelope"]), &["vsa.sigstore.json"]);
+
+    // sigstore-python, offline, trusting the test instance only (a client trust config holding its
+    // trusted root). Its `sigstore verify` command cannot be the peer: it reads the statement with
+    // a model that takes sha* subject digests only and refuses `gitCommit`, which in-toto's
+    // DigestSet allows. Its `Verifier.verify_dsse` checks everything else (the chain to the root,
+    // the SCT, the Rekor entry and its SET, the DSSE signature, the identity), and the subject is
+    // bound to the commit file with sha256sum.
+    let trust = t.p.scratch.join("trust_config.json");
+    let config = json!({
+        "mediaType": "application/vnd.dev.sigstore.clienttrustconfig.v0.1+json",
+        "trustedRoot": i.trusted_root(),
+        "signingConfig": {"mediaType": "application/vnd.dev.sigstore.signingconfig.v0.2+json"}
+    });
+    std::fs::write(&trust, config.to_string()).unwrap();
+    let verify = |bundle: &Path, identity: &str| sigstore_python_verifies(&trust, bundle, identity, ISSUER);
+    let payload = verify(&bundle_file, EMAIL).unwrap_or_else(|e| panic!("sigstore-python refuses: {e}"));
+    let statement: Value = serde_json::from_slice(&payload).unwrap();
+    assert_eq!(statement, payload_of(&bundle["dsseEnvelope"]));
+    let commit_file = out.join(format!("{}.commit", t.p.rev("HEAD")));
+    assert_eq!(statement["subject"][0]["digest"]["sha256"], digest_by("sha256sum", &commit_file).as_str());
+
+    let refused = verify(&bundle_file, "eve@example.com").unwrap_err();
+    assert!(refused.contains("VerificationError"), "another identity is refused: {refused}");
+    // An edited summary (another level) is refused.
+    let mut edited = bundle.clone();
+    let mut changed = statement.clone();
+    changed["predicate"]["verifiedLevels"] = json!(["SPECCODER_VERIFIED"]);
+    edited["dsseEnvelope"]["payload"] = json!(STANDARD.encode(serde_json::to_vec(&changed).unwrap()));
+    let edited_file = t.p.scratch.join("edited.sigstore.json");
+    std::fs::write(&edited_file, edited.to_string()).unwrap();
+    let refused = verify(&edited_file, EMAIL).unwrap_err();
+    assert!(refused.contains("VerificationError"), "an edited summary is refused: {refused}");
+}
+
+/// sigstore-python's verdict on the keyless bundle `bundle` for `identity` at `issuer`, offline,
+/// trusting only the trusted root of the client trust config `trust`: the DSSE payload, or why
+/// not.
+#[cfg(feature = "sigstore")]
+fn sigstore_python_verifies(
+    trust: &Path,
+    bundle: &Path,
+    identity: &str,
+    issuer: &str,
+) -> Result<Vec<u8>, String> {
+    const SCRIPT: &str = r#"
+import sys
+from sigstore.models import Bundle, ClientTrustConfig
+from sigstore.verify import Verifier
+from sigstore.verify.policy import Identity
+trust, bundle, identity, issuer = sys.argv[1:]
+root = ClientTrustConfig.from_json(open(trust).read()).trusted_root
+verifier = Verifier(trusted_root=root)
+kind, payload = verifier.verify_dsse(Bundle.from_json(open(bundle, "rb").read()), Identity(identity=identity, issuer=issuer))
+assert kind == "application/vnd.in-toto+json", kind
+sys.stdout.buffer.write(payload)
+"#;
+    let out = Command::new(common::peers_python())
+        .arg("-c")
+        .arg(SCRIPT)
+        .args([trust, bundle])
+        .args([identity, issuer])
+        .output()
+        .unwrap();
+    if out.status.success() { Ok(out.stdout) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
+}
+
+#[test]
+fn a_range_that_does_not_hold_writes_nothing_prints_the_report_and_exits_26() {
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    // T001 ticked by hand: a tick without evidence.
+    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
+    let text = String::from_utf8(t.p.read(&tasks)).unwrap().replace("- [ ] T001", "- [X] T001");
+    t.p.write(&tasks, text);
+    t.p.git(&["commit", "-q", "-am", "Tick T001 by hand"]);
+    let before = files(&t.p.scratch);
+    let out = t.p.scratch.join("pack");
+    let run = t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).failure(26);
+    assert!(run.stdout.contains("unverifiable 001-bookmark-tags/T001"), "the report is printed: {run}");
+    assert!(run.stderr.contains("does not hold"), "{run}");
+    assert_eq!(files(&t.p.scratch), before, "nothing at DIR, nothing beside it");
+    // An empty directory given as DIR stays empty; --json prints the report with its exit code.
+    std::fs::create_dir(&out).unwrap();
+    let run = t.export(&out, &["--vsa-key", key.private.to_str().unwrap(), "--json"], &[]).failure(26);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["exit_code"], 26);
+    assert_eq!(report["totals"]["unverifiable"], 1);
+    assert!(files(&out).is_empty());
+    // A DIR that cannot be written is said before the long check runs.
+    std::fs::write(out.join("keep"), "keep").unwrap();
+    let run = t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).failure(13);
+    assert!(run.stdout.is_empty() && run.stderr.contains("not empty"), "{run}");
+}
+
+#[test]
+fn a_directory_or_key_that_cannot_be_used_is_refused_before_the_range_is_checked() {
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    let key = key.private.to_str().unwrap();
+    let full = t.p.scratch.join("full");
+    std::fs::create_dir(&full).unwrap();
+    std::fs::write(full.join("keep"), "keep").unwrap();
+    let run = t.export(&full, &["--vsa-key", key], &[]).failure(13);
+    assert!(run.stderr.contains("it is a directory that is not empty"), "{run}");
+    assert_eq!(files(&full), ["keep"]);
+    let file = t.p.scratch.join("file");
+    std::fs::write(&file, "precious").unwrap();
+    t.export(&file, &["--vsa-key", key], &[]).failure(13);
+    assert_eq!(std::fs::read(&file).unwrap(), b"precious");
+
+    // A link at DIR, to an empty directory or to nowhere, is never written through.
+    let empty = t.p.scratch.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    for (name, target) in [("link", empty.clone()), ("dangling", t.p.scratch.join("nowhere"))] {
+        let link = t.p.scratch.join(name);
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let run = t.export(&link, &["--vsa-key", key], &[]).failure(13);
+        assert!(run.stderr.contains("symbolic link"), "{run}");
+        assert_eq!(std::fs::read_link(&link).unwrap(), target);
+    }
+    assert!(files(&empty).is_empty());
+    assert!(!t.p.scratch.join("nowhere").exists());
+
+    let rsa = common::ssh_key(&t.p.scratch, "rsa", "rsa");
+    let out = t.p.scratch.join("rsa-pack");
+    let run = t.export(&out, &["--vsa-key", rsa.private.to_str().unwrap()], &[]).failure(13);
+    assert!(run.stderr.contains("ed25519 and ecdsa-sha2-nistp256"), "{run}");
+    assert!(!out.exists());
+    let run = t.export(&out, &["--vsa-key", t.p.scratch.join("absent").to_str().unwrap()], &[]).failure(13);
+    assert!(run.stderr.contains("--vsa-key"), "the advice names the flag: {run}");
+    // One of --vsa-key and --vsa-signer is required.
+    t.export(&out, &[], &[]).failure(2);
+}
+
+#[test]
+fn a_branch_with_nothing_ticked_has_nothing_to_export() {
+    let p = Project::speckit();
+    let key = common::ed25519(&p.scratch, "vsa");
+    let out = p.scratch.join("pack");
+    let args = ["attest", "export", "--branch", "--all", "--out", out.to_str().unwrap(), "--vsa-key"];
+    let run = p.speccoder(&[&args[..], &[key.private.to_str().unwrap()]].concat()).failure(15);
+    assert!(run.stderr.contains("nothing to check"), "{run}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn the_summary_names_the_verifier_policy_by_its_digest_and_never_by_a_local_path() {
+    let t = Ticked::new();
+    let key: Key = common::ed25519(&t.p.scratch, "vsa");
+    let policy = t.p.scratch.join("speccoder-policy.toml");
+    std::fs::write(&policy, "version = 1\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\nsigners = [\"*\"]\n")
+        .unwrap();
+    let out = t.p.scratch.join("pack");
+    let policy_flag = ["--policy", policy.to_str().unwrap()];
+    t.export(&out, &[&["--vsa-key", key.private.to_str().unwrap()][..], &policy_flag].concat(), &[])
+        .success();
+    let envelope: Value =
+        serde_json::from_slice(&std::fs::read(out.join("vsa.intoto.json")).unwrap()).unwrap();
+    let named = &payload_of(&envelope)["predicate"]["policy"];
+    assert_eq!(named["digest"]["sha256"], digest_by("sha256sum", &policy).as_str());
+    assert_eq!(named["uri"], "speccoder-policy.toml", "a local path never leaves the machine");
+    // Without a policy, the built-in rules are named.
+    let out = t.p.scratch.join("pack-built-in");
+    t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).success();
+    let envelope: Value =
+        serde_json::from_slice(&std::fs::read(out.join("vsa.intoto.json")).unwrap()).unwrap();
+    assert_eq!(
+        payload_of(&envelope)["predicate"]["policy"]["uri"],
+        "https://speccoder.dev/policy/built-in/v0"
+    );
+}
+
+#[test]
+fn an_origin_url_with_control_characters_never_reaches_the_summary_or_the_terminal() {
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    t.p.git(&["remote", "set-url", "origin", "https://git.example.com/acme/\u{1b}]8;;evil\u{7}app.git"]);
+    let out = t.p.scratch.join("pack");
+    let run = t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).success();
+    assert!(!run.stdout.contains('\u{1b}') && !run.stderr.contains('\u{1b}'), "{run}");
+    let envelope: Value =
+        serde_json::from_slice(&std::fs::read(out.join("vsa.intoto.json")).unwrap()).unwrap();
+    let statement = payload_of(&envelope);
+    let head = t.p.rev("HEAD");
+    assert_eq!(statement["predicate"]["resourceUri"], format!("git:{head}"), "named by the commit alone");
+    assert_eq!(statement["subject"][0]["name"], format!("git:{head}"));
+    assert!(!statement.to_string().contains("evil"));
+}
