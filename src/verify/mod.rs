@@ -12,6 +12,7 @@
 //! in a partial clone; [`github`] renders a report as GitHub workflow commands. [`policy`] judges
 //! the rows by the caller's verifier policy. [`error`] is why a run could not happen at all.
 
+mod ancestry;
 mod box_setters;
 pub mod bugs;
 pub mod commit;
@@ -21,6 +22,7 @@ pub mod error;
 pub mod github;
 mod parallel;
 pub mod policy;
+pub mod render;
 pub mod report;
 pub mod rewritten;
 pub mod run;
@@ -28,4 +30,6 @@ pub mod trust;
 pub mod unread;
 
 pub use error::VerifyError;
-pub use run::{BranchOptions, Checked, verify_branch, verify_commits};
+pub use run::{
+    BranchOptions, Checked, verify_branch, verify_branch_into, verify_commits, verify_commits_into,
+};
