@@ -117,10 +117,10 @@ pub(crate) enum Stream {
 
 /// stdout for a report written as it is decided (`attest verify`), which cannot go through
 /// [`finish`]: its rows leave before its end is known. Whole rows are kept and written in
-/// blocks, made safe as [`to_stdout_text`] makes them (workflow commands: [`terminal_safe`] alone; a block ends at
-/// a row's end, so each line is judged whole), at once on a terminal (at most ten times a
-/// second) and in 64 KiB blocks elsewhere; a progress line on stderr is put aside while they
-/// are written. `--json` ends the object with `exit_code` as [`print_json_report`] does, or with
+/// blocks, made safe as [`to_stdout_text`] makes them (workflow commands: [`terminal_safe`]
+/// alone; a block ends at a row's end, so each line is judged whole), at most ten times a second
+/// on a terminal and in 64 KiB blocks elsewhere; a progress line on stderr is put aside while
+/// they are written (`--json` on a terminal that shows it is written whole at the end). `--json` ends the object with `exit_code` as [`print_json_report`] does, or with
 /// `error` and `exit_code` as [`print_json_error`] does. Whatever is left is written when it is
 /// dropped.
 pub(crate) struct StdoutStream {
@@ -181,7 +181,13 @@ impl StdoutStream {
 impl std::fmt::Write for StdoutStream {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
         self.kept.push_str(s);
-        if self.kept.len() >= BLOCK || (self.terminal && self.written.elapsed() >= TERMINAL_EVERY) {
+        // JSON is one line until its end: on a terminal that also shows the progress line, a
+        // part of it would share the line the progress is drawn on and cleared from, so it is
+        // written whole at the end.
+        let whole_at_end = self.kind == Stream::Json && self.terminal && self.progress.is_some();
+        if !whole_at_end
+            && (self.kept.len() >= BLOCK || (self.terminal && self.written.elapsed() >= TERMINAL_EVERY))
+        {
             self.flush();
         }
         Ok(())

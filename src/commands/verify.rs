@@ -62,8 +62,11 @@ pub fn run(args: &VerifyArgs) -> u8 {
     };
     let mut out = Streamed::new(args, &repo, started);
     let result = match (&branch, &unborn) {
-        (Some(_), Some(_)) => Ok(Report::new("branch", Vec::new(), &trust).replay(&mut out)),
-        (None, Some(_)) => Ok(Report::new("commits", Vec::new(), &trust).replay(&mut out)),
+        (_, Some(_)) => {
+            let mode = if branch.is_some() { "branch" } else { "commits" };
+            Report::new(mode, Vec::new(), &trust).replay(&mut out);
+            Ok(())
+        }
         (Some(opts), None) => verify_branch_into(&repo, opts, &trust, &mut out).map(drop),
         (None, None) => verify_commits_into(&repo, args.range.as_deref(), &trust, &mut out).map(drop),
     };
@@ -113,6 +116,9 @@ struct Streamed<'r> {
     ended: Option<(ReportHead, ReportEnd)>,
 }
 
+/// Where a task's line is in the head's tree, for `--github`'s annotations.
+type Locate<'r> = Box<dyn Fn(&str) -> Option<github::Location> + 'r>;
+
 /// The rendering stdout gets.
 enum Stdout<'r> {
     /// The text report.
@@ -120,7 +126,7 @@ enum Stdout<'r> {
     /// `--json`.
     Json(JsonWriter<StdoutStream>),
     /// `--github`: workflow commands, each failing tick annotated at its line in the head's tree.
-    Github(GithubWriter<StdoutStream, Box<dyn Fn(&str) -> Option<github::Location> + 'r>>),
+    Github(GithubWriter<StdoutStream, Locate<'r>>),
 }
 
 impl<'r> Streamed<'r> {

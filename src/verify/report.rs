@@ -413,6 +413,25 @@ impl<S: ReportSink + ?Sized> ReportSink for &mut S {
     }
 }
 
+/// What a run hands back besides the rows it streamed: its head and its end. A caller that needs
+/// the run's verdict and not its rows (an export of it) keeps this, and a sink of the few row
+/// fields it wants, instead of the whole [`Report`].
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// What was checked, and against what.
+    pub head: ReportHead,
+    /// The totals, the warnings and whether a row fails.
+    pub end: ReportEnd,
+}
+
+impl Summary {
+    /// The run's exit code ([`ReportEnd::exit_code`]).
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        self.end.exit_code()
+    }
+}
+
 /// Counts the rows that pass through to `sink` ([`ReportEnd::add`]): the end a run hands on.
 pub(crate) struct Counted<S> {
     /// Where the rows go.

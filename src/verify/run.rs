@@ -16,7 +16,9 @@ use crate::verify::box_setters::BoxSetters;
 use crate::verify::commit::{Checker, CommitReport};
 use crate::verify::completeness::{self, HistoryNeeds};
 use crate::verify::error::VerifyError;
-use crate::verify::report::{Counted, Report, ReportEnd, ReportHead, ReportSink, TickOutcome, TickReport};
+use crate::verify::report::{
+    Counted, Report, ReportEnd, ReportHead, ReportSink, Summary, TickOutcome, TickReport,
+};
 use crate::verify::rewritten::{self, LostEvidence};
 use crate::verify::trust::Trust;
 use crate::verify::{bugs, decisions, policy, unread};
@@ -34,7 +36,7 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
 
 /// Checks the task commits named by `range`: one revision, `A..B`, or (None) every commit on the
 /// current branch that carries `Spec-Task:`. The report goes to `sink` a row at a time, in the
-/// order of the commits, as each is decided; the end it was given is returned too.
+/// order of the commits, as each is decided; its head and end are returned ([`Summary`]).
 ///
 /// # Errors
 /// A revision that does not resolve, or a repository that cannot be read. An error after
@@ -44,7 +46,7 @@ pub fn verify_commits_into(
     range: Option<&str>,
     trust: &Trust,
     sink: &mut dyn ReportSink,
-) -> Result<ReportEnd, VerifyError> {
+) -> Result<Summary, VerifyError> {
     let head = head_commit(repo)?;
     let (ids, head_for_lines, walked_base) = match Checked::of_commits(repo, range)? {
         Checked::One(id) => (vec![id], head, None),
@@ -116,7 +118,7 @@ fn finish(
     head: &ReportHead,
     trust: &Trust,
     warnings: impl IntoIterator<Item = String>,
-) -> Result<ReportEnd, VerifyError> {
+) -> Result<Summary, VerifyError> {
     if let Some(reason) = trust.failure() {
         return Err(VerifyError::Trust(reason));
     }
@@ -124,7 +126,7 @@ fn finish(
     end.warnings = trust.warnings();
     end.warnings.extend(warnings);
     sink.end(head, &end);
-    Ok(end)
+    Ok(Summary { head: head.clone(), end })
 }
 
 /// One unit's ticks in order (the task commit to check, or the row saying why there is none,
@@ -230,8 +232,8 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
 /// Checks every ticked task of the units the branch touched since its base (or of every unit),
 /// lists those units' skips, and checks the bug tasks closed on the branch. The report goes to
 /// `sink` a row at a time, in unit order, each row as soon as it is decided (the task commits
-/// are checked on several threads, and their rows put back in order); the end it was given is
-/// returned too. What needs the whole history (which commits set each box) is read before the
+/// are checked on several threads, and their rows put back in order); its head and end are
+/// returned ([`Summary`]). What needs the whole history (which commits set each box) is read before the
 /// first row.
 ///
 /// # Errors
@@ -242,7 +244,7 @@ pub fn verify_branch_into(
     opts: &BranchOptions,
     trust: &Trust,
     sink: &mut dyn ReportSink,
-) -> Result<ReportEnd, VerifyError> {
+) -> Result<Summary, VerifyError> {
     let (head, base) = match Checked::of_branch(repo, opts)? {
         Checked::Range { head, base } => (head, base),
         Checked::One(head) => (head, None),
