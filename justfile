@@ -26,7 +26,7 @@ bench: bench-attest bench-verify
 bench-attest:
     cargo bench --locked --bench attest
 
-# attest verify --branch --all on 1,000 and 10,000 synthetic signed ticks, against the
+# attest verify --branch --all on 1,000, 10,000 and 100,000 synthetic signed ticks, against the
 # per-line ssh-keygen pipeline (see benches/verify.sh for the knobs).
 bench-verify *SIZES:
     bash benches/verify.sh {{SIZES}}

@@ -5,7 +5,7 @@
 //! (`attest export --out DIR`, [`NewDir`]): all of them or none. What is wrong is said of the path
 //! the user gave, never of a temporary file.
 
-use std::io::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Why an output file was not written, said of the path the user gave, with what to do.
@@ -88,11 +88,22 @@ impl Problem {
 /// [`OutputError`]: something other than a regular file is there, its directory is missing, or
 /// the write fails.
 pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    write_whole_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_whole`] with the bytes `write` writes to the file (a report too large to hold whole).
+///
+/// # Errors
+/// As [`write_whole`].
+pub fn write_whole_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), OutputError> {
     let fail = |problem: Problem| OutputError { path: path.to_owned(), problem };
     let dir = usable_parent(path).map_err(fail)?;
     let permissions = existing_regular(path).map_err(fail)?.map(|meta| meta.permissions());
     let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(Problem::io(&e)))?;
-    temp.write_all(bytes).map_err(|e| fail(Problem::io(&e)))?;
+    write(&mut temp).map_err(|e| fail(Problem::io(&e)))?;
     if let Some(permissions) = permissions.or_else(new_file_permissions) {
         temp.as_file().set_permissions(permissions).map_err(|e| fail(Problem::io(&e)))?;
     }
@@ -109,6 +120,17 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
 /// [`OutputError`]: something other than a regular file is there, its directory is missing, or
 /// the write fails.
 pub fn append(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    append_with(path, |file| file.write_all(bytes))
+}
+
+/// [`append`] with the bytes `write` writes to the file.
+///
+/// # Errors
+/// As [`append`].
+pub fn append_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), OutputError> {
     let fail = |problem: Problem| OutputError { path: path.to_owned(), problem };
     usable_parent(path).map_err(fail)?;
     existing_regular(path).map_err(fail)?;
@@ -134,7 +156,7 @@ pub fn append(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     if !meta.is_file() {
         return Err(fail(Problem::NotRegular(crate::input::kind_of(&meta.file_type()))));
     }
-    file.write_all(bytes).map_err(|e| fail(Problem::io(&e)))
+    write(&mut file).map_err(|e| fail(Problem::io(&e)))
 }
 
 /// Makes sure `dir` is a directory to write files into, creating it (and its parents) when

@@ -8,8 +8,9 @@ use speccoder_attest::model::bundle::NOTES_REF;
 use speccoder_attest::output_file::NewDir;
 use speccoder_attest::verify::Checked;
 use speccoder_attest::verify::held::held_range;
+use speccoder_attest::verify::render::TextWriter;
 
-use super::verify::{CheckOutcome, CheckRequest, check};
+use super::verify::check::{CheckRequest, prepare};
 use crate::cli::{ExportArgs, VsaSignerArg};
 
 pub fn run(args: &ExportArgs) -> u8 {
@@ -43,18 +44,22 @@ pub fn run(args: &ExportArgs) -> u8 {
         Ok(tip) => tip,
         Err(e) => return failed(e.into()),
     };
-    let CheckOutcome { report, range, unborn } = match check(&repo, &request(args)) {
-        Ok(outcome) => outcome,
-        Err((code, message)) => return fail(code, message),
+    let prepared = match prepare(&repo, &request(args)) {
+        Ok(prepared) => prepared,
+        Err(e) => return fail(e.exit_code(), e.to_string()),
     };
-    let held = match range {
+    let report = match prepared.report(&repo) {
+        Ok(report) => report,
+        Err(e) => return fail(e.exit_code(), e.to_string()),
+    };
+    let held = match prepared.checked {
         Some(Checked::One(head) | Checked::Range { head, .. }) if report.exit_code() == exit::OK => {
             held_range(&report, head)
         }
         _ => None,
     };
     let Some(held) = held else {
-        return does_not_hold(args, &report, unborn.as_deref());
+        return does_not_hold(args, &report, prepared.unborn.as_deref());
     };
     let result = export(&repo, &held, &signer, &args.out, notes_tip);
     super::output::finish("attest export", args.json, result, |_| exit::OK)
@@ -89,7 +94,9 @@ fn does_not_hold(
     if args.json {
         super::output::print_json_report(report, code);
     } else {
-        super::output::to_stdout_text(&report.to_text());
+        let mut text = TextWriter { out: String::new() };
+        report.replay(&mut text);
+        super::output::to_stdout_text(&text.out);
     }
     let why = match code {
         exit::NOTHING_TO_CHECK => {

@@ -31,18 +31,23 @@ where
             if json {
                 print_json_error(&e.to_string(), exit_code);
             }
-            let message = e.to_string();
-            to_stderr(format_args!("speccoder {command}: {message}"));
-            if message.contains("`git ")
-                && let Some(top) = work_tree_top_above_cwd()
-            {
-                to_stderr(format_args!(
-                    "  (the paths above are from the top of the work tree: run those git commands in {})",
-                    top.display()
-                ));
-            }
+            failed(command, &e.to_string());
             exit_code
         }
+    }
+}
+
+/// Says on stderr why `speccoder <command>` failed (`--json` callers print the JSON object
+/// first: [`print_json_error`], or the end of a streamed report, which carries the error).
+pub(crate) fn failed(command: &str, message: &str) {
+    to_stderr(format_args!("speccoder {command}: {message}"));
+    if message.contains("`git ")
+        && let Some(top) = work_tree_top_above_cwd()
+    {
+        to_stderr(format_args!(
+            "  (the paths above are from the top of the work tree: run those git commands in {})",
+            top.display()
+        ));
     }
 }
 
@@ -88,14 +93,104 @@ pub(crate) fn to_stdout_text(text: &str) {
     let _ = std::io::stdout().lock().write_all(ci_safe(text).as_bytes());
 }
 
-/// Writes GitHub workflow commands (`attest verify --github`, whose report between them is fenced
-/// off by `::stop-commands::`) to stdout, as they may reach a terminal ([`terminal_safe`]).
-pub(crate) fn to_stdout_workflow(text: &str) {
-    let _ = std::io::stdout().lock().write_all(terminal_safe(text).as_bytes());
-}
-
 /// Writes one line to stderr, as it may reach a terminal or a CI log ([`ci_safe`]).
 pub(crate) fn to_stderr(line: std::fmt::Arguments<'_>) {
     let line = line.to_string();
     let _ = writeln!(std::io::stderr().lock(), "{}", ci_safe(&line));
+}
+
+/// What a streamed report's stdout is, and so how its text is made safe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stream {
+    /// Text for a person ([`ci_safe`]).
+    Text,
+    /// GitHub workflow commands ([`terminal_safe`]).
+    Workflow,
+    /// One JSON object, as serde_json writes it (it escapes every control character itself).
+    Json,
+}
+
+/// stdout for a report written as it is decided (`attest verify`), which cannot go through
+/// [`finish`]: its rows leave before its end is known. Whole rows are kept and written in
+/// blocks, made safe as [`to_stdout_text`] makes them (workflow commands: [`terminal_safe`]
+/// alone; a block ends at a row's end, so each line is judged whole), at most ten times a second
+/// on a terminal and in 64 KiB blocks elsewhere; a progress line on stderr is put aside while
+/// they are written (`--json` on a terminal that shows it is written whole at the end). `--json` ends the object with `exit_code` as [`print_json_report`] does, or with
+/// `error` and `exit_code` as [`print_json_error`] does. Whatever is left is written when it is
+/// dropped.
+pub(crate) struct StdoutStream {
+    /// What the stream is.
+    kind: Stream,
+    /// What is not written yet.
+    kept: String,
+    /// stdout is a terminal: a person reads it as it comes.
+    terminal: bool,
+    /// When a block was last written.
+    written: std::time::Instant,
+    /// The progress line drawn on stderr, put aside while stdout is written.
+    progress: Option<indicatif::ProgressBar>,
+}
+
+/// How much a stream keeps before it writes, when stdout is not a terminal.
+const BLOCK: usize = 64 << 10;
+
+/// How long a stream to a terminal keeps what it has before it writes it.
+const TERMINAL_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
+impl StdoutStream {
+    /// A stream of `kind` to stdout, putting `progress` aside while it writes.
+    pub(crate) fn new(kind: Stream, progress: Option<indicatif::ProgressBar>) -> Self {
+        use std::io::IsTerminal as _;
+        StdoutStream {
+            kind,
+            kept: String::new(),
+            terminal: std::io::stdout().is_terminal(),
+            written: std::time::Instant::now(),
+            progress,
+        }
+    }
+
+    /// Writes what is kept.
+    pub(crate) fn flush(&mut self) {
+        if self.kept.is_empty() {
+            return;
+        }
+        let text = std::mem::take(&mut self.kept);
+        let write = || {
+            let mut out = std::io::stdout().lock();
+            let _ = match self.kind {
+                Stream::Text => out.write_all(ci_safe(&text).as_bytes()),
+                Stream::Workflow => out.write_all(terminal_safe(&text).as_bytes()),
+                Stream::Json => out.write_all(text.as_bytes()),
+            };
+            let _ = out.flush();
+        };
+        match &self.progress {
+            Some(bar) => bar.suspend(write),
+            None => write(),
+        }
+        self.written = std::time::Instant::now();
+    }
+}
+
+impl std::fmt::Write for StdoutStream {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.kept.push_str(s);
+        // JSON is one line until its end: on a terminal that also shows the progress line, a
+        // part of it would share the line the progress is drawn on and cleared from, so it is
+        // written whole at the end.
+        let whole_at_end = self.kind == Stream::Json && self.terminal && self.progress.is_some();
+        if !whole_at_end
+            && (self.kept.len() >= BLOCK || (self.terminal && self.written.elapsed() >= TERMINAL_EVERY))
+        {
+            self.flush();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for StdoutStream {
+    fn drop(&mut self) {
+        self.flush();
+    }
 }

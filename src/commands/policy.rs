@@ -87,10 +87,6 @@ impl From<GitError> for Failure {
 
 impl From<VerifyError> for Failure {
     fn from(e: VerifyError) -> Self {
-        match e {
-            VerifyError::Git(e) => Failure::from(e),
-            VerifyError::Spec(e) => Failure(Class::Config, e.to_string()),
-            e => Failure(Class::GitPrecondition, e.to_string()),
-        }
+        Failure(e.class(), e.to_string())
     }
 }

@@ -31,7 +31,7 @@ mod unicode;
 mod worktree;
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 pub use change_diff::{DIFF_LINE_MAX, PatchLine};
 pub use commit::{Commit, Signature};

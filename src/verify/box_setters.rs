@@ -8,15 +8,22 @@ use std::num::NonZero;
 
 use gix::ObjectId;
 
+use super::ancestry::Ancestry;
 use super::error::VerifyError;
 use super::parallel;
-use crate::git::{GitTree, Repo};
+use crate::git::{Commit, GitTree, Repo};
 use crate::spec::{self, Format, SPECKIT_SPECS_DIR, TaskLists, UNIT_PARENTS, UnitLoc};
 
 /// The commits that set the box of each task (`<unit>/<id>`) of the checked units, in no
 /// particular order: the task is ticked in the commit's tree and in none of its parents' trees (a root
-/// commit, or one whose parents a shallow clone lacks, sets every box it ticks).
-pub(super) struct BoxSetters(HashMap<String, Vec<ObjectId>>);
+/// commit, or one whose parents a shallow clone lacks, sets every box it ticks). With them, the
+/// ancestry of the history they were found in, read in the same pass.
+pub(super) struct BoxSetters {
+    /// Each task's setters.
+    setters: HashMap<String, Vec<ObjectId>>,
+    /// Which commit of the history descends from which.
+    ancestry: Ancestry,
+}
 
 /// How many consecutive commits one thread reads at a time.
 const COMMITS_PER_RUN: usize = 64;
@@ -52,10 +59,10 @@ impl BoxSetters {
         units.iter().map(|u| u.name.clone()).collect()
     }
 
-    /// Reads every commit of `history` against its parents, for the units `wanted`, on `jobs`
-    /// threads as [`parallel::map`] shares them. Only commits that change a unit's directory
-    /// have their task lists read (in a partial clone, fetched beforehand with
-    /// [`Self::dirs_read`]).
+    /// Reads every commit of `history` (every commit reachable from the head) against its
+    /// parents, for the units `wanted`, on `jobs` threads as [`parallel::map`] shares them. Only
+    /// commits that change a unit's directory have their task lists read (in a partial clone,
+    /// fetched beforehand with [`Self::dirs_read`]).
     ///
     /// # Errors
     /// A commit or tree cannot be read.
@@ -65,42 +72,48 @@ impl BoxSetters {
         history: &[ObjectId],
         wanted: &HashSet<String>,
     ) -> Result<Self, VerifyError> {
-        let mut setters = Self(HashMap::new());
-        if wanted.is_empty() {
-            return Ok(setters);
-        }
         // Runs of consecutive commits, so that a commit's parent, usually the next one, is read
         // by the same thread, from its cache.
         let runs: Vec<&[ObjectId]> = history.chunks(COMMITS_PER_RUN).collect();
-        let set = parallel::map(repo, jobs, runs.len(), history.len(), |repo, claim| {
+        let set = parallel::map(repo, jobs, runs.len(), history.len(), |repo, claim, done| {
             let lists = TaskLists::default();
-            std::iter::from_fn(claim)
-                .map(|at| {
-                    (
-                        at,
-                        runs[at].iter().map(|id| Self::set_by(repo, &lists, *id, wanted)).collect::<Vec<_>>(),
-                    )
-                })
-                .collect()
+            while let Some(at) = claim() {
+                done(at, runs[at].iter().map(|id| Self::read(repo, &lists, *id, wanted)).collect::<Vec<_>>());
+            }
         });
-        for (&id, tasks) in history.iter().zip(set.into_iter().flatten()) {
-            setters.add(id, tasks?);
+        let mut setters = HashMap::new();
+        let mut parents = Vec::with_capacity(history.len());
+        for (&id, read) in history.iter().zip(set.into_iter().flatten()) {
+            let (of, tasks) = read?;
+            parents.push(of);
+            for task in tasks {
+                setters.entry(task).or_insert_with(Vec::new).push(id);
+            }
         }
-        Ok(setters)
+        Ok(Self { setters, ancestry: Ancestry::new(history, &parents) })
     }
 
-    /// The tasks (`<unit>/<id>`) of the units in `wanted` whose box commit `id` sets: ticked in
-    /// its tree and in none of its parents' trees. The task lists are parsed through `lists`.
-    ///
-    /// # Errors
-    /// A commit or tree cannot be read.
-    pub(super) fn set_by(
+    /// The parents of commit `id` and the tasks of `wanted` whose box it sets ([`Self::set_by`]).
+    fn read(
         repo: &Repo,
         lists: &TaskLists,
         id: ObjectId,
         wanted: &HashSet<String>,
+    ) -> Result<(Vec<ObjectId>, Vec<String>), VerifyError> {
+        let commit = repo.commit(id)?;
+        let set = if wanted.is_empty() { Vec::new() } else { Self::set_by(repo, lists, &commit, wanted)? };
+        Ok((commit.parents, set))
+    }
+
+    /// The tasks (`<unit>/<id>`) of the units in `wanted` whose box `commit` sets: ticked in
+    /// its tree and in none of its parents' trees. The task lists are parsed through `lists`.
+    fn set_by(
+        repo: &Repo,
+        lists: &TaskLists,
+        commit: &Commit,
+        wanted: &HashSet<String>,
     ) -> Result<Vec<String>, VerifyError> {
-        let Some(commit) = changing_units(repo, id, wanted)? else {
+        let Some(commit) = changing_units(repo, commit, wanted)? else {
             return Ok(Vec::new());
         };
         let mut set = Vec::new();
@@ -126,13 +139,6 @@ impl BoxSetters {
         Ok(set)
     }
 
-    /// Records that commit `id` set the boxes of `tasks`.
-    pub(super) fn add(&mut self, id: ObjectId, tasks: Vec<String>) {
-        for task in tasks {
-            self.0.entry(task).or_default().push(id);
-        }
-    }
-
     /// In a partial clone, the unit directories [`Self::find`] reads, `(tree, dir)`, for the one
     /// batch fetch of what the check reads; nothing in a complete clone.
     ///
@@ -149,7 +155,7 @@ impl BoxSetters {
             return Ok(dirs);
         }
         for &id in history {
-            if let Some(commit) = changing_units(repo, id, &wanted)? {
+            if let Some(commit) = changing_units(repo, &repo.commit(id)?, &wanted)? {
                 dirs.extend(commit.dirs);
             }
         }
@@ -162,15 +168,15 @@ impl BoxSetters {
     /// commit's own check, which says so more precisely.
     ///
     /// # Errors
-    /// The ancestry or the evidence commit cannot be read.
+    /// The evidence commit cannot be read.
     pub(super) fn later_setter(
         &self,
         repo: &Repo,
         target: &str,
         evidence: ObjectId,
     ) -> Result<Option<ObjectId>, VerifyError> {
-        for &setter in self.0.get(target).into_iter().flatten() {
-            if setter != evidence && !repo.is_ancestor(setter, evidence)? {
+        for &setter in self.setters.get(target).into_iter().flatten() {
+            if setter != evidence && !self.ancestry.is_ancestor(setter, evidence) {
                 let (unit, task) = target.split_once('/').unwrap_or((target, ""));
                 let ticks_it =
                     ticked(&repo.tree(repo.commit_tree(evidence)?), unit).iter().any(|t| t == task);
@@ -181,14 +187,13 @@ impl BoxSetters {
     }
 }
 
-/// Commit `id` when it changes the directory of a unit in `wanted` against one of its parents
+/// `commit` when it changes the directory of a unit in `wanted` against one of its parents
 /// (or is a root commit, which sets all of them).
 fn changing_units<'r>(
     repo: &'r Repo,
-    id: ObjectId,
+    commit: &Commit,
     wanted: &HashSet<String>,
 ) -> Result<Option<Changing<'r>>, VerifyError> {
-    let commit = repo.commit(id)?;
     let tree = repo.tree(commit.tree);
     // A parent a shallow clone lacks is left out, as git's history leaves it out.
     let parents: Vec<GitTree<'r>> =

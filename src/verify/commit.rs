@@ -16,7 +16,6 @@ use crate::check::trailers::{claim_problem, task_trailers};
 use crate::git::{Commit, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::policy::Recipe;
-use crate::spec::TaskLists;
 use crate::verify::parallel;
 use crate::verify::policy::SignedEvidence;
 use crate::verify::trust::Trust;
@@ -102,44 +101,39 @@ impl<'r> Checker<'r> {
         Checker { repo, trust, notes: Arc::clone(notes), rules: Rules::new(repo, head_tree) }
     }
 
-    /// Checks every commit of `ids`; the reports come back in the order of `ids`.
+    /// Checks every commit of `ids`; the reports come back in the order of `ids`
+    /// ([`Self::check_stream`], collected).
+    #[must_use]
+    pub fn check_many(&self, ids: &[ObjectId]) -> Vec<CommitReport> {
+        let mut all = Vec::with_capacity(ids.len());
+        self.check_stream(ids, |report| all.push(report));
+        all
+    }
+
+    /// Checks every commit of `ids`, and hands each report to `emit` on this thread, in the
+    /// order of `ids`, as soon as it and those before it are done.
     ///
     /// Commits are independent of each other, so with many of them the work is shared by as many
     /// threads as the machine has cores, or as [`Trust::jobs`] says (each with its own `Repo`,
-    /// taking the next unchecked commit when done): signature checks and object reads are most of
-    /// a commit's cost.
-    #[must_use]
-    pub fn check_many(&self, ids: &[ObjectId]) -> Vec<CommitReport> {
-        self.check_many_with(ids, |_, _, _| ()).into_iter().map(|(report, ())| report).collect()
-    }
-
-    /// [`Self::check_many`], and `also(repo, lists, id)` for each commit right after it is
-    /// checked, on the same thread, its `Repo` and the task lists its check read, so that what
-    /// both read is read once. The commits are taken in runs of consecutive ones: a commit's
+    /// taking the next unchecked run of commits when done): signature checks and object reads
+    /// are most of a commit's cost. The commits are taken in runs of consecutive ones: a commit's
     /// neighbours in `ids` are often its parent.
-    pub fn check_many_with<X: Send>(
-        &self,
-        ids: &[ObjectId],
-        also: impl Fn(&Repo, &TaskLists, ObjectId) -> X + Sync,
-    ) -> Vec<(CommitReport, X)> {
+    pub fn check_stream(&self, ids: &[ObjectId], mut emit: impl FnMut(CommitReport)) {
         let (trust, head_tree, notes) = (self.trust, self.rules.head_tree(), &self.notes);
         let runs: Vec<&[ObjectId]> = ids.chunks(COMMITS_PER_RUN).collect();
-        let done = parallel::map(self.repo, trust.jobs, runs.len(), ids.len(), |repo, claim| {
-            let checker = Checker::on(trust, head_tree, notes, repo);
-            std::iter::from_fn(claim)
-                .map(|at| {
-                    let lists = checker.rules.task_lists();
-                    (
-                        at,
-                        runs[at]
-                            .iter()
-                            .map(|id| (checker.check(*id), also(repo, lists, *id)))
-                            .collect::<Vec<_>>(),
-                    )
-                })
-                .collect()
-        });
-        done.into_iter().flatten().collect()
+        parallel::stream(
+            self.repo,
+            trust.jobs,
+            runs.len(),
+            ids.len(),
+            |repo, claim, done| {
+                let checker = Checker::on(trust, head_tree, notes, repo);
+                while let Some(at) = claim() {
+                    done(at, runs[at].iter().map(|id| checker.check(*id)).collect::<Vec<_>>());
+                }
+            },
+            |run| run.into_iter().for_each(&mut emit),
+        );
     }
 
     /// Checks the task commit `id`.

@@ -1,6 +1,7 @@
 //! The verifier's error. Evidence that does not hold is never an error: it is a finding in the
 //! report.
 
+use crate::exit::{Class, ExitClass};
 use crate::git::GitError;
 use crate::spec;
 
@@ -37,4 +38,19 @@ pub enum VerifyError {
     /// The trust could not be completed while verifying (a Sigstore trusted root not to be had).
     #[error("{0}")]
     Trust(String),
+}
+
+impl ExitClass for VerifyError {
+    /// A git failure takes its own class; a clone that lacks history or notes, or a branch with
+    /// no commits, is the repository's state; a spec at the head that cannot be read (no command
+    /// line names a unit here) and a trust that failed while checking are configuration.
+    fn class(&self) -> Class {
+        match self {
+            VerifyError::Git(e) => e.class(),
+            VerifyError::Unborn(_) | VerifyError::Shallow { .. } | VerifyError::NotesNotFetched { .. } => {
+                Class::GitPrecondition
+            }
+            VerifyError::Spec(_) | VerifyError::Trust(_) => Class::Config,
+        }
+    }
 }

@@ -8,7 +8,8 @@
 
 use std::fmt::Write as _;
 
-use crate::verify::report::{Report, TickReport};
+use crate::verify::render;
+use crate::verify::report::{Report, ReportEnd, ReportHead, ReportSink, TickReport};
 
 /// Where a tick is: the file and 1-based line GitHub annotates.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,13 +55,51 @@ pub fn annotation(tick: &TickReport, at: Option<&Location>) -> String {
 /// `<unit>/<task>`). `token` must be unpredictable to whoever wrote the repository's content.
 #[must_use]
 pub fn render(report: &Report, token: &str, locate: impl Fn(&str) -> Option<Location>) -> String {
-    let mut out = format!("::stop-commands::{token}\n");
-    out.push_str(&report.to_text());
-    let _ = writeln!(out, "::{token}::");
-    for tick in report.ticks.iter().filter(|t| t.fails()) {
-        let _ = writeln!(out, "{}", annotation(tick, locate(&tick.task).as_ref()));
+    let mut writer = GithubWriter::new(String::new(), token.to_owned(), locate);
+    report.replay(&mut writer);
+    writer.out
+}
+
+/// [`render`] as the rows come: the text report is written as it streams, inside the fence, and
+/// the annotations of the rows that do not hold (one line each, made as the row goes by) after
+/// it, at the end.
+pub struct GithubWriter<W, L> {
+    /// Where the output goes.
+    pub out: W,
+    /// The fence's token.
+    token: String,
+    /// Where a tick is.
+    locate: L,
+    /// The annotations of the rows so far that do not hold.
+    annotations: Vec<String>,
+}
+
+impl<W: std::fmt::Write, L: Fn(&str) -> Option<Location>> GithubWriter<W, L> {
+    /// A writer to `out`, fenced with `token`, annotating where `locate` says.
+    pub fn new(out: W, token: String, locate: L) -> Self {
+        GithubWriter { out, token, locate, annotations: Vec::new() }
     }
-    out
+}
+
+impl<W: std::fmt::Write, L: Fn(&str) -> Option<Location>> ReportSink for GithubWriter<W, L> {
+    fn begin(&mut self, _: &ReportHead) {
+        let _ = writeln!(self.out, "::stop-commands::{}", self.token);
+    }
+
+    fn row(&mut self, tick: TickReport) {
+        if tick.fails() {
+            self.annotations.push(annotation(&tick, (self.locate)(&tick.task).as_ref()));
+        }
+        let _ = self.out.write_str(&render::tick_text(&tick));
+    }
+
+    fn end(&mut self, head: &ReportHead, end: &ReportEnd) {
+        let _ = self.out.write_str(&render::text_end(head, end));
+        let _ = writeln!(self.out, "::{}::", self.token);
+        for line in std::mem::take(&mut self.annotations) {
+            let _ = writeln!(self.out, "{line}");
+        }
+    }
 }
 
 #[cfg(test)]

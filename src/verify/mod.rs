@@ -13,6 +13,7 @@
 //! the rows by the caller's verifier policy. [`error`] is why a run could not happen at all.
 //! [`held`] is what `attest export` takes of a report that holds.
 
+mod ancestry;
 mod box_setters;
 pub mod bugs;
 pub mod commit;
@@ -23,6 +24,7 @@ pub mod github;
 pub mod held;
 mod parallel;
 pub mod policy;
+pub mod render;
 pub mod report;
 pub mod rewritten;
 pub mod run;
@@ -30,4 +32,6 @@ pub mod trust;
 pub mod unread;
 
 pub use error::VerifyError;
-pub use run::{BranchOptions, Checked, verify_branch, verify_commits};
+pub use run::{
+    BranchOptions, Checked, verify_branch, verify_branch_into, verify_commits, verify_commits_into,
+};

@@ -168,7 +168,7 @@ impl TickReport {
 
     /// A `skipped` row that `--require-verified` or the verifier policy does not accept: a skip
     /// that holds has no reason.
-    fn refused_skip(&self) -> bool {
+    pub(crate) fn refused_skip(&self) -> bool {
         self.outcome == TickOutcome::Skipped && self.reason.is_some()
     }
 
@@ -195,7 +195,7 @@ impl TickReport {
 
     /// The first (worst) finding's message and the note lines it was found at, for one-line
     /// renderings.
-    fn headline(&self) -> String {
+    pub(crate) fn headline(&self) -> String {
         let Some((first, lines)) = self.said_once().into_iter().next() else { return String::new() };
         match lines_named(&lines) {
             Some(lines) => format!("{} ({lines})", first.message),
@@ -207,7 +207,7 @@ impl TickReport {
     /// found alike on several lines of the note ([`Finding::same_but_line`]), as a verdict trailer
     /// edited after the tick makes every line's subject differ, is said once. In the order first
     /// found. `--json` keeps one finding per line.
-    fn said_once(&self) -> Vec<(&Finding, Vec<usize>)> {
+    pub(crate) fn said_once(&self) -> Vec<(&Finding, Vec<usize>)> {
         let mut said: Vec<(&Finding, Vec<usize>)> = Vec::new();
         for f in &self.findings {
             match said.iter_mut().find(|(first, _)| first.same_but_line(f)) {
@@ -241,7 +241,9 @@ pub struct Totals {
     pub baseline: usize,
 }
 
-/// The whole report.
+/// The whole report, collected: what [`ReportSink`] is given, kept. The renderings
+/// ([`Report::to_text`], [`Report::to_markdown`], `--json`) are the same bytes as the writers of
+/// [`crate::verify::render`] stream.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     /// `commits` or `branch`.
@@ -269,6 +271,183 @@ pub struct Report {
     pub verifier_policy: Option<PolicyReport>,
 }
 
+/// What a report says before its rows: what was checked, and against what. Every field is known
+/// before the first row is decided.
+#[derive(Debug, Clone)]
+pub struct ReportHead {
+    /// `commits` or `branch`.
+    pub mode: &'static str,
+    /// The head checked (branch mode).
+    pub head: Option<String>,
+    /// The base the branch was compared with (branch mode); `None`: every unit.
+    pub base: Option<String>,
+    /// Where the SSH trust came from.
+    pub trust: Option<String>,
+    /// Unsigned evidence was accepted on the caller's word.
+    pub accept_unsigned: bool,
+    /// The time SSH validity windows and certificates are checked at.
+    pub signature_time: SignatureTimeReport,
+    /// The verifier policy applied.
+    pub verifier_policy: Option<PolicyReport>,
+    /// How many ticks the run checks: the ticks the head shows (branch mode) or the task commits
+    /// (commit mode). The rows can be more (skips, bug tasks, strays come after them).
+    pub ticks: usize,
+}
+
+impl ReportHead {
+    /// The head of a `mode` report checked under `trust`, over `ticks` ticks.
+    #[must_use]
+    pub fn new(mode: &'static str, trust: &Trust, ticks: usize) -> Self {
+        ReportHead {
+            mode,
+            head: None,
+            base: None,
+            trust: trust.signers.ssh.as_ref().map(|s| s.source.clone()),
+            accept_unsigned: trust.accept_unsigned,
+            signature_time: SignatureTimeReport::of(trust.signature_time),
+            verifier_policy: trust.policy.as_ref().map(PolicyReport::of),
+            ticks,
+        }
+    }
+}
+
+/// What a report says after its rows: what needs every row (the totals, whether one fails, the
+/// warnings of the whole run).
+#[derive(Debug, Clone, Default)]
+pub struct ReportEnd {
+    /// Counts.
+    pub totals: Totals,
+    /// What did not stop the run but weakens it, in the order found.
+    pub warnings: Vec<String>,
+    /// A row fails the run ([`TickReport::fails`]).
+    pub fails: bool,
+    /// A row's unsigned lines were accepted (`--accept-unsigned`).
+    pub accepted_unsigned: bool,
+}
+
+impl ReportEnd {
+    /// Counts `tick` in.
+    pub fn add(&mut self, tick: &TickReport) {
+        let t = &mut self.totals;
+        t.checked += 1;
+        match tick.outcome {
+            TickOutcome::Evidenced => t.evidenced += 1,
+            TickOutcome::Stale => t.stale += 1,
+            TickOutcome::Unverifiable => t.unverifiable += 1,
+            TickOutcome::Regressed => t.regressed += 1,
+            TickOutcome::Skipped => t.skipped += 1,
+            TickOutcome::Baseline => t.baseline += 1,
+        }
+        if tick.refused_skip() {
+            t.skipped_not_accepted += 1;
+        }
+        self.fails |= tick.fails();
+        self.accepted_unsigned |= tick.accepted_unsigned;
+    }
+
+    /// 26 when a row fails ([`TickReport::fails`]), else 15 when there was nothing to check (no
+    /// rows), else 0. Every row was checked, a skip's decision line and a bug task's commit as
+    /// much as a tick's evidence, so a branch whose only rows are skips exits as they came out.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        if self.fails {
+            exit::DOES_NOT_HOLD
+        } else if self.totals.checked == 0 {
+            exit::NOTHING_TO_CHECK
+        } else {
+            exit::OK
+        }
+    }
+
+    /// The summary line of a report whose head is `head`.
+    #[must_use]
+    pub fn summary_line(&self, head: &ReportHead) -> String {
+        let t = &self.totals;
+        let mut s = format!(
+            "{} checked: {} evidenced, {} stale, {} unverifiable, {} skipped",
+            t.checked, t.evidenced, t.stale, t.unverifiable, t.skipped
+        );
+        if t.skipped_not_accepted > 0 {
+            let by = if head.verifier_policy.is_some() {
+                "--require-verified or the verifier policy"
+            } else {
+                "--require-verified"
+            };
+            let _ = write!(s, " ({} not accepted by {by})", t.skipped_not_accepted);
+        }
+        if t.baseline > 0 {
+            let _ = write!(s, ", {} baseline (ticked by hand before adoption)", t.baseline);
+        }
+        if head.accept_unsigned && self.accepted_unsigned {
+            s.push_str("; unsigned evidence ACCEPTED on request (--accept-unsigned)");
+        }
+        s.push_str("; regressed: not evaluated");
+        s
+    }
+}
+
+/// Where a verifier run puts its report as it decides it: [`ReportSink::begin`] once, then every
+/// row in the report's order as soon as it is decided ([`ReportSink::row`]), then
+/// [`ReportSink::end`] with what needs every row. A run that fails part way ends without `end`.
+/// The text, JSON and Markdown writers ([`crate::verify::render`]) and the collected [`Report`]
+/// are sinks; so is any caller that wants the rows as they come (a sink that cannot write keeps
+/// its failure and says it when it ends: the run goes on).
+pub trait ReportSink {
+    /// Before the first row.
+    fn begin(&mut self, head: &ReportHead);
+    /// One row, in the report's order.
+    fn row(&mut self, tick: TickReport);
+    /// After the last row.
+    fn end(&mut self, head: &ReportHead, end: &ReportEnd);
+}
+
+impl<S: ReportSink + ?Sized> ReportSink for &mut S {
+    fn begin(&mut self, head: &ReportHead) {
+        (**self).begin(head);
+    }
+    fn row(&mut self, tick: TickReport) {
+        (**self).row(tick);
+    }
+    fn end(&mut self, head: &ReportHead, end: &ReportEnd) {
+        (**self).end(head, end);
+    }
+}
+
+/// What a run hands back besides the rows it streamed: its head and its end. A caller that needs
+/// the run's verdict and not its rows (an export of it) keeps this, and a sink of the few row
+/// fields it wants, instead of the whole [`Report`].
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// What was checked, and against what.
+    pub head: ReportHead,
+    /// The totals, the warnings and whether a row fails.
+    pub end: ReportEnd,
+}
+
+impl Summary {
+    /// The run's exit code ([`ReportEnd::exit_code`]).
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        self.end.exit_code()
+    }
+}
+
+/// Counts the rows that pass through to `sink` ([`ReportEnd::add`]): the end a run hands on.
+pub(crate) struct Counted<S> {
+    /// Where the rows go.
+    pub sink: S,
+    /// What they add up to.
+    pub end: ReportEnd,
+}
+
+impl<S: ReportSink> Counted<S> {
+    /// Counts `tick` and hands it on.
+    pub(crate) fn row(&mut self, tick: TickReport) {
+        self.end.add(&tick);
+        self.sink.row(tick);
+    }
+}
+
 /// How the report names the signature time: `{"mode": "commit"}`, or `{"mode": "now", "at":
 /// "<RFC 3339 UTC>"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -292,7 +471,7 @@ impl SignatureTimeReport {
     }
 
     /// `signature time: now (<at>)`, or the committer date's sentence.
-    fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         match &self.at {
             Some(at) => format!("signature time: now ({at})"),
             None => "signature time: each task commit's committer date".to_owned(),
@@ -301,170 +480,105 @@ impl SignatureTimeReport {
 }
 
 impl Report {
-    /// A report over `ticks`.
+    /// A report over `ticks`, with the trust's warnings.
     #[must_use]
     pub fn new(mode: &'static str, ticks: Vec<TickReport>, trust: &Trust) -> Self {
-        let mut totals = Totals { checked: ticks.len(), ..Totals::default() };
-        for t in &ticks {
-            match t.outcome {
-                TickOutcome::Evidenced => totals.evidenced += 1,
-                TickOutcome::Stale => totals.stale += 1,
-                TickOutcome::Unverifiable => totals.unverifiable += 1,
-                TickOutcome::Regressed => totals.regressed += 1,
-                TickOutcome::Skipped => totals.skipped += 1,
-                TickOutcome::Baseline => totals.baseline += 1,
-            }
-            if t.refused_skip() {
-                totals.skipped_not_accepted += 1;
-            }
+        let head = ReportHead::new(mode, trust, ticks.len());
+        let mut report = Report::begun(&head);
+        let mut end = ReportEnd { warnings: trust.warnings(), ..ReportEnd::default() };
+        for tick in ticks {
+            end.add(&tick);
+            report.row(tick);
         }
+        report.end(&head, &end);
+        report
+    }
+
+    /// An empty report with `head`'s fields.
+    fn begun(head: &ReportHead) -> Self {
         Report {
-            mode,
-            head: None,
-            base: None,
-            trust: trust.signers.ssh.as_ref().map(|s| s.source.clone()),
-            accept_unsigned: trust.accept_unsigned,
-            ticks,
-            totals,
-            not_evaluated: vec!["regressed"],
-            warnings: trust.warnings(),
-            signature_time: SignatureTimeReport::of(trust.signature_time),
-            verifier_policy: trust.policy.as_ref().map(PolicyReport::of),
+            mode: head.mode,
+            head: head.head.clone(),
+            base: head.base.clone(),
+            trust: head.trust.clone(),
+            accept_unsigned: head.accept_unsigned,
+            ticks: Vec::new(),
+            totals: Totals::default(),
+            not_evaluated: NOT_EVALUATED.to_vec(),
+            warnings: Vec::new(),
+            signature_time: head.signature_time.clone(),
+            verifier_policy: head.verifier_policy.clone(),
         }
     }
 
-    /// 26 when a row fails ([`TickReport::fails`]), else 15 when there was nothing to check (no
-    /// rows), else 0. Every row was checked, a skip's decision line and a bug task's commit as
-    /// much as a tick's evidence, so a branch whose only rows are skips exits as they came out.
+    /// The head this report began with (its count of ticks: its rows).
+    #[must_use]
+    pub fn report_head(&self) -> ReportHead {
+        ReportHead {
+            mode: self.mode,
+            head: self.head.clone(),
+            base: self.base.clone(),
+            trust: self.trust.clone(),
+            accept_unsigned: self.accept_unsigned,
+            signature_time: self.signature_time.clone(),
+            verifier_policy: self.verifier_policy.clone(),
+            ticks: self.ticks.len(),
+        }
+    }
+
+    /// The end this report closed with.
+    #[must_use]
+    pub fn report_end(&self) -> ReportEnd {
+        let mut end = ReportEnd { warnings: self.warnings.clone(), ..ReportEnd::default() };
+        self.ticks.iter().for_each(|t| end.add(t));
+        end
+    }
+
+    /// Hands the whole report to `sink`, as a run would have.
+    pub fn replay(&self, sink: &mut dyn ReportSink) {
+        let (head, end) = (self.report_head(), self.report_end());
+        sink.begin(&head);
+        self.ticks.iter().for_each(|t| sink.row(t.clone()));
+        sink.end(&head, &end);
+    }
+
+    /// 26 when a row fails, else 15 when there was nothing to check, else 0
+    /// ([`ReportEnd::exit_code`]).
     #[must_use]
     pub fn exit_code(&self) -> u8 {
-        if self.ticks.iter().any(TickReport::fails) {
-            exit::DOES_NOT_HOLD
-        } else if self.ticks.is_empty() {
-            exit::NOTHING_TO_CHECK
-        } else {
-            exit::OK
-        }
+        self.report_end().exit_code()
     }
 
     /// The summary line.
     #[must_use]
     pub fn summary_line(&self) -> String {
-        let t = &self.totals;
-        let mut s = format!(
-            "{} checked: {} evidenced, {} stale, {} unverifiable, {} skipped",
-            t.checked, t.evidenced, t.stale, t.unverifiable, t.skipped
-        );
-        if t.skipped_not_accepted > 0 {
-            let by = if self.verifier_policy.is_some() {
-                "--require-verified or the verifier policy"
-            } else {
-                "--require-verified"
-            };
-            let _ = write!(s, " ({} not accepted by {by})", t.skipped_not_accepted);
-        }
-        if t.baseline > 0 {
-            let _ = write!(s, ", {} baseline (ticked by hand before adoption)", t.baseline);
-        }
-        if self.accept_unsigned && self.ticks.iter().any(|t| t.accepted_unsigned) {
-            s.push_str("; unsigned evidence ACCEPTED on request (--accept-unsigned)");
-        }
-        s.push_str("; regressed: not evaluated");
-        s
-    }
-
-    /// The report for a person: one line per tick, indented findings, a summary line.
-    #[must_use]
-    pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        for t in &self.ticks {
-            let commit = t.commit.as_deref().map_or("-".to_owned(), |c| c.chars().take(12).collect());
-            let reason = t.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
-            let _ = writeln!(out, "{:<12} {} {commit}{reason}", t.outcome.as_str(), t.task);
-            for (f, lines) in t.said_once() {
-                let _ = writeln!(out, "    {}", f.said_at(&lines));
-            }
-            for s in &t.signers {
-                if s.principals.is_empty() {
-                    let _ = writeln!(out, "    signed by {} key {}", s.kind, s.key);
-                } else {
-                    let _ = writeln!(out, "    signed by {} ({} {})", s.principals.join(", "), s.kind, s.key);
-                }
-            }
-            if let Some(recipe) = &t.policy {
-                let _ = writeln!(out, "    policy: {recipe}");
-            }
-            if let Some(rule) = &t.rule {
-                let _ = writeln!(out, "    rule: {rule}");
-            }
-            if t.accepted_unsigned {
-                let _ = writeln!(out, "    unsigned lines accepted (--accept-unsigned)");
-            }
-            if !t.not_evaluated.is_empty() {
-                let _ = writeln!(out, "    not evaluated: {}", t.not_evaluated.join(", "));
-            }
-        }
-        for w in &self.warnings {
-            let _ = writeln!(out, "warning: {w}");
-        }
-        let _ = writeln!(out, "{}", self.signature_time.line());
-        if let Some(p) = &self.verifier_policy {
-            let _ = writeln!(out, "verifier policy: {} sha256:{}", p.source, p.sha256);
-        }
-        let _ = writeln!(out, "{}", self.summary_line());
-        out
-    }
-
-    /// The report as a pull request comment.
-    #[must_use]
-    pub fn to_markdown(&self) -> String {
-        let mut out = String::from("### speccoder attest verify\n\n");
-        let _ = writeln!(out, "{}\n", self.summary_line());
-        let _ = writeln!(out, "{}\n", self.signature_time.line());
-        if let Some(p) = &self.verifier_policy {
-            let _ = writeln!(out, "verifier policy: {} sha256 `{}`\n", markdown_code(&p.source), p.sha256);
-        }
-        for w in &self.warnings {
-            // A warning may name tasks of the repository: one code span, as in the table.
-            let _ = writeln!(out, "> **warning:** {}\n", code_span(w));
-        }
-        let with_rule = self.verifier_policy.is_some();
-        out.push_str(if with_rule {
-            "| outcome | task | commit | reason | policy | rule |\n| --- | --- | --- | --- | --- | --- |\n"
-        } else {
-            "| outcome | task | commit | reason | policy |\n| --- | --- | --- | --- | --- |\n"
-        });
-        for t in &self.ticks {
-            let commit =
-                t.commit.as_deref().map_or("-".to_owned(), |c| format!("`{}`", &c[..c.len().min(12)]));
-            let reason = match &t.reason {
-                Some(r) => format!("{r}: {}", t.headline()),
-                None => t.headline(),
-            };
-            let policy = t.policy.as_ref().map_or("-".to_owned(), |p| markdown_code(&p.to_string()));
-            let rule = match (&t.rule, with_rule) {
-                (_, false) => String::new(),
-                (Some(rule), true) => format!(" {} |", markdown_code(rule)),
-                (None, true) => " - |".to_owned(),
-            };
-            let _ = writeln!(
-                out,
-                "| {} | {} | {commit} | {} | {policy} |{rule}",
-                t.outcome.as_str(),
-                markdown_code(&t.task),
-                markdown_code(&reason),
-            );
-        }
-        out
+        self.report_end().summary_line(&self.report_head())
     }
 }
+
+/// A report that fills in as a run streams into it.
+impl ReportSink for Report {
+    fn begin(&mut self, head: &ReportHead) {
+        *self = Report::begun(head);
+    }
+    fn row(&mut self, tick: TickReport) {
+        self.ticks.push(tick);
+    }
+    fn end(&mut self, _: &ReportHead, end: &ReportEnd) {
+        self.totals = end.totals.clone();
+        self.warnings.clone_from(&end.warnings);
+    }
+}
+
+/// The reserved outcomes this verifier does not evaluate, as every report lists them.
+pub const NOT_EVALUATED: [&str; 1] = ["regressed"];
 
 /// `text` from the checked repository (task names, findings, a recorded tool version) as a
 /// GitHub-flavoured Markdown table cell that shows it literally and links nothing: one code span
 /// ([`code_span`]) in which every `|` is written `\|`: a table row is split into cells before its
 /// inlines are read, and `\|` is the escape GFM honours there, code spans included (its cell
 /// scanner takes the longest match, so a backslash before it cannot undo it).
-fn markdown_code(text: &str) -> String {
+pub(crate) fn markdown_code(text: &str) -> String {
     code_span(&text.replace('|', "\\|"))
 }
 
@@ -474,7 +588,7 @@ fn markdown_code(text: &str) -> String {
 /// `code`. The fence is one backtick longer than the longest run inside, so nothing inside closes
 /// it; one space pads each side, which the span strips (so text that starts or ends with a
 /// backtick stays inside). A line break becomes a space. The empty text is empty.
-fn code_span(text: &str) -> String {
+pub(crate) fn code_span(text: &str) -> String {
     if text.is_empty() {
         return String::new();
     }

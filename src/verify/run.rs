@@ -1,6 +1,7 @@
 //! The two ways to run the verifier: over task commits (`attest verify [REV | A..B]`) and over
 //! the ticked tasks of a branch (`attest verify --branch`).
 
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
@@ -8,24 +9,44 @@ use gix::ObjectId;
 use crate::check::agreement::SPEC_UNREADABLE;
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::trailers::{newest_task_commits, task_trailers};
-use crate::git::{GitError, Head, Repo};
+use crate::git::{GitError, GitTree, Head, Repo};
 use crate::model::digest::sha256_hex;
 use crate::spec::{self, SourceTree, UnitDocs};
 use crate::verify::box_setters::BoxSetters;
 use crate::verify::commit::{Checker, CommitReport};
 use crate::verify::completeness::{self, HistoryNeeds};
 use crate::verify::error::VerifyError;
-use crate::verify::report::{Report, TickOutcome, TickReport};
+use crate::verify::report::{
+    Counted, Report, ReportEnd, ReportHead, ReportSink, Summary, TickOutcome, TickReport,
+};
 use crate::verify::rewritten::{self, LostEvidence};
 use crate::verify::trust::Trust;
 use crate::verify::{bugs, decisions, policy, unread};
 
 /// Checks the task commits named by `range`: one revision, `A..B`, or (None) every commit on the
-/// current branch that carries `Spec-Task:`.
+/// current branch that carries `Spec-Task:` ([`verify_commits_into`], collected).
 ///
 /// # Errors
 /// A revision that does not resolve, or a repository that cannot be read.
 pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result<Report, VerifyError> {
+    let mut report = Report::new("commits", Vec::new(), trust);
+    verify_commits_into(repo, range, trust, &mut report)?;
+    Ok(report)
+}
+
+/// Checks the task commits named by `range`: one revision, `A..B`, or (None) every commit on the
+/// current branch that carries `Spec-Task:`. The report goes to `sink` a row at a time, in the
+/// order of the commits, as each is decided; its head and end are returned ([`Summary`]).
+///
+/// # Errors
+/// A revision that does not resolve, or a repository that cannot be read. An error after
+/// [`ReportSink::begin`] leaves the sink without its end.
+pub fn verify_commits_into(
+    repo: &Repo,
+    range: Option<&str>,
+    trust: &Trust,
+    sink: &mut dyn ReportSink,
+) -> Result<Summary, VerifyError> {
     let head = head_commit(repo)?;
     let (ids, head_for_lines, walked_base) = match Checked::of_commits(repo, range)? {
         Checked::One(id) => (vec![id], head, None),
@@ -49,21 +70,63 @@ pub fn verify_commits(repo: &Repo, range: Option<&str>, trust: &Trust) -> Result
         None => HistoryNeeds { commits: &task_commits, ..HistoryNeeds::default() },
     };
     completeness::history_reaches(repo, &needs)?;
-    let mut reports = checker.check_many(&task_commits);
-    if reports.iter().any(rewritten::lacks_note) {
-        let reachable = repo.walk(head, &[])?.into_iter().collect();
-        let lost = LostEvidence::new(repo, &reachable);
-        reports.iter_mut().for_each(|r| lost.hint_carry(r));
+    let (mut judge, judged) = judge(repo, trust, head_for_lines);
+    let report_head = ReportHead::new("commits", trust, task_commits.len());
+    let mut out = Counted { sink, end: ReportEnd::default() };
+    out.sink.begin(&report_head);
+    // Evidence a rewrite left behind is looked for once a commit lacks its note.
+    let reachable: OnceCell<HashSet<ObjectId>> = OnceCell::new();
+    let lost: OnceCell<LostEvidence<'_>> = OnceCell::new();
+    let mut failed = None;
+    checker.check_stream(&task_commits, |mut report| {
+        if rewritten::lacks_note(&report) && failed.is_none() {
+            if reachable.get().is_none() {
+                match repo.walk(head, &[]) {
+                    Ok(walked) => drop(reachable.set(walked.into_iter().collect())),
+                    Err(e) => failed = Some(e),
+                }
+            }
+            if let Some(reachable) = reachable.get() {
+                lost.get_or_init(|| LostEvidence::new(repo, reachable)).hint_carry(&mut report);
+            }
+        }
+        let mut tick = TickReport::from_commit(report, trust);
+        judge.iter_mut().for_each(|judge| judge.judge(&mut tick));
+        out.row(tick);
+    });
+    if let Some(e) = failed {
+        return Err(e.into());
     }
-    let mut ticks: Vec<TickReport> =
-        reports.into_iter().map(|report| TickReport::from_commit(report, trust)).collect();
+    finish(out, &report_head, trust, [judged].into_iter().flatten())
+}
+
+/// The verifier policy's judge of the rows of a run whose head is `head`, and its warnings.
+fn judge<'a>(repo: &'a Repo, trust: &'a Trust, head: ObjectId) -> (Option<policy::Judge<'a>>, Vec<String>) {
+    match &trust.policy {
+        Some(p) => {
+            let (judge, warnings) = policy::Judge::new(repo, p, head);
+            (Some(judge), warnings)
+        }
+        None => (None, Vec::new()),
+    }
+}
+
+/// Ends a run whose rows went through `out`: a trust that failed while checking leaves the run
+/// without a verdict; else the end (the trust's warnings, then `warnings`) goes to the sink.
+fn finish(
+    out: Counted<&mut dyn ReportSink>,
+    head: &ReportHead,
+    trust: &Trust,
+    warnings: impl IntoIterator<Item = String>,
+) -> Result<Summary, VerifyError> {
     if let Some(reason) = trust.failure() {
         return Err(VerifyError::Trust(reason));
     }
-    let judged = trust.policy.as_ref().map(|p| policy::apply(repo, p, head_for_lines, &mut ticks));
-    let mut report = Report::new("commits", ticks, trust);
-    report.warnings.extend(judged.unwrap_or_default());
-    Ok(report)
+    let Counted { sink, mut end } = out;
+    end.warnings = trust.warnings();
+    end.warnings.extend(warnings);
+    sink.end(head, &end);
+    Ok(Summary { head: head.clone(), end })
 }
 
 /// One unit's ticks in order (the task commit to check, or the row saying why there is none,
@@ -155,11 +218,33 @@ pub struct BranchOptions {
 }
 
 /// Checks every ticked task of the units the branch touched since its base (or of every unit),
-/// lists those units' skips, and checks the bug tasks closed on the branch.
+/// lists those units' skips, and checks the bug tasks closed on the branch
+/// ([`verify_branch_into`], collected).
 ///
 /// # Errors
 /// Revisions that do not resolve, a repository or spec that cannot be read.
 pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result<Report, VerifyError> {
+    let mut report = Report::new("branch", Vec::new(), trust);
+    verify_branch_into(repo, opts, trust, &mut report)?;
+    Ok(report)
+}
+
+/// Checks every ticked task of the units the branch touched since its base (or of every unit),
+/// lists those units' skips, and checks the bug tasks closed on the branch. The report goes to
+/// `sink` a row at a time, in unit order, each row as soon as it is decided (the task commits
+/// are checked on several threads, and their rows put back in order); its head and end are
+/// returned ([`Summary`]). What needs the whole history (which commits set each box) is read before the
+/// first row.
+///
+/// # Errors
+/// Revisions that do not resolve, a repository or spec that cannot be read. An error after
+/// [`ReportSink::begin`] leaves the sink without its end.
+pub fn verify_branch_into(
+    repo: &Repo,
+    opts: &BranchOptions,
+    trust: &Trust,
+    sink: &mut dyn ReportSink,
+) -> Result<Summary, VerifyError> {
     let (head, base) = match Checked::of_branch(repo, opts)? {
         Checked::Range { head, base } => (head, base),
         Checked::One(head) => (head, None),
@@ -171,27 +256,7 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
         (Some(rev), false) => repo.merge_base(head, repo.rev_parse(rev)?)?.is_none(),
         _ => false,
     };
-
-    // The units to check, and the places that hold ticks but are no unit's: with a base, those
-    // whose directory differs between base and head.
-    let scan = spec::scan_units(&head_tree)?;
-    let (units, strays) = match base {
-        None => (scan.units, scan.strays),
-        Some(base) => {
-            let base_tree = repo.tree(repo.commit_tree(base)?);
-            let mut touched = Vec::new();
-            for u in scan.units {
-                if base_tree.entry_id(&u.dir)? != head_tree.entry_id(&u.dir)? {
-                    touched.push(u);
-                }
-            }
-            // A name no path can look up counts as touched: reported rather than left out.
-            let strays = scan.strays.into_iter().filter(|s| {
-                !matches!((base_tree.entry_id(&s.top), head_tree.entry_id(&s.top)), (Ok(a), Ok(b)) if a == b)
-            });
-            (touched, strays.collect())
-        }
-    };
+    let (units, strays) = units_checked(repo, &head_tree, base)?;
 
     // The newest reachable task commit per task.
     let reachable = repo.walk(head, &[])?;
@@ -211,9 +276,6 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
     for unit in &units {
         planned.push(plan_unit(&head_tree, unit, &task_commit, &lost)?);
     }
-
-    // The task commits, checked together (on several threads when there are many), then the rows
-    // in unit order with drift at the head and each unit's skips.
     let ids: Vec<ObjectId> =
         planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
     // A task commit beyond a shallow boundary could explain a tick without one; nothing explains a
@@ -228,71 +290,187 @@ pub fn verify_branch(repo: &Repo, opts: &BranchOptions, trust: &Trust) -> Result
         repo,
         &HistoryNeeds { commits: &ids, unexplained, base_unrelated, ..HistoryNeeds::default() },
     )?;
-    // Which commits set each box: the task commits as they are checked (on the same thread, so
-    // that their trees are read once), every other commit of the history here.
-    let wanted = BoxSetters::wanted(&units);
-    let (mut reports, sets): (Vec<CommitReport>, Vec<_>) = checker
-        .check_many_with(&ids, |repo, lists, id| BoxSetters::set_by(repo, lists, id, &wanted))
-        .into_iter()
-        .unzip();
-    let checked: HashSet<ObjectId> = ids.iter().copied().collect();
-    let others: Vec<ObjectId> = reachable.iter().copied().filter(|id| !checked.contains(id)).collect();
-    let mut setters = BoxSetters::find(repo, trust.jobs, &others, &wanted)?;
-    for (id, set) in ids.iter().zip(sets) {
-        setters.add(*id, set?);
-    }
-    reports.iter_mut().for_each(|r| lost.hint_carry(r));
+    // Which commits set each box, from one pass over the history, before any row is decided.
+    let setters = BoxSetters::find(repo, trust.jobs, &reachable, &BoxSetters::wanted(&units))?;
     let unticked = match base {
         Some(base) => unticked_since(repo, base, &units, &planned)?,
         None => Vec::new(),
     };
-    let mut reports = reports.into_iter();
-    let mut ticks = Vec::new();
-    for (unit, (rows, ticked_targets)) in units.iter().zip(planned) {
+    let (judge, judged) = judge(repo, trust, head);
+    let mut report_head = ReportHead::new("branch", trust, planned.iter().map(|(rows, _)| rows.len()).sum());
+    report_head.base = base.map(|b| b.to_string());
+    report_head.head = Some(head.to_string());
+    let mut rows = Rows {
+        repo,
+        trust,
+        checker: &checker,
+        head_tree: &head_tree,
+        setters: &setters,
+        judge,
+        out: Counted { sink, end: ReportEnd::default() },
+    };
+    rows.out.sink.begin(&report_head);
+    rows.units(&units, planned, &ids, &lost)?;
+    for stray in &strays {
+        rows.put(unread::stray_row(stray));
+    }
+    for row in bugs::bug_rows(repo, &checker, trust, head, base, &task_commit, &lost)? {
+        rows.put(row);
+    }
+    finish(rows.out, &report_head, trust, judged.into_iter().chain(unticked))
+}
+
+/// The units a branch check covers, and the places that hold ticks but are no unit's: with a
+/// base, those whose directory differs between base and head; else all.
+fn units_checked(
+    repo: &Repo,
+    head_tree: &GitTree<'_>,
+    base: Option<ObjectId>,
+) -> Result<(Vec<spec::UnitLoc>, Vec<spec::Stray>), VerifyError> {
+    let scan = spec::scan_units(head_tree)?;
+    let Some(base) = base else { return Ok((scan.units, scan.strays)) };
+    let base_tree = repo.tree(repo.commit_tree(base)?);
+    let mut touched = Vec::new();
+    for u in scan.units {
+        if base_tree.entry_id(&u.dir)? != head_tree.entry_id(&u.dir)? {
+            touched.push(u);
+        }
+    }
+    // A name no path can look up counts as touched: reported rather than left out.
+    let strays = scan.strays.into_iter().filter(
+        |s| !matches!((base_tree.entry_id(&s.top), head_tree.entry_id(&s.top)), (Ok(a), Ok(b)) if a == b),
+    );
+    Ok((touched, strays.collect()))
+}
+
+/// The rows of a branch check as they are decided: each judged by the verifier policy, counted,
+/// and handed to the sink.
+struct Rows<'a, 'r> {
+    /// The repository.
+    repo: &'r Repo,
+    /// The caller's trust.
+    trust: &'r Trust,
+    /// The checker of task commits.
+    checker: &'a Checker<'r>,
+    /// The tree under review.
+    head_tree: &'a GitTree<'r>,
+    /// Which commits set each box.
+    setters: &'a BoxSetters,
+    /// The verifier policy's judge, under one.
+    judge: Option<policy::Judge<'r>>,
+    /// Where the rows go.
+    out: Counted<&'a mut dyn ReportSink>,
+}
+
+/// What comes next in a branch report's order: a row decided without a task commit, the row of
+/// the next task commit checked, or the end of a unit's ticks (then its skips).
+enum Slot {
+    /// A row without a task commit.
+    Row(Box<TickReport>),
+    /// The next task commit's row, of the unit at this position.
+    Commit(usize),
+    /// The unit at this position has no more ticks.
+    UnitEnd(usize),
+}
+
+impl Rows<'_, '_> {
+    /// Judges and hands on `tick`.
+    fn put(&mut self, mut tick: TickReport) {
+        if let Some(judge) = &mut self.judge {
+            judge.judge(&mut tick);
+        }
+        self.out.row(tick);
+    }
+
+    /// The rows of every unit in order: the task commits `ids` are checked as a stream, and the
+    /// rows planned around them go out as their place comes.
+    fn units(
+        &mut self,
+        units: &[spec::UnitLoc],
+        planned: Vec<UnitPlan>,
+        ids: &[ObjectId],
+        lost: &LostEvidence<'_>,
+    ) -> Result<(), VerifyError> {
+        let mut ticked_targets = Vec::with_capacity(planned.len());
+        let mut slots = Vec::new();
+        for (at, (rows, ticked)) in planned.into_iter().enumerate() {
+            ticked_targets.push(ticked);
+            slots.extend(rows.into_iter().map(|row| row.map_or_else(Slot::Row, |_| Slot::Commit(at))));
+            slots.push(Slot::UnitEnd(at));
+        }
+        let mut slots = slots.into_iter();
         // The unit's documents at the head, read when one of its ticks first cites a requirement.
         let mut head_docs = None;
-        for row in rows {
-            let report = match row {
-                Err(tick) => {
-                    ticks.push(*tick);
-                    continue;
+        let mut failed = Ok(());
+        let checker = self.checker;
+        checker.check_stream(ids, |mut report| {
+            lost.hint_carry(&mut report);
+            failed = std::mem::replace(&mut failed, Ok(())).and_then(|()| {
+                let unit = self.until_commit(&mut slots, units, &ticked_targets, &mut head_docs)?;
+                // check_stream hands on one report per id, in order: one per commit slot.
+                let unit = unit.map_or("", |at| units[at].name.as_str());
+                self.commit_row(report, unit, &mut head_docs)
+            });
+        });
+        failed?;
+        self.until_commit(&mut slots, units, &ticked_targets, &mut head_docs).map(|_| ())
+    }
+
+    /// Hands on the rows before the next task commit's (or all that are left), and says whose
+    /// unit that commit's row is (at its position in `units`).
+    fn until_commit(
+        &mut self,
+        slots: &mut impl Iterator<Item = Slot>,
+        units: &[spec::UnitLoc],
+        ticked_targets: &[HashSet<String>],
+        head_docs: &mut Option<Result<UnitDocs, String>>,
+    ) -> Result<Option<usize>, VerifyError> {
+        for slot in slots {
+            match slot {
+                Slot::Row(tick) => self.put(*tick),
+                Slot::Commit(at) => return Ok(Some(at)),
+                Slot::UnitEnd(at) => {
+                    *head_docs = None;
+                    let name = &units[at].name;
+                    for row in
+                        decisions::skip_rows(self.repo, self.checker, name, &ticked_targets[at], self.trust)?
+                    {
+                        self.put(row);
+                    }
                 }
-                // check_many returns one report per id, in order.
-                Ok(id) => reports.next().unwrap_or_else(|| checker.check(id)),
-            };
-            if let Some(target) = report.target.as_deref()
-                && let Ok(commit) = report.commit.parse::<ObjectId>()
-                && let Some(setter) = setters.later_setter(repo, target, commit)?
-            {
-                ticks.push(TickReport::without_commit(
-                    target.to_owned(),
-                    "ticked_again",
-                    format!(
-                        "the box was set again by {setter}, which is not this task's commit, after the evidence on {commit}: something took the tick back in between, so the tick the head shows is not the evidenced one; untick the task in a commit of its own and attest it again"
-                    ),
-                ));
-                continue;
             }
-            let found = drift(&head_tree, &unit.name, &mut head_docs, &report)?;
-            let mut tick = TickReport::from_commit(report, trust);
-            decisions::refuse_skip_as_tick(&mut tick);
-            with_drift(&mut tick, found);
-            ticks.push(tick);
         }
-        ticks.extend(decisions::skip_rows(repo, &checker, &unit.name, &ticked_targets, trust)?);
+        Ok(None)
     }
-    ticks.extend(strays.iter().map(unread::stray_row));
-    ticks.extend(bugs::bug_rows(repo, &checker, trust, head, base, &task_commit, &lost)?);
-    if let Some(reason) = trust.failure() {
-        return Err(VerifyError::Trust(reason));
+
+    /// The row of a checked task commit of `unit`: `ticked_again` when another commit set the box
+    /// after it, else its report with the drift of the requirements it cites at the head.
+    fn commit_row(
+        &mut self,
+        report: CommitReport,
+        unit: &str,
+        head_docs: &mut Option<Result<UnitDocs, String>>,
+    ) -> Result<(), VerifyError> {
+        if let Some(target) = report.target.as_deref()
+            && let Ok(commit) = report.commit.parse::<ObjectId>()
+            && let Some(setter) = self.setters.later_setter(self.repo, target, commit)?
+        {
+            self.put(TickReport::without_commit(
+                target.to_owned(),
+                "ticked_again",
+                format!(
+                    "the box was set again by {setter}, which is not this task's commit, after the evidence on {commit}: something took the tick back in between, so the tick the head shows is not the evidenced one; untick the task in a commit of its own and attest it again"
+                ),
+            ));
+            return Ok(());
+        }
+        let found = drift(self.head_tree, unit, head_docs, &report)?;
+        let mut tick = TickReport::from_commit(report, self.trust);
+        decisions::refuse_skip_as_tick(&mut tick);
+        with_drift(&mut tick, found);
+        self.put(tick);
+        Ok(())
     }
-    let judged = trust.policy.as_ref().map(|p| policy::apply(repo, p, head, &mut ticks));
-    let mut report = Report::new("branch", ticks, trust);
-    report.warnings.extend(judged.unwrap_or_default());
-    report.warnings.extend(unticked);
-    report.base = base.map(|b| b.to_string());
-    report.head = Some(head.to_string());
-    Ok(report)
 }
 
 /// What the ticks of `unit` at the head need: a task commit to check (the newest of

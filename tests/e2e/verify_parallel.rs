@@ -71,6 +71,8 @@ fn the_report_is_the_same_on_one_thread_and_on_many() {
     git(&repo, &home, &["notes", "--ref=speccoder", "add", "-f", "-F", cut_note.to_str().unwrap(), cut]);
 
     let one = verify(&repo, &home, &allowed, Some("1")).failure(26);
+    // stderr is not a terminal here: no progress line, however long the check took.
+    assert!(one.stderr.is_empty(), "{}", one.stderr);
     for jobs in [Some("3"), None] {
         let many = verify(&repo, &home, &allowed, jobs).failure(26);
         assert!(one.stdout == many.stdout, "--jobs {jobs:?} reports otherwise than --jobs 1");
@@ -99,4 +101,51 @@ fn a_thread_count_outside_1_to_256_is_a_usage_error_naming_the_flag() {
             run(speccoder_command(dir.path(), dir.path(), &["attest", "verify", "--jobs", jobs])).failure(2);
         assert!(out.stderr.contains("--jobs"), "{out}");
     }
+}
+
+#[test]
+fn a_check_over_a_second_shows_its_progress_on_a_terminal_and_its_report_unchanged() {
+    if which("script").is_none() {
+        eprintln!("SKIPPED: script (util-linux) is not installed, so no terminal can be given to the run");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let (repo, allowed) = synthetic(dir.path());
+    let piped = verify(&repo, &home, &allowed, Some("1")).success();
+
+    // The same check with stdout and stderr on a terminal (`script` gives the run one, and
+    // copies what it shows to its own stdout).
+    let command = format!(
+        "'{}' attest verify --branch --all --json --jobs 1 --allowed-signers '{}'",
+        common::speccoder_bin().display(),
+        allowed.display()
+    );
+    let started = std::time::Instant::now();
+    let mut on_terminal =
+        common::binary_command(Path::new("script"), &repo, &home, &["-qec", &command, "/dev/null"]);
+    // A terminal that moves the cursor, as a person's does (without TERM, nothing is drawn).
+    on_terminal.env("TERM", "xterm");
+    let shown = run(on_terminal).success().stdout;
+    let took = started.elapsed();
+    let progress = shown.contains(&format!(" of {TICKS} ticks"));
+    if took > std::time::Duration::from_millis(1500) {
+        assert!(shown.contains(&format!("checked {TICKS} of {TICKS} ticks")), "{shown}");
+    } else if took < std::time::Duration::from_millis(900) {
+        assert!(!progress, "a check under a second shows no progress: {shown}");
+    }
+    // Whatever was drawn, stdout's JSON is the same object: the progress went to stderr, and
+    // was taken away before the report's end.
+    let json_start = shown.find("{\"mode\"").unwrap_or_else(|| panic!("no report: {shown}"));
+    let report: String =
+        shown[json_start..].chars().filter(|c| *c != '\r').take_while(|c| *c != '\n').collect();
+    let printed: Value = serde_json::from_str(&report).unwrap_or_else(|e| panic!("{e}: {report}"));
+    let piped: Value = serde_json::from_str(&piped.stdout).unwrap();
+    assert_eq!(printed, piped);
+}
+
+/// Where `program` is on `PATH`.
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(program)).find(|p| p.is_file())
 }

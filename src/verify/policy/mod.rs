@@ -47,38 +47,61 @@ impl PolicyReport {
     }
 }
 
-/// Judges every row of `ticks` by `policy`: the baseline's hand ticks become `baseline`, every
-/// other row names its rule, and a row that holds is held to it. `head` is the commit under
-/// review. Returns the warnings of the run (a baseline outside the head's history).
+/// Judges every row of `ticks` by `policy` ([`Judge`]). Returns the warnings of the run.
 #[must_use]
 pub fn apply(repo: &Repo, policy: &LoadedPolicy, head: ObjectId, ticks: &mut [TickReport]) -> Vec<String> {
-    let mut warnings = Vec::new();
-    let baseline = policy.policy.baseline.as_ref().map(|b| {
-        let (view, warning) = BaselineView::new(repo, b, head);
-        warnings.extend(warning);
-        view
-    });
-    // Many rows share a unit: each unit is matched against the rules once.
-    let mut rule_of: HashMap<String, Option<&Rule>> = HashMap::new();
-    for tick in ticks.iter_mut() {
+    let (mut judge, warnings) = Judge::new(repo, policy, head);
+    ticks.iter_mut().for_each(|tick| judge.judge(tick));
+    warnings
+}
+
+/// The verifier policy judging a run's rows one at a time, as they are decided.
+pub struct Judge<'a> {
+    /// The policy.
+    policy: &'a LoadedPolicy,
+    /// The baseline's hand ticks, when the policy has a baseline.
+    baseline: Option<BaselineView<'a>>,
+    /// Each unit's rule, matched once: many rows share a unit.
+    rule_of: HashMap<String, Option<&'a Rule>>,
+}
+
+impl<'a> Judge<'a> {
+    /// A judge by `policy` of the rows of a run whose head (the commit under review) is `head`,
+    /// and the warnings of the run (a baseline outside the head's history).
+    #[must_use]
+    pub fn new(repo: &'a Repo, policy: &'a LoadedPolicy, head: ObjectId) -> (Self, Vec<String>) {
+        let mut warnings = Vec::new();
+        let baseline = policy.policy.baseline.as_ref().map(|b| {
+            let (view, warning) = BaselineView::new(repo, b, head);
+            warnings.extend(warning);
+            view
+        });
+        (Judge { policy, baseline, rule_of: HashMap::new() }, warnings)
+    }
+
+    /// Judges `tick`: a baseline's hand tick becomes `baseline`, any other row names its rule,
+    /// and a row that holds is held to it.
+    pub fn judge(&mut self, tick: &mut TickReport) {
         // Read once, here; the report does not keep it.
         let evidence = tick.evidence.take();
-        if let Some(view) = &baseline
+        if let Some(view) = &self.baseline
             && tick.reason.as_deref() == Some(TICKED_WITHOUT_EVIDENCE)
             && view.holds(&tick.task)
         {
             hold_by_baseline(tick, view);
-            continue;
+            return;
         }
         let unit = tick.task.split_once('/').map_or(tick.task.as_str(), |(unit, _)| unit);
-        let rule = *rule_of
+        let policy = self.policy;
+        let rule = *self
+            .rule_of
             .entry(unit.to_owned())
             .or_insert_with(|| policy.policy.rule_for(unit).map(|(_, rule)| rule));
         tick.rule = rule.map(|r| r.name.0.clone());
         let holds = tick.outcome == TickOutcome::Evidenced
             || (tick.outcome == TickOutcome::Skipped && tick.reason.is_none());
         if !holds {
-            continue;
+            return;
         }
         let findings = match rule {
             None => vec![Finding::new(
@@ -95,7 +118,6 @@ pub fn apply(repo: &Repo, policy: &LoadedPolicy, head: ObjectId, ticks: &mut [Ti
         };
         refuse(tick, findings);
     }
-    warnings
 }
 
 /// A hand tick the baseline holds.
