@@ -18,7 +18,7 @@ use crate::check::policy::config_file;
 use crate::check::{bug, decision, policy, tick};
 use crate::git::{Commit, GitTree, Repo};
 use crate::model::digest::git_object_sha256;
-use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
+use crate::model::policy::{CONFIG_FILE, JudgeConfig, PolicyError, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::spec::{self, TaskLists, TreeTaskLines};
 
@@ -144,7 +144,7 @@ pub struct CheckedNote {
 }
 
 /// A judge configuration as read at a parent, or why it could not be read.
-type ParentPolicy = Result<Rc<JudgeConfig>, String>;
+type ParentPolicy = Result<Rc<JudgeConfig>, PolicyError>;
 
 /// The rules that read the repository: the task commit's tree, the tree under review, and the
 /// judge configuration at the parent.
@@ -219,14 +219,14 @@ impl<'r> Rules<'r> {
     /// content.
     fn policy_of_tree(&self, tree: ObjectId) -> ParentPolicy {
         let view = self.repo.tree(tree);
-        let entry = (view.entry_kind(CONFIG_FILE).map_err(|e| e.to_string())?)
-            .zip(view.entry_id(CONFIG_FILE).map_err(|e| e.to_string())?);
+        let unreadable = |e: crate::git::GitError| PolicyError(e.to_string());
+        let entry = (view.entry_kind(CONFIG_FILE).map_err(unreadable)?)
+            .zip(view.entry_id(CONFIG_FILE).map_err(unreadable)?);
         if let Some(hit) = self.policies.borrow().get(&entry) {
             return hit.clone();
         }
         let computed = config_file(self.repo, tree)
             .and_then(|file| JudgeConfig::parse(file.as_ref().map(|(_, text)| text.as_str())))
-            .map_err(|e| e.to_string())
             .map(Rc::new);
         self.policies.borrow_mut().insert(entry, computed.clone());
         computed
@@ -297,18 +297,15 @@ impl<'r> Rules<'r> {
 
         // The policy, recomputed at the parent.
         let parent_policy = match commit.parents.first() {
-            Some(parent) => {
-                self.repo.commit_tree(*parent).map_err(|e| e.to_string()).and_then(|t| self.policy_of_tree(t))
-            }
-            None => JudgeConfig::parse(None).map(Rc::new).map_err(|e| e.to_string()),
+            Some(parent) => self
+                .repo
+                .commit_tree(*parent)
+                .map_err(|e| PolicyError(e.to_string()))
+                .and_then(|t| self.policy_of_tree(t)),
+            None => JudgeConfig::parse(None).map(Rc::new),
         };
-        let recipe = policy::policy_recipe(
-            parent_policy.as_deref().map_err(String::as_str),
-            &p.policy_sha256,
-            claim.lines,
-            n,
-            findings,
-        );
+        let recipe =
+            policy::policy_recipe(parent_policy.as_deref(), &p.policy_sha256, claim.lines, n, findings);
         if verdict.is_decision() {
             decision_lines(claim, verdict, findings);
         } else {

@@ -79,7 +79,7 @@ pub fn recorded_version(lines: &[ReadLine]) -> Result<&str, &'static str> {
 /// the parent (or why it cannot be read): the recipe that gives it, or a `policy_mismatch` that
 /// shows what each recipe gives (a `policy_unreadable` when the configuration cannot be read).
 pub fn policy_recipe(
-    config: Result<&JudgeConfig, &str>,
+    config: Result<&JudgeConfig, &PolicyError>,
     signed: &str,
     lines: &[ReadLine],
     line: usize,
@@ -255,7 +255,8 @@ mod tests {
     #[test]
     fn an_unreadable_configuration_is_its_own_finding() {
         let mut findings = Vec::new();
-        assert_eq!(policy_recipe(Err("not TOML"), "ef", &[], 1, &mut findings), None);
+        let unreadable = PolicyError("not TOML".into());
+        assert_eq!(policy_recipe(Err(&unreadable), "ef", &[], 1, &mut findings), None);
         assert_eq!(findings[0].code, "policy_unreadable");
     }
 }

@@ -326,7 +326,7 @@ fn check_sigstore(
     // The run fails as a whole on this (`Trust::failure`); the finding only keeps the line honest.
     let st = source
         .get()
-        .map_err(|reason| Finding::new(CommitOutcome::ToolMissing, "no_sigstore_root", reason))?;
+        .map_err(|reason| Finding::new(CommitOutcome::ToolMissing, "no_sigstore_root", reason.to_string()))?;
     let signed = Signed::Statement { payload, artifact_sha256: commit_sha256 };
     sigstore::verify(bundle, signed, st, CertificateTime::Verified)
         .map(|v| SignerInfo { kind: "sigstore", key: v.issuer, principals: vec![v.identity] })

@@ -72,7 +72,7 @@ impl SignatureTrust {
     pub fn failure(&self) -> Option<String> {
         #[cfg(feature = "sigstore")]
         if let Some(reason) = self.sigstore.as_ref().and_then(|s| s.failure()) {
-            return Some(reason.to_owned());
+            return Some(reason.to_string());
         }
         None
     }

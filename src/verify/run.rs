@@ -423,7 +423,7 @@ impl Rows<'_, '_> {
         slots: &mut impl Iterator<Item = Slot>,
         units: &[spec::UnitLoc],
         ticked_targets: &[HashSet<String>],
-        head_docs: &mut Option<Result<UnitDocs, String>>,
+        head_docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
     ) -> Result<Option<usize>, VerifyError> {
         for slot in slots {
             match slot {
@@ -449,7 +449,7 @@ impl Rows<'_, '_> {
         &mut self,
         report: CommitReport,
         unit: &str,
-        head_docs: &mut Option<Result<UnitDocs, String>>,
+        head_docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
     ) -> Result<(), VerifyError> {
         if let Some(target) = report.target.as_deref()
             && let Ok(commit) = report.commit.parse::<ObjectId>()
@@ -568,7 +568,7 @@ fn with_drift(tick: &mut TickReport, found: Vec<Finding>) {
 fn drift(
     head_tree: &dyn SourceTree,
     unit: &str,
-    docs: &mut Option<Result<UnitDocs, String>>,
+    docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
     report: &CommitReport,
 ) -> Result<Vec<Finding>, VerifyError> {
     let mut out = Vec::new();
@@ -577,12 +577,12 @@ fn drift(
             Some(docs) => docs,
             None => docs.insert(match UnitDocs::of_unit(head_tree, unit) {
                 Err(e) if e.is_repository_failure() => return Err(e.into()),
-                read => read.map_err(|e| e.to_string()),
+                read => read,
             }),
         };
         let line = match docs {
             Ok(docs) => docs.requirement_line(id).map_err(|e| e.to_string()),
-            Err(e) => Err(e.clone()),
+            Err(e) => Err(e.to_string()),
         };
         let now = match line {
             Ok(now) => now,

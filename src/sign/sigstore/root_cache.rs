@@ -14,7 +14,13 @@ use crate::model::digest::sha256_hex;
 pub const CACHE_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// A way to fetch the root: the bytes of `trusted_root.json`, or why there are none.
-pub type Fetch<'a> = &'a dyn Fn() -> Result<Vec<u8>, String>;
+pub type Fetch<'a> = &'a dyn Fn() -> Result<Vec<u8>, FetchFailed>;
+
+/// Why a fetch of the root brought nothing: what failed, with its causes, as the network and TUF
+/// crates said it (kept as their text: it is shown once, in [`RefreshFailure::reason`]).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct FetchFailed(pub String);
 
 /// The default root for verification, and what the report should say about it.
 #[derive(Clone, Debug)]
@@ -95,7 +101,7 @@ pub fn refresh(cache: &Path, fetch: Fetch<'_>) -> Result<Refreshed, RefreshFailu
     if let Some(dir) = cache.parent().filter(|d| !d.as_os_str().is_empty()) {
         crate::output_file::make_dir(dir).map_err(|e| local(e.to_string()))?;
     }
-    let bytes = fetch().map_err(remote)?;
+    let bytes = fetch().map_err(|e| remote(e.0))?;
     let root = TrustedRoot::from_json(&bytes, &cache.display().to_string())
         .map_err(|e| remote(format!("the fetched file is not usable: {e}")))?;
     crate::output_file::write_whole(cache, &bytes).map_err(|e| local(e.to_string()))?;
@@ -161,7 +167,7 @@ mod tests {
     fn fetch_giving<'a>(
         bytes: &'a [u8],
         calls: &'a Cell<usize>,
-    ) -> impl Fn() -> Result<Vec<u8>, String> + 'a {
+    ) -> impl Fn() -> Result<Vec<u8>, FetchFailed> + 'a {
         move || {
             calls.set(calls.get() + 1);
             Ok(bytes.to_vec())
@@ -169,10 +175,10 @@ mod tests {
     }
 
     /// A fetch that fails like a machine without network, counting its calls.
-    fn fetch_failing(calls: &Cell<usize>) -> impl Fn() -> Result<Vec<u8>, String> + '_ {
+    fn fetch_failing(calls: &Cell<usize>) -> impl Fn() -> Result<Vec<u8>, FetchFailed> + '_ {
         move || {
             calls.set(calls.get() + 1);
-            Err("error sending request: dns error: failed to lookup address".to_owned())
+            Err(FetchFailed("error sending request: dns error: failed to lookup address".to_owned()))
         }
     }
 
@@ -261,8 +267,8 @@ mod tests {
     #[test]
     fn a_fetch_that_fails_halfway_leaves_no_partial_cache() {
         let (_tmp, cache) = cache_in();
-        let half = || -> Result<Vec<u8>, String> {
-            Err("connection reset while reading trusted_root.json".to_owned())
+        let half = || -> Result<Vec<u8>, FetchFailed> {
+            Err(FetchFailed("connection reset while reading trusted_root.json".to_owned()))
         };
         let err = resolve(&cache, DAY, &half).unwrap_err();
         assert!(err.to_string().contains("connection reset"), "{err}");

@@ -6,12 +6,25 @@ use std::sync::OnceLock;
 use super::{DefaultRoot, SigstoreTrust, TrustedRootError};
 
 /// Makes the trust when first needed: the trust, and a warning for the report.
-type Make = Box<dyn Fn() -> Result<(SigstoreTrust, Option<String>), String> + Send + Sync>;
+type Make = Box<dyn Fn() -> Result<(SigstoreTrust, Option<String>), Unresolved> + Send + Sync>;
+
+/// Why the trust has no trusted root.
+#[derive(Debug, thiserror::Error)]
+pub enum Unresolved {
+    /// Nothing was given to resolve one from.
+    #[error("no Sigstore trusted root")]
+    NoRoot,
+    /// The default root could not be had.
+    #[error(transparent)]
+    Root(#[from] TrustedRootError),
+}
 
 /// The caller's Sigstore trust, given whole or resolved on the first keyless line.
 pub struct SigstoreTrustSource {
+    /// Makes it, when it was not given whole.
     make: Option<Make>,
-    resolved: OnceLock<Result<(SigstoreTrust, Option<String>), String>>,
+    /// The trust and its warning once made, or why it could not be.
+    resolved: OnceLock<Result<(SigstoreTrust, Option<String>), Unresolved>>,
 }
 
 impl SigstoreTrustSource {
@@ -30,7 +43,7 @@ impl SigstoreTrustSource {
         resolve: impl Fn() -> Result<DefaultRoot, TrustedRootError> + Send + Sync + 'static,
     ) -> Self {
         let make = move || {
-            let found = resolve().map_err(|e| e.to_string())?;
+            let found = resolve()?;
             Ok((SigstoreTrust::keyless(found.root, identity.clone(), issuer.clone()), found.warning))
         };
         SigstoreTrustSource { make: Some(Box::new(make)), resolved: OnceLock::new() }
@@ -40,12 +53,12 @@ impl SigstoreTrustSource {
     ///
     /// # Errors
     /// Why the trusted root cannot be had (the message says what to pass instead).
-    pub fn get(&self) -> Result<&SigstoreTrust, &str> {
+    pub fn get(&self) -> Result<&SigstoreTrust, &Unresolved> {
         let resolved = self.resolved.get_or_init(|| match &self.make {
             Some(make) => make(),
-            None => Err("no Sigstore trusted root".to_owned()),
+            None => Err(Unresolved::NoRoot),
         });
-        resolved.as_ref().map(|(trust, _)| trust).map_err(String::as_str)
+        resolved.as_ref().map(|(trust, _)| trust)
     }
 
     /// Whether the root was resolved (or given): false means no network was used.
@@ -62,8 +75,8 @@ impl SigstoreTrustSource {
 
     /// Why a resolution that was tried failed.
     #[must_use]
-    pub fn failure(&self) -> Option<&str> {
-        self.resolved.get()?.as_ref().err().map(String::as_str)
+    pub fn failure(&self) -> Option<&Unresolved> {
+        self.resolved.get()?.as_ref().err()
     }
 }
 
@@ -113,7 +126,7 @@ mod tests {
         assert!(source.get().is_ok());
         assert_eq!(calls.load(Ordering::SeqCst), 1);
         assert_eq!(source.warning(), Some("stale"));
-        assert_eq!(source.failure(), None);
+        assert!(source.failure().is_none());
     }
 
     #[test]
@@ -124,12 +137,12 @@ mod tests {
                 cache: PathBuf::from("/nowhere/trusted_root.json"),
             })
         });
-        assert_eq!(source.failure(), None);
-        let reason = source.get().unwrap_err().to_owned();
+        assert!(source.failure().is_none());
+        let reason = source.get().unwrap_err().to_string();
         assert!(reason.contains("--sigstore-trusted-root"), "{reason}");
         assert!(source.get().is_err());
         assert_eq!(calls.load(Ordering::SeqCst), 1);
-        assert_eq!(source.failure(), Some(reason.as_str()));
+        assert_eq!(source.failure().map(ToString::to_string), Some(reason));
     }
 
     #[test]
@@ -138,6 +151,6 @@ mod tests {
         assert!(source.is_resolved());
         assert!(source.get().is_ok());
         assert_eq!(source.warning(), None);
-        assert_eq!(source.failure(), None);
+        assert!(source.failure().is_none());
     }
 }

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use sigstore_trust_root::{TrustedRoot, TufConfig};
 
+use super::root_cache::FetchFailed;
+
 /// The public-good TUF repository.
 pub const PUBLIC_TUF_URL: &str = "https://tuf-repo-cdn.sigstore.dev";
 
@@ -21,13 +23,13 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(60);
 /// # Errors
 /// The reason, with its causes, when the repository cannot be reached, its metadata does not
 /// verify or has expired, or the target is missing or does not match its signed digest.
-pub fn fetch_public_good() -> Result<Vec<u8>, String> {
+pub fn fetch_public_good() -> Result<Vec<u8>, FetchFailed> {
     let config = TufConfig::production()
         .without_cache()
-        .with_http_client(super::net::http_client(FETCH_TIMEOUT).map_err(|e| e.to_string())?);
+        .with_http_client(super::net::http_client(FETCH_TIMEOUT).map_err(|e| FetchFailed(e.to_string()))?);
     let root = super::net::runtime()
-        .map_err(|e| e.to_string())?
+        .map_err(|e| FetchFailed(e.to_string()))?
         .block_on(TrustedRoot::from_tuf(config))
-        .map_err(|e| crate::model::shown::with_causes(&e))?;
-    serde_json::to_vec_pretty(&root).map_err(|e| format!("cannot encode the fetched root: {e}"))
+        .map_err(|e| FetchFailed(crate::model::shown::with_causes(&e)))?;
+    serde_json::to_vec_pretty(&root).map_err(|e| FetchFailed(format!("cannot encode the fetched root: {e}")))
 }

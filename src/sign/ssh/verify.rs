@@ -89,8 +89,9 @@ pub fn verify(
     check_signature(&sig, message, namespace)?;
     let key = sig.signer.signing_key();
     let fingerprint = fingerprint(key);
-    let principals = trusted_principals(&sig.signer, allowed, namespace, at)
-        .map_err(|reason| SshVerifyError::UntrustedSigner { fingerprint: fingerprint.clone(), reason })?;
+    let principals = trusted_principals(&sig.signer, allowed, namespace, at).map_err(|e| {
+        SshVerifyError::UntrustedSigner { fingerprint: fingerprint.clone(), reason: e.to_string() }
+    })?;
     if let Some(reason) = revocation(&sig.signer, revoked) {
         return Err(SshVerifyError::Revoked { fingerprint, reason });
     }
@@ -168,8 +169,8 @@ fn trusted_principals(
     allowed: &AllowedSigners,
     namespace: &str,
     at: OffsetDateTime,
-) -> Result<Vec<String>, String> {
-    let file = allowed.path.display();
+) -> Result<Vec<String>, Untrusted> {
+    let file = allowed.path.display().to_string();
     let mut principals: Vec<String> = Vec::new();
     // The principals already taken, so that a line listing tens of thousands stays linear.
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
@@ -179,7 +180,7 @@ fn trusted_principals(
             (SignerKey::Plain(key), false) if line.key.key_data() == key => {
                 let listed: Vec<String> = line.principals.positive().map(str::to_owned).collect();
                 if listed.is_empty() {
-                    Err(format!("the key is listed only under negated principals \"{}\"", line.principals))
+                    Err(LineRefusal::NegatedOnly(line.principals.to_string()))
                 } else {
                     Ok(listed)
                 }
@@ -190,7 +191,7 @@ fn trusted_principals(
             _ => continue,
         };
         match candidates
-            .and_then(|c| line_applies(line, namespace, at).map(|()| c).map_err(|e| e.to_string()))
+            .and_then(|c| line_applies(line, namespace, at).map(|()| c).map_err(LineRefusal::from))
         {
             Ok(found) => {
                 for p in found {
@@ -199,24 +200,99 @@ fn trusted_principals(
                     }
                 }
             }
-            Err(why) => refusals.push(format!("{file}:{}: {why}", line.line)),
+            Err(why) => refusals.push((line.line, why)),
         }
     }
     if !principals.is_empty() {
         return Ok(principals);
     }
-    if refusals.is_empty() {
-        return Err(match signer {
-            SignerKey::Plain(_) => {
-                format!("no line of {file} lists this key; add `<principal> <the .pub line>` to trust it")
-            }
-            SignerKey::Certificate(c) => format!(
-                "no cert-authority line of {file} lists the certificate's CA {}; add `<principals> cert-authority <CA .pub line>` to trust it",
-                fingerprint(c.cert.signature_key())
-            ),
-        });
-    }
-    Err(refusals.join("; "))
+    Err(match (signer, refusals.is_empty()) {
+        (SignerKey::Plain(_), true) => Untrusted::KeyNotListed { file },
+        (SignerKey::Certificate(c), true) => {
+            Untrusted::CaNotListed { file, ca: fingerprint(c.cert.signature_key()) }
+        }
+        (_, false) => Untrusted::Refused { file, refusals },
+    })
+}
+
+/// Why no line of the allowed-signers file trusts a signer.
+#[derive(Debug, thiserror::Error)]
+enum Untrusted {
+    /// No line lists the key.
+    #[error("no line of {file} lists this key; add `<principal> <the .pub line>` to trust it")]
+    KeyNotListed {
+        /// The allowed-signers file.
+        file: String,
+    },
+    /// No cert-authority line lists the certificate's CA.
+    #[error(
+        "no cert-authority line of {file} lists the certificate's CA {ca}; add `<principals> cert-authority <CA .pub line>` to trust it"
+    )]
+    CaNotListed {
+        /// The allowed-signers file.
+        file: String,
+        /// The CA's fingerprint.
+        ca: String,
+    },
+    /// Lines list the key or its CA, and each refuses the signature.
+    #[error("{}", each_refusal(.file, .refusals))]
+    Refused {
+        /// The allowed-signers file.
+        file: String,
+        /// Each line that lists the key or CA (its number) and why it does not apply.
+        refusals: Vec<(usize, LineRefusal)>,
+    },
+}
+
+/// `file:line: why` for each refusal, joined by `; `.
+fn each_refusal(file: &str, refusals: &[(usize, LineRefusal)]) -> String {
+    let each: Vec<String> = refusals.iter().map(|(line, why)| format!("{file}:{line}: {why}")).collect();
+    each.join("; ")
+}
+
+/// Why a line that lists the signer's key, or its certificate's CA, does not trust the signature.
+#[derive(Debug, thiserror::Error)]
+enum LineRefusal {
+    /// The key is listed only under negated principals.
+    #[error("the key is listed only under negated principals \"{0}\"")]
+    NegatedOnly(String),
+    /// The CA's key is of a kind this build does not check ([`unsupported`]'s reason).
+    #[error("{0}")]
+    UnsupportedCa(String),
+    /// A host certificate.
+    #[error("the signer's certificate is a host certificate, not a user certificate")]
+    HostCertificate,
+    /// A critical option this verifier does not honour.
+    #[error("the signer's certificate carries the critical option \"{}\", which this verifier does not honour", .0.escape_debug())]
+    CriticalOption(String),
+    /// The time checked cannot be compared with a certificate's validity.
+    #[error("the time checked is before 1970")]
+    Before1970,
+    /// The certificate is not valid at the time checked.
+    #[error("the signer's certificate \"{}\" is not valid at {at}", .key_id.escape_debug())]
+    NotValidAt {
+        /// The certificate's key id.
+        key_id: String,
+        /// The time checked.
+        at: OffsetDateTime,
+    },
+    /// The CA's signature over the certificate does not hold.
+    #[error("the signer's certificate does not carry a valid signature of its CA")]
+    CaSignature,
+    /// The certificate names no principals.
+    #[error("the signer's certificate names no principals")]
+    NoPrincipals,
+    /// None of the certificate's principals is one the line allows.
+    #[error("the certificate's principals ({certificate}) match none of the line's principals \"{line}\"")]
+    PrincipalsUnmatched {
+        /// The certificate's principals, joined by commas.
+        certificate: String,
+        /// The line's principals, as written.
+        line: String,
+    },
+    /// The line's own restrictions.
+    #[error(transparent)]
+    Restricted(#[from] Restricted),
 }
 
 /// The line's own restrictions: namespaces, valid-after, valid-before.
@@ -269,43 +345,36 @@ fn certificate_principals(
     signer: &SignerCertificate,
     line: &AllowedSigner,
     at: OffsetDateTime,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, LineRefusal> {
     let cert = &signer.cert;
     if let Some(reason) = unsupported(cert.signature_key(), "certificate's CA key") {
-        return Err(reason);
+        return Err(LineRefusal::UnsupportedCa(reason));
     }
     if cert.cert_type() != CertType::User {
-        return Err("the signer's certificate is a host certificate, not a user certificate".to_owned());
+        return Err(LineRefusal::HostCertificate);
     }
     if let Some(option) = cert.critical_options().keys().next() {
-        return Err(format!(
-            "the signer's certificate carries the critical option \"{}\", which this verifier does not honour",
-            option.escape_debug()
-        ));
+        return Err(LineRefusal::CriticalOption(option.clone()));
     }
-    let now = u64::try_from(at.unix_timestamp()).map_err(|_| "the time checked is before 1970".to_owned())?;
+    let now = u64::try_from(at.unix_timestamp()).map_err(|_| LineRefusal::Before1970)?;
     if now < cert.valid_after() || now >= cert.valid_before() {
-        return Err(format!(
-            "the signer's certificate \"{}\" is not valid at {at}",
-            cert.key_id().escape_debug()
-        ));
+        return Err(LineRefusal::NotValidAt { key_id: cert.key_id().to_owned(), at });
     }
     // The CA is the line's key (the caller matched it); its signature is checked over the bytes
     // it signed, as embedded.
     if !signer.ca_signature_holds() {
-        return Err("the signer's certificate does not carry a valid signature of its CA".to_owned());
+        return Err(LineRefusal::CaSignature);
     }
     if cert.valid_principals().is_empty() {
-        return Err("the signer's certificate names no principals".to_owned());
+        return Err(LineRefusal::NoPrincipals);
     }
     let allowed: Vec<String> =
         cert.valid_principals().iter().filter(|p| line.principals.matches(p)).cloned().collect();
     if allowed.is_empty() {
-        return Err(format!(
-            "the certificate's principals ({}) match none of the line's principals \"{}\"",
-            cert.valid_principals().join(","),
-            line.principals
-        ));
+        return Err(LineRefusal::PrincipalsUnmatched {
+            certificate: cert.valid_principals().join(","),
+            line: line.principals.to_string(),
+        });
     }
     Ok(allowed)
 }
