@@ -24,7 +24,7 @@ pub fn run(args: &ExportArgs) -> u8 {
     let failed = |e: ExportError| fail(e.exit_code(), e.to_string());
     let repo = match Repo::discover_to_read(".") {
         Ok(r) => r,
-        Err(e) => return fail(exit::GIT_PRECONDITION, e.to_string()),
+        Err(e) => return fail(e.exit_code(), e.to_string()),
     };
     // The key and the directory are checked before the range is: a long check is not run for a
     // pack that cannot be signed or written.
