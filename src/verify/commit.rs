@@ -56,6 +56,28 @@ pub struct CommitReport {
     pub evidence: Option<Box<SignedEvidence>>,
 }
 
+impl CommitReport {
+    /// The report of `commit` before anything is checked: nothing found yet, [`CommitOutcome::Ok`].
+    #[must_use]
+    pub fn new(commit: String) -> Self {
+        CommitReport {
+            commit,
+            target: None,
+            verdict: None,
+            outcome: CommitOutcome::Ok,
+            findings: Vec::new(),
+            signers: Vec::new(),
+            not_evaluated: Vec::new(),
+            accepted_unsigned: false,
+            covered_lines: Vec::new(),
+            policy: None,
+            cited: Vec::new(),
+            unit: None,
+            evidence: None,
+        }
+    }
+}
+
 /// Shared state for checking many commits of one repository.
 pub struct Checker<'r> {
     /// The repository.
@@ -139,21 +161,7 @@ impl<'r> Checker<'r> {
     /// Checks the task commit `id`.
     #[must_use]
     pub fn check(&self, id: ObjectId) -> CommitReport {
-        let mut report = CommitReport {
-            commit: id.to_string(),
-            target: None,
-            verdict: None,
-            outcome: CommitOutcome::Ok,
-            findings: Vec::new(),
-            signers: Vec::new(),
-            not_evaluated: Vec::new(),
-            accepted_unsigned: false,
-            covered_lines: Vec::new(),
-            policy: None,
-            cited: Vec::new(),
-            unit: None,
-            evidence: None,
-        };
+        let mut report = CommitReport::new(id.to_string());
         match self.repo.commit(id) {
             Ok(commit) => self.check_commit(&commit, &mut report),
             Err(e) => report.findings.push(Finding::new(

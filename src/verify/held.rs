@@ -42,19 +42,10 @@ mod tests {
 
     fn row(verdict: &str, outcome: CommitOutcome) -> TickReport {
         let report = CommitReport {
-            commit: "c0ffee".into(),
             target: Some("u/T001".into()),
             verdict: Some(verdict.into()),
             outcome,
-            findings: Vec::new(),
-            signers: Vec::new(),
-            not_evaluated: Vec::new(),
-            accepted_unsigned: false,
-            covered_lines: Vec::new(),
-            policy: None,
-            cited: Vec::new(),
-            unit: None,
-            evidence: None,
+            ..CommitReport::new("c0ffee".into())
         };
         TickReport::from_commit(report, &Trust::default())
     }
