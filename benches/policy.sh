@@ -22,28 +22,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(10000)
-runs=${BENCH_RUNS:-7}
-per_unit=${BENCH_TICKS_PER_UNIT:-10}
-read -r -a cargo_flags <<<"${BENCH_CARGO_FLAGS:---locked}"
-target=${CARGO_TARGET_DIR:-$PWD/target}
-[ -x /usr/bin/time ] || { echo "benches/policy.sh: /usr/bin/time (GNU time) is needed; install the package 'time'" >&2; exit 1; }
-
-echo "building the release binary and bench_synth" >&2
-cargo build --release "${cargo_flags[@]}" --bin speccoder --example bench_synth >&2
-bin=$target/release/speccoder
-synth=$target/release/examples/bench_synth
-
-if [ -n "${BENCH_DIR:-}" ]; then
-    work=$BENCH_DIR
-    mkdir -p "$work"
-else
-    work=$(mktemp -d)
-    trap 'rm -rf "$work"' EXIT
-fi
-
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+name=benches/policy.sh
+modes=(plain policy)
+# shellcheck source=benches/pair.sh
+. benches/pair.sh
+pair_setup "$@"
 
 # The policy: 49 rules that match no unit, then the catch-all.
 policy=$work/policy-50.toml
@@ -55,72 +38,30 @@ policy=$work/policy-50.toml
     printf '\n[[rule]]\nname = "default"\nunits = ["*"]\nsigners = ["bench@example.com"]\nverdicts = ["verified"]\nphases = ["green"]\nmin_mutation_score = 0.5\nmonitor = ["clean", "off"]\n'
 } >"$policy"
 
-declare -A walls cpus rsses
+# The command of `mode` on size $1, into `cmd`.
+command_of() {
+    local mode=$1 n=$2
+    cmd=("$bin" attest verify --branch --all --allowed-signers "$work/ticks-$n/allowed_signers")
+    [ "$mode" = policy ] && cmd+=(--policy "$policy")
+    return 0
+}
+
 for n in "${sizes[@]}"; do
-    dir=$work/ticks-$n
-    if [ -n "${BENCH_REUSE:-}" ] && [ -f "$dir/made.txt" ]; then
-        echo "ticks=$n: reusing $dir" >&2
-    else
-        rm -rf "$dir"
-        echo "ticks=$n: generating" >&2
-        made=$("$synth" --ticks "$n" --units $(((n + per_unit - 1) / per_unit)) --out "$dir")
-        echo "$made" >"$dir/made.txt"
-    fi
-    for mode in plain policy; do
-        extra=()
-        [ "$mode" = policy ] && extra=(--policy "$policy")
-        summary=$(cd "$dir/repo" && "$bin" attest verify --branch --all --allowed-signers "$dir/allowed_signers" "${extra[@]}" | tail -1)
-        case $summary in
-            "$n checked: $n evidenced, 0 stale, 0 unverifiable, 0 skipped"*) ;;
-            *) echo "benches/policy.sh: $mode: expected $n evidenced ticks, got: $summary" >&2; exit 1 ;;
-        esac
+    pair_repo "$n"
+    for mode in "${modes[@]}"; do
+        command_of "$mode" "$n"
+        pair_expect_evidenced "$mode" "$(cd "$work/ticks-$n/repo" && "${cmd[@]}" | tail -1)" "$n"
     done
 done
 
 for r in $(seq 1 "$runs"); do
     for n in "${sizes[@]}"; do
-        dir=$work/ticks-$n
-        for mode in plain policy; do
-            extra=()
-            [ "$mode" = policy ] && extra=(--policy "$policy")
-            start=$(date +%s%N)
-            (cd "$dir/repo" && /usr/bin/time -f '%U %S %M' -o "$dir/time.$mode" \
-                "$bin" attest verify --branch --all --allowed-signers "$dir/allowed_signers" "${extra[@]}" >/dev/null)
-            end=$(date +%s%N)
-            read -r user sys peak < <(tail -1 "$dir/time.$mode")
-            walls[$n-$mode]+="$(awk -v ns=$((end - start)) 'BEGIN { printf "%.4f", ns / 1e9 }') "
-            cpus[$n-$mode]+="$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') "
-            rsses[$n-$mode]+="$peak "
+        for mode in "${modes[@]}"; do
+            command_of "$mode" "$n"
+            pair_time "$n" "$mode" "${cmd[@]}"
         done
     done
     echo "run $r of $runs done" >&2
 done
 
-echo
-echo "speccoder attest verify --branch --all, without and with a policy of 50 rules (release; median of $runs runs taken in turns)"
-echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%8s %8s %11s %12s %9s %9s\n' ticks policy "median (s)" "fastest (s)" "CPU (s)" "RSS (MB)"
-for n in "${sizes[@]}"; do
-    for mode in plain policy; do
-        # shellcheck disable=SC2086 # space-separated numbers
-        {
-            w=$(median ${walls[$n-$mode]})
-            f=$(printf '%s\n' ${walls[$n-$mode]} | sort -n | head -1)
-            c=$(median ${cpus[$n-$mode]})
-            m=$(printf '%s\n' ${rsses[$n-$mode]} | sort -n | tail -1)
-        }
-        printf '%8s %8s %11s %12s %9s %9s\n' "$n" "$mode" "$w" "$f" "$c" "$(awk -v k="$m" 'BEGIN { printf "%.1f", k / 1024 }')"
-        eval "wall_$mode=$w fast_$mode=$f cpu_$mode=$c"
-    done
-    # shellcheck disable=SC2154 # set by the eval above
-    for what in median fastest cpu; do
-        case $what in
-            median) a=$wall_plain b=$wall_policy ;;
-            fastest) a=$fast_plain b=$fast_policy ;;
-            cpu) a=$cpu_plain b=$cpu_policy ;;
-        esac
-        ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b / a }')
-        met=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.05) ? "met" : "MISSED" }')
-        echo "ticks=$n, $what: with the policy ${ratio}x without (target <= 1.05x): $met"
-    done
-done
+pair_report "speccoder attest verify --branch --all, without and with a policy of 50 rules" 1.05 "with the policy against without"
