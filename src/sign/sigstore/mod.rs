@@ -37,9 +37,9 @@ pub use root_cache::{
 };
 pub use signer::{KEYID, SigstoreSignature, SigstoreSigner};
 pub use token::TOKEN_ENV;
-pub use trust_source::{SigstoreTrustSource, Unresolved};
+pub use trust_source::SigstoreTrustSource;
 pub use trusted_root::{RefreshFailure, TrustedRoot, TrustedRootError, default_cache_path};
-pub use tuf::{PUBLIC_TUF_URL, fetch_public_good};
+pub use tuf::{FetchFailed, PUBLIC_TUF_URL, fetch_public_good};
 pub use verify::{
     CertificateTime, ExpectedSigner, Signed, SigstoreTrust, SigstoreVerified, SigstoreVerifyError, verify,
 };

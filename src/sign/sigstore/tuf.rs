@@ -4,32 +4,35 @@
 //! it against its signed length and hashes, each request bounded in time. The only async code of
 //! verification, run on a runtime made for it.
 
-use std::time::Duration;
-
 use sigstore_trust_root::{TrustedRoot, TufConfig};
-
-use super::root_cache::FetchFailed;
 
 /// The public-good TUF repository.
 pub const PUBLIC_TUF_URL: &str = "https://tuf-repo-cdn.sigstore.dev";
 
-/// How long one request of a fetch may take before it counts as failed.
-const FETCH_TIMEOUT: Duration = Duration::from_secs(60);
+/// Why a fetch of the root brought nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchFailed {
+    /// The async runtime cannot start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// The repository cannot be reached, its metadata does not verify, or the target is wrong.
+    #[error(transparent)]
+    Tuf(#[from] sigstore_trust_root::Error),
+    /// The root fetched cannot be written out again as JSON.
+    #[error("cannot encode the fetched root: {0}")]
+    Encode(#[source] serde_json::Error),
+}
 
 /// Fetches the public-good root through TUF: `trusted_root.json`, as parsed. The TUF metadata is
 /// verified from the built-in root on every fetch and kept nowhere: a day's cache of the result is
 /// ours (`root_cache`).
 ///
 /// # Errors
-/// The reason, with its causes, when the repository cannot be reached, its metadata does not
-/// verify or has expired, or the target is missing or does not match its signed digest.
+/// When the repository cannot be reached, its metadata does not verify or has expired, or the
+/// target is missing or does not match its signed digest.
 pub fn fetch_public_good() -> Result<Vec<u8>, FetchFailed> {
-    let config = TufConfig::production()
-        .without_cache()
-        .with_http_client(super::net::http_client(FETCH_TIMEOUT).map_err(|e| FetchFailed(e.to_string()))?);
-    let root = super::net::runtime()
-        .map_err(|e| FetchFailed(e.to_string()))?
-        .block_on(TrustedRoot::from_tuf(config))
-        .map_err(|e| FetchFailed(crate::model::shown::with_causes(&e)))?;
-    serde_json::to_vec_pretty(&root).map_err(|e| FetchFailed(format!("cannot encode the fetched root: {e}")))
+    let config = TufConfig::production().without_cache();
+    let root =
+        super::net::runtime().map_err(FetchFailed::Runtime)?.block_on(TrustedRoot::from_tuf(config))?;
+    serde_json::to_vec_pretty(&root).map_err(FetchFailed::Encode)
 }
