@@ -331,15 +331,16 @@ fn check_sigstore(
     sigstore::verify(bundle, signed, st, CertificateTime::Verified)
         .map(|v| SignerInfo { kind: "sigstore", key: v.issuer, principals: vec![v.identity] })
         .map_err(|e| {
-            let outcome = match &e {
-                E::Malformed { .. } => CommitOutcome::Malformed,
-                E::BadSignature { .. } | E::NotInLog { .. } | E::BadTimestamp { .. } => {
-                    CommitOutcome::BadSignature
-                }
-                E::UntrustedSigner { .. } | E::Expired { .. } => CommitOutcome::UntrustedSigner,
-                E::Unsupported { .. } => CommitOutcome::ToolMissing,
+            let (outcome, code) = match &e {
+                E::Malformed(_) => (CommitOutcome::Malformed, "malformed_sigstore_bundle"),
+                E::BadSignature(_) => (CommitOutcome::BadSignature, "bad_signature"),
+                E::NotInLog(_) => (CommitOutcome::BadSignature, "not_in_log"),
+                E::BadTimestamp(_) => (CommitOutcome::BadSignature, "bad_timestamp"),
+                E::UntrustedSigner(_) => (CommitOutcome::UntrustedSigner, "untrusted_signer"),
+                E::Expired(_) => (CommitOutcome::UntrustedSigner, "expired_certificate"),
+                E::Unsupported(_) => (CommitOutcome::ToolMissing, "unsupported_sigstore_bundle"),
             };
-            Finding::new(outcome, e.code(), e.to_string())
+            Finding::new(outcome, code, e.to_string())
         })
 }
 

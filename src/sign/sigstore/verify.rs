@@ -141,22 +141,6 @@ pub enum SigstoreVerifyError {
     Unsupported(String),
 }
 
-impl SigstoreVerifyError {
-    /// A stable reason code for reports.
-    #[must_use]
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::Malformed(_) => "malformed_sigstore_bundle",
-            Self::BadSignature(_) => "bad_signature",
-            Self::UntrustedSigner(_) => "untrusted_signer",
-            Self::NotInLog(_) => "not_in_log",
-            Self::Expired(_) => "expired_certificate",
-            Self::BadTimestamp(_) => "bad_timestamp",
-            Self::Unsupported(_) => "unsupported_sigstore_bundle",
-        }
-    }
-}
-
 type Error = SigstoreVerifyError;
 
 /// Verifies a bundle over one of our statements (bound to the task commit) or an artifact, offline.
