@@ -6,15 +6,17 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::trusted_root::{RefreshFailure, TrustedRoot, TrustedRootError, default_cache_path};
-use super::tuf::{self, FetchFailed, PUBLIC_TUF_URL};
+use super::trusted_root::{
+    PUBLIC_TUF_URL, RefreshFailure, TrustedRoot, TrustedRootError, default_cache_path,
+};
+use super::tuf;
 use crate::model::digest::sha256_hex;
 
 /// How long a cached root is used without asking the TUF repository again.
 pub const CACHE_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// A way to fetch the root: the bytes of `trusted_root.json`, or why there are none.
-pub type Fetch<'a> = &'a dyn Fn() -> Result<Vec<u8>, FetchFailed>;
+pub type Fetch<'a> = &'a dyn Fn() -> Result<Vec<u8>, RefreshFailure>;
 
 /// The default root for verification, and what the report should say about it.
 #[derive(Clone, Debug)]
@@ -158,7 +160,7 @@ mod tests {
     fn fetch_giving<'a>(
         bytes: &'a [u8],
         calls: &'a Cell<usize>,
-    ) -> impl Fn() -> Result<Vec<u8>, FetchFailed> + 'a {
+    ) -> impl Fn() -> Result<Vec<u8>, RefreshFailure> + 'a {
         move || {
             calls.set(calls.get() + 1);
             Ok(bytes.to_vec())
@@ -166,12 +168,12 @@ mod tests {
     }
 
     /// A fetch that failed as the TUF crate says it.
-    fn failed(reason: &str) -> FetchFailed {
-        FetchFailed::Tuf(sigstore_trust_root::Error::Tuf(reason.to_owned()))
+    fn failed(reason: &str) -> RefreshFailure {
+        RefreshFailure::Tuf(sigstore_trust_root::Error::Tuf(reason.to_owned()))
     }
 
     /// A fetch that fails like a machine without network, counting its calls.
-    fn fetch_failing(calls: &Cell<usize>) -> impl Fn() -> Result<Vec<u8>, FetchFailed> + '_ {
+    fn fetch_failing(calls: &Cell<usize>) -> impl Fn() -> Result<Vec<u8>, RefreshFailure> + '_ {
         move || {
             calls.set(calls.get() + 1);
             Err(failed("error sending request: dns error: failed to lookup address"))
@@ -263,7 +265,7 @@ mod tests {
     #[test]
     fn a_fetch_that_fails_halfway_leaves_no_partial_cache() {
         let (_tmp, cache) = cache_in();
-        let half = || -> Result<Vec<u8>, FetchFailed> {
+        let half = || -> Result<Vec<u8>, RefreshFailure> {
             Err(failed("connection reset while reading trusted_root.json"))
         };
         let err = resolve(&cache, DAY, &half).unwrap_err();

@@ -86,7 +86,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::sign::sigstore::{FetchFailed, RefreshFailure, TrustedRoot};
+    use crate::sign::sigstore::{RefreshFailure, TrustedRoot};
 
     fn production_root() -> TrustedRoot {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -126,9 +126,7 @@ mod tests {
     fn a_failed_resolution_is_remembered_as_the_failure() {
         let (source, calls) = counting(|| {
             Err(TrustedRootError::NoDefault {
-                failure: RefreshFailure::Fetch(FetchFailed::Tuf(sigstore_trust_root::Error::Tuf(
-                    "offline".into(),
-                ))),
+                failure: RefreshFailure::Tuf(sigstore_trust_root::Error::Tuf("offline".into())),
                 cache: PathBuf::from("/nowhere/trusted_root.json"),
             })
         });

@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::tuf::{FetchFailed, PUBLIC_TUF_URL};
+/// The public-good TUF repository, which `sigstore-trust-root` fetches the default root from.
+pub const PUBLIC_TUF_URL: &str = "https://tuf-repo-cdn.sigstore.dev";
 
 /// The largest trusted root read (the public-good one is about 7 KB).
 const MAX_ROOT_BYTES: u64 = 1 << 20;
@@ -93,9 +94,15 @@ pub enum RefreshFailure {
     /// The cache directory cannot be made or the cache written: the fault is this machine's.
     #[error(transparent)]
     Cache(#[from] crate::output_file::OutputError),
-    /// The fetch brought nothing.
+    /// The async runtime of the fetch cannot start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// The repository cannot be reached, its metadata does not verify, or the target is wrong.
     #[error(transparent)]
-    Fetch(#[from] FetchFailed),
+    Tuf(#[from] sigstore_trust_root::Error),
+    /// The root fetched cannot be written out again as JSON.
+    #[error("cannot encode the fetched root: {0}")]
+    Encode(#[source] serde_json::Error),
     /// What it brought is not a root we can use.
     #[error("the fetched file is not usable: {0}")]
     NotUsable(#[source] Box<TrustedRootError>),
@@ -105,13 +112,10 @@ impl RefreshFailure {
     /// What to do about it.
     #[must_use]
     pub fn advice(&self) -> String {
-        match self {
-            RefreshFailure::Cache(_) => {
-                "make the cache directory writable (it follows XDG_CACHE_HOME, else HOME/.cache)".to_owned()
-            }
-            RefreshFailure::Fetch(_) | RefreshFailure::NotUsable(_) => {
-                format!("run again where {PUBLIC_TUF_URL} is reachable")
-            }
+        if let RefreshFailure::Cache(_) = self {
+            "make the cache directory writable (it follows XDG_CACHE_HOME, else HOME/.cache)".to_owned()
+        } else {
+            format!("run again where {PUBLIC_TUF_URL} is reachable")
         }
     }
 }
