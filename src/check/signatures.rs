@@ -395,6 +395,34 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "sigstore")]
+    #[test]
+    fn a_keyless_line_whose_bundle_does_not_read_is_a_malformed_sigstore_bundle() {
+        use crate::sign::sigstore::{SigstoreTrust, SigstoreTrustSource, TrustedRoot};
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/sigstore-conformance/production-trusted_root.json");
+        let root =
+            TrustedRoot::from_file(&path).unwrap_or_else(|e| panic!("the shared production root: {e}"));
+        let trust = Trust {
+            sigstore: Some(SigstoreTrustSource::given(SigstoreTrust::keyless(
+                root,
+                "a@example.com",
+                "https://i",
+            ))),
+            ..Trust::default()
+        };
+        match check(&keyless_line(), &trust, OffsetDateTime::now_utc(), "") {
+            LineSignature::Failed(f) => {
+                assert_eq!(
+                    (f.outcome, f.code),
+                    (CommitOutcome::Malformed, "malformed_sigstore_bundle"),
+                    "{f:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn a_signature_of_no_known_kind_is_tool_missing() {
         let mut env = Envelope::unsigned(b"{}".to_vec());
