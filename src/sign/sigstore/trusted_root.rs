@@ -51,12 +51,9 @@ pub enum TrustedRootError {
     },
     /// A managed public key given as trust is not usable.
     #[error(
-        "the Sigstore public key is not usable: {reason}; pass a PEM `PUBLIC KEY` file (ECDSA, Ed25519 or RSA)"
+        "the Sigstore public key is not usable: {0}; pass a PEM `PUBLIC KEY` file (ECDSA, Ed25519 or RSA)"
     )]
-    BadKey {
-        /// What is wrong.
-        reason: String,
-    },
+    BadKey(#[source] sigstore_verify::types::Error),
     /// No file was given, the public-good root could not be fetched, and no usable copy is cached.
     #[error("no Sigstore trusted root: fetching the public-good root from its TUF repository {PUBLIC_TUF_URL} failed ({}), and no usable copy is cached at {}; pass --sigstore-trusted-root FILE with a trusted_root.json you trust, or {}", .failure, .cache.display(), .failure.advice())]
     NoDefault {
@@ -81,7 +78,7 @@ impl crate::exit::ExitClass for TrustedRootError {
         match self {
             TrustedRootError::Read { .. }
             | TrustedRootError::Malformed { .. }
-            | TrustedRootError::BadKey { .. }
+            | TrustedRootError::BadKey(_)
             | TrustedRootError::NoDefault { .. }
             | TrustedRootError::Refresh { .. } => crate::exit::Class::Config,
         }

@@ -68,8 +68,7 @@ impl SigstoreTrust {
     /// # Errors
     /// When the PEM holds no public key.
     pub fn public_key_pem(trusted_root: TrustedRoot, pem: &str) -> Result<Self, TrustedRootError> {
-        let key =
-            DerPublicKey::from_pem(pem).map_err(|e| TrustedRootError::BadKey { reason: e.to_string() })?;
+        let key = DerPublicKey::from_pem(pem).map_err(TrustedRootError::BadKey)?;
         Ok(SigstoreTrust { trusted_root, signer: ExpectedSigner::PublicKey(key.as_bytes().to_vec()) })
     }
 }
