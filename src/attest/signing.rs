@@ -427,9 +427,7 @@ pub fn sign_envelope(envelope: &mut Envelope, signer: &dyn Signer) -> Result<(),
     let sig = signer.sign(&envelope.pae())?;
     envelope.signatures.push(Signature { keyid: signer.keyid(), sig });
     if let Some(bundle) = signer.take_bundle() {
-        let raw = RawJson::from_value(&bundle).map_err(|e| {
-            SignError::CannotSign(format!("the Sigstore bundle cannot be written as JSON: {e}"))
-        })?;
+        let raw = RawJson::from_value(&bundle).map_err(SignError::BundleEncode)?;
         envelope.sigstore = Some(raw);
     }
     Ok(())

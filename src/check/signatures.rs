@@ -331,15 +331,16 @@ fn check_sigstore(
     sigstore::verify(bundle, signed, st, CertificateTime::Verified)
         .map(|v| SignerInfo { kind: "sigstore", key: v.issuer, principals: vec![v.identity] })
         .map_err(|e| {
-            let outcome = match &e {
-                E::Malformed { .. } => CommitOutcome::Malformed,
-                E::BadSignature { .. } | E::NotInLog { .. } | E::BadTimestamp { .. } => {
-                    CommitOutcome::BadSignature
-                }
-                E::UntrustedSigner { .. } | E::Expired { .. } => CommitOutcome::UntrustedSigner,
-                E::Unsupported { .. } => CommitOutcome::ToolMissing,
+            let (outcome, code) = match &e {
+                E::Malformed(_) => (CommitOutcome::Malformed, "malformed_sigstore_bundle"),
+                E::BadSignature(_) => (CommitOutcome::BadSignature, "bad_signature"),
+                E::NotInLog(_) => (CommitOutcome::BadSignature, "not_in_log"),
+                E::BadTimestamp(_) => (CommitOutcome::BadSignature, "bad_timestamp"),
+                E::UntrustedSigner(_) => (CommitOutcome::UntrustedSigner, "untrusted_signer"),
+                E::Expired(_) => (CommitOutcome::UntrustedSigner, "expired_certificate"),
+                E::Unsupported(_) => (CommitOutcome::ToolMissing, "unsupported_sigstore_bundle"),
             };
-            Finding::new(outcome, e.code(), e.to_string())
+            Finding::new(outcome, code, e.to_string())
         })
 }
 
@@ -390,6 +391,34 @@ mod tests {
     fn a_keyless_line_without_a_sigstore_identity_is_untrusted() {
         match check(&keyless_line(), &Trust::default(), OffsetDateTime::now_utc(), "") {
             LineSignature::Failed(f) => assert_eq!(f.code, "no_sigstore_trust"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[cfg(feature = "sigstore")]
+    #[test]
+    fn a_keyless_line_whose_bundle_does_not_read_is_a_malformed_sigstore_bundle() {
+        use crate::sign::sigstore::{SigstoreTrust, SigstoreTrustSource, TrustedRoot};
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/sigstore-conformance/production-trusted_root.json");
+        let root =
+            TrustedRoot::from_file(&path).unwrap_or_else(|e| panic!("the shared production root: {e}"));
+        let trust = Trust {
+            sigstore: Some(SigstoreTrustSource::given(SigstoreTrust::keyless(
+                root,
+                "a@example.com",
+                "https://i",
+            ))),
+            ..Trust::default()
+        };
+        match check(&keyless_line(), &trust, OffsetDateTime::now_utc(), "") {
+            LineSignature::Failed(f) => {
+                assert_eq!(
+                    (f.outcome, f.code),
+                    (CommitOutcome::Malformed, "malformed_sigstore_bundle"),
+                    "{f:?}"
+                );
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -69,14 +69,22 @@ impl SignatureTrust {
     /// Why the trust failed while checking (a Sigstore root that could not be had): then a run
     /// has no verdict.
     #[must_use]
-    pub fn failure(&self) -> Option<String> {
+    pub fn failure(&self) -> Option<TrustFailure> {
         #[cfg(feature = "sigstore")]
-        if let Some(reason) = self.sigstore.as_ref().and_then(|s| s.failure()) {
-            return Some(reason.to_string());
+        if let Some(failure) = self.sigstore.as_ref().and_then(|s| s.failure()) {
+            return Some(failure);
         }
         None
     }
 }
+
+/// Why a trust failed while checking: the Sigstore trusted root that could not be had (shared by
+/// the trust, which keeps it, and the run that fails on it).
+#[cfg(feature = "sigstore")]
+pub type TrustFailure = std::sync::Arc<crate::sign::sigstore::TrustedRootError>;
+/// Why a trust failed while checking: never, in a build without Sigstore.
+#[cfg(not(feature = "sigstore"))]
+pub type TrustFailure = std::convert::Infallible;
 
 /// The form `--allowed-signers-rev` takes, with an example naming the base in full (a short
 /// `origin/main` is ambiguous where a tag of that name exists).

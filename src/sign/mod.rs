@@ -127,6 +127,15 @@ pub enum SignError {
     /// cannot make one; the text says why and what to do.
     #[error("{0}")]
     CannotSign(String),
+    /// A Sigstore signer signed but left no bundle for the envelope (a bug of ours).
+    #[error("{signer} made no Sigstore bundle")]
+    NoBundle {
+        /// The signer, as [`Signer::describe`] names it.
+        signer: String,
+    },
+    /// The Sigstore bundle made cannot be written into the envelope as JSON (a bug of ours).
+    #[error("the Sigstore bundle cannot be written as JSON: {0}")]
+    BundleEncode(#[source] serde_json::Error),
     /// The program we sign through is not installed.
     #[error("`{program}` was not found; install it or configure its path")]
     ToolMissing {
@@ -146,9 +155,11 @@ pub enum SignError {
 }
 
 impl crate::exit::ExitClass for SignError {
-    /// A key or signer that cannot sign is always the configuration's to fix.
+    /// A key or signer that cannot sign is the configuration's to fix; a bundle lost or not
+    /// encodable after signing is ours.
     fn class(&self) -> crate::exit::Class {
         match self {
+            SignError::NoBundle { .. } | SignError::BundleEncode(_) => crate::exit::Class::Internal,
             SignError::NoKeyConfigured { .. }
             | SignError::CannotSign(_)
             | SignError::ToolMissing { .. }

@@ -36,8 +36,8 @@ pub enum VerifyError {
         remote: String,
     },
     /// The trust could not be completed while verifying (a Sigstore trusted root not to be had).
-    #[error("{0}")]
-    Trust(String),
+    #[error(transparent)]
+    Trust(crate::check::trust::TrustFailure),
 }
 
 impl ExitClass for VerifyError {

@@ -119,8 +119,8 @@ fn finish(
     trust: &Trust,
     warnings: impl IntoIterator<Item = String>,
 ) -> Result<Summary, VerifyError> {
-    if let Some(reason) = trust.failure() {
-        return Err(VerifyError::Trust(reason));
+    if let Some(failure) = trust.failure() {
+        return Err(VerifyError::Trust(failure));
     }
     let Counted { sink, mut end } = out;
     end.warnings = trust.warnings();

@@ -32,7 +32,7 @@ impl Trust {
     /// Why the trust failed while verifying (a Sigstore root that could not be had): then the
     /// run has no verdict.
     #[must_use]
-    pub fn failure(&self) -> Option<String> {
+    pub fn failure(&self) -> Option<crate::check::trust::TrustFailure> {
         self.signers.failure()
     }
 }

@@ -43,7 +43,7 @@ fn the_public_good_root_is_fetched_through_tuf_parses_and_is_cached() {
     let refreshed = match refresh(&cache, &fetch_public_good) {
         Ok(r) => r,
         Err(failure) => {
-            let reason = failure.reason;
+            let reason = failure;
             if let Err(why) = reachable() {
                 skipped(&format!(
                     "{PUBLIC_TUF_URL} cannot be reached from here ({why}); the fetch said: {reason}"

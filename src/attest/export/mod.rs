@@ -119,9 +119,8 @@ impl VsaSigner {
             }
             VsaSigner::Keyless(signer) => {
                 signer.sign(&envelope.pae())?;
-                let bundle = signer.take_bundle().ok_or_else(|| {
-                    SignError::CannotSign(format!("{} made no Sigstore bundle", signer.describe()))
-                })?;
+                let bundle =
+                    signer.take_bundle().ok_or_else(|| SignError::NoBundle { signer: signer.describe() })?;
                 let mut json = serde_json::to_vec(&bundle).map_err(ExportError::Encode)?;
                 json.push(b'\n');
                 dir.write(VSA_BUNDLE, &json)?;

@@ -21,8 +21,6 @@ pub struct SigstoreConfig {
     pub oidc_issuer: String,
     /// Whether the interactive (browser) flow may be used when no token is in the environment.
     pub interactive: bool,
-    /// Seconds to wait for each service.
-    pub timeout_secs: u64,
 }
 
 impl Default for SigstoreConfig {
@@ -32,7 +30,6 @@ impl Default for SigstoreConfig {
             rekor_url: PUBLIC_REKOR_URL.to_owned(),
             oidc_issuer: PUBLIC_OIDC_ISSUER.to_owned(),
             interactive: true,
-            timeout_secs: 60,
         }
     }
 }

@@ -16,8 +16,10 @@ pub enum SigstoreSignError {
     )]
     Failed(String),
     /// `Signer::sign` was given something other than one of our statements.
-    #[error("Sigstore signs in-toto statements only: {0}")]
-    NotAStatement(String),
+    #[error(
+        "Sigstore signs in-toto statements only: the bytes to sign are not the PAE of an in-toto statement"
+    )]
+    NotAStatement,
 }
 
 impl SigstoreSignError {

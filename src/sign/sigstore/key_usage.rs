@@ -23,52 +23,42 @@ pub(crate) fn check(bundle: &Bundle) -> Result<(), KeyUsageError> {
         _ => Vec::new(),
     };
     for (index, der) in certs.into_iter().enumerate() {
-        let refuse = |problem| KeyUsageError { index, problem };
-        let cert = Certificate::from_der(der).map_err(|e| refuse(Problem::Parse(e)))?;
+        let cert = Certificate::from_der(der).map_err(|e| KeyUsageError::Parse(index, e))?;
         let usage: Option<(bool, KeyUsage)> =
-            cert.tbs_certificate.get().map_err(|e| refuse(Problem::Unreadable(e)))?;
+            cert.tbs_certificate.get().map_err(|e| KeyUsageError::Unreadable(index, e))?;
         match (index, usage) {
             (0, Some((_, ku))) if ku.digital_signature() => {}
-            (0, Some(_)) => return Err(refuse(Problem::NoDigitalSignature)),
-            (0, None) => return Err(refuse(Problem::Missing)),
-            (_, Some((_, ku))) if !ku.key_cert_sign() => return Err(refuse(Problem::NoKeyCertSign)),
+            (0, Some(_)) => return Err(KeyUsageError::NoDigitalSignature),
+            (0, None) => return Err(KeyUsageError::Missing),
+            (_, Some((_, ku))) if !ku.key_cert_sign() => return Err(KeyUsageError::NoKeyCertSign(index)),
             _ => {}
         }
     }
     Ok(())
 }
 
-/// A certificate of the bundle whose keyUsage Sigstore's profile refuses.
+/// A certificate of the bundle whose keyUsage Sigstore's profile refuses, by its place (0 is the
+/// signing certificate, then the chain).
 #[derive(Debug, thiserror::Error)]
-#[error("{}{problem}", certificate(*.index))]
-pub(crate) struct KeyUsageError {
-    /// Its place: 0 is the signing certificate, then the chain.
-    index: usize,
-    /// What is wrong.
-    problem: Problem,
-}
-
-/// The certificate at `index`, as the message names it.
-fn certificate(index: usize) -> String {
-    if index == 0 { "the signing certificate".to_owned() } else { format!("chain certificate {index}") }
-}
-
-/// What is wrong with a certificate's keyUsage, after its name.
-#[derive(Debug, thiserror::Error)]
-enum Problem {
+pub(crate) enum KeyUsageError {
     /// It does not parse.
-    #[error(" does not parse: {0}")]
-    Parse(x509_cert::der::Error),
+    #[error("{} does not parse: {}", certificate(*.0), .1)]
+    Parse(usize, x509_cert::der::Error),
     /// Its keyUsage cannot be read.
-    #[error(" has an unreadable keyUsage: {0}")]
-    Unreadable(x509_cert::der::Error),
+    #[error("{} has an unreadable keyUsage: {}", certificate(*.0), .1)]
+    Unreadable(usize, x509_cert::der::Error),
     /// The signing certificate may not sign.
-    #[error("'s keyUsage does not allow digitalSignature")]
+    #[error("the signing certificate's keyUsage does not allow digitalSignature")]
     NoDigitalSignature,
     /// The signing certificate has none.
-    #[error(" has no keyUsage (Sigstore's profile requires digitalSignature)")]
+    #[error("the signing certificate has no keyUsage (Sigstore's profile requires digitalSignature)")]
     Missing,
     /// A CA that may not sign certificates.
-    #[error(" is a CA whose keyUsage does not allow keyCertSign")]
-    NoKeyCertSign,
+    #[error("{} is a CA whose keyUsage does not allow keyCertSign", certificate(*.0))]
+    NoKeyCertSign(usize),
+}
+
+/// The certificate at `index`, as a message names it.
+fn certificate(index: usize) -> String {
+    if index == 0 { "the signing certificate".to_owned() } else { format!("chain certificate {index}") }
 }

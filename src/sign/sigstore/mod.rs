@@ -26,20 +26,14 @@ mod trusted_root;
 mod tuf;
 mod verify;
 
-pub use config::{
-    PUBLIC_FULCIO_URL, PUBLIC_OIDC_ISSUER, PUBLIC_REKOR_URL, ServiceUrlError, SigstoreConfig, UrlProblem,
-    check_url,
-};
+pub use config::{ServiceUrlError, SigstoreConfig, UrlProblem};
 pub use error::SigstoreSignError;
-pub use root_cache::{
-    CACHE_MAX_AGE, DefaultRoot, Fetch, Refreshed, public_good_root, refresh, refresh_public_good_root,
-    resolve,
-};
-pub use signer::{KEYID, SigstoreSignature, SigstoreSigner};
+pub use root_cache::{DefaultRoot, Fetch, Refreshed, public_good_root, refresh, refresh_public_good_root};
+pub use signer::{SigstoreSignature, SigstoreSigner};
 pub use token::TOKEN_ENV;
-pub use trust_source::{SigstoreTrustSource, Unresolved};
-pub use trusted_root::{RefreshFailure, TrustedRoot, TrustedRootError, default_cache_path};
-pub use tuf::{PUBLIC_TUF_URL, fetch_public_good};
+pub use trust_source::SigstoreTrustSource;
+pub use trusted_root::{PUBLIC_TUF_URL, RefreshFailure, TrustedRoot, TrustedRootError, default_cache_path};
+pub use tuf::fetch_public_good;
 pub use verify::{
     CertificateTime, ExpectedSigner, Signed, SigstoreTrust, SigstoreVerified, SigstoreVerifyError, verify,
 };

@@ -6,21 +6,17 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::trusted_root::{RefreshFailure, TrustedRoot, TrustedRootError, default_cache_path};
-use super::tuf::{self, PUBLIC_TUF_URL};
+use super::trusted_root::{
+    PUBLIC_TUF_URL, RefreshFailure, TrustedRoot, TrustedRootError, default_cache_path,
+};
+use super::tuf;
 use crate::model::digest::sha256_hex;
 
 /// How long a cached root is used without asking the TUF repository again.
 pub const CACHE_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// A way to fetch the root: the bytes of `trusted_root.json`, or why there are none.
-pub type Fetch<'a> = &'a dyn Fn() -> Result<Vec<u8>, FetchFailed>;
-
-/// Why a fetch of the root brought nothing: what failed, with its causes, as the network and TUF
-/// crates said it (kept as their text: it is shown once, in [`RefreshFailure::reason`]).
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct FetchFailed(pub String);
+pub type Fetch<'a> = &'a dyn Fn() -> Result<Vec<u8>, RefreshFailure>;
 
 /// The default root for verification, and what the report should say about it.
 #[derive(Clone, Debug)]
@@ -77,11 +73,10 @@ pub fn resolve(cache: &Path, max_age: Duration, fetch: Fetch<'_>) -> Result<Defa
         Ok(fresh) => return Ok(DefaultRoot { root: fresh.root, warning: None }),
         Err(failure) => failure,
     };
-    let reason = &failure.reason;
     match cache.is_file().then(|| TrustedRoot::from_file(cache)) {
         Some(Ok(root)) => {
             let warning = format!(
-                "the Sigstore trusted root could not be refreshed from {PUBLIC_TUF_URL} ({reason}); verified against the cached copy at {}, last refreshed {}",
+                "the Sigstore trusted root could not be refreshed from {PUBLIC_TUF_URL} ({failure}); verified against the cached copy at {}, last refreshed {}",
                 cache.display(),
                 age.map_or_else(|| "at an unknown time".to_owned(), ago)
             );
@@ -96,15 +91,13 @@ pub fn resolve(cache: &Path, max_age: Duration, fetch: Fetch<'_>) -> Result<Defa
 /// # Errors
 /// [`RefreshFailure`]: the directory, the fetch, what it fetched, the write.
 pub fn refresh(cache: &Path, fetch: Fetch<'_>) -> Result<Refreshed, RefreshFailure> {
-    let local = |reason: String| RefreshFailure { reason, local: true };
-    let remote = |reason: String| RefreshFailure { reason, local: false };
     if let Some(dir) = cache.parent().filter(|d| !d.as_os_str().is_empty()) {
-        crate::output_file::make_dir(dir).map_err(|e| local(e.to_string()))?;
+        crate::output_file::make_dir(dir)?;
     }
-    let bytes = fetch().map_err(|e| remote(e.0))?;
+    let bytes = fetch()?;
     let root = TrustedRoot::from_json(&bytes, &cache.display().to_string())
-        .map_err(|e| remote(format!("the fetched file is not usable: {e}")))?;
-    crate::output_file::write_whole(cache, &bytes).map_err(|e| local(e.to_string()))?;
+        .map_err(|e| RefreshFailure::NotUsable(Box::new(e)))?;
+    crate::output_file::write_whole(cache, &bytes)?;
     Ok(Refreshed { path: cache.to_owned(), sha256: sha256_hex(&bytes), root })
 }
 
@@ -167,18 +160,23 @@ mod tests {
     fn fetch_giving<'a>(
         bytes: &'a [u8],
         calls: &'a Cell<usize>,
-    ) -> impl Fn() -> Result<Vec<u8>, FetchFailed> + 'a {
+    ) -> impl Fn() -> Result<Vec<u8>, RefreshFailure> + 'a {
         move || {
             calls.set(calls.get() + 1);
             Ok(bytes.to_vec())
         }
     }
 
+    /// A fetch that failed as the TUF crate says it.
+    fn failed(reason: &str) -> RefreshFailure {
+        RefreshFailure::Tuf(sigstore_trust_root::Error::Tuf(reason.to_owned()))
+    }
+
     /// A fetch that fails like a machine without network, counting its calls.
-    fn fetch_failing(calls: &Cell<usize>) -> impl Fn() -> Result<Vec<u8>, FetchFailed> + '_ {
+    fn fetch_failing(calls: &Cell<usize>) -> impl Fn() -> Result<Vec<u8>, RefreshFailure> + '_ {
         move || {
             calls.set(calls.get() + 1);
-            Err(FetchFailed("error sending request: dns error: failed to lookup address".to_owned()))
+            Err(failed("error sending request: dns error: failed to lookup address"))
         }
     }
 
@@ -267,8 +265,8 @@ mod tests {
     #[test]
     fn a_fetch_that_fails_halfway_leaves_no_partial_cache() {
         let (_tmp, cache) = cache_in();
-        let half = || -> Result<Vec<u8>, FetchFailed> {
-            Err(FetchFailed("connection reset while reading trusted_root.json".to_owned()))
+        let half = || -> Result<Vec<u8>, RefreshFailure> {
+            Err(failed("connection reset while reading trusted_root.json"))
         };
         let err = resolve(&cache, DAY, &half).unwrap_err();
         assert!(err.to_string().contains("connection reset"), "{err}");
@@ -345,7 +343,7 @@ mod tests {
         let calls = Cell::new(0);
         let failure = refresh(&cache, &fetch_failing(&calls)).unwrap_err();
         assert_eq!(calls.get(), 0, "the network is never asked");
-        assert!(failure.local, "{failure:?}");
+        assert!(matches!(failure, RefreshFailure::Cache(_)), "{failure:?}");
         assert!(failure.advice().contains("cache directory writable"), "{}", failure.advice());
         let err = resolve(&cache, DAY, &fetch_failing(&calls)).unwrap_err().to_string();
         assert!(err.contains("cache directory writable") && !err.contains("is reachable"), "{err}");

@@ -5,7 +5,6 @@
 //! run on a runtime made for the one signature.
 
 use std::sync::Mutex;
-use std::time::Duration;
 
 use serde_json::Value;
 use sigstore_sign::{SigningContext, SigningServices};
@@ -50,13 +49,10 @@ impl SigstoreSigner {
     /// When no token can be had, a service cannot be reached or refuses, or answers nonsense.
     pub fn sign_statement(&self, payload: &[u8]) -> Result<SigstoreSignature, SigstoreSignError> {
         let failed = |reason| SigstoreSignError::failed(&self.config, reason);
-        let http = super::net::http_client(Duration::from_secs(self.config.timeout_secs))
-            .map_err(|e| failed(e.to_string()))?;
         let context = SigningContext::new(
             SigningServices::new(&self.config.fulcio_url, &self.config.rekor_url)
                 .with_oidc_url(&self.config.oidc_issuer),
-        )
-        .with_http_client(http);
+        );
         let bundle = super::net::runtime().map_err(|e| failed(e.to_string()))?.block_on(async {
             let signer = token::signer(&context, &self.config).await?;
             signer.sign_raw_statement(payload).await.map_err(|e| failed(with_causes(&e)))
@@ -85,11 +81,7 @@ impl Signer for SigstoreSigner {
     }
 
     fn sign(&self, pae_bytes: &[u8]) -> Result<Vec<u8>, SignError> {
-        let payload = pae_body(PAYLOAD_TYPE, pae_bytes).ok_or_else(|| {
-            SigstoreSignError::NotAStatement(
-                "the bytes to sign are not the PAE of an in-toto statement".into(),
-            )
-        })?;
+        let payload = pae_body(PAYLOAD_TYPE, pae_bytes).ok_or(SigstoreSignError::NotAStatement)?;
         let signature = self.sign_statement(payload)?;
         if let Ok(mut last) = self.last_bundle.lock() {
             *last = Some(signature.bundle);

@@ -28,10 +28,8 @@ pub(crate) async fn signer(
             .map_err(|e| failed(format!("{TOKEN_ENV} is not a JWT identity token: {e}")))?;
         return Ok(context.signer(token));
     }
-    match IdentityToken::detect_ambient().await {
-        Ok(Some(token)) => return Ok(context.signer(token)),
-        Ok(None) => {}
-        Err(e) => return Err(failed(with_causes(&e))),
+    if let Some(token) = IdentityToken::detect_ambient().await.map_err(|e| failed(with_causes(&e)))? {
+        return Ok(context.signer(token));
     }
     if config.interactive && std::io::stdin().is_terminal() {
         return context.authenticate().await.map_err(|e| failed(with_causes(&e)));

@@ -1,37 +1,34 @@
 //! Sigstore trust whose trusted root is resolved on first use: the default (public-good) root may
 //! need the network, and only a keyless line being checked justifies that.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use super::{DefaultRoot, SigstoreTrust, TrustedRootError};
 
-/// Makes the trust when first needed: the trust, and a warning for the report.
-type Make = Box<dyn Fn() -> Result<(SigstoreTrust, Option<String>), Unresolved> + Send + Sync>;
+/// The trust and a warning for the report, or why the trusted root cannot be had (shared: the run
+/// that fails on it and every line that asked for it hold it).
+type Resolved = Result<(SigstoreTrust, Option<String>), Arc<TrustedRootError>>;
 
-/// Why the trust has no trusted root.
-#[derive(Debug, thiserror::Error)]
-pub enum Unresolved {
-    /// Nothing was given to resolve one from.
-    #[error("no Sigstore trusted root")]
-    NoRoot,
-    /// The default root could not be had.
-    #[error(transparent)]
-    Root(#[from] TrustedRootError),
-}
+/// Makes the trust when first needed.
+type Make = Box<dyn Fn() -> Resolved + Send + Sync>;
 
 /// The caller's Sigstore trust, given whole or resolved on the first keyless line.
 pub struct SigstoreTrustSource {
-    /// Makes it, when it was not given whole.
-    make: Option<Make>,
+    /// Makes it (a given trust is made already).
+    make: Make,
     /// The trust and its warning once made, or why it could not be.
-    resolved: OnceLock<Result<(SigstoreTrust, Option<String>), Unresolved>>,
+    resolved: OnceLock<Resolved>,
 }
 
 impl SigstoreTrustSource {
     /// Trust with its root in hand (`--sigstore-trusted-root FILE`).
     #[must_use]
     pub fn given(trust: SigstoreTrust) -> Self {
-        SigstoreTrustSource { make: None, resolved: OnceLock::from(Ok((trust, None))) }
+        let make = trust.clone();
+        SigstoreTrustSource {
+            make: Box::new(move || Ok((make.clone(), None))),
+            resolved: OnceLock::from(Ok((trust, None))),
+        }
     }
 
     /// Keyless trust in `identity` and `issuer` whose root `resolve` provides, called at most
@@ -46,19 +43,15 @@ impl SigstoreTrustSource {
             let found = resolve()?;
             Ok((SigstoreTrust::keyless(found.root, identity.clone(), issuer.clone()), found.warning))
         };
-        SigstoreTrustSource { make: Some(Box::new(make)), resolved: OnceLock::new() }
+        SigstoreTrustSource { make: Box::new(move || make().map_err(Arc::new)), resolved: OnceLock::new() }
     }
 
     /// The trust, resolved now if it was not yet.
     ///
     /// # Errors
     /// Why the trusted root cannot be had (the message says what to pass instead).
-    pub fn get(&self) -> Result<&SigstoreTrust, &Unresolved> {
-        let resolved = self.resolved.get_or_init(|| match &self.make {
-            Some(make) => make(),
-            None => Err(Unresolved::NoRoot),
-        });
-        resolved.as_ref().map(|(trust, _)| trust)
+    pub fn get(&self) -> Result<&SigstoreTrust, &TrustedRootError> {
+        self.resolved.get_or_init(&self.make).as_ref().map(|(trust, _)| trust).map_err(|e| &**e)
     }
 
     /// Whether the root was resolved (or given): false means no network was used.
@@ -75,8 +68,8 @@ impl SigstoreTrustSource {
 
     /// Why a resolution that was tried failed.
     #[must_use]
-    pub fn failure(&self) -> Option<&Unresolved> {
-        self.resolved.get()?.as_ref().err()
+    pub fn failure(&self) -> Option<Arc<TrustedRootError>> {
+        self.resolved.get()?.as_ref().err().cloned()
     }
 }
 
@@ -133,7 +126,7 @@ mod tests {
     fn a_failed_resolution_is_remembered_as_the_failure() {
         let (source, calls) = counting(|| {
             Err(TrustedRootError::NoDefault {
-                failure: RefreshFailure { reason: "offline".into(), local: false },
+                failure: RefreshFailure::Tuf(sigstore_trust_root::Error::Tuf("offline".into())),
                 cache: PathBuf::from("/nowhere/trusted_root.json"),
             })
         });
@@ -142,7 +135,7 @@ mod tests {
         assert!(reason.contains("--sigstore-trusted-root"), "{reason}");
         assert!(source.get().is_err());
         assert_eq!(calls.load(Ordering::SeqCst), 1);
-        assert_eq!(source.failure().map(ToString::to_string), Some(reason));
+        assert_eq!(source.failure().map(|f| f.to_string()), Some(reason));
     }
 
     #[test]

@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::tuf::PUBLIC_TUF_URL;
+/// The public-good TUF repository, which `sigstore-trust-root` fetches the default root from.
+pub const PUBLIC_TUF_URL: &str = "https://tuf-repo-cdn.sigstore.dev";
 
 /// The largest trusted root read (the public-good one is about 7 KB).
 const MAX_ROOT_BYTES: u64 = 1 << 20;
@@ -50,14 +51,11 @@ pub enum TrustedRootError {
     },
     /// A managed public key given as trust is not usable.
     #[error(
-        "the Sigstore public key is not usable: {reason}; pass a PEM `PUBLIC KEY` file (ECDSA, Ed25519 or RSA)"
+        "the Sigstore public key is not usable: {0}; pass a PEM `PUBLIC KEY` file (ECDSA, Ed25519 or RSA)"
     )]
-    BadKey {
-        /// What is wrong.
-        reason: String,
-    },
+    BadKey(#[source] sigstore_verify::types::Error),
     /// No file was given, the public-good root could not be fetched, and no usable copy is cached.
-    #[error("no Sigstore trusted root: fetching the public-good root from its TUF repository {PUBLIC_TUF_URL} failed ({}), and no usable copy is cached at {}; pass --sigstore-trusted-root FILE with a trusted_root.json you trust, or {}", .failure.reason, .cache.display(), .failure.advice())]
+    #[error("no Sigstore trusted root: fetching the public-good root from its TUF repository {PUBLIC_TUF_URL} failed ({}), and no usable copy is cached at {}; pass --sigstore-trusted-root FILE with a trusted_root.json you trust, or {}", .failure, .cache.display(), .failure.advice())]
     NoDefault {
         /// Why the refresh failed.
         failure: RefreshFailure,
@@ -65,7 +63,7 @@ pub enum TrustedRootError {
         cache: PathBuf,
     },
     /// An explicit refresh of the cached public-good root failed.
-    #[error("cannot refresh the Sigstore public-good trusted root from its TUF repository {PUBLIC_TUF_URL}: {}; the cache at {} is unchanged; {}", .failure.reason, .cache.display(), .failure.advice())]
+    #[error("cannot refresh the Sigstore public-good trusted root from its TUF repository {PUBLIC_TUF_URL}: {}; the cache at {} is unchanged; {}", .failure, .cache.display(), .failure.advice())]
     Refresh {
         /// Why the refresh failed.
         failure: RefreshFailure,
@@ -80,28 +78,38 @@ impl crate::exit::ExitClass for TrustedRootError {
         match self {
             TrustedRootError::Read { .. }
             | TrustedRootError::Malformed { .. }
-            | TrustedRootError::BadKey { .. }
+            | TrustedRootError::BadKey(_)
             | TrustedRootError::NoDefault { .. }
             | TrustedRootError::Refresh { .. } => crate::exit::Class::Config,
         }
     }
 }
 
-/// Why a refresh of the cached root failed, as a sentence fragment, and whether the fault is the
-/// cache on this machine rather than the fetch.
-#[derive(Debug)]
-pub struct RefreshFailure {
-    /// What failed: the directory, the fetch, what it fetched, the write.
-    pub reason: String,
-    /// The cache directory could not be made or written; the network was never asked.
-    pub local: bool,
+/// Why a refresh of the cached root failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RefreshFailure {
+    /// The cache directory cannot be made or the cache written: the fault is this machine's.
+    #[error(transparent)]
+    Cache(#[from] crate::output_file::OutputError),
+    /// The async runtime of the fetch cannot start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// The repository cannot be reached, its metadata does not verify, or the target is wrong.
+    #[error(transparent)]
+    Tuf(#[from] sigstore_trust_root::Error),
+    /// The root fetched cannot be written out again as JSON.
+    #[error("cannot encode the fetched root: {0}")]
+    Encode(#[source] serde_json::Error),
+    /// What it brought is not a root we can use.
+    #[error("the fetched file is not usable: {0}")]
+    NotUsable(#[source] Box<TrustedRootError>),
 }
 
 impl RefreshFailure {
     /// What to do about it.
     #[must_use]
     pub fn advice(&self) -> String {
-        if self.local {
+        if let RefreshFailure::Cache(_) = self {
             "make the cache directory writable (it follows XDG_CACHE_HOME, else HOME/.cache)".to_owned()
         } else {
             format!("run again where {PUBLIC_TUF_URL} is reachable")

@@ -68,8 +68,7 @@ impl SigstoreTrust {
     /// # Errors
     /// When the PEM holds no public key.
     pub fn public_key_pem(trusted_root: TrustedRoot, pem: &str) -> Result<Self, TrustedRootError> {
-        let key =
-            DerPublicKey::from_pem(pem).map_err(|e| TrustedRootError::BadKey { reason: e.to_string() })?;
+        let key = DerPublicKey::from_pem(pem).map_err(TrustedRootError::BadKey)?;
         Ok(SigstoreTrust { trusted_root, signer: ExpectedSigner::PublicKey(key.as_bytes().to_vec()) })
     }
 }
@@ -141,30 +140,7 @@ pub enum SigstoreVerifyError {
     Unsupported(String),
 }
 
-impl SigstoreVerifyError {
-    /// A stable reason code for reports.
-    #[must_use]
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::Malformed(_) => "malformed_sigstore_bundle",
-            Self::BadSignature(_) => "bad_signature",
-            Self::UntrustedSigner(_) => "untrusted_signer",
-            Self::NotInLog(_) => "not_in_log",
-            Self::Expired(_) => "expired_certificate",
-            Self::BadTimestamp(_) => "bad_timestamp",
-            Self::Unsupported(_) => "unsupported_sigstore_bundle",
-        }
-    }
-}
-
 type Error = SigstoreVerifyError;
-
-fn malformed(reason: impl Into<String>) -> Error {
-    Error::Malformed(reason.into())
-}
-fn untrusted(reason: impl Into<String>) -> Error {
-    Error::UntrustedSigner(reason.into())
-}
 
 /// Verifies a bundle over one of our statements (bound to the task commit) or an artifact, offline.
 ///
@@ -176,7 +152,8 @@ pub fn verify(
     trust: &SigstoreTrust,
     time: CertificateTime,
 ) -> Result<SigstoreVerified, SigstoreVerifyError> {
-    let bundle: Bundle = serde_json::from_value(bundle.clone()).map_err(|e| malformed(e.to_string()))?;
+    let bundle: Bundle =
+        serde_json::from_value(bundle.clone()).map_err(|e| Error::Malformed(e.to_string()))?;
     let policy: Box<dyn Policy> = match &trust.signer {
         ExpectedSigner::Keyless { identity, issuer } => {
             Box::new(VerificationPolicy::new(identity.as_str(), issuer.as_str()))
@@ -195,8 +172,8 @@ pub fn verify(
                     return Err(Error::BadSignature("the bundle signs another statement than this line's".into()));
                 }
                 _ => {
-                    return Err(malformed(
-                        "the bundle signs a plain message, not a DSSE envelope; speccoder's Sigstore lines are DSSE bundles",
+                    return Err(Error::Malformed(
+                        "the bundle signs a plain message, not a DSSE envelope; speccoder's Sigstore lines are DSSE bundles".into(),
                     ));
                 }
             }
@@ -215,7 +192,7 @@ pub fn verify(
         }
     };
     // The crate checked the chain; what it leaves out is ours.
-    super::key_usage::check(&bundle).map_err(|e| untrusted(e.to_string()))?;
+    super::key_usage::check(&bundle).map_err(|e| Error::UntrustedSigner(e.to_string()))?;
     if let (CertificateTime::AlsoAt(at), Some(cert)) = (time, result.certificate()) {
         let (from, to) = (cert.not_before.as_second(), cert.not_after.as_second());
         if !(from..=to).contains(&at.unix_timestamp()) {
@@ -230,20 +207,20 @@ pub fn verify(
 
 /// The crate's error as one of our outcomes.
 fn from_crate(e: &CrateError) -> Error {
-    let reason = e.to_string();
-    match e {
-        CrateError::IdentityMismatch { .. } | CrateError::IssuerMismatch { .. } => untrusted(reason),
+    let outcome: fn(String) -> Error = match e {
+        CrateError::IdentityMismatch { .. } | CrateError::IssuerMismatch { .. } => Error::UntrustedSigner,
         CrateError::SignatureInvalid(_) | CrateError::ArtifactMismatch(_) | CrateError::Crypto(_) => {
-            Error::BadSignature(reason)
+            Error::BadSignature
         }
         CrateError::Certificate(CertificateError::Expired { .. } | CertificateError::NotYetValid { .. }) => {
-            Error::Expired(reason)
+            Error::Expired
         }
-        CrateError::Certificate(CertificateError::Malformed(_)) => malformed(reason),
-        CrateError::Certificate(_) => untrusted(reason),
-        CrateError::TransparencyLog(_) => Error::NotInLog(reason),
-        CrateError::Timestamp(_) => Error::BadTimestamp(reason),
-        CrateError::UnsupportedBundle(_) | CrateError::UnsupportedArtifact(_) => Error::Unsupported(reason),
-        _ => malformed(reason),
-    }
+        CrateError::Certificate(CertificateError::Malformed(_)) => Error::Malformed,
+        CrateError::Certificate(_) => Error::UntrustedSigner,
+        CrateError::TransparencyLog(_) => Error::NotInLog,
+        CrateError::Timestamp(_) => Error::BadTimestamp,
+        CrateError::UnsupportedBundle(_) | CrateError::UnsupportedArtifact(_) => Error::Unsupported,
+        _ => Error::Malformed,
+    };
+    outcome(e.to_string())
 }
