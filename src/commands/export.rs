@@ -1,11 +1,13 @@
 //! `speccoder attest export`: the check `attest verify` runs, then the pack of a range that
 //! holds.
 
-use speccoder_attest::attest::export::{ExportError, VsaKey, VsaSigner, export};
+use std::sync::Arc;
+
+use speccoder_attest::attest::export::{ExportError, Pack, VsaKey, VsaSigner, export};
 use speccoder_attest::exit::{self, ExitClass};
 use speccoder_attest::git::Repo;
 use speccoder_attest::model::bundle::NOTES_REF;
-use speccoder_attest::output_file::NewDir;
+use speccoder_attest::model::held::NoteKeeper;
 use speccoder_attest::verify::Checked;
 use speccoder_attest::verify::held::held_range;
 use speccoder_attest::verify::render::TextWriter;
@@ -37,18 +39,23 @@ pub fn run(args: &ExportArgs) -> u8 {
         Ok(signer) => signer,
         Err(e) => return failed(e),
     };
-    if let Err(e) = NewDir::check(&args.out) {
-        return failed(e.into());
-    }
+    // The check writes each note into the pack as it reads it.
+    let pack = match Pack::create(&args.out) {
+        Ok(pack) => Arc::new(pack),
+        Err(e) => return failed(e.into()),
+    };
     let notes_tip = match repo.ref_target(NOTES_REF) {
         Ok(tip) => tip,
         Err(e) => return failed(e.into()),
     };
-    let prepared = match prepare(&repo, &request(args)) {
+    let mut prepared = match prepare(&repo, &request(args)) {
         Ok(prepared) => prepared,
         Err(e) => return fail(e.exit_code(), e.to_string()),
     };
-    let report = match prepared.report(&repo) {
+    prepared.trust.keep_notes = Some(Arc::clone(&pack) as Arc<dyn NoteKeeper>);
+    let report = prepared.report(&repo);
+    prepared.trust.keep_notes = None;
+    let report = match report {
         Ok(report) => report,
         Err(e) => return fail(e.exit_code(), e.to_string()),
     };
@@ -61,7 +68,11 @@ pub fn run(args: &ExportArgs) -> u8 {
     let Some(held) = held else {
         return does_not_hold(args, &report, prepared.unborn.as_deref());
     };
-    let result = export(&repo, &held, &signer, &args.out, notes_tip);
+    // The check's threads have ended, and the trust no longer holds the pack.
+    let Some(pack) = Arc::into_inner(pack) else {
+        return failed(ExportError::PackInUse);
+    };
+    let result = export(&repo, &held, &signer, pack, notes_tip);
     super::output::finish("attest export", args.json, result, |_| exit::OK)
 }
 

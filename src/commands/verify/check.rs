@@ -185,5 +185,6 @@ fn build_trust(repo: &Repo, req: &CheckRequest<'_>, range: Option<&Checked>) -> 
         jobs: req.jobs.and_then(|n| std::num::NonZeroUsize::new(usize::from(n))),
         signature_time: crate::commands::trust::signature_time(req.trust),
         policy,
+        keep_notes: None,
     })
 }
