@@ -340,6 +340,11 @@ fn a_range_that_does_not_hold_writes_nothing_prints_the_report_and_exits_26() {
     assert_eq!(report["exit_code"], 26);
     assert_eq!(report["totals"]["unverifiable"], 1);
     assert!(files(&out).is_empty());
+    // Both reports are the verifier's, byte for byte.
+    let verify = ["attest", "verify", "--branch", "--all", "--allowed-signers", t.allowed.to_str().unwrap()];
+    assert_eq!(t.p.speccoder(&[&verify[..], &["--json"]].concat()).failure(26).stdout, run.stdout);
+    let text = t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).failure(26);
+    assert_eq!(t.p.speccoder(&verify).failure(26).stdout, text.stdout);
     // A DIR that cannot be written is said before the long check runs.
     std::fs::write(out.join("keep"), "keep").unwrap();
     let run = t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).failure(13);
