@@ -186,7 +186,8 @@ pub fn make_dir(dir: &Path) -> Result<(), OutputError> {
 /// private directory beside it, which one rename then puts in its place. Until then nothing is at
 /// the path but what was there (nothing, or an empty directory); a run that fails or is killed
 /// half-way leaves no half-filled directory there (a kill leaves the hidden `.<name>.partial-*`
-/// directory beside it, never the path itself). Nothing is written through a symbolic link: the
+/// directory beside it, never the path itself, and the next [`NewDir::create`] of the same path
+/// removes it: each is locked while its run lives). Nothing is written through a symbolic link: the
 /// files are new in a directory only this process made, and the rename replaces at most an empty
 /// directory (a link or a file swapped in at the path makes it fail).
 #[derive(Debug)]
@@ -195,6 +196,9 @@ pub struct NewDir {
     path: PathBuf,
     /// Where its files are written until [`NewDir::finish`].
     temp: tempfile::TempDir,
+    /// The private directory, opened and locked while this run lives: one whose lock can be
+    /// taken was left by a run that ended without removing it.
+    _lock: std::fs::File,
 }
 
 impl NewDir {
@@ -229,11 +233,19 @@ impl NewDir {
         Self::check(path)?;
         let parent = usable_parent(path).map_err(fail)?;
         let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-        let temp = tempfile::Builder::new()
-            .prefix(&format!(".{name}.partial-"))
-            .tempdir_in(parent)
-            .map_err(|e| fail(Problem::io(&e)))?;
-        Ok(NewDir { path: path.to_owned(), temp })
+        let prefix = format!(".{name}.partial-");
+        let temp =
+            tempfile::Builder::new().prefix(&prefix).tempdir_in(parent).map_err(|e| fail(Problem::io(&e)))?;
+        let lock = std::fs::File::open(temp.path()).map_err(|e| fail(Problem::io(&e)))?;
+        lock.try_lock().map_err(|e| fail(Problem::Io(e.to_string())))?;
+        remove_left_behind(parent, &prefix);
+        Ok(NewDir { path: path.to_owned(), temp, _lock: lock })
+    }
+
+    /// The directory as the user named it.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Writes the file `name` (a plain file name) of the directory, whole. Each name is written
@@ -244,9 +256,7 @@ impl NewDir {
     /// written already, or the write fails.
     pub fn write(&self, name: &str, bytes: &[u8]) -> Result<(), OutputError> {
         let fail = |problem: Problem| OutputError { path: self.path.join(name), problem };
-        if Path::new(name).file_name().and_then(|n| n.to_str()) != Some(name) {
-            return Err(fail(Problem::Io("not a plain file name".to_owned())));
-        }
+        plain_name(name).map_err(fail)?;
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -257,6 +267,16 @@ impl NewDir {
             file.set_permissions(permissions).map_err(|e| fail(Problem::io(&e)))?;
         }
         Ok(())
+    }
+
+    /// Removes the file `name` written before, which the directory will not hold after all.
+    ///
+    /// # Errors
+    /// [`OutputError`] naming the file: not a plain file name, or the removal fails.
+    pub fn remove(&self, name: &str) -> Result<(), OutputError> {
+        let fail = |problem: Problem| OutputError { path: self.path.join(name), problem };
+        plain_name(name).map_err(fail)?;
+        std::fs::remove_file(self.temp.path().join(name)).map_err(|e| fail(Problem::io(&e)))
     }
 
     /// Puts the directory at its path, by one rename over what is there (nothing, or an empty
@@ -279,6 +299,32 @@ impl NewDir {
         // Renamed: nothing is left for the guard to remove.
         let _moved = self.temp.keep();
         Ok(())
+    }
+}
+
+/// Removes the private directories named `<prefix>*` in `parent` that runs killed before they
+/// finished left behind: those whose lock is free (a lock ends with the process that held it).
+/// One in use, a link, or one that cannot be removed is left as it is: this only tidies up.
+fn remove_left_behind(parent: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for entry in entries.flatten() {
+        let ours = entry.file_name().to_str().is_some_and(|n| n.starts_with(prefix));
+        if !ours || !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let left_behind = std::fs::File::open(entry.path()).is_ok_and(|dir| dir.try_lock().is_ok());
+        if left_behind {
+            let _tidied = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// `name` is a plain file name: no directory, no `..`.
+fn plain_name(name: &str) -> Result<(), Problem> {
+    if Path::new(name).file_name().and_then(|n| n.to_str()) == Some(name) {
+        Ok(())
+    } else {
+        Err(Problem::Io("not a plain file name".to_owned()))
     }
 }
 
@@ -425,6 +471,10 @@ mod tests {
         assert!(!out.exists(), "nothing is at the path before it is finished");
         assert!(pack.write("a.json", b"again").is_err(), "a name is written once");
         assert!(pack.write("../escape", b"x").is_err());
+        pack.write("dropped", b"not kept after all").unwrap();
+        pack.remove("dropped").unwrap();
+        assert!(pack.remove("dropped").is_err(), "a file not there is not removed");
+        assert!(pack.remove("../pack").is_err());
         pack.finish().unwrap();
         assert_eq!(names(&out), ["a.json", "b.txt"]);
         assert_eq!(names(dir.path()), ["pack"], "no temporary directory is left");
@@ -440,6 +490,21 @@ mod tests {
         let half = NewDir::create(&second).unwrap();
         half.write("a.json", b"{}").unwrap();
         drop(half);
+        assert_eq!(names(dir.path()), ["pack"]);
+
+        // A run killed half-way left its private directory: the next run of the same path
+        // removes it, and leaves one a live run holds, and another path's.
+        for left in [".second.partial-killed", ".other.partial-killed"] {
+            std::fs::create_dir(dir.path().join(left)).unwrap();
+            std::fs::write(dir.path().join(left).join("a.json"), "{}").unwrap();
+        }
+        let live = NewDir::create(&second).unwrap();
+        assert_eq!(names(dir.path()).len(), 3, "{:?}", names(dir.path()));
+        assert!(!dir.path().join(".second.partial-killed").exists());
+        let next = NewDir::create(&second).unwrap();
+        assert!(live.temp.path().exists() && next.temp.path().exists(), "a live run's directory is kept");
+        drop((live, next));
+        std::fs::remove_dir_all(dir.path().join(".other.partial-killed")).unwrap();
         assert_eq!(names(dir.path()), ["pack"]);
 
         // An empty directory is replaced; one with files in it is refused, before and after.

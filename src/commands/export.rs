@@ -1,14 +1,18 @@
 //! `speccoder attest export`: the check `attest verify` runs, then the pack of a range that
 //! holds.
 
-use speccoder_attest::attest::export::{ExportError, VsaKey, VsaSigner, export};
+use std::io::Write as _;
+use std::sync::Arc;
+
+use speccoder_attest::attest::export::{ExportError, Pack, VsaKey, VsaSigner, export};
 use speccoder_attest::exit::{self, ExitClass};
 use speccoder_attest::git::Repo;
 use speccoder_attest::model::bundle::NOTES_REF;
-use speccoder_attest::output_file::NewDir;
+use speccoder_attest::model::held::NoteKeeper;
 use speccoder_attest::verify::Checked;
-use speccoder_attest::verify::held::held_range;
-use speccoder_attest::verify::render::TextWriter;
+use speccoder_attest::verify::held::Held;
+use speccoder_attest::verify::render::{JsonWriter, TextWriter};
+use speccoder_attest::verify::report::{ReportEnd, ReportHead, ReportSink, TickReport};
 
 use super::verify::check::{CheckRequest, prepare};
 use crate::cli::{ExportArgs, VsaSignerArg};
@@ -37,31 +41,46 @@ pub fn run(args: &ExportArgs) -> u8 {
         Ok(signer) => signer,
         Err(e) => return failed(e),
     };
-    if let Err(e) = NewDir::check(&args.out) {
-        return failed(e.into());
-    }
+    // The check writes each note into the pack as it reads it.
+    let pack = match Pack::create(&args.out) {
+        Ok(pack) => Arc::new(pack),
+        Err(e) => return failed(e.into()),
+    };
     let notes_tip = match repo.ref_target(NOTES_REF) {
         Ok(tip) => tip,
         Err(e) => return failed(e.into()),
     };
-    let prepared = match prepare(&repo, &request(args)) {
+    let mut prepared = match prepare(&repo, &request(args)) {
         Ok(prepared) => prepared,
         Err(e) => return fail(e.exit_code(), e.to_string()),
     };
-    let report = match prepared.report(&repo) {
-        Ok(report) => report,
-        Err(e) => return fail(e.exit_code(), e.to_string()),
+    prepared.trust.keep_notes = Some(Arc::clone(&pack) as Arc<dyn NoteKeeper>);
+    let mut checking = Checking::new(args.json);
+    let ran = prepared.run_into(&repo, &mut checking);
+    prepared.trust.keep_notes = None;
+    if let Err(e) = ran {
+        return fail(e.exit_code(), e.to_string());
+    }
+    let Some((head, end)) = checking.ended.take() else {
+        return fail(
+            exit::INTERNAL,
+            "the check ended without the end of its report (a bug); nothing was written".into(),
+        );
     };
     let held = match prepared.checked {
-        Some(Checked::One(head) | Checked::Range { head, .. }) if report.exit_code() == exit::OK => {
-            held_range(&report, head)
+        Some(Checked::One(id) | Checked::Range { head: id, .. }) if end.exit_code() == exit::OK => {
+            checking.held.range(id)
         }
         _ => None,
     };
     let Some(held) = held else {
-        return does_not_hold(args, &report, prepared.unborn.as_deref());
+        return does_not_hold(checking.report, &head, &end, prepared.unborn.as_deref());
     };
-    let result = export(&repo, &held, &signer, &args.out, notes_tip);
+    // The check's threads have ended, and the trust no longer holds the pack.
+    let Some(pack) = Arc::into_inner(pack) else {
+        return failed(ExportError::PackInUse);
+    };
+    let result = export(&repo, &held, &signer, pack, notes_tip);
     super::output::finish("attest export", args.json, result, |_| exit::OK)
 }
 
@@ -80,23 +99,74 @@ fn request(args: &ExportArgs) -> CheckRequest<'_> {
     }
 }
 
+/// What the export's check writes as it runs: which ticks hold, and the report as `attest verify`
+/// prints it, for a range that does not hold: rendered a row at a time, never kept as rows.
+struct Checking {
+    /// Which ticks hold.
+    held: Held,
+    /// The report, rendered so far.
+    report: Rendered,
+    /// The report's head and end, once the run has ended.
+    ended: Option<(ReportHead, ReportEnd)>,
+}
+
+/// The report as it is printed: text, or `--json`.
+enum Rendered {
+    /// The text report.
+    Text(TextWriter<String>),
+    /// `--json`.
+    Json(JsonWriter<String>),
+}
+
+impl Checking {
+    fn new(json: bool) -> Self {
+        let report = if json {
+            Rendered::Json(JsonWriter::new(String::new()))
+        } else {
+            Rendered::Text(TextWriter { out: String::new() })
+        };
+        Checking { held: Held::default(), report, ended: None }
+    }
+
+    fn report(&mut self) -> &mut dyn ReportSink {
+        match &mut self.report {
+            Rendered::Text(w) => w,
+            Rendered::Json(w) => w,
+        }
+    }
+}
+
+impl ReportSink for Checking {
+    fn begin(&mut self, head: &ReportHead) {
+        self.held.begin(head);
+        self.report().begin(head);
+    }
+    fn row(&mut self, tick: TickReport) {
+        self.held.take(&tick);
+        self.report().row(tick);
+    }
+    fn end(&mut self, head: &ReportHead, end: &ReportEnd) {
+        self.ended = Some((head.clone(), end.clone()));
+    }
+}
+
 /// A range that does not hold (26), or has nothing to check (15): the verifier's report, as
 /// `attest verify` prints it, and nothing written.
-fn does_not_hold(
-    args: &ExportArgs,
-    report: &speccoder_attest::verify::report::Report,
-    unborn: Option<&str>,
-) -> u8 {
-    let code = match report.exit_code() {
+fn does_not_hold(report: Rendered, head: &ReportHead, end: &ReportEnd, unborn: Option<&str>) -> u8 {
+    let code = match end.exit_code() {
         exit::OK => exit::INTERNAL,
         code => code,
     };
-    if args.json {
-        super::output::print_json_report(report, code);
-    } else {
-        let mut text = TextWriter { out: String::new() };
-        report.replay(&mut text);
-        super::output::to_stdout_text(&text.out);
+    match report {
+        Rendered::Json(mut json) => {
+            json.set_exit_code(code);
+            json.end(head, end);
+            let _ = std::io::stdout().lock().write_all(json.out.as_bytes());
+        }
+        Rendered::Text(mut text) => {
+            text.end(head, end);
+            super::output::to_stdout_text(&text.out);
+        }
     }
     let why = match code {
         exit::NOTHING_TO_CHECK => {

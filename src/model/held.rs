@@ -1,6 +1,7 @@
 //! What a verifier run that held hands to `attest export`: the head checked, each tick's task
-//! commit and level, and the verifier policy it was judged under. The verifier makes it from its
-//! report and the producer's export reads it; neither wing sees the other's types.
+//! commit and level, and the verifier policy it was judged under; and, while it runs, each note it
+//! reads ([`NoteKeeper`]). The verifier makes them and the producer's export reads them; neither
+//! wing sees the other's types.
 
 use crate::model::predicate::Verdict;
 use crate::model::summary;
@@ -85,6 +86,16 @@ impl HeldRange {
         let mut seen = std::collections::HashSet::new();
         self.ticks.iter().filter_map(|t| t.commit.as_deref()).filter(|c| seen.insert(*c)).collect()
     }
+}
+
+/// Keeps the notes a verifier run reads, as it reads them: `attest export` writes each into its
+/// pack then, so that no note is read twice. The verifier calls it from the thread that read the
+/// note, once or more for each task commit it checks (the same bytes each time), before it knows
+/// whether the range holds.
+pub trait NoteKeeper: Send + Sync + std::fmt::Debug {
+    /// The note of the task commit `commit` (hex), byte for byte, and the payload sha256 (hex) of
+    /// each of its lines the verifier could read, in the note's order.
+    fn keep(&self, commit: &str, note: &[u8], payload_sha256: &[&str]);
 }
 
 #[cfg(test)]

@@ -247,6 +247,10 @@ impl<'r> Checker<'r> {
         };
 
         let checked = self.rules.note(commit, &target, verdict.as_deref(), &note, findings);
+        if let Some(keeper) = &self.trust.keep_notes {
+            let read: Vec<&str> = checked.lines.iter().map(|l| l.payload_sha256.as_str()).collect();
+            keeper.keep(&report.commit, &note, &read);
+        }
         self.hint_copied_note(&checked.lines, &target, commit, findings);
         let at = self.trust.signature_time.at(commit.committer.seconds);
         // Under a verifier policy, every signer of the covering line counts (approvals).

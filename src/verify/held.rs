@@ -6,31 +6,74 @@ use gix::ObjectId;
 
 use crate::model::held::{HeldRange, HeldTick, Level, PolicyRef};
 use crate::model::predicate::Verdict;
-use crate::verify::report::{Report, TickOutcome, TickReport};
+use crate::verify::report::{Report, ReportEnd, ReportHead, ReportSink, TickOutcome, TickReport};
 
 /// The range `report` checked at `head`, when every row holds; `None` when one fails (or an
 /// evidenced row carries no verdict that proves a level, which the verifier never makes).
 #[must_use]
 pub fn held_range(report: &Report, head: ObjectId) -> Option<HeldRange> {
-    if report.ticks.iter().any(TickReport::fails) {
-        return None;
-    }
-    let mut ticks = Vec::new();
-    for row in &report.ticks {
+    let mut held = Held::default();
+    report.replay(&mut held);
+    held.range(head)
+}
+
+/// What [`held_range`] takes of a report, taken as its rows come ([`Held::take`], or as a
+/// [`ReportSink`]), so that a run need not keep them.
+#[derive(Debug, Default)]
+pub struct Held {
+    /// The ticks that hold so far, in the report's order.
+    ticks: Vec<HeldTick>,
+    /// A row failed, or proves no level.
+    fails: bool,
+    /// The verifier policy the report names.
+    policy: Option<PolicyRef>,
+}
+
+impl Held {
+    /// Takes what the row `row` proves.
+    pub fn take(&mut self, row: &TickReport) {
+        if self.fails || row.fails() {
+            self.fails = true;
+            return;
+        }
         let level = match row.outcome {
-            TickOutcome::Evidenced => Level::of_verdict(row.verdict.as_deref().and_then(Verdict::parse)?)?,
-            TickOutcome::Baseline => Level::Baseline,
-            TickOutcome::Skipped => continue,
-            TickOutcome::Stale | TickOutcome::Unverifiable | TickOutcome::Regressed => return None,
+            TickOutcome::Evidenced => {
+                row.verdict.as_deref().and_then(Verdict::parse).and_then(Level::of_verdict)
+            }
+            TickOutcome::Baseline => Some(Level::Baseline),
+            TickOutcome::Skipped => return,
+            TickOutcome::Stale | TickOutcome::Unverifiable | TickOutcome::Regressed => None,
         };
-        let commit = if level == Level::Baseline { None } else { Some(row.commit.clone()?) };
-        ticks.push(HeldTick { commit, level });
+        // A baseline tick has no task commit; every other tick that holds has one.
+        let tick = match level {
+            Some(Level::Baseline) => Some(HeldTick { commit: None, level: Level::Baseline }),
+            Some(level) => row.commit.clone().map(|commit| HeldTick { commit: Some(commit), level }),
+            None => None,
+        };
+        match tick {
+            Some(tick) => self.ticks.push(tick),
+            None => self.fails = true,
+        }
     }
-    let policy = report
-        .verifier_policy
-        .as_ref()
-        .map(|p| PolicyRef { source: p.source.clone(), sha256: p.sha256.clone() });
-    Some(HeldRange { head: head.to_string(), ticks, policy })
+
+    /// The range checked at `head`, when every row taken holds.
+    #[must_use]
+    pub fn range(self, head: ObjectId) -> Option<HeldRange> {
+        (!self.fails).then(|| HeldRange { head: head.to_string(), ticks: self.ticks, policy: self.policy })
+    }
+}
+
+impl ReportSink for Held {
+    fn begin(&mut self, head: &ReportHead) {
+        self.policy = head
+            .verifier_policy
+            .as_ref()
+            .map(|p| PolicyRef { source: p.source.clone(), sha256: p.sha256.clone() });
+    }
+    fn row(&mut self, tick: TickReport) {
+        self.take(&tick);
+    }
+    fn end(&mut self, _: &ReportHead, _: &ReportEnd) {}
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@ pub struct Trust {
     pub signature_time: SignatureTime,
     /// The verifier policy (`--policy`, `--policy-rev`): the rules that judge each unit's ticks.
     pub policy: Option<crate::model::verifier_policy::LoadedPolicy>,
+    /// Who keeps each note the run reads (`attest export`'s pack); `None`: no one.
+    pub keep_notes: Option<std::sync::Arc<dyn crate::model::held::NoteKeeper>>,
 }
 
 impl Trust {

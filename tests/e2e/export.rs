@@ -187,6 +187,22 @@ fn an_ssh_key_summary_verifies_with_securesystemslib_and_an_edited_one_does_not(
 }
 
 #[test]
+fn a_skip_the_check_reads_is_listed_and_never_packed() {
+    let t = Ticked::new();
+    let target = format!("{SPECKIT_UNIT}/T001");
+    t.p.speccoder(&["skip", &target, "--reason", "moves to feature 002"]).success();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    let out = t.p.scratch.join("pack");
+    let verify = ["attest", "verify", "--branch", "--all", "--allowed-signers", t.allowed.to_str().unwrap()];
+    let run = t.p.speccoder(&verify).success();
+    assert!(run.stdout.contains("skipped"), "the check lists the skip: {run}");
+    t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).success();
+    let envelope: Value =
+        serde_json::from_slice(&std::fs::read(out.join("vsa.intoto.json")).unwrap()).unwrap();
+    check_pack(&t, &out, &payload_of(&envelope), &["vsa.intoto.json", "vsa.pub.pem"]);
+}
+
+#[test]
 fn a_key_held_only_in_ssh_agent_signs_the_summary_raw() {
     let t = Ticked::new();
     let agent = common::Agent::start(&t.p.scratch);
@@ -324,6 +340,11 @@ fn a_range_that_does_not_hold_writes_nothing_prints_the_report_and_exits_26() {
     assert_eq!(report["exit_code"], 26);
     assert_eq!(report["totals"]["unverifiable"], 1);
     assert!(files(&out).is_empty());
+    // Both reports are the verifier's, byte for byte.
+    let verify = ["attest", "verify", "--branch", "--all", "--allowed-signers", t.allowed.to_str().unwrap()];
+    assert_eq!(t.p.speccoder(&[&verify[..], &["--json"]].concat()).failure(26).stdout, run.stdout);
+    let text = t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).failure(26);
+    assert_eq!(t.p.speccoder(&verify).failure(26).stdout, text.stdout);
     // A DIR that cannot be written is said before the long check runs.
     std::fs::write(out.join("keep"), "keep").unwrap();
     let run = t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).failure(13);

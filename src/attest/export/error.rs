@@ -31,6 +31,11 @@ pub enum ExportError {
         /// What is wrong with its note.
         what: String,
     },
+    /// The check still holds the pack it wrote the notes into, once it has ended.
+    #[error(
+        "the pack is still in use after the check ended: this is a bug of speccoder's; nothing was written"
+    )]
+    PackInUse,
     /// The signer of the summary cannot be had (keyless: its services, `speccoder.toml`).
     #[error(transparent)]
     Signer(#[from] SignerError),
@@ -63,7 +68,9 @@ impl ExitClass for ExportError {
             ExportError::Leak(_) => Class::Config,
             ExportError::Output(e) => e.class(),
             ExportError::Git(e) => e.class(),
-            ExportError::Inconsistent { .. } | ExportError::Encode(_) => Class::Internal,
+            ExportError::Inconsistent { .. } | ExportError::PackInUse | ExportError::Encode(_) => {
+                Class::Internal
+            }
         }
     }
 }

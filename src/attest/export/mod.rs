@@ -9,25 +9,28 @@
 //! never see each other's types. The summary is built like every statement (canonical bytes after
 //! the clean check), its resource URI as the tick's summary names it
 //! ([`crate::attest::statements::resource_uri`]), and the key is read by the SSH backend's own
-//! key reader. The pack appears whole or not at all ([`NewDir`]).
+//! key reader. The pack appears whole or not at all ([`NewDir`]); its notes are written as the check reads
+//! them ([`Pack`]).
 
 mod error;
+mod pack;
 mod vsa;
 
 use std::fmt;
-use std::path::Path;
 
 use gix::ObjectId;
 use serde::Serialize;
 
 pub use error::ExportError;
+pub use pack::Pack;
+use pack::notes_file;
 
 use crate::attest::config::SignerChoice;
 use crate::attest::signing::{Chosen, Moment, SignerRequest, SigstoreFlags, resolve};
 use crate::attest::statements::resource_uri;
 use crate::git::Repo;
-use crate::model::bundle::{self, MAX_NOTE_BYTES, NOTES_REF};
-use crate::model::digest::{git_object_sha256, sha256_hex};
+use crate::model::bundle::NOTES_REF;
+use crate::model::digest::git_object_sha256;
 use crate::model::dsse::{Envelope, Signature};
 use crate::model::held::HeldRange;
 use crate::model::summary::{InputAttestation, sha256_map};
@@ -168,48 +171,49 @@ impl fmt::Display for Exported {
     }
 }
 
-/// Writes the pack of `held` into the new directory `out`: the notes of its task commits as
-/// they are, the head's commit object, and the summary signed by `signer`. The notes are those of
-/// `refs/notes/speccoder` at `notes_tip`, the commit it named before the range was checked: when
-/// it moved since, the pack could hold notes the check never read, and nothing is written.
+/// Finishes the pack of `held` at its path: the notes of its task commits the check wrote into
+/// `pack` as it read them, the head's commit object, and the summary signed by `signer`. The
+/// check read the notes of `refs/notes/speccoder` as it was before the range was checked, at
+/// `notes_tip`: when the ref moved since, the summary would be about notes that are no longer
+/// the branch's evidence, and nothing is written.
 ///
 /// # Errors
-/// [`ExportError`]; nothing is left at `out` on any.
+/// [`ExportError`]; nothing is left at the pack's path on any.
 pub fn export(
     repo: &Repo,
     held: &HeldRange,
     signer: &VsaSigner,
-    out: &Path,
+    pack: Pack,
     notes_tip: Option<ObjectId>,
 ) -> Result<Exported, ExportError> {
     let level = held.level().ok_or(ExportError::NoTick)?;
-    let notes: std::collections::HashMap<ObjectId, ObjectId> = repo.notes(NOTES_REF)?.into_iter().collect();
+    let (dir, mut kept) = pack.into_parts()?;
     if repo.ref_target(NOTES_REF)? != notes_tip {
         return Err(ExportError::NotesMoved);
     }
     let head = parse_id(&held.head)?;
     let head_object = repo.read_kind(head, gix::object::Kind::Commit)?;
     let head_sha256 = git_object_sha256("commit", &head_object);
-    let dir = NewDir::create(out)?;
     let commits = held.task_commits();
     let mut inputs = Vec::new();
     for commit in &commits {
-        let note = note_of(repo, &notes, commit)?;
-        let file = format!("{commit}.intoto.jsonl");
-        for (i, line) in bundle::lines(&note).enumerate() {
-            let envelope = Envelope::parse(line).map_err(|e| {
-                inconsistent(commit, format!("has a line {} that is not an envelope ({e})", i + 1))
-            })?;
-            inputs.push(InputAttestation {
-                name: format!("{file}#{}", i + 1),
-                digest: sha256_map(&sha256_hex(&envelope.payload)),
-            });
-        }
-        dir.write(&file, &note)?;
+        let lines = kept.remove(*commit).ok_or_else(|| {
+            inconsistent(commit, "was not handed on by the check that found its tick holds".to_owned())
+        })?;
+        let file = notes_file(commit);
+        inputs.extend(lines.iter().enumerate().map(|(i, payload)| InputAttestation {
+            name: format!("{file}#{}", i + 1),
+            digest: sha256_map(payload),
+        }));
+    }
+    // Notes the check read of commits that are no tick of the range.
+    for commit in kept.keys() {
+        dir.remove(&notes_file(commit))?;
     }
     let mut commit_file = format!("commit {}\0", head_object.len()).into_bytes();
     commit_file.extend_from_slice(&head_object);
     dir.write(&format!("{head}.commit"), &commit_file)?;
+    let out = dir.path().display().to_string();
     let uri = resource_uri(repo.origin_url_without_credentials().as_deref(), &held.head);
     let time = crate::attest::now_rfc3339();
     let input_count = inputs.len();
@@ -225,7 +229,7 @@ pub fn export(
     let keyid = signer.sign_into(payload, &dir)?;
     dir.finish()?;
     Ok(Exported {
-        out: out.display().to_string(),
+        out,
         head: held.head.clone(),
         head_sha256,
         resource_uri: uri,
@@ -241,17 +245,6 @@ pub fn export(
     })
 }
 
-/// The note of `commit`, byte for byte, from the notes listed at the checked notes commit.
-fn note_of(
-    repo: &Repo,
-    notes: &std::collections::HashMap<ObjectId, ObjectId>,
-    commit: &str,
-) -> Result<Vec<u8>, ExportError> {
-    let blob = notes.get(&parse_id(commit)?).ok_or_else(|| inconsistent(commit, "is missing".to_owned()))?;
-    repo.blob_within(*blob, MAX_NOTE_BYTES)?
-        .map_err(|size| inconsistent(commit, format!("is {size} bytes, more than a reader takes")))
-}
-
 /// A commit id the verifier reported (hex).
 fn parse_id(hex: &str) -> Result<ObjectId, ExportError> {
     ObjectId::from_hex(hex.as_bytes())
@@ -260,4 +253,72 @@ fn parse_id(hex: &str) -> Result<ObjectId, ExportError> {
 
 fn inconsistent(commit: &str, what: String) -> ExportError {
     ExportError::Inconsistent { commit: commit.to_owned(), what }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::held::{HeldTick, Level, NoteKeeper as _};
+
+    fn run(dir: &std::path::Path, program: &str, args: &[&str]) -> String {
+        let out = std::process::Command::new(program)
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .env("GIT_AUTHOR_NAME", "P")
+            .env("GIT_AUTHOR_EMAIL", "p@example.com")
+            .env("GIT_COMMITTER_NAME", "P")
+            .env("GIT_COMMITTER_EMAIL", "p@example.com")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    }
+
+    #[test]
+    fn notes_that_moved_after_the_check_read_them_write_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path();
+        run(path, "git", &["init", "-q", "-b", "main"]);
+        run(
+            path,
+            "git",
+            &[
+                "-c",
+                "user.name=P",
+                "-c",
+                "user.email=p@example.com",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "task",
+            ],
+        );
+        let commit = run(path, "git", &["rev-parse", "HEAD"]);
+        run(path, "git", &["notes", "--ref", NOTES_REF, "add", "-m", "{}", &commit]);
+        run(path, "ssh-keygen", &["-q", "-t", "ed25519", "-N", "", "-f", "vsa"]);
+        let repo = Repo::discover(path).unwrap();
+        let signer = VsaSigner::resolve(&repo, VsaKey::Ssh(path.join("vsa").to_str().unwrap())).unwrap();
+        let checked_at = repo.ref_target(NOTES_REF).unwrap();
+        let out = path.join("pack");
+        let pack = Pack::create(&out).unwrap();
+        pack.keep(&commit, b"{}\n", &["d"]);
+        run(path, "git", &["notes", "--ref", NOTES_REF, "append", "-m", "{}", &commit]);
+        let held = HeldRange {
+            head: commit.clone(),
+            ticks: vec![HeldTick { commit: Some(commit), level: Level::Verified }],
+            policy: None,
+        };
+        let err = export(&repo, &held, &signer, pack, checked_at).unwrap_err();
+        assert!(matches!(err, ExportError::NotesMoved), "{err}");
+        assert!(!out.exists());
+        assert!(
+            !std::fs::read_dir(path)
+                .unwrap()
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().contains("partial"))
+        );
+    }
 }

@@ -139,18 +139,6 @@ impl Prepared<'_> {
             (None, None) => verify_commits_into(repo, self.range, &self.trust, sink).map(drop),
         }
     }
-
-    /// Runs the check into a whole report.
-    ///
-    /// # Errors
-    /// The check could not run to its end ([`VerifyError`]).
-    pub(crate) fn report(&self, repo: &Repo) -> Result<Report, VerifyError> {
-        let mut report = Report::new(self.mode(), Vec::new(), &self.trust);
-        if self.unborn.is_none() {
-            self.run_into(repo, &mut report)?;
-        }
-        Ok(report)
-    }
 }
 
 /// The caller's trust and policy; a trust or policy revision inside `range` (the history
@@ -185,5 +173,6 @@ fn build_trust(repo: &Repo, req: &CheckRequest<'_>, range: Option<&Checked>) -> 
         jobs: req.jobs.and_then(|n| std::num::NonZeroUsize::new(usize::from(n))),
         signature_time: crate::commands::trust::signature_time(req.trust),
         policy,
+        keep_notes: None,
     })
 }
