@@ -18,6 +18,8 @@ pub mod pipeline;
 pub mod provenance;
 pub mod remote_signatures;
 pub mod same_change;
+#[cfg(feature = "sigstore")]
+pub mod service_url;
 pub mod sign_later;
 pub mod signing;
 pub mod statements;

@@ -60,7 +60,7 @@ pub enum SignerError {
     /// A Sigstore service URL the person signing chose cannot receive the token.
     #[cfg(feature = "sigstore")]
     #[error(transparent)]
-    SigstoreUrl(#[from] crate::sign::sigstore::ServiceUrlError),
+    SigstoreUrl(#[from] crate::attest::service_url::ServiceUrlError),
 }
 
 impl ExitClass for SignerError {
@@ -364,7 +364,7 @@ impl ExitClass for CommitSigningError {
 /// `[attest.sigstore]` is refused: whoever writes the branch must not choose where the token goes.
 #[cfg(feature = "sigstore")]
 fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, SignerError> {
-    use crate::sign::sigstore::{SigstoreConfig, SigstoreSigner};
+    use crate::sign::sigstore::SigstoreSigner;
     let policy = match repo.head() {
         Ok(crate::git::Head::Branch { commit, .. } | crate::git::Head::Detached(commit)) => {
             config::read_policy(repo, commit)?.1
@@ -392,7 +392,7 @@ fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, SignerE
                     .map(|v| (v, format!("git config {}", names.git_key)))
             })
     });
-    let config = SigstoreConfig::with_urls(chosen, flags.allow_http_loopback)?;
+    let config = crate::attest::service_url::sigstore_config(chosen, flags.allow_http_loopback)?;
     Ok(Chosen::Signer(Box::new(SigstoreSigner::new(config))))
 }
 

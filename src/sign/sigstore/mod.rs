@@ -1,7 +1,8 @@
 //! The Sigstore backend (cargo feature `sigstore`, on by default), through the Sigstore project's
 //! crates. What is ours: how a summary line carries its bundle, matching the bundle's DSSE payload
-//! to our envelope, the certificate's keyUsage (`key_usage`), mapping results to our outcomes, the
-//! trusted-root cache, and where the signer may send a token (`config`).
+//! to our envelope, the certificate's keyUsage (`key_usage`), mapping results to our outcomes, and
+//! the trusted-root cache. Which services may receive the identity token is the producer's rule
+//! (`attest::service_url`), which makes the [`SigstoreConfig`] the signer is given.
 //!
 //! Signing: [`SigstoreSigner`] signs keylessly through `sigstore-sign` (Fulcio certificate, Rekor
 //! `dsse` entry); its result is the DSSE signature plus a Sigstore bundle v0.3 that travels in the
@@ -26,7 +27,7 @@ mod trusted_root;
 mod tuf;
 mod verify;
 
-pub use config::{ServiceUrlError, SigstoreConfig, UrlProblem};
+pub use config::SigstoreConfig;
 pub use error::SigstoreSignError;
 pub use root_cache::{DefaultRoot, Fetch, Refreshed, public_good_root, refresh, refresh_public_good_root};
 pub use signer::{SigstoreSignature, SigstoreSigner};
