@@ -122,14 +122,13 @@ impl Repo {
 
     /// A read-only view of the files of tree `id` (cheap: nothing is read until asked).
     pub fn tree(&self, id: ObjectId) -> GitTree<'_> {
-        GitTree { repo: self, root: id, dirs: RefCell::default() }
+        GitTree { repo: self, root: id, dirs: RefCell::default(), known: None }
     }
 
-    /// [`Self::tree`], with the directories `known` holds for tree `id` already resolved: a
-    /// lookup below them reads none of the trees above them.
-    pub fn tree_knowing(&self, id: ObjectId, known: &KnownDirs) -> GitTree<'_> {
-        let dirs = known.0.get(&id).map(|dirs| dirs.iter().map(|(path, found)| (path.clone(), Some(*found))));
-        GitTree { repo: self, root: id, dirs: RefCell::new(dirs.into_iter().flatten().collect()) }
+    /// [`Self::tree`], starting from the directories `known` holds for tree `id`: a lookup
+    /// below them reads none of the trees above them.
+    pub fn tree_knowing<'a>(&'a self, id: ObjectId, known: &'a KnownDirs) -> GitTree<'a> {
+        GitTree { repo: self, root: id, dirs: RefCell::default(), known: Some(known) }
     }
 }
 
@@ -138,8 +137,10 @@ impl Repo {
 /// same commit read again later) starts from them instead of reading the trees above them
 /// again, which for a unit is `specs/`, one entry per unit. Keyed by object id, so what it
 /// holds is true of every tree with that id.
+/// By path first (a unit's directory is one path in every commit's tree), so that a path is
+/// held once however many trees it is known in.
 #[derive(Debug, Default)]
-pub struct KnownDirs(HashMap<ObjectId, Vec<(String, Found)>>);
+pub struct KnownDirs(HashMap<Box<str>, HashMap<ObjectId, Found>>);
 
 /// What a lookup found at a path: the entry's mode and the object it names.
 type Found = (EntryMode, ObjectId);
@@ -149,22 +150,22 @@ impl KnownDirs {
     /// joined by `/`), when it resolved it to an entry; nothing else.
     pub fn remember(&mut self, view: &GitTree<'_>, path: &str) {
         let Some(Some(found)) = view.dirs.borrow().get(path).copied() else { return };
-        let dirs = self.0.entry(view.root).or_default();
-        if !dirs.iter().any(|(known, _)| known == path) {
-            dirs.push((path.to_owned(), found));
+        match self.0.get_mut(path) {
+            Some(trees) => drop(trees.insert(view.root, found)),
+            None => drop(self.0.insert(path.into(), HashMap::from([(view.root, found)]))),
         }
     }
 
     /// Takes in what `other` holds.
     pub fn extend(&mut self, other: KnownDirs) {
-        for (tree, dirs) in other.0 {
-            let ours = self.0.entry(tree).or_default();
-            for (path, found) in dirs {
-                if !ours.iter().any(|(known, _)| *known == path) {
-                    ours.push((path, found));
-                }
-            }
+        for (path, trees) in other.0 {
+            self.0.entry(path).or_default().extend(trees);
         }
+    }
+
+    /// What a lookup of `path` finds in tree `tree`, when it is known.
+    fn get(&self, tree: ObjectId, path: &str) -> Option<Found> {
+        self.0.get(path)?.get(&tree).copied()
     }
 }
 
@@ -188,6 +189,8 @@ pub struct GitTree<'r> {
     /// one directory (a unit's `tasks.md`, `spec.md`, its listing), and each would otherwise read
     /// and scan every tree above it again, `specs/` with one entry per unit among them.
     dirs: RefCell<HashMap<String, Option<(EntryMode, ObjectId)>>>,
+    /// Directories resolved by an earlier view of the same tree ([`Repo::tree_knowing`]).
+    known: Option<&'r KnownDirs>,
 }
 
 impl GitTree<'_> {
@@ -215,6 +218,10 @@ impl GitTree<'_> {
         let key = dirs.join("/");
         if let Some(known) = self.dirs.borrow().get(&key) {
             return Ok(*known);
+        }
+        if let Some(found) = self.known.and_then(|known| known.get(self.root, &key)) {
+            self.dirs.borrow_mut().insert(key, Some(found));
+            return Ok(Some(found));
         }
         let found = match self.directory(above)? {
             Some((mode, id)) if mode.is_tree() => self.repo.tree_entry(id, last.as_bytes())?,

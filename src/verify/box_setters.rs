@@ -42,7 +42,7 @@ struct Changing<'r> {
     /// The checked units whose directory differs from at least one parent's.
     units: Vec<UnitChange>,
     /// The directories that differ, under [`UNIT_PARENTS`], in the commit's and the parents'
-    /// trees: what a partial clone must fetch.
+    /// trees: what a partial clone must fetch, and what the check of the commit is handed.
     dirs: Vec<(ObjectId, String)>,
 }
 
