@@ -132,12 +132,11 @@ impl Repo {
     }
 }
 
-/// Directories some view of a tree resolved, by the tree's id: the entry each directory path
-/// names there, as a lookup finds it. Another view of the same tree (another commit's, or the
-/// same commit read again later) starts from them instead of reading the trees above them
-/// again, which for a unit is `specs/`, one entry per unit. Keyed by object id, so what it
-/// holds is true of every tree with that id.
-/// By path first (a unit's directory is one path in every commit's tree), so that a path is
+/// Directories some view of a tree resolved: for a directory path, the entry it names in each
+/// tree (by the tree's id) where a lookup found it. Another view of the same tree (another
+/// commit's, or the same commit read again later) starts from them instead of reading the trees
+/// above them again, which for a unit is `specs/`, one entry per unit. Keyed by object id, so
+/// what it holds is true of every tree with that id; by path first, so that a unit's path is
 /// held once however many trees it is known in.
 #[derive(Debug, Default)]
 pub struct KnownDirs(HashMap<Box<str>, HashMap<ObjectId, Found>>);
@@ -151,8 +150,12 @@ impl KnownDirs {
     pub fn remember(&mut self, view: &GitTree<'_>, path: &str) {
         let Some(Some(found)) = view.dirs.borrow().get(path).copied() else { return };
         match self.0.get_mut(path) {
-            Some(trees) => drop(trees.insert(view.root, found)),
-            None => drop(self.0.insert(path.into(), HashMap::from([(view.root, found)]))),
+            Some(trees) => {
+                trees.insert(view.root, found);
+            }
+            None => {
+                self.0.insert(path.into(), HashMap::from([(view.root, found)]));
+            }
         }
     }
 
