@@ -8,6 +8,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use gix::ObjectId;
 use gix::objs::tree::EntryKind;
@@ -16,7 +17,7 @@ use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::policy::config_file;
 use crate::check::{bug, decision, policy, tick};
-use crate::git::{Commit, GitTree, Repo};
+use crate::git::{Commit, GitTree, KnownDirs, Repo};
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, PolicyError, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
@@ -160,6 +161,9 @@ pub struct Rules<'r> {
     /// Judge configurations already read, by the kind and object of the `speccoder.toml` entry
     /// (`None`: no file).
     policies: RefCell<HashMap<Option<(EntryKind, ObjectId)>, ParentPolicy>>,
+    /// Directories already resolved in the trees of the task commits, which their reading
+    /// starts from.
+    known: Arc<KnownDirs>,
 }
 
 impl<'r> Rules<'r> {
@@ -167,7 +171,25 @@ impl<'r> Rules<'r> {
     #[must_use]
     pub fn new(repo: &'r Repo, head_tree: Option<ObjectId>) -> Self {
         let head = head_tree.map(|id| TreeTaskLines::new(repo.tree(id)));
-        Rules { repo, head, lists: TaskLists::default(), policies: RefCell::new(HashMap::new()) }
+        Rules {
+            repo,
+            head,
+            lists: TaskLists::default(),
+            policies: RefCell::new(HashMap::new()),
+            known: Arc::default(),
+        }
+    }
+
+    /// These rules, reading a task commit's tree from the directories `known` holds for it.
+    #[must_use]
+    pub fn knowing(self, known: Arc<KnownDirs>) -> Self {
+        Rules { known, ..self }
+    }
+
+    /// The directories these rules start from ([`Self::knowing`]).
+    #[must_use]
+    pub fn known(&self) -> &Arc<KnownDirs> {
+        &self.known
     }
 
     /// The tree under review.
@@ -241,7 +263,7 @@ impl<'r> Rules<'r> {
         let (unit, task_id) = claim.target.split_once('/').unwrap_or((claim.target, ""));
         let mismatch =
             |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(n);
-        let at_commit = self.repo.tree(commit.tree);
+        let at_commit = self.repo.tree_knowing(commit.tree, &self.known);
         let facts = match spec::read_any_task_with(&at_commit, unit, task_id, &self.lists) {
             Ok(facts) => facts,
             Err(e) => {

@@ -122,7 +122,53 @@ impl Repo {
 
     /// A read-only view of the files of tree `id` (cheap: nothing is read until asked).
     pub fn tree(&self, id: ObjectId) -> GitTree<'_> {
-        GitTree { repo: self, root: id, dirs: RefCell::default() }
+        GitTree { repo: self, root: id, dirs: RefCell::default(), known: None }
+    }
+
+    /// [`Self::tree`], starting from the directories `known` holds for tree `id`: a lookup
+    /// below them reads none of the trees above them.
+    pub fn tree_knowing<'a>(&'a self, id: ObjectId, known: &'a KnownDirs) -> GitTree<'a> {
+        GitTree { repo: self, root: id, dirs: RefCell::default(), known: Some(known) }
+    }
+}
+
+/// Directories some view of a tree resolved: for a directory path, the entry it names in each
+/// tree (by the tree's id) where a lookup found it. Another view of the same tree (another
+/// commit's, or the same commit read again later) starts from them instead of reading the trees
+/// above them again, which for a unit is `specs/`, one entry per unit. Keyed by object id, so
+/// what it holds is true of every tree with that id; by path first, so that a unit's path is
+/// held once however many trees it is known in.
+#[derive(Debug, Default)]
+pub struct KnownDirs(HashMap<Box<str>, HashMap<ObjectId, Found>>);
+
+/// What a lookup found at a path: the entry's mode and the object it names.
+type Found = (EntryMode, ObjectId);
+
+impl KnownDirs {
+    /// Keeps what `view` resolved for the directory `path` (as [`path::components`] spells it,
+    /// joined by `/`), when it resolved it to an entry; nothing else.
+    pub fn remember(&mut self, view: &GitTree<'_>, path: &str) {
+        let Some(Some(found)) = view.dirs.borrow().get(path).copied() else { return };
+        match self.0.get_mut(path) {
+            Some(trees) => {
+                trees.insert(view.root, found);
+            }
+            None => {
+                self.0.insert(path.into(), HashMap::from([(view.root, found)]));
+            }
+        }
+    }
+
+    /// Takes in what `other` holds.
+    pub fn extend(&mut self, other: KnownDirs) {
+        for (path, trees) in other.0 {
+            self.0.entry(path).or_default().extend(trees);
+        }
+    }
+
+    /// What a lookup of `path` finds in tree `tree`, when it is known.
+    fn get(&self, tree: ObjectId, path: &str) -> Option<Found> {
+        self.0.get(path)?.get(&tree).copied()
     }
 }
 
@@ -146,6 +192,8 @@ pub struct GitTree<'r> {
     /// one directory (a unit's `tasks.md`, `spec.md`, its listing), and each would otherwise read
     /// and scan every tree above it again, `specs/` with one entry per unit among them.
     dirs: RefCell<HashMap<String, Option<(EntryMode, ObjectId)>>>,
+    /// Directories resolved by an earlier view of the same tree ([`Repo::tree_knowing`]).
+    known: Option<&'r KnownDirs>,
 }
 
 impl GitTree<'_> {
@@ -173,6 +221,10 @@ impl GitTree<'_> {
         let key = dirs.join("/");
         if let Some(known) = self.dirs.borrow().get(&key) {
             return Ok(*known);
+        }
+        if let Some(found) = self.known.and_then(|known| known.get(self.root, &key)) {
+            self.dirs.borrow_mut().insert(key, Some(found));
+            return Ok(Some(found));
         }
         let found = match self.directory(above)? {
             Some((mode, id)) if mode.is_tree() => self.repo.tree_entry(id, last.as_bytes())?,
@@ -253,7 +305,8 @@ impl GitTree<'_> {
     /// or pointing to another object or mode), in git's name order, each with the directory it
     /// names on either side; nothing when `dir` is the same object in both. Neither side's entries
     /// are copied: the two sorted lists are walked side by side. Names that are not UTF-8 are
-    /// left out.
+    /// left out. What a lookup of `dir/<name>` finds in this tree is remembered for each name
+    /// returned, as a lookup would have ([`KnownDirs::remember`] keeps it).
     pub fn changed_entries(&self, other: &GitTree<'_>, dir: &str) -> Result<Vec<ChangedEntry>, GitError> {
         let components = path::components(dir)?;
         let tree_id = |view: &GitTree<'_>| -> Result<Option<ObjectId>, GitError> {
@@ -298,6 +351,15 @@ impl GitTree<'_> {
                 None => changed.push(ChangedEntry { name: name.to_owned(), ours, theirs }),
             }
         }
+        // The first entry of the name in stored order, as `tree_entry` finds it.
+        let mut dirs = self.dirs.borrow_mut();
+        let prefix = components.join("/");
+        for entry in &changed {
+            let found = ours.iter().find(|e| e.filename == entry.name.as_bytes());
+            let path =
+                if prefix.is_empty() { entry.name.clone() } else { format!("{prefix}/{}", entry.name) };
+            dirs.insert(path, found.map(|e| (e.mode, e.oid.to_owned())));
+        }
         Ok(changed)
     }
 
@@ -323,6 +385,7 @@ impl GitTree<'_> {
 mod tests {
     //! Trees as a file source, history walks, and where a (linked) work tree keeps its data.
 
+    use super::KnownDirs;
     use crate::git::test_support::Fixture;
     use crate::git::{GitError, ObjectId, Repo};
 
@@ -493,6 +556,62 @@ mod tests {
         let names: Vec<String> =
             repo.tree(tree).entries("").unwrap().unwrap().into_iter().map(|(n, _)| n).collect();
         assert_eq!(names, ["a", "b"], "a listing names each entry once, sorted");
+    }
+
+    #[test]
+    fn a_view_knowing_a_unit_directory_reads_no_tree_above_it() {
+        let fx = Fixture::new();
+        fx.write("specs/001-x/tasks.md", "- [ ] T001\n");
+        fx.write("specs/002-y/tasks.md", "- [ ] T001\n");
+        fx.git(&["add", "."]);
+        fx.git(&["commit", "-q", "-m", "units"]);
+        let parent = fx.rev("HEAD");
+        let commit = fx.commit_file("specs/001-x/tasks.md", "- [x] T001\n", "tick");
+        let repo = fx.repo();
+        let (ours, theirs) = (repo.commit(commit).unwrap().tree, repo.commit(parent).unwrap().tree);
+        let view = repo.tree(ours);
+        let changed = view.changed_entries(&repo.tree(theirs), "specs").unwrap();
+        assert_eq!(changed.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["001-x"]);
+        let mut known = KnownDirs::default();
+        known.remember(&view, "specs/001-x");
+        known.remember(&view, "specs/002-y");
+        // The `specs` tree of the commit is gone: only a view knowing `specs/001-x` reads below it.
+        let specs = fx.rev(&format!("{commit}:specs")).to_string();
+        std::fs::remove_file(fx.path().join(".git/objects").join(&specs[..2]).join(&specs[2..])).unwrap();
+        let repo = fx.repo();
+        let knowing = repo.tree_knowing(ours, &known);
+        assert_eq!(knowing.file("specs/001-x/tasks.md").unwrap().unwrap(), b"- [x] T001\n");
+        let unknown = knowing.file("specs/002-y/tasks.md");
+        assert!(matches!(unknown, Err(GitError::ObjectMissing { .. })), "{unknown:?}");
+        assert!(matches!(repo.tree(ours).file("specs/001-x/tasks.md"), Err(GitError::ObjectMissing { .. })));
+        assert!(
+            matches!(repo.tree_knowing(theirs, &known).file("specs/001-x/tasks.md"), Ok(Some(_))),
+            "another tree is read as it is"
+        );
+    }
+
+    #[test]
+    fn a_known_directory_is_the_one_a_lookup_finds_among_duplicate_names() {
+        let fx = Fixture::new();
+        let unit = |text: &str| {
+            let out = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(text.as_bytes()));
+            let blob = ObjectId::from_hex(String::from_utf8(out).unwrap().trim().as_bytes()).unwrap();
+            raw_tree(&fx, &[("100644", "tasks.md", blob)])
+        };
+        let (first, second) = (unit("- [ ] T001\n"), unit("- [x] T001\n"));
+        let root = |specs: ObjectId| raw_tree(&fx, &[("40000", "specs", specs)]);
+        // The first `001-x` is the parent's, the second differs: the lookup finds the first.
+        let ours = root(raw_tree(&fx, &[("40000", "001-x", first), ("40000", "001-x", second)]));
+        let theirs = root(raw_tree(&fx, &[("40000", "001-x", first)]));
+        let repo = fx.repo();
+        let view = repo.tree(ours);
+        let changed = view.changed_entries(&repo.tree(theirs), "specs").unwrap();
+        assert_eq!(changed.iter().map(|c| c.ours).collect::<Vec<_>>(), [Some(second)]);
+        let mut known = KnownDirs::default();
+        known.remember(&view, "specs/001-x");
+        let looked_up = repo.tree(ours).file("specs/001-x/tasks.md").unwrap();
+        assert_eq!(looked_up.as_deref(), Some(&b"- [ ] T001\n"[..]));
+        assert_eq!(repo.tree_knowing(ours, &known).file("specs/001-x/tasks.md").unwrap(), looked_up);
     }
 
     #[test]

@@ -5,24 +5,29 @@
 
 use std::collections::{HashMap, HashSet};
 use std::num::NonZero;
+use std::sync::Arc;
 
 use gix::ObjectId;
 
 use super::ancestry::Ancestry;
 use super::error::VerifyError;
 use super::parallel;
-use crate::git::{Commit, GitTree, Repo};
+use crate::git::{Commit, GitTree, KnownDirs, Repo};
 use crate::spec::{self, Format, SPECKIT_SPECS_DIR, TaskLists, UNIT_PARENTS, UnitLoc};
 
 /// The commits that set the box of each task (`<unit>/<id>`) of the checked units, in no
 /// particular order: the task is ticked in the commit's tree and in none of its parents' trees (a root
 /// commit, or one whose parents a shallow clone lacks, sets every box it ticks). With them, the
-/// ancestry of the history they were found in, read in the same pass.
+/// ancestry of the history they were found in, and the unit directories resolved on the way,
+/// read in the same pass.
 pub(super) struct BoxSetters {
     /// Each task's setters.
     setters: HashMap<String, Vec<ObjectId>>,
     /// Which commit of the history descends from which.
     ancestry: Ancestry,
+    /// The directory of each unit a commit changes, by the commit's tree: the check of a task
+    /// commit starts from it instead of reading `specs/` (one entry per unit) again.
+    known: Arc<KnownDirs>,
 }
 
 /// How many consecutive commits one thread reads at a time.
@@ -37,7 +42,7 @@ struct Changing<'r> {
     /// The checked units whose directory differs from at least one parent's.
     units: Vec<UnitChange>,
     /// The directories that differ, under [`UNIT_PARENTS`], in the commit's and the parents'
-    /// trees: what a partial clone must fetch.
+    /// trees: what a partial clone must fetch, and what the check of the commit is handed.
     dirs: Vec<(ObjectId, String)>,
 }
 
@@ -78,44 +83,65 @@ impl BoxSetters {
         let set = parallel::map(repo, jobs, runs.len(), history.len(), |repo, claim, done| {
             let lists = TaskLists::default();
             while let Some(at) = claim() {
-                done(at, runs[at].iter().map(|id| Self::read(repo, &lists, *id, wanted)).collect::<Vec<_>>());
+                let mut known = KnownDirs::default();
+                let read: Vec<_> =
+                    runs[at].iter().map(|id| Self::read(repo, &lists, &mut known, *id, wanted)).collect();
+                done(at, (read, known));
             }
         });
         let mut setters = HashMap::new();
         let mut parents = Vec::with_capacity(history.len());
-        for (&id, read) in history.iter().zip(set.into_iter().flatten()) {
-            let (of, tasks) = read?;
-            parents.push(of);
-            for task in tasks {
-                setters.entry(task).or_insert_with(Vec::new).push(id);
+        let mut known = KnownDirs::default();
+        let mut ids = history.iter();
+        for (read, run_known) in set {
+            known.extend(run_known);
+            // `read` first: the zip stops at the end of the run without taking the next id.
+            for (read, &id) in read.into_iter().zip(ids.by_ref()) {
+                let (of, tasks) = read?;
+                parents.push(of);
+                for task in tasks {
+                    setters.entry(task).or_insert_with(Vec::new).push(id);
+                }
             }
         }
-        Ok(Self { setters, ancestry: Ancestry::new(history, &parents) })
+        Ok(Self { setters, ancestry: Ancestry::new(history, &parents), known: Arc::new(known) })
+    }
+
+    /// The unit directories resolved in the commits read, by tree ([`KnownDirs`]).
+    pub(super) fn known_dirs(&self) -> Arc<KnownDirs> {
+        Arc::clone(&self.known)
     }
 
     /// The parents of commit `id` and the tasks of `wanted` whose box it sets ([`Self::set_by`]).
     fn read(
         repo: &Repo,
         lists: &TaskLists,
+        known: &mut KnownDirs,
         id: ObjectId,
         wanted: &HashSet<String>,
     ) -> Result<(Vec<ObjectId>, Vec<String>), VerifyError> {
         let commit = repo.commit(id)?;
-        let set = if wanted.is_empty() { Vec::new() } else { Self::set_by(repo, lists, &commit, wanted)? };
+        let set =
+            if wanted.is_empty() { Vec::new() } else { Self::set_by(repo, lists, known, &commit, wanted)? };
         Ok((commit.parents, set))
     }
 
     /// The tasks (`<unit>/<id>`) of the units in `wanted` whose box `commit` sets: ticked in
-    /// its tree and in none of its parents' trees. The task lists are parsed through `lists`.
+    /// its tree and in none of its parents' trees. The task lists are parsed through `lists`;
+    /// the directories of the units it changes go to `known`.
     fn set_by(
         repo: &Repo,
         lists: &TaskLists,
+        known: &mut KnownDirs,
         commit: &Commit,
         wanted: &HashSet<String>,
     ) -> Result<Vec<String>, VerifyError> {
         let Some(commit) = changing_units(repo, commit, wanted)? else {
             return Ok(Vec::new());
         };
+        for (_, dir) in &commit.dirs {
+            known.remember(&commit.tree, dir);
+        }
         let mut set = Vec::new();
         if commit.parents == 0 {
             for unit in wanted {
@@ -178,8 +204,8 @@ impl BoxSetters {
         for &setter in self.setters.get(target).into_iter().flatten() {
             if setter != evidence && !self.ancestry.is_ancestor(setter, evidence) {
                 let (unit, task) = target.split_once('/').unwrap_or((target, ""));
-                let ticks_it =
-                    ticked(&repo.tree(repo.commit_tree(evidence)?), unit).iter().any(|t| t == task);
+                let tree = repo.tree_knowing(repo.commit_tree(evidence)?, &self.known);
+                let ticks_it = ticked(&tree, unit).iter().any(|t| t == task);
                 return Ok(ticks_it.then_some(setter));
             }
         }

@@ -13,7 +13,7 @@ use crate::check::line::{Body, ReadLine, covering_line};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::signatures::{self, NoteLineSignature, SignerInfo};
 use crate::check::trailers::{claim_problem, task_trailers};
-use crate::git::{Commit, Repo};
+use crate::git::{Commit, KnownDirs, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::policy::Recipe;
 use crate::verify::parallel;
@@ -113,14 +113,23 @@ impl<'r> Checker<'r> {
         Ok(Checker { repo, trust, notes, rules: Rules::new(repo, head_tree) })
     }
 
-    /// The same checker on another thread's `repo` (the notes read once are shared).
+    /// This checker, reading a task commit's tree from the directories `known` holds for it.
+    #[must_use]
+    pub fn knowing(self, known: Arc<KnownDirs>) -> Self {
+        Checker { rules: self.rules.knowing(known), ..self }
+    }
+
+    /// The same checker on another thread's `repo` (the notes read once and the directories
+    /// known are shared).
     fn on<'o>(
         trust: &'o Trust,
         head_tree: Option<ObjectId>,
-        notes: &Arc<HashMap<ObjectId, Vec<ObjectId>>>,
+        shared: (&Arc<HashMap<ObjectId, Vec<ObjectId>>>, &Arc<KnownDirs>),
         repo: &'o Repo,
     ) -> Checker<'o> {
-        Checker { repo, trust, notes: Arc::clone(notes), rules: Rules::new(repo, head_tree) }
+        let (notes, known) = shared;
+        let rules = Rules::new(repo, head_tree).knowing(Arc::clone(known));
+        Checker { repo, trust, notes: Arc::clone(notes), rules }
     }
 
     /// Checks every commit of `ids`; the reports come back in the order of `ids`
@@ -141,7 +150,8 @@ impl<'r> Checker<'r> {
     /// are most of a commit's cost. The commits are taken in runs of consecutive ones: a commit's
     /// neighbours in `ids` are often its parent.
     pub fn check_stream(&self, ids: &[ObjectId], mut emit: impl FnMut(CommitReport)) {
-        let (trust, head_tree, notes) = (self.trust, self.rules.head_tree(), &self.notes);
+        let (trust, head_tree) = (self.trust, self.rules.head_tree());
+        let shared = (&self.notes, self.rules.known());
         let runs: Vec<&[ObjectId]> = ids.chunks(COMMITS_PER_RUN).collect();
         parallel::stream(
             self.repo,
@@ -149,7 +159,7 @@ impl<'r> Checker<'r> {
             runs.len(),
             ids.len(),
             |repo, claim, done| {
-                let checker = Checker::on(trust, head_tree, notes, repo);
+                let checker = Checker::on(trust, head_tree, shared, repo);
                 while let Some(at) = claim() {
                     done(at, runs[at].iter().map(|id| checker.check(*id)).collect::<Vec<_>>());
                 }
