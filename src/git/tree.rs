@@ -145,7 +145,7 @@ pub struct KnownDirs(HashMap<Box<str>, HashMap<ObjectId, Found>>);
 type Found = (EntryMode, ObjectId);
 
 impl KnownDirs {
-    /// Keeps what `view` resolved for the directory `path` (as [`path::components`] spells it,
+    /// Keeps what `view` resolved for the directory `path` (as `path::components` spells it,
     /// joined by `/`), when it resolved it to an entry; nothing else.
     pub fn remember(&mut self, view: &GitTree<'_>, path: &str) {
         let Some(Some(found)) = view.dirs.borrow().get(path).copied() else { return };
