@@ -10,8 +10,8 @@
 #   3. both are timed BENCH_RUNS times (default 7), taking turns so that a change in the machine's
 #      load falls on both; median and fastest wall time, median CPU time (user + system), peak
 #      RSS. Each export writes a new directory, and all of them are removed at the end, never
-#      between runs: on ext4, files created just after 10,000 others were removed cost several
-#      times the system time (the removal's, not the export's).
+#      between runs: on ext4, files created just after many others were removed cost more system
+#      time, the removal's and not the export's (benches/README.md has the figures).
 # It prints both and the ratio, with the target (export costs at most 10% more). CPU time is the
 # figure to read on a shared machine. It only reports: nothing here fails on a time.
 #

@@ -236,7 +236,7 @@ impl NewDir {
         let prefix = format!(".{name}.partial-");
         let temp =
             tempfile::Builder::new().prefix(&prefix).tempdir_in(parent).map_err(|e| fail(Problem::io(&e)))?;
-        let lock = std::fs::File::open(temp.path()).map_err(|e| fail(Problem::io(&e)))?;
+        let lock = open_dir(temp.path()).map_err(|e| fail(Problem::io(&e)))?;
         lock.try_lock().map_err(|e| fail(Problem::Io(e.to_string())))?;
         remove_left_behind(parent, &prefix);
         Ok(NewDir { path: path.to_owned(), temp, _lock: lock })
@@ -312,11 +312,24 @@ fn remove_left_behind(parent: &Path, prefix: &str) {
         if !ours || !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
-        let left_behind = std::fs::File::open(entry.path()).is_ok_and(|dir| dir.try_lock().is_ok());
+        let left_behind = open_dir(&entry.path()).is_ok_and(|dir| dir.try_lock().is_ok());
         if left_behind {
             let _tidied = std::fs::remove_dir_all(entry.path());
         }
     }
+}
+
+/// Opens the directory `path` to lock it: never through a link, never blocking on a FIFO swapped
+/// in after the look, and only a directory.
+fn open_dir(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    options.open(path)
 }
 
 /// `name` is a plain file name: no directory, no `..`.
@@ -497,6 +510,18 @@ mod tests {
         for left in [".second.partial-killed", ".other.partial-killed"] {
             std::fs::create_dir(dir.path().join(left)).unwrap();
             std::fs::write(dir.path().join(left).join("a.json"), "{}").unwrap();
+        }
+        #[cfg(unix)]
+        {
+            // A link named like a left-behind directory is never followed, nor removed.
+            let elsewhere = tempfile::tempdir().unwrap();
+            std::fs::write(elsewhere.path().join("keep"), "keep").unwrap();
+            let link = dir.path().join(".second.partial-link");
+            std::os::unix::fs::symlink(elsewhere.path(), &link).unwrap();
+            drop(NewDir::create(&second).unwrap());
+            assert!(elsewhere.path().join("keep").exists() && link.exists());
+            std::fs::remove_file(&link).unwrap();
+            std::fs::create_dir(dir.path().join(".second.partial-killed")).unwrap();
         }
         let live = NewDir::create(&second).unwrap();
         assert_eq!(names(dir.path()).len(), 3, "{:?}", names(dir.path()));

@@ -62,10 +62,7 @@ pub fn run(args: &ExportArgs) -> u8 {
         return fail(e.exit_code(), e.to_string());
     }
     let Some((head, end)) = checking.ended.take() else {
-        return fail(
-            exit::INTERNAL,
-            "the check ended without the end of its report (a bug); nothing was written".into(),
-        );
+        return failed(ExportError::CheckUnended);
     };
     let held = match prepared.checked {
         Some(Checked::One(id) | Checked::Range { head: id, .. }) if end.exit_code() == exit::OK => {

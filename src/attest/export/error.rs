@@ -31,6 +31,11 @@ pub enum ExportError {
         /// What is wrong with its note.
         what: String,
     },
+    /// The check returned without ending its report.
+    #[error(
+        "the check ended without the end of its report: this is a bug of speccoder's; nothing was written"
+    )]
+    CheckUnended,
     /// The check still holds the pack it wrote the notes into, once it has ended.
     #[error(
         "the pack is still in use after the check ended: this is a bug of speccoder's; nothing was written"
@@ -68,9 +73,10 @@ impl ExitClass for ExportError {
             ExportError::Leak(_) => Class::Config,
             ExportError::Output(e) => e.class(),
             ExportError::Git(e) => e.class(),
-            ExportError::Inconsistent { .. } | ExportError::PackInUse | ExportError::Encode(_) => {
-                Class::Internal
-            }
+            ExportError::Inconsistent { .. }
+            | ExportError::CheckUnended
+            | ExportError::PackInUse
+            | ExportError::Encode(_) => Class::Internal,
         }
     }
 }
