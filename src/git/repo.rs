@@ -12,7 +12,15 @@ use super::error::{GitError, GixResultExt, io_error};
 /// thread gets its own from [`Repo::handle`]).
 pub struct Repo {
     pub(crate) inner: gix::Repository,
+    /// The sizes of the objects whose header was read lately ([`Repo::object_size`]): reading a
+    /// loose object's header costs as much as reading the object, and a verifier asks for the
+    /// size of the same `spec.md` or note once per tick. At most [`SIZES_KEPT`] are kept.
+    sizes: std::cell::RefCell<std::collections::HashMap<ObjectId, u64>>,
 }
+
+/// How many object sizes a [`Repo`] keeps (about 40 bytes each); all are forgotten at once when
+/// one more comes.
+const SIZES_KEPT: usize = 4 * 1024;
 
 /// A repository that can cross threads, to be opened on each as a [`Repo`] ([`Repo::handle`]).
 /// Every `Repo` opened from one handle shares its object store, so a pack is mapped and its
@@ -195,7 +203,7 @@ impl Repo {
 
     fn from_gix(mut inner: gix::Repository) -> Repo {
         inner.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
-        Repo { inner }
+        Repo { inner, sizes: std::cell::RefCell::default() }
     }
 
     /// A handle from which other threads open this same repository (same directories,
@@ -358,11 +366,20 @@ impl Repo {
     /// The size in bytes of the object `id`, read from its header without reading the object, so
     /// that a caller with a limit can refuse a large one before holding it.
     pub fn object_size(&self, id: ObjectId) -> Result<u64, GitError> {
-        match self.inner.try_find_header(id) {
-            Ok(Some(header)) => Ok(header.size()),
-            Ok(None) => Err(GitError::ObjectMissing { id }),
-            Err(e) => Err(GitError::CorruptObject { id, kind: "object", reason: e.to_string() }),
+        if let Some(size) = self.sizes.borrow().get(&id) {
+            return Ok(*size);
         }
+        let size = match self.inner.try_find_header(id) {
+            Ok(Some(header)) => header.size(),
+            Ok(None) => return Err(GitError::ObjectMissing { id }),
+            Err(e) => return Err(GitError::CorruptObject { id, kind: "object", reason: e.to_string() }),
+        };
+        let mut sizes = self.sizes.borrow_mut();
+        if sizes.len() >= SIZES_KEPT {
+            sizes.clear();
+        }
+        sizes.insert(id, size);
+        Ok(size)
     }
 
     /// The bytes of the blob `id`.
@@ -422,5 +439,27 @@ pub(crate) fn kind_name(kind: gix::object::Kind) -> &'static str {
         gix::object::Kind::Tree => "tree",
         gix::object::Kind::Commit => "commit",
         gix::object::Kind::Tag => "tag",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Repo, SIZES_KEPT};
+    use crate::git::test_support::Fixture;
+
+    #[test]
+    fn an_object_size_is_its_header_s_and_the_sizes_kept_stay_bounded() {
+        let fx = Fixture::new();
+        let repo: Repo = fx.repo();
+        let ids: Vec<_> =
+            (0..=SIZES_KEPT).map(|i| repo.write_blob(format!("blob {i}\n").as_bytes()).unwrap()).collect();
+        for (i, id) in ids.iter().enumerate() {
+            let expected = format!("blob {i}\n").len() as u64;
+            assert_eq!(repo.object_size(*id).unwrap(), expected);
+            assert_eq!(repo.object_size(*id).unwrap(), expected, "kept, and the same");
+            assert!(repo.sizes.borrow().len() <= SIZES_KEPT);
+        }
+        let shell = fx.git(&["cat-file", "-s", &ids[0].to_string()]);
+        assert_eq!(repo.object_size(ids[0]).unwrap().to_string(), shell.trim());
     }
 }

@@ -30,8 +30,17 @@ pub(super) struct BoxSetters {
     known: Arc<KnownDirs>,
 }
 
-/// How many consecutive commits one thread reads at a time.
+/// How many consecutive commits one thread reads at a time, at most: a run's first commit is the
+/// only one whose parent is not in the thread's cache already.
 const COMMITS_PER_RUN: usize = 64;
+
+/// How many runs a history is cut into at least (down to [`MIN_COMMITS_PER_RUN`] commits each),
+/// so that the threads finish within a short run of each other: with runs of 64, a history of
+/// 200 commits left one thread reading a whole run alone at the end.
+const MIN_RUNS: usize = 16;
+
+/// How few consecutive commits one thread reads at a time, at least.
+const MIN_COMMITS_PER_RUN: usize = 8;
 
 /// A commit of the history that changes at least one checked unit's directory.
 struct Changing<'r> {
@@ -79,7 +88,7 @@ impl BoxSetters {
     ) -> Result<Self, VerifyError> {
         // Runs of consecutive commits, so that a commit's parent, usually the next one, is read
         // by the same thread, from its cache.
-        let runs: Vec<&[ObjectId]> = history.chunks(COMMITS_PER_RUN).collect();
+        let runs: Vec<&[ObjectId]> = history.chunks(run_length(history.len())).collect();
         let set = parallel::map(repo, jobs, runs.len(), history.len(), |repo, claim, done| {
             let lists = TaskLists::default();
             while let Some(at) = claim() {
@@ -265,6 +274,11 @@ fn changing_units<'r>(
     Ok((!units.is_empty()).then_some(Changing { tree, parents: parents.len(), units, dirs }))
 }
 
+/// How many consecutive commits of a history of `commits` one thread reads at a time.
+fn run_length(commits: usize) -> usize {
+    (commits / MIN_RUNS).clamp(MIN_COMMITS_PER_RUN, COMMITS_PER_RUN)
+}
+
 /// The ticked tasks of the unit whose directory is `dir` (`None`: no directory, no ticks), its
 /// task list parsed through `lists`. A task list that cannot be read counts as ticking nothing,
 /// as in [`ticked`].
@@ -278,4 +292,17 @@ fn ticked_in_dir(repo: &Repo, lists: &TaskLists, dir: Option<ObjectId>, format: 
 /// step can only make a tick look newer, never older.
 fn ticked(tree: &GitTree<'_>, unit: &str) -> Vec<String> {
     spec::ticked_ids(tree, unit).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_history_is_cut_into_many_short_runs_and_a_long_one_into_long_runs() {
+        assert_eq!(run_length(0), MIN_COMMITS_PER_RUN);
+        assert_eq!(run_length(200), 12, "16 runs or more, so no thread reads a long run alone at the end");
+        assert!(200usize.div_ceil(run_length(200)) >= MIN_RUNS);
+        assert_eq!(run_length(100_000), COMMITS_PER_RUN);
+    }
 }
