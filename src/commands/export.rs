@@ -3,6 +3,7 @@
 
 use std::io::Write as _;
 use std::sync::Arc;
+use std::time::Instant;
 
 use speccoder_attest::attest::export::{ExportError, Pack, VsaKey, VsaSigner, export};
 use speccoder_attest::exit::{self, ExitClass};
@@ -14,10 +15,12 @@ use speccoder_attest::verify::held::Held;
 use speccoder_attest::verify::render::{JsonWriter, TextWriter};
 use speccoder_attest::verify::report::{ReportEnd, ReportHead, ReportSink, TickReport};
 
+use super::progress::Progress;
 use super::verify::check::{CheckRequest, prepare};
 use crate::cli::{ExportArgs, VsaSignerArg};
 
 pub fn run(args: &ExportArgs) -> u8 {
+    let started = Instant::now();
     let fail = |code: u8, msg: String| {
         if args.json {
             super::output::print_json_error(&msg, code);
@@ -55,8 +58,10 @@ pub fn run(args: &ExportArgs) -> u8 {
         Err(e) => return fail(e.exit_code(), e.to_string()),
     };
     prepared.trust.keep_notes = Some(Arc::clone(&pack) as Arc<dyn NoteKeeper>);
-    let mut checking = Checking::new(args.json);
+    let mut checking = Checking::new(args.json, Progress::new(started));
     let ran = prepared.run_into(&repo, &mut checking);
+    // The line goes before anything else is said on stderr, whether the check ended or failed.
+    checking.progress.clear();
     prepared.trust.keep_notes = None;
     if let Err(e) = ran {
         return fail(e.exit_code(), e.to_string());
@@ -105,6 +110,8 @@ struct Checking {
     report: Rendered,
     /// The report's head and end, once the run has ended.
     ended: Option<(ReportHead, ReportEnd)>,
+    /// `checked N of M ticks`, on a terminal.
+    progress: Progress,
 }
 
 /// The report as it is printed: text, or `--json`.
@@ -116,13 +123,13 @@ enum Rendered {
 }
 
 impl Checking {
-    fn new(json: bool) -> Self {
+    fn new(json: bool, progress: Progress) -> Self {
         let report = if json {
             Rendered::Json(JsonWriter::new(String::new()))
         } else {
             Rendered::Text(TextWriter { out: String::new() })
         };
-        Checking { held: Held::default(), report, ended: None }
+        Checking { held: Held::default(), report, ended: None, progress }
     }
 
     fn report(&mut self) -> &mut dyn ReportSink {
@@ -135,10 +142,12 @@ impl Checking {
 
 impl ReportSink for Checking {
     fn begin(&mut self, head: &ReportHead) {
+        self.progress.begin(head.ticks);
         self.held.begin(head);
         self.report().begin(head);
     }
     fn row(&mut self, tick: TickReport) {
+        self.progress.row();
         self.held.take(&tick);
         self.report().row(tick);
     }

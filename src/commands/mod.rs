@@ -8,6 +8,7 @@ mod held_out;
 mod hooks;
 mod output;
 mod policy;
+mod progress;
 mod schema;
 mod signing;
 #[cfg(feature = "sigstore")]

@@ -3,7 +3,8 @@
 //!
 //! The repository is made by the bench's generator (`examples/bench_synth.rs`, included here as a
 //! module and run in-process): 80 ticks in 8 units, each signed as `speccoder attest` signs, then
-//! packed by `git gc`. A few notes are then broken with `git notes`.
+//! packed by `git gc`. A few notes are then broken with `git notes`. On a terminal, both checks
+//! that read it, `attest verify` and `attest export`, draw their progress on stderr.
 
 use crate::common;
 
@@ -143,6 +144,58 @@ fn a_check_over_a_second_shows_its_progress_on_a_terminal_and_its_report_unchang
     let printed: Value = serde_json::from_str(&report).unwrap_or_else(|e| panic!("{e}: {report}"));
     let piped: Value = serde_json::from_str(&piped.stdout).unwrap();
     assert_eq!(printed, piped);
+}
+
+#[test]
+fn an_export_over_a_second_shows_its_progress_on_a_terminal_and_clears_it_before_its_summary() {
+    if which("script").is_none() {
+        eprintln!("SKIPPED: script (util-linux) is not installed, so no terminal can be given to the run");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let (repo, allowed) = synthetic(dir.path());
+    let key = dir.path().join("vsa-key");
+    let made = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "vsa", "-f"])
+        .arg(&key)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let command = format!(
+        "'{}' attest export --branch --all --jobs 1 --allowed-signers '{}' --vsa-key '{}' --out '{}'",
+        common::speccoder_bin().display(),
+        allowed.display(),
+        key.display(),
+        dir.path().join("pack").display()
+    );
+    let started = std::time::Instant::now();
+    let mut on_terminal =
+        common::binary_command(Path::new("script"), &repo, &home, &["-qec", &command, "/dev/null"]);
+    on_terminal.env("TERM", "xterm");
+    let shown = run(on_terminal).success().stdout;
+    let took = started.elapsed();
+    let exported = shown.find("exported ").unwrap_or_else(|| panic!("no pack: {shown}"));
+    let (during, after) = shown.split_at(exported);
+    if took > std::time::Duration::from_millis(1500) {
+        assert!(during.contains(&format!(" of {TICKS} ticks")), "{shown}");
+        // Taken away (carriage return, erase the line) before the export says what it wrote.
+        assert!(during.ends_with("\r\u{1b}[2K"), "{shown:?}");
+    } else if took < std::time::Duration::from_millis(900) {
+        assert!(!during.contains(" ticks"), "an export under a second shows no progress: {shown}");
+    }
+    assert!(!after.contains(&format!(" of {TICKS} ticks")), "no progress after the check: {shown}");
+    assert_eq!(
+        files_in(&dir.path().join("pack")),
+        TICKS + 3,
+        "the notes, the head commit and the summary's two files"
+    );
+}
+
+/// How many files `dir` holds.
+fn files_in(dir: &Path) -> usize {
+    std::fs::read_dir(dir).unwrap().count()
 }
 
 /// Where `program` is on `PATH`.

@@ -2,10 +2,8 @@
 //! `--github`), the Markdown of `--markdown` and `$GITHUB_STEP_SUMMARY`, and the progress line
 //! on a terminal.
 
-use std::io::IsTerminal as _;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use speccoder_attest::exit;
 use speccoder_attest::git::{ObjectId, Repo};
 use speccoder_attest::output_file::{self, OutputError};
@@ -15,6 +13,7 @@ use speccoder_attest::verify::report::{ReportEnd, ReportHead, ReportSink, TickRe
 
 use crate::cli::VerifyArgs;
 use crate::commands::output::{StdoutStream, Stream};
+use crate::commands::progress::Progress;
 
 /// Where `attest verify` puts its report as the run decides it ([`ReportSink`]): stdout (text,
 /// `--json` or `--github`), the Markdown of `--markdown` and `$GITHUB_STEP_SUMMARY` (its rows
@@ -49,7 +48,7 @@ enum Stdout<'r> {
 impl<'r> Streamed<'r> {
     pub(super) fn new(args: &VerifyArgs, repo: &'r Repo, started: Instant) -> Self {
         let progress = Progress::new(started);
-        let bar = progress.bar.clone();
+        let bar = progress.bar();
         let stdout = if args.json {
             Stdout::Json(JsonWriter::new(StdoutStream::new(Stream::Json, bar)))
         } else if args.github {
@@ -99,7 +98,7 @@ impl<'r> Streamed<'r> {
                 true
             }
             Stdout::Json(_) => false,
-            Stdout::Text(_) | Stdout::Github(_) => self.progress.begun,
+            Stdout::Text(_) | Stdout::Github(_) => self.progress.begun(),
         };
         self.stream().flush();
         begun
@@ -215,67 +214,6 @@ impl ReportSink for Streamed<'_> {
             w.end(head, end);
         }
         self.ended = Some((head.clone(), end.clone()));
-    }
-}
-
-/// `checked N of M ticks` on stderr, redrawn in place, once a check has run for a second; only
-/// when stderr is a terminal (indicatif draws nothing elsewhere either).
-struct Progress {
-    /// The line, when stderr is a terminal.
-    bar: Option<ProgressBar>,
-    /// When the command started.
-    started: Instant,
-    /// The line is drawn.
-    shown: bool,
-    /// The run began its report.
-    begun: bool,
-}
-
-/// How long a check runs before its progress is shown.
-const PROGRESS_AFTER: Duration = Duration::from_secs(1);
-
-impl Progress {
-    fn new(started: Instant) -> Self {
-        let bar = std::io::stderr().is_terminal().then(|| {
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-            if let Ok(style) = ProgressStyle::with_template("checked {pos} of {len} ticks") {
-                bar.set_style(style);
-            }
-            bar
-        });
-        Progress { bar, started, shown: false, begun: false }
-    }
-
-    /// The run checks `ticks` ticks.
-    fn begin(&mut self, ticks: usize) {
-        self.begun = true;
-        if let Some(bar) = &self.bar {
-            bar.set_length(ticks as u64);
-        }
-        self.row_at(0);
-    }
-
-    /// A row was decided (the rows after the ticks, skips and bug tasks, leave it at M).
-    fn row(&mut self) {
-        self.row_at(1);
-    }
-
-    fn row_at(&mut self, more: u64) {
-        let Some(bar) = &self.bar else { return };
-        if bar.position() < bar.length().unwrap_or(0) {
-            bar.inc(more);
-        }
-        if !self.shown && self.started.elapsed() >= PROGRESS_AFTER {
-            self.shown = true;
-            bar.set_draw_target(ProgressDrawTarget::stderr());
-        }
-    }
-
-    /// Takes the line away, for what comes after it on stderr.
-    fn clear(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
     }
 }
 
