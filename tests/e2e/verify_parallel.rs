@@ -104,37 +104,74 @@ fn a_thread_count_outside_1_to_256_is_a_usage_error_naming_the_flag() {
     }
 }
 
+/// A synthetic repository as [`synthetic`] makes it, with a home, for runs on a terminal.
+struct TerminalRun {
+    dir: tempfile::TempDir,
+    home: PathBuf,
+    repo: PathBuf,
+    allowed: PathBuf,
+}
+
+impl TerminalRun {
+    /// `None` (the test is skipped) without `script`.
+    fn new() -> Option<Self> {
+        if which("script").is_none() {
+            eprintln!(
+                "SKIPPED: script (util-linux) is not installed, so no terminal can be given to the run"
+            );
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let (repo, allowed) = synthetic(dir.path());
+        Some(TerminalRun { dir, home, repo, allowed })
+    }
+
+    /// What a terminal shows of `speccoder <args>` (stdout and stderr: `script` gives the run a
+    /// terminal and copies what it shows to its own stdout), and how long it took.
+    fn shown(&self, args: &str) -> (String, std::time::Duration) {
+        let command = format!("'{}' {args}", common::speccoder_bin().display());
+        let started = std::time::Instant::now();
+        let mut on_terminal = common::binary_command(
+            Path::new("script"),
+            &self.repo,
+            &self.home,
+            &["-qec", &command, "/dev/null"],
+        );
+        // A terminal that moves the cursor, as a person's does (without TERM, nothing is drawn).
+        on_terminal.env("TERM", "xterm");
+        let shown = run(on_terminal).success().stdout;
+        (shown, started.elapsed())
+    }
+}
+
+/// Whether a run that took `took` drew its progress: `Some(true)` over 1.5 s, `Some(false)`
+/// under 0.9 s, `None` in between (either may be right).
+fn should_show(took: std::time::Duration) -> Option<bool> {
+    if took > std::time::Duration::from_millis(1500) {
+        Some(true)
+    } else if took < std::time::Duration::from_millis(900) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 #[test]
 fn a_check_over_a_second_shows_its_progress_on_a_terminal_and_its_report_unchanged() {
-    if which("script").is_none() {
-        eprintln!("SKIPPED: script (util-linux) is not installed, so no terminal can be given to the run");
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let (repo, allowed) = synthetic(dir.path());
-    let piped = verify(&repo, &home, &allowed, Some("1")).success();
-
-    // The same check with stdout and stderr on a terminal (`script` gives the run one, and
-    // copies what it shows to its own stdout).
-    let command = format!(
-        "'{}' attest verify --branch --all --json --jobs 1 --allowed-signers '{}'",
-        common::speccoder_bin().display(),
-        allowed.display()
-    );
-    let started = std::time::Instant::now();
-    let mut on_terminal =
-        common::binary_command(Path::new("script"), &repo, &home, &["-qec", &command, "/dev/null"]);
-    // A terminal that moves the cursor, as a person's does (without TERM, nothing is drawn).
-    on_terminal.env("TERM", "xterm");
-    let shown = run(on_terminal).success().stdout;
-    let took = started.elapsed();
-    let progress = shown.contains(&format!(" of {TICKS} ticks"));
-    if took > std::time::Duration::from_millis(1500) {
-        assert!(shown.contains(&format!("checked {TICKS} of {TICKS} ticks")), "{shown}");
-    } else if took < std::time::Duration::from_millis(900) {
-        assert!(!progress, "a check under a second shows no progress: {shown}");
+    let Some(t) = TerminalRun::new() else { return };
+    let piped = verify(&t.repo, &t.home, &t.allowed, Some("1")).success();
+    let (shown, took) = t.shown(&format!(
+        "attest verify --branch --all --json --jobs 1 --allowed-signers '{}'",
+        t.allowed.display()
+    ));
+    match should_show(took) {
+        Some(true) => assert!(shown.contains(&format!("checked {TICKS} of {TICKS} ticks")), "{shown}"),
+        Some(false) => {
+            assert!(!shown.contains(&format!(" of {TICKS} ticks")), "under a second, none: {shown}")
+        }
+        None => {}
     }
     // Whatever was drawn, stdout's JSON is the same object: the progress went to stderr, and
     // was taken away before the report's end.
@@ -148,49 +185,34 @@ fn a_check_over_a_second_shows_its_progress_on_a_terminal_and_its_report_unchang
 
 #[test]
 fn an_export_over_a_second_shows_its_progress_on_a_terminal_and_clears_it_before_its_summary() {
-    if which("script").is_none() {
-        eprintln!("SKIPPED: script (util-linux) is not installed, so no terminal can be given to the run");
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let (repo, allowed) = synthetic(dir.path());
-    let key = dir.path().join("vsa-key");
+    let Some(t) = TerminalRun::new() else { return };
+    let key = t.dir.path().join("vsa-key");
     let made = std::process::Command::new("ssh-keygen")
         .args(["-q", "-t", "ed25519", "-N", "", "-C", "vsa", "-f"])
         .arg(&key)
         .status()
         .unwrap();
     assert!(made.success());
-    let command = format!(
-        "'{}' attest export --branch --all --jobs 1 --allowed-signers '{}' --vsa-key '{}' --out '{}'",
-        common::speccoder_bin().display(),
-        allowed.display(),
+    let pack = t.dir.path().join("pack");
+    let (shown, took) = t.shown(&format!(
+        "attest export --branch --all --jobs 1 --allowed-signers '{}' --vsa-key '{}' --out '{}'",
+        t.allowed.display(),
         key.display(),
-        dir.path().join("pack").display()
-    );
-    let started = std::time::Instant::now();
-    let mut on_terminal =
-        common::binary_command(Path::new("script"), &repo, &home, &["-qec", &command, "/dev/null"]);
-    on_terminal.env("TERM", "xterm");
-    let shown = run(on_terminal).success().stdout;
-    let took = started.elapsed();
+        pack.display()
+    ));
     let exported = shown.find("exported ").unwrap_or_else(|| panic!("no pack: {shown}"));
     let (during, after) = shown.split_at(exported);
-    if took > std::time::Duration::from_millis(1500) {
-        assert!(during.contains(&format!(" of {TICKS} ticks")), "{shown}");
-        // Taken away (carriage return, erase the line) before the export says what it wrote.
-        assert!(during.ends_with("\r\u{1b}[2K"), "{shown:?}");
-    } else if took < std::time::Duration::from_millis(900) {
-        assert!(!during.contains(" ticks"), "an export under a second shows no progress: {shown}");
+    match should_show(took) {
+        Some(true) => {
+            assert!(during.contains(&format!(" of {TICKS} ticks")), "{shown}");
+            // Taken away (carriage return, erase the line) before the export says what it wrote.
+            assert!(during.ends_with("\r\u{1b}[2K"), "{shown:?}");
+        }
+        Some(false) => assert!(!during.contains(" ticks"), "under a second, none: {shown}"),
+        None => {}
     }
     assert!(!after.contains(&format!(" of {TICKS} ticks")), "no progress after the check: {shown}");
-    assert_eq!(
-        files_in(&dir.path().join("pack")),
-        TICKS + 3,
-        "the notes, the head commit and the summary's two files"
-    );
+    assert_eq!(files_in(&pack), TICKS + 3, "the notes, the head commit and the summary's two files");
 }
 
 /// How many files `dir` holds.
