@@ -21,7 +21,7 @@ use crate::git::{Commit, GitTree, KnownDirs, Repo};
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, PolicyError, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
-use crate::spec::{self, TaskLists, TreeTaskLines};
+use crate::spec::{self, SharedTaskLists, TaskLists, TreeTaskLines};
 
 /// The finding of a spec document a task needs (spec.md for its story or the requirements it
 /// cites, an OpenSpec change's delta specs) that cannot be read where the check reads it.
@@ -161,9 +161,19 @@ pub struct Rules<'r> {
     /// Judge configurations already read, by the kind and object of the `speccoder.toml` entry
     /// (`None`: no file).
     policies: RefCell<HashMap<Option<(EntryKind, ObjectId)>, ParentPolicy>>,
-    /// Directories already resolved in the trees of the task commits, which their reading
-    /// starts from.
-    known: Arc<KnownDirs>,
+    /// The directories resolved in the trees of the task commits, which their reading starts
+    /// from, and the task lists parsed already.
+    learned: Learned,
+}
+
+/// What an earlier read of the same commits learned, for the rules to start from: the unit
+/// directories resolved in their trees, and the task lists parsed.
+#[derive(Clone, Default)]
+pub struct Learned {
+    /// The unit directories, by tree.
+    pub dirs: Arc<KnownDirs>,
+    /// The task lists.
+    pub lists: Arc<SharedTaskLists>,
 }
 
 impl<'r> Rules<'r> {
@@ -176,20 +186,21 @@ impl<'r> Rules<'r> {
             head,
             lists: TaskLists::default(),
             policies: RefCell::new(HashMap::new()),
-            known: Arc::default(),
+            learned: Learned::default(),
         }
     }
 
-    /// These rules, reading a task commit's tree from the directories `known` holds for it.
+    /// These rules, reading a task commit's tree from the directories `learned` holds for it,
+    /// and its task list as `learned` parsed it when it did.
     #[must_use]
-    pub fn knowing(self, known: Arc<KnownDirs>) -> Self {
-        Rules { known, ..self }
+    pub fn knowing(self, learned: Learned) -> Self {
+        Rules { lists: TaskLists::sharing(Arc::clone(&learned.lists)), learned, ..self }
     }
 
-    /// The directories these rules start from ([`Self::knowing`]).
+    /// What these rules start from ([`Self::knowing`]).
     #[must_use]
-    pub fn known(&self) -> &Arc<KnownDirs> {
-        &self.known
+    pub fn learned(&self) -> &Learned {
+        &self.learned
     }
 
     /// The tree under review.
@@ -263,7 +274,7 @@ impl<'r> Rules<'r> {
         let (unit, task_id) = claim.target.split_once('/').unwrap_or((claim.target, ""));
         let mismatch =
             |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(n);
-        let at_commit = self.repo.tree_knowing(commit.tree, &self.known);
+        let at_commit = self.repo.tree_knowing(commit.tree, &self.learned.dirs);
         let facts = match spec::read_any_task_with(&at_commit, unit, task_id, &self.lists) {
             Ok(facts) => facts,
             Err(e) => {

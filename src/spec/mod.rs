@@ -21,6 +21,7 @@ mod section;
 mod task;
 mod task_line;
 mod task_list;
+mod task_lists;
 mod text;
 mod tick;
 mod ticks;
@@ -47,7 +48,8 @@ pub use task::{
     requirement_line, ticked_tasks,
 };
 pub use task_line::{TaskLine, is_task_id, line_hash, open_boxes, parse_task_line};
-pub use task_list::{TASK_LIST_LIMIT, TaskLists};
+pub use task_list::TASK_LIST_LIMIT;
+pub use task_lists::{SharedTaskLists, TaskLists};
 pub use tick::tick;
 pub use ticks::{
     Ticked, TreeTaskLines, UnitTicks, UnreadTick, ticked_ids, ticked_ids_in_dir, unit_ticks, unread_ticks,

@@ -2,7 +2,7 @@
 //! of the line, the section and the requirements it cites.
 
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::model::digest::sha256_hex;
 
@@ -12,7 +12,8 @@ use super::error::{SpecError, shown};
 use super::requirement::{Requirement, speckit_cited_ids};
 use super::section::StoryFallback;
 use super::task_line::{TaskLine, is_task_id, line_hash};
-use super::task_list::{TaskList, TaskLists, Unread, check_size};
+use super::task_list::{TaskList, Unread, check_size};
+use super::task_lists::TaskLists;
 use super::text::{decode, read_file};
 use super::tree::SourceTree;
 use super::unit::{Format, UnitLoc, locate_unit};
@@ -270,7 +271,7 @@ pub(crate) fn find_listed(
     unit: &str,
     task_id: &str,
     lists: &TaskLists,
-) -> Result<(UnitLoc, Rc<TaskList>, usize), SpecError> {
+) -> Result<(UnitLoc, Arc<TaskList>, usize), SpecError> {
     let loc = locate_unit(tree, unit)?;
     let id = match TaskId::parse(task_id)? {
         TaskId::Bug(slug) => return Err(SpecError::TrailerOnlyTask { slug }),

@@ -18,14 +18,11 @@
 //! block, fences inside items) are too many to re-derive safely by hand; the file is bounded by
 //! [`TASK_LIST_LIMIT`] before it is parsed.
 //!
-//! A reading owns its text, so that [`TaskLists`] can keep the last few: a verifier walking a
+//! A reading owns its text, so that [`super::TaskLists`] can keep it: a verifier walking a
 //! history reads each list more than once and parses it once.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::ops::Range;
-use std::rc::Rc;
 use std::sync::LazyLock;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
@@ -162,6 +159,26 @@ impl TaskList {
         self.format == format && self.text == text
     }
 
+    /// About how many bytes this reading holds: what its text and what was parsed from it
+    /// allocate, with a few dozen bytes of the allocator's own for each allocation.
+    pub(crate) fn held_bytes(&self) -> usize {
+        const PER_ALLOCATION: usize = 32;
+        let unread: usize =
+            self.unread.iter().map(|u| u.word.capacity() + u.shown.capacity() + 2 * PER_ALLOCATION).sum();
+        size_of::<Self>()
+            + self.text.capacity()
+            + self.lines.capacity() * size_of::<Range<usize>>()
+            + self.tasks.capacity() * size_of::<(usize, TaskSpans)>()
+            + self.unread.capacity() * size_of::<Unread>()
+            + unread
+            + 5 * PER_ALLOCATION
+    }
+
+    /// The text read, and the format it was read as.
+    pub(crate) fn source(&self) -> (&str, Format) {
+        (&self.text, self.format)
+    }
+
     /// The line with index `index`, without its ending.
     pub(crate) fn line(&self, index: usize) -> &str {
         self.lines.get(index).and_then(|r| self.text.get(r.clone())).unwrap_or_default()
@@ -216,35 +233,6 @@ impl TaskList {
             shown: shown(line, SHOWN_LINE),
             reason,
         });
-    }
-}
-
-/// How many task lists a [`TaskLists`] keeps. A verifier reads a commit's list for its check,
-/// then again beside its parent's (the commit read before) to find who set each box; a merge
-/// brings one more list per parent.
-const KEPT: usize = 8;
-
-/// The task lists read last, each parsed once: handed the same text in the same format again, it
-/// gives back the reading it made. A verifier reads each task commit's list for its check and
-/// again beside its parent's list to find which commit set each box, so without it every list
-/// of a history would be parsed three times. It holds at most [`KEPT`] lists, each at most
-/// [`TASK_LIST_LIMIT`] bytes.
-#[derive(Default)]
-pub struct TaskLists(RefCell<VecDeque<Rc<TaskList>>>);
-
-impl TaskLists {
-    /// The reading of `text` as `format` ([`TaskList::read`]): the one kept when this text was
-    /// read lately, else a new one, then kept as the most recent.
-    pub(crate) fn read(&self, text: String, format: Format) -> Rc<TaskList> {
-        let mut kept = self.0.borrow_mut();
-        let known = kept.iter().position(|list| list.is_reading_of(&text, format));
-        let list = match known.and_then(|at| kept.remove(at)) {
-            Some(list) => list,
-            None => Rc::new(TaskList::read(text, format)),
-        };
-        kept.truncate(KEPT - 1);
-        kept.push_front(Rc::clone(&list));
-        list
     }
 }
 
@@ -722,38 +710,6 @@ mod tests {
         assert_eq!(unread(&read(&long_fence)), [(1, true)]);
         let brackets = "- [x] T1 ".to_owned() + &"[".repeat(100_000) + "\n";
         assert_eq!(ids(&read(&brackets)), [(0, "T1", true)]);
-    }
-
-    #[test]
-    fn a_task_list_read_again_is_the_reading_already_made_and_only_in_the_same_format() {
-        let lists = TaskLists::default();
-        let text = "- [x] T001 a\n- [ ] T002 b\n";
-        let first = lists.read(text.to_owned(), Format::SpecKit);
-        let again = lists.read(text.to_owned(), Format::SpecKit);
-        assert!(Rc::ptr_eq(&first, &again));
-        assert_eq!(again.ticked_ids(), ["T001"]);
-        let other = lists.read(text.to_owned(), Format::OpenSpec);
-        assert!(!Rc::ptr_eq(&first, &other));
-        assert!(other.ticked_ids().is_empty(), "T001 is no OpenSpec id");
-        let edited = lists.read(text.replace("[ ] T002", "[x] T002"), Format::SpecKit);
-        assert_eq!(edited.ticked_ids(), ["T001", "T002"]);
-    }
-
-    #[test]
-    fn task_lists_keep_the_latest_few_and_read_an_older_one_anew() {
-        let lists = TaskLists::default();
-        let text = |i: usize| format!("- [x] T{i:03} task {i}\n");
-        let first = lists.read(text(0), Format::SpecKit);
-        let second = lists.read(text(1), Format::SpecKit);
-        for i in 2..KEPT {
-            lists.read(text(i), Format::SpecKit);
-        }
-        // Reading the first again makes it the most recent, so the next new one lets the second go.
-        assert!(Rc::ptr_eq(&first, &lists.read(text(0), Format::SpecKit)));
-        lists.read(text(KEPT), Format::SpecKit);
-        assert!(Rc::ptr_eq(&first, &lists.read(text(0), Format::SpecKit)), "read lately, so kept");
-        assert!(!Rc::ptr_eq(&second, &lists.read(text(1), Format::SpecKit)), "let go, so read anew");
-        assert_eq!(lists.0.borrow().len(), KEPT);
     }
 
     #[test]

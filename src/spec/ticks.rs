@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use super::error::SpecError;
 use super::task::{TaskId, find_listed, lines_by_id, read_any_task, read_task_list_at, unit_task_list};
 use super::task_line::{TaskLine, is_task_id, line_hash};
-use super::task_list::{TaskList, TaskLists};
+use super::task_list::TaskList;
+use super::task_lists::TaskLists;
 use super::tree::SourceTree;
 use super::unit::{Format, TASK_LIST_FILE, UnitLoc};
 

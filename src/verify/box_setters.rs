@@ -12,8 +12,9 @@ use gix::ObjectId;
 use super::ancestry::Ancestry;
 use super::error::VerifyError;
 use super::parallel;
+use crate::check::agreement::Learned;
 use crate::git::{Commit, GitTree, KnownDirs, Repo};
-use crate::spec::{self, Format, SPECKIT_SPECS_DIR, TaskLists, UNIT_PARENTS, UnitLoc};
+use crate::spec::{self, Format, SPECKIT_SPECS_DIR, SharedTaskLists, TaskLists, UNIT_PARENTS, UnitLoc};
 
 /// The commits that set the box of each task (`<unit>/<id>`) of the checked units, in no
 /// particular order: the task is ticked in the commit's tree and in none of its parents' trees (a root
@@ -26,8 +27,9 @@ pub(super) struct BoxSetters {
     /// Which commit of the history descends from which.
     ancestry: Ancestry,
     /// The directory of each unit a commit changes, by the commit's tree: the check of a task
-    /// commit starts from it instead of reading `specs/` (one entry per unit) again.
-    known: Arc<KnownDirs>,
+    /// commit starts from it instead of reading `specs/` (one entry per unit) again; and the task
+    /// lists parsed, which the check takes instead of parsing them again.
+    learned: Learned,
 }
 
 /// How many consecutive commits one thread reads at a time, at most: a run's first commit is the
@@ -89,8 +91,9 @@ impl BoxSetters {
         // Runs of consecutive commits, so that a commit's parent, usually the next one, is read
         // by the same thread, from its cache.
         let runs: Vec<&[ObjectId]> = history.chunks(run_length(history.len())).collect();
+        let lists = Arc::new(SharedTaskLists::default());
         let set = parallel::map(repo, jobs, runs.len(), history.len(), |repo, claim, done| {
-            let lists = TaskLists::default();
+            let lists = TaskLists::sharing(Arc::clone(&lists));
             while let Some(at) = claim() {
                 let mut known = KnownDirs::default();
                 let read: Vec<_> =
@@ -113,12 +116,14 @@ impl BoxSetters {
                 }
             }
         }
-        Ok(Self { setters, ancestry: Ancestry::new(history, &parents), known: Arc::new(known) })
+        let learned = Learned { dirs: Arc::new(known), lists };
+        Ok(Self { setters, ancestry: Ancestry::new(history, &parents), learned })
     }
 
-    /// The unit directories resolved in the commits read, by tree ([`KnownDirs`]).
-    pub(super) fn known_dirs(&self) -> Arc<KnownDirs> {
-        Arc::clone(&self.known)
+    /// The unit directories resolved in the commits read, by tree ([`KnownDirs`]), and the task
+    /// lists parsed.
+    pub(super) fn learned(&self) -> Learned {
+        self.learned.clone()
     }
 
     /// The parents of commit `id` and the tasks of `wanted` whose box it sets ([`Self::set_by`]).
@@ -213,7 +218,7 @@ impl BoxSetters {
         for &setter in self.setters.get(target).into_iter().flatten() {
             if setter != evidence && !self.ancestry.is_ancestor(setter, evidence) {
                 let (unit, task) = target.split_once('/').unwrap_or((target, ""));
-                let tree = repo.tree_knowing(repo.commit_tree(evidence)?, &self.known);
+                let tree = repo.tree_knowing(repo.commit_tree(evidence)?, &self.learned.dirs);
                 let ticks_it = ticked(&tree, unit).iter().any(|t| t == task);
                 return Ok(ticks_it.then_some(setter));
             }

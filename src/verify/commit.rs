@@ -8,12 +8,12 @@ use gix::ObjectId;
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::check::agreement::Rules;
+use crate::check::agreement::{Learned, Rules};
 use crate::check::line::{Body, ReadLine, covering_line};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::signatures::{self, NoteLineSignature, SignerInfo};
 use crate::check::trailers::{claim_problem, task_trailers};
-use crate::git::{Commit, KnownDirs, Repo};
+use crate::git::{Commit, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::policy::Recipe;
 use crate::verify::parallel;
@@ -113,22 +113,23 @@ impl<'r> Checker<'r> {
         Ok(Checker { repo, trust, notes, rules: Rules::new(repo, head_tree) })
     }
 
-    /// This checker, reading a task commit's tree from the directories `known` holds for it.
+    /// This checker, reading a task commit's tree from the directories `learned` holds for it,
+    /// and its task list as `learned` parsed it when it did.
     #[must_use]
-    pub fn knowing(self, known: Arc<KnownDirs>) -> Self {
-        Checker { rules: self.rules.knowing(known), ..self }
+    pub fn knowing(self, learned: Learned) -> Self {
+        Checker { rules: self.rules.knowing(learned), ..self }
     }
 
-    /// The same checker on another thread's `repo` (the notes read once and the directories
-    /// known are shared).
+    /// The same checker on another thread's `repo` (the notes read once and what the box setters
+    /// learned are shared).
     fn on<'o>(
         trust: &'o Trust,
         head_tree: Option<ObjectId>,
-        shared: (&Arc<HashMap<ObjectId, Vec<ObjectId>>>, &Arc<KnownDirs>),
+        shared: (&Arc<HashMap<ObjectId, Vec<ObjectId>>>, &Learned),
         repo: &'o Repo,
     ) -> Checker<'o> {
-        let (notes, known) = shared;
-        let rules = Rules::new(repo, head_tree).knowing(Arc::clone(known));
+        let (notes, learned) = shared;
+        let rules = Rules::new(repo, head_tree).knowing(learned.clone());
         Checker { repo, trust, notes: Arc::clone(notes), rules }
     }
 
@@ -151,7 +152,7 @@ impl<'r> Checker<'r> {
     /// neighbours in `ids` are often its parent.
     pub fn check_stream(&self, ids: &[ObjectId], mut emit: impl FnMut(CommitReport)) {
         let (trust, head_tree) = (self.trust, self.rules.head_tree());
-        let shared = (&self.notes, self.rules.known());
+        let shared = (&self.notes, self.rules.learned());
         let runs: Vec<&[ObjectId]> = ids.chunks(COMMITS_PER_RUN).collect();
         parallel::stream(
             self.repo,

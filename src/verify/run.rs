@@ -291,9 +291,10 @@ pub fn verify_branch_into(
         &HistoryNeeds { commits: &ids, unexplained, base_unrelated, ..HistoryNeeds::default() },
     )?;
     // Which commits set each box, from one pass over the history, before any row is decided; the
-    // check reads each task commit's unit from where that pass found it.
+    // check reads each task commit's unit from where that pass found it, and its task list as that
+    // pass parsed it.
     let setters = BoxSetters::find(repo, trust.jobs, &reachable, &BoxSetters::wanted(&units))?;
-    let checker = checker.knowing(setters.known_dirs());
+    let checker = checker.knowing(setters.learned());
     let unticked = match base {
         Some(base) => unticked_since(repo, base, &units, &planned)?,
         None => Vec::new(),
