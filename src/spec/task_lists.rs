@@ -24,7 +24,7 @@ const SHARED_BYTES: usize = 8 << 20;
 /// The task lists one thread read last, each parsed once: handed the same text in the same
 /// format again, it gives back the reading it made. A verifier reads each task commit's list for
 /// its check and again beside its parent's list to find which commit set each box, so without it
-/// every list of a history would be parsed three times. It holds at most [`KEPT`] lists, each at
+/// every list of a history would be parsed three times. It holds at most `KEPT` (8) lists, each at
 /// most [`super::TASK_LIST_LIMIT`] bytes, and looks in its [`SharedTaskLists`] (when it has one)
 /// before parsing.
 #[derive(Default)]
@@ -62,7 +62,7 @@ impl TaskLists {
 }
 
 /// The task lists every thread of one check parsed, for the others and for a later pass over the
-/// same commits. It keeps every reading while all of them fit in [`SHARED_BYTES`]; the first that
+/// same commits. It keeps every reading while all of them fit in `SHARED_BYTES` (8 MiB); the first that
 /// does not fit lets them all go, and none is kept from then on. Holding part of a long history
 /// would save that part's parses for the whole budget's memory, and a long history is where the
 /// memory counts; a short one, parsed twice, is where the second parse is most of the cost.
