@@ -14,7 +14,8 @@ pub struct Repo {
     pub(crate) inner: gix::Repository,
     /// The sizes of the objects whose header was read lately ([`Repo::object_size`]): reading a
     /// loose object's header costs as much as reading the object, and a verifier asks for the
-    /// size of the same `spec.md` or note once per tick. At most [`SIZES_KEPT`] are kept.
+    /// size of its unit's `spec.md` at every tick, and of each note before and as it reads it.
+    /// At most [`SIZES_KEPT`] are kept.
     sizes: std::cell::RefCell<std::collections::HashMap<ObjectId, u64>>,
 }
 

@@ -62,10 +62,11 @@ impl TaskLists {
 }
 
 /// The task lists every thread of one check parsed, for the others and for a later pass over the
-/// same commits. It keeps every reading while all of them fit in `SHARED_BYTES` (8 MiB); the first that
-/// does not fit lets them all go, and none is kept from then on. Holding part of a long history
-/// would save that part's parses for the whole budget's memory, and a long history is where the
-/// memory counts; a short one, parsed twice, is where the second parse is most of the cost.
+/// same commits. It keeps every reading while all of them fit in `SHARED_BYTES` (8 MiB); the first
+/// that does not fit lets them all go, and none is kept from then on. Holding part of a long
+/// history would save that part's parses for the whole budget's memory, and a long history is
+/// where the memory counts; a short one, parsed twice, is where the second parse is most of the
+/// cost.
 #[derive(Default)]
 pub struct SharedTaskLists {
     /// The readings.
@@ -94,10 +95,14 @@ impl SharedTaskLists {
         if self.full.load(Ordering::Relaxed) {
             return Arc::new(TaskList::read(text, format));
         }
-        let hash = self.lock().hasher.hash_one((format, text.as_str()));
-        if let Some(kept) = self.lock().find(hash, &text, format) {
-            return kept;
-        }
+        let hash = {
+            let shared = self.lock();
+            let hash = shared.hasher.hash_one((format, text.as_str()));
+            if let Some(kept) = shared.find(hash, &text, format) {
+                return kept;
+            }
+            hash
+        };
         let list = Arc::new(TaskList::read(text, format));
         let mut shared = self.lock();
         let (text, format) = list.source();
