@@ -17,7 +17,7 @@ use crate::git::{Commit, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::policy::Recipe;
 use crate::verify::parallel;
-use crate::verify::policy::SignedEvidence;
+use crate::verify::policy::evidence::SignedEvidence;
 use crate::verify::trust::Trust;
 
 /// What the verifier concluded about one task commit.

@@ -293,7 +293,7 @@ impl<A: ReportSink, B: ReportSink> ReportSink for Both<A, B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::policy::PolicyReport;
+    use crate::verify::report::PolicyReport;
     use crate::verify::report::TickOutcome;
     use crate::verify::trust::Trust;
 

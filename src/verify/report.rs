@@ -11,8 +11,9 @@ use crate::check::signatures::SignerInfo;
 use crate::exit;
 use crate::model::policy::Recipe;
 use crate::model::predicate::Verdict;
+use crate::model::verifier_policy::LoadedPolicy;
 use crate::verify::commit::CommitReport;
-use crate::verify::policy::{PolicyReport, SignedEvidence};
+use crate::verify::policy::evidence::SignedEvidence;
 use crate::verify::trust::{SignatureTime, Trust};
 
 /// The reason (and finding code) of a tick whose verdict `--require-verified` does not accept.
@@ -269,6 +270,23 @@ pub struct Report {
     /// The verifier policy applied (`--policy`, `--policy-rev`): its sha256 and source.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verifier_policy: Option<PolicyReport>,
+}
+
+/// How a report names the policy it applied: `{"sha256", "source"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PolicyReport {
+    /// The sha256 of the policy file's exact bytes.
+    pub sha256: String,
+    /// Where it was read: the file as named, or `REV:PATH (<commit>)`.
+    pub source: String,
+}
+
+impl PolicyReport {
+    /// The report's name for `policy`.
+    #[must_use]
+    pub fn of(policy: &LoadedPolicy) -> Self {
+        PolicyReport { sha256: policy.sha256.clone(), source: policy.source.clone() }
+    }
 }
 
 /// What a report says before its rows: what was checked, and against what. Every field is known

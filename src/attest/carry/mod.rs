@@ -28,6 +28,7 @@
 
 mod checks;
 mod plan;
+mod refusal;
 mod reissue;
 
 use std::collections::HashMap;

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 
-use super::checks;
+use super::refusal::change_differs;
 use super::{CarryError, RefusedRow};
 use crate::attest::same_change;
 use crate::check::line::read_lines;
@@ -136,7 +136,7 @@ pub(super) fn branch_jobs(
         match (matched, candidates.first()) {
             (Some((from, _)), _) => jobs.push(Job { from: from.id, to: commit.id }),
             (None, Some(newest_elsewhere)) => {
-                refused.push(checks::change_differs(target, newest_elsewhere.id, commit.id));
+                refused.push(change_differs(target, newest_elsewhere.id, commit.id));
             }
             (None, None) => {}
         }

@@ -7,11 +7,7 @@ use regex::Captures;
 
 use super::randomness::{hex_apart_from_words, random_enough};
 use super::rule::{Anchor, Rule};
-use super::{LeakKind, MIN_SECRET_CHARS};
-
-/// The most characters of an assigned value that are judged ([`value_after`]); a longer value is
-/// judged by its start.
-pub(super) const VALUE_MAX: usize = 128;
+use super::{LeakKind, MIN_SECRET_CHARS, VALUE_MAX};
 
 /// The name words that make an assignment a candidate (compared ignoring ASCII case). Every name
 /// [`name_hint`] accepts holds one of them (`passw` and `pwd` hold `pass` and `pw`).

@@ -130,6 +130,10 @@ pub const MIN_ENTROPY_BITS: f64 = 3.0;
 /// The same for a value of hexadecimal digits only (an alphabet of 16 reaches less).
 pub const MIN_HEX_ENTROPY_BITS: f64 = 2.5;
 
+/// The most characters of an assigned value that are judged (`assignment::value_after`); a
+/// longer value is judged by its start.
+const VALUE_MAX: usize = 128;
+
 /// The rules, in no particular order (the first leak by position wins; between two leaks at the
 /// same place, the earlier rule's).
 fn rules() -> Vec<Rule> {

@@ -1,7 +1,6 @@
 //! Telling a generated value from a written one: length, placeholders, words, entropy.
 
-use super::assignment::VALUE_MAX;
-use super::{MIN_ENTROPY_BITS, MIN_HEX_ENTROPY_BITS, MIN_SECRET_CHARS};
+use super::{MIN_ENTROPY_BITS, MIN_HEX_ENTROPY_BITS, MIN_SECRET_CHARS, VALUE_MAX};
 
 /// Whether `value` looks generated rather than written: at least [`MIN_SECRET_CHARS`] characters,
 /// no reference or placeholder (`$VAR`, `${{ secrets.X }}`, `<password>`, `%PW%`, `***`), not made

@@ -17,9 +17,6 @@ pub mod rules;
 use std::collections::HashMap;
 
 use gix::ObjectId;
-use serde::Serialize;
-
-pub use evidence::SignedEvidence;
 
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::Repo;
@@ -29,23 +26,6 @@ use crate::verify::report::{TickOutcome, TickReport};
 
 /// The reason of a hand tick that no task commit backs.
 const TICKED_WITHOUT_EVIDENCE: &str = "ticked_without_evidence";
-
-/// How a report names the policy it applied: `{"sha256", "source"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PolicyReport {
-    /// The sha256 of the policy file's exact bytes.
-    pub sha256: String,
-    /// Where it was read: the file as named, or `REV:PATH (<commit>)`.
-    pub source: String,
-}
-
-impl PolicyReport {
-    /// The report's name for `policy`.
-    #[must_use]
-    pub fn of(policy: &LoadedPolicy) -> Self {
-        PolicyReport { sha256: policy.sha256.clone(), source: policy.source.clone() }
-    }
-}
 
 /// Judges every row of `ticks` by `policy` ([`Judge`]). Returns the warnings of the run.
 #[must_use]
