@@ -9,8 +9,8 @@
 //! never see each other's types. The summary is built like every statement (canonical bytes after
 //! the clean check), its resource URI as the tick's summary names it
 //! ([`crate::attest::statements::resource_uri`]), and the key is read by the SSH backend's own
-//! key reader. The pack appears whole or not at all ([`NewDir`]); its notes are written as the check reads
-//! them ([`Pack`]).
+//! key reader. The pack appears whole or not at all ([`NewDir`]); its notes are written as the
+//! check reads them ([`Pack`]).
 
 mod error;
 mod pack;
@@ -258,54 +258,29 @@ fn inconsistent(commit: &str, what: String) -> ExportError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::git::test_support::Fixture;
     use crate::model::held::{HeldTick, Level, NoteKeeper as _};
-
-    fn run(dir: &std::path::Path, program: &str, args: &[&str]) -> String {
-        let out = std::process::Command::new(program)
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", dir)
-            .env("GIT_AUTHOR_NAME", "P")
-            .env("GIT_AUTHOR_EMAIL", "p@example.com")
-            .env("GIT_COMMITTER_NAME", "P")
-            .env("GIT_COMMITTER_EMAIL", "p@example.com")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout).unwrap().trim().to_owned()
-    }
 
     #[test]
     fn notes_that_moved_after_the_check_read_them_write_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path();
-        run(path, "git", &["init", "-q", "-b", "main"]);
-        run(
-            path,
-            "git",
-            &[
-                "-c",
-                "user.name=P",
-                "-c",
-                "user.email=p@example.com",
-                "commit",
-                "-q",
-                "--allow-empty",
-                "-m",
-                "task",
-            ],
-        );
-        let commit = run(path, "git", &["rev-parse", "HEAD"]);
-        run(path, "git", &["notes", "--ref", NOTES_REF, "add", "-m", "{}", &commit]);
-        run(path, "ssh-keygen", &["-q", "-t", "ed25519", "-N", "", "-f", "vsa"]);
-        let repo = Repo::discover(path).unwrap();
-        let signer = VsaSigner::resolve(&repo, VsaKey::Ssh(path.join("vsa").to_str().unwrap())).unwrap();
+        let fx = Fixture::new();
+        fx.git(&["commit", "-q", "--allow-empty", "-m", "task"]);
+        let commit = fx.git(&["rev-parse", "HEAD"]).trim().to_owned();
+        fx.git(&["notes", "--ref", NOTES_REF, "add", "-m", "{}", &commit]);
+        let key = fx.home().join("vsa");
+        let made = std::process::Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+            .arg(&key)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let repo = fx.repo();
+        let signer = VsaSigner::resolve(&repo, VsaKey::Ssh(key.to_str().unwrap())).unwrap();
         let checked_at = repo.ref_target(NOTES_REF).unwrap();
-        let out = path.join("pack");
+        let out = fx.home().join("pack");
         let pack = Pack::create(&out).unwrap();
         pack.keep(&commit, b"{}\n", &["d"]);
-        run(path, "git", &["notes", "--ref", NOTES_REF, "append", "-m", "{}", &commit]);
+        fx.git(&["notes", "--ref", NOTES_REF, "append", "-m", "{}", &commit]);
         let held = HeldRange {
             head: commit.clone(),
             ticks: vec![HeldTick { commit: Some(commit), level: Level::Verified }],
@@ -314,11 +289,7 @@ mod tests {
         let err = export(&repo, &held, &signer, pack, checked_at).unwrap_err();
         assert!(matches!(err, ExportError::NotesMoved), "{err}");
         assert!(!out.exists());
-        assert!(
-            !std::fs::read_dir(path)
-                .unwrap()
-                .flatten()
-                .any(|e| e.file_name().to_string_lossy().contains("partial"))
-        );
+        let left: Vec<_> = std::fs::read_dir(fx.home()).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert!(!left.iter().any(|n| n.to_string_lossy().contains("partial")), "{left:?}");
     }
 }
