@@ -6,8 +6,10 @@
 //! We sort explicitly instead of relying on `serde_json::Map` being a `BTreeMap`: that depends on
 //! the `preserve_order` feature, which any crate in the build can switch on for everyone.
 
+use std::convert::Infallible;
+
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The canonical bytes of any serialisable value.
 ///
@@ -22,7 +24,7 @@ pub fn to_canonical<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, serde_j
 #[must_use]
 pub fn value_to_canonical(value: &Value) -> Vec<u8> {
     let mut out = Vec::with_capacity(256);
-    write_value(value, &mut out);
+    let Ok(()) = write_value::<Infallible>(value, &mut out);
     out
 }
 
@@ -32,40 +34,104 @@ pub fn is_canonical(bytes: &[u8]) -> bool {
     serde_json::from_slice::<Value>(bytes).is_ok_and(|v| value_to_canonical(&v) == bytes)
 }
 
-fn write_value(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            out.push(b'{');
-            for (i, (key, val)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_scalar(&Value::String(key.clone()), out);
-                out.push(b':');
-                write_value(val, out);
-            }
-            out.push(b'}');
-        }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_value(item, out);
-            }
-            out.push(b']');
-        }
-        scalar => write_scalar(scalar, out),
+/// Where [`with_items`] was asked to fill an array the value does not hold empty.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the value holds no empty array at /{path} to write the items into")]
+pub struct NoEmptyArray {
+    /// The keys from the top, joined by `/`.
+    pub path: String,
+}
+
+/// The canonical bytes of `value` with `items` in the array it holds empty at `path` (object keys
+/// from the top). Each item is encoded as it comes and dropped, so a long array (a summary of every
+/// note line of a history) is never held whole as a [`Value`]; the bytes are those
+/// [`value_to_canonical`] writes for the value with the items in place.
+///
+/// # Errors
+/// The first error of `items`, or [`NoEmptyArray`] when `value` holds no empty array at `path`.
+pub fn with_items<E: From<NoEmptyArray>>(
+    value: &Value,
+    path: &[&str],
+    mut items: impl Iterator<Item = Result<Value, E>>,
+) -> Result<Vec<u8>, E> {
+    let target = path.iter().try_fold(value, |v, key| v.get(key));
+    if !target.and_then(Value::as_array).is_some_and(Vec::is_empty) {
+        return Err(NoEmptyArray { path: path.join("/") }.into());
     }
+    let mut out = Vec::with_capacity(256);
+    write_filled(value, path, &mut items, &mut out)?;
+    Ok(out)
+}
+
+/// [`write_value`], with the items in the array at the end of `path`.
+fn write_filled<E>(
+    value: &Value,
+    path: &[&str],
+    items: &mut dyn Iterator<Item = Result<Value, E>>,
+    out: &mut Vec<u8>,
+) -> Result<(), E> {
+    match (path.split_first(), value) {
+        (Some((key, rest)), Value::Object(map)) => write_object(map, out, |name, member, out| {
+            if name == *key { write_filled(member, rest, items, out) } else { write_value(member, out) }
+        }),
+        (None, _) => write_array(items, out),
+        // with_items checked the path: nothing else is reached.
+        (Some(_), _) => write_value(value, out),
+    }
+}
+
+fn write_value<E>(value: &Value, out: &mut Vec<u8>) -> Result<(), E> {
+    match value {
+        Value::Object(map) => write_object(map, out, |_, member, out| write_value(member, out)),
+        Value::Array(items) => write_array(items.iter().map(Ok), out),
+        scalar => {
+            write_scalar(scalar, out);
+            Ok(())
+        }
+    }
+}
+
+/// An object, its members in the order of their keys' bytes, each written by `member`.
+fn write_object<E>(
+    map: &Map<String, Value>,
+    out: &mut Vec<u8>,
+    mut member: impl FnMut(&str, &Value, &mut Vec<u8>) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    out.push(b'{');
+    for (i, (key, val)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_scalar(key.as_str(), out);
+        out.push(b':');
+        member(key, val, out)?;
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+/// An array of the items in order.
+fn write_array<V: std::borrow::Borrow<Value>, E>(
+    items: impl Iterator<Item = Result<V, E>>,
+    out: &mut Vec<u8>,
+) -> Result<(), E> {
+    out.push(b'[');
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_value(item?.borrow(), out)?;
+    }
+    out.push(b']');
+    Ok(())
 }
 
 /// Scalars (strings, numbers, booleans, null) are written by serde_json, which emits UTF-8 as is
 /// and escapes only what JSON requires.
-fn write_scalar(value: &Value, out: &mut Vec<u8>) {
-    // Writing a scalar Value into a Vec cannot fail.
+fn write_scalar<S: Serialize + ?Sized>(value: &S, out: &mut Vec<u8>) {
+    // Writing a string or a scalar Value into a Vec cannot fail.
     if serde_json::to_writer(&mut *out, value).is_err() {
         out.extend_from_slice(b"null");
     }
@@ -122,5 +188,38 @@ mod tests {
             alpha: &'static str,
         }
         assert_eq!(to_canonical(&S { zeta: 1, alpha: "x" }).unwrap(), br#"{"alpha":"x","zeta":1}"#);
+    }
+
+    #[test]
+    fn items_written_into_an_empty_array_give_the_bytes_of_the_whole_value() {
+        let items = || (0..3).map(|i| json!({"name": format!("n{i}"), "digest": {"sha256": "ab"}}));
+        let whole = json!({"z": 1, "p": {"list": items().collect::<Vec<_>>(), "b": [], "a": "é"}});
+        let empty = json!({"z": 1, "p": {"list": [], "b": [], "a": "é"}});
+        let filled = with_items::<NoEmptyArray>(&empty, &["p", "list"], items().map(Ok)).unwrap();
+        assert_eq!(filled, value_to_canonical(&whole));
+        let none = with_items::<NoEmptyArray>(&empty, &["p", "list"], std::iter::empty()).unwrap();
+        assert_eq!(none, value_to_canonical(&empty));
+    }
+
+    #[test]
+    fn items_are_refused_where_the_value_holds_no_empty_array_and_an_item_s_error_ends_the_encoding() {
+        let v = json!({"p": {"list": [1], "s": "x"}});
+        for path in [&["p", "list"][..], &["p", "s"], &["p", "missing"], &["p", "s", "deeper"]] {
+            let err = with_items::<NoEmptyArray>(&v, path, std::iter::empty()).unwrap_err();
+            assert_eq!(err.path, path.join("/"));
+        }
+        #[derive(Debug, PartialEq)]
+        enum E {
+            Item,
+            Layout,
+        }
+        impl From<NoEmptyArray> for E {
+            fn from(_: NoEmptyArray) -> Self {
+                E::Layout
+            }
+        }
+        let empty = json!({"list": []});
+        let items = [Ok(json!(1)), Err(E::Item), Ok(json!(3))].into_iter();
+        assert_eq!(with_items(&empty, &["list"], items).unwrap_err(), E::Item);
     }
 }

@@ -4,6 +4,7 @@
 use crate::attest::signing::SignerError;
 use crate::exit::{Class, ExitClass};
 use crate::git::GitError;
+use crate::model::canonical::NoEmptyArray;
 use crate::model::clean::LeakAt;
 use crate::output_file::OutputError;
 use crate::sign::SignError;
@@ -59,6 +60,9 @@ pub enum ExportError {
     /// The summary could not be encoded (a bug).
     #[error("cannot encode the verification summary: {0}")]
     Encode(serde_json::Error),
+    /// The summary's inputs had no place in it (a bug).
+    #[error("cannot encode the verification summary: {0}")]
+    Layout(#[from] NoEmptyArray),
 }
 
 impl ExitClass for ExportError {
@@ -76,7 +80,8 @@ impl ExitClass for ExportError {
             ExportError::Inconsistent { .. }
             | ExportError::CheckUnended
             | ExportError::PackInUse
-            | ExportError::Encode(_) => Class::Internal,
+            | ExportError::Encode(_)
+            | ExportError::Layout(_) => Class::Internal,
         }
     }
 }

@@ -33,7 +33,6 @@ use crate::model::bundle::NOTES_REF;
 use crate::model::digest::git_object_sha256;
 use crate::model::dsse::{Envelope, Signature};
 use crate::model::held::HeldRange;
-use crate::model::summary::{InputAttestation, sha256_map};
 use crate::output_file::NewDir;
 use crate::sign::ssh::SshSigner;
 use crate::sign::{KeySetting, SignError, Signer};
@@ -195,16 +194,12 @@ pub fn export(
     let head_object = repo.read_kind(head, gix::object::Kind::Commit)?;
     let head_sha256 = git_object_sha256("commit", &head_object);
     let commits = held.task_commits();
-    let mut inputs = Vec::new();
+    let mut inputs = Vec::with_capacity(commits.len());
     for commit in &commits {
         let lines = kept.remove(*commit).ok_or_else(|| {
             inconsistent(commit, "was not handed on by the check that found its tick holds".to_owned())
         })?;
-        let file = notes_file(commit);
-        inputs.extend(lines.iter().enumerate().map(|(i, payload)| InputAttestation {
-            name: format!("{file}#{}", i + 1),
-            digest: sha256_map(payload),
-        }));
+        inputs.push((notes_file(commit), lines));
     }
     // Notes the check read of commits that are no tick of the range.
     for commit in kept.keys() {
@@ -216,7 +211,7 @@ pub fn export(
     let out = dir.path().display().to_string();
     let uri = resource_uri(repo.origin_url_without_credentials().as_deref(), &held.head);
     let time = crate::attest::now_rfc3339();
-    let input_count = inputs.len();
+    let input_count = inputs.iter().map(|(_, lines)| lines.len()).sum();
     let payload = vsa::statement(vsa::Facts {
         head: &held.head,
         head_sha256: &head_sha256,

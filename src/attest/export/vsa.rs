@@ -1,11 +1,15 @@
 //! The verification summary of a range (SLSA `verification_summary/v1`) about its head commit:
-//! the statement's canonical bytes, after the clean check every statement passes.
+//! the statement's canonical bytes, after the clean check every statement passes. Its inputs (a
+//! line of a history's notes each) are checked and encoded one at a time, never held as one JSON
+//! value.
 
 use std::collections::BTreeMap;
 
+use serde_json::Value;
+
 use crate::attest::export::ExportError;
-use crate::model::canonical::value_to_canonical;
-use crate::model::clean;
+use crate::model::canonical::with_items;
+use crate::model::clean::{self, LeakAt};
 use crate::model::held::{Level, PolicyRef};
 use crate::model::statement::{Statement, Subject};
 use crate::model::summary::{self, InputAttestation, Reference, VerificationSummary, Verifier, sha256_map};
@@ -21,8 +25,9 @@ pub(super) struct Facts<'a> {
     pub resource_uri: &'a str,
     /// The verifier policy, when one judged the range.
     pub policy: Option<&'a PolicyRef>,
-    /// Every note line of the range, by the sha256 of its payload.
-    pub inputs: Vec<InputAttestation>,
+    /// Every note line of the range: each task commit's notes file in the pack, with the sha256
+    /// of each of its lines' payloads (let go of as the summary is written).
+    pub inputs: Vec<(String, Vec<String>)>,
     /// The lowest level every tick meets.
     pub level: Level,
     /// When (RFC 3339, UTC).
@@ -44,7 +49,7 @@ pub(super) fn statement(facts: Facts<'_>) -> Result<Vec<u8>, ExportError> {
         time_verified: facts.time.to_owned(),
         resource_uri: facts.resource_uri.to_owned(),
         policy: policy_reference(facts.policy),
-        input_attestations: facts.inputs,
+        input_attestations: Vec::new(),
         verification_result: "PASSED".to_owned(),
         verified_levels: vec![facts.level.as_str().to_owned()],
         dependency_levels: None,
@@ -54,7 +59,28 @@ pub(super) fn statement(facts: Facts<'_>) -> Result<Vec<u8>, ExportError> {
     let statement = Statement::new(subject, summary::TYPE, predicate);
     let value = serde_json::to_value(&statement).map_err(ExportError::Encode)?;
     clean::check_value(&value).map_err(ExportError::Leak)?;
-    Ok(value_to_canonical(&value))
+    let inputs = input_attestations(facts.inputs).enumerate().map(|(n, input)| {
+        let item = serde_json::to_value(&input).map_err(ExportError::Encode)?;
+        clean::check_value(&item).map_err(|at| {
+            let pointer = format!("/{}/{n}{}", INPUTS_AT.join("/"), at.pointer);
+            ExportError::Leak(LeakAt { pointer, leak: at.leak })
+        })?;
+        Ok::<Value, ExportError>(item)
+    });
+    with_items(&value, INPUTS_AT, inputs)
+}
+
+/// Where the inputs are in the statement: the keys from its top.
+const INPUTS_AT: &[&str] = &["predicate", "inputAttestations"];
+
+/// Each note line, named `<file>#<line>` (from 1) by the sha256 of its payload.
+fn input_attestations(inputs: Vec<(String, Vec<String>)>) -> impl Iterator<Item = InputAttestation> {
+    inputs.into_iter().flat_map(|(file, digests)| {
+        digests.into_iter().enumerate().map(move |(i, digest)| InputAttestation {
+            name: format!("{file}#{}", i + 1),
+            digest: sha256_map(&digest),
+        })
+    })
 }
 
 /// `policy`: the verifier policy's source and sha256, or the built-in rules' URI. A source the
@@ -77,7 +103,6 @@ fn policy_reference(policy: Option<&PolicyRef>) -> Reference {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
 
     fn facts<'a>(policy: Option<&'a PolicyRef>) -> Facts<'a> {
         Facts {
@@ -85,7 +110,7 @@ mod tests {
             head_sha256: "22",
             resource_uri: "git+https://example.com/app.git@1111111111111111111111111111111111111111",
             policy,
-            inputs: vec![InputAttestation { name: "a.intoto.jsonl#1".into(), digest: sha256_map("33") }],
+            inputs: vec![("a.intoto.jsonl".to_owned(), vec!["33".to_owned(), "34".to_owned()])],
             level: Level::RegressionOnly,
             time: "2026-12-01T00:00:00Z",
         }
@@ -105,11 +130,24 @@ mod tests {
         assert_eq!(p["verificationResult"], "PASSED");
         assert_eq!(p["policy"]["uri"], summary::BUILT_IN_POLICY_URI);
         assert_eq!(p["inputAttestations"][0]["digest"]["sha256"], "33");
+        assert_eq!(p["inputAttestations"][1]["name"], "a.intoto.jsonl#2");
+        assert_eq!(p["inputAttestations"].as_array().unwrap().len(), 2);
 
         let named = PolicyRef { source: "origin/main:policy.toml (abc)".into(), sha256: "44".into() };
         let v: Value = serde_json::from_slice(&statement(facts(Some(&named))).unwrap()).unwrap();
         assert_eq!(v["predicate"]["policy"]["uri"], "origin/main:policy.toml (abc)");
         assert_eq!(v["predicate"]["policy"]["digest"]["sha256"], "44");
+    }
+
+    #[test]
+    fn an_input_that_would_leak_is_named_by_its_place_in_the_summary() {
+        let inputs = vec![(
+            "a.intoto.jsonl".to_owned(),
+            vec!["33".to_owned(), "ghp_0123456789abcdefghijABCDEFGHIJ012345".to_owned()],
+        )];
+        let err = statement(Facts { inputs, ..facts(None) }).unwrap_err();
+        let ExportError::Leak(at) = err else { panic!("{err}") };
+        assert_eq!(at.pointer, "/predicate/inputAttestations/1/digest/sha256");
     }
 
     #[test]
