@@ -61,7 +61,7 @@ pub enum ExportError {
     #[error("cannot encode the verification summary: {0}")]
     Encode(serde_json::Error),
     /// The summary's inputs had no place in it (a bug).
-    #[error("cannot encode the verification summary: {0}")]
+    #[error("cannot encode the verification summary: {0}: this is a bug of speccoder's; nothing was written")]
     Layout(#[from] NoEmptyArray),
 }
 
