@@ -17,6 +17,8 @@ pub struct Repo {
     /// size of its unit's `spec.md` at every tick, and of each note before and as it reads it.
     /// At most [`SIZES_KEPT`] are kept.
     sizes: std::cell::RefCell<std::collections::HashMap<ObjectId, u64>>,
+    /// Objects made from pack deltas, shared with every `Repo` opened from [`Repo::handle`].
+    pack_cache: SharedPackCache,
 }
 
 /// How many object sizes a [`Repo`] keeps (about 40 bytes each); all are forgotten at once when
@@ -28,13 +30,48 @@ const SIZES_KEPT: usize = 4 * 1024;
 /// index read once per process, however many threads read it.
 pub struct RepoHandle {
     shared: gix::ThreadSafeRepository,
+    /// The pack cache every `Repo` opened from it shares.
+    pack_cache: SharedPackCache,
 }
 
 impl RepoHandle {
     /// This thread's own `Repo` of the repository (its caches start empty).
     #[must_use]
     pub fn open(&self) -> Repo {
-        Repo::from_gix(self.shared.to_thread_local())
+        Repo::with_pack_cache(self.shared.to_thread_local(), self.pack_cache.clone())
+    }
+}
+
+/// One cache of objects made from pack deltas for all the threads reading a repository. gix keeps
+/// a pack cache per thread's handle, and a verifier's threads take commits in turns, so the note a
+/// thread reads is most often a delta of a note another thread has just read.
+#[derive(Clone)]
+struct SharedPackCache(std::sync::Arc<std::sync::Mutex<gix::odb::pack::cache::lru::MemoryCappedHashmap>>);
+
+impl SharedPackCache {
+    fn new(bytes: usize) -> Self {
+        SharedPackCache(std::sync::Arc::new(std::sync::Mutex::new(
+            gix::odb::pack::cache::lru::MemoryCappedHashmap::new(bytes),
+        )))
+    }
+}
+
+impl gix::odb::pack::cache::DecodeEntry for SharedPackCache {
+    fn put(
+        &mut self,
+        pack_id: u32,
+        offset: u64,
+        data: &[u8],
+        kind: gix::object::Kind,
+        compressed_size: usize,
+    ) {
+        let mut cache = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        cache.put(pack_id, offset, data, kind, compressed_size);
+    }
+
+    fn get(&mut self, pack_id: u32, offset: u64, out: &mut Vec<u8>) -> Option<(gix::object::Kind, usize)> {
+        let mut cache = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        cache.get(pack_id, offset, out)
     }
 }
 
@@ -62,7 +99,13 @@ pub const OBJECT_SIZE_LIMIT: usize = 256 << 20;
 
 /// The size of each repository handle's object cache (trees and small blobs read again and
 /// again); a larger blob is read past it ([`Repo::blob`]).
-const OBJECT_CACHE_BYTES: usize = 8 << 20;
+const OBJECT_CACHE_BYTES: usize = 6 << 20;
+
+/// The size of the cache of objects made from pack deltas that all of a repository's handles
+/// share ([`SharedPackCache`]). In a packed history a note, or a `tasks.md`, is most often a
+/// delta of one read shortly before: with the cache, resolving it stops there instead of
+/// inflating the whole chain from its base again.
+const PACK_CACHE_BYTES: usize = 4 << 20;
 
 /// Why no repository could be opened from `dir`: none is there, or the one git would use cannot
 /// be opened by gix, said with gix's own reasons; a repository git would refuse as of "dubious
@@ -202,16 +245,22 @@ impl Repo {
         })
     }
 
-    fn from_gix(mut inner: gix::Repository) -> Repo {
+    fn from_gix(inner: gix::Repository) -> Repo {
+        Repo::with_pack_cache(inner, SharedPackCache::new(PACK_CACHE_BYTES))
+    }
+
+    fn with_pack_cache(mut inner: gix::Repository, pack_cache: SharedPackCache) -> Repo {
         inner.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
-        Repo { inner, sizes: std::cell::RefCell::default() }
+        let shared = pack_cache.clone();
+        inner.objects.set_pack_cache(move || Box::new(shared.clone()));
+        Repo { inner, sizes: std::cell::RefCell::default(), pack_cache }
     }
 
     /// A handle from which other threads open this same repository (same directories,
     /// configuration and object store) as their own `Repo`.
     #[must_use]
     pub fn handle(&self) -> RepoHandle {
-        RepoHandle { shared: self.inner.clone().into_sync() }
+        RepoHandle { shared: self.inner.clone().into_sync(), pack_cache: self.pack_cache.clone() }
     }
 
     /// The merge, cherry-pick, revert, rebase, `git am` or bisect this work tree is in the middle
@@ -385,15 +434,19 @@ impl Repo {
 
     /// The bytes of the blob `id`.
     ///
-    /// A blob larger than the object cache is read past it: gix copies every object it reads into
-    /// its cache, and keeps the buffer of a copy too large to cache for reuse, so a verifier that
+    /// A blob larger than a cache is read past it: gix copies every object it reads into its
+    /// caches, and keeps the buffer of a copy too large to cache for reuse, so a verifier that
     /// reads one large `spec.md` per tick would hold one such buffer per tick. Such a blob could
     /// not stay in the cache anyway.
     pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, GitError> {
-        if self.object_size(id).is_ok_and(|size| size > OBJECT_CACHE_BYTES as u64) {
-            let mut uncached = self.inner.clone();
-            uncached.objects.unset_object_cache();
-            return self.read_kind_in(&uncached, id, gix::object::Kind::Blob);
+        let size = self.object_size(id).unwrap_or(0);
+        if size > PACK_CACHE_BYTES as u64 {
+            let mut past = self.inner.clone();
+            past.objects.unset_pack_cache();
+            if size > OBJECT_CACHE_BYTES as u64 {
+                past.objects.unset_object_cache();
+            }
+            return self.read_kind_in(&past, id, gix::object::Kind::Blob);
         }
         self.read_kind(id, gix::object::Kind::Blob)
     }
@@ -445,6 +498,8 @@ pub(crate) fn kind_name(kind: gix::object::Kind) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::{Repo, SIZES_KEPT};
     use crate::git::test_support::Fixture;
 
@@ -462,5 +517,60 @@ mod tests {
         }
         let shell = fx.git(&["cat-file", "-s", &ids[0].to_string()]);
         assert_eq!(repo.object_size(ids[0]).unwrap().to_string(), shell.trim());
+    }
+
+    #[test]
+    fn repositories_opened_from_one_handle_share_its_pack_cache_and_no_other() {
+        let fx = Fixture::new();
+        let repo: Repo = fx.repo();
+        let opened = repo.handle().open();
+        assert!(Arc::ptr_eq(&repo.pack_cache.0, &opened.pack_cache.0));
+        let other: Repo = fx.repo();
+        assert!(!Arc::ptr_eq(&repo.pack_cache.0, &other.pack_cache.0));
+    }
+
+    #[test]
+    fn blobs_of_delta_chains_read_by_two_threads_through_one_pack_cache_are_the_blobs_written() {
+        let fx = Fixture::new();
+        let texts: Vec<String> = (0..40)
+            .map(|i| {
+                (0..200)
+                    .map(|line| format!("- [{}] T{line:03} a task\n", if line < i { 'x' } else { ' ' }))
+                    .collect()
+            })
+            .collect();
+        for (i, text) in texts.iter().enumerate() {
+            fx.write(&format!("notes/{i}.txt"), text);
+        }
+        fx.git(&["add", "-A"]);
+        fx.git(&["commit", "-qm", "notes"]);
+        fx.git(&["repack", "-adfq", "--depth=50", "--window=50"]);
+        let ids: Vec<_> = texts.iter().map(|t| fx.repo().write_blob(t.as_bytes()).unwrap()).collect();
+        fx.git(&["prune-packed"]);
+        // Each packed object with the base it is a delta of: some base is itself a delta.
+        let listed = fx.git(&["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(deltabase)"]);
+        let base_of: std::collections::HashMap<&str, &str> =
+            listed.lines().filter_map(|l| l.split_once(' ')).collect();
+        let zero = "0".repeat(40);
+        assert!(
+            base_of.values().any(|base| base_of.get(base).is_some_and(|b| *b != zero)),
+            "the pack holds a chain of deltas: {listed}"
+        );
+        let repo: Repo = fx.repo();
+        let handle = repo.handle();
+        std::thread::scope(|scope| {
+            for turn in 0..2 {
+                let (handle, ids, texts) = (&handle, &ids, &texts);
+                scope.spawn(move || {
+                    let mine = handle.open();
+                    for round in 0..3 {
+                        for i in 0..ids.len() {
+                            let at = if (turn + round) % 2 == 0 { i } else { ids.len() - 1 - i };
+                            assert_eq!(mine.blob(ids[at]).unwrap(), texts[at].as_bytes());
+                        }
+                    }
+                });
+            }
+        });
     }
 }
