@@ -1,6 +1,7 @@
 //! Work over many commits shared by threads. Commits are independent of each other, and reading
 //! objects is most of what a commit costs, so each thread opens the repository for itself (its
-//! own object caches) and takes the next unclaimed item until none is left.
+//! own object cache; the cache of resolved pack deltas is one for all, [`Repo::handle`]) and takes
+//! the next unclaimed item until none is left.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
