@@ -35,16 +35,19 @@ pub struct RepoHandle {
 }
 
 impl RepoHandle {
-    /// This thread's own `Repo` of the repository (its caches start empty).
+    /// This thread's own `Repo` of the repository: its object cache starts empty, its pack cache
+    /// is the handle's.
     #[must_use]
     pub fn open(&self) -> Repo {
         Repo::with_pack_cache(self.shared.to_thread_local(), self.pack_cache.clone())
     }
 }
 
-/// One cache of objects made from pack deltas for all the threads reading a repository. gix keeps
-/// a pack cache per thread's handle, and a verifier's threads take commits in turns, so the note a
-/// thread reads is most often a delta of a note another thread has just read.
+/// One cache of objects made from pack deltas for all the threads reading a repository: gix's
+/// `MemoryCappedHashmap` behind a lock. gix gives each handle a pack cache of its own (none
+/// without its `max-performance` feature) and has no shared one, while a verifier's threads take
+/// commits in turns: the note a thread reads is most often a delta of one another thread has just
+/// read.
 #[derive(Clone)]
 struct SharedPackCache(std::sync::Arc<std::sync::Mutex<gix::odb::pack::cache::lru::MemoryCappedHashmap>>);
 
