@@ -154,6 +154,67 @@ impl TaskList {
         list
     }
 
+    /// The reading of `text` as this reading's format, made from this reading when the two texts
+    /// differ only in the marks of boxes this reading holds as tasks, each ` `, `x` or `X` on both
+    /// sides (a tick, or one taken back). CommonMark with task lists reads such a box the same
+    /// whatever its mark (pulldown-cmark's `scan_task_list_marker` takes one byte either way, and
+    /// only the marker's `checked` depends on it), so every line, block and other box reads as
+    /// here, and only the changed task lines are parsed again. `text` comes back when it differs
+    /// anywhere else, or in length: it is then read whole ([`Self::read`]).
+    pub(crate) fn with_marks_of(&self, text: String) -> Result<TaskList, String> {
+        let Some(changed) = self.changed_marks(&text) else {
+            return Err(text);
+        };
+        let mut tasks = self.tasks.clone();
+        for at in changed {
+            let index = self.line_of(at);
+            let line = self.lines.get(index).and_then(|r| text.get(r.clone())).unwrap_or_default();
+            let slot = tasks.binary_search_by_key(&index, |(i, _)| *i).ok();
+            match (slot, TaskSpans::parse(self.format, line)) {
+                (Some(slot), Some(spans)) if spans.box_at() == tasks[slot].1.box_at() => {
+                    tasks[slot].1 = spans
+                }
+                _ => return Err(text),
+            }
+        }
+        let (format, lines, unread) = (self.format, self.lines.clone(), self.unread.clone());
+        Ok(TaskList { text, format, lines, tasks, unread })
+    }
+
+    /// Where `text` differs from this reading's text, when it differs only in marks of this
+    /// reading's task boxes (` `, `x`, `X` on both sides); `None` otherwise.
+    fn changed_marks(&self, text: &str) -> Option<Vec<usize>> {
+        const CHUNK: usize = 64;
+        let (ours, theirs) = (self.text.as_bytes(), text.as_bytes());
+        if ours.len() != theirs.len() {
+            return None;
+        }
+        let is_mark = |b: u8| matches!(b, b' ' | b'x' | b'X');
+        let mut changed = Vec::new();
+        for (n, (a, b)) in ours.chunks(CHUNK).zip(theirs.chunks(CHUNK)).enumerate() {
+            if a == b {
+                continue;
+            }
+            for (i, (&x, &y)) in a.iter().zip(b).enumerate().filter(|(_, (x, y))| x != y) {
+                let at = n * CHUNK + i;
+                if !(is_mark(x) && is_mark(y) && self.is_task_box(at)) {
+                    return None;
+                }
+                changed.push(at);
+            }
+        }
+        Some(changed)
+    }
+
+    /// Whether byte `at` of the text is the mark of a task's box.
+    fn is_task_box(&self, at: usize) -> bool {
+        let index = self.line_of(at);
+        let Ok(slot) = self.tasks.binary_search_by_key(&index, |(i, _)| *i) else {
+            return false;
+        };
+        self.line_start(index).is_some_and(|start| start + self.tasks[slot].1.box_at() == at)
+    }
+
     /// Whether this is the reading of `text` as `format`.
     pub(crate) fn is_reading_of(&self, text: &str, format: Format) -> bool {
         self.format == format && self.text == text
@@ -727,5 +788,121 @@ mod tests {
         assert_eq!(tasks[0].1.story, Some("US2"));
         assert_eq!(tasks[0].1.title, "Title with  spaces (FR-001)");
         assert_eq!((tasks[1].1.story, tasks[1].1.parallel), (Some("US1"), true));
+    }
+
+    /// Every field of two readings is the same.
+    fn same_reading(a: &TaskList, b: &TaskList) -> bool {
+        (&a.text, a.format, &a.lines, &a.tasks, &a.unread)
+            == (&b.text, b.format, &b.lines, &b.tasks, &b.unread)
+    }
+
+    /// The byte offsets of the marks of `list`'s task boxes.
+    fn task_marks(list: &TaskList) -> Vec<usize> {
+        list.tasks().iter().filter_map(|(i, t)| Some(list.line_start(*i)? + t.box_at)).collect()
+    }
+
+    #[test]
+    fn a_reading_made_from_another_by_its_ticks_is_the_reading_of_the_ticked_text() {
+        let text = "\u{feff}# Tasks\r\n\n- [ ] T001 a\r\n  - [x] T002 [P] b\n```\n- [ ] T003 in code\n```\n\
+                    > - [ ] T004 quoted\n<!-- - [ ] T005 -->\n- [ ] T006 [US1] c\n";
+        let list = read(text);
+        assert_eq!(ids(&list), [(2, "T001", false), (3, "T002", true), (9, "T006", false)]);
+        for (from, to) in [("[ ] T001", "[x] T001"), ("[x] T002", "[ ] T002"), ("[ ] T006", "[X] T006")] {
+            let ticked = text.replace(from, to);
+            let made = list.with_marks_of(ticked.clone()).unwrap_or_else(|_| panic!("{to}"));
+            assert!(same_reading(&made, &read(&ticked)), "{to}");
+        }
+        let all = text.replace("[ ] T001", "[x] T001").replace("[ ] T006", "[x] T006");
+        assert!(same_reading(&list.with_marks_of(all.clone()).unwrap_or_else(|_| panic!()), &read(&all)));
+    }
+
+    #[test]
+    fn a_text_that_differs_anywhere_but_a_task_s_mark_is_given_back_to_be_read_whole() {
+        let text = "- [ ] T001 a\n```\n- [ ] T002 in code\n```\n> - [ ] T003 quoted\n- [ ] T004 b\n";
+        let list = read(text);
+        for other in [
+            text.replace("[ ] T002", "[x] T002"),  // a box in a code block
+            text.replace("[ ] T003", "[x] T003"),  // a box CommonMark does not render as a task
+            text.replace("T004 b", "T004 c"),      // the text of a task
+            text.replace("[ ] T004", "[\t] T004"), // a mark that is no ` `, `x` or `X`
+            text.replace("```\n- [ ] T002", "~~~\n- [ ] T002"),
+            format!("{text}\n"),
+        ] {
+            assert_eq!(list.with_marks_of(other.clone()).err().as_deref(), Some(other.as_str()));
+        }
+        assert_eq!(
+            list.with_marks_of(text.to_owned()).ok().map(|made| same_reading(&made, &list)),
+            Some(true)
+        );
+    }
+
+    /// Lines of the shapes real task lists have, and some they should not.
+    fn shaped_line() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let id = (1u32..40).prop_map(|n| format!("T{n:03}"));
+        let mark = prop_oneof![Just(' '), Just('x'), Just('X')];
+        let indent = prop_oneof![Just(""), Just("  "), Just("    "), Just("\t"), Just("> ")];
+        let bullet = prop_oneof![Just("-"), Just("*"), Just("+"), Just("1."), Just("-[")];
+        (indent, bullet, mark, id, prop_oneof![Just(""), Just(" [P]"), Just(" [US1]")]).prop_flat_map(
+            |(indent, bullet, mark, id, tag)| {
+                prop_oneof![
+                    4 => Just(format!("{indent}{bullet} [{mark}] {id}{tag} do it")),
+                    1 => Just("```".to_owned()),
+                    1 => Just("<!-- x".to_owned()),
+                    1 => Just("-->".to_owned()),
+                    1 => Just(String::new()),
+                    1 => Just(format!("## Phase {id}")),
+                    1 => Just(format!("{indent}[{mark}] {id} after its bullet")),
+                    1 => Just(format!("{indent}{bullet} [{mark}] not an id")),
+                ]
+            },
+        )
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_reading_made_from_another_is_the_reading_of_its_text_whenever_one_is_made(
+            lines in proptest::collection::vec(shaped_line(), 0..30),
+            crlf in proptest::prelude::any::<bool>(),
+            flips in proptest::collection::vec((proptest::prelude::any::<proptest::sample::Index>(), 0u8..3), 0..6),
+            elsewhere in proptest::option::of((proptest::prelude::any::<proptest::sample::Index>(), 0u8..3)),
+        ) {
+            let ending = if crlf { "\r\n" } else { "\n" };
+            let text: String = lines.iter().map(|l| format!("{l}{ending}")).collect();
+            let list = read(&text);
+            let marks = task_marks(&list);
+            let mut bytes = text.clone().into_bytes();
+            let mark = |m: u8| [b' ', b'x', b'X'][usize::from(m)];
+            for (at, m) in &flips {
+                if !marks.is_empty() {
+                    bytes[marks[at.index(marks.len())]] = mark(*m);
+                }
+            }
+            let only_ticks = bytes.clone();
+            // A mark-like byte anywhere else: then a reading is made only if it is a task's mark.
+            if let Some((at, m)) = elsewhere {
+                let candidates: Vec<usize> =
+                    (0..bytes.len()).filter(|i| matches!(bytes[*i], b' ' | b'x' | b'X')).collect();
+                if !candidates.is_empty() {
+                    bytes[candidates[at.index(candidates.len())]] = mark(m);
+                }
+            }
+            for bytes in [only_ticks, bytes] {
+                let other = String::from_utf8(bytes.clone()).unwrap();
+                let whole = read(&other);
+                let differs_elsewhere = bytes.iter().zip(text.as_bytes()).enumerate()
+                    .any(|(i, (a, b))| a != b && !marks.contains(&i));
+                match list.with_marks_of(other.clone()) {
+                    Ok(made) => {
+                        proptest::prop_assert!(same_reading(&made, &whole), "{other:?}");
+                        proptest::prop_assert!(!differs_elsewhere);
+                    }
+                    Err(back) => {
+                        proptest::prop_assert_eq!(&back, &other);
+                        proptest::prop_assert!(differs_elsewhere, "a tick only, and no reading made: {other:?}");
+                    }
+                }
+            }
+        }
     }
 }

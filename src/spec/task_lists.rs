@@ -44,21 +44,38 @@ impl TaskLists {
 
     /// The reading of `text` as `format` ([`TaskList::read`]): the one kept when this text was
     /// read lately here or by another thread of the check, else a new one, then kept as the most
-    /// recent.
+    /// recent. A new one is made from a recent reading of a text that differs only in task boxes'
+    /// marks ([`TaskList::with_marks_of`]: a history's versions of one list differ by the ticks
+    /// its commits make), and is parsed whole only when there is none.
     pub(crate) fn read(&self, text: String, format: Format) -> Arc<TaskList> {
         let mut recent = self.recent.borrow_mut();
         let known = recent.iter().position(|list| list.is_reading_of(&text, format));
         let list = match known.and_then(|at| recent.remove(at)) {
             Some(list) => list,
-            None => match &self.shared {
-                Some(shared) => shared.read(text, format),
-                None => Arc::new(TaskList::read(text, format)),
-            },
+            None => {
+                let make = |text| reading(&recent, text, format);
+                match &self.shared {
+                    Some(shared) => shared.read(text, format, make),
+                    None => Arc::new(make(text)),
+                }
+            }
         };
         recent.truncate(KEPT - 1);
         recent.push_front(Arc::clone(&list));
         list
     }
+}
+
+/// A new reading of `text` as `format`: made from the first of `recent` that it differs from only
+/// in task boxes' marks, else parsed.
+fn reading(recent: &VecDeque<Arc<TaskList>>, mut text: String, format: Format) -> TaskList {
+    for list in recent.iter().filter(|list| list.source().1 == format) {
+        match list.with_marks_of(text) {
+            Ok(made) => return made,
+            Err(back) => text = back,
+        }
+    }
+    TaskList::read(text, format)
 }
 
 /// The task lists every thread of one check parsed, for the others and for a later pass over the
@@ -88,12 +105,12 @@ struct Shared {
 }
 
 impl SharedTaskLists {
-    /// The reading of `text` as `format`: the one kept, else a new one, kept while there is room.
-    /// The lock is not held while parsing: two threads may parse one text at once, and the first
-    /// reading is the one kept.
-    fn read(&self, text: String, format: Format) -> Arc<TaskList> {
+    /// The reading of `text` as `format`: the one kept, else a new one (`make`), kept while there
+    /// is room. The lock is not held while a reading is made: two threads may read one text at
+    /// once, and the first reading is the one kept.
+    fn read(&self, text: String, format: Format, make: impl FnOnce(String) -> TaskList) -> Arc<TaskList> {
         if self.full.load(Ordering::Relaxed) {
-            return Arc::new(TaskList::read(text, format));
+            return Arc::new(make(text));
         }
         let hash = {
             let shared = self.lock();
@@ -103,7 +120,7 @@ impl SharedTaskLists {
             }
             hash
         };
-        let list = Arc::new(TaskList::read(text, format));
+        let list = Arc::new(make(text));
         let mut shared = self.lock();
         let (text, format) = list.source();
         if let Some(kept) = shared.find(hash, text, format) {
@@ -195,19 +212,23 @@ mod tests {
         let shared = SharedTaskLists::default();
         let list = |i: usize| format!("- [x] T{i:03} {}\n", "a".repeat(100_000));
         let fit = SHARED_BYTES / TaskList::read(list(0), Format::SpecKit).held_bytes();
-        let kept: Vec<_> = (0..fit).map(|i| shared.read(list(i), Format::SpecKit)).collect();
+        let parse = |text| TaskList::read(text, Format::SpecKit);
+        let kept: Vec<_> = (0..fit).map(|i| shared.read(list(i), Format::SpecKit, parse)).collect();
         for (i, reading) in kept.iter().enumerate() {
             assert!(
-                Arc::ptr_eq(reading, &shared.read(list(i), Format::SpecKit)),
+                Arc::ptr_eq(reading, &shared.read(list(i), Format::SpecKit, parse)),
                 "all {fit} fit, so all are kept"
             );
         }
-        let one_more = shared.read(list(fit), Format::SpecKit);
+        let one_more = shared.read(list(fit), Format::SpecKit, parse);
         assert!(
             shared.lock().by_text.is_empty() && shared.lock().bytes == 0,
             "one more does not fit: all go"
         );
-        assert!(!Arc::ptr_eq(&kept[0], &shared.read(list(0), Format::SpecKit)), "and none is kept again");
-        assert!(!Arc::ptr_eq(&one_more, &shared.read(list(fit), Format::SpecKit)));
+        assert!(
+            !Arc::ptr_eq(&kept[0], &shared.read(list(0), Format::SpecKit, parse)),
+            "and none is kept again"
+        );
+        assert!(!Arc::ptr_eq(&one_more, &shared.read(list(fit), Format::SpecKit, parse)));
     }
 }
