@@ -166,14 +166,11 @@ impl TaskList {
             return Err(text);
         };
         let mut tasks = self.tasks.clone();
-        for at in changed {
-            let index = self.line_of(at);
-            let line = self.lines.get(index).and_then(|r| text.get(r.clone())).unwrap_or_default();
-            let slot = tasks.binary_search_by_key(&index, |(i, _)| *i).ok();
-            match (slot, TaskSpans::parse(self.format, line)) {
-                (Some(slot), Some(spans)) if spans.box_at() == tasks[slot].1.box_at() => {
-                    tasks[slot].1 = spans
-                }
+        for slot in changed {
+            let (index, old) = &mut tasks[slot];
+            let line = self.lines.get(*index).and_then(|r| text.get(r.clone())).unwrap_or_default();
+            match TaskSpans::parse(self.format, line) {
+                Some(spans) if spans.box_at() == old.box_at() => *old = spans,
                 _ => return Err(text),
             }
         }
@@ -181,8 +178,8 @@ impl TaskList {
         Ok(TaskList { text, format, lines, tasks, unread })
     }
 
-    /// Where `text` differs from this reading's text, when it differs only in marks of this
-    /// reading's task boxes (` `, `x`, `X` on both sides); `None` otherwise.
+    /// The tasks (their places in `tasks`) whose marks `text` changes, when it differs from this
+    /// reading's text only in marks of task boxes (` `, `x`, `X` on both sides); `None` otherwise.
     fn changed_marks(&self, text: &str) -> Option<Vec<usize>> {
         const CHUNK: usize = 64;
         let (ours, theirs) = (self.text.as_bytes(), text.as_bytes());
@@ -196,23 +193,19 @@ impl TaskList {
                 continue;
             }
             for (i, (&x, &y)) in a.iter().zip(b).enumerate().filter(|(_, (x, y))| x != y) {
-                let at = n * CHUNK + i;
-                if !(is_mark(x) && is_mark(y) && self.is_task_box(at)) {
-                    return None;
-                }
-                changed.push(at);
+                let slot = self.task_of_mark(n * CHUNK + i).filter(|_| is_mark(x) && is_mark(y))?;
+                changed.push(slot);
             }
         }
         Some(changed)
     }
 
-    /// Whether byte `at` of the text is the mark of a task's box.
-    fn is_task_box(&self, at: usize) -> bool {
+    /// The task (its place in `tasks`) whose box's mark is byte `at` of the text, if any.
+    fn task_of_mark(&self, at: usize) -> Option<usize> {
         let index = self.line_of(at);
-        let Ok(slot) = self.tasks.binary_search_by_key(&index, |(i, _)| *i) else {
-            return false;
-        };
-        self.line_start(index).is_some_and(|start| start + self.tasks[slot].1.box_at() == at)
+        let slot = self.tasks.binary_search_by_key(&index, |(i, _)| *i).ok()?;
+        let start = self.line_start(index)?;
+        (start + self.tasks[slot].1.box_at() == at).then_some(slot)
     }
 
     /// Whether this is the reading of `text` as `format`.
