@@ -568,6 +568,32 @@ impl Signed {
     }
 }
 
+/// The edits of an armored signature that ssh-keygen's reader singles out (a NUL only as the
+/// body's last byte, white space, text after the footer) are judged here as ssh-keygen judges
+/// them, whatever the random cases below happen to draw.
+#[test]
+fn an_armored_signature_edited_where_ssh_keygen_s_reader_is_particular_is_judged_alike() {
+    let signed = Signed::of(0);
+    let dir = tempfile::tempdir().unwrap();
+    let armored = &signed.armored;
+    let footer = armored.windows(6).position(|w| w == b"\n-----").unwrap();
+    let body_end = armored[..footer].iter().rposition(|&b| b != b'\n').unwrap() + 1;
+    let edited = |at: usize, bytes: &[u8]| [&armored[..at], bytes, &armored[at..]].concat();
+    let cases = [
+        (edited(footer, b"\0"), true),
+        (edited(footer, b"\0\0"), false),
+        (edited(footer, b"\0 "), false),
+        (edited(body_end - 4, b"\0"), false),
+        (edited(body_end - 4, b" \x0b\r"), true),
+        (edited(armored.len(), b"after the footer\n"), true),
+    ];
+    for (case, accepted) in cases {
+        let ssh_keygen = signed.verifies_with(&case, &SEEDS.allowed, common::PRINCIPAL, dir.path());
+        assert_eq!(ssh_keygen, accepted, "ssh-keygen on {:?}", String::from_utf8_lossy(&case));
+        assert_eq!(signed.verifies_here(&case), accepted, "here on {:?}", String::from_utf8_lossy(&case));
+    }
+}
+
 proptest! {
     // Each case runs ssh-keygen, so a quarter as many cases.
     #![proptest_config(ProptestConfig { cases: cases() / 4, ..config() })]

@@ -111,8 +111,10 @@ pub fn parse_armored(armored: &[u8]) -> Result<SshSignature, DecodeError> {
 
 /// The blob inside the armor, read as `ssh-keygen -Y verify` reads it (OpenSSH's
 /// `sshsig_dearmor`), so that both accept the same signatures: the header and a `\n` at the very
-/// start, the body up to the first `\n` and footer, anything after the footer ignored, and the
-/// body's base64 read with white space anywhere in it (C's `isspace`, as `b64_pton` skips it).
+/// start, the body up to the first `\n` and footer, anything after the footer ignored, one NUL
+/// allowed as the body's last byte and dropped (`sshbuf_dup_string` takes it as the string's end),
+/// and the body's base64 read with white space anywhere in it (C's `isspace`, as `b64_pton` skips
+/// it). A NUL anywhere else is not base64 and refuses the armor, as it does in `ssh-keygen`.
 fn dearmor(armored: &[u8]) -> Result<Vec<u8>, DecodeError> {
     if armored.len() > MAX_ARMOR_LEN {
         return Err(DecodeError::Malformed(format!(
@@ -129,11 +131,10 @@ fn dearmor(armored: &[u8]) -> Result<Vec<u8>, DecodeError> {
         .windows(footer.len())
         .position(|w| w == footer.as_slice())
         .ok_or_else(|| format!("the signature has no line {ARMOR_END} after its header"))?;
-    let b64: Vec<u8> = after_header[..end]
-        .iter()
-        .copied()
-        .filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
-        .collect();
+    let body = &after_header[..end];
+    let body = body.strip_suffix(b"\0").unwrap_or(body);
+    let b64: Vec<u8> =
+        body.iter().copied().filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).collect();
     if b64.is_empty() {
         return Err(DecodeError::Malformed("the signature armor is empty".to_owned()));
     }
@@ -314,10 +315,12 @@ mod tests {
         let read = dearmor;
         let sshsig = b"SSHSIG".to_vec();
         // What ssh-keygen -Y verify accepts: white space anywhere in the body (vertical tab and
-        // form feed too), and anything after the footer.
+        // form feed too), one NUL as the body's last byte, and anything after the footer.
         for accepted in [
             format!("{ARMOR_BEGIN}\nU1NIU0lH\n{ARMOR_END}\n"),
             format!("{ARMOR_BEGIN}\nU1N\r\x0bIU0\x0c l\tH\n{ARMOR_END}"),
+            format!("{ARMOR_BEGIN}\nU1NIU0lH\0\n{ARMOR_END}\n"),
+            format!("{ARMOR_BEGIN}\nU1NIU0lH\n\0\n{ARMOR_END}\n"),
             format!("{ARMOR_BEGIN}\nU1NIU0lH\n{ARMOR_END}trailing text\n{ARMOR_END}\n"),
         ] {
             assert_eq!(read(accepted.as_bytes()), Ok(sshsig.clone()), "{accepted:?}");
@@ -326,8 +329,12 @@ mod tests {
         binary_tail.extend([0xff, 0x00]);
         assert_eq!(read(&binary_tail), Ok(sshsig));
         // What it refuses: a header not at the very start or not ended by \n alone, a footer not
-        // at the start of a line.
+        // at the start of a line, a NUL anywhere but last in the body, or two of them.
         for refused in [
+            format!("{ARMOR_BEGIN}\nU1NI\0U0lH\n{ARMOR_END}\n"),
+            format!("{ARMOR_BEGIN}\nU1NIU0lH\0\0\n{ARMOR_END}\n"),
+            format!("{ARMOR_BEGIN}\nU1NIU0lH\0 \n{ARMOR_END}\n"),
+            format!("{ARMOR_BEGIN}\n\0\n{ARMOR_END}\n"),
             format!("\n{ARMOR_BEGIN}\nU1NIU0lH\n{ARMOR_END}\n"),
             format!("{ARMOR_BEGIN}\r\nU1NIU0lH\r\n{ARMOR_END}\r\n"),
             format!("{ARMOR_BEGIN} \nU1NIU0lH\n{ARMOR_END}\n"),
