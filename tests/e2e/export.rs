@@ -186,6 +186,30 @@ fn an_ssh_key_summary_verifies_with_securesystemslib_and_an_edited_one_does_not(
     }
 }
 
+/// A P-256 key file whose scalar OpenSSH wrote without its leading zero byte (about one key in
+/// 256; `fixtures/ssh/p256-short-scalar`) signs the summary itself, with no agent to ask.
+#[test]
+fn a_p256_key_file_with_a_short_scalar_signs_the_summary_without_an_agent() {
+    let t = Ticked::new();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/ssh");
+    let key = t.p.scratch.join("vsa-short-scalar");
+    std::fs::copy(fixtures.join("p256-short-scalar"), &key).unwrap();
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let out = t.p.scratch.join("pack");
+    let run = t.export(&out, &["--vsa-key", key.to_str().unwrap(), "--json"], &[]).success();
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let fingerprint = Command::new("ssh-keygen")
+        .args(["-l", "-f"])
+        .arg(fixtures.join("p256-short-scalar.pub"))
+        .output()
+        .unwrap();
+    let fingerprint =
+        String::from_utf8_lossy(&fingerprint.stdout).split_whitespace().nth(1).unwrap().to_owned();
+    assert_eq!(report["keyid"], fingerprint.as_str());
+    let said = securesystemslib_verifies(&out.join("vsa.intoto.json"), &out.join("vsa.pub.pem")).unwrap();
+    assert!(said.starts_with("ecdsa-sha2-nistp256"), "{said}");
+}
+
 #[test]
 fn a_skip_the_check_reads_is_listed_and_never_packed() {
     let t = Ticked::new();

@@ -11,6 +11,7 @@ pub mod allowed_signers;
 pub mod error;
 pub mod keygen;
 pub mod pattern;
+pub mod private_key;
 pub mod raw;
 pub mod revoked_keys;
 pub mod signer;

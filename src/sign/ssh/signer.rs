@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use ssh_key::{Algorithm, Certificate, EcdsaCurve, HashAlg, LineEnding, PrivateKey, PublicKey};
 
 use super::error::SshSignError;
+use super::private_key;
 use super::sshsig::{self, NAMESPACE};
 
 /// The SSHSIG namespace git signs and verifies commits in (`git commit -S`, `git verify-commit`).
@@ -102,10 +103,11 @@ impl SshSigner {
         let through_ssh_keygen =
             |public| Self::new(public, How::ToolFile(path.to_owned()), Origin::KeyFile(path.to_owned()));
         if trimmed.starts_with("-----BEGIN OPENSSH PRIVATE KEY-----") {
-            return match PrivateKey::from_openssh(trimmed) {
+            return match private_key::from_openssh(trimmed) {
                 Ok(key) => Ok(Self::from_private_key(key, path)),
-                // ssh-key 0.6 reads some keys OpenSSH writes (an ECDSA scalar with leading zero
-                // bytes, which OpenSSH leaves out) as too short: ssh-keygen still signs with them.
+                // ssh-key 0.6 reads some keys OpenSSH writes as too short (a P-384 or P-521
+                // scalar with a leading zero byte, which OpenSSH leaves out): ssh-keygen still
+                // signs with them.
                 Err(e) => match read_public_key(&pub_path) {
                     Ok(public) => Ok(through_ssh_keygen(public)),
                     Err(_) => Err(not_a_key(format!(
@@ -461,7 +463,7 @@ fn private_beside(pub_path: &Path, public: &PublicKey) -> Option<PrivateKey> {
         return None;
     }
     let text = String::from_utf8(read_key_file(&pub_path.with_extension("")).ok()?).ok()?;
-    let key = PrivateKey::from_openssh(text.trim()).ok()?;
+    let key = private_key::from_openssh(text.trim()).ok()?;
     let usable =
         !key.is_encrypted() && signs_in_process(&key) && key.public_key().key_data() == public.key_data();
     usable.then_some(key)
@@ -498,19 +500,6 @@ mod tests {
         let parsed = AllowedSigners::parse(text.as_bytes(), &dir.join("allowed_signers"))
             .expect("allowed signers parse");
         (text, parsed)
-    }
-
-    /// A new P-256 key in `dir/name` that ssh-key reads: about one in 256 has a scalar that
-    /// ssh-key 0.6 cannot read (see `a_p256_key_that_ssh_key_cannot_read_signs_through_ssh_keygen`).
-    fn p256_key_ssh_key_reads(dir: &Path, name: &str) -> PathBuf {
-        (0..16)
-            .map(|_| {
-                let _ = std::fs::remove_file(dir.join(name));
-                let _ = std::fs::remove_file(dir.join(format!("{name}.pub")));
-                keygen(dir, name, "ecdsa")
-            })
-            .find(|key| PrivateKey::read_openssh_file(key).is_ok())
-            .expect("a P-256 key that ssh-key reads")
     }
 
     fn verifies_in_process(sig: &[u8], trust: &AllowedSigners) -> bool {
@@ -558,7 +547,7 @@ mod tests {
     #[test]
     fn a_p256_signature_from_us_verifies_with_ssh_keygen() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let key = p256_key_ssh_key_reads(dir.path(), "id_ecdsa");
+        let key = keygen(dir.path(), "id_ecdsa", "ecdsa");
         let signer = SshSigner::from_key_path(&key).expect("key loads");
         assert!(signer.signs_in_process());
         let sig = signer.sign(PAE).expect("signs");
@@ -568,33 +557,66 @@ mod tests {
     }
 
     /// A P-256 key as ssh-keygen wrote it, whose private scalar's leading zero byte OpenSSH leaves
-    /// out (`fixtures/ssh/p256-short-scalar`, a throwaway key made for this test): ssh-key 0.6
-    /// cannot read it, so ssh-keygen signs with the file, and both verifiers accept the signature.
+    /// out (`fixtures/ssh/p256-short-scalar`, a throwaway key made for this test), which ssh-key 0.6
+    /// cannot read: it signs in-process, both verifiers accept its signature, and its raw
+    /// signature needs no agent.
     #[test]
-    fn a_p256_key_that_ssh_key_cannot_read_signs_through_ssh_keygen() {
+    fn a_p256_key_whose_scalar_openssh_wrote_short_signs_in_process() {
         let dir = tempfile::tempdir().expect("temp dir");
         let key = dir.path().join("id_ecdsa");
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/ssh");
         std::fs::copy(fixtures.join("p256-short-scalar"), &key).expect("copied");
-        std::fs::copy(fixtures.join("p256-short-scalar.pub"), dir.path().join("id_ecdsa.pub"))
-            .expect("copied");
         std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).expect("chmod");
-        assert!(PrivateKey::read_openssh_file(&key).is_err(), "ssh-key 0.6 reads it now: this test is moot");
 
         let signer = SshSigner::from_key_path(&key).expect("key loads").without_agent();
-        assert!(!signer.signs_in_process());
+        assert!(signer.signs_in_process());
         let sig = signer.sign(PAE).expect("signs");
+        std::fs::copy(fixtures.join("p256-short-scalar.pub"), dir.path().join("id_ecdsa.pub"))
+            .expect("copied");
         let (text, trust) = allowed(dir.path(), "dana@example.com", &key);
         assert!(tool_verifies(dir.path(), &text, "dana@example.com", NAMESPACE, &sig, PAE));
         assert!(verifies_in_process(&sig, &trust));
-        // Named by its public key, as git's user.signingKey often is: ssh-keygen finds the file beside it.
-        let by_public =
-            SshSigner::from_key_path(&dir.path().join("id_ecdsa.pub")).expect("loads").without_agent();
-        assert!(verifies_in_process(&by_public.sign(PAE).expect("signs"), &trust));
+        let raw = signer.sign_raw(PAE).expect("a raw signature without an agent");
+        let pem = signer.public_key_pem().expect("a PEM");
+        let verifying = p256::pkcs8::DecodePublicKey::from_public_key_pem(&pem)
+            .map(|k: p256::ecdsa::VerifyingKey| k)
+            .expect("a P-256 PEM");
+        let der = p256::ecdsa::DerSignature::try_from(raw.as_slice()).expect("a DER signature");
+        assert!(ssh_signature::Verifier::verify(&verifying, PAE, &der).is_ok());
+        // Named by its public key, as git's user.signingKey often is: the file beside it signs.
+        let by_public = SshSigner::from_key_path(&dir.path().join("id_ecdsa.pub")).expect("loads");
+        assert!(by_public.signs_in_process());
+    }
 
-        std::fs::remove_file(dir.path().join("id_ecdsa.pub")).expect("removed");
+    /// A P-521 key ssh-key 0.6 cannot read (its scalar written without a leading zero byte, as for
+    /// about half of them) signs through ssh-keygen with the public key beside it, and says which
+    /// file it needs when that is missing. (The verifier here checks ed25519, P-256 and RSA only.)
+    #[test]
+    fn a_key_that_ssh_key_cannot_read_signs_through_ssh_keygen() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let p521 = |name: String| {
+            let key = dir.path().join(name);
+            let path = key.to_str().expect("utf-8");
+            let out =
+                ssh_keygen(&["-q", "-t", "ecdsa", "-b", "521", "-N", "", "-C", "erin", "-f", path], None);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            key
+        };
+        let key = (0..64)
+            .map(|i| p521(format!("id_ecdsa_{i}")))
+            .find(|key| PrivateKey::read_openssh_file(key).is_err())
+            .expect("a P-521 key ssh-key 0.6 cannot read");
+        let signer = SshSigner::from_key_path(&key).expect("key loads").without_agent();
+        assert!(!signer.signs_in_process());
+        let sig = signer.sign(PAE).expect("signs");
+        let (text, _) = allowed(dir.path(), "erin@example.com", &key);
+        assert!(tool_verifies(dir.path(), &text, "erin@example.com", NAMESPACE, &sig, PAE));
+
+        let mut public = key.clone().into_os_string();
+        public.push(".pub");
+        std::fs::remove_file(&public).expect("removed");
         let err = SshSigner::from_key_path(&key).expect_err("no public key to sign with").to_string();
-        assert!(err.contains("id_ecdsa.pub"), "{err}");
+        assert!(err.contains(".pub"), "{err}");
     }
 
     #[test]
@@ -806,7 +828,7 @@ mod tests {
     #[test]
     fn describe_names_type_fingerprint_and_key_file() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let key = p256_key_ssh_key_reads(dir.path(), "id_desc");
+        let key = keygen(dir.path(), "id_desc", "ecdsa");
         let signer = SshSigner::from_key_path(&key).expect("loads");
         assert_eq!(signer.kind(), SignerKind::Ssh);
         assert!(signer.keyid().starts_with("SHA256:"));
