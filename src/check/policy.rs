@@ -2,7 +2,9 @@
 //! task commit's parent, under one of the two recipes of [`crate::model::policy`]. The published
 //! recipe hashes in the version of the tool that wrote the note; that version is taken only from
 //! the note's one summary (`verifier.version.speccoder`), whose signature covers it, never from
-//! anything unsigned or from this verifier's own version.
+//! anything unsigned or from this verifier's own version. A decision records no version: its
+//! digest is tried with each release of the published tool ([`PUBLISHED_RELEASES`]), since the
+//! version only salts the hash of the configuration.
 
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
@@ -10,7 +12,9 @@ use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
 use crate::git::Repo;
-use crate::model::policy::{CONFIG_FILE, JudgeConfig, PolicyError, Recipe, shown_version};
+use crate::model::policy::{
+    CONFIG_FILE, JudgeConfig, PUBLISHED_RELEASES, PolicyError, Recipe, shown_version,
+};
 
 /// The text of `speccoder.toml` in tree `tree`, with its blob, as both wings read it; `None` when
 /// there is none. Anything but a regular file there (a symbolic link, a directory, a submodule),
@@ -49,7 +53,7 @@ pub const VERSION_KEY: &str = "speccoder";
 /// The speccoder version the note's one summary records, or why there is none to use.
 ///
 /// A decision (`attested`, `skipped`) is one task-verification line with no summary, so it
-/// records no version and only the version-free recipe can apply to it.
+/// records no version ([`policy_recipe`] tries each release for it).
 ///
 /// # Errors
 /// The reason, for a report: no summary, several summaries, or a summary without the version.
@@ -100,8 +104,11 @@ pub fn policy_recipe(
         }
     };
     let version = recorded_version(lines);
-    if let Some(recipe) = config.matching(signed, version.ok()) {
-        return Some(recipe);
+    let decision = !lines.iter().any(|l| matches!(l.body, Body::Summary(_)));
+    let found =
+        if decision { config.matching_any_release(signed) } else { config.matching(signed, version.ok()) };
+    if found.is_some() {
+        return found;
     }
     let ours = config.sha256();
     let published = match version {
@@ -109,6 +116,11 @@ pub fn policy_recipe(
             "the published recipe with speccoder {} (the version the summary records) gives {}",
             shown_version(v),
             config.published_sha256(v)
+        ),
+        Err(why) if decision => format!(
+            "{why}, and the published recipe gives it with no release of speccoder from {} to {}",
+            PUBLISHED_RELEASES[0],
+            PUBLISHED_RELEASES[PUBLISHED_RELEASES.len() - 1]
         ),
         Err(why) => format!("the published recipe cannot be recomputed: {why}"),
     };
@@ -240,16 +252,35 @@ mod tests {
     }
 
     #[test]
-    fn a_decision_is_held_to_the_version_free_recipe_and_says_why() {
-        let config = JudgeConfig::parse(None).unwrap();
+    fn a_decision_the_published_tool_made_holds_under_the_release_whose_digest_it_is() {
+        let config = JudgeConfig::parse(Some("[checks.test]\nargv = [\"true\"]\n")).unwrap();
+        for release in ["0.0.1", "0.7.2", "0.9.0"] {
+            let mut findings = Vec::new();
+            let signed = config.published_sha256(release);
+            let found = policy_recipe(Ok(&config), &signed, &[decision_line()], 1, &mut findings);
+            assert_eq!(found, Some(Recipe::Published { speccoder_version: release.to_owned() }));
+            assert!(findings.is_empty(), "{findings:?}");
+        }
         let mut findings = Vec::new();
-        let signed = config.published_sha256("0.7.2");
-        assert_eq!(policy_recipe(Ok(&config), &signed, &[decision_line()], 1, &mut findings), None);
-        assert!(
-            findings[0]
-                .message
-                .contains("the published recipe cannot be recomputed: the note has no summary")
+        let ours = config.sha256();
+        assert_eq!(
+            policy_recipe(Ok(&config), &ours, &[decision_line()], 1, &mut findings),
+            Some(Recipe::VersionFree)
         );
+    }
+
+    #[test]
+    fn a_decision_under_another_configuration_or_no_release_is_a_mismatch_that_says_so() {
+        let config = JudgeConfig::parse(None).unwrap();
+        let other = JudgeConfig::parse(Some("[tests]\ntimeout = 1\n")).unwrap();
+        for signed in [config.published_sha256("0.9.1-dev"), other.published_sha256("0.9.0")] {
+            let mut findings = Vec::new();
+            assert_eq!(policy_recipe(Ok(&config), &signed, &[decision_line()], 1, &mut findings), None);
+            let [f] = findings.as_slice() else { panic!("{findings:?}") };
+            assert_eq!(f.code, "policy_mismatch");
+            assert!(f.message.contains("the note has no summary"), "{}", f.message);
+            assert!(f.message.contains("no release of speccoder from 0.0.1 to 0.9.0"), "{}", f.message);
+        }
     }
 
     #[test]

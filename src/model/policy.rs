@@ -99,6 +99,15 @@ const WHOLE_SECTIONS: [&str; 7] =
 /// The published recipe's `attest.signer` when `speccoder.toml` names none.
 pub const PUBLISHED_DEFAULT_SIGNER: &str = "git";
 
+/// Every release of the published speccoder (crates.io, oldest first). Its decisions (`accept`,
+/// `skip`) are one task-verification line with no summary, so they record no version, yet their
+/// digest hashes one in: the version that wrote them is one of these. Each new release is added
+/// here, or its decisions show a `policy_mismatch` that names the last release tried.
+pub const PUBLISHED_RELEASES: [&str; 19] = [
+    "0.0.1", "0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.5.1", "0.5.2", "0.6.0", "0.6.1", "0.7.0",
+    "0.7.1", "0.7.2", "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.8.4", "0.9.0",
+];
+
 /// The judge sections of one `speccoder.toml`, read once and hashed by either recipe.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JudgeConfig {
@@ -181,6 +190,22 @@ impl JudgeConfig {
         (self.published_sha256(version) == signed)
             .then(|| Recipe::Published { speccoder_version: version.to_owned() })
     }
+
+    /// Which recipe gives `signed` for a note that records no version (a decision): the
+    /// version-free one, else the published one with one of [`PUBLISHED_RELEASES`], newest first.
+    /// The version only salts the digest, so whichever release gives it, the configuration is the
+    /// one the decision was made under.
+    #[must_use]
+    pub fn matching_any_release(&self, signed: &str) -> Option<Recipe> {
+        if self.version_free_sha256 == signed {
+            return Some(Recipe::VersionFree);
+        }
+        PUBLISHED_RELEASES
+            .iter()
+            .rev()
+            .find(|version| self.published_sha256(version) == signed)
+            .map(|version| Recipe::Published { speccoder_version: (*version).to_owned() })
+    }
 }
 
 /// The recipe a note's `policy_sha256` was found to follow.
@@ -190,9 +215,10 @@ pub enum Recipe {
     /// The judge configuration alone (what this crate writes).
     VersionFree,
     /// The published speccoder's: the judge configuration with the version that wrote the note,
-    /// as the note's signed summary records it.
+    /// as the note's signed summary records it (for a decision, which records none, the release
+    /// whose digest it is).
     Published {
-        /// The recorded version, exactly as the summary carries it.
+        /// The recorded version, exactly as the summary carries it, or the release found.
         speccoder_version: String,
     },
 }

@@ -301,8 +301,9 @@ fn an_edited_version_is_a_policy_mismatch_unsigned_and_a_bad_signature_signed() 
     assert_eq!(code, 26);
     let t = tick(&report, T005);
     assert_eq!((&t["outcome"], &t["reason"]), (&json!("unverifiable"), &json!("mismatch")), "{t:#}");
-    assert_eq!(codes(t), ["policy_mismatch"], "{t:#}");
-    let message = t["findings"][0]["message"].as_str().unwrap();
+    assert_eq!(t["outcome"], "unverifiable", "{t:#}");
+    let mismatch = t["findings"].as_array().unwrap().iter().find(|f| f["code"] == "policy_mismatch");
+    let message = mismatch.unwrap_or_else(|| panic!("{t:#}"))["message"].as_str().unwrap();
     let at_edited = peer_digest(&h.p, &published_a("0.7.3", 600));
     assert!(
         message.contains(&format!("speccoder 0.7.3 (the version the summary records) gives {at_edited}")),
@@ -316,4 +317,42 @@ fn an_edited_version_is_a_policy_mismatch_unsigned_and_a_bad_signature_signed() 
     let (_, report) = verify(&h, &["--accept-unsigned"]);
     let message = tick(&report, T005)["findings"][0]["message"].as_str().unwrap().to_owned();
     assert!(message.contains("the summary records no speccoder version"), "{message}");
+}
+
+/// A decision the published tool wrote (`speccoder task accept`) is one task-verification line,
+/// which records no version while its digest hashes one in: it holds under the release whose
+/// digest it is, and a digest of no release (or of another configuration) is a mismatch.
+#[test]
+fn a_published_decision_holds_under_the_release_its_digest_names_and_no_other() {
+    let h = history();
+    const T001: &str = "001-bookmark-tags/T001";
+    h.p.speccoder(&["accept", T001, "--reason", "done by hand"]).success();
+    let accepted = h.p.rev("HEAD");
+    let as_release = |version: &str| {
+        let digest = peer_digest(&h.p, &published_b(version));
+        let mut lines = h.p.note_raw_lines(&accepted);
+        assert_eq!(lines.len(), 1, "a decision is one line");
+        let mut statement = statement_of(&lines[0]);
+        statement["predicate"]["policy_sha256"] = json!(digest);
+        lines[0] = h.p.ssh_signed_line(&statement, &h.ada);
+        h.p.write_note(&accepted, &lines);
+    };
+
+    as_release("0.9.0");
+    let (code, report) = verify(&h, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    let t = tick(&report, T001);
+    assert_eq!(t["outcome"], "evidenced", "{t:#}");
+    assert_eq!(t["policy"], json!({"recipe": "published", "speccoder_version": "0.9.0"}), "{t:#}");
+    as_release("0.7.2");
+    assert_eq!(tick(&verify(&h, &[]).1, T001)["policy"]["speccoder_version"], "0.7.2");
+
+    as_release("0.9.1-dev");
+    let (code, report) = verify(&h, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    let t = tick(&report, T001);
+    assert_eq!(t["outcome"], "unverifiable", "{t:#}");
+    let mismatch = t["findings"].as_array().unwrap().iter().find(|f| f["code"] == "policy_mismatch");
+    let message = mismatch.unwrap_or_else(|| panic!("{t:#}"))["message"].as_str().unwrap();
+    assert!(message.contains("no release of speccoder from 0.0.1 to 0.9.0"), "{message}");
 }
