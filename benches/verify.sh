@@ -17,7 +17,12 @@
 #      line) on BENCH_TOOL_SAMPLE ticks (default 100; 0 = all) spread over the history, and its
 #      per-tick cost is scaled to all ticks;
 #   5. `examples/bench_signatures.rs` times, in-process on one thread, the signature checks of
-#      every note (the verifier's own function): the floor a check of every tick stands on.
+#      every note (the verifier's own function): the floor a check of every tick stands on;
+#   6. with BENCH_PUBLISHED, the published speccoder's `attest verify --branch --all` is timed on
+#      the same repository in the same turns (median wall time), after its JSON report is checked
+#      to hold every tick. It finds each of ours `unverifiable` for its policy digest alone (it
+#      hashes its own version in: docs/task-verification-v0.md, "The published recipe"), having
+#      read and checked every line as for its own.
 # Then it prints per-tick costs, the speed-up and the growth from the smallest to the largest size,
 # with the targets of issue 46 (CPU a tick at every size within 10% of the smallest's; CPU a tick
 # at most 2x the signature checks'; RssAnon at 100,000 ticks at most 150 MB). It only reports:
@@ -30,7 +35,8 @@
 # one, removed), BENCH_REUSE (set: a repository left in BENCH_DIR by an earlier run, with its
 # made.txt, is timed again instead of generated; generating and packing 100,000 ticks takes
 # several minutes), BENCH_CARGO_FLAGS (default --locked), CARGO_TARGET_DIR (honoured as cargo
-# does), SPECCODER_BIN (another build of speccoder to time, an earlier commit's for a before).
+# does), SPECCODER_BIN (another build of speccoder to time, an earlier commit's for a before),
+# BENCH_PUBLISHED (the published speccoder's binary, `cargo install speccoder --version 0.9.0`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +44,7 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
 runs=${BENCH_RUNS:-3}
 sample=${BENCH_TOOL_SAMPLE:-100}
+published=${BENCH_PUBLISHED:-}
 per_unit=${BENCH_TICKS_PER_UNIT:-10}
 max_units=${BENCH_MAX_UNITS:-1000}
 pack_flag=()
@@ -83,6 +90,7 @@ median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 
 largest() { printf '%s\n' "$@" | sort -n | tail -1; }
 
 declare -A wall fastest cpu per_tick rss anon file tool_tick tool_note gen walls cpus rsses anons files sig_tick
+declare -A pub_walls pub_wall pub_cpus pub_cpu
 
 # Runs the command given with stdout to /dev/null under GNU time (to $timed), sampling its
 # /proc/<pid>/status every 20 ms; prints the peaks of RssAnon and RssFile in KiB.
@@ -137,6 +145,17 @@ for n in "${sizes[@]}"; do
         *) echo "benches/verify.sh: expected $n evidenced ticks, got: $summary" >&2; exit 1 ;;
     esac
     echo "  verify: $summary" >&2
+    if [ -n "$published" ]; then
+        # Its exit code is 26 (every tick unverifiable for the policy digest): the ticks it read count.
+        (cd "$dir/repo" && "$published" attest verify --branch --all --allowed-signers "$dir/allowed_signers" \
+            --json >"$dir/published.json" 2>/dev/null) || true
+        read_ticks=$(grep -o '"tick":{"feature"' "$dir/published.json" | grep -c . || true)
+        [ "$read_ticks" -eq "$n" ] || {
+            echo "benches/verify.sh: the published verifier reported $read_ticks of $n ticks; see $dir/published.json" >&2
+            exit 1
+        }
+        echo "  published: $(grep -o '"message":"[^"]*"' "$dir/published.json" | head -1)" >&2
+    fi
 done
 
 # 2. The timed runs, the sizes taking turns, so that a change in the machine's load spreads over
@@ -153,6 +172,16 @@ for r in $(seq 1 "$runs"); do
         c=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
         walls[$n]+="$w " cpus[$n]+="$c " rsses[$n]+="$peak " anons[$n]+="$peak_anon " files[$n]+="$peak_file "
         echo "ticks=$n run $r: $w s wall, $c s CPU, peak RSS $peak KiB (RssAnon $peak_anon, RssFile $peak_file)" >&2
+        if [ -n "$published" ]; then
+            start=$(date +%s%N)
+            (cd "$dir/repo" && /usr/bin/time -f '%U %S' -o "$dir/published-time.$r" "$published" attest verify \
+                --branch --all --allowed-signers "$dir/allowed_signers" >/dev/null 2>&1) || true
+            end=$(date +%s%N)
+            w=$(awk -v ns=$((end - start)) 'BEGIN { printf "%.4f", ns / 1e9 }')
+            c=$(tail -1 "$dir/published-time.$r" | awk '{ printf "%.2f", $1 + $2 }')
+            pub_walls[$n]+="$w " pub_cpus[$n]+="$c "
+            echo "ticks=$n run $r: published verifier $w s wall, $c s CPU" >&2
+        fi
     done
 done
 for n in "${sizes[@]}"; do
@@ -166,6 +195,10 @@ for n in "${sizes[@]}"; do
         file[$n]=$(largest ${files[$n]})
     }
     per_tick[$n]=$(awk -v s="${wall[$n]}" -v n="$n" 'BEGIN { printf "%.4f", s * 1000 / n }')
+    if [ -n "$published" ]; then
+        # shellcheck disable=SC2086 # the lists are space-separated numbers
+        pub_wall[$n]=$(median ${pub_walls[$n]}) pub_cpu[$n]=$(median ${pub_cpus[$n]})
+    fi
 done
 
 # 3. The tool pipeline on each repository.
@@ -211,6 +244,10 @@ for n in "${sizes[@]}"; do
         "${fastest[$n]}" "${cpu[$n]}" "${per_tick[$n]}" "$(cpu_tick "$n")" "$(mib "${rss[$n]}")" \
         "$(mib "${anon[$n]}")" "$(mib "${file[$n]}")" "${tool_tick[$n]}" "$ratio" "${tool_note[$n]}"
     targets+=("speed-up at $n ticks: ${ratio}x the tool pipeline")
+    if [ -n "$published" ]; then
+        ratio=$(awk -v p="${pub_wall[$n]}" -v o="${wall[$n]}" 'BEGIN { printf "%.0f", p / o }')
+        targets+=("speed-up at $n ticks: ${ratio}x the published verifier ($($published --version | head -1): median ${pub_wall[$n]} s wall, ${pub_cpu[$n]} s CPU; ours ${wall[$n]} s, ${cpu[$n]} s)")
+    fi
     floor=$(awk -v c="$(cpu_tick "$n")" -v s="${sig_tick[$n]}" 'BEGIN { printf "%.2f", c / s }')
     met=$(awk -v f="$floor" 'BEGIN { print (f <= 2) ? "met" : "MISSED" }')
     targets+=("CPU a tick at $n ticks: ${floor}x the signature checks' ${sig_tick[$n]} ms (target <= 2x): $met")

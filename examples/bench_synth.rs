@@ -50,10 +50,11 @@ use speccoder_attest::spec;
 const TASKS_PER_UNIT: usize = 10;
 /// The identity of the commits and the principal of the key.
 const PRINCIPAL: &str = "bench@example.com";
-/// The judge configuration at every parent commit.
+/// The judge configuration at every parent commit, in a shape the published speccoder reads too,
+/// so that its verifier can be timed on the same repository.
 const SPECCODER_TOML: &str = "# Judge configuration of the synthetic benchmark project.\n\
-[checks]\nlint = \"cargo clippy -- -D warnings\"\n\n[tests]\ncommand = \"cargo test\"\n\n\
-[acceptance]\nrequire_red = true\n\n[attest]\nsigner = \"ssh\"\n";
+[checks.lint]\nargv = [\"cargo\", \"clippy\", \"--\", \"-D\", \"warnings\"]\n\n\
+[checks.test]\nargv = [\"cargo\", \"test\"]\n\n[acceptance]\nheld_out = false\n\n[attest]\nsigner = \"git\"\n";
 
 type Error = Box<dyn std::error::Error>;
 
@@ -151,8 +152,15 @@ pub fn generate(args: &Args) -> Result<String, Error> {
     let per_unit = args.ticks.div_ceil(units);
     let width = units.to_string().len().max(4);
 
-    // The project before any unit: a README and the judge configuration.
+    // The project before any unit: a README, the judge configuration, and Spec Kit's `.specify/`
+    // (by which the published speccoder knows a Spec Kit project).
     let mut root: BTreeMap<String, (EntryKind, ObjectId)> = BTreeMap::new();
+    let memory = BTreeMap::from([(
+        "constitution.md".to_owned(),
+        (EntryKind::Blob, objects.blob(b"# Bench project constitution\n")?),
+    )]);
+    let specify = BTreeMap::from([("memory".to_owned(), (EntryKind::Tree, objects.tree(&memory)?))]);
+    root.insert(".specify".into(), (EntryKind::Tree, objects.tree(&specify)?));
     root.insert(
         "README.md".into(),
         (EntryKind::Blob, objects.blob(b"# Bench project\n\nA synthetic project for benchmarks.\n")?),
