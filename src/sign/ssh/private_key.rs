@@ -187,6 +187,35 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// A key file with its bytes edited is read or refused, never a panic; what this module
+        /// reads where ssh-key refuses is the fixture's key, named by the file as written.
+        #[test]
+        fn an_edited_short_scalar_key_file_is_the_fixture_s_key_or_an_error(
+            edits in proptest::collection::vec((proptest::prelude::any::<proptest::sample::Index>(), 0u8..4, proptest::prelude::any::<u8>()), 1..4),
+        ) {
+            let text = fixture("p256-short-scalar");
+            let base64: String = text.lines().filter(|l| !l.starts_with("-----")).collect();
+            let mut binary = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, base64).expect("base64");
+            for (at, how, byte) in &edits {
+                let i = at.index(binary.len() + 1);
+                match how {
+                    0 if i < binary.len() => binary[i] = *byte,
+                    1 => binary.insert(i, *byte),
+                    2 if i < binary.len() => { binary.remove(i); }
+                    _ => binary.truncate(i),
+                }
+            }
+            let encoded = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &binary);
+            let lines: Vec<&str> = encoded.as_bytes().chunks(LINE_WIDTH).map(|c| std::str::from_utf8(c).expect("ascii")).collect();
+            let edited = format!("-----BEGIN {LABEL}-----\n{}\n-----END {LABEL}-----\n", lines.join("\n"));
+            if let (Ok(key), Err(_)) = (from_openssh(&edited), PrivateKey::from_openssh(&edited)) {
+                let (public, _) = fixture_public();
+                proptest::prop_assert_eq!(key.public_key().to_bytes().expect("encodes"), public);
+            }
+        }
+    }
+
     #[test]
     fn only_a_scalar_ssh_key_refuses_for_its_length_is_widened() {
         assert_eq!(full_width(&[0x7f; 31]).map(|s| s[0]), Some(0));
