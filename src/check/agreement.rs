@@ -328,13 +328,15 @@ impl<'r> Rules<'r> {
         self.task_at_commit(claim, verdict, findings);
         self.task_at_head(claim, findings);
 
-        // The policy, recomputed at the parent.
+        // The policy, recomputed at the parent. A skip with no parent (the published tool's skip
+        // record) is made at its own tree, the head's at the time: what a skip's parent holds.
         let parent_policy = match commit.parents.first() {
             Some(parent) => self
                 .repo
                 .commit_tree(*parent)
                 .map_err(|e| PolicyError(e.to_string()))
                 .and_then(|t| self.policy_of_tree(t)),
+            None if verdict == Verdict::Skipped => self.policy_of_tree(commit.tree),
             None => JudgeConfig::parse(None).map(Rc::new),
         };
         let recipe =

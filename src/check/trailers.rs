@@ -18,6 +18,18 @@ pub fn task_trailers(message: &str) -> (Option<String>, Option<String>) {
     (last(SPEC_TASK), last(VERDICT))
 }
 
+/// Whether a commit is the skip record the published speccoder writes (`speccoder task skip`):
+/// no parent, no `Verdict:` trailer and a `Skipped-By:` one (its tree is the head's when it was
+/// made). A skip ref names it and no branch holds it; it claims `skipped`, as ours says in its
+/// `Verdict:` trailer. A commit of that shape is never a task commit of a branch, since the
+/// walk takes only commits with a `Verdict:` ([`newest_task_commits`]).
+#[must_use]
+pub fn is_published_skip_record(message: &str, parents: usize) -> bool {
+    let found = trailers::parse_without_divider(message);
+    let has = |key: &str| found.iter().any(|(k, _)| k.eq_ignore_ascii_case(key));
+    parents == 0 && !has(VERDICT) && has(crate::check::decision::SKIPPED_BY)
+}
+
 /// The newest task commit of each task among `commits` (newest first, as a walk from the head
 /// yields them): a commit whose trailers carry `Spec-Task:` and a non-empty `Verdict:`, by
 /// `<unit>/<task>`.
@@ -72,4 +84,21 @@ pub fn claim_problem(message: &str, parents: usize) -> Option<String> {
     (claim(&stored) != claim(&trailers::parse(message))).then(|| {
         "git log and git interpret-trailers --parse read different Spec-Task: or Verdict: trailers in the commit message (a `---` line among them)".to_owned()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_parentless_commit_with_skipped_by_and_no_verdict_is_a_published_skip_record() {
+        let published =
+            "speccoder: skip T002\n\nmoves on\n\nSpec-Task: 001-a/T002\nSkipped-By: Ada\nReason: moves on\n";
+        assert!(is_published_skip_record(published, 0));
+        assert!(!is_published_skip_record(published, 1), "ours has a parent and says its verdict");
+        let ours = published.replace("Skipped-By: Ada", "Verdict: skipped\nSkipped-By: Ada");
+        assert!(!is_published_skip_record(&ours, 0));
+        let accept = published.replace("Skipped-By", "Accepted-By");
+        assert!(!is_published_skip_record(&accept, 0));
+    }
 }

@@ -12,10 +12,11 @@ use crate::check::agreement::{Learned, Rules};
 use crate::check::line::{Body, ReadLine, covering_line};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::signatures::{self, NoteLineSignature, SignerInfo};
-use crate::check::trailers::{claim_problem, task_trailers};
+use crate::check::trailers::{claim_problem, is_published_skip_record, task_trailers};
 use crate::git::{Commit, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::policy::Recipe;
+use crate::model::predicate::Verdict;
 use crate::verify::parallel;
 use crate::verify::policy::evidence::SignedEvidence;
 use crate::verify::trust::Trust;
@@ -188,6 +189,10 @@ impl<'r> Checker<'r> {
 
     fn check_commit(&self, commit: &Commit, report: &mut CommitReport) {
         let (target, verdict) = task_trailers(&commit.message);
+        let verdict = verdict.or_else(|| {
+            is_published_skip_record(&commit.message, commit.parents.len())
+                .then(|| Verdict::Skipped.as_str().to_owned())
+        });
         report.target.clone_from(&target);
         report.verdict.clone_from(&verdict);
         let findings = &mut report.findings;

@@ -356,3 +356,62 @@ fn a_published_decision_holds_under_the_release_its_digest_names_and_no_other() 
     let message = mismatch.unwrap_or_else(|| panic!("{t:#}"))["message"].as_str().unwrap();
     assert!(message.contains("no release of speccoder from 0.0.1 to 0.9.0"), "{message}");
 }
+
+/// A skip record as the published tool writes it (`speccoder task skip`): a commit with no parent
+/// and no `Verdict:` trailer, at the head's tree, named by the skip ref, its one line's digest the
+/// published recipe of the configuration there. It is listed as `skipped`; the same record whose
+/// `Skipped-By:` is not the signed decider, or with a parent, is not.
+#[test]
+fn a_published_skip_record_is_listed_as_skipped() {
+    let h = history();
+    const T001: &str = "001-bookmark-tags/T001";
+    const SKIP_REF: &str = "refs/speccoder/skipped/001-bookmark-tags/T001";
+    h.p.speccoder(&["skip", T001, "--reason", "moves to 002"]).success();
+    let ours = h.p.rev(SKIP_REF);
+    let statement = statement_of(&h.p.note_raw_lines(&ours)[0]);
+    let by = statement["predicate"]["decider"]["by"].as_str().unwrap().to_owned();
+    let digest = peer_digest(&h.p, &published_b("0.9.0"));
+    // The record with `skipped_by` as its Skipped-By: trailer and `parents`, its note re-signed.
+    let record = |skipped_by: &str, parents: &[&str]| {
+        let message = h.p.scratch.join("skip-message");
+        std::fs::write(
+            &message,
+            format!(
+                "speccoder: skip T001\n\nmoves to 002\n\nSpec-Task: {T001}\nSkipped-By: {skipped_by}\nReason: moves to 002\n"
+            ),
+        )
+        .unwrap();
+        let tree = h.p.rev("HEAD^{tree}");
+        let mut args = vec!["commit-tree", tree.as_str(), "-F", message.to_str().unwrap()];
+        for parent in parents {
+            args.extend(["-p", parent]);
+        }
+        let id = h.p.git(&args).trim().to_owned();
+        let mut line = statement.clone();
+        line["subject"] = json!([{ "name": T001, "digest": { "gitCommit": id } }]);
+        line["predicate"]["policy_sha256"] = json!(digest);
+        h.p.write_note(&id, &[h.p.ssh_signed_line(&line, &h.ada)]);
+        h.p.git(&["update-ref", SKIP_REF, &id]);
+        id
+    };
+
+    let published = record(&by, &[]);
+    let (code, report) = verify(&h, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    let t = tick(&report, T001);
+    assert_eq!(t["outcome"], "skipped", "{t:#}");
+    assert_eq!(t["commit"], published.as_str(), "{t:#}");
+    assert_eq!(t["policy"], json!({"recipe": "published", "speccoder_version": "0.9.0"}), "{t:#}");
+
+    record("Someone Else", &[]);
+    let (code, report) = verify(&h, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    assert_eq!(tick(&report, T001)["outcome"], "unverifiable", "{report:#}");
+
+    let head = h.p.rev("HEAD");
+    record(&by, &[&head]);
+    let (code, report) = verify(&h, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    let t = tick(&report, T001);
+    assert!(codes(t).contains(&"no_verdict"), "a skip with a parent says its verdict: {t:#}");
+}
