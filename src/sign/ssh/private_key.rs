@@ -135,6 +135,11 @@ mod tests {
         1u32.encode(&mut binary).expect("encodes");
         public.encode(&mut binary).expect("encodes");
         section.encode(&mut binary).expect("encodes");
+        armored(&binary)
+    }
+
+    /// The binary form of a key file, armored as OpenSSH writes it.
+    fn armored(binary: &[u8]) -> String {
         let base64 = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, binary);
         let lines: Vec<&str> =
             base64.as_bytes().chunks(LINE_WIDTH).map(|c| std::str::from_utf8(c).expect("ascii")).collect();
@@ -206,9 +211,7 @@ mod tests {
                     _ => binary.truncate(i),
                 }
             }
-            let encoded = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &binary);
-            let lines: Vec<&str> = encoded.as_bytes().chunks(LINE_WIDTH).map(|c| std::str::from_utf8(c).expect("ascii")).collect();
-            let edited = format!("-----BEGIN {LABEL}-----\n{}\n-----END {LABEL}-----\n", lines.join("\n"));
+            let edited = armored(&binary);
             if let (Ok(key), Err(_)) = (from_openssh(&edited), PrivateKey::from_openssh(&edited)) {
                 let (public, _) = fixture_public();
                 proptest::prop_assert_eq!(key.public_key().to_bytes().expect("encodes"), public);

@@ -578,9 +578,8 @@ mod tests {
         assert!(verifies_in_process(&sig, &trust));
         let raw = signer.sign_raw(PAE).expect("a raw signature without an agent");
         let pem = signer.public_key_pem().expect("a PEM");
-        let verifying = p256::pkcs8::DecodePublicKey::from_public_key_pem(&pem)
-            .map(|k: p256::ecdsa::VerifyingKey| k)
-            .expect("a P-256 PEM");
+        let verifying: p256::ecdsa::VerifyingKey =
+            p256::pkcs8::DecodePublicKey::from_public_key_pem(&pem).expect("a P-256 PEM");
         let der = p256::ecdsa::DerSignature::try_from(raw.as_slice()).expect("a DER signature");
         assert!(ssh_signature::Verifier::verify(&verifying, PAE, &der).is_ok());
         // Named by its public key, as git's user.signingKey often is: the file beside it signs.
