@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+mod cache;
 mod change_diff;
 mod command;
 mod commit;

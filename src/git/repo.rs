@@ -6,75 +6,32 @@ use gix::ObjectId;
 use gix::bstr::ByteSlice;
 pub use gix::state::InProgress;
 
+use super::cache::{OBJECT_CACHE_BYTES, PACK_CACHE_BYTES, SharedCaches};
 use super::error::{GitError, GixResultExt, io_error};
 
 /// An open repository, the one entry point of the git adapter; it stays on its thread (another
 /// thread gets its own from [`Repo::handle`]).
 pub struct Repo {
     pub(crate) inner: gix::Repository,
-    /// The sizes of the objects whose header was read lately ([`Repo::object_size`]): reading a
-    /// loose object's header costs as much as reading the object, and a verifier asks for the
-    /// size of its unit's `spec.md` at every tick, and of each note before and as it reads it.
-    /// At most [`SIZES_KEPT`] are kept.
-    sizes: std::cell::RefCell<std::collections::HashMap<ObjectId, u64>>,
-    /// Objects made from pack deltas, shared with every `Repo` opened from [`Repo::handle`].
-    pack_cache: SharedPackCache,
+    /// The caches shared with every `Repo` opened from [`Repo::handle`]: objects made from pack
+    /// deltas, whole objects, and the sizes of objects whose header was read.
+    caches: SharedCaches,
 }
-
-/// How many object sizes a [`Repo`] keeps (about 40 bytes each); all are forgotten at once when
-/// one more comes.
-const SIZES_KEPT: usize = 4 * 1024;
 
 /// A repository that can cross threads, to be opened on each as a [`Repo`] ([`Repo::handle`]).
 /// Every `Repo` opened from one handle shares its object store, so a pack is mapped and its
-/// index read once per process, however many threads read it.
+/// index read once per process, however many threads read it, and its caches.
 pub struct RepoHandle {
     shared: gix::ThreadSafeRepository,
-    /// The pack cache every `Repo` opened from it shares.
-    pack_cache: SharedPackCache,
+    /// The caches every `Repo` opened from it shares.
+    caches: SharedCaches,
 }
 
 impl RepoHandle {
-    /// This thread's own `Repo` of the repository: its object cache starts empty, its pack cache
-    /// is the handle's.
+    /// This thread's own `Repo` of the repository, reading through the handle's caches.
     #[must_use]
     pub fn open(&self) -> Repo {
-        Repo::with_pack_cache(self.shared.to_thread_local(), self.pack_cache.clone())
-    }
-}
-
-/// One cache of objects made from pack deltas for all the threads reading a repository: gix's
-/// `MemoryCappedHashmap` behind a lock. gix gives each handle a pack cache of its own (none
-/// without its `max-performance` feature) and has no shared one, while a verifier's threads take
-/// commits in turns: the note a thread reads is most often a delta of one another thread has just
-/// read.
-#[derive(Clone)]
-struct SharedPackCache(std::sync::Arc<std::sync::Mutex<gix::odb::pack::cache::lru::MemoryCappedHashmap>>);
-
-impl SharedPackCache {
-    fn new(bytes: usize) -> Self {
-        SharedPackCache(std::sync::Arc::new(std::sync::Mutex::new(
-            gix::odb::pack::cache::lru::MemoryCappedHashmap::new(bytes),
-        )))
-    }
-}
-
-impl gix::odb::pack::cache::DecodeEntry for SharedPackCache {
-    fn put(
-        &mut self,
-        pack_id: u32,
-        offset: u64,
-        data: &[u8],
-        kind: gix::object::Kind,
-        compressed_size: usize,
-    ) {
-        let mut cache = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        cache.put(pack_id, offset, data, kind, compressed_size);
-    }
-
-    fn get(&mut self, pack_id: u32, offset: u64, out: &mut Vec<u8>) -> Option<(gix::object::Kind, usize)> {
-        let mut cache = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        cache.get(pack_id, offset, out)
+        Repo::with_caches(self.shared.to_thread_local(), self.caches.clone())
     }
 }
 
@@ -99,16 +56,6 @@ pub enum Head {
 /// make it hold, since a few MiB of compressed zeros in a pack can stand for gigabytes. It
 /// applies to every repository opened ([`Repo::discover`] opens none with reduced trust).
 pub const OBJECT_SIZE_LIMIT: usize = 256 << 20;
-
-/// The size of each repository handle's object cache (trees and small blobs read again and
-/// again); a larger blob is read past it ([`Repo::blob`]).
-const OBJECT_CACHE_BYTES: usize = 6 << 20;
-
-/// The size of the cache of objects made from pack deltas that all of a repository's handles
-/// share ([`SharedPackCache`]). In a packed history a note, or a `tasks.md`, is most often a
-/// delta of one read shortly before: with the cache, resolving it stops there instead of
-/// inflating the whole chain from its base again.
-const PACK_CACHE_BYTES: usize = 4 << 20;
 
 /// Why no repository could be opened from `dir`: none is there, or the one git would use cannot
 /// be opened by gix, said with gix's own reasons; a repository git would refuse as of "dubious
@@ -249,21 +196,19 @@ impl Repo {
     }
 
     fn from_gix(inner: gix::Repository) -> Repo {
-        Repo::with_pack_cache(inner, SharedPackCache::new(PACK_CACHE_BYTES))
+        Repo::with_caches(inner, SharedCaches::new())
     }
 
-    fn with_pack_cache(mut inner: gix::Repository, pack_cache: SharedPackCache) -> Repo {
-        inner.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
-        let shared = pack_cache.clone();
-        inner.objects.set_pack_cache(move || Box::new(shared.clone()));
-        Repo { inner, sizes: std::cell::RefCell::default(), pack_cache }
+    fn with_caches(mut inner: gix::Repository, caches: SharedCaches) -> Repo {
+        caches.install(&mut inner.objects);
+        Repo { inner, caches }
     }
 
     /// A handle from which other threads open this same repository (same directories,
     /// configuration and object store) as their own `Repo`.
     #[must_use]
     pub fn handle(&self) -> RepoHandle {
-        RepoHandle { shared: self.inner.clone().into_sync(), pack_cache: self.pack_cache.clone() }
+        RepoHandle { shared: self.inner.clone().into_sync(), caches: self.caches.clone() }
     }
 
     /// The merge, cherry-pick, revert, rebase, `git am` or bisect this work tree is in the middle
@@ -419,19 +364,15 @@ impl Repo {
     /// The size in bytes of the object `id`, read from its header without reading the object, so
     /// that a caller with a limit can refuse a large one before holding it.
     pub fn object_size(&self, id: ObjectId) -> Result<u64, GitError> {
-        if let Some(size) = self.sizes.borrow().get(&id) {
-            return Ok(*size);
+        if let Some(size) = self.caches.sizes.get(id) {
+            return Ok(size);
         }
         let size = match self.inner.try_find_header(id) {
             Ok(Some(header)) => header.size(),
             Ok(None) => return Err(GitError::ObjectMissing { id }),
             Err(e) => return Err(GitError::CorruptObject { id, kind: "object", reason: e.to_string() }),
         };
-        let mut sizes = self.sizes.borrow_mut();
-        if sizes.len() >= SIZES_KEPT {
-            sizes.clear();
-        }
-        sizes.insert(id, size);
+        self.caches.sizes.put(id, size);
         Ok(size)
     }
 
@@ -503,7 +444,8 @@ pub(crate) fn kind_name(kind: gix::object::Kind) -> &'static str {
 mod tests {
     use std::sync::Arc;
 
-    use super::{Repo, SIZES_KEPT};
+    use super::Repo;
+    use crate::git::cache::SIZES_KEPT;
     use crate::git::test_support::Fixture;
 
     #[test]
@@ -516,20 +458,51 @@ mod tests {
             let expected = format!("blob {i}\n").len() as u64;
             assert_eq!(repo.object_size(*id).unwrap(), expected);
             assert_eq!(repo.object_size(*id).unwrap(), expected, "kept, and the same");
-            assert!(repo.sizes.borrow().len() <= SIZES_KEPT);
+            assert!(repo.caches.sizes.len() <= SIZES_KEPT);
         }
         let shell = fx.git(&["cat-file", "-s", &ids[0].to_string()]);
         assert_eq!(repo.object_size(ids[0]).unwrap().to_string(), shell.trim());
     }
 
     #[test]
-    fn repositories_opened_from_one_handle_share_its_pack_cache_and_no_other() {
+    fn repositories_opened_from_one_handle_share_its_caches_and_no_other() {
         let fx = Fixture::new();
         let repo: Repo = fx.repo();
         let opened = repo.handle().open();
-        assert!(Arc::ptr_eq(&repo.pack_cache.0, &opened.pack_cache.0));
         let other: Repo = fx.repo();
-        assert!(!Arc::ptr_eq(&repo.pack_cache.0, &other.pack_cache.0));
+        let (ours, theirs, another) = (&repo.caches, &opened.caches, &other.caches);
+        assert!(Arc::ptr_eq(&ours.pack.0, &theirs.pack.0) && !Arc::ptr_eq(&ours.pack.0, &another.pack.0));
+        assert!(
+            Arc::ptr_eq(&ours.objects.0, &theirs.objects.0)
+                && !Arc::ptr_eq(&ours.objects.0, &another.objects.0)
+        );
+        assert!(Arc::ptr_eq(&ours.sizes.0, &theirs.sizes.0) && !Arc::ptr_eq(&ours.sizes.0, &another.sizes.0));
+    }
+
+    #[test]
+    fn an_object_one_thread_read_is_read_by_another_without_the_object_store() {
+        let fx = Fixture::new();
+        let repo: Repo = fx.repo();
+        let (seen, probed) =
+            (repo.write_blob(b"read whole\n").unwrap(), repo.write_blob(b"probed\n").unwrap());
+        assert_eq!(repo.blob(seen).unwrap(), b"read whole\n");
+        assert_eq!(repo.object_size(probed).unwrap(), 7);
+        // Both loose files gone: what the other thread gets can only come from the caches.
+        for id in [seen, probed] {
+            let hex = id.to_string();
+            std::fs::remove_file(fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..])).unwrap();
+        }
+        let handle = repo.handle();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let theirs = handle.open();
+                assert_eq!(theirs.blob(seen).unwrap(), b"read whole\n");
+                assert_eq!(theirs.object_size(probed).unwrap(), 7);
+                assert!(matches!(theirs.blob(probed), Err(crate::git::GitError::ObjectMissing { .. })));
+            });
+        });
+        // A repository opened anew has caches of its own.
+        assert!(matches!(fx.repo().blob(seen), Err(crate::git::GitError::ObjectMissing { .. })));
     }
 
     #[test]
