@@ -63,22 +63,23 @@ impl Pack {
 
 impl NoteKeeper for Pack {
     /// Writes the note once. A note with a line the check could not read is not kept: that tick
-    /// does not hold, so neither does the range, and the pack is dropped.
+    /// does not hold, so neither does the range, and the pack is dropped. The notes are written
+    /// one at a time, under the lock of what is kept: threads that create files in one directory
+    /// at once wait for it in the kernel, which spins while another thread's file is made.
     fn keep(&self, commit: &str, note: &[u8], payload_sha256: &[&str]) {
         if bundle::lines(note).count() != payload_sha256.len() {
             return;
         }
-        {
-            let mut kept = self.kept();
-            if kept.failed.is_some() || kept.lines.contains_key(commit) {
-                return;
-            }
-            kept.lines.insert(commit.to_owned(), payload_sha256.iter().map(|d| (*d).to_owned()).collect());
+        let mut kept = self.kept();
+        if kept.failed.is_some() || kept.lines.contains_key(commit) {
+            return;
         }
-        if let Err(e) = self.dir.write(&notes_file(commit), note) {
-            let mut kept = self.kept();
-            kept.lines.remove(commit);
-            kept.failed.get_or_insert(e);
+        match self.dir.write(&notes_file(commit), note) {
+            Ok(()) => {
+                kept.lines
+                    .insert(commit.to_owned(), payload_sha256.iter().map(|d| (*d).to_owned()).collect());
+            }
+            Err(e) => kept.failed = Some(e),
         }
     }
 }
