@@ -11,24 +11,7 @@ pub const TEMPLATE: &str = include_str!("../../templates/commit-message.txt");
 pub const SKIP_TEMPLATE: &str = include_str!("../../templates/skip-message.txt");
 
 /// Trailer keys, in the order they are written.
-pub mod keys {
-    /// `<unit>/<task>`.
-    pub const SPEC_TASK: &str = "Spec-Task";
-    /// `verified`, `regression_only`, `attested`, `skipped`.
-    pub const VERDICT: &str = "Verdict";
-    /// Why a tick is regression-only.
-    pub const REGRESSION_ONLY: &str = "Regression-Only";
-    /// `passed=<k>/<n> manifest=sha256:<hex>`, `off`, or `absent=<reason>`.
-    pub const HELD_OUT: &str = "Held-Out";
-    /// The run id.
-    pub const RUN: &str = "Run";
-    /// Who accepted a task.
-    pub const ACCEPTED_BY: &str = "Accepted-By";
-    /// Who skipped a task.
-    pub const SKIPPED_BY: &str = "Skipped-By";
-    /// A decision's reason.
-    pub const REASON: &str = "Reason";
-}
+pub use crate::model::trailer_keys as keys;
 
 /// The fields the template and the trailers are filled from.
 #[derive(Debug, Clone, Default)]

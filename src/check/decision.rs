@@ -6,13 +6,7 @@
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::trailers;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
-
-/// The trailer naming who accepted a task.
-pub const ACCEPTED_BY: &str = "Accepted-By";
-/// The trailer naming who skipped a task.
-pub const SKIPPED_BY: &str = "Skipped-By";
-/// The trailer giving a decision's reason.
-pub const REASON: &str = "Reason";
+use crate::model::trailer_keys::{ACCEPTED_BY, REASON, SKIPPED_BY};
 
 /// A decision's trailers against its signed decider (note line `line`), and the decider as
 /// asserted (an `ok` finding, so every report shows it).

@@ -1,11 +1,7 @@
 //! The task and verdict a commit claims: its `Spec-Task:` and `Verdict:` trailers.
 
 use crate::git::trailers;
-
-/// The trailer naming the task.
-pub const SPEC_TASK: &str = "Spec-Task";
-/// The trailer naming the verdict.
-pub const VERDICT: &str = "Verdict";
+use crate::model::trailer_keys::{SKIPPED_BY, SPEC_TASK, VERDICT};
 
 /// The `Spec-Task:` and `Verdict:` trailers of a commit message (the last of each), read as git
 /// reads a stored commit's trailers (`git log --format=%(trailers)`: no `---` divider).
@@ -27,7 +23,7 @@ pub fn task_trailers(message: &str) -> (Option<String>, Option<String>) {
 pub fn is_published_skip_record(message: &str, parents: usize) -> bool {
     let found = trailers::parse_without_divider(message);
     let has = |key: &str| found.iter().any(|(k, _)| k.eq_ignore_ascii_case(key));
-    parents == 0 && !has(VERDICT) && has(crate::check::decision::SKIPPED_BY)
+    parents == 0 && !has(VERDICT) && has(SKIPPED_BY)
 }
 
 /// The newest task commit of each task among `commits` (newest first, as a walk from the head

@@ -20,4 +20,5 @@ pub mod shown;
 pub mod statement;
 pub mod summary;
 pub mod test_result;
+pub mod trailer_keys;
 pub mod verifier_policy;
