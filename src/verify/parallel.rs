@@ -1,7 +1,7 @@
 //! Work over many commits shared by threads. Commits are independent of each other, and reading
-//! objects is most of what a commit costs, so each thread opens the repository for itself (its
-//! own object cache; the cache of resolved pack deltas is one for all, [`Repo::handle`]) and takes
-//! the next unclaimed item until none is left.
+//! objects is most of what a commit costs, so each thread opens the repository for itself, with
+//! the caches of objects and pack deltas one for all ([`Repo::handle`]), and takes the next
+//! unclaimed item until none is left.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use crate::git::Repo;
 
 /// Below this many commits per thread no other thread is started: starting one with its own
-/// caches costs about as much as checking a few commits.
+/// repository costs about as much as checking a few commits.
 const COMMITS_PER_THREAD: usize = 32;
 
 /// At most this many threads work at once unless the caller asks for more.
