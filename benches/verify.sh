@@ -9,9 +9,10 @@
 #      tick evidenced (checked before anything is timed; the run stops otherwise);
 #   3. it is timed BENCH_RUNS times (default 3; the sizes take turns so that a change in the
 #      machine's load does not fall on one size; median wall time, fastest wall time, median CPU
-#      time and peak RSS from /usr/bin/time; the peaks of RssAnon (the process's own memory) and
-#      RssFile (mapped files: the packs and the binary, pages the kernel reclaims without
-#      writeback) apart, sampled every 20 ms from /proc/<pid>/status);
+#      time and peak RSS from /usr/bin/time), and run once more each time for the peaks of
+#      RssAnon (the process's own memory) and RssFile (mapped files: the packs and the binary,
+#      pages the kernel reclaims without writeback) apart, sampled every 20 ms from
+#      /proc/<pid>/status (a sampler beside a timed run would take CPU from it);
 #   4. `examples/bench_tool_pipeline.rs` does the same signature checks the way the published tool
 #      does them (`git notes show` per tick, `ssh-keygen -Y find-principals` and `-Y verify` per
 #      line) on BENCH_TOOL_SAMPLE ticks (default 100; 0 = all) spread over the history, and its
@@ -92,11 +93,33 @@ largest() { printf '%s\n' "$@" | sort -n | tail -1; }
 declare -A wall fastest cpu per_tick rss anon file tool_tick tool_note gen walls cpus rsses anons files sig_tick
 declare -A pub_walls pub_wall pub_cpus pub_cpu
 
-# Runs the command given with stdout to /dev/null under GNU time (to $timed), sampling its
-# /proc/<pid>/status every 20 ms; prints the peaks of RssAnon and RssFile in KiB.
+# Runs the command given under GNU time (to $timed), its output and exit status dropped (every
+# repository is checked before anything is timed); prints its wall seconds, read in this shell
+# right before its start and right after its exit.
+timed_run() {
+    local start=$EPOCHREALTIME
+    /usr/bin/time -f '%U %S %M' -o "$timed" "$@" >/dev/null 2>&1 || true
+    awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }'
+}
+
+# Runs the command given like timed_run, while a sampler beside it reads its /proc/<pid>/status;
+# prints the peaks of RssAnon and RssFile in KiB. Its times are not the run's: the sampler takes
+# CPU from it (a run of 70 ms on two cores took 10 ms longer).
 sampled() {
-    /usr/bin/time -f '%U %S %M' -o "$timed" "$@" >/dev/null &
-    local tpid=$! pid="" peak_anon=0 peak_file=0 key value _
+    local tpid spid
+    /usr/bin/time -f '%U %S %M' -o "$timed" "$@" >/dev/null 2>&1 &
+    tpid=$!
+    peaks_of "$tpid" &
+    spid=$!
+    wait "$tpid" || true
+    wait "$spid"
+}
+
+# The peaks of RssAnon and RssFile (KiB) of the child of process $1 (GNU time), read every 20 ms
+# until $1 exits; the pauses wait on a pipe that never speaks, not on a new process.
+peaks_of() {
+    local tpid=$1 pid="" peak_anon=0 peak_file=0 key value _ nap
+    exec {nap}<> <(:)
     while kill -0 "$tpid" 2>/dev/null; do
         [ -n "$pid" ] || pid=$(pgrep -P "$tpid" | head -1 || true)
         if [ -n "$pid" ] && [ -r "/proc/$pid/status" ]; then
@@ -107,9 +130,8 @@ sampled() {
                 esac
             done <"/proc/$pid/status" 2>/dev/null || true
         fi
-        sleep 0.02
+        read -r -t 0.02 -u "$nap" _ || true
     done
-    wait "$tpid"
     echo "$peak_anon $peak_file"
 }
 targets=()
@@ -164,20 +186,15 @@ for r in $(seq 1 "$runs"); do
     for n in "${sizes[@]}"; do
         dir=$work/ticks-$n
         verify_cmd "$n"
-        start=$(date +%s%N)
-        read -r peak_anon peak_file < <(cd "$dir/repo" && timed=$dir/time.$r sampled "${verify[@]}")
-        end=$(date +%s%N)
+        w=$(cd "$dir/repo" && timed=$dir/time.$r timed_run "${verify[@]}")
         read -r user sys peak < <(tail -1 "$dir/time.$r")
-        w=$(awk -v ns=$((end - start)) 'BEGIN { printf "%.4f", ns / 1e9 }')
+        read -r peak_anon peak_file < <(cd "$dir/repo" && timed=$dir/time.$r.sampled sampled "${verify[@]}")
         c=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
         walls[$n]+="$w " cpus[$n]+="$c " rsses[$n]+="$peak " anons[$n]+="$peak_anon " files[$n]+="$peak_file "
         echo "ticks=$n run $r: $w s wall, $c s CPU, peak RSS $peak KiB (RssAnon $peak_anon, RssFile $peak_file)" >&2
         if [ -n "$published" ]; then
-            start=$(date +%s%N)
-            (cd "$dir/repo" && /usr/bin/time -f '%U %S' -o "$dir/published-time.$r" "$published" attest verify \
-                --branch --all --allowed-signers "$dir/allowed_signers" >/dev/null 2>&1) || true
-            end=$(date +%s%N)
-            w=$(awk -v ns=$((end - start)) 'BEGIN { printf "%.4f", ns / 1e9 }')
+            w=$(cd "$dir/repo" && timed=$dir/published-time.$r timed_run "$published" attest verify --branch --all \
+                --allowed-signers "$dir/allowed_signers")
             c=$(tail -1 "$dir/published-time.$r" | awk '{ printf "%.2f", $1 + $2 }')
             pub_walls[$n]+="$w " pub_cpus[$n]+="$c "
             echo "ticks=$n run $r: published verifier $w s wall, $c s CPU" >&2
