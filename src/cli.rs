@@ -3,6 +3,10 @@
 //! The argument structs and subcommand enums carry plain comments, not doc comments: clap takes
 //! those as the description of the subcommand they define, and with deferred subcommands
 //! (`defer`) that would replace the one written on the enum variant.
+//!
+//! The doc comments here are `--help` text, printed as written: `<unit>` is a placeholder, a URL
+//! is plain text and `[attest]` a table of `speccoder.toml`, none of them rustdoc's markup.
+#![allow(rustdoc::invalid_html_tags, rustdoc::bare_urls, rustdoc::broken_intra_doc_links)]
 
 use std::path::PathBuf;
 

@@ -216,8 +216,8 @@ impl<'r> Rules<'r> {
     }
 
     /// The note `note` of the task commit `commit`, which claims `target` and `trailer_verdict`:
-    /// every line read, every subject, the one task-verification line and its [agreement]
-    /// (`Rules::agreement`). Signatures are not looked at: the verifier checks them against the
+    /// every line read, every subject, the one task-verification line and its
+    /// [agreement](Self::agreement). Signatures are not looked at: the verifier checks them against the
     /// caller's trust, and `attest sign` runs exactly these rules before it signs anything.
     pub fn note(
         &self,

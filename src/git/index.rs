@@ -248,7 +248,7 @@ impl LockedIndex<'_> {
     /// [`LockedIndex::stage_and_commit`]: the bytes the work tree gets are converted now, as
     /// `git checkout` converts them, so that a conversion that fails stops a writer before it
     /// publishes anything. `as_read` is the work-tree file as the writer read it
-    /// ([`Repo::read_worktree_file`]): only that file is replaced.
+    /// ([`Self::read_worktree_file`]): only that file is replaced.
     ///
     /// # Errors
     /// An unusable path, or [`GitError::Convert`]: a conversion gix refuses, or a smudge driver

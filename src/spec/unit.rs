@@ -1,13 +1,14 @@
 //! Units: a Spec Kit feature directory (`specs/<name>/`) or an OpenSpec change
 //! (`openspec/changes/<change-id>/`), and where their files live.
 //!
-//! One definition serves the writer and the verifier alike ([`locate_unit`], [`list_units`],
-//! [`scan_units`]): a Spec Kit unit is a directory directly under `specs/` whose name is
-//! acceptable ([`check_unit_name`]) and that holds a `tasks.md`; the `NNN-name` and
+//! One definition serves the writer and the verifier alike ([`locate_unit`],
+//! [`list_units`](super::units::list_units), [`scan_units`](super::units::scan_units)): a Spec
+//! Kit unit is a directory directly under `specs/` whose name is acceptable
+//! ([`check_unit_name`]) and that holds a `tasks.md`; the `NNN-name` and
 //! `YYYYMMDD-HHMMSS-name` forms Spec Kit's scripts create are units before their task list is
 //! written. What the writer can tick, the verifier checks; a place under `specs/` or
 //! `openspec/changes/` that holds a task list with checked boxes but is not read as a unit is a
-//! [`Stray`], which a verifier reports instead of skipping.
+//! [`Stray`](super::units::Stray), which a verifier reports instead of skipping.
 
 use serde::{Deserialize, Serialize};
 

@@ -157,7 +157,7 @@ impl<W: std::fmt::Write> ReportSink for JsonWriter<W> {
 
 /// The Markdown report (a pull request comment): a heading, the summary, the warnings, then a
 /// table row per tick. The summary comes first and needs every row, so the rows are written to
-/// `rows` (a temporary file, for a run) as they come, and [`Self::heading`] gives what goes
+/// `rows` (a temporary file, for a run) as they come, and [`heading`] gives what goes
 /// before them once the run has ended.
 pub struct MarkdownWriter<W> {
     /// Where the table rows go.

@@ -3,12 +3,12 @@
 //! longer holds.
 //!
 //! "The same change" is three things, each checked before anything is signed: the same bytes in
-//! the same place ([`same_change`]: equal patches of the old and the new task commit against
-//! their parents, with three lines of context); the same task line; the same requirement text
-//! (the story's and every cited requirement's). The judge configuration at the new parent must
-//! also be the one the evidence was judged under. The old evidence must agree with its own
-//! commit, and the re-issued lines must agree with the new one, by the same rules the verifier
-//! applies ([`crate::check`]): carry never launders evidence.
+//! the same place ([`same_change`](super::same_change): equal patches of the old and the new
+//! task commit against their parents, with three lines of context); the same task line; the same
+//! requirement text (the story's and every cited requirement's). The judge configuration at the
+//! new parent must also be the one the evidence was judged under. The old evidence must agree with
+//! its own commit, and the re-issued lines must agree with the new one, by the same rules the
+//! verifier applies ([`crate::check`]): carry never launders evidence.
 //!
 //! Nor does it launder signatures: re-signing vouches for the evidence with the carrier's key, so
 //! every line of the old note must hold as evidence for the carrier first, as a CI gate would

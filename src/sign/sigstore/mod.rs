@@ -9,7 +9,7 @@
 //! envelope's `sigstore` field. One signature per tick: the summary line, which names the other
 //! lines by digest.
 //!
-//! Verification: [`verify`] checks a bundle offline through `sigstore-verify` against a
+//! Verification: [`verify`](fn@verify) checks a bundle offline through `sigstore-verify` against a
 //! [`TrustedRoot`] and the caller's certificate identity and OIDC issuer, or a managed key
 //! ([`SigstoreTrust`]), whose root [`SigstoreTrustSource`] resolves on first use. No async runtime runs unless the root is fetched. The default root is the public-good
 //! one, fetched through Sigstore's TUF repository by `sigstore-trust-root` and cached a day
