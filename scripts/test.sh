@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The project's test command (README and .ci/run both call exactly this): installs the peers,
-# then lint, the schema check and every test, on one shared target directory.
+# then lint, the docs, the schema check and every test, on one shared target directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/peers.sh
 export PATH="$PWD/.peers/node_modules/.bin:$PATH"
 cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings
+# The docs, private items included, link only to items that exist.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --document-private-items --locked
 cargo run --quiet --locked -- schema --check
 # The binary as released (`cargo build --release`): every test that runs the binary runs this one.
 cargo build --release --locked --bin speccoder
