@@ -217,8 +217,9 @@ impl<'r> Rules<'r> {
 
     /// The note `note` of the task commit `commit`, which claims `target` and `trailer_verdict`:
     /// every line read, every subject, the one task-verification line and its
-    /// [agreement](Self::agreement). Signatures are not looked at: the verifier checks them against the
-    /// caller's trust, and `attest sign` runs exactly these rules before it signs anything.
+    /// [agreement](Self::agreement). Signatures are not looked at: the verifier checks them
+    /// against the caller's trust, and `attest sign` runs exactly these rules before it signs
+    /// anything.
     pub fn note(
         &self,
         commit: &Commit,

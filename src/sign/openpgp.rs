@@ -1,7 +1,7 @@
 //! The OpenPGP backend: an armored, detached, RFC 4880 (v4) signature over the DSSE PAE bytes,
 //! readable by gpg 2.2 and sqv. [`OpenPgpSigner`] signs in-process from a secret key file or
-//! through `gpg` for keys held in a keyring (as git does for `gpg.format=openpgp`); [`verify`](fn@verify)
-//! checks a signature in-process against the caller's [`OpenPgpCerts`];
+//! through `gpg` for keys held in a keyring (as git does for `gpg.format=openpgp`);
+//! [`verify`](fn@verify) checks a signature in-process against the caller's [`OpenPgpCerts`];
 //! [`Sqv`] checks the same through the real `sqv`.
 //!
 //! The envelope `keyid` of an OpenPGP signature is the fingerprint of the certificate's primary

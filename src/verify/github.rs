@@ -60,9 +60,9 @@ pub fn render(report: &Report, token: &str, locate: impl Fn(&str) -> Option<Loca
     writer.out
 }
 
-/// [`render`](fn@render) as the rows come: the text report is written as it streams, inside the fence, and
-/// the annotations of the rows that do not hold (one line each, made as the row goes by) after
-/// it, at the end.
+/// [`render`](fn@render) as the rows come: the text report is written as it streams, inside the
+/// fence, and the annotations of the rows that do not hold (one line each, made as the row goes
+/// by) after it, at the end.
 pub struct GithubWriter<W, L> {
     /// Where the output goes.
     pub out: W,

@@ -175,8 +175,8 @@ static LITERALS: LazyLock<Literals> = LazyLock::new(|| {
 });
 
 /// Whether each rule's literal occurs in `text` in its case (ignoring ASCII case when the rule
-/// folds it) and at a place its [`Anchor`](rule::Anchor) allows: the rules worth running, as a set of bits by
-/// rule index (there are at most 128 rules: see the tests).
+/// folds it) and at a place its [`Anchor`](rule::Anchor) allows: the rules worth running, as a
+/// set of bits by rule index (there are at most 128 rules: see the tests).
 fn candidates(text: &str) -> u128 {
     let literals = &*LITERALS;
     let bytes = text.as_bytes();
