@@ -5,7 +5,7 @@
 use std::io::Write as _;
 
 use speccoder_attest::exit::ExitClass;
-use speccoder_attest::model::shown::{ci_safe, terminal_safe};
+use speccoder_attest::model::shown::{ci_safe, ci_safe_json, terminal_safe};
 
 /// Prints a command's result (`--json`: one JSON object, carrying the exit code as
 /// [`print_json_report`] adds it; otherwise its Display) and returns its exit code; a failure goes
@@ -74,12 +74,13 @@ pub(crate) fn print_json_report<R: serde::Serialize>(report: &R, exit_code: u8) 
         exit_code: u8,
     }
     let json = serde_json::to_string(&WithExitCode { report, exit_code }).unwrap_or_default();
-    to_stdout(format_args!("{json}"));
+    to_stdout(format_args!("{}", ci_safe_json(&json)));
 }
 
 /// Prints a failure as the one JSON object `--json` promises: `{"error": …, "exit_code": …}`.
 pub fn print_json_error(message: &str, exit_code: u8) {
-    to_stdout(format_args!("{}", serde_json::json!({ "error": message, "exit_code": exit_code })));
+    let json = serde_json::json!({ "error": message, "exit_code": exit_code }).to_string();
+    to_stdout(format_args!("{}", ci_safe_json(&json)));
 }
 
 /// Writes one line to stdout.
@@ -161,7 +162,7 @@ impl StdoutStream {
             let _ = match self.kind {
                 Stream::Text => out.write_all(ci_safe(&text).as_bytes()),
                 Stream::Workflow => out.write_all(terminal_safe(&text).as_bytes()),
-                Stream::Json => out.write_all(text.as_bytes()),
+                Stream::Json => out.write_all(ci_safe_json(&text).as_bytes()),
             };
             let _ = out.flush();
         };

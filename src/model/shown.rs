@@ -7,11 +7,11 @@ use std::borrow::Cow;
 /// How many characters of a line a message quotes.
 pub const SHOWN_MAX: usize = 200;
 
-/// The first `max` characters of `s` with control characters escaped, and `…` when cut, for use
-/// in messages.
+/// The first `max` characters of `s` with control characters and [hidden](is_hidden_format)
+/// ones escaped, and `…` when cut, for use in messages.
 pub fn shown(s: &str, max: usize) -> String {
     let mut out = String::new();
-    s.chars().take(max).for_each(|c| push_escaped(&mut out, c, |c| c.is_control()));
+    s.chars().take(max).for_each(|c| push_escaped(&mut out, c, |c| c.is_control() || is_hidden_format(c)));
     if s.chars().nth(max).is_some() {
         out.push('…');
     }
@@ -42,12 +42,13 @@ impl std::fmt::Display for Quoted {
     }
 }
 
-/// `text` as it may reach a terminal: control characters escaped as [`shown`] escapes them,
-/// except the newlines and tabs that lay text out. Every human-readable output passes through it,
-/// so that no escape sequence, bell or carriage return in quoted repository or file text (an
-/// option, a task, a field name) is acted on by the terminal or a CI log viewer.
+/// `text` as it may reach a terminal: control and [hidden](is_hidden_format) characters escaped
+/// as [`shown`] escapes them, except the newlines and tabs that lay text out. Every
+/// human-readable output passes through it, so that no escape sequence, bell or carriage return
+/// in quoted repository or file text (an option, a task, a field name) is acted on by the
+/// terminal or a CI log viewer, and none of it reads in another order than it is written.
 pub fn terminal_safe(text: &str) -> Cow<'_, str> {
-    escape_where(text, |c| c.is_control() && c != '\n' && c != '\t')
+    escape_where(text, |c| (c.is_control() && c != '\n' && c != '\t') || is_hidden_format(c))
 }
 
 /// `text` kept on one line, whole: every control character escaped as [`shown`] escapes it,
@@ -56,7 +57,28 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
 /// in the middle of a line of its own (a finding's message, a predicate type): it can start no
 /// line of its own.
 pub fn one_line(text: &str) -> Cow<'_, str> {
-    escape_where(text, |c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')
+    escape_where(text, |c| c.is_control() || c == '\u{2028}' || c == '\u{2029}' || is_hidden_format(c))
+}
+
+/// Whether `c` changes how the text around it reads without being seen: one of Unicode's
+/// bidirectional controls ([`is_bidi_control`]), or a character that hides between letters (the
+/// zero-width space, the word joiner and the invisible operators, the byte-order mark, the soft
+/// hyphen, the Mongolian vowel separator, the tag characters that can smuggle a text unseen). The
+/// zero-width joiner and non-joiner are not: scripts and emoji are written with them.
+#[must_use]
+pub fn is_hidden_format(c: char) -> bool {
+    is_bidi_control(c)
+        || matches!(
+            c,
+            '\u{00AD}' | '\u{180E}' | '\u{200B}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{E0000}'..='\u{E007F}'
+        )
+}
+
+/// Whether `c` is one of Unicode's bidirectional formatting characters, which can make a text
+/// read in another order than it is written.
+#[must_use]
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// `text` with every character `escaped` picks written as its escape; borrowed when there is none.
@@ -73,20 +95,25 @@ fn escape_where(text: &str, escaped: impl Fn(char) -> bool + Copy) -> Cow<'_, st
 /// CI workflow command. Such a line (`::name::…`, `##[name]…` after any blanks: GitHub Actions
 /// and Azure Pipelines act on them) is never one of ours, so it can only be quoted text that
 /// escaped [`one_line`]; its first character is escaped (`\u{3a}`, `\u{23}`), so that the runner
-/// shows it and does nothing. The one output that writes workflow commands on purpose (`attest
-/// verify --github`) writes with [`terminal_safe`] alone.
+/// shows it and does nothing. GitHub's runner also finds a legacy `##[name]` anywhere in a line,
+/// and Azure's agent a `##vso[`: their first `#` is escaped wherever they are. The one output that
+/// writes workflow commands on purpose (`attest verify --github`) writes with [`terminal_safe`]
+/// alone.
 pub fn ci_safe(text: &str) -> Cow<'_, str> {
     let safe = terminal_safe(text);
     let command = |line: &str| {
         let line = line.trim_start();
         line.starts_with("::") || line.starts_with("##")
     };
-    if !safe.lines().any(command) {
+    if !safe.lines().any(command) && !LEGACY_COMMANDS.iter().any(|c| safe.contains(c)) {
         return safe;
     }
     let mut out = String::with_capacity(safe.len() + 16);
     for piece in safe.split_inclusive('\n') {
-        if command(piece) {
+        let piece = LEGACY_COMMANDS
+            .iter()
+            .fold(piece.to_owned(), |line, c| line.replace(c, &format!("\\u{{23}}{}", &c[1..])));
+        if command(&piece) {
             let blanks = piece.len() - piece.trim_start().len();
             let (lead, rest) = piece.split_at(blanks);
             out.push_str(lead);
@@ -96,10 +123,29 @@ pub fn ci_safe(text: &str) -> Cow<'_, str> {
             }
             out.push_str(chars.as_str());
         } else {
-            out.push_str(piece);
+            out.push_str(&piece);
         }
     }
     Cow::Owned(out)
+}
+
+/// The workflow commands a CI runner acts on wherever they are in a line: GitHub's legacy
+/// `##[name]` and Azure Pipelines' `##vso[`.
+const LEGACY_COMMANDS: [&str; 2] = ["##[", "##vso["];
+
+/// One line of JSON (`--json`) as it may reach a CI log: the same JSON value, with the second `#`
+/// of each command [`ci_safe`] neutralises wherever it is written as `\u0023`. JSON holds `#` only
+/// inside its strings, where the escape means the same character; a JSON line never starts with
+/// `::`.
+pub fn ci_safe_json(json: &str) -> Cow<'_, str> {
+    if !LEGACY_COMMANDS.iter().any(|c| json.contains(c)) {
+        return Cow::Borrowed(json);
+    }
+    Cow::Owned(
+        LEGACY_COMMANDS
+            .iter()
+            .fold(json.to_owned(), |text, c| text.replace(c, &format!("#\\u0023{}", &c[2..]))),
+    )
 }
 
 /// `error` and each of the errors below it that adds something, joined by `: `: a library's
@@ -161,6 +207,36 @@ mod tests {
             "ok\n  \\u{3a}:add-mask::x\n\\u{23}#[error]y\nend ::a::"
         );
         assert!(matches!(ci_safe("fine: a::b\n"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_legacy_workflow_command_is_neutralised_wherever_it_is_in_a_line() {
+        assert_eq!(
+            ci_safe("row 0100-##[stop-commands]tok/T001\nx ##vso[task.setvariable variable=X]y ###[z\n"),
+            "row 0100-\\u{23}#[stop-commands]tok/T001\nx \\u{23}#vso[task.setvariable variable=X]y #\\u{23}#[z\n"
+        );
+        let json = r###"{"task":"0100-##[error]x/T001","n":"##vso[y"}"###;
+        let safe = ci_safe_json(json);
+        assert!(!safe.contains("##[") && !safe.contains("##vso["), "{safe}");
+        let (a, b): (serde_json::Value, serde_json::Value) =
+            (serde_json::from_str(json).unwrap(), serde_json::from_str(&safe).unwrap());
+        assert_eq!(a, b, "the same JSON value");
+        assert!(matches!(ci_safe_json(r##"{"a":"# [x]"}"##), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn text_that_reads_in_another_order_or_hides_a_character_is_escaped_everywhere() {
+        let hostile = "a\u{202e}txt.exe\u{200b}b\u{2066}c\u{feff}d\u{e0041}";
+        let escaped = "a\\u{202e}txt.exe\\u{200b}b\\u{2066}c\\u{feff}d\\u{e0041}";
+        assert_eq!(terminal_safe(hostile), escaped);
+        assert_eq!(one_line(hostile), escaped);
+        assert_eq!(shown(hostile, 100), escaped);
+        assert_eq!(ci_safe(hostile), escaped);
+        // Scripts and emoji keep the joiners they are written with.
+        assert!(matches!(
+            terminal_safe("\u{645}\u{200c}\u{06cc} \u{1f468}\u{200d}\u{1f469}"),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]

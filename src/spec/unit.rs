@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{SpecError, shown};
 use super::tree::SourceTree;
+use crate::model::shown::{is_bidi_control, is_hidden_format};
 
 /// The directory holding Spec Kit features.
 pub const SPECKIT_SPECS_DIR: &str = "specs";
@@ -228,8 +229,9 @@ pub const UNIT_NAME_LIMIT: usize = 255;
 /// Checks that a unit name (hostile input) can only name one visible directory, and travels
 /// unchanged through a `Spec-Task:` trailer and a report: not empty, at most
 /// [`UNIT_NAME_LIMIT`] bytes, no `/` or `\`, no `..`, no leading `.`, no leading or trailing
-/// blank (a trailer's value is trimmed), no control character and no character that reorders
-/// the text around it (Unicode's bidirectional controls, which can make a name read as another).
+/// blank (a trailer's value is trimmed), no control character, no character that reorders the
+/// text around it (Unicode's bidirectional controls, which can make a name read as another) and
+/// none that hides between letters ([`is_hidden_format`]).
 pub fn check_unit_name(name: &str) -> Result<(), SpecError> {
     let reason = if name.is_empty() {
         Some("it is empty")
@@ -247,6 +249,10 @@ pub fn check_unit_name(name: &str) -> Result<(), SpecError> {
         Some(
             "it contains a bidirectional control character (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which makes text read in another order than it is written",
         )
+    } else if name.chars().any(is_hidden_format) {
+        Some(
+            "it contains an invisible character (a zero-width space, a word joiner, a byte-order mark, a soft hyphen or a tag character), which makes two names look alike",
+        )
     } else {
         None
     };
@@ -256,20 +262,10 @@ pub fn check_unit_name(name: &str) -> Result<(), SpecError> {
     }
 }
 
-/// A name or path from the tree as a message or report quotes it: [`shown`], with the
-/// bidirectional controls escaped too, so that it reads in the order it is written.
+/// A name or path from the tree as a message or report quotes it: [`shown`], which escapes the
+/// bidirectional controls and hidden characters too, so that it reads in the order it is written.
 pub(crate) fn shown_name(name: &str, max: usize) -> String {
-    let plain: String = name
-        .chars()
-        .take(max.saturating_add(1))
-        .map(|c| if is_bidi_control(c) { c.escape_unicode().to_string() } else { c.to_string() })
-        .collect();
-    shown(&plain, max)
-}
-
-/// Whether `c` is one of Unicode's bidirectional formatting characters.
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    shown(name, max)
 }
 
 /// Whether `name` has the shape of a Spec Kit feature directory as Spec Kit's scripts name it:
@@ -459,6 +455,9 @@ mod tests {
             "a\t",
             "ab\u{202e}c",
             "\u{2066}x",
+            "001-a\u{200b}",
+            "x\u{feff}y",
+            "t\u{e0041}",
             &long,
         ] {
             let err = locate_unit(&tree(), bad).unwrap_err();
@@ -468,6 +467,7 @@ mod tests {
         }
         assert!(check_unit_name(&"a".repeat(UNIT_NAME_LIMIT)).is_ok());
         assert!(check_unit_name("機能-検索 v2").is_ok());
+        assert!(check_unit_name("\u{645}\u{200c}\u{6cc}").is_ok(), "a joiner scripts are written with");
     }
 
     #[test]
