@@ -107,6 +107,19 @@ pub enum SpecError {
         offset: usize,
     },
 
+    /// A markdown file holds a NUL byte: no text file does, and UTF-16 saved without a byte-order
+    /// mark reads as ASCII with a NUL after each letter, which would hide every box in it.
+    #[error(
+        "`{path}` holds a NUL byte (at offset {offset}), which no text file holds (UTF-16 saved \
+         without a byte-order mark?); re-save it as UTF-8"
+    )]
+    NulByte {
+        /// The project-relative path of the file.
+        path: String,
+        /// Byte offset of the first NUL byte.
+        offset: usize,
+    },
+
     /// A task id that cannot be a task of this unit's format.
     #[error("task id `{id}` is not acceptable: {reason}")]
     BadTaskId {
@@ -161,6 +174,17 @@ pub enum SpecError {
         what: &'static str,
         /// `file` or `directory`.
         kind: &'static str,
+    },
+
+    /// A directory where a file is read.
+    #[error(
+        "`{path}` is a directory where {what} should be a file; move what it holds and write {what} there"
+    )]
+    NotAFile {
+        /// The project-relative path of the directory.
+        path: String,
+        /// What was being read there (`the task list`, `spec.md`, ...).
+        what: &'static str,
     },
 
     /// A task list too large to be a real one.
@@ -291,8 +315,10 @@ impl crate::exit::ExitClass for SpecError {
             | SpecError::AmbiguousArchive { .. }
             | SpecError::MissingFile { .. }
             | SpecError::NotUtf8 { .. }
+            | SpecError::NulByte { .. }
             | SpecError::TaskNeedsSpec { .. }
             | SpecError::SymbolicLink { .. }
+            | SpecError::NotAFile { .. }
             | SpecError::TaskListTooLarge { .. }
             | SpecError::DuplicateRequirement { .. }
             | SpecError::DuplicateTask { .. }

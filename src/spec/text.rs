@@ -3,14 +3,19 @@
 use super::error::SpecError;
 use super::tree::SourceTree;
 
-/// Decodes `bytes` read from `path` as UTF-8, naming the first bad byte's offset on failure.
+/// Decodes `bytes` read from `path` as UTF-8 text, naming the first bad byte's offset on failure:
+/// one that is not UTF-8, or a NUL, which UTF-8 allows and no text file holds.
 pub(crate) fn decode(path: &str, bytes: Vec<u8>) -> Result<String, SpecError> {
+    if let Some(offset) = bytes.iter().position(|b| *b == 0) {
+        return Err(SpecError::NulByte { path: path.to_owned(), offset });
+    }
     String::from_utf8(bytes)
         .map_err(|e| SpecError::NotUtf8 { path: path.to_owned(), offset: e.utf8_error().valid_up_to() })
 }
 
-/// The bytes of the file at `path`; Ok(None) when absent. A symbolic link there is refused, never
-/// taken for absent; `what` names the file for that message (`the task list`).
+/// The bytes of the file at `path`; Ok(None) when absent. A symbolic link or a directory there is
+/// refused, never taken for absent (the boxes of a task list there would go unread); `what` names
+/// the file for that message (`the task list`).
 pub(crate) fn read_file(
     tree: &dyn SourceTree,
     path: &str,
@@ -21,6 +26,7 @@ pub(crate) fn read_file(
         None if tree.is_link(path)? => {
             Err(SpecError::SymbolicLink { path: path.to_owned(), what, kind: "file" })
         }
+        None if tree.entries(path)?.is_some() => Err(SpecError::NotAFile { path: path.to_owned(), what }),
         None => Ok(None),
     }
 }
@@ -93,6 +99,24 @@ mod tests {
         assert_eq!(heading_level("#A"), None);
         assert_eq!(heading_level(" # A"), None);
         assert_eq!(heading_level("text"), None);
+    }
+
+    #[test]
+    fn a_directory_where_a_file_is_read_is_refused_never_taken_for_absent() {
+        let tree = crate::spec::tree::MemTree::from_files([("specs/x/tasks.md/tasks.md", "- [x] T001 a\n")])
+            .unwrap();
+        let err = read_file(&tree, "specs/x/tasks.md", "the task list").unwrap_err();
+        assert!(matches!(err, SpecError::NotAFile { what: "the task list", .. }), "{err:?}");
+        assert!(read_file(&tree, "specs/y/tasks.md", "the task list").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_nul_byte_is_refused_as_no_text_so_utf16_without_a_mark_hides_no_box() {
+        let utf16: Vec<u8> = "- [x] T001 a\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let err = decode("specs/x/tasks.md", utf16).unwrap_err();
+        assert!(matches!(err, SpecError::NulByte { offset: 1, .. }), "{err:?}");
+        assert!(err.to_string().contains("UTF-16"), "{err}");
+        assert!(matches!(decode("t.md", b"a\n\0".to_vec()), Err(SpecError::NulByte { offset: 2, .. })));
     }
 
     #[test]
