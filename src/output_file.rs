@@ -8,9 +8,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::model::shown::one_line;
+
 /// Why an output file was not written, said of the path the user gave, with what to do.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot write {}: {problem}; {}", .path.display(), .problem.advice())]
+#[error("cannot write {}: {problem}; {}", one_line(&.path.display().to_string()), .problem.advice())]
 pub struct OutputError {
     /// The file (or directory) as the user named it.
     pub path: PathBuf,
@@ -40,10 +42,10 @@ pub enum Problem {
     #[error("it is a {0}, not a directory")]
     NotDirectory(&'static str),
     /// The directory the file would go into does not exist.
-    #[error("the directory {} does not exist", .0.display())]
+    #[error("the directory {} does not exist", one_line(&.0.display().to_string()))]
     NoDirectory(PathBuf),
     /// The directory the file would go into is something else.
-    #[error("{} is not a directory", .0.display())]
+    #[error("{} is not a directory", one_line(&.0.display().to_string()))]
     ParentNotDirectory(PathBuf),
     /// A directory that already holds files, where a new one was asked for.
     #[error("it is a directory that is not empty")]
@@ -233,7 +235,7 @@ impl NewDir {
         Self::check(path)?;
         let parent = usable_parent(path).map_err(fail)?;
         let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-        let prefix = format!(".{name}.partial-");
+        let prefix = format!(".{}.partial-", cut_at(&name, PARTIAL_NAME_MAX));
         let temp =
             tempfile::Builder::new().prefix(&prefix).tempdir_in(parent).map_err(|e| fail(Problem::io(&e)))?;
         let lock = open_dir(temp.path()).map_err(|e| fail(Problem::io(&e)))?;
@@ -300,6 +302,19 @@ impl NewDir {
         let _moved = self.temp.keep();
         Ok(())
     }
+}
+
+/// How many bytes of a new directory's name start the name of the private directory beside it:
+/// `.<name>.partial-` and six random characters then fit wherever the name does (255 bytes).
+const PARTIAL_NAME_MAX: usize = 200;
+
+/// The longest start of `text` of at most `max` bytes that ends at a character's end.
+fn cut_at(text: &str, max: usize) -> &str {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// Removes the private directories named `<prefix>*` in `parent` that runs killed before they
@@ -464,6 +479,23 @@ mod tests {
         }
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn a_new_directory_whose_name_is_as_long_as_a_name_can_be_is_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("é".repeat(127));
+        let pack = NewDir::create(&out).unwrap();
+        pack.write("a.txt", b"a").unwrap();
+        pack.finish().unwrap();
+        assert_eq!(std::fs::read(out.join("a.txt")).unwrap(), b"a");
+        assert_eq!(cut_at("aé", 2), "a");
+    }
+
+    #[test]
+    fn a_path_that_would_break_the_message_s_line_is_quoted_on_one_line() {
+        let err = NewDir::create(Path::new("/nonexistent-parent\nsigned by: someone/pack")).unwrap_err();
+        assert!(!err.to_string().contains('\n'), "{err}");
     }
 
     #[test]

@@ -33,6 +33,7 @@ use crate::model::bundle::NOTES_REF;
 use crate::model::digest::git_object_sha256;
 use crate::model::dsse::{Envelope, Signature};
 use crate::model::held::HeldRange;
+use crate::model::shown::one_line;
 use crate::output_file::NewDir;
 use crate::sign::ssh::SshSigner;
 use crate::sign::{KeySetting, SignError, Signer};
@@ -162,7 +163,10 @@ impl fmt::Display for Exported {
         writeln!(
             f,
             "exported {} task commits ({} note lines) and {}.commit to {}",
-            self.task_commits, self.input_attestations, self.head, self.out
+            self.task_commits,
+            self.input_attestations,
+            self.head,
+            one_line(&self.out)
         )?;
         writeln!(f, "verification summary: {} ({})", self.level, self.summary_files.join(", "))?;
         writeln!(f, "about: {} sha256:{}", self.resource_uri, self.head_sha256)?;
