@@ -84,7 +84,8 @@ impl Problem {
 /// nothing: a symbolic link, a FIFO, a directory or a device is refused and left as it is. The
 /// bytes go to a temporary file in the same directory, which is then renamed over `path`, so
 /// the file is never seen half-written (and a link swapped in meanwhile is replaced, not
-/// followed). An existing file keeps its permissions; a new one is made `rw-r--r--`.
+/// followed). An existing file keeps its permissions; a new one gets what any program's new file
+/// gets (`rw-rw-rw-` less the umask). The temporary file is never more open than the result.
 ///
 /// # Errors
 /// [`OutputError`]: something other than a regular file is there, its directory is missing, or
@@ -104,9 +105,14 @@ pub fn write_whole_with(
     let fail = |problem: Problem| OutputError { path: path.to_owned(), problem };
     let dir = usable_parent(path).map_err(fail)?;
     let permissions = existing_regular(path).map_err(fail)?.map(|meta| meta.permissions());
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(Problem::io(&e)))?;
+    let mut builder = tempfile::Builder::new();
+    if let Some(mode) = permissions.clone().or_else(new_file_mode) {
+        builder.permissions(mode);
+    }
+    let mut temp = builder.tempfile_in(dir).map_err(|e| fail(Problem::io(&e)))?;
     write(&mut temp).map_err(|e| fail(Problem::io(&e)))?;
-    if let Some(permissions) = permissions.or_else(new_file_permissions) {
+    // The umask narrowed the creation mode; an existing file's is restored whole.
+    if let Some(permissions) = permissions {
         temp.as_file().set_permissions(permissions).map_err(|e| fail(Problem::io(&e)))?;
     }
     temp.persist(path).map_err(|e| fail(Problem::io(&e.error)))?;
@@ -198,6 +204,9 @@ pub struct NewDir {
     path: PathBuf,
     /// Where its files are written until [`NewDir::finish`].
     temp: tempfile::TempDir,
+    /// The permissions of the empty directory at the path when it was created, which the new one
+    /// keeps.
+    existing: Option<std::fs::Permissions>,
     /// The private directory, opened and locked while this run lives: one whose lock can be
     /// taken was left by a run that ended without removing it.
     _lock: std::fs::File,
@@ -236,12 +245,17 @@ impl NewDir {
         let parent = usable_parent(path).map_err(fail)?;
         let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
         let prefix = format!(".{}.partial-", cut_at(&name, PARTIAL_NAME_MAX));
-        let temp =
-            tempfile::Builder::new().prefix(&prefix).tempdir_in(parent).map_err(|e| fail(Problem::io(&e)))?;
+        let existing = std::fs::symlink_metadata(path).ok().map(|meta| meta.permissions());
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix);
+        if let Some(mode) = existing.clone().or_else(new_dir_mode) {
+            builder.permissions(mode);
+        }
+        let temp = builder.tempdir_in(parent).map_err(|e| fail(Problem::io(&e)))?;
         let lock = open_dir(temp.path()).map_err(|e| fail(Problem::io(&e)))?;
         lock.try_lock().map_err(|e| fail(Problem::Io(e.to_string())))?;
         remove_left_behind(parent, &prefix);
-        Ok(NewDir { path: path.to_owned(), temp, _lock: lock })
+        Ok(NewDir { path: path.to_owned(), temp, existing, _lock: lock })
     }
 
     /// The directory as the user named it.
@@ -264,11 +278,7 @@ impl NewDir {
             .create_new(true)
             .open(self.temp.path().join(name))
             .map_err(|e| fail(Problem::io(&e)))?;
-        file.write_all(bytes).map_err(|e| fail(Problem::io(&e)))?;
-        if let Some(permissions) = new_file_permissions() {
-            file.set_permissions(permissions).map_err(|e| fail(Problem::io(&e)))?;
-        }
-        Ok(())
+        file.write_all(bytes).map_err(|e| fail(Problem::io(&e)))
     }
 
     /// Removes the file `name` written before, which the directory will not hold after all.
@@ -282,14 +292,15 @@ impl NewDir {
     }
 
     /// Puts the directory at its path, by one rename over what is there (nothing, or an empty
-    /// directory); made `rwxr-xr-x` first, as a plain `mkdir` makes it.
+    /// directory), with the permissions a plain `mkdir` gives it (the umask's), or those of the
+    /// empty directory it replaces.
     ///
     /// # Errors
     /// [`OutputError`]: something other than an empty directory appeared at the path meanwhile
     /// (it is left as it is, and the files are removed), or the rename fails.
     pub fn finish(self) -> Result<(), OutputError> {
         let fail = |problem: Problem| OutputError { path: self.path.clone(), problem };
-        if let Some(permissions) = new_dir_permissions() {
+        if let Some(permissions) = self.existing.clone() {
             std::fs::set_permissions(self.temp.path(), permissions).map_err(|e| fail(Problem::io(&e)))?;
         }
         std::fs::rename(self.temp.path(), &self.path).map_err(|e| {
@@ -381,29 +392,31 @@ fn existing_regular(path: &Path) -> Result<Option<std::fs::Metadata>, Problem> {
     }
 }
 
-/// `rw-r--r--`, the mode a new output file gets (a temporary file starts private).
+/// The mode a new output file is created with, `rw-rw-rw-` less the umask (the kernel takes it
+/// off), as any program's new file is.
 #[cfg(unix)]
-fn new_file_permissions() -> Option<std::fs::Permissions> {
+fn new_file_mode() -> Option<std::fs::Permissions> {
     use std::os::unix::fs::PermissionsExt as _;
-    Some(std::fs::Permissions::from_mode(0o644))
+    Some(std::fs::Permissions::from_mode(0o666))
 }
 
-/// `rwxr-xr-x`, the mode a new output directory gets (a temporary directory starts private).
+/// The mode a new output directory is created with, `rwxrwxrwx` less the umask, as `mkdir` makes
+/// it.
 #[cfg(unix)]
-fn new_dir_permissions() -> Option<std::fs::Permissions> {
+fn new_dir_mode() -> Option<std::fs::Permissions> {
     use std::os::unix::fs::PermissionsExt as _;
-    Some(std::fs::Permissions::from_mode(0o755))
+    Some(std::fs::Permissions::from_mode(0o777))
 }
 
-/// Elsewhere a new directory keeps the temporary directory's permissions.
+/// Elsewhere a new file gets the temporary file's permissions.
 #[cfg(not(unix))]
-fn new_dir_permissions() -> Option<std::fs::Permissions> {
+fn new_file_mode() -> Option<std::fs::Permissions> {
     None
 }
 
-/// Elsewhere a new file keeps the temporary file's permissions.
+/// Elsewhere a new directory gets the temporary directory's permissions.
 #[cfg(not(unix))]
-fn new_file_permissions() -> Option<std::fs::Permissions> {
+fn new_dir_mode() -> Option<std::fs::Permissions> {
     None
 }
 
@@ -424,8 +437,14 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
-            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode, 0o644, "a new report is readable by others, as a plain write makes it");
+            let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+            let plain = dir.path().join("plain");
+            std::fs::write(&plain, b"").unwrap();
+            assert_eq!(mode(&path), mode(&plain), "a new report gets what a plain write gives (the umask's)");
+            std::fs::remove_file(&plain).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+            write_whole(&path, b"third").unwrap();
+            assert_eq!(mode(&path), 0o600, "an existing report keeps its permissions");
         }
     }
 
@@ -526,8 +545,23 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
-            assert_eq!(std::fs::metadata(&out).unwrap().permissions().mode() & 0o777, 0o755);
-            assert_eq!(std::fs::metadata(out.join("a.json")).unwrap().permissions().mode() & 0o777, 0o644);
+            let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+            let (plain_dir, plain_file) = (dir.path().join("plain"), dir.path().join("plain.txt"));
+            std::fs::create_dir(&plain_dir).unwrap();
+            std::fs::write(&plain_file, b"").unwrap();
+            assert_eq!(mode(&out), mode(&plain_dir), "as a plain mkdir makes it (the umask's)");
+            assert_eq!(mode(&out.join("a.json")), mode(&plain_file));
+            std::fs::remove_dir(&plain_dir).unwrap();
+            std::fs::remove_file(&plain_file).unwrap();
+            // An empty directory the user made private stays private.
+            let private = dir.path().join("private");
+            std::fs::create_dir(&private).unwrap();
+            std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+            let pack = NewDir::create(&private).unwrap();
+            pack.write("a", b"a").unwrap();
+            pack.finish().unwrap();
+            assert_eq!(mode(&private), 0o700);
+            std::fs::remove_dir_all(&private).unwrap();
         }
 
         // Dropped before it is finished (a failure half-way): nothing at the path, nothing beside.

@@ -469,3 +469,30 @@ fn an_origin_url_with_control_characters_never_reaches_the_summary_or_the_termin
     assert_eq!(statement["subject"][0]["name"], format!("git:{head}"));
     assert!(!statement.to_string().contains("evil"));
 }
+
+#[test]
+fn a_pack_made_under_a_private_umask_is_private_and_a_private_empty_directory_stays_private() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    // `umask 077` then the export, as a user with a private umask runs it.
+    let out = t.p.scratch.join("pack");
+    let args = ["attest", "export", "--branch", "--all", "--allowed-signers", t.allowed.to_str().unwrap()];
+    let mut args: Vec<&str> = args.to_vec();
+    args.extend(["--vsa-key", key.private.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let bin = common::speccoder_bin().to_str().unwrap().to_owned();
+    let mut shell = vec!["-c", "umask 077 && exec \"$0\" \"$@\"", &bin];
+    shell.extend(&args);
+    common::run(common::binary_command(Path::new("sh"), &t.p.root, &t.p.home, &shell)).success();
+    assert_eq!(mode(&out), 0o700, "as mkdir makes it under umask 077");
+    for name in files(&out) {
+        assert_eq!(mode(&out.join(&name)), 0o600, "{name}");
+    }
+    // An empty directory the user made private, given as DIR, keeps its permissions.
+    let private = t.p.scratch.join("private");
+    std::fs::create_dir(&private).unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    t.export(&private, &["--vsa-key", key.private.to_str().unwrap()], &[]).success();
+    assert_eq!(mode(&private), 0o700);
+}
