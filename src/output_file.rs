@@ -191,7 +191,8 @@ pub fn make_dir(dir: &Path) -> Result<(), OutputError> {
 }
 
 /// A directory a user named, filled whole or not at all: its files are written into a new
-/// private directory beside it, which one rename then puts in its place. Until then nothing is at
+/// hidden directory beside it, made with the permissions the result will have, which one rename
+/// then puts in its place. Until then nothing is at
 /// the path but what was there (nothing, or an empty directory); a run that fails or is killed
 /// half-way leaves no half-filled directory there (a kill leaves the hidden `.<name>.partial-*`
 /// directory beside it, never the path itself, and the next [`NewDir::create`] of the same path
@@ -207,7 +208,7 @@ pub struct NewDir {
     /// The permissions of the empty directory at the path when it was created, which the new one
     /// keeps.
     existing: Option<std::fs::Permissions>,
-    /// The private directory, opened and locked while this run lives: one whose lock can be
+    /// The hidden directory, opened and locked while this run lives: one whose lock can be
     /// taken was left by a run that ended without removing it.
     _lock: std::fs::File,
 }
@@ -245,10 +246,13 @@ impl NewDir {
         let parent = usable_parent(path).map_err(fail)?;
         let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
         let prefix = format!(".{}.partial-", cut_at(&name, PARTIAL_NAME_MAX));
-        let existing = std::fs::symlink_metadata(path).ok().map(|meta| meta.permissions());
+        let existing = std::fs::symlink_metadata(path)
+            .ok()
+            .filter(std::fs::Metadata::is_dir)
+            .map(|meta| meta.permissions());
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix);
-        if let Some(mode) = existing.clone().or_else(new_dir_mode) {
+        if let Some(mode) = existing.clone().map(writable_by_owner).or_else(new_dir_mode) {
             builder.permissions(mode);
         }
         let temp = builder.tempdir_in(parent).map_err(|e| fail(Problem::io(&e)))?;
@@ -408,6 +412,20 @@ fn new_dir_mode() -> Option<std::fs::Permissions> {
     Some(std::fs::Permissions::from_mode(0o777))
 }
 
+/// `permissions` with the owner's read, write and search added: the files of a new directory are
+/// written into it before it gets the permissions of the one it replaces.
+#[cfg(unix)]
+fn writable_by_owner(permissions: std::fs::Permissions) -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::Permissions::from_mode(permissions.mode() | 0o700)
+}
+
+/// Elsewhere the permissions are the platform's.
+#[cfg(not(unix))]
+fn writable_by_owner(permissions: std::fs::Permissions) -> std::fs::Permissions {
+    permissions
+}
+
 /// Elsewhere a new file gets the temporary file's permissions.
 #[cfg(not(unix))]
 fn new_file_mode() -> Option<std::fs::Permissions> {
@@ -553,15 +571,19 @@ mod tests {
             assert_eq!(mode(&out.join("a.json")), mode(&plain_file));
             std::fs::remove_dir(&plain_dir).unwrap();
             std::fs::remove_file(&plain_file).unwrap();
-            // An empty directory the user made private stays private.
+            // An empty directory the user made private stays private; one made read-only is
+            // filled all the same, then read-only again.
             let private = dir.path().join("private");
-            std::fs::create_dir(&private).unwrap();
-            std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
-            let pack = NewDir::create(&private).unwrap();
-            pack.write("a", b"a").unwrap();
-            pack.finish().unwrap();
-            assert_eq!(mode(&private), 0o700);
-            std::fs::remove_dir_all(&private).unwrap();
+            for kept in [0o700, 0o555] {
+                std::fs::create_dir(&private).unwrap();
+                std::fs::set_permissions(&private, std::fs::Permissions::from_mode(kept)).unwrap();
+                let pack = NewDir::create(&private).unwrap();
+                pack.write("a", b"a").unwrap();
+                pack.finish().unwrap();
+                assert_eq!(mode(&private), kept);
+                std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+                std::fs::remove_dir_all(&private).unwrap();
+            }
         }
 
         // Dropped before it is finished (a failure half-way): nothing at the path, nothing beside.
