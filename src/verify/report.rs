@@ -606,9 +606,9 @@ pub(crate) fn markdown_code(text: &str) -> String {
 /// e-mail extensions included) or HTML, and GitHub adds no @mention, #issue or commit link inside
 /// `code`. The fence is one backtick longer than the longest run inside, so nothing inside closes
 /// it; one space pads each side, which the span strips (so text that starts or ends with a
-/// backtick stays inside). A line break becomes a space; any other control character, and one
-/// that reorders or hides text ([`is_hidden_format`]), is written as its escape (`\u{202e}`), which
-/// a code span shows as it is. The empty text is empty.
+/// backtick stays inside). A line break becomes a space; a tab stays, as text output keeps it;
+/// any other control character, and one that reorders or hides text ([`is_hidden_format`]), is
+/// written as its escape (`\u{202e}`), which a code span shows as it is. The empty text is empty.
 pub(crate) fn code_span(text: &str) -> String {
     if text.is_empty() {
         return String::new();
@@ -621,7 +621,7 @@ pub(crate) fn code_span(text: &str) -> String {
         longest = longest.max(run);
         match c {
             '\n' | '\r' => inside.push(' '),
-            c if c.is_control() || is_hidden_format(c) => inside.extend(c.escape_default()),
+            c if (c.is_control() && c != '\t') || is_hidden_format(c) => inside.extend(c.escape_default()),
             c => inside.push(c),
         }
     }
@@ -636,8 +636,8 @@ mod tests {
     #[test]
     fn a_code_span_shows_text_that_reorders_or_hides_as_its_escape() {
         assert_eq!(
-            code_span("unit\u{202e}exe.txt\u{200b}\u{1b}[1m"),
-            "` unit\\u{202e}exe.txt\\u{200b}\\u{1b}[1m `"
+            code_span("unit\u{202e}exe.txt\u{200b}\u{1b}[1m\tx"),
+            "` unit\\u{202e}exe.txt\\u{200b}\\u{1b}[1m\tx `"
         );
     }
 
