@@ -257,15 +257,9 @@ pub fn check_unit_name(name: &str) -> Result<(), SpecError> {
         None
     };
     match reason {
-        Some(reason) => Err(SpecError::BadUnitName { name: shown_name(name, 100), reason }),
+        Some(reason) => Err(SpecError::BadUnitName { name: shown(name, 100), reason }),
         None => Ok(()),
     }
-}
-
-/// A name or path from the tree as a message or report quotes it: [`shown`], which escapes the
-/// bidirectional controls and hidden characters too, so that it reads in the order it is written.
-pub(crate) fn shown_name(name: &str, max: usize) -> String {
-    shown(name, max)
 }
 
 /// Whether `name` has the shape of a Spec Kit feature directory as Spec Kit's scripts name it:

@@ -7,13 +7,13 @@
 //! a symbolic link where a unit directory would be. A verifier reports each of them, so that no
 //! tick is skipped because of where it was written.
 
-use super::error::SpecError;
+use super::error::{SpecError, shown};
 use super::ticks::checked_box_lines;
 use super::tree::{SourceTree, join};
 use super::unit::{
     Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_PARENTS, UnitLoc,
     archived_change_id, check_unit_name, dir_exists, holds_task_list, is_openspec_unit_name,
-    is_speckit_unit_dir, is_speckit_unit_name, shown_name,
+    is_speckit_unit_dir, is_speckit_unit_name,
 };
 
 /// How many directories outside the units [`scan_units`] searches for task lists, all parents
@@ -183,7 +183,7 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
     for (path, what) in parents.iter().flat_map(|p| &p.links) {
         strays.push(Stray {
             top: path.clone(),
-            shown: shown_name(path, 200),
+            shown: shown(path, 200),
             reason: format!(
                 "it is a symbolic link where {what} would be; speccoder never reads a unit through a link (it could point anywhere): replace the link with the directory itself"
             ),
@@ -233,7 +233,7 @@ fn search(
         let Some(spent) = budget.checked_sub(1) else {
             strays.push(Stray {
                 top: top.to_owned(),
-                shown: shown_name(&dir, 200),
+                shown: shown(&dir, 200),
                 reason: format!(
                     "speccoder searches at most {STRAY_DIRS_LIMIT} directories outside the units for task lists, and stopped here; move what is no unit out of `{SPECKIT_SPECS_DIR}/` and `{OPENSPEC_CHANGES_DIR}/`"
                 ),
@@ -249,7 +249,7 @@ fn search(
             Err(e) => {
                 strays.push(Stray {
                     top: top.to_owned(),
-                    shown: shown_name(&dir, 200),
+                    shown: shown(&dir, 200),
                     reason: format!(
                         "it is no unit ({reason}), and it cannot be searched for task lists: {e}"
                     ),
@@ -272,7 +272,7 @@ fn search(
 fn undecodable(top: &str, path: &str) -> Stray {
     Stray {
         top: top.to_owned(),
-        shown: shown_name(path, 200),
+        shown: shown(path, 200),
         reason: "its name is not valid UTF-8, so no path can name it and it cannot be searched for task lists; rename it".to_owned(),
         checked: Vec::new(),
     }
@@ -294,7 +294,7 @@ fn push_list(
         Err(e) if e.is_repository_failure() => return Err(e),
         Err(e) => (Vec::new(), format!("it cannot be read ({e}); {reason}")),
     };
-    strays.push(Stray { top: top.to_owned(), shown: shown_name(path, 200), reason, checked });
+    strays.push(Stray { top: top.to_owned(), shown: shown(path, 200), reason, checked });
     Ok(())
 }
 
