@@ -30,7 +30,8 @@ pub struct Cli {
 /// The exit codes every command shares, as `speccoder --help` ends with them (each command's
 /// `--help` names its own; a test holds both to docs/cli.md).
 const EXIT_CODES: &str = concat!(
-    "Exit codes, shared with speccoder's other commands: 0 ok, 1 internal error, 2 usage (a bad ",
+    "Exit codes, shared with speccoder's other commands: 0 ok, 1 internal error (or a report ",
+    "stdout could not take), 2 usage (a bad ",
     "target, an unknown unit, task or revision), 13 configuration or input file, 14 repository ",
     "state, 15 nothing to check, 26 an attestation (or a generated file, or a held-out set) does ",
     "not hold."

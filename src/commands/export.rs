@@ -1,7 +1,6 @@
 //! `speccoder attest export`: the check `attest verify` runs, then the pack of a range that
 //! holds.
 
-use std::io::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -10,7 +9,6 @@ use speccoder_attest::exit::{self, ExitClass};
 use speccoder_attest::git::Repo;
 use speccoder_attest::model::bundle::NOTES_REF;
 use speccoder_attest::model::held::NoteKeeper;
-use speccoder_attest::model::shown::ci_safe_json;
 use speccoder_attest::verify::Checked;
 use speccoder_attest::verify::held::Held;
 use speccoder_attest::verify::render::{JsonWriter, TextWriter};
@@ -168,7 +166,7 @@ fn does_not_hold(report: Rendered, head: &ReportHead, end: &ReportEnd, unborn: O
         Rendered::Json(mut json) => {
             json.set_exit_code(code);
             json.end(head, end);
-            let _ = std::io::stdout().lock().write_all(ci_safe_json(&json.out).as_bytes());
+            super::output::to_stdout_json(&json.out);
         }
         Rendered::Text(mut text) => {
             text.end(head, end);

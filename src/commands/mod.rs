@@ -21,10 +21,11 @@ use crate::cli::Command;
 
 pub use output::print_json_error;
 
-/// Runs one subcommand and returns its exit code. `started_in` is the command line's `-C DIR`
+/// Runs one subcommand and returns its exit code (a failure if its report could not be written
+/// whole: [`output::delivered`]). `started_in` is the command line's `-C DIR`
 /// (the process has already changed to it), for advice that names a command to run.
 pub fn run(command: Command, started_in: Option<&std::path::Path>) -> u8 {
-    match command {
+    let code = match command {
         Command::Schema(args) => schema::run(&args, started_in),
         Command::Attest(args) => attest::run(*args),
         Command::Accept(args) => decide::accept(&args),
@@ -33,5 +34,6 @@ pub fn run(command: Command, started_in: Option<&std::path::Path>) -> u8 {
         Command::Hooks(sub) => hooks::run(&sub),
         #[cfg(feature = "sigstore")]
         Command::Sigstore(sub) => sigstore::run(&sub),
-    }
+    };
+    output::delivered(code)
 }

@@ -1,10 +1,13 @@
 //! How a command's result reaches the user: its report on stdout (text, or JSON with `--json`),
 //! its failure on stderr, and its exit code. A reader that went away (`speccoder ... | head`)
-//! ends the output quietly: the exit code still tells how the command went.
+//! ends the output quietly: the exit code still tells how the command went. Any other failure to
+//! write stdout (a full disk, an I/O error) is said on stderr and fails the command
+//! ([`delivered`]): a report cut short is never taken for a whole one.
 
 use std::io::Write as _;
+use std::sync::OnceLock;
 
-use speccoder_attest::exit::ExitClass;
+use speccoder_attest::exit::{self, ExitClass};
 use speccoder_attest::model::shown::{ci_safe, ci_safe_json, terminal_safe};
 
 /// Prints a command's result (`--json`: one JSON object, carrying the exit code as
@@ -85,13 +88,48 @@ pub fn print_json_error(message: &str, exit_code: u8) {
 
 /// Writes one line to stdout.
 pub(crate) fn to_stdout(line: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stdout().lock(), "{line}");
+    wrote(writeln!(std::io::stdout().lock(), "{line}"));
 }
 
 /// Writes the human-readable `text` to stdout, as it may reach a terminal or a CI log
 /// ([`ci_safe`]).
 pub(crate) fn to_stdout_text(text: &str) {
-    let _ = std::io::stdout().lock().write_all(ci_safe(text).as_bytes());
+    wrote(std::io::stdout().lock().write_all(ci_safe(text).as_bytes()));
+}
+
+/// Writes JSON `text` to stdout, as it may reach a CI log ([`ci_safe_json`]).
+pub(crate) fn to_stdout_json(text: &str) {
+    wrote(std::io::stdout().lock().write_all(ci_safe_json(text).as_bytes()));
+}
+
+/// The first failure to write stdout that was not its reader going away: the report did not
+/// reach its reader whole.
+static STDOUT_FAILED: OnceLock<String> = OnceLock::new();
+
+/// Keeps the first failure of a write to stdout; a reader that went away (`EPIPE`) is none.
+fn wrote(result: std::io::Result<()>) {
+    if let Err(e) = result
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        let _ = STDOUT_FAILED.set(e.to_string());
+    }
+}
+
+/// The exit code of a command that ended with `code`, once what it wrote to stdout is flushed:
+/// `code` when stdout took all of it (or its reader went away), otherwise [`exit::INTERNAL`]
+/// in place of success, with the failure said on stderr. What the command did (a tick, a note)
+/// stands either way; only its report is lost.
+pub(crate) fn delivered(code: u8) -> u8 {
+    wrote(std::io::stdout().lock().flush());
+    let Some(error) = STDOUT_FAILED.get() else {
+        return code;
+    };
+    to_stderr(format_args!(
+        "speccoder: the report could not be written to standard output ({error}): it is cut short \
+         there{}",
+        if code == exit::OK { "; the command itself succeeded, and what it wrote stands" } else { "" }
+    ));
+    if code == exit::OK { exit::INTERNAL } else { code }
 }
 
 /// Writes one line to stderr, as it may reach a terminal or a CI log ([`ci_safe`]).
@@ -159,12 +197,12 @@ impl StdoutStream {
         let text = std::mem::take(&mut self.kept);
         let write = || {
             let mut out = std::io::stdout().lock();
-            let _ = match self.kind {
+            wrote(match self.kind {
                 Stream::Text => out.write_all(ci_safe(&text).as_bytes()),
                 Stream::Workflow => out.write_all(terminal_safe(&text).as_bytes()),
                 Stream::Json => out.write_all(ci_safe_json(&text).as_bytes()),
-            };
-            let _ = out.flush();
+            });
+            wrote(out.flush());
         };
         match &self.progress {
             Some(bar) => bar.suspend(write),

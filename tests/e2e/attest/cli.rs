@@ -229,6 +229,38 @@ fn a_reader_gone_from_stdout_does_not_kill_the_process_by_sigpipe() {
     assert_eq!(s.project.note_lines("HEAD").len(), 5);
 }
 
+/// A stdout that cannot take the report (a full disk: `/dev/full`) is no reader that went away:
+/// the command says so on stderr and fails, whether it succeeded (`attest`: the tick stands) or
+/// not, with text and with `--json`; a report cut short is never taken for a whole one.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_report_that_cannot_be_written_to_stdout_fails_the_command_and_says_so() {
+    let s = Setup::speckit(Evidence::Verified);
+    let to_full_disk = |args: &[&str]| {
+        let mut cmd = common::speccoder_command(&s.project.root, &s.project.home, args);
+        cmd.stdout(std::fs::File::create("/dev/full").unwrap());
+        common::run(cmd)
+    };
+    let key = s.key.private.to_str().unwrap();
+    let evidence = s.evidence.to_str().unwrap();
+    let out = to_full_disk(&["attest", super::T005, "--key", key, "--evidence", evidence]).failure(1);
+    assert!(out.stderr.contains("could not be written to standard output (No space left on device"), "{out}");
+    assert!(out.stderr.contains("the command itself succeeded"), "{out}");
+    assert_eq!(s.project.note_lines("HEAD").len(), 5, "the tick and its note stand");
+    let allowed = s.allowed.to_str().unwrap();
+    for json in [&[][..], &["--json"]] {
+        let mut args = vec!["attest", "verify", "--branch", "--allowed-signers", allowed];
+        args.extend(json);
+        let out = to_full_disk(&args).failure(1);
+        assert!(out.stderr.contains("could not be written to standard output"), "{args:?}: {out}");
+    }
+    let mut args = vec!["attest", "verify", "--branch", "--allowed-signers", allowed];
+    let held = s.project.speccoder(&args).success();
+    assert!(held.stdout.contains("T005"), "the same check holds when stdout takes it: {held}");
+    args.push("--json");
+    s.project.speccoder(&args).success();
+}
+
 /// Each subcommand's help opens with the description written on it (its arguments are defined
 /// lazily, and an argument struct's own description must not take that place).
 #[test]
