@@ -412,6 +412,14 @@ fn leading_box(s: &str) -> Option<bool> {
     s.get(3..)?.chars().next().is_none_or(char::is_whitespace).then_some(checked)
 }
 
+/// The code point of the white space `s` starts with when it is neither a space nor a tab (a
+/// no-break space, an ideographic space), which CommonMark does not take for the space a list
+/// item needs: a person sees a space there.
+fn other_space(s: &str) -> Option<String> {
+    let c = s.chars().next().filter(|c| c.is_whitespace() && !matches!(c, ' ' | '\t'))?;
+    Some(format!("U+{:04X}", u32::from(c)))
+}
+
 /// Why the box at byte `col` of `line` is not read as a task of `format`. `rendered`: whether
 /// CommonMark renders it as the box of a task item.
 fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
@@ -431,6 +439,9 @@ fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
         return "its box is not on the line of its bullet".to_owned();
     }
     let after_bullet = lead.get(1..).unwrap_or_default();
+    if let Some(space) = other_space(after_bullet.trim_start_matches([' ', '\t'])) {
+        return format!("the space between its bullet and its box is {space}, not a space or a tab");
+    }
     if !lead.starts_with(['-', '*']) || !after_bullet.trim_start_matches([' ', '\t']).is_empty() {
         return "its box does not directly follow a `-` or `*` bullet (two list items on one line?)"
             .to_owned();
@@ -446,6 +457,9 @@ fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
             shown(from_box.get(..end).unwrap_or_default(), 20)
         );
     };
+    if let Some(space) = other_space(after_box) {
+        return format!("the space after its box is {space}, not a space or a tab");
+    }
     if !after_box.is_empty() && !after_box.starts_with([' ', '\t']) {
         return "there is no space after its box".to_owned();
     }
@@ -671,6 +685,21 @@ mod tests {
         assert!(reason_at(&list, 2).contains("no space after"), "{}", reason_at(&list, 2));
         assert!(reason_at(&list, 3).contains("no task id"), "{}", reason_at(&list, 3));
         assert!(reason_at(&list, 4).contains("`done` is not"), "{}", reason_at(&list, 4));
+    }
+
+    #[test]
+    fn a_space_that_is_no_space_or_tab_is_named_where_one_is_needed() {
+        let list = read("- [x]\u{a0}T001 a\n-\u{a0}[x] T002 b\n- [x]\u{3000}T003 c\n");
+        assert!(ids(&list).is_empty());
+        assert_eq!(unread(&list), [(0, true), (1, true), (2, true)]);
+        for (line, after) in [
+            (0, "after its box is U+00A0"),
+            (1, "bullet and its box is U+00A0"),
+            (2, "after its box is U+3000"),
+        ] {
+            let reason = reason_at(&list, line);
+            assert!(reason.contains(after) && reason.contains("not a space or a tab"), "{line}: {reason}");
+        }
     }
 
     #[test]
