@@ -262,9 +262,9 @@ impl GitTree<'_> {
         }
     }
 
-    /// The entries of directory `dir` (`""` is the root) as `(name, is_dir)` in name order; `None`
+    /// The entries of directory `dir` (`""` is the root) as `(name, kind)` in name order; `None`
     /// when `dir` is absent or not a directory. Names that are not UTF-8 are left out.
-    pub fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, GitError> {
+    pub fn entries(&self, dir: &str) -> Result<Option<Vec<(String, EntryKind)>>, GitError> {
         let components = path::components(dir)?;
         let Some((mode, id)) = self.directory(&components)? else {
             return Ok(None);
@@ -273,11 +273,11 @@ impl GitTree<'_> {
             return Ok(None);
         }
         let items = self.repo.tree_items(id)?;
-        let mut out: Vec<(String, bool)> = items
+        let mut out: Vec<(String, EntryKind)> = items
             .iter()
             .filter_map(|item| {
                 let name = std::str::from_utf8(&item.name).ok()?;
-                Some((name.to_owned(), item.mode.is_tree()))
+                Some((name.to_owned(), item.mode.kind()))
             })
             .collect();
         out.dedup_by(|a, b| a.0 == b.0);
@@ -385,7 +385,7 @@ impl GitTree<'_> {
 mod tests {
     //! Trees as a file source, history walks, and where a (linked) work tree keeps its data.
 
-    use super::KnownDirs;
+    use super::{EntryKind, KnownDirs};
     use crate::git::test_support::Fixture;
     use crate::git::{GitError, ObjectId, Repo};
 
@@ -413,9 +413,12 @@ mod tests {
         assert!(matches!(tree.file("../etc/passwd"), Err(GitError::InvalidPath { .. })));
 
         let specs = tree.entries("specs").unwrap().unwrap();
-        assert_eq!(specs, vec![("001-x".to_owned(), true), ("002-y".to_owned(), true)]);
+        assert_eq!(specs, vec![("001-x".to_owned(), EntryKind::Tree), ("002-y".to_owned(), EntryKind::Tree)]);
         let files = tree.entries("specs/001-x/").unwrap().unwrap();
-        assert_eq!(files, vec![("spec.md".to_owned(), false), ("tasks.md".to_owned(), false)]);
+        assert_eq!(
+            files,
+            vec![("spec.md".to_owned(), EntryKind::Blob), ("tasks.md".to_owned(), EntryKind::Blob)]
+        );
         assert_eq!(tree.entries("run.sh").unwrap(), None);
         assert_eq!(tree.entries("nowhere").unwrap(), None);
         let root: Vec<String> = tree.entries("").unwrap().unwrap().into_iter().map(|e| e.0).collect();

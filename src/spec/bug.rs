@@ -6,7 +6,7 @@ use crate::model::digest::sha256_hex;
 
 use super::error::{SpecError, shown};
 use super::text::read_file;
-use super::tree::SourceTree;
+use super::tree::{EntryKind, SourceTree};
 
 /// The directory holding bug homes.
 pub const BUGS_DIR: &str = ".specify/bugs";
@@ -93,7 +93,7 @@ pub fn triad_sha256(files: &[(&str, &[u8])]) -> String {
 pub fn bug_triad(tree: &dyn SourceTree, slug: &str) -> Result<BugTriad, SpecError> {
     check_bug_slug(slug)?;
     let home = bug_home(slug);
-    if tree.is_link(&home)? {
+    if tree.kind(&home)? == Some(EntryKind::Link) {
         return Err(SpecError::SymbolicLink { path: home, what: "a bug home", kind: "directory" });
     }
     let mut contents = Vec::with_capacity(TRIAD_FILES.len());

@@ -10,7 +10,7 @@ use super::requirement::{
 };
 use super::section::{Delta, StoryFallback, openspec_change_text, speckit_story};
 use super::text::read_text;
-use super::tree::{SourceTree, join};
+use super::tree::{EntryKind, SourceTree, join};
 use super::unit::{Format, UnitLoc, locate_unit};
 
 /// The spec documents of one unit, with their requirement definitions found once: a task's
@@ -145,9 +145,9 @@ pub(crate) fn read_deltas(tree: &dyn SourceTree, dir: &str) -> Result<Vec<Delta>
     let mut out = Vec::new();
     let mut pending = vec![dir.to_owned()];
     while let Some(at) = pending.pop() {
-        for (name, is_dir) in tree.entries(&at)?.unwrap_or_default() {
+        for (name, kind) in tree.entries(&at)?.unwrap_or_default() {
             let path = join(&at, &name);
-            if is_dir {
+            if kind == EntryKind::Dir {
                 pending.push(path);
             } else if name == "spec.md"
                 && let Some(text) = read_text(tree, &path, "a delta spec")?

@@ -54,7 +54,7 @@ pub use tick::tick;
 pub use ticks::{
     Ticked, TreeTaskLines, UnitTicks, UnreadTick, ticked_ids, ticked_ids_in_dir, unit_ticks, unread_ticks,
 };
-pub use tree::{FsTree, MemTree, SourceTree};
+pub use tree::{EntryKind, FsTree, MemTree, SourceTree};
 pub use unit::{
     Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_NAME_LIMIT,
     UNIT_PARENTS, UnitLoc, check_unit_name, is_archive_dir, is_openspec_unit_name, is_speckit_unit_name,

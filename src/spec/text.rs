@@ -1,7 +1,7 @@
 //! Markdown text as the spec rules see it: UTF-8 files, lines without their endings, ATX headings.
 
 use super::error::SpecError;
-use super::tree::SourceTree;
+use super::tree::{EntryKind, SourceTree};
 
 /// Decodes `bytes` read from `path` as UTF-8 text, naming the first bad byte's offset on failure:
 /// one that is not UTF-8, or a NUL, which UTF-8 allows and no text file holds.
@@ -23,11 +23,13 @@ pub(crate) fn read_file(
 ) -> Result<Option<Vec<u8>>, SpecError> {
     match tree.file(path)? {
         Some(bytes) => Ok(Some(bytes)),
-        None if tree.is_link(path)? => {
-            Err(SpecError::SymbolicLink { path: path.to_owned(), what, kind: "file" })
-        }
-        None if tree.entries(path)?.is_some() => Err(SpecError::NotAFile { path: path.to_owned(), what }),
-        None => Ok(None),
+        None => match tree.kind(path)? {
+            Some(EntryKind::Link) => {
+                Err(SpecError::SymbolicLink { path: path.to_owned(), what, kind: "file" })
+            }
+            Some(EntryKind::Dir) => Err(SpecError::NotAFile { path: path.to_owned(), what }),
+            Some(EntryKind::File | EntryKind::Submodule) | None => Ok(None),
+        },
     }
 }
 

@@ -10,16 +10,33 @@ use std::path::{Component, Path, PathBuf};
 
 use super::error::{SpecError, shown};
 
+/// What stands at a path of a [`SourceTree`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    /// A file, which [`SourceTree::file`] reads (in the work tree, any entry that is not one of
+    /// the others: a FIFO or a device too, which it does not read).
+    File,
+    /// A directory, which [`SourceTree::entries`] lists.
+    Dir,
+    /// A symbolic link: never followed, so nothing is read through it.
+    Link,
+    /// A submodule: in a git tree a gitlink (mode 160000, another repository's commit), in the
+    /// work tree a directory holding a `.git` entry (a submodule's checkout or a nested
+    /// repository). Never read into: its files are another repository's.
+    Submodule,
+}
+
 /// A read-only file tree addressed by project-relative `/`-separated paths.
 pub trait SourceTree {
     /// Bytes of the file at a project-relative `/`-separated path; Ok(None) when absent (or not a file).
     fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError>;
-    /// Entries directly under `dir` ("" = root): (name, is_dir); Ok(None) when `dir` is absent.
-    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError>;
-    /// Whether the entry at `path` is a symbolic link. No tree follows a link ([`Self::file`] and
-    /// [`Self::entries`] see nothing there), so a reader asks this to refuse a link where a file or
-    /// directory should be, instead of taking it for absent.
-    fn is_link(&self, path: &str) -> Result<bool, SpecError>;
+    /// Entries directly under `dir` ("" = root), each with its kind; Ok(None) when `dir` is absent
+    /// or no [`EntryKind::Dir`].
+    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, EntryKind)>>, SpecError>;
+    /// The kind of the entry at `path`; Ok(None) when absent. No tree follows a link or enters a
+    /// submodule ([`Self::file`] and [`Self::entries`] see nothing there), so a reader asks this to
+    /// refuse one where a file or directory should be, instead of taking it for absent.
+    fn kind(&self, path: &str) -> Result<Option<EntryKind>, SpecError>;
     /// The names of the entries directly under `dir` that are not UTF-8, which [`Self::entries`]
     /// leaves out (no path can name them), each decoded with U+FFFD for every invalid sequence;
     /// none when `dir` is absent. A reader that must skip nothing reports them.
@@ -56,7 +73,8 @@ pub(crate) fn join(dir: &str, name: &str) -> String {
 /// Files held in memory, keyed by project-relative path; directories are implied by the paths.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemTree {
-    files: BTreeMap<String, Vec<u8>>,
+    /// Every entry by path: a file's bytes, or `None` for a submodule.
+    files: BTreeMap<String, Option<Vec<u8>>>,
 }
 
 impl MemTree {
@@ -84,16 +102,24 @@ impl MemTree {
     pub fn insert(&mut self, path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Result<(), SpecError> {
         let path = path.into();
         check_rel_path(&path, false)?;
-        self.files.insert(path, bytes.into());
+        self.files.insert(path, Some(bytes.into()));
         Ok(())
     }
 
-    /// Removes the file at `path` and returns its bytes, if it was there.
-    pub fn remove(&mut self, path: &str) -> Option<Vec<u8>> {
-        self.files.remove(path)
+    /// Adds or replaces the entry at `path` with a submodule, as a gitlink stands in a git tree.
+    pub fn insert_submodule(&mut self, path: impl Into<String>) -> Result<(), SpecError> {
+        let path = path.into();
+        check_rel_path(&path, false)?;
+        self.files.insert(path, None);
+        Ok(())
     }
 
-    /// Every file's path, in byte order.
+    /// Removes the file at `path` and returns its bytes, if it was a file.
+    pub fn remove(&mut self, path: &str) -> Option<Vec<u8>> {
+        self.files.remove(path).flatten()
+    }
+
+    /// Every file's and submodule's path, in byte order.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.files.keys().map(String::as_str)
     }
@@ -102,34 +128,44 @@ impl MemTree {
 impl SourceTree for MemTree {
     fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError> {
         check_rel_path(path, false)?;
-        Ok(self.files.get(path).cloned())
+        Ok(self.files.get(path).cloned().flatten())
     }
 
-    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError> {
+    /// A name is a directory when a path goes on below it, whatever else it is.
+    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, EntryKind)>>, SpecError> {
         check_rel_path(dir, true)?;
         let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
-        let mut found: BTreeMap<&str, bool> = BTreeMap::new();
-        for (path, _) in self.files.range(prefix.clone()..) {
+        let mut found: BTreeMap<&str, EntryKind> = BTreeMap::new();
+        for (path, bytes) in self.files.range(prefix.clone()..) {
             let Some(rest) = path.strip_prefix(&prefix) else {
                 break;
             };
-            let (name, is_dir) = match rest.split_once('/') {
-                Some((name, _)) => (name, true),
-                None => (rest, false),
+            let (name, kind) = match (rest.split_once('/'), bytes) {
+                (Some((name, _)), _) => (name, EntryKind::Dir),
+                (None, Some(_)) => (rest, EntryKind::File),
+                (None, None) => (rest, EntryKind::Submodule),
             };
-            let slot = found.entry(name).or_insert(false);
-            *slot |= is_dir;
+            let slot = found.entry(name).or_insert(kind);
+            if kind == EntryKind::Dir {
+                *slot = kind;
+            }
         }
         if found.is_empty() && !dir.is_empty() {
             return Ok(None);
         }
-        Ok(Some(found.into_iter().map(|(name, is_dir)| (name.to_owned(), is_dir)).collect()))
+        Ok(Some(found.into_iter().map(|(name, kind)| (name.to_owned(), kind)).collect()))
     }
 
-    /// Files in memory are never links.
-    fn is_link(&self, path: &str) -> Result<bool, SpecError> {
+    /// Files in memory are never links; a submodule is one where [`MemTree::insert_submodule`] put it.
+    fn kind(&self, path: &str) -> Result<Option<EntryKind>, SpecError> {
         check_rel_path(path, false)?;
-        Ok(false)
+        if self.entries(path)?.is_some() {
+            return Ok(Some(EntryKind::Dir));
+        }
+        Ok(self
+            .files
+            .get(path)
+            .map(|bytes| if bytes.is_some() { EntryKind::File } else { EntryKind::Submodule }))
     }
 
     /// Paths in memory are UTF-8.
@@ -141,8 +177,9 @@ impl SourceTree for MemTree {
 
 /// The work tree on disk under `root`.
 ///
-/// Symbolic links are never followed (as in a git tree, a link is neither a file nor a directory
-/// here), so nothing outside `root` can be read through the tree.
+/// Symbolic links are never followed and submodules never entered (as in a git tree, neither is a
+/// file or a directory here), so nothing outside `root` or another repository's can be read
+/// through the tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FsTree {
     /// The project root; every path is resolved under it.
@@ -172,20 +209,48 @@ impl FsTree {
                 });
             }
             at.push(component);
-            if components.peek().is_some() && !self.is_real_dir(&at, path)? {
+            if components.peek().is_some() && kind_at(&at, path)? != Some(EntryKind::Dir) {
                 return Ok(None);
             }
         }
         Ok(Some(at))
     }
 
-    /// Whether `at` is a directory that is not a symbolic link.
-    fn is_real_dir(&self, at: &Path, path: &str) -> Result<bool, SpecError> {
-        match std::fs::symlink_metadata(at) {
-            Ok(meta) => Ok(meta.file_type().is_dir()),
-            Err(e) if absent(&e) => Ok(false),
-            Err(source) => Err(io_error(path, source)),
-        }
+    /// The on-disk path of the directory `dir` (checked): Ok(None) when it is absent or no
+    /// [`EntryKind::Dir`]. The root is the caller's own choice and may be reached through a link.
+    fn dir(&self, dir: &str) -> Result<Option<PathBuf>, SpecError> {
+        check_rel_path(dir, true)?;
+        let Some(at) = self.resolve(dir)? else {
+            return Ok(None);
+        };
+        let is_dir = if dir.is_empty() { at.is_dir() } else { kind_at(&at, dir)? == Some(EntryKind::Dir) };
+        Ok(is_dir.then_some(at))
+    }
+}
+
+/// The kind of the entry at `at` (`path` names it in an error), not following a link; Ok(None)
+/// when absent.
+fn kind_at(at: &Path, path: &str) -> Result<Option<EntryKind>, SpecError> {
+    match std::fs::symlink_metadata(at) {
+        Ok(meta) => classify(at, path, meta.file_type()).map(Some),
+        Err(e) if absent(&e) => Ok(None),
+        Err(source) => Err(io_error(path, source)),
+    }
+}
+
+/// The kind of the entry at `at` whose type, not following a link, is `found`: a directory is a
+/// submodule when it holds a `.git` entry of any kind, looked at without following or opening it.
+fn classify(at: &Path, path: &str, found: std::fs::FileType) -> Result<EntryKind, SpecError> {
+    if found.is_symlink() {
+        return Ok(EntryKind::Link);
+    }
+    if !found.is_dir() {
+        return Ok(EntryKind::File);
+    }
+    match std::fs::symlink_metadata(at.join(".git")) {
+        Ok(_) => Ok(EntryKind::Submodule),
+        Err(e) if absent(&e) => Ok(EntryKind::Dir),
+        Err(source) => Err(io_error(path, source)),
     }
 }
 
@@ -218,17 +283,10 @@ impl SourceTree for FsTree {
     }
 
     /// Names that are not valid UTF-8 are left out: no `&str` path can address them.
-    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError> {
-        check_rel_path(dir, true)?;
-        let Some(at) = self.resolve(dir)? else {
+    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, EntryKind)>>, SpecError> {
+        let Some(at) = self.dir(dir)? else {
             return Ok(None);
         };
-        // The root is the caller's own choice and may be reached through a link; below it, no
-        // link is followed.
-        let is_dir = if dir.is_empty() { at.is_dir() } else { self.is_real_dir(&at, dir)? };
-        if !is_dir {
-            return Ok(None);
-        }
         let reader = match std::fs::read_dir(&at) {
             Ok(reader) => reader,
             Err(e) if absent(&e) => return Ok(None),
@@ -240,21 +298,22 @@ impl SourceTree for FsTree {
             let Ok(name) = entry.file_name().into_string() else {
                 continue;
             };
-            let kind = entry.file_type().map_err(|source| io_error(&join(dir, &name), source))?;
-            out.push((name, kind.is_dir()));
+            let path = join(dir, &name);
+            let found = entry.file_type().map_err(|source| io_error(&path, source))?;
+            let kind = classify(&entry.path(), &path, found)?;
+            out.push((name, kind));
         }
-        out.sort();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(Some(out))
     }
 
     fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
-        check_rel_path(dir, true)?;
-        let Some(at) = self.resolve(dir)? else {
+        let Some(at) = self.dir(dir)? else {
             return Ok(Vec::new());
         };
         let reader = match std::fs::read_dir(&at) {
             Ok(reader) => reader,
-            Err(e) if absent(&e) || e.kind() == ErrorKind::NotADirectory => return Ok(Vec::new()),
+            Err(e) if absent(&e) => return Ok(Vec::new()),
             Err(source) => return Err(io_error(dir, source)),
         };
         let mut out = Vec::new();
@@ -268,15 +327,11 @@ impl SourceTree for FsTree {
         Ok(out)
     }
 
-    fn is_link(&self, path: &str) -> Result<bool, SpecError> {
+    fn kind(&self, path: &str) -> Result<Option<EntryKind>, SpecError> {
         check_rel_path(path, false)?;
-        let Some(at) = self.resolve(path)? else {
-            return Ok(false);
-        };
-        match std::fs::symlink_metadata(&at) {
-            Ok(meta) => Ok(meta.file_type().is_symlink()),
-            Err(e) if absent(&e) => Ok(false),
-            Err(source) => Err(io_error(path, source)),
+        match self.resolve(path)? {
+            Some(at) => kind_at(&at, path),
+            None => Ok(None),
         }
     }
 }
@@ -292,20 +347,31 @@ fn repository_error(path: &str, e: crate::git::GitError) -> SpecError {
     }
 }
 
+/// The kind of a git tree entry: a link is mode 120000, a submodule mode 160000 (a gitlink).
+fn of_mode(kind: gix::objs::tree::EntryKind) -> EntryKind {
+    use gix::objs::tree::EntryKind as Mode;
+    match kind {
+        Mode::Blob | Mode::BlobExecutable => EntryKind::File,
+        Mode::Tree => EntryKind::Dir,
+        Mode::Link => EntryKind::Link,
+        Mode::Commit => EntryKind::Submodule,
+    }
+}
+
 /// A git tree is a source tree: the verifier reads the spec at any commit this way.
 impl SourceTree for crate::git::GitTree<'_> {
     fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError> {
         crate::git::GitTree::file(self, path).map_err(|e| repository_error(path, e))
     }
 
-    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError> {
-        crate::git::GitTree::entries(self, dir).map_err(|e| repository_error(dir, e))
+    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, EntryKind)>>, SpecError> {
+        let entries = crate::git::GitTree::entries(self, dir).map_err(|e| repository_error(dir, e))?;
+        Ok(entries.map(|entries| entries.into_iter().map(|(name, kind)| (name, of_mode(kind))).collect()))
     }
 
-    /// A tree entry of mode 120000.
-    fn is_link(&self, path: &str) -> Result<bool, SpecError> {
+    fn kind(&self, path: &str) -> Result<Option<EntryKind>, SpecError> {
         let kind = crate::git::GitTree::entry_kind(self, path).map_err(|e| repository_error(path, e))?;
-        Ok(kind == Some(gix::objs::tree::EntryKind::Link))
+        Ok(kind.map(of_mode))
     }
 
     fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
@@ -316,6 +382,7 @@ impl SourceTree for crate::git::GitTree<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use EntryKind::{Dir, File, Link, Submodule};
 
     fn mem() -> MemTree {
         MemTree::from_files([
@@ -330,15 +397,33 @@ mod tests {
     #[test]
     fn a_memory_tree_lists_files_and_implied_directories() {
         let t = mem();
-        assert_eq!(t.entries("").unwrap(), Some(vec![("a.md".into(), false), ("specs".into(), true)]));
+        assert_eq!(t.entries("").unwrap(), Some(vec![("a.md".into(), File), ("specs".into(), Dir)]));
         assert_eq!(
             t.entries("specs").unwrap(),
-            Some(vec![("001-x".into(), true), ("001-x.txt".into(), false)])
+            Some(vec![("001-x".into(), Dir), ("001-x.txt".into(), File)])
         );
         assert_eq!(t.entries("specs/001-x/checklists/req.md").unwrap(), None);
         assert_eq!(t.entries("nothing").unwrap(), None);
         assert_eq!(t.file("specs/001-x/spec.md").unwrap(), Some(b"spec".to_vec()));
         assert_eq!(t.file("specs").unwrap(), None);
+    }
+
+    #[test]
+    fn a_memory_tree_holds_a_submodule_as_an_entry_with_nothing_to_read() {
+        let mut t = mem();
+        t.insert_submodule("specs/002-y").unwrap();
+        assert_eq!(
+            t.entries("specs").unwrap(),
+            Some(vec![("001-x".into(), Dir), ("001-x.txt".into(), File), ("002-y".into(), Submodule)])
+        );
+        assert_eq!(t.kind("specs/002-y").unwrap(), Some(Submodule));
+        assert_eq!((t.file("specs/002-y").unwrap(), t.entries("specs/002-y").unwrap()), (None, None));
+        assert_eq!(t.kind("specs/002-y/tasks.md").unwrap(), None);
+        assert_eq!(t.kind("specs").unwrap(), Some(Dir));
+        assert_eq!(t.kind("a.md").unwrap(), Some(File));
+        assert_eq!(t.kind("nothing").unwrap(), None);
+        assert_eq!(t.remove("specs/002-y"), None);
+        assert_eq!(t.kind("specs/002-y").unwrap(), None);
     }
 
     #[test]
@@ -368,7 +453,7 @@ mod tests {
         assert_eq!(fs.file("specs/001-x").unwrap(), None);
         assert_eq!(fs.file("specs/001-x/tasks.md/deeper").unwrap(), None);
         assert_eq!(fs.file("specs/002-y/tasks.md").unwrap(), None);
-        assert_eq!(fs.entries("specs").unwrap(), Some(vec![("001-x".into(), true)]));
+        assert_eq!(fs.entries("specs").unwrap(), Some(vec![("001-x".into(), Dir)]));
         assert_eq!(fs.entries("specs/001-x/tasks.md").unwrap(), None);
         assert_eq!(fs.entries("missing").unwrap(), None);
     }
@@ -385,7 +470,81 @@ mod tests {
         assert_eq!(fs.file("specs/secret.md").unwrap(), None);
         assert_eq!(fs.entries("specs").unwrap(), None);
         assert_eq!(fs.file("link.md").unwrap(), None);
-        assert_eq!(fs.entries("").unwrap(), Some(vec![("link.md".into(), false), ("specs".into(), false)]));
+        assert_eq!(fs.entries("").unwrap(), Some(vec![("link.md".into(), Link), ("specs".into(), Link)]));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_work_tree_takes_a_directory_holding_git_for_a_submodule_and_never_enters_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for unit in ["001-x", "002-checkout", "003-nested", "004-fifo"] {
+            std::fs::create_dir_all(root.join("specs").join(unit)).unwrap();
+            std::fs::write(root.join("specs").join(unit).join("tasks.md"), "- [x] T001 a\n").unwrap();
+        }
+        std::fs::write(root.join("specs/002-checkout/.git"), "gitdir: ../../.git/modules/x\n").unwrap();
+        std::fs::create_dir(root.join("specs/003-nested/.git")).unwrap();
+        // A FIFO would block whoever opened it: the `.git` entry is only looked at.
+        let fifo = std::process::Command::new("mkfifo").arg(root.join("specs/004-fifo/.git")).status();
+        assert!(fifo.unwrap().success());
+        let fs = FsTree::new(root);
+        assert_eq!(
+            fs.entries("specs").unwrap(),
+            Some(vec![
+                ("001-x".into(), Dir),
+                ("002-checkout".into(), Submodule),
+                ("003-nested".into(), Submodule),
+                ("004-fifo".into(), Submodule),
+            ])
+        );
+        for unit in ["002-checkout", "003-nested", "004-fifo"] {
+            let at = format!("specs/{unit}");
+            assert_eq!(fs.kind(&at).unwrap(), Some(Submodule), "{unit}");
+            assert_eq!(fs.entries(&at).unwrap(), None, "{unit}");
+            assert!(fs.undecodable(&at).unwrap().is_empty(), "{unit}");
+            assert_eq!(fs.file(&format!("{at}/tasks.md")).unwrap(), None, "{unit}");
+            assert_eq!(fs.kind(&format!("{at}/tasks.md")).unwrap(), None, "{unit}");
+        }
+        assert_eq!(fs.kind("specs/001-x").unwrap(), Some(Dir));
+        assert_eq!(fs.kind("specs/001-x/tasks.md").unwrap(), Some(File));
+        assert_eq!(fs.kind("specs/009-none").unwrap(), None);
+        assert_eq!(fs.entries("").unwrap(), Some(vec![("specs".into(), Dir)]), "the root is read as it is");
+    }
+
+    #[test]
+    fn a_git_tree_tells_a_gitlink_for_a_submodule_and_reads_nothing_through_it() {
+        let fx = crate::git::test_support::Fixture::new();
+        let other = fx.commit_file("other.md", "x\n", "a commit for the gitlinks to name").to_string();
+        fx.write("specs/001-x/spec.md", "# spec\n");
+        fx.git(&["add", "specs"]);
+        for path in ["specs/001-x/tasks.md", "specs/002-y"] {
+            fx.git(&["update-index", "--add", "--cacheinfo", &format!("160000,{other},{path}")]);
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("001-x", fx.path().join("specs/003-link")).unwrap();
+            fx.git(&["add", "specs/003-link"]);
+        }
+        fx.git(&["commit", "-q", "-m", "gitlinks"]);
+        assert!(fx.git(&["ls-tree", "HEAD", "specs/002-y"]).starts_with("160000 commit "));
+        let repo = fx.repo();
+        let git = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+        let tree: &dyn SourceTree = &git;
+        let mut specs = vec![("001-x".to_owned(), Dir), ("002-y".to_owned(), Submodule)];
+        #[cfg(unix)]
+        specs.push(("003-link".to_owned(), Link));
+        assert_eq!(tree.entries("specs").unwrap(), Some(specs));
+        assert_eq!(
+            tree.entries("specs/001-x").unwrap(),
+            Some(vec![("spec.md".into(), File), ("tasks.md".into(), Submodule)])
+        );
+        for path in ["specs/001-x/tasks.md", "specs/002-y"] {
+            assert_eq!(tree.kind(path).unwrap(), Some(Submodule), "{path}");
+            assert_eq!((tree.file(path).unwrap(), tree.entries(path).unwrap()), (None, None), "{path}");
+        }
+        assert_eq!(tree.kind("specs/002-y/tasks.md").unwrap(), None);
+        assert_eq!(tree.kind("specs/001-x/spec.md").unwrap(), Some(File));
+        assert_eq!(tree.kind("specs").unwrap(), Some(Dir));
     }
 
     #[cfg(unix)]
@@ -398,7 +557,7 @@ mod tests {
         let root = holder.path().join("project");
         std::os::unix::fs::symlink(real.path(), &root).unwrap();
         let fs = FsTree::new(root);
-        assert_eq!(fs.entries("").unwrap(), Some(vec![("specs".into(), true)]));
+        assert_eq!(fs.entries("").unwrap(), Some(vec![("specs".into(), Dir)]));
         assert_eq!(fs.file("specs/a.md").unwrap(), Some(b"a".to_vec()));
     }
 }

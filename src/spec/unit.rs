@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::{SpecError, shown};
-use super::tree::SourceTree;
+use super::tree::{EntryKind, SourceTree};
 use crate::model::shown::{is_bidi_control, is_hidden_format};
 
 /// The directory holding Spec Kit features.
@@ -190,12 +190,12 @@ fn archived_changes(tree: &dyn SourceTree) -> Result<Vec<(String, String)>, Spec
         return Ok(Vec::new());
     }
     let mut out = Vec::new();
-    for (entry, is_dir) in tree.entries(&parent)?.unwrap_or_default() {
+    for (entry, kind) in tree.entries(&parent)?.unwrap_or_default() {
         let Some(id) = archived_change_id(&entry) else { continue };
         let dir = format!("{parent}/{entry}");
-        if is_dir {
+        if kind == EntryKind::Dir {
             out.push((id.to_owned(), dir));
-        } else if tree.is_link(&dir)? {
+        } else if kind == EntryKind::Link {
             return Err(SpecError::SymbolicLink { path: dir, what: "an archived change", kind: "directory" });
         }
     }
@@ -291,7 +291,7 @@ pub(crate) fn dir_exists(tree: &dyn SourceTree, dir: &str) -> Result<bool, SpecE
     for component in dir.split('/') {
         upto += component.len();
         let path = dir.get(..upto).unwrap_or(dir);
-        if tree.is_link(path)? {
+        if tree.kind(path)? == Some(EntryKind::Link) {
             return Err(SpecError::SymbolicLink {
                 path: path.to_owned(),
                 what: "a unit directory or a directory above it",
@@ -304,9 +304,9 @@ pub(crate) fn dir_exists(tree: &dyn SourceTree, dir: &str) -> Result<bool, SpecE
 }
 
 /// Whether `entries` (a directory's, as [`SourceTree::entries`] gives them) hold a task list: a
-/// `tasks.md` that is not a directory (a file, or a link that reading it refuses).
-pub(crate) fn holds_task_list(entries: &[(String, bool)]) -> bool {
-    entries.iter().any(|(name, is_dir)| name == TASK_LIST_FILE && !is_dir)
+/// `tasks.md` that is not a directory (a file, or a link or submodule that reading it refuses).
+pub(crate) fn holds_task_list(entries: &[(String, EntryKind)]) -> bool {
+    entries.iter().any(|(name, kind)| name == TASK_LIST_FILE && *kind != EntryKind::Dir)
 }
 
 /// The one test of a Spec Kit unit, for the writer and the verifier: the directory `specs/<name>`
@@ -315,7 +315,7 @@ pub(crate) fn holds_task_list(entries: &[(String, bool)]) -> bool {
 /// the directory's entries, only when the name does not settle it.
 pub(crate) fn is_speckit_unit_dir(
     name: &str,
-    entries: impl FnOnce() -> Result<Vec<(String, bool)>, SpecError>,
+    entries: impl FnOnce() -> Result<Vec<(String, EntryKind)>, SpecError>,
 ) -> Result<bool, SpecError> {
     if check_unit_name(name).is_err() {
         return Ok(false);

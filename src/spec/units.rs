@@ -9,7 +9,7 @@
 
 use super::error::{SpecError, shown};
 use super::ticks::checked_box_lines;
-use super::tree::{SourceTree, join};
+use super::tree::{EntryKind, SourceTree, join};
 use super::unit::{
     Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_PARENTS, UnitLoc,
     archived_change_id, check_unit_name, dir_exists, holds_task_list, is_openspec_unit_name,
@@ -68,10 +68,10 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
     let entries = tree.entries(parent)?.unwrap_or_default();
     out.own_list = holds_task_list(&entries);
     out.undecodable = tree.undecodable(parent)?.into_iter().map(|name| join(parent, &name)).collect();
-    for (name, is_dir) in entries {
+    for (name, kind) in entries {
         let path = join(parent, &name);
         let (unit, what) = match parent {
-            SPECKIT_SPECS_DIR => speckit_entry(tree, &name, &path, is_dir)?,
+            SPECKIT_SPECS_DIR => speckit_entry(tree, &name, &path, kind)?,
             OPENSPEC_CHANGES_DIR if name == OPENSPEC_ARCHIVE => continue,
             OPENSPEC_CHANGES_DIR => {
                 let id = is_openspec_unit_name(&name).then(|| name.clone());
@@ -82,10 +82,10 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
                 (id.map(|id| UnitLoc::at(Format::OpenSpec, &id, path.clone())), "an archived change")
             }
         };
-        match (unit, is_dir) {
-            (Some(unit), true) => out.units.push(unit),
-            (Some(_), false) if tree.is_link(&path)? => out.links.push((path, what)),
-            (None, true) => out.others.push((path, no_unit_because(parent, Some(&name)))),
+        match (unit, kind) {
+            (Some(unit), EntryKind::Dir) => out.units.push(unit),
+            (Some(_), EntryKind::Link) => out.links.push((path, what)),
+            (None, EntryKind::Dir) => out.others.push((path, no_unit_because(parent, Some(&name)))),
             _ => {}
         }
     }
@@ -99,9 +99,9 @@ fn speckit_entry(
     tree: &dyn SourceTree,
     name: &str,
     path: &str,
-    is_dir: bool,
+    kind: EntryKind,
 ) -> Result<(Option<UnitLoc>, &'static str), SpecError> {
-    let unit = if is_dir {
+    let unit = if kind == EntryKind::Dir {
         is_speckit_unit_dir(name, || Ok(tree.entries(path)?.unwrap_or_default()))?
     } else {
         check_unit_name(name).is_ok() && is_speckit_unit_name(name)
@@ -262,7 +262,8 @@ fn search(
             push_list(tree, strays, &join(&dir, TASK_LIST_FILE), top, format, reason)?;
         }
         strays.extend(tree.undecodable(&dir)?.iter().map(|name| undecodable(top, &join(&dir, name))));
-        pending.extend(entries.into_iter().filter(|(_, is_dir)| *is_dir).map(|(name, _)| join(&dir, &name)));
+        let dirs = entries.into_iter().filter(|(_, kind)| *kind == EntryKind::Dir);
+        pending.extend(dirs.map(|(name, _)| join(&dir, &name)));
     }
     Ok(())
 }

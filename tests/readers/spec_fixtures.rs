@@ -23,9 +23,9 @@ fn mem_copy(tree: &FsTree) -> MemTree {
     let mut out = MemTree::new();
     let mut pending = vec![String::new()];
     while let Some(dir) = pending.pop() {
-        for (name, is_dir) in tree.entries(&dir).unwrap().unwrap() {
+        for (name, kind) in tree.entries(&dir).unwrap().unwrap() {
             let path = if dir.is_empty() { name } else { format!("{dir}/{name}") };
-            if is_dir {
+            if kind == EntryKind::Dir {
                 pending.push(path);
             } else {
                 let bytes = tree.file(&path).unwrap().unwrap();
@@ -256,11 +256,11 @@ impl SourceTree for Counting {
         *self.reads.borrow_mut().entry(path.to_owned()).or_default() += 1;
         self.tree.file(path)
     }
-    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, bool)>>, SpecError> {
+    fn entries(&self, dir: &str) -> Result<Option<Vec<(String, EntryKind)>>, SpecError> {
         self.tree.entries(dir)
     }
-    fn is_link(&self, path: &str) -> Result<bool, SpecError> {
-        self.tree.is_link(path)
+    fn kind(&self, path: &str) -> Result<Option<EntryKind>, SpecError> {
+        self.tree.kind(path)
     }
     fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
         self.tree.undecodable(dir)

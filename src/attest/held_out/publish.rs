@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use gix::objs::tree::EntryKind;
 use serde::Serialize;
 
 use super::error::HeldOutError;
@@ -307,7 +308,7 @@ fn held_out_digest(line: &[u8]) -> Option<String> {
 fn published_keys(repo: &Repo, commit: Option<ObjectId>) -> Result<BTreeSet<String>, HeldOutError> {
     let Some(commit) = commit else { return Ok(BTreeSet::new()) };
     let entries = repo.tree(repo.commit_tree(commit)?).entries("")?.unwrap_or_default();
-    Ok(entries.into_iter().filter(|(_, is_dir)| *is_dir).map(|(name, _)| name).collect())
+    Ok(entries.into_iter().filter(|(_, kind)| *kind == EntryKind::Tree).map(|(name, _)| name).collect())
 }
 
 /// Writes the blobs of `set` (its manifest and each file, streamed from the store and checked
