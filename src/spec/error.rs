@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use super::tree::EntryKind;
+
 /// An error reading units, tasks, requirements or bug homes from a source tree.
 #[derive(Debug, Error)]
 pub enum SpecError {
@@ -176,6 +178,21 @@ pub enum SpecError {
         kind: &'static str,
     },
 
+    /// A submodule where a file or directory is read: its files are another repository's, which
+    /// speccoder does not read.
+    #[error(
+        "`{path}` is a submodule (another repository); speccoder does not read into submodules, so \
+         it cannot read {what} there: keep {what} in the project's own tree as a real {kind}"
+    )]
+    Submodule {
+        /// The project-relative path of the submodule.
+        path: String,
+        /// What was being read there (`the task list`, `a unit directory`, ...).
+        what: &'static str,
+        /// `file` or `directory`.
+        kind: &'static str,
+    },
+
     /// A directory where a file is read.
     #[error(
         "`{path}` is a directory where {what} should be a file; move what it holds and write {what} there"
@@ -285,6 +302,23 @@ pub enum SpecError {
 }
 
 impl SpecError {
+    /// The refusal to read `what` as a `kind` (`file` or `directory`) at `path` where a symbolic
+    /// link or a submodule stands (`found`), which no reader follows or enters; `None` for any
+    /// other entry, or none.
+    pub(crate) fn entry_refused(
+        path: &str,
+        found: Option<EntryKind>,
+        what: &'static str,
+        kind: &'static str,
+    ) -> Option<SpecError> {
+        let path = path.to_owned();
+        match found? {
+            EntryKind::Link => Some(SpecError::SymbolicLink { path, what, kind }),
+            EntryKind::Submodule => Some(SpecError::Submodule { path, what, kind }),
+            EntryKind::File | EntryKind::Dir => None,
+        }
+    }
+
     /// Whether the repository or the work tree itself failed (an object that cannot be read, an
     /// I/O error), rather than a file's content or place: no reading of the spec can go on.
     #[must_use]
@@ -318,6 +352,7 @@ impl crate::exit::ExitClass for SpecError {
             | SpecError::NulByte { .. }
             | SpecError::TaskNeedsSpec { .. }
             | SpecError::SymbolicLink { .. }
+            | SpecError::Submodule { .. }
             | SpecError::NotAFile { .. }
             | SpecError::TaskListTooLarge { .. }
             | SpecError::DuplicateRequirement { .. }

@@ -97,8 +97,9 @@ impl TaskFacts {
     }
 }
 
-/// The text of the task list at `path`; Ok(None) when there is none. A symbolic link, a file
-/// over [`super::TASK_LIST_LIMIT`] bytes or one that is not UTF-8 is refused.
+/// The text of the task list at `path`; Ok(None) when there is none. A symbolic link, a
+/// submodule or a directory there, a file over [`super::TASK_LIST_LIMIT`] bytes or one that is
+/// not UTF-8 is refused.
 pub(crate) fn read_task_list_at(tree: &dyn SourceTree, path: &str) -> Result<Option<String>, SpecError> {
     let Some(bytes) = read_file(tree, path, "the task list")? else {
         return Ok(None);
@@ -737,5 +738,29 @@ mod tests {
         assert!(err.to_string().contains("`specs/002-y` is a symbolic link"), "{err}");
         let err = crate::spec::list_units(&fs).unwrap_err();
         assert!(err.to_string().contains("`specs/002-y` is a symbolic link"), "{err}");
+    }
+
+    #[test]
+    fn a_gitlink_where_a_task_list_is_read_is_refused_by_every_reader_of_a_git_tree() {
+        let fx = crate::git::test_support::Fixture::new();
+        let other = fx.commit_file("other.md", "x\n", "a commit for the gitlink to name").to_string();
+        fx.write("specs/001-x/spec.md", SPEC);
+        fx.git(&["add", "specs"]);
+        fx.git(&["update-index", "--add", "--cacheinfo", &format!("160000,{other},specs/001-x/tasks.md")]);
+        fx.git(&["commit", "-q", "-m", "a gitlink where the task list would be"]);
+        assert!(fx.git(&["ls-tree", "HEAD", "specs/001-x/tasks.md"]).starts_with("160000 commit "));
+        let repo = fx.repo();
+        let tree = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+        let loc = locate_unit(&tree, "001-x").unwrap();
+        for err in [
+            read_task_list_at(&tree, &loc.tasks).unwrap_err(),
+            read_task(&tree, "001-x", "T001").unwrap_err(),
+            ticked_tasks(&tree, "001-x").unwrap_err(),
+            unread_ticks(&tree, "001-x").unwrap_err(),
+            crate::spec::unit_ticks(&tree, &loc).unwrap_err(),
+        ] {
+            assert!(matches!(err, SpecError::Submodule { kind: "file", .. }), "{err:?}");
+            assert!(err.to_string().contains("`specs/001-x/tasks.md` is a submodule"), "{err}");
+        }
     }
 }

@@ -13,9 +13,9 @@ pub(crate) fn decode(path: &str, bytes: Vec<u8>) -> Result<String, SpecError> {
         .map_err(|e| SpecError::NotUtf8 { path: path.to_owned(), offset: e.utf8_error().valid_up_to() })
 }
 
-/// The bytes of the file at `path`; Ok(None) when absent. A symbolic link or a directory there is
-/// refused, never taken for absent (the boxes of a task list there would go unread); `what` names
-/// the file for that message (`the task list`).
+/// The bytes of the file at `path`; Ok(None) when absent. A symbolic link, a submodule or a
+/// directory there is refused, never taken for absent (the boxes of a task list there would go
+/// unread); `what` names the file for that message (`the task list`).
 pub(crate) fn read_file(
     tree: &dyn SourceTree,
     path: &str,
@@ -24,16 +24,13 @@ pub(crate) fn read_file(
     match tree.file(path)? {
         Some(bytes) => Ok(Some(bytes)),
         None => match tree.kind(path)? {
-            Some(EntryKind::Link) => {
-                Err(SpecError::SymbolicLink { path: path.to_owned(), what, kind: "file" })
-            }
             Some(EntryKind::Dir) => Err(SpecError::NotAFile { path: path.to_owned(), what }),
-            Some(EntryKind::File | EntryKind::Submodule) | None => Ok(None),
+            found => SpecError::entry_refused(path, found, what, "file").map_or(Ok(None), Err),
         },
     }
 }
 
-/// The UTF-8 text of the file at `path`; Ok(None) when absent; a symbolic link is refused.
+/// The UTF-8 text of the file at `path`; Ok(None) when absent; what [`read_file`] refuses is refused.
 pub(crate) fn read_text(
     tree: &dyn SourceTree,
     path: &str,
@@ -110,6 +107,17 @@ mod tests {
         let err = read_file(&tree, "specs/x/tasks.md", "the task list").unwrap_err();
         assert!(matches!(err, SpecError::NotAFile { what: "the task list", .. }), "{err:?}");
         assert!(read_file(&tree, "specs/y/tasks.md", "the task list").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_submodule_where_a_file_is_read_is_refused_never_taken_for_absent() {
+        let mut tree = crate::spec::tree::MemTree::new();
+        tree.insert_submodule("specs/x/tasks.md").unwrap();
+        let err = read_file(&tree, "specs/x/tasks.md", "the task list").unwrap_err();
+        assert!(matches!(err, SpecError::Submodule { what: "the task list", kind: "file", .. }), "{err:?}");
+        let message = err.to_string();
+        assert!(message.starts_with("`specs/x/tasks.md` is a submodule"), "{message}");
+        assert!(message.contains("keep the task list in the project's own tree"), "{message}");
     }
 
     #[test]
