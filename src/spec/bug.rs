@@ -6,7 +6,7 @@ use crate::model::digest::sha256_hex;
 
 use super::error::{SpecError, shown};
 use super::text::read_file;
-use super::tree::{EntryKind, SourceTree};
+use super::tree::SourceTree;
 
 /// The directory holding bug homes.
 pub const BUGS_DIR: &str = ".specify/bugs";
@@ -93,8 +93,8 @@ pub fn triad_sha256(files: &[(&str, &[u8])]) -> String {
 pub fn bug_triad(tree: &dyn SourceTree, slug: &str) -> Result<BugTriad, SpecError> {
     check_bug_slug(slug)?;
     let home = bug_home(slug);
-    if tree.kind(&home)? == Some(EntryKind::Link) {
-        return Err(SpecError::SymbolicLink { path: home, what: "a bug home", kind: "directory" });
+    if let Some(e) = SpecError::entry_refused(&home, tree.kind(&home)?, "a bug home", "directory") {
+        return Err(e);
     }
     let mut contents = Vec::with_capacity(TRIAD_FILES.len());
     for name in TRIAD_FILES {
@@ -171,6 +171,14 @@ mod tests {
         let err = bug_triad(&tree, "filed").unwrap_err();
         assert!(matches!(err, SpecError::SymbolicLink { .. }), "{err}");
         assert!(err.to_string().contains(".specify/bugs/filed/test.md"), "{err}");
+    }
+
+    #[test]
+    fn a_bug_home_that_is_a_submodule_is_refused_as_one() {
+        let mut tree = MemTree::new();
+        tree.insert_submodule(".specify/bugs/vendored").unwrap();
+        let err = bug_triad(&tree, "vendored").unwrap_err();
+        assert!(matches!(err, SpecError::Submodule { what: "a bug home", .. }), "{err}");
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! ([`FsTree`]) or files in memory ([`MemTree`]). A task list is read by one reader, as CommonMark
 //! renders it (`task_list.rs`): the writer ticks and the verifier checks exactly the tasks it
 //! reads, and every other box is named ([`unread_ticks`], unknown-task errors) rather than
-//! skipped. A symbolic link where a task list, a spec file or a unit directory should be is
-//! refused. Unit names, task ids and bug slugs are hostile input and are checked before they
+//! skipped. A symbolic link or a submodule where a task list, a spec file or a unit directory
+//! should be is refused. Unit names, task ids and bug slugs are hostile input and are checked before they
 //! become paths. The hashes (`task.line_hash`, `spec.section_hash`, `trace[].requirement_hash`)
 //! follow the open specification's "Hashes" exactly (docs/task-verification-v0.md; where each is
 //! computed: docs/architecture.md): [`line_hash`], [`speckit_story_text`],

@@ -183,7 +183,7 @@ pub fn unit_of_entry<'n>(parent: &str, name: &'n str) -> Option<&'n str> {
 }
 
 /// The archived copies of OpenSpec changes in `tree`: `(change id, directory)` in name order.
-/// A symbolic link among them is refused, as for active units.
+/// A symbolic link or a submodule among them is refused, as for active units.
 fn archived_changes(tree: &dyn SourceTree) -> Result<Vec<(String, String)>, SpecError> {
     let parent = format!("{OPENSPEC_CHANGES_DIR}/{OPENSPEC_ARCHIVE}");
     if !dir_exists(tree, &parent)? {
@@ -195,8 +195,9 @@ fn archived_changes(tree: &dyn SourceTree) -> Result<Vec<(String, String)>, Spec
         let dir = format!("{parent}/{entry}");
         if kind == EntryKind::Dir {
             out.push((id.to_owned(), dir));
-        } else if kind == EntryKind::Link {
-            return Err(SpecError::SymbolicLink { path: dir, what: "an archived change", kind: "directory" });
+        } else if let Some(e) = SpecError::entry_refused(&dir, Some(kind), "an archived change", "directory")
+        {
+            return Err(e);
         }
     }
     Ok(out)
@@ -281,8 +282,8 @@ pub fn is_openspec_unit_name(name: &str) -> bool {
     name != OPENSPEC_ARCHIVE && check_unit_name(name).is_ok()
 }
 
-/// Whether the directory `dir` exists in `tree`. A symbolic link at `dir` or at a directory above
-/// it is refused, never taken for absent.
+/// Whether the directory `dir` exists in `tree`. A symbolic link or a submodule at `dir` or at a
+/// directory above it is refused, never taken for absent.
 pub(crate) fn dir_exists(tree: &dyn SourceTree, dir: &str) -> Result<bool, SpecError> {
     if tree.entries(dir)?.is_some() {
         return Ok(true);
@@ -291,12 +292,9 @@ pub(crate) fn dir_exists(tree: &dyn SourceTree, dir: &str) -> Result<bool, SpecE
     for component in dir.split('/') {
         upto += component.len();
         let path = dir.get(..upto).unwrap_or(dir);
-        if tree.kind(path)? == Some(EntryKind::Link) {
-            return Err(SpecError::SymbolicLink {
-                path: path.to_owned(),
-                what: "a unit directory or a directory above it",
-                kind: "directory",
-            });
+        let what = "a unit directory or a directory above it";
+        if let Some(e) = SpecError::entry_refused(path, tree.kind(path)?, what, "directory") {
+            return Err(e);
         }
         upto += 1;
     }
@@ -324,7 +322,7 @@ pub(crate) fn is_speckit_unit_dir(
 }
 
 /// Whether `specs/<name>` of `tree` is a Spec Kit unit ([`is_speckit_unit_dir`]). A symbolic link
-/// at the directory or above it is refused, never taken for absent.
+/// or a submodule at the directory or above it is refused, never taken for absent.
 fn is_speckit_unit(tree: &dyn SourceTree, name: &str) -> Result<bool, SpecError> {
     let dir = unit_dir(Format::SpecKit, name);
     if check_unit_name(name).is_err() || !dir_exists(tree, &dir)? {
@@ -475,6 +473,28 @@ mod tests {
         t.insert("openspec/changes/scs-hybrid--production-docker/tasks.md", "").unwrap();
         let err = locate_unit(&t, "scs-hybrid--production-docker").unwrap_err();
         assert!(matches!(err, SpecError::AmbiguousUnit { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn a_unit_directory_that_is_a_submodule_is_refused_never_taken_for_absent() {
+        let mut t = tree();
+        for path in ["specs/002-sub", "openspec/changes/add-sub", "openspec/changes/archive/2025-02-02-gone"]
+        {
+            t.insert_submodule(path).unwrap();
+        }
+        for (unit, path) in [
+            ("002-sub", "specs/002-sub"),
+            ("add-sub", "openspec/changes/add-sub"),
+            ("gone", "openspec/changes/archive/2025-02-02-gone"),
+        ] {
+            let err = locate_unit(&t, unit).unwrap_err();
+            assert!(matches!(err, SpecError::Submodule { kind: "directory", .. }), "{unit}: {err:?}");
+            assert!(err.to_string().starts_with(&format!("`{path}` is a submodule")), "{err}");
+        }
+        let mut above = MemTree::new();
+        above.insert_submodule("openspec").unwrap();
+        let err = locate_unit(&above, "add-filter").unwrap_err();
+        assert!(err.to_string().starts_with("`openspec` is a submodule"), "{err}");
     }
 
     #[test]

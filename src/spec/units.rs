@@ -3,9 +3,10 @@
 //! [`list_units`] gives the units by the one definition of [`super::unit`]; [`scan_units`] adds
 //! the [`Stray`]s: a task list with checked boxes under `specs/` or `openspec/changes/` that is no
 //! unit's (in a directory whose name cannot be a unit's, nested deeper than a unit, an archive
-//! entry not named as `openspec archive` names one), a task list there that cannot be read, and
-//! a symbolic link where a unit directory would be. A verifier reports each of them, so that no
-//! tick is skipped because of where it was written.
+//! entry not named as `openspec archive` names one), a task list there that cannot be read, a
+//! symbolic link or a submodule where a unit directory would be, and a submodule where task lists
+//! are searched. A verifier reports each of them, so that no tick is skipped because of where it
+//! was written.
 
 use super::error::{SpecError, shown};
 use super::ticks::checked_box_lines;
@@ -49,10 +50,13 @@ pub struct Stray {
 struct Parent {
     /// The units (for the archive: one per archived copy, named by its change id), in entry order.
     units: Vec<UnitLoc>,
-    /// Symbolic links where a unit directory would be: (path, what it would be).
-    links: Vec<(String, &'static str)>,
+    /// Symbolic links and submodules where a unit directory would be: (path, what it would be,
+    /// which of the two it is).
+    refused: Vec<(String, &'static str, EntryKind)>,
     /// Directories that are no units, with why: searched for task lists by [`scan_units`].
     others: Vec<(String, String)>,
+    /// Submodules that are no units, with why: they cannot be searched for task lists.
+    submodules: Vec<(String, String)>,
     /// Whether the parent holds a `tasks.md` of its own.
     own_list: bool,
     /// Its entries whose names are not UTF-8 (decoded with U+FFFD): no path can name them.
@@ -71,6 +75,8 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
     for (name, kind) in entries {
         let path = join(parent, &name);
         let (unit, what) = match parent {
+            // The parent's own task list (`own_list`), reported as such.
+            _ if name == TASK_LIST_FILE && kind != EntryKind::Dir => continue,
             SPECKIT_SPECS_DIR => speckit_entry(tree, &name, &path, kind)?,
             OPENSPEC_CHANGES_DIR if name == OPENSPEC_ARCHIVE => continue,
             OPENSPEC_CHANGES_DIR => {
@@ -84,27 +90,29 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
         };
         match (unit, kind) {
             (Some(unit), EntryKind::Dir) => out.units.push(unit),
-            (Some(_), EntryKind::Link) => out.links.push((path, what)),
+            (Some(_), EntryKind::Link | EntryKind::Submodule) => out.refused.push((path, what, kind)),
             (None, EntryKind::Dir) => out.others.push((path, no_unit_because(parent, Some(&name)))),
-            _ => {}
+            (None, EntryKind::Submodule) => out.submodules.push((path, no_unit_because(parent, Some(&name)))),
+            (_, EntryKind::File | EntryKind::Link) => {}
         }
     }
     Ok(out)
 }
 
 /// The unit the entry `name` of `specs/` is, or `None` ([`is_speckit_unit_dir`]); and what a link
-/// there would be. A link is refused where Spec Kit's own names would make it a unit; any other
-/// entry that is no directory is no unit.
+/// or a submodule there would be. A link is refused where Spec Kit's own names would make it a
+/// unit, a submodule wherever the name is acceptable (it may hold a task list no one can read);
+/// any other entry that is no directory is no unit.
 fn speckit_entry(
     tree: &dyn SourceTree,
     name: &str,
     path: &str,
     kind: EntryKind,
 ) -> Result<(Option<UnitLoc>, &'static str), SpecError> {
-    let unit = if kind == EntryKind::Dir {
-        is_speckit_unit_dir(name, || Ok(tree.entries(path)?.unwrap_or_default()))?
-    } else {
-        check_unit_name(name).is_ok() && is_speckit_unit_name(name)
+    let unit = match kind {
+        EntryKind::Dir => is_speckit_unit_dir(name, || Ok(tree.entries(path)?.unwrap_or_default()))?,
+        EntryKind::Submodule => check_unit_name(name).is_ok(),
+        EntryKind::File | EntryKind::Link => check_unit_name(name).is_ok() && is_speckit_unit_name(name),
     };
     Ok((unit.then(|| UnitLoc::new(Format::SpecKit, name)), "a unit directory"))
 }
@@ -128,7 +136,7 @@ fn no_unit_because(parent: &str, name: Option<&str>) -> String {
 }
 
 /// The units of `tree` by [`UNIT_PARENTS`]: Spec Kit's, the active OpenSpec changes, the
-/// archived copies; and every symbolic link where a unit directory would be.
+/// archived copies; and every symbolic link or submodule where a unit directory would be.
 fn parents(tree: &dyn SourceTree) -> Result<[Parent; 3], SpecError> {
     Ok([
         read_parent(tree, UNIT_PARENTS[0])?,
@@ -142,11 +150,14 @@ fn parents(tree: &dyn SourceTree) -> Result<[Parent; 3], SpecError> {
 /// which [`super::locate_unit`] refuses as ambiguous). A Spec Kit unit is a directory directly
 /// under `specs/` that holds a `tasks.md` or is named as Spec Kit names features (see
 /// [`super::unit`]); directories that are no unit are left out ([`scan_units`] names those that
-/// hold ticks). A symbolic link where a unit directory would be is refused.
+/// hold ticks). A symbolic link or a submodule where a unit directory would be is refused.
 pub fn list_units(tree: &dyn SourceTree) -> Result<Vec<UnitLoc>, SpecError> {
     let parents = parents(tree)?;
-    if let Some((path, what)) = parents.iter().flat_map(|p| &p.links).next() {
-        return Err(SpecError::SymbolicLink { path: path.clone(), what, kind: "directory" });
+    let mut refused = parents.iter().flat_map(|p| &p.refused);
+    if let Some(e) =
+        refused.find_map(|(path, what, kind)| SpecError::entry_refused(path, Some(*kind), what, "directory"))
+    {
+        return Err(e);
     }
     Ok(units_of(&parents, true))
 }
@@ -171,8 +182,8 @@ fn units_of(parents: &[Parent; 3], twice_once: bool) -> Vec<UnitLoc> {
 }
 
 /// [`list_units`], and every place under [`UNIT_PARENTS`] that holds a task list with checked
-/// boxes but is no unit's, or cannot be told not to ([`Stray`]): a symbolic link where a unit
-/// directory would be is one of them here, not an error.
+/// boxes but is no unit's, or cannot be told not to ([`Stray`]): a symbolic link or a submodule
+/// where a unit directory would be is one of them here, not an error.
 ///
 /// # Errors
 /// A tree that cannot be read.
@@ -180,15 +191,17 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
     let parents = parents(tree)?;
     let units = units_of(&parents, false);
     let mut strays = Vec::new();
-    for (path, what) in parents.iter().flat_map(|p| &p.links) {
-        strays.push(Stray {
-            top: path.clone(),
-            shown: shown(path, 200),
-            reason: format!(
+    for (path, what, kind) in parents.iter().flat_map(|p| &p.refused) {
+        let reason = if *kind == EntryKind::Link {
+            format!(
                 "it is a symbolic link where {what} would be; speccoder never reads a unit through a link (it could point anywhere): replace the link with the directory itself"
-            ),
-            checked: Vec::new(),
-        });
+            )
+        } else {
+            format!(
+                "it is a submodule (another repository) where {what} would be; speccoder does not read into submodules: keep the unit in the project's own tree"
+            )
+        };
+        strays.push(Stray { top: path.clone(), shown: shown(path, 200), reason, checked: Vec::new() });
     }
     for copy in parents[2].units.iter().filter(|copy| !units.iter().any(|u| u.name == copy.name)) {
         let active = parents[..2].iter().any(|p| p.units.iter().any(|u| u.name == copy.name));
@@ -209,6 +222,7 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
             let reason = no_unit_because(parent, None);
             push_list(tree, &mut strays, &join(parent, TASK_LIST_FILE), parent, format, &reason)?;
         }
+        strays.extend(found.submodules.iter().map(|(path, reason)| submodule(path, path, reason)));
         for (dir, reason) in &found.others {
             search(tree, &mut strays, dir, format, reason, &mut budget)?;
         }
@@ -218,8 +232,8 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
 }
 
 /// Searches the directory `top` (no unit, for `reason`) and every directory below it for task
-/// lists, each a stray when it holds checked boxes or cannot be read; at most `budget` more
-/// directories are read, and a stray says where the search stopped.
+/// lists, each a stray when it holds checked boxes or cannot be read, as is a submodule found
+/// there; at most `budget` more directories are read, and a stray says where the search stopped.
 fn search(
     tree: &dyn SourceTree,
     strays: &mut Vec<Stray>,
@@ -262,8 +276,16 @@ fn search(
             push_list(tree, strays, &join(&dir, TASK_LIST_FILE), top, format, reason)?;
         }
         strays.extend(tree.undecodable(&dir)?.iter().map(|name| undecodable(top, &join(&dir, name))));
-        let dirs = entries.into_iter().filter(|(_, kind)| *kind == EntryKind::Dir);
-        pending.extend(dirs.map(|(name, _)| join(&dir, &name)));
+        for (name, kind) in entries {
+            match kind {
+                EntryKind::Dir => pending.push(join(&dir, &name)),
+                // A submodule at `tasks.md` is the task list's stray, which reading it gave.
+                EntryKind::Submodule if name != TASK_LIST_FILE => {
+                    strays.push(submodule(top, &join(&dir, &name), reason));
+                }
+                _ => {}
+            }
+        }
     }
     Ok(())
 }
@@ -275,6 +297,19 @@ fn undecodable(top: &str, path: &str) -> Stray {
         top: top.to_owned(),
         shown: shown(path, 200),
         reason: "its name is not valid UTF-8, so no path can name it and it cannot be searched for task lists; rename it".to_owned(),
+        checked: Vec::new(),
+    }
+}
+
+/// The stray of a submodule at `path`, inside the entry `top` (or `top` itself) that is no unit
+/// for `reason`: its files are another repository's, so whether it holds ticks cannot be read.
+fn submodule(top: &str, path: &str, reason: &str) -> Stray {
+    Stray {
+        top: top.to_owned(),
+        shown: shown(path, 200),
+        reason: format!(
+            "it is no unit ({reason}), and it is a submodule (another repository), which speccoder does not read into, so whether it holds task lists cannot be told; keep task lists in the project's own tree"
+        ),
         checked: Vec::new(),
     }
 }
@@ -409,6 +444,70 @@ mod tests {
             scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str())).collect();
         assert_eq!(strays, [("specs", "specs/bad\u{fffd}name"), ("specs/notes", "specs/notes/\u{fffd}")]);
         assert!(scan.strays[0].reason.contains("not valid UTF-8"), "{:?}", scan.strays[0]);
+    }
+
+    #[test]
+    fn a_submodule_where_a_unit_directory_would_be_is_refused_by_the_list_and_a_stray_of_the_scan() {
+        let mut tree = MemTree::from_files([("specs/001-a/tasks.md", "- [x] T001 a\n")]).unwrap();
+        let submodules = [
+            "openspec/changes/add-sub",
+            "openspec/changes/archive/2025-01-01-old",
+            "specs/002-sub",
+            "specs/hand-named",
+        ];
+        for path in submodules {
+            tree.insert_submodule(path).unwrap();
+        }
+        let err = list_units(&tree).unwrap_err();
+        assert!(matches!(err, SpecError::Submodule { kind: "directory", .. }), "{err:?}");
+        assert!(err.to_string().starts_with("`specs/002-sub` is a submodule"), "{err}");
+        let scan = scan_units(&tree).unwrap();
+        assert_eq!(names(&scan.units), [(Format::SpecKit, "001-a", "specs/001-a")]);
+        let strays: Vec<(&str, &str)> =
+            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str())).collect();
+        assert_eq!(strays, submodules.map(|path| (path, path)));
+        for stray in &scan.strays {
+            assert!(stray.reason.starts_with("it is a submodule (another repository) where"), "{stray:?}");
+            assert!(stray.checked.is_empty(), "{stray:?}");
+        }
+    }
+
+    #[test]
+    fn a_submodule_that_no_unit_can_be_or_that_a_search_finds_is_a_stray() {
+        let mut tree = MemTree::from_files([("specs/notes/readme.md", "")]).unwrap();
+        for path in [
+            "openspec/changes/archive/old-change",
+            "specs/.drafts",
+            "specs/archive/001-old/tasks.md",
+            "specs/notes/vendored",
+            "specs/tasks.md",
+        ] {
+            tree.insert_submodule(path).unwrap();
+        }
+        assert!(list_units(&tree).unwrap().is_empty());
+        let scan = scan_units(&tree).unwrap();
+        let strays: Vec<(&str, &str)> =
+            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str())).collect();
+        assert_eq!(
+            strays,
+            [
+                ("openspec/changes/archive/old-change", "openspec/changes/archive/old-change"),
+                ("specs/.drafts", "specs/.drafts"),
+                ("specs/archive", "specs/archive/001-old/tasks.md"),
+                ("specs/notes", "specs/notes/vendored"),
+                ("specs", "specs/tasks.md"),
+            ]
+        );
+        for stray in &scan.strays {
+            assert!(stray.reason.contains("is a submodule"), "{stray:?}");
+        }
+        assert!(scan.strays[0].reason.contains("YYYY-MM-DD-<change-id>"), "{:?}", scan.strays[0]);
+        assert!(scan.strays[1].reason.contains("starts with `.`"), "{:?}", scan.strays[1]);
+        assert!(
+            scan.strays[2]
+                .reason
+                .starts_with("it cannot be read (`specs/archive/001-old/tasks.md` is a submodule")
+        );
     }
 
     #[test]
