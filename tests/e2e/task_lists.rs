@@ -2,8 +2,9 @@
 //! A task line in a code block or a comment is never ticked, line endings and a byte order mark
 //! survive a tick, a checked box that is not a task fails `attest verify --branch` as
 //! `unrecognized_tick`, and a symbolic link where a task list or a unit directory should be is
-//! refused by `attest` and reported by `attest verify` as a row that fails the branch. Checked
-//! with `git show`, `git diff`, `git ls-tree` and the OpenSpec CLI.
+//! refused by `attest` and reported by `attest verify` as a row that fails the branch, as is a
+//! submodule (a gitlink) there. Checked with `git show`, `git diff`, `git ls-tree` and the
+//! OpenSpec CLI.
 
 use crate::common;
 
@@ -315,6 +316,67 @@ fn a_symlinked_unit_directory_is_refused_by_attest_and_by_verify() {
     assert_eq!(rows, [link_row], "{report:#}");
     let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
     assert!(message.contains("it is a symbolic link where a unit directory would be"), "{message}");
+}
+
+/// Records a submodule's commit (a gitlink, mode 160000) at `path`, as `git submodule add` would,
+/// with an empty directory in the work tree as an uninitialized submodule has, and commits it.
+fn commit_gitlink(c: &Case, path: &str) {
+    let commit = c.p.rev("HEAD");
+    c.p.git(&["update-index", "--add", "--cacheinfo", &format!("160000,{commit},{path}")]);
+    std::fs::create_dir(c.p.root.join(path)).unwrap();
+    c.p.git(&["commit", "-q", "-m", "a submodule"]);
+    let entry = c.p.git(&["ls-tree", "HEAD", path]);
+    assert!(entry.starts_with("160000 commit "), "{entry}");
+}
+
+#[test]
+fn a_gitlink_where_the_task_list_should_be_is_refused_by_attest_and_a_row_of_verify() {
+    let c = Case::speckit();
+    c.attest(SPECKIT_UNIT, "T005").success();
+    c.p.git(&["rm", "-q", TASKS]);
+    commit_gitlink(&c, TASKS);
+
+    let before = c.p.snapshot();
+    let out = c.attest(SPECKIT_UNIT, "T006").failure(13);
+    assert!(out.stderr.contains(&format!("`{TASKS}` is a submodule")), "{out}");
+    assert_eq!(c.p.snapshot(), before);
+    // The unit's task list cannot be read: a row of its own that fails the branch, never nothing.
+    let (code, rows, report) = c.rows();
+    assert_eq!(code, 26, "{report:#}");
+    assert_eq!(report["exit_code"], 26, "{report:#}");
+    let unit_row =
+        (format!("{SPECKIT_UNIT}/tasks.md"), "unverifiable".to_owned(), "tasks_unreadable".to_owned());
+    assert_eq!(rows, [unit_row], "{report:#}");
+    let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains(&format!("`{TASKS}` is a submodule")), "{message}");
+    assert!(message.contains("speccoder does not read into submodules"), "{message}");
+    let allowed = c.allowed.to_str().unwrap();
+    let text =
+        c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allowed-signers", allowed]).failure(26);
+    let row = format!("unverifiable {SPECKIT_UNIT}/tasks.md ");
+    let line = text.stdout.lines().find(|l| l.contains(&row)).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.ends_with("(tasks_unreadable)"), "{text}");
+}
+
+#[test]
+fn a_gitlink_where_a_unit_directory_should_be_is_refused_by_attest_and_a_row_of_verify() {
+    let c = Case::speckit();
+    commit_gitlink(&c, "specs/002-vendored");
+
+    let before = c.p.snapshot();
+    let out = c.attest("002-vendored", "T005").failure(13);
+    assert!(out.stderr.contains("`specs/002-vendored` is a submodule"), "{out}");
+    assert_eq!(c.p.snapshot(), before);
+    // A submodule where a unit would be is a row of its own, never read into nor skipped.
+    let (code, rows, report) = c.rows();
+    assert_eq!(code, 26, "{report:#}");
+    let row = ("specs/002-vendored".to_owned(), "unverifiable".to_owned(), "not_a_unit".to_owned());
+    assert_eq!(rows, [row], "{report:#}");
+    let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("it is a submodule (another repository) where a unit directory would be"),
+        "{message}"
+    );
 }
 
 #[test]
