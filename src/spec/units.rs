@@ -3,10 +3,10 @@
 //! [`list_units`] gives the units by the one definition of [`super::unit`]; [`scan_units`] adds
 //! the [`Stray`]s: a task list with checked boxes under `specs/` or `openspec/changes/` that is no
 //! unit's (in a directory whose name cannot be a unit's, nested deeper than a unit, an archive
-//! entry not named as `openspec archive` names one), a task list there that cannot be read, a
-//! symbolic link or a submodule where a unit directory would be, and a submodule where task lists
-//! are searched. A verifier reports each of them, so that no tick is skipped because of where it
-//! was written.
+//! entry not named as `openspec archive` names one), a task list there that cannot be read, and
+//! a symbolic link or a submodule where a unit directory would be. A verifier reports each of
+//! them, so that no tick is skipped because of where it was written. A submodule anywhere else is
+//! another repository's, whose boxes are no claim of this one: it is not searched.
 
 use super::error::{SpecError, shown};
 use super::ticks::checked_box_lines;
@@ -55,8 +55,6 @@ struct Parent {
     refused: Vec<(String, &'static str, EntryKind)>,
     /// Directories that are no units, with why: searched for task lists by [`scan_units`].
     others: Vec<(String, String)>,
-    /// Submodules that are no units, with why: they cannot be searched for task lists.
-    submodules: Vec<(String, String)>,
     /// Whether the parent holds a `tasks.md` of its own.
     own_list: bool,
     /// Its entries whose names are not UTF-8 (decoded with U+FFFD): no path can name them.
@@ -92,17 +90,15 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
             (Some(unit), EntryKind::Dir) => out.units.push(unit),
             (Some(_), EntryKind::Link | EntryKind::Submodule) => out.refused.push((path, what, kind)),
             (None, EntryKind::Dir) => out.others.push((path, no_unit_because(parent, Some(&name)))),
-            (None, EntryKind::Submodule) => out.submodules.push((path, no_unit_because(parent, Some(&name)))),
-            (_, EntryKind::File | EntryKind::Link) => {}
+            (_, EntryKind::File) | (None, EntryKind::Link | EntryKind::Submodule) => {}
         }
     }
     Ok(out)
 }
 
 /// The unit the entry `name` of `specs/` is, or `None` ([`is_speckit_unit_dir`]); and what a link
-/// or a submodule there would be. A link is refused where Spec Kit's own names would make it a
-/// unit, a submodule wherever the name is acceptable (it may hold a task list no one can read);
-/// any other entry that is no directory is no unit.
+/// or a submodule there would be. Either is refused where Spec Kit's own names would make it a
+/// unit; any other entry that is no directory is no unit.
 fn speckit_entry(
     tree: &dyn SourceTree,
     name: &str,
@@ -111,8 +107,9 @@ fn speckit_entry(
 ) -> Result<(Option<UnitLoc>, &'static str), SpecError> {
     let unit = match kind {
         EntryKind::Dir => is_speckit_unit_dir(name, || Ok(tree.entries(path)?.unwrap_or_default()))?,
-        EntryKind::Submodule => check_unit_name(name).is_ok(),
-        EntryKind::File | EntryKind::Link => check_unit_name(name).is_ok() && is_speckit_unit_name(name),
+        EntryKind::File | EntryKind::Link | EntryKind::Submodule => {
+            check_unit_name(name).is_ok() && is_speckit_unit_name(name)
+        }
     };
     Ok((unit.then(|| UnitLoc::new(Format::SpecKit, name)), "a unit directory"))
 }
@@ -222,7 +219,6 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
             let reason = no_unit_because(parent, None);
             push_list(tree, &mut strays, &join(parent, TASK_LIST_FILE), parent, format, &reason)?;
         }
-        strays.extend(found.submodules.iter().map(|(path, reason)| submodule(path, path, reason)));
         for (dir, reason) in &found.others {
             search(tree, &mut strays, dir, format, reason, &mut budget)?;
         }
@@ -232,8 +228,8 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
 }
 
 /// Searches the directory `top` (no unit, for `reason`) and every directory below it for task
-/// lists, each a stray when it holds checked boxes or cannot be read, as is a submodule found
-/// there; at most `budget` more directories are read, and a stray says where the search stopped.
+/// lists, each a stray when it holds checked boxes or cannot be read; at most `budget` more
+/// directories are read, and a stray says where the search stopped.
 fn search(
     tree: &dyn SourceTree,
     strays: &mut Vec<Stray>,
@@ -276,16 +272,8 @@ fn search(
             push_list(tree, strays, &join(&dir, TASK_LIST_FILE), top, format, reason)?;
         }
         strays.extend(tree.undecodable(&dir)?.iter().map(|name| undecodable(top, &join(&dir, name))));
-        for (name, kind) in entries {
-            match kind {
-                EntryKind::Dir => pending.push(join(&dir, &name)),
-                // A submodule at `tasks.md` is the task list's stray, which reading it gave.
-                EntryKind::Submodule if name != TASK_LIST_FILE => {
-                    strays.push(submodule(top, &join(&dir, &name), reason));
-                }
-                _ => {}
-            }
-        }
+        let dirs = entries.into_iter().filter(|(_, kind)| *kind == EntryKind::Dir);
+        pending.extend(dirs.map(|(name, _)| join(&dir, &name)));
     }
     Ok(())
 }
@@ -297,19 +285,6 @@ fn undecodable(top: &str, path: &str) -> Stray {
         top: top.to_owned(),
         shown: shown(path, 200),
         reason: "its name is not valid UTF-8, so no path can name it and it cannot be searched for task lists; rename it".to_owned(),
-        checked: Vec::new(),
-    }
-}
-
-/// The stray of a submodule at `path`, inside the entry `top` (or `top` itself) that is no unit
-/// for `reason`: its files are another repository's, so whether it holds ticks cannot be read.
-fn submodule(top: &str, path: &str, reason: &str) -> Stray {
-    Stray {
-        top: top.to_owned(),
-        shown: shown(path, 200),
-        reason: format!(
-            "it is no unit ({reason}), and it is a submodule (another repository), which speccoder does not read into, so whether it holds task lists cannot be told; keep task lists in the project's own tree"
-        ),
         checked: Vec::new(),
     }
 }
@@ -449,12 +424,8 @@ mod tests {
     #[test]
     fn a_submodule_where_a_unit_directory_would_be_is_refused_by_the_list_and_a_stray_of_the_scan() {
         let mut tree = MemTree::from_files([("specs/001-a/tasks.md", "- [x] T001 a\n")]).unwrap();
-        let submodules = [
-            "openspec/changes/add-sub",
-            "openspec/changes/archive/2025-01-01-old",
-            "specs/002-sub",
-            "specs/hand-named",
-        ];
+        let submodules =
+            ["openspec/changes/add-sub", "openspec/changes/archive/2025-01-01-old", "specs/002-sub"];
         for path in submodules {
             tree.insert_submodule(path).unwrap();
         }
@@ -473,41 +444,30 @@ mod tests {
     }
 
     #[test]
-    fn a_submodule_that_no_unit_can_be_or_that_a_search_finds_is_a_stray() {
+    fn a_submodule_where_no_unit_would_be_is_another_repository_s_and_only_a_task_list_one_is_a_stray() {
         let mut tree = MemTree::from_files([("specs/notes/readme.md", "")]).unwrap();
         for path in [
             "openspec/changes/archive/old-change",
             "specs/.drafts",
+            "specs/vendored-api",
             "specs/archive/001-old/tasks.md",
             "specs/notes/vendored",
             "specs/tasks.md",
         ] {
             tree.insert_submodule(path).unwrap();
         }
-        assert!(list_units(&tree).unwrap().is_empty());
+        assert!(list_units(&tree).unwrap().is_empty(), "no unit, and nothing refused");
         let scan = scan_units(&tree).unwrap();
         let strays: Vec<(&str, &str)> =
             scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str())).collect();
         assert_eq!(
             strays,
-            [
-                ("openspec/changes/archive/old-change", "openspec/changes/archive/old-change"),
-                ("specs/.drafts", "specs/.drafts"),
-                ("specs/archive", "specs/archive/001-old/tasks.md"),
-                ("specs/notes", "specs/notes/vendored"),
-                ("specs", "specs/tasks.md"),
-            ]
+            [("specs/archive", "specs/archive/001-old/tasks.md"), ("specs", "specs/tasks.md")]
         );
         for stray in &scan.strays {
-            assert!(stray.reason.contains("is a submodule"), "{stray:?}");
+            assert!(stray.reason.starts_with("it cannot be read (`"), "{stray:?}");
+            assert!(stray.reason.contains("` is a submodule"), "{stray:?}");
         }
-        assert!(scan.strays[0].reason.contains("YYYY-MM-DD-<change-id>"), "{:?}", scan.strays[0]);
-        assert!(scan.strays[1].reason.contains("starts with `.`"), "{:?}", scan.strays[1]);
-        assert!(
-            scan.strays[2]
-                .reason
-                .starts_with("it cannot be read (`specs/archive/001-old/tasks.md` is a submodule")
-        );
     }
 
     #[test]
