@@ -193,15 +193,17 @@ pub enum SpecError {
         kind: &'static str,
     },
 
-    /// A directory where a file is read.
+    /// A directory, a FIFO, a socket or a device where a file is read.
     #[error(
-        "`{path}` is a directory where {what} should be a file; move what it holds and write {what} there"
+        "`{path}` is a {found} where {what} should be a regular file; move it away and write {what} there"
     )]
     NotAFile {
-        /// The project-relative path of the directory.
+        /// The project-relative path of the entry.
         path: String,
         /// What was being read there (`the task list`, `spec.md`, ...).
         what: &'static str,
+        /// What stands there instead (`directory`, `FIFO, socket or device`).
+        found: &'static str,
     },
 
     /// A task list too large to be a real one.
@@ -315,7 +317,7 @@ impl SpecError {
         match found? {
             EntryKind::Link => Some(SpecError::SymbolicLink { path, what, kind }),
             EntryKind::Submodule => Some(SpecError::Submodule { path, what, kind }),
-            EntryKind::File | EntryKind::Dir => None,
+            EntryKind::File | EntryKind::Special | EntryKind::Dir => None,
         }
     }
 

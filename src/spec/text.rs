@@ -24,7 +24,12 @@ pub(crate) fn read_file(
     match tree.file(path)? {
         Some(bytes) => Ok(Some(bytes)),
         None => match tree.kind(path)? {
-            Some(EntryKind::Dir) => Err(SpecError::NotAFile { path: path.to_owned(), what }),
+            Some(EntryKind::Dir) => {
+                Err(SpecError::NotAFile { path: path.to_owned(), what, found: "directory" })
+            }
+            Some(EntryKind::Special) => {
+                Err(SpecError::NotAFile { path: path.to_owned(), what, found: "FIFO, socket or device" })
+            }
             found => SpecError::entry_refused(path, found, what, "file").map_or(Ok(None), Err),
         },
     }
@@ -105,8 +110,29 @@ mod tests {
         let tree = crate::spec::tree::MemTree::from_files([("specs/x/tasks.md/tasks.md", "- [x] T001 a\n")])
             .unwrap();
         let err = read_file(&tree, "specs/x/tasks.md", "the task list").unwrap_err();
-        assert!(matches!(err, SpecError::NotAFile { what: "the task list", .. }), "{err:?}");
+        assert!(
+            matches!(err, SpecError::NotAFile { what: "the task list", found: "directory", .. }),
+            "{err:?}"
+        );
         assert!(read_file(&tree, "specs/y/tasks.md", "the task list").unwrap().is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_where_a_file_is_read_in_the_work_tree_is_refused_unopened_never_taken_for_absent() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("specs/x")).unwrap();
+        let fifo = std::process::Command::new("mkfifo").arg(dir.path().join("specs/x/tasks.md")).status();
+        assert!(fifo.unwrap().success());
+        let tree = crate::spec::tree::FsTree::new(dir.path());
+        // Opening the FIFO for reading would wait for a writer that never comes.
+        let err = read_file(&tree, "specs/x/tasks.md", "the task list").unwrap_err();
+        assert!(matches!(err, SpecError::NotAFile { found: "FIFO, socket or device", .. }), "{err:?}");
+        let message = err.to_string();
+        assert!(
+            message.starts_with("`specs/x/tasks.md` is a FIFO, socket or device where the task list"),
+            "{message}"
+        );
     }
 
     #[test]

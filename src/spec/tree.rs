@@ -13,9 +13,11 @@ use super::error::{SpecError, shown};
 /// What stands at a path of a [`SourceTree`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EntryKind {
-    /// A file, which [`SourceTree::file`] reads (in the work tree, any entry that is not one of
-    /// the others: a FIFO or a device too, which it does not read).
+    /// A regular file, which [`SourceTree::file`] reads.
     File,
+    /// A FIFO, a socket or a device (only in a work tree): never opened, as opening one could
+    /// block or read without end.
+    Special,
     /// A directory, which [`SourceTree::entries`] lists.
     Dir,
     /// A symbolic link: never followed, so nothing is read through it.
@@ -245,7 +247,7 @@ fn classify(at: &Path, path: &str, found: std::fs::FileType) -> Result<EntryKind
         return Ok(EntryKind::Link);
     }
     if !found.is_dir() {
-        return Ok(EntryKind::File);
+        return Ok(if found.is_file() { EntryKind::File } else { EntryKind::Special });
     }
     match std::fs::symlink_metadata(at.join(".git")) {
         Ok(_) => Ok(EntryKind::Submodule),
@@ -269,16 +271,15 @@ impl SourceTree for FsTree {
         let Some(at) = self.resolve(path)? else {
             return Ok(None);
         };
-        match std::fs::symlink_metadata(&at) {
-            Ok(meta) if meta.file_type().is_file() => {}
-            Ok(_) => return Ok(None),
-            Err(e) if absent(&e) => return Ok(None),
-            Err(source) => return Err(io_error(path, source)),
+        if kind_at(&at, path)? != Some(EntryKind::File) {
+            return Ok(None);
         }
-        match std::fs::read(&at) {
+        // Opened as every named input is (no link followed, never blocking, a regular file once
+        // open), so an entry swapped in since it was looked at is refused, not read.
+        match crate::input::read_regular(&at, u64::MAX) {
             Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if absent(&e) => Ok(None),
-            Err(source) => Err(io_error(path, source)),
+            Err(crate::input::InputError::Io { source, .. }) if absent(&source) => Ok(None),
+            Err(e) => Err(io_error(path, e.into_io())),
         }
     }
 

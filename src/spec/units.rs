@@ -90,7 +90,7 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
             (Some(unit), EntryKind::Dir) => out.units.push(unit),
             (Some(_), EntryKind::Link | EntryKind::Submodule) => out.refused.push((path, what, kind)),
             (None, EntryKind::Dir) => out.others.push((path, no_unit_because(parent, Some(&name)))),
-            (_, EntryKind::File) | (None, EntryKind::Link | EntryKind::Submodule) => {}
+            (_, EntryKind::File | EntryKind::Special) | (None, EntryKind::Link | EntryKind::Submodule) => {}
         }
     }
     Ok(out)
@@ -107,7 +107,7 @@ fn speckit_entry(
 ) -> Result<(Option<UnitLoc>, &'static str), SpecError> {
     let unit = match kind {
         EntryKind::Dir => is_speckit_unit_dir(name, || Ok(tree.entries(path)?.unwrap_or_default()))?,
-        EntryKind::File | EntryKind::Link | EntryKind::Submodule => {
+        EntryKind::File | EntryKind::Special | EntryKind::Link | EntryKind::Submodule => {
             check_unit_name(name).is_ok() && is_speckit_unit_name(name)
         }
     };
