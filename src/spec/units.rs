@@ -21,6 +21,12 @@ use super::unit::{
 /// together: a tree built to be walked for ever is reported as such, never walked to its end.
 pub const STRAY_DIRS_LIMIT: usize = 4096;
 
+/// How many directories of the units' own (each unit's directory and those below it)
+/// [`scan_units`] searches for task lists other than the units' own, all units together: a
+/// budget apart from [`STRAY_DIRS_LIMIT`], so that a project of many units never stops the
+/// search outside them early.
+pub const UNIT_DIRS_LIMIT: usize = 16384;
+
 /// Every unit of `tree` and every place that may hold ticks without being one.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UnitScan {
@@ -211,7 +217,7 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
             push_list(tree, &mut strays, &copy.tasks, &copy.dir, Format::OpenSpec, &reason.to_string())?;
         }
     }
-    let mut budget = STRAY_DIRS_LIMIT;
+    let mut budget = Budget::outside_units();
     for (parent, found) in UNIT_PARENTS.iter().zip(&parents) {
         strays.extend(found.undecodable.iter().map(|path| undecodable(parent, path)));
         let format = if *parent == SPECKIT_SPECS_DIR { Format::SpecKit } else { Format::OpenSpec };
@@ -220,58 +226,100 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
             push_list(tree, &mut strays, &join(parent, TASK_LIST_FILE), parent, format, &reason)?;
         }
         for (dir, reason) in &found.others {
-            search(tree, &mut strays, dir, format, reason, &mut budget)?;
+            search(tree, &mut strays, &Search { top: dir, format, reason, own: None }, &mut budget)?;
         }
+    }
+    let mut budget = Budget::below_units();
+    for unit in &units {
+        let reason = format!(
+            "it is inside the directory of unit `{}`, whose one task list is `{}`; move its tasks there",
+            unit.name, unit.tasks
+        );
+        let below = Search { top: &unit.dir, format: unit.format, reason: &reason, own: Some(&unit.tasks) };
+        search(tree, &mut strays, &below, &mut budget)?;
     }
     strays.sort_by(|a, b| a.shown.cmp(&b.shown));
     Ok(UnitScan { units, strays })
 }
 
-/// Searches the directory `top` (no unit, for `reason`) and every directory below it for task
-/// lists, each a stray when it holds checked boxes or cannot be read; at most `budget` more
+/// A search for task lists that no unit reads, in one entry of a unit parent.
+struct Search<'a> {
+    /// The entry searched (a directory that is no unit, or a unit's directory), which every
+    /// stray found names as its `top`.
+    top: &'a str,
+    /// The format a task list found there would be read in.
+    format: Format,
+    /// Why a task list there is read by no unit, and what to do.
+    reason: &'a str,
+    /// The task list left out, as a unit reads it: the unit's own, in a unit's directory.
+    own: Option<&'a str>,
+}
+
+/// How many more directories the searches of one kind may read, and what they say when they stop:
+/// each search that the stop cuts short or leaves out says so, in a stray of its own entry, so
+/// that a check against a base still reports the entries it changed.
+struct Budget {
+    /// The directories left.
+    left: usize,
+    /// Where the stop is reported, and what to do: the reason of those strays.
+    stopped: String,
+}
+
+impl Budget {
+    /// The search outside the units ([`STRAY_DIRS_LIMIT`]).
+    fn outside_units() -> Budget {
+        let stopped = format!(
+            "speccoder searches at most {STRAY_DIRS_LIMIT} directories outside the units for task lists, and stopped here; move what is no unit out of `{SPECKIT_SPECS_DIR}/` and `{OPENSPEC_CHANGES_DIR}/`"
+        );
+        Budget { left: STRAY_DIRS_LIMIT, stopped }
+    }
+
+    /// The search inside the units' directories ([`UNIT_DIRS_LIMIT`]).
+    fn below_units() -> Budget {
+        let stopped = format!(
+            "speccoder searches at most {UNIT_DIRS_LIMIT} directories of the units' own for other task lists, and stopped here; move what no unit needs out of the units' directories"
+        );
+        Budget { left: UNIT_DIRS_LIMIT, stopped }
+    }
+}
+
+/// Searches the directory `search.top` and every directory below it for task lists (but its
+/// own), each a stray when it holds checked boxes or cannot be read; at most `budget` more
 /// directories are read, and a stray says where the search stopped.
 fn search(
     tree: &dyn SourceTree,
     strays: &mut Vec<Stray>,
-    top: &str,
-    format: Format,
-    reason: &str,
-    budget: &mut usize,
+    search: &Search<'_>,
+    budget: &mut Budget,
 ) -> Result<(), SpecError> {
-    let mut pending = vec![top.to_owned()];
+    let stray = |dir: &str, reason: String| Stray {
+        top: search.top.to_owned(),
+        shown: shown(dir, 200),
+        reason,
+        checked: Vec::new(),
+    };
+    let mut pending = vec![search.top.to_owned()];
     while let Some(dir) = pending.pop() {
-        let Some(spent) = budget.checked_sub(1) else {
-            strays.push(Stray {
-                top: top.to_owned(),
-                shown: shown(&dir, 200),
-                reason: format!(
-                    "speccoder searches at most {STRAY_DIRS_LIMIT} directories outside the units for task lists, and stopped here; move what is no unit out of `{SPECKIT_SPECS_DIR}/` and `{OPENSPEC_CHANGES_DIR}/`"
-                ),
-                checked: Vec::new(),
-            });
+        let Some(left) = budget.left.checked_sub(1) else {
+            strays.push(stray(&dir, budget.stopped.clone()));
             return Ok(());
         };
-        *budget = spent;
+        budget.left = left;
         // A name no path can address (a `\` in it, say) cannot be searched: it may hold ticks.
         let entries = match tree.entries(&dir) {
             Ok(entries) => entries.unwrap_or_default(),
             Err(e) if e.is_repository_failure() => return Err(e),
             Err(e) => {
-                strays.push(Stray {
-                    top: top.to_owned(),
-                    shown: shown(&dir, 200),
-                    reason: format!(
-                        "it is no unit ({reason}), and it cannot be searched for task lists: {e}"
-                    ),
-                    checked: Vec::new(),
-                });
+                let reason = format!("it cannot be searched for task lists ({e}); {}", search.reason);
+                strays.push(stray(&dir, reason));
                 continue;
             }
         };
-        if holds_task_list(&entries) {
-            push_list(tree, strays, &join(&dir, TASK_LIST_FILE), top, format, reason)?;
+        let list = join(&dir, TASK_LIST_FILE);
+        if holds_task_list(&entries) && search.own != Some(list.as_str()) {
+            push_list(tree, strays, &list, search.top, search.format, search.reason)?;
         }
-        strays.extend(tree.undecodable(&dir)?.iter().map(|name| undecodable(top, &join(&dir, name))));
+        strays.extend(tree.undecodable(&dir)?.iter().map(|name| undecodable(search.top, &join(&dir, name))));
         let dirs = entries.into_iter().filter(|(_, kind)| *kind == EntryKind::Dir);
         pending.extend(dirs.map(|(name, _)| join(&dir, &name)));
     }
@@ -468,6 +516,64 @@ mod tests {
             assert!(stray.reason.starts_with("it cannot be read (`"), "{stray:?}");
             assert!(stray.reason.contains("` is a submodule"), "{stray:?}");
         }
+    }
+
+    #[test]
+    fn a_task_list_inside_a_unit_s_directory_is_a_stray_naming_the_unit_s_own() {
+        let tree = MemTree::from_files([
+            ("specs/001-a/tasks.md", "- [x] T001 a\n"),
+            ("specs/001-a/archive/tasks.md", "- [ ] T001 a\n- [x] T002 b\n"),
+            ("specs/001-a/contracts/v1/tasks.md", "- [ ] T003 nothing ticked\n"),
+            ("specs/001-a/contracts/v1/api.md", "- [x] not a task list\n"),
+            ("openspec/changes/add-x/tasks.md", "- [ ] 1.1 a\n"),
+            ("openspec/changes/add-x/specs/auth/tasks.md", "- [x] 1.1 a\n"),
+        ])
+        .unwrap();
+        let scan = scan_units(&tree).unwrap();
+        assert_eq!(scan.units.len(), 2);
+        let strays: Vec<(&str, &str, &[usize])> =
+            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str(), s.checked.as_slice())).collect();
+        assert_eq!(
+            strays,
+            [
+                ("openspec/changes/add-x", "openspec/changes/add-x/specs/auth/tasks.md", &[1][..]),
+                ("specs/001-a", "specs/001-a/archive/tasks.md", &[2][..]),
+            ]
+        );
+        assert!(
+            scan.strays[1].reason.starts_with(
+                "it is inside the directory of unit `001-a`, whose one task list is `specs/001-a/tasks.md`"
+            ),
+            "{:?}",
+            scan.strays[1]
+        );
+    }
+
+    #[test]
+    fn the_search_inside_the_units_has_a_budget_of_its_own_and_says_where_it_stopped() {
+        let mut files: Vec<(String, String)> = (0..STRAY_DIRS_LIMIT)
+            .map(|n| (format!("specs/{n:04}-unit/sub/notes.md"), String::new()))
+            .collect();
+        files.push(("specs/notes/deep/tasks.md".to_owned(), "- [x] T001 a\n".to_owned()));
+        let scan = scan_units(&MemTree::from_files(files.clone()).unwrap()).unwrap();
+        assert_eq!(scan.units.len(), STRAY_DIRS_LIMIT);
+        let shown: Vec<&str> = scan.strays.iter().map(|s| s.shown.as_str()).collect();
+        assert_eq!(shown, ["specs/notes/deep/tasks.md"], "the units' directories spent none of its budget");
+        files.extend((0..UNIT_DIRS_LIMIT).map(|n| (format!("specs/0000-unit/d{n}/x.md"), String::new())));
+        let scan = scan_units(&MemTree::from_files(files).unwrap()).unwrap();
+        let stopped: Vec<&Stray> = scan.strays.iter().filter(|s| s.reason.contains("stopped here")).collect();
+        assert_eq!(stopped.len(), STRAY_DIRS_LIMIT, "the unit where it stopped, and each after it");
+        assert_eq!(stopped[0].top, "specs/0000-unit");
+        assert_ne!(stopped[0].shown, "specs/0000-unit", "it stopped below the unit's directory");
+        assert_eq!(
+            (stopped[1].top.as_str(), stopped[1].shown.as_str()),
+            ("specs/0001-unit", "specs/0001-unit")
+        );
+        assert!(stopped.iter().all(|s| s.reason.contains("of the units' own")), "{:?}", stopped[0]);
+        assert!(
+            scan.strays.iter().any(|s| s.shown == "specs/notes/deep/tasks.md"),
+            "the search outside ran whole"
+        );
     }
 
     #[test]

@@ -459,3 +459,20 @@ fn an_archived_openspec_change_is_still_checked_and_never_ticked() {
     assert!(out.stderr.contains("archived at openspec/changes/archive/"), "{out}");
     assert!(out.stderr.contains("git mv openspec/changes/archive/"), "{out}");
 }
+
+/// A `tasks.md` below a unit's own (an old copy kept in a subdirectory) is read by no unit, so its
+/// checked boxes are a row of their own, `not_a_unit`, never silently left out; one without a
+/// checked box is nothing to report.
+#[test]
+fn a_task_list_inside_a_unit_s_directory_is_a_row_of_its_own() {
+    let c = Case::speckit();
+    let nested = format!("specs/{SPECKIT_UNIT}/drafts/v1/tasks.md");
+    c.commit_file(&nested, "- [x] T001 kept from an old plan\n", "an old copy of the plan");
+    c.commit_file(&format!("specs/{SPECKIT_UNIT}/drafts/tasks.md"), "- [ ] T002 open\n", "another");
+    let (code, rows, report) = c.rows();
+    assert_eq!(code, 26, "{report:#}");
+    assert_eq!(rows, [(nested, "unverifiable".to_owned(), "not_a_unit".to_owned())], "{report:#}");
+    let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains(&format!("inside the directory of unit `{SPECKIT_UNIT}`")), "{message}");
+    assert!(message.contains(&format!("`{TASKS}`")), "{message}");
+}
