@@ -193,19 +193,36 @@ fn units_of(parents: &[Parent; 3], twice_once: bool) -> Vec<UnitLoc> {
 pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
     let parents = parents(tree)?;
     let units = units_of(&parents, false);
-    let mut strays = Vec::new();
-    for (path, what, kind) in parents.iter().flat_map(|p| &p.refused) {
-        let reason = if *kind == EntryKind::Link {
-            format!(
-                "it is a symbolic link where {what} would be; speccoder never reads a unit through a link (it could point anywhere): replace the link with the directory itself"
-            )
-        } else {
-            format!(
-                "it is a submodule (another repository) where {what} would be; speccoder does not read into submodules: keep the unit in the project's own tree"
-            )
-        };
-        strays.push(Stray { top: path.clone(), shown: shown(path, 200), reason, checked: Vec::new() });
-    }
+    let mut strays: Vec<Stray> = parents.iter().flat_map(|p| &p.refused).map(refused).collect();
+    ambiguous_archives(tree, &parents, &units, &mut strays)?;
+    search_outside_units(tree, &parents, &mut strays)?;
+    search_inside_units(tree, &units, &mut strays)?;
+    strays.sort_by(|a, b| a.shown.cmp(&b.shown));
+    Ok(UnitScan { units, strays })
+}
+
+/// The stray of a symbolic link or a submodule at `path`, where `what` would be.
+fn refused((path, what, kind): &(String, &'static str, EntryKind)) -> Stray {
+    let reason = if *kind == EntryKind::Link {
+        format!(
+            "it is a symbolic link where {what} would be; speccoder never reads a unit through a link (it could point anywhere): replace the link with the directory itself"
+        )
+    } else {
+        format!(
+            "it is a submodule (another repository) where {what} would be; speccoder does not read into submodules: keep the unit in the project's own tree"
+        )
+    };
+    Stray { top: path.clone(), shown: shown(path, 200), reason, checked: Vec::new() }
+}
+
+/// The task lists of the archived copies of a change archived more than once and active nowhere,
+/// which are no unit (`units`): which copy is the unit cannot be told.
+fn ambiguous_archives(
+    tree: &dyn SourceTree,
+    parents: &[Parent; 3],
+    units: &[UnitLoc],
+    strays: &mut Vec<Stray>,
+) -> Result<(), SpecError> {
     for copy in parents[2].units.iter().filter(|copy| !units.iter().any(|u| u.name == copy.name)) {
         let active = parents[..2].iter().any(|p| p.units.iter().any(|u| u.name == copy.name));
         if !active {
@@ -214,32 +231,50 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
                 unit: copy.name.clone(),
                 dirs: others.collect::<Vec<_>>().join(", "),
             };
-            push_list(tree, &mut strays, &copy.tasks, &copy.dir, Format::OpenSpec, &reason.to_string())?;
+            push_list(tree, strays, &copy.tasks, &copy.dir, Format::OpenSpec, &reason.to_string())?;
         }
     }
+    Ok(())
+}
+
+/// The strays outside the units: each parent's names that are not UTF-8, its own task list, and
+/// the task lists in and below its entries that are no unit.
+fn search_outside_units(
+    tree: &dyn SourceTree,
+    parents: &[Parent; 3],
+    strays: &mut Vec<Stray>,
+) -> Result<(), SpecError> {
     let mut budget = Budget::outside_units();
-    for (parent, found) in UNIT_PARENTS.iter().zip(&parents) {
+    for (parent, found) in UNIT_PARENTS.iter().zip(parents) {
         strays.extend(found.undecodable.iter().map(|path| undecodable(parent, path)));
         let format = if *parent == SPECKIT_SPECS_DIR { Format::SpecKit } else { Format::OpenSpec };
         if found.own_list {
             let reason = no_unit_because(parent, None);
-            push_list(tree, &mut strays, &join(parent, TASK_LIST_FILE), parent, format, &reason)?;
+            push_list(tree, strays, &join(parent, TASK_LIST_FILE), parent, format, &reason)?;
         }
         for (dir, reason) in &found.others {
-            search(tree, &mut strays, &Search { top: dir, format, reason, own: None }, &mut budget)?;
+            search(tree, strays, &Search { top: dir, format, reason, own: None }, &mut budget)?;
         }
     }
-    let mut budget = Budget::below_units();
-    for unit in &units {
+    Ok(())
+}
+
+/// The strays inside the units' directories: every task list there but each unit's own.
+fn search_inside_units(
+    tree: &dyn SourceTree,
+    units: &[UnitLoc],
+    strays: &mut Vec<Stray>,
+) -> Result<(), SpecError> {
+    let mut budget = Budget::inside_units();
+    for unit in units {
         let reason = format!(
             "it is inside the directory of unit `{}`, whose one task list is `{}`; move its tasks there",
             unit.name, unit.tasks
         );
-        let below = Search { top: &unit.dir, format: unit.format, reason: &reason, own: Some(&unit.tasks) };
-        search(tree, &mut strays, &below, &mut budget)?;
+        let inside = Search { top: &unit.dir, format: unit.format, reason: &reason, own: Some(&unit.tasks) };
+        search(tree, strays, &inside, &mut budget)?;
     }
-    strays.sort_by(|a, b| a.shown.cmp(&b.shown));
-    Ok(UnitScan { units, strays })
+    Ok(())
 }
 
 /// A search for task lists that no unit reads, in one entry of a unit parent.
@@ -275,7 +310,7 @@ impl Budget {
     }
 
     /// The search inside the units' directories ([`UNIT_DIRS_LIMIT`]).
-    fn below_units() -> Budget {
+    fn inside_units() -> Budget {
         let stopped = format!(
             "speccoder searches at most {UNIT_DIRS_LIMIT} directories of the units' own for other task lists, and stopped here; move what no unit needs out of the units' directories"
         );
