@@ -506,7 +506,11 @@ impl SignatureTrust {
             }
         };
         if let Some(ssh) = &self.ssh {
-            ssh.allowed.signers.iter().flat_map(|s| s.principals.positive()).for_each(&mut add);
+            ssh.allowed
+                .signers
+                .iter()
+                .flat_map(|s| s.principals.accepted().unwrap_or_default())
+                .for_each(&mut add);
         }
         if let Some(pgp) = &self.openpgp {
             pgp.fingerprints().iter().chain(pgp.user_ids().iter()).for_each(|p| add(p));

@@ -245,6 +245,7 @@ mod tests {
         grace: PathBuf,
         henry: PathBuf,
         ivan: PathBuf,
+        vic: PathBuf,
         ca: PathBuf,
         rsa_ca: PathBuf,
         dave_cert: PathBuf,
@@ -291,6 +292,7 @@ mod tests {
             grace: k("grace", "ed25519"),
             henry: k("henry", "ed25519"),
             ivan: k("ivan", "ed25519"),
+            vic: k("vic", "ed25519"),
             ca,
             rsa_ca,
             dave_cert,
@@ -314,6 +316,7 @@ mod tests {
              grace@example.com valid-after=\"20990101Z\" {}\n\
              henry@example.com {}\n\
              !ivan@example.com {}\n\
+             vic@example.com,!v*@example.com {}\n\
              *@example.com,!eve@example.com cert-authority {}\n\
              paul@example.com cert-authority {}\n",
             public_line(&keys.alice),
@@ -324,6 +327,7 @@ mod tests {
             public_line(&keys.grace),
             public_line(&keys.henry),
             public_line(&keys.ivan),
+            public_line(&keys.vic),
             public_line(&keys.ca),
             public_line(&keys.rsa_ca)
         );
@@ -381,6 +385,7 @@ mod tests {
             case("wrong key", ours(&k.mallory), Expect::Untrusted),
             case("wrong namespace", theirs(&k.alice, "file"), Expect::BadSignature),
             case("principal absent (only negated)", ours(&k.ivan), Expect::Untrusted),
+            case("principal vetoed by its own line's negation", ours(&k.vic), Expect::Untrusted),
             case("namespaces= excludes in-toto", ours(&k.erin), Expect::Untrusted),
             case("valid-before in the past", ours(&k.frank), Expect::Untrusted),
             case("valid-after in the future", ours(&k.grace), Expect::Untrusted),

@@ -4,6 +4,10 @@
 /// The longest single pattern OpenSSH considers; a longer one makes the whole list match nothing.
 const MAX_PATTERN_LEN: usize = 1023;
 
+/// How many wildcard comparisons [`PatternList::accepted`] makes at most: a list of thousands of
+/// entries and thousands of wildcard negations is refused instead of compared for minutes.
+const MAX_VETO_CHECKS: usize = 1 << 22;
+
 /// One entry of a pattern list: the pattern text and whether it was written with a leading `!`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pattern {
@@ -56,9 +60,29 @@ impl PatternList {
         positive
     }
 
-    /// The positive entries as written, in order (what a user reads as "the principals").
-    pub fn positive(&self) -> impl Iterator<Item = &str> {
-        self.patterns.iter().filter(|p| !p.negated).map(|p| p.text.as_str())
+    /// The positive entries as written, in order, that the list as a whole accepts (what a user
+    /// reads as "the principals"): one that a negation of the same list matches is vetoed, as
+    /// `ssh-keygen -Y verify -I <it>` refuses it, and none is accepted when a pattern is longer
+    /// than OpenSSH considers. `None` when telling them would take more than
+    /// [`MAX_VETO_CHECKS`] wildcard comparisons.
+    #[must_use]
+    pub fn accepted(&self) -> Option<Vec<&str>> {
+        if self.patterns.iter().any(|p| p.text.len() > MAX_PATTERN_LEN) {
+            return Some(Vec::new());
+        }
+        let negated = self.patterns.iter().filter(|p| p.negated).map(|p| p.text.as_str());
+        let (wild, literal): (Vec<&str>, std::collections::HashSet<&str>) = (
+            negated.clone().filter(|t| t.contains(['*', '?'])).collect(),
+            negated.filter(|t| !t.contains(['*', '?'])).collect(),
+        );
+        let positive: Vec<&str> =
+            self.patterns.iter().filter(|p| !p.negated).map(|p| p.text.as_str()).collect();
+        if positive.len().saturating_mul(wild.len()) > MAX_VETO_CHECKS {
+            return None;
+        }
+        let vetoed =
+            |t: &str| literal.contains(t) || wild.iter().any(|w| wildcard_match(t.as_bytes(), w.as_bytes()));
+        Some(positive.into_iter().filter(|t| !vetoed(t)).collect())
     }
 }
 
@@ -149,6 +173,32 @@ mod tests {
     #[test]
     fn display_gives_back_the_list_as_written() {
         assert_eq!(list("a,!b,*@c").to_string(), "a,!b,*@c");
-        assert_eq!(list("a,!b,*@c").positive().collect::<Vec<_>>(), ["a", "*@c"]);
+        assert_eq!(list("a,!b,*@c").accepted(), Some(vec!["a", "*@c"]));
+    }
+
+    #[test]
+    fn an_entry_its_own_list_vetoes_is_no_principal_as_ssh_keygen_refuses_it() {
+        assert_eq!(list("ada@example.com,!ada@example.com").accepted(), Some(vec![]));
+        assert_eq!(list("ada@x,bob@x,!b*").accepted(), Some(vec!["ada@x"]));
+        assert_eq!(list("*@example.com,!mallory@example.com").accepted(), Some(vec!["*@example.com"]));
+        assert_eq!(list("!*,ada").accepted(), Some(vec![]));
+        for (entry, listed) in [("ada@example.com", false), ("bob@x", false)] {
+            assert_eq!(list("ada@example.com,!ada@example.com,bob@x,!b?b@x").matches(entry), listed);
+        }
+        let long = format!("ada,{}", "a".repeat(MAX_PATTERN_LEN + 1));
+        assert_eq!(list(&long).accepted(), Some(vec![]), "OpenSSH matches nothing then");
+    }
+
+    #[test]
+    fn a_list_too_costly_to_tell_is_refused_and_a_long_literal_one_is_not() {
+        let many = |n: usize, neg: &str| {
+            (0..n)
+                .map(|i| format!("p{i}@x"))
+                .chain((0..n).map(|i| format!("!{neg}{i}")))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        assert_eq!(list(&many(3000, "*q")).accepted(), None);
+        assert_eq!(list(&many(30_000, "q")).accepted().map(|a| a.len()), Some(30_000));
     }
 }

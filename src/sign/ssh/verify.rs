@@ -178,11 +178,12 @@ fn trusted_principals(
     for line in &allowed.signers {
         let candidates = match (signer, line.cert_authority) {
             (SignerKey::Plain(key), false) if line.key.key_data() == key => {
-                let listed: Vec<String> = line.principals.positive().map(str::to_owned).collect();
-                if listed.is_empty() {
-                    Err(LineRefusal::NegatedOnly(line.principals.to_string()))
-                } else {
-                    Ok(listed)
+                match line.principals.accepted() {
+                    None => Err(LineRefusal::TooCostly),
+                    Some(listed) if listed.is_empty() => {
+                        Err(LineRefusal::NegatedOnly(line.principals.to_string()))
+                    }
+                    Some(listed) => Ok(listed.into_iter().map(str::to_owned).collect()),
                 }
             }
             (SignerKey::Certificate(cert), true) if line.key.key_data() == cert.cert.signature_key() => {
@@ -253,9 +254,17 @@ fn each_refusal(file: &str, refusals: &[(usize, LineRefusal)]) -> String {
 /// Why a line that lists the signer's key, or its certificate's CA, does not trust the signature.
 #[derive(Debug, thiserror::Error)]
 enum LineRefusal {
-    /// The key is listed only under negated principals.
-    #[error("the key is listed only under negated principals \"{0}\"")]
+    /// Every principal of the line is vetoed by a negation of the same line (or a pattern is
+    /// longer than OpenSSH considers, which makes the line match nothing).
+    #[error(
+        "no principal of \"{0}\" holds: each is vetoed by a negation of the same line (or a pattern is over 1023 bytes, which OpenSSH matches nothing with)"
+    )]
     NegatedOnly(String),
+    /// The line's principals and wildcard negations are too many to tell which principal holds.
+    #[error(
+        "the line lists too many principals and wildcard negations to tell which principal holds; list fewer"
+    )]
+    TooCostly,
     /// The CA's key is of a kind this build does not check ([`unsupported`]'s reason).
     #[error("{0}")]
     UnsupportedCa(String),
