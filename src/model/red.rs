@@ -8,6 +8,11 @@ use super::predicate::{Red, RedKind};
 /// The longest excerpt a statement carries, in bytes.
 pub const EXCERPT_MAX: usize = 2048;
 
+/// How many bytes before the excerpt are checked with it: a secret's name (`aws_secret_access_key=`)
+/// or a private key's armour can stand before the cut while what they make secret is inside it.
+/// An armoured 8192-bit RSA key is about 6.5 KB.
+pub const CONTEXT_BEFORE: usize = 8192;
+
 /// The last at most `max` bytes of `text`, starting on a character boundary (the cut moves
 /// forward, never splitting a character), with leading line breaks dropped.
 #[must_use]
@@ -23,13 +28,14 @@ pub fn bound_tail(text: &str, max: usize) -> &str {
 ///
 /// Output that is not valid UTF-8 is read with each invalid sequence replaced by U+FFFD before it
 /// is bounded; `output_sha256` is always over the raw bytes. The excerpt is kept only when the
-/// clean check passes; otherwise it is withheld (`excerpt` and `excerpt_sha256` null).
+/// clean check passes on it and the [`CONTEXT_BEFORE`] bytes before it; otherwise it is withheld
+/// (`excerpt` and `excerpt_sha256` null).
 #[must_use]
 pub fn red_from_output(kind: RedKind, output: &[u8]) -> Red {
     let text = String::from_utf8_lossy(output);
     let excerpt = bound_tail(&text, EXCERPT_MAX);
     let output_sha256 = sha256_hex(output);
-    if clean::check_str(excerpt).is_ok() {
+    if clean::check_str(bound_tail(&text, EXCERPT_MAX + CONTEXT_BEFORE)).is_ok() {
         Red {
             kind,
             excerpt: Some(excerpt.to_owned()),
@@ -98,9 +104,28 @@ mod tests {
     }
 
     #[test]
-    fn a_leak_before_the_excerpt_window_does_not_withhold_it() {
-        let out = format!("/home/ada/x\n{}\nassertion failed", "ok\n".repeat(1000));
+    fn a_leak_before_the_excerpt_and_its_context_does_not_withhold_it() {
+        let out =
+            format!("/home/ada/x\n{}\nassertion failed", "ok\n".repeat((EXCERPT_MAX + CONTEXT_BEFORE) / 3));
         assert!(!red_from_output(RedKind::Assertion, out.as_bytes()).withheld);
+    }
+
+    #[test]
+    fn a_secret_whose_name_or_armour_stands_before_the_cut_is_withheld() {
+        let value = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz9Q2kLmAb";
+        let fill = "test result: FAILED. 0 passed; 1 failed\n".repeat(60);
+        let named = format!(
+            "{}\naws_secret_access_key={}",
+            "x".repeat(100),
+            &format!("{value}\n{fill}")[..EXCERPT_MAX]
+        );
+        let body = "MIIJKAIBAAKCAgEAx3bH4nQ7Yv0kP2cRrJm9sT5uW8zA1bC3dE5fG7hI9jK1lM3n\n".repeat(60);
+        let armoured = format!("-----BEGIN RSA PRIVATE KEY-----\n{body}");
+        for out in [named, armoured] {
+            let red = red_from_output(RedKind::Assertion, out.as_bytes());
+            assert!(bound_tail(&out, EXCERPT_MAX).len() < out.len(), "the name or armour is cut off");
+            assert!(red.withheld, "{}", &out[..60]);
+        }
     }
 
     #[test]

@@ -31,6 +31,7 @@
 //! [`tokens`] (by provider, then the generic ones), [`hashes`] and [`assignment`]; [`rule`] is how
 //! a rule is matched, [`randomness`] how a value is told from a written one.
 
+mod as_read;
 mod assignment;
 mod credentials;
 mod hashes;
@@ -195,11 +196,23 @@ fn candidates(text: &str) -> u128 {
     wanted
 }
 
-/// Checks one string.
+/// Checks one string, as written and as a person reads it ([`as_read`]: a colour code, a control
+/// or invisible character, or the backslash of `\"` breaks no secret up).
 ///
 /// # Errors
 /// The first leak found (by position), without its text.
 pub fn check_str(text: &str) -> Result<(), Leak> {
+    check_written(text)?;
+    let Some(read) = as_read::as_read(text) else { return Ok(()) };
+    check_written(&read.text).map_err(|leak| Leak {
+        start: read.raw_offset(leak.start),
+        end: read.raw_offset(leak.end),
+        ..leak
+    })
+}
+
+/// Checks one string as it is written.
+fn check_written(text: &str) -> Result<(), Leak> {
     let mut wanted = candidates(text);
     let mut first: Option<Leak> = None;
     while wanted != 0 {
@@ -229,7 +242,8 @@ pub fn check_value(value: &Value) -> Result<(), LeakAt> {
 /// # Errors
 /// The leak, spanning the whole value.
 pub fn check_assignment(name: &str, value: &str) -> Result<(), Leak> {
-    if name_says_secret(name, value) {
+    let read = as_read::as_read(value);
+    if name_says_secret(name, value) || read.is_some_and(|read| name_says_secret(name, &read.text)) {
         return Err(Leak {
             kind: LeakKind::Assignment,
             what: LeakKind::Assignment.describe(),
@@ -308,6 +322,29 @@ mod tests {
         assert_eq!(err.pointer, "/predicate/task/title");
         assert_eq!(err.leak.kind, LeakKind::LocalPath);
         assert!(!err.to_string().contains("ada"));
+    }
+
+    #[test]
+    fn a_secret_broken_up_by_what_a_reader_does_not_see_is_still_caught() {
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        for hidden in ["\0", "\u{1b}[0m", "\u{200b}", "\r", "\u{7f}"] {
+            let text = format!("push with {}{hidden}{} failed", &token[..17], &token[17..]);
+            let leak = check_str(&text).unwrap_err();
+            assert_eq!((leak.kind, leak.start), (LeakKind::Token, 10), "{hidden:?}");
+            assert_eq!(leak.end, 10 + token.len() + hidden.len(), "{hidden:?}: the raw span");
+        }
+        assert_eq!(kind("aws AKIA\0IOSFODNN7EXAMPLE"), Some(LeakKind::Token));
+        for text in [
+            "password: \u{1b}[31mXk9mQ2vL7pR4zTq8\u{1b}[39m",
+            "  \"password\": \u{1b}[32m\"Xk9mQ2vL7pR4zTq8\"\u{1b}[39m,",
+            "left: \"{\\\"password\\\":\\\"Xk9mQ2vL7pR4zTq8\\\"}\"",
+            "Expected: \"{\\\"apiKey\\\":\\\"Xk9mQ2vL7pR4zTq8\\\"}\"",
+        ] {
+            assert_eq!(kind(text), Some(LeakKind::Assignment), "{text}");
+        }
+        let member = json!({"decisions": [{"password": "\u{1b}[31mXk9mQ2vL7pR4zTq8\u{1b}[39m"}]});
+        assert_eq!(check_value(&member).unwrap_err().leak.kind, LeakKind::Assignment);
+        assert_eq!(kind("\u{1b}[32mtest result: ok.\u{1b}[0m 3 passed; 0 failed\r"), None);
     }
 
     #[test]

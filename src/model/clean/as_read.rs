@@ -1,0 +1,122 @@
+//! A string as a person reads it on a terminal or in a CI log: escape sequences (colours), other
+//! control characters and invisible characters take no place there, and a backslash before a
+//! quote (`\"`, as Rust's `{:?}` and a JSON document inside a string print one) is not seen as
+//! such. A secret broken up by any of them is still read whole, so the clean check also reads the
+//! string this way.
+//!
+//! Written here rather than taken from an ANSI-stripping crate: the check needs each kept byte's
+//! offset in the raw string, to say where a leak is, and the set of invisible characters is the
+//! one [`crate::model::shown`] escapes.
+
+use crate::model::shown::is_hidden_format;
+
+/// A string as read, and where each of its runs of kept bytes starts in the raw string.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct AsRead {
+    /// The kept text.
+    pub(super) text: String,
+    /// `(offset in text, offset in the raw string)` at the start of each run of kept bytes, in
+    /// order.
+    runs: Vec<(usize, usize)>,
+}
+
+impl AsRead {
+    /// The offset in the raw string of the byte at `at` in [`AsRead::text`] (`at` may be its end).
+    pub(super) fn raw_offset(&self, at: usize) -> usize {
+        let run = self.runs.partition_point(|(kept, _)| *kept <= at).saturating_sub(1);
+        self.runs.get(run).map_or(at, |(kept, raw)| raw + (at - kept))
+    }
+
+    /// Keeps `raw[from..to]`, a run of the raw string.
+    fn keep(&mut self, raw: &str, from: usize, to: usize) {
+        if from < to {
+            self.runs.push((self.text.len(), from));
+            self.text.push_str(&raw[from..to]);
+        }
+    }
+}
+
+/// `raw` as read, or `None` when it reads as it is written.
+pub(super) fn as_read(raw: &str) -> Option<AsRead> {
+    if !raw.bytes().any(|b| {
+        b == 0x1b || b == b'\\' || b == 0x7f || b >= 0x80 || (b < 0x20 && !matches!(b, b'\n' | b'\t'))
+    }) {
+        return None;
+    }
+    let mut out = AsRead { text: String::with_capacity(raw.len()), runs: Vec::new() };
+    let mut from = 0;
+    let mut at = 0;
+    while let Some(c) = raw[at..].chars().next() {
+        let unseen = unseen_len(&raw[at..], c);
+        if unseen == 0 {
+            at += c.len_utf8();
+            continue;
+        }
+        out.keep(raw, from, at);
+        at += unseen;
+        from = at;
+    }
+    out.keep(raw, from, raw.len());
+    (out.text.len() != raw.len()).then_some(out)
+}
+
+/// How many bytes at the start of `rest` (which starts with `c`) a reader does not see: an escape
+/// sequence, a control character but a line break or a tab, an invisible character, or the
+/// backslash of `\"`; 0 when `c` is seen.
+fn unseen_len(rest: &str, c: char) -> usize {
+    match c {
+        '\u{1b}' => escape_len(rest),
+        '\\' if rest[1..].starts_with('"') => 1,
+        '\n' | '\t' => 0,
+        c if c.is_control() || is_hidden_format(c) => c.len_utf8(),
+        _ => 0,
+    }
+}
+
+/// The length of the escape sequence `rest` starts with: a CSI (`ESC [` … a final byte from `@`
+/// to `~`), an OSC (`ESC ]` … BEL or `ESC \`), or `ESC` and one more character.
+fn escape_len(rest: &str) -> usize {
+    let body = &rest[1..];
+    let end = match body.chars().next() {
+        Some('[') => body[1..].find(|c: char| ('@'..='~').contains(&c)).map(|i| 1 + i + 1),
+        Some(']') => {
+            let bel = body.find('\u{7}').map(|i| i + 1);
+            let st = body.find("\u{1b}\\").map(|i| i + 2);
+            bel.into_iter().chain(st).min()
+        }
+        Some(c) => Some(c.len_utf8()),
+        None => Some(0),
+    };
+    1 + end.unwrap_or(body.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(raw: &str) -> String {
+        as_read(raw).map_or_else(|| raw.to_owned(), |r| r.text)
+    }
+
+    #[test]
+    fn colours_controls_and_invisible_characters_take_no_place() {
+        assert_eq!(read("password: \u{1b}[31mXk9m\u{1b}[39m"), "password: Xk9m");
+        assert_eq!(read("AKIA\0IOSF\u{200b}ODNN\rEX"), "AKIAIOSFODNNEX");
+        assert_eq!(read("\u{1b}]8;;https://x\u{7}link\u{1b}]8;;\u{1b}\\ end"), "link end");
+        assert_eq!(read("a\tb\nc"), "a\tb\nc", "tabs and line breaks are seen");
+        assert_eq!(read("left: \"{\\\"password\\\":\\\"Xk\\\"}\""), "left: \"{\"password\":\"Xk\"}\"");
+        assert_eq!(read("ends in \u{1b}["), "ends in ", "a cut sequence is unseen to the end");
+        assert!(as_read("plain ascii, \\n and é").is_none(), "nothing hidden, nothing made");
+    }
+
+    #[test]
+    fn each_kept_byte_knows_its_place_in_the_raw_string() {
+        let raw = "ab\u{1b}[1mcd\u{200b}ef";
+        let r = as_read(raw).unwrap();
+        assert_eq!(r.text, "abcdef");
+        for (at, c) in r.text.char_indices() {
+            assert_eq!(raw[r.raw_offset(at)..].chars().next(), Some(c), "{at}");
+        }
+        assert_eq!(r.raw_offset(r.text.len()), raw.len());
+    }
+}
