@@ -18,7 +18,7 @@ use std::path::{Component, Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
     /// The file could not be opened or read.
-    #[error("cannot read {}: {source}", .path.display())]
+    #[error("cannot read {}: {source}", line_of(.path))]
     Io {
         /// The file.
         path: PathBuf,
@@ -27,13 +27,13 @@ pub enum InputError {
         source: std::io::Error,
     },
     /// The path is a symbolic link, or passes through one.
-    #[error("{} is a symbolic link or lies behind one; name the file itself", .path.display())]
+    #[error("{} is a symbolic link or lies behind one; name the file itself", line_of(.path))]
     Symlink {
         /// The path as named.
         path: PathBuf,
     },
     /// The path names something other than a regular file.
-    #[error("{} is a {kind}, not a regular file", .path.display())]
+    #[error("{} is a {kind}, not a regular file", line_of(.path))]
     NotRegular {
         /// The path.
         path: PathBuf,
@@ -41,7 +41,7 @@ pub enum InputError {
         kind: &'static str,
     },
     /// The file is larger than the reader accepts.
-    #[error("{} is larger than {max} bytes", .path.display())]
+    #[error("{} is larger than {max} bytes", line_of(.path))]
     TooLarge {
         /// The file.
         path: PathBuf,
@@ -49,13 +49,19 @@ pub enum InputError {
         max: u64,
     },
     /// A path that must stay inside a directory does not.
-    #[error("`{}` must be a relative path inside {} (no absolute path, no `..`)", .path.display(), .base.display())]
+    #[error("`{}` must be a relative path inside {} (no absolute path, no `..`)", line_of(.path), line_of(.base))]
     OutsideBase {
         /// The path as named.
         path: PathBuf,
         /// The directory it must stay in.
         base: PathBuf,
     },
+}
+
+/// `path` as a message quotes it: on its line, whatever a file named in an evidence file holds
+/// (a line break in it would start a line of its own in the message).
+fn line_of(path: &Path) -> String {
+    crate::model::shown::one_line(&path.to_string_lossy()).into_owned()
 }
 
 impl InputError {
@@ -146,7 +152,7 @@ impl std::io::Read for SizedFile {
         if n == 0 && !buf.is_empty() && self.file.limit() > 0 {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
-                format!("{} became shorter while it was read", self.path.display()),
+                format!("{} became shorter while it was read", line_of(&self.path)),
             ));
         }
         Ok(n)
@@ -278,6 +284,14 @@ pub(crate) fn kind_of(kind: &std::fs::FileType) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_a_message_quotes_stays_on_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read_regular(&dir.path().join("a\nspeccoder attest: ok"), 10).unwrap_err();
+        let message = err.to_string();
+        assert!(!message.contains('\n') && message.contains("a\\nspeccoder attest: ok"), "{message}");
+    }
 
     #[test]
     fn a_regular_file_of_at_most_the_bound_is_read_whole_and_a_longer_one_is_refused() {
