@@ -13,7 +13,8 @@ use gix::objs::tree::EntryKind;
 
 use crate::git::Repo;
 use crate::model::policy::{
-    CONFIG_FILE, JudgeConfig, PUBLISHED_RELEASES, PolicyError, Recipe, shown_version,
+    CONFIG_FILE, CONFIG_MAX_BYTES, JudgeConfig, PUBLISHED_RELEASES, PolicyError, Recipe, shown_version,
+    too_large,
 };
 
 /// The text of `speccoder.toml` in tree `tree`, with its blob, as both wings read it; `None` when
@@ -42,7 +43,8 @@ pub fn config_file(repo: &Repo, tree: ObjectId) -> Result<Option<(ObjectId, Stri
             "it is {what} in the commit, not a regular file; commit the configuration itself at {CONFIG_FILE}"
         )));
     }
-    let bytes = repo.blob(blob).map_err(unreadable)?;
+    // The size from the object's header first: a larger file is never read.
+    let bytes = repo.blob_within(blob, CONFIG_MAX_BYTES as u64).map_err(unreadable)?.map_err(too_large)?;
     let text = String::from_utf8(bytes).map_err(|_| PolicyError("it is not valid UTF-8".to_owned()))?;
     Ok(Some((blob, text)))
 }
@@ -193,6 +195,19 @@ mod tests {
                 "decider": {"by": "Ada", "reason": "looked fine"},
             }),
         )
+    }
+
+    #[test]
+    fn a_configuration_over_its_cap_is_refused_by_its_size() {
+        let fx = crate::git::test_support::Fixture::new();
+        let over = format!("# {}\n", "x".repeat(CONFIG_MAX_BYTES));
+        let commit = fx.commit_file(CONFIG_FILE, &over, "a configuration too large to read");
+        let repo = fx.repo();
+        let err = config_file(&repo, repo.commit_tree(commit).unwrap()).unwrap_err();
+        assert_eq!(
+            err.0,
+            format!("it is {} bytes, more than the {CONFIG_MAX_BYTES} bytes read of it", over.len())
+        );
     }
 
     #[test]

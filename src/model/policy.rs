@@ -52,12 +52,15 @@ pub const CONFIG_MAX_BYTES: usize = 1 << 20;
 /// Too large, or not TOML.
 pub fn parse_table(text: &str) -> Result<toml::Table, PolicyError> {
     if text.len() > CONFIG_MAX_BYTES {
-        return Err(PolicyError(format!(
-            "it is {} bytes, more than the {CONFIG_MAX_BYTES} bytes read of it",
-            text.len()
-        )));
+        return Err(too_large(text.len() as u64));
     }
     text.parse().map_err(|e: toml::de::Error| PolicyError(not_toml(text, &e)))
+}
+
+/// Why a `speccoder.toml` of `size` bytes is not read: over [`CONFIG_MAX_BYTES`].
+#[must_use]
+pub fn too_large(size: u64) -> PolicyError {
+    PolicyError(format!("it is {size} bytes, more than the {CONFIG_MAX_BYTES} bytes read of it"))
 }
 
 /// Why `text` is not TOML, quoting the offending line through [`shown`]: the file is checked in,
