@@ -18,7 +18,7 @@ use serde::Deserialize;
 use super::digest::sha256_hex;
 use super::policy::line_column;
 use super::predicate::Verdict;
-use super::shown::{SHOWN_MAX, shown};
+use super::shown::shown;
 use super::test_result::Phase;
 
 /// A type read through a check of its own, described to JSON Schema by hand: what the check
@@ -84,6 +84,14 @@ impl TryFrom<i64> for Version {
     }
 }
 
+/// How much of a value a [`ValueError`] quotes: the rest of the message, which says what is wrong,
+/// must fit in what [`VerifierPolicy::parse`] shows of it ([`MESSAGE_MAX`]).
+const QUOTED_MAX: usize = 60;
+
+/// How much of the parser's message a [`PolicyParseError`] shows: the parser's own messages can
+/// echo a line of the file whole.
+const MESSAGE_MAX: usize = 400;
+
 /// A value of the policy that its field does not take; the message says what to write instead.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ValueError {
@@ -93,7 +101,7 @@ pub enum ValueError {
     /// A commit id that is not a full one.
     #[error(
         "`{}` is not a full commit id; write the 40 lowercase hex digits `git rev-parse <commit>` prints (a name such as a branch or tag could be moved by the branch under review)",
-        shown(.0, SHOWN_MAX)
+        shown(.0, QUOTED_MAX)
     )]
     CommitId(String),
     /// An approval count out of range.
@@ -105,10 +113,10 @@ pub enum ValueError {
     #[error("{0} is not a share; write a number from 0 to 1, such as 0.8")]
     Share(f64),
     /// A text that is empty, too long or holds a control character.
-    #[error("`{}`: write a text of 1 to 256 bytes without control characters", shown(.0, SHOWN_MAX))]
+    #[error("`{}`: write a text of 1 to 256 bytes without control characters", shown(.0, QUOTED_MAX))]
     Text(String),
     /// A unit glob that does not compile.
-    #[error("the unit glob `{}` is not a glob: {kind}", shown(.text, SHOWN_MAX))]
+    #[error("the unit glob `{}` is not a glob: {kind}", shown(.text, QUOTED_MAX))]
     Glob {
         /// As written.
         text: String,
@@ -415,7 +423,7 @@ impl VerifierPolicy {
         })?;
         let policy: VerifierPolicy = toml::from_str(text).map_err(|e| {
             let offset = e.span().map_or(0, |s| s.start);
-            at(text, offset, shown(e.message().trim(), SHOWN_MAX))
+            at(text, offset, shown(e.message().trim(), MESSAGE_MAX))
         })?;
         policy.check(text, &at)
     }
@@ -514,6 +522,21 @@ signers = ["*"]
 
     fn error(text: &str) -> PolicyParseError {
         VerifierPolicy::parse(text.as_bytes(), "policy.toml").expect_err(text)
+    }
+
+    #[test]
+    fn a_long_value_is_cut_in_the_message_and_what_is_wrong_with_it_is_kept() {
+        let long = "a".repeat(300);
+        let text = format!("version = 1\n[[rule]]\nname = \"{long}\"\nunits = [\"*\"]\n");
+        assert!(
+            error(&text).message.ends_with("…`: write a text of 1 to 256 bytes without control characters")
+        );
+        let glob = format!("version = 1\n[[rule]]\nname = \"r\"\nunits = [\"{}[a-\"]\n", "x".repeat(190));
+        assert!(
+            error(&glob).message.contains("…` is not a glob: unclosed character class"),
+            "{}",
+            error(&glob).message
+        );
     }
 
     #[test]
