@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::input::{self, InputError};
 use crate::model::evidence::{Evidence, EvidenceRuleError, HeldOutRun, RedRun, SuiteRun};
+use crate::model::unique_members::UniqueMembers;
 
 /// The largest evidence file we read.
 pub const EVIDENCE_MAX_BYTES: u64 = 8 * 1024 * 1024;
@@ -173,6 +174,9 @@ pub fn parse(bytes: &[u8]) -> Result<Evidence, (String, String)> {
         ));
     }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize::<_, UniqueMembers>(&mut *de)
+        .map_err(|e| (e.path().to_string(), e.into_inner().to_string()))?;
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
     let evidence = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let refined = phase_index(e.path()).and_then(|index| inside_phase(bytes, index));
         refined.unwrap_or_else(|| (e.path().to_string(), e.into_inner().to_string()))
@@ -252,6 +256,19 @@ mod tests {
         let (field, message) = parse(b"\xEF\xBB\xBF{\"task\":\"u/T1\"}").unwrap_err();
         assert_eq!(field, ".");
         assert!(message.contains("byte order mark"), "{message}");
+    }
+
+    #[test]
+    fn a_member_named_twice_anywhere_is_refused_where_it_is() {
+        let verified = std::fs::read("fixtures/evidence/verified.json").unwrap();
+        assert!(parse(&verified).is_ok());
+        let text = String::from_utf8(verified).unwrap();
+        let twice =
+            text.replacen("\"state\": \"clean\"", "\"state\": \"suspected\", \"state\": \"clean\"", 1);
+        assert_ne!(twice, text, "the fixture records a monitor state");
+        let (field, message) = parse(twice.as_bytes()).unwrap_err();
+        assert_eq!(field, "monitor");
+        assert!(message.starts_with("the member `state` is named twice"), "{message}");
     }
 
     #[test]

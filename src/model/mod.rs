@@ -21,4 +21,5 @@ pub mod statement;
 pub mod summary;
 pub mod test_result;
 pub mod trailer_keys;
+pub mod unique_members;
 pub mod verifier_policy;
