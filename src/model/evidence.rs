@@ -200,6 +200,16 @@ pub enum EvidenceRuleError {
         /// What the evidence says.
         found: String,
     },
+    /// A run that passed, yet names tests that failed.
+    #[error(
+        "the `{phase}` phase is PASSED yet lists {failed} failed test(s): a run that passed has none; record the result the runner reported"
+    )]
+    PassedWithFailures {
+        /// The phase.
+        phase: &'static str,
+        /// How many failed tests it lists.
+        failed: usize,
+    },
     /// Held-out counts that cannot be.
     #[error("held_out.passed ({passed}) is greater than held_out.total ({total})")]
     HeldOutCounts {
@@ -226,6 +236,14 @@ impl Evidence {
             match run {
                 PhaseRun::Red(red) if red.run.result != TestOutcome::Failed => {
                     return Err(EvidenceRuleError::RedNotFailed(red.run.result));
+                }
+                PhaseRun::Baseline(s) | PhaseRun::Green(s)
+                    if s.result == TestOutcome::Passed && !s.failed.is_empty() =>
+                {
+                    return Err(EvidenceRuleError::PassedWithFailures {
+                        phase: phase.as_str(),
+                        failed: s.failed.len(),
+                    });
                 }
                 PhaseRun::HeldOut(h) => {
                     let hex = h.manifest.strip_prefix("sha256:").unwrap_or("");
@@ -264,6 +282,15 @@ impl Evidence {
                 test_result::verified_requires(phase, result, counts).map_err(|(required, found)| {
                     EvidenceRuleError::VerdictContradicted { phase: phase.as_str(), required, found }
                 })?;
+                // A held-out set of no test proves nothing (a verifier reads such a note as the
+                // published speccoder wrote it; a producer does not write one).
+                if counts == Some((0, 0)) {
+                    return Err(EvidenceRuleError::VerdictContradicted {
+                        phase: phase.as_str(),
+                        required: "PASSED with passed=total and at least one test".to_owned(),
+                        found: "PASSED with passed=0/0".to_owned(),
+                    });
+                }
             }
         }
         if self.verdict == TickVerdict::Verified
@@ -365,6 +392,26 @@ mod tests {
         v["phases"].as_array_mut().unwrap().push(green);
         let e: Evidence = serde_json::from_value(v).unwrap();
         assert_eq!(e.check_rules(), Err(EvidenceRuleError::DuplicatePhase("green")));
+    }
+
+    #[test]
+    fn a_run_that_passed_with_failures_or_a_held_out_set_of_no_test_contradicts_itself() {
+        for phase in [0, 2] {
+            let mut v = example();
+            v["phases"][phase]["failed"] = json!(["tests/tags.rs"]);
+            let e: Evidence = serde_json::from_value(v).unwrap();
+            assert!(matches!(e.check_rules(), Err(EvidenceRuleError::PassedWithFailures { failed: 1, .. })));
+        }
+        let mut v = example();
+        v["phases"][3]["passed"] = json!(0);
+        v["phases"][3]["total"] = json!(0);
+        let e: Evidence = serde_json::from_value(v.clone()).unwrap();
+        let err = e.check_rules().unwrap_err().to_string();
+        assert!(err.contains("at least one test") && err.contains("passed=0/0"), "{err}");
+        v["verdict"] = json!("regression_only");
+        v["regression"] = json!({"code": "already_passing", "detail": "d"});
+        let e: Evidence = serde_json::from_value(v).unwrap();
+        assert_eq!(e.check_rules(), Ok(()), "a regression-only tick claims nothing of it");
     }
 
     #[test]
