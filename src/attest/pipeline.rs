@@ -140,7 +140,8 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         trailers.push((keys::REGRESSION_ONLY, format!("{}: {}", reason.code, reason.detail)));
     }
     trailers.push((keys::HELD_OUT, held_out_trailer(&loaded.evidence)));
-    if let Some(run) = &loaded.evidence.run {
+    // A run named by nothing but white space names none: no `Run:` trailer with an empty value.
+    if let Some(run) = loaded.evidence.run.as_ref().filter(|run| !run.trim().is_empty()) {
         trailers.push((keys::RUN, run.clone()));
     }
     let fields = MessageFields {

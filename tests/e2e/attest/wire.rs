@@ -361,6 +361,23 @@ fn a_regression_only_tick_records_its_reason_in_the_trailer_the_predicate_and_th
 }
 
 #[test]
+fn a_run_of_nothing_but_white_space_writes_no_run_trailer() {
+    let s = Setup::speckit(Evidence::Verified);
+    let mut evidence = common::evidence_json(T005, Evidence::Verified);
+    evidence["run"] = json!(" ");
+    let red = std::fs::read(common::crate_root().join("fixtures/evidence/red.log")).unwrap();
+    let path = common::write_evidence_value(&s.project.scratch_dir("blank-run"), &evidence, &red);
+    let key = s.key.private.to_str().unwrap();
+    s.project.attest(T005, &path, &["--key", key]).success();
+    let message = s.project.git(&["log", "-1", "--format=%B"]);
+    let file = s.project.scratch.join("message.txt");
+    std::fs::write(&file, &message).unwrap();
+    let trailers = s.project.git(&["interpret-trailers", "--parse", file.to_str().unwrap()]);
+    assert!(trailers.starts_with(&format!("Spec-Task: {T005}\nVerdict: verified\n")), "{trailers}");
+    assert!(!trailers.contains("Run:"), "{trailers}");
+}
+
+#[test]
 fn notes_of_other_commits_and_other_notes_refs_are_never_touched() {
     let s = Setup::speckit(Evidence::Verified);
     let p = &s.project;
