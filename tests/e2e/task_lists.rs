@@ -280,19 +280,27 @@ fn a_symlinked_task_list_is_refused_by_attest_and_by_verify() {
     let entry = c.p.git(&["ls-tree", "HEAD", TASKS]);
     assert!(entry.starts_with("120000 blob "), "{entry}");
 
-    let before = c.p.snapshot();
-    let out = c.attest(SPECKIT_UNIT, "T006").failure(13);
-    assert!(out.stderr.contains(&format!("`{TASKS}` is a symbolic link")), "{out}");
-    assert_eq!(c.p.snapshot(), before);
     // The unit's task list cannot be read: a row of its own that fails the branch (no longer a
     // configuration error that hides every other row).
+    refused_task_list(&c, "is a symbolic link");
+}
+
+/// `attest` of T006 fails saying the task list `is_what`, and writes nothing; the branch check
+/// has one row for it, `tasks_unreadable`, that says the same; its report is returned.
+fn refused_task_list(c: &Case, is_what: &str) -> Value {
+    let says = format!("`{TASKS}` {is_what}");
+    let before = c.p.snapshot();
+    let out = c.attest(SPECKIT_UNIT, "T006").failure(13);
+    assert!(out.stderr.contains(&says), "{out}");
+    assert_eq!(c.p.snapshot(), before);
     let (code, rows, report) = c.rows();
-    assert_eq!(code, 26, "{report:#}");
+    assert_eq!((code, &report["exit_code"]), (26, &Value::from(26)), "{report:#}");
     let unit_row =
         (format!("{SPECKIT_UNIT}/tasks.md"), "unverifiable".to_owned(), "tasks_unreadable".to_owned());
     assert_eq!(rows, [unit_row], "{report:#}");
     let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
-    assert!(message.contains(&format!("`{TASKS}` is a symbolic link")), "{message}");
+    assert!(message.contains(&says), "{message}");
+    report
 }
 
 #[cfg(unix)]
@@ -305,17 +313,28 @@ fn a_symlinked_unit_directory_is_refused_by_attest_and_by_verify() {
     let entry = c.p.git(&["ls-tree", "HEAD", "specs/002-linked"]);
     assert!(entry.starts_with("120000 blob "), "{entry}");
 
-    let before = c.p.snapshot();
-    let out = c.attest("002-linked", "T005").failure(13);
-    assert!(out.stderr.contains("`specs/002-linked` is a symbolic link"), "{out}");
-    assert_eq!(c.p.snapshot(), before);
     // A link where a unit would be is a row of its own, never read through nor skipped.
+    refused_unit(
+        &c,
+        "002-linked",
+        "is a symbolic link",
+        "it is a symbolic link where a unit directory would be",
+    );
+}
+
+/// `attest` of a task of `unit` fails saying `specs/<unit>` `is_what`, and writes nothing; the
+/// branch check has one row for it, `not_a_unit`, that says `row_says`.
+fn refused_unit(c: &Case, unit: &str, is_what: &str, row_says: &str) {
+    let before = c.p.snapshot();
+    let out = c.attest(unit, "T005").failure(13);
+    assert!(out.stderr.contains(&format!("`specs/{unit}` {is_what}")), "{out}");
+    assert_eq!(c.p.snapshot(), before);
     let (code, rows, report) = c.rows();
     assert_eq!(code, 26, "{report:#}");
-    let link_row = ("specs/002-linked".to_owned(), "unverifiable".to_owned(), "not_a_unit".to_owned());
-    assert_eq!(rows, [link_row], "{report:#}");
+    let row = (format!("specs/{unit}"), "unverifiable".to_owned(), "not_a_unit".to_owned());
+    assert_eq!(rows, [row], "{report:#}");
     let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
-    assert!(message.contains("it is a symbolic link where a unit directory would be"), "{message}");
+    assert!(message.contains(row_says), "{message}");
 }
 
 /// Records a submodule's commit (a gitlink, mode 160000) at `path`, as `git submodule add` would,
@@ -335,20 +354,9 @@ fn a_gitlink_where_the_task_list_should_be_is_refused_by_attest_and_a_row_of_ver
     c.attest(SPECKIT_UNIT, "T005").success();
     c.p.git(&["rm", "-q", TASKS]);
     commit_gitlink(&c, TASKS);
-
-    let before = c.p.snapshot();
-    let out = c.attest(SPECKIT_UNIT, "T006").failure(13);
-    assert!(out.stderr.contains(&format!("`{TASKS}` is a submodule")), "{out}");
-    assert_eq!(c.p.snapshot(), before);
     // The unit's task list cannot be read: a row of its own that fails the branch, never nothing.
-    let (code, rows, report) = c.rows();
-    assert_eq!(code, 26, "{report:#}");
-    assert_eq!(report["exit_code"], 26, "{report:#}");
-    let unit_row =
-        (format!("{SPECKIT_UNIT}/tasks.md"), "unverifiable".to_owned(), "tasks_unreadable".to_owned());
-    assert_eq!(rows, [unit_row], "{report:#}");
+    let report = refused_task_list(&c, "is a submodule");
     let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
-    assert!(message.contains(&format!("`{TASKS}` is a submodule")), "{message}");
     assert!(message.contains("speccoder does not read into submodules"), "{message}");
     let allowed = c.allowed.to_str().unwrap();
     let text =
@@ -362,21 +370,9 @@ fn a_gitlink_where_the_task_list_should_be_is_refused_by_attest_and_a_row_of_ver
 fn a_gitlink_where_a_unit_directory_should_be_is_refused_by_attest_and_a_row_of_verify() {
     let c = Case::speckit();
     commit_gitlink(&c, "specs/002-vendored");
-
-    let before = c.p.snapshot();
-    let out = c.attest("002-vendored", "T005").failure(13);
-    assert!(out.stderr.contains("`specs/002-vendored` is a submodule"), "{out}");
-    assert_eq!(c.p.snapshot(), before);
     // A submodule where a unit would be is a row of its own, never read into nor skipped.
-    let (code, rows, report) = c.rows();
-    assert_eq!(code, 26, "{report:#}");
-    let row = ("specs/002-vendored".to_owned(), "unverifiable".to_owned(), "not_a_unit".to_owned());
-    assert_eq!(rows, [row], "{report:#}");
-    let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
-    assert!(
-        message.contains("it is a submodule (another repository) where a unit directory would be"),
-        "{message}"
-    );
+    let says = "it is a submodule (another repository) where a unit directory would be";
+    refused_unit(&c, "002-vendored", "is a submodule", says);
 }
 
 #[test]
