@@ -76,7 +76,10 @@ impl SshKeygen {
         let mut refusals = Vec::new();
         // Set when a principal passes without -r but not with it: the revocation list decided.
         let mut revoked_by: Option<&Path> = None;
-        for principal in String::from_utf8_lossy(&found.stdout).lines().filter(|p| !p.is_empty()) {
+        // find-principals prints a line's patterns one a line, its negations among them: those
+        // name no principal (each one's own check below refuses them anyway).
+        let listed = String::from_utf8_lossy(&found.stdout);
+        for principal in listed.lines().filter(|p| !p.is_empty() && !p.starts_with('!')) {
             let verify = |revoked: Option<&Path>| {
                 let run = self
                     .command()
@@ -97,7 +100,7 @@ impl SshKeygen {
             } else if trust.revoked.is_some() && verify(None)?.status.success() {
                 revoked_by = trust.revoked;
             } else {
-                refusals.push(format!("{principal}: {}", tool::stderr_text(&checked)));
+                refusals.push(format!("{principal}: {}", refusal(&checked)));
             }
         }
         if principals.is_empty() {
@@ -106,6 +109,10 @@ impl SshKeygen {
                     fingerprint,
                     reason: format!("ssh-keygen refuses it with -r {}", file.display()),
                 },
+                None if refusals.is_empty() => untrusted(format!(
+                    "every principal ssh-keygen finds for the key is negated: {}",
+                    listed.trim()
+                )),
                 None => untrusted(refusals.join("; ")),
             }
             .into());
@@ -176,6 +183,17 @@ fn good_signature(out: &Output) -> Option<(String, String)> {
     let fingerprint = good.split_whitespace().find(|w| w.starts_with("SHA256:"))?.to_owned();
     let public_line = lines.find(|l| !l.trim().is_empty())?.trim().to_owned();
     Some((fingerprint, public_line))
+}
+
+/// Why `ssh-keygen -Y verify -I <principal>` refused: what it says on stderr, or, when it says
+/// nothing there (a principal its own line vetoes), that it refused and how it exited.
+fn refusal(checked: &std::process::Output) -> String {
+    let said = tool::stderr_text(checked);
+    if said.is_empty() {
+        let code = checked.status.code().map_or_else(|| "a signal".to_owned(), |c| c.to_string());
+        return format!("ssh-keygen -Y verify refuses it (exit {code}) and says nothing more");
+    }
+    said
 }
 
 #[cfg(test)]
