@@ -26,7 +26,7 @@ pub fn run(args: AttestArgs) -> u8 {
                 let signing = signer_request(&s.run.signing).map_err(SignerError::from)?;
                 sign_later(&repo, &s.rev, &signing)
             })();
-            finish("attest", s.run.json, result, |_| exit::OK)
+            finish("attest sign", s.run.json, result, |_| exit::OK)
         }
         None => {
             let result = (|| -> Result<_, AttestError> {

@@ -588,6 +588,7 @@ fn verify_reads_no_note_line_or_field_beyond_its_cap_and_says_so() {
     // Nor does `attest sign` read it to sign it.
     let out = ada.speccoder(&["attest", "sign", &t001]).failure(14);
     assert!(out.stderr.contains("so it is not read"), "{out}");
+    assert!(out.stderr.starts_with("speccoder attest sign: "), "named by its own command: {out}");
     team.fsck(&[&ada, &bob]);
 }
 
