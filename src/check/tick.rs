@@ -4,7 +4,8 @@ use std::collections::HashMap;
 
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::git::{Commit, trailers};
+use crate::check::trailers::held_out_trailer as held_out_trailer_of;
+use crate::git::Commit;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::summary::{self, VerificationSummary};
 use crate::model::test_result::{self, Phase, TestOutcome};
@@ -221,11 +222,7 @@ fn held_out_trailer(commit: &Commit, lines: &[&ReadLine], findings: &mut Vec<Fin
         Body::TestResult(t) if t.phase() == Some(Phase::HeldOut) => Some((l.number, t)),
         _ => None,
     });
-    let trailer = trailers::parse_without_divider(&commit.message)
-        .into_iter()
-        .rev()
-        .find(|(k, _)| k.eq_ignore_ascii_case("Held-Out"))
-        .map(|(_, v)| v);
+    let trailer = held_out_trailer_of(&commit.message);
     if let Some((number, t)) = held_out {
         let c = &t.configuration[0];
         let ann = |k: &str| {

@@ -1,7 +1,7 @@
 //! The task and verdict a commit claims: its `Spec-Task:` and `Verdict:` trailers.
 
 use crate::git::trailers;
-use crate::model::trailer_keys::{SKIPPED_BY, SPEC_TASK, VERDICT};
+use crate::model::trailer_keys::{HELD_OUT, SKIPPED_BY, SPEC_TASK, VERDICT};
 
 /// The `Spec-Task:` and `Verdict:` trailers of a commit message (the last of each), read as git
 /// reads a stored commit's trailers (`git log --format=%(trailers)`: no `---` divider).
@@ -12,6 +12,14 @@ pub fn task_trailers(message: &str) -> (Option<String>, Option<String>) {
         found.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.trim().to_owned())
     };
     (last(SPEC_TASK), last(VERDICT))
+}
+
+/// The last `Held-Out:` trailer of a commit message, as it is written, read as
+/// [`task_trailers`] reads trailers.
+#[must_use]
+pub fn held_out_trailer(message: &str) -> Option<String> {
+    let found = trailers::parse_without_divider(message);
+    found.into_iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(HELD_OUT)).map(|(_, v)| v)
 }
 
 /// Whether a commit is the skip record the published speccoder writes (`speccoder task skip`):

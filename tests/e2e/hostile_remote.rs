@@ -96,6 +96,31 @@ fn said(run: &Run) -> String {
     format!("{}{}", run.stdout, run.stderr)
 }
 
+/// An amend that edits the commit's `Held-Out:` trailer makes the commit claim what its evidence
+/// does not: carry refuses it as a row saying so, never as an error of its own.
+#[test]
+fn an_amended_held_out_trailer_is_refused_by_carry_and_its_hook_saying_which_trailer() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.speccoder(&["hooks", "install"]).success();
+    let attested = attest_a_change(&ada);
+    let message = ada.git(&["log", "-1", "--format=%B"]);
+    let claimed = format!("Held-Out: passed=5/5 manifest=sha256:{}", "0".repeat(64));
+    let edited = message.lines().map(|l| if l.starts_with("Held-Out:") { claimed.as_str() } else { l });
+    let edited: Vec<&str> = edited.collect();
+    assert_ne!(edited.join("\n"), message.trim_end(), "the commit has a Held-Out: trailer");
+    let amend = ada.git_run(&["commit", "-q", "--amend", "-m", &edited.join("\n")]);
+    assert!(amend.status.success(), "{amend}");
+    assert!(said(&amend).contains("held_out_differs"), "the hook says why: {amend}");
+    assert!(!said(&amend).contains("please report"), "no error of ours: {amend}");
+    let new = ada.rev("HEAD");
+    let refs = ada.refs();
+    let out = ada.speccoder(&["attest", "carry", "--from", &attested, "--to", &new, "--json"]).failure(26);
+    let reason = refused_naming(&out, "held_out_differs", "Held-Out:");
+    assert!(reason.contains("passed=5/5") && reason.contains("`off`"), "{reason}");
+    assert_eq!(ada.refs(), refs, "nothing was written");
+}
+
 #[test]
 fn a_change_that_differs_in_a_string_in_its_indentation_or_in_its_place_is_refused_by_carry_and_its_hook() {
     let team = Team::new();

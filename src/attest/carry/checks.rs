@@ -16,13 +16,13 @@ use crate::check::agreement::{self, Claim, Rules};
 use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{self, NoteLineSignature};
-use crate::check::trailers::{claim_problem, task_trailers};
+use crate::check::trailers::{claim_problem, held_out_trailer, task_trailers};
 use crate::check::trust::SignatureTrust;
 use crate::git::{Commit, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
 use crate::model::digest::sha256_hex;
 use crate::model::predicate;
-use crate::model::shown::one_line;
+use crate::model::shown::{one_line, shown};
 use crate::spec;
 
 /// A carry whose checks all held: what the re-issue needs.
@@ -75,6 +75,22 @@ pub(super) fn check(
         return Err(refuse(
             "not_the_same_task",
             format!("{} and {} do not carry the same Spec-Task: and Verdict: trailers", old.id, new.id),
+        ));
+    }
+    let (old_held_out, new_held_out) = (held_out_trailer(&old.message), held_out_trailer(&new.message));
+    if old_held_out != new_held_out {
+        let said =
+            |t: Option<String>| t.map_or_else(|| "none".to_owned(), |t| format!("`{}`", shown(&t, 120)));
+        return Err(refuse(
+            "held_out_differs",
+            format!(
+                "{} says Held-Out: {} where {} says {}, and the signed evidence says what {} says; restore the trailer (`git commit --amend`) and carry again",
+                new.id,
+                said(new_held_out),
+                old.id,
+                said(old_held_out),
+                old.id
+            ),
         ));
     }
     for commit in [&old, &new] {
