@@ -204,7 +204,7 @@ pub enum CarryError {
     },
     /// The re-issued lines would not agree with the new commit: our bug.
     #[error(
-        "the evidence re-issued for {commit} would not agree with it ({reason}); nothing was written (please report this)"
+        "the evidence re-issued for {commit} would not agree with it ({reason}); its note was not written, and tasks carried before it in this run keep theirs (`speccoder attest verify --branch` shows which; please report this)"
     )]
     WouldNotAgree {
         /// The new commit.
