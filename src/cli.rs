@@ -486,8 +486,8 @@ pub enum AttestSub {
     /// its own approver, and one principal counts once.
     ///
     /// Exit codes: 0 approved (or approved already by this key: nothing changed); 26 the note
-    /// does not agree with the commit, or a line's signature does not verify against your trust
-    /// (each named; nothing written); 2 unknown revision; 13 no trust given or configured, a
+    /// does not agree with the commit, or a line does not verify against your trust (each
+    /// named; nothing written); 2 unknown revision; 13 no trust given or configured, a
     /// trust file that is unusable, a key that cannot sign, no key configured, a Sigstore signer;
     /// 14 not a task commit, no note, the line carries 16 signatures already, the notes ref locked
     /// by another command; 1 internal error.
