@@ -577,8 +577,8 @@ pub enum AttestSub {
     /// `--from OLD --to NEW` carries one explicitly. `--rewritten` reads `<old> <new>` lines on
     /// stdin, as git gives them to the post-rewrite hook (`speccoder hooks install`).
     ///
-    /// Exit codes: 0 carried (or nothing to carry); 26 a task's change, task line, requirement text
-    /// or judge configuration differs, its evidence does not hold or is not validly signed by a
+    /// Exit codes: 0 carried (or nothing to carry); 26 a task's change, task line, requirement
+    /// text, `Held-Out:` trailer or judge configuration differs, its evidence does not hold or is not validly signed by a
     /// signer you trust, the new commit holds a note of its own, or `--from` and `--to` are the
     /// same commit (each named; the others were carried); 13 no trust configured, a trust file that
     /// is unusable, bad signer or key, a statement that would leak; 2 unknown revisions; 14
