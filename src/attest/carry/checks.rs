@@ -77,26 +77,13 @@ pub(super) fn check(
             format!("{} and {} do not carry the same Spec-Task: and Verdict: trailers", old.id, new.id),
         ));
     }
-    let (old_held_out, new_held_out) = (held_out_trailer(&old.message), held_out_trailer(&new.message));
-    if old_held_out != new_held_out {
-        let said =
-            |t: Option<String>| t.map_or_else(|| "none".to_owned(), |t| format!("`{}`", shown(&t, 120)));
-        return Err(refuse(
-            "held_out_differs",
-            format!(
-                "{} says Held-Out: {} where {} says {}, and the signed evidence says what {} says; restore the trailer (`git commit --amend`) and carry again",
-                new.id,
-                said(new_held_out),
-                old.id,
-                said(old_held_out),
-                old.id
-            ),
-        ));
-    }
     for commit in [&old, &new] {
         if let Some(problem) = claim_problem(&commit.message, commit.parents.len()) {
             return Err(refuse("not_one_claim", format!("{}: {problem}", commit.id)));
         }
+    }
+    if let Some(reason) = held_out_differs(&old, &new) {
+        return Err(refuse("held_out_differs", reason));
     }
     let claim = Carried { old: &old, new: &new, target: &target, verdict: verdict.as_deref() };
     let old_note = old_note(repo, notes, &claim)?;
@@ -381,6 +368,24 @@ fn task_verification_of(lines: &[ReadLine]) -> Option<predicate::TaskVerificatio
         Body::TaskVerification(p) => Some(p.as_ref().clone()),
         _ => None,
     })
+}
+
+/// Why `new` cannot carry the evidence of `old` for its `Held-Out:` trailer, when the two differ:
+/// the signed evidence says what `old`'s says, and the verifier holds the trailer to it.
+fn held_out_differs(old: &Commit, new: &Commit) -> Option<String> {
+    let (was, now) = (held_out_trailer(&old.message), held_out_trailer(&new.message));
+    if was == now {
+        return None;
+    }
+    let said = |t: Option<String>| t.map_or_else(|| "none".to_owned(), |t| format!("`{}`", shown(&t, 120)));
+    Some(format!(
+        "{} says Held-Out: {} where {} says {}, and the signed evidence says what {} says; restore the trailer (`git commit --amend`) and carry again",
+        new.id,
+        said(now),
+        old.id,
+        said(was),
+        old.id
+    ))
 }
 
 /// The codes of the findings that make evidence not hold (anything but a signature question).
