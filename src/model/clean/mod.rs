@@ -19,6 +19,9 @@
 //!   member of a JSON document) when the value is random enough ([`random_enough`]): test
 //!   fixtures such as `password: hunter2-redacted` pass, generated secrets do not.
 //!
+//! Each string is checked as written and as a person reads it ([`as_read`]): a colour code, a
+//! control or invisible character, or the backslash of `\"` inside a secret does not hide it.
+//!
 //! The patterns are our own: secret scanners exist as crates, but they carry hundreds of rules
 //! tuned for source code and would flag ordinary test output; each pattern here is anchored so
 //! that relative paths, digests and test names stay clean (`fixtures/clean/` holds both corpora).
