@@ -139,7 +139,9 @@ impl Repo {
             if self.is_ancestor(theirs, ours)? {
                 return Ok(CasUpdate::Keep(RefMerged::AheadOfTheirs));
             }
-            if self.is_ancestor(ours, theirs)? {
+            // A successor of ours is taken as it is, unless the reference is append-only and the
+            // successor dropped or changed an entry ours holds: then it is joined as below.
+            if self.is_ancestor(ours, theirs)? && (!append_only || self.keeps_every_entry(ours, theirs)?) {
                 return Ok(CasUpdate::Move {
                     new: theirs,
                     reflog,
@@ -168,6 +170,16 @@ impl Repo {
                 then: RefMerged::Merged { commit: commit.to_string() },
             })
         })
+    }
+
+    /// Whether the tree of commit `theirs` holds every top-level entry of the tree of commit
+    /// `ours`, with the same object and mode.
+    fn keeps_every_entry(&self, ours: ObjectId, theirs: ObjectId) -> Result<bool, GitError> {
+        let theirs = self.tree_items(self.commit_tree(theirs)?)?;
+        let kept = |m: &super::tree::TreeItem| {
+            theirs.iter().any(|t| t.name == m.name && t.id == m.id && t.mode == m.mode)
+        };
+        Ok(self.tree_items(self.commit_tree(ours)?)?.iter().all(kept))
     }
 
     /// The tree holding every top-level entry of `ours` and `theirs`; `Err` with the names both

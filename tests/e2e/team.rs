@@ -1202,6 +1202,59 @@ fn close_with_held_out_set(team: &Team, c: &Clone<'_>, id: &str, file: &str) -> 
     manifest.trim_start_matches("sha256:").to_owned()
 }
 
+/// A remote's held-out ref moved forward to a commit that dropped a published set, or changed
+/// its bytes under the same key, is no fast-forward to take: the first is joined (the set kept),
+/// the second is a conflict that moves nothing.
+#[test]
+fn a_held_out_ref_the_remote_moved_forward_without_a_set_or_with_its_bytes_changed_keeps_the_set() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let held_out = format!("refs/speccoder/held-out/{SPECKIT_UNIT}");
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let a_key = close_with_held_out_set(&team, &ada, "T001", "a.rs");
+    ada.speccoder(&["attest", "push"]).success();
+    bob.speccoder(&["attest", "fetch"]).success();
+    let files = |c: &Clone<'_>| c.git(&["ls-tree", "-r", "--name-only", &held_out]);
+    let remote_git = |args: &[&str]| team.run_git(&team.remote, args).trim().to_owned();
+    team.identity(&team.remote, "Mallory", "mallory@example.com");
+    let child = |tree: &str| remote_git(&["commit-tree", tree, "-p", &held_out, "-m", "by hand"]);
+
+    let published = remote_git(&["rev-parse", &held_out]);
+    // A child whose set holds other bytes under the same key: a conflict, nothing moves.
+    let before = bob.rev(&held_out);
+    let index = team.tmp.path().join("by-hand.index");
+    let with_index = |args: &[&str]| {
+        let mut cmd = common::git_command(&team.remote, &team.home, args);
+        cmd.env("GIT_INDEX_FILE", &index);
+        let out = common::run(cmd);
+        assert!(out.status.success(), "git {args:?}: {out}");
+        out.stdout.trim().to_owned()
+    };
+    let evil_file = team.tmp.path().join("evil.rs");
+    std::fs::write(&evil_file, "evil\n").unwrap();
+    let evil = remote_git(&["hash-object", "-w", evil_file.to_str().unwrap()]);
+    with_index(&["read-tree", &held_out]);
+    with_index(&["update-index", "--cacheinfo", &format!("100644,{evil},{a_key}/files/a.rs")]);
+    let changed = with_index(&["write-tree"]);
+    remote_git(&["update-ref", &held_out, &child(&changed)]);
+    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+    assert!(out.stdout.contains(&a_key) || out.stderr.contains(&a_key), "names the set: {out}");
+    assert_eq!(bob.rev(&held_out), before, "nothing moved");
+
+    // Back to what was published, then a child with an empty tree: every set dropped.
+    remote_git(&["update-ref", &held_out, &published]);
+    let empty = remote_git(&["mktree"]);
+    remote_git(&["update-ref", &held_out, &child(&empty)]);
+    let out = bob.speccoder(&["attest", "fetch", "--json"]).success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let row = report["refs"].as_array().unwrap().iter().find(|r| r["name"] == held_out.as_str());
+    assert_eq!(row.unwrap()["outcome"], "merged", "{out}");
+    assert!(files(&bob).contains(&format!("{a_key}/manifest.json")), "{}", files(&bob));
+
+    team.fsck(&[&ada, &bob]);
+}
+
 #[test]
 fn a_held_out_ref_the_remote_replaced_or_deleted_never_loses_a_published_set_in_any_clone() {
     let team = Team::new();
