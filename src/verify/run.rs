@@ -192,6 +192,25 @@ impl Checked {
         Ok(Checked::Range { head, base })
     }
 
+    /// Whether `rev` holds a commit of the checked history: it is one ([`Self::contains`]), or
+    /// one is among its ancestors (a merge of the branch into its base, say), so that its files
+    /// are partly the branch's. For a trust or policy revision; a question the repository cannot
+    /// answer counts as holding one.
+    #[must_use]
+    pub fn reached_from(&self, repo: &Repo, rev: ObjectId) -> bool {
+        if self.contains(repo, rev) {
+            return true;
+        }
+        match *self {
+            Checked::One(id) => repo.is_ancestor(id, rev).unwrap_or(true),
+            Checked::Range { head, .. } => match repo.merge_base(rev, head) {
+                Ok(Some(shared)) => self.contains(repo, shared),
+                Ok(None) => false,
+                Err(_) => true,
+            },
+        }
+    }
+
     /// Whether `commit` is part of the checked history. A question the repository cannot answer
     /// counts as inside: refusing a trust revision is the safe side.
     #[must_use]

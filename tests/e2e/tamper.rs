@@ -1421,6 +1421,17 @@ fn a_trust_revision_inside_the_checked_history_is_refused_whatever_the_base() {
     for outside in [&["--branch", "--base", "HEAD~1"][..], &["HEAD~1..HEAD"], &["HEAD"]] {
         run_with(outside).success();
     }
+    // A merge of the branch into its base holds files the branch wrote: refused as well.
+    let branch = c.p.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim().to_owned();
+    c.p.git(&["checkout", "-q", "-b", "merged", "HEAD~1"]);
+    c.p.git(&["merge", "-q", "--no-ff", &branch, "-m", "merge the branch"]);
+    c.p.git(&["checkout", "-q", &branch]);
+    for mode in [&["--branch", "--base", "HEAD~1"][..], &["HEAD~1..HEAD"], &["HEAD"]] {
+        let mut args = vec!["attest", "verify", "--allowed-signers-rev", "merged:trust"];
+        args.extend_from_slice(mode);
+        let r = c.p.speccoder(&args).failure(13);
+        assert!(r.stderr.contains("or builds on it (a merge of the branch)"), "{mode:?}\n{r}");
+    }
 }
 
 #[test]

@@ -160,7 +160,7 @@ fn build_trust(repo: &Repo, req: &CheckRequest<'_>, range: Option<&Checked>) -> 
         Some(commit) => repo.commit_tree(commit).map_err(TrustError::from)?,
         None => repo.empty_tree_id(),
     };
-    let in_range = |c: ObjectId| range.is_some_and(|range| range.contains(repo, c));
+    let in_range = |c: ObjectId| range.is_some_and(|range| range.reached_from(repo, c));
     let files = crate::commands::trust::trust_files(req.trust);
     let signers = SignatureTrust::load(repo, &files, checked_tree, &in_range)?;
     let policy = crate::commands::trust::policy_source(req.policy)
