@@ -219,8 +219,10 @@ pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, Appro
     let Some(target) = target else {
         return Err(ApproveError::NotATaskCommit { rev: req.rev.clone(), commit });
     };
-    // The commit under review must not provide the trust it is checked against.
-    let trust = SignatureTrust::load(repo, &req.trust, info.tree, &|c| c == commit)?;
+    // The commit under review must not provide the trust it is checked against, nor a revision
+    // that builds on it (a merge of it holds files it wrote).
+    let builds_on = |c| c == commit || repo.is_ancestor(commit, c).unwrap_or(true);
+    let trust = SignatureTrust::load(repo, &req.trust, info.tree, &builds_on)?;
     if trust.is_empty() {
         return Err(ApproveError::NoTrust);
     }

@@ -673,6 +673,34 @@ fn approve_refuses_a_note_it_cannot_verify_and_writes_nothing() {
     assert!(out.failure(13).stderr.contains("you trust no signer"));
 }
 
+/// The trust an approval is checked against comes from outside what is approved: a revision
+/// that builds on the approved commit holds files its author wrote, and is refused.
+#[test]
+fn approve_refuses_trust_from_a_revision_that_builds_on_the_approved_commit() {
+    let s = Signed::new();
+    let commit = s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    let trust = common::allowed_signers(&s.p.scratch.join("both"), &[(PRINCIPAL, &s.ada), (BOB, &s.bob)]);
+    s.p.write("trust", std::fs::read(&trust).unwrap());
+    s.p.git(&["add", "trust"]);
+    s.p.git(&["commit", "-q", "-m", "the trust, on top of the tick"]);
+    let before = s.p.snapshot();
+    let bob_key = s.bob.private.to_str().unwrap();
+    let args = [
+        "attest",
+        "approve",
+        &commit,
+        "--allowed-signers-rev",
+        "HEAD:trust",
+        "--signer",
+        "ssh",
+        "--key",
+        bob_key,
+    ];
+    let out = s.p.speccoder(&args).failure(13);
+    assert!(out.stderr.contains("or builds on it"), "{out}");
+    assert_eq!(s.p.snapshot(), before, "nothing was approved");
+}
+
 #[test]
 fn two_approvals_written_at_once_are_both_kept() {
     let s = Signed::new();
