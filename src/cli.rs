@@ -951,5 +951,8 @@ fn rev_path(value: &str) -> Result<String, NotRevPath> {
 
 /// A value that is not `REV:PATH`.
 #[derive(Debug, thiserror::Error)]
-#[error("takes {}", speccoder_attest::check::trust::REV_PATH_FORM)]
+#[error(
+    "takes {}, PATH a file's path in that tree: relative to its root, without an empty, `.` or `..` part",
+    speccoder_attest::check::trust::REV_PATH_FORM
+)]
 pub struct NotRevPath;

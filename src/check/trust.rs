@@ -91,10 +91,11 @@ pub type TrustFailure = std::convert::Infallible;
 pub const REV_PATH_FORM: &str = "REV:PATH (e.g. refs/remotes/origin/main:.github/allowed_signers)";
 
 /// `spec` as `--allowed-signers-rev` takes it: a revision and a path, both non-empty, split at the
-/// first `:`; `None` for anything else.
+/// first `:`, the path one a tree can hold (relative, without an empty, `.` or `..` part); `None`
+/// for anything else.
 #[must_use]
 pub fn split_rev_path(spec: &str) -> Option<(&str, &str)> {
-    spec.split_once(':').filter(|(rev, path)| !rev.is_empty() && !path.is_empty())
+    spec.split_once(':').filter(|(rev, path)| !rev.is_empty() && crate::git::is_tree_path(path))
 }
 
 /// A file that a `--…-rev REV:PATH` flag reads from a revision outside the checked history: the

@@ -43,6 +43,7 @@ pub use index::{FileToStage, LockedIndex, Staged};
 pub use new_commit::NewCommit;
 pub use notes::{NOTES_REF, NoteOutcome, UpdateNoteError};
 pub use notes_merge::{Joined, MergeNotesError, NotesMerged};
+pub use path::is_tree_path;
 pub use ref_merge::RefMerged;
 pub use refs::{CAS_TRIES, CasUpdate};
 pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef};

@@ -31,6 +31,12 @@ pub(crate) fn components(path: &str) -> Result<Vec<&str>, GitError> {
     Ok(parts)
 }
 
+/// Whether `path` names a file a tree can hold: [`file_path`] takes it.
+#[must_use]
+pub fn is_tree_path(path: &str) -> bool {
+    file_path(path).is_ok()
+}
+
 /// Validate a path that must name a file (at least one component), returning it normalised.
 pub(crate) fn file_path(path: &str) -> Result<String, GitError> {
     let parts = components(path)?;

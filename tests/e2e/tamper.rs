@@ -962,9 +962,12 @@ fn trust_at_a_revision_is_held_to_the_allowed_signers_limits_a_link_or_directory
         assert!(r.stderr.contains(&format!("--allowed-signers-rev trust:{path}: {says}")), "{r}");
     }
     // Not REV:PATH at all is a usage error, with an example that names the base in full.
-    for malformed in ["trust", "trust:", ":allowed"] {
+    for malformed in
+        ["trust", "trust:", ":allowed", "trust:./allowed", "trust:a/../allowed", "trust:a//b", "trust:/abs"]
+    {
         let r = verify_rev(malformed).failure(2);
         assert!(r.stderr.contains("takes REV:PATH (e.g. refs/remotes/origin/main:"), "{r}");
+        assert!(r.stderr.contains("without an empty, `.` or `..` part"), "{r}");
     }
 }
 
