@@ -47,6 +47,12 @@ pub enum Problem {
     /// The directory the file would go into is something else.
     #[error("{} is not a directory", one_line(&.0.display().to_string()))]
     ParentNotDirectory(PathBuf),
+    /// A directory on the way to it, below the current directory, is a symbolic link.
+    #[error(
+        "{} on the way to it is a symbolic link, which is never written through (a checked branch may have committed it)",
+        one_line(&.0.display().to_string())
+    )]
+    LinkOnTheWay(PathBuf),
     /// A directory that already holds files, where a new one was asked for.
     #[error("it is a directory that is not empty")]
     NotEmpty,
@@ -61,6 +67,7 @@ impl Problem {
     pub fn advice(&self) -> &'static str {
         match self {
             Problem::Symlink => "remove the link, or write elsewhere",
+            Problem::LinkOnTheWay(_) => "name the directory it leads to, or write elsewhere",
             Problem::NotRegular(_) | Problem::NotDirectory(_) | Problem::ParentNotDirectory(_) => {
                 "remove it, or write elsewhere"
             }
@@ -371,9 +378,13 @@ fn plain_name(name: &str) -> Result<(), Problem> {
     }
 }
 
-/// The directory `path` goes into (`.` for a bare name), which must exist and be a directory.
+/// The directory `path` goes into (`.` for a bare name), which must exist and be a directory,
+/// reached through no symbolic link below the current directory ([`link_on_the_way`]).
 fn usable_parent(path: &Path) -> Result<&Path, Problem> {
     let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if let Some(link) = link_on_the_way(dir) {
+        return Err(Problem::LinkOnTheWay(link));
+    }
     match std::fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => Ok(dir),
         Ok(_) => Err(Problem::ParentNotDirectory(dir.to_owned())),
@@ -383,6 +394,34 @@ fn usable_parent(path: &Path) -> Result<&Path, Problem> {
         }
         Err(e) => Err(Problem::io(&e)),
     }
+}
+
+/// The first symbolic link among the directories of `dir` that lie below the current directory
+/// (every one of a relative `dir`, up to a `..` that leaves it): the current directory is where
+/// a checked branch's work tree is, and a link the branch committed there could lead a write
+/// anywhere. Above it, or elsewhere, the directories are the user's own.
+fn link_on_the_way(dir: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let cwd = std::env::current_dir().ok()?;
+    let below = if dir.is_absolute() { dir.strip_prefix(&cwd).ok()? } else { dir };
+    let (mut at, mut named) = (cwd, PathBuf::new());
+    for part in below.components() {
+        match part {
+            Component::Normal(name) => {
+                at.push(name);
+                named.push(name);
+                if std::fs::symlink_metadata(&at).is_ok_and(|meta| meta.file_type().is_symlink()) {
+                    return Some(if dir.is_absolute() { at } else { named });
+                }
+            }
+            Component::ParentDir if named.pop() => {
+                at.pop();
+            }
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// What is at `path`: a regular file (its metadata) or nothing; anything else is refused.

@@ -96,6 +96,35 @@ fn a_markdown_report_whose_directory_does_not_exist_exits_13_naming_the_path_giv
     assert_eq!(report["totals"]["checked"], 0, "{report:#}");
 }
 
+/// A directory link the branch committed leads a report's path out of the work tree: the report
+/// and an export pack are refused there, and nothing is written where the link leads.
+#[cfg(unix)]
+#[test]
+fn a_report_or_a_pack_is_never_written_through_a_directory_link_the_branch_committed() {
+    let p = Project::speckit();
+    let outside = p.scratch.join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("review.md"), "precious").unwrap();
+    std::os::unix::fs::symlink(&outside, p.root.join("reports")).unwrap();
+    p.git(&["add", "reports"]);
+    p.git(&["commit", "-q", "-m", "a link for the reports"]);
+    let args = ["attest", "verify", "--branch", "--all", "--allow-empty", "--markdown"];
+    for path in ["reports/review.md", "./reports/review.md", "specs/../reports/review.md"] {
+        let out = p.speccoder(&[&args[..], &[path]].concat()).failure(13);
+        assert!(out.stderr.contains("reports on the way to it is a symbolic link"), "{path}: {out}");
+    }
+    let absolute = p.root.join("reports/review.md");
+    let out = p.speccoder(&[&args[..], &[absolute.to_str().unwrap()]].concat()).failure(13);
+    assert!(out.stderr.contains("on the way to it is a symbolic link"), "{out}");
+    assert_eq!(std::fs::read_to_string(outside.join("review.md")).unwrap(), "precious");
+    let key = common::ed25519(&p.scratch, "ada");
+    let export = ["attest", "export", "--branch", "--all", "--out", "reports/pack", "--vsa-key"];
+    let out = p.speccoder(&[&export[..], &[key.private.to_str().unwrap()]].concat());
+    assert_eq!(out.code(), Some(13), "{out}");
+    assert!(out.stderr.contains("reports on the way to it is a symbolic link"), "{out}");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "nothing written where the link leads");
+}
+
 #[test]
 fn every_json_report_of_verify_carries_the_exit_code() {
     let p = Project::speckit();
