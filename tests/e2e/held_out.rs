@@ -500,6 +500,16 @@ fn store_refuses_names_git_takes_for_dot_git_or_dot_gitmodules_and_stores_nothin
     }
 }
 
+#[cfg(unix)]
+#[test]
+fn store_says_a_refused_name_on_one_line_whatever_it_holds() {
+    let p = Project::new();
+    let dir = tests_dir(&p, "held", &[("a.rs", "t\n"), ("x\n::error::pwned", "t\n")]);
+    let out = p.run(&["held-out", "store", "001-bookmark-tags/T005", dir.to_str().unwrap()]).expect(13);
+    assert_eq!(out.stderr.trim_end().lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains("the file x\\n::error::pwned"), "{}", out.stderr);
+}
+
 #[test]
 fn store_refuses_names_that_differ_only_in_case_or_normalization_and_stores_nothing() {
     let p = Project::new();

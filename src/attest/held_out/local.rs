@@ -12,6 +12,7 @@ use crate::input::SizedFile;
 use crate::model::clean::{self, LeakAt};
 use crate::model::digest::Sha256Reader;
 use crate::model::held_out::{FILES_DIR, HeldOutManifest, MANIFEST_FILE, ManifestFile, manifest_digest};
+use crate::model::shown::one_line;
 
 /// The largest held-out file read.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -169,7 +170,7 @@ pub(super) fn manifest_leak(manifest: &HeldOutManifest) -> Result<(), LeakAt> {
 #[derive(Debug, thiserror::Error)]
 pub(super) enum WalkError {
     /// A directory or an entry cannot be read.
-    #[error("{path} cannot be read: {source}")]
+    #[error("{} cannot be read: {source}", one_line(.path))]
     Unreadable {
         /// The path, as the message names it.
         path: String,
@@ -177,7 +178,7 @@ pub(super) enum WalkError {
         source: std::io::Error,
     },
     /// A name that is not UTF-8.
-    #[error("{} holds a name that is not UTF-8 ({name})", .dir.display())]
+    #[error("{} holds a name that is not UTF-8 ({})", one_line(&.dir.display().to_string()), one_line(.name))]
     NotUtf8 {
         /// The directory.
         dir: PathBuf,
@@ -188,10 +189,10 @@ pub(super) enum WalkError {
     #[error("more than {MAX_SET_FILES} files")]
     TooMany,
     /// A symbolic link (the relative path).
-    #[error("{0} is a symbolic link")]
+    #[error("{} is a symbolic link", one_line(.0))]
     Link(String),
     /// Neither a file, a directory nor a link (the relative path).
-    #[error("{0} is not a regular file")]
+    #[error("{} is not a regular file", one_line(.0))]
     Special(String),
 }
 

@@ -19,6 +19,7 @@ use crate::model::digest::Sha256Reader;
 use crate::model::held_out::{
     FILES_DIR, HeldOutManifest, MANIFEST_FILE, ManifestFile, check_set_path, manifest_digest,
 };
+use crate::model::shown::one_line;
 use crate::spec;
 
 /// What `speccoder held-out store` was asked to do.
@@ -126,7 +127,7 @@ fn list_source(req: &StoreRequest) -> Result<Vec<String>, HeldOutError> {
     }
     let files = walk(&req.dir).map_err(|e| match e {
         WalkError::Link(rel) => {
-            refuse(format!("{rel} is a symbolic link; copy the file itself into the directory"))
+            refuse(format!("{} is a symbolic link; copy the file itself into the directory", one_line(&rel)))
         }
         other => refuse(other.to_string()),
     })?;
@@ -134,7 +135,7 @@ fn list_source(req: &StoreRequest) -> Result<Vec<String>, HeldOutError> {
         return Err(refuse("it holds no files".into()));
     }
     for rel in &files {
-        check_set_path(rel).map_err(|e| refuse(format!("the file {rel}: {e}")))?;
+        check_set_path(rel).map_err(|e| refuse(format!("the file {}: {e}", one_line(rel))))?;
     }
     Ok(files)
 }
