@@ -69,7 +69,9 @@ pub const MESSAGE: &str = "commit message";
 /// # Errors
 /// The first leak, naming the part and its origin.
 pub fn check_message(fields: &MessageFields, msg: &str, task: &TaskFacts) -> Result<(), Box<LeakError>> {
-    let parts = std::iter::once(("title", fields.title.as_str()))
+    let target = format!("{}/{}", fields.unit, fields.task);
+    let parts = [(keys::SPEC_TASK, target.as_str()), ("title", fields.title.as_str())]
+        .into_iter()
         .chain(fields.trailers.iter().map(|(key, value)| (*key, value.as_str())));
     for (part, value) in parts {
         if let Err(leak) = clean::check_str(value) {
@@ -141,7 +143,10 @@ impl fmt::Display for Origin {
             Origin::Evidence { field, file: None } => write!(f, "`{field}` in the evidence file"),
             Origin::File(path) => write!(f, "{path}"),
             Origin::UnitDir(dir) => write!(f, "the unit's directory name {dir}"),
-            Origin::Target => write!(f, "the <unit>/<task> given on the command line"),
+            Origin::Target => write!(
+                f,
+                "the <unit>/<task> given on the command line (a unit is named by its directory: rename it)"
+            ),
             Origin::Option(option) => write!(f, "the command line's {option}"),
             Origin::Decider => write!(f, "--by (or git's user.name without it)"),
             Origin::GitConfig(key) => write!(f, "git's configuration {key}"),

@@ -114,6 +114,29 @@ fn a_secret_in_the_task_title_stops_attest_naming_the_task_list() {
 }
 
 #[test]
+fn a_secret_in_a_unit_s_name_stops_accept_naming_the_target_never_as_our_own() {
+    let s = Setup::speckit(Evidence::Verified);
+    let unit = "ghp_A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5xyzAB1";
+    let from = s.project.root.join("specs/001-bookmark-tags");
+    let to = s.project.root.join("specs").join(unit);
+    std::fs::create_dir(&to).unwrap();
+    for name in ["spec.md", "tasks.md"] {
+        std::fs::copy(from.join(name), to.join(name)).unwrap();
+    }
+    s.project.git(&["add", "-A"]);
+    s.project.git(&["commit", "-qm", "a unit named like a token"]);
+    let before = untouched(&s);
+    let key = s.key.private.to_str().unwrap();
+    let out =
+        s.project.speccoder(&["accept", &format!("{unit}/T001"), "--reason", "ok", "--key", key]).failure(13);
+    for text in ["would leak a GitHub token at /Spec-Task", "the <unit>/<task> given on the command line"] {
+        assert!(out.stderr.contains(text), "stderr should say {text:?}\n{out}");
+    }
+    assert!(!out.stderr.contains("please report") && !out.stderr.contains("A1b2C3"), "{out}");
+    assert_eq!(untouched(&s), before, "{out}");
+}
+
+#[test]
 fn a_secret_in_the_reason_stops_accept_naming_the_option() {
     let s = Setup::speckit(Evidence::Verified);
     let before = untouched(&s);
