@@ -315,7 +315,11 @@ pub fn verify_branch_into(
     let setters = BoxSetters::find(repo, trust.jobs, &reachable, &BoxSetters::wanted(&units))?;
     let checker = checker.knowing(setters.learned());
     let unticked = match base {
-        Some(base) => unticked_since(repo, base, &units, &planned)?,
+        Some(base) => {
+            let mut unticked = unticked_since(repo, base, &units, &planned)?;
+            unticked.extend(gone_since(repo, base, &head_tree)?);
+            unticked
+        }
         None => Vec::new(),
     };
     let (judge, judged) = judge(repo, trust, head);
@@ -559,6 +563,27 @@ fn unticked_since(
                     "{target} is ticked at the base and not at the head: this branch unticks it"
                 ));
             }
+        }
+    }
+    Ok(out)
+}
+
+/// The tasks ticked at `base` in a unit whose directory the head no longer has (the branch
+/// removed or renamed it): their ticks are taken back with it, which a reviewer should see as
+/// [`unticked_since`] shows a tick taken back in place.
+fn gone_since(repo: &Repo, base: ObjectId, head_tree: &GitTree<'_>) -> Result<Vec<String>, VerifyError> {
+    let base_tree = repo.tree(repo.commit_tree(base)?);
+    let mut out = Vec::new();
+    // A base whose units cannot be listed ticked nothing a reader could tell.
+    for unit in spec::list_units(&base_tree).unwrap_or_default() {
+        if head_tree.entry_id(&unit.dir)?.is_some() {
+            continue;
+        }
+        for id in spec::ticked_ids(&base_tree, &unit.name).unwrap_or_default() {
+            out.push(format!(
+                "{}/{id} is ticked at the base, and the head has no `{}` (the unit was removed or renamed): this branch takes the tick back",
+                unit.name, unit.dir
+            ));
         }
     }
     Ok(out)

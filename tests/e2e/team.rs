@@ -1976,4 +1976,21 @@ fn a_branch_that_unticks_a_task_of_its_base_is_named_in_a_warning() {
     let json = ada.verify(&["--allow-empty", "--json"]).success();
     let report: Value = serde_json::from_str(&json.stdout).unwrap();
     assert!(report["warnings"].to_string().contains("this branch unticks it"), "{report:#}");
+
+    // The unit removed, or renamed, takes the tick back with it: said the same way (renamed, its
+    // tick is one no task commit names).
+    let says = format!(
+        "warning: {} is ticked at the base, and the head has no `specs/{SPECKIT_UNIT}` (the unit was removed or renamed): this branch takes the tick back",
+        task("T001")
+    );
+    ada.git(&["checkout", "-q", "-b", "feature-c", "origin/main"]);
+    ada.git(&["rm", "-q", "-r", &format!("specs/{SPECKIT_UNIT}")]);
+    ada.git(&["commit", "-q", "-m", "Remove the unit"]);
+    let out = ada.verify(&["--allow-empty"]).success();
+    assert!(out.stdout.contains(&says), "{out}");
+    ada.git(&["checkout", "-q", "-b", "feature-d", "origin/main"]);
+    ada.git(&["mv", &format!("specs/{SPECKIT_UNIT}"), "specs/001-renamed"]);
+    ada.git(&["commit", "-q", "-m", "Rename the unit"]);
+    let out = ada.verify(&["--allow-empty"]).failure(26);
+    assert!(out.stdout.contains(&says) && out.stdout.contains("001-renamed/T001"), "{out}");
 }
