@@ -153,6 +153,22 @@ fn publishing_twice_is_a_no_op_and_the_ref_only_moves_forward() {
 }
 
 #[test]
+fn a_held_out_ref_that_names_a_tree_is_named_with_what_to_do_and_nothing_moves() {
+    let p = Project::new();
+    let first = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
+    close_with(&p, "001-bookmark-tags/T005", &first);
+    p.run(&["held-out", "publish"]).expect(0);
+    let tree = p.git(&["rev-parse", &format!("{REF}^{{tree}}")]);
+    p.git(&["update-ref", REF, tree.trim()]);
+    for args in [&["held-out", "publish"][..], &["held-out", "publish", "--dry-run"]] {
+        let out = p.run(args).expect(14);
+        assert!(out.stderr.contains(&format!("{REF} names a tree, not a commit")), "{}", out.stderr);
+        assert!(out.stderr.contains(&format!("git update-ref -d {REF}")), "{}", out.stderr);
+    }
+    assert_eq!(p.git(&["rev-parse", REF]), tree, "nothing moved");
+}
+
+#[test]
 fn a_dry_run_says_what_would_be_published_and_writes_nothing() {
     let p = Project::new();
     let digest = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));

@@ -83,6 +83,16 @@ pub enum HeldOutError {
         /// What differs.
         message: String,
     },
+    /// A held-out reference names something other than a commit.
+    #[error(
+        "{reference} names a {found}, not a commit, so the sets it holds cannot be read; point it at its last commit (`git reflog {reference}`, then `git update-ref {reference} <commit>`), or delete it (`git update-ref -d {reference}`) and publish again"
+    )]
+    NotACommit {
+        /// The reference.
+        reference: String,
+        /// What it names.
+        found: String,
+    },
     /// The store cannot be written.
     #[error("cannot write {path}: {source}")]
     Io {
@@ -99,7 +109,7 @@ impl ExitClass for HeldOutError {
             HeldOutError::Target(e) => e.class(),
             HeldOutError::Spec(e) => e.class(),
             HeldOutError::Git(e) => e.class(),
-            HeldOutError::Unborn(_) => Class::GitPrecondition,
+            HeldOutError::Unborn(_) | HeldOutError::NotACommit { .. } => Class::GitPrecondition,
             HeldOutError::StoreInWorkTree { .. } => Class::Usage,
             HeldOutError::Source { .. }
             | HeldOutError::StoreNotDirectory { .. }

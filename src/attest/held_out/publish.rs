@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::error::HeldOutError;
 use super::local::{ReadySet, SetProblem, StoreUse, head_commit, read_set, store_root, stream_checked};
 use crate::exit;
-use crate::git::{CasUpdate, ObjectId, Repo, trailers};
+use crate::git::{CasUpdate, GitError, ObjectId, Repo, trailers};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::digest::is_sha256_hex;
 use crate::model::dsse::Envelope;
@@ -198,7 +198,7 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
         let sets: Vec<&ReadySet> = plan.ready.iter().map(|(s, _)| s).collect();
         let outcome = if req.dry_run || sets.is_empty() {
             let previous = repo.ref_target(&reference)?;
-            let present = published_keys(repo, previous)?;
+            let present = published_keys(repo, &reference, previous)?;
             let added = sets.iter().filter(|s| !present.contains(&s.key)).map(|s| s.key.clone()).collect();
             Written { previous, commit: None, added }
         } else {
@@ -304,10 +304,21 @@ fn held_out_digest(line: &[u8]) -> Option<String> {
     result.configuration.first()?.digest.get("sha256").filter(|hex| is_sha256_hex(hex)).cloned()
 }
 
-/// The keys (top-level directories) of the tree `commit` holds; none without a commit.
-fn published_keys(repo: &Repo, commit: Option<ObjectId>) -> Result<BTreeSet<String>, HeldOutError> {
+/// The keys (top-level directories) of the tree of `commit`, what `reference` names; none without
+/// a commit.
+fn published_keys(
+    repo: &Repo,
+    reference: &str,
+    commit: Option<ObjectId>,
+) -> Result<BTreeSet<String>, HeldOutError> {
     let Some(commit) = commit else { return Ok(BTreeSet::new()) };
-    let entries = repo.tree(repo.commit_tree(commit)?).entries("")?.unwrap_or_default();
+    let tree = repo.commit_tree(commit).map_err(|e| match e {
+        GitError::WrongKind { found, .. } => {
+            HeldOutError::NotACommit { reference: reference.to_owned(), found }
+        }
+        other => other.into(),
+    })?;
+    let entries = repo.tree(tree).entries("")?.unwrap_or_default();
     Ok(entries.into_iter().filter(|(_, kind)| *kind == EntryKind::Tree).map(|(name, _)| name).collect())
 }
 
@@ -342,7 +353,7 @@ fn write_set_blobs(repo: &Repo, set: &ReadySet) -> Result<Vec<(String, ObjectId)
 fn write_sets(repo: &Repo, reference: &str, unit: &str, sets: &[&ReadySet]) -> Result<Written, HeldOutError> {
     let mut written: BTreeMap<String, Vec<(String, ObjectId)>> = BTreeMap::new();
     repo.update_ref_retrying(reference, |previous| {
-        let present = published_keys(repo, previous)?;
+        let present = published_keys(repo, reference, previous)?;
         let added: Vec<&&ReadySet> = sets.iter().filter(|s| !present.contains(&s.key)).collect();
         if added.is_empty() {
             return Ok(CasUpdate::Keep(Written { previous, commit: None, added: Vec::new() }));
@@ -434,7 +445,7 @@ mod tests {
         }
         let repo = Repo::discover(dir.path()).unwrap();
         let store = dir.path().join(".store");
-        let keys = published_keys(&repo, repo.ref_target(&reference).unwrap()).unwrap();
+        let keys = published_keys(&repo, &reference, repo.ref_target(&reference).unwrap()).unwrap();
         let expected: BTreeSet<String> =
             (0..2).flat_map(|w| (0..12).map(move |i| w * 100 + i)).map(|n| set(&store, n).key).collect();
         assert_eq!(keys, expected);
