@@ -115,21 +115,31 @@ fn wrote(result: std::io::Result<()>) {
     }
 }
 
+/// A report stdout did not take whole: an unexpected failure, not one of the command's own.
+#[derive(Debug, thiserror::Error)]
+#[error("the report could not be written to standard output ({0}): it is cut short there")]
+struct StdoutNotWritten(String);
+
+impl ExitClass for StdoutNotWritten {
+    fn class(&self) -> exit::Class {
+        exit::Class::Internal
+    }
+}
+
 /// The exit code of a command that ended with `code`, once what it wrote to stdout is flushed:
-/// `code` when stdout took all of it (or its reader went away), otherwise [`exit::INTERNAL`]
-/// in place of success, with the failure said on stderr. What the command did (a tick, a note)
-/// stands either way; only its report is lost.
+/// `code` when stdout took all of it (or its reader went away), otherwise the exit code of
+/// [`StdoutNotWritten`] in place of success, with the failure said on stderr. What the command
+/// did (a tick, a note) stands either way; only its report is lost.
 pub(crate) fn delivered(code: u8) -> u8 {
     wrote(std::io::stdout().lock().flush());
     let Some(error) = STDOUT_FAILED.get() else {
         return code;
     };
-    to_stderr(format_args!(
-        "speccoder: the report could not be written to standard output ({error}): it is cut short \
-         there{}",
-        if code == exit::OK { "; the command itself succeeded, and what it wrote stands" } else { "" }
-    ));
-    if code == exit::OK { exit::INTERNAL } else { code }
+    let failure = StdoutNotWritten(error.clone());
+    let succeeded =
+        if code == exit::OK { "; the command itself succeeded, and what it wrote stands" } else { "" };
+    to_stderr(format_args!("speccoder: {failure}{succeeded}"));
+    if code == exit::OK { failure.exit_code() } else { code }
 }
 
 /// Writes one line to stderr, as it may reach a terminal or a CI log ([`ci_safe`]).

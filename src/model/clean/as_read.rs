@@ -79,11 +79,13 @@ fn escape_len(rest: &str) -> usize {
     let body = &rest[1..];
     let end = match body.chars().next() {
         Some('[') => body[1..].find(|c: char| ('@'..='~').contains(&c)).map(|i| 1 + i + 1),
-        Some(']') => {
-            let bel = body.find('\u{7}').map(|i| i + 1);
-            let st = body.find("\u{1b}\\").map(|i| i + 2);
-            bel.into_iter().chain(st).min()
-        }
+        // One pass to whichever ends it first: looking for each end over the whole rest would
+        // make a string of many sequences cost the square of its length.
+        Some(']') => body.char_indices().find_map(|(i, c)| match c {
+            '\u{7}' => Some(i + 1),
+            '\u{1b}' if body[i + 1..].starts_with('\\') => Some(i + 2),
+            _ => None,
+        }),
         Some(c) => Some(c.len_utf8()),
         None => Some(0),
     };
@@ -107,6 +109,15 @@ mod tests {
         assert_eq!(read("left: \"{\\\"password\\\":\\\"Xk\\\"}\""), "left: \"{\"password\":\"Xk\"}\"");
         assert_eq!(read("ends in \u{1b}["), "ends in ", "a cut sequence is unseen to the end");
         assert!(as_read("plain ascii, \\n and é").is_none(), "nothing hidden, nothing made");
+    }
+
+    #[test]
+    fn many_sequences_cost_time_in_proportion_to_the_string() {
+        // Each sequence ends at a BEL and no `ESC \` follows: looked for over the rest of the
+        // string each time, this takes minutes.
+        let raw = "\u{1b}]8;;x\u{7}a".repeat(100_000);
+        assert_eq!(read(&raw), "a".repeat(100_000));
+        assert_eq!(read("\u{1b}]x\u{1b}y\u{1b}\\z"), "z", "an ESC inside is not its end");
     }
 
     #[test]
