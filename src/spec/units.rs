@@ -3,7 +3,8 @@
 //! [`list_units`] gives the units by the one definition of [`super::unit`]; [`scan_units`] adds
 //! the [`Stray`]s: a task list with checked boxes under `specs/` or `openspec/changes/` that is no
 //! unit's (in a directory whose name cannot be a unit's, nested deeper than a unit, an archive
-//! entry not named as `openspec archive` names one), a task list there that cannot be read, and
+//! entry not named as `openspec archive` names one, an archived copy of a change that is active
+//! under the same name or archived twice), a task list there that cannot be read, and
 //! a symbolic link or a submodule where a unit directory would be. A verifier reports each of
 //! them, so that no tick is skipped because of where it was written. A submodule anywhere else is
 //! another repository's, whose boxes are no claim of this one: it is not searched.
@@ -194,7 +195,7 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
     let parents = parents(tree)?;
     let units = units_of(&parents, false);
     let mut strays: Vec<Stray> = parents.iter().flat_map(|p| &p.refused).map(refused).collect();
-    ambiguous_archives(tree, &parents, &units, &mut strays)?;
+    archives_not_units(tree, &parents, &units, &mut strays)?;
     search_outside_units(tree, &parents, &mut strays)?;
     search_inside_units(tree, &units, &mut strays)?;
     strays.sort_by(|a, b| a.shown.cmp(&b.shown));
@@ -215,24 +216,30 @@ fn refused((path, what, kind): &(String, &'static str, EntryKind)) -> Stray {
     Stray { top: path.clone(), shown: shown(path, 200), reason, checked: Vec::new() }
 }
 
-/// The task lists of the archived copies of a change archived more than once and active nowhere,
-/// which are no unit (`units`): which copy is the unit cannot be told.
-fn ambiguous_archives(
+/// The task lists of the archived copies that are no unit (`units`): of a change archived more
+/// than once and active nowhere, which copy is the unit cannot be told; of a change active under
+/// the same name (an OpenSpec change or a Spec Kit feature), a `Spec-Task:` naming it names the
+/// active one, so the copy's ticks have no evidence a verifier could find.
+fn archives_not_units(
     tree: &dyn SourceTree,
     parents: &[Parent; 3],
     units: &[UnitLoc],
     strays: &mut Vec<Stray>,
 ) -> Result<(), SpecError> {
-    for copy in parents[2].units.iter().filter(|copy| !units.iter().any(|u| u.name == copy.name)) {
-        let active = parents[..2].iter().any(|p| p.units.iter().any(|u| u.name == copy.name));
-        if !active {
-            let others = parents[2].units.iter().filter(|u| u.name == copy.name).map(|u| u.dir.as_str());
-            let reason = SpecError::AmbiguousArchive {
-                unit: copy.name.clone(),
-                dirs: others.collect::<Vec<_>>().join(", "),
-            };
-            push_list(tree, strays, &copy.tasks, &copy.dir, Format::OpenSpec, &reason.to_string())?;
-        }
+    for copy in parents[2].units.iter().filter(|copy| !units.iter().any(|u| u.dir == copy.dir)) {
+        let active = parents[..2].iter().flat_map(|p| &p.units).find(|u| u.name == copy.name);
+        let reason = match active {
+            Some(active) => format!(
+                "it is an archived copy of `{}`, which is also active at {}: a task of either is named `{}/<task>`, so the archived copy's ticks cannot be told from the active ones; give the active change another name, or clear the archived copy's boxes",
+                copy.name, active.dir, copy.name
+            ),
+            None => {
+                let others = parents[2].units.iter().filter(|u| u.name == copy.name).map(|u| u.dir.as_str());
+                let dirs = others.collect::<Vec<_>>().join(", ");
+                SpecError::AmbiguousArchive { unit: copy.name.clone(), dirs }.to_string()
+            }
+        };
+        push_list(tree, strays, &copy.tasks, &copy.dir, Format::OpenSpec, &reason)?;
     }
     Ok(())
 }
@@ -463,6 +470,42 @@ mod tests {
         assert!(scan.strays[1].reason.contains("starts with `.`"), "{}", scan.strays[1].reason);
         assert!(scan.strays[2].reason.contains("directly under `specs/`"), "{}", scan.strays[2].reason);
         assert!(scan.strays[0].reason.contains("YYYY-MM-DD-<change-id>"), "{}", scan.strays[0].reason);
+    }
+
+    #[test]
+    fn an_archived_copy_of_a_change_active_under_its_name_is_a_stray_when_it_holds_ticks() {
+        let tree = MemTree::from_files([
+            ("openspec/changes/add-auth/tasks.md", "- [ ] 1.1 again\n"),
+            ("openspec/changes/archive/2025-01-01-add-auth/tasks.md", "- [x] 1.1 first\n"),
+            ("specs/tags/tasks.md", "- [ ] T001 a\n"),
+            ("openspec/changes/archive/2025-02-01-tags/tasks.md", "- [ ] 1.1 open\n- [x] 1.2 done\n"),
+            ("openspec/changes/archive/2025-03-01-quiet/tasks.md", "- [x] 1.1 done\n"),
+        ])
+        .unwrap();
+        let scan = scan_units(&tree).unwrap();
+        assert_eq!(
+            names(&scan.units),
+            [
+                (Format::SpecKit, "tags", "specs/tags"),
+                (Format::OpenSpec, "add-auth", "openspec/changes/add-auth"),
+                (Format::OpenSpec, "quiet", "openspec/changes/archive/2025-03-01-quiet"),
+            ]
+        );
+        let strays: Vec<(&str, &[usize])> =
+            scan.strays.iter().map(|s| (s.top.as_str(), s.checked.as_slice())).collect();
+        assert_eq!(
+            strays,
+            [
+                ("openspec/changes/archive/2025-01-01-add-auth", &[1][..]),
+                ("openspec/changes/archive/2025-02-01-tags", &[2][..]),
+            ]
+        );
+        assert!(
+            scan.strays[0].reason.contains("also active at openspec/changes/add-auth"),
+            "{}",
+            scan.strays[0].reason
+        );
+        assert!(scan.strays[1].reason.contains("also active at specs/tags"), "{}", scan.strays[1].reason);
     }
 
     #[test]

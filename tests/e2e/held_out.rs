@@ -316,14 +316,18 @@ fn bad_store_and_publish_requests_are_refused_with_a_clear_message_and_nothing_w
     std::fs::create_dir_all(&empty).unwrap();
     let linked = tests_dir(&p, "linked", &[("a.rs", "A")]);
     std::os::unix::fs::symlink(p.outside.join("good/a.rs"), linked.join("b.rs")).unwrap();
+    let link_to_dir = p.outside.join("link-to-good");
+    std::os::unix::fs::symlink(p.outside.join("good"), &link_to_dir).unwrap();
     let in_tree = p.root.join("held-store");
-    let (good, empty, linked, in_tree) = (
+    let (good, empty, linked, link_to_dir, in_tree) = (
         good.to_str().unwrap(),
         empty.to_str().unwrap(),
         linked.to_str().unwrap(),
+        link_to_dir.to_str().unwrap(),
         in_tree.to_str().unwrap(),
     );
-    let cases: [(&[&str], i32, &str); 7] = [
+    let cases: [(&[&str], i32, &str); 8] = [
+        (&["held-out", "store", "001-bookmark-tags/T005", link_to_dir], 13, "it is a symbolic link"),
         (&["held-out", "store", "999-nothing/T001", good], 2, "unit `999-nothing` not found"),
         (&["held-out", "store", "001-bookmark-tags/T099", good], 2, "task `T099` not found"),
         (&["held-out", "store", "001-bookmark-tags/T005", empty], 13, "holds no files"),

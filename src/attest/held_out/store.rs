@@ -120,8 +120,12 @@ fn checked_manifest(
 /// refused. Nothing is read yet.
 fn list_source(req: &StoreRequest) -> Result<Vec<String>, HeldOutError> {
     let refuse = |message: String| source_error(req, message);
-    match fs::metadata(&req.dir) {
+    // DIR itself is not followed either: a link there could point the copy anywhere.
+    match fs::symlink_metadata(&req.dir) {
         Ok(m) if m.is_dir() => {}
+        Ok(m) if m.is_symlink() => {
+            return Err(refuse("it is a symbolic link; name the directory it points to".into()));
+        }
         Ok(_) => return Err(refuse("it is not a directory".into())),
         Err(e) => return Err(refuse(e.to_string())),
     }
