@@ -321,6 +321,12 @@ impl SpecError {
         }
     }
 
+    /// Whether a symbolic link or a submodule was refused where a file or directory was looked for.
+    #[must_use]
+    pub fn is_link_or_submodule(&self) -> bool {
+        matches!(self, SpecError::SymbolicLink { .. } | SpecError::Submodule { .. })
+    }
+
     /// Whether the repository or the work tree itself failed (an object that cannot be read, an
     /// I/O error), rather than a file's content or place: no reading of the spec can go on.
     #[must_use]

@@ -60,4 +60,4 @@ pub use unit::{
     UNIT_PARENTS, UnitLoc, check_unit_name, is_archive_dir, is_openspec_unit_name, is_speckit_unit_name,
     locate_unit, unit_of_entry,
 };
-pub use units::{STRAY_DIRS_LIMIT, Stray, UNIT_DIRS_LIMIT, UnitScan, list_units, scan_units};
+pub use units::{STRAY_DIRS_LIMIT, Stray, UNIT_DIRS_LIMIT, UnitScan, list_units, readable_units, scan_units};

@@ -336,8 +336,20 @@ fn is_speckit_unit(tree: &dyn SourceTree, name: &str) -> Result<bool, SpecError>
 /// ambiguous unit is an error.
 pub fn locate_unit(tree: &dyn SourceTree, unit: &str) -> Result<UnitLoc, SpecError> {
     check_unit_name(unit)?;
-    let speckit = is_speckit_unit(tree, unit)?;
-    let openspec = is_openspec_unit_name(unit) && dir_exists(tree, &unit_dir(Format::OpenSpec, unit))?;
+    let speckit = is_speckit_unit(tree, unit);
+    let openspec = if is_openspec_unit_name(unit) {
+        dir_exists(tree, &unit_dir(Format::OpenSpec, unit))
+    } else {
+        Ok(false)
+    };
+    // A link or a submodule on the way to one format's directory holds no unit of that format
+    // (a verifier reports it as a place of its own): it stops the lookup only when the other
+    // format holds no unit of the name either.
+    let (speckit, openspec) = match (speckit, openspec) {
+        (Ok(true), Err(e)) if e.is_link_or_submodule() => (true, false),
+        (Err(e), Ok(true)) if e.is_link_or_submodule() => (false, true),
+        (speckit, openspec) => (speckit?, openspec?),
+    };
     match (speckit, openspec) {
         (true, false) => Ok(UnitLoc::new(Format::SpecKit, unit)),
         (false, true) => Ok(UnitLoc::new(Format::OpenSpec, unit)),

@@ -71,6 +71,10 @@ struct Parent {
 /// Sorts out the entries of `parent` (one of [`UNIT_PARENTS`]).
 fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError> {
     let mut out = Parent::default();
+    if let Some((path, kind)) = refused_on_the_way(tree, parent)? {
+        out.refused.push((path, "the directory of units", kind));
+        return Ok(out);
+    }
     if !dir_exists(tree, parent)? {
         return Ok(out);
     }
@@ -101,6 +105,21 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
         }
     }
     Ok(out)
+}
+
+/// The first symbolic link or submodule on the way to `parent` (itself included), with its kind:
+/// no unit is read through it, and every unit it would hold is reported through it.
+fn refused_on_the_way(tree: &dyn SourceTree, parent: &str) -> Result<Option<(String, EntryKind)>, SpecError> {
+    let mut upto = 0;
+    for component in parent.split('/') {
+        upto += component.len();
+        let path = parent.get(..upto).unwrap_or(parent);
+        if let Some(kind @ (EntryKind::Link | EntryKind::Submodule)) = tree.kind(path)? {
+            return Ok(Some((path.to_owned(), kind)));
+        }
+        upto += 1;
+    }
+    Ok(None)
 }
 
 /// The unit the entry `name` of `specs/` is, or `None` ([`is_speckit_unit_dir`]); and what a link
@@ -147,6 +166,16 @@ fn parents(tree: &dyn SourceTree) -> Result<[Parent; 3], SpecError> {
         read_parent(tree, UNIT_PARENTS[1])?,
         read_parent(tree, UNIT_PARENTS[2])?,
     ])
+}
+
+/// [`list_units`] less what it refuses (a symbolic link or a submodule where a unit, or the
+/// directory of units, would be): for a writer that reads only the units it changes, where a link
+/// elsewhere is no concern of its task (a verifier reports it, through [`scan_units`]).
+///
+/// # Errors
+/// A tree that cannot be read.
+pub fn readable_units(tree: &dyn SourceTree) -> Result<Vec<UnitLoc>, SpecError> {
+    Ok(units_of(&parents(tree)?, true))
 }
 
 /// Every unit of both formats, Spec Kit first, each sorted by name, then the archived OpenSpec
@@ -199,6 +228,8 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
     search_outside_units(tree, &parents, &mut strays)?;
     search_inside_units(tree, &units, &mut strays)?;
     strays.sort_by(|a, b| a.shown.cmp(&b.shown));
+    // A link at `openspec` is on the way to both OpenSpec parents: one stray.
+    strays.dedup_by(|a, b| a.top == b.top && a.reason == b.reason);
     Ok(UnitScan { units, strays })
 }
 
@@ -567,6 +598,22 @@ mod tests {
             assert!(stray.reason.starts_with("it is a submodule (another repository) where"), "{stray:?}");
             assert!(stray.checked.is_empty(), "{stray:?}");
         }
+    }
+
+    #[test]
+    fn a_submodule_where_the_units_directory_would_be_is_one_stray_and_other_units_stay_readable() {
+        let mut tree = MemTree::from_files([("specs/001-a/tasks.md", "- [x] T001 a\n")]).unwrap();
+        tree.insert_submodule("openspec").unwrap();
+        tree.insert_submodule("specs/002-sub").unwrap();
+        assert!(list_units(&tree).is_err());
+        assert_eq!(names(&readable_units(&tree).unwrap()), [(Format::SpecKit, "001-a", "specs/001-a")]);
+        let scan = scan_units(&tree).unwrap();
+        let strays: Vec<(&str, &str)> =
+            scan.strays.iter().map(|s| (s.top.as_str(), s.reason.as_str())).collect();
+        assert_eq!(strays.len(), 2, "{strays:?}");
+        assert_eq!(strays[0].0, "openspec");
+        assert!(strays[0].1.contains("where the directory of units would be"), "{}", strays[0].1);
+        assert_eq!(strays[1].0, "specs/002-sub");
     }
 
     #[test]

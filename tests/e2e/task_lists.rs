@@ -322,6 +322,30 @@ fn a_symlinked_unit_directory_is_refused_by_attest_and_by_verify() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn a_link_where_another_unit_or_the_units_directory_would_be_stops_no_writer_and_is_a_row_of_its_own() {
+    let c = Case::speckit();
+    std::fs::create_dir_all(c.p.root.join("docs/changes")).unwrap();
+    std::os::unix::fs::symlink("docs", c.p.root.join("openspec")).unwrap();
+    std::os::unix::fs::symlink(SPECKIT_UNIT, c.p.root.join("specs/002-linked")).unwrap();
+    c.p.git(&["add", "-A"]);
+    c.p.git(&["commit", "-q", "-m", "links where units would be"]);
+
+    // Another unit's link is no concern of this tick.
+    c.attest(SPECKIT_UNIT, "T005").success();
+    let (code, rows, report) = c.rows();
+    assert_eq!(code, 26, "{report:#}");
+    let strays: Vec<&str> = rows
+        .iter()
+        .filter(|(_, _, reason)| reason == "not_a_unit")
+        .map(|(task, _, _)| task.as_str())
+        .collect();
+    assert_eq!(strays, ["openspec", "specs/002-linked"], "{report:#}");
+    let evidenced = (format!("{SPECKIT_UNIT}/T005"), "evidenced".to_owned(), String::new());
+    assert!(rows.contains(&evidenced), "{report:#}");
+}
+
 /// `attest` of a task of `unit` fails saying `specs/<unit>` `is_what`, and writes nothing; the
 /// branch check has one row for it, `not_a_unit`, that says `row_says`.
 fn refused_unit(c: &Case, unit: &str, is_what: &str, row_says: &str) {

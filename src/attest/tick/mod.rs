@@ -327,7 +327,8 @@ fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(),
         }
     }
     let (mut tasks, mut paths) = (Vec::new(), Vec::new());
-    for unit in spec::list_units(&before)?.into_iter().filter(|u| changed.contains(&u.dir)) {
+    // A link or a submodule where another unit would be is no concern of this tick.
+    for unit in spec::readable_units(&before)?.into_iter().filter(|u| changed.contains(&u.dir)) {
         let still: HashSet<String> = spec::ticked_ids(&after, &unit.name)?.into_iter().collect();
         let lost: Vec<String> = spec::ticked_ids(&before, &unit.name)?
             .into_iter()
