@@ -43,19 +43,20 @@ const SHOWN_LINE: usize = 200;
 /// A UTF-8 byte order mark.
 const BOM: &str = "\u{feff}";
 
-/// Any line another tool could read as a task: optional blanks and `>`, a `-`, `*` or `+` bullet or
+/// Any line another tool or a person could read as a task: optional blanks, `>` and invisible
+/// characters ([`is_invisible`]), a `-`, `*` or `+` bullet or
 /// an ordered `1.` / `1)`, optional blanks, then a box holding at most one mark with optional
 /// blanks around it, not followed by `(` or `[` (that would be a link). As wide as the OpenSpec
 /// CLI's own reading, so that no box it counts escapes this one.
 static BOX_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[\s>]*(?:[-*+]|[0-9]{1,9}[.)])\s*(\[\s*([^\]\s]?)\s*\])(?:[^(\[]|$)")
+    Regex::new(r"^[\s>\x{FEFF}\x{200B}-\x{200D}\x{2060}]*(?:[-*+]|[0-9]{1,9}[.)])\s*(\[\s*([^\]\s]?\x{FE0F}?)\s*\])(?:[^(\[]|$)")
         .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
 });
 
 /// Inside a code block or an HTML block (where nothing is rendered as a list), a box behind a
 /// bullet anywhere on the line, after the start or a blank: `<!-- - [x] T006`, `  1. [x] T1`.
 static BOX_IN_BLOCK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:^|[\s>])(?:[-*+]|[0-9]{1,9}[.)])\s*(\[\s*([^\]\s]?)\s*\])(?:[^(\[]|$)")
+    Regex::new(r"(?:^|[\s>\x{FEFF}\x{200B}-\x{200D}\x{2060}])(?:[-*+]|[0-9]{1,9}[.)])\s*(\[\s*([^\]\s]?\x{FE0F}?)\s*\])(?:[^(\[]|$)")
         .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
 });
 
@@ -64,7 +65,7 @@ static BOX_IN_BLOCK: LazyLock<Regex> = LazyLock::new(|| {
 pub(crate) struct Unread {
     /// 0-based index of its line.
     pub(crate) line_index: usize,
-    /// Whether the box holds `x` or `X`.
+    /// Whether the box's mark reads as checked ([`reads_as_checked`]): `x`, `X` or a look-alike.
     pub(crate) checked: bool,
     /// The first word after the box (empty when none), to match it to an id a caller names.
     pub(crate) word: String,
@@ -372,7 +373,7 @@ fn box_in_line(
     };
     let shape = |caps: regex::Captures<'_>| {
         let (shape, mark) = (caps.get(1)?, caps.get(2)?);
-        Some((shape.start(), matches!(mark.as_str(), "x" | "X")))
+        Some((shape.start(), reads_as_checked(mark.as_str())))
     };
     if let Some((col, checked)) = BOX_LINE.captures(line).and_then(shape) {
         return Some((col, checked, block_at(start + col)));
@@ -384,6 +385,34 @@ fn box_in_line(
         .collect();
     let first = in_block.iter().find(|(_, checked, _)| *checked).or(in_block.first())?;
     Some((first.0, first.1, Some(first.2)))
+}
+
+/// Whether `c` is a character a person cannot see that the box rules let stand before a bullet:
+/// a byte order mark, a zero-width space, non-joiner or joiner, a word joiner.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{feff}' | '\u{200b}'..='\u{200d}' | '\u{2060}')
+}
+
+/// Whether a box's mark reads as checked to a person: `x` or `X`, a letter or sign that looks like
+/// one (Cyrillic `х`, fullwidth `ｘ`, `×`), or a check mark (`✓`, `✔`, `☑`, `☒`, `✅`, `🗸`, with
+/// or without an emoji selector). A ballot `✗` or `✘` is left out: lists use it for "not done".
+fn reads_as_checked(mark: &str) -> bool {
+    let mark = mark.strip_suffix('\u{fe0f}').unwrap_or(mark);
+    matches!(
+        mark,
+        "x" | "X"
+            | "\u{445}"
+            | "\u{425}"
+            | "\u{ff58}"
+            | "\u{ff38}"
+            | "\u{d7}"
+            | "\u{2713}"
+            | "\u{2714}"
+            | "\u{2611}"
+            | "\u{2612}"
+            | "\u{2705}"
+            | "\u{1f5f8}"
+    )
 }
 
 /// `text` with every lone `\r` (one not followed by `\n`) made a `\n`: the same line endings to
@@ -426,6 +455,12 @@ fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
     let before = line.get(..col).unwrap_or_default();
     let lead = before.trim_start_matches([' ', '\t']);
     let bullets = "speccoder reads `-` and `*` bullets only";
+    if let Some(c) = lead.chars().next().filter(|c| is_invisible(*c)) {
+        return format!(
+            "an invisible U+{:04X} stands before its bullet (a byte order mark or a zero-width character: a person sees a task, a Markdown reader does not); remove it",
+            u32::from(c)
+        );
+    }
     if lead.starts_with('>') {
         return "it is inside a block quote".to_owned();
     }
@@ -452,10 +487,14 @@ fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
     let from_box = line.get(col..).unwrap_or_default();
     let Some(after_box) = ["[ ]", "[x]", "[X]"].iter().find_map(|b| from_box.strip_prefix(b)) else {
         let end = from_box.find(']').map_or(from_box.len(), |e| e + 1);
-        return format!(
-            "its box `{}` is not `[ ]`, `[x]` or `[X]`",
-            shown(from_box.get(..end).unwrap_or_default(), 20)
-        );
+        let inside = from_box.get(..end).unwrap_or_default();
+        // A mark that looks like a space or an `x` is named by its code point.
+        let named = inside
+            .chars()
+            .find(|c| !c.is_ascii())
+            .map(|c| format!(" (it holds U+{:04X})", u32::from(c)))
+            .unwrap_or_default();
+        return format!("its box `{}` is not `[ ]`, `[x]` or `[X]`{named}", shown(inside, 20));
     };
     if let Some(space) = other_space(after_box) {
         return format!("the space after its box is {space}, not a space or a tab");
@@ -532,6 +571,34 @@ mod tests {
         assert_eq!(ids(&list), [(2, "T001", false), (3, "T002", true), (4, "T003", true)]);
         assert!(list.unread().is_empty(), "{:?}", list.unread());
         assert_eq!(list.line_count(), 5);
+    }
+
+    #[test]
+    fn a_check_mark_or_a_look_alike_of_x_reads_as_checked_and_a_ballot_x_or_a_dash_does_not() {
+        let marks =
+            ["✓", "✔", "✔\u{fe0f}", "☑", "☒", "✅", "🗸", "х", "Х", "ｘ", "×", "✗", "✘", "-", "~", "?"];
+        let text: String =
+            marks.iter().enumerate().map(|(i, m)| format!("- [{m}] T{:03} a\n", i + 1)).collect();
+        let list = read(&text);
+        assert!(ids(&list).is_empty(), "{:?}", ids(&list));
+        let checked: Vec<bool> = unread(&list).into_iter().map(|(_, checked)| checked).collect();
+        let expected: Vec<bool> = marks.iter().map(|m| !matches!(*m, "✗" | "✘" | "-" | "~" | "?")).collect();
+        assert_eq!(checked, expected);
+        assert!(reason_at(&list, 7).contains("(it holds U+0445)"), "{}", reason_at(&list, 7));
+    }
+
+    #[test]
+    fn an_invisible_character_before_a_bullet_hides_no_box_and_is_named() {
+        let list = read("- [ ] T001 a\n\u{feff}- [x] T002 b\n\u{200b}- [ ] T003 c\n- [\u{a0}] T004 d\n");
+        assert_eq!(ids(&list), [(0, "T001", false)]);
+        assert_eq!(unread(&list), [(1, true), (2, false), (3, false)]);
+        assert!(
+            reason_at(&list, 1).contains("an invisible U+FEFF stands before its bullet"),
+            "{}",
+            reason_at(&list, 1)
+        );
+        assert!(reason_at(&list, 2).contains("U+200B"), "{}", reason_at(&list, 2));
+        assert!(reason_at(&list, 3).contains("(it holds U+00A0)"), "{}", reason_at(&list, 3));
     }
 
     #[test]

@@ -392,11 +392,23 @@ fn search(
         if holds_task_list(&entries) && search.own != Some(list.as_str()) {
             push_list(tree, strays, &list, search.top, search.format, search.reason)?;
         }
+        for (name, _) in entries.iter().filter(|(name, kind)| is_task_list_in_other_case(name, *kind)) {
+            let reason = format!(
+                "its name is `{name}`, and Spec Kit, OpenSpec and speccoder read `{TASK_LIST_FILE}` only (a file system that ignores case takes the two for one file); rename it to `{TASK_LIST_FILE}`"
+            );
+            push_list(tree, strays, &join(&dir, name), search.top, search.format, &reason)?;
+        }
         strays.extend(tree.undecodable(&dir)?.iter().map(|name| undecodable(search.top, &join(&dir, name))));
         let dirs = entries.into_iter().filter(|(_, kind)| *kind == EntryKind::Dir);
         pending.extend(dirs.map(|(name, _)| join(&dir, &name)));
     }
     Ok(())
+}
+
+/// Whether the entry `name` of `kind` is a task list's name in other letter case (`Tasks.md`):
+/// no reader takes it for one, yet a person and a case-blind file system do.
+fn is_task_list_in_other_case(name: &str, kind: EntryKind) -> bool {
+    kind != EntryKind::Dir && name != TASK_LIST_FILE && name.eq_ignore_ascii_case(TASK_LIST_FILE)
 }
 
 /// The stray of an entry whose name is not UTF-8 (`path`, decoded with U+FFFD), inside the entry
@@ -537,6 +549,28 @@ mod tests {
             scan.strays[0].reason
         );
         assert!(scan.strays[1].reason.contains("also active at specs/tags"), "{}", scan.strays[1].reason);
+    }
+
+    #[test]
+    fn a_task_list_named_in_other_letter_case_is_a_stray_when_it_holds_ticks() {
+        let tree = MemTree::from_files([
+            ("specs/003-case/Tasks.md", "- [x] T001 done by hand\n- [ ] T002 open\n"),
+            ("specs/004-both/tasks.md", "- [ ] T001 a\n"),
+            ("specs/004-both/TASKS.md", "- [X] T001 a\n"),
+            ("specs/005-open/TASKS.MD", "- [ ] T001 a\n"),
+        ])
+        .unwrap();
+        let scan = scan_units(&tree).unwrap();
+        let strays: Vec<(&str, &str, &[usize])> =
+            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str(), s.checked.as_slice())).collect();
+        assert_eq!(
+            strays,
+            [
+                ("specs/003-case", "specs/003-case/Tasks.md", &[1][..]),
+                ("specs/004-both", "specs/004-both/TASKS.md", &[1][..]),
+            ]
+        );
+        assert!(scan.strays[0].reason.contains("its name is `Tasks.md`"), "{}", scan.strays[0].reason);
     }
 
     #[test]
