@@ -77,7 +77,7 @@ const ATTEST_KEYS: [&str; 4] = ["enabled", "signer", "sign_at", "sigstore"];
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AttestKeyProblem {
     /// `attest` is not a table.
-    #[error("`attest` must be a table")]
+    #[error("it must be a table (`[attest]` with its keys on the lines below), not a value")]
     NotATable,
     /// A key the published tool does not read.
     #[error("unknown key; the keys of [attest] are {}", ATTEST_KEYS.join(", "))]
@@ -107,7 +107,7 @@ pub enum ConfigError {
     #[error("at HEAD (the task commit's parent), {0}")]
     Policy(#[from] PolicyError),
     /// A key of `[attest]` is unknown or has a value it does not take.
-    #[error("`[attest] {key}` in {CONFIG_FILE}: {problem}")]
+    #[error("{} in {CONFIG_FILE}: {problem}", key_shown(.key))]
     Attest {
         /// The key (empty when `attest` itself is not a table).
         key: String,
@@ -119,6 +119,11 @@ pub enum ConfigError {
         "{CONFIG_FILE} at HEAD says `[attest] enabled = false`: this project records no attestations, and nothing was written"
     )]
     Disabled,
+}
+
+/// How [`ConfigError::Attest`] names its key: `[attest] <key>`, or `attest` itself.
+fn key_shown(key: &str) -> String {
+    if key.is_empty() { "`attest`".to_owned() } else { format!("`[attest] {key}`") }
 }
 
 impl ExitClass for ConfigError {
@@ -192,5 +197,24 @@ pub fn policy_at_head(repo: &Repo) -> Result<Option<toml::Table>, ConfigError> {
             Ok(read_policy(repo, commit)?.1)
         }
         crate::git::Head::Unborn(_) => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> Result<AttestConfig, ConfigError> {
+        attest_config(Some(&text.parse::<toml::Table>().expect("TOML")))
+    }
+
+    #[test]
+    fn an_attest_that_is_no_table_is_named_as_attest_and_a_bad_key_as_its_key() {
+        let err = config("attest = \"none\"\n").unwrap_err().to_string();
+        assert!(err.starts_with("`attest` in speccoder.toml: it must be a table"), "{err}");
+        let err = config("[attest]\nenabled = \"no\"\n").unwrap_err().to_string();
+        assert!(err.starts_with("`[attest] enabled` in speccoder.toml: must be true or false"), "{err}");
+        let later = config("[attest]\nsign_at = \"later\"\nenabled = false\n").unwrap();
+        assert!(later.sign_later && !later.enabled);
     }
 }

@@ -109,6 +109,13 @@ pub enum SpecError {
         offset: usize,
     },
 
+    /// A markdown file starts with a UTF-16 byte order mark.
+    #[error("`{path}` is UTF-16 (it starts with a UTF-16 byte order mark); re-save it as UTF-8")]
+    Utf16 {
+        /// The project-relative path of the file.
+        path: String,
+    },
+
     /// A markdown file holds a NUL byte: no text file does, and UTF-16 saved without a byte-order
     /// mark reads as ASCII with a NUL after each letter, which would hide every box in it.
     #[error(
@@ -358,6 +365,7 @@ impl crate::exit::ExitClass for SpecError {
             | SpecError::MissingFile { .. }
             | SpecError::NotUtf8 { .. }
             | SpecError::NulByte { .. }
+            | SpecError::Utf16 { .. }
             | SpecError::TaskNeedsSpec { .. }
             | SpecError::SymbolicLink { .. }
             | SpecError::Submodule { .. }

@@ -6,6 +6,9 @@ use super::tree::{EntryKind, SourceTree};
 /// Decodes `bytes` read from `path` as UTF-8 text, naming the first bad byte's offset on failure:
 /// one that is not UTF-8, or a NUL, which UTF-8 allows and no text file holds.
 pub(crate) fn decode(path: &str, bytes: Vec<u8>) -> Result<String, SpecError> {
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return Err(SpecError::Utf16 { path: path.to_owned() });
+    }
     if let Some(offset) = bytes.iter().position(|b| *b == 0) {
         return Err(SpecError::NulByte { path: path.to_owned(), offset });
     }
@@ -153,6 +156,10 @@ mod tests {
         assert!(matches!(err, SpecError::NulByte { offset: 1, .. }), "{err:?}");
         assert!(err.to_string().contains("UTF-16"), "{err}");
         assert!(matches!(decode("t.md", b"a\n\0".to_vec()), Err(SpecError::NulByte { offset: 2, .. })));
+        for bom in [[0xff, 0xfe], [0xfe, 0xff]] {
+            let err = decode("t.md", [&bom[..], "- [x] T001".as_bytes()].concat()).unwrap_err();
+            assert!(err.to_string().contains("is UTF-16 (it starts with a UTF-16 byte order mark)"), "{err}");
+        }
     }
 
     #[test]

@@ -378,7 +378,34 @@ fn unknown_unit(tree: &dyn SourceTree, unit: &str) -> Result<SpecError, SpecErro
     } else {
         format!("there is no `{speckit}/`, no `{openspec}/` and no archived change of that id")
     };
+    let looked = match look_alike(tree, unit) {
+        Some(dir) => format!(
+            "{looked}; `{}` has the same name in another Unicode form (composed or decomposed accents), which is another name to git: name the unit exactly as its directory is named",
+            shown(&dir, 200)
+        ),
+        None => looked,
+    };
     Ok(SpecError::UnknownUnit { unit: unit.to_owned(), looked })
+}
+
+/// A directory of `specs/` or `openspec/changes/` whose name is `unit` in another Unicode
+/// normalization form (NFC against NFD), which a person cannot tell from it (a hint only: a
+/// directory that cannot be listed gives none).
+fn look_alike(tree: &dyn SourceTree, unit: &str) -> Option<String> {
+    use unicode_normalization::UnicodeNormalization as _;
+    if unit.is_ascii() {
+        return None;
+    }
+    let wanted: String = unit.nfc().collect();
+    for parent in [SPECKIT_SPECS_DIR, OPENSPEC_CHANGES_DIR] {
+        let Ok(Some(entries)) = tree.entries(parent) else { continue };
+        if let Some((name, _)) =
+            entries.iter().find(|(name, _)| name != unit && name.nfc().eq(wanted.chars()))
+        {
+            return Some(format!("{parent}/{name}"));
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -554,6 +581,15 @@ mod tests {
         t.insert("openspec/changes/archive/2026-02-03-old/tasks.md", "").unwrap();
         assert!(matches!(locate_unit(&t, "old"), Err(SpecError::AmbiguousArchive { .. })));
         assert_eq!(list_units(&t).unwrap().iter().filter(|u| u.name == "old").count(), 1);
+    }
+
+    #[test]
+    fn a_unit_named_in_another_unicode_form_than_its_directory_is_unknown_and_the_directory_named() {
+        let t = MemTree::from_files([("specs/001-cafe\u{301}/tasks.md", "- [ ] T001 a\n")]).unwrap();
+        let err = locate_unit(&t, "001-caf\u{e9}").unwrap_err().to_string();
+        assert!(err.contains("`specs/001-cafe\u{301}` has the same name in another Unicode form"), "{err}");
+        let err = locate_unit(&t, "002-caf\u{e9}").unwrap_err().to_string();
+        assert!(!err.contains("Unicode form"), "{err}");
     }
 
     #[test]
