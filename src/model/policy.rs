@@ -257,8 +257,9 @@ pub fn policy_sha256(toml_text: Option<&str>) -> Result<String, PolicyError> {
     Ok(JudgeConfig::parse(toml_text)?.sha256())
 }
 
-/// TOML to JSON. Dates and times become their RFC 3339 text; a float that JSON cannot hold
-/// (NaN, infinity) becomes its TOML spelling as a string.
+/// TOML to JSON (docs/task-verification-v0.md names the forms, for a recomputation): dates and times
+/// become their RFC 3339 text; a float that JSON cannot hold becomes Rust's spelling of it as a
+/// string (`NaN`, `inf`, `-inf`).
 fn toml_to_json(v: &toml::Value) -> Value {
     match v {
         toml::Value::String(s) => Value::String(s.clone()),
@@ -345,6 +346,17 @@ mod tests {
         assert_eq!(serde_json::to_value(Recipe::VersionFree).unwrap(), json!({"recipe": "version_free"}));
         assert_eq!(shown_version("1.0\n\u{1b}[31m"), "1.0\\n\\u{1b}[31m");
         assert_eq!(shown_version(&"9".repeat(70)), format!("{}…", "9".repeat(64)));
+    }
+
+    #[test]
+    fn numbers_dates_and_odd_floats_take_the_json_forms_the_specification_names() {
+        let text = "[mutation]\nbig = 1e300\nsmall = 1.5e-7\nhalf = 0.5\nint = 7\nn = nan\nm = -inf\nsince = 1979-05-27T07:32:00Z\n";
+        let table = parse_table(text).unwrap();
+        let json = value_to_canonical(&toml_to_json(&toml::Value::Table(table)));
+        assert_eq!(
+            String::from_utf8(json).unwrap(),
+            r#"{"mutation":{"big":1e+300,"half":0.5,"int":7,"m":"-inf","n":"NaN","since":"1979-05-27T07:32:00Z","small":1.5e-7}}"#
+        );
     }
 
     #[test]
