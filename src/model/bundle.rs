@@ -88,17 +88,26 @@ impl std::fmt::Display for StatementName {
 /// [`Quoted`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MergeConflict {
-    /// The copies hold different statements: the task was attested twice, differently.
+    /// The copies hold different statements: the task was attested twice, differently, or a copy
+    /// lists a statement more often than the other.
     #[error(
-        "the two notes hold different statements (only here: {}; only there: {})",
-        list(.ours_only),
-        list(.theirs_only)
+        "the two notes hold different statements ({})",
+        differences(&[
+            ("only here", .ours_only),
+            ("only there", .theirs_only),
+            ("listed more often here", .ours_repeated),
+            ("listed more often there", .theirs_repeated),
+        ])
     )]
     Statements {
         /// Statements only in our copy.
         ours_only: Vec<StatementName>,
         /// Statements only in theirs.
         theirs_only: Vec<StatementName>,
+        /// Statements both copies hold, ours more often (one name per extra copy).
+        ours_repeated: Vec<StatementName>,
+        /// Statements both copies hold, theirs more often (one name per extra copy).
+        theirs_repeated: Vec<StatementName>,
     },
     /// Their copy no longer has the note ours has: a descendant of our notes removed it.
     #[error("their notes no longer hold this note (here: {})", list(.ours))]
@@ -148,6 +157,16 @@ pub enum MergeConflict {
     /// The joined note would be larger than a reader takes.
     #[error(transparent)]
     TooLarge(#[from] NoteTooLarge),
+}
+
+/// The non-empty `(what, names)` of a [`MergeConflict::Statements`], joined for a person.
+fn differences(parts: &[(&str, &Vec<StatementName>)]) -> String {
+    let shown: Vec<String> = parts
+        .iter()
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(what, names)| format!("{what}: {}", list(names)))
+        .collect();
+    shown.join("; ")
 }
 
 fn list(names: &[StatementName]) -> String {
@@ -228,18 +247,25 @@ pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<
     // The statements each copy holds and the other does not, as multisets: a statement listed
     // twice in one copy and once in the other is one only there.
     let mut unmatched: Vec<&Envelope> = theirs.iter().map(|(_, e)| e).collect();
-    let mut ours_only = Vec::new();
+    let (mut ours_only, mut ours_repeated) = (Vec::new(), Vec::new());
     for (_, e) in &ours {
         match unmatched.iter().position(|t| key(t) == key(e)) {
             Some(at) => {
                 unmatched.swap_remove(at);
             }
+            None if theirs.iter().any(|(_, t)| key(t) == key(e)) => ours_repeated.push(statement_name(e)),
             None => ours_only.push(statement_name(e)),
         }
     }
-    if !ours_only.is_empty() || !unmatched.is_empty() {
-        let theirs_only = unmatched.into_iter().map(statement_name).collect();
-        return Err(MergeConflict::Statements { ours_only, theirs_only });
+    if !ours_only.is_empty() || !ours_repeated.is_empty() || !unmatched.is_empty() {
+        let (repeated, only): (Vec<&Envelope>, Vec<&Envelope>) =
+            unmatched.into_iter().partition(|t| ours.iter().any(|(_, e)| key(e) == key(t)));
+        return Err(MergeConflict::Statements {
+            ours_only,
+            theirs_only: only.into_iter().map(statement_name).collect(),
+            ours_repeated,
+            theirs_repeated: repeated.into_iter().map(statement_name).collect(),
+        });
     }
     let mut lines = Vec::with_capacity(ours.len());
     for (raw, line) in ours {
@@ -417,7 +443,7 @@ mod merge_tests {
         let ours = bundle(&[envelope(1, &[]), envelope(2, &[])]);
         let theirs = bundle(&[envelope(1, &["a"]), envelope(3, &[])]);
         match merge(&ours, &theirs) {
-            Err(MergeConflict::Statements { ours_only, theirs_only }) => {
+            Err(MergeConflict::Statements { ours_only, theirs_only, .. }) => {
                 assert_eq!(ours_only.len(), 1);
                 assert_eq!(ours_only[0].predicate_type.to_string(), "https://example.com/p2");
                 assert_eq!(ours_only[0].sha256, sha256_hex(statement(2)));
@@ -428,13 +454,16 @@ mod merge_tests {
         let fewer = bundle(&[envelope(1, &[])]);
         assert!(matches!(merge(&ours, &fewer), Err(MergeConflict::Statements { .. })));
         let twice = bundle(&[envelope(1, &[]), envelope(2, &[]), envelope(2, &[])]);
-        match merge(&ours, &twice) {
-            Err(MergeConflict::Statements { ours_only, theirs_only }) => {
-                assert!(ours_only.is_empty());
-                assert_eq!(theirs_only[0].sha256, sha256_hex(statement(2)), "the repeated one");
-            }
-            other => panic!("{other:?}"),
-        }
+        let conflict = merge(&ours, &twice).unwrap_err();
+        let MergeConflict::Statements { ours_only, theirs_only, ours_repeated, theirs_repeated } = &conflict
+        else {
+            panic!("{conflict:?}")
+        };
+        assert!(ours_only.is_empty() && theirs_only.is_empty() && ours_repeated.is_empty());
+        assert_eq!(theirs_repeated[0].sha256, sha256_hex(statement(2)), "the repeated one");
+        let message = conflict.to_string();
+        assert!(message.contains("(listed more often there: https://example.com/p2 sha256:"), "{message}");
+        assert!(!message.contains("only"), "{message}");
     }
 
     #[test]
