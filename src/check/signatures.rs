@@ -38,23 +38,24 @@ pub enum LineSignature {
     Failed(Finding),
 }
 
-/// Checks every signature of `env` and keeps the best result: one trusted signature is enough.
-/// `commit_sha256` is the sha256 of the task commit object (`commit <len>\0...`), recomputed
-/// from the repository: a keyless bundle must be bound to it.
+/// Checks every signature of `env`: one trusted signature is enough, unless another signature
+/// by a key the trust accepts does not verify over the line, which fails it (`bad_signature`):
+/// the line or that signature was changed after it was signed. A signature by a key the trust
+/// does not accept, or of a kind it cannot check, beside a trusted one is not counted, for or
+/// against. `commit_sha256` is the sha256 of the task commit object (`commit <len>\0...`),
+/// recomputed from the repository: a keyless bundle must be bound to it.
 #[must_use]
 pub fn check(env: &Envelope, trust: &Trust, at: OffsetDateTime, commit_sha256: &str) -> LineSignature {
-    check_line(env, trust, at, commit_sha256, false).0
+    check_line(env, trust, at, commit_sha256).0
 }
 
-/// [`check`], and with `every` every signature of the line that verifies with a trusted key (the
-/// line's signer and those who approved it), in the line's order, each key once. Without
-/// `every`, checking stops at the first trusted signature, and the list holds at most it.
+/// [`check`], and every signature of the line that verifies with a trusted key (the line's
+/// signer and those who approved it), in the line's order, each key once.
 fn check_line(
     env: &Envelope,
     trust: &Trust,
     at: OffsetDateTime,
     commit_sha256: &str,
-    every: bool,
 ) -> (LineSignature, Vec<SignerInfo>) {
     let mut signers: Vec<SignerInfo> = Vec::new();
     let mut add = |info: &SignerInfo| {
@@ -84,43 +85,105 @@ fn check_line(
             sig.sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes())
                 || sshsig::looks_armored(&sig.sig)
         };
-        let pae = if every { env.pae() } else { Vec::new() };
-        for sig in env.signatures.iter().filter(armored).filter(|_| every) {
-            if let Ok(info) = check_one(&sig.sig, &pae, trust, at) {
-                add(&info);
-            }
+        let others = check_each(env.signatures.iter().filter(armored), &env.pae(), trust, at, &mut add);
+        match (verdict, others.tampered) {
+            (LineSignature::Trusted(good), Some(bad)) => LineSignature::Failed(beside(&good, bad)),
+            (verdict, _) => verdict,
         }
-        verdict
     } else if env.signatures.is_empty() {
         LineSignature::Unsigned
     } else {
-        let pae = env.pae();
-        let mut first: Option<SignerInfo> = None;
-        let mut worst: Option<Finding> = None;
-        for sig in &env.signatures {
-            match check_one(&sig.sig, &pae, trust, at) {
-                Ok(info) => {
-                    add(&info);
-                    first.get_or_insert(info);
-                    if !every {
-                        break;
-                    }
-                }
-                Err(f) => {
-                    if worst.as_ref().is_none_or(|w| f.outcome > w.outcome) {
-                        worst = Some(f);
-                    }
-                }
-            }
-        }
-        match first {
-            Some(info) => LineSignature::Trusted(info),
-            None => LineSignature::Failed(worst.unwrap_or_else(|| {
+        let each = check_each(env.signatures.iter(), &env.pae(), trust, at, &mut add);
+        match (each.first, each.tampered) {
+            (Some(good), Some(bad)) => LineSignature::Failed(beside(&good, bad)),
+            (Some(info), None) => LineSignature::Trusted(info),
+            (None, _) => LineSignature::Failed(each.worst.unwrap_or_else(|| {
                 Finding::new(CommitOutcome::BadSignature, "bad_signature", "no signature verified")
             })),
         }
     };
     (verdict, signers)
+}
+
+/// Every signature of a line, each checked.
+struct Each {
+    /// The first that verified with a trusted key.
+    first: Option<SignerInfo>,
+    /// The worst failure among the others.
+    worst: Option<Finding>,
+    /// The first that does not verify although its key is one the trust accepts: who it claims,
+    /// and why it failed.
+    tampered: Option<(SignerInfo, Finding)>,
+}
+
+/// Checks each of `sigs` over `pae`, handing every trusted signer to `add`.
+fn check_each<'s>(
+    sigs: impl Iterator<Item = &'s crate::model::dsse::Signature>,
+    pae: &[u8],
+    trust: &Trust,
+    at: OffsetDateTime,
+    add: &mut impl FnMut(&SignerInfo),
+) -> Each {
+    let mut each = Each { first: None, worst: None, tampered: None };
+    for sig in sigs {
+        match check_one(&sig.sig, pae, trust, at) {
+            Ok(info) => {
+                add(&info);
+                each.first.get_or_insert(info);
+            }
+            Err(f) => {
+                if each.tampered.is_none()
+                    && f.outcome == CommitOutcome::BadSignature
+                    && let Some(claimed) = trusted_claim(&sig.sig, trust, at)
+                {
+                    each.tampered = Some((claimed, f.clone()));
+                }
+                if each.worst.as_ref().is_none_or(|w| f.outcome > w.outcome) {
+                    each.worst = Some(f);
+                }
+            }
+        }
+    }
+    each
+}
+
+/// The key a signature that did not verify says it was made by, when the trust accepts that key:
+/// an SSH key the allowed-signers file trusts for `in-toto` at `at` and no revocation names, or
+/// an OpenPGP key of a trusted certificate. Read from the trust files in-process on both paths
+/// (`--via-tools` too), so that the two agree on it; whether the signature verifies is each
+/// path's own verdict.
+fn trusted_claim(sig: &[u8], trust: &Trust, at: OffsetDateTime) -> Option<SignerInfo> {
+    if sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes()) {
+        let issuers = openpgp::issuer_key_ids(sig).ok()?;
+        let (key, principals) = trust.openpgp.as_ref()?.holder_of(&issuers)?;
+        return Some(SignerInfo { kind: "openpgp", key, principals });
+    }
+    let ssh = trust.ssh.as_ref()?;
+    let (key, principals) = ssh_verify::trusted_claim(sig, NAMESPACE, &ssh.allowed, &ssh.revoked, at)?;
+    Some(SignerInfo { kind: "ssh", key, principals })
+}
+
+/// The finding of a line with a good signature by `good` and one by a trusted key that does not
+/// verify.
+fn beside(good: &SignerInfo, (bad, failure): (SignerInfo, Finding)) -> Finding {
+    Finding::new(
+        CommitOutcome::BadSignature,
+        "bad_signature",
+        format!(
+            "a signature by the {} key {} ({}), which your trust accepts, does not verify over this line, beside a good one by the {} key {}: the line or that signature was changed after it was signed ({}); a failing signature by a trusted key is never passed over: find who changed the note, and attest the task again",
+            bad.kind,
+            bad.key,
+            principals(&bad),
+            good.kind,
+            good.key,
+            failure.message
+        ),
+    )
+}
+
+/// A signer's principals for a message, or that the trust names none.
+fn principals(s: &SignerInfo) -> String {
+    if s.principals.is_empty() { "no principal named".to_owned() } else { s.principals.join(", ") }
 }
 
 /// The verdict on one line of a note, the note's other lines considered.
@@ -165,7 +228,7 @@ pub fn check_note_every(
         .iter()
         .enumerate()
         .map(|(i, l)| {
-            let (verdict, signers) = check_line(&l.envelope, trust, at, commit_sha256, every_of == Some(i));
+            let (verdict, signers) = check_line(&l.envelope, trust, at, commit_sha256);
             if every_of == Some(i) {
                 every_signer = signers;
             }

@@ -232,6 +232,57 @@ fn a_signature_over_other_bytes_is_a_bad_signature() {
     expect_code(&expect_tick(&report, "unverifiable", Some("bad_signature")), "bad_signature");
 }
 
+/// The `SHA256:` fingerprint of `key`, as `ssh-keygen -l` prints it.
+fn fingerprint(key: &Key) -> String {
+    let out =
+        Command::new("ssh-keygen").args(["-l", "-E", "sha256", "-f"]).arg(&key.public).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.split_whitespace().find(|w| w.starts_with("SHA256:")).unwrap().to_owned()
+}
+
+#[test]
+fn a_signature_by_a_trusted_key_that_does_not_verify_beside_a_good_one_fails_the_line() {
+    for kind in ["task-verification", "verification_summary"] {
+        let c = setup();
+        let mut lines = note_raw_lines(&c, "HEAD");
+        let i = index_of(&lines, kind);
+        let donor: Value = serde_json::from_slice(&lines[(i + 1) % lines.len()]).unwrap();
+        let mut env: Value = serde_json::from_slice(&lines[i]).unwrap();
+        // Ada's own signature, made over another line: her key, not over these bytes.
+        env["signatures"].as_array_mut().unwrap().push(donor["signatures"][0].clone());
+        lines[i] = serde_json::to_vec(&env).unwrap();
+        write_note(&c, "HEAD", &lines);
+        let (code, report) = verify(&c, &[]);
+        assert_eq!(code, 26, "{kind}: {report:#}");
+        expect_tick(&report, "unverifiable", Some("bad_signature"));
+        let finding = &report["ticks"][0]["findings"][0];
+        let message = finding["message"].as_str().unwrap();
+        assert_eq!(finding["code"], "bad_signature", "{kind}: {finding:#}");
+        assert_eq!(finding["line"], i + 1, "{kind}: {finding:#}");
+        assert!(message.contains(&fingerprint(&c.ada)) && message.contains(PRINCIPAL), "{kind}: {message}");
+    }
+}
+
+#[test]
+fn a_signature_by_an_untrusted_key_beside_a_good_one_is_not_counted() {
+    let c = setup();
+    let mut lines = note_raw_lines(&c, "HEAD");
+    let i = tv(&lines);
+    let mut env: Value = serde_json::from_slice(&lines[i]).unwrap();
+    // Eve's signature over this line (good, by a key nobody trusts) and over another (bad too).
+    let eves: Value = serde_json::from_slice(&signed_line(&c, &statement_of(&lines[i]), &c.eve)).unwrap();
+    let other = statement_of(&lines[(i + 1) % lines.len()]);
+    let eves_other: Value = serde_json::from_slice(&signed_line(&c, &other, &c.eve)).unwrap();
+    let sigs = env["signatures"].as_array_mut().unwrap();
+    sigs.push(eves["signatures"][0].clone());
+    sigs.push(eves_other["signatures"][0].clone());
+    lines[i] = serde_json::to_vec(&env).unwrap();
+    write_note(&c, "HEAD", &lines);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+}
+
 #[test]
 fn a_key_outside_its_valid_before_window_is_an_untrusted_signer() {
     let c = setup();

@@ -277,6 +277,18 @@ impl OpenPgpCerts {
         out
     }
 
+    /// The certificate holding a key (primary or subkey) whose key id is one of `key_ids`
+    /// (uppercase hex, as [`super::issuer_key_ids`] reads them from a signature): its primary key
+    /// fingerprint and user ids. Nothing is verified: it says whose key a signature claims.
+    #[must_use]
+    pub fn holder_of(&self, key_ids: &[String]) -> Option<(String, Vec<String>)> {
+        let cert = self.certs.iter().find(|c| {
+            c.keys().any(|k| key_ids.iter().any(|id| k.key().keyid().to_hex().eq_ignore_ascii_case(id)))
+        })?;
+        let uids = cert.userids().map(|u| String::from_utf8_lossy(u.userid().value()).into_owned());
+        Some((cert.fingerprint().to_hex(), uids.collect()))
+    }
+
     /// The certificates themselves.
     pub(crate) fn certs(&self) -> &[Cert] {
         &self.certs

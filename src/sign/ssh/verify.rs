@@ -110,6 +110,26 @@ pub fn verify(
     })
 }
 
+/// The fingerprint of the key `armored_sig` carries and the principals `allowed` trusts it as
+/// for `namespace` at `at`, when it trusts it and `revoked` does not revoke it. The signature
+/// itself is not verified: this tells a signature that does not verify by a key the caller trusts
+/// (the signed bytes or the signature were changed) from one by a key nobody vouched for.
+#[must_use]
+pub fn trusted_claim(
+    armored_sig: &[u8],
+    namespace: &str,
+    allowed: &AllowedSigners,
+    revoked: &RevokedKeys,
+    at: OffsetDateTime,
+) -> Option<(String, Vec<String>)> {
+    let sig = sshsig::parse_armored(armored_sig).ok()?;
+    let principals = trusted_principals(&sig.signer, allowed, namespace, at).ok()?;
+    if revocation(&sig.signer, revoked).is_some() {
+        return None;
+    }
+    Some((fingerprint(sig.signer.signing_key()), principals))
+}
+
 /// The cryptographic part: namespace, hash, key type, and the signature over `message`.
 pub(crate) fn check_signature(
     sig: &SshSignature,
