@@ -45,8 +45,16 @@ pub struct PolicyError(pub String);
 /// several times its text in memory, so a checked branch may not make it as large as it likes.
 pub const CONFIG_MAX_BYTES: usize = 1 << 20;
 
+/// What a `speccoder.toml` may hold, counted before it is parsed ([`super::toml_bound`]): a
+/// checked branch writes the file the verifier parses at every task commit's parent, and a
+/// megabyte of `{}` or dotted keys would take a hundred times that. The published tool's
+/// configuration is a few tables of a few keys each, its lists a few entries (commands, globs,
+/// test names): thousands of tables or a hundred thousand values is no project's.
+pub const CONFIG_LIMITS: super::toml_bound::Limits =
+    super::toml_bound::Limits { tables: 10_000, dots: 5_000, values: 100_000 };
+
 /// `speccoder.toml`'s `text` as a TOML table, refused unparsed when it is over
-/// [`CONFIG_MAX_BYTES`].
+/// [`CONFIG_MAX_BYTES`] or holds more than [`CONFIG_LIMITS`].
 ///
 /// # Errors
 /// Too large, or not TOML.
@@ -54,6 +62,12 @@ pub fn parse_table(text: &str) -> Result<toml::Table, PolicyError> {
     if text.len() > CONFIG_MAX_BYTES {
         return Err(too_large(text.len() as u64));
     }
+    super::toml_bound::check(text, CONFIG_LIMITS).map_err(|e| {
+        let (line, column) = line_column(text, e.offset);
+        PolicyError(format!(
+            "it holds {e} at line {line}, column {column}, more than any project's configuration"
+        ))
+    })?;
     text.parse().map_err(|e: toml::de::Error| PolicyError(not_toml(text, &e)))
 }
 
@@ -277,6 +291,16 @@ fn toml_to_json(v: &toml::Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_configuration_of_a_hundred_thousand_tables_is_refused_before_it_is_parsed() {
+        let e = parse_table(&"[[x]]\n".repeat(100_000)).unwrap_err();
+        assert!(e.0.contains("more than 10000 tables and arrays") && e.0.contains("line 5001"), "{e}");
+        let e = parse_table(&"a.b = 1\n".repeat(100_000)).unwrap_err();
+        assert!(e.0.contains("dotted keys"), "{e}");
+        let real = "[tests]\ncommand = \"cargo test\"\ntimeout = 1.5\n[attest]\nsigner = \"git\"\n[model]\nprovider = \"p\"\n";
+        assert!(parse_table(real).is_ok());
+    }
 
     #[test]
     fn comments_formatting_order_and_unrelated_keys_do_not_change_the_hash() {

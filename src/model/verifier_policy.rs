@@ -48,8 +48,24 @@ pub const MAX_BYTES: u64 = 1 << 20;
 /// The most rules one policy holds: each tick is matched against them in order.
 pub const MAX_RULES: usize = 1000;
 
-/// The most unit globs, signers or approvers one rule lists.
+/// The most entries one list of a rule holds (unit globs, signers, approvers, verdicts, phases,
+/// monitor states, sandbox modes).
 pub const MAX_LIST: usize = 1000;
+
+/// What a policy's text may hold, counted before it is parsed ([`super::toml_bound`]), so that a
+/// hostile file is refused before its document is built. Loose enough for every policy these caps
+/// accept, since the count is of the parser's own tokens (never of a string's or a comment's
+/// text): a rule opens at most 10 tables and arrays (`[[rule]]` two, `[rule.approvals]` or
+/// `approvals = {` one, seven lists) and writes at most 5 dots (`rule.approvals`,
+/// `approvals.count`, `approvals.by`, two floats); the top level adds at most two of each
+/// (`[baseline]` or `baseline.commit` and `baseline.reason`, `rule = [`). Every `=` or `,` of a
+/// policy that reads comes with at least three more bytes of its own (`"a",`, `by=[`), so a file
+/// of [`MAX_BYTES`] holds at most a quarter as many values.
+pub const TEXT_LIMITS: super::toml_bound::Limits = super::toml_bound::Limits {
+    tables: 10 * MAX_RULES + 2,
+    dots: 5 * MAX_RULES + 2,
+    values: (MAX_BYTES / 4) as usize,
+};
 
 /// The principal that stands for any principal the verifier's trust accepts.
 pub const ANY: &str = "*";
@@ -406,8 +422,9 @@ impl VerifierPolicy {
     /// [`PolicyParseError`], at the line and column of what is wrong: a file over
     /// [`MAX_BYTES`] or not UTF-8 (at 1:1 and the first invalid byte), TOML that does not
     /// parse, an unknown key, a value of the wrong type or out of range, a malformed glob, a
-    /// version other than 1, a rule without units, two rules of one name, or more than
-    /// [`MAX_RULES`] rules.
+    /// version other than 1, a rule without units, two rules of one name, more than
+    /// [`MAX_RULES`] rules, a list of more than [`MAX_LIST`] entries, or (before anything is
+    /// parsed) more structure than [`TEXT_LIMITS`] allows.
     pub fn parse(bytes: &[u8], file: &str) -> Result<VerifierPolicy, PolicyParseError> {
         let at = |text: &str, offset: usize, message: String| {
             let (line, column) = line_column(text, offset);
@@ -420,6 +437,9 @@ impl VerifierPolicy {
         let text = std::str::from_utf8(bytes).map_err(|e| {
             let valid = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default();
             at(valid, valid.len(), "the policy is not UTF-8 text".to_owned())
+        })?;
+        super::toml_bound::check(text, TEXT_LIMITS).map_err(|e| {
+            at(text, e.offset, format!("{e}; a policy of at most {MAX_RULES} rules holds far fewer"))
         })?;
         let policy: VerifierPolicy = toml::from_str(text).map_err(|e| {
             let offset = e.span().map_or(0, |s| s.start);
@@ -452,6 +472,10 @@ impl VerifierPolicy {
                 r.units.len(),
                 r.signers.as_ref().map_or(0, Vec::len),
                 r.approvals.as_ref().and_then(|a| a.by.as_ref()).map_or(0, Vec::len),
+                r.verdicts.as_ref().map_or(0, Vec::len),
+                r.phases.as_ref().map_or(0, Vec::len),
+                r.monitor.as_ref().map_or(0, Vec::len),
+                r.sandbox.as_ref().map_or(0, Vec::len),
             ];
             if lists.iter().any(|n| *n > MAX_LIST) {
                 return Err(at(text, start, format!("rule `{}` lists more than {MAX_LIST} entries", r.name)));
@@ -618,6 +642,62 @@ signers = ["*"]
         assert_eq!((e.line, e.column), (2, 6), "{e}");
         let big = vec![b'#'; usize::try_from(MAX_BYTES).unwrap() + 1];
         assert!(VerifierPolicy::parse(&big, "p").unwrap_err().message.contains("more than"));
+    }
+
+    #[test]
+    fn a_policy_of_many_tiny_rules_is_refused_before_it_is_parsed_at_the_line_past_the_bound() {
+        let text = format!("version = 1\n{}", "[[rule]]\n".repeat(100_000));
+        let e = error(&text);
+        assert_eq!(e.line, 2 + (TEXT_LIMITS.tables / 2), "{e}");
+        assert!(e.message.starts_with(&format!("more than {} tables and arrays", TEXT_LIMITS.tables)), "{e}");
+        let dotted: String = (0..10_000).map(|i| format!("k{i}.a = 1\n")).collect();
+        assert!(error(&format!("version = 1\n{dotted}")).message.contains("dotted keys"));
+        let values = format!("version = 1\nx = [{}]\n", "1,".repeat(300_000));
+        assert!(error(&values).message.contains(&format!("more than {} values", TEXT_LIMITS.values)));
+    }
+
+    /// A rule in the form that opens the most tables, arrays and dots, its strings and comment
+    /// full of what would open more if they were counted; `dotted`: approvals as dotted keys.
+    fn heaviest_rule(i: usize, dotted: bool) -> String {
+        let approvals = if dotted {
+            "approvals.count = 1\napprovals.by = [\"b\"]\n"
+        } else {
+            "[rule.approvals]\ncount = 1\nby = [\"b\"]\n"
+        };
+        format!(
+            "[[rule]] # [[{{{{..==,,\nname = \"r{i} [[{{.=,\"\nunits = ['*[a-z]{{x,y}}.*']\nsigners = [\"a\"]\n\
+             verdicts = [\"verified\"]\nphases = [\"green\"]\nmonitor = [\"clean\"]\nsandbox = [\"vm\"]\n\
+             min_mutation_score = 0.5\nmin_strength = 0.5\n{approvals}"
+        )
+    }
+
+    #[test]
+    fn no_policy_within_the_caps_is_refused_by_the_bound_counted_before_parsing() {
+        let mut text = "version = 1\n[baseline] # {{[[..\ncommit = \"0123456789abcdef0123456789abcdef01234567\"\nreason = \"r\"\n".to_owned();
+        for i in 0..MAX_RULES {
+            text.push_str(&heaviest_rule(i, i % 2 == 0));
+        }
+        let p = VerifierPolicy::parse(text.as_bytes(), "p").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.rules().count(), MAX_RULES);
+        let list = |item: &str| format!("[{}]", vec![item; MAX_LIST].join(","));
+        let long = format!(
+            "version = 1\n[[rule]]\nname = \"r\"\nunits = {}\nsigners = {}\nverdicts = {}\nphases = {}\nmonitor = {}\nsandbox = {}\napprovals = {{ count = 1, by = {} }}\n",
+            list("\"*\""),
+            list("\"a\""),
+            list("\"verified\""),
+            list("\"green\""),
+            list("\"clean\""),
+            list("\"vm\""),
+            list("\"b\"")
+        );
+        VerifierPolicy::parse(long.as_bytes(), "p").unwrap_or_else(|e| panic!("{e}"));
+        let e = error(&long.replacen("units = [", "units = [\"x\",", 1));
+        assert!(e.message.contains(&format!("more than {MAX_LIST} entries")), "{e}");
+        let e = error(&long.replacen("sandbox = [", "sandbox = [\"x\",", 1));
+        assert!(
+            e.message.contains(&format!("more than {MAX_LIST} entries")),
+            "{e}: every list is held to it"
+        );
     }
 
     #[test]
