@@ -747,3 +747,46 @@ fn two_approvals_written_at_once_are_both_kept() {
     }
     s.p.git(&["fsck", "--strict"]);
 }
+
+#[test]
+fn a_renamed_unit_does_not_move_its_ticks_to_the_looser_rule_of_its_new_name() {
+    let s = Signed::new();
+    let target = task("T005");
+    s.attest(&target, Evidence::Verified, None, |_| {});
+    let text = "version = 1\n\
+        [[rule]]\nname = \"strict\"\nunits = [\"001-*\"]\napprovals = { count = 1 }\n\
+        [[rule]]\nname = \"loose\"\nunits = [\"x-*\"]\n";
+    let policy = s.policy("rename.toml", text);
+    let (code, report) = s.verify(&policy);
+    assert_eq!(code, Some(26), "{report:#}");
+    assert_eq!(row(&report, &target)["reason"], "policy_approval", "{report:#}");
+    s.p.git(&["checkout", "-q", "-b", "feature"]);
+    s.p.git(&["mv", &format!("specs/{SPECKIT_UNIT}"), "specs/x-bookmark-tags"]);
+    s.p.git(&["commit", "-q", "-m", "Rename the unit"]);
+    let allowed = s.allowed.to_str().unwrap();
+    let policy = policy.to_str().unwrap();
+    // The branch: the tick under its new name is one no task commit names, whatever rule matches
+    // it, and the base's tick taken back with the old name is named.
+    let args = ["attest", "verify", "--branch", "--base", "main", "--json", "--allowed-signers", allowed];
+    let out = s.p.speccoder(&[&args[..], &["--policy", policy]].concat()).failure(26);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let renamed = row(&report, "x-bookmark-tags/T005");
+    assert_eq!(
+        (renamed["outcome"].as_str(), renamed["reason"].as_str()),
+        (Some("unverifiable"), Some("ticked_without_evidence")),
+        "{report:#}"
+    );
+    assert!(report["warnings"].to_string().contains("the unit was removed or renamed"), "{report:#}");
+    // The task commit: its evidence names the old unit, which the head no longer has, and the rule
+    // of the old name judges it.
+    let out =
+        s.p.speccoder(&["attest", "verify", "--json", "--allowed-signers", allowed, "--policy", policy]);
+    let report: Value = serde_json::from_str(&out.failure(26).stdout).unwrap();
+    let old = row(&report, &target);
+    assert_eq!(
+        (old["reason"].as_str(), old["rule"].as_str()),
+        (Some("mismatch"), Some("strict")),
+        "{report:#}"
+    );
+    assert_eq!(old["findings"][0]["code"], "task_gone_at_head", "{report:#}");
+}
