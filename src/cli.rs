@@ -153,7 +153,10 @@ pub enum HooksSub {
     /// work tree when relative, else `.git/hooks`). After `git commit --amend` and `git rebase`,
     /// git runs it with the rewritten commits; it runs `speccoder attest carry --rewritten`, which
     /// re-issues the evidence of each rewritten task commit for its new commit when the change is
-    /// the same. The hook is marked as speccoder's: installing again replaces it, and a hook that
+    /// the same. It runs this `speccoder` by its full path, else the one on PATH; in a hooks
+    /// directory inside the work tree (shared through the repository) only the one on PATH, so
+    /// that the file names no one's own path. The hook is marked as speccoder's by its second
+    /// line: installing again replaces it (and makes it executable again), and a hook that
     /// speccoder did not write is never overwritten (add the line `speccoder attest carry
     /// --rewritten` to it yourself).
     ///

@@ -29,7 +29,8 @@ pub struct HookReport {
     pub path: String,
     /// `installed`, `updated` (speccoder's earlier hook replaced) or `unchanged`.
     pub action: &'static str,
-    /// The `speccoder` program the hook runs.
+    /// The `speccoder` program the hook runs: a path, or the one on PATH (a hooks directory in the
+    /// work tree, shared through the repository, names no one's own path).
     pub program: String,
 }
 
@@ -94,10 +95,23 @@ pub fn shell_quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
-/// The hook's text, running `program`.
+/// The hook's text, running `program`, or the `speccoder` on PATH when the hook runs (`None`).
 #[must_use]
-pub fn hook_text(program: &Path) -> String {
-    let quoted = shell_quoted(&program.to_string_lossy());
+pub fn hook_text(program: Option<&Path>) -> String {
+    let find = match program {
+        Some(program) => {
+            let quoted = shell_quoted(&program.to_string_lossy());
+            format!(
+                "speccoder={quoted}\n\
+                 [ -x \"$speccoder\" ] || speccoder=$(command -v speccoder) || {{\n\
+                 \x20   echo \"speccoder post-rewrite hook: speccoder is neither at \"{quoted}\" nor on PATH, {NOT_CARRIED}\" >&2\n"
+            )
+        }
+        None => format!(
+            "speccoder=$(command -v speccoder) || {{\n\
+             \x20   echo \"speccoder post-rewrite hook: speccoder is not on PATH, {NOT_CARRIED}\" >&2\n"
+        ),
+    };
     format!(
         "#!/bin/sh\n\
          {MARKER}\n\
@@ -105,21 +119,22 @@ pub fn hook_text(program: &Path) -> String {
          # After `git commit --amend` and `git rebase`, git gives this hook the rewritten commits on stdin;\n\
          # `speccoder attest carry --rewritten` re-issues the evidence of each rewritten task commit for its new\n\
          # commit when the change is the same, and says so when it is not.\n\
-         speccoder={quoted}\n\
-         [ -x \"$speccoder\" ] || speccoder=$(command -v speccoder) || {{\n\
-         \x20   echo \"speccoder post-rewrite hook: speccoder is neither at \"{quoted}\" nor on PATH, so the evidence of the rewritten task commits was not carried: install speccoder, run \\`speccoder attest carry\\` here, and \\`speccoder hooks install\\` again\" >&2\n\
+         {find}\
          \x20   exit 1\n\
          }}\n\
          exec \"$speccoder\" attest carry --rewritten\n"
     )
 }
 
+/// What the hook says, and what to do, when it finds no speccoder to run.
+const NOT_CARRIED: &str = "so the evidence of the rewritten task commits was not carried: install speccoder, run \\`speccoder attest carry\\` here, and \\`speccoder hooks install\\` again";
+
 /// Installs the `post-rewrite` hook running `program` (see the module documentation).
 ///
 /// # Errors
 /// A hook speccoder did not write is there ([`HookError::Foreign`]), or the directory cannot
 /// take the hook.
-pub fn install(repo: &Repo, program: &Path) -> Result<HookReport, HookError> {
+pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookError> {
     let dir = hooks_dir(repo)?;
     let dir_error = |reason: String| HookError::Directory { path: dir.clone(), reason };
     match std::fs::metadata(&dir) {
@@ -130,6 +145,7 @@ pub fn install(repo: &Repo, program: &Path) -> Result<HookReport, HookError> {
         }
         Err(e) => return Err(dir_error(e.to_string())),
     }
+    let program = program.filter(|_| !shared_through_the_repository(repo, &dir));
     let path = dir.join(HOOK);
     let text = hook_text(program);
     let existing = match input::read_regular(&path, 1024 * 1024) {
@@ -141,9 +157,13 @@ pub fn install(repo: &Repo, program: &Path) -> Result<HookReport, HookError> {
         // A link, a directory, a FIFO or a huge file under that name is nobody's hook of ours.
         Err(_) => return Err(HookError::Foreign(path)),
     };
+    // Only the second line marks a hook as ours: a hook of a person's own that holds our lines
+    // further down is theirs, and never replaced.
+    let ours = |bytes: &[u8]| String::from_utf8_lossy(bytes).lines().nth(1) == Some(MARKER);
     let action = match &existing {
-        Some(bytes) if *bytes == text.as_bytes() => "unchanged",
-        Some(bytes) if String::from_utf8_lossy(bytes).lines().any(|l| l == MARKER) => "updated",
+        // A hook git would skip (not executable) is put back as one it runs.
+        Some(bytes) if *bytes == text.as_bytes() && is_executable(&path) => "unchanged",
+        Some(bytes) if ours(bytes) => "updated",
         Some(_) => return Err(HookError::Foreign(path)),
         None => "installed",
     };
@@ -164,7 +184,22 @@ pub fn install(repo: &Repo, program: &Path) -> Result<HookReport, HookError> {
             _ => dir_error(format!("cannot put {HOOK} in place: {}", e.error)),
         })?;
     }
-    Ok(HookReport { path: path.display().to_string(), action, program: program.display().to_string() })
+    let program = program.map_or_else(
+        || "speccoder (the one on PATH when the hook runs)".to_owned(),
+        |p| p.display().to_string(),
+    );
+    Ok(HookReport { path: path.display().to_string(), action, program })
+}
+
+/// Whether the hooks directory `dir` is in the work tree (outside the git directory), where the
+/// repository may share it: then the hook names no one's own path (each person's install would
+/// change it), only the speccoder on PATH. Where each is, is told by its real path (`..`, links).
+fn shared_through_the_repository(repo: &Repo, dir: &Path) -> bool {
+    let real = |p: &Path| std::fs::canonicalize(p).ok();
+    let Some((work_tree, dir)) = repo.workdir().and_then(real).zip(real(dir)) else { return false };
+    let in_git_dir =
+        [repo.git_dir(), repo.common_dir()].into_iter().filter_map(real).any(|g| dir.starts_with(g));
+    dir.starts_with(work_tree) && !in_git_dir
 }
 
 #[cfg(unix)]
@@ -178,16 +213,69 @@ fn set_executable(_file: &std::fs::File) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether git would run the hook at `path`: someone may execute it.
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(_path: &Path) -> bool {
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_hook_quotes_its_program_for_the_shell() {
-        let text = hook_text(Path::new("/opt/it's here/speccoder"));
+        let text = hook_text(Some(Path::new("/opt/it's here/speccoder")));
         assert!(text.contains("speccoder='/opt/it'\\''s here/speccoder'\n"), "{text}");
         assert_eq!(text.lines().nth(1), Some(MARKER));
         assert!(text.ends_with("exec \"$speccoder\" attest carry --rewritten\n"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_person_s_hook_holding_our_lines_below_its_second_stays_and_ours_made_unrunnable_is_put_back() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let fx = crate::git::test_support::Fixture::new();
+        let repo = fx.repo();
+        let program = Some(Path::new("/usr/local/bin/speccoder"));
+        let hook = fx.path().join(".git/hooks").join(HOOK);
+        std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+        let mine = format!("#!/bin/sh\ninput=$(cat)\necho \"$input\" | my-tool\n{}", hook_text(program));
+        std::fs::write(&hook, &mine).unwrap();
+        assert!(matches!(install(&repo, program), Err(HookError::Foreign(_))));
+        assert_eq!(std::fs::read_to_string(&hook).unwrap(), mine);
+
+        std::fs::remove_file(&hook).unwrap();
+        let installed = install(&repo, program).unwrap();
+        assert_eq!((installed.action, installed.program.as_str()), ("installed", "/usr/local/bin/speccoder"));
+        assert_eq!(install(&repo, program).unwrap().action, "unchanged");
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(install(&repo, program).unwrap().action, "updated");
+        assert_eq!(std::fs::metadata(&hook).unwrap().permissions().mode() & 0o777, 0o755);
+    }
+
+    #[test]
+    fn a_hooks_directory_in_the_work_tree_gets_a_hook_naming_no_one_s_path() {
+        let fx = crate::git::test_support::Fixture::new();
+        fx.git(&["config", "core.hooksPath", ".githooks"]);
+        let repo = fx.repo();
+        let ada = install(&repo, Some(Path::new("/home/ada/bin/speccoder"))).unwrap();
+        assert_eq!(ada.action, "installed");
+        assert!(ada.program.contains("on PATH"), "{}", ada.program);
+        let text = std::fs::read_to_string(fx.path().join(".githooks").join(HOOK)).unwrap();
+        assert_eq!(text, hook_text(None));
+        assert!(
+            !text.contains("/home/ada") && text.contains("speccoder=$(command -v speccoder) ||"),
+            "{text}"
+        );
+        let bob = install(&repo, Some(Path::new("/opt/bob/speccoder"))).unwrap();
+        assert_eq!(bob.action, "unchanged");
     }
 
     /// A hook whose binary is gone, with none on PATH, says that nothing was carried and what to
@@ -197,7 +285,7 @@ mod tests {
     fn the_hook_says_so_when_speccoder_is_gone() {
         let dir = tempfile::tempdir().unwrap();
         let hook = dir.path().join("post-rewrite");
-        std::fs::write(&hook, hook_text(&dir.path().join("gone/speccoder"))).unwrap();
+        std::fs::write(&hook, hook_text(Some(&dir.path().join("gone/speccoder")))).unwrap();
         let out = std::process::Command::new("/bin/sh").arg(&hook).env("PATH", dir.path()).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{stderr}");

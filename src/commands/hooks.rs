@@ -10,10 +10,8 @@ pub fn run(sub: &HooksSub) -> u8 {
         HooksSub::Install(args) => {
             let result = Repo::discover(".").map_err(HookError::from).and_then(|repo| {
                 // The hook runs this very program; a copy on PATH when it has moved since.
-                let program = std::env::current_exe()
-                    .and_then(std::fs::canonicalize)
-                    .unwrap_or_else(|_| "speccoder".into());
-                hooks::install(&repo, &program)
+                let program = std::env::current_exe().and_then(std::fs::canonicalize).ok();
+                hooks::install(&repo, program.as_deref())
             });
             super::output::finish("hooks install", args.json, result, |_| speccoder_attest::exit::OK)
         }

@@ -504,13 +504,15 @@ fn a_cherry_pick_is_carried_with_from_and_to() {
 fn hooks_install_carries_after_a_plain_rebase_and_an_amend() {
     let team = Team::new();
     let bob = team.writer("bob", &team.bob);
-    // The hook goes where core.hooksPath says, relative to the work tree.
-    bob.git(&["config", "core.hooksPath", "tools/hooks"]);
+    // The hook goes where core.hooksPath says, relative to the work tree (here outside it: one
+    // inside, which the repository may share, runs the speccoder on PATH, which the tests' is not).
+    bob.git(&["config", "core.hooksPath", "../bob-hooks"]);
     let installed = bob.speccoder(&["hooks", "install", "--json"]).success();
     let installed: Value = serde_json::from_str(&installed.stdout).unwrap();
-    let hook = bob.dir.join("tools/hooks/post-rewrite");
+    let hook = bob.dir.join("../bob-hooks/post-rewrite");
     assert_eq!(installed["action"], "installed");
     assert_eq!(Path::new(installed["path"].as_str().unwrap()), hook);
+    assert!(!installed["program"].as_str().unwrap().contains("on PATH"), "{installed}");
     let again = bob.speccoder(&["hooks", "install"]).success();
     assert!(again.stdout.contains("unchanged"), "{again}");
 
