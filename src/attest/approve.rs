@@ -213,7 +213,7 @@ struct Covering {
 /// approver ([`ApproveError::Disagrees`], [`ApproveError::Unapprovable`]: 26), a line already
 /// carrying [`MAX_SIGNATURES`] (14), or a note that cannot be written.
 pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, ApproveError> {
-    let commit = repo.rev_parse(&req.rev)?;
+    let commit = repo.rev_parse_peeled(&req.rev)?;
     let info = repo.commit(commit)?;
     let (target, verdict) = task_trailers(&info.message);
     let Some(target) = target else {

@@ -87,7 +87,7 @@ impl ExitClass for SignLaterError {
 /// refuse ([`SignLaterError::Disagrees`], nothing signed), no signer, or the note cannot be
 /// written.
 pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Report, SignLaterError> {
-    let commit = repo.rev_parse(rev)?;
+    let commit = repo.rev_parse_peeled(rev)?;
     let info = repo.commit(commit)?;
     let (target, verdict) = task_trailers(&info.message);
     // The tree under review is the commit's own: the rules judge REV alone.

@@ -339,7 +339,7 @@ pub fn read_rev_file(
     use gix::objs::tree::EntryKind;
     let (rev, file) =
         split_rev_path(spec).ok_or_else(|| TrustError::RevSpec { spec: spec.to_owned(), file: flag })?;
-    let commit = repo.rev_parse(rev)?;
+    let commit = repo.rev_parse_peeled(rev)?;
     if in_range(commit) {
         return Err(TrustError::RevInRange { spec: spec.to_owned(), rev: commit.to_string(), file: flag });
     }

@@ -295,6 +295,17 @@ impl Repo {
             .map_err(|source| GitError::UnknownRevision { spec: spec.to_owned(), source })
     }
 
+    /// [`Self::rev_parse`] with an annotated tag peeled to the object it tags (as git's
+    /// `<rev>^{}`), for a revision that names a commit: a release tag names its commit. Any other
+    /// object is returned as it is, for the caller to refuse as what it is.
+    pub fn rev_parse_peeled(&self, spec: &str) -> Result<ObjectId, GitError> {
+        let id = self.rev_parse(spec)?;
+        match self.inner.find_header(id) {
+            Ok(header) if header.kind() == gix::object::Kind::Tag => self.rev_parse(&format!("{id}^{{}}")),
+            _ => Ok(id),
+        }
+    }
+
     /// Refuses a revision whose leading reference name (before any `:`, `^`, `~` or `@{`) is short
     /// and names more than one reference by git's lookup rules (`refs/<n>`, `refs/tags/<n>`,
     /// `refs/heads/<n>`, `refs/remotes/<n>`, `refs/remotes/<n>/HEAD`). git only warns and takes the
@@ -447,6 +458,21 @@ mod tests {
     use super::Repo;
     use crate::git::cache::SIZES_KEPT;
     use crate::git::test_support::Fixture;
+
+    #[test]
+    fn an_annotated_tag_is_peeled_to_its_commit_and_a_tree_is_left_as_it_is() {
+        let fx = Fixture::new();
+        let commit = fx.commit_file("a.txt", "a\n", "one");
+        fx.git(&["tag", "-a", "v1", "-m", "release"]);
+        fx.git(&["tag", "-a", "v1-again", "-m", "a tag of a tag", "v1"]);
+        let repo = fx.repo();
+        assert_ne!(repo.rev_parse("v1").unwrap(), commit);
+        for tag in ["v1", "v1-again", "HEAD"] {
+            assert_eq!(repo.rev_parse_peeled(tag).unwrap(), commit, "{tag}");
+        }
+        let tree = fx.rev("HEAD^{tree}");
+        assert_eq!(repo.rev_parse_peeled(&tree.to_string()).unwrap(), tree);
+    }
 
     #[test]
     fn an_object_size_is_its_header_s_and_the_sizes_kept_stay_bounded() {

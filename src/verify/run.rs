@@ -162,11 +162,11 @@ impl Checked {
             None => Checked::Range { head, base: None },
             Some(spec) => match spec.split_once("..") {
                 Some((a, b)) => {
-                    let b = if b.is_empty() { head } else { repo.rev_parse(b)? };
-                    let a = repo.rev_parse(if a.is_empty() { "HEAD" } else { a })?;
+                    let b = if b.is_empty() { head } else { repo.rev_parse_peeled(b)? };
+                    let a = repo.rev_parse_peeled(if a.is_empty() { "HEAD" } else { a })?;
                     Checked::Range { head: b, base: Some(a) }
                 }
-                None => Checked::One(repo.rev_parse(spec)?),
+                None => Checked::One(repo.rev_parse_peeled(spec)?),
             },
         })
     }
@@ -178,13 +178,13 @@ impl Checked {
     /// An unborn HEAD, or a revision that does not resolve.
     pub fn of_branch(repo: &Repo, opts: &BranchOptions) -> Result<Checked, VerifyError> {
         let head = match &opts.head {
-            Some(rev) => repo.rev_parse(rev).map_err(|e| unborn_or(repo, rev, e))?,
+            Some(rev) => repo.rev_parse_peeled(rev).map_err(|e| unborn_or(repo, rev, e))?,
             None => head_commit(repo)?,
         };
         let base = match (&opts.base, opts.all) {
             (_, true) => None,
             (Some(rev), false) => {
-                let b = repo.rev_parse(rev).map_err(|e| shallow_or(repo, head, rev, e))?;
+                let b = repo.rev_parse_peeled(rev).map_err(|e| shallow_or(repo, head, rev, e))?;
                 Some(repo.merge_base(head, b)?.unwrap_or(b))
             }
             (None, false) => default_base(repo, head)?,
@@ -272,7 +272,7 @@ pub fn verify_branch_into(
     let head_tree = repo.tree(head_tree_id);
     // A base that shares no history with the head: what the shallow-history check must know.
     let base_unrelated = match (&opts.base, opts.all) {
-        (Some(rev), false) => repo.merge_base(head, repo.rev_parse(rev)?)?.is_none(),
+        (Some(rev), false) => repo.merge_base(head, repo.rev_parse_peeled(rev)?)?.is_none(),
         _ => false,
     };
     let (units, strays) = units_checked(repo, &head_tree, base)?;

@@ -34,12 +34,7 @@ pub(super) fn pair_job(
     notes: &HashMap<ObjectId, ObjectId>,
     refused: &mut Vec<RefusedRow>,
 ) -> Result<Vec<Job>, CarryError> {
-    // Resolved as given first, so that an unknown name is named as the user wrote it.
-    let commit_of = |rev: &str| -> Result<ObjectId, GitError> {
-        let id = repo.rev_parse(rev)?;
-        repo.rev_parse(&format!("{id}^{{commit}}"))
-    };
-    let (from, to) = (commit_of(from)?, commit_of(to)?);
+    let (from, to) = (repo.rev_parse_peeled(from)?, repo.rev_parse_peeled(to)?);
     if from == to {
         // Its note is its own: re-issuing it there would replace the original evidence, its
         // signatures and time, with a copy signed by whoever runs this.

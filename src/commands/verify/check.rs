@@ -152,7 +152,7 @@ fn build_trust(repo: &Repo, req: &CheckRequest<'_>, range: Option<&Checked>) -> 
     };
     let checked = match (range, req.branch) {
         (None, _) => None,
-        (Some(_), Some(rev)) => Some(repo.rev_parse(rev).map_err(TrustError::from)?),
+        (Some(_), Some(rev)) => Some(repo.rev_parse_peeled(rev).map_err(TrustError::from)?),
         (Some(_), None) => head,
     };
     // The tree a trust or policy file may not come from; before the first commit, none.

@@ -40,7 +40,7 @@ impl std::fmt::Display for InitReport {
 /// An unborn branch, an unknown revision, a repository or a task list that cannot be read.
 pub fn init(repo: &Repo, baseline: Option<&str>, principals: &[String]) -> Result<InitReport, VerifyError> {
     let at = match baseline {
-        Some(rev) => repo.rev_parse(rev)?,
+        Some(rev) => repo.rev_parse_peeled(rev)?,
         None => match repo.head()? {
             Head::Branch { commit, .. } | Head::Detached(commit) => commit,
             Head::Unborn(name) => return Err(VerifyError::Unborn(name)),

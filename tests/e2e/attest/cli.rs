@@ -319,6 +319,25 @@ fn an_unknown_revision_exits_2_from_every_command_that_takes_one() {
     }
 }
 
+/// An annotated tag names the commit it tags, for every command that takes a revision of a
+/// commit, as git's commands read one.
+#[test]
+fn an_annotated_tag_names_its_commit_for_every_command_that_takes_one() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.attest(T005, &s.evidence, &["--signer", "none"]).success();
+    p.git(&["tag", "-a", "v1", "-m", "the release"]);
+    let allowed = s.allowed.to_str().unwrap();
+    let key = s.key.private.to_str().unwrap();
+    p.speccoder(&["attest", "sign", "v1", "--key", key]).success();
+    let verified = p.speccoder(&["attest", "verify", "v1", "--allowed-signers", allowed, "--json"]).success();
+    let report: Value = serde_json::from_str(&verified.stdout).unwrap();
+    assert_eq!(report["ticks"][0]["outcome"], "evidenced", "{verified}");
+    p.speccoder(&["attest", "verify", "v1^..v1", "--allowed-signers", allowed]).success();
+    p.speccoder(&["attest", "verify", "--branch", "v1", "--base", "v1^", "--allowed-signers", allowed])
+        .success();
+}
+
 /// `attest sign` with no key configured has nothing to sign with: a configuration to fix (exit
 /// 13, as a key that cannot sign is), with the way to configure one, and nothing written.
 #[test]
