@@ -51,7 +51,7 @@ pub enum OpenPgpCertsError {
         limit: usize,
     },
     /// A certificate has more user IDs and subkeys than any real one.
-    #[error("{}: the certificate {fingerprint} has {count} user IDs, user attributes and subkeys, more than the {limit} any real certificate has, so the file is refused; export it again from gpg, which leaves out what its key never signed: `gpg --export-options export-minimal --export --armor {fingerprint}`", path.display())]
+    #[error("{}: the certificate {fingerprint} has {count} user IDs, user attributes and subkeys, more than the {limit} any real certificate has, so the file is refused; export it again from gpg with the user ID its signer uses only (`--export-options export-minimal` alone keeps every user ID the key signed): `gpg --export-options export-minimal --export-filter keep-uid='mbox = <email>' --export --armor {fingerprint}`", path.display())]
     TooManyComponents {
         /// The file.
         path: PathBuf,
@@ -448,7 +448,9 @@ mod tests {
             "{err}"
         );
         assert!(
-            err.contains(&format!("gpg --export-options export-minimal --export --armor {ann}")),
+            err.contains(&format!(
+                "gpg --export-options export-minimal --export-filter keep-uid='mbox = <email>' --export --armor {ann}"
+            )),
             "{err}"
         );
 

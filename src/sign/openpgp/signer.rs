@@ -341,7 +341,7 @@ fn single_cert(bytes: &[u8], path: &Path) -> Result<Cert, OpenPgpSignError> {
     match <[Cert; 1]>::try_from(certs) {
         Ok([cert]) => match too_many_components(&cert) {
             Some(count) => Err(not_a_key(format!(
-                "its key has {count} user IDs, user attributes and subkeys, more than the {MAX_COMPONENTS} any real key has; export it again from gpg with `--export-options export-minimal`"
+                "its key has {count} user IDs, user attributes and subkeys, more than the {MAX_COMPONENTS} any real key has; export it again from gpg with the signing user ID only: `--export-options export-minimal --export-filter keep-uid='mbox = <email>'`"
             ))),
             None => Ok(cert),
         },
