@@ -6,7 +6,8 @@
 //! - per string of `fixtures/clean/leaking.txt`;
 //! - per statement: a task-verification statement built like the fixture evidence's;
 //! - hostile strings of 16 KiB to 1 MiB in shapes that would make a backtracking engine or a
-//!   quadratic scan stall: the time per byte, which stays flat when the cost is linear.
+//!   quadratic scan stall (the decoded readings' too: percent-escapes, base64 that decodes to
+//!   text): the time per byte, which stays flat when the cost is linear.
 //!
 //! Figures are medians over repeated runs; they go to `benches/README.md`, never into a test.
 
@@ -113,7 +114,7 @@ fn main() {
     println!("task-verification statement: {:.2} us", t.as_secs_f64() * 1e6);
 
     println!("hostile strings, ns per byte at 16 KiB / 64 KiB / 256 KiB / 1 MiB:");
-    let shapes: [(&str, &str); 10] = [
+    let shapes: [(&str, &str); 14] = [
         ("letters", "a"),
         ("a=", "a="),
         ("key:", "key:"),
@@ -124,6 +125,10 @@ fn main() {
         ("eyJ.", "eyJaaaaaaaa."),
         ("--token ", "--token "),
         ("token=Ab1", "token=Ab1"),
+        ("%41", "%41"),
+        ("%3D%", "%3D%"),
+        ("b64 AAA", "QUFB"),
+        ("b64 key= ", "a2V5PWtleT1rZXk9 "),
     ];
     for (name, unit) in shapes {
         let mut row = Vec::new();

@@ -10,40 +10,16 @@
 
 use crate::model::shown::is_hidden_format;
 
-/// A string as read, and where each of its runs of kept bytes starts in the raw string.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) struct AsRead {
-    /// The kept text.
-    pub(super) text: String,
-    /// `(offset in text, offset in the raw string)` at the start of each run of kept bytes, in
-    /// order.
-    runs: Vec<(usize, usize)>,
-}
-
-impl AsRead {
-    /// The offset in the raw string of the byte at `at` in [`AsRead::text`] (`at` may be its end).
-    pub(super) fn raw_offset(&self, at: usize) -> usize {
-        let run = self.runs.partition_point(|(kept, _)| *kept <= at).saturating_sub(1);
-        self.runs.get(run).map_or(at, |(kept, raw)| raw + (at - kept))
-    }
-
-    /// Keeps `raw[from..to]`, a run of the raw string.
-    fn keep(&mut self, raw: &str, from: usize, to: usize) {
-        if from < to {
-            self.runs.push((self.text.len(), from));
-            self.text.push_str(&raw[from..to]);
-        }
-    }
-}
+use super::view::View;
 
 /// `raw` as read, or `None` when it reads as it is written.
-pub(super) fn as_read(raw: &str) -> Option<AsRead> {
+pub(super) fn as_read(raw: &str) -> Option<View> {
     if !raw.bytes().any(|b| {
         b == 0x1b || b == b'\\' || b == 0x7f || b >= 0x80 || (b < 0x20 && !matches!(b, b'\n' | b'\t'))
     }) {
         return None;
     }
-    let mut out = AsRead { text: String::with_capacity(raw.len()), runs: Vec::new() };
+    let mut out = View::of_len(raw.len());
     let mut from = 0;
     let mut at = 0;
     while let Some(c) = raw[at..].chars().next() {

@@ -21,28 +21,36 @@
 //!
 //! Each string is checked as written and as a person reads it ([`as_read`]): a colour code, a
 //! control or invisible character, or the backslash of `\"` inside a secret does not hide it.
+//! It is also checked decoded once ([`decoded`]): its percent-escapes (`token%3D…`), and each run
+//! of base64 that decodes to text. A leak found so is reported at the encoded bytes it came from
+//! and named as encoded; base64 is never a leak for being base64 (digests and signatures are).
 //!
 //! The patterns are our own: secret scanners exist as crates, but they carry hundreds of rules
 //! tuned for source code and would flag ordinary test output; each pattern here is anchored so
 //! that relative paths, digests and test names stay clean (`fixtures/clean/` holds both corpora).
 //!
 //! Every regex runs in time linear in its input (the `regex` crate guarantees it), each rule's
-//! regex runs at most one pass over a string, and the judges look at one bounded value at a time,
-//! so a hostile string of any length costs time linear in its length.
+//! regex runs at most one pass over a string, the judges look at one bounded value at a time, and
+//! a string is read at most four ways (as written, as read, percent-decoded, its base64 runs
+//! decoded; nothing decoded is decoded again), so a hostile string of any length costs time linear
+//! in its length.
 //!
 //! The rules, by family: [`paths`], [`credentials`] (in URLs and connection strings), [`keys`],
 //! [`tokens`] (by provider, then the generic ones), [`hashes`] and [`assignment`]; [`rule`] is how
-//! a rule is matched, [`randomness`] how a value is told from a written one.
+//! a rule is matched, [`randomness`] how a value is told from a written one, [`view`] how a string
+//! read another way points back at the raw one.
 
 mod as_read;
 mod assignment;
 mod credentials;
+mod decoded;
 mod hashes;
 mod keys;
 mod paths;
 mod randomness;
 mod rule;
 mod tokens;
+mod view;
 
 use std::fmt::Write as _;
 use std::sync::LazyLock;
@@ -52,6 +60,7 @@ use serde_json::Value;
 
 use assignment::name_says_secret;
 use rule::Rule;
+use view::View;
 
 pub use randomness::random_enough;
 
@@ -111,11 +120,33 @@ pub struct Leak {
     pub start: usize,
     /// Byte offset just past the match.
     pub end: usize,
+    /// How the leak was encoded where it was found, or `None` when it was written out.
+    pub encoding: Option<Encoding>,
+}
+
+/// An encoding a leak was found under ([`decoded`]): the leak's range spans its encoded form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// Percent-escapes (`%3D`), as in a URL.
+    Percent,
+    /// A run of base64, standard or URL-safe.
+    Base64,
+}
+
+impl Encoding {
+    /// How a finding names it, after the leak's name (`, base64-encoded,`), or nothing.
+    fn named(encoding: Option<Encoding>) -> &'static str {
+        match encoding {
+            None => "",
+            Some(Encoding::Percent) => ", percent-encoded,",
+            Some(Encoding::Base64) => ", base64-encoded,",
+        }
+    }
 }
 
 /// A leak inside a JSON document: where (a JSON pointer) and what.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{} at {pointer} (bytes {}..{})", .leak.what, .leak.start, .leak.end)]
+#[error("{}{} at {pointer} (bytes {}..{})", .leak.what, Encoding::named(.leak.encoding), .leak.start, .leak.end)]
 pub struct LeakAt {
     /// The JSON pointer of the string (`/predicate/task/title`); a key is named by the pointer of
     /// its object followed by ` (key)` (`/predicate/context (key)`).
@@ -199,17 +230,30 @@ fn candidates(text: &str) -> u128 {
     wanted
 }
 
-/// Checks one string, as written and as a person reads it ([`as_read`]: a colour code, a control
-/// or invisible character, or the backslash of `\"` breaks no secret up).
+/// Checks one string as written, as a person reads it ([`as_read`]: a colour code, a control or
+/// invisible character, or the backslash of `\"` breaks no secret up), and decoded once
+/// ([`decoded`]: its percent-escapes, and each run of base64 that decodes to text).
 ///
 /// # Errors
-/// The first leak found (by position), without its text.
+/// The first leak found (by position) in the first of these readings that holds one, without its
+/// text, at the raw bytes it was read from.
 pub fn check_str(text: &str) -> Result<(), Leak> {
     check_written(text)?;
-    let Some(read) = as_read::as_read(text) else { return Ok(()) };
-    check_written(&read.text).map_err(|leak| Leak {
-        start: read.raw_offset(leak.start),
-        end: read.raw_offset(leak.end),
+    if let Some(read) = as_read::as_read(text) {
+        check_view(&read, None)?;
+    }
+    if let Some(decoded) = decoded::percent_decoded(text) {
+        check_view(&decoded, Some(Encoding::Percent))?;
+    }
+    decoded::base64_leak(text, check_written)
+}
+
+/// Checks a string read another way as written, and reports a leak at the raw bytes it came from.
+fn check_view(view: &View, encoding: Option<Encoding>) -> Result<(), Leak> {
+    check_written(&view.text).map_err(|leak| Leak {
+        start: view.raw_offset(leak.start),
+        end: view.raw_offset(leak.end),
+        encoding,
         ..leak
     })
 }
@@ -252,6 +296,7 @@ pub fn check_assignment(name: &str, value: &str) -> Result<(), Leak> {
             what: LeakKind::Assignment.describe(),
             start: 0,
             end: value.len(),
+            encoding: None,
         });
     }
     Ok(())
@@ -549,6 +594,101 @@ mod tests {
         assert!(check_value(&doc).is_ok());
     }
 
+    fn b64(text: &str) -> String {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(text)
+    }
+
+    #[test]
+    fn a_percent_encoded_secret_is_caught_at_the_escapes_it_came_from() {
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        let text = format!("push token%3D{token} failed");
+        let leak = check_str(&text).unwrap_err();
+        assert_eq!((leak.kind, leak.encoding), (LeakKind::Token, Some(Encoding::Percent)));
+        assert_eq!(&text[leak.start..leak.end], token);
+        let aws = "key %41KIAIOSFODNN7EXAMPL%45";
+        let leak = check_str(aws).unwrap_err();
+        assert_eq!((leak.kind, &aws[leak.start..leak.end]), (LeakKind::Token, "%41KIAIOSFODNN7EXAMPL%45"));
+        for (text, want) in [
+            ("password%3DZr8KpX2mQ7vL3nW9tB4c", LeakKind::Assignment),
+            ("-----BEGIN%20PRIVATE%20KEY-----", LeakKind::PrivateKey),
+            ("%2D%2D%2D%2D%2DBEGIN%20OPENSSH%20PRIVATE%20KEY%2D%2D%2D%2D%2D", LeakKind::PrivateKey),
+            (
+                "GET /login?next=https%3A%2F%2Fapp.example.net%2Fcb%3Fclient_secret%3DZr8KpX2mQ7vL3nW9tB4c",
+                LeakKind::Assignment,
+            ),
+            ("open?dir=%2Fhome%2Fada%2Fnotes", LeakKind::LocalPath),
+            ("Authorization%3A%20Basic%20dXNlcjpodW50ZXIy", LeakKind::Bearer),
+        ] {
+            let leak = check_str(text).unwrap_err();
+            assert_eq!((leak.kind, leak.encoding), (want, Some(Encoding::Percent)), "{text}");
+        }
+    }
+
+    #[test]
+    fn percent_escapes_in_ordinary_text_stay_clean() {
+        for text in [
+            "GET https://example.com/search?q=tags%20and%20bookmarks%2Fall 200",
+            "coverage 100%; 3 of 3 passed",
+            "expected %d items, got %s",
+            "caf%C3%A9 is percent-encoded UTF-8",
+            "name%3Dvalue&sort%3Dasc",
+            "token%3Dtest-token-123",
+            "double %253D stays one level: token%253DZr8KpX2mQ7vL3nW9tB4c",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_base64_encoded_secret_is_caught_at_the_whole_run() {
+        for (secret, want) in [
+            ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n", LeakKind::PrivateKey),
+            ("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", LeakKind::Assignment),
+            ("ghp_0123456789abcdefghijABCDEFGHIJ012345", LeakKind::Token),
+            ("Authorization: Basic dXNlcjpodW50ZXIy", LeakKind::Bearer),
+            ("https://ada:hunter2@git.example.net/app.git", LeakKind::UrlCredentials),
+            ("/home/ada/.ssh/id_ed25519", LeakKind::LocalPath),
+        ] {
+            let run = b64(secret);
+            let text = format!("blob \"{run}\", more");
+            let leak = check_str(&text).unwrap_err();
+            assert_eq!((leak.kind, leak.encoding), (want, Some(Encoding::Base64)), "{secret}");
+            assert_eq!(&text[leak.start..leak.end], run, "{secret}: the raw run, padding included");
+        }
+        // The URL-safe alphabet, without padding.
+        let url_safe = {
+            use base64::Engine as _;
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .encode("{\"password\": \"~~~Zr8KpX2mQ7vL3nW9?\"}")
+        };
+        assert!(url_safe.contains(['-', '_']), "{url_safe}");
+        assert_eq!(check_str(&format!("state={url_safe}")).unwrap_err().kind, LeakKind::Assignment);
+    }
+
+    #[test]
+    fn base64_of_bytes_digests_and_ordinary_text_stays_clean() {
+        use base64::Engine as _;
+        let standard = base64::engine::general_purpose::STANDARD;
+        let random: Vec<u8> = (0u32..64).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for text in [
+            standard.encode(&random),
+            format!("integrity sha256-{}", standard.encode([0xe3u8; 32])),
+            "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=="
+                .to_owned(),
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ada@host"
+                .to_owned(),
+            "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=".to_owned(),
+            "test tags::adds_a_tag_to_a_bookmark_and_lists_it ... ok".to_owned(),
+            "TheQuickBrownFoxJumpsOverTheLazyDog0123456789".to_owned(),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855".to_owned(),
+            standard.encode("test result: ok. 3 passed; 0 failed; password: hunter2-redacted"),
+            standard.encode(r#"{"_type":"https://in-toto.io/Statement/v1","subject":[]}"#),
+        ] {
+            assert_eq!(check_str(&text), Ok(()), "{text:?}");
+        }
+    }
+
     /// Strings built to make a backtracking engine or a quadratic loop stall: each is checked (the
     /// time is measured by `examples/bench_clean.rs`, not here).
     #[test]
@@ -566,6 +706,13 @@ mod tests {
             "password:".repeat(n / 9),
             "--token ".repeat(n / 8),
             format!("token={}", "Ab1".repeat(n / 3)),
+            "%41".repeat(n / 3),
+            "%2".repeat(n / 2),
+            "%3D%".repeat(n / 4),
+            // Base64 of `AAA`: one run that decodes to text all along.
+            "QUFB".repeat(n / 4),
+            // Base64 of `key=` cut into runs just long enough to be decoded.
+            "a2V5PWtleT1rZXk9 ".repeat(n / 17),
         ];
         for text in &hostile {
             let _ = check_str(text);

@@ -189,7 +189,7 @@ impl Rule {
             // Matches do not overlap, so this is one pass over the text.
             Some(judge) => self.regex().captures_iter(text).find_map(|caps| judge(text, &caps)),
         }?;
-        Some(Leak { kind: self.kind, what: self.what, start: range.start, end: range.end })
+        Some(Leak { kind: self.kind, what: self.what, start: range.start, end: range.end, encoding: None })
     }
 }
 

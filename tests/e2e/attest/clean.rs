@@ -151,6 +151,33 @@ fn a_secret_in_the_reason_stops_accept_naming_the_option() {
 }
 
 #[test]
+fn an_encoded_secret_in_the_reason_stops_accept_naming_its_encoding_and_never_the_value() {
+    use base64::Engine as _;
+    let key = base64::engine::general_purpose::STANDARD.encode("-----BEGIN OPENSSH PRIVATE KEY-----\n");
+    for (reason, said) in [
+        (
+            format!("checked with the deploy key {key}"),
+            "would leak private key material, base64-encoded, at /Reason",
+        ),
+        (
+            "retried with token%3Dghp_0F8fad5bd9cb469fa16570867728950e0F8f".to_owned(),
+            "would leak a GitHub token, percent-encoded, at /Reason",
+        ),
+    ] {
+        let s = Setup::speckit(Evidence::Verified);
+        let before = untouched(&s);
+        let signing_key = s.key.private.to_str().unwrap();
+        let out =
+            s.project.speccoder(&["accept", T005, "--reason", &reason, "--key", signing_key]).failure(13);
+        for text in [said, "the command line's --reason"] {
+            assert!(out.stderr.contains(text), "stderr should say {text:?}\n{out}");
+        }
+        assert!(!out.stderr.contains(&key[..24]) && !out.stderr.contains("ghp_0F8f"), "{out}");
+        assert_eq!(untouched(&s), before, "{out}");
+    }
+}
+
+#[test]
 fn a_red_output_holding_an_assignment_a_connection_string_or_a_hash_is_withheld() {
     for leaking in [
         "env: AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
