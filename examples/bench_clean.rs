@@ -114,7 +114,7 @@ fn main() {
     println!("task-verification statement: {:.2} us", t.as_secs_f64() * 1e6);
 
     println!("hostile strings, ns per byte at 16 KiB / 64 KiB / 256 KiB / 1 MiB:");
-    let shapes: [(&str, &str); 14] = [
+    let shapes: [(&str, &str); 17] = [
         ("letters", "a"),
         ("a=", "a="),
         ("key:", "key:"),
@@ -129,6 +129,9 @@ fn main() {
         ("%3D%", "%3D%"),
         ("b64 AAA", "QUFB"),
         ("b64 key= ", "a2V5PWtleT1rZXk9 "),
+        ("mysql -u ", "mysql -u "),
+        ("mysql -p$ ", "mysql -p$ "),
+        ("docker login", "docker login -p$ "),
     ];
     for (name, unit) in shapes {
         let mut row = Vec::new();

@@ -10,6 +10,8 @@
 //!   `file://` URLs), after any separator (`run-/home/ada/x` as much as ` /home/ada/x`);
 //! - credentials in URLs (`user:password@`, a random token as the user name, a signature or
 //!   password in the query) and in connection strings (`AccountKey=`, `Password=…;`);
+//! - a password on the command line of the few tools whose `-p` is one (`mysql -pSECRET`,
+//!   `sshpass -p SECRET`, `docker login -p SECRET`);
 //! - private keys in every PEM, OpenSSH, PuTTY, age and JWK shape, and bare DER key bodies;
 //! - tokens of the shapes their providers document (cloud, VCS, chat, payment, mail, package
 //!   registries, CI, AI services), JSON Web Tokens, and `Authorization` / bearer credentials;
@@ -35,10 +37,10 @@
 //! decoded; nothing decoded is decoded again), so a hostile string of any length costs time linear
 //! in its length.
 //!
-//! The rules, by family: [`paths`], [`credentials`] (in URLs and connection strings), [`keys`],
-//! [`tokens`] (by provider, then the generic ones), [`hashes`] and [`assignment`]; [`rule`] is how
-//! a rule is matched, [`randomness`] how a value is told from a written one, [`view`] how a string
-//! read another way points back at the raw one.
+//! The rules, by family: [`paths`], [`credentials`] (in URLs, connection strings and command
+//! lines), [`keys`], [`tokens`] (by provider, then the generic ones), [`hashes`] and
+//! [`assignment`]; [`rule`] is how a rule is matched, [`randomness`] how a value is told from a
+//! written one, [`view`] how a string read another way points back at the raw one.
 
 mod as_read;
 mod assignment;
@@ -87,6 +89,8 @@ pub enum LeakKind {
     Assignment,
     /// A crypt, bcrypt, argon2 or other password hash.
     PasswordHash,
+    /// A password given to a tool on its command line (`mysql -p…`, `sshpass -p …`).
+    CommandLine,
 }
 
 impl LeakKind {
@@ -104,6 +108,7 @@ impl LeakKind {
             LeakKind::Bearer => "a bearer credential",
             LeakKind::Assignment => "a secret assigned to a name that says so",
             LeakKind::PasswordHash => "a password hash",
+            LeakKind::CommandLine => "a password on a command line",
         }
     }
 }
@@ -689,6 +694,47 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_password_given_on_the_command_line_of_a_tool_whose_p_is_one_is_caught() {
+        for text in [
+            "mysql -uroot -pZr8KpX2mQ7vL3nW9 app",
+            "docker exec db mysql -u app -phunter2 -e 'select 1'",
+            "mysqldump --single-transaction -u app -p'hunter2' tags > dump.sql",
+            "mysqladmin -pS3cr3t ping",
+            "mariadb -h db -p\"hunter2\" app",
+            "mariadb-dump -phunter2 app",
+            "sshpass -p hunter2 ssh ada@build.example.net",
+            "sshpass -phunter2 scp dump.sql build:",
+            "docker login -u ada -p hunter2 registry.example.net",
+            "podman login --username ada -phunter2 quay.io",
+        ] {
+            assert_eq!(kind(text), Some(LeakKind::CommandLine), "{text:?}");
+        }
+        let leak = check_str("mysql -u root -pZr8KpX2 app").unwrap_err();
+        assert_eq!((leak.start, leak.end), (16, 23), "the password only");
+        for text in [
+            "cargo test -p speccoder_attest clean",
+            "mkdir -p target/tmp",
+            "python -p 8000",
+            "ssh -p 2222 ada@build.example.net",
+            "psql -h db -p 5432 -U app",
+            "docker run -p 3306:3306 mysql:8",
+            "mysql -u root -p app",
+            "mysql -p",
+            "mysql -P 3306 --protocol=tcp",
+            "mysql -p$MYSQL_PASSWORD app",
+            "mysql -p\"${DB_PASSWORD}\" app",
+            "mysql -u root; cargo test -pfoo",
+            "sshpass -e ssh -p 2222 host",
+            "sshpass -f ~/.pw ssh host",
+            "the mysql-connector -pure flag",
+            "docker run -p 8080:80 app && docker login -u ada --password-stdin",
+            "docker login -u ada -p \"$REGISTRY_PASSWORD\" registry.example.net",
+        ] {
+            assert_eq!(kind(text), None, "{text:?}");
+        }
+    }
+
     /// Strings built to make a backtracking engine or a quadratic loop stall: each is checked (the
     /// time is measured by `examples/bench_clean.rs`, not here).
     #[test]
@@ -713,6 +759,9 @@ mod tests {
             "QUFB".repeat(n / 4),
             // Base64 of `key=` cut into runs just long enough to be decoded.
             "a2V5PWtleT1rZXk9 ".repeat(n / 17),
+            "mysql -u ".repeat(n / 9),
+            "mysql -p$ ".repeat(n / 10),
+            "docker login -p$ ".repeat(n / 17),
         ];
         for text in &hostile {
             let _ = check_str(text);
