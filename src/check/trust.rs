@@ -55,15 +55,17 @@ impl SignatureTrust {
         self.ssh.is_none() && self.openpgp.is_none()
     }
 
-    /// What a report should warn of: a Sigstore root older than wanted, used because the
-    /// refresh failed.
+    /// What a report should warn of: an allowed-signers time without `Z` (read in this
+    /// machine's time zone), a Sigstore root older than wanted, used because the refresh failed.
     #[must_use]
     pub fn warnings(&self) -> Vec<String> {
+        #[allow(unused_mut, reason = "a build without Sigstore adds nothing to it")]
+        let mut warnings: Vec<String> = self.ssh.iter().flat_map(|ssh| ssh.allowed.notes()).collect();
         #[cfg(feature = "sigstore")]
         if let Some(w) = self.sigstore.as_ref().and_then(|s| s.warning()) {
-            return vec![w.to_owned()];
+            warnings.push(w.to_owned());
         }
-        Vec::new()
+        warnings
     }
 
     /// Why the trust failed while checking (a Sigstore root that could not be had): then a run

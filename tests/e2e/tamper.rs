@@ -293,6 +293,40 @@ fn a_key_outside_its_valid_before_window_is_an_untrusted_signer() {
     expect_code(&expect_tick(&report, "unverifiable", Some("untrusted_signer")), "untrusted_signer");
 }
 
+/// A `valid-before` without `Z` is read in the local time zone (`TZ`), as ssh-keygen reads it, by
+/// the in-process check and by `--via-tools` alike, and the report warns that it was.
+#[test]
+fn a_valid_before_without_z_is_read_in_the_local_time_zone_by_both_checkers() {
+    let c = setup();
+    let date =
+        std::process::Command::new("date").args(["-u", "-d", "+2 hours", "+%Y%m%d%H%M"]).output().unwrap();
+    let later = String::from_utf8(date.stdout).unwrap();
+    let text = format!(
+        "{PRINCIPAL} namespaces=\"in-toto\",valid-before=\"{}\" {}\n",
+        later.trim(),
+        c.ada.public_line
+    );
+    std::fs::write(&c.allowed, text).unwrap();
+    let allowed = c.allowed.to_str().unwrap();
+    // In UTC the key is trusted for two more hours; five hours east of UTC that time was three
+    // hours ago.
+    for (tz, outcome) in [("UTC", "evidenced"), ("XXX-5", "unverifiable")] {
+        for via_tools in [false, true] {
+            let mut args =
+                vec!["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", allowed];
+            args.extend(via_tools.then_some("--via-tools"));
+            let mut cmd = common::speccoder_command(&c.p.root, &c.p.home, &args);
+            cmd.env("TZ", tz);
+            let out = common::run(cmd);
+            let report: Value =
+                serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+            assert_eq!(report["ticks"][0]["outcome"], outcome, "TZ={tz} via tools: {via_tools}: {report:#}");
+            let warned = report["warnings"].to_string();
+            assert!(warned.contains("valid-before has no trailing Z"), "{tz}: {report:#}");
+        }
+    }
+}
+
 #[test]
 fn a_principal_not_allowed_for_namespace_in_toto_is_an_untrusted_signer() {
     let c = setup();

@@ -46,9 +46,10 @@ pub struct AllowedSigner {
 /// A `valid-after`/`valid-before` time and how it was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignerTime {
-    /// The instant, always read as UTC.
+    /// The instant: in UTC with a trailing `Z`, else in the local time zone, as `ssh-keygen`
+    /// reads it.
     pub at: OffsetDateTime,
-    /// Whether the file said so with a trailing `Z`; without it `ssh-keygen` would use local time.
+    /// Whether the file said UTC with a trailing `Z`.
     pub explicit_utc: bool,
 }
 
@@ -177,7 +178,8 @@ impl AllowedSigners {
         Ok(Self { path: path.to_owned(), signers })
     }
 
-    /// Warnings worth showing: times without `Z`, which we read as UTC and `ssh-keygen` as local.
+    /// Warnings worth showing: times without `Z`, read in the local time zone as `ssh-keygen`
+    /// reads them, so that the verdict depends on where it is run.
     #[must_use]
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
@@ -185,7 +187,7 @@ impl AllowedSigners {
             for (name, t) in [("valid-after", s.valid_after), ("valid-before", s.valid_before)] {
                 if let Some(t) = t.filter(|t| !t.explicit_utc) {
                     notes.push(format!(
-                        "{}:{}: {name} has no trailing Z; read as UTC ({}), where ssh-keygen would use the local time zone",
+                        "{}:{}: {name} has no trailing Z, so it is read in this machine's time zone, as ssh-keygen reads it ({} UTC here), and another verifier may read it otherwise: add Z to say UTC",
                         self.path.display(),
                         s.line,
                         t.at
@@ -410,10 +412,16 @@ fn parse_key(text: &str) -> Result<PublicKey, LineProblem> {
     PublicKey::from_openssh(text).map_err(|e| LineProblem::BadKey(e.to_string().into()))
 }
 
-/// `YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, as `ssh-keygen` documents; always read as UTC. A time
-/// before 1970, which `ssh-keygen` refuses, is no time; so is a date the calendar does not have or
-/// a 60th second (`20230229`, which `ssh-keygen` moves on to the 1st of March).
+/// `YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, as `ssh-keygen` documents and reads it: with `Z` in
+/// UTC, else in the local time zone (`TZ`, else the system's). A time before 1970, which
+/// `ssh-keygen` refuses, is no time; so is a date the calendar does not have or a 60th second
+/// (`20230229`, which `ssh-keygen` moves on to the 1st of March).
 pub fn parse_time(value: &str) -> Option<SignerTime> {
+    parse_time_in(value, &jiff::tz::TimeZone::system())
+}
+
+/// [`parse_time`] with `local` for the local time zone.
+fn parse_time_in(value: &str, local: &jiff::tz::TimeZone) -> Option<SignerTime> {
     const DAY: &[BorrowedFormatItem<'_>] = format_description!("[year range:standard][month][day]");
     const MINUTE: &[BorrowedFormatItem<'_>] =
         format_description!("[year range:standard][month][day][hour][minute]");
@@ -427,14 +435,32 @@ pub fn parse_time(value: &str) -> Option<SignerTime> {
     if !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let at = match digits.len() {
+    let civil = match digits.len() {
         8 => Date::parse(digits, DAY).ok()?.midnight(),
         12 => PrimitiveDateTime::parse(digits, MINUTE).ok()?,
         14 => PrimitiveDateTime::parse(digits, SECOND).ok()?,
         _ => return None,
-    }
-    .assume_utc();
+    };
+    let at = if explicit_utc { civil.assume_utc() } else { in_zone(civil, local)? };
     (at >= OffsetDateTime::UNIX_EPOCH).then_some(SignerTime { at, explicit_utc })
+}
+
+/// The instant `civil` names in the time zone `zone` (a time a clock change skips or repeats
+/// taken as the zone's rules take it by default: the later offset for a gap, the earlier for a
+/// fold).
+fn in_zone(civil: PrimitiveDateTime, zone: &jiff::tz::TimeZone) -> Option<OffsetDateTime> {
+    let civil = jiff::civil::DateTime::new(
+        i16::try_from(civil.year()).ok()?,
+        i8::try_from(u8::from(civil.month())).ok()?,
+        i8::try_from(civil.day()).ok()?,
+        i8::try_from(civil.hour()).ok()?,
+        i8::try_from(civil.minute()).ok()?,
+        i8::try_from(civil.second()).ok()?,
+        0,
+    )
+    .ok()?;
+    let seconds = zone.to_timestamp(civil).ok()?.as_second();
+    OffsetDateTime::from_unix_timestamp(seconds).ok()
 }
 
 #[cfg(test)]
@@ -471,7 +497,8 @@ mod tests {
         assert!(!s1.cert_authority && s2.cert_authority);
         assert!(s2.namespaces.as_ref().is_some_and(|n| n.matches("in-toto") && !n.matches("git")));
         assert_eq!(s3.principals.to_string(), "carol smith");
-        assert_eq!(s3.valid_after.map(|t| t.at), Some(datetime!(2024-01-01 0:00 UTC)));
+        let local = in_zone(datetime!(2024-01-01 0:00), &jiff::tz::TimeZone::system());
+        assert_eq!(s3.valid_after.map(|t| t.at), local);
         assert_eq!(
             s3.valid_before.map(|t| (t.at, t.explicit_utc)),
             Some((datetime!(2025-01-02 15:30 UTC), true))
@@ -481,10 +508,21 @@ mod tests {
     }
 
     #[test]
+    fn a_time_without_z_is_read_in_the_local_time_zone_as_ssh_keygen_reads_it() {
+        let new_york = jiff::tz::TimeZone::fixed(jiff::tz::offset(-5));
+        let at = |value| parse_time_in(value, &new_york).map(|t| t.at);
+        assert_eq!(at("202612050800"), Some(datetime!(2026-12-05 13:00 UTC)));
+        assert_eq!(at("202612050800Z"), Some(datetime!(2026-12-05 8:00 UTC)));
+        let paris = jiff::tz::TimeZone::fixed(jiff::tz::offset(1));
+        assert_eq!(parse_time_in("19700101", &paris), None, "before 1970 in UTC");
+    }
+
+    #[test]
     fn every_documented_time_shape_is_read_and_others_are_refused() {
-        assert_eq!(parse_time("20240229").map(|t| t.at), Some(datetime!(2024-02-29 0:00 UTC)));
+        let utc = |value| parse_time_in(value, &jiff::tz::TimeZone::UTC);
+        assert_eq!(utc("20240229").map(|t| t.at), Some(datetime!(2024-02-29 0:00 UTC)));
         assert_eq!(parse_time("20240229Z").map(|t| t.explicit_utc), Some(true));
-        assert_eq!(parse_time("202402291201").map(|t| t.at), Some(datetime!(2024-02-29 12:01 UTC)));
+        assert_eq!(utc("202402291201").map(|t| t.at), Some(datetime!(2024-02-29 12:01 UTC)));
         assert_eq!(parse_time("20240229120159Z").map(|t| t.at), Some(datetime!(2024-02-29 12:01:59 UTC)));
         for bad in [
             "2024022",
