@@ -49,9 +49,15 @@ fn a_speccoder_toml_that_is_not_toml_is_quoted_escaped_and_cut_short() {
     assert!(!out.stderr.contains('\u{1b}'), "no escape sequence reaches the terminal\n{out}");
     assert_eq!(out.stderr.matches("speccoder.toml").count(), 1, "the file is named once\n{out}");
 
-    commit_config(&s, &format!("[checks]\nx = {}\n", "[".repeat(100_000)));
+    commit_config(&s, &format!("[checks]\nx = {}\n", "a".repeat(100_000)));
     let out = refused(&s, &s.evidence, 13, &["speccoder.toml", "line 2", "…"]);
     assert!(out.stderr.len() < 2_000, "the 100 KB line is cut short: {} bytes", out.stderr.len());
+
+    // Structure past what any configuration holds is refused before it is parsed.
+    commit_config(&s, &format!("[checks]\nx = {}\n", "[".repeat(100_000)));
+    let out =
+        refused(&s, &s.evidence, 13, &["speccoder.toml", "more than 10000 tables and arrays", "line 2"]);
+    assert!(out.stderr.len() < 2_000, "{} bytes", out.stderr.len());
 }
 
 #[cfg(unix)]
