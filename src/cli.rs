@@ -571,9 +571,11 @@ pub enum AttestSub {
     /// valid signature by a signer your own trust accepts now (as `attest verify --signature-time
     /// now` checks it), the trust `attest verify` reads (git's gpg.ssh.allowedSignersFile, or
     /// --allowed-signers FILE; the keys --revoked FILE and git's gpg.ssh.revocationFile revoke;
-    /// --openpgp-certs FILE). A bad signature (content changed after signing), an untrusted,
-    /// expired or revoked signer (named by its key), an unsigned line or a keyless (Sigstore) line
-    /// is refused, with how to go on.
+    /// --openpgp-certs FILE). An OpenPGP certificate and signing key are judged at the time of the
+    /// carry, not the signature's: expired since (expired_key) or revoked since, for any reason,
+    /// "superseded" and "retired" included (revoked_key), they are refused. A bad signature
+    /// (content changed after signing), an untrusted, expired or revoked signer (named by its key),
+    /// an unsigned line or a keyless (Sigstore) line is refused, with how to go on.
     /// Without any trust configured nothing is carried (exit 13). --from and --to naming the same
     /// commit is refused (same_commit): its note stays as it is.
     ///

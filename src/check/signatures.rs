@@ -284,7 +284,7 @@ pub fn signed_by(env: &Envelope, keyid: &str) -> bool {
 
 fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<SignerInfo, Finding> {
     if sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes()) {
-        return check_openpgp(sig, pae, trust);
+        return check_openpgp(sig, pae, trust, at);
     }
     if !sshsig::looks_armored(sig) {
         return Err(Finding::new(
@@ -331,8 +331,18 @@ fn from_ssh_error(e: &SshVerifyError) -> Finding {
 }
 
 /// An OpenPGP signature, checked at the time of verification (as `sqv` does by default): the key
-/// must have been valid when it signed, and the signature must not have expired since.
-fn check_openpgp(sig: &[u8], pae: &[u8], trust: &Trust) -> Result<SignerInfo, Finding> {
+/// must have been valid when it signed, and the signature must not have expired since. With
+/// [`Trust::openpgp_keys_at_check`], its keys must also be valid at `at`.
+fn check_openpgp(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<SignerInfo, Finding> {
+    let info = check_openpgp_as_sqv(sig, pae, trust)?;
+    if let Some(pgp) = trust.openpgp.as_ref().filter(|_| trust.openpgp_keys_at_check) {
+        openpgp::keys_valid_at(sig, pgp, at).map_err(|e| from_openpgp_error(&e))?;
+    }
+    Ok(info)
+}
+
+/// [`check_openpgp`] with sqv's time semantics, by `sqv` (`--via-tools`) or in-process.
+fn check_openpgp_as_sqv(sig: &[u8], pae: &[u8], trust: &Trust) -> Result<SignerInfo, Finding> {
     let Some(pgp) = &trust.openpgp else {
         return Err(Finding::new(
             CommitOutcome::UntrustedSigner,

@@ -41,6 +41,10 @@ pub struct SignatureTrust {
     pub sigstore: Option<crate::sign::sigstore::SigstoreTrustSource>,
     /// Check signatures with the real tools (`ssh-keygen -Y`, `sqv`) instead of in-process.
     pub via_tools: bool,
+    /// Judge the keys behind an OpenPGP signature at the time of the check too, not only at the
+    /// signature's as sqv does: expired or revoked by then, for any reason, they vouch for
+    /// nothing (`expired_key`, `revoked_key`). `attest carry` sets it; the verifier does not.
+    pub openpgp_keys_at_check: bool,
 }
 
 impl SignatureTrust {
@@ -479,6 +483,7 @@ impl SignatureTrust {
             #[cfg(feature = "sigstore")]
             sigstore: load_sigstore(repo, files, checked_tree)?,
             via_tools: files.via_tools,
+            openpgp_keys_at_check: false,
         })
     }
 

@@ -2,7 +2,8 @@
 //! readable by gpg 2.2 and sqv. [`OpenPgpSigner`] signs in-process from a secret key file or
 //! through `gpg` for keys held in a keyring (as git does for `gpg.format=openpgp`);
 //! [`verify`](fn@verify) checks a signature in-process against the caller's [`OpenPgpCerts`];
-//! [`Sqv`] checks the same through the real `sqv`.
+//! [`Sqv`] checks the same through the real `sqv`; [`keys_valid_at`] judges the keys behind a
+//! signature at a later time (`attest carry`).
 //!
 //! The envelope `keyid` of an OpenPGP signature is the fingerprint of the certificate's primary
 //! key (uppercase hex, as `gpg --list-keys` shows it), also when a signing subkey made the
@@ -14,6 +15,7 @@ mod gpg;
 mod signature;
 mod signer;
 mod sqv;
+mod validity;
 mod verify;
 
 #[cfg(test)]
@@ -24,4 +26,5 @@ pub use error::OpenPgpSignError;
 pub use signature::{ARMOR_HEADER, issuer_key_ids};
 pub use signer::{OpenPgpSigner, PASSPHRASE_ENV};
 pub use sqv::{Sqv, SqvError};
+pub use validity::keys_valid_at;
 pub use verify::{OpenPgpVerified, OpenPgpVerifyError, verify};

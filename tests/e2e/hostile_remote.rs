@@ -332,6 +332,121 @@ fn carry_refuses_openpgp_evidence_whose_key_was_revoked_since_naming_the_key() {
     team.fsck(&[&ada]);
 }
 
+/// A key made in `team`'s keyring on 2020-01-01 (expiring after `expire`, as gpg writes it), and
+/// Ada's evidence of T001 signed with it as on 2020-06-01 (gpg's clock set back through
+/// `gpg.program`, so the signature's own time says so), then rebased: the key's fingerprint, the
+/// attested commit and the rebased one, which lacks the evidence.
+fn evidence_signed_in_2020(
+    team: &Team,
+    ada: &Clone<'_>,
+    uid: &str,
+    expire: &str,
+) -> (String, String, String) {
+    gpg(
+        team,
+        &["--faked-system-time", "20200101T000000!", "--quick-gen-key", uid, "ed25519", "sign", expire],
+    );
+    let email = uid.split(['<', '>']).nth(1).unwrap();
+    let listing = gpg(team, &["--with-colons", "--list-keys", email]).stdout;
+    let fpr = listing.lines().find_map(|l| l.strip_prefix("fpr:")).unwrap().trim_matches(':').to_owned();
+    let in_2020 = team.tmp.path().join("gpg-in-2020");
+    std::fs::write(&in_2020, "#!/bin/sh\nexec gpg --faked-system-time 20200601T000000! \"$@\"\n").unwrap();
+    std::fs::set_permissions(&in_2020, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    ada.git(&["config", "gpg.program", in_2020.to_str().unwrap()]);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let old = ada.attest("T001", &["--signer", "openpgp", "--key", &fpr]);
+    ada.git(&["config", "--unset", "gpg.program"]);
+    let new = crate::team::rebase_onto_moved_main(team, ada);
+    (fpr, old, new)
+}
+
+/// `fpr`'s certificate as the keyring holds it now, in a file outside every clone.
+fn export_certificate(team: &Team, fpr: &str) -> String {
+    let certs = team.tmp.path().join(format!("{fpr}.asc"));
+    std::fs::write(&certs, gpg(team, &["--armor", "--export", fpr]).stdout).unwrap();
+    certs.to_str().unwrap().to_owned()
+}
+
+/// `attest verify OLD` holds (in-process and through sqv: keys judged at the signature's time),
+/// while `attest carry` judges them today and refuses with `code`, naming the key and `says`.
+#[track_caller]
+fn verify_holds_and_carry_refuses(
+    ada: &Clone<'_>,
+    old: &str,
+    new: &str,
+    certs: &str,
+    fpr: &str,
+    code: &str,
+    says: &str,
+) {
+    for tools in [&[][..], &["--via-tools"][..]] {
+        let mut args = vec!["attest", "verify", old, "--openpgp-certs", certs];
+        args.extend(tools);
+        ada.speccoder(&args).success();
+    }
+    let out = ada.speccoder(&["attest", "carry", "--openpgp-certs", certs, "--json"]).failure(26);
+    let reason = refused_naming(&out, code, fpr);
+    assert!(reason.contains(says), "says what and when ({says}): {reason}");
+    assert!(reason.contains("2020-06-01T00:00:00Z"), "names when it signed: {reason}");
+    assert!(ada.note(new).is_none(), "nothing was re-signed: {out}");
+    let text = ada.speccoder(&["attest", "carry", "--openpgp-certs", certs]).failure(26);
+    assert!(text.stdout.contains(&format!("({code})")), "{text}");
+}
+
+#[test]
+fn carry_refuses_openpgp_evidence_whose_key_expired_since_it_signed_which_verify_still_accepts() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let (fpr, old, new) = evidence_signed_in_2020(&team, &ada, "Old <old@example.com>", "1y");
+    let certs = export_certificate(&team, &fpr);
+    verify_holds_and_carry_refuses(
+        &ada,
+        &old,
+        &new,
+        &certs,
+        &fpr,
+        "expired_key",
+        "the certificate expired at 2020-12-31T00:00:00Z",
+    );
+    team.fsck(&[&ada]);
+}
+
+#[test]
+fn carry_refuses_openpgp_evidence_whose_key_was_superseded_since_it_signed_which_verify_still_accepts() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let (fpr, old, new) = evidence_signed_in_2020(&team, &ada, "Sup <sup@example.com>", "never");
+    // A soft revocation, made today: "Key is superseded" (gpg's reason 2).
+    let mut cmd = Command::new("gpg");
+    common::isolate(&mut cmd, &team.home);
+    cmd.args(["--no-tty", "--pinentry-mode", "loopback", "--passphrase", "", "--command-fd", "0"])
+        .args(["--armor", "--gen-revoke", &fpr])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"y\n2\nreplaced by a new key\n\ny\n")
+        .unwrap();
+    let revocation = child.wait_with_output().unwrap();
+    assert!(revocation.status.success(), "{}", String::from_utf8_lossy(&revocation.stderr));
+    let rev_file = team.tmp.path().join("superseded.rev");
+    std::fs::write(&rev_file, &revocation.stdout).unwrap();
+    gpg(&team, &["--import", rev_file.to_str().unwrap()]);
+    let certs = export_certificate(&team, &fpr);
+    let listed = gpg(&team, &["--list-packets", &certs]).stdout;
+    assert!(listed.contains("revocation reason 0x01"), "a superseded revocation: {listed}");
+    verify_holds_and_carry_refuses(
+        &ada,
+        &old,
+        &new,
+        &certs,
+        &fpr,
+        "revoked_key",
+        "Key is superseded: \"replaced by a new key\"",
+    );
+    team.fsck(&[&ada]);
+}
+
 // --- the remote -------------------------------------------------------------------------------
 
 /// Mallory's clone: she can push to the remote, and writes its notes with plain git.

@@ -16,7 +16,9 @@
 //! refused whatever the trust) by a signer the carrier's own trust accepts at the time of the
 //! carry, never at the old commit's date, which its author chose ([`crate::check::signatures`],
 //! against the trust `attest verify` reads, by its loader: git's `gpg.ssh.allowedSignersFile`
-//! and `gpg.ssh.revocationFile`, or the files given). An unsigned line, an untrusted, expired or
+//! and `gpg.ssh.revocationFile`, or the files given; an OpenPGP certificate and signing key
+//! judged at the time of the carry too, so that one expired or revoked since, for any reason, is
+//! refused). An unsigned line, an untrusted, expired or
 //! revoked signer and a keyless (Sigstore) line, whose trust carry does not take, are refused
 //! with a reason naming the key; a carrier who trusts nobody carries nothing.
 //!
@@ -293,8 +295,10 @@ pub fn carry(repo: &Repo, req: &CarryRequest) -> Result<CarryReport, CarryError>
     }
     // The carrier's trust, as `attest verify` reads it by default (a file HEAD's tree provides is
     // refused: the branch being carried would choose whom carry trusts). Keyless trust is not
-    // taken (see [`checks`]).
-    let trust = SignatureTrust::load_outside_head(repo, &req.trust)?;
+    // taken (see [`checks`]). OpenPGP keys are judged at the time of the carry, not only at the
+    // signature's: a key expired or revoked since vouches for nothing now.
+    let mut trust = SignatureTrust::load_outside_head(repo, &req.trust)?;
+    trust.openpgp_keys_at_check = true;
     if trust.is_empty() {
         return Err(CarryError::NoTrust);
     }

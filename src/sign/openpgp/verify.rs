@@ -311,7 +311,7 @@ fn key_name(ka: &ValidErasedKeyAmalgamation<'_, key::PublicParts>) -> String {
 }
 
 /// The issuer the signature names, preferring a fingerprint over a key id.
-fn issuer(sig: &Signature) -> String {
+pub(super) fn issuer(sig: &Signature) -> String {
     let issuers = sig.get_issuers();
     issuers
         .iter()
@@ -321,11 +321,12 @@ fn issuer(sig: &Signature) -> String {
 }
 
 /// The signature's creation time; sequoia has already refused signatures without one.
-fn creation_time(sig: &Signature) -> SystemTime {
+pub(super) fn creation_time(sig: &Signature) -> SystemTime {
     sig.signature_creation_time().unwrap_or(SystemTime::UNIX_EPOCH)
 }
 
-fn rfc3339(t: SystemTime) -> String {
+/// `t` as RFC 3339.
+pub(super) fn rfc3339(t: SystemTime) -> String {
     OffsetDateTime::from(t).format(&Rfc3339).unwrap_or_else(|_| format!("{t:?}"))
 }
 
