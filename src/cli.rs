@@ -396,17 +396,24 @@ pub struct SigstoreArgs {
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum AttestSub {
-    /// Sign the unsigned lines of a task commit's note, leaving the payloads unchanged.
+    /// Sign the lines of a task commit's note that lack your signature, leaving the payloads unchanged.
     ///
     /// Signs only a note that the commit's own checks accept (the verifier's agreement rules,
     /// unsigned lines allowed): every line about exactly this task at this commit, with its tree,
     /// task line, story text and policy, and a summary naming exactly the other lines. Otherwise
     /// each failing line is named with its finding and nothing is signed.
     ///
+    /// A line counts as signed only when one of its signatures verifies over it with your own
+    /// signing key (checked as `attest verify` checks signatures); otherwise your signature is
+    /// added. Other signatures (another signer's, or ones that do not verify) are kept as they
+    /// are, and the report names their lines. The report says how many lines were signed now and
+    /// how many carried your signature already (`--json`: signed_now, signed_before,
+    /// other_signatures); run again, it has nothing to sign and changes nothing.
+    ///
     /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
     /// (nothing signed); 2 unknown revision; 13 bad key, no key configured (or `--signer none`);
-    /// 14 not a task commit, no note, or the notes ref locked by another command; 1 internal
-    /// error.
+    /// 14 not a task commit, no note, a line to sign that already carries the 16 signatures a line
+    /// may (nothing signed), or the notes ref locked by another command; 1 internal error.
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
     ///

@@ -1,19 +1,33 @@
-//! `speccoder attest sign [REV]`: signs the unsigned lines of a task commit's note, leaving every
-//! payload (and every line already signed) exactly as it is. It signs only a note that REV's own
-//! checks accept (the verifier's agreement rules, signatures aside): whoever can write notes
-//! could otherwise add lines made for their own commit and have them signed with the
-//! maintainer's key.
+//! `speccoder attest sign [REV]`: adds the signer's signature to every line of a task commit's
+//! note that does not carry one yet, leaving every payload, and every other signature, exactly
+//! as it is. It signs only a note that REV's own checks accept (the verifier's agreement rules,
+//! signatures aside): whoever can write notes could otherwise add lines made for their own
+//! commit and have them signed with the maintainer's key.
+//!
+//! A line counts as signed by the signer only when one of its signatures verifies over it with
+//! the signer's own key, checked as the verifier checks any signature
+//! ([`signatures::each_verifies`] under [`SignatureTrust::own_key`]): a signature by someone
+//! else, or one that does not verify (junk written by whoever can write notes), never stands in
+//! for the signer's. Such signatures are kept (DSSE allows several) and the report names their
+//! lines.
+
+use serde::Serialize;
+use time::OffsetDateTime;
 
 use crate::attest::signing::{self, Chosen, Moment, SignerError, SignerRequest, Unsigned};
 use crate::attest::{Disagreement, LineReport, NoteNotWritten, Report, listed};
 use crate::check::agreement::Rules;
 use crate::check::outcome::CommitOutcome;
+use crate::check::signatures;
 use crate::check::trailers::task_trailers;
+use crate::check::trust::SignatureTrust;
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, ObjectId, Repo};
 use crate::model::bundle::{self, NOTES_REF, NoteTooLarge};
 use crate::model::digest::sha256_hex;
-use crate::model::dsse::{Envelope, EnvelopeError};
+use crate::model::dsse::{Envelope, EnvelopeError, MAX_SIGNATURES};
+use crate::model::shown::one_line;
+use crate::sign::Signer;
 
 /// Why `attest sign` signed nothing.
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +67,18 @@ pub enum SignLaterError {
         /// Why.
         reason: EnvelopeError,
     },
+    /// A line to sign carries as many signatures as a line may.
+    #[error(
+        "line {line} of the note of {commit} carries {count} signatures, none of them verifying with your key, and a line may carry at most {MAX_SIGNATURES}: nothing was signed; find who wrote them, and attest the task again"
+    )]
+    Full {
+        /// The 1-based line.
+        line: usize,
+        /// The commit.
+        commit: ObjectId,
+        /// Its signatures.
+        count: usize,
+    },
     /// Lines of the note do not agree with the task commit they annotate.
     #[error(transparent)]
     Disagrees(#[from] Disagreement),
@@ -74,19 +100,96 @@ impl ExitClass for SignLaterError {
             // Keys are configuration, as a key that cannot sign is.
             SignLaterError::NoSigner(_) | SignLaterError::NoteTooLarge(_) => Class::Config,
             SignLaterError::NoNote { .. }
+            | SignLaterError::Full { .. }
             | SignLaterError::NotATaskCommit { .. }
             | SignLaterError::NotAnEnvelope { .. } => Class::GitPrecondition,
         }
     }
 }
 
-/// Signs the unsigned lines of the note of `rev` (default `HEAD`).
+/// What `attest sign` did: the note's report, a line `signed` when it carries the signer's own
+/// signature, and which lines it signed now, which carried that signature already and which
+/// carry signatures it left alone.
+#[derive(Debug, Clone, Serialize)]
+pub struct SignReport {
+    /// The task commit, its note's lines and the signer.
+    #[serde(flatten)]
+    pub report: Report,
+    /// The lines this run signed (1-based).
+    pub signed_now: Vec<usize>,
+    /// The lines that carried a signature by the signer's key already (1-based).
+    pub signed_before: Vec<usize>,
+    /// The lines carrying signatures that do not verify with the signer's key (another signer's,
+    /// or broken ones), each kept as it is.
+    pub other_signatures: Vec<OtherSignatures>,
+}
+
+/// A line's signatures that are not the signer's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct OtherSignatures {
+    /// The 1-based line.
+    pub line: usize,
+    /// How many.
+    pub count: usize,
+}
+
+impl std::fmt::Display for SignReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let r = &self.report;
+        let short = r.commit.get(..12).unwrap_or(&r.commit);
+        writeln!(f, "{} {}: {} ({})", r.command, one_line(&r.target), short, one_line(&r.verdict))?;
+        let signed = r.lines.iter().filter(|l| l.signed).count();
+        writeln!(
+            f,
+            "  note {short} in {}: {} lines, {signed} signed by this signer ({} signed now, {} signed before)",
+            r.notes_ref,
+            r.lines.len(),
+            self.signed_now.len(),
+            self.signed_before.len()
+        )?;
+        for (i, l) in r.lines.iter().enumerate() {
+            let n = i + 1;
+            let state = if self.signed_now.contains(&n) {
+                "signed now"
+            } else if self.signed_before.contains(&n) {
+                "signed before"
+            } else {
+                "not signed by this signer"
+            };
+            let others = match self.other_signatures.iter().find(|o| o.line == n) {
+                Some(o) => format!(", {} other signature(s) kept", o.count),
+                None => String::new(),
+            };
+            writeln!(f, "    {:<22} sha256:{}  ({state}{others})", l.name, l.sha256)?;
+        }
+        if let Some(s) = &r.signer {
+            writeln!(f, "  signer: {s}")?;
+        }
+        for w in &r.warnings {
+            writeln!(f, "  warning: {w}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What became of one line.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LineSigned {
+    /// Signed by this run.
+    Now,
+    /// It carried the signer's signature already.
+    Before,
+    /// It carries a keyless bundle, and the signer is keyless: a line holds one.
+    Keyless,
+}
+
+/// Adds the signer's signatures to the note of `rev` (default `HEAD`) where they are missing.
 ///
 /// # Errors
 /// Not a task commit, no note, a line that is not an envelope, a line the commit's own checks
-/// refuse ([`SignLaterError::Disagrees`], nothing signed), no signer, or the note cannot be
-/// written.
-pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Report, SignLaterError> {
+/// refuse ([`SignLaterError::Disagrees`], nothing signed), a line to sign that carries as many
+/// signatures as a line may, no signer, or the note cannot be written.
+pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<SignReport, SignLaterError> {
     let commit = repo.rev_parse_peeled(rev)?;
     let info = repo.commit(commit)?;
     let (target, verdict) = task_trailers(&info.message);
@@ -97,8 +200,8 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Rep
         Chosen::Signer(s) => s,
         Chosen::Unsigned(reason) => return Err(SignLaterError::NoSigner(reason)),
     };
-    let mut signed_now = 0usize;
-    let mut report_lines = Vec::new();
+    let own = signer.own_key().map_err(SignerError::from)?.map(|k| SignatureTrust::own_key(&k));
+    let mut outcomes: Vec<(LineReport, LineSigned, usize)> = Vec::new();
     repo.update_note(NOTES_REF, commit, |current| -> Result<Option<Vec<u8>>, SignLaterError> {
         let Some(current) = current else {
             return Err(SignLaterError::NoNote { rev: rev.to_owned(), commit });
@@ -112,27 +215,28 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Rep
         if !findings.is_empty() {
             return Err(Disagreement { commit: commit.to_string(), findings: listed(&findings) }.into());
         }
-        signed_now = 0;
-        report_lines.clear();
+        outcomes.clear();
+        let now = OffsetDateTime::now_utc();
         let mut out = Vec::new();
         for (i, raw) in bundle::split(current).into_iter().enumerate() {
+            let line = i + 1;
             let mut env = Envelope::parse(raw).map_err(|reason| SignLaterError::NotAnEnvelope {
-                line: i + 1,
+                line,
                 commit,
                 reason,
             })?;
-            if env.signatures.is_empty() {
-                signing::sign_envelope(&mut env, signer.as_ref()).map_err(SignerError::from)?;
-                signed_now += 1;
-                out.push(env.to_line());
-            } else {
-                out.push(raw.to_vec());
-            }
-            report_lines.push(LineReport {
-                name: format!("line {}", i + 1),
+            let (signed, others) =
+                sign_line(&mut env, own.as_ref(), signer.as_ref(), now).map_err(|e| e.at(line, commit))?;
+            out.push(if signed == LineSigned::Now { env.to_line() } else { raw.to_vec() });
+            let report = LineReport {
+                name: format!("line {line}"),
                 sha256: sha256_hex(&env.payload),
-                signed: true,
-            });
+                signed: signed != LineSigned::Keyless,
+            };
+            outcomes.push((report, signed, others));
+        }
+        if outcomes.iter().all(|(_, signed, _)| *signed != LineSigned::Now) {
+            return Ok(Some(current.to_vec()));
         }
         Ok(Some(bundle::join_within_caps(&out)?))
     })
@@ -142,21 +246,116 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Rep
             NoteNotWritten { commit: commit.to_string(), source }.into()
         }
     })?;
-    Ok(Report {
-        command: "attest sign",
-        commit: commit.to_string(),
-        branch: None,
-        target: target.unwrap_or_default(),
-        verdict: verdict.unwrap_or_default(),
-        lines: report_lines,
-        signer: Some(signer.describe()),
-        unsigned_reason: None,
-        withheld: Vec::new(),
-        warnings: if signed_now == 0 {
-            vec!["every line was signed already; nothing changed".into()]
-        } else {
-            Vec::new()
+    Ok(sign_report(commit, target, verdict, signer.describe(), outcomes))
+}
+
+/// Why one line cannot take the signer's signature, before the line is known.
+enum LineError {
+    /// The line carries as many signatures as a line may.
+    Full(usize),
+    /// The signer failed.
+    Signer(SignerError),
+}
+
+impl LineError {
+    /// This error at `line` of the note of `commit`.
+    fn at(self, line: usize, commit: ObjectId) -> SignLaterError {
+        match self {
+            LineError::Full(count) => SignLaterError::Full { line, commit, count },
+            LineError::Signer(e) => e.into(),
+        }
+    }
+}
+
+/// Adds the signer's signature to `env` unless one of its signatures verifies with the signer's
+/// own key (`own`, `None` for a keyless signer) at `at`; what became of the line, and how many of
+/// its signatures are not the signer's (kept as they are).
+fn sign_line(
+    env: &mut Envelope,
+    own: Option<&SignatureTrust>,
+    signer: &dyn Signer,
+    at: OffsetDateTime,
+) -> Result<(LineSigned, usize), LineError> {
+    let ours = match own {
+        Some(trust) => signatures::each_verifies(env, trust, at),
+        None => vec![false; env.signatures.len()],
+    };
+    let others = ours.iter().filter(|v| !**v).count();
+    if ours.contains(&true) {
+        return Ok((LineSigned::Before, others));
+    }
+    if own.is_none() && env.sigstore.is_some() {
+        return Ok((LineSigned::Keyless, others));
+    }
+    if env.signatures.len() >= MAX_SIGNATURES {
+        return Err(LineError::Full(env.signatures.len()));
+    }
+    signing::sign_envelope(env, signer).map_err(|e| LineError::Signer(SignerError::from(e)))?;
+    Ok((LineSigned::Now, others))
+}
+
+/// The report of an `attest sign` whose lines came out as `outcomes`.
+fn sign_report(
+    commit: ObjectId,
+    target: Option<String>,
+    verdict: Option<String>,
+    signer: String,
+    outcomes: Vec<(LineReport, LineSigned, usize)>,
+) -> SignReport {
+    let numbered = |which: LineSigned| -> Vec<usize> {
+        outcomes.iter().enumerate().filter(|(_, (_, s, _))| *s == which).map(|(i, _)| i + 1).collect()
+    };
+    let (signed_now, signed_before, keyless) =
+        (numbered(LineSigned::Now), numbered(LineSigned::Before), numbered(LineSigned::Keyless));
+    let other_signatures: Vec<OtherSignatures> = outcomes
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, _, others))| *others > 0)
+        .map(|(i, (_, _, count))| OtherSignatures { line: i + 1, count: *count })
+        .collect();
+    let mut warnings = Vec::new();
+    if signed_now.is_empty() && keyless.is_empty() {
+        warnings.push(
+            "nothing to sign: every line was signed already by this signer's key; nothing changed".to_owned(),
+        );
+    } else if signed_now.is_empty() {
+        warnings.push("nothing signed; nothing changed".to_owned());
+    }
+    if !keyless.is_empty() {
+        warnings.push(format!(
+            "line {} carries a keyless (Sigstore) signature already, and a line holds one: not signed",
+            joined(&keyless)
+        ));
+    }
+    if !other_signatures.is_empty() {
+        let lines: Vec<usize> = other_signatures.iter().map(|o| o.line).collect();
+        warnings.push(format!(
+            "line {} carries signatures that do not verify with this signer's key (another signer's, or broken ones); they were kept as they are, and `speccoder attest verify` judges them against your trust",
+            joined(&lines)
+        ));
+    }
+    let lines = outcomes.into_iter().map(|(report, _, _)| report).collect();
+    SignReport {
+        report: Report {
+            command: "attest sign",
+            commit: commit.to_string(),
+            branch: None,
+            target: target.unwrap_or_default(),
+            verdict: verdict.unwrap_or_default(),
+            lines,
+            signer: Some(signer),
+            unsigned_reason: None,
+            withheld: Vec::new(),
+            warnings,
+            notes_ref: NOTES_REF.to_owned(),
         },
-        notes_ref: NOTES_REF.to_owned(),
-    })
+        signed_now,
+        signed_before,
+        other_signatures,
+    }
+}
+
+/// `1, 3, 5`.
+fn joined(lines: &[usize]) -> String {
+    lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
 }

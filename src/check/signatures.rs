@@ -282,6 +282,15 @@ pub fn signed_by(env: &Envelope, keyid: &str) -> bool {
     })
 }
 
+/// For each of `env`'s signatures, in order, whether it verifies over the line with a key of
+/// `trust` at `at`, each checked as [`check`] checks one. With the trust of one key
+/// ([`Trust::own_key`]), it tells that key's own signatures from others' (`attest sign`).
+#[must_use]
+pub fn each_verifies(env: &Envelope, trust: &Trust, at: OffsetDateTime) -> Vec<bool> {
+    let pae = env.pae();
+    env.signatures.iter().map(|s| check_one(&s.sig, &pae, trust, at).is_ok()).collect()
+}
+
 fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<SignerInfo, Finding> {
     if sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes()) {
         return check_openpgp(sig, pae, trust, at);

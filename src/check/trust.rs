@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 
 use crate::exit::{Class, ExitClass};
 use crate::git::{Head, ObjectId, Repo};
+use crate::sign::OwnKey;
 use crate::sign::ssh::allowed_signers::{self, AllowedSigners};
 use crate::sign::ssh::revoked_keys::RevokedKeys;
+use crate::sign::ssh::sshsig::NAMESPACE;
 
 /// SSH trust: an allowed-signers file and the revoked keys.
 #[derive(Debug)]
@@ -57,6 +59,28 @@ impl SignatureTrust {
             return false;
         }
         self.ssh.is_none() && self.openpgp.is_none()
+    }
+
+    /// A trust in one key only, the signer's own (`attest sign`): under it exactly the
+    /// signatures that verify with that key hold, checked as the verifier checks any (in-process).
+    #[must_use]
+    pub fn own_key(key: &OwnKey) -> SignatureTrust {
+        let origin = "the signing key";
+        let mut trust = SignatureTrust::default();
+        match key {
+            OwnKey::Ssh(public) => {
+                trust.ssh = Some(SshTrust {
+                    allowed: AllowedSigners::one_key(public, NAMESPACE, Path::new(origin)),
+                    allowed_path: PathBuf::from(origin),
+                    revoked: RevokedKeys::default(),
+                    revoked_path: None,
+                    source: origin.to_owned(),
+                    _temp: None,
+                });
+            }
+            OwnKey::OpenPgp(certs) => trust.openpgp = Some(certs.clone()),
+        }
+        trust
     }
 
     /// What a report should warn of: an allowed-signers time without `Z` (read in this

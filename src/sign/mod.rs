@@ -66,6 +66,23 @@ pub trait Signer {
     fn signs_summary_only(&self) -> bool {
         false
     }
+    /// The public half of the signing key, to tell this signer's own signatures from others'
+    /// (`attest sign`); `None` for a keyless signer, which has no key of its own.
+    ///
+    /// # Errors
+    /// The key cannot be looked up (gpg cannot resolve a keyring key).
+    fn own_key(&self) -> Result<Option<OwnKey>, SignError> {
+        Ok(None)
+    }
+}
+
+/// The public half of a signer's key: what its own signatures verify with.
+#[derive(Clone, Debug)]
+pub enum OwnKey {
+    /// An SSH public key (the certified key, for a certificate).
+    Ssh(ssh_key::PublicKey),
+    /// The signer's OpenPGP certificate, secret material removed.
+    OpenPgp(openpgp::OpenPgpCerts),
 }
 
 /// The signing backends.

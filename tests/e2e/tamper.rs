@@ -1208,20 +1208,28 @@ fn attest_sign_refuses_a_line_that_disagrees_with_its_commit_and_signs_nothing()
 }
 
 #[test]
-fn attest_sign_keeps_a_line_signed_already_byte_for_byte() {
+fn attest_sign_keeps_another_signers_signature_byte_for_byte_and_adds_its_own_beside_it() {
     let c = setup_prepared(Evidence::Verified, &["--signer", "none"], |_| {});
     let mut lines = note_raw_lines(&c, "HEAD");
     lines[0] = signed_line(&c, &statement_of(&lines[0]), &c.eve);
     write_note(&c, "HEAD", &lines);
     let r = attest_sign(&c, "HEAD").success();
-    assert!(r.stdout.contains("5 lines, 5 signed"), "{r}");
+    assert!(r.stdout.contains("5 lines, 5 signed by this signer (5 signed now, 0 signed before)"), "{r}");
+    assert!(
+        r.stdout.contains("warning: line 1 carries signatures that do not verify with this signer's key"),
+        "{r}"
+    );
     let signed = note_raw_lines(&c, "HEAD");
-    assert_eq!(signed[0], lines[0], "eve's line is as it was");
+    let (eve, now): (Value, Value) =
+        (serde_json::from_slice(&lines[0]).unwrap(), serde_json::from_slice(&signed[0]).unwrap());
+    assert_eq!(now["payload"], eve["payload"]);
+    assert_eq!(now["signatures"][0], eve["signatures"][0], "eve's signature is as it was");
+    assert_eq!(now["signatures"].as_array().map(Vec::len), Some(2), "ada's beside it: {now}");
     assert!(signed[1..].iter().zip(&lines[1..]).all(|(a, b)| a != b), "the others are signed now");
-    // Eve is not trusted, but the summary ada signed names her line: covered.
+    // Eve is not trusted; Ada's signature holds for every line, hers among them.
     let (code, report) = verify(&c, &[]);
     assert_eq!(code, 0, "{report:#}");
-    assert_eq!(report["ticks"][0]["covered_lines"], json!([1]));
+    assert_eq!(report["ticks"][0]["covered_lines"], json!([]), "{report:#}");
 }
 
 // --- notes read as git writes them --------------------------------------------------------------

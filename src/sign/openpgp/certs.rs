@@ -251,6 +251,12 @@ impl OpenPgpCerts {
         Ok(Self { certs, path: path.to_owned() })
     }
 
+    /// The one certificate `cert` (a secret key's, its secret material removed), read from
+    /// `path`.
+    pub(super) fn of(cert: &Cert, path: &Path) -> Self {
+        Self { certs: vec![cert.clone().strip_secret_key_material()], path: path.to_owned() }
+    }
+
     /// The file the certificates were read from.
     #[must_use]
     pub fn path(&self) -> &Path {

@@ -61,6 +61,8 @@ enum How {
 #[derive(Clone)]
 struct InProcess {
     keypair: KeyPair,
+    /// The key file's certificate, secret material removed.
+    certs: OpenPgpCerts,
     fingerprint: String,
     signing_key: String,
     path: PathBuf,
@@ -308,6 +310,14 @@ impl Signer for OpenPgpSigner {
         }
     }
 
+    fn own_key(&self) -> Result<Option<crate::sign::OwnKey>, SignError> {
+        let certs = match &self.how {
+            How::InProcess(k) => k.certs.clone(),
+            How::Gpg { key, resolved, .. } => self.resolve(key, resolved)?.certs.clone(),
+        };
+        Ok(Some(crate::sign::OwnKey::OpenPgp(certs)))
+    }
+
     /// git's OpenPGP commit signature is an armored detached signature over the commit bytes,
     /// which is what [`Signer::sign`] makes of any bytes.
     fn sign_git_commit(&self, commit: &[u8]) -> Result<String, SignError> {
@@ -404,6 +414,7 @@ fn signing_key(
     let keypair = key.into_keypair().map_err(|e| OpenPgpSignError::InProcess { reason: e.to_string() })?;
     Ok(Some(InProcess {
         keypair,
+        certs: OpenPgpCerts::of(cert, path),
         fingerprint: cert.fingerprint().to_hex(),
         signing_key,
         path: path.to_owned(),

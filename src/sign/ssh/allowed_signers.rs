@@ -178,6 +178,25 @@ impl AllowedSigners {
         Ok(Self { path: path.to_owned(), signers })
     }
 
+    /// A file of one line trusting the plain key `key` as any principal (`*`) for `namespace`,
+    /// with no validity window; `path` only names it in messages.
+    #[must_use]
+    pub fn one_key(key: &PublicKey, namespace: &str, path: &Path) -> Self {
+        let any = |text: &str| PatternList {
+            patterns: vec![super::pattern::Pattern { text: text.to_owned(), negated: false }],
+        };
+        let signer = AllowedSigner {
+            line: 1,
+            principals: any("*"),
+            cert_authority: false,
+            namespaces: Some(any(namespace)),
+            valid_after: None,
+            valid_before: None,
+            key: PublicKey::from(key.key_data().clone()),
+        };
+        Self { path: path.to_owned(), signers: vec![signer] }
+    }
+
     /// Warnings worth showing: times without `Z`, read in the local time zone as `ssh-keygen`
     /// reads them, so that the verdict depends on where it is run.
     #[must_use]

@@ -390,6 +390,10 @@ impl Signer for SshSigner {
         String::from_utf8(armored)
             .map_err(|_| SshSignError::InProcess { reason: "the armor is not text".into() }.into())
     }
+
+    fn own_key(&self) -> Result<Option<crate::sign::OwnKey>, SignError> {
+        Ok(Some(crate::sign::OwnKey::Ssh(self.public.clone())))
+    }
 }
 
 impl fmt::Debug for SshSigner {

@@ -276,7 +276,7 @@ fn every_subcommand_s_help_opens_with_its_own_description() {
         ),
         (
             &["attest", "sign"],
-            "Sign the unsigned lines of a task commit's note, leaving the payloads unchanged.",
+            "Sign the lines of a task commit's note that lack your signature, leaving the payloads unchanged.",
         ),
         (&["accept"], "Tick a task on a person's word, without test evidence (Verdict: attested)."),
         (&["skip"], "Record that a task is skipped, without ticking it; --undo removes the record."),

@@ -216,6 +216,111 @@ fn attest_sign_signs_the_unsigned_lines_later_leaving_the_payloads_unchanged() {
     assert_eq!(p.note(&task_commit).unwrap(), note);
 }
 
+/// The report of `attest sign --key <key> --json` in `p`, which must succeed.
+#[track_caller]
+fn sign_json(p: &Project, key: &common::Key) -> Value {
+    let out = p.speccoder(&["attest", "sign", "--key", key.private.to_str().unwrap(), "--json"]).success();
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// `[{"line": n, "count": 1}]` for each of lines 1 to 5.
+fn one_other_on_each_line() -> Value {
+    serde_json::json!((1..=5).map(|n| serde_json::json!({"line": n, "count": 1})).collect::<Vec<_>>())
+}
+
+#[test]
+fn attest_sign_adds_its_signature_beside_a_junk_one_keeps_it_and_verify_then_holds() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.attest(T005, &s.evidence, &["--signer", "none"]).success();
+    // Whoever can write notes puts a signature that is no signature on every line.
+    let unsigned = p.note_lines("HEAD");
+    let junked: Vec<Vec<u8>> = unsigned
+        .iter()
+        .map(|l| {
+            let mut envelope = l.envelope.clone();
+            envelope["signatures"] = serde_json::json!([{"keyid": "x", "sig": "AAAA"}]);
+            serde_json::to_vec(&envelope).unwrap()
+        })
+        .collect();
+    p.write_note("HEAD", &junked);
+    let allowed = s.allowed.to_str().unwrap();
+    let verify = || p.speccoder(&["attest", "verify", "--allowed-signers", allowed]);
+    assert_ne!(verify().code(), Some(0), "junk is no signature");
+
+    // A line flooded with as many signatures as a line may carry takes no more: nothing is signed.
+    let mut flooded = junked.clone();
+    let mut envelope = unsigned[2].envelope.clone();
+    envelope["signatures"] = serde_json::json!(vec![serde_json::json!({"keyid": "x", "sig": "AAAA"}); 16]);
+    flooded[2] = serde_json::to_vec(&envelope).unwrap();
+    p.write_note("HEAD", &flooded);
+    let before = p.note("HEAD");
+    let out = p.speccoder(&["attest", "sign", "--key", s.key.private.to_str().unwrap()]).failure(14);
+    assert!(out.stderr.contains("line 3 of the note of") && out.stderr.contains("16 signatures"), "{out}");
+    assert_eq!(p.note("HEAD"), before, "nothing was signed");
+    p.write_note("HEAD", &junked);
+
+    let report = sign_json(p, &s.key);
+    assert_eq!(report["signed_now"], serde_json::json!([1, 2, 3, 4, 5]), "{report}");
+    assert_eq!(report["signed_before"], serde_json::json!([]), "{report}");
+    assert_eq!(report["other_signatures"], one_other_on_each_line(), "{report}");
+    let warnings = report["warnings"].to_string();
+    assert!(warnings.contains("line 1, 2, 3, 4, 5 carries signatures that do not verify"), "{report}");
+    let signed = p.note_lines("HEAD");
+    assert_eq!(payloads(&signed), payloads(&unsigned));
+    for line in &signed {
+        assert_eq!(line.signatures.len(), 2, "the junk is kept, ours added: {:?}", line.envelope);
+        assert_eq!(line.envelope["signatures"][0], serde_json::json!({"keyid": "x", "sig": "AAAA"}));
+    }
+    verify().success();
+}
+
+#[test]
+fn attest_sign_adds_its_signature_beside_another_keys_and_names_the_lines_carrying_it() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.attest(T005, &s.evidence, &["--signer", "none"]).success();
+    // Bob signs every line first, with his own key, valid but not Ada's.
+    let bob = common::ed25519(&p.scratch, "bob");
+    let report = sign_json(p, &bob);
+    assert_eq!(report["signed_now"], serde_json::json!([1, 2, 3, 4, 5]), "{report}");
+    let allowed = s.allowed.to_str().unwrap();
+    p.speccoder(&["attest", "verify", "--allowed-signers", allowed]).failure(26);
+
+    let out = p.speccoder(&["attest", "sign", "--key", s.key.private.to_str().unwrap()]).success();
+    assert!(out.stdout.contains("5 lines, 5 signed by this signer (5 signed now, 0 signed before)"), "{out}");
+    assert_eq!(out.stdout.matches("(signed now, 1 other signature(s) kept)").count(), 5, "{out}");
+    assert!(
+        out.stdout
+            .contains("line 1, 2, 3, 4, 5 carries signatures that do not verify with this signer's key"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("signed already"), "{out}");
+    for line in p.note_lines("HEAD") {
+        assert_eq!(line.signatures.len(), 2, "Bob's and Ada's: {:?}", line.envelope);
+    }
+    p.speccoder(&["attest", "verify", "--allowed-signers", allowed]).success();
+}
+
+#[test]
+fn attest_sign_run_twice_has_nothing_to_sign_the_second_time_and_changes_nothing() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.attest(T005, &s.evidence, &["--signer", "none"]).success();
+    sign_json(p, &s.key);
+    let (notes, note) = (p.rev(NOTES_REF), p.note("HEAD"));
+
+    let report = sign_json(p, &s.key);
+    assert_eq!(report["signed_now"], serde_json::json!([]), "{report}");
+    assert_eq!(report["signed_before"], serde_json::json!([1, 2, 3, 4, 5]), "{report}");
+    assert_eq!(report["other_signatures"], serde_json::json!([]), "{report}");
+    assert!(report["warnings"][0].as_str().unwrap().starts_with("nothing to sign"), "{report}");
+    let out = p.speccoder(&["attest", "sign", "--key", s.key.private.to_str().unwrap()]).success();
+    assert!(out.stdout.contains("(0 signed now, 5 signed before)"), "{out}");
+    assert!(out.stdout.contains("warning: nothing to sign"), "{out}");
+    assert_eq!((p.rev(NOTES_REF), p.note("HEAD")), (notes, note), "nothing changed");
+}
+
 #[test]
 fn attest_sign_defaults_to_head_and_takes_the_key_from_git_config() {
     let s = Setup::speckit(Evidence::Verified);
