@@ -232,9 +232,13 @@ pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, Appro
         Chosen::Unsigned(reason) => return Err(ApproveError::NoSigner(reason)),
     };
     let keyid = signer.keyid();
+    // Whether the line carries this approval already is told by a signature that verifies with
+    // the approver's own key, never by a keyid anyone can write.
+    let own = signer.own_key()?.map(|key| SignatureTrust::own_key(&key));
+    let mine = Mine { keyid: &keyid, own: own.as_ref() };
     let at = req.signature_time.at(info.committer.seconds);
     let rules = Rules::new(repo, None);
-    let read = |note: &[u8]| covering(&rules, &info, &target, verdict.as_deref(), note, &trust, at, &keyid);
+    let read = |note: &[u8]| covering(&rules, &info, &target, verdict.as_deref(), note, &trust, at, &mine);
     let note =
         repo.note(NOTES_REF, commit)?.ok_or_else(|| ApproveError::NoNote { rev: req.rev.clone(), commit })?;
     let first = read(&note)?;
@@ -294,9 +298,16 @@ fn with_approval(
     Ok(bundle::join(&lines))
 }
 
+/// The approver's key: its `keyid`, and a trust in it alone when the signer can name its public
+/// key (every signer `approve` takes).
+struct Mine<'a> {
+    keyid: &'a str,
+    own: Option<&'a SignatureTrust>,
+}
+
 /// Reads `note` of the task commit `info` as the approver must: it agrees with the commit, every
 /// line's signatures hold under `trust`, and it has one covering line, which can take one more
-/// signature unless the key `keyid` signed it already.
+/// signature unless the approver's key signed it already (a signature that verifies with it).
 #[allow(clippy::too_many_arguments, reason = "one reading, with everything it is held to")]
 fn covering(
     rules: &Rules<'_>,
@@ -306,7 +317,7 @@ fn covering(
     note: &[u8],
     trust: &SignatureTrust,
     at: time::OffsetDateTime,
-    keyid: &str,
+    mine: &Mine<'_>,
 ) -> Result<Covering, ApproveError> {
     let commit = info.id;
     let mut findings = Vec::new();
@@ -333,7 +344,10 @@ fn covering(
     let index = covering_line(&checked.lines, checked.task_verification)
         .ok_or(ApproveError::NoCoveringLine(commit))?;
     let line = &checked.lines[index];
-    let approved = signatures::signed_by(&line.envelope, keyid);
+    let approved = match mine.own {
+        Some(own) => signatures::each_verifies(&line.envelope, own, at).contains(&true),
+        None => signatures::signed_by(&line.envelope, mine.keyid),
+    };
     let count = line.envelope.signatures.len();
     if !approved && count >= MAX_SIGNATURES {
         return Err(ApproveError::Full { line: line.number, commit, count });

@@ -673,6 +673,32 @@ fn approve_refuses_a_note_it_cannot_verify_and_writes_nothing() {
     assert!(out.failure(13).stderr.contains("you trust no signer"));
 }
 
+/// A signature that names the approver's key but does not verify with it (anyone can write a
+/// keyid) is no approval: `approve` adds the approver's own beside it.
+#[test]
+fn a_written_keyid_that_does_not_verify_stands_for_no_approval() {
+    let s = Signed::new();
+    let target = task("T005");
+    let commit = s.attest(&target, Evidence::Verified, None, |_| {});
+    let listed = std::process::Command::new("ssh-keygen").arg("-lf").arg(&s.bob.public).output().unwrap();
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    let bob_keyid = listed.split_whitespace().nth(1).unwrap().to_owned();
+    let mut lines = s.p.note_raw_lines(&commit);
+    let last = lines.len() - 1;
+    let mut summary: Value = serde_json::from_slice(&lines[last]).unwrap();
+    summary["signatures"].as_array_mut().unwrap().push(json!({ "keyid": bob_keyid, "sig": "AAAA" }));
+    lines[last] = serde_json::to_vec(&summary).unwrap();
+    s.p.write_note(&commit, &lines);
+
+    let approved: Value = serde_json::from_str(&s.approve(&commit, &s.bob).success().stdout).unwrap();
+    assert_eq!((approved["signatures"].as_u64(), approved["unchanged"].as_bool()), (Some(3), Some(false)));
+    let summary = s.p.note_lines(&commit).pop().unwrap();
+    let bob_allowed = common::allowed_signers(&s.p.scratch.join("bob_only"), &[(BOB, &s.bob)]);
+    let checked =
+        common::ssh_verify(&s.p.scratch, &bob_allowed, BOB, &summary.signatures[2].1, &summary.pae());
+    assert!(checked.status.success(), "{checked}");
+}
+
 /// The trust an approval is checked against comes from outside what is approved: a revision
 /// that builds on the approved commit holds files its author wrote, and is refused.
 #[test]
