@@ -69,8 +69,15 @@ pub enum Command {
     /// (gpg.format, user.signingKey) signs the task commit, never --key; without one that can
     /// sign, nothing is written (exit 13).
     ///
-    /// Exit codes: 0 written; 2 bad target, unknown unit or task; 13 bad evidence (the field is
-    /// named), spec file, bug home, `speccoder.toml` (signing keylessly, Sigstore URLs in
+    /// A held_out phase must name a set the held-out store holds (`speccoder held-out store`;
+    /// --held-out-store, else `<git common dir>/speccoder/held-out`), written for this very task,
+    /// whose files still match its manifest; otherwise nothing is written (exit 13).
+    ///
+    /// Exit codes: 0 written; 2 bad target, unknown unit or task, a `--held-out-store` inside a
+    /// work tree of the repository; 13 bad evidence (the field is named), a held_out phase naming a
+    /// set the held-out store does not hold, that was stored for another task or whose files or
+    /// manifest changed since (the digest is named), a `--held-out-store` that does not exist or is
+    /// not a directory, spec file, bug home, `speccoder.toml` (signing keylessly, Sigstore URLs in
     /// `[attest.sigstore]` too), identity, signer, key or Sigstore service URL, `commit.gpgsign`
     /// set and git's own key unable to sign the commit, a statement that would leak, or a
     /// `tasks.md` conversion (line endings, a filter driver) that fails or a
@@ -335,6 +342,11 @@ pub struct AttestArgs {
     /// The evidence file the runner wrote (schema/evidence.schema.json).
     #[arg(long, value_name = "FILE", required = true)]
     pub evidence: Option<PathBuf>,
+    /// The held-out store that holds the set the evidence's held_out phase names (default:
+    /// <git common dir>/speccoder/held-out; never inside a work tree of the repository), as
+    /// `held-out store --store` names it.
+    #[arg(long, value_name = "DIR")]
+    pub held_out_store: Option<PathBuf>,
     /// How to sign, and how to report.
     #[command(flatten)]
     pub run: SignedRunArgs,

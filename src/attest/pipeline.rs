@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use crate::attest::bug::{self, BugError};
 use crate::attest::config::{self, ConfigError, read_policy};
 use crate::attest::evidence::{self, EvidenceError};
+use crate::attest::held_out::{HeldOutError, check_claim};
 use crate::attest::message::{self, MessageFields, keys};
 use crate::attest::provenance;
 use crate::attest::signing::{self, Chosen, Moment, SignerError, SignerRequest};
@@ -42,6 +43,9 @@ pub struct AttestRequest {
     pub evidence: PathBuf,
     /// `--signer`, `--key`, `--sigstore-*`.
     pub signing: SignerRequest,
+    /// `--held-out-store`: the store that holds the held-out set the evidence names (default
+    /// [`crate::attest::held_out::default_store`]).
+    pub held_out_store: Option<PathBuf>,
 }
 
 /// Why `speccoder attest` stopped. Before the branch moves nothing is written that anyone can see.
@@ -80,6 +84,9 @@ pub enum AttestError {
     /// The note would be larger than a reader takes.
     #[error(transparent)]
     NoteTooLarge(#[from] NoteTooLarge),
+    /// The held-out set the evidence names is not stored, not this task's, or not intact.
+    #[error(transparent)]
+    HeldOut(#[from] HeldOutError),
 }
 
 impl ExitClass for AttestError {
@@ -96,6 +103,7 @@ impl ExitClass for AttestError {
             AttestError::Build(e) => e.class(),
             AttestError::Message(e) => e.class(),
             AttestError::NoteTooLarge(_) => Class::Config,
+            AttestError::HeldOut(e) => e.class(),
         }
     }
 }
@@ -124,6 +132,11 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
             }
         },
     };
+    // The held-out set the evidence names must be this task's and intact before anything is
+    // written: a claim about a set nobody can produce is no evidence.
+    if let Some(held_out) = loaded.evidence.held_out() {
+        check_claim(repo, req.held_out_store.as_deref(), &req.target, &facts.unit, &held_out.manifest)?;
+    }
     let chosen = signing::resolve(repo, &req.signing, Moment::Tick)?;
     let red = match (loaded.evidence.red(), &loaded.red_output) {
         (Some(run), Some(output)) => Some(red_from_output(run.kind, output)),

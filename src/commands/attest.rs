@@ -35,7 +35,8 @@ pub fn run(args: AttestArgs) -> u8 {
                     return Err(BadTarget(String::new()).into());
                 };
                 let signing = signer_request(&args.run.signing).map_err(SignerError::from)?;
-                attest(&repo, &AttestRequest { target, evidence, signing })
+                let held_out_store = args.held_out_store;
+                attest(&repo, &AttestRequest { target, evidence, signing, held_out_store })
             })();
             finish("attest", args.run.json, result, |_| exit::OK)
         }

@@ -24,6 +24,13 @@ pub const MANIFEST_VERSION: u32 = 1;
 /// The longest path (bytes) a manifest may name.
 pub const MAX_PATH_BYTES: usize = 1024;
 
+/// The largest held-out file read (from the store, or from a published set).
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// The largest manifest read.
+pub const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
+/// The most files one set may hold.
+pub const MAX_SET_FILES: usize = 10_000;
+
 /// One file of a held-out set.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -418,7 +418,7 @@ fn a_store_named_by_store_that_is_not_a_directory_is_refused_with_13_and_nothing
         let out = p.run(args);
         assert_eq!(out.code, 13, "{args:?}: {out:?}");
         assert!(out.stderr.contains(message), "{args:?}: {}", out.stderr);
-        assert!(out.stderr.contains("--store must name a directory"), "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains("the store option must name a directory"), "{args:?}: {}", out.stderr);
         assert_eq!(std::fs::read_to_string(p.outside.join("plainfile")).unwrap(), "not a directory\n");
         assert!(!p.outside.join("no-such-store").exists(), "{args:?}");
     }
@@ -429,7 +429,10 @@ fn a_store_named_by_store_that_is_not_a_directory_is_refused_with_13_and_nothing
         .stdout
         .trim()
         .to_owned();
-    close_with(&p, "001-bookmark-tags/T005", &manifest);
+    // attest reads the same option's store, refused alike when it is no directory.
+    let out = attest_naming(&p, "001-bookmark-tags/T005", &manifest, &["--held-out-store", plain]).expect(13);
+    assert!(out.stderr.contains("is not a directory"), "{}", out.stderr);
+    attest_naming(&p, "001-bookmark-tags/T005", &manifest, &["--held-out-store", missing]).expect(0);
     p.run(&["held-out", "publish", "--store", missing]).expect(0);
     assert!(ls_tree(&p, REF).iter().any(|f| f.starts_with(key(&manifest))));
 }
@@ -595,4 +598,86 @@ fn a_stored_set_whose_run_would_leak_is_never_published() {
     assert!(out.stderr.contains(&key) && out.stderr.contains("would leak"), "{}", out.stderr);
     assert!(!out.stderr.contains("/home/alice"), "{}", out.stderr);
     assert_eq!(p.snapshot(), before);
+}
+
+/// `attest TASK` with evidence whose held_out phase names `manifest`, plus `extra` arguments; the
+/// run as it went.
+fn attest_naming(p: &Project, task: &str, manifest: &str, extra: &[&str]) -> decide_support::Run {
+    let held_out =
+        json!({ "phase": "held_out", "result": "PASSED", "manifest": manifest, "passed": 1, "total": 1 });
+    let evidence = p.evidence(task, json!({ "phases": [held_out] }));
+    let mut args = vec!["attest", task, "--evidence", evidence.to_str().unwrap()];
+    args.extend(extra);
+    p.signed(&args)
+}
+
+#[test]
+fn attest_refuses_a_held_out_set_stored_for_another_task_and_writes_nothing() {
+    let p = Project::new();
+    let other = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "a", &[("a.rs", "A")]));
+    let before = p.snapshot();
+    let out = attest_naming(&p, "001-bookmark-tags/T005", &other, &[]).expect(13);
+    assert!(out.stderr.contains(&other), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("stored for 001-bookmark-tags/T006, not for 001-bookmark-tags/T005"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("speccoder held-out store 001-bookmark-tags/T005 DIR"), "{}", out.stderr);
+    assert_eq!(p.snapshot(), before, "nothing written");
+}
+
+#[test]
+fn attest_refuses_a_digest_no_stored_set_has_and_writes_nothing() {
+    let p = Project::new();
+    store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
+    let of_nothing = format!("sha256:{}", sha256_hex(b""));
+    let before = p.snapshot();
+    let out = attest_naming(&p, "001-bookmark-tags/T005", &of_nothing, &[]).expect(13);
+    assert!(out.stderr.contains(&of_nothing) && out.stderr.contains("does not hold"), "{}", out.stderr);
+    assert!(out.stderr.contains("--held-out-store DIR"), "{}", out.stderr);
+    assert_eq!(p.snapshot(), before, "nothing written");
+}
+
+#[test]
+fn attest_refuses_a_stored_set_changed_after_storing_and_writes_nothing() {
+    let p = Project::new();
+    let digest = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
+    let set = store_dir(&p, UNIT).join(key(&digest));
+    std::fs::write(set.join("files/a.rs"), "B").unwrap();
+    let before = p.snapshot();
+    let out = attest_naming(&p, "001-bookmark-tags/T005", &digest, &[]).expect(13);
+    assert!(out.stderr.contains(&digest) && out.stderr.contains("files/a.rs has changed"), "{}", out.stderr);
+    // A file added beside the manifest's is no longer the set either.
+    std::fs::write(set.join("files/a.rs"), "A").unwrap();
+    std::fs::write(set.join("files/extra.rs"), "E").unwrap();
+    let out = attest_naming(&p, "001-bookmark-tags/T005", &digest, &[]).expect(13);
+    assert!(out.stderr.contains("files/extra.rs is not in the manifest"), "{}", out.stderr);
+    assert_eq!(p.snapshot(), before, "nothing written");
+}
+
+#[test]
+fn attest_finds_the_set_in_the_store_held_out_store_names_and_only_there() {
+    let p = Project::new();
+    let elsewhere = p.outside.join("store");
+    let dir = tests_dir(&p, "a", &[("a.rs", "A")]);
+    let out = p.run(&[
+        "held-out",
+        "store",
+        "001-bookmark-tags/T005",
+        dir.to_str().unwrap(),
+        "--store",
+        elsewhere.to_str().unwrap(),
+    ]);
+    let digest = out.expect(0).stdout.trim().to_owned();
+    // The default store does not hold it.
+    attest_naming(&p, "001-bookmark-tags/T005", &digest, &[]).expect(13);
+    // A store inside the work tree is refused as `held-out store --store` refuses it.
+    let inside = p.root.join("store");
+    let out =
+        attest_naming(&p, "001-bookmark-tags/T005", &digest, &["--held-out-store", inside.to_str().unwrap()]);
+    assert!(out.expect(2).stderr.contains("inside the work tree"));
+    attest_naming(&p, "001-bookmark-tags/T005", &digest, &["--held-out-store", elsewhere.to_str().unwrap()])
+        .expect(0);
+    assert_eq!(p.verify(&[]).expect(0).json()["totals"]["evidenced"], 1);
 }

@@ -318,6 +318,7 @@ fn attest_killed_at_any_moment_leaves_nothing_or_a_tick_the_next_run_completes()
     let key = common::ed25519(&template.scratch, "ada");
     let target = "001-bookmark-tags/T005";
     let evidence = common::write_evidence(&template.scratch_dir("evidence"), target, Evidence::WithHeldOut);
+    common::store_kit_held_out(&template.root.join(".git"), target);
     let args =
         ["attest", target, "--evidence", evidence.to_str().unwrap(), "--key", key.private.to_str().unwrap()];
     tick_kill_loop(&template, target, &args);
@@ -410,9 +411,10 @@ fn closed_with_unstored_set(template: &Project, key: &common::Key) -> (std::path
     }
     let stored = template.speccoder(&["held-out", "store", target, tests.to_str().unwrap()]).success();
     let digest = stored.stdout.trim().to_owned();
-    std::fs::remove_dir_all(template.root.join(".git/speccoder")).unwrap();
     let path = evidence_naming_set(&template.scratch_dir("evidence"), target, &digest);
+    // attest finds the set stored; the store is emptied after.
     template.attest(target, &path, &["--key", key.private.to_str().unwrap()]).success();
+    std::fs::remove_dir_all(template.root.join(".git/speccoder")).unwrap();
     (tests, digest)
 }
 

@@ -54,6 +54,7 @@ fn setup_prepared_in(
     c.p.write("src/tags.rs", "pub fn add_tag() {}\n");
     c.p.git(&["add", "src/tags.rs"]);
     let evidence = write_evidence(&c.p.scratch.join("ev"), TASK, kind);
+    c.p.store_kit_held_out_named_by(TASK, &evidence);
     let mut args = vec!["attest", TASK, "--evidence", evidence.to_str().unwrap()];
     args.extend_from_slice(extra);
     let mut cmd = speccoder_command(&c.p.root, &c.p.home, &args);

@@ -6,6 +6,7 @@ use crate::attest::target::BadTarget;
 use crate::exit::{Class, ExitClass};
 use crate::git::GitError;
 use crate::model::clean::LeakAt;
+use crate::model::shown::one_line;
 use crate::spec;
 
 /// Why a held-out command stopped. Nothing is written in any of these cases.
@@ -36,7 +37,7 @@ pub enum HeldOutError {
     },
     /// `--store` names something that is not a directory (or, for `publish`, nothing at all).
     #[error(
-        "the held-out store {store} {reason}; --store must name a directory (`held-out store` creates one that does not exist yet; `held-out publish` reads one that does)"
+        "the held-out store {store} {reason}; the store option must name a directory (`held-out store --store` creates one that does not exist yet; `held-out publish --store` and `attest --held-out-store` read one that does)"
     )]
     StoreNotDirectory {
         /// The store asked for.
@@ -93,6 +94,49 @@ pub enum HeldOutError {
         /// What it names.
         found: String,
     },
+    /// The evidence's held_out phase names a set the store does not hold.
+    #[error(
+        "the evidence's held_out phase names the held-out set {manifest}, which the held-out store {} does not hold; store the set first (`speccoder held-out store {} DIR` prints the digest to name), or name the store that holds it (`speccoder attest --held-out-store DIR`); nothing was written",
+        store.display(), one_line(target)
+    )]
+    ClaimNotStored {
+        /// `sha256:<hex>` as the evidence names it.
+        manifest: String,
+        /// The store looked in.
+        store: PathBuf,
+        /// `<unit>/<task>` being attested.
+        target: String,
+    },
+    /// The evidence's held_out phase names a set stored for another task.
+    #[error(
+        "the evidence's held_out phase names the held-out set {manifest}, which was stored for {}, not for {}; store this task's own held-out tests (`speccoder held-out store {} DIR`) and name the digest it prints; nothing was written",
+        one_line(written_for),
+        one_line(target),
+        one_line(target)
+    )]
+    ClaimOtherTask {
+        /// `sha256:<hex>` as the evidence names it.
+        manifest: String,
+        /// The task its manifest names.
+        written_for: String,
+        /// `<unit>/<task>` being attested.
+        target: String,
+    },
+    /// The evidence's held_out phase names a stored set that no longer matches its manifest.
+    #[error(
+        "the evidence's held_out phase names the held-out set {manifest}, but the stored set {} does not hold what its manifest says ({}); store the held-out tests again (`speccoder held-out store {} DIR`) and name the digest it prints; nothing was written",
+        path.display(), one_line(message), one_line(target)
+    )]
+    ClaimDiffers {
+        /// `sha256:<hex>` as the evidence names it.
+        manifest: String,
+        /// The set's directory.
+        path: PathBuf,
+        /// `<unit>/<task>` being attested.
+        target: String,
+        /// What differs.
+        message: String,
+    },
     /// The store cannot be written.
     #[error("cannot write {path}: {source}")]
     Io {
@@ -116,6 +160,11 @@ impl ExitClass for HeldOutError {
             | HeldOutError::Leak { .. }
             | HeldOutError::BadSet { .. }
             | HeldOutError::StoredDiffers { .. }
+            // The evidence names a set it cannot stand on: input that cannot be used, as the
+            // evidence's other refusals.
+            | HeldOutError::ClaimNotStored { .. }
+            | HeldOutError::ClaimOtherTask { .. }
+            | HeldOutError::ClaimDiffers { .. }
             // The store cannot be written (permissions, a full disk): an output that cannot be
             // used, not a bug.
             | HeldOutError::Io { .. } => Class::Config,

@@ -14,12 +14,7 @@ use crate::model::digest::Sha256Reader;
 use crate::model::held_out::{FILES_DIR, HeldOutManifest, MANIFEST_FILE, ManifestFile, manifest_digest};
 use crate::model::shown::one_line;
 
-/// The largest held-out file read.
-pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
-/// The largest manifest read.
-pub const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
-/// The most files one set may hold.
-pub const MAX_SET_FILES: usize = 10_000;
+pub use crate::model::held_out::{MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES};
 
 /// The default store: `<git common dir>/speccoder/held-out`.
 #[must_use]

@@ -18,11 +18,13 @@
 //! inside the work tree, and its bounds) and a stored set read back and checked against its
 //! manifest. Neither command's file imports the other's.
 
+mod claim;
 mod error;
 mod local;
 mod publish;
 mod store;
 
+pub use claim::check_claim;
 pub use error::HeldOutError;
 pub use local::{MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES, StoreProblem, default_store};
 pub use publish::{LeftOut, PublishReport, PublishRequest, SetInfo, UnitPublish, publish};

@@ -10,6 +10,7 @@ use crate::common::{self, Agent, Evidence, NOTES_REF, NoteLine, PRINCIPAL, Proje
 
 /// `speccoder attest T005` in `s` with `SSH_AUTH_SOCK` set to `agent` when given.
 fn attest_with_agent(s: &Setup, agent: Option<&Agent>, extra: &[&str]) -> common::Run {
+    s.project.store_kit_held_out_named_by(T005, &s.evidence);
     let mut args = vec!["attest", T005, "--evidence", s.evidence.to_str().unwrap()];
     args.extend(extra);
     let mut cmd: Command = common::speccoder_command(&s.project.root, &s.project.home, &args);

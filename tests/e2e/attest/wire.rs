@@ -107,7 +107,7 @@ fn the_commit_message_yields_exactly_the_intended_trailers() {
         trailers,
         format!(
             "Spec-Task: {T005}\nVerdict: verified\nHeld-Out: passed=3/3 manifest={}\nRun: run-20261130-0007\n",
-            common::held_out_manifest()
+            common::held_out_manifest(T005)
         )
     );
     assert!(

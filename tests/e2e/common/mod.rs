@@ -301,11 +301,25 @@ impl Project {
     }
 
     /// `speccoder attest <target> --evidence <file>` with `extra` arguments, in the work tree.
+    /// Evidence that names the kit's held-out set for `target` ([`Evidence::WithHeldOut`]) finds
+    /// it stored.
     pub fn attest(&self, target: &str, evidence: &Path, extra: &[&str]) -> Run {
+        self.store_kit_held_out_named_by(target, evidence);
         let mut args: Vec<&OsStr> = vec!["attest".as_ref(), target.as_ref(), "--evidence".as_ref()];
         args.push(evidence.as_os_str());
         args.extend(extra.iter().map(OsStr::new));
         self.speccoder(&args)
+    }
+
+    /// Stores the kit's held-out set for `target` when `evidence` names it.
+    pub fn store_kit_held_out_named_by(&self, target: &str, evidence: &Path) {
+        // Only a regular file is read: a test may hand a FIFO or a link the command must refuse.
+        let regular = std::fs::symlink_metadata(evidence).is_ok_and(|m| m.is_file());
+        let named = regular
+            && std::fs::read_to_string(evidence).is_ok_and(|e| e.contains(&held_out_manifest(target)));
+        if named {
+            store_kit_held_out(&self.root.join(".git"), target);
+        }
     }
 
     /// The full id of `rev`.
@@ -646,9 +660,34 @@ pub enum Evidence {
     RegressionOnly,
 }
 
-/// The held-out manifest digest [`Evidence::WithHeldOut`] names.
-pub fn held_out_manifest() -> String {
-    format!("sha256:{}", sha256(b"held-out manifest of the test kit"))
+/// The one file of the kit's held-out set, and its bytes.
+const KIT_HELD_OUT_FILE: (&str, &[u8]) = ("held_out.rs", b"#[test] fn held_out() {}\n");
+
+/// The manifest bytes of the kit's held-out set for `task` (`<unit>/<task>`), as `held-out store`
+/// writes them (canonical JSON, written out here by hand).
+pub fn held_out_manifest_bytes(task: &str) -> Vec<u8> {
+    let (path, bytes) = KIT_HELD_OUT_FILE;
+    format!(r#"{{"files":[{{"path":"{path}","sha256":"{}"}}],"task":"{task}","version":1}}"#, sha256(bytes))
+        .into_bytes()
+}
+
+/// The held-out manifest digest [`Evidence::WithHeldOut`] names for `task`: the kit's set, which
+/// [`Project::attest`] puts into the store first.
+pub fn held_out_manifest(task: &str) -> String {
+    format!("sha256:{}", sha256(&held_out_manifest_bytes(task)))
+}
+
+/// Writes the kit's held-out set for `task` into the default store of the repository whose
+/// common git directory is `common_dir` (`<common dir>/speccoder/held-out/<unit>/<key>/`), as
+/// `held-out store` would.
+pub fn store_kit_held_out(common_dir: &Path, task: &str) {
+    let manifest = held_out_manifest_bytes(task);
+    let unit = task.split_once('/').map_or(task, |(unit, _)| unit);
+    let set = common_dir.join("speccoder/held-out").join(unit).join(sha256(&manifest));
+    let (path, bytes) = KIT_HELD_OUT_FILE;
+    std::fs::create_dir_all(set.join("files")).unwrap();
+    std::fs::write(set.join("files").join(path), bytes).unwrap();
+    std::fs::write(set.join("manifest.json"), manifest).unwrap();
 }
 
 /// The evidence JSON of `kind` for `task` (`<unit>/<task>`).
@@ -660,7 +699,7 @@ pub fn evidence_json(task: &str, kind: Evidence) -> Value {
     match kind {
         Evidence::Verified => {}
         Evidence::WithHeldOut => phases.push(json!({
-            "phase": "held_out", "result": "PASSED", "manifest": held_out_manifest(), "passed": 3, "total": 3
+            "phase": "held_out", "result": "PASSED", "manifest": held_out_manifest(task), "passed": 3, "total": 3
         })),
         Evidence::RegressionOnly => {
             phases.retain(|p| p["phase"] != "red");
