@@ -280,9 +280,13 @@ pub enum HeldOutSub {
     /// holds `<key>/manifest.json` and `<key>/files/...` for every published set. The ref only
     /// moves forward, by compare-and-swap, retried when another publisher moved it first;
     /// publishing again is a no-op. A set whose files no longer match its manifest is named as
-    /// tampered and left out; a stored set no closed task names stays local.
+    /// tampered and left out; a set named by a closed task other than the one its manifest was
+    /// written for is named with both tasks, and left out unless its own task names it too; a
+    /// named set the local store does not hold is named and left out (another clone may hold
+    /// it); a stored set no closed task names stays local.
     ///
-    /// Exit codes: 0 published (or nothing to publish); 26 a named set was tampered (the others
+    /// Exit codes: 0 published (or nothing to publish; a named set not in the local store is said
+    /// so); 26 a named set was tampered, or named by a task it was not written for (the others
     /// were published); 2 unknown `--unit`, a store inside a work tree of the repository; 13 a
     /// `--store` that does not exist or is not a directory (the default store may be absent:
     /// nothing was stored yet), a manifest that is not valid, would leak, or names a path outside

@@ -168,6 +168,16 @@ fn special_to_git(component: &str) -> Option<&'static str> {
     })
 }
 
+/// The manifest digest (hex) a `Held-Out: passed=k/n manifest=sha256:<hex>` trailer names, when
+/// it names one of 64 lowercase hex digits.
+#[must_use]
+pub fn trailer_manifest(value: &str) -> Option<&str> {
+    value
+        .split_whitespace()
+        .find_map(|part| part.strip_prefix("manifest=sha256:"))
+        .filter(|hex| is_sha256_hex(hex))
+}
+
 /// The digest of manifest bytes, lowercase hex: the set's key.
 #[must_use]
 pub fn manifest_digest(bytes: &[u8]) -> String {
@@ -323,6 +333,14 @@ mod tests {
         );
         assert_eq!(HeldOutManifest::parse(&bytes).unwrap(), m);
         assert_eq!(m.unit(), "001-x");
+    }
+
+    #[test]
+    fn the_trailer_names_its_manifest_digest_only_when_well_formed() {
+        let hex = "a".repeat(64);
+        assert_eq!(trailer_manifest(&format!("passed=3/3 manifest=sha256:{hex}")), Some(hex.as_str()));
+        assert_eq!(trailer_manifest("off"), None);
+        assert_eq!(trailer_manifest("passed=1/1 manifest=sha256:ABC"), None);
     }
 
     #[test]

@@ -116,6 +116,17 @@ impl TestResult {
         Phase::parse(name)
     }
 
+    /// The manifest digest (hex) a held_out line names in `configuration[0].digest.sha256`, when
+    /// this is a held_out line and the digest is 64 lowercase hex digits.
+    #[must_use]
+    pub fn held_out_manifest(&self) -> Option<&str> {
+        if self.phase() != Some(Phase::HeldOut) {
+            return None;
+        }
+        let hex = self.configuration.first()?.digest.get("sha256")?;
+        crate::model::digest::is_sha256_hex(hex).then_some(hex.as_str())
+    }
+
     /// The held-out counts `(passed, total)` of `configuration[0].annotations`, when both are
     /// whole numbers.
     #[must_use]

@@ -681,3 +681,36 @@ fn attest_finds_the_set_in_the_store_held_out_store_names_and_only_there() {
         .expect(0);
     assert_eq!(p.verify(&[]).expect(0).json()["totals"]["evidenced"], 1);
 }
+
+#[test]
+fn a_set_written_for_another_task_is_left_out_and_named_with_both_tasks() {
+    let p = Project::new();
+    let for_t5 = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
+    // T006 closed naming T005's set in its trailer (as a hand-made or an older build's commit can).
+    let message = format!(
+        "Close T006\n\nSpec-Task: 001-bookmark-tags/T006\nVerdict: regression_only\nHeld-Out: passed=1/1 manifest={for_t5}\n"
+    );
+    let commit = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", &message]);
+    p.git(&["merge", "-q", "--ff-only", &commit]);
+    let out = p.run(&["held-out", "publish"]).expect(26);
+    assert!(
+        out.stdout.contains(&format!(
+            "NAMED BY ANOTHER TASK: {for_t5}: written for 001-bookmark-tags/T005, but named by the closed task 001-bookmark-tags/T006; left out"
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(!p.git_output(&["rev-parse", "--verify", "-q", REF]).status.success(), "nothing published");
+    // Its own task names it too: published for T005, and T006's claim is still named.
+    close_with(&p, "001-bookmark-tags/T005", &for_t5);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(26).json();
+    let unit = &report["units"][0];
+    assert_eq!(unit["published"][0]["manifest"], for_t5.as_str(), "{report:#}");
+    assert_eq!(unit["other_task"][0]["named_by"], json!([commit]), "{report:#}");
+    assert!(
+        unit["other_task"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("published for 001-bookmark-tags/T005 only")
+    );
+}

@@ -15,10 +15,11 @@ use crate::git::{CasUpdate, GitError, ObjectId, Repo, trailers};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::digest::is_sha256_hex;
 use crate::model::dsse::Envelope;
-use crate::model::held_out::{FILES_DIR, MANIFEST_FILE};
+use crate::model::held_out::{FILES_DIR, MANIFEST_FILE, trailer_manifest};
 use crate::model::refs;
+use crate::model::shown::one_line;
 use crate::model::statement::RawStatement;
-use crate::model::test_result::{self, Phase, TestResult};
+use crate::model::test_result::{self, TestResult};
 use crate::spec;
 
 /// What `speccoder held-out publish` was asked to do.
@@ -73,6 +74,9 @@ pub struct UnitPublish {
     pub already_published: Vec<SetInfo>,
     /// Named sets whose files do not match their manifest: never published.
     pub tampered: Vec<LeftOut>,
+    /// Named sets whose manifest was written for another task than the closed task naming them
+    /// (`named_by` lists only those commits): left out unless their own task names them too.
+    pub other_task: Vec<LeftOut>,
     /// Named sets the local store does not hold.
     pub not_in_store: Vec<LeftOut>,
     /// Stored sets no closed task names: they stay local.
@@ -94,10 +98,14 @@ pub struct PublishReport {
 
 impl PublishReport {
     /// 0 when every named set that is stored was published (or is already), 26 when one was
-    /// tampered.
+    /// tampered or named by a task it was not written for.
     #[must_use]
     pub fn exit_code(&self) -> u8 {
-        if self.units.iter().any(|u| !u.tampered.is_empty()) { exit::DOES_NOT_HOLD } else { exit::OK }
+        if self.units.iter().any(|u| !u.tampered.is_empty() || !u.other_task.is_empty()) {
+            exit::DOES_NOT_HOLD
+        } else {
+            exit::OK
+        }
     }
 }
 
@@ -123,6 +131,9 @@ impl std::fmt::Display for PublishReport {
             }
             for s in &u.tampered {
                 writeln!(f, "  TAMPERED, left out: {}: {}", s.manifest, s.reason)?;
+            }
+            for s in &u.other_task {
+                writeln!(f, "  NAMED BY ANOTHER TASK: {}: {}", s.manifest, s.reason)?;
             }
             for s in &u.not_in_store {
                 writeln!(f, "  not in the local store: {} ({})", s.manifest, s.reason)?;
@@ -162,13 +173,18 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
         let local: BTreeSet<String> = list_dir(&unit_dir).into_iter().filter(|n| is_sha256_hex(n)).collect();
         let empty = BTreeMap::new();
         let wanted = named.get(&unit).unwrap_or(&empty);
-        let mut plan =
-            Plan { unit: unit.clone(), ready: Vec::new(), tampered: Vec::new(), not_in_store: Vec::new() };
+        let mut plan = Plan {
+            unit: unit.clone(),
+            ready: Vec::new(),
+            tampered: Vec::new(),
+            other_task: Vec::new(),
+            not_in_store: Vec::new(),
+        };
         for (key, named_by) in wanted {
             let left_out = |reason: String| LeftOut {
                 manifest: format!("sha256:{key}"),
                 reason,
-                named_by: named_by.iter().map(ToString::to_string).collect(),
+                named_by: named_by.iter().map(|(id, _)| id.to_string()).collect(),
             };
             if !local.contains(key) {
                 plan.not_in_store.push(left_out(format!("no set {key} under {}", unit_dir.display())));
@@ -176,7 +192,7 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
             }
             let set_dir = unit_dir.join(key);
             match read_set(&set_dir, key, &unit) {
-                Ok(set) => plan.ready.push((set, named_by.clone())),
+                Ok(set) => plan.add_ready(set, named_by),
                 Err(SetProblem::Tampered(reason)) => plan.tampered.push(left_out(reason)),
                 Err(SetProblem::Invalid(message)) => {
                     return Err(HeldOutError::BadSet { path: set_dir, message });
@@ -220,6 +236,7 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
             published: published.into_iter().map(info).collect(),
             already_published: already.into_iter().map(info).collect(),
             tampered: plan.tampered,
+            other_task: plan.other_task,
             not_in_store: plan.not_in_store,
             kept_local,
         });
@@ -232,7 +249,39 @@ struct Plan {
     unit: String,
     ready: Vec<(ReadySet, Vec<ObjectId>)>,
     tampered: Vec<LeftOut>,
+    other_task: Vec<LeftOut>,
     not_in_store: Vec<LeftOut>,
+}
+
+impl Plan {
+    /// Takes an intact `set` named by the closed tasks `named_by` (commit, task): published for
+    /// the commits of the task its manifest was written for; a commit of another task that names
+    /// it is named in `other_task`, and without one of its own task the set is left out.
+    fn add_ready(&mut self, set: ReadySet, named_by: &[(ObjectId, String)]) {
+        let (own, others): (Vec<_>, Vec<_>) = named_by.iter().partition(|(_, task)| *task == set.task);
+        if !others.is_empty() {
+            let tasks: BTreeSet<String> =
+                others.iter().map(|(_, task)| one_line(task).into_owned()).collect();
+            let tasks = tasks.into_iter().collect::<Vec<_>>().join(", ");
+            let written_for = one_line(&set.task);
+            let outcome = if own.is_empty() {
+                "left out".to_owned()
+            } else {
+                format!("published for {written_for} only")
+            };
+            self.other_task.push(LeftOut {
+                manifest: format!("sha256:{}", set.key),
+                reason: format!(
+                    "written for {written_for}, but named by the closed task {tasks}; {outcome} (a task's held_out phase must name its own set: `speccoder held-out store <unit>/<task> DIR`)"
+                ),
+                named_by: others.iter().map(|(id, _)| id.to_string()).collect(),
+            });
+        }
+        if !own.is_empty() {
+            let own = own.into_iter().map(|(id, _)| *id).collect();
+            self.ready.push((set, own));
+        }
+    }
 }
 
 /// What one publication did.
@@ -248,14 +297,17 @@ fn list_dir(dir: &Path) -> Vec<String> {
     entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect()
 }
 
+/// The closed tasks that name one set: each commit with the `<unit>/<task>` its `Spec-Task:` names.
+type NamedBy = Vec<(ObjectId, String)>;
+
 /// Manifest digests (hex) named by the closed tasks reachable from `head`, by unit, each with the
-/// commits that name it (newest first).
+/// commits that name it (newest first) and their tasks.
 fn named_sets(
     repo: &Repo,
     head: ObjectId,
     only: Option<&str>,
-) -> Result<BTreeMap<String, BTreeMap<String, Vec<ObjectId>>>, HeldOutError> {
-    let mut out: BTreeMap<String, BTreeMap<String, Vec<ObjectId>>> = BTreeMap::new();
+) -> Result<BTreeMap<String, BTreeMap<String, NamedBy>>, HeldOutError> {
+    let mut out: BTreeMap<String, BTreeMap<String, NamedBy>> = BTreeMap::new();
     for id in repo.walk(head, &[])? {
         let commit = repo.commit(id)?;
         let found = trailers::parse(&commit.message);
@@ -269,25 +321,16 @@ fn named_sets(
         }
         let mut digests: BTreeSet<String> = BTreeSet::new();
         if let Some(trailer) = last("Held-Out") {
-            digests.extend(trailer_digest(&trailer));
+            digests.extend(trailer_manifest(&trailer).map(str::to_owned));
         }
         if let Some(note) = repo.note(NOTES_REF, id)? {
             digests.extend(bundle::split(&note).into_iter().filter_map(held_out_digest));
         }
         for digest in digests {
-            out.entry(unit.to_owned()).or_default().entry(digest).or_default().push(id);
+            out.entry(unit.to_owned()).or_default().entry(digest).or_default().push((id, target.clone()));
         }
     }
     Ok(out)
-}
-
-/// The manifest digest in a `Held-Out: passed=k/n manifest=sha256:<hex>` trailer.
-fn trailer_digest(value: &str) -> Option<String> {
-    value
-        .split_whitespace()
-        .find_map(|part| part.strip_prefix("manifest=sha256:"))
-        .filter(|hex| is_sha256_hex(hex))
-        .map(str::to_owned)
 }
 
 /// The manifest digest of a held_out test-result line of a bundle, when the line is one.
@@ -298,10 +341,7 @@ fn held_out_digest(line: &[u8]) -> Option<String> {
         return None;
     }
     let result: TestResult = serde_json::from_value(statement.predicate).ok()?;
-    if result.phase() != Some(Phase::HeldOut) {
-        return None;
-    }
-    result.configuration.first()?.digest.get("sha256").filter(|hex| is_sha256_hex(hex)).cloned()
+    result.held_out_manifest().map(str::to_owned)
 }
 
 /// The keys (top-level directories) of the tree of `commit`, what `reference` names; none without
@@ -386,14 +426,6 @@ fn write_sets(repo: &Repo, reference: &str, unit: &str, sets: &[&ReadySet]) -> R
 mod tests {
     use super::*;
     use crate::model::held_out::{HeldOutManifest, manifest_digest};
-
-    #[test]
-    fn the_trailer_names_its_manifest_digest_only_when_well_formed() {
-        let hex = "a".repeat(64);
-        assert_eq!(trailer_digest(&format!("passed=3/3 manifest=sha256:{hex}")), Some(hex.clone()));
-        assert_eq!(trailer_digest("off"), None);
-        assert_eq!(trailer_digest("passed=1/1 manifest=sha256:ABC"), None);
-    }
 
     fn git(dir: &Path, args: &[&str]) {
         let out = std::process::Command::new("git")
