@@ -451,6 +451,12 @@ pub enum AttestSub {
     /// A skip or a bug task is checked like a tick: a branch whose only rows are skips exits 0
     /// when they hold (26 under --require-verified).
     ///
+    /// Where refs/speccoder/held-out/<unit> exists and holds the held-out set a tick names (its
+    /// held_out line, its Held-Out: trailer), the published copy must be that set: its
+    /// manifest.json hashes to the key, names the tick's own task, and files/ holds exactly the
+    /// manifest's files; otherwise the tick fails (`mismatch`: `held_out_published_tampered`,
+    /// `held_out_other_task`, `held_out_ref_unreadable`). A ref that lacks the set is no failure.
+    ///
     /// With a verifier policy (--policy FILE or --policy-rev REV:PATH, from outside the checked
     /// history; docs/policy.md), the first rule whose unit globs match a tick's unit judges it
     /// from the signed evidence: signers, verdicts, phases, approvals, mutation score, strength,
@@ -460,7 +466,7 @@ pub enum AttestSub {
     /// names the policy's source and sha256.
     ///
     /// Exit codes: 0 every tick holds (or nothing to check, with `--allow-empty`); 26 a tick is stale
-    /// or unverifiable, a skip `--require-verified` does not accept, or the verifier policy refuses a
+    /// or unverifiable (a published held-out set that is not the set it names too), a skip `--require-verified` does not accept, or the verifier policy refuses a
     /// row (`policy_signer`, `policy_verdict`, `policy_phase`, `policy_approval`, `policy_evidence`,
     /// `policy_carried`, `policy_skip`, `policy_no_rule`); a spec file that cannot be read is a row of
     /// its unit (26); 15 nothing to check (a branch with no commits yet too); 13 a trust file or the

@@ -10,6 +10,20 @@ use super::error::GitError;
 use super::path;
 use super::repo::Repo;
 
+/// Why [`Repo::files_below`] cannot list a tree's files.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FilesBelowProblem {
+    /// More entries than the caller takes.
+    #[error("it holds more than {0} entries")]
+    TooMany(usize),
+    /// A name that is not UTF-8, in the directory named (`""`: the top).
+    #[error("{} holds a name that is not UTF-8", if .0.is_empty() { "its top" } else { .0.as_str() })]
+    NotUtf8(String),
+    /// An entry that is neither a file nor a directory: its path and what it is.
+    #[error("{0} is {1}, not a file")]
+    NotAFile(String, &'static str),
+}
+
 /// One entry of a decoded tree.
 #[derive(Debug, Clone)]
 pub(crate) struct TreeItem {
@@ -118,6 +132,43 @@ impl Repo {
             })?;
         }
         Ok(())
+    }
+
+    /// The files below tree `id` at any depth (hostile input, such as a fetched ref's tree): each
+    /// `/`-separated path with its blob, sorted by path; trees only are read. Stops at the first
+    /// entry that is neither a file nor a directory (a symbolic link, a submodule), a name that is
+    /// not UTF-8, or once more than `max` entries (files and directories) were seen.
+    ///
+    /// # Errors
+    /// A tree that cannot be read (the outer error); what makes the listing unusable (the inner).
+    pub fn files_below(
+        &self,
+        id: ObjectId,
+        max: usize,
+    ) -> Result<Result<Vec<(String, ObjectId)>, FilesBelowProblem>, GitError> {
+        let mut files = Vec::new();
+        let mut seen = 0usize;
+        let mut pending = vec![(String::new(), id)];
+        while let Some((dir, tree)) = pending.pop() {
+            for item in self.tree_items(tree)? {
+                seen += 1;
+                if seen > max {
+                    return Ok(Err(FilesBelowProblem::TooMany(max)));
+                }
+                let Ok(name) = String::from_utf8(item.name.into_vec()) else {
+                    return Ok(Err(FilesBelowProblem::NotUtf8(dir)));
+                };
+                let path = if dir.is_empty() { name } else { format!("{dir}/{name}") };
+                match item.mode.kind() {
+                    EntryKind::Tree => pending.push((path, item.id)),
+                    EntryKind::Blob | EntryKind::BlobExecutable => files.push((path, item.id)),
+                    EntryKind::Link => return Ok(Err(FilesBelowProblem::NotAFile(path, "a symbolic link"))),
+                    EntryKind::Commit => return Ok(Err(FilesBelowProblem::NotAFile(path, "a submodule"))),
+                }
+            }
+        }
+        files.sort();
+        Ok(Ok(files))
     }
 
     /// A read-only view of the files of tree `id` (cheap: nothing is read until asked).

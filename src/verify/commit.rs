@@ -1,7 +1,7 @@
 //! Checking one task commit: its note, every line, the signatures against the caller's trust, and
 //! the agreement of the evidence with the commit, the spec text and the policy.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use gix::ObjectId;
@@ -15,8 +15,11 @@ use crate::check::signatures::{self, NoteLineSignature, SignerInfo};
 use crate::check::trailers::{claim_problem, is_published_skip_record, task_trailers};
 use crate::git::{Commit, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
+use crate::model::held_out::trailer_manifest;
 use crate::model::policy::Recipe;
 use crate::model::predicate::Verdict;
+use crate::model::trailer_keys::HELD_OUT;
+use crate::verify::held_out::PublishedSets;
 use crate::verify::parallel;
 use crate::verify::policy::evidence::SignedEvidence;
 use crate::verify::trust::Trust;
@@ -90,7 +93,12 @@ pub struct Checker<'r> {
     notes: Arc<HashMap<ObjectId, Vec<ObjectId>>>,
     /// The rules of agreement, with the tree under review.
     rules: Rules<'r>,
+    /// The published held-out sets, read once (nothing when no held-out ref exists).
+    held_out: Arc<PublishedSets>,
 }
+
+/// Every note of the notes ref: annotated commit -> its note blobs.
+type NotesRead = HashMap<ObjectId, Vec<ObjectId>>;
 
 /// How many consecutive commits one thread checks at a time.
 const COMMITS_PER_RUN: usize = 8;
@@ -111,7 +119,8 @@ impl<'r> Checker<'r> {
             notes.entry(annotated).or_default().push(blob);
         }
         let notes = Arc::new(notes);
-        Ok(Checker { repo, trust, notes, rules: Rules::new(repo, head_tree) })
+        let held_out = Arc::new(PublishedSets::read(repo)?);
+        Ok(Checker { repo, trust, notes, rules: Rules::new(repo, head_tree), held_out })
     }
 
     /// This checker, reading a task commit's tree from the directories `learned` holds for it,
@@ -126,12 +135,12 @@ impl<'r> Checker<'r> {
     fn on<'o>(
         trust: &'o Trust,
         head_tree: Option<ObjectId>,
-        shared: (&Arc<HashMap<ObjectId, Vec<ObjectId>>>, &Learned),
+        shared: (&Arc<NotesRead>, &Learned, &Arc<PublishedSets>),
         repo: &'o Repo,
     ) -> Checker<'o> {
-        let (notes, learned) = shared;
+        let (notes, learned, held_out) = shared;
         let rules = Rules::new(repo, head_tree).knowing(learned.clone());
-        Checker { repo, trust, notes: Arc::clone(notes), rules }
+        Checker { repo, trust, notes: Arc::clone(notes), rules, held_out: Arc::clone(held_out) }
     }
 
     /// Checks every commit of `ids`; the reports come back in the order of `ids`
@@ -153,7 +162,7 @@ impl<'r> Checker<'r> {
     /// neighbours in `ids` are often its parent.
     pub fn check_stream(&self, ids: &[ObjectId], mut emit: impl FnMut(CommitReport)) {
         let (trust, head_tree) = (self.trust, self.rules.head_tree());
-        let shared = (&self.notes, self.rules.learned());
+        let shared = (&self.notes, self.rules.learned(), &self.held_out);
         let runs: Vec<&[ObjectId]> = ids.chunks(COMMITS_PER_RUN).collect();
         parallel::stream(
             self.repo,
@@ -268,6 +277,9 @@ impl<'r> Checker<'r> {
             keeper.keep(&report.commit, &note, &read);
         }
         self.hint_copied_note(&checked.lines, &target, commit, findings);
+        if !self.held_out.is_empty() {
+            self.check_published_held_out(commit, &target, &checked.lines, findings);
+        }
         let at = self.trust.signature_time.at(commit.committer.seconds);
         // Under a verifier policy, every signer of the covering line counts (approvals).
         let covering =
@@ -323,6 +335,30 @@ impl<'r> Checker<'r> {
             finding.message = format!(
                 "the note names {other}, the commit this one was rewritten from: git copied it here (notes.rewriteRef after a rebase or amend); run `speccoder attest carry` to re-issue the evidence for this commit"
             );
+        }
+    }
+
+    /// The published copy of each held-out set the tick names (its held_out lines, its
+    /// `Held-Out:` trailer), where its unit's held-out ref holds one.
+    fn check_published_held_out(
+        &self,
+        commit: &Commit,
+        target: &str,
+        lines: &[ReadLine],
+        findings: &mut Vec<Finding>,
+    ) {
+        let from_lines = lines.iter().filter_map(|line| match &line.body {
+            Body::TestResult(result) => result.held_out_manifest().map(str::to_owned),
+            _ => None,
+        });
+        let from_trailer = crate::git::trailers::parse(&commit.message)
+            .into_iter()
+            .rev()
+            .find(|(key, _)| key.eq_ignore_ascii_case(HELD_OUT))
+            .and_then(|(_, value)| trailer_manifest(&value).map(str::to_owned));
+        let keys: BTreeSet<String> = from_lines.chain(from_trailer).collect();
+        for key in keys {
+            findings.extend(self.held_out.check(self.repo, target, &key));
         }
     }
 

@@ -11,7 +11,8 @@
 //! box the head ticks); [`run`] (over commits or a branch). [`completeness`] says what a clone lacks (shallow history, unfetched notes) and fills
 //! in a partial clone; [`github`] renders a report as GitHub workflow commands. [`policy`] judges
 //! the rows by the caller's verifier policy. [`error`] is why a run could not happen at all.
-//! [`held`] is what `attest export` takes of a report that holds.
+//! [`held`] is what `attest export` takes of a report that holds. `held_out` checks the
+//! published copy of a held-out set a tick names.
 
 mod ancestry;
 mod box_setters;
@@ -22,6 +23,7 @@ pub mod decisions;
 pub mod error;
 pub mod github;
 pub mod held;
+mod held_out;
 mod parallel;
 pub mod policy;
 pub mod render;

@@ -714,3 +714,78 @@ fn a_set_written_for_another_task_is_left_out_and_named_with_both_tasks() {
             .contains("published for 001-bookmark-tags/T005 only")
     );
 }
+
+/// A clone of `p` that fetched the held-out ref, changes `path` of the published tree to `text`
+/// and pushes the ref back, as a hostile remote's copy would arrive.
+fn change_published(p: &Project, path: &str, text: &str) {
+    let clone = p.outside.join("clone");
+    let clone = clone.to_str().unwrap();
+    if !Path::new(clone).exists() {
+        p.git(&["clone", "-q", p.root.to_str().unwrap(), clone]);
+        p.git(&["-C", clone, "config", "user.name", "Mallory"]);
+        p.git(&["-C", clone, "config", "user.email", "m@example.com"]);
+    }
+    p.git(&["-C", clone, "fetch", "-q", "origin", &format!("+{REF}:{REF}")]);
+    p.git(&["-C", clone, "checkout", "-q", "--detach", REF]);
+    let file = Path::new(clone).join(path);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, text).unwrap();
+    p.git(&["-C", clone, "add", "-A"]);
+    p.git(&["-C", clone, "commit", "-q", "-m", "Change a published set"]);
+    p.git(&["-C", clone, "push", "-q", "origin", &format!("HEAD:{REF}")]);
+}
+
+#[test]
+fn verify_fails_a_tick_whose_published_set_was_changed_and_passes_one_not_yet_published() {
+    let p = Project::new();
+    let digest = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
+    close_with(&p, "001-bookmark-tags/T005", &digest);
+    // Not published yet: no failure. Published intact: no failure.
+    p.verify(&[]).expect(0);
+    p.run(&["held-out", "publish"]).expect(0);
+    p.verify(&[]).expect(0);
+    let tick = p.git(&["rev-parse", "HEAD"]);
+    for mode in [vec![], vec!["--branch"]] {
+        let allowed = p.allowed.to_str().unwrap();
+        let mut args = vec!["attest", "verify", "--allowed-signers", allowed];
+        args.extend(mode);
+        p.run(&args).expect(0);
+    }
+
+    change_published(&p, &format!("{}/files/a.rs", key(&digest)), "B");
+    let report = p.verify(&[]).expect(26).json();
+    let text = report.to_string();
+    assert!(text.contains("held_out_published_tampered"), "{report:#}");
+    assert!(
+        text.contains(&format!("the published held-out set {digest} in {REF}: files/a.rs has changed")),
+        "{report:#}"
+    );
+    // Every mode checks it: one commit, a range, the branch.
+    let allowed = p.allowed.to_str().unwrap();
+    for mode in [vec![tick.as_str()], vec!["main..HEAD"]] {
+        let mut args = vec!["attest", "verify", "--allowed-signers", allowed];
+        args.extend(mode);
+        let out = p.run(&args).expect(26);
+        assert!(out.stdout.contains("held_out_published_tampered"), "{}", out.stdout);
+    }
+
+    // A file added beside the manifest's, or a manifest edited: no longer the set either.
+    change_published(&p, &format!("{}/files/a.rs", key(&digest)), "A");
+    p.verify(&[]).expect(0);
+    change_published(&p, &format!("{}/files/extra.rs", key(&digest)), "E");
+    let text = p.verify(&[]).expect(26).json().to_string();
+    assert!(text.contains("files/extra.rs is not in the manifest"), "{text}");
+}
+
+#[test]
+fn verify_names_a_held_out_ref_that_names_a_tree_with_what_to_do() {
+    let p = Project::new();
+    let digest = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
+    close_with(&p, "001-bookmark-tags/T005", &digest);
+    p.run(&["held-out", "publish"]).expect(0);
+    let tree = p.git(&["rev-parse", &format!("{REF}^{{tree}}")]);
+    p.git(&["update-ref", REF, &tree]);
+    let text = p.verify(&[]).expect(26).json().to_string();
+    assert!(text.contains(&format!("{REF} names a tree, not a commit")), "{text}");
+    assert!(text.contains(&format!("git update-ref -d {REF}")), "{text}");
+}
