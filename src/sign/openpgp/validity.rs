@@ -1,6 +1,6 @@
 //! Whether the keys behind an OpenPGP signature are still valid at a later time: the certificate
 //! and the key that made the signature, judged under sequoia's `StandardPolicy` at the caller's
-//! time rather than at the signature's (as [`verify`](super::verify) and sqv judge them). Expired
+//! time rather than at the signature's (as [`verify`](super::verify()) and sqv judge them). Expired
 //! by then, or revoked by then for any reason (a soft one such as "superseded" or "retired"
 //! included, from its own creation on), the keys vouch for nothing any more: `attest carry` does
 //! not re-sign what they signed.
@@ -21,7 +21,7 @@ use crate::model::shown::shown;
 
 /// Checks that the certificate of `certs` holding the key that made `armored_sig`, and that key,
 /// are bound, not expired and not revoked at `at`. The signature itself is not verified here:
-/// call this for a signature [`verify`](super::verify) (or sqv) accepted.
+/// call this for a signature [`verify`](super::verify()) (or sqv) accepted.
 ///
 /// # Errors
 /// [`OpenPgpVerifyError::Expired`] or [`OpenPgpVerifyError::Revoked`] naming the certificate's
