@@ -9,6 +9,7 @@ use gix::objs::tree::{EntryKind, EntryMode};
 use super::error::GitError;
 use super::path;
 use super::repo::Repo;
+use crate::model::shown::one_line;
 
 /// Why [`Repo::files_below`] cannot list a tree's files.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -16,11 +17,11 @@ pub enum FilesBelowProblem {
     /// More entries than the caller takes.
     #[error("it holds more than {0} entries")]
     TooMany(usize),
-    /// A name that is not UTF-8, in the directory named (`""`: the top).
-    #[error("{} holds a name that is not UTF-8", if .0.is_empty() { "its top" } else { .0.as_str() })]
+    /// A name that is not UTF-8, in the directory named (`""`: the top; escaped when shown).
+    #[error("{} holds a name that is not UTF-8", if .0.is_empty() { "its top".into() } else { one_line(.0) })]
     NotUtf8(String),
-    /// An entry that is neither a file nor a directory: its path and what it is.
-    #[error("{0} is {1}, not a file")]
+    /// An entry that is neither a file nor a directory: its path (escaped when shown) and what it is.
+    #[error("{} is {}, not a file", one_line(.0), .1)]
     NotAFile(String, &'static str),
 }
 

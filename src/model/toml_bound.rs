@@ -1,7 +1,7 @@
 //! A bound on what a TOML text can build, told from its tokens before it is parsed. The parser
 //! turns a text into a document whose tables, arrays and values take far more memory than their
-//! text (a 1 MiB verifier policy of 100,000 `[[rule]]` headers took 185 MB before the rule cap
-//! refused it), so a file read from outside is refused here, in one pass that allocates nothing,
+//! text (a policy of many tiny rules was refused by the rule cap only after the whole document
+//! was built), so a file read from outside is refused here, in one pass that allocates nothing,
 //! when it holds more than its reader could ever accept.
 //!
 //! The tokens are read by the parser's own lexer (`toml_parser`, which `toml` parses with), so what

@@ -22,6 +22,7 @@ use crate::model::held_out::{
     FILES_DIR, HeldOutManifest, MANIFEST_FILE, MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES,
 };
 use crate::model::refs::{HELD_OUT_PREFIX, held_out_ref};
+use crate::model::shown::one_line;
 
 /// One held-out ref as read once at the start of a run.
 #[derive(Debug)]
@@ -195,7 +196,7 @@ fn read_set(
             "held_out_other_task",
             format!("its manifest was written for another task than {target}"),
         );
-        d.values = Some((target.to_owned(), manifest.task));
+        d.values = Some((target.to_owned(), one_line(&manifest.task).into_owned()));
         return Ok(Some(d));
     }
     compare_files(repo, &view, &manifest)
@@ -242,7 +243,7 @@ fn compare_files(
     }
     let named: HashSet<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
     if let Some((extra, _)) = present.iter().find(|(p, _)| !named.contains(p.as_str())) {
-        return tampered(format!("{FILES_DIR}/{extra} is not in the manifest"));
+        return tampered(format!("{FILES_DIR}/{} is not in the manifest", one_line(extra)));
     }
     Ok(None)
 }
@@ -287,6 +288,19 @@ mod tests {
         assert_eq!((found.outcome, found.code), (CommitOutcome::Mismatch, "held_out_other_task"));
         assert!(found.message.contains(REF) && found.message.contains(&key), "{found}");
         assert_eq!((found.expected.as_deref(), found.found.as_deref()), (Some("u/T2"), Some("u/T1")));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_published_file_name_holding_control_characters_is_named_escaped() {
+        let fx = Fixture::new();
+        let key = published(&fx, "u/T1", "A");
+        fx.write(&format!("{key}/{FILES_DIR}/x\u{1b}[2J\ny.rs"), "E");
+        fx.git(&["add", "-A"]);
+        fx.git(&["update-ref", REF, &fx.commit_file("README", "more", "Extra").to_string()]);
+        let found = PublishedSets::read(&fx.repo()).unwrap().check(&fx.repo(), "u/T1", &key).unwrap();
+        assert!(!found.message.contains(['\u{1b}', '\n']), "{found:?}");
+        assert!(found.message.contains("files/x\\u{1b}[2J\\ny.rs is not in the manifest"), "{found:?}");
     }
 
     #[test]
