@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::canonical::to_canonical;
 use super::digest::{is_sha256_hex, sha256_hex};
+use super::shown::one_line;
 
 /// The manifest's file name inside a set.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -281,6 +282,67 @@ impl HeldOutManifest {
     }
 }
 
+/// How a set's files differ from its manifest: the one comparison of a stored set (on disk) and
+/// of a published one (in git), so both name a difference alike. Paths are shown escaped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetDifference {
+    /// A file the manifest names is not in `files/`.
+    #[error("{FILES_DIR}/{} is missing", one_line(.0))]
+    Missing(String),
+    /// A file of `files/` that the manifest does not name.
+    #[error("{FILES_DIR}/{} is not in the manifest", one_line(.0))]
+    Extra(String),
+    /// A file larger than [`MAX_FILE_BYTES`], which is never read.
+    #[error("{FILES_DIR}/{} is larger than {MAX_FILE_BYTES} bytes", one_line(.0))]
+    TooLarge(String),
+    /// A file whose bytes are not the ones the manifest hashed.
+    #[error("{FILES_DIR}/{} has changed (manifest sha256 {expected}, found {found})", one_line(.path))]
+    Changed {
+        /// The file's path inside `files/`.
+        path: String,
+        /// The manifest's sha256.
+        expected: String,
+        /// The sha256 of the bytes found.
+        found: String,
+    },
+}
+
+impl HeldOutManifest {
+    /// Whether `present` (every file below the set's `files/`, by path) is exactly the manifest's
+    /// files: the first the manifest names that is missing, else the first that it does not name.
+    ///
+    /// # Errors
+    /// That difference.
+    pub fn compare_paths<'a>(&self, present: impl IntoIterator<Item = &'a str>) -> Result<(), SetDifference> {
+        let present: std::collections::BTreeSet<&str> = present.into_iter().collect();
+        if let Some(file) = self.files.iter().find(|f| !present.contains(f.path.as_str())) {
+            return Err(SetDifference::Missing(file.path.clone()));
+        }
+        let named: std::collections::BTreeSet<&str> = self.files.iter().map(|f| f.path.as_str()).collect();
+        match present.into_iter().find(|p| !named.contains(p)) {
+            Some(extra) => Err(SetDifference::Extra(extra.to_owned())),
+            None => Ok(()),
+        }
+    }
+}
+
+impl ManifestFile {
+    /// Whether `found` (the sha256 of the file's bytes as read, hex) is the manifest's.
+    ///
+    /// # Errors
+    /// [`SetDifference::Changed`].
+    pub fn compare(&self, found: &str) -> Result<(), SetDifference> {
+        if found == self.sha256 {
+            return Ok(());
+        }
+        Err(SetDifference::Changed {
+            path: self.path.clone(),
+            expected: self.sha256.clone(),
+            found: found.to_owned(),
+        })
+    }
+}
+
 /// A name as a case-insensitive, normalizing file system compares it (HFS+ and APFS, NTFS):
 /// composed (NFC), each character lowercased.
 fn folded(name: &str) -> String {
@@ -315,6 +377,24 @@ fn check_collisions(paths: &[&str]) -> Result<(), ManifestError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_set_missing_a_named_file_or_holding_another_is_named_by_its_first_difference() {
+        let m = HeldOutManifest::new("001-x/T005", None, &files(&["a.rs", "b/c.rs"])).unwrap();
+        assert_eq!(m.compare_paths(["b/c.rs", "a.rs"]), Ok(()));
+        assert_eq!(m.compare_paths(["a.rs", "z.rs"]), Err(SetDifference::Missing("b/c.rs".into())));
+        let extra = m.compare_paths(["a.rs", "b/c.rs", "b/\u{1b}[2J"]).unwrap_err();
+        assert_eq!(extra.to_string(), "files/b/\\u{1b}[2J is not in the manifest");
+    }
+
+    #[test]
+    fn a_file_is_changed_when_its_bytes_hash_to_another_digest() {
+        let m = HeldOutManifest::new("001-x/T005", None, &files(&["a.rs"])).unwrap();
+        let file = &m.files[0];
+        assert_eq!(file.compare(&sha256_hex(b"a.rs")), Ok(()));
+        let changed = file.compare(&sha256_hex(b"A.rs")).unwrap_err();
+        assert!(changed.to_string().starts_with("files/a.rs has changed (manifest sha256 "), "{changed}");
+    }
 
     fn files(paths: &[&str]) -> Vec<(String, Vec<u8>)> {
         paths.iter().map(|p| ((*p).to_owned(), p.as_bytes().to_vec())).collect()

@@ -9,7 +9,7 @@
 //! and top tree, when the checker is made); each named set is checked once, whichever thread asks
 //! first. Without any such ref, making the checker lists one ref prefix and nothing else.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use gix::ObjectId;
@@ -20,6 +20,7 @@ use crate::git::{GitError, Repo};
 use crate::model::digest::{is_sha256_hex, sha256_hex};
 use crate::model::held_out::{
     FILES_DIR, HeldOutManifest, MANIFEST_FILE, MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES,
+    SetDifference, manifest_digest,
 };
 use crate::model::refs::{HELD_OUT_PREFIX, held_out_ref};
 use crate::model::shown::one_line;
@@ -178,7 +179,7 @@ fn read_set(
             return tampered(format!("{MANIFEST_FILE} is {size} bytes, more than {MAX_MANIFEST_BYTES}"));
         }
     };
-    let digest = sha256_hex(&bytes);
+    let digest = manifest_digest(&bytes);
     if digest != key {
         let mut d = Difference::new(
             "held_out_published_tampered",
@@ -202,8 +203,8 @@ fn read_set(
     compare_files(repo, &view, &manifest)
 }
 
-/// `files/` of the set against the manifest's files: exactly those paths, each blob's sha256 the
-/// manifest's.
+/// `files/` of the set against the manifest's files ([`HeldOutManifest::compare_paths`], then
+/// each blob's sha256 by [`ManifestFile::compare`]).
 fn compare_files(
     repo: &Repo,
     view: &crate::git::GitTree<'_>,
@@ -218,32 +219,23 @@ fn compare_files(
         (None, _) | (_, None) => Vec::new(),
         (Some(_), Some(_)) => return tampered(format!("{FILES_DIR} is not a directory")),
     };
+    if let Err(difference) = manifest.compare_paths(present.iter().map(|(p, _)| p.as_str())) {
+        return tampered(difference.to_string());
+    }
     let by_path: HashMap<&str, ObjectId> = present.iter().map(|(p, id)| (p.as_str(), *id)).collect();
     for file in &manifest.files {
-        let Some(id) = by_path.get(file.path.as_str()) else {
-            return tampered(format!("{FILES_DIR}/{} is missing", file.path));
+        let Some(id) = by_path.get(file.path.as_str()) else { continue };
+        let compared = match repo.blob_within(*id, MAX_FILE_BYTES)? {
+            Ok(bytes) => file.compare(&sha256_hex(&bytes)),
+            Err(_) => Err(SetDifference::TooLarge(file.path.clone())),
         };
-        let found = match repo.blob_within(*id, MAX_FILE_BYTES)? {
-            Ok(bytes) => sha256_hex(&bytes),
-            Err(size) => {
-                return tampered(format!(
-                    "{FILES_DIR}/{} is {size} bytes, more than {MAX_FILE_BYTES}",
-                    file.path
-                ));
+        if let Err(difference) = compared {
+            let mut d = Difference::new("held_out_published_tampered", difference.to_string());
+            if let SetDifference::Changed { expected, found, .. } = difference {
+                d.values = Some((expected, found));
             }
-        };
-        if found != file.sha256 {
-            let mut d = Difference::new(
-                "held_out_published_tampered",
-                format!("{FILES_DIR}/{} has changed", file.path),
-            );
-            d.values = Some((file.sha256.clone(), found));
             return Ok(Some(d));
         }
-    }
-    let named: HashSet<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
-    if let Some((extra, _)) = present.iter().find(|(p, _)| !named.contains(p.as_str())) {
-        return tampered(format!("{FILES_DIR}/{} is not in the manifest", one_line(extra)));
     }
     Ok(None)
 }

@@ -11,7 +11,9 @@ use crate::git::{Head, ObjectId, Repo};
 use crate::input::SizedFile;
 use crate::model::clean::{self, LeakAt};
 use crate::model::digest::Sha256Reader;
-use crate::model::held_out::{FILES_DIR, HeldOutManifest, MANIFEST_FILE, ManifestFile, manifest_digest};
+use crate::model::held_out::{
+    FILES_DIR, HeldOutManifest, MANIFEST_FILE, ManifestFile, SetDifference, manifest_digest,
+};
 use crate::model::shown::one_line;
 
 pub use crate::model::held_out::{MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES};
@@ -274,15 +276,10 @@ pub(super) fn read_set(set_dir: &Path, key: &str, unit: &str) -> Result<ReadySet
         Ok(_) => return Err(Invalid(format!("{FILES_DIR} is not a directory"))),
         Err(_) => Vec::new(),
     };
+    manifest.compare_paths(present.iter().map(String::as_str)).map_err(|d| Tampered(d.to_string()))?;
     for file in &manifest.files {
-        if present.binary_search(&file.path).is_err() {
-            return Err(Tampered(format!("{FILES_DIR}/{} is missing", file.path)));
-        }
         stream_checked(&files_dir, file, |reader| std::io::copy(reader, &mut std::io::sink()))?
             .map_err(|e| Invalid(format!("{FILES_DIR}/{} cannot be read: {e}", file.path)))?;
-    }
-    if let Some(extra) = present.iter().find(|p| !manifest.files.iter().any(|f| &f.path == *p)) {
-        return Err(Tampered(format!("{FILES_DIR}/{extra} is not in the manifest")));
     }
     let digest = manifest_digest(&bytes);
     if digest != key {
@@ -310,21 +307,13 @@ pub(super) fn stream_checked<T, E>(
     use SetProblem::{Invalid, Tampered};
     let opened = open_bounded(&files_dir.join(&file.path), MAX_FILE_BYTES)
         .map_err(|e| Invalid(format!("{FILES_DIR}/{} cannot be read: {e}", file.path)))?
-        .ok_or_else(|| {
-            Tampered(format!("{FILES_DIR}/{} is larger than {MAX_FILE_BYTES} bytes", file.path))
-        })?;
+        .ok_or_else(|| Tampered(SetDifference::TooLarge(file.path.clone()).to_string()))?;
     let mut reader = Sha256Reader::new(opened);
     let out = match consume(&mut reader) {
         Ok(out) => out,
         Err(e) => return Ok(Err(e)),
     };
-    let found = reader.hex();
-    if found != file.sha256 {
-        return Err(Tampered(format!(
-            "{FILES_DIR}/{} has changed (manifest sha256 {}, found {found})",
-            file.path, file.sha256
-        )));
-    }
+    file.compare(&reader.hex()).map_err(|d| Tampered(d.to_string()))?;
     Ok(Ok(out))
 }
 
