@@ -54,13 +54,16 @@ impl Repo {
         self.workdir().unwrap_or_else(|| self.git_dir())
     }
 
-    /// A `git` command for this repository with `args`; the caller's environment otherwise (the
-    /// user's credential helpers, SSH agent and configuration apply).
+    /// A `git` command for this repository with `args`, reading objects without replacements;
+    /// the caller's environment otherwise (the user's credential helpers, SSH agent and
+    /// configuration apply).
     pub(crate) fn git_command<S: AsRef<OsStr>>(&self, args: &[S]) -> Command {
         let mut cmd = Command::new("git");
         for var in LOCATING_VARIABLES {
             cmd.env_remove(var);
         }
+        // git reads objects as their ids say, as gix does here ([`Repo::discover`]).
+        cmd.env("GIT_NO_REPLACE_OBJECTS", "1");
         cmd.current_dir(self.git_cwd()).args(args);
         cmd
     }

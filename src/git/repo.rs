@@ -117,8 +117,13 @@ impl Repo {
         // names to full trust, and refuses any other it does not trust fully (as git refuses it);
         // so the reduced options are never used for a repository that opens, and the object
         // size limit applies to every repository opened.
+        // Objects are read as their ids say, never through `refs/replace/*`: a replacement is a
+        // local, unsigned rewrite of what an id means, and the evidence names raw ids.
         let options = gix::open::Options::default_for_level(gix::sec::Trust::Full)
-            .config_overrides([format!("gitoxide.objects.allocLimit={OBJECT_SIZE_LIMIT}")])
+            .config_overrides([
+                format!("gitoxide.objects.allocLimit={OBJECT_SIZE_LIMIT}"),
+                "core.useReplaceRefs=false".to_owned(),
+            ])
             .bail_if_untrusted(true);
         let trust = gix::sec::trust::Mapping { full: options.clone(), reduced: options };
         // git ignores ceiling directories that do not contain the directory it starts from.

@@ -1962,3 +1962,46 @@ fn a_speccoder_toml_that_is_a_link_or_a_directory_stops_attest_before_anything_i
         assert_eq!(p.snapshot().refs, before.refs, "{shape}: nothing written");
     }
 }
+
+// --- replacements (`refs/replace/*`) ------------------------------------------------------------
+
+#[test]
+fn a_replacement_of_the_ticked_task_list_never_hides_a_hand_tick() {
+    let c = setup();
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(c.p.read(tasks)).unwrap();
+    c.p.write(tasks, text.replacen("- [ ] T006", "- [X] T006", 1));
+    c.p.git(&["commit", "-q", "-am", "tick T006 by hand"]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_tick_of(&report, "001-bookmark-tags/T006", "unverifiable", Some("ticked_without_evidence"));
+    // git now shows the unticked list at HEAD; the ids the evidence names still hold the tick.
+    let (ticked, unticked) = (c.p.rev(&format!("HEAD:{tasks}")), c.p.rev(&format!("HEAD~1:{tasks}")));
+    c.p.git(&["replace", &ticked, &unticked]);
+    assert!(!c.p.git(&["show", &format!("HEAD:{tasks}")]).contains("[X] T006"), "git reads the replacement");
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "a replacement is read as the id says: {report:#}");
+    expect_tick_of(&report, "001-bookmark-tags/T006", "unverifiable", Some("ticked_without_evidence"));
+}
+
+#[test]
+fn a_replacement_grafting_a_hand_tick_onto_a_task_commit_never_lends_it_the_evidence() {
+    let c = setup();
+    let evidenced = c.p.rev("HEAD");
+    // Another branch ticks T005 by hand from before the task commit.
+    c.p.git(&["switch", "-q", "-c", "hand", "HEAD~1"]);
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(c.p.read(tasks)).unwrap();
+    c.p.write(tasks, text.replacen("- [ ] T005", "- [X] T005", 1));
+    c.p.git(&["commit", "-q", "-am", "tick T005 by hand"]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    let before = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == TASK).unwrap()["reason"].clone();
+    assert_ne!(before, Value::Null, "{report:#}");
+    // A replacement makes the hand tick's parent the task commit: git log shows it there.
+    c.p.git(&["replace", "--graft", "HEAD", &evidenced]);
+    assert_eq!(c.p.rev("HEAD~1"), evidenced, "git reads the graft");
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "a replacement is read as the id says: {report:#}");
+    expect_tick(&report, "unverifiable", before.as_str());
+}

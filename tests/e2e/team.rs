@@ -501,6 +501,29 @@ fn a_cherry_pick_is_carried_with_from_and_to() {
 }
 
 #[test]
+fn carry_reads_a_replaced_commit_as_its_id_says_and_refuses_a_changed_change_behind_it() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "first-try"]);
+    let old = ada.attest("T001", &[]);
+    ada.git(&["checkout", "-q", "-b", "second-try", "main"]);
+    ada.git(&["cherry-pick", &old]);
+    let honest = ada.rev("HEAD");
+    ada.write("src/tags/mod.rs", "pub mod evil;\n");
+    ada.git(&["add", "src/tags/mod.rs"]);
+    ada.git(&["commit", "-q", "--amend", "--no-edit"]);
+    let changed = ada.rev("HEAD");
+    // git now shows the honest cherry-pick under the changed commit's id.
+    ada.git(&["replace", &changed, &honest]);
+    let refs = ada.refs();
+    let out = ada.speccoder(&["attest", "carry", "--from", &old, "--to", &changed, "--json"]).failure(26);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["refused"][0]["code"], "change_differs", "{report:#}");
+    assert_eq!(ada.refs(), refs, "nothing was written");
+    assert!(ada.note(&changed).is_none());
+}
+
+#[test]
 fn hooks_install_carries_after_a_plain_rebase_and_an_amend() {
     let team = Team::new();
     let bob = team.writer("bob", &team.bob);
