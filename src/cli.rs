@@ -489,6 +489,11 @@ pub enum AttestSub {
     /// SLSA verification summary (https://slsa.dev/verification_summary/v1) of the head, naming
     /// every note line by its payload's sha256 and the lowest level every tick meets
     /// (SPECCODER_VERIFIED, SPECCODER_REGRESSION_ONLY, SPECCODER_ATTESTED, SPECCODER_BASELINE).
+    /// Its resourceUri and subject name say what was checked: `git+<origin>@<head>` for the
+    /// head's whole history (no range, --branch --all, or a branch with no default branch),
+    /// `…@<base>..<head>` for part of it (A..B, --branch since --base or the merge base with the
+    /// default branch), `…@<head>^!` for REV alone; a gate that expects the head's URI refuses
+    /// a summary of part of its history.
     /// With --vsa-key: `vsa.intoto.json`, a DSSE envelope with one raw signature over the PAE
     /// (ed25519, or ECDSA P-256 as DER; keyid the key's SHA256: fingerprint) and `vsa.pub.pem`,
     /// the key as SPKI PEM, for plain DSSE readers (securesystemslib, slsa-verifier verify-vsa).

@@ -231,14 +231,16 @@ pub fn decision(ctx: &Context<'_>, verdict: Verdict, decider: Decider) -> Result
     Ok(vec![line(ctx, None, summary::INPUT_TASK_VERIFICATION.to_owned(), predicate::TYPE, &p)?])
 }
 
-/// `git+<origin>@<commit>`, or `git:<commit>` when there is no origin to publish: none, a local
-/// path or file URL ([`crate::git::strip_credentials`] gives none for those), or a URL that the
-/// clean check refuses (`ada@host:/home/ada/app.git`). The summary never blocks on its origin.
+/// `git+<origin>@<revision>`, or `git:<revision>` when there is no origin to publish: none, a
+/// local path or file URL ([`crate::git::strip_credentials`] gives none for those), or a URL that
+/// the clean check refuses (`ada@host:/home/ada/app.git`). The summary never blocks on its origin.
+/// `revision` is a commit (hex) for a tick; an export names the commits it checked
+/// ([`crate::model::held::HeldRange::revision`]: `<head>`, `<base>..<head>`, `<head>^!`).
 #[must_use]
-pub fn resource_uri(origin: Option<&str>, commit: &str) -> String {
-    match origin.map(|url| format!("git+{url}@{commit}")) {
+pub fn resource_uri(origin: Option<&str>, revision: &str) -> String {
+    match origin.map(|url| format!("git+{url}@{revision}")) {
         Some(uri) if clean::check_str(&uri).is_ok() => uri,
-        _ => format!("git:{commit}"),
+        _ => format!("git:{revision}"),
     }
 }
 
@@ -368,5 +370,27 @@ mod tests {
         ] {
             assert_eq!(uri(local), format!("git:{c}"), "{local}");
         }
+    }
+
+    #[test]
+    fn an_export_of_part_of_the_history_names_its_base_and_head_and_never_the_head_alone() {
+        use crate::model::held::{HeldRange, History};
+        let (head, base) =
+            ("0123456789abcdef0123456789abcdef01234567", "89abcdef0123456789abcdef0123456789abcdef");
+        let origin = strip_credentials("https://ada:pw@github.com/acme/app.git");
+        let uri = |history| {
+            let held = HeldRange { head: head.to_owned(), history, ticks: Vec::new(), policy: None };
+            (resource_uri(origin.as_deref(), &held.revision()), resource_uri(None, &held.revision()))
+        };
+        let published = "git+https://github.com/acme/app.git";
+        let (range, local) = uri(History::Since(base.to_owned()));
+        assert_eq!(range, format!("{published}@{base}..{head}"));
+        assert_eq!(local, format!("git:{base}..{head}"));
+        assert_eq!(uri(History::Head), (format!("{published}@{head}^!"), format!("git:{head}^!")));
+        assert_eq!(uri(History::Whole), (format!("{published}@{head}"), format!("git:{head}")));
+        // Two commit ids side by side pass the clean check the summary's strings pass.
+        assert!(
+            crate::model::clean::check_str(&range).is_ok() && crate::model::clean::check_str(&local).is_ok()
+        );
     }
 }

@@ -9,7 +9,6 @@ use speccoder_attest::exit::{self, ExitClass};
 use speccoder_attest::git::Repo;
 use speccoder_attest::model::bundle::NOTES_REF;
 use speccoder_attest::model::held::NoteKeeper;
-use speccoder_attest::verify::Checked;
 use speccoder_attest::verify::held::Held;
 use speccoder_attest::verify::render::{JsonWriter, TextWriter};
 use speccoder_attest::verify::report::{ReportEnd, ReportHead, ReportSink, TickReport};
@@ -69,9 +68,7 @@ pub fn run(args: &ExportArgs) -> u8 {
         return failed(ExportError::CheckUnended);
     };
     let held = match prepared.checked {
-        Some(Checked::One(id) | Checked::Range { head: id, .. }) if end.exit_code() == exit::OK => {
-            checking.held.range(id)
-        }
+        Some(checked) if end.exit_code() == exit::OK => checking.held.range(checked),
         _ => None,
     };
     let Some(held) = held else {

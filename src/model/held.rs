@@ -1,6 +1,6 @@
-//! What a verifier run that held hands to `attest export`: the head checked, each tick's task
-//! commit and level, and the verifier policy it was judged under; and, while it runs, each note it
-//! reads ([`NoteKeeper`]). The verifier makes them and the producer's export reads them; neither
+//! What a verifier run that held hands to `attest export`: the head checked and how much of its
+//! history, each tick's task commit and level, and the verifier policy it was judged under; and,
+//! while it runs, each note it reads ([`NoteKeeper`]). The verifier makes them and the producer's export reads them; neither
 //! wing sees the other's types.
 
 use crate::model::predicate::Verdict;
@@ -62,11 +62,47 @@ pub struct PolicyRef {
     pub sha256: String,
 }
 
+/// How much of the head's history a run checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum History {
+    /// Every commit the head reaches: no range, `--branch --all`, or a branch with no default
+    /// branch to take its base from.
+    Whole,
+    /// The commits the head reaches and this base (hex, the commit the range excludes) does not:
+    /// `A..B`, or `--branch` since its base (`--base`, or the merge base with the default branch).
+    Since(String),
+    /// The head commit alone, none of its parents: `REV`.
+    Head,
+}
+
+impl History {
+    /// Its name in `attest export --json` (`checked`): `history`, `range` or `commit`.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            History::Whole => "history",
+            History::Since(_) => "range",
+            History::Head => "commit",
+        }
+    }
+
+    /// The commit the range excludes (hex), for [`History::Since`].
+    #[must_use]
+    pub fn base(&self) -> Option<&str> {
+        match self {
+            History::Since(base) => Some(base),
+            History::Whole | History::Head => None,
+        }
+    }
+}
+
 /// A range every tick of which holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeldRange {
     /// The head commit checked (hex): what the summary is about.
     pub head: String,
+    /// How much of the head's history was checked.
+    pub history: History,
     /// Its ticks, in the report's order.
     pub ticks: Vec<HeldTick>,
     /// The verifier policy, when one judged the ticks.
@@ -78,6 +114,19 @@ impl HeldRange {
     #[must_use]
     pub fn level(&self) -> Option<Level> {
         self.ticks.iter().map(|t| t.level).min()
+    }
+
+    /// The commits checked, in git's revision notation (what `git rev-list` lists): `<head>` for
+    /// its whole history, `<base>..<head>` for a range, `<head>^!` for the head alone. The
+    /// summary's resource URI names it, so that a summary of part of the history never reads as
+    /// one of the head's whole history.
+    #[must_use]
+    pub fn revision(&self) -> String {
+        match &self.history {
+            History::Whole => self.head.clone(),
+            History::Since(base) => format!("{base}..{}", self.head),
+            History::Head => format!("{}^!", self.head),
+        }
     }
 
     /// The task commits of the range, each once, in the order first named.
@@ -107,6 +156,7 @@ mod tests {
         let tick = |commit: Option<&str>, level| HeldTick { commit: commit.map(str::to_owned), level };
         let mut range = HeldRange {
             head: "h".into(),
+            history: History::Whole,
             ticks: vec![tick(Some("a"), Level::Verified), tick(Some("b"), Level::RegressionOnly)],
             policy: None,
         };
@@ -120,5 +170,14 @@ mod tests {
         assert!(Level::Attested < Level::RegressionOnly && Level::RegressionOnly < Level::Verified);
         assert_eq!(Level::of_verdict(Verdict::Skipped), None);
         assert_eq!(Level::of_verdict(Verdict::Attested), Some(Level::Attested));
+    }
+
+    #[test]
+    fn the_revision_names_the_whole_history_a_range_from_its_base_or_the_head_alone() {
+        let (head, base) = ("1".repeat(40), "2".repeat(40));
+        let range = |history| HeldRange { head: head.clone(), history, ticks: Vec::new(), policy: None };
+        assert_eq!(range(History::Whole).revision(), head);
+        assert_eq!(range(History::Since(base.clone())).revision(), format!("{base}..{head}"));
+        assert_eq!(range(History::Head).revision(), format!("{head}^!"));
     }
 }

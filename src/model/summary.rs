@@ -65,7 +65,8 @@ pub struct VerificationSummary {
     pub verifier: Verifier,
     /// When (RFC 3339, UTC).
     pub time_verified: String,
-    /// `git+<origin>@<commit>`, or `git:<commit>` without an origin.
+    /// `git+<origin>@<commit>`, or `git:<commit>` without an origin; an export's names what it
+    /// checked: `@<head>`, `@<base>..<head>` or `@<head>^!`.
     pub resource_uri: String,
     /// The judge configuration the tick was judged under.
     pub policy: Reference,

@@ -1,20 +1,20 @@
-//! What `attest export` takes of a report: nothing unless every row holds, and then the head, each
-//! tick's task commit and level, and the verifier policy (`model::held`). Skips are listed by the
-//! verifier and never evidence, so they give no level and no commit to export.
+//! What `attest export` takes of a report: nothing unless every row holds, and then the head and
+//! how much of its history was checked, each tick's task commit and level, and the verifier policy
+//! (`model::held`). Skips are listed by the verifier and never evidence, so they give no level and
+//! no commit to export.
 
-use gix::ObjectId;
-
-use crate::model::held::{HeldRange, HeldTick, Level, PolicyRef};
+use crate::model::held::{HeldRange, HeldTick, History, Level, PolicyRef};
 use crate::model::predicate::Verdict;
+use crate::verify::Checked;
 use crate::verify::report::{Report, ReportEnd, ReportHead, ReportSink, TickOutcome, TickReport};
 
-/// The range `report` checked at `head`, when every row holds; `None` when one fails (or an
+/// The range `report` checked (`checked`), when every row holds; `None` when one fails (or an
 /// evidenced row carries no verdict that proves a level, which the verifier never makes).
 #[must_use]
-pub fn held_range(report: &Report, head: ObjectId) -> Option<HeldRange> {
+pub fn held_range(report: &Report, checked: Checked) -> Option<HeldRange> {
     let mut held = Held::default();
     report.replay(&mut held);
-    held.range(head)
+    held.range(checked)
 }
 
 /// What [`held_range`] takes of a report, taken as its rows come ([`Held::take`], or as a
@@ -56,10 +56,21 @@ impl Held {
         }
     }
 
-    /// The range checked at `head`, when every row taken holds.
+    /// The range `checked` names, when every row taken holds: its head, and its base as the
+    /// verifier resolved it (peeled; for `--base`, the merge base with the head).
     #[must_use]
-    pub fn range(self, head: ObjectId) -> Option<HeldRange> {
-        (!self.fails).then(|| HeldRange { head: head.to_string(), ticks: self.ticks, policy: self.policy })
+    pub fn range(self, checked: Checked) -> Option<HeldRange> {
+        let (head, history) = match checked {
+            Checked::One(head) => (head, History::Head),
+            Checked::Range { head, base: None } => (head, History::Whole),
+            Checked::Range { head, base: Some(base) } => (head, History::Since(base.to_string())),
+        };
+        (!self.fails).then(|| HeldRange {
+            head: head.to_string(),
+            history,
+            ticks: self.ticks,
+            policy: self.policy,
+        })
     }
 }
 
@@ -82,6 +93,7 @@ mod tests {
     use crate::check::outcome::CommitOutcome;
     use crate::verify::commit::CommitReport;
     use crate::verify::trust::Trust;
+    use gix::ObjectId;
 
     fn row(verdict: &str, outcome: CommitOutcome) -> TickReport {
         let report = CommitReport {
@@ -96,18 +108,33 @@ mod tests {
     #[test]
     fn a_report_that_holds_gives_each_tick_s_commit_and_level_and_skips_give_none() {
         let head = ObjectId::null(gix::hash::Kind::Sha1);
+        let whole = Checked::Range { head, base: None };
         let ticks = vec![
             row("verified", CommitOutcome::Ok),
             row("skipped", CommitOutcome::Ok),
             row("attested", CommitOutcome::Ok),
         ];
-        let held = held_range(&Report::new("branch", ticks, &Trust::default()), head).expect("it holds");
+        let held = held_range(&Report::new("branch", ticks, &Trust::default()), whole).expect("it holds");
         assert_eq!(held.level(), Some(Level::Attested));
         assert_eq!(held.task_commits(), ["c0ffee"]);
         assert_eq!(held.ticks.len(), 2);
         assert_eq!(held.head, head.to_string());
+        assert_eq!(held.history, History::Whole);
 
         let failing = vec![row("verified", CommitOutcome::Ok), row("verified", CommitOutcome::BadSignature)];
-        assert_eq!(held_range(&Report::new("branch", failing, &Trust::default()), head), None);
+        assert_eq!(held_range(&Report::new("branch", failing, &Trust::default()), whole), None);
+    }
+
+    #[test]
+    fn a_range_with_a_base_or_one_commit_is_handed_on_as_less_than_the_whole_history() {
+        let head = ObjectId::from_hex(b"1111111111111111111111111111111111111111").unwrap();
+        let base = ObjectId::from_hex(b"2222222222222222222222222222222222222222").unwrap();
+        let history = |checked| {
+            let ticks = vec![row("verified", CommitOutcome::Ok)];
+            held_range(&Report::new("commits", ticks, &Trust::default()), checked).expect("it holds").history
+        };
+        assert_eq!(history(Checked::Range { head, base: Some(base) }), History::Since(base.to_string()));
+        assert_eq!(history(Checked::One(head)), History::Head);
+        assert_eq!(history(Checked::Range { head, base: None }), History::Whole);
     }
 }

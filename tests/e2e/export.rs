@@ -188,6 +188,64 @@ fn an_ssh_key_summary_verifies_with_securesystemslib_and_an_edited_one_does_not(
 
 /// A P-256 key file whose scalar OpenSSH wrote without its leading zero byte (about one key in
 /// 256; `fixtures/ssh/p256-short-scalar`) signs the summary itself, with no agent to ask.
+/// `speccoder attest export <history...> --allowed-signers <ada> --vsa-key <key> --json --out
+/// <out>`: the `--json` report and the summary statement it wrote.
+fn export_of(t: &Ticked, history: &[&str], key: &Key, out: &Path) -> (Value, Value) {
+    let mut args = vec!["attest", "export"];
+    args.extend_from_slice(history);
+    args.extend(["--allowed-signers", t.allowed.to_str().unwrap(), "--json"]);
+    args.extend(["--vsa-key", key.private.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let run = t.p.speccoder(&args).success();
+    let envelope: Value =
+        serde_json::from_slice(&std::fs::read(out.join("vsa.intoto.json")).unwrap()).unwrap();
+    (serde_json::from_str(&run.stdout).unwrap(), payload_of(&envelope))
+}
+
+#[test]
+fn a_summary_of_part_of_the_history_names_its_base_and_only_the_whole_history_names_the_head_alone() {
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    let (base, head) = (t.commits[0].clone(), t.p.rev("HEAD"));
+    // The base is named by an annotated tag: the summary names the commit the verifier peeled.
+    t.p.git(&["tag", "-a", "-m", "release", "v1", &base]);
+    let published = "git+https://git.example.com/acme/app.git";
+    for (how, history) in [("range", &["v1..HEAD"][..]), ("branch-base", &["--branch", "--base", "v1"])] {
+        let out = t.p.scratch.join(format!("pack-{how}"));
+        let (report, statement) = export_of(&t, history, &key, &out);
+        let uri = format!("{published}@{base}..{head}");
+        assert_eq!(statement["predicate"]["resourceUri"], uri.as_str(), "{how}");
+        assert_eq!(statement["subject"][0]["name"], uri.as_str(), "{how}");
+        assert_eq!(statement["subject"][0]["digest"]["gitCommit"], head.as_str(), "{how}");
+        assert_eq!((&report["resource_uri"], &report["checked"]), (&json!(uri), &json!("range")), "{how}");
+        assert_eq!(report["base"], base.as_str(), "{how}");
+        // `A..B` checks the task commits of the range alone (`--branch` every tick of the units
+        // it touched), and the summary still verifies.
+        let inputs = statement["predicate"]["inputAttestations"].as_array().unwrap();
+        let named = |c: &str| inputs.iter().any(|i| i["name"].as_str().unwrap().starts_with(c));
+        assert_eq!((named(&t.commits[0]), named(&t.commits[1])), (how != "range", true), "{how}");
+        securesystemslib_verifies(&out.join("vsa.intoto.json"), &out.join("vsa.pub.pem")).unwrap();
+    }
+    // The text report says it too.
+    let out = t.p.scratch.join("pack-text");
+    let args = ["attest", "export", "v1..HEAD", "--allowed-signers", t.allowed.to_str().unwrap()];
+    let flags = ["--vsa-key", key.private.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let text = t.p.speccoder(&[&args[..], &flags].concat()).success().stdout;
+    assert!(text.contains(&format!("about: {published}@{base}..{head} sha256:")), "{text}");
+    assert!(text.contains(&format!("{base} does not, not the head's whole history")), "{text}");
+
+    // One task commit alone is its own revision, none of its parents.
+    let (report, statement) = export_of(&t, &[&head], &key, &t.p.scratch.join("pack-one"));
+    assert_eq!(statement["predicate"]["resourceUri"], format!("{published}@{head}^!"));
+    assert_eq!(report["checked"], "commit");
+    // The whole history, and only it, is named by the head alone.
+    for (how, history) in [("branch-all", &["--branch", "--all"][..]), ("default", &[])] {
+        let (report, statement) = export_of(&t, history, &key, &t.p.scratch.join(format!("pack-{how}")));
+        assert_eq!(statement["predicate"]["resourceUri"], format!("{published}@{head}"), "{how}");
+        assert_eq!(statement["subject"][0]["name"], format!("{published}@{head}"), "{how}");
+        assert_eq!((&report["checked"], &report["base"]), (&json!("history"), &Value::Null), "{how}");
+    }
+}
+
 #[test]
 fn a_p256_key_file_with_a_short_scalar_signs_the_summary_without_an_agent() {
     let t = Ticked::new();

@@ -8,9 +8,10 @@
 //! [`HeldRange`] (`model::held`), so that this producer of a signed statement and the verifier
 //! never see each other's types. The summary is built like every statement (canonical bytes after
 //! the clean check), its resource URI as the tick's summary names it
-//! ([`crate::attest::statements::resource_uri`]), and the key is read by the SSH backend's own
-//! key reader. The pack appears whole or not at all ([`NewDir`]); its notes are written as the
-//! check reads them ([`Pack`]).
+//! ([`crate::attest::statements::resource_uri`]) with the revision the check covered
+//! ([`HeldRange::revision`]: a range is never named as the head's whole history), and the key is
+//! read by the SSH backend's own key reader. The pack appears whole or not at all ([`NewDir`]);
+//! its notes are written as the check reads them ([`Pack`]).
 
 mod error;
 mod pack;
@@ -142,8 +143,14 @@ pub struct Exported {
     pub head: String,
     /// The sha256 of the head's commit object (the summary's subject `sha256`).
     pub head_sha256: String,
-    /// The summary's `resourceUri`.
+    /// The summary's `resourceUri` and subject name: `…@<head>` for the head's whole history,
+    /// `…@<base>..<head>` for a range, `…@<head>^!` for the head commit alone.
     pub resource_uri: String,
+    /// What the summary covers: `history` (every commit the head reaches), `range` (those
+    /// `base` does not reach) or `commit` (the head alone).
+    pub checked: &'static str,
+    /// The commit the range excludes (hex), for `range`.
+    pub base: Option<String>,
     /// The level the summary names (`verifiedLevels`).
     pub level: &'static str,
     /// The task commits whose notes are in the pack.
@@ -170,6 +177,15 @@ impl fmt::Display for Exported {
         )?;
         writeln!(f, "verification summary: {} ({})", self.level, self.summary_files.join(", "))?;
         writeln!(f, "about: {} sha256:{}", self.resource_uri, self.head_sha256)?;
+        match (self.checked, &self.base) {
+            ("range", Some(base)) => writeln!(
+                f,
+                "checked: the commits {} reaches and {base} does not, not the head's whole history",
+                self.head
+            )?,
+            ("commit", _) => writeln!(f, "checked: {} alone, none of its parents", self.head)?,
+            _ => writeln!(f, "checked: the head's whole history")?,
+        }
         writeln!(f, "signed by: {}", self.signer)
     }
 }
@@ -213,7 +229,7 @@ pub fn export(
     commit_file.extend_from_slice(&head_object);
     dir.write(&format!("{head}.commit"), &commit_file)?;
     let out = dir.path().display().to_string();
-    let uri = resource_uri(repo.origin_url_without_credentials().as_deref(), &held.head);
+    let uri = resource_uri(repo.origin_url_without_credentials().as_deref(), &held.revision());
     let time = crate::attest::now_rfc3339();
     let input_count = inputs.iter().map(|(_, lines)| lines.len()).sum();
     let payload = vsa::statement(vsa::Facts {
@@ -232,6 +248,8 @@ pub fn export(
         head: held.head.clone(),
         head_sha256,
         resource_uri: uri,
+        checked: held.history.name(),
+        base: held.history.base().map(str::to_owned),
         level: level.as_str(),
         task_commits: commits.len(),
         input_attestations: input_count,
@@ -258,7 +276,7 @@ fn inconsistent(commit: &str, what: String) -> ExportError {
 mod tests {
     use super::*;
     use crate::git::test_support::Fixture;
-    use crate::model::held::{HeldTick, Level, NoteKeeper as _};
+    use crate::model::held::{HeldTick, History, Level, NoteKeeper as _};
 
     #[test]
     fn notes_that_moved_after_the_check_read_them_write_nothing() {
@@ -282,6 +300,7 @@ mod tests {
         fx.git(&["notes", "--ref", NOTES_REF, "append", "-m", "{}", &commit]);
         let held = HeldRange {
             head: commit.clone(),
+            history: History::Whole,
             ticks: vec![HeldTick { commit: Some(commit), level: Level::Verified }],
             policy: None,
         };

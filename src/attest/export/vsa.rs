@@ -1,4 +1,5 @@
-//! The verification summary of a range (SLSA `verification_summary/v1`) about its head commit:
+//! The verification summary of a range (SLSA `verification_summary/v1`) about its head commit, as
+//! far as its history was checked:
 //! the statement's canonical bytes, after the clean check every statement passes. Its inputs (a
 //! line of a history's notes each) are checked and encoded one at a time, never held as one JSON
 //! value.
@@ -21,7 +22,8 @@ pub(super) struct Facts<'a> {
     pub head: &'a str,
     /// The sha256 of the head's commit object (`commit <len>\0` and its bytes).
     pub head_sha256: &'a str,
-    /// `git+<origin>@<head>`, or `git:<head>`.
+    /// `git+<origin>@<revision>`, or `git:<revision>`: the head, `<base>..<head>` or `<head>^!`
+    /// ([`crate::model::held::HeldRange::revision`]).
     pub resource_uri: &'a str,
     /// The verifier policy, when one judged the range.
     pub policy: Option<&'a PolicyRef>,
@@ -34,8 +36,8 @@ pub(super) struct Facts<'a> {
     pub time: &'a str,
 }
 
-/// The summary statement's canonical bytes: about the head (named by its resource URI, digests
-/// `gitCommit` and `sha256`), by the verifier at its version, `PASSED` at the range's level.
+/// The summary statement's canonical bytes: about the head (named by its resource URI, which says
+/// how much of its history was checked; digests `gitCommit` and `sha256`), by the verifier at its version, `PASSED` at the range's level.
 ///
 /// # Errors
 /// [`ExportError::Leak`] when a string would leak (the clean check), [`ExportError::Encode`] (a
