@@ -1,7 +1,7 @@
 //! What a verifier run that held hands to `attest export`: the head checked and how much of its
 //! history, each tick's task commit and level, and the verifier policy it was judged under; and,
-//! while it runs, each note it reads ([`NoteKeeper`]). The verifier makes them and the producer's export reads them; neither
-//! wing sees the other's types.
+//! while it runs, each note it reads ([`NoteKeeper`]). The verifier makes them and the producer's
+//! export reads them; neither wing sees the other's types.
 
 use crate::model::predicate::Verdict;
 use crate::model::summary;

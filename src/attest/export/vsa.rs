@@ -37,7 +37,8 @@ pub(super) struct Facts<'a> {
 }
 
 /// The summary statement's canonical bytes: about the head (named by its resource URI, which says
-/// how much of its history was checked; digests `gitCommit` and `sha256`), by the verifier at its version, `PASSED` at the range's level.
+/// how much of its history was checked; digests `gitCommit` and `sha256`), by the verifier at its
+/// version, `PASSED` at the range's level.
 ///
 /// # Errors
 /// [`ExportError::Leak`] when a string would leak (the clean check), [`ExportError::Encode`] (a
