@@ -13,7 +13,7 @@
 //!    its note;
 //! 5. update the work tree and the index so that the tick shows as committed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::attest::bug::{self, BugError};
 use crate::attest::config::{self, ConfigError, read_policy};
@@ -30,7 +30,7 @@ use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::model::bundle::{self, NOTES_REF, NoteTooLarge};
 use crate::model::dsse::Envelope;
-use crate::model::evidence::TickVerdict;
+use crate::model::evidence::{Evidence, TickVerdict};
 use crate::model::red::red_from_output;
 use crate::spec;
 
@@ -144,29 +144,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     };
     let withheld = red.as_ref().is_some_and(|r| r.withheld);
 
-    let verdict = match loaded.evidence.verdict {
-        TickVerdict::Verified => "verified",
-        TickVerdict::RegressionOnly => "regression_only",
-    };
-    let mut trailers: Vec<(&'static str, String)> = Vec::new();
-    if let Some(reason) = &loaded.evidence.regression {
-        trailers.push((keys::REGRESSION_ONLY, format!("{}: {}", reason.code, reason.detail)));
-    }
-    trailers.push((keys::HELD_OUT, held_out_trailer(&loaded.evidence)));
-    // A run named by nothing but white space names none: no `Run:` trailer with an empty value.
-    if let Some(run) = loaded.evidence.run.as_ref().filter(|run| !run.trim().is_empty()) {
-        trailers.push((keys::RUN, run.clone()));
-    }
-    let fields = MessageFields {
-        unit: facts.unit.clone(),
-        task: facts.id.clone(),
-        title: facts.title.clone(),
-        verdict: verdict.to_owned(),
-        trailers,
-    };
-    let msg = message::render(&fields)?;
-    provenance::check_message(&fields, &msg, &facts)
-        .map_err(|e| BuildError::from(e).in_evidence_file(&req.evidence))?;
+    let (msg, verdict) = commit_message(&loaded.evidence, &facts, &req.evidence)?;
     let commit = tick::write_task_commit(repo, pending.head, pending.tree, &msg)?;
 
     let time = now_rfc3339();
@@ -205,14 +183,53 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         signer,
         unsigned_reason: unsigned_reason.map(|reason| reason.to_string()),
         withheld: if withheld { vec!["red excerpt (not clean)".to_owned()] } else { Vec::new() },
-        warnings: facts
-            .uncited_unknown
-            .iter()
-            .map(|id| format!("the title cites {id}, which no requirement line defines; it is not traced"))
-            .chain(facts.story_fallback.as_ref().map(spec::StoryFallback::message))
-            .collect(),
+        warnings: task_warnings(&facts),
         notes_ref: NOTES_REF.to_owned(),
     })
+}
+
+/// The task commit's message (its verdict, `Regression-Only:`, `Held-Out:` and `Run:` trailers),
+/// checked against where each value came from, and the verdict's name.
+fn commit_message(
+    evidence: &Evidence,
+    facts: &spec::TaskFacts,
+    evidence_file: &Path,
+) -> Result<(String, &'static str), AttestError> {
+    let verdict = match evidence.verdict {
+        TickVerdict::Verified => "verified",
+        TickVerdict::RegressionOnly => "regression_only",
+    };
+    let mut trailers: Vec<(&'static str, String)> = Vec::new();
+    if let Some(reason) = &evidence.regression {
+        trailers.push((keys::REGRESSION_ONLY, format!("{}: {}", reason.code, reason.detail)));
+    }
+    trailers.push((keys::HELD_OUT, held_out_trailer(evidence)));
+    // A run named by nothing but white space names none: no `Run:` trailer with an empty value.
+    if let Some(run) = evidence.run.as_ref().filter(|run| !run.trim().is_empty()) {
+        trailers.push((keys::RUN, run.clone()));
+    }
+    let fields = MessageFields {
+        unit: facts.unit.clone(),
+        task: facts.id.clone(),
+        title: facts.title.clone(),
+        verdict: verdict.to_owned(),
+        trailers,
+    };
+    let msg = message::render(&fields)?;
+    provenance::check_message(&fields, &msg, facts)
+        .map_err(|e| BuildError::from(e).in_evidence_file(evidence_file))?;
+    Ok((msg, verdict))
+}
+
+/// What the report warns of the task: a cited requirement no line defines, a story read from
+/// elsewhere than its own heading.
+fn task_warnings(facts: &spec::TaskFacts) -> Vec<String> {
+    facts
+        .uncited_unknown
+        .iter()
+        .map(|id| format!("the title cites {id}, which no requirement line defines; it is not traced"))
+        .chain(facts.story_fallback.as_ref().map(spec::StoryFallback::message))
+        .collect()
 }
 
 /// The report of a tick that an earlier, interrupted run had published: its commit and note as

@@ -69,6 +69,29 @@ pub enum RefMerged {
     },
 }
 
+/// What a merge of a fetched reference is given, besides ours.
+struct Fetched<'a> {
+    /// Theirs when we last fetched or pushed it.
+    base: Option<ObjectId>,
+    /// Theirs now (`None`: deleted there).
+    theirs: Option<ObjectId>,
+    /// Whether the reference only ever gains entries (published held-out sets).
+    append_only: bool,
+    /// The message of a commit that joins two histories.
+    message: &'a str,
+    /// The reflog message of a move.
+    reflog: String,
+}
+
+/// Ours stays: the two sides cannot be joined, for `reason`.
+fn conflict(ours: Option<ObjectId>, theirs: Option<ObjectId>, reason: &str) -> CasUpdate<RefMerged> {
+    CasUpdate::Keep(RefMerged::Conflict {
+        ours: ours.map(|o| o.to_string()),
+        theirs: theirs.map(|t| t.to_string()),
+        reason: reason.to_owned(),
+    })
+}
+
 impl Repo {
     /// Brings `local` up to date with another clone's copy, now `theirs` (`None`: deleted there),
     /// fetched last time as `base` (see the module documentation). `append_only`: the reference
@@ -87,88 +110,104 @@ impl Repo {
         append_only: bool,
         message: &str,
     ) -> Result<RefMerged, GitError> {
-        self.update_ref_retrying(local, |ours| {
-            let conflict = |reason: &str| {
-                Ok(CasUpdate::Keep(RefMerged::Conflict {
-                    ours: ours.map(|o| o.to_string()),
-                    theirs: theirs.map(|t| t.to_string()),
-                    reason: reason.to_owned(),
-                }))
-            };
-            if ours == theirs {
-                return Ok(CasUpdate::Keep(RefMerged::UpToDate));
-            }
-            // Theirs did not change since the base: ours stays when it is a creation, a deletion
-            // (which stays ours) or a successor of theirs. A different value that does not
-            // descend from theirs is not pushable (a push never forces): it is decided below
-            // by ancestry, as when both moved.
-            let unchanged_there = theirs == base;
-            if unchanged_there {
-                match (ours, theirs) {
-                    (None, _) => return Ok(CasUpdate::Keep(RefMerged::DeletedHereOnly)),
-                    (_, None) => return Ok(CasUpdate::Keep(RefMerged::KeptOurs)),
-                    (Some(o), Some(t)) if self.is_ancestor(t, o)? => {
-                        return Ok(CasUpdate::Keep(RefMerged::KeptOurs));
-                    }
-                    (Some(_), Some(_)) => {}
-                }
-            }
-            let reflog = format!("speccoder attest fetch: {local}");
-            let (ours, theirs) = match (ours, theirs) {
-                // Deleted there: an append-only reference keeps what it holds, and a push sends
-                // it again.
-                (o, None) if o == base && !append_only => {
-                    return Ok(CasUpdate::Delete { then: RefMerged::Deleted });
-                }
+        let fetched = Fetched {
+            base,
+            theirs,
+            append_only,
+            message,
+            reflog: format!("speccoder attest fetch: {local}"),
+        };
+        self.update_ref_retrying(local, |ours| self.merge_step(&fetched, ours))
+    }
+
+    /// The update of our reference, now `ours`: decided here when at most one side moved since
+    /// the base, else by [`Self::both_moved`].
+    fn merge_step(&self, f: &Fetched<'_>, ours: Option<ObjectId>) -> Result<CasUpdate<RefMerged>, GitError> {
+        let theirs = f.theirs;
+        if ours == theirs {
+            return Ok(CasUpdate::Keep(RefMerged::UpToDate));
+        }
+        // Theirs did not change since the base: ours stays when it is a creation, a deletion
+        // (which stays ours) or a successor of theirs. A different value that does not
+        // descend from theirs is not pushable (a push never forces): it is decided below
+        // by ancestry, as when both moved.
+        if theirs == f.base {
+            match (ours, theirs) {
+                (None, _) => return Ok(CasUpdate::Keep(RefMerged::DeletedHereOnly)),
                 (_, None) => return Ok(CasUpdate::Keep(RefMerged::KeptOurs)),
-                // Unchanged here: ours takes theirs, unless ours holds what theirs may lack (an
-                // append-only reference the remote replaced by one that does not descend from
-                // ours, by force or by a delete and a new push): that is decided by ancestry.
-                (o, Some(t)) if o == base && (o.is_none() || !append_only) => {
-                    let then = match o {
-                        Some(o) if !self.is_ancestor(o, t)? => {
-                            RefMerged::Replaced { from: o.to_string(), to: t.to_string() }
-                        }
-                        _ => RefMerged::Took { to: t.to_string() },
-                    };
-                    return Ok(CasUpdate::Move { new: t, reflog, then });
+                (Some(o), Some(t)) if self.is_ancestor(t, o)? => {
+                    return Ok(CasUpdate::Keep(RefMerged::KeptOurs));
                 }
-                (None, Some(_)) => return conflict("deleted here, changed there"),
-                (Some(o), Some(t)) => (o, t),
-            };
-            if self.is_ancestor(theirs, ours)? {
-                return Ok(CasUpdate::Keep(RefMerged::AheadOfTheirs));
+                (Some(_), Some(_)) => {}
             }
-            // A successor of ours is taken as it is, unless the reference is append-only and the
-            // successor dropped or changed an entry ours holds: then it is joined as below.
-            if self.is_ancestor(ours, theirs)? && (!append_only || self.keeps_every_entry(ours, theirs)?) {
-                return Ok(CasUpdate::Move {
-                    new: theirs,
-                    reflog,
-                    then: RefMerged::Took { to: theirs.to_string() },
-                });
+        }
+        match (ours, theirs) {
+            // Deleted there: an append-only reference keeps what it holds, and a push sends
+            // it again.
+            (o, None) if o == f.base && !f.append_only => Ok(CasUpdate::Delete { then: RefMerged::Deleted }),
+            (_, None) => Ok(CasUpdate::Keep(RefMerged::KeptOurs)),
+            // Unchanged here: ours takes theirs, unless ours holds what theirs may lack (an
+            // append-only reference the remote replaced by one that does not descend from
+            // ours, by force or by a delete and a new push): that is decided by ancestry.
+            (o, Some(t)) if o == f.base && (o.is_none() || !f.append_only) => {
+                let then = match o {
+                    Some(o) if !self.is_ancestor(o, t)? => {
+                        RefMerged::Replaced { from: o.to_string(), to: t.to_string() }
+                    }
+                    _ => RefMerged::Took { to: t.to_string() },
+                };
+                Ok(CasUpdate::Move { new: t, reflog: f.reflog.clone(), then })
             }
-            if !append_only {
-                return conflict(if unchanged_there {
+            (None, Some(t)) => Ok(conflict(None, Some(t), "deleted here, changed there")),
+            (Some(o), Some(t)) => self.both_moved(f, o, t),
+        }
+    }
+
+    /// Both `ours` and `theirs` moved since the base (or ours moved to a value that does not
+    /// descend from theirs): ours stays ahead or takes a successor; else an append-only
+    /// reference joins the two trees in a commit, and any other is a conflict.
+    fn both_moved(
+        &self,
+        f: &Fetched<'_>,
+        ours: ObjectId,
+        theirs: ObjectId,
+    ) -> Result<CasUpdate<RefMerged>, GitError> {
+        if self.is_ancestor(theirs, ours)? {
+            return Ok(CasUpdate::Keep(RefMerged::AheadOfTheirs));
+        }
+        // A successor of ours is taken as it is, unless the reference is append-only and the
+        // successor dropped or changed an entry ours holds: then it is joined as below.
+        if self.is_ancestor(ours, theirs)? && (!f.append_only || self.keeps_every_entry(ours, theirs)?) {
+            return Ok(CasUpdate::Move {
+                new: theirs,
+                reflog: f.reflog.clone(),
+                then: RefMerged::Took { to: theirs.to_string() },
+            });
+        }
+        if !f.append_only {
+            return Ok(conflict(
+                Some(ours),
+                Some(theirs),
+                if Some(theirs) == f.base {
                     "changed here since the last fetch or push to a value that does not descend from the remote's, and a push never replaces the remote's"
                 } else {
                     "both sides changed it since the last fetch"
-                });
-            }
-            let tree = match self
-                .union_of_top_level_entries(self.commit_tree(ours)?, self.commit_tree(theirs)?)?
-            {
+                },
+            ));
+        }
+        let tree =
+            match self.union_of_top_level_entries(self.commit_tree(ours)?, self.commit_tree(theirs)?)? {
                 Ok(tree) => tree,
                 Err(names) => {
-                    return conflict(&format!("both sides hold different objects at {}", names.join(", ")));
+                    let reason = format!("both sides hold different objects at {}", names.join(", "));
+                    return Ok(conflict(Some(ours), Some(theirs), &reason));
                 }
             };
-            let commit = self.create_commit_detached(&[ours, theirs], tree, message)?;
-            Ok(CasUpdate::Move {
-                new: commit,
-                reflog,
-                then: RefMerged::Merged { commit: commit.to_string() },
-            })
+        let commit = self.create_commit_detached(&[ours, theirs], tree, f.message)?;
+        Ok(CasUpdate::Move {
+            new: commit,
+            reflog: f.reflog.clone(),
+            then: RefMerged::Merged { commit: commit.to_string() },
         })
     }
 

@@ -17,7 +17,7 @@ use crate::git::{Commit, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::held_out::trailer_manifest;
 use crate::model::policy::Recipe;
-use crate::model::predicate::Verdict;
+use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::trailer_keys::HELD_OUT;
 use crate::verify::held_out::PublishedSets;
 use crate::verify::parallel;
@@ -197,88 +197,17 @@ impl<'r> Checker<'r> {
     }
 
     fn check_commit(&self, commit: &Commit, report: &mut CommitReport) {
-        let (target, verdict) = task_trailers(&commit.message);
-        let verdict = verdict.or_else(|| {
-            is_published_skip_record(&commit.message, commit.parents.len())
-                .then(|| Verdict::Skipped.as_str().to_owned())
-        });
-        report.target.clone_from(&target);
-        report.verdict.clone_from(&verdict);
-        let findings = &mut report.findings;
-        if let Some(problem) = claim_problem(&commit.message, commit.parents.len()) {
-            findings.push(Finding::new(CommitOutcome::Malformed, "not_one_claim", problem));
-            return;
-        }
-        let Some(target) = target else {
-            findings.push(Finding::new(
-                CommitOutcome::Mismatch,
-                "no_spec_task",
-                "the commit has no Spec-Task: trailer",
-            ));
-            return;
-        };
-        if verdict.as_deref().is_none_or(str::is_empty) {
-            findings.push(Finding::new(
-                CommitOutcome::Mismatch,
-                "no_verdict",
-                "the commit has no non-empty Verdict: trailer",
-            ));
-        }
-        let blob = match self.notes.get(&commit.id).map(Vec::as_slice) {
-            Some([one]) => Some(*one),
-            Some(several @ [_, _, ..]) => {
-                findings.push(Finding::new(
-                    CommitOutcome::Malformed,
-                    "note_ambiguous",
-                    format!(
-                        "the notes tree of {NOTES_REF} holds {} notes for the task commit (under different fan-out directories); git would show them joined, so none of them is read (remove them with `git notes --ref={NOTES_REF} remove {}` and write the note again)",
-                        several.len(),
-                        commit.id
-                    ),
-                ));
-                return;
-            }
-            _ => None,
-        };
-        let note = match blob.map(|blob| self.repo.blob_within(blob, MAX_NOTE_BYTES)).transpose() {
-            Ok(Some(Ok(note))) => note,
-            Ok(Some(Err(size))) => {
-                findings.push(Finding::new(
-                    CommitOutcome::Malformed,
-                    "note_too_large",
-                    format!(
-                        "the note is {size} bytes, more than the {MAX_NOTE_BYTES} a note may be, so it is not read (a tick writes a few KiB): remove it (`git notes --ref={NOTES_REF} remove {}`) and attest the task again",
-                        commit.id
-                    ),
-                ));
-                return;
-            }
-            Ok(None) => {
-                findings.push(Finding::new(
-                    CommitOutcome::Missing,
-                    "note_missing",
-                    format!("the task commit has no note in {NOTES_REF}: fetch the evidence with `speccoder attest fetch`"),
-                ));
-                return;
-            }
-            Err(e) => {
-                findings.push(Finding::new(
-                    CommitOutcome::Missing,
-                    "note_unreadable",
-                    format!("the note cannot be read: {e}"),
-                ));
-                return;
-            }
-        };
-
-        let checked = self.rules.note(commit, &target, verdict.as_deref(), &note, findings);
+        let Some(target) = self.check_claim(commit, report) else { return };
+        let Some(note) = self.read_note(commit, &mut report.findings) else { return };
+        let verdict = report.verdict.clone();
+        let checked = self.rules.note(commit, &target, verdict.as_deref(), &note, &mut report.findings);
         if let Some(keeper) = &self.trust.keep_notes {
             let read: Vec<&str> = checked.lines.iter().map(|l| l.payload_sha256.as_str()).collect();
             keeper.keep(&report.commit, &note, &read);
         }
-        self.hint_copied_note(&checked.lines, &target, commit, findings);
+        self.hint_copied_note(&checked.lines, &target, commit, &mut report.findings);
         if !self.held_out.is_empty() {
-            self.check_published_held_out(commit, &target, &checked.lines, findings);
+            self.check_published_held_out(commit, &target, &checked.lines, &mut report.findings);
         }
         let at = self.trust.signature_time.at(commit.committer.seconds);
         // Under a verifier policy, every signer of the covering line counts (approvals).
@@ -293,20 +222,91 @@ impl<'r> Checker<'r> {
         if let Some(Body::TaskVerification(p)) = checked.task_verification.map(|i| &checked.lines[i].body) {
             report.not_evaluated = p.newer_fields();
             report.unit = Some(p.unit.feature.clone());
-            if let Some(trace) = p.audits.trace.as_ref().and_then(|t| t.as_array()) {
-                let mut cited: Vec<(String, String)> = trace
-                    .iter()
-                    .filter_map(|row| {
-                        let id = row.get("requirement")?.as_str()?;
-                        let hash = row.get("requirement_hash")?.as_str()?;
-                        Some((id.to_owned(), hash.to_owned()))
-                    })
-                    .collect();
-                // Newest first, then a stable sort by id: the row kept for an id is its last.
-                cited.reverse();
-                cited.sort_by(|a, b| a.0.cmp(&b.0));
-                cited.dedup_by(|later, kept| later.0 == kept.0);
-                report.cited = cited;
+            report.cited = cited_requirements(p);
+        }
+    }
+
+    /// The commit's task trailers into `report`: its target, unless its message is not one plain
+    /// claim or names no task (then the finding says so). A missing verdict is a finding too, but
+    /// the note is still read.
+    fn check_claim(&self, commit: &Commit, report: &mut CommitReport) -> Option<String> {
+        let (target, verdict) = task_trailers(&commit.message);
+        let verdict = verdict.or_else(|| {
+            is_published_skip_record(&commit.message, commit.parents.len())
+                .then(|| Verdict::Skipped.as_str().to_owned())
+        });
+        report.target.clone_from(&target);
+        report.verdict.clone_from(&verdict);
+        let findings = &mut report.findings;
+        if let Some(problem) = claim_problem(&commit.message, commit.parents.len()) {
+            findings.push(Finding::new(CommitOutcome::Malformed, "not_one_claim", problem));
+            return None;
+        }
+        let Some(target) = target else {
+            findings.push(Finding::new(
+                CommitOutcome::Mismatch,
+                "no_spec_task",
+                "the commit has no Spec-Task: trailer",
+            ));
+            return None;
+        };
+        if verdict.as_deref().is_none_or(str::is_empty) {
+            findings.push(Finding::new(
+                CommitOutcome::Mismatch,
+                "no_verdict",
+                "the commit has no non-empty Verdict: trailer",
+            ));
+        }
+        Some(target)
+    }
+
+    /// The bytes of the commit's one note, or none with the finding that says why: several notes
+    /// for it, one too large, none, or one that cannot be read.
+    fn read_note(&self, commit: &Commit, findings: &mut Vec<Finding>) -> Option<Vec<u8>> {
+        let blob = match self.notes.get(&commit.id).map(Vec::as_slice) {
+            Some([one]) => Some(*one),
+            Some(several @ [_, _, ..]) => {
+                findings.push(Finding::new(
+                    CommitOutcome::Malformed,
+                    "note_ambiguous",
+                    format!(
+                        "the notes tree of {NOTES_REF} holds {} notes for the task commit (under different fan-out directories); git would show them joined, so none of them is read (remove them with `git notes --ref={NOTES_REF} remove {}` and write the note again)",
+                        several.len(),
+                        commit.id
+                    ),
+                ));
+                return None;
+            }
+            _ => None,
+        };
+        match blob.map(|blob| self.repo.blob_within(blob, MAX_NOTE_BYTES)).transpose() {
+            Ok(Some(Ok(note))) => Some(note),
+            Ok(Some(Err(size))) => {
+                findings.push(Finding::new(
+                    CommitOutcome::Malformed,
+                    "note_too_large",
+                    format!(
+                        "the note is {size} bytes, more than the {MAX_NOTE_BYTES} a note may be, so it is not read (a tick writes a few KiB): remove it (`git notes --ref={NOTES_REF} remove {}`) and attest the task again",
+                        commit.id
+                    ),
+                ));
+                None
+            }
+            Ok(None) => {
+                findings.push(Finding::new(
+                    CommitOutcome::Missing,
+                    "note_missing",
+                    format!("the task commit has no note in {NOTES_REF}: fetch the evidence with `speccoder attest fetch`"),
+                ));
+                None
+            }
+            Err(e) => {
+                findings.push(Finding::new(
+                    CommitOutcome::Missing,
+                    "note_unreadable",
+                    format!("the note cannot be read: {e}"),
+                ));
+                None
             }
         }
     }
@@ -396,4 +396,23 @@ impl<'r> Checker<'r> {
         }
         covering_signers
     }
+}
+
+/// The requirements the task verification's trace cites, as (id, hash), each id once with the
+/// last row written for it, sorted by id.
+fn cited_requirements(p: &TaskVerificationV0) -> Vec<(String, String)> {
+    let Some(trace) = p.audits.trace.as_ref().and_then(|t| t.as_array()) else { return Vec::new() };
+    let mut cited: Vec<(String, String)> = trace
+        .iter()
+        .filter_map(|row| {
+            let id = row.get("requirement")?.as_str()?;
+            let hash = row.get("requirement_hash")?.as_str()?;
+            Some((id.to_owned(), hash.to_owned()))
+        })
+        .collect();
+    // Newest first, then a stable sort by id: the row kept for an id is its last.
+    cited.reverse();
+    cited.sort_by(|a, b| a.0.cmp(&b.0));
+    cited.dedup_by(|later, kept| later.0 == kept.0);
+    cited
 }
