@@ -202,6 +202,18 @@ impl BoxSetters {
         Ok(dirs)
     }
 
+    /// The first of `tasks` whose box one of `commits` (sorted) sets, with that commit.
+    pub(super) fn first_set_by<'t>(
+        &self,
+        commits: &[ObjectId],
+        tasks: impl IntoIterator<Item = &'t str>,
+    ) -> Option<(&'t str, ObjectId)> {
+        tasks.into_iter().find_map(|task| {
+            let setters = self.setters.get(task)?;
+            setters.iter().find(|c| commits.binary_search(c).is_ok()).map(|c| (task, *c))
+        })
+    }
+
     /// A commit other than `evidence` that set the box of `target`, and that `evidence` does not
     /// descend from: the tick the head shows may be that commit's rather than the evidenced one.
     /// Evidence whose own tree does not tick the task (a skip put on the branch) is left to the

@@ -10,6 +10,7 @@ use gix::ObjectId;
 use crate::git::{Direction, Head, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::policy::CONFIG_FILE;
+use crate::model::shown::one_line;
 use crate::verify::error::VerifyError;
 
 /// The directories whose files a check reads at a task commit and at the head: Spec Kit
@@ -127,6 +128,33 @@ pub fn history_reaches(repo: &Repo, needs: &HistoryNeeds<'_>) -> Result<(), Veri
         return Ok(());
     };
     Err(VerifyError::Shallow { boundary: at.to_string(), why })
+}
+
+/// In a shallow clone, refuses a check in which a commit at the shallow boundary sets the box of
+/// a task the head ticks (`set_by` gives the first such task and commit, from the boundary,
+/// sorted): without that commit's parents, whether it set the box or kept one set below cannot be
+/// told, and taking it for the setter would blame it for a tick it may only have inherited.
+///
+/// # Errors
+/// [`VerifyError::Shallow`].
+pub fn boundary_sets_no_box<'t>(
+    repo: &Repo,
+    set_by: impl FnOnce(&[ObjectId]) -> Option<(&'t str, ObjectId)>,
+) -> Result<(), VerifyError> {
+    let boundary = repo.shallow_boundary()?;
+    if boundary.is_empty() {
+        return Ok(());
+    }
+    match set_by(&boundary) {
+        Some((task, at)) => Err(VerifyError::Shallow {
+            boundary: at.to_string(),
+            why: format!(
+                "{} is ticked there, so which commit set its box cannot be told without the commits below",
+                one_line(task)
+            ),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The first walked commit at the shallow `boundary` (sorted) whose parents (as its commit

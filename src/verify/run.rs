@@ -313,6 +313,8 @@ pub fn verify_branch_into(
     // check reads each task commit's unit from where that pass found it, and its task list as that
     // pass parsed it.
     let setters = BoxSetters::find(repo, trust.jobs, &reachable, &BoxSetters::wanted(&units))?;
+    let ticked = planned.iter().flat_map(|(_, targets)| targets.iter().map(String::as_str));
+    completeness::boundary_sets_no_box(repo, |boundary| setters.first_set_by(boundary, ticked))?;
     let checker = checker.knowing(setters.learned());
     let unticked = match base {
         Some(base) => {

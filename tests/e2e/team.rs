@@ -1036,6 +1036,48 @@ fn a_shallow_clone_checked_by_range_or_every_commit_is_told_to_fetch_the_whole_h
 }
 
 #[test]
+fn a_shallow_boundary_on_a_merged_side_branch_is_told_to_fetch_not_blamed_for_the_tick() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    ada.attest("T002", &[]);
+    // A side branch from the task commit, merged back: its commits hold the tick they inherited.
+    ada.git(&["checkout", "-q", "-b", "side"]);
+    for n in 1..=5 {
+        ada.git(&["commit", "-q", "--allow-empty", "-m", &format!("side {n}")]);
+    }
+    ada.git(&["checkout", "-q", "feature-a"]);
+    ada.git(&["commit", "-q", "--allow-empty", "-m", "main 1"]);
+    ada.git(&["merge", "-q", "--no-ff", "--no-edit", "side"]);
+    ada.git(&["commit", "-q", "--allow-empty", "-m", "main 2"]);
+    ada.git(&["push", "-q", "origin", "feature-a"]);
+    ada.speccoder(&["attest", "push"]).success();
+    let allowed = ada.allowed_file();
+    let verify = |clone: &Clone<'_>| {
+        clone.speccoder(&[
+            "attest",
+            "verify",
+            "--branch",
+            "--all",
+            "--allowed-signers",
+            allowed.to_str().unwrap(),
+        ])
+    };
+    // Cut at the fifth commit: the task commit is here on the first-parent line, and the
+    // boundary is a side commit whose parents were not fetched.
+    let shallow = team.clone("shallow", &["--depth", "5", "-b", "feature-a"]);
+    shallow.speccoder(&["attest", "fetch"]).success();
+    let out = verify(&shallow).failure(14);
+    assert!(
+        out.stderr.contains("this clone is shallow") && out.stderr.contains("git fetch --unshallow"),
+        "{out}"
+    );
+    assert!(out.stderr.contains(&task("T002")) && !out.stdout.contains("ticked_again"), "{out}");
+    shallow.git(&["fetch", "-q", "--unshallow", "origin", "feature-a"]);
+    assert_eq!(verify(&shallow).code(), Some(0));
+}
+
+#[test]
 fn a_blob_less_partial_clone_verifies_after_attest_fetch_in_one_batch() {
     let team = Team::new();
     let ada = team.writer("ada", &team.ada);
