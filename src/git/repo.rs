@@ -57,6 +57,10 @@ pub enum Head {
 /// applies to every repository opened ([`Repo::discover`] opens none with reduced trust).
 pub const OBJECT_SIZE_LIMIT: usize = 256 << 20;
 
+/// How many symbolic references HEAD's branch is followed through, as git follows them
+/// (`SYMREF_MAXDEPTH`); a longer chain is read where it stops, and resolving it fails as in git.
+const MAX_SYMBOLIC_HOPS: usize = 5;
+
 /// Why no repository could be opened from `dir`: none is there, or the one git would use cannot
 /// be opened by gix, said with gix's own reasons; a repository git would refuse as of "dubious
 /// ownership" is said as git says it, with git's remedy.
@@ -280,8 +284,21 @@ impl Repo {
         let head = self.inner.head().during(|| "read HEAD".into())?;
         Ok(match head.kind {
             gix::head::Kind::Symbolic(reference) => {
-                let name = reference.name.as_bstr().to_str_lossy().into_owned();
                 let mut reference = gix::prelude::ReferenceExt::attach(reference, &self.inner);
+                // HEAD may name its branch through other symbolic references (`refs/heads/link`
+                // naming `refs/heads/main`): the branch is the last of them, as git takes it.
+                for _ in 0..MAX_SYMBOLIC_HOPS {
+                    let Some(next) = reference.follow() else { break };
+                    match next {
+                        Ok(next) => reference = next,
+                        Err(e) if e.is_not_found() => {
+                            let name = reference.target().try_name().map(|n| n.as_bstr().to_str_lossy().into_owned());
+                            return Ok(Head::Unborn(name.unwrap_or_default()));
+                        }
+                        Err(e) => return Err(e).during(|| "resolve HEAD's branch".into()),
+                    }
+                }
+                let name = reference.name().as_bstr().to_str_lossy().into_owned();
                 let commit =
                     reference.follow_to_object().during(|| format!("resolve HEAD's branch {name}"))?.detach();
                 Head::Branch { name, commit }
@@ -477,6 +494,20 @@ mod tests {
         }
         let tree = fx.rev("HEAD^{tree}");
         assert_eq!(repo.rev_parse_peeled(&tree.to_string()).unwrap(), tree);
+    }
+
+    #[test]
+    fn head_names_the_branch_at_the_end_of_a_chain_of_symbolic_references_as_git_does() {
+        let fx = Fixture::new();
+        let commit = fx.commit_file("a.txt", "a\n", "one");
+        let main = fx.git(&["symbolic-ref", "HEAD"]).trim().to_owned();
+        fx.git(&["symbolic-ref", "refs/heads/link", &main]);
+        fx.git(&["symbolic-ref", "HEAD", "refs/heads/link"]);
+        let shown = format!("refs/heads/{}", fx.git(&["branch", "--show-current"]).trim());
+        assert_eq!(shown, main, "git takes the end of the chain");
+        assert_eq!(fx.repo().head().unwrap(), super::Head::Branch { name: main, commit });
+        fx.git(&["symbolic-ref", "refs/heads/link", "refs/heads/unborn"]);
+        assert_eq!(fx.repo().head().unwrap(), super::Head::Unborn("refs/heads/unborn".to_owned()));
     }
 
     #[test]
