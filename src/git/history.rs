@@ -10,6 +10,10 @@ use super::repo::Repo;
 impl Repo {
     /// The commits reachable from `from` but from none of `stop_at`, following all parents,
     /// newest commit time first (like `git rev-list from ^stop...`).
+    ///
+    /// # Errors
+    /// [`GitError::ObjectMissing`] naming the first commit the walk needed and the repository
+    /// lacks (a shallow clone's missing parents are not needed), or another failure to read.
     pub fn walk(&self, from: ObjectId, stop_at: &[ObjectId]) -> Result<Vec<ObjectId>, GitError> {
         let action = || format!("walk the history of {from}");
         let walk = self
@@ -18,8 +22,33 @@ impl Repo {
             .sorting(Sorting::ByCommitTime(CommitTimeOrder::NewestFirst))
             .with_hidden(stop_at.iter().copied())
             .all()
-            .during(action)?;
-        walk.map(|info| info.map(|info| info.id).during(action)).collect()
+            .map_err(|e| self.missing_commit(&[from]).unwrap_or_else(|| GitError::Gix { action: action(), source: e.into() }))?;
+        let mut walked = Vec::new();
+        for info in walk {
+            match info {
+                Ok(info) => walked.push(info.id),
+                Err(e) => {
+                    let missing = self.missing_commit(&[from]).or_else(|| self.missing_parent(&walked));
+                    return Err(missing.unwrap_or_else(|| GitError::Gix { action: action(), source: e.into() }));
+                }
+            }
+        }
+        Ok(walked)
+    }
+
+    /// The first of `ids` the repository lacks, as [`GitError::ObjectMissing`].
+    fn missing_commit(&self, ids: &[ObjectId]) -> Option<GitError> {
+        ids.iter().find(|id| !self.inner.has_object(**id)).map(|id| GitError::ObjectMissing { id: *id })
+    }
+
+    /// The first parent of the commits `walked` that the repository lacks and a shallow clone
+    /// does not explain, as [`GitError::ObjectMissing`]: where a walk that failed stopped.
+    fn missing_parent(&self, walked: &[ObjectId]) -> Option<GitError> {
+        let boundary = self.shallow_boundary().unwrap_or_default();
+        walked
+            .iter()
+            .filter(|id| boundary.binary_search(id).is_err())
+            .find_map(|id| self.commit(*id).map_or_else(Some, |c| self.missing_commit(&c.parents)))
     }
 
     /// The best common ancestor of `a` and `b`, `None` when their histories are unrelated.
