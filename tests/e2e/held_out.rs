@@ -128,6 +128,23 @@ fn publishing_writes_exactly_the_sets_that_closed_tasks_name() {
 }
 
 #[test]
+fn a_shallow_clone_whose_task_commits_lie_below_its_boundary_is_told_to_fetch_and_publishes_nothing() {
+    let p = Project::new();
+    let named = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("hidden.rs", "A")]));
+    close_with(&p, "001-bookmark-tags/T005", &named);
+    p.git(&["commit", "-q", "--allow-empty", "-m", "A plain commit on top"]);
+    // The clone's history stops at the plain commit, as `git clone --depth 1` leaves it.
+    let top = p.git(&["rev-parse", "HEAD"]);
+    std::fs::write(p.root.join(".git/shallow"), format!("{}\n", top.trim())).unwrap();
+    let out = p.run(&["held-out", "publish"]).expect(14);
+    assert!(out.stderr.contains("this clone is shallow") && out.stderr.contains(key(&named)), "{}", out.stderr);
+    assert!(p.git(&["for-each-ref", REF]).is_empty(), "nothing published");
+    std::fs::remove_file(p.root.join(".git/shallow")).unwrap();
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    assert_eq!(report["units"][0]["published"].as_array().unwrap().len(), 1, "{report:#}");
+}
+
+#[test]
 fn publishing_twice_is_a_no_op_and_the_ref_only_moves_forward() {
     let p = Project::new();
     let first = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));

@@ -24,6 +24,18 @@ pub enum HeldOutError {
     /// The branch has no commit yet.
     #[error("the branch {0} has no commits yet; commit the project first")]
     Unborn(String),
+    /// A shallow clone holds sets no task commit here names: one below the boundary may.
+    #[error(
+        "this clone is shallow (its history stops at {boundary}) and no task commit here names the set {key} of {unit}: one below may; fetch the whole history (`git fetch --unshallow`, or `fetch-depth: 0` for actions/checkout) and publish again"
+    )]
+    Shallow {
+        /// A commit at the shallow boundary.
+        boundary: String,
+        /// The unit of the set.
+        unit: String,
+        /// The set's key.
+        key: String,
+    },
     /// `--store` points into a work tree of the repository (this one, the main one or a linked
     /// one).
     #[error(
@@ -153,7 +165,9 @@ impl ExitClass for HeldOutError {
             HeldOutError::Target(e) => e.class(),
             HeldOutError::Spec(e) => e.class(),
             HeldOutError::Git(e) => e.class(),
-            HeldOutError::Unborn(_) | HeldOutError::NotACommit { .. } => Class::GitPrecondition,
+            HeldOutError::Unborn(_) | HeldOutError::NotACommit { .. } | HeldOutError::Shallow { .. } => {
+                Class::GitPrecondition
+            }
             HeldOutError::StoreInWorkTree { .. } => Class::Usage,
             HeldOutError::Source { .. }
             | HeldOutError::StoreNotDirectory { .. }

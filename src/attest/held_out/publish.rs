@@ -203,6 +203,7 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
         plans.push((plan, kept_local));
     }
 
+    refuse_unnamed_in_shallow(repo, &plans)?;
     let mut report = PublishReport {
         command: "held-out publish",
         dry_run: req.dry_run,
@@ -295,6 +296,21 @@ struct Written {
 fn list_dir(dir: &Path) -> Vec<String> {
     let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
     entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect()
+}
+
+/// In a shallow clone, refuses to publish while a stored set is named by no task commit here: the
+/// one that names it may lie below the boundary, and "kept local" would be a guess. Nothing is
+/// written then.
+fn refuse_unnamed_in_shallow(repo: &Repo, plans: &[(Plan, Vec<String>)]) -> Result<(), HeldOutError> {
+    let Some(boundary) = repo.shallow_boundary()?.first().copied() else { return Ok(()) };
+    match plans.iter().find_map(|(plan, kept)| kept.first().map(|key| (plan, key))) {
+        Some((plan, key)) => Err(HeldOutError::Shallow {
+            boundary: boundary.to_string(),
+            unit: plan.unit.clone(),
+            key: key.clone(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The closed tasks that name one set: each commit with the `<unit>/<task>` its `Spec-Task:` names.
