@@ -22,14 +22,19 @@ impl Repo {
             .sorting(Sorting::ByCommitTime(CommitTimeOrder::NewestFirst))
             .with_hidden(stop_at.iter().copied())
             .all()
-            .map_err(|e| self.missing_commit(&[from]).unwrap_or_else(|| GitError::Gix { action: action(), source: e.into() }))?;
+            .map_err(|e| {
+                self.missing_commit(&[from])
+                    .unwrap_or_else(|| GitError::Gix { action: action(), source: e.into() })
+            })?;
         let mut walked = Vec::new();
         for info in walk {
             match info {
                 Ok(info) => walked.push(info.id),
                 Err(e) => {
                     let missing = self.missing_commit(&[from]).or_else(|| self.missing_parent(&walked));
-                    return Err(missing.unwrap_or_else(|| GitError::Gix { action: action(), source: e.into() }));
+                    return Err(
+                        missing.unwrap_or_else(|| GitError::Gix { action: action(), source: e.into() })
+                    );
                 }
             }
         }
@@ -70,5 +75,25 @@ impl Repo {
     /// The first parent of commit `id`, `None` for a root commit.
     pub fn first_parent(&self, id: ObjectId) -> Result<Option<ObjectId>, GitError> {
         Ok(self.commit(id)?.parents.first().copied())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::git::GitError;
+    use crate::git::test_support::Fixture;
+
+    #[test]
+    fn a_walk_through_a_commit_the_repository_lacks_names_that_commit() {
+        let fx = Fixture::new();
+        fx.commit_file("a.txt", "a\n", "one");
+        let middle = fx.commit_file("a.txt", "b\n", "two");
+        let head = fx.commit_file("a.txt", "c\n", "three");
+        let hex = middle.to_string();
+        std::fs::remove_file(fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..])).unwrap();
+        let err = fx.repo().walk(head, &[]).unwrap_err();
+        assert!(matches!(err, GitError::ObjectMissing { id } if id == middle), "{err}");
+        let err = fx.repo().walk(middle, &[]).unwrap_err();
+        assert!(matches!(err, GitError::ObjectMissing { id } if id == middle), "{err}");
     }
 }

@@ -1996,7 +1996,8 @@ fn a_replacement_grafting_a_hand_tick_onto_a_task_commit_never_lends_it_the_evid
     c.p.git(&["commit", "-q", "-am", "tick T005 by hand"]);
     let (code, report) = verify(&c, &[]);
     assert_eq!(code, 26, "{report:#}");
-    let before = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == TASK).unwrap()["reason"].clone();
+    let before =
+        report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == TASK).unwrap()["reason"].clone();
     assert_ne!(before, Value::Null, "{report:#}");
     // A replacement makes the hand tick's parent the task commit: git log shows it there.
     c.p.git(&["replace", "--graft", "HEAD", &evidenced]);
