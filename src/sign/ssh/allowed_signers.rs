@@ -178,10 +178,11 @@ impl AllowedSigners {
         Ok(Self { path: path.to_owned(), signers })
     }
 
-    /// A file of one line trusting the plain key `key` as any principal (`*`) for `namespace`,
-    /// with no validity window; `path` only names it in messages.
+    /// A file of one line trusting `key` as any principal (`*`) for `namespace`, with no
+    /// validity window: the plain key, or with `certificate` (its blob) exactly that certificate
+    /// of it; `path` only names it in messages.
     #[must_use]
-    pub fn one_key(key: &PublicKey, namespace: &str, path: &Path) -> Self {
+    pub fn one_key(key: &PublicKey, certificate: Option<&[u8]>, namespace: &str, path: &Path) -> Self {
         let any = |text: &str| PatternList {
             patterns: vec![super::pattern::Pattern { text: text.to_owned(), negated: false }],
         };
@@ -193,7 +194,7 @@ impl AllowedSigners {
             valid_after: None,
             valid_before: None,
             key: PublicKey::from(key.key_data().clone()),
-            certificate: None,
+            certificate: certificate.map(<[u8]>::to_vec),
         };
         Self { path: path.to_owned(), signers: vec![signer] }
     }
