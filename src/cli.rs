@@ -420,8 +420,8 @@ pub enum AttestSub {
     /// each failing line is named with its finding and nothing is signed.
     ///
     /// A line counts as signed only when one of its signatures verifies over it with your own
-    /// signing key (checked as `attest verify` checks signatures); otherwise your signature is
-    /// added. Other signatures (another signer's, or ones that do not verify) are kept as they
+    /// signing key (checked as `attest verify` checks signatures; with an SSH certificate as the
+    /// key, a signature made with that same certificate); otherwise your signature is added. Other signatures (another signer's, or ones that do not verify) are kept as they
     /// are, and the report names their lines. The report says how many lines were signed now and
     /// how many carried your signature already (`--json`: signed_now, signed_before,
     /// other_signatures); run again, it has nothing to sign and changes nothing.

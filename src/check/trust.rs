@@ -68,9 +68,14 @@ impl SignatureTrust {
         let origin = "the signing key";
         let mut trust = SignatureTrust::default();
         match key {
-            OwnKey::Ssh(public) => {
+            OwnKey::Ssh { key, certificate } => {
                 trust.ssh = Some(SshTrust {
-                    allowed: AllowedSigners::one_key(public, NAMESPACE, Path::new(origin)),
+                    allowed: AllowedSigners::one_key(
+                        key,
+                        certificate.as_deref(),
+                        NAMESPACE,
+                        Path::new(origin),
+                    ),
                     allowed_path: PathBuf::from(origin),
                     revoked: RevokedKeys::default(),
                     revoked_path: None,

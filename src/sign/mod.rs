@@ -79,8 +79,15 @@ pub trait Signer {
 /// The public half of a signer's key: what its own signatures verify with.
 #[derive(Clone, Debug)]
 pub enum OwnKey {
-    /// An SSH public key (the certified key, for a certificate).
-    Ssh(ssh_key::PublicKey),
+    /// An SSH key.
+    Ssh {
+        /// The public key (the certified key, for a certificate).
+        key: ssh_key::PublicKey,
+        /// The certificate the signer signs with, as its blob, when it signs with one: its
+        /// signatures carry it, and only a signature made with exactly this certificate is the
+        /// signer's own, as an allowed-signers line naming a certificate trusts only that one.
+        certificate: Option<Vec<u8>>,
+    },
     /// The signer's OpenPGP certificate, secret material removed.
     OpenPgp(openpgp::OpenPgpCerts),
 }

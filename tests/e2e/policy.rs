@@ -699,6 +699,40 @@ fn a_written_keyid_that_does_not_verify_stands_for_no_approval() {
     assert!(checked.status.success(), "{checked}");
 }
 
+/// An approver whose signing key is a certificate (`--key <key>-cert.pub`, every signature
+/// carrying it): a second `attest approve` finds the approval it made already on the line and
+/// writes nothing.
+#[test]
+fn an_approval_made_with_a_certificate_is_found_by_the_second_run() {
+    let s = Signed::new();
+    let commit = s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    let ca = common::ed25519(&s.p.scratch, "ca");
+    // A validity, unlike the other certificate tests' "forever": both are read as keys.
+    let cert = common::certify(&ca, &s.bob, "bob-id", BOB, &["-V", "20200101:20991231"]);
+    let (allowed, key) = (s.allowed.to_str().unwrap(), cert.to_str().unwrap());
+    let approve = || {
+        let args =
+            ["attest", "approve", &commit, "--allowed-signers", allowed, "--signer", "ssh", "--key", key];
+        let out = s.p.speccoder(&[&args[..], &["--json"]].concat()).success();
+        serde_json::from_str::<Value>(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out}"))
+    };
+    let first = approve();
+    assert_eq!((first["signatures"].as_u64(), first["unchanged"].as_bool()), (Some(2), Some(false)));
+    let note = s.p.note(&commit).unwrap();
+    let again = approve();
+    assert_eq!(
+        (again["signatures"].as_u64(), again["unchanged"].as_bool()),
+        (Some(2), Some(true)),
+        "{again:#}"
+    );
+    assert_eq!(s.p.note(&commit).unwrap(), note, "the second run approved again");
+    let summary = s.p.note_lines(&commit).pop().unwrap();
+    let bob_cert = s.p.scratch.join("bob_cert");
+    std::fs::write(&bob_cert, format!("{BOB} {}\n", common::cert_line(&cert))).unwrap();
+    let checked = common::ssh_verify(&s.p.scratch, &bob_cert, BOB, &summary.signatures[1].1, &summary.pae());
+    assert!(checked.status.success(), "the approval is made with Bob's certificate: {checked}");
+}
+
 /// The trust an approval is checked against comes from outside what is approved: a revision
 /// that builds on the approved commit holds files its author wrote, and is refused.
 #[test]

@@ -1429,7 +1429,7 @@ fn a_key_retired_since_the_commit_holds_at_the_commit_date_and_not_at_now() {
 fn a_certificate_expired_since_the_commit_holds_at_the_commit_date_and_not_at_now() {
     let c = setup_backdated();
     let ca = ed25519(&c.p.scratch, "ca");
-    let cert = certify(&c, &ca, &c.eve, &["-V", "20230101:20240101"]);
+    let cert = certify(&ca, &c.eve, &["-V", "20230101:20240101"]);
     sign_with_certificate(&c, &ca, &cert);
     let (code, report) = verify(&c, &[]);
     assert_eq!(code, 0, "{report:#}");
@@ -1440,16 +1440,9 @@ fn a_certificate_expired_since_the_commit_holds_at_the_commit_date_and_not_at_no
 
 // --- certificates, skips, trust revisions, reports and envelopes ---------------------------------
 
-/// `ssh-keygen -s ca -I id -n ada@example.com [validity] key.pub`: the certificate's path.
-fn certify(c: &Case, ca: &Key, key: &Key, validity: &[&str]) -> PathBuf {
-    let mut cmd = Command::new("ssh-keygen");
-    isolate(&mut cmd, &c.p.home);
-    cmd.args(["-q", "-s"]).arg(&ca.private).args(["-I", "test-cert", "-n", PRINCIPAL]).args(validity);
-    cmd.arg(&key.public);
-    run(cmd).success();
-    let mut cert = key.private.clone().into_os_string();
-    cert.push("-cert.pub");
-    PathBuf::from(cert)
+/// `ssh-keygen -s ca -I test-cert -n ada@example.com [validity] key.pub`: the certificate's path.
+fn certify(ca: &Key, key: &Key, validity: &[&str]) -> PathBuf {
+    common::certify(ca, key, "test-cert", PRINCIPAL, validity)
 }
 
 /// Signs every line of HEAD's note again with `signing` (a certificate beside its key), and makes
@@ -1467,7 +1460,7 @@ fn a_user_certificate_valid_forever_verifies_in_process_and_through_ssh_keygen()
     let c = setup();
     let ca = ed25519(&c.p.scratch, "ca");
     // `ssh-keygen -s` without -V: valid from the epoch to "forever" (all ones).
-    let cert = certify(&c, &ca, &c.eve, &[]);
+    let cert = certify(&ca, &c.eve, &[]);
     sign_with_certificate(&c, &ca, &cert);
     for extra in [&[][..], &["--signature-time", "now"]] {
         let (code, report) = verify(&c, extra);
@@ -1475,6 +1468,33 @@ fn a_user_certificate_valid_forever_verifies_in_process_and_through_ssh_keygen()
         expect_tick(&report, "evidenced", None);
         assert_eq!(report["ticks"][0]["signers"][0]["principals"][0], PRINCIPAL, "{report:#}");
     }
+}
+
+/// A line naming a certificate itself, without cert-authority, is read as `ssh-keygen` reads it
+/// (the file is not refused): it trusts signatures made with exactly that certificate, expired or
+/// not, in-process and through `ssh-keygen` alike; a line of the plain key does not trust them.
+#[test]
+fn a_line_naming_a_certificate_itself_trusts_signatures_made_with_exactly_it() {
+    let c = setup();
+    let ca = ed25519(&c.p.scratch, "ca");
+    let cert = certify(&ca, &c.eve, &["-V", "20200101:20210101"]);
+    sign_with_certificate(&c, &ca, &cert);
+    let trust = |key_line: &str| {
+        let ada = &c.ada.public_line;
+        let text = format!("# the team\n{PRINCIPAL} {ada}\n{PRINCIPAL} namespaces=\"in-toto\" {key_line}\n");
+        std::fs::write(&c.allowed, text).unwrap();
+    };
+    trust(&common::cert_line(&cert));
+    for extra in [&[][..], &["--signature-time", "now"]] {
+        let (code, report) = verify(&c, extra);
+        assert_eq!(code, 0, "{report:#}");
+        expect_tick(&report, "evidenced", None);
+        assert_eq!(report["ticks"][0]["signers"][0]["principals"][0], PRINCIPAL, "{report:#}");
+    }
+    trust(&c.eve.public_line);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_code(&expect_tick(&report, "unverifiable", Some("untrusted_signer")), "untrusted_signer");
 }
 
 #[test]

@@ -12,7 +12,7 @@ use time::macros::format_description;
 use time::{Date, OffsetDateTime, PrimitiveDateTime};
 
 use super::pattern::PatternList;
-use super::sshsig::CERT_SUFFIX;
+use super::sshsig::{CERT_SUFFIX, DecodeError, read_certificate_line};
 use crate::model::shown::Quoted;
 
 /// A parsed allowed-signers file; `signers` are in file order.
@@ -39,8 +39,13 @@ pub struct AllowedSigner {
     pub valid_after: Option<SignerTime>,
     /// The key is not trusted for verification times after this (inclusive bound).
     pub valid_before: Option<SignerTime>,
-    /// The trusted public key (a plain key, never a certificate), with its comment.
+    /// The trusted public key, with its comment: for a line naming a certificate, its certified
+    /// key (which, with `cert-authority`, is the CA key, as OpenSSH compares a CA line's key).
     pub key: PublicKey,
+    /// The certificate the line names, exactly as written (its blob), when its key is one.
+    /// Without `cert-authority` such a line trusts signatures made with exactly this certificate,
+    /// never the plain key or another certificate of it, as `ssh-keygen` matches it.
+    pub certificate: Option<Vec<u8>>,
 }
 
 /// A `valid-after`/`valid-before` time and how it was written.
@@ -139,11 +144,6 @@ pub enum LineProblem {
     /// `valid-before` earlier than `valid-after`.
     #[error("valid-before is earlier than valid-after, so the key is never valid; swap or fix the times")]
     EmptyValidity,
-    /// A certificate where a trusted key belongs.
-    #[error(
-        "`{0}` is a certificate; trust its CA instead (the CA's public key with cert-authority) or the plain key"
-    )]
-    Certificate(Quoted),
     /// A key type nobody defines, or an option list that runs into one.
     #[error("`{0}` is neither an option nor a known key type; write `principals [options] keytype base64`")]
     UnknownKeyType(Quoted),
@@ -178,10 +178,11 @@ impl AllowedSigners {
         Ok(Self { path: path.to_owned(), signers })
     }
 
-    /// A file of one line trusting the plain key `key` as any principal (`*`) for `namespace`,
-    /// with no validity window; `path` only names it in messages.
+    /// A file of one line trusting `key` as any principal (`*`) for `namespace`, with no
+    /// validity window: the plain key, or with `certificate` (its blob) exactly that certificate
+    /// of it; `path` only names it in messages.
     #[must_use]
-    pub fn one_key(key: &PublicKey, namespace: &str, path: &Path) -> Self {
+    pub fn one_key(key: &PublicKey, certificate: Option<&[u8]>, namespace: &str, path: &Path) -> Self {
         let any = |text: &str| PatternList {
             patterns: vec![super::pattern::Pattern { text: text.to_owned(), negated: false }],
         };
@@ -193,6 +194,7 @@ impl AllowedSigners {
             valid_after: None,
             valid_before: None,
             key: PublicKey::from(key.key_data().clone()),
+            certificate: certificate.map(<[u8]>::to_vec),
         };
         Self { path: path.to_owned(), signers: vec![signer] }
     }
@@ -261,7 +263,7 @@ fn parse_line(text: &str, line: usize) -> Result<Option<AllowedSigner>, LineProb
         parse_options(first, &mut options)?;
         key_text
     };
-    let key = parse_key(key_text)?;
+    let (key, certificate) = parse_key(key_text)?;
     if let (Some(a), Some(b)) = (options.valid_after, options.valid_before)
         && b.at < a.at
     {
@@ -275,6 +277,7 @@ fn parse_line(text: &str, line: usize) -> Result<Option<AllowedSigner>, LineProb
         valid_after: options.valid_after,
         valid_before: options.valid_before,
         key,
+        certificate,
     }))
 }
 
@@ -419,16 +422,23 @@ fn apply_option(name: &str, value: Option<String>, options: &mut LineOptions) ->
     Ok(())
 }
 
-fn parse_key(text: &str) -> Result<PublicKey, LineProblem> {
+/// The line's key, and for a certificate its blob (its certified key is the key).
+fn parse_key(text: &str) -> Result<(PublicKey, Option<Vec<u8>>), LineProblem> {
     let text = text.trim_end_matches([' ', '\t']);
     let key_type = text.split([' ', '\t']).next().unwrap_or("");
-    if key_type.ends_with(CERT_SUFFIX) {
-        return Err(LineProblem::Certificate(key_type.into()));
-    }
     if !is_key_type(key_type) {
         return Err(LineProblem::UnknownKeyType(key_type.into()));
     }
-    PublicKey::from_openssh(text).map_err(|e| LineProblem::BadKey(e.to_string().into()))
+    if key_type.ends_with(CERT_SUFFIX) {
+        let (cert, comment) = read_certificate_line(text).map_err(|e| match e {
+            DecodeError::Malformed(reason) | DecodeError::Unsupported(reason) => {
+                LineProblem::BadKey(reason.into())
+            }
+        })?;
+        return Ok((PublicKey::new(cert.cert.public_key().clone(), comment), Some(cert.blob().to_vec())));
+    }
+    let key = PublicKey::from_openssh(text).map_err(|e| LineProblem::BadKey(e.to_string().into()))?;
+    Ok((key, None))
 }
 
 /// `YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, as `ssh-keygen` documents and reads it: with `Z` in
@@ -665,9 +675,41 @@ mod tests {
         assert!(matches!(problem("a ssh-ed25519 AAAAnotakey\n").1, LineProblem::BadKey(_)));
         assert!(matches!(
             problem("a ssh-ed25519-cert-v01@openssh.com AAAA\n").1,
-            LineProblem::Certificate(_)
+            LineProblem::BadKey(r) if r.to_string().contains("is not of the type")
         ));
         assert_eq!(problem("\n\nalice \u{1}\u{ff}"), (3, LineProblem::UnknownKeyType("\u{1}\u{ff}".into())));
+    }
+
+    /// A line may name a certificate, valid forever as `ssh-keygen -s` makes it by default, with
+    /// or without cert-authority: its key is the certified key, and the line keeps the
+    /// certificate exactly as written. One that does not decode is named like any bad key.
+    #[test]
+    fn a_line_naming_a_certificate_keeps_the_certificate_and_its_certified_key() {
+        use crate::sign::ssh::test_support::{certify, keygen, public_line};
+        let dir = tempfile::tempdir().unwrap();
+        let (ca, ada) = (keygen(dir.path(), "ca", "ed25519"), keygen(dir.path(), "ada", "ed25519"));
+        let cert = certify(&ca, &ada, "ada-id", "ada@example.com", &[]);
+        let cert_line = std::fs::read_to_string(&cert).unwrap();
+        let cert_line = cert_line.trim();
+        let a = parse(&format!("ada@example.com {cert_line}\n*@example.com cert-authority {cert_line}\n"))
+            .expect("certificate lines parse");
+        let plain = PublicKey::from_openssh(&public_line(&ada)).unwrap();
+        let blob = base64::Engine::decode(
+            &base64::engine::general_purpose::STANDARD,
+            cert_line.split(' ').nth(1).unwrap(),
+        )
+        .unwrap();
+        for s in &a.signers {
+            assert_eq!(s.key.key_data(), plain.key_data(), "line {}", s.line);
+            assert_eq!(s.key.comment(), "ada", "line {}", s.line);
+            assert_eq!(s.certificate.as_deref(), Some(&blob[..]), "line {}", s.line);
+        }
+        assert!(!a.signers[0].cert_authority && a.signers[1].cert_authority);
+        let mut cut = cert_line.to_owned();
+        cut.truncate(cert_line.len() - 20);
+        assert!(matches!(problem(&format!("ada {cut}\n")).1, LineProblem::BadKey(_)));
+        let other_type = cert_line.replacen("ssh-ed25519-cert", "ecdsa-sha2-nistp256-cert", 1);
+        assert!(matches!(problem(&format!("ada {other_type}\n")).1, LineProblem::BadKey(_)));
     }
 
     #[test]

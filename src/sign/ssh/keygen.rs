@@ -272,6 +272,23 @@ mod tests {
         olive_cert: PathBuf,
         paul_cert: PathBuf,
         quinn_host_cert: PathBuf,
+        rita: PathBuf,
+        rita_cert: PathBuf,
+        rita_other_cert: PathBuf,
+        sam: PathBuf,
+        sam_cert: PathBuf,
+        tom_expired_cert: PathBuf,
+        ca2_cert: PathBuf,
+        uma_cert: PathBuf,
+    }
+
+    /// A copy of the key `key` as `d/name`: a second file of the same key, for a second
+    /// certificate of it (`ssh-keygen -s` writes `<key>-cert.pub`).
+    fn copy_key(d: &Path, key: &Path, name: &str) -> PathBuf {
+        let copy = d.join(name);
+        std::fs::copy(key, &copy).expect("copy key");
+        std::fs::copy(format!("{}.pub", key.display()), format!("{}.pub", copy.display())).expect("copy");
+        copy
     }
 
     /// Every key of the corpus, in `d`.
@@ -300,6 +317,21 @@ mod tests {
         let quinn = k("quinn", "ed25519");
         let quinn_host_cert =
             certify(&ca, &quinn, "quinn-id", "quinn@example.com", &["-h", valid[0], valid[1]]);
+        // Certificates that allowed-signers lines name themselves, from a CA no line trusts; the
+        // first valid forever, the default of `ssh-keygen -s`.
+        let loose_ca = k("loose_ca", "ed25519");
+        let rita = k("rita", "ed25519");
+        let rita_cert = certify(&loose_ca, &rita, "rita-id", "rita@elsewhere.org", &[]);
+        let rita_other = copy_key(d, &rita, "rita_other");
+        let rita_other_cert = certify(&loose_ca, &rita_other, "rita-2", "rita@elsewhere.org", &[]);
+        let sam = k("sam", "ed25519");
+        let sam_cert = certify(&loose_ca, &sam, "sam-id", "sam@example.com", &valid);
+        let tom = k("tom", "ed25519");
+        let tom_expired_cert =
+            certify(&loose_ca, &tom, "tom-id", "tom@example.com", &["-V", "20200101:20210101"]);
+        let ca2 = k("ca2", "ed25519");
+        let ca2_cert = certify(&loose_ca, &ca2, "ca2-id", "ca2", &valid);
+        let uma_cert = certify(&ca2, &k("uma", "ed25519"), "uma-id", "uma@example.com", &valid);
         Keys {
             alice: k("alice", "ed25519"),
             bob: k("bob", "ecdsa"),
@@ -319,6 +351,14 @@ mod tests {
             olive_cert,
             paul_cert,
             quinn_host_cert,
+            rita,
+            rita_cert,
+            rita_other_cert,
+            sam,
+            sam_cert,
+            tom_expired_cert,
+            ca2_cert,
+            uma_cert,
         }
     }
 
@@ -336,7 +376,11 @@ mod tests {
              !ivan@example.com {}\n\
              vic@example.com,!v*@example.com {}\n\
              *@example.com,!eve@example.com cert-authority {}\n\
-             paul@example.com cert-authority {}\n",
+             paul@example.com cert-authority {}\n\
+             rita@example.com {}\n\
+             sam@example.com {}\n\
+             tom@example.com {}\n\
+             uma@example.com cert-authority {}\n",
             public_line(&keys.alice),
             public_line(&keys.bob),
             public_line(&keys.carol),
@@ -347,12 +391,21 @@ mod tests {
             public_line(&keys.ivan),
             public_line(&keys.vic),
             public_line(&keys.ca),
-            public_line(&keys.rsa_ca)
+            public_line(&keys.rsa_ca),
+            cert_line(&keys.rita_cert),
+            public_line(&keys.sam),
+            cert_line(&keys.tom_expired_cert),
+            cert_line(&keys.ca2_cert),
         );
         let allowed_path = d.join("allowed_signers");
         std::fs::write(&allowed_path, &allowed_text).expect("write allowed signers");
         let allowed = AllowedSigners::read(&allowed_path).expect("corpus allowed signers parse");
         (allowed_path, allowed)
+    }
+
+    /// The line of the certificate file `cert`.
+    fn cert_line(cert: &Path) -> String {
+        std::fs::read_to_string(cert).expect("certificate file").trim().to_owned()
     }
 
     /// A signature of [`MESSAGE`] by `key` with `ssh-keygen -O hashalg=sha256`.
@@ -430,6 +483,32 @@ mod tests {
                 revoked: revoked_ca.clone(),
                 ..case("certificate whose CA is revoked", theirs(&k.dave_cert, NAMESPACE), Expect::Revoked)
             },
+            case(
+                "certificate a line names itself",
+                theirs(&k.rita_cert, NAMESPACE),
+                Expect::Trusted(&["rita@example.com"]),
+            ),
+            case("plain key of a line naming its certificate", ours(&k.rita), Expect::Untrusted),
+            case(
+                "another certificate of the key of a line naming a certificate",
+                theirs(&k.rita_other_cert, NAMESPACE),
+                Expect::Untrusted,
+            ),
+            case(
+                "certificate of a key a line names plain",
+                theirs(&k.sam_cert, NAMESPACE),
+                Expect::Untrusted,
+            ),
+            case(
+                "expired certificate a line names itself",
+                theirs(&k.tom_expired_cert, NAMESPACE),
+                Expect::Trusted(&["tom@example.com"]),
+            ),
+            case(
+                "certificate from a CA a cert-authority line names by a certificate of it",
+                theirs(&k.uma_cert, NAMESPACE),
+                Expect::Trusted(&["uma@example.com"]),
+            ),
             case("not a signature", b"hello".to_vec(), Expect::Malformed),
             case("armor around a truncated blob", garbage_armor.to_vec(), Expect::Malformed),
         ]

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use ssh_key::{Certificate, PublicKey, public::KeyData};
+use ssh_key::{PublicKey, public::KeyData};
 
-use super::sshsig::is_certificate_line;
+use super::sshsig::{DecodeError, is_certificate_line, read_certificate_line};
 
 /// The first bytes of an OpenSSH key revocation list (KRL).
 const KRL_MAGIC: &[u8] = b"SSHKRL\n\0";
@@ -119,8 +119,12 @@ impl RevokedKeys {
 
 fn parse_key(text: &str) -> Result<KeyData, LineProblem> {
     if is_certificate_line(text) {
-        let cert = Certificate::from_openssh(text).map_err(LineProblem::Certificate)?;
-        return Ok(cert.public_key().clone());
+        let (cert, _) = read_certificate_line(text).map_err(|e| match e {
+            DecodeError::Malformed(reason) | DecodeError::Unsupported(reason) => {
+                LineProblem::Certificate(reason)
+            }
+        })?;
+        return Ok(cert.cert.public_key().clone());
     }
     let key = PublicKey::from_openssh(text).map_err(LineProblem::Key)?;
     if let KeyData::Other(_) = key.key_data() {
@@ -135,9 +139,9 @@ pub enum LineProblem {
     /// The line is not UTF-8.
     #[error("the line is not UTF-8 text")]
     NotUtf8,
-    /// A certificate line that does not decode.
+    /// A certificate line that does not decode: why.
     #[error("the certificate cannot be read ({0})")]
-    Certificate(ssh_key::Error),
+    Certificate(String),
     /// A public key line that does not decode.
     #[error("the public key cannot be read ({0})")]
     Key(ssh_key::Error),
@@ -167,6 +171,18 @@ mod tests {
             err.to_string(),
             "keys.krl: KRL not supported, use a plain list: one public key per line, as in a .pub file"
         );
+    }
+
+    /// A certificate revokes the key it certifies, one valid forever (the default of
+    /// `ssh-keygen -s`) too.
+    #[test]
+    fn a_certificate_valid_forever_revokes_its_key() {
+        use crate::sign::ssh::test_support::{certify, keygen, public_line};
+        let dir = tempfile::tempdir().unwrap();
+        let (ca, ada) = (keygen(dir.path(), "ca", "ed25519"), keygen(dir.path(), "ada", "ed25519"));
+        let cert = std::fs::read(certify(&ca, &ada, "ada-id", "ada@example.com", &[])).unwrap();
+        let r = RevokedKeys::parse(&cert, Path::new("rev")).expect("a certificate line is read");
+        assert!(r.contains(PublicKey::from_openssh(&public_line(&ada)).unwrap().key_data()));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use ssh_key::{Algorithm, Certificate, EcdsaCurve, HashAlg, LineEnding, PrivateKey, PublicKey};
+use ssh_key::{Algorithm, EcdsaCurve, HashAlg, LineEnding, PrivateKey, PublicKey};
 
 use super::error::SshSignError;
 use super::private_key;
@@ -24,6 +24,9 @@ use crate::sign::{KeySetting, SignError, Signer, SignerKind};
 pub struct SshSigner {
     /// The public half of the signing key (the certified key when signing with a certificate).
     public: PublicKey,
+    /// The certificate `ssh-keygen -Y sign` signs with (its blob), when the key file named is one:
+    /// every signature carries it.
+    certificate: Option<Vec<u8>>,
     how: How,
     origin: Origin,
     program: OsString,
@@ -123,11 +126,13 @@ impl SshSigner {
                 .map_err(|_| SshSignError::LegacyWithoutPublicKey { path: path.to_owned() })?;
             return Ok(through_ssh_keygen(public));
         }
-        let public = parse_public_key(trimmed).map_err(|e| not_a_key(e.to_string()))?;
+        let (public, certificate) = parse_public_key(trimmed).map_err(|e| not_a_key(e.to_string()))?;
         if let Some(private) = private_beside(path, &public) {
             return Ok(Self::from_private_key(private, &path.with_extension("")));
         }
-        Ok(Self::new(public, How::ToolFile(path.to_owned()), Origin::PublicKeyFile(path.to_owned())))
+        let signer =
+            Self::new(public, How::ToolFile(path.to_owned()), Origin::PublicKeyFile(path.to_owned()));
+        Ok(Self { certificate, ..signer })
     }
 
     /// A signer for a key held in ssh-agent, given as `key::ssh-ed25519 AAAA… comment` (the
@@ -142,7 +147,7 @@ impl SshSigner {
             }
             .into());
         }
-        let public = parse_public_key(text).map_err(|e| SshSignError::BadLiteral {
+        let (public, _) = parse_public_key(text).map_err(|e| SshSignError::BadLiteral {
             setting: KeySetting::GitConfig,
             reason: e.to_string(),
         })?;
@@ -220,7 +225,14 @@ impl SshSigner {
     }
 
     fn new(public: PublicKey, how: How, origin: Origin) -> Self {
-        Self { public, how, origin, program: OsString::from(SSH_KEYGEN), agent: Agent::Inherit }
+        Self {
+            public,
+            certificate: None,
+            how,
+            origin,
+            program: OsString::from(SSH_KEYGEN),
+            agent: Agent::Inherit,
+        }
     }
 
     fn from_private_key(key: PrivateKey, path: &Path) -> Self {
@@ -392,7 +404,7 @@ impl Signer for SshSigner {
     }
 
     fn own_key(&self) -> Result<Option<crate::sign::OwnKey>, SignError> {
-        Ok(Some(crate::sign::OwnKey::Ssh(self.public.clone())))
+        Ok(Some(crate::sign::OwnKey::Ssh { key: self.public.clone(), certificate: self.certificate.clone() }))
     }
 }
 
@@ -419,14 +431,20 @@ fn short_type(algorithm: Algorithm) -> String {
     }
 }
 
-/// A public key or certificate line; for a certificate, its certified key.
-fn parse_public_key(text: &str) -> Result<PublicKey, KeyTextError> {
+/// A public key or certificate line: the key (for a certificate, its certified key) and, for a
+/// certificate, its blob.
+fn parse_public_key(text: &str) -> Result<(PublicKey, Option<Vec<u8>>), KeyTextError> {
     let first_line = text.lines().next().unwrap_or("").trim();
     if sshsig::is_certificate_line(first_line) {
-        let cert = Certificate::from_openssh(first_line).map_err(KeyTextError::Certificate)?;
-        return Ok(PublicKey::new(cert.public_key().clone(), cert.comment()));
+        let (cert, comment) = sshsig::read_certificate_line(first_line).map_err(|e| match e {
+            sshsig::DecodeError::Malformed(reason) | sshsig::DecodeError::Unsupported(reason) => {
+                KeyTextError::Certificate(reason)
+            }
+        })?;
+        let key = PublicKey::new(cert.cert.public_key().clone(), comment);
+        return Ok((key, Some(cert.blob().to_vec())));
     }
-    PublicKey::from_openssh(first_line).map_err(KeyTextError::Key)
+    Ok((PublicKey::from_openssh(first_line).map_err(KeyTextError::Key)?, None))
 }
 
 /// Why a key file or a key written out is not a public key or certificate.
@@ -438,9 +456,9 @@ enum KeyTextError {
     /// The file is not text.
     #[error("the file is not text")]
     NotText,
-    /// A certificate line that does not decode.
+    /// A certificate line that does not decode: why.
     #[error("not a readable certificate: {0}")]
-    Certificate(ssh_key::Error),
+    Certificate(String),
     /// Neither a private nor a public key.
     #[error("not an OpenSSH private or public key: {0}")]
     Key(ssh_key::Error),
@@ -458,7 +476,8 @@ fn read_key_file(path: &Path) -> Result<Vec<u8>, crate::input::InputError> {
 fn read_public_key(path: &Path) -> Result<PublicKey, KeyTextError> {
     let bytes = read_key_file(path).map_err(KeyTextError::Read)?;
     let text = String::from_utf8(bytes).map_err(|_| KeyTextError::NotText)?;
-    parse_public_key(text.trim())
+    // A private key signs without the certificate its `.pub` might be.
+    parse_public_key(text.trim()).map(|(key, _)| key)
 }
 
 /// The unencrypted private key beside `<name>.pub` when it is the same key and signs in-process.

@@ -38,8 +38,12 @@ pub struct SignerCertificate {
     /// `PROTOCOL.certkeys`) reads as `i64::MAX` seconds, the latest time ssh-key 0.6 holds and
     /// later than any time checked.
     pub cert: Certificate,
-    /// The certificate's bytes up to its CA signature, exactly as embedded: what the CA signed.
-    signed: Vec<u8>,
+    /// The certificate exactly as embedded (or as its line wrote it): what OpenSSH compares
+    /// when an allowed-signers line names a certificate.
+    blob: Vec<u8>,
+    /// How many bytes of [`SignerCertificate::blob`] come before its CA signature: what the CA
+    /// signed.
+    signed_len: usize,
 }
 
 impl SignerCertificate {
@@ -47,8 +51,42 @@ impl SignerCertificate {
     /// is, and whether that CA is trusted, is the caller's question).
     #[must_use]
     pub fn ca_signature_holds(&self) -> bool {
-        ssh_signature::Verifier::verify(self.cert.signature_key(), &self.signed, self.cert.signature())
-            .is_ok()
+        let signed = self.blob.get(..self.signed_len).unwrap_or_default();
+        ssh_signature::Verifier::verify(self.cert.signature_key(), signed, self.cert.signature()).is_ok()
+    }
+
+    /// The certificate exactly as embedded or written: two certificates are the same one
+    /// exactly when these bytes are equal, as OpenSSH's `sshkey_equal` holds them.
+    #[must_use]
+    pub fn blob(&self) -> &[u8] {
+        &self.blob
+    }
+}
+
+/// The certificate of an OpenSSH public-key line, `<type>-cert-v01@openssh.com <base64>
+/// [comment]` (a `-cert.pub` file, an allowed-signers key), decoded as a signature's is (a
+/// certificate valid "forever" too), and the line's comment. The type named must be the blob's,
+/// as `ssh-keygen` insists.
+///
+/// # Errors
+/// [`DecodeError::Malformed`] saying what is wrong with the line.
+pub fn read_certificate_line(line: &str) -> Result<(SignerCertificate, &str), DecodeError> {
+    let blanks = [' ', '\t'];
+    let line = line.trim_matches(blanks);
+    let (kind, rest) = line.split_once(blanks).ok_or_else(|| "no base64 follows the key type".to_owned())?;
+    let rest = rest.trim_start_matches(blanks);
+    let (text, comment) = rest.split_once(blanks).map_or((rest, ""), |(b, c)| (b, c.trim_matches(blanks)));
+    let blob = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .map_err(|e| format!("the certificate is not valid base64: {e}"))?;
+    if !kind.ends_with(CERT_SUFFIX) || Wire(&blob).string() != Some(kind.as_bytes()) {
+        return Err(
+            format!("the certificate is not of the type `{}` its line names", kind.escape_debug()).into()
+        );
+    }
+    match parse_key(&blob)? {
+        SignerKey::Certificate(cert) => Ok((*cert, comment)),
+        SignerKey::Plain(_) => Err("the line holds a plain key, not a certificate".to_owned().into()),
     }
 }
 
@@ -225,8 +263,8 @@ fn parse_key(blob: &[u8]) -> Result<SignerKey, DecodeError> {
         // The blob ends with the CA signature as a string; everything before it is signed.
         let signature_len = ssh_encoding::Encode::encoded_len_prefixed(cert.signature())
             .map_err(|e| format!("the signer's certificate cannot be encoded again: {e}"))?;
-        let signed = blob.get(..blob.len().saturating_sub(signature_len)).unwrap_or_default().to_vec();
-        Ok(SignerKey::Certificate(Box::new(SignerCertificate { cert, signed })))
+        let signed_len = blob.len().saturating_sub(signature_len);
+        Ok(SignerKey::Certificate(Box::new(SignerCertificate { cert, blob: blob.to_vec(), signed_len })))
     } else {
         let key = PublicKey::from_bytes(blob)
             .map_err(|e| format!("the signer's public key cannot be decoded: {e}"))?;

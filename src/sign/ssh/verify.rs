@@ -196,15 +196,15 @@ fn trusted_principals(
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut refusals = Vec::new();
     for line in &allowed.signers {
+        // As OpenSSH's `check_allowed_keys_line`: a line without cert-authority names the signer's
+        // key exactly (a plain key the plain key, a certificate the very same certificate); a
+        // cert-authority line names the CA of the signer's certificate.
         let candidates = match (signer, line.cert_authority) {
-            (SignerKey::Plain(key), false) if line.key.key_data() == key => {
-                match line.principals.accepted() {
-                    None => Err(LineRefusal::TooCostly),
-                    Some(listed) if listed.is_empty() => {
-                        Err(LineRefusal::NegatedOnly(line.principals.to_string()))
-                    }
-                    Some(listed) => Ok(listed.into_iter().map(str::to_owned).collect()),
-                }
+            (SignerKey::Plain(key), false) if line.certificate.is_none() && line.key.key_data() == key => {
+                listed_principals(line)
+            }
+            (SignerKey::Certificate(cert), false) if line.certificate.as_deref() == Some(cert.blob()) => {
+                exact_certificate(cert).and_then(|()| listed_principals(line))
             }
             (SignerKey::Certificate(cert), true) if line.key.key_data() == cert.cert.signature_key() => {
                 certificate_principals(cert, line, at)
@@ -245,9 +245,9 @@ enum Untrusted {
         /// The allowed-signers file.
         file: String,
     },
-    /// No cert-authority line lists the certificate's CA.
+    /// No line names the certificate itself, and no cert-authority line its CA.
     #[error(
-        "no cert-authority line of {file} lists the certificate's CA {ca}; add `<principals> cert-authority <CA .pub line>` to trust it"
+        "no line of {file} names this certificate, and no cert-authority line its CA {ca} (a line of the plain key does not trust a certificate of it); add `<principals> cert-authority <CA .pub line>` to trust the CA, or `<principal> <the -cert.pub line>` to trust this certificate alone"
     )]
     CaNotListed {
         /// The allowed-signers file.
@@ -367,6 +367,29 @@ enum Restricted {
         /// The time checked.
         at: OffsetDateTime,
     },
+}
+
+/// For a line naming the signer's key itself: the principals it lists.
+fn listed_principals(line: &AllowedSigner) -> Result<Vec<String>, LineRefusal> {
+    match line.principals.accepted() {
+        None => Err(LineRefusal::TooCostly),
+        Some(listed) if listed.is_empty() => Err(LineRefusal::NegatedOnly(line.principals.to_string())),
+        Some(listed) => Ok(listed.into_iter().map(str::to_owned).collect()),
+    }
+}
+
+/// For a line naming the signer's very certificate: what must hold of it. Only that its CA
+/// signed it, as OpenSSH reads no certificate whose CA signature fails; its validity, type,
+/// options and principals are not asked, as `ssh-keygen` does not ask them of such a line (its
+/// own valid-after and valid-before still apply).
+fn exact_certificate(signer: &SignerCertificate) -> Result<(), LineRefusal> {
+    if let Some(reason) = unsupported(signer.cert.signature_key(), "certificate's CA key") {
+        return Err(LineRefusal::UnsupportedCa(reason));
+    }
+    if !signer.ca_signature_holds() {
+        return Err(LineRefusal::CaSignature);
+    }
+    Ok(())
 }
 
 /// For a cert-authority line: the certificate's principals the line allows, if it is valid at `at`.

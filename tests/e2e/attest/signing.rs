@@ -396,3 +396,29 @@ fn a_broken_key_file_is_a_configuration_error_and_nothing_is_written() {
     assert!(out.stderr.contains("not-a-key is not a usable"), "{out}");
     assert_eq!(p.snapshot(), before);
 }
+
+/// A certificate as the signing key (`--key <key>-cert.pub`; `ssh-keygen -Y sign` finds the
+/// private key beside it, and every signature carries the certificate): a second `attest sign`
+/// knows those signatures for its own and signs nothing, and `ssh-keygen` accepts them from a
+/// line naming the certificate itself and from a cert-authority line of its CA.
+#[test]
+fn attest_sign_with_a_certificate_signs_each_line_once() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.attest(T005, &s.evidence, &["--signer", "none"]).success();
+    let ca = common::ed25519(&p.scratch, "ca");
+    // Valid forever, as `ssh-keygen -s` makes it without -V.
+    let cert = common::certify(&ca, &s.key, "ada-id", PRINCIPAL, &[]);
+    let sign = || p.speccoder(&["attest", "sign", "--key", cert.to_str().unwrap()]).success();
+    sign();
+    let note = p.note("HEAD").unwrap();
+    let again = sign();
+    assert!(again.stdout.contains("every line was signed already"), "{again}");
+    assert_eq!(p.note("HEAD").unwrap(), note, "the second run signed again");
+    let lines = p.note_lines("HEAD");
+    let allowed = p.scratch.join("cert_allowed");
+    for trust in [common::cert_line(&cert), format!("cert-authority {}", ca.public_line)] {
+        std::fs::write(&allowed, format!("{PRINCIPAL} {trust}\n")).unwrap();
+        common::assert_every_line_verifies(&p.scratch, &allowed, &lines);
+    }
+}

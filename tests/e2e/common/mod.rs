@@ -577,6 +577,26 @@ pub fn ed25519(dir: &Path, name: &str) -> Key {
     ssh_key(dir, name, "ed25519")
 }
 
+/// `ssh-keygen -s <ca> -I <id> -n <principals> [extra] <key>.pub`: the certificate's path,
+/// `<key>-cert.pub`, beside the private key, where `ssh-keygen -Y sign -f <certificate>` finds it.
+#[track_caller]
+pub fn certify(ca: &Key, key: &Key, id: &str, principals: &str, extra: &[&str]) -> PathBuf {
+    let dir = key.private.parent().unwrap();
+    let mut cmd = Command::new("ssh-keygen");
+    isolate(&mut cmd, dir);
+    cmd.args(["-q", "-s"]).arg(&ca.private).args(["-I", id, "-n", principals]).args(extra);
+    cmd.arg(&key.public);
+    run(cmd).success();
+    let mut cert = key.private.clone().into_os_string();
+    cert.push("-cert.pub");
+    PathBuf::from(cert)
+}
+
+/// The line of the certificate file `cert` (`ssh-ed25519-cert-v01@openssh.com AAAA… comment`).
+pub fn cert_line(cert: &Path) -> String {
+    std::fs::read_to_string(cert).unwrap().trim().to_owned()
+}
+
 /// Writes an allowed-signers file at `path`: one `principal namespaces="in-toto" <key>` line each.
 pub fn allowed_signers(path: &Path, entries: &[(&str, &Key)]) -> PathBuf {
     let text: String = entries
