@@ -292,7 +292,10 @@ impl Repo {
                     match next {
                         Ok(next) => reference = next,
                         Err(e) if e.is_not_found() => {
-                            let name = reference.target().try_name().map(|n| n.as_bstr().to_str_lossy().into_owned());
+                            let name = reference
+                                .target()
+                                .try_name()
+                                .map(|n| n.as_bstr().to_str_lossy().into_owned());
                             return Ok(Head::Unborn(name.unwrap_or_default()));
                         }
                         Err(e) => return Err(e).during(|| "resolve HEAD's branch".into()),

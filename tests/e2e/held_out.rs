@@ -137,7 +137,11 @@ fn a_shallow_clone_whose_task_commits_lie_below_its_boundary_is_told_to_fetch_an
     let top = p.git(&["rev-parse", "HEAD"]);
     std::fs::write(p.root.join(".git/shallow"), format!("{}\n", top.trim())).unwrap();
     let out = p.run(&["held-out", "publish"]).expect(14);
-    assert!(out.stderr.contains("this clone is shallow") && out.stderr.contains(key(&named)), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("this clone is shallow") && out.stderr.contains(key(&named)),
+        "{}",
+        out.stderr
+    );
     assert!(p.git(&["for-each-ref", REF]).is_empty(), "nothing published");
     std::fs::remove_file(p.root.join(".git/shallow")).unwrap();
     let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
