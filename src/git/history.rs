@@ -24,7 +24,7 @@ impl Repo {
             .all()
             .map_err(|e| {
                 self.missing_commit(&[from])
-                    .unwrap_or_else(|| GitError::Gix { action: action(), source: e.into() })
+                    .unwrap_or_else(|| GitError::Gix { action: action(), source: e })
             })?;
         let mut walked = Vec::new();
         for info in walk {
@@ -33,7 +33,7 @@ impl Repo {
                 Err(e) => {
                     let missing = self.missing_commit(&[from]).or_else(|| self.missing_parent(&walked));
                     return Err(
-                        missing.unwrap_or_else(|| GitError::Gix { action: action(), source: e.into() })
+                        missing.unwrap_or_else(|| GitError::Gix { action: action(), source: e })
                     );
                 }
             }
