@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use gix::ObjectId;
 
 use crate::exit::{Class, ExitClass};
+use crate::model::shown::one_line;
 
 /// Everything that can go wrong while reading or writing the repository.
 #[derive(Debug, thiserror::Error)]
@@ -429,7 +430,8 @@ pub enum GitError {
     },
 
     /// The `git` program (run for remotes, promisor fetches and the patches of changes) failed or could not run.
-    #[error("{action} failed{}: {}", exit_status(.status), if .stderr.is_empty() { "git printed nothing" } else { .stderr.as_str() })]
+    /// git's own words stay on the error's line, each newline escaped (`\n`).
+    #[error("{action} failed{}: {}", exit_status(.status), if .stderr.is_empty() { "git printed nothing".into() } else { one_line(.stderr) })]
     GitCommand {
         /// What was attempted (`git fetch origin`, ...).
         action: String,
@@ -585,5 +587,17 @@ mod tests {
     fn git_errors_can_cross_threads() {
         fn send_sync<T: Send + Sync + 'static>() {}
         send_sync::<crate::git::GitError>();
+    }
+
+    #[test]
+    fn git_s_words_in_an_error_stay_on_its_line() {
+        let e = crate::git::GitError::GitCommand {
+            action: "fetch the missing objects".to_owned(),
+            status: Some(128),
+            stderr: "fatal: could not read from remote repository.\n\nPlease make sure you have access".to_owned(),
+        };
+        let shown = e.to_string();
+        assert!(!shown.contains('\n'), "{shown}");
+        assert!(shown.contains("repository.\\n\\nPlease make sure"), "{shown}");
     }
 }
