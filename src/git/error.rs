@@ -594,7 +594,8 @@ mod tests {
         let e = crate::git::GitError::GitCommand {
             action: "fetch the missing objects".to_owned(),
             status: Some(128),
-            stderr: "fatal: could not read from remote repository.\n\nPlease make sure you have access".to_owned(),
+            stderr: "fatal: could not read from remote repository.\n\nPlease make sure you have access"
+                .to_owned(),
         };
         let shown = e.to_string();
         assert!(!shown.contains('\n'), "{shown}");

@@ -23,8 +23,7 @@ impl Repo {
             .with_hidden(stop_at.iter().copied())
             .all()
             .map_err(|e| {
-                self.missing_commit(&[from])
-                    .unwrap_or_else(|| GitError::Gix { action: action(), source: e })
+                self.missing_commit(&[from]).unwrap_or_else(|| GitError::Gix { action: action(), source: e })
             })?;
         let mut walked = Vec::new();
         for info in walk {
@@ -32,9 +31,7 @@ impl Repo {
                 Ok(info) => walked.push(info.id),
                 Err(e) => {
                     let missing = self.missing_commit(&[from]).or_else(|| self.missing_parent(&walked));
-                    return Err(
-                        missing.unwrap_or_else(|| GitError::Gix { action: action(), source: e })
-                    );
+                    return Err(missing.unwrap_or_else(|| GitError::Gix { action: action(), source: e }));
                 }
             }
         }
