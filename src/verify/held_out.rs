@@ -204,7 +204,7 @@ fn read_set(
 }
 
 /// `files/` of the set against the manifest's files ([`HeldOutManifest::compare_paths`], then
-/// each blob's sha256 by [`ManifestFile::compare`]).
+/// each blob's sha256 by [`crate::model::held_out::ManifestFile::compare`]).
 fn compare_files(
     repo: &Repo,
     view: &crate::git::GitTree<'_>,
