@@ -15,6 +15,9 @@ pub(super) const WORD: &str = "(?:^|[^A-Za-z0-9])";
 /// letter, a digit, nor `_`, `-` or `.`.
 pub(super) const TOKEN: &str = r"(?:^|[^A-Za-z0-9_.\-])";
 
+/// The most bytes of a name that [`Anchor::OptionName`] looks at on either side of its literal.
+const NAME_MAX: usize = 64;
+
 /// What ends a token of fixed length: anything but an ASCII letter or digit.
 pub(super) const END: &str = "(?:[^A-Za-z0-9]|$)";
 
@@ -60,6 +63,9 @@ pub(super) enum Anchor {
     /// Inside a name that an assignment operator follows (`NAME=`, `"name":`, `<name>`), or a
     /// `--name` that a blank follows.
     AssignedName,
+    /// Inside an option's name (`-name`, `--name`, after no ASCII letter, digit, `_` or `-`) that
+    /// an `=`, a blank or a quote follows.
+    OptionName,
 }
 
 impl Anchor {
@@ -100,6 +106,17 @@ impl Anchor {
                 }
                 let begin = text[..at].iter().rev().take_while(|b| in_name(b)).count();
                 blanks > 0 && text[at - begin..at].windows(2).any(|w| w == b"--")
+            }
+            // The name is looked at up to NAME_MAX bytes on either side of the literal, so that a
+            // run of literals (`passpass…`) costs linear time; a longer name is left to the pattern.
+            Anchor::OptionName => {
+                let in_name = |b: &&u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-');
+                let begin = text[..at].iter().rev().take(NAME_MAX).take_while(in_name).count();
+                let end = at + text[at..].iter().take(NAME_MAX).take_while(in_name).count();
+                let starts = begin == NAME_MAX || text.get(at - begin) == Some(&b'-');
+                let ends =
+                    end - at == NAME_MAX || matches!(text.get(end), Some(b'=' | b' ' | b'\t' | b'"' | b'\''));
+                starts && ends
             }
         }
     }
