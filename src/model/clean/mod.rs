@@ -907,6 +907,21 @@ mod tests {
         }
     }
 
+    /// The anchors look at a name's first bytes only (`rule::NAME_MAX`): a longer name is left to
+    /// the pattern, never turned away.
+    #[test]
+    fn a_secret_under_a_name_longer_than_the_anchors_look_is_still_caught() {
+        let long = "x".repeat(200);
+        for (text, want) in [
+            (format!("{long}_token={long}_TOKEN=Zr8KpX2mQ7vL3nW9tB4c"), LeakKind::Assignment),
+            (format!("--{long}-token-id Zr8KpX2mQ7vL3nW9tB4c"), LeakKind::Assignment),
+            (format!("cli --{long}-db-password=hunter2"), LeakKind::CommandLine),
+            (format!("cli --db-password-{long}-token hunter2"), LeakKind::CommandLine),
+        ] {
+            assert_eq!(kind(&text), Some(want), "{text:?}");
+        }
+    }
+
     /// Strings built to make a backtracking engine or a quadratic loop stall: each is checked (the
     /// time is measured by `examples/bench_clean.rs`, not here).
     #[test]
@@ -934,6 +949,9 @@ mod tests {
             "mysql -u ".repeat(n / 9),
             "mysql -p$ ".repeat(n / 10),
             "docker login -p$ ".repeat(n / 17),
+            // Literals of the assignment and option rules, one name long.
+            "key".repeat(n / 3),
+            "pass".repeat(n / 4),
             "--password $ ".repeat(n / 13),
             "curl -u $:$ ".repeat(n / 12),
             "redis-cli -a $ ".repeat(n / 15),
