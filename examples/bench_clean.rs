@@ -114,7 +114,7 @@ fn main() {
     println!("task-verification statement: {:.2} us", t.as_secs_f64() * 1e6);
 
     println!("hostile strings, ns per byte at 16 KiB / 64 KiB / 256 KiB / 1 MiB:");
-    let shapes: [(&str, &str); 17] = [
+    let shapes: [(&str, &str); 23] = [
         ("letters", "a"),
         ("a=", "a="),
         ("key:", "key:"),
@@ -132,6 +132,12 @@ fn main() {
         ("mysql -u ", "mysql -u "),
         ("mysql -p$ ", "mysql -p$ "),
         ("docker login", "docker login -p$ "),
+        ("keykey", "key"),
+        ("--password $", "--password $ "),
+        ("curl -u $:$", "curl -u $:$ "),
+        ("redis-cli -a $", "redis-cli -a $ "),
+        ("htpasswd -b", "htpasswd -b a b $ "),
+        ("-o password=$", " -o a,password=$"),
     ];
     for (name, unit) in shapes {
         let mut row = Vec::new();

@@ -202,7 +202,7 @@ fn name_hint(name: &str) -> Option<Hint> {
 /// `name` as lowercase words: split at every non-alphanumeric character, before an upper-case
 /// letter that follows a lower-case one, and before the last capital of a run that a lower-case
 /// letter follows (`APIKey` -> `api`, `key`).
-fn words_of(name: &str) -> Vec<String> {
+pub(super) fn words_of(name: &str) -> Vec<String> {
     let chars: Vec<char> = name.chars().collect();
     let mut words = Vec::new();
     let mut word = String::new();

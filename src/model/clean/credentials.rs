@@ -1,10 +1,9 @@
 //! Credentials in URLs (`user:password@`, a token as the user name, a signature or password in
-//! the query), in connection strings, and on the command lines of the few tools whose `-p` is a
-//! password.
+//! the query) and in connection strings.
 
 use super::LeakKind;
 use super::randomness::{is_placeholder, random_enough};
-use super::rule::{Anchor, Rule, WORD, leak_if};
+use super::rule::{Anchor, Rule, leak_if};
 
 /// The rules of this family, in the order the check tries them.
 pub(super) fn rules() -> Vec<Rule> {
@@ -48,36 +47,6 @@ pub(super) fn rules() -> Vec<Rule> {
             &["password", "pwd"],
         )
         .folded()
-        .judged(|_, caps| leak_if(caps, |v| !is_placeholder(v))),
-        // A password on a command line, for the few tools whose `-p` is one: elsewhere it names
-        // a package, a port, a parents flag or a profile (`cargo test -p`, `ssh -p`, `mkdir -p`),
-        // so the tool must stand before it. The MySQL and MariaDB clients take it glued, after
-        // their other options on the same command (`mysql -u app -pSECRET`; `-p SECRET` prompts
-        // and names a database); sshpass as its first option, glued or not; `docker login` and
-        // `podman login` anywhere in the command, glued or not.
-        Rule::new(
-            CommandLine,
-            "a password on a MySQL or MariaDB command line",
-            format!(r#"{WORD}(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mariadb-admin)(?:\.exe)?[ \t](?:[^\n|;&]*?[ \t])?-p["']?(?P<leak>[^\s"'|;&]+)"#),
-            &["mysql", "mariadb"],
-        )
-        .anchored(Anchor::Word)
-        .judged(|_, caps| leak_if(caps, |v| !is_placeholder(v))),
-        Rule::new(
-            CommandLine,
-            "a password on an sshpass command line",
-            format!(r#"{WORD}sshpass(?:\.exe)?[ \t]+-p[ \t]*["']?(?P<leak>[^\s"'|;&]+)"#),
-            &["sshpass"],
-        )
-        .anchored(Anchor::Word)
-        .judged(|_, caps| leak_if(caps, |v| !is_placeholder(v))),
-        Rule::new(
-            CommandLine,
-            "a password on a registry login command line",
-            format!(r#"{WORD}(?:docker|podman)(?:\.exe)?[ \t]+login[ \t](?:[^\n|;&]*?[ \t])?-p[ \t]*["']?(?P<leak>[^\s"'|;&]+)"#),
-            &["docker", "podman"],
-        )
-        .anchored(Anchor::Word)
         .judged(|_, caps| leak_if(caps, |v| !is_placeholder(v))),
     ]
 }

@@ -10,8 +10,14 @@
 //!   `file://` URLs), after any separator (`run-/home/ada/x` as much as ` /home/ada/x`);
 //! - credentials in URLs (`user:password@`, a random token as the user name, a signature or
 //!   password in the query) and in connection strings (`AccountKey=`, `Password=…;`);
-//! - a password on the command line of the few tools whose `-p` is one (`mysql -pSECRET`,
-//!   `sshpass -p SECRET`, `docker login -p SECRET`);
+//! - a password or other credential given to a tool as an option's argument: an option whose name
+//!   says so (`--password …`, `--db-password=…`, `--client-secret …`, `--api-key=…`,
+//!   `--auth-token …`, `-passin pass:…`, `-storepass …`), a `user:password` pair (`curl -u`,
+//!   `smbclient -U user%…`, `lftp -u user,…`), a mount option list (`-o …,password=…`),
+//!   `htpasswd -b`, and the tools whose short option is a password (`mysql -pSECRET`,
+//!   `sshpass -p`, `docker login -p`, `redis-cli -a`, `ldapsearch -w`, `mongosh -p`, `sqlcmd -P`,
+//!   `zip -P`, `7z -pSECRET`, `twine -p`, `mosquitto_pub -P`, `openssl enc -k`), whatever the
+//!   value but a reference (`$VAR`) or a help text's placeholder;
 //! - private keys in every PEM, OpenSSH, PuTTY, age and JWK shape, and bare DER key bodies;
 //! - tokens of the shapes their providers document (cloud, VCS, chat, payment, mail, package
 //!   registries, CI, AI services), JSON Web Tokens, and `Authorization` / bearer credentials;
@@ -37,13 +43,15 @@
 //! decoded; nothing decoded is decoded again), so a hostile string of any length costs time linear
 //! in its length.
 //!
-//! The rules, by family: [`paths`], [`credentials`] (in URLs, connection strings and command
-//! lines), [`keys`], [`tokens`] (by provider, then the generic ones), [`hashes`] and
-//! [`assignment`]; [`rule`] is how a rule is matched, [`randomness`] how a value is told from a
-//! written one, [`view`] how a string read another way points back at the raw one.
+//! The rules, by family: [`paths`], [`credentials`] (in URLs and connection strings),
+//! [`command_line`] (given to a tool as an option's argument), [`keys`], [`tokens`] (by
+//! provider, then the generic ones), [`hashes`] and [`assignment`]; [`rule`] is how a rule is
+//! matched, [`randomness`] how a value is told from a written one, [`view`] how a string read
+//! another way points back at the raw one.
 
 mod as_read;
 mod assignment;
+mod command_line;
 mod credentials;
 mod decoded;
 mod hashes;
@@ -89,7 +97,8 @@ pub enum LeakKind {
     Assignment,
     /// A crypt, bcrypt, argon2 or other password hash.
     PasswordHash,
-    /// A password given to a tool on its command line (`mysql -p…`, `sshpass -p …`).
+    /// A password or other credential given to a tool as an option's argument (`mysql -p…`,
+    /// `curl -u user:…`, `--password …`).
     CommandLine,
 }
 
@@ -108,7 +117,7 @@ impl LeakKind {
             LeakKind::Bearer => "a bearer credential",
             LeakKind::Assignment => "a secret assigned to a name that says so",
             LeakKind::PasswordHash => "a password hash",
-            LeakKind::CommandLine => "a password on a command line",
+            LeakKind::CommandLine => "a password or other credential on a command line",
         }
     }
 }
@@ -180,6 +189,7 @@ fn rules() -> Vec<Rule> {
     [
         paths::rules(),
         credentials::rules(),
+        command_line::rules(),
         keys::rules(),
         tokens::rules(),
         hashes::rules(),
@@ -556,7 +566,6 @@ mod tests {
             "API_SECRET=0f8fad5bd9cb469fa16570867728950e0f8fad5b",
             "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
             "{\"password\": \"Xk9#mQ2$vL7!pR4@\"}",
-            "--token Zr8KpX2mQ7vL3nW9",
             "<password>Zr8KpX2mQ7vL3nW9</password>",
             "api_key: 0f8fad5b-d9cb-469f-a165-70867728950e",
             "client_secret=Zr8KpX2mQ7vL3nW9tB4c",
@@ -735,6 +744,184 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_credential_given_to_an_option_whose_name_says_so_is_caught_and_a_mention_is_not() {
+        for text in [
+            "wget --user=ada --password=hunter2 https://files.example.net/x",
+            "cli login --password hunter2",
+            "redis-cli --user app --pass hunter2 ping",
+            "--passwd=hunter2",
+            "app --db-password 'hunter2' migrate",
+            "wget --http-password=hunter2 --proxy-password=hunter2 https://x.example.net",
+            "oauth --client-secret s3cr3t-value",
+            "--api-key=abc123",
+            "gh-release --token abc123",
+            "--auth-token=abc123",
+            "--apiKey abc123",
+            "--token Zr8KpX2mQ7vL3nW9",
+            "openssl pkcs12 -export -in c.pem -passout pass:hunter2 -out c.p12",
+            "openssl rsa -in k.pem -passin pass:secret",
+            "keytool -importkeystore -srcstorepass hunter2 -deststorepass hunter2",
+            "jarsigner -keystore ks.jks -storepass hunter2 -keypass hunter2 app.jar",
+            "apksigner sign --ks ks.jks --ks-pass pass:secret app.apk",
+            "args: [\"--password\", \"secret\"]",
+            "Command(['mysql', '--password=secret', 'app'])",
+        ] {
+            assert_eq!(kind(text), Some(LeakKind::CommandLine), "{text:?}");
+        }
+        let text = "openssl rsa -passin pass:hunter2 -in k.pem";
+        let leak = check_str(text).unwrap_err();
+        assert_eq!(&text[leak.start..leak.end], "hunter2", "the password only");
+        let text = "cli --password=hunter2 --verbose";
+        let leak = check_str(text).unwrap_err();
+        assert_eq!(&text[leak.start..leak.end], "hunter2", "the password only");
+        // An option that names a credential without giving one, a reference, a help text's
+        // placeholder, and prose.
+        for text in [
+            "docker login -u ada --password-stdin registry.example.net",
+            "cli --password-file secrets/pw.txt",
+            "oauth --token-type bearer",
+            "psql --no-password -h db app",
+            "psql -U app --password mydb_prod",
+            "ansible-playbook --ask-become-pass site.yml",
+            "llm --max-tokens 4096",
+            "aws s3api list-objects --starting-token page-0002",
+            "docker build --secret id=npmrc,src=.npmrc .",
+            "ffmpeg -i in.mp4 -pass 1 -f null",
+            "cli --password $DB_PASSWORD",
+            "cli --password=\"${DB_PASSWORD}\"",
+            "cli --token ${{ secrets.GITHUB_TOKEN }}",
+            "cli --token @token.txt",
+            "cli --password=***",
+            "  -p, --password <PASSWORD>  the password to log in with",
+            "  --password TEXT  Password for the registry",
+            "      --token string   the API token",
+            "  -password string",
+            "openssl rsa -passin env:KEY_PASS -in k.pem",
+            "openssl rsa -passin file:pw.txt -in k.pem",
+            "apksigner sign --ks-pass stdin app.apk",
+            "keytool -list -storepass:env STORE_PASS",
+            "test cli::passes --token through to the client ... ok",
+            "tests/test_auth.py::test_password_reset PASSED",
+            "  \u{2713} rejects --password without a value (3 ms)",
+            "cli --password",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_user_name_and_password_given_as_one_argument_is_caught_and_a_user_alone_is_not() {
+        for text in [
+            "curl -u ada:hunter2 https://api.example.net/v1/tags",
+            "curl -sS --user ada:hunter2 https://api.example.net",
+            "curl -x http://proxy:3128 -U ada:hunter2 https://example.net",
+            "curl --proxy-user 'ada:hunter2' https://example.net",
+            "curl -uada:hunter2 https://example.net",
+            "smbclient //files/share -U ada%hunter2 -c ls",
+            "smbclient -U 'CORP\\ada%hunter2' -L files",
+            "rpcclient -U ada%hunter2 files",
+            "lftp -u ada,hunter2 sftp://files.example.net",
+            "htpasswd -b .htpasswd ada hunter2",
+            "htpasswd -nbB ada hunter2",
+            "docker run --rm httpd htpasswd -Bbn ada hunter2 > auth/htpasswd",
+            "mount -t cifs //files/share /mnt/share -o username=ada,password=hunter2,vers=3.0",
+        ] {
+            assert_eq!(kind(text), Some(LeakKind::CommandLine), "{text:?}");
+        }
+        let text = "curl -u ada:hunter2 https://api.example.net";
+        let leak = check_str(text).unwrap_err();
+        assert_eq!(&text[leak.start..leak.end], "hunter2", "the password only");
+        // Caught by the rules of URLs and of Authorization headers.
+        for (text, want) in [
+            ("psql postgresql://app:hunter2@db:5432/tags -c 'select 1'", LeakKind::UrlCredentials),
+            ("redis-cli -u redis://:hunter2@cache:6379 ping", LeakKind::UrlCredentials),
+            ("git -c http.extraheader=\"Authorization: Basic YWRhOmh1bnRlcjI=\" fetch", LeakKind::Bearer),
+            (
+                "git -c http.extraHeader='AUTHORIZATION: bearer 0123456789abcdefghij0123' push",
+                LeakKind::Bearer,
+            ),
+        ] {
+            assert_eq!(kind(text), Some(want), "{text:?}");
+        }
+        for text in [
+            "curl -u ada https://api.example.net",
+            "curl -u \"$API_USER:$API_PASSWORD\" https://api.example.net",
+            "curl -u ada:${TOKEN} https://api.example.net",
+            "curl -u ada: https://api.example.net",
+            "docker run -u 1000:1000 app",
+            "docker run --user app:app app",
+            "curl -fsS https://example.net/health && docker run -u 1000:1000 app",
+            "htpasswd -B .htpasswd ada",
+            "htpasswd -D .htpasswd ada",
+            "smbclient -U ada //files/share",
+            "mount -t cifs -o rw,credentials=secrets/smb.cred //files/share share",
+            "printf 'usage: -U %s' \"$USER\"",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_password_given_to_a_tool_whose_short_option_is_one_is_caught() {
+        for text in [
+            "redis-cli -a hunter2 ping",
+            "redis-cli -h cache -p 6379 -a hunter2 --no-auth-warning ping",
+            "ldapsearch -x -D cn=admin,dc=example,dc=net -w hunter2 -b dc=example,dc=net",
+            "mongosh -u admin -p hunter2 mongodb://db:27017",
+            "mongodump -u app -p hunter2 --db tags",
+            "sqlcmd -S db -U sa -P 'Str0ng!Passw0rd' -Q 'select 1'",
+            "zip -r -P hunter2 out.zip dir",
+            "unzip -P hunter2 archive.zip",
+            "7z a -phunter2 -mhe=on out.7z dir",
+            "openssl enc -aes-256-cbc -k hunter2 -in plain.txt -out enc.bin",
+            "twine upload -u ci -p hunter2 dist/*",
+            "mosquitto_pub -h broker -u ci -P hunter2 -t tags -m hi",
+            "rabbitmqadmin -H mq -P 15672 -u ci -p hunter2 list queues",
+            "helm registry login registry.example.net -u ci -p hunter2",
+            "oc login https://api.example.net:6443 -u dev -p hunter2",
+            "az acr login -n tags -u ci -p hunter2",
+            "cf login -a https://api.example.net -u ci -p hunter2",
+        ] {
+            assert_eq!(kind(text), Some(LeakKind::CommandLine), "{text:?}");
+        }
+        for text in [
+            "redis-cli -p 6379 ping",
+            "redis-cli --askpass ping",
+            "grep -P '\\d+' out.txt",
+            "ldapsearch -x -W -D cn=admin",
+            "mongosh -u admin -p",
+            "mongosh -u admin -p --quiet",
+            "docker run --name mongo -p 27017:27017 mongo:7",
+            "zip -r out.zip dir",
+            "7z x -p archive.7z",
+            "openssl req -new -keyout key.pem -out req.csr",
+            "sqlcmd -S db -E -Q 'select 1'",
+            "unzip -o archive.zip",
+            "mosquitto_sub -h broker -p 1883 -t tags",
+            "rabbitmqadmin -H mq -P 15672 list queues",
+            "npm login --registry https://registry.example.net",
+            "tests/test_login.py::test_login -p PASSED",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    /// The anchors look at a name's first bytes only (`rule::NAME_MAX`): a longer name is left to
+    /// the pattern, never turned away.
+    #[test]
+    fn a_secret_under_a_name_longer_than_the_anchors_look_is_still_caught() {
+        let long = "x".repeat(200);
+        for (text, want) in [
+            (format!("{long}_token={long}_TOKEN=Zr8KpX2mQ7vL3nW9tB4c"), LeakKind::Assignment),
+            (format!("--{long}-token-id Zr8KpX2mQ7vL3nW9tB4c"), LeakKind::Assignment),
+            (format!("cli --{long}-db-password=hunter2"), LeakKind::CommandLine),
+            (format!("cli --db-password-{long}-token hunter2"), LeakKind::CommandLine),
+        ] {
+            assert_eq!(kind(&text), Some(want), "{text:?}");
+        }
+    }
+
     /// Strings built to make a backtracking engine or a quadratic loop stall: each is checked (the
     /// time is measured by `examples/bench_clean.rs`, not here).
     #[test]
@@ -762,6 +949,14 @@ mod tests {
             "mysql -u ".repeat(n / 9),
             "mysql -p$ ".repeat(n / 10),
             "docker login -p$ ".repeat(n / 17),
+            // Literals of the assignment and option rules, one name long.
+            "key".repeat(n / 3),
+            "pass".repeat(n / 4),
+            "--password $ ".repeat(n / 13),
+            "curl -u $:$ ".repeat(n / 12),
+            "redis-cli -a $ ".repeat(n / 15),
+            "htpasswd -b a b $ ".repeat(n / 18),
+            " -o a,password=$".repeat(n / 16),
         ];
         for text in &hostile {
             let _ = check_str(text);

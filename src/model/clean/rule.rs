@@ -15,6 +15,10 @@ pub(super) const WORD: &str = "(?:^|[^A-Za-z0-9])";
 /// letter, a digit, nor `_`, `-` or `.`.
 pub(super) const TOKEN: &str = r"(?:^|[^A-Za-z0-9_.\-])";
 
+/// The most bytes of a name that [`Anchor::AssignedName`] and [`Anchor::OptionName`] look at on
+/// either side of its literal.
+const NAME_MAX: usize = 64;
+
 /// What ends a token of fixed length: anything but an ASCII letter or digit.
 pub(super) const END: &str = "(?:[^A-Za-z0-9]|$)";
 
@@ -60,6 +64,9 @@ pub(super) enum Anchor {
     /// Inside a name that an assignment operator follows (`NAME=`, `"name":`, `<name>`), or a
     /// `--name` that a blank follows.
     AssignedName,
+    /// Inside an option's name (`-name`, `--name`, after no ASCII letter, digit, `_` or `-`) that
+    /// an `=`, a blank or a quote follows.
+    OptionName,
 }
 
 impl Anchor {
@@ -89,17 +96,31 @@ impl Anchor {
                     .is_some_and(|colon| authority[colon..].contains(&b'@'))
             }
             Anchor::BeforeAt => authority().contains(&b'@'),
+            // A name is looked at up to NAME_MAX bytes on either side of the literal, so that a
+            // run of literals (`keykey…`) costs linear time; a longer name is left to the pattern.
             Anchor::AssignedName => {
-                let in_name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
-                let end = at + text[at..].iter().take_while(|b| in_name(b)).count();
+                let in_name = |b: &&u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
+                let end = at + text[at..].iter().take(NAME_MAX).take_while(in_name).count();
+                if end - at == NAME_MAX {
+                    return true;
+                }
                 let after = &text[end..];
                 let after = after.strip_prefix(b"\"").or_else(|| after.strip_prefix(b"'")).unwrap_or(after);
                 let blanks = after.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
                 if matches!(after.get(blanks), Some(b':' | b'=' | b'>')) {
                     return true;
                 }
-                let begin = text[..at].iter().rev().take_while(|b| in_name(b)).count();
-                blanks > 0 && text[at - begin..at].windows(2).any(|w| w == b"--")
+                let begin = text[..at].iter().rev().take(NAME_MAX).take_while(in_name).count();
+                blanks > 0 && (begin == NAME_MAX || text[at - begin..at].windows(2).any(|w| w == b"--"))
+            }
+            Anchor::OptionName => {
+                let in_name = |b: &&u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-');
+                let begin = text[..at].iter().rev().take(NAME_MAX).take_while(in_name).count();
+                let end = at + text[at..].iter().take(NAME_MAX).take_while(in_name).count();
+                let starts = begin == NAME_MAX || text.get(at - begin) == Some(&b'-');
+                let ends =
+                    end - at == NAME_MAX || matches!(text.get(end), Some(b'=' | b' ' | b'\t' | b'"' | b'\''));
+                starts && ends
             }
         }
     }
