@@ -291,8 +291,10 @@ pub enum HeldOutSub {
     /// `--store` that does not exist or is not a directory (the default store may be absent:
     /// nothing was stored yet), a manifest that is not valid, would leak, or names a path outside
     /// its set or one `held-out store` refuses, or a symbolic link in a set (the message names the
-    /// set and the path; nothing is written); 14 unborn branch, the ref kept moving or stayed
-    /// locked (the message names the lock file to remove if no command holds it); 1 internal error.
+    /// set and the path; nothing is written); 14 unborn branch, a shallow clone holding a stored
+    /// set that no task commit above its boundary names (one below may: fetch the whole history;
+    /// nothing is written), the ref kept moving or stayed locked (the message names the lock file
+    /// to remove if no command holds it); 1 internal error.
     Publish(HeldOutPublishArgs),
 }
 
