@@ -285,7 +285,11 @@ impl<'r> Rules<'r> {
                     }
                     _ => ("task_not_found", "the task"),
                 };
-                findings.push(mismatch(code, &format!("{what} cannot be read at the task commit: {e}")));
+                let missing = e.missing_object();
+                findings.push(
+                    mismatch(code, &format!("{what} cannot be read at the task commit: {e}"))
+                        .lacking(missing),
+                );
                 return;
             }
         };
@@ -370,8 +374,11 @@ impl<'r> Rules<'r> {
                 )
                 .expected_found(claim.p.task.line_hash.clone(), hash),
             ),
-            Err(e) => findings
-                .push(mismatch("task_gone_at_head", &format!("the task cannot be read at the head: {e}"))),
+            Err(e) => {
+                let missing = e.missing_object();
+                let message = format!("the task cannot be read at the head: {e}");
+                findings.push(mismatch("task_gone_at_head", &message).lacking(missing));
+            }
         }
     }
 }

@@ -66,13 +66,33 @@ pub struct Finding {
     /// What it found instead: the repository's value, or the line's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found: Option<String>,
+    /// The object the repository lacks, when that is why something could not be read: the
+    /// finding is then no verdict on the evidence, and the run ends as a repository to repair
+    /// (boxed: a finding is an error value, kept small).
+    #[serde(skip)]
+    pub lacks: Option<Box<gix::ObjectId>>,
 }
 
 impl Finding {
     /// A finding without expected/found values.
     #[must_use]
     pub fn new(outcome: CommitOutcome, code: &'static str, message: impl Into<String>) -> Self {
-        Finding { outcome, code, message: message.into(), line: None, expected: None, found: None }
+        Finding {
+            outcome,
+            code,
+            message: message.into(),
+            line: None,
+            expected: None,
+            found: None,
+            lacks: None,
+        }
+    }
+
+    /// The same finding, made because the repository lacks the object `lacks`, if any.
+    #[must_use]
+    pub fn lacking(mut self, lacks: Option<gix::ObjectId>) -> Self {
+        self.lacks = lacks.map(Box::new);
+        self
     }
 
     /// The same finding about note line `line` (1-based).
@@ -122,11 +142,11 @@ impl Finding {
     /// message and values.
     #[must_use]
     pub fn same_but_line(&self, other: &Finding) -> bool {
-        let Finding { outcome, code, message, line, expected, found } = other;
+        let Finding { outcome, code, message, line, expected, found, lacks } = other;
         line.is_some()
             && self.line.is_some()
-            && (*outcome, *code, message, expected, found)
-                == (self.outcome, self.code, &self.message, &self.expected, &self.found)
+            && (*outcome, *code, message, expected, found, lacks)
+                == (self.outcome, self.code, &self.message, &self.expected, &self.found, &self.lacks)
     }
 }
 

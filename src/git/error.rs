@@ -547,6 +547,17 @@ impl<T, E: Into<gix::Error>> GixResultExt<T> for Result<T, E> {
     }
 }
 
+impl GitError {
+    /// The object the repository lacks, when that is the failure.
+    #[must_use]
+    pub fn missing_object(&self) -> Option<ObjectId> {
+        match self {
+            GitError::ObjectMissing { id } => Some(*id),
+            _ => None,
+        }
+    }
+}
+
 /// Attaching a path and action to I/O results.
 pub(crate) fn io_error(
     action: &'static str,

@@ -36,6 +36,8 @@ pub enum SpecError {
         path: String,
         /// What the repository said.
         message: String,
+        /// The object the repository lacks, when that is why.
+        missing: Option<gix::ObjectId>,
     },
 
     /// A unit name that cannot name a unit directory.
@@ -332,6 +334,16 @@ impl SpecError {
     #[must_use]
     pub fn is_link_or_submodule(&self) -> bool {
         matches!(self, SpecError::SymbolicLink { .. } | SpecError::Submodule { .. })
+    }
+
+    /// The object the repository lacks, when that is why the file cannot be read.
+    #[must_use]
+    pub fn missing_object(&self) -> Option<gix::ObjectId> {
+        match self {
+            SpecError::Repository { missing, .. } => *missing,
+            SpecError::TaskNeedsSpec { source, .. } => source.missing_object(),
+            _ => None,
+        }
     }
 
     /// Whether the repository or the work tree itself failed (an object that cannot be read, an

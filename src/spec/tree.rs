@@ -344,7 +344,11 @@ fn repository_error(path: &str, e: crate::git::GitError) -> SpecError {
         crate::git::GitError::InvalidPath { reason, .. } => {
             SpecError::BadPath { path: shown(path, 200), reason }
         }
-        e => SpecError::Repository { path: path.to_owned(), message: e.to_string() },
+        e => SpecError::Repository {
+            path: path.to_owned(),
+            missing: e.missing_object(),
+            message: e.to_string(),
+        },
     }
 }
 

@@ -185,11 +185,14 @@ impl<'r> Checker<'r> {
         let mut report = CommitReport::new(id.to_string());
         match self.repo.commit(id) {
             Ok(commit) => self.check_commit(&commit, &mut report),
-            Err(e) => report.findings.push(Finding::new(
-                CommitOutcome::Missing,
-                "commit_unreadable",
-                format!("the commit cannot be read: {e}"),
-            )),
+            Err(e) => report.findings.push(
+                Finding::new(
+                    CommitOutcome::Missing,
+                    "commit_unreadable",
+                    format!("the commit cannot be read: {e}"),
+                )
+                .lacking(e.missing_object()),
+            ),
         }
         report.findings.sort_by_key(|f| std::cmp::Reverse(f.outcome));
         report.outcome = worst(&report.findings);
@@ -301,11 +304,14 @@ impl<'r> Checker<'r> {
                 None
             }
             Err(e) => {
-                findings.push(Finding::new(
-                    CommitOutcome::Missing,
-                    "note_unreadable",
-                    format!("the note cannot be read: {e}"),
-                ));
+                findings.push(
+                    Finding::new(
+                        CommitOutcome::Missing,
+                        "note_unreadable",
+                        format!("the note cannot be read: {e}"),
+                    )
+                    .lacking(e.missing_object()),
+                );
                 None
             }
         }

@@ -342,6 +342,9 @@ pub struct ReportEnd {
     pub fails: bool,
     /// A row's unsigned lines were accepted (`--accept-unsigned`).
     pub accepted_unsigned: bool,
+    /// The first object (hex) a row could not be read for, the repository lacking it: the run is
+    /// then no verdict, and ends as a repository to repair.
+    pub lacks: Option<String>,
 }
 
 impl ReportEnd {
@@ -362,14 +365,31 @@ impl ReportEnd {
         }
         self.fails |= tick.fails();
         self.accepted_unsigned |= tick.accepted_unsigned;
+        if self.lacks.is_none() {
+            self.lacks = tick.findings.iter().find_map(|f| f.lacks.as_deref().map(ToString::to_string));
+        }
     }
 
-    /// 26 when a row fails ([`TickReport::fails`]), else 15 when there was nothing to check (no
-    /// rows), else 0. Every row was checked, a skip's decision line and a bug task's commit as
-    /// much as a tick's evidence, so a branch whose only rows are skips exits as they came out.
+    /// The warning a run ends with when the repository lacks an object a row needed.
+    #[must_use]
+    pub fn lacks_warning(&self) -> Option<String> {
+        self.lacks.as_ref().map(|id| {
+            format!(
+                "object {id} is missing from the repository, so a row could not be checked (its finding names it): fetch it or repair the repository (`git fsck`), and check again; until then this run is no verdict"
+            )
+        })
+    }
+
+    /// 14 when the repository lacks an object a row needed ([`ReportEnd::lacks`]: what a clone
+    /// lacks is never evidence that fails), else 26 when a row fails ([`TickReport::fails`]), else
+    /// 15 when there was nothing to check (no rows), else 0. Every row was checked, a skip's
+    /// decision line and a bug task's commit as much as a tick's evidence, so a branch whose only
+    /// rows are skips exits as they came out.
     #[must_use]
     pub fn exit_code(&self) -> u8 {
-        if self.fails {
+        if self.lacks.is_some() {
+            exit::GIT_PRECONDITION
+        } else if self.fails {
             exit::DOES_NOT_HOLD
         } else if self.totals.checked == 0 {
             exit::NOTHING_TO_CHECK
@@ -509,6 +529,8 @@ impl Report {
             end.add(&tick);
             report.row(tick);
         }
+        let lacking = end.lacks_warning();
+        end.warnings.extend(lacking);
         report.end(&head, &end);
         report
     }
@@ -561,8 +583,8 @@ impl Report {
         sink.end(&head, &end);
     }
 
-    /// 26 when a row fails, else 15 when there was nothing to check, else 0
-    /// ([`ReportEnd::exit_code`]).
+    /// 14 when the repository lacks an object a row needed, else 26 when a row fails, else 15
+    /// when there was nothing to check, else 0 ([`ReportEnd::exit_code`]).
     #[must_use]
     pub fn exit_code(&self) -> u8 {
         self.report_end().exit_code()

@@ -125,6 +125,8 @@ fn finish(
     let Counted { sink, mut end } = out;
     end.warnings = trust.warnings();
     end.warnings.extend(warnings);
+    let lacking = end.lacks_warning();
+    end.warnings.extend(lacking);
     sink.end(head, &end);
     Ok(Summary { head: head.clone(), end })
 }

@@ -2026,3 +2026,25 @@ fn a_replacement_grafting_a_hand_tick_onto_a_task_commit_never_lends_it_the_evid
     assert_eq!(code, 26, "a replacement is read as the id says: {report:#}");
     expect_tick(&report, "unverifiable", before.as_str());
 }
+
+// --- what the repository lacks ------------------------------------------------------------------
+
+#[test]
+fn a_note_or_task_list_the_repository_lacks_ends_the_run_as_a_repository_to_repair_not_as_failed_evidence() {
+    for lacked in ["note", "task list"] {
+        let c = setup();
+        let id = match lacked {
+            "note" => c.p.git(&["notes", "--ref", "speccoder", "list", "HEAD"]).trim().to_owned(),
+            _ => c.p.rev("HEAD:specs/001-bookmark-tags/tasks.md"),
+        };
+        // Checked out, the work tree keeps its copy; the object database loses its own.
+        let loose = c.p.root.join(".git/objects").join(&id[..2]).join(&id[2..]);
+        std::fs::remove_file(&loose).unwrap_or_else(|e| panic!("{lacked}: {} {e}", loose.display()));
+        let (code, report) = verify_with(&c, &["HEAD"]);
+        assert_eq!(code, 14, "{lacked}: {report:#}");
+        assert_eq!(report["exit_code"], 14, "{lacked}: {report:#}");
+        let warning =
+            report["warnings"].as_array().unwrap().iter().find(|w| w.as_str().unwrap().contains(&id));
+        assert!(warning.is_some_and(|w| w.as_str().unwrap().contains("git fsck")), "{lacked}: {report:#}");
+    }
+}
