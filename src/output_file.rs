@@ -265,6 +265,11 @@ impl NewDir {
         let temp = builder.tempdir_in(parent).map_err(|e| fail(Problem::io(&e)))?;
         let lock = open_dir(temp.path()).map_err(|e| fail(Problem::io(&e)))?;
         lock.try_lock().map_err(|e| fail(Problem::Io(e.to_string())))?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(temp.path().join(PARTIAL_MARKER))
+            .map_err(|e| fail(Problem::io(&e)))?;
         remove_left_behind(parent, &prefix);
         Ok(NewDir { path: path.to_owned(), temp, existing, _lock: lock })
     }
@@ -314,6 +319,7 @@ impl NewDir {
         if let Some(permissions) = self.existing.clone() {
             std::fs::set_permissions(self.temp.path(), permissions).map_err(|e| fail(Problem::io(&e)))?;
         }
+        std::fs::remove_file(self.temp.path().join(PARTIAL_MARKER)).map_err(|e| fail(Problem::io(&e)))?;
         std::fs::rename(self.temp.path(), &self.path).map_err(|e| {
             fail(match e.kind() {
                 std::io::ErrorKind::DirectoryNotEmpty => Problem::NotEmpty,
@@ -339,21 +345,52 @@ fn cut_at(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// Removes the private directories named `<prefix>*` in `parent` that runs killed before they
-/// finished left behind: those whose lock is free (a lock ends with the process that held it).
-/// One in use, a link, or one that cannot be removed is left as it is: this only tidies up.
+/// The empty file that marks a private directory as one a [`NewDir`] made, until it is put in
+/// place.
+const PARTIAL_MARKER: &str = ".speccoder-partial";
+
+/// Removes the private directories in `parent` that runs killed before they finished left
+/// behind, and only what shows it is one: named `<prefix>` and the six letters or digits a new one
+/// gets, a directory (never a link) whose lock is free (a lock ends with the process that held
+/// it), holding [`PARTIAL_MARKER`] and nothing but regular files. Anything else of such a name (a
+/// user's own directory, one a checked branch committed) is left as it is: this only tidies up.
 fn remove_left_behind(parent: &Path, prefix: &str) {
     let Ok(entries) = std::fs::read_dir(parent) else { return };
     for entry in entries.flatten() {
-        let ours = entry.file_name().to_str().is_some_and(|n| n.starts_with(prefix));
-        if !ours || !entry.file_type().is_ok_and(|t| t.is_dir()) {
+        let named_ours =
+            entry.file_name().to_str().and_then(|n| n.strip_prefix(prefix)).is_some_and(|rest| {
+                rest.len() == PARTIAL_RANDOM_LEN && rest.bytes().all(|b| b.is_ascii_alphanumeric())
+            });
+        if !named_ours || !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
         let left_behind = open_dir(&entry.path()).is_ok_and(|dir| dir.try_lock().is_ok());
-        if left_behind {
-            let _tidied = std::fs::remove_dir_all(entry.path());
+        if left_behind && let Some(files) = files_of_a_partial(&entry.path()) {
+            for file in files {
+                let _tidied = std::fs::remove_file(file);
+            }
+            let _tidied = std::fs::remove_dir(entry.path());
         }
     }
+}
+
+/// How many random letters and digits follow the prefix of a private directory's name
+/// (`tempfile`'s default).
+const PARTIAL_RANDOM_LEN: usize = 6;
+
+/// The files of `dir` when it holds [`PARTIAL_MARKER`] and regular files only; else none.
+fn files_of_a_partial(dir: &Path) -> Option<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let mut marked = false;
+    for entry in std::fs::read_dir(dir).ok()? {
+        let entry = entry.ok()?;
+        if !entry.file_type().ok()?.is_file() {
+            return None;
+        }
+        marked |= entry.file_name() == PARTIAL_MARKER;
+        files.push(entry.path());
+    }
+    marked.then_some(files)
 }
 
 /// Opens the directory `path` to lock it: never through a link, never blocking on a FIFO swapped
@@ -637,6 +674,7 @@ mod tests {
         for left in [".second.partial-killed", ".other.partial-killed"] {
             std::fs::create_dir(dir.path().join(left)).unwrap();
             std::fs::write(dir.path().join(left).join("a.json"), "{}").unwrap();
+            std::fs::write(dir.path().join(left).join(PARTIAL_MARKER), "").unwrap();
         }
         #[cfg(unix)]
         {
@@ -649,6 +687,7 @@ mod tests {
             assert!(elsewhere.path().join("keep").exists() && link.exists());
             std::fs::remove_file(&link).unwrap();
             std::fs::create_dir(dir.path().join(".second.partial-killed")).unwrap();
+            std::fs::write(dir.path().join(".second.partial-killed").join(PARTIAL_MARKER), "").unwrap();
         }
         let live = NewDir::create(&second).unwrap();
         assert_eq!(names(dir.path()).len(), 3, "{:?}", names(dir.path()));
@@ -701,5 +740,39 @@ mod tests {
         assert!(pack.finish().is_err());
         assert!(std::fs::read_dir(&target).unwrap().next().is_none(), "nothing went through the link");
         assert_eq!(std::fs::read(&file).unwrap(), b"precious");
+    }
+
+    #[test]
+    fn a_directory_named_like_a_left_behind_one_is_removed_only_when_it_shows_it_is_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("pack");
+        let fill = |name: &str, files: &[&str]| {
+            std::fs::create_dir(dir.path().join(name)).unwrap();
+            for file in files {
+                std::fs::write(dir.path().join(name).join(file), "x").unwrap();
+            }
+        };
+        // A user's own directories, and one a checked branch could commit, of such names.
+        fill(".pack.partial-mine", &["data.txt"]);
+        fill(".pack.partial-", &[]);
+        fill(".pack.partial-abc123", &["data.txt"]);
+        fill(".pack.partial-xyz789", &[PARTIAL_MARKER]);
+        std::fs::create_dir(dir.path().join(".pack.partial-xyz789/sub")).unwrap();
+        // One a killed run left.
+        fill(".pack.partial-k1ll3d", &[PARTIAL_MARKER, "a.intoto.jsonl"]);
+        let made = NewDir::create(&out).unwrap();
+        made.write("a", b"a").unwrap();
+        made.finish().unwrap();
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [".pack.partial-", ".pack.partial-abc123", ".pack.partial-mine", ".pack.partial-xyz789", "pack"]
+        );
+        assert!(dir.path().join(".pack.partial-mine/data.txt").exists());
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1, "the marker never reaches the directory");
     }
 }
