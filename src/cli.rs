@@ -189,8 +189,8 @@ pub enum SigstoreSub {
     /// Loads https://tuf-repo-cdn.sigstore.dev from the TUF root built into speccoder, verifies its
     /// signed metadata and their expiry, fetches the target trusted_root.json, checks it against
     /// its signed length and hashes, parses it, and writes it as parsed over
-    /// $XDG_CACHE_HOME/speccoder/sigstore/trusted_root.json (~/.cache/... without XDG_CACHE_HOME)
-    /// by an atomic rename. Prints the path and the file's
+    /// $XDG_CACHE_HOME/speccoder/sigstore/trusted_root.json ($HOME/.cache/... without
+    /// XDG_CACHE_HOME; a relative value of either is ignored) by an atomic rename. Prints the path and the file's
     /// sha256. `attest verify` does the same by itself when it checks a keyless line and the cache
     /// is missing or older than a day.
     ///

@@ -1745,6 +1745,34 @@ fn a_fresh_cached_root_is_used_without_fetching_again() {
     assert_eq!(std::fs::metadata(&cache).unwrap().modified().unwrap(), before, "the cache was not refreshed");
 }
 
+/// A relative XDG_CACHE_HOME (and HOME) names no cache: resolved where the command runs, it would
+/// take a trusted root the checked repository holds (and write one there).
+#[cfg(feature = "sigstore")]
+#[test]
+fn a_relative_cache_home_is_never_where_the_trusted_root_is_taken_from() {
+    let c = setup_keyless();
+    let planted = c.p.root.join("relc/speccoder/sigstore/trusted_root.json");
+    std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
+    std::fs::copy(sigstore_suite().join("production-trusted_root.json"), &planted).unwrap();
+    let allowed = c.allowed.to_str().unwrap();
+    let args = [
+        "attest",
+        "verify",
+        "HEAD",
+        "--allowed-signers",
+        allowed,
+        "--certificate-identity",
+        BEACON_IDENTITY,
+        "--certificate-oidc-issuer",
+        ACTIONS_ISSUER,
+    ];
+    let mut cmd = speccoder_command(&c.p.root, &c.p.home, &args);
+    cmd.current_dir(&c.p.root).env("XDG_CACHE_HOME", "relc").env("HOME", "rel-home");
+    let r = run(cmd).failure(13);
+    assert!(r.stderr.contains("no cache directory for the Sigstore trusted root"), "{r}");
+    assert!(!c.p.root.join("rel-home").exists(), "{r}");
+}
+
 /// Sigstore trust given but no keyless line to check: the root is never resolved, so nothing is
 /// fetched and nothing is cached, even with an empty cache.
 #[cfg(feature = "sigstore")]

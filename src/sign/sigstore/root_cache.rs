@@ -44,7 +44,7 @@ pub struct Refreshed {
 /// # Errors
 /// [`TrustedRootError::NoDefault`] when the refresh fails and no usable copy is cached.
 pub fn public_good_root() -> Result<DefaultRoot, TrustedRootError> {
-    resolve(&default_cache_path(), CACHE_MAX_AGE, &tuf::fetch_public_good)
+    resolve(&default_cache_path()?, CACHE_MAX_AGE, &tuf::fetch_public_good)
 }
 
 /// Refreshes the cache at [`default_cache_path`] through [`PUBLIC_TUF_URL`] now, fresh or not.
@@ -53,7 +53,7 @@ pub fn public_good_root() -> Result<DefaultRoot, TrustedRootError> {
 /// [`TrustedRootError::Refresh`] when the fetch fails or the cache cannot be written; the cache is
 /// then unchanged.
 pub fn refresh_public_good_root() -> Result<Refreshed, TrustedRootError> {
-    let cache = default_cache_path();
+    let cache = default_cache_path()?;
     refresh(&cache, &tuf::fetch_public_good).map_err(|failure| TrustedRootError::Refresh { failure, cache })
 }
 

@@ -62,6 +62,11 @@ pub enum TrustedRootError {
         /// The cache path that was looked at.
         cache: PathBuf,
     },
+    /// No absolute directory to cache the public-good root in.
+    #[error(
+        "no cache directory for the Sigstore trusted root: XDG_CACHE_HOME and HOME are unset or not absolute paths; set HOME (or XDG_CACHE_HOME) to an absolute directory, or pass --sigstore-trusted-root FILE with a trusted_root.json you trust"
+    )]
+    NoCacheHome,
     /// An explicit refresh of the cached public-good root failed.
     #[error("cannot refresh the Sigstore public-good trusted root from its TUF repository {PUBLIC_TUF_URL}: {}; the cache at {} is unchanged; {}", .failure, .cache.display(), .failure.advice())]
     Refresh {
@@ -80,7 +85,8 @@ impl crate::exit::ExitClass for TrustedRootError {
             | TrustedRootError::Malformed { .. }
             | TrustedRootError::BadKey(_)
             | TrustedRootError::NoDefault { .. }
-            | TrustedRootError::Refresh { .. } => crate::exit::Class::Config,
+            | TrustedRootError::Refresh { .. }
+            | TrustedRootError::NoCacheHome => crate::exit::Class::Config,
         }
     }
 }
@@ -155,13 +161,17 @@ impl TrustedRoot {
     }
 }
 
-/// `$XDG_CACHE_HOME/speccoder/sigstore/trusted_root.json` (`~/.cache/...` without XDG_CACHE_HOME).
-#[must_use]
-pub fn default_cache_path() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(|| PathBuf::from(".cache"));
-    base.join("speccoder").join("sigstore").join("trusted_root.json")
+/// `$XDG_CACHE_HOME/speccoder/sigstore/trusted_root.json` (`$HOME/.cache/...` without it). A
+/// relative XDG_CACHE_HOME is ignored, as the XDG base directory rules say, and a relative HOME
+/// names no cache: resolved against the directory a command runs in, it would put the verifier's
+/// trusted root inside the repository it checks.
+///
+/// # Errors
+/// [`TrustedRootError::NoCacheHome`] when neither names an absolute directory.
+pub fn default_cache_path() -> Result<PathBuf, TrustedRootError> {
+    let absolute = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.is_absolute());
+    let base = absolute("XDG_CACHE_HOME")
+        .or_else(|| absolute("HOME").map(|h| h.join(".cache")))
+        .ok_or(TrustedRootError::NoCacheHome)?;
+    Ok(base.join("speccoder").join("sigstore").join("trusted_root.json"))
 }
