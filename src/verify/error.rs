@@ -35,6 +35,13 @@ pub enum VerifyError {
         /// The remote to fetch from.
         remote: String,
     },
+    /// `A...B`: the commits either side has and the other has not, which is no history of one
+    /// head to check.
+    #[error(
+        "`{}` names the commits either side has and the other has not, which this command does not check: name `A..B` (the commits B has and A has not) or `--branch --base A`",
+        crate::model::shown::one_line(.0)
+    )]
+    SymmetricRange(String),
     /// The trust could not be completed while verifying (a Sigstore trusted root not to be had).
     #[error(transparent)]
     Trust(crate::check::trust::TrustFailure),
@@ -51,6 +58,7 @@ impl ExitClass for VerifyError {
                 Class::GitPrecondition
             }
             VerifyError::Spec(_) | VerifyError::Trust(_) => Class::Config,
+            VerifyError::SymmetricRange(_) => Class::Usage,
         }
     }
 }

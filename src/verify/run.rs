@@ -157,8 +157,11 @@ impl Checked {
     /// reachable from HEAD.
     ///
     /// # Errors
-    /// An unborn HEAD, or a revision that does not resolve.
+    /// An unborn HEAD, a revision that does not resolve, or `A...B`.
     pub fn of_commits(repo: &Repo, range: Option<&str>) -> Result<Checked, VerifyError> {
+        if let Some(spec) = range.filter(|spec| spec.contains("...")) {
+            return Err(VerifyError::SymmetricRange(spec.to_owned()));
+        }
         let head = head_commit(repo)?;
         Ok(match range {
             None => Checked::Range { head, base: None },

@@ -168,6 +168,14 @@ fn a_branch_without_commits_has_nothing_to_check_in_both_modes() {
 }
 
 #[test]
+fn a_symmetric_range_is_a_usage_error_naming_the_forms_that_check_a_history() {
+    let p = Project::speckit();
+    let out = p.speccoder(&["attest", "verify", "HEAD~1...HEAD"]).failure(2);
+    assert!(out.stderr.contains("`HEAD~1...HEAD` names the commits either side has"), "{out}");
+    assert!(out.stderr.contains("`A..B`"), "{out}");
+}
+
+#[test]
 fn a_branch_without_commits_still_reads_the_trust_it_is_given() {
     let p = Project::uncommitted("speckit");
     let verify =
