@@ -759,7 +759,8 @@ pub struct ExportArgs {
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
     /// The SSH key that signs the summary (ed25519 or ECDSA P-256): a private key file, a public
-    /// key file whose key is in ssh-agent, or a `key::ssh-ed25519 AAAA...` literal.
+    /// key file (the unencrypted private key of the same name beside it signs, else ssh-agent's
+    /// key), or a `key::ssh-ed25519 AAAA...` literal whose key is in ssh-agent.
     #[arg(long, value_name = "KEY", required_unless_present = "vsa_signer", conflicts_with = "vsa_signer")]
     pub vsa_key: Option<String>,
     /// Sign the summary keylessly instead: `sigstore` (a Fulcio certificate for your identity and

@@ -105,7 +105,7 @@ pub enum SshSignError {
     },
     /// A key whose raw signatures DSSE readers do not verify (`attest export`'s summary).
     #[error(
-        "the {algorithm} key {keyid} cannot sign the verification summary: DSSE readers (securesystemslib, slsa-verifier) verify raw ed25519 and ecdsa-sha2-nistp256 signatures; give such a key (`ssh-keygen -t ed25519`)"
+        "the {algorithm} key {keyid} makes signatures DSSE readers (securesystemslib, slsa-verifier) cannot check: they verify raw ed25519 and ecdsa-sha2-nistp256 signatures; give such a key (`ssh-keygen -t ed25519`)"
     )]
     RawScheme {
         /// The key's algorithm, as OpenSSH names it.
