@@ -115,6 +115,15 @@ pub enum GitError {
         source: gix::Error,
     },
 
+    /// A revision that names a tree or a blob where a commit is needed.
+    #[error("`{}` names a {kind}, not a commit: name a commit (a branch, a tag, a commit id)", one_line(.spec))]
+    NotACommit {
+        /// The revision as given.
+        spec: String,
+        /// What it names.
+        kind: String,
+    },
+
     /// A short reference name that names more than one reference, so that which one it means
     /// depends on git's lookup order: a pushed tag `origin/main` comes before the remote-tracking
     /// branch `refs/remotes/origin/main`.
@@ -483,6 +492,7 @@ impl ExitClass for GitError {
     fn class(&self) -> Class {
         match self {
             GitError::UnknownRevision { .. }
+            | GitError::NotACommit { .. }
             | GitError::AmbiguousRevision { .. }
             | GitError::UnknownRemote { .. } => Class::Usage,
             GitError::Discover { .. }

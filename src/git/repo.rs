@@ -320,13 +320,25 @@ impl Repo {
             .map_err(|source| GitError::UnknownRevision { spec: spec.to_owned(), source })
     }
 
-    /// [`Self::rev_parse`] with an annotated tag peeled to the object it tags (as git's
-    /// `<rev>^{}`), for a revision that names a commit: a release tag names its commit. Any other
-    /// object is returned as it is, for the caller to refuse as what it is.
+    /// [`Self::rev_parse`] for a revision that names a commit, an annotated tag peeled to the
+    /// object it tags (as git's `<rev>^{}`): a release tag names its commit.
+    ///
+    /// # Errors
+    /// As [`Self::rev_parse`], and [`GitError::NotACommit`] for a revision that names a tree or
+    /// a blob (`HEAD^{tree}`, `HEAD:tasks.md`): a usage error, never a repository to repair.
     pub fn rev_parse_peeled(&self, spec: &str) -> Result<ObjectId, GitError> {
-        let id = self.rev_parse(spec)?;
-        match self.inner.find_header(id) {
-            Ok(header) if header.kind() == gix::object::Kind::Tag => self.rev_parse(&format!("{id}^{{}}")),
+        let mut id = self.rev_parse(spec)?;
+        let mut kind = self.inner.find_header(id).map(|header| header.kind());
+        if matches!(kind, Ok(gix::object::Kind::Tag)) {
+            id = self.rev_parse(&format!("{id}^{{}}"))?;
+            kind = self.inner.find_header(id).map(|header| header.kind());
+        }
+        match kind {
+            Ok(gix::object::Kind::Tree | gix::object::Kind::Blob) => {
+                let kind = kind_name(kind.unwrap_or(gix::object::Kind::Blob)).to_owned();
+                Err(GitError::NotACommit { spec: spec.to_owned(), kind })
+            }
+            // A commit; or an object whose header cannot be read, which its reader names.
             _ => Ok(id),
         }
     }
@@ -485,7 +497,7 @@ mod tests {
     use crate::git::test_support::Fixture;
 
     #[test]
-    fn an_annotated_tag_is_peeled_to_its_commit_and_a_tree_is_left_as_it_is() {
+    fn an_annotated_tag_is_peeled_to_its_commit_and_a_tree_or_a_blob_is_refused_naming_it() {
         let fx = Fixture::new();
         let commit = fx.commit_file("a.txt", "a\n", "one");
         fx.git(&["tag", "-a", "v1", "-m", "release"]);
@@ -495,8 +507,11 @@ mod tests {
         for tag in ["v1", "v1-again", "HEAD"] {
             assert_eq!(repo.rev_parse_peeled(tag).unwrap(), commit, "{tag}");
         }
-        let tree = fx.rev("HEAD^{tree}");
-        assert_eq!(repo.rev_parse_peeled(&tree.to_string()).unwrap(), tree);
+        for (spec, kind) in [("HEAD^{tree}", "tree"), ("HEAD:a.txt", "blob")] {
+            let err = repo.rev_parse_peeled(spec).unwrap_err();
+            assert!(matches!(&err, super::GitError::NotACommit { kind: k, .. } if k == kind), "{err}");
+            assert_eq!(crate::exit::ExitClass::class(&err), crate::exit::Class::Usage, "{err}");
+        }
     }
 
     #[test]
