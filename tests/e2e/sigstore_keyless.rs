@@ -263,3 +263,30 @@ fn keyless_signing_through_sigstore_sign_writes_a_summary_that_verifies_end_to_e
     let report: Value = serde_json::from_str(&verified.stdout).unwrap();
     assert_eq!(report["ticks"][0]["signers"][0]["kind"], "sigstore", "{report}");
 }
+
+#[test]
+fn a_bundle_the_format_forbids_is_malformed_though_its_signature_is_sound() {
+    let i = Instance::new();
+    let d = digest();
+    let sound = leaf_bundle(&i, &CertSpec::leaf(EMAIL, ISSUER), &d);
+    let mut v01 = sound.clone();
+    v01["mediaType"] = json!("application/vnd.dev.sigstore.bundle+json;version=0.1");
+    let mut v02 = sound.clone();
+    v02["mediaType"] = json!("application/vnd.dev.sigstore.bundle+json;version=0.2");
+    let mut both = sound.clone();
+    both["messageSignature"] = json!({"messageDigest": {"algorithm": "SHA2_256", "digest": STANDARD.encode([0u8; 32])}, "signature": "AA=="});
+    let mut two = sound.clone();
+    let entry = two["verificationMaterial"]["tlogEntries"][0].clone();
+    two["verificationMaterial"]["tlogEntries"] = json!([entry.clone(), entry]);
+    for (name, bundle, said) in [
+        ("v0.1 with certificate", v01, "carries `certificate`"),
+        ("v0.2 with certificate", v02, "carries `certificate`"),
+        ("both contents", both, "both"),
+        ("two log entries", two, "2 entries"),
+    ] {
+        match check(&i, &bundle, &d, &d, CertificateTime::Verified) {
+            Err(SigstoreVerifyError::Malformed(why)) => assert!(why.contains(said), "{name}: {why}"),
+            other => panic!("{name}: expected a malformed bundle, got {other:?}"),
+        }
+    }
+}

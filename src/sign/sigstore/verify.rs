@@ -152,6 +152,7 @@ pub fn verify(
     trust: &SigstoreTrust,
     time: CertificateTime,
 ) -> Result<SigstoreVerified, SigstoreVerifyError> {
+    super::bundle_shape::check(bundle).map_err(Error::Malformed)?;
     let bundle: Bundle =
         serde_json::from_value(bundle.clone()).map_err(|e| Error::Malformed(e.to_string()))?;
     let policy: Box<dyn Policy> = match &trust.signer {
