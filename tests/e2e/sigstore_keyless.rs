@@ -295,6 +295,43 @@ fn keyless_signing_refuses_each_wrong_answer_of_fulcio_or_rekor_and_writes_nothi
     }
 }
 
+/// A token of an issuer whose certificate identity cannot be told beforehand (no email claim,
+/// not GitHub Actions: GitLab CI, Buildkite, ...).
+const TOKEN_WITHOUT_EMAIL: &str = "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci50ZXN0Iiwic3ViIjoiYWRhIiwiZXhwIjo0MTAyNDQ0ODAwfQ.c2lnbmF0dXJl";
+
+#[test]
+fn a_token_whose_certificate_identity_cannot_be_told_signs_as_the_certificate_says_and_is_still_checked() {
+    use instance::Wrong;
+    for (wrong, ok) in [(Wrong::Nothing, true), (Wrong::OtherCa, false), (Wrong::OtherBody, false)] {
+        let i = std::sync::Arc::new(Instance::new());
+        let (url, _requests) = instance::serve_answering(&i, EMAIL, ISSUER, wrong);
+        let p = common::Project::speckit();
+        let task = format!("{}/T005", common::SPECKIT_UNIT);
+        let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
+        let root = p.scratch.join("signing_root.json");
+        std::fs::write(&root, i.trusted_root().to_string()).unwrap();
+        let args = [
+            &["attest", task.as_str(), "--evidence", evidence.to_str().unwrap(), "--signer", "sigstore"][..],
+            &["--sigstore-fulcio-url", &url, "--sigstore-rekor-url", &url, "--sigstore-allow-http-loopback"],
+            &["--sigstore-signing-root", root.to_str().unwrap()],
+        ]
+        .concat();
+        let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+        cmd.env("SIGSTORE_ID_TOKEN", TOKEN_WITHOUT_EMAIL);
+        if ok {
+            let out = common::run(cmd).success();
+            assert!(
+                out.stdout.contains("sigstore keyless as ada@example.com (issuer https://issuer.test;"),
+                "{out}"
+            );
+        } else {
+            let run = common::run(cmd).failure(13);
+            assert!(run.stderr.contains("Nothing was written"), "{wrong:?}: {run}");
+            assert!(p.note("HEAD").is_none(), "{wrong:?}: no note");
+        }
+    }
+}
+
 #[test]
 fn keyless_signing_names_the_identity_it_signed_as_and_refuses_a_root_it_cannot_read() {
     let i = std::sync::Arc::new(Instance::new());

@@ -94,25 +94,31 @@ impl SigstoreSigner {
         .map_err(SigstoreSignError::Root)
     }
 
-    /// Checks the bundle the services returned with the project's Sigstore verifier, as `said`.
+    /// Checks the bundle the services returned with the project's Sigstore verifier: as the
+    /// identity and issuer the token says (`said`), or, when that cannot be told beforehand, as
+    /// whoever a trusted CA certified (the certificate's identity is then shown).
     fn check(
         &self,
         bundle: &Value,
         payload: &[u8],
         subject: &str,
         root: TrustedRoot,
-        said: TokenIdentity,
+        said: Option<TokenIdentity>,
     ) -> Result<SigstoreVerified, SigstoreSignError> {
         let source = root.source().to_owned();
-        let trust = SigstoreTrust::keyless(root, said.identity.clone(), said.issuer.clone());
+        let trust = match &said {
+            Some(said) => SigstoreTrust::keyless(root, said.identity.clone(), said.issuer.clone()),
+            None => SigstoreTrust::keyless_any(root),
+        };
         let signed = Signed::Statement { payload, artifact_sha256: subject };
         let now = CertificateTime::AlsoAt(time::OffsetDateTime::now_utc());
+        let unknown = || "(read from the certificate)".to_owned();
         verify(bundle, signed, &trust, now).map_err(|e| {
             SigstoreSignError::Returned(Box::new(ReturnedBundle {
                 fulcio: self.config.fulcio_url.clone(),
                 rekor: self.config.rekor_url.clone(),
-                identity: one_line(&said.identity).into_owned(),
-                issuer: one_line(&said.issuer).into_owned(),
+                identity: said.as_ref().map_or_else(unknown, |s| one_line(&s.identity).into_owned()),
+                issuer: said.as_ref().map_or_else(unknown, |s| one_line(&s.issuer).into_owned()),
                 root: source,
                 reason: one_line(&returned_wrongly(&e)).into_owned(),
             }))

@@ -19,10 +19,12 @@ pub const TOKEN_ENV: &str = "SIGSTORE_ID_TOKEN";
 /// GitHub Actions' token issuer: Fulcio names the workflow, not the subject, as the identity.
 const GITHUB_ACTIONS_ISSUER: &str = "https://token.actions.githubusercontent.com";
 
-/// The certificate identity (SAN) and OIDC issuer Fulcio issues for a token, as Fulcio maps its
-/// claims: the `email` claim when there is one; for GitHub Actions the workflow URI
-/// (`https://github.com/` and the `job_workflow_ref` claim); else the subject. The issuer is the
-/// token's `iss`, or for a federated login (Sigstore's Dex) the upstream issuer it names.
+/// The certificate identity (SAN) and OIDC issuer Fulcio issues for a token whose mapping is
+/// known: the `email` claim when there is one; for GitHub Actions the workflow URI
+/// (`https://github.com/` and the `job_workflow_ref` claim). The issuer is the token's `iss`, or
+/// for a federated login (Sigstore's Dex) the upstream issuer it names. Other CI issuers (GitLab,
+/// Buildkite, ...) map claims in ways of their own: for them nothing is told beforehand, and the
+/// certificate's identity is read from it and shown.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TokenIdentity {
     /// The identity the certificate must carry.
@@ -32,17 +34,17 @@ pub struct TokenIdentity {
 }
 
 impl TokenIdentity {
-    /// What `token` says.
-    fn of(token: &IdentityToken) -> TokenIdentity {
+    /// What `token` says, when its issuer's mapping is known.
+    fn of(token: &IdentityToken) -> Option<TokenIdentity> {
         let claims = token.claims();
         let federated = claims.federated_claims.as_ref().and_then(|f| f.connector_id.clone());
         let issuer = federated.filter(|c| !c.is_empty()).unwrap_or_else(|| claims.iss.clone());
-        let workflow = (claims.iss == GITHUB_ACTIONS_ISSUER)
-            .then(|| claim(token.expose_secret(), "job_workflow_ref"))
-            .flatten()
-            .map(|r| format!("https://github.com/{r}"));
-        let identity = workflow.unwrap_or_else(|| token.identity().to_owned());
-        TokenIdentity { identity, issuer }
+        let identity = if claims.iss == GITHUB_ACTIONS_ISSUER {
+            claim(token.expose_secret(), "job_workflow_ref").map(|r| format!("https://github.com/{r}"))?
+        } else {
+            claim(token.expose_secret(), "email").filter(|e| !e.is_empty())?
+        };
+        Some(TokenIdentity { identity, issuer })
     }
 }
 
@@ -62,7 +64,7 @@ fn claim(jwt: &str, name: &str) -> Option<String> {
 pub(crate) async fn signer(
     context: &SigningContext,
     config: &SigstoreConfig,
-) -> Result<(Signer, TokenIdentity), SigstoreSignError> {
+) -> Result<(Signer, Option<TokenIdentity>), SigstoreSignError> {
     let token = token(config).await?;
     let said = TokenIdentity::of(&token);
     Ok((context.signer(token), said))
@@ -95,7 +97,7 @@ mod tests {
         format!("{}.{}.c2ln", enc(br#"{"alg":"none"}"#), enc(claims.to_string().as_bytes()))
     }
 
-    fn said(claims: serde_json::Value) -> TokenIdentity {
+    fn said(claims: serde_json::Value) -> Option<TokenIdentity> {
         TokenIdentity::of(&IdentityToken::from_jwt(&jwt(&claims)).unwrap())
     }
 
@@ -106,16 +108,20 @@ mod tests {
         email["email"] = "ada@example.com".into();
         assert_eq!(
             said(email.clone()),
-            TokenIdentity { identity: "ada@example.com".into(), issuer: "https://issuer.test".into() }
+            Some(TokenIdentity { identity: "ada@example.com".into(), issuer: "https://issuer.test".into() })
         );
         email["federated_claims"] = serde_json::json!({"connector_id": "https://github.com/login/oauth"});
-        assert_eq!(said(email).issuer, "https://github.com/login/oauth");
-        assert_eq!(said(base).identity, "s");
+        assert_eq!(said(email).unwrap().issuer, "https://github.com/login/oauth");
     }
 
     #[test]
-    fn a_github_actions_token_names_its_workflow() {
+    fn a_github_actions_token_names_its_workflow_and_another_ci_token_nothing_beforehand() {
         let claims = serde_json::json!({"iss": GITHUB_ACTIONS_ISSUER, "sub": "repo:o/r:ref:refs/heads/main", "aud": "sigstore", "exp": 4102444800_u64, "job_workflow_ref": "o/r/.github/workflows/ci.yml@refs/heads/main"});
-        assert_eq!(said(claims).identity, "https://github.com/o/r/.github/workflows/ci.yml@refs/heads/main");
+        assert_eq!(
+            said(claims).unwrap().identity,
+            "https://github.com/o/r/.github/workflows/ci.yml@refs/heads/main"
+        );
+        let gitlab = serde_json::json!({"iss": "https://gitlab.com", "sub": "project_path:o/r:ref_type:branch:ref:main", "aud": "sigstore", "exp": 4102444800_u64});
+        assert_eq!(said(gitlab), None);
     }
 }
