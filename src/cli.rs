@@ -408,6 +408,13 @@ pub struct SigstoreArgs {
     /// every one must be https.
     #[arg(long = "sigstore-allow-http-loopback")]
     pub allow_http_loopback: bool,
+    /// Keyless signing: the Sigstore trusted root (trusted_root.json) of the instance you sign
+    /// with; each bundle Fulcio and Rekor return is verified against it, as the token's identity
+    /// and issuer, before anything is written, and signing fails (exit 13) when it does not (else
+    /// SPECCODER_SIGSTORE_SIGNING_ROOT, else `git config speccoder.sigstore.signingRoot`, else the
+    /// public-good root as `attest verify` resolves it).
+    #[arg(long = "sigstore-signing-root", value_name = "FILE")]
+    pub signing_root: Option<PathBuf>,
 }
 
 // Subcommands of `speccoder attest`, deferred like `Command`'s.

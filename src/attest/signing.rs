@@ -107,6 +107,8 @@ pub struct SigstoreFlags {
     pub oidc_issuer: Option<String>,
     /// `--sigstore-allow-http-loopback`: plain `http` to a loopback address (for tests).
     pub allow_http_loopback: bool,
+    /// `--sigstore-signing-root`: the trusted root each new bundle is checked against.
+    pub trusted_root: Option<std::path::PathBuf>,
 }
 
 /// One Sigstore service the person signing can point keyless signing at.
@@ -358,6 +360,11 @@ impl ExitClass for CommitSigningError {
     }
 }
 
+/// The environment variable naming the trusted root keyless signing checks against.
+pub const SIGNING_ROOT_ENV: &str = "SPECCODER_SIGSTORE_SIGNING_ROOT";
+/// The git config key naming it.
+pub const SIGNING_ROOT_GIT_KEY: &str = "speccoder.sigstore.signingRoot";
+
 /// The keyless signer. Each service URL comes from its flag, else its environment variable, else
 /// the user's git config (`speccoder.sigstore.fulcioUrl`, `rekorUrl`, `oidcIssuer`), else the
 /// public-good instance. A `speccoder.toml` at HEAD that still names the URLs in
@@ -392,8 +399,23 @@ fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, SignerE
                     .map(|v| (v, format!("git config {}", names.git_key)))
             })
     });
-    let config = crate::attest::service_url::sigstore_config(chosen, flags.allow_http_loopback)?;
+    let mut config = crate::attest::service_url::sigstore_config(chosen, flags.allow_http_loopback)?;
+    config.trusted_root = signing_root(repo, flags);
     Ok(Chosen::Signer(Box::new(SigstoreSigner::new(config))))
+}
+
+/// The trusted root keyless signing checks its new bundles against: `--sigstore-signing-root`,
+/// else SPECCODER_SIGSTORE_SIGNING_ROOT, else `git config speccoder.sigstore.signingRoot`, else
+/// none (the public-good root).
+#[cfg(feature = "sigstore")]
+fn signing_root(repo: &Repo, flags: &SigstoreFlags) -> Option<std::path::PathBuf> {
+    let nonempty = |v: String| (!v.trim().is_empty()).then(|| std::path::PathBuf::from(v.trim()));
+    flags.trusted_root.clone().or_else(|| {
+        std::env::var(SIGNING_ROOT_ENV)
+            .ok()
+            .and_then(nonempty)
+            .or_else(|| repo.config_string(SIGNING_ROOT_GIT_KEY).and_then(nonempty))
+    })
 }
 
 #[cfg(not(feature = "sigstore"))]

@@ -22,5 +22,6 @@ pub(crate) fn sigstore_service_flags(args: &SigstoreArgs) -> SigstoreFlags {
         rekor_url: args.rekor_url.clone(),
         oidc_issuer: args.oidc_issuer.clone(),
         allow_http_loopback: args.allow_http_loopback,
+        trusted_root: args.signing_root.clone(),
     }
 }

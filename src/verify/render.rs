@@ -2,6 +2,7 @@
 //! machine (`--json`) and a pull request (`--markdown`). Each writes the same bytes whether the
 //! rows stream from a run or are replayed from a collected [`Report`].
 
+use crate::model::shown::one_line;
 use std::fmt::Write as _;
 
 use crate::verify::report::{
@@ -51,10 +52,12 @@ pub(crate) fn tick_text(t: &TickReport) -> String {
         let _ = writeln!(out, "    {}", f.said_at(&lines));
     }
     for s in &t.signers {
+        let key = one_line(&s.key);
         if s.principals.is_empty() {
-            let _ = writeln!(out, "    signed by {} key {}", s.kind, s.key);
+            let _ = writeln!(out, "    signed by {} key {key}", s.kind);
         } else {
-            let _ = writeln!(out, "    signed by {} ({} {})", s.principals.join(", "), s.kind, s.key);
+            let principals: Vec<_> = s.principals.iter().map(|p| one_line(p)).collect();
+            let _ = writeln!(out, "    signed by {} ({} {key})", principals.join(", "), s.kind);
         }
     }
     if let Some(recipe) = &t.policy {

@@ -317,7 +317,13 @@ fn a_keyless_summary_verifies_with_sigstore_python_offline_against_the_test_inst
     let i = std::sync::Arc::new(Instance::new());
     let (url, _requests) = instance::serve_fulcio_and_rekor(&i, EMAIL, ISSUER);
     let out = t.p.scratch.join("keyless");
-    let args = ["--vsa-signer", "sigstore", "--sigstore-fulcio-url", &url, "--sigstore-rekor-url", &url];
+    let root = t.p.scratch.join("signing_root.json");
+    std::fs::write(&root, i.trusted_root().to_string()).unwrap();
+    let args = [
+        &["--vsa-signer", "sigstore", "--sigstore-fulcio-url", &url, "--sigstore-rekor-url", &url][..],
+        &["--sigstore-signing-root", root.to_str().unwrap()],
+    ]
+    .concat();
     let mut cmd = common::speccoder_command(
         &t.p.root,
         &t.p.home,
@@ -366,6 +372,41 @@ fn a_keyless_summary_verifies_with_sigstore_python_offline_against_the_test_inst
     std::fs::write(&edited_file, edited.to_string()).unwrap();
     let refused = verify(&edited_file, EMAIL).unwrap_err();
     assert!(refused.contains("VerificationError"), "an edited summary is refused: {refused}");
+}
+
+#[cfg(feature = "sigstore")]
+#[test]
+fn a_keyless_summary_whose_certificate_names_another_identity_is_refused_and_nothing_is_written() {
+    use crate::common::sigstore_instance::{self as instance, Instance, Wrong};
+    let t = Ticked::new();
+    let i = std::sync::Arc::new(Instance::new());
+    let (url, _requests) =
+        instance::serve_answering(&i, "ada@example.com", "https://issuer.test", Wrong::OtherIdentity);
+    let out = t.p.scratch.join("keyless");
+    let root = t.p.scratch.join("signing_root.json");
+    std::fs::write(&root, i.trusted_root().to_string()).unwrap();
+    let mut cmd = common::speccoder_command(
+        &t.p.root,
+        &t.p.home,
+        &[
+            &["attest", "export", "--branch", "--all", "--allowed-signers", t.allowed.to_str().unwrap()][..],
+            &["--out", out.to_str().unwrap(), "--sigstore-allow-http-loopback", "--vsa-signer", "sigstore"],
+            &[
+                "--sigstore-fulcio-url",
+                &url,
+                "--sigstore-rekor-url",
+                &url,
+                "--sigstore-signing-root",
+                root.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    cmd.env("SIGSTORE_ID_TOKEN", "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci50ZXN0Iiwic3ViIjoiYWRhIiwiZW1haWwiOiJhZGFAZXhhbXBsZS5jb20iLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl");
+    let run = common::run(cmd).failure(13);
+    assert!(run.stderr.contains("another identity or issuer than the token's"), "{run}");
+    assert!(run.stderr.contains("mallory@evil.test"), "the wrong identity is named: {run}");
+    assert!(!out.exists(), "nothing is written: {run}");
 }
 
 /// sigstore-python's verdict on the keyless bundle `bundle` for `identity` at `issuer`, offline,

@@ -65,6 +65,10 @@ fn a_checked_in_speccoder_toml_never_chooses_where_the_token_goes() {
     );
     p.git(&["config", "speccoder.sigstore.fulcioUrl", &chosen_url]);
     p.git(&["config", "speccoder.sigstore.rekorUrl", &chosen_url]);
+    // The root the new bundle would be checked against, from the user's git config too.
+    let root = p.scratch.join("signing_root.json");
+    std::fs::write(&root, instance::Instance::new().trusted_root().to_string()).unwrap();
+    p.git(&["config", "speccoder.sigstore.signingRoot", root.to_str().unwrap()]);
     let plain = attest(&p, &evidence, &[]).failure(13);
     assert!(plain.stderr.contains("plain http"), "http needs the loopback flag: {plain}");
     let before = p.rev("HEAD");

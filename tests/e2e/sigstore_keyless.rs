@@ -217,36 +217,39 @@ fn a_keyless_summary_line_in_a_real_note_verifies_end_to_end() {
     assert!(other.stdout.contains("untrusted_signer"), "{other}");
 }
 
+const TOKEN: &str = "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci50ZXN0Iiwic3ViIjoiYWRhIiwiZW1haWwiOiJhZGFAZXhhbXBsZS5jb20iLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl";
+
+/// `speccoder attest T005 --signer sigstore` against the services at `url`, checking what they
+/// return against the instance's root; `extra` adds flags (`--json`).
+fn attest_keyless(p: &common::Project, i: &Instance, url: &str, extra: &[&str]) -> common::Run {
+    let task = format!("{}/T005", common::SPECKIT_UNIT);
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
+    let root = p.scratch.join("signing_root.json");
+    std::fs::write(&root, i.trusted_root().to_string()).unwrap();
+    let args = [
+        &["attest", task.as_str(), "--evidence", evidence.to_str().unwrap(), "--signer", "sigstore"][..],
+        &["--sigstore-fulcio-url", url, "--sigstore-rekor-url", url, "--sigstore-allow-http-loopback"],
+        &["--sigstore-signing-root", root.to_str().unwrap()],
+        extra,
+    ]
+    .concat();
+    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+    cmd.env("SIGSTORE_ID_TOKEN", TOKEN);
+    common::run(cmd)
+}
+
 #[test]
 fn keyless_signing_through_sigstore_sign_writes_a_summary_that_verifies_end_to_end() {
     // Fulcio and Rekor of the test instance, over plain http on loopback.
     let i = std::sync::Arc::new(Instance::new());
     let (url, requests) = instance::serve_fulcio_and_rekor(&i, EMAIL, ISSUER);
     let p = common::Project::speckit();
-    let task = format!("{}/T005", common::SPECKIT_UNIT);
-    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
-    let token = "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci50ZXN0Iiwic3ViIjoiYWRhIiwiZW1haWwiOiJhZGFAZXhhbXBsZS5jb20iLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl";
-    let args = [
-        "attest",
-        task.as_str(),
-        "--evidence",
-        evidence.to_str().unwrap(),
-        "--signer",
-        "sigstore",
-        "--sigstore-fulcio-url",
-        url.as_str(),
-        "--sigstore-rekor-url",
-        url.as_str(),
-        "--sigstore-allow-http-loopback",
-        "--json",
-    ];
-    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
-    cmd.env("SIGSTORE_ID_TOKEN", token);
-    let out = common::run(cmd).success();
+    let out = attest_keyless(&p, &i, &url, &["--json"]).success();
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert!(report["signer"].as_str().unwrap_or("").starts_with("sigstore keyless"), "{out}");
+    let signer = report["signer"].as_str().unwrap_or("");
+    assert!(signer.starts_with("sigstore keyless as ada@example.com (issuer https://issuer.test;"), "{out}");
     let seen = requests.lock().unwrap().clone();
-    assert!(seen.iter().any(|r| r.contains(token)), "Fulcio received the token: {seen:?}");
+    assert!(seen.iter().any(|r| r.contains(TOKEN)), "Fulcio received the token: {seen:?}");
 
     // Only the summary is signed, its bundle carries exactly its payload, and it verifies.
     let note = p.note("HEAD").unwrap();
@@ -262,4 +265,121 @@ fn keyless_signing_through_sigstore_sign_writes_a_summary_that_verifies_end_to_e
     let verified = verify_head(&p, &i, EMAIL).success();
     let report: Value = serde_json::from_str(&verified.stdout).unwrap();
     assert_eq!(report["ticks"][0]["signers"][0]["kind"], "sigstore", "{report}");
+}
+
+#[test]
+fn keyless_signing_refuses_each_wrong_answer_of_fulcio_or_rekor_and_writes_nothing() {
+    use instance::Wrong;
+    let cases = [
+        (Wrong::OtherKey, "certificate for another key"),
+        (Wrong::OtherIdentity, "another identity"),
+        (Wrong::OtherCa, "does not chain to a CA"),
+        (Wrong::OtherBody, "Rekor"),
+        (Wrong::BrokenSet, "Rekor"),
+        (Wrong::OtherRoot, "Rekor"),
+    ];
+    for (wrong, said) in cases {
+        let i = std::sync::Arc::new(Instance::new());
+        let (url, _requests) = instance::serve_answering(&i, EMAIL, ISSUER, wrong);
+        let p = common::Project::speckit();
+        let head = p.rev("HEAD");
+        let run = attest_keyless(&p, &i, &url, &[]).failure(13);
+        assert!(
+            run.stderr.contains("returned a bundle that does not verify as ada@example.com"),
+            "{wrong:?}: {run}"
+        );
+        assert!(run.stderr.contains(said), "{wrong:?} names what was wrong ({said}): {run}");
+        assert!(run.stderr.contains("Nothing was written"), "{wrong:?}: {run}");
+        assert_eq!(p.rev("HEAD"), head, "{wrong:?}: no commit");
+        assert!(p.note("HEAD").is_none(), "{wrong:?}: no note");
+    }
+}
+
+/// A token of an issuer whose certificate identity cannot be told beforehand (no email claim,
+/// not GitHub Actions: GitLab CI, Buildkite, ...).
+const TOKEN_WITHOUT_EMAIL: &str = "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci50ZXN0Iiwic3ViIjoiYWRhIiwiZXhwIjo0MTAyNDQ0ODAwfQ.c2lnbmF0dXJl";
+
+#[test]
+fn a_token_whose_certificate_identity_cannot_be_told_signs_as_the_certificate_says_and_is_still_checked() {
+    use instance::Wrong;
+    for (wrong, ok) in [(Wrong::Nothing, true), (Wrong::OtherCa, false), (Wrong::OtherBody, false)] {
+        let i = std::sync::Arc::new(Instance::new());
+        let (url, _requests) = instance::serve_answering(&i, EMAIL, ISSUER, wrong);
+        let p = common::Project::speckit();
+        let task = format!("{}/T005", common::SPECKIT_UNIT);
+        let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
+        let root = p.scratch.join("signing_root.json");
+        std::fs::write(&root, i.trusted_root().to_string()).unwrap();
+        let args = [
+            &["attest", task.as_str(), "--evidence", evidence.to_str().unwrap(), "--signer", "sigstore"][..],
+            &["--sigstore-fulcio-url", &url, "--sigstore-rekor-url", &url, "--sigstore-allow-http-loopback"],
+            &["--sigstore-signing-root", root.to_str().unwrap()],
+        ]
+        .concat();
+        let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+        cmd.env("SIGSTORE_ID_TOKEN", TOKEN_WITHOUT_EMAIL);
+        if ok {
+            let out = common::run(cmd).success();
+            assert!(
+                out.stdout.contains("sigstore keyless as ada@example.com (issuer https://issuer.test;"),
+                "{out}"
+            );
+        } else {
+            let run = common::run(cmd).failure(13);
+            assert!(run.stderr.contains("Nothing was written"), "{wrong:?}: {run}");
+            assert!(p.note("HEAD").is_none(), "{wrong:?}: no note");
+        }
+    }
+}
+
+#[test]
+fn keyless_signing_names_the_identity_it_signed_as_and_refuses_a_root_it_cannot_read() {
+    let i = std::sync::Arc::new(Instance::new());
+    let (url, _requests) = instance::serve_fulcio_and_rekor(&i, EMAIL, ISSUER);
+    let p = common::Project::speckit();
+    let out = attest_keyless(&p, &i, &url, &[]).success();
+    assert!(out.stdout.contains("sigstore keyless as ada@example.com (issuer https://issuer.test;"), "{out}");
+
+    let p = common::Project::speckit();
+    let task = format!("{}/T005", common::SPECKIT_UNIT);
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
+    let missing = p.scratch.join("no_root.json");
+    let args = [
+        &["attest", task.as_str(), "--evidence", evidence.to_str().unwrap(), "--signer", "sigstore"][..],
+        &["--sigstore-fulcio-url", &url, "--sigstore-rekor-url", &url, "--sigstore-allow-http-loopback"],
+        &["--sigstore-signing-root", missing.to_str().unwrap()],
+    ]
+    .concat();
+    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+    cmd.env("SIGSTORE_ID_TOKEN", TOKEN);
+    let run = common::run(cmd).failure(13);
+    assert!(run.stderr.contains("no_root.json"), "{run}");
+    assert!(p.note("HEAD").is_none());
+}
+
+#[test]
+fn a_bundle_the_format_forbids_is_malformed_though_its_signature_is_sound() {
+    let i = Instance::new();
+    let d = digest();
+    let sound = leaf_bundle(&i, &CertSpec::leaf(EMAIL, ISSUER), &d);
+    let mut v01 = sound.clone();
+    v01["mediaType"] = json!("application/vnd.dev.sigstore.bundle+json;version=0.1");
+    let mut v02 = sound.clone();
+    v02["mediaType"] = json!("application/vnd.dev.sigstore.bundle+json;version=0.2");
+    let mut both = sound.clone();
+    both["messageSignature"] = json!({"messageDigest": {"algorithm": "SHA2_256", "digest": STANDARD.encode([0u8; 32])}, "signature": "AA=="});
+    let mut two = sound.clone();
+    let entry = two["verificationMaterial"]["tlogEntries"][0].clone();
+    two["verificationMaterial"]["tlogEntries"] = json!([entry.clone(), entry]);
+    for (name, bundle, said) in [
+        ("v0.1 with certificate", v01, "carries `certificate`"),
+        ("v0.2 with certificate", v02, "carries `certificate`"),
+        ("both contents", both, "both"),
+        ("two log entries", two, "2 entries"),
+    ] {
+        match check(&i, &bundle, &d, &d, CertificateTime::Verified) {
+            Err(SigstoreVerifyError::Malformed(why)) => assert!(why.contains(said), "{name}: {why}"),
+            other => panic!("{name}: expected a malformed bundle, got {other:?}"),
+        }
+    }
 }

@@ -21,6 +21,9 @@ pub struct SigstoreConfig {
     pub oidc_issuer: String,
     /// Whether the interactive (browser) flow may be used when no token is in the environment.
     pub interactive: bool,
+    /// The trusted root each new bundle is checked against before it is handed out; `None`: the
+    /// public-good root, as `attest verify` resolves it without `--sigstore-trusted-root`.
+    pub trusted_root: Option<std::path::PathBuf>,
 }
 
 impl Default for SigstoreConfig {
@@ -30,6 +33,7 @@ impl Default for SigstoreConfig {
             rekor_url: PUBLIC_REKOR_URL.to_owned(),
             oidc_issuer: PUBLIC_OIDC_ISSUER.to_owned(),
             interactive: true,
+            trusted_root: None,
         }
     }
 }

@@ -15,6 +15,7 @@
 //! one, fetched through Sigstore's TUF repository by `sigstore-trust-root` and cached a day
 //! ([`public_good_root`]).
 
+mod bundle_shape;
 mod config;
 mod error;
 mod key_usage;

@@ -45,6 +45,10 @@ pub enum ExpectedSigner {
         /// `--certificate-oidc-issuer`, e.g. `https://token.actions.githubusercontent.com`.
         issuer: String,
     },
+    /// A keyless signature by whoever a trusted CA certified, whose identity and issuer are then
+    /// read from the certificate: only for keyless signing's check of the bundle it just made,
+    /// when the token's issuer is not one whose certificate identity can be told beforehand.
+    AnyKeyless,
     /// A managed key, as DER SubjectPublicKeyInfo.
     PublicKey(Vec<u8>),
 }
@@ -61,6 +65,12 @@ impl SigstoreTrust {
             trusted_root,
             signer: ExpectedSigner::Keyless { identity: identity.into(), issuer: issuer.into() },
         }
+    }
+
+    /// Keyless trust in whoever a CA of `trusted_root` certified ([`ExpectedSigner::AnyKeyless`]).
+    #[must_use]
+    pub fn keyless_any(trusted_root: TrustedRoot) -> Self {
+        SigstoreTrust { trusted_root, signer: ExpectedSigner::AnyKeyless }
     }
 
     /// Managed-key trust from a PEM `PUBLIC KEY`.
@@ -152,12 +162,14 @@ pub fn verify(
     trust: &SigstoreTrust,
     time: CertificateTime,
 ) -> Result<SigstoreVerified, SigstoreVerifyError> {
+    super::bundle_shape::check(bundle).map_err(Error::Malformed)?;
     let bundle: Bundle =
         serde_json::from_value(bundle.clone()).map_err(|e| Error::Malformed(e.to_string()))?;
     let policy: Box<dyn Policy> = match &trust.signer {
         ExpectedSigner::Keyless { identity, issuer } => {
             Box::new(VerificationPolicy::new(identity.as_str(), issuer.as_str()))
         }
+        ExpectedSigner::AnyKeyless => Box::new(VerificationPolicy::any_identity()),
         ExpectedSigner::PublicKey(spki) => {
             Box::new(PublicKeyVerificationPolicy::new(DerPublicKey::new(spki.clone())))
         }
@@ -185,7 +197,11 @@ pub fn verify(
     }
     .map_err(|e| from_crate(&e))?;
     let (identity, issuer) = match &trust.signer {
-        ExpectedSigner::Keyless { identity, issuer } => (identity, issuer),
+        ExpectedSigner::Keyless { identity, issuer } => (identity.clone(), issuer.clone()),
+        ExpectedSigner::AnyKeyless => (
+            result.identity().map(|san| san.as_str().to_owned()).unwrap_or_default(),
+            result.issuer().unwrap_or_default().to_owned(),
+        ),
         ExpectedSigner::PublicKey(spki) => {
             let identity = format!("key SHA256:{}", crate::model::digest::sha256_hex(spki));
             return Ok(SigstoreVerified { identity, issuer: String::new() });
@@ -202,7 +218,7 @@ pub fn verify(
             )));
         }
     }
-    Ok(SigstoreVerified { identity: identity.clone(), issuer: issuer.clone() })
+    Ok(SigstoreVerified { identity, issuer })
 }
 
 /// The crate's error as one of our outcomes.

@@ -359,15 +359,53 @@ pub fn serve_fulcio_and_rekor(
     email: &'static str,
     issuer: &'static str,
 ) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    serve_answering(instance, email, issuer, Wrong::Nothing)
+}
+
+/// What a misbehaving Fulcio or Rekor returns wrongly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wrong {
+    /// Nothing: the services behave.
+    Nothing,
+    /// Fulcio certifies another key than the one sent.
+    OtherKey,
+    /// Fulcio certifies another identity (mallory@evil.test).
+    OtherIdentity,
+    /// Fulcio's chain leads to a CA outside the trusted root.
+    OtherCa,
+    /// Rekor's entry is for another envelope body.
+    OtherBody,
+    /// Rekor's SET does not verify.
+    BrokenSet,
+    /// Rekor's inclusion proof names another root hash.
+    OtherRoot,
+}
+
+/// Fulcio and Rekor of `instance` as [`serve_fulcio_and_rekor`], returning `wrong`.
+pub fn serve_answering(
+    instance: &std::sync::Arc<Instance>,
+    email: &'static str,
+    issuer: &'static str,
+    wrong: Wrong,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
     let service = std::sync::Arc::clone(instance);
+    let stranger = Instance::new();
     serve(Duration::from_secs(120), move |line, body| {
         let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
         if line.starts_with("POST /api/v2/signingCert") {
             let key_pem = request["publicKeyRequest"]["publicKey"]["content"].as_str().unwrap_or("");
             let b64: String = key_pem.lines().filter(|l| !l.starts_with("-----")).collect();
-            let spki = STANDARD.decode(b64).unwrap();
-            let cert = service.leaf_for(&CertSpec::leaf(email, issuer), &spki, &service.root);
-            let chain = [pem(&cert), pem(&service.root.der)];
+            let mut spki = STANDARD.decode(b64).unwrap();
+            let (ca, who) = match wrong {
+                Wrong::OtherCa => (&stranger, email),
+                Wrong::OtherIdentity => (&*service, "mallory@evil.test"),
+                _ => (&*service, email),
+            };
+            if wrong == Wrong::OtherKey {
+                spki = Key::new().spki;
+            }
+            let cert = ca.leaf_for(&CertSpec::leaf(who, issuer), &spki, &ca.root);
+            let chain = [pem(&cert), pem(&ca.root.der)];
             (201, json!({"signedCertificateEmbeddedSct": {"chain": {"certificates": chain}}}))
         } else if line.starts_with("POST /api/v1/log/entries") {
             let proposed = &request["spec"]["proposedContent"];
@@ -380,7 +418,14 @@ pub fn serve_fulcio_and_rekor(
                     .unwrap();
             let b64: String = cert_pem.lines().filter(|l| !l.starts_with("-----")).collect();
             let cert = STANDARD.decode(b64).unwrap();
-            (201, service.log_entry(envelope_json, &payload, &sig, &cert).api_response())
+            let logged = if wrong == Wrong::OtherBody { b"{\"another\":1}".to_vec() } else { payload };
+            let mut entry = service.log_entry(envelope_json, &logged, &sig, &cert);
+            match wrong {
+                Wrong::BrokenSet => entry.set[10] ^= 1,
+                Wrong::OtherRoot => entry.root_hash[0] ^= 1,
+                _ => {}
+            }
+            (201, entry.api_response())
         } else {
             (404, json!({}))
         }

@@ -1,0 +1,135 @@
+//! What the Sigstore bundle format forbids, refused before the bundle is parsed: the rules of
+//! protobuf-specs' `bundle.proto` that a lenient JSON reader lets through, as sigstore-python (the
+//! pinned peer) applies them. A known media type; the verification material its version allows
+//! (v0.3: `certificate` or `publicKey`; v0.1 and v0.2: a non-empty `x509CertificateChain` or
+//! `publicKey`), exactly one of them; exactly one of `messageSignature` and `dsseEnvelope` (a
+//! protobuf `oneof`); exactly one transparency log entry.
+
+use serde_json::Value;
+
+/// The media types of the bundle versions, as `bundle.proto` names them.
+const V01: &str = "application/vnd.dev.sigstore.bundle+json;version=0.1";
+const V02: &str = "application/vnd.dev.sigstore.bundle+json;version=0.2";
+const V03: [&str; 2] =
+    ["application/vnd.dev.sigstore.bundle.v0.3+json", "application/vnd.dev.sigstore.bundle+json;version=0.3"];
+
+/// Why the bundle's shape is one the format forbids, or `Ok`.
+///
+/// # Errors
+/// The first rule broken, in words.
+pub(crate) fn check(bundle: &Value) -> Result<(), String> {
+    let media = bundle.get("mediaType").and_then(Value::as_str).unwrap_or("");
+    let v03 = V03.contains(&media);
+    if !v03 && media != V01 && media != V02 {
+        return Err(format!(
+            "`mediaType` {:?} is not a Sigstore bundle version (v0.1 to v0.3)",
+            shown(media)
+        ));
+    }
+    let material = bundle.get("verificationMaterial").unwrap_or(&Value::Null);
+    let allowed: [&str; 2] =
+        if v03 { ["certificate", "publicKey"] } else { ["x509CertificateChain", "publicKey"] };
+    let present: Vec<&str> = ["certificate", "x509CertificateChain", "publicKey"]
+        .into_iter()
+        .filter(|k| material.get(k).is_some_and(|v| !v.is_null()))
+        .collect();
+    match present.as_slice() {
+        [one] if allowed.contains(one) => {}
+        [one] => {
+            return Err(format!(
+                "a {} bundle carries `{one}`; its version allows {}",
+                version(v03, media),
+                allowed.join(" or ")
+            ));
+        }
+        [] => return Err(format!("`verificationMaterial` holds none of {}", allowed.join(" or "))),
+        many => {
+            return Err(format!(
+                "`verificationMaterial` holds {}; the format allows exactly one",
+                many.join(" and ")
+            ));
+        }
+    }
+    let chain = material.pointer("/x509CertificateChain/certificates").and_then(Value::as_array);
+    if present == ["x509CertificateChain"] && chain.is_none_or(Vec::is_empty) {
+        return Err("`x509CertificateChain` holds no certificate".into());
+    }
+    let content: Vec<&str> = ["messageSignature", "dsseEnvelope"]
+        .into_iter()
+        .filter(|k| bundle.get(k).is_some_and(|v| !v.is_null()))
+        .collect();
+    if content.len() != 1 {
+        return Err(format!(
+            "a bundle holds exactly one of `messageSignature` and `dsseEnvelope`, this one {}",
+            if content.is_empty() { "neither".to_owned() } else { "both".to_owned() }
+        ));
+    }
+    let entries = material.get("tlogEntries").and_then(Value::as_array).map_or(0, Vec::len);
+    if entries != 1 {
+        return Err(format!("`tlogEntries` holds {entries} entries; a bundle holds exactly one"));
+    }
+    Ok(())
+}
+
+/// The version a media type names, for messages.
+fn version(v03: bool, media: &str) -> &'static str {
+    if v03 {
+        "v0.3"
+    } else if media == V01 {
+        "v0.1"
+    } else {
+        "v0.2"
+    }
+}
+
+/// A media type from the bundle, made safe to show and short.
+fn shown(text: &str) -> String {
+    crate::model::shown::shown(text, 100)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn bundle(media: &str, material: Value) -> Value {
+        json!({"mediaType": media, "verificationMaterial": material, "dsseEnvelope": {}})
+    }
+
+    fn one_entry(mut material: Value) -> Value {
+        material["tlogEntries"] = json!([{}]);
+        material
+    }
+
+    #[test]
+    fn each_version_takes_the_material_it_allows_and_refuses_the_others() {
+        let cert = one_entry(json!({"certificate": {"rawBytes": "AA=="}}));
+        let chain = one_entry(json!({"x509CertificateChain": {"certificates": [{"rawBytes": "AA=="}]}}));
+        assert_eq!(check(&bundle(V03[0], cert.clone())), Ok(()));
+        assert_eq!(check(&bundle(V03[1], cert.clone())), Ok(()));
+        assert_eq!(check(&bundle(V02, chain.clone())), Ok(()));
+        assert_eq!(check(&bundle(V01, chain.clone())), Ok(()));
+        for media in [V01, V02] {
+            let e = check(&bundle(media, cert.clone())).unwrap_err();
+            assert!(e.contains("carries `certificate`"), "{e}");
+        }
+        assert!(check(&bundle(V03[0], chain)).unwrap_err().contains("x509CertificateChain"));
+        let empty = one_entry(json!({"x509CertificateChain": {"certificates": []}}));
+        assert!(check(&bundle(V02, empty)).unwrap_err().contains("holds no certificate"));
+    }
+
+    #[test]
+    fn an_unknown_media_type_both_contents_or_other_than_one_log_entry_is_refused() {
+        let cert = one_entry(json!({"certificate": {"rawBytes": "AA=="}}));
+        assert!(check(&bundle("application/json", cert.clone())).unwrap_err().contains("mediaType"));
+        let mut both = bundle(V03[0], cert.clone());
+        both["messageSignature"] = json!({});
+        assert!(check(&both).unwrap_err().contains("both"), "{both}");
+        let mut two = cert.clone();
+        two["tlogEntries"] = json!([{}, {}]);
+        assert!(check(&bundle(V03[0], two)).unwrap_err().contains("2 entries"));
+        let none = json!({"certificate": {"rawBytes": "AA=="}});
+        assert!(check(&bundle(V03[0], none)).unwrap_err().contains("0 entries"));
+    }
+}
