@@ -18,6 +18,12 @@
 //!   `sshpass -p`, `docker login -p`, `redis-cli -a`, `ldapsearch -w`, `mongosh -p`, `sqlcmd -P`,
 //!   `zip -P`, `7z -pSECRET`, `twine -p`, `mosquitto_pub -P`, `openssl enc -k`), whatever the
 //!   value but a reference (`$VAR`) or a help text's placeholder;
+//! - a name that says secret bound to a value on a command line, whatever the value but a
+//!   reference or a placeholder: an environment variable set for a command (`PGPASSWORD=… psql`,
+//!   `env AWS_SECRET_ACCESS_KEY=… aws`, `export DB_PASSWORD=…`, `set PASSWORD=…`, `ENV
+//!   PASSWORD=…`, `$env:API_TOKEN = "…"`), a property (`-Dpassword=…`, `-Psigning.password=…`),
+//!   and a `name=value` argument (`--set db.password=…`, `-var db_password=…`, `-e
+//!   ansible_become_pass=…`, `--from-literal=password=…`, `vault login password=…`);
 //! - private keys in every PEM, OpenSSH, PuTTY, age and JWK shape, and bare DER key bodies;
 //! - tokens of the shapes their providers document (cloud, VCS, chat, payment, mail, package
 //!   registries, CI, AI services), JSON Web Tokens, and `Authorization` / bearer credentials;
@@ -38,16 +44,16 @@
 //! that relative paths, digests and test names stay clean (`fixtures/clean/` holds both corpora).
 //!
 //! Every regex runs in time linear in its input (the `regex` crate guarantees it), each rule's
-//! regex runs at most one pass over a string, the judges look at one bounded value at a time, and
-//! a string is read at most four ways (as written, as read, percent-decoded, its base64 runs
-//! decoded; nothing decoded is decoded again), so a hostile string of any length costs time linear
-//! in its length.
+//! regex runs at most one pass over a string, the judges look at one bounded value at a time (and
+//! at most 256 bytes around it for its command line), and a string is read at most four ways (as
+//! written, as read, percent-decoded, its base64 runs decoded; nothing decoded is decoded again),
+//! so a hostile string of any length costs time linear in its length.
 //!
 //! The rules, by family: [`paths`], [`credentials`] (in URLs and connection strings),
-//! [`command_line`] (given to a tool as an option's argument), [`keys`], [`tokens`] (by
-//! provider, then the generic ones), [`hashes`] and [`assignment`]; [`rule`] is how a rule is
-//! matched, [`randomness`] how a value is told from a written one, [`view`] how a string read
-//! another way points back at the raw one.
+//! [`command_line`] (given to a tool as an option's argument), [`keys`], [`tokens`] (by provider,
+//! then the generic ones), [`hashes`], [`assignment`] and [`bindings`] (bound to a name on a
+//! command line); [`rule`] is how a rule is matched, [`randomness`] how a value is told from a
+//! written one, [`view`] how a string read another way points back at the raw one.
 
 mod as_read;
 mod assignment;
