@@ -114,7 +114,7 @@ fn main() {
     println!("task-verification statement: {:.2} us", t.as_secs_f64() * 1e6);
 
     println!("hostile strings, ns per byte at 16 KiB / 64 KiB / 256 KiB / 1 MiB:");
-    let shapes: [(&str, &str); 23] = [
+    let shapes: [(&str, &str); 27] = [
         ("letters", "a"),
         ("a=", "a="),
         ("key:", "key:"),
@@ -138,6 +138,10 @@ fn main() {
         ("redis-cli -a $", "redis-cli -a $ "),
         ("htpasswd -b", "htpasswd -b a b $ "),
         ("-o password=$", " -o a,password=$"),
+        (" password=", " password=hunter2"),
+        (",password=", ",password=hunter2"),
+        (";PGPASSWORD=", ";PGPASSWORD=hunter2"),
+        ("-Dpassword=$", " -Dpassword=$"),
     ];
     for (name, unit) in shapes {
         let mut row = Vec::new();

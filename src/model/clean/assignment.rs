@@ -58,7 +58,7 @@ fn secret_assignment(text: &str, caps: &Captures<'_>) -> Option<Range<usize>> {
 /// a delimiter, or the operator of the next assignment (a `:` or an `=` that is no base64
 /// padding: `a=b:token=c`), at most [`VALUE_MAX`] characters. As a value ends where the next
 /// assignment's operator is, the values read after each match never overlap more than once.
-fn value_after(text: &str, at: usize) -> Range<usize> {
+pub(super) fn value_after(text: &str, at: usize) -> Range<usize> {
     let bytes = text.as_bytes();
     let mut start = at + bytes[at..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
     if matches!(bytes.get(start), Some(b'"' | b'\'')) {

@@ -311,6 +311,8 @@ const NO_SECRET: &[&str] = &[
     "hide",
     "mask",
     "starting",
+    // A secret kept elsewhere, named (Helm charts' `auth.existingSecret`).
+    "existing",
     "next",
     "page",
     "continuation",
@@ -322,7 +324,7 @@ const NO_SECRET: &[&str] = &[
 /// ([`SECRET_OPTIONS`], or `secret` after another word, `--client-secret`: docker's `--secret`
 /// names one kept elsewhere; or `key` after `api` or `secret`), and no other word says it is a
 /// flag or a page token ([`NO_SECRET`]). `--password-file` and `--token-type` end in other words.
-fn takes_secret(words: &[String]) -> bool {
+pub(super) fn takes_secret(words: &[String]) -> bool {
     let Some((last, before)) = words.split_last() else { return false };
     let named = SECRET_OPTIONS.contains(&last.as_str())
         || (last == "secret" && !before.is_empty())
@@ -396,7 +398,7 @@ fn login() -> Rule {
 
 /// Whether an option's value is a password given on the command line, rather than a reference to
 /// one kept elsewhere or a placeholder (see the module's documentation).
-fn given(value: &str) -> bool {
+pub(super) fn given(value: &str) -> bool {
     let metavariable =
         value.len() >= 2 && value.bytes().all(|b| b.is_ascii_uppercase() || matches!(b, b'_' | b'-'));
     let reference =

@@ -18,6 +18,12 @@
 //!   `sshpass -p`, `docker login -p`, `redis-cli -a`, `ldapsearch -w`, `mongosh -p`, `sqlcmd -P`,
 //!   `zip -P`, `7z -pSECRET`, `twine -p`, `mosquitto_pub -P`, `openssl enc -k`), whatever the
 //!   value but a reference (`$VAR`) or a help text's placeholder;
+//! - a name that says secret bound to a value on a command line, whatever the value but a
+//!   reference or a placeholder: an environment variable set for a command (`PGPASSWORD=… psql`,
+//!   `env AWS_SECRET_ACCESS_KEY=… aws`, `export DB_PASSWORD=…`, `set PASSWORD=…`, `ENV
+//!   PASSWORD=…`, `$env:API_TOKEN = "…"`), a property (`-Dpassword=…`, `-Psigning.password=…`),
+//!   and a `name=value` argument (`--set db.password=…`, `-var db_password=…`, `-e
+//!   ansible_become_pass=…`, `--from-literal=password=…`, `vault login password=…`);
 //! - private keys in every PEM, OpenSSH, PuTTY, age and JWK shape, and bare DER key bodies;
 //! - tokens of the shapes their providers document (cloud, VCS, chat, payment, mail, package
 //!   registries, CI, AI services), JSON Web Tokens, and `Authorization` / bearer credentials;
@@ -38,19 +44,20 @@
 //! that relative paths, digests and test names stay clean (`fixtures/clean/` holds both corpora).
 //!
 //! Every regex runs in time linear in its input (the `regex` crate guarantees it), each rule's
-//! regex runs at most one pass over a string, the judges look at one bounded value at a time, and
-//! a string is read at most four ways (as written, as read, percent-decoded, its base64 runs
-//! decoded; nothing decoded is decoded again), so a hostile string of any length costs time linear
-//! in its length.
+//! regex runs at most one pass over a string, the judges look at one bounded value at a time (and
+//! at most 256 bytes around it for its command line), and a string is read at most four ways (as
+//! written, as read, percent-decoded, its base64 runs decoded; nothing decoded is decoded again),
+//! so a hostile string of any length costs time linear in its length.
 //!
 //! The rules, by family: [`paths`], [`credentials`] (in URLs and connection strings),
-//! [`command_line`] (given to a tool as an option's argument), [`keys`], [`tokens`] (by
-//! provider, then the generic ones), [`hashes`] and [`assignment`]; [`rule`] is how a rule is
-//! matched, [`randomness`] how a value is told from a written one, [`view`] how a string read
-//! another way points back at the raw one.
+//! [`command_line`] (given to a tool as an option's argument), [`keys`], [`tokens`] (by provider,
+//! then the generic ones), [`hashes`], [`assignment`] and [`bindings`] (bound to a name on a
+//! command line); [`rule`] is how a rule is matched, [`randomness`] how a value is told from a
+//! written one, [`view`] how a string read another way points back at the raw one.
 
 mod as_read;
 mod assignment;
+mod bindings;
 mod command_line;
 mod credentials;
 mod decoded;
@@ -194,6 +201,8 @@ fn rules() -> Vec<Rule> {
         tokens::rules(),
         hashes::rules(),
         assignment::rules(),
+        // After the assignment rules: a random value is named as an assignment, as it was.
+        bindings::rules(),
     ]
     .into_iter()
     .flatten()
@@ -907,6 +916,110 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_secret_set_in_the_environment_of_a_command_is_caught_whatever_its_value() {
+        for text in [
+            "PGPASSWORD=hunter2 psql -h db -U app tags",
+            "$ MYSQL_PWD=hunter2 mysql -u app tags",
+            "env AWS_SECRET_ACCESS_KEY=abc123 aws s3 ls s3://bucket",
+            "export DB_PASSWORD=hunter2",
+            "export DB_PASSWORD='hunter2' && ./migrate",
+            "LANG=C PGPASSWORD=hunter2 pg_dump tags > dump.sql",
+            "cd app; VAULT_TOKEN=hunter2 vault kv get secret/db",
+            "set PASSWORD=hunter2",
+            "SET \"API_TOKEN=hunter2\"",
+            "PS> $env:API_TOKEN = \"hunter2\"",
+            "$Env:GITHUB_TOKEN=\"hunter2\"",
+            "ENV PASSWORD=hunter2",
+            "ARG NPM_TOKEN=hunter2",
+            "docker run -e POSTGRES_PASSWORD=hunter2 postgres:16",
+            "docker run --env=MYSQL_ROOT_PASSWORD=hunter2 mysql:8",
+            "docker build --build-arg NPM_TOKEN=hunter2 .",
+        ] {
+            assert_eq!(kind(text), Some(LeakKind::CommandLine), "{text:?}");
+        }
+        let text = "PGPASSWORD=hunter2 psql -h db";
+        let leak = check_str(text).unwrap_err();
+        assert_eq!(&text[leak.start..leak.end], "hunter2", "the value only");
+    }
+
+    #[test]
+    fn a_secret_given_as_a_property_of_a_jvm_or_build_tool_is_caught() {
+        for text in [
+            "java -Dpassword=hunter2 -jar app.jar",
+            "java -Djavax.net.ssl.keyStorePassword=changeit -jar app.jar",
+            "JAVA_OPTS=\"-Dspring.datasource.password=hunter2\"",
+            "./gradlew publish -Psigning.password=hunter2",
+            "mvn deploy -Dgpg.passphrase=hunter2",
+            "mvn sonar:sonar -Dsonar.token=abc123",
+            "cc -DAPI_KEY=abc123 main.c",
+        ] {
+            assert_eq!(kind(text), Some(LeakKind::CommandLine), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_secret_given_as_a_key_value_argument_of_a_subcommand_is_caught() {
+        for text in [
+            "kubectl create secret generic db --from-literal=password=hunter2",
+            "kubectl create secret generic db --from-literal=user=app --from-literal=password=hunter2",
+            "vault login -method=userpass username=ada password=hunter2",
+            "vault kv put secret/db password=hunter2",
+            "helm install db bitnami/postgresql --set auth.password=hunter2",
+            "helm upgrade app ./chart --set image.tag=1.2,db.password=hunter2",
+            "helm upgrade app ./chart --set=db.password=hunter2",
+            "terraform apply -var db_password=hunter2",
+            "terraform apply -var=\"db_password=hunter2\"",
+            "terraform plan -var 'db_password=hunter2'",
+            "ansible-playbook site.yml -e ansible_become_pass=hunter2",
+            "ansible-playbook site.yml -e \"ansible_user=ci ansible_password=hunter2\"",
+            "http POST :8080/login username=ada password=hunter2",
+            "make deploy REGISTRY_TOKEN=hunter2",
+            "Step 3: helm install db ./chart --set db.password=hunter2",
+        ] {
+            assert_eq!(kind(text), Some(LeakKind::CommandLine), "{text:?}");
+        }
+        let text = "helm install db ./chart --set a=1,db.password=hunter2,b=2";
+        let leak = check_str(text).unwrap_err();
+        assert_eq!(&text[leak.start..leak.end], "hunter2", "the value only");
+    }
+
+    #[test]
+    fn a_reference_a_placeholder_or_prose_bound_to_a_secret_name_stays_clean() {
+        for text in [
+            "PASSWORD_FILE=/run/secrets/db psql -h db",
+            "PGPASSFILE=.pgpass psql -h db",
+            "java -Dpassword.file=secrets/pw.txt -jar app.jar",
+            "helm install db ./chart --set db.password=$DB_PW",
+            "helm install db ./chart --set auth.existingSecret=db-credentials",
+            "vault-operator install --existing-secret=db-credentials",
+            "export TOKEN=$(cat token)",
+            "export GITHUB_TOKEN=\"${{ secrets.GITHUB_TOKEN }}\"",
+            "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
+            "kubectl create secret generic db --from-literal=password=<password>",
+            "kubectl create secret generic db --from-file=password=./pw.txt",
+            "vault login -method=userpass username=ada password=***",
+            "terraform apply -var db_password=@secrets/db.txt",
+            "PGPASSWORD=hunter2",
+            "token=test-token-123",
+            "test_password_is_hashed ... ok",
+            "tests/test_auth.py::test_password=hunter2 PASSED",
+            "password=",
+            "cli configure password= ",
+            "set the password= field before you log in",
+            "    client.login(username=\"ada\", password=\"hunter2\")",
+            "    login(password=\"hunter2\")",
+            "E       AssertionError: expected password=hunter2",
+            "env: AWS_SECRET_ACCESS_KEY=hunter2",
+            "docker run -e PGPASSWORD -e GIT_ASKPASS=/usr/bin/true app",
+            "PWD=/builds/app OLDPWD=/builds make test",
+            "NO_PASSWORD=1 REQUIRE_TOKEN=true ./run-tests",
+            "mvn -Pprod -DskipTests -Dtoken.ttl=3600 package",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
     /// The anchors look at a name's first bytes only (`rule::NAME_MAX`): a longer name is left to
     /// the pattern, never turned away.
     #[test]
@@ -957,6 +1070,11 @@ mod tests {
             "redis-cli -a $ ".repeat(n / 15),
             "htpasswd -b a b $ ".repeat(n / 18),
             " -o a,password=$".repeat(n / 16),
+            // Bindings judged on their command line: each looks back and ahead a bounded way.
+            " password=hunter2".repeat(n / 17),
+            ",password=hunter2".repeat(n / 17),
+            ";PGPASSWORD=hunter2".repeat(n / 19),
+            " -Dpassword=$".repeat(n / 13),
         ];
         for text in &hostile {
             let _ = check_str(text);
