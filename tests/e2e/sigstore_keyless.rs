@@ -222,6 +222,17 @@ const TOKEN: &str = "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci50ZXN0Iiw
 /// `speccoder attest T005 --signer sigstore` against the services at `url`, checking what they
 /// return against the instance's root; `extra` adds flags (`--json`).
 fn attest_keyless(p: &common::Project, i: &Instance, url: &str, extra: &[&str]) -> common::Run {
+    attest_keyless_with(p, i, url, extra, TOKEN)
+}
+
+/// [`attest_keyless`] with the identity token `token`.
+fn attest_keyless_with(
+    p: &common::Project,
+    i: &Instance,
+    url: &str,
+    extra: &[&str],
+    token: &str,
+) -> common::Run {
     let task = format!("{}/T005", common::SPECKIT_UNIT);
     let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
     let root = p.scratch.join("signing_root.json");
@@ -234,7 +245,7 @@ fn attest_keyless(p: &common::Project, i: &Instance, url: &str, extra: &[&str]) 
     ]
     .concat();
     let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
-    cmd.env("SIGSTORE_ID_TOKEN", TOKEN);
+    cmd.env("SIGSTORE_ID_TOKEN", token);
     common::run(cmd)
 }
 
@@ -306,26 +317,15 @@ fn a_token_whose_certificate_identity_cannot_be_told_signs_as_the_certificate_sa
         let i = std::sync::Arc::new(Instance::new());
         let (url, _requests) = instance::serve_answering(&i, EMAIL, ISSUER, wrong);
         let p = common::Project::speckit();
-        let task = format!("{}/T005", common::SPECKIT_UNIT);
-        let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
-        let root = p.scratch.join("signing_root.json");
-        std::fs::write(&root, i.trusted_root().to_string()).unwrap();
-        let args = [
-            &["attest", task.as_str(), "--evidence", evidence.to_str().unwrap(), "--signer", "sigstore"][..],
-            &["--sigstore-fulcio-url", &url, "--sigstore-rekor-url", &url, "--sigstore-allow-http-loopback"],
-            &["--sigstore-signing-root", root.to_str().unwrap()],
-        ]
-        .concat();
-        let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
-        cmd.env("SIGSTORE_ID_TOKEN", TOKEN_WITHOUT_EMAIL);
+        let run = attest_keyless_with(&p, &i, &url, &[], TOKEN_WITHOUT_EMAIL);
         if ok {
-            let out = common::run(cmd).success();
+            let out = run.success();
             assert!(
                 out.stdout.contains("sigstore keyless as ada@example.com (issuer https://issuer.test;"),
                 "{out}"
             );
         } else {
-            let run = common::run(cmd).failure(13);
+            let run = run.failure(13);
             assert!(run.stderr.contains("Nothing was written"), "{wrong:?}: {run}");
             assert!(p.note("HEAD").is_none(), "{wrong:?}: no note");
         }

@@ -1633,6 +1633,14 @@ fn setup_keyless() -> Case {
 /// directory (`XDG_CACHE_HOME`) being `cache_home`.
 #[cfg(feature = "sigstore")]
 fn verify_keyless_default_root(c: &Case, cache_home: &std::path::Path) -> Run {
+    let mut cmd = keyless_default_root_command(c);
+    cmd.env("XDG_CACHE_HOME", cache_home);
+    run(cmd)
+}
+
+/// The command of [`verify_keyless_default_root`], its environment as the tests' own.
+#[cfg(feature = "sigstore")]
+fn keyless_default_root_command(c: &Case) -> Command {
     let allowed = c.allowed.to_str().unwrap();
     let args = [
         "attest",
@@ -1646,9 +1654,7 @@ fn verify_keyless_default_root(c: &Case, cache_home: &std::path::Path) -> Run {
         "--certificate-oidc-issuer",
         ACTIONS_ISSUER,
     ];
-    let mut cmd = speccoder_command(&c.p.root, &c.p.home, &args);
-    cmd.env("XDG_CACHE_HOME", cache_home);
-    run(cmd)
+    speccoder_command(&c.p.root, &c.p.home, &args)
 }
 
 /// The summary line of T005 carrying a real Sigstore bundle that signed other bytes: the verifier
@@ -1754,19 +1760,7 @@ fn a_relative_cache_home_is_never_where_the_trusted_root_is_taken_from() {
     let planted = c.p.root.join("relc/speccoder/sigstore/trusted_root.json");
     std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
     std::fs::copy(sigstore_suite().join("production-trusted_root.json"), &planted).unwrap();
-    let allowed = c.allowed.to_str().unwrap();
-    let args = [
-        "attest",
-        "verify",
-        "HEAD",
-        "--allowed-signers",
-        allowed,
-        "--certificate-identity",
-        BEACON_IDENTITY,
-        "--certificate-oidc-issuer",
-        ACTIONS_ISSUER,
-    ];
-    let mut cmd = speccoder_command(&c.p.root, &c.p.home, &args);
+    let mut cmd = keyless_default_root_command(&c);
     cmd.current_dir(&c.p.root).env("XDG_CACHE_HOME", "relc").env("HOME", "rel-home");
     let r = run(cmd).failure(13);
     assert!(r.stderr.contains("no cache directory for the Sigstore trusted root"), "{r}");
