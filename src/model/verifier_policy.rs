@@ -48,6 +48,13 @@ pub const MAX_BYTES: u64 = 1 << 20;
 /// The most rules one policy holds: each tick is matched against them in order.
 pub const MAX_RULES: usize = 1000;
 
+/// The most unit globs one policy holds, all rules together: each compiled glob holds a few KiB.
+pub const MAX_GLOBS: usize = 4096;
+
+/// The most bytes of unit globs one policy holds, all rules together: a glob of many alternatives
+/// (`{a*,b*,…}`) compiles to tens of KiB.
+pub const MAX_GLOB_BYTES: usize = 64 * 1024;
+
 /// The most entries one list of a rule holds (unit globs, signers, approvers, verdicts, phases,
 /// monitor states, sandbox modes).
 pub const MAX_LIST: usize = 1000;
@@ -351,14 +358,17 @@ impl fmt::Display for Principal {
     }
 }
 
-/// A glob over unit names, compiled when read.
+/// A glob over unit names, checked when read and compiled when first matched: a compiled glob
+/// holds a few KiB, so a policy's memory stays bounded by [`MAX_GLOBS`] rather than its bytes.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(try_from = "String")]
 pub struct UnitGlob {
     /// As written.
     pub text: String,
-    /// Compiled.
-    matcher: globset::GlobMatcher,
+    /// Parsed.
+    glob: globset::Glob,
+    /// Compiled, once matched.
+    matcher: std::sync::OnceLock<globset::GlobMatcher>,
 }
 schema!(UnitGlob, {"type": "string", "minLength": 1, "maxLength": 256});
 
@@ -370,7 +380,7 @@ impl TryFrom<String> for UnitGlob {
             Ok(glob) => glob,
             Err(e) => return Err(ValueError::Glob { kind: e.kind().clone(), text }),
         };
-        Ok(UnitGlob { text, matcher: glob.compile_matcher() })
+        Ok(UnitGlob { text, glob, matcher: std::sync::OnceLock::new() })
     }
 }
 
@@ -378,7 +388,7 @@ impl UnitGlob {
     /// Whether the unit named `unit` matches.
     #[must_use]
     pub fn matches(&self, unit: &str) -> bool {
-        self.matcher.is_match(unit)
+        self.matcher.get_or_init(|| self.glob.compile_matcher()).is_match(unit)
     }
 }
 
@@ -457,6 +467,18 @@ impl VerifierPolicy {
         if self.rules.len() > MAX_RULES {
             let start = self.rules[MAX_RULES].span().start;
             return Err(at(text, start, format!("more than {MAX_RULES} rules")));
+        }
+        let (mut globs, mut bytes) = (0, 0);
+        for rule in &self.rules {
+            let units = &rule.get_ref().units;
+            globs += units.len();
+            bytes += units.iter().map(|g| g.text.len()).sum::<usize>();
+            if globs > MAX_GLOBS || bytes > MAX_GLOB_BYTES {
+                let message = format!(
+                    "more than {MAX_GLOBS} unit globs or {MAX_GLOB_BYTES} bytes of them in all; a rule's `*` or `{{a,b}}` stands for many units"
+                );
+                return Err(at(text, rule.span().start, message));
+            }
         }
         for (i, rule) in self.rules.iter().enumerate() {
             let start = rule.span().start;
@@ -546,6 +568,24 @@ signers = ["*"]
 
     fn error(text: &str) -> PolicyParseError {
         VerifierPolicy::parse(text.as_bytes(), "policy.toml").expect_err(text)
+    }
+
+    #[test]
+    fn more_unit_globs_than_a_policy_holds_are_refused_naming_the_rule_that_passes_the_cap() {
+        let globs =
+            |rule: usize| (0..1000).map(|g| format!("\"r{rule}g{g}-*\"")).collect::<Vec<_>>().join(",");
+        let rules = |n: usize| -> String {
+            (0..n).map(|r| format!("[[rule]]\nname = \"r{r}\"\nunits = [{}]\n", globs(r))).collect()
+        };
+        let e = error(&format!("version = 1\n{}", rules(5)));
+        assert!(e.message.contains("more than 4096 unit globs or 65536 bytes of them"), "{e}");
+        assert_eq!(e.line, 1 + 3 * 4 + 1, "{e}");
+        let long = (0..300).map(|g| format!("\"{g}{}\"", "x".repeat(240))).collect::<Vec<_>>().join(",");
+        let e = error(&format!("version = 1\n[[rule]]\nname = \"long\"\nunits = [{long}]\n"));
+        assert!(e.message.contains("65536 bytes"), "{e}");
+        let policy =
+            VerifierPolicy::parse(format!("version = 1\n{}", rules(2)).as_bytes(), "policy.toml").unwrap();
+        assert_eq!(policy.rule_for("r1g999-x").map(|(_, r)| r.name.0.as_str()), Some("r1"));
     }
 
     #[test]
