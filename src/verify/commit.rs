@@ -18,11 +18,19 @@ use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::held_out::trailer_manifest;
 use crate::model::policy::Recipe;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
+use crate::model::shown::shown;
 use crate::model::trailer_keys::HELD_OUT;
 use crate::verify::held_out::PublishedSets;
 use crate::verify::parallel;
 use crate::verify::policy::evidence::SignedEvidence;
 use crate::verify::trust::Trust;
+
+/// The longest `Spec-Task:` or `Verdict:` value read: a unit name is at most 255 bytes, and a task
+/// id and a verdict far less.
+const MAX_CLAIM_BYTES: usize = 512;
+
+/// How many characters of a longer one are shown.
+const SHOWN_CLAIM_CHARS: usize = 100;
 
 /// What the verifier concluded about one task commit.
 #[derive(Debug, Clone, Serialize)]
@@ -238,6 +246,19 @@ impl<'r> Checker<'r> {
             is_published_skip_record(&commit.message, commit.parents.len())
                 .then(|| Verdict::Skipped.as_str().to_owned())
         });
+        let too_long = |value: &Option<String>| value.as_ref().is_some_and(|v| v.len() > MAX_CLAIM_BYTES);
+        if too_long(&target) || too_long(&verdict) {
+            report.target = target.map(|t| shown(&t, SHOWN_CLAIM_CHARS));
+            report.verdict = verdict.map(|v| shown(&v, SHOWN_CLAIM_CHARS));
+            report.findings.push(Finding::new(
+                CommitOutcome::Malformed,
+                "not_one_claim",
+                format!(
+                    "the Spec-Task: or Verdict: trailer is longer than the {MAX_CLAIM_BYTES} bytes any <unit>/<task> and verdict take, so it is shown cut and not read"
+                ),
+            ));
+            return None;
+        }
         report.target.clone_from(&target);
         report.verdict.clone_from(&verdict);
         let findings = &mut report.findings;

@@ -168,6 +168,22 @@ fn a_branch_without_commits_has_nothing_to_check_in_both_modes() {
 }
 
 #[test]
+fn a_task_trailer_longer_than_any_task_is_shown_cut_and_never_echoed_whole() {
+    let p = Project::speckit();
+    let long = format!("001-bookmark-tags/T{}", "9".repeat(1 << 20));
+    let message = format!("A claim\n\nSpec-Task: {long}\nVerdict: verified\n");
+    let file = p.scratch.join("message");
+    std::fs::write(&file, message).unwrap();
+    p.git(&["commit", "-q", "--allow-empty", "-F", file.to_str().unwrap()]);
+    let out = p.speccoder(&["attest", "verify", "HEAD", "--accept-unsigned", "--json"]).failure(26);
+    assert!(out.stdout.len() < 16 * 1024, "{} bytes", out.stdout.len());
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let finding = &report["ticks"][0]["findings"][0];
+    assert_eq!(finding["code"], "not_one_claim", "{report:#}");
+    assert!(report["ticks"][0]["task"].as_str().unwrap().ends_with('…'), "{report:#}");
+}
+
+#[test]
 fn a_symmetric_range_is_a_usage_error_naming_the_forms_that_check_a_history() {
     let p = Project::speckit();
     let out = p.speccoder(&["attest", "verify", "HEAD~1...HEAD"]).failure(2);
