@@ -358,6 +358,20 @@ impl SpecError {
     }
 }
 
+/// How many line numbers a message lists before it counts the rest.
+const LINES_LISTED: usize = 10;
+
+/// Line numbers (1-based) as a message lists them: the first ten, then how many more, so that a
+/// task list of thousands of look-alike lines makes no message of thousands of numbers.
+#[must_use]
+pub fn lines_listed(lines: &[usize]) -> String {
+    let shown: Vec<String> = lines.iter().take(LINES_LISTED).map(usize::to_string).collect();
+    match lines.len().checked_sub(LINES_LISTED) {
+        Some(more) if more > 0 => format!("{} and {more} more", shown.join(", ")),
+        _ => shown.join(", "),
+    }
+}
+
 impl crate::exit::ExitClass for SpecError {
     /// A unit, task or bug slug that is not there or not of its shape was named by the command
     /// line (a target): usage. Everything else is a spec file that cannot be read as one.
@@ -398,6 +412,14 @@ pub(crate) use crate::model::shown::shown;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ten_lines_are_listed_and_the_rest_counted() {
+        assert_eq!(lines_listed(&[3, 7]), "3, 7");
+        assert_eq!(lines_listed(&(1..=10).collect::<Vec<_>>()), "1, 2, 3, 4, 5, 6, 7, 8, 9, 10");
+        let many: Vec<usize> = (1..=30_000).collect();
+        assert_eq!(lines_listed(&many), "1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 29990 more");
+    }
 
     #[test]
     fn an_unknown_task_message_names_the_file_and_the_known_tasks() {

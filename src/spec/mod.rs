@@ -34,7 +34,7 @@ pub use bug::{
     triad_sha256,
 };
 pub use docs::UnitDocs;
-pub use error::SpecError;
+pub use error::{SpecError, lines_listed};
 pub use requirement::{
     Requirement, is_speckit_requirement_id, openspec_defined_name, speckit_cited_ids, speckit_defined_id,
     title_cites_name,

@@ -237,7 +237,7 @@ fn duplicate(loc: &UnitLoc, id: &str, indices: &[usize]) -> SpecError {
     SpecError::DuplicateTask {
         task: id.to_owned(),
         tasks_path: loc.tasks.clone(),
-        lines: indices.iter().map(|i| (i + 1).to_string()).collect::<Vec<_>>().join(", "),
+        lines: super::lines_listed(&indices.iter().map(|i| i + 1).collect::<Vec<_>>()),
     }
 }
 

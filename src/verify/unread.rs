@@ -81,18 +81,18 @@ pub fn tasks_unreadable_row(unit: &UnitLoc, error: &SpecError) -> TickReport {
 /// tick and any evidence are about cannot be told.
 #[must_use]
 pub fn duplicate_task_row(unit: &UnitLoc, tick: &Ticked) -> TickReport {
-    let lines: Vec<String> = tick.lines.iter().map(usize::to_string).collect();
+    let lines = crate::spec::lines_listed(&tick.lines);
     let error = SpecError::DuplicateTask {
         task: tick.id.clone(),
         tasks_path: unit.tasks.clone(),
-        lines: lines.join(", "),
+        lines: lines.clone(),
     };
     row(
         format!("{}/{}", unit.name, tick.id),
         DUPLICATE_TASK,
         format!("the task is ticked, but which line the tick is cannot be told: {error}"),
         "one task line with this id",
-        format!("lines {}", lines.join(", ")),
+        format!("lines {lines}"),
     )
 }
 
@@ -105,15 +105,10 @@ pub fn stray_row(stray: &Stray) -> TickReport {
             "may hold ticks that are no unit's, and none of them can be checked",
             "a place that cannot be read".to_owned(),
         ),
-        lines => {
-            let shown: Vec<String> = lines.iter().take(10).map(usize::to_string).collect();
-            let more =
-                if lines.len() > 10 { format!(" and {} more", lines.len() - 10) } else { String::new() };
-            (
-                "holds ticks that are no unit's, so none of them is checked",
-                format!("checked boxes on line(s) {}{more}", shown.join(", ")),
-            )
-        }
+        lines => (
+            "holds ticks that are no unit's, so none of them is checked",
+            format!("checked boxes on line(s) {}", crate::spec::lines_listed(lines)),
+        ),
     };
     row(
         stray.shown.clone(),
