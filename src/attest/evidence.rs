@@ -11,6 +11,9 @@ use crate::model::unique_members::UniqueMembers;
 
 /// The largest evidence file we read.
 pub const EVIDENCE_MAX_BYTES: u64 = 8 * 1024 * 1024;
+/// The most JSON objects and arrays an evidence file may hold: a parsed one takes about 2 KB, so
+/// 8 MiB of `{}` would take over a gigabyte.
+pub const EVIDENCE_MAX_CONTAINERS: usize = 65_536;
 /// The largest red output we read (its digest covers all of it).
 pub const RED_OUTPUT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -68,6 +71,14 @@ pub enum EvidenceError {
         /// Where (`mutation.caught`).
         field: String,
     },
+    /// More objects and arrays than any evidence holds, counted before the file is parsed.
+    #[error(
+        "the evidence file {path} holds more than {EVIDENCE_MAX_CONTAINERS} JSON objects and arrays; a test runner's evidence holds a few hundred, and each takes memory to read"
+    )]
+    TooManyValues {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 impl crate::exit::ExitClass for EvidenceError {
@@ -79,7 +90,8 @@ impl crate::exit::ExitClass for EvidenceError {
             | EvidenceError::Rule { .. }
             | EvidenceError::OtherTask { .. }
             | EvidenceError::RedOutput { .. }
-            | EvidenceError::Number { .. } => crate::exit::Class::Config,
+            | EvidenceError::Number { .. }
+            | EvidenceError::TooManyValues { .. } => crate::exit::Class::Config,
         }
     }
 }
@@ -100,6 +112,9 @@ pub struct LoadedEvidence {
 /// rule, another task, a red output that cannot be read.
 pub fn load(path: &Path, task: &str) -> Result<LoadedEvidence, EvidenceError> {
     let bytes = input::read_regular(path, EVIDENCE_MAX_BYTES).map_err(EvidenceError::Read)?;
+    if containers(&bytes) > EVIDENCE_MAX_CONTAINERS {
+        return Err(EvidenceError::TooManyValues { path: path.to_owned() });
+    }
     if let Some(field) = inexact_number(&bytes) {
         return Err(EvidenceError::Number { path: path.to_owned(), field });
     }
@@ -126,6 +141,23 @@ pub fn load(path: &Path, task: &str) -> Result<LoadedEvidence, EvidenceError> {
         }
     };
     Ok(LoadedEvidence { evidence, red_output })
+}
+
+/// How many objects and arrays the JSON text `bytes` opens (`{` and `[` outside its strings),
+/// counted without parsing it: the bound on what parsing it holds. Invalid JSON is counted as far
+/// as it goes; the parser names what is wrong with it.
+fn containers(bytes: &[u8]) -> usize {
+    let (mut count, mut in_string, mut escaped) = (0, false, false);
+    for &b in bytes {
+        match (in_string, escaped, b) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') | (false, _, b'"') => in_string = !in_string,
+            (false, _, b'{' | b'[') => count += 1,
+            _ => {}
+        }
+    }
+    count
 }
 
 /// The path of the first number in the evidence JSON that no 64-bit integer holds and that has
@@ -240,6 +272,17 @@ fn inside_phase(bytes: &[u8], index: usize) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn objects_and_arrays_are_counted_outside_strings_and_too_many_are_refused_before_parsing() {
+        assert_eq!(containers(br#"{"a":[1,{"b":"{[\\\"{"}],"c":"]"}"#), 3);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("evidence.json");
+        let many = vec!["{}"; EVIDENCE_MAX_CONTAINERS].join(",");
+        std::fs::write(&path, format!(r#"{{"task":"001-x/T001","decisions":[{many}]}}"#)).unwrap();
+        let err = load(&path, "001-x/T001").err().unwrap();
+        assert!(matches!(err, EvidenceError::TooManyValues { .. }), "{err}");
+    }
 
     #[test]
     fn an_integer_beyond_64_bits_is_named_and_a_share_is_not() {
