@@ -27,6 +27,9 @@ pub struct UnitDocs {
     /// order citations are searched: the document's position in `deltas` (0 for spec.md) and
     /// where in its text.
     defined: Vec<(usize, DefinedAt)>,
+    /// Where in `defined` each id is defined, made on the first drift question, so that a check
+    /// of many cited ids searches the definitions once, not once an id.
+    by_id: std::sync::OnceLock<std::collections::HashMap<String, Vec<usize>>>,
 }
 
 /// What a task's section is: its name (`US1` or none) and the sha256 of its text.
@@ -60,13 +63,20 @@ impl UnitDocs {
                     deltas: Vec::new(),
                     change_hash: None,
                     defined: defined.into_iter().map(|at| (0, at)).collect(),
+                    by_id: std::sync::OnceLock::new(),
                 })
             }
             Format::OpenSpec => {
                 let deltas = read_deltas(tree, &loc.deltas_dir())?;
                 let change_hash = sha256_hex(openspec_change_text(&deltas));
                 let defined = openspec_defined(&deltas);
-                Ok(Self { spec_md: None, deltas, change_hash: Some(change_hash), defined })
+                Ok(Self {
+                    spec_md: None,
+                    deltas,
+                    change_hash: Some(change_hash),
+                    defined,
+                    by_id: std::sync::OnceLock::new(),
+                })
             }
         }
     }
@@ -130,7 +140,23 @@ impl UnitDocs {
     /// # Errors
     /// A Spec Kit id that spec.md defines on more than one line.
     pub fn requirement_line(&self, id: &str) -> Result<Option<String>, SpecError> {
-        let defs = self.definitions();
+        let by_id = self.by_id.get_or_init(|| {
+            let mut by_id: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
+            for (at, (doc, defined)) in self.defined.iter().enumerate() {
+                if let Some(text) = self.text(*doc) {
+                    by_id.entry(defined.in_text(text).0.to_owned()).or_default().push(at);
+                }
+            }
+            by_id
+        });
+        // The definitions of `id` alone, in the order citations are searched.
+        let defs: Vec<Definition<'_>> = by_id
+            .get(id)
+            .into_iter()
+            .flatten()
+            .filter_map(|at| self.defined.get(*at))
+            .filter_map(|(doc, defined)| self.text(*doc).map(|text| defined.in_text(text)))
+            .collect();
         let line = match &self.spec_md {
             Some((path, _)) => speckit_definition(&defs, id, path)?,
             None => defs.iter().find(|(def, _, _)| *def == id).map(|(_, line, _)| *line),
