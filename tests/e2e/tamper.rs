@@ -1797,6 +1797,47 @@ fn a_trusted_root_that_does_not_parse_is_a_configuration_error_naming_the_file()
     assert!(r.stderr.contains("trusted_root.json"), "{r}");
 }
 
+/// A root of a media type this build does not read, or with CAs but no CT log (or the other way
+/// round), is the verifier's unusable trust file, never a finding on a note line.
+#[cfg(feature = "sigstore")]
+#[test]
+fn a_trusted_root_of_an_unknown_version_or_with_a_ca_but_no_ct_log_is_a_configuration_error() {
+    let c = setup();
+    let production: Value = serde_json::from_slice(
+        &std::fs::read(sigstore_suite().join("production-trusted_root.json")).unwrap(),
+    )
+    .unwrap();
+    let verify = |root: &Value| {
+        let file = c.p.scratch.join("trusted_root.json");
+        std::fs::write(&file, root.to_string()).unwrap();
+        let allowed = c.allowed.to_str().unwrap();
+        let file = file.to_str().unwrap();
+        c.p.speccoder(&[
+            "attest",
+            "verify",
+            "--allowed-signers",
+            allowed,
+            "--sigstore-trusted-root",
+            file,
+            "--certificate-identity",
+            "ada@example.com",
+            "--certificate-oidc-issuer",
+            "https://accounts.example.com",
+        ])
+    };
+    let mut root = production.clone();
+    root["mediaType"] = json!("application/vnd.dev.sigstore.trustedroot+json;version=9.9");
+    let r = verify(&root).failure(13);
+    assert!(r.stderr.contains("not a trusted root of a version this build reads"), "{r}");
+    let mut root = production.clone();
+    root["ctlogs"] = json!([]);
+    let r = verify(&root).failure(13);
+    assert!(r.stderr.contains("no keyless signature verifies against it"), "{r}");
+    let mut root = production;
+    root["certificateAuthorities"] = json!([]);
+    verify(&root).failure(13);
+}
+
 // --- a tick its task commit did not set ---------------------------------------------------------
 
 /// Sets T005's box by hand (ticked or open) and commits that with `message`, as a person editing

@@ -144,11 +144,22 @@ impl TrustedRoot {
         let text = std::str::from_utf8(bytes).map_err(|_| bad("not UTF-8".into()))?;
         let root =
             sigstore_verify::trust_root::TrustedRoot::from_json(text).map_err(|e| bad(e.to_string()))?;
-        if !root.media_type.starts_with("application/vnd.dev.sigstore.trustedroot") {
-            return Err(bad(format!("`mediaType` is {:?}, not a trusted root", root.media_type)));
+        if !MEDIA_TYPES.contains(&root.media_type.as_str()) {
+            return Err(bad(format!(
+                "`mediaType` is {:?}, not a trusted root of a version this build reads ({})",
+                crate::model::shown::shown(&root.media_type, 100),
+                MEDIA_TYPES.join(", ")
+            )));
         }
         if root.tlogs.is_empty() {
             return Err(bad("it names no transparency log (`tlogs` is empty)".into()));
+        }
+        // A keyless signature needs both a CA and a CT log (its certificate's SCT); a root of
+        // managed keys needs neither. One without the other verifies no signature at all.
+        if root.certificate_authorities.is_empty() != root.ctlogs.is_empty() {
+            return Err(bad(
+                "it names certificate authorities but no CT log, or CT logs but no certificate authority (`certificateAuthorities`, `ctlogs`): no keyless signature verifies against it".into(),
+            ));
         }
         let verifier = sigstore_verify::Verifier::new(&root).map_err(|e| bad(e.to_string()))?;
         Ok(TrustedRoot { verifier: Arc::new(verifier), source: source_name.to_owned() })
@@ -160,6 +171,13 @@ impl TrustedRoot {
         &self.source
     }
 }
+
+/// The trusted root media types this build reads, as Sigstore's protobuf-specs name them (and
+/// sigstore-python takes them): a later version may mean fields this reader does not know.
+const MEDIA_TYPES: [&str; 2] = [
+    "application/vnd.dev.sigstore.trustedroot+json;version=0.1",
+    "application/vnd.dev.sigstore.trustedroot.v0.2+json",
+];
 
 /// `$XDG_CACHE_HOME/speccoder/sigstore/trusted_root.json` (`$HOME/.cache/...` without it). A
 /// relative XDG_CACHE_HOME is ignored, as the XDG base directory rules say, and a relative HOME
