@@ -258,7 +258,7 @@ impl NewDir {
             .filter(std::fs::Metadata::is_dir)
             .map(|meta| meta.permissions());
         let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix);
+        builder.prefix(&prefix).rand_bytes(PARTIAL_RANDOM_LEN);
         if let Some(mode) = existing.clone().map(writable_by_owner).or_else(new_dir_mode) {
             builder.permissions(mode);
         }
@@ -374,8 +374,8 @@ fn remove_left_behind(parent: &Path, prefix: &str) {
     }
 }
 
-/// How many random letters and digits follow the prefix of a private directory's name
-/// (`tempfile`'s default).
+/// How many random letters and digits follow the prefix of a private directory's name: what
+/// [`remove_left_behind`] recognises as one of ours.
 const PARTIAL_RANDOM_LEN: usize = 6;
 
 /// The files of `dir` when it holds [`PARTIAL_MARKER`] and regular files only; else none.

@@ -334,9 +334,8 @@ impl Repo {
             kind = self.inner.find_header(id).map(|header| header.kind());
         }
         match kind {
-            Ok(gix::object::Kind::Tree | gix::object::Kind::Blob) => {
-                let kind = kind_name(kind.unwrap_or(gix::object::Kind::Blob)).to_owned();
-                Err(GitError::NotACommit { spec: spec.to_owned(), kind })
+            Ok(named @ (gix::object::Kind::Tree | gix::object::Kind::Blob)) => {
+                Err(GitError::NotACommit { spec: spec.to_owned(), kind: kind_name(named).to_owned() })
             }
             // A commit; or an object whose header cannot be read, which its reader names.
             _ => Ok(id),

@@ -42,13 +42,14 @@ impl TokenIdentity {
         let identity = if claims.iss == GITHUB_ACTIONS_ISSUER {
             claim(token.expose_secret(), "job_workflow_ref").map(|r| format!("https://github.com/{r}"))?
         } else {
-            claim(token.expose_secret(), "email").filter(|e| !e.is_empty())?
+            claims.email.clone().filter(|e| !e.is_empty())?
         };
         Some(TokenIdentity { identity, issuer })
     }
 }
 
-/// The string claim `name` of a JWT's payload, read without checking the token (Fulcio checks it).
+/// The string claim `name` of a JWT's payload, read without checking the token (Fulcio checks it):
+/// for a claim sigstore-oidc's `TokenClaims` does not carry (`job_workflow_ref`).
 fn claim(jwt: &str, name: &str) -> Option<String> {
     let payload = jwt.split('.').nth(1)?;
     let bytes =
