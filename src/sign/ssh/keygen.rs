@@ -40,37 +40,67 @@ impl SshKeygen {
         at: OffsetDateTime,
     ) -> Result<SshVerified, SshToolError> {
         let files = SignedFiles::write(armored_sig, message).map_err(|e| self.fail(e.to_string()))?;
-        let (sig, msg) = (&files.signature, &files.message);
         let time = verify_time(at)
             .ok_or_else(|| self.fail(format!("the time {at} cannot be given to ssh-keygen")))?;
+        let (fingerprint, public_line) = self.soundness(&files, namespace)?;
+        let principals = self.principals(&files, namespace, trust, &time, &fingerprint)?;
+        let certificate = if is_certificate_line(&public_line) {
+            Some(self.certificate_info(files.dir(), &public_line)?)
+        } else {
+            None
+        };
+        let key_type = public_line.split_whitespace().next().unwrap_or("");
+        Ok(SshVerified {
+            principals,
+            fingerprint,
+            key_type: key_type.trim_end_matches(CERT_SUFFIX).to_owned(),
+            certificate,
+        })
+    }
 
+    /// `-Y check-novalidate`: whether the signature is sound whoever made it; the key's
+    /// fingerprint and public key line when it is.
+    fn soundness(&self, files: &SignedFiles, namespace: &str) -> Result<(String, String), SshToolError> {
         let sound = self.output(
             self.command()
                 .args(["-Y", "check-novalidate", "-n", namespace, "-O", "print-pubkey", "-s"])
-                .args([sig])
-                .stdin_file(msg),
+                .args([&files.signature])
+                .stdin_file(&files.message),
         )?;
         if !sound.status.success() {
             return Err(soundness_failure(&sound).into());
         }
-        let (fingerprint, public_line) = good_signature(&sound).ok_or_else(|| {
+        good_signature(&sound).ok_or_else(|| {
             self.fail(format!(
                 "unexpected output of -Y check-novalidate: {}",
                 String::from_utf8_lossy(&sound.stdout)
             ))
-        })?;
-        let untrusted =
-            |reason: String| SshVerifyError::UntrustedSigner { fingerprint: fingerprint.clone(), reason };
+        })
+    }
 
+    /// `-Y find-principals`, then `-Y verify` for each principal it prints: the principals the
+    /// key may sign as at `time`, or why none (revoked, untrusted, each one negated).
+    fn principals(
+        &self,
+        files: &SignedFiles,
+        namespace: &str,
+        trust: ToolTrust<'_>,
+        time: &str,
+        fingerprint: &str,
+    ) -> Result<Vec<String>, SshToolError> {
+        let (sig, msg) = (&files.signature, &files.message);
         let found = self.output(
             self.command()
-                .args(["-Y", "find-principals", "-O", &time, "-f"])
+                .args(["-Y", "find-principals", "-O", time, "-f"])
                 .args([trust.allowed_signers])
                 .args(["-s"])
                 .args([sig]),
         )?;
         if !found.status.success() {
-            return Err(untrusted(tool::stderr_text(&found)).into());
+            let reason = tool::stderr_text(&found);
+            return Err(
+                SshVerifyError::UntrustedSigner { fingerprint: fingerprint.to_owned(), reason }.into()
+            );
         }
         let mut principals = Vec::new();
         let mut refusals = Vec::new();
@@ -83,7 +113,7 @@ impl SshKeygen {
             let verify = |revoked: Option<&Path>| {
                 let run = self
                     .command()
-                    .args(["-Y", "verify", "-n", namespace, "-I", principal, "-O", &time, "-f"])
+                    .args(["-Y", "verify", "-n", namespace, "-I", principal, "-O", time, "-f"])
                     .args([trust.allowed_signers])
                     .args(["-s"])
                     .args([sig])
@@ -103,33 +133,10 @@ impl SshKeygen {
                 refusals.push(format!("{principal}: {}", refusal(&checked)));
             }
         }
-        if principals.is_empty() {
-            return Err(match revoked_by {
-                Some(file) => SshVerifyError::Revoked {
-                    fingerprint,
-                    reason: format!("ssh-keygen refuses it with -r {}", file.display()),
-                },
-                None if refusals.is_empty() => untrusted(format!(
-                    "every principal ssh-keygen finds for the key is negated: {}",
-                    listed.trim()
-                )),
-                None => untrusted(refusals.join("; ")),
-            }
-            .into());
+        if !principals.is_empty() {
+            return Ok(principals);
         }
-
-        let certificate = if is_certificate_line(&public_line) {
-            Some(self.certificate_info(files.dir(), &public_line)?)
-        } else {
-            None
-        };
-        let key_type = public_line.split_whitespace().next().unwrap_or("");
-        Ok(SshVerified {
-            principals,
-            fingerprint,
-            key_type: key_type.trim_end_matches(CERT_SUFFIX).to_owned(),
-            certificate,
-        })
+        Err(none_allowed(fingerprint, revoked_by, &refusals, &listed).into())
     }
 
     /// Key id, serial and CA fingerprint of a certificate, from `ssh-keygen -L`.
@@ -149,6 +156,28 @@ impl SshKeygen {
             Some(CertificateInfo { key_id, serial, ca_fingerprint })
         })();
         info.ok_or_else(|| self.fail(format!("unexpected output of -L: {text}")))
+    }
+}
+
+/// Why no principal `ssh-keygen -Y find-principals` listed (`listed`) may sign with the key: the
+/// revocation list refused it, every principal was negated, or each was refused (`refusals`).
+fn none_allowed(
+    fingerprint: &str,
+    revoked_by: Option<&Path>,
+    refusals: &[String],
+    listed: &str,
+) -> SshVerifyError {
+    let fingerprint = fingerprint.to_owned();
+    match revoked_by {
+        Some(file) => SshVerifyError::Revoked {
+            fingerprint,
+            reason: format!("ssh-keygen refuses it with -r {}", file.display()),
+        },
+        None if refusals.is_empty() => SshVerifyError::UntrustedSigner {
+            fingerprint,
+            reason: format!("every principal ssh-keygen finds for the key is negated: {}", listed.trim()),
+        },
+        None => SshVerifyError::UntrustedSigner { fingerprint, reason: refusals.join("; ") },
     }
 }
 
