@@ -165,84 +165,106 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
         }
         None => units.extend(list_dir(&root).into_iter().filter(|n| spec::check_unit_name(n).is_ok())),
     }
-
     // Read and check everything first: a set that cannot be published at all stops the command.
-    let mut plans = Vec::new();
-    for unit in units {
-        let unit_dir = root.join(&unit);
-        let local: BTreeSet<String> = list_dir(&unit_dir).into_iter().filter(|n| is_sha256_hex(n)).collect();
-        let empty = BTreeMap::new();
-        let wanted = named.get(&unit).unwrap_or(&empty);
-        let mut plan = Plan {
-            unit: unit.clone(),
-            ready: Vec::new(),
-            tampered: Vec::new(),
-            other_task: Vec::new(),
-            not_in_store: Vec::new(),
-        };
-        for (key, named_by) in wanted {
-            let left_out = |reason: String| LeftOut {
-                manifest: format!("sha256:{key}"),
-                reason,
-                named_by: named_by.iter().map(|(id, _)| id.to_string()).collect(),
-            };
-            if !local.contains(key) {
-                plan.not_in_store.push(left_out(format!("no set {key} under {}", unit_dir.display())));
-                continue;
-            }
-            let set_dir = unit_dir.join(key);
-            match read_set(&set_dir, key, &unit) {
-                Ok(set) => plan.add_ready(set, named_by),
-                Err(SetProblem::Tampered(reason)) => plan.tampered.push(left_out(reason)),
-                Err(SetProblem::Invalid(message)) => {
-                    return Err(HeldOutError::BadSet { path: set_dir, message });
-                }
-            }
-        }
-        let kept_local: Vec<String> = local.iter().filter(|k| !wanted.contains_key(*k)).cloned().collect();
-        plans.push((plan, kept_local));
-    }
-
+    let empty = BTreeMap::new();
+    let plans = units
+        .into_iter()
+        .map(|unit| {
+            let wanted = named.get(&unit).unwrap_or(&empty);
+            plan_unit(&root, unit, wanted)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     refuse_unnamed_in_shallow(repo, &plans)?;
-    let mut report = PublishReport {
+    let units = plans
+        .into_iter()
+        .map(|(plan, kept_local)| publish_unit(repo, req.dry_run, plan, kept_local))
+        .collect::<Result<_, _>>()?;
+    Ok(PublishReport {
         command: "held-out publish",
         dry_run: req.dry_run,
         store: root.display().to_string(),
-        units: Vec::new(),
+        units,
+    })
+}
+
+/// The plan for `unit`'s sets in the store under `root`, given the sets closed tasks name
+/// (`wanted`), and the sets of the store no closed task names (kept local).
+///
+/// # Errors
+/// A set whose manifest is not valid or names a path outside the set.
+fn plan_unit(
+    root: &Path,
+    unit: String,
+    wanted: &BTreeMap<String, NamedBy>,
+) -> Result<(Plan, Vec<String>), HeldOutError> {
+    let unit_dir = root.join(&unit);
+    let local: BTreeSet<String> = list_dir(&unit_dir).into_iter().filter(|n| is_sha256_hex(n)).collect();
+    let mut plan = Plan {
+        unit,
+        ready: Vec::new(),
+        tampered: Vec::new(),
+        other_task: Vec::new(),
+        not_in_store: Vec::new(),
     };
-    for (plan, kept_local) in plans {
-        let reference = refs::held_out_ref(&plan.unit);
-        let sets: Vec<&ReadySet> = plan.ready.iter().map(|(s, _)| s).collect();
-        let outcome = if req.dry_run || sets.is_empty() {
-            let previous = repo.ref_target(&reference)?;
-            let present = published_keys(repo, &reference, previous)?;
-            let added = sets.iter().filter(|s| !present.contains(&s.key)).map(|s| s.key.clone()).collect();
-            Written { previous, commit: None, added }
-        } else {
-            write_sets(repo, &reference, &plan.unit, &sets)?
+    for (key, named_by) in wanted {
+        let left_out = |reason: String| LeftOut {
+            manifest: format!("sha256:{key}"),
+            reason,
+            named_by: named_by.iter().map(|(id, _)| id.to_string()).collect(),
         };
-        let info = |(s, named_by): &(ReadySet, Vec<ObjectId>)| SetInfo {
-            manifest: format!("sha256:{}", s.key),
-            task: s.task.clone(),
-            files: s.files.len(),
-            named_by: named_by.iter().map(ToString::to_string).collect(),
-        };
-        let (published, already): (Vec<_>, Vec<_>) =
-            plan.ready.iter().partition(|(s, _)| outcome.added.contains(&s.key));
-        report.units.push(UnitPublish {
-            unit: plan.unit,
-            reference,
-            previous: outcome.previous.map(|c| c.to_string()),
-            commit: outcome.commit.map(|c| c.to_string()),
-            published: published.into_iter().map(info).collect(),
-            already_published: already.into_iter().map(info).collect(),
-            tampered: plan.tampered,
-            other_task: plan.other_task,
-            not_in_store: plan.not_in_store,
-            kept_local,
-        });
+        if !local.contains(key) {
+            plan.not_in_store.push(left_out(format!("no set {key} under {}", unit_dir.display())));
+            continue;
+        }
+        let set_dir = unit_dir.join(key);
+        match read_set(&set_dir, key, &plan.unit) {
+            Ok(set) => plan.add_ready(set, named_by),
+            Err(SetProblem::Tampered(reason)) => plan.tampered.push(left_out(reason)),
+            Err(SetProblem::Invalid(message)) => return Err(HeldOutError::BadSet { path: set_dir, message }),
+        }
     }
-    Ok(report)
+    let kept_local = local.into_iter().filter(|k| !wanted.contains_key(k)).collect();
+    Ok((plan, kept_local))
+}
+
+/// Publishes the ready sets of `plan` under the unit's held-out reference (unless `dry_run`, or
+/// none is ready: then only what would be added is found), and says what happened to each set.
+fn publish_unit(
+    repo: &Repo,
+    dry_run: bool,
+    plan: Plan,
+    kept_local: Vec<String>,
+) -> Result<UnitPublish, HeldOutError> {
+    let reference = refs::held_out_ref(&plan.unit);
+    let sets: Vec<&ReadySet> = plan.ready.iter().map(|(s, _)| s).collect();
+    let outcome = if dry_run || sets.is_empty() {
+        let previous = repo.ref_target(&reference)?;
+        let present = published_keys(repo, &reference, previous)?;
+        let added = sets.iter().filter(|s| !present.contains(&s.key)).map(|s| s.key.clone()).collect();
+        Written { previous, commit: None, added }
+    } else {
+        write_sets(repo, &reference, &plan.unit, &sets)?
+    };
+    let info = |(s, named_by): &(ReadySet, Vec<ObjectId>)| SetInfo {
+        manifest: format!("sha256:{}", s.key),
+        task: s.task.clone(),
+        files: s.files.len(),
+        named_by: named_by.iter().map(ToString::to_string).collect(),
+    };
+    let (published, already): (Vec<_>, Vec<_>) =
+        plan.ready.iter().partition(|(s, _)| outcome.added.contains(&s.key));
+    Ok(UnitPublish {
+        unit: plan.unit,
+        reference,
+        previous: outcome.previous.map(|c| c.to_string()),
+        commit: outcome.commit.map(|c| c.to_string()),
+        published: published.into_iter().map(info).collect(),
+        already_published: already.into_iter().map(info).collect(),
+        tampered: plan.tampered,
+        other_task: plan.other_task,
+        not_in_store: plan.not_in_store,
+        kept_local,
+    })
 }
 
 /// The sets of one unit, checked.
