@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::{FetchReport, PUSH_TRIES, SPECCODER_REFS, SyncError, fetch, remote_for, set_tracking};
 use super::{tracking_notes_ref, tracking_prefix};
 use crate::check::trust::TrustFiles;
-use crate::git::{Direction, GitError, Head, PushDefault, PushStatus, Repo};
+use crate::git::{Direction, GitError, Head, PushDefault, PushOutput, PushStatus, PushedRef, Repo};
 use crate::model::bundle::NOTES_REF;
 
 /// One reference as a push reported it.
@@ -85,74 +85,28 @@ pub fn push(
     let remote_branch = push_destination(repo, &branch, &remote)?;
     let mut fetches = Vec::new();
     for attempt in 1..=PUSH_TRIES {
+        let sent = evidence_refs(repo)?;
         let mut refspecs = vec![format!("{branch}:{remote_branch}")];
-        let mut sent: Vec<(String, ObjectId)> = Vec::new();
-        if let Some(notes) = repo.ref_target(NOTES_REF)? {
-            sent.push((NOTES_REF.to_owned(), notes));
-        }
-        sent.extend(repo.refs_with_prefix(SPECCODER_REFS)?);
         refspecs.extend(sent.iter().map(|(name, _)| format!("{name}:{name}")));
         let out = repo.push_atomic(&remote, &refspecs, dry_run)?;
-        let rows = out
-            .refs
-            .iter()
-            .map(|r| PushRow {
-                name: r.dst.clone(),
-                status: r.status,
-                detail: match &r.reason {
-                    Some(reason) => format!("{} ({reason})", r.summary),
-                    None => r.summary.clone(),
-                },
-            })
-            .collect();
-        let report = |refs, fetches| PushReport {
+        let report = |fetches| PushReport {
             remote: remote.clone(),
             branch: branch.clone(),
             remote_branch: remote_branch.clone(),
             dry_run,
             attempts: attempt,
             fetches,
-            refs,
+            refs: out.refs.iter().map(PushRow::of).collect(),
         };
         if out.ok {
             if !dry_run {
                 remember_pushed(repo, &remote, &sent)?;
             }
-            return Ok(report(rows, fetches));
+            return Ok(report(fetches));
         }
-        // With --atomic every reference is refused when one is; the others say why.
-        let refused: Vec<&crate::git::PushedRef> = out
-            .refs
-            .iter()
-            .filter(|r| r.status == PushStatus::Rejected && r.reason.as_deref() != Some("atomic push failed"))
-            .collect();
-        let evidence = |r: &crate::git::PushedRef| r.src == NOTES_REF || r.src.starts_with(SPECCODER_REFS);
-        let behind = |r: &crate::git::PushedRef| {
-            matches!(r.reason.as_deref(), Some("fetch first" | "non-fast-forward"))
-        };
-        if let Some(b) = refused.iter().find(|r| r.src == branch && behind(r)) {
-            return Err(SyncError::BranchRejected {
-                remote,
-                branch: short_branch(&branch).to_owned(),
-                remote_branch: short_branch(&remote_branch).to_owned(),
-                reason: b.reason.clone().unwrap_or_else(|| b.summary.clone()),
-            });
-        }
-        // The remote's evidence moved (or another push held its references at that instant):
-        // fetch, merge and push again. Anything else is for the user to look at.
-        let retry = |r: &&crate::git::PushedRef| (evidence(r) && behind(r)) || overtaken(r);
-        if refused.is_empty() || !refused.iter().all(retry) {
-            let mut refs: Vec<String> = refused
-                .iter()
-                .map(|r| format!("{} ({})", r.dst, r.reason.as_deref().unwrap_or(&r.summary)))
-                .collect();
-            if refs.is_empty() {
-                refs.push(format!("the push ({})", out.stderr));
-            }
-            return Err(SyncError::Rejected { remote, refs });
-        }
+        refuse_unless_evidence_moved(&out, &remote, &branch, &remote_branch)?;
         if dry_run {
-            return Ok(report(rows, fetches));
+            return Ok(report(fetches));
         }
         let fetched = fetch(repo, Some(&remote), trust)?;
         if fetched.conflicts > 0 {
@@ -161,6 +115,70 @@ pub fn push(
         fetches.push(fetched);
     }
     Err(SyncError::Contention { remote })
+}
+
+/// The evidence references a push sends, with what each points at now: the notes reference and
+/// every reference under `refs/speccoder/`.
+fn evidence_refs(repo: &Repo) -> Result<Vec<(String, ObjectId)>, SyncError> {
+    let mut sent: Vec<(String, ObjectId)> = Vec::new();
+    if let Some(notes) = repo.ref_target(NOTES_REF)? {
+        sent.push((NOTES_REF.to_owned(), notes));
+    }
+    sent.extend(repo.refs_with_prefix(SPECCODER_REFS)?);
+    Ok(sent)
+}
+
+impl PushRow {
+    /// The row of one reference git reported.
+    fn of(r: &PushedRef) -> PushRow {
+        PushRow {
+            name: r.dst.clone(),
+            status: r.status,
+            detail: match &r.reason {
+                Some(reason) => format!("{} ({reason})", r.summary),
+                None => r.summary.clone(),
+            },
+        }
+    }
+}
+
+/// Whether a refused atomic push may be tried again after a fetch: only when the remote's
+/// evidence moved (or another push held its references at that instant). A branch that is behind,
+/// or anything else, is the user's to look at: the error says which references and why.
+fn refuse_unless_evidence_moved(
+    out: &PushOutput,
+    remote: &str,
+    branch: &str,
+    remote_branch: &str,
+) -> Result<(), SyncError> {
+    // With --atomic every reference is refused when one is; the others say why.
+    let refused: Vec<&PushedRef> = out
+        .refs
+        .iter()
+        .filter(|r| r.status == PushStatus::Rejected && r.reason.as_deref() != Some("atomic push failed"))
+        .collect();
+    let evidence = |r: &PushedRef| r.src == NOTES_REF || r.src.starts_with(SPECCODER_REFS);
+    let behind = |r: &PushedRef| matches!(r.reason.as_deref(), Some("fetch first" | "non-fast-forward"));
+    if let Some(b) = refused.iter().find(|r| r.src == branch && behind(r)) {
+        return Err(SyncError::BranchRejected {
+            remote: remote.to_owned(),
+            branch: short_branch(branch).to_owned(),
+            remote_branch: short_branch(remote_branch).to_owned(),
+            reason: b.reason.clone().unwrap_or_else(|| b.summary.clone()),
+        });
+    }
+    let retry = |r: &&PushedRef| (evidence(r) && behind(r)) || overtaken(r);
+    if !refused.is_empty() && refused.iter().all(retry) {
+        return Ok(());
+    }
+    let mut refs: Vec<String> = refused
+        .iter()
+        .map(|r| format!("{} ({})", r.dst, r.reason.as_deref().unwrap_or(&r.summary)))
+        .collect();
+    if refs.is_empty() {
+        refs.push(format!("the push ({})", out.stderr));
+    }
+    Err(SyncError::Rejected { remote: remote.to_owned(), refs })
 }
 
 /// Where the branch `branch` (full name) goes on `remote`, as `git push` without a refspec
@@ -204,7 +222,7 @@ fn short_branch(name: &str) -> &str {
 
 /// Whether the remote refused a reference because another push was updating it at that instant
 /// (its lock was held, or its value changed between the advertisement and the update).
-fn overtaken(r: &crate::git::PushedRef) -> bool {
+fn overtaken(r: &PushedRef) -> bool {
     r.summary.contains("remote rejected")
         && r.reason.as_deref().is_some_and(|reason| {
             ["lock", "incorrect old value", "atomic transaction failed", "failed to update ref"]
