@@ -226,6 +226,17 @@ impl Evidence {
     /// # Errors
     /// The first rule broken.
     pub fn check_rules(&self) -> Result<(), EvidenceRuleError> {
+        let seen = self.check_each_phase()?;
+        self.check_regression()?;
+        if self.verdict == TickVerdict::Verified {
+            self.check_verified(&seen)?;
+        }
+        Ok(())
+    }
+
+    /// Each phase on its own: at most one run of it, a red run that failed, a pass without
+    /// failures, a held-out run with a digest and counts that add up. The phases in order.
+    fn check_each_phase(&self) -> Result<Vec<Phase>, EvidenceRuleError> {
         let mut seen = Vec::new();
         for run in &self.phases {
             let phase = run.phase();
@@ -257,45 +268,47 @@ impl Evidence {
                 _ => {}
             }
         }
+        Ok(seen)
+    }
+
+    /// `regression` present exactly when the verdict is `regression_only`.
+    fn check_regression(&self) -> Result<(), EvidenceRuleError> {
         match (self.verdict, &self.regression) {
-            (TickVerdict::RegressionOnly, None) => {
-                return Err(EvidenceRuleError::Regression(
-                    "a `regression_only` verdict needs `regression`: {\"code\": ..., \"detail\": ...}",
-                ));
-            }
-            (TickVerdict::Verified, Some(_)) => {
-                return Err(EvidenceRuleError::Regression(
-                    "`regression` is only for a `regression_only` verdict; remove it or change the verdict",
-                ));
-            }
-            _ => {}
+            (TickVerdict::RegressionOnly, None) => Err(EvidenceRuleError::Regression(
+                "a `regression_only` verdict needs `regression`: {\"code\": ..., \"detail\": ...}",
+            )),
+            (TickVerdict::Verified, Some(_)) => Err(EvidenceRuleError::Regression(
+                "`regression` is only for a `regression_only` verdict; remove it or change the verdict",
+            )),
+            _ => Ok(()),
         }
-        if self.verdict == TickVerdict::Verified {
-            for run in &self.phases {
-                let (result, counts) = match run {
-                    PhaseRun::Baseline(s) | PhaseRun::Green(s) | PhaseRun::Red(RedRun { run: s, .. }) => {
-                        (s.result, None)
-                    }
-                    PhaseRun::HeldOut(h) => (h.result, Some((h.passed, h.total))),
-                };
-                let phase = run.phase();
-                test_result::verified_requires(phase, result, counts).map_err(|(required, found)| {
-                    EvidenceRuleError::VerdictContradicted { phase: phase.as_str(), required, found }
-                })?;
-                // A held-out set of no test proves nothing (a verifier reads such a note as the
-                // published speccoder wrote it; a producer does not write one).
-                if counts == Some((0, 0)) {
-                    return Err(EvidenceRuleError::VerdictContradicted {
-                        phase: phase.as_str(),
-                        required: "PASSED with passed=total and at least one test".to_owned(),
-                        found: "PASSED with passed=0/0".to_owned(),
-                    });
+    }
+
+    /// A `verified` verdict: every phase's result is the one the verdict requires, a held-out set
+    /// holds at least one test, and red and green both ran (`seen`: the phases that ran).
+    fn check_verified(&self, seen: &[Phase]) -> Result<(), EvidenceRuleError> {
+        for run in &self.phases {
+            let (result, counts) = match run {
+                PhaseRun::Baseline(s) | PhaseRun::Green(s) | PhaseRun::Red(RedRun { run: s, .. }) => {
+                    (s.result, None)
                 }
+                PhaseRun::HeldOut(h) => (h.result, Some((h.passed, h.total))),
+            };
+            let phase = run.phase();
+            test_result::verified_requires(phase, result, counts).map_err(|(required, found)| {
+                EvidenceRuleError::VerdictContradicted { phase: phase.as_str(), required, found }
+            })?;
+            // A held-out set of no test proves nothing (a verifier reads such a note as the
+            // published speccoder wrote it; a producer does not write one).
+            if counts == Some((0, 0)) {
+                return Err(EvidenceRuleError::VerdictContradicted {
+                    phase: phase.as_str(),
+                    required: "PASSED with passed=total and at least one test".to_owned(),
+                    found: "PASSED with passed=0/0".to_owned(),
+                });
             }
         }
-        if self.verdict == TickVerdict::Verified
-            && !(seen.contains(&Phase::Red) && seen.contains(&Phase::Green))
-        {
+        if !(seen.contains(&Phase::Red) && seen.contains(&Phase::Green)) {
             let names: Vec<&str> = seen.iter().map(|p| p.as_str()).collect();
             return Err(EvidenceRuleError::MissingPhases(if names.is_empty() {
                 "none".into()
