@@ -149,28 +149,7 @@ impl Repo {
                 plan.joined += 1;
                 Ok(())
             };
-        // Both sorted lists, walked once.
-        let mut mine = ours.iter().peekable();
-        let mut other = theirs.iter().peekable();
-        loop {
-            let (annotated, our_blob, their_blob) = match (mine.peek().copied(), other.peek().copied()) {
-                (None, None) => break,
-                (Some(o), t) if t.is_none_or(|t| o.0 < t.0) => {
-                    mine.next();
-                    (o.0, Some(o.1), None)
-                }
-                (o, Some(t)) if o.is_none_or(|o| o.0 > t.0) => {
-                    other.next();
-                    (t.0, None, Some(t.1))
-                }
-                (_, _) => {
-                    let (Some(o), Some(t)) = (mine.next(), other.next()) else { break };
-                    if o.1 == t.1 {
-                        continue;
-                    }
-                    (o.0, Some(o.1), Some(t.1))
-                }
-            };
+        for (annotated, our_blob, their_blob) in paired(ours, theirs) {
             match (our_blob, their_blob) {
                 (Some(ours), Some(theirs)) => match join(annotated, ours, Some(theirs)) {
                     Ok(joined) => apply(&mut plan, annotated, joined, ours, theirs)?,
@@ -200,6 +179,37 @@ impl Repo {
         }
         Ok(plan)
     }
+}
+
+/// Two notes lists sorted by annotated object, walked once together: each annotated object with
+/// its note on our side and on theirs, leaving out an object both annotate with the same blob.
+fn paired<'a>(
+    ours: &'a [(ObjectId, ObjectId)],
+    theirs: &'a [(ObjectId, ObjectId)],
+) -> impl Iterator<Item = (ObjectId, Option<ObjectId>, Option<ObjectId>)> + 'a {
+    let mut mine = ours.iter().peekable();
+    let mut other = theirs.iter().peekable();
+    std::iter::from_fn(move || {
+        loop {
+            match (mine.peek().copied(), other.peek().copied()) {
+                (None, None) => return None,
+                (Some(o), t) if t.is_none_or(|t| o.0 < t.0) => {
+                    mine.next();
+                    return Some((o.0, Some(o.1), None));
+                }
+                (o, Some(t)) if o.is_none_or(|o| o.0 > t.0) => {
+                    other.next();
+                    return Some((t.0, None, Some(t.1)));
+                }
+                (_, _) => {
+                    let (Some(o), Some(t)) = (mine.next(), other.next()) else { return None };
+                    if o.1 != t.1 {
+                        return Some((o.0, Some(o.1), Some(t.1)));
+                    }
+                }
+            }
+        }
+    })
 }
 
 /// Refuses a notes list (sorted) that holds two notes for one object (under two fan-out names):
