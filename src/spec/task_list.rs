@@ -454,37 +454,69 @@ fn other_space(s: &str) -> Option<String> {
 fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
     let before = line.get(..col).unwrap_or_default();
     let lead = before.trim_start_matches([' ', '\t']);
+    let from_box = line.get(col..).unwrap_or_default();
+    if let Some(reason) = bullet_problem(lead) {
+        return reason;
+    }
+    let after_box = match box_problem(from_box) {
+        Ok(after_box) => after_box,
+        Err(reason) => return reason,
+    };
+    let Some(word) = after_box.split_whitespace().next() else {
+        return "there is no task id after its box".to_owned();
+    };
+    if let Some(reason) = id_problem(format, word) {
+        return reason;
+    }
+    if rendered {
+        "its line is not a task line as speccoder reads one".to_owned()
+    } else {
+        "CommonMark does not render it as a task item here (a continuation of the text above, \
+         or indented into a code block)"
+            .to_owned()
+    }
+}
+
+/// What keeps `lead` (the line before the box, without its indentation) from being a `-` or `*`
+/// bullet followed by spaces or tabs, if anything.
+fn bullet_problem(lead: &str) -> Option<String> {
     let bullets = "speccoder reads `-` and `*` bullets only";
     if let Some(c) = lead.chars().next().filter(|c| is_invisible(*c)) {
-        return format!(
+        return Some(format!(
             "an invisible U+{:04X} stands before its bullet (a byte order mark or a zero-width character: a person sees a task, a Markdown reader does not); remove it",
             u32::from(c)
-        );
+        ));
     }
     if lead.starts_with('>') {
-        return "it is inside a block quote".to_owned();
+        return Some("it is inside a block quote".to_owned());
     }
     if lead.starts_with('+') {
-        return format!("it has a `+` bullet; {bullets}");
+        return Some(format!("it has a `+` bullet; {bullets}"));
     }
     if lead.starts_with(|c: char| c.is_ascii_digit()) {
-        return format!("it is an ordered list item; {bullets}");
+        return Some(format!("it is an ordered list item; {bullets}"));
     }
     if lead.is_empty() {
-        return "its box is not on the line of its bullet".to_owned();
+        return Some("its box is not on the line of its bullet".to_owned());
     }
     let after_bullet = lead.get(1..).unwrap_or_default();
     if let Some(space) = other_space(after_bullet.trim_start_matches([' ', '\t'])) {
-        return format!("the space between its bullet and its box is {space}, not a space or a tab");
+        return Some(format!("the space between its bullet and its box is {space}, not a space or a tab"));
     }
     if !lead.starts_with(['-', '*']) || !after_bullet.trim_start_matches([' ', '\t']).is_empty() {
-        return "its box does not directly follow a `-` or `*` bullet (two list items on one line?)"
-            .to_owned();
+        return Some(
+            "its box does not directly follow a `-` or `*` bullet (two list items on one line?)".to_owned(),
+        );
     }
     if after_bullet.is_empty() {
-        return "there is no space between its bullet and its box".to_owned();
+        return Some("there is no space between its bullet and its box".to_owned());
     }
-    let from_box = line.get(col..).unwrap_or_default();
+    None
+}
+
+/// The text after the box that starts `from_box`, when the box is `[ ]`, `[x]` or `[X]` followed
+/// by a space, a tab or the line's end; else what is wrong with it.
+fn box_problem(from_box: &str) -> Result<&str, String> {
     let Some(after_box) = ["[ ]", "[x]", "[X]"].iter().find_map(|b| from_box.strip_prefix(b)) else {
         let end = from_box.find(']').map_or(from_box.len(), |e| e + 1);
         let inside = from_box.get(..end).unwrap_or_default();
@@ -494,50 +526,46 @@ fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
             .find(|c| !c.is_ascii())
             .map(|c| format!(" (it holds U+{:04X})", u32::from(c)))
             .unwrap_or_default();
-        return format!("its box `{}` is not `[ ]`, `[x]` or `[X]`{named}", shown(inside, 20));
+        return Err(format!("its box `{}` is not `[ ]`, `[x]` or `[X]`{named}", shown(inside, 20)));
     };
     if let Some(space) = other_space(after_box) {
-        return format!("the space after its box is {space}, not a space or a tab");
+        return Err(format!("the space after its box is {space}, not a space or a tab"));
     }
     if !after_box.is_empty() && !after_box.starts_with([' ', '\t']) {
-        return "there is no space after its box".to_owned();
+        return Err("there is no space after its box".to_owned());
     }
-    let Some(word) = after_box.split_whitespace().next() else {
-        return "there is no task id after its box".to_owned();
-    };
+    Ok(after_box)
+}
+
+/// What keeps `word`, the first word after a box, from being a task id of `format`, if anything.
+fn id_problem(format: Format, word: &str) -> Option<String> {
     let id = match format {
         Format::SpecKit => word,
         Format::OpenSpec => word.strip_suffix('.').unwrap_or(word),
     };
+    if is_task_id(format, id) {
+        return None;
+    }
     let name = format.with_article();
-    if !is_task_id(format, id) {
-        let shape = match format {
-            Format::SpecKit => "`T`, digits and at most one letter, e.g. `T001` or `T012a`",
-            Format::OpenSpec => "dot-separated numbers, e.g. `1.1`",
-        };
-        let word_shown = shown(word, 40);
-        if let Some(c) = word.chars().find(|c| !c.is_ascii()) {
-            return format!(
-                "`{word_shown}` is not {name} task id: it holds U+{:04X}, which is not an ASCII \
-                 letter or digit (a task id is {shape})",
-                u32::from(c)
-            );
-        }
-        let bare = word.trim_end_matches(|c: char| c.is_ascii_punctuation());
-        if bare.len() < word.len() && is_task_id(format, bare) {
-            return format!(
-                "`{word_shown}` is not {name} task id: the id `{bare}` must be followed by a space"
-            );
-        }
-        return format!("`{word_shown}` is not {name} task id (a task id is {shape})");
+    let shape = match format {
+        Format::SpecKit => "`T`, digits and at most one letter, e.g. `T001` or `T012a`",
+        Format::OpenSpec => "dot-separated numbers, e.g. `1.1`",
+    };
+    let word_shown = shown(word, 40);
+    if let Some(c) = word.chars().find(|c| !c.is_ascii()) {
+        return Some(format!(
+            "`{word_shown}` is not {name} task id: it holds U+{:04X}, which is not an ASCII \
+             letter or digit (a task id is {shape})",
+            u32::from(c)
+        ));
     }
-    if rendered {
-        "its line is not a task line as speccoder reads one".to_owned()
-    } else {
-        "CommonMark does not render it as a task item here (a continuation of the text above, \
-         or indented into a code block)"
-            .to_owned()
+    let bare = word.trim_end_matches(|c: char| c.is_ascii_punctuation());
+    if bare.len() < word.len() && is_task_id(format, bare) {
+        return Some(format!(
+            "`{word_shown}` is not {name} task id: the id `{bare}` must be followed by a space"
+        ));
     }
+    Some(format!("`{word_shown}` is not {name} task id (a task id is {shape})"))
 }
 
 #[cfg(test)]
