@@ -21,9 +21,10 @@
 //! - a name that says secret bound to a value on a command line, whatever the value but a
 //!   reference or a placeholder: an environment variable set for a command (`PGPASSWORD=… psql`,
 //!   `env AWS_SECRET_ACCESS_KEY=… aws`, `export DB_PASSWORD=…`, `set PASSWORD=…`, `ENV
-//!   PASSWORD=…`, `$env:API_TOKEN = "…"`), a property (`-Dpassword=…`, `-Psigning.password=…`),
-//!   and a `name=value` argument (`--set db.password=…`, `-var db_password=…`, `-e
-//!   ansible_become_pass=…`, `--from-literal=password=…`, `vault login password=…`);
+//!   PASSWORD=…`, `ENV PASSWORD …`, `setx /M PASSWORD …`, `$env:API_TOKEN = "…"`), a property
+//!   (`-Dpassword=…`, `-Psigning.password=…`), and a `name=value` argument (`--set db.password=…`,
+//!   `-var db_password=…`, `-e ansible_become_pass=…`, `--from-literal=password=…`, `vault login
+//!   password=…`);
 //! - private keys in every PEM, OpenSSH, PuTTY, age and JWK shape, and bare DER key bodies;
 //! - tokens of the shapes their providers document (cloud, VCS, chat, payment, mail, package
 //!   registries, CI, AI services), JSON Web Tokens, and `Authorization` / bearer credentials;
@@ -1075,6 +1076,10 @@ mod tests {
             ",password=hunter2".repeat(n / 17),
             ";PGPASSWORD=hunter2".repeat(n / 19),
             " -Dpassword=$".repeat(n / 13),
+            // The spaced bindings.
+            "ENV PASSWORD $\n".repeat(n / 15),
+            "\\nENV PASSWORD $".repeat(n / 16),
+            "setx /M PASSWORD $ ".repeat(n / 19),
         ];
         for text in &hostile {
             let _ = check_str(text);
