@@ -3,9 +3,9 @@
 //! PASSWORD=…`, `ENV PASSWORD=…`, PowerShell's `$env:API_TOKEN = "…"`), a property (`-Dpassword=…`,
 //! `-Psigning.password=…`), and a `name=value` argument (`--set db.password=…`, `-var
 //! db_password=…`, `-e ansible_become_pass=…`, `--from-literal=password=…`, `vault login
-//! password=…`), also inside a comma list (`--set a=1,db.password=…`). Without `=`: a
-//! Dockerfile's `ENV PASSWORD …` ([`dockerfile_env`]) and Windows' `setx PASSWORD …` ([`setx`]),
-//! each with its own rule.
+//! password=…`), also inside a comma list (`--set a=1,db.password=…`) or among the pairs of a
+//! logfmt line (`level=info user=ada password=…`). Without `=`: a Dockerfile's `ENV PASSWORD …`
+//! ([`dockerfile_env`]) and Windows' `setx PASSWORD …` ([`setx`]), each with its own rule.
 //!
 //! As for an option's argument ([`super::command_line`]), any value but a reference or a
 //! placeholder is a leak, however short or plain ([`given`]: `$VAR`, `$(cat f)`, `<password>`,
@@ -19,7 +19,9 @@
 //! `./deploy`) or an environment assignment, and holds no `,`, `)` or bracket (so a call's
 //! keyword argument, `login(user, password="…")`, is judged by randomness as an assignment). A
 //! binding that starts the command is an environment assignment: its name holds no lower-case
-//! letter and a command follows it (`token=test-token-123` alone is a fixture's line).
+//! letter and a command follows it (`token=test-token-123` alone is a fixture's line). Or it is
+//! a pair of a logfmt line: a `key=value` or `key="…"` pair and blanks stand right before it
+//! ([`pair_before`]), or blanks and a `key=` right after its value ([`pair_after`]).
 
 use std::ops::Range;
 
@@ -216,10 +218,70 @@ fn bound(text: &[u8], at: usize, env_name: bool, value_end: usize, in_list: bool
             }
         }),
         None | Some(b' ' | b'\t' | b'\r' | b'\n' | b';' | b'|' | b'&' | b'(' | b'`') => {
-            binder(word_before(text, at)) || argument(text, at, env_name, value_end)
+            binder(word_before(text, at))
+                || argument(text, at, env_name, value_end)
+                || pair_before(text, at)
+                || pair_after(text, value_end)
         }
         _ => false,
     }
+}
+
+/// Whether a logfmt pair (`user=ada`, `msg="login failed"`) ends, then blanks, right before the
+/// binding at byte `at` (`level=info msg="login" user=ada password=…`): a line of pairs binds
+/// each of them. The pair's key starts its line or follows a blank, at most [`COMMAND_MAX`] bytes
+/// back.
+fn pair_before(text: &[u8], at: usize) -> bool {
+    let floor = at.saturating_sub(COMMAND_MAX);
+    let blanks = text[floor..at].iter().rev().take_while(|&&b| b == b' ' || b == b'\t').count();
+    let end = at - blanks;
+    if blanks == 0 || end == floor {
+        return false;
+    }
+    // The `=` before the value: before the opening quote of a quoted value (an escaped `\"` is
+    // part of it), or the first of a bare word that holds no quote.
+    let eq = if text[end - 1] == b'"' {
+        let mut open = end - 1;
+        loop {
+            let Some(q) = text[floor..open].iter().rposition(|&b| b == b'"') else { return false };
+            open = floor + q;
+            if open == floor || text[open - 1] != b'\\' {
+                break;
+            }
+        }
+        match open.checked_sub(1) {
+            Some(eq) if eq > floor && text[eq] == b'=' => eq,
+            _ => return false,
+        }
+    } else {
+        let start =
+            text[floor..end].iter().rposition(u8::is_ascii_whitespace).map_or(floor, |s| floor + s + 1);
+        let word = &text[start..end];
+        match word.iter().position(|&b| b == b'=') {
+            Some(eq) if !word.iter().any(|&b| matches!(b, b'"' | b'\'')) => start + eq,
+            _ => return false,
+        }
+    };
+    let key = text[floor..eq].iter().rev().take_while(|&&b| logfmt_key_byte(b)).count();
+    let start = eq - key;
+    key > 0
+        && !text[start].is_ascii_digit()
+        && (start == 0 || (start > floor && text[start - 1].is_ascii_whitespace()))
+}
+
+/// Whether a logfmt pair's key and `=` follow, after blanks, the value that ends at byte `end`
+/// (and its closing quote): `password=… user=ada` is a line of pairs too.
+fn pair_after(text: &[u8], end: usize) -> bool {
+    let rest = &text[end..text.len().min(end + COMMAND_MAX)];
+    let rest = rest.strip_prefix(b"\"").or_else(|| rest.strip_prefix(b"'")).unwrap_or(rest);
+    let blanks = rest.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    let key = rest[blanks..].iter().take_while(|&&b| logfmt_key_byte(b)).count();
+    blanks > 0 && key > 0 && !rest[blanks].is_ascii_digit() && rest.get(blanks + key) == Some(&b'=')
+}
+
+/// Whether `b` may be part of a logfmt pair's key.
+fn logfmt_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
 }
 
 /// Whether `word` is one of the [`BINDERS`].
@@ -381,6 +443,40 @@ mod tests {
             "setx /s build01 /u ada /p",
             "use setx to set the password",
             "setx",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_secret_among_the_key_value_pairs_of_a_logfmt_line_is_caught_wherever_it_stands() {
+        for (text, value) in [
+            ("level=info msg=\"login\" user=ada password=hunter2 token=abc", "hunter2"),
+            ("level=info msg=\"login\" user=ada token=abc", "abc"),
+            ("time=2026-12-05T10:00:00Z level=INFO msg=\"login failed for ada\" api_key=abc123", "abc123"),
+            ("password=hunter2 user=ada level=warn", "hunter2"),
+            ("ts=1 caller=auth.go:42 client_secret=\"s3cr3t\" status=401", "s3cr3t"),
+            ("    auth_test.go:17: level=debug db_password=hunter2", "hunter2"),
+            ("msg=\"say \\\"hi\\\"\" password=hunter2", "hunter2"),
+            ("ENV APP_ENV=prod DB_PASSWORD=hunter2", "hunter2"),
+        ] {
+            assert_eq!(caught(text), Some(("a secret bound to a name on a command line", value)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_logfmt_line_whose_secret_names_hold_references_or_counts_stays_clean() {
+        for text in [
+            "token=test-token-123",
+            "level=info msg=\"login\" user=ada password=$PASSWORD",
+            "level=info msg=\"login\" password= user=ada",
+            "level=info password=%DB_PASSWORD% user=ada",
+            "level=info secret=*** user=ada",
+            "level=info input_tokens=12 output_tokens=30 max_tokens=4096",
+            "level=info page_token=abc next_token=def",
+            "level=info msg=ok token_count=3 cache_key=abc",
+            "E       AssertionError: expected password=hunter2",
+            "    client.login(user=\"ada\", password=\"hunter2\")",
         ] {
             assert_eq!(check_str(text), Ok(()), "{text:?}");
         }

@@ -22,9 +22,9 @@
 //!   reference or a placeholder: an environment variable set for a command (`PGPASSWORD=… psql`,
 //!   `env AWS_SECRET_ACCESS_KEY=… aws`, `export DB_PASSWORD=…`, `set PASSWORD=…`, `ENV
 //!   PASSWORD=…`, `ENV PASSWORD …`, `setx /M PASSWORD …`, `$env:API_TOKEN = "…"`), a property
-//!   (`-Dpassword=…`, `-Psigning.password=…`), and a `name=value` argument (`--set db.password=…`,
+//!   (`-Dpassword=…`, `-Psigning.password=…`), a `name=value` argument (`--set db.password=…`,
 //!   `-var db_password=…`, `-e ansible_become_pass=…`, `--from-literal=password=…`, `vault login
-//!   password=…`);
+//!   password=…`), and a pair of a logfmt line (`level=info user=ada password=…`);
 //! - private keys in every PEM, OpenSSH, PuTTY, age and JWK shape, and bare DER key bodies;
 //! - tokens of the shapes their providers document (cloud, VCS, chat, payment, mail, package
 //!   registries, CI, AI services), JSON Web Tokens, and `Authorization` / bearer credentials;
@@ -1076,7 +1076,8 @@ mod tests {
             ",password=hunter2".repeat(n / 17),
             ";PGPASSWORD=hunter2".repeat(n / 19),
             " -Dpassword=$".repeat(n / 13),
-            // The spaced bindings.
+            // The spaced bindings, and a logfmt line's pairs (each looks back over a quoted value).
+            " msg=\"a \\\"b\\\"\" password=$".repeat(n / 24),
             "ENV PASSWORD $\n".repeat(n / 15),
             "\\nENV PASSWORD $".repeat(n / 16),
             "setx /M PASSWORD $ ".repeat(n / 19),
