@@ -114,7 +114,7 @@ fn main() {
     println!("task-verification statement: {:.2} us", t.as_secs_f64() * 1e6);
 
     println!("hostile strings, ns per byte at 16 KiB / 64 KiB / 256 KiB / 1 MiB:");
-    let shapes: [(&str, &str); 27] = [
+    let shapes: [(&str, &str); 32] = [
         ("letters", "a"),
         ("a=", "a="),
         ("key:", "key:"),
@@ -142,6 +142,11 @@ fn main() {
         (",password=", ",password=hunter2"),
         (";PGPASSWORD=", ";PGPASSWORD=hunter2"),
         ("-Dpassword=$", " -Dpassword=$"),
+        ("logfmt $", " msg=\"a \\\"b\\\"\" password=$"),
+        ("ENV lines", "ENV PASSWORD $\n"),
+        ("ENV \\n", "\\nENV PASSWORD $"),
+        ("setx", "setx /M PASSWORD $ "),
+        ("_authToken=$", ":_authToken=$ "),
     ];
     for (name, unit) in shapes {
         let mut row = Vec::new();

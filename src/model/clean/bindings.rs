@@ -3,7 +3,9 @@
 //! PASSWORD=…`, `ENV PASSWORD=…`, PowerShell's `$env:API_TOKEN = "…"`), a property (`-Dpassword=…`,
 //! `-Psigning.password=…`), and a `name=value` argument (`--set db.password=…`, `-var
 //! db_password=…`, `-e ansible_become_pass=…`, `--from-literal=password=…`, `vault login
-//! password=…`), also inside a comma list (`--set a=1,db.password=…`).
+//! password=…`), also inside a comma list (`--set a=1,db.password=…`) or among the pairs of a
+//! logfmt line (`level=info user=ada password=…`). Without `=`: a Dockerfile's `ENV PASSWORD …`
+//! ([`dockerfile_env`]) and Windows' `setx PASSWORD …` ([`setx`]), each with its own rule.
 //!
 //! As for an option's argument ([`super::command_line`]), any value but a reference or a
 //! placeholder is a leak, however short or plain ([`given`]: `$VAR`, `$(cat f)`, `<password>`,
@@ -17,11 +19,13 @@
 //! `./deploy`) or an environment assignment, and holds no `,`, `)` or bracket (so a call's
 //! keyword argument, `login(user, password="…")`, is judged by randomness as an assignment). A
 //! binding that starts the command is an environment assignment: its name holds no lower-case
-//! letter and a command follows it (`token=test-token-123` alone is a fixture's line).
+//! letter and a command follows it (`token=test-token-123` alone is a fixture's line). Or it is
+//! a pair of a logfmt line: a `key=value` or `key="…"` pair and blanks stand right before it
+//! ([`pair_before`]), or blanks and a `key=` right after its value ([`pair_after`]).
 
 use std::ops::Range;
 
-use regex::Captures;
+use regex::{Captures, Match};
 
 use super::LeakKind;
 use super::assignment::{value_after, words_of};
@@ -67,7 +71,7 @@ const ENDINGS: &[&str] = &[
     "key",
 ];
 
-/// The rule of this family.
+/// The rules of this family.
 pub(super) fn rules() -> Vec<Rule> {
     // Only the name and `=` are matched, so that a value never hides the next binding
     // (`--from-literal=password=…`); the value is read after them ([`value_after`]).
@@ -81,7 +85,63 @@ pub(super) fn rules() -> Vec<Rule> {
         .anchored(Anchor::AssignedName)
         .folded()
         .judged(bound_secret),
+        dockerfile_env(),
+        setx(),
     ]
+}
+
+/// A Dockerfile's `ENV <name> <value>` (the form without `=`; the value is the rest of the line):
+/// the instruction starts a line (after what is no letter: blanks, BuildKit's `  2 | >>> `), or
+/// follows the escape `\n` of a string that holds a Dockerfile, or the legacy builder's
+/// `Step 2/7 : `. The value ends at a line break or at the escape `\n` or `\r`.
+fn dockerfile_env() -> Rule {
+    Rule::new(
+        LeakKind::CommandLine,
+        "a secret set by a Dockerfile's ENV",
+        r"(?m)(?:^[^A-Za-z\n]*|\\n[ \t]*|Step [0-9]+/[0-9]+ : )(?P<keyword>(?i:env))[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]+(?P<value>(?:[^\\\r\n]|\\[^nr\r\n])*)",
+        &["env ", "env\t"],
+    )
+    .folded()
+    .judged(|_, caps| {
+        let name = caps.name("name")?.as_str();
+        // `ENV` is the instruction as Dockerfiles write it; `env token expired` is more likely
+        // prose, so another spelling binds an environment-style name only (`env PASSWORD …`).
+        let written = caps.name("keyword")?.as_str() == "ENV" || !name.bytes().any(|b| b.is_ascii_lowercase());
+        (written && names_secret(name)).then_some(())?;
+        given_value(caps.name("value")?)
+    })
+}
+
+/// Windows' `setx <name> <value>` with its options (`/M` anywhere before the name; `/S`, `/U`
+/// and `/P` with their arguments): the value is one argument, quoted or not (`setx API_KEY "x
+/// y"`); the password after `/P` is a leak whatever the name.
+fn setx() -> Rule {
+    Rule::new(
+        LeakKind::CommandLine,
+        "a secret set by setx",
+        r#"(?:^|[^A-Za-z0-9])(?i:setx)(?:\.exe)?(?:[ \t]+/[Mm]|[ \t]+/[SsUu][ \t]+[^\s"]+|[ \t]+/[Pp][ \t]+(?P<password>[^\s"]+))*(?:[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]+(?:"(?P<quoted>[^"\r\n]*)"?|(?P<bare>[^\s"]+)))?"#,
+        &["setx"],
+    )
+    .anchored(Anchor::Word)
+    .folded()
+    .judged(|_, caps| {
+        if let Some(password) = caps.name("password").filter(|p| given(p.as_str())) {
+            return Some(password.range());
+        }
+        names_secret(caps.name("name")?.as_str()).then_some(())?;
+        given_value(caps.name("quoted").or_else(|| caps.name("bare"))?)
+    })
+}
+
+/// The range of a value written after blanks, trimmed of blanks and of one pair of quotes around
+/// it, when it is given ([`given`]: not a reference or a placeholder).
+fn given_value(value: Match<'_>) -> Option<Range<usize>> {
+    let text = value.as_str();
+    let trimmed = text.trim_end_matches([' ', '\t']);
+    let unquoted =
+        ['"', '\''].iter().find_map(|&q| trimmed.strip_prefix(q)?.strip_suffix(q)).unwrap_or(trimmed);
+    let start = value.start() + usize::from(unquoted.len() != trimmed.len());
+    given(unquoted).then_some(start..start + unquoted.len())
 }
 
 /// The judge: the name says secret, a value is given, and the binding is on a command line.
@@ -158,10 +218,70 @@ fn bound(text: &[u8], at: usize, env_name: bool, value_end: usize, in_list: bool
             }
         }),
         None | Some(b' ' | b'\t' | b'\r' | b'\n' | b';' | b'|' | b'&' | b'(' | b'`') => {
-            binder(word_before(text, at)) || argument(text, at, env_name, value_end)
+            binder(word_before(text, at))
+                || argument(text, at, env_name, value_end)
+                || pair_before(text, at)
+                || pair_after(text, value_end)
         }
         _ => false,
     }
+}
+
+/// Whether a logfmt pair (`user=ada`, `msg="login failed"`) ends, then blanks, right before the
+/// binding at byte `at` (`level=info msg="login" user=ada password=…`): a line of pairs binds
+/// each of them. The pair's key starts its line or follows a blank, at most [`COMMAND_MAX`] bytes
+/// back.
+fn pair_before(text: &[u8], at: usize) -> bool {
+    let floor = at.saturating_sub(COMMAND_MAX);
+    let blanks = text[floor..at].iter().rev().take_while(|&&b| b == b' ' || b == b'\t').count();
+    let end = at - blanks;
+    if blanks == 0 || end == floor {
+        return false;
+    }
+    // The `=` before the value: before the opening quote of a quoted value (an escaped `\"` is
+    // part of it), or the first of a bare word that holds no quote.
+    let eq = if text[end - 1] == b'"' {
+        let mut open = end - 1;
+        loop {
+            let Some(q) = text[floor..open].iter().rposition(|&b| b == b'"') else { return false };
+            open = floor + q;
+            if open == floor || text[open - 1] != b'\\' {
+                break;
+            }
+        }
+        match open.checked_sub(1) {
+            Some(eq) if eq > floor && text[eq] == b'=' => eq,
+            _ => return false,
+        }
+    } else {
+        let start =
+            text[floor..end].iter().rposition(u8::is_ascii_whitespace).map_or(floor, |s| floor + s + 1);
+        let word = &text[start..end];
+        match word.iter().position(|&b| b == b'=') {
+            Some(eq) if !word.iter().any(|&b| matches!(b, b'"' | b'\'')) => start + eq,
+            _ => return false,
+        }
+    };
+    let key = text[floor..eq].iter().rev().take_while(|&&b| logfmt_key_byte(b)).count();
+    let start = eq - key;
+    key > 0
+        && !text[start].is_ascii_digit()
+        && (start == 0 || (start > floor && text[start - 1].is_ascii_whitespace()))
+}
+
+/// Whether a logfmt pair's key and `=` follow, after blanks, the value that ends at byte `end`
+/// (and its closing quote): `password=… user=ada` is a line of pairs too.
+fn pair_after(text: &[u8], end: usize) -> bool {
+    let rest = &text[end..text.len().min(end + COMMAND_MAX)];
+    let rest = rest.strip_prefix(b"\"").or_else(|| rest.strip_prefix(b"'")).unwrap_or(rest);
+    let blanks = rest.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    let key = rest[blanks..].iter().take_while(|&&b| logfmt_key_byte(b)).count();
+    blanks > 0 && key > 0 && !rest[blanks].is_ascii_digit() && rest.get(blanks + key) == Some(&b'=')
+}
+
+/// Whether `b` may be part of a logfmt pair's key.
+fn logfmt_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
 }
 
 /// Whether `word` is one of the [`BINDERS`].
@@ -244,4 +364,127 @@ fn environment(word: &[u8]) -> bool {
     word.iter().position(|&b| b == b'=').is_some_and(|eq| {
         eq > 0 && word[..eq].iter().all(|&b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{LeakKind, check_str};
+
+    /// The leak the whole check finds in `text`: what it is called, and the text it spans.
+    fn caught(text: &str) -> Option<(&'static str, &str)> {
+        check_str(text).err().map(|leak| (leak.what, &text[leak.start..leak.end]))
+    }
+
+    fn kind(text: &str) -> Option<LeakKind> {
+        check_str(text).err().map(|leak| leak.kind)
+    }
+
+    #[test]
+    fn a_secret_set_by_a_dockerfile_env_without_an_equals_sign_is_caught_with_its_whole_value() {
+        let env = "a secret set by a Dockerfile's ENV";
+        for (text, value) in [
+            ("ENV PASSWORD hunter2", "hunter2"),
+            ("ENV DB_PASSWORD \"s3cr3t value\"", "s3cr3t value"),
+            ("env PASSWORD hunter2", "hunter2"),
+            ("Env GITHUB_TOKEN hunter2", "hunter2"),
+            ("ENV api_token hunter2", "hunter2"),
+            ("  ENV\tPOSTGRES_PASSWORD   changeme  ", "changeme"),
+            ("ENV SECRET_KEY 'k3y value' ", "k3y value"),
+            ("FROM alpine\r\nENV NPM_TOKEN hunter2\r\nRUN npm ci", "hunter2"),
+            ("Step 3/7 : ENV DB_PASSWORD hunter2", "hunter2"),
+            ("   2 | >>> ENV REGISTRY_TOKEN hunter2", "hunter2"),
+            ("left: \"FROM alpine\\nENV PATH /usr/bin\\nENV DB_PASSWORD hunter2\\nRUN make\"", "hunter2"),
+        ] {
+            assert_eq!(caught(text), Some((env, value)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_reference_a_placeholder_an_other_name_or_prose_after_env_stays_clean() {
+        for text in [
+            "ENV PATH /usr/bin",
+            "ENV NODE_ENV production",
+            "ENV PASSWORD $PASSWORD",
+            "ENV PASSWORD ${DB_PASSWORD}",
+            "ENV PASSWORD %DB_PASSWORD%",
+            "ENV PASSWORD \"\"",
+            "ENV PASSWORD ",
+            "ENV PASSWORD",
+            "ENV PASSWORD_FILE /run/secrets/db",
+            "set the password in the ENV file",
+            "error: env PASSWORD not set",
+            "env token expired, logging in again",
+            "python -m venv token hunter2",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_secret_set_by_setx_is_caught_with_its_whole_value_and_a_reference_is_not() {
+        let setx = "a secret set by setx";
+        for (text, value) in [
+            ("setx API_TOKEN abc123def456", "abc123def456"),
+            ("setx /M DB_PASSWORD hunter2", "hunter2"),
+            ("setx API_KEY \"x y\"", "x y"),
+            ("SETX DB_PASSWORD hunter2 /M", "hunter2"),
+            ("> setx.exe GITHUB_TOKEN hunter2", "hunter2"),
+            ("cmd /c \"setx VAULT_TOKEN hunter2\"", "hunter2"),
+            ("setx /s build01 /u ada /p hunter2 BUILD_ID 7", "hunter2"),
+        ] {
+            assert_eq!(caught(text), Some((setx, value)), "{text:?}");
+        }
+        for text in [
+            "setx PASSWORD %PASSWORD%",
+            "setx API_TOKEN \"\"",
+            "setx TOKEN $TOKEN",
+            "setx PATH \"%PATH%;tools\"",
+            "setx DB_PASSWORD /k HKLM\\Software\\App\\Password",
+            "setx /s build01 /u ada /p",
+            "use setx to set the password",
+            "setx",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_secret_among_the_key_value_pairs_of_a_logfmt_line_is_caught_wherever_it_stands() {
+        for (text, value) in [
+            ("level=info msg=\"login\" user=ada password=hunter2 token=abc", "hunter2"),
+            ("level=info msg=\"login\" user=ada token=abc", "abc"),
+            ("time=2026-12-05T10:00:00Z level=INFO msg=\"login failed for ada\" api_key=abc123", "abc123"),
+            ("password=hunter2 user=ada level=warn", "hunter2"),
+            ("ts=1 caller=auth.go:42 client_secret=\"s3cr3t\" status=401", "s3cr3t"),
+            ("    auth_test.go:17: level=debug db_password=hunter2", "hunter2"),
+            ("msg=\"say \\\"hi\\\"\" password=hunter2", "hunter2"),
+            ("ENV APP_ENV=prod DB_PASSWORD=hunter2", "hunter2"),
+        ] {
+            assert_eq!(caught(text), Some(("a secret bound to a name on a command line", value)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_logfmt_line_whose_secret_names_hold_references_or_counts_stays_clean() {
+        for text in [
+            "token=test-token-123",
+            "level=info msg=\"login\" user=ada password=$PASSWORD",
+            "level=info msg=\"login\" password= user=ada",
+            "level=info password=%DB_PASSWORD% user=ada",
+            "level=info secret=*** user=ada",
+            "level=info input_tokens=12 output_tokens=30 max_tokens=4096",
+            "level=info page_token=abc next_token=def",
+            "level=info msg=ok token_count=3 cache_key=abc",
+            "E       AssertionError: expected password=hunter2",
+            "    client.login(user=\"ada\", password=\"hunter2\")",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    /// Caught is the safe side: a value well known as a default is still a value given.
+    #[test]
+    fn a_default_password_given_to_a_container_stays_caught() {
+        assert_eq!(kind("docker run -e POSTGRES_PASSWORD=postgres postgres:16"), Some(LeakKind::CommandLine));
+    }
 }

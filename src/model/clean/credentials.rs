@@ -1,7 +1,9 @@
 //! Credentials in URLs (`user:password@`, a token as the user name, a signature or password in
-//! the query) and in connection strings.
+//! the query), in connection strings, and in a package registry's settings (`.npmrc`,
+//! `.yarnrc.yml`).
 
 use super::LeakKind;
+use super::command_line::given;
 use super::randomness::{is_placeholder, random_enough};
 use super::rule::{Anchor, Rule, leak_if};
 
@@ -48,5 +50,71 @@ pub(super) fn rules() -> Vec<Rule> {
         )
         .folded()
         .judged(|_, caps| leak_if(caps, |v| !is_placeholder(v))),
+        registry_auth(),
     ]
+}
+
+/// A registry credential in npm's settings (`_authToken`, `_auth`, `_password`, alone or scoped
+/// to a registry, `//registry.npmjs.org/:_authToken=…`) or yarn's (`npmAuthToken: "…"`,
+/// `npmAuthIdent: "…"`), whatever the value but a reference or a placeholder ([`given`]:
+/// `${NPM_TOKEN}`).
+fn registry_auth() -> Rule {
+    Rule::new(
+        LeakKind::Assignment,
+        "a package registry's credential in its settings",
+        r#"(?:^|[^A-Za-z0-9_])(?i-u:_authToken|_auth|_password|npmAuthToken|npmAuthIdent)["']?[ \t]*[=:][ \t]*["']?(?P<leak>[^\s"']*)"#,
+        &["_auth", "_password", "npmauth"],
+    )
+    .anchored(Anchor::Word)
+    .folded()
+    .judged(|_, caps| leak_if(caps, given))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::check_str;
+
+    /// The leak the whole check finds in `text`: what it is called, and the text it spans.
+    fn caught(text: &str) -> Option<(&'static str, &str)> {
+        check_str(text).err().map(|leak| (leak.what, &text[leak.start..leak.end]))
+    }
+
+    #[test]
+    fn a_credential_in_npm_or_yarn_settings_is_caught_whatever_its_value() {
+        let registry = "a package registry's credential in its settings";
+        for (text, value) in [
+            ("//registry.npmjs.org/:_authToken=npm_abcdefghijklmnop", "npm_abcdefghijklmnop"),
+            ("//npm.pkg.github.com/:_authToken=hunter2", "hunter2"),
+            ("_auth=dXNlcjpwYXNz", "dXNlcjpwYXNz"),
+            ("//registry.example.net/npm/:_password=\"aHVudGVyMg==\"", "aHVudGVyMg=="),
+            ("_authToken = hunter2", "hunter2"),
+            (
+                "registry=https://registry.example.net/\n//registry.example.net/:_authToken=hunter2\n",
+                "hunter2",
+            ),
+            ("npmAuthToken: \"npm_abc123\"", "npm_abc123"),
+            ("    npmAuthToken: hunter2", "hunter2"),
+            ("  npmAuthIdent: \"ada:hunter2\"", "ada:hunter2"),
+        ] {
+            assert_eq!(caught(text), Some((registry, value)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_reference_or_placeholder_in_npm_or_yarn_settings_stays_clean() {
+        for text in [
+            "//npm.pkg.github.com/:_authToken=${NPM_TOKEN}",
+            "//registry.npmjs.org/:_authToken=$NPM_TOKEN",
+            "//registry.npmjs.org/:_authToken=NPM_TOKEN",
+            "_authToken=",
+            "_password=%NPM_PASSWORD%",
+            "npmAuthToken: \"${NPM_AUTH_TOKEN}\"",
+            "npmAuthToken: ''",
+            "always-auth=true",
+            "npmAlwaysAuth: true",
+            "set _authToken in your .npmrc",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
 }

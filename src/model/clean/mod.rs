@@ -9,7 +9,9 @@
 //! - absolute local paths (home, temp and per-user directories, Windows drive and UNC paths,
 //!   `file://` URLs), after any separator (`run-/home/ada/x` as much as ` /home/ada/x`);
 //! - credentials in URLs (`user:password@`, a random token as the user name, a signature or
-//!   password in the query) and in connection strings (`AccountKey=`, `Password=…;`);
+//!   password in the query), in connection strings (`AccountKey=`, `Password=…;`), and in a
+//!   package registry's settings (`//registry.npmjs.org/:_authToken=…`, `_auth=…`, `_password=…`,
+//!   yarn's `npmAuthToken: …`), whatever the value but a reference or a placeholder;
 //! - a password or other credential given to a tool as an option's argument: an option whose name
 //!   says so (`--password …`, `--db-password=…`, `--client-secret …`, `--api-key=…`,
 //!   `--auth-token …`, `-passin pass:…`, `-storepass …`), a `user:password` pair (`curl -u`,
@@ -21,9 +23,10 @@
 //! - a name that says secret bound to a value on a command line, whatever the value but a
 //!   reference or a placeholder: an environment variable set for a command (`PGPASSWORD=… psql`,
 //!   `env AWS_SECRET_ACCESS_KEY=… aws`, `export DB_PASSWORD=…`, `set PASSWORD=…`, `ENV
-//!   PASSWORD=…`, `$env:API_TOKEN = "…"`), a property (`-Dpassword=…`, `-Psigning.password=…`),
-//!   and a `name=value` argument (`--set db.password=…`, `-var db_password=…`, `-e
-//!   ansible_become_pass=…`, `--from-literal=password=…`, `vault login password=…`);
+//!   PASSWORD=…`, `ENV PASSWORD …`, `setx /M PASSWORD …`, `$env:API_TOKEN = "…"`), a property
+//!   (`-Dpassword=…`, `-Psigning.password=…`), a `name=value` argument (`--set db.password=…`,
+//!   `-var db_password=…`, `-e ansible_become_pass=…`, `--from-literal=password=…`, `vault login
+//!   password=…`), and a pair of a logfmt line (`level=info user=ada password=…`);
 //! - private keys in every PEM, OpenSSH, PuTTY, age and JWK shape, and bare DER key bodies;
 //! - tokens of the shapes their providers document (cloud, VCS, chat, payment, mail, package
 //!   registries, CI, AI services), JSON Web Tokens, and `Authorization` / bearer credentials;
@@ -100,7 +103,8 @@ pub enum LeakKind {
     Jwt,
     /// A credential in an `Authorization` header or after `Bearer`.
     Bearer,
-    /// A random value assigned to a name that says it is secret.
+    /// A value assigned to a name that says it is secret: a random one, or any in a package
+    /// registry's settings (`_authToken=…`).
     Assignment,
     /// A crypt, bcrypt, argon2 or other password hash.
     PasswordHash,
@@ -1075,6 +1079,13 @@ mod tests {
             ",password=hunter2".repeat(n / 17),
             ";PGPASSWORD=hunter2".repeat(n / 19),
             " -Dpassword=$".repeat(n / 13),
+            // The spaced bindings, a logfmt line's pairs (each looks back over a quoted value), a
+            // registry's settings.
+            " msg=\"a \\\"b\\\"\" password=$".repeat(n / 24),
+            "ENV PASSWORD $\n".repeat(n / 15),
+            "\\nENV PASSWORD $".repeat(n / 16),
+            "setx /M PASSWORD $ ".repeat(n / 19),
+            ":_authToken=$ ".repeat(n / 14),
         ];
         for text in &hostile {
             let _ = check_str(text);

@@ -200,6 +200,21 @@ fn a_red_output_holding_an_assignment_a_connection_string_or_a_hash_is_withheld(
     }
 }
 
+#[test]
+fn a_red_output_holding_a_dockerfile_env_secret_without_an_equals_sign_is_withheld() {
+    let s = Setup::speckit(Evidence::Verified);
+    let red = "running 1 test\ntest image_builds ... FAILED\nStep 3/7 : ENV DB_PASSWORD \"s3cr3t value\"\n";
+    std::fs::write(s.evidence.parent().unwrap().join("red.log"), red).unwrap();
+    let out = s.attest_signed(&["--json"]);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["withheld"], json!(["red excerpt (not clean)"]), "{out}");
+    let lines = s.project.note_lines("HEAD");
+    for line in &lines {
+        assert!(!String::from_utf8_lossy(&line.payload).contains("s3cr3t"), "{out}");
+    }
+    assert_eq!(lines[3].statement["predicate"]["red"]["withheld"], json!(true));
+}
+
 /// `speccoder attest` in a work tree whose `origin` is `remote`: the summary's `resourceUri`.
 fn resource_uri_with_origin(remote: &str) -> (String, String) {
     let s = Setup::speckit(Evidence::Verified);
