@@ -284,14 +284,9 @@ pub fn verify_branch_into(
 
     // The newest reachable task commit per task.
     let reachable = repo.walk(head, &[])?;
-    let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
     let task_commit: HashMap<String, ObjectId> = newest_task_commits(repo, &reachable)?;
-    // A partial clone fetches what the checks below read, in one batch, before they read it.
-    let mut to_read: Vec<ObjectId> = task_commit.values().copied().collect();
-    to_read.extend(repo.refs_with_prefix(crate::model::refs::SKIPPED_PREFIX)?.into_iter().map(|(_, id)| id));
-    completeness::notes_fetched(repo, &to_read)?;
-    let setter_dirs = BoxSetters::dirs_read(repo, &reachable, &units)?;
-    completeness::fetch_what_the_check_reads(repo, head_tree_id, &to_read, &setter_dirs)?;
+    fetch_what_a_branch_check_reads(repo, head_tree_id, &reachable, &units, &task_commit)?;
+    let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
     let lost = LostEvidence::new(repo, &reachable_set);
 
     // What each unit's ticks need: a task commit to check, or a row saying why there is none.
@@ -302,18 +297,7 @@ pub fn verify_branch_into(
     }
     let ids: Vec<ObjectId> =
         planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
-    // A task commit beyond a shallow boundary could explain a tick without one; nothing explains a
-    // task list that cannot be read or an id on two lines.
-    let unexplained: Vec<&str> = planned
-        .iter()
-        .flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().err()))
-        .filter(|t| !t.reason.as_deref().is_some_and(unread::no_commit_explains))
-        .map(|t| t.task.as_str())
-        .collect();
-    completeness::history_reaches(
-        repo,
-        &HistoryNeeds { commits: &ids, unexplained, base_unrelated, ..HistoryNeeds::default() },
-    )?;
+    history_reaches_the_plan(repo, &planned, &ids, base_unrelated)?;
     // Which commits set each box, from one pass over the history, before any row is decided; the
     // check reads each task commit's unit from where that pass found it, and its task list as that
     // pass parsed it.
@@ -322,11 +306,7 @@ pub fn verify_branch_into(
     completeness::boundary_sets_no_box(repo, |boundary| setters.first_set_by(boundary, ticked))?;
     let checker = checker.knowing(setters.learned());
     let unticked = match base {
-        Some(base) => {
-            let mut unticked = unticked_since(repo, base, &units, &planned)?;
-            unticked.extend(gone_since(repo, base, &head_tree)?);
-            unticked
-        }
+        Some(base) => taken_back_since(repo, base, &units, &planned, &head_tree)?,
         None => Vec::new(),
     };
     let (judge, judged) = judge(repo, trust, head);
@@ -351,6 +331,45 @@ pub fn verify_branch_into(
         rows.put(row);
     }
     finish(rows.out, &report_head, trust, judged.into_iter().chain(unticked))
+}
+
+/// Makes sure the objects a branch check reads are here before it reads them: the notes of the
+/// task commits and skips (fetched first), then in one batch what a partial clone lacks of the
+/// head's tree, the task commits and the unit directories the box setters read.
+fn fetch_what_a_branch_check_reads(
+    repo: &Repo,
+    head_tree_id: ObjectId,
+    reachable: &[ObjectId],
+    units: &[spec::UnitLoc],
+    task_commit: &HashMap<String, ObjectId>,
+) -> Result<(), VerifyError> {
+    let mut to_read: Vec<ObjectId> = task_commit.values().copied().collect();
+    to_read.extend(repo.refs_with_prefix(crate::model::refs::SKIPPED_PREFIX)?.into_iter().map(|(_, id)| id));
+    completeness::notes_fetched(repo, &to_read)?;
+    let setter_dirs = BoxSetters::dirs_read(repo, reachable, units)?;
+    completeness::fetch_what_the_check_reads(repo, head_tree_id, &to_read, &setter_dirs)?;
+    Ok(())
+}
+
+/// Refuses a history cut short where the plan needs it: a task commit `ids` names beyond a
+/// shallow boundary, or a tick without one that such a commit could explain. Nothing explains a
+/// task list that cannot be read or an id on two lines.
+fn history_reaches_the_plan(
+    repo: &Repo,
+    planned: &[UnitPlan],
+    ids: &[ObjectId],
+    base_unrelated: bool,
+) -> Result<(), VerifyError> {
+    let unexplained: Vec<&str> = planned
+        .iter()
+        .flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().err()))
+        .filter(|t| !t.reason.as_deref().is_some_and(unread::no_commit_explains))
+        .map(|t| t.task.as_str())
+        .collect();
+    completeness::history_reaches(
+        repo,
+        &HistoryNeeds { commits: ids, unexplained, base_unrelated, ..HistoryNeeds::default() },
+    )
 }
 
 /// The units a branch check covers, and the places that hold ticks but are no unit's: with a
@@ -549,6 +568,20 @@ fn plan_unit(
     }
     rows.extend(unread::unread_tick_rows(&unit.name, ticks.unread).into_iter().map(|t| Err(Box::new(t))));
     Ok((rows, ticked_targets))
+}
+
+/// The tasks ticked at `base` that the head no longer ticks: in a checked unit
+/// ([`unticked_since`]), or in a unit the head no longer has ([`gone_since`]).
+fn taken_back_since(
+    repo: &Repo,
+    base: ObjectId,
+    units: &[spec::UnitLoc],
+    planned: &[UnitPlan],
+    head_tree: &GitTree<'_>,
+) -> Result<Vec<String>, VerifyError> {
+    let mut unticked = unticked_since(repo, base, units, planned)?;
+    unticked.extend(gone_since(repo, base, head_tree)?);
+    Ok(unticked)
 }
 
 /// The tasks ticked at `base` that a checked unit no longer ticks at the head: nothing the branch
