@@ -213,4 +213,28 @@ mod tests {
         );
         assert!(read_deltas(&tree, "missing").unwrap().is_empty());
     }
+
+    #[test]
+    fn a_change_s_delta_folders_are_found_with_as_few_reads_of_each_tree_however_many_there_are() {
+        let most_reads = |deltas: usize| {
+            let fx = crate::git::test_support::Fixture::new();
+            for n in 0..deltas {
+                fx.write(
+                    &format!("openspec/changes/c/specs/cap{n}/spec.md"),
+                    format!("### Requirement: R{n}\n"),
+                );
+            }
+            fx.git(&["add", "."]);
+            fx.git(&["commit", "-q", "-m", "deltas"]);
+            let repo = fx.repo();
+            let view = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+            assert_eq!(read_deltas(&view, "openspec/changes/c/specs").unwrap().len(), deltas);
+            view.most_reads_of_a_tree()
+        };
+        assert_eq!(
+            most_reads(40),
+            most_reads(4),
+            "the `specs` folder is read as often for 40 deltas as for 4"
+        );
+    }
 }

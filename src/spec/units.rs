@@ -736,6 +736,26 @@ mod tests {
     }
 
     #[test]
+    fn units_are_scanned_with_as_few_reads_of_each_tree_however_many_there_are() {
+        let most_reads = |units: usize| {
+            let fx = crate::git::test_support::Fixture::new();
+            for n in 0..units {
+                // Each folder its own tree, so that the count is of one tree read again.
+                fx.write(&format!("specs/{n:03}-unit/tasks.md"), format!("- [ ] T001 a{n}\n"));
+                fx.write(&format!("specs/{n:03}-unit/notes/a.md"), format!("{n}"));
+            }
+            fx.git(&["add", "."]);
+            fx.git(&["commit", "-q", "-m", "units"]);
+            let repo = fx.repo();
+            let view = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+            let scan = scan_units(&view).unwrap();
+            assert_eq!((scan.units.len(), scan.strays.len()), (units, 0));
+            view.most_reads_of_a_tree()
+        };
+        assert_eq!(most_reads(40), most_reads(4), "`specs` is read as often for 40 units as for 4");
+    }
+
+    #[test]
     fn an_unreadable_task_list_outside_the_units_is_a_stray_without_lines() {
         let tree = MemTree::from_files([("specs/.x/tasks.md", &b"- [x] T001 \xff\n"[..])]).unwrap();
         let scan = scan_units(&tree).unwrap();
