@@ -390,6 +390,19 @@ impl GitTree<'_> {
         }
     }
 
+    /// [`Self::file`] when the file holds at most `max` bytes, else `Err` of its size, read from the
+    /// object's header first ([`Repo::blob_within`]), so that a larger file is never read.
+    pub fn file_within(&self, path: &str, max: u64) -> Result<Option<Result<Vec<u8>, u64>>, GitError> {
+        let components = path::components(path)?;
+        if components.is_empty() {
+            return Ok(None);
+        }
+        match self.lookup(&components)? {
+            Some((mode, id)) if mode.is_blob() => self.repo.blob_within(id, max).map(Some),
+            _ => Ok(None),
+        }
+    }
+
     /// The entries of directory `dir` (`""` is the root) as `(name, kind)` in name order; `None`
     /// when `dir` is absent or not a directory. Names that are not UTF-8 are left out.
     pub fn entries(&self, dir: &str) -> Result<Option<Vec<(String, EntryKind)>>, GitError> {
