@@ -1,5 +1,5 @@
 //! How long the task list reader takes on hostile task lists at the size limit
-//! (`spec::TASK_LIST_LIMIT`): deep block quotes, one line of nested bullets, many fences, a fence
+//! (`spec::SPEC_FILE_LIMIT`): deep block quotes, one line of nested bullets, many fences, a fence
 //! a whole file long, unmatched brackets and links, emphasis runs, an unclosed comment, many
 //! items, and a plain task list of the same size for comparison.
 //!
@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use speccoder_attest::spec::{self, MemTree, TASK_LIST_LIMIT};
+use speccoder_attest::spec::{self, MemTree, SPEC_FILE_LIMIT};
 
 /// The unit's spec: one story, one requirement.
 const SPEC: &str = "# F\n## User Story 1 - One\nBody.\n## Requirements\n- **FR-001**: It works.\n";
@@ -22,7 +22,7 @@ fn fill(head: &str, unit: &str, tail: &str, limit: usize) -> String {
 
 fn main() {
     let runs: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(5);
-    let l = TASK_LIST_LIMIT;
+    let l = SPEC_FILE_LIMIT;
     let plain: String = plain_list(l);
     let shapes: Vec<(&str, String)> = vec![
         ("plain tasks", plain),

@@ -87,6 +87,17 @@ impl Repo {
         Ok(found)
     }
 
+    /// Every entry of tree `id` by name, the first of each name in stored order (as
+    /// [`Self::tree_entry`] finds it): for a tree a name is looked up in again and again.
+    fn tree_index(&self, id: ObjectId) -> Result<Index, GitError> {
+        let mut index = Index::new();
+        self.for_each_entry(id, |entry| {
+            let name = entry.filename.to_vec().into_boxed_slice();
+            index.entry(name).or_insert_with(|| (entry.mode, entry.oid.to_owned()));
+        })?;
+        Ok(index)
+    }
+
     /// The entries of tree `id`, sorted by name (a stable sort: duplicates stay in stored order).
     pub(crate) fn tree_items(&self, id: ObjectId) -> Result<Vec<TreeItem>, GitError> {
         let mut items = Vec::new();
@@ -174,13 +185,13 @@ impl Repo {
 
     /// A read-only view of the files of tree `id` (cheap: nothing is read until asked).
     pub fn tree(&self, id: ObjectId) -> GitTree<'_> {
-        GitTree { repo: self, root: id, dirs: RefCell::default(), known: None }
+        GitTree::empty(self, id)
     }
 
     /// [`Self::tree`], starting from the directories `known` holds for tree `id`: a lookup
     /// below them reads none of the trees above them.
     pub fn tree_knowing<'a>(&'a self, id: ObjectId, known: &'a KnownDirs) -> GitTree<'a> {
-        GitTree { repo: self, root: id, dirs: RefCell::default(), known: Some(known) }
+        GitTree { known: Some(known), ..GitTree::empty(self, id) }
     }
 }
 
@@ -195,6 +206,9 @@ pub struct KnownDirs(HashMap<Box<str>, HashMap<ObjectId, Found>>);
 
 /// What a lookup found at a path: the entry's mode and the object it names.
 type Found = (EntryMode, ObjectId);
+
+/// A tree's entries by name, the first of each name in stored order ([`Repo::tree_index`]).
+type Index = HashMap<Box<[u8]>, Found>;
 
 impl KnownDirs {
     /// Keeps what `view` resolved for the directory `path` (as `path::components` spells it,
@@ -246,6 +260,27 @@ pub struct GitTree<'r> {
     dirs: RefCell<HashMap<String, Option<(EntryMode, ObjectId)>>>,
     /// Directories resolved by an earlier view of the same tree ([`Repo::tree_knowing`]).
     known: Option<&'r KnownDirs>,
+    /// The trees a name was looked up in, by id: `None` after the first lookup, which scans the
+    /// stored tree (one lookup costs least so); then every entry by name ([`Self::child`]).
+    searched: RefCell<HashMap<ObjectId, Option<Index>>>,
+    /// How often this view read each tree, for the tests that hold it to a few reads a tree.
+    #[cfg(test)]
+    reads: RefCell<HashMap<ObjectId, usize>>,
+}
+
+impl<'r> GitTree<'r> {
+    /// A view of tree `id` that has resolved nothing yet.
+    fn empty(repo: &'r Repo, id: ObjectId) -> Self {
+        GitTree {
+            repo,
+            root: id,
+            dirs: RefCell::default(),
+            known: None,
+            searched: RefCell::default(),
+            #[cfg(test)]
+            reads: RefCell::default(),
+        }
+    }
 }
 
 impl GitTree<'_> {
@@ -254,13 +289,54 @@ impl GitTree<'_> {
         self.root
     }
 
+    /// The entry `name` of tree `id`, as [`Repo::tree_entry`] finds it. The first lookup in a
+    /// tree scans it; the second indexes it by name, and later ones read nothing: a reader that
+    /// looks into each entry of a directory (`specs/`, one per unit; a change's delta folders)
+    /// reads that directory's tree twice, not once an entry.
+    fn child(&self, id: ObjectId, name: &str) -> Result<Option<Found>, GitError> {
+        let mut searched = self.searched.borrow_mut();
+        let found = match searched.get(&id) {
+            Some(Some(index)) => return Ok(index.get(name.as_bytes()).copied()),
+            Some(None) => {
+                let index = self.read(id, Repo::tree_index)?;
+                let found = index.get(name.as_bytes()).copied();
+                searched.insert(id, Some(index));
+                found
+            }
+            None => {
+                searched.insert(id, None);
+                self.read(id, |repo, id| repo.tree_entry(id, name.as_bytes()))?
+            }
+        };
+        Ok(found)
+    }
+
+    /// `read(repo, id)`: every read of a tree by this view goes through here (counted in tests).
+    fn read<T>(
+        &self,
+        id: ObjectId,
+        read: impl FnOnce(&Repo, ObjectId) -> Result<T, GitError>,
+    ) -> Result<T, GitError> {
+        #[cfg(test)]
+        {
+            *self.reads.borrow_mut().entry(id).or_default() += 1;
+        }
+        read(self.repo, id)
+    }
+
+    /// The most reads of any one tree by this view.
+    #[cfg(test)]
+    pub(crate) fn most_reads_of_a_tree(&self) -> usize {
+        self.reads.borrow().values().copied().max().unwrap_or_default()
+    }
+
     /// The entry at `components` below the root, `None` when some component is absent or not a directory.
     fn lookup(&self, components: &[&str]) -> Result<Option<(EntryMode, ObjectId)>, GitError> {
         let Some((last, dirs)) = components.split_last() else {
             return Ok(Some((EntryKind::Tree.into(), self.root)));
         };
         match self.directory(dirs)? {
-            Some((mode, id)) if mode.is_tree() => self.repo.tree_entry(id, last.as_bytes()),
+            Some((mode, id)) if mode.is_tree() => self.child(id, last),
             _ => Ok(None),
         }
     }
@@ -279,7 +355,7 @@ impl GitTree<'_> {
             return Ok(Some(found));
         }
         let found = match self.directory(above)? {
-            Some((mode, id)) if mode.is_tree() => self.repo.tree_entry(id, last.as_bytes())?,
+            Some((mode, id)) if mode.is_tree() => self.child(id, last)?,
             _ => None,
         };
         self.dirs.borrow_mut().insert(key, found);
@@ -314,6 +390,19 @@ impl GitTree<'_> {
         }
     }
 
+    /// [`Self::file`] when the file holds at most `max` bytes, else `Err` of its size, read from the
+    /// object's header first ([`Repo::blob_within`]), so that a larger file is never read.
+    pub fn file_within(&self, path: &str, max: u64) -> Result<Option<Result<Vec<u8>, u64>>, GitError> {
+        let components = path::components(path)?;
+        if components.is_empty() {
+            return Ok(None);
+        }
+        match self.lookup(&components)? {
+            Some((mode, id)) if mode.is_blob() => self.repo.blob_within(id, max).map(Some),
+            _ => Ok(None),
+        }
+    }
+
     /// The entries of directory `dir` (`""` is the root) as `(name, kind)` in name order; `None`
     /// when `dir` is absent or not a directory. Names that are not UTF-8 are left out.
     pub fn entries(&self, dir: &str) -> Result<Option<Vec<(String, EntryKind)>>, GitError> {
@@ -324,7 +413,7 @@ impl GitTree<'_> {
         if !mode.is_tree() {
             return Ok(None);
         }
-        let items = self.repo.tree_items(id)?;
+        let items = self.read(id, Repo::tree_items)?;
         let mut out: Vec<(String, EntryKind)> = items
             .iter()
             .filter_map(|item| {
@@ -343,8 +432,7 @@ impl GitTree<'_> {
         let components = path::components(dir)?;
         match self.directory(&components)? {
             Some((mode, id)) if mode.is_tree() => Ok(self
-                .repo
-                .tree_items(id)?
+                .read(id, Repo::tree_items)?
                 .iter()
                 .filter(|item| std::str::from_utf8(&item.name).is_err())
                 .map(|item| String::from_utf8_lossy(&item.name).into_owned())
@@ -368,7 +456,11 @@ impl GitTree<'_> {
         if ours == theirs {
             return Ok(Vec::new());
         }
-        let (ours_data, theirs_data) = (self.repo.tree_data(ours)?, self.repo.tree_data(theirs)?);
+        let tree_data = |id: Option<ObjectId>| match id {
+            Some(id) => self.read(id, |repo, id| repo.tree_data(Some(id))),
+            None => Ok(Vec::new()),
+        };
+        let (ours_data, theirs_data) = (tree_data(ours)?, tree_data(theirs)?);
         let (ours, theirs) =
             (self.repo.entry_refs(ours, &ours_data)?, self.repo.entry_refs(theirs, &theirs_data)?);
         let tree_of = |entry: Option<&gix::objs::tree::EntryRef<'_>>| {
@@ -403,16 +495,26 @@ impl GitTree<'_> {
                 None => changed.push(ChangedEntry { name: name.to_owned(), ours, theirs }),
             }
         }
-        // The first entry of the name in stored order, as `tree_entry` finds it.
-        let mut dirs = self.dirs.borrow_mut();
-        let prefix = components.join("/");
-        for entry in &changed {
-            let found = ours.iter().find(|e| e.filename == entry.name.as_bytes());
-            let path =
-                if prefix.is_empty() { entry.name.clone() } else { format!("{prefix}/{}", entry.name) };
-            dirs.insert(path, found.map(|e| (e.mode, e.oid.to_owned())));
-        }
+        self.remember_changed(&components.join("/"), &ours, &changed);
         Ok(changed)
+    }
+
+    /// Remembers what a lookup of `<dir>/<name>` finds for each of `changed`, among the entries
+    /// `ours` of `dir` in this tree: the first entry of the name in stored order, as
+    /// [`Repo::tree_entry`] finds it. One pass over `ours`, however many entries changed.
+    fn remember_changed(&self, dir: &str, ours: &[gix::objs::tree::EntryRef<'_>], changed: &[ChangedEntry]) {
+        let mut found: HashMap<&[u8], Option<Found>> =
+            changed.iter().map(|entry| (entry.name.as_bytes(), None)).collect();
+        for entry in ours {
+            if let Some(slot @ None) = found.get_mut::<[u8]>(entry.filename) {
+                *slot = Some((entry.mode, entry.oid.to_owned()));
+            }
+        }
+        let mut dirs = self.dirs.borrow_mut();
+        for ChangedEntry { name, .. } in changed {
+            let path = if dir.is_empty() { name.clone() } else { format!("{dir}/{name}") };
+            dirs.insert(path, found.get(name.as_bytes()).copied().flatten());
+        }
     }
 
     /// The names of directory `dir` (`""` is the root) with the object each points to, in name
@@ -422,8 +524,7 @@ impl GitTree<'_> {
         let components = path::components(dir)?;
         match self.directory(&components)? {
             Some((mode, id)) if mode.is_tree() => Ok(Some(
-                self.repo
-                    .tree_items(id)?
+                self.read(id, Repo::tree_items)?
                     .into_iter()
                     .filter_map(|item| Some((String::from_utf8(item.name.into_vec()).ok()?, item.id)))
                     .collect(),
@@ -598,9 +699,12 @@ mod tests {
         let (first, second, other) = (blob("first\n"), blob("second\n"), blob("other\n"));
         let tree = raw_tree(&fx, &[("100644", "b", other), ("100644", "a", first), ("100644", "a", second)]);
         let repo = fx.repo();
-        // The first lookups scan the stored tree, later ones search it decoded: both find the first.
+        // A view scans the stored tree first, then looks names up in its index: both find the first.
+        let view = repo.tree(tree);
         for _ in 0..4 {
             assert_eq!(repo.tree(tree).file("a").unwrap().unwrap(), b"first\n");
+            assert_eq!(view.file("a").unwrap().unwrap(), b"first\n");
+            assert_eq!(view.file("b").unwrap().unwrap(), b"other\n");
         }
         assert_eq!(repo.tree(tree).entry_id("a").unwrap(), Some(first));
         assert_eq!(
@@ -676,13 +780,37 @@ mod tests {
         let blob = ObjectId::from_hex(String::from_utf8(out).unwrap().trim().as_bytes()).unwrap();
         let tree = raw_tree(&fx, &[("100644", "a", blob), ("999999999", "b", blob), ("100644", "c", blob)]);
         let repo = fx.repo();
-        // Scanned the first times, decoded after: the answer is the same.
+        // A new view scans the tree; one that looked into it before indexes it: the answer is the same.
+        let view = repo.tree(tree);
         for name in ["a", "c", "a", "a", "c"] {
-            match repo.tree(tree).file(name) {
-                Err(GitError::CorruptObject { id, kind: "tree", .. }) => assert_eq!(id, tree),
-                other => panic!("expected a corrupt-tree error for {name}, got {other:?}"),
+            for found in [repo.tree(tree).file(name), view.file(name)] {
+                match found {
+                    Err(GitError::CorruptObject { id, kind: "tree", .. }) => assert_eq!(id, tree),
+                    other => panic!("expected a corrupt-tree error for {name}, got {other:?}"),
+                }
             }
         }
+    }
+
+    #[test]
+    fn a_view_reads_each_tree_as_often_however_many_of_its_entries_it_looks_into() {
+        let most_reads = |units: usize| {
+            let fx = Fixture::new();
+            for n in 0..units {
+                fx.write(&format!("specs/{n:03}-x/tasks.md"), "- [ ] T001\n");
+            }
+            fx.git(&["add", "."]);
+            fx.git(&["commit", "-q", "-m", "units"]);
+            let repo = fx.repo();
+            let view = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+            for n in 0..units {
+                assert!(view.file(&format!("specs/{n:03}-x/tasks.md")).unwrap().is_some());
+                assert_eq!(view.entry_id(&format!("specs/{n:03}-absent")).unwrap(), None);
+            }
+            view.most_reads_of_a_tree()
+        };
+        assert_eq!(most_reads(40), most_reads(4), "`specs` is read as often for 40 units as for 4");
+        assert!(most_reads(4) <= 2, "a scan, then an index");
     }
 
     /// Objects read the same as `git cat-file` shows them, whether loose and small (read directly),

@@ -99,11 +99,13 @@ pub fn bug_triad(tree: &dyn SourceTree, slug: &str) -> Result<BugTriad, SpecErro
     let mut contents = Vec::with_capacity(TRIAD_FILES.len());
     for name in TRIAD_FILES {
         let path = format!("{home}/{name}");
-        let bytes = read_file(tree, &path, "a bug home's file")?.ok_or_else(|| SpecError::MissingFile {
+        let missing = || SpecError::MissingFile {
             path: path.clone(),
             hint: "a bug home holds assessment.md, fix.md and test.md; write the missing one and \
                    stage it (`git add`) before closing the bug",
-        })?;
+        };
+        // Hashed whole, as large as the repository holds it (no limit of a unit's files).
+        let bytes = read_file(tree, &path, "a bug home's file", u64::MAX)?.ok_or_else(missing)?;
         contents.push((name, bytes));
     }
     let files: Vec<(&str, &[u8])> = contents.iter().map(|(n, b)| (*n, b.as_slice())).collect();

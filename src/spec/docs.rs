@@ -27,8 +27,7 @@ pub struct UnitDocs {
     /// order citations are searched: the document's position in `deltas` (0 for spec.md) and
     /// where in its text.
     defined: Vec<(usize, DefinedAt)>,
-    /// Where in `defined` each id is defined, made on the first drift question, so that a check
-    /// of many cited ids searches the definitions once, not once an id.
+    /// Where in `defined` each id is defined ([`Self::definitions_of`]).
     by_id: std::sync::OnceLock<std::collections::HashMap<String, Vec<usize>>>,
 }
 
@@ -116,6 +115,28 @@ impl UnitDocs {
         self.defined.iter().filter_map(|(doc, at)| self.text(*doc).map(|text| at.in_text(text))).collect()
     }
 
+    /// The definitions of `id` alone, in the order citations are searched: looked up in `by_id`,
+    /// made on the first question, so that many cited ids search the definitions once, not once
+    /// an id.
+    fn definitions_of(&self, id: &str) -> Vec<Definition<'_>> {
+        let by_id = self.by_id.get_or_init(|| {
+            let mut by_id: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
+            for (at, (doc, defined)) in self.defined.iter().enumerate() {
+                if let Some(text) = self.text(*doc) {
+                    by_id.entry(defined.in_text(text).0.to_owned()).or_default().push(at);
+                }
+            }
+            by_id
+        });
+        by_id
+            .get(id)
+            .into_iter()
+            .flatten()
+            .filter_map(|at| self.defined.get(*at))
+            .filter_map(|(doc, defined)| self.text(*doc).map(|text| defined.in_text(text)))
+            .collect()
+    }
+
     /// The text of document `doc` (see `defined`).
     fn text(&self, doc: usize) -> Option<&str> {
         match &self.spec_md {
@@ -127,10 +148,9 @@ impl UnitDocs {
     /// The requirements `title` cites, and the cited ids that no line defines. A cited Spec Kit id
     /// that spec.md defines more than once is refused.
     pub(crate) fn citations(&self, title: &str) -> Result<(Vec<Requirement>, Vec<String>), SpecError> {
-        let defs = self.definitions();
         match &self.spec_md {
-            Some((path, _)) => speckit_citations(title, &defs, path),
-            None => Ok((openspec_citations(title, &defs), Vec::new())),
+            Some((path, _)) => speckit_citations(title, |id| self.definitions_of(id), path),
+            None => Ok((openspec_citations(title, &self.definitions()), Vec::new())),
         }
     }
 
@@ -140,23 +160,7 @@ impl UnitDocs {
     /// # Errors
     /// A Spec Kit id that spec.md defines on more than one line.
     pub fn requirement_line(&self, id: &str) -> Result<Option<String>, SpecError> {
-        let by_id = self.by_id.get_or_init(|| {
-            let mut by_id: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
-            for (at, (doc, defined)) in self.defined.iter().enumerate() {
-                if let Some(text) = self.text(*doc) {
-                    by_id.entry(defined.in_text(text).0.to_owned()).or_default().push(at);
-                }
-            }
-            by_id
-        });
-        // The definitions of `id` alone, in the order citations are searched.
-        let defs: Vec<Definition<'_>> = by_id
-            .get(id)
-            .into_iter()
-            .flatten()
-            .filter_map(|at| self.defined.get(*at))
-            .filter_map(|(doc, defined)| self.text(*doc).map(|text| defined.in_text(text)))
-            .collect();
+        let defs = self.definitions_of(id);
         let line = match &self.spec_md {
             Some((path, _)) => speckit_definition(&defs, id, path)?,
             None => defs.iter().find(|(def, _, _)| *def == id).map(|(_, line, _)| *line),
@@ -212,5 +216,47 @@ mod tests {
             ]
         );
         assert!(read_deltas(&tree, "missing").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_change_s_delta_folders_are_found_with_as_few_reads_of_each_tree_however_many_there_are() {
+        let most_reads = |deltas: usize| {
+            let fx = crate::git::test_support::Fixture::new();
+            for n in 0..deltas {
+                fx.write(
+                    &format!("openspec/changes/c/specs/cap{n}/spec.md"),
+                    format!("### Requirement: R{n}\n"),
+                );
+            }
+            fx.git(&["add", "."]);
+            fx.git(&["commit", "-q", "-m", "deltas"]);
+            let repo = fx.repo();
+            let view = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+            assert_eq!(read_deltas(&view, "openspec/changes/c/specs").unwrap().len(), deltas);
+            view.most_reads_of_a_tree()
+        };
+        assert_eq!(
+            most_reads(40),
+            most_reads(4),
+            "the `specs` folder is read as often for 40 deltas as for 4"
+        );
+    }
+
+    #[test]
+    fn a_title_citing_many_ids_searches_each_id_s_own_definitions_only() {
+        let searched = |ids: usize| {
+            let spec: String = (0..ids).map(|n| format!("- **FR-{n:03}**: System MUST {n}.\n")).collect();
+            let tree =
+                MemTree::from_files([("specs/001-x/spec.md", spec), ("specs/001-x/tasks.md", String::new())])
+                    .unwrap();
+            let docs = UnitDocs::of_unit(&tree, "001-x").unwrap();
+            let title: Vec<String> = (0..ids).map(|n| format!("FR-{n:03}")).collect();
+            let before = crate::spec::requirement::SEARCHED.with(std::cell::Cell::get);
+            let (found, unknown) = docs.citations(&format!("Do it ({})", title.join(", "))).unwrap();
+            assert_eq!((found.len(), unknown.len()), (ids, 0));
+            crate::spec::requirement::SEARCHED.with(std::cell::Cell::get) - before
+        };
+        assert_eq!(searched(40), 40, "one definition searched for each of 40 cited ids");
+        assert_eq!(searched(4), 4);
     }
 }

@@ -215,16 +215,18 @@ pub enum SpecError {
         found: &'static str,
     },
 
-    /// A task list too large to be a real one.
+    /// A file of a unit too large to be a real one (a task list, spec.md, a delta spec).
     #[error(
-        "`{path}` is {size} bytes, more than the {limit} bytes a task list may have; \
-         split the unit or shorten its task list"
+        "`{path}` is {size} bytes, more than the {limit} bytes speccoder reads of {what}; \
+         shorten it, or split the unit"
     )]
-    TaskListTooLarge {
-        /// The project-relative path of the task list.
+    FileTooLarge {
+        /// The project-relative path of the file.
         path: String,
+        /// What it was read as (`the task list`, `spec.md`, `a delta spec`).
+        what: &'static str,
         /// Its size in bytes.
-        size: usize,
+        size: u64,
         /// The largest size read.
         limit: usize,
     },
@@ -396,7 +398,7 @@ impl crate::exit::ExitClass for SpecError {
             | SpecError::SymbolicLink { .. }
             | SpecError::Submodule { .. }
             | SpecError::NotAFile { .. }
-            | SpecError::TaskListTooLarge { .. }
+            | SpecError::FileTooLarge { .. }
             | SpecError::DuplicateRequirement { .. }
             | SpecError::DuplicateTask { .. }
             | SpecError::TrailerOnlyTask { .. }

@@ -130,6 +130,7 @@ pub(crate) fn speckit_defined(spec_md: &str) -> Vec<DefinedAt> {
 #[must_use]
 pub fn speckit_cited_ids(title: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut before: Option<char> = None;
     for (at, c) in title.char_indices() {
         let starts_word = c.is_ascii_uppercase() && !before.is_some_and(is_word_char);
@@ -141,7 +142,7 @@ pub fn speckit_cited_ids(title: &str) -> Vec<String> {
             continue;
         };
         if let Some(id) = id_len(rest).and_then(|len| rest.get(..len))
-            && !out.iter().any(|seen| seen == id)
+            && seen.insert(id)
         {
             out.push(id.to_owned());
         }
@@ -208,6 +209,13 @@ pub fn title_cites_name(title: &str, name: &str) -> bool {
     false
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many definitions [`speckit_definition`] searched on this thread, for the tests that
+    /// hold a task's citations to one search of each cited id's own definitions.
+    pub(crate) static SEARCHED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// The line that defines Spec Kit requirement `id` among `defs` (read from `path`); Ok(None) when
 /// none does. An id defined on more than one line is refused, naming the lines: which of them a
 /// citation means would be a guess.
@@ -216,6 +224,8 @@ pub(crate) fn speckit_definition<'d>(
     id: &str,
     path: &str,
 ) -> Result<Option<&'d str>, SpecError> {
+    #[cfg(test)]
+    SEARCHED.with(|searched| searched.set(searched.get() + defs.len()));
     let mut found = defs.iter().filter(|(def, _, _)| *def == id);
     let Some(&(_, line, _)) = found.next() else {
         return Ok(None);
@@ -229,17 +239,18 @@ pub(crate) fn speckit_definition<'d>(
     Err(SpecError::DuplicateRequirement { id: id.to_owned(), path: path.to_owned(), lines: lines.join(", ") })
 }
 
-/// The requirements `title` cites among `defs` (read from `path`), and the cited Spec Kit ids that
-/// no line defines. A cited id defined on more than one line is refused.
-pub(crate) fn speckit_citations(
+/// The requirements `title` cites, each among the definitions `definitions_of` gives for its id
+/// (read from `path`), and the cited Spec Kit ids that no line defines. A cited id defined on more
+/// than one line is refused.
+pub(crate) fn speckit_citations<'d>(
     title: &str,
-    defs: &[Definition<'_>],
+    definitions_of: impl Fn(&str) -> Vec<Definition<'d>>,
     path: &str,
 ) -> Result<(Vec<Requirement>, Vec<String>), SpecError> {
     let mut found = Vec::new();
     let mut unknown = Vec::new();
     for id in speckit_cited_ids(title) {
-        match speckit_definition(defs, &id, path)? {
+        match speckit_definition(&definitions_of(&id), &id, path)? {
             Some(line) => found.push(Requirement::new(&id, line)),
             None => unknown.push(id),
         }
@@ -262,6 +273,11 @@ pub(crate) fn openspec_citations(title: &str, defs: &[Definition<'_>]) -> Vec<Re
 mod tests {
     use super::*;
     use crate::spec::text::lines;
+
+    /// The definitions of one id among `defs`, as [`UnitDocs`](super::super::UnitDocs) looks them up.
+    fn of<'a, 'd>(defs: &'a [Definition<'d>]) -> impl Fn(&str) -> Vec<Definition<'d>> + 'a {
+        move |id| defs.iter().filter(|(def, _, _)| *def == id).copied().collect()
+    }
 
     /// The Spec Kit definitions in `spec_md`, as they read.
     fn speckit_definitions(spec_md: &str) -> Vec<Definition<'_>> {
@@ -294,10 +310,10 @@ mod tests {
         assert!(speckit_cited_ids("FR-009ab FR-009a1 FR-009a_ FR-009_a").is_empty());
         let spec = "- **FR-009**: Base.\n- **FR-009a**: Clarified.\n";
         let defs = speckit_definitions(spec);
-        let (found, unknown) = speckit_citations("Only the base (FR-009)", &defs, "spec.md").unwrap();
+        let (found, unknown) = speckit_citations("Only the base (FR-009)", of(&defs), "spec.md").unwrap();
         assert_eq!((found.len(), found[0].line.as_str()), (1, "- **FR-009**: Base."));
         assert!(unknown.is_empty());
-        let (found, _) = speckit_citations("Only the clarification (FR-009a)", &defs, "spec.md").unwrap();
+        let (found, _) = speckit_citations("Only the clarification (FR-009a)", of(&defs), "spec.md").unwrap();
         assert_eq!((found.len(), found[0].line.as_str()), (1, "- **FR-009a**: Clarified."));
         assert_eq!(found[0].hash, sha256_hex(b"- **FR-009a**: Clarified."));
         assert!(is_speckit_requirement_id("FR-009a") && is_speckit_requirement_id("NFR-10"));
@@ -320,7 +336,8 @@ mod tests {
     fn the_requirement_hash_is_the_defining_line_with_trailing_whitespace_trimmed() {
         let spec = "## Requirements\n- **FR-001**: System MUST store tags.  \t\r\n- **FR-002**: y\n";
         let defs = speckit_definitions(spec);
-        let (found, unknown) = speckit_citations("Store tags (FR-001, FR-009)", &defs, "spec.md").unwrap();
+        let (found, unknown) =
+            speckit_citations("Store tags (FR-001, FR-009)", of(&defs), "spec.md").unwrap();
         assert_eq!(unknown, ["FR-009"]);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "FR-001");
@@ -374,13 +391,13 @@ mod tests {
     fn a_spec_kit_requirement_defined_twice_is_refused_naming_both_lines() {
         let spec = "## Requirements\n- **FR-001**: First.\n- **FR-002**: Other.\n\n* **FR-001**: Again.\n";
         let defs = speckit_definitions(spec);
-        let err = speckit_citations("Do it (FR-001)", &defs, "specs/001-x/spec.md").unwrap_err();
+        let err = speckit_citations("Do it (FR-001)", of(&defs), "specs/001-x/spec.md").unwrap_err();
         assert!(matches!(err, SpecError::DuplicateRequirement { .. }));
         let msg = err.to_string();
         assert!(msg.contains("`FR-001`") && msg.contains("specs/001-x/spec.md"), "{msg}");
         assert!(msg.contains("lines 2, 5"), "{msg}");
         // An id defined once is read as before, even beside a duplicated one.
-        let (found, _) = speckit_citations("Other (FR-002)", &defs, "spec.md").unwrap();
+        let (found, _) = speckit_citations("Other (FR-002)", of(&defs), "spec.md").unwrap();
         assert_eq!(found[0].line, "- **FR-002**: Other.");
         assert!(speckit_definition(&defs, "FR-001", "spec.md").is_err());
         assert_eq!(speckit_definition(&defs, "FR-404", "spec.md").unwrap(), None);

@@ -12,9 +12,9 @@ use super::error::{SpecError, shown};
 use super::requirement::{Requirement, speckit_cited_ids};
 use super::section::StoryFallback;
 use super::task_line::{TaskLine, is_task_id, line_hash};
-use super::task_list::{TaskList, Unread, check_size};
+use super::task_list::{TaskList, Unread};
 use super::task_lists::TaskLists;
-use super::text::{decode, read_file};
+use super::text::read_text;
 use super::tree::SourceTree;
 use super::unit::{Format, UnitLoc, locate_unit};
 
@@ -98,14 +98,10 @@ impl TaskFacts {
 }
 
 /// The text of the task list at `path`; Ok(None) when there is none. A symbolic link, a
-/// submodule or a directory there, a file over [`super::TASK_LIST_LIMIT`] bytes or one that is
+/// submodule or a directory there, a file over [`super::SPEC_FILE_LIMIT`] bytes or one that is
 /// not UTF-8 is refused.
 pub(crate) fn read_task_list_at(tree: &dyn SourceTree, path: &str) -> Result<Option<String>, SpecError> {
-    let Some(bytes) = read_file(tree, path, "the task list")? else {
-        return Ok(None);
-    };
-    check_size(path, bytes.len())?;
-    decode(path, bytes).map(Some)
+    read_text(tree, path, "the task list")
 }
 
 /// Where `unit` lives and the text of its task list; `None` when it has no task list yet.
@@ -707,11 +703,11 @@ mod tests {
 
     #[test]
     fn a_task_list_over_the_limit_is_refused_by_the_writer_and_the_walk() {
-        let big = format!("- [x] T001 a\n{}", " ".repeat(crate::spec::TASK_LIST_LIMIT));
+        let big = format!("- [x] T001 a\n{}", " ".repeat(crate::spec::SPEC_FILE_LIMIT));
         let t = tree(big.as_bytes());
-        assert!(matches!(read_task(&t, "001-x", "T001"), Err(SpecError::TaskListTooLarge { .. })));
-        assert!(matches!(ticked_tasks(&t, "001-x"), Err(SpecError::TaskListTooLarge { .. })));
-        assert!(matches!(unread_ticks(&t, "001-x"), Err(SpecError::TaskListTooLarge { .. })));
+        assert!(matches!(read_task(&t, "001-x", "T001"), Err(SpecError::FileTooLarge { .. })));
+        assert!(matches!(ticked_tasks(&t, "001-x"), Err(SpecError::FileTooLarge { .. })));
+        assert!(matches!(unread_ticks(&t, "001-x"), Err(SpecError::FileTooLarge { .. })));
     }
 
     #[cfg(unix)]

@@ -16,7 +16,7 @@
 //! pulldown-cmark (the CommonMark parser rustdoc uses) decides the block structure, because
 //! CommonMark's container rules (list continuation, lazy lines, tab stops, seven kinds of HTML
 //! block, fences inside items) are too many to re-derive safely by hand; the file is bounded by
-//! [`TASK_LIST_LIMIT`] before it is parsed.
+//! [`SPEC_FILE_LIMIT`](super::SPEC_FILE_LIMIT) before it is parsed.
 //!
 //! A reading owns its text, so that [`super::TaskLists`] can keep it: a verifier walking a
 //! history reads each list more than once and parses it once.
@@ -28,14 +28,9 @@ use std::sync::LazyLock;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
 use regex::Regex;
 
-use super::error::{SpecError, shown};
+use super::error::shown;
 use super::task_line::{TaskLine, TaskSpans, is_task_id};
 use super::unit::Format;
-
-/// The largest task list read, in bytes (a real one is a few KiB): larger ones are refused
-/// before they are parsed, so that a hostile file costs bounded time and memory (reading is linear
-/// in the size; `examples/bench_task_list.rs` measures the worst shapes at this size).
-pub const TASK_LIST_LIMIT: usize = 1024 * 1024;
 
 /// How many characters of a line an [`Unread`] keeps for display.
 const SHOWN_LINE: usize = 200;
@@ -90,14 +85,6 @@ pub(crate) struct TaskList {
     unread: Vec<Unread>,
 }
 
-/// Refuses a task list larger than [`TASK_LIST_LIMIT`].
-pub(crate) fn check_size(path: &str, size: usize) -> Result<(), SpecError> {
-    if size > TASK_LIST_LIMIT {
-        return Err(SpecError::TaskListTooLarge { path: path.to_owned(), size, limit: TASK_LIST_LIMIT });
-    }
-    Ok(())
-}
-
 /// Where a box was found while walking the rendered document.
 struct Found {
     /// Byte offset of its `[` in the text.
@@ -109,7 +96,7 @@ struct Found {
 }
 
 impl TaskList {
-    /// Reads `text` (at most [`TASK_LIST_LIMIT`] bytes; see [`check_size`]) as a task list of
+    /// Reads `text` (at most [`super::SPEC_FILE_LIMIT`] bytes; see [`super::text::check_size`]) as a task list of
     /// `format`.
     pub(crate) fn read(text: String, format: Format) -> Self {
         let base = if text.starts_with(BOM) { BOM.len() } else { 0 };
@@ -864,14 +851,6 @@ mod tests {
             TaskList::read("## 1. Impl\n- [x] 1.1 Do\n- [ ] T001 not openspec\n".into(), Format::OpenSpec);
         assert_eq!(ids(&list), [(1, "1.1", true)]);
         assert_eq!(unread(&list), [(2, false)]);
-    }
-
-    #[test]
-    fn a_task_list_over_the_limit_is_refused_before_it_is_read() {
-        assert!(check_size("specs/x/tasks.md", TASK_LIST_LIMIT).is_ok());
-        let err = check_size("specs/x/tasks.md", TASK_LIST_LIMIT + 1).unwrap_err();
-        assert!(matches!(err, SpecError::TaskListTooLarge { .. }));
-        assert!(err.to_string().contains("specs/x/tasks.md"), "{err}");
     }
 
     #[test]

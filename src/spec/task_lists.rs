@@ -25,7 +25,7 @@ const SHARED_BYTES: usize = 8 << 20;
 /// format again, it gives back the reading it made. A verifier reads each task commit's list for
 /// its check and again beside its parent's list to find which commit set each box, so without it
 /// every list of a history would be parsed three times. It holds at most `KEPT` (8) lists, each at
-/// most [`super::TASK_LIST_LIMIT`] bytes, and looks in its [`SharedTaskLists`] (when it has one)
+/// most [`super::SPEC_FILE_LIMIT`] bytes, and looks in its [`SharedTaskLists`] (when it has one)
 /// before making a reading; a text that differs from one it holds only by ticks is read from that
 /// one instead of parsed (`TaskList::with_marks_of`).
 #[derive(Default)]

@@ -3,6 +3,21 @@
 use super::error::SpecError;
 use super::tree::{EntryKind, SourceTree};
 
+/// The largest file of a unit read, in bytes: a task list, spec.md, a delta spec (a real one is a
+/// few KiB). A larger one is refused before it is read or parsed, so that a hostile file costs
+/// bounded time and memory (reading is linear in the size; `examples/bench_task_list.rs`
+/// measures a task list's worst shapes at this size).
+pub const SPEC_FILE_LIMIT: usize = 1024 * 1024;
+
+/// Refuses `what` at `path` (`the task list`, `spec.md`, ...) when its `size` is over
+/// [`SPEC_FILE_LIMIT`].
+pub(crate) fn check_size(path: &str, what: &'static str, size: u64) -> Result<(), SpecError> {
+    if size > SPEC_FILE_LIMIT as u64 {
+        return Err(SpecError::FileTooLarge { path: path.to_owned(), what, size, limit: SPEC_FILE_LIMIT });
+    }
+    Ok(())
+}
+
 /// Decodes `bytes` read from `path` as UTF-8 text, naming the first bad byte's offset on failure:
 /// one that is not UTF-8, or a NUL, which UTF-8 allows and no text file holds.
 pub(crate) fn decode(path: &str, bytes: Vec<u8>) -> Result<String, SpecError> {
@@ -18,14 +33,22 @@ pub(crate) fn decode(path: &str, bytes: Vec<u8>) -> Result<String, SpecError> {
 
 /// The bytes of the file at `path`; Ok(None) when absent. A symbolic link, a submodule or a
 /// directory there is refused, never taken for absent (the boxes of a task list there would go
-/// unread); `what` names the file for that message (`the task list`).
+/// unread); `what` names the file for that message (`the task list`). A file over `max` bytes is
+/// refused before it is read ([`check_size`], when `max` is [`SPEC_FILE_LIMIT`]).
 pub(crate) fn read_file(
     tree: &dyn SourceTree,
     path: &str,
     what: &'static str,
+    max: u64,
 ) -> Result<Option<Vec<u8>>, SpecError> {
-    match tree.file(path)? {
-        Some(bytes) => Ok(Some(bytes)),
+    match tree.file_within(path, max)? {
+        Some(Ok(bytes)) => Ok(Some(bytes)),
+        Some(Err(size)) => Err(SpecError::FileTooLarge {
+            path: path.to_owned(),
+            what,
+            size,
+            limit: usize::try_from(max).unwrap_or(usize::MAX),
+        }),
         None => match tree.kind(path)? {
             Some(EntryKind::Dir) => {
                 Err(SpecError::NotAFile { path: path.to_owned(), what, found: "directory" })
@@ -38,13 +61,14 @@ pub(crate) fn read_file(
     }
 }
 
-/// The UTF-8 text of the file at `path`; Ok(None) when absent; what [`read_file`] refuses is refused.
+/// The UTF-8 text of the unit's file at `path`, at most [`SPEC_FILE_LIMIT`] bytes; Ok(None) when
+/// absent; what [`read_file`] refuses is refused.
 pub(crate) fn read_text(
     tree: &dyn SourceTree,
     path: &str,
     what: &'static str,
 ) -> Result<Option<String>, SpecError> {
-    read_file(tree, path, what)?.map(|bytes| decode(path, bytes)).transpose()
+    read_file(tree, path, what, SPEC_FILE_LIMIT as u64)?.map(|bytes| decode(path, bytes)).transpose()
 }
 
 /// Strips one line ending from `line`: a final `\n` and a `\r` just before it.
@@ -109,15 +133,48 @@ mod tests {
     }
 
     #[test]
+    fn a_file_over_the_limit_is_refused_by_every_tree_naming_its_size() {
+        let at_limit = "a".repeat(SPEC_FILE_LIMIT);
+        let over = format!("{at_limit}b");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("specs/x")).unwrap();
+        let fx = crate::git::test_support::Fixture::new();
+        for (name, text) in [("spec.md", &at_limit), ("big.md", &over)] {
+            std::fs::write(dir.path().join("specs/x").join(name), text).unwrap();
+            fx.write(&format!("specs/x/{name}"), text);
+        }
+        fx.git(&["add", "."]);
+        fx.git(&["commit", "-q", "-m", "spec"]);
+        let repo = fx.repo();
+        let git = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+        let mem = crate::spec::tree::MemTree::from_files([
+            ("specs/x/spec.md", at_limit.as_str()),
+            ("specs/x/big.md", over.as_str()),
+        ])
+        .unwrap();
+        let fs = crate::spec::tree::FsTree::new(dir.path());
+        for tree in [&mem as &dyn SourceTree, &fs, &git] {
+            assert_eq!(read_text(tree, "specs/x/spec.md", "spec.md").unwrap().as_ref(), Some(&at_limit));
+            let err = read_text(tree, "specs/x/big.md", "spec.md").unwrap_err();
+            assert!(
+                matches!(err, SpecError::FileTooLarge { what: "spec.md", size, .. } if size == over.len() as u64),
+                "{err:?}"
+            );
+            assert!(err.to_string().starts_with(&format!("`specs/x/big.md` is {} bytes, more than the {SPEC_FILE_LIMIT} bytes speccoder reads of spec.md", over.len())), "{err}");
+            assert!(read_text(tree, "specs/x/absent.md", "spec.md").unwrap().is_none());
+        }
+    }
+
+    #[test]
     fn a_directory_where_a_file_is_read_is_refused_never_taken_for_absent() {
         let tree = crate::spec::tree::MemTree::from_files([("specs/x/tasks.md/tasks.md", "- [x] T001 a\n")])
             .unwrap();
-        let err = read_file(&tree, "specs/x/tasks.md", "the task list").unwrap_err();
+        let err = read_file(&tree, "specs/x/tasks.md", "the task list", u64::MAX).unwrap_err();
         assert!(
             matches!(err, SpecError::NotAFile { what: "the task list", found: "directory", .. }),
             "{err:?}"
         );
-        assert!(read_file(&tree, "specs/y/tasks.md", "the task list").unwrap().is_none());
+        assert!(read_file(&tree, "specs/y/tasks.md", "the task list", u64::MAX).unwrap().is_none());
     }
 
     #[cfg(unix)]
@@ -129,7 +186,7 @@ mod tests {
         assert!(fifo.unwrap().success());
         let tree = crate::spec::tree::FsTree::new(dir.path());
         // Opening the FIFO for reading would wait for a writer that never comes.
-        let err = read_file(&tree, "specs/x/tasks.md", "the task list").unwrap_err();
+        let err = read_file(&tree, "specs/x/tasks.md", "the task list", u64::MAX).unwrap_err();
         assert!(matches!(err, SpecError::NotAFile { found: "FIFO, socket or device", .. }), "{err:?}");
         let message = err.to_string();
         assert!(
@@ -142,7 +199,7 @@ mod tests {
     fn a_submodule_where_a_file_is_read_is_refused_never_taken_for_absent() {
         let mut tree = crate::spec::tree::MemTree::new();
         tree.insert_submodule("specs/x/tasks.md").unwrap();
-        let err = read_file(&tree, "specs/x/tasks.md", "the task list").unwrap_err();
+        let err = read_file(&tree, "specs/x/tasks.md", "the task list", u64::MAX).unwrap_err();
         assert!(matches!(err, SpecError::Submodule { what: "the task list", kind: "file", .. }), "{err:?}");
         let message = err.to_string();
         assert!(message.starts_with("`specs/x/tasks.md` is a submodule"), "{message}");

@@ -1,8 +1,8 @@
 //! Ticking a task: the box of one line changes, every other byte of the task list stays.
 
 use super::error::SpecError;
-use super::task_list::{TaskList, check_size};
-use super::text::decode;
+use super::task_list::TaskList;
+use super::text::{check_size, decode};
 use super::unit::Format;
 
 /// `tasks_md` with the box of the task on line `line_index` ticked: `[ ]` becomes `[X]` (Spec
@@ -14,7 +14,7 @@ use super::unit::Format;
 /// that line, already ticked.
 pub fn tick(tasks_md: &[u8], line_index: usize, format: Format) -> Result<Vec<u8>, SpecError> {
     const PATH: &str = "tasks.md";
-    check_size(PATH, tasks_md.len())?;
+    check_size(PATH, "the task list", tasks_md.len() as u64)?;
     let text = decode(PATH, tasks_md.to_vec())?;
     let list = TaskList::read(text, format);
     let line_no = line_index.saturating_add(1);
@@ -77,8 +77,8 @@ mod tests {
     fn a_task_list_that_is_not_utf8_or_too_large_is_refused() {
         let err = tick(b"\xff junk\n* [ ] T9 x\n", 1, Format::SpecKit).unwrap_err();
         assert!(matches!(err, SpecError::NotUtf8 { offset: 0, .. }), "{err:?}");
-        let big = vec![b'\n'; crate::spec::TASK_LIST_LIMIT + 1];
-        assert!(matches!(tick(&big, 0, Format::SpecKit), Err(SpecError::TaskListTooLarge { .. })));
+        let big = vec![b'\n'; crate::spec::SPEC_FILE_LIMIT + 1];
+        assert!(matches!(tick(&big, 0, Format::SpecKit), Err(SpecError::FileTooLarge { .. })));
     }
 
     #[test]

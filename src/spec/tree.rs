@@ -32,6 +32,15 @@ pub enum EntryKind {
 pub trait SourceTree {
     /// Bytes of the file at a project-relative `/`-separated path; Ok(None) when absent (or not a file).
     fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError>;
+    /// [`Self::file`] when the file holds at most `max` bytes, else `Err` of its size. A tree that
+    /// reads from storage tells the size before it reads (this default reads first: for files
+    /// already in memory).
+    fn file_within(&self, path: &str, max: u64) -> Result<Option<Result<Vec<u8>, u64>>, SpecError> {
+        Ok(self.file(path)?.map(|bytes| {
+            let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+            if size > max { Err(size) } else { Ok(bytes) }
+        }))
+    }
     /// Entries directly under `dir` ("" = root), each with its kind; Ok(None) when `dir` is absent
     /// or no [`EntryKind::Dir`].
     fn entries(&self, dir: &str) -> Result<Option<Vec<(String, EntryKind)>>, SpecError>;
@@ -267,6 +276,10 @@ fn io_error(path: &str, source: std::io::Error) -> SpecError {
 
 impl SourceTree for FsTree {
     fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError> {
+        Ok(self.file_within(path, u64::MAX)?.and_then(Result::ok))
+    }
+
+    fn file_within(&self, path: &str, max: u64) -> Result<Option<Result<Vec<u8>, u64>>, SpecError> {
         check_rel_path(path, false)?;
         let Some(at) = self.resolve(path)? else {
             return Ok(None);
@@ -276,8 +289,12 @@ impl SourceTree for FsTree {
         }
         // Opened as every named input is (no link followed, never blocking, a regular file once
         // open), so an entry swapped in since it was looked at is refused, not read.
-        match crate::input::read_regular(&at, u64::MAX) {
-            Ok(bytes) => Ok(Some(bytes)),
+        match crate::input::read_regular(&at, max) {
+            Ok(bytes) => Ok(Some(Ok(bytes))),
+            Err(crate::input::InputError::TooLarge { .. }) => {
+                let size = std::fs::symlink_metadata(&at).map_err(|source| io_error(path, source))?.len();
+                Ok(Some(Err(size.max(max.saturating_add(1)))))
+            }
             Err(crate::input::InputError::Io { source, .. }) if absent(&source) => Ok(None),
             Err(e) => Err(io_error(path, e.into_io())),
         }
@@ -367,6 +384,10 @@ fn of_mode(kind: gix::objs::tree::EntryKind) -> EntryKind {
 impl SourceTree for crate::git::GitTree<'_> {
     fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError> {
         crate::git::GitTree::file(self, path).map_err(|e| repository_error(path, e))
+    }
+
+    fn file_within(&self, path: &str, max: u64) -> Result<Option<Result<Vec<u8>, u64>>, SpecError> {
+        crate::git::GitTree::file_within(self, path, max).map_err(|e| repository_error(path, e))
     }
 
     fn entries(&self, dir: &str) -> Result<Option<Vec<(String, EntryKind)>>, SpecError> {

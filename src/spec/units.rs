@@ -50,6 +50,9 @@ pub struct Stray {
     pub reason: String,
     /// The 1-based lines of its checked boxes; empty when it could not be read.
     pub checked: Vec<usize>,
+    /// Whether a search's limit stopped before it ([`STRAY_DIRS_LIMIT`], [`UNIT_DIRS_LIMIT`]):
+    /// nothing in it was read, which is no fault of the place.
+    pub stopped: bool,
 }
 
 /// One of [`UNIT_PARENTS`], sorted out.
@@ -244,7 +247,7 @@ fn refused((path, what, kind): &(String, &'static str, EntryKind)) -> Stray {
             "it is a submodule (another repository) where {what} would be; speccoder does not read into submodules: keep the unit in the project's own tree"
         )
     };
-    Stray { top: path.clone(), shown: shown(path, 200), reason, checked: Vec::new() }
+    Stray { top: path.clone(), shown: shown(path, 200), reason, checked: Vec::new(), stopped: false }
 }
 
 /// The task lists of the archived copies that are no unit (`units`): of a change archived more
@@ -350,7 +353,7 @@ impl Budget {
     /// The search inside the units' directories ([`UNIT_DIRS_LIMIT`]).
     fn inside_units() -> Budget {
         let stopped = format!(
-            "speccoder searches at most {UNIT_DIRS_LIMIT} directories of the units' own for other task lists, and stopped here; move what no unit needs out of the units' directories"
+            "speccoder searches at most {UNIT_DIRS_LIMIT} directories of the units' own (each unit's directory among them) for other task lists, and stopped here; move what no unit needs out of the units' directories, or check the branch against its base, which reports only the units it changed"
         );
         Budget { left: UNIT_DIRS_LIMIT, stopped }
     }
@@ -370,11 +373,12 @@ fn search(
         shown: shown(dir, 200),
         reason,
         checked: Vec::new(),
+        stopped: false,
     };
     let mut pending = vec![search.top.to_owned()];
     while let Some(dir) = pending.pop() {
         let Some(left) = budget.left.checked_sub(1) else {
-            strays.push(stray(&dir, budget.stopped.clone()));
+            strays.push(Stray { stopped: true, ..stray(&dir, budget.stopped.clone()) });
             return Ok(());
         };
         budget.left = left;
@@ -419,6 +423,7 @@ fn undecodable(top: &str, path: &str) -> Stray {
         shown: shown(path, 200),
         reason: "its name is not valid UTF-8, so no path can name it and it cannot be searched for task lists; rename it".to_owned(),
         checked: Vec::new(),
+        stopped: false,
     }
 }
 
@@ -438,7 +443,7 @@ fn push_list(
         Err(e) if e.is_repository_failure() => return Err(e),
         Err(e) => (Vec::new(), format!("it cannot be read ({e}); {reason}")),
     };
-    strays.push(Stray { top: top.to_owned(), shown: shown(path, 200), reason, checked });
+    strays.push(Stray { top: top.to_owned(), shown: shown(path, 200), reason, checked, stopped: false });
     Ok(())
 }
 
@@ -729,10 +734,32 @@ mod tests {
             ("specs/0001-unit", "specs/0001-unit")
         );
         assert!(stopped.iter().all(|s| s.reason.contains("of the units' own")), "{:?}", stopped[0]);
+        assert!(stopped.iter().all(|s| s.stopped), "each says the limit stopped the search there");
+        assert!(scan.strays.iter().filter(|s| s.stopped).count() == stopped.len(), "and no other says so");
         assert!(
             scan.strays.iter().any(|s| s.shown == "specs/notes/deep/tasks.md"),
             "the search outside ran whole"
         );
+    }
+
+    #[test]
+    fn units_are_scanned_with_as_few_reads_of_each_tree_however_many_there_are() {
+        let most_reads = |units: usize| {
+            let fx = crate::git::test_support::Fixture::new();
+            for n in 0..units {
+                // Each folder its own tree, so that the count is of one tree read again.
+                fx.write(&format!("specs/{n:03}-unit/tasks.md"), format!("- [ ] T001 a{n}\n"));
+                fx.write(&format!("specs/{n:03}-unit/notes/a.md"), format!("{n}"));
+            }
+            fx.git(&["add", "."]);
+            fx.git(&["commit", "-q", "-m", "units"]);
+            let repo = fx.repo();
+            let view = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+            let scan = scan_units(&view).unwrap();
+            assert_eq!((scan.units.len(), scan.strays.len()), (units, 0));
+            view.most_reads_of_a_tree()
+        };
+        assert_eq!(most_reads(40), most_reads(4), "`specs` is read as often for 40 units as for 4");
     }
 
     #[test]

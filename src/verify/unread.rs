@@ -101,6 +101,10 @@ pub fn duplicate_task_row(unit: &UnitLoc, tick: &Ticked) -> TickReport {
 #[must_use]
 pub fn stray_row(stray: &Stray) -> TickReport {
     let (holds, found) = match stray.checked.as_slice() {
+        _ if stray.stopped => (
+            "was not searched for ticks that are no unit's (the search stopped at its limit), so none there can be checked",
+            "a place not searched".to_owned(),
+        ),
         [] => (
             "may hold ticks that are no unit's, and none of them can be checked",
             "a place that cannot be read".to_owned(),
@@ -117,4 +121,34 @@ pub fn stray_row(stray: &Stray) -> TickReport {
         "no checked box outside a unit",
         found,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{MemTree, UNIT_DIRS_LIMIT, scan_units};
+
+    #[test]
+    fn a_unit_the_search_s_limit_stopped_before_is_said_to_be_not_searched_never_unreadable() {
+        let files = (0..=UNIT_DIRS_LIMIT).map(|n| (format!("specs/{n:05}-unit/tasks.md"), "- [ ] T001 a\n"));
+        let scan = scan_units(&MemTree::from_files(files).unwrap()).unwrap();
+        let [stray] = scan.strays.as_slice() else { panic!("one stray: {:?}", scan.strays) };
+        let row = stray_row(stray);
+        assert_eq!(row.task, format!("specs/{UNIT_DIRS_LIMIT:05}-unit"));
+        assert_eq!(row.reason.as_deref(), Some(NOT_A_UNIT));
+        let finding = &row.findings[0];
+        assert_eq!(finding.found.as_deref(), Some("a place not searched"));
+        assert!(
+            finding
+                .message
+                .contains("was not searched for ticks that are no unit's (the search stopped at its limit)"),
+            "{}",
+            finding.message
+        );
+        assert!(
+            finding.message.contains(&format!("at most {UNIT_DIRS_LIMIT} directories")),
+            "{}",
+            finding.message
+        );
+    }
 }

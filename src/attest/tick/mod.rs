@@ -430,7 +430,7 @@ fn ensure_no_unstaged_changes(
 /// (a link, a FIFO, a directory, no permission, too large): its bytes are unknown, so it can
 /// neither be taken as the staged file nor be overwritten.
 fn worktree_file(index: &LockedIndex<'_>, path: &str) -> Result<AsRead, TickError> {
-    let limit = u64::try_from(spec::TASK_LIST_LIMIT).unwrap_or(u64::MAX).saturating_add(1);
+    let limit = u64::try_from(spec::SPEC_FILE_LIMIT).unwrap_or(u64::MAX).saturating_add(1);
     index
         .read_worktree_file(path, limit)
         .map_err(|e| TickError::UnreadableTasks { path: path.to_owned(), reason: e.reason() })
