@@ -9,7 +9,7 @@ use super::requirement::{
     speckit_defined, speckit_definition,
 };
 use super::section::{Delta, StoryFallback, openspec_change_text, speckit_story};
-use super::text::read_text;
+use super::text::{DELTAS_LIMIT, read_text};
 use super::tree::{EntryKind, SourceTree, join};
 use super::unit::{Format, UnitLoc, locate_unit};
 
@@ -169,10 +169,12 @@ impl UnitDocs {
     }
 }
 
-/// Every file named `spec.md` at any depth under `dir` (including `dir/spec.md`), sorted by path.
-/// Walks with an explicit stack, so a deep tree cannot exhaust the call stack.
+/// Every file named `spec.md` at any depth under `dir` (including `dir/spec.md`), sorted by path,
+/// at most [`DELTAS_LIMIT`] bytes of them together. Walks with an explicit stack, so a deep tree
+/// cannot exhaust the call stack.
 pub(crate) fn read_deltas(tree: &dyn SourceTree, dir: &str) -> Result<Vec<Delta>, SpecError> {
     let mut out = Vec::new();
+    let mut held = 0;
     let mut pending = vec![dir.to_owned()];
     while let Some(at) = pending.pop() {
         for (name, kind) in tree.entries(&at)?.unwrap_or_default() {
@@ -182,6 +184,14 @@ pub(crate) fn read_deltas(tree: &dyn SourceTree, dir: &str) -> Result<Vec<Delta>
             } else if name == "spec.md"
                 && let Some(text) = read_text(tree, &path, "a delta spec")?
             {
+                held += text.len();
+                if held > DELTAS_LIMIT {
+                    return Err(SpecError::DeltasTooLarge {
+                        dir: dir.to_owned(),
+                        count: out.len() + 1,
+                        limit: DELTAS_LIMIT,
+                    });
+                }
                 out.push(Delta { path, text });
             }
         }
@@ -216,6 +226,23 @@ mod tests {
             ]
         );
         assert!(read_deltas(&tree, "missing").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_change_whose_delta_specs_together_pass_the_limit_is_refused_naming_its_folder() {
+        let full = format!("### Requirement: R\n{}", "x".repeat(crate::spec::SPEC_FILE_LIMIT - 20));
+        let change = |folders: usize| {
+            let files = (0..folders).map(|n| (format!("c/specs/cap{n}/spec.md"), full.clone()));
+            read_deltas(&MemTree::from_files(files).unwrap(), "c/specs")
+        };
+        let fit = DELTAS_LIMIT / full.len();
+        assert_eq!(change(fit).unwrap().len(), fit);
+        let err = change(fit + 1).unwrap_err();
+        assert!(
+            matches!(&err, SpecError::DeltasTooLarge { dir, count, .. } if dir == "c/specs" && *count == fit + 1),
+            "{err}"
+        );
+        assert!(err.to_string().contains("split the change"), "{err}");
     }
 
     #[test]

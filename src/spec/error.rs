@@ -215,6 +215,20 @@ pub enum SpecError {
         found: &'static str,
     },
 
+    /// An OpenSpec change whose delta specs together are too large to be a real one's.
+    #[error(
+        "the delta specs under `{dir}` hold more than the {limit} bytes speccoder reads of a \
+         change's delta specs together ({count} read so far); split the change"
+    )]
+    DeltasTooLarge {
+        /// The project-relative path of the change's `specs/` directory.
+        dir: String,
+        /// How many delta specs were read when the sum passed the limit.
+        count: usize,
+        /// The largest sum read.
+        limit: usize,
+    },
+
     /// A file of a unit too large to be a real one (a task list, spec.md, a delta spec).
     #[error(
         "`{path}` is {size} bytes, more than the {limit} bytes speccoder reads of {what}; \
@@ -399,6 +413,7 @@ impl crate::exit::ExitClass for SpecError {
             | SpecError::Submodule { .. }
             | SpecError::NotAFile { .. }
             | SpecError::FileTooLarge { .. }
+            | SpecError::DeltasTooLarge { .. }
             | SpecError::DuplicateRequirement { .. }
             | SpecError::DuplicateTask { .. }
             | SpecError::TrailerOnlyTask { .. }

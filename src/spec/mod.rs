@@ -49,7 +49,7 @@ pub use task::{
 };
 pub use task_line::{TaskLine, is_task_id, line_hash, open_boxes, parse_task_line};
 pub use task_lists::{SharedTaskLists, TaskLists};
-pub use text::SPEC_FILE_LIMIT;
+pub use text::{DELTAS_LIMIT, SPEC_FILE_LIMIT};
 pub use tick::tick;
 pub use ticks::{
     Ticked, TreeTaskLines, UnitTicks, UnreadTick, ticked_ids, ticked_ids_in_dir, unit_ticks, unread_ticks,

@@ -9,6 +9,12 @@ use super::tree::{EntryKind, SourceTree};
 /// measures a task list's worst shapes at this size).
 pub const SPEC_FILE_LIMIT: usize = 1024 * 1024;
 
+/// The most bytes an OpenSpec change's delta specs hold together (a real change has a few, of a
+/// few KiB each): each is held to [`SPEC_FILE_LIMIT`], and a change of many folders, each with
+/// its `spec.md` (one blob they all name costs the repository nothing), is refused once their
+/// sum passes this, so that reading a change costs bounded memory.
+pub const DELTAS_LIMIT: usize = 8 * SPEC_FILE_LIMIT;
+
 /// Refuses `what` at `path` (`the task list`, `spec.md`, ...) when its `size` is over
 /// [`SPEC_FILE_LIMIT`].
 pub(crate) fn check_size(path: &str, what: &'static str, size: u64) -> Result<(), SpecError> {
