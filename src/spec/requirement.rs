@@ -185,17 +185,50 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// Whether `title` holds `name` as whole words, in any letter case: somewhere the lowercased
-/// title holds the lowercased name with no letter, digit or `_` right before or right after it.
+/// Whether `title` holds `name` as whole words, in any letter case ([`titles_cite`] of one name).
 #[must_use]
 pub fn title_cites_name(title: &str, name: &str) -> bool {
+    titles_cite(title, &[name]).first().copied().unwrap_or(false)
+}
+
+/// Which of `names` `title` holds as whole words, in any letter case, one answer a name: whether
+/// somewhere the lowercased title holds the lowercased name with no letter, digit or `_` right
+/// before or right after it (an empty name never). The title is lowercased once, each distinct
+/// name is searched once, and only when each of its words is a word of the title (a name that
+/// stands whole in the title has no word the title lacks), so that many names a title cannot
+/// hold cost a lookup of their words each, not a search of the title each.
+#[must_use]
+pub fn titles_cite(title: &str, names: &[&str]) -> Vec<bool> {
     let title = title.to_lowercase();
-    let name = name.to_lowercase();
-    if name.is_empty() {
+    let title_words: std::collections::HashSet<&str> = words(&title).collect();
+    let mut answers: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
+    names
+        .iter()
+        .map(|name| {
+            let name = name.to_lowercase();
+            if !words(&name).all(|w| title_words.contains(w)) {
+                return false;
+            }
+            *answers.entry(name).or_insert_with_key(|name| holds_whole(&title, name))
+        })
+        .collect()
+}
+
+/// The words of `text`: its runs of letters, digits and `_`.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty())
+}
+
+/// Whether `title` holds `name` (both lowercased) with no word character right before or right
+/// after it; never an empty name.
+fn holds_whole(title: &str, name: &str) -> bool {
+    #[cfg(test)]
+    TITLE_SEARCHES.with(|searches| searches.set(searches.get() + 1));
+    if name.is_empty() || name.len() > title.len() {
         return false;
     }
     let mut from = 0;
-    while let Some(found) = title.get(from..).and_then(|s| s.find(&name)) {
+    while let Some(found) = title.get(from..).and_then(|s| s.find(name)) {
         let start = from + found;
         let end = start + name.len();
         let before = title.get(..start).and_then(|s| s.chars().next_back());
@@ -214,6 +247,9 @@ thread_local! {
     /// How many definitions [`speckit_definition`] searched on this thread, for the tests that
     /// hold a task's citations to one search of each cited id's own definitions.
     pub(crate) static SEARCHED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// How often [`holds_whole`] searched a title on this thread, for the tests that hold a
+    /// title's citations to one search of each distinct name the title could hold.
+    static TITLE_SEARCHES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The line that defines Spec Kit requirement `id` among `defs` (read from `path`); Ok(None) when
@@ -260,13 +296,13 @@ pub(crate) fn speckit_citations<'d>(
 
 /// The requirements `title` cites among OpenSpec `defs`, in definition order, each name once.
 pub(crate) fn openspec_citations(title: &str, defs: &[Definition<'_>]) -> Vec<Requirement> {
-    let mut out: Vec<Requirement> = Vec::new();
-    for (name, line, _) in defs {
-        if !out.iter().any(|r| r.id == *name) && title_cites_name(title, name) {
-            out.push(Requirement::new(name, line));
-        }
-    }
-    out
+    let names: Vec<&str> = defs.iter().map(|(name, _, _)| *name).collect();
+    let mut seen = std::collections::HashSet::new();
+    defs.iter()
+        .zip(titles_cite(title, &names))
+        .filter(|((name, _, _), cited)| *cited && seen.insert(*name))
+        .map(|((name, line, _), _)| Requirement::new(name, line))
+        .collect()
 }
 
 #[cfg(test)]
@@ -417,8 +453,52 @@ mod tests {
             .prop_map(|(lines, crlf)| lines.join(if crlf { "\r\n" } else { "\n" }))
     }
 
+    /// Whether `title` cites `name` as the words say it, one name at a time: every place the
+    /// lowercased name stands in the lowercased title, with no word character either side.
+    fn cites_one_by_one(title: &str, name: &str) -> bool {
+        let (title, name) = (title.to_lowercase(), name.to_lowercase());
+        !name.is_empty()
+            && title.char_indices().any(|(start, _)| {
+                title[start..].starts_with(&name)
+                    && !title[..start].chars().next_back().is_some_and(is_word_char)
+                    && !title[start + name.len()..].chars().next().is_some_and(is_word_char)
+            })
+    }
+
+    #[test]
+    fn a_title_is_searched_once_for_each_distinct_name_whose_words_it_holds_and_never_for_others() {
+        let searches = |names: &[String]| {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let before = TITLE_SEARCHES.with(std::cell::Cell::get);
+            let cited = titles_cite("Wire the filter by tag into the list view", &names);
+            (TITLE_SEARCHES.with(std::cell::Cell::get) - before, cited.iter().filter(|c| **c).count())
+        };
+        let foreign: Vec<String> = (0..1000).map(|n| format!("Requirement number {n}")).collect();
+        assert_eq!(searches(&foreign), (0, 0), "no title word is in these names: nothing to search");
+        let same: Vec<String> =
+            (0..1000).map(|n| ["Filter by tag", "FILTER BY TAG"][n % 2].to_owned()).collect();
+        assert_eq!(searches(&same), (1, 1000), "one distinct name, searched once, cited by each");
+    }
+
+    #[test]
+    fn names_that_are_words_of_one_another_are_each_found_where_they_stand_whole() {
+        let names = ["tag", "Filter by tag", "filter BY TAG", "by", "", "tags", "Ünï", "a a"];
+        let cited = titles_cite("Implement FILTER by tag; ünï-code, aa a a", &names);
+        assert_eq!(cited, [true, true, true, true, false, false, true, true]);
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config { cases: 2000, failure_persistence: None, ..Default::default() })]
+
+        #[test]
+        fn a_title_cites_each_name_as_a_search_of_that_name_alone_finds_it(
+            title in "[aAbB _.üÜ-]{0,24}",
+            names in proptest::collection::vec("[aAbB _üÜ]{0,6}", 0..8),
+        ) {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let expected: Vec<bool> = names.iter().map(|name| cites_one_by_one(&title, name)).collect();
+            proptest::prop_assert_eq!(titles_cite(&title, &names), expected, "{:?} {:?}", title, names);
+        }
 
         #[test]
         fn every_definition_found_once_is_where_its_line_has_it(text in any_spec()) {
