@@ -113,30 +113,10 @@ impl ExitClass for AttestError {
 /// # Errors
 /// Any [`AttestError`]; before step 4 nothing is written that anyone can see.
 pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
-    let (unit, task_id) = split_target(&req.target)?;
-    let mut loaded = evidence::load(&req.evidence, &req.target)?;
-    let begun = tick::begin(repo)?;
-    let (policy_sha256, config) = read_policy(repo, begun.head)?;
-    config::ensure_enabled(config.as_ref())?;
-    let (pending, facts) = match spec::TaskId::parse(task_id)? {
-        // A trailer-only bug task ticks nothing: the commit is the staged tree as it is.
-        spec::TaskId::Bug(slug) => {
-            let facts = bug::prepare(repo, begun.staged, begun.head, unit, &slug, &req.target)?;
-            loaded.evidence.bug = Some(bug::anchor(&facts, loaded.evidence.bug.take())?);
-            (begun.untouched()?, facts)
-        }
-        spec::TaskId::Listed(_) => match begun.open_task(&req.target, unit, task_id)? {
-            tick::Opened::Pending(pending, facts) => (*pending, *facts),
-            tick::Opened::Completed { commit, branch } => {
-                return Ok(completed_report(repo, "attest", &req.target, commit, branch)?);
-            }
-        },
+    let Opened { loaded, pending, facts, policy_sha256 } = match open(repo, req)? {
+        Start::Tick(opened) => *opened,
+        Start::Completed(report) => return Ok(*report),
     };
-    // The held-out set the evidence names must be this task's and intact before anything is
-    // written: a claim about a set nobody can produce is no evidence.
-    if let Some(held_out) = loaded.evidence.held_out() {
-        check_claim(repo, req.held_out_store.as_deref(), &req.target, &facts.unit, &held_out.manifest)?;
-    }
     let chosen = signing::resolve(repo, &req.signing, Moment::Tick)?;
     let red = match (loaded.evidence.red(), &loaded.red_output) {
         (Some(run), Some(output)) => Some(red_from_output(run.kind, output)),
@@ -186,6 +166,59 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
         warnings: task_warnings(&facts),
         notes_ref: NOTES_REF.to_owned(),
     })
+}
+
+/// A tick ready to be made: its evidence, the commit it will be, what the statements say of its
+/// task, and the project policy's digest.
+struct Opened<'r> {
+    /// The evidence and the red output it names.
+    loaded: evidence::LoadedEvidence,
+    /// The task commit to make.
+    pending: tick::Pending<'r>,
+    /// What the statements say of the task.
+    facts: spec::TaskFacts,
+    /// The sha256 of the project policy (`speccoder.toml`) at HEAD.
+    policy_sha256: String,
+}
+
+/// Where an attest starts.
+enum Start<'r> {
+    /// A tick to make.
+    Tick(Box<Opened<'r>>),
+    /// The report of a tick HEAD made already (an earlier writer stopped after moving the branch;
+    /// the index and work tree now show it).
+    Completed(Box<Report>),
+}
+
+/// Reads the evidence and opens the task it is for (a bug task ticks nothing), checking the
+/// held-out set it names.
+fn open<'r>(repo: &'r Repo, req: &AttestRequest) -> Result<Start<'r>, AttestError> {
+    let (unit, task_id) = split_target(&req.target)?;
+    let mut loaded = evidence::load(&req.evidence, &req.target)?;
+    let begun = tick::begin(repo)?;
+    let (policy_sha256, config) = read_policy(repo, begun.head)?;
+    config::ensure_enabled(config.as_ref())?;
+    let (pending, facts) = match spec::TaskId::parse(task_id)? {
+        // A trailer-only bug task ticks nothing: the commit is the staged tree as it is.
+        spec::TaskId::Bug(slug) => {
+            let facts = bug::prepare(repo, begun.staged, begun.head, unit, &slug, &req.target)?;
+            loaded.evidence.bug = Some(bug::anchor(&facts, loaded.evidence.bug.take())?);
+            (begun.untouched()?, facts)
+        }
+        spec::TaskId::Listed(_) => match begun.open_task(&req.target, unit, task_id)? {
+            tick::Opened::Pending(pending, facts) => (*pending, *facts),
+            tick::Opened::Completed { commit, branch } => {
+                let report = completed_report(repo, "attest", &req.target, commit, branch)?;
+                return Ok(Start::Completed(Box::new(report)));
+            }
+        },
+    };
+    // The held-out set the evidence names must be this task's and intact before anything is
+    // written: a claim about a set nobody can produce is no evidence.
+    if let Some(held_out) = loaded.evidence.held_out() {
+        check_claim(repo, req.held_out_store.as_deref(), &req.target, &facts.unit, &held_out.manifest)?;
+    }
+    Ok(Start::Tick(Box::new(Opened { loaded, pending, facts, policy_sha256 })))
 }
 
 /// The task commit's message (its verdict, `Regression-Only:`, `Held-Out:` and `Run:` trailers),
