@@ -52,12 +52,13 @@ pub use task_lists::{SharedTaskLists, TaskLists};
 pub use text::{DELTAS_LIMIT, SPEC_FILE_LIMIT};
 pub use tick::tick;
 pub use ticks::{
-    Ticked, TreeTaskLines, UnitTicks, UnreadTick, ticked_ids, ticked_ids_in_dir, unit_ticks, unread_ticks,
+    Ticked, TreeTaskLines, UnitTicks, UnreadTick, ticked_ids, ticked_ids_at, ticked_ids_in_dir, unit_ticks,
+    unread_ticks,
 };
 pub use tree::{EntryKind, FsTree, MemTree, SourceTree};
 pub use unit::{
     Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_NAME_LIMIT,
-    UNIT_PARENTS, UnitLoc, check_unit_name, is_archive_dir, is_openspec_unit_name, is_speckit_unit_name,
-    locate_unit, unit_of_entry,
+    UNIT_PARENTS, UnitLoc, UnitLocator, check_unit_name, is_archive_dir, is_openspec_unit_name,
+    is_speckit_unit_name, locate_unit, unit_of_entry,
 };
 pub use units::{STRAY_DIRS_LIMIT, Stray, UNIT_DIRS_LIMIT, UnitScan, list_units, readable_units, scan_units};

@@ -11,7 +11,7 @@ use super::task_line::{TaskLine, is_task_id, line_hash};
 use super::task_list::TaskList;
 use super::task_lists::TaskLists;
 use super::tree::SourceTree;
-use super::unit::{Format, TASK_LIST_FILE, UnitLoc};
+use super::unit::{Format, TASK_LIST_FILE, UnitLoc, locate_unit};
 
 /// The task lines of one tree, each unit's task list read once: for a verifier that asks the
 /// same tree (the head under review) about every ticked task, where reading the list again per
@@ -74,7 +74,15 @@ impl<T: SourceTree> TreeTaskLines<T> {
 /// Read by the same reader as [`super::ticked_tasks`], without the spec documents: for comparing
 /// the ticks of two trees.
 pub fn ticked_ids(tree: &dyn SourceTree, unit: &str) -> Result<Vec<String>, SpecError> {
-    let Some((loc, text)) = unit_task_list(tree, unit)? else {
+    ticked_ids_at(tree, &locate_unit(tree, unit)?)
+}
+
+/// [`ticked_ids`] of the unit at `loc` (from a [`super::UnitLocator`] or [`super::scan_units`]).
+///
+/// # Errors
+/// A task list that is a symbolic link, too large, or not UTF-8.
+pub fn ticked_ids_at(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Vec<String>, SpecError> {
+    let Some(text) = read_task_list_at(tree, &loc.tasks)? else {
         return Ok(Vec::new());
     };
     Ok(TaskList::read(text, loc.format).ticked_ids())
@@ -142,8 +150,9 @@ pub fn unit_ticks(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<UnitTicks, Spe
     let all = list.tasks();
     let by_id = lines_by_id(&all);
     let mut ticked: Vec<Ticked> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for (_, task) in all.iter().filter(|(_, t)| t.ticked) {
-        if !ticked.iter().any(|t| t.id == task.id) {
+        if seen.insert(task.id) {
             let lines = by_id.get(task.id).map(|l| l.iter().map(|i| i + 1).collect()).unwrap_or_default();
             ticked.push(Ticked { id: task.id.to_owned(), lines });
         }

@@ -10,6 +10,8 @@
 //! `openspec/changes/` that holds a task list with checked boxes but is not read as a unit is a
 //! [`Stray`](super::units::Stray), which a verifier reports instead of skipping.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::error::{SpecError, shown};
@@ -203,20 +205,6 @@ fn archived_changes(tree: &dyn SourceTree) -> Result<Vec<(String, String)>, Spec
     Ok(out)
 }
 
-/// The one archived copy of the OpenSpec change `unit`, when it is archived.
-fn archived_unit(tree: &dyn SourceTree, unit: &str) -> Result<Option<UnitLoc>, SpecError> {
-    if !is_openspec_unit_name(unit) {
-        return Ok(None);
-    }
-    let dirs: Vec<String> =
-        archived_changes(tree)?.into_iter().filter(|(id, _)| id == unit).map(|(_, dir)| dir).collect();
-    match dirs.as_slice() {
-        [] => Ok(None),
-        [dir] => Ok(Some(UnitLoc::at(Format::OpenSpec, unit, dir.clone()))),
-        several => Err(SpecError::AmbiguousArchive { unit: unit.to_owned(), dirs: several.join(", ") }),
-    }
-}
-
 pub(crate) fn unit_dir(format: Format, name: &str) -> String {
     match format {
         Format::SpecKit => format!("{SPECKIT_SPECS_DIR}/{name}"),
@@ -333,35 +321,83 @@ fn is_speckit_unit(tree: &dyn SourceTree, name: &str) -> Result<bool, SpecError>
 
 /// Finds the unit named `unit` in either format; an OpenSpec change active nowhere is found in
 /// the archive when it is archived exactly once ([`UnitLoc::is_archived`]). An unknown or
-/// ambiguous unit is an error.
+/// ambiguous unit is an error. ([`UnitLocator::locate`] of one name.)
 pub fn locate_unit(tree: &dyn SourceTree, unit: &str) -> Result<UnitLoc, SpecError> {
-    check_unit_name(unit)?;
-    let speckit = is_speckit_unit(tree, unit);
-    let openspec = if is_openspec_unit_name(unit) {
-        dir_exists(tree, &unit_dir(Format::OpenSpec, unit))
-    } else {
-        Ok(false)
-    };
-    // A link or a submodule on the way to one format's directory holds no unit of that format
-    // (a verifier reports it as a place of its own): it stops the lookup only when the other
-    // format holds no unit of the name either.
-    let (speckit, openspec) = match (speckit, openspec) {
-        (Ok(true), Err(e)) if e.is_link_or_submodule() => (true, false),
-        (Err(e), Ok(true)) if e.is_link_or_submodule() => (false, true),
-        (speckit, openspec) => (speckit?, openspec?),
-    };
-    match (speckit, openspec) {
-        (true, false) => Ok(UnitLoc::new(Format::SpecKit, unit)),
-        (false, true) => Ok(UnitLoc::new(Format::OpenSpec, unit)),
-        (true, true) => Err(SpecError::AmbiguousUnit {
-            unit: unit.to_owned(),
-            speckit_dir: unit_dir(Format::SpecKit, unit),
-            openspec_dir: unit_dir(Format::OpenSpec, unit),
-        }),
-        (false, false) => match archived_unit(tree, unit)? {
-            Some(archived) => Ok(archived),
-            None => Err(unknown_unit(tree, unit)?),
-        },
+    UnitLocator::new(tree).locate(unit)
+}
+
+/// Finds units of one tree by name as [`locate_unit`] does, listing the OpenSpec archive at most
+/// once for all the names asked: a name found nowhere else is looked for there, and the archive's
+/// entries are named by date, so each lookup would list it whole.
+pub struct UnitLocator<'t> {
+    /// The tree.
+    tree: &'t dyn SourceTree,
+    /// The archived copies of each change id, their directories in name order, once listed.
+    archived: std::cell::OnceCell<HashMap<String, Vec<String>>>,
+}
+
+impl<'t> UnitLocator<'t> {
+    /// A locator of the units of `tree` that has read nothing yet.
+    pub fn new(tree: &'t dyn SourceTree) -> Self {
+        UnitLocator { tree, archived: std::cell::OnceCell::new() }
+    }
+
+    /// The unit named `unit` ([`locate_unit`]).
+    ///
+    /// # Errors
+    /// An unknown or ambiguous unit, a name no unit can have, a tree that cannot be read.
+    pub fn locate(&self, unit: &str) -> Result<UnitLoc, SpecError> {
+        let tree = self.tree;
+        check_unit_name(unit)?;
+        let speckit = is_speckit_unit(tree, unit);
+        let openspec = if is_openspec_unit_name(unit) {
+            dir_exists(tree, &unit_dir(Format::OpenSpec, unit))
+        } else {
+            Ok(false)
+        };
+        // A link or a submodule on the way to one format's directory holds no unit of that format
+        // (a verifier reports it as a place of its own): it stops the lookup only when the other
+        // format holds no unit of the name either.
+        let (speckit, openspec) = match (speckit, openspec) {
+            (Ok(true), Err(e)) if e.is_link_or_submodule() => (true, false),
+            (Err(e), Ok(true)) if e.is_link_or_submodule() => (false, true),
+            (speckit, openspec) => (speckit?, openspec?),
+        };
+        match (speckit, openspec) {
+            (true, false) => Ok(UnitLoc::new(Format::SpecKit, unit)),
+            (false, true) => Ok(UnitLoc::new(Format::OpenSpec, unit)),
+            (true, true) => Err(SpecError::AmbiguousUnit {
+                unit: unit.to_owned(),
+                speckit_dir: unit_dir(Format::SpecKit, unit),
+                openspec_dir: unit_dir(Format::OpenSpec, unit),
+            }),
+            (false, false) => match self.archived_unit(unit)? {
+                Some(archived) => Ok(archived),
+                None => Err(unknown_unit(tree, unit)?),
+            },
+        }
+    }
+
+    /// The one archived copy of the OpenSpec change `unit`, when it is archived.
+    fn archived_unit(&self, unit: &str) -> Result<Option<UnitLoc>, SpecError> {
+        if !is_openspec_unit_name(unit) {
+            return Ok(None);
+        }
+        let archived = match self.archived.get() {
+            Some(archived) => archived,
+            None => {
+                let mut by_id: HashMap<String, Vec<String>> = HashMap::new();
+                for (id, dir) in archived_changes(self.tree)? {
+                    by_id.entry(id).or_default().push(dir);
+                }
+                self.archived.get_or_init(|| by_id)
+            }
+        };
+        match archived.get(unit).map(Vec::as_slice).unwrap_or_default() {
+            [] => Ok(None),
+            [dir] => Ok(Some(UnitLoc::at(Format::OpenSpec, unit, dir.clone()))),
+            several => Err(SpecError::AmbiguousArchive { unit: unit.to_owned(), dirs: several.join(", ") }),
+        }
     }
 }
 
@@ -413,6 +449,50 @@ mod tests {
     use super::*;
     use crate::spec::list_units;
     use crate::spec::tree::MemTree;
+
+    /// A tree that counts how often each directory's entries are listed.
+    struct Counted {
+        tree: MemTree,
+        listed: std::cell::RefCell<HashMap<String, usize>>,
+    }
+
+    impl SourceTree for Counted {
+        fn file(&self, path: &str) -> Result<Option<Vec<u8>>, SpecError> {
+            self.tree.file(path)
+        }
+        fn entries(&self, dir: &str) -> Result<Option<Vec<(String, EntryKind)>>, SpecError> {
+            *self.listed.borrow_mut().entry(dir.to_owned()).or_default() += 1;
+            self.tree.entries(dir)
+        }
+        fn kind(&self, path: &str) -> Result<Option<EntryKind>, SpecError> {
+            self.tree.kind(path)
+        }
+        fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
+            self.tree.undecodable(dir)
+        }
+    }
+
+    #[test]
+    fn a_locator_lists_the_archive_as_often_for_forty_archived_changes_as_for_one() {
+        let listings = |found: usize| {
+            let files =
+                (0..40).map(|n| (format!("openspec/changes/archive/2025-01-01-old-{n}/tasks.md"), ""));
+            let tree = Counted { tree: MemTree::from_files(files).unwrap(), listed: Default::default() };
+            let locator = UnitLocator::new(&tree);
+            for n in 0..found {
+                let loc = locator.locate(&format!("old-{n}")).unwrap();
+                assert_eq!(loc.dir, format!("openspec/changes/archive/2025-01-01-old-{n}"));
+                assert_eq!(
+                    loc,
+                    locate_unit(&tree.tree, &format!("old-{n}")).unwrap(),
+                    "as locate_unit finds it"
+                );
+            }
+            assert!(locator.locate("old-40").is_err());
+            tree.listed.borrow().get("openspec/changes/archive").copied()
+        };
+        assert_eq!(listings(40), listings(1));
+    }
 
     fn tree() -> MemTree {
         MemTree::from_files([

@@ -9,6 +9,8 @@
 //! them, so that no tick is skipped because of where it was written. A submodule anywhere else is
 //! another repository's, whose boxes are no claim of this one: it is not searched.
 
+use std::collections::{HashMap, HashSet};
+
 use super::error::{SpecError, shown};
 use super::ticks::checked_box_lines;
 use super::tree::{EntryKind, SourceTree, join};
@@ -203,12 +205,17 @@ pub fn list_units(tree: &dyn SourceTree) -> Result<Vec<UnitLoc>, SpecError> {
 fn units_of(parents: &[Parent; 3], twice_once: bool) -> Vec<UnitLoc> {
     let [speckit, openspec, archive] = parents;
     let mut out: Vec<UnitLoc> = speckit.units.iter().chain(&openspec.units).cloned().collect();
+    let active: HashSet<&str> = out.iter().map(|u| u.name.as_str()).collect();
+    let mut copies: HashMap<&str, usize> = HashMap::new();
+    for copy in &archive.units {
+        *copies.entry(copy.name.as_str()).or_default() += 1;
+    }
+    let mut listed: HashSet<&str> = HashSet::new();
     let mut archived: Vec<UnitLoc> = Vec::new();
     for copy in &archive.units {
-        let active = out.iter().any(|u| u.name == copy.name);
-        let copies = archive.units.iter().filter(|u| u.name == copy.name).count();
-        let listed = archived.iter().any(|u| u.name == copy.name);
-        if !active && !listed && (copies == 1 || twice_once) {
+        let name = copy.name.as_str();
+        let once = copies.get(name) == Some(&1);
+        if !active.contains(name) && (once || twice_once) && listed.insert(name) {
             archived.push(copy.clone());
         }
     }

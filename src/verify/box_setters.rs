@@ -158,8 +158,11 @@ impl BoxSetters {
         }
         let mut set = Vec::new();
         if commit.parents == 0 {
+            // One locator for all the units, so that the archive is listed once, not once a unit.
+            let locator = spec::UnitLocator::new(&commit.tree);
             for unit in wanted {
-                set.extend(ticked(&commit.tree, unit).into_iter().map(|task| format!("{unit}/{task}")));
+                let ticked = locator.locate(unit).and_then(|loc| spec::ticked_ids_at(&commit.tree, &loc));
+                set.extend(ticked.unwrap_or_default().into_iter().map(|task| format!("{unit}/{task}")));
             }
             return Ok(set);
         }

@@ -460,8 +460,7 @@ impl Rows<'_, '_> {
             failed = std::mem::replace(&mut failed, Ok(())).and_then(|()| {
                 let unit = self.until_commit(&mut slots, units, &ticked_targets, &mut head_docs)?;
                 // check_stream hands on one report per id, in order: one per commit slot.
-                let unit = unit.map_or("", |at| units[at].name.as_str());
-                self.commit_row(report, unit, &mut head_docs)
+                self.commit_row(report, unit.map(|at| &units[at]), &mut head_docs)
             });
         });
         failed?;
@@ -500,7 +499,7 @@ impl Rows<'_, '_> {
     fn commit_row(
         &mut self,
         report: CommitReport,
-        unit: &str,
+        unit: Option<&spec::UnitLoc>,
         head_docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
     ) -> Result<(), VerifyError> {
         if let Some(target) = report.target.as_deref()
@@ -649,12 +648,12 @@ fn with_drift(tick: &mut TickReport, found: Vec<Finding>) {
 }
 
 /// A cited requirement whose defining line at the head differs from the one the evidence
-/// recorded: the tick proves an earlier wording. `docs` holds the unit's documents at the head
-/// once they are read. A requirement that cannot be read at the head (its spec document cannot
+/// recorded: the tick proves an earlier wording. `docs` holds the documents at the head of `unit`
+/// (where the head has it) once they are read. A requirement that cannot be read at the head (its spec document cannot
 /// be, or defines it twice) is a [`SPEC_UNREADABLE`] finding: its drift cannot be told.
 fn drift(
     head_tree: &dyn SourceTree,
-    unit: &str,
+    unit: Option<&spec::UnitLoc>,
     docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
     report: &CommitReport,
 ) -> Result<Vec<Finding>, VerifyError> {
@@ -662,10 +661,14 @@ fn drift(
     for (id, recorded) in &report.cited {
         let docs = match docs {
             Some(docs) => docs,
-            None => docs.insert(match UnitDocs::of_unit(head_tree, unit) {
-                Err(e) if e.is_repository_failure() => return Err(e.into()),
-                read => read,
-            }),
+            None => docs.insert(
+                match unit
+                    .map_or_else(|| UnitDocs::of_unit(head_tree, ""), |loc| UnitDocs::load(head_tree, loc))
+                {
+                    Err(e) if e.is_repository_failure() => return Err(e.into()),
+                    read => read,
+                },
+            ),
         };
         let line = match docs {
             Ok(docs) => docs.requirement_line(id).map_err(|e| e.to_string()),
