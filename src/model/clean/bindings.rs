@@ -482,6 +482,22 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_secret_name_bound_to_a_literal_for_no_value_or_a_flag_stays_clean() {
+        for text in [
+            "level=info token=None user=ada",
+            "level=info password=false user=ada",
+            "level=info msg=\"login\" user=ada password=null",
+            "export PASSWORD=nil",
+            "export API_TOKEN=undefined",
+            "ENV DB_PASSWORD true",
+            "mysql -u root --password=null",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+        assert_eq!(kind("level=info password=nullable123 user=ada"), Some(LeakKind::CommandLine));
+    }
+
     /// Caught is the safe side: a value well known as a default is still a value given.
     #[test]
     fn a_default_password_given_to_a_container_stays_caught() {
