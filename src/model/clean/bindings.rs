@@ -21,7 +21,9 @@
 //! binding that starts the command is an environment assignment: its name holds no lower-case
 //! letter and a command follows it (`token=test-token-123` alone is a fixture's line). Or it is
 //! a pair of a logfmt line: a `key=value` or `key="…"` pair and blanks stand right before it
-//! ([`pair_before`]), or blanks and a `key=` right after its value ([`pair_after`]). Throughout, a
+//! ([`pair_before`]), or blanks and a `key=` right after its value ([`pair_after`]), or it stands
+//! in the quoted value of such a pair (`msg="password=… was rejected"`, [`in_quoted_value`]).
+//! Throughout, a
 //! line continued by a backslash counts as blanks ([`BLANKS`], [`blanks_before`]): `ENV A=1 \`
 //! and a line break join the next line to this one.
 
@@ -181,7 +183,11 @@ fn bound_secret(text: &str, caps: &Captures<'_>) -> Option<Range<usize>> {
         return None;
     }
     let env_name = !name.bytes().any(|b| b.is_ascii_lowercase());
-    (powershell || property || bound(bytes, found.start(), env_name, value.end, false)).then_some(value)
+    (powershell
+        || property
+        || bound(bytes, found.start(), env_name, value.end, false)
+        || in_quoted_value(bytes, found.start()))
+    .then_some(value)
 }
 
 /// Whether `name` ends in one of the [`ENDINGS`], ignoring what is no letter or digit after it.
@@ -254,14 +260,7 @@ fn pair_before(text: &[u8], at: usize) -> bool {
     // The `=` before the value: before the opening quote of a quoted value (an escaped `\"` is
     // part of it), or the first of a bare word that holds no quote.
     let eq = if text[end - 1] == b'"' {
-        let mut open = end - 1;
-        loop {
-            let Some(q) = text[floor..open].iter().rposition(|&b| b == b'"') else { return false };
-            open = floor + q;
-            if open == floor || text[open - 1] != b'\\' {
-                break;
-            }
-        }
+        let Some(open) = quote_before(text, end - 1, floor) else { return false };
         match open.checked_sub(1) {
             Some(eq) if eq > floor && text[eq] == b'=' => eq,
             _ => return false,
@@ -275,6 +274,40 @@ fn pair_before(text: &[u8], at: usize) -> bool {
             _ => return false,
         }
     };
+    key_before(text, eq, floor)
+}
+
+/// Whether the binding whose name starts at byte `at` stands inside the quoted value of a logfmt
+/// pair, first in it or after a blank (`msg="password=… was rejected"`, `error="login failed:
+/// token=…"`): a line of pairs binds what its messages quote as well. The opening quote is the
+/// last one before the name on its line that no backslash escapes, right after a pair's `=`.
+fn in_quoted_value(text: &[u8], at: usize) -> bool {
+    let floor = at.saturating_sub(COMMAND_MAX);
+    if at == 0 || !matches!(text[at - 1], b'"' | b' ' | b'\t') {
+        return false;
+    }
+    quote_before(text, at, floor).is_some_and(|open| {
+        open > floor + 1
+            && text[open - 1] == b'='
+            && !text[open..at].contains(&b'\n')
+            && key_before(text, open - 1, floor)
+    })
+}
+
+/// The last `"` before byte `end`, back to `floor`, that no backslash escapes.
+fn quote_before(text: &[u8], end: usize, floor: usize) -> Option<usize> {
+    let mut open = end;
+    loop {
+        open = floor + text[floor..open].iter().rposition(|&b| b == b'"')?;
+        if open == floor || text[open - 1] != b'\\' {
+            return Some(open);
+        }
+    }
+}
+
+/// Whether a logfmt pair's key ends at byte `eq` (its `=`), the key starting its line or after a
+/// blank, back to `floor`.
+fn key_before(text: &[u8], eq: usize, floor: usize) -> bool {
     let key = text[floor..eq].iter().rev().take_while(|&&b| logfmt_key_byte(b)).count();
     let start = eq - key;
     key > 0
@@ -546,6 +579,34 @@ mod tests {
             ("ENV APP_ENV=prod DB_PASSWORD=hunter2", "hunter2"),
         ] {
             assert_eq!(caught(text), Some(("a secret bound to a name on a command line", value)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_secret_bound_inside_the_quoted_value_of_a_logfmt_pair_is_caught() {
+        for (text, value) in [
+            ("msg=\"password=hunter2 was rejected\"", "hunter2"),
+            ("error=\"login failed: token=abc123def\"", "abc123def"),
+            ("level=warn msg=\"retrying with api_key=abc123\" attempt=2", "abc123"),
+            ("ts=1 msg=\"say \\\"hi\\\" db_password=hunter2\"", "hunter2"),
+            ("  detail=\"DB_PASSWORD=hunter2\"", "hunter2"),
+        ] {
+            assert_eq!(caught(text), Some((BOUND, value)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn prose_or_a_reference_in_a_quoted_logfmt_value_and_a_quoted_call_argument_stay_clean() {
+        for text in [
+            "msg=\"the password= field is empty\"",
+            "msg=\"password=$DB_PASSWORD was rejected\"",
+            "msg=\"token=null\"",
+            "login(msg=\"password=hunter2\")",
+            "assert_eq!(body, \"password=hunter2\")",
+            "msg=\"done\"\npassword=hunter2 was rejected",
+            "msg=\"a\" then password=hunter2",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
         }
     }
 
