@@ -114,7 +114,7 @@ fn main() {
     println!("task-verification statement: {:.2} us", t.as_secs_f64() * 1e6);
 
     println!("hostile strings, ns per byte at 16 KiB / 64 KiB / 256 KiB / 1 MiB:");
-    let shapes: [(&str, &str); 32] = [
+    let shapes: [(&str, &str); 35] = [
         ("letters", "a"),
         ("a=", "a="),
         ("key:", "key:"),
@@ -147,6 +147,9 @@ fn main() {
         ("ENV \\n", "\\nENV PASSWORD $"),
         ("setx", "setx /M PASSWORD $ "),
         ("_authToken=$", ":_authToken=$ "),
+        ("ENV A=1 \\", "ENV A=1 \\\n  \\\n  PASSWORD=$ "),
+        ("_authToken $", "_authToken $\n"),
+        ("msg=\"token=$", "msg=\"a \\\" token=$ "),
     ];
     for (name, unit) in shapes {
         let mut row = Vec::new();

@@ -21,7 +21,11 @@
 //! binding that starts the command is an environment assignment: its name holds no lower-case
 //! letter and a command follows it (`token=test-token-123` alone is a fixture's line). Or it is
 //! a pair of a logfmt line: a `key=value` or `key="…"` pair and blanks stand right before it
-//! ([`pair_before`]), or blanks and a `key=` right after its value ([`pair_after`]).
+//! ([`pair_before`]), or blanks and a `key=` right after its value ([`pair_after`]), or it stands
+//! in the quoted value of such a pair (`msg="password=… was rejected"`, [`in_quoted_value`]).
+//! Throughout, a
+//! line continued by a backslash counts as blanks ([`BLANKS`], [`blanks_before`]): `ENV A=1 \`
+//! and a line break join the next line to this one.
 
 use std::ops::Range;
 
@@ -35,6 +39,14 @@ use super::rule::{Anchor, Rule};
 /// The most bytes looked at before a binding for its command, and after its value for the next
 /// word: a longer command line is judged not to be one, so every match costs bounded time.
 const COMMAND_MAX: usize = 256;
+
+/// Blanks in a pattern, where a line continued by a backslash counts as blanks: `\` and a line
+/// break, raw or escaped in a string (`\\\n`), as a shell or a Dockerfile joins the two lines
+/// (see [`continuation_len`]).
+const BLANKS: &str = r"(?:[ \t]|\\\r?\n|\\\\(?:\\r)?\\n)+";
+
+/// The line continuations [`BLANKS`] matches: a backslash and a line break, raw or escaped.
+const CONTINUATIONS: &[&[u8]] = &[b"\\\n", b"\\\r\n", b"\\\\\\n", b"\\\\\\r\\n"];
 
 /// The options and keywords after which a `name=value` word is a binding (compared ignoring ASCII
 /// case: `set` is also Windows' `SET`, `env` a Dockerfile's `ENV`). Those that start with `-` also
@@ -93,12 +105,15 @@ pub(super) fn rules() -> Vec<Rule> {
 /// A Dockerfile's `ENV <name> <value>` (the form without `=`; the value is the rest of the line):
 /// the instruction starts a line (after what is no letter: blanks, BuildKit's `  2 | >>> `), or
 /// follows the escape `\n` of a string that holds a Dockerfile, or the legacy builder's
-/// `Step 2/7 : `. The value ends at a line break or at the escape `\n` or `\r`.
+/// `Step 2/7 : `. The value may start on the next line, after a line continuation ([`BLANKS`]),
+/// and ends at a line break or at the escape `\n` or `\r`.
 fn dockerfile_env() -> Rule {
     Rule::new(
         LeakKind::CommandLine,
         "a secret set by a Dockerfile's ENV",
-        r"(?m)(?:^[^A-Za-z\n]*|\\n[ \t]*|Step [0-9]+/[0-9]+ : )(?P<keyword>(?i:env))[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]+(?P<value>(?:[^\\\r\n]|\\[^nr\r\n])*)",
+        format!(
+            r"(?m)(?:^[^A-Za-z\n]*|\\n[ \t]*|Step [0-9]+/[0-9]+ : )(?P<keyword>(?i:env)){BLANKS}(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*){BLANKS}(?P<value>(?:[^\\\r\n]|\\[^nr\r\n])*)"
+        ),
         &["env ", "env\t"],
     )
     .folded()
@@ -168,7 +183,11 @@ fn bound_secret(text: &str, caps: &Captures<'_>) -> Option<Range<usize>> {
         return None;
     }
     let env_name = !name.bytes().any(|b| b.is_ascii_lowercase());
-    (powershell || property || bound(bytes, found.start(), env_name, value.end, false)).then_some(value)
+    (powershell
+        || property
+        || bound(bytes, found.start(), env_name, value.end, false)
+        || in_quoted_value(bytes, found.start()))
+    .then_some(value)
 }
 
 /// Whether `name` ends in one of the [`ENDINGS`], ignoring what is no letter or digit after it.
@@ -227,28 +246,21 @@ fn bound(text: &[u8], at: usize, env_name: bool, value_end: usize, in_list: bool
     }
 }
 
-/// Whether a logfmt pair (`user=ada`, `msg="login failed"`) ends, then blanks, right before the
+/// Whether a logfmt pair (`user=ada`, `msg="login failed"`) ends, then blanks ([`blanks_before`]),
+/// right before the
 /// binding at byte `at` (`level=info msg="login" user=ada password=…`): a line of pairs binds
 /// each of them. The pair's key starts its line or follows a blank, at most [`COMMAND_MAX`] bytes
 /// back.
 fn pair_before(text: &[u8], at: usize) -> bool {
     let floor = at.saturating_sub(COMMAND_MAX);
-    let blanks = text[floor..at].iter().rev().take_while(|&&b| b == b' ' || b == b'\t').count();
-    let end = at - blanks;
-    if blanks == 0 || end == floor {
+    let end = blanks_before(text, at, floor);
+    if end == at || end == floor {
         return false;
     }
     // The `=` before the value: before the opening quote of a quoted value (an escaped `\"` is
     // part of it), or the first of a bare word that holds no quote.
     let eq = if text[end - 1] == b'"' {
-        let mut open = end - 1;
-        loop {
-            let Some(q) = text[floor..open].iter().rposition(|&b| b == b'"') else { return false };
-            open = floor + q;
-            if open == floor || text[open - 1] != b'\\' {
-                break;
-            }
-        }
+        let Some(open) = quote_before(text, end - 1, floor) else { return false };
         match open.checked_sub(1) {
             Some(eq) if eq > floor && text[eq] == b'=' => eq,
             _ => return false,
@@ -262,6 +274,40 @@ fn pair_before(text: &[u8], at: usize) -> bool {
             _ => return false,
         }
     };
+    key_before(text, eq, floor)
+}
+
+/// Whether the binding whose name starts at byte `at` stands inside the quoted value of a logfmt
+/// pair, first in it or after a blank (`msg="password=… was rejected"`, `error="login failed:
+/// token=…"`): a line of pairs binds what its messages quote as well. The opening quote is the
+/// last one before the name on its line that no backslash escapes, right after a pair's `=`.
+fn in_quoted_value(text: &[u8], at: usize) -> bool {
+    let floor = at.saturating_sub(COMMAND_MAX);
+    if at == 0 || !matches!(text[at - 1], b'"' | b' ' | b'\t') {
+        return false;
+    }
+    quote_before(text, at, floor).is_some_and(|open| {
+        open > floor + 1
+            && text[open - 1] == b'='
+            && !text[open..at].contains(&b'\n')
+            && key_before(text, open - 1, floor)
+    })
+}
+
+/// The last `"` before byte `end`, back to `floor`, that no backslash escapes.
+fn quote_before(text: &[u8], end: usize, floor: usize) -> Option<usize> {
+    let mut open = end;
+    loop {
+        open = floor + text[floor..open].iter().rposition(|&b| b == b'"')?;
+        if open == floor || text[open - 1] != b'\\' {
+            return Some(open);
+        }
+    }
+}
+
+/// Whether a logfmt pair's key ends at byte `eq` (its `=`), the key starting its line or after a
+/// blank, back to `floor`.
+fn key_before(text: &[u8], eq: usize, floor: usize) -> bool {
     let key = text[floor..eq].iter().rev().take_while(|&&b| logfmt_key_byte(b)).count();
     let start = eq - key;
     key > 0
@@ -274,7 +320,7 @@ fn pair_before(text: &[u8], at: usize) -> bool {
 fn pair_after(text: &[u8], end: usize) -> bool {
     let rest = &text[end..text.len().min(end + COMMAND_MAX)];
     let rest = rest.strip_prefix(b"\"").or_else(|| rest.strip_prefix(b"'")).unwrap_or(rest);
-    let blanks = rest.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    let blanks = blanks_after(rest);
     let key = rest[blanks..].iter().take_while(|&&b| logfmt_key_byte(b)).count();
     blanks > 0 && key > 0 && !rest[blanks].is_ascii_digit() && rest.get(blanks + key) == Some(&b'=')
 }
@@ -284,15 +330,48 @@ fn logfmt_key_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
 }
 
+/// Where the blanks that end right before byte `at` start, back to `floor` at most: a line
+/// continuation ([`CONTINUATIONS`]) and the blanks around it count as blanks (`ENV A=1 \` and a
+/// line break join the next line to this one).
+fn blanks_before(text: &[u8], at: usize, floor: usize) -> usize {
+    let mut start = at;
+    loop {
+        start -= text[floor..start].iter().rev().take_while(|&&b| b == b' ' || b == b'\t').count();
+        match continuation_len(&text[floor..start]) {
+            Some(len) => start -= len,
+            None => return start,
+        }
+    }
+}
+
+/// How many bytes at the start of `rest` are blanks, a line continuation counting as blanks.
+fn blanks_after(rest: &[u8]) -> usize {
+    let mut at = 0;
+    loop {
+        at += rest[at..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+        match CONTINUATIONS.iter().find(|c| rest[at..].starts_with(c)) {
+            Some(c) => at += c.len(),
+            None => return at,
+        }
+    }
+}
+
+/// The length of the line continuation that ends `text`, if one does.
+fn continuation_len(text: &[u8]) -> Option<usize> {
+    CONTINUATIONS.iter().find(|c| text.ends_with(c)).map(|c| c.len())
+}
+
 /// Whether `word` is one of the [`BINDERS`].
 fn binder(word: &[u8]) -> bool {
     BINDERS.iter().any(|b| b.as_bytes().eq_ignore_ascii_case(word))
 }
 
-/// The word that ends at byte `end`, after blanks and a quote: back to a blank or a quote, at most
+/// The word that ends at byte `end`, after blanks ([`blanks_before`]) and a quote: back to a blank
+/// or a quote, at most
 /// [`COMMAND_MAX`] bytes.
 fn word_before(text: &[u8], end: usize) -> &[u8] {
-    let before = &text[end.saturating_sub(COMMAND_MAX)..end];
+    let floor = end.saturating_sub(COMMAND_MAX);
+    let before = &text[floor..blanks_before(text, end, floor)];
     let before = before.trim_ascii_end();
     let before = before.strip_suffix(b"\"").or_else(|| before.strip_suffix(b"'")).unwrap_or(before);
     let start = before.iter().rposition(|b| b.is_ascii_whitespace() || matches!(b, b'"' | b'\''));
@@ -324,6 +403,10 @@ fn argument(text: &[u8], at: usize, env_name: bool, value_end: usize) -> bool {
             return false;
         }
         start -= 1;
+        // A line continued by a backslash goes on to the line before.
+        if start > 0 && text[start - 1] == b'\n' {
+            start -= continuation_len(&text[floor..start]).unwrap_or(0);
+        }
     }
     if start > 0 && start == floor {
         return false;
@@ -344,8 +427,8 @@ fn argument(text: &[u8], at: usize, env_name: bool, value_end: usize) -> bool {
 /// a word.
 fn command_follows(text: &[u8], end: usize) -> bool {
     let rest = &text[end..text.len().min(end + COMMAND_MAX)];
-    let Some(blank) = rest.iter().position(u8::is_ascii_whitespace) else { return false };
-    let blanks = rest[blank..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    let Some(blank) = rest.iter().position(|&b| b.is_ascii_whitespace() || b == b'\\') else { return false };
+    let blanks = blanks_after(&rest[blank..]);
     blanks > 0
         && rest
             .get(blank + blanks)
@@ -375,6 +458,9 @@ mod tests {
         check_str(text).err().map(|leak| (leak.what, &text[leak.start..leak.end]))
     }
 
+    const BOUND: &str = "a secret bound to a name on a command line";
+    const ENV: &str = "a secret set by a Dockerfile's ENV";
+
     fn kind(text: &str) -> Option<LeakKind> {
         check_str(text).err().map(|leak| leak.kind)
     }
@@ -396,6 +482,38 @@ mod tests {
             ("left: \"FROM alpine\\nENV PATH /usr/bin\\nENV DB_PASSWORD hunter2\\nRUN make\"", "hunter2"),
         ] {
             assert_eq!(caught(text), Some((env, value)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_secret_set_by_a_dockerfile_env_continued_over_lines_is_caught() {
+        for (text, what, value) in [
+            ("ENV APP=1 \\\n    DB_PASSWORD=hunter2", BOUND, "hunter2"),
+            ("ENV APP=1\\\r\n  DB_PASSWORD=hunter2 \\\n  LOG=info", BOUND, "hunter2"),
+            ("ENV A=1 \\\n    B=2 \\\n    API_TOKEN=abc", BOUND, "abc"),
+            ("ENV \\\n    DB_PASSWORD=hunter2", BOUND, "hunter2"),
+            ("left: \"FROM alpine\\nENV APP=1 \\\\\\n    DB_PASSWORD=hunter2\\n\"", BOUND, "hunter2"),
+            ("ENV DB_PASSWORD \\\n    hunter2", ENV, "hunter2"),
+            ("ENV DB_PASSWORD \\\r\n\thunter2\r\nRUN make", ENV, "hunter2"),
+            ("\"FROM alpine\\nENV DB_PASSWORD \\\\\\n    hunter2\\nRUN make\"", ENV, "hunter2"),
+            ("./deploy.sh \\\n  --verbose \\\n  REGISTRY_TOKEN=abc", BOUND, "abc"),
+            ("PGPASSWORD=hunter2 \\\n  psql -h db", BOUND, "hunter2"),
+        ] {
+            assert_eq!(caught(text), Some((what, value)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_continued_line_with_a_reference_or_no_binding_stays_clean() {
+        for text in [
+            "ENV APP=1 \\\n    DB_PASSWORD=$DB_PASSWORD",
+            "ENV DB_PASSWORD \\\n    ${DB_PASSWORD}",
+            "ENV DB_PASSWORD \\\n",
+            "ENV PATH \\\n    /usr/bin",
+            "E   AssertionError \\\n  password=hunter2",
+            "PGPASSWORD=hunter2 \\\n",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
         }
     }
 
@@ -465,6 +583,34 @@ mod tests {
     }
 
     #[test]
+    fn a_secret_bound_inside_the_quoted_value_of_a_logfmt_pair_is_caught() {
+        for (text, value) in [
+            ("msg=\"password=hunter2 was rejected\"", "hunter2"),
+            ("error=\"login failed: token=abc123def\"", "abc123def"),
+            ("level=warn msg=\"retrying with api_key=abc123\" attempt=2", "abc123"),
+            ("ts=1 msg=\"say \\\"hi\\\" db_password=hunter2\"", "hunter2"),
+            ("  detail=\"DB_PASSWORD=hunter2\"", "hunter2"),
+        ] {
+            assert_eq!(caught(text), Some((BOUND, value)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn prose_or_a_reference_in_a_quoted_logfmt_value_and_a_quoted_call_argument_stay_clean() {
+        for text in [
+            "msg=\"the password= field is empty\"",
+            "msg=\"password=$DB_PASSWORD was rejected\"",
+            "msg=\"token=null\"",
+            "login(msg=\"password=hunter2\")",
+            "assert_eq!(body, \"password=hunter2\")",
+            "msg=\"done\"\npassword=hunter2 was rejected",
+            "msg=\"a\" then password=hunter2",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    #[test]
     fn a_logfmt_line_whose_secret_names_hold_references_or_counts_stays_clean() {
         for text in [
             "token=test-token-123",
@@ -480,6 +626,22 @@ mod tests {
         ] {
             assert_eq!(check_str(text), Ok(()), "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_secret_name_bound_to_a_literal_for_no_value_or_a_flag_stays_clean() {
+        for text in [
+            "level=info token=None user=ada",
+            "level=info password=false user=ada",
+            "level=info msg=\"login\" user=ada password=null",
+            "export PASSWORD=nil",
+            "export API_TOKEN=undefined",
+            "ENV DB_PASSWORD true",
+            "mysql -u root --password=null",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+        assert_eq!(kind("level=info password=nullable123 user=ada"), Some(LeakKind::CommandLine));
     }
 
     /// Caught is the safe side: a value well known as a default is still a value given.

@@ -1,6 +1,6 @@
 //! Credentials in URLs (`user:password@`, a token as the user name, a signature or password in
-//! the query), in connection strings, and in a package registry's settings (`.npmrc`,
-//! `.yarnrc.yml`).
+//! the query), in connection strings, and in a package registry's settings (`.npmrc`, npm's
+//! `npm_config_…` environment variables, `.yarnrc`, `.yarnrc.yml`).
 
 use super::LeakKind;
 use super::command_line::given;
@@ -51,19 +51,41 @@ pub(super) fn rules() -> Vec<Rule> {
         .folded()
         .judged(|_, caps| leak_if(caps, |v| !is_placeholder(v))),
         registry_auth(),
+        yarnrc_auth(),
     ]
 }
 
+/// What [`registry_auth`] and [`yarnrc_auth`] name a leak.
+const REGISTRY: &str = "a package registry's credential in its settings";
+
 /// A registry credential in npm's settings (`_authToken`, `_auth`, `_password`, alone or scoped
-/// to a registry, `//registry.npmjs.org/:_authToken=…`) or yarn's (`npmAuthToken: "…"`,
-/// `npmAuthIdent: "…"`), whatever the value but a reference or a placeholder ([`given`]:
-/// `${NPM_TOKEN}`).
+/// to a registry, `//registry.npmjs.org/:_authToken=…`), also set as an environment variable
+/// (npm reads `npm_config_<key>`, ignoring the prefix's case: `NPM_CONFIG__AUTH=…` is `_auth`,
+/// `NPM_CONFIG_//registry.npmjs.org/:_authToken=…` the scoped token), or yarn's
+/// (`npmAuthToken: "…"`, `npmAuthIdent: "…"`), whatever the value but a reference or a
+/// placeholder ([`given`]: `${NPM_TOKEN}`).
 fn registry_auth() -> Rule {
     Rule::new(
         LeakKind::Assignment,
-        "a package registry's credential in its settings",
-        r#"(?:^|[^A-Za-z0-9_])(?i-u:_authToken|_auth|_password|npmAuthToken|npmAuthIdent)["']?[ \t]*[=:][ \t]*["']?(?P<leak>[^\s"']*)"#,
+        REGISTRY,
+        r#"(?:^|[^A-Za-z0-9_])(?i-u:npm_config_)?(?i-u:_authToken|_auth|_password|npmAuthToken|npmAuthIdent)["']?[ \t]*[=:][ \t]*["']?(?P<leak>[^\s"']*)"#,
         &["_auth", "_password", "npmauth"],
+    )
+    .anchored(Anchor::Word)
+    .folded()
+    .judged(|_, caps| leak_if(caps, given))
+}
+
+/// A registry credential in yarn v1's `.yarnrc`, whose lines are a key, blanks and a value, each
+/// quoted or not (`"//registry.npmjs.org/:_authToken" abc123`, `_authToken abc123`): the key
+/// starts its line and the value ends it, so prose that names the key (`set _authToken in your
+/// .npmrc`) is no setting. Any value but a reference or a placeholder ([`given`]) is a leak.
+fn yarnrc_auth() -> Rule {
+    Rule::new(
+        LeakKind::Assignment,
+        REGISTRY,
+        r#"(?m)^[ \t]*["']?(?://[^\s"']*:)?(?i-u:_authToken|_auth|_password)["']?[ \t]+["']?(?P<leak>[^\s"']+)["']?[ \t]*\r?$"#,
+        &["_auth", "_password"],
     )
     .anchored(Anchor::Word)
     .folded()
@@ -101,6 +123,36 @@ mod tests {
     }
 
     #[test]
+    fn a_credential_npm_reads_from_its_environment_is_caught_whatever_its_value() {
+        for (text, value) in [
+            ("NPM_CONFIG__AUTH=dXNlcjpwYXNz", "dXNlcjpwYXNz"),
+            ("export NPM_CONFIG__AUTH=dXNlcjpwYXNz", "dXNlcjpwYXNz"),
+            ("npm_config__password=aHVudGVyMg== npm publish", "aHVudGVyMg=="),
+            ("npm_config__authToken=abc123", "abc123"),
+            ("env:\n  NPM_CONFIG__AUTH: \"dXNlcjpwYXNz\"", "dXNlcjpwYXNz"),
+            ("NPM_CONFIG_//registry.npmjs.org/:_authToken=abc", "abc"),
+        ] {
+            assert_eq!(caught(text), Some((super::REGISTRY, value)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_credential_in_a_yarnrc_line_of_a_key_and_a_value_is_caught() {
+        for (text, value) in [
+            ("\"//registry.npmjs.org/:_authToken\" abc123", "abc123"),
+            ("_authToken abc123", "abc123"),
+            (
+                "registry \"https://registry.example.net/\"\n//registry.example.net/:_authToken \"hunter2\"\n",
+                "hunter2",
+            ),
+            ("  _password\taGVsbG8=\r\nalways-auth true", "aGVsbG8="),
+            ("'_auth' 'dXNlcjpwYXNz'", "dXNlcjpwYXNz"),
+        ] {
+            assert_eq!(caught(text), Some((super::REGISTRY, value)), "{text:?}");
+        }
+    }
+
+    #[test]
     fn a_reference_or_placeholder_in_npm_or_yarn_settings_stays_clean() {
         for text in [
             "//npm.pkg.github.com/:_authToken=${NPM_TOKEN}",
@@ -113,6 +165,13 @@ mod tests {
             "always-auth=true",
             "npmAlwaysAuth: true",
             "set _authToken in your .npmrc",
+            "NPM_CONFIG__AUTH=${NPM_AUTH}",
+            "npm_config__authToken=",
+            "\"//registry.npmjs.org/:_authToken\" \"${NPM_TOKEN}\"",
+            "_authToken $NPM_TOKEN",
+            "_authToken is required to publish",
+            "_auth",
+            "_authToken null",
         ] {
             assert_eq!(check_str(text), Ok(()), "{text:?}");
         }

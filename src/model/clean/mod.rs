@@ -11,7 +11,8 @@
 //! - credentials in URLs (`user:password@`, a random token as the user name, a signature or
 //!   password in the query), in connection strings (`AccountKey=`, `Password=…;`), and in a
 //!   package registry's settings (`//registry.npmjs.org/:_authToken=…`, `_auth=…`, `_password=…`,
-//!   yarn's `npmAuthToken: …`), whatever the value but a reference or a placeholder;
+//!   npm's environment `NPM_CONFIG__AUTH=…`, yarn's `npmAuthToken: …`, a `.yarnrc` line
+//!   `_authToken …`), whatever the value but a reference or a placeholder;
 //! - a password or other credential given to a tool as an option's argument: an option whose name
 //!   says so (`--password …`, `--db-password=…`, `--client-secret …`, `--api-key=…`,
 //!   `--auth-token …`, `-passin pass:…`, `-storepass …`), a `user:password` pair (`curl -u`,

@@ -22,11 +22,17 @@ pub fn random_enough(value: &str) -> bool {
     shannon_bits(value) >= if hex { MIN_HEX_ENTROPY_BITS } else { MIN_ENTROPY_BITS }
 }
 
-/// A reference to a secret kept elsewhere, or a placeholder for one.
+/// A language's literal for no value or for a flag, compared ignoring ASCII case: a setting or a
+/// log line that shows one (`password=null`, `token=None`, `password=false`) gives no secret.
+const NO_VALUE: &[&str] = &["null", "none", "nil", "undefined", "true", "false"];
+
+/// A reference to a secret kept elsewhere, or a placeholder for one, or no value at all (a whole
+/// value of [`NO_VALUE`]: `nullable123` is a value).
 pub(super) fn is_placeholder(value: &str) -> bool {
     value.is_empty()
         || value.starts_with(['$', '<', '%', '{', '*', '[', '('])
         || value.chars().all(|c| c == value.chars().next().unwrap_or('x'))
+        || NO_VALUE.iter().any(|literal| value.eq_ignore_ascii_case(literal))
 }
 
 /// Whether `value` is base64 of `user:password` (an HTTP Basic credential).
@@ -140,5 +146,15 @@ mod tests {
         assert!(!random_enough("a1a1a1a1a1a1a1a1"));
         assert!(random_enough("Zr8KpX2mQ7vL"));
         assert!(random_enough("3f2a9c1e7b4d5f60"));
+    }
+
+    #[test]
+    fn a_literal_for_no_value_or_a_flag_is_a_placeholder_and_a_value_that_starts_so_is_not() {
+        for literal in ["null", "NULL", "None", "nil", "undefined", "true", "False"] {
+            assert!(is_placeholder(literal), "{literal:?}");
+        }
+        for value in ["nullable123", "nonexistent", "truest", "hunter2", "falsehood"] {
+            assert!(!is_placeholder(value), "{value:?}");
+        }
     }
 }
