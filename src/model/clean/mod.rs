@@ -1121,4 +1121,65 @@ mod tests {
         }
         assert!(check_str(&format!("token={}", "Zr8KpX2mQ7vL3nW9".repeat(100))).is_err());
     }
+
+    /// Text made of the pieces the rules look at, in any order: names, keywords, quotes, escapes,
+    /// line continuations, blanks and line breaks.
+    fn any_shaped_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            Just("password"),
+            Just("DB_PASSWORD"),
+            Just("token"),
+            Just("api_key"),
+            Just("ENV"),
+            Just("env"),
+            Just("setx"),
+            Just("/M"),
+            Just("/p"),
+            Just("_authToken"),
+            Just("npm_config_"),
+            Just("msg"),
+            Just("//r.io/:"),
+            Just("="),
+            Just(":"),
+            Just("\""),
+            Just("'"),
+            Just("\\"),
+            Just("\\n"),
+            Just("\\\n"),
+            Just("\n"),
+            Just("\r\n"),
+            Just(" "),
+            Just("\t"),
+            Just(","),
+            Just(";"),
+            Just("$"),
+            Just("${X}"),
+            Just("%X%"),
+            Just("hunter2"),
+            Just("null"),
+            Just("-e"),
+            Just("--set"),
+            Just("Step 1/2 : "),
+            Just(">>> "),
+            Just("é"),
+            Just("\u{200b}"),
+            Just("psql"),
+            Just("-Dp="),
+        ];
+        proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config { cases: 1000, failure_persistence: None, ..Default::default() })]
+
+        /// Every byte offset the rules compute stays inside the text: no input makes the check
+        /// panic, and a leak it reports spans text that is there.
+        #[test]
+        fn any_text_of_the_rules_pieces_is_checked_without_a_panic(text in any_shaped_text()) {
+            if let Err(leak) = check_str(&text) {
+                proptest::prop_assert!(leak.start <= leak.end && leak.end <= text.len(), "{:?}: {:?}", text, leak);
+            }
+        }
+    }
 }
