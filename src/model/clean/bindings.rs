@@ -451,19 +451,11 @@ fn environment(word: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{caught, kind};
     use super::super::{LeakKind, check_str};
-
-    /// The leak the whole check finds in `text`: what it is called, and the text it spans.
-    fn caught(text: &str) -> Option<(&'static str, &str)> {
-        check_str(text).err().map(|leak| (leak.what, &text[leak.start..leak.end]))
-    }
 
     const BOUND: &str = "a secret bound to a name on a command line";
     const ENV: &str = "a secret set by a Dockerfile's ENV";
-
-    fn kind(text: &str) -> Option<LeakKind> {
-        check_str(text).err().map(|leak| leak.kind)
-    }
 
     #[test]
     fn a_secret_set_by_a_dockerfile_env_without_an_equals_sign_is_caught_with_its_whole_value() {

@@ -95,11 +95,7 @@ fn yarnrc_auth() -> Rule {
 #[cfg(test)]
 mod tests {
     use super::super::check_str;
-
-    /// The leak the whole check finds in `text`: what it is called, and the text it spans.
-    fn caught(text: &str) -> Option<(&'static str, &str)> {
-        check_str(text).err().map(|leak| (leak.what, &text[leak.start..leak.end]))
-    }
+    use super::super::tests::caught;
 
     #[test]
     fn a_credential_in_npm_or_yarn_settings_is_caught_whatever_its_value() {

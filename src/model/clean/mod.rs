@@ -415,8 +415,14 @@ mod tests {
         candidates(text).contains(index)
     }
 
-    fn kind(text: &str) -> Option<LeakKind> {
+    /// The kind of the leak the whole check finds in `text`.
+    pub(super) fn kind(text: &str) -> Option<LeakKind> {
         check_str(text).err().map(|l| l.kind)
+    }
+
+    /// The leak the whole check finds in `text`: what it is called, and the text it spans.
+    pub(super) fn caught(text: &str) -> Option<(&'static str, &str)> {
+        check_str(text).err().map(|leak| (leak.what, &text[leak.start..leak.end]))
     }
 
     #[test]
