@@ -150,7 +150,7 @@ impl UnitDocs {
     pub(crate) fn citations(&self, title: &str) -> Result<(Vec<Requirement>, Vec<String>), SpecError> {
         match &self.spec_md {
             Some((path, _)) => speckit_citations(title, |id| self.definitions_of(id), path),
-            None => Ok((openspec_citations(title, &self.definitions()), Vec::new())),
+            None => Ok((openspec_citations(title, &self.definitions())?, Vec::new())),
         }
     }
 

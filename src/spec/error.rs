@@ -229,6 +229,22 @@ pub enum SpecError {
         limit: usize,
     },
 
+    /// A task title holding every word of so many of its change's requirement names that searching
+    /// it for each would cost more than a real change's citations ever do.
+    #[error(
+        "the task's title ({title} bytes) holds every word of {names} requirement names of its \
+         change, and searching it for each would pass the {limit} bytes speccoder searches for a \
+         task's citations; shorten the task's title or the change's requirement names"
+    )]
+    CitationsTooCostly {
+        /// The title's length in bytes, lowercased.
+        title: usize,
+        /// How many distinct names it holds every word of.
+        names: usize,
+        /// The most bytes searched ([`CITE_SEARCH_LIMIT`](super::requirement::CITE_SEARCH_LIMIT)).
+        limit: usize,
+    },
+
     /// A file of a unit too large to be a real one (a task list, spec.md, a delta spec).
     #[error(
         "`{path}` is {size} bytes, more than the {limit} bytes speccoder reads of {what}; \
@@ -414,6 +430,7 @@ impl crate::exit::ExitClass for SpecError {
             | SpecError::NotAFile { .. }
             | SpecError::FileTooLarge { .. }
             | SpecError::DeltasTooLarge { .. }
+            | SpecError::CitationsTooCostly { .. }
             | SpecError::DuplicateRequirement { .. }
             | SpecError::DuplicateTask { .. }
             | SpecError::TrailerOnlyTask { .. }

@@ -37,7 +37,6 @@ pub use docs::UnitDocs;
 pub use error::{SpecError, lines_listed};
 pub use requirement::{
     Requirement, is_speckit_requirement_id, openspec_defined_name, speckit_cited_ids, speckit_defined_id,
-    title_cites_name,
 };
 pub use section::{
     Delta, SECTION_LIMIT_BYTES, SECTION_TRUNCATION_MARKER, StoryFallback, WholeSpec, openspec_change_text,

@@ -185,11 +185,11 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// Whether `title` holds `name` as whole words, in any letter case ([`titles_cite`] of one name).
-#[must_use]
-pub fn title_cites_name(title: &str, name: &str) -> bool {
-    titles_cite(title, &[name]).first().copied().unwrap_or(false)
-}
+/// The most bytes of a task's title that the requirement names it could cite are searched
+/// through, all names together ([`titles_cite`]): a title of 64 KiB against 8,192 names made of
+/// its words. Each such name is searched through the whole title, so a change whose names a
+/// crafted title holds every word of would cost names × title; past this it is refused.
+pub(crate) const CITE_SEARCH_LIMIT: usize = 512 << 20;
 
 /// Which of `names` `title` holds as whole words, in any letter case, one answer a name: whether
 /// somewhere the lowercased title holds the lowercased name with no letter, digit or `_` right
@@ -197,21 +197,37 @@ pub fn title_cites_name(title: &str, name: &str) -> bool {
 /// name is searched once, and only when each of its words is a word of the title (a name that
 /// stands whole in the title has no word the title lacks), so that many names a title cannot
 /// hold cost a lookup of their words each, not a search of the title each.
-#[must_use]
-pub fn titles_cite(title: &str, names: &[&str]) -> Vec<bool> {
+///
+/// # Errors
+/// [`SpecError::CitationsTooCostly`] when the names left to search, each through the whole
+/// title, would pass [`CITE_SEARCH_LIMIT`] bytes.
+pub fn titles_cite(title: &str, names: &[&str]) -> Result<Vec<bool>, SpecError> {
     let title = title.to_lowercase();
     let title_words: std::collections::HashSet<&str> = words(&title).collect();
-    let mut answers: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
-    names
+    // Each name lowercased, or None when a word of it is not a word of the title.
+    let candidates: Vec<Option<String>> = names
         .iter()
+        .map(|name| name.to_lowercase())
         .map(|name| {
-            let name = name.to_lowercase();
-            if !words(&name).all(|w| title_words.contains(w)) {
-                return false;
-            }
-            *answers.entry(name).or_insert_with_key(|name| holds_whole(&title, name))
+            let held = words(&name).all(|w| title_words.contains(w));
+            held.then_some(name)
         })
-        .collect()
+        .collect();
+    let distinct: std::collections::HashSet<&str> = candidates.iter().flatten().map(String::as_str).collect();
+    if distinct.len().saturating_mul(title.len()) > CITE_SEARCH_LIMIT {
+        return Err(SpecError::CitationsTooCostly {
+            title: title.len(),
+            names: distinct.len(),
+            limit: CITE_SEARCH_LIMIT,
+        });
+    }
+    let mut answers: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
+    Ok(candidates
+        .into_iter()
+        .map(|name| {
+            name.is_some_and(|name| *answers.entry(name).or_insert_with_key(|name| holds_whole(&title, name)))
+        })
+        .collect())
 }
 
 /// The words of `text`: its runs of letters, digits and `_`.
@@ -295,20 +311,32 @@ pub(crate) fn speckit_citations<'d>(
 }
 
 /// The requirements `title` cites among OpenSpec `defs`, in definition order, each name once.
-pub(crate) fn openspec_citations(title: &str, defs: &[Definition<'_>]) -> Vec<Requirement> {
+///
+/// # Errors
+/// [`SpecError::CitationsTooCostly`], from [`titles_cite`].
+pub(crate) fn openspec_citations(
+    title: &str,
+    defs: &[Definition<'_>],
+) -> Result<Vec<Requirement>, SpecError> {
     let names: Vec<&str> = defs.iter().map(|(name, _, _)| *name).collect();
     let mut seen = std::collections::HashSet::new();
-    defs.iter()
-        .zip(titles_cite(title, &names))
+    Ok(defs
+        .iter()
+        .zip(titles_cite(title, &names)?)
         .filter(|((name, _, _), cited)| *cited && seen.insert(*name))
         .map(|((name, line, _), _)| Requirement::new(name, line))
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::spec::text::lines;
+
+    /// Whether `title` holds `name` as whole words, in any letter case ([`titles_cite`] of one name).
+    fn title_cites_name(title: &str, name: &str) -> bool {
+        titles_cite(title, &[name]).expect("one name is within the limit")[0]
+    }
 
     /// The definitions of one id among `defs`, as [`UnitDocs`](super::super::UnitDocs) looks them up.
     fn of<'a, 'd>(defs: &'a [Definition<'d>]) -> impl Fn(&str) -> Vec<Definition<'d>> + 'a {
@@ -417,7 +445,7 @@ mod tests {
         ];
         let defs: Vec<Definition<'_>> =
             openspec_defined(&deltas).iter().map(|(doc, at)| at.in_text(&deltas[*doc].text)).collect();
-        let found = openspec_citations("1.1 Wire filter by tag", &defs);
+        let found = openspec_citations("1.1 Wire filter by tag", &defs).unwrap();
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "Filter by tag");
         assert_eq!(found[0].hash, sha256_hex(b"### Requirement: Filter by tag"));
@@ -470,7 +498,7 @@ mod tests {
         let searches = |names: &[String]| {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             let before = TITLE_SEARCHES.with(std::cell::Cell::get);
-            let cited = titles_cite("Wire the filter by tag into the list view", &names);
+            let cited = titles_cite("Wire the filter by tag into the list view", &names).unwrap();
             (TITLE_SEARCHES.with(std::cell::Cell::get) - before, cited.iter().filter(|c| **c).count())
         };
         let foreign: Vec<String> = (0..1000).map(|n| format!("Requirement number {n}")).collect();
@@ -481,9 +509,29 @@ mod tests {
     }
 
     #[test]
+    fn a_title_holding_every_word_of_too_many_names_is_refused_before_any_is_searched() {
+        let title: String = (0..12_000).map(|n| format!("x{n} ")).collect();
+        // Never side by side in the title, so each would be searched through all of it.
+        let crafted: Vec<String> = (0..8_000).map(|n| format!("x{n} x{}", n + 2)).collect();
+        let names: Vec<&str> = crafted.iter().map(String::as_str).collect();
+        let before = TITLE_SEARCHES.with(std::cell::Cell::get);
+        let err = titles_cite(&title, &names).unwrap_err();
+        assert_eq!(TITLE_SEARCHES.with(std::cell::Cell::get), before, "nothing searched");
+        assert!(
+            matches!(err, SpecError::CitationsTooCostly { names: 8_000, limit: CITE_SEARCH_LIMIT, .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("shorten the task's title"), "{err}");
+        // The same title against as many names it cannot hold is answered.
+        let foreign: Vec<String> = (0..8_000).map(|n| format!("x{n} y")).collect();
+        let names: Vec<&str> = foreign.iter().map(String::as_str).collect();
+        assert!(titles_cite(&title, &names).unwrap().iter().all(|cited| !cited));
+    }
+
+    #[test]
     fn names_that_are_words_of_one_another_are_each_found_where_they_stand_whole() {
         let names = ["tag", "Filter by tag", "filter BY TAG", "by", "", "tags", "Ünï", "a a"];
-        let cited = titles_cite("Implement FILTER by tag; ünï-code, aa a a", &names);
+        let cited = titles_cite("Implement FILTER by tag; ünï-code, aa a a", &names).unwrap();
         assert_eq!(cited, [true, true, true, true, false, false, true, true]);
     }
 
@@ -497,7 +545,7 @@ mod tests {
         ) {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             let expected: Vec<bool> = names.iter().map(|name| cites_one_by_one(&title, name)).collect();
-            proptest::prop_assert_eq!(titles_cite(&title, &names), expected, "{:?} {:?}", title, names);
+            proptest::prop_assert_eq!(titles_cite(&title, &names).unwrap(), expected, "{:?} {:?}", title, names);
         }
 
         #[test]
