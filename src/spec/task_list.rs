@@ -6,8 +6,9 @@
 //! blocks, comments) holds no task. Every other box is kept as an [`Unread`] with the reason: a `+`
 //! bullet, an ordered item, a block quote, an id that is not one (`T008:`, a Cyrillic `Т008`), a
 //! box on the line after its bullet, a box in a code block or comment, a box written out of shape
-//! (`[ x ]`, `-[x]`) that other tools still count. So a writer can refuse it by its line, and a
-//! verifier never skips a checked one.
+//! (`[ x ]`, `-[x]`) that other tools still count, and outside blocks a box no list item holds that
+//! a person reads for a task ([`loose_box`]: `[x] T002`, a table row, `- ✅ T001`). So a writer can
+//! refuse it by its line, and a verifier never skips a checked one.
 //!
 //! Lines end at `\n`, `\r\n` or a lone `\r`, as in CommonMark; a UTF-8 byte order mark at the start
 //! of the file is not part of the first line. Line `i` here is line index `i` wherever a task list
@@ -52,6 +53,22 @@ static BOX_LINE: LazyLock<Regex> = LazyLock::new(|| {
 /// bullet anywhere on the line, after the start or a blank: `<!-- - [x] T006`, `  1. [x] T1`.
 static BOX_IN_BLOCK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:^|[\s>\x{FEFF}\x{200B}-\x{200D}\x{2060}])(?:[-*+]|[0-9]{1,9}[.)])\s*(\[\s*([^\]\s]?\x{FE0F}?)\s*\])(?:[^(\[]|$)")
+        .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+});
+
+/// A box anywhere in a line, holding at most one mark with optional blanks around it, not
+/// followed by `(` or `[` (a link): where [`loose_box`] looks for a task's box that is neither
+/// behind a bullet nor in a block (a table cell, a heading, running text, a line without a bullet).
+static ANY_BOX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\[\s*([^\]\s]?\x{FE0F}?)\s*\](?:[^(\[]|$)")
+        .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+});
+
+/// A check mark standing where a list item's box would be, then a word: optional blanks and `>`,
+/// an optional bullet (`-`, `*`, `+`, `1.`, `1)`) and blanks, a check mark ([`reads_as_checked`]'s
+/// `✓`, `✔`, `☑`, `☒`, `✅`, `🗸`, with or without an emoji selector), blanks, the word.
+static CHECK_MARK_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[\s>]*(?:(?:[-*+]|[0-9]{1,9}[.)])\s+)?([\x{2713}\x{2714}\x{2611}\x{2612}\x{2705}\x{1F5F8}]\x{FE0F}?)\s*(\S+)")
         .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
 });
 
@@ -125,8 +142,16 @@ impl TaskList {
         for (index, taken) in taken.into_iter().enumerate() {
             let line = list.line(index);
             let start = list.line_start(index).unwrap_or_default();
-            let Some((col, checked, inside)) = (!taken).then(|| box_in_line(line, start, &blocks)).flatten()
-            else {
+            if taken {
+                continue;
+            }
+            let Some((col, checked, inside)) = box_in_line(line, start, &blocks) else {
+                // Code and HTML blocks show examples; a box there counts only behind a bullet.
+                if let Some(loose) =
+                    loose_box(format, line).filter(|l| block_at(&blocks, start + l.col).is_none())
+                {
+                    list.push_loose(index, loose);
+                }
                 continue;
             };
             let reason = match inside {
@@ -262,6 +287,14 @@ impl TaskList {
         self.lines.partition_point(|r| r.start <= at).saturating_sub(1)
     }
 
+    /// Keeps `loose`, on line `index`, as a box not read as a task, named by its task id.
+    fn push_loose(&mut self, index: usize, loose: LooseBox) {
+        self.push_unread(index, loose.checked, loose.col, loose.reason);
+        if let Some(unread) = self.unread.last_mut() {
+            unread.word = loose.id;
+        }
+    }
+
     fn push_unread(&mut self, index: usize, checked: bool, col: usize, reason: String) {
         let line = self.line(index);
         let word = line
@@ -276,6 +309,68 @@ impl TaskList {
             reason,
         });
     }
+}
+
+/// A box that is neither behind a bullet nor in a block, with the task id a person reads it for
+/// ([`loose_box`]).
+struct LooseBox {
+    /// Byte offset of its `[` (or its check mark) in the line.
+    col: usize,
+    /// Whether its mark reads as checked ([`reads_as_checked`]).
+    checked: bool,
+    /// The task id it is read for.
+    id: String,
+    /// Why it is not a task, for a person.
+    reason: String,
+}
+
+/// The box of `line` a person reads as a task of `format` although no list item holds it: a box
+/// (open, or with a mark that reads as checked) followed by a task id (`[x] T002 Deploy`,
+/// `### - [x] T005`, `text [x] T007`); a box in a table row that holds a task id in a cell
+/// (`| T003 Migrate | [x] |`); a check mark where a list item's box would be (`- ✅ T001: …`,
+/// `✅ T004`), as agents often mark a task done. Other tools count none of them, and a person
+/// reads each as done when checked, so a verifier reports it rather than passing over it.
+fn loose_box(format: Format, line: &str) -> Option<LooseBox> {
+    let is_id = |word: &str| {
+        let word =
+            word.trim_matches(|c: char| c.is_ascii_punctuation() && c != '.').trim_end_matches(['.', ':']);
+        is_task_id(format, word).then(|| word.to_owned())
+    };
+    if let Some(caps) = CHECK_MARK_LINE.captures(line) {
+        let (mark, word) = (caps.get(1)?, caps.get(2)?);
+        if let Some(id) = is_id(word.as_str()) {
+            let reason =
+                format!("it is a check mark (`{}`), not a box: a task reads `- [x] {id} …`", mark.as_str());
+            return Some(LooseBox { col: mark.start(), checked: true, id, reason });
+        }
+    }
+    let trimmed = line.trim_start_matches([' ', '\t']);
+    let table = trimmed.starts_with('|');
+    let table_id =
+        || table.then(|| line.split(|c: char| c.is_whitespace() || c == '|').find_map(is_id)).flatten();
+    ANY_BOX.captures_iter(line).find_map(|caps| {
+        let (shape, mark) = (caps.get(0)?, caps.get(1)?);
+        let checked = reads_as_checked(mark.as_str());
+        if !(checked || mark.as_str().is_empty()) {
+            return None;
+        }
+        let after = line.get(shape.start()..)?.split_once(']')?.1;
+        let id = after.split_whitespace().next().and_then(is_id).or_else(table_id)?;
+        let place = if table {
+            "a table row"
+        } else if trimmed.starts_with('#') {
+            "a heading"
+        } else if trimmed.starts_with('[') {
+            "a line without a list bullet"
+        } else {
+            "running text"
+        };
+        let reason = format!(
+            "its box is in {place}, not the box of a list item (`- [ ] {id} …` on a line of its own), \
+             so no tool reads it as a task"
+        );
+        Some(LooseBox { col: shape.start(), checked, id, reason })
+    })
 }
 
 /// The byte ranges of the lines of `text` from `start`, each without its ending (`\n`, `\r\n` or a
@@ -353,11 +448,7 @@ fn box_in_line(
     start: usize,
     blocks: &[(Range<usize>, &'static str)],
 ) -> Option<(usize, bool, Option<&'static str>)> {
-    // The blocks are in document order and never overlap.
-    let block_at = |at: usize| {
-        let i = blocks.partition_point(|(range, _)| range.start <= at).checked_sub(1)?;
-        blocks.get(i).filter(|(range, _)| range.contains(&at)).map(|(_, inside)| *inside)
-    };
+    let block_at = |at: usize| block_at(blocks, at);
     let shape = |caps: regex::Captures<'_>| {
         let (shape, mark) = (caps.get(1)?, caps.get(2)?);
         Some((shape.start(), reads_as_checked(mark.as_str())))
@@ -372,6 +463,12 @@ fn box_in_line(
         .collect();
     let first = in_block.iter().find(|(_, checked, _)| *checked).or(in_block.first())?;
     Some((first.0, first.1, Some(first.2)))
+}
+
+/// The block (of `blocks`, in document order, never overlapping) that byte `at` is inside, if any.
+fn block_at(blocks: &[(Range<usize>, &'static str)], at: usize) -> Option<&'static str> {
+    let i = blocks.partition_point(|(range, _)| range.start <= at).checked_sub(1)?;
+    blocks.get(i).filter(|(range, _)| range.contains(&at)).map(|(_, inside)| *inside)
 }
 
 /// Whether `c` is a character a person cannot see that the box rules let stand before a bullet:
@@ -789,6 +886,58 @@ mod tests {
         let list = read("Some text\n    - [x] T001 continues the paragraph\n");
         assert!(ids(&list).is_empty());
         assert!(reason_at(&list, 1).contains("does not render it as a task item"));
+    }
+
+    #[test]
+    fn a_box_before_a_task_id_outside_a_list_item_is_unread_and_named_by_the_id() {
+        let text = "- [ ] T001 Scaffold\n\n[x] T002 Deploy\n\n| Task | Status |\n|---|---|\n\
+                    | T003 Migrate | [x] |\n| - [x] T004 Rotate keys | done |\n\n### - [X] T005 Review\n\n\
+                    - [ ] T006 Docs\n  continuation [✅] T007 load test\n\n[ ] T008 Later\n";
+        let list = read(text);
+        assert_eq!(ids(&list), [(0, "T001", false), (11, "T006", false)]);
+        let found: Vec<(usize, bool, &str)> =
+            list.unread().iter().map(|u| (u.line_index, u.checked, u.word.as_str())).collect();
+        assert_eq!(
+            found,
+            [
+                (2, true, "T002"),
+                (6, true, "T003"),
+                (7, true, "T004"),
+                (9, true, "T005"),
+                (12, true, "T007"),
+                (14, false, "T008")
+            ]
+        );
+        assert!(reason_at(&list, 2).contains("a line without a list bullet"), "{}", reason_at(&list, 2));
+        assert!(reason_at(&list, 6).contains("a table row"));
+        assert!(reason_at(&list, 9).contains("a heading"));
+        assert!(reason_at(&list, 12).contains("running text"));
+    }
+
+    #[test]
+    fn a_check_mark_where_a_box_would_be_before_a_task_id_is_a_checked_box_unread() {
+        let text = "- ✅ T001: Create the migrations\n  * ✔\u{fe0f} T002 Types\n✅ T003\n\
+                    - ✅ Phase 1 complete\n**Checkpoint ✅ T001 done**\n| FR-001 | ✅ T002 |\n- ✗ T004 dropped\n";
+        let list = read(text);
+        let found: Vec<(usize, bool, &str)> =
+            list.unread().iter().map(|u| (u.line_index, u.checked, u.word.as_str())).collect();
+        assert_eq!(found, [(0, true, "T001"), (1, true, "T002"), (2, true, "T003")]);
+        assert!(reason_at(&list, 0).contains("a check mark (`✅`), not a box"), "{}", reason_at(&list, 0));
+    }
+
+    #[test]
+    fn a_box_outside_a_list_item_with_no_task_id_or_in_a_code_block_is_no_box() {
+        let text = "Mark tasks [X] when they are done; T001 first.\n\
+                    Tasks marked [P] can run beside T002.\n\
+                    | Task | Done |\n|---|---|\n| Deploy | [x] |\n\
+                    See [x](https://example.com) T003.\n\
+                    ```\n[x] T004 an example\n| T005 | [x] |\n```\n\
+                    <!-- [x] T006 hidden -->\n";
+        let list = read(text);
+        assert!(list.unread().is_empty(), "{:?}", list.unread());
+        let openspec =
+            TaskList::read("[x] 1.2 Done\nThe [x] box means 3 things\n".to_owned(), Format::OpenSpec);
+        assert_eq!(unread(&openspec), [(0, true)]);
     }
 
     #[test]
