@@ -396,29 +396,30 @@ pub fn read_rev_file(
     Ok((commit, repo.blob(id)?))
 }
 
-/// Refuses `path` when it lies in the repository's work tree and the checked tree has a file at
-/// that place: the branch under review would be choosing its own trust (or rules); `flag` is the
-/// `--…-rev` flag that reads such a file from the base instead.
+/// Refuses `path` when it lies in one of the repository's work trees (the main one or a linked
+/// one: each may hold the branch under review) and the checked tree has a file at that place: the
+/// branch under review would be choosing its own trust (or rules); `flag` is the `--…-rev` flag
+/// that reads such a file from the base instead.
 ///
 /// # Errors
-/// [`TrustError::ProvidedByTree`], or a tree that cannot be read.
+/// [`TrustError::ProvidedByTree`], or a tree or the list of work trees that cannot be read.
 pub fn refuse_in_tree(
     repo: &Repo,
     path: &Path,
     checked_tree: ObjectId,
     flag: &'static RevFile,
 ) -> Result<(), TrustError> {
-    let Some(workdir) = repo.workdir() else { return Ok(()) };
-    let (Ok(full), Ok(root)) = (std::fs::canonicalize(path), std::fs::canonicalize(workdir)) else {
-        return Ok(());
-    };
-    let Ok(rel) = full.strip_prefix(&root) else { return Ok(()) };
-    let rel = rel.to_string_lossy().replace('\\', "/");
-    if rel.is_empty() || rel.starts_with(".git/") {
-        return Ok(());
-    }
-    if repo.tree(checked_tree).file(&rel)?.is_some() {
-        return Err(TrustError::ProvidedByTree { path: path.to_owned(), tree_path: rel, file: flag });
+    let Ok(full) = std::fs::canonicalize(path) else { return Ok(()) };
+    for work_tree in repo.work_trees()? {
+        let Ok(root) = std::fs::canonicalize(&work_tree) else { continue };
+        let Ok(rel) = full.strip_prefix(&root) else { continue };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if rel.is_empty() || rel.starts_with(".git/") {
+            continue;
+        }
+        if repo.tree(checked_tree).file(&rel)?.is_some() {
+            return Err(TrustError::ProvidedByTree { path: path.to_owned(), tree_path: rel, file: flag });
+        }
     }
     Ok(())
 }

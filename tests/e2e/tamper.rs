@@ -863,6 +863,13 @@ fn a_trust_file_the_checked_tree_provides_is_refused() {
     let r = c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allowed-signers", "allowed_signers"]);
     let r = r.failure(13);
     assert!(r.stderr.contains("refusing"), "{r}");
+    // The same file in a linked work tree of the branch is the branch's too.
+    let linked = c.p.scratch.join("linked");
+    c.p.git(&["worktree", "add", "-q", "--detach", linked.to_str().unwrap(), "HEAD"]);
+    let in_linked = linked.join("allowed_signers");
+    let args = ["attest", "verify", "--branch", "--all", "--allowed-signers", in_linked.to_str().unwrap()];
+    let r = c.p.speccoder(&args).failure(13);
+    assert!(r.stderr.contains("refusing") && r.stderr.contains("allowed_signers"), "{r}");
 }
 
 #[cfg(unix)]
