@@ -232,8 +232,8 @@ fn units_of(parents: &[Parent; 3], twice_once: bool) -> Vec<UnitLoc> {
 /// A tree that cannot be read.
 pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
     let parents = parents(tree)?;
-    let units = units_of(&parents, false);
     let mut strays: Vec<Stray> = parents.iter().flat_map(|p| &p.refused).map(refused).collect();
+    let units = units_not_ambiguous(tree, units_of(&parents, false), &mut strays)?;
     archives_not_units(tree, &parents, &units, &mut strays)?;
     search_outside_units(tree, &parents, &mut strays)?;
     search_inside_units(tree, &units, &mut strays)?;
@@ -241,6 +241,35 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
     // A link at `openspec` is on the way to both OpenSpec parents: one stray.
     strays.dedup_by(|a, b| a.top == b.top && a.reason == b.reason);
     Ok(UnitScan { units, strays })
+}
+
+/// `units` less those whose name is both a Spec Kit feature and an OpenSpec change (an archived
+/// copy is listed only when no unit is active under its name, [`units_of`]): a
+/// `Spec-Task:` naming one names both ([`super::locate_unit`] refuses it as ambiguous), so the
+/// task list of each that holds checked boxes is a stray that says so.
+fn units_not_ambiguous(
+    tree: &dyn SourceTree,
+    units: Vec<UnitLoc>,
+    strays: &mut Vec<Stray>,
+) -> Result<Vec<UnitLoc>, SpecError> {
+    let speckit: HashSet<&str> =
+        units.iter().filter(|u| u.format == Format::SpecKit).map(|u| u.name.as_str()).collect();
+    let both: HashSet<String> = units
+        .iter()
+        .filter(|u| u.format == Format::OpenSpec && speckit.contains(u.name.as_str()))
+        .map(|u| u.name.clone())
+        .collect();
+    let (ambiguous, units): (Vec<UnitLoc>, Vec<UnitLoc>) =
+        units.into_iter().partition(|u| both.contains(&u.name));
+    for unit in &ambiguous {
+        let reason = SpecError::AmbiguousUnit {
+            unit: unit.name.clone(),
+            speckit_dir: UnitLoc::new(Format::SpecKit, &unit.name).dir,
+            openspec_dir: UnitLoc::new(Format::OpenSpec, &unit.name).dir,
+        };
+        push_list(tree, strays, &unit.tasks, &unit.dir, unit.format, &reason.to_string())?;
+    }
+    Ok(units)
 }
 
 /// The stray of a symbolic link or a submodule at `path`, where `what` would be.
@@ -776,6 +805,31 @@ mod tests {
         assert_eq!(scan.strays.len(), 1);
         assert!(scan.strays[0].checked.is_empty());
         assert!(scan.strays[0].reason.contains("not valid UTF-8"), "{}", scan.strays[0].reason);
+    }
+
+    #[test]
+    fn a_name_that_is_a_feature_and_a_change_is_no_unit_for_the_scan_and_its_checked_lists_are_strays() {
+        let tree = MemTree::from_files([
+            ("specs/auth/tasks.md", "- [x] T001 a\n"),
+            ("openspec/changes/auth/tasks.md", "- [x] 1.1 a\n"),
+            ("specs/001-other/tasks.md", "- [x] T001 b\n"),
+            ("specs/open/tasks.md", "- [ ] T001 c\n"),
+            ("openspec/changes/open/tasks.md", "- [ ] 1.1 c\n"),
+        ])
+        .unwrap();
+        let scan = scan_units(&tree).unwrap();
+        assert_eq!(names(&scan.units), [(Format::SpecKit, "001-other", "specs/001-other")]);
+        let shown: Vec<&str> = scan.strays.iter().map(|s| s.shown.as_str()).collect();
+        assert_eq!(
+            shown,
+            ["openspec/changes/auth/tasks.md", "specs/auth/tasks.md"],
+            "no checked box, no stray"
+        );
+        assert!(
+            scan.strays.iter().all(|s| s.reason.contains("unit `auth` is ambiguous")),
+            "{:?}",
+            scan.strays
+        );
     }
 
     #[test]
