@@ -552,6 +552,11 @@ fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
     if let Some(reason) = id_problem(format, word) {
         return reason;
     }
+    // The id is followed by what split it off: a space that is no space or tab is named.
+    let after_id = after_box.trim_start_matches([' ', '\t']).get(word.len()..).unwrap_or_default();
+    if let Some(space) = other_space(after_id) {
+        return format!("the space after its id `{}` is {space}, not a space or a tab", shown(word, 20));
+    }
     if rendered {
         "its line is not a task line as speccoder reads one".to_owned()
     } else {
@@ -879,6 +884,19 @@ mod tests {
             let reason = reason_at(&list, line);
             assert!(reason.contains(after) && reason.contains("not a space or a tab"), "{line}: {reason}");
         }
+    }
+
+    #[test]
+    fn a_space_after_the_id_that_is_no_space_or_tab_is_named() {
+        let list =
+            read("- [ ] T001\u{3000}ユーザー登録\n- [ ] T002\u{a0}Implement sign-up\n- [ ] T003 Fine\n");
+        assert_eq!(ids(&list), [(2, "T003", false)]);
+        assert!(
+            reason_at(&list, 0).contains("the space after its id `T001` is U+3000"),
+            "{}",
+            reason_at(&list, 0)
+        );
+        assert!(reason_at(&list, 1).contains("is U+00A0"), "{}", reason_at(&list, 1));
     }
 
     #[test]
