@@ -255,13 +255,21 @@ fn commit_message(
 }
 
 /// What the report warns of the task: a cited requirement no line defines, a story read from
-/// elsewhere than its own heading.
+/// elsewhere than its own heading, a bracket read as a story label that binds none.
 fn task_warnings(facts: &spec::TaskFacts) -> Vec<String> {
+    let unbound = spec::unbound_story_label(&facts.title).map(|label| {
+        format!(
+            "the title starts with `{}`, which reads as a story label but binds no story: a task has \
+             one label, written `[US1]`, before its title",
+            crate::model::shown::one_line(label)
+        )
+    });
     facts
         .uncited_unknown
         .iter()
         .map(|id| format!("the title cites {id}, which no requirement line defines; it is not traced"))
         .chain(facts.story_fallback.as_ref().map(spec::StoryFallback::message))
+        .chain(unbound)
         .collect()
 }
 

@@ -162,6 +162,22 @@ fn story_label(s: &str) -> Option<(&str, &str)> {
     Some((label, after))
 }
 
+/// The bracket at the start of a task's `title` that a person reads as a story label although it
+/// binds no story: a second `[USn]` after the one a task may have, or one written otherwise
+/// (`[us1]`, `[US 1]`, `[US1, US2]`, `[US1/US2]`). None when the title starts otherwise.
+#[must_use]
+pub fn unbound_story_label(title: &str) -> Option<&str> {
+    let end = title.strip_prefix('[')?.find(']')? + 2;
+    let label = title.get(..end)?;
+    let inner = label.get(1..end - 1)?;
+    let story = |part: &str| {
+        let part = part.trim();
+        let digits = part.get(..2).filter(|us| us.eq_ignore_ascii_case("us")).map(|_| part[2..].trim_start());
+        digits.is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    };
+    inner.split([',', ';', '/', '&']).all(story).then_some(label)
+}
+
 /// `line` with every `[x]` and `[X]` read as `[ ]`, nothing else changed.
 #[must_use]
 pub fn open_boxes(line: &str) -> String {
@@ -198,6 +214,24 @@ mod tests {
         assert_eq!((plain.story, plain.parallel), (None, false));
         assert_eq!(plain.box_at, 6);
         assert_eq!(plain.title, "Set up");
+    }
+
+    #[test]
+    fn a_bracket_read_as_a_story_label_that_binds_none_is_found_at_the_start_of_the_title() {
+        for (title, label) in [
+            ("[US2] Both", Some("[US2]")),
+            ("[us1] lower case", Some("[us1]")),
+            ("[US 1] spaced", Some("[US 1]")),
+            ("[US1, US2] shared", Some("[US1, US2]")),
+            ("[US1/US2] shared", Some("[US1/US2]")),
+            ("Plain title [US2]", None),
+            ("[USB] driver", None),
+            ("[US] none", None),
+            ("[P] later", None),
+            ("[US1", None),
+        ] {
+            assert_eq!(unbound_story_label(title), label, "{title}");
+        }
     }
 
     #[test]

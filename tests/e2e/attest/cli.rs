@@ -351,3 +351,27 @@ fn attest_sign_without_a_key_is_a_configuration_error() {
     assert!(out.stderr.contains("git config user.signingKey"), "{out}");
     assert_eq!(p.snapshot(), before);
 }
+
+#[test]
+fn a_bracket_read_as_a_second_or_misspelt_story_label_is_warned_of_and_binds_no_story() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(std::fs::read(p.root.join(tasks)).unwrap()).unwrap();
+    p.write(tasks, text.replacen("T005 [US1] Implement", "T005 [US1] [US2] Implement", 1));
+    p.git(&["commit", "-qam", "two labels"]);
+    let out = s.attest_signed(&["--json"]);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let warned = report["warnings"].to_string();
+    assert!(
+        warned.contains("starts with `[US2]`, which reads as a story label but binds no story"),
+        "{report:#}"
+    );
+    let predicate = p.note_lines("HEAD").into_iter().find_map(|l| {
+        l.statement["predicateType"]
+            .as_str()?
+            .contains("task-verification")
+            .then(|| l.statement["predicate"].clone())
+    });
+    assert_eq!(predicate.unwrap()["spec"]["section"], "US1", "the first label alone binds its story");
+}
