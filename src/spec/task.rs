@@ -281,6 +281,10 @@ pub(crate) fn find_listed(
                 Format::SpecKit => {
                     "a Spec Kit task id is `T`, digits and at most one letter, e.g. `T001` or `T012a`"
                 }
+                Format::OpenSpec if id.strip_suffix('.').is_some_and(|id| is_task_id(loc.format, id)) => {
+                    "an OpenSpec task id is dot-separated numbers, e.g. `1.1`: a task line's trailing `.` \
+                     (`- [ ] 2.2. Title`) is not part of its id, so name it without"
+                }
                 Format::OpenSpec => "an OpenSpec task id is dot-separated numbers, e.g. `1.1`",
             },
         });
@@ -439,6 +443,18 @@ mod tests {
         assert_eq!(facts.requirements.len(), 1);
         assert_eq!(facts.requirements[0].hash, sha256_hex("- **FR-001**: First."));
         assert_eq!(facts.uncited_unknown, ["FR-404"]);
+    }
+
+    #[test]
+    fn an_openspec_id_asked_for_with_its_line_s_trailing_dot_is_refused_saying_to_leave_the_dot_out() {
+        let t = MemTree::from_files([("openspec/changes/chg/tasks.md", "- [ ] 2.2. Integration tests\n")])
+            .unwrap();
+        let err = read_task(&t, "chg", "2.2.").unwrap_err();
+        assert!(matches!(err, SpecError::BadTaskId { .. }), "{err:?}");
+        assert!(err.to_string().contains("is not part of its id, so name it without"), "{err}");
+        assert_eq!(read_task(&t, "chg", "2.2").unwrap().title, "Integration tests");
+        let other = read_task(&t, "chg", "2.x").unwrap_err().to_string();
+        assert!(!other.contains("trailing"), "{other}");
     }
 
     #[test]
