@@ -5,7 +5,7 @@
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::SignerInfo;
 use crate::model::test_result::{Phase, TestOutcome};
-use crate::model::verifier_policy::{Principal, Rule};
+use crate::model::verifier_policy::{Principal, Rule, identities};
 use crate::verify::policy::evidence::SignedEvidence;
 
 /// The finding codes a policy adds, each failing the row it is on.
@@ -115,11 +115,12 @@ fn signers_and_approvals(rule: &Rule, ev: &SignedEvidence, out: &mut Vec<Finding
 }
 
 /// How many of `signers` approve what `author` signed: each a key other than the author's that
-/// `counts`, sharing no principal with the author (nobody approves their own tick) nor with an
-/// approver counted before it (one principal counts once).
+/// `counts`, and that is none of the people ([`identities`]) the author is (nobody approves their
+/// own tick) nor an approver counted before it is (one principal counts once).
 fn approvers(author: &SignerInfo, signers: &[SignerInfo], counts: impl Fn(&SignerInfo) -> bool) -> usize {
     let shares = |a: &SignerInfo, b: &SignerInfo| {
-        (a.kind == b.kind && a.key == b.key) || a.principals.iter().any(|p| b.principals.contains(p))
+        (a.kind == b.kind && a.key == b.key)
+            || identities(a.kind, &a.principals).any(|x| identities(b.kind, &b.principals).any(|y| x == y))
     };
     let mut taken: Vec<&SignerInfo> = vec![author];
     for s in signers {
@@ -306,6 +307,40 @@ mod tests {
         let mut ev = alices_tick();
         ev.covering_signers.push(ssh("SHA256:bob-1", &["bob@example.org"]));
         ev.covering_signers.push(ssh("SHA256:bob-2", &["bob@example.org"]));
+        assert_eq!(codes(&judge(&rule("approvals = { count = 2 }"), &ev, false)), [code::APPROVAL]);
+        assert!(judge(&rule("approvals = { count = 1 }"), &ev, false).is_empty());
+    }
+
+    fn openpgp(key: &str, user_ids: &[&str]) -> SignerInfo {
+        SignerInfo { kind: "openpgp", ..ssh(key, user_ids) }
+    }
+
+    #[test]
+    fn nobody_approves_their_own_tick_with_a_second_certificate_of_their_address() {
+        let by = r#"approvals = { count = 1, by = ["alice@example.org", "bob@example.org"] }"#;
+        let ev = SignedEvidence {
+            covering_signers: vec![
+                openpgp("AAAA", &["Alice <alice@example.org>"]),
+                openpgp("BBBB", &["A. Lovelace <alice@example.org>"]),
+            ],
+            ..alices_tick()
+        };
+        let rule = rule(&format!("signers = [\"alice@example.org\"]\n{by}"));
+        assert_eq!(codes(&judge(&rule, &ev, false)), [code::APPROVAL]);
+    }
+
+    #[test]
+    fn an_openpgp_key_of_the_authors_ssh_principal_is_the_author_too() {
+        let mut ev = alices_tick();
+        ev.covering_signers.push(openpgp("AAAA", &["Alice <alice@example.org>"]));
+        assert_eq!(codes(&judge(&rule("approvals = { count = 1 }"), &ev, false)), [code::APPROVAL]);
+    }
+
+    #[test]
+    fn two_certificates_whose_user_ids_differ_only_in_the_name_approve_once() {
+        let mut ev = alices_tick();
+        ev.covering_signers.push(openpgp("B1", &["Bob <bob@example.org>"]));
+        ev.covering_signers.push(openpgp("B2", &["Robert <bob@example.org>"]));
         assert_eq!(codes(&judge(&rule("approvals = { count = 2 }"), &ev, false)), [code::APPROVAL]);
         assert!(judge(&rule("approvals = { count = 1 }"), &ev, false).is_empty());
     }
