@@ -91,7 +91,7 @@ pub fn verify_commits_into(
             }
         }
         let mut tick = TickReport::from_commit(report, trust);
-        judge.iter_mut().for_each(|judge| judge.judge(&mut tick));
+        judge.iter_mut().for_each(|judge| judge.judge(&mut tick, None));
         out.row(tick);
     });
     if let Some(e) = failed {
@@ -429,7 +429,7 @@ impl Rows<'_, '_> {
     /// Judges and hands on `tick`.
     fn put(&mut self, mut tick: TickReport) {
         if let Some(judge) = &mut self.judge {
-            judge.judge(&mut tick);
+            judge.judge(&mut tick, Some(self.setters));
         }
         self.out.row(tick);
     }

@@ -498,6 +498,47 @@ fn a_repository_with_hand_ticks_adopts_speccoder_through_policy_init() {
     assert_eq!(row(&report, &task("T003"))["reason"], "ticked_without_evidence");
 }
 
+/// Commits the fixture's task list with `from` replaced by `to`.
+fn edit_tasks(p: &Project, from: &str, to: &str, message: &str) {
+    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
+    let text = String::from_utf8(p.read(&tasks)).unwrap();
+    assert!(text.contains(from), "{from} in {text}");
+    p.write(&tasks, text.replace(from, to));
+    p.git(&["commit", "-q", "-am", message]);
+}
+
+/// A policy whose baseline is `commit`, with one catch-all rule.
+fn baseline_policy(s: &Signed, commit: &str) -> PathBuf {
+    let text = format!(
+        "version = 1\n[baseline]\ncommit = \"{commit}\"\nreason = \"adopted\"\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n"
+    );
+    s.policy("baseline.toml", &text)
+}
+
+#[test]
+fn a_baseline_tick_taken_back_and_ticked_again_by_hand_holds_no_more() {
+    let s = Signed::new();
+    edit_tasks(&s.p, "- [ ] T002 ", "- [x] T002 ", "Ticked by hand");
+    let policy = baseline_policy(&s, &s.p.rev("HEAD"));
+    let (code, report) = s.verify(&policy);
+    assert_eq!((code, &row(&report, &task("T002"))["outcome"]), (Some(0), &json!("baseline")));
+
+    edit_tasks(&s.p, "- [x] T002 ", "- [ ] T002 ", "Reopened: not done after all");
+    edit_tasks(&s.p, "- [ ] T002 ", "- [x] T002 ", "Ticked again by hand, after the adoption");
+    let (code, report) = s.verify(&policy);
+    assert_eq!(code, Some(26), "{report:#}");
+    assert_eq!(row(&report, &task("T002"))["reason"], "ticked_without_evidence");
+    let check = s.p.speccoder(&[
+        "attest",
+        "policy",
+        "check",
+        policy.to_str().unwrap(),
+        "--allowed-signers",
+        s.allowed.to_str().unwrap(),
+    ]);
+    assert!(check.success().stdout.contains("holds 0 hand ticks today"));
+}
+
 #[test]
 fn policy_check_shows_the_units_of_each_rule_unknown_principals_and_shadowed_rules() {
     let s = Signed::new();

@@ -12,6 +12,7 @@ use crate::git::{Head, Repo};
 use crate::model::verifier_policy::{ANY, LoadedPolicy, Rule};
 use crate::spec;
 use crate::verify::VerifyError;
+use crate::verify::box_setters::BoxSetters;
 use crate::verify::policy::baseline::BaselineView;
 
 /// One rule, as it stands today.
@@ -96,12 +97,14 @@ pub fn check(
     let baseline = match &policy.policy.baseline {
         Some(b) => {
             let (view, warning) = BaselineView::new(repo, b, head);
-            let evidenced = newest_task_commits(repo, &repo.walk(head, &[])?)?;
+            let history = repo.walk(head, &[])?;
+            let evidenced = newest_task_commits(repo, &history)?;
+            let setters = BoxSetters::find(repo, None, &history, &units.iter().cloned().collect())?;
             let mut holds = Vec::new();
             for unit in &units {
                 for id in spec::ticked_ids(&tree, unit)? {
                     let target = format!("{unit}/{id}");
-                    if !evidenced.contains_key(&target) && view.holds(&target) {
+                    if !evidenced.contains_key(&target) && view.holds(&target, &setters) {
                         holds.push(target);
                     }
                 }

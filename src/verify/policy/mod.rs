@@ -21,19 +21,12 @@ use gix::ObjectId;
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::Repo;
 use crate::model::verifier_policy::{LoadedPolicy, Rule};
+use crate::verify::box_setters::BoxSetters;
 use crate::verify::policy::baseline::BaselineView;
 use crate::verify::report::{TickOutcome, TickReport};
 
 /// The reason of a hand tick that no task commit backs.
 const TICKED_WITHOUT_EVIDENCE: &str = "ticked_without_evidence";
-
-/// Judges every row of `ticks` by `policy` ([`Judge`]). Returns the warnings of the run.
-#[must_use]
-pub fn apply(repo: &Repo, policy: &LoadedPolicy, head: ObjectId, ticks: &mut [TickReport]) -> Vec<String> {
-    let (mut judge, warnings) = Judge::new(repo, policy, head);
-    ticks.iter_mut().for_each(|tick| judge.judge(tick));
-    warnings
-}
 
 /// The verifier policy judging a run's rows one at a time, as they are decided.
 pub struct Judge<'a> {
@@ -59,14 +52,15 @@ impl<'a> Judge<'a> {
         (Judge { policy, baseline, rule_of: HashMap::new() }, warnings)
     }
 
-    /// Judges `tick`: a baseline's hand tick becomes `baseline`, any other row names its rule,
+    /// Judges `tick`: a baseline's hand tick becomes `baseline` (it needs `setters`, which
+    /// commits set each box of a branch: without them none holds), any other row names its rule,
     /// and a row that holds is held to it.
-    pub fn judge(&mut self, tick: &mut TickReport) {
+    pub(in crate::verify) fn judge(&mut self, tick: &mut TickReport, setters: Option<&BoxSetters>) {
         // Read once, here; the report does not keep it.
         let evidence = tick.evidence.take();
-        if let Some(view) = &self.baseline
+        if let (Some(view), Some(setters)) = (&self.baseline, setters)
             && tick.reason.as_deref() == Some(TICKED_WITHOUT_EVIDENCE)
-            && view.holds(&tick.task)
+            && view.holds(&tick.task, setters)
         {
             hold_by_baseline(tick, view);
             return;
