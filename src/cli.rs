@@ -713,8 +713,9 @@ pub struct VerifyArgs {
     /// Count unsigned evidence as holding; the report says it was accepted unsigned.
     #[arg(long)]
     pub accept_unsigned: bool,
-    /// Fail regression_only, attested and skipped ticks too (reason not_verified); a skip is still
-    /// listed and counted as skipped.
+    /// Fail regression_only, attested and skipped ticks too (reason not_verified), and ticks a
+    /// verifier policy's baseline holds; a skip is still listed and counted as skipped, a baseline
+    /// tick as baseline.
     #[arg(long)]
     pub require_verified: bool,
     /// How many threads check task commits, 1 to 256 (default: one per core, at most 8); the

@@ -104,7 +104,7 @@ pub fn verify_commits_into(
 fn judge<'a>(repo: &'a Repo, trust: &'a Trust, head: ObjectId) -> (Option<policy::Judge<'a>>, Vec<String>) {
     match &trust.policy {
         Some(p) => {
-            let (judge, warnings) = policy::Judge::new(repo, p, head);
+            let (judge, warnings) = policy::Judge::new(repo, p, head, trust.require_verified);
             (Some(judge), warnings)
         }
         None => (None, Vec::new()),

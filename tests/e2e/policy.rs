@@ -540,6 +540,26 @@ fn a_baseline_tick_taken_back_and_ticked_again_by_hand_holds_no_more() {
 }
 
 #[test]
+fn require_verified_fails_a_baseline_tick_as_it_fails_an_attested_one() {
+    let s = Signed::new();
+    edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");
+    let policy = baseline_policy(&s, &s.p.rev("HEAD"));
+    assert_eq!(s.verify(&policy).0, Some(0));
+    let mut args = s.verify_args(&policy);
+    args.extend(["--require-verified", "--json"]);
+    let out = s.p.speccoder(&args);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(out.code(), Some(26), "{report:#}");
+    let t001 = row(&report, &task("T001"));
+    assert_eq!((&t001["outcome"], &t001["reason"]), (&json!("baseline"), &json!("not_verified")));
+    let totals = &report["totals"];
+    assert_eq!((&totals["baseline"], &totals["baseline_not_accepted"]), (&json!(1), &json!(1)));
+    args.pop();
+    let text = s.p.speccoder(&args).failure(26);
+    assert!(text.stdout.contains("1 baseline (ticked by hand before adoption) (1 not accepted"), "{text}");
+}
+
+#[test]
 fn policy_check_shows_the_units_of_each_rule_unknown_principals_and_shadowed_rules() {
     let s = Signed::new();
     let text = "version = 1\n\
