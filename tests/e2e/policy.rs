@@ -197,6 +197,8 @@ fn each_rule_key_passes_what_the_signed_evidence_shows_and_fails_what_it_does_no
     let table = Table::new();
     let ok = "evidenced";
     let skip = "skipped";
+    // A skip signs no run and no measurement: a rule that asks for one refuses it.
+    let (no_phase, no_evidence) = ("skipped policy_phase", "skipped policy_evidence");
     let cases: Vec<(&str, [&str; 6])> = vec![
         ("", [ok, ok, ok, ok, skip, ok]),
         ("signers = [\"ada@example.com\"]", [ok, ok, "unverifiable policy_signer", ok, skip, ok]),
@@ -212,13 +214,13 @@ fn each_rule_key_passes_what_the_signed_evidence_shows_and_fails_what_it_does_no
                 "unverifiable policy_phase",
                 "unverifiable policy_phase",
                 "unverifiable policy_phase",
-                skip,
+                no_phase,
                 "unverifiable policy_phase",
             ],
         ),
         (
             "phases = [\"red\", \"green\"]",
-            [ok, ok, "unverifiable policy_phase", "unverifiable policy_phase", skip, ok],
+            [ok, ok, "unverifiable policy_phase", "unverifiable policy_phase", no_phase, ok],
         ),
         (
             "approvals = { count = 1, by = [\"bob@example.com\"] }",
@@ -249,7 +251,7 @@ fn each_rule_key_passes_what_the_signed_evidence_shows_and_fails_what_it_does_no
                 "unverifiable policy_evidence",
                 "unverifiable policy_evidence",
                 "unverifiable policy_evidence",
-                skip,
+                no_evidence,
                 ok,
             ],
         ),
@@ -260,13 +262,13 @@ fn each_rule_key_passes_what_the_signed_evidence_shows_and_fails_what_it_does_no
                 "unverifiable policy_evidence",
                 "unverifiable policy_evidence",
                 "unverifiable policy_evidence",
-                skip,
+                no_evidence,
                 "unverifiable policy_evidence",
             ],
         ),
         (
             "monitor = [\"clean\"]",
-            [ok, "unverifiable policy_evidence", ok, "unverifiable policy_evidence", skip, ok],
+            [ok, "unverifiable policy_evidence", ok, "unverifiable policy_evidence", no_evidence, ok],
         ),
         (
             "sandbox = [\"container\", \"vm\"]",
@@ -275,7 +277,7 @@ fn each_rule_key_passes_what_the_signed_evidence_shows_and_fails_what_it_does_no
                 "unverifiable policy_evidence",
                 "unverifiable policy_evidence",
                 "unverifiable policy_evidence",
-                skip,
+                no_evidence,
                 "unverifiable policy_evidence",
             ],
         ),

@@ -33,19 +33,17 @@ fn finding(code: &'static str, rule: &Rule, message: String) -> Finding {
     Finding::new(CommitOutcome::Ok, code, format!("rule `{}`: {message}", rule.name))
 }
 
-/// What `rule` finds wrong with a row whose signed evidence is `ev`; `skip`: the row is a skip
-/// (judged by `signers`, `approvals` and `skips` only: it claims no test evidence).
+/// What `rule` finds wrong with a row whose signed evidence is `ev`; `skip`: the row is a skip,
+/// judged by `skips` instead of `verdicts`, and by every other key as any row: it signs no test
+/// run and no measurement, so a rule that asks for one refuses it.
 #[must_use]
 pub fn judge(rule: &Rule, ev: &SignedEvidence, skip: bool) -> Vec<Finding> {
     let mut out = Vec::new();
     signers_and_approvals(rule, ev, &mut out);
-    if skip {
-        if rule.skips == Some(false) {
-            out.push(finding(code::SKIP, rule, "a skip does not count for this unit".into()));
-        }
-        return out;
+    if skip && rule.skips == Some(false) {
+        out.push(finding(code::SKIP, rule, "a skip does not count for this unit".into()));
     }
-    if let (Some(allowed), Some(verdict)) = (&rule.verdicts, ev.verdict)
+    if let (false, Some(allowed), Some(verdict)) = (skip, &rule.verdicts, ev.verdict)
         && !allowed.contains(&verdict)
     {
         let list: Vec<&str> = allowed.iter().map(|v| v.as_str()).collect();
@@ -420,12 +418,21 @@ mod tests {
     }
 
     #[test]
-    fn a_skip_is_judged_by_its_signers_approvals_and_skips_only() {
+    fn a_skip_is_judged_by_skips_instead_of_verdicts() {
         let skip = SignedEvidence { verdict: Some(Verdict::Skipped), runs: Vec::new(), ..alices_tick() };
-        let strict = rule("verdicts = [\"verified\"]\nphases = [\"green\"]\nmin_strength = 0.9");
-        assert!(judge(&strict, &skip, true).is_empty());
+        assert!(judge(&rule("verdicts = [\"verified\"]"), &skip, true).is_empty());
         assert_eq!(codes(&judge(&rule("skips = false"), &skip, true)), [code::SKIP]);
         let by_bob = rule(r#"signers = ["bob@example.org"]"#);
         assert_eq!(codes(&judge(&by_bob, &skip, true)), [code::SIGNER]);
+    }
+
+    #[test]
+    fn a_skip_fails_a_rule_that_asks_for_a_phase_or_a_measurement_it_never_signs() {
+        let skip = SignedEvidence { verdict: Some(Verdict::Skipped), runs: Vec::new(), ..alices_tick() };
+        let strict =
+            rule("phases = [\"green\"]\nmin_mutation_score = 0.9\nmin_strength = 0.9\nmonitor = [\"clean\"]");
+        let found = judge(&strict, &skip, true);
+        assert_eq!(codes(&found), [code::PHASE, code::EVIDENCE, code::EVIDENCE, code::EVIDENCE]);
+        assert!(found.iter().all(|f| f.found.as_deref() == Some("none")), "{found:?}");
     }
 }
