@@ -565,7 +565,7 @@ fn require_verified_fails_a_baseline_tick_as_it_fails_an_attested_one() {
 fn policy_check_shows_the_units_of_each_rule_unknown_principals_and_shadowed_rules() {
     let s = Signed::new();
     let text = "version = 1\n\
-        [[rule]]\nname = \"all\"\nunits = [\"*\"]\nsigners = [\"ada@example.com\", \"zed@example.com\"]\n\
+        [[rule]]\nname = \"all\"\nunits = [\"*\"]\nsigners = [\"ada@example.com\", \"Ada@example.com\", \"zed@example.com\"]\n\
         [[rule]]\nname = \"late\"\nunits = [\"001-*\"]\napprovals = { count = 1, by = [\"bob@example.com\", \"*\"] }\n";
     let policy = s.policy("check.toml", text);
     let out =
@@ -581,7 +581,8 @@ fn policy_check_shows_the_units_of_each_rule_unknown_principals_and_shadowed_rul
         .success();
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["rules"][0]["units"], json!([SPECKIT_UNIT]));
-    assert_eq!(report["rules"][0]["unknown_principals"], json!(["zed@example.com"]));
+    // An SSH principal is named exactly, as `verify` matches it: another case is unknown.
+    assert_eq!(report["rules"][0]["unknown_principals"], json!(["Ada@example.com", "zed@example.com"]));
     assert_eq!(report["rules"][1]["units"], json!([]));
     assert_eq!(report["rules"][1]["taken_earlier"], json!([SPECKIT_UNIT]));
     assert_eq!(report["rules"][1]["shadowed_by"], "all");
