@@ -475,7 +475,7 @@ pub enum AttestSub {
     /// names the policy's source and sha256.
     ///
     /// Exit codes: 0 every tick holds (or nothing to check, with `--allow-empty`); 26 a tick is stale
-    /// or unverifiable (a published held-out set that is not the set it names too), a skip `--require-verified` does not accept, or the verifier policy refuses a
+    /// or unverifiable (a published held-out set that is not the set it names too), a skip or a baseline tick `--require-verified` does not accept, or the verifier policy refuses a
     /// row (`policy_signer`, `policy_verdict`, `policy_phase`, `policy_approval`, `policy_evidence`,
     /// `policy_carried`, `policy_skip`, `policy_no_rule`); a spec file that cannot be read is a row of
     /// its unit (26); 15 nothing to check (a branch with no commits yet too); 13 a trust file or the
@@ -713,8 +713,9 @@ pub struct VerifyArgs {
     /// Count unsigned evidence as holding; the report says it was accepted unsigned.
     #[arg(long)]
     pub accept_unsigned: bool,
-    /// Fail regression_only, attested and skipped ticks too (reason not_verified); a skip is still
-    /// listed and counted as skipped.
+    /// Fail regression_only, attested and skipped ticks too (reason not_verified), and ticks a
+    /// verifier policy's baseline holds; a skip is still listed and counted as skipped, a baseline
+    /// tick as baseline.
     #[arg(long)]
     pub require_verified: bool,
     /// How many threads check task commits, 1 to 256 (default: one per core, at most 8); the

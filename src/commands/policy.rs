@@ -52,7 +52,7 @@ fn check(args: &PolicyCheckArgs) -> u8 {
         let policy = LoadedPolicy::read(&bytes, &name, name.clone()).map_err(|e| {
             Failure(Class::Config, format!("the verifier policy {e}; see docs/policy.md for the format"))
         })?;
-        Ok(lint::check(&repo, &policy, &trust.principals(&files), !trust.is_empty())?)
+        Ok(lint::check(&repo, &policy, &lint::known_signers(&trust, &files), !trust.is_empty())?)
     })();
     super::output::finish("attest policy check", args.json, result, |_| exit::OK)
 }

@@ -337,13 +337,23 @@ impl Principal {
     #[must_use]
     pub fn names(&self, kind: &str, key: &str, principals: &[String]) -> bool {
         let me = self.as_str();
-        if me == ANY || principals.iter().any(|p| p == me) {
-            return true;
-        }
-        kind == "openpgp"
-            && (key.eq_ignore_ascii_case(me)
-                || principals.iter().any(|uid| email_of(uid).is_some_and(|addr| addr == me)))
+        me == ANY
+            || principals.iter().any(|p| p == me)
+            || identities(kind, principals).any(|id| id == me)
+            || (kind == OPENPGP && key.eq_ignore_ascii_case(me))
     }
+}
+
+/// The signer kind whose principals are user ids, named by their address too.
+const OPENPGP: &str = "openpgp";
+
+/// The people a signer of `kind` with the trust's `principals` is, one name each: an SSH or
+/// Sigstore principal as written; an OpenPGP user id by its address (`Name <address>`; one
+/// without `<...>` as written), so that two user ids of one address are one person. Two signers
+/// that share one are the same person to `approvals`, as a principal naming one names the other.
+pub fn identities<'p>(kind: &str, principals: &'p [String]) -> impl Iterator<Item = &'p str> {
+    let by_address = kind == OPENPGP;
+    principals.iter().map(move |p| if by_address { email_of(p).unwrap_or(p) } else { p.as_str() })
 }
 
 /// The address in an OpenPGP user id written `Name <address>`.

@@ -79,7 +79,8 @@ pub struct TickReport {
     /// commit set the box again after it), `commit_unreachable`, `unrecognized_tick` (a
     /// checked box that is not read as a task; the task is `<unit>/tasks.md:<line>`), `stale`, the
     /// commit outcome, or `not_verified` under `--require-verified` (an `unverifiable`
-    /// `regression_only` or `attested` tick, or a `skipped` row, which then fails the run too), or
+    /// `regression_only` or `attested` tick, or a `skipped` or `baseline` row, which then fails
+    /// the run too), or
     /// the code of the verifier policy's first finding (`policy_signer`, ...; a `skipped` row
     /// with it fails the run too).
     pub reason: Option<String>,
@@ -161,11 +162,17 @@ impl TickReport {
 
     /// Whether this row fails the run: its outcome is `stale` or `unverifiable`, or it is a skip
     /// `--require-verified` or the verifier policy does not accept (reason `not_verified`, or a
-    /// policy finding's code). The one rule the exit code, the totals and the GitHub annotations
+    /// policy finding's code), or a baseline tick under `--require-verified` (`not_verified`). The one rule the exit code, the totals and the GitHub annotations
     /// follow.
     #[must_use]
     pub fn fails(&self) -> bool {
-        self.outcome.fails() || self.refused_skip()
+        self.outcome.fails() || self.refused_skip() || self.refused_baseline()
+    }
+
+    /// A `baseline` row that `--require-verified` does not accept (reason `not_verified`): a
+    /// baseline tick that holds has no reason.
+    fn refused_baseline(&self) -> bool {
+        self.outcome == TickOutcome::Baseline && self.reason.is_some()
     }
 
     /// A `skipped` row that `--require-verified` or the verifier policy does not accept: a skip
@@ -241,6 +248,8 @@ pub struct Totals {
     pub skipped_not_accepted: usize,
     /// Ticked by hand before adoption, held by the verifier policy's baseline.
     pub baseline: usize,
+    /// Of the baseline ticks, those `--require-verified` does not accept (each fails the run).
+    pub baseline_not_accepted: usize,
 }
 
 /// The whole report, collected: what [`ReportSink`] is given, kept. The renderings
@@ -363,6 +372,9 @@ impl ReportEnd {
         if tick.refused_skip() {
             t.skipped_not_accepted += 1;
         }
+        if tick.refused_baseline() {
+            t.baseline_not_accepted += 1;
+        }
         self.fails |= tick.fails();
         self.accepted_unsigned |= tick.accepted_unsigned;
         if self.lacks.is_none() {
@@ -416,6 +428,9 @@ impl ReportEnd {
         }
         if t.baseline > 0 {
             let _ = write!(s, ", {} baseline (ticked by hand before adoption)", t.baseline);
+            if t.baseline_not_accepted > 0 {
+                let _ = write!(s, " ({} not accepted by --require-verified)", t.baseline_not_accepted);
+            }
         }
         if head.accept_unsigned && self.accepted_unsigned {
             s.push_str("; unsigned evidence ACCEPTED on request (--accept-unsigned)");

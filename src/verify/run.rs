@@ -91,7 +91,7 @@ pub fn verify_commits_into(
             }
         }
         let mut tick = TickReport::from_commit(report, trust);
-        judge.iter_mut().for_each(|judge| judge.judge(&mut tick));
+        judge.iter_mut().for_each(|judge| judge.judge(&mut tick, None));
         out.row(tick);
     });
     if let Some(e) = failed {
@@ -104,7 +104,7 @@ pub fn verify_commits_into(
 fn judge<'a>(repo: &'a Repo, trust: &'a Trust, head: ObjectId) -> (Option<policy::Judge<'a>>, Vec<String>) {
     match &trust.policy {
         Some(p) => {
-            let (judge, warnings) = policy::Judge::new(repo, p, head);
+            let (judge, warnings) = policy::Judge::new(repo, p, head, trust.require_verified);
             (Some(judge), warnings)
         }
         None => (None, Vec::new()),
@@ -429,7 +429,7 @@ impl Rows<'_, '_> {
     /// Judges and hands on `tick`.
     fn put(&mut self, mut tick: TickReport) {
         if let Some(judge) = &mut self.judge {
-            judge.judge(&mut tick);
+            judge.judge(&mut tick, Some(self.setters));
         }
         self.out.row(tick);
     }

@@ -197,6 +197,8 @@ fn each_rule_key_passes_what_the_signed_evidence_shows_and_fails_what_it_does_no
     let table = Table::new();
     let ok = "evidenced";
     let skip = "skipped";
+    // A skip signs no run and no measurement: a rule that asks for one refuses it.
+    let (no_phase, no_evidence) = ("skipped policy_phase", "skipped policy_evidence");
     let cases: Vec<(&str, [&str; 6])> = vec![
         ("", [ok, ok, ok, ok, skip, ok]),
         ("signers = [\"ada@example.com\"]", [ok, ok, "unverifiable policy_signer", ok, skip, ok]),
@@ -212,13 +214,13 @@ fn each_rule_key_passes_what_the_signed_evidence_shows_and_fails_what_it_does_no
                 "unverifiable policy_phase",
                 "unverifiable policy_phase",
                 "unverifiable policy_phase",
-                skip,
+                no_phase,
                 "unverifiable policy_phase",
             ],
         ),
         (
             "phases = [\"red\", \"green\"]",
-            [ok, ok, "unverifiable policy_phase", "unverifiable policy_phase", skip, ok],
+            [ok, ok, "unverifiable policy_phase", "unverifiable policy_phase", no_phase, ok],
         ),
         (
             "approvals = { count = 1, by = [\"bob@example.com\"] }",
@@ -249,7 +251,7 @@ fn each_rule_key_passes_what_the_signed_evidence_shows_and_fails_what_it_does_no
                 "unverifiable policy_evidence",
                 "unverifiable policy_evidence",
                 "unverifiable policy_evidence",
-                skip,
+                no_evidence,
                 ok,
             ],
         ),
@@ -260,13 +262,13 @@ fn each_rule_key_passes_what_the_signed_evidence_shows_and_fails_what_it_does_no
                 "unverifiable policy_evidence",
                 "unverifiable policy_evidence",
                 "unverifiable policy_evidence",
-                skip,
+                no_evidence,
                 "unverifiable policy_evidence",
             ],
         ),
         (
             "monitor = [\"clean\"]",
-            [ok, "unverifiable policy_evidence", ok, "unverifiable policy_evidence", skip, ok],
+            [ok, "unverifiable policy_evidence", ok, "unverifiable policy_evidence", no_evidence, ok],
         ),
         (
             "sandbox = [\"container\", \"vm\"]",
@@ -275,7 +277,7 @@ fn each_rule_key_passes_what_the_signed_evidence_shows_and_fails_what_it_does_no
                 "unverifiable policy_evidence",
                 "unverifiable policy_evidence",
                 "unverifiable policy_evidence",
-                skip,
+                no_evidence,
                 "unverifiable policy_evidence",
             ],
         ),
@@ -498,11 +500,72 @@ fn a_repository_with_hand_ticks_adopts_speccoder_through_policy_init() {
     assert_eq!(row(&report, &task("T003"))["reason"], "ticked_without_evidence");
 }
 
+/// Commits the fixture's task list with `from` replaced by `to`.
+fn edit_tasks(p: &Project, from: &str, to: &str, message: &str) {
+    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
+    let text = String::from_utf8(p.read(&tasks)).unwrap();
+    assert!(text.contains(from), "{from} in {text}");
+    p.write(&tasks, text.replace(from, to));
+    p.git(&["commit", "-q", "-am", message]);
+}
+
+/// A policy whose baseline is `commit`, with one catch-all rule.
+fn baseline_policy(s: &Signed, commit: &str) -> PathBuf {
+    let text = format!(
+        "version = 1\n[baseline]\ncommit = \"{commit}\"\nreason = \"adopted\"\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n"
+    );
+    s.policy("baseline.toml", &text)
+}
+
+#[test]
+fn a_baseline_tick_taken_back_and_ticked_again_by_hand_holds_no_more() {
+    let s = Signed::new();
+    edit_tasks(&s.p, "- [ ] T002 ", "- [x] T002 ", "Ticked by hand");
+    let policy = baseline_policy(&s, &s.p.rev("HEAD"));
+    let (code, report) = s.verify(&policy);
+    assert_eq!((code, &row(&report, &task("T002"))["outcome"]), (Some(0), &json!("baseline")));
+
+    edit_tasks(&s.p, "- [x] T002 ", "- [ ] T002 ", "Reopened: not done after all");
+    edit_tasks(&s.p, "- [ ] T002 ", "- [x] T002 ", "Ticked again by hand, after the adoption");
+    let (code, report) = s.verify(&policy);
+    assert_eq!(code, Some(26), "{report:#}");
+    assert_eq!(row(&report, &task("T002"))["reason"], "ticked_without_evidence");
+    let check = s.p.speccoder(&[
+        "attest",
+        "policy",
+        "check",
+        policy.to_str().unwrap(),
+        "--allowed-signers",
+        s.allowed.to_str().unwrap(),
+    ]);
+    assert!(check.success().stdout.contains("holds 0 hand ticks today"));
+}
+
+#[test]
+fn require_verified_fails_a_baseline_tick_as_it_fails_an_attested_one() {
+    let s = Signed::new();
+    edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");
+    let policy = baseline_policy(&s, &s.p.rev("HEAD"));
+    assert_eq!(s.verify(&policy).0, Some(0));
+    let mut args = s.verify_args(&policy);
+    args.extend(["--require-verified", "--json"]);
+    let out = s.p.speccoder(&args);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(out.code(), Some(26), "{report:#}");
+    let t001 = row(&report, &task("T001"));
+    assert_eq!((&t001["outcome"], &t001["reason"]), (&json!("baseline"), &json!("not_verified")));
+    let totals = &report["totals"];
+    assert_eq!((&totals["baseline"], &totals["baseline_not_accepted"]), (&json!(1), &json!(1)));
+    args.pop();
+    let text = s.p.speccoder(&args).failure(26);
+    assert!(text.stdout.contains("1 baseline (ticked by hand before adoption) (1 not accepted"), "{text}");
+}
+
 #[test]
 fn policy_check_shows_the_units_of_each_rule_unknown_principals_and_shadowed_rules() {
     let s = Signed::new();
     let text = "version = 1\n\
-        [[rule]]\nname = \"all\"\nunits = [\"*\"]\nsigners = [\"ada@example.com\", \"zed@example.com\"]\n\
+        [[rule]]\nname = \"all\"\nunits = [\"*\"]\nsigners = [\"ada@example.com\", \"Ada@example.com\", \"zed@example.com\"]\n\
         [[rule]]\nname = \"late\"\nunits = [\"001-*\"]\napprovals = { count = 1, by = [\"bob@example.com\", \"*\"] }\n";
     let policy = s.policy("check.toml", text);
     let out =
@@ -518,7 +581,8 @@ fn policy_check_shows_the_units_of_each_rule_unknown_principals_and_shadowed_rul
         .success();
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["rules"][0]["units"], json!([SPECKIT_UNIT]));
-    assert_eq!(report["rules"][0]["unknown_principals"], json!(["zed@example.com"]));
+    // An SSH principal is named exactly, as `verify` matches it: another case is unknown.
+    assert_eq!(report["rules"][0]["unknown_principals"], json!(["Ada@example.com", "zed@example.com"]));
     assert_eq!(report["rules"][1]["units"], json!([]));
     assert_eq!(report["rules"][1]["taken_earlier"], json!([SPECKIT_UNIT]));
     assert_eq!(report["rules"][1]["shadowed_by"], "all");

@@ -7,11 +7,14 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::check::signatures::SignerInfo;
 use crate::check::trailers::newest_task_commits;
+use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::git::{Head, Repo};
 use crate::model::verifier_policy::{ANY, LoadedPolicy, Rule};
 use crate::spec;
 use crate::verify::VerifyError;
+use crate::verify::box_setters::BoxSetters;
 use crate::verify::policy::baseline::BaselineView;
 
 /// One rule, as it stands today.
@@ -57,14 +60,15 @@ pub struct CheckReport {
     pub trust_given: bool,
 }
 
-/// Checks `policy` against the units of HEAD and `known` (the trust files' principals).
+/// Checks `policy` against the units of HEAD and `known` (the trust files' principals, as
+/// [`known_signers`] gives them).
 ///
 /// # Errors
 /// An unborn branch, a repository or spec that cannot be read.
 pub fn check(
     repo: &Repo,
     policy: &LoadedPolicy,
-    known: &[String],
+    known: &[SignerInfo],
     trust_given: bool,
 ) -> Result<CheckReport, VerifyError> {
     let head = match repo.head()? {
@@ -96,12 +100,14 @@ pub fn check(
     let baseline = match &policy.policy.baseline {
         Some(b) => {
             let (view, warning) = BaselineView::new(repo, b, head);
-            let evidenced = newest_task_commits(repo, &repo.walk(head, &[])?)?;
+            let history = repo.walk(head, &[])?;
+            let evidenced = newest_task_commits(repo, &history)?;
+            let setters = BoxSetters::find(repo, None, &history, &units.iter().cloned().collect())?;
             let mut holds = Vec::new();
             for unit in &units {
                 for id in spec::ticked_ids(&tree, unit)? {
                     let target = format!("{unit}/{id}");
-                    if !evidenced.contains_key(&target) && view.holds(&target) {
+                    if !evidenced.contains_key(&target) && view.holds(&target, &setters) {
                         holds.push(target);
                     }
                 }
@@ -127,15 +133,41 @@ fn shadows(earlier: &Rule, later: &Rule) -> bool {
     texts.contains(&"*") || later.units.iter().all(|g| texts.contains(&g.text.as_str()))
 }
 
-/// The principals `rule` names that none of `known` is (`*` aside).
-fn unknown(rule: &Rule, known: &[String]) -> Vec<String> {
+/// Each principal the trust names ([`SignatureTrust::principals`]), as the signer it stands for
+/// when `verify` matches a policy's principal, of its own kind: an OpenPGP fingerprint as a
+/// certificate's key (named in any case), an OpenPGP user id as a certificate's (named as written
+/// or by its address), an SSH principal or the Sigstore identity as one of its kind (named
+/// exactly as written).
+#[must_use]
+pub fn known_signers(trust: &SignatureTrust, files: &TrustFiles) -> Vec<SignerInfo> {
+    let (fingerprints, user_ids) =
+        trust.openpgp.as_ref().map(|c| (c.fingerprints(), c.user_ids())).unwrap_or_default();
+    let identity = files.certificate_identity.as_deref();
+    let signer = |kind, key, principals| SignerInfo { kind, key, principals };
+    trust
+        .principals(files)
+        .into_iter()
+        .map(|p| {
+            if fingerprints.contains(&p) {
+                signer("openpgp", p, Vec::new())
+            } else if user_ids.contains(&p) {
+                signer("openpgp", String::new(), vec![p])
+            } else if identity == Some(p.as_str()) {
+                signer("sigstore", String::new(), vec![p])
+            } else {
+                signer("ssh", String::new(), vec![p])
+            }
+        })
+        .collect()
+}
+
+/// The principals `rule` names that name none of `known` ([`known_signers`]; `*` aside).
+fn unknown(rule: &Rule, known: &[SignerInfo]) -> Vec<String> {
     let named =
         rule.signers.iter().flatten().chain(rule.approvals.iter().flat_map(|a| a.by.iter().flatten()));
     let mut out: Vec<String> = Vec::new();
     for p in named.filter(|p| p.as_str() != ANY) {
-        // Each known principal stands for a signer named by it (an OpenPGP one also by its
-        // fingerprint in any case, or the address in a user id).
-        let is_known = known.iter().any(|k| p.names("openpgp", k, std::slice::from_ref(k)));
+        let is_known = known.iter().any(|k| p.names(k.kind, &k.key, &k.principals));
         if !is_known && !out.iter().any(|o| o == p.as_str()) {
             out.push(p.as_str().to_owned());
         }
@@ -181,5 +213,34 @@ impl std::fmt::Display for CheckReport {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::verifier_policy::VerifierPolicy;
+
+    /// The one rule of a policy whose signers are `signers`.
+    fn rule(signers: &str) -> Rule {
+        let text = format!("version = 1\n[[rule]]\nname = \"r\"\nunits = [\"*\"]\nsigners = [{signers}]\n");
+        let policy = VerifierPolicy::parse(text.as_bytes(), "policy.toml").expect("a valid rule");
+        policy.rules().next().expect("one rule").clone()
+    }
+
+    fn known(kind: &'static str, key: &str, principals: &[&str]) -> SignerInfo {
+        SignerInfo { kind, key: key.into(), principals: principals.iter().map(|p| (*p).into()).collect() }
+    }
+
+    #[test]
+    fn each_known_principal_is_matched_as_its_own_kind_is() {
+        let known = [
+            known("ssh", "", &["ada@example.org"]),
+            known("openpgp", "ABCD1234", &[]),
+            known("openpgp", "", &["Bob <bob@example.org>"]),
+        ];
+        let named =
+            r#""ada@example.org", "Ada@example.org", "abcd1234", "bob@example.org", "Bob@example.org""#;
+        assert_eq!(unknown(&rule(named), &known), ["Ada@example.org", "Bob@example.org"]);
     }
 }

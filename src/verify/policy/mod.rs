@@ -21,19 +21,12 @@ use gix::ObjectId;
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::Repo;
 use crate::model::verifier_policy::{LoadedPolicy, Rule};
+use crate::verify::box_setters::BoxSetters;
 use crate::verify::policy::baseline::BaselineView;
-use crate::verify::report::{TickOutcome, TickReport};
+use crate::verify::report::{NOT_VERIFIED, TickOutcome, TickReport};
 
 /// The reason of a hand tick that no task commit backs.
 const TICKED_WITHOUT_EVIDENCE: &str = "ticked_without_evidence";
-
-/// Judges every row of `ticks` by `policy` ([`Judge`]). Returns the warnings of the run.
-#[must_use]
-pub fn apply(repo: &Repo, policy: &LoadedPolicy, head: ObjectId, ticks: &mut [TickReport]) -> Vec<String> {
-    let (mut judge, warnings) = Judge::new(repo, policy, head);
-    ticks.iter_mut().for_each(|tick| judge.judge(tick));
-    warnings
-}
 
 /// The verifier policy judging a run's rows one at a time, as they are decided.
 pub struct Judge<'a> {
@@ -43,32 +36,41 @@ pub struct Judge<'a> {
     baseline: Option<BaselineView<'a>>,
     /// Each unit's rule, matched once: many rows share a unit.
     rule_of: HashMap<String, Option<&'a Rule>>,
+    /// `--require-verified`: a baseline tick, which has no evidence at all, fails too.
+    require_verified: bool,
 }
 
 impl<'a> Judge<'a> {
     /// A judge by `policy` of the rows of a run whose head (the commit under review) is `head`,
-    /// and the warnings of the run (a baseline outside the head's history).
+    /// under `--require-verified` or not, and the warnings of the run (a baseline outside the
+    /// head's history).
     #[must_use]
-    pub fn new(repo: &'a Repo, policy: &'a LoadedPolicy, head: ObjectId) -> (Self, Vec<String>) {
+    pub fn new(
+        repo: &'a Repo,
+        policy: &'a LoadedPolicy,
+        head: ObjectId,
+        require_verified: bool,
+    ) -> (Self, Vec<String>) {
         let mut warnings = Vec::new();
         let baseline = policy.policy.baseline.as_ref().map(|b| {
             let (view, warning) = BaselineView::new(repo, b, head);
             warnings.extend(warning);
             view
         });
-        (Judge { policy, baseline, rule_of: HashMap::new() }, warnings)
+        (Judge { policy, baseline, rule_of: HashMap::new(), require_verified }, warnings)
     }
 
-    /// Judges `tick`: a baseline's hand tick becomes `baseline`, any other row names its rule,
+    /// Judges `tick`: a baseline's hand tick becomes `baseline` (it needs `setters`, which
+    /// commits set each box of a branch: without them none holds), any other row names its rule,
     /// and a row that holds is held to it.
-    pub fn judge(&mut self, tick: &mut TickReport) {
+    pub(in crate::verify) fn judge(&mut self, tick: &mut TickReport, setters: Option<&BoxSetters>) {
         // Read once, here; the report does not keep it.
         let evidence = tick.evidence.take();
-        if let Some(view) = &self.baseline
+        if let (Some(view), Some(setters)) = (&self.baseline, setters)
             && tick.reason.as_deref() == Some(TICKED_WITHOUT_EVIDENCE)
-            && view.holds(&tick.task)
+            && view.holds(&tick.task, setters)
         {
-            hold_by_baseline(tick, view);
+            hold_by_baseline(tick, view, self.require_verified);
             return;
         }
         let unit = tick.task.split_once('/').map_or(tick.task.as_str(), |(unit, _)| unit);
@@ -100,18 +102,25 @@ impl<'a> Judge<'a> {
     }
 }
 
-/// A hand tick the baseline holds.
-fn hold_by_baseline(tick: &mut TickReport, view: &BaselineView<'_>) {
+/// A hand tick the baseline holds; under `--require-verified` (`require_verified`) it stays a
+/// `baseline` row and fails (`not_verified`), as an `attested` tick does: it has no evidence.
+fn hold_by_baseline(tick: &mut TickReport, view: &BaselineView<'_>, require_verified: bool) {
     tick.outcome = TickOutcome::Baseline;
-    tick.reason = None;
-    tick.findings = vec![Finding::new(
+    tick.reason = require_verified.then(|| NOT_VERIFIED.to_owned());
+    let refused = require_verified.then(|| {
+        let message =
+            "--require-verified: a tick the verifier policy's baseline holds has no evidence, never verified";
+        Finding::new(CommitOutcome::Ok, NOT_VERIFIED, message.to_owned())
+    });
+    tick.findings = refused.into_iter().collect();
+    tick.findings.push(Finding::new(
         CommitOutcome::Ok,
         "baseline",
         format!(
             "ticked by hand at the verifier policy's baseline {} and unchanged since: {}",
             view.commit, view.reason
         ),
-    )];
+    ));
 }
 
 /// The row fails by `findings` (first in its list), when there are any.

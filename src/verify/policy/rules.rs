@@ -5,7 +5,7 @@
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::SignerInfo;
 use crate::model::test_result::{Phase, TestOutcome};
-use crate::model::verifier_policy::{Principal, Rule};
+use crate::model::verifier_policy::{Principal, Rule, identities};
 use crate::verify::policy::evidence::SignedEvidence;
 
 /// The finding codes a policy adds, each failing the row it is on.
@@ -33,19 +33,17 @@ fn finding(code: &'static str, rule: &Rule, message: String) -> Finding {
     Finding::new(CommitOutcome::Ok, code, format!("rule `{}`: {message}", rule.name))
 }
 
-/// What `rule` finds wrong with a row whose signed evidence is `ev`; `skip`: the row is a skip
-/// (judged by `signers`, `approvals` and `skips` only: it claims no test evidence).
+/// What `rule` finds wrong with a row whose signed evidence is `ev`; `skip`: the row is a skip,
+/// judged by `skips` instead of `verdicts`, and by every other key as any row: it signs no test
+/// run and no measurement, so a rule that asks for one refuses it.
 #[must_use]
 pub fn judge(rule: &Rule, ev: &SignedEvidence, skip: bool) -> Vec<Finding> {
     let mut out = Vec::new();
     signers_and_approvals(rule, ev, &mut out);
-    if skip {
-        if rule.skips == Some(false) {
-            out.push(finding(code::SKIP, rule, "a skip does not count for this unit".into()));
-        }
-        return out;
+    if skip && rule.skips == Some(false) {
+        out.push(finding(code::SKIP, rule, "a skip does not count for this unit".into()));
     }
-    if let (Some(allowed), Some(verdict)) = (&rule.verdicts, ev.verdict)
+    if let (false, Some(allowed), Some(verdict)) = (skip, &rule.verdicts, ev.verdict)
         && !allowed.contains(&verdict)
     {
         let list: Vec<&str> = allowed.iter().map(|v| v.as_str()).collect();
@@ -115,11 +113,12 @@ fn signers_and_approvals(rule: &Rule, ev: &SignedEvidence, out: &mut Vec<Finding
 }
 
 /// How many of `signers` approve what `author` signed: each a key other than the author's that
-/// `counts`, sharing no principal with the author (nobody approves their own tick) nor with an
-/// approver counted before it (one principal counts once).
+/// `counts`, and that is none of the people ([`identities`]) the author is (nobody approves their
+/// own tick) nor an approver counted before it is (one principal counts once).
 fn approvers(author: &SignerInfo, signers: &[SignerInfo], counts: impl Fn(&SignerInfo) -> bool) -> usize {
     let shares = |a: &SignerInfo, b: &SignerInfo| {
-        (a.kind == b.kind && a.key == b.key) || a.principals.iter().any(|p| b.principals.contains(p))
+        (a.kind == b.kind && a.key == b.key)
+            || identities(a.kind, &a.principals).any(|x| identities(b.kind, &b.principals).any(|y| x == y))
     };
     let mut taken: Vec<&SignerInfo> = vec![author];
     for s in signers {
@@ -310,6 +309,40 @@ mod tests {
         assert!(judge(&rule("approvals = { count = 1 }"), &ev, false).is_empty());
     }
 
+    fn openpgp(key: &str, user_ids: &[&str]) -> SignerInfo {
+        SignerInfo { kind: "openpgp", ..ssh(key, user_ids) }
+    }
+
+    #[test]
+    fn nobody_approves_their_own_tick_with_a_second_certificate_of_their_address() {
+        let by = r#"approvals = { count = 1, by = ["alice@example.org", "bob@example.org"] }"#;
+        let ev = SignedEvidence {
+            covering_signers: vec![
+                openpgp("AAAA", &["Alice <alice@example.org>"]),
+                openpgp("BBBB", &["A. Lovelace <alice@example.org>"]),
+            ],
+            ..alices_tick()
+        };
+        let rule = rule(&format!("signers = [\"alice@example.org\"]\n{by}"));
+        assert_eq!(codes(&judge(&rule, &ev, false)), [code::APPROVAL]);
+    }
+
+    #[test]
+    fn an_openpgp_key_of_the_authors_ssh_principal_is_the_author_too() {
+        let mut ev = alices_tick();
+        ev.covering_signers.push(openpgp("AAAA", &["Alice <alice@example.org>"]));
+        assert_eq!(codes(&judge(&rule("approvals = { count = 1 }"), &ev, false)), [code::APPROVAL]);
+    }
+
+    #[test]
+    fn two_certificates_whose_user_ids_differ_only_in_the_name_approve_once() {
+        let mut ev = alices_tick();
+        ev.covering_signers.push(openpgp("B1", &["Bob <bob@example.org>"]));
+        ev.covering_signers.push(openpgp("B2", &["Robert <bob@example.org>"]));
+        assert_eq!(codes(&judge(&rule("approvals = { count = 2 }"), &ev, false)), [code::APPROVAL]);
+        assert!(judge(&rule("approvals = { count = 1 }"), &ev, false).is_empty());
+    }
+
     #[test]
     fn an_approval_counts_only_from_someone_the_rule_names_in_by() {
         let mut ev = alices_tick();
@@ -385,12 +418,21 @@ mod tests {
     }
 
     #[test]
-    fn a_skip_is_judged_by_its_signers_approvals_and_skips_only() {
+    fn a_skip_is_judged_by_skips_instead_of_verdicts() {
         let skip = SignedEvidence { verdict: Some(Verdict::Skipped), runs: Vec::new(), ..alices_tick() };
-        let strict = rule("verdicts = [\"verified\"]\nphases = [\"green\"]\nmin_strength = 0.9");
-        assert!(judge(&strict, &skip, true).is_empty());
+        assert!(judge(&rule("verdicts = [\"verified\"]"), &skip, true).is_empty());
         assert_eq!(codes(&judge(&rule("skips = false"), &skip, true)), [code::SKIP]);
         let by_bob = rule(r#"signers = ["bob@example.org"]"#);
         assert_eq!(codes(&judge(&by_bob, &skip, true)), [code::SIGNER]);
+    }
+
+    #[test]
+    fn a_skip_fails_a_rule_that_asks_for_a_phase_or_a_measurement_it_never_signs() {
+        let skip = SignedEvidence { verdict: Some(Verdict::Skipped), runs: Vec::new(), ..alices_tick() };
+        let strict =
+            rule("phases = [\"green\"]\nmin_mutation_score = 0.9\nmin_strength = 0.9\nmonitor = [\"clean\"]");
+        let found = judge(&strict, &skip, true);
+        assert_eq!(codes(&found), [code::PHASE, code::EVIDENCE, code::EVIDENCE, code::EVIDENCE]);
+        assert!(found.iter().all(|f| f.found.as_deref() == Some("none")), "{found:?}");
     }
 }
