@@ -191,3 +191,28 @@ fn a_rewritten_bug_closing_is_told_to_carry_and_a_changed_home_to_close_it_again
     assert!(out.stdout.contains("to close it again"), "{}", out.stdout);
     assert!(!out.stdout.contains("clear its box"), "{}", out.stdout);
 }
+
+#[test]
+fn a_verifier_policy_judges_a_bug_by_its_slug_never_by_the_unit_its_closing_names() {
+    let p = Project::new();
+    p.write("src/tags/store.rs", "// normalise before comparing\n");
+    p.git(&["add", "src/tags/store.rs"]);
+    p.attest(TARGET, json!({})).expect(0);
+    let policy = |text: &str| {
+        let path = p.outside.join("policy.toml");
+        std::fs::write(&path, format!("version = 1\n{text}")).unwrap();
+        path
+    };
+    let strict_bugs = policy(
+        "[[rule]]\nname = \"bugs\"\nunits = [\"bug:*\"]\nphases = [\"held_out\"]\n\
+         [[rule]]\nname = \"lenient\"\nunits = [\"*\"]\n",
+    );
+    let v = p.verify(&["--policy", strict_bugs.to_str().unwrap()]).expect(26).json();
+    let tick = row(&v, TARGET);
+    assert_eq!(tick["rule"], "bugs", "{tick:#}");
+    assert_eq!(codes(tick)[0], "policy_phase", "{tick:#}");
+    // A policy whose rules name units only has no rule for a bug: it is not waved through.
+    let units_only = policy("[[rule]]\nname = \"bookmarks\"\nunits = [\"001-*\"]\n");
+    let v = p.verify(&["--policy", units_only.to_str().unwrap()]).expect(26).json();
+    assert_eq!(codes(row(&v, TARGET))[0], "policy_no_rule", "{v:#}");
+}

@@ -73,7 +73,7 @@ impl<'a> Judge<'a> {
             hold_by_baseline(tick, view, self.require_verified);
             return;
         }
-        let unit = tick.task.split_once('/').map_or(tick.task.as_str(), |(unit, _)| unit);
+        let unit = matched_name(&tick.task);
         let policy = self.policy;
         let rule = *self
             .rule_of
@@ -89,9 +89,7 @@ impl<'a> Judge<'a> {
             None => vec![Finding::new(
                 CommitOutcome::Ok,
                 rules::code::NO_RULE,
-                format!(
-                    "no rule of the verifier policy matches the unit `{unit}`; add one whose units match it"
-                ),
+                format!("no rule of the verifier policy matches `{unit}`; add one whose units match it"),
             )],
             Some(rule) => {
                 let evidence = evidence.map(|e| *e).unwrap_or_default();
@@ -99,6 +97,17 @@ impl<'a> Judge<'a> {
             }
         };
         refuse(tick, findings);
+    }
+}
+
+/// The name a row's rule is matched by: its unit's, or for a trailer-only bug task
+/// (`<unit>/bug:<slug>`) `bug:<slug>`: its home (`.specify/bugs/<slug>`) is no unit's, and the
+/// `<unit>` its writer chose must not choose the rule that judges it.
+fn matched_name(task: &str) -> &str {
+    match task.split_once('/') {
+        Some((_, id)) if id.starts_with(crate::spec::BUG_TASK_PREFIX) => id,
+        Some((unit, _)) => unit,
+        None => task,
     }
 }
 
