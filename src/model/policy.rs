@@ -128,8 +128,10 @@ pub const PUBLISHED_RELEASES: [&str; 19] = [
 /// The judge sections of one `speccoder.toml`, read once and hashed by either recipe.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JudgeConfig {
-    /// Each of [`JUDGE_SECTIONS`] by its dotted name, `null` when absent.
+    /// Each of [`JUDGE_SECTIONS`] by its dotted name, `null` when absent, dates as text.
     sections: Map<String, Value>,
+    /// The same, dates as the published tool hashes them ([`Dates::TomlPrivate`]).
+    published_sections: Map<String, Value>,
     /// The version-free digest of `sections`, computed once.
     version_free_sha256: String,
 }
@@ -149,33 +151,38 @@ impl JudgeConfig {
     /// The judge sections of the parsed `speccoder.toml` `doc`.
     #[must_use]
     pub fn of_table(doc: &toml::Table) -> Self {
-        let mut sections = Map::new();
-        for path in JUDGE_SECTIONS {
-            let mut node: Option<&toml::Value> = None;
-            for (i, part) in path.split('.').enumerate() {
-                node = if i == 0 { doc.get(part) } else { node.and_then(|n| n.get(part)) };
+        let sections_as = |dates: Dates| -> Map<String, Value> {
+            let mut sections = Map::new();
+            for path in JUDGE_SECTIONS {
+                let mut node: Option<&toml::Value> = None;
+                for (i, part) in path.split('.').enumerate() {
+                    node = if i == 0 { doc.get(part) } else { node.and_then(|n| n.get(part)) };
+                }
+                sections.insert(path.to_owned(), node.map_or(Value::Null, |v| toml_to_json(v, dates)));
             }
-            sections.insert(path.to_owned(), node.map_or(Value::Null, toml_to_json));
-        }
+            sections
+        };
+        let (sections, published_sections) = (sections_as(Dates::Text), sections_as(Dates::TomlPrivate));
         let version_free_sha256 = sha256_hex(value_to_canonical(&Value::Object(sections.clone())));
-        JudgeConfig { sections, version_free_sha256 }
+        JudgeConfig { sections, published_sections, version_free_sha256 }
     }
 
-    /// The section at dotted `path` (one of [`JUDGE_SECTIONS`]), `null` when absent.
-    fn get(&self, path: &str) -> Value {
-        self.sections.get(path).cloned().unwrap_or(Value::Null)
+    /// The section at dotted `path` (one of [`JUDGE_SECTIONS`]) as the published recipe takes it,
+    /// `null` when absent.
+    fn published_get(&self, path: &str) -> Value {
+        self.published_sections.get(path).cloned().unwrap_or(Value::Null)
     }
 
     /// The published recipe's object for the tool version `speccoder_version`.
     #[must_use]
     pub fn published(&self, speccoder_version: &str) -> Value {
         let mut out: Map<String, Value> =
-            WHOLE_SECTIONS.iter().map(|s| ((*s).to_owned(), self.get(s))).collect();
+            WHOLE_SECTIONS.iter().map(|s| ((*s).to_owned(), self.published_get(s))).collect();
         out.insert(
             "model".into(),
-            json!({"provider": self.get("model.provider"), "model": self.get("model.model")}),
+            json!({"provider": self.published_get("model.provider"), "model": self.published_get("model.model")}),
         );
-        let signer = match self.get("attest.signer") {
+        let signer = match self.published_get("attest.signer") {
             Value::Null => Value::String(PUBLISHED_DEFAULT_SIGNER.into()),
             given => given,
         };
@@ -274,7 +281,7 @@ pub fn policy_sha256(toml_text: Option<&str>) -> Result<String, PolicyError> {
 /// TOML to JSON (docs/task-verification-v0.md names the forms, for a recomputation): dates and times
 /// become their RFC 3339 text; a float that JSON cannot hold becomes Rust's spelling of it as a
 /// string (`NaN`, `inf`, `-inf`).
-fn toml_to_json(v: &toml::Value) -> Value {
+fn toml_to_json(v: &toml::Value, dates: Dates) -> Value {
     match v {
         toml::Value::String(s) => Value::String(s.clone()),
         toml::Value::Integer(i) => Value::Number((*i).into()),
@@ -282,11 +289,29 @@ fn toml_to_json(v: &toml::Value) -> Value {
             Number::from_f64(*f).map_or_else(|| Value::String(f.to_string()), Value::Number)
         }
         toml::Value::Boolean(b) => Value::Bool(*b),
-        toml::Value::Datetime(d) => Value::String(d.to_string()),
-        toml::Value::Array(items) => Value::Array(items.iter().map(toml_to_json).collect()),
-        toml::Value::Table(t) => Value::Object(t.iter().map(|(k, v)| (k.clone(), toml_to_json(v))).collect()),
+        toml::Value::Datetime(d) => match dates {
+            Dates::Text => Value::String(d.to_string()),
+            Dates::TomlPrivate => json!({ PUBLISHED_DATE_KEY: d.to_string() }),
+        },
+        toml::Value::Array(items) => Value::Array(items.iter().map(|i| toml_to_json(i, dates)).collect()),
+        toml::Value::Table(t) => {
+            Value::Object(t.iter().map(|(k, v)| (k.clone(), toml_to_json(v, dates))).collect())
+        }
     }
 }
+
+/// How a TOML date or time becomes JSON in a recipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dates {
+    /// Its RFC 3339 text (the version-free recipe).
+    Text,
+    /// `{"$__toml_private_datetime": "<RFC 3339 text>"}`: the form the published tool's TOML reader
+    /// gives a date when its value is turned into JSON, which its recipe hashes.
+    TomlPrivate,
+}
+
+/// The one key of a date in the published recipe ([`Dates::TomlPrivate`]).
+const PUBLISHED_DATE_KEY: &str = "$__toml_private_datetime";
 
 #[cfg(test)]
 mod tests {
@@ -373,10 +398,26 @@ mod tests {
     }
 
     #[test]
+    fn the_published_recipe_hashes_a_date_in_the_form_the_published_tool_reads_it() {
+        let text = "[model]\nprovider = \"anthropic\"\nmodel = \"claude-sonnet-4-5\"\n\
+                    [checks.unit]\nargv = [\"cargo\", \"test\"]\njunit = 1979-05-27\nsince = 1979-05-27T07:32:00Z\n";
+        let config = JudgeConfig::parse(Some(text)).unwrap();
+        // sha256 of the canonical JSON with each date as {"$__toml_private_datetime": "<text>"},
+        // computed apart by Python's json.dumps(sort_keys=True, separators=(",", ":")).
+        let published = "3b14f083a44cd3ff9a15b1cabee62ae0ea9b6ff2b70b723cd145f319df0bd468";
+        assert_eq!(config.published_sha256("0.9.0"), published);
+        assert!(matches!(config.matching(published, Some("0.9.0")), Some(Recipe::Published { .. })));
+        // The version-free recipe keeps the date as its text, as the specification says.
+        let text_form = "[checks.unit]\njunit = \"1979-05-27\"\n";
+        let date_form = "[checks.unit]\njunit = 1979-05-27\n";
+        assert_eq!(policy_sha256(Some(text_form)).unwrap(), policy_sha256(Some(date_form)).unwrap());
+    }
+
+    #[test]
     fn numbers_dates_and_odd_floats_take_the_json_forms_the_specification_names() {
         let text = "[mutation]\nbig = 1e300\nsmall = 1.5e-7\nhalf = 0.5\nint = 7\nn = nan\nm = -inf\nsince = 1979-05-27T07:32:00Z\n";
         let table = parse_table(text).unwrap();
-        let json = value_to_canonical(&toml_to_json(&toml::Value::Table(table)));
+        let json = value_to_canonical(&toml_to_json(&toml::Value::Table(table), Dates::Text));
         assert_eq!(
             String::from_utf8(json).unwrap(),
             r#"{"mutation":{"big":1e+300,"half":0.5,"int":7,"m":"-inf","n":"NaN","since":"1979-05-27T07:32:00Z","small":1.5e-7}}"#
