@@ -77,8 +77,8 @@ impl ExitClass for SignerError {
 
 /// The one resolution of the signer of every command that signs: `--signer` when given, else
 /// `[attest] signer` of speccoder.toml at HEAD (a tick of a project that signs later,
-/// `sign_at = "later"`, is written unsigned), else git's own key, as `git commit -S` finds it
-/// ([`choose`]).
+/// `sign_at = "later"`, is written unsigned unless `--key` names a key to sign with now), else
+/// git's own key, as `git commit -S` finds it ([`choose`]).
 ///
 /// # Errors
 /// A malformed `[attest]`, a signer asked for by name that has no key, a configured key that is
@@ -88,7 +88,8 @@ pub fn resolve(repo: &Repo, req: &SignerRequest, moment: Moment) -> Result<Chose
         Some(flag) => flag,
         None => {
             let attest = config::attest_config(config::policy_at_head(repo)?.as_ref())?;
-            if moment == Moment::Tick && attest.sign_later { SignerChoice::Later } else { attest.signer }
+            let later = moment == Moment::Tick && attest.sign_later && req.key.is_none();
+            if later { SignerChoice::Later } else { attest.signer }
         }
     };
     choose(repo, choice, req.key.as_deref(), &req.sigstore)

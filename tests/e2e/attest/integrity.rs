@@ -783,6 +783,13 @@ fn sign_at_later_writes_unsigned_lines_that_attest_sign_signs() {
     let out = p.speccoder(&["attest", "sign"]).success();
     assert!(out.stdout.contains("5 lines, 5 signed"), "{out}");
     common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD"));
+    // A key given on the command line signs at the tick anyway.
+    let t006 =
+        common::write_evidence(&p.scratch_dir("t006"), &super::speckit_task("T006"), Evidence::Verified);
+    let key = s.key.private.to_str().unwrap();
+    let out = p.attest(&super::speckit_task("T006"), &t006, &["--key", key]).success();
+    assert!(out.stdout.contains("5 lines, 5 signed"), "{out}");
+    common::assert_every_line_verifies(&p.scratch, &s.allowed, &p.note_lines("HEAD"));
 }
 
 #[test]
