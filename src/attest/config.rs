@@ -73,6 +73,15 @@ pub struct AttestConfig {
 /// The keys of `[attest]`: the published tool's, which are all this crate reads there.
 const ATTEST_KEYS: [&str; 4] = ["enabled", "signer", "sign_at", "sigstore"];
 
+/// The keys of `[attest.sigstore]`, the published tool's: the certificate identity and issuer the
+/// project expects (a verifier never takes them as trust).
+const SIGSTORE_KEYS: [&str; 2] = ["identity", "issuer"];
+
+/// The keys of `[attest.sigstore]` an earlier speccoder read as the Sigstore services keyless
+/// signing uses (Fulcio, Rekor, the OIDC issuer), in that order; refused, since whoever writes the
+/// branch must not choose where the identity token goes.
+pub(crate) const SIGSTORE_SERVICE_KEYS: [&str; 3] = ["fulcio_url", "rekor_url", "oidc_issuer"];
+
 /// What is wrong with a key of `[attest]`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AttestKeyProblem {
@@ -94,6 +103,25 @@ pub enum AttestKeyProblem {
     /// `sign_at` is neither `tick` nor `later`.
     #[error("must be \"tick\" or \"later\"")]
     SignAt,
+    /// `signer = "auto"`: a `--signer` value, which the published tool refuses in the file.
+    #[error(
+        "`auto` is a --signer value; in {CONFIG_FILE} write \"git\", which means the same (the published speccoder refuses the whole file with `auto`)"
+    )]
+    AutoInFile,
+    /// `sigstore` is not a table.
+    #[error("it must be a table (`[attest.sigstore]` with `identity` and `issuer`), not a value")]
+    SigstoreNotATable,
+    /// A key of `[attest.sigstore]` the published tool does not read.
+    #[error("unknown key; the keys of [attest.sigstore] are {}", SIGSTORE_KEYS.join(", "))]
+    SigstoreUnknown,
+    /// A Sigstore service URL, which a checked-in file must not choose.
+    #[error(
+        "a checked-in file must not choose the Sigstore services that receive the identity token and the signature: remove it, and set the URL yourself with --sigstore-fulcio-url, --sigstore-rekor-url or --sigstore-oidc-issuer (or their SPECCODER_SIGSTORE_* variables, or `git config --global speccoder.sigstore.*`)"
+    )]
+    SigstoreService,
+    /// `identity` or `issuer` is not a string.
+    #[error("must be a string")]
+    SigstoreNotAString,
 }
 
 /// Why the project's configuration stops a command that writes evidence.
@@ -154,7 +182,13 @@ pub fn attest_config(policy: Option<&toml::Table>) -> Result<AttestConfig, Confi
     }
     if let Some(signer) = table.get("signer") {
         let name = signer.as_str().ok_or_else(|| bad("signer", AttestKeyProblem::NotAString))?;
+        if name == "auto" {
+            return Err(bad("signer", AttestKeyProblem::AutoInFile));
+        }
         config.signer = SignerChoice::parse(name).map_err(|e| bad("signer", AttestKeyProblem::Signer(e)))?;
+    }
+    if let Some(sigstore) = table.get("sigstore") {
+        check_sigstore(sigstore).map_err(|(key, problem)| bad(&key, problem))?;
     }
     if let Some(at) = table.get("sign_at") {
         config.sign_later = match at.as_str() {
@@ -164,6 +198,26 @@ pub fn attest_config(policy: Option<&toml::Table>) -> Result<AttestConfig, Confi
         };
     }
     Ok(config)
+}
+
+/// Checks `[attest.sigstore]` as the published tool reads it: a table of `identity` and
+/// `issuer`, each a string. The error names the key as `sigstore.<key>`.
+fn check_sigstore(sigstore: &toml::Value) -> Result<(), (String, AttestKeyProblem)> {
+    let table =
+        sigstore.as_table().ok_or_else(|| ("sigstore".to_owned(), AttestKeyProblem::SigstoreNotATable))?;
+    for (key, value) in table {
+        let problem = if SIGSTORE_SERVICE_KEYS.contains(&key.as_str()) {
+            AttestKeyProblem::SigstoreService
+        } else if !SIGSTORE_KEYS.contains(&key.as_str()) {
+            AttestKeyProblem::SigstoreUnknown
+        } else if !value.is_str() {
+            AttestKeyProblem::SigstoreNotAString
+        } else {
+            continue;
+        };
+        return Err((format!("sigstore.{key}"), problem));
+    }
+    Ok(())
 }
 
 /// Refuses to write evidence in a project that turned attestation off (`[attest] enabled =
@@ -216,5 +270,35 @@ mod tests {
         assert!(err.starts_with("`[attest] enabled` in speccoder.toml: must be true or false"), "{err}");
         let later = config("[attest]\nsign_at = \"later\"\nenabled = false\n").unwrap();
         assert!(later.sign_later && !later.enabled);
+    }
+
+    #[test]
+    fn attest_sigstore_holds_the_published_tool_s_identity_and_issuer_only() {
+        let ok = "[attest.sigstore]\nidentity = \"ci@example.com\"\nissuer = \"https://token.actions.githubusercontent.com\"\n";
+        assert!(config(ok).is_ok());
+        for (text, says) in [
+            ("[attest.sigstore]\nbogus = 1\n", "`[attest] sigstore.bogus` in speccoder.toml: unknown key"),
+            (
+                "[attest.sigstore]\ntrusted_root = \"x\"\n",
+                "`[attest] sigstore.trusted_root` in speccoder.toml: unknown key",
+            ),
+            (
+                "[attest.sigstore]\nFULCIO_URL = \"x\"\n",
+                "unknown key; the keys of [attest.sigstore] are identity, issuer",
+            ),
+            ("[attest.sigstore]\nfulcio_url = \"https://f\"\n", "must not choose the Sigstore services"),
+            (
+                "[attest]\nsigstore = \"https://f\"\n",
+                "`[attest] sigstore` in speccoder.toml: it must be a table",
+            ),
+            (
+                "[attest.sigstore]\nidentity = 7\n",
+                "`[attest] sigstore.identity` in speccoder.toml: must be a string",
+            ),
+            ("[attest]\nsigner = \"auto\"\n", "`auto` is a --signer value"),
+        ] {
+            let err = config(text).unwrap_err().to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
     }
 }

@@ -138,9 +138,9 @@ pub struct EndpointNames {
 
 #[rustfmt::skip]
 const NAMES: [EndpointNames; 3] = [
-    EndpointNames { flag: "--sigstore-fulcio-url", env_var: "SPECCODER_SIGSTORE_FULCIO_URL", git_key: "speccoder.sigstore.fulcioUrl", old_toml_key: "fulcio_url" },
-    EndpointNames { flag: "--sigstore-rekor-url", env_var: "SPECCODER_SIGSTORE_REKOR_URL", git_key: "speccoder.sigstore.rekorUrl", old_toml_key: "rekor_url" },
-    EndpointNames { flag: "--sigstore-oidc-issuer", env_var: "SPECCODER_SIGSTORE_OIDC_ISSUER", git_key: "speccoder.sigstore.oidcIssuer", old_toml_key: "oidc_issuer" },
+    EndpointNames { flag: "--sigstore-fulcio-url", env_var: "SPECCODER_SIGSTORE_FULCIO_URL", git_key: "speccoder.sigstore.fulcioUrl", old_toml_key: config::SIGSTORE_SERVICE_KEYS[0] },
+    EndpointNames { flag: "--sigstore-rekor-url", env_var: "SPECCODER_SIGSTORE_REKOR_URL", git_key: "speccoder.sigstore.rekorUrl", old_toml_key: config::SIGSTORE_SERVICE_KEYS[1] },
+    EndpointNames { flag: "--sigstore-oidc-issuer", env_var: "SPECCODER_SIGSTORE_OIDC_ISSUER", git_key: "speccoder.sigstore.oidcIssuer", old_toml_key: config::SIGSTORE_SERVICE_KEYS[2] },
 ];
 
 impl Endpoint {
