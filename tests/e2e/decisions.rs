@@ -6,6 +6,7 @@ use crate::decide_support;
 
 use decide_support::{PRINCIPAL, Project, UNIT, codes, row};
 use serde_json::Value;
+use speccoder_attest::model::dsse::Envelope;
 
 const T001: &str = "001-bookmark-tags/T001";
 const T006: &str = "001-bookmark-tags/T006";
@@ -210,6 +211,55 @@ fn a_decision_note_with_a_test_result_line_is_rejected() {
     let tick = row(&v, T001);
     assert_eq!(tick["outcome"], "unverifiable");
     assert!(codes(tick).contains(&"decision_with_evidence".to_owned()), "{tick:#}");
+}
+
+/// A decision whose unsigned line someone filled with test evidence (a trace, a mutation score, a
+/// clean monitor, a strength) is neither signed by `attest sign` nor evidenced by `attest verify`,
+/// signed or not: a person's word must not pass a policy that asks for test evidence.
+#[test]
+fn a_decision_filled_with_test_evidence_is_neither_signed_nor_evidenced() {
+    let p = Project::new();
+    p.run(&["accept", T001, "--reason", "no tests", "--signer", "none"]).expect(0);
+    let mut statement = p.statements("HEAD").remove(0);
+    let predicate = statement["predicate"].as_object_mut().unwrap();
+    predicate.insert("mutation".into(), serde_json::json!({ "caught": 50, "missed": 0 }));
+    predicate.insert("monitor".into(), serde_json::json!({ "state": "clean", "findings": [] }));
+    predicate.insert("strength".into(), serde_json::json!({ "combined": { "share": 1 } }));
+    predicate.insert("run".into(), Value::Null);
+    let unsigned = Envelope::unsigned(serde_json::to_vec(&statement).unwrap()).to_line();
+    p.set_note("HEAD", &[String::from_utf8(unsigned).unwrap()]);
+    let before = p.note("HEAD");
+
+    let out = p.signed(&["attest", "sign"]).expect(26);
+    assert!(out.stderr.contains("decision_with_tick_fields"), "{}", out.stderr);
+    assert!(out.stderr.contains("monitor, mutation, run, strength"), "{}", out.stderr);
+    assert_eq!(p.note("HEAD"), before, "nothing signed");
+
+    p.set_note("HEAD", &[p.signed_line(&statement)]);
+    let v = p.verify(&[]).expect(26).json();
+    let tick = row(&v, T001);
+    assert_eq!(tick["reason"], "mismatch", "{tick:#}");
+    assert!(codes(tick).contains(&"decision_with_tick_fields".to_owned()), "{tick:#}");
+}
+
+/// A `Held-Out:` trailer claims a held-out result; a decision has none to claim.
+#[test]
+fn a_decision_commit_with_a_held_out_trailer_is_a_mismatch() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    let mut statement = p.statements("HEAD").remove(0);
+    let claim = format!("Held-Out: passed=3/3 manifest=sha256:{}", "a".repeat(64));
+    let message = format!("{}\n{claim}\n", p.git(&["log", "-1", "--format=%B"]));
+    let forged = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD^", "-m", &message]);
+    assert!(trailers(&p, &forged).ends_with(&claim), "{}", trailers(&p, &forged));
+    p.git(&["update-ref", "refs/heads/feature", &forged]);
+    statement["subject"][0]["digest"]["gitCommit"] = Value::String(forged.clone());
+    p.set_note(&forged, &[p.signed_line(&statement)]);
+    let v = p.verify(&[]).expect(26).json();
+    let tick = row(&v, T001);
+    let finding =
+        tick["findings"].as_array().unwrap().iter().find(|f| f["code"] == "decision_with_tick_fields");
+    assert_eq!(finding.and_then(|f| f["found"].as_str()), Some("the Held-Out: trailer"), "{tick:#}");
 }
 
 #[test]
