@@ -423,10 +423,12 @@ pub struct SigstoreArgs {
 pub enum AttestSub {
     /// Sign the lines of a task commit's note that lack your signature, leaving the payloads unchanged.
     ///
-    /// Signs only a note that the commit's own checks accept (the verifier's agreement rules,
-    /// unsigned lines allowed): every line about exactly this task at this commit, with its tree,
-    /// task line, story text and policy, and a summary naming exactly the other lines. Otherwise
-    /// each failing line is named with its finding and nothing is signed.
+    /// Signs only a note that the commit's own checks accept (the verifier's claim check and
+    /// agreement rules, unsigned lines allowed): one plain claim (no merge, one Spec-Task: and one
+    /// Verdict:), every line about exactly this task at this commit, with its tree, task line,
+    /// story text and policy, a summary naming exactly the other lines, and for a decision no field
+    /// only a tick carries. Otherwise each failing line is named with its finding and nothing is
+    /// signed.
     ///
     /// A line counts as signed only when one of its signatures verifies over it with your own
     /// signing key (checked as `attest verify` checks signatures; with an SSH certificate as the
@@ -437,8 +439,9 @@ pub enum AttestSub {
     ///
     /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
     /// (nothing signed); 2 unknown revision; 13 bad key, no key configured (or `--signer none`);
-    /// 14 not a task commit, no note, a line to sign that already carries the 16 signatures a line
-    /// may (nothing signed), or the notes ref locked by another command; 1 internal error.
+    /// 14 not a task commit (no Spec-Task:, or not one plain claim: not_one_claim), no note, a line
+    /// to sign that already carries the 16 signatures a line may (nothing signed), or the notes ref
+    /// locked by another command; 1 internal error.
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
     ///

@@ -56,13 +56,25 @@ pub fn newest_task_commits(
     Ok(found)
 }
 
-/// Why a commit's claim to be a task commit cannot be taken at its word, `None` when it can: a
-/// merge commit (a task commit has one parent: it is the change the evidence judged), a
-/// `Spec-Task:` or `Verdict:` trailer given more than once, or trailers that `git log` (no
-/// divider) and `git interpret-trailers --parse` (a `---` line ends the message) read
-/// differently. A reader shown one claim must never be holding another.
+/// The longest `Spec-Task:` or `Verdict:` value read: a unit name is at most 255 bytes, and a task
+/// id and a verdict far less.
+pub const MAX_CLAIM_BYTES: usize = 512;
+
+/// Why a commit's claim to be a task commit cannot be taken at its word, `None` when it can (the
+/// verifier, `attest sign` and `attest carry` all ask this, as `not_one_claim`): a `Spec-Task:`
+/// or `Verdict:` value longer than [`MAX_CLAIM_BYTES`], a merge commit (a task commit has one
+/// parent: it is the change the evidence judged), a `Spec-Task:` or `Verdict:` trailer given
+/// more than once, or trailers that `git log` (no divider) and `git interpret-trailers --parse`
+/// (a `---` line ends the message) read differently. A reader shown one claim must never be
+/// holding another.
 #[must_use]
 pub fn claim_problem(message: &str, parents: usize) -> Option<String> {
+    let (target, verdict) = task_trailers(message);
+    if [target, verdict].iter().flatten().any(|value| value.len() > MAX_CLAIM_BYTES) {
+        return Some(format!(
+            "the Spec-Task: or Verdict: trailer is longer than the {MAX_CLAIM_BYTES} bytes any <unit>/<task> and verdict take, so it is shown cut and not read"
+        ));
+    }
     if parents > 1 {
         return Some(format!(
             "a merge commit ({parents} parents) is not a task commit: a task commit is the one change its evidence judged"
@@ -93,6 +105,17 @@ pub fn claim_problem(message: &str, parents: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_merge_a_repeated_trailer_and_a_trailer_longer_than_any_task_are_each_not_one_claim() {
+        let plain = "s\n\nSpec-Task: 001-a/T001\nVerdict: attested\n";
+        assert_eq!(claim_problem(plain, 1), None);
+        assert!(claim_problem(plain, 2).unwrap().contains("a merge commit (2 parents)"));
+        let twice = plain.replace("Verdict: attested", "Verdict:\nVerdict: attested");
+        assert!(claim_problem(&twice, 1).unwrap().contains("2 Verdict: trailers"));
+        let long = plain.replace("T001", &"9".repeat(MAX_CLAIM_BYTES));
+        assert!(claim_problem(&long, 1).unwrap().contains("longer than the 512 bytes"));
+    }
 
     #[test]
     fn only_a_parentless_commit_with_skipped_by_and_no_verdict_is_a_published_skip_record() {

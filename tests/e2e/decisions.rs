@@ -242,6 +242,35 @@ fn a_decision_filled_with_test_evidence_is_neither_signed_nor_evidenced() {
     assert!(codes(tick).contains(&"decision_with_tick_fields".to_owned()), "{tick:#}");
 }
 
+/// `attest sign` asks the claim question the verifier asks: a merge carrying a decision's
+/// trailers, or a message with two `Verdict:` trailers, is not one plain claim, and its note,
+/// however well it agrees otherwise, is not signed.
+#[test]
+fn attest_sign_refuses_a_commit_the_verifier_calls_not_one_claim() {
+    let p = Project::new();
+    p.run(&["accept", T001, "--reason", "no tests", "--signer", "none"]).expect(0);
+    let statement = p.statements("HEAD").remove(0);
+    let message = p.git(&["log", "-1", "--format=%B"]);
+    let twice = message.replace("Verdict: attested", "Verdict:\nVerdict: attested");
+    let amended = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD^", "-m", &twice]);
+    p.git(&["checkout", "-q", "-b", "side", "HEAD^"]);
+    p.git(&["commit", "-q", "--allow-empty", "-m", "side"]);
+    p.git(&["checkout", "-q", "feature"]);
+    p.git(&["merge", "-q", "--no-ff", "-m", &message, "side"]);
+    let merge = p.git(&["rev-parse", "HEAD"]);
+    for (commit, problem) in [(amended, "2 Verdict: trailers"), (merge, "a merge commit (2 parents)")] {
+        let mut line = statement.clone();
+        line["subject"][0]["digest"] = serde_json::json!({ "gitCommit": commit });
+        line["predicate"]["tree"] = Value::String(p.git(&["rev-parse", &format!("{commit}^{{tree}}")]));
+        let unsigned = Envelope::unsigned(serde_json::to_vec(&line).unwrap()).to_line();
+        p.set_note(&commit, &[String::from_utf8(unsigned).unwrap()]);
+        let before = p.note(&commit);
+        let out = p.signed(&["attest", "sign", &commit]).expect(14);
+        assert!(out.stderr.contains("not_one_claim") && out.stderr.contains(problem), "{}", out.stderr);
+        assert_eq!(p.note(&commit), before, "nothing signed");
+    }
+}
+
 /// A `Held-Out:` trailer claims a held-out result; a decision has none to claim.
 #[test]
 fn a_decision_commit_with_a_held_out_trailer_is_a_mismatch() {
