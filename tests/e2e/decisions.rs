@@ -271,6 +271,40 @@ fn attest_sign_refuses_a_commit_the_verifier_calls_not_one_claim() {
     }
 }
 
+/// A rebase that rewords a decision's `Reason:` leaves a commit whose trailers the signed decider
+/// no longer matches: carry refuses that task by name (exit 26, restore the trailer) and carries
+/// the others.
+#[test]
+fn carry_refuses_a_reworded_reason_by_name_and_carries_the_other_decisions() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "no tests"]).expect(0);
+    p.signed(&["accept", "001-bookmark-tags/T002", "--reason", "fixtures only"]).expect(0);
+    let (first, second) = (p.git(&["rev-parse", "HEAD~1"]), p.git(&["rev-parse", "HEAD"]));
+    p.git(&["checkout", "-q", "--detach", "main"]);
+    p.write("unrelated.txt", "meanwhile\n");
+    p.commit_all("an unrelated change below both decisions");
+    p.git(&["cherry-pick", &first, &second]);
+    let reworded =
+        p.git(&["log", "-1", "--format=%B"]).replace("Reason: fixtures only", "Reason: fixtures, reviewed");
+    p.git(&["commit", "-q", "--amend", "-m", &reworded]);
+    p.git(&["checkout", "-q", "-B", "feature"]);
+
+    let allowed = p.allowed.to_str().unwrap();
+    let out = p.signed(&["attest", "carry", "--allowed-signers", allowed, "--json"]).expect(26);
+    let report = out.json();
+    let refused = &report["refused"][0];
+    assert_eq!(refused["target"], "001-bookmark-tags/T002", "{report:#}");
+    assert_eq!(refused["code"], "decision_differs", "{report:#}");
+    let reason = refused["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("Reason: `fixtures, reviewed`") && reason.contains("restore the trailer"),
+        "{reason}"
+    );
+    assert_eq!(report["carried"][0]["target"], T001, "{report:#}");
+    let v = p.verify(&[]).expect(26).json();
+    assert_eq!(row(&v, T001)["outcome"], "evidenced", "{v:#}");
+}
+
 /// A `Held-Out:` trailer claims a held-out result; a decision has none to claim.
 #[test]
 fn a_decision_commit_with_a_held_out_trailer_is_a_mismatch() {

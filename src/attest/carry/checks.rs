@@ -13,6 +13,7 @@ use super::{RefusedRow, Stop};
 use crate::attest::config::read_policy;
 use crate::attest::{commit_object_sha256, same_change};
 use crate::check::agreement::{self, Claim, Rules};
+use crate::check::decision::DecisionTrailers;
 use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{self, NoteLineSignature};
@@ -21,8 +22,9 @@ use crate::check::trust::SignatureTrust;
 use crate::git::{Commit, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
 use crate::model::digest::sha256_hex;
-use crate::model::predicate;
+use crate::model::predicate::{self, Verdict};
 use crate::model::shown::{one_line, shown};
+use crate::model::trailer_keys::REASON;
 use crate::spec;
 
 /// A carry whose checks all held: what the re-issue needs.
@@ -84,6 +86,9 @@ pub(super) fn check(
     }
     if let Some(reason) = held_out_differs(&old, &new) {
         return Err(refuse("held_out_differs", reason));
+    }
+    if let Some(reason) = decision_differs(&old, &new, verdict.as_deref()) {
+        return Err(refuse("decision_differs", reason));
     }
     let claim = Carried { old: &old, new: &new, target: &target, verdict: verdict.as_deref() };
     let old_note = old_note(repo, notes, &claim)?;
@@ -386,6 +391,32 @@ fn held_out_differs(old: &Commit, new: &Commit) -> Option<String> {
         said(was),
         old.id
     ))
+}
+
+/// Why `new` cannot carry the decision of `old` (a `verdict` of `attested` or `skipped`) for its
+/// `Accepted-By:`/`Skipped-By:` or `Reason:` trailer, when one differs (a `reword` in `git rebase
+/// -i`): the signed decider says what `old`'s trailers say, and the verifier holds the trailers to
+/// it. Each differing trailer is named.
+fn decision_differs(old: &Commit, new: &Commit, verdict: Option<&str>) -> Option<String> {
+    let verdict = verdict.and_then(Verdict::parse).filter(|v| v.is_decision())?;
+    let (was, now) =
+        (DecisionTrailers::read(&old.message, verdict), DecisionTrailers::read(&new.message, verdict));
+    let said = |t: &Option<String>| {
+        t.as_deref().map_or_else(|| "none".to_owned(), |t| format!("`{}`", shown(t, 120)))
+    };
+    let differs: Vec<String> = [(was.by_key, &was.by, &now.by), (REASON, &was.reason, &now.reason)]
+        .into_iter()
+        .filter(|(_, was, now)| was != now)
+        .map(|(key, was, now)| format!("{key}: {} where {} says {}", said(now), old.id, said(was)))
+        .collect();
+    (!differs.is_empty()).then(|| {
+        format!(
+            "{} says {}, and the signed decision says what {} says; restore the trailer (`git rebase -i` with `reword`, or `git commit --amend` on the last commit) and carry again",
+            new.id,
+            differs.join(", and "),
+            old.id
+        )
+    })
 }
 
 /// The codes of the findings that make evidence not hold (anything but a signature question).
