@@ -12,7 +12,9 @@ use crate::check::agreement::{Learned, Rules};
 use crate::check::line::{Body, ReadLine, covering_line};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::signatures::{self, NoteLineSignature, SignerInfo};
-use crate::check::trailers::{MAX_CLAIM_BYTES, claim_problem, is_published_skip_record, task_trailers};
+use crate::check::trailers::{
+    MAX_CLAIM_BYTES, NOT_ONE_CLAIM, claim_problem, is_published_skip_record, task_trailers,
+};
 use crate::git::{Commit, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::held_out::trailer_manifest;
@@ -251,7 +253,7 @@ impl<'r> Checker<'r> {
         report.verdict = cut(&verdict);
         let findings = &mut report.findings;
         if let Some(problem) = claim_problem(&commit.message, commit.parents.len()) {
-            findings.push(Finding::new(CommitOutcome::Malformed, "not_one_claim", problem));
+            findings.push(Finding::new(CommitOutcome::Malformed, NOT_ONE_CLAIM, problem));
             return None;
         }
         let Some(target) = target else {

@@ -305,6 +305,36 @@ fn carry_refuses_a_reworded_reason_by_name_and_carries_the_other_decisions() {
     assert_eq!(row(&v, T001)["outcome"], "evidenced", "{v:#}");
 }
 
+/// A task commit amended to name a second task (a second `Spec-Task:` trailer, or one folded onto
+/// the first) is named as what it is: verify's row for the ticked task says `not_one_claim` and
+/// names the commit, never "no commit names it any more", and carry refuses it by name instead of
+/// finding nothing to carry.
+#[test]
+fn a_second_task_named_on_a_decision_commit_is_reported_and_refused_as_not_one_claim() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "no tests"]).expect(0);
+    let message = p.git(&["log", "-1", "--format=%B"]);
+    let allowed = p.allowed.to_str().unwrap();
+    for second in ["\nSpec-Task: 001-bookmark-tags/T002", "\n  001-bookmark-tags/T002"] {
+        let amended = message.replace(&format!("Spec-Task: {T001}"), &format!("Spec-Task: {T001}{second}"));
+        p.git(&["commit", "-q", "--amend", "-m", &amended]);
+        let commit = p.git(&["rev-parse", "HEAD"]);
+        let v = p.verify(&[]).expect(26).json();
+        let tick = row(&v, T001);
+        assert_eq!(tick["reason"], "not_one_claim", "{second:?}: {tick:#}");
+        assert_eq!(tick["commit"], commit.as_str(), "{tick:#}");
+        assert_eq!(tick["findings"][0]["outcome"], "malformed", "{tick:#}");
+
+        let report = p.signed(&["attest", "carry", "--allowed-signers", allowed, "--json"]).expect(26).json();
+        let refused = &report["refused"][0];
+        assert_eq!(
+            (refused["target"].as_str(), refused["code"].as_str()),
+            (Some(T001), Some("not_one_claim"))
+        );
+        assert_eq!(refused["to"], commit.as_str(), "{report:#}");
+    }
+}
+
 /// A `Held-Out:` trailer claims a held-out result; a decision has none to claim.
 #[test]
 fn a_decision_commit_with_a_held_out_trailer_is_a_mismatch() {

@@ -17,7 +17,7 @@ use crate::check::decision::DecisionTrailers;
 use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{self, NoteLineSignature};
-use crate::check::trailers::{claim_problem, held_out_trailer, task_trailers};
+use crate::check::trailers::{NOT_ONE_CLAIM, claim_problem, held_out_trailer, task_trailers};
 use crate::check::trust::SignatureTrust;
 use crate::git::{Commit, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
@@ -81,7 +81,7 @@ pub(super) fn check(
     }
     for commit in [&old, &new] {
         if let Some(problem) = claim_problem(&commit.message, commit.parents.len()) {
-            return Err(refuse("not_one_claim", format!("{}: {problem}", commit.id)));
+            return Err(refuse(NOT_ONE_CLAIM, format!("{}: {problem}", commit.id)));
         }
     }
     if let Some(reason) = held_out_differs(&old, &new) {
