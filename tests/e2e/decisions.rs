@@ -442,7 +442,8 @@ fn bad_decisions_are_refused_with_a_clear_message_and_nothing_written() {
     p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
     let before = p.snapshot();
     let long_name = "n".repeat(201);
-    let cases: [(&[&str], i32, &str); 11] = [
+    let long_reason = "r".repeat(2001);
+    let cases: [(&[&str], i32, &str); 12] = [
         (&["accept", "001-bookmark-tags/T002", "--reason", "  \n "], 2, "--reason is empty"),
         (&["accept", "001-bookmark-tags/T002", "--reason", "ok", "--by", " \u{7} "], 2, "--by is empty"),
         (
@@ -451,6 +452,7 @@ fn bad_decisions_are_refused_with_a_clear_message_and_nothing_written() {
             "--by is longer than 200",
         ),
         (&["skip", "001-bookmark-tags/T002", "--reason", ""], 2, "--reason is empty"),
+        (&["accept", "001-bookmark-tags/T002", "--reason", &long_reason], 2, "--reason is longer than 2000"),
         (&["accept", "999-nothing/T002", "--reason", "x"], 2, "unit `999-nothing` not found"),
         (&["skip", "001-bookmark-tags/T099", "--reason", "x"], 2, "task `T099` not found"),
         (&["accept", T001, "--reason", "again"], 14, "already ticked"),
@@ -471,6 +473,28 @@ fn bad_decisions_are_refused_with_a_clear_message_and_nothing_written() {
     assert_eq!(twice.json()["exit_code"], 14);
     assert!(twice.stderr.contains("skipped already"), "{}", twice.stderr);
     assert_eq!(p.snapshot(), before);
+}
+
+/// What `--help` says of `accept` and `skip` is what they do: a reason over 2000 characters and an
+/// empty name or one over 200 are usage errors (exit 2), as a bad argument value is; only no name
+/// at all (no `--by`, no `user.name`) is configuration (exit 13).
+#[test]
+fn the_help_of_accept_and_skip_names_the_limits_of_reason_and_by_and_their_exit_codes() {
+    let p = Project::new();
+    for command in ["accept", "skip"] {
+        let help =
+            p.run(&[command, "--help"]).expect(0).stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+        for said in [
+            "an empty reason or one longer than 2000 characters, an empty `--by` or one longer than 200 characters;",
+            "13 no name (no `--by` given and no `user.name`)",
+            "at most 200 characters",
+        ] {
+            assert!(help.contains(said), "{command} --help lacks {said:?}: {help}");
+        }
+    }
+    p.git(&["config", "--unset", "user.name"]);
+    let out = p.signed(&["accept", T001, "--reason", "ok"]).expect(13);
+    assert!(out.stderr.contains("no name to record as the decider"), "{}", out.stderr);
 }
 
 /// A skip is recorded on HEAD's commit: a new unit only the work tree holds (untracked, or staged
