@@ -633,19 +633,21 @@ pub enum AttestSub {
     /// an unsigned line or a keyless (Sigstore) line is refused, with how to go on.
     /// Without any trust configured nothing is carried (exit 13). --from and --to naming the same
     /// commit is refused (same_commit): its note stays as it is. So is a new commit whose
-    /// Held-Out: trailer (held_out_differs) or decision trailers, Accepted-By:, Skipped-By: or
-    /// Reason: (decision_differs), are not the old one's: restore the trailer and carry again.
+    /// Held-Out: trailer (held_out_differs), Run: trailer (run_differs) or decision trailers,
+    /// Accepted-By:, Skipped-By: or Reason: (decision_differs), are not the old one's: restore the
+    /// trailer and carry again.
     ///
     /// `--from OLD --to NEW` carries one explicitly. `--rewritten` reads `<old> <new>` lines on
     /// stdin, as git gives them to the post-rewrite hook (`speccoder hooks install`).
     ///
     /// Exit codes: 0 carried (or nothing to carry); 26 a task's change, task line, requirement
-    /// text, `Held-Out:` trailer, decision trailer (`Accepted-By:`, `Skipped-By:`, `Reason:`) or
-    /// judge configuration differs, its evidence does not hold or is not validly signed by a
-    /// signer you trust, the new commit holds a note of its own, or `--from` and `--to` are the
-    /// same commit (each named; the others were carried); 13 no trust configured, a trust file that
-    /// is unusable, bad signer or key, a statement that would leak; 2 unknown revisions; 14
-    /// `--from` without a note, the notes ref locked by another command; 1 internal error.
+    /// text, `Held-Out:` or `Run:` trailer, decision trailer (`Accepted-By:`, `Skipped-By:`,
+    /// `Reason:`) or judge configuration differs, its evidence does not hold or is not validly
+    /// signed by a signer you trust, the new commit holds a note of its own, or `--from` and
+    /// `--to` are the same commit (each named; the others were carried); 13 no trust configured, a
+    /// trust file that is unusable, bad signer or key, a statement that would leak; 2 unknown
+    /// revisions; 14 `--from` without a note, the notes ref locked by another command; 1 internal
+    /// error.
     Carry(AttestCarryArgs),
 }
 

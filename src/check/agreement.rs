@@ -16,12 +16,13 @@ use gix::objs::tree::EntryKind;
 use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::policy::config_file;
-use crate::check::trailers::held_out_trailer;
+use crate::check::trailers::{held_out_trailer, last_trailer};
 use crate::check::{bug, decision, policy, tick};
 use crate::git::{Commit, GitTree, KnownDirs, Repo};
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, PolicyError, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
+use crate::model::trailer_keys::RUN;
 use crate::spec::{self, SharedTaskLists, TaskLists, TreeTaskLines};
 
 /// The finding of a spec document a task needs (spec.md for its story or the requirements it
@@ -30,7 +31,7 @@ pub const SPEC_UNREADABLE: &str = "spec_unreadable";
 
 /// The finding of a decision (`attested`, `skipped`) whose line carries a field only a tick
 /// carries (`spec`, `trace`, `mutation`, `monitor`, `strength`, ...), or whose commit carries a
-/// `Held-Out:` trailer: test evidence that no test run of the decision produced, which a verifier
+/// `Held-Out:` or `Run:` trailer: test evidence that no test run of the decision produced, which a verifier
 /// policy would otherwise read as if one had.
 pub const DECISION_WITH_TICK_FIELDS: &str = "decision_with_tick_fields";
 
@@ -448,6 +449,9 @@ fn decision_lines(claim: &Claim<'_>, verdict: Verdict, findings: &mut Vec<Findin
     let mut tick_fields: Vec<&str> = claim.p.tick_fields_present();
     if held_out_trailer(&claim.commit.message).is_some() {
         tick_fields.push("the Held-Out: trailer");
+    }
+    if last_trailer(&claim.commit.message, RUN).is_some() {
+        tick_fields.push("the Run: trailer");
     }
     if !tick_fields.is_empty() {
         findings.push(

@@ -19,8 +19,15 @@ pub fn task_trailers(message: &str) -> (Option<String>, Option<String>) {
 /// [`task_trailers`] reads trailers.
 #[must_use]
 pub fn held_out_trailer(message: &str) -> Option<String> {
+    last_trailer(message, HELD_OUT)
+}
+
+/// The last trailer `key` of a commit message, as it is written, read as [`task_trailers`] reads
+/// trailers.
+#[must_use]
+pub fn last_trailer(message: &str, key: &str) -> Option<String> {
     let found = trailers::parse_without_divider(message);
-    found.into_iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(HELD_OUT)).map(|(_, v)| v)
+    found.into_iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v)
 }
 
 /// Whether a commit is the skip record the published speccoder writes (`speccoder task skip`):

@@ -335,13 +335,14 @@ fn a_second_task_named_on_a_decision_commit_is_reported_and_refused_as_not_one_c
     }
 }
 
-/// A `Held-Out:` trailer claims a held-out result; a decision has none to claim.
+/// A `Held-Out:` trailer claims a held-out result and a `Run:` trailer a run; a decision has
+/// neither to claim.
 #[test]
-fn a_decision_commit_with_a_held_out_trailer_is_a_mismatch() {
+fn a_decision_commit_with_a_held_out_or_run_trailer_is_a_mismatch() {
     let p = Project::new();
     p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
     let mut statement = p.statements("HEAD").remove(0);
-    let claim = format!("Held-Out: passed=3/3 manifest=sha256:{}", "a".repeat(64));
+    let claim = format!("Held-Out: passed=3/3 manifest=sha256:{}\nRun: run-1", "a".repeat(64));
     let message = format!("{}\n{claim}\n", p.git(&["log", "-1", "--format=%B"]));
     let forged = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD^", "-m", &message]);
     assert!(trailers(&p, &forged).ends_with(&claim), "{}", trailers(&p, &forged));
@@ -352,7 +353,8 @@ fn a_decision_commit_with_a_held_out_trailer_is_a_mismatch() {
     let tick = row(&v, T001);
     let finding =
         tick["findings"].as_array().unwrap().iter().find(|f| f["code"] == "decision_with_tick_fields");
-    assert_eq!(finding.and_then(|f| f["found"].as_str()), Some("the Held-Out: trailer"), "{tick:#}");
+    let found = finding.and_then(|f| f["found"].as_str());
+    assert_eq!(found, Some("the Held-Out: trailer, the Run: trailer"), "{tick:#}");
 }
 
 #[test]

@@ -17,14 +17,14 @@ use crate::check::decision::DecisionTrailers;
 use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{self, NoteLineSignature};
-use crate::check::trailers::{NOT_ONE_CLAIM, claim_problem, held_out_trailer, task_trailers};
+use crate::check::trailers::{NOT_ONE_CLAIM, claim_problem, last_trailer, task_trailers};
 use crate::check::trust::SignatureTrust;
 use crate::git::{Commit, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
 use crate::model::digest::sha256_hex;
 use crate::model::predicate::{self, Verdict};
 use crate::model::shown::{one_line, shown};
-use crate::model::trailer_keys::REASON;
+use crate::model::trailer_keys::{HELD_OUT, REASON, RUN};
 use crate::spec;
 
 /// A carry whose checks all held: what the re-issue needs.
@@ -84,8 +84,10 @@ pub(super) fn check(
             return Err(refuse(NOT_ONE_CLAIM, format!("{}: {problem}", commit.id)));
         }
     }
-    if let Some(reason) = held_out_differs(&old, &new) {
-        return Err(refuse("held_out_differs", reason));
+    for (key, code) in [(HELD_OUT, "held_out_differs"), (RUN, "run_differs")] {
+        if let Some(reason) = trailer_differs(&old, &new, key) {
+            return Err(refuse(code, reason));
+        }
     }
     if let Some(reason) = decision_differs(&old, &new, verdict.as_deref()) {
         return Err(refuse("decision_differs", reason));
@@ -375,16 +377,17 @@ fn task_verification_of(lines: &[ReadLine]) -> Option<predicate::TaskVerificatio
     })
 }
 
-/// Why `new` cannot carry the evidence of `old` for its `Held-Out:` trailer, when the two differ:
-/// the signed evidence says what `old`'s says, and the verifier holds the trailer to it.
-fn held_out_differs(old: &Commit, new: &Commit) -> Option<String> {
-    let (was, now) = (held_out_trailer(&old.message), held_out_trailer(&new.message));
+/// Why `new` cannot carry the evidence of `old` for its trailer `key` (`Held-Out:`, `Run:`), when
+/// the two differ: the signed evidence says what `old`'s says, and the verifier holds the trailer
+/// to it.
+fn trailer_differs(old: &Commit, new: &Commit, key: &str) -> Option<String> {
+    let (was, now) = (last_trailer(&old.message, key), last_trailer(&new.message, key));
     if was == now {
         return None;
     }
     let said = |t: Option<String>| t.map_or_else(|| "none".to_owned(), |t| format!("`{}`", shown(&t, 120)));
     Some(format!(
-        "{} says Held-Out: {} where {} says {}, and the signed evidence says what {} says; restore the trailer (`git commit --amend`) and carry again",
+        "{} says {key}: {} where {} says {}, and the signed evidence says what {} says; restore the trailer (`git commit --amend`) and carry again",
         new.id,
         said(now),
         old.id,
