@@ -107,9 +107,13 @@ pub enum Command {
     /// attaches one signed task-verification line with `decider {by, reason}` and no test evidence
     /// as its note. The name (--by, default git's user.name) is recorded as asserted: the verifier
     /// shows it, and only the signature says who signed. Staged changes are committed with it.
+    /// The reason is at most 2000 characters and the name at most 200, each counted as the trailer
+    /// carries it (runs of whitespace and control characters as one space, the ends trimmed); a
+    /// reason that starts with `-` is given as --reason=-TEXT.
     ///
-    /// Exit codes: 0 written; 2 bad target, unknown unit or task, a bug task, an empty reason; 13
-    /// no name (neither `--by` nor `user.name`), a bad spec file, `speccoder.toml` or key (git's
+    /// Exit codes: 0 written; 2 bad target, unknown unit or task, a bug task, an empty reason or
+    /// one longer than 2000 characters, an empty `--by` or one longer than 200 characters; 13 no
+    /// name (no `--by` given and no `user.name`), a bad spec file, `speccoder.toml` or key (git's
     /// own key under `commit.gpgsign` too), a reason that would leak a secret or a local path, a
     /// `tasks.md` conversion (line endings, a filter driver, a `working-tree-encoding`) that fails
     /// or is refused; 14 repository state: detached HEAD, unborn branch, a merge, cherry-pick,
@@ -129,10 +133,12 @@ pub enum Command {
     /// one-line `skipped` decision as its note, and points refs/speccoder/skipped/<unit>/<task> at
     /// it (unit and task escaped: every byte other than A-Z a-z 0-9 - _ becomes %XX). The branch
     /// and the task list do not change. `attest verify --branch` lists the skip as `skipped`, never
-    /// as verified. `--undo` deletes the ref by compare-and-swap.
+    /// as verified. `--undo` deletes the ref by compare-and-swap. The reason and the name are held
+    /// to the limits `accept` holds them to (2000 and 200 characters).
     ///
     /// Exit codes: 0 written or undone; 2 bad target, unknown unit or task, a bug task, an empty
-    /// reason; 13 no name, a bad spec file, `speccoder.toml` or key (git's own key under
+    /// reason or one longer than 2000 characters, an empty `--by` or one longer than 200
+    /// characters; 13 no name (no `--by` given and no `user.name`), a bad spec file, `speccoder.toml` or key (git's own key under
     /// `commit.gpgsign` too); 14 the task is ticked at HEAD, a unit in the work tree but not
     /// committed (named, with the `git add` and `git commit` that bring it in), a skip exists
     /// already, `--undo` without a skip, unborn branch, a lock held by another command (the message
@@ -214,10 +220,11 @@ pub struct AcceptArgs {
     /// The task: `<unit>/<task>`, e.g. `001-bookmark-tags/T002`.
     #[arg(value_name = "UNIT/TASK")]
     pub target: String,
-    /// Why the task is accepted without tests (one line; recorded in Reason: and signed).
+    /// Why the task is accepted without tests (one line, at most 2000 characters; recorded in
+    /// Reason: and signed). One that starts with `-`: --reason=-TEXT.
     #[arg(long, value_name = "TEXT")]
     pub reason: String,
-    /// Who accepts it (default: git's user.name). Asserted, not proven.
+    /// Who accepts it (default: git's user.name; at most 200 characters). Asserted, not proven.
     #[arg(long, value_name = "NAME")]
     pub by: Option<String>,
     /// How to sign, and how to report.
@@ -231,10 +238,11 @@ pub struct SkipArgs {
     /// The task: `<unit>/<task>`, e.g. `001-bookmark-tags/T006`.
     #[arg(value_name = "UNIT/TASK")]
     pub target: String,
-    /// Why the task is skipped (one line; recorded in Reason: and signed).
+    /// Why the task is skipped (one line, at most 2000 characters; recorded in Reason: and
+    /// signed). One that starts with `-`: --reason=-TEXT.
     #[arg(long, value_name = "TEXT", required_unless_present = "undo", conflicts_with = "undo")]
     pub reason: Option<String>,
-    /// Who skips it (default: git's user.name). Asserted, not proven.
+    /// Who skips it (default: git's user.name; at most 200 characters). Asserted, not proven.
     #[arg(long, value_name = "NAME", conflicts_with = "undo")]
     pub by: Option<String>,
     /// Remove the skip of this task instead (deletes its ref by compare-and-swap).
@@ -423,10 +431,12 @@ pub struct SigstoreArgs {
 pub enum AttestSub {
     /// Sign the lines of a task commit's note that lack your signature, leaving the payloads unchanged.
     ///
-    /// Signs only a note that the commit's own checks accept (the verifier's agreement rules,
-    /// unsigned lines allowed): every line about exactly this task at this commit, with its tree,
-    /// task line, story text and policy, and a summary naming exactly the other lines. Otherwise
-    /// each failing line is named with its finding and nothing is signed.
+    /// Signs only a note that the commit's own checks accept (the verifier's claim check and
+    /// agreement rules, unsigned lines allowed): one plain claim (no merge, one Spec-Task: and one
+    /// Verdict:), every line about exactly this task at this commit, with its tree, task line,
+    /// story text and policy, a summary naming exactly the other lines, and for a decision no field
+    /// only a tick carries. Otherwise each failing line is named with its finding and nothing is
+    /// signed.
     ///
     /// A line counts as signed only when one of its signatures verifies over it with your own
     /// signing key (checked as `attest verify` checks signatures; with an SSH certificate as the
@@ -437,8 +447,9 @@ pub enum AttestSub {
     ///
     /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
     /// (nothing signed); 2 unknown revision; 13 bad key, no key configured (or `--signer none`);
-    /// 14 not a task commit, no note, a line to sign that already carries the 16 signatures a line
-    /// may (nothing signed), or the notes ref locked by another command; 1 internal error.
+    /// 14 not a task commit (no Spec-Task:, or not one plain claim: not_one_claim), no note, a line
+    /// to sign that already carries the 16 signatures a line may (nothing signed), or the notes ref
+    /// locked by another command; 1 internal error.
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
     ///
@@ -621,17 +632,22 @@ pub enum AttestSub {
     /// (content changed after signing), an untrusted, expired or revoked signer (named by its key),
     /// an unsigned line or a keyless (Sigstore) line is refused, with how to go on.
     /// Without any trust configured nothing is carried (exit 13). --from and --to naming the same
-    /// commit is refused (same_commit): its note stays as it is.
+    /// commit is refused (same_commit): its note stays as it is. So is a new commit whose
+    /// Held-Out: trailer (held_out_differs), Run: trailer (run_differs) or decision trailers,
+    /// Accepted-By:, Skipped-By: or Reason: (decision_differs), are not the old one's: restore the
+    /// trailer and carry again.
     ///
     /// `--from OLD --to NEW` carries one explicitly. `--rewritten` reads `<old> <new>` lines on
     /// stdin, as git gives them to the post-rewrite hook (`speccoder hooks install`).
     ///
     /// Exit codes: 0 carried (or nothing to carry); 26 a task's change, task line, requirement
-    /// text, `Held-Out:` trailer or judge configuration differs, its evidence does not hold or is not validly signed by a
-    /// signer you trust, the new commit holds a note of its own, or `--from` and `--to` are the
-    /// same commit (each named; the others were carried); 13 no trust configured, a trust file that
-    /// is unusable, bad signer or key, a statement that would leak; 2 unknown revisions; 14
-    /// `--from` without a note, the notes ref locked by another command; 1 internal error.
+    /// text, `Held-Out:` or `Run:` trailer, decision trailer (`Accepted-By:`, `Skipped-By:`,
+    /// `Reason:`) or judge configuration differs, its evidence does not hold or is not validly
+    /// signed by a signer you trust, the new commit holds a note of its own, or `--from` and
+    /// `--to` are the same commit (each named; the others were carried); 13 no trust configured, a
+    /// trust file that is unusable, bad signer or key, a statement that would leak; 2 unknown
+    /// revisions; 14 `--from` without a note, the notes ref locked by another command; 1 internal
+    /// error.
     Carry(AttestCarryArgs),
 }
 

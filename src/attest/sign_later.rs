@@ -19,7 +19,7 @@ use crate::attest::{Disagreement, LineReport, NoteNotWritten, Report, listed};
 use crate::check::agreement::Rules;
 use crate::check::outcome::CommitOutcome;
 use crate::check::signatures;
-use crate::check::trailers::task_trailers;
+use crate::check::trailers::{claim_problem, task_trailers};
 use crate::check::trust::SignatureTrust;
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, ObjectId, Repo};
@@ -56,6 +56,19 @@ pub enum SignLaterError {
         rev: String,
         /// The commit.
         commit: ObjectId,
+    },
+    /// The commit's task trailers are not one plain claim (`not_one_claim`, as the verifier
+    /// reads them): a merge, a `Spec-Task:` or `Verdict:` given twice, or read two ways.
+    #[error(
+        "{rev} ({commit}) is not one plain task claim (not_one_claim): {problem}; the verifier refuses it whatever its note says, so nothing was signed"
+    )]
+    NotOneClaim {
+        /// The revision as given.
+        rev: String,
+        /// The commit.
+        commit: ObjectId,
+        /// What is wrong with the claim ([`claim_problem`]).
+        problem: String,
     },
     /// A line of the note is not an envelope.
     #[error("line {line} of the note of {commit} is not an envelope ({reason}); not touching it")]
@@ -102,6 +115,7 @@ impl ExitClass for SignLaterError {
             SignLaterError::NoNote { .. }
             | SignLaterError::Full { .. }
             | SignLaterError::NotATaskCommit { .. }
+            | SignLaterError::NotOneClaim { .. }
             | SignLaterError::NotAnEnvelope { .. } => Class::GitPrecondition,
         }
     }
@@ -209,6 +223,9 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Sig
         let Some(target) = target.as_deref() else {
             return Err(SignLaterError::NotATaskCommit { rev: rev.to_owned(), commit });
         };
+        if let Some(problem) = claim_problem(&info.message, info.parents.len()) {
+            return Err(SignLaterError::NotOneClaim { rev: rev.to_owned(), commit, problem });
+        }
         let mut findings = Vec::new();
         rules.note(&info, target, verdict.as_deref(), current, &mut findings);
         findings.retain(|f| f.outcome > CommitOutcome::Ok);

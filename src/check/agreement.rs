@@ -16,16 +16,24 @@ use gix::objs::tree::EntryKind;
 use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::policy::config_file;
+use crate::check::trailers::{held_out_trailer, last_trailer};
 use crate::check::{bug, decision, policy, tick};
 use crate::git::{Commit, GitTree, KnownDirs, Repo};
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, PolicyError, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
+use crate::model::trailer_keys::RUN;
 use crate::spec::{self, SharedTaskLists, TaskLists, TreeTaskLines};
 
 /// The finding of a spec document a task needs (spec.md for its story or the requirements it
 /// cites, an OpenSpec change's delta specs) that cannot be read where the check reads it.
 pub const SPEC_UNREADABLE: &str = "spec_unreadable";
+
+/// The finding of a decision (`attested`, `skipped`) whose line carries a field only a tick
+/// carries (`spec`, `trace`, `mutation`, `monitor`, `strength`, ...), or whose commit carries a
+/// `Held-Out:` or `Run:` trailer: test evidence that no test run of the decision produced, which a verifier
+/// policy would otherwise read as if one had.
+pub const DECISION_WITH_TICK_FIELDS: &str = "decision_with_tick_fields";
 
 /// The note on a tick labelled `[USn]` whose story text is the whole spec.md, because no heading
 /// gave the story's section ([`spec::StoryFallback`]): it decides nothing.
@@ -424,8 +432,8 @@ fn claimed_verdict(claim: &Claim<'_>, findings: &mut Vec<Finding>) -> Option<Ver
     Some(verdict)
 }
 
-/// A decision (`verdict`) of `claim`: no other lines, a decider, and the trailers a decision
-/// carries.
+/// A decision (`verdict`) of `claim`: no other lines, none of the fields only a tick carries
+/// ([`DECISION_WITH_TICK_FIELDS`]), a decider, and the trailers a decision carries.
 fn decision_lines(claim: &Claim<'_>, verdict: Verdict, findings: &mut Vec<Finding>) {
     let n = claim.tv_line.number;
     for l in claim.lines.iter().filter(|l| l.number != n) {
@@ -436,6 +444,24 @@ fn decision_lines(claim: &Claim<'_>, verdict: Verdict, findings: &mut Vec<Findin
                 "a decision carries no test-result or summary lines",
             )
             .at_line(l.number),
+        );
+    }
+    let mut tick_fields: Vec<&str> = claim.p.tick_fields_present();
+    if held_out_trailer(&claim.commit.message).is_some() {
+        tick_fields.push("the Held-Out: trailer");
+    }
+    if last_trailer(&claim.commit.message, RUN).is_some() {
+        tick_fields.push("the Run: trailer");
+    }
+    if !tick_fields.is_empty() {
+        findings.push(
+            Finding::new(
+                CommitOutcome::Mismatch,
+                DECISION_WITH_TICK_FIELDS,
+                "a decision records a person's word and carries no spec, trace or test evidence",
+            )
+            .at_line(n)
+            .expected_found("none", tick_fields.join(", ")),
         );
     }
     if claim.p.decider.is_none() {

@@ -8,6 +8,31 @@ use crate::git::trailers;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::trailer_keys::{ACCEPTED_BY, REASON, SKIPPED_BY};
 
+/// The decider as a decision's commit message says it, each trailer read as the rules read it
+/// against the signed decider: the last of each key, trimmed (`None`: no such trailer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecisionTrailers {
+    /// `Accepted-By` for `attested`, `Skipped-By` for `skipped`.
+    pub by_key: &'static str,
+    /// That trailer's value.
+    pub by: Option<String>,
+    /// The `Reason:` trailer's value.
+    pub reason: Option<String>,
+}
+
+impl DecisionTrailers {
+    /// The decision trailers of `message`, for a decision of `verdict`.
+    #[must_use]
+    pub fn read(message: &str, verdict: Verdict) -> DecisionTrailers {
+        let found = trailers::parse(message);
+        let last = |key: &str| {
+            found.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.trim().to_owned())
+        };
+        let by_key = if verdict == Verdict::Attested { ACCEPTED_BY } else { SKIPPED_BY };
+        DecisionTrailers { by_key, by: last(by_key), reason: last(REASON) }
+    }
+}
+
 /// A decision's trailers against its signed decider (note line `line`), and the decider as
 /// asserted (an `ok` finding, so every report shows it).
 #[must_use]
@@ -18,19 +43,15 @@ pub fn decision_findings(
     line: usize,
 ) -> Vec<Finding> {
     let Some(decider) = &p.decider else { return Vec::new() };
-    let found = trailers::parse(message);
-    let last = |key: &str| {
-        found.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.trim().to_owned())
-    };
-    let (by_key, verb) =
-        if verdict == Verdict::Attested { (ACCEPTED_BY, "accepted") } else { (SKIPPED_BY, "skipped") };
+    let DecisionTrailers { by_key, by, reason } = DecisionTrailers::read(message, verdict);
+    let verb = if verdict == Verdict::Attested { "accepted" } else { "skipped" };
     let mut out = Vec::new();
     let mismatch = |code, msg: String, expected: &str, found: Option<String>| {
         Finding::new(CommitOutcome::Mismatch, code, msg)
             .at_line(line)
             .expected_found(expected, found.unwrap_or_else(|| "(no such trailer)".into()))
     };
-    match last(by_key) {
+    match by {
         Some(name) if name == decider.by => {}
         other => out.push(mismatch(
             "decider_mismatch",
@@ -39,7 +60,7 @@ pub fn decision_findings(
             other,
         )),
     }
-    match last(REASON) {
+    match reason {
         Some(reason) if reason == decider.reason => {}
         other => out.push(mismatch(
             "reason_mismatch",

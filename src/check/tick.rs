@@ -2,17 +2,22 @@
 
 use std::collections::HashMap;
 
+use serde_json::Value;
+
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::check::trailers::held_out_trailer as held_out_trailer_of;
+use crate::check::trailers::{held_out_trailer as held_out_trailer_of, last_trailer};
 use crate::git::Commit;
+use crate::git::trailers::sanitize_value;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::summary::{self, VerificationSummary};
 use crate::model::test_result::{self, Phase, TestOutcome};
+use crate::model::trailer_keys::{ACCEPTED_BY, REASON, RUN, SKIPPED_BY};
 
 /// The lines of a tick (`verified`, `regression_only`; `lines` is every line of the note): each
 /// phase once, red failed, red and green for `verified`, the `Held-Out:` trailer as the signed
-/// held_out line says, and one summary that names exactly the other lines by digest, at the
+/// held_out line says, the `Run:` trailer as the signed `run` says, no decision trailers, and one
+/// summary that names exactly the other lines by digest, at the
 /// verdict's level, under the task-verification's policy.
 pub fn tick_lines(
     commit: &Commit,
@@ -39,6 +44,8 @@ pub fn tick_lines(
         ));
     }
     held_out_trailer(commit, lines, findings);
+    run_trailer(commit, p, findings);
+    decision_trailers(commit, findings);
 
     let (sline, s) = match summaries.as_slice() {
         [one] => *one,
@@ -253,6 +260,50 @@ fn held_out_trailer(commit: &Commit, lines: &[&ReadLine], findings: &mut Vec<Fin
                 "the Held-Out: trailer claims a held-out result that the signed evidence does not have",
             )
             .expected_found("off", claimed),
+        );
+    }
+}
+
+/// The `Run:` trailer as the signed `run` says: `Run: <run.id>` when it names a run, no `Run:`
+/// when it is absent, `null` or blank (as `attest` writes them). A `run` of another shape is
+/// opaque (another producer's), and the trailer is not held to it.
+fn run_trailer(commit: &Commit, p: &TaskVerificationV0, findings: &mut Vec<Finding>) {
+    let expected = match &p.setting.run {
+        None | Some(Value::Null) => None,
+        Some(run) => match run.get("id").and_then(Value::as_str) {
+            Some(id) => Some(sanitize_value(id)).filter(|id| !id.is_empty()),
+            None => return,
+        },
+    };
+    let trailer = last_trailer(&commit.message, RUN).map(|t| t.trim().to_owned());
+    if trailer != expected {
+        let none = || "(no such trailer)".to_owned();
+        findings.push(
+            Finding::new(
+                CommitOutcome::Mismatch,
+                "run_trailer_mismatch",
+                "the Run: trailer does not name the run the signed evidence names",
+            )
+            .expected_found(expected.unwrap_or_else(none), trailer.unwrap_or_else(none)),
+        );
+    }
+}
+
+/// A tick records test evidence, not a person's decision: its commit carries no `Accepted-By:`,
+/// `Skipped-By:` or `Reason:` trailer, which a reader of the log would take for one.
+fn decision_trailers(commit: &Commit, findings: &mut Vec<Finding>) {
+    let found: Vec<&str> = [ACCEPTED_BY, SKIPPED_BY, REASON]
+        .into_iter()
+        .filter(|key| last_trailer(&commit.message, key).is_some())
+        .collect();
+    if !found.is_empty() {
+        findings.push(
+            Finding::new(
+                CommitOutcome::Mismatch,
+                "tick_with_decision_trailers",
+                "a tick's commit carries no decision trailers: the signed evidence names no decider",
+            )
+            .expected_found("none", found.join(", ")),
         );
     }
 }

@@ -1,6 +1,7 @@
 //! The task and verdict a commit claims: its `Spec-Task:` and `Verdict:` trailers.
 
 use crate::git::trailers;
+use crate::model::shown::{SHOWN_MAX, shown};
 use crate::model::trailer_keys::{HELD_OUT, SKIPPED_BY, SPEC_TASK, VERDICT};
 
 /// The `Spec-Task:` and `Verdict:` trailers of a commit message (the last of each), read as git
@@ -18,8 +19,15 @@ pub fn task_trailers(message: &str) -> (Option<String>, Option<String>) {
 /// [`task_trailers`] reads trailers.
 #[must_use]
 pub fn held_out_trailer(message: &str) -> Option<String> {
+    last_trailer(message, HELD_OUT)
+}
+
+/// The last trailer `key` of a commit message, as it is written, read as [`task_trailers`] reads
+/// trailers.
+#[must_use]
+pub fn last_trailer(message: &str, key: &str) -> Option<String> {
     let found = trailers::parse_without_divider(message);
-    found.into_iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(HELD_OUT)).map(|(_, v)| v)
+    found.into_iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v)
 }
 
 /// Whether a commit is the skip record the published speccoder writes (`speccoder task skip`):
@@ -56,13 +64,29 @@ pub fn newest_task_commits(
     Ok(found)
 }
 
-/// Why a commit's claim to be a task commit cannot be taken at its word, `None` when it can: a
-/// merge commit (a task commit has one parent: it is the change the evidence judged), a
-/// `Spec-Task:` or `Verdict:` trailer given more than once, or trailers that `git log` (no
-/// divider) and `git interpret-trailers --parse` (a `---` line ends the message) read
-/// differently. A reader shown one claim must never be holding another.
+/// The code of a commit whose task trailers are not one plain claim ([`claim_problem`]), in the
+/// verifier's findings and rows and in `attest carry`'s refusals.
+pub const NOT_ONE_CLAIM: &str = "not_one_claim";
+
+/// The longest `Spec-Task:` or `Verdict:` value read: a unit name is at most 255 bytes, and a task
+/// id and a verdict far less.
+pub const MAX_CLAIM_BYTES: usize = 512;
+
+/// Why a commit's claim to be a task commit cannot be taken at its word, `None` when it can (the
+/// verifier, `attest sign` and `attest carry` all ask this, as `not_one_claim`): a `Spec-Task:`
+/// or `Verdict:` value longer than [`MAX_CLAIM_BYTES`], a merge commit (a task commit has one
+/// parent: it is the change the evidence judged), a `Spec-Task:` or `Verdict:` trailer given
+/// more than once, or trailers that `git log` (no divider) and `git interpret-trailers --parse`
+/// (a `---` line ends the message) read differently. A reader shown one claim must never be
+/// holding another.
 #[must_use]
 pub fn claim_problem(message: &str, parents: usize) -> Option<String> {
+    let (target, verdict) = task_trailers(message);
+    if [target, verdict].iter().flatten().any(|value| value.len() > MAX_CLAIM_BYTES) {
+        return Some(format!(
+            "the Spec-Task: or Verdict: trailer is longer than the {MAX_CLAIM_BYTES} bytes any <unit>/<task> and verdict take, so it is shown cut and not read"
+        ));
+    }
     if parents > 1 {
         return Some(format!(
             "a merge commit ({parents} parents) is not a task commit: a task commit is the one change its evidence judged"
@@ -78,6 +102,14 @@ pub fn claim_problem(message: &str, parents: usize) -> Option<String> {
             ));
         }
     }
+    if let Some((_, value)) =
+        stored.iter().find(|(k, v)| k.eq_ignore_ascii_case(SPEC_TASK) && names_several(v))
+    {
+        return Some(format!(
+            "the {SPEC_TASK}: trailer `{}` names more than one <unit>/<task> (two names on one line, or a continuation line folded onto it); a task commit names one",
+            shown(value, SHOWN_MAX)
+        ));
+    }
     let claim = |found: &[(String, String)]| -> Vec<(String, String)> {
         found
             .iter()
@@ -90,9 +122,93 @@ pub fn claim_problem(message: &str, parents: usize) -> Option<String> {
     })
 }
 
+/// Whether a `Spec-Task:` value names more than one task: a unit name and a task id hold no `/`,
+/// so one `<unit>/<task>` holds exactly one.
+fn names_several(value: &str) -> bool {
+    value.matches('/').count() > 1
+}
+
+/// Every `<unit>/<task>` the `Spec-Task:` trailers of `message` name, read as [`task_trailers`]
+/// reads them, in order: each trailer's value, or, of a value that names several, each word
+/// holding a `/`.
+#[must_use]
+pub fn named_tasks(message: &str) -> Vec<String> {
+    let found = trailers::parse_without_divider(message);
+    let values = found.into_iter().filter(|(k, _)| k.eq_ignore_ascii_case(SPEC_TASK)).map(|(_, v)| v);
+    let mut named = Vec::new();
+    for value in values {
+        if names_several(&value) {
+            named.extend(value.split_whitespace().filter(|w| w.contains('/')).map(str::to_owned));
+        } else {
+            named.push(value.trim().to_owned());
+        }
+    }
+    named
+}
+
+/// The tasks that commits among `commits` (newest first, as a walk from the head yields them)
+/// claim in a way that is not one plain claim ([`claim_problem`]), with a non-empty `Verdict:`:
+/// by each task they name ([`named_tasks`]), the newest such commit and its problem. For a tick
+/// no task commit names ([`newest_task_commits`] reads only the last `Spec-Task:`), this says
+/// which commit meant to, and why it is not taken at its word.
+///
+/// # Errors
+/// A commit that cannot be read.
+pub fn unclear_claims(
+    repo: &crate::git::Repo,
+    commits: &[gix::ObjectId],
+) -> Result<std::collections::HashMap<String, (gix::ObjectId, String)>, crate::git::GitError> {
+    let mut found = std::collections::HashMap::new();
+    for id in commits {
+        let commit = repo.commit(*id)?;
+        let claims_a_verdict = trailers::parse_without_divider(&commit.message)
+            .iter()
+            .any(|(k, v)| k.eq_ignore_ascii_case(VERDICT) && !v.trim().is_empty());
+        if !claims_a_verdict {
+            continue;
+        }
+        let named = named_tasks(&commit.message);
+        if named.is_empty() {
+            continue;
+        }
+        if let Some(problem) = claim_problem(&commit.message, commit.parents.len()) {
+            for target in named {
+                found.entry(target).or_insert_with(|| (*id, problem.clone()));
+            }
+        }
+    }
+    Ok(found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_merge_a_repeated_trailer_and_a_trailer_longer_than_any_task_are_each_not_one_claim() {
+        let plain = "s\n\nSpec-Task: 001-a/T001\nVerdict: attested\n";
+        assert_eq!(claim_problem(plain, 1), None);
+        assert!(claim_problem(plain, 2).unwrap().contains("a merge commit (2 parents)"));
+        let twice = plain.replace("Verdict: attested", "Verdict:\nVerdict: attested");
+        assert!(claim_problem(&twice, 1).unwrap().contains("2 Verdict: trailers"));
+        let long = plain.replace("T001", &"9".repeat(MAX_CLAIM_BYTES));
+        assert!(claim_problem(&long, 1).unwrap().contains("longer than the 512 bytes"));
+    }
+
+    #[test]
+    fn two_tasks_on_one_spec_task_trailer_or_folded_onto_it_are_not_one_claim_and_each_is_named() {
+        let plain = "s\n\nSpec-Task: 001-a b/T001\nVerdict: attested\n";
+        assert_eq!(claim_problem(plain, 1), None, "a unit name may hold a blank");
+        assert_eq!(named_tasks(plain), ["001-a b/T001"]);
+        for folded in ["001-a/T001 001-a/T002", "001-a/T001\n  001-a/T002"] {
+            let message = format!("s\n\nSpec-Task: {folded}\nVerdict: attested\n");
+            let problem = claim_problem(&message, 1).unwrap();
+            assert!(problem.contains("names more than one <unit>/<task>"), "{problem}");
+            assert_eq!(named_tasks(&message), ["001-a/T001", "001-a/T002"]);
+        }
+        let twice = "s\n\nSpec-Task: 001-a/T001\nSpec-Task: 001-a/T002\nVerdict: attested\n";
+        assert_eq!(named_tasks(twice), ["001-a/T001", "001-a/T002"]);
+    }
 
     #[test]
     fn only_a_parentless_commit_with_skipped_by_and_no_verdict_is_a_published_skip_record() {

@@ -299,6 +299,33 @@ impl TaskVerificationV0 {
         ];
         fields.into_iter().filter(|(_, present)| *present).map(|(name, _)| name).collect()
     }
+
+    /// The fields only a tick carries that are present (with any value, `null` included), by
+    /// name: the story, the attempt's audits, setting and guidance, the red excerpt, the
+    /// regression reason and the collection. A decision (`attested`, `skipped`) carries none of
+    /// them: it records a person's word, not test evidence.
+    #[must_use]
+    pub fn tick_fields_present(&self) -> Vec<&'static str> {
+        let (a, s, g) = (&self.audits, &self.setting, &self.guidance);
+        let fields = [
+            ("spec", self.spec.is_some()),
+            ("trace", a.trace.is_some()),
+            ("integrity", a.integrity.is_some()),
+            ("monitor", a.monitor.is_some()),
+            ("mutation", a.mutation.is_some()),
+            ("sandbox", s.sandbox.is_some()),
+            ("executor", s.executor.is_some()),
+            ("model", s.model.is_some()),
+            ("run", s.run.is_some()),
+            ("decisions", g.decisions.is_some()),
+            ("strength", g.strength.is_some()),
+            ("instructions", g.instructions.is_some()),
+            ("red", self.red.is_some()),
+            ("regression", self.regression.is_some()),
+            ("collection", self.collection.is_some()),
+        ];
+        fields.into_iter().filter(|(_, present)| *present).map(|(name, _)| name).collect()
+    }
 }
 
 #[cfg(test)]
@@ -374,6 +401,20 @@ mod tests {
         assert_eq!(t.newer_fields(), ["provenance", "revision 7"]);
         assert_eq!(t.reserved_present(), ["context"]);
         assert_eq!(serde_json::to_value(&t).unwrap(), v);
+    }
+
+    #[test]
+    fn a_decision_names_no_tick_field_and_a_tick_names_each_it_carries() {
+        let decision: Value =
+            serde_json::from_str(include_str!("../../fixtures/seed/decision.json")).unwrap();
+        assert!(typed(&decision).tick_fields_present().is_empty());
+        let mut filled = decision.clone();
+        filled["mutation"] = Value::Null;
+        filled["strength"] = json!({ "combined": { "share": 1 } });
+        assert_eq!(typed(&filled).tick_fields_present(), ["mutation", "strength"]);
+        let all = "spec trace integrity monitor mutation sandbox executor model run decisions strength \
+                   instructions regression collection";
+        assert_eq!(typed(&tick()).tick_fields_present(), all.split_whitespace().collect::<Vec<_>>());
     }
 
     #[test]

@@ -12,7 +12,9 @@ use crate::check::agreement::{Learned, Rules};
 use crate::check::line::{Body, ReadLine, covering_line};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::signatures::{self, NoteLineSignature, SignerInfo};
-use crate::check::trailers::{claim_problem, is_published_skip_record, task_trailers};
+use crate::check::trailers::{
+    MAX_CLAIM_BYTES, NOT_ONE_CLAIM, claim_problem, is_published_skip_record, task_trailers,
+};
 use crate::git::{Commit, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::held_out::trailer_manifest;
@@ -24,10 +26,6 @@ use crate::verify::held_out::PublishedSets;
 use crate::verify::parallel;
 use crate::verify::policy::evidence::SignedEvidence;
 use crate::verify::trust::Trust;
-
-/// The longest `Spec-Task:` or `Verdict:` value read: a unit name is at most 255 bytes, and a task
-/// id and a verdict far less.
-const MAX_CLAIM_BYTES: usize = 512;
 
 /// How many characters of a longer one are shown.
 const SHOWN_CLAIM_CHARS: usize = 100;
@@ -246,24 +244,16 @@ impl<'r> Checker<'r> {
             is_published_skip_record(&commit.message, commit.parents.len())
                 .then(|| Verdict::Skipped.as_str().to_owned())
         });
-        let too_long = |value: &Option<String>| value.as_ref().is_some_and(|v| v.len() > MAX_CLAIM_BYTES);
-        if too_long(&target) || too_long(&verdict) {
-            report.target = target.map(|t| shown(&t, SHOWN_CLAIM_CHARS));
-            report.verdict = verdict.map(|v| shown(&v, SHOWN_CLAIM_CHARS));
-            report.findings.push(Finding::new(
-                CommitOutcome::Malformed,
-                "not_one_claim",
-                format!(
-                    "the Spec-Task: or Verdict: trailer is longer than the {MAX_CLAIM_BYTES} bytes any <unit>/<task> and verdict take, so it is shown cut and not read"
-                ),
-            ));
-            return None;
-        }
-        report.target.clone_from(&target);
-        report.verdict.clone_from(&verdict);
+        let cut = |value: &Option<String>| {
+            value
+                .as_ref()
+                .map(|v| if v.len() > MAX_CLAIM_BYTES { shown(v, SHOWN_CLAIM_CHARS) } else { v.clone() })
+        };
+        report.target = cut(&target);
+        report.verdict = cut(&verdict);
         let findings = &mut report.findings;
         if let Some(problem) = claim_problem(&commit.message, commit.parents.len()) {
-            findings.push(Finding::new(CommitOutcome::Malformed, "not_one_claim", problem));
+            findings.push(Finding::new(CommitOutcome::Malformed, NOT_ONE_CLAIM, problem));
             return None;
         }
         let Some(target) = target else {

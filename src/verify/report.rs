@@ -76,7 +76,9 @@ pub struct TickReport {
     /// The commit's outcome, when a commit was checked.
     pub commit_outcome: Option<CommitOutcome>,
     /// The reason code: `ticked_without_evidence`, `ticked_again` (a commit other than the task
-    /// commit set the box again after it), `commit_unreachable`, `unrecognized_tick` (a
+    /// commit set the box again after it), `commit_unreachable`, `not_one_claim` (no task commit
+    /// names the task, but a commit names it among trailers that are not one plain claim),
+    /// `unrecognized_tick` (a
     /// checked box that is not read as a task; the task is `<unit>/tasks.md:<line>`), `stale`, the
     /// commit outcome, or `not_verified` under `--require-verified` (an `unverifiable`
     /// `regression_only` or `attested` tick, or a `skipped` or `baseline` row, which then fails

@@ -8,7 +8,7 @@ use gix::ObjectId;
 
 use crate::check::agreement::SPEC_UNREADABLE;
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::check::trailers::{newest_task_commits, task_trailers};
+use crate::check::trailers::{NOT_ONE_CLAIM, newest_task_commits, task_trailers, unclear_claims};
 use crate::git::{GitError, GitTree, Head, Repo};
 use crate::model::digest::sha256_hex;
 use crate::spec::{self, SourceTree, UnitDocs};
@@ -288,12 +288,13 @@ pub fn verify_branch_into(
     fetch_what_a_branch_check_reads(repo, head_tree_id, &reachable, &units, &task_commit)?;
     let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
     let lost = LostEvidence::new(repo, &reachable_set);
+    let unclear = UnclearClaims { repo, reachable: &reachable, found: OnceCell::new() };
 
     // What each unit's ticks need: a task commit to check, or a row saying why there is none.
     let checker = Checker::new(repo, trust, Some(head_tree_id))?;
     let mut planned: Vec<UnitPlan> = Vec::new();
     for unit in &units {
-        planned.push(plan_unit(&head_tree, unit, &task_commit, &lost)?);
+        planned.push(plan_unit(&head_tree, unit, &task_commit, &lost, &unclear)?);
     }
     let ids: Vec<ObjectId> =
         planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
@@ -532,6 +533,7 @@ fn plan_unit(
     unit: &spec::UnitLoc,
     task_commit: &HashMap<String, ObjectId>,
     lost: &LostEvidence,
+    unclear: &UnclearClaims<'_>,
 ) -> Result<UnitPlan, VerifyError> {
     let ticks = match spec::unit_ticks(head_tree, unit) {
         Ok(ticks) => ticks,
@@ -545,6 +547,12 @@ fn plan_unit(
         let target = format!("{}/{}", unit.name, tick.id);
         if tick.lines.len() > 1 {
             rows.push(Err(Box::new(unread::duplicate_task_row(unit, tick))));
+            continue;
+        }
+        if !task_commit.contains_key(&target)
+            && let Some(row) = unclear.row(&target)?
+        {
+            rows.push(Err(Box::new(row)));
             continue;
         }
         rows.push(match task_commit.get(&target).copied() {
@@ -567,6 +575,39 @@ fn plan_unit(
     }
     rows.extend(unread::unread_tick_rows(&unit.name, ticks.unread).into_iter().map(|t| Err(Box::new(t))));
     Ok((rows, ticked_targets))
+}
+
+/// The commits of the checked history that name a task in a claim that is not one plain claim
+/// ([`unclear_claims`]), read once, when a tick first lacks a task commit.
+struct UnclearClaims<'a> {
+    /// The repository.
+    repo: &'a Repo,
+    /// The checked history, newest first.
+    reachable: &'a [ObjectId],
+    /// `<unit>/<task>` -> the newest such commit and why its claim is not taken.
+    found: OnceCell<HashMap<String, (ObjectId, String)>>,
+}
+
+impl UnclearClaims<'_> {
+    /// The row of `target`, which no task commit names, when a commit of the history names it in
+    /// a claim that is not one plain claim: `not_one_claim`, naming that commit and its problem.
+    fn row(&self, target: &str) -> Result<Option<TickReport>, VerifyError> {
+        if self.found.get().is_none() {
+            let _ = self.found.set(unclear_claims(self.repo, self.reachable)?);
+        }
+        let Some((commit, problem)) = self.found.get().and_then(|found| found.get(target)) else {
+            return Ok(None);
+        };
+        let message = format!(
+            "{commit} names {target}, but not in one plain claim, so no commit is taken as its task commit: {problem}; reword it so that its trailers name one task with one Spec-Task: and one Verdict: (`git rebase -i` with `reword`), then attest or carry the task's evidence to it"
+        );
+        let mut row = TickReport::without_commit(target.to_owned(), NOT_ONE_CLAIM, message);
+        row.commit = Some(commit.to_string());
+        for finding in &mut row.findings {
+            finding.outcome = CommitOutcome::Malformed;
+        }
+        Ok(Some(row))
+    }
 }
 
 /// The tasks ticked at `base` that the head no longer ticks: in a checked unit

@@ -6,6 +6,7 @@ use crate::decide_support;
 
 use decide_support::{PRINCIPAL, Project, UNIT, codes, row};
 use serde_json::Value;
+use speccoder_attest::model::dsse::Envelope;
 
 const T001: &str = "001-bookmark-tags/T001";
 const T006: &str = "001-bookmark-tags/T006";
@@ -212,6 +213,150 @@ fn a_decision_note_with_a_test_result_line_is_rejected() {
     assert!(codes(tick).contains(&"decision_with_evidence".to_owned()), "{tick:#}");
 }
 
+/// A decision whose unsigned line someone filled with test evidence (a trace, a mutation score, a
+/// clean monitor, a strength) is neither signed by `attest sign` nor evidenced by `attest verify`,
+/// signed or not: a person's word must not pass a policy that asks for test evidence.
+#[test]
+fn a_decision_filled_with_test_evidence_is_neither_signed_nor_evidenced() {
+    let p = Project::new();
+    p.run(&["accept", T001, "--reason", "no tests", "--signer", "none"]).expect(0);
+    let mut statement = p.statements("HEAD").remove(0);
+    let predicate = statement["predicate"].as_object_mut().unwrap();
+    predicate.insert("mutation".into(), serde_json::json!({ "caught": 50, "missed": 0 }));
+    predicate.insert("monitor".into(), serde_json::json!({ "state": "clean", "findings": [] }));
+    predicate.insert("strength".into(), serde_json::json!({ "combined": { "share": 1 } }));
+    predicate.insert("run".into(), Value::Null);
+    let unsigned = Envelope::unsigned(serde_json::to_vec(&statement).unwrap()).to_line();
+    p.set_note("HEAD", &[String::from_utf8(unsigned).unwrap()]);
+    let before = p.note("HEAD");
+
+    let out = p.signed(&["attest", "sign"]).expect(26);
+    assert!(out.stderr.contains("decision_with_tick_fields"), "{}", out.stderr);
+    assert!(out.stderr.contains("monitor, mutation, run, strength"), "{}", out.stderr);
+    assert_eq!(p.note("HEAD"), before, "nothing signed");
+
+    p.set_note("HEAD", &[p.signed_line(&statement)]);
+    let v = p.verify(&[]).expect(26).json();
+    let tick = row(&v, T001);
+    assert_eq!(tick["reason"], "mismatch", "{tick:#}");
+    assert!(codes(tick).contains(&"decision_with_tick_fields".to_owned()), "{tick:#}");
+}
+
+/// `attest sign` asks the claim question the verifier asks: a merge carrying a decision's
+/// trailers, or a message with two `Verdict:` trailers, is not one plain claim, and its note,
+/// however well it agrees otherwise, is not signed.
+#[test]
+fn attest_sign_refuses_a_commit_the_verifier_calls_not_one_claim() {
+    let p = Project::new();
+    p.run(&["accept", T001, "--reason", "no tests", "--signer", "none"]).expect(0);
+    let statement = p.statements("HEAD").remove(0);
+    let message = p.git(&["log", "-1", "--format=%B"]);
+    let twice = message.replace("Verdict: attested", "Verdict:\nVerdict: attested");
+    let amended = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD^", "-m", &twice]);
+    p.git(&["checkout", "-q", "-b", "side", "HEAD^"]);
+    p.git(&["commit", "-q", "--allow-empty", "-m", "side"]);
+    p.git(&["checkout", "-q", "feature"]);
+    p.git(&["merge", "-q", "--no-ff", "-m", &message, "side"]);
+    let merge = p.git(&["rev-parse", "HEAD"]);
+    for (commit, problem) in [(amended, "2 Verdict: trailers"), (merge, "a merge commit (2 parents)")] {
+        let mut line = statement.clone();
+        line["subject"][0]["digest"] = serde_json::json!({ "gitCommit": commit });
+        line["predicate"]["tree"] = Value::String(p.git(&["rev-parse", &format!("{commit}^{{tree}}")]));
+        let unsigned = Envelope::unsigned(serde_json::to_vec(&line).unwrap()).to_line();
+        p.set_note(&commit, &[String::from_utf8(unsigned).unwrap()]);
+        let before = p.note(&commit);
+        let out = p.signed(&["attest", "sign", &commit]).expect(14);
+        assert!(out.stderr.contains("not_one_claim") && out.stderr.contains(problem), "{}", out.stderr);
+        assert_eq!(p.note(&commit), before, "nothing signed");
+    }
+}
+
+/// A rebase that rewords a decision's `Reason:` leaves a commit whose trailers the signed decider
+/// no longer matches: carry refuses that task by name (exit 26, restore the trailer) and carries
+/// the others.
+#[test]
+fn carry_refuses_a_reworded_reason_by_name_and_carries_the_other_decisions() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "no tests"]).expect(0);
+    p.signed(&["accept", "001-bookmark-tags/T002", "--reason", "fixtures only"]).expect(0);
+    let (first, second) = (p.git(&["rev-parse", "HEAD~1"]), p.git(&["rev-parse", "HEAD"]));
+    p.git(&["checkout", "-q", "--detach", "main"]);
+    p.write("unrelated.txt", "meanwhile\n");
+    p.commit_all("an unrelated change below both decisions");
+    p.git(&["cherry-pick", &first, &second]);
+    let reworded =
+        p.git(&["log", "-1", "--format=%B"]).replace("Reason: fixtures only", "Reason: fixtures, reviewed");
+    p.git(&["commit", "-q", "--amend", "-m", &reworded]);
+    p.git(&["checkout", "-q", "-B", "feature"]);
+
+    let allowed = p.allowed.to_str().unwrap();
+    let out = p.signed(&["attest", "carry", "--allowed-signers", allowed, "--json"]).expect(26);
+    let report = out.json();
+    let refused = &report["refused"][0];
+    assert_eq!(refused["target"], "001-bookmark-tags/T002", "{report:#}");
+    assert_eq!(refused["code"], "decision_differs", "{report:#}");
+    let reason = refused["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("Reason: `fixtures, reviewed`") && reason.contains("restore the trailer"),
+        "{reason}"
+    );
+    assert_eq!(report["carried"][0]["target"], T001, "{report:#}");
+    let v = p.verify(&[]).expect(26).json();
+    assert_eq!(row(&v, T001)["outcome"], "evidenced", "{v:#}");
+}
+
+/// A task commit amended to name a second task (a second `Spec-Task:` trailer, or one folded onto
+/// the first) is named as what it is: verify's row for the ticked task says `not_one_claim` and
+/// names the commit, never "no commit names it any more", and carry refuses it by name instead of
+/// finding nothing to carry.
+#[test]
+fn a_second_task_named_on_a_decision_commit_is_reported_and_refused_as_not_one_claim() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "no tests"]).expect(0);
+    let message = p.git(&["log", "-1", "--format=%B"]);
+    let allowed = p.allowed.to_str().unwrap();
+    for second in ["\nSpec-Task: 001-bookmark-tags/T002", "\n  001-bookmark-tags/T002"] {
+        let amended = message.replace(&format!("Spec-Task: {T001}"), &format!("Spec-Task: {T001}{second}"));
+        p.git(&["commit", "-q", "--amend", "-m", &amended]);
+        let commit = p.git(&["rev-parse", "HEAD"]);
+        let v = p.verify(&[]).expect(26).json();
+        let tick = row(&v, T001);
+        assert_eq!(tick["reason"], "not_one_claim", "{second:?}: {tick:#}");
+        assert_eq!(tick["commit"], commit.as_str(), "{tick:#}");
+        assert_eq!(tick["findings"][0]["outcome"], "malformed", "{tick:#}");
+
+        let report = p.signed(&["attest", "carry", "--allowed-signers", allowed, "--json"]).expect(26).json();
+        let refused = &report["refused"][0];
+        assert_eq!(
+            (refused["target"].as_str(), refused["code"].as_str()),
+            (Some(T001), Some("not_one_claim"))
+        );
+        assert_eq!(refused["to"], commit.as_str(), "{report:#}");
+    }
+}
+
+/// A `Held-Out:` trailer claims a held-out result and a `Run:` trailer a run; a decision has
+/// neither to claim.
+#[test]
+fn a_decision_commit_with_a_held_out_or_run_trailer_is_a_mismatch() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    let mut statement = p.statements("HEAD").remove(0);
+    let claim = format!("Held-Out: passed=3/3 manifest=sha256:{}\nRun: run-1", "a".repeat(64));
+    let message = format!("{}\n{claim}\n", p.git(&["log", "-1", "--format=%B"]));
+    let forged = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD^", "-m", &message]);
+    assert!(trailers(&p, &forged).ends_with(&claim), "{}", trailers(&p, &forged));
+    p.git(&["update-ref", "refs/heads/feature", &forged]);
+    statement["subject"][0]["digest"]["gitCommit"] = Value::String(forged.clone());
+    p.set_note(&forged, &[p.signed_line(&statement)]);
+    let v = p.verify(&[]).expect(26).json();
+    let tick = row(&v, T001);
+    let finding =
+        tick["findings"].as_array().unwrap().iter().find(|f| f["code"] == "decision_with_tick_fields");
+    let found = finding.and_then(|f| f["found"].as_str());
+    assert_eq!(found, Some("the Held-Out: trailer, the Run: trailer"), "{tick:#}");
+}
+
 #[test]
 fn an_accepted_by_trailer_that_differs_from_the_signed_decider_is_a_mismatch() {
     let p = Project::new();
@@ -299,7 +444,8 @@ fn bad_decisions_are_refused_with_a_clear_message_and_nothing_written() {
     p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
     let before = p.snapshot();
     let long_name = "n".repeat(201);
-    let cases: [(&[&str], i32, &str); 11] = [
+    let long_reason = "r".repeat(2001);
+    let cases: [(&[&str], i32, &str); 12] = [
         (&["accept", "001-bookmark-tags/T002", "--reason", "  \n "], 2, "--reason is empty"),
         (&["accept", "001-bookmark-tags/T002", "--reason", "ok", "--by", " \u{7} "], 2, "--by is empty"),
         (
@@ -308,6 +454,7 @@ fn bad_decisions_are_refused_with_a_clear_message_and_nothing_written() {
             "--by is longer than 200",
         ),
         (&["skip", "001-bookmark-tags/T002", "--reason", ""], 2, "--reason is empty"),
+        (&["accept", "001-bookmark-tags/T002", "--reason", &long_reason], 2, "--reason is longer than 2000"),
         (&["accept", "999-nothing/T002", "--reason", "x"], 2, "unit `999-nothing` not found"),
         (&["skip", "001-bookmark-tags/T099", "--reason", "x"], 2, "task `T099` not found"),
         (&["accept", T001, "--reason", "again"], 14, "already ticked"),
@@ -328,6 +475,28 @@ fn bad_decisions_are_refused_with_a_clear_message_and_nothing_written() {
     assert_eq!(twice.json()["exit_code"], 14);
     assert!(twice.stderr.contains("skipped already"), "{}", twice.stderr);
     assert_eq!(p.snapshot(), before);
+}
+
+/// What `--help` says of `accept` and `skip` is what they do: a reason over 2000 characters and an
+/// empty name or one over 200 are usage errors (exit 2), as a bad argument value is; only no name
+/// at all (no `--by`, no `user.name`) is configuration (exit 13).
+#[test]
+fn the_help_of_accept_and_skip_names_the_limits_of_reason_and_by_and_their_exit_codes() {
+    let p = Project::new();
+    for command in ["accept", "skip"] {
+        let help =
+            p.run(&[command, "--help"]).expect(0).stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+        for said in [
+            "an empty reason or one longer than 2000 characters, an empty `--by` or one longer than 200 characters;",
+            "13 no name (no `--by` given and no `user.name`)",
+            "at most 200 characters",
+        ] {
+            assert!(help.contains(said), "{command} --help lacks {said:?}: {help}");
+        }
+    }
+    p.git(&["config", "--unset", "user.name"]);
+    let out = p.signed(&["accept", T001, "--reason", "ok"]).expect(13);
+    assert!(out.stderr.contains("no name to record as the decider"), "{}", out.stderr);
 }
 
 /// A skip is recorded on HEAD's commit: a new unit only the work tree holds (untracked, or staged

@@ -2033,6 +2033,49 @@ fn a_held_out_trailer_claiming_a_result_the_evidence_lacks_is_a_mismatch() {
     expect_code(&codes, "held_out_trailer_mismatch");
 }
 
+/// The `Run:` trailer names the run the signed evidence names, as `Held-Out:` does: one edited
+/// after the tick is a mismatch, and carry refuses to re-sign the evidence for it.
+#[test]
+fn a_run_trailer_edited_after_the_tick_is_a_mismatch_and_carry_refuses_it() {
+    let c = setup();
+    let message = c.p.git(&["log", "-1", "--format=%B"]);
+    assert!(message.contains("Run: run-20261130-0007"), "{message}");
+    let forged = message.replace("Run: run-20261130-0007", "Run: run-FAKE-999");
+    let (old, new) = recommit(&c, &forged);
+    let (code, report) = carry(&c, &old, &new);
+    assert_eq!(code, 26, "{report:#}");
+    assert_eq!(report["refused"][0]["code"], "run_differs", "{report:#}");
+    c.p.git(&["notes", "--ref=speccoder", "copy", &old, &new]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    let finding = report["ticks"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "run_trailer_mismatch");
+    let said = finding.map(|f| (f["expected"].as_str(), f["found"].as_str()));
+    assert_eq!(said, Some((Some("run-20261130-0007"), Some("run-FAKE-999"))), "{report:#}");
+}
+
+/// A tick's commit with `Accepted-By:` and `Reason:` added reads in the log as a person's
+/// decision the signed evidence never made: a mismatch.
+#[test]
+fn decision_trailers_added_to_a_tick_are_a_mismatch() {
+    let c = setup();
+    let message = c.p.git(&["log", "-1", "--format=%B"]);
+    let forged = format!("{}\nAccepted-By: Mallory\nReason: looks fine\n", message.trim_end());
+    let (old, new) = recommit(&c, &forged);
+    c.p.git(&["notes", "--ref=speccoder", "copy", &old, &new]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    let finding = report["ticks"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "tick_with_decision_trailers");
+    assert_eq!(finding.and_then(|f| f["found"].as_str()), Some("Accepted-By, Reason"), "{report:#}");
+}
+
 #[test]
 fn a_merge_commit_carrying_a_task_s_trailers_is_no_task_commit() {
     let c = setup();

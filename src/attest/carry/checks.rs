@@ -13,16 +13,18 @@ use super::{RefusedRow, Stop};
 use crate::attest::config::read_policy;
 use crate::attest::{commit_object_sha256, same_change};
 use crate::check::agreement::{self, Claim, Rules};
+use crate::check::decision::DecisionTrailers;
 use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{self, NoteLineSignature};
-use crate::check::trailers::{claim_problem, held_out_trailer, task_trailers};
+use crate::check::trailers::{NOT_ONE_CLAIM, claim_problem, last_trailer, task_trailers};
 use crate::check::trust::SignatureTrust;
 use crate::git::{Commit, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
 use crate::model::digest::sha256_hex;
-use crate::model::predicate;
+use crate::model::predicate::{self, Verdict};
 use crate::model::shown::{one_line, shown};
+use crate::model::trailer_keys::{HELD_OUT, REASON, RUN};
 use crate::spec;
 
 /// A carry whose checks all held: what the re-issue needs.
@@ -79,11 +81,16 @@ pub(super) fn check(
     }
     for commit in [&old, &new] {
         if let Some(problem) = claim_problem(&commit.message, commit.parents.len()) {
-            return Err(refuse("not_one_claim", format!("{}: {problem}", commit.id)));
+            return Err(refuse(NOT_ONE_CLAIM, format!("{}: {problem}", commit.id)));
         }
     }
-    if let Some(reason) = held_out_differs(&old, &new) {
-        return Err(refuse("held_out_differs", reason));
+    for (key, code) in [(HELD_OUT, "held_out_differs"), (RUN, "run_differs")] {
+        if let Some(reason) = trailer_differs(&old, &new, key) {
+            return Err(refuse(code, reason));
+        }
+    }
+    if let Some(reason) = decision_differs(&old, &new, verdict.as_deref()) {
+        return Err(refuse("decision_differs", reason));
     }
     let claim = Carried { old: &old, new: &new, target: &target, verdict: verdict.as_deref() };
     let old_note = old_note(repo, notes, &claim)?;
@@ -370,22 +377,49 @@ fn task_verification_of(lines: &[ReadLine]) -> Option<predicate::TaskVerificatio
     })
 }
 
-/// Why `new` cannot carry the evidence of `old` for its `Held-Out:` trailer, when the two differ:
-/// the signed evidence says what `old`'s says, and the verifier holds the trailer to it.
-fn held_out_differs(old: &Commit, new: &Commit) -> Option<String> {
-    let (was, now) = (held_out_trailer(&old.message), held_out_trailer(&new.message));
+/// Why `new` cannot carry the evidence of `old` for its trailer `key` (`Held-Out:`, `Run:`), when
+/// the two differ: the signed evidence says what `old`'s says, and the verifier holds the trailer
+/// to it.
+fn trailer_differs(old: &Commit, new: &Commit, key: &str) -> Option<String> {
+    let (was, now) = (last_trailer(&old.message, key), last_trailer(&new.message, key));
     if was == now {
         return None;
     }
     let said = |t: Option<String>| t.map_or_else(|| "none".to_owned(), |t| format!("`{}`", shown(&t, 120)));
     Some(format!(
-        "{} says Held-Out: {} where {} says {}, and the signed evidence says what {} says; restore the trailer (`git commit --amend`) and carry again",
+        "{} says {key}: {} where {} says {}, and the signed evidence says what {} says; restore the trailer (`git commit --amend`) and carry again",
         new.id,
         said(now),
         old.id,
         said(was),
         old.id
     ))
+}
+
+/// Why `new` cannot carry the decision of `old` (a `verdict` of `attested` or `skipped`) for its
+/// `Accepted-By:`/`Skipped-By:` or `Reason:` trailer, when one differs (a `reword` in `git rebase
+/// -i`): the signed decider says what `old`'s trailers say, and the verifier holds the trailers to
+/// it. Each differing trailer is named.
+fn decision_differs(old: &Commit, new: &Commit, verdict: Option<&str>) -> Option<String> {
+    let verdict = verdict.and_then(Verdict::parse).filter(|v| v.is_decision())?;
+    let (was, now) =
+        (DecisionTrailers::read(&old.message, verdict), DecisionTrailers::read(&new.message, verdict));
+    let said = |t: &Option<String>| {
+        t.as_deref().map_or_else(|| "none".to_owned(), |t| format!("`{}`", shown(t, 120)))
+    };
+    let differs: Vec<String> = [(was.by_key, &was.by, &now.by), (REASON, &was.reason, &now.reason)]
+        .into_iter()
+        .filter(|(_, was, now)| was != now)
+        .map(|(key, was, now)| format!("{key}: {} where {} says {}", said(now), old.id, said(was)))
+        .collect();
+    (!differs.is_empty()).then(|| {
+        format!(
+            "{} says {}, and the signed decision says what {} says; restore the trailer (`git rebase -i` with `reword`, or `git commit --amend` on the last commit) and carry again",
+            new.id,
+            differs.join(", and "),
+            old.id
+        )
+    })
 }
 
 /// The codes of the findings that make evidence not hold (anything but a signature question).

@@ -10,7 +10,7 @@ use super::refusal::change_differs;
 use super::{CarryError, RefusedRow};
 use crate::attest::same_change;
 use crate::check::line::read_lines;
-use crate::check::trailers::task_trailers;
+use crate::check::trailers::{NOT_ONE_CLAIM, task_trailers, unclear_claims};
 use crate::git::{Commit, GitError, Head, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
 use crate::model::predicate::Verdict;
@@ -87,7 +87,7 @@ pub(super) fn branch_jobs(
     let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
     let mut newest: Vec<(String, Commit)> = Vec::new();
     let mut targets = HashSet::new();
-    for id in reachable {
+    for id in reachable.iter().copied() {
         let commit = repo.commit(id)?;
         if let (Some(target), Some(verdict)) = task_trailers(&commit.message)
             && !verdict.is_empty()
@@ -110,6 +110,7 @@ pub(super) fn branch_jobs(
     for list in elsewhere.values_mut() {
         list.sort_by_key(|c| std::cmp::Reverse((c.committer.seconds, c.id)));
     }
+    refuse_unclear_claims(repo, &reachable, &targets, &elsewhere, refused)?;
     let wanted: Vec<(String, Commit, &Vec<Commit>)> = newest
         .into_iter()
         .filter(|(_, commit)| !has_own_note(repo, notes, commit.id))
@@ -137,6 +138,40 @@ pub(super) fn branch_jobs(
         }
     }
     Ok(jobs)
+}
+
+/// Refuses, as `not_one_claim`, each task with evidence off the branch (`elsewhere`) that no task
+/// commit on it claims (`claimed`), when a commit of the branch names it in a claim that is not
+/// one plain claim (two `Spec-Task:` trailers, a folded one, a merge): that commit is where the
+/// evidence was meant to go, and it cannot go there until its trailers make one claim.
+fn refuse_unclear_claims(
+    repo: &Repo,
+    reachable: &[ObjectId],
+    claimed: &HashSet<String>,
+    elsewhere: &HashMap<String, Vec<Commit>>,
+    refused: &mut Vec<RefusedRow>,
+) -> Result<(), GitError> {
+    if elsewhere.keys().all(|target| claimed.contains(target)) {
+        return Ok(());
+    }
+    let unclear = unclear_claims(repo, reachable)?;
+    let mut orphaned: Vec<(&String, &Vec<Commit>)> =
+        elsewhere.iter().filter(|(target, _)| !claimed.contains(*target)).collect();
+    orphaned.sort_by_key(|(target, _)| *target);
+    for (target, candidates) in orphaned {
+        let (Some((to, problem)), Some(from)) = (unclear.get(target), candidates.first()) else { continue };
+        refused.push(RefusedRow {
+            target: target.clone(),
+            from: from.id.to_string(),
+            to: to.to_string(),
+            code: NOT_ONE_CLAIM,
+            reason: format!(
+                "{to} names {target}, but not in one plain claim ({problem}), so the evidence on {} is not carried to it; reword {to} so that its trailers name one task with one Spec-Task: and one Verdict: (`git rebase -i` with `reword`), then carry again",
+                from.id
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Whether `commit`'s note is its own: present, and not a copy git made from another commit
