@@ -646,8 +646,10 @@ pub enum AttestSub {
     /// signed by a signer you trust, the new commit holds a note of its own, or `--from` and
     /// `--to` are the same commit (each named; the others were carried); 13 no trust configured, a
     /// trust file that is unusable, bad signer or key, a statement that would leak; 2 unknown
-    /// revisions; 14 `--from` without a note, the notes ref locked by another command; 1 internal
-    /// error.
+    /// revisions, a `--rewritten` input that is not `<old> <new>` lines of full commit ids (the
+    /// first such line named by its number; not UTF-8 text, over 16 MiB), or whose new commit is
+    /// not in the repository; 14 `--from` without a note, the notes ref locked by another command;
+    /// 1 internal error.
     Carry(AttestCarryArgs),
 }
 

@@ -29,17 +29,29 @@ fn fetch_trust(openpgp_certs: &Option<std::path::PathBuf>) -> TrustFiles {
     TrustFiles { openpgp_certs: openpgp_certs.clone(), ..TrustFiles::default() }
 }
 
+/// The most bytes of rewritten commits read on stdin: about 200,000 lines of two commit ids, more
+/// than any rebase rewrites.
+const REWRITTEN_MAX_BYTES: u64 = 16 << 20;
+
+/// `--rewritten`'s stdin, as text of at most [`REWRITTEN_MAX_BYTES`].
+fn read_rewritten() -> Result<String, CarryError> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    let stdin = std::io::stdin().lock();
+    stdin
+        .take(REWRITTEN_MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CarryError::Stdin(e.to_string()))?;
+    if bytes.len() as u64 > REWRITTEN_MAX_BYTES {
+        return Err(CarryError::Stdin(format!("it is more than {REWRITTEN_MAX_BYTES} bytes")));
+    }
+    String::from_utf8(bytes).map_err(|_| CarryError::Stdin("it is not UTF-8 text".to_owned()))
+}
+
 pub fn carry(args: &AttestCarryArgs) -> u8 {
     let result = (|| -> Result<carry::CarryReport, CarryError> {
         let repo = Repo::discover(".")?;
-        let rewritten = if args.rewritten {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
-                .map_err(CarryError::Stdin)?;
-            Some(text)
-        } else {
-            None
-        };
+        let rewritten = if args.rewritten { Some(read_rewritten()?) } else { None };
         let request = CarryRequest {
             pair: args.from.clone().zip(args.to.clone()),
             rewritten,

@@ -483,6 +483,40 @@ fn a_note_git_copied_on_rebase_is_re_issued_by_carry() {
 }
 
 #[test]
+fn carry_rewritten_refuses_a_line_that_is_no_pair_by_its_number_and_carries_git_s_pairs() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let old = ada.attest("T001", &[]);
+    team.move_main("main-moves");
+    ada.git(&["fetch", "-q", "origin"]);
+    ada.git(&["rebase", "-q", "origin/main"]);
+    let new = ada.rev("HEAD");
+    let carry = |stdin: &[u8]| {
+        let cmd = common::speccoder_command(&ada.dir, &team.home, &["attest", "carry", "--rewritten"]);
+        common::run_with_stdin(cmd, stdin)
+    };
+    let unknown = "1".repeat(40);
+    for (stdin, says) in [
+        (
+            format!("{old} {new}\nnot a pair\n").into_bytes(),
+            "line 2 of the rewritten commits on stdin, `not a pair`",
+        ),
+        (format!("\n{old} {unknown}\n").into_bytes(), "line 2 of the rewritten commits on stdin"),
+        (vec![0xff, 0xfe, b'\n'], "it is not UTF-8 text"),
+    ] {
+        let out = carry(&stdin);
+        assert_eq!(out.code(), Some(2), "{out}");
+        assert!(out.stderr.contains(says) && out.stderr.contains("<old> <new>"), "{out}");
+    }
+    assert_eq!(ada.note(&new), None, "nothing carried while the input is refused");
+    // git's own lines (with extra words after the pair, as a rebase may give) are carried.
+    let out = carry(format!("{old} {new} extra\n").as_bytes());
+    assert_eq!(out.code(), Some(0), "{out}");
+    ada.assert_evidenced(1);
+}
+
+#[test]
 fn a_cherry_pick_is_carried_with_from_and_to() {
     let team = Team::new();
     let ada = team.writer("ada", &team.ada);

@@ -218,8 +218,22 @@ pub enum CarryError {
     #[error(transparent)]
     Note(#[from] NoteNotWritten),
     /// `--rewritten`: git's list of rewritten commits cannot be read on stdin.
-    #[error("cannot read the rewritten commits on stdin: {0}")]
-    Stdin(std::io::Error),
+    #[error(
+        "cannot read the rewritten commits on stdin ({0}): --rewritten reads `<old> <new>` lines of commit ids, as git gives its post-rewrite hook"
+    )]
+    Stdin(String),
+    /// `--rewritten`: a line of stdin that is not a pair of rewritten commits.
+    #[error(
+        "line {line} of the rewritten commits on stdin, `{text}`: {reason}; --rewritten reads `<old> <new>` lines of full commit ids, as git gives its post-rewrite hook"
+    )]
+    RewrittenLine {
+        /// Its 1-based number.
+        line: usize,
+        /// The line, escaped and cut.
+        text: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
 }
 
 impl From<PolicyError> for CarryError {
@@ -240,9 +254,8 @@ impl ExitClass for CarryError {
             CarryError::Note(e) => e.class(),
             CarryError::NoNote { .. } => Class::GitPrecondition,
             CarryError::NoTrust | CarryError::NoteTooLarge(_) => Class::Config,
-            CarryError::NotJson { .. } | CarryError::WouldNotAgree { .. } | CarryError::Stdin(_) => {
-                Class::Internal
-            }
+            CarryError::Stdin(_) | CarryError::RewrittenLine { .. } => Class::Usage,
+            CarryError::NotJson { .. } | CarryError::WouldNotAgree { .. } => Class::Internal,
         }
     }
 }
@@ -280,7 +293,7 @@ pub fn carry(repo: &Repo, req: &CarryRequest) -> Result<CarryReport, CarryError>
     let mut refused = Vec::new();
     let jobs = match (&req.pair, &req.rewritten) {
         (Some((from, to)), _) => plan::pair_job(repo, (from, to), &notes, &mut refused)?,
-        (None, Some(pairs)) => plan::rewritten_jobs(repo, pairs, &notes),
+        (None, Some(pairs)) => plan::rewritten_jobs(repo, pairs, &notes)?,
         (None, None) => plan::branch_jobs(repo, &notes, &mut refused)?,
     };
     let mut report = CarryReport {

@@ -14,6 +14,7 @@ use crate::check::trailers::{NOT_ONE_CLAIM, task_trailers, unclear_claims};
 use crate::git::{Commit, GitError, Head, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
 use crate::model::predicate::Verdict;
+use crate::model::shown::shown;
 
 /// One carry to attempt: the evidence on `from` for the commit `to`.
 pub(super) struct Job {
@@ -56,19 +57,38 @@ pub(super) fn pair_job(
     Ok(vec![Job { from, to }])
 }
 
-/// The pairs of git's post-rewrite input whose old commit has a note.
-pub(super) fn rewritten_jobs(repo: &Repo, pairs: &str, notes: &HashMap<ObjectId, ObjectId>) -> Vec<Job> {
+/// The pairs of git's post-rewrite input (`<old> <new> [<extra>]` lines of full commit ids; blank
+/// lines aside) whose old commit has a note.
+///
+/// # Errors
+/// [`CarryError::RewrittenLine`] naming the first line that is no such pair, or whose new commit
+/// is not in the repository.
+pub(super) fn rewritten_jobs(
+    repo: &Repo,
+    pairs: &str,
+    notes: &HashMap<ObjectId, ObjectId>,
+) -> Result<Vec<Job>, CarryError> {
     let mut seen = HashSet::new();
-    pairs
-        .lines()
-        .filter_map(|line| {
-            let mut words = line.split_whitespace();
-            let from = ObjectId::from_hex(words.next()?.as_bytes()).ok()?;
-            let to = ObjectId::from_hex(words.next()?.as_bytes()).ok()?;
-            (from != to && notes.contains_key(&from) && repo.commit(to).is_ok() && seen.insert(to))
-                .then_some(Job { from, to })
-        })
-        .collect()
+    let mut jobs = Vec::new();
+    for (index, line) in pairs.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
+        let bad = |reason: &'static str| CarryError::RewrittenLine {
+            line: index + 1,
+            text: shown(line, 100),
+            reason,
+        };
+        let mut words = line.split_whitespace();
+        let mut id = || words.next().and_then(|w| ObjectId::from_hex(w.as_bytes()).ok());
+        let (Some(from), Some(to)) = (id(), id()) else {
+            return Err(bad("it is not two full commit ids, `<old> <new>`"));
+        };
+        if repo.commit(to).is_err() {
+            return Err(bad("its new commit is not a commit of this repository"));
+        }
+        if from != to && notes.contains_key(&from) && seen.insert(to) {
+            jobs.push(Job { from, to });
+        }
+    }
+    Ok(jobs)
 }
 
 /// For each task whose newest task commit on the branch lacks its own note: the newest commit

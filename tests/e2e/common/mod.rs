@@ -122,6 +122,16 @@ pub fn run(mut cmd: Command) -> Run {
     Run::from(cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}")))
 }
 
+/// Runs `cmd` with `input` on its stdin and returns what happened.
+pub fn run_with_stdin(mut cmd: Command, input: &[u8]) -> Run {
+    use std::io::Write as _;
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    // A command that stops reading early closes the pipe: what it did is in its output.
+    let _ = child.stdin.take().map(|mut stdin| stdin.write_all(input));
+    Run::from(child.wait_with_output().unwrap_or_else(|e| panic!("cannot wait for {cmd:?}: {e}")))
+}
+
 /// `git` in `dir`, isolated with `home`.
 pub fn git_command(dir: &Path, home: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new("git");
