@@ -63,6 +63,11 @@ fn setup_prepared_in(
     c
 }
 
+/// The first finding of code `code` on the report's first row.
+fn first_finding<'r>(report: &'r Value, code: &str) -> Option<&'r Value> {
+    report["ticks"][0]["findings"].as_array()?.iter().find(|f| f["code"] == code)
+}
+
 /// The verifier's report on the branch, checked to be the same with `--via-tools`.
 fn verify(c: &Case, extra: &[&str]) -> (i32, Value) {
     let mut args = vec!["--branch", "--all"];
@@ -492,8 +497,7 @@ fn a_note_of_many_junk_lines_is_reported_for_twenty_and_one_finding_counts_the_r
     assert_eq!(code, 26);
     let codes = expect_tick(&report, "unverifiable", Some("malformed"));
     assert_eq!(codes.iter().filter(|c| *c == "not_an_envelope").count(), 20, "of {} findings", codes.len());
-    let rest =
-        &report["ticks"][0]["findings"].as_array().unwrap().iter().find(|f| f["code"] == "lines_not_read");
+    let rest = first_finding(&report, "lines_not_read");
     let rest = rest.unwrap_or_else(|| panic!("no lines_not_read finding: {codes:?}"));
     assert_eq!(rest["line"], genuine + 21);
     let says = format!("980 more lines after line {} were not read", genuine + 20);
@@ -514,8 +518,7 @@ fn a_note_of_its_own_lines_repeated_is_read_for_64_lines_and_one_finding_counts_
     assert_eq!(code, 26);
     let codes = expect_tick(&report, "unverifiable", Some("malformed"));
     assert!(codes.len() < 80, "findings grow with the lines read, not the note: {}", codes.len());
-    let rest =
-        &report["ticks"][0]["findings"].as_array().unwrap().iter().find(|f| f["code"] == "lines_not_read");
+    let rest = first_finding(&report, "lines_not_read");
     let rest = rest.unwrap_or_else(|| panic!("no lines_not_read finding: {codes:?}"));
     assert_eq!(rest["line"], 65);
     let says = format!("{} more lines after line 64 were not read", lines.len() - 64);
@@ -559,12 +562,7 @@ fn a_predicate_of_major_version_one_is_malformed_and_not_supported() {
     let (_, report) = verify(&c, &[]);
     let tick = &report["ticks"][0];
     assert_eq!(tick["reason"], "malformed");
-    let f = tick["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == "unsupported_predicate_version")
-        .unwrap();
+    let f = first_finding(&report, "unsupported_predicate_version").unwrap();
     assert!(f["message"].as_str().unwrap().contains("not supported by this verifier"), "{f}");
 }
 
@@ -1034,7 +1032,17 @@ fn a_task_whose_story_is_in_a_spec_md_over_the_limit_is_refused_unread() {
     let says =
         format!("`{spec}` is {} bytes, more than the 1048576 bytes speccoder reads of spec.md", text.len());
     assert!(r.0.stderr.contains(&says), "{}", r.0);
-    assert!(r.1 < size_kb / 2, "a {size_kb} KB spec.md took {} KB at peak", r.1);
+    // Against the same command refused before it reads any spec file (evidence for another
+    // task): what a build's own code and set-up take, larger in a debug build, is not the file's.
+    let unknown =
+        peak_of(&c, &["attest", "001-bookmark-tags/T099", "--evidence", evidence.to_str().unwrap()]);
+    assert!(unknown.0.code() == Some(13) && unknown.0.stderr.contains("is for task"), "{}", unknown.0);
+    assert!(
+        r.1 < unknown.1 + size_kb / 4,
+        "a {size_kb} KB spec.md took {} KB at peak ({} KB without it)",
+        r.1,
+        unknown.1
+    );
 }
 
 #[test]
@@ -2048,11 +2056,7 @@ fn a_run_trailer_edited_after_the_tick_is_a_mismatch_and_carry_refuses_it() {
     c.p.git(&["notes", "--ref=speccoder", "copy", &old, &new]);
     let (code, report) = verify(&c, &[]);
     assert_eq!(code, 26, "{report:#}");
-    let finding = report["ticks"][0]["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == "run_trailer_mismatch");
+    let finding = first_finding(&report, "run_trailer_mismatch");
     let said = finding.map(|f| (f["expected"].as_str(), f["found"].as_str()));
     assert_eq!(said, Some((Some("run-20261130-0007"), Some("run-FAKE-999"))), "{report:#}");
 }
@@ -2068,11 +2072,7 @@ fn decision_trailers_added_to_a_tick_are_a_mismatch() {
     c.p.git(&["notes", "--ref=speccoder", "copy", &old, &new]);
     let (code, report) = verify(&c, &[]);
     assert_eq!(code, 26, "{report:#}");
-    let finding = report["ticks"][0]["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == "tick_with_decision_trailers");
+    let finding = first_finding(&report, "tick_with_decision_trailers");
     assert_eq!(finding.and_then(|f| f["found"].as_str()), Some("Accepted-By, Reason"), "{report:#}");
 }
 

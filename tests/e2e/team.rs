@@ -456,17 +456,23 @@ fn a_rebase_onto_a_moved_main_is_carried_and_verifies_again() {
     team.fsck(&[&ada, &ci]);
 }
 
-#[test]
-fn a_note_git_copied_on_rebase_is_re_issued_by_carry() {
-    let team = Team::new();
-    let ada = team.writer("ada", &team.ada);
-    ada.git(&["config", "notes.rewriteRef", NOTES_REF]);
+/// `ada` ticks T001 on a new branch `feature-a`, main moves, and she rebases onto it: the tick's
+/// commit before the rebase and after.
+fn tick_rebased_onto_a_moved_main(team: &Team, ada: &Clone<'_>) -> (String, String) {
     ada.git(&["checkout", "-q", "-b", "feature-a"]);
     let old = ada.attest("T001", &[]);
     team.move_main("main-moves");
     ada.git(&["fetch", "-q", "origin"]);
     ada.git(&["rebase", "-q", "origin/main"]);
-    let new = ada.rev("HEAD");
+    (old, ada.rev("HEAD"))
+}
+
+#[test]
+fn a_note_git_copied_on_rebase_is_re_issued_by_carry() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["config", "notes.rewriteRef", NOTES_REF]);
+    let (old, new) = tick_rebased_onto_a_moved_main(&team, &ada);
     assert_eq!(ada.note(&new), ada.note(&old), "git copied the note");
 
     let out = ada.verify(&[]).failure(26);
@@ -486,12 +492,7 @@ fn a_note_git_copied_on_rebase_is_re_issued_by_carry() {
 fn carry_rewritten_refuses_a_line_that_is_no_pair_by_its_number_and_carries_git_s_pairs() {
     let team = Team::new();
     let ada = team.writer("ada", &team.ada);
-    ada.git(&["checkout", "-q", "-b", "feature-a"]);
-    let old = ada.attest("T001", &[]);
-    team.move_main("main-moves");
-    ada.git(&["fetch", "-q", "origin"]);
-    ada.git(&["rebase", "-q", "origin/main"]);
-    let new = ada.rev("HEAD");
+    let (old, new) = tick_rebased_onto_a_moved_main(&team, &ada);
     let carry = |stdin: &[u8]| {
         let cmd = common::speccoder_command(&ada.dir, &team.home, &["attest", "carry", "--rewritten"]);
         common::run_with_stdin(cmd, stdin)
