@@ -483,7 +483,8 @@ pub enum AttestSub {
     /// `--policy-rev` revision inside the checked history), no Sigstore trusted root can be had, the
     /// `--markdown` file or `$GITHUB_STEP_SUMMARY` cannot be written (the report is printed all the
     /// same; 26 stays 26), or an object the check reads cannot be read (one larger than speccoder
-    /// reads, a corrupt one); 14 repository state (a shallow clone cut short, notes never fetched, an
+    /// reads, a corrupt one; a task commit's note or commit too: its row is
+    /// reported, then the error naming the object); 14 repository state (a shallow clone cut short, notes never fetched, an
     /// object a row needs missing from the repository, which the row's finding and a warning name,
     /// whatever the other rows say; the promisor remote unreachable, a notes tree that is not one git writes: one tree object reached
     /// twice, or a lookup needing more than 64 trees; names are read in lowercase hex only, and two

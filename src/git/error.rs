@@ -566,6 +566,15 @@ impl GitError {
             _ => None,
         }
     }
+
+    /// The object the repository holds but cannot decode, when that is the failure.
+    #[must_use]
+    pub fn corrupt_object(&self) -> Option<ObjectId> {
+        match self {
+            GitError::CorruptObject { id, .. } => Some(*id),
+            _ => None,
+        }
+    }
 }
 
 /// Attaching a path and action to I/O results.

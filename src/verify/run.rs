@@ -122,6 +122,9 @@ fn finish(
     if let Some(failure) = trust.failure() {
         return Err(VerifyError::Trust(failure));
     }
+    if let Some(id) = out.end.corrupt.clone() {
+        return Err(VerifyError::CorruptObject(id));
+    }
     let Counted { sink, mut end } = out;
     end.warnings = trust.warnings();
     end.warnings.extend(warnings);
