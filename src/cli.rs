@@ -442,8 +442,9 @@ pub enum AttestSub {
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
     ///
-    /// Without --branch: checks the task commits named (REV, or A..B; default every commit on
-    /// the current branch carrying Spec-Task:). With --branch: checks every ticked task of the
+    /// Without --branch: checks the task commits (those carrying Spec-Task:) among the commits
+    /// named (REV alone is that one commit, `<rev>^!`: a REV that is no task commit leaves
+    /// nothing to check, 15; A..B; default every commit on the current branch). With --branch: checks every ticked task of the
     /// units the branch touched since its base (--all: every unit), including ticks without
     /// evidence and evidence left behind by a squash or rebase merge.
     ///

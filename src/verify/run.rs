@@ -53,12 +53,11 @@ pub fn verify_commits_into(
         Checked::Range { head: tip, base } => (repo.walk(tip, base.as_slice())?, tip, Some(base)),
     };
     let checker = Checker::new(repo, trust, Some(repo.commit_tree(head_for_lines)?))?;
-    let single = range.is_some_and(|r| !r.contains(".."));
+    // `REV` alone is `<rev>^!`: a commit that names no task leaves nothing to check, as in a range.
     let mut task_commits = Vec::new();
     for &id in &ids {
         let commit = repo.commit(id)?;
-        let (target, _) = task_trailers(&commit.message);
-        if target.is_some() || single {
+        if task_trailers(&commit.message).0.is_some() {
             task_commits.push(id);
         }
     }

@@ -146,6 +146,21 @@ fn every_json_report_of_verify_carries_the_exit_code() {
 }
 
 #[test]
+fn a_commit_named_alone_that_is_no_task_commit_has_nothing_to_check_as_its_range_has() {
+    let p = Project::speckit();
+    p.git(&["commit", "-q", "--allow-empty", "-m", "an ordinary commit"]);
+    let alone = p.speccoder(&["attest", "verify", "HEAD", "--accept-unsigned"]).failure(15);
+    let range = p.speccoder(&["attest", "verify", "HEAD~1..HEAD", "--accept-unsigned"]).failure(15);
+    assert_eq!((&alone.stdout, &alone.stderr), (&range.stdout, &range.stderr), "the same words");
+    assert!(alone.stderr.contains("nothing to check"), "{alone}");
+    let json = p.speccoder(&["attest", "verify", "HEAD", "--accept-unsigned", "--json"]).failure(15);
+    let report: Value = serde_json::from_str(&json.stdout).unwrap_or_else(|e| panic!("{e}\n{json}"));
+    assert_eq!(report["ticks"], Value::Array(Vec::new()), "no row with an empty task: {report:#}");
+    let github = p.speccoder(&["attest", "verify", "HEAD", "--accept-unsigned", "--github"]).failure(15);
+    assert!(!github.stdout.contains("::error"), "{github}");
+}
+
+#[test]
 fn a_branch_without_commits_has_nothing_to_check_in_both_modes() {
     let p = Project::uncommitted("speckit");
     for mode in [&[][..], &["--branch"], &["--branch", "HEAD"], &["--branch", "main"]] {
