@@ -81,7 +81,7 @@ fn a_step_summary_that_is_a_link_a_fifo_or_a_directory_leaves_the_report_whole_a
 }
 
 #[test]
-fn a_markdown_report_whose_directory_does_not_exist_exits_13_naming_the_path_given() {
+fn a_markdown_report_whose_directory_does_not_exist_exits_13_naming_the_path_given_in_json_too() {
     let p = Project::speckit();
     let args = ["attest", "verify", "--branch", "--all", "--allow-empty", "--json"];
     let out = p.speccoder(&[&args[..], &["--markdown", "nodir/report.md"]].concat()).failure(13);
@@ -94,6 +94,8 @@ fn a_markdown_report_whose_directory_does_not_exist_exits_13_naming_the_path_giv
         serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("one object: {e}\n{out}"));
     assert_eq!(report["exit_code"], 13, "{report:#}");
     assert_eq!(report["totals"]["checked"], 0, "{report:#}");
+    let error = report["error"].as_str().unwrap_or_else(|| panic!("the reason is in the object: {report:#}"));
+    assert!(error.contains("nodir/report.md") && error.contains("create it first"), "{error}");
 }
 
 /// A directory link the branch committed leads a report's path out of the work tree: the report
