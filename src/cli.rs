@@ -85,7 +85,7 @@ pub enum Command {
     /// `UTF-16BE-BOM`); 14 repository state: not a repository, detached HEAD, unborn branch, a
     /// merge, cherry-pick, revert, rebase, `git am` or bisect in progress (finish or abort it
     /// first), the index or a reference (`packed-refs.lock` too) locked by another command for more
-    /// than 5 s (the lock file is named), task already ticked, a unit in the work tree but not
+    /// than 5 s (the lock file is named), an index that cannot be read (a damaged one: the message says how to rebuild it from HEAD), task already ticked, a unit in the work tree but not
     /// committed or staged (untracked, or added with `git add -N` only: the message names its
     /// `tasks.md` and says `git add <unit dir>`), a task of an archived OpenSpec change, bug closed
     /// already and unchanged, a staged task list that would untick a task HEAD ticks (the index
@@ -113,7 +113,7 @@ pub enum Command {
     /// own key under `commit.gpgsign` too), a reason that would leak a secret or a local path, a
     /// `tasks.md` conversion (line endings, a filter driver, a `working-tree-encoding`) that fails
     /// or is refused; 14 repository state: detached HEAD, unborn branch, a merge, cherry-pick,
-    /// revert, rebase, `git am` or bisect in progress, the index locked by another command, task
+    /// revert, rebase, `git am` or bisect in progress, the index locked by another command, an index that cannot be read, task
     /// already ticked (by an `attest` whose run stopped before updating the work tree too: that
     /// tick is finished, and no acceptance recorded), a unit in the work tree but not staged
     /// (named, with the `git add` that brings it in), a staged task list that would untick a task
@@ -135,7 +135,7 @@ pub enum Command {
     /// reason; 13 no name, a bad spec file, `speccoder.toml` or key (git's own key under
     /// `commit.gpgsign` too); 14 the task is ticked at HEAD, a unit in the work tree but not
     /// committed (named, with the `git add` and `git commit` that bring it in), a skip exists
-    /// already, `--undo` without a skip, unborn branch, a lock held by another command (the message
+    /// already, `--undo` without a skip, unborn branch, an index that cannot be read, a lock held by another command (the message
     /// names the lock file to remove if no such command is running); 1 internal error. Nothing is
     /// written on any failure.
     Skip(SkipArgs),
