@@ -98,7 +98,13 @@ pub enum Command {
     /// <tasks.md>`), unstaged `tasks.md` or one that is not a readable regular file (a link, a
     /// FIFO), or `tasks.md` edited in the work tree while the command ran (the tick is committed
     /// with its note and staged, and your edit is kept, never overwritten); 1 internal error.
-    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+    // A subcommand's name after `-C DIR` (a global option, so one of attest's) must still name
+    // the subcommand: clap's `args_conflicts_with_subcommands` would take it as <UNIT/TASK>, so
+    // main refuses attest's own options before a subcommand instead (`attest_options_before`).
+    #[command(
+        subcommand_negates_reqs = true,
+        override_usage = "speccoder attest [OPTIONS] --evidence <FILE> <UNIT/TASK>\n       speccoder attest <COMMAND>"
+    )]
     Attest(Box<AttestArgs>),
     /// Tick a task on a person's word, without test evidence (Verdict: attested).
     ///
