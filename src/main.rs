@@ -19,8 +19,11 @@ fn main() -> ExitCode {
     });
     let cli = match parsed {
         Ok(cli) => cli,
-        // Help and the version are no failures; every other parse error is a usage error.
-        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
+        // Help and the version are no failures (unless stdout does not take them, as for any
+        // report); every other parse error is a usage error.
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            return ExitCode::from(commands::print_help(&e.render()));
+        }
         Err(e) => {
             let rendered = e.render().to_string();
             usage_error_as_json(&rendered);

@@ -285,6 +285,24 @@ fn a_report_that_cannot_be_written_to_stdout_fails_the_command_and_says_so() {
     s.project.speccoder(&args).success();
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn help_and_the_version_that_cannot_be_written_to_stdout_fail_and_say_so() {
+    let p = common::Project::speckit();
+    for args in
+        [&["--help"][..], &["-h"], &["--version"], &["help", "attest"], &["attest", "verify", "--help"]]
+    {
+        let mut cmd = common::speccoder_command(&p.root, &p.home, args);
+        cmd.stdout(std::fs::File::create("/dev/full").unwrap());
+        let out = common::run(cmd).failure(1);
+        assert!(
+            out.stderr.contains("could not be written to standard output (No space left"),
+            "{args:?}: {out}"
+        );
+        p.speccoder(args).success();
+    }
+}
+
 /// Each subcommand's help opens with the description written on it (its arguments are defined
 /// lazily, and an argument struct's own description must not take that place).
 #[test]
