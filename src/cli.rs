@@ -442,8 +442,7 @@ pub enum AttestSub {
     /// other_signatures); run again, it has nothing to sign and changes nothing.
     ///
     /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
-    /// (nothing signed); 2 unknown revision; 13 bad key, no key configured (or `--signer none`);
-    /// 14 not a task commit, no note, a line to sign that already carries the 16 signatures a line
+    /// (nothing signed); 2 unknown revision; 13 bad key, no key configured (or `--signer none`); 14 unborn branch, not a task commit, no note, a line to sign that already carries the 16 signatures a line
     /// may (nothing signed), or the notes ref locked by another command; 1 internal error.
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
@@ -543,8 +542,7 @@ pub enum AttestSub {
     /// Exit codes: 0 approved (or approved already by this key: nothing changed); 26 the note
     /// does not agree with the commit, or a line does not verify against your trust (each
     /// named; nothing written); 2 unknown revision; 13 no trust given or configured, a
-    /// trust file that is unusable, a key that cannot sign, no key configured, a Sigstore signer;
-    /// 14 not a task commit, no note, the line carries 16 signatures already, the notes ref locked
+    /// trust file that is unusable, a key that cannot sign, no key configured, a Sigstore signer; 14 unborn branch, not a task commit, no note, the line carries 16 signatures already, the notes ref locked
     /// by another command; 1 internal error.
     Approve(ApproveArgs),
     /// The verifier policy: print a starter one, or check one.
@@ -753,8 +751,10 @@ pub struct VerifyArgs {
     pub allow_empty: bool,
 }
 
-// `speccoder attest export`.
+// `speccoder attest export`. The summary is signed by one of `--vsa-key` and `--vsa-signer`, and
+// a command line without either names both.
 #[derive(Debug, Args)]
+#[group(id = "summary_signer", required = true, multiple = false)]
 pub struct ExportArgs {
     /// What is checked and exported.
     #[command(flatten)]
@@ -777,11 +777,11 @@ pub struct ExportArgs {
     /// The SSH key that signs the summary (ed25519 or ECDSA P-256): a private key file, a public
     /// key file (the unencrypted private key of the same name beside it signs, else ssh-agent's
     /// key), or a `key::ssh-ed25519 AAAA...` literal whose key is in ssh-agent.
-    #[arg(long, value_name = "KEY", required_unless_present = "vsa_signer", conflicts_with = "vsa_signer")]
+    #[arg(long, value_name = "KEY", group = "summary_signer")]
     pub vsa_key: Option<String>,
     /// Sign the summary keylessly instead: `sigstore` (a Fulcio certificate for your identity and
     /// a Rekor entry; the identity token as for `attest --signer sigstore`).
-    #[arg(long, value_enum, value_name = "SIGNER")]
+    #[arg(long, value_enum, value_name = "SIGNER", group = "summary_signer")]
     pub vsa_signer: Option<VsaSignerArg>,
     /// Where keyless signing sends what.
     #[command(flatten)]
@@ -801,7 +801,8 @@ pub struct HistoryArgs {
     /// The ticked tasks of a branch (default HEAD).
     #[arg(long, value_name = "HEAD", num_args = 0..=1, default_missing_value = "HEAD")]
     pub branch: Option<String>,
-    /// The revision the branch started from (default: the merge base with origin/HEAD, main or master).
+    /// The revision the branch started from (default: the merge base with the first of origin/HEAD,
+    /// origin/main, origin/master, main and master that exists and is not the head itself).
     #[arg(long, value_name = "REV", requires = "branch")]
     pub base: Option<String>,
     /// Every unit, not only those the branch touched.
@@ -918,7 +919,7 @@ pub enum PolicySub {
     /// matches are listed (their ticks would fail with policy_no_rule), and so is what the
     /// baseline holds.
     ///
-    /// Exit codes: 0 the policy reads (what it matches is shown); 13 it does not, or a trust file
+    /// Exit codes: 0 the policy reads (what it matches is shown); 2 an unknown `--allowed-signers-rev` revision; 13 it does not, or a trust file
     /// is unusable; 14 unborn branch; 1 internal error.
     Check(PolicyCheckArgs),
 }

@@ -139,6 +139,15 @@ pub enum GitError {
         candidates: Vec<String>,
     },
 
+    /// A revision reads HEAD on a branch with no commits yet.
+    #[error("the branch {branch} has no commits yet, so `{}` names no commit: commit first, then run the command again", one_line(.spec))]
+    UnbornHead {
+        /// The branch HEAD names.
+        branch: String,
+        /// The revision as given.
+        spec: String,
+    },
+
     /// An object the repository refers to is not in the object database.
     #[error("object {id} is missing from the repository: fetch it or repair the repository (`git fsck`)")]
     ObjectMissing {
@@ -519,6 +528,7 @@ impl ExitClass for GitError {
             | GitError::SharedRepository { .. }
             | GitError::RefPermission { .. }
             | GitError::NoWorkTree { .. }
+            | GitError::UnbornHead { .. }
             | GitError::ObjectMissing { .. }
             | GitError::WrongKind { .. }
             | GitError::RefMoved { .. }
