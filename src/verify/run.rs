@@ -723,6 +723,7 @@ fn shallow_or(repo: &Repo, head: ObjectId, rev: &str, e: GitError) -> VerifyErro
 /// (`HEAD`, `@`, or the branch's name): said as such, rather than as a mistyped name.
 fn unborn_or(repo: &Repo, rev: &str, e: GitError) -> VerifyError {
     match (&e, repo.head()) {
+        (GitError::UnbornHead { branch, .. }, _) => VerifyError::Unborn(branch.clone()),
         (GitError::UnknownRevision { .. }, Ok(Head::Unborn(name)))
             if rev == "HEAD"
                 || rev == "@"
