@@ -85,7 +85,7 @@ pub enum Command {
     /// `UTF-16BE-BOM`); 14 repository state: not a repository, detached HEAD, unborn branch, a
     /// merge, cherry-pick, revert, rebase, `git am` or bisect in progress (finish or abort it
     /// first), the index or a reference (`packed-refs.lock` too) locked by another command for more
-    /// than 5 s (the lock file is named), task already ticked, a unit in the work tree but not
+    /// than 5 s (the lock file is named), an index that cannot be read (a damaged one: the message says how to rebuild it from HEAD), task already ticked, a unit in the work tree but not
     /// committed or staged (untracked, or added with `git add -N` only: the message names its
     /// `tasks.md` and says `git add <unit dir>`), a task of an archived OpenSpec change, bug closed
     /// already and unchanged, a staged task list that would untick a task HEAD ticks (the index
@@ -98,7 +98,13 @@ pub enum Command {
     /// <tasks.md>`), unstaged `tasks.md` or one that is not a readable regular file (a link, a
     /// FIFO), or `tasks.md` edited in the work tree while the command ran (the tick is committed
     /// with its note and staged, and your edit is kept, never overwritten); 1 internal error.
-    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+    // A subcommand's name after `-C DIR` (a global option, so one of attest's) must still name
+    // the subcommand: clap's `args_conflicts_with_subcommands` would take it as <UNIT/TASK>, so
+    // main refuses attest's own options before a subcommand instead (`attest_options_before`).
+    #[command(
+        subcommand_negates_reqs = true,
+        override_usage = "speccoder attest [OPTIONS] --evidence <FILE> <UNIT/TASK>\n       speccoder attest <COMMAND>"
+    )]
     Attest(Box<AttestArgs>),
     /// Tick a task on a person's word, without test evidence (Verdict: attested).
     ///
@@ -117,7 +123,7 @@ pub enum Command {
     /// own key under `commit.gpgsign` too), a reason that would leak a secret or a local path, a
     /// `tasks.md` conversion (line endings, a filter driver, a `working-tree-encoding`) that fails
     /// or is refused; 14 repository state: detached HEAD, unborn branch, a merge, cherry-pick,
-    /// revert, rebase, `git am` or bisect in progress, the index locked by another command, task
+    /// revert, rebase, `git am` or bisect in progress, the index locked by another command, an index that cannot be read, task
     /// already ticked (by an `attest` whose run stopped before updating the work tree too: that
     /// tick is finished, and no acceptance recorded), a unit in the work tree but not staged
     /// (named, with the `git add` that brings it in), a staged task list that would untick a task
@@ -141,7 +147,7 @@ pub enum Command {
     /// characters; 13 no name (no `--by` given and no `user.name`), a bad spec file, `speccoder.toml` or key (git's own key under
     /// `commit.gpgsign` too); 14 the task is ticked at HEAD, a unit in the work tree but not
     /// committed (named, with the `git add` and `git commit` that bring it in), a skip exists
-    /// already, `--undo` without a skip, unborn branch, a lock held by another command (the message
+    /// already, `--undo` without a skip, unborn branch, an index that cannot be read, a lock held by another command (the message
     /// names the lock file to remove if no such command is running); 1 internal error. Nothing is
     /// written on any failure.
     Skip(SkipArgs),
@@ -447,14 +453,15 @@ pub enum AttestSub {
     ///
     /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
     /// (nothing signed); 2 unknown revision; 13 bad key, no key configured (or `--signer none`);
-    /// 14 not a task commit (no Spec-Task:, or not one plain claim: not_one_claim), no note, a line
-    /// to sign that already carries the 16 signatures a line may (nothing signed), or the notes ref
-    /// locked by another command; 1 internal error.
+    /// 14 unborn branch, not a task commit (no Spec-Task:, or not one plain claim:
+    /// not_one_claim), no note, a line to sign that already carries the 16 signatures a line may
+    /// (nothing signed), or the notes ref locked by another command; 1 internal error.
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
     ///
-    /// Without --branch: checks the task commits named (REV, or A..B; default every commit on
-    /// the current branch carrying Spec-Task:). With --branch: checks every ticked task of the
+    /// Without --branch: checks the task commits (those carrying Spec-Task:) among the commits
+    /// named (REV alone is that one commit, `<rev>^!`: a REV that is no task commit leaves
+    /// nothing to check, 15; A..B; default every commit on the current branch). With --branch: checks every ticked task of the
     /// units the branch touched since its base (--all: every unit), including ticks without
     /// evidence and evidence left behind by a squash or rebase merge.
     ///
@@ -494,7 +501,8 @@ pub enum AttestSub {
     /// `--policy-rev` revision inside the checked history), no Sigstore trusted root can be had, the
     /// `--markdown` file or `$GITHUB_STEP_SUMMARY` cannot be written (the report is printed all the
     /// same; 26 stays 26), or an object the check reads cannot be read (one larger than speccoder
-    /// reads, a corrupt one); 14 repository state (a shallow clone cut short, notes never fetched, an
+    /// reads, a corrupt one; a task commit's note or commit too: its row is
+    /// reported, then the error naming the object); 14 repository state (a shallow clone cut short, notes never fetched, an
     /// object a row needs missing from the repository, which the row's finding and a warning name,
     /// whatever the other rows say; the promisor remote unreachable, a notes tree that is not one git writes: one tree object reached
     /// twice, or a lookup needing more than 64 trees; names are read in lowercase hex only, and two
@@ -546,8 +554,7 @@ pub enum AttestSub {
     /// Exit codes: 0 approved (or approved already by this key: nothing changed); 26 the note
     /// does not agree with the commit, or a line does not verify against your trust (each
     /// named; nothing written); 2 unknown revision; 13 no trust given or configured, a
-    /// trust file that is unusable, a key that cannot sign, no key configured, a Sigstore signer;
-    /// 14 not a task commit, no note, the line carries 16 signatures already, the notes ref locked
+    /// trust file that is unusable, a key that cannot sign, no key configured, a Sigstore signer; 14 unborn branch, not a task commit, no note, the line carries 16 signatures already, the notes ref locked
     /// by another command; 1 internal error.
     Approve(ApproveArgs),
     /// The verifier policy: print a starter one, or check one.
@@ -763,8 +770,10 @@ pub struct VerifyArgs {
     pub allow_empty: bool,
 }
 
-// `speccoder attest export`.
+// `speccoder attest export`. The summary is signed by one of `--vsa-key` and `--vsa-signer`, and
+// a command line without either names both.
 #[derive(Debug, Args)]
+#[group(id = "summary_signer", required = true, multiple = false)]
 pub struct ExportArgs {
     /// What is checked and exported.
     #[command(flatten)]
@@ -787,11 +796,11 @@ pub struct ExportArgs {
     /// The SSH key that signs the summary (ed25519 or ECDSA P-256): a private key file, a public
     /// key file (the unencrypted private key of the same name beside it signs, else ssh-agent's
     /// key), or a `key::ssh-ed25519 AAAA...` literal whose key is in ssh-agent.
-    #[arg(long, value_name = "KEY", required_unless_present = "vsa_signer", conflicts_with = "vsa_signer")]
+    #[arg(long, value_name = "KEY", group = "summary_signer")]
     pub vsa_key: Option<String>,
     /// Sign the summary keylessly instead: `sigstore` (a Fulcio certificate for your identity and
     /// a Rekor entry; the identity token as for `attest --signer sigstore`).
-    #[arg(long, value_enum, value_name = "SIGNER")]
+    #[arg(long, value_enum, value_name = "SIGNER", group = "summary_signer")]
     pub vsa_signer: Option<VsaSignerArg>,
     /// Where keyless signing sends what.
     #[command(flatten)]
@@ -811,7 +820,8 @@ pub struct HistoryArgs {
     /// The ticked tasks of a branch (default HEAD).
     #[arg(long, value_name = "HEAD", num_args = 0..=1, default_missing_value = "HEAD")]
     pub branch: Option<String>,
-    /// The revision the branch started from (default: the merge base with origin/HEAD, main or master).
+    /// The revision the branch started from (default: the merge base with the first of origin/HEAD,
+    /// origin/main, origin/master, main and master that exists and is not the head itself).
     #[arg(long, value_name = "REV", requires = "branch")]
     pub base: Option<String>,
     /// Every unit, not only those the branch touched.
@@ -928,7 +938,7 @@ pub enum PolicySub {
     /// matches are listed (their ticks would fail with policy_no_rule), and so is what the
     /// baseline holds.
     ///
-    /// Exit codes: 0 the policy reads (what it matches is shown); 13 it does not, or a trust file
+    /// Exit codes: 0 the policy reads (what it matches is shown); 2 an unknown `--allowed-signers-rev` revision; 13 it does not, or a trust file
     /// is unusable; 14 unborn branch; 1 internal error.
     Check(PolicyCheckArgs),
 }

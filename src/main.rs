@@ -7,15 +7,23 @@ mod commands;
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use clap::error::ErrorKind;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory as _, FromArgMatches as _};
 
 fn main() -> ExitCode {
     speccoder_attest::git::remove_locks_on_interrupt();
-    let cli = match cli::Cli::try_parse() {
+    let parsed = cli::Cli::command().try_get_matches().and_then(|matches| {
+        attest_options_before(&matches).map_or(Ok(()), Err)?;
+        cli::Cli::from_arg_matches(&matches)
+    });
+    let cli = match parsed {
         Ok(cli) => cli,
-        // Help and the version are no failures; every other parse error is a usage error.
-        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
+        // Help and the version are no failures (unless stdout does not take them, as for any
+        // report); every other parse error is a usage error.
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            return ExitCode::from(commands::print_help(&e.render()));
+        }
         Err(e) => {
             let rendered = e.render().to_string();
             usage_error_as_json(&rendered);
@@ -45,4 +53,30 @@ fn usage_error_as_json(message: &str) {
     let text = message.split("\n\n").next().unwrap_or(message).trim();
     let text = text.strip_prefix("error: ").unwrap_or(text);
     commands::print_json_error(text, speccoder_attest::exit::USAGE);
+}
+
+/// `speccoder attest <its own options> <subcommand>`: attest's options (other than the global
+/// `-C`) before one of its subcommands would be dropped unread, so they are a usage error, as
+/// clap's `args_conflicts_with_subcommands` would make them (which `cli.rs` cannot set: it would
+/// take the subcommand's name after `-C DIR` as the task).
+fn attest_options_before(matches: &ArgMatches) -> Option<clap::Error> {
+    let Some(("attest", attest)) = matches.subcommand() else { return None };
+    let (sub, _) = attest.subcommand()?;
+    let mut command = cli::Cli::command();
+    let command = command.find_subcommand_mut("attest")?;
+    command.build();
+    let given = command.get_arguments().find(|arg| {
+        !arg.is_global_set() && attest.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine)
+    })?;
+    let named = match (given.get_long(), given.get_short()) {
+        (Some(long), _) => format!("--{long}"),
+        (None, Some(short)) => format!("-{short}"),
+        (None, None) => {
+            format!("<{}>", given.get_value_names().and_then(|n| n.first()).map_or("", |n| n.as_str()))
+        }
+    };
+    Some(command.error(
+        ErrorKind::ArgumentConflict,
+        format!("`{named}` is an argument of `speccoder attest <UNIT/TASK>`, not of `speccoder attest {sub}`: give `{sub}` its arguments after its name"),
+    ))
 }

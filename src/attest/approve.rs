@@ -66,7 +66,7 @@ pub enum ApproveError {
     #[error("cannot approve: {0}")]
     NoSigner(Unsigned),
     /// The commit claims no task.
-    #[error("{rev} ({commit}) has no Spec-Task: trailer: it is not a task commit, and nothing was approved")]
+    #[error("{} has no Spec-Task: trailer: it is not a task commit, and nothing was approved", crate::attest::rev_named(.rev, .commit))]
     NotATaskCommit {
         /// The revision as given.
         rev: String,
@@ -74,7 +74,7 @@ pub enum ApproveError {
         commit: ObjectId,
     },
     /// The commit has no note.
-    #[error("{rev} ({commit}) has no note in {NOTES_REF}; nothing to approve")]
+    #[error("{} has no note in {NOTES_REF}; nothing to approve", crate::attest::rev_named(.rev, .commit))]
     NoNote {
         /// The revision as given.
         rev: String,

@@ -126,6 +126,13 @@ impl std::fmt::Display for Report {
     }
 }
 
+/// A revision as a user gave it and the commit it names: `HEAD (<id>)`, or the id alone when the
+/// revision was that id.
+pub(crate) fn rev_named(rev: &str, commit: &gix::ObjectId) -> String {
+    let hex = commit.to_string();
+    if rev == hex { hex } else { format!("{rev} ({hex})") }
+}
+
 /// Each finding on a line of its own, indented, in note order: how a refusal lists them.
 pub(crate) fn listed(findings: &[crate::check::outcome::Finding]) -> String {
     use std::fmt::Write as _;
@@ -197,6 +204,13 @@ pub fn commit_object_sha256(repo: &Repo, commit: ObjectId) -> Result<String, Git
 mod tests {
     use super::*;
     use crate::model::bundle::NOTES_REF;
+
+    #[test]
+    fn a_revision_given_as_its_commit_id_is_named_once() {
+        let id = gix::ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
+        assert_eq!(super::rev_named(&id.to_string(), &id), id.to_string());
+        assert_eq!(super::rev_named("HEAD", &id), format!("HEAD ({id})"));
+    }
 
     #[test]
     fn a_note_left_unwritten_by_a_held_lock_exits_as_repository_state_like_the_lock_itself() {

@@ -42,7 +42,7 @@ pub enum SignLaterError {
     #[error("cannot sign: {0}")]
     NoSigner(Unsigned),
     /// The commit has no note.
-    #[error("{rev} ({commit}) has no note in {NOTES_REF}; nothing to sign")]
+    #[error("{} has no note in {NOTES_REF}; nothing to sign", crate::attest::rev_named(.rev, .commit))]
     NoNote {
         /// The revision as given.
         rev: String,
@@ -50,7 +50,7 @@ pub enum SignLaterError {
         commit: ObjectId,
     },
     /// The commit claims no task.
-    #[error("{rev} ({commit}) has no Spec-Task: trailer: it is not a task commit, and nothing was signed")]
+    #[error("{} has no Spec-Task: trailer: it is not a task commit, and nothing was signed", crate::attest::rev_named(.rev, .commit))]
     NotATaskCommit {
         /// The revision as given.
         rev: String,

@@ -66,11 +66,20 @@ pub struct Finding {
     /// What it found instead: the repository's value, or the line's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found: Option<String>,
-    /// The object the repository lacks, when that is why something could not be read: the
-    /// finding is then no verdict on the evidence, and the run ends as a repository to repair
-    /// (boxed: a finding is an error value, kept small).
+    /// The object the repository lacks or holds corrupt, when that is why something could not
+    /// be read: the finding is then no verdict on the evidence, and the run ends as a repository
+    /// to repair (boxed: a finding is an error value, kept small).
     #[serde(skip)]
-    pub lacks: Option<Box<gix::ObjectId>>,
+    pub unread: Option<Box<Unread>>,
+}
+
+/// An object a finding could not be read for, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unread {
+    /// The repository lacks it (a clone never fetched it, or it was lost).
+    Missing(gix::ObjectId),
+    /// The repository holds it but it cannot be decoded (a damaged object file).
+    Corrupt(gix::ObjectId),
 }
 
 impl Finding {
@@ -84,14 +93,23 @@ impl Finding {
             line: None,
             expected: None,
             found: None,
-            lacks: None,
+            unread: None,
         }
     }
 
     /// The same finding, made because the repository lacks the object `lacks`, if any.
     #[must_use]
     pub fn lacking(mut self, lacks: Option<gix::ObjectId>) -> Self {
-        self.lacks = lacks.map(Box::new);
+        self.unread = lacks.map(|id| Box::new(Unread::Missing(id)));
+        self
+    }
+
+    /// The same finding, made because reading an object failed with `e`: when the repository
+    /// lacks the object or holds it corrupt, the finding says which ([`Finding::unread`]).
+    #[must_use]
+    pub fn unread(mut self, e: &crate::git::GitError) -> Self {
+        let missing = e.missing_object().map(Unread::Missing);
+        self.unread = missing.or(e.corrupt_object().map(Unread::Corrupt)).map(Box::new);
         self
     }
 
@@ -142,11 +160,11 @@ impl Finding {
     /// message and values.
     #[must_use]
     pub fn same_but_line(&self, other: &Finding) -> bool {
-        let Finding { outcome, code, message, line, expected, found, lacks } = other;
+        let Finding { outcome, code, message, line, expected, found, unread } = other;
         line.is_some()
             && self.line.is_some()
-            && (*outcome, *code, message, expected, found, lacks)
-                == (self.outcome, self.code, &self.message, &self.expected, &self.found, &self.lacks)
+            && (*outcome, *code, message, expected, found, unread)
+                == (self.outcome, self.code, &self.message, &self.expected, &self.found, &self.unread)
     }
 }
 

@@ -19,7 +19,7 @@ mod verify;
 
 use crate::cli::Command;
 
-pub use output::print_json_error;
+pub use output::{print_help, print_json_error};
 
 /// Runs one subcommand and returns its exit code (a failure if its report could not be written
 /// whole: [`output::delivered`]). `started_in` is the command line's `-C DIR`

@@ -86,6 +86,17 @@ pub fn print_json_error(message: &str, exit_code: u8) {
     to_stdout(format_args!("{}", ci_safe_json(&json)));
 }
 
+/// Writes clap's help or version `text` to stdout as clap renders it (styled on a terminal) and
+/// returns the exit code: 0, or as [`delivered`] says when stdout did not take it whole.
+pub fn print_help(text: &clap::builder::StyledStr) -> u8 {
+    use std::io::IsTerminal as _;
+    let mut out = std::io::stdout().lock();
+    let text = if out.is_terminal() { text.ansi().to_string() } else { text.to_string() };
+    wrote(out.write_all(text.as_bytes()));
+    drop(out);
+    delivered(exit::OK)
+}
+
 /// Writes one line to stdout.
 pub(crate) fn to_stdout(line: std::fmt::Arguments<'_>) {
     wrote(writeln!(std::io::stdout().lock(), "{line}"));

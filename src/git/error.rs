@@ -139,6 +139,15 @@ pub enum GitError {
         candidates: Vec<String>,
     },
 
+    /// A revision reads HEAD on a branch with no commits yet.
+    #[error("the branch {branch} has no commits yet, so `{}` names no commit: commit first, then run the command again", one_line(.spec))]
+    UnbornHead {
+        /// The branch HEAD names.
+        branch: String,
+        /// The revision as given.
+        spec: String,
+    },
+
     /// An object the repository refers to is not in the object database.
     #[error("object {id} is missing from the repository: fetch it or repair the repository (`git fsck`)")]
     ObjectMissing {
@@ -265,6 +274,19 @@ pub enum GitError {
         paths: Vec<String>,
     },
 
+    /// The index file cannot be read: damaged (a stopped writer, a disk error), or in a form gix
+    /// does not read.
+    #[error(
+        "the index {} cannot be read ({}); if `git status` refuses it too, it is damaged, and `rm {} && git reset` rebuilds it from HEAD (the files in the work tree stay as they are; changes staged and not committed become unstaged): do that, then run the command again",
+        .path.display(), one_line(.reason), .path.display()
+    )]
+    IndexUnreadable {
+        /// The index file.
+        path: PathBuf,
+        /// What gix reported.
+        reason: String,
+    },
+
     /// The index is in a shape that cannot become a tree.
     #[error(
         "the index cannot be written as a tree: {reason}; repair it (for example `git reset`) and try again"
@@ -291,7 +313,9 @@ pub enum GitError {
     },
 
     /// A work-tree path runs through a symbolic link or another non-directory.
-    #[error("refusing to write `{path}`: {reason}")]
+    #[error(
+        "refusing to write `{path}`: {reason}; make each directory on its way a plain directory of the work tree (as `git checkout` makes it), then run the command again"
+    )]
     UnsafeWorktreePath {
         /// The repository-relative path.
         path: String,
@@ -486,7 +510,8 @@ pub enum GitError {
 impl ExitClass for GitError {
     /// Decided here once for every command: a name the command line gave that does not resolve
     /// is usage; a repository the command cannot work in (not one, held locks, moved or unusable
-    /// references, missing objects, a remote git could not reach) is its state; an identity, a
+    /// references, missing objects, a remote git could not reach, an index that cannot be read or
+    /// written as a tree, a work-tree path through a link) is its state; an identity, a
     /// configuration value or a conversion git's settings break, and an object too large or
     /// damaged to read, is configuration or input; the rest is ours.
     fn class(&self) -> Class {
@@ -503,6 +528,7 @@ impl ExitClass for GitError {
             | GitError::SharedRepository { .. }
             | GitError::RefPermission { .. }
             | GitError::NoWorkTree { .. }
+            | GitError::UnbornHead { .. }
             | GitError::ObjectMissing { .. }
             | GitError::WrongKind { .. }
             | GitError::RefMoved { .. }
@@ -515,6 +541,10 @@ impl ExitClass for GitError {
             | GitError::NotesTreeTooLarge { .. }
             | GitError::NoteTooLarge { .. }
             | GitError::Unmerged { .. }
+            | GitError::IndexUnreadable { .. }
+            | GitError::InvalidIndex { .. }
+            | GitError::NotAFile { .. }
+            | GitError::UnsafeWorktreePath { .. }
             | GitError::GitCommand { .. } => Class::GitPrecondition,
             GitError::IdentityMissing { .. }
             | GitError::EmptyIdentityName { .. }
@@ -526,10 +556,7 @@ impl ExitClass for GitError {
             | GitError::CorruptObject { .. } => Class::Config,
             GitError::InvalidPath { .. }
             | GitError::InvalidRefName { .. }
-            | GitError::InvalidIndex { .. }
             | GitError::PathConflict { .. }
-            | GitError::NotAFile { .. }
-            | GitError::UnsafeWorktreePath { .. }
             | GitError::NotesLayout { .. }
             | GitError::Io { .. }
             | GitError::Gix { .. } => Class::Internal,
@@ -563,6 +590,15 @@ impl GitError {
     pub fn missing_object(&self) -> Option<ObjectId> {
         match self {
             GitError::ObjectMissing { id } => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// The object the repository holds but cannot decode, when that is the failure.
+    #[must_use]
+    pub fn corrupt_object(&self) -> Option<ObjectId> {
+        match self {
+            GitError::CorruptObject { id, .. } => Some(*id),
             _ => None,
         }
     }

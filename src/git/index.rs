@@ -99,7 +99,10 @@ impl Repo {
             }
         })?;
         let index = if index_path.exists() {
-            self.inner.open_index().during(|| format!("read the index {}", index_path.display()))?
+            self.inner.open_index().map_err(|e| GitError::IndexUnreadable {
+                path: std::path::absolute(&index_path).unwrap_or(index_path.clone()),
+                reason: e.to_string(),
+            })?
         } else {
             gix::index::File::from_state(gix::index::State::new(self.object_hash()), index_path)
         };
@@ -441,6 +444,7 @@ fn mode_name(mode: EntryMode) -> &'static str {
 mod tests {
     //! The task commit's tree comes from the index; staging the ticked file leaves `git status` clean.
 
+    use crate::exit::ExitClass as _;
     use crate::git::test_support::Fixture;
     use crate::git::{AsRead, GitError, Head, ObjectId, Repo, Staged};
 
@@ -852,8 +856,11 @@ mod tests {
         let last = bytes.len() - 1;
         bytes[last] ^= 0xff;
         std::fs::write(&index, &bytes).unwrap();
-        let err = fx.repo().lock_index().err().expect("a damaged index is refused").to_string();
-        assert!(err.contains("read the index"), "{err}");
+        let err = fx.repo().lock_index().err().expect("a damaged index is refused");
+        assert_eq!(err.class(), crate::exit::Class::GitPrecondition, "the repository's state: {err}");
+        let said = err.to_string();
+        let absolute = std::path::absolute(&index).unwrap();
+        assert!(said.contains(&format!("`rm {} && git reset`", absolute.display())), "{said}");
         assert_eq!(std::fs::read(&index).unwrap(), bytes, "nothing was written");
         assert!(!fx.path().join(".git/index.lock").exists(), "the lock was released");
     }

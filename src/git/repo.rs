@@ -327,7 +327,7 @@ impl Repo {
     /// As [`Self::rev_parse`], and [`GitError::NotACommit`] for a revision that names a tree or
     /// a blob (`HEAD^{tree}`, `HEAD:tasks.md`): a usage error, never a repository to repair.
     pub fn rev_parse_peeled(&self, spec: &str) -> Result<ObjectId, GitError> {
-        let mut id = self.rev_parse(spec)?;
+        let mut id = self.rev_parse(spec).map_err(|e| self.unborn_head(spec, e))?;
         let mut kind = self.inner.find_header(id).map(|header| header.kind());
         if matches!(kind, Ok(gix::object::Kind::Tag)) {
             id = self.rev_parse(&format!("{id}^{{}}"))?;
@@ -339,6 +339,18 @@ impl Repo {
             }
             // A commit; or an object whose header cannot be read, which its reader names.
             _ => Ok(id),
+        }
+    }
+
+    /// `e`, the failure to resolve `spec`, unless `spec` reads HEAD on a branch with no commits
+    /// yet: that is the repository's state ([`GitError::UnbornHead`]), not a mistyped name.
+    fn unborn_head(&self, spec: &str, e: GitError) -> GitError {
+        let leading = spec.split([':', '^', '~', '@']).next().unwrap_or(spec);
+        match (&e, self.head()) {
+            (GitError::UnknownRevision { .. }, Ok(Head::Unborn(branch))) if leading == "HEAD" => {
+                GitError::UnbornHead { branch, spec: spec.to_owned() }
+            }
+            _ => e,
         }
     }
 
@@ -492,6 +504,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::Repo;
+    use crate::git::GitError;
     use crate::git::cache::SIZES_KEPT;
     use crate::git::test_support::Fixture;
 
@@ -525,6 +538,24 @@ mod tests {
         assert_eq!(fx.repo().head().unwrap(), super::Head::Branch { name: main, commit });
         fx.git(&["symbolic-ref", "refs/heads/link", "refs/heads/unborn"]);
         assert_eq!(fx.repo().head().unwrap(), super::Head::Unborn("refs/heads/unborn".to_owned()));
+    }
+
+    #[test]
+    fn head_on_a_branch_with_no_commits_is_the_repository_s_state_and_another_name_a_mistake() {
+        use crate::exit::ExitClass as _;
+        let fx = Fixture::new();
+        fx.commit_file("a.txt", "a\n", "one");
+        fx.git(&["checkout", "-q", "--orphan", "fresh"]);
+        let repo = fx.repo();
+        for spec in ["HEAD", "HEAD~1"] {
+            let err = repo.rev_parse_peeled(spec).unwrap_err();
+            assert!(
+                matches!(&err, GitError::UnbornHead { branch, .. } if branch == "refs/heads/fresh"),
+                "{err:?}"
+            );
+            assert_eq!(err.class(), crate::exit::Class::GitPrecondition);
+        }
+        assert!(matches!(repo.rev_parse_peeled("nosuch"), Err(GitError::UnknownRevision { .. })));
     }
 
     #[test]

@@ -197,7 +197,7 @@ impl<'r> Checker<'r> {
                     "commit_unreadable",
                     format!("the commit cannot be read: {e}"),
                 )
-                .lacking(e.missing_object()),
+                .unread(&e),
             ),
         }
         report.findings.sort_by_key(|f| std::cmp::Reverse(f.outcome));
@@ -321,7 +321,7 @@ impl<'r> Checker<'r> {
                         "note_unreadable",
                         format!("the note cannot be read: {e}"),
                     )
-                    .lacking(e.missing_object()),
+                    .unread(&e),
                 );
                 None
             }

@@ -45,19 +45,26 @@ pub enum VerifyError {
     /// The trust could not be completed while verifying (a Sigstore trusted root not to be had).
     #[error(transparent)]
     Trust(crate::check::trust::TrustFailure),
+    /// An object a row needed is in the repository but cannot be decoded (its finding says which
+    /// row): the run is no verdict.
+    #[error(
+        "object {0} is corrupt in the repository, so a row could not be checked (its finding names the object): repair the repository (`git fsck` names what is damaged; a clone that holds the object intact can give it back) and check again; until then this run is no verdict"
+    )]
+    CorruptObject(String),
 }
 
 impl ExitClass for VerifyError {
     /// A git failure takes its own class; a clone that lacks history or notes, or a branch with
     /// no commits, is the repository's state; a spec at the head that cannot be read (no command
-    /// line names a unit here) and a trust that failed while checking are configuration.
+    /// line names a unit here), a trust that failed while checking and an object that cannot be
+    /// decoded are configuration or input, as a corrupt object is from every command.
     fn class(&self) -> Class {
         match self {
             VerifyError::Git(e) => e.class(),
             VerifyError::Unborn(_) | VerifyError::Shallow { .. } | VerifyError::NotesNotFetched { .. } => {
                 Class::GitPrecondition
             }
-            VerifyError::Spec(_) | VerifyError::Trust(_) => Class::Config,
+            VerifyError::Spec(_) | VerifyError::Trust(_) | VerifyError::CorruptObject(_) => Class::Config,
             VerifyError::SymmetricRange(_) => Class::Usage,
         }
     }

@@ -86,18 +86,27 @@ pub struct JsonWriter<W> {
     open: bool,
     /// The exit code to write instead of the report's own ([`ReportEnd::exit_code`]).
     exit_code: Option<u8>,
+    /// Why the run fails though its report is whole (an output file that could not be written),
+    /// written as `error` before `exit_code`.
+    error: Option<String>,
 }
 
 impl<W: std::fmt::Write> JsonWriter<W> {
     /// A writer of JSON to `out`.
     pub fn new(out: W) -> Self {
-        JsonWriter { out, rows: 0, open: false, exit_code: None }
+        JsonWriter { out, rows: 0, open: false, exit_code: None, error: None }
     }
 
     /// The exit code the object ends with, when it is not the report's own (`--allow-empty`, an
     /// output file that could not be written).
     pub fn set_exit_code(&mut self, code: u8) {
         self.exit_code = Some(code);
+    }
+
+    /// The failure the whole report ends with (`error`, before `exit_code`), as the failure
+    /// shape `{"error", "exit_code"}` carries it: an output file that could not be written.
+    pub fn set_error(&mut self, message: String) {
+        self.error = Some(message);
     }
 
     /// Whether the object was begun and is not closed: a failure must close it
@@ -151,6 +160,9 @@ impl<W: std::fmt::Write> ReportSink for JsonWriter<W> {
         );
         if let Some(policy) = &head.verifier_policy {
             let _ = write!(out, ",\"verifier_policy\":{}", json(policy));
+        }
+        if let Some(error) = &self.error {
+            let _ = write!(out, ",\"error\":{}", json(error));
         }
         let _ = writeln!(out, ",\"exit_code\":{}}}", self.exit_code.unwrap_or_else(|| end.exit_code()));
         self.open = false;
@@ -350,6 +362,23 @@ mod tests {
         assert_eq!(value["error"], "the notes ref moved");
         assert_eq!(value["exit_code"], 13);
         assert_eq!(value["ticks"].as_array().map(Vec::len), Some(1));
+    }
+
+    #[test]
+    fn a_whole_json_report_that_fails_after_its_rows_names_the_failure_in_error() {
+        let report = full_report();
+        let mut json = JsonWriter::new(String::new());
+        json.begin(&report.report_head());
+        report.ticks.iter().for_each(|tick| json.row(tick.clone()));
+        json.set_exit_code(13);
+        json.set_error("cannot write r.md".into());
+        json.end(&report.report_head(), &report.report_end());
+        let value: serde_json::Value = serde_json::from_str(&json.out).unwrap();
+        assert_eq!(
+            (value["error"].as_str(), value["exit_code"].as_u64()),
+            (Some("cannot write r.md"), Some(13))
+        );
+        assert_eq!(value["totals"]["checked"], 2, "the whole report: {value:#}");
     }
 
     #[test]

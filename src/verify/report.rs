@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use time::format_description::well_known::Rfc3339;
 
-use crate::check::outcome::{CommitOutcome, Finding, lines_named};
+use crate::check::outcome::{CommitOutcome, Finding, Unread, lines_named};
 use crate::check::signatures::SignerInfo;
 use crate::exit;
 use crate::model::policy::Recipe;
@@ -356,6 +356,9 @@ pub struct ReportEnd {
     /// The first object (hex) a row could not be read for, the repository lacking it: the run is
     /// then no verdict, and ends as a repository to repair.
     pub lacks: Option<String>,
+    /// The first object (hex) a row could not be read for, the repository holding it corrupt:
+    /// the run then fails as a repository to repair ([`crate::verify::VerifyError::CorruptObject`]).
+    pub corrupt: Option<String>,
 }
 
 impl ReportEnd {
@@ -379,8 +382,12 @@ impl ReportEnd {
         }
         self.fails |= tick.fails();
         self.accepted_unsigned |= tick.accepted_unsigned;
-        if self.lacks.is_none() {
-            self.lacks = tick.findings.iter().find_map(|f| f.lacks.as_deref().map(ToString::to_string));
+        for unread in tick.findings.iter().filter_map(|f| f.unread.as_deref()) {
+            let (first, id) = match unread {
+                Unread::Missing(id) => (&mut self.lacks, id),
+                Unread::Corrupt(id) => (&mut self.corrupt, id),
+            };
+            first.get_or_insert_with(|| id.to_string());
         }
     }
 

@@ -53,12 +53,11 @@ pub fn verify_commits_into(
         Checked::Range { head: tip, base } => (repo.walk(tip, base.as_slice())?, tip, Some(base)),
     };
     let checker = Checker::new(repo, trust, Some(repo.commit_tree(head_for_lines)?))?;
-    let single = range.is_some_and(|r| !r.contains(".."));
+    // `REV` alone is `<rev>^!`: a commit that names no task leaves nothing to check, as in a range.
     let mut task_commits = Vec::new();
     for &id in &ids {
         let commit = repo.commit(id)?;
-        let (target, _) = task_trailers(&commit.message);
-        if target.is_some() || single {
+        if task_trailers(&commit.message).0.is_some() {
             task_commits.push(id);
         }
     }
@@ -121,6 +120,9 @@ fn finish(
 ) -> Result<Summary, VerifyError> {
     if let Some(failure) = trust.failure() {
         return Err(VerifyError::Trust(failure));
+    }
+    if let Some(id) = out.end.corrupt.clone() {
+        return Err(VerifyError::CorruptObject(id));
     }
     let Counted { sink, mut end } = out;
     end.warnings = trust.warnings();
@@ -762,6 +764,7 @@ fn shallow_or(repo: &Repo, head: ObjectId, rev: &str, e: GitError) -> VerifyErro
 /// (`HEAD`, `@`, or the branch's name): said as such, rather than as a mistyped name.
 fn unborn_or(repo: &Repo, rev: &str, e: GitError) -> VerifyError {
     match (&e, repo.head()) {
+        (GitError::UnbornHead { branch, .. }, _) => VerifyError::Unborn(branch.clone()),
         (GitError::UnknownRevision { .. }, Ok(Head::Unborn(name)))
             if rev == "HEAD"
                 || rev == "@"

@@ -526,6 +526,18 @@ fn a_branch_with_nothing_ticked_has_nothing_to_export() {
 }
 
 #[test]
+fn a_commit_named_alone_that_is_no_task_commit_has_nothing_to_export() {
+    let p = Project::speckit();
+    p.git(&["commit", "-q", "--allow-empty", "-m", "an ordinary commit"]);
+    let key = common::ed25519(&p.scratch, "vsa");
+    let out = p.scratch.join("pack");
+    let args = ["attest", "export", "HEAD", "--out", out.to_str().unwrap(), "--vsa-key"];
+    let run = p.speccoder(&[&args[..], &[key.private.to_str().unwrap()]].concat()).failure(15);
+    assert!(run.stderr.contains("nothing to check"), "{run}");
+    assert!(!out.exists());
+}
+
+#[test]
 fn the_summary_names_the_verifier_policy_by_its_digest_and_never_by_a_local_path() {
     let t = Ticked::new();
     let key: Key = common::ed25519(&t.p.scratch, "vsa");

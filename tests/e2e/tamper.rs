@@ -2187,3 +2187,19 @@ fn a_note_or_task_list_the_repository_lacks_ends_the_run_as_a_repository_to_repa
         assert!(warning.is_some_and(|w| w.as_str().unwrap().contains("git fsck")), "{lacked}: {report:#}");
     }
 }
+
+#[test]
+fn a_corrupt_note_object_ends_the_run_as_a_repository_to_repair_naming_the_object() {
+    let c = setup();
+    let id = c.p.git(&["notes", "--ref", "speccoder", "list", "HEAD"]).trim().to_owned();
+    let loose = c.p.root.join(".git/objects").join(&id[..2]).join(&id[2..]);
+    let mut permissions = std::fs::metadata(&loose).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    permissions.set_readonly(false);
+    std::fs::set_permissions(&loose, permissions).unwrap();
+    std::fs::write(&loose, b"garbage").unwrap();
+    let (code, report) = verify_with(&c, &["HEAD"]);
+    assert_eq!((code, report["exit_code"].as_i64()), (13, Some(13)), "{report:#}");
+    let error = report["error"].as_str().unwrap_or_else(|| panic!("no error: {report:#}"));
+    assert!(error.contains(&id) && error.contains("git fsck"), "{error}");
+}

@@ -81,7 +81,7 @@ fn a_step_summary_that_is_a_link_a_fifo_or_a_directory_leaves_the_report_whole_a
 }
 
 #[test]
-fn a_markdown_report_whose_directory_does_not_exist_exits_13_naming_the_path_given() {
+fn a_markdown_report_whose_directory_does_not_exist_exits_13_naming_the_path_given_in_json_too() {
     let p = Project::speckit();
     let args = ["attest", "verify", "--branch", "--all", "--allow-empty", "--json"];
     let out = p.speccoder(&[&args[..], &["--markdown", "nodir/report.md"]].concat()).failure(13);
@@ -94,6 +94,8 @@ fn a_markdown_report_whose_directory_does_not_exist_exits_13_naming_the_path_giv
         serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("one object: {e}\n{out}"));
     assert_eq!(report["exit_code"], 13, "{report:#}");
     assert_eq!(report["totals"]["checked"], 0, "{report:#}");
+    let error = report["error"].as_str().unwrap_or_else(|| panic!("the reason is in the object: {report:#}"));
+    assert!(error.contains("nodir/report.md") && error.contains("create it first"), "{error}");
 }
 
 /// A directory link the branch committed leads a report's path out of the work tree: the report
@@ -143,6 +145,21 @@ fn every_json_report_of_verify_carries_the_exit_code() {
     tick_without_evidence(&p);
     let (code, failing) = json(&["--branch", "--all"]);
     assert_eq!((code, &failing["exit_code"]), (Some(26), &Value::from(26)), "{failing:#}");
+}
+
+#[test]
+fn a_commit_named_alone_that_is_no_task_commit_has_nothing_to_check_as_its_range_has() {
+    let p = Project::speckit();
+    p.git(&["commit", "-q", "--allow-empty", "-m", "an ordinary commit"]);
+    let alone = p.speccoder(&["attest", "verify", "HEAD", "--accept-unsigned"]).failure(15);
+    let range = p.speccoder(&["attest", "verify", "HEAD~1..HEAD", "--accept-unsigned"]).failure(15);
+    assert_eq!((&alone.stdout, &alone.stderr), (&range.stdout, &range.stderr), "the same words");
+    assert!(alone.stderr.contains("nothing to check"), "{alone}");
+    let json = p.speccoder(&["attest", "verify", "HEAD", "--accept-unsigned", "--json"]).failure(15);
+    let report: Value = serde_json::from_str(&json.stdout).unwrap_or_else(|e| panic!("{e}\n{json}"));
+    assert_eq!(report["ticks"], Value::Array(Vec::new()), "no row with an empty task: {report:#}");
+    let github = p.speccoder(&["attest", "verify", "HEAD", "--accept-unsigned", "--github"]).failure(15);
+    assert!(!github.stdout.contains("::error"), "{github}");
 }
 
 #[test]

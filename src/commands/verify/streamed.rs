@@ -128,6 +128,9 @@ impl<'r> Streamed<'r> {
         }
         if let Stdout::Json(w) = &mut self.stdout {
             w.set_exit_code(code);
+            if !unwritten.is_empty() {
+                w.set_error(unwritten.join("; "));
+            }
         }
         self.sink().end(&head, &end);
         drop(self.stdout);

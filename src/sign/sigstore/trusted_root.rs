@@ -64,7 +64,7 @@ pub enum TrustedRootError {
     },
     /// No absolute directory to cache the public-good root in.
     #[error(
-        "no cache directory for the Sigstore trusted root: XDG_CACHE_HOME and HOME are unset or not absolute paths; set HOME (or XDG_CACHE_HOME) to an absolute directory, or pass --sigstore-trusted-root FILE with a trusted_root.json you trust"
+        "no cache directory for the Sigstore trusted root: XDG_CACHE_HOME and HOME are unset or not absolute paths; set HOME (or XDG_CACHE_HOME) to an absolute directory (`attest verify`, `attest export` and the other commands that check keyless signatures take --sigstore-trusted-root FILE, a trusted_root.json you trust, instead; `sigstore fetch-root` needs the cache)"
     )]
     NoCacheHome,
     /// An explicit refresh of the cached public-good root failed.

@@ -175,6 +175,30 @@ fn dash_c_resolves_a_relative_evidence_path_against_that_directory() {
 }
 
 #[test]
+fn a_subcommand_named_after_dash_c_given_to_attest_runs_that_subcommand() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let elsewhere = p.scratch_dir("elsewhere");
+    let (root, key) = (p.root.to_str().unwrap(), s.key.private.to_str().unwrap());
+    let tick = ["attest", "-C", root, T005, "--evidence", s.evidence.to_str().unwrap(), "--key", key];
+    p.speccoder_in(&elsewhere, &tick).success();
+    let allowed = s.allowed.to_str().unwrap();
+    let verify = p.speccoder_in(&elsewhere, &["attest", "-C", root, "verify", "--allowed-signers", allowed]);
+    assert!(verify.stdout.contains("1 evidenced"), "{verify}");
+    verify.success();
+    let sign = p.speccoder_in(&elsewhere, &["attest", "-C", root, "sign", "--key", key]);
+    assert!(sign.stdout.contains("every line was signed already"), "{sign}");
+    sign.success();
+    // attest's own arguments before a subcommand would be dropped unread: a usage error.
+    for args in
+        [&["attest", "--key", key, "sign"][..], &["attest", T005, "verify"], &["attest", "--json", "verify"]]
+    {
+        let out = p.speccoder(args).failure(2);
+        assert!(out.stderr.contains("is an argument of `speccoder attest <UNIT/TASK>`"), "{args:?}: {out}");
+    }
+}
+
+#[test]
 fn dash_c_to_a_missing_directory_is_a_usage_error() {
     let s = Setup::speckit(Evidence::Verified);
     let before = s.project.snapshot();
@@ -259,6 +283,24 @@ fn a_report_that_cannot_be_written_to_stdout_fails_the_command_and_says_so() {
     assert!(held.stdout.contains("T005"), "the same check holds when stdout takes it: {held}");
     args.push("--json");
     s.project.speccoder(&args).success();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn help_and_the_version_that_cannot_be_written_to_stdout_fail_and_say_so() {
+    let p = common::Project::speckit();
+    for args in
+        [&["--help"][..], &["-h"], &["--version"], &["help", "attest"], &["attest", "verify", "--help"]]
+    {
+        let mut cmd = common::speccoder_command(&p.root, &p.home, args);
+        cmd.stdout(std::fs::File::create("/dev/full").unwrap());
+        let out = common::run(cmd).failure(1);
+        assert!(
+            out.stderr.contains("could not be written to standard output (No space left"),
+            "{args:?}: {out}"
+        );
+        p.speccoder(args).success();
+    }
 }
 
 /// Each subcommand's help opens with the description written on it (its arguments are defined
