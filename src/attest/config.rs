@@ -77,10 +77,39 @@ const ATTEST_KEYS: [&str; 4] = ["enabled", "signer", "sign_at", "sigstore"];
 /// project expects (a verifier never takes them as trust).
 const SIGSTORE_KEYS: [&str; 2] = ["identity", "issuer"];
 
-/// The keys of `[attest.sigstore]` an earlier speccoder read as the Sigstore services keyless
-/// signing uses (Fulcio, Rekor, the OIDC issuer), in that order; refused, since whoever writes the
-/// branch must not choose where the identity token goes.
-pub(crate) const SIGSTORE_SERVICE_KEYS: [&str; 3] = ["fulcio_url", "rekor_url", "oidc_issuer"];
+/// Where one Sigstore service's URL is set by the person signing, and the key an earlier
+/// `[attest.sigstore]` of `speccoder.toml` used for it, now refused: whoever writes the branch
+/// must not choose where the identity token goes.
+#[derive(Debug, PartialEq, Eq)]
+pub struct EndpointNames {
+    /// The command-line flag.
+    pub flag: &'static str,
+    /// The environment variable.
+    pub env_var: &'static str,
+    /// The git configuration key (per user, as git keeps them: `git config --global`).
+    pub git_key: &'static str,
+    /// The key the old `[attest.sigstore]` table of `speccoder.toml` used, now refused.
+    pub old_toml_key: &'static str,
+}
+
+impl EndpointNames {
+    /// Why the old key is not used, and where to set the URL instead.
+    #[must_use]
+    pub fn refusal(&self) -> String {
+        format!(
+            "a checked-in file must not choose the Sigstore services that receive the identity token and the signature, so it is not used: remove it and set the URL yourself with {}, {}, or `git config --global {} URL`",
+            self.flag, self.env_var, self.git_key
+        )
+    }
+}
+
+/// The names of the Sigstore services keyless signing uses: Fulcio, Rekor, the OIDC issuer.
+#[rustfmt::skip]
+pub(crate) const ENDPOINT_NAMES: [EndpointNames; 3] = [
+    EndpointNames { flag: "--sigstore-fulcio-url", env_var: "SPECCODER_SIGSTORE_FULCIO_URL", git_key: "speccoder.sigstore.fulcioUrl", old_toml_key: "fulcio_url" },
+    EndpointNames { flag: "--sigstore-rekor-url", env_var: "SPECCODER_SIGSTORE_REKOR_URL", git_key: "speccoder.sigstore.rekorUrl", old_toml_key: "rekor_url" },
+    EndpointNames { flag: "--sigstore-oidc-issuer", env_var: "SPECCODER_SIGSTORE_OIDC_ISSUER", git_key: "speccoder.sigstore.oidcIssuer", old_toml_key: "oidc_issuer" },
+];
 
 /// What is wrong with a key of `[attest]`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -115,10 +144,8 @@ pub enum AttestKeyProblem {
     #[error("unknown key; the keys of [attest.sigstore] are {}", SIGSTORE_KEYS.join(", "))]
     SigstoreUnknown,
     /// A Sigstore service URL, which a checked-in file must not choose.
-    #[error(
-        "a checked-in file must not choose the Sigstore services that receive the identity token and the signature: remove it, and set the URL yourself with --sigstore-fulcio-url, --sigstore-rekor-url or --sigstore-oidc-issuer (or their SPECCODER_SIGSTORE_* variables, or `git config --global speccoder.sigstore.*`)"
-    )]
-    SigstoreService,
+    #[error("{}", .0.refusal())]
+    SigstoreService(&'static EndpointNames),
     /// `identity` or `issuer` is not a string.
     #[error("must be a string")]
     SigstoreNotAString,
@@ -206,8 +233,8 @@ fn check_sigstore(sigstore: &toml::Value) -> Result<(), (String, AttestKeyProble
     let table =
         sigstore.as_table().ok_or_else(|| ("sigstore".to_owned(), AttestKeyProblem::SigstoreNotATable))?;
     for (key, value) in table {
-        let problem = if SIGSTORE_SERVICE_KEYS.contains(&key.as_str()) {
-            AttestKeyProblem::SigstoreService
+        let problem = if let Some(names) = ENDPOINT_NAMES.iter().find(|n| n.old_toml_key == key) {
+            AttestKeyProblem::SigstoreService(names)
         } else if !SIGSTORE_KEYS.contains(&key.as_str()) {
             AttestKeyProblem::SigstoreUnknown
         } else if !value.is_str() {

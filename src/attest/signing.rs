@@ -6,7 +6,7 @@
 //! `--signer none`) are the lines written unsigned, with the reason reported and
 //! `speccoder attest sign` to sign them later.
 
-use crate::attest::config::{self, ConfigError, SignerChoice, SignerParseError};
+use crate::attest::config::{self, ConfigError, EndpointNames, SignerChoice, SignerParseError};
 use crate::exit::{Class, ExitClass};
 use crate::git::Repo;
 use crate::model::dsse::{Envelope, RawJson, Signature};
@@ -52,10 +52,7 @@ pub enum SignerError {
     #[error("signing key: {0}")]
     Sign(#[from] SignError),
     /// A checked-in speccoder.toml names a Sigstore service URL.
-    #[error(
-        "speccoder.toml names `[attest.sigstore] {}`; a checked-in file must not choose the Sigstore services that receive the identity token and the signature, so it is not used: remove it and set the URL yourself with {}, {}, or `git config --global {} URL`",
-        .0.old_toml_key, .0.flag, .0.env_var, .0.git_key
-    )]
+    #[error("speccoder.toml names `[attest.sigstore] {}`; {}", .0.old_toml_key, .0.refusal())]
     SigstoreUrlInPolicy(&'static EndpointNames),
     /// A Sigstore service URL the person signing chose cannot receive the token.
     #[cfg(feature = "sigstore")]
@@ -123,26 +120,6 @@ pub enum Endpoint {
     OidcIssuer = 2,
 }
 
-/// The names of one endpoint's setting.
-#[derive(Debug)]
-pub struct EndpointNames {
-    /// The command-line flag.
-    pub flag: &'static str,
-    /// The environment variable.
-    pub env_var: &'static str,
-    /// The git configuration key (per user, as git keeps them: `git config --global`).
-    pub git_key: &'static str,
-    /// The key the old `[attest.sigstore]` table of `speccoder.toml` used, now refused.
-    pub old_toml_key: &'static str,
-}
-
-#[rustfmt::skip]
-const NAMES: [EndpointNames; 3] = [
-    EndpointNames { flag: "--sigstore-fulcio-url", env_var: "SPECCODER_SIGSTORE_FULCIO_URL", git_key: "speccoder.sigstore.fulcioUrl", old_toml_key: config::SIGSTORE_SERVICE_KEYS[0] },
-    EndpointNames { flag: "--sigstore-rekor-url", env_var: "SPECCODER_SIGSTORE_REKOR_URL", git_key: "speccoder.sigstore.rekorUrl", old_toml_key: config::SIGSTORE_SERVICE_KEYS[1] },
-    EndpointNames { flag: "--sigstore-oidc-issuer", env_var: "SPECCODER_SIGSTORE_OIDC_ISSUER", git_key: "speccoder.sigstore.oidcIssuer", old_toml_key: config::SIGSTORE_SERVICE_KEYS[2] },
-];
-
 impl Endpoint {
     /// All of them.
     pub const ALL: [Endpoint; 3] = [Endpoint::Fulcio, Endpoint::Rekor, Endpoint::OidcIssuer];
@@ -150,7 +127,7 @@ impl Endpoint {
     /// Where its setting is read and how it is named.
     #[must_use]
     pub fn names(self) -> &'static EndpointNames {
-        &NAMES[self as usize]
+        &config::ENDPOINT_NAMES[self as usize]
     }
 }
 
