@@ -14,7 +14,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Evidence, Key, PRINCIPAL, Project, SPECKIT_UNIT};
+use common::{Evidence, Key, PRINCIPAL, Project, Run, SPECKIT_UNIT};
 use serde_json::{Value, json};
 
 /// The second person.
@@ -83,6 +83,14 @@ impl Signed {
         let path = self.p.scratch.join(name);
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    /// `attest policy check <policy> --allowed-signers <Ada and Bob>` plus `extra`.
+    fn policy_check(&self, policy: &Path, extra: &[&str]) -> Run {
+        let mut args = vec!["attest", "policy", "check", policy.to_str().unwrap()];
+        args.extend(["--allowed-signers", self.allowed.to_str().unwrap()]);
+        args.extend(extra);
+        self.p.speccoder(&args)
     }
 
     /// `attest verify --branch --all` under `policy`, trusting Ada and Bob.
@@ -463,14 +471,7 @@ fn a_repository_with_hand_ticks_adopts_speccoder_through_policy_init() {
         );
     }
     let policy = s.policy("adopted.toml", policy_text);
-    let check = s.p.speccoder(&[
-        "attest",
-        "policy",
-        "check",
-        policy.to_str().unwrap(),
-        "--allowed-signers",
-        s.allowed.to_str().unwrap(),
-    ]);
+    let check = s.policy_check(&policy, &[]);
     assert!(check.success().stdout.contains("holds 2 hand ticks today"));
 
     let (code, report) = s.verify(&policy);
@@ -530,14 +531,7 @@ fn a_baseline_tick_taken_back_and_ticked_again_by_hand_holds_no_more() {
     let (code, report) = s.verify(&policy);
     assert_eq!(code, Some(26), "{report:#}");
     assert_eq!(row(&report, &task("T002"))["reason"], "ticked_without_evidence");
-    let check = s.p.speccoder(&[
-        "attest",
-        "policy",
-        "check",
-        policy.to_str().unwrap(),
-        "--allowed-signers",
-        s.allowed.to_str().unwrap(),
-    ]);
+    let check = s.policy_check(&policy, &[]);
     assert!(check.success().stdout.contains("holds 0 hand ticks today"));
 }
 
@@ -568,17 +562,7 @@ fn policy_check_shows_the_units_of_each_rule_unknown_principals_and_shadowed_rul
         [[rule]]\nname = \"all\"\nunits = [\"*\"]\nsigners = [\"ada@example.com\", \"Ada@example.com\", \"zed@example.com\"]\n\
         [[rule]]\nname = \"late\"\nunits = [\"001-*\"]\napprovals = { count = 1, by = [\"bob@example.com\", \"*\"] }\n";
     let policy = s.policy("check.toml", text);
-    let out =
-        s.p.speccoder(&[
-            "attest",
-            "policy",
-            "check",
-            policy.to_str().unwrap(),
-            "--allowed-signers",
-            s.allowed.to_str().unwrap(),
-            "--json",
-        ])
-        .success();
+    let out = s.policy_check(&policy, &["--json"]).success();
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["rules"][0]["units"], json!([SPECKIT_UNIT]));
     // An SSH principal is named exactly, as `verify` matches it: another case is unknown.
@@ -588,14 +572,7 @@ fn policy_check_shows_the_units_of_each_rule_unknown_principals_and_shadowed_rul
     assert_eq!(report["rules"][1]["shadowed_by"], "all");
     assert_eq!(report["rules"][1]["unknown_principals"], json!([]));
     assert_eq!(report["sha256"], common::sha256(text.as_bytes()));
-    let shown = s.p.speccoder(&[
-        "attest",
-        "policy",
-        "check",
-        policy.to_str().unwrap(),
-        "--allowed-signers",
-        s.allowed.to_str().unwrap(),
-    ]);
+    let shown = s.policy_check(&policy, &[]);
     let shown = shown.success().stdout;
     assert!(shown.contains("shadowed by rule all") && shown.contains("zed@example.com"), "{shown}");
 }
