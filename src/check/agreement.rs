@@ -293,10 +293,8 @@ impl<'r> Rules<'r> {
                     }
                     _ => ("task_not_found", "the task"),
                 };
-                let missing = e.missing_object();
                 findings.push(
-                    mismatch(code, &format!("{what} cannot be read at the task commit: {e}"))
-                        .lacking(missing),
+                    mismatch(code, &format!("{what} cannot be read at the task commit: {e}")).spec_unread(&e),
                 );
                 return;
             }
@@ -383,9 +381,8 @@ impl<'r> Rules<'r> {
                 .expected_found(claim.p.task.line_hash.clone(), hash),
             ),
             Err(e) => {
-                let missing = e.missing_object();
                 let message = format!("the task cannot be read at the head: {e}");
-                findings.push(mismatch("task_gone_at_head", &message).lacking(missing));
+                findings.push(mismatch("task_gone_at_head", &message).spec_unread(&e));
             }
         }
     }

@@ -97,19 +97,23 @@ impl Finding {
         }
     }
 
-    /// The same finding, made because the repository lacks the object `lacks`, if any.
-    #[must_use]
-    pub fn lacking(mut self, lacks: Option<gix::ObjectId>) -> Self {
-        self.unread = lacks.map(|id| Box::new(Unread::Missing(id)));
-        self
-    }
-
     /// The same finding, made because reading an object failed with `e`: when the repository
     /// lacks the object or holds it corrupt, the finding says which ([`Finding::unread`]).
     #[must_use]
-    pub fn unread(mut self, e: &crate::git::GitError) -> Self {
-        let missing = e.missing_object().map(Unread::Missing);
-        self.unread = missing.or(e.corrupt_object().map(Unread::Corrupt)).map(Box::new);
+    pub fn unread(self, e: &crate::git::GitError) -> Self {
+        self.with_unread(e.missing_object(), e.corrupt_object())
+    }
+
+    /// The same finding, made because a spec file could not be read with `e`: as [`Self::unread`].
+    #[must_use]
+    pub fn spec_unread(self, e: &crate::spec::SpecError) -> Self {
+        self.with_unread(e.missing_object(), e.corrupt_object())
+    }
+
+    /// The same finding, naming the object the repository lacks, or else the one it holds
+    /// corrupt, if any.
+    fn with_unread(mut self, missing: Option<gix::ObjectId>, corrupt: Option<gix::ObjectId>) -> Self {
+        self.unread = missing.map(Unread::Missing).or(corrupt.map(Unread::Corrupt)).map(Box::new);
         self
     }
 

@@ -38,6 +38,8 @@ pub enum SpecError {
         message: String,
         /// The object the repository lacks, when that is why.
         missing: Option<gix::ObjectId>,
+        /// The object the repository holds but cannot decode, when that is why.
+        corrupt: Option<gix::ObjectId>,
     },
 
     /// A unit name that cannot name a unit directory.
@@ -374,6 +376,17 @@ impl SpecError {
         match self {
             SpecError::Repository { missing, .. } => *missing,
             SpecError::TaskNeedsSpec { source, .. } => source.missing_object(),
+            _ => None,
+        }
+    }
+
+    /// The object the repository holds but cannot decode, when that is why the file cannot be
+    /// read.
+    #[must_use]
+    pub fn corrupt_object(&self) -> Option<gix::ObjectId> {
+        match self {
+            SpecError::Repository { corrupt, .. } => *corrupt,
+            SpecError::TaskNeedsSpec { source, .. } => source.corrupt_object(),
             _ => None,
         }
     }

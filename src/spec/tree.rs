@@ -364,6 +364,7 @@ fn repository_error(path: &str, e: crate::git::GitError) -> SpecError {
         e => SpecError::Repository {
             path: path.to_owned(),
             missing: e.missing_object(),
+            corrupt: e.corrupt_object(),
             message: e.to_string(),
         },
     }

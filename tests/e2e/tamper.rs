@@ -2203,3 +2203,25 @@ fn a_corrupt_note_object_ends_the_run_as_a_repository_to_repair_naming_the_objec
     let error = report["error"].as_str().unwrap_or_else(|| panic!("no error: {report:#}"));
     assert!(error.contains(&id) && error.contains("git fsck"), "{error}");
 }
+
+#[test]
+fn a_corrupt_spec_md_at_the_task_commit_ends_the_run_as_a_repository_to_repair_naming_the_object() {
+    let c = setup();
+    let spec = "specs/001-bookmark-tags/spec.md";
+    let id = c.p.git(&["rev-parse", &format!("HEAD:{spec}")]).trim().to_owned();
+    // The head's spec.md is another object: only the task commit's reading meets the damage.
+    let mut text = c.p.read(spec);
+    text.extend(b"\n## Notes\n\nAdded after the tick.\n");
+    c.p.write(spec, &text);
+    c.p.git(&["commit", "-q", "-am", "notes"]);
+    let loose = c.p.root.join(".git/objects").join(&id[..2]).join(&id[2..]);
+    let mut permissions = std::fs::metadata(&loose).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    permissions.set_readonly(false);
+    std::fs::set_permissions(&loose, permissions).unwrap();
+    std::fs::write(&loose, b"garbage").unwrap();
+    let (code, report) = verify_with(&c, &["HEAD~1"]);
+    assert_eq!((code, report["exit_code"].as_i64()), (13, Some(13)), "{report:#}");
+    let error = report["error"].as_str().unwrap_or_else(|| panic!("no error: {report:#}"));
+    assert!(error.contains(&id) && error.contains("git fsck"), "{error}");
+}
