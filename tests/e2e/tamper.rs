@@ -2188,20 +2188,30 @@ fn a_note_or_task_list_the_repository_lacks_ends_the_run_as_a_repository_to_repa
     }
 }
 
-#[test]
-fn a_corrupt_note_object_ends_the_run_as_a_repository_to_repair_naming_the_object() {
-    let c = setup();
-    let id = c.p.git(&["notes", "--ref", "speccoder", "list", "HEAD"]).trim().to_owned();
+/// Overwrites the loose object `id` with bytes no object reads as.
+fn corrupt_loose_object(c: &Case, id: &str) {
     let loose = c.p.root.join(".git/objects").join(&id[..2]).join(&id[2..]);
     let mut permissions = std::fs::metadata(&loose).unwrap().permissions();
     #[allow(clippy::permissions_set_readonly_false)]
     permissions.set_readonly(false);
     std::fs::set_permissions(&loose, permissions).unwrap();
     std::fs::write(&loose, b"garbage").unwrap();
-    let (code, report) = verify_with(&c, &["HEAD"]);
+}
+
+/// A run that ended with exit 13, its report's error naming the corrupt object `id` and `git fsck`.
+fn ends_as_a_repository_to_repair(code: i32, report: &Value, id: &str) {
     assert_eq!((code, report["exit_code"].as_i64()), (13, Some(13)), "{report:#}");
     let error = report["error"].as_str().unwrap_or_else(|| panic!("no error: {report:#}"));
-    assert!(error.contains(&id) && error.contains("git fsck"), "{error}");
+    assert!(error.contains(id) && error.contains("git fsck"), "{error}");
+}
+
+#[test]
+fn a_corrupt_note_object_ends_the_run_as_a_repository_to_repair_naming_the_object() {
+    let c = setup();
+    let id = c.p.git(&["notes", "--ref", "speccoder", "list", "HEAD"]).trim().to_owned();
+    corrupt_loose_object(&c, &id);
+    let (code, report) = verify_with(&c, &["HEAD"]);
+    ends_as_a_repository_to_repair(code, &report, &id);
 }
 
 #[test]
@@ -2214,14 +2224,7 @@ fn a_corrupt_spec_md_at_the_task_commit_ends_the_run_as_a_repository_to_repair_n
     text.extend(b"\n## Notes\n\nAdded after the tick.\n");
     c.p.write(spec, &text);
     c.p.git(&["commit", "-q", "-am", "notes"]);
-    let loose = c.p.root.join(".git/objects").join(&id[..2]).join(&id[2..]);
-    let mut permissions = std::fs::metadata(&loose).unwrap().permissions();
-    #[allow(clippy::permissions_set_readonly_false)]
-    permissions.set_readonly(false);
-    std::fs::set_permissions(&loose, permissions).unwrap();
-    std::fs::write(&loose, b"garbage").unwrap();
+    corrupt_loose_object(&c, &id);
     let (code, report) = verify_with(&c, &["HEAD~1"]);
-    assert_eq!((code, report["exit_code"].as_i64()), (13, Some(13)), "{report:#}");
-    let error = report["error"].as_str().unwrap_or_else(|| panic!("no error: {report:#}"));
-    assert!(error.contains(&id) && error.contains("git fsck"), "{error}");
+    ends_as_a_repository_to_repair(code, &report, &id);
 }
