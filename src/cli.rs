@@ -837,9 +837,27 @@ pub enum VsaSignerArg {
 }
 
 // The caller's trust, shared by every command that checks signatures against it: `attest verify`,
-// `attest export`, `attest approve`, `attest policy init|check`.
+// `attest export`, `attest approve`.
 #[derive(Debug, Args, Clone)]
 pub struct TrustArgs {
+    /// Whom you trust.
+    #[command(flatten)]
+    pub files: TrustFileArgs,
+    /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process.
+    #[arg(long)]
+    pub via_tools: bool,
+    /// When SSH keys must have been trusted: `commit`, each task commit's committer date (as git
+    /// verify-commit checks; the signer chose it), or `now`, the time of verification, for every
+    /// valid-after/valid-before window and certificate (what a CI gate wants). The report names
+    /// the time used.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "commit")]
+    pub signature_time: SignatureTimeArg,
+}
+
+// Whom the caller trusts: the trust files and identities, without how signatures are checked.
+// `attest policy init|check` read principals from them and check no signature.
+#[derive(Debug, Args, Clone)]
+pub struct TrustFileArgs {
     /// The SSH allowed-signers file you trust (ssh-keygen's format); default git's
     /// gpg.ssh.allowedSignersFile.
     #[arg(long, value_name = "FILE", conflicts_with = "allowed_signers_rev")]
@@ -872,15 +890,6 @@ pub struct TrustArgs {
     /// The OIDC issuer a keyless signing certificate must name.
     #[arg(long, value_name = "URL", requires = "certificate_identity")]
     pub certificate_oidc_issuer: Option<String>,
-    /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process.
-    #[arg(long)]
-    pub via_tools: bool,
-    /// When SSH keys must have been trusted: `commit`, each task commit's committer date (as git
-    /// verify-commit checks; the signer chose it), or `now`, the time of verification, for every
-    /// valid-after/valid-before window and certificate (what a CI gate wants). The report names
-    /// the time used.
-    #[arg(long, value_enum, value_name = "WHEN", default_value = "commit")]
-    pub signature_time: SignatureTimeArg,
 }
 
 // The verifier policy, shared by `attest verify` and every command that judges ticks as it does
@@ -951,7 +960,7 @@ pub struct PolicyInitArgs {
     pub baseline: Option<String>,
     /// Whose principals the catch-all rule names.
     #[command(flatten)]
-    pub trust: TrustArgs,
+    pub trust: TrustFileArgs,
     /// Print one JSON object (`policy`, `baseline`, `hand_ticks`, `principals`) instead.
     #[arg(long)]
     pub json: bool,
@@ -965,7 +974,7 @@ pub struct PolicyCheckArgs {
     pub file: PathBuf,
     /// Whose principals the policy's principals are compared with.
     #[command(flatten)]
-    pub trust: TrustArgs,
+    pub trust: TrustFileArgs,
     /// Print one JSON object instead.
     #[arg(long)]
     pub json: bool,

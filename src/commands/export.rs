@@ -35,7 +35,7 @@ pub fn run(args: &ExportArgs) -> u8 {
     // pack that cannot be signed or written.
     let mut flags = super::signing::sigstore_service_flags(&args.sigstore);
     // The summary is signed as the check trusts: its trusted root, unless one is named for signing.
-    flags.trusted_root = flags.trusted_root.or_else(|| args.trust.sigstore_trusted_root.clone());
+    flags.trusted_root = flags.trusted_root.or_else(|| args.trust.files.sigstore_trusted_root.clone());
     let key = match (&args.vsa_key, args.vsa_signer) {
         (Some(key), _) => VsaKey::Ssh(key),
         (None, Some(VsaSignerArg::Sigstore) | None) => VsaKey::Sigstore(&flags),

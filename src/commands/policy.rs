@@ -32,7 +32,7 @@ pub fn run(sub: &PolicySub) -> u8 {
         PolicySub::Init(args) => {
             let result = (|| -> Result<_, Failure> {
                 let repo = Repo::discover_to_read(".").map_err(Failure::from)?;
-                let files = super::trust::trust_files(&args.trust);
+                let files = super::trust::principal_files(&args.trust);
                 let principals = load_trust(&repo, &files)?.principals(&files);
                 Ok(init::init(&repo, args.baseline.as_deref(), &principals)?)
             })();
@@ -45,7 +45,7 @@ pub fn run(sub: &PolicySub) -> u8 {
 fn check(args: &PolicyCheckArgs) -> u8 {
     let result = (|| -> Result<_, Failure> {
         let repo = Repo::discover_to_read(".").map_err(Failure::from)?;
-        let files = super::trust::trust_files(&args.trust);
+        let files = super::trust::principal_files(&args.trust);
         let trust = load_trust(&repo, &files)?;
         let name = args.file.display().to_string();
         let bytes = read_file(&args.file).map_err(|e| Failure(Class::Config, e.to_string()))?;

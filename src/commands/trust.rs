@@ -5,10 +5,16 @@
 use speccoder_attest::check::trust::{SignatureTime, TrustFiles};
 use speccoder_attest::check::verifier_policy::PolicySource;
 
-use crate::cli::{PolicyArgs, SignatureTimeArg, TrustArgs};
+use crate::cli::{PolicyArgs, SignatureTimeArg, TrustArgs, TrustFileArgs};
 
-/// The trust files and identities of `args`.
+/// The trust files and identities of `args`, whose signatures are checked with the real tools
+/// when `--via-tools` was given.
 pub(crate) fn trust_files(args: &TrustArgs) -> TrustFiles {
+    TrustFiles { via_tools: args.via_tools, ..principal_files(&args.files) }
+}
+
+/// The trust files and identities of `args`, read for their principals: no signature is checked.
+pub(crate) fn principal_files(args: &TrustFileArgs) -> TrustFiles {
     TrustFiles {
         allowed_signers: args.allowed_signers.clone(),
         allowed_signers_rev: args.allowed_signers_rev.clone(),
@@ -17,7 +23,7 @@ pub(crate) fn trust_files(args: &TrustArgs) -> TrustFiles {
         sigstore_trusted_root: args.sigstore_trusted_root.clone(),
         certificate_identity: args.certificate_identity.clone(),
         certificate_oidc_issuer: args.certificate_oidc_issuer.clone(),
-        via_tools: args.via_tools,
+        via_tools: false,
     }
 }
 

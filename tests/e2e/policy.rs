@@ -578,6 +578,19 @@ fn policy_check_shows_the_units_of_each_rule_unknown_principals_and_shadowed_rul
 }
 
 #[test]
+fn policy_commands_check_no_signature_and_so_refuse_the_flags_of_how_one_is_checked() {
+    let s = Signed::new();
+    let policy = s.policy("plain.toml", "version = 1\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n");
+    for flag in [&["--via-tools"][..], &["--signature-time", "now"]] {
+        let refused = s.policy_check(&policy, flag).failure(2);
+        assert!(refused.stderr.contains(flag[0]), "{refused}");
+        let mut init = vec!["attest", "policy", "init"];
+        init.extend(flag);
+        s.p.speccoder(&init).failure(2);
+    }
+}
+
+#[test]
 fn the_schema_of_the_policy_accepts_the_example_and_refuses_an_unknown_key() {
     let example = r#"version = 1
 [baseline]

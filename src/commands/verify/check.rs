@@ -96,7 +96,7 @@ pub(crate) struct Prepared<'a> {
 /// # Errors
 /// [`CheckFailed`].
 pub(crate) fn prepare<'a>(repo: &Repo, req: &CheckRequest<'a>) -> Result<Prepared<'a>, CheckFailed> {
-    for spec in [&req.trust.allowed_signers_rev, &req.policy.policy_rev].into_iter().flatten() {
+    for spec in [&req.trust.files.allowed_signers_rev, &req.policy.policy_rev].into_iter().flatten() {
         completeness::fetch_revision_file(repo, spec)?;
     }
     let branch = req.branch.map(|head| BranchOptions {
