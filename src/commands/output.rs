@@ -94,7 +94,7 @@ pub fn print_help(text: &clap::builder::StyledStr) -> u8 {
     let text = if out.is_terminal() { text.ansi().to_string() } else { text.to_string() };
     wrote(out.write_all(text.as_bytes()));
     drop(out);
-    delivered(exit::OK)
+    flushed(exit::OK, Carried::Help)
 }
 
 /// Writes one line to stdout.
@@ -128,8 +128,31 @@ fn wrote(result: std::io::Result<()>) {
 
 /// A report stdout did not take whole: an unexpected failure, not one of the command's own.
 #[derive(Debug, thiserror::Error)]
-#[error("the report could not be written to standard output ({0}): it is cut short there")]
-struct StdoutNotWritten(String);
+#[error("{} could not be written to standard output ({error}): it is cut short there", .carried.name())]
+struct StdoutNotWritten {
+    /// What stdout was to carry.
+    carried: Carried,
+    /// The write's error.
+    error: String,
+}
+
+/// What a command writes to stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Carried {
+    /// A command's report: the command did something, which stands when its report is lost.
+    Report,
+    /// `--help`: nothing was done.
+    Help,
+}
+
+impl Carried {
+    fn name(self) -> &'static str {
+        match self {
+            Carried::Report => "the report",
+            Carried::Help => "the help",
+        }
+    }
+}
 
 impl ExitClass for StdoutNotWritten {
     fn class(&self) -> exit::Class {
@@ -142,13 +165,21 @@ impl ExitClass for StdoutNotWritten {
 /// [`StdoutNotWritten`] in place of success, with the failure said on stderr. What the command
 /// did (a tick, a note) stands either way; only its report is lost.
 pub(crate) fn delivered(code: u8) -> u8 {
+    flushed(code, Carried::Report)
+}
+
+/// [`delivered`], for stdout that carried `carried`.
+fn flushed(code: u8, carried: Carried) -> u8 {
     wrote(std::io::stdout().lock().flush());
     let Some(error) = STDOUT_FAILED.get() else {
         return code;
     };
-    let failure = StdoutNotWritten(error.clone());
-    let succeeded =
-        if code == exit::OK { "; the command itself succeeded, and what it wrote stands" } else { "" };
+    let failure = StdoutNotWritten { carried, error: error.clone() };
+    let succeeded = if code == exit::OK && carried == Carried::Report {
+        "; the command itself succeeded, and what it wrote stands"
+    } else {
+        ""
+    };
     to_stderr(format_args!("speccoder: {failure}{succeeded}"));
     if code == exit::OK { failure.exit_code() } else { code }
 }

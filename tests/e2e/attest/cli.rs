@@ -299,6 +299,7 @@ fn help_and_the_version_that_cannot_be_written_to_stdout_fail_and_say_so() {
             out.stderr.contains("could not be written to standard output (No space left"),
             "{args:?}: {out}"
         );
+        assert!(!out.stderr.contains("report") && !out.stderr.contains("stands"), "nothing was done: {out}");
         p.speccoder(args).success();
     }
 }
