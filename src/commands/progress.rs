@@ -13,14 +13,30 @@ pub(super) struct Progress {
     bar: Option<ProgressBar>,
     /// When the command started.
     started: Instant,
+    /// How long the check runs before the line is drawn.
+    after: Duration,
     /// The line is drawn.
     shown: bool,
     /// The run began its report.
     begun: bool,
 }
 
-/// How long a check runs before its progress is shown.
+/// How long a check runs before its progress is shown, unless [`PROGRESS_AFTER_ENV`] says.
 const PROGRESS_AFTER: Duration = Duration::from_secs(1);
+
+/// The environment variable that sets how many milliseconds a check runs before its progress is
+/// shown (`0`: at once), for a terminal that wants it sooner or later and for tests, which
+/// cannot tell from outside how long a run took inside.
+const PROGRESS_AFTER_ENV: &str = "SPECCODER_PROGRESS_AFTER_MS";
+
+/// [`PROGRESS_AFTER`], or the milliseconds [`PROGRESS_AFTER_ENV`] gives (a value that is not a
+/// number is ignored).
+fn progress_after() -> Duration {
+    std::env::var(PROGRESS_AFTER_ENV)
+        .ok()
+        .and_then(|ms| ms.trim().parse().ok())
+        .map_or(PROGRESS_AFTER, Duration::from_millis)
+}
 
 impl Progress {
     pub(super) fn new(started: Instant) -> Self {
@@ -31,7 +47,7 @@ impl Progress {
             }
             bar
         });
-        Progress { bar, started, shown: false, begun: false }
+        Progress { bar, started, after: progress_after(), shown: false, begun: false }
     }
 
     /// The run checks `ticks` ticks.
@@ -53,7 +69,7 @@ impl Progress {
         if bar.position() < bar.length().unwrap_or(0) {
             bar.inc(more);
         }
-        if !self.shown && self.started.elapsed() >= PROGRESS_AFTER {
+        if !self.shown && self.started.elapsed() >= self.after {
             self.shown = true;
             bar.set_draw_target(ProgressDrawTarget::stderr());
         }

@@ -129,10 +129,9 @@ impl TerminalRun {
     }
 
     /// What a terminal shows of `speccoder <args>` (stdout and stderr: `script` gives the run a
-    /// terminal and copies what it shows to its own stdout), and how long it took.
-    fn shown(&self, args: &str) -> (String, std::time::Duration) {
+    /// terminal and copies what it shows to its own stdout), its progress shown `when`.
+    fn shown(&self, args: &str, when: Shown) -> String {
         let command = format!("'{}' {args}", common::speccoder_bin().display());
-        let started = std::time::Instant::now();
         let mut on_terminal = common::binary_command(
             Path::new("script"),
             &self.repo,
@@ -141,50 +140,45 @@ impl TerminalRun {
         );
         // A terminal that moves the cursor, as a person's does (without TERM, nothing is drawn).
         on_terminal.env("TERM", "xterm");
-        let shown = run(on_terminal).success().stdout;
-        (shown, started.elapsed())
+        let after_ms = match when {
+            Shown::AtOnce => "0",
+            Shown::Never => "3600000",
+        };
+        on_terminal.env("SPECCODER_PROGRESS_AFTER_MS", after_ms);
+        run(on_terminal).success().stdout
     }
 }
 
-/// Whether a run that took `took` drew its progress: `Some(true)` over 1.5 s, `Some(false)`
-/// under 0.9 s, `None` in between (either may be right).
-fn should_show(took: std::time::Duration) -> Option<bool> {
-    if took > std::time::Duration::from_millis(1500) {
-        Some(true)
-    } else if took < std::time::Duration::from_millis(900) {
-        Some(false)
-    } else {
-        None
-    }
+/// When a run's progress is shown: at once, or never within a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    AtOnce,
+    Never,
 }
 
 #[test]
-fn a_check_over_a_second_shows_its_progress_on_a_terminal_and_its_report_unchanged() {
+fn a_check_shows_its_progress_on_a_terminal_when_it_runs_long_and_its_report_unchanged() {
     let Some(t) = TerminalRun::new() else { return };
     let piped = verify(&t.repo, &t.home, &t.allowed, Some("1")).success();
-    let (shown, took) = t.shown(&format!(
-        "attest verify --branch --all --json --jobs 1 --allowed-signers '{}'",
-        t.allowed.display()
-    ));
-    match should_show(took) {
-        Some(true) => assert!(shown.contains(&format!("checked {TICKS} of {TICKS} ticks")), "{shown}"),
-        Some(false) => {
-            assert!(!shown.contains(&format!(" of {TICKS} ticks")), "under a second, none: {shown}")
-        }
-        None => {}
+    let args =
+        format!("attest verify --branch --all --json --jobs 1 --allowed-signers '{}'", t.allowed.display());
+    for when in [Shown::AtOnce, Shown::Never] {
+        let shown = t.shown(&args, when);
+        let drawn = shown.contains(&format!(" of {TICKS} ticks"));
+        assert_eq!(drawn, when == Shown::AtOnce, "{when:?}: {shown}");
+        // Whatever was drawn, stdout's JSON is the same object: the progress went to stderr, and
+        // was taken away before the report's end.
+        let json_start = shown.find("{\"mode\"").unwrap_or_else(|| panic!("no report: {shown}"));
+        let report: String =
+            shown[json_start..].chars().filter(|c| *c != '\r').take_while(|c| *c != '\n').collect();
+        let printed: Value = serde_json::from_str(&report).unwrap_or_else(|e| panic!("{e}: {report}"));
+        let piped: Value = serde_json::from_str(&piped.stdout).unwrap();
+        assert_eq!(printed, piped);
     }
-    // Whatever was drawn, stdout's JSON is the same object: the progress went to stderr, and
-    // was taken away before the report's end.
-    let json_start = shown.find("{\"mode\"").unwrap_or_else(|| panic!("no report: {shown}"));
-    let report: String =
-        shown[json_start..].chars().filter(|c| *c != '\r').take_while(|c| *c != '\n').collect();
-    let printed: Value = serde_json::from_str(&report).unwrap_or_else(|e| panic!("{e}: {report}"));
-    let piped: Value = serde_json::from_str(&piped.stdout).unwrap();
-    assert_eq!(printed, piped);
 }
 
 #[test]
-fn an_export_over_a_second_shows_its_progress_on_a_terminal_and_clears_it_before_its_summary() {
+fn an_export_shows_its_progress_on_a_terminal_and_clears_it_before_its_summary() {
     let Some(t) = TerminalRun::new() else { return };
     let key = t.dir.path().join("vsa-key");
     let made = std::process::Command::new("ssh-keygen")
@@ -193,26 +187,29 @@ fn an_export_over_a_second_shows_its_progress_on_a_terminal_and_clears_it_before
         .status()
         .unwrap();
     assert!(made.success());
-    let pack = t.dir.path().join("pack");
-    let (shown, took) = t.shown(&format!(
-        "attest export --branch --all --jobs 1 --allowed-signers '{}' --vsa-key '{}' --out '{}'",
-        t.allowed.display(),
-        key.display(),
-        pack.display()
-    ));
-    let exported = shown.find("exported ").unwrap_or_else(|| panic!("no pack: {shown}"));
-    let (during, after) = shown.split_at(exported);
-    match should_show(took) {
-        Some(true) => {
+    for when in [Shown::AtOnce, Shown::Never] {
+        let pack = t.dir.path().join(format!("pack-{when:?}"));
+        let shown = t.shown(
+            &format!(
+                "attest export --branch --all --jobs 1 --allowed-signers '{}' --vsa-key '{}' --out '{}'",
+                t.allowed.display(),
+                key.display(),
+                pack.display()
+            ),
+            when,
+        );
+        let exported = shown.find("exported ").unwrap_or_else(|| panic!("no pack: {shown}"));
+        let (during, after) = shown.split_at(exported);
+        if when == Shown::AtOnce {
             assert!(during.contains(&format!(" of {TICKS} ticks")), "{shown}");
             // Taken away (carriage return, erase the line) before the export says what it wrote.
             assert!(during.ends_with("\r\u{1b}[2K"), "{shown:?}");
+        } else {
+            assert!(!during.contains(" ticks"), "never drawn: {shown}");
         }
-        Some(false) => assert!(!during.contains(" ticks"), "under a second, none: {shown}"),
-        None => {}
+        assert!(!after.contains(&format!(" of {TICKS} ticks")), "no progress after the check: {shown}");
+        assert_eq!(files_in(&pack), TICKS + 3, "the notes, the head commit and the summary's two files");
     }
-    assert!(!after.contains(&format!(" of {TICKS} ticks")), "no progress after the check: {shown}");
-    assert_eq!(files_in(&pack), TICKS + 3, "the notes, the head commit and the summary's two files");
 }
 
 /// How many files `dir` holds.
