@@ -264,7 +264,8 @@ fn is_symlink_refusal(error: &std::io::Error, path: &Path) -> bool {
 }
 
 /// What a file that is not a regular file is, in a word.
-pub(crate) fn kind_of(kind: &std::fs::FileType) -> &'static str {
+#[must_use]
+pub fn kind_of(kind: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt as _;

@@ -437,7 +437,8 @@ fn usable_parent(path: &Path) -> Result<&Path, Problem> {
 /// (every one of a relative `dir`, up to a `..` that leaves it): the current directory is where
 /// a checked branch's work tree is, and a link the branch committed there could lead a write
 /// anywhere. Above it, or elsewhere, the directories are the user's own.
-fn link_on_the_way(dir: &Path) -> Option<PathBuf> {
+#[must_use]
+pub fn link_on_the_way(dir: &Path) -> Option<PathBuf> {
     use std::path::Component;
     let cwd = std::env::current_dir().ok()?;
     let below = if dir.is_absolute() { dir.strip_prefix(&cwd).ok()? } else { dir };

@@ -5,6 +5,7 @@ use std::path::Path;
 use speccoder_attest::attest::hooks::shell_quoted;
 
 use speccoder_attest::exit::{self, Class, ExitClass};
+use speccoder_attest::model::shown::one_line;
 use speccoder_attest::schema;
 use speccoder_attest::{input, output_file};
 
@@ -45,6 +46,14 @@ enum SchemaError {
         /// `speccoder schema`, with `--out DIR` when DIR is not the default.
         regenerate: String,
     },
+    /// `--check`: something other than a directory is at DIR (a `regular file`, a `FIFO`, ...).
+    #[error("{} is a {kind}, not a directory of schemas; name the directory that holds them with --out DIR", one_line(&.dir.display().to_string()))]
+    NotADirectory {
+        /// DIR.
+        dir: std::path::PathBuf,
+        /// What is there.
+        kind: &'static str,
+    },
     /// A file or the directory could not be written.
     #[error(transparent)]
     Write(#[from] output_file::OutputError),
@@ -54,7 +63,7 @@ impl ExitClass for SchemaError {
     fn class(&self) -> Class {
         match self {
             SchemaError::Differ { .. } => Class::DoesNotHold,
-            SchemaError::Write(_) => Class::Config,
+            SchemaError::NotADirectory { .. } | SchemaError::Write(_) => Class::Config,
         }
     }
 }
@@ -91,6 +100,23 @@ fn shell_word(path: &Path) -> String {
 
 /// Compares every schema file in `dir` with what the types generate.
 fn check(started_in: Option<&Path>, dir: &Path) -> Result<SchemaReport, SchemaError> {
+    // The schemas are the checked tree's own files: never read through a link the tree holds.
+    if let Some(link) = output_file::link_on_the_way(dir) {
+        return Err(SchemaError::Differ {
+            files: vec![format!(
+                "{} is a symbolic link, and the schemas are never read through one (a checked branch may have committed it)",
+                one_line(&link.display().to_string())
+            )],
+            links: true,
+            regenerate: regenerate_command(started_in, dir),
+        });
+    }
+    if let Ok(meta) = std::fs::metadata(dir)
+        && !meta.is_dir()
+    {
+        let kind = if meta.is_file() { "regular file" } else { input::kind_of(&meta.file_type()) };
+        return Err(SchemaError::NotADirectory { dir: dir.to_owned(), kind });
+    }
     let files = schema::all();
     let mut differing = Vec::new();
     let mut links = false;

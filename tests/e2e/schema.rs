@@ -116,8 +116,37 @@ fn an_out_path_that_is_a_file_a_fifo_or_a_dangling_link_exits_13_naming_that_pat
         let json: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(json["exit_code"], 13, "{json}");
     }
+    // The check says the same of DIR, once, rather than that each file in it cannot be read.
+    for (path, kind) in [(&file, "regular file"), (&fifo, "FIFO")] {
+        let out = speccoder().args(["schema", "--check", "--out"]).arg(path).output().unwrap();
+        assert_eq!(out.status.code(), Some(13), "{}", String::from_utf8_lossy(&out.stderr));
+        let err = String::from_utf8_lossy(&out.stderr);
+        let named = format!("{} is a {kind}, not a directory of schemas; name the directory", path.display());
+        assert!(err.contains(&named) && !err.contains("regenerate"), "{err}");
+    }
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
     assert!(std::fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
+}
+
+/// A schema directory a checked branch committed as a link to schemas elsewhere holds no schema
+/// of its own: the check fails it, as writing refuses it, and never passes what lies behind it.
+#[cfg(unix)]
+#[test]
+fn a_schema_directory_that_is_a_link_in_the_checked_tree_fails_the_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    let in_tmp = |args: &[&str]| {
+        Command::new(common::speccoder_bin()).current_dir(tmp.path()).args(args).output().unwrap()
+    };
+    let elsewhere = tempfile::tempdir().unwrap();
+    let up_to_date = elsewhere.path().join("schema");
+    assert!(speccoder().args(["schema", "--out"]).arg(&up_to_date).status().unwrap().success());
+    std::os::unix::fs::symlink(&up_to_date, tmp.path().join("schema")).unwrap();
+    let out = in_tmp(&["schema", "--check"]);
+    assert_eq!(out.status.code(), Some(26), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("schema is a symbolic link, and the schemas are never read through one"), "{err}");
+    // Named outside the work tree, the same directory is the user's own, and is read.
+    assert!(speccoder().args(["schema", "--check", "--out"]).arg(&up_to_date).status().unwrap().success());
 }
 
 #[cfg(unix)]
