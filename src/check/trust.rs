@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use crate::exit::{Class, ExitClass};
 use crate::git::{Head, ObjectId, Repo};
 use crate::sign::OwnKey;
-use crate::sign::ssh::allowed_signers::{self, AllowedSigners};
-use crate::sign::ssh::revoked_keys::RevokedKeys;
+use crate::sign::ssh::allowed_signers::{self, AllowedSigners, AllowedSignersError};
+use crate::sign::ssh::revoked_keys::{RevokedKeys, RevokedKeysError};
 use crate::sign::ssh::sshsig::NAMESPACE;
 
 /// SSH trust: an allowed-signers file and the revoked keys.
@@ -155,21 +155,56 @@ pub const ALLOWED_SIGNERS_REV: RevFile = RevFile {
     max: allowed_signers::MAX_BYTES,
 };
 
+/// A trust or policy file given by its path, which is refused where the checked tree holds it
+/// ([`refuse_in_tree`]).
+#[derive(Debug, Clone, Copy)]
+pub enum GivenFile {
+    /// A file a `--…-rev REV:PATH` flag can read from the base instead (`--allowed-signers`,
+    /// `--policy`).
+    WithRev(&'static RevFile),
+    /// A file of trust no flag reads from a revision (`--revoked`, `--openpgp-certs`,
+    /// `--sigstore-trusted-root`).
+    Trust,
+}
+
+impl GivenFile {
+    /// What the file chooses.
+    fn chooses(self) -> &'static str {
+        match self {
+            GivenFile::WithRev(file) => file.chooses,
+            GivenFile::Trust => "the trust",
+        }
+    }
+
+    /// The rest of the advice for the file at `tree_path` of the checked tree: its `--…-rev`
+    /// flag, or how to take the base's copy out of the repository.
+    fn instead(self, tree_path: &str) -> String {
+        match self {
+            GivenFile::WithRev(file) => format!(", or {} <base>:{tree_path}", file.flag),
+            GivenFile::Trust => {
+                format!(
+                    " (the base's copy: `git show <base>:{tree_path} > FILE`, FILE outside the repository)"
+                )
+            }
+        }
+    }
+}
+
 /// Why the trust cannot be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum TrustError {
     /// A trust (or policy) file that the checked tree itself provides.
     #[error(
-        "refusing {}: it is `{tree_path}` of the tree being checked, so whoever wrote the branch chose {}; pass a file from outside the repository, or {} <base>:{tree_path}",
-        .path.display(), .file.chooses, .file.flag
+        "refusing {}: it is `{tree_path}` of the tree being checked, so whoever wrote the branch chose {}; pass a file from outside the repository{}",
+        .path.display(), .file.chooses(), .file.instead(tree_path)
     )]
     ProvidedByTree {
         /// The file given.
         path: PathBuf,
         /// Its path in the tree.
         tree_path: String,
-        /// The flag that reads such a file from the base instead.
-        file: &'static RevFile,
+        /// What the file is.
+        file: GivenFile,
     },
     /// A `--…-rev` flag names a revision inside the range being checked.
     #[error(
@@ -232,6 +267,14 @@ pub enum TrustError {
     /// A revoked-keys file is broken.
     #[error(transparent)]
     RevokedKeys(#[from] crate::sign::ssh::revoked_keys::RevokedKeysError),
+    /// A trust file that cannot be read, with what named it.
+    #[error("{source}; check {given_by}")]
+    Unreadable {
+        /// What named the file ([`GivenPath::given_by`]).
+        given_by: &'static str,
+        /// Why it cannot be read, naming it.
+        source: Box<TrustError>,
+    },
     /// The OpenPGP certificates file is broken.
     #[error(transparent)]
     OpenPgpCerts(#[from] crate::sign::openpgp::OpenPgpCertsError),
@@ -261,6 +304,7 @@ impl ExitClass for TrustError {
             | TrustError::RevTooLarge { .. }
             | TrustError::AllowedSigners(_)
             | TrustError::RevokedKeys(_)
+            | TrustError::Unreadable { .. }
             | TrustError::OpenPgpCerts(_)
             | TrustError::SigstoreMissing
             | TrustError::Copy(_) => Class::Config,
@@ -280,15 +324,33 @@ pub fn load_openpgp(
     path: &Path,
     checked_tree: ObjectId,
 ) -> Result<crate::sign::openpgp::OpenPgpCerts, TrustError> {
-    refuse_in_tree(repo, path, checked_tree, &ALLOWED_SIGNERS_REV)?;
+    refuse_in_tree(repo, path, checked_tree, GivenFile::Trust)?;
     Ok(crate::sign::openpgp::OpenPgpCerts::read(path)?)
+}
+
+/// A trust file on disk, with what named it, for the advice when it cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GivenPath {
+    /// The file.
+    pub path: PathBuf,
+    /// What named it: `the path given to --revoked`, `git's gpg.ssh.revocationFile setting`.
+    pub given_by: &'static str,
+}
+
+impl GivenPath {
+    /// `e`, a failure to read this file, with the advice to check what named it; any other
+    /// failure (a line that does not parse, named by the file and line) as it is.
+    fn unreadable(&self, e: impl Into<TrustError>, read_failed: bool) -> TrustError {
+        let e = e.into();
+        if read_failed { TrustError::Unreadable { given_by: self.given_by, source: Box::new(e) } } else { e }
+    }
 }
 
 /// Where the SSH trust comes from.
 #[derive(Debug, Clone)]
 pub enum AllowedSource {
     /// A file on disk (`--allowed-signers`, or git's `gpg.ssh.allowedSignersFile`).
-    File(PathBuf),
+    File(GivenPath),
     /// A file at a revision (`--allowed-signers-rev REV:PATH`).
     Rev(String),
 }
@@ -305,16 +367,20 @@ impl SshTrust {
     pub fn load(
         repo: &Repo,
         source: &AllowedSource,
-        revoked: &[PathBuf],
+        revoked: &[GivenPath],
         checked_tree: ObjectId,
         in_range: &dyn Fn(ObjectId) -> bool,
     ) -> Result<SshTrust, TrustError> {
         let temp_dir = || tempfile::tempdir().map_err(TrustError::Copy);
         let mut temp = None;
         let (allowed, allowed_path, label) = match source {
-            AllowedSource::File(path) => {
-                refuse_in_tree(repo, path, checked_tree, &ALLOWED_SIGNERS_REV)?;
-                let allowed = AllowedSigners::read(path)?;
+            AllowedSource::File(given) => {
+                let path = &given.path;
+                refuse_in_tree(repo, path, checked_tree, GivenFile::WithRev(&ALLOWED_SIGNERS_REV))?;
+                let allowed = AllowedSigners::read(path).map_err(|e| {
+                    let read_failed = matches!(e, AllowedSignersError::Read { .. });
+                    given.unreadable(e, read_failed)
+                })?;
                 (allowed, path.clone(), path.display().to_string())
             }
             AllowedSource::Rev(spec) => {
@@ -327,14 +393,17 @@ impl SshTrust {
             }
         };
         let mut revoked_keys = RevokedKeys::default();
-        for path in revoked {
-            refuse_in_tree(repo, path, checked_tree, &ALLOWED_SIGNERS_REV)?;
-            revoked_keys.extend(RevokedKeys::read(path)?);
+        for given in revoked {
+            refuse_in_tree(repo, &given.path, checked_tree, GivenFile::Trust)?;
+            revoked_keys.extend(RevokedKeys::read(&given.path).map_err(|e| {
+                let read_failed = matches!(e, RevokedKeysError::Read { .. });
+                given.unreadable(e, read_failed)
+            })?);
         }
         // ssh-keygen reads one revoked-keys file: several are given to it as one list.
         let revoked_path = match revoked {
             [] => None,
-            [one] => Some(one.clone()),
+            [one] => Some(one.path.clone()),
             _ => {
                 let dir = match &mut temp {
                     Some(dir) => dir,
@@ -398,8 +467,8 @@ pub fn read_rev_file(
 
 /// Refuses `path` when it lies in one of the repository's work trees (the main one or a linked
 /// one: each may hold the branch under review) and the checked tree has a file at that place: the
-/// branch under review would be choosing its own trust (or rules); `flag` is the `--…-rev` flag
-/// that reads such a file from the base instead.
+/// branch under review would be choosing its own trust (or rules); `file` says what the file is,
+/// for the advice.
 ///
 /// # Errors
 /// [`TrustError::ProvidedByTree`], or a tree or the list of work trees that cannot be read.
@@ -407,7 +476,7 @@ pub fn refuse_in_tree(
     repo: &Repo,
     path: &Path,
     checked_tree: ObjectId,
-    flag: &'static RevFile,
+    file: GivenFile,
 ) -> Result<(), TrustError> {
     let Ok(full) = std::fs::canonicalize(path) else { return Ok(()) };
     for work_tree in repo.work_trees()? {
@@ -418,7 +487,7 @@ pub fn refuse_in_tree(
             continue;
         }
         if repo.tree(checked_tree).file(&rel)?.is_some() {
-            return Err(TrustError::ProvidedByTree { path: path.to_owned(), tree_path: rel, file: flag });
+            return Err(TrustError::ProvidedByTree { path: path.to_owned(), tree_path: rel, file });
         }
     }
     Ok(())
@@ -486,17 +555,21 @@ impl SignatureTrust {
         checked_tree: ObjectId,
         in_range: &dyn Fn(ObjectId) -> bool,
     ) -> Result<SignatureTrust, TrustError> {
+        let given = |path: &PathBuf, given_by| GivenPath { path: path.clone(), given_by };
         let source = match (&files.allowed_signers, &files.allowed_signers_rev) {
-            (Some(p), _) => Some(AllowedSource::File(p.clone())),
+            (Some(p), _) => Some(AllowedSource::File(given(p, "the path given to --allowed-signers"))),
             (None, Some(spec)) => Some(AllowedSource::Rev(spec.clone())),
-            (None, None) => repo.config_path("gpg.ssh.allowedSignersFile")?.map(AllowedSource::File),
+            (None, None) => repo
+                .config_path("gpg.ssh.allowedSignersFile")?
+                .map(|p| AllowedSource::File(given(&p, "git's gpg.ssh.allowedSignersFile setting"))),
         };
         // The keys revoked by `--revoked` and by git's `gpg.ssh.revocationFile`, both.
-        let mut revoked: Vec<PathBuf> = files.revoked.iter().cloned().collect();
+        let mut revoked: Vec<GivenPath> =
+            files.revoked.iter().map(|p| given(p, "the path given to --revoked")).collect();
         if let Some(configured) = repo.config_path("gpg.ssh.revocationFile")?
-            && !revoked.contains(&configured)
+            && !revoked.iter().any(|r| r.path == configured)
         {
-            revoked.push(configured);
+            revoked.push(given(&configured, "git's gpg.ssh.revocationFile setting"));
         }
         let ssh = source
             .map(|source| SshTrust::load(repo, &source, &revoked, checked_tree, in_range))
@@ -574,7 +647,7 @@ fn load_sigstore(
     };
     Ok(Some(match &files.sigstore_trusted_root {
         Some(path) => {
-            refuse_in_tree(repo, path, checked_tree, &ALLOWED_SIGNERS_REV)?;
+            refuse_in_tree(repo, path, checked_tree, GivenFile::Trust)?;
             let root = TrustedRoot::from_file(path)?;
             SigstoreTrustSource::given(SigstoreTrust::keyless(root, identity.clone(), issuer.clone()))
         }

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::check::trust::{RevFile, TrustError, read_rev_file, refuse_in_tree};
+use crate::check::trust::{GivenFile, RevFile, TrustError, read_rev_file, refuse_in_tree};
 use crate::git::{ObjectId, Repo};
 use crate::input::InputError;
 use crate::model::verifier_policy::{LoadedPolicy, MAX_BYTES, PolicyParseError};
@@ -70,7 +70,7 @@ pub fn load_policy(
 ) -> Result<LoadedPolicy, PolicyLoadError> {
     match source {
         PolicySource::File(path) => {
-            refuse_in_tree(repo, path, checked_tree, &POLICY_REV)?;
+            refuse_in_tree(repo, path, checked_tree, GivenFile::WithRev(&POLICY_REV))?;
             let bytes = read_file(path)?;
             let name = path.display().to_string();
             Ok(LoadedPolicy::read(&bytes, &name, name.clone())?)

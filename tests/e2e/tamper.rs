@@ -868,6 +868,46 @@ fn a_trust_file_the_checked_tree_provides_is_refused() {
     let args = ["attest", "verify", "--branch", "--all", "--allowed-signers", in_linked.to_str().unwrap()];
     let r = c.p.speccoder(&args).failure(13);
     assert!(r.stderr.contains("refusing") && r.stderr.contains("allowed_signers"), "{r}");
+    // A file of trust that no flag reads from a revision is refused with advice that fits it:
+    // never the allowed-signers flag, which would read a revocation list as whom to trust.
+    std::fs::copy(&c.allowed, c.p.root.join("revoked")).unwrap();
+    c.p.git(&["add", "revoked"]);
+    c.p.git(&["commit", "-q", "-m", "bring my own revocations"]);
+    let allowed = c.allowed.to_str().unwrap();
+    let args =
+        ["attest", "verify", "--branch", "--all", "--allowed-signers", allowed, "--revoked", "revoked"];
+    let r = c.p.speccoder(&args).failure(13);
+    assert!(r.stderr.contains("refusing revoked") && r.stderr.contains("git show <base>:revoked"), "{r}");
+    assert!(!r.stderr.contains("--allowed-signers-rev"), "{r}");
+}
+
+/// A trust file git's configuration names and that cannot be read is blamed on that setting,
+/// never on a flag the command line did not give.
+#[test]
+fn a_trust_file_git_names_that_cannot_be_read_is_blamed_on_its_setting() {
+    let c = setup();
+    let missing = c.p.scratch.join("missing");
+    let allowed = c.allowed.to_str().unwrap();
+    c.p.git(&["config", "gpg.ssh.revocationFile", missing.to_str().unwrap()]);
+    let r =
+        c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allowed-signers", allowed]).failure(13);
+    assert!(r.stderr.contains("check git's gpg.ssh.revocationFile setting"), "{r}");
+    let r = c.p.speccoder(&[
+        "attest",
+        "verify",
+        "--branch",
+        "--all",
+        "--allowed-signers",
+        allowed,
+        "--revoked",
+        missing.to_str().unwrap(),
+    ]);
+    let r = r.failure(13);
+    assert!(r.stderr.contains("check the path given to --revoked"), "the flag names it first: {r}");
+    c.p.git(&["config", "--unset", "gpg.ssh.revocationFile"]);
+    c.p.git(&["config", "gpg.ssh.allowedSignersFile", missing.to_str().unwrap()]);
+    let r = c.p.speccoder(&["attest", "verify", "--branch", "--all"]).failure(13);
+    assert!(r.stderr.contains("check git's gpg.ssh.allowedSignersFile setting"), "{r}");
 }
 
 #[cfg(unix)]

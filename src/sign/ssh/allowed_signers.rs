@@ -62,7 +62,7 @@ pub struct SignerTime {
 #[derive(Debug, thiserror::Error)]
 pub enum AllowedSignersError {
     /// The file could not be read at all.
-    #[error("cannot read the allowed-signers file {}: {source}; check the path you gave for SSH trust", path.display())]
+    #[error("cannot read the allowed-signers file {}: {source}", path.display())]
     Read {
         /// The file.
         path: PathBuf,

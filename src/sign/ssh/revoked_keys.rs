@@ -24,7 +24,7 @@ pub struct RevokedKeys {
 #[derive(Debug, thiserror::Error)]
 pub enum RevokedKeysError {
     /// The file could not be read.
-    #[error("cannot read the revoked-keys file {}: {source}; check the path given to --revoked", path.display())]
+    #[error("cannot read the revoked-keys file {}: {source}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
