@@ -53,6 +53,17 @@ pub enum HookError {
         .0.display()
     )]
     Foreign(PathBuf),
+    /// Something that is no hook file is at the hook's path: git runs nothing there.
+    #[error(
+        "{} is {kind}, not a hook file, so git runs no hook there and it is left as it is: remove it, then run `speccoder hooks install` again",
+        .path.display()
+    )]
+    NotAHook {
+        /// The hook's path.
+        path: PathBuf,
+        /// What is there, with its article: `a directory`, `a symbolic link to nothing`.
+        kind: String,
+    },
     /// The hooks directory cannot take the hook.
     #[error("cannot install the hook in {}: {reason}", .path.display())]
     Directory {
@@ -70,7 +81,9 @@ impl ExitClass for HookError {
     fn class(&self) -> Class {
         match self {
             HookError::Git(e) => e.class(),
-            HookError::Foreign(_) | HookError::Directory { .. } => Class::GitPrecondition,
+            HookError::Foreign(_) | HookError::NotAHook { .. } | HookError::Directory { .. } => {
+                Class::GitPrecondition
+            }
         }
     }
 }
@@ -140,6 +153,12 @@ pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookEr
     match std::fs::metadata(&dir) {
         Ok(meta) if meta.is_dir() => {}
         Ok(_) => return Err(dir_error("it is not a directory".into())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && is_link(&dir) => {
+            return Err(dir_error(
+                "it is a symbolic link to nothing: create the directory it names, or point core.hooksPath elsewhere"
+                    .into(),
+            ));
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             std::fs::create_dir_all(&dir).map_err(|e| dir_error(format!("it cannot be created: {e}")))?;
         }
@@ -154,8 +173,14 @@ pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookEr
         Err(InputError::Io { source, .. }) => {
             return Err(dir_error(format!("{HOOK} cannot be read: {source}")));
         }
-        // A link, a directory, a FIFO or a huge file under that name is nobody's hook of ours.
-        Err(_) => return Err(HookError::Foreign(path)),
+        // A link to a file or a huge file under that name is someone's hook, not ours; a
+        // directory, a FIFO or a link to nothing is no hook at all.
+        Err(_) => {
+            return Err(match not_a_hook(&path) {
+                Some(kind) => HookError::NotAHook { path, kind },
+                None => HookError::Foreign(path),
+            });
+        }
     };
     // Only the second line marks a hook as ours: a hook of a person's own that holds our lines
     // further down is theirs, and never replaced.
@@ -189,6 +214,24 @@ pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookEr
         |p| p.display().to_string(),
     );
     Ok(HookReport { path: path.display().to_string(), action, program })
+}
+
+/// What is at the hook's `path` when it is no file git could run as a hook (git follows a link
+/// to one): `a directory`, `a FIFO`, `a symbolic link to nothing`, ...; `None` for a file.
+fn not_a_hook(path: &Path) -> Option<String> {
+    let linked = if is_link(path) { "a symbolic link to " } else { "" };
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => None,
+        Ok(meta) if meta.is_dir() => Some(format!("{linked}a directory")),
+        Ok(meta) => Some(format!("{linked}a {}", input::kind_of(&meta.file_type()))),
+        Err(_) if is_link(path) => Some("a symbolic link to nothing".to_owned()),
+        Err(_) => None,
+    }
+}
+
+/// Whether `path` is a symbolic link (wherever it leads).
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink())
 }
 
 /// Whether the hooks directory `dir` is in the work tree (outside the git directory), where the
@@ -258,6 +301,41 @@ mod tests {
         std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).unwrap();
         assert_eq!(install(&repo, program).unwrap().action, "updated");
         assert_eq!(std::fs::metadata(&hook).unwrap().permissions().mode() & 0o777, 0o755);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn what_is_no_hook_file_is_named_as_such_and_a_link_to_a_person_s_hook_is_theirs() {
+        let fx = crate::git::test_support::Fixture::new();
+        let repo = fx.repo();
+        let hooks = fx.path().join(".git/hooks");
+        std::fs::create_dir_all(&hooks).unwrap();
+        let hook = hooks.join(HOOK);
+        let nowhere = fx.path().join("nowhere");
+        let make: [(&str, &dyn Fn()); 3] = [
+            ("a directory", &|| std::fs::create_dir(&hook).unwrap()),
+            ("a FIFO", &|| {
+                assert!(std::process::Command::new("mkfifo").arg(&hook).status().unwrap().success());
+            }),
+            ("a symbolic link to nothing", &|| std::os::unix::fs::symlink(&nowhere, &hook).unwrap()),
+        ];
+        for (kind, make) in make {
+            make();
+            match install(&repo, None) {
+                Err(HookError::NotAHook { kind: found, .. }) => assert_eq!(found, kind),
+                other => panic!("{kind}: {other:?}"),
+            }
+            let _ = std::fs::remove_dir(&hook).or_else(|_| std::fs::remove_file(&hook));
+        }
+        let theirs = fx.path().join("their-hook");
+        std::fs::write(&theirs, "#!/bin/sh\nmy-tool\n").unwrap();
+        std::os::unix::fs::symlink(&theirs, &hook).unwrap();
+        assert!(matches!(install(&repo, None), Err(HookError::Foreign(_))));
+        // A hooks directory that is a link to nothing is said to be one, never "File exists".
+        fx.git(&["config", "core.hooksPath", nowhere.to_str().unwrap()]);
+        std::os::unix::fs::symlink(fx.path().join("gone"), &nowhere).unwrap();
+        let said = install(&fx.repo(), None).unwrap_err().to_string();
+        assert!(said.contains("it is a symbolic link to nothing: create the directory it names"), "{said}");
     }
 
     #[test]
