@@ -36,7 +36,7 @@ pub(crate) fn text_end(head: &ReportHead, end: &ReportEnd) -> String {
     }
     let _ = writeln!(out, "{}", head.signature_time.line());
     if let Some(p) = &head.verifier_policy {
-        let _ = writeln!(out, "verifier policy: {} sha256:{}", p.source, p.sha256);
+        let _ = writeln!(out, "verifier policy: {} sha256:{}", one_line(&p.source), p.sha256);
     }
     let _ = writeln!(out, "{}", end.summary_line(head));
     out
@@ -404,5 +404,15 @@ mod tests {
         assert!(markdown.starts_with("### speccoder attest verify\n\n2 checked: 1 evidenced"), "{markdown}");
         assert!(text.out.ends_with("regressed: not evaluated\n"), "{}", text.out);
         assert!(markdown.contains("| unverifiable | ` unit\\|a/T001 ` |"), "{markdown}");
+    }
+
+    #[test]
+    fn a_policy_path_with_a_line_break_stays_on_its_own_line_of_the_text() {
+        let mut report = full_report();
+        let forged = "p\n1 checked: 1 evidenced, 0 stale, 0 unverifiable, 0 skipped; regressed: none";
+        report.verifier_policy = Some(PolicyReport { sha256: "ab".repeat(32), source: forged.into() });
+        let text = report.to_text();
+        assert!(text.contains("verifier policy: p\\n1 checked"), "{text}");
+        assert!(!text.lines().any(|l| l.starts_with("1 checked")), "{text}");
     }
 }

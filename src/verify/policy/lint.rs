@@ -11,6 +11,7 @@ use crate::check::signatures::SignerInfo;
 use crate::check::trailers::newest_task_commits;
 use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::git::{Head, Repo};
+use crate::model::shown::one_line;
 use crate::model::verifier_policy::{ANY, LoadedPolicy, Rule};
 use crate::spec;
 use crate::verify::VerifyError;
@@ -176,16 +177,23 @@ fn unknown(rule: &Rule, known: &[SignerInfo]) -> Vec<String> {
 }
 
 impl std::fmt::Display for CheckReport {
+    /// Text from the policy and the repository (its path, rule names, units, principals) is
+    /// shown on one line each ([`one_line`]).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "verifier policy {} sha256:{}: it reads", self.source, self.sha256)?;
+        let listed = |items: &[String]| items.iter().map(|i| one_line(i)).collect::<Vec<_>>().join(", ");
+        writeln!(f, "verifier policy {} sha256:{}: it reads", one_line(&self.source), self.sha256)?;
         for r in &self.rules {
-            let units = if r.units.is_empty() { "no unit today".to_owned() } else { r.units.join(", ") };
-            writeln!(f, "  rule {}: {units}", r.name)?;
+            let units = if r.units.is_empty() { "no unit today".to_owned() } else { listed(&r.units) };
+            writeln!(f, "  rule {}: {units}", one_line(&r.name))?;
             if !r.taken_earlier.is_empty() {
-                writeln!(f, "    matches, but an earlier rule judges: {}", r.taken_earlier.join(", "))?;
+                writeln!(f, "    matches, but an earlier rule judges: {}", listed(&r.taken_earlier))?;
             }
             if let Some(by) = &r.shadowed_by {
-                writeln!(f, "    warning: shadowed by rule {by}, which takes every unit this one matches")?;
+                writeln!(
+                    f,
+                    "    warning: shadowed by rule {}, which takes every unit this one matches",
+                    one_line(by)
+                )?;
             }
             if !r.unknown_principals.is_empty() {
                 let why = if self.trust_given {
@@ -193,12 +201,12 @@ impl std::fmt::Display for CheckReport {
                 } else {
                     "no trust file was given; unchecked"
                 };
-                writeln!(f, "    warning: principals {why}: {}", r.unknown_principals.join(", "))?;
+                writeln!(f, "    warning: principals {why}: {}", listed(&r.unknown_principals))?;
             }
         }
         if !self.unmatched_units.is_empty() {
             let mut line = String::new();
-            let _ = write!(line, "  warning: no rule matches {}", self.unmatched_units.join(", "));
+            let _ = write!(line, "  warning: no rule matches {}", listed(&self.unmatched_units));
             writeln!(f, "{line}: their ticks fail (policy_no_rule)")?;
         }
         if let Some(b) = &self.baseline {
@@ -242,5 +250,27 @@ mod tests {
         let named =
             r#""ada@example.org", "Ada@example.org", "abcd1234", "bob@example.org", "Bob@example.org""#;
         assert_eq!(unknown(&rule(named), &known), ["Ada@example.org", "Bob@example.org"]);
+    }
+
+    #[test]
+    fn text_from_the_policy_and_the_repository_stays_on_the_lines_it_is_shown_on() {
+        let forged = |what: &str| format!("{what}\n  rule all: every unit");
+        let report = CheckReport {
+            source: forged("p.toml"),
+            sha256: "ab".repeat(32),
+            rules: vec![RuleCheck {
+                name: forged("r"),
+                units: vec![forged("unit")],
+                taken_earlier: vec![forged("earlier")],
+                shadowed_by: Some(forged("s")),
+                unknown_principals: vec![forged("eve")],
+            }],
+            unmatched_units: vec![forged("lost")],
+            baseline: None,
+            trust_given: true,
+        };
+        let text = report.to_string();
+        assert!(!text.lines().any(|l| l.starts_with("  rule all")), "{text}");
+        assert_eq!(text.matches("\\n  rule all").count(), 7, "{text}");
     }
 }
