@@ -69,7 +69,13 @@ fn unopened(dir: &Path, source: gix::Error) -> GitError {
         Some(git_dir) => (PathBuf::from(git_dir), std::env::var_os("GIT_WORK_TREE").map(PathBuf::from)),
         None => match gix::discover::upwards(dir) {
             Ok((found, _)) => found.into_repository_and_work_tree_directories(),
-            Err(_) => return GitError::Discover { path: dir.to_owned(), source },
+            // Said in full: `.` names nothing to a person who ran the command with `-C DIR`.
+            Err(_) => {
+                return GitError::Discover {
+                    path: std::path::absolute(dir).unwrap_or(dir.to_owned()),
+                    source,
+                };
+            }
         },
     };
     if source.is_permission_denied()

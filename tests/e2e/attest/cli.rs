@@ -207,6 +207,15 @@ fn dash_c_to_a_missing_directory_is_a_usage_error() {
     assert_eq!(s.project.snapshot(), before);
 }
 
+#[test]
+fn dash_c_to_a_directory_outside_any_repository_names_that_directory() {
+    let s = Setup::speckit(Evidence::Verified);
+    let outside = tempfile::tempdir().unwrap();
+    let out = s.project.speccoder(&["-C", outside.path().to_str().unwrap(), "attest", "verify"]).failure(14);
+    let said = format!("no git repository found at or above {}:", outside.path().display());
+    assert!(out.stderr.contains(&said), "{out}");
+}
+
 /// A closed standard descriptor is open on `/dev/null` (std's start-up does it) before any file
 /// is opened, so nothing printed can land in a file of ours. Seen here through `/proc/self/fd/0`
 /// as the evidence file: with stdin closed it would not exist; open, it is a link to
