@@ -481,8 +481,10 @@ pub enum AttestSub {
     /// Where refs/speccoder/held-out/<unit> exists and holds the held-out set a tick names (its
     /// held_out line, its Held-Out: trailer), the published copy must be that set: its
     /// manifest.json hashes to the key, names the tick's own task, and files/ holds exactly the
-    /// manifest's files; otherwise the tick fails (`mismatch`: `held_out_published_tampered`,
-    /// `held_out_other_task`, `held_out_ref_unreadable`). A ref that lacks the set is no failure.
+    /// manifest's files; the set holds nothing else, the ref's top nothing but sets, and every
+    /// tree is one git writes (no name twice, git's order); otherwise the tick fails (`mismatch`:
+    /// `held_out_published_tampered`, `held_out_other_task`, `held_out_ref_unreadable`,
+    /// `held_out_published_unreadable`). A ref that lacks the set is no failure.
     ///
     /// With a verifier policy (--policy FILE or --policy-rev REV:PATH, from outside the checked
     /// history; docs/policy.md), the first rule whose unit globs match a tick's unit judges it

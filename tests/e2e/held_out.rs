@@ -810,3 +810,93 @@ fn verify_names_a_held_out_ref_that_names_a_tree_with_what_to_do() {
     assert!(text.contains(&format!("{REF} names a tree, not a commit")), "{text}");
     assert!(text.contains(&format!("git update-ref -d {REF}")), "{text}");
 }
+
+/// A tree object written byte for byte from `(mode, name, object id in hex)` entries, in the
+/// order given (duplicates and disorder kept, as a hostile remote could send it); its id.
+fn raw_tree(p: &Project, entries: &[(&str, &str, &str)]) -> String {
+    let mut raw = Vec::new();
+    for (mode, name, id) in entries {
+        raw.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+        let id = id.trim().as_bytes();
+        let digit = |c: u8| char::from(c).to_digit(16).unwrap() as u8;
+        raw.extend(id.chunks(2).map(|pair| digit(pair[0]) << 4 | digit(pair[1])));
+    }
+    p.git_with_input(&["hash-object", "-t", "tree", "-w", "--literally", "--stdin"], &raw).trim().to_owned()
+}
+
+/// Moves the held-out ref to a new commit on it whose tree is `tree`.
+fn publish_tree(p: &Project, tree: &str) {
+    let commit = p.git(&["commit-tree", "-p", REF, "-m", "Someone else's publish", tree]);
+    p.git(&["update-ref", REF, commit.trim()]);
+}
+
+/// Stores, closes and publishes T005 with one file `a.rs`; its key and the ids of its
+/// `manifest.json` and `files/a.rs` on the ref.
+fn published_t005(p: &Project) -> (String, String, String) {
+    let digest = store(p, "001-bookmark-tags/T005", &tests_dir(p, "a", &[("a.rs", "A")]));
+    close_with(p, "001-bookmark-tags/T005", &digest);
+    p.run(&["held-out", "publish"]).expect(0);
+    let k = key(&digest).to_owned();
+    let manifest = p.git(&["rev-parse", &format!("{REF}:{k}/manifest.json")]).trim().to_owned();
+    let file = p.git(&["rev-parse", &format!("{REF}:{k}/files/a.rs")]).trim().to_owned();
+    (k, manifest, file)
+}
+
+/// `attest verify`'s JSON report as text, which must be a failure (26) naming `code`.
+fn verify_fails_with(p: &Project, code: &str) -> String {
+    let text = p.verify(&[]).expect(26).json().to_string();
+    assert!(text.contains(code), "{text}");
+    text
+}
+
+#[test]
+fn a_published_ref_whose_trees_hold_a_name_twice_fails_the_tick_whichever_copy_git_serves() {
+    let p = Project::new();
+    let (k, manifest, good) = published_t005(&p);
+    let evil = p.git_with_input(&["hash-object", "-w", "--stdin"], b"evil\n").trim().to_owned();
+    let set_of =
+        |files: &str| raw_tree(&p, &[("40000", "files", files), ("100644", "manifest.json", &manifest)]);
+    for (first, second) in [(&evil, &good), (&good, &evil)] {
+        let files = raw_tree(&p, &[("100644", "a.rs", first), ("100644", "a.rs", second)]);
+        publish_tree(&p, &raw_tree(&p, &[("40000", &k, &set_of(&files))]));
+        let text = verify_fails_with(&p, "held_out_published_tampered");
+        assert!(text.contains("files/: it holds a.rs twice"), "{text}");
+    }
+    let (genuine, tampered) = (
+        set_of(&raw_tree(&p, &[("100644", "a.rs", &good)])),
+        set_of(&raw_tree(&p, &[("100644", "a.rs", &evil)])),
+    );
+    for (first, second) in [(&tampered, &genuine), (&genuine, &tampered)] {
+        publish_tree(&p, &raw_tree(&p, &[("40000", &k, first), ("40000", &k, second)]));
+        let text = verify_fails_with(&p, "held_out_published_tampered");
+        assert!(text.contains(&format!("it holds {k} twice")), "{text}");
+        assert!(text.contains(&format!("git update-ref -d {REF}")), "{text}");
+    }
+}
+
+#[test]
+fn anything_beside_a_sets_manifest_and_files_or_beside_the_sets_fails_the_tick() {
+    let p = Project::new();
+    let (k, manifest, _) = published_t005(&p);
+    let files = p.git(&["rev-parse", &format!("{REF}:{k}/files")]).trim().to_owned();
+    let attributes =
+        p.git_with_input(&["hash-object", "-w", "--stdin"], b"* text eol=crlf\n").trim().to_owned();
+    let set = raw_tree(
+        &p,
+        &[
+            ("100644", ".gitattributes", &attributes),
+            ("40000", "files", &files),
+            ("100644", "manifest.json", &manifest),
+        ],
+    );
+    publish_tree(&p, &raw_tree(&p, &[("40000", &k, &set)]));
+    let text = verify_fails_with(&p, "held_out_published_tampered");
+    assert!(text.contains("it holds .gitattributes beside manifest.json and files/"), "{text}");
+
+    let intact = raw_tree(&p, &[("40000", "files", &files), ("100644", "manifest.json", &manifest)]);
+    publish_tree(&p, &raw_tree(&p, &[("100644", ".gitattributes", &attributes), ("40000", &k, &intact)]));
+    let text = verify_fails_with(&p, "held_out_published_tampered");
+    assert!(text.contains("its tree holds .gitattributes, which is not a held-out set"), "{text}");
+    publish_tree(&p, &raw_tree(&p, &[("40000", &k, &intact)]));
+    p.verify(&[]).expect(0);
+}
