@@ -297,11 +297,16 @@ pub enum HeldOutSub {
     /// tampered and left out; a set named by a closed task other than the one its manifest was
     /// written for is named with both tasks, and left out unless its own task names it too; a
     /// named set the local store does not hold is named and left out (another clone may hold
-    /// it); a stored set no closed task names stays local.
+    /// it); a stored set no closed task names stays local. The ref is read as `attest verify`
+    /// reads it: a named set the ref holds with other bytes, or cannot read (its objects are
+    /// missing), is named (`differs_on_ref`) and never called published; a ref whose tree is not
+    /// as publish writes it (a name twice, entries out of git's order, anything but sets at its
+    /// top) gets nothing added. Both say what to do.
     ///
     /// Exit codes: 0 published (or nothing to publish; a named set not in the local store is said
-    /// so); 26 a named set was tampered, or named by a task it was not written for (the others
-    /// were published); 2 unknown `--unit`, a store inside a work tree of the repository; 13 a
+    /// so); 26 a named set was tampered, named by a task it was not written for, or held
+    /// otherwise by the ref (`differs_on_ref`; the others were published, unless the ref's tree
+    /// is not as publish writes it: then nothing was written); 2 unknown `--unit`, a store inside a work tree of the repository; 13 a
     /// `--store` that does not exist or is not a directory (the default store may be absent:
     /// nothing was stored yet), a manifest that is not valid, would leak, or names a path outside
     /// its set or one `held-out store` refuses, or a symbolic link in a set (the message names the

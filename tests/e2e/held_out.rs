@@ -900,3 +900,68 @@ fn anything_beside_a_sets_manifest_and_files_or_beside_the_sets_fails_the_tick()
     publish_tree(&p, &raw_tree(&p, &[("40000", &k, &intact)]));
     p.verify(&[]).expect(0);
 }
+
+#[test]
+fn publish_refuses_a_set_the_ref_holds_other_bytes_of_or_cannot_read_and_never_calls_it_published() {
+    let p = Project::new();
+    let (k, manifest, _) = published_t005(&p);
+    let evil = p.git_with_input(&["hash-object", "-w", "--stdin"], b"evil\n").trim().to_owned();
+    let files = raw_tree(&p, &[("100644", "a.rs", &evil)]);
+    let set = raw_tree(&p, &[("40000", "files", &files), ("100644", "manifest.json", &manifest)]);
+    publish_tree(&p, &raw_tree(&p, &[("40000", &k, &set)]));
+    let tip = p.git(&["rev-parse", REF]);
+    for args in [&["held-out", "publish", "--json"][..], &["held-out", "publish", "--json", "--dry-run"]] {
+        let report = p.run(args).expect(26).json();
+        let unit = &report["units"][0];
+        assert_eq!(unit["already_published"], json!([]), "{report:#}");
+        let reason = unit["differs_on_ref"][0]["reason"].as_str().unwrap();
+        assert!(
+            reason.contains(&format!("the copy in {REF} is not this set: files/a.rs has changed")),
+            "{reason}"
+        );
+        assert!(reason.contains(&format!("git update-ref -d {REF}")), "{reason}");
+    }
+    let text = p.run(&["held-out", "publish"]).expect(26).stdout;
+    assert!(text.contains(&format!("DIFFERS ON THE REF, left as it is: sha256:{k}")), "{text}");
+    assert_eq!(p.git(&["rev-parse", REF]), tip, "nothing moved");
+
+    // The set's tree missing from the object store: said so, never called published.
+    let missing = raw_tree(&p, &[("100644", "manifest.json", &manifest)]);
+    publish_tree(&p, &raw_tree(&p, &[("40000", &k, &missing)]));
+    std::fs::remove_file(p.root.join(".git/objects").join(&missing[..2]).join(&missing[2..])).unwrap();
+    let report = p.run(&["held-out", "publish", "--json"]).expect(26).json();
+    let reason = report["units"][0]["differs_on_ref"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains(&format!("the copy in {REF} cannot be read")), "{reason}");
+    assert!(reason.contains(&missing), "{reason}");
+    verify_fails_with(&p, "held_out_published_unreadable");
+}
+
+#[test]
+fn publish_leaves_a_ref_whose_tree_git_would_not_write_as_it_is_and_writes_nothing() {
+    let p = Project::new();
+    let (k, _, _) = published_t005(&p);
+    let set = p.git(&["rev-parse", &format!("{REF}:{k}")]).trim().to_owned();
+    let (c, b) = ("c".repeat(64), "b".repeat(64));
+    publish_tree(&p, &raw_tree(&p, &[("40000", &c, &set), ("40000", &b, &set)]));
+    let second = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "b", &[("b.rs", "B")]));
+    close_with(&p, "001-bookmark-tags/T006", &second);
+    let tip = p.git(&["rev-parse", REF]);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(26).json();
+    let unit = &report["units"][0];
+    assert_eq!((&unit["commit"], &unit["published"]), (&Value::Null, &json!([])), "{report:#}");
+    let reason = unit["differs_on_ref"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains(&format!("its entries are out of git's order ({c} before {b})")), "{reason}");
+    assert!(reason.contains(&format!("git update-ref -d {REF}")), "{reason}");
+    assert_eq!(p.git(&["rev-parse", REF]), tip, "nothing moved");
+
+    // Deleting the ref, as the message says, lets publish write both sets again, as git writes them.
+    p.git(&["update-ref", "-d", REF]);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    assert_eq!(report["units"][0]["published"].as_array().unwrap().len(), 2, "{report:#}");
+    p.verify(&[]).expect(0);
+    let strict = p.outside.join("strict.git");
+    let strict = strict.to_str().unwrap();
+    p.git(&["init", "-q", "--bare", strict]);
+    p.git(&["-C", strict, "config", "receive.fsckObjects", "true"]);
+    p.git(&["push", "-q", strict, REF]);
+}
