@@ -105,7 +105,7 @@ pub fn read_set(
             (name, EntryKind::Blob) if name == MANIFEST_FILE.as_bytes() => manifest_id = Some(item.id),
             (name, EntryKind::Tree) if name == FILES_DIR.as_bytes() => files_id = Some(item.id),
             (name, _) if name == MANIFEST_FILE.as_bytes() => {
-                return tampered(format!("{MANIFEST_FILE} is not a regular file"));
+                return tampered(format!("{MANIFEST_FILE} is not a regular file that is not executable"));
             }
             (name, _) if name == FILES_DIR.as_bytes() => {
                 return tampered(format!("{FILES_DIR} is not a directory"));
@@ -177,4 +177,46 @@ fn compare_files(
         }
     }
     Ok(Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::test_support::Fixture;
+
+    /// The tree `git mktree` makes of `listing` (`<mode> <kind> <id>\t<name>` lines).
+    fn mktree(fx: &Fixture, listing: &str) -> ObjectId {
+        let out = fx.git_bytes(&["mktree"], Some(listing.as_bytes()));
+        ObjectId::from_hex(String::from_utf8(out).unwrap().trim().as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_top_holding_anything_but_directories_named_by_a_key_is_refused_naming_it() {
+        let fx = Fixture::new();
+        let blob = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(b"x"));
+        let blob = String::from_utf8(blob).unwrap();
+        let set = mktree(&fx, &format!("100644 blob {}\tmanifest.json\n", blob.trim()));
+        let key = "a".repeat(64);
+        let sets = published_sets(&fx.repo(), mktree(&fx, &format!("040000 tree {set}\t{key}\n"))).unwrap();
+        assert_eq!(sets, Ok(HashMap::from([(key.clone(), set)])));
+        for stray in [
+            format!("040000 tree {set}\t{}", key.to_uppercase()),
+            format!("100644 blob {}\t{key}b", blob.trim()),
+        ] {
+            let top = mktree(&fx, &format!("040000 tree {set}\t{key}\n{stray}\n"));
+            let refused = published_sets(&fx.repo(), top).unwrap().unwrap_err();
+            assert!(matches!(refused, TopProblem::Stray(_)), "{refused}");
+        }
+    }
+
+    #[test]
+    fn an_executable_manifest_is_no_copy_of_the_set() {
+        let fx = Fixture::new();
+        let blob = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(b"{}"));
+        let blob = String::from_utf8(blob).unwrap();
+        let set = mktree(&fx, &format!("100755 blob {}\tmanifest.json\n", blob.trim()));
+        let difference = read_set(&fx.repo(), &"a".repeat(64), set).unwrap().unwrap_err();
+        assert_eq!(difference.code, TAMPERED);
+        assert!(difference.what.contains("manifest.json is not a regular file that is not executable"));
+    }
 }
