@@ -297,11 +297,16 @@ pub enum HeldOutSub {
     /// tampered and left out; a set named by a closed task other than the one its manifest was
     /// written for is named with both tasks, and left out unless its own task names it too; a
     /// named set the local store does not hold is named and left out (another clone may hold
-    /// it); a stored set no closed task names stays local.
+    /// it); a stored set no closed task names stays local. The ref is read as `attest verify`
+    /// reads it: a named set the ref holds with other bytes, or cannot read (its objects are
+    /// missing), is named (`differs_on_ref`) and never called published; a ref whose tree is not
+    /// as publish writes it (a name twice, entries out of git's order, anything but sets at its
+    /// top) gets nothing added. Both say what to do.
     ///
     /// Exit codes: 0 published (or nothing to publish; a named set not in the local store is said
-    /// so); 26 a named set was tampered, or named by a task it was not written for (the others
-    /// were published); 2 unknown `--unit`, a store inside a work tree of the repository; 13 a
+    /// so); 26 a named set was tampered, named by a task it was not written for, or held
+    /// otherwise by the ref (`differs_on_ref`; the others were published, unless the ref's tree
+    /// is not as publish writes it: then nothing was written); 2 unknown `--unit`, a store inside a work tree of the repository; 13 a
     /// `--store` that does not exist or is not a directory (the default store may be absent:
     /// nothing was stored yet), a manifest that is not valid, would leak, or names a path outside
     /// its set or one `held-out store` refuses, or a symbolic link in a set (the message names the
@@ -481,8 +486,10 @@ pub enum AttestSub {
     /// Where refs/speccoder/held-out/<unit> exists and holds the held-out set a tick names (its
     /// held_out line, its Held-Out: trailer), the published copy must be that set: its
     /// manifest.json hashes to the key, names the tick's own task, and files/ holds exactly the
-    /// manifest's files; otherwise the tick fails (`mismatch`: `held_out_published_tampered`,
-    /// `held_out_other_task`, `held_out_ref_unreadable`). A ref that lacks the set is no failure.
+    /// manifest's files; the set holds nothing else, the ref's top nothing but sets, and every
+    /// tree is one git writes (no name twice, git's order); otherwise the tick fails (`mismatch`:
+    /// `held_out_published_tampered`, `held_out_other_task`, `held_out_ref_unreadable`,
+    /// `held_out_published_unreadable`). A ref that lacks the set is no failure.
     ///
     /// With a verifier policy (--policy FILE or --policy-rev REV:PATH, from outside the checked
     /// history; docs/policy.md), the first rule whose unit globs match a tick's unit judges it

@@ -9,12 +9,14 @@
 //! for a bug task's anchor ([`bug`]), a decision ([`decision`]), a tick's lines ([`tick`]) and the
 //! policy digest ([`policy`](mod@policy)), and [`agreement`], which applies them to one task
 //! commit. Beside them: [`trust`] (whom the caller trusts, loaded from the caller's files only),
-//! [`signatures`] (whether a line's signatures, and a note's, hold under that trust) and
-//! [`verifier_policy`] (the caller's rules per unit, loaded as the trust is).
+//! [`signatures`] (whether a line's signatures, and a note's, hold under that trust),
+//! [`verifier_policy`] (the caller's rules per unit, loaded as the trust is) and [`held_out`]
+//! (a published held-out set, read as git reads it, by the verifier and by `held-out publish`).
 
 pub mod agreement;
 pub mod bug;
 pub mod decision;
+pub mod held_out;
 pub mod line;
 pub mod outcome;
 pub mod policy;

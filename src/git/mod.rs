@@ -48,7 +48,7 @@ pub use ref_merge::RefMerged;
 pub use refs::{CAS_TRIES, CasUpdate};
 pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef};
 pub use repo::{Head, InProgress, OBJECT_SIZE_LIMIT, Repo, RepoHandle};
-pub use tree::{ChangedEntry, FilesBelowProblem, GitTree, KnownDirs};
+pub use tree::{ChangedEntry, FilesBelowProblem, GitTree, KnownDirs, TreeShapeProblem};
 pub use worktree::AsRead;
 
 /// Has gix remove its lock files (`index.lock`, a reference's `.lock`) when the process is

@@ -23,6 +23,34 @@ pub enum FilesBelowProblem {
     /// An entry that is neither a file nor a directory: its path (escaped when shown) and what it is.
     #[error("{} is {}, not a file", one_line(.0), .1)]
     NotAFile(String, &'static str),
+    /// A file that is executable: its path (escaped when shown).
+    #[error("{} is executable", one_line(.0))]
+    Executable(String),
+    /// A directory git would not write so: its path (`""`: the top; escaped when shown), and why.
+    #[error("{}{}", if .0.is_empty() { String::new() } else { format!("{}: ", one_line(.0)) }, .1)]
+    Shape(String, TreeShapeProblem),
+}
+
+/// Why a tree is not one git writes: what `git fsck --strict` refuses in a tree. Git reads such a
+/// tree its own way (a lookup finds the first of two entries of one name; a checkout or an
+/// archive may take either), so a reader that must see what git sees refuses it instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TreeShapeProblem {
+    /// Two entries of one name (escaped when shown).
+    #[error("it holds {} twice", one_line(.0))]
+    Duplicate(String),
+    /// An entry stored after one that git sorts after it (both escaped when shown).
+    #[error("its entries are out of git's order ({} before {})", one_line(.0), one_line(.1))]
+    Unsorted(String, String),
+    /// An entry whose mode git never writes (such as `100664`, or `040000` zero-padded).
+    #[error("{} has mode {}, which git never writes", one_line(.0), .1)]
+    Mode(String, String),
+    /// A name git refuses in a tree (empty, `.`, `..`, holding `/`, or one git takes for `.git`).
+    #[error("{} is not a name git takes in a tree", one_line(.0))]
+    Name(String),
+    /// An entry naming the null object.
+    #[error("{} names the null object", one_line(.0))]
+    NullId(String),
 }
 
 /// One entry of a decoded tree.
@@ -112,6 +140,48 @@ impl Repo {
         Ok(items)
     }
 
+    /// The entries of tree `id` in stored order, when the tree is one git writes; otherwise what
+    /// `git fsck --strict` would refuse in it first ([`TreeShapeProblem`]). For hostile trees,
+    /// such as a fetched ref's, that must be read exactly as git reads them.
+    ///
+    /// # Errors
+    /// A tree that cannot be read (the outer error); how it is not one git writes (the inner).
+    pub(crate) fn strict_tree_items(
+        &self,
+        id: ObjectId,
+    ) -> Result<Result<Vec<TreeItem>, TreeShapeProblem>, GitError> {
+        let mut items: Vec<TreeItem> = Vec::new();
+        self.for_each_entry(id, |entry| {
+            items.push(TreeItem {
+                name: entry.filename.to_vec().into_boxed_slice(),
+                mode: entry.mode,
+                id: entry.oid.to_owned(),
+            });
+        })?;
+        let shown = |name: &[u8]| String::from_utf8_lossy(name).into_owned();
+        let mut names = std::collections::HashSet::with_capacity(items.len());
+        for (at, item) in items.iter().enumerate() {
+            let problem = if !is_canonical_mode(item.mode) {
+                Some(TreeShapeProblem::Mode(shown(&item.name), format!("{:o}", item.mode)))
+            } else if !is_tree_name(&item.name, item.mode) {
+                Some(TreeShapeProblem::Name(shown(&item.name)))
+            } else if item.id.is_null() {
+                Some(TreeShapeProblem::NullId(shown(&item.name)))
+            } else if !names.insert(&item.name) {
+                Some(TreeShapeProblem::Duplicate(shown(&item.name)))
+            } else {
+                let before = at.checked_sub(1).and_then(|i| items.get(i));
+                before
+                    .filter(|b| git_order(b, item).is_ge())
+                    .map(|b| TreeShapeProblem::Unsorted(shown(&b.name), shown(&item.name)))
+            };
+            if let Some(problem) = problem {
+                return Ok(Err(problem));
+            }
+        }
+        Ok(Ok(items))
+    }
+
     /// The blobs below `dir` (`""`: the whole tree) of tree `root`, at any depth, appended to
     /// `out`. Trees whose ids are in `seen` are not walked again (and every tree walked is added
     /// to it), so that listing many commits' trees reads each distinct tree once. Only trees are
@@ -147,9 +217,11 @@ impl Repo {
     }
 
     /// The files below tree `id` at any depth (hostile input, such as a fetched ref's tree): each
-    /// `/`-separated path with its blob, sorted by path; trees only are read. Stops at the first
-    /// entry that is neither a file nor a directory (a symbolic link, a submodule), a name that is
-    /// not UTF-8, or once more than `max` entries (files and directories) were seen.
+    /// `/`-separated path with its blob, sorted by path; trees only are read, each as git reads it
+    /// ([`Self::strict_tree_items`]). Stops at the first entry that is neither a regular file nor
+    /// a directory (a symbolic link, a submodule, an executable file), a name that is not UTF-8, a
+    /// tree git would not write so, or once more than `max` entries (files and directories) were
+    /// seen.
     ///
     /// # Errors
     /// A tree that cannot be read (the outer error); what makes the listing unusable (the inner).
@@ -162,7 +234,11 @@ impl Repo {
         let mut seen = 0usize;
         let mut pending = vec![(String::new(), id)];
         while let Some((dir, tree)) = pending.pop() {
-            for item in self.tree_items(tree)? {
+            let items = match self.strict_tree_items(tree)? {
+                Ok(items) => items,
+                Err(problem) => return Ok(Err(FilesBelowProblem::Shape(dir, problem))),
+            };
+            for item in items {
                 seen += 1;
                 if seen > max {
                     return Ok(Err(FilesBelowProblem::TooMany(max)));
@@ -173,7 +249,8 @@ impl Repo {
                 let path = if dir.is_empty() { name } else { format!("{dir}/{name}") };
                 match item.mode.kind() {
                     EntryKind::Tree => pending.push((path, item.id)),
-                    EntryKind::Blob | EntryKind::BlobExecutable => files.push((path, item.id)),
+                    EntryKind::Blob => files.push((path, item.id)),
+                    EntryKind::BlobExecutable => return Ok(Err(FilesBelowProblem::Executable(path))),
                     EntryKind::Link => return Ok(Err(FilesBelowProblem::NotAFile(path, "a symbolic link"))),
                     EntryKind::Commit => return Ok(Err(FilesBelowProblem::NotAFile(path, "a submodule"))),
                 }
@@ -193,6 +270,26 @@ impl Repo {
     pub fn tree_knowing<'a>(&'a self, id: ObjectId, known: &'a KnownDirs) -> GitTree<'a> {
         GitTree { known: Some(known), ..GitTree::empty(self, id) }
     }
+}
+
+/// Whether `mode` is spelled as git writes it: `100644`, `100755`, `120000`, `40000` or `160000`.
+fn is_canonical_mode(mode: EntryMode) -> bool {
+    mode.as_bytes(&mut Default::default()) == mode.kind().as_octal_str()
+}
+
+/// Whether git takes `name` as the name of an entry of kind `mode` in a tree, as `git fsck`
+/// checks it: not empty, `.` or `..`, no `/`, and nothing NTFS or HFS+ takes for `.git` (nor,
+/// for a symbolic link, for `.gitmodules`).
+fn is_tree_name(name: &[u8], mode: EntryMode) -> bool {
+    use gix::validate::path::component::{Mode, Options};
+    let options = Options { protect_windows: false, protect_hfs: true, protect_ntfs: true };
+    let link = mode.is_link().then_some(Mode::Symlink);
+    gix::validate::path::component(name.into(), link, options).is_ok()
+}
+
+/// Git's order of two tree entries: by name, a directory's name read with a `/` after it.
+fn git_order(a: &TreeItem, b: &TreeItem) -> std::cmp::Ordering {
+    gix::objs::tree::name_order(&a.name, a.mode.is_tree(), &b.name, b.mode.is_tree())
 }
 
 /// Directories some view of a tree resolved: for a directory path, the entry it names in each
@@ -715,6 +812,45 @@ mod tests {
         let names: Vec<String> =
             repo.tree(tree).entries("").unwrap().unwrap().into_iter().map(|(n, _)| n).collect();
         assert_eq!(names, ["a", "b"], "a listing names each entry once, sorted");
+    }
+
+    #[test]
+    fn a_strict_reading_takes_the_trees_git_writes_and_refuses_each_one_git_fsck_strict_refuses() {
+        use super::TreeShapeProblem as P;
+        let fx = Fixture::new();
+        let out = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(b"x\n"));
+        let blob = ObjectId::from_hex(String::from_utf8(out).unwrap().trim().as_bytes()).unwrap();
+        let dir = raw_tree(&fx, &[("100644", "x", blob)]);
+        let repo = fx.repo();
+        let strict = |entries: &[(&str, &str, ObjectId)]| {
+            let tree = raw_tree(&fx, entries);
+            let fsck = fx.git_output(&["fsck", "--strict", "--no-dangling", "--no-progress"], None);
+            let refused_by_git = String::from_utf8_lossy(&fsck.stderr).contains(&tree.to_string());
+            (repo.strict_tree_items(tree).unwrap().map(|items| items.len()), refused_by_git)
+        };
+        // `a` file, `a-b`, `a` directory: git's order reads a directory's name with a `/` after it.
+        let kept =
+            [("100644", "a", blob), ("100644", "a-b", blob), ("40000", "a.d", dir), ("40000", "a0", dir)];
+        assert_eq!(strict(&kept), (Ok(4), false));
+        type Entries<'a> = &'a [(&'a str, &'a str, ObjectId)];
+        let cases: [(Entries<'_>, P); 8] = [
+            (&[("100644", "a", blob), ("100644", "a", blob)], P::Duplicate("a".into())),
+            (
+                &[("100644", "a", blob), ("100644", "a.b", blob), ("40000", "a", dir)],
+                P::Duplicate("a".into()),
+            ),
+            (&[("100644", "b", blob), ("100644", "a", blob)], P::Unsorted("b".into(), "a".into())),
+            (&[("40000", "a", dir), ("100644", "a-b", blob)], P::Unsorted("a".into(), "a-b".into())),
+            (&[("100664", "a", blob)], P::Mode("a".into(), "100664".into())),
+            (&[("040000", "a", dir)], P::Mode("a".into(), "040000".into())),
+            (&[("100644", ".GIT", blob)], P::Name(".GIT".into())),
+            (&[("100644", "a/b", blob)], P::Name("a/b".into())),
+        ];
+        for (entries, problem) in cases {
+            let (read, refused_by_git) = strict(entries);
+            assert_eq!(read, Err(problem.clone()), "{entries:?}");
+            assert!(refused_by_git, "git fsck --strict takes {entries:?}, which is refused as {problem}");
+        }
     }
 
     #[test]

@@ -810,3 +810,158 @@ fn verify_names_a_held_out_ref_that_names_a_tree_with_what_to_do() {
     assert!(text.contains(&format!("{REF} names a tree, not a commit")), "{text}");
     assert!(text.contains(&format!("git update-ref -d {REF}")), "{text}");
 }
+
+/// A tree object written byte for byte from `(mode, name, object id in hex)` entries, in the
+/// order given (duplicates and disorder kept, as a hostile remote could send it); its id.
+fn raw_tree(p: &Project, entries: &[(&str, &str, &str)]) -> String {
+    let mut raw = Vec::new();
+    for (mode, name, id) in entries {
+        raw.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+        let id = id.trim().as_bytes();
+        let digit = |c: u8| char::from(c).to_digit(16).unwrap() as u8;
+        raw.extend(id.chunks(2).map(|pair| digit(pair[0]) << 4 | digit(pair[1])));
+    }
+    p.git_with_input(&["hash-object", "-t", "tree", "-w", "--literally", "--stdin"], &raw).trim().to_owned()
+}
+
+/// Moves the held-out ref to a new commit on it whose tree is `tree`.
+fn publish_tree(p: &Project, tree: &str) {
+    let commit = p.git(&["commit-tree", "-p", REF, "-m", "Someone else's publish", tree]);
+    p.git(&["update-ref", REF, commit.trim()]);
+}
+
+/// Stores, closes and publishes T005 with one file `a.rs`; its key and the ids of its
+/// `manifest.json` and `files/a.rs` on the ref.
+fn published_t005(p: &Project) -> (String, String, String) {
+    let digest = store(p, "001-bookmark-tags/T005", &tests_dir(p, "a", &[("a.rs", "A")]));
+    close_with(p, "001-bookmark-tags/T005", &digest);
+    p.run(&["held-out", "publish"]).expect(0);
+    let k = key(&digest).to_owned();
+    let manifest = p.git(&["rev-parse", &format!("{REF}:{k}/manifest.json")]).trim().to_owned();
+    let file = p.git(&["rev-parse", &format!("{REF}:{k}/files/a.rs")]).trim().to_owned();
+    (k, manifest, file)
+}
+
+/// `attest verify`'s JSON report as text, which must be a failure (26) naming `code`.
+fn verify_fails_with(p: &Project, code: &str) -> String {
+    let text = p.verify(&[]).expect(26).json().to_string();
+    assert!(text.contains(code), "{text}");
+    text
+}
+
+#[test]
+fn a_published_ref_whose_trees_hold_a_name_twice_fails_the_tick_whichever_copy_git_serves() {
+    let p = Project::new();
+    let (k, manifest, good) = published_t005(&p);
+    let evil = p.git_with_input(&["hash-object", "-w", "--stdin"], b"evil\n").trim().to_owned();
+    let set_of =
+        |files: &str| raw_tree(&p, &[("40000", "files", files), ("100644", "manifest.json", &manifest)]);
+    for (first, second) in [(&evil, &good), (&good, &evil)] {
+        let files = raw_tree(&p, &[("100644", "a.rs", first), ("100644", "a.rs", second)]);
+        publish_tree(&p, &raw_tree(&p, &[("40000", &k, &set_of(&files))]));
+        let text = verify_fails_with(&p, "held_out_published_tampered");
+        assert!(text.contains("files/: it holds a.rs twice"), "{text}");
+    }
+    let (genuine, tampered) = (
+        set_of(&raw_tree(&p, &[("100644", "a.rs", &good)])),
+        set_of(&raw_tree(&p, &[("100644", "a.rs", &evil)])),
+    );
+    for (first, second) in [(&tampered, &genuine), (&genuine, &tampered)] {
+        publish_tree(&p, &raw_tree(&p, &[("40000", &k, first), ("40000", &k, second)]));
+        let text = verify_fails_with(&p, "held_out_published_tampered");
+        assert!(text.contains(&format!("it holds {k} twice")), "{text}");
+        assert!(text.contains(&format!("git update-ref -d {REF}")), "{text}");
+    }
+}
+
+#[test]
+fn anything_beside_a_sets_manifest_and_files_or_beside_the_sets_fails_the_tick() {
+    let p = Project::new();
+    let (k, manifest, _) = published_t005(&p);
+    let files = p.git(&["rev-parse", &format!("{REF}:{k}/files")]).trim().to_owned();
+    let attributes =
+        p.git_with_input(&["hash-object", "-w", "--stdin"], b"* text eol=crlf\n").trim().to_owned();
+    let set = raw_tree(
+        &p,
+        &[
+            ("100644", ".gitattributes", &attributes),
+            ("40000", "files", &files),
+            ("100644", "manifest.json", &manifest),
+        ],
+    );
+    publish_tree(&p, &raw_tree(&p, &[("40000", &k, &set)]));
+    let text = verify_fails_with(&p, "held_out_published_tampered");
+    assert!(text.contains("it holds .gitattributes beside manifest.json and files/"), "{text}");
+
+    let intact = raw_tree(&p, &[("40000", "files", &files), ("100644", "manifest.json", &manifest)]);
+    publish_tree(&p, &raw_tree(&p, &[("100644", ".gitattributes", &attributes), ("40000", &k, &intact)]));
+    let text = verify_fails_with(&p, "held_out_published_tampered");
+    assert!(text.contains("its tree holds .gitattributes, which is not a held-out set"), "{text}");
+    publish_tree(&p, &raw_tree(&p, &[("40000", &k, &intact)]));
+    p.verify(&[]).expect(0);
+}
+
+#[test]
+fn publish_refuses_a_set_the_ref_holds_other_bytes_of_or_cannot_read_and_never_calls_it_published() {
+    let p = Project::new();
+    let (k, manifest, _) = published_t005(&p);
+    let evil = p.git_with_input(&["hash-object", "-w", "--stdin"], b"evil\n").trim().to_owned();
+    let files = raw_tree(&p, &[("100644", "a.rs", &evil)]);
+    let set = raw_tree(&p, &[("40000", "files", &files), ("100644", "manifest.json", &manifest)]);
+    publish_tree(&p, &raw_tree(&p, &[("40000", &k, &set)]));
+    let tip = p.git(&["rev-parse", REF]);
+    for args in [&["held-out", "publish", "--json"][..], &["held-out", "publish", "--json", "--dry-run"]] {
+        let report = p.run(args).expect(26).json();
+        let unit = &report["units"][0];
+        assert_eq!(unit["already_published"], json!([]), "{report:#}");
+        let reason = unit["differs_on_ref"][0]["reason"].as_str().unwrap();
+        assert!(
+            reason.contains(&format!("the copy in {REF} is not this set: files/a.rs has changed")),
+            "{reason}"
+        );
+        assert!(reason.contains(&format!("git update-ref -d {REF}")), "{reason}");
+    }
+    let text = p.run(&["held-out", "publish"]).expect(26).stdout;
+    assert!(text.contains(&format!("DIFFERS ON THE REF, left as it is: sha256:{k}")), "{text}");
+    assert_eq!(p.git(&["rev-parse", REF]), tip, "nothing moved");
+
+    // The set's tree missing from the object store: said so, never called published.
+    let missing = raw_tree(&p, &[("100644", "manifest.json", &manifest)]);
+    publish_tree(&p, &raw_tree(&p, &[("40000", &k, &missing)]));
+    std::fs::remove_file(p.root.join(".git/objects").join(&missing[..2]).join(&missing[2..])).unwrap();
+    let report = p.run(&["held-out", "publish", "--json"]).expect(26).json();
+    let reason = report["units"][0]["differs_on_ref"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains(&format!("the copy in {REF} cannot be read")), "{reason}");
+    assert!(reason.contains(&missing), "{reason}");
+    verify_fails_with(&p, "held_out_published_unreadable");
+}
+
+#[test]
+fn publish_leaves_a_ref_whose_tree_git_would_not_write_as_it_is_and_writes_nothing() {
+    let p = Project::new();
+    let (k, _, _) = published_t005(&p);
+    let set = p.git(&["rev-parse", &format!("{REF}:{k}")]).trim().to_owned();
+    let (c, b) = ("c".repeat(64), "b".repeat(64));
+    publish_tree(&p, &raw_tree(&p, &[("40000", &c, &set), ("40000", &b, &set)]));
+    let second = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "b", &[("b.rs", "B")]));
+    close_with(&p, "001-bookmark-tags/T006", &second);
+    let tip = p.git(&["rev-parse", REF]);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(26).json();
+    let unit = &report["units"][0];
+    assert_eq!((&unit["commit"], &unit["published"]), (&Value::Null, &json!([])), "{report:#}");
+    let reason = unit["differs_on_ref"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains(&format!("its entries are out of git's order ({c} before {b})")), "{reason}");
+    assert!(reason.contains(&format!("git update-ref -d {REF}")), "{reason}");
+    assert_eq!(p.git(&["rev-parse", REF]), tip, "nothing moved");
+
+    // Deleting the ref, as the message says, lets publish write both sets again, as git writes them.
+    p.git(&["update-ref", "-d", REF]);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    assert_eq!(report["units"][0]["published"].as_array().unwrap().len(), 2, "{report:#}");
+    p.verify(&[]).expect(0);
+    let strict = p.outside.join("strict.git");
+    let strict = strict.to_str().unwrap();
+    p.git(&["init", "-q", "--bare", strict]);
+    p.git(&["-C", strict, "config", "receive.fsckObjects", "true"]);
+    p.git(&["push", "-q", strict, REF]);
+}

@@ -1,15 +1,15 @@
 //! `speccoder held-out publish`: every stored set that a closed task names goes into the
 //! unit's `refs/speccoder/held-out/<unit>`, by compare-and-swap, only forward.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use gix::objs::tree::EntryKind;
 use serde::Serialize;
 
 use super::error::HeldOutError;
 use super::local::{ReadySet, SetProblem, StoreUse, head_commit, read_set, store_root, stream_checked};
+use crate::check::held_out::{published_sets, read_set as read_published_set};
 use crate::exit;
 use crate::git::{CasUpdate, GitError, ObjectId, Repo, trailers};
 use crate::model::bundle::{self, NOTES_REF};
@@ -79,6 +79,9 @@ pub struct UnitPublish {
     pub other_task: Vec<LeftOut>,
     /// Named sets the local store does not hold.
     pub not_in_store: Vec<LeftOut>,
+    /// Named sets of which the ref holds another copy, one that cannot be read, or a tree that is
+    /// not as `held-out publish` writes it: the ref is left as it is for them.
+    pub differs_on_ref: Vec<LeftOut>,
     /// Stored sets no closed task names: they stay local.
     pub kept_local: Vec<String>,
 }
@@ -98,14 +101,13 @@ pub struct PublishReport {
 
 impl PublishReport {
     /// 0 when every named set that is stored was published (or is already), 26 when one was
-    /// tampered or named by a task it was not written for.
+    /// tampered, named by a task it was not written for, or held otherwise by the ref.
     #[must_use]
     pub fn exit_code(&self) -> u8 {
-        if self.units.iter().any(|u| !u.tampered.is_empty() || !u.other_task.is_empty()) {
-            exit::DOES_NOT_HOLD
-        } else {
-            exit::OK
-        }
+        let refused = |u: &UnitPublish| {
+            !u.tampered.is_empty() || !u.other_task.is_empty() || !u.differs_on_ref.is_empty()
+        };
+        if self.units.iter().any(refused) { exit::DOES_NOT_HOLD } else { exit::OK }
     }
 }
 
@@ -134,6 +136,9 @@ impl std::fmt::Display for PublishReport {
             }
             for s in &u.other_task {
                 writeln!(f, "  NAMED BY ANOTHER TASK: {}: {}", s.manifest, s.reason)?;
+            }
+            for s in &u.differs_on_ref {
+                writeln!(f, "  DIFFERS ON THE REF, left as it is: {}: {}", s.manifest, s.reason)?;
             }
             for s in &u.not_in_store {
                 writeln!(f, "  not in the local store: {} ({})", s.manifest, s.reason)?;
@@ -239,9 +244,8 @@ fn publish_unit(
     let sets: Vec<&ReadySet> = plan.ready.iter().map(|(s, _)| s).collect();
     let outcome = if dry_run || sets.is_empty() {
         let previous = repo.ref_target(&reference)?;
-        let present = published_keys(repo, &reference, previous)?;
-        let added = sets.iter().filter(|s| !present.contains(&s.key)).map(|s| s.key.clone()).collect();
-        Written { previous, commit: None, added }
+        let on_ref = OnRef::read(repo, &reference, previous, &sets, &mut HashMap::new())?;
+        Written { previous, commit: None, added: on_ref.absent, differing: on_ref.differing }
     } else {
         write_sets(repo, &reference, &plan.unit, &sets)?
     };
@@ -251,8 +255,19 @@ fn publish_unit(
         files: s.files.len(),
         named_by: named_by.iter().map(ToString::to_string).collect(),
     };
-    let (published, already): (Vec<_>, Vec<_>) =
-        plan.ready.iter().partition(|(s, _)| outcome.added.contains(&s.key));
+    let differs_on_ref = plan
+        .ready
+        .iter()
+        .filter_map(|(s, named_by)| {
+            Some(LeftOut {
+                manifest: format!("sha256:{}", s.key),
+                reason: outcome.differing.get(&s.key)?.clone(),
+                named_by: named_by.iter().map(ToString::to_string).collect(),
+            })
+        })
+        .collect();
+    let ready = plan.ready.iter().filter(|(s, _)| !outcome.differing.contains_key(&s.key));
+    let (published, already): (Vec<_>, Vec<_>) = ready.partition(|(s, _)| outcome.added.contains(&s.key));
     Ok(UnitPublish {
         unit: plan.unit,
         reference,
@@ -263,6 +278,7 @@ fn publish_unit(
         tampered: plan.tampered,
         other_task: plan.other_task,
         not_in_store: plan.not_in_store,
+        differs_on_ref,
         kept_local,
     })
 }
@@ -312,6 +328,8 @@ struct Written {
     previous: Option<ObjectId>,
     commit: Option<ObjectId>,
     added: Vec<String>,
+    /// Key to why the ref's copy is not the stored set ([`OnRef::differing`]).
+    differing: BTreeMap<String, String>,
 }
 
 /// Names of the entries of `dir` that are UTF-8 (none when `dir` cannot be read).
@@ -382,22 +400,91 @@ fn held_out_digest(line: &[u8]) -> Option<String> {
     result.held_out_manifest().map(str::to_owned)
 }
 
-/// The keys (top-level directories) of the tree of `commit`, what `reference` names; none without
-/// a commit.
-fn published_keys(
-    repo: &Repo,
-    reference: &str,
-    commit: Option<ObjectId>,
-) -> Result<BTreeSet<String>, HeldOutError> {
-    let Some(commit) = commit else { return Ok(BTreeSet::new()) };
-    let tree = repo.commit_tree(commit).map_err(|e| match e {
-        GitError::WrongKind { found, .. } => {
-            HeldOutError::NotACommit { reference: reference.to_owned(), found }
+/// The ready sets against the held-out ref as it stands, read as git reads it
+/// ([`crate::check::held_out`], as `attest verify` reads it).
+struct OnRef {
+    /// The keys the ref lacks.
+    absent: Vec<String>,
+    /// Key to why the ref's copy is not that set (another copy, one that cannot be read, or a
+    /// ref whose tree is not as `held-out publish` writes it): never called published, never
+    /// replaced.
+    differing: BTreeMap<String, String>,
+}
+
+/// What reading a set's copy on the ref found, by key and the copy's tree: for a retried update.
+type Compared = HashMap<(String, ObjectId), Option<String>>;
+
+impl OnRef {
+    /// `sets` against the tree of `commit`, what `reference` names (none: the ref lacks them all).
+    /// Each copy is read once however often this is asked (`compared`).
+    fn read(
+        repo: &Repo,
+        reference: &str,
+        commit: Option<ObjectId>,
+        sets: &[&ReadySet],
+        compared: &mut Compared,
+    ) -> Result<Self, HeldOutError> {
+        let mut on_ref = OnRef { absent: Vec::new(), differing: BTreeMap::new() };
+        let Some(commit) = commit else {
+            on_ref.absent = sets.iter().map(|s| s.key.clone()).collect();
+            return Ok(on_ref);
+        };
+        let tree = repo.commit_tree(commit).map_err(|e| match e {
+            GitError::WrongKind { found, .. } => {
+                HeldOutError::NotACommit { reference: reference.to_owned(), found }
+            }
+            other => other.into(),
+        })?;
+        let published = match published_sets(repo, tree)? {
+            Ok(published) => published,
+            Err(problem) => {
+                let why = format!(
+                    "{reference} is not as `held-out publish` writes it ({problem}), so nothing is added to it; {}",
+                    what_to_do(reference)
+                );
+                on_ref.differing = sets.iter().map(|s| (s.key.clone(), why.clone())).collect();
+                return Ok(on_ref);
+            }
+        };
+        for set in sets {
+            let Some(copy) = published.get(&set.key) else {
+                on_ref.absent.push(set.key.clone());
+                continue;
+            };
+            let memo = (set.key.clone(), *copy);
+            let why = match compared.get(&memo) {
+                Some(why) => why.clone(),
+                None => {
+                    let why = copy_differs(repo, reference, &set.key, *copy);
+                    compared.insert(memo, why.clone());
+                    why
+                }
+            };
+            if let Some(why) = why {
+                on_ref.differing.insert(set.key.clone(), why);
+            }
         }
-        other => other.into(),
-    })?;
-    let entries = repo.tree(tree).entries("")?.unwrap_or_default();
-    Ok(entries.into_iter().filter(|(_, kind)| *kind == EntryKind::Tree).map(|(name, _)| name).collect())
+        Ok(on_ref)
+    }
+}
+
+/// Why the copy of set `key` at tree `copy` of `reference` is not the stored set, if it is not.
+/// The stored set's manifest hashes to `key`, so a copy whose manifest does and whose files are
+/// the manifest's is the stored set byte for byte.
+fn copy_differs(repo: &Repo, reference: &str, key: &str, copy: ObjectId) -> Option<String> {
+    let what = match read_published_set(repo, key, copy) {
+        Ok(Ok(_)) => return None,
+        Ok(Err(difference)) => format!("the copy in {reference} is not this set: {}", difference.what),
+        Err(e) => format!("the copy in {reference} cannot be read: {e}"),
+    };
+    Some(format!("{what}; {}", what_to_do(reference)))
+}
+
+/// What to do about a held-out ref that holds something other than the stored sets.
+fn what_to_do(reference: &str) -> String {
+    format!(
+        "find where it came from (`git log {reference}`), then fetch an intact copy, or delete it (`git update-ref -d {reference}`) and publish again from a store that holds the unit's sets"
+    )
 }
 
 /// Writes the blobs of `set` (its manifest and each file, streamed from the store and checked
@@ -426,15 +513,17 @@ fn write_set_blobs(repo: &Repo, set: &ReadySet) -> Result<Vec<(String, ObjectId)
 
 /// Adds `sets` to the tree of `reference` in a new commit, by compare-and-swap; when another
 /// publisher moved the ref first, reads it again and retries. Sets present already stay as they
-/// are. The previous tree is edited, never read file by file, and each set's blobs are written
+/// are (a copy that is not the stored set is said so, [`OnRef`]); a ref whose tree is not as
+/// `held-out publish` writes it is left as it is. The previous tree is edited, never read file by file, and each set's blobs are written
 /// once, however many times the update is retried.
 fn write_sets(repo: &Repo, reference: &str, unit: &str, sets: &[&ReadySet]) -> Result<Written, HeldOutError> {
     let mut written: BTreeMap<String, Vec<(String, ObjectId)>> = BTreeMap::new();
+    let mut compared = Compared::new();
     repo.update_ref_retrying(reference, |previous| {
-        let present = published_keys(repo, reference, previous)?;
-        let added: Vec<&&ReadySet> = sets.iter().filter(|s| !present.contains(&s.key)).collect();
+        let OnRef { absent, differing } = OnRef::read(repo, reference, previous, sets, &mut compared)?;
+        let added: Vec<&&ReadySet> = sets.iter().filter(|s| absent.contains(&s.key)).collect();
         if added.is_empty() {
-            return Ok(CasUpdate::Keep(Written { previous, commit: None, added: Vec::new() }));
+            return Ok(CasUpdate::Keep(Written { previous, commit: None, added: Vec::new(), differing }));
         }
         let mut blobs = Vec::new();
         let mut message = format!("Publish held-out sets of {unit}\n\n");
@@ -455,6 +544,7 @@ fn write_sets(repo: &Repo, reference: &str, unit: &str, sets: &[&ReadySet]) -> R
                 previous,
                 commit: Some(commit),
                 added: added.iter().map(|s| s.key.clone()).collect(),
+                differing,
             },
         })
     })
@@ -515,7 +605,9 @@ mod tests {
         }
         let repo = Repo::discover(dir.path()).unwrap();
         let store = dir.path().join(".store");
-        let keys = published_keys(&repo, &reference, repo.ref_target(&reference).unwrap()).unwrap();
+        let tip = repo.ref_target(&reference).unwrap().unwrap();
+        let sets = published_sets(&repo, repo.commit_tree(tip).unwrap()).unwrap().unwrap();
+        let keys: BTreeSet<String> = sets.into_keys().collect();
         let expected: BTreeSet<String> =
             (0..2).flat_map(|w| (0..12).map(move |i| w * 100 + i)).map(|n| set(&store, n).key).collect();
         assert_eq!(keys, expected);
