@@ -628,13 +628,20 @@ pub enum AttestSub {
     /// note (or only a note git copied from another commit, with notes.rewriteRef), it looks for
     /// a note on a commit the branch no longer holds with the same Spec-Task:. When the change is
     /// the same (the same bytes in the same place: equal patches against the parents with three
-    /// lines of context, whitespace and hunk positions included; the same task line; the same
-    /// requirement text; the same judge configuration), it re-issues that evidence for the new commit: every statement's subject
+    /// lines of context, whitespace and hunk positions included; the same series of changes before
+    /// it, as `git cherry` reads a series: every non-merge commit the old task commit's history
+    /// holds and the new one's does not has a commit of the same change among those the new one's
+    /// holds and the old one's does not; the same task line; the same requirement text; the same
+    /// judge configuration), it re-issues that evidence for the new commit: every statement's subject
     /// names the new commit, the task verification its tree and `carried {from, patch_id, time}`,
     /// the summary the new resource and the new lines' digests; everything is signed afresh with
     /// your key, chosen as `speccoder attest` chooses it. A changed change is refused, naming
     /// both commits and how to attest it again (run its checks, clear its box in a commit of its
-    /// own, then `speccoder attest`; a bug task is closed again by `speccoder attest`).
+    /// own, then `speccoder attest`; a bug task is closed again by `speccoder attest`). So is a
+    /// task commit whose earlier commits were dropped, squashed or amended (series_differs, naming
+    /// the first commit of the old series the new one lacks: the evidence judged a tree that held
+    /// it), and one whose series is longer than 5000 commits (series_too_long). Of several commits
+    /// off the branch with the same change, the newest whose series holds is carried.
     ///
     /// Only evidence you would accept today is re-signed: every line of the old note must carry a
     /// valid signature by a signer your own trust accepts now (as `attest verify --signature-time
@@ -654,8 +661,8 @@ pub enum AttestSub {
     /// `--from OLD --to NEW` carries one explicitly. `--rewritten` reads `<old> <new>` lines on
     /// stdin, as git gives them to the post-rewrite hook (`speccoder hooks install`).
     ///
-    /// Exit codes: 0 carried (or nothing to carry); 26 a task's change, task line, requirement
-    /// text, `Held-Out:` or `Run:` trailer, decision trailer (`Accepted-By:`, `Skipped-By:`,
+    /// Exit codes: 0 carried (or nothing to carry); 26 a task's change, its series of changes
+    /// (`series_differs`, `series_too_long`), task line, requirement text, `Held-Out:` or `Run:` trailer, decision trailer (`Accepted-By:`, `Skipped-By:`,
     /// `Reason:`) or judge configuration differs, its evidence does not hold or is not validly
     /// signed by a signer you trust, the new commit holds a note of its own, or `--from` and
     /// `--to` are the same commit (each named; the others were carried); 13 no trust configured, a

@@ -12,12 +12,85 @@
 //! beyond the context), and, in a task list (`tasks.md`), the state of the boxes on context
 //! lines ([`spec::open_boxes`], as the task line hash reads them): a neighbour ticked by someone
 //! else since is not a change of this task.
+//!
+//! A task commit's change is not all its evidence judged: the run saw the tree of the task
+//! commit, which held every commit before it since its branch forked. So the old task commit's
+//! series must be carried too ([`series_gap`], the rule of `git cherry`): every non-merge commit
+//! the old task commit's history holds and the new one's does not must have a commit of the
+//! same change among those the new one's history holds and the old one's does not. A rebase onto
+//! a moved main, a reorder, a reword or commits inserted keep it; a dropped, squashed or amended
+//! earlier commit does not.
+
+use std::collections::HashSet;
 
 use gix::ObjectId;
 use sha2::{Digest as _, Sha256};
 
 use crate::git::{Commit, GitError, PatchLine, Repo};
 use crate::spec;
+
+/// The most commits a series ([`series_gap`]) is walked to: beyond, it is not compared.
+pub const MAX_SERIES: usize = 5_000;
+
+/// What the new task commit's series lacks of the old one's ([`series_gap`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SeriesGap {
+    /// The oldest commit of the old series with no commit of the same change in the new one.
+    Missing {
+        /// The commit.
+        id: ObjectId,
+        /// Its subject line, as stored (repository text: quote it).
+        subject: String,
+    },
+    /// The series of `tip` holds more than [`MAX_SERIES`] commits.
+    TooLong {
+        /// The task commit whose series it is.
+        tip: ObjectId,
+    },
+}
+
+/// What `new`'s history lacks of the changes `old`'s held, `None` when nothing (see the module
+/// documentation): the old series is the non-merge commits of `old`'s history that `new`'s does
+/// not hold, `old` aside, and the new series the same the other way round, `new` aside. A commit
+/// with an empty change changes no tree, and needs no partner.
+///
+/// # Errors
+/// The history cannot be walked, or git cannot produce the patches.
+pub fn series_gap(repo: &Repo, old: &Commit, new: &Commit) -> Result<Option<SeriesGap>, GitError> {
+    let Some(old_series) = series(repo, old, new)? else {
+        return Ok(Some(SeriesGap::TooLong { tip: old.id }));
+    };
+    if old_series.is_empty() {
+        return Ok(None);
+    }
+    let Some(new_series) = series(repo, new, old)? else {
+        return Ok(Some(SeriesGap::TooLong { tip: new.id }));
+    };
+    let both: Vec<&Commit> = old_series.iter().chain(&new_series).collect();
+    let ids = change_ids(repo, &both)?;
+    let (old_ids, new_ids) = ids.split_at(old_series.len());
+    let held: HashSet<&String> = new_ids.iter().flatten().collect();
+    // The walk gives the newest first; the oldest missing commit is named.
+    let missing =
+        old_series.iter().zip(old_ids).rev().find(|(_, id)| id.as_ref().is_some_and(|id| !held.contains(id)));
+    Ok(missing.map(|(c, _)| SeriesGap::Missing { id: c.id, subject: c.subject().to_owned() }))
+}
+
+/// The non-merge commits of `tip`'s history that `other`'s does not hold, `tip` aside, newest
+/// first; `None` when there are more than [`MAX_SERIES`].
+fn series(repo: &Repo, tip: &Commit, other: &Commit) -> Result<Option<Vec<Commit>>, GitError> {
+    let Some(ids) = repo.walk_at_most(tip.id, &[other.id], MAX_SERIES + 1)? else {
+        return Ok(None);
+    };
+    let mut commits = Vec::new();
+    for id in ids.into_iter().filter(|id| *id != tip.id) {
+        let commit = repo.commit(id)?;
+        if commit.parents.len() < 2 {
+            commits.push(commit);
+        }
+    }
+    Ok(Some(commits))
+}
 
 /// The identity of each commit's change against its first parent (a root commit: against the
 /// empty tree), in the order given, from one git process for all of them: lowercase hex sha256,
@@ -106,6 +179,38 @@ impl ChangeHasher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::git::test_support::Fixture;
+
+    /// A branch off a base commit: an implementation (`a.txt`), an empty commit and a task commit
+    /// (`t.txt`); the fixture, the base and the task commit.
+    fn series_fixture() -> (Fixture, ObjectId, ObjectId) {
+        let fx = Fixture::new();
+        let base = fx.commit_file("base.txt", "base\n", "base");
+        fx.commit_file("a.txt", "a\n", "implement");
+        fx.git(&["commit", "-q", "--allow-empty", "-m", "empty"]);
+        let task = fx.commit_file("t.txt", "t\n", "tick");
+        (fx, base, task)
+    }
+
+    fn gap(fx: &Fixture, old: ObjectId, new: ObjectId) -> Option<SeriesGap> {
+        let repo = fx.repo();
+        series_gap(&repo, &repo.commit(old).unwrap(), &repo.commit(new).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_series_rebased_without_its_empty_commit_holds_and_one_without_its_implementation_does_not() {
+        let (fx, base, task) = series_fixture();
+        let implement = fx.rev(&format!("{task}~2"));
+        fx.git(&["checkout", "-q", "-b", "moved", &base.to_string()]);
+        fx.commit_file("other.txt", "o\n", "main moves");
+        fx.git(&["cherry-pick", &implement.to_string(), &task.to_string()]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), None, "rebased, the empty commit left out");
+        fx.git(&["checkout", "-q", "-b", "dropped", &base.to_string()]);
+        fx.git(&["cherry-pick", &task.to_string()]);
+        let missing = gap(&fx, task, fx.rev("HEAD"));
+        assert_eq!(missing, Some(SeriesGap::Missing { id: implement, subject: "implement".to_owned() }));
+        assert_eq!(gap(&fx, fx.rev("HEAD"), task), None, "a commit added before is no loss");
+    }
 
     fn id_of(patch: &str) -> Option<String> {
         let mut h = ChangeHasher::default();

@@ -15,6 +15,20 @@ impl Repo {
     /// [`GitError::ObjectMissing`] naming the first commit the walk needed and the repository
     /// lacks (a shallow clone's missing parents are not needed), or another failure to read.
     pub fn walk(&self, from: ObjectId, stop_at: &[ObjectId]) -> Result<Vec<ObjectId>, GitError> {
+        Ok(self.walk_at_most(from, stop_at, usize::MAX)?.unwrap_or_default())
+    }
+
+    /// The commits [`Repo::walk`] gives, when there are at most `most` of them; `None` when there
+    /// are more, found without walking further than the first one beyond.
+    ///
+    /// # Errors
+    /// As [`Repo::walk`].
+    pub fn walk_at_most(
+        &self,
+        from: ObjectId,
+        stop_at: &[ObjectId],
+        most: usize,
+    ) -> Result<Option<Vec<ObjectId>>, GitError> {
         let action = || format!("walk the history of {from}");
         let walk = self
             .inner
@@ -27,6 +41,9 @@ impl Repo {
             })?;
         let mut walked = Vec::new();
         for info in walk {
+            if walked.len() == most {
+                return Ok(None);
+            }
             match info {
                 Ok(info) => walked.push(info.id),
                 Err(e) => {
@@ -35,7 +52,7 @@ impl Repo {
                 }
             }
         }
-        Ok(walked)
+        Ok(Some(walked))
     }
 
     /// The first of `ids` the repository lacks, as [`GitError::ObjectMissing`].
@@ -92,5 +109,17 @@ mod tests {
         assert!(matches!(err, GitError::ObjectMissing { id } if id == middle), "{err}");
         let err = fx.repo().walk(middle, &[]).unwrap_err();
         assert!(matches!(err, GitError::ObjectMissing { id } if id == middle), "{err}");
+    }
+
+    #[test]
+    fn a_walk_at_most_some_commits_gives_them_all_or_none_when_there_are_more() {
+        let fx = Fixture::new();
+        let first = fx.commit_file("a.txt", "a\n", "one");
+        fx.commit_file("a.txt", "b\n", "two");
+        let head = fx.commit_file("a.txt", "c\n", "three");
+        let repo = fx.repo();
+        assert_eq!(repo.walk_at_most(head, &[first], 2).unwrap().map(|w| w.len()), Some(2));
+        assert_eq!(repo.walk_at_most(head, &[], 2).unwrap(), None);
+        assert_eq!(repo.walk_at_most(head, &[], 3).unwrap(), Some(repo.walk(head, &[]).unwrap()));
     }
 }

@@ -8,7 +8,10 @@
 //!   with `notes.rewriteRef` is replaced the same way; a cherry-pick is carried with
 //!   `--from/--to`);
 //! - the same with `speccoder hooks install` and a plain `git rebase` (and `git commit --amend`);
-//! - an amended task change is refused by `carry`;
+//! - an amended task change is refused by `carry`; so is a task commit whose implementation a
+//!   `git rebase -i` dropped (by the hook too), while a series rebased, reordered and joined by
+//!   another commit is carried; of two writers' task commits with the same tick, carry takes the
+//!   one whose series the branch holds, never the other writer's newer one;
 //! - carry re-signs only evidence its carrier trusts: an untrusted signer (also through the hook
 //!   on a plain rebase), a note edited after signing, an unsigned note are refused; with no trust
 //!   configured nothing is carried; `--from X --to X` is refused and X's note stays;
@@ -637,6 +640,119 @@ fn an_amended_task_change_is_refused_by_carry_naming_both_commits() {
     // The advice, followed as given, gives the changed change evidence of its own.
     ada.set_box_by_hand("T001", false, "Untick T001 to attest the amended change");
     ada.attest("T001", &[]);
+    ada.assert_evidenced(1);
+    team.fsck(&[&ada]);
+}
+
+/// `clone` implements a task on a new branch `branch` in a commit of its own (`text` in
+/// src/tags/store.rs), then ticks T001 in a commit that only ticks its box: that task commit.
+fn implement_and_tick(clone: &Clone<'_>, branch: &str, text: &str) -> String {
+    clone.git(&["checkout", "-q", "-b", branch]);
+    clone.write("src/tags/store.rs", text);
+    clone.git(&["add", "src/tags/store.rs"]);
+    clone.git(&["commit", "-q", "-m", "Implement the tag store"]);
+    clone.attest("T001", &[])
+}
+
+#[test]
+fn carry_takes_the_evidence_of_the_branch_s_own_series_never_another_writer_s_newer_one() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let ada_old = implement_and_tick(&ada, "feature-a", "pub fn add() { /* Ada's way */ }\n");
+    ada.speccoder(&["attest", "push"]).success();
+    // Bob ticks the same task with the same tick, over code of his own, a second later: his task
+    // commit is the newest with that change.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let bob_old = implement_and_tick(&bob, "feature-b", "pub fn add() { /* Bob's, entirely other */ }\n");
+    bob.git(&["push", "-q", "origin", "feature-b"]);
+    bob.speccoder(&["attest", "push"]).success();
+
+    let ada_new = rebase_onto_moved_main(&team, &ada);
+    ada.speccoder(&["attest", "fetch"]).success();
+    assert!(ada.note(&bob_old).is_some(), "Bob's evidence and commit are in Ada's clone");
+    let out = ada.speccoder(&["attest", "carry", "--json"]).success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["carried"][0]["from"], ada_old.as_str(), "{report:#}");
+    assert_eq!(
+        task_verification(&ada.note_lines(&ada_new))["predicate"]["carried"]["from"],
+        ada_old.as_str()
+    );
+    ada.assert_evidenced(1);
+
+    // Bob's evidence, named explicitly, is refused: his series is not Ada's.
+    let out = ada.speccoder(&["attest", "carry", "--from", &bob_old, "--to", &ada_new, "--json"]);
+    let row = refused_row(&out.failure(26));
+    assert_eq!(row["code"], "series_differs", "{row:#}");
+    assert!(row["reason"].as_str().unwrap().contains(&bob.rev("feature-b^")), "names Bob's commit: {row:#}");
+    team.fsck(&[&ada, &bob]);
+}
+
+#[test]
+fn an_implementation_dropped_under_the_task_commit_is_refused_by_the_hook_and_by_carry() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.speccoder(&["hooks", "install"]).success();
+    let old = implement_and_tick(&ada, "feature-a", "pub fn add() {}\n");
+    let implementation = ada.rev("HEAD^");
+    let mut rebase = common::git_command(&ada.dir, &team.home, &["rebase", "-i", "main"]);
+    rebase.env("GIT_SEQUENCE_EDITOR", "sed -i '1s/^pick/drop/'");
+    let rebase = common::run(rebase);
+    assert!(rebase.status.success(), "{rebase}");
+    assert!(
+        rebase.stdout.contains("series_differs") || rebase.stderr.contains("series_differs"),
+        "the hook says why: {rebase}"
+    );
+    let new = ada.rev("HEAD");
+    assert_eq!(ada.rev("HEAD^"), ada.rev("main"), "the implementation is gone");
+    assert!(ada.note(&new).is_none(), "the hook carried nothing");
+
+    let refs = ada.refs();
+    for args in
+        [vec!["attest", "carry", "--json"], vec!["attest", "carry", "--from", &old, "--to", &new, "--json"]]
+    {
+        let row = refused_row(&ada.speccoder(&args).failure(26));
+        assert_eq!(row["code"], "series_differs", "{args:?}: {row:#}");
+        let reason = row["reason"].as_str().unwrap();
+        assert!(reason.contains(&implementation) && reason.contains("Implement the tag store"), "{reason}");
+        assert!(reason.contains("to attest it again"), "{reason}");
+    }
+    assert_eq!(ada.refs(), refs, "nothing was written");
+    assert!(ada.verify(&[]).code() != Some(0));
+}
+
+#[test]
+fn a_series_rebased_onto_a_moved_main_reordered_and_joined_by_another_commit_is_carried() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    for (file, subject) in [("src/tags/store.rs", "Implement the tag store"), ("docs.txt", "Document it")] {
+        ada.write(file, &format!("{subject}\n"));
+        ada.git(&["add", file]);
+        ada.git(&["commit", "-q", "-m", subject]);
+    }
+    let old = ada.attest("T001", &[]);
+    team.move_main("main-moves");
+    ada.git(&["fetch", "-q", "origin"]);
+    // Onto the moved main: the two commits swapped, and one more inserted before the task commit.
+    let editor = team.tmp.path().join("reorder.sh");
+    std::fs::write(
+        &editor,
+        "grep '^pick' \"$1\" >\"$1.picks\"\n{ sed -n 2p \"$1.picks\"; sed -n 1p \"$1.picks\"; echo 'exec echo more >more.txt && git add more.txt && git commit -q -m More'; sed -n 3p \"$1.picks\"; } >\"$1\"\n",
+    )
+    .unwrap();
+    let mut rebase = common::git_command(&ada.dir, &team.home, &["rebase", "-q", "-i", "origin/main"]);
+    rebase.env("GIT_SEQUENCE_EDITOR", format!("sh {}", editor.display()));
+    let out = common::run(rebase);
+    assert!(out.status.success(), "{out}");
+    let subjects = ada.git(&["log", "--format=%s", "origin/main..HEAD^"]);
+    assert_eq!(subjects, "More\nImplement the tag store\nDocument it\n");
+    let new = ada.rev("HEAD");
+
+    let out = ada.speccoder(&["attest", "carry", "--json"]).success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["carried"][0]["from"], old.as_str(), "{report:#}");
+    assert_eq!(report["carried"][0]["to"], new.as_str(), "{report:#}");
     ada.assert_evidenced(1);
     team.fsck(&[&ada]);
 }

@@ -8,7 +8,7 @@ use gix::ObjectId;
 use serde_json::Value;
 
 use super::plan::Job;
-use super::refusal::{attest_again, change_differs};
+use super::refusal::{attest_again, change_differs, series_differs};
 use super::{RefusedRow, Stop};
 use crate::attest::config::read_policy;
 use crate::attest::{commit_object_sha256, same_change};
@@ -173,8 +173,8 @@ fn old_evidence(
     Ok((lines, p))
 }
 
-/// The change's patch id, when `new` carries the same change as `old`: the same patch, the same
-/// task line, the same requirement text, the same judge configuration at its parent.
+/// The change's patch id, when `new` carries the same change as `old`: the same patch, with the
+/// same series of changes before it ([`same_change::series_gap`]), the same task line, the same requirement text, the same judge configuration at its parent.
 fn same_change_at(
     repo: &Repo,
     claim: &Carried<'_>,
@@ -186,6 +186,9 @@ fn same_change_at(
     let patch = ids.next().flatten();
     if patch != ids.next().flatten() {
         return Err(Stop::Refused(change_differs(target, old.id, new.id)));
+    }
+    if let Some(gap) = same_change::series_gap(repo, old, new)? {
+        return Err(Stop::Refused(series_differs(target, old.id, new.id, &gap)));
     }
     let (unit, task_id) = target.split_once('/').unwrap_or((target, ""));
     let new_tree = repo.tree(new.tree);

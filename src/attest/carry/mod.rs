@@ -2,9 +2,10 @@
 //! change, after a rebase, an amend or a cherry-pick left the note on a commit the branch no
 //! longer holds.
 //!
-//! "The same change" is three things, each checked before anything is signed: the same bytes in
+//! "The same change" is four things, each checked before anything is signed: the same bytes in
 //! the same place ([`same_change`](super::same_change): equal patches of the old and the new
-//! task commit against their parents, with three lines of context); the same task line; the same
+//! task commit against their parents, with three lines of context); the same series of changes
+//! before it ([`same_change::series_gap`](super::same_change::series_gap)); the same task line; the same
 //! requirement text (the story's and every cited requirement's). The judge configuration at the
 //! new parent must also be the one the evidence was judged under. The old evidence must agree with
 //! its own commit, and the re-issued lines must agree with the new one, by the same rules the
@@ -89,7 +90,7 @@ pub struct RefusedRow {
     pub to: String,
     /// A stable code: `same_commit`, `bad_signature`, `revoked_key`, `expired_key`,
     /// `untrusted_signer`, `signature_unchecked`, `evidence_unsigned`, `keyless_evidence`,
-    /// `change_differs`, `task_line_differs`,
+    /// `change_differs`, `series_differs`, `series_too_long`, `task_line_differs`,
     /// `requirement_differs`, `policy_differs`, `not_the_same_task`, `evidence_does_not_hold`,
     /// `note_exists`.
     pub code: &'static str,

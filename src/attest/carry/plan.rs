@@ -1,6 +1,6 @@
 //! Which evidence to carry where: the pair given, the pairs git's post-rewrite hook names, or,
 //! for each task the branch ticks without its own note, the newest commit off the branch whose
-//! note is for the same task and whose change is the same.
+//! note is for the same task and whose change, and series of changes before it, are the same.
 
 use std::collections::{HashMap, HashSet};
 
@@ -92,8 +92,9 @@ pub(super) fn rewritten_jobs(
 }
 
 /// For each task whose newest task commit on the branch lacks its own note: the newest commit
-/// the branch no longer holds whose note is for the same task and whose change is the same. A
-/// task whose only such commits carry a different change is refused here.
+/// the branch no longer holds whose note is for the same task and whose change is the same, with
+/// the same series before it ([`same_series`]). A task whose only such commits carry a different
+/// change is refused here.
 pub(super) fn branch_jobs(
     repo: &Repo,
     notes: &HashMap<ObjectId, ObjectId>,
@@ -148,9 +149,14 @@ pub(super) fn branch_jobs(
     let mut jobs = Vec::new();
     for (target, commit, candidates) in &wanted {
         let id = ids.next().flatten();
-        let matched = candidates.iter().zip(ids.by_ref().take(candidates.len())).find(|(_, c)| *c == id);
-        match (matched, candidates.first()) {
-            (Some((from, _)), _) => jobs.push(Job { from: from.id, to: commit.id }),
+        let same: Vec<&Commit> = candidates
+            .iter()
+            .zip(ids.by_ref().take(candidates.len()))
+            .filter(|(_, c)| *c == id)
+            .map(|(candidate, _)| candidate)
+            .collect();
+        match (same_series(repo, commit, &same)?, candidates.first()) {
+            (Some(from), _) => jobs.push(Job { from: from.id, to: commit.id }),
             (None, Some(newest_elsewhere)) => {
                 refused.push(change_differs(target, newest_elsewhere.id, commit.id));
             }
@@ -158,6 +164,28 @@ pub(super) fn branch_jobs(
         }
     }
     Ok(jobs)
+}
+
+/// How many of a task's commits off the branch with its change are compared by their series: each
+/// comparison walks and diffs up to [`same_change::MAX_SERIES`] commits, and the commits are
+/// whoever pushed them.
+const MAX_SERIES_COMPARED: usize = 16;
+
+/// Of the commits `same` (newest first) whose change is `commit`'s: the newest of the first
+/// [`MAX_SERIES_COMPARED`] whose series `commit`'s history carries too
+/// ([`same_change::series_gap`]), else the newest, whose carry the checks then refuse naming what
+/// its series lacks; `None` when there is none.
+fn same_series<'c>(
+    repo: &Repo,
+    commit: &Commit,
+    same: &[&'c Commit],
+) -> Result<Option<&'c Commit>, GitError> {
+    for candidate in same.iter().take(MAX_SERIES_COMPARED) {
+        if same_change::series_gap(repo, candidate, commit)?.is_none() {
+            return Ok(Some(candidate));
+        }
+    }
+    Ok(same.first().copied())
 }
 
 /// Refuses, as `not_one_claim`, each task with evidence off the branch (`elsewhere`) that no task

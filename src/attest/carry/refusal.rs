@@ -1,10 +1,12 @@
-//! What a carry that is refused tells its user to do, and the row of a task whose change differs
-//! from the attested one: shared by the plan (which finds such a change before any check) and the
-//! checks.
+//! What a carry that is refused tells its user to do, and the rows of a task whose change, or
+//! whose series of changes, differs from the attested one: shared by the plan (which finds such a
+//! change before any check) and the checks.
 
 use gix::ObjectId;
 
 use super::RefusedRow;
+use crate::attest::same_change::{MAX_SERIES, SeriesGap};
+use crate::model::shown::shown;
 use crate::spec;
 
 /// How to give a task whose evidence cannot be carried new evidence: the branch ticks it already,
@@ -33,5 +35,33 @@ pub(super) fn change_differs(target: &str, from: ObjectId, to: ObjectId) -> Refu
             "the task's change differs from the attested one (attested: {from}, now: {to}); {}",
             attest_again(target)
         ),
+    }
+}
+
+/// The row of a task whose new commit's history lacks a change of the series the old one's
+/// evidence judged (`series_differs`), or whose series is too long to compare
+/// (`series_too_long`).
+pub(super) fn series_differs(target: &str, from: ObjectId, to: ObjectId, gap: &SeriesGap) -> RefusedRow {
+    let (code, why) = match gap {
+        SeriesGap::Missing { id, subject } => (
+            "series_differs",
+            format!(
+                "{id} (`{}`), a commit of the series before the attested {from}, has no commit of the same change before {to}: the evidence judged a tree that held it, and {to}'s does not (an earlier commit was dropped, squashed or amended)",
+                shown(subject, 80)
+            ),
+        ),
+        SeriesGap::TooLong { tip } => (
+            "series_too_long",
+            format!(
+                "the commits of {tip}'s history that the other's does not hold are more than {MAX_SERIES}, so whether {to} holds every change the evidence of {from} judged is not compared (is --from or --to a commit of another history?)"
+            ),
+        ),
+    };
+    RefusedRow {
+        target: target.to_owned(),
+        from: from.to_string(),
+        to: to.to_string(),
+        code,
+        reason: format!("{why}; {}", attest_again(target)),
     }
 }
