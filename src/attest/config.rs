@@ -157,10 +157,15 @@ pub enum ConfigError {
     /// The repository failed while reading it.
     #[error(transparent)]
     Git(#[from] GitError),
-    /// speccoder.toml, as committed at HEAD (the task commit's parent), is broken. The
-    /// [`PolicyError`] names the file.
-    #[error("at HEAD (the task commit's parent), {0}")]
-    Policy(#[from] PolicyError),
+    /// speccoder.toml, as committed at `commit` (the branch's tip before the task commit, or the
+    /// parent of the commit evidence is carried to), is broken. The [`PolicyError`] names the file.
+    #[error("at commit {commit}, {source}")]
+    Policy {
+        /// The commit whose tree holds the file.
+        commit: ObjectId,
+        /// What is wrong with it.
+        source: PolicyError,
+    },
     /// A key of `[attest]` is unknown or has a value it does not take.
     #[error("{} in {CONFIG_FILE}: {problem}", key_shown(.key))]
     Attest {
@@ -185,7 +190,7 @@ impl ExitClass for ConfigError {
     fn class(&self) -> Class {
         match self {
             ConfigError::Git(e) => e.class(),
-            ConfigError::Policy(_) | ConfigError::Attest { .. } | ConfigError::Disabled => Class::Config,
+            ConfigError::Policy { .. } | ConfigError::Attest { .. } | ConfigError::Disabled => Class::Config,
         }
     }
 }
@@ -262,8 +267,9 @@ pub fn ensure_enabled(policy: Option<&toml::Table>) -> Result<(), ConfigError> {
 /// An unreadable tree, or a file that is not TOML.
 pub fn read_policy(repo: &Repo, commit: ObjectId) -> Result<(String, Option<toml::Table>), ConfigError> {
     let tree = repo.commit_tree(commit)?;
-    let text = crate::check::policy::config_file(repo, tree)?.map(|(_, text)| text);
-    let table = text.as_deref().map(policy::parse_table).transpose()?;
+    let at = |source| ConfigError::Policy { commit, source };
+    let text = crate::check::policy::config_file(repo, tree).map_err(at)?.map(|(_, text)| text);
+    let table = text.as_deref().map(policy::parse_table).transpose().map_err(at)?;
     let hash = policy::JudgeConfig::of_table(table.as_ref().unwrap_or(&toml::Table::new())).sha256();
     Ok((hash, table))
 }

@@ -2158,6 +2158,8 @@ fn a_speccoder_toml_that_is_a_link_or_a_directory_stops_attest_before_anything_i
         let evidence = write_evidence(&p.scratch.join("ev"), TASK, Evidence::Verified);
         let r = p.attest(TASK, &evidence, &["--signer", "none"]).failure(13);
         assert!(r.stderr.contains("speccoder.toml") && r.stderr.contains(said), "{shape}: {r}");
+        // The commit whose file it is is named: here the branch's tip, the task commit's parent.
+        assert!(r.stderr.contains(&format!("at commit {}", p.rev("HEAD"))), "{shape}: {r}");
         assert_eq!(p.snapshot().refs, before.refs, "{shape}: nothing written");
     }
 }

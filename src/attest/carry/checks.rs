@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::plan::Job;
 use super::refusal::{attest_again, change_differs, series_differs};
 use super::{RefusedRow, Stop};
-use crate::attest::config::read_policy;
+use crate::attest::config::{ConfigError, read_policy};
 use crate::attest::{commit_object_sha256, same_change};
 use crate::check::agreement::{self, Claim, Rules};
 use crate::check::decision::DecisionTrailers;
@@ -217,7 +217,9 @@ fn same_change_at(
     }
     let policy = match new.parents.first() {
         Some(parent) => read_policy(repo, *parent)?.0,
-        None => crate::model::policy::policy_sha256(None)?,
+        // A root commit is made at no parent: the judge configuration is the empty one.
+        None => crate::model::policy::policy_sha256(None)
+            .map_err(|source| Stop::Failed(ConfigError::Policy { commit: new.id, source }.into()))?,
     };
     if policy != p.policy_sha256 {
         return Err(refuse(

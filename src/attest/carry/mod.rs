@@ -47,7 +47,6 @@ use crate::check::trust::{SignatureTrust, TrustError, TrustFiles};
 use crate::exit::{self, Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::model::bundle::{NOTES_REF, NoteTooLarge};
-use crate::model::policy::PolicyError;
 use crate::model::shown::one_line;
 use crate::spec::SpecError;
 
@@ -237,12 +236,6 @@ pub enum CarryError {
     },
 }
 
-impl From<PolicyError> for CarryError {
-    fn from(e: PolicyError) -> Self {
-        CarryError::Config(e.into())
-    }
-}
-
 impl ExitClass for CarryError {
     fn class(&self) -> Class {
         match self {
@@ -280,7 +273,7 @@ macro_rules! fails {
     )*};
 }
 
-fails!(CarryError, GitError, SignerError, ConfigError, SpecError, BuildError, NoteTooLarge, PolicyError);
+fails!(CarryError, GitError, SignerError, ConfigError, SpecError, BuildError, NoteTooLarge);
 
 /// Runs `speccoder attest carry` (see the module documentation).
 ///
