@@ -289,7 +289,12 @@ pub enum HeldOutSub {
     /// Publish the stored sets that closed tasks on HEAD name to refs/speccoder/held-out/<unit>.
     ///
     /// Every commit reachable from HEAD with Spec-Task: and Verdict: names a held-out set by its
-    /// manifest digest (its held_out test-result line, its Held-Out: trailer). Each named set in
+    /// manifest digest (its held_out test-result line, its Held-Out: trailer). Such a commit closes
+    /// its task only when it is one plain claim of `verified` or `regression_only` and the task's
+    /// box is ticked in its task list at HEAD; a set that only commits closing nothing name (an
+    /// open task's) is left unpublished and named with why (`not_closed` in --json), without
+    /// failing the run. A note is not needed: the Held-Out: trailer names the set as well, and
+    /// notes travel apart from the branch. Each set a closing commit names in
     /// the store is checked against its manifest and added to one new commit per unit whose tree
     /// holds `<key>/manifest.json` and `<key>/files/...` for every published set. The ref only
     /// moves forward, by compare-and-swap, retried when another publisher moved it first;
@@ -308,7 +313,8 @@ pub enum HeldOutSub {
     /// set and the path; nothing is written); 14 unborn branch, a shallow clone holding a stored
     /// set that no task commit above its boundary names (one below may: fetch the whole history;
     /// nothing is written), the ref kept moving or stayed locked (the message names the lock file
-    /// to remove if no command holds it); 1 internal error.
+    /// to remove if no command holds it), a refs/speccoder/held-out/<unit> that names a blob, a
+    /// tree or a tag instead of a commit (the message says how to repair it); 1 internal error.
     Publish(HeldOutPublishArgs),
 }
 

@@ -91,6 +91,22 @@ fn store_writes_the_set_beside_its_manifest_and_prints_the_manifest_digest() {
     assert_eq!(p.git(&["status", "--porcelain"]), "", "nothing lands in the work tree");
 }
 
+/// A task commit by hand for `task` of the unit (`T004`), claiming `verdict` and naming `manifest`
+/// in its `Held-Out:` trailer (no note); its box ticked in tasks.md when `tick`. The commit.
+fn close_by_trailer(p: &Project, task: &str, verdict: &str, manifest: &str, tick: bool) -> String {
+    let tasks = format!("specs/{UNIT}/tasks.md");
+    if tick {
+        let text = std::fs::read_to_string(p.root.join(&tasks)).unwrap();
+        p.write(&tasks, &text.replace(&format!("- [ ] {task} "), &format!("- [x] {task} ")));
+    }
+    let message = format!(
+        "Close {task}\n\nSpec-Task: {UNIT}/{task}\nVerdict: {verdict}\nHeld-Out: passed=1/1 manifest={manifest}\n"
+    );
+    p.git(&["add", "-A"]);
+    p.git(&["commit", "-q", "--allow-empty", "-m", &message]);
+    p.git(&["rev-parse", "HEAD"])
+}
+
 #[test]
 fn publishing_writes_exactly_the_sets_that_closed_tasks_name() {
     let p = Project::new();
@@ -100,11 +116,7 @@ fn publishing_writes_exactly_the_sets_that_closed_tasks_name() {
     let local_only = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "c", &[("c.rs", "C")]));
     close_with(&p, "001-bookmark-tags/T005", &named);
     // A closed task that names its set only in the Held-Out: trailer (no note).
-    let message = format!(
-        "Close T004\n\nSpec-Task: 001-bookmark-tags/T004\nVerdict: regression_only\nHeld-Out: passed=1/1 manifest={by_trailer}\n"
-    );
-    let commit = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", &message]);
-    p.git(&["merge", "-q", "--ff-only", &commit]);
+    close_by_trailer(&p, "T004", "regression_only", &by_trailer, true);
 
     let out = p.run(&["held-out", "publish", "--json"]).expect(0);
     let report = out.json();
@@ -277,11 +289,7 @@ fn hand_made_set(p: &Project, manifest: &[u8], files: &[(&str, &str)]) -> String
     for (path, text) in files {
         std::fs::write(set.join("files").join(path), text).unwrap();
     }
-    let message = format!(
-        "Close T005\n\nSpec-Task: 001-bookmark-tags/T005\nVerdict: verified\nHeld-Out: passed=1/1 manifest=sha256:{key}\n"
-    );
-    let commit = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", &message]);
-    p.git(&["merge", "-q", "--ff-only", &commit]);
+    close_by_trailer(p, "T005", "verified", &format!("sha256:{key}"), true);
     key
 }
 
@@ -708,11 +716,7 @@ fn a_set_written_for_another_task_is_left_out_and_named_with_both_tasks() {
     let p = Project::new();
     let for_t5 = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
     // T006 closed naming T005's set in its trailer (as a hand-made or an older build's commit can).
-    let message = format!(
-        "Close T006\n\nSpec-Task: 001-bookmark-tags/T006\nVerdict: regression_only\nHeld-Out: passed=1/1 manifest={for_t5}\n"
-    );
-    let commit = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", &message]);
-    p.git(&["merge", "-q", "--ff-only", &commit]);
+    let commit = close_by_trailer(&p, "T006", "regression_only", &for_t5, true);
     let out = p.run(&["held-out", "publish"]).expect(26);
     assert!(
         out.stdout.contains(&format!(
@@ -809,4 +813,48 @@ fn verify_names_a_held_out_ref_that_names_a_tree_with_what_to_do() {
     let text = p.verify(&[]).expect(26).json().to_string();
     assert!(text.contains(&format!("{REF} names a tree, not a commit")), "{text}");
     assert!(text.contains(&format!("git update-ref -d {REF}")), "{text}");
+}
+
+#[test]
+fn a_set_named_only_by_a_commit_that_does_not_close_its_task_is_left_unpublished_and_said_so() {
+    let p = Project::new();
+    let secret = store(&p, "001-bookmark-tags/T007", &tests_dir(&p, "a", &[("t7.rs", "fn secret() {}")]));
+    // T007 stays open: its box unticked, and the claim no verdict a tick carries.
+    let bogus = close_by_trailer(&p, "T007", "not-a-verdict", &secret, false);
+    let out = p.run(&["held-out", "publish"]).expect(0);
+    assert!(
+        out.stdout
+            .contains(&format!("NOT A CLOSED TASK'S, left unpublished: {secret}: no closed task names it")),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("claims `Verdict: not-a-verdict`"), "{}", out.stdout);
+    assert!(!p.git_output(&["rev-parse", "--verify", "-q", REF]).status.success(), "nothing published");
+    // A verified claim whose box is not ticked at HEAD closes nothing either.
+    let unticked = close_by_trailer(&p, "T007", "verified", &secret, false);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    let left = &report["units"][0]["not_closed"][0];
+    assert_eq!(left["manifest"], secret.as_str(), "{report:#}");
+    assert_eq!(left["named_by"], json!([unticked, bogus]), "{report:#}");
+    assert!(left["reason"].as_str().unwrap().contains("not ticked in its task list at HEAD"), "{report:#}");
+    assert!(report["units"][0]["published"].as_array().unwrap().is_empty(), "{report:#}");
+    // Two Verdict: trailers are not one plain claim.
+    p.git(&[
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        &format!("Close T007\n\nSpec-Task: {UNIT}/T007\nVerdict: attested\nVerdict: verified\nHeld-Out: manifest={secret}\n"),
+    ]);
+    let out = p.run(&["held-out", "publish"]).expect(0);
+    assert!(
+        out.stdout.contains("is not one plain claim: the commit message has 2 Verdict: trailers"),
+        "{}",
+        out.stdout
+    );
+    assert!(!p.git_output(&["rev-parse", "--verify", "-q", REF]).status.success(), "nothing published");
+    // Its tick closes it: now it is published.
+    close_by_trailer(&p, "T007", "verified", &secret, true);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    assert_eq!(report["units"][0]["published"][0]["manifest"], secret.as_str(), "{report:#}");
 }
