@@ -282,7 +282,8 @@ pub enum HeldOutSub {
     /// larger than 64 MiB, a symbolic link, a special file or an unusable name (not UTF-8, one git
     /// takes for `.git` or `.gitmodules` such as `GIT~1` or `.git.`, one Windows cannot hold, or
     /// two names that differ only in case or normalization), a manifest that would leak (an
-    /// absolute local path in `--run`, such as `/home/alice/run`, or a token), or a damaged set
+    /// absolute local path in `--run`, such as `/home/alice/run`, or a token) or be larger than
+    /// the 4 MiB every reader accepts (fewer files or shorter paths), or a damaged set
     /// with the same key exists; a `--store` that is not a directory (a regular file, `/dev/null`)
     /// or cannot be created, or a store that cannot be written; 14 unborn branch; 1 internal error.
     Store(HeldOutStoreArgs),

@@ -858,3 +858,19 @@ fn a_set_named_only_by_a_commit_that_does_not_close_its_task_is_left_unpublished
     let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
     assert_eq!(report["units"][0]["published"][0]["manifest"], secret.as_str(), "{report:#}");
 }
+
+#[test]
+fn store_refuses_files_whose_manifest_would_pass_the_4_mib_every_reader_accepts_and_writes_nothing() {
+    let p = Project::new();
+    // 4,000 files with paths near 1,000 bytes: within 10,000 files and 1,024 bytes a path.
+    let dir = p.outside.join("big");
+    let deep = dir.join("a".repeat(240)).join("b".repeat(240)).join("c".repeat(240));
+    std::fs::create_dir_all(&deep).unwrap();
+    for i in 0..4_000 {
+        std::fs::write(deep.join(format!("f{i:04}{}", "x".repeat(240))), "").unwrap();
+    }
+    let out = p.run(&["held-out", "store", "001-bookmark-tags/T006", dir.to_str().unwrap()]).expect(13);
+    assert!(out.stderr.contains("more than the 4194304 bytes (4 MiB) every reader"), "{}", out.stderr);
+    assert!(out.stderr.contains("store fewer files or give them shorter paths"), "{}", out.stderr);
+    assert!(!store_dir(&p, UNIT).exists(), "nothing was written");
+}
