@@ -874,3 +874,55 @@ fn store_refuses_files_whose_manifest_would_pass_the_4_mib_every_reader_accepts_
     assert!(out.stderr.contains("store fewer files or give them shorter paths"), "{}", out.stderr);
     assert!(!store_dir(&p, UNIT).exists(), "nothing was written");
 }
+
+/// A copy of the unit under a valid name (204 bytes) that escapes to a 604-byte ref component.
+fn long_named_unit(p: &Project) -> String {
+    let unit = format!("001-{}", "é".repeat(100));
+    for file in ["spec.md", "tasks.md"] {
+        let text = std::fs::read_to_string(p.root.join(format!("specs/{UNIT}/{file}"))).unwrap();
+        p.write(&format!("specs/{unit}/{file}"), &text);
+    }
+    p.commit_all("a unit with a long name");
+    unit
+}
+
+#[test]
+fn a_unit_whose_escaped_name_is_too_long_for_a_ref_file_is_refused_by_name_and_limit_before_anything_is_written()
+ {
+    let p = Project::new();
+    let unit = long_named_unit(&p);
+    let limit = "more than the 250 bytes a reference file's name may hold";
+    let dir = tests_dir(&p, "a", &[("a.rs", "A")]);
+    let out = p.run(&["held-out", "store", &format!("{unit}/T005"), dir.to_str().unwrap()]).expect(13);
+    assert!(
+        out.stderr.contains(&format!("the unit {unit} escapes to a reference-name component of 604 bytes")),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains(limit), "{}", out.stderr);
+    assert!(!store_dir(&p, &unit).exists(), "nothing stored");
+    // A set an older build stored for it, named by a closed task: publish names the unit too.
+    let manifest = format!(
+        r#"{{"files":[{{"path":"a.rs","sha256":"{}"}}],"task":"{unit}/T005","version":1}}"#,
+        sha256_hex("A")
+    );
+    let key = sha256_hex(&manifest);
+    let set = store_dir(&p, &unit).join(&key);
+    std::fs::create_dir_all(set.join("files")).unwrap();
+    std::fs::write(set.join("manifest.json"), &manifest).unwrap();
+    std::fs::write(set.join("files/a.rs"), "A").unwrap();
+    let tasks = format!("specs/{unit}/tasks.md");
+    let text = std::fs::read_to_string(p.root.join(&tasks)).unwrap();
+    p.write(&tasks, &text.replace("- [ ] T005 ", "- [x] T005 "));
+    p.commit_all(&format!(
+        "Close T005\n\nSpec-Task: {unit}/T005\nVerdict: verified\nHeld-Out: manifest=sha256:{key}\n"
+    ));
+    let out = p.run(&["held-out", "publish"]).expect(13);
+    assert!(out.stderr.contains(limit) && out.stderr.contains(&unit), "{}", out.stderr);
+    assert_eq!(p.git(&["for-each-ref", "refs/speccoder/"]), "", "no reference written");
+    // A skip of a task of that unit escapes the unit the same way, and is refused the same way.
+    let out = p.signed(&["skip", &format!("{unit}/T006"), "--reason", "not needed"]).expect(13);
+    assert!(out.stderr.contains(limit) && out.stderr.contains(&unit), "{}", out.stderr);
+    assert_eq!(p.git(&["for-each-ref", "refs/speccoder/"]), "", "no reference written");
+    assert_eq!(p.git(&["notes", "--ref=speccoder", "list"]), "", "no note written");
+}

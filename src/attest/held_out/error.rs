@@ -21,6 +21,9 @@ pub enum HeldOutError {
     /// The repository failed.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// The unit's held-out reference cannot be written: its name escapes too long.
+    #[error(transparent)]
+    RefName(#[from] crate::model::refs::ComponentTooLong),
     /// The branch has no commit yet.
     #[error("the branch {0} has no commits yet; commit the project first")]
     Unborn(String),
@@ -170,6 +173,7 @@ impl ExitClass for HeldOutError {
             }
             HeldOutError::StoreInWorkTree { .. } => Class::Usage,
             HeldOutError::Source { .. }
+            | HeldOutError::RefName(_)
             | HeldOutError::StoreNotDirectory { .. }
             | HeldOutError::Leak { .. }
             | HeldOutError::BadSet { .. }

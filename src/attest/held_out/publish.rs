@@ -174,6 +174,9 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
         None => units.extend(list_dir(&root).into_iter().filter(|n| spec::check_unit_name(n).is_ok())),
     }
     // Read and check everything first: a set that cannot be published at all stops the command.
+    for unit in &units {
+        refs::checked_held_out_ref(unit)?;
+    }
     let empty = BTreeMap::new();
     let plans = units
         .into_iter()
