@@ -926,3 +926,26 @@ fn a_unit_whose_escaped_name_is_too_long_for_a_ref_file_is_refused_by_name_and_l
     assert_eq!(p.git(&["for-each-ref", "refs/speccoder/"]), "", "no reference written");
     assert_eq!(p.git(&["notes", "--ref=speccoder", "list"]), "", "no note written");
 }
+
+#[test]
+fn a_git_directory_inside_the_work_tree_under_another_name_is_no_place_for_a_store() {
+    let p = Project::new();
+    // As `git init --separate-git-dir=<work tree>/meta` leaves it: `git status` lists `meta/`.
+    let meta = p.root.join("meta");
+    std::fs::rename(p.root.join(".git"), &meta).unwrap();
+    std::fs::write(p.root.join(".git"), format!("gitdir: {}\n", meta.display())).unwrap();
+    let good = tests_dir(&p, "good", &[("a.rs", "A")]);
+    let store = ["held-out", "store", "001-bookmark-tags/T006", good.to_str().unwrap()];
+    let out = p.run(&store).expect(2);
+    assert!(out.stderr.contains("the default held-out store"), "{}", out.stderr);
+    assert!(out.stderr.contains("under another name than .git"), "{}", out.stderr);
+    assert!(out.stderr.contains("--store DIR"), "{}", out.stderr);
+    p.run(&["held-out", "publish"]).expect(2);
+    let other = meta.join("other");
+    let out = p.run(&[&store[..], &["--store", other.to_str().unwrap()]].concat()).expect(2);
+    assert!(out.stderr.contains("is inside the work tree"), "{}", out.stderr);
+    assert!(!meta.join("speccoder").exists() && !other.exists(), "nothing stored inside the work tree");
+    // A store outside the work tree serves.
+    let outside = p.outside.join("store");
+    p.run(&[&store[..], &["--store", outside.to_str().unwrap()]].concat()).expect(0);
+}

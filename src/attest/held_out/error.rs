@@ -50,6 +50,17 @@ pub enum HeldOutError {
         /// The work tree that holds it.
         workdir: PathBuf,
     },
+    /// The default store lies inside a work tree: the git directory is inside it under another
+    /// name than `.git`.
+    #[error(
+        "the default held-out store {store} is inside the work tree {workdir}, since this repository's git directory lies there under another name than .git (git status lists it), where the implementer would see the tests; name a store outside every work tree (`held-out store --store DIR`, `held-out publish --store DIR`, `attest --held-out-store DIR`), or move the git directory out of the work tree"
+    )]
+    DefaultStoreInWorkTree {
+        /// The default store.
+        store: PathBuf,
+        /// The work tree that holds it.
+        workdir: PathBuf,
+    },
     /// `--store` names something that is not a directory (or, for `publish`, nothing at all).
     #[error(
         "the held-out store {store} {reason}; the store option must name a directory (`held-out store --store` creates one that does not exist yet; `held-out publish --store` and `attest --held-out-store` read one that does)"
@@ -171,7 +182,9 @@ impl ExitClass for HeldOutError {
             HeldOutError::Unborn(_) | HeldOutError::NotACommit { .. } | HeldOutError::Shallow { .. } => {
                 Class::GitPrecondition
             }
-            HeldOutError::StoreInWorkTree { .. } => Class::Usage,
+            HeldOutError::StoreInWorkTree { .. } | HeldOutError::DefaultStoreInWorkTree { .. } => {
+                Class::Usage
+            }
             HeldOutError::Source { .. }
             | HeldOutError::RefName(_)
             | HeldOutError::StoreNotDirectory { .. }
