@@ -287,7 +287,7 @@ pub enum HeldOutSub {
     /// the 4 MiB every reader accepts (fewer files or shorter paths), a unit whose escaped name
     /// passes the 250 bytes a reference's name may hold (its set could never be published; see
     /// `skip`), or a damaged set
-    /// with the same key exists; a `--store` that is not a directory (a regular file, `/dev/null`)
+    /// with the same key exists; a `--store` that is not a directory (a regular file, `/dev/null`), a symbolic link to nothing (named, with what to do),
     /// or cannot be created, or a store that cannot be written; 14 unborn branch; 1 internal error.
     Store(HeldOutStoreArgs),
     /// Publish the stored sets that closed tasks on HEAD name to refs/speccoder/held-out/<unit>.
@@ -311,7 +311,7 @@ pub enum HeldOutSub {
     /// Exit codes: 0 published (or nothing to publish; a named set not in the local store is said
     /// so); 26 a named set was tampered, or named by a task it was not written for (the others
     /// were published); 2 unknown `--unit`, a store inside a work tree of the repository; 13 a
-    /// `--store` that does not exist or is not a directory (the default store may be absent:
+    /// `--store` that does not exist, is a symbolic link to nothing, or is not a directory (the default store may be absent:
     /// nothing was stored yet), a manifest that is not valid, would leak, or names a path outside
     /// its set or one `held-out store` refuses, or a symbolic link in a set (the message names the
     /// set and the path; nothing is written), a unit whose escaped name passes the 250 bytes a

@@ -949,3 +949,33 @@ fn a_git_directory_inside_the_work_tree_under_another_name_is_no_place_for_a_sto
     let outside = p.outside.join("store");
     p.run(&[&store[..], &["--store", outside.to_str().unwrap()]].concat()).expect(0);
 }
+
+#[test]
+fn a_store_that_is_a_symbolic_link_to_nothing_is_named_as_one_with_what_to_do() {
+    let p = Project::new();
+    let good = tests_dir(&p, "good", &[("a.rs", "A")]);
+    let link = p.outside.join("store-link");
+    std::os::unix::fs::symlink(p.outside.join("no-such-dir"), &link).unwrap();
+    let said = format!(
+        "leads through the symbolic link {} to {}",
+        link.display(),
+        p.outside.join("no-such-dir").display()
+    );
+    for (command, below) in [
+        (vec!["held-out", "store", "001-bookmark-tags/T006", good.to_str().unwrap()], ""),
+        (vec!["held-out", "publish"], ""),
+        (vec!["held-out", "store", "001-bookmark-tags/T006", good.to_str().unwrap()], "deeper"),
+    ] {
+        let store = link.join(below);
+        let args: Vec<&str> = command.iter().copied().chain(["--store", store.to_str().unwrap()]).collect();
+        let out = p.run(&args).expect(13);
+        assert!(out.stderr.contains(&said), "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("create the directory the link points to, or remove the link"),
+            "{}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("File exists"), "{}", out.stderr);
+    }
+    assert!(!p.outside.join("no-such-dir").exists(), "nothing created");
+}

@@ -105,7 +105,11 @@ fn holding_work_tree(repo: &Repo, store: &Path) -> Result<Option<PathBuf>, HeldO
 /// Why `store` cannot serve as the store for `use_` (links followed, as every later use of the
 /// path follows them).
 fn usable_store(store: &Path, use_: StoreUse) -> Result<(), StoreProblem> {
-    match fs::metadata(store) {
+    let followed = fs::metadata(store);
+    if followed.is_err() {
+        link_to_nothing(store)?;
+    }
+    match followed {
         Ok(meta) if meta.is_dir() => Ok(()),
         Ok(_) => Err(StoreProblem::NotADirectory),
         Err(e) if use_ == StoreUse::Read => Err(match e.kind() {
@@ -122,6 +126,25 @@ fn usable_store(store: &Path, use_: StoreUse) -> Result<(), StoreProblem> {
     }
 }
 
+/// Refuses a `store` that cannot be followed because the nearest part of it that exists (links
+/// not followed) is a symbolic link that leads nowhere: creating the store there would fail with
+/// "File exists".
+fn link_to_nothing(store: &Path) -> Result<(), StoreProblem> {
+    let nearest = store.ancestors().find(|a| fs::symlink_metadata(a).is_ok());
+    let Some(link) = nearest.filter(|a| fs::symlink_metadata(a).is_ok_and(|m| m.file_type().is_symlink()))
+    else {
+        return Ok(());
+    };
+    match fs::metadata(link) {
+        Ok(_) => Ok(()),
+        Err(error) => Err(StoreProblem::LinkToNothing {
+            link: link.to_owned(),
+            target: fs::read_link(link).unwrap_or_default(),
+            error,
+        }),
+    }
+}
+
 /// Why a `--store` cannot serve, as a sentence fragment after its path.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreProblem {
@@ -134,6 +157,19 @@ pub enum StoreProblem {
     /// It cannot be read.
     #[error("cannot be read: {0}")]
     Unreadable(std::io::Error),
+    /// It is, or lies below, a symbolic link that cannot be followed (it points to nothing).
+    #[error(
+        "leads through the symbolic link {} to {}, which cannot be followed ({error}): create the directory the link points to, or remove the link",
+        .link.display(), .target.display()
+    )]
+    LinkToNothing {
+        /// The link.
+        link: PathBuf,
+        /// What it points to.
+        target: PathBuf,
+        /// Why it cannot be followed.
+        error: std::io::Error,
+    },
     /// It cannot be created: the nearest part of it that exists is not a directory.
     #[error("cannot be created: {} is not a directory", .0.display())]
     AboveNotADirectory(PathBuf),
