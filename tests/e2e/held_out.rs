@@ -199,6 +199,24 @@ fn a_held_out_ref_that_names_a_tree_is_named_with_what_to_do_and_nothing_moves()
         assert!(out.stderr.contains(&format!("git update-ref -d {REF}")), "{}", out.stderr);
     }
     assert_eq!(p.git(&["rev-parse", REF]), tree, "nothing moved");
+    // A blob too; and the exit is the one publish's --help lists for it.
+    let blob = p.git_with_input(&["hash-object", "-w", "--stdin"], b"x\n");
+    p.git(&["update-ref", REF, blob.trim()]);
+    let out = p.run(&["held-out", "publish"]).expect(14);
+    assert!(out.stderr.contains(&format!("{REF} names a blob, not a commit")), "{}", out.stderr);
+    let help = p
+        .run(&["held-out", "publish", "--help"])
+        .expect(0)
+        .stdout
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains(
+            "a refs/speccoder/held-out/<unit> that names a blob, a tree or a tag instead of a commit"
+        ),
+        "{help}"
+    );
 }
 
 #[test]
