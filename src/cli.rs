@@ -145,7 +145,8 @@ pub enum Command {
     /// Exit codes: 0 written or undone; 2 bad target, unknown unit or task, a bug task, an empty
     /// reason or one longer than 2000 characters, an empty `--by` or one longer than 200
     /// characters; 13 no name (no `--by` given and no `user.name`), a bad spec file, `speccoder.toml` or key (git's own key under
-    /// `commit.gpgsign` too); 14 the task is ticked at HEAD, a unit in the work tree but not
+    /// `commit.gpgsign` too), a unit or task whose escaped name passes the 250 bytes a reference's
+    /// name may hold; 14 the task is ticked at HEAD, a unit in the work tree but not
     /// committed (named, with the `git add` and `git commit` that bring it in), a skip exists
     /// already, `--undo` without a skip, unborn branch, an index that cannot be read, a lock held by another command (the message
     /// names the lock file to remove if no such command is running); 1 internal error. Nothing is
@@ -282,14 +283,22 @@ pub enum HeldOutSub {
     /// larger than 64 MiB, a symbolic link, a special file or an unusable name (not UTF-8, one git
     /// takes for `.git` or `.gitmodules` such as `GIT~1` or `.git.`, one Windows cannot hold, or
     /// two names that differ only in case or normalization), a manifest that would leak (an
-    /// absolute local path in `--run`, such as `/home/alice/run`, or a token), or a damaged set
-    /// with the same key exists; a `--store` that is not a directory (a regular file, `/dev/null`)
+    /// absolute local path in `--run`, such as `/home/alice/run`, or a token) or be larger than
+    /// the 4 MiB every reader accepts (fewer files or shorter paths), a unit whose escaped name
+    /// passes the 250 bytes a reference's name may hold (its set could never be published; see
+    /// `skip`), or a damaged set
+    /// with the same key exists; a `--store` that is not a directory (a regular file, `/dev/null`), a symbolic link to nothing (named, with what to do),
     /// or cannot be created, or a store that cannot be written; 14 unborn branch; 1 internal error.
     Store(HeldOutStoreArgs),
     /// Publish the stored sets that closed tasks on HEAD name to refs/speccoder/held-out/<unit>.
     ///
     /// Every commit reachable from HEAD with Spec-Task: and Verdict: names a held-out set by its
-    /// manifest digest (its held_out test-result line, its Held-Out: trailer). Each named set in
+    /// manifest digest (its held_out test-result line, its Held-Out: trailer). Such a commit closes
+    /// its task only when it is one plain claim of `verified` or `regression_only` and the task's
+    /// box is ticked in its task list at HEAD; a set that only commits closing nothing name (an
+    /// open task's) is left unpublished and named with why (`not_closed` in --json), without
+    /// failing the run. A note is not needed: the Held-Out: trailer names the set as well, and
+    /// notes travel apart from the branch. Each set a closing commit names in
     /// the store is checked against its manifest and added to one new commit per unit whose tree
     /// holds `<key>/manifest.json` and `<key>/files/...` for every published set. The ref only
     /// moves forward, by compare-and-swap, retried when another publisher moved it first;
@@ -307,13 +316,16 @@ pub enum HeldOutSub {
     /// so); 26 a named set was tampered, named by a task it was not written for, or held
     /// otherwise by the ref (`differs_on_ref`; the others were published, unless the ref's tree
     /// is not as publish writes it: then nothing was written); 2 unknown `--unit`, a store inside a work tree of the repository; 13 a
-    /// `--store` that does not exist or is not a directory (the default store may be absent:
+    /// `--store` that does not exist, is a symbolic link to nothing, or is not a directory (the default store may be absent:
     /// nothing was stored yet), a manifest that is not valid, would leak, or names a path outside
     /// its set or one `held-out store` refuses, or a symbolic link in a set (the message names the
-    /// set and the path; nothing is written); 14 unborn branch, a shallow clone holding a stored
+    /// set and the path; nothing is written), a unit whose escaped name passes the 250 bytes a
+    /// reference's name may hold (named; nothing is written); 14 unborn branch, a shallow clone holding a stored
     /// set that no task commit above its boundary names (one below may: fetch the whole history;
     /// nothing is written), the ref kept moving or stayed locked (the message names the lock file
-    /// to remove if no command holds it); 1 internal error.
+    /// to remove if no command holds it), a refs/speccoder/held-out/<unit> that names a blob, a
+    /// tree or a tag instead of a commit (the message says how to point it back at its last commit
+    /// or delete it; nothing is written); 1 internal error.
     Publish(HeldOutPublishArgs),
 }
 

@@ -127,6 +127,9 @@ pub enum DecideError {
     /// The decision's note could not be written.
     #[error(transparent)]
     Note(#[from] NoteNotWritten),
+    /// The skip reference cannot be written: the unit or task escapes too long.
+    #[error(transparent)]
+    RefName(#[from] refs::ComponentTooLong),
     /// `--reason` is empty (or only whitespace).
     #[error("--reason is empty; say in a few words why {0} is decided without tests")]
     EmptyReason(String),
@@ -202,7 +205,7 @@ impl ExitClass for DecideError {
             | DecideError::EmptyBy
             | DecideError::LongBy
             | DecideError::BugTask(_) => Class::Usage,
-            DecideError::NoDecider => Class::Config,
+            DecideError::NoDecider | DecideError::RefName(_) => Class::Config,
             DecideError::SkipTicked { .. }
             | DecideError::TickedByAnotherRun { .. }
             | DecideError::AlreadySkipped { .. }
@@ -326,7 +329,7 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     if facts.ticked {
         return Err(DecideError::SkipTicked { target: req.target.clone(), path: facts.tasks_path });
     }
-    let reference = refs::skipped_ref(&facts.unit, &facts.id);
+    let reference = refs::checked_skipped_ref(&facts.unit, &facts.id)?;
     if let Some(existing) = repo.ref_target(&reference)? {
         return Err(DecideError::AlreadySkipped {
             target: req.target.clone(),
@@ -379,7 +382,7 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
 pub fn undo_skip(repo: &Repo, target: &str) -> Result<UndoReport, DecideError> {
     let (unit, task_id) = split_target(target)?;
     spec::check_unit_name(unit)?;
-    let reference = refs::skipped_ref(unit, task_id);
+    let reference = refs::checked_skipped_ref(unit, task_id)?;
     let Some(commit) = repo.ref_target(&reference)? else {
         return Err(DecideError::NoSkip { target: target.to_owned(), reference });
     };

@@ -93,6 +93,11 @@ pub enum ManifestError {
         "it names `{0}` and `{1}`, which differ only in letter case or Unicode normalization: a clone on a case-insensitive file system (macOS, Windows) holds only one of them (rename one)"
     )]
     Collision(String, String),
+    /// Larger than every reader of a set accepts ([`MAX_MANIFEST_BYTES`]).
+    #[error(
+        "it would be {0} bytes, more than the {MAX_MANIFEST_BYTES} bytes (4 MiB) every reader of a held-out set accepts; store fewer files or give them shorter paths (each file's path is written in full)"
+    )]
+    TooLarge(usize),
 }
 
 /// Checks a path of a set (hostile input): relative, `/`-separated, no empty, `.` or `..`
@@ -200,7 +205,8 @@ impl HeldOutManifest {
     /// file was copied) for `task` and `run`, files sorted.
     ///
     /// # Errors
-    /// A task or path that breaks the rules, or no files.
+    /// A task or path that breaks the rules, no files, or more bytes than [`MAX_MANIFEST_BYTES`]
+    /// (a reader of the set would refuse it).
     pub fn from_digests(
         task: &str,
         run: Option<&str>,
@@ -214,7 +220,12 @@ impl HeldOutManifest {
             files: listed,
         };
         manifest.check()?;
-        Ok(manifest)
+        let len = manifest.to_bytes().len();
+        if u64::try_from(len).is_ok_and(|len| len <= MAX_MANIFEST_BYTES) {
+            Ok(manifest)
+        } else {
+            Err(ManifestError::TooLarge(len))
+        }
     }
 
     /// Reads and checks manifest bytes.
@@ -514,5 +525,16 @@ mod tests {
         for set in [&["a.rs", "b.rs"][..], &["A/x.rs", "A/y.rs"], &["a.rs", "a.rs.bak"], &[nfc, "cafe.rs"]] {
             assert!(HeldOutManifest::new("u/T", None, &files(set)).is_ok(), "{set:?}");
         }
+    }
+
+    #[test]
+    fn a_manifest_larger_than_every_reader_accepts_is_never_made() {
+        let long =
+            |i: usize| ManifestFile { path: format!("{}/{i:05}", "d".repeat(990)), sha256: "0".repeat(64) };
+        let err =
+            HeldOutManifest::from_digests("001-x/T001", None, (0..4_000).map(long).collect()).unwrap_err();
+        assert!(matches!(err, ManifestError::TooLarge(len) if len > 4 * 1024 * 1024), "{err}");
+        assert!(err.to_string().contains("more than the 4194304 bytes (4 MiB)"), "{err}");
+        assert!(HeldOutManifest::from_digests("001-x/T001", None, (0..3_000).map(long).collect()).is_ok());
     }
 }

@@ -62,6 +62,64 @@ pub fn unescape_component(component: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// The longest component [`escape_component`] may yield for a reference speccoder writes: a loose
+/// reference is a file, written first as `<name>.lock`, so its name holds at most the file
+/// system's 255 bytes (`NAME_MAX`) less the 5 of `.lock`. git and gix both refuse a longer one.
+pub const MAX_COMPONENT_BYTES: usize = 250;
+
+/// A unit name or task id whose escaped component is too long for a reference.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the {what} {} escapes to a reference-name component of {escaped} bytes (every byte other than an ASCII letter, digit, `-` or `_` takes three, `%XX`), more than the {MAX_COMPONENT_BYTES} bytes a reference file's name may hold (the file system's 255, less git's `.lock`), so its reference `{prefix}...` cannot be written; give the {what} a shorter name (for a unit, rename its directory) and run again",
+    super::shown::one_line(.text)
+)]
+pub struct ComponentTooLong {
+    /// What the text names: `unit` or `task`.
+    pub what: &'static str,
+    /// The text, unescaped.
+    pub text: String,
+    /// Its escaped length in bytes.
+    pub escaped: usize,
+    /// The prefix of the reference it would be part of.
+    pub prefix: &'static str,
+}
+
+/// `text` escaped ([`escape_component`]) as a component of a reference under `prefix`, refused
+/// when longer than [`MAX_COMPONENT_BYTES`]; `what` says what it names (`unit`, `task`). Every
+/// writer of a skip or held-out reference goes through it.
+///
+/// # Errors
+/// [`ComponentTooLong`].
+pub fn checked_component(
+    what: &'static str,
+    text: &str,
+    prefix: &'static str,
+) -> Result<String, ComponentTooLong> {
+    let escaped = escape_component(text);
+    if escaped.len() > MAX_COMPONENT_BYTES {
+        return Err(ComponentTooLong { what, text: text.to_owned(), escaped: escaped.len(), prefix });
+    }
+    Ok(escaped)
+}
+
+/// [`skipped_ref`], refused when a part escapes to more than [`MAX_COMPONENT_BYTES`].
+///
+/// # Errors
+/// [`ComponentTooLong`].
+pub fn checked_skipped_ref(unit: &str, task: &str) -> Result<String, ComponentTooLong> {
+    let unit = checked_component("unit", unit, SKIPPED_PREFIX)?;
+    let task = checked_component("task", task, SKIPPED_PREFIX)?;
+    Ok(format!("{SKIPPED_PREFIX}{unit}/{task}"))
+}
+
+/// [`held_out_ref`], refused when the unit escapes to more than [`MAX_COMPONENT_BYTES`].
+///
+/// # Errors
+/// [`ComponentTooLong`].
+pub fn checked_held_out_ref(unit: &str) -> Result<String, ComponentTooLong> {
+    Ok(format!("{HELD_OUT_PREFIX}{}", checked_component("unit", unit, HELD_OUT_PREFIX)?))
+}
+
 /// `refs/speccoder/skipped/<unit>/<task>`, both parts escaped.
 #[must_use]
 pub fn skipped_ref(unit: &str, task: &str) -> String {
@@ -113,5 +171,25 @@ mod tests {
             let name = skipped_ref("001-x", text);
             assert!(gix::refs::FullName::try_from(name.as_str()).is_ok(), "{name}");
         }
+    }
+
+    #[test]
+    fn a_name_that_escapes_past_what_a_reference_file_holds_is_refused_by_name_and_limit() {
+        let long = format!("001-{}", "é".repeat(100));
+        assert!(long.len() < 255, "a valid unit name");
+        let err = checked_held_out_ref(&long).unwrap_err();
+        assert_eq!(err.escaped, 604);
+        assert!(
+            err.to_string().contains("more than the 250 bytes a reference file's name may hold"),
+            "{err}"
+        );
+        assert_eq!(
+            checked_skipped_ref(&long, "T005").unwrap_err(),
+            ComponentTooLong { prefix: SKIPPED_PREFIX, ..err }
+        );
+        let fits = "a".repeat(250);
+        assert_eq!(checked_held_out_ref(&fits).unwrap(), held_out_ref(&fits));
+        assert!(checked_held_out_ref(&"a".repeat(251)).is_err());
+        assert_eq!(checked_skipped_ref("001-x", "T005").unwrap(), skipped_ref("001-x", "T005"));
     }
 }

@@ -91,6 +91,22 @@ fn store_writes_the_set_beside_its_manifest_and_prints_the_manifest_digest() {
     assert_eq!(p.git(&["status", "--porcelain"]), "", "nothing lands in the work tree");
 }
 
+/// A task commit by hand for `task` of the unit (`T004`), claiming `verdict` and naming `manifest`
+/// in its `Held-Out:` trailer (no note); its box ticked in tasks.md when `tick`. The commit.
+fn close_by_trailer(p: &Project, task: &str, verdict: &str, manifest: &str, tick: bool) -> String {
+    let tasks = format!("specs/{UNIT}/tasks.md");
+    if tick {
+        let text = std::fs::read_to_string(p.root.join(&tasks)).unwrap();
+        p.write(&tasks, &text.replace(&format!("- [ ] {task} "), &format!("- [x] {task} ")));
+    }
+    let message = format!(
+        "Close {task}\n\nSpec-Task: {UNIT}/{task}\nVerdict: {verdict}\nHeld-Out: passed=1/1 manifest={manifest}\n"
+    );
+    p.git(&["add", "-A"]);
+    p.git(&["commit", "-q", "--allow-empty", "-m", &message]);
+    p.git(&["rev-parse", "HEAD"])
+}
+
 #[test]
 fn publishing_writes_exactly_the_sets_that_closed_tasks_name() {
     let p = Project::new();
@@ -100,11 +116,7 @@ fn publishing_writes_exactly_the_sets_that_closed_tasks_name() {
     let local_only = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "c", &[("c.rs", "C")]));
     close_with(&p, "001-bookmark-tags/T005", &named);
     // A closed task that names its set only in the Held-Out: trailer (no note).
-    let message = format!(
-        "Close T004\n\nSpec-Task: 001-bookmark-tags/T004\nVerdict: regression_only\nHeld-Out: passed=1/1 manifest={by_trailer}\n"
-    );
-    let commit = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", &message]);
-    p.git(&["merge", "-q", "--ff-only", &commit]);
+    close_by_trailer(&p, "T004", "regression_only", &by_trailer, true);
 
     let out = p.run(&["held-out", "publish", "--json"]).expect(0);
     let report = out.json();
@@ -187,6 +199,24 @@ fn a_held_out_ref_that_names_a_tree_is_named_with_what_to_do_and_nothing_moves()
         assert!(out.stderr.contains(&format!("git update-ref -d {REF}")), "{}", out.stderr);
     }
     assert_eq!(p.git(&["rev-parse", REF]), tree, "nothing moved");
+    // A blob too; and the exit is the one publish's --help lists for it.
+    let blob = p.git_with_input(&["hash-object", "-w", "--stdin"], b"x\n");
+    p.git(&["update-ref", REF, blob.trim()]);
+    let out = p.run(&["held-out", "publish"]).expect(14);
+    assert!(out.stderr.contains(&format!("{REF} names a blob, not a commit")), "{}", out.stderr);
+    let help = p
+        .run(&["held-out", "publish", "--help"])
+        .expect(0)
+        .stdout
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains(
+            "a refs/speccoder/held-out/<unit> that names a blob, a tree or a tag instead of a commit"
+        ),
+        "{help}"
+    );
 }
 
 #[test]
@@ -277,11 +307,7 @@ fn hand_made_set(p: &Project, manifest: &[u8], files: &[(&str, &str)]) -> String
     for (path, text) in files {
         std::fs::write(set.join("files").join(path), text).unwrap();
     }
-    let message = format!(
-        "Close T005\n\nSpec-Task: 001-bookmark-tags/T005\nVerdict: verified\nHeld-Out: passed=1/1 manifest=sha256:{key}\n"
-    );
-    let commit = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", &message]);
-    p.git(&["merge", "-q", "--ff-only", &commit]);
+    close_by_trailer(p, "T005", "verified", &format!("sha256:{key}"), true);
     key
 }
 
@@ -708,11 +734,7 @@ fn a_set_written_for_another_task_is_left_out_and_named_with_both_tasks() {
     let p = Project::new();
     let for_t5 = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
     // T006 closed naming T005's set in its trailer (as a hand-made or an older build's commit can).
-    let message = format!(
-        "Close T006\n\nSpec-Task: 001-bookmark-tags/T006\nVerdict: regression_only\nHeld-Out: passed=1/1 manifest={for_t5}\n"
-    );
-    let commit = p.git(&["commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", &message]);
-    p.git(&["merge", "-q", "--ff-only", &commit]);
+    let commit = close_by_trailer(&p, "T006", "regression_only", &for_t5, true);
     let out = p.run(&["held-out", "publish"]).expect(26);
     assert!(
         out.stdout.contains(&format!(
@@ -964,4 +986,169 @@ fn publish_leaves_a_ref_whose_tree_git_would_not_write_as_it_is_and_writes_nothi
     p.git(&["init", "-q", "--bare", strict]);
     p.git(&["-C", strict, "config", "receive.fsckObjects", "true"]);
     p.git(&["push", "-q", strict, REF]);
+}
+
+#[test]
+fn a_set_named_only_by_a_commit_that_does_not_close_its_task_is_left_unpublished_and_said_so() {
+    let p = Project::new();
+    let secret = store(&p, "001-bookmark-tags/T007", &tests_dir(&p, "a", &[("t7.rs", "fn secret() {}")]));
+    // T007 stays open: its box unticked, and the claim no verdict a tick carries.
+    let bogus = close_by_trailer(&p, "T007", "not-a-verdict", &secret, false);
+    let out = p.run(&["held-out", "publish"]).expect(0);
+    assert!(
+        out.stdout
+            .contains(&format!("NOT A CLOSED TASK'S, left unpublished: {secret}: no closed task names it")),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("claims `Verdict: not-a-verdict`"), "{}", out.stdout);
+    assert!(!p.git_output(&["rev-parse", "--verify", "-q", REF]).status.success(), "nothing published");
+    // A verified claim whose box is not ticked at HEAD closes nothing either.
+    let unticked = close_by_trailer(&p, "T007", "verified", &secret, false);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    let left = &report["units"][0]["not_closed"][0];
+    assert_eq!(left["manifest"], secret.as_str(), "{report:#}");
+    assert_eq!(left["named_by"], json!([unticked, bogus]), "{report:#}");
+    assert!(left["reason"].as_str().unwrap().contains("not ticked in its task list at HEAD"), "{report:#}");
+    assert!(report["units"][0]["published"].as_array().unwrap().is_empty(), "{report:#}");
+    // Two Verdict: trailers are not one plain claim.
+    p.git(&[
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        &format!("Close T007\n\nSpec-Task: {UNIT}/T007\nVerdict: attested\nVerdict: verified\nHeld-Out: manifest={secret}\n"),
+    ]);
+    let out = p.run(&["held-out", "publish"]).expect(0);
+    assert!(
+        out.stdout.contains("is not one plain claim: the commit message has 2 Verdict: trailers"),
+        "{}",
+        out.stdout
+    );
+    assert!(!p.git_output(&["rev-parse", "--verify", "-q", REF]).status.success(), "nothing published");
+    // Its tick closes it: now it is published.
+    close_by_trailer(&p, "T007", "verified", &secret, true);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    assert_eq!(report["units"][0]["published"][0]["manifest"], secret.as_str(), "{report:#}");
+}
+
+#[test]
+fn store_refuses_files_whose_manifest_would_pass_the_4_mib_every_reader_accepts_and_writes_nothing() {
+    let p = Project::new();
+    // 4,000 files with paths near 1,000 bytes: within 10,000 files and 1,024 bytes a path.
+    let dir = p.outside.join("big");
+    let deep = dir.join("a".repeat(240)).join("b".repeat(240)).join("c".repeat(240));
+    std::fs::create_dir_all(&deep).unwrap();
+    for i in 0..4_000 {
+        std::fs::write(deep.join(format!("f{i:04}{}", "x".repeat(240))), "").unwrap();
+    }
+    let out = p.run(&["held-out", "store", "001-bookmark-tags/T006", dir.to_str().unwrap()]).expect(13);
+    assert!(out.stderr.contains("more than the 4194304 bytes (4 MiB) every reader"), "{}", out.stderr);
+    assert!(out.stderr.contains("store fewer files or give them shorter paths"), "{}", out.stderr);
+    assert!(!store_dir(&p, UNIT).exists(), "nothing was written");
+}
+
+/// A copy of the unit under a valid name (204 bytes) that escapes to a 604-byte ref component.
+fn long_named_unit(p: &Project) -> String {
+    let unit = format!("001-{}", "é".repeat(100));
+    for file in ["spec.md", "tasks.md"] {
+        let text = std::fs::read_to_string(p.root.join(format!("specs/{UNIT}/{file}"))).unwrap();
+        p.write(&format!("specs/{unit}/{file}"), &text);
+    }
+    p.commit_all("a unit with a long name");
+    unit
+}
+
+#[test]
+fn a_unit_whose_escaped_name_is_too_long_for_a_ref_file_is_refused_by_name_and_limit_before_anything_is_written()
+ {
+    let p = Project::new();
+    let unit = long_named_unit(&p);
+    let limit = "more than the 250 bytes a reference file's name may hold";
+    let dir = tests_dir(&p, "a", &[("a.rs", "A")]);
+    let out = p.run(&["held-out", "store", &format!("{unit}/T005"), dir.to_str().unwrap()]).expect(13);
+    assert!(
+        out.stderr.contains(&format!("the unit {unit} escapes to a reference-name component of 604 bytes")),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains(limit), "{}", out.stderr);
+    assert!(!store_dir(&p, &unit).exists(), "nothing stored");
+    // A set an older build stored for it, named by a closed task: publish names the unit too.
+    let manifest = format!(
+        r#"{{"files":[{{"path":"a.rs","sha256":"{}"}}],"task":"{unit}/T005","version":1}}"#,
+        sha256_hex("A")
+    );
+    let key = sha256_hex(&manifest);
+    let set = store_dir(&p, &unit).join(&key);
+    std::fs::create_dir_all(set.join("files")).unwrap();
+    std::fs::write(set.join("manifest.json"), &manifest).unwrap();
+    std::fs::write(set.join("files/a.rs"), "A").unwrap();
+    let tasks = format!("specs/{unit}/tasks.md");
+    let text = std::fs::read_to_string(p.root.join(&tasks)).unwrap();
+    p.write(&tasks, &text.replace("- [ ] T005 ", "- [x] T005 "));
+    p.commit_all(&format!(
+        "Close T005\n\nSpec-Task: {unit}/T005\nVerdict: verified\nHeld-Out: manifest=sha256:{key}\n"
+    ));
+    let out = p.run(&["held-out", "publish"]).expect(13);
+    assert!(out.stderr.contains(limit) && out.stderr.contains(&unit), "{}", out.stderr);
+    assert_eq!(p.git(&["for-each-ref", "refs/speccoder/"]), "", "no reference written");
+    // A skip of a task of that unit escapes the unit the same way, and is refused the same way.
+    let out = p.signed(&["skip", &format!("{unit}/T006"), "--reason", "not needed"]).expect(13);
+    assert!(out.stderr.contains(limit) && out.stderr.contains(&unit), "{}", out.stderr);
+    assert_eq!(p.git(&["for-each-ref", "refs/speccoder/"]), "", "no reference written");
+    assert_eq!(p.git(&["notes", "--ref=speccoder", "list"]), "", "no note written");
+}
+
+#[test]
+fn a_git_directory_inside_the_work_tree_under_another_name_is_no_place_for_a_store() {
+    let p = Project::new();
+    // As `git init --separate-git-dir=<work tree>/meta` leaves it: `git status` lists `meta/`.
+    let meta = p.root.join("meta");
+    std::fs::rename(p.root.join(".git"), &meta).unwrap();
+    std::fs::write(p.root.join(".git"), format!("gitdir: {}\n", meta.display())).unwrap();
+    let good = tests_dir(&p, "good", &[("a.rs", "A")]);
+    let store = ["held-out", "store", "001-bookmark-tags/T006", good.to_str().unwrap()];
+    let out = p.run(&store).expect(2);
+    assert!(out.stderr.contains("the default held-out store"), "{}", out.stderr);
+    assert!(out.stderr.contains("under another name than .git"), "{}", out.stderr);
+    assert!(out.stderr.contains("--store DIR"), "{}", out.stderr);
+    p.run(&["held-out", "publish"]).expect(2);
+    let other = meta.join("other");
+    let out = p.run(&[&store[..], &["--store", other.to_str().unwrap()]].concat()).expect(2);
+    assert!(out.stderr.contains("is inside the work tree"), "{}", out.stderr);
+    assert!(!meta.join("speccoder").exists() && !other.exists(), "nothing stored inside the work tree");
+    // A store outside the work tree serves.
+    let outside = p.outside.join("store");
+    p.run(&[&store[..], &["--store", outside.to_str().unwrap()]].concat()).expect(0);
+}
+
+#[test]
+fn a_store_that_is_a_symbolic_link_to_nothing_is_named_as_one_with_what_to_do() {
+    let p = Project::new();
+    let good = tests_dir(&p, "good", &[("a.rs", "A")]);
+    let link = p.outside.join("store-link");
+    std::os::unix::fs::symlink(p.outside.join("no-such-dir"), &link).unwrap();
+    let said = format!(
+        "leads through the symbolic link {} to {}",
+        link.display(),
+        p.outside.join("no-such-dir").display()
+    );
+    for (command, below) in [
+        (vec!["held-out", "store", "001-bookmark-tags/T006", good.to_str().unwrap()], ""),
+        (vec!["held-out", "publish"], ""),
+        (vec!["held-out", "store", "001-bookmark-tags/T006", good.to_str().unwrap()], "deeper"),
+    ] {
+        let store = link.join(below);
+        let args: Vec<&str> = command.iter().copied().chain(["--store", store.to_str().unwrap()]).collect();
+        let out = p.run(&args).expect(13);
+        assert!(out.stderr.contains(&said), "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("create the directory the link points to, or remove the link"),
+            "{}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("File exists"), "{}", out.stderr);
+    }
+    assert!(!p.outside.join("no-such-dir").exists(), "nothing created");
 }

@@ -21,6 +21,9 @@ pub enum HeldOutError {
     /// The repository failed.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// The unit's held-out reference cannot be written: its name escapes too long.
+    #[error(transparent)]
+    RefName(#[from] crate::model::refs::ComponentTooLong),
     /// The branch has no commit yet.
     #[error("the branch {0} has no commits yet; commit the project first")]
     Unborn(String),
@@ -43,6 +46,17 @@ pub enum HeldOutError {
     )]
     StoreInWorkTree {
         /// The store asked for.
+        store: PathBuf,
+        /// The work tree that holds it.
+        workdir: PathBuf,
+    },
+    /// The default store lies inside a work tree: the git directory is inside it under another
+    /// name than `.git`.
+    #[error(
+        "the default held-out store {store} is inside the work tree {workdir}, since this repository's git directory lies there under another name than .git (git status lists it), where the implementer would see the tests; name a store outside every work tree (`held-out store --store DIR`, `held-out publish --store DIR`, `attest --held-out-store DIR`), or move the git directory out of the work tree"
+    )]
+    DefaultStoreInWorkTree {
+        /// The default store.
         store: PathBuf,
         /// The work tree that holds it.
         workdir: PathBuf,
@@ -168,8 +182,11 @@ impl ExitClass for HeldOutError {
             HeldOutError::Unborn(_) | HeldOutError::NotACommit { .. } | HeldOutError::Shallow { .. } => {
                 Class::GitPrecondition
             }
-            HeldOutError::StoreInWorkTree { .. } => Class::Usage,
+            HeldOutError::StoreInWorkTree { .. } | HeldOutError::DefaultStoreInWorkTree { .. } => {
+                Class::Usage
+            }
             HeldOutError::Source { .. }
+            | HeldOutError::RefName(_)
             | HeldOutError::StoreNotDirectory { .. }
             | HeldOutError::Leak { .. }
             | HeldOutError::BadSet { .. }

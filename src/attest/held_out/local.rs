@@ -63,37 +63,53 @@ pub(super) enum StoreUse {
     Read,
 }
 
-/// The store's root: `given` (refused inside any work tree of the repository, the main one and
-/// every linked one, where an implementer working there would see the tests; refused when it is
-/// not a directory or, for `use_`, cannot become one) or the default, which needs to exist only
-/// once something was stored.
+/// The store's root: `given` (refused when it is not a directory or, for `use_`, cannot become
+/// one) or the default, which needs to exist only once something was stored. Either is refused
+/// inside any work tree of the repository, the main one and every linked one, where an
+/// implementer working there would see the tests ([`holding_work_tree`]).
 pub(super) fn store_root(repo: &Repo, given: Option<&Path>, use_: StoreUse) -> Result<PathBuf, HeldOutError> {
-    let Some(given) = given else { return Ok(resolve(&default_store(repo))) };
-    let store = resolve(given);
+    let store = resolve(given.unwrap_or(&default_store(repo)));
+    if let Some(workdir) = holding_work_tree(repo, &store)? {
+        return Err(match given {
+            Some(_) => HeldOutError::StoreInWorkTree { store, workdir },
+            None => HeldOutError::DefaultStoreInWorkTree { store, workdir },
+        });
+    }
+    if given.is_some() {
+        usable_store(&store, use_)
+            .map_err(|reason| HeldOutError::StoreNotDirectory { store: store.clone(), reason })?;
+    }
+    Ok(store)
+}
+
+/// The innermost work tree of the repository that holds `store` (resolved), if any (a linked one
+/// may lie inside another). A work tree's own `.git` directory is no part of what its user sees,
+/// so a store below it is not held; a git directory inside the work tree under another name
+/// (`git init --separate-git-dir=<work tree>/meta`) is, as `git status` lists it there.
+fn holding_work_tree(repo: &Repo, store: &Path) -> Result<Option<PathBuf>, HeldOutError> {
     let git_dirs = [resolve(repo.common_dir()), resolve(repo.git_dir())];
-    // The innermost work tree holding the store is named (a linked one may lie inside another).
-    let holding = repo
+    let below_dot_git = |workdir: &Path| {
+        git_dirs.iter().any(|d| {
+            let first = d.strip_prefix(workdir).ok().and_then(|rest| rest.components().next());
+            first == Some(Component::Normal(".git".as_ref())) && store.starts_with(d)
+        })
+    };
+    Ok(repo
         .work_trees()?
         .iter()
         .map(|workdir| resolve(workdir))
-        .filter(|workdir| {
-            // The git directory inside a work tree (`.git`) is no part of what its user sees.
-            let inside_git = git_dirs.iter().any(|d| d.starts_with(workdir) && store.starts_with(d));
-            store.starts_with(workdir) && !inside_git
-        })
-        .max_by_key(|workdir| workdir.components().count());
-    if let Some(workdir) = holding {
-        return Err(HeldOutError::StoreInWorkTree { store, workdir });
-    }
-    usable_store(&store, use_)
-        .map_err(|reason| HeldOutError::StoreNotDirectory { store: store.clone(), reason })?;
-    Ok(store)
+        .filter(|workdir| store.starts_with(workdir) && !below_dot_git(workdir))
+        .max_by_key(|workdir| workdir.components().count()))
 }
 
 /// Why `store` cannot serve as the store for `use_` (links followed, as every later use of the
 /// path follows them).
 fn usable_store(store: &Path, use_: StoreUse) -> Result<(), StoreProblem> {
-    match fs::metadata(store) {
+    let followed = fs::metadata(store);
+    if followed.is_err() {
+        link_to_nothing(store)?;
+    }
+    match followed {
         Ok(meta) if meta.is_dir() => Ok(()),
         Ok(_) => Err(StoreProblem::NotADirectory),
         Err(e) if use_ == StoreUse::Read => Err(match e.kind() {
@@ -110,6 +126,25 @@ fn usable_store(store: &Path, use_: StoreUse) -> Result<(), StoreProblem> {
     }
 }
 
+/// Refuses a `store` that cannot be followed because the nearest part of it that exists (links
+/// not followed) is a symbolic link that leads nowhere: creating the store there would fail with
+/// "File exists".
+fn link_to_nothing(store: &Path) -> Result<(), StoreProblem> {
+    let nearest = store.ancestors().find(|a| fs::symlink_metadata(a).is_ok());
+    let Some(link) = nearest.filter(|a| fs::symlink_metadata(a).is_ok_and(|m| m.file_type().is_symlink()))
+    else {
+        return Ok(());
+    };
+    match fs::metadata(link) {
+        Ok(_) => Ok(()),
+        Err(error) => Err(StoreProblem::LinkToNothing {
+            link: link.to_owned(),
+            target: fs::read_link(link).unwrap_or_default(),
+            error,
+        }),
+    }
+}
+
 /// Why a `--store` cannot serve, as a sentence fragment after its path.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreProblem {
@@ -122,6 +157,19 @@ pub enum StoreProblem {
     /// It cannot be read.
     #[error("cannot be read: {0}")]
     Unreadable(std::io::Error),
+    /// It is, or lies below, a symbolic link that cannot be followed (it points to nothing).
+    #[error(
+        "leads through the symbolic link {} to {}, which cannot be followed ({error}): create the directory the link points to, or remove the link",
+        .link.display(), .target.display()
+    )]
+    LinkToNothing {
+        /// The link.
+        link: PathBuf,
+        /// What it points to.
+        target: PathBuf,
+        /// Why it cannot be followed.
+        error: std::io::Error,
+    },
     /// It cannot be created: the nearest part of it that exists is not a directory.
     #[error("cannot be created: {} is not a directory", .0.display())]
     AboveNotADirectory(PathBuf),

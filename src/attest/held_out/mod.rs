@@ -5,8 +5,8 @@
 //! implementer never sees the tests. A set is `<store>/<unit>/<key>/manifest.json` plus
 //! `<store>/<unit>/<key>/files/...`, where `<key>` is the manifest's sha256 (hex).
 //!
-//! Publishing reads every closed task on HEAD (a reachable commit with `Spec-Task:` and a
-//! `Verdict:`), takes the manifest digests it names (its held_out test-result line, its `Held-Out:`
+//! Publishing reads every closed task on HEAD (a reachable commit that is one plain claim of
+//! `verified` or `regression_only`, its task's box ticked at HEAD), takes the manifest digests it names (its held_out test-result line, its `Held-Out:`
 //! trailer), checks each named local set against its manifest, and writes one commit per unit to
 //! `refs/speccoder/held-out/<unit>` whose tree holds every published set as `<key>/manifest.json`
 //! and `<key>/files/...`. The ref only moves forward: a new commit's tree is the old tree plus

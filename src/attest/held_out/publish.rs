@@ -10,12 +10,14 @@ use serde::Serialize;
 use super::error::HeldOutError;
 use super::local::{ReadySet, SetProblem, StoreUse, head_commit, read_set, store_root, stream_checked};
 use crate::check::held_out::{published_sets, read_set as read_published_set};
+use crate::check::trailers::{claim_problem, held_out_trailer, task_trailers};
 use crate::exit;
 use crate::git::{CasUpdate, GitError, ObjectId, Repo, trailers};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::digest::is_sha256_hex;
 use crate::model::dsse::Envelope;
 use crate::model::held_out::{FILES_DIR, MANIFEST_FILE, trailer_manifest};
+use crate::model::predicate::Verdict;
 use crate::model::refs;
 use crate::model::shown::one_line;
 use crate::model::statement::RawStatement;
@@ -82,6 +84,9 @@ pub struct UnitPublish {
     /// Named sets of which the ref holds another copy, one that cannot be read, or a tree that is
     /// not as `held-out publish` writes it: the ref is left as it is for them.
     pub differs_on_ref: Vec<LeftOut>,
+    /// Sets named only by commits that do not close their task (not a `verified` or
+    /// `regression_only` tick of one plain claim, or a box not ticked at HEAD): left unpublished.
+    pub not_closed: Vec<LeftOut>,
     /// Stored sets no closed task names: they stay local.
     pub kept_local: Vec<String>,
 }
@@ -140,6 +145,9 @@ impl std::fmt::Display for PublishReport {
             for s in &u.differs_on_ref {
                 writeln!(f, "  DIFFERS ON THE REF, left as it is: {}: {}", s.manifest, s.reason)?;
             }
+            for s in &u.not_closed {
+                writeln!(f, "  NOT A CLOSED TASK'S, left unpublished: {}: {}", s.manifest, s.reason)?;
+            }
             for s in &u.not_in_store {
                 writeln!(f, "  not in the local store: {} ({})", s.manifest, s.reason)?;
             }
@@ -171,6 +179,9 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
         None => units.extend(list_dir(&root).into_iter().filter(|n| spec::check_unit_name(n).is_ok())),
     }
     // Read and check everything first: a set that cannot be published at all stops the command.
+    for unit in &units {
+        refs::checked_held_out_ref(unit)?;
+    }
     let empty = BTreeMap::new();
     let plans = units
         .into_iter()
@@ -210,12 +221,23 @@ fn plan_unit(
         tampered: Vec::new(),
         other_task: Vec::new(),
         not_in_store: Vec::new(),
+        not_closed: Vec::new(),
     };
     for (key, named_by) in wanted {
+        let (closing, open): (NamedBy, NamedBy) = named_by.iter().cloned().partition(|n| n.open.is_none());
+        if closing.is_empty() {
+            plan.not_closed.push(LeftOut {
+                manifest: format!("sha256:{key}"),
+                reason: not_closed_reason(&open),
+                named_by: open.iter().map(|n| n.commit.to_string()).collect(),
+            });
+            continue;
+        }
+        let named_by = &closing;
         let left_out = |reason: String| LeftOut {
             manifest: format!("sha256:{key}"),
             reason,
-            named_by: named_by.iter().map(|(id, _)| id.to_string()).collect(),
+            named_by: named_by.iter().map(|n| n.commit.to_string()).collect(),
         };
         if !local.contains(key) {
             plan.not_in_store.push(left_out(format!("no set {key} under {}", unit_dir.display())));
@@ -279,6 +301,7 @@ fn publish_unit(
         other_task: plan.other_task,
         not_in_store: plan.not_in_store,
         differs_on_ref,
+        not_closed: plan.not_closed,
         kept_local,
     })
 }
@@ -290,17 +313,17 @@ struct Plan {
     tampered: Vec<LeftOut>,
     other_task: Vec<LeftOut>,
     not_in_store: Vec<LeftOut>,
+    not_closed: Vec<LeftOut>,
 }
 
 impl Plan {
     /// Takes an intact `set` named by the closed tasks `named_by` (commit, task): published for
     /// the commits of the task its manifest was written for; a commit of another task that names
     /// it is named in `other_task`, and without one of its own task the set is left out.
-    fn add_ready(&mut self, set: ReadySet, named_by: &[(ObjectId, String)]) {
-        let (own, others): (Vec<_>, Vec<_>) = named_by.iter().partition(|(_, task)| *task == set.task);
+    fn add_ready(&mut self, set: ReadySet, named_by: &[Naming]) {
+        let (own, others): (Vec<_>, Vec<_>) = named_by.iter().partition(|n| n.task == set.task);
         if !others.is_empty() {
-            let tasks: BTreeSet<String> =
-                others.iter().map(|(_, task)| one_line(task).into_owned()).collect();
+            let tasks: BTreeSet<String> = others.iter().map(|n| one_line(&n.task).into_owned()).collect();
             let tasks = tasks.into_iter().collect::<Vec<_>>().join(", ");
             let written_for = one_line(&set.task);
             let outcome = if own.is_empty() {
@@ -313,11 +336,11 @@ impl Plan {
                 reason: format!(
                     "written for {written_for}, but named by the closed task {tasks}; {outcome} (a task's held_out phase must name its own set: `speccoder held-out store <unit>/<task> DIR`)"
                 ),
-                named_by: others.iter().map(|(id, _)| id.to_string()).collect(),
+                named_by: others.iter().map(|n| n.commit.to_string()).collect(),
             });
         }
         if !own.is_empty() {
-            let own = own.into_iter().map(|(id, _)| *id).collect();
+            let own = own.into_iter().map(|n| n.commit).collect();
             self.ready.push((set, own));
         }
     }
@@ -353,40 +376,121 @@ fn refuse_unnamed_in_shallow(repo: &Repo, plans: &[(Plan, Vec<String>)]) -> Resu
     }
 }
 
-/// The closed tasks that name one set: each commit with the `<unit>/<task>` its `Spec-Task:` names.
-type NamedBy = Vec<(ObjectId, String)>;
+/// One task commit naming a set: the commit, the `<unit>/<task>` its `Spec-Task:` names, and why
+/// it does not close that task (`None` when it does).
+#[derive(Debug, Clone)]
+struct Naming {
+    commit: ObjectId,
+    task: String,
+    open: Option<String>,
+}
 
-/// Manifest digests (hex) named by the closed tasks reachable from `head`, by unit, each with the
-/// commits that name it (newest first) and their tasks.
+/// The task commits that name one set, newest first.
+type NamedBy = Vec<Naming>;
+
+/// Why no commit naming a set closes its task, on one line: each commit's reason.
+fn not_closed_reason(open: &[Naming]) -> String {
+    let reasons: Vec<String> = open
+        .iter()
+        .map(|n| {
+            format!(
+                "{} {}",
+                n.commit.to_string().get(..12).unwrap_or_default(),
+                n.open.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
+    format!(
+        "no closed task names it ({}); a set is published once a `verified` or `regression_only` tick naming it is on HEAD with the task's box ticked in its task list",
+        reasons.join("; ")
+    )
+}
+
+/// Manifest digests (hex) named by the task commits reachable from `head` (a `Spec-Task:` and a
+/// non-empty `Verdict:`), by unit, each with the commits that name it (newest first), their tasks
+/// and whether each closes its task ([`why_open`]).
 fn named_sets(
     repo: &Repo,
     head: ObjectId,
     only: Option<&str>,
 ) -> Result<BTreeMap<String, BTreeMap<String, NamedBy>>, HeldOutError> {
+    let head_tree = repo.tree(repo.commit_tree(head)?);
+    let mut ticks = HeadTicks::default();
     let mut out: BTreeMap<String, BTreeMap<String, NamedBy>> = BTreeMap::new();
     for id in repo.walk(head, &[])? {
         let commit = repo.commit(id)?;
-        let found = trailers::parse(&commit.message);
-        let last = |key: &str| {
-            found.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.trim().to_owned())
-        };
-        let (Some(target), Some(verdict)) = (last("Spec-Task"), last("Verdict")) else { continue };
-        let Some((unit, _)) = target.split_once('/') else { continue };
+        let (Some(target), Some(verdict)) = task_trailers(&commit.message) else { continue };
+        let Some((unit, task_id)) = target.split_once('/') else { continue };
         if verdict.is_empty() || only.is_some_and(|u| u != unit) || spec::check_unit_name(unit).is_err() {
             continue;
         }
         let mut digests: BTreeSet<String> = BTreeSet::new();
-        if let Some(trailer) = last("Held-Out") {
-            digests.extend(trailer_manifest(&trailer).map(str::to_owned));
+        if let Some(trailer) = held_out_trailer(&commit.message) {
+            digests.extend(trailer_manifest(trailer.trim()).map(str::to_owned));
         }
         if let Some(note) = repo.note(NOTES_REF, id)? {
             digests.extend(bundle::split(&note).into_iter().filter_map(held_out_digest));
         }
+        if digests.is_empty() {
+            continue;
+        }
+        let open = match claim_problem(&commit.message, commit.parents.len()) {
+            Some(problem) => Some(format!("is not one plain claim: {problem}")),
+            None => why_open(&verdict, ticks.ticked(&head_tree, unit, task_id)?),
+        };
         for digest in digests {
-            out.entry(unit.to_owned()).or_default().entry(digest).or_default().push((id, target.clone()));
+            let naming = Naming { commit: id, task: target.clone(), open: open.clone() };
+            out.entry(unit.to_owned()).or_default().entry(digest).or_default().push(naming);
         }
     }
     Ok(out)
+}
+
+/// Why a plain claim of `verdict` does not close its task, whose box is `ticked` at HEAD (or
+/// cannot be read there, and why): `None` when it closes it.
+fn why_open(verdict: &str, ticked: Result<bool, String>) -> Option<String> {
+    if !matches!(Verdict::parse(verdict), Some(Verdict::Verified | Verdict::RegressionOnly)) {
+        return Some(format!(
+            "claims `Verdict: {}`, not a `verified` or `regression_only` tick",
+            one_line(verdict)
+        ));
+    }
+    match ticked {
+        Ok(true) => None,
+        Ok(false) => Some("its task is not ticked in its task list at HEAD".to_owned()),
+        Err(why) => Some(format!("its task list cannot be read at HEAD: {why}")),
+    }
+}
+
+/// The ticked task ids of each unit at HEAD, read once per unit by the one task-list reader.
+#[derive(Default)]
+struct HeadTicks(BTreeMap<String, Result<BTreeSet<String>, String>>);
+
+impl HeadTicks {
+    /// Whether `task_id` of `unit` is ticked in `tree` (HEAD's); why not readable, as `Err`.
+    ///
+    /// # Errors
+    /// The repository failed while the task list was read.
+    fn ticked(
+        &mut self,
+        tree: &crate::git::GitTree<'_>,
+        unit: &str,
+        task_id: &str,
+    ) -> Result<Result<bool, String>, HeldOutError> {
+        if !self.0.contains_key(unit) {
+            let read = match spec::ticked_ids(tree, unit) {
+                Ok(ids) => Ok(ids.into_iter().collect()),
+                Err(e) if e.is_repository_failure() => return Err(e.into()),
+                Err(e) => Err(one_line(&e.to_string()).into_owned()),
+            };
+            self.0.insert(unit.to_owned(), read);
+        }
+        Ok(match self.0.get(unit) {
+            Some(Ok(ids)) => Ok(ids.contains(task_id)),
+            Some(Err(why)) => Err(why.clone()),
+            None => Ok(false),
+        })
+    }
 }
 
 /// The manifest digest of a held_out test-result line of a bundle, when the line is one.

@@ -19,6 +19,7 @@ use crate::model::digest::Sha256Reader;
 use crate::model::held_out::{
     FILES_DIR, HeldOutManifest, MANIFEST_FILE, ManifestFile, check_set_path, manifest_digest,
 };
+use crate::model::refs;
 use crate::model::shown::one_line;
 use crate::spec;
 
@@ -68,6 +69,8 @@ pub fn store(repo: &Repo, req: &StoreRequest) -> Result<StoreReport, HeldOutErro
     let (unit, task_id) = split_target(&req.target)?;
     let head = head_commit(repo)?;
     let facts = spec::read_any_task(&repo.tree(repo.commit_tree(head)?), unit, task_id)?;
+    // A set of a unit whose held-out reference cannot be written could never be published.
+    refs::checked_held_out_ref(&facts.unit)?;
     let target = format!("{}/{}", facts.unit, facts.id);
     let run = req.run.as_deref().map(trailers::sanitize_value).filter(|r| !r.is_empty());
     let paths = list_source(req)?;
