@@ -17,6 +17,7 @@ mod error;
 mod history;
 mod identity;
 mod index;
+mod interrupt;
 mod new_commit;
 mod notes;
 mod notes_merge;
@@ -40,6 +41,7 @@ pub use config::{SparseCheckout, strip_credentials};
 pub use error::{Conversion, GitError};
 pub use gix::ObjectId;
 pub use index::{FileToStage, LockedIndex, Staged};
+pub use interrupt::{HeldSignals, remove_locks_on_interrupt};
 pub use new_commit::NewCommit;
 pub use notes::{NOTES_REF, NoteOutcome, UpdateNoteError};
 pub use notes_merge::{Joined, MergeNotesError, NotesMerged};
@@ -50,13 +52,3 @@ pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef};
 pub use repo::{Head, InProgress, OBJECT_SIZE_LIMIT, Repo, RepoHandle};
 pub use tree::{ChangedEntry, FilesBelowProblem, GitTree, KnownDirs, TreeShapeProblem};
 pub use worktree::AsRead;
-
-/// Has gix remove its lock files (`index.lock`, a reference's `.lock`) when the process is
-/// interrupted (SIGINT, SIGTERM, SIGQUIT), then end as the signal would have, as git does: a
-/// Ctrl-C while a signer waits for a passphrase or a touch must not leave every git command
-/// blocked. Call it once, before any lock is taken.
-pub fn remove_locks_on_interrupt() {
-    gix::tempfile::signal::setup(
-        gix::tempfile::signal::handler::Mode::DeleteTempfilesOnTerminationAndRestoreDefaultBehaviour,
-    );
-}

@@ -211,6 +211,9 @@ impl Pending<'_> {
     /// in the work tree while the command ran ([`TickError::EditedDuringTick`]: the tick is
     /// published and staged, the edit kept).
     pub(crate) fn publish(self, commit: ObjectId, message: &str, note: &[u8]) -> Result<(), TickError> {
+        // From the reference update to the index, an interrupt waits: stopped between them, the
+        // lock would go and the index still untick the task for the next `git commit`.
+        let _held = crate::git::HeldSignals::hold();
         self.repo.advance_branch_with_note(&self.branch, self.head, commit, message, NOTES_REF, note)?;
         let Some((file, target)) = self.stage else {
             return Ok(());

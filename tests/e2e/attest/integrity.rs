@@ -225,6 +225,92 @@ fn an_interrupted_tick_is_completed_by_the_next_attest_and_never_made_twice() {
     assert!(out.stderr.contains("already ticked"), "{out}");
 }
 
+/// Whether `strace` can run here and trace a child (a container may forbid ptrace).
+#[cfg(target_os = "linux")]
+fn strace_works() -> bool {
+    std::process::Command::new("strace")
+        .args(["-f", "-o", "/dev/null", "true"])
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// The renames `speccoder attest` of [`T005`] makes in `s`'s repository, in order, as `strace`
+/// shows each, from a run in a copy of the repository, which is dropped after.
+#[cfg(target_os = "linux")]
+fn renames_of_an_attest(s: &Setup) -> Vec<String> {
+    let p = &s.project;
+    let copy = p.scratch.join("dry-run");
+    common::copy_dir(&p.root, &copy);
+    let trace = p.scratch.join("dry-run.trace");
+    let key = s.key.private.to_str().unwrap();
+    let args = ["-f", "-o", trace.to_str().unwrap(), "-e", "trace=rename,renameat,renameat2"];
+    let mut cmd = common::binary_command(std::path::Path::new("strace"), &copy, &p.home, &args);
+    cmd.arg(common::speccoder_bin()).args([
+        "attest",
+        T005,
+        "--evidence",
+        s.evidence.to_str().unwrap(),
+        "--key",
+        key,
+    ]);
+    common::run(cmd).success();
+    std::fs::remove_dir_all(&copy).unwrap();
+    let traced = std::fs::read_to_string(&trace).unwrap();
+    traced.lines().filter(|l| l.contains("rename")).map(str::to_owned).collect()
+}
+
+/// An interrupt that arrives as the branch moves (Ctrl-C, `SIGTERM`, `SIGQUIT`, delivered by
+/// `strace` at the rename that moves it) waits until the tick is whole: the command ends as the
+/// signal says, with the branch, the task list and the index all showing the tick and no lock
+/// left, so that the next `git commit` cannot take the tick back.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupt_as_the_branch_moves_ends_the_command_only_once_the_tick_is_whole() {
+    if !strace_works() {
+        eprintln!("SKIPPED: strace cannot trace here, so no signal can be delivered at the branch's rename");
+        return;
+    }
+    for signal in ["INT", "TERM", "QUIT"] {
+        let s = Setup::speckit(Evidence::Verified);
+        let p = &s.project;
+        let renames = renames_of_an_attest(&s);
+        let at = 1 + renames
+            .iter()
+            .position(|r| r.contains(".git/refs/heads/main\")"))
+            .unwrap_or_else(|| panic!("no rename moves the branch: {renames:#?}"));
+        let inject = format!("inject=rename,renameat,renameat2:signal={signal}:when={at}");
+        let key = s.key.private.to_str().unwrap();
+        let args = ["-f", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2", "-e", &inject];
+        let mut cmd = common::binary_command(std::path::Path::new("strace"), &p.root, &p.home, &args);
+        cmd.arg(common::speccoder_bin()).args([
+            "attest",
+            T005,
+            "--evidence",
+            s.evidence.to_str().unwrap(),
+            "--key",
+            key,
+        ]);
+        let out = common::run(cmd);
+        assert_ne!(out.code(), Some(0), "SIG{signal} ended the command: {out}");
+        assert_eq!(
+            p.git(&["status", "--porcelain"]),
+            "",
+            "SIG{signal}: the work tree and index show the tick"
+        );
+        assert!(!p.root.join(".git/index.lock").exists(), "SIG{signal}: no lock left");
+        assert!(p.git(&["log", "-1", "--format=%B"]).contains(&format!("Spec-Task: {T005}")), "SIG{signal}");
+        p.speccoder(&[
+            "attest",
+            "verify",
+            "--branch",
+            "--all",
+            "--allowed-signers",
+            s.allowed.to_str().unwrap(),
+        ])
+        .success();
+    }
+}
+
 /// After an interrupted tick the index still holds the task list before it. A writer for another
 /// task must not commit that index as it is, which would take the finished tick back at HEAD:
 /// it refuses, naming the tick and how to bring the index up to HEAD, and once that is done the
