@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the independent peers the tests check our output with: git, ssh-keygen, gpg, sqv, jq
-# (Debian packages), the pinned OpenSpec CLI (npm, into .peers/ of this checkout), and the pinned
-# securesystemslib and sigstore-python (PyPI, into the venv .peers/venv; scripts/peers-python.txt).
+# and strace, which delivers a signal at a chosen system call (Debian packages), the pinned
+# OpenSpec CLI (npm, into .peers/ of this checkout), and the pinned securesystemslib and
+# sigstore-python (PyPI, into the venv .peers/venv; scripts/peers-python.txt).
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,7 @@ command -v ssh-keygen >/dev/null || need+=(openssh-client)
 command -v gpg >/dev/null || need+=(gnupg)
 command -v sqv >/dev/null || need+=(sqv)
 command -v jq >/dev/null || need+=(jq)
+command -v strace >/dev/null || need+=(strace)
 command -v npm >/dev/null || need+=(npm)
 command -v python3 >/dev/null || need+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
