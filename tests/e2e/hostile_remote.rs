@@ -871,3 +871,77 @@ fn a_unit_named_like_a_web_address_is_a_code_span_in_the_markdown_summary() {
     }
     team.fsck(&[&ada]);
 }
+
+// --- references of the remote that no merge can take ------------------------------------------
+
+/// Writes `bytes` into the remote as an object of `kind` (`--literally`: kept as given, as a
+/// hostile pusher's object is); its id.
+fn remote_object(team: &Team, kind: &str, bytes: &[u8]) -> String {
+    let file = tempfile::NamedTempFile::new_in(team.tmp.path()).unwrap();
+    std::fs::write(file.path(), bytes).unwrap();
+    let path = file.path().to_str().unwrap();
+    team.run_git(&team.remote, &["hash-object", "-t", kind, "--literally", "-w", path]).trim().to_owned()
+}
+
+/// A commit in the remote whose tree holds one entry, a blob named `.git`, which git refuses.
+fn remote_commit_holding_dot_git(team: &Team) -> String {
+    let blob = remote_object(team, "blob", b"evil\n");
+    let mut tree = b"100644 .git\0".to_vec();
+    tree.extend(hex::decode(&blob).unwrap());
+    let tree = remote_object(team, "tree", &tree);
+    let identity = ["-c", "user.name=Mallory", "-c", "user.email=mallory@example.com"];
+    team.run_git(&team.remote, &[&identity[..], &["commit-tree", &tree, "-m", "evil"]].concat())
+        .trim()
+        .to_owned()
+}
+
+#[test]
+fn a_remote_reference_no_merge_can_take_is_a_named_conflict_and_every_other_reference_merges() {
+    let team = Team::new();
+    let (ada, bob, _t001) = ada_attests_and_bob_fetches(&team);
+    ada.speccoder(&["skip", &task("T006"), "--reason", "covered by T005"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    bob.speccoder(&["attest", "fetch"]).success();
+    let skip = format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T006");
+    let held_out = format!("refs/speccoder/held-out/{SPECKIT_UNIT}");
+    let (ours, main) = (bob.rev(&skip), bob.rev("origin/main"));
+    // A pushed skip replaced by a blob; a held-out ref whose tree holds `.git`; a skip below one
+    // Bob made and has not pushed; and a new skip, which sorts after them all.
+    let blob = remote_object(&team, "blob", b"x\n");
+    let remote = |args: &[&str]| team.run_git(&team.remote, args);
+    remote(&["update-ref", &skip, &blob]);
+    remote(&["update-ref", &held_out, &remote_commit_holding_dot_git(&team)]);
+    bob.git(&["update-ref", "refs/speccoder/skipped/mine", &main]);
+    remote(&["update-ref", "refs/speccoder/skipped/mine/T1", &main]);
+    remote(&["update-ref", "refs/speccoder/skipped/zz-unit/T1", &main]);
+
+    for _ in 0..2 {
+        let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+        let said = said(&out);
+        assert!(said.contains("the remote's is a blob, not a commit"), "{said}");
+        assert!(
+            said.contains(&format!("`git push --force-with-lease={skip}:{blob} origin {skip}`")),
+            "{said}"
+        );
+        assert!(said.contains("git refuses in a tree, `.git`"), "{said}");
+        assert!(said.contains(&format!("`git push origin --delete {held_out}`")), "{said}");
+        assert!(said.contains("refs/speccoder/skipped/mine exists here"), "{said}");
+        assert!(said.contains("`git update-ref -d refs/speccoder/skipped/mine`"), "{said}");
+        assert_eq!(bob.rev(&skip), ours, "the conflicting references stay as they were");
+        assert!(bob.git_run(&["rev-parse", "--verify", "-q", &held_out]).stdout.is_empty());
+        assert_eq!(bob.rev("refs/speccoder/skipped/zz-unit/T1"), main, "the others are merged");
+    }
+    let pushed = bob.speccoder(&["attest", "push"]).failure(14);
+    assert!(said(&pushed).contains("the remote's is a blob, not a commit"), "{pushed}");
+
+    // Each settled as the advice says: the next fetch and push go through.
+    bob.git(&["push", "-q", &format!("--force-with-lease={skip}:{blob}"), "origin", &skip]);
+    bob.git(&["push", "-q", "origin", "--delete", &held_out]);
+    bob.git(&["update-ref", "-d", "refs/speccoder/skipped/mine"]);
+    bob.speccoder(&["attest", "fetch"]).success();
+    bob.speccoder(&["attest", "push"]).success();
+    assert_eq!(remote(&["rev-parse", &skip]).trim(), ours, "the remote holds Bob's skip again");
+    assert_eq!(bob.rev("refs/speccoder/skipped/mine/T1"), main);
+    let verified = bob.verify(&[]);
+    assert_eq!(verified.code(), Some(0), "the evidence and the skip hold: {verified}");
+}

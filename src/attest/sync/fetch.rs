@@ -46,10 +46,12 @@ impl FetchReport {
         self.refs
             .iter()
             .filter_map(|row| match &row.merged {
-                RefMerged::Conflict { reason, theirs, .. } => Some(RefConflict {
+                RefMerged::Conflict { reason, ours, theirs, kind } => Some(RefConflict {
                     name: row.name.clone(),
                     reason: reason.clone(),
+                    ours: ours.clone(),
                     theirs: theirs.clone(),
+                    kind: kind.clone(),
                 }),
                 _ => None,
             })
@@ -93,7 +95,7 @@ impl std::fmt::Display for FetchReport {
                 RefMerged::Deleted => "deleted (deleted on the remote)".to_owned(),
                 RefMerged::AheadOfTheirs => "ahead of the remote's".to_owned(),
                 RefMerged::Merged { commit } => format!("merged in {}", short(commit)),
-                RefMerged::Conflict { ours, theirs, reason } => format!(
+                RefMerged::Conflict { ours, theirs, reason, .. } => format!(
                     "CONFLICT, left as it was: {reason} (here {}, there {})",
                     ours.as_deref().map_or("deleted", short),
                     theirs.as_deref().map_or("deleted", short)

@@ -21,7 +21,7 @@ use gix::ObjectId;
 
 use crate::check::trust::TrustError;
 use crate::exit::{Class, ExitClass};
-use crate::git::{CasUpdate, Direction, GitError, Head, Repo};
+use crate::git::{CasUpdate, Direction, GitError, Head, Repo, Unjoinable};
 use crate::model::bundle::NOTES_REF;
 
 /// The prefix of the references fetch and push carry besides the notes.
@@ -180,23 +180,51 @@ pub struct RefConflict {
     pub name: String,
     /// Why the two cannot be joined.
     pub reason: String,
+    /// Ours (`None`: none here).
+    pub ours: Option<String>,
     /// The remote's value (`None`: deleted there).
     pub theirs: Option<String>,
+    /// Which kind of conflict, which decides the advice.
+    pub kind: Unjoinable,
 }
 
 impl RefConflict {
-    /// How to keep one of the two, as commands that work as given: the fetch that follows
-    /// compares against what was fetched before the conflict, so a side taken as it is merges.
+    /// How to settle it, as commands that work as given: the fetch that follows compares
+    /// against what was fetched before the conflict, so a side taken as it is merges.
     #[must_use]
     pub fn advice(&self, remote: &str) -> String {
         let name = &self.name;
-        let theirs = match &self.theirs {
-            Some(id) => format!("keep theirs with `git update-ref {name} {id}`"),
-            None => format!("keep theirs (deleted) with `git update-ref -d {name}`"),
-        };
-        format!(
-            "{theirs}, or keep yours by deleting theirs on the remote with `git push {remote} --delete {name}`; then run `speccoder attest fetch {remote}` and `speccoder attest push {remote}`"
-        )
+        let again =
+            format!("then run `speccoder attest fetch {remote}` and `speccoder attest push {remote}`");
+        let drop_theirs = format!("`git push {remote} --delete {name}`");
+        match &self.kind {
+            Unjoinable::BothMoved => {
+                let theirs = match &self.theirs {
+                    Some(id) => format!("keep theirs with `git update-ref {name} {id}`"),
+                    None => format!("keep theirs (deleted) with `git update-ref -d {name}`"),
+                };
+                format!(
+                    "{theirs}, or keep yours by deleting theirs on the remote with {drop_theirs}; {again}"
+                )
+            }
+            Unjoinable::DamagedThere => {
+                let fix = match (&self.ours, &self.theirs) {
+                    (Some(_), Some(id)) => format!(
+                        "put yours back there with `git push --force-with-lease={name}:{id} {remote} {name}` (it replaces that value only)"
+                    ),
+                    _ => format!("delete it there with {drop_theirs}"),
+                };
+                format!(
+                    "the copy on {remote} is damaged and every fetch brings it back, so it must be repaired there: {fix}, or ask whoever keeps {remote} to repair it; {again}"
+                )
+            }
+            Unjoinable::DamagedHere => format!(
+                "repair yours or delete it with `git update-ref -d {name}` (the next fetch takes the remote's); {again}"
+            ),
+            Unjoinable::NameTaken { by } => format!(
+                "keep theirs by deleting yours with `git update-ref -d {by}`, or keep yours by deleting theirs on the remote with {drop_theirs}; {again}"
+            ),
+        }
     }
 }
 
