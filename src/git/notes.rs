@@ -1101,9 +1101,8 @@ mod tests {
     #[test]
     fn names_are_read_as_git_reads_them_in_either_case_at_any_fanout_depth() {
         let fx = Fixture::new();
-        let ids: Vec<String> = (0..4)
-            .map(|i| fx.commit_file("a.txt", &format!("{i}\n"), &format!("c{i}")).to_string())
-            .collect();
+        let ids: Vec<String> =
+            (0..4).map(|i| fx.commit_file("a.txt", format!("{i}\n"), &format!("c{i}")).to_string()).collect();
         let note = |i: usize| blob(&fx, &format!("note {i}\n"));
         let sub = |text: String| mktree(&fx, &text);
         let up = |s: &str| s.to_uppercase();
