@@ -66,9 +66,10 @@ pub enum SyncError {
     NotOnBranch(String),
     /// Notes of the same commits differ and cannot be joined; our notes did not change.
     #[error(
-        "the notes of {} commit(s) differ here and on {remote} and cannot be joined, so {NOTES_REF} was not changed:\n{}\nEach was attested twice, differently. Compare `git notes --ref={NOTES_REF} show <commit>` with `git notes --ref={tracking} show <commit>`, remove the copy you do not want with `git notes --ref={NOTES_REF} remove <commit>` (keeping theirs) or keep yours and ask its author to remove theirs, then run `speccoder attest fetch {remote}` again",
+        "the notes of {} commit(s) differ here and on {remote} and cannot be joined, so {NOTES_REF} was not changed:\n{}\n{}Compare `git notes --ref={NOTES_REF} show <commit>` with `git notes --ref={tracking} show <commit>`, remove the copy you do not want with `git notes --ref={NOTES_REF} remove <commit>` (keeping theirs) or keep yours and ask its author to remove theirs, then run `speccoder attest fetch {remote}` again",
         .conflicts.len(),
-        .conflicts.iter().map(|(c, why)| format!("  {c}: {why}")).collect::<Vec<_>>().join("\n")
+        .conflicts.iter().map(|(c, why)| format!("  {c}: {why}")).collect::<Vec<_>>().join("\n"),
+        if *.twice { "Each was attested twice, differently. " } else { "" }
     )]
     NotesConflict {
         /// The remote.
@@ -77,6 +78,24 @@ pub enum SyncError {
         tracking: String,
         /// Each commit with why its notes cannot be joined.
         conflicts: Vec<(String, String)>,
+        /// Whether both sides hold a note of every commit listed (none was removed there).
+        twice: bool,
+    },
+    /// The remote's notes cannot be read as notes (two notes for one commit, a reference that is
+    /// not a notes commit, a tree built to be walked without end): nothing was merged, and each
+    /// fetch brings them back as they are, so they must be repaired on the remote.
+    #[error(
+        "the notes on {remote} are damaged: {what}. Nothing was merged and {NOTES_REF} here was not changed. Every fetch (and push) brings the remote's notes back as they are into {tracking}, so changing that copy does not help: they must be repaired on {remote}, by whoever can push to it. {repair}"
+    )]
+    RemoteNotesDamaged {
+        /// The remote.
+        remote: String,
+        /// Its remote-tracking notes reference.
+        tracking: String,
+        /// What is damaged.
+        what: String,
+        /// How to repair it, as commands.
+        repair: String,
     },
     /// The remote refused the branch itself: merging evidence cannot help.
     #[error(
@@ -162,6 +181,7 @@ impl ExitClass for SyncError {
             SyncError::Trust(e) => e.class(),
             SyncError::NotOnBranch(_)
             | SyncError::NotesConflict { .. }
+            | SyncError::RemoteNotesDamaged { .. }
             | SyncError::BranchRejected { .. }
             | SyncError::UpstreamNameDiffers { .. }
             | SyncError::NoUpstream { .. }
