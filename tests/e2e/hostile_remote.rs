@@ -1013,6 +1013,13 @@ fn damaged_notes_on_the_remote_are_its_to_repair_and_the_repair_the_fetch_advise
             bob.git(&["notes", "--ref=refs/notes/remotes/origin/speccoder", "remove", &t001]);
         }
         assert_eq!(bob.speccoder(&["attest", "push"]).code(), Some(14));
+        // A clone that takes the remote's notes with plain git reads both notes, as git shows
+        // them, and verify says so rather than reading one of them.
+        let carol = team.clone(&format!("carol-{}", entries[1].0), &["-b", "feature-a"]);
+        carol.git(&["fetch", "-q", "origin", &format!("+{NOTES_REF}:{NOTES_REF}")]);
+        let verified = carol.verify(&[]);
+        assert_ne!(verified.code(), Some(0), "{verified}");
+        assert!(verified.stdout.contains("note_ambiguous"), "{verified}");
         // The repair, as advised, by a clone that can push.
         bob.git(&["fetch", "-q", "origin", &format!("+{NOTES_REF}:{repair}")]);
         bob.git(&["notes", &format!("--ref={repair}"), "remove", &t001]);
