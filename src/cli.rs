@@ -627,12 +627,19 @@ pub enum AttestSub {
     /// or a remote copy replaced by force) joins both histories in a commit whose tree holds
     /// every set of both, so no published set is lost. Two different skips of one task are a conflict,
     /// reported by every fetch (and by push) with how to keep one side: `git update-ref <ref>
-    /// <theirs>` takes the remote's, `git push <remote> --delete <ref>` keeps yours.
+    /// <theirs>` takes the remote's, `git push <remote> --delete <ref>` keeps yours. A remote
+    /// reference no merge can take (not a commit, a held-out tree holding `.git`, a name one of
+    /// ours takes) is a conflict of its own, named with how to settle it on the remote, and the
+    /// other references still merge. Notes trees are read as git reads them (hex names of either
+    /// case, flat or fanned out): two notes of one commit in the remote's, or a remote notes
+    /// reference that is not a notes commit, is the remote's damage, named with the commands that
+    /// repair it there (the remote-tracking copy comes back as it is on every fetch).
     /// Running it again changes nothing.
     ///
     /// Exit codes: 0 fetched and merged; 2 unknown remote; 13 no identity for a merge commit, a trust
-    /// file that is unusable; 14 a conflict (named; the conflicting references are left as they were),
-    /// the remote unreachable; 1 internal error.
+    /// file that is unusable; 14 a conflict (named; the conflicting references are left as they were,
+    /// the others merged), the remote's notes damaged (named, to repair there), the remote
+    /// unreachable; 1 internal error.
     Fetch(AttestFetchArgs),
     /// Re-issue the evidence of task commits rewritten by a rebase, an amend or a cherry-pick.
     ///

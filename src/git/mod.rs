@@ -46,7 +46,7 @@ pub use new_commit::NewCommit;
 pub use notes::{NOTES_REF, NoteOutcome, UpdateNoteError};
 pub use notes_merge::{Joined, MergeNotesError, NotesMerged};
 pub use path::is_tree_path;
-pub use ref_merge::RefMerged;
+pub use ref_merge::{RefMerged, Unjoinable};
 pub use refs::{CAS_TRIES, CasUpdate};
 pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef};
 pub use repo::{Head, InProgress, OBJECT_SIZE_LIMIT, Repo, RepoHandle};

@@ -3,7 +3,12 @@
 //! the notes reference with retries.
 //!
 //! A notes tree is hostile input: whoever can push to the notes ref wrote it. It is read as git
-//! writes it (names in lowercase hex), each tree object at most once (a tree reached again is
+//! reads it (`notes.c`): a note is a regular file (any permission bits) whose name completes the
+//! annotated id in hex digits of either case, a fan-out directory is a tree named by two hex digits
+//! of either case at any depth short of the whole id, and every other entry is no note. Two names
+//! for one object (`ab…` and `AB…`, flat and fanned out) are two notes, which git shows joined:
+//! the listing holds both and a lookup refuses the object as ambiguous. Each tree object is read
+//! at most once (a tree reached again is
 //! refused, so the work is bounded by the objects stored, never by the paths through them), and a
 //! lookup reads at most [`LOOKUP_TREES`] trees.
 
@@ -58,9 +63,9 @@ pub enum UpdateNoteError<E: std::error::Error + 'static> {
 }
 
 /// The object whose note `item` is, when it sits below the hex digits `prefix` (git: a regular
-/// blob whose name completes the id).
+/// blob whose name completes the id, in digits of either case).
 fn note_at(item: &TreeItem, prefix: &[u8], hex_len: usize) -> Option<ObjectId> {
-    if !item.mode.is_blob() || prefix.len() + item.name.len() != hex_len || !is_lower_hex(&item.name) {
+    if !item.mode.is_blob() || prefix.len() + item.name.len() != hex_len || !is_hex(&item.name) {
         return None;
     }
     let mut hex = prefix.to_vec();
@@ -68,16 +73,16 @@ fn note_at(item: &TreeItem, prefix: &[u8], hex_len: usize) -> Option<ObjectId> {
     ObjectId::from_hex(&hex).ok()
 }
 
-/// Whether a notes-tree entry is a fan-out directory (two lowercase hex digits, a tree, id not
-/// complete).
+/// Whether a notes-tree entry is a fan-out directory (two hex digits of either case, a tree, id
+/// not complete).
 fn is_fanout(item: &TreeItem, prefix: &[u8], hex_len: usize) -> bool {
-    item.mode.is_tree() && item.name.len() == 2 && prefix.len() + 2 < hex_len && is_lower_hex(&item.name)
+    item.mode.is_tree() && item.name.len() == 2 && prefix.len() + 2 < hex_len && is_hex(&item.name)
 }
 
-/// Whether `name` is lowercase hex digits, as git writes the names of a notes tree (`AB` or `Ab`
-/// is not a fan-out directory and `ABC…` names no object).
-fn is_lower_hex(name: &[u8]) -> bool {
-    name.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+/// Whether `name` is hex digits: git writes the names of a notes tree in lowercase but reads
+/// either case (`AB` is a fan-out directory, `ABC…` names an object), and so does this.
+fn is_hex(name: &[u8]) -> bool {
+    name.iter().all(u8::is_ascii_hexdigit)
 }
 
 /// Records `tree` as read; a tree read before is refused: git never writes one tree object at two
@@ -165,7 +170,9 @@ impl Repo {
             for item in self.tree_items(tree)?.iter() {
                 if note_at(item, prefix, hex.len()) == Some(annotated) {
                     found.push(item.id);
-                } else if is_fanout(item, prefix, hex.len()) && *item.name == hex[consumed..consumed + 2] {
+                } else if is_fanout(item, prefix, hex.len())
+                    && item.name.eq_ignore_ascii_case(&hex[consumed..consumed + 2])
+                {
                     pending.push((item.id, consumed + 2));
                 }
             }
@@ -1092,25 +1099,68 @@ mod tests {
     }
 
     #[test]
-    fn names_are_read_as_git_writes_them_in_lowercase_hex_only() {
+    fn names_are_read_as_git_reads_them_in_either_case_at_any_fanout_depth() {
+        let fx = Fixture::new();
+        let ids: Vec<String> =
+            (0..4).map(|i| fx.commit_file("a.txt", format!("{i}\n"), &format!("c{i}")).to_string()).collect();
+        let note = |i: usize| blob(&fx, &format!("note {i}\n"));
+        let sub = |text: String| mktree(&fx, &text);
+        let up = |s: &str| s.to_uppercase();
+        // 0: the whole id in capitals at the root. 1: a fan-out directory and the rest in capitals.
+        // 2: two levels of fan-out, mixed case. 3: lowercase, as git writes it.
+        let one = sub(format!("100644 blob {}\t{}\n", note(1), up(&ids[1][2..])));
+        let two_inner = sub(format!("100755 blob {}\t{}\n", note(2), &ids[2][4..]));
+        let two = sub(format!("040000 tree {two_inner}\t{}\n", up(&ids[2][2..4])));
+        // Entries git takes for no note: a symbolic link and a tree named by a whole id, a
+        // directory named by two letters that are not hex, a file of another name.
+        let junk = sub(format!("100644 blob {}\tREADME\n", note(9)));
+        let mut root = format!(
+            "100644 blob {}\t{}\n040000 tree {one}\t{}\n040000 tree {two}\t{}\n100644 blob {}\t{}\n",
+            note(0),
+            up(&ids[0]),
+            up(&ids[1][..2]),
+            &ids[2][..2],
+            note(3),
+            &ids[3]
+        );
+        write!(root, "120000 blob {}\t{}\n040000 tree {junk}\tzz\n", note(8), "f".repeat(40)).unwrap();
+        write!(root, "040000 tree {junk}\t{}\n100644 blob {}\tREADME\n", "e".repeat(40), note(9)).unwrap();
+        let mut names: Vec<&str> = root.lines().map(|l| l.split('\t').nth(1).unwrap()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), root.lines().count(), "no name twice");
+        notes_tree(&fx, &mktree(&fx, &root));
+        let repo = fx.repo();
+        let listed = repo.notes(NOTES_REF).unwrap();
+        assert_eq!(listed, git_list(&fx), "the notes git reads, and only those");
+        assert_eq!(listed.len(), 4);
+        for (i, id) in ids.iter().enumerate() {
+            let id = ObjectId::from_hex(id.as_bytes()).unwrap();
+            let expected = format!("note {i}\n").into_bytes();
+            assert_eq!(repo.note(NOTES_REF, id).unwrap(), Some(expected.clone()));
+            assert_eq!(git_show(&fx, id), expected);
+        }
+    }
+
+    #[test]
+    fn two_spellings_of_one_object_are_two_notes_refused_as_ambiguous_as_git_joins_them() {
         let fx = Fixture::new();
         let commit = fx.commit_file("a.txt", "a\n", "first");
         let hex = commit.to_string();
-        let note = blob(&fx, "n\n");
-        // The whole id in capitals at the root, and the rest of it in capitals under its fan-out.
-        let sub = mktree(&fx, &format!("100644 blob {note}\t{}\n", hex[2..].to_uppercase()));
-        let root = format!("100644 blob {note}\t{}\n040000 tree {sub}\t{}\n", hex.to_uppercase(), &hex[..2]);
-        notes_tree(&fx, &mktree(&fx, &root));
-        let repo = fx.repo();
-        assert_eq!(repo.note(NOTES_REF, commit).unwrap(), None);
-        assert!(repo.notes(NOTES_REF).unwrap().is_empty());
-        // A fan-out directory in capitals is not one.
-        let sub = mktree(&fx, &format!("100644 blob {note}\t{}\n", &hex[2..]));
-        let upper = format!("040000 tree {sub}\t{}\n", hex[..2].to_uppercase());
-        if hex[..2].to_uppercase() != hex[..2] {
-            notes_tree(&fx, &mktree(&fx, &upper));
-            assert_eq!(fx.repo().note(NOTES_REF, commit).unwrap(), None);
-            assert!(fx.repo().notes(NOTES_REF).unwrap().is_empty());
+        let (ours, junk) = (blob(&fx, "ours\n"), blob(&fx, "junk\n"));
+        let fanned = mktree(&fx, &format!("100644 blob {junk}\t{}\n", hex[2..].to_uppercase()));
+        let trees = [
+            format!("100644 blob {ours}\t{hex}\n100644 blob {junk}\t{}\n", hex.to_uppercase()),
+            format!("100644 blob {ours}\t{hex}\n040000 tree {fanned}\t{}\n", &hex[..2]),
+        ];
+        for text in trees {
+            notes_tree(&fx, &mktree(&fx, &text));
+            let shown = String::from_utf8(git_show(&fx, commit)).unwrap();
+            assert!(shown.contains("ours\n") && shown.contains("junk\n"), "git shows both, joined: {shown}");
+            let repo = fx.repo();
+            let err = repo.note(NOTES_REF, commit).unwrap_err();
+            assert!(matches!(err, GitError::AmbiguousNote { annotated, .. } if annotated == commit), "{err}");
+            assert_eq!(repo.notes(NOTES_REF).unwrap().iter().filter(|(a, _)| *a == commit).count(), 2);
         }
     }
 

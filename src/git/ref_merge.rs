@@ -21,6 +21,8 @@ use gix::bstr::ByteSlice;
 use super::error::{GitError, GixResultExt};
 use super::refs::CasUpdate;
 use super::repo::Repo;
+use crate::model::held_out::special_to_git;
+use crate::model::shown::one_line;
 
 /// What happened to our reference.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -58,7 +60,8 @@ pub enum RefMerged {
         /// The new commit.
         commit: String,
     },
-    /// Both moved and cannot be joined; ours is unchanged.
+    /// The two cannot be joined (both moved, or one is not a reference a merge can take); ours
+    /// is unchanged.
     Conflict {
         /// Ours (`None`: deleted here).
         ours: Option<String>,
@@ -66,11 +69,35 @@ pub enum RefMerged {
         theirs: Option<String>,
         /// Why they cannot be joined.
         reason: String,
+        /// Which kind of conflict, which decides how it is settled.
+        #[serde(flatten)]
+        kind: Unjoinable,
+    },
+}
+
+/// Why our reference and the remote's cannot be joined, which decides how to settle it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Unjoinable {
+    /// Both sides moved since the last fetch: keep one of them.
+    BothMoved,
+    /// The remote's value is not one a merge can take (not a commit, or a tree entry git refuses):
+    /// the remote's copy must be repaired or deleted there.
+    DamagedThere,
+    /// Our value is not a commit: ours must be repaired or deleted here.
+    DamagedHere,
+    /// The remote's reference cannot exist here beside another of ours, one a directory of the
+    /// other's name (git keeps references as files).
+    NameTaken {
+        /// Our reference in the way.
+        by: String,
     },
 }
 
 /// What a merge of a fetched reference is given, besides ours.
 struct Fetched<'a> {
+    /// Our reference.
+    local: &'a str,
     /// Theirs when we last fetched or pushed it.
     base: Option<ObjectId>,
     /// Theirs now (`None`: deleted there).
@@ -83,12 +110,23 @@ struct Fetched<'a> {
     reflog: String,
 }
 
-/// Ours stays: the two sides cannot be joined, for `reason`.
+/// Ours stays: the two sides both moved and cannot be joined, for `reason`.
 fn conflict(ours: Option<ObjectId>, theirs: Option<ObjectId>, reason: &str) -> CasUpdate<RefMerged> {
+    unjoinable(ours, theirs, reason.to_owned(), Unjoinable::BothMoved)
+}
+
+/// Ours stays: the two sides cannot be joined, of `kind`, for `reason`.
+fn unjoinable(
+    ours: Option<ObjectId>,
+    theirs: Option<ObjectId>,
+    reason: String,
+    kind: Unjoinable,
+) -> CasUpdate<RefMerged> {
     CasUpdate::Keep(RefMerged::Conflict {
         ours: ours.map(|o| o.to_string()),
         theirs: theirs.map(|t| t.to_string()),
-        reason: reason.to_owned(),
+        reason,
+        kind,
     })
 }
 
@@ -111,6 +149,7 @@ impl Repo {
         message: &str,
     ) -> Result<RefMerged, GitError> {
         let fetched = Fetched {
+            local,
             base,
             theirs,
             append_only,
@@ -126,6 +165,9 @@ impl Repo {
         let theirs = f.theirs;
         if ours == theirs {
             return Ok(CasUpdate::Keep(RefMerged::UpToDate));
+        }
+        if let Some((reason, kind)) = self.cannot_take(f, ours)? {
+            return Ok(unjoinable(ours, theirs, reason, kind));
         }
         // Theirs did not change since the base: ours stays when it is a creation, a deletion
         // (which stays ours) or a successor of theirs. A different value that does not
@@ -161,6 +203,61 @@ impl Repo {
             (None, Some(t)) => Ok(conflict(None, Some(t), "deleted here, changed there")),
             (Some(o), Some(t)) => self.both_moved(f, o, t),
         }
+    }
+
+    /// Why theirs (fetched, hostile) cannot be merged into `ours` at all, before any history is
+    /// walked: a value that is not a commit (a blob, a tree), on either side; for an append-only
+    /// reference, a top-level entry of theirs that git refuses in a tree (`.git`); a new reference
+    /// whose name is taken by one of ours (`a/b` beside `a`, or `a` beside `a/b`).
+    fn cannot_take(
+        &self,
+        f: &Fetched<'_>,
+        ours: Option<ObjectId>,
+    ) -> Result<Option<(String, Unjoinable)>, GitError> {
+        let Some(theirs) = f.theirs else { return Ok(None) };
+        if let Some(kind) = self.not_a_commit(theirs)? {
+            let reason = format!("the remote's is {kind}, not a commit: its copy is damaged");
+            return Ok(Some((reason, Unjoinable::DamagedThere)));
+        }
+        if let Some(kind) = ours.map(|o| self.not_a_commit(o)).transpose()?.flatten() {
+            let reason = format!("the one here is {kind}, not a commit");
+            return Ok(Some((reason, Unjoinable::DamagedHere)));
+        }
+        if f.append_only
+            && let Some(name) = self.refused_entry(self.commit_tree(theirs)?)?
+        {
+            let reason =
+                format!("the remote's holds an entry git refuses in a tree, {name}: its copy is damaged");
+            return Ok(Some((reason, Unjoinable::DamagedThere)));
+        }
+        if ours.is_none()
+            && let Some(by) = self.name_taken_by(f.local)?
+        {
+            let reason = format!(
+                "{by} exists here, and git cannot keep a reference and a directory of references of one name"
+            );
+            return Ok(Some((reason, Unjoinable::NameTaken { by })));
+        }
+        Ok(None)
+    }
+
+    /// What `id` is (`a blob`, `a tree`, `a tag`, `a missing object`) when it is not a commit.
+    fn not_a_commit(&self, id: ObjectId) -> Result<Option<String>, GitError> {
+        match self.inner.try_find_header(id) {
+            Ok(Some(header)) if header.kind() == gix::object::Kind::Commit => Ok(None),
+            Ok(Some(header)) => Ok(Some(format!("a {}", header.kind()))),
+            Ok(None) => Ok(Some("a missing object".to_owned())),
+            Err(e) => Err(GitError::CorruptObject { id, kind: "object", reason: e.to_string() }),
+        }
+    }
+
+    /// The first top-level entry of `tree` that git refuses in a tree or takes for its own
+    /// (`.git`, `GIT~1`, a name that is not UTF-8), quoted.
+    fn refused_entry(&self, tree: ObjectId) -> Result<Option<String>, GitError> {
+        Ok(self.tree_items(tree)?.iter().find_map(|item| {
+            let refused = std::str::from_utf8(&item.name).map_or(true, |name| special_to_git(name).is_some());
+            refused.then(|| format!("`{}`", one_line(&item.name.to_str_lossy())))
+        }))
     }
 
     /// Both `ours` and `theirs` moved since the base (or ours moved to a value that does not

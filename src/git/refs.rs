@@ -89,6 +89,22 @@ impl Repo {
         Ok(out)
     }
 
+    /// A reference that keeps `name` from being made: one named by a leading part of it (`a` for
+    /// `a/b`) or one below it (`a/b` for `a`), as git keeps references as files in directories.
+    pub fn name_taken_by(&self, name: &str) -> Result<Option<String>, GitError> {
+        let below = self.refs_with_prefix(&format!("{name}/"))?;
+        if let Some((first, _)) = below.into_iter().next() {
+            return Ok(Some(first));
+        }
+        for (at, _) in name.match_indices('/').skip(1) {
+            let above = &name[..at];
+            if self.ref_target(above)?.is_some() {
+                return Ok(Some(above.to_owned()));
+            }
+        }
+        Ok(None)
+    }
+
     /// Point `name` at `new` only if it currently points at `expected` (`None`: it must not exist),
     /// writing a reflog entry with `reflog_message` where git would keep one.
     pub fn update_ref_cas(

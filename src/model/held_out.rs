@@ -151,7 +151,8 @@ pub fn check_set_path(path: &str) -> Result<(), ManifestError> {
 /// `.git.` and `.g\u{200c}it` are caught alike. The check runs as for a symbolic link, which
 /// makes it refuse `.gitmodules` and the names NTFS and HFS+ take for it (`GITMOD~1`,
 /// `.GITMODULES`) too: `git fsck` reads every blob so named as submodule configuration.
-fn special_to_git(component: &str) -> Option<&'static str> {
+#[must_use]
+pub fn special_to_git(component: &str) -> Option<&'static str> {
     use gix::validate::path::component::{Error, Mode, Options};
     let err =
         gix::validate::path::component(component.into(), Some(Mode::Symlink), Options::default()).err()?;

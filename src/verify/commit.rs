@@ -284,7 +284,7 @@ impl<'r> Checker<'r> {
                     CommitOutcome::Malformed,
                     "note_ambiguous",
                     format!(
-                        "the notes tree of {NOTES_REF} holds {} notes for the task commit (under different fan-out directories); git would show them joined, so none of them is read (remove them with `git notes --ref={NOTES_REF} remove {}` and write the note again)",
+                        "the notes tree of {NOTES_REF} holds {} notes for the task commit (under different names: fanned out or not, or its hex in other letter case); git would show them joined, so none of them is read (remove them with `git notes --ref={NOTES_REF} remove {}` and write the note again)",
                         several.len(),
                         commit.id
                     ),

@@ -632,6 +632,7 @@ fn a_remote_fast_forward_that_changes_or_removes_our_statements_is_a_conflict_na
     lines[at] = json!({"payload": b64(&payload), "payloadType": common::PAYLOAD_TYPE, "signatures": [{"keyid": "m", "sig": b64(&sig)}]});
     replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
     let out = assert_refused_and_nothing_moves(&team, &bob, &t001, "different statements");
+    assert!(out.stderr.contains("Each was attested twice, differently"), "{out}");
     let old_digest = common::sha256(&base64_decode(original[at]["payload"].as_str().unwrap()));
     assert!(out.stderr.contains(&old_digest), "names the statement: {out}");
 
@@ -639,7 +640,8 @@ fn a_remote_fast_forward_that_changes_or_removes_our_statements_is_a_conflict_na
     m.git(&["fetch", "-q", "origin", &format!("+{NOTES_REF}:{NOTES_REF}")]);
     m.git(&["notes", "--ref", NOTES_REF, "remove", &t001]);
     m.git(&["push", "-q", "origin", NOTES_REF]);
-    assert_refused_and_nothing_moves(&team, &bob, &t001, "no longer hold");
+    let out = assert_refused_and_nothing_moves(&team, &bob, &t001, "no longer hold");
+    assert!(!out.stderr.contains("attested twice"), "a removal is not a second attestation: {out}");
     team.fsck(&[&bob, &m]);
 }
 
@@ -870,4 +872,174 @@ fn a_unit_named_like_a_web_address_is_a_code_span_in_the_markdown_summary() {
         }
     }
     team.fsck(&[&ada]);
+}
+
+// --- references of the remote that no merge can take ------------------------------------------
+
+/// Writes `bytes` into the remote as an object of `kind` (`--literally`: kept as given, as a
+/// hostile pusher's object is); its id.
+fn remote_object(team: &Team, kind: &str, bytes: &[u8]) -> String {
+    let file = tempfile::NamedTempFile::new_in(team.tmp.path()).unwrap();
+    std::fs::write(file.path(), bytes).unwrap();
+    let path = file.path().to_str().unwrap();
+    team.run_git(&team.remote, &["hash-object", "-t", kind, "--literally", "-w", path]).trim().to_owned()
+}
+
+/// A commit in the remote whose tree holds one entry, a blob named `.git`, which git refuses.
+fn remote_commit_holding_dot_git(team: &Team) -> String {
+    let blob = remote_object(team, "blob", b"evil\n");
+    let mut tree = b"100644 .git\0".to_vec();
+    tree.extend(hex::decode(&blob).unwrap());
+    let tree = remote_object(team, "tree", &tree);
+    let identity = ["-c", "user.name=Mallory", "-c", "user.email=mallory@example.com"];
+    team.run_git(&team.remote, &[&identity[..], &["commit-tree", &tree, "-m", "evil"]].concat())
+        .trim()
+        .to_owned()
+}
+
+#[test]
+fn a_remote_reference_no_merge_can_take_is_a_named_conflict_and_every_other_reference_merges() {
+    let team = Team::new();
+    let (ada, bob, _t001) = ada_attests_and_bob_fetches(&team);
+    ada.speccoder(&["skip", &task("T006"), "--reason", "covered by T005"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    bob.speccoder(&["attest", "fetch"]).success();
+    let skip = format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T006");
+    let held_out = format!("refs/speccoder/held-out/{SPECKIT_UNIT}");
+    let (ours, main) = (bob.rev(&skip), bob.rev("origin/main"));
+    // A pushed skip replaced by a blob; a held-out ref whose tree holds `.git`; a skip below one
+    // Bob made and has not pushed; and a new skip, which sorts after them all.
+    let blob = remote_object(&team, "blob", b"x\n");
+    let remote = |args: &[&str]| team.run_git(&team.remote, args);
+    remote(&["update-ref", &skip, &blob]);
+    remote(&["update-ref", &held_out, &remote_commit_holding_dot_git(&team)]);
+    bob.git(&["update-ref", "refs/speccoder/skipped/mine", &main]);
+    remote(&["update-ref", "refs/speccoder/skipped/mine/T1", &main]);
+    remote(&["update-ref", "refs/speccoder/skipped/zz-unit/T1", &main]);
+
+    for _ in 0..2 {
+        let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+        let said = said(&out);
+        assert!(said.contains("the remote's is a blob, not a commit"), "{said}");
+        assert!(
+            said.contains(&format!("`git push --force-with-lease={skip}:{blob} origin {skip}`")),
+            "{said}"
+        );
+        assert!(said.contains("git refuses in a tree, `.git`"), "{said}");
+        assert!(said.contains(&format!("`git push origin --delete {held_out}`")), "{said}");
+        assert!(said.contains("refs/speccoder/skipped/mine exists here"), "{said}");
+        assert!(said.contains("`git update-ref -d refs/speccoder/skipped/mine`"), "{said}");
+        assert_eq!(bob.rev(&skip), ours, "the conflicting references stay as they were");
+        assert!(bob.git_run(&["rev-parse", "--verify", "-q", &held_out]).stdout.is_empty());
+        assert_eq!(bob.rev("refs/speccoder/skipped/zz-unit/T1"), main, "the others are merged");
+    }
+    let pushed = bob.speccoder(&["attest", "push"]).failure(14);
+    assert!(said(&pushed).contains("the remote's is a blob, not a commit"), "{pushed}");
+
+    // Each settled as the advice says: the next fetch and push go through.
+    bob.git(&["push", "-q", &format!("--force-with-lease={skip}:{blob}"), "origin", &skip]);
+    bob.git(&["push", "-q", "origin", "--delete", &held_out]);
+    bob.git(&["update-ref", "-d", "refs/speccoder/skipped/mine"]);
+    bob.speccoder(&["attest", "fetch"]).success();
+    bob.speccoder(&["attest", "push"]).success();
+    assert_eq!(remote(&["rev-parse", &skip]).trim(), ours, "the remote holds Bob's skip again");
+    assert_eq!(bob.rev("refs/speccoder/skipped/mine/T1"), main);
+    let verified = bob.verify(&[]);
+    assert_eq!(verified.code(), Some(0), "the evidence and the skip hold: {verified}");
+}
+
+// --- damaged notes on the remote ----------------------------------------------------------------
+
+/// A tree in the remote of `entries` (mode, name, id), sorted as git sorts them but otherwise as
+/// given (two names for one note are kept); its id.
+fn remote_tree(team: &Team, entries: &[(&str, String, &str)]) -> String {
+    let key = |(mode, name, _): &&(&str, String, &str)| {
+        if *mode == "40000" { format!("{name}/") } else { name.clone() }
+    };
+    let mut sorted: Vec<&(&str, String, &str)> = entries.iter().collect();
+    sorted.sort_by_key(key);
+    let mut bytes = Vec::new();
+    for (mode, name, id) in sorted {
+        bytes.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+        bytes.extend(hex::decode(id).unwrap());
+    }
+    remote_object(team, "tree", &bytes)
+}
+
+/// Points the remote's notes at a notes commit of `tree` on top of `parent`.
+fn remote_notes_commit(team: &Team, tree: &str, parent: &str) {
+    let identity = ["-c", "user.name=Mallory", "-c", "user.email=mallory@example.com"];
+    let commit = team.run_git(
+        &team.remote,
+        &[&identity[..], &["commit-tree", tree, "-p", parent, "-m", "two notes"]].concat(),
+    );
+    team.run_git(&team.remote, &["update-ref", NOTES_REF, commit.trim()]);
+}
+
+#[test]
+fn damaged_notes_on_the_remote_are_its_to_repair_and_the_repair_the_fetch_advises_works() {
+    let team = Team::new();
+    let (ada, bob, t001) = ada_attests_and_bob_fetches(&team);
+    let remote = |args: &[&str]| team.run_git(&team.remote, args).trim().to_owned();
+    let note = remote(&["rev-parse", &format!("{NOTES_REF}:{t001}")]);
+    let junk =
+        remote_object(&team, "blob", b"{\"payload\":\"ZXZl\",\"payloadType\":\"x\",\"signatures\":[]}\n");
+    let repair = "refs/notes/speccoder-repair";
+    let fanned = remote_tree(&team, &[("100644", t001[2..].to_owned(), &junk)]);
+    // Our note and a second one: its name in capitals, which git reads as the same commit; then
+    // fanned out beside the flat one.
+    let spellings = [
+        vec![("100644", t001.clone(), note.as_str()), ("100644", t001.to_uppercase(), &junk)],
+        vec![("100644", t001.clone(), note.as_str()), ("40000", t001[..2].to_owned(), &fanned)],
+    ];
+    for entries in &spellings {
+        remote_notes_commit(&team, &remote_tree(&team, entries), &remote(&["rev-parse", NOTES_REF]));
+        let shown = team.remote_note(&t001).unwrap();
+        assert!(String::from_utf8_lossy(&shown).contains("ZXZl"), "git shows the junk with the evidence");
+        let before = bob.rev(NOTES_REF);
+        for _ in 0..2 {
+            let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+            let said = said(&out);
+            assert!(
+                said.contains(&format!(
+                    "the notes on origin are damaged: their {NOTES_REF} holds two notes for {t001}"
+                )),
+                "{said}"
+            );
+            assert!(said.contains("must be repaired on origin"), "{said}");
+            assert!(!said.contains("attested twice"), "{said}");
+            assert_eq!(bob.rev(NOTES_REF), before, "nothing moved");
+            // Repairing the remote-tracking copy does not help: the fetch brings it back.
+            bob.git(&["notes", "--ref=refs/notes/remotes/origin/speccoder", "remove", &t001]);
+        }
+        assert_eq!(bob.speccoder(&["attest", "push"]).code(), Some(14));
+        // A clone that takes the remote's notes with plain git reads both notes, as git shows
+        // them, and verify says so rather than reading one of them.
+        let carol = team.clone(&format!("carol-{}", entries[1].0), &["-b", "feature-a"]);
+        carol.git(&["fetch", "-q", "origin", &format!("+{NOTES_REF}:{NOTES_REF}")]);
+        let verified = carol.verify(&[]);
+        assert_ne!(verified.code(), Some(0), "{verified}");
+        assert!(verified.stdout.contains("note_ambiguous"), "{verified}");
+        // The repair, as advised, by a clone that can push.
+        bob.git(&["fetch", "-q", "origin", &format!("+{NOTES_REF}:{repair}")]);
+        bob.git(&["notes", &format!("--ref={repair}"), "remove", &t001]);
+        bob.git(&["notes", &format!("--ref={repair}"), "add", "-C", &note, &t001]);
+        bob.git(&["push", "-q", "origin", &format!("{repair}:{NOTES_REF}")]);
+        bob.speccoder(&["attest", "fetch"]).success();
+        bob.assert_evidenced(1);
+        assert_eq!(team.remote_note(&t001), ada.note(&t001), "the remote shows Ada's evidence alone");
+    }
+
+    // The remote's notes reference points at a blob: this clone's notes go back in its place.
+    remote(&["update-ref", NOTES_REF, &junk]);
+    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+    assert!(
+        said(&out).contains(&format!("the notes on origin are damaged: their {NOTES_REF} points at {junk}")),
+        "{out}"
+    );
+    bob.git(&["push", "-q", &format!("--force-with-lease={NOTES_REF}:{junk}"), "origin", NOTES_REF]);
+    bob.speccoder(&["attest", "fetch"]).success();
+    bob.speccoder(&["attest", "push"]).success();
+    bob.assert_evidenced(1);
+    team.fsck(&[&bob]);
 }

@@ -8,11 +8,14 @@ use serde::Serialize;
 
 use super::{RefConflict, SPECCODER_REFS, SyncError, remote_for, set_tracking, short, staging_prefix};
 use super::{tracking_notes_ref, tracking_prefix};
-use crate::attest::note_join::NoteJoiner;
+use crate::attest::note_join::{NoteConflict, NoteJoiner};
 use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::exit;
 use crate::git::{Direction, GitError, MergeNotesError, NotesMerged, RefMerged, Repo};
-use crate::model::bundle::NOTES_REF;
+use crate::model::bundle::{MergeConflict, NOTES_REF};
+
+/// The notes reference the advice for damaged remote notes repairs a copy of them in.
+const REPAIR_REF: &str = "refs/notes/speccoder-repair";
 
 /// One reference of `refs/speccoder/*` after a fetch.
 #[derive(Debug, Clone, Serialize)]
@@ -46,10 +49,12 @@ impl FetchReport {
         self.refs
             .iter()
             .filter_map(|row| match &row.merged {
-                RefMerged::Conflict { reason, theirs, .. } => Some(RefConflict {
+                RefMerged::Conflict { reason, ours, theirs, kind } => Some(RefConflict {
                     name: row.name.clone(),
                     reason: reason.clone(),
+                    ours: ours.clone(),
                     theirs: theirs.clone(),
+                    kind: kind.clone(),
                 }),
                 _ => None,
             })
@@ -93,7 +98,7 @@ impl std::fmt::Display for FetchReport {
                 RefMerged::Deleted => "deleted (deleted on the remote)".to_owned(),
                 RefMerged::AheadOfTheirs => "ahead of the remote's".to_owned(),
                 RefMerged::Merged { commit } => format!("merged in {}", short(commit)),
-                RefMerged::Conflict { ours, theirs, reason } => format!(
+                RefMerged::Conflict { ours, theirs, reason, .. } => format!(
                     "CONFLICT, left as it was: {reason} (here {}, there {})",
                     ours.as_deref().map_or("deleted", short),
                     theirs.as_deref().map_or("deleted", short)
@@ -197,11 +202,61 @@ fn merge_notes(
         joiner.join(annotated, ours, theirs)
     })
     .map_err(|e| match e {
-        MergeNotesError::Git(e) => SyncError::Git(e),
+        MergeNotesError::Git(e) => remote_notes_damaged(repo, remote, tracking, e),
         MergeNotesError::Conflicts(list) => SyncError::NotesConflict {
             remote: remote.to_owned(),
             tracking: tracking.to_owned(),
+            twice: !list
+                .iter()
+                .any(|(_, why)| matches!(why, NoteConflict::Rule(MergeConflict::Removed { .. }))),
             conflicts: list.into_iter().map(|(c, why)| (c.to_string(), why.to_string())).collect(),
         },
     })
+}
+
+/// `error`, or, when it is about the remote's notes as fetched into `tracking` (not ours), the
+/// remote's notes named as damaged with how to repair them there: the fetch's `+` refspec brings
+/// them back as they are, so repairing `tracking` would not help.
+fn remote_notes_damaged(repo: &Repo, remote: &str, tracking: &str, error: GitError) -> SyncError {
+    let theirs = format!("their {NOTES_REF}");
+    let (what, repair) = match &error {
+        GitError::AmbiguousNote { notes_ref, annotated } if notes_ref == tracking => {
+            let keep = match repo
+                .notes(NOTES_REF)
+                .ok()
+                .and_then(|ours| ours.into_iter().find(|(a, _)| a == annotated))
+            {
+                Some((_, blob)) => format!(
+                    "the note this clone holds, `git notes --ref={REPAIR_REF} add -C {blob} {annotated}`"
+                ),
+                None => {
+                    format!("the one to keep, `git notes --ref={REPAIR_REF} add -C <its blob> {annotated}`")
+                }
+            };
+            (
+                format!(
+                    "{theirs} holds two notes for {annotated} (under two names in its tree, which git shows joined)"
+                ),
+                format!(
+                    "To repair them: `git fetch {remote} +{NOTES_REF}:{REPAIR_REF}`, `git notes --ref={REPAIR_REF} remove {annotated}` (it removes both), put back {keep}, then `git push {remote} {REPAIR_REF}:{NOTES_REF}` and run `speccoder attest fetch {remote}` again"
+                ),
+            )
+        }
+        GitError::NotesRefUnusable { name, target, reason } if name == tracking => (
+            format!("{theirs} points at {target}, and {reason}"),
+            format!(
+                "To put this clone's notes there in its place (they hold every note merged from {remote} so far): `git push --force-with-lease={NOTES_REF}:{target} {remote} {NOTES_REF}`, then run `speccoder attest fetch {remote}` again"
+            ),
+        ),
+        GitError::NotesTreeHostile { notes_ref, reason } if notes_ref == tracking => (
+            format!("the notes tree of {theirs} cannot be read ({reason})"),
+            "Ask whoever keeps it to write it again.".to_owned(),
+        ),
+        GitError::NotesTreeTooLarge { notes_ref, limit } if notes_ref == tracking => (
+            format!("the notes tree of {theirs} has more than {limit} entries"),
+            "Ask whoever keeps it to write it again.".to_owned(),
+        ),
+        _ => return SyncError::Git(error),
+    };
+    SyncError::RemoteNotesDamaged { remote: remote.to_owned(), tracking: tracking.to_owned(), what, repair }
 }

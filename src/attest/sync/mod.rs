@@ -21,7 +21,7 @@ use gix::ObjectId;
 
 use crate::check::trust::TrustError;
 use crate::exit::{Class, ExitClass};
-use crate::git::{CasUpdate, Direction, GitError, Head, Repo};
+use crate::git::{CasUpdate, Direction, GitError, Head, Repo, Unjoinable};
 use crate::model::bundle::NOTES_REF;
 
 /// The prefix of the references fetch and push carry besides the notes.
@@ -66,9 +66,10 @@ pub enum SyncError {
     NotOnBranch(String),
     /// Notes of the same commits differ and cannot be joined; our notes did not change.
     #[error(
-        "the notes of {} commit(s) differ here and on {remote} and cannot be joined, so {NOTES_REF} was not changed:\n{}\nEach was attested twice, differently. Compare `git notes --ref={NOTES_REF} show <commit>` with `git notes --ref={tracking} show <commit>`, remove the copy you do not want with `git notes --ref={NOTES_REF} remove <commit>` (keeping theirs) or keep yours and ask its author to remove theirs, then run `speccoder attest fetch {remote}` again",
+        "the notes of {} commit(s) differ here and on {remote} and cannot be joined, so {NOTES_REF} was not changed:\n{}\n{}Compare `git notes --ref={NOTES_REF} show <commit>` with `git notes --ref={tracking} show <commit>`, remove the copy you do not want with `git notes --ref={NOTES_REF} remove <commit>` (keeping theirs) or keep yours and ask its author to remove theirs, then run `speccoder attest fetch {remote}` again",
         .conflicts.len(),
-        .conflicts.iter().map(|(c, why)| format!("  {c}: {why}")).collect::<Vec<_>>().join("\n")
+        .conflicts.iter().map(|(c, why)| format!("  {c}: {why}")).collect::<Vec<_>>().join("\n"),
+        if *.twice { "Each was attested twice, differently. " } else { "" }
     )]
     NotesConflict {
         /// The remote.
@@ -77,6 +78,24 @@ pub enum SyncError {
         tracking: String,
         /// Each commit with why its notes cannot be joined.
         conflicts: Vec<(String, String)>,
+        /// Whether both sides hold a note of every commit listed (none was removed there).
+        twice: bool,
+    },
+    /// The remote's notes cannot be read as notes (two notes for one commit, a reference that is
+    /// not a notes commit, a tree built to be walked without end): nothing was merged, and each
+    /// fetch brings them back as they are, so they must be repaired on the remote.
+    #[error(
+        "the notes on {remote} are damaged: {what}. Nothing was merged and {NOTES_REF} here was not changed. Every fetch (and push) brings the remote's notes back as they are into {tracking}, so changing that copy does not help: they must be repaired on {remote}, by whoever can push to it. {repair}"
+    )]
+    RemoteNotesDamaged {
+        /// The remote.
+        remote: String,
+        /// Its remote-tracking notes reference.
+        tracking: String,
+        /// What is damaged.
+        what: String,
+        /// How to repair it, as commands.
+        repair: String,
     },
     /// The remote refused the branch itself: merging evidence cannot help.
     #[error(
@@ -162,6 +181,7 @@ impl ExitClass for SyncError {
             SyncError::Trust(e) => e.class(),
             SyncError::NotOnBranch(_)
             | SyncError::NotesConflict { .. }
+            | SyncError::RemoteNotesDamaged { .. }
             | SyncError::BranchRejected { .. }
             | SyncError::UpstreamNameDiffers { .. }
             | SyncError::NoUpstream { .. }
@@ -180,23 +200,51 @@ pub struct RefConflict {
     pub name: String,
     /// Why the two cannot be joined.
     pub reason: String,
+    /// Ours (`None`: none here).
+    pub ours: Option<String>,
     /// The remote's value (`None`: deleted there).
     pub theirs: Option<String>,
+    /// Which kind of conflict, which decides the advice.
+    pub kind: Unjoinable,
 }
 
 impl RefConflict {
-    /// How to keep one of the two, as commands that work as given: the fetch that follows
-    /// compares against what was fetched before the conflict, so a side taken as it is merges.
+    /// How to settle it, as commands that work as given: the fetch that follows compares
+    /// against what was fetched before the conflict, so a side taken as it is merges.
     #[must_use]
     pub fn advice(&self, remote: &str) -> String {
         let name = &self.name;
-        let theirs = match &self.theirs {
-            Some(id) => format!("keep theirs with `git update-ref {name} {id}`"),
-            None => format!("keep theirs (deleted) with `git update-ref -d {name}`"),
-        };
-        format!(
-            "{theirs}, or keep yours by deleting theirs on the remote with `git push {remote} --delete {name}`; then run `speccoder attest fetch {remote}` and `speccoder attest push {remote}`"
-        )
+        let again =
+            format!("then run `speccoder attest fetch {remote}` and `speccoder attest push {remote}`");
+        let drop_theirs = format!("`git push {remote} --delete {name}`");
+        match &self.kind {
+            Unjoinable::BothMoved => {
+                let theirs = match &self.theirs {
+                    Some(id) => format!("keep theirs with `git update-ref {name} {id}`"),
+                    None => format!("keep theirs (deleted) with `git update-ref -d {name}`"),
+                };
+                format!(
+                    "{theirs}, or keep yours by deleting theirs on the remote with {drop_theirs}; {again}"
+                )
+            }
+            Unjoinable::DamagedThere => {
+                let fix = match (&self.ours, &self.theirs) {
+                    (Some(_), Some(id)) => format!(
+                        "put yours back there with `git push --force-with-lease={name}:{id} {remote} {name}` (it replaces that value only)"
+                    ),
+                    _ => format!("delete it there with {drop_theirs}"),
+                };
+                format!(
+                    "the copy on {remote} is damaged and every fetch brings it back, so it must be repaired there: {fix}, or ask whoever keeps {remote} to repair it; {again}"
+                )
+            }
+            Unjoinable::DamagedHere => format!(
+                "repair yours or delete it with `git update-ref -d {name}` (the next fetch takes the remote's); {again}"
+            ),
+            Unjoinable::NameTaken { by } => format!(
+                "keep theirs by deleting yours with `git update-ref -d {by}`, or keep yours by deleting theirs on the remote with {drop_theirs}; {again}"
+            ),
+        }
     }
 }
 

@@ -158,7 +158,11 @@ fn refuse_unless_evidence_moved(
         .filter(|r| r.status == PushStatus::Rejected && r.reason.as_deref() != Some("atomic push failed"))
         .collect();
     let evidence = |r: &PushedRef| r.src == NOTES_REF || r.src.starts_with(SPECCODER_REFS);
-    let behind = |r: &PushedRef| matches!(r.reason.as_deref(), Some("fetch first" | "non-fast-forward"));
+    // git says "needs force" when the remote's value is not a commit: the fetch that follows
+    // names it as damaged there and says how to repair it.
+    let behind = |r: &PushedRef| {
+        matches!(r.reason.as_deref(), Some("fetch first" | "non-fast-forward" | "needs force"))
+    };
     if let Some(b) = refused.iter().find(|r| r.src == branch && behind(r)) {
         return Err(SyncError::BranchRejected {
             remote: remote.to_owned(),
