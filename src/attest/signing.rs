@@ -200,12 +200,8 @@ fn choose(
             format => format,
         },
     };
-    if let Some(path) = key.and_then(key_path).filter(|p| std::fs::symlink_metadata(p).is_err()) {
-        return Err(SignError::CannotSign(format!(
-            "the --key file {} does not exist: pass a private key file (SSH or OpenPGP), a `.pub` whose key is in ssh-agent, or a key id gpg knows",
-            path.display()
-        ))
-        .into());
+    if let Some(key) = key {
+        refuse_no_key_file(key)?;
     }
     let setting = if key.is_some() { KeySetting::Flag } else { KeySetting::GitConfig };
     let configured_key = key.map(str::to_owned).or_else(|| git_signing_key(repo));
@@ -220,6 +216,30 @@ fn choose(
         .into());
     };
     Ok(Chosen::Signer(signer_for(repo, &backend, &key, setting)?))
+}
+
+/// Refuses a `--key` that names a path (it has a `/`, starts with `~/`, or names anything on disk:
+/// a link, a directory, a FIFO) where nothing is, a link to nothing or a directory: it is never
+/// taken for a key id, so gpg never runs for it. A FIFO or a device there is read as a key file,
+/// and refused by the key readers.
+///
+/// # Errors
+/// [`SignError::CannotSign`] naming the path and what is there instead.
+fn refuse_no_key_file(key: &str) -> Result<(), SignerError> {
+    let on_disk = || std::fs::symlink_metadata(key).is_ok().then(|| std::path::PathBuf::from(key));
+    let Some(path) = key_path(key).or_else(on_disk) else { return Ok(()) };
+    let what = match (std::fs::symlink_metadata(&path), std::fs::metadata(&path)) {
+        (Err(_), _) => "does not exist".to_owned(),
+        (Ok(_), Err(e)) => format!("is a symbolic link that leads to no file ({e})"),
+        (Ok(_), Ok(meta)) if meta.is_dir() => "is a directory, not a key file".to_owned(),
+        // A FIFO or a device is the key readers' to refuse (`crate::input`), as for any key file.
+        (Ok(_), Ok(_)) => return Ok(()),
+    };
+    Err(SignError::CannotSign(format!(
+        "the --key file {} {what}: pass a private key file (SSH or OpenPGP), a `.pub` whose key is in ssh-agent, or a key id gpg knows",
+        crate::model::shown::one_line(&path.to_string_lossy())
+    ))
+    .into())
 }
 
 /// The kind of signature git makes: `gpg.format`, `openpgp` when unset.

@@ -130,6 +130,7 @@ fn pipeline(
     conversion: Conversion,
 ) -> Result<(gix::filter::plumbing::Pipeline, gix::worktree::Stack, Option<Unicode>), GitError> {
     let failed = failure(path, conversion);
+    super::files::check_attributes(repo, index, path)?;
     let attributes = repo.inner.attributes_only(index, Source::WorktreeThenIdMapping).map_err(failed)?;
     let (pipeline, mut stack) =
         gix::filter::Pipeline::new(&repo.inner, attributes.detach()).map_err(failed)?.into_parts();

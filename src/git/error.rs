@@ -483,6 +483,22 @@ pub enum GitError {
         name: String,
     },
 
+    /// A file gix would open for speccoder (git's configuration, the index, `packed-refs`, an
+    /// attributes file) is not a regular file of a bounded size: gix would block on a FIFO, or
+    /// read a device without end.
+    #[error(
+        "{} {} is not read: {reason}; speccoder reads it only as a regular file of a bounded size (a FIFO would block it, a device be read without end): {}, then run the command again",
+        .file.what(), one_line(&.path.to_string_lossy()), .file.remedy()
+    )]
+    UnusableFile {
+        /// The file.
+        path: PathBuf,
+        /// What it is to git.
+        file: super::files::GitFile,
+        /// Why it was not read.
+        reason: String,
+    },
+
     /// A configuration value git would refuse too.
     #[error(
         "configuration `{key}` is `{value}`, which git does not accept ({expected}): fix it with `git config {key} <value>`"
@@ -554,6 +570,7 @@ impl ExitClass for GitError {
             | GitError::BadConfig { .. }
             | GitError::ObjectTooLarge { .. }
             | GitError::CorruptObject { .. } => Class::Config,
+            GitError::UnusableFile { file, .. } => file.class(),
             GitError::InvalidPath { .. }
             | GitError::InvalidRefName { .. }
             | GitError::PathConflict { .. }

@@ -8,6 +8,7 @@ pub use gix::state::InProgress;
 
 use super::cache::{OBJECT_CACHE_BYTES, PACK_CACHE_BYTES, SharedCaches};
 use super::error::{GitError, GixResultExt, io_error};
+use super::files;
 
 /// An open repository, the one entry point of the git adapter; it stays on its thread (another
 /// thread gets its own from [`Repo::handle`]).
@@ -136,12 +137,13 @@ impl Repo {
             ])
             .bail_if_untrusted(true);
         let trust = gix::sec::trust::Mapping { full: options.clone(), reduced: options };
-        // git ignores ceiling directories that do not contain the directory it starts from.
-        let discovery =
-            gix::discover::upwards::Options { match_ceiling_dir_or_error: false, ..Default::default() };
-        let inner =
-            gix::ThreadSafeRepository::discover_with_environment_overrides_opts(dir, discovery, trust)
-                .map_err(|source| unopened(dir, source))?;
+        files::check_before_open(dir)?;
+        let inner = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
+            dir,
+            files::discovery(),
+            trust,
+        )
+        .map_err(|source| unopened(dir, source))?;
         let repo = Repo::from_gix(inner.into());
         repo.refuse_unreadable_refs()?;
         repo.refuse_work_tree_git_would_not_use()?;

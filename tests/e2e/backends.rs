@@ -475,3 +475,37 @@ fn a_commit_gpgsign_refusal_says_how_to_configure_gits_key_and_following_it_work
     p.git(&["verify-commit", "HEAD"]);
     p.git_run(&["fsck", "--strict", "--no-dangling", "--no-progress"]).success();
 }
+
+#[cfg(unix)]
+#[test]
+fn a_key_naming_a_dangling_link_a_directory_or_a_fifo_is_no_key_file_and_gpg_never_runs() {
+    let p = Project::speckit();
+    let evidence = write_evidence(&p.scratch.join("ev"), "001-bookmark-tags/T005", Evidence::Verified);
+    let dangling = p.scratch.join("keylink");
+    std::os::unix::fs::symlink(p.scratch.join("gone"), &dangling).unwrap();
+    let dir = p.scratch.join("keydir");
+    std::fs::create_dir(&dir).unwrap();
+    let fifo = p.scratch.join("keyfifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let cases = [
+        (dangling.to_str().unwrap(), "is a symbolic link that leads to no file"),
+        (dir.to_str().unwrap(), "is a directory, not a key file"),
+        (fifo.to_str().unwrap(), ""),
+        // A name without a `/` that names something in the work tree is a path too.
+        ("specs", "is a directory, not a key file"),
+    ];
+    let before = p.snapshot();
+    for (key, says) in cases {
+        for signer in [&["--key", key][..], &["--signer", "openpgp", "--key", key]] {
+            let out = p.attest("001-bookmark-tags/T005", &evidence, signer).failure(13);
+            let refusal = match says {
+                // A FIFO is read as a key file and refused as one, never waited on.
+                "" => "it is a FIFO, not a regular file".to_owned(),
+                says => format!("the --key file {key} {says}"),
+            };
+            assert!(out.stderr.contains(&refusal), "{out}");
+        }
+    }
+    assert_eq!(p.snapshot(), before, "a refusal wrote something");
+    assert!(!p.home.join(".gnupg").exists(), "gpg ran and made its home");
+}

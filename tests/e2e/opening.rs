@@ -1,7 +1,9 @@
 //! Which repository the commands open, and how: as git finds it (`GIT_DIR`, `GIT_WORK_TREE`), and
 //! refused as git refuses it (another user's repository that `safe.directory` does not name), or
 //! where speccoder cannot write as git would (reftable references, a repository shared with a
-//! group). Every refusal is exit 14 with what to do, and writes nothing.
+//! group), or whose files gix would block on or read without end (a FIFO or a device as git's
+//! configuration, `packed-refs` or the index). Every refusal is exit 14 with what to do (13 for
+//! the user's own configuration), and writes nothing.
 
 use crate::common;
 
@@ -264,4 +266,69 @@ fn a_reference_this_user_may_not_write_is_exit_14_naming_the_directory_and_the_c
     assert!(out.stderr.contains("could not write reference refs/notes/speccoder"), "{out}");
     assert!(out.stderr.contains(&format!("permission denied at {}", refs.display())), "{out}");
     assert!(out.stderr.contains("ermission denied (os error 13)"), "the cause\n{out}");
+}
+
+/// A FIFO at `path`.
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    sh("mkfifo", &[path.to_str().unwrap()]);
+}
+
+/// A sparse file of 2 MiB at `path`, more than any configuration file speccoder reads.
+fn two_mib(path: &Path) {
+    std::fs::File::create(path).unwrap().set_len(2 << 20).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_git_configuration_that_is_a_fifo_a_device_or_too_long_is_refused_naming_it_before_gix_reads_it() {
+    let p = Project::speckit();
+    let verify = ["attest", "verify", "--branch", "--all", "--allow-empty"];
+    let fifo = p.scratch.join("gitconfig.fifo");
+    mkfifo(&fifo);
+    let long = p.scratch.join("long.gitconfig");
+    two_mib(&long);
+    let cases = [
+        (fifo.as_path(), "it is a FIFO, not a regular file"),
+        (Path::new("/dev/zero"), "it is a device, not a regular file"),
+        (long.as_path(), "it holds 2097152 bytes, more than the 1048576 speccoder reads"),
+    ];
+    for (global, says) in cases {
+        let out = speccoder_env(&p, &p.root, &[("GIT_CONFIG_GLOBAL", global)], &verify);
+        assert_eq!(out.code(), Some(13), "{global:?}\n{out}");
+        let names = format!("the git configuration file {} is not read: {says}", global.display());
+        assert!(out.stderr.contains(&names) && out.stderr.contains("GIT_CONFIG_GLOBAL"), "{out}");
+    }
+    // Without GIT_CONFIG_GLOBAL, ~/.gitconfig and $XDG_CONFIG_HOME/git/config are git's.
+    for user in [p.home.join(".gitconfig"), p.home.join(".config/git/config")] {
+        std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+        mkfifo(&user);
+        let out = p.speccoder(&verify).failure(13);
+        assert!(out.stderr.contains(&format!("{} is not read: it is a FIFO", user.display())), "{out}");
+        std::fs::remove_file(&user).unwrap();
+    }
+    p.speccoder(&verify).success();
+}
+
+#[cfg(unix)]
+#[test]
+fn the_repository_s_configuration_packed_refs_or_index_as_a_fifo_is_exit_14_naming_it() {
+    let p = Project::speckit();
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
+    p.git(&["pack-refs", "--all"]);
+    let git_dir = p.root.join(".git");
+    for name in ["config", "packed-refs", "index"] {
+        let file = git_dir.join(name);
+        let kept = p.scratch.join(name);
+        std::fs::rename(&file, &kept).unwrap();
+        mkfifo(&file);
+        let says = format!("{} is not read: it is a FIFO, not a regular file", file.display());
+        let out = p.speccoder(&["attest", "verify", "--branch", "--all", "--allow-empty"]).failure(14);
+        assert!(out.stderr.contains(&says), "{name}: {out}");
+        let out = p.attest(&target("T005"), &evidence, &["--signer", "none"]).failure(14);
+        assert!(out.stderr.contains(&says), "{name}: {out}");
+        std::fs::remove_file(&file).unwrap();
+        std::fs::rename(&kept, &file).unwrap();
+    }
+    p.attest(&target("T005"), &evidence, &["--signer", "none"]).success();
 }

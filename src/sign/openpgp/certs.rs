@@ -62,6 +62,14 @@ pub enum OpenPgpCertsError {
         /// [`MAX_COMPONENTS`].
         limit: usize,
     },
+    /// Bytes that are neither a certificate nor white space follow the last certificate.
+    #[error("{} holds {count} bytes after its last certificate that are not OpenPGP data (sequoia would skip them, as text around an armor block); remove them, or export the trusted keys again: `gpg --export --armor <fingerprint> > {}`", path.display(), path.display())]
+    TrailingBytes {
+        /// The file.
+        path: PathBuf,
+        /// How many bytes follow the last certificate.
+        count: usize,
+    },
     /// The file holds no certificate at all.
     #[error("{} holds no OpenPGP certificate; export the trusted keys with `gpg --export --armor <fingerprint> > {}`", path.display(), path.display())]
     Empty {
@@ -101,7 +109,16 @@ pub(super) enum ReadCertsError {
     TooManyPackets,
     /// sequoia's reason the bytes are not certificates.
     NotOpenPgp(String),
+    /// This many bytes, neither OpenPGP data nor white space, follow the last armor block.
+    TrailingBytes(usize),
 }
+
+/// The marker error [`next_block`] ends with when bytes follow the last armor block that hold
+/// no other block: sequoia's armor reader skips text around armor blocks (as in a mail), so they
+/// would be ignored without a word.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} bytes after the last certificate")]
+struct TrailingBytes(usize);
 
 /// The marker error [`LimitedPackets`] ends with, told apart from sequoia's own by its type.
 #[derive(Debug, thiserror::Error)]
@@ -124,9 +141,14 @@ pub(super) fn read_certs(
         Err(e) => return Err(ReadCertsError::NotOpenPgp(e.to_string())),
     };
     Ok(CertParser::from_iter(LimitedPackets { next, count: 0 }).map(|cert| {
-        cert.map_err(|e| match e.downcast_ref::<PacketLimit>() {
-            Some(PacketLimit) => ReadCertsError::TooManyPackets,
-            None => ReadCertsError::NotOpenPgp(e.to_string()),
+        cert.map_err(|e| {
+            if let Some(TrailingBytes(count)) = e.downcast_ref::<TrailingBytes>() {
+                return ReadCertsError::TrailingBytes(*count);
+            }
+            match e.downcast_ref::<PacketLimit>() {
+                Some(PacketLimit) => ReadCertsError::TooManyPackets,
+                None => ReadCertsError::NotOpenPgp(e.to_string()),
+            }
         })
     }))
 }
@@ -173,14 +195,23 @@ impl Iterator for LimitedPackets<'_> {
 }
 
 /// A parser on what follows the armor block (or binary stream) that just ended, as `CertParser`
-/// looks for the next block; `None` at the end of the input.
+/// looks for the next block; `None` at the end of the input or where only white space is left,
+/// and a [`TrailingBytes`] error where other bytes are left that hold no further block.
 fn next_block(eof: PacketParserEOF<'_>) -> Option<sequoia_openpgp::Result<PacketParserResult<'_>>> {
-    match PacketParser::from_buffered_reader(eof.into_reader()) {
+    use sequoia_openpgp::parse::buffered_reader::BufferedReader as _;
+    let mut rest = eof.into_reader();
+    // The input is in memory (at most `MAX_BYTES`): what is left is looked at whole.
+    let left = match rest.data_eof() {
+        Ok(left) if left.iter().all(u8::is_ascii_whitespace) => return None,
+        Ok(left) => left.iter().skip_while(|b| b.is_ascii_whitespace()).count(),
+        Err(e) => return Some(Err(e.into())),
+    };
+    match PacketParser::from_buffered_reader(rest) {
         Err(e)
             if e.downcast_ref::<std::io::Error>()
                 .is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof) =>
         {
-            None
+            Some(Err(TrailingBytes(left).into()))
         }
         other => Some(other),
     }
@@ -203,6 +234,9 @@ impl OpenPgpCerts {
         let too_many = || OpenPgpCertsError::TooManyPackets { path: path.to_owned(), limit: MAX_PACKETS };
         let parser = read_certs(bytes).map_err(|e| match e {
             ReadCertsError::TooManyPackets => too_many(),
+            ReadCertsError::TrailingBytes(count) => {
+                OpenPgpCertsError::TrailingBytes { path: path.to_owned(), count }
+            }
             ReadCertsError::NotOpenPgp(reason) => not_openpgp(reason),
         })?;
         let mut certs: Vec<Cert> = Vec::new();
@@ -210,6 +244,9 @@ impl OpenPgpCerts {
         for (n, cert) in parser.enumerate() {
             let cert = cert.map_err(|e| match e {
                 ReadCertsError::TooManyPackets => too_many(),
+                ReadCertsError::TrailingBytes(count) => {
+                    OpenPgpCertsError::TrailingBytes { path: path.to_owned(), count }
+                }
                 ReadCertsError::NotOpenPgp(e) => {
                     not_openpgp(format!("certificate #{} does not parse: {e}", n + 1))
                 }
@@ -473,5 +510,33 @@ mod tests {
             assert!(err.starts_with(&format!("{} is not a usable OpenPGP key", key_file.display())), "{err}");
             assert!(err.contains(&says) && err.contains("--export-options export-minimal"), "{err}");
         }
+    }
+
+    #[test]
+    fn bytes_after_the_last_armored_certificate_or_key_are_refused_naming_the_file_and_white_space_is_not() {
+        let gpg = GnuPg::new();
+        let fpr = gpg.gen_key("Tj <tj@example.com>", "sign", "1y", None);
+        let (public, secret) = (gpg.export(&[&fpr]), gpg.export_secret(&fpr, true));
+        let path = Path::new("certs.asc");
+        for junk in [&b"\0"[..], b"\xff\xfe\x80\n", b"\n\nhello\n"] {
+            let bytes = [&public[..], junk].concat();
+            let count = junk.iter().skip_while(|b| b.is_ascii_whitespace()).count();
+            match OpenPgpCerts::parse(&bytes, path) {
+                Err(OpenPgpCertsError::TrailingBytes { count: c, .. }) => assert_eq!(c, count, "{junk:?}"),
+                other => panic!("{junk:?}: {:?}", other.map(|c| c.fingerprints())),
+            }
+            let err = single_cert_of(&[&secret[..], junk].concat()).expect_err("junk after a key");
+            assert!(err.contains(&format!("it holds {count} bytes after its key")), "{err}");
+        }
+        let spaced = [&public[..], b"\n \t\r\n", &public[..], b"\n\n"].concat();
+        assert_eq!(OpenPgpCerts::parse(&spaced, path).unwrap().fingerprints(), [fpr]);
+    }
+
+    /// The error of reading `bytes` as a signing key file, as text.
+    fn single_cert_of(bytes: &[u8]) -> Result<(), String> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("key.asc");
+        std::fs::write(&file, bytes).unwrap();
+        OpenPgpSigner::from_key_file_with_passphrase(&file, None).map(|_| ()).map_err(|e| e.to_string())
     }
 }

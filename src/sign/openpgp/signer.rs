@@ -346,6 +346,9 @@ fn single_cert(bytes: &[u8], path: &Path) -> Result<Cert, OpenPgpSignError> {
             "it holds more than {MAX_PACKETS} OpenPGP packets, more than any key needs, so it is refused; export the key alone with `--export-options export-minimal`"
         )),
         ReadCertsError::NotOpenPgp(reason) => not_a_key(reason),
+        ReadCertsError::TrailingBytes(count) => not_a_key(format!(
+            "it holds {count} bytes after its key that are not OpenPGP data; remove them, or export the key again with `gpg --export-secret-keys --armor <fingerprint>`"
+        )),
     };
     let certs = read_certs(bytes).map_err(reason)?.collect::<Result<Vec<Cert>, _>>().map_err(reason)?;
     match <[Cert; 1]>::try_from(certs) {

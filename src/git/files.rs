@@ -1,0 +1,343 @@
+//! The files gix opens for speccoder, looked at before gix opens them: git's configuration, the
+//! repository's packed references and index, and the attributes files of a path it converts.
+//!
+//! gix opens these blocking and reads them whole, so a FIFO there would stop a command forever
+//! and a device (`/dev/zero`) would be read until memory runs out. Each is looked at with `stat`
+//! (never opened): it must be absent or a regular file of at most a bound; anything else is
+//! refused, naming the file. The look and gix's open are two steps: a file swapped in between
+//! them is not caught (these are files of the user's own machine, not of a repository's history).
+//! Files a configuration includes (`include.path`, `includeIf`) are gix's to read, and are not
+//! looked at here.
+
+use std::path::{Path, PathBuf};
+
+use gix::bstr::{BStr, ByteSlice};
+
+use super::error::GitError;
+use super::repo::{OBJECT_SIZE_LIMIT, Repo};
+
+/// The largest configuration or attributes file read: the bound of `speccoder.toml`
+/// ([`crate::model::policy::CONFIG_MAX_BYTES`], 1 MiB), far above any real one.
+pub const SETTINGS_FILE_LIMIT: u64 = crate::model::policy::CONFIG_MAX_BYTES as u64;
+
+/// The largest index or `packed-refs` file read: [`OBJECT_SIZE_LIMIT`], as for an object.
+const REPOSITORY_FILE_LIMIT: u64 = OBJECT_SIZE_LIMIT as u64;
+
+/// What a file is to git, for the refusal's words and its exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GitFile {
+    /// A configuration file of the user or the system (`GIT_CONFIG_GLOBAL`, `~/.gitconfig`,
+    /// `$XDG_CONFIG_HOME/git/config`, the system's).
+    UserConfig,
+    /// The repository's own configuration (`config`, `config.worktree`).
+    RepositoryConfig,
+    /// The `commondir` file of a linked work tree.
+    CommonDir,
+    /// The repository's `packed-refs`.
+    PackedRefs,
+    /// The index.
+    Index,
+    /// An attributes file (`.gitattributes`, `info/attributes`, `core.attributesFile`, the
+    /// system's).
+    Attributes,
+}
+
+impl GitFile {
+    /// What the file is, in a few words.
+    #[must_use]
+    pub fn what(self) -> &'static str {
+        match self {
+            GitFile::UserConfig => "the git configuration file",
+            GitFile::RepositoryConfig => "the repository's git configuration",
+            GitFile::CommonDir => "the work tree's `commondir` file",
+            GitFile::PackedRefs => "the repository's packed references",
+            GitFile::Index => "the index",
+            GitFile::Attributes => "the git attributes file",
+        }
+    }
+
+    /// What to do about it.
+    #[must_use]
+    pub fn remedy(self) -> &'static str {
+        match self {
+            GitFile::UserConfig => {
+                "put a regular file there or remove it (or point GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM at one, or set GIT_CONFIG_NOSYSTEM=1)"
+            }
+            GitFile::RepositoryConfig | GitFile::CommonDir | GitFile::PackedRefs => {
+                "put the regular file git wrote back in its place"
+            }
+            GitFile::Index => "remove it and run `git reset` to rebuild it from HEAD",
+            GitFile::Attributes => "put a regular file there or remove it",
+        }
+    }
+
+    /// The exit class of its refusal: the repository's own files are its state, the user's and
+    /// the attributes files configuration.
+    #[must_use]
+    pub fn class(self) -> crate::exit::Class {
+        match self {
+            GitFile::RepositoryConfig | GitFile::CommonDir | GitFile::PackedRefs | GitFile::Index => {
+                crate::exit::Class::GitPrecondition
+            }
+            GitFile::UserConfig | GitFile::Attributes => crate::exit::Class::Config,
+        }
+    }
+}
+
+/// How a symbolic link at the path is taken.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Links {
+    /// Followed to what it names (git follows it for its configuration, index, `packed-refs`
+    /// and the attributes files outside the work tree).
+    Follow,
+    /// Taken as no file at all (git and gix never read a `.gitattributes` of the work tree
+    /// through a link).
+    Absent,
+}
+
+/// Whether the file at `path` is absent or a regular file of at most `max` bytes.
+///
+/// # Errors
+/// [`GitError::UnusableFile`] naming the file, what it is and why it was not read.
+fn check(path: &Path, file: GitFile, links: Links, max: u64) -> Result<(), GitError> {
+    let looked = match links {
+        Links::Follow => std::fs::metadata(path),
+        Links::Absent => std::fs::symlink_metadata(path),
+    };
+    let refuse = |reason: String| GitError::UnusableFile {
+        path: std::path::absolute(path).unwrap_or_else(|_| path.to_owned()),
+        file,
+        reason,
+    };
+    let meta = match looked {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        // A path through a regular file (`ENOTDIR`) names nothing, as for git.
+        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => return Ok(()),
+        Err(e) => return Err(refuse(format!("it cannot be looked at ({e})"))),
+    };
+    if links == Links::Absent && meta.file_type().is_symlink() {
+        return Ok(());
+    }
+    if !meta.is_file() {
+        return Err(refuse(format!(
+            "it is a {}, not a regular file",
+            crate::input::kind_of(&meta.file_type())
+        )));
+    }
+    if meta.len() > max {
+        return Err(refuse(format!("it holds {} bytes, more than the {max} speccoder reads", meta.len())));
+    }
+    Ok(())
+}
+
+/// Looks at the files gix reads when it opens the repository git would use from `dir`, before
+/// it opens them: the system's, the user's and the repository's configuration, a linked work
+/// tree's `commondir`, `packed-refs` and the index (`GIT_INDEX_FILE` when set). Each must be
+/// absent or a regular file (through links, as git reads them) of a bounded size. A repository
+/// that is not found is left to gix to say so.
+///
+/// # Errors
+/// [`GitError::UnusableFile`] for the first file that is not.
+pub(super) fn check_before_open(dir: &Path) -> Result<(), GitError> {
+    for path in user_config_paths() {
+        check(&path, GitFile::UserConfig, Links::Follow, SETTINGS_FILE_LIMIT)?;
+    }
+    let Some(git_dir) = git_dir_of(dir) else { return Ok(()) };
+    let commondir = git_dir.join("commondir");
+    check(&commondir, GitFile::CommonDir, Links::Follow, SETTINGS_FILE_LIMIT)?;
+    let common = crate::input::read_regular_through_links(&commondir, SETTINGS_FILE_LIMIT)
+        .ok()
+        .and_then(|bytes| bytes.trim().to_path().ok().map(|p| git_dir.join(p)))
+        .unwrap_or_else(|| git_dir.clone());
+    let index = std::env::var_os("GIT_INDEX_FILE").map_or_else(|| git_dir.join("index"), PathBuf::from);
+    for (path, file, max) in [
+        (common.join("config"), GitFile::RepositoryConfig, SETTINGS_FILE_LIMIT),
+        (git_dir.join("config.worktree"), GitFile::RepositoryConfig, SETTINGS_FILE_LIMIT),
+        (common.join("packed-refs"), GitFile::PackedRefs, REPOSITORY_FILE_LIMIT),
+        (index, GitFile::Index, REPOSITORY_FILE_LIMIT),
+    ] {
+        check(&path, file, Links::Follow, max)?;
+    }
+    Ok(())
+}
+
+/// The configuration files of the system and the user that gix reads, as gix names them.
+fn user_config_paths() -> Vec<PathBuf> {
+    use gix::config::Source;
+    let mut paths: Vec<PathBuf> = [Source::GitInstallation, Source::System, Source::Git, Source::User]
+        .into_iter()
+        .filter_map(|source| source.storage_location(&mut |name| std::env::var_os(name)))
+        .collect();
+    paths.dedup();
+    paths
+}
+
+/// The git directory of the repository gix will open from `dir` (`GIT_DIR`, else searching
+/// upwards as [`Repo::discover_to_read`] searches), or `None` when none is found.
+fn git_dir_of(dir: &Path) -> Option<PathBuf> {
+    if let Some(git_dir) = std::env::var_os("GIT_DIR").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(git_dir));
+    }
+    let mut options = discovery().apply_environment();
+    if let Some(across) = std::env::var_os("GIT_DISCOVERY_ACROSS_FILESYSTEM")
+        .and_then(|v| gix::config::Boolean::try_from(v.as_encoded_bytes().as_bstr()).ok())
+    {
+        options.cross_fs = across.0;
+    }
+    let (found, _) = gix::discover::upwards_opts(dir, options).ok()?;
+    Some(found.into_repository_and_work_tree_directories().0)
+}
+
+/// How the repository is searched for upwards: git ignores ceiling directories that do not
+/// contain the directory it starts from. gix adds the environment's (`GIT_CEILING_DIRECTORIES`,
+/// `GIT_DISCOVERY_ACROSS_FILESYSTEM`) when it opens the repository; [`git_dir_of`] adds them
+/// as gix adds them.
+pub(super) fn discovery() -> gix::discover::upwards::Options<'static> {
+    gix::discover::upwards::Options { match_ceiling_dir_or_error: false, ..Default::default() }
+}
+
+/// Looks at the attributes files gix's filter pipeline reads for `path` (repository-relative,
+/// `/`-separated), before it reads them: the system's and the user's (`core.attributesFile`),
+/// `info/attributes`, and the `.gitattributes` of the work tree's root and of each directory on
+/// the way to `path`, or, where the work tree has none, the one `index` stages. Each must be
+/// absent or a regular file of at most [`SETTINGS_FILE_LIMIT`] bytes; a `.gitattributes` of the
+/// work tree that is a symbolic link is taken as none, as git takes it.
+///
+/// # Errors
+/// [`GitError::UnusableFile`] for the first that is not; [`GitError::Gix`] when gix cannot say
+/// where `core.attributesFile` is.
+pub(super) fn check_attributes(repo: &Repo, index: &gix::index::State, path: &str) -> Result<(), GitError> {
+    let inner = &repo.inner;
+    let globals = inner.attribute_global_paths().map_err(|source| GitError::Gix {
+        action: "find the attributes files of `core.attributesFile`".to_owned(),
+        source,
+    })?;
+    let info = inner.current_dir().join(inner.common_dir()).join("info").join("attributes");
+    for global in globals.iter().chain([&info]) {
+        check(global, GitFile::Attributes, Links::Follow, SETTINGS_FILE_LIMIT)?;
+    }
+    // gix reads the `.gitattributes` of each directory from the root down to the path's own.
+    let parts: Vec<&str> = path.split('/').collect();
+    for depth in 0..parts.len() {
+        let relative = match depth {
+            0 => ".gitattributes".to_owned(),
+            _ => format!("{}/.gitattributes", parts[..depth].join("/")),
+        };
+        check_in_tree(repo, index, &relative)?;
+    }
+    Ok(())
+}
+
+/// Looks at the `.gitattributes` at `relative` gix reads: the work tree's, else the staged one
+/// (gix takes a link or a directory there as none, and reads the staged blob instead).
+fn check_in_tree(repo: &Repo, index: &gix::index::State, relative: &str) -> Result<(), GitError> {
+    if let Some(workdir) = repo.workdir() {
+        let on_disk = workdir.join(relative);
+        check(&on_disk, GitFile::Attributes, Links::Absent, SETTINGS_FILE_LIMIT)?;
+        if std::fs::symlink_metadata(&on_disk).is_ok_and(|meta| meta.is_file()) {
+            return Ok(());
+        }
+    }
+    let staged: &BStr = relative.as_bytes().as_bstr();
+    let Some(entry) = index.entry_by_path(staged) else { return Ok(()) };
+    let size = repo.object_size(entry.id)?;
+    if size > SETTINGS_FILE_LIMIT {
+        return Err(GitError::UnusableFile {
+            path: PathBuf::from(relative),
+            file: GitFile::Attributes,
+            reason: format!(
+                "the staged blob {} holds {size} bytes, more than the {SETTINGS_FILE_LIMIT} speccoder reads",
+                entry.id
+            ),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::exit::{Class, ExitClass as _};
+    use crate::git::test_support::Fixture;
+    use crate::git::{GitError, GitFile};
+
+    /// `specs/x/tasks.md` converted into git's form, as `attest` converts it under the index lock.
+    fn to_git(fixture: &Fixture) -> Result<Vec<u8>, GitError> {
+        fixture.repo().lock_index()?.to_git_form("specs/x/tasks.md", b"- [ ] T001 a\n")
+    }
+
+    /// The attributes file a refusal names, and why, or the refusal's class is not configuration.
+    #[track_caller]
+    fn refused(result: Result<Vec<u8>, GitError>) -> (String, String) {
+        let err = result.expect_err("the attributes file is refused");
+        assert_eq!(err.class(), Class::Config, "{err}");
+        match err {
+            GitError::UnusableFile { path, file: GitFile::Attributes, reason } => {
+                (path.to_string_lossy().into_owned(), reason)
+            }
+            other => panic!("{other}"),
+        }
+    }
+
+    fn mkfifo(path: &Path) {
+        assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success());
+    }
+
+    fn fixture() -> Fixture {
+        let fixture = Fixture::new();
+        fixture.commit_file("specs/x/tasks.md", "- [ ] T001 a\n", "init");
+        fixture
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_a_device_or_a_long_attributes_file_is_refused_before_the_pipeline_reads_it() {
+        let fixture = fixture();
+        let in_unit = fixture.path().join("specs/.gitattributes");
+        mkfifo(&in_unit);
+        let (path, reason) = refused(to_git(&fixture));
+        assert!(path.ends_with("specs/.gitattributes") && reason.contains("FIFO"), "{path}: {reason}");
+        std::fs::remove_file(&in_unit).unwrap();
+
+        let info = fixture.path().join(".git/info/attributes");
+        std::fs::create_dir_all(info.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &info).unwrap();
+        let (path, reason) = refused(to_git(&fixture));
+        assert!(path.ends_with(".git/info/attributes") && reason.contains("device"), "{path}: {reason}");
+        std::fs::remove_file(&info).unwrap();
+
+        let configured = fixture.path().join("../attributes.fifo");
+        mkfifo(&configured);
+        fixture.git(&["config", "core.attributesFile", configured.to_str().unwrap()]);
+        let (path, reason) = refused(to_git(&fixture));
+        assert!(path.ends_with("attributes.fifo") && reason.contains("FIFO"), "{path}: {reason}");
+        fixture.git(&["config", "--unset", "core.attributesFile"]);
+
+        let top = fixture.path().join(".gitattributes");
+        std::fs::File::create(&top).unwrap().set_len(super::SETTINGS_FILE_LIMIT + 1).unwrap();
+        let (path, reason) = refused(to_git(&fixture));
+        assert!(path.ends_with("/.gitattributes") && reason.contains("1048577 bytes"), "{path}: {reason}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_long_staged_attributes_file_the_work_tree_lacks_is_refused_and_a_linked_one_is_none() {
+        let fixture = fixture();
+        let mut long = b"*.md text\n".repeat(usize::try_from(super::SETTINGS_FILE_LIMIT / 10).unwrap());
+        long.extend_from_slice(b"*.md text\n");
+        fixture.commit_file("specs/.gitattributes", &long, "attributes");
+        std::fs::remove_file(fixture.path().join("specs/.gitattributes")).unwrap();
+        let (path, reason) = refused(to_git(&fixture));
+        assert_eq!(path, "specs/.gitattributes");
+        assert!(reason.starts_with("the staged blob") && reason.contains("1048580 bytes"), "{reason}");
+        fixture.git(&["rm", "-q", "--cached", "specs/.gitattributes"]);
+
+        // git reads no `.gitattributes` of the work tree through a link, and neither does gix.
+        let fifo = fixture.path().join("../elsewhere.fifo");
+        mkfifo(&fifo);
+        std::os::unix::fs::symlink(&fifo, fixture.path().join("specs/x/.gitattributes")).unwrap();
+        assert_eq!(to_git(&fixture).unwrap(), b"- [ ] T001 a\n");
+    }
+}
