@@ -119,6 +119,11 @@ fn check(path: &Path, file: GitFile, links: Links, max: u64) -> Result<(), GitEr
     if links == Links::Absent && meta.file_type().is_symlink() {
         return Ok(());
     }
+    // `/dev/null` reads as empty, for git as for gix: the usual way to name no file at all
+    // (`GIT_CONFIG_GLOBAL=/dev/null`, `core.attributesFile=/dev/null`).
+    if is_dev_null(&meta) {
+        return Ok(());
+    }
     if !meta.is_file() {
         return Err(refuse(format!(
             "it is a {}, not a regular file",
@@ -129,6 +134,21 @@ fn check(path: &Path, file: GitFile, links: Links, max: u64) -> Result<(), GitEr
         return Err(refuse(format!("it holds {} bytes, more than the {max} speccoder reads", meta.len())));
     }
     Ok(())
+}
+
+/// Whether `meta` is that of `/dev/null` (the same character device, under whatever name).
+fn is_dev_null(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
+        meta.file_type().is_char_device()
+            && std::fs::metadata("/dev/null").is_ok_and(|null| null.rdev() == meta.rdev())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
 }
 
 /// Looks at the files gix reads when it opens the repository git would use from `dir`, before
@@ -313,6 +333,11 @@ mod tests {
         fixture.git(&["config", "core.attributesFile", configured.to_str().unwrap()]);
         let (path, reason) = refused(to_git(&fixture));
         assert!(path.ends_with("attributes.fifo") && reason.contains("FIFO"), "{path}: {reason}");
+        fixture.git(&["config", "--unset", "core.attributesFile"]);
+
+        // `/dev/null`, the usual way to name no file, is read as the empty file it is.
+        fixture.git(&["config", "core.attributesFile", "/dev/null"]);
+        assert_eq!(to_git(&fixture).unwrap(), b"- [ ] T001 a\n");
         fixture.git(&["config", "--unset", "core.attributesFile"]);
 
         let top = fixture.path().join(".gitattributes");

@@ -299,6 +299,9 @@ fn a_git_configuration_that_is_a_fifo_a_device_or_too_long_is_refused_naming_it_
         let names = format!("the git configuration file {} is not read: {says}", global.display());
         assert!(out.stderr.contains(&names) && out.stderr.contains("GIT_CONFIG_GLOBAL"), "{out}");
     }
+    // `/dev/null` is how a person or a CI job names no configuration at all: read as empty.
+    let out = speccoder_env(&p, &p.root, &[("GIT_CONFIG_GLOBAL", Path::new("/dev/null"))], &verify);
+    assert_eq!(out.code(), Some(0), "{out}");
     // Without GIT_CONFIG_GLOBAL, ~/.gitconfig and $XDG_CONFIG_HOME/git/config are git's.
     for user in [p.home.join(".gitconfig"), p.home.join(".config/git/config")] {
         std::fs::create_dir_all(user.parent().unwrap()).unwrap();
