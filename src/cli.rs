@@ -178,10 +178,12 @@ pub enum HooksSub {
     /// that the file names no one's own path. The hook is marked as speccoder's by its second
     /// line: installing again replaces it (and makes it executable again), and a hook that
     /// speccoder did not write is never overwritten (add the line `speccoder attest carry
-    /// --rewritten` to it yourself).
+    /// --rewritten` to it yourself); what is no hook file there (a directory, a FIFO, a link to
+    /// nothing) is named, to be removed.
     ///
     /// Exit codes: 0 installed, updated or unchanged; 14 a `post-rewrite` hook speccoder did not
-    /// write, a hooks path that is not a directory or cannot be written; 1 internal error.
+    /// write or something that is no hook file at its path, a hooks path that is not a directory
+    /// or cannot be written; 1 internal error.
     Install(HooksInstallArgs),
 }
 
