@@ -82,6 +82,10 @@ impl Repo {
     pub fn lock_index(&self) -> Result<LockedIndex<'_>, GitError> {
         let workdir = self.require_workdir()?.to_owned();
         let index_path = self.index_path();
+        // An interrupt waits until the lock is taken and registered for removal (or given up): one
+        // delivered in between would leave it behind. A lock held by another is waited for, as
+        // below, a few seconds at most.
+        let held = super::HeldSignals::hold();
         let lock = gix::lock::File::acquire_to_update_resource(
             &index_path,
             gix::lock::acquire::Fail::AfterDurationWithBackoff(LOCK_WAIT),
@@ -98,6 +102,7 @@ impl Repo {
                 GitError::Gix { action: format!("lock the index {}", index_path.display()), source }
             }
         })?;
+        drop(held);
         let index = if index_path.exists() {
             self.inner.open_index().map_err(|e| GitError::IndexUnreadable {
                 path: std::path::absolute(&index_path).unwrap_or(index_path.clone()),

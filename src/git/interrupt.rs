@@ -3,10 +3,12 @@
 //!
 //! gix removes every lock file it registered when such a signal arrives, then ends the process
 //! as the signal would have ([`remove_locks_on_interrupt`]). That is right before a command has
-//! changed anything, and wrong once it has moved a branch: `index.lock` removed, the index still
-//! without the tick, and the next `git commit` would take the tick back. [`HeldSignals`] keeps the
-//! signals pending on the writing thread from the reference update until the index is written,
-//! so that an interrupt there ends the command only once the tick is whole.
+//! changed anything, and wrong in two places. Once it has moved a branch: `index.lock` removed,
+//! the index still without the tick, and the next `git commit` would take the tick back. And while
+//! gix creates a lock file, which it registers for removal only once it is created: a signal in
+//! between leaves the lock behind. [`HeldSignals`] keeps the signals pending on the writing thread
+//! around both: each reference transaction and the taking of the index lock, and a tick's
+//! reference update until its index is written.
 
 /// Has gix remove its lock files (`index.lock`, a reference's `.lock`) when the process is
 /// interrupted (SIGINT, SIGTERM, SIGQUIT), then end as the signal would have, as git does: a

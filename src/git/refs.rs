@@ -230,6 +230,9 @@ impl Repo {
     /// Apply `edits` as one transaction: every reference is locked and checked against its
     /// expected value before any of them moves.
     pub(crate) fn edit_refs(&self, edits: impl IntoIterator<Item = RefEdit>) -> Result<(), gix::Error> {
+        // An interrupt waits for the transaction: delivered while gix creates a lock file, before
+        // the lock is registered for removal, it would leave that lock behind.
+        let _held = super::HeldSignals::hold();
         let committer = self.reflog_signature();
         let mut time = gix::date::parse::TimeBuf::default();
         self.inner.edit_references_as(edits, Some(committer.to_ref(&mut time))).map(drop)
