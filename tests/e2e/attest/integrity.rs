@@ -234,29 +234,81 @@ fn strace_works() -> bool {
         .is_ok_and(|status| status.success())
 }
 
-/// The renames `speccoder attest` of [`T005`] makes in `s`'s repository, in order, as `strace`
-/// shows each, from a run in a copy of the repository, which is dropped after.
+/// The system calls of `calls` (strace's `trace=` list) that `speccoder attest` of [`T005`]
+/// makes in `s`'s repository, in order, as `strace` shows each, from a run in a copy of the
+/// repository, which is dropped after.
 #[cfg(target_os = "linux")]
-fn renames_of_an_attest(s: &Setup) -> Vec<String> {
+fn calls_of_an_attest(s: &Setup, calls: &str) -> Vec<String> {
     let p = &s.project;
     let copy = p.scratch.join("dry-run");
     common::copy_dir(&p.root, &copy);
     let trace = p.scratch.join("dry-run.trace");
-    let key = s.key.private.to_str().unwrap();
-    let args = ["-f", "-o", trace.to_str().unwrap(), "-e", "trace=rename,renameat,renameat2"];
+    let filter = format!("trace={calls}");
+    let args = ["-f", "-o", trace.to_str().unwrap(), "-e", filter.as_str()];
     let mut cmd = common::binary_command(std::path::Path::new("strace"), &copy, &p.home, &args);
-    cmd.arg(common::speccoder_bin()).args([
-        "attest",
-        T005,
-        "--evidence",
-        s.evidence.to_str().unwrap(),
-        "--key",
-        key,
-    ]);
+    cmd.arg(common::speccoder_bin()).args(attest_args(s));
     common::run(cmd).success();
     std::fs::remove_dir_all(&copy).unwrap();
     let traced = std::fs::read_to_string(&trace).unwrap();
-    traced.lines().filter(|l| l.contains("rename")).map(str::to_owned).collect()
+    let name = calls.split(',').next().unwrap_or(calls);
+    traced.lines().filter(|l| l.contains(name)).map(str::to_owned).collect()
+}
+
+/// `attest T005 --evidence … --key …`, signed with `s`'s key.
+fn attest_args(s: &Setup) -> Vec<String> {
+    let (evidence, key) = (s.evidence.to_str().unwrap(), s.key.private.to_str().unwrap());
+    ["attest", T005, "--evidence", evidence, "--key", key].map(str::to_owned).to_vec()
+}
+
+/// `speccoder attest` of [`T005`] in `s`'s repository under `strace`, which delivers `signal` at
+/// the `when`-th of the system calls `calls`.
+#[cfg(target_os = "linux")]
+fn attest_interrupted(s: &Setup, calls: &str, signal: &str, when: usize) -> common::Run {
+    let p = &s.project;
+    let (filter, inject) = (format!("trace={calls}"), format!("inject={calls}:signal={signal}:when={when}"));
+    let args = ["-f", "-o", "/dev/null", "-e", filter.as_str(), "-e", inject.as_str()];
+    let mut cmd = common::binary_command(std::path::Path::new("strace"), &p.root, &p.home, &args);
+    cmd.arg(common::speccoder_bin()).args(attest_args(s));
+    common::run(cmd)
+}
+
+/// Every lock file below the git directory of `s`'s repository.
+fn lock_files(s: &Setup) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![s.project.root.join(".git")];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if entry.file_type().unwrap().is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "lock") {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+/// An interrupt delivered as a reference's lock file is created (strace delivers it at the
+/// `openat` that creates it) leaves no lock behind, and the next run is not stopped by one.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupt_as_a_reference_lock_is_created_leaves_no_lock_behind() {
+    if !strace_works() {
+        eprintln!("SKIPPED: strace cannot trace here, so no signal can be delivered at a lock's creation");
+        return;
+    }
+    for lock in ["refs/notes/speccoder.lock", "HEAD.lock", "refs/heads/main.lock"] {
+        let s = Setup::speckit(Evidence::Verified);
+        let opens = calls_of_an_attest(&s, "openat");
+        let at = 1 + opens
+            .iter()
+            .position(|o| o.contains(&format!("{lock}\"")))
+            .unwrap_or_else(|| panic!("{lock} is never opened: {opens:#?}"));
+        let out = attest_interrupted(&s, "openat", "INT", at);
+        assert_ne!(out.code(), Some(0), "{lock}: {out}");
+        assert_eq!(lock_files(&s), Vec::<String>::new(), "{lock}: {out}");
+    }
 }
 
 /// An interrupt that arrives as the branch moves (Ctrl-C, `SIGTERM`, `SIGQUIT`, delivered by
@@ -273,24 +325,12 @@ fn an_interrupt_as_the_branch_moves_ends_the_command_only_once_the_tick_is_whole
     for signal in ["INT", "TERM", "QUIT"] {
         let s = Setup::speckit(Evidence::Verified);
         let p = &s.project;
-        let renames = renames_of_an_attest(&s);
+        let renames = calls_of_an_attest(&s, "rename,renameat,renameat2");
         let at = 1 + renames
             .iter()
             .position(|r| r.contains(".git/refs/heads/main\")"))
             .unwrap_or_else(|| panic!("no rename moves the branch: {renames:#?}"));
-        let inject = format!("inject=rename,renameat,renameat2:signal={signal}:when={at}");
-        let key = s.key.private.to_str().unwrap();
-        let args = ["-f", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2", "-e", &inject];
-        let mut cmd = common::binary_command(std::path::Path::new("strace"), &p.root, &p.home, &args);
-        cmd.arg(common::speccoder_bin()).args([
-            "attest",
-            T005,
-            "--evidence",
-            s.evidence.to_str().unwrap(),
-            "--key",
-            key,
-        ]);
-        let out = common::run(cmd);
+        let out = attest_interrupted(&s, "rename,renameat,renameat2", signal, at);
         assert_ne!(out.code(), Some(0), "SIG{signal} ended the command: {out}");
         assert_eq!(
             p.git(&["status", "--porcelain"]),
