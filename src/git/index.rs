@@ -21,6 +21,9 @@ use super::worktree::{self, AsRead, Written};
 /// reference's lock file that nobody changes meanwhile ([`super::refs`]).
 pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(5);
 
+/// How often a taken `index.lock` is tried again while it is waited for.
+const LOCK_POLL: Duration = Duration::from_millis(50);
+
 /// The index of a work tree, locked (`index.lock` exists and is ours) from the moment it was read
 /// until [`LockedIndex::stage_and_commit`] puts the new index in place or the value is dropped
 /// (then the lock is removed and the index is left as it was). While it is held, no other git or
@@ -82,27 +85,7 @@ impl Repo {
     pub fn lock_index(&self) -> Result<LockedIndex<'_>, GitError> {
         let workdir = self.require_workdir()?.to_owned();
         let index_path = self.index_path();
-        // An interrupt waits until the lock is taken and registered for removal (or given up): one
-        // delivered in between would leave it behind. A lock held by another is waited for, as
-        // below, a few seconds at most.
-        let held = super::HeldSignals::hold();
-        let lock = gix::lock::File::acquire_to_update_resource(
-            &index_path,
-            gix::lock::acquire::Fail::AfterDurationWithBackoff(LOCK_WAIT),
-            None,
-            0,
-        )
-        .map_err(|source| {
-            if source.is_retryable() {
-                GitError::IndexLocked {
-                    path: std::path::absolute(&index_path).unwrap_or(index_path.clone()),
-                    others: self.writer_ref_locks(),
-                }
-            } else {
-                GitError::Gix { action: format!("lock the index {}", index_path.display()), source }
-            }
-        })?;
-        drop(held);
+        let lock = self.take_index_lock(&index_path)?;
         let index = if index_path.exists() {
             self.inner.open_index().map_err(|e| GitError::IndexUnreadable {
                 path: std::path::absolute(&index_path).unwrap_or(index_path.clone()),
@@ -112,6 +95,46 @@ impl Repo {
             gix::index::File::from_state(gix::index::State::new(self.object_hash()), index_path)
         };
         Ok(LockedIndex { repo: self, workdir, lock, index })
+    }
+
+    /// `index.lock`, taken as git takes it, tried every [`LOCK_POLL`] for [`LOCK_WAIT`]. Each try
+    /// runs with the interrupts held ([`super::HeldSignals`]): one delivered while gix creates the
+    /// lock file, before it registers it for removal, would leave it behind. Between tries an
+    /// interrupt ends the command at once.
+    ///
+    /// # Errors
+    /// [`GitError::IndexLocked`] when the lock stays taken, or the lock cannot be made.
+    fn take_index_lock(&self, index_path: &Path) -> Result<gix::lock::File, GitError> {
+        let started = std::time::Instant::now();
+        loop {
+            let tried = {
+                let _held = super::HeldSignals::hold();
+                gix::lock::File::acquire_to_update_resource(
+                    index_path,
+                    gix::lock::acquire::Fail::Immediately,
+                    None,
+                    0,
+                )
+            };
+            match tried {
+                Ok(lock) => return Ok(lock),
+                Err(source) if source.is_retryable() && started.elapsed() < LOCK_WAIT => {
+                    std::thread::sleep(LOCK_POLL);
+                }
+                Err(source) if source.is_retryable() => {
+                    return Err(GitError::IndexLocked {
+                        path: std::path::absolute(index_path).unwrap_or(index_path.to_owned()),
+                        others: self.writer_ref_locks(),
+                    });
+                }
+                Err(source) => {
+                    return Err(GitError::Gix {
+                        action: format!("lock the index {}", index_path.display()),
+                        source,
+                    });
+                }
+            }
+        }
     }
 
     /// Write a tree holding exactly `files` as regular (non-executable) files, whatever the index
