@@ -21,7 +21,7 @@
 //! a moved main, a reorder, a reword or commits inserted keep it; a dropped, squashed or amended
 //! earlier commit does not.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use gix::ObjectId;
 use sha2::{Digest as _, Sha256};
@@ -29,8 +29,12 @@ use sha2::{Digest as _, Sha256};
 use crate::git::{Commit, GitError, PatchLine, Repo};
 use crate::spec;
 
-/// The most commits a series ([`series_gap`]) is walked to: beyond, it is not compared.
+/// The most commits of the old task commit's series ([`series_gap`]): beyond, it is not compared.
 pub const MAX_SERIES: usize = 5_000;
+
+/// The most commits of the new task commit's side that are walked for partners: a main that
+/// moved by this many commits since the branch forked is compared no further.
+pub const MAX_NEW_SIDE: usize = 200_000;
 
 /// What the new task commit's series lacks of the old one's ([`series_gap`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,44 +46,87 @@ pub enum SeriesGap {
         /// Its subject line, as stored (repository text: quote it).
         subject: String,
     },
-    /// The series of `tip` holds more than [`MAX_SERIES`] commits.
+    /// The old task commit's series holds more than [`MAX_SERIES`] commits, or the new one's
+    /// side more than [`MAX_NEW_SIDE`].
     TooLong {
         /// The task commit whose series it is.
         tip: ObjectId,
+        /// The bound it passed.
+        most: usize,
     },
 }
 
 /// What `new`'s history lacks of the changes `old`'s held, `None` when nothing (see the module
 /// documentation): the old series is the non-merge commits of `old`'s history that `new`'s does
-/// not hold, `old` aside, and the new series the same the other way round, `new` aside. A commit
-/// with an empty change changes no tree, and needs no partner.
+/// not hold, `old` aside, and the new side the same the other way round, `new` aside. Each old
+/// commit needs a partner of its own: a commit of the new side with the same change, read without
+/// the line numbers its hunks start at (as `git cherry` reads patches: a main that moved the lines
+/// above them moves the hunks, not the change). A commit with an empty change changes no tree,
+/// and needs no partner. The new side is read nearest `new` first, in widening chunks, since a
+/// rebased series lies just below its task commit.
 ///
 /// # Errors
 /// The history cannot be walked, or git cannot produce the patches.
 pub fn series_gap(repo: &Repo, old: &Commit, new: &Commit) -> Result<Option<SeriesGap>, GitError> {
-    let Some(old_series) = series(repo, old, new)? else {
-        return Ok(Some(SeriesGap::TooLong { tip: old.id }));
+    let Some(old_series) = series(repo, old, new, MAX_SERIES)? else {
+        return Ok(Some(SeriesGap::TooLong { tip: old.id, most: MAX_SERIES }));
     };
-    if old_series.is_empty() {
+    let old_ids = series_ids(repo, &old_series.iter().collect::<Vec<_>>())?;
+    // Each change the old series holds, as many times as it holds it.
+    let mut wanted: HashMap<String, usize> = HashMap::new();
+    for id in old_ids.iter().flatten() {
+        *wanted.entry(id.clone()).or_default() += 1;
+    }
+    if wanted.is_empty() {
         return Ok(None);
     }
-    let Some(new_series) = series(repo, new, old)? else {
-        return Ok(Some(SeriesGap::TooLong { tip: new.id }));
+    let Some(new_side) = series(repo, new, old, MAX_NEW_SIDE)? else {
+        return Ok(Some(SeriesGap::TooLong { tip: new.id, most: MAX_NEW_SIDE }));
     };
-    let both: Vec<&Commit> = old_series.iter().chain(&new_series).collect();
-    let ids = change_ids(repo, &both)?;
-    let (old_ids, new_ids) = ids.split_at(old_series.len());
-    let held: HashSet<&String> = new_ids.iter().flatten().collect();
-    // The walk gives the newest first; the oldest missing commit is named.
+    let mut partners = partners(repo, &new_side, &wanted, 2 * old_series.len())?;
+    // Partners go to the oldest commits of a change first; the oldest commit left without one is
+    // named (the walk gives the newest first).
+    let mut unpaired = |id: &String| match partners.get_mut(id) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            false
+        }
+        _ => true,
+    };
     let missing =
-        old_series.iter().zip(old_ids).rev().find(|(_, id)| id.as_ref().is_some_and(|id| !held.contains(id)));
+        old_series.iter().zip(&old_ids).rev().find(|(_, id)| id.as_ref().is_some_and(&mut unpaired));
     Ok(missing.map(|(c, _)| SeriesGap::Missing { id: c.id, subject: c.subject().to_owned() }))
 }
 
+/// How many commits of `new_side` have each change `wanted` counts, at most as many as it
+/// counts: read nearest the new task commit first, `first` commits and then twice as many each
+/// time, until every change has its partners or the side is read whole.
+fn partners(
+    repo: &Repo,
+    new_side: &[Commit],
+    wanted: &HashMap<String, usize>,
+    first: usize,
+) -> Result<HashMap<String, usize>, GitError> {
+    let mut found: HashMap<String, usize> = HashMap::new();
+    let short = |found: &HashMap<String, usize>| wanted.iter().any(|(id, n)| found.get(id).unwrap_or(&0) < n);
+    let mut read = 0;
+    while read < new_side.len() && short(&found) {
+        let chunk: Vec<&Commit> = new_side[read..].iter().take(first.max(read).max(1)).collect();
+        read += chunk.len();
+        for id in series_ids(repo, &chunk)?.into_iter().flatten() {
+            if let Some(most) = wanted.get(&id) {
+                let n = found.entry(id).or_default();
+                *n = (*n + 1).min(*most);
+            }
+        }
+    }
+    Ok(found)
+}
+
 /// The non-merge commits of `tip`'s history that `other`'s does not hold, `tip` aside, newest
-/// first; `None` when there are more than [`MAX_SERIES`].
-fn series(repo: &Repo, tip: &Commit, other: &Commit) -> Result<Option<Vec<Commit>>, GitError> {
-    let Some(ids) = repo.walk_at_most(tip.id, &[other.id], MAX_SERIES + 1)? else {
+/// first; `None` when there are more than `most`.
+fn series(repo: &Repo, tip: &Commit, other: &Commit, most: usize) -> Result<Option<Vec<Commit>>, GitError> {
+    let Some(ids) = repo.walk_at_most(tip.id, &[other.id], most + 1)? else {
         return Ok(None);
     };
     let mut commits = Vec::new();
@@ -92,6 +139,12 @@ fn series(repo: &Repo, tip: &Commit, other: &Commit) -> Result<Option<Vec<Commit
     Ok(Some(commits))
 }
 
+/// The identity of each commit's change as [`change_ids`] computes it, but without the line
+/// numbers in its hunk headers: the identity of a commit of a series, which a rebase may move.
+fn series_ids(repo: &Repo, commits: &[&Commit]) -> Result<Vec<Option<String>>, GitError> {
+    ids_of(repo, commits, true)
+}
+
 /// The identity of each commit's change against its first parent (a root commit: against the
 /// empty tree), in the order given, from one git process for all of them: lowercase hex sha256,
 /// `None` for an empty change.
@@ -99,9 +152,15 @@ fn series(repo: &Repo, tip: &Commit, other: &Commit) -> Result<Option<Vec<Commit
 /// # Errors
 /// git cannot produce the patches ([`Repo::change_patches`]).
 pub fn change_ids(repo: &Repo, commits: &[&Commit]) -> Result<Vec<Option<String>>, GitError> {
+    ids_of(repo, commits, false)
+}
+
+/// [`change_ids`], the hunks' line numbers left out when `unplaced`.
+fn ids_of(repo: &Repo, commits: &[&Commit], unplaced: bool) -> Result<Vec<Option<String>>, GitError> {
     let changes: Vec<(ObjectId, Option<ObjectId>)> =
         commits.iter().map(|c| (c.id, c.parents.first().copied())).collect();
-    let mut hashers: Vec<ChangeHasher> = changes.iter().map(|_| ChangeHasher::default()).collect();
+    let mut hashers: Vec<ChangeHasher> =
+        changes.iter().map(|_| ChangeHasher { unplaced, ..ChangeHasher::default() }).collect();
     repo.change_patches(&changes, &mut |i, line| hashers[i].line(line))?;
     Ok(hashers.into_iter().map(ChangeHasher::finish).collect())
 }
@@ -109,6 +168,9 @@ pub fn change_ids(repo: &Repo, commits: &[&Commit]) -> Result<Vec<Option<String>
 /// Hashes one patch line by line, as the module documentation says.
 #[derive(Default)]
 struct ChangeHasher {
+    /// The hunk headers' line numbers are left out (a commit of a series, which a rebase may move;
+    /// a task commit's own change is held to its place).
+    unplaced: bool,
     sha: Sha256,
     /// Lines hashed so far (none: an empty change).
     lines: usize,
@@ -141,9 +203,9 @@ impl ChangeHasher {
             self.task_list = whole.ends_with(b"/tasks.md") || whole.ends_with(b"/tasks.md\"");
         }
         if whole.starts_with(b"@@ ") {
-            // `@@ -a,b +c,d @@`, without the function name git may append.
+            // `@@ -a,b +c,d @@`, without the function name git may append; unplaced, `@@` alone.
             let end = whole[3..].windows(2).position(|w| w == b"@@").map_or(whole.len(), |at| at + 5);
-            self.sha.update(&whole[..end]);
+            self.sha.update(if self.unplaced { b"@@" } else { &whole[..end] });
         } else if self.task_list
             && whole.first() == Some(&b' ')
             && let Ok(text) = std::str::from_utf8(whole)
@@ -210,6 +272,37 @@ mod tests {
         let missing = gap(&fx, task, fx.rev("HEAD"));
         assert_eq!(missing, Some(SeriesGap::Missing { id: implement, subject: "implement".to_owned() }));
         assert_eq!(gap(&fx, fx.rev("HEAD"), task), None, "a commit added before is no loss");
+    }
+
+    #[test]
+    fn each_old_commit_needs_a_partner_of_its_own_so_a_dropped_re_apply_is_missed() {
+        let fx = Fixture::new();
+        let base = fx.commit_file("base.txt", "base\n", "base");
+        let implement = fx.commit_file("a.txt", "a\n", "implement");
+        fx.git(&["revert", "--no-edit", &implement.to_string()]);
+        let reapply = fx.commit_file("a.txt", "a\n", "re-apply");
+        let task = fx.commit_file("t.txt", "t\n", "tick");
+        fx.git(&["checkout", "-q", "-b", "moved", &base.to_string()]);
+        fx.commit_file("other.txt", "o\n", "main moves");
+        // The re-apply dropped: its change is the implementation's, whose one partner is taken.
+        let revert = fx.rev(&format!("{reapply}~"));
+        fx.git(&["cherry-pick", &implement.to_string(), &revert.to_string(), &task.to_string()]);
+        let missing = gap(&fx, task, fx.rev("HEAD"));
+        assert_eq!(missing, Some(SeriesGap::Missing { id: reapply, subject: "re-apply".to_owned() }));
+    }
+
+    #[test]
+    fn a_commit_whose_hunks_a_moved_main_shifted_is_the_same_change_of_the_series() {
+        let fx = Fixture::new();
+        let lines: String = (1..=20).map(|n| format!("line {n}\n")).collect();
+        let base = fx.commit_file("lib.rs", &lines, "base");
+        let wired = lines.replace("line 15\n", "line 15 wired\n");
+        let wire = fx.commit_file("lib.rs", &wired, "wire the module");
+        let task = fx.commit_file("t.txt", "t\n", "tick");
+        fx.git(&["checkout", "-q", "-b", "moved", &base.to_string()]);
+        fx.commit_file("lib.rs", format!("// header\n{lines}"), "main adds a header");
+        fx.git(&["cherry-pick", &wire.to_string(), &task.to_string()]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), None, "the wiring moved one line down");
     }
 
     fn id_of(patch: &str) -> Option<String> {

@@ -5,7 +5,7 @@
 use gix::ObjectId;
 
 use super::RefusedRow;
-use crate::attest::same_change::{MAX_SERIES, SeriesGap};
+use crate::attest::same_change::SeriesGap;
 use crate::model::shown::shown;
 use crate::spec;
 
@@ -50,10 +50,10 @@ pub(super) fn series_differs(target: &str, from: ObjectId, to: ObjectId, gap: &S
                 shown(subject, 80)
             ),
         ),
-        SeriesGap::TooLong { tip } => (
+        SeriesGap::TooLong { tip, most } => (
             "series_too_long",
             format!(
-                "the commits of {tip}'s history that the other's does not hold are more than {MAX_SERIES}, so whether {to} holds every change the evidence of {from} judged is not compared (is --from or --to a commit of another history?)"
+                "the commits of {tip}'s history that the other's does not hold are more than {most}, so whether {to} holds every change the evidence of {from} judged is not compared (a --from or --to of another history, or a branch that forked that long ago)"
             ),
         ),
     };
