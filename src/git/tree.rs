@@ -128,6 +128,13 @@ impl Repo {
 
     /// The entries of tree `id`, sorted by name (a stable sort: duplicates stay in stored order).
     pub(crate) fn tree_items(&self, id: ObjectId) -> Result<Vec<TreeItem>, GitError> {
+        let mut items = self.stored_items(id)?;
+        items.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(items)
+    }
+
+    /// The entries of tree `id` in stored order.
+    fn stored_items(&self, id: ObjectId) -> Result<Vec<TreeItem>, GitError> {
         let mut items = Vec::new();
         self.for_each_entry(id, |entry| {
             items.push(TreeItem {
@@ -136,7 +143,6 @@ impl Repo {
                 id: entry.oid.to_owned(),
             });
         })?;
-        items.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(items)
     }
 
@@ -150,14 +156,7 @@ impl Repo {
         &self,
         id: ObjectId,
     ) -> Result<Result<Vec<TreeItem>, TreeShapeProblem>, GitError> {
-        let mut items: Vec<TreeItem> = Vec::new();
-        self.for_each_entry(id, |entry| {
-            items.push(TreeItem {
-                name: entry.filename.to_vec().into_boxed_slice(),
-                mode: entry.mode,
-                id: entry.oid.to_owned(),
-            });
-        })?;
+        let items = self.stored_items(id)?;
         let shown = |name: &[u8]| String::from_utf8_lossy(name).into_owned();
         let mut names = std::collections::HashSet::with_capacity(items.len());
         for (at, item) in items.iter().enumerate() {
