@@ -21,9 +21,6 @@ use super::worktree::{self, AsRead, Written};
 /// reference's lock file that nobody changes meanwhile ([`super::refs`]).
 pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(5);
 
-/// How often a taken `index.lock` is tried again while it is waited for.
-const LOCK_POLL: Duration = Duration::from_millis(50);
-
 /// The index of a work tree, locked (`index.lock` exists and is ours) from the moment it was read
 /// until [`LockedIndex::stage_and_commit`] puts the new index in place or the value is dropped
 /// (then the lock is removed and the index is left as it was). While it is held, no other git or
@@ -97,7 +94,8 @@ impl Repo {
         Ok(LockedIndex { repo: self, workdir, lock, index })
     }
 
-    /// `index.lock`, taken as git takes it, tried every [`LOCK_POLL`] for [`LOCK_WAIT`]. Each try
+    /// `index.lock`, taken as git takes it, tried again after each of gix's lock waits
+    /// ([`super::refs::Backoff`], as for a reference) for [`LOCK_WAIT`]. Each try
     /// runs with the interrupts held ([`super::HeldSignals`]): one delivered while gix creates the
     /// lock file, before it registers it for removal, would leave it behind. Between tries an
     /// interrupt ends the command at once.
@@ -106,6 +104,7 @@ impl Repo {
     /// [`GitError::IndexLocked`] when the lock stays taken, or the lock cannot be made.
     fn take_index_lock(&self, index_path: &Path) -> Result<gix::lock::File, GitError> {
         let started = std::time::Instant::now();
+        let mut backoff = super::refs::Backoff::new();
         loop {
             let tried = {
                 let _held = super::HeldSignals::hold();
@@ -118,9 +117,7 @@ impl Repo {
             };
             match tried {
                 Ok(lock) => return Ok(lock),
-                Err(source) if source.is_retryable() && started.elapsed() < LOCK_WAIT => {
-                    std::thread::sleep(LOCK_POLL);
-                }
+                Err(source) if source.is_retryable() && started.elapsed() < LOCK_WAIT => backoff.wait(),
                 Err(source) if source.is_retryable() => {
                     return Err(GitError::IndexLocked {
                         path: std::path::absolute(index_path).unwrap_or(index_path.to_owned()),

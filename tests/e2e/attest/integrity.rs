@@ -255,6 +255,7 @@ fn calls_of_an_attest(s: &Setup, calls: &str) -> Vec<String> {
 }
 
 /// `attest T005 --evidence … --key …`, signed with `s`'s key.
+#[cfg(target_os = "linux")]
 fn attest_args(s: &Setup) -> Vec<String> {
     let (evidence, key) = (s.evidence.to_str().unwrap(), s.key.private.to_str().unwrap());
     ["attest", T005, "--evidence", evidence, "--key", key].map(str::to_owned).to_vec()
@@ -273,6 +274,7 @@ fn attest_interrupted(s: &Setup, calls: &str, signal: &str, when: usize) -> comm
 }
 
 /// Every lock file below the git directory of `s`'s repository.
+#[cfg(target_os = "linux")]
 fn lock_files(s: &Setup) -> Vec<String> {
     let mut found = Vec::new();
     let mut pending = vec![s.project.root.join(".git")];
