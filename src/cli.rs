@@ -296,11 +296,13 @@ pub enum HeldOutSub {
     ///
     /// Every commit reachable from HEAD with Spec-Task: and Verdict: names a held-out set by its
     /// manifest digest (its held_out test-result line, its Held-Out: trailer). Such a commit closes
-    /// its task only when it is one plain claim of `verified` or `regression_only` and the task's
-    /// box is ticked in its task list at HEAD; a set that only commits closing nothing name (an
-    /// open task's) is left unpublished and named with why (`not_closed` in --json), without
-    /// failing the run. A note is not needed: the Held-Out: trailer names the set as well, and
-    /// notes travel apart from the branch. Each set a closing commit names in
+    /// its task for a set only when it is one plain claim of `verified` or `regression_only`, the
+    /// task's box is ticked in its task list at HEAD, and its note agrees with it, verifies against
+    /// your trust (the trust flags, as `attest approve` holds a note to them) and names the set in
+    /// its held_out line: trailers and notes are anyone's to write, and a held-out set is released
+    /// once. A set that only commits closing nothing name (an open task's, an unsigned or
+    /// untrusted note's, a trailer's alone) is left unpublished and named with why (`not_closed`
+    /// in --json), without failing the run. Each set a closing commit names in
     /// the store is checked against its manifest and added to one new commit per unit whose tree
     /// holds `<key>/manifest.json` and `<key>/files/...` for every published set. The ref only
     /// moves forward, by compare-and-swap, retried when another publisher moved it first;
@@ -319,7 +321,8 @@ pub enum HeldOutSub {
     /// otherwise by the ref (`differs_on_ref`; the others were published, unless the ref's tree
     /// is not as publish writes it: then nothing was written); 2 unknown `--unit`, a store inside a work tree of the repository; 13 a
     /// `--store` that does not exist, is a symbolic link to nothing, or is not a directory (the default store may be absent:
-    /// nothing was stored yet), a manifest that is not valid, would leak, or names a path outside
+    /// nothing was stored yet), a trust file that cannot be used, no trust at all while a closed
+    /// task names a set (nothing is written), a manifest that is not valid, would leak, or names a path outside
     /// its set or one `held-out store` refuses, or a symbolic link in a set (the message names the
     /// set and the path; nothing is written), a unit whose escaped name passes the 250 bytes a
     /// reference's name may hold (named; nothing is written); 14 unborn branch, a shallow clone holding a stored
@@ -364,6 +367,9 @@ pub struct HeldOutPublishArgs {
     /// Print what would be published; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Whom you trust: a set is published only for a tick whose note verifies against it.
+    #[command(flatten)]
+    pub trust: TrustArgs,
     /// Print one JSON object instead of the human summary.
     #[arg(long)]
     pub json: bool,

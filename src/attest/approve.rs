@@ -13,8 +13,8 @@ use crate::attest::signing::{self, Chosen, Moment, SignerError, SignerRequest, U
 use crate::attest::{Disagreement, NoteNotWritten, listed};
 use crate::check::agreement::Rules;
 use crate::check::line::covering_line;
-use crate::check::outcome::{CommitOutcome, Finding};
-use crate::check::signatures::{self, NoteLineSignature};
+use crate::check::outcome::CommitOutcome;
+use crate::check::signatures;
 use crate::check::trailers::task_trailers;
 use crate::check::trust::{SignatureTime, SignatureTrust, TrustError, TrustFiles};
 use crate::exit::{Class, ExitClass};
@@ -326,18 +326,7 @@ fn covering(
     if !findings.is_empty() {
         return Err(Disagreement { commit: commit.to_string(), findings: listed(&findings) }.into());
     }
-    let unheld: Vec<Finding> = signatures::check_note(&checked.lines, trust, at, &checked.commit_sha256)
-        .into_iter()
-        .zip(&checked.lines)
-        .filter_map(|(verdict, line)| match verdict {
-            NoteLineSignature::Trusted(_) | NoteLineSignature::Covered => None,
-            NoteLineSignature::Unsigned => Some(
-                Finding::new(CommitOutcome::Unsigned, "unsigned", "the line carries no signature")
-                    .at_line(line.number),
-            ),
-            NoteLineSignature::Failed(f) => Some(f),
-        })
-        .collect();
+    let unheld = signatures::unheld(&checked.lines, trust, at, &checked.commit_sha256);
     if !unheld.is_empty() {
         return Err(ApproveError::Unapprovable { commit, findings: listed(&unheld) });
     }

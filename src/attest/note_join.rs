@@ -12,7 +12,7 @@ use crate::attest::commit_object_sha256;
 use crate::attest::remote_signatures::RemoteSignatures;
 use crate::check::line::read_lines;
 use crate::check::outcome::Finding;
-use crate::check::signatures::{self, NoteLineSignature};
+use crate::check::signatures;
 use crate::check::trust::SignatureTrust;
 use crate::git::{GitError, Joined, Repo};
 use crate::model::bundle::{self, MAX_NOTE_BYTES, MergeConflict};
@@ -107,16 +107,10 @@ impl<'r> NoteJoiner<'r> {
             return Err(NotHeld::Empty);
         }
         let commit_sha256 = commit_object_sha256(self.repo, annotated).unwrap_or_default();
-        for (line, verdict) in
-            lines.iter().zip(signatures::check_note(&lines, self.trust, self.now, &commit_sha256))
-        {
-            match verdict {
-                NoteLineSignature::Trusted(_) | NoteLineSignature::Covered => {}
-                NoteLineSignature::Unsigned => return Err(NotHeld::Unsigned { line: line.number }),
-                NoteLineSignature::Failed(f) => return Err(NotHeld::Finding(f)),
-            }
+        match signatures::unheld(&lines, self.trust, self.now, &commit_sha256).into_iter().next() {
+            Some(f) => Err(NotHeld::Finding(f)),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -129,10 +123,4 @@ enum NotHeld {
     /// The note holds no lines.
     #[error("the note holds no lines")]
     Empty,
-    /// A line carries no signature.
-    #[error("line {line} is unsigned")]
-    Unsigned {
-        /// The 1-based line.
-        line: usize,
-    },
 }

@@ -266,6 +266,26 @@ pub fn check_note_every(
     (verdicts, every_signer)
 }
 
+/// The lines of a note that do not hold under `trust` ([`check_note`]), each as a finding at its
+/// line: a signature that fails, or `unsigned` where neither a signature nor a trusted summary
+/// vouches for the line. Empty when every line holds: what a command that acts on a note for its
+/// user (an approval, a publication) requires first.
+#[must_use]
+pub fn unheld(lines: &[ReadLine], trust: &Trust, at: OffsetDateTime, commit_sha256: &str) -> Vec<Finding> {
+    check_note(lines, trust, at, commit_sha256)
+        .into_iter()
+        .zip(lines)
+        .filter_map(|(verdict, line)| match verdict {
+            NoteLineSignature::Trusted(_) | NoteLineSignature::Covered => None,
+            NoteLineSignature::Unsigned => Some(
+                Finding::new(CommitOutcome::Unsigned, "unsigned", "the line carries no signature")
+                    .at_line(line.number),
+            ),
+            NoteLineSignature::Failed(f) => Some(f),
+        })
+        .collect()
+}
+
 /// Whether one of `env`'s signatures was made by the key `keyid` names (an SSH key's `SHA256:`
 /// fingerprint, an OpenPGP certificate's fingerprint): for SSH, the key the signature embeds;
 /// otherwise the signature's `keyid`. Nothing is verified: it tells an approver that their key

@@ -29,7 +29,13 @@ pub fn run(sub: HeldOutSub) -> u8 {
         }
         HeldOutSub::Publish(args) => {
             let result = Repo::discover(".").map_err(HeldOutError::from).and_then(|repo| {
-                let req = PublishRequest { unit: args.unit, store: args.store, dry_run: args.dry_run };
+                let req = PublishRequest {
+                    unit: args.unit,
+                    store: args.store,
+                    dry_run: args.dry_run,
+                    trust: super::trust::trust_files(&args.trust),
+                    signature_time: super::trust::signature_time(&args.trust),
+                };
                 held_out::publish(&repo, &req)
             });
             finish("held-out publish", args.json, result, PublishReport::exit_code)

@@ -11,6 +11,14 @@ use speccoder_attest::model::digest::sha256_hex;
 
 const REF: &str = "refs/speccoder/held-out/001-bookmark-tags";
 
+/// The Spec Kit project, whose git config trusts its signing key as `held-out publish` and `attest
+/// verify` read trust by default (`gpg.ssh.allowedSignersFile`).
+fn trusting_project() -> Project {
+    let p = Project::new();
+    p.git(&["config", "gpg.ssh.allowedSignersFile", p.allowed.to_str().unwrap()]);
+    p
+}
+
 /// Writes held-out test files (path, text) into a new directory outside the work tree.
 fn tests_dir(p: &Project, name: &str, files: &[(&str, &str)]) -> PathBuf {
     let dir = p.outside.join(name);
@@ -50,7 +58,7 @@ fn key(digest: &str) -> &str {
 
 #[test]
 fn store_writes_the_set_beside_its_manifest_and_prints_the_manifest_digest() {
-    let p = Project::new();
+    let p = trusting_project();
     let dir =
         tests_dir(&p, "held", &[("tags_hidden.rs", "#[test] fn a() {}\n"), ("more/case.rs", "fn b() {}\n")]);
     let out = p.run(&[
@@ -109,29 +117,30 @@ fn close_by_trailer(p: &Project, task: &str, verdict: &str, manifest: &str, tick
 
 #[test]
 fn publishing_writes_exactly_the_sets_that_closed_tasks_name() {
-    let p = Project::new();
+    let p = trusting_project();
     let named =
         store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("hidden.rs", "A"), ("sub/x.rs", "X")]));
     let by_trailer = store(&p, "001-bookmark-tags/T004", &tests_dir(&p, "b", &[("b.rs", "B")]));
     let local_only = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "c", &[("c.rs", "C")]));
     close_with(&p, "001-bookmark-tags/T005", &named);
-    // A closed task that names its set only in the Held-Out: trailer (no note).
-    close_by_trailer(&p, "T004", "regression_only", &by_trailer, true);
+    // A task commit written by hand, ticking its box and naming its set only in its Held-Out:
+    // trailer, with no note: anyone who can push can write one, so it closes nothing.
+    let by_hand = close_by_trailer(&p, "T004", "regression_only", &by_trailer, true);
 
     let out = p.run(&["held-out", "publish", "--json"]).expect(0);
     let report = out.json();
     let unit = &report["units"][0];
-    assert_eq!(unit["published"].as_array().unwrap().len(), 2, "{report:#}");
+    assert_eq!(unit["published"].as_array().unwrap().len(), 1, "{report:#}");
     assert_eq!(unit["kept_local"], json!([key(&local_only)]));
+    assert_eq!(unit["not_closed"][0]["manifest"], json!(by_trailer), "{report:#}");
+    assert_eq!(unit["not_closed"][0]["named_by"], json!([by_hand]), "{report:#}");
+    assert!(unit["not_closed"][0]["reason"].as_str().unwrap().contains("has no note"), "{report:#}");
 
-    let mut expected = vec![
+    let expected = vec![
         format!("{}/files/hidden.rs", key(&named)),
         format!("{}/files/sub/x.rs", key(&named)),
         format!("{}/manifest.json", key(&named)),
-        format!("{}/files/b.rs", key(&by_trailer)),
-        format!("{}/manifest.json", key(&by_trailer)),
     ];
-    expected.sort();
     assert_eq!(ls_tree(&p, REF), expected);
     assert_eq!(p.git(&["show", &format!("{REF}:{}/files/sub/x.rs", key(&named))]), "X");
     let published_manifest = p.git(&["show", &format!("{REF}:{}/manifest.json", key(&named))]);
@@ -141,7 +150,7 @@ fn publishing_writes_exactly_the_sets_that_closed_tasks_name() {
 
 #[test]
 fn a_shallow_clone_whose_task_commits_lie_below_its_boundary_is_told_to_fetch_and_publishes_nothing() {
-    let p = Project::new();
+    let p = trusting_project();
     let named = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("hidden.rs", "A")]));
     close_with(&p, "001-bookmark-tags/T005", &named);
     p.git(&["commit", "-q", "--allow-empty", "-m", "A plain commit on top"]);
@@ -162,7 +171,7 @@ fn a_shallow_clone_whose_task_commits_lie_below_its_boundary_is_told_to_fetch_an
 
 #[test]
 fn publishing_twice_is_a_no_op_and_the_ref_only_moves_forward() {
-    let p = Project::new();
+    let p = trusting_project();
     let first = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
     close_with(&p, "001-bookmark-tags/T005", &first);
     p.run(&["held-out", "publish"]).expect(0);
@@ -187,7 +196,7 @@ fn publishing_twice_is_a_no_op_and_the_ref_only_moves_forward() {
 
 #[test]
 fn a_held_out_ref_that_names_a_tree_is_named_with_what_to_do_and_nothing_moves() {
-    let p = Project::new();
+    let p = trusting_project();
     let first = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
     close_with(&p, "001-bookmark-tags/T005", &first);
     p.run(&["held-out", "publish"]).expect(0);
@@ -221,7 +230,7 @@ fn a_held_out_ref_that_names_a_tree_is_named_with_what_to_do_and_nothing_moves()
 
 #[test]
 fn a_dry_run_says_what_would_be_published_and_writes_nothing() {
-    let p = Project::new();
+    let p = trusting_project();
     let digest = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
     close_with(&p, "001-bookmark-tags/T005", &digest);
     let before = p.snapshot();
@@ -232,7 +241,7 @@ fn a_dry_run_says_what_would_be_published_and_writes_nothing() {
 
 #[test]
 fn publishing_one_unit_leaves_a_second_units_ref_untouched() {
-    let p = Project::new();
+    let p = trusting_project();
     let second_unit = "002-bookmark-tags-copy";
     std::fs::create_dir_all(p.root.join("specs").join(second_unit)).unwrap();
     for file in ["spec.md", "tasks.md"] {
@@ -268,7 +277,7 @@ fn publishing_one_unit_leaves_a_second_units_ref_untouched() {
 
 #[test]
 fn a_set_with_one_byte_changed_is_refused_named_and_left_out() {
-    let p = Project::new();
+    let p = trusting_project();
     let tampered =
         store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("hidden.rs", "assert!(true);")]));
     let intact = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "b", &[("b.rs", "B")]));
@@ -298,16 +307,20 @@ fn a_set_with_one_byte_changed_is_refused_named_and_left_out() {
     assert_eq!(out.json()["exit_code"], 26, "the report carries the exit code: {}", out.stdout);
 }
 
-/// A set written by hand under `key = sha256(manifest)` and named by a closed task's trailer.
+/// A set of T005 changed by hand in the store (as an older build or a person leaves one): T005 is
+/// closed by `speccoder attest` naming a set stored for it, whose manifest and files are then
+/// replaced by `manifest` and `files`. The set's key.
 fn hand_made_set(p: &Project, manifest: &[u8], files: &[(&str, &str)]) -> String {
-    let key = sha256_hex(manifest);
+    let seed = store(p, "001-bookmark-tags/T005", &tests_dir(p, "hand-made", &[("seed.rs", "S")]));
+    close_with(p, "001-bookmark-tags/T005", &seed);
+    let key = key(&seed).to_owned();
     let set = store_dir(p, UNIT).join(&key);
+    std::fs::remove_dir_all(&set).unwrap();
     std::fs::create_dir_all(set.join("files")).unwrap();
     std::fs::write(set.join("manifest.json"), manifest).unwrap();
     for (path, text) in files {
         std::fs::write(set.join("files").join(path), text).unwrap();
     }
-    close_by_trailer(p, "T005", "verified", &format!("sha256:{key}"), true);
     key
 }
 
@@ -326,7 +339,7 @@ fn a_manifest_that_is_not_json_or_leaves_its_set_stops_publishing_before_anythin
         (manifest("C:/x.rs"), "drive letter"),
     ];
     for (text, message) in cases {
-        let p = Project::new();
+        let p = trusting_project();
         let good = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "b", &[("b.rs", "B")]));
         close_with(&p, "001-bookmark-tags/T006", &good);
         let key = hand_made_set(&p, text.as_bytes(), &[]);
@@ -340,7 +353,7 @@ fn a_manifest_that_is_not_json_or_leaves_its_set_stops_publishing_before_anythin
 
 #[test]
 fn a_symbolic_link_in_a_set_stops_publishing_before_anything_is_written() {
-    let p = Project::new();
+    let p = trusting_project();
     let secret = p.outside.join("secret.rs");
     std::fs::write(&secret, "x").unwrap();
     let manifest = format!(
@@ -357,7 +370,7 @@ fn a_symbolic_link_in_a_set_stops_publishing_before_anything_is_written() {
 
 #[test]
 fn bad_store_and_publish_requests_are_refused_with_a_clear_message_and_nothing_written() {
-    let p = Project::new();
+    let p = trusting_project();
     let good = tests_dir(&p, "good", &[("a.rs", "A")]);
     let empty = p.outside.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
@@ -398,7 +411,7 @@ fn bad_store_and_publish_requests_are_refused_with_a_clear_message_and_nothing_w
 
 #[test]
 fn a_store_inside_any_work_tree_of_the_repository_is_refused_naming_that_work_tree() {
-    let p = Project::new();
+    let p = trusting_project();
     let good = tests_dir(&p, "good", &[("a.rs", "A")]);
     // The implementer's work tree, linked to this repository by `git worktree add`.
     let agent = p.outside.join("agent-wt");
@@ -441,7 +454,7 @@ fn a_store_inside_any_work_tree_of_the_repository_is_refused_naming_that_work_tr
 
 #[test]
 fn a_store_named_by_store_that_is_not_a_directory_is_refused_with_13_and_nothing_written() {
-    let p = Project::new();
+    let p = trusting_project();
     let good = tests_dir(&p, "good", &[("a.rs", "A")]);
     let plain = p.outside.join("plainfile");
     std::fs::write(&plain, "not a directory\n").unwrap();
@@ -486,7 +499,7 @@ fn a_store_named_by_store_that_is_not_a_directory_is_refused_with_13_and_nothing
 
 #[test]
 fn store_and_publish_stream_a_set_larger_than_the_memory_they_may_use() {
-    let p = Project::new();
+    let p = trusting_project();
     // Three files of 40 MiB (each under the 64 MiB limit), 120 MiB in all, under an address
     // space of 96 MiB: a command that held the set in memory would fail.
     let dir = p.outside.join("large");
@@ -517,7 +530,7 @@ fn store_and_publish_stream_a_set_larger_than_the_memory_they_may_use() {
 
 #[test]
 fn a_staging_directory_a_killed_store_left_is_cleared_by_a_later_store_once_abandoned() {
-    let p = Project::new();
+    let p = trusting_project();
     let first = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
     // What a store killed while writing leaves beside the sets: one long ago, one just now (it
     // could be another store's, still writing).
@@ -548,7 +561,7 @@ fn a_staging_directory_a_killed_store_left_is_cleared_by_a_later_store_once_aban
 
 #[test]
 fn store_refuses_names_git_takes_for_dot_git_or_dot_gitmodules_and_stores_nothing() {
-    let p = Project::new();
+    let p = trusting_project();
     for (name, what) in [
         ("GIT~1/c", "`.git`"),
         (".git./c", "`.git`"),
@@ -573,7 +586,7 @@ fn store_refuses_names_git_takes_for_dot_git_or_dot_gitmodules_and_stores_nothin
 #[cfg(unix)]
 #[test]
 fn store_says_a_refused_name_on_one_line_whatever_it_holds() {
-    let p = Project::new();
+    let p = trusting_project();
     let dir = tests_dir(&p, "held", &[("a.rs", "t\n"), ("x\n::error::pwned", "t\n")]);
     let out = p.run(&["held-out", "store", "001-bookmark-tags/T005", dir.to_str().unwrap()]).expect(13);
     assert_eq!(out.stderr.trim_end().lines().count(), 1, "{}", out.stderr);
@@ -582,7 +595,7 @@ fn store_says_a_refused_name_on_one_line_whatever_it_holds() {
 
 #[test]
 fn store_refuses_names_that_differ_only_in_case_or_normalization_and_stores_nothing() {
-    let p = Project::new();
+    let p = trusting_project();
     let (nfc, nfd) = ("caf\u{e9}.rs", "cafe\u{301}.rs");
     for pair in [("A.rs", "a.rs"), ("Dir/x.rs", "dir/y.rs"), (nfc, nfd)] {
         let dir = tests_dir(&p, "held", &[(pair.0, "one\n"), (pair.1, "two\n")]);
@@ -599,7 +612,7 @@ fn store_refuses_names_that_differ_only_in_case_or_normalization_and_stores_noth
 
 #[test]
 fn a_stored_set_an_older_build_let_in_with_a_git_name_is_named_with_its_path_not_an_internal_error() {
-    let p = Project::new();
+    let p = trusting_project();
     let good = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "b", &[("b.rs", "B")]));
     close_with(&p, "001-bookmark-tags/T006", &good);
     let manifest = format!(
@@ -619,7 +632,7 @@ fn a_stored_set_an_older_build_let_in_with_a_git_name_is_named_with_its_path_not
 
 #[test]
 fn store_refuses_a_run_that_would_leak_as_attest_refuses_the_evidences_run_and_stores_nothing() {
-    let p = Project::new();
+    let p = trusting_project();
     let dir = tests_dir(&p, "held", &[("a.rs", "A"), ("tmp/home/b.rs", "B")]);
     let dir = dir.to_str().unwrap();
     for run in ["/home/alice/run", "run-/tmp/x", "ghp_0123456789abcdefghijABCDEFGHIJ012345"] {
@@ -634,7 +647,7 @@ fn store_refuses_a_run_that_would_leak_as_attest_refuses_the_evidences_run_and_s
 
 #[test]
 fn a_stored_set_whose_run_would_leak_is_never_published() {
-    let p = Project::new();
+    let p = trusting_project();
     let manifest = format!(
         r#"{{"files":[{{"path":"a.rs","sha256":"{}"}}],"run":"/home/alice/run","task":"001-bookmark-tags/T005","version":1}}"#,
         sha256_hex("A")
@@ -660,7 +673,7 @@ fn attest_naming(p: &Project, task: &str, manifest: &str, extra: &[&str]) -> dec
 
 #[test]
 fn attest_refuses_a_held_out_set_stored_for_another_task_and_writes_nothing() {
-    let p = Project::new();
+    let p = trusting_project();
     let other = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "a", &[("a.rs", "A")]));
     let before = p.snapshot();
     let out = attest_naming(&p, "001-bookmark-tags/T005", &other, &[]).expect(13);
@@ -676,7 +689,7 @@ fn attest_refuses_a_held_out_set_stored_for_another_task_and_writes_nothing() {
 
 #[test]
 fn attest_refuses_a_digest_no_stored_set_has_and_writes_nothing() {
-    let p = Project::new();
+    let p = trusting_project();
     store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
     let of_nothing = format!("sha256:{}", sha256_hex(b""));
     let before = p.snapshot();
@@ -688,7 +701,7 @@ fn attest_refuses_a_digest_no_stored_set_has_and_writes_nothing() {
 
 #[test]
 fn attest_refuses_a_stored_set_changed_after_storing_and_writes_nothing() {
-    let p = Project::new();
+    let p = trusting_project();
     let digest = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
     let set = store_dir(&p, UNIT).join(key(&digest));
     std::fs::write(set.join("files/a.rs"), "B").unwrap();
@@ -705,7 +718,7 @@ fn attest_refuses_a_stored_set_changed_after_storing_and_writes_nothing() {
 
 #[test]
 fn attest_finds_the_set_in_the_store_held_out_store_names_and_only_there() {
-    let p = Project::new();
+    let p = trusting_project();
     let elsewhere = p.outside.join("store");
     let dir = tests_dir(&p, "a", &[("a.rs", "A")]);
     let out = p.run(&[
@@ -730,32 +743,22 @@ fn attest_finds_the_set_in_the_store_held_out_store_names_and_only_there() {
 }
 
 #[test]
-fn a_set_written_for_another_task_is_left_out_and_named_with_both_tasks() {
-    let p = Project::new();
+fn a_commit_written_by_hand_naming_another_tasks_set_releases_nothing() {
+    let p = trusting_project();
     let for_t5 = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
-    // T006 closed naming T005's set in its trailer (as a hand-made or an older build's commit can).
+    // T006 closed by hand, naming T005's set in its trailer: no note, so it closes nothing.
     let commit = close_by_trailer(&p, "T006", "regression_only", &for_t5, true);
-    let out = p.run(&["held-out", "publish"]).expect(26);
-    assert!(
-        out.stdout.contains(&format!(
-            "NAMED BY ANOTHER TASK: {for_t5}: written for 001-bookmark-tags/T005, but named by the closed task 001-bookmark-tags/T006; left out"
-        )),
-        "{}",
-        out.stdout
-    );
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    let unit = &report["units"][0];
+    assert_eq!(unit["not_closed"][0]["named_by"], json!([commit]), "{report:#}");
+    assert!(unit["other_task"].as_array().unwrap().is_empty(), "{report:#}");
     assert!(!p.git_output(&["rev-parse", "--verify", "-q", REF]).status.success(), "nothing published");
-    // Its own task names it too: published for T005, and T006's claim is still named.
+    // Its own task's tick names it: published for T005 alone.
     close_with(&p, "001-bookmark-tags/T005", &for_t5);
-    let report = p.run(&["held-out", "publish", "--json"]).expect(26).json();
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
     let unit = &report["units"][0];
     assert_eq!(unit["published"][0]["manifest"], for_t5.as_str(), "{report:#}");
-    assert_eq!(unit["other_task"][0]["named_by"], json!([commit]), "{report:#}");
-    assert!(
-        unit["other_task"][0]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("published for 001-bookmark-tags/T005 only")
-    );
+    assert_eq!(unit["published"][0]["named_by"].as_array().unwrap().len(), 1, "{report:#}");
 }
 
 /// A clone of `p` that fetched the held-out ref, changes `path` of the published tree to `text`
@@ -780,7 +783,7 @@ fn change_published(p: &Project, path: &str, text: &str) {
 
 #[test]
 fn verify_fails_a_tick_whose_published_set_was_changed_and_passes_one_not_yet_published() {
-    let p = Project::new();
+    let p = trusting_project();
     let digest = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
     close_with(&p, "001-bookmark-tags/T005", &digest);
     // Not published yet: no failure. Published intact: no failure.
@@ -822,7 +825,7 @@ fn verify_fails_a_tick_whose_published_set_was_changed_and_passes_one_not_yet_pu
 
 #[test]
 fn verify_names_a_held_out_ref_that_names_a_tree_with_what_to_do() {
-    let p = Project::new();
+    let p = trusting_project();
     let digest = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));
     close_with(&p, "001-bookmark-tags/T005", &digest);
     p.run(&["held-out", "publish"]).expect(0);
@@ -873,7 +876,7 @@ fn verify_fails_with(p: &Project, code: &str) -> String {
 
 #[test]
 fn a_published_ref_whose_trees_hold_a_name_twice_fails_the_tick_whichever_copy_git_serves() {
-    let p = Project::new();
+    let p = trusting_project();
     let (k, manifest, good) = published_t005(&p);
     let evil = p.git_with_input(&["hash-object", "-w", "--stdin"], b"evil\n").trim().to_owned();
     let set_of =
@@ -898,7 +901,7 @@ fn a_published_ref_whose_trees_hold_a_name_twice_fails_the_tick_whichever_copy_g
 
 #[test]
 fn anything_beside_a_sets_manifest_and_files_or_beside_the_sets_fails_the_tick() {
-    let p = Project::new();
+    let p = trusting_project();
     let (k, manifest, _) = published_t005(&p);
     let files = p.git(&["rev-parse", &format!("{REF}:{k}/files")]).trim().to_owned();
     let attributes =
@@ -925,7 +928,7 @@ fn anything_beside_a_sets_manifest_and_files_or_beside_the_sets_fails_the_tick()
 
 #[test]
 fn publish_refuses_a_set_the_ref_holds_other_bytes_of_or_cannot_read_and_never_calls_it_published() {
-    let p = Project::new();
+    let p = trusting_project();
     let (k, manifest, _) = published_t005(&p);
     let evil = p.git_with_input(&["hash-object", "-w", "--stdin"], b"evil\n").trim().to_owned();
     let files = raw_tree(&p, &[("100644", "a.rs", &evil)]);
@@ -960,7 +963,7 @@ fn publish_refuses_a_set_the_ref_holds_other_bytes_of_or_cannot_read_and_never_c
 
 #[test]
 fn publish_leaves_a_ref_whose_tree_git_would_not_write_as_it_is_and_writes_nothing() {
-    let p = Project::new();
+    let p = trusting_project();
     let (k, _, _) = published_t005(&p);
     let set = p.git(&["rev-parse", &format!("{REF}:{k}")]).trim().to_owned();
     let (c, b) = ("c".repeat(64), "b".repeat(64));
@@ -990,7 +993,7 @@ fn publish_leaves_a_ref_whose_tree_git_would_not_write_as_it_is_and_writes_nothi
 
 #[test]
 fn a_set_named_only_by_a_commit_that_does_not_close_its_task_is_left_unpublished_and_said_so() {
-    let p = Project::new();
+    let p = trusting_project();
     let secret = store(&p, "001-bookmark-tags/T007", &tests_dir(&p, "a", &[("t7.rs", "fn secret() {}")]));
     // T007 stays open: its box unticked, and the claim no verdict a tick carries.
     let bogus = close_by_trailer(&p, "T007", "not-a-verdict", &secret, false);
@@ -1026,15 +1029,94 @@ fn a_set_named_only_by_a_commit_that_does_not_close_its_task_is_left_unpublished
         out.stdout
     );
     assert!(!p.git_output(&["rev-parse", "--verify", "-q", REF]).status.success(), "nothing published");
+    // A verified claim written by hand, its box ticked by hand too, with no note: anyone who can
+    // push can write it, so it releases nothing.
+    let by_hand = close_by_trailer(&p, "T007", "verified", &secret, true);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    let left = &report["units"][0]["not_closed"][0];
+    assert_eq!(left["named_by"][0], json!(by_hand), "{report:#}");
+    assert!(left["reason"].as_str().unwrap().contains("has no note in refs/notes/speccoder"), "{report:#}");
+    assert!(!p.git_output(&["rev-parse", "--verify", "-q", REF]).status.success(), "nothing published");
     // Its tick closes it: now it is published.
-    close_by_trailer(&p, "T007", "verified", &secret, true);
+    p.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    close_with(&p, "001-bookmark-tags/T007", &secret);
     let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
     assert_eq!(report["units"][0]["published"][0]["manifest"], secret.as_str(), "{report:#}");
 }
 
+/// `attest TASK` with evidence whose held_out phase names `manifest`, its lines left unsigned
+/// (`--signer none`), as `sign_at = "later"` leaves them until `attest sign`.
+fn close_unsigned(p: &Project, task: &str, manifest: &str) {
+    let held_out =
+        json!({ "phase": "held_out", "result": "PASSED", "manifest": manifest, "passed": 1, "total": 1 });
+    let evidence = p.evidence(task, json!({ "phases": [held_out] }));
+    p.run(&["attest", task, "--evidence", evidence.to_str().unwrap(), "--signer", "none"]).expect(0);
+}
+
+#[test]
+fn a_tick_whose_note_is_unsigned_or_signed_by_a_stranger_releases_its_set_only_once_a_trusted_key_signs_it() {
+    let p = trusting_project();
+    let secret = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("t5.rs", "fn secret() {}")]));
+    close_unsigned(&p, "001-bookmark-tags/T005", &secret);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    let left = &report["units"][0]["not_closed"][0];
+    assert_eq!(left["manifest"], secret.as_str(), "{report:#}");
+    let reason = left["reason"].as_str().unwrap();
+    assert!(reason.contains("does not verify against your trust (unsigned line"), "{reason}");
+    assert!(reason.contains("speccoder attest sign"), "{reason}");
+    assert!(!p.git_output(&["rev-parse", "--verify", "-q", REF]).status.success(), "nothing published");
+    // Signed by a key the publisher does not trust: still nothing.
+    let stranger = p.outside.join("stranger");
+    let made = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "eve@example.com", "-f"])
+        .arg(&stranger)
+        .stdin(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(made.success());
+    p.run(&["attest", "sign", "--signer", "ssh", "--key", stranger.to_str().unwrap()]).expect(0);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    let reason = report["units"][0]["not_closed"][0]["reason"].as_str().unwrap().to_owned();
+    assert!(reason.contains("does not verify against your trust"), "{reason}");
+    assert!(!p.git_output(&["rev-parse", "--verify", "-q", REF]).status.success(), "nothing published");
+    // Trusting the stranger's key by --allowed-signers releases it; so does the project's own key.
+    let theirs = p.outside.join("theirs_allowed");
+    let public = std::fs::read_to_string(stranger.with_extension("pub")).unwrap();
+    std::fs::write(&theirs, format!("eve@example.com namespaces=\"in-toto\" {public}")).unwrap();
+    let dry =
+        p.run(&["held-out", "publish", "--json", "--dry-run", "--allowed-signers", theirs.to_str().unwrap()]);
+    assert_eq!(dry.expect(0).json()["units"][0]["published"][0]["manifest"], secret.as_str());
+    p.signed(&["attest", "sign"]).expect(0);
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    assert_eq!(report["units"][0]["published"][0]["manifest"], secret.as_str(), "{report:#}");
+    p.fsck();
+}
+
+#[test]
+fn publishing_with_no_trust_at_all_stops_and_says_what_to_configure_and_writes_nothing() {
+    let p = Project::new();
+    let secret = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("t5.rs", "fn secret() {}")]));
+    // Nothing named yet: nothing to judge, so no trust is needed.
+    p.run(&["held-out", "publish"]).expect(0);
+    close_with(&p, "001-bookmark-tags/T005", &secret);
+    let before = p.snapshot();
+    let out = p.run(&["held-out", "publish"]).expect(13);
+    assert!(out.stderr.contains("you trust no signer: nothing was published"), "{}", out.stderr);
+    assert!(out.stderr.contains("--allowed-signers FILE"), "{}", out.stderr);
+    assert_eq!(p.snapshot(), before);
+    // A trust file the checked branch holds is not the publisher's own: refused.
+    std::fs::copy(&p.allowed, p.root.join("allowed_signers")).unwrap();
+    p.commit_all("Trust whoever wrote this");
+    let out = p.run(&["held-out", "publish", "--allowed-signers", "allowed_signers"]).expect(13);
+    assert!(out.stderr.contains("allowed_signers"), "{}", out.stderr);
+    assert!(!p.git_output(&["rev-parse", "--verify", "-q", REF]).status.success(), "nothing published");
+    p.run(&["held-out", "publish", "--allowed-signers", p.allowed.to_str().unwrap()]).expect(0);
+    assert_eq!(ls_tree(&p, REF).len(), 2);
+}
+
 #[test]
 fn store_refuses_files_whose_manifest_would_pass_the_4_mib_every_reader_accepts_and_writes_nothing() {
-    let p = Project::new();
+    let p = trusting_project();
     // 4,000 files with paths near 1,000 bytes: within 10,000 files and 1,024 bytes a path.
     let dir = p.outside.join("big");
     let deep = dir.join("a".repeat(240)).join("b".repeat(240)).join("c".repeat(240));
@@ -1062,7 +1144,7 @@ fn long_named_unit(p: &Project) -> String {
 #[test]
 fn a_unit_whose_escaped_name_is_too_long_for_a_ref_file_is_refused_by_name_and_limit_before_anything_is_written()
  {
-    let p = Project::new();
+    let p = trusting_project();
     let unit = long_named_unit(&p);
     let limit = "more than the 250 bytes a reference file's name may hold";
     let dir = tests_dir(&p, "a", &[("a.rs", "A")]);
@@ -1102,7 +1184,7 @@ fn a_unit_whose_escaped_name_is_too_long_for_a_ref_file_is_refused_by_name_and_l
 
 #[test]
 fn a_git_directory_inside_the_work_tree_under_another_name_is_no_place_for_a_store() {
-    let p = Project::new();
+    let p = trusting_project();
     // As `git init --separate-git-dir=<work tree>/meta` leaves it: `git status` lists `meta/`.
     let meta = p.root.join("meta");
     std::fs::rename(p.root.join(".git"), &meta).unwrap();
@@ -1125,7 +1207,7 @@ fn a_git_directory_inside_the_work_tree_under_another_name_is_no_place_for_a_sto
 
 #[test]
 fn a_store_that_is_a_symbolic_link_to_nothing_is_named_as_one_with_what_to_do() {
-    let p = Project::new();
+    let p = trusting_project();
     let good = tests_dir(&p, "good", &[("a.rs", "A")]);
     let link = p.outside.join("store-link");
     std::os::unix::fs::symlink(p.outside.join("no-such-dir"), &link).unwrap();

@@ -400,9 +400,17 @@ fn evidence_naming_set(dir: &Path, target: &str, digest: &str) -> std::path::Pat
     path
 }
 
+/// Makes `p` trust `key` as git's `gpg.ssh.allowedSignersFile`, which `held-out publish` reads
+/// (it releases a set only for a tick whose note verifies against the publisher's trust).
+fn trust_in_config(p: &Project, key: &common::Key) {
+    let allowed = common::allowed_signers(&p.scratch.join("allowed_signers"), &[(common::PRINCIPAL, key)]);
+    p.git(&["config", "gpg.ssh.allowedSignersFile", allowed.to_str().unwrap()]);
+}
+
 /// A repository whose T005 is closed naming a held-out set that `held-out store` writes from
-/// `tests`, with the store still empty; the set's digest.
+/// `tests`, with the store still empty, and whose config trusts `key`; the set's digest.
 fn closed_with_unstored_set(template: &Project, key: &common::Key) -> (std::path::PathBuf, String) {
+    trust_in_config(template, key);
     let target = "001-bookmark-tags/T005";
     let tests = template.scratch_dir("held-out-tests");
     for i in 0..20 {
@@ -515,6 +523,7 @@ fn held_out_publish_killed_at_any_moment_leaves_no_ref_or_the_whole_set() {
 fn eight_publishers_in_eight_worktrees_never_lose_each_others_sets() {
     let p = Project::speckit();
     let key = common::ed25519(&p.scratch, "ada");
+    trust_in_config(&p, &key);
     let rounds = rounds().min(10);
     let targets = p.add_speckit_tasks(8 * rounds);
     let key_path = key.private.to_str().unwrap();

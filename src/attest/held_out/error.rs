@@ -163,6 +163,14 @@ pub enum HeldOutError {
         /// What differs.
         message: String,
     },
+    /// The publisher's trust cannot be loaded.
+    #[error(transparent)]
+    Trust(#[from] crate::check::trust::TrustError),
+    /// A closed task names a set, and the publisher trusts no signer to check its tick with.
+    #[error(
+        "held-out publish releases a set only for a tick whose note verifies against your own trust, and you trust no signer: nothing was published. Configure the trust `attest verify` reads: git's gpg.ssh.allowedSignersFile, or pass --allowed-signers FILE (--allowed-signers-rev REV:PATH, --openpgp-certs FILE, --certificate-identity and --certificate-oidc-issuer for keyless evidence); then run `speccoder held-out publish` again"
+    )]
+    NoTrust,
     /// The store cannot be written.
     #[error("cannot write {path}: {source}")]
     Io {
@@ -179,6 +187,7 @@ impl ExitClass for HeldOutError {
             HeldOutError::Target(e) => e.class(),
             HeldOutError::Spec(e) => e.class(),
             HeldOutError::Git(e) => e.class(),
+            HeldOutError::Trust(e) => e.class(),
             HeldOutError::Unborn(_) | HeldOutError::NotACommit { .. } | HeldOutError::Shallow { .. } => {
                 Class::GitPrecondition
             }
@@ -196,6 +205,7 @@ impl ExitClass for HeldOutError {
             | HeldOutError::ClaimNotStored { .. }
             | HeldOutError::ClaimOtherTask { .. }
             | HeldOutError::ClaimDiffers { .. }
+            | HeldOutError::NoTrust
             // The store cannot be written (permissions, a full disk): an output that cannot be
             // used, not a bug.
             | HeldOutError::Io { .. } => Class::Config,

@@ -9,10 +9,15 @@ use serde::Serialize;
 
 use super::error::HeldOutError;
 use super::local::{ReadySet, SetProblem, StoreUse, head_commit, read_set, store_root, stream_checked};
+use crate::check::agreement::Rules;
 use crate::check::held_out::{published_sets, read_set as read_published_set};
+use crate::check::line::Body;
+use crate::check::outcome::CommitOutcome;
+use crate::check::signatures;
 use crate::check::trailers::{claim_problem, held_out_trailer, task_trailers};
+use crate::check::trust::{SignatureTime, SignatureTrust, TrustFiles};
 use crate::exit;
-use crate::git::{CasUpdate, GitError, ObjectId, Repo, trailers};
+use crate::git::{CasUpdate, Commit, GitError, ObjectId, Repo, trailers};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::digest::is_sha256_hex;
 use crate::model::dsse::Envelope;
@@ -33,6 +38,10 @@ pub struct PublishRequest {
     pub store: Option<PathBuf>,
     /// Say what would be published, write nothing.
     pub dry_run: bool,
+    /// The publisher's trust, which a tick's note must hold under for its sets to be published.
+    pub trust: TrustFiles,
+    /// When SSH keys must have been trusted.
+    pub signature_time: SignatureTime,
 }
 
 /// A set as published (or to be published).
@@ -170,7 +179,12 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
         spec::locate_unit(&repo.tree(repo.commit_tree(head)?), unit)?;
     }
     let root = store_root(repo, req.store.as_deref(), StoreUse::Read)?;
-    let named = named_sets(repo, head, req.unit.as_deref())?;
+    let judge = TickJudge {
+        rules: Rules::new(repo, None),
+        trust: SignatureTrust::load_outside_head(repo, &req.trust)?,
+        time: req.signature_time,
+    };
+    let named = named_sets(repo, head, req.unit.as_deref(), &judge)?;
     let mut units: BTreeSet<String> = named.keys().cloned().collect();
     match &req.unit {
         Some(unit) => {
@@ -401,18 +415,19 @@ fn not_closed_reason(open: &[Naming]) -> String {
         })
         .collect();
     format!(
-        "no closed task names it ({}); a set is published once a `verified` or `regression_only` tick naming it is on HEAD with the task's box ticked in its task list",
+        "no closed task names it ({}); a set is published once a `verified` or `regression_only` tick whose signed note names it, and verifies against your trust, is on HEAD with the task's box ticked in its task list",
         reasons.join("; ")
     )
 }
 
 /// Manifest digests (hex) named by the task commits reachable from `head` (a `Spec-Task:` and a
 /// non-empty `Verdict:`), by unit, each with the commits that name it (newest first), their tasks
-/// and whether each closes its task ([`why_open`]).
+/// and whether each closes its task for that set ([`why_open`], then [`TickJudge::signed_sets`]).
 fn named_sets(
     repo: &Repo,
     head: ObjectId,
     only: Option<&str>,
+    judge: &TickJudge<'_>,
 ) -> Result<BTreeMap<String, BTreeMap<String, NamedBy>>, HeldOutError> {
     let head_tree = repo.tree(repo.commit_tree(head)?);
     let mut ticks = HeadTicks::default();
@@ -428,8 +443,9 @@ fn named_sets(
         if let Some(trailer) = held_out_trailer(&commit.message) {
             digests.extend(trailer_manifest(trailer.trim()).map(str::to_owned));
         }
-        if let Some(note) = repo.note(NOTES_REF, id)? {
-            digests.extend(bundle::split(&note).into_iter().filter_map(held_out_digest));
+        let note = repo.note(NOTES_REF, id)?;
+        if let Some(note) = &note {
+            digests.extend(bundle::split(note).into_iter().filter_map(held_out_digest));
         }
         if digests.is_empty() {
             continue;
@@ -438,12 +454,83 @@ fn named_sets(
             Some(problem) => Some(format!("is not one plain claim: {problem}")),
             None => why_open(&verdict, ticks.ticked(&head_tree, unit, task_id)?),
         };
+        // A claim that would close its task closes it only for the sets its note's lines name,
+        // once the note holds under the publisher's trust: trailers and notes are anyone's to write.
+        let signed = match open {
+            Some(why) => Err(why),
+            None => judge.signed_sets(&commit, &target, &verdict, note.as_deref())?,
+        };
         for digest in digests {
-            let naming = Naming { commit: id, task: target.clone(), open: open.clone() };
+            let open = match &signed {
+                Ok(sets) if sets.contains(&digest) => None,
+                Ok(_) => Some(TRAILER_ONLY.to_owned()),
+                Err(why) => Some(why.clone()),
+            };
+            let naming = Naming { commit: id, task: target.clone(), open };
             out.entry(unit.to_owned()).or_default().entry(digest).or_default().push(naming);
         }
     }
     Ok(out)
+}
+
+/// Why a tick that closes its task does not close it for a set its `Held-Out:` trailer names.
+const TRAILER_ONLY: &str = "names it in its Held-Out: trailer only, not in a line of its signed note, and a trailer is anyone's to write";
+
+/// How `held-out publish` tells a tick that stands behind the sets it names: its note holds under
+/// the publisher's own trust, as `attest approve` holds a note to it before signing.
+struct TickJudge<'r> {
+    /// The commit's own agreement rules.
+    rules: Rules<'r>,
+    /// The publisher's trust.
+    trust: SignatureTrust,
+    /// When SSH keys must have been trusted.
+    time: SignatureTime,
+}
+
+impl TickJudge<'_> {
+    /// The sets (hex) the held_out lines of `note` name, when the note agrees with the task
+    /// commit `commit` (which claims `target` and `verdict`) and every line holds under the
+    /// trust; otherwise why not, on one line.
+    ///
+    /// # Errors
+    /// The publisher trusts no signer ([`HeldOutError::NoTrust`]).
+    fn signed_sets(
+        &self,
+        commit: &Commit,
+        target: &str,
+        verdict: &str,
+        note: Option<&[u8]>,
+    ) -> Result<Result<BTreeSet<String>, String>, HeldOutError> {
+        let Some(note) = note else {
+            return Ok(Err(format!(
+                "has no note in {NOTES_REF}, so nothing signed names the set its run used (fetch the notes: `speccoder attest fetch`)"
+            )));
+        };
+        if self.trust.is_empty() {
+            return Err(HeldOutError::NoTrust);
+        }
+        let mut findings = Vec::new();
+        let checked = self.rules.note(commit, target, Some(verdict), note, &mut findings);
+        if let Some(f) = findings.iter().find(|f| f.outcome > CommitOutcome::Ok) {
+            return Ok(Err(format!(
+                "its note does not agree with the commit ({})",
+                one_line(&f.to_string())
+            )));
+        }
+        let at = self.time.at(commit.committer.seconds);
+        if let Some(f) = signatures::unheld(&checked.lines, &self.trust, at, &checked.commit_sha256).first() {
+            return Ok(Err(format!(
+                "its note does not verify against your trust ({}): sign it (`speccoder attest sign {}`), or give the trust of its signer (--allowed-signers, --openpgp-certs)",
+                one_line(&f.to_string()),
+                commit.id
+            )));
+        }
+        let named = checked.lines.iter().filter_map(|l| match &l.body {
+            Body::TestResult(r) => r.held_out_manifest().map(str::to_owned),
+            _ => None,
+        });
+        Ok(Ok(named.collect()))
+    }
 }
 
 /// Why a plain claim of `verdict` does not close its task, whose box is `ticked` at HEAD (or
@@ -718,5 +805,42 @@ mod tests {
         // Every step moved the ref forward: 24 commits in one line.
         let tip = repo.ref_target(&reference).unwrap().unwrap();
         assert_eq!(repo.walk(tip, &[]).unwrap().len(), 24);
+    }
+
+    fn naming(commit: u8, task: &str) -> Naming {
+        Naming { commit: ObjectId::from_bytes_or_panic(&[commit; 20]), task: task.to_owned(), open: None }
+    }
+
+    fn empty_plan() -> Plan {
+        Plan {
+            unit: "001-x".to_owned(),
+            ready: Vec::new(),
+            tampered: Vec::new(),
+            other_task: Vec::new(),
+            not_in_store: Vec::new(),
+            not_closed: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_set_closed_only_by_another_task_is_left_out_and_named_with_both_tasks() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut plan = empty_plan();
+        plan.add_ready(set(dir.path(), 5), &[naming(6, "001-x/T006")]);
+        assert!(plan.ready.is_empty(), "never published for a task it was not written for");
+        let left = &plan.other_task[0];
+        assert!(
+            left.reason.contains("written for 001-x/T005, but named by the closed task 001-x/T006; left out")
+        );
+        assert_eq!(left.named_by, [ObjectId::from_bytes_or_panic(&[6; 20]).to_string()]);
+    }
+
+    #[test]
+    fn a_set_its_own_task_closes_is_published_for_it_alone_and_the_other_naming_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut plan = empty_plan();
+        plan.add_ready(set(dir.path(), 5), &[naming(6, "001-x/T006"), naming(5, "001-x/T005")]);
+        assert_eq!(plan.ready[0].1, [ObjectId::from_bytes_or_panic(&[5; 20])]);
+        assert!(plan.other_task[0].reason.contains("published for 001-x/T005 only"));
     }
 }
