@@ -369,6 +369,22 @@ pub fn read_any_task_with(
     }
 }
 
+/// Where task `task_id` of `unit` is written, as a file of `tree` and a 1-based line: its line in
+/// the task list (only the task list is read, so a tick whose spec documents are gone is still
+/// placed), or a bug task's assessment, line 1.
+pub fn task_location(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result<(String, usize), SpecError> {
+    match TaskId::parse(task_id)? {
+        TaskId::Bug(slug) => {
+            let facts = bug_task_facts(tree, unit, &slug)?;
+            Ok((format!("{}/assessment.md", facts.tasks_path), 1))
+        }
+        TaskId::Listed(_) => {
+            let (loc, _, index) = find_listed(tree, unit, task_id, &TaskLists::default())?;
+            Ok((loc.tasks, index + 1))
+        }
+    }
+}
+
 /// The facts of every ticked task of `unit`, in line order; a unit without a task list has none.
 /// A ticked task whose id appears on more than one task line is an error (it is ambiguous), and
 /// so is a spec document a ticked task needs that cannot be read ([`read_task`]).

@@ -293,3 +293,16 @@ fn repository_text_in_the_markdown_report_forms_no_link_mention_or_reference() {
     assert!(reason.starts_with("`` malformed: ") && reason.ends_with(" ``"), "{row}");
     assert!(reason.contains("names more than one <unit>/<task>"), "{row}");
 }
+
+#[test]
+fn a_github_annotation_is_placed_on_its_task_line_even_when_the_spec_document_its_story_needs_is_gone() {
+    let p = Project::speckit();
+    // T007 belongs to story US2; a hand tick of it, then spec.md removed.
+    let text = String::from_utf8(p.read(TASKS)).unwrap().replace("- [ ] T007", "- [X] T007");
+    p.write(TASKS, text);
+    p.git(&["rm", "-q", "specs/001-bookmark-tags/spec.md"]);
+    p.git(&["commit", "-q", "-am", "Tick T007 by hand; spec.md gone"]);
+    let out = p.speccoder(&["attest", "verify", "--branch", "--all", "--github"]).failure(26);
+    let annotation = format!("::error file={TASKS},line=28,title=speccoder%3A 001-bookmark-tags/T007 is");
+    assert!(out.stdout.lines().any(|l| l.starts_with(&annotation)), "{out}");
+}

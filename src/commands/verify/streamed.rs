@@ -229,12 +229,8 @@ fn locate(repo: &Repo, tree: ObjectId, task: &str) -> Option<github::Location> {
         let loc = speccoder_attest::spec::locate_unit(&repo.tree(tree), unit).ok()?;
         return Some(github::Location { file: loc.tasks, line });
     }
-    let facts = speccoder_attest::spec::read_any_task(&repo.tree(tree), unit, id).ok()?;
-    Some(if facts.is_trailer_only() {
-        github::Location { file: format!("{}/assessment.md", facts.tasks_path), line: 1 }
-    } else {
-        github::Location { file: facts.tasks_path, line: facts.line_index + 1 }
-    })
+    let (file, line) = speccoder_attest::spec::task_location(&repo.tree(tree), unit, id).ok()?;
+    Some(github::Location { file, line })
 }
 
 /// A token nobody who wrote the checked repository can guess, to fence the report off from the
