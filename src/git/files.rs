@@ -1,5 +1,6 @@
 //! The files gix opens for speccoder, looked at before gix opens them: git's configuration, the
-//! repository's packed references and index, and the attributes files of a path it converts.
+//! `HEAD` files the search for the repository reads, the repository's packed references and
+//! index, and the attributes files of a path it converts.
 //!
 //! gix opens these blocking and reads them whole, so a FIFO there would stop a command forever
 //! and a device (`/dev/zero`) would be read until memory runs out. Each is looked at with `stat`
@@ -37,6 +38,11 @@ pub enum GitFile {
     PackedRefs,
     /// The index.
     Index,
+    /// A `HEAD` file where the search for the repository looks for one (`.git/HEAD`, a bare
+    /// repository's, the one a `.git` file points at).
+    Head,
+    /// A `.git` file, which names the git directory of a linked work tree or a submodule.
+    GitLink,
     /// An attributes file (`.gitattributes`, `info/attributes`, `core.attributesFile`, the
     /// system's).
     Attributes,
@@ -52,6 +58,8 @@ impl GitFile {
             GitFile::CommonDir => "the work tree's `commondir` file",
             GitFile::PackedRefs => "the repository's packed references",
             GitFile::Index => "the index",
+            GitFile::Head => "a HEAD file on the way to the repository",
+            GitFile::GitLink => "a `.git` file (`gitdir: <path>`)",
             GitFile::Attributes => "the git attributes file",
         }
     }
@@ -67,6 +75,9 @@ impl GitFile {
                 "put the regular file git wrote back in its place"
             }
             GitFile::Index => "remove it and run `git reset` to rebuild it from HEAD",
+            GitFile::Head | GitFile::GitLink => {
+                "put the regular file git wrote back in its place, or remove it where no repository is meant to be"
+            }
             GitFile::Attributes => "put a regular file there or remove it",
         }
     }
@@ -76,9 +87,12 @@ impl GitFile {
     #[must_use]
     pub fn class(self) -> crate::exit::Class {
         match self {
-            GitFile::RepositoryConfig | GitFile::CommonDir | GitFile::PackedRefs | GitFile::Index => {
-                crate::exit::Class::GitPrecondition
-            }
+            GitFile::RepositoryConfig
+            | GitFile::CommonDir
+            | GitFile::PackedRefs
+            | GitFile::Index
+            | GitFile::Head
+            | GitFile::GitLink => crate::exit::Class::GitPrecondition,
             GitFile::UserConfig | GitFile::Attributes => crate::exit::Class::Config,
         }
     }
@@ -163,6 +177,7 @@ pub(super) fn check_before_open(dir: &Path) -> Result<(), GitError> {
     for path in user_config_paths() {
         check(&path, GitFile::UserConfig, Links::Follow, SETTINGS_FILE_LIMIT)?;
     }
+    check_search(dir)?;
     let Some(git_dir) = git_dir_of(dir) else { return Ok(()) };
     let commondir = git_dir.join("commondir");
     check(&commondir, GitFile::CommonDir, Links::Follow, SETTINGS_FILE_LIMIT)?;
@@ -180,6 +195,49 @@ pub(super) fn check_before_open(dir: &Path) -> Result<(), GitError> {
         check(&path, file, Links::Follow, max)?;
     }
     Ok(())
+}
+
+/// Looks at the files the search for the repository reads, from `dir` upwards, before the search
+/// reads them: at each directory, `.git/HEAD`, or a `.git` file and the `HEAD` of the directory
+/// it names, then the directory's own `HEAD` (a bare repository's). The look stops at the first
+/// `HEAD` that is a regular file: the repository the search finds there. With `GIT_DIR` set,
+/// only its `HEAD`.
+///
+/// # Errors
+/// [`GitError::UnusableFile`] for the first file that is not absent or a bounded regular file.
+fn check_search(dir: &Path) -> Result<(), GitError> {
+    let head = |d: &Path| -> Result<bool, GitError> {
+        let path = d.join("HEAD");
+        check(&path, GitFile::Head, Links::Follow, SETTINGS_FILE_LIMIT)?;
+        Ok(std::fs::metadata(&path).is_ok_and(|m| m.is_file()))
+    };
+    if let Some(git_dir) = std::env::var_os("GIT_DIR").filter(|v| !v.is_empty()) {
+        return head(Path::new(&git_dir)).map(drop);
+    }
+    let start = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+    for d in start.ancestors() {
+        let dot_git = d.join(".git");
+        let found = match std::fs::metadata(&dot_git) {
+            Ok(meta) if meta.is_dir() => head(&dot_git)?,
+            Ok(meta) if meta.is_file() => {
+                check(&dot_git, GitFile::GitLink, Links::Follow, SETTINGS_FILE_LIMIT)?;
+                gitfile_target(&dot_git).map_or(Ok(false), |target| head(&d.join(target)))?
+            }
+            // Anything else at `.git` is no repository to the search: it reads nothing there.
+            _ => false,
+        };
+        if found || head(d)? {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// The path a `.git` file names (`gitdir: <path>`), when it reads.
+fn gitfile_target(path: &Path) -> Option<PathBuf> {
+    let bytes = crate::input::read_regular_through_links(path, SETTINGS_FILE_LIMIT).ok()?;
+    let target = bytes.trim().strip_prefix(b"gitdir:")?.trim();
+    target.to_path().ok().map(Path::to_owned)
 }
 
 /// The configuration files of the system and the user that gix reads, as gix names them.

@@ -315,6 +315,38 @@ fn a_git_configuration_that_is_a_fifo_a_device_or_too_long_is_refused_naming_it_
 
 #[cfg(unix)]
 #[test]
+fn a_head_file_the_search_for_the_repository_would_read_as_a_fifo_is_exit_14_naming_it_never_a_hang() {
+    let p = Project::speckit();
+    let verify = ["attest", "verify", "--branch", "--all", "--allow-empty"];
+    // The repository's own HEAD.
+    let head = p.root.join(".git/HEAD");
+    let kept = p.scratch.join("HEAD");
+    std::fs::rename(&head, &kept).unwrap();
+    mkfifo(&head);
+    let out = p.speccoder(&verify).failure(14);
+    let says =
+        format!("a HEAD file on the way to the repository {} is not read: it is a FIFO", head.display());
+    assert!(out.stderr.contains(&says), "{out}");
+    std::fs::remove_file(&head).unwrap();
+    std::fs::rename(&kept, &head).unwrap();
+    // A linked work tree's `.git` file naming a git directory whose HEAD is a FIFO.
+    let linked = p.scratch.join("linked");
+    std::fs::create_dir_all(linked.join("meta")).unwrap();
+    mkfifo(&linked.join("meta/HEAD"));
+    std::fs::write(linked.join(".git"), "gitdir: meta\n").unwrap();
+    let out = common::run(common::speccoder_command(&linked, &p.home, &verify)).failure(14);
+    assert!(out.stderr.contains(&format!("{} is not read", linked.join("meta/HEAD").display())), "{out}");
+    // A `.git` file that is a device is refused, naming it.
+    let device = p.scratch.join("device");
+    std::fs::create_dir_all(&device).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", device.join(".git")).unwrap();
+    let out = common::run(common::speccoder_command(&device, &p.home, &verify));
+    assert_ne!(out.code(), Some(0), "{out}");
+    p.speccoder(&verify).success();
+}
+
+#[cfg(unix)]
+#[test]
 fn the_repository_s_configuration_packed_refs_or_index_as_a_fifo_is_exit_14_naming_it() {
     let p = Project::speckit();
     let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
