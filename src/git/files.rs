@@ -7,8 +7,8 @@
 //! (never opened): it must be absent or a regular file of at most a bound; anything else is
 //! refused, naming the file. The look and gix's open are two steps: a file swapped in between
 //! them is not caught (these are files of the user's own machine, not of a repository's history).
-//! Files a configuration includes (`include.path`, `includeIf`) are gix's to read, and are not
-//! looked at here.
+//! A configuration file's includes (`include.path`, `includeIf.<condition>.path`, whatever the
+//! condition) are looked at too, as deep as git follows them.
 
 use std::path::{Path, PathBuf};
 
@@ -175,7 +175,7 @@ fn is_dev_null(meta: &std::fs::Metadata) -> bool {
 /// [`GitError::UnusableFile`] for the first file that is not.
 pub(super) fn check_before_open(dir: &Path) -> Result<(), GitError> {
     for path in user_config_paths() {
-        check(&path, GitFile::UserConfig, Links::Follow, SETTINGS_FILE_LIMIT)?;
+        check_config(&path, GitFile::UserConfig, 0)?;
     }
     check_search(dir)?;
     let Some(git_dir) = git_dir_of(dir) else { return Ok(()) };
@@ -186,15 +186,58 @@ pub(super) fn check_before_open(dir: &Path) -> Result<(), GitError> {
         .and_then(|bytes| bytes.trim().to_path().ok().map(|p| git_dir.join(p)))
         .unwrap_or_else(|| git_dir.clone());
     let index = std::env::var_os("GIT_INDEX_FILE").map_or_else(|| git_dir.join("index"), PathBuf::from);
-    for (path, file, max) in [
-        (common.join("config"), GitFile::RepositoryConfig, SETTINGS_FILE_LIMIT),
-        (git_dir.join("config.worktree"), GitFile::RepositoryConfig, SETTINGS_FILE_LIMIT),
-        (common.join("packed-refs"), GitFile::PackedRefs, REPOSITORY_FILE_LIMIT),
-        (index, GitFile::Index, REPOSITORY_FILE_LIMIT),
-    ] {
-        check(&path, file, Links::Follow, max)?;
+    check_config(&common.join("config"), GitFile::RepositoryConfig, 0)?;
+    check_config(&git_dir.join("config.worktree"), GitFile::RepositoryConfig, 0)?;
+    check(&common.join("packed-refs"), GitFile::PackedRefs, Links::Follow, REPOSITORY_FILE_LIMIT)?;
+    check(&index, GitFile::Index, Links::Follow, REPOSITORY_FILE_LIMIT)?;
+    Ok(())
+}
+
+/// How deep git follows configuration includes: a file may include files that include others, up
+/// to this depth (git's `MAX_INCLUDE_DEPTH`).
+const MAX_INCLUDE_DEPTH: usize = 10;
+
+/// Looks at the configuration file at `path` (see [`check`]) and at every file it includes, at
+/// any condition, to [`MAX_INCLUDE_DEPTH`]. A file that cannot be parsed is left to gix to refuse.
+///
+/// # Errors
+/// [`GitError::UnusableFile`] for the first file that is not absent or a bounded regular file.
+fn check_config(path: &Path, file: GitFile, depth: usize) -> Result<(), GitError> {
+    check(path, file, Links::Follow, SETTINGS_FILE_LIMIT)?;
+    if depth >= MAX_INCLUDE_DEPTH {
+        return Ok(());
+    }
+    for included in includes(path) {
+        check_config(&included, file, depth + 1)?;
     }
     Ok(())
+}
+
+/// The files the configuration at `path` includes, as paths (a relative one is relative to the
+/// directory of `path`, `~/` is the home directory); none when it cannot be read or parsed.
+fn includes(path: &Path) -> Vec<PathBuf> {
+    let Ok(bytes) = crate::input::read_regular_through_links(path, SETTINGS_FILE_LIMIT) else {
+        return Vec::new();
+    };
+    let meta = gix::config::file::Metadata::from(gix::config::Source::Local);
+    let Ok(config) = gix::config::File::from_bytes_no_includes(&bytes, meta, Default::default()) else {
+        return Vec::new();
+    };
+    let base = path.parent().unwrap_or(Path::new(""));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    ["include", "includeIf"]
+        .into_iter()
+        .filter_map(|name| config.sections_by_name(name))
+        .flatten()
+        .flat_map(|section| section.values("path"))
+        .filter_map(|value| {
+            let value = value.to_path().ok()?;
+            match value.strip_prefix("~") {
+                Ok(rest) => Some(home.as_ref()?.join(rest)),
+                Err(_) => Some(base.join(value)),
+            }
+        })
+        .collect()
 }
 
 /// Looks at the files the search for the repository reads, from `dir` upwards, before the search

@@ -347,6 +347,35 @@ fn a_head_file_the_search_for_the_repository_would_read_as_a_fifo_is_exit_14_nam
 
 #[cfg(unix)]
 #[test]
+fn a_file_a_git_configuration_includes_as_a_fifo_is_refused_naming_it_at_any_condition_and_depth() {
+    let p = Project::speckit();
+    let verify = ["attest", "verify", "--branch", "--all", "--allow-empty"];
+    let fifo = p.root.join(".git/included.fifo");
+    mkfifo(&fifo);
+    // The repository's config includes a file (relative to it) that includes the FIFO, under a
+    // condition that does not even hold.
+    std::fs::write(
+        p.root.join(".git/step.inc"),
+        "[includeIf \"gitdir:/nowhere/\"]\n\tpath = included.fifo\n",
+    )
+    .unwrap();
+    p.git(&["config", "include.path", "step.inc"]);
+    let out = p.speccoder(&verify).failure(14);
+    assert!(out.stderr.contains(&format!("{} is not read: it is a FIFO", fifo.display())), "{out}");
+    p.git(&["config", "--unset", "include.path"]);
+    p.speccoder(&verify).success();
+    // The user's configuration including it, through `~/`.
+    std::fs::rename(&fifo, p.home.join("home.fifo")).unwrap();
+    std::fs::write(p.home.join(".gitconfig"), "[include]\n\tpath = ~/home.fifo\n").unwrap();
+    let out = p.speccoder(&verify).failure(13);
+    assert!(
+        out.stderr.contains(&format!("{} is not read: it is a FIFO", p.home.join("home.fifo").display())),
+        "{out}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
 fn the_repository_s_configuration_packed_refs_or_index_as_a_fifo_is_exit_14_naming_it() {
     let p = Project::speckit();
     let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
