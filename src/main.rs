@@ -7,7 +7,7 @@ mod commands;
 
 use std::process::ExitCode;
 
-use clap::error::ErrorKind;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory as _, FromArgMatches as _};
 
@@ -25,6 +25,7 @@ fn main() -> ExitCode {
             return ExitCode::from(commands::print_help(&e.render()));
         }
         Err(e) => {
+            let e = glued_value_tip(e);
             let rendered = e.render().to_string();
             usage_error_as_json(&rendered);
             let _ = e.print();
@@ -40,6 +41,31 @@ fn main() -> ExitCode {
         return ExitCode::from(speccoder_attest::exit::USAGE);
     }
     ExitCode::from(commands::run(cli.command, cli.dir.as_deref()))
+}
+
+/// clap's tip for an unknown `-x` right after an option that takes a value (`--reason -x`) is
+/// "use '-- -x'", which does not work there: `--reason -- -x` ends the options instead. Such a
+/// value is given glued to its option (`--reason=-x`), and the tip says so.
+fn glued_value_tip(mut e: clap::Error) -> clap::Error {
+    if e.kind() != ErrorKind::UnknownArgument {
+        return e;
+    }
+    let Some(ContextValue::String(invalid)) = e.get(ContextKind::InvalidArg) else { return e };
+    let invalid = invalid.clone();
+    let args: Vec<String> = std::env::args().skip(1).take_while(|a| a != "--").collect();
+    let option = args.windows(2).find(|pair| pair[1] == invalid).and_then(|pair| pair[0].strip_prefix("--"));
+    let mut command = cli::Cli::command();
+    command.build();
+    let Some(name) = option.filter(|name| takes_value(&command, name)) else { return e };
+    let tip = format!("to give '{invalid}' as the value of --{name}, write '--{name}={invalid}'");
+    e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![tip.into()]));
+    e
+}
+
+/// Whether some command of `command`'s tree (built) has a `--name` option that takes a value.
+fn takes_value(command: &clap::Command, name: &str) -> bool {
+    command.get_arguments().any(|arg| arg.get_long() == Some(name) && arg.get_action().takes_values())
+        || command.get_subcommands().any(|sub| takes_value(sub, name))
 }
 
 /// A command line that asked for `--json` and could not be run gets its one JSON object on stdout

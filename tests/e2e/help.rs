@@ -122,3 +122,16 @@ fn the_shared_exit_codes_read_the_same_in_help_docs_cli_md_and_readme() {
         assert_eq!(shared.map(normalized).as_deref(), Some(listed.as_str()), "{doc}");
     }
 }
+
+#[test]
+fn a_value_that_starts_with_a_dash_after_its_option_gets_a_tip_that_works_never_clap_s_double_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["accept", "001-x/T001", "--reason", "-x", "--signer", "none"];
+    let out = common::run(common::speccoder_command(dir.path(), dir.path(), &args)).failure(2);
+    assert!(out.stderr.contains("tip: to give '-x' as the value of --reason, write '--reason=-x'"), "{out}");
+    assert!(!out.stderr.contains("use '-- -x'"), "{out}");
+    // A flag that takes no value keeps clap's own tip.
+    let args = ["attest", "verify", "--json", "-x"];
+    let out = common::run(common::speccoder_command(dir.path(), dir.path(), &args)).failure(2);
+    assert!(!out.stderr.contains("as the value of"), "{out}");
+}
