@@ -167,6 +167,43 @@ impl UnitDocs {
         };
         Ok(line.map(|line| line.trim_end().to_owned()))
     }
+
+    /// The sha256 of requirement `id`'s body, for a drift check beside its defining line: for
+    /// OpenSpec, where the `### Requirement:` line only names the requirement, the lines after it
+    /// up to the next heading of level 1 to 3 (its statement and its scenarios), each without
+    /// trailing whitespace, blank lines at the end dropped; `None` for Spec Kit, whose defining
+    /// line is the requirement whole, and for a name no delta defines (the first in path order
+    /// counts, as for [`Self::requirement_line`]).
+    #[must_use]
+    pub fn requirement_body_hash(&self, id: &str) -> Option<String> {
+        if self.spec_md.is_some() {
+            return None;
+        }
+        let (text, index) = self.defined.iter().find_map(|(doc, at)| {
+            let text = self.text(*doc)?;
+            let (name, _, index) = at.in_text(text);
+            (name == id).then_some((text, index))
+        })?;
+        let mut body: Vec<&str> = text
+            .lines()
+            .skip(index + 1)
+            .take_while(|line| !is_heading_up_to_3(line))
+            .map(str::trim_end)
+            .collect();
+        while body.last().is_some_and(|l| l.is_empty()) {
+            body.pop();
+        }
+        Some(sha256_hex(body.join("\n")))
+    }
+}
+
+/// Whether `line` is a Markdown ATX heading of level 1, 2 or 3 (at most three spaces before its
+/// `#`s, then a blank or the end of the line).
+fn is_heading_up_to_3(line: &str) -> bool {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let rest = &line[indent..];
+    let hashes = rest.len() - rest.trim_start_matches('#').len();
+    indent <= 3 && (1..=3).contains(&hashes) && rest[hashes..].chars().next().is_none_or(|c| c == ' ' || c == '\t')
 }
 
 /// Every file named `spec.md` at any depth under `dir` (including `dir/spec.md`), sorted by path,
@@ -285,5 +322,40 @@ mod tests {
         };
         assert_eq!(searched(40), 40, "one definition searched for each of 40 cited ids");
         assert_eq!(searched(4), 4);
+    }
+
+    fn openspec_docs(delta: &str) -> UnitDocs {
+        let t = MemTree::from_files([
+            ("openspec/changes/chg/tasks.md", "- [ ] 1.1 Do it\n"),
+            ("openspec/changes/chg/specs/auth/spec.md", delta),
+        ])
+        .unwrap();
+        UnitDocs::of_unit(&t, "chg").unwrap()
+    }
+
+    #[test]
+    fn an_openspec_requirement_s_body_runs_to_the_next_heading_of_level_three_or_less_scenarios_included() {
+        let delta = "## ADDED Requirements\n### Requirement: OTP\nUsers MUST give a code.  \n\n#### Scenario: asked\n- THEN a code\n\n### Requirement: Other\nx\n";
+        let body = openspec_docs(delta).requirement_body_hash("OTP").unwrap();
+        assert_eq!(body, sha256_hex("Users MUST give a code.\n\n#### Scenario: asked\n- THEN a code"));
+        // The next requirement's text is not part of it; trailing blanks are not either.
+        let edited = delta.replace("x\n", "y\n").replace("- THEN a code\n", "- THEN a code   \n\n\n");
+        assert_eq!(openspec_docs(&edited).requirement_body_hash("OTP").unwrap(), body);
+        // A word of its statement or of a scenario changes it.
+        let weaker = delta.replace("MUST", "MAY");
+        assert_ne!(openspec_docs(&weaker).requirement_body_hash("OTP").unwrap(), body);
+        let scenario = delta.replace("a code\n\n###", "no code\n\n###");
+        assert_ne!(openspec_docs(&scenario).requirement_body_hash("OTP").unwrap(), body);
+        assert_eq!(openspec_docs(delta).requirement_body_hash("Missing"), None);
+    }
+
+    #[test]
+    fn a_heading_of_level_one_to_three_ends_a_body_and_deeper_or_indented_code_does_not() {
+        for line in ["# A", "## A", "### A", "   ## A", "##", "###\tA"] {
+            assert!(is_heading_up_to_3(line), "{line:?}");
+        }
+        for line in ["#### A", "    ## A", "##A", "text ## A", ""] {
+            assert!(!is_heading_up_to_3(line), "{line:?}");
+        }
     }
 }

@@ -58,6 +58,11 @@ pub struct CommitReport {
     /// every tick of a run, and most cite one or two requirements.
     #[serde(skip)]
     pub cited: Vec<(String, String)>,
+    /// For an OpenSpec tick, the body of each cited requirement in the task commit's tree, as
+    /// `(name, sha256)` ([`crate::spec::UnitDocs::requirement_body_hash`]), sorted by name: the
+    /// signed line is only the requirement's heading, and the tree is what the evidence signed.
+    #[serde(skip)]
+    pub cited_bodies: Vec<(String, String)>,
     /// The unit the evidence names.
     #[serde(skip)]
     pub unit: Option<String>,
@@ -82,6 +87,7 @@ impl CommitReport {
             covered_lines: Vec::new(),
             policy: None,
             cited: Vec::new(),
+            cited_bodies: Vec::new(),
             unit: None,
             evidence: None,
         }
@@ -232,7 +238,23 @@ impl<'r> Checker<'r> {
             report.not_evaluated = p.newer_fields();
             report.unit = Some(p.unit.feature.clone());
             report.cited = cited_requirements(p);
+            if p.unit.format == "openspec" {
+                report.cited_bodies = self.bodies_at(commit, &p.unit.feature, &report.cited);
+            }
         }
+    }
+
+    /// The bodies of the OpenSpec requirements `cited` in `unit` at the tree of `commit`, for
+    /// the drift check at the head; none when the change cannot be read there (the agreement
+    /// rules report that).
+    fn bodies_at(&self, commit: &Commit, unit: &str, cited: &[(String, String)]) -> Vec<(String, String)> {
+        if cited.is_empty() {
+            return Vec::new();
+        }
+        let Ok(docs) = crate::spec::UnitDocs::of_unit(&self.repo.tree(commit.tree), unit) else {
+            return Vec::new();
+        };
+        cited.iter().filter_map(|(id, _)| Some((id.clone(), docs.requirement_body_hash(id)?))).collect()
     }
 
     /// The commit's task trailers into `report`: its target, unless its message is not one plain

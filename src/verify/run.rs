@@ -691,7 +691,8 @@ fn with_drift(tick: &mut TickReport, found: Vec<Finding>) {
 }
 
 /// A cited requirement whose defining line at the head differs from the one the evidence
-/// recorded: the tick proves an earlier wording. `docs` holds the documents at the head of `unit`
+/// recorded, or (OpenSpec) whose body differs from the one in the task commit's tree: the tick
+/// proves an earlier wording. `docs` holds the documents at the head of `unit`
 /// (where the head has it) once they are read. A requirement that cannot be read at the head (its spec document cannot
 /// be, or defines it twice) is a [`SPEC_UNREADABLE`] finding: its drift cannot be told.
 fn drift(
@@ -739,6 +740,20 @@ fn drift(
                     ),
                 )
                 .expected_found(recorded.clone(), now_hash.unwrap_or_else(|| "(requirement removed)".into())),
+            );
+        } else if let (Some((_, then)), Ok(docs)) =
+            (report.cited_bodies.iter().find(|(name, _)| name == id), docs.as_ref())
+            && let Some(body) = docs.requirement_body_hash(id).filter(|body| body != then)
+        {
+            out.push(
+                Finding::new(
+                    CommitOutcome::Ok,
+                    "requirement_changed",
+                    format!(
+                        "the text under requirement {id}'s heading (its statement or scenarios) changed since the tick; the evidence proves the earlier wording"
+                    ),
+                )
+                .expected_found(then.clone(), body),
             );
         }
     }
