@@ -203,7 +203,9 @@ fn is_heading_up_to_3(line: &str) -> bool {
     let indent = line.len() - line.trim_start_matches(' ').len();
     let rest = &line[indent..];
     let hashes = rest.len() - rest.trim_start_matches('#').len();
-    indent <= 3 && (1..=3).contains(&hashes) && rest[hashes..].chars().next().is_none_or(|c| c == ' ' || c == '\t')
+    indent <= 3
+        && (1..=3).contains(&hashes)
+        && rest[hashes..].chars().next().is_none_or(|c| c == ' ' || c == '\t')
 }
 
 /// Every file named `spec.md` at any depth under `dir` (including `dir/spec.md`), sorted by path,

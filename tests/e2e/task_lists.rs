@@ -496,3 +496,30 @@ fn a_task_list_inside_a_unit_s_directory_is_a_row_of_its_own() {
     assert!(message.contains(&format!("inside the directory of unit `{SPECKIT_UNIT}`")), "{message}");
     assert!(message.contains(&format!("`{TASKS}`")), "{message}");
 }
+
+#[test]
+fn an_openspec_tick_is_stale_once_the_statement_or_a_scenario_of_a_requirement_it_cites_changes() {
+    let c = Case::new(Project::openspec());
+    let delta = format!("openspec/changes/{OPENSPEC_UNIT}/specs/tags/spec.md");
+    let original = String::from_utf8(c.p.read(&delta)).unwrap();
+    // 1.2 "Implement filter by tag" cites the requirement "Filter by tag".
+    c.attest(OPENSPEC_UNIT, "1.2").success();
+    let evidenced = c.rows();
+    assert_eq!((evidenced.0, evidenced.1[0].1.as_str()), (0, "evidenced"), "{evidenced:?}");
+    // Another requirement's body changing is no drift of this tick.
+    let other = original.replace("SHALL show the message", "SHALL display the message");
+    c.commit_file(&delta, &other, "Reword the empty result requirement");
+    assert_eq!(c.rows().1[0].1, "evidenced");
+    // The cited requirement's statement weakened, its heading kept: stale.
+    c.commit_file(&delta, other.replace("SHALL show only", "MAY show only"), "Weaken filter by tag");
+    let (code, rows, report) = c.rows();
+    assert_eq!((code, rows[0].1.as_str(), rows[0].2.as_str()), (26, "stale", "stale"), "{report:#}");
+    let finding = &report["ticks"][0]["findings"][0];
+    assert_eq!(finding["code"], "requirement_changed", "{report:#}");
+    assert!(finding["message"].as_str().unwrap().contains("Filter by tag's heading"), "{report:#}");
+    // Restored, then one of its scenarios rewritten: stale again.
+    c.commit_file(&delta, &other, "Restore the statement");
+    assert_eq!(c.rows().1[0].1, "evidenced");
+    c.commit_file(&delta, other.replace("only the bookmarks tagged `rust`", "every bookmark"), "Scenario");
+    assert_eq!(c.rows().1[0].1, "stale");
+}
