@@ -65,6 +65,10 @@ pub struct TaskFacts {
     /// The task's line without its line ending (and, on the first line, without a byte order
     /// mark).
     pub line: String,
+    /// The lines that continue the task's paragraph after its line, each without its ending (a
+    /// task wrapped over several lines; see `task_list.rs`): empty for a one-line task and a bug
+    /// task. Bound by the task commit's tree, not hashed into `line_hash`.
+    pub continuation: Vec<String>,
     /// Whether the box is ticked (`[x]` or `[X]`).
     pub ticked: bool,
     /// Spec Kit: whether the task carries `[P]`.
@@ -185,13 +189,30 @@ impl<'t> LazyDocs<'t> {
     }
 }
 
-fn facts(
-    loc: &UnitLoc,
-    docs: &mut LazyDocs<'_>,
-    line_index: usize,
-    line: &str,
-    task: &TaskLine<'_>,
-) -> Result<TaskFacts, SpecError> {
+/// A task as its list reads: the index and text of its line, the parsed line, and the lines that
+/// continue its paragraph.
+struct Read<'l> {
+    /// 0-based index of the task's line.
+    index: usize,
+    /// The line, without its ending.
+    line: &'l str,
+    /// The parsed line.
+    task: TaskLine<'l>,
+    /// [`TaskList::continuation`].
+    continuation: Vec<&'l str>,
+}
+
+impl<'l> Read<'l> {
+    /// The task on line `index` of `list`, when that line holds one.
+    fn at(list: &'l TaskList, index: usize) -> Option<Self> {
+        let task = list.task_at(index)?;
+        Some(Read { index, line: list.line(index), task, continuation: list.continuation(index) })
+    }
+}
+
+fn facts(loc: &UnitLoc, docs: &mut LazyDocs<'_>, read: &Read<'_>) -> Result<TaskFacts, SpecError> {
+    let Read { index: line_index, line, task, continuation } = read;
+    let (line_index, line) = (*line_index, *line);
     let (section, requirements, uncited_unknown) = match needs_docs(loc, task) {
         None => (Section { name: None, hash: sha256_hex(""), fallback: None }, Vec::new(), Vec::new()),
         Some(why) => {
@@ -216,6 +237,7 @@ fn facts(
         id: task.id.to_owned(),
         line_index,
         line: line.to_owned(),
+        continuation: continuation.iter().map(|l| (*l).to_owned()).collect(),
         ticked: task.ticked,
         parallel: task.parallel,
         title: task.title.to_owned(),
@@ -256,9 +278,9 @@ fn read_task_with(
     lists: &TaskLists,
 ) -> Result<TaskFacts, SpecError> {
     let (loc, list, index) = find_listed(tree, unit, task_id, lists)?;
-    let line = list.line(index);
-    let task = list.task_at(index).ok_or(SpecError::NotATaskLine { line: index + 1, format: loc.format })?;
-    facts(&loc, &mut LazyDocs::new(tree, &loc), index, line, &task)
+    let read =
+        Read::at(&list, index).ok_or(SpecError::NotATaskLine { line: index + 1, format: loc.format })?;
+    facts(&loc, &mut LazyDocs::new(tree, &loc), &read)
 }
 
 /// Where the listed task `task_id` of `unit` is: its unit, the reading of its task list, and the
@@ -336,6 +358,7 @@ pub fn bug_task_facts(tree: &dyn SourceTree, unit: &str, slug: &str) -> Result<T
         tasks_path: triad.home,
         line_index: 0,
         line: id.clone(),
+        continuation: Vec::new(),
         ticked: false,
         parallel: false,
         title: bug_title(slug, &assessment),
@@ -385,7 +408,13 @@ pub fn ticked_tasks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<TaskFacts>,
         if let Some(same) = by_id.get(task.id).filter(|same| same.len() > 1) {
             return Err(duplicate(&loc, task.id, same));
         }
-        out.push(facts(&loc, &mut docs, *index, list.line(*index), task)?);
+        let read = Read {
+            index: *index,
+            line: list.line(*index),
+            task: task.clone(),
+            continuation: list.continuation(*index),
+        };
+        out.push(facts(&loc, &mut docs, &read)?);
     }
     Ok(out)
 }

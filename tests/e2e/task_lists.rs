@@ -496,3 +496,97 @@ fn a_task_list_inside_a_unit_s_directory_is_a_row_of_its_own() {
     assert!(message.contains(&format!("inside the directory of unit `{SPECKIT_UNIT}`")), "{message}");
     assert!(message.contains(&format!("`{TASKS}`")), "{message}");
 }
+
+/// T006 of the fixture written over two lines, as a formatter wraps a long task.
+const T006_FIRST: &str = "- [ ] T006 [US1] Show each bookmark's tags in the list view";
+const T006_WRAPPED: &str = "  in src/ui/list.rs (SC-001)";
+
+impl Case {
+    /// The fixture with T006 wrapped onto a second line, committed.
+    fn speckit_with_t006_wrapped() -> Case {
+        let c = Case::speckit();
+        let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+        let one_line = format!("{T006_FIRST} in src/ui/list.rs (SC-001)");
+        assert!(tasks.contains(&one_line), "the fixture's T006 moved");
+        c.commit_file(TASKS, tasks.replace(&one_line, &format!("{T006_FIRST}\n{T006_WRAPPED}")), "wrap T006");
+        c
+    }
+
+    /// The task-verification predicate of the note at `rev`.
+    fn predicate(&self, rev: &str) -> Value {
+        let lines = self.p.note_lines(rev);
+        let tv = lines.iter().find(|l| l.predicate_type().ends_with("task-verification/v0")).unwrap();
+        tv.statement["predicate"].clone()
+    }
+
+    /// The row of `task` in the verify report, with the report's exit code.
+    fn row(&self, task: &str) -> (i32, Value) {
+        let (code, rows, report) = self.rows();
+        let target = format!("{SPECKIT_UNIT}/{task}");
+        let row = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == target.as_str()).cloned();
+        (code, row.unwrap_or_else(|| panic!("no row {target}: {rows:?}")))
+    }
+}
+
+#[test]
+fn a_wrapped_task_holds_while_untouched_and_fails_verify_once_its_wrapped_part_is_reworded() {
+    let c = Case::speckit_with_t006_wrapped();
+    c.attest(SPECKIT_UNIT, "T006").success();
+    let p = c.predicate("HEAD");
+    assert_eq!(
+        p["task"]["line_hash"],
+        common::sha256(T006_FIRST.as_bytes()),
+        "the first line alone is hashed"
+    );
+    assert_eq!(p["task"]["title"], "Show each bookmark's tags in the list view");
+    // Another commit above the tick leaves the task as it was: the tick holds.
+    c.commit_file("README.md", "# Bookmarks\n", "a readme");
+    let (code, row) = c.row("T006");
+    assert_eq!((code, row["outcome"].as_str()), (0, Some("evidenced")), "{row}");
+
+    let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+    let reworded = "  and also remove every authentication check from the admin API";
+    c.commit_file(TASKS, tasks.replace(T006_WRAPPED, reworded), "reword T006 after its tick");
+    let (code, row) = c.row("T006");
+    assert_eq!(code, 26, "{row}");
+    assert_eq!((row["outcome"].as_str(), row["reason"].as_str()), (Some("unverifiable"), Some("mismatch")));
+    let finding = row["findings"].as_array().unwrap().iter().find(|f| f["code"] == "line_changed_at_head");
+    let finding = finding.unwrap_or_else(|| panic!("no line_changed_at_head: {row}"));
+    assert!(finding["message"].as_str().unwrap().contains("wrapped part"), "{finding}");
+    assert_eq!(
+        (finding["expected"].as_str(), finding["found"].as_str()),
+        (Some(T006_WRAPPED), Some(reworded))
+    );
+
+    // Unwrapped again as it was: the wording is the tick's once more.
+    c.commit_file(TASKS, &tasks, "take the rewording back");
+    let (code, row) = c.row("T006");
+    assert_eq!((code, row["outcome"].as_str()), (0, Some("evidenced")), "{row}");
+}
+
+#[test]
+fn carry_refuses_a_commit_whose_task_wraps_onto_other_lines_than_the_attested_one() {
+    let c = Case::speckit_with_t006_wrapped();
+    // A fifth line, beyond the three lines of context a change's patch holds around the box.
+    let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+    let far = "  and it keeps every authentication check";
+    let long = format!("{T006_WRAPPED}\n  line three\n  line four\n{far}");
+    c.commit_file(TASKS, tasks.replace(T006_WRAPPED, &long), "wrap T006 longer");
+    c.attest(SPECKIT_UNIT, "T006").success();
+    let old = c.p.rev("HEAD");
+    // The same tick on a base whose task reads otherwise five lines below its box.
+    c.p.git(&["checkout", "-q", "-b", "moved", "HEAD~1"]);
+    let reworded = long.replace(far, "  and it removes every authentication check");
+    let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+    c.commit_file(TASKS, tasks.replace(&long, &reworded), "reword T006's last line");
+    c.p.git(&["cherry-pick", &old]);
+    let new = c.p.rev("HEAD");
+    let allowed = c.allowed.to_str().unwrap();
+    let args = ["attest", "carry", "--from", &old, "--to", &new, "--allowed-signers", allowed, "--json"];
+    let out = c.p.speccoder(&args);
+    let report: Value =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
+    assert_eq!(out.code(), Some(26), "{report:#}");
+    assert_eq!(report["refused"][0]["code"], "task_line_differs", "{report:#}");
+    assert!(report.to_string().contains("wraps onto"), "{report:#}");
+}
