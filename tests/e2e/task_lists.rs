@@ -528,6 +528,15 @@ impl Case {
     }
 }
 
+/// The requirement ids a predicate's trace rows name, in order, without the acceptance rows.
+fn traced(predicate: &Value) -> Vec<String> {
+    let rows = predicate["trace"].as_array().unwrap();
+    rows.iter()
+        .filter(|row| row.get("scenario").is_none())
+        .map(|row| row["requirement"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 #[test]
 fn a_wrapped_task_holds_while_untouched_and_fails_verify_once_its_wrapped_part_is_reworded() {
     let c = Case::speckit_with_t006_wrapped();
@@ -562,6 +571,33 @@ fn a_wrapped_task_holds_while_untouched_and_fails_verify_once_its_wrapped_part_i
     c.commit_file(TASKS, &tasks, "take the rewording back");
     let (code, row) = c.row("T006");
     assert_eq!((code, row["outcome"].as_str()), (0, Some("evidenced")), "{row}");
+}
+
+/// What main's binary signed of T005 (its task, story and requirement rows), before this reader.
+const T005_SIGNED_BEFORE: &str = r#"{"task":{"id":"T005","line_hash":"e7f7668be51deaff1b86a4e5bec8364106e6d87737f193ff7bf28d015141e1b3","title":"Implement adding a tag to a bookmark in src/tags/store.rs (FR-001, FR-002)"},"spec":{"section":"US1","section_hash":"2068d4bf0f3a33d03c090e6db3eaa3d7b65beeee5c4ad232911398356909c116"},"trace":[{"phase":"green","requirement":"FR-001","requirement_hash":"409f7403ac31f2fa425e0b9ea3de2d0fbb989468a913b5b1986005c340d98657","result":"verified"},{"phase":"green","requirement":"FR-002","requirement_hash":"4cfb4cf68a0a140885367ef2601a6594a809ed3da5a5d89b0752f97c890e3dd3","result":"verified"}]}"#;
+
+#[test]
+fn a_requirement_cited_on_a_wrapped_line_is_traced_and_its_rewrite_makes_the_tick_stale() {
+    let c = Case::speckit_with_t006_wrapped();
+    c.attest(SPECKIT_UNIT, "T006").success();
+    assert_eq!(traced(&c.predicate("HEAD")), ["SC-001"]);
+    // A one-line task signs what it signed before: these are main's binary's values, before a
+    // wrapped task was read whole.
+    c.attest(SPECKIT_UNIT, "T005").success();
+    let p = c.predicate("HEAD");
+    let requirement_rows: Vec<&Value> =
+        p["trace"].as_array().unwrap().iter().filter(|row| row.get("scenario").is_none()).collect();
+    let before: Value = serde_json::from_str(T005_SIGNED_BEFORE).unwrap();
+    assert_eq!(serde_json::json!({"task": p["task"], "spec": p["spec"], "trace": requirement_rows}), before);
+
+    let spec = "specs/001-bookmark-tags/spec.md";
+    let text = String::from_utf8(c.p.read(spec)).unwrap();
+    let sc = text.lines().find(|l| l.starts_with("- **SC-001**:")).unwrap();
+    c.commit_file(spec, text.replace(sc, "- **SC-001**: Nothing is measured."), "rewrite SC-001");
+    let (code, row) = c.row("T006");
+    assert_eq!((code, row["outcome"].as_str()), (26, Some("stale")), "{row}");
+    assert!(row["findings"].as_array().unwrap().iter().any(|f| f["code"] == "requirement_changed"), "{row}");
+    assert_eq!(c.row("T005").1["outcome"], "evidenced");
 }
 
 #[test]
