@@ -658,12 +658,12 @@ pub enum AttestSub {
     /// lines of context, whitespace and hunk positions included; the same series of changes before
     /// it, as `git cherry` reads a series: every non-merge commit the old task commit's history
     /// holds and the new one's does not has a commit of the same change among those the new one's
-    /// holds and the old one's does not; the same task line; the same requirement text; the same
-    /// judge configuration), it re-issues that evidence for the new commit: every statement's subject
-    /// names the new commit, the task verification its tree and `carried {from, patch_id, time}`,
-    /// the summary the new resource and the new lines' digests; everything is signed afresh with
-    /// your key, chosen as `speccoder attest` chooses it. A changed change is refused, naming
-    /// both commits and how to attest it again (run its checks, clear its box in a commit of its
+    /// holds and the old one's does not; the same task line and lines its text wraps onto; the
+    /// same requirement text; the same judge configuration), it re-issues that evidence for the new
+    /// commit: every statement's subject names the new commit, the task verification its tree and
+    /// `carried {from, patch_id, time}`, the summary the new resource and the new lines' digests;
+    /// everything is signed afresh with your key, chosen as `speccoder attest` chooses it. A
+    /// changed change is refused, naming both commits and how to attest it again (run its checks, clear its box in a commit of its
     /// own, then `speccoder attest`; a bug task is closed again by `speccoder attest`). So is a
     /// task commit whose earlier commits were dropped, squashed or amended (series_differs, naming
     /// the first commit of the old series the new one lacks: the evidence judged a tree that held

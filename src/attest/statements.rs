@@ -294,7 +294,8 @@ fn test_result_of(run: &PhaseRun) -> TestResult {
     }
 }
 
-/// Trace rows: one per requirement the title cites, one per acceptance test.
+/// Trace rows: one per requirement the task cites (its title and the lines it wraps onto), one
+/// per acceptance test.
 fn trace(ctx: &Context<'_>, evidence: &Evidence, last_phase: Option<Phase>) -> Value {
     let phase = if evidence.phases.iter().any(|p| p.phase() == Phase::Green) {
         Phase::Green

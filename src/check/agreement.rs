@@ -22,6 +22,7 @@ use crate::git::{Commit, GitTree, KnownDirs, Repo};
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, PolicyError, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
+use crate::model::shown::{SHOWN_MAX, shown};
 use crate::model::trailer_keys::RUN;
 use crate::spec::{self, SharedTaskLists, TaskLists, TreeTaskLines};
 
@@ -34,6 +35,11 @@ pub const SPEC_UNREADABLE: &str = "spec_unreadable";
 /// `Held-Out:` or `Run:` trailer: test evidence that no test run of the decision produced, which a verifier
 /// policy would otherwise read as if one had.
 pub const DECISION_WITH_TICK_FIELDS: &str = "decision_with_tick_fields";
+
+/// The finding of a task whose wording at the head under review is not the one the tick was
+/// made for: its line's hash is not the signed `task.line_hash`, or the lines its text wraps onto
+/// differ from the task commit's.
+pub const LINE_CHANGED_AT_HEAD: &str = "line_changed_at_head";
 
 /// The note on a tick labelled `[USn]` whose story text is the whole spec.md, because no heading
 /// gave the story's section ([`spec::StoryFallback`]): it decides nothing.
@@ -277,8 +283,15 @@ impl<'r> Rules<'r> {
     /// The claimed task as the task commit's tree holds it, against the evidence (the
     /// task-verification line): the task line, the story text (a tick's), the box ticked. A
     /// tick whose story text is the whole spec.md carries a note saying so ([`STORY_FALLBACK`]);
-    /// a spec document the task needs that cannot be read there is [`SPEC_UNREADABLE`].
-    fn task_at_commit(&self, claim: &Claim<'_>, verdict: Verdict, findings: &mut Vec<Finding>) {
+    /// a spec document the task needs that cannot be read there is [`SPEC_UNREADABLE`]. Returns
+    /// the lines the task's text wraps onto there ([`spec::TaskFacts::continuation`]), when the
+    /// task reads.
+    fn task_at_commit(
+        &self,
+        claim: &Claim<'_>,
+        verdict: Verdict,
+        findings: &mut Vec<Finding>,
+    ) -> Option<Vec<String>> {
         let (commit, p, n) = (claim.commit, claim.p, claim.tv_line.number);
         let (unit, task_id) = claim.target.split_once('/').unwrap_or((claim.target, ""));
         let mismatch =
@@ -296,7 +309,7 @@ impl<'r> Rules<'r> {
                 findings.push(
                     mismatch(code, &format!("{what} cannot be read at the task commit: {e}")).spec_unread(&e),
                 );
-                return;
+                return None;
             }
         };
         findings.extend(bug::anchor_findings(p, &facts, n));
@@ -326,6 +339,7 @@ impl<'r> Rules<'r> {
         if !facts.ticked && verdict != Verdict::Skipped && !facts.is_trailer_only() {
             findings.push(mismatch("not_ticked", "the task commit does not tick the task"));
         }
+        Some(facts.continuation)
     }
 
     /// The task-verification line of `claim` against its task commit: the verdict and the
@@ -336,8 +350,8 @@ impl<'r> Rules<'r> {
     pub fn agreement(&self, claim: &Claim<'_>, findings: &mut Vec<Finding>) -> Option<Recipe> {
         let (commit, p, n) = (claim.commit, claim.p, claim.tv_line.number);
         let verdict = claimed_verdict(claim, findings)?;
-        self.task_at_commit(claim, verdict, findings);
-        self.task_at_head(claim, findings);
+        let continuation = self.task_at_commit(claim, verdict, findings);
+        self.task_at_head(claim, continuation.as_deref(), findings);
 
         // The policy, recomputed at the parent. A skip with no parent (the published tool's skip
         // record) is made at its own tree, the head's at the time: what a skip's parent holds.
@@ -362,8 +376,9 @@ impl<'r> Rules<'r> {
     }
 
     /// The task line at the head under review (when it is not the task commit's tree) must be the
-    /// one the evidence signed.
-    fn task_at_head(&self, claim: &Claim<'_>, findings: &mut Vec<Finding>) {
+    /// one the evidence signed, and the lines its text wraps onto those of the task commit
+    /// (`at_commit`, when the task read there), which the signed tree binds.
+    fn task_at_head(&self, claim: &Claim<'_>, at_commit: Option<&[String]>, findings: &mut Vec<Finding>) {
         let Some(head) = self.head.as_ref().filter(|head| head.tree().id() != claim.commit.tree) else {
             return;
         };
@@ -371,21 +386,43 @@ impl<'r> Rules<'r> {
         let mismatch = |code: &'static str, msg: &str| {
             Finding::new(CommitOutcome::Mismatch, code, msg).at_line(claim.tv_line.number)
         };
-        match head.line_hash(unit, task_id) {
-            Ok(hash) if hash == claim.p.task.line_hash => {}
-            Ok(hash) => findings.push(
-                mismatch(
-                    "line_changed_at_head",
-                    "the task line was edited after the tick; the evidence is for the old line",
-                )
-                .expected_found(claim.p.task.line_hash.clone(), hash),
-            ),
+        match head.wording(unit, task_id) {
+            Ok(wording) => {
+                if wording.line_hash != claim.p.task.line_hash {
+                    findings.push(
+                        mismatch(
+                            LINE_CHANGED_AT_HEAD,
+                            "the task line was edited after the tick; the evidence is for the old line",
+                        )
+                        .expected_found(claim.p.task.line_hash.clone(), wording.line_hash),
+                    );
+                }
+                if let Some(at_commit) = at_commit.filter(|lines| *lines != wording.continuation.as_slice()) {
+                    findings.push(
+                        mismatch(
+                            LINE_CHANGED_AT_HEAD,
+                            "the wrapped part of the task (the lines continuing its paragraph after its \
+                             line) was edited after the tick; the evidence is for the old wording",
+                        )
+                        .expected_found(wrapped(at_commit), wrapped(&wording.continuation)),
+                    );
+                }
+            }
             Err(e) => {
                 let message = format!("the task cannot be read at the head: {e}");
                 findings.push(mismatch("task_gone_at_head", &message).spec_unread(&e));
             }
         }
     }
+}
+
+/// The lines a task's text wraps onto, as a finding quotes them: joined by `\n`, escaped and cut
+/// as [`shown`] does (`(none)` for a task of one line).
+fn wrapped(lines: &[String]) -> String {
+    if lines.is_empty() {
+        return "(none)".to_owned();
+    }
+    shown(&lines.join("\n"), SHOWN_MAX)
 }
 
 /// The signed verdict of `claim`, known and as the `Verdict:` trailer says; the signed unit/task

@@ -145,12 +145,12 @@ impl UnitDocs {
         }
     }
 
-    /// The requirements `title` cites, and the cited ids that no line defines. A cited Spec Kit id
-    /// that spec.md defines more than once is refused.
-    pub(crate) fn citations(&self, title: &str) -> Result<(Vec<Requirement>, Vec<String>), SpecError> {
+    /// The requirements `text` (a task's title, with the lines it wraps onto) cites, and the cited
+    /// ids that no line defines. A cited Spec Kit id that spec.md defines more than once is refused.
+    pub(crate) fn citations(&self, text: &str) -> Result<(Vec<Requirement>, Vec<String>), SpecError> {
         match &self.spec_md {
-            Some((path, _)) => speckit_citations(title, |id| self.definitions_of(id), path),
-            None => Ok((openspec_citations(title, &self.definitions())?, Vec::new())),
+            Some((path, _)) => speckit_citations(text, |id| self.definitions_of(id), path),
+            None => Ok((openspec_citations(text, &self.definitions())?, Vec::new())),
         }
     }
 

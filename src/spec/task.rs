@@ -1,6 +1,7 @@
 //! Tasks of a unit and the facts a tick records about one: its line, title, story, and the hashes
 //! of the line, the section and the requirements it cites.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -65,6 +66,10 @@ pub struct TaskFacts {
     /// The task's line without its line ending (and, on the first line, without a byte order
     /// mark).
     pub line: String,
+    /// The lines that continue the task's paragraph after its line, each without its ending (a
+    /// task wrapped over several lines; see `task_list.rs`): empty for a one-line task and a bug
+    /// task. Bound by the task commit's tree, not hashed into `line_hash`.
+    pub continuation: Vec<String>,
     /// Whether the box is ticked (`[x]` or `[X]`).
     pub ticked: bool,
     /// Spec Kit: whether the task carries `[P]`.
@@ -142,10 +147,26 @@ fn unread_note(list: &TaskList, id: &str) -> String {
     format!("; boxes not read as tasks: {}{more}", shown.join("; "))
 }
 
+/// The text a task cites requirements in: its title, then each continuation line trimmed, joined
+/// by single spaces (as CommonMark renders a soft line break), so that a name wrapped over two
+/// lines is still read whole. A one-line task's is its title.
+fn cited_text<'t>(title: &'t str, continuation: &[&str]) -> Cow<'t, str> {
+    if continuation.is_empty() {
+        return Cow::Borrowed(title);
+    }
+    let mut text = title.to_owned();
+    for line in continuation {
+        text.push(' ');
+        text.push_str(line.trim());
+    }
+    Cow::Owned(text)
+}
+
 /// Why the facts of `task` need the unit's spec documents, for a message; `None` when they need
-/// none: an unlabelled Spec Kit task that cites no requirement id hashes the empty story and traces
-/// nothing, whatever spec.md holds (or whether it is there).
-fn needs_docs(loc: &UnitLoc, task: &TaskLine<'_>) -> Option<String> {
+/// none: an unlabelled Spec Kit task that cites no requirement id (in `cited`, its
+/// [`cited_text`]) hashes the empty story and traces nothing, whatever spec.md holds (or whether
+/// it is there).
+fn needs_docs(loc: &UnitLoc, task: &TaskLine<'_>, cited: &str) -> Option<String> {
     match loc.format {
         Format::OpenSpec => {
             Some(format!("is hashed with its change's delta specs under `{}/`", loc.deltas_dir()))
@@ -155,7 +176,7 @@ fn needs_docs(loc: &UnitLoc, task: &TaskLine<'_>) -> Option<String> {
             if let Some(story) = task.story {
                 return Some(format!("is labelled `[{story}]`, so its story text is read from `{spec}`"));
             }
-            let cited = speckit_cited_ids(task.title);
+            let cited = speckit_cited_ids(cited);
             (!cited.is_empty())
                 .then(|| format!("cites {}, whose defining lines are read from `{spec}`", cited.join(", ")))
         }
@@ -185,14 +206,32 @@ impl<'t> LazyDocs<'t> {
     }
 }
 
-fn facts(
-    loc: &UnitLoc,
-    docs: &mut LazyDocs<'_>,
-    line_index: usize,
-    line: &str,
-    task: &TaskLine<'_>,
-) -> Result<TaskFacts, SpecError> {
-    let (section, requirements, uncited_unknown) = match needs_docs(loc, task) {
+/// A task as its list reads: the index and text of its line, the parsed line, and the lines that
+/// continue its paragraph.
+struct Read<'l> {
+    /// 0-based index of the task's line.
+    index: usize,
+    /// The line, without its ending.
+    line: &'l str,
+    /// The parsed line.
+    task: TaskLine<'l>,
+    /// [`TaskList::continuation`].
+    continuation: Vec<&'l str>,
+}
+
+impl<'l> Read<'l> {
+    /// The task on line `index` of `list`, when that line holds one.
+    fn at(list: &'l TaskList, index: usize) -> Option<Self> {
+        let task = list.task_at(index)?;
+        Some(Read { index, line: list.line(index), task, continuation: list.continuation(index) })
+    }
+}
+
+fn facts(loc: &UnitLoc, docs: &mut LazyDocs<'_>, read: &Read<'_>) -> Result<TaskFacts, SpecError> {
+    let Read { index: line_index, line, task, continuation } = read;
+    let (line_index, line) = (*line_index, *line);
+    let cited = cited_text(task.title, continuation);
+    let (section, requirements, uncited_unknown) = match needs_docs(loc, task, &cited) {
         None => (Section { name: None, hash: sha256_hex(""), fallback: None }, Vec::new(), Vec::new()),
         Some(why) => {
             let needs = |source| SpecError::TaskNeedsSpec {
@@ -204,7 +243,7 @@ fn facts(
             };
             let docs = docs.get().map_err(needs)?;
             let section = docs.section(task.story).map_err(needs)?;
-            let (requirements, unknown) = docs.citations(task.title).map_err(needs)?;
+            let (requirements, unknown) = docs.citations(&cited).map_err(needs)?;
             (section, requirements, unknown)
         }
     };
@@ -216,6 +255,7 @@ fn facts(
         id: task.id.to_owned(),
         line_index,
         line: line.to_owned(),
+        continuation: continuation.iter().map(|l| (*l).to_owned()).collect(),
         ticked: task.ticked,
         parallel: task.parallel,
         title: task.title.to_owned(),
@@ -256,9 +296,9 @@ fn read_task_with(
     lists: &TaskLists,
 ) -> Result<TaskFacts, SpecError> {
     let (loc, list, index) = find_listed(tree, unit, task_id, lists)?;
-    let line = list.line(index);
-    let task = list.task_at(index).ok_or(SpecError::NotATaskLine { line: index + 1, format: loc.format })?;
-    facts(&loc, &mut LazyDocs::new(tree, &loc), index, line, &task)
+    let read =
+        Read::at(&list, index).ok_or(SpecError::NotATaskLine { line: index + 1, format: loc.format })?;
+    facts(&loc, &mut LazyDocs::new(tree, &loc), &read)
 }
 
 /// Where the listed task `task_id` of `unit` is: its unit, the reading of its task list, and the
@@ -336,6 +376,7 @@ pub fn bug_task_facts(tree: &dyn SourceTree, unit: &str, slug: &str) -> Result<T
         tasks_path: triad.home,
         line_index: 0,
         line: id.clone(),
+        continuation: Vec::new(),
         ticked: false,
         parallel: false,
         title: bug_title(slug, &assessment),
@@ -401,7 +442,13 @@ pub fn ticked_tasks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<TaskFacts>,
         if let Some(same) = by_id.get(task.id).filter(|same| same.len() > 1) {
             return Err(duplicate(&loc, task.id, same));
         }
-        out.push(facts(&loc, &mut docs, *index, list.line(*index), task)?);
+        let read = Read {
+            index: *index,
+            line: list.line(*index),
+            task: task.clone(),
+            continuation: list.continuation(*index),
+        };
+        out.push(facts(&loc, &mut docs, &read)?);
     }
     Ok(out)
 }
@@ -459,6 +506,31 @@ mod tests {
         assert_eq!(facts.requirements.len(), 1);
         assert_eq!(facts.requirements[0].hash, sha256_hex("- **FR-001**: First."));
         assert_eq!(facts.uncited_unknown, ["FR-404"]);
+    }
+
+    #[test]
+    fn a_requirement_cited_on_a_line_the_task_wraps_onto_is_traced_and_the_title_stays_the_first_line_s() {
+        let t =
+            tree(b"- [x] T001 Do the first part\n  and the rest (FR-001)\n  - [ ] T002 nested (FR-404)\n");
+        let facts = read_task(&t, "001-x", "T001").unwrap();
+        assert_eq!(
+            (facts.title.as_str(), facts.line_hash),
+            ("Do the first part", sha256_hex("- [ ] T001 Do the first part"))
+        );
+        assert_eq!(facts.continuation, ["  and the rest (FR-001)"]);
+        let ids: Vec<&str> = facts.requirements.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!((ids, facts.uncited_unknown), (vec!["FR-001"], Vec::<String>::new()));
+        // An OpenSpec requirement name wrapped over two lines is cited whole.
+        let change = MemTree::from_files([
+            ("openspec/changes/chg/tasks.md", "- [ ] 1.1 Build the tag\n  filter view\n"),
+            (
+                "openspec/changes/chg/specs/tags/spec.md",
+                "## ADDED Requirements\n\n### Requirement: Tag filter view\nx\n",
+            ),
+        ])
+        .unwrap();
+        let facts = read_task(&change, "chg", "1.1").unwrap();
+        assert_eq!(facts.requirements.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["Tag filter view"]);
     }
 
     #[test]

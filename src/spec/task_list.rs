@@ -19,6 +19,10 @@
 //! block, fences inside items) are too many to re-derive safely by hand; the file is bounded by
 //! [`SPEC_FILE_LIMIT`](super::SPEC_FILE_LIMIT) before it is parsed.
 //!
+//! A task's text is its paragraph: its line, and the lines CommonMark continues that paragraph
+//! with (indented or lazy continuation lines, as a formatter wraps a long task), never a nested
+//! list or a later paragraph of its item ([`TaskList::continuation`]).
+//!
 //! A reading owns its text, so that [`super::TaskLists`] can keep it: a verifier walking a
 //! history reads each list more than once and parses it once.
 
@@ -26,7 +30,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::LazyLock;
 
-use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use regex::Regex;
 
 use super::error::shown;
@@ -96,10 +100,21 @@ pub(crate) struct TaskList {
     format: Format,
     /// Each line's byte range in `text`, without its ending (line 0 starts after a BOM).
     lines: Vec<Range<usize>>,
-    /// The tasks in line order: (line index, the parsed line as ranges into it).
-    tasks: Vec<(usize, TaskSpans)>,
+    /// The tasks in line order.
+    tasks: Vec<Listed>,
     /// The boxes that are not tasks, in line order, at most one per line.
     unread: Vec<Unread>,
+}
+
+/// A task of a reading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Listed {
+    /// The index of its line.
+    index: usize,
+    /// The parsed line, as ranges into it.
+    spans: TaskSpans,
+    /// The index of the last line of its paragraph (`index` when the task is one line).
+    last: usize,
 }
 
 /// Where a box was found while walking the rendered document.
@@ -110,6 +125,9 @@ struct Found {
     checked: bool,
     /// Whether CommonMark (with task lists) renders it as the box of a task item.
     rendered: bool,
+    /// Byte offset (in the text) where the last inline of its paragraph ends: the box's own when
+    /// nothing follows it.
+    end: usize,
 }
 
 impl TaskList {
@@ -130,7 +148,10 @@ impl TaskList {
             let line = list.line(index);
             let col = f.at - list.line_start(index).unwrap_or_default();
             match TaskSpans::parse(format, line).filter(|_| f.rendered) {
-                Some(task) if task.box_at() == col + 1 => list.tasks.push((index, task)),
+                Some(spans) if spans.box_at() == col + 1 => {
+                    let last = list.line_of(f.end.saturating_sub(1)).max(index);
+                    list.tasks.push(Listed { index, spans, last });
+                }
                 _ => {
                     let reason = why_not(format, line, col, f.rendered);
                     list.push_unread(index, f.checked, col, reason);
@@ -180,10 +201,10 @@ impl TaskList {
         };
         let mut tasks = self.tasks.clone();
         for slot in changed {
-            let (index, old) = &mut tasks[slot];
-            let line = self.lines.get(*index).and_then(|r| text.get(r.clone())).unwrap_or_default();
+            let task = &mut tasks[slot];
+            let line = self.lines.get(task.index).and_then(|r| text.get(r.clone())).unwrap_or_default();
             match TaskSpans::parse(self.format, line) {
-                Some(spans) if spans.box_at() == old.box_at() => *old = spans,
+                Some(spans) if spans.box_at() == task.spans.box_at() => task.spans = spans,
                 _ => return Err(text),
             }
         }
@@ -216,9 +237,9 @@ impl TaskList {
     /// The task (its place in `tasks`) whose box's mark is byte `at` of the text, if any.
     fn task_of_mark(&self, at: usize) -> Option<usize> {
         let index = self.line_of(at);
-        let slot = self.tasks.binary_search_by_key(&index, |(i, _)| *i).ok()?;
+        let slot = self.tasks.binary_search_by_key(&index, |task| task.index).ok()?;
         let start = self.line_start(index)?;
-        (start + self.tasks[slot].1.box_at() == at).then_some(slot)
+        (start + self.tasks[slot].spans.box_at() == at).then_some(slot)
     }
 
     /// Whether this is the reading of `text` as `format`.
@@ -235,7 +256,7 @@ impl TaskList {
         size_of::<Self>()
             + self.text.capacity()
             + self.lines.capacity() * size_of::<Range<usize>>()
-            + self.tasks.capacity() * size_of::<(usize, TaskSpans)>()
+            + self.tasks.capacity() * size_of::<Listed>()
             + self.unread.capacity() * size_of::<Unread>()
             + unread
             + 5 * PER_ALLOCATION
@@ -263,13 +284,25 @@ impl TaskList {
 
     /// The tasks in line order: (line index, the parsed line).
     pub(crate) fn tasks(&self) -> Vec<(usize, TaskLine<'_>)> {
-        self.tasks.iter().map(|(index, task)| (*index, task.on(self.line(*index)))).collect()
+        self.tasks.iter().map(|task| (task.index, task.spans.on(self.line(task.index)))).collect()
     }
 
     /// The task on line `index`, when that line holds one.
     pub(crate) fn task_at(&self, index: usize) -> Option<TaskLine<'_>> {
-        let at = self.tasks.binary_search_by_key(&index, |(i, _)| *i).ok()?;
-        self.tasks.get(at).map(|(i, task)| task.on(self.line(*i)))
+        let at = self.tasks.binary_search_by_key(&index, |task| task.index).ok()?;
+        self.tasks.get(at).map(|task| task.spans.on(self.line(task.index)))
+    }
+
+    /// The lines that continue the paragraph of the task on line `index` after that line, each
+    /// without its ending: what CommonMark reads as the same paragraph (an indented or a lazy
+    /// continuation line), never a nested list, a later paragraph of the item or a following
+    /// block. Empty for a task of one line, and when line `index` holds no task.
+    pub(crate) fn continuation(&self, index: usize) -> Vec<&str> {
+        let Ok(at) = self.tasks.binary_search_by_key(&index, |task| task.index) else {
+            return Vec::new();
+        };
+        let last = self.tasks.get(at).map_or(index, |task| task.last);
+        (index + 1..=last).map(|i| self.line(i)).collect()
     }
 
     /// The ids of the ticked tasks, in line order.
@@ -401,13 +434,22 @@ fn line_ranges(text: &str, start: usize) -> Vec<Range<usize>> {
 /// Walks the rendered document (from byte `base`): the boxes of list items, and the code and HTML
 /// blocks with what they are, for reasons.
 fn walk(text: &str, base: usize) -> (Vec<Found>, Vec<(Range<usize>, &'static str)>) {
-    let mut found = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     let mut blocks = Vec::new();
     let body = lone_cr_as_lf(text.get(base..).unwrap_or_default());
     // Set at the start of a list item until its first content is seen.
     let mut item_open = false;
+    // The task box (its place in `found`) whose paragraph is being read.
+    let mut paragraph: Option<usize> = None;
     for (event, range) in Parser::new_ext(&body, Options::ENABLE_TASKLISTS).into_offset_iter() {
         let range = range.start + base..range.end + base;
+        if let Some(task) = paragraph.and_then(|at| found.get_mut(at)) {
+            if is_inline(&event) {
+                task.end = task.end.max(range.end);
+                continue;
+            }
+            paragraph = None;
+        }
         match event {
             Event::Start(Tag::Item) => {
                 item_open = true;
@@ -415,7 +457,8 @@ fn walk(text: &str, base: usize) -> (Vec<Found>, Vec<(Range<usize>, &'static str
             }
             Event::Start(Tag::Paragraph | Tag::Heading { .. }) if item_open => continue,
             Event::TaskListMarker(checked) => {
-                found.push(Found { at: range.start, checked, rendered: true });
+                paragraph = Some(found.len());
+                found.push(Found { at: range.start, checked, rendered: true, end: range.end });
                 item_open = false;
                 continue;
             }
@@ -432,11 +475,50 @@ fn walk(text: &str, base: usize) -> (Vec<Found>, Vec<(Range<usize>, &'static str
         // An item whose text starts with a box that is not its task-list box (it is on a line of
         // its own, or a link): rendered as text, and still a box to a reader.
         if item_open && let Some(checked) = text.get(range.start..).and_then(leading_box) {
-            found.push(Found { at: range.start, checked, rendered: false });
+            found.push(Found { at: range.start, checked, rendered: false, end: range.start });
         }
         item_open = false;
     }
     (found, blocks)
+}
+
+/// Whether `event` is part of a paragraph's text (text, code spans, breaks, inline HTML, the
+/// start or end of emphasis or a link): any other ends the paragraph it follows.
+fn is_inline(event: &Event<'_>) -> bool {
+    let inline_tag = |tag: &Tag<'_>| {
+        matches!(
+            tag,
+            Tag::Emphasis
+                | Tag::Strong
+                | Tag::Strikethrough
+                | Tag::Superscript
+                | Tag::Subscript
+                | Tag::Link { .. }
+                | Tag::Image { .. }
+        )
+    };
+    match event {
+        Event::Start(tag) => inline_tag(tag),
+        Event::End(end) => matches!(
+            end,
+            TagEnd::Emphasis
+                | TagEnd::Strong
+                | TagEnd::Strikethrough
+                | TagEnd::Superscript
+                | TagEnd::Subscript
+                | TagEnd::Link
+                | TagEnd::Image
+        ),
+        Event::Text(_)
+        | Event::Code(_)
+        | Event::InlineMath(_)
+        | Event::DisplayMath(_)
+        | Event::InlineHtml(_)
+        | Event::FootnoteReference(_)
+        | Event::SoftBreak
+        | Event::HardBreak => true,
+        Event::Html(_) | Event::Rule | Event::TaskListMarker(_) => false,
+    }
 }
 
 /// The box of a line that starts at byte `start` (the first checked one inside a block): (its
@@ -1051,6 +1133,60 @@ mod tests {
         assert_eq!(tasks[0].1.story, Some("US2"));
         assert_eq!(tasks[0].1.title, "Title with  spaces (FR-001)");
         assert_eq!((tasks[1].1.story, tasks[1].1.parallel), (Some("US1"), true));
+    }
+
+    /// The continuation of the task on each line that holds one: (line index, its lines).
+    fn continuations(list: &TaskList) -> Vec<(usize, Vec<&str>)> {
+        list.tasks().into_iter().map(|(i, _)| (i, list.continuation(i))).collect()
+    }
+
+    #[test]
+    fn a_wrapped_task_continues_onto_its_indented_lines() {
+        let list = read(
+            "- [ ] T006 [US1] Show the tags of each bookmark in the list view\n  in src/ui/list.rs (SC-001)\n  \
+             and *more*\n- [ ] T007 next\n",
+        );
+        assert_eq!(
+            continuations(&list),
+            [(0, vec!["  in src/ui/list.rs (SC-001)", "  and *more*"]), (3, vec![])]
+        );
+        assert_eq!(list.continuation(1), Vec::<&str>::new(), "no task on that line");
+    }
+
+    #[test]
+    fn a_lazy_line_continues_the_task_s_paragraph() {
+        let list = read("# Tasks\n\n- [x] T001 Do the first part\nand the lazy rest (FR-001)\n\nAfter.\n");
+        assert_eq!(continuations(&list), [(2, vec!["and the lazy rest (FR-001)"])]);
+    }
+
+    #[test]
+    fn a_nested_list_under_a_task_is_no_part_of_its_text() {
+        let list = read(
+            "- [ ] T001 Parent task\n  wrapped\n  - a sub-bullet\n    its own wrap\n  - [ ] T002 nested\n    nested wrap\n",
+        );
+        assert_eq!(continuations(&list), [(0, vec!["  wrapped"]), (4, vec!["    nested wrap"])]);
+        let direct = read("- [ ] T001 Parent task\n  - [x] T002 nested\n");
+        assert_eq!(continuations(&direct), [(0, vec![]), (1, vec![])]);
+    }
+
+    #[test]
+    fn a_later_paragraph_or_block_of_the_item_is_no_part_of_the_task() {
+        let list = read(
+            "- [ ] T001 First\n  still first\n\n  A second paragraph.\n- [ ] T002 Second\n  ```\n  code\n  ```\n\
+             - [ ] T003 Third\n  ---\n",
+        );
+        assert_eq!(continuations(&list)[..2], [(0, vec!["  still first"]), (4, vec![])]);
+        let heading = read("- [ ] T001 Title\n# Heading\n- [ ] T002 b\n> quoted\n");
+        assert_eq!(continuations(&heading), [(0, vec![]), (2, vec![])]);
+    }
+
+    #[test]
+    fn a_continuation_is_read_alike_whatever_the_line_endings() {
+        for ending in ["\n", "\r\n", "\r"] {
+            let text = ["- [x] T001 a", "  b (SC-001)", "- [ ] T002 c", "lazy", ""].join(ending);
+            let list = TaskList::read(format!("\u{feff}{text}"), Format::SpecKit);
+            assert_eq!(continuations(&list), [(0, vec!["  b (SC-001)"]), (2, vec!["lazy"])], "{ending:?}");
+        }
     }
 
     /// Every field of two readings is the same.

@@ -13,15 +13,34 @@ use super::task_lists::TaskLists;
 use super::tree::SourceTree;
 use super::unit::{Format, TASK_LIST_FILE, UnitLoc, locate_unit};
 
+/// How a task is worded in a task list: what a tick binds of its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskWording {
+    /// `task.line_hash` of its line ([`line_hash`]).
+    pub line_hash: String,
+    /// The lines that continue its paragraph ([`super::TaskFacts::continuation`]).
+    pub continuation: Vec<String>,
+}
+
+impl TaskWording {
+    /// The wording of the task on line `index` of `list`.
+    fn at(list: &TaskList, index: usize) -> Self {
+        TaskWording {
+            line_hash: line_hash(list.line(index)),
+            continuation: list.continuation(index).into_iter().map(str::to_owned).collect(),
+        }
+    }
+}
+
 /// The task lines of one tree, each unit's task list read once: for a verifier that asks the
 /// same tree (the head under review) about every ticked task, where reading the list again per
 /// task would make a unit of n tasks cost n² to check.
 pub struct TreeTaskLines<T> {
     /// The tree read.
     tree: T,
-    /// Per unit, the line hash of each listed task whose id names exactly one task line (`None`:
+    /// Per unit, the wording of each listed task whose id names exactly one task line (`None`:
     /// the unit or its list did not read).
-    units: RefCell<HashMap<String, Option<HashMap<String, String>>>>,
+    units: RefCell<HashMap<String, Option<HashMap<String, TaskWording>>>>,
 }
 
 impl<T: SourceTree> TreeTaskLines<T> {
@@ -35,27 +54,28 @@ impl<T: SourceTree> TreeTaskLines<T> {
         &self.tree
     }
 
-    /// The line hash of task `task_id` of `unit` (a bug task's as [`read_any_task`] gives it),
-    /// and the error that finding the task gives when it gives one (an unknown unit or task, a
-    /// duplicated id, a task list that cannot be read). The spec documents are not read: the line
-    /// is the task list's alone.
-    pub fn line_hash(&self, unit: &str, task_id: &str) -> Result<String, SpecError> {
+    /// The wording of task `task_id` of `unit` (a bug task's line hash as [`read_any_task`] gives
+    /// it), and the error that finding the task gives when it gives one (an unknown unit or task,
+    /// a duplicated id, a task list that cannot be read). The spec documents are not read: the
+    /// wording is the task list's alone.
+    pub fn wording(&self, unit: &str, task_id: &str) -> Result<TaskWording, SpecError> {
         if !matches!(TaskId::parse(task_id), Ok(TaskId::Listed(_))) {
-            return read_any_task(&self.tree, unit, task_id).map(|facts| facts.line_hash);
+            return read_any_task(&self.tree, unit, task_id)
+                .map(|facts| TaskWording { line_hash: facts.line_hash, continuation: facts.continuation });
         }
         {
             let mut units = self.units.borrow_mut();
             let known = units.entry(unit.to_owned()).or_insert_with(|| self.read_unit(unit));
-            if let Some(hash) = known.as_ref().and_then(|tasks| tasks.get(task_id)) {
-                return Ok(hash.clone());
+            if let Some(wording) = known.as_ref().and_then(|tasks| tasks.get(task_id)) {
+                return Ok(wording.clone());
             }
         }
         let (_, list, index) = find_listed(&self.tree, unit, task_id, &TaskLists::default())?;
-        Ok(line_hash(list.line(index)))
+        Ok(TaskWording::at(&list, index))
     }
 
-    /// The line hashes of every task of `unit` whose id names exactly one task line.
-    fn read_unit(&self, unit: &str) -> Option<HashMap<String, String>> {
+    /// The wording of every task of `unit` whose id names exactly one task line.
+    fn read_unit(&self, unit: &str) -> Option<HashMap<String, TaskWording>> {
         let (loc, text) = unit_task_list(&self.tree, unit).ok()??;
         let list = TaskList::read(text, loc.format);
         let all = list.tasks();
@@ -64,7 +84,7 @@ impl<T: SourceTree> TreeTaskLines<T> {
         Some(
             all.iter()
                 .filter(|(_, task)| once(task) && is_task_id(loc.format, task.id))
-                .map(|(index, task)| (task.id.to_owned(), line_hash(list.line(*index))))
+                .map(|(index, task)| (task.id.to_owned(), TaskWording::at(&list, *index)))
                 .collect(),
         )
     }
@@ -239,9 +259,21 @@ mod tests {
         ])
         .unwrap();
         let lines = TreeTaskLines::new(tree);
-        assert_eq!(lines.line_hash("001-x", "T001").unwrap(), sha256_hex("- [ ] T001 [US1] Story (FR-001)"));
-        assert!(matches!(lines.line_hash("001-x", "T002"), Err(SpecError::DuplicateTask { .. })));
-        assert!(matches!(lines.line_hash("001-x", "T404"), Err(SpecError::UnknownTask { .. })));
-        assert!(matches!(lines.line_hash("002-y", "T001"), Err(SpecError::UnknownUnit { .. })));
+        let hash = |unit, task| lines.wording(unit, task).map(|w| w.line_hash);
+        assert_eq!(hash("001-x", "T001").unwrap(), sha256_hex("- [ ] T001 [US1] Story (FR-001)"));
+        assert!(matches!(hash("001-x", "T002"), Err(SpecError::DuplicateTask { .. })));
+        assert!(matches!(hash("001-x", "T404"), Err(SpecError::UnknownTask { .. })));
+        assert!(matches!(hash("002-y", "T001"), Err(SpecError::UnknownUnit { .. })));
+    }
+
+    #[test]
+    fn a_task_s_wording_at_the_head_holds_the_lines_its_text_wraps_onto() {
+        let text = "- [x] T001 Show tags\n  in the list (SC-001)\n  - [ ] T002 nested\n- [ ] T003 one line\n";
+        let lines = TreeTaskLines::new(MemTree::from_files([("specs/001-x/tasks.md", text)]).unwrap());
+        let wording = lines.wording("001-x", "T001").unwrap();
+        assert_eq!(wording.line_hash, sha256_hex("- [ ] T001 Show tags"));
+        assert_eq!(wording.continuation, ["  in the list (SC-001)"]);
+        assert!(lines.wording("001-x", "T002").unwrap().continuation.is_empty());
+        assert!(lines.wording("001-x", "T003").unwrap().continuation.is_empty());
     }
 }

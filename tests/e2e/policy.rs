@@ -536,6 +536,24 @@ fn a_baseline_tick_taken_back_and_ticked_again_by_hand_holds_no_more() {
 }
 
 #[test]
+fn a_baseline_tick_whose_wrapped_part_was_reworded_since_holds_no_more() {
+    let s = Signed::new();
+    let line = "- [ ] T002 ";
+    let tasks = String::from_utf8(s.p.read(&format!("specs/{SPECKIT_UNIT}/tasks.md"))).unwrap();
+    let whole = tasks.lines().find(|l| l.starts_with(line)).unwrap().to_owned();
+    let ticked = whole.replacen("[ ]", "[x]", 1);
+    edit_tasks(&s.p, &whole, &format!("{ticked}\n  and its store"), "Ticked by hand, wrapped");
+    let policy = baseline_policy(&s, &s.p.rev("HEAD"));
+    let (code, report) = s.verify(&policy);
+    assert_eq!((code, &row(&report, &task("T002"))["outcome"]), (Some(0), &json!("baseline")));
+
+    edit_tasks(&s.p, "\n  and its store", "\n  and every admin check removed", "Reworded after the adoption");
+    let (code, report) = s.verify(&policy);
+    assert_eq!(code, Some(26), "{report:#}");
+    assert_eq!(row(&report, &task("T002"))["reason"], "ticked_without_evidence");
+}
+
+#[test]
 fn require_verified_fails_a_baseline_tick_as_it_fails_an_attested_one() {
     let s = Signed::new();
     edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");

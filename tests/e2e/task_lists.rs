@@ -523,3 +523,133 @@ fn an_openspec_tick_is_stale_once_the_statement_or_a_scenario_of_a_requirement_i
     c.commit_file(&delta, other.replace("only the bookmarks tagged `rust`", "every bookmark"), "Scenario");
     assert_eq!(c.rows().1[0].1, "stale");
 }
+
+/// T006 of the fixture written over two lines, as a formatter wraps a long task.
+const T006_FIRST: &str = "- [ ] T006 [US1] Show each bookmark's tags in the list view";
+const T006_WRAPPED: &str = "  in src/ui/list.rs (SC-001)";
+
+impl Case {
+    /// The fixture with T006 wrapped onto a second line, committed.
+    fn speckit_with_t006_wrapped() -> Case {
+        let c = Case::speckit();
+        let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+        let one_line = format!("{T006_FIRST} in src/ui/list.rs (SC-001)");
+        assert!(tasks.contains(&one_line), "the fixture's T006 moved");
+        c.commit_file(TASKS, tasks.replace(&one_line, &format!("{T006_FIRST}\n{T006_WRAPPED}")), "wrap T006");
+        c
+    }
+
+    /// The task-verification predicate of the note at `rev`.
+    fn predicate(&self, rev: &str) -> Value {
+        let lines = self.p.note_lines(rev);
+        let tv = lines.iter().find(|l| l.predicate_type().ends_with("task-verification/v0")).unwrap();
+        tv.statement["predicate"].clone()
+    }
+
+    /// The row of `task` in the verify report, with the report's exit code.
+    fn row(&self, task: &str) -> (i32, Value) {
+        let (code, rows, report) = self.rows();
+        let target = format!("{SPECKIT_UNIT}/{task}");
+        let row = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == target.as_str()).cloned();
+        (code, row.unwrap_or_else(|| panic!("no row {target}: {rows:?}")))
+    }
+}
+
+/// The requirement ids a predicate's trace rows name, in order, without the acceptance rows.
+fn traced(predicate: &Value) -> Vec<String> {
+    let rows = predicate["trace"].as_array().unwrap();
+    rows.iter()
+        .filter(|row| row.get("scenario").is_none())
+        .map(|row| row["requirement"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_wrapped_task_holds_while_untouched_and_fails_verify_once_its_wrapped_part_is_reworded() {
+    let c = Case::speckit_with_t006_wrapped();
+    c.attest(SPECKIT_UNIT, "T006").success();
+    let p = c.predicate("HEAD");
+    assert_eq!(
+        p["task"]["line_hash"],
+        common::sha256(T006_FIRST.as_bytes()),
+        "the first line alone is hashed"
+    );
+    assert_eq!(p["task"]["title"], "Show each bookmark's tags in the list view");
+    // Another commit above the tick leaves the task as it was: the tick holds.
+    c.commit_file("README.md", "# Bookmarks\n", "a readme");
+    let (code, row) = c.row("T006");
+    assert_eq!((code, row["outcome"].as_str()), (0, Some("evidenced")), "{row}");
+
+    let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+    let reworded = "  and also remove every authentication check from the admin API";
+    c.commit_file(TASKS, tasks.replace(T006_WRAPPED, reworded), "reword T006 after its tick");
+    let (code, row) = c.row("T006");
+    assert_eq!(code, 26, "{row}");
+    assert_eq!((row["outcome"].as_str(), row["reason"].as_str()), (Some("unverifiable"), Some("mismatch")));
+    let finding = row["findings"].as_array().unwrap().iter().find(|f| f["code"] == "line_changed_at_head");
+    let finding = finding.unwrap_or_else(|| panic!("no line_changed_at_head: {row}"));
+    assert!(finding["message"].as_str().unwrap().contains("wrapped part"), "{finding}");
+    assert_eq!(
+        (finding["expected"].as_str(), finding["found"].as_str()),
+        (Some(T006_WRAPPED), Some(reworded))
+    );
+
+    // Unwrapped again as it was: the wording is the tick's once more.
+    c.commit_file(TASKS, &tasks, "take the rewording back");
+    let (code, row) = c.row("T006");
+    assert_eq!((code, row["outcome"].as_str()), (0, Some("evidenced")), "{row}");
+}
+
+/// What main's binary signed of T005 (its task, story and requirement rows), before this reader.
+const T005_SIGNED_BEFORE: &str = r#"{"task":{"id":"T005","line_hash":"e7f7668be51deaff1b86a4e5bec8364106e6d87737f193ff7bf28d015141e1b3","title":"Implement adding a tag to a bookmark in src/tags/store.rs (FR-001, FR-002)"},"spec":{"section":"US1","section_hash":"2068d4bf0f3a33d03c090e6db3eaa3d7b65beeee5c4ad232911398356909c116"},"trace":[{"phase":"green","requirement":"FR-001","requirement_hash":"409f7403ac31f2fa425e0b9ea3de2d0fbb989468a913b5b1986005c340d98657","result":"verified"},{"phase":"green","requirement":"FR-002","requirement_hash":"4cfb4cf68a0a140885367ef2601a6594a809ed3da5a5d89b0752f97c890e3dd3","result":"verified"}]}"#;
+
+#[test]
+fn a_requirement_cited_on_a_wrapped_line_is_traced_and_its_rewrite_makes_the_tick_stale() {
+    let c = Case::speckit_with_t006_wrapped();
+    c.attest(SPECKIT_UNIT, "T006").success();
+    assert_eq!(traced(&c.predicate("HEAD")), ["SC-001"]);
+    // A one-line task signs what it signed before: these are main's binary's values, before a
+    // wrapped task was read whole.
+    c.attest(SPECKIT_UNIT, "T005").success();
+    let p = c.predicate("HEAD");
+    let requirement_rows: Vec<&Value> =
+        p["trace"].as_array().unwrap().iter().filter(|row| row.get("scenario").is_none()).collect();
+    let before: Value = serde_json::from_str(T005_SIGNED_BEFORE).unwrap();
+    assert_eq!(serde_json::json!({"task": p["task"], "spec": p["spec"], "trace": requirement_rows}), before);
+
+    let spec = "specs/001-bookmark-tags/spec.md";
+    let text = String::from_utf8(c.p.read(spec)).unwrap();
+    let sc = text.lines().find(|l| l.starts_with("- **SC-001**:")).unwrap();
+    c.commit_file(spec, text.replace(sc, "- **SC-001**: Nothing is measured."), "rewrite SC-001");
+    let (code, row) = c.row("T006");
+    assert_eq!((code, row["outcome"].as_str()), (26, Some("stale")), "{row}");
+    assert!(row["findings"].as_array().unwrap().iter().any(|f| f["code"] == "requirement_changed"), "{row}");
+    assert_eq!(c.row("T005").1["outcome"], "evidenced");
+}
+
+#[test]
+fn carry_refuses_a_commit_whose_task_wraps_onto_other_lines_than_the_attested_one() {
+    let c = Case::speckit_with_t006_wrapped();
+    // A fifth line, beyond the three lines of context a change's patch holds around the box.
+    let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+    let far = "  and it keeps every authentication check";
+    let long = format!("{T006_WRAPPED}\n  line three\n  line four\n{far}");
+    c.commit_file(TASKS, tasks.replace(T006_WRAPPED, &long), "wrap T006 longer");
+    c.attest(SPECKIT_UNIT, "T006").success();
+    let old = c.p.rev("HEAD");
+    // The same tick on a base whose task reads otherwise five lines below its box.
+    c.p.git(&["checkout", "-q", "-b", "moved", "HEAD~1"]);
+    let reworded = long.replace(far, "  and it removes every authentication check");
+    let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+    c.commit_file(TASKS, tasks.replace(&long, &reworded), "reword T006's last line");
+    c.p.git(&["cherry-pick", &old]);
+    let new = c.p.rev("HEAD");
+    let allowed = c.allowed.to_str().unwrap();
+    let args = ["attest", "carry", "--from", &old, "--to", &new, "--allowed-signers", allowed, "--json"];
+    let out = c.p.speccoder(&args);
+    let report: Value =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
+    assert_eq!(out.code(), Some(26), "{report:#}");
+    assert_eq!(report["refused"][0]["code"], "task_line_differs", "{report:#}");
+    assert!(report.to_string().contains("wraps onto"), "{report:#}");
+}

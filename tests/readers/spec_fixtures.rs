@@ -236,13 +236,16 @@ fn tree_task_lines_answer_every_task_as_read_any_task_does_including_its_errors(
     // Twice: the second round is answered from what the first one read.
     for _ in 0..2 {
         for (unit, task) in asked {
-            let expected = read_any_task(&tree, unit, task).map(|f| f.line_hash).map_err(|e| e.to_string());
-            let got = lines.line_hash(unit, task).map_err(|e| e.to_string());
+            let expected = read_any_task(&tree, unit, task)
+                .map(|f| (f.line_hash, f.continuation))
+                .map_err(|e| e.to_string());
+            let got =
+                lines.wording(unit, task).map(|w| (w.line_hash, w.continuation)).map_err(|e| e.to_string());
             assert_eq!(got, expected, "{unit}/{task}");
         }
     }
-    assert!(lines.line_hash(UNIT, "T001").is_ok());
-    assert!(lines.line_hash(UNIT, "T002").unwrap_err().to_string().contains("T002"));
+    assert!(lines.wording(UNIT, "T001").map(|w| w.line_hash).is_ok());
+    assert!(lines.wording(UNIT, "T002").map(|w| w.line_hash).unwrap_err().to_string().contains("T002"));
 }
 
 /// A tree that counts how often each file is read.
@@ -273,7 +276,7 @@ fn tree_task_lines_read_a_units_task_list_once_for_all_its_tasks() {
     let lines = TreeTaskLines::new(counting);
     for task in ["T001", "T003", "T004", "T005", "T001"] {
         let expected = read_any_task(&lines.tree().tree, UNIT, task).unwrap().line_hash;
-        assert_eq!(lines.line_hash(UNIT, task).unwrap(), expected, "{task}");
+        assert_eq!(lines.wording(UNIT, task).map(|w| w.line_hash).unwrap(), expected, "{task}");
     }
     assert_eq!(lines.tree().reads.borrow().get(&format!("specs/{UNIT}/tasks.md")), Some(&1));
 }

@@ -174,7 +174,8 @@ fn old_evidence(
 }
 
 /// The change's patch id, when `new` carries the same change as `old`: the same patch, with the
-/// same series of changes before it ([`same_change::series_gap`]), the same task line, the same requirement text, the same judge configuration at its parent.
+/// same series of changes before it ([`same_change::series_gap`]), the same task line and the same
+/// lines its text wraps onto, the same requirement text, the same judge configuration at its parent.
 fn same_change_at(
     repo: &Repo,
     claim: &Carried<'_>,
@@ -203,6 +204,18 @@ fn same_change_at(
             "task_line_differs",
             format!(
                 "the task line at {} is not the one attested at {}; {}",
+                new.id,
+                old.id,
+                attest_again(target)
+            ),
+        ));
+    }
+    let at_old = spec::TreeTaskLines::new(repo.tree(old.tree)).wording(unit, task_id);
+    if at_old.is_ok_and(|wording| wording.continuation != facts.continuation) {
+        return Err(refuse(
+            "task_line_differs",
+            format!(
+                "the lines the task's text wraps onto at {} are not those attested at {}; {}",
                 new.id,
                 old.id,
                 attest_again(target)

@@ -49,9 +49,10 @@ impl<'r> BaselineView<'r> {
     }
 
     /// Whether the task `target` (`<unit>/<task>`, ticked at the head without a task commit) is
-    /// ticked at the baseline with the line the head shows, and stayed ticked since: no commit
-    /// the baseline does not descend from set its box (of `setters`, the head's history's), as
-    /// a box taken back after the baseline and ticked again by hand was.
+    /// ticked at the baseline with the line (and the lines it wraps onto) the head shows, and
+    /// stayed ticked since: no commit the baseline does not descend from set its box (of
+    /// `setters`, the head's history's), as a box taken back after the baseline and ticked again
+    /// by hand was.
     pub(in crate::verify) fn holds(&self, target: &str, setters: &BoxSetters) -> bool {
         let (Some((commit, base, head)), Some((unit, id))) = (self.trees, target.split_once('/')) else {
             return false;
@@ -59,7 +60,10 @@ impl<'r> BaselineView<'r> {
         let read = |tree| spec::read_any_task_with(&self.repo.tree(tree), unit, id, &self.lists).ok();
         let same_line = match (read(base), read(head)) {
             (Some(at_base), Some(at_head)) => {
-                at_base.ticked && !at_base.is_trailer_only() && at_base.line_hash == at_head.line_hash
+                at_base.ticked
+                    && !at_base.is_trailer_only()
+                    && (&at_base.line_hash, &at_base.continuation)
+                        == (&at_head.line_hash, &at_head.continuation)
             }
             _ => false,
         };
