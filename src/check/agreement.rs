@@ -22,7 +22,7 @@ use crate::git::{Commit, GitTree, KnownDirs, Repo};
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, PolicyError, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
-use crate::model::shown::{SHOWN_MAX, shown};
+use crate::model::shown::{SHOWN_MAX, one_line, shown};
 use crate::model::trailer_keys::RUN;
 use crate::spec::{self, SharedTaskLists, TaskLists, TreeTaskLines};
 
@@ -408,10 +408,7 @@ impl<'r> Rules<'r> {
                     );
                 }
             }
-            Err(e) => {
-                let message = format!("the task cannot be read at the head: {e}");
-                findings.push(mismatch("task_gone_at_head", &message).spec_unread(&e));
-            }
+            Err(e) => findings.push(mismatch("task_gone_at_head", &gone_at_head(&e)).spec_unread(&e)),
         }
     }
 }
@@ -423,6 +420,24 @@ fn wrapped(lines: &[String]) -> String {
         return "(none)".to_owned();
     }
     shown(&lines.join("\n"), SHOWN_MAX)
+}
+
+/// Why the head cannot hold a task to its wording: the task or its unit is gone (removed,
+/// renumbered, renamed after the tick), or its task list cannot be read there.
+fn gone_at_head(e: &spec::SpecError) -> String {
+    const ONLY_BRANCH: &str = "so the evidence cannot be held to the head's wording of it; `attest verify --branch` checks only the ticks the head holds";
+    match e {
+        spec::SpecError::UnknownUnit { unit, .. } => format!(
+            "unit `{}` is not at the head (its directory was removed or renamed after the tick), {ONLY_BRANCH}",
+            one_line(unit)
+        ),
+        spec::SpecError::UnknownTask { task, tasks_path, .. } => format!(
+            "task `{}` is no longer in `{}` at the head (removed or renumbered after the tick), {ONLY_BRANCH}",
+            one_line(task),
+            one_line(tasks_path)
+        ),
+        other => format!("the task cannot be read at the head: {other}"),
+    }
 }
 
 /// The signed verdict of `claim`, known and as the `Verdict:` trailer says; the signed unit/task

@@ -653,3 +653,22 @@ fn carry_refuses_a_commit_whose_task_wraps_onto_other_lines_than_the_attested_on
     assert_eq!(report["refused"][0]["code"], "task_line_differs", "{report:#}");
     assert!(report.to_string().contains("wraps onto"), "{report:#}");
 }
+
+#[test]
+fn a_task_commit_whose_task_the_head_no_longer_lists_is_told_what_is_gone_in_the_commit_modes() {
+    let c = Case::speckit();
+    c.attest(SPECKIT_UNIT, "T005").success();
+    let original = String::from_utf8(c.p.read(TASKS)).unwrap();
+    let without: String =
+        original.lines().filter(|l| !l.contains("T005")).map(|l| format!("{l}\n")).collect();
+    c.commit_file(TASKS, &without, "Descope T005");
+    let allowed = c.allowed.to_str().unwrap();
+    let out = c.p.speccoder(&["attest", "verify", "--allowed-signers", allowed]).failure(26);
+    let says =
+        format!("task `T005` is no longer in `{TASKS}` at the head (removed or renumbered after the tick)");
+    assert!(out.stdout.contains(&says), "{out}");
+    assert!(out.stdout.contains("`attest verify --branch` checks only the ticks the head holds"), "{out}");
+    // The branch holds no tick of it: nothing fails there.
+    c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allow-empty", "--allowed-signers", allowed])
+        .success();
+}
