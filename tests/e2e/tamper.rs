@@ -1994,6 +1994,75 @@ fn a_task_commit_merged_from_its_branch_still_evidences_the_tick() {
     assert_eq!(report["ticks"][0]["commit"], evidence.as_str());
 }
 
+/// On a branch `x` from the task commit, T005 is unticked ("reopened"); beside it, on `y`, other
+/// work; `x` is merged into `y` and the merge is amended to tick T005 again. Returns the merge.
+fn merge_ticking_what_one_side_took_back(c: &Case) -> String {
+    c.p.git(&["checkout", "-q", "-b", "x"]);
+    set_t005_by_hand(&c.p, false, "reopen T005: it is broken");
+    c.p.git(&["checkout", "-q", "-b", "y", "HEAD~1"]);
+    c.p.write("README.md", "other work\n");
+    c.p.git(&["add", "README.md"]);
+    c.p.git(&["commit", "-q", "-m", "other work"]);
+    c.p.git(&["merge", "-q", "--no-edit", "x"]);
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(c.p.read(tasks)).unwrap();
+    assert!(text.contains("- [ ] T005"), "git's merge leaves T005 open: {text}");
+    c.p.write(tasks, text.replacen("- [ ] T005", "- [X] T005", 1));
+    c.p.git(&["commit", "-q", "--amend", "--no-edit", "-a"]);
+    let merge = c.p.rev("HEAD");
+    assert_eq!(c.p.git(&["rev-list", "--parents", "-1", &merge]).split_whitespace().count(), 3);
+    merge
+}
+
+#[test]
+fn a_merge_that_ticks_again_a_box_one_side_took_back_is_ticked_again() {
+    let c = setup();
+    let evidence = c.p.rev("HEAD");
+    let merge = merge_ticking_what_one_side_took_back(&c);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_ticked_again(&report, &merge, &evidence);
+}
+
+#[test]
+fn an_octopus_merge_that_ticks_again_a_box_one_side_took_back_is_ticked_again() {
+    let c = setup();
+    let evidence = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "x"]);
+    set_t005_by_hand(&c.p, false, "reopen T005");
+    for (branch, file) in [("z", "z.txt"), ("y", "y.txt")] {
+        c.p.git(&["checkout", "-q", "-b", branch, &evidence]);
+        c.p.write(file, "other work\n");
+        c.p.git(&["add", file]);
+        c.p.git(&["commit", "-q", "-m", "other work"]);
+    }
+    c.p.git(&["merge", "-q", "--no-edit", "x", "z"]);
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(c.p.read(tasks)).unwrap();
+    c.p.write(tasks, text.replacen("- [ ] T005", "- [X] T005", 1));
+    c.p.git(&["commit", "-q", "--amend", "--no-edit", "-a"]);
+    let merge = c.p.rev("HEAD");
+    assert_eq!(c.p.git(&["rev-list", "--parents", "-1", &merge]).split_whitespace().count(), 4);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_ticked_again(&report, &merge, &evidence);
+}
+
+#[test]
+fn a_merge_of_main_s_tick_into_a_branch_that_never_touched_it_sets_no_box() {
+    let c = setup();
+    let evidence = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "feature", "HEAD~1"]);
+    c.p.write("README.md", "feature work\n");
+    c.p.git(&["add", "README.md"]);
+    c.p.git(&["commit", "-q", "-m", "feature work"]);
+    c.p.git(&["merge", "-q", "--no-edit", "main"]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+    assert_eq!(report["ticks"][0]["commit"], evidence.as_str());
+}
+
 #[test]
 fn a_hand_tick_taken_back_before_the_task_was_attested_does_not_touch_its_evidence() {
     let c = setup_prepared(Evidence::Verified, &[], |c| {
