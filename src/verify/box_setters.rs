@@ -21,8 +21,9 @@ use crate::spec::{self, Format, SPECKIT_SPECS_DIR, SharedTaskLists, TaskLists, U
 /// particular order: the task is ticked in the commit's tree and in none of its parents' trees (a root
 /// commit, or one whose parents a shallow clone lacks, sets every box it ticks), or, for a merge
 /// whose parents disagree on the box, ticked where a merge of the parents would leave it
-/// unticked ([`settle`]). With them, the ancestry of the history they were found in, and the
-/// unit directories resolved on the way, read in the same pass.
+/// unticked ([`settle`]). With them, the ancestry of the history they were found in, the unit
+/// directories resolved on the way, and the units a commit of a range changed, read in the same
+/// pass.
 pub(super) struct BoxSetters {
     /// Each task's setters.
     setters: HashMap<String, Vec<ObjectId>>,
@@ -32,6 +33,10 @@ pub(super) struct BoxSetters {
     /// commit starts from it instead of reading `specs/` (one entry per unit) again; and the task
     /// lists parsed, which the check takes instead of parsing them again.
     learned: Learned,
+    /// The units whose directory a commit of the range [`Self::find`] was given changes on its
+    /// own (against each of its parents): what that range did to a task list, even when the
+    /// unit ends the range as it began it.
+    changed_in_range: HashSet<String>,
 }
 
 /// A merge that ticks a box some of its parents tick and others do not: whether it sets the box
@@ -54,6 +59,8 @@ struct Found {
     set: Vec<String>,
     /// The boxes it ticks that its parents disagree on, when it is a merge.
     disputed: Vec<Disputed>,
+    /// The units it changes against each of its parents, when it is in the range asked about.
+    changed: Vec<String>,
 }
 
 /// How many consecutive commits one thread reads at a time, at most: a run's first commit is the
@@ -79,6 +86,8 @@ struct Changing<'r> {
     /// The directories that differ, under [`UNIT_PARENTS`], in the commit's and the parents'
     /// trees: what a partial clone must fetch, and what the check of the commit is handed.
     dirs: Vec<(ObjectId, String)>,
+    /// Every unit (checked or not) whose directory differs from each parent's, when asked for.
+    changed: Vec<String>,
 }
 
 /// A checked unit's directory in a commit and in the parents where it differs.
@@ -102,7 +111,8 @@ impl BoxSetters {
     /// Reads every commit of `history` (every commit reachable from the head) against its
     /// parents, for the units `wanted`, on `jobs` threads as [`parallel::map`] shares them. Only
     /// commits that change a unit's directory have their task lists read (in a partial clone,
-    /// fetched beforehand with [`Self::dirs_read`]).
+    /// fetched beforehand with [`Self::dirs_read`]). Of the commits of `range`, the units each
+    /// changes are collected too, whether wanted or not ([`Self::changed_in_range`]).
     ///
     /// # Errors
     /// A commit or tree cannot be read.
@@ -111,6 +121,7 @@ impl BoxSetters {
         jobs: Option<NonZero<usize>>,
         history: &[ObjectId],
         wanted: &HashSet<String>,
+        range: &HashSet<ObjectId>,
     ) -> Result<Self, VerifyError> {
         // Runs of consecutive commits, so that a commit's parent, usually the next one, is read
         // by the same thread, from its cache.
@@ -120,14 +131,17 @@ impl BoxSetters {
             let lists = TaskLists::sharing(Arc::clone(&lists));
             while let Some(at) = claim() {
                 let mut known = KnownDirs::default();
-                let read: Vec<_> =
-                    runs[at].iter().map(|id| Self::read(repo, &lists, &mut known, *id, wanted)).collect();
+                let read: Vec<_> = runs[at]
+                    .iter()
+                    .map(|id| Self::read(repo, &lists, &mut known, *id, wanted, range.contains(id)))
+                    .collect();
                 done(at, (read, known));
             }
         });
         let mut setters: HashMap<String, Vec<ObjectId>> = HashMap::new();
         let mut parents = Vec::with_capacity(history.len());
-        let (mut known, mut disputed) = (KnownDirs::default(), Vec::new());
+        let (mut known, mut disputed, mut changed_in_range) =
+            (KnownDirs::default(), Vec::new(), HashSet::new());
         let mut ids = history.iter();
         for (read, run_known) in set {
             known.extend(run_known);
@@ -139,6 +153,7 @@ impl BoxSetters {
                     setters.entry(task).or_default().push(id);
                 }
                 disputed.extend(found.disputed);
+                changed_in_range.extend(found.changed);
             }
         }
         let ancestry = Ancestry::new(history, &parents);
@@ -146,7 +161,13 @@ impl BoxSetters {
             setters.entry(task).or_default().push(merge);
         }
         let learned = Learned { dirs: Arc::new(known), lists };
-        Ok(Self { setters, ancestry, learned })
+        Ok(Self { setters, ancestry, learned, changed_in_range })
+    }
+
+    /// The units whose directory a commit of the range given to [`Self::find`] changes against
+    /// each of its parents (a merge that takes one side's directory changes nothing of its own).
+    pub(super) fn changed_in_range(&self) -> &HashSet<String> {
+        &self.changed_in_range
     }
 
     /// The unit directories resolved in the commits read, by tree ([`KnownDirs`]), and the task
@@ -162,35 +183,38 @@ impl BoxSetters {
         known: &mut KnownDirs,
         id: ObjectId,
         wanted: &HashSet<String>,
+        in_range: bool,
     ) -> Result<(Vec<ObjectId>, Found), VerifyError> {
         let commit = repo.commit(id)?;
-        let found = if wanted.is_empty() {
+        let found = if wanted.is_empty() && !in_range {
             Found::default()
         } else {
-            Self::set_by(repo, lists, known, &commit, wanted)?
+            Self::set_by(repo, lists, known, &commit, wanted, in_range)?
         };
         Ok((commit.parents, found))
     }
 
     /// The tasks (`<unit>/<id>`) of the units in `wanted` whose box `commit` sets: ticked in
     /// its tree and in none of its parents' trees; the boxes a merge ticks that some of its
-    /// parents tick and others do not, for [`settle`]. The task lists are parsed through `lists`;
-    /// the directories of the units it changes go to `known`.
+    /// parents tick and others do not, for [`settle`]; and with `in_range`, the units it changes.
+    /// The task lists are parsed through `lists`; the directories of the units it changes go to
+    /// `known`.
     fn set_by(
         repo: &Repo,
         lists: &TaskLists,
         known: &mut KnownDirs,
         commit: &Commit,
         wanted: &HashSet<String>,
+        in_range: bool,
     ) -> Result<Found, VerifyError> {
         let id = commit.id;
-        let Some(commit) = changing_units(repo, commit, wanted)? else {
+        let Some(commit) = changing_units(repo, commit, wanted, in_range)? else {
             return Ok(Found::default());
         };
         for (_, dir) in &commit.dirs {
             known.remember(&commit.tree, dir);
         }
-        let mut found = Found::default();
+        let mut found = Found { changed: commit.changed.clone(), ..Found::default() };
         if commit.parents.is_empty() {
             // One locator for all the units, so that the archive is listed once, not once a unit.
             let locator = spec::UnitLocator::new(&commit.tree);
@@ -249,7 +273,7 @@ impl BoxSetters {
             return Ok(dirs);
         }
         for &id in history {
-            if let Some(commit) = changing_units(repo, &repo.commit(id)?, &wanted)? {
+            if let Some(commit) = changing_units(repo, &repo.commit(id)?, &wanted, false)? {
                 dirs.extend(commit.dirs);
             }
         }
@@ -294,11 +318,13 @@ impl BoxSetters {
 }
 
 /// `commit` when it changes the directory of a unit in `wanted` against one of its parents
-/// (or is a root commit, which sets all of them).
+/// (or is a root commit, which sets all of them); with `all_units`, also when it changes any
+/// unit's directory against each of its parents ([`Changing::changed`]).
 fn changing_units<'r>(
     repo: &'r Repo,
     commit: &Commit,
     wanted: &HashSet<String>,
+    all_units: bool,
 ) -> Result<Option<Changing<'r>>, VerifyError> {
     let tree = repo.tree(commit.tree);
     // A parent a shallow clone lacks is left out, as git's history leaves it out.
@@ -306,16 +332,21 @@ fn changing_units<'r>(
         commit.parents.iter().filter_map(|p| repo.commit_tree(*p).ok().map(|t| (*p, repo.tree(t)))).unzip();
     if parents.is_empty() {
         let dirs = UNIT_PARENTS.iter().map(|d| (tree.id(), (*d).to_owned())).collect();
-        return Ok(Some(Changing { tree, parents: ids, units: Vec::new(), dirs }));
+        return Ok(Some(Changing { tree, parents: ids, units: Vec::new(), dirs, changed: Vec::new() }));
     }
     let mut units: Vec<UnitChange> = Vec::new();
     let mut dirs = Vec::new();
+    // Each unit that differs, with the parents it differs from, when every unit is asked about.
+    let mut differs: HashMap<String, HashSet<usize>> = HashMap::new();
     for (at, parent) in parents.iter().enumerate().filter(|(_, parent)| parent.id() != tree.id()) {
         for parent_dir in UNIT_PARENTS {
             let format = if parent_dir == SPECKIT_SPECS_DIR { Format::SpecKit } else { Format::OpenSpec };
             for entry in tree.changed_entries(parent, parent_dir)? {
-                let Some(unit) = spec::unit_of_entry(parent_dir, &entry.name).filter(|u| wanted.contains(*u))
-                else {
+                let unit = spec::unit_of_entry(parent_dir, &entry.name);
+                if let Some(unit) = unit.filter(|_| all_units) {
+                    differs.entry(unit.to_owned()).or_default().insert(at);
+                }
+                let Some(unit) = unit.filter(|u| wanted.contains(*u)) else {
                     continue;
                 };
                 let dir = format!("{parent_dir}/{}", entry.name);
@@ -342,7 +373,15 @@ fn changing_units<'r>(
             }
         }
     }
-    Ok((!units.is_empty()).then_some(Changing { tree, parents: ids, units, dirs }))
+    let changed: Vec<String> =
+        differs.into_iter().filter(|(_, from)| from.len() == parents.len()).map(|(unit, _)| unit).collect();
+    Ok((!units.is_empty() || !changed.is_empty()).then_some(Changing {
+        tree,
+        parents: ids,
+        units,
+        dirs,
+        changed,
+    }))
 }
 
 /// The boxes of `disputed` that their merge sets: those a merge of its parents would leave

@@ -282,12 +282,16 @@ pub fn verify_branch_into(
         (Some(rev), false) => repo.merge_base(head, repo.rev_parse_peeled(rev)?)?.is_none(),
         _ => false,
     };
-    let (units, strays) = units_checked(repo, &head_tree, base)?;
+    let (units, strays) = units_checked(repo, &head_tree, base, &HashSet::new())?;
 
     // The newest reachable task commit per task.
     let reachable = repo.walk(head, &[])?;
     let task_commit: HashMap<String, ObjectId> = newest_task_commits(repo, &reachable)?;
     fetch_what_a_branch_check_reads(repo, head_tree_id, &reachable, &units, &task_commit)?;
+    // Which commits set each box, from one pass over the history, before any row is decided; the
+    // check reads each task commit's unit from where that pass found it, and its task list as that
+    // pass parsed it.
+    let (units, setters) = units_and_setters(repo, trust, head, base, &reachable, units, &task_commit)?;
     let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
     let lost = LostEvidence::new(repo, &reachable_set);
     let unclear = UnclearClaims { repo, reachable: &reachable, found: OnceCell::new() };
@@ -301,10 +305,6 @@ pub fn verify_branch_into(
     let ids: Vec<ObjectId> =
         planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
     history_reaches_the_plan(repo, &planned, &ids, base_unrelated)?;
-    // Which commits set each box, from one pass over the history, before any row is decided; the
-    // check reads each task commit's unit from where that pass found it, and its task list as that
-    // pass parsed it.
-    let setters = BoxSetters::find(repo, trust.jobs, &reachable, &BoxSetters::wanted(&units))?;
     let ticked = planned.iter().flat_map(|(_, targets)| targets.iter().map(String::as_str));
     completeness::boundary_sets_no_box(repo, |boundary| setters.first_set_by(boundary, ticked))?;
     let checker = checker.knowing(setters.learned());
@@ -334,6 +334,43 @@ pub fn verify_branch_into(
         rows.put(row);
     }
     finish(rows.out, &report_head, trust, judged.into_iter().chain(unticked))
+}
+
+/// The units a branch check covers and which commits set their boxes ([`BoxSetters::find`] over
+/// `reachable`): `units`, and with a base, every other unit of the head that a commit since the
+/// base changed, which the same pass finds (a branch that unticks a task and ticks it again by
+/// hand leaves its unit as the base had it). Only such a branch pays a second pass, for the
+/// units the first did not read.
+///
+/// # Errors
+/// A repository or spec that cannot be read.
+fn units_and_setters(
+    repo: &Repo,
+    trust: &Trust,
+    head: ObjectId,
+    base: Option<ObjectId>,
+    reachable: &[ObjectId],
+    units: Vec<spec::UnitLoc>,
+    task_commit: &HashMap<String, ObjectId>,
+) -> Result<(Vec<spec::UnitLoc>, BoxSetters), VerifyError> {
+    let range: HashSet<ObjectId> = match base {
+        Some(base) => repo.walk(head, &[base])?.into_iter().collect(),
+        None => HashSet::new(),
+    };
+    let wanted = BoxSetters::wanted(&units);
+    let setters = BoxSetters::find(repo, trust.jobs, reachable, &wanted, &range)?;
+    if setters.changed_in_range().is_subset(&wanted) {
+        return Ok((units, setters));
+    }
+    let head_tree_id = repo.commit_tree(head)?;
+    let (all, _) = units_checked(repo, &repo.tree(head_tree_id), base, setters.changed_in_range())?;
+    if all.len() == units.len() {
+        // Only units the head no longer has were changed besides.
+        return Ok((units, setters));
+    }
+    fetch_what_a_branch_check_reads(repo, head_tree_id, reachable, &all, task_commit)?;
+    let setters = BoxSetters::find(repo, trust.jobs, reachable, &BoxSetters::wanted(&all), &range)?;
+    Ok((all, setters))
 }
 
 /// Makes sure the objects a branch check reads are here before it reads them: the notes of the
@@ -376,18 +413,20 @@ fn history_reaches_the_plan(
 }
 
 /// The units a branch check covers, and the places that hold ticks but are no unit's: with a
-/// base, those whose directory differs between base and head; else all.
+/// base, those whose directory differs between base and head, and those named in `changed` (a
+/// commit since the base changed them, [`BoxSetters::changed_in_range`]); else all.
 fn units_checked(
     repo: &Repo,
     head_tree: &GitTree<'_>,
     base: Option<ObjectId>,
+    changed: &HashSet<String>,
 ) -> Result<(Vec<spec::UnitLoc>, Vec<spec::Stray>), VerifyError> {
     let scan = spec::scan_units(head_tree)?;
     let Some(base) = base else { return Ok((scan.units, scan.strays)) };
     let base_tree = repo.tree(repo.commit_tree(base)?);
     let mut touched = Vec::new();
     for u in scan.units {
-        if base_tree.entry_id(&u.dir)? != head_tree.entry_id(&u.dir)? {
+        if changed.contains(&u.name) || base_tree.entry_id(&u.dir)? != head_tree.entry_id(&u.dir)? {
             touched.push(u);
         }
     }

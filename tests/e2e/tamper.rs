@@ -2019,9 +2019,13 @@ fn a_merge_that_ticks_again_a_box_one_side_took_back_is_ticked_again() {
     let c = setup();
     let evidence = c.p.rev("HEAD");
     let merge = merge_ticking_what_one_side_took_back(&c);
-    let (code, report) = verify(&c, &[]);
-    assert_eq!(code, 26, "{report:#}");
-    expect_ticked_again(&report, &merge, &evidence);
+    // The whole history, and the branch since the task commit (whose unit the head shows as it
+    // was there: only the commits in between changed it).
+    for args in [vec!["--branch", "--all"], vec!["--branch", "HEAD", "--base", evidence.as_str()]] {
+        let (code, report) = verify_with(&c, &args);
+        assert_eq!(code, 26, "{args:?}: {report:#}");
+        expect_ticked_again(&report, &merge, &evidence);
+    }
 }
 
 #[test]
@@ -2061,6 +2065,20 @@ fn a_merge_of_main_s_tick_into_a_branch_that_never_touched_it_sets_no_box() {
     assert_eq!(code, 0, "{report:#}");
     expect_tick(&report, "evidenced", None);
     assert_eq!(report["ticks"][0]["commit"], evidence.as_str());
+}
+
+#[test]
+fn a_branch_that_unticks_a_task_and_ticks_it_again_by_hand_fails_the_pull_request_gate() {
+    let c = setup();
+    let evidence = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "feature"]);
+    set_t005_by_hand(&c.p, false, "reopen T005");
+    set_t005_by_hand(&c.p, true, "T005 done, ticked by hand");
+    let hand = c.p.rev("HEAD");
+    // The gate of docs/ci.md: the unit is the same at the base and the head.
+    let (code, report) = verify_with(&c, &["--branch", "HEAD", "--base", "refs/heads/main", "--allow-empty"]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_ticked_again(&report, &hand, &evidence);
 }
 
 #[test]
