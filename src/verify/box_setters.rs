@@ -292,28 +292,35 @@ impl BoxSetters {
         })
     }
 
-    /// A commit other than `evidence` that set the box of `target`, and that `evidence` does not
-    /// descend from: the tick the head shows may be that commit's rather than the evidenced one.
-    /// Evidence whose own tree does not tick the task (a skip put on the branch) is left to the
-    /// commit's own check, which says so more precisely.
+    /// The commits other than `evidence` that set the box of `target` and that `evidence` does
+    /// not descend from: the tick the head shows may be one of theirs rather than the evidenced
+    /// one. Evidence whose own tree does not tick the task (a skip put on the branch) is left to
+    /// the commit's own check, which says so more precisely: then there are none.
     ///
     /// # Errors
     /// The evidence commit cannot be read.
-    pub(super) fn later_setter(
+    pub(super) fn later_setters(
         &self,
         repo: &Repo,
         target: &str,
         evidence: ObjectId,
-    ) -> Result<Option<ObjectId>, VerifyError> {
-        for &setter in self.setters.get(target).into_iter().flatten() {
-            if setter != evidence && !self.ancestry.is_ancestor(setter, evidence) {
-                let (unit, task) = target.split_once('/').unwrap_or((target, ""));
-                let tree = repo.tree_knowing(repo.commit_tree(evidence)?, &self.learned.dirs);
-                let ticks_it = ticked(&tree, unit).iter().any(|t| t == task);
-                return Ok(ticks_it.then_some(setter));
-            }
+    ) -> Result<Vec<ObjectId>, VerifyError> {
+        let others: Vec<ObjectId> = (self.setters.get(target).into_iter().flatten())
+            .copied()
+            .filter(|setter| *setter != evidence && !self.ancestry.is_ancestor(*setter, evidence))
+            .collect();
+        if others.is_empty() {
+            return Ok(others);
         }
-        Ok(None)
+        let (unit, task) = target.split_once('/').unwrap_or((target, ""));
+        let tree = repo.tree_knowing(repo.commit_tree(evidence)?, &self.learned.dirs);
+        let ticks_it = ticked(&tree, unit).iter().any(|t| t == task);
+        Ok(if ticks_it { others } else { Vec::new() })
+    }
+
+    /// Whether `later` descends from `earlier` in the history read.
+    pub(super) fn descends(&self, later: ObjectId, earlier: ObjectId) -> bool {
+        self.ancestry.is_ancestor(earlier, later)
     }
 }
 

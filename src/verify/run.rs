@@ -537,7 +537,8 @@ impl Rows<'_, '_> {
     }
 
     /// The row of a checked task commit of `unit`: `ticked_again` when another commit set the box
-    /// after it, else its report with the drift of the requirements it cites at the head.
+    /// after it ([`Self::ticked_again`]), else its report with the drift of the requirements it
+    /// cites at the head.
     fn commit_row(
         &mut self,
         report: CommitReport,
@@ -546,15 +547,9 @@ impl Rows<'_, '_> {
     ) -> Result<(), VerifyError> {
         if let Some(target) = report.target.as_deref()
             && let Ok(commit) = report.commit.parse::<ObjectId>()
-            && let Some(setter) = self.setters.later_setter(self.repo, target, commit)?
+            && let Some(row) = self.ticked_again(target, commit)?
         {
-            self.put(TickReport::without_commit(
-                target.to_owned(),
-                "ticked_again",
-                format!(
-                    "the box was set again by {setter}, which is not this task's commit, after the evidence on {commit}: something took the tick back in between, so the tick the head shows is not the evidenced one; untick the task in a commit of its own and attest it again"
-                ),
-            ));
+            self.put(row);
             return Ok(());
         }
         let found = drift(self.head_tree, unit, head_docs, &report)?;
@@ -563,6 +558,55 @@ impl Rows<'_, '_> {
         with_drift(&mut tick, found);
         self.put(tick);
         Ok(())
+    }
+}
+
+impl Rows<'_, '_> {
+    /// The `ticked_again` row of `target`, whose newest task commit is `commit`, when another
+    /// commit set its box that `commit` does not descend from. Another task commit of the same
+    /// task whose own evidence holds for the caller's trust (its row would be `evidenced`: signed
+    /// by a trusted key, agreeing with its commit and the head's task line) is a second claim of
+    /// the same tick, as a merge of two branches that each attested the task, or of a backport
+    /// carried to a release branch, gives: it leaves the tick to `commit`'s evidence, and a
+    /// setter it descends from is behind it as one `commit` descends from is. Any other setter, a
+    /// task commit whose evidence does not hold included, is a tick no evidence covers.
+    fn ticked_again(&self, target: &str, commit: ObjectId) -> Result<Option<TickReport>, VerifyError> {
+        let mut claims = vec![commit];
+        let mut uncovered = Vec::new();
+        for setter in self.setters.later_setters(self.repo, target, commit)? {
+            let other = self.checker.check(setter);
+            if other.target.as_deref() != Some(target) {
+                uncovered.push((setter, None));
+                continue;
+            }
+            let tick = TickReport::from_commit(other, self.trust);
+            if tick.outcome == TickOutcome::Evidenced {
+                claims.push(setter);
+            } else {
+                uncovered
+                    .push((setter, Some(tick.reason.unwrap_or_else(|| tick.outcome.as_str().to_owned()))));
+            }
+        }
+        let Some((setter, why)) = uncovered
+            .into_iter()
+            .find(|(setter, _)| !claims.iter().any(|c| self.setters.descends(*c, *setter)))
+        else {
+            return Ok(None);
+        };
+        let when = if self.setters.descends(setter, commit) {
+            format!("after the evidence on {commit}: something took the tick back in between")
+        } else {
+            format!("beside the evidence on {commit}, on a line of history merged in")
+        };
+        let message = match why {
+            None => format!(
+                "the box was set again by {setter}, which is not a task commit of this task, {when}, so the tick the head shows is not the evidenced one; untick the task in a commit of its own and attest it again"
+            ),
+            Some(why) => format!(
+                "the box was set again by {setter}, another task commit of this task, {when}, and that commit's own evidence does not hold ({why}), so the tick the head shows may be its tick, which no evidence covers: make its evidence hold (`attest sign`, or `attest carry` to it), or untick the task in a commit of its own and attest it again"
+            ),
+        };
+        Ok(Some(TickReport::without_commit(target.to_owned(), "ticked_again", message)))
     }
 }
 

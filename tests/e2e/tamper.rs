@@ -2081,6 +2081,68 @@ fn a_branch_that_unticks_a_task_and_ticks_it_again_by_hand_fails_the_pull_reques
     expect_ticked_again(&report, &hand, &evidence);
 }
 
+/// T005 attested on `main` (by [`setup`]) and again on a branch `other` from `fork`, after
+/// `prepare` ran there, merged cleanly into `main`. Returns the two task commits, the evidence
+/// judged (the newest) first.
+fn two_task_commits_of_t005_merged(c: &Case, fork: &str, prepare: impl FnOnce(&Case)) -> (String, String) {
+    let on_main = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "other", fork]);
+    c.p.write("README.md", "work on other\n");
+    c.p.git(&["add", "README.md"]);
+    c.p.git(&["commit", "-q", "-m", "work on other"]);
+    prepare(c);
+    c.p.write("src/tags.rs", "pub fn add_tag() {}\n");
+    c.p.git(&["add", "src/tags.rs"]);
+    let evidence = write_evidence(&c.p.scratch.join("ev-other"), TASK, Evidence::Verified);
+    c.p.attest(TASK, &evidence, &[]).success();
+    let on_other = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "main"]);
+    c.p.git(&["merge", "-q", "--no-edit", "other"]);
+    let (_, report) = verify(c, &[]);
+    match report["ticks"][0]["commit"].as_str() {
+        Some(judged) if judged == on_main => (on_main, on_other),
+        _ => (on_other, on_main),
+    }
+}
+
+#[test]
+fn two_task_commits_of_one_task_merged_together_still_evidence_the_tick() {
+    let c = setup();
+    let (judged, _) = two_task_commits_of_t005_merged(&c, "HEAD~1", |_| {});
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+    assert_eq!(report["ticks"][0]["commit"], judged.as_str());
+}
+
+#[test]
+fn a_hand_tick_taken_back_before_a_second_task_commit_of_the_task_leaves_the_tick_evidenced() {
+    let early = |c: &Case| {
+        set_t005_by_hand(&c.p, true, "tick T005 too early");
+        set_t005_by_hand(&c.p, false, "take the early tick back");
+    };
+    // On both branches, so that whichever task commit is judged, the other's branch holds a hand
+    // tick that the judged one does not descend from.
+    let c = setup_prepared(Evidence::Verified, &[], early);
+    two_task_commits_of_t005_merged(&c, "HEAD~3", early);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+}
+
+#[test]
+fn a_second_task_commit_of_the_task_whose_evidence_does_not_hold_is_still_ticked_again() {
+    let c = setup();
+    let (judged, second) = two_task_commits_of_t005_merged(&c, "HEAD~1", |_| {});
+    c.p.git(&["notes", "--ref=speccoder", "remove", &second]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_ticked_again(&report, &second, &judged);
+    let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("another task commit of this task") && message.contains("missing"), "{message}");
+    assert!(!message.contains("took the tick back"), "nothing took it back: {message}");
+}
+
 #[test]
 fn a_hand_tick_taken_back_before_the_task_was_attested_does_not_touch_its_evidence() {
     let c = setup_prepared(Evidence::Verified, &[], |c| {
