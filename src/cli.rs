@@ -487,8 +487,10 @@ pub enum AttestSub {
     /// Without --branch: checks the task commits (those carrying Spec-Task:) among the commits
     /// named (REV alone is that one commit, `<rev>^!`: a REV that is no task commit leaves
     /// nothing to check, 15; A..B; default every commit on the current branch). With --branch: checks every ticked task of the
-    /// units the branch touched since its base (--all: every unit), including ticks without
-    /// evidence and evidence left behind by a squash or rebase merge.
+    /// units the branch touched since its base (their directory differs from the base's, or a
+    /// commit since the base changed it; --all: every unit), including ticks without evidence,
+    /// evidence left behind by a squash or rebase merge, and ticks set again after their task
+    /// commit by another commit, a merge included (ticked_again).
     ///
     /// Trust comes only from you: --allowed-signers FILE (default git's
     /// gpg.ssh.allowedSignersFile) or --allowed-signers-rev REV:PATH, and --revoked FILE. A trust
@@ -865,7 +867,8 @@ pub struct HistoryArgs {
     /// origin/main, origin/master, main and master that exists and is not the head itself).
     #[arg(long, value_name = "REV", requires = "branch")]
     pub base: Option<String>,
-    /// Every unit, not only those the branch touched.
+    /// Every unit, not only those the branch touched (whose directory differs from the base's, or
+    /// that a commit since the base changed).
     #[arg(long, requires = "branch", conflicts_with = "base")]
     pub all: bool,
 }

@@ -282,12 +282,16 @@ pub fn verify_branch_into(
         (Some(rev), false) => repo.merge_base(head, repo.rev_parse_peeled(rev)?)?.is_none(),
         _ => false,
     };
-    let (units, strays) = units_checked(repo, &head_tree, base)?;
+    let (units, strays) = units_checked(repo, &head_tree, base, &HashSet::new())?;
 
     // The newest reachable task commit per task.
     let reachable = repo.walk(head, &[])?;
     let task_commit: HashMap<String, ObjectId> = newest_task_commits(repo, &reachable)?;
     fetch_what_a_branch_check_reads(repo, head_tree_id, &reachable, &units, &task_commit)?;
+    // Which commits set each box, from one pass over the history, before any row is decided; the
+    // check reads each task commit's unit from where that pass found it, and its task list as that
+    // pass parsed it.
+    let (units, setters) = units_and_setters(repo, trust, head, base, &reachable, units, &task_commit)?;
     let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
     let lost = LostEvidence::new(repo, &reachable_set);
     let unclear = UnclearClaims { repo, reachable: &reachable, found: OnceCell::new() };
@@ -301,10 +305,6 @@ pub fn verify_branch_into(
     let ids: Vec<ObjectId> =
         planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
     history_reaches_the_plan(repo, &planned, &ids, base_unrelated)?;
-    // Which commits set each box, from one pass over the history, before any row is decided; the
-    // check reads each task commit's unit from where that pass found it, and its task list as that
-    // pass parsed it.
-    let setters = BoxSetters::find(repo, trust.jobs, &reachable, &BoxSetters::wanted(&units))?;
     let ticked = planned.iter().flat_map(|(_, targets)| targets.iter().map(String::as_str));
     completeness::boundary_sets_no_box(repo, |boundary| setters.first_set_by(boundary, ticked))?;
     let checker = checker.knowing(setters.learned());
@@ -334,6 +334,43 @@ pub fn verify_branch_into(
         rows.put(row);
     }
     finish(rows.out, &report_head, trust, judged.into_iter().chain(unticked))
+}
+
+/// The units a branch check covers and which commits set their boxes ([`BoxSetters::find`] over
+/// `reachable`): `units`, and with a base, every other unit of the head that a commit since the
+/// base changed, which the same pass finds (a branch that unticks a task and ticks it again by
+/// hand leaves its unit as the base had it). Only such a branch pays a second pass, for the
+/// units the first did not read.
+///
+/// # Errors
+/// A repository or spec that cannot be read.
+fn units_and_setters(
+    repo: &Repo,
+    trust: &Trust,
+    head: ObjectId,
+    base: Option<ObjectId>,
+    reachable: &[ObjectId],
+    units: Vec<spec::UnitLoc>,
+    task_commit: &HashMap<String, ObjectId>,
+) -> Result<(Vec<spec::UnitLoc>, BoxSetters), VerifyError> {
+    let range: HashSet<ObjectId> = match base {
+        Some(base) => repo.walk(head, &[base])?.into_iter().collect(),
+        None => HashSet::new(),
+    };
+    let wanted = BoxSetters::wanted(&units);
+    let setters = BoxSetters::find(repo, trust.jobs, reachable, &wanted, &range)?;
+    if setters.changed_in_range().is_subset(&wanted) {
+        return Ok((units, setters));
+    }
+    let head_tree_id = repo.commit_tree(head)?;
+    let (all, _) = units_checked(repo, &repo.tree(head_tree_id), base, setters.changed_in_range())?;
+    if all.len() == units.len() {
+        // Only units the head no longer has were changed besides.
+        return Ok((units, setters));
+    }
+    fetch_what_a_branch_check_reads(repo, head_tree_id, reachable, &all, task_commit)?;
+    let setters = BoxSetters::find(repo, trust.jobs, reachable, &BoxSetters::wanted(&all), &range)?;
+    Ok((all, setters))
 }
 
 /// Makes sure the objects a branch check reads are here before it reads them: the notes of the
@@ -376,18 +413,20 @@ fn history_reaches_the_plan(
 }
 
 /// The units a branch check covers, and the places that hold ticks but are no unit's: with a
-/// base, those whose directory differs between base and head; else all.
+/// base, those whose directory differs between base and head, and those named in `changed` (a
+/// commit since the base changed them, [`BoxSetters::changed_in_range`]); else all.
 fn units_checked(
     repo: &Repo,
     head_tree: &GitTree<'_>,
     base: Option<ObjectId>,
+    changed: &HashSet<String>,
 ) -> Result<(Vec<spec::UnitLoc>, Vec<spec::Stray>), VerifyError> {
     let scan = spec::scan_units(head_tree)?;
     let Some(base) = base else { return Ok((scan.units, scan.strays)) };
     let base_tree = repo.tree(repo.commit_tree(base)?);
     let mut touched = Vec::new();
     for u in scan.units {
-        if base_tree.entry_id(&u.dir)? != head_tree.entry_id(&u.dir)? {
+        if changed.contains(&u.name) || base_tree.entry_id(&u.dir)? != head_tree.entry_id(&u.dir)? {
             touched.push(u);
         }
     }
@@ -498,7 +537,8 @@ impl Rows<'_, '_> {
     }
 
     /// The row of a checked task commit of `unit`: `ticked_again` when another commit set the box
-    /// after it, else its report with the drift of the requirements it cites at the head.
+    /// after it ([`Self::ticked_again`]), else its report with the drift of the requirements it
+    /// cites at the head.
     fn commit_row(
         &mut self,
         report: CommitReport,
@@ -507,15 +547,9 @@ impl Rows<'_, '_> {
     ) -> Result<(), VerifyError> {
         if let Some(target) = report.target.as_deref()
             && let Ok(commit) = report.commit.parse::<ObjectId>()
-            && let Some(setter) = self.setters.later_setter(self.repo, target, commit)?
+            && let Some(row) = self.ticked_again(target, commit)?
         {
-            self.put(TickReport::without_commit(
-                target.to_owned(),
-                "ticked_again",
-                format!(
-                    "the box was set again by {setter}, which is not this task's commit, after the evidence on {commit}: something took the tick back in between, so the tick the head shows is not the evidenced one; untick the task in a commit of its own and attest it again"
-                ),
-            ));
+            self.put(row);
             return Ok(());
         }
         let found = drift(self.head_tree, unit, head_docs, &report)?;
@@ -524,6 +558,55 @@ impl Rows<'_, '_> {
         with_drift(&mut tick, found);
         self.put(tick);
         Ok(())
+    }
+}
+
+impl Rows<'_, '_> {
+    /// The `ticked_again` row of `target`, whose newest task commit is `commit`, when another
+    /// commit set its box that `commit` does not descend from. Another task commit of the same
+    /// task whose own evidence holds for the caller's trust (its row would be `evidenced`: signed
+    /// by a trusted key, agreeing with its commit and the head's task line) is a second claim of
+    /// the same tick, as a merge of two branches that each attested the task, or of a backport
+    /// carried to a release branch, gives: it leaves the tick to `commit`'s evidence, and a
+    /// setter it descends from is behind it as one `commit` descends from is. Any other setter, a
+    /// task commit whose evidence does not hold included, is a tick no evidence covers.
+    fn ticked_again(&self, target: &str, commit: ObjectId) -> Result<Option<TickReport>, VerifyError> {
+        let mut claims = vec![commit];
+        let mut uncovered = Vec::new();
+        for setter in self.setters.later_setters(self.repo, target, commit)? {
+            let other = self.checker.check(setter);
+            if other.target.as_deref() != Some(target) {
+                uncovered.push((setter, None));
+                continue;
+            }
+            let tick = TickReport::from_commit(other, self.trust);
+            if tick.outcome == TickOutcome::Evidenced {
+                claims.push(setter);
+            } else {
+                uncovered
+                    .push((setter, Some(tick.reason.unwrap_or_else(|| tick.outcome.as_str().to_owned()))));
+            }
+        }
+        let Some((setter, why)) = uncovered
+            .into_iter()
+            .find(|(setter, _)| !claims.iter().any(|c| self.setters.descends(*c, *setter)))
+        else {
+            return Ok(None);
+        };
+        let when = if self.setters.descends(setter, commit) {
+            format!("after the evidence on {commit}: something took the tick back in between")
+        } else {
+            format!("beside the evidence on {commit}, on a line of history merged in")
+        };
+        let message = match why {
+            None => format!(
+                "the box was set again by {setter}, which is not a task commit of this task, {when}, so the tick the head shows is not the evidenced one; untick the task in a commit of its own and attest it again"
+            ),
+            Some(why) => format!(
+                "the box was set again by {setter}, another task commit of this task, {when}, and that commit's own evidence does not hold ({why}), so the tick the head shows may be its tick, which no evidence covers: make its evidence hold (`attest sign`, or `attest carry` to it), or untick the task in a commit of its own and attest it again"
+            ),
+        };
+        Ok(Some(TickReport::without_commit(target.to_owned(), "ticked_again", message)))
     }
 }
 

@@ -1994,6 +1994,155 @@ fn a_task_commit_merged_from_its_branch_still_evidences_the_tick() {
     assert_eq!(report["ticks"][0]["commit"], evidence.as_str());
 }
 
+/// On a branch `x` from the task commit, T005 is unticked ("reopened"); beside it, on `y`, other
+/// work; `x` is merged into `y` and the merge is amended to tick T005 again. Returns the merge.
+fn merge_ticking_what_one_side_took_back(c: &Case) -> String {
+    c.p.git(&["checkout", "-q", "-b", "x"]);
+    set_t005_by_hand(&c.p, false, "reopen T005: it is broken");
+    c.p.git(&["checkout", "-q", "-b", "y", "HEAD~1"]);
+    c.p.write("README.md", "other work\n");
+    c.p.git(&["add", "README.md"]);
+    c.p.git(&["commit", "-q", "-m", "other work"]);
+    c.p.git(&["merge", "-q", "--no-edit", "x"]);
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(c.p.read(tasks)).unwrap();
+    assert!(text.contains("- [ ] T005"), "git's merge leaves T005 open: {text}");
+    c.p.write(tasks, text.replacen("- [ ] T005", "- [X] T005", 1));
+    c.p.git(&["commit", "-q", "--amend", "--no-edit", "-a"]);
+    let merge = c.p.rev("HEAD");
+    assert_eq!(c.p.git(&["rev-list", "--parents", "-1", &merge]).split_whitespace().count(), 3);
+    merge
+}
+
+#[test]
+fn a_merge_that_ticks_again_a_box_one_side_took_back_is_ticked_again() {
+    let c = setup();
+    let evidence = c.p.rev("HEAD");
+    let merge = merge_ticking_what_one_side_took_back(&c);
+    // The whole history, and the branch since the task commit (whose unit the head shows as it
+    // was there: only the commits in between changed it).
+    for args in [vec!["--branch", "--all"], vec!["--branch", "HEAD", "--base", evidence.as_str()]] {
+        let (code, report) = verify_with(&c, &args);
+        assert_eq!(code, 26, "{args:?}: {report:#}");
+        expect_ticked_again(&report, &merge, &evidence);
+    }
+}
+
+#[test]
+fn an_octopus_merge_that_ticks_again_a_box_one_side_took_back_is_ticked_again() {
+    let c = setup();
+    let evidence = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "x"]);
+    set_t005_by_hand(&c.p, false, "reopen T005");
+    for (branch, file) in [("z", "z.txt"), ("y", "y.txt")] {
+        c.p.git(&["checkout", "-q", "-b", branch, &evidence]);
+        c.p.write(file, "other work\n");
+        c.p.git(&["add", file]);
+        c.p.git(&["commit", "-q", "-m", "other work"]);
+    }
+    c.p.git(&["merge", "-q", "--no-edit", "x", "z"]);
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(c.p.read(tasks)).unwrap();
+    c.p.write(tasks, text.replacen("- [ ] T005", "- [X] T005", 1));
+    c.p.git(&["commit", "-q", "--amend", "--no-edit", "-a"]);
+    let merge = c.p.rev("HEAD");
+    assert_eq!(c.p.git(&["rev-list", "--parents", "-1", &merge]).split_whitespace().count(), 4);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_ticked_again(&report, &merge, &evidence);
+}
+
+#[test]
+fn a_merge_of_main_s_tick_into_a_branch_that_never_touched_it_sets_no_box() {
+    let c = setup();
+    let evidence = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "feature", "HEAD~1"]);
+    c.p.write("README.md", "feature work\n");
+    c.p.git(&["add", "README.md"]);
+    c.p.git(&["commit", "-q", "-m", "feature work"]);
+    c.p.git(&["merge", "-q", "--no-edit", "main"]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+    assert_eq!(report["ticks"][0]["commit"], evidence.as_str());
+}
+
+#[test]
+fn a_branch_that_unticks_a_task_and_ticks_it_again_by_hand_fails_the_pull_request_gate() {
+    let c = setup();
+    let evidence = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "feature"]);
+    set_t005_by_hand(&c.p, false, "reopen T005");
+    set_t005_by_hand(&c.p, true, "T005 done, ticked by hand");
+    let hand = c.p.rev("HEAD");
+    // The gate of docs/ci.md: the unit is the same at the base and the head.
+    let (code, report) = verify_with(&c, &["--branch", "HEAD", "--base", "refs/heads/main", "--allow-empty"]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_ticked_again(&report, &hand, &evidence);
+}
+
+/// T005 attested on `main` (by [`setup`]) and again on a branch `other` from `fork`, after
+/// `prepare` ran there, merged cleanly into `main`. Returns the two task commits, the evidence
+/// judged (the newest) first.
+fn two_task_commits_of_t005_merged(c: &Case, fork: &str, prepare: impl FnOnce(&Case)) -> (String, String) {
+    let on_main = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "other", fork]);
+    c.p.write("README.md", "work on other\n");
+    c.p.git(&["add", "README.md"]);
+    c.p.git(&["commit", "-q", "-m", "work on other"]);
+    prepare(c);
+    c.p.write("src/tags.rs", "pub fn add_tag() {}\n");
+    c.p.git(&["add", "src/tags.rs"]);
+    let evidence = write_evidence(&c.p.scratch.join("ev-other"), TASK, Evidence::Verified);
+    c.p.attest(TASK, &evidence, &[]).success();
+    let on_other = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "main"]);
+    c.p.git(&["merge", "-q", "--no-edit", "other"]);
+    let (_, report) = verify(c, &[]);
+    match report["ticks"][0]["commit"].as_str() {
+        Some(judged) if judged == on_main => (on_main, on_other),
+        _ => (on_other, on_main),
+    }
+}
+
+#[test]
+fn two_task_commits_of_one_task_merged_together_still_evidence_the_tick() {
+    let c = setup();
+    let (judged, _) = two_task_commits_of_t005_merged(&c, "HEAD~1", |_| {});
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+    assert_eq!(report["ticks"][0]["commit"], judged.as_str());
+}
+
+#[test]
+fn a_hand_tick_taken_back_before_a_second_task_commit_of_the_task_leaves_the_tick_evidenced() {
+    let early = |c: &Case| {
+        set_t005_by_hand(&c.p, true, "tick T005 too early");
+        set_t005_by_hand(&c.p, false, "take the early tick back");
+    };
+    // On both branches, so that whichever task commit is judged, the other's branch holds a hand
+    // tick that the judged one does not descend from.
+    let c = setup_prepared(Evidence::Verified, &[], early);
+    two_task_commits_of_t005_merged(&c, "HEAD~3", early);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+}
+
+#[test]
+fn a_second_task_commit_of_the_task_whose_evidence_does_not_hold_is_still_ticked_again() {
+    let c = setup();
+    let (judged, second) = two_task_commits_of_t005_merged(&c, "HEAD~1", |_| {});
+    c.p.git(&["notes", "--ref=speccoder", "remove", &second]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_ticked_again(&report, &second, &judged);
+    let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("another task commit of this task") && message.contains("missing"), "{message}");
+    assert!(!message.contains("took the tick back"), "nothing took it back: {message}");
+}
+
 #[test]
 fn a_hand_tick_taken_back_before_the_task_was_attested_does_not_touch_its_evidence() {
     let c = setup_prepared(Evidence::Verified, &[], |c| {

@@ -68,6 +68,6 @@ impl<'r> BaselineView<'r> {
             _ => false,
         };
         // A history that cannot be read holds nothing.
-        same_line && matches!(setters.later_setter(self.repo, target, commit), Ok(None))
+        same_line && setters.later_setters(self.repo, target, commit).is_ok_and(|later| later.is_empty())
     }
 }

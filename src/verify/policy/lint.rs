@@ -3,6 +3,7 @@
 //! that no trust file given names, whether an earlier rule shadows it; the units no rule matches;
 //! and what the baseline holds.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -103,7 +104,8 @@ pub fn check(
             let (view, warning) = BaselineView::new(repo, b, head);
             let history = repo.walk(head, &[])?;
             let evidenced = newest_task_commits(repo, &history)?;
-            let setters = BoxSetters::find(repo, None, &history, &units.iter().cloned().collect())?;
+            let wanted = units.iter().cloned().collect();
+            let setters = BoxSetters::find(repo, None, &history, &wanted, &HashSet::new())?;
             let mut holds = Vec::new();
             for unit in &units {
                 for id in spec::ticked_ids(&tree, unit)? {
