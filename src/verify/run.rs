@@ -565,12 +565,13 @@ impl Rows<'_, '_> {
     /// The `ticked_again` row of `target`, whose newest task commit is `commit`, when another
     /// commit set its box that `commit` does not descend from. Another task commit of the same
     /// task whose own evidence holds for the caller's trust (its row would be `evidenced`: signed
-    /// by a trusted key, agreeing with its commit and the head's task line) is a second claim of
+    /// by a trusted key, agreeing with its commit and the head's task line, and held to its unit's
+    /// rule under a verifier policy) is a second claim of
     /// the same tick, as a merge of two branches that each attested the task, or of a backport
     /// carried to a release branch, gives: it leaves the tick to `commit`'s evidence, and a
     /// setter it descends from is behind it as one `commit` descends from is. Any other setter, a
     /// task commit whose evidence does not hold included, is a tick no evidence covers.
-    fn ticked_again(&self, target: &str, commit: ObjectId) -> Result<Option<TickReport>, VerifyError> {
+    fn ticked_again(&mut self, target: &str, commit: ObjectId) -> Result<Option<TickReport>, VerifyError> {
         let mut claims = vec![commit];
         let mut uncovered = Vec::new();
         for setter in self.setters.later_setters(self.repo, target, commit)? {
@@ -579,7 +580,12 @@ impl Rows<'_, '_> {
                 uncovered.push((setter, None));
                 continue;
             }
-            let tick = TickReport::from_commit(other, self.trust);
+            let mut tick = TickReport::from_commit(other, self.trust);
+            // Under a verifier policy, a second claim is held to the rule of its unit as the
+            // newest task commit's row is: who may sign, approvals, what evidence counts.
+            if let Some(judge) = &mut self.judge {
+                judge.judge(&mut tick, Some(self.setters));
+            }
             if tick.outcome == TickOutcome::Evidenced {
                 claims.push(setter);
             } else {

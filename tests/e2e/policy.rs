@@ -922,3 +922,41 @@ fn a_renamed_unit_does_not_move_its_ticks_to_the_looser_rule_of_its_new_name() {
     );
     assert_eq!(old["findings"][0]["code"], "task_gone_at_head", "{report:#}");
 }
+
+#[test]
+fn a_second_task_commit_of_a_task_counts_as_a_second_claim_only_when_its_unit_s_rule_holds_for_it() {
+    let s = Signed::new();
+    let target = task("T005");
+    let main = s.p.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim().to_owned();
+    // Bob, whom the trust holds but the rule does not let sign, attests T005 on a branch.
+    s.p.git(&["checkout", "-q", "-b", "bob"]);
+    s.p.write("README.md", "bob's work\n");
+    s.p.git(&["add", "README.md"]);
+    s.p.git(&["commit", "-q", "-m", "Bob's work"]);
+    let bobs = s.attest(&target, Evidence::Verified, Some(&s.bob), |_| {});
+    // Ada attests it on the main line, later, and Bob's branch is merged in.
+    s.p.git(&["checkout", "-q", &main]);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let adas = s.attest(&target, Evidence::Verified, None, |_| {});
+    s.p.git(&["merge", "-q", "--no-edit", "bob"]);
+    let open =
+        s.policy("open.toml", "version = 1\n[[rule]]\nname = \"any\"\nunits = [\"*\"]\nsigners = [\"*\"]\n");
+    let (code, report) = s.verify(&open);
+    assert!(report["ticks"].is_array(), "{report:#}");
+    assert_eq!(
+        (code, row(&report, &target)["commit"].as_str()),
+        (Some(0), Some(adas.as_str())),
+        "{report:#}"
+    );
+    // Under a rule only Ada may sign by, Bob's tick is no second claim: it is a tick the rule's
+    // evidence does not cover.
+    let strict = s.policy(
+        "strict.toml",
+        "version = 1\n[[rule]]\nname = \"ada\"\nunits = [\"*\"]\nsigners = [\"ada@example.com\"]\n",
+    );
+    let (code, report) = s.verify(&strict);
+    assert_eq!(code, Some(26), "{report:#}");
+    let row = row(&report, &target);
+    assert_eq!(row["reason"], "ticked_again", "{report:#}");
+    assert!(row.to_string().contains(&bobs), "{report:#}");
+}
