@@ -381,6 +381,9 @@ fn check_openpgp_as_sqv(sig: &[u8], pae: &[u8], trust: &Trust) -> Result<SignerI
     };
     let now = OffsetDateTime::now_utc();
     if trust.via_tools {
+        if let Some(e) = openpgp::unsupported(sig, pgp) {
+            return Err(from_openpgp_error(&e));
+        }
         return match Sqv::default().verify(sig, pae, pgp.path(), now) {
             Ok(fingerprint) => Ok(SignerInfo { kind: "openpgp", key: fingerprint, principals: Vec::new() }),
             Err(SqvError::Rejected(e)) => Err(from_openpgp_error(&e)),
@@ -404,6 +407,7 @@ fn from_openpgp_error(e: &OpenPgpVerifyError) -> Finding {
         OpenPgpVerifyError::Revoked { .. } => (CommitOutcome::UntrustedSigner, "revoked_key"),
         OpenPgpVerifyError::NotYetValid { .. } => (CommitOutcome::UntrustedSigner, "not_yet_valid"),
         OpenPgpVerifyError::NotSigningCapable { .. } => (CommitOutcome::BadSignature, "not_signing_capable"),
+        OpenPgpVerifyError::Unsupported { .. } => (CommitOutcome::ToolMissing, "unsupported_openpgp"),
     };
     Finding::new(outcome, code, e.to_string())
 }

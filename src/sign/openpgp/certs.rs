@@ -11,7 +11,10 @@ use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 
 use sequoia_openpgp::cert::CertParser;
+use sequoia_openpgp::packet::Tag;
 use sequoia_openpgp::parse::{PacketParser, PacketParserEOF, PacketParserResult, Parse};
+use sequoia_openpgp::policy::{AsymmetricAlgorithm, StandardPolicy};
+use sequoia_openpgp::types::HashAlgorithm;
 use sequoia_openpgp::{Cert, Fingerprint, Packet};
 
 /// The trusted certificates, secret key material removed, one per primary key fingerprint (copies
@@ -100,6 +103,32 @@ pub const MAX_COMPONENTS: usize = 100;
 pub(super) fn too_many_components(cert: &Cert) -> Option<usize> {
     let count = cert.userids().count() + cert.user_attributes().count() + cert.keys().subkeys().count();
     (count > MAX_COMPONENTS).then_some(count)
+}
+
+/// sequoia's `StandardPolicy`, narrowed to what the format (an armored detached v4 signature) allows
+/// and gpg 2.2 and sqv can check: no SHA3 hash, no key algorithm of RFC 9580 (Ed25519, Ed448, the
+/// post-quantum ones; the Ed25519 of gpg is EdDSA, algorithm 22, and stays), no v6 key or signature.
+/// Every OpenPGP judgement of this crate is made under it.
+pub(super) fn policy() -> StandardPolicy<'static> {
+    let mut policy = StandardPolicy::new();
+    for hash in [HashAlgorithm::SHA3_256, HashAlgorithm::SHA3_512] {
+        policy.reject_hash(hash);
+    }
+    for algorithm in [
+        AsymmetricAlgorithm::Ed25519,
+        AsymmetricAlgorithm::Ed448,
+        AsymmetricAlgorithm::MLDSA65_Ed25519,
+        AsymmetricAlgorithm::MLDSA87_Ed448,
+        AsymmetricAlgorithm::SLHDSA128s,
+        AsymmetricAlgorithm::SLHDSA128f,
+        AsymmetricAlgorithm::SLHDSA256s,
+    ] {
+        policy.reject_asymmetric_algo(algorithm);
+    }
+    for tag in [Tag::Signature, Tag::OnePassSig, Tag::PublicKey, Tag::PublicSubkey] {
+        policy.reject_packet_tag_version(tag, 6);
+    }
+    policy
 }
 
 /// Why [`read_certs`] stopped.

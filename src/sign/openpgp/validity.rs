@@ -10,11 +10,10 @@ use std::time::SystemTime;
 use sequoia_openpgp::Cert;
 use sequoia_openpgp::cert::prelude::*;
 use sequoia_openpgp::packet::Signature;
-use sequoia_openpgp::policy::StandardPolicy;
 use sequoia_openpgp::types::RevocationStatus;
 use time::OffsetDateTime;
 
-use super::certs::OpenPgpCerts;
+use super::certs::{OpenPgpCerts, policy};
 use super::signature;
 use super::verify::{OpenPgpVerifyError, creation_time, issuer, rfc3339};
 use crate::model::shown::shown;
@@ -51,7 +50,7 @@ pub fn keys_valid_at(
         });
     };
     let judged = Judged { sig, cert, at: SystemTime::from(at.replace_nanosecond(0).unwrap_or(at)) };
-    let policy = StandardPolicy::new();
+    let policy = policy();
     let vc = cert.with_policy(&policy, judged.at).map_err(|e| judged.unbound("the certificate", &e))?;
     if let RevocationStatus::Revoked(revs) = vc.revocation_status() {
         return Err(judged.revoked("the certificate", &revs));

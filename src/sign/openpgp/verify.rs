@@ -18,13 +18,13 @@ use sequoia_openpgp::parse::stream::{
     DetachedVerifierBuilder, GoodChecksum, MessageLayer, MessageStructure, VerificationError,
     VerificationHelper,
 };
-use sequoia_openpgp::policy::StandardPolicy;
+use sequoia_openpgp::policy::{HashAlgoSecurity, Policy as _, StandardPolicy};
 use sequoia_openpgp::types::RevocationStatus;
-use sequoia_openpgp::{Cert, Error as PgpError, KeyHandle};
+use sequoia_openpgp::{Cert, Error as PgpError, KeyHandle, Packet};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::certs::OpenPgpCerts;
+use super::certs::{OpenPgpCerts, policy};
 use super::signature;
 
 /// A signature that verified and was made by a key of a trusted certificate.
@@ -86,6 +86,13 @@ pub enum OpenPgpVerifyError {
         /// Which times disagree.
         reason: String,
     },
+    /// The signature, or the key that made it, is of a kind the format does not allow and gpg 2.2
+    /// and sqv cannot check (a v6 signature, a SHA3 hash, an RFC 9580 key algorithm).
+    #[error("unsupported OpenPGP signature: {reason}")]
+    Unsupported {
+        /// What was used, and what to sign with instead.
+        reason: String,
+    },
     /// The key that made the signature is not flagged for signing (e.g. an encryption subkey).
     #[error("OpenPGP key of {fingerprint} is not signing-capable: {reason}")]
     NotSigningCapable {
@@ -105,7 +112,10 @@ pub fn verify(
 ) -> Result<OpenPgpVerified, OpenPgpVerifyError> {
     let malformed = |reason: String| OpenPgpVerifyError::Malformed { reason };
     let detached = signature::parse_armored(armored_sig).map_err(|e| malformed(e.to_string()))?;
-    let policy = StandardPolicy::new();
+    if let Some(reason) = outside_format(&detached.sig, certs) {
+        return Err(OpenPgpVerifyError::Unsupported { reason });
+    }
+    let policy = policy();
     let helper = Helper { certs, outcome: None };
     let mut verifier = DetachedVerifierBuilder::from_bytes(&detached.binary)
         .and_then(|b| b.with_policy(&policy, SystemTime::from(at), helper))
@@ -164,6 +174,43 @@ fn verified(good: &GoodChecksum<'_>) -> OpenPgpVerified {
         user_ids,
         signed_at: OffsetDateTime::from(creation_time(good.sig)),
     }
+}
+
+/// Whether `armored_sig` is outside the format ([`outside_format`]), judged before any verifier
+/// runs, on both paths: sqv 1 cannot read these and crashes on some (a SHA3 hash).
+#[must_use]
+pub fn unsupported(armored_sig: &[u8], certs: &OpenPgpCerts) -> Option<OpenPgpVerifyError> {
+    let sig = signature::parse_armored(armored_sig).ok()?.sig;
+    outside_format(&sig, certs).map(|reason| OpenPgpVerifyError::Unsupported { reason })
+}
+
+/// What [`policy`] rejects in `sig` (or in a key of `certs` it names) that sequoia's standard
+/// policy accepts: what the format leaves out, said with what was used and what to sign with.
+fn outside_format(sig: &Signature, certs: &OpenPgpCerts) -> Option<String> {
+    const CANNOT: &str =
+        "which gpg 2.2 and sqv cannot check (the format is an armored detached v4 signature)";
+    const SIGN_WITH: &str = "sign with a v4 key as gpg 2.2 makes it (ed25519, nistp256, nistp384, or RSA of 2048 bits or more) over SHA-256 or SHA-512, as `speccoder attest --signer openpgp` does";
+    let (ours, standard) = (policy(), StandardPolicy::new());
+    if ours.packet(&Packet::from(sig.clone())).is_err() {
+        return Some(format!("a version {} signature, {CANNOT}; {SIGN_WITH}", sig.version()));
+    }
+    let hash_ok = |p: &StandardPolicy<'_>| p.signature(sig, HashAlgoSecurity::CollisionResistance).is_ok();
+    if !hash_ok(&ours) && hash_ok(&standard) {
+        return Some(format!("a signature over the hash {}, {CANNOT}; {SIGN_WITH}", sig.hash_algo()));
+    }
+    let at = creation_time(sig);
+    certs.certs().iter().flat_map(|c| c.keys().key_handles(sig.get_issuers())).find_map(|ka| {
+        let rejected = ka.clone().with_policy(&ours, at).is_err() && ka.clone().with_policy(&standard, at).is_ok();
+        rejected.then(|| {
+            let algorithm = ka.key().pk_algo();
+            format!(
+                "made by the key {} of {}, an RFC 9580 {algorithm} key (public-key algorithm {}), {CANNOT}; {SIGN_WITH}",
+                ka.key().fingerprint().to_hex(),
+                ka.cert().fingerprint().to_hex(),
+                u8::from(algorithm)
+            )
+        })
+    })
 }
 
 /// Turns sequoia's verdict into our outcome, with a reason a person can act on.
@@ -529,5 +576,72 @@ mod tests {
         );
         let by_sqv = Sqv::default().verify(&changed, PAE, &trust_path, now());
         assert!(matches!(by_sqv, Err(SqvError::Rejected(_))), "sqv refuses it too: {by_sqv:?}");
+    }
+
+    #[test]
+    fn signatures_gpg_2_2_and_sqv_cannot_check_are_unsupported_on_both_paths_and_gpgs_own_keys_still_verify()
+    {
+        use sequoia_openpgp::cert::CertBuilder;
+        use sequoia_openpgp::types::HashAlgorithm;
+
+        let gpg = GnuPg::new();
+        let ada = gpg.gen_key("Ada <ada@example.com>", "sign", "0", Some("20240101T000000"));
+        let sha3 = sequoia_sign_over(
+            &gpg.export_secret(&ada, false),
+            &ada,
+            SystemTime::now(),
+            PAE,
+            HashAlgorithm::SHA3_256,
+        );
+        let created = SystemTime::now() - Duration::from_secs(3600);
+        let (native, native_fpr) = v4_key_of_algorithm_27("Nat <nat@example.com>", created);
+        let native_sig = sequoia_sign(&native, &native_fpr, SystemTime::now(), PAE);
+        let native_cert = Cert::from_bytes(&native).expect("parses").armored().to_vec().expect("armor");
+        let (v6, _) = CertBuilder::general_purpose(Some("Vera <vera@example.com>"))
+            .set_profile(sequoia_openpgp::Profile::RFC9580)
+            .expect("v6 profile")
+            .set_creation_time(created)
+            .generate()
+            .expect("v6 key");
+        let v6_signer = v6
+            .keys()
+            .subkeys()
+            .find(|k| k.self_signatures().any(|s| s.key_flags().is_some_and(|f| f.for_signing())));
+        let v6_signer = v6_signer.expect("a signing subkey").key().fingerprint().to_hex();
+        let v6_sig = sequoia_sign(&v6.as_tsk().to_vec().expect("tsk"), &v6_signer, SystemTime::now(), PAE);
+        let v6_cert = v6.armored().to_vec().expect("armor");
+
+        for (name, material, sig, used) in [
+            ("SHA3-256", gpg.export(&[&ada]), &sha3, "the hash SHA3-256"),
+            ("algorithm 27", native_cert, &native_sig, "(public-key algorithm 27)"),
+            ("v6", v6_cert, &v6_sig, "a version 6 signature"),
+        ] {
+            let (trust_path, certs) = trust(&gpg, "trusted.asc", &material);
+            let in_process = verify(sig, PAE, &certs, now());
+            assert_eq!(outcome(&in_process), "unsupported", "{name}: {in_process:?}");
+            let said = in_process.unwrap_err().to_string();
+            for part in [used, "gpg 2.2 and sqv cannot check", "sign with a v4 key"] {
+                assert!(said.contains(part), "{name}: {said}");
+            }
+            // What --via-tools judges before sqv runs: the same verdict.
+            assert_eq!(unsupported(sig, &certs).map(|e| e.to_string()), Some(said), "{name}");
+            let by_sqv = Sqv::default().verify(sig, PAE, &trust_path, now());
+            assert!(by_sqv.is_err(), "{name}: sqv does not accept it either: {by_sqv:?}");
+        }
+
+        // gpg's own keys and hashes still verify, here and by sqv.
+        for (algo, hash) in
+            [("ed25519", "SHA256"), ("rsa2048", "SHA512"), ("nistp256", "SHA256"), ("nistp384", "SHA384")]
+        {
+            let uid = format!("{algo} <{algo}@example.com>");
+            gpg.ok(&["--quick-gen-key", &uid, algo, "sign", "0"], None);
+            let fpr = gpg.fingerprint(&uid);
+            let sig = gpg.sign(&fpr, PAE, &["--digest-algo", hash]);
+            assert_eq!(
+                agreed_outcome(&gpg, "ok.asc", &gpg.export(&[&fpr]), &sig),
+                "ok",
+                "{algo} over {hash}"
+            );
+        }
     }
 }
