@@ -385,7 +385,12 @@ fn check_openpgp_as_sqv(sig: &[u8], pae: &[u8], trust: &Trust) -> Result<SignerI
             return Err(from_openpgp_error(&e));
         }
         return match Sqv::default().verify(sig, pae, pgp.path(), now) {
-            Ok(fingerprint) => Ok(SignerInfo { kind: "openpgp", key: fingerprint, principals: Vec::new() }),
+            Ok(fingerprint) => {
+                // sqv says which certificate; its principals are read as the in-process path reads them.
+                let principals =
+                    openpgp::signer_of(sig, pgp, &fingerprint).map(|v| v.user_ids).unwrap_or_default();
+                Ok(SignerInfo { kind: "openpgp", key: fingerprint, principals })
+            }
             Err(SqvError::Rejected(e)) => Err(from_openpgp_error(&e)),
             Err(e @ SqvError::ToolMissing { .. }) => {
                 Err(Finding::new(CommitOutcome::ToolMissing, "tool_missing", e.to_string()))

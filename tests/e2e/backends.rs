@@ -509,3 +509,31 @@ fn a_key_naming_a_dangling_link_a_directory_or_a_fifo_is_no_key_file_and_gpg_nev
     assert_eq!(p.snapshot(), before, "a refusal wrote something");
     assert!(!p.home.join(".gnupg").exists(), "gpg ran and made its home");
 }
+
+#[test]
+fn a_policy_naming_an_openpgp_signer_by_address_judges_alike_in_process_and_via_sqv() {
+    let p = Project::speckit();
+    let (fpr, cert) = gpg_key(&p);
+    let ev = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
+    p.attest("001-bookmark-tags/T005", &ev, &["--signer", "openpgp", "--key", &fpr]).success();
+    let policy = p.scratch.join("policy.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[[rule]]\nname = \"r\"\nunits = [\"*\"]\nsigners = [\"bob@example.com\"]\n",
+    )
+    .unwrap();
+
+    for tools in [false, true] {
+        let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--openpgp-certs"];
+        args.extend([cert.to_str().unwrap(), "--policy", policy.to_str().unwrap()]);
+        if tools {
+            args.push("--via-tools");
+        }
+        let r = p.speccoder(&args);
+        let report: Value = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{r}"));
+        assert_eq!(r.code(), Some(0), "via tools: {tools}: {report:#}");
+        let signer = &report["ticks"][0]["signers"][0];
+        assert_eq!(signer["key"], fpr.as_str(), "via tools: {tools}");
+        assert_eq!(signer["principals"], serde_json::json!(["Bob <bob@example.com>"]), "via tools: {tools}");
+    }
+}

@@ -20,11 +20,11 @@ use sequoia_openpgp::parse::stream::{
 };
 use sequoia_openpgp::policy::{HashAlgoSecurity, Policy as _, StandardPolicy};
 use sequoia_openpgp::types::RevocationStatus;
-use sequoia_openpgp::{Cert, Error as PgpError, KeyHandle, Packet};
+use sequoia_openpgp::{Cert, Error as PgpError, Fingerprint, KeyHandle, Packet};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::certs::{OpenPgpCerts, policy};
+use super::certs::{OpenPgpCerts, policy, principals};
 use super::signature;
 
 /// A signature that verified and was made by a key of a trusted certificate.
@@ -34,7 +34,8 @@ pub struct OpenPgpVerified {
     pub fingerprint: String,
     /// The fingerprint of the (sub)key that made the signature (uppercase hex).
     pub signing_key_fingerprint: String,
-    /// The certificate's user ids valid at the signature's creation time, lossily decoded.
+    /// The certificate's principals: the user ids it validly bound at the signature's creation
+    /// time and has revoked neither then nor since, lossily decoded.
     pub user_ids: Vec<String>,
     /// The signature's creation time, as the signature states it.
     pub signed_at: OffsetDateTime,
@@ -161,19 +162,30 @@ impl VerificationHelper for Helper<'_> {
 }
 
 fn verified(good: &GoodChecksum<'_>) -> OpenPgpVerified {
-    let user_ids = good
-        .ka
-        .valid_cert()
-        .userids()
-        .revoked(false)
-        .map(|u| String::from_utf8_lossy(u.userid().value()).into_owned())
-        .collect();
+    signer(good.ka.cert(), &good.ka.key().fingerprint(), good.sig)
+}
+
+/// The signer of `sig`, made by the key `key` of `cert`, as a verification reports it.
+fn signer(cert: &Cert, key: &Fingerprint, sig: &Signature) -> OpenPgpVerified {
+    let signed_at = creation_time(sig);
     OpenPgpVerified {
-        fingerprint: good.ka.cert().fingerprint().to_hex(),
-        signing_key_fingerprint: good.ka.key().fingerprint().to_hex(),
-        user_ids,
-        signed_at: OffsetDateTime::from(creation_time(good.sig)),
+        fingerprint: cert.fingerprint().to_hex(),
+        signing_key_fingerprint: key.to_hex(),
+        user_ids: principals(cert, signed_at),
+        signed_at: OffsetDateTime::from(signed_at),
     }
+}
+
+/// The signer of `armored_sig` when another verifier (sqv) accepted it as made by the certificate
+/// `fingerprint` of `certs`: the same report as [`verify`]'s, read from the same certificates, so
+/// that both paths give a signer the same principals. `None` when `certs` has no such
+/// certificate holding a key the signature names.
+#[must_use]
+pub fn signer_of(armored_sig: &[u8], certs: &OpenPgpCerts, fingerprint: &str) -> Option<OpenPgpVerified> {
+    let sig = signature::parse_armored(armored_sig).ok()?.sig;
+    let cert = certs.by_fingerprint(fingerprint)?;
+    let key = cert.keys().key_handles(sig.get_issuers()).next()?.key().fingerprint();
+    Some(signer(cert, &key, &sig))
 }
 
 /// Whether `armored_sig` is outside the format ([`outside_format`]), judged before any verifier
