@@ -365,7 +365,7 @@ fn from_ssh_error(e: &SshVerifyError) -> Finding {
 fn check_openpgp(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<SignerInfo, Finding> {
     let info = check_openpgp_as_sqv(sig, pae, trust)?;
     if let Some(pgp) = trust.openpgp.as_ref().filter(|_| trust.openpgp_keys_at_check) {
-        openpgp::keys_valid_at(sig, pgp, at).map_err(|e| from_openpgp_error(&e))?;
+        openpgp::keys_valid_at(sig, pgp, &info.key, at).map_err(|e| from_openpgp_error(&e))?;
     }
     Ok(info)
 }

@@ -329,6 +329,43 @@ pub fn agreed_outcome(gpg: &GnuPg, name: &str, material: &[u8], sig: &[u8]) -> &
     outcome(&in_process)
 }
 
+/// The armored certificate of the secret key `holder_tsk` with the subkey `subkey_fpr` of the
+/// certificate `other` bound to it too, by a binding signature of the holder with `flags` and no
+/// back-signature: what anyone can append to their own certificate (gpg cannot make it).
+pub fn bind_foreign_subkey(holder_tsk: &[u8], other: &[u8], subkey_fpr: &str, flags: KeyFlags) -> Vec<u8> {
+    let holder = Cert::from_bytes(holder_tsk).expect("holder's secret key parses");
+    let other = Cert::from_bytes(other).expect("other certificate parses");
+    let subkey = other
+        .keys()
+        .subkeys()
+        .find(|k| k.key().fingerprint().to_hex() == subkey_fpr)
+        .expect("the subkey is in the other certificate")
+        .key()
+        .clone();
+    let mut signer = holder
+        .primary_key()
+        .key()
+        .clone()
+        .parts_into_secret()
+        .expect("secret")
+        .into_keypair()
+        .expect("keypair");
+    let binding = SignatureBuilder::new(SignatureType::SubkeyBinding)
+        .set_key_flags(flags)
+        .expect("flags")
+        .set_signature_creation_time(
+            subkey.creation_time().max(SystemTime::now() - std::time::Duration::from_secs(2)),
+        )
+        .expect("time")
+        .sign_subkey_binding(&mut signer, holder.primary_key().key(), &subkey)
+        .expect("binding signs");
+    let (bound, _) = holder
+        .strip_secret_key_material()
+        .insert_packets([Packet::from(subkey), Packet::from(binding)])
+        .expect("inserted");
+    bound.armored().to_vec().expect("armor")
+}
+
 /// A v4 certificate whose primary key is an RFC 9580 Ed25519 key (public-key algorithm 27, not
 /// gpg's EdDSA), with one user ID, as a transferable secret key; and its fingerprint.
 pub fn v4_key_of_algorithm_27(uid: &str, created: SystemTime) -> (Vec<u8>, String) {
