@@ -391,6 +391,10 @@ fn check_openpgp_as_sqv(sig: &[u8], pae: &[u8], trust: &Trust) -> Result<SignerI
                     openpgp::signer_of(sig, pgp, &fingerprint).map(|v| v.user_ids).unwrap_or_default();
                 Ok(SignerInfo { kind: "openpgp", key: fingerprint, principals })
             }
+            // sqv's "not bound" does not say why; the same reading of the certificates as in-process does.
+            Err(SqvError::Rejected(
+                e @ (OpenPgpVerifyError::NotYetValid { .. } | OpenPgpVerifyError::UntrustedSigner { .. }),
+            )) => Err(from_openpgp_error(&openpgp::unbound_key(sig, pgp).unwrap_or(e))),
             Err(SqvError::Rejected(e)) => Err(from_openpgp_error(&e)),
             Err(e @ SqvError::ToolMissing { .. }) => {
                 Err(Finding::new(CommitOutcome::ToolMissing, "tool_missing", e.to_string()))
@@ -413,6 +417,7 @@ fn from_openpgp_error(e: &OpenPgpVerifyError) -> Finding {
         OpenPgpVerifyError::NotYetValid { .. } => (CommitOutcome::UntrustedSigner, "not_yet_valid"),
         OpenPgpVerifyError::NotSigningCapable { .. } => (CommitOutcome::BadSignature, "not_signing_capable"),
         OpenPgpVerifyError::Unsupported { .. } => (CommitOutcome::ToolMissing, "unsupported_openpgp"),
+        OpenPgpVerifyError::BindingRejected { .. } => (CommitOutcome::UntrustedSigner, "binding_rejected"),
     };
     Finding::new(outcome, code, e.to_string())
 }

@@ -232,6 +232,7 @@ pub fn outcome(result: &Result<OpenPgpVerified, OpenPgpVerifyError>) -> &'static
         Err(OpenPgpVerifyError::NotYetValid { .. }) => "not_yet_valid",
         Err(OpenPgpVerifyError::NotSigningCapable { .. }) => "not_signing_capable",
         Err(OpenPgpVerifyError::Unsupported { .. }) => "unsupported",
+        Err(OpenPgpVerifyError::BindingRejected { .. }) => "binding_rejected",
     }
 }
 

@@ -94,6 +94,15 @@ pub enum OpenPgpVerifyError {
         /// What was used, and what to sign with instead.
         reason: String,
     },
+    /// A trusted certificate holds the key, but its binding of the key is rejected (no
+    /// back-signature, a hash or algorithm the policy rejects, a signature that does not verify).
+    #[error("OpenPGP key binding rejected by {fingerprint}: {reason}")]
+    BindingRejected {
+        /// The certificate's primary key fingerprint.
+        fingerprint: String,
+        /// Which key, and why its binding is rejected.
+        reason: String,
+    },
     /// The key that made the signature is not flagged for signing (e.g. an encryption subkey).
     #[error("OpenPGP key of {fingerprint} is not signing-capable: {reason}")]
     NotSigningCapable {
@@ -253,6 +262,9 @@ fn classify(error: VerificationError<'_>, file: &str) -> OpenPgpVerifyError {
 /// The key is in a trusted certificate but not validly bound to it at the signature's time.
 fn unbound(sig: &Signature, cert: &Cert, error: &anyhow::Error, file: &str) -> OpenPgpVerifyError {
     let signed = rfc3339(creation_time(sig));
+    if let Some(rejected) = binding_rejected(sig, cert) {
+        return rejected;
+    }
     if let Some(PgpError::NoBindingSignature(_)) = error.downcast_ref::<PgpError>() {
         // No self-signature existed yet at that time: the key (or its binding) is newer.
         return OpenPgpVerifyError::NotYetValid {
@@ -269,6 +281,89 @@ fn unbound(sig: &Signature, cert: &Cert, error: &anyhow::Error, file: &str) -> O
             cert.fingerprint().to_hex()
         ),
     }
+}
+
+/// Why no certificate of `certs` that holds the key that made `armored_sig` validly binds it, at
+/// the signature's time or later: [`OpenPgpVerifyError::BindingRejected`]. For sqv's "not bound"
+/// and "No binding signature", which do not say why, so that both paths give one verdict; `None`
+/// when a certificate binds the key (at the signature's time, or since: a newer key).
+#[must_use]
+pub fn unbound_key(armored_sig: &[u8], certs: &OpenPgpCerts) -> Option<OpenPgpVerifyError> {
+    let sig = signature::parse_armored(armored_sig).ok()?.sig;
+    let holds = |c: &&Cert| c.keys().key_handles(sig.get_issuers()).next().is_some();
+    let mut rejected = Vec::new();
+    for cert in certs.certs().iter().filter(holds) {
+        // One certificate that binds the key is enough: then it is not the binding.
+        rejected.push(binding_rejected(&sig, cert)?);
+    }
+    rejected.into_iter().next()
+}
+
+/// [`OpenPgpVerifyError::BindingRejected`] when `cert` holds the key that made `sig` but binds it
+/// validly under [`policy`] neither at the signature's time nor now, saying why; `None` when it
+/// binds it at one of them.
+fn binding_rejected(sig: &Signature, cert: &Cert) -> Option<OpenPgpVerifyError> {
+    let ka = cert.keys().key_handles(sig.get_issuers()).next()?;
+    let policy = policy();
+    let bound = |t: SystemTime| ka.clone().with_policy(&policy, t);
+    if bound(creation_time(sig)).is_ok() {
+        return None;
+    }
+    let now = bound(SystemTime::now()).err()?;
+    let key = if ka.primary() {
+        "its primary key".to_owned()
+    } else {
+        format!("the subkey {}", ka.key().fingerprint().to_hex())
+    };
+    let why = unverifiable_binding(cert, &ka).unwrap_or_else(|| format!("{now:#}"));
+    Some(OpenPgpVerifyError::BindingRejected {
+        fingerprint: cert.fingerprint().to_hex(),
+        reason: format!(
+            "the certificate does not validly bind {key}, which made the signature: {why}; have its owner bind it again with a current gpg (`gpg --quick-add-key`), or trust another certificate"
+        ),
+    })
+}
+
+/// Why the binding signatures of `ka` in `cert` do not verify, where sequoia set them aside: a key
+/// whose algorithm or curve this build cannot check, or a signing subkey's binding without the
+/// back-signature (the subkey's own signature over the binding) that a signing subkey needs.
+/// Checked by hand because sequoia drops such bindings without keeping why; it only explains a
+/// rejection sequoia made, never decides one.
+fn unverifiable_binding(cert: &Cert, ka: &ErasedKeyAmalgamation<'_, key::PublicParts>) -> Option<String> {
+    use sequoia_openpgp::crypto::mpi::PublicKey;
+    for key in [cert.primary_key().key().role_as_unspecified(), ka.key()] {
+        let curve = match key.mpis() {
+            PublicKey::ECDSA { curve, .. }
+            | PublicKey::EdDSA { curve, .. }
+            | PublicKey::ECDH { curve, .. } => Some(curve),
+            _ => None,
+        };
+        if !key.pk_algo().is_supported() || curve.is_some_and(|c| !c.is_supported()) {
+            let what = curve.map_or_else(|| key.pk_algo().to_string(), ToString::to_string);
+            return Some(format!(
+                "the key {} is {what}, which sqv and this verifier cannot check, so no signature binding it verifies",
+                key.fingerprint().to_hex()
+            ));
+        }
+    }
+    let primary = cert.primary_key().key();
+    let subkey = ka.key().role_as_subordinate();
+    // A binding of this subkey by the primary key (its hash and signature check out) that flags it
+    // for signing, with no embedded back-signature by the subkey that verifies.
+    let binds = |s: &Signature| {
+        let mut hash = s.hash_algo().context().map(|c| c.for_signature(s.version())).ok();
+        hash.as_mut().is_some_and(|h| s.hash_subkey_binding(h, primary, subkey).is_ok())
+            && hash.and_then(|h| h.into_digest().ok()).is_some_and(|d| s.verify_digest(primary, d).is_ok())
+    };
+    let no_backsig = |s: &Signature| {
+        s.key_flags().is_some_and(|f| f.for_signing())
+            && binds(s)
+            && s.embedded_signatures().all(|b| b.verify_primary_key_binding(primary, subkey).is_err())
+    };
+    let mut bindings = ka.self_signatures().chain(cert.bad_signatures());
+    (!ka.primary() && bindings.any(no_backsig)).then(|| {
+        "its binding flags it for signing but carries no valid back-signature (the subkey's own signature that it belongs to this certificate), which a signing subkey needs".to_owned()
+    })
 }
 
 /// The key was bound, but unusable at the signature's creation time.
@@ -654,6 +749,62 @@ mod tests {
                 "ok",
                 "{algo} over {hash}"
             );
+        }
+    }
+
+    #[test]
+    fn a_key_whose_binding_is_rejected_is_binding_rejected_with_the_reason_on_both_paths() {
+        use sequoia_openpgp::types::KeyFlags;
+
+        let gpg = GnuPg::new();
+        gpg.ok(
+            &[
+                "--faked-system-time",
+                "20240101T000000",
+                "--cert-digest-algo",
+                "SHA1",
+                "--quick-gen-key",
+                "Old <old@example.com>",
+                "ed25519",
+                "sign",
+                "0",
+            ],
+            None,
+        );
+        let old = gpg.fingerprint("Old <old@example.com>");
+        let old_sig = gpg.sign(&old, PAE, &[]);
+        let ada = gpg.gen_key("Ada <ada@example.com>", "cert", "0", None);
+        let ada_sub = gpg.add_subkey(&ada, "sign");
+        let mallory = gpg.gen_key("Mallory <mallory@example.com>", "sign", "0", None);
+        let mallory_holds = bind_foreign_subkey(
+            &gpg.export_secret(&mallory, false),
+            &gpg.export(&[&ada]),
+            &ada_sub,
+            KeyFlags::empty().set_signing(),
+        );
+        let sub_sig = gpg.sign(&format!("{ada_sub}!"), PAE, &[]);
+
+        for (name, material, sig, holder, why) in [
+            ("SHA-1 self-signature", gpg.export(&[&old]), &old_sig, &old, "SHA1"),
+            ("no back-signature", mallory_holds, &sub_sig, &mallory, "no valid back-signature"),
+        ] {
+            let (trust_path, certs) = trust(&gpg, "trusted.asc", &material);
+            let in_process = verify(sig, PAE, &certs, now());
+            assert_eq!(outcome(&in_process), "binding_rejected", "{name}: {in_process:?}");
+            let said = in_process.clone().unwrap_err().to_string();
+            assert!(said.contains(holder.as_str()) && said.contains(why), "{name}: {said}");
+            // sqv says only "not bound"; --via-tools explains it with the same reading.
+            let by_sqv = Sqv::default().verify(sig, PAE, &trust_path, now());
+            assert!(
+                matches!(
+                    by_sqv,
+                    Err(SqvError::Rejected(
+                        OpenPgpVerifyError::NotYetValid { .. } | OpenPgpVerifyError::UntrustedSigner { .. }
+                    ))
+                ),
+                "{name}: {by_sqv:?}"
+            );
+            assert_eq!(unbound_key(sig, &certs), in_process.err(), "{name}");
         }
     }
 }
