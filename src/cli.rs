@@ -884,9 +884,9 @@ pub struct TrustArgs {
     /// Whom you trust.
     #[command(flatten)]
     pub files: TrustFileArgs,
-    /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process.
-    /// OpenPGP signatures gpg 2.2 and sqv cannot check (v6, SHA3, RFC 9580 keys) are
-    /// unsupported_openpgp on both paths.
+    /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process; a tool
+    /// that fails without a verdict is tool_missing, never a pass. OpenPGP signatures gpg 2.2 and
+    /// sqv cannot check (v6, SHA3, RFC 9580 keys) are unsupported_openpgp on both paths.
     #[arg(long)]
     pub via_tools: bool,
     /// When SSH keys must have been trusted: `commit`, each task commit's committer date (as git

@@ -199,10 +199,23 @@ pub fn signer_of(armored_sig: &[u8], certs: &OpenPgpCerts, fingerprint: &str) ->
 
 /// Whether `armored_sig` is outside the format ([`outside_format`]), judged before any verifier
 /// runs, on both paths: sqv 1 cannot read these and crashes on some (a SHA3 hash).
+/// A signature that names no issuer is refused here too (sequoia's policy cannot require one): no
+/// certificate can be looked up for it, and sqv 1 crashes on it.
 #[must_use]
 pub fn unsupported(armored_sig: &[u8], certs: &OpenPgpCerts) -> Option<OpenPgpVerifyError> {
     let sig = signature::parse_armored(armored_sig).ok()?.sig;
+    if sig.get_issuers().is_empty() {
+        return Some(no_issuer());
+    }
     outside_format(&sig, certs).map(|reason| OpenPgpVerifyError::Unsupported { reason })
+}
+
+/// A signature that names no issuer: nothing to look up, and nothing to export.
+fn no_issuer() -> OpenPgpVerifyError {
+    OpenPgpVerifyError::UntrustedSigner {
+        issuer: "unknown".to_owned(),
+        reason: "the signature names no issuer (no issuer fingerprint or key id subpacket), so no certificate can be found for it; sign again with gpg or `speccoder attest --signer openpgp`, which name the signing key".to_owned(),
+    }
 }
 
 /// What [`policy`] rejects in `sig` (or in a key of `certs` it names) that sequoia's standard
@@ -243,6 +256,7 @@ fn classify(error: VerificationError<'_>, file: &str) -> OpenPgpVerifyError {
         VerificationError::UnknownSignature { sig } => {
             OpenPgpVerifyError::Malformed { reason: format!("unsupported signature: {}", sig.error()) }
         }
+        VerificationError::MissingKey { sig } if sig.get_issuers().is_empty() => no_issuer(),
         VerificationError::MissingKey { sig } => {
             let issuer = issuer(sig);
             OpenPgpVerifyError::UntrustedSigner {
@@ -805,6 +819,38 @@ mod tests {
                 "{name}: {by_sqv:?}"
             );
             assert_eq!(unbound_key(sig, &certs), in_process.err(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_signature_naming_no_issuer_is_untrusted_without_advice_to_export_a_key_named_unknown() {
+        use sequoia_openpgp::Packet;
+        use sequoia_openpgp::packet::signature::subpacket::SubpacketTag;
+
+        let gpg = GnuPg::new();
+        let ada = gpg.gen_key("Ada <ada@example.com>", "sign", "0", None);
+        let (trust_path, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&ada]));
+        let good = gpg.sign(&ada, PAE, &[]);
+        let Packet::Signature(mut sig) = Packet::from_bytes(&dearmor(&good)).expect("one packet") else {
+            panic!("a signature packet");
+        };
+        for tag in [SubpacketTag::Issuer, SubpacketTag::IssuerFingerprint] {
+            sig.hashed_area_mut().remove_all(tag);
+            sig.unhashed_area_mut().remove_all(tag);
+        }
+        let nameless = rearmor(&Packet::from(sig).to_vec().expect("serialize"));
+        let in_process = verify(&nameless, PAE, &certs, now());
+        assert_eq!(outcome(&in_process), "untrusted_signer", "{in_process:?}");
+        let said = in_process.unwrap_err().to_string();
+        assert!(said.contains("names no issuer") && !said.contains("--export --armor unknown"), "{said}");
+        assert_eq!(unsupported(&nameless, &certs).map(|e| e.to_string()), Some(said));
+        // sqv 1 crashes on it: a failure of the tool, never a bad signature.
+        match Sqv::default().verify(&nameless, PAE, &trust_path, now()) {
+            Err(SqvError::Tool { reason, .. }) => assert!(reason.contains("without a verdict"), "{reason}"),
+            Err(SqvError::Rejected(e)) => {
+                assert!(!matches!(e, OpenPgpVerifyError::BadSignature { .. }), "{e:?}")
+            }
+            other => panic!("sqv accepted a signature naming no issuer: {other:?}"),
         }
     }
 }
