@@ -975,7 +975,8 @@ pub enum PolicySub {
     /// (default HEAD) when tasks are ticked there without a task commit (by hand, before
     /// speccoder was adopted), so that those ticks hold as `baseline` while every later tick
     /// follows the rules; and one catch-all rule whose signers are the principals of the trust
-    /// files given (or "*" without any). Review it, put it where the verifier reads it (the base
+    /// files given (or "*" without any; an OpenPGP certificate's fingerprint and the user IDs it
+    /// validly binds and has not revoked). Review it, put it where the verifier reads it (the base
     /// branch, read with --policy-rev), and tighten the rules per unit.
     ///
     /// Exit codes: 0 printed; 2 an unknown --baseline revision; 13 a trust file that is
