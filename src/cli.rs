@@ -887,7 +887,9 @@ pub struct TrustArgs {
     /// Whom you trust.
     #[command(flatten)]
     pub files: TrustFileArgs,
-    /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process.
+    /// Check signatures with the real tools (ssh-keygen -Y, sqv) instead of in-process; a tool
+    /// that fails without a verdict is tool_missing, never a pass. OpenPGP signatures gpg 2.2 and
+    /// sqv cannot check (v6, SHA3, RFC 9580 keys) are unsupported_openpgp on both paths.
     #[arg(long)]
     pub via_tools: bool,
     /// When SSH keys must have been trusted: `commit`, each task commit's committer date (as git
@@ -976,7 +978,8 @@ pub enum PolicySub {
     /// (default HEAD) when tasks are ticked there without a task commit (by hand, before
     /// speccoder was adopted), so that those ticks hold as `baseline` while every later tick
     /// follows the rules; and one catch-all rule whose signers are the principals of the trust
-    /// files given (or "*" without any). Review it, put it where the verifier reads it (the base
+    /// files given (or "*" without any; an OpenPGP certificate's fingerprint and the user IDs it
+    /// validly binds and has not revoked). Review it, put it where the verifier reads it (the base
     /// branch, read with --policy-rev), and tighten the rules per unit.
     ///
     /// Exit codes: 0 printed; 2 an unknown --baseline revision; 13 a trust file that is

@@ -365,7 +365,7 @@ fn from_ssh_error(e: &SshVerifyError) -> Finding {
 fn check_openpgp(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Result<SignerInfo, Finding> {
     let info = check_openpgp_as_sqv(sig, pae, trust)?;
     if let Some(pgp) = trust.openpgp.as_ref().filter(|_| trust.openpgp_keys_at_check) {
-        openpgp::keys_valid_at(sig, pgp, at).map_err(|e| from_openpgp_error(&e))?;
+        openpgp::keys_valid_at(sig, pgp, &info.key, at).map_err(|e| from_openpgp_error(&e))?;
     }
     Ok(info)
 }
@@ -381,8 +381,20 @@ fn check_openpgp_as_sqv(sig: &[u8], pae: &[u8], trust: &Trust) -> Result<SignerI
     };
     let now = OffsetDateTime::now_utc();
     if trust.via_tools {
+        if let Some(e) = openpgp::unsupported(sig, pgp) {
+            return Err(from_openpgp_error(&e));
+        }
         return match Sqv::default().verify(sig, pae, pgp.path(), now) {
-            Ok(fingerprint) => Ok(SignerInfo { kind: "openpgp", key: fingerprint, principals: Vec::new() }),
+            Ok(fingerprint) => {
+                // sqv says which certificate; its principals are read as the in-process path reads them.
+                let principals =
+                    openpgp::signer_of(sig, pgp, &fingerprint).map(|v| v.user_ids).unwrap_or_default();
+                Ok(SignerInfo { kind: "openpgp", key: fingerprint, principals })
+            }
+            // sqv's "not bound" does not say why; the same reading of the certificates as in-process does.
+            Err(SqvError::Rejected(
+                e @ (OpenPgpVerifyError::NotYetValid { .. } | OpenPgpVerifyError::UntrustedSigner { .. }),
+            )) => Err(from_openpgp_error(&openpgp::unbound_key(sig, pgp).unwrap_or(e))),
             Err(SqvError::Rejected(e)) => Err(from_openpgp_error(&e)),
             Err(e @ SqvError::ToolMissing { .. }) => {
                 Err(Finding::new(CommitOutcome::ToolMissing, "tool_missing", e.to_string()))
@@ -404,6 +416,8 @@ fn from_openpgp_error(e: &OpenPgpVerifyError) -> Finding {
         OpenPgpVerifyError::Revoked { .. } => (CommitOutcome::UntrustedSigner, "revoked_key"),
         OpenPgpVerifyError::NotYetValid { .. } => (CommitOutcome::UntrustedSigner, "not_yet_valid"),
         OpenPgpVerifyError::NotSigningCapable { .. } => (CommitOutcome::BadSignature, "not_signing_capable"),
+        OpenPgpVerifyError::Unsupported { .. } => (CommitOutcome::ToolMissing, "unsupported_openpgp"),
+        OpenPgpVerifyError::BindingRejected { .. } => (CommitOutcome::UntrustedSigner, "binding_rejected"),
     };
     Finding::new(outcome, code, e.to_string())
 }

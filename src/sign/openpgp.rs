@@ -27,4 +27,4 @@ pub use signature::{ARMOR_HEADER, issuer_key_ids};
 pub use signer::{OpenPgpSigner, PASSPHRASE_ENV};
 pub use sqv::{Sqv, SqvError};
 pub use validity::keys_valid_at;
-pub use verify::{OpenPgpVerified, OpenPgpVerifyError, verify};
+pub use verify::{OpenPgpVerified, OpenPgpVerifyError, signer_of, unbound_key, unsupported, verify};

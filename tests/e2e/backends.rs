@@ -509,3 +509,85 @@ fn a_key_naming_a_dangling_link_a_directory_or_a_fifo_is_no_key_file_and_gpg_nev
     assert_eq!(p.snapshot(), before, "a refusal wrote something");
     assert!(!p.home.join(".gnupg").exists(), "gpg ran and made its home");
 }
+
+#[test]
+fn a_policy_naming_an_openpgp_signer_by_address_judges_alike_in_process_and_via_sqv() {
+    let p = Project::speckit();
+    let (fpr, cert) = gpg_key(&p);
+    let ev = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
+    p.attest("001-bookmark-tags/T005", &ev, &["--signer", "openpgp", "--key", &fpr]).success();
+    let policy = p.scratch.join("policy.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[[rule]]\nname = \"r\"\nunits = [\"*\"]\nsigners = [\"bob@example.com\"]\n",
+    )
+    .unwrap();
+
+    for tools in [false, true] {
+        let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--openpgp-certs"];
+        args.extend([cert.to_str().unwrap(), "--policy", policy.to_str().unwrap()]);
+        if tools {
+            args.push("--via-tools");
+        }
+        let r = p.speccoder(&args);
+        let report: Value = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{r}"));
+        assert_eq!(r.code(), Some(0), "via tools: {tools}: {report:#}");
+        let signer = &report["ticks"][0]["signers"][0];
+        assert_eq!(signer["key"], fpr.as_str(), "via tools: {tools}");
+        assert_eq!(signer["principals"], serde_json::json!(["Bob <bob@example.com>"]), "via tools: {tools}");
+    }
+}
+
+#[test]
+fn an_openpgp_signature_over_sha3_is_unsupported_on_both_paths_never_a_pass() {
+    use base64::Engine as _;
+    use sequoia_openpgp::Cert;
+    use sequoia_openpgp::armor::{Kind, Writer};
+    use sequoia_openpgp::packet::signature::SignatureBuilder;
+    use sequoia_openpgp::parse::Parse;
+    use sequoia_openpgp::serialize::Serialize;
+    use sequoia_openpgp::types::{HashAlgorithm, SignatureType};
+
+    let p = Project::speckit();
+    let (fpr, cert) = gpg_key(&p);
+    let ev = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
+    p.attest("001-bookmark-tags/T005", &ev, &["--signer", "openpgp", "--key", &fpr]).success();
+    // Each line signed again by Bob's own key, over SHA3-256: gpg 2.2 and sqv cannot check it.
+    let secret = gpg(&p, &["--armor", "--export-secret-keys", &fpr]).stdout;
+    let key = Cert::from_bytes(secret.as_bytes()).unwrap().primary_key().key().clone();
+    let mut signer = key.parts_into_secret().unwrap().into_keypair().unwrap();
+    let lines: Vec<Vec<u8>> = p
+        .note_lines("HEAD")
+        .iter()
+        .map(|line| {
+            let sig = SignatureBuilder::new(SignatureType::Binary)
+                .set_hash_algo(HashAlgorithm::SHA3_256)
+                .set_issuer_fingerprint(signer.public().fingerprint())
+                .unwrap()
+                .sign_message(&mut signer, line.pae())
+                .unwrap();
+            let mut armor = Writer::new(Vec::new(), Kind::Signature).unwrap();
+            sequoia_openpgp::Packet::from(sig).serialize(&mut armor).unwrap();
+            let armored = armor.finalize().unwrap();
+            let mut envelope = line.envelope.clone();
+            envelope["signatures"][0]["sig"] =
+                base64::engine::general_purpose::STANDARD.encode(armored).into();
+            serde_json::to_vec(&envelope).unwrap()
+        })
+        .collect();
+    p.write_note("HEAD", &lines);
+
+    for tools in [false, true] {
+        let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--openpgp-certs"];
+        args.push(cert.to_str().unwrap());
+        if tools {
+            args.push("--via-tools");
+        }
+        let r = p.speccoder(&args);
+        assert_eq!(r.code(), Some(26), "via tools: {tools}: {r}");
+        let report: Value = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{r}"));
+        let finding = &report["ticks"][0]["findings"][0];
+        assert_eq!(finding["code"], "unsupported_openpgp", "via tools: {tools}: {report:#}");
+        assert!(finding["message"].as_str().unwrap().contains("SHA3-256"), "{finding}");
+    }
+}

@@ -9,9 +9,14 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use sequoia_openpgp::cert::CertParser;
+use sequoia_openpgp::cert::amalgamation::ValidAmalgamation as _;
+use sequoia_openpgp::packet::Tag;
 use sequoia_openpgp::parse::{PacketParser, PacketParserEOF, PacketParserResult, Parse};
+use sequoia_openpgp::policy::{AsymmetricAlgorithm, StandardPolicy};
+use sequoia_openpgp::types::{HashAlgorithm, RevocationStatus};
 use sequoia_openpgp::{Cert, Fingerprint, Packet};
 
 /// The trusted certificates, secret key material removed, one per primary key fingerprint (copies
@@ -100,6 +105,57 @@ pub const MAX_COMPONENTS: usize = 100;
 pub(super) fn too_many_components(cert: &Cert) -> Option<usize> {
     let count = cert.userids().count() + cert.user_attributes().count() + cert.keys().subkeys().count();
     (count > MAX_COMPONENTS).then_some(count)
+}
+
+/// sequoia's `StandardPolicy`, narrowed to what the format (an armored detached v4 signature) allows
+/// and gpg 2.2 and sqv can check: no SHA3 hash, no key algorithm of RFC 9580 (Ed25519, Ed448, the
+/// post-quantum ones; the Ed25519 of gpg is EdDSA, algorithm 22, and stays), no v6 key or signature.
+/// Every OpenPGP judgement of this crate is made under it.
+pub(super) fn policy() -> StandardPolicy<'static> {
+    let mut policy = StandardPolicy::new();
+    for hash in [HashAlgorithm::SHA3_256, HashAlgorithm::SHA3_512] {
+        policy.reject_hash(hash);
+    }
+    for algorithm in [
+        AsymmetricAlgorithm::Ed25519,
+        AsymmetricAlgorithm::Ed448,
+        AsymmetricAlgorithm::MLDSA65_Ed25519,
+        AsymmetricAlgorithm::MLDSA87_Ed448,
+        AsymmetricAlgorithm::SLHDSA128s,
+        AsymmetricAlgorithm::SLHDSA128f,
+        AsymmetricAlgorithm::SLHDSA256s,
+    ] {
+        policy.reject_asymmetric_algo(algorithm);
+    }
+    for tag in [Tag::Signature, Tag::OnePassSig, Tag::PublicKey, Tag::PublicSubkey] {
+        policy.reject_packet_tag_version(tag, 6);
+    }
+    policy
+}
+
+/// The principals of `cert` for a signature made at `signed_at`: its user IDs bound by a
+/// self-signature valid under [`policy`] at that time and revoked neither then nor now (a user ID
+/// revocation, whatever its reason, removes the user ID for good: the signer chooses the creation
+/// time, the revocation says the user ID no longer speaks for the key), lossily decoded, each once.
+pub(super) fn principals(cert: &Cert, signed_at: SystemTime) -> Vec<String> {
+    let policy = policy();
+    let Ok(then) = cert.with_policy(&policy, signed_at) else { return Vec::new() };
+    let later = cert.with_policy(&policy, SystemTime::now().max(signed_at)).ok();
+    let revoked_later = |uid: &sequoia_openpgp::packet::UserID| {
+        later.as_ref().is_some_and(|vc| {
+            vc.userids()
+                .find(|u| u.userid() == uid)
+                .is_some_and(|u| matches!(u.revocation_status(), RevocationStatus::Revoked(_)))
+        })
+    };
+    let mut out: Vec<String> = Vec::new();
+    for uid in then.userids().revoked(false) {
+        let text = String::from_utf8_lossy(uid.userid().value()).into_owned();
+        if !revoked_later(uid.userid()) && !out.contains(&text) {
+            out.push(text);
+        }
+    }
+    out
 }
 
 /// Why [`read_certs`] stopped.
@@ -307,14 +363,14 @@ impl OpenPgpCerts {
         self.certs.iter().map(|c| c.fingerprint().to_hex()).collect()
     }
 
-    /// The user ids of the certificates, as written, each once.
+    /// The principals of the certificates now ([`principals`]: the user IDs each validly binds
+    /// and has not revoked), as written, each once.
     #[must_use]
     pub fn user_ids(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        for uid in self.certs.iter().flat_map(Cert::userids) {
-            let text = String::from_utf8_lossy(uid.userid().value()).into_owned();
-            if !out.contains(&text) {
-                out.push(text);
+        for uid in self.certs.iter().flat_map(|c| principals(c, SystemTime::now())) {
+            if !out.contains(&uid) {
+                out.push(uid);
             }
         }
         out
@@ -322,14 +378,19 @@ impl OpenPgpCerts {
 
     /// The certificate holding a key (primary or subkey) whose key id is one of `key_ids`
     /// (uppercase hex, as [`super::issuer_key_ids`] reads them from a signature): its primary key
-    /// fingerprint and user ids. Nothing is verified: it says whose key a signature claims.
+    /// fingerprint and principals now ([`principals`]). The signature is not verified: it says
+    /// whose key a signature claims.
     #[must_use]
     pub fn holder_of(&self, key_ids: &[String]) -> Option<(String, Vec<String>)> {
         let cert = self.certs.iter().find(|c| {
             c.keys().any(|k| key_ids.iter().any(|id| k.key().keyid().to_hex().eq_ignore_ascii_case(id)))
         })?;
-        let uids = cert.userids().map(|u| String::from_utf8_lossy(u.userid().value()).into_owned());
-        Some((cert.fingerprint().to_hex(), uids.collect()))
+        Some((cert.fingerprint().to_hex(), principals(cert, SystemTime::now())))
+    }
+
+    /// The certificate whose primary key fingerprint is `fingerprint` (hex, any case).
+    pub(crate) fn by_fingerprint(&self, fingerprint: &str) -> Option<&Cert> {
+        self.certs.iter().find(|c| c.fingerprint().to_hex().eq_ignore_ascii_case(fingerprint))
     }
 
     /// The certificates themselves.
@@ -538,5 +599,36 @@ mod tests {
         let file = dir.path().join("key.asc");
         std::fs::write(&file, bytes).unwrap();
         OpenPgpSigner::from_key_file_with_passphrase(&file, None).map(|_| ()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_user_id_the_certificate_revoked_or_never_bound_is_no_principal_whenever_the_signature_says_it_was_made()
+     {
+        let gpg = GnuPg::new();
+        let ada = gpg.gen_key("Ada <ada@example.com>", "sign", "0", Some("20240101T000000"));
+        let corp = "Ada <ada@corp.example>";
+        gpg.ok(&["--faked-system-time", "20240101T000100", "--quick-add-uid", &ada, corp], None);
+        gpg.ok(&["--faked-system-time", "20250101T000000", "--quick-revoke-uid", &ada, corp], None);
+        // Dated before the revocation: the signer chooses that date.
+        let sig = gpg.sign(&ada, PAE, &["--faked-system-time", "20240601T000000"]);
+        let boss = gpg.gen_key("Boss <boss@example.com>", "sign", "0", None);
+        // Boss's user ID and Boss's self-signature appended to Ada's certificate, as anyone can.
+        let boss_cert = Cert::from_bytes(&gpg.export(&[&boss])).expect("parses");
+        let boss_uid = boss_cert.userids().next().expect("a user id");
+        let boss_sig = boss_uid.self_signatures().next().expect("self-signed").clone();
+        let (forged, _) = Cert::from_bytes(&gpg.export(&[&ada]))
+            .expect("parses")
+            .insert_packets([Packet::from(boss_uid.userid().clone()), Packet::from(boss_sig)])
+            .expect("inserted");
+        assert_eq!(forged.userids().count(), 3, "the certificate carries all three user id packets");
+        let (trust_path, certs) = trust(&gpg, "ring.asc", &forged.armored().to_vec().expect("armor"));
+
+        let only_ada = vec!["Ada <ada@example.com>".to_owned()];
+        assert_eq!(certs.user_ids(), only_ada, "policy init and policy check");
+        assert_eq!(certs.holder_of(&[ada[24..].to_owned()]), Some((ada.clone(), only_ada.clone())));
+        let verified = verify(&sig, PAE, &certs, now()).expect("verifies");
+        assert_eq!(verified.user_ids, only_ada, "in-process");
+        assert_eq!(Sqv::default().verify(&sig, PAE, &trust_path, now()).expect("sqv accepts"), ada);
+        assert_eq!(signer_of(&sig, &certs, &ada).expect("the signer").user_ids, only_ada, "--via-tools");
     }
 }

@@ -13,11 +13,10 @@ use std::time::SystemTime;
 use sequoia_openpgp::Cert;
 use sequoia_openpgp::crypto::{KeyPair, Password, S2K};
 use sequoia_openpgp::packet::key::SecretKeyMaterial;
-use sequoia_openpgp::policy::StandardPolicy;
 use sequoia_openpgp::types::RevocationStatus;
 
 use super::certs::{
-    MAX_COMPONENTS, MAX_PACKETS, OpenPgpCerts, ReadCertsError, read_certs, too_many_components,
+    MAX_COMPONENTS, MAX_PACKETS, OpenPgpCerts, ReadCertsError, policy, read_certs, too_many_components,
 };
 use super::error::OpenPgpSignError;
 use super::gpg::Gpg;
@@ -373,10 +372,23 @@ fn signing_key(
     passphrase: Option<&str>,
 ) -> Result<Option<InProcess>, OpenPgpSignError> {
     let unusable = |reason: String| OpenPgpSignError::NoUsableKey { path: path.to_owned(), reason };
-    let policy = StandardPolicy::new();
-    let valid = cert
-        .with_policy(&policy, SystemTime::now())
-        .map_err(|e| unusable(format!("the key is not valid under the standard policy ({e})")))?;
+    if cert.primary_key().key().version() != 4 {
+        return Err(OpenPgpSignError::NotV4 {
+            path: path.to_owned(),
+            version: cert.primary_key().key().version(),
+        });
+    }
+    // The verifier's policy: a key it would refuse (an RFC 9580 algorithm) does not sign.
+    let (policy, now) = (policy(), SystemTime::now());
+    let valid = cert.with_policy(&policy, now).map_err(|e| {
+        if cert.with_policy(&sequoia_openpgp::policy::StandardPolicy::new(), now).is_ok() {
+            return unusable(format!(
+                "its primary key is an RFC 9580 {} key, which gpg 2.2 and sqv cannot check; make a key they can (`gpg --quick-gen-key <user id> ed25519 sign`)",
+                cert.primary_key().key().pk_algo()
+            ));
+        }
+        unusable(format!("the key is not valid under the standard policy ({e})"))
+    })?;
     valid.alive().map_err(|e| unusable(format!("the key is not alive ({e})")))?;
     if let RevocationStatus::Revoked(_) = valid.revocation_status() {
         return Err(unusable("the key is revoked".to_owned()));
@@ -681,6 +693,19 @@ mod tests {
             gpg.write("two.asc", &[gpg.export_secret(&old, true), gpg.export_secret(&ivy, true)].concat());
         let err = OpenPgpSigner::from_key_file_with_passphrase(&two, None).unwrap_err().to_string();
         assert!(err.contains("it holds 2 keys; export just the one"), "{err}");
+    }
+
+    #[test]
+    fn a_v4_key_file_of_rfc_9580_ed25519_is_refused_as_the_verifier_would_refuse_its_signatures() {
+        let (tsk, _) = v4_key_of_algorithm_27(
+            "Nat <nat@example.com>",
+            SystemTime::now() - std::time::Duration::from_secs(60),
+        );
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key_file = dir.path().join("nat.pgp");
+        std::fs::write(&key_file, tsk).expect("write");
+        let err = OpenPgpSigner::from_key_file_with_passphrase(&key_file, None).unwrap_err().to_string();
+        assert!(err.contains("an RFC 9580 Ed25519 key, which gpg 2.2 and sqv cannot check"), "{err}");
     }
 
     #[test]

@@ -49,6 +49,11 @@ impl Sqv {
         if stderr.contains("Failed to parse keyring") {
             return Err(fail(format!("it cannot read {}: {stderr}", certs_path.display())));
         }
+        // sqv rejects a signature with exit code 1; anything else (a panic's 101, a signal) is a
+        // failure of the tool, which says nothing about the signature.
+        if output.status.code() != Some(1) {
+            return Err(fail(format!("it failed ({}) without a verdict: {stderr}", output.status)));
+        }
         Err(SqvError::Rejected(outcome(&stderr)))
     }
 }

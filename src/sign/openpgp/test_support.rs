@@ -9,11 +9,15 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::SystemTime;
 
-use sequoia_openpgp::Cert;
 use sequoia_openpgp::armor::{self, Kind};
+use sequoia_openpgp::packet::key::{Key4, PrimaryRole, SecretParts};
+use sequoia_openpgp::packet::signature::SignatureBuilder;
+use sequoia_openpgp::packet::{Key, UserID};
 use sequoia_openpgp::parse::Parse;
+use sequoia_openpgp::serialize::SerializeInto;
 use sequoia_openpgp::serialize::stream::{Armorer, Message, Signer as StreamSigner};
-use sequoia_openpgp::types::HashAlgorithm;
+use sequoia_openpgp::types::{HashAlgorithm, KeyFlags, SignatureType};
+use sequoia_openpgp::{Cert, Packet};
 use time::OffsetDateTime;
 
 use super::{OpenPgpCerts, OpenPgpVerified, OpenPgpVerifyError, Sqv, SqvError, verify};
@@ -227,6 +231,8 @@ pub fn outcome(result: &Result<OpenPgpVerified, OpenPgpVerifyError>) -> &'static
         Err(OpenPgpVerifyError::Revoked { .. }) => "revoked",
         Err(OpenPgpVerifyError::NotYetValid { .. }) => "not_yet_valid",
         Err(OpenPgpVerifyError::NotSigningCapable { .. }) => "not_signing_capable",
+        Err(OpenPgpVerifyError::Unsupported { .. }) => "unsupported",
+        Err(OpenPgpVerifyError::BindingRejected { .. }) => "binding_rejected",
     }
 }
 
@@ -242,6 +248,17 @@ pub fn sqv_outcome(result: &Result<String, SqvError>) -> &'static str {
 /// A signature by the (sub)key `key_fpr` of the secret key `tsk`, made by sequoia at `created`,
 /// whatever the key's validity: for signatures gpg refuses to make.
 pub fn sequoia_sign(tsk: &[u8], key_fpr: &str, created: SystemTime, data: &[u8]) -> Vec<u8> {
+    sequoia_sign_over(tsk, key_fpr, created, data, HashAlgorithm::SHA512)
+}
+
+/// [`sequoia_sign`] over the hash `hash`.
+pub fn sequoia_sign_over(
+    tsk: &[u8],
+    key_fpr: &str,
+    created: SystemTime,
+    data: &[u8],
+    hash: HashAlgorithm,
+) -> Vec<u8> {
     let cert = Cert::from_bytes(tsk).expect("secret key parses");
     let key = cert
         .keys()
@@ -250,15 +267,27 @@ pub fn sequoia_sign(tsk: &[u8], key_fpr: &str, created: SystemTime, data: &[u8])
         .expect("the key is in the secret key file")
         .key()
         .clone();
-    let keypair = key.into_keypair().expect("an unencrypted secret key");
+    let mut keypair = key.into_keypair().expect("an unencrypted secret key");
+    if hash != HashAlgorithm::SHA512 {
+        // The streaming signer picks among the hashes it prefers; a builder signs with any.
+        let sig = SignatureBuilder::new(SignatureType::Binary)
+            .set_hash_algo(hash)
+            .set_signature_creation_time(created)
+            .expect("time")
+            .set_issuer_fingerprint(keypair.public().fingerprint())
+            .expect("issuer")
+            .sign_message(&mut keypair, data)
+            .expect("signs");
+        return rearmor(&Packet::from(sig).to_vec().expect("serialize"));
+    }
     let mut out = Vec::new();
     let message = Message::new(&mut out);
     let message = Armorer::new(message).kind(Kind::Signature).build().expect("armorer");
     let mut signer = StreamSigner::new(message, keypair)
         .expect("signer")
         .detached()
-        .hash_algo(HashAlgorithm::SHA512)
-        .expect("sha512")
+        .hash_algo(hash)
+        .expect("hash")
         .creation_time(created)
         .build()
         .expect("signer builds");
@@ -299,4 +328,61 @@ pub fn agreed_outcome(gpg: &GnuPg, name: &str, material: &[u8], sig: &[u8]) -> &
     let by_sqv = Sqv::default().verify(sig, PAE, &trust_path, at);
     assert_eq!(outcome(&in_process), sqv_outcome(&by_sqv), "{name}: ours {in_process:?}, sqv {by_sqv:?}");
     outcome(&in_process)
+}
+
+/// The armored certificate of the secret key `holder_tsk` with the subkey `subkey_fpr` of the
+/// certificate `other` bound to it too, by a binding signature of the holder with `flags` and no
+/// back-signature: what anyone can append to their own certificate (gpg cannot make it).
+pub fn bind_foreign_subkey(holder_tsk: &[u8], other: &[u8], subkey_fpr: &str, flags: KeyFlags) -> Vec<u8> {
+    let holder = Cert::from_bytes(holder_tsk).expect("holder's secret key parses");
+    let other = Cert::from_bytes(other).expect("other certificate parses");
+    let subkey = other
+        .keys()
+        .subkeys()
+        .find(|k| k.key().fingerprint().to_hex() == subkey_fpr)
+        .expect("the subkey is in the other certificate")
+        .key()
+        .clone();
+    let mut signer = holder
+        .primary_key()
+        .key()
+        .clone()
+        .parts_into_secret()
+        .expect("secret")
+        .into_keypair()
+        .expect("keypair");
+    let binding = SignatureBuilder::new(SignatureType::SubkeyBinding)
+        .set_key_flags(flags)
+        .expect("flags")
+        .set_signature_creation_time(
+            subkey.creation_time().max(SystemTime::now() - std::time::Duration::from_secs(2)),
+        )
+        .expect("time")
+        .sign_subkey_binding(&mut signer, holder.primary_key().key(), &subkey)
+        .expect("binding signs");
+    let (bound, _) = holder
+        .strip_secret_key_material()
+        .insert_packets([Packet::from(subkey), Packet::from(binding)])
+        .expect("inserted");
+    bound.armored().to_vec().expect("armor")
+}
+
+/// A v4 certificate whose primary key is an RFC 9580 Ed25519 key (public-key algorithm 27, not
+/// gpg's EdDSA), with one user ID, as a transferable secret key; and its fingerprint.
+pub fn v4_key_of_algorithm_27(uid: &str, created: SystemTime) -> (Vec<u8>, String) {
+    let mut key: Key<SecretParts, PrimaryRole> = Key4::generate_ed25519().expect("ed25519").into();
+    key.set_creation_time(created).expect("creation time");
+    let mut signer = key.clone().into_keypair().expect("keypair");
+    let uid = UserID::from(uid);
+    let binding = SignatureBuilder::new(SignatureType::PositiveCertification)
+        .set_key_flags(KeyFlags::empty().set_signing().set_certification())
+        .expect("flags")
+        .set_signature_creation_time(created)
+        .expect("time")
+        .sign_userid_binding(&mut signer, key.parts_as_public(), &uid)
+        .expect("binding signs");
+    let fpr = key.fingerprint().to_hex();
+    let cert = Cert::try_from(vec![Packet::from(key), Packet::from(uid), Packet::from(binding)])
+        .expect("certificate");
+    (cert.as_tsk().to_vec().expect("serialize"), fpr)
 }

@@ -10,18 +10,19 @@ use std::time::SystemTime;
 use sequoia_openpgp::Cert;
 use sequoia_openpgp::cert::prelude::*;
 use sequoia_openpgp::packet::Signature;
-use sequoia_openpgp::policy::StandardPolicy;
 use sequoia_openpgp::types::RevocationStatus;
 use time::OffsetDateTime;
 
-use super::certs::OpenPgpCerts;
+use super::certs::{OpenPgpCerts, policy};
 use super::signature;
 use super::verify::{OpenPgpVerifyError, creation_time, issuer, rfc3339};
 use crate::model::shown::shown;
 
-/// Checks that the certificate of `certs` holding the key that made `armored_sig`, and that key,
-/// are bound, not expired and not revoked at `at`. The signature itself is not verified here:
-/// call this for a signature [`verify`](super::verify()) (or sqv) accepted.
+/// Checks that the certificate `signer` of `certs` (the primary key fingerprint the signature
+/// verified against, as [`verify`](super::verify()) or sqv report it), and its key that made
+/// `armored_sig`, are bound, not expired and not revoked at `at`. Another certificate binding the
+/// same key vouches for nothing here. The signature itself is not verified here: call this for a
+/// signature [`verify`](super::verify()) (or sqv) accepted.
 ///
 /// # Errors
 /// [`OpenPgpVerifyError::Expired`] or [`OpenPgpVerifyError::Revoked`] naming the certificate's
@@ -31,13 +32,14 @@ use crate::model::shown::shown;
 pub fn keys_valid_at(
     armored_sig: &[u8],
     certs: &OpenPgpCerts,
+    signer: &str,
     at: OffsetDateTime,
 ) -> Result<(), OpenPgpVerifyError> {
     let detached = signature::parse_armored(armored_sig)
         .map_err(|e| OpenPgpVerifyError::Malformed { reason: e.to_string() })?;
     let sig = &detached.sig;
     let issuers = sig.get_issuers();
-    let held = certs.certs().iter().find_map(|c| {
+    let held = certs.by_fingerprint(signer).and_then(|c| {
         let key = c.keys().find(|k| issuers.iter().any(|i| i.aliases(k.key().key_handle())))?;
         Some((c, key.key().key_handle()))
     });
@@ -45,13 +47,13 @@ pub fn keys_valid_at(
         return Err(OpenPgpVerifyError::UntrustedSigner {
             issuer: issuer(sig),
             reason: format!(
-                "no certificate in {} holds the key that made the signature",
+                "the certificate {signer} in {} does not hold the key that made the signature",
                 certs.path().display()
             ),
         });
     };
     let judged = Judged { sig, cert, at: SystemTime::from(at.replace_nanosecond(0).unwrap_or(at)) };
-    let policy = StandardPolicy::new();
+    let policy = policy();
     let vc = cert.with_policy(&policy, judged.at).map_err(|e| judged.unbound("the certificate", &e))?;
     if let RevocationStatus::Revoked(revs) = vc.revocation_status() {
         return Err(judged.revoked("the certificate", &revs));
@@ -170,14 +172,47 @@ mod tests {
         ] {
             let verified = verify(sig, PAE, &certs, now());
             assert_eq!(outcome(&verified), "ok", "{name}: judged at the signature's time, it holds");
-            assert!(keys_valid_at(sig, &certs, datetime!(2020-07-01 0:00 UTC)).is_ok(), "{name}: then");
-            let err = keys_valid_at(sig, &certs, now()).unwrap_err();
+            let signer = verified.as_ref().expect("verified").fingerprint.clone();
+            assert!(
+                keys_valid_at(sig, &certs, &signer, datetime!(2020-07-01 0:00 UTC)).is_ok(),
+                "{name}: then"
+            );
+            let err = keys_valid_at(sig, &certs, &signer, now()).unwrap_err();
             assert_eq!(outcome(&Err(err.clone())), expected, "{name}: {err:?}");
             let err = err.to_string();
             assert!(err.contains(&says), "{name}: {err}");
             assert!(err.contains("the signature was made at 2020-06-01T00:00:00Z"), "{name}: {err}");
         }
-        let err = keys_valid_at(&sup_sig, &certs, now()).unwrap_err().to_string();
+        let err = keys_valid_at(&sup_sig, &certs, &sup, now()).unwrap_err().to_string();
         assert!(err.contains("Key is superseded") && err.contains(&sup), "{err}");
+    }
+
+    #[test]
+    fn a_key_another_certificate_also_binds_is_judged_by_the_certificate_the_signature_verified_against() {
+        use sequoia_openpgp::types::KeyFlags;
+
+        let gpg = GnuPg::new();
+        let ada = gpg.gen_key("Ada <ada@example.com>", "cert", "0", Some("20240101T000000"));
+        gpg.ok(&["--faked-system-time", "20240101T000100", "--quick-add-key", &ada, "ed25519", "sign"], None);
+        let sig = gpg.sign(&ada, PAE, &["--faked-system-time", "20240601T000000"]);
+        let sub = signature::parse_armored(&sig).expect("detached").sig.get_issuers()[0].to_hex();
+        // Ada's subkey superseded today: it vouches for nothing any more.
+        gpg.ok(&["--command-fd", "0", "--edit-key", &ada], Some(b"key 1\nrevkey\ny\n2\n\ny\nsave\n"));
+        // Mallory's certificate binds the same subkey, for authentication (no back-signature needed).
+        let mallory = gpg.gen_key("Mallory <mallory@example.com>", "sign", "0", None);
+        let mallory_too = bind_foreign_subkey(
+            &gpg.export_secret(&mallory, false),
+            &gpg.export(&[&ada]),
+            &sub,
+            KeyFlags::empty().set_authentication(),
+        );
+        let (trust_path, certs) = trust(&gpg, "ring.asc", &[mallory_too, gpg.export(&[&ada])].concat());
+
+        let verified = verify(&sig, PAE, &certs, now()).expect("made while the subkey was valid");
+        assert_eq!(verified.fingerprint, ada, "Mallory's binding cannot sign");
+        assert_eq!(Sqv::default().verify(&sig, PAE, &trust_path, now()).expect("sqv accepts"), ada);
+        let err = keys_valid_at(&sig, &certs, &verified.fingerprint, now()).unwrap_err();
+        assert_eq!(outcome(&Err(err.clone())), "revoked", "{err:?}");
+        assert!(err.to_string().contains(&format!("subkey {sub} was revoked")), "{err}");
     }
 }

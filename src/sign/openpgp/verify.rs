@@ -18,13 +18,13 @@ use sequoia_openpgp::parse::stream::{
     DetachedVerifierBuilder, GoodChecksum, MessageLayer, MessageStructure, VerificationError,
     VerificationHelper,
 };
-use sequoia_openpgp::policy::StandardPolicy;
+use sequoia_openpgp::policy::{HashAlgoSecurity, Policy as _, StandardPolicy};
 use sequoia_openpgp::types::RevocationStatus;
-use sequoia_openpgp::{Cert, Error as PgpError, KeyHandle};
+use sequoia_openpgp::{Cert, Error as PgpError, Fingerprint, KeyHandle, Packet};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::certs::OpenPgpCerts;
+use super::certs::{OpenPgpCerts, policy, principals};
 use super::signature;
 
 /// A signature that verified and was made by a key of a trusted certificate.
@@ -34,7 +34,8 @@ pub struct OpenPgpVerified {
     pub fingerprint: String,
     /// The fingerprint of the (sub)key that made the signature (uppercase hex).
     pub signing_key_fingerprint: String,
-    /// The certificate's user ids valid at the signature's creation time, lossily decoded.
+    /// The certificate's principals: the user ids it validly bound at the signature's creation
+    /// time and has revoked neither then nor since, lossily decoded.
     pub user_ids: Vec<String>,
     /// The signature's creation time, as the signature states it.
     pub signed_at: OffsetDateTime,
@@ -86,6 +87,22 @@ pub enum OpenPgpVerifyError {
         /// Which times disagree.
         reason: String,
     },
+    /// The signature, or the key that made it, is of a kind the format does not allow and gpg 2.2
+    /// and sqv cannot check (a v6 signature, a SHA3 hash, an RFC 9580 key algorithm).
+    #[error("unsupported OpenPGP signature: {reason}")]
+    Unsupported {
+        /// What was used, and what to sign with instead.
+        reason: String,
+    },
+    /// A trusted certificate holds the key, but its binding of the key is rejected (no
+    /// back-signature, a hash or algorithm the policy rejects, a signature that does not verify).
+    #[error("OpenPGP key binding rejected by {fingerprint}: {reason}")]
+    BindingRejected {
+        /// The certificate's primary key fingerprint.
+        fingerprint: String,
+        /// Which key, and why its binding is rejected.
+        reason: String,
+    },
     /// The key that made the signature is not flagged for signing (e.g. an encryption subkey).
     #[error("OpenPGP key of {fingerprint} is not signing-capable: {reason}")]
     NotSigningCapable {
@@ -105,7 +122,10 @@ pub fn verify(
 ) -> Result<OpenPgpVerified, OpenPgpVerifyError> {
     let malformed = |reason: String| OpenPgpVerifyError::Malformed { reason };
     let detached = signature::parse_armored(armored_sig).map_err(|e| malformed(e.to_string()))?;
-    let policy = StandardPolicy::new();
+    if let Some(reason) = outside_format(&detached.sig, certs) {
+        return Err(OpenPgpVerifyError::Unsupported { reason });
+    }
+    let policy = policy();
     let helper = Helper { certs, outcome: None };
     let mut verifier = DetachedVerifierBuilder::from_bytes(&detached.binary)
         .and_then(|b| b.with_policy(&policy, SystemTime::from(at), helper))
@@ -151,19 +171,80 @@ impl VerificationHelper for Helper<'_> {
 }
 
 fn verified(good: &GoodChecksum<'_>) -> OpenPgpVerified {
-    let user_ids = good
-        .ka
-        .valid_cert()
-        .userids()
-        .revoked(false)
-        .map(|u| String::from_utf8_lossy(u.userid().value()).into_owned())
-        .collect();
+    signer(good.ka.cert(), &good.ka.key().fingerprint(), good.sig)
+}
+
+/// The signer of `sig`, made by the key `key` of `cert`, as a verification reports it.
+fn signer(cert: &Cert, key: &Fingerprint, sig: &Signature) -> OpenPgpVerified {
+    let signed_at = creation_time(sig);
     OpenPgpVerified {
-        fingerprint: good.ka.cert().fingerprint().to_hex(),
-        signing_key_fingerprint: good.ka.key().fingerprint().to_hex(),
-        user_ids,
-        signed_at: OffsetDateTime::from(creation_time(good.sig)),
+        fingerprint: cert.fingerprint().to_hex(),
+        signing_key_fingerprint: key.to_hex(),
+        user_ids: principals(cert, signed_at),
+        signed_at: OffsetDateTime::from(signed_at),
     }
+}
+
+/// The signer of `armored_sig` when another verifier (sqv) accepted it as made by the certificate
+/// `fingerprint` of `certs`: the same report as [`verify`]'s, read from the same certificates, so
+/// that both paths give a signer the same principals. `None` when `certs` has no such
+/// certificate holding a key the signature names.
+#[must_use]
+pub fn signer_of(armored_sig: &[u8], certs: &OpenPgpCerts, fingerprint: &str) -> Option<OpenPgpVerified> {
+    let sig = signature::parse_armored(armored_sig).ok()?.sig;
+    let cert = certs.by_fingerprint(fingerprint)?;
+    let key = cert.keys().key_handles(sig.get_issuers()).next()?.key().fingerprint();
+    Some(signer(cert, &key, &sig))
+}
+
+/// Whether `armored_sig` is outside the format ([`outside_format`]), judged before any verifier
+/// runs, on both paths: sqv 1 cannot read these and crashes on some (a SHA3 hash).
+/// A signature that names no issuer is refused here too (sequoia's policy cannot require one): no
+/// certificate can be looked up for it, and sqv 1 crashes on it.
+#[must_use]
+pub fn unsupported(armored_sig: &[u8], certs: &OpenPgpCerts) -> Option<OpenPgpVerifyError> {
+    let sig = signature::parse_armored(armored_sig).ok()?.sig;
+    if sig.get_issuers().is_empty() {
+        return Some(no_issuer());
+    }
+    outside_format(&sig, certs).map(|reason| OpenPgpVerifyError::Unsupported { reason })
+}
+
+/// A signature that names no issuer: nothing to look up, and nothing to export.
+fn no_issuer() -> OpenPgpVerifyError {
+    OpenPgpVerifyError::UntrustedSigner {
+        issuer: "unknown".to_owned(),
+        reason: "the signature names no issuer (no issuer fingerprint or key id subpacket), so no certificate can be found for it; sign again with gpg or `speccoder attest --signer openpgp`, which name the signing key".to_owned(),
+    }
+}
+
+/// What [`policy`] rejects in `sig` (or in a key of `certs` it names) that sequoia's standard
+/// policy accepts: what the format leaves out, said with what was used and what to sign with.
+fn outside_format(sig: &Signature, certs: &OpenPgpCerts) -> Option<String> {
+    const CANNOT: &str =
+        "which gpg 2.2 and sqv cannot check (the format is an armored detached v4 signature)";
+    const SIGN_WITH: &str = "sign with a v4 key as gpg 2.2 makes it (ed25519, nistp256, nistp384, or RSA of 2048 bits or more) over SHA-256 or SHA-512, as `speccoder attest --signer openpgp` does";
+    let (ours, standard) = (policy(), StandardPolicy::new());
+    if ours.packet(&Packet::from(sig.clone())).is_err() {
+        return Some(format!("a version {} signature, {CANNOT}; {SIGN_WITH}", sig.version()));
+    }
+    let hash_ok = |p: &StandardPolicy<'_>| p.signature(sig, HashAlgoSecurity::CollisionResistance).is_ok();
+    if !hash_ok(&ours) && hash_ok(&standard) {
+        return Some(format!("a signature over the hash {}, {CANNOT}; {SIGN_WITH}", sig.hash_algo()));
+    }
+    let at = creation_time(sig);
+    certs.certs().iter().flat_map(|c| c.keys().key_handles(sig.get_issuers())).find_map(|ka| {
+        let rejected = ka.clone().with_policy(&ours, at).is_err() && ka.clone().with_policy(&standard, at).is_ok();
+        rejected.then(|| {
+            let algorithm = ka.key().pk_algo();
+            format!(
+                "made by the key {} of {}, an RFC 9580 {algorithm} key (public-key algorithm {}), {CANNOT}; {SIGN_WITH}",
+                ka.key().fingerprint().to_hex(),
+                ka.cert().fingerprint().to_hex(),
+                u8::from(algorithm)
+            )
+        })
+    })
 }
 
 /// Turns sequoia's verdict into our outcome, with a reason a person can act on.
@@ -175,6 +256,7 @@ fn classify(error: VerificationError<'_>, file: &str) -> OpenPgpVerifyError {
         VerificationError::UnknownSignature { sig } => {
             OpenPgpVerifyError::Malformed { reason: format!("unsupported signature: {}", sig.error()) }
         }
+        VerificationError::MissingKey { sig } if sig.get_issuers().is_empty() => no_issuer(),
         VerificationError::MissingKey { sig } => {
             let issuer = issuer(sig);
             OpenPgpVerifyError::UntrustedSigner {
@@ -194,6 +276,9 @@ fn classify(error: VerificationError<'_>, file: &str) -> OpenPgpVerifyError {
 /// The key is in a trusted certificate but not validly bound to it at the signature's time.
 fn unbound(sig: &Signature, cert: &Cert, error: &anyhow::Error, file: &str) -> OpenPgpVerifyError {
     let signed = rfc3339(creation_time(sig));
+    if let Some(rejected) = binding_rejected(sig, cert) {
+        return rejected;
+    }
     if let Some(PgpError::NoBindingSignature(_)) = error.downcast_ref::<PgpError>() {
         // No self-signature existed yet at that time: the key (or its binding) is newer.
         return OpenPgpVerifyError::NotYetValid {
@@ -210,6 +295,89 @@ fn unbound(sig: &Signature, cert: &Cert, error: &anyhow::Error, file: &str) -> O
             cert.fingerprint().to_hex()
         ),
     }
+}
+
+/// Why no certificate of `certs` that holds the key that made `armored_sig` validly binds it, at
+/// the signature's time or later: [`OpenPgpVerifyError::BindingRejected`]. For sqv's "not bound"
+/// and "No binding signature", which do not say why, so that both paths give one verdict; `None`
+/// when a certificate binds the key (at the signature's time, or since: a newer key).
+#[must_use]
+pub fn unbound_key(armored_sig: &[u8], certs: &OpenPgpCerts) -> Option<OpenPgpVerifyError> {
+    let sig = signature::parse_armored(armored_sig).ok()?.sig;
+    let holds = |c: &&Cert| c.keys().key_handles(sig.get_issuers()).next().is_some();
+    let mut rejected = Vec::new();
+    for cert in certs.certs().iter().filter(holds) {
+        // One certificate that binds the key is enough: then it is not the binding.
+        rejected.push(binding_rejected(&sig, cert)?);
+    }
+    rejected.into_iter().next()
+}
+
+/// [`OpenPgpVerifyError::BindingRejected`] when `cert` holds the key that made `sig` but binds it
+/// validly under [`policy`] neither at the signature's time nor now, saying why; `None` when it
+/// binds it at one of them.
+fn binding_rejected(sig: &Signature, cert: &Cert) -> Option<OpenPgpVerifyError> {
+    let ka = cert.keys().key_handles(sig.get_issuers()).next()?;
+    let policy = policy();
+    let bound = |t: SystemTime| ka.clone().with_policy(&policy, t);
+    if bound(creation_time(sig)).is_ok() {
+        return None;
+    }
+    let now = bound(SystemTime::now()).err()?;
+    let key = if ka.primary() {
+        "its primary key".to_owned()
+    } else {
+        format!("the subkey {}", ka.key().fingerprint().to_hex())
+    };
+    let why = unverifiable_binding(cert, &ka).unwrap_or_else(|| format!("{now:#}"));
+    Some(OpenPgpVerifyError::BindingRejected {
+        fingerprint: cert.fingerprint().to_hex(),
+        reason: format!(
+            "the certificate does not validly bind {key}, which made the signature: {why}; have its owner bind it again with a current gpg (`gpg --quick-add-key`), or trust another certificate"
+        ),
+    })
+}
+
+/// Why the binding signatures of `ka` in `cert` do not verify, where sequoia set them aside: a key
+/// whose algorithm or curve this build cannot check, or a signing subkey's binding without the
+/// back-signature (the subkey's own signature over the binding) that a signing subkey needs.
+/// Checked by hand because sequoia drops such bindings without keeping why; it only explains a
+/// rejection sequoia made, never decides one.
+fn unverifiable_binding(cert: &Cert, ka: &ErasedKeyAmalgamation<'_, key::PublicParts>) -> Option<String> {
+    use sequoia_openpgp::crypto::mpi::PublicKey;
+    for key in [cert.primary_key().key().role_as_unspecified(), ka.key()] {
+        let curve = match key.mpis() {
+            PublicKey::ECDSA { curve, .. }
+            | PublicKey::EdDSA { curve, .. }
+            | PublicKey::ECDH { curve, .. } => Some(curve),
+            _ => None,
+        };
+        if !key.pk_algo().is_supported() || curve.is_some_and(|c| !c.is_supported()) {
+            let what = curve.map_or_else(|| key.pk_algo().to_string(), ToString::to_string);
+            return Some(format!(
+                "the key {} is {what}, which sqv and this verifier cannot check, so no signature binding it verifies",
+                key.fingerprint().to_hex()
+            ));
+        }
+    }
+    let primary = cert.primary_key().key();
+    let subkey = ka.key().role_as_subordinate();
+    // A binding of this subkey by the primary key (its hash and signature check out) that flags it
+    // for signing, with no embedded back-signature by the subkey that verifies.
+    let binds = |s: &Signature| {
+        let mut hash = s.hash_algo().context().map(|c| c.for_signature(s.version())).ok();
+        hash.as_mut().is_some_and(|h| s.hash_subkey_binding(h, primary, subkey).is_ok())
+            && hash.and_then(|h| h.into_digest().ok()).is_some_and(|d| s.verify_digest(primary, d).is_ok())
+    };
+    let no_backsig = |s: &Signature| {
+        s.key_flags().is_some_and(|f| f.for_signing())
+            && binds(s)
+            && s.embedded_signatures().all(|b| b.verify_primary_key_binding(primary, subkey).is_err())
+    };
+    let mut bindings = ka.self_signatures().chain(cert.bad_signatures());
+    (!ka.primary() && bindings.any(no_backsig)).then(|| {
+        "its binding flags it for signing but carries no valid back-signature (the subkey's own signature that it belongs to this certificate), which a signing subkey needs".to_owned()
+    })
 }
 
 /// The key was bound, but unusable at the signature's creation time.
@@ -529,5 +697,160 @@ mod tests {
         );
         let by_sqv = Sqv::default().verify(&changed, PAE, &trust_path, now());
         assert!(matches!(by_sqv, Err(SqvError::Rejected(_))), "sqv refuses it too: {by_sqv:?}");
+    }
+
+    #[test]
+    fn signatures_gpg_2_2_and_sqv_cannot_check_are_unsupported_on_both_paths_and_gpgs_own_keys_still_verify()
+    {
+        use sequoia_openpgp::cert::CertBuilder;
+        use sequoia_openpgp::types::HashAlgorithm;
+
+        let gpg = GnuPg::new();
+        let ada = gpg.gen_key("Ada <ada@example.com>", "sign", "0", Some("20240101T000000"));
+        let sha3 = sequoia_sign_over(
+            &gpg.export_secret(&ada, false),
+            &ada,
+            SystemTime::now(),
+            PAE,
+            HashAlgorithm::SHA3_256,
+        );
+        let created = SystemTime::now() - Duration::from_secs(3600);
+        let (native, native_fpr) = v4_key_of_algorithm_27("Nat <nat@example.com>", created);
+        let native_sig = sequoia_sign(&native, &native_fpr, SystemTime::now(), PAE);
+        let native_cert = Cert::from_bytes(&native).expect("parses").armored().to_vec().expect("armor");
+        let (v6, _) = CertBuilder::general_purpose(Some("Vera <vera@example.com>"))
+            .set_profile(sequoia_openpgp::Profile::RFC9580)
+            .expect("v6 profile")
+            .set_creation_time(created)
+            .generate()
+            .expect("v6 key");
+        let v6_signer = v6
+            .keys()
+            .subkeys()
+            .find(|k| k.self_signatures().any(|s| s.key_flags().is_some_and(|f| f.for_signing())));
+        let v6_signer = v6_signer.expect("a signing subkey").key().fingerprint().to_hex();
+        let v6_sig = sequoia_sign(&v6.as_tsk().to_vec().expect("tsk"), &v6_signer, SystemTime::now(), PAE);
+        let v6_cert = v6.armored().to_vec().expect("armor");
+
+        for (name, material, sig, used) in [
+            ("SHA3-256", gpg.export(&[&ada]), &sha3, "the hash SHA3-256"),
+            ("algorithm 27", native_cert, &native_sig, "(public-key algorithm 27)"),
+            ("v6", v6_cert, &v6_sig, "a version 6 signature"),
+        ] {
+            let (trust_path, certs) = trust(&gpg, "trusted.asc", &material);
+            let in_process = verify(sig, PAE, &certs, now());
+            assert_eq!(outcome(&in_process), "unsupported", "{name}: {in_process:?}");
+            let said = in_process.unwrap_err().to_string();
+            for part in [used, "gpg 2.2 and sqv cannot check", "sign with a v4 key"] {
+                assert!(said.contains(part), "{name}: {said}");
+            }
+            // What --via-tools judges before sqv runs: the same verdict.
+            assert_eq!(unsupported(sig, &certs).map(|e| e.to_string()), Some(said), "{name}");
+            let by_sqv = Sqv::default().verify(sig, PAE, &trust_path, now());
+            assert!(by_sqv.is_err(), "{name}: sqv does not accept it either: {by_sqv:?}");
+        }
+
+        // gpg's own keys and hashes still verify, here and by sqv.
+        for (algo, hash) in
+            [("ed25519", "SHA256"), ("rsa2048", "SHA512"), ("nistp256", "SHA256"), ("nistp384", "SHA384")]
+        {
+            let uid = format!("{algo} <{algo}@example.com>");
+            gpg.ok(&["--quick-gen-key", &uid, algo, "sign", "0"], None);
+            let fpr = gpg.fingerprint(&uid);
+            let sig = gpg.sign(&fpr, PAE, &["--digest-algo", hash]);
+            assert_eq!(
+                agreed_outcome(&gpg, "ok.asc", &gpg.export(&[&fpr]), &sig),
+                "ok",
+                "{algo} over {hash}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_whose_binding_is_rejected_is_binding_rejected_with_the_reason_on_both_paths() {
+        use sequoia_openpgp::types::KeyFlags;
+
+        let gpg = GnuPg::new();
+        gpg.ok(
+            &[
+                "--faked-system-time",
+                "20240101T000000",
+                "--cert-digest-algo",
+                "SHA1",
+                "--quick-gen-key",
+                "Old <old@example.com>",
+                "ed25519",
+                "sign",
+                "0",
+            ],
+            None,
+        );
+        let old = gpg.fingerprint("Old <old@example.com>");
+        let old_sig = gpg.sign(&old, PAE, &[]);
+        let ada = gpg.gen_key("Ada <ada@example.com>", "cert", "0", None);
+        let ada_sub = gpg.add_subkey(&ada, "sign");
+        let mallory = gpg.gen_key("Mallory <mallory@example.com>", "sign", "0", None);
+        let mallory_holds = bind_foreign_subkey(
+            &gpg.export_secret(&mallory, false),
+            &gpg.export(&[&ada]),
+            &ada_sub,
+            KeyFlags::empty().set_signing(),
+        );
+        let sub_sig = gpg.sign(&format!("{ada_sub}!"), PAE, &[]);
+
+        for (name, material, sig, holder, why) in [
+            ("SHA-1 self-signature", gpg.export(&[&old]), &old_sig, &old, "SHA1"),
+            ("no back-signature", mallory_holds, &sub_sig, &mallory, "no valid back-signature"),
+        ] {
+            let (trust_path, certs) = trust(&gpg, "trusted.asc", &material);
+            let in_process = verify(sig, PAE, &certs, now());
+            assert_eq!(outcome(&in_process), "binding_rejected", "{name}: {in_process:?}");
+            let said = in_process.clone().unwrap_err().to_string();
+            assert!(said.contains(holder.as_str()) && said.contains(why), "{name}: {said}");
+            // sqv says only "not bound"; --via-tools explains it with the same reading.
+            let by_sqv = Sqv::default().verify(sig, PAE, &trust_path, now());
+            assert!(
+                matches!(
+                    by_sqv,
+                    Err(SqvError::Rejected(
+                        OpenPgpVerifyError::NotYetValid { .. } | OpenPgpVerifyError::UntrustedSigner { .. }
+                    ))
+                ),
+                "{name}: {by_sqv:?}"
+            );
+            assert_eq!(unbound_key(sig, &certs), in_process.err(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_signature_naming_no_issuer_is_untrusted_without_advice_to_export_a_key_named_unknown() {
+        use sequoia_openpgp::Packet;
+        use sequoia_openpgp::packet::signature::subpacket::SubpacketTag;
+
+        let gpg = GnuPg::new();
+        let ada = gpg.gen_key("Ada <ada@example.com>", "sign", "0", None);
+        let (trust_path, certs) = trust(&gpg, "trusted.asc", &gpg.export(&[&ada]));
+        let good = gpg.sign(&ada, PAE, &[]);
+        let Packet::Signature(mut sig) = Packet::from_bytes(&dearmor(&good)).expect("one packet") else {
+            panic!("a signature packet");
+        };
+        for tag in [SubpacketTag::Issuer, SubpacketTag::IssuerFingerprint] {
+            sig.hashed_area_mut().remove_all(tag);
+            sig.unhashed_area_mut().remove_all(tag);
+        }
+        let nameless = rearmor(&Packet::from(sig).to_vec().expect("serialize"));
+        let in_process = verify(&nameless, PAE, &certs, now());
+        assert_eq!(outcome(&in_process), "untrusted_signer", "{in_process:?}");
+        let said = in_process.unwrap_err().to_string();
+        assert!(said.contains("names no issuer") && !said.contains("--export --armor unknown"), "{said}");
+        assert_eq!(unsupported(&nameless, &certs).map(|e| e.to_string()), Some(said));
+        // sqv 1 crashes on it: a failure of the tool, never a bad signature.
+        match Sqv::default().verify(&nameless, PAE, &trust_path, now()) {
+            Err(SqvError::Tool { reason, .. }) => assert!(reason.contains("without a verdict"), "{reason}"),
+            Err(SqvError::Rejected(e)) => {
+                assert!(!matches!(e, OpenPgpVerifyError::BadSignature { .. }), "{e:?}")
+            }
+            other => panic!("sqv accepted a signature naming no issuer: {other:?}"),
+        }
     }
 }
