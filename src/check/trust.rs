@@ -208,7 +208,7 @@ pub enum TrustError {
     },
     /// A `--…-rev` flag names a revision inside the range being checked.
     #[error(
-        "refusing {} {spec}: {rev} is part of the history being checked, or builds on it (a merge of the branch), so the branch wrote some of its files; name a revision the branch builds on (its base)",
+        "refusing {} {spec}: {rev} is part of the history being checked, or builds on it (a merge of the branch), so the branch wrote some of its files; name a revision outside it (for `attest verify --branch`, the base the branch builds on; for `held-out publish`, which judges all HEAD reaches, a trust branch of its own), or a file with --allowed-signers",
         .file.flag
     )]
     RevInRange {

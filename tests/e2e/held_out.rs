@@ -1234,3 +1234,28 @@ fn a_store_that_is_a_symbolic_link_to_nothing_is_named_as_one_with_what_to_do() 
     }
     assert!(!p.outside.join("no-such-dir").exists(), "nothing created");
 }
+
+#[test]
+fn a_trust_revision_head_reaches_is_refused_so_a_branch_that_wrote_itself_into_the_trust_releases_nothing() {
+    let p = trusting_project();
+    // The trust file committed on the branch, naming the project's key.
+    std::fs::create_dir_all(p.root.join(".team")).unwrap();
+    std::fs::copy(&p.allowed, p.root.join(".team/allowed")).unwrap();
+    p.commit_all("Team trust");
+    let secret = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("t5.rs", "fn secret() {}")]));
+    close_with(&p, "001-bookmark-tags/T005", &secret);
+    let before = p.snapshot();
+    for rev in ["HEAD:.team/allowed", "HEAD~1:.team/allowed"] {
+        let out = p.run(&["held-out", "publish", "--allowed-signers-rev", rev]).expect(13);
+        assert!(out.stderr.contains("is part of the history being checked"), "{rev}: {}", out.stderr);
+        assert!(out.stderr.contains("a trust branch of its own"), "{}", out.stderr);
+        assert_eq!(p.snapshot(), before, "{rev}");
+    }
+    // A trust branch of its own, which HEAD does not reach, is taken.
+    let blob = p.git(&["hash-object", "-w", p.allowed.to_str().unwrap()]);
+    let tree = p.git_with_input(&["mktree"], format!("100644 blob {blob}\tallowed\n").as_bytes());
+    let commit = p.git(&["commit-tree", &tree, "-m", "trust"]);
+    p.git(&["update-ref", "refs/heads/trust", &commit]);
+    p.run(&["held-out", "publish", "--allowed-signers-rev", "trust:allowed"]).expect(0);
+    assert_eq!(ls_tree(&p, REF).len(), 2);
+}

@@ -181,7 +181,7 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
     let root = store_root(repo, req.store.as_deref(), StoreUse::Read)?;
     let judge = TickJudge {
         rules: Rules::new(repo, None),
-        trust: SignatureTrust::load_outside_head(repo, &req.trust)?,
+        trust: publisher_trust(repo, head, &req.trust)?,
         time: req.signature_time,
     };
     let named = named_sets(repo, head, req.unit.as_deref(), &judge)?;
@@ -215,6 +215,19 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
         store: root.display().to_string(),
         units,
     })
+}
+
+/// The publisher's trust, from outside the history publish judges: every task commit HEAD
+/// reaches may name a set, so a trust file HEAD's tree holds is refused, and so is an
+/// `--allowed-signers-rev` revision HEAD reaches (a branch that wrote itself into the trust file
+/// would release the sets it names); a revision outside it, such as a trust branch of its own, is
+/// taken.
+///
+/// # Errors
+/// The trust cannot be loaded, or names a file or revision of the judged history.
+fn publisher_trust(repo: &Repo, head: ObjectId, files: &TrustFiles) -> Result<SignatureTrust, HeldOutError> {
+    let judged = |c: ObjectId| c == head || repo.is_ancestor(c, head).unwrap_or(true);
+    Ok(SignatureTrust::load(repo, files, repo.commit_tree(head)?, &judged)?)
 }
 
 /// The plan for `unit`'s sets in the store under `root`, given the sets closed tasks name
