@@ -5,11 +5,11 @@ use crate::model::digest::sha256_hex;
 
 use super::error::SpecError;
 use super::requirement::{
-    DefinedAt, Definition, Requirement, openspec_citations, openspec_defined, speckit_citations,
-    speckit_defined, speckit_definition,
+    DefinedAt, Definition, Requirement, in_literal, literal_ranges, openspec_citations, openspec_defined,
+    speckit_citations, speckit_defined, speckit_definition,
 };
 use super::section::{Delta, StoryFallback, openspec_change_text, speckit_story};
-use super::text::{DELTAS_LIMIT, read_text};
+use super::text::{DELTAS_LIMIT, heading_level, lines_at, read_text};
 use super::tree::{EntryKind, SourceTree, join};
 use super::unit::{Format, UnitLoc, locate_unit};
 
@@ -29,6 +29,8 @@ pub struct UnitDocs {
     defined: Vec<(usize, DefinedAt)>,
     /// Where in `defined` each id is defined ([`Self::definitions_of`]).
     by_id: std::sync::OnceLock<std::collections::HashMap<String, Vec<usize>>>,
+    /// OpenSpec: each delta's code and raw HTML ([`literal_ranges`]), where no line is a heading.
+    literals: Vec<Vec<std::ops::Range<usize>>>,
 }
 
 /// What a task's section is: its name (`US1` or none) and the sha256 of its text.
@@ -63,18 +65,21 @@ impl UnitDocs {
                     change_hash: None,
                     defined: defined.into_iter().map(|at| (0, at)).collect(),
                     by_id: std::sync::OnceLock::new(),
+                    literals: Vec::new(),
                 })
             }
             Format::OpenSpec => {
                 let deltas = read_deltas(tree, &loc.deltas_dir())?;
                 let change_hash = sha256_hex(openspec_change_text(&deltas));
-                let defined = openspec_defined(&deltas);
+                let literals: Vec<_> = deltas.iter().map(|d| literal_ranges(&d.text)).collect();
+                let defined = openspec_defined(&deltas, &literals);
                 Ok(Self {
                     spec_md: None,
                     deltas,
                     change_hash: Some(change_hash),
                     defined,
                     by_id: std::sync::OnceLock::new(),
+                    literals,
                 })
             }
         }
@@ -171,41 +176,52 @@ impl UnitDocs {
     /// The sha256 of requirement `id`'s body, for a drift check beside its defining line: for
     /// OpenSpec, where the `### Requirement:` line only names the requirement, the lines after it
     /// up to the next heading of level 1 to 3 (its statement and its scenarios), each without
-    /// trailing whitespace, blank lines at the end dropped; `None` for Spec Kit, whose defining
-    /// line is the requirement whole, and for a name no delta defines (the first in path order
-    /// counts, as for [`Self::requirement_line`]).
+    /// trailing whitespace, blank lines at the end dropped. A name defined more than once (two
+    /// capabilities' deltas, or one twice) has the bodies of every definition, in path order, each
+    /// after its defining line: a change to any of them is a change. `None` for Spec Kit, whose
+    /// defining line is the requirement whole, and for a name no delta defines.
     #[must_use]
     pub fn requirement_body_hash(&self, id: &str) -> Option<String> {
         if self.spec_md.is_some() {
             return None;
         }
-        let (text, index) = self.defined.iter().find_map(|(doc, at)| {
-            let text = self.text(*doc)?;
-            let (name, _, index) = at.in_text(text);
-            (name == id).then_some((text, index))
-        })?;
-        let mut body: Vec<&str> = text
-            .lines()
+        let bodies: Vec<(String, String)> = self
+            .defined
+            .iter()
+            .filter_map(|(doc, at)| {
+                let text = self.text(*doc)?;
+                let (name, line, index) = at.in_text(text);
+                (name == id).then(|| self.body(*doc, text, line, index))
+            })
+            .collect();
+        match bodies.as_slice() {
+            [] => None,
+            [(_, one)] => Some(sha256_hex(one)),
+            several => {
+                let joined: Vec<String> =
+                    several.iter().map(|(line, body)| format!("{line}\n{body}")).collect();
+                Some(sha256_hex(joined.join("\n\n")))
+            }
+        }
+    }
+
+    /// The defining `line` (trimmed) and the body after it of the requirement defined on line
+    /// `index` of delta `doc`, whose text is `text` ([`Self::requirement_body_hash`]).
+    fn body(&self, doc: usize, text: &str, line: &str, index: usize) -> (String, String) {
+        let literal = self.literals.get(doc).map_or(&[][..], Vec::as_slice);
+        let ends = |(start, line): &(usize, &str)| {
+            heading_level(line).is_some_and(|level| level <= 3) && !in_literal(literal, *start)
+        };
+        let mut body: Vec<&str> = lines_at(text)
             .skip(index + 1)
-            .take_while(|line| !is_heading_up_to_3(line))
-            .map(str::trim_end)
+            .take_while(|l| !ends(l))
+            .map(|(_, line)| line.trim_end())
             .collect();
         while body.last().is_some_and(|l| l.is_empty()) {
             body.pop();
         }
-        Some(sha256_hex(body.join("\n")))
+        (line.trim_end().to_owned(), body.join("\n"))
     }
-}
-
-/// Whether `line` is a Markdown ATX heading of level 1, 2 or 3 (at most three spaces before its
-/// `#`s, then a blank or the end of the line).
-fn is_heading_up_to_3(line: &str) -> bool {
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    let rest = &line[indent..];
-    let hashes = rest.len() - rest.trim_start_matches('#').len();
-    indent <= 3
-        && (1..=3).contains(&hashes)
-        && rest[hashes..].chars().next().is_none_or(|c| c == ' ' || c == '\t')
 }
 
 /// Every file named `spec.md` at any depth under `dir` (including `dir/spec.md`), sorted by path,
@@ -352,12 +368,29 @@ mod tests {
     }
 
     #[test]
-    fn a_heading_of_level_one_to_three_ends_a_body_and_deeper_or_indented_code_does_not() {
-        for line in ["# A", "## A", "### A", "   ## A", "##", "###\tA"] {
-            assert!(is_heading_up_to_3(line), "{line:?}");
-        }
-        for line in ["#### A", "    ## A", "##A", "text ## A", ""] {
-            assert!(!is_heading_up_to_3(line), "{line:?}");
-        }
+    fn a_heading_shaped_line_in_a_fence_or_a_comment_neither_ends_a_body_nor_defines_a_requirement() {
+        let delta = "## ADDED Requirements\n### Requirement: OTP\nUsers MUST give a code.\n```markdown\n## Not a heading\n### Requirement: OTP\n```\n<!--\n## Nor this\n-->\n#### Scenario: asked\n- THEN a code\n";
+        let docs = openspec_docs(delta);
+        let body = docs.requirement_body_hash("OTP").unwrap();
+        let expected = "Users MUST give a code.\n```markdown\n## Not a heading\n### Requirement: OTP\n```\n<!--\n## Nor this\n-->\n#### Scenario: asked\n- THEN a code";
+        assert_eq!(body, sha256_hex(expected));
+        // The scenario after the fence is the requirement's: changing it changes the body.
+        let changed = openspec_docs(&delta.replace("- THEN a code", "- THEN no code"));
+        assert_ne!(changed.requirement_body_hash("OTP").unwrap(), body);
+        // The fenced copy of the heading defines nothing: one definition, the real one.
+        assert_eq!(docs.definitions_of("OTP").len(), 1);
+    }
+
+    #[test]
+    fn a_requirement_defined_twice_has_both_bodies_so_a_change_to_either_is_one() {
+        let delta =
+            "## ADDED Requirements\n### Requirement: OTP\nFirst MUST.\n### Requirement: OTP\nSecond MUST.\n";
+        let both = openspec_docs(delta).requirement_body_hash("OTP").unwrap();
+        assert_eq!(
+            both,
+            sha256_hex("### Requirement: OTP\nFirst MUST.\n\n### Requirement: OTP\nSecond MUST.")
+        );
+        let second = openspec_docs(&delta.replace("Second MUST", "Second MAY")).requirement_body_hash("OTP");
+        assert_ne!(second.unwrap(), both);
     }
 }

@@ -171,14 +171,41 @@ fn openspec_defined_span(line: &str) -> Option<Range<usize>> {
 }
 
 /// Where each OpenSpec requirement definition in `deltas` is: the delta's position in `deltas`
-/// and the place in its text, sorted by the delta's path, then in line order.
-pub(crate) fn openspec_defined(deltas: &[Delta]) -> Vec<(usize, DefinedAt)> {
+/// and the place in its text, sorted by the delta's path, then in line order. `literals` holds
+/// each delta's [`literal_ranges`]: a heading-shaped line there (an example in a fence, a
+/// comment) defines nothing.
+pub(crate) fn openspec_defined(deltas: &[Delta], literals: &[Vec<Range<usize>>]) -> Vec<(usize, DefinedAt)> {
     let mut sorted: Vec<(usize, &Delta)> = deltas.iter().enumerate().collect();
     sorted.sort_by(|(_, a), (_, b)| a.path.cmp(&b.path));
     sorted
         .into_iter()
-        .flat_map(|(at, d)| defined_in(&d.text, openspec_defined_span).into_iter().map(move |def| (at, def)))
+        .flat_map(|(at, d)| {
+            let literal = literals.get(at).map_or(&[][..], Vec::as_slice);
+            defined_in(&d.text, openspec_defined_span)
+                .into_iter()
+                .filter(|def| !in_literal(literal, def.line.start))
+                .map(move |def| (at, def))
+        })
         .collect()
+}
+
+/// The byte ranges of `text` that CommonMark reads as code or raw HTML (a fenced or indented code
+/// block, an HTML block such as a comment), as pulldown-cmark finds them: a line there shaped
+/// like a heading is none.
+pub(crate) fn literal_ranges(text: &str) -> Vec<Range<usize>> {
+    use pulldown_cmark::{Event, Parser, Tag};
+    Parser::new(text)
+        .into_offset_iter()
+        .filter_map(|(event, range)| {
+            matches!(event, Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock)).then_some(range)
+        })
+        .collect()
+}
+
+/// Whether the byte at `offset` lies in one of `ranges` (sorted, as [`literal_ranges`] gives them).
+pub(crate) fn in_literal(ranges: &[Range<usize>], offset: usize) -> bool {
+    let after = ranges.partition_point(|r| r.start <= offset);
+    after > 0 && ranges[after - 1].contains(&offset)
 }
 
 fn is_word_char(c: char) -> bool {
@@ -444,7 +471,7 @@ mod tests {
             },
         ];
         let defs: Vec<Definition<'_>> =
-            openspec_defined(&deltas).iter().map(|(doc, at)| at.in_text(&deltas[*doc].text)).collect();
+            openspec_defined(&deltas, &[]).iter().map(|(doc, at)| at.in_text(&deltas[*doc].text)).collect();
         let found = openspec_citations("1.1 Wire filter by tag", &defs).unwrap();
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "Filter by tag");
