@@ -52,7 +52,13 @@ fn glued_value_tip(mut e: clap::Error) -> clap::Error {
     }
     let Some(ContextValue::String(invalid)) = e.get(ContextKind::InvalidArg) else { return e };
     let invalid = invalid.clone();
-    let args: Vec<String> = std::env::args().skip(1).take_while(|a| a != "--").collect();
+    // Read as the OS gives them: an argument that is not UTF-8 is no option name, and must not
+    // stop this (`std::env::args` panics on one).
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let option = args.windows(2).find(|pair| pair[1] == invalid).and_then(|pair| pair[0].strip_prefix("--"));
     let mut command = cli::Cli::command();
     command.build();

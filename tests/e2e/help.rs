@@ -135,3 +135,19 @@ fn a_value_that_starts_with_a_dash_after_its_option_gets_a_tip_that_works_never_
     let out = common::run(common::speccoder_command(dir.path(), dir.path(), &args)).failure(2);
     assert!(!out.stderr.contains("as the value of"), "{out}");
 }
+
+#[cfg(unix)]
+#[test]
+fn an_argument_that_is_not_utf8_beside_an_unknown_one_is_a_usage_error_never_a_panic() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = common::speccoder_command(
+        dir.path(),
+        dir.path(),
+        &["accept", "001-x/T001", "--reason", "-x", "--by"],
+    );
+    cmd.arg(std::ffi::OsStr::from_bytes(b"\xff"));
+    let out = common::run(cmd).failure(2);
+    assert!(out.stderr.contains("tip: to give '-x' as the value of --reason, write '--reason=-x'"), "{out}");
+    assert!(!out.stderr.contains("panicked"), "{out}");
+}
