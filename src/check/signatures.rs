@@ -27,6 +27,17 @@ pub struct SignerInfo {
     pub principals: Vec<String>,
 }
 
+/// The trusted signers of one line: who made it, and everyone whose signature on it holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineSigners {
+    /// Who made the line: the signer of its first signature (a keyless line's: its bundle's),
+    /// when that signature verifies with a trusted key; `None` otherwise, whoever signed after.
+    pub maker: Option<SignerInfo>,
+    /// Every signature that verifies with a trusted key, each key once, in the line's order: the
+    /// maker's, then those who approved the line (`attest approve` appends signatures).
+    pub every: Vec<SignerInfo>,
+}
+
 /// The verdict on one line's signatures.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LineSignature {
@@ -49,20 +60,20 @@ pub fn check(env: &Envelope, trust: &Trust, at: OffsetDateTime, commit_sha256: &
     check_line(env, trust, at, commit_sha256).0
 }
 
-/// [`check`], and every signature of the line that verifies with a trusted key (the line's
-/// signer and those who approved it), in the line's order, each key once.
+/// [`check`], and the line's trusted signers: who made it and who approved it.
 fn check_line(
     env: &Envelope,
     trust: &Trust,
     at: OffsetDateTime,
     commit_sha256: &str,
-) -> (LineSignature, Vec<SignerInfo>) {
+) -> (LineSignature, LineSigners) {
     let mut signers: Vec<SignerInfo> = Vec::new();
     let mut add = |info: &SignerInfo| {
         if !signers.iter().any(|s| s.kind == info.kind && s.key == info.key) {
             signers.push(info.clone());
         }
     };
+    let maker;
     let verdict = if let Some(bundle) = &env.sigstore {
         // The bundle is authoritative for a keyless line; the envelope's `sig` is only its copy.
         // Parsed here, one line at a time, its text bounded by the envelope reader.
@@ -77,7 +88,11 @@ fn check_line(
                 format!("the sigstore field is not a Sigstore bundle: {e}"),
             )),
         };
-        if let LineSignature::Trusted(info) = &verdict {
+        maker = match &verdict {
+            LineSignature::Trusted(info) => Some(info.clone()),
+            _ => None,
+        };
+        if let Some(info) = &maker {
             add(info);
         }
         // Others may have approved a keyless line with their own (SSH or OpenPGP) keys.
@@ -91,9 +106,11 @@ fn check_line(
             (verdict, _) => verdict,
         }
     } else if env.signatures.is_empty() {
+        maker = None;
         LineSignature::Unsigned
     } else {
         let each = check_each(env.signatures.iter(), &env.pae(), trust, at, &mut add);
+        maker = each.leading;
         match (each.first, each.tampered) {
             (Some(good), Some(bad)) => LineSignature::Failed(beside(&good, bad)),
             (Some(info), None) => LineSignature::Trusted(info),
@@ -102,13 +119,15 @@ fn check_line(
             })),
         }
     };
-    (verdict, signers)
+    (verdict, LineSigners { maker, every: signers })
 }
 
 /// Every signature of a line, each checked.
 struct Each {
     /// The first that verified with a trusted key.
     first: Option<SignerInfo>,
+    /// The signer of the first signature of all, when it verified with a trusted key.
+    leading: Option<SignerInfo>,
     /// The worst failure among the others.
     worst: Option<Finding>,
     /// The first that does not verify although its key is one the trust accepts: who it claims,
@@ -124,11 +143,14 @@ fn check_each<'s>(
     at: OffsetDateTime,
     add: &mut impl FnMut(&SignerInfo),
 ) -> Each {
-    let mut each = Each { first: None, worst: None, tampered: None };
-    for sig in sigs {
+    let mut each = Each { first: None, leading: None, worst: None, tampered: None };
+    for (i, sig) in sigs.enumerate() {
         match check_one(&sig.sig, pae, trust, at) {
             Ok(info) => {
                 add(&info);
+                if i == 0 {
+                    each.leading = Some(info.clone());
+                }
                 each.first.get_or_insert(info);
             }
             Err(f) => {
@@ -213,8 +235,8 @@ pub fn check_note(
     check_note_every(lines, trust, at, commit_sha256, None).0
 }
 
-/// [`check_note`], and every trusted signer of the line at position `every_of` in `lines` (the
-/// covering line, whose extra signatures are approvals), each key once, in the line's order.
+/// [`check_note`], and the trusted signers of the line at position `every_of` in `lines` (the
+/// covering line, whose extra signatures are approvals).
 #[must_use]
 pub fn check_note_every(
     lines: &[ReadLine],
@@ -222,8 +244,8 @@ pub fn check_note_every(
     at: OffsetDateTime,
     commit_sha256: &str,
     every_of: Option<usize>,
-) -> (Vec<NoteLineSignature>, Vec<SignerInfo>) {
-    let mut every_signer = Vec::new();
+) -> (Vec<NoteLineSignature>, LineSigners) {
+    let mut every_signer = LineSigners::default();
     let results: Vec<LineSignature> = lines
         .iter()
         .enumerate()

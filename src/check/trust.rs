@@ -139,6 +139,8 @@ pub fn split_rev_path(spec: &str) -> Option<(&str, &str)> {
 pub struct RevFile {
     /// The flag, e.g. `--allowed-signers-rev`.
     pub flag: &'static str,
+    /// The flag that gives the same file by its path instead, e.g. `--allowed-signers`.
+    pub file_flag: &'static str,
     /// What the file is, with its article: `an allowed-signers file`.
     pub kind: &'static str,
     /// What a file of the checked tree would choose: `the trust`.
@@ -150,6 +152,7 @@ pub struct RevFile {
 /// `--allowed-signers-rev`.
 pub const ALLOWED_SIGNERS_REV: RevFile = RevFile {
     flag: "--allowed-signers-rev",
+    file_flag: "--allowed-signers",
     kind: "an allowed-signers file",
     chooses: "the trust",
     max: allowed_signers::MAX_BYTES,
@@ -208,8 +211,8 @@ pub enum TrustError {
     },
     /// A `--…-rev` flag names a revision inside the range being checked.
     #[error(
-        "refusing {} {spec}: {rev} is part of the history being checked, or builds on it (a merge of the branch), so the branch wrote some of its files; name a revision outside it (for `attest verify --branch`, the base the branch builds on; for `held-out publish`, which judges all HEAD reaches, a trust branch of its own), or a file with --allowed-signers",
-        .file.flag
+        "refusing {} {spec}: {rev} is part of the history being checked, or builds on it (a merge of the branch), so the branch wrote some of its files; name a revision outside it (for `attest verify --branch`, the base the branch builds on; where all HEAD reaches is judged (`held-out publish`), a trust branch of its own), or a file with {}",
+        .file.flag, .file.file_flag
     )]
     RevInRange {
         /// The argument.
@@ -466,7 +469,8 @@ pub fn read_rev_file(
 }
 
 /// Refuses `path` when it lies in one of the repository's work trees (the main one or a linked
-/// one: each may hold the branch under review) and the checked tree has a file at that place: the
+/// one: each may hold the branch under review) and the checked tree has a file at that place, or
+/// when a symbolic link on the way to it lies where the checked tree has an entry: either way the
 /// branch under review would be choosing its own trust (or rules); `file` says what the file is,
 /// for the advice.
 ///
@@ -479,18 +483,46 @@ pub fn refuse_in_tree(
     file: GivenFile,
 ) -> Result<(), TrustError> {
     let Ok(full) = std::fs::canonicalize(path) else { return Ok(()) };
+    let links = links_on_the_way(path);
+    let tree = repo.tree(checked_tree);
     for work_tree in repo.work_trees()? {
         let Ok(root) = std::fs::canonicalize(&work_tree) else { continue };
-        let Ok(rel) = full.strip_prefix(&root) else { continue };
-        let rel = rel.to_string_lossy().replace('\\', "/");
-        if rel.is_empty() || rel.starts_with(".git/") {
-            continue;
-        }
-        if repo.tree(checked_tree).file(&rel)?.is_some() {
+        let in_tree = |place: &Path| {
+            let rel = place.strip_prefix(&root).ok()?.to_string_lossy().replace('\\', "/");
+            (!rel.is_empty() && !rel.starts_with(".git/")).then_some(rel)
+        };
+        if let Some(rel) = in_tree(&full)
+            && tree.file(&rel)?.is_some()
+        {
             return Err(TrustError::ProvidedByTree { path: path.to_owned(), tree_path: rel, file });
+        }
+        for link in &links {
+            if let Some(rel) = in_tree(link)
+                && tree.entry_kind(&rel)?.is_some()
+            {
+                return Err(TrustError::ProvidedByTree { path: path.to_owned(), tree_path: rel, file });
+            }
         }
     }
     Ok(())
+}
+
+/// Where each symbolic link on the way to `path` lies (its directory resolved, itself not
+/// followed), from the first component to the last.
+fn links_on_the_way(path: &Path) -> Vec<PathBuf> {
+    let Ok(absolute) = std::path::absolute(path) else { return Vec::new() };
+    let mut so_far = PathBuf::new();
+    let mut links = Vec::new();
+    for component in absolute.components() {
+        so_far.push(component);
+        let is_link = std::fs::symlink_metadata(&so_far).is_ok_and(|m| m.file_type().is_symlink());
+        if let (true, Some(dir), Some(name)) = (is_link, so_far.parent(), so_far.file_name())
+            && let Ok(dir) = std::fs::canonicalize(dir)
+        {
+            links.push(dir.join(name));
+        }
+    }
+    links
 }
 
 /// The time at which an SSH signature's key must be trusted: its `valid-after`/`valid-before`

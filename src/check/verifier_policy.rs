@@ -13,6 +13,7 @@ use crate::model::verifier_policy::{LoadedPolicy, MAX_BYTES, PolicyParseError};
 /// `--policy-rev`.
 pub const POLICY_REV: RevFile = RevFile {
     flag: "--policy-rev",
+    file_flag: "--policy",
     kind: "a verifier policy",
     chooses: "the rules that judge it",
     max: MAX_BYTES,

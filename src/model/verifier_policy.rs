@@ -356,6 +356,14 @@ pub fn identities<'p>(kind: &str, principals: &'p [String]) -> impl Iterator<Ite
     principals.iter().map(move |p| if by_address { email_of(p).unwrap_or(p) } else { p.as_str() })
 }
 
+/// Whether two identities ([`identities`]) are one person's: compared without regard to case,
+/// since whoever holds a key chooses the case of its user id, and an address's domain (and in
+/// practice its local part) is read without it.
+#[must_use]
+pub fn same_identity(a: &str, b: &str) -> bool {
+    a == b || a.to_lowercase() == b.to_lowercase()
+}
+
 /// The address in an OpenPGP user id written `Name <address>`.
 fn email_of(user_id: &str) -> Option<&str> {
     let start = user_id.rfind('<')?;

@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 use crate::check::agreement::{Learned, Rules};
 use crate::check::line::{Body, ReadLine, covering_line};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
-use crate::check::signatures::{self, NoteLineSignature, SignerInfo};
+use crate::check::signatures::{self, LineSigners, NoteLineSignature, SignerInfo};
 use crate::check::trailers::{
     MAX_CLAIM_BYTES, NOT_ONE_CLAIM, claim_problem, is_published_skip_record, task_trailers,
 };
@@ -401,8 +401,8 @@ impl<'r> Checker<'r> {
         }
     }
 
-    /// Signatures of every line; lines named by a trusted summary are covered by it. Returns every
-    /// trusted signer of the line at `covering` (none without it).
+    /// Signatures of every line; lines named by a trusted summary are covered by it. Returns the
+    /// trusted signers of the line at `covering` (none without it).
     fn check_signatures(
         &self,
         lines: &[ReadLine],
@@ -410,7 +410,7 @@ impl<'r> Checker<'r> {
         commit_sha256: &str,
         covering: Option<usize>,
         report: &mut CommitReport,
-    ) -> Vec<SignerInfo> {
+    ) -> LineSigners {
         let (verdicts, covering_signers) =
             signatures::check_note_every(lines, &self.trust.signers, at, commit_sha256, covering);
         for (line, verdict) in lines.iter().zip(verdicts) {

@@ -211,6 +211,18 @@ fn each_rule_key_passes_what_the_signed_evidence_shows_and_fails_what_it_does_no
         ("", [ok, ok, ok, ok, skip, ok]),
         ("signers = [\"ada@example.com\"]", [ok, ok, "unverifiable policy_signer", ok, skip, ok]),
         ("signers = [\"*\"]", [ok, ok, ok, ok, skip, ok]),
+        // Bob's approval of Ada's tick never makes Bob the one who ticked it.
+        (
+            "signers = [\"bob@example.com\"]",
+            [
+                "unverifiable policy_signer",
+                "unverifiable policy_signer",
+                ok,
+                "unverifiable policy_signer",
+                "skipped policy_signer",
+                "unverifiable policy_signer",
+            ],
+        ),
         (
             "verdicts = [\"verified\"]",
             [ok, ok, "unverifiable policy_verdict", "unverifiable policy_verdict", skip, ok],
@@ -429,8 +441,10 @@ fn the_policy_rev_is_read_from_the_base_and_refused_inside_the_checked_range() {
         let out = verify(inside).failure(13);
         assert!(
             out.stdout.contains("refusing --policy-rev")
-                && out.stdout.contains("part of the history being checked"),
-            "{out}"
+                && out.stdout.contains("part of the history being checked")
+                && out.stdout.contains("or a file with --policy")
+                && !out.stdout.contains("--allowed-signers"),
+            "the advice names the policy's own flag: {out}"
         );
     }
     verify("refs/heads/main:.github/none.toml").failure(13);

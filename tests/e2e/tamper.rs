@@ -881,6 +881,29 @@ fn a_trust_file_the_checked_tree_provides_is_refused() {
     assert!(!r.stderr.contains("--allowed-signers-rev"), "{r}");
 }
 
+/// A symbolic link the branch commits chooses which file outside the work tree is read: refused
+/// as the file itself would be, whether it is the file given or a directory on the way to it.
+#[cfg(unix)]
+#[test]
+fn a_trust_file_reached_through_a_link_the_checked_tree_provides_is_refused() {
+    let c = setup();
+    let outside = c.p.scratch_dir("lenient");
+    std::fs::copy(&c.allowed, outside.join("allowed_signers")).unwrap();
+    std::os::unix::fs::symlink(outside.join("allowed_signers"), c.p.root.join("trust")).unwrap();
+    std::os::unix::fs::symlink(&outside, c.p.root.join("trust-dir")).unwrap();
+    let verify =
+        |file: &str| c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allowed-signers", file]);
+    // Links of the caller's own, which the branch does not hold, are followed.
+    verify("trust").success();
+    verify("trust-dir/allowed_signers").success();
+    c.p.git(&["add", "trust", "trust-dir"]);
+    c.p.git(&["commit", "-q", "-m", "bring my own trust through links"]);
+    for (file, held) in [("trust", "`trust`"), ("trust-dir/allowed_signers", "`trust-dir`")] {
+        let r = verify(file).failure(13);
+        assert!(r.stderr.contains("refusing") && r.stderr.contains(held), "{file}: {r}");
+    }
+}
+
 /// A trust file git's configuration names and that cannot be read is blamed on that setting,
 /// never on a flag the command line did not give.
 #[test]

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::check::agreement::CheckedNote;
 use crate::check::line::Body;
-use crate::check::signatures::SignerInfo;
+use crate::check::signatures::LineSigners;
 use crate::model::predicate::Verdict;
 use crate::model::test_result::{Phase, TestOutcome};
 
@@ -38,16 +38,16 @@ pub struct SignedEvidence {
     pub sandbox: Option<String>,
     /// The evidence was re-issued by `attest carry` (it has `carried`).
     pub carried: bool,
-    /// Every signer of the covering line the trust accepts, each key once, in the line's order:
-    /// the tick's signer and those who approved it.
-    pub covering_signers: Vec<SignerInfo>,
+    /// The trusted signers of the covering line: who made the tick (its first signature's
+    /// signer) and those who approved it.
+    pub covering: LineSigners,
 }
 
 impl SignedEvidence {
-    /// The facts of `note`, whose covering line `covering_signers` signed.
+    /// The facts of `note`, whose covering line `covering` signed.
     #[must_use]
-    pub fn read(note: &CheckedNote, covering_signers: Vec<SignerInfo>) -> SignedEvidence {
-        let mut out = SignedEvidence { covering_signers, ..SignedEvidence::default() };
+    pub fn read(note: &CheckedNote, covering: LineSigners) -> SignedEvidence {
+        let mut out = SignedEvidence { covering, ..SignedEvidence::default() };
         for line in &note.lines {
             if let Body::TestResult(t) = &line.body
                 && let Some(phase) = t.phase()

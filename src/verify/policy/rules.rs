@@ -3,9 +3,9 @@
 //! note lacks fails (`policy_evidence`), never passes.
 
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::check::signatures::SignerInfo;
+use crate::check::signatures::{LineSigners, SignerInfo};
 use crate::model::test_result::{Phase, TestOutcome};
-use crate::model::verifier_policy::{Principal, Rule, identities};
+use crate::model::verifier_policy::{Principal, Rule, identities, same_identity};
 use crate::verify::policy::evidence::SignedEvidence;
 
 /// The finding codes a policy adds, each failing the row it is on.
@@ -71,31 +71,29 @@ pub fn judge(rule: &Rule, ev: &SignedEvidence, skip: bool) -> Vec<Finding> {
     out
 }
 
-/// `signers`, and `approvals` counted against the signer that met it.
+/// `signers`, met by whoever made the tick (the covering line's first signature), and
+/// `approvals` counted from the other signatures: an approval never stands in for the tick's own
+/// signer, and the tick's signer never counts as an approver.
 fn signers_and_approvals(rule: &Rule, ev: &SignedEvidence, out: &mut Vec<Finding>) {
     let names =
         |list: &[Principal], s: &SignerInfo| list.iter().any(|p| p.names(s.kind, &s.key, &s.principals));
-    let authors: Vec<&SignerInfo> = match &rule.signers {
-        Some(list) => ev.covering_signers.iter().filter(|s| names(list, s)).collect(),
-        None => ev.covering_signers.iter().collect(),
-    };
+    let maker = ev.covering.maker.as_ref();
     if let Some(list) = &rule.signers
-        && authors.is_empty()
+        && !maker.is_some_and(|m| names(list, m))
     {
         let wanted: Vec<&str> = list.iter().map(Principal::as_str).collect();
         out.push(
-            finding(code::SIGNER, rule, "no signer of the covering line is one the rule accepts".into())
-                .expected_found(wanted.join(", "), describe(&ev.covering_signers)),
+            finding(code::SIGNER, rule, "the tick was not made by a signer the rule accepts".into())
+                .expected_found(wanted.join(", "), describe_maker(&ev.covering)),
         );
         return;
     }
     let Some(approvals) = &rule.approvals else { return };
     let by = approvals.by.as_deref();
-    let counted = authors
-        .iter()
-        .map(|author| approvers(author, &ev.covering_signers, |s| by.is_none_or(|by| names(by, s))))
-        .max()
-        .unwrap_or(0);
+    // A line whose own signature no trusted key made is counted against its first trusted signer.
+    let counted = maker
+        .or(ev.covering.every.first())
+        .map_or(0, |author| approvers(author, &ev.covering.every, |s| by.is_none_or(|by| names(by, s))));
     if counted < approvals.count.0 as usize {
         let who = by.map_or_else(
             || "anyone the trust accepts".to_owned(),
@@ -112,13 +110,25 @@ fn signers_and_approvals(rule: &Rule, ev: &SignedEvidence, out: &mut Vec<Finding
     }
 }
 
+/// Who made a line, for a message: its maker, or why it has none.
+fn describe_maker(signers: &LineSigners) -> String {
+    match (&signers.maker, signers.every.as_slice()) {
+        (Some(maker), _) => describe(std::slice::from_ref(maker)),
+        (None, []) => "no trusted signature".into(),
+        (None, approvers) => {
+            format!("a first signature by no key the trust accepts (approved by {})", describe(approvers))
+        }
+    }
+}
+
 /// How many of `signers` approve what `author` signed: each a key other than the author's that
 /// `counts`, and that is none of the people ([`identities`]) the author is (nobody approves their
 /// own tick) nor an approver counted before it is (one principal counts once).
 fn approvers(author: &SignerInfo, signers: &[SignerInfo], counts: impl Fn(&SignerInfo) -> bool) -> usize {
     let shares = |a: &SignerInfo, b: &SignerInfo| {
         (a.kind == b.kind && a.key == b.key)
-            || identities(a.kind, &a.principals).any(|x| identities(b.kind, &b.principals).any(|y| x == y))
+            || identities(a.kind, &a.principals)
+                .any(|x| identities(b.kind, &b.principals).any(|y| same_identity(x, y)))
     };
     let mut taken: Vec<&SignerInfo> = vec![author];
     for s in signers {
@@ -259,12 +269,17 @@ mod tests {
         findings.iter().map(|f| f.code).collect()
     }
 
+    /// The signers of a line `maker` made, nobody approving it yet.
+    fn made_by(maker: SignerInfo) -> LineSigners {
+        LineSigners { maker: Some(maker.clone()), every: vec![maker] }
+    }
+
     /// Evidence of a verified tick by alice with a green run.
     fn alices_tick() -> SignedEvidence {
         SignedEvidence {
             verdict: Some(Verdict::Verified),
             runs: vec![run(Phase::Green, TestOutcome::Passed, None)],
-            covering_signers: vec![ssh("SHA256:alice", &["alice@example.org"])],
+            covering: made_by(ssh("SHA256:alice", &["alice@example.org"])),
             ..SignedEvidence::default()
         }
     }
@@ -285,7 +300,7 @@ mod tests {
     #[test]
     fn the_star_names_every_trusted_signer_and_no_untrusted_line() {
         assert!(judge(&rule(r#"signers = ["*"]"#), &alices_tick(), false).is_empty());
-        let unsigned = SignedEvidence { covering_signers: Vec::new(), ..alices_tick() };
+        let unsigned = SignedEvidence { covering: LineSigners::default(), ..alices_tick() };
         let found = judge(&rule(r#"signers = ["*"]"#), &unsigned, false);
         assert_eq!(codes(&found), [code::SIGNER]);
         assert_eq!(found[0].found.as_deref(), Some("no trusted signature"));
@@ -294,7 +309,7 @@ mod tests {
     #[test]
     fn nobody_approves_their_own_tick_with_a_second_key() {
         let mut ev = alices_tick();
-        ev.covering_signers.push(ssh("SHA256:alice-laptop", &["alice@example.org"]));
+        ev.covering.every.push(ssh("SHA256:alice-laptop", &["alice@example.org"]));
         let found = judge(&rule("approvals = { count = 1 }"), &ev, false);
         assert_eq!(codes(&found), [code::APPROVAL]);
         assert_eq!((found[0].expected.as_deref(), found[0].found.as_deref()), (Some("1"), Some("0")));
@@ -303,8 +318,8 @@ mod tests {
     #[test]
     fn one_principal_approving_with_two_keys_counts_once() {
         let mut ev = alices_tick();
-        ev.covering_signers.push(ssh("SHA256:bob-1", &["bob@example.org"]));
-        ev.covering_signers.push(ssh("SHA256:bob-2", &["bob@example.org"]));
+        ev.covering.every.push(ssh("SHA256:bob-1", &["bob@example.org"]));
+        ev.covering.every.push(ssh("SHA256:bob-2", &["bob@example.org"]));
         assert_eq!(codes(&judge(&rule("approvals = { count = 2 }"), &ev, false)), [code::APPROVAL]);
         assert!(judge(&rule("approvals = { count = 1 }"), &ev, false).is_empty());
     }
@@ -316,13 +331,11 @@ mod tests {
     #[test]
     fn nobody_approves_their_own_tick_with_a_second_certificate_of_their_address() {
         let by = r#"approvals = { count = 1, by = ["alice@example.org", "bob@example.org"] }"#;
-        let ev = SignedEvidence {
-            covering_signers: vec![
-                openpgp("AAAA", &["Alice <alice@example.org>"]),
-                openpgp("BBBB", &["A. Lovelace <alice@example.org>"]),
-            ],
+        let mut ev = SignedEvidence {
+            covering: made_by(openpgp("AAAA", &["Alice <alice@example.org>"])),
             ..alices_tick()
         };
+        ev.covering.every.push(openpgp("BBBB", &["A. Lovelace <alice@example.org>"]));
         let rule = rule(&format!("signers = [\"alice@example.org\"]\n{by}"));
         assert_eq!(codes(&judge(&rule, &ev, false)), [code::APPROVAL]);
     }
@@ -330,15 +343,15 @@ mod tests {
     #[test]
     fn an_openpgp_key_of_the_authors_ssh_principal_is_the_author_too() {
         let mut ev = alices_tick();
-        ev.covering_signers.push(openpgp("AAAA", &["Alice <alice@example.org>"]));
+        ev.covering.every.push(openpgp("AAAA", &["Alice <alice@example.org>"]));
         assert_eq!(codes(&judge(&rule("approvals = { count = 1 }"), &ev, false)), [code::APPROVAL]);
     }
 
     #[test]
     fn two_certificates_whose_user_ids_differ_only_in_the_name_approve_once() {
         let mut ev = alices_tick();
-        ev.covering_signers.push(openpgp("B1", &["Bob <bob@example.org>"]));
-        ev.covering_signers.push(openpgp("B2", &["Robert <bob@example.org>"]));
+        ev.covering.every.push(openpgp("B1", &["Bob <bob@example.org>"]));
+        ev.covering.every.push(openpgp("B2", &["Robert <bob@example.org>"]));
         assert_eq!(codes(&judge(&rule("approvals = { count = 2 }"), &ev, false)), [code::APPROVAL]);
         assert!(judge(&rule("approvals = { count = 1 }"), &ev, false).is_empty());
     }
@@ -346,11 +359,63 @@ mod tests {
     #[test]
     fn an_approval_counts_only_from_someone_the_rule_names_in_by() {
         let mut ev = alices_tick();
-        ev.covering_signers.push(ssh("SHA256:carol", &["carol@example.org"]));
+        ev.covering.every.push(ssh("SHA256:carol", &["carol@example.org"]));
         let by_bob = r#"approvals = { count = 1, by = ["bob@example.org"] }"#;
         assert_eq!(codes(&judge(&rule(by_bob), &ev, false)), [code::APPROVAL]);
-        ev.covering_signers.push(ssh("SHA256:bob", &["bob@example.org"]));
+        ev.covering.every.push(ssh("SHA256:bob", &["bob@example.org"]));
         assert!(judge(&rule(by_bob), &ev, false).is_empty());
+    }
+
+    #[test]
+    fn an_approval_by_a_named_signer_never_stands_in_for_the_signer_who_made_the_tick() {
+        let rule = rule("signers = [\"alice@example.org\", \"bob@example.org\"]\napprovals = { count = 1 }");
+        let mut ev = SignedEvidence {
+            covering: made_by(ssh("SHA256:carol", &["carol@example.org"])),
+            ..alices_tick()
+        };
+        ev.covering.every.push(ssh("SHA256:alice", &["alice@example.org"]));
+        ev.covering.every.push(ssh("SHA256:bob", &["bob@example.org"]));
+        let found = judge(&rule, &ev, false);
+        assert_eq!(codes(&found), [code::SIGNER]);
+        assert_eq!(found[0].found.as_deref(), Some("carol@example.org"));
+    }
+
+    #[test]
+    fn the_signer_who_made_the_tick_never_counts_as_the_approval_of_a_named_approver() {
+        let rule = rule("signers = [\"bob@example.org\"]\napprovals = { count = 1 }");
+        let mut ev = SignedEvidence {
+            covering: made_by(ssh("SHA256:carol", &["carol@example.org"])),
+            ..alices_tick()
+        };
+        ev.covering.every.push(ssh("SHA256:bob", &["bob@example.org"]));
+        assert_eq!(codes(&judge(&rule, &ev, false)), [code::SIGNER]);
+    }
+
+    #[test]
+    fn a_tick_whose_first_signature_no_trusted_key_made_meets_no_signers_rule() {
+        let approved_only =
+            LineSigners { maker: None, every: vec![ssh("SHA256:alice", &["alice@example.org"])] };
+        let ev = SignedEvidence { covering: approved_only, ..alices_tick() };
+        let found = judge(&rule(r#"signers = ["*"]"#), &ev, false);
+        assert_eq!(codes(&found), [code::SIGNER]);
+        assert_eq!(
+            found[0].found.as_deref(),
+            Some("a first signature by no key the trust accepts (approved by alice@example.org)")
+        );
+    }
+
+    #[test]
+    fn a_certificate_whose_address_differs_only_in_case_is_the_author_and_approves_nothing() {
+        let mut ev = alices_tick();
+        ev.covering.every.push(openpgp("AAAA", &["Alice <ALICE@Example.ORG>"]));
+        assert_eq!(
+            codes(&judge(&rule("approvals = { count = 1, by = [\"*\"] }"), &ev, false)),
+            [code::APPROVAL]
+        );
+        let mut bobs = alices_tick();
+        bobs.covering.every.push(openpgp("B1", &["Bob <bob@example.org>"]));
+        bobs.covering.every.push(ssh("SHA256:bob", &["BOB@example.org"]));
+        assert_eq!(codes(&judge(&rule("approvals = { count = 2 }"), &bobs, false)), [code::APPROVAL]);
     }
 
     #[test]
