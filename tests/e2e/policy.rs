@@ -515,6 +515,29 @@ fn a_repository_with_hand_ticks_adopts_speccoder_through_policy_init() {
     assert_eq!(row(&report, &task("T003"))["reason"], "ticked_without_evidence");
 }
 
+#[test]
+fn policy_init_counts_only_ticks_its_baseline_holds_and_names_the_boxes_it_will_not() {
+    let s = Signed::new();
+    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
+    let text = String::from_utf8(s.p.read(&tasks)).unwrap();
+    // T001 ticked and duplicated below, T002 ticked alone, and a box under a bullet no reader takes.
+    let ticked = text.replace("- [ ] T001 ", "- [x] T001 ").replace("- [ ] T002 ", "- [x] T002 ")
+        + "\n- [ ] T001 the same id again\n+ [x] T090 a plus bullet\n";
+    s.p.write(&tasks, ticked);
+    s.p.git(&["commit", "-q", "-am", "Ticked by hand"]);
+    let init = s.p.speccoder(&["attest", "policy", "init", "--json"]).success();
+    let init: Value = serde_json::from_str(&init.stdout).unwrap();
+    assert_eq!(init["hand_ticks"], json!([task("T002")]), "{init:#}");
+    let unheld: Vec<&str> = init["unheld"].as_array().unwrap().iter().map(|u| u.as_str().unwrap()).collect();
+    assert_eq!(unheld.len(), 2, "{init:#}");
+    assert!(unheld[0].starts_with(&format!("{}: the id names lines", task("T001"))), "{unheld:?}");
+    assert!(unheld[0].contains("duplicate_task") && unheld[1].contains("unrecognized_tick"), "{unheld:?}");
+    let policy_text = init["policy"].as_str().unwrap();
+    assert!(policy_text.contains("(1 at this commit)") && policy_text.contains("# - "), "{policy_text}");
+    let check = s.policy_check(&s.policy("adopted.toml", policy_text), &[]);
+    assert!(check.success().stdout.contains("holds 1 hand ticks today"), "init and check agree");
+}
+
 /// Commits the fixture's task list with `from` replaced by `to`.
 fn edit_tasks(p: &Project, from: &str, to: &str, message: &str) {
     let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");

@@ -21,8 +21,12 @@ pub struct InitReport {
     pub policy: String,
     /// The baseline commit, when there are hand ticks.
     pub baseline: Option<String>,
-    /// The tasks ticked there without a task commit, `<unit>/<task>`.
+    /// The tasks ticked there without a task commit, `<unit>/<task>`: each a task of one line,
+    /// which the baseline holds.
     pub hand_ticks: Vec<String>,
+    /// The checked boxes there that the baseline will not hold, each with why and what verify
+    /// says of it: an id that names more than one task line, a box not read as a task.
+    pub unheld: Vec<String>,
     /// The principals the catch-all rule names (`["*"]` without trust files).
     pub principals: Vec<String>,
 }
@@ -48,13 +52,27 @@ pub fn init(repo: &Repo, baseline: Option<&str>, principals: &[String]) -> Resul
     };
     let evidenced = newest_task_commits(repo, &repo.walk(at, &[])?)?;
     let tree = repo.tree(repo.commit_tree(at)?);
-    let mut hand_ticks = Vec::new();
+    let (mut hand_ticks, mut unheld) = (Vec::new(), Vec::new());
     for unit in spec::list_units(&tree)? {
-        for id in spec::ticked_ids(&tree, &unit.name)? {
-            let target = format!("{}/{id}", unit.name);
-            if !evidenced.contains_key(&target) {
+        let ticks = spec::unit_ticks(&tree, &unit)?;
+        for tick in ticks.ticked {
+            let target = format!("{}/{}", unit.name, tick.id);
+            if let [_, _, ..] = tick.lines.as_slice() {
+                let lines: Vec<String> = tick.lines.iter().map(usize::to_string).collect();
+                unheld.push(format!(
+                    "{target}: the id names lines {} of {}, so verify fails it as `duplicate_task`; give each task an id of its own",
+                    lines.join(", "),
+                    unit.tasks
+                ));
+            } else if !evidenced.contains_key(&target) {
                 hand_ticks.push(target);
             }
+        }
+        for box_ in ticks.unread {
+            unheld.push(format!(
+                "{}:{}: a checked box not read as a task ({}), so verify fails it as `unrecognized_tick`",
+                box_.tasks_path, box_.line, box_.reason
+            ));
         }
     }
     // A principal the policy could not read (a control character, an empty one) is left out.
@@ -64,12 +82,18 @@ pub fn init(repo: &Repo, baseline: Option<&str>, principals: &[String]) -> Resul
         named.push(ANY.to_owned());
     }
     let baseline = (!hand_ticks.is_empty()).then(|| at.to_string());
-    let policy = text(baseline.as_deref(), hand_ticks.len(), &named, principals.is_empty());
-    Ok(InitReport { policy, baseline, hand_ticks, principals: named })
+    let policy = text(baseline.as_deref(), hand_ticks.len(), &unheld, &named, principals.is_empty());
+    Ok(InitReport { policy, baseline, hand_ticks, unheld, principals: named })
 }
 
 /// The policy's text.
-fn text(baseline: Option<&str>, hand_ticks: usize, principals: &[String], no_trust: bool) -> String {
+fn text(
+    baseline: Option<&str>,
+    hand_ticks: usize,
+    unheld: &[String],
+    principals: &[String],
+    no_trust: bool,
+) -> String {
     let quoted: Vec<String> = principals.iter().map(|p| toml::Value::String(p.clone()).to_string()).collect();
     let mut out = String::from(
         "# The speccoder verifier policy (docs/policy.md), from `speccoder attest policy init`.\n\
@@ -89,6 +113,15 @@ fn text(baseline: Option<&str>, hand_ticks: usize, principals: &[String], no_tru
              # Why those ticks hold; every report shows it.\n\
              reason = \"ticked by hand before speccoder was adopted\"\n"
         );
+    }
+    if !unheld.is_empty() {
+        out.push_str(
+            "\n# Checked boxes at this commit that the baseline will not hold (fix them before adopting):\n",
+        );
+        for why in unheld {
+            // One comment line each, whatever the repository's text holds.
+            let _ = writeln!(out, "# - {}", why.replace(|c: char| c.is_control(), " "));
+        }
     }
     let who = if no_trust {
         "# Who may sign a tick: \"*\" is anyone the verifier's trust accepts (no trust file was\n\
