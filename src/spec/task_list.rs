@@ -6,9 +6,11 @@
 //! blocks, comments) holds no task. Every other box is kept as an [`Unread`] with the reason: a `+`
 //! bullet, an ordered item, a block quote, an id that is not one (`T008:`, a Cyrillic `Т008`), a
 //! box on the line after its bullet, a box in a code block or comment, a box written out of shape
-//! (`[ x ]`, `-[x]`) that other tools still count, and outside blocks a box no list item holds that
-//! a person reads for a task ([`loose_box`]: `[x] T002`, a table row, `- ✅ T001`). So a writer can
-//! refuse it by its line, and a verifier never skips a checked one.
+//! (`[ x ]`, `-[x]`) that other tools still count, and outside code blocks and comments a box no
+//! list item holds that a person reads for a task ([`loose_box`]: `[x] T002`, a table row,
+//! `- ✅ T001`), looked for in the text the line shows ([`SeenLines`]: `[&#120;]`, `**[x]**`, the
+//! lines of an HTML block). So a writer can refuse it by its line, and a verifier never skips a
+//! checked one.
 //!
 //! Lines end at `\n`, `\r\n` or a lone `\r`, as in CommonMark; a UTF-8 byte order mark at the start
 //! of the file is not part of the first line. Line `i` here is line index `i` wherever a task list
@@ -43,28 +45,63 @@ const SHOWN_LINE: usize = 200;
 /// A UTF-8 byte order mark.
 const BOM: &str = "\u{feff}";
 
+/// A box: `[`, at most one visible mark with blanks, invisible characters and combining marks
+/// (format characters, nonspacing and enclosing marks, such as U+200B or U+0301) around it, `]`.
+/// The group captures what the box holds ([`reads_as_checked`] judges it).
+const BOX: &str = r"\[([\s\p{Mn}\p{Me}\p{Cf}]*(?:[^\]\s\p{Mn}\p{Me}\p{Cf}][\p{Mn}\p{Me}\p{Cf}]*)?[\s\p{Mn}\p{Me}\p{Cf}]*)\]";
+
+/// A fixed pattern holding [`BOX`] where it says `{BOX}`, compiled.
+fn with_box(pattern: &str) -> Regex {
+    Regex::new(&pattern.replace("{BOX}", BOX)).unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+}
+
 /// Any line another tool or a person could read as a task: optional blanks, `>` and invisible
 /// characters ([`is_invisible`]), a `-`, `*` or `+` bullet or
-/// an ordered `1.` / `1)`, optional blanks, then a box holding at most one mark with optional
-/// blanks around it, not followed by `(` or `[` (that would be a link). As wide as the OpenSpec
-/// CLI's own reading, so that no box it counts escapes this one.
+/// an ordered `1.` / `1)`, optional blanks, then a [`BOX`], not followed by `(` or `[` (that
+/// would be a link). As wide as the OpenSpec CLI's own reading, so that no box it counts escapes
+/// this one.
 static BOX_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[\s>\x{FEFF}\x{200B}-\x{200D}\x{2060}]*(?:[-*+]|[0-9]{1,9}[.)])\s*(\[\s*([^\]\s]?\x{FE0F}?)\s*\])(?:[^(\[]|$)")
-        .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+    with_box(r"^[\s>\x{FEFF}\x{200B}-\x{200D}\x{2060}]*(?:[-*+]|[0-9]{1,9}[.)])\s*({BOX})(?:[^(\[]|$)")
 });
 
 /// Inside a code block or an HTML block (where nothing is rendered as a list), a box behind a
 /// bullet anywhere on the line, after the start or a blank: `<!-- - [x] T006`, `  1. [x] T1`.
 static BOX_IN_BLOCK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:^|[\s>\x{FEFF}\x{200B}-\x{200D}\x{2060}])(?:[-*+]|[0-9]{1,9}[.)])\s*(\[\s*([^\]\s]?\x{FE0F}?)\s*\])(?:[^(\[]|$)")
+    with_box(r"(?:^|[\s>\x{FEFF}\x{200B}-\x{200D}\x{2060}])(?:[-*+]|[0-9]{1,9}[.)])\s*({BOX})(?:[^(\[]|$)")
+});
+
+/// A [`BOX`] anywhere in a line, not followed by `(` or `[` (a link): where [`loose_box`] looks
+/// for a task's box that is neither behind a bullet nor in a code block (a table cell, a heading,
+/// running text, a line without a bullet, an HTML block).
+static ANY_BOX: LazyLock<Regex> = LazyLock::new(|| with_box(r"{BOX}(?:[^(\[]|$)"));
+
+/// What a box holds when it reads as marked: one visible character of a class a person reads as a
+/// mark (a letter, a letter-like number such as `ⅹ`, a symbol), with blanks, invisible
+/// characters and combining marks around it. The group captures that character.
+static MARK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[\s\p{Mn}\p{Me}\p{Cf}]*([\p{L}\p{Nl}\p{So}\p{Sm}])[\s\p{Mn}\p{Me}\p{Cf}]*$")
         .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
 });
 
-/// A box anywhere in a line, holding at most one mark with optional blanks around it, not
-/// followed by `(` or `[` (a link): where [`loose_box`] looks for a task's box that is neither
-/// behind a bullet nor in a block (a table cell, a heading, running text, a line without a bullet).
-static ANY_BOX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\[\s*([^\]\s]?\x{FE0F}?)\s*\](?:[^(\[]|$)")
+/// What an open box holds: blanks, invisible characters and combining marks only.
+static BLANK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[\s\p{Mn}\p{Me}\p{Cf}]*$").unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+});
+
+/// Marks of the [`MARK`] classes that do not read as done: a ballot `✗` or `✘` (lists use it for
+/// "not done") and an empty box `☐` or `□`.
+const NOT_DONE: [char; 4] = ['\u{2717}', '\u{2718}', '\u{2610}', '\u{25a1}'];
+
+/// An HTML tag (its name captured), or a declaration or CDATA section (`<!DOCTYPE …>`,
+/// `<![CDATA[…]]>`): markup a browser does not show as text.
+static HTML_TAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"</?([A-Za-z][A-Za-z0-9-]*)(?:[\s/][^<>]*)?>|<![^<>]*>|<\?[^<>]*>")
+        .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+});
+
+/// An HTML character reference: decimal, hexadecimal or named.
+static CHARACTER_REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
         .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
 });
 
@@ -136,7 +173,7 @@ impl TaskList {
     pub(crate) fn read(text: String, format: Format) -> Self {
         let base = if text.starts_with(BOM) { BOM.len() } else { 0 };
         let lines = line_ranges(&text, base);
-        let (found, blocks) = walk(&text, base);
+        let Walked { found, blocks, seen } = walk(&text, base, &lines);
         let mut taken = vec![false; lines.len()];
         let mut list = TaskList { text, format, lines, tasks: Vec::new(), unread: Vec::new() };
         for f in found {
@@ -167,10 +204,9 @@ impl TaskList {
                 continue;
             }
             let Some((col, checked, inside)) = box_in_line(line, start, &blocks) else {
-                // Code and HTML blocks show examples; a box there counts only behind a bullet.
-                if let Some(loose) =
-                    loose_box(format, line).filter(|l| block_at(&blocks, start + l.col).is_none())
-                {
+                let seen = seen.binary_search_by_key(&index, |s| s.index).ok().and_then(|at| seen.get(at));
+                let in_block = |col: usize| block_at(&blocks, start + col).is_some();
+                if let Some(loose) = loose_at(format, line, seen, in_block) {
                     list.push_loose(index, loose);
                 }
                 continue;
@@ -317,7 +353,7 @@ impl TaskList {
 
     /// The index of the line holding byte offset `at`.
     fn line_of(&self, at: usize) -> usize {
-        self.lines.partition_point(|r| r.start <= at).saturating_sub(1)
+        line_of(&self.lines, at)
     }
 
     /// Keeps `loose`, on line `index`, as a box not read as a task, named by its task id.
@@ -357,13 +393,39 @@ struct LooseBox {
     reason: String,
 }
 
+/// The loose box ([`loose_box`]) of a line not read as a task: looked for in `seen`, the text a
+/// person sees on the line ([`SeenLines`]), when that differs from the line's source; else in the
+/// line itself, unless the box is in a code block (`in_block` at its byte offset in the line: a
+/// code block shows examples, and every line of an HTML block has a seen text).
+fn loose_at(
+    format: Format,
+    line: &str,
+    seen: Option<&SeenLine>,
+    in_block: impl Fn(usize) -> bool,
+) -> Option<LooseBox> {
+    let Some(seen) = seen else {
+        return loose_box(format, line, None).filter(|loose| !in_block(loose.col));
+    };
+    let place = if seen.html {
+        "an HTML block, which shows it as text".to_owned()
+    } else {
+        format!(
+            "text that shows as `{}` (markup around or inside its box: a character reference, an \
+             escape, emphasis or HTML)",
+            shown(seen.text.trim(), 60)
+        )
+    };
+    loose_box(format, &seen.text, Some(&place))
+}
+
 /// The box of `line` a person reads as a task of `format` although no list item holds it: a box
 /// (open, or with a mark that reads as checked) followed by a task id (`[x] T002 Deploy`,
 /// `### - [x] T005`, `text [x] T007`); a box in a table row that holds a task id in a cell
 /// (`| T003 Migrate | [x] |`); a check mark where a list item's box would be (`- ✅ T001: …`,
 /// `✅ T004`), as agents often mark a task done. Other tools count none of them, and a person
-/// reads each as done when checked, so a verifier reports it rather than passing over it.
-fn loose_box(format: Format, line: &str) -> Option<LooseBox> {
+/// reads each as done when checked, so a verifier reports it rather than passing over it. `place`
+/// names where the box is when the line alone does not tell (it is the text a line shows).
+fn loose_box(format: Format, line: &str, place: Option<&str>) -> Option<LooseBox> {
     let is_id = |word: &str| {
         let word =
             word.trim_matches(|c: char| c.is_ascii_punctuation() && c != '.').trim_end_matches(['.', ':']);
@@ -384,12 +446,14 @@ fn loose_box(format: Format, line: &str) -> Option<LooseBox> {
     ANY_BOX.captures_iter(line).find_map(|caps| {
         let (shape, mark) = (caps.get(0)?, caps.get(1)?);
         let checked = reads_as_checked(mark.as_str());
-        if !(checked || mark.as_str().is_empty()) {
+        if !(checked || BLANK.is_match(mark.as_str())) {
             return None;
         }
         let after = line.get(shape.start()..)?.split_once(']')?.1;
         let id = after.split_whitespace().next().and_then(is_id).or_else(table_id)?;
-        let place = if table {
+        let place = if let Some(place) = place {
+            place
+        } else if table {
             "a table row"
         } else if trimmed.starts_with('#') {
             "a heading"
@@ -431,11 +495,22 @@ fn line_ranges(text: &str, start: usize) -> Vec<Range<usize>> {
     out
 }
 
-/// Walks the rendered document (from byte `base`): the boxes of list items, and the code and HTML
-/// blocks with what they are, for reasons.
-fn walk(text: &str, base: usize) -> (Vec<Found>, Vec<(Range<usize>, &'static str)>) {
+/// What walking the rendered document finds.
+struct Walked {
+    /// The boxes of list items.
+    found: Vec<Found>,
+    /// The code and HTML blocks, with what they are, for reasons.
+    blocks: Vec<(Range<usize>, &'static str)>,
+    /// The text a person sees on each line where it differs from the line's source, in line order.
+    seen: Vec<SeenLine>,
+}
+
+/// Walks the rendered document (from byte `base`; `lines` are its lines): the boxes of list items,
+/// the code and HTML blocks with what they are, for reasons, and the text lines show.
+fn walk(text: &str, base: usize, lines: &[Range<usize>]) -> Walked {
     let mut found: Vec<Found> = Vec::new();
     let mut blocks = Vec::new();
+    let mut seen = SeenLines::new(text, lines);
     let body = lone_cr_as_lf(text.get(base..).unwrap_or_default());
     // Set at the start of a list item until its first content is seen.
     let mut item_open = false;
@@ -443,6 +518,7 @@ fn walk(text: &str, base: usize) -> (Vec<Found>, Vec<(Range<usize>, &'static str
     let mut paragraph: Option<usize> = None;
     for (event, range) in Parser::new_ext(&body, Options::ENABLE_TASKLISTS).into_offset_iter() {
         let range = range.start + base..range.end + base;
+        seen.read(&event, &range);
         if let Some(task) = paragraph.and_then(|at| found.get_mut(at)) {
             if is_inline(&event) {
                 task.end = task.end.max(range.end);
@@ -479,7 +555,173 @@ fn walk(text: &str, base: usize) -> (Vec<Found>, Vec<(Range<usize>, &'static str
         }
         item_open = false;
     }
-    (found, blocks)
+    Walked { found, blocks, seen: seen.finish() }
+}
+
+/// A line's text as a person sees it, where that differs from the line's source.
+struct SeenLine {
+    /// The index of the line.
+    index: usize,
+    /// What it shows: character references decoded, escapes, emphasis and HTML markup gone,
+    /// inline code with no box in it.
+    text: String,
+    /// Whether the line is in an HTML block.
+    html: bool,
+}
+
+/// The line being read by [`SeenLines`].
+struct Reading {
+    /// Its index.
+    index: usize,
+    /// Where the last piece of its text ended in the source, once one was read.
+    end: Option<usize>,
+    /// Whether what it shows differs from its source so far.
+    differs: bool,
+    /// Whether it holds a task box, whose line is read as a task and needs no seen text.
+    task: bool,
+}
+
+/// Builds the text each line shows from the rendered document's events (what pulldown-cmark
+/// decodes, escapes and leaves out), keeping it for the lines where it differs from the source: a
+/// box written `[&#120;]`, `\[x\]`, `**[x]**` or inside HTML is read as a person sees it.
+struct SeenLines<'t> {
+    /// The text read.
+    text: &'t str,
+    /// Its lines.
+    lines: &'t [Range<usize>],
+    /// The line being read.
+    reading: Option<Reading>,
+    /// Its text so far.
+    shown: String,
+    /// Inside a code block, whose text shows as code.
+    in_code: bool,
+    /// Inside an HTML comment of an HTML block, at the end of the last line read.
+    in_comment: bool,
+    /// The lines kept, in line order.
+    done: Vec<SeenLine>,
+}
+
+impl<'t> SeenLines<'t> {
+    fn new(text: &'t str, lines: &'t [Range<usize>]) -> Self {
+        let (reading, shown, in_code, in_comment, done) = (None, String::new(), false, false, Vec::new());
+        SeenLines { text, lines, reading, shown, in_code, in_comment, done }
+    }
+
+    /// Reads one event, at `range` of the text.
+    fn read(&mut self, event: &Event<'_>, range: &Range<usize>) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => self.in_code = true,
+            Event::End(TagEnd::CodeBlock) => self.in_code = false,
+            Event::Start(Tag::HtmlBlock) => self.in_comment = false,
+            Event::Text(text) if !self.in_code => self.piece(range, text, false),
+            Event::Code(code) => {
+                self.piece(range, &format!("`{}`", code.replace(['[', ']'], "\u{fffd}")), true)
+            }
+            Event::InlineHtml(html) => self.piece(range, &html_shown(html, &mut false), true),
+            Event::Html(html) => self.html(range.start, html),
+            Event::TaskListMarker(_) => self.line_at(range.start).task = true,
+            Event::Start(_) if is_inline(event) => {
+                self.line_at(range.start).differs = true;
+            }
+            _ => {}
+        }
+    }
+
+    /// The line holding byte `at`, read from now on (the one read before is done).
+    fn line_at(&mut self, at: usize) -> &mut Reading {
+        let index = line_of(self.lines, at);
+        if self.reading.as_ref().is_some_and(|r| r.index != index) {
+            self.flush();
+        }
+        self.reading.get_or_insert(Reading { index, end: None, differs: false, task: false })
+    }
+
+    /// A piece of inline text at `range` that shows as `shown`; `markup`: it shows otherwise than
+    /// its source whatever it holds (inline code, HTML). A piece over several lines (a code span,
+    /// a comment) leaves the lines after its first showing what follows it.
+    fn piece(&mut self, range: &Range<usize>, shown: &str, markup: bool) {
+        let source = self.text.get(range.clone()).unwrap_or_default();
+        let line = self.line_at(range.start);
+        line.differs |= markup || shown != source || line.end.is_some_and(|end| end != range.start);
+        line.end = Some(range.end);
+        self.shown.push_str(shown);
+        let last = line_of(self.lines, range.end.saturating_sub(1).max(range.start));
+        for index in line_of(self.lines, range.start) + 1..=last {
+            self.flush();
+            self.reading = Some(Reading { index, end: Some(range.end), differs: true, task: false });
+        }
+    }
+
+    /// `html`, the lines of an HTML block from byte `at`: each as a browser shows it.
+    fn html(&mut self, at: usize, html: &str) {
+        self.flush();
+        let first = line_of(self.lines, at);
+        for (n, line) in html.split_inclusive('\n').enumerate() {
+            let line = line.trim_end_matches(['\n', '\r']);
+            let text = html_shown(line, &mut self.in_comment);
+            self.done.push(SeenLine { index: first + n, text, html: true });
+        }
+    }
+
+    /// Ends the line being read, keeping its text when it differs from its source.
+    fn flush(&mut self) {
+        if let Some(line) = self.reading.take().filter(|r| r.differs && !r.task) {
+            self.done.push(SeenLine { index: line.index, text: self.shown.clone(), html: false });
+        }
+        self.shown.clear();
+    }
+
+    /// The lines kept, in line order.
+    fn finish(mut self) -> Vec<SeenLine> {
+        self.flush();
+        self.done.sort_by_key(|line| line.index);
+        self.done
+    }
+}
+
+/// What a line of HTML shows as text: its comments (one left open at its end sets `in_comment`,
+/// which says whether one was open at its start) and tags gone, a table cell's tags read as `|`,
+/// character references decoded as pulldown-cmark decodes them in text.
+fn html_shown(line: &str, in_comment: &mut bool) -> String {
+    let mut visible = String::new();
+    let mut rest = line;
+    loop {
+        if *in_comment {
+            let Some(end) = rest.find("-->") else { break };
+            rest = rest.get(end + 3..).unwrap_or_default();
+            *in_comment = false;
+        }
+        let Some(start) = rest.find("<!--") else {
+            visible.push_str(rest);
+            break;
+        };
+        visible.push_str(rest.get(..start).unwrap_or_default());
+        rest = rest.get(start + 4..).unwrap_or_default();
+        *in_comment = true;
+    }
+    let untagged = HTML_TAG.replace_all(&visible, |caps: &regex::Captures<'_>| {
+        let cell =
+            caps.get(1).is_some_and(|n| ["td", "th"].iter().any(|c| n.as_str().eq_ignore_ascii_case(c)));
+        if cell { "|" } else { " " }
+    });
+    CHARACTER_REFERENCE.replace_all(&untagged, |caps: &regex::Captures<'_>| decoded(&caps[0])).into_owned()
+}
+
+/// What pulldown-cmark renders the character reference `reference` as in text (itself when it
+/// names no character).
+fn decoded(reference: &str) -> String {
+    let mut out = String::new();
+    for event in Parser::new(reference) {
+        if let Event::Text(text) = event {
+            out.push_str(&text);
+        }
+    }
+    out
+}
+
+/// The index of the line (of `lines`, in order) holding byte offset `at`.
+fn line_of(lines: &[Range<usize>], at: usize) -> usize {
+    lines.partition_point(|r| r.start <= at).saturating_sub(1)
 }
 
 /// Whether `event` is part of a paragraph's text (text, code spans, breaks, inline HTML, the
@@ -559,26 +801,16 @@ fn is_invisible(c: char) -> bool {
     matches!(c, '\u{feff}' | '\u{200b}'..='\u{200d}' | '\u{2060}')
 }
 
-/// Whether a box's mark reads as checked to a person: `x` or `X`, a letter or sign that looks like
-/// one (Cyrillic `х`, fullwidth `ｘ`, `×`), or a check mark (`✓`, `✔`, `☑`, `☒`, `✅`, `🗸`, with
-/// or without an emoji selector). A ballot `✗` or `✘` is left out: lists use it for "not done".
-fn reads_as_checked(mark: &str) -> bool {
-    let mark = mark.strip_suffix('\u{fe0f}').unwrap_or(mark);
-    matches!(
-        mark,
-        "x" | "X"
-            | "\u{445}"
-            | "\u{425}"
-            | "\u{ff58}"
-            | "\u{ff38}"
-            | "\u{d7}"
-            | "\u{2713}"
-            | "\u{2714}"
-            | "\u{2611}"
-            | "\u{2612}"
-            | "\u{2705}"
-            | "\u{1f5f8}"
-    )
+/// Whether what a box holds reads as checked to a person, by class ([`MARK`]): `x` or `X`, or one
+/// character beyond ASCII that is a letter (Cyrillic `х`, fullwidth `ｘ`, `𝐱`), a letter-like
+/// number (`ⅹ`, `Ⅹ`) or a symbol (`×`, `✕`, `✖`, `✓`, `✔`, `☑`, `☒`, `✅`, `🗸`), whatever blanks,
+/// invisible characters (U+200B, an emoji selector) or combining marks (U+0301) surround it. Not
+/// an ASCII label or sign (`[P]`, `[-]`, `[~]`, `[?]`), nor [`NOT_DONE`]'s ballots and empty boxes.
+fn reads_as_checked(held: &str) -> bool {
+    let Some(mark) = MARK.captures(held).and_then(|caps| caps.get(1)?.as_str().chars().next()) else {
+        return false;
+    };
+    matches!(mark, 'x' | 'X') || !(mark.is_ascii() || NOT_DONE.contains(&mark))
 }
 
 /// `text` with every lone `\r` (one not followed by `\n`) made a `\n`: the same line endings to
@@ -1023,6 +1255,87 @@ mod tests {
             list.unread().iter().map(|u| (u.line_index, u.checked, u.word.as_str())).collect();
         assert_eq!(found, [(0, true, "T001"), (1, true, "T002"), (2, true, "T003")]);
         assert!(reason_at(&list, 0).contains("a check mark (`✅`), not a box"), "{}", reason_at(&list, 0));
+    }
+
+    /// The checked unread boxes of `list`: (line index, the word or id it is named by).
+    fn checked_unread(list: &TaskList) -> Vec<(usize, &str)> {
+        list.unread().iter().filter(|u| u.checked).map(|u| (u.line_index, u.word.as_str())).collect()
+    }
+
+    #[test]
+    fn a_box_or_check_mark_written_with_character_references_is_read_as_it_renders() {
+        let text = "- [ ] T001 a\n- [&#120;] T002 b\n- &#x2705; T003 c\n- [&#x2713;] T004 d\n\
+                    [&check;] T005 e\n&#91;x&#93; T006 f\n\\[x\\] T007 g\n| T008 h | [&times;] |\n";
+        let list = read(text);
+        assert_eq!(ids(&list), [(0, "T001", false)]);
+        let found = checked_unread(&list);
+        assert_eq!(
+            found,
+            [(1, "T002"), (2, "T003"), (3, "T004"), (4, "T005"), (5, "T006"), (6, "T007"), (7, "T008")]
+        );
+        assert!(reason_at(&list, 1).contains("shows as `[x] T002 b`"), "{}", reason_at(&list, 1));
+        assert!(reason_at(&list, 2).contains("a check mark (`✅`)"), "{}", reason_at(&list, 2));
+        // A reference that renders as no mark leaves an open box open.
+        assert!(checked_unread(&read("- [&#32;] T001 a\n- [&nbsp;] T002 b\n")).is_empty());
+    }
+
+    #[test]
+    fn a_look_alike_mark_or_a_mark_with_invisible_or_combining_characters_reads_as_checked() {
+        let marks = [
+            "\u{2715}",
+            "\u{2716}",
+            "\u{2179}",
+            "\u{2169}",
+            "\u{1d431}",
+            "x\u{200b}",
+            "\u{200b}X",
+            "x\u{301}",
+            "\u{2060} x \u{fe0f}",
+            "\u{2611}\u{fe0e}",
+        ];
+        let text: String =
+            marks.iter().enumerate().map(|(i, m)| format!("- [{m}] T{:03} a\n", i + 1)).collect();
+        let list = read(&text);
+        assert!(ids(&list).is_empty(), "{:?}", ids(&list));
+        assert_eq!(unread(&list), (0..marks.len()).map(|i| (i, true)).collect::<Vec<_>>());
+        assert!(reason_at(&list, 5).contains("(it holds U+200B)"), "{}", reason_at(&list, 5));
+        // An invisible or combining character alone leaves a box open; a label letter is no mark.
+        let open = read("- [\u{200b}] T001 a\n- [\u{301}] T002 b\n- [P] T003 c\n- [\u{2610}] T004 d\n");
+        assert_eq!(unread(&open), [(0, false), (1, false), (2, false), (3, false)]);
+    }
+
+    #[test]
+    fn a_bold_or_emphasised_box_before_a_task_id_is_unread() {
+        let list = read("**[x]** T010 bold\n\n- **[X]** T011 bold\n- _[x]_ T012 emphasis\n- [ ] T013 real\n");
+        assert_eq!(ids(&list), [(4, "T013", false)]);
+        assert_eq!(checked_unread(&list), [(0, "T010"), (2, "T011"), (3, "T012")]);
+        assert!(reason_at(&list, 2).contains("shows as `[X] T011 bold`"), "{}", reason_at(&list, 2));
+    }
+
+    #[test]
+    fn a_loose_box_inside_an_html_block_is_unread_unless_a_comment_hides_it() {
+        let text = "- [ ] T001 a\n\n<div>\n[x] T002 migrate\n</div>\n\n<p>[x] T003 drop</p>\n\n\
+                    <table><tr><td>T004 notify</td><td>[x]</td></tr></table>\n\n<pre>\n- > [x] T005 rotate\n</pre>\n\n\
+                    <div>\n<p>[&#120;] T006 entity</p> <!-- [x] T007 hidden\n[x] T008 hidden -->\n</div>\n\n\
+                    <!-- [x] T009 hidden -->\n\n<p><!-- c --> [x] T010 after a comment</p>\n";
+        let list = read(text);
+        assert_eq!(ids(&list), [(0, "T001", false)]);
+        assert_eq!(
+            checked_unread(&list),
+            [(3, "T002"), (6, "T003"), (8, "T004"), (11, "T005"), (15, "T006"), (21, "T010")]
+        );
+        assert!(reason_at(&list, 3).contains("an HTML block"), "{}", reason_at(&list, 3));
+    }
+
+    #[test]
+    fn prose_labels_links_footnotes_blank_boxes_and_inline_code_hold_no_checked_box() {
+        let text = "See [link text] and [P] for T001.\n\nTasks marked [P] can run beside T002.\n\n\
+                    A footnote[^1] near T003.\n\n[^1]: T004 note\n\nWrite `[x] T005` to tick; `- [x] T006`, \
+                    `✅ T007`.\n\n- [ ] T008 [P] [US1] real\n- [ ] T009 **bold** and `code` (FR-001)\n\
+                    <span>[ ] T010 open</span>\n\n`a\n[x] T011` wrapped code\n";
+        let list = read(text);
+        assert_eq!(ids(&list), [(10, "T008", false), (11, "T009", false)]);
+        assert!(checked_unread(&list).is_empty(), "{:?}", list.unread());
     }
 
     #[test]

@@ -247,6 +247,40 @@ fn a_renamed_or_look_alike_tick_fails_the_branch_as_unrecognized_tick() {
 }
 
 #[test]
+fn a_box_written_with_references_look_alikes_emphasis_or_in_html_fails_the_branch_as_unrecognized_tick() {
+    let c = Case::speckit();
+    c.attest(SPECKIT_UNIT, "T005").success();
+    let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+    assert!(tasks.ends_with('\n'));
+    let end = tasks.lines().count();
+    // Each appended after a blank line: (the text, the 1-based line of its box after `end`).
+    for (shape, at) in [
+        ("- [&#120;] T006 done\n", 2),
+        ("- &#x2705; T006 done\n", 2),
+        ("- [\u{2715}] T006 done\n", 2),
+        ("- [x\u{200b}] T006 done\n", 2),
+        ("- **[X]** T006 done\n", 2),
+        ("<div>\n[x] T006 done\n</div>\n", 3),
+        ("<table><tr><td>T006 done</td><td>[x]</td></tr></table>\n", 2),
+    ] {
+        c.commit_file(TASKS, format!("{tasks}\n{shape}"), "mark T006 done");
+        let (code, rows, _) = c.rows();
+        assert_eq!(code, 26, "{shape:?}: {rows:?}");
+        let row = (
+            format!("{SPECKIT_UNIT}/tasks.md:{}", end + at),
+            "unverifiable".into(),
+            "unrecognized_tick".into(),
+        );
+        assert!(rows.contains(&row), "{shape:?}: {rows:?}");
+    }
+    // In a comment, or as a label or in inline code, nothing reads as done.
+    let quiet = "<div>\n<!-- [x] T006 done -->\n</div>\n\nWrite `[x] T006` when done; [P] marks T007.\n";
+    c.commit_file(TASKS, format!("{tasks}\n{quiet}"), "prose");
+    let (code, rows, _) = c.rows();
+    assert_eq!(code, 0, "{rows:?}");
+}
+
+#[test]
 fn a_tick_hidden_in_a_comment_fails_the_branch_too() {
     let c = Case::speckit();
     c.attest(SPECKIT_UNIT, "T005").success();
