@@ -51,8 +51,8 @@ pub use task_lists::{SharedTaskLists, TaskLists};
 pub use text::{DELTAS_LIMIT, SPEC_FILE_LIMIT};
 pub use tick::tick;
 pub use ticks::{
-    TaskWording, Ticked, TreeTaskLines, UnitTicks, UnreadTick, ticked_ids, ticked_ids_at, ticked_ids_in_dir,
-    unit_ticks, unread_ticks,
+    TaskWording, Ticked, TickedBox, TreeTaskLines, UnitTicks, UnreadTick, ticked_boxes_at,
+    ticked_boxes_in_dir, ticked_ids, unit_ticks, unread_ticks,
 };
 pub use tree::{EntryKind, FsTree, MemTree, SourceTree};
 pub use unit::{

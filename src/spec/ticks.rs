@@ -3,7 +3,7 @@
 //! ticked box is a claim whatever spec.md says, and a line hash is the line's.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::error::SpecError;
 use super::task::{TaskId, find_listed, lines_by_id, read_any_task, read_task_list_at, unit_task_list};
@@ -94,33 +94,66 @@ impl<T: SourceTree> TreeTaskLines<T> {
 /// Read by the same reader as [`super::ticked_tasks`], without the spec documents: for comparing
 /// the ticks of two trees.
 pub fn ticked_ids(tree: &dyn SourceTree, unit: &str) -> Result<Vec<String>, SpecError> {
-    ticked_ids_at(tree, &locate_unit(tree, unit)?)
-}
-
-/// [`ticked_ids`] of the unit at `loc` (from a [`super::UnitLocator`] or [`super::scan_units`]).
-///
-/// # Errors
-/// A task list that is a symbolic link, too large, or not UTF-8.
-pub fn ticked_ids_at(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Vec<String>, SpecError> {
+    let loc = locate_unit(tree, unit)?;
     let Some(text) = read_task_list_at(tree, &loc.tasks)? else {
         return Ok(Vec::new());
     };
     Ok(TaskList::read(text, loc.format).ticked_ids())
 }
 
-/// [`ticked_ids`] of the unit whose directory is the root of `unit_dir` (a view of the unit's own
-/// tree, for a caller that already holds its id), in `format`, the task list parsed through
-/// `lists`.
+/// A ticked id of a task list, as a reader comparing the list's versions reads its box.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TickedBox {
+    /// The task id.
+    pub id: String,
+    /// Whether more than one task line has the id (ticked or not): no one box is then the task's,
+    /// and a line other than the one a task commit ticked may be the one that shows the tick.
+    pub duplicated: bool,
+}
+
+/// The ticked ids of the unit at `loc` (from a [`super::UnitLocator`] or [`super::scan_units`]),
+/// each once, in the order of their first ticked line; a unit without a task list has none.
 ///
 /// # Errors
 /// A task list that is a symbolic link, too large, or not UTF-8.
-pub fn ticked_ids_in_dir(
+pub fn ticked_boxes_at(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Vec<TickedBox>, SpecError> {
+    let Some(text) = read_task_list_at(tree, &loc.tasks)? else {
+        return Ok(Vec::new());
+    };
+    Ok(ticked_boxes(&TaskList::read(text, loc.format)))
+}
+
+/// [`ticked_boxes_at`] of the unit whose directory is the root of `unit_dir` (a view of the
+/// unit's own tree, for a caller that already holds its id), in `format`, the task list parsed
+/// through `lists`.
+///
+/// # Errors
+/// A task list that is a symbolic link, too large, or not UTF-8.
+pub fn ticked_boxes_in_dir(
     unit_dir: &dyn SourceTree,
     format: Format,
     lists: &TaskLists,
-) -> Result<Vec<String>, SpecError> {
+) -> Result<Vec<TickedBox>, SpecError> {
     let text = read_task_list_at(unit_dir, TASK_LIST_FILE)?;
-    Ok(text.map(|text| lists.read(text, format).ticked_ids()).unwrap_or_default())
+    Ok(text.map(|text| ticked_boxes(&lists.read(text, format))).unwrap_or_default())
+}
+
+/// The ticked ids of `list`, each once, in the order of their first ticked line. A list whose ids
+/// are each on one line (the usual one) costs one set of its ids.
+fn ticked_boxes(list: &TaskList) -> Vec<TickedBox> {
+    let tasks = list.tasks();
+    let mut ids = HashSet::with_capacity(tasks.len());
+    let duplicated: HashSet<&str> =
+        tasks.iter().filter(|(_, t)| !ids.insert(t.id)).map(|(_, t)| t.id).collect();
+    let mut listed = HashSet::new();
+    tasks
+        .iter()
+        .filter(|(_, task)| task.ticked)
+        .filter_map(|(_, task)| {
+            let duplicated = duplicated.contains(task.id);
+            (!duplicated || listed.insert(task.id)).then(|| TickedBox { id: task.id.to_owned(), duplicated })
+        })
+        .collect()
 }
 
 /// A checked box in a unit's task list that is not read as a task (see `task_list.rs`): a tick
@@ -170,7 +203,7 @@ pub fn unit_ticks(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<UnitTicks, Spe
     let all = list.tasks();
     let by_id = lines_by_id(&all);
     let mut ticked: Vec<Ticked> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     for (_, task) in all.iter().filter(|(_, t)| t.ticked) {
         if seen.insert(task.id) {
             let lines = by_id.get(task.id).map(|l| l.iter().map(|i| i + 1).collect()).unwrap_or_default();
@@ -249,6 +282,16 @@ mod tests {
         assert_eq!(ticks.unread.iter().map(|u| u.line).collect::<Vec<_>>(), [5]);
         let bare = MemTree::from_files([("specs/001-x/spec.md", "")]).unwrap();
         assert_eq!(unit_ticks(&bare, &loc(&bare, "001-x")).unwrap(), UnitTicks::default());
+    }
+
+    #[test]
+    fn a_ticked_id_on_more_than_one_task_line_is_read_as_duplicated_once() {
+        let text =
+            "- [ ] T001 a\n- [x] T002 b\n- [x] T001 copy\n- [x] T001 again\n- [ ] T003 c\n- [ ] T003 d\n";
+        let tree = MemTree::from_files([("specs/001-x/tasks.md", text)]).unwrap();
+        let boxes = ticked_boxes_at(&tree, &loc(&tree, "001-x")).unwrap();
+        let read = |id: &str, duplicated| TickedBox { id: id.into(), duplicated };
+        assert_eq!(boxes, [read("T002", false), read("T001", true)]);
     }
 
     #[test]

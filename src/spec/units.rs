@@ -237,9 +237,10 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
     archives_not_units(tree, &parents, &units, &mut strays)?;
     search_outside_units(tree, &parents, &mut strays)?;
     search_inside_units(tree, &units, &mut strays)?;
-    strays.sort_by(|a, b| a.shown.cmp(&b.shown));
-    // A link at `openspec` is on the way to both OpenSpec parents: one stray.
-    strays.dedup_by(|a, b| a.top == b.top && a.reason == b.reason);
+    strays.sort_by(|a, b| (&a.shown, &a.top, &a.reason).cmp(&(&b.shown, &b.top, &b.reason)));
+    // A link at `openspec` is on the way to both OpenSpec parents: one place reached twice is one
+    // stray, and every other place is one of its own.
+    strays.dedup();
     Ok(UnitScan { units, strays })
 }
 
@@ -554,6 +555,32 @@ mod tests {
         assert!(scan.strays[1].reason.contains("starts with `.`"), "{}", scan.strays[1].reason);
         assert!(scan.strays[2].reason.contains("directly under `specs/`"), "{}", scan.strays[2].reason);
         assert!(scan.strays[0].reason.contains("YYYY-MM-DD-<change-id>"), "{}", scan.strays[0].reason);
+    }
+
+    #[test]
+    fn each_task_list_with_ticks_in_one_entry_that_is_no_unit_is_a_stray_of_its_own() {
+        let tree = MemTree::from_files([
+            ("specs/001-a/tasks.md", "- [ ] T001 a\n"),
+            ("specs/001-a/notes/tasks.md", "- [x] T001 a\n"),
+            ("specs/001-a/old/tasks.md", "- [x] T001 a\n"),
+            ("specs/archive/000-proto/tasks.md", "- [x] T001 done\n"),
+            ("specs/archive/002-login/tasks.md", "- [x] T001 done\n- [x] T002 done\n"),
+            ("specs/archive/003-billing/tasks.md", "- [ ] T001 open\n- [x] T002 done\n"),
+        ])
+        .unwrap();
+        let scan = scan_units(&tree).unwrap();
+        let strays: Vec<(&str, &str, &[usize])> =
+            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str(), s.checked.as_slice())).collect();
+        assert_eq!(
+            strays,
+            [
+                ("specs/001-a", "specs/001-a/notes/tasks.md", &[1][..]),
+                ("specs/001-a", "specs/001-a/old/tasks.md", &[1][..]),
+                ("specs/archive", "specs/archive/000-proto/tasks.md", &[1][..]),
+                ("specs/archive", "specs/archive/002-login/tasks.md", &[1, 2][..]),
+                ("specs/archive", "specs/archive/003-billing/tasks.md", &[2][..]),
+            ]
+        );
     }
 
     #[test]

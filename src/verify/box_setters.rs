@@ -2,7 +2,10 @@
 //! something later takes the tick back (a revert) and a commit that is not the task's own sets it
 //! again (a hand edit, the revert of the revert, another task's commit, an evil merge), the head
 //! shows that commit's tick, which no evidence covers. A merge sets a box when it ticks it and
-//! git's merge of the box would not: one side took the tick back since the merge base.
+//! git's merge of the box would not: one side took the tick back since the merge base. An id on
+//! more than one task line has no one box: a line other than the task commit's may show the tick
+//! (its own line taken back, a ticked copy beside it), so each commit that ticks it while it is
+//! duplicated, and the commit that ticks it on one line again, sets its box.
 
 use std::collections::{HashMap, HashSet};
 use std::num::NonZero;
@@ -15,11 +18,15 @@ use super::error::VerifyError;
 use super::parallel;
 use crate::check::agreement::Learned;
 use crate::git::{Commit, GitTree, KnownDirs, Repo};
-use crate::spec::{self, Format, SPECKIT_SPECS_DIR, SharedTaskLists, TaskLists, UNIT_PARENTS, UnitLoc};
+use crate::spec::{
+    self, Format, SPECKIT_SPECS_DIR, SharedTaskLists, TaskLists, TickedBox, UNIT_PARENTS, UnitLoc,
+};
 
 /// The commits that set the box of each task (`<unit>/<id>`) of the checked units, in no
-/// particular order: the task is ticked in the commit's tree and in none of its parents' trees (a root
-/// commit, or one whose parents a shallow clone lacks, sets every box it ticks), or, for a merge
+/// particular order: the task is ticked in the commit's tree and in none of its parents' trees,
+/// ticked there on more than one line, or ticked on one line where no parent ticks it on one
+/// line only (a root commit, or one whose parents a shallow clone lacks, sets every box it
+/// ticks), or, for a merge
 /// whose parents disagree on the box, ticked where a merge of the parents would leave it
 /// unticked ([`settle`]). With them, the ancestry of the history they were found in, the unit
 /// directories resolved on the way, and the units a commit of a range changed, read in the same
@@ -195,7 +202,8 @@ impl BoxSetters {
     }
 
     /// The tasks (`<unit>/<id>`) of the units in `wanted` whose box `commit` sets: ticked in
-    /// its tree and in none of its parents' trees; the boxes a merge ticks that some of its
+    /// its tree on more than one task line, or on one where none of its parents' trees ticks it
+    /// on one line only; the boxes a merge ticks that some of its
     /// parents tick and others do not, for [`settle`]; and with `in_range`, the units it changes.
     /// The task lists are parsed through `lists`; the directories of the units it changes go to
     /// `known`.
@@ -219,8 +227,10 @@ impl BoxSetters {
             // One locator for all the units, so that the archive is listed once, not once a unit.
             let locator = spec::UnitLocator::new(&commit.tree);
             for unit in wanted {
-                let ticked = locator.locate(unit).and_then(|loc| spec::ticked_ids_at(&commit.tree, &loc));
-                found.set.extend(ticked.unwrap_or_default().into_iter().map(|task| format!("{unit}/{task}")));
+                let ticked = locator.locate(unit).and_then(|loc| spec::ticked_boxes_at(&commit.tree, &loc));
+                found
+                    .set
+                    .extend(ticked.unwrap_or_default().into_iter().map(|task| format!("{unit}/{}", task.id)));
             }
             return Ok(found);
         }
@@ -233,15 +243,14 @@ impl BoxSetters {
             let theirs: Vec<Option<HashSet<String>>> = (0..commit.parents.len())
                 .map(|at| {
                     let differs = change.theirs.iter().find(|(p, _)| *p == at);
-                    differs
-                        .map(|(_, dir)| ticked_in_dir(repo, lists, *dir, change.format).into_iter().collect())
+                    differs.map(|(_, dir)| ticked_on_one_line(repo, lists, *dir, change.format))
                 })
                 .collect();
-            for task in ours {
+            for ticked in ours {
                 let (ticking, unticking): (Vec<usize>, Vec<usize>) = (0..commit.parents.len())
-                    .partition(|at| theirs[*at].as_ref().is_none_or(|ticks| ticks.contains(&task)));
-                let task = format!("{}/{task}", change.unit);
-                if ticking.is_empty() {
+                    .partition(|at| theirs[*at].as_ref().is_none_or(|ticks| ticks.contains(&ticked.id)));
+                let task = format!("{}/{}", change.unit, ticked.id);
+                if ticking.is_empty() || ticked.duplicated {
                     found.set.push(task);
                 } else if !unticking.is_empty() {
                     let ids = |at: Vec<usize>| at.into_iter().map(|p| commit.parents[p]).collect();
@@ -449,12 +458,24 @@ fn run_length(commits: usize) -> usize {
     (commits / MIN_RUNS).clamp(MIN_COMMITS_PER_RUN, COMMITS_PER_RUN)
 }
 
-/// The ticked tasks of the unit whose directory is `dir` (`None`: no directory, no ticks), its
+/// The ticked ids of the unit whose directory is `dir` (`None`: no directory, no ticks), its
 /// task list parsed through `lists`. A task list that cannot be read counts as ticking nothing,
 /// as in [`ticked`].
-fn ticked_in_dir(repo: &Repo, lists: &TaskLists, dir: Option<ObjectId>, format: Format) -> Vec<String> {
-    let ticked = |dir| spec::ticked_ids_in_dir(&repo.tree(dir), format, lists).unwrap_or_default();
+fn ticked_in_dir(repo: &Repo, lists: &TaskLists, dir: Option<ObjectId>, format: Format) -> Vec<TickedBox> {
+    let ticked = |dir| spec::ticked_boxes_in_dir(&repo.tree(dir), format, lists).unwrap_or_default();
     dir.map(ticked).unwrap_or_default()
+}
+
+/// The ids [`ticked_in_dir`] finds ticked on one task line only: a parent's boxes, against which
+/// a commit's tick is new unless the parent ticks the id as one task.
+fn ticked_on_one_line(
+    repo: &Repo,
+    lists: &TaskLists,
+    dir: Option<ObjectId>,
+    format: Format,
+) -> HashSet<String> {
+    let ticked = ticked_in_dir(repo, lists, dir, format).into_iter();
+    ticked.filter(|t| !t.duplicated).map(|t| t.id).collect()
 }
 
 /// The ticked tasks of `unit` in `tree`. A task list that cannot be read counts as ticking
@@ -467,6 +488,49 @@ fn ticked(tree: &GitTree<'_>, unit: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::git::test_support::Fixture;
+
+    /// The setters of `task` in the history of `fixture`'s head, and the later setters of the
+    /// evidence `evidence`.
+    fn setters_of(fixture: &Fixture, task: &str, evidence: ObjectId) -> (Vec<ObjectId>, Vec<ObjectId>) {
+        let repo = fixture.repo();
+        let history = repo.walk(fixture.rev("HEAD"), &[]).unwrap();
+        let wanted = HashSet::from(["001-a".to_owned()]);
+        let setters = BoxSetters::find(&repo, None, &history, &wanted, &HashSet::new()).unwrap();
+        let mut all = setters.setters.get(task).cloned().unwrap_or_default();
+        all.sort_unstable();
+        let mut later = setters.later_setters(&repo, task, evidence).unwrap();
+        later.sort_unstable();
+        (all, later)
+    }
+
+    /// Commits `text` as the task list of unit `001-a`.
+    fn commit_tasks(fixture: &Fixture, text: &str, message: &str) -> ObjectId {
+        fixture.commit_file("specs/001-a/tasks.md", text, message)
+    }
+
+    #[test]
+    fn a_tick_taken_back_and_set_again_beside_a_ticked_copy_of_its_id_is_set_again() {
+        let fixture = Fixture::new();
+        commit_tasks(&fixture, "- [ ] T001 a\n- [ ] T002 b\n", "open");
+        let evidence = commit_tasks(&fixture, "- [x] T001 a\n- [x] T002 b\n", "tick both");
+        let copy = commit_tasks(&fixture, "- [ ] T001 a\n- [x] T002 b\n- [x] T001 copy\n", "untick; a copy");
+        let again = commit_tasks(&fixture, "- [x] T001 a\n- [x] T002 b\n", "tick by hand");
+        let mut expected = vec![copy, again];
+        expected.sort_unstable();
+        assert_eq!(setters_of(&fixture, "001-a/T001", evidence).1, expected);
+        // T002, on one line throughout, was set once, by the evidence.
+        assert_eq!(setters_of(&fixture, "001-a/T002", evidence), (vec![evidence], Vec::new()));
+    }
+
+    #[test]
+    fn the_other_line_of_a_duplicated_id_ticked_sets_its_box() {
+        let fixture = Fixture::new();
+        commit_tasks(&fixture, "- [ ] T001 a\n- [x] T001 b\n", "a copy ticked");
+        let other = commit_tasks(&fixture, "- [x] T001 a\n- [x] T001 b\n", "the other line ticked");
+        let (all, _) = setters_of(&fixture, "001-a/T001", other);
+        assert!(all.contains(&other), "{all:?}");
+    }
 
     #[test]
     fn a_short_history_is_cut_into_many_short_runs_and_a_long_one_into_long_runs() {

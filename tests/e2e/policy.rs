@@ -573,6 +573,22 @@ fn a_baseline_tick_taken_back_and_ticked_again_by_hand_holds_no_more() {
 }
 
 #[test]
+fn a_baseline_tick_taken_back_and_ticked_again_by_hand_holds_no_more_though_a_ticked_copy_stood_between() {
+    let s = Signed::new();
+    edit_tasks(&s.p, "- [ ] T002 ", "- [x] T002 ", "Ticked by hand");
+    let policy = baseline_policy(&s, &s.p.rev("HEAD"));
+    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
+    let ticked = String::from_utf8(s.p.read(&tasks)).unwrap();
+    s.p.write(&tasks, format!("{}\n- [x] T002 stray copy\n", ticked.replace("- [x] T002 ", "- [ ] T002 ")));
+    s.p.git(&["commit", "-q", "-am", "Reopened: not done after all; a stray ticked copy"]);
+    s.p.write(&tasks, &ticked);
+    s.p.git(&["commit", "-q", "-am", "Ticked again by hand, the copy gone"]);
+    let (code, report) = s.verify(&policy);
+    assert_eq!(code, Some(26), "{report:#}");
+    assert_eq!(row(&report, &task("T002"))["reason"], "ticked_without_evidence");
+}
+
+#[test]
 fn a_baseline_tick_whose_wrapped_part_was_reworded_since_holds_no_more() {
     let s = Signed::new();
     let line = "- [ ] T002 ";

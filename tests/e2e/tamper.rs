@@ -1982,6 +1982,28 @@ fn a_tick_a_revert_took_back_and_a_hand_edit_set_again_is_ticked_again() {
 }
 
 #[test]
+fn a_tick_taken_back_and_set_again_by_hand_is_ticked_again_though_a_ticked_copy_of_the_id_stood_between() {
+    let c = setup();
+    let evidence = c.p.rev("HEAD");
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(c.p.read(tasks)).unwrap();
+    let open = text.replacen("- [X] T005", "- [ ] T005", 1);
+    assert_ne!(open, text, "{text}");
+    c.p.write(tasks, format!("{open}\n- [X] T005 stray copy\n"));
+    c.p.git(&["commit", "-q", "-am", "untick T005, not done after all; a stray ticked copy"]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_tick(&report, "unverifiable", Some("duplicate_task"));
+    // The original line ticked again by hand, the stray copy gone: the head's tick is the hand's.
+    c.p.write(tasks, &text);
+    c.p.git(&["commit", "-q", "-am", "tick T005 by hand"]);
+    let hand = c.p.rev("HEAD");
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_ticked_again(&report, &hand, &evidence);
+}
+
+#[test]
 fn a_tick_set_again_by_the_revert_of_its_revert_is_ticked_again_until_attested_afresh() {
     let c = setup();
     let evidence = c.p.rev("HEAD");

@@ -380,6 +380,26 @@ fn a_link_where_another_unit_or_the_units_directory_would_be_stops_no_writer_and
     assert!(rows.contains(&evidenced), "{report:#}");
 }
 
+#[test]
+fn each_feature_moved_into_an_archive_of_specs_by_hand_is_a_row_of_its_own() {
+    let c = Case::speckit();
+    let features = ["000-proto", "002-login", "003-billing"];
+    for feature in features {
+        c.p.write(&format!("specs/archive/{feature}/tasks.md"), "- [x] T001 done\n- [x] T002 done\n");
+    }
+    c.p.git(&["add", "-A"]);
+    c.p.git(&["commit", "-q", "-m", "archive three features by hand"]);
+    let (code, rows, report) = c.rows();
+    assert_eq!(code, 26, "{report:#}");
+    let strays: Vec<&str> = rows
+        .iter()
+        .filter(|(_, _, reason)| reason == "not_a_unit")
+        .map(|(task, _, _)| task.as_str())
+        .collect();
+    let expected: Vec<String> = features.iter().map(|f| format!("specs/archive/{f}/tasks.md")).collect();
+    assert_eq!(strays, expected, "{report:#}");
+}
+
 /// `attest` of a task of `unit` fails saying `specs/<unit>` `is_what`, and writes nothing; the
 /// branch check has one row for it, `not_a_unit`, that says `row_says`.
 fn refused_unit(c: &Case, unit: &str, is_what: &str, row_says: &str) {
