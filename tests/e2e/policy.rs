@@ -538,6 +538,20 @@ fn policy_init_counts_only_ticks_its_baseline_holds_and_names_the_boxes_it_will_
     assert!(check.success().stdout.contains("holds 1 hand ticks today"), "init and check agree");
 }
 
+#[test]
+fn a_task_list_that_is_no_unit_s_names_no_rule_whatever_the_rules_match() {
+    let s = Signed::new();
+    s.p.write("specs/archive/001-old/tasks.md", "- [x] T001 Done long ago\n");
+    s.p.git(&["add", "-A"]);
+    s.p.git(&["commit", "-q", "-m", "An archive made by hand"]);
+    let policy = s.policy("all.toml", "version = 1\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n");
+    let (code, report) = s.verify(&policy);
+    assert_eq!(code, Some(26), "{report:#}");
+    let stray = report["ticks"].as_array().unwrap().iter().find(|t| t["reason"] == "not_a_unit");
+    let stray = stray.unwrap_or_else(|| panic!("a not_a_unit row: {report:#}"));
+    assert!(stray["rule"].is_null(), "a place that is no unit's matches no unit glob: {stray:#}");
+}
+
 /// Commits the fixture's task list with `from` replaced by `to`.
 fn edit_tasks(p: &Project, from: &str, to: &str, message: &str) {
     let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");

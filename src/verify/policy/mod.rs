@@ -24,6 +24,7 @@ use crate::model::verifier_policy::{LoadedPolicy, Rule};
 use crate::verify::box_setters::BoxSetters;
 use crate::verify::policy::baseline::BaselineView;
 use crate::verify::report::{NOT_VERIFIED, TickOutcome, TickReport};
+use crate::verify::unread::NOT_A_UNIT;
 
 /// The reason of a hand tick that no task commit backs.
 const TICKED_WITHOUT_EVIDENCE: &str = "ticked_without_evidence";
@@ -71,6 +72,10 @@ impl<'a> Judge<'a> {
             && view.holds(&tick.task, setters)
         {
             hold_by_baseline(tick, view, self.require_verified);
+            return;
+        }
+        // A place that is no unit's (a stray task list) has no unit for a rule to match.
+        if tick.reason.as_deref() == Some(NOT_A_UNIT) {
             return;
         }
         let unit = matched_name(&tick.task);
