@@ -11,7 +11,9 @@
 //! to a tick's signed evidence.
 
 use std::fmt;
+use std::sync::LazyLock;
 
+use regex::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -364,6 +366,21 @@ pub fn same_identity(a: &str, b: &str) -> bool {
     a == b || a.to_lowercase() == b.to_lowercase()
 }
 
+/// The first word of `name` (split at what is neither a letter nor a digit) that mixes Latin
+/// letters with Cyrillic or Greek ones: such a word can pass for another (`pаyments` with a
+/// Cyrillic `а`), so a unit named with it would escape the rule its name seems to match.
+#[must_use]
+pub fn mixed_script_word(name: &str) -> Option<&str> {
+    static LATIN: LazyLock<Regex> = LazyLock::new(|| fixed(r"\p{Latin}"));
+    static LOOKALIKE: LazyLock<Regex> = LazyLock::new(|| fixed(r"[\p{Cyrillic}\p{Greek}]"));
+    name.split(|c: char| !c.is_alphanumeric()).find(|word| LATIN.is_match(word) && LOOKALIKE.is_match(word))
+}
+
+/// A fixed pattern, compiled.
+fn fixed(pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+}
+
 /// The address in an OpenPGP user id written `Name <address>`.
 fn email_of(user_id: &str) -> Option<&str> {
     let start = user_id.rfind('<')?;
@@ -557,6 +574,17 @@ impl LoadedPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_mixing_latin_with_cyrillic_or_greek_letters_is_found_and_one_script_a_word_is_not() {
+        assert_eq!(mixed_script_word("002-p\u{0430}yments"), Some("p\u{0430}yments"));
+        assert_eq!(mixed_script_word("003-\u{03bf}rders"), Some("\u{03bf}rders"));
+        for plain in
+            ["001-payments", "004-авторизация", "005-api-авторизация", "006-用户登录", "007-Ärger-über"]
+        {
+            assert_eq!(mixed_script_word(plain), None, "{plain}");
+        }
+    }
 
     const EXAMPLE: &str = r#"version = 1
 

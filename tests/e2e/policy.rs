@@ -552,6 +552,21 @@ fn a_task_list_that_is_no_unit_s_names_no_rule_whatever_the_rules_match() {
     assert!(stray["rule"].is_null(), "a place that is no unit's matches no unit glob: {stray:#}");
 }
 
+#[test]
+fn a_unit_whose_name_mixes_latin_with_cyrillic_letters_fails_whatever_rule_it_seems_to_match() {
+    let s = Signed::new();
+    // `bookmаrk` with a Cyrillic `а`: it reads as the fixture's unit, and no glob of it matches.
+    let lookalike = "001-bookm\u{0430}rk-tags";
+    s.p.git(&["mv", &format!("specs/{SPECKIT_UNIT}"), &format!("specs/{lookalike}")]);
+    s.p.git(&["commit", "-q", "-m", "Rename the unit"]);
+    s.attest(&format!("{lookalike}/T005"), Evidence::Verified, None, |_| {});
+    let rules = "version = 1\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n";
+    let (code, report) = s.verify(&s.policy("all.toml", rules));
+    assert_eq!(code, Some(26), "{report:#}");
+    let tick = row(&report, &format!("{lookalike}/T005"));
+    assert_eq!(tick["reason"], "policy_mixed_script", "{tick:#}");
+}
+
 /// Commits the fixture's task list with `from` replaced by `to`.
 fn edit_tasks(p: &Project, from: &str, to: &str, message: &str) {
     let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");

@@ -20,7 +20,8 @@ use gix::ObjectId;
 
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::Repo;
-use crate::model::verifier_policy::{LoadedPolicy, Rule};
+use crate::model::shown::{SHOWN_MAX, shown};
+use crate::model::verifier_policy::{LoadedPolicy, Rule, mixed_script_word};
 use crate::verify::box_setters::BoxSetters;
 use crate::verify::policy::baseline::BaselineView;
 use crate::verify::report::{NOT_VERIFIED, TickOutcome, TickReport};
@@ -90,13 +91,22 @@ impl<'a> Judge<'a> {
         if !holds {
             return;
         }
-        let findings = match rule {
-            None => vec![Finding::new(
+        let findings = match (rule, mixed_script_word(unit)) {
+            (_, Some(word)) => vec![Finding::new(
+                CommitOutcome::Ok,
+                rules::code::MIXED_SCRIPT,
+                format!(
+                    "the unit name `{}` mixes Latin letters with Cyrillic or Greek ones in `{}`, so it may pass for another unit's name and escape the rule meant for it; rename the unit in one script",
+                    shown(unit, SHOWN_MAX),
+                    shown(word, SHOWN_MAX)
+                ),
+            )],
+            (None, None) => vec![Finding::new(
                 CommitOutcome::Ok,
                 rules::code::NO_RULE,
                 format!("no rule of the verifier policy matches `{unit}`; add one whose units match it"),
             )],
-            Some(rule) => {
+            (Some(rule), None) => {
                 let evidence = evidence.map(|e| *e).unwrap_or_default();
                 rules::judge(rule, &evidence, tick.outcome == TickOutcome::Skipped)
             }
