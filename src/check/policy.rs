@@ -81,6 +81,23 @@ pub fn recorded_version(lines: &[ReadLine]) -> Result<&str, &'static str> {
     }
 }
 
+/// The recipe under which `config` gives the signed digest `signed` of the note `lines`, as both
+/// wings judge it: a tick's with the version its one summary records, a decision's with each
+/// release ([`JudgeConfig::matching_any_release`]); `None` when neither recipe gives it.
+#[must_use]
+pub fn matching_recipe(config: &JudgeConfig, signed: &str, lines: &[ReadLine]) -> Option<Recipe> {
+    if is_decision(lines) {
+        config.matching_any_release(signed)
+    } else {
+        config.matching(signed, recorded_version(lines).ok())
+    }
+}
+
+/// Whether the note `lines` is a decision: no summary, so no recorded version.
+fn is_decision(lines: &[ReadLine]) -> bool {
+    !lines.iter().any(|l| matches!(l.body, Body::Summary(_)))
+}
+
 /// The signed digest `signed` (on note line `line`) against `config`, the judge configuration at
 /// the parent (or why it cannot be read): the recipe that gives it, or a `policy_mismatch` that
 /// shows what each recipe gives (a `policy_unreadable` when the configuration cannot be read).
@@ -105,13 +122,12 @@ pub fn policy_recipe(
             return None;
         }
     };
-    let version = recorded_version(lines);
-    let decision = !lines.iter().any(|l| matches!(l.body, Body::Summary(_)));
-    let found =
-        if decision { config.matching_any_release(signed) } else { config.matching(signed, version.ok()) };
+    let found = matching_recipe(config, signed, lines);
     if found.is_some() {
         return found;
     }
+    let version = recorded_version(lines);
+    let decision = is_decision(lines);
     let ours = config.sha256();
     let published = match version {
         Ok(v) => format!(

@@ -8,7 +8,8 @@
 //! - **Published** (the published speccoder's): sha256 of the canonical JSON of `checks` ...
 //!   `executor` as above, `model: {provider, model}` (each `null` when absent), `attest: {signer}`
 //!   (`"git"` when absent) and `speccoder_version`, the version of the tool that wrote the note.
-//!   A verifier recomputes it with the version the note's signed summary records.
+//!   A verifier recomputes it with the version the note's signed summary records. A date and a
+//!   float JSON cannot hold take the published tool's forms there ([`Forms::Published`]).
 //!
 //! Comments, formatting, key order and unrelated keys change neither.
 
@@ -128,9 +129,9 @@ pub const PUBLISHED_RELEASES: [&str; 19] = [
 /// The judge sections of one `speccoder.toml`, read once and hashed by either recipe.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JudgeConfig {
-    /// Each of [`JUDGE_SECTIONS`] by its dotted name, `null` when absent, dates as text.
+    /// Each of [`JUDGE_SECTIONS`] by its dotted name, `null` when absent ([`Forms::VersionFree`]).
     sections: Map<String, Value>,
-    /// The same, dates as the published tool hashes them ([`Dates::TomlPrivate`]).
+    /// The same, dates and odd floats as the published tool hashes them ([`Forms::Published`]).
     published_sections: Map<String, Value>,
     /// The version-free digest of `sections`, computed once.
     version_free_sha256: String,
@@ -151,18 +152,18 @@ impl JudgeConfig {
     /// The judge sections of the parsed `speccoder.toml` `doc`.
     #[must_use]
     pub fn of_table(doc: &toml::Table) -> Self {
-        let sections_as = |dates: Dates| -> Map<String, Value> {
+        let sections_as = |forms: Forms| -> Map<String, Value> {
             let mut sections = Map::new();
             for path in JUDGE_SECTIONS {
                 let mut node: Option<&toml::Value> = None;
                 for (i, part) in path.split('.').enumerate() {
                     node = if i == 0 { doc.get(part) } else { node.and_then(|n| n.get(part)) };
                 }
-                sections.insert(path.to_owned(), node.map_or(Value::Null, |v| toml_to_json(v, dates)));
+                sections.insert(path.to_owned(), node.map_or(Value::Null, |v| toml_to_json(v, forms)));
             }
             sections
         };
-        let (sections, published_sections) = (sections_as(Dates::Text), sections_as(Dates::TomlPrivate));
+        let (sections, published_sections) = (sections_as(Forms::VersionFree), sections_as(Forms::Published));
         let version_free_sha256 = sha256_hex(value_to_canonical(&Value::Object(sections.clone())));
         JudgeConfig { sections, published_sections, version_free_sha256 }
     }
@@ -278,39 +279,52 @@ pub fn policy_sha256(toml_text: Option<&str>) -> Result<String, PolicyError> {
     Ok(JudgeConfig::parse(toml_text)?.sha256())
 }
 
-/// TOML to JSON (docs/task-verification-v0.md names the forms, for a recomputation): dates and times
-/// become their RFC 3339 text; a float that JSON cannot hold becomes Rust's spelling of it as a
-/// string (`NaN`, `inf`, `-inf`).
-fn toml_to_json(v: &toml::Value, dates: Dates) -> Value {
+/// TOML to JSON in the `forms` of one recipe (docs/task-verification-v0.md names them, for a
+/// recomputation): a date or time, and a float that JSON cannot hold, take the recipe's form.
+fn toml_to_json(v: &toml::Value, forms: Forms) -> Value {
     match v {
         toml::Value::String(s) => Value::String(s.clone()),
         toml::Value::Integer(i) => Value::Number((*i).into()),
-        toml::Value::Float(f) => {
-            Number::from_f64(*f).map_or_else(|| Value::String(f.to_string()), Value::Number)
-        }
+        toml::Value::Float(f) => Number::from_f64(*f).map_or_else(|| forms.odd_float(*f), Value::Number),
         toml::Value::Boolean(b) => Value::Bool(*b),
-        toml::Value::Datetime(d) => match dates {
-            Dates::Text => Value::String(d.to_string()),
-            Dates::TomlPrivate => json!({ PUBLISHED_DATE_KEY: d.to_string() }),
-        },
-        toml::Value::Array(items) => Value::Array(items.iter().map(|i| toml_to_json(i, dates)).collect()),
+        toml::Value::Datetime(d) => forms.date(d),
+        toml::Value::Array(items) => Value::Array(items.iter().map(|i| toml_to_json(i, forms)).collect()),
         toml::Value::Table(t) => {
-            Value::Object(t.iter().map(|(k, v)| (k.clone(), toml_to_json(v, dates))).collect())
+            Value::Object(t.iter().map(|(k, v)| (k.clone(), toml_to_json(v, forms))).collect())
         }
     }
 }
 
-/// How a TOML date or time becomes JSON in a recipe.
+/// How a recipe turns the TOML values JSON has no form for into JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Dates {
-    /// Its RFC 3339 text (the version-free recipe).
-    Text,
-    /// `{"$__toml_private_datetime": "<RFC 3339 text>"}`: the form the published tool's TOML reader
-    /// gives a date when its value is turned into JSON, which its recipe hashes.
-    TomlPrivate,
+enum Forms {
+    /// A date or time as its RFC 3339 text; a float JSON cannot hold as Rust's spelling of it as a
+    /// string (`NaN`, `inf`, `-inf`).
+    VersionFree,
+    /// As the published tool's TOML reader turns them into JSON, which its recipe hashes: a date as
+    /// `{"$__toml_private_datetime": "<RFC 3339 text>"}`; a float JSON cannot hold as `null`.
+    Published,
 }
 
-/// The one key of a date in the published recipe ([`Dates::TomlPrivate`]).
+impl Forms {
+    /// The non-finite float `f` (`nan`, `inf`, `-inf`, signed or not) in this recipe.
+    fn odd_float(self, f: f64) -> Value {
+        match self {
+            Forms::VersionFree => Value::String(f.to_string()),
+            Forms::Published => Value::Null,
+        }
+    }
+
+    /// The TOML date or time `d` in this recipe.
+    fn date(self, d: &toml::value::Datetime) -> Value {
+        match self {
+            Forms::VersionFree => Value::String(d.to_string()),
+            Forms::Published => json!({ PUBLISHED_DATE_KEY: d.to_string() }),
+        }
+    }
+}
+
+/// The one key of a date in the published recipe ([`Forms::Published`]).
 const PUBLISHED_DATE_KEY: &str = "$__toml_private_datetime";
 
 #[cfg(test)]
@@ -417,11 +431,31 @@ mod tests {
     fn numbers_dates_and_odd_floats_take_the_json_forms_the_specification_names() {
         let text = "[mutation]\nbig = 1e300\nsmall = 1.5e-7\nhalf = 0.5\nint = 7\nn = nan\nm = -inf\nsince = 1979-05-27T07:32:00Z\n";
         let table = parse_table(text).unwrap();
-        let json = value_to_canonical(&toml_to_json(&toml::Value::Table(table), Dates::Text));
+        let json = value_to_canonical(&toml_to_json(&toml::Value::Table(table), Forms::VersionFree));
         assert_eq!(
             String::from_utf8(json).unwrap(),
             r#"{"mutation":{"big":1e+300,"half":0.5,"int":7,"m":"-inf","n":"NaN","since":"1979-05-27T07:32:00Z","small":1.5e-7}}"#
         );
+    }
+
+    #[test]
+    fn the_published_recipe_hashes_a_float_json_cannot_hold_as_null_as_the_published_tool_does() {
+        // The digests speccoder 0.9.0 signed for `task accept` under each configuration.
+        let one = "[checks.t]\nargv = [\"true\"]\nlimit = nan\n";
+        let config = JudgeConfig::parse(Some(one)).unwrap();
+        let signed = "86337798e46a53fd0d5dcba169fcdd725ad78d134fb2956520a279a9d1715bb1";
+        assert_eq!(config.published_sha256("0.9.0"), signed);
+        let every_spelling = "[checks.t]\nargv = [\"true\"]\nlimit = nan\nhi = +inf\nlo = -inf\n\
+                              xs = [-nan, inf, 1.5, +nan]\n";
+        let config = JudgeConfig::parse(Some(every_spelling)).unwrap();
+        let signed = "046068f472f385ad4bd7d549e25d2e8dc21c5fb624296ba40244d27f7266d137";
+        assert_eq!(
+            config.matching_any_release(signed),
+            Some(Recipe::Published { speccoder_version: "0.9.0".into() })
+        );
+        // The version-free recipe keeps its own form, so `nan` and `null` still differ there.
+        let null_written = "[checks.t]\nargv = [\"true\"]\n";
+        assert_ne!(policy_sha256(Some(one)).unwrap(), policy_sha256(Some(null_written)).unwrap());
     }
 
     #[test]

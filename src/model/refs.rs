@@ -5,7 +5,9 @@
 //! Escaping: every byte of the UTF-8 text that is not an ASCII letter, digit, `-` or `_` becomes
 //! `%` and two uppercase hex digits. `T005` and `001-bookmark-tags` stay as they are, `1.2` becomes
 //! `1%2E2`, `bug:crash` becomes `bug%3Acrash`. The result never holds `.`, `/`, `:` or anything
-//! else git refuses in a reference name, and exactly one text escapes to a given component.
+//! else git refuses in a reference name, and exactly one text escapes to a given component. A skip
+//! reference the published speccoder wrote names its task unescaped (`1.2`); the reader takes that
+//! spelling too, for a task id only ([`skipped_task`]).
 
 /// The prefix of every skip reference.
 pub const SKIPPED_PREFIX: &str = "refs/speccoder/skipped/";
@@ -60,6 +62,15 @@ pub fn unescape_component(component: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+/// The task a skip reference's task `component` names: the text it escapes
+/// ([`unescape_component`]), or the component itself as the published speccoder writes a task id,
+/// unescaped, when `is_task_id` takes it as a task id of the unit's format (an OpenSpec `1.2`,
+/// which this crate spells `1%2E2`); `None` for anything else.
+#[must_use]
+pub fn skipped_task(component: &str, is_task_id: impl FnOnce(&str) -> bool) -> Option<String> {
+    unescape_component(component).or_else(|| is_task_id(component).then(|| component.to_owned()))
 }
 
 /// The longest component [`escape_component`] may yield for a reference speccoder writes: a loose
@@ -163,6 +174,20 @@ mod tests {
         for odd in ["%41", "%2e", "%2", "%ZZ", "a.b", "a/b", "%FF"] {
             assert_eq!(unescape_component(odd), None, "{odd}");
         }
+    }
+
+    #[test]
+    fn a_skip_ref_reads_the_escaped_task_and_the_published_unescaped_task_id_and_nothing_else() {
+        let dotted_id =
+            |id: &str| id.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        assert_eq!(skipped_task("1%2E2", dotted_id).as_deref(), Some("1.2"));
+        assert_eq!(skipped_task("1.2", dotted_id).as_deref(), Some("1.2"));
+        assert_eq!(skipped_task("1.10.2", dotted_id).as_deref(), Some("1.10.2"));
+        assert_eq!(skipped_task("T005", dotted_id).as_deref(), Some("T005"));
+        for odd in ["a.b", "1.2.", "%2e", "1%2e2", "1.2%2E3", "1 2"] {
+            assert_eq!(skipped_task(odd, dotted_id), None, "{odd}");
+        }
+        assert_eq!(skipped_task("1.2", |_| false), None);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! is unverifiable, with the reason). What a decision's line and trailers must say is a rule of
 //! agreement ([`crate::check::decision`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::git::Repo;
@@ -32,39 +32,96 @@ pub fn refuse_skip_as_tick(tick: &mut TickReport) {
     }
 }
 
-/// One row per skip ref of `unit`: `skipped` when its commit holds a valid signed `skipped`
-/// decision for exactly that task, `unverifiable` (with the reason) otherwise. `ticked` holds the
-/// `<unit>/<task>` ticked at the head; a skip of one of them is shown as obsolete.
+/// A skip ref's full name and the commit it points at.
+type SkipRef = (String, gix::ObjectId);
+
+/// One row per task with a skip ref in `unit`: `skipped` when its commit holds a valid signed
+/// `skipped` decision for exactly that task, `unverifiable` (with the reason) otherwise. A task's
+/// ref is spelt escaped, or as the published speccoder writes it ([`refs::skipped_task`]); a task
+/// with both spellings at one commit is one skip, at two commits two skips of one task, which are
+/// a conflict ([`two_skips`]). `ticked` holds the `<unit>/<task>` ticked at the head; a skip of
+/// one of them is shown as obsolete.
 ///
 /// # Errors
 /// The references cannot be listed.
 pub fn skip_rows(
     repo: &Repo,
     checker: &Checker<'_>,
-    unit: &str,
+    unit: &spec::UnitLoc,
     ticked: &HashSet<String>,
     trust: &Trust,
 ) -> Result<Vec<TickReport>, VerifyError> {
-    let prefix = refs::skipped_unit_prefix(unit);
-    let mut rows = Vec::new();
+    let prefix = refs::skipped_unit_prefix(&unit.name);
+    // Each task's refs, in the order its first ref comes, beside the refs that name no task.
+    let mut entries: Vec<Result<(String, Vec<SkipRef>), TickReport>> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
     for (name, id) in repo.refs_with_prefix(&prefix)? {
         let raw = name.get(prefix.len()..).unwrap_or("");
-        let Some(task) = Some(raw).filter(|r| !r.contains('/')).and_then(refs::unescape_component) else {
-            rows.push(TickReport::without_commit(
-                format!("{unit}/{raw}"),
+        let task = Some(raw)
+            .filter(|r| !r.contains('/'))
+            .and_then(|r| refs::skipped_task(r, |id| spec::is_task_id(unit.format, id)));
+        let Some(task) = task else {
+            entries.push(Err(TickReport::without_commit(
+                format!("{}/{raw}", unit.name),
                 "bad_skip_ref",
-                format!("{name} is not a skip ref: its task part must be one escaped component"),
-            ));
+                format!(
+                    "{name} is not a skip ref: its task part must be one escaped component, or a task id as the published speccoder writes it"
+                ),
+            )));
             continue;
         };
-        let target = format!("{unit}/{task}");
-        let mut report = checker.check(id);
-        skip_findings(repo, id, &target, ticked, &mut report);
-        let mut row = TickReport::from_commit(report, trust);
-        row.task = target;
-        rows.push(row);
+        let target = format!("{}/{task}", unit.name);
+        match at.get(&target) {
+            Some(&i) => {
+                if let Some(Ok((_, named))) = entries.get_mut(i) {
+                    named.push((name, id));
+                }
+            }
+            None => {
+                at.insert(target.clone(), entries.len());
+                entries.push(Ok((target, vec![(name, id)])));
+            }
+        }
     }
-    Ok(rows)
+    Ok(entries
+        .into_iter()
+        .map(|entry| {
+            entry.map_or_else(
+                |bad| bad,
+                |(target, named)| skip_row(repo, checker, target, &named, ticked, trust),
+            )
+        })
+        .collect())
+}
+
+/// The row of the skip of `target` that the refs `named` (one, or both spellings) point at.
+fn skip_row(
+    repo: &Repo,
+    checker: &Checker<'_>,
+    target: String,
+    named: &[SkipRef],
+    ticked: &HashSet<String>,
+    trust: &Trust,
+) -> TickReport {
+    let (first, id) = &named[0];
+    if let Some((other, _)) = named.iter().find(|(_, other)| other != id) {
+        return two_skips(target, first, other);
+    }
+    let mut report = checker.check(*id);
+    skip_findings(repo, *id, &target, ticked, &mut report);
+    let mut row = TickReport::from_commit(report, trust);
+    row.task = target;
+    row
+}
+
+/// The row of a task whose two skip refs, `one` and `other` (its escaped spelling and the
+/// published speccoder's), point at different commits: two skips of one task are a conflict, as
+/// `attest fetch` calls them, and neither is listed until one is deleted.
+fn two_skips(target: String, one: &str, other: &str) -> TickReport {
+    let message = format!(
+        "{target} has two skips, {one} and {other}, at different commits; keep one (`git update-ref -d <ref>` deletes the other) and verify again"
+    );
+    TickReport::without_commit(target, "two_skips", message)
 }
 
 /// What a skip ref's commit must be beyond a valid task commit: about the ref's task, a skip,

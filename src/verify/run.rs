@@ -524,9 +524,9 @@ impl Rows<'_, '_> {
                 Slot::Commit(at) => return Ok(Some(at)),
                 Slot::UnitEnd(at) => {
                     *head_docs = None;
-                    let name = &units[at].name;
+                    let unit = &units[at];
                     for row in
-                        decisions::skip_rows(self.repo, self.checker, name, &ticked_targets[at], self.trust)?
+                        decisions::skip_rows(self.repo, self.checker, unit, &ticked_targets[at], self.trust)?
                     {
                         self.put(row);
                     }

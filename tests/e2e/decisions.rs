@@ -173,6 +173,59 @@ fn a_skip_of_an_openspec_task_escapes_the_dot_in_its_ref_name() {
 }
 
 #[test]
+fn a_skip_ref_the_published_tool_names_by_its_task_id_unescaped_is_one_skip_of_that_task() {
+    let p = Project::from_fixture("openspec");
+    let change = p.git(&["ls-tree", "--name-only", "HEAD", "openspec/changes/"]);
+    let unit =
+        change.lines().map(|l| l.trim_start_matches("openspec/changes/")).find(|u| *u != "archive").unwrap();
+    let target = format!("{unit}/1.1");
+    p.signed(&["skip", &target, "--reason", "not needed"]).expect(0);
+    let escaped = format!("refs/speccoder/skipped/{unit}/1%2E1");
+    let published = format!("refs/speccoder/skipped/{unit}/1.1");
+    let skip = p.git(&["rev-parse", &escaped]);
+    let allowed = p.allowed.to_str().unwrap();
+    let verify = |code| {
+        let v = p.run(&["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", allowed]);
+        let v = v.expect(code).json();
+        let rows: Vec<Value> =
+            v["ticks"].as_array().unwrap().iter().filter(|t| t["task"] == *target).cloned().collect();
+        assert_eq!(rows.len(), 1, "one row for the task: {v:#}");
+        rows[0].clone()
+    };
+
+    // The ref as speccoder 0.9.0 names it, the dot unescaped: the skip it points at.
+    p.git(&["update-ref", &published, &skip]);
+    p.git(&["update-ref", "-d", &escaped]);
+    assert_eq!(verify(0)["outcome"], "skipped");
+
+    // Both spellings at one commit: one skip, listed once.
+    p.git(&["update-ref", &escaped, &skip]);
+    assert_eq!(verify(0)["outcome"], "skipped");
+
+    // At two commits: two skips of one task, one row, refused as a conflict naming both refs.
+    p.run(&["skip", &target, "--undo"]).expect(0);
+    p.signed(&["skip", &target, "--reason", "not needed at all"]).expect(0);
+    assert_ne!(p.git(&["rev-parse", &escaped]), skip);
+    let conflict = verify(26);
+    assert_eq!(
+        (conflict["outcome"].as_str(), conflict["reason"].as_str()),
+        (Some("unverifiable"), Some("two_skips"))
+    );
+    let message = conflict["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains(&escaped) && message.contains(&published), "{message}");
+
+    // An unescaped part that is no task id of the change is still no skip ref.
+    p.git(&["update-ref", "-d", &escaped]);
+    p.git(&["update-ref", &format!("refs/speccoder/skipped/{unit}/1.x"), &skip]);
+    let v = p
+        .run(&["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", allowed])
+        .expect(26)
+        .json();
+    assert_eq!(row(&v, &format!("{unit}/1.x"))["reason"], "bad_skip_ref");
+    assert_eq!(row(&v, &target)["outcome"], "skipped");
+}
+
+#[test]
 fn undo_deletes_the_skip_and_the_report_no_longer_lists_it() {
     let p = Project::new();
     p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);

@@ -415,3 +415,96 @@ fn a_published_skip_record_is_listed_as_skipped() {
     let t = tick(&report, T001);
     assert!(codes(t).contains(&"no_verdict"), "a skip with a parent says its verdict: {t:#}");
 }
+
+/// The root commit of `p`'s history and a commit beside it on branch `moved`: a main that moved.
+fn move_main_beside_root(p: &Project) -> String {
+    let root = p.git(&["rev-list", "--max-parents=0", "HEAD"]).trim().to_owned();
+    let branch = p.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim().to_owned();
+    p.git(&["checkout", "-q", "-b", "moved", &root]);
+    p.write("NOTES.txt", "unrelated\n");
+    p.git(&["add", "NOTES.txt"]);
+    p.git(&["commit", "-q", "-m", "Unrelated"]);
+    p.git(&["checkout", "-q", &branch]);
+    root
+}
+
+/// `attest carry --json` with `allowed` as the trust: the exit code and the report.
+fn carry(p: &Project, allowed: &std::path::Path) -> (i32, Value) {
+    let out = p.speccoder(&["attest", "carry", "--json", "--allowed-signers", allowed.to_str().unwrap()]);
+    let report = serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
+    (out.code().unwrap_or(-1), report)
+}
+
+/// A decision speccoder 0.9.0 wrote (`fixtures/published-0.9.0`, its digest the published recipe
+/// with 0.9.0), rebased onto a main that moved with `speccoder.toml` unchanged, is carried, and
+/// the carried evidence holds, as this crate writes it.
+#[test]
+fn a_decision_speccoder_0_9_0_wrote_is_carried_after_a_plain_rebase() {
+    let p = Project::uncommitted("speckit");
+    let fixture = crate_root().join("fixtures/published-0.9.0");
+    let bundle = fixture.join("accept.bundle");
+    p.git(&["fetch", "-q", "--update-head-ok", bundle.to_str().unwrap(), "refs/*:refs/*"]);
+    p.git(&["reset", "-q", "--hard", "main"]);
+    let carrier = ed25519(&p.scratch, "carrier");
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", carrier.private.to_str().unwrap()]);
+    let allowed = allowed_signers(&p.scratch.join("allowed_signers"), &[(PRINCIPAL, &carrier)]);
+    let published_key = std::fs::read_to_string(fixture.join("ada.pub")).unwrap();
+    let trust = format!("{PRINCIPAL} namespaces=\"git,{NAMESPACE}\" {published_key}");
+    std::fs::write(&allowed, std::fs::read_to_string(&allowed).unwrap() + &trust).unwrap();
+    let branch = "speccoder/001-bookmark-tags";
+    const T001: &str = "001-bookmark-tags/T001";
+    let verify = || {
+        let out = p.speccoder(&[
+            "attest",
+            "verify",
+            "--branch",
+            branch,
+            "--all",
+            "--json",
+            "--allowed-signers",
+            allowed.to_str().unwrap(),
+        ]);
+        let report: Value = serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}:\n{out}"));
+        (out.code().unwrap_or(-1), report)
+    };
+    let (code, report) = verify();
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(tick(&report, T001)["policy"], json!({"recipe": "published", "speccoder_version": "0.9.0"}));
+
+    p.git(&["checkout", "-q", branch]);
+    let old = p.rev("HEAD");
+    move_main_beside_root(&p);
+    p.git(&["rebase", "-q", "moved"]);
+    let (code, report) = carry(&p, &allowed);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["carried"][0]["from"], old.as_str(), "{report:#}");
+    let (code, report) = verify();
+    assert_eq!(code, 0, "{report:#}");
+    let t = tick(&report, T001);
+    assert_eq!((&t["outcome"], &t["commit"]), (&json!("evidenced"), &json!(p.rev("HEAD"))), "{t:#}");
+    assert_eq!(t["policy"], json!({"recipe": "version_free"}), "{t:#}");
+}
+
+/// Ticks the published tool wrote at 0.7.2 and 0.9.0, whose summaries record those versions,
+/// rebased with the configuration unchanged, are carried beside our own, re-issued with the
+/// version-free digest (the summary then records this crate's version), and hold again.
+#[test]
+fn published_ticks_are_carried_after_a_plain_rebase_and_re_issued_by_the_version_free_recipe() {
+    let h = history();
+    let root = move_main_beside_root(&h.p);
+    h.p.git(&["rebase", "-q", "--onto", "moved", &root, "main"]);
+    let (code, report) = carry(&h.p, &h.allowed);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["carried"].as_array().unwrap().len(), 3, "{report:#}");
+    let (code, report) = verify(&h, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    for task in [T005, T006, T007] {
+        let t = tick(&report, task);
+        assert_eq!(
+            (&t["outcome"], &t["policy"]),
+            (&json!("evidenced"), &json!({"recipe": "version_free"})),
+            "{t:#}"
+        );
+    }
+}

@@ -10,18 +10,20 @@ use serde_json::Value;
 use super::plan::Job;
 use super::refusal::{attest_again, change_differs, series_differs};
 use super::{RefusedRow, Stop};
-use crate::attest::config::{ConfigError, read_policy};
+use crate::attest::config::read_policy;
 use crate::attest::{commit_object_sha256, same_change};
 use crate::check::agreement::{self, Claim, Rules};
 use crate::check::decision::DecisionTrailers;
 use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
+use crate::check::policy;
 use crate::check::signatures::{self, NoteLineSignature};
 use crate::check::trailers::{NOT_ONE_CLAIM, claim_problem, last_trailer, task_trailers};
 use crate::check::trust::SignatureTrust;
 use crate::git::{Commit, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
 use crate::model::digest::sha256_hex;
+use crate::model::policy::JudgeConfig;
 use crate::model::predicate::{self, Verdict};
 use crate::model::shown::{one_line, shown};
 use crate::model::trailer_keys::{HELD_OUT, REASON, RUN};
@@ -43,6 +45,9 @@ pub(super) struct Checked {
     pub(super) lines: Vec<ReadLine>,
     /// The change's patch id.
     pub(super) patch_id: String,
+    /// The version-free digest of the judge configuration at the new commit's parent, the one the
+    /// evidence was judged under by either recipe, which the re-issued lines carry.
+    pub(super) policy_sha256: String,
 }
 
 /// A refused row for the carry from `old` to `new` of `target`.
@@ -96,7 +101,8 @@ pub(super) fn check(
     let old_note = old_note(repo, notes, &claim)?;
     let (lines, p) = old_evidence(repo, &old_note, &claim, trust, now)?;
     let patch_id = same_change_at(repo, &claim, &p)?;
-    Ok(Checked { old, new, target, verdict, old_note, lines, patch_id })
+    let policy_sha256 = same_policy_at(repo, &claim, &p, &lines)?;
+    Ok(Checked { old, new, target, verdict, old_note, lines, patch_id, policy_sha256 })
 }
 
 /// The carry being checked: from the task commit `old` to `new`, which claim the same `target`
@@ -175,7 +181,7 @@ fn old_evidence(
 
 /// The change's patch id, when `new` carries the same change as `old`: the same patch, with the
 /// same series of changes before it ([`same_change::series_gap`]), the same task line and the same
-/// lines its text wraps onto, the same requirement text, the same judge configuration at its parent.
+/// lines its text wraps onto, the same requirement text.
 fn same_change_at(
     repo: &Repo,
     claim: &Carried<'_>,
@@ -228,14 +234,27 @@ fn same_change_at(
             format!("{reason} at {} since {}; {}", new.id, old.id, attest_again(target)),
         ));
     }
-    let policy = match new.parents.first() {
-        Some(parent) => read_policy(repo, *parent)?.0,
+    Ok(patch.unwrap_or_default())
+}
+
+/// The version-free digest of the judge configuration at the parent of `claim`'s new commit, when
+/// the old evidence's `p` was judged under it: its signed digest follows either recipe, as the
+/// verifier matches it for the note `lines` ([`policy::matching_recipe`]).
+fn same_policy_at(
+    repo: &Repo,
+    claim: &Carried<'_>,
+    p: &predicate::TaskVerificationV0,
+    lines: &[ReadLine],
+) -> Result<String, Stop> {
+    let (old, new, target) = (claim.old, claim.new, claim.target);
+    let table = match new.parents.first() {
+        Some(parent) => read_policy(repo, *parent)?.1,
         // A root commit is made at no parent: the judge configuration is the empty one.
-        None => crate::model::policy::policy_sha256(None)
-            .map_err(|source| Stop::Failed(ConfigError::Policy { commit: new.id, source }.into()))?,
+        None => None,
     };
-    if policy != p.policy_sha256 {
-        return Err(refuse(
+    let config = JudgeConfig::of_table(table.as_ref().unwrap_or(&toml::Table::new()));
+    if policy::matching_recipe(&config, &p.policy_sha256, lines).is_none() {
+        return Err(claim.refuse(
             "policy_differs",
             format!(
                 "the judge configuration (speccoder.toml) at the parent of {} is not the one the evidence of {} was judged under; {}",
@@ -245,7 +264,7 @@ fn same_change_at(
             ),
         ));
     }
-    Ok(patch.unwrap_or_default())
+    Ok(config.sha256())
 }
 
 /// Why the signatures of the old note's `lines` do not let the carrier re-sign them, as a refused

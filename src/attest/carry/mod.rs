@@ -7,7 +7,8 @@
 //! task commit against their parents, with three lines of context); the same series of changes
 //! before it ([`same_change::series_gap`](super::same_change::series_gap)); the same task line; the same
 //! requirement text (the story's and every cited requirement's). The judge configuration at the
-//! new parent must also be the one the evidence was judged under. The old evidence must agree with
+//! new parent must also be the one the evidence was judged under, by either recipe, as the verifier
+//! matches it ([`crate::check::policy::matching_recipe`]). The old evidence must agree with
 //! its own commit, and the re-issued lines must agree with the new one, by the same rules the
 //! verifier applies ([`crate::check`]): carry never launders evidence.
 //!
@@ -24,9 +25,10 @@
 //! with a reason naming the key; a carrier who trusts nobody carries nothing.
 //!
 //! What moves: every statement's subject (the new commit, by id and by the sha256 of its
-//! object); the task verification's `tree`, `time` and `carried {from, patch_id, time}`; the
-//! summary's `resourceUri`, `timeVerified`, `verifier.version` and the digests by which it names
-//! the other lines. Everything is signed afresh with the user's key, chosen as `attest` chooses it.
+//! object); the task verification's `tree`, `time`, `carried {from, patch_id, time}` and
+//! `policy_sha256` (the version-free recipe's, what this crate writes, for the same configuration);
+//! the summary's `resourceUri`, `timeVerified`, `verifier.version`, policy digest and the digests
+//! by which it names the other lines. Everything is signed afresh with the user's key, chosen as `attest` chooses it.
 //! The old note stays where it is.
 
 mod checks;

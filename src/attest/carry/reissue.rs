@@ -33,8 +33,8 @@ use crate::model::summary;
 /// statement would leak, the signer fails, the re-issued lines would not agree with the new
 /// commit, or the note cannot be written.
 pub(super) fn publish(repo: &Repo, checked: &Checked, chosen: &Chosen) -> Result<CarriedRow, Stop> {
-    let Checked { old, new, target, verdict, old_note, lines, patch_id } = checked;
-    let payloads = reissue(repo, lines, new, target, patch_id)?;
+    let Checked { old, new, target, verdict, old_note, lines, patch_id, policy_sha256 } = checked;
+    let payloads = reissue(repo, lines, new, target, patch_id, policy_sha256)?;
     let (envelopes, _, _) = sign_all(&payloads, chosen)?;
     let note = note_of(&envelopes)?;
     let new_sha256 = commit_object_sha256(repo, new.id)?;
@@ -67,14 +67,15 @@ pub(super) fn publish(repo: &Repo, checked: &Checked, chosen: &Chosen) -> Result
     })
 }
 
-/// The statements of `lines` re-issued for `new` (see the module documentation), clean-checked,
-/// in the order of the old note.
+/// The statements of `lines` re-issued for `new` (see the module documentation), the policy digest
+/// as `policy_sha256`, clean-checked, in the order of the old note.
 pub(super) fn reissue(
     repo: &Repo,
     lines: &[ReadLine],
     new: &Commit,
     target: &str,
     patch_id: &str,
+    policy_sha256: &str,
 ) -> Result<Vec<Line>, CarryError> {
     let new_hex = new.id.to_string();
     let subject = Subject::task_at(target, &new_hex, &commit_object_sha256(repo, new.id)?);
@@ -99,6 +100,7 @@ pub(super) fn reissue(
                 predicate["tree"] = json!(new.tree.to_string());
                 predicate["time"] = json!(time);
                 predicate["revision"] = json!(p.revision().max(predicate::REVISION));
+                predicate["policy_sha256"] = json!(policy_sha256);
                 let since = p.carried.as_ref().map_or(p.time.as_str(), |c| c.time.as_str());
                 predicate["carried"] = json!(predicate::Carried {
                     from: from.clone(),
@@ -123,6 +125,7 @@ pub(super) fn reissue(
         predicate["resourceUri"] = json!(statements::resource_uri(origin.as_deref(), &new_hex));
         predicate["timeVerified"] = json!(time);
         predicate["verifier"]["version"] = json!({ "speccoder": env!("CARGO_PKG_VERSION") });
+        predicate["policy"]["digest"]["sha256"] = json!(policy_sha256);
         if let Some(inputs) = predicate["inputAttestations"].as_array_mut() {
             for input in inputs {
                 let old = input["digest"]["sha256"].as_str().unwrap_or_default().to_owned();
