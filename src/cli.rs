@@ -539,9 +539,11 @@ pub enum AttestSub {
     Verify(VerifyArgs),
     /// Export the evidence of a range that holds, with a signed verification summary.
     ///
-    /// Runs the check `attest verify` runs, on the same range (REV, A..B, or --branch with --base
-    /// or --all) with the same trust and policy flags. When every tick holds, it writes the new
-    /// directory DIR (nothing there, or an empty directory): `<commit>.intoto.jsonl` for each task
+    /// Runs the check `attest verify --branch` runs on the history the summary names, with the
+    /// same trust and policy flags: no range is checked as --branch --all, A..B as --branch B
+    /// --base A (every tick of that history, not only the task commits of the range), REV as that
+    /// task commit alone. When every tick holds, it writes the new directory DIR (nothing there,
+    /// or an empty directory): `<commit>.intoto.jsonl` for each task
     /// commit of the range (its note, byte for byte), `<head>.commit` (the head's commit object as
     /// git hashes it: its sha1 is the commit id, its sha256 the summary's subject digest), and the
     /// SLSA verification summary (https://slsa.dev/verification_summary/v1) of the head, naming
