@@ -511,6 +511,17 @@ fn a_box_ticked_by_hand_in_the_history_a_summary_names_fails_the_export_with_or_
 }
 
 #[test]
+fn an_empty_directory_named_with_a_trailing_dot_receives_the_pack() {
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    let empty = t.p.scratch.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    t.export(&empty.join("."), &["--vsa-key", key.private.to_str().unwrap()], &[]).success();
+    assert!(files(&empty).contains(&"vsa.intoto.json".to_owned()), "{:?}", files(&empty));
+    assert!(!files(&t.p.scratch).iter().any(|f| f.contains("partial")), "{:?}", files(&t.p.scratch));
+}
+
+#[test]
 fn a_directory_or_key_that_cannot_be_used_is_refused_before_the_range_is_checked() {
     let t = Ticked::new();
     let key = common::ed25519(&t.p.scratch, "vsa");
