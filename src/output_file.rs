@@ -59,6 +59,12 @@ pub enum Problem {
     /// The path ends in no name of its own (`.`, `..`, `/`): no new directory can be put there.
     #[error("it ends in `.` or `..`, not in a name of its own")]
     NoName,
+    /// The path lies inside the repository's git directory, where git keeps its refs and objects.
+    #[error(
+        "it lies inside the repository's git directory {}, whose files are git's own (a directory there breaks a ref)",
+        one_line(&.0.display().to_string())
+    )]
+    InGitDirectory(PathBuf),
     /// The system's reason.
     #[error("{0}")]
     Io(String),
@@ -77,6 +83,7 @@ impl Problem {
             Problem::NoDirectory(_) => "create it first, or write elsewhere",
             Problem::NotEmpty => "name a new directory, or empty this one",
             Problem::NoName => "name the directory by its own name, as ../DIR",
+            Problem::InGitDirectory(_) => "choose a directory outside `.git`",
             Problem::Io(_) => "check the path and its permissions",
         }
     }
@@ -431,6 +438,38 @@ fn plain_name(name: &str) -> Result<(), Problem> {
 /// a trailing `.` as that directory's entry for itself, which no rename replaces.
 fn as_named(path: &Path) -> PathBuf {
     path.components().collect()
+}
+
+/// Refuses `path` when it lies inside one of `git_dirs` (a repository's git directory, and the
+/// common one its worktrees share), as the file system resolves both: a directory written there
+/// becomes a ref, or breaks one, and git fails on it. The nearest ancestor of `path` that exists
+/// is resolved (links, `..`); the rest is as named.
+///
+/// # Errors
+/// [`OutputError`] with [`Problem::InGitDirectory`].
+pub fn refuse_in_git_dir(path: &Path, git_dirs: &[&Path]) -> Result<(), OutputError> {
+    let Some(resolved) = resolved(path) else { return Ok(()) };
+    for dir in git_dirs.iter().filter_map(|dir| std::fs::canonicalize(dir).ok()) {
+        if resolved.starts_with(&dir) {
+            return Err(OutputError { path: path.to_owned(), problem: Problem::InGitDirectory(dir) });
+        }
+    }
+    Ok(())
+}
+
+/// `path` as the file system resolves it: its nearest existing ancestor canonical, and the names
+/// below it as given; `None` when it cannot be made absolute, or a `..` follows a missing name.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let full = std::path::absolute(as_named(path)).ok()?;
+    let mut below = Vec::new();
+    let mut at = full.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(at) {
+            return Some(below.iter().rev().fold(real, |real, name| real.join(name)));
+        }
+        below.push(at.file_name()?);
+        at = at.parent()?;
+    }
 }
 
 /// The directory `path` goes into (`.` for a bare name), which must exist and be a directory,
@@ -814,5 +853,40 @@ mod tests {
         let err = NewDir::check(Path::new(".")).unwrap_err();
         assert!(matches!(err.problem, Problem::NoName), "{err}");
         assert!(err.to_string().contains("name the directory by its own name"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_inside_a_git_directory_is_refused_however_it_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = dir.path().join("repo/.git");
+        std::fs::create_dir_all(git.join("refs/heads")).unwrap();
+        let common = dir.path().join("main/.git");
+        std::fs::create_dir_all(common.join("refs/notes")).unwrap();
+        let dirs = [git.as_path(), common.as_path()];
+        let inside = [
+            git.join("refs/heads/pack"),
+            common.join("refs/notes/speccoder"),
+            git.join("refs/heads/../heads/./pack"),
+            dir.path().join("repo/./.git/pack/."),
+        ];
+        for path in &inside {
+            let err = refuse_in_git_dir(path, &dirs).unwrap_err();
+            assert!(matches!(err.problem, Problem::InGitDirectory(_)), "{err}");
+            assert!(err.to_string().contains("choose a directory outside `.git`"), "{err}");
+        }
+        // Through a link that leads into it, too.
+        let link = dir.path().join("refs-link");
+        std::os::unix::fs::symlink(git.join("refs"), &link).unwrap();
+        assert!(refuse_in_git_dir(&link.join("heads/pack"), &dirs).is_err());
+        // Beside it, or in a directory whose name only starts like it, is not inside.
+        std::fs::create_dir_all(dir.path().join("repo/.gitx")).unwrap();
+        for path in [
+            dir.path().join("repo/pack"),
+            dir.path().join("repo/.gitx/pack"),
+            dir.path().join("repo/.git-pack"),
+        ] {
+            refuse_in_git_dir(&path, &dirs).unwrap();
+        }
     }
 }

@@ -45,7 +45,7 @@ pub fn run(args: &ExportArgs) -> u8 {
         Err(e) => return failed(e),
     };
     // The check writes each note into the pack as it reads it.
-    let pack = match Pack::create(&args.out) {
+    let pack = match Pack::create(&repo, &args.out) {
         Ok(pack) => Arc::new(pack),
         Err(e) => return failed(e.into()),
     };

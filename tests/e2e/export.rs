@@ -511,6 +511,36 @@ fn a_box_ticked_by_hand_in_the_history_a_summary_names_fails_the_export_with_or_
 }
 
 #[test]
+fn a_pack_inside_the_git_directory_is_refused_before_the_check_and_git_keeps_its_refs() {
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    // Packed refs (what `git gc` does) leave no file at a ref's own path.
+    t.p.git(&["pack-refs", "--all"]);
+    for out in [".git/refs/notes/speccoder", ".git/refs/heads/pack", "./.git/pack/."] {
+        let run = t.export(Path::new(out), &["--vsa-key", key.private.to_str().unwrap()], &[]).failure(13);
+        assert!(run.stdout.is_empty(), "refused before the check: {run}");
+        assert!(
+            run.stderr
+                .contains(&format!("cannot write {out}: it lies inside the repository's git directory")),
+            "{run}"
+        );
+        assert!(run.stderr.contains("choose a directory outside `.git`"), "{run}");
+        assert!(!t.p.root.join(out).exists(), "{out}");
+    }
+    let refs = t.p.git(&["for-each-ref", "--format=%(refname)"]);
+    assert!(!refs.contains("refs/heads/pack"), "{refs}");
+    t.p.speccoder(&[
+        "attest",
+        "verify",
+        "--branch",
+        "--all",
+        "--allowed-signers",
+        t.allowed.to_str().unwrap(),
+    ])
+    .success();
+}
+
+#[test]
 fn an_empty_directory_named_with_a_trailing_dot_receives_the_pack() {
     let t = Ticked::new();
     let key = common::ed25519(&t.p.scratch, "vsa");
