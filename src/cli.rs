@@ -539,9 +539,11 @@ pub enum AttestSub {
     Verify(VerifyArgs),
     /// Export the evidence of a range that holds, with a signed verification summary.
     ///
-    /// Runs the check `attest verify` runs, on the same range (REV, A..B, or --branch with --base
-    /// or --all) with the same trust and policy flags. When every tick holds, it writes the new
-    /// directory DIR (nothing there, or an empty directory): `<commit>.intoto.jsonl` for each task
+    /// Runs the check `attest verify --branch` runs on the history the summary names, with the
+    /// same trust and policy flags: no range is checked as --branch --all, A..B as --branch B
+    /// --base A (every tick of that history, not only the task commits of the range), REV as that
+    /// task commit alone. When every tick holds, it writes the new directory DIR (nothing there,
+    /// or an empty directory, outside the git directory): `<commit>.intoto.jsonl` for each task
     /// commit of the range (its note, byte for byte), `<head>.commit` (the head's commit object as
     /// git hashes it: its sha1 is the commit id, its sha256 the summary's subject digest), and the
     /// SLSA verification summary (https://slsa.dev/verification_summary/v1) of the head, naming
@@ -564,8 +566,9 @@ pub enum AttestSub {
     /// skips); 13 a trust file, the verifier policy or the summary's key is unusable (a key other
     /// than ed25519 or ECDSA P-256, or an agent that does not sign), keyless signing fails, the
     /// summary would leak, or DIR cannot be written (a file, a symbolic link or a directory with
-    /// files in it is there, or its parent does not exist); 14 repository state, as for `attest
-    /// verify`, or refs/notes/speccoder moved during the export; 2 usage; 1 internal error.
+    /// files in it is there, its parent does not exist, or it lies inside the repository's git
+    /// directory); 14 repository state, as for `attest verify`, or refs/notes/speccoder moved
+    /// during the export; 2 usage; 1 internal error.
     Export(ExportArgs),
     /// Approve a tick: add your signature to the line that covers it.
     ///
@@ -821,7 +824,7 @@ pub struct ExportArgs {
     /// What is checked and exported.
     #[command(flatten)]
     pub history: HistoryArgs,
-    /// The directory to write: nothing may be there yet, or an empty directory.
+    /// The directory to write: nothing may be there yet, or an empty directory; outside `.git`.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Whom you trust.

@@ -56,6 +56,15 @@ pub enum Problem {
     /// A directory that already holds files, where a new one was asked for.
     #[error("it is a directory that is not empty")]
     NotEmpty,
+    /// The path ends in no name of its own (`.`, `..`, `/`): no new directory can be put there.
+    #[error("it ends in `.` or `..`, not in a name of its own")]
+    NoName,
+    /// The path lies inside the repository's git directory, where git keeps its refs and objects.
+    #[error(
+        "it lies inside the repository's git directory {}, whose files are git's own (a directory there breaks a ref)",
+        one_line(&.0.display().to_string())
+    )]
+    InGitDirectory(PathBuf),
     /// The system's reason.
     #[error("{0}")]
     Io(String),
@@ -73,6 +82,8 @@ impl Problem {
             }
             Problem::NoDirectory(_) => "create it first, or write elsewhere",
             Problem::NotEmpty => "name a new directory, or empty this one",
+            Problem::NoName => "name the directory by its own name, as ../DIR",
+            Problem::InGitDirectory(_) => "choose a directory outside `.git`",
             Problem::Io(_) => "check the path and its permissions",
         }
     }
@@ -208,7 +219,7 @@ pub fn make_dir(dir: &Path) -> Result<(), OutputError> {
 /// directory (a link or a file swapped in at the path makes it fail).
 #[derive(Debug)]
 pub struct NewDir {
-    /// The directory as the user named it.
+    /// The directory as the user named it, without its `.` components ([`as_named`]).
     path: PathBuf,
     /// Where its files are written until [`NewDir::finish`].
     temp: tempfile::TempDir,
@@ -221,18 +232,24 @@ pub struct NewDir {
 }
 
 impl NewDir {
-    /// Whether a new directory can be made at `path`: nothing is there, or an empty directory
-    /// (not a link to one), and its parent is a directory.
+    /// Whether a new directory can be made at `path`, read without its `.` components
+    /// ([`as_named`]): nothing is there, or an empty directory (not a link to one), and its
+    /// parent is a directory.
     ///
     /// # Errors
-    /// [`OutputError`]: a file, a link, a directory with files in it, or no parent directory.
+    /// [`OutputError`]: a file, a link, a directory with files in it, no parent directory, or a
+    /// path that ends in no name (`.`, `..`).
     pub fn check(path: &Path) -> Result<(), OutputError> {
         let fail = |problem: Problem| OutputError { path: path.to_owned(), problem };
-        usable_parent(path).map_err(fail)?;
-        match std::fs::symlink_metadata(path) {
+        let named = as_named(path);
+        if named.file_name().is_none() {
+            return Err(fail(Problem::NoName));
+        }
+        usable_parent(&named).map_err(fail)?;
+        match std::fs::symlink_metadata(&named) {
             Ok(meta) if meta.file_type().is_symlink() => Err(fail(Problem::Symlink)),
             Ok(meta) if meta.is_dir() => {
-                let mut entries = std::fs::read_dir(path).map_err(|e| fail(Problem::io(&e)))?;
+                let mut entries = std::fs::read_dir(&named).map_err(|e| fail(Problem::io(&e)))?;
                 if entries.next().is_some() { Err(fail(Problem::NotEmpty)) } else { Ok(()) }
             }
             Ok(meta) if meta.is_file() => Err(fail(Problem::NotDirectory("regular file"))),
@@ -248,8 +265,9 @@ impl NewDir {
     /// # Errors
     /// [`OutputError`]: as [`NewDir::check`], or the directory beside it cannot be made.
     pub fn create(path: &Path) -> Result<NewDir, OutputError> {
-        let fail = |problem: Problem| OutputError { path: path.to_owned(), problem };
         Self::check(path)?;
+        let path = &as_named(path);
+        let fail = |problem: Problem| OutputError { path: path.clone(), problem };
         let parent = usable_parent(path).map_err(fail)?;
         let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
         let prefix = format!(".{}.partial-", cut_at(&name, PARTIAL_NAME_MAX));
@@ -271,10 +289,10 @@ impl NewDir {
             .open(temp.path().join(PARTIAL_MARKER))
             .map_err(|e| fail(Problem::io(&e)))?;
         remove_left_behind(parent, &prefix);
-        Ok(NewDir { path: path.to_owned(), temp, existing, _lock: lock })
+        Ok(NewDir { path: path.clone(), temp, existing, _lock: lock })
     }
 
-    /// The directory as the user named it.
+    /// The directory as the user named it, without its `.` components.
     #[must_use]
     pub fn path(&self) -> &Path {
         &self.path
@@ -412,6 +430,45 @@ fn plain_name(name: &str) -> Result<(), Problem> {
         Ok(())
     } else {
         Err(Problem::Io("not a plain file name".to_owned()))
+    }
+}
+
+/// `path` without its `.` components but a leading one (`DIR/.` and `DIR/./` are `DIR`), as
+/// [`Path::components`] reads it: the directory it names, by a name of its own. The system reads
+/// a trailing `.` as that directory's entry for itself, which no rename replaces.
+fn as_named(path: &Path) -> PathBuf {
+    path.components().collect()
+}
+
+/// Refuses `path` when it lies inside one of `git_dirs` (a repository's git directory, and the
+/// common one its worktrees share), as the file system resolves both: a directory written there
+/// becomes a ref, or breaks one, and git fails on it. The nearest ancestor of `path` that exists
+/// is resolved (links, `..`); the rest is as named.
+///
+/// # Errors
+/// [`OutputError`] with [`Problem::InGitDirectory`].
+pub fn refuse_in_git_dir(path: &Path, git_dirs: &[&Path]) -> Result<(), OutputError> {
+    let Some(resolved) = resolved(path) else { return Ok(()) };
+    for dir in git_dirs.iter().filter_map(|dir| std::fs::canonicalize(dir).ok()) {
+        if resolved.starts_with(&dir) {
+            return Err(OutputError { path: path.to_owned(), problem: Problem::InGitDirectory(dir) });
+        }
+    }
+    Ok(())
+}
+
+/// `path` as the file system resolves it: its nearest existing ancestor canonical, and the names
+/// below it as given; `None` when it cannot be made absolute, or a `..` follows a missing name.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let full = std::path::absolute(as_named(path)).ok()?;
+    let mut below = Vec::new();
+    let mut at = full.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(at) {
+            return Some(below.iter().rev().fold(real, |real, name| real.join(name)));
+        }
+        below.push(at.file_name()?);
+        at = at.parent()?;
     }
 }
 
@@ -775,5 +832,61 @@ mod tests {
         );
         assert!(dir.path().join(".pack.partial-mine/data.txt").exists());
         assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1, "the marker never reaches the directory");
+    }
+
+    #[test]
+    fn an_empty_directory_named_with_a_trailing_dot_is_filled_as_the_directory_it_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        let pack = NewDir::create(&empty.join(".")).unwrap();
+        pack.write("a", b"a").unwrap();
+        pack.finish().unwrap();
+        assert_eq!(std::fs::read(empty.join("a")).unwrap(), b"a");
+        // `./` inside names the same directory too.
+        let inner = dir.path().join("inner");
+        std::fs::create_dir(&inner).unwrap();
+        let pack = NewDir::create(&dir.path().join(".").join("inner").join(".")).unwrap();
+        pack.finish().unwrap();
+        assert!(inner.is_dir());
+        // `.` alone names no directory a new one can replace: refused before anything is written.
+        let err = NewDir::check(Path::new(".")).unwrap_err();
+        assert!(matches!(err.problem, Problem::NoName), "{err}");
+        assert!(err.to_string().contains("name the directory by its own name"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_inside_a_git_directory_is_refused_however_it_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = dir.path().join("repo/.git");
+        std::fs::create_dir_all(git.join("refs/heads")).unwrap();
+        let common = dir.path().join("main/.git");
+        std::fs::create_dir_all(common.join("refs/notes")).unwrap();
+        let dirs = [git.as_path(), common.as_path()];
+        let inside = [
+            git.join("refs/heads/pack"),
+            common.join("refs/notes/speccoder"),
+            git.join("refs/heads/../heads/./pack"),
+            dir.path().join("repo/./.git/pack/."),
+        ];
+        for path in &inside {
+            let err = refuse_in_git_dir(path, &dirs).unwrap_err();
+            assert!(matches!(err.problem, Problem::InGitDirectory(_)), "{err}");
+            assert!(err.to_string().contains("choose a directory outside `.git`"), "{err}");
+        }
+        // Through a link that leads into it, too.
+        let link = dir.path().join("refs-link");
+        std::os::unix::fs::symlink(git.join("refs"), &link).unwrap();
+        assert!(refuse_in_git_dir(&link.join("heads/pack"), &dirs).is_err());
+        // Beside it, or in a directory whose name only starts like it, is not inside.
+        std::fs::create_dir_all(dir.path().join("repo/.gitx")).unwrap();
+        for path in [
+            dir.path().join("repo/pack"),
+            dir.path().join("repo/.gitx/pack"),
+            dir.path().join("repo/.git-pack"),
+        ] {
+            refuse_in_git_dir(&path, &dirs).unwrap();
+        }
     }
 }

@@ -45,7 +45,7 @@ pub fn run(args: &ExportArgs) -> u8 {
         Err(e) => return failed(e),
     };
     // The check writes each note into the pack as it reads it.
-    let pack = match Pack::create(&args.out) {
+    let pack = match Pack::create(&repo, &args.out) {
         Ok(pack) => Arc::new(pack),
         Err(e) => return failed(e.into()),
     };
@@ -84,9 +84,10 @@ pub fn run(args: &ExportArgs) -> u8 {
     super::output::finish("attest export", args.json, result, |_| exit::OK)
 }
 
-/// The check `args` ask for: `attest verify`'s, with its range, trust and policy flags.
+/// The check `args` ask for: `attest verify`'s, with its trust and policy flags, over every tick
+/// of the history the summary names ([`every_tick_of`]).
 fn request(args: &ExportArgs) -> CheckRequest<'_> {
-    CheckRequest {
+    let mut request = CheckRequest {
         range: args.history.range.as_deref(),
         branch: args.history.branch.as_deref(),
         base: args.history.base.as_deref(),
@@ -96,7 +97,36 @@ fn request(args: &ExportArgs) -> CheckRequest<'_> {
         accept_unsigned: false,
         require_verified: args.require_verified,
         jobs: args.jobs,
+    };
+    every_tick_of(&mut request);
+    request
+}
+
+/// `request` checking its history as `--branch` does: a summary of `<head>` or `<base>..<head>`
+/// speaks for every tick of that history, which the task commits of a range alone are not (a box
+/// ticked by hand, a note whose commit was amended away, go unseen). No range is `--branch HEAD
+/// --all`; `A..B` is `--branch B --base A` (an empty side is HEAD). `REV` stays that one commit,
+/// and `A...B` is left to the check, which refuses it.
+fn every_tick_of(request: &mut CheckRequest<'_>) {
+    if request.branch.is_some() {
+        return;
     }
+    match request.range {
+        None => (request.branch, request.all) = (Some("HEAD"), true),
+        Some(range) if range.contains("...") => {}
+        Some(range) => {
+            if let Some((base, head)) = range.split_once("..") {
+                request.range = None;
+                request.branch = Some(head_if_empty(head));
+                request.base = Some(head_if_empty(base));
+            }
+        }
+    }
+}
+
+/// A side of `A..B`, HEAD when it is empty, as git reads it.
+fn head_if_empty(side: &str) -> &str {
+    if side.is_empty() { "HEAD" } else { side }
 }
 
 /// What the export's check writes as it runs: which ticks hold, and the report as `attest verify`

@@ -218,11 +218,11 @@ fn a_summary_of_part_of_the_history_names_its_base_and_only_the_whole_history_na
         assert_eq!(statement["subject"][0]["digest"]["gitCommit"], head.as_str(), "{how}");
         assert_eq!((&report["resource_uri"], &report["checked"]), (&json!(uri), &json!("range")), "{how}");
         assert_eq!(report["base"], base.as_str(), "{how}");
-        // `A..B` checks the task commits of the range alone (`--branch` every tick of the units
-        // it touched), and the summary still verifies.
+        // `A..B` is checked as `--branch --base A`: every tick of the units it touched, and the
+        // summary still verifies.
         let inputs = statement["predicate"]["inputAttestations"].as_array().unwrap();
         let named = |c: &str| inputs.iter().any(|i| i["name"].as_str().unwrap().starts_with(c));
-        assert_eq!((named(&t.commits[0]), named(&t.commits[1])), (how != "range", true), "{how}");
+        assert_eq!((named(&t.commits[0]), named(&t.commits[1])), (true, true), "{how}");
         securesystemslib_verifies(&out.join("vsa.intoto.json"), &out.join("vsa.pub.pem")).unwrap();
     }
     // The text report says it too.
@@ -472,6 +472,83 @@ fn a_range_that_does_not_hold_writes_nothing_prints_the_report_and_exits_26() {
     std::fs::write(out.join("keep"), "keep").unwrap();
     let run = t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).failure(13);
     assert!(run.stdout.is_empty() && run.stderr.contains("not empty"), "{run}");
+}
+
+#[test]
+fn a_box_ticked_by_hand_in_the_history_a_summary_names_fails_the_export_with_or_without_a_range() {
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    let base = t.commits[0].clone();
+    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
+    let text = String::from_utf8(t.p.read(&tasks)).unwrap().replace("- [ ] T001", "- [X] T001");
+    t.p.write(&tasks, text);
+    t.p.git(&["commit", "-q", "-am", "Tick T001 by hand"]);
+    // The summary of `<head>` or `<base>..<head>` speaks for every tick of that history, the hand
+    // tick among them, and not only for the task commits of the range.
+    let range = format!("{base}..HEAD");
+    let open = format!("{base}..");
+    for history in [&[][..], &[range.as_str()], &[open.as_str()]] {
+        let out = t.p.scratch.join("pack");
+        let mut args = vec!["attest", "export", "--allowed-signers", t.allowed.to_str().unwrap()];
+        args.extend_from_slice(history);
+        args.extend(["--vsa-key", key.private.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let run = t.p.speccoder(&args).failure(26);
+        assert!(run.stdout.contains("unverifiable 001-bookmark-tags/T001"), "{history:?}: {run}");
+        assert!(!out.exists(), "{history:?}: nothing is written");
+    }
+    // One task commit named alone is still that commit's check.
+    let args = ["attest", "export", &t.commits[1], "--allowed-signers", t.allowed.to_str().unwrap()];
+    let out = t.p.scratch.join("pack-one");
+    let flags = ["--vsa-key", key.private.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    t.p.speccoder(&[&args[..], &flags].concat()).success();
+    // `A...B` is refused as before.
+    let args =
+        ["attest", "export", &format!("{base}...HEAD"), "--allowed-signers", t.allowed.to_str().unwrap()];
+    let out = t.p.scratch.join("pack-symmetric");
+    let flags = ["--vsa-key", key.private.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    t.p.speccoder(&[&args[..], &flags].concat()).failure(2);
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_pack_inside_the_git_directory_is_refused_before_the_check_and_git_keeps_its_refs() {
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    // Packed refs (what `git gc` does) leave no file at a ref's own path.
+    t.p.git(&["pack-refs", "--all"]);
+    for out in [".git/refs/notes/speccoder", ".git/refs/heads/pack", "./.git/pack/."] {
+        let run = t.export(Path::new(out), &["--vsa-key", key.private.to_str().unwrap()], &[]).failure(13);
+        assert!(run.stdout.is_empty(), "refused before the check: {run}");
+        assert!(
+            run.stderr
+                .contains(&format!("cannot write {out}: it lies inside the repository's git directory")),
+            "{run}"
+        );
+        assert!(run.stderr.contains("choose a directory outside `.git`"), "{run}");
+        assert!(!t.p.root.join(out).exists(), "{out}");
+    }
+    let refs = t.p.git(&["for-each-ref", "--format=%(refname)"]);
+    assert!(!refs.contains("refs/heads/pack"), "{refs}");
+    t.p.speccoder(&[
+        "attest",
+        "verify",
+        "--branch",
+        "--all",
+        "--allowed-signers",
+        t.allowed.to_str().unwrap(),
+    ])
+    .success();
+}
+
+#[test]
+fn an_empty_directory_named_with_a_trailing_dot_receives_the_pack() {
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    let empty = t.p.scratch.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    t.export(&empty.join("."), &["--vsa-key", key.private.to_str().unwrap()], &[]).success();
+    assert!(files(&empty).contains(&"vsa.intoto.json".to_owned()), "{:?}", files(&empty));
+    assert!(!files(&t.p.scratch).iter().any(|f| f.contains("partial")), "{:?}", files(&t.p.scratch));
 }
 
 #[test]

@@ -295,7 +295,7 @@ mod tests {
         let signer = VsaSigner::resolve(&repo, VsaKey::Ssh(key.to_str().unwrap())).unwrap();
         let checked_at = repo.ref_target(NOTES_REF).unwrap();
         let out = fx.home().join("pack");
-        let pack = Pack::create(&out).unwrap();
+        let pack = Pack::create(&repo, &out).unwrap();
         pack.keep(&commit, b"{}\n", &["d"]);
         fx.git(&["notes", "--ref", NOTES_REF, "append", "-m", "{}", &commit]);
         let held = HeldRange {

@@ -8,9 +8,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use crate::git::Repo;
 use crate::model::bundle;
 use crate::model::held::NoteKeeper;
-use crate::output_file::{NewDir, OutputError};
+use crate::output_file::{NewDir, OutputError, refuse_in_git_dir};
 
 /// The directory a pack is written into, and the notes kept in it so far.
 #[derive(Debug)]
@@ -36,11 +37,14 @@ pub(super) fn notes_file(commit: &str) -> String {
 }
 
 impl Pack {
-    /// Starts the pack at `out` ([`NewDir::create`]).
+    /// Starts the pack at `out` ([`NewDir::create`]), which must lie outside `repo`'s git
+    /// directory and the common one of its worktrees ([`refuse_in_git_dir`]).
     ///
     /// # Errors
-    /// [`OutputError`]: `out` is a link, a file, a directory with files, or has no parent.
-    pub fn create(out: &Path) -> Result<Pack, OutputError> {
+    /// [`OutputError`]: `out` is inside the git directory, a link, a file, a directory with
+    /// files, or has no parent.
+    pub fn create(repo: &Repo, out: &Path) -> Result<Pack, OutputError> {
+        refuse_in_git_dir(out, &[repo.git_dir(), repo.common_dir()])?;
         Ok(Pack { dir: NewDir::create(out)?, kept: Mutex::default() })
     }
 
@@ -87,12 +91,14 @@ impl NoteKeeper for Pack {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::git::test_support::Fixture;
+    use crate::output_file::Problem;
 
     #[test]
     fn each_note_is_written_once_and_one_with_an_unread_line_is_not_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("pack");
-        let pack = Pack::create(&out).unwrap();
+        let fx = Fixture::new();
+        let out = fx.home().join("pack");
+        let pack = Pack::create(&fx.repo(), &out).unwrap();
         pack.keep("c1", b"{\"a\":1}\n{\"b\":2}\n", &["d1", "d2"]);
         pack.keep("c1", b"{\"a\":1}\n{\"b\":2}\n", &["d1", "d2"]);
         pack.keep("c2", b"{\"a\":1}\nnot an envelope\n", &["d1"]);
@@ -106,11 +112,32 @@ mod tests {
 
     #[test]
     fn a_note_that_cannot_be_written_fails_the_pack() {
-        let dir = tempfile::tempdir().unwrap();
-        let pack = Pack::create(&dir.path().join("pack")).unwrap();
+        let fx = Fixture::new();
+        let pack = Pack::create(&fx.repo(), &fx.home().join("pack")).unwrap();
         pack.keep("../outside", b"{}\n", &["d"]);
         pack.keep("c1", b"{}\n", &["d"]);
         let err = pack.into_parts().unwrap_err();
         assert!(err.to_string().contains("outside.intoto.jsonl"), "{err}");
+    }
+
+    #[test]
+    fn a_pack_inside_the_git_directory_or_the_worktrees_common_one_is_refused_and_nothing_is_made() {
+        let fx = Fixture::new();
+        fx.git(&["commit", "-q", "--allow-empty", "-m", "first"]);
+        let linked = fx.home().join("linked");
+        fx.git(&["worktree", "add", "-q", linked.to_str().unwrap()]);
+        let main_git = fx.path().join(".git");
+        let in_linked = Repo::discover(&linked).unwrap();
+        for (repo, out) in [
+            (fx.repo(), main_git.join("refs/heads/pack")),
+            (fx.repo(), fx.path().join("./.git/refs/notes/speccoder")),
+            (in_linked, main_git.join("refs/notes/speccoder")),
+        ] {
+            let err = Pack::create(&repo, &out).unwrap_err();
+            assert!(matches!(err.problem, Problem::InGitDirectory(_)), "{err}");
+            assert!(!out.exists(), "{}", out.display());
+        }
+        let refs = fx.git(&["for-each-ref", "--format=%(refname)"]);
+        assert_eq!(refs.lines().filter(|r| r.contains("pack") || r.contains("speccoder")).count(), 0);
     }
 }
