@@ -524,7 +524,7 @@ pub enum AttestSub {
     /// Exit codes: 0 every tick holds (or nothing to check, with `--allow-empty`); 26 a tick is stale
     /// or unverifiable (a published held-out set that is not the set it names too), a skip or a baseline tick `--require-verified` does not accept, or the verifier policy refuses a
     /// row (`policy_signer`, `policy_verdict`, `policy_phase`, `policy_approval`, `policy_evidence`,
-    /// `policy_carried`, `policy_skip`, `policy_no_rule`); a spec file that cannot be read is a row of
+    /// `policy_carried`, `policy_skip`, `policy_no_rule`, `policy_mixed_script`); a spec file that cannot be read is a row of
     /// its unit (26); 15 nothing to check (a branch with no commits yet too); 13 a trust file or the
     /// verifier policy is unusable (the policy named by line and column; a `--allowed-signers-rev` or
     /// `--policy-rev` revision inside the checked history), no Sigstore trusted root can be had, the
@@ -1011,7 +1011,7 @@ pub struct PolicyInitArgs {
     /// Whose principals the catch-all rule names.
     #[command(flatten)]
     pub trust: TrustFileArgs,
-    /// Print one JSON object (`policy`, `baseline`, `hand_ticks`, `principals`) instead.
+    /// Print one JSON object (`policy`, `baseline`, `hand_ticks`, `unheld`, `principals`) instead.
     #[arg(long)]
     pub json: bool,
 }
