@@ -330,12 +330,17 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
         return Err(DecideError::SkipTicked { target: req.target.clone(), path: facts.tasks_path });
     }
     let reference = refs::checked_skipped_ref(&facts.unit, &facts.id)?;
-    if let Some(existing) = repo.ref_target(&reference)? {
-        return Err(DecideError::AlreadySkipped {
-            target: req.target.clone(),
-            reference,
-            commit: existing.to_string(),
-        });
+    // The published speccoder's spelling of the same skip counts as one too.
+    let published =
+        refs::published_skipped_ref(&facts.unit, &facts.id, |id| spec::is_task_id(facts.format, id));
+    for name in std::iter::once(&reference).chain(&published) {
+        if let Some(existing) = repo.ref_target(name)? {
+            return Err(DecideError::AlreadySkipped {
+                target: req.target.clone(),
+                reference: name.clone(),
+                commit: existing.to_string(),
+            });
+        }
     }
 
     let (commit, _msg, lines) = decision_commit(repo, head, tree, &facts, Verdict::Skipped, &decider)?;
@@ -382,9 +387,20 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
 pub fn undo_skip(repo: &Repo, target: &str) -> Result<UndoReport, DecideError> {
     let (unit, task_id) = split_target(target)?;
     spec::check_unit_name(unit)?;
-    let reference = refs::checked_skipped_ref(unit, task_id)?;
-    let Some(commit) = repo.ref_target(&reference)? else {
-        return Err(DecideError::NoSkip { target: target.to_owned(), reference });
+    let ours = refs::checked_skipped_ref(unit, task_id)?;
+    // Else the skip as the published speccoder names it (an OpenSpec `1.2` unescaped).
+    let published = refs::published_skipped_ref(unit, task_id, |id| {
+        [spec::Format::SpecKit, spec::Format::OpenSpec].into_iter().any(|format| spec::is_task_id(format, id))
+    });
+    let mut found = None;
+    for name in std::iter::once(&ours).chain(&published) {
+        if let Some(commit) = repo.ref_target(name)? {
+            found = Some((name.clone(), commit));
+            break;
+        }
+    }
+    let Some((reference, commit)) = found else {
+        return Err(DecideError::NoSkip { target: target.to_owned(), reference: ours });
     };
     repo.delete_ref_cas(&reference, commit)?;
     Ok(UndoReport {

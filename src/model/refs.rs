@@ -137,6 +137,20 @@ pub fn skipped_ref(unit: &str, task: &str) -> String {
     format!("{SKIPPED_PREFIX}{}/{}", escape_component(unit), escape_component(task))
 }
 
+/// The skip reference the published speccoder writes for `task` of `unit` where it spells it
+/// otherwise than [`skipped_ref`]: the task id as it is (`1.2`, which this crate escapes to
+/// `1%2E2`), read back as that task by [`skipped_task`]; `None` when both spell it alike, or
+/// `is_task_id` takes no such id.
+#[must_use]
+pub fn published_skipped_ref(
+    unit: &str,
+    task: &str,
+    is_task_id: impl FnOnce(&str) -> bool,
+) -> Option<String> {
+    (escape_component(task) != task && skipped_task(task, is_task_id).as_deref() == Some(task))
+        .then(|| format!("{}{task}", skipped_unit_prefix(unit)))
+}
+
 /// `refs/speccoder/skipped/<unit>/`: the prefix of the skips of one unit.
 #[must_use]
 pub fn skipped_unit_prefix(unit: &str) -> String {
@@ -188,6 +202,17 @@ mod tests {
             assert_eq!(skipped_task(odd, dotted_id), None, "{odd}");
         }
         assert_eq!(skipped_task("1.2", |_| false), None);
+    }
+
+    #[test]
+    fn the_published_spelling_of_a_skip_is_named_only_where_it_differs_from_ours() {
+        let dotted = |id: &str| id.split('.').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        assert_eq!(
+            published_skipped_ref("add-tags", "1.2", dotted).as_deref(),
+            Some("refs/speccoder/skipped/add-tags/1.2")
+        );
+        assert_eq!(published_skipped_ref("001-x", "T005", |_| true), None);
+        assert_eq!(published_skipped_ref("add-tags", "a.b", dotted), None);
     }
 
     #[test]

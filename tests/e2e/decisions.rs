@@ -202,9 +202,22 @@ fn a_skip_ref_the_published_tool_names_by_its_task_id_unescaped_is_one_skip_of_t
     p.git(&["update-ref", &escaped, &skip]);
     assert_eq!(verify(0)["outcome"], "skipped");
 
-    // At two commits: two skips of one task, one row, refused as a conflict naming both refs.
+    // Our own skip and undo know the published spelling: undo takes ours first, then that one;
+    // a skip while the published one stands is a skip already.
     p.run(&["skip", &target, "--undo"]).expect(0);
+    assert_eq!(verify(0)["outcome"], "skipped");
+    let again = p.signed(&["skip", &target, "--reason", "not needed at all"]).expect(14);
+    assert!(
+        again.stderr.contains("skipped already") && again.stderr.contains(&published),
+        "{}",
+        again.stderr
+    );
+    p.run(&["skip", &target, "--undo"]).expect(0);
+    assert!(p.git(&["for-each-ref", "refs/speccoder/skipped/"]).is_empty(), "both spellings undone");
+
+    // At two commits: two skips of one task, one row, refused as a conflict naming both refs.
     p.signed(&["skip", &target, "--reason", "not needed at all"]).expect(0);
+    p.git(&["update-ref", &published, &skip]);
     assert_ne!(p.git(&["rev-parse", &escaped]), skip);
     let conflict = verify(26);
     assert_eq!(
