@@ -35,6 +35,9 @@ pub fn refuse_skip_as_tick(tick: &mut TickReport) {
 /// A skip ref's full name and the commit it points at.
 type SkipRef = (String, gix::ObjectId);
 
+/// A task's skip refs: its `<unit>/<task>`, the first ref that names it, and the others.
+type TaskSkips = (String, SkipRef, Vec<SkipRef>);
+
 /// One row per task with a skip ref in `unit`: `skipped` when its commit holds a valid signed
 /// `skipped` decision for exactly that task, `unverifiable` (with the reason) otherwise. A task's
 /// ref is spelt escaped, or as the published speccoder writes it ([`refs::skipped_task`]); a task
@@ -52,8 +55,9 @@ pub fn skip_rows(
     trust: &Trust,
 ) -> Result<Vec<TickReport>, VerifyError> {
     let prefix = refs::skipped_unit_prefix(&unit.name);
-    // Each task's refs, in the order its first ref comes, beside the refs that name no task.
-    let mut entries: Vec<Result<(String, Vec<SkipRef>), TickReport>> = Vec::new();
+    // Each task's first ref and its others, in the order the first refs come, beside the refs
+    // that name no task.
+    let mut entries: Vec<Result<TaskSkips, TickReport>> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
     for (name, id) in repo.refs_with_prefix(&prefix)? {
         let raw = name.get(prefix.len()..).unwrap_or("");
@@ -73,13 +77,13 @@ pub fn skip_rows(
         let target = format!("{}/{task}", unit.name);
         match at.get(&target) {
             Some(&i) => {
-                if let Some(Ok((_, named))) = entries.get_mut(i) {
-                    named.push((name, id));
+                if let Some(Ok((_, _, others))) = entries.get_mut(i) {
+                    others.push((name, id));
                 }
             }
             None => {
                 at.insert(target.clone(), entries.len());
-                entries.push(Ok((target, vec![(name, id)])));
+                entries.push(Ok((target, (name, id), Vec::new())));
             }
         }
     }
@@ -88,23 +92,24 @@ pub fn skip_rows(
         .map(|entry| {
             entry.map_or_else(
                 |bad| bad,
-                |(target, named)| skip_row(repo, checker, target, &named, ticked, trust),
+                |(target, first, others)| skip_row(repo, checker, target, &first, &others, ticked, trust),
             )
         })
         .collect())
 }
 
-/// The row of the skip of `target` that the refs `named` (one, or both spellings) point at.
+/// The row of the skip of `target` that its ref `first` and any `others` (its other spelling)
+/// point at.
 fn skip_row(
     repo: &Repo,
     checker: &Checker<'_>,
     target: String,
-    named: &[SkipRef],
+    (first, id): &SkipRef,
+    others: &[SkipRef],
     ticked: &HashSet<String>,
     trust: &Trust,
 ) -> TickReport {
-    let (first, id) = &named[0];
-    if let Some((other, _)) = named.iter().find(|(_, other)| other != id) {
+    if let Some((other, _)) = others.iter().find(|(_, other)| other != id) {
         return two_skips(target, first, other);
     }
     let mut report = checker.check(*id);

@@ -57,7 +57,7 @@ pub fn init(repo: &Repo, baseline: Option<&str>, principals: &[String]) -> Resul
         let ticks = spec::unit_ticks(&tree, &unit)?;
         for tick in ticks.ticked {
             let target = format!("{}/{}", unit.name, tick.id);
-            if let [_, _, ..] = tick.lines.as_slice() {
+            if tick.lines.len() > 1 {
                 let lines: Vec<String> = tick.lines.iter().map(usize::to_string).collect();
                 unheld.push(format!(
                     "{target}: the id names lines {} of {}, so verify fails it as `duplicate_task`; give each task an id of its own",
