@@ -797,7 +797,8 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub json: bool,
     /// Also write a Markdown report (for a pull request comment) to FILE: a regular file or
-    /// nothing, in an existing directory (otherwise exit 13, the report still printed). Text from
+    /// nothing, in an existing directory, outside `.git` (otherwise exit 13, the report still
+    /// printed). Text from
     /// the repository is shown as code, never as formatting, HTML or links.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
@@ -1050,7 +1051,7 @@ pub struct SchemaArgs {
     /// Compare instead of writing: fail and name every file that differs from the types.
     #[arg(long)]
     pub check: bool,
-    /// The directory that holds the schemas.
+    /// The directory that holds the schemas (written: outside `.git`).
     #[arg(long, default_value = SCHEMA_DIR, value_name = "DIR")]
     pub out: PathBuf,
     /// Print the result as one JSON object (`dir`, `check`, `files`, `exit_code`; on failure

@@ -5,6 +5,7 @@ use std::path::Path;
 use speccoder_attest::attest::hooks::shell_quoted;
 
 use speccoder_attest::exit::{self, Class, ExitClass};
+use speccoder_attest::git::Repo;
 use speccoder_attest::model::shown::one_line;
 use speccoder_attest::schema;
 use speccoder_attest::{input, output_file};
@@ -149,8 +150,12 @@ fn check(started_in: Option<&Path>, dir: &Path) -> Result<SchemaReport, SchemaEr
     })
 }
 
-/// Writes every schema file into `dir`, each replaced whole.
+/// Writes every schema file into `dir`, each replaced whole; never inside the git directory of
+/// the repository around the current directory, where a file becomes a ref or breaks one.
 fn write(dir: &Path) -> Result<SchemaReport, SchemaError> {
+    if let Ok(repo) = Repo::discover_to_read(".") {
+        output_file::refuse_in_git_dir(dir, &[repo.git_dir(), repo.common_dir()])?;
+    }
     output_file::make_dir(dir)?;
     let mut written = Vec::new();
     for f in schema::all() {

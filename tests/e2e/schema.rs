@@ -128,6 +128,26 @@ fn an_out_path_that_is_a_file_a_fifo_or_a_dangling_link_exits_13_naming_that_pat
     assert!(std::fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
 }
 
+/// Schemas written inside a repository's git directory would become refs (`.git/refs/heads`)
+/// or break them: the directory is refused there, and nothing is written.
+#[test]
+fn an_out_directory_inside_the_git_directory_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        assert!(Command::new("git").args(args).current_dir(dir.path()).status().unwrap().success())
+    };
+    git(&["init", "-q"]);
+    for out_dir in [".git/refs/heads", ".git/refs/speccoder", "sub/../.git/schemas"] {
+        std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+        let out = speccoder().current_dir(dir.path()).args(["schema", "--out", out_dir]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(13), "{out_dir}: {err}");
+        assert!(err.contains("lies inside the repository's git directory"), "{out_dir}: {err}");
+    }
+    assert_eq!(std::fs::read_dir(dir.path().join(".git/refs/heads")).unwrap().count(), 0);
+    assert!(!dir.path().join(".git/refs/speccoder").exists() && !dir.path().join(".git/schemas").exists());
+}
+
 /// A schema directory a checked branch committed as a link to schemas elsewhere holds no schema
 /// of its own: the check fails it, as writing refuses it, and never passes what lies behind it.
 #[cfg(unix)]

@@ -98,6 +98,23 @@ fn a_markdown_report_whose_directory_does_not_exist_exits_13_naming_the_path_giv
     assert!(error.contains("nodir/report.md") && error.contains("create it first"), "{error}");
 }
 
+/// A report written inside the git directory becomes a ref, or breaks one: it is refused there,
+/// by any spelling of the path, and the report still reaches stdout.
+#[test]
+fn a_markdown_report_inside_the_git_directory_is_refused_and_nothing_is_written_there() {
+    let p = Project::speckit();
+    let args = ["attest", "verify", "--branch", "--all", "--allow-empty", "--markdown"];
+    for path in [".git/refs/heads/report", "specs/../.git/report.md", "./.git/info/report.md"] {
+        let out = p.speccoder(&[&args[..], &[path]].concat()).failure(13);
+        assert!(out.stderr.contains("lies inside the repository's git directory"), "{path}: {out}");
+        assert!(out.stderr.contains("choose a directory outside `.git`"), "{path}: {out}");
+        assert!(!p.root.join(path).exists(), "{path}: nothing written");
+        assert!(out.stdout.contains("checked"), "the report still reaches stdout: {out}");
+    }
+    let branches = p.git(&["for-each-ref", "--format=%(refname)", "refs/heads/"]);
+    assert!(!branches.contains("report"), "no branch made of a report: {branches}");
+}
+
 /// A directory link the branch committed leads a report's path out of the work tree: the report
 /// and an export pack are refused there, and nothing is written where the link leads.
 #[cfg(unix)]

@@ -26,6 +26,8 @@ pub(super) struct Streamed<'r> {
     markdown: Option<MarkdownWriter<std::io::BufWriter<std::fs::File>>>,
     /// A temporary file for them could not be made.
     markdown_failed: Option<std::io::Error>,
+    /// `--markdown FILE` lies inside the repository's git directory, where it is never written.
+    markdown_refused: Option<OutputError>,
     /// `checked N of M ticks`.
     progress: Progress,
     /// The report's head and end, once the run has ended.
@@ -69,7 +71,10 @@ impl<'r> Streamed<'r> {
             Some(Ok(file)) => (Some(MarkdownWriter::new(std::io::BufWriter::new(file))), None),
             Some(Err(e)) => (None, Some(e)),
         };
-        Streamed { stdout, markdown, markdown_failed, progress, ended: None }
+        let markdown_refused = args.markdown.as_deref().and_then(|path| {
+            output_file::refuse_in_git_dir(path, &[repo.git_dir(), repo.common_dir()]).err()
+        });
+        Streamed { stdout, markdown, markdown_failed, markdown_refused, progress, ended: None }
     }
 
     fn stream(&mut self) -> &mut StdoutStream {
@@ -118,7 +123,9 @@ impl<'r> Streamed<'r> {
         let output_failed = |code: u8| if code == exit::DOES_NOT_HOLD { code } else { exit::CONFIG };
         let mut unwritten = Vec::new();
         let markdown = self.markdown_spool(&mut unwritten);
-        if let Some(path) = &args.markdown
+        if let Some(refused) = self.markdown_refused.take() {
+            unwritten.push(refused.to_string());
+        } else if let Some(path) = &args.markdown
             && let Err(e) = markdown_to(&markdown, |write| output_file::write_whole_with(path, write))
         {
             unwritten.push(e.to_string());
