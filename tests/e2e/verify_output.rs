@@ -113,6 +113,12 @@ fn a_markdown_report_inside_the_git_directory_is_refused_and_nothing_is_written_
     }
     let branches = p.git(&["for-each-ref", "--format=%(refname)", "refs/heads/"]);
     assert!(!branches.contains("report"), "no branch made of a report: {branches}");
+    let summary = p.root.join(".git/refs/notes/summary");
+    let out =
+        verify_with_summary(&p, &summary, &["--branch", "--all", "--allow-empty", "--github"]).failure(13);
+    assert!(out.stderr.contains("cannot append the report to $GITHUB_STEP_SUMMARY"), "{out}");
+    assert!(out.stderr.contains("lies inside the repository's git directory"), "{out}");
+    assert!(!summary.exists(), "no notes ref made of a step summary");
 }
 
 /// A directory link the branch committed leads a report's path out of the work tree: the report

@@ -26,8 +26,9 @@ pub(super) struct Streamed<'r> {
     markdown: Option<MarkdownWriter<std::io::BufWriter<std::fs::File>>>,
     /// A temporary file for them could not be made.
     markdown_failed: Option<std::io::Error>,
-    /// `--markdown FILE` lies inside the repository's git directory, where it is never written.
-    markdown_refused: Option<OutputError>,
+    /// The repository's git directory and the common one of its worktrees, where no report is
+    /// ever written (a file there becomes a ref, or breaks one).
+    git_dirs: [std::path::PathBuf; 2],
     /// `checked N of M ticks`.
     progress: Progress,
     /// The report's head and end, once the run has ended.
@@ -71,10 +72,8 @@ impl<'r> Streamed<'r> {
             Some(Ok(file)) => (Some(MarkdownWriter::new(std::io::BufWriter::new(file))), None),
             Some(Err(e)) => (None, Some(e)),
         };
-        let markdown_refused = args.markdown.as_deref().and_then(|path| {
-            output_file::refuse_in_git_dir(path, &[repo.git_dir(), repo.common_dir()]).err()
-        });
-        Streamed { stdout, markdown, markdown_failed, markdown_refused, progress, ended: None }
+        let git_dirs = [repo.git_dir().to_owned(), repo.common_dir().to_owned()];
+        Streamed { stdout, markdown, markdown_failed, git_dirs, progress, ended: None }
     }
 
     fn stream(&mut self) -> &mut StdoutStream {
@@ -122,11 +121,11 @@ impl<'r> Streamed<'r> {
         };
         let output_failed = |code: u8| if code == exit::DOES_NOT_HOLD { code } else { exit::CONFIG };
         let mut unwritten = Vec::new();
+        let git_dirs = std::mem::take(&mut self.git_dirs);
         let markdown = self.markdown_spool(&mut unwritten);
-        if let Some(refused) = self.markdown_refused.take() {
-            unwritten.push(refused.to_string());
-        } else if let Some(path) = &args.markdown
-            && let Err(e) = markdown_to(&markdown, |write| output_file::write_whole_with(path, write))
+        if let Some(path) = &args.markdown
+            && let Err(e) = outside(&git_dirs, path)
+                .and_then(|()| markdown_to(&markdown, |write| output_file::write_whole_with(path, write)))
         {
             unwritten.push(e.to_string());
         }
@@ -143,7 +142,8 @@ impl<'r> Streamed<'r> {
         drop(self.stdout);
         if args.github
             && let Some(path) = step_summary()
-            && let Err(e) = markdown_to(&markdown, |write| output_file::append_with(&path, write))
+            && let Err(e) = outside(&git_dirs, &path)
+                .and_then(|()| markdown_to(&markdown, |write| output_file::append_with(&path, write)))
         {
             unwritten.push(format!(
                 "cannot append the report to $GITHUB_STEP_SUMMARY ({}): {}; set GITHUB_STEP_SUMMARY to a \
@@ -184,6 +184,13 @@ impl<'r> Streamed<'r> {
             }
         }
     }
+}
+
+/// Refuses `path` inside `git_dirs`, the repository's git directory and the common one of its
+/// worktrees ([`output_file::refuse_in_git_dir`]).
+fn outside(git_dirs: &[std::path::PathBuf; 2], path: &std::path::Path) -> Result<(), OutputError> {
+    let [git_dir, common_dir] = git_dirs;
+    output_file::refuse_in_git_dir(path, &[git_dir, common_dir])
 }
 
 /// Writes the Markdown report (`heading` and the rows' file) through `to`; nothing when it

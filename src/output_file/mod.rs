@@ -5,10 +5,13 @@
 //! (`attest export --out DIR`, [`NewDir`]): all of them or none. What is wrong is said of the path
 //! the user gave, never of a temporary file.
 
+mod partial;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::model::shown::one_line;
+use partial::Partial;
 
 /// Why an output file was not written, said of the path the user gave, with what to do.
 #[derive(Debug, thiserror::Error)]
@@ -100,10 +103,12 @@ impl Problem {
 
 /// Writes `bytes` as the whole of the file at `path`. What is there must be a regular file or
 /// nothing: a symbolic link, a FIFO, a directory or a device is refused and left as it is. The
-/// bytes go to a temporary file in the same directory, which is then renamed over `path`, so
-/// the file is never seen half-written (and a link swapped in meanwhile is replaced, not
-/// followed). An existing file keeps its permissions; a new one gets what any program's new file
-/// gets (`rw-rw-rw-` less the umask). The temporary file is never more open than the result.
+/// bytes go to a new file in a hidden directory beside `path` ([`Partial`]), which is then renamed
+/// over `path`, so the file is never seen half-written (and a link swapped in meanwhile is
+/// replaced, not followed); a run killed half-way leaves only the hidden directory, which the next
+/// write of `path` removes. An existing file keeps its permissions; a new one gets what any
+/// program's new file gets (`rw-rw-rw-` less the umask). The new file is never more open than the
+/// result.
 ///
 /// # Errors
 /// [`OutputError`]: something other than a regular file is there, its directory is missing, or
@@ -122,19 +127,33 @@ pub fn write_whole_with(
 ) -> Result<(), OutputError> {
     let fail = |problem: Problem| OutputError { path: path.to_owned(), problem };
     let dir = usable_parent(path).map_err(fail)?;
-    let permissions = existing_regular(path).map_err(fail)?.map(|meta| meta.permissions());
-    let mut builder = tempfile::Builder::new();
-    if let Some(mode) = permissions.clone().or_else(new_file_mode) {
-        builder.permissions(mode);
-    }
-    let mut temp = builder.tempfile_in(dir).map_err(|e| fail(Problem::io(&e)))?;
-    write(&mut temp).map_err(|e| fail(Problem::io(&e)))?;
+    let permissions = existing_regular(path).map_err(fail)?.map(|meta| plain_mode(meta.permissions()));
+    let name = path.file_name().ok_or(Problem::NoName).map_err(fail)?;
+    let partial = Partial::beside(dir, path, new_dir_mode()).map_err(|e| fail(Problem::io(&e)))?;
+    let new = partial.path().join(name);
+    let mut file =
+        create_new(&new, permissions.clone().or_else(new_file_mode)).map_err(|e| fail(Problem::io(&e)))?;
+    write(&mut file).map_err(|e| fail(Problem::io(&e)))?;
     // The umask narrowed the creation mode; an existing file's is restored whole.
     if let Some(permissions) = permissions {
-        temp.as_file().set_permissions(permissions).map_err(|e| fail(Problem::io(&e)))?;
+        file.set_permissions(permissions).map_err(|e| fail(Problem::io(&e)))?;
     }
-    temp.persist(path).map_err(|e| fail(Problem::io(&e.error)))?;
-    Ok(())
+    drop(file);
+    std::fs::rename(&new, path).map_err(|e| fail(Problem::io(&e)))
+}
+
+/// Creates the file `path`, which must not exist, with `mode` when given (less the umask).
+fn create_new(path: &Path, mode: Option<std::fs::Permissions>) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+        options.mode(mode.mode());
+    }
+    #[cfg(not(unix))]
+    let _platform_s = mode;
+    options.open(path)
 }
 
 /// Appends `bytes` to the regular file at `path`, creating it when absent: never
@@ -222,13 +241,10 @@ pub struct NewDir {
     /// The directory as the user named it, without its `.` components ([`as_named`]).
     path: PathBuf,
     /// Where its files are written until [`NewDir::finish`].
-    temp: tempfile::TempDir,
+    temp: Partial,
     /// The permissions of the empty directory at the path when it was created, which the new one
     /// keeps.
     existing: Option<std::fs::Permissions>,
-    /// The hidden directory, opened and locked while this run lives: one whose lock can be
-    /// taken was left by a run that ended without removing it.
-    _lock: std::fs::File,
 }
 
 impl NewDir {
@@ -269,27 +285,13 @@ impl NewDir {
         let path = &as_named(path);
         let fail = |problem: Problem| OutputError { path: path.clone(), problem };
         let parent = usable_parent(path).map_err(fail)?;
-        let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-        let prefix = format!(".{}.partial-", cut_at(&name, PARTIAL_NAME_MAX));
         let existing = std::fs::symlink_metadata(path)
             .ok()
             .filter(std::fs::Metadata::is_dir)
             .map(|meta| meta.permissions());
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix).rand_bytes(PARTIAL_RANDOM_LEN);
-        if let Some(mode) = existing.clone().map(writable_by_owner).or_else(new_dir_mode) {
-            builder.permissions(mode);
-        }
-        let temp = builder.tempdir_in(parent).map_err(|e| fail(Problem::io(&e)))?;
-        let lock = open_dir(temp.path()).map_err(|e| fail(Problem::io(&e)))?;
-        lock.try_lock().map_err(|e| fail(Problem::Io(e.to_string())))?;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(temp.path().join(PARTIAL_MARKER))
-            .map_err(|e| fail(Problem::io(&e)))?;
-        remove_left_behind(parent, &prefix);
-        Ok(NewDir { path: path.clone(), temp, existing, _lock: lock })
+        let mode = existing.clone().map(writable_by_owner).or_else(new_dir_mode);
+        let temp = Partial::beside(parent, path, mode).map_err(|e| fail(Problem::io(&e)))?;
+        Ok(NewDir { path: path.clone(), temp, existing })
     }
 
     /// The directory as the user named it, without its `.` components.
@@ -337,7 +339,7 @@ impl NewDir {
         if let Some(permissions) = self.existing.clone() {
             std::fs::set_permissions(self.temp.path(), permissions).map_err(|e| fail(Problem::io(&e)))?;
         }
-        std::fs::remove_file(self.temp.path().join(PARTIAL_MARKER)).map_err(|e| fail(Problem::io(&e)))?;
+        self.temp.unmark().map_err(|e| fail(Problem::io(&e)))?;
         std::fs::rename(self.temp.path(), &self.path).map_err(|e| {
             fail(match e.kind() {
                 std::io::ErrorKind::DirectoryNotEmpty => Problem::NotEmpty,
@@ -345,83 +347,9 @@ impl NewDir {
             })
         })?;
         // Renamed: nothing is left for the guard to remove.
-        let _moved = self.temp.keep();
+        self.temp.keep();
         Ok(())
     }
-}
-
-/// How many bytes of a new directory's name start the name of the private directory beside it:
-/// `.<name>.partial-` and six random characters then fit wherever the name does (255 bytes).
-const PARTIAL_NAME_MAX: usize = 200;
-
-/// The longest start of `text` of at most `max` bytes that ends at a character's end.
-fn cut_at(text: &str, max: usize) -> &str {
-    let mut end = max.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
-/// The empty file that marks a private directory as one a [`NewDir`] made, until it is put in
-/// place.
-const PARTIAL_MARKER: &str = ".speccoder-partial";
-
-/// Removes the private directories in `parent` that runs killed before they finished left
-/// behind, and only what shows it is one: named `<prefix>` and the six letters or digits a new one
-/// gets, a directory (never a link) whose lock is free (a lock ends with the process that held
-/// it), holding [`PARTIAL_MARKER`] and nothing but regular files. Anything else of such a name (a
-/// user's own directory, one a checked branch committed) is left as it is: this only tidies up.
-fn remove_left_behind(parent: &Path, prefix: &str) {
-    let Ok(entries) = std::fs::read_dir(parent) else { return };
-    for entry in entries.flatten() {
-        let named_ours =
-            entry.file_name().to_str().and_then(|n| n.strip_prefix(prefix)).is_some_and(|rest| {
-                rest.len() == PARTIAL_RANDOM_LEN && rest.bytes().all(|b| b.is_ascii_alphanumeric())
-            });
-        if !named_ours || !entry.file_type().is_ok_and(|t| t.is_dir()) {
-            continue;
-        }
-        let left_behind = open_dir(&entry.path()).is_ok_and(|dir| dir.try_lock().is_ok());
-        if left_behind && let Some(files) = files_of_a_partial(&entry.path()) {
-            for file in files {
-                let _tidied = std::fs::remove_file(file);
-            }
-            let _tidied = std::fs::remove_dir(entry.path());
-        }
-    }
-}
-
-/// How many random letters and digits follow the prefix of a private directory's name: what
-/// [`remove_left_behind`] recognises as one of ours.
-const PARTIAL_RANDOM_LEN: usize = 6;
-
-/// The files of `dir` when it holds [`PARTIAL_MARKER`] and regular files only; else none.
-fn files_of_a_partial(dir: &Path) -> Option<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    let mut marked = false;
-    for entry in std::fs::read_dir(dir).ok()? {
-        let entry = entry.ok()?;
-        if !entry.file_type().ok()?.is_file() {
-            return None;
-        }
-        marked |= entry.file_name() == PARTIAL_MARKER;
-        files.push(entry.path());
-    }
-    marked.then_some(files)
-}
-
-/// Opens the directory `path` to lock it: never through a link, never blocking on a FIFO swapped
-/// in after the look, and only a directory.
-fn open_dir(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    options.open(path)
 }
 
 /// `name` is a plain file name: no directory, no `..`.
@@ -554,6 +482,20 @@ fn writable_by_owner(permissions: std::fs::Permissions) -> std::fs::Permissions 
     std::fs::Permissions::from_mode(permissions.mode() | 0o700)
 }
 
+/// `permissions` without the set-user-ID, set-group-ID and sticky bits: a file replaced keeps who
+/// may read and write it, never a privilege its former owner gave it.
+#[cfg(unix)]
+fn plain_mode(permissions: std::fs::Permissions) -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::Permissions::from_mode(permissions.mode() & 0o777)
+}
+
+/// Elsewhere the permissions are the platform's.
+#[cfg(not(unix))]
+fn plain_mode(permissions: std::fs::Permissions) -> std::fs::Permissions {
+    permissions
+}
+
 /// Elsewhere the permissions are the platform's.
 #[cfg(not(unix))]
 fn writable_by_owner(permissions: std::fs::Permissions) -> std::fs::Permissions {
@@ -574,6 +516,7 @@ fn new_dir_mode() -> Option<std::fs::Permissions> {
 
 #[cfg(test)]
 mod tests {
+    use super::partial::PARTIAL_MARKER;
     use super::*;
 
     #[test]
@@ -597,7 +540,45 @@ mod tests {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
             write_whole(&path, b"third").unwrap();
             assert_eq!(mode(&path), 0o600, "an existing report keeps its permissions");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o6755)).unwrap();
+            write_whole(&path, b"fourth").unwrap();
+            let full = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+            assert_eq!(full, 0o755, "never set-user-ID or set-group-ID");
         }
+    }
+
+    #[test]
+    fn a_write_killed_half_way_leaves_only_a_hidden_directory_which_the_next_write_removes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.md");
+        // What a run killed before its rename leaves: its hidden directory, marked, lock free.
+        let left = dir.path().join(".report.md.partial-k1ll3d");
+        std::fs::create_dir(&left).unwrap();
+        std::fs::write(left.join(PARTIAL_MARKER), "").unwrap();
+        std::fs::write(left.join("report.md"), "half a rep").unwrap();
+        // A user's own file of a like name is no directory of ours.
+        std::fs::write(dir.path().join(".report.md.partial-abc123"), "mine").unwrap();
+        write_whole(&path, b"whole").unwrap();
+        let mut names: Vec<_> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, [".report.md.partial-abc123", "report.md"]);
+        assert_eq!(std::fs::read(&path).unwrap(), b"whole");
+    }
+
+    #[test]
+    fn a_write_that_fails_half_way_leaves_the_old_file_and_nothing_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.md");
+        write_whole(&path, b"old").unwrap();
+        let failing = |out: &mut dyn Write| {
+            out.write_all(b"half")?;
+            Err(std::io::Error::other("the report broke off"))
+        };
+        let err = write_whole_with(&path, failing).unwrap_err();
+        assert_eq!(err.path, path, "said of the path given, never of the hidden directory: {err}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing beside it");
     }
 
     #[test]
@@ -653,14 +634,16 @@ mod tests {
     }
 
     #[test]
-    fn a_new_directory_whose_name_is_as_long_as_a_name_can_be_is_made() {
+    fn a_new_directory_or_file_whose_name_is_as_long_as_a_name_can_be_is_made() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("é".repeat(127));
         let pack = NewDir::create(&out).unwrap();
         pack.write("a.txt", b"a").unwrap();
         pack.finish().unwrap();
         assert_eq!(std::fs::read(out.join("a.txt")).unwrap(), b"a");
-        assert_eq!(cut_at("aé", 2), "a");
+        let file = dir.path().join("ü".repeat(127));
+        write_whole(&file, b"f").unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"f");
     }
 
     #[test]
