@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::model::shown::one_line;
+use crate::model::shown::{in_line, one_line};
 
 /// The outcome of checking one task commit's evidence. Ordered: the worst finding wins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -53,7 +53,8 @@ pub struct Finding {
     pub outcome: CommitOutcome,
     /// A stable reason code, e.g. `tree_mismatch`, `bad_signature`, `summary_missing_line`.
     pub code: &'static str,
-    /// One sentence for a person.
+    /// One sentence for a person (repository text in it quoted, in JSON too).
+    #[serde(serialize_with = "in_line")]
     pub message: String,
     /// The 1-based line of the note, when the finding is about one line.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -61,10 +62,10 @@ pub struct Finding {
     /// What the verifier expected, when that helps. Where the signed evidence is compared with
     /// the repository (the commit, its trailers, its tree, the head), this is always the signed
     /// value; where a line is checked against the format, what the format requires.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "in_line")]
     pub expected: Option<String>,
     /// What it found instead: the repository's value, or the line's.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "in_line")]
     pub found: Option<String>,
     /// The object the repository lacks or holds corrupt, when that is why something could not
     /// be read: the finding is then no verdict on the evidence, and the run ends as a repository

@@ -10,6 +10,7 @@ use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::trust::SignatureTrust as Trust;
 use crate::model::dsse::Envelope;
+use crate::model::shown::in_line;
 use crate::sign::openpgp::{self, ARMOR_HEADER as OPENPGP_ARMOR, OpenPgpVerifyError, Sqv, SqvError};
 use crate::sign::ssh::keygen::{SshKeygen, SshToolError, ToolTrust};
 use crate::sign::ssh::sshsig;
@@ -22,8 +23,10 @@ pub struct SignerInfo {
     /// `ssh`.
     pub kind: &'static str,
     /// The key's fingerprint.
+    #[serde(serialize_with = "in_line")]
     pub key: String,
-    /// The principals the caller's trust allows for that key.
+    /// The principals the caller's trust allows for that key (a trust file's text: quoted).
+    #[serde(serialize_with = "in_line")]
     pub principals: Vec<String>,
 }
 

@@ -7,6 +7,8 @@
 //! a `---` line starts a patch that is ignored (unless `--no-divider`), as are trailing `#`
 //! comment lines and everything below a scissors line.
 
+use crate::model::shown::hidden_escaped;
+
 /// The comment character git uses by default (`core.commentChar`).
 const COMMENT: u8 = b'#';
 /// The scissors line of `git commit --cleanup=scissors`, after the comment character and a space.
@@ -269,7 +271,11 @@ pub fn parse_without_divider(message: &str) -> Vec<(String, String)> {
 }
 
 /// `value` made safe for a trailer: every run of whitespace or control characters (line breaks,
-/// tabs, Unicode separators) becomes one space, and the ends are trimmed.
+/// tabs, Unicode separators) becomes one space, the ends are trimmed, and a character that
+/// reorders or hides text (a bidirectional control, a zero-width space:
+/// [`crate::model::shown::is_hidden_format`]) is
+/// written as its escape (`\u{202e}`), so that `git log` shows the subject as it is written and
+/// every character it holds.
 pub fn sanitize_value(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     let mut gap = false;
@@ -284,7 +290,7 @@ pub fn sanitize_value(value: &str) -> String {
         gap = false;
         out.push(c);
     }
-    out
+    hidden_escaped(&out).into_owned()
 }
 
 /// Whether `key` can be a trailer key (ASCII letters, digits and `-`, not empty).
@@ -424,6 +430,16 @@ mod tests {
             parse("Subject\n\nA: 1\nB: 2\0\nC: 3\n"),
             vec![("A".into(), "1".into()), ("B".into(), "2".into())]
         );
+    }
+
+    #[test]
+    fn a_value_that_reorders_or_hides_text_is_written_with_its_escapes_and_reads_back_so() {
+        let value = sanitize_value("Fix login \u{202e}kcehc\u{202c} \u{200b}x\u{1b}[31mred");
+        assert_eq!(value, "Fix login \\u{202e}kcehc\\u{202c} \\u{200b}x [31mred");
+        assert!(!value.chars().any(crate::model::shown::is_hidden_format));
+        assert_eq!(sanitize_value(&value), value, "sanitised once for all");
+        let message = with_trailers("Subject", &[("Reason", value.as_str())]).unwrap();
+        assert_eq!(parse(&message), vec![("Reason".to_owned(), value)]);
     }
 
     #[test]

@@ -243,7 +243,9 @@ pub enum Recipe {
     /// as the note's signed summary records it (for a decision, which records none, the release
     /// whose digest it is).
     Published {
-        /// The recorded version, exactly as the summary carries it, or the release found.
+        /// The recorded version, as the summary carries it (a note's text: quoted), or the
+        /// release found.
+        #[serde(serialize_with = "crate::model::shown::in_line")]
         speccoder_version: String,
     },
 }

@@ -7,11 +7,12 @@ use std::borrow::Cow;
 /// How many characters of a line a message quotes.
 pub const SHOWN_MAX: usize = 200;
 
-/// The first `max` characters of `s` with control characters and [hidden](is_hidden_format)
-/// ones escaped, and `…` when cut, for use in messages.
+/// The first `max` characters of `s` with control characters, line separators and
+/// [hidden](is_hidden_format) ones escaped ([`leaves_its_line`]), and `…` when cut, for use in
+/// messages.
 pub fn shown(s: &str, max: usize) -> String {
     let mut out = String::new();
-    s.chars().take(max).for_each(|c| push_escaped(&mut out, c, |c| c.is_control() || is_hidden_format(c)));
+    s.chars().take(max).for_each(|c| push_escaped(&mut out, c, leaves_its_line));
     if s.chars().nth(max).is_some() {
         out.push('…');
     }
@@ -57,7 +58,84 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
 /// in the middle of a line of its own (a finding's message, a predicate type): it can start no
 /// line of its own.
 pub fn one_line(text: &str) -> Cow<'_, str> {
-    escape_where(text, |c| c.is_control() || c == '\u{2028}' || c == '\u{2029}' || is_hidden_format(c))
+    escape_where(text, leaves_its_line)
+}
+
+/// Whether `c`, in quoted text, could break the line it is quoted on or hide what it says: a
+/// control character (newlines and tabs included), the Unicode line and paragraph separators, or
+/// a [hidden](is_hidden_format) one. [`shown`] and [`one_line`] escape these.
+#[must_use]
+pub fn leaves_its_line(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}' || is_hidden_format(c)
+}
+
+/// `text` with only its [hidden](is_hidden_format) characters escaped, for text whose line breaks
+/// and control characters are already dealt with (a commit message's values, made one line each).
+pub fn hidden_escaped(text: &str) -> Cow<'_, str> {
+    escape_where(text, is_hidden_format)
+}
+
+/// Repository text in a `--json` report, serialised as [`one_line`] quotes it, before JSON
+/// escapes what is left: an ESC arrives as the six characters `\u{1b}`, a newline as `\n`, so a
+/// value a CI step prints is inert text on one line. For a `str`, a `String`, and an `Option` or
+/// list of them ([`InLine`]); a field takes it as `#[serde(serialize_with = "in_line")]`.
+pub struct OneLine<'a, T: ?Sized>(pub &'a T);
+
+/// Text that [`OneLine`] serialises quoted: a string, or an `Option` or list of such.
+pub trait InLine {
+    /// Serialises `self` with each string quoted as [`one_line`] quotes it.
+    ///
+    /// # Errors
+    /// The serializer's.
+    fn serialize_in_line<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error>;
+}
+
+impl InLine for str {
+    fn serialize_in_line<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&one_line(self))
+    }
+}
+
+impl InLine for String {
+    fn serialize_in_line<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.as_str().serialize_in_line(serializer)
+    }
+}
+
+impl<T: InLine> InLine for Option<T> {
+    fn serialize_in_line<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Some(text) => serializer.serialize_some(&OneLine(text)),
+            None => serializer.serialize_none(),
+        }
+    }
+}
+
+impl<T: InLine> InLine for [T] {
+    fn serialize_in_line<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter().map(OneLine))
+    }
+}
+
+impl<T: InLine> InLine for Vec<T> {
+    fn serialize_in_line<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize_in_line(serializer)
+    }
+}
+
+impl<T: InLine + ?Sized> serde::Serialize for OneLine<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize_in_line(serializer)
+    }
+}
+
+/// A field of repository text serialised as [`OneLine`] does: `#[serde(serialize_with =
+/// "in_line")]`.
+///
+/// # Errors
+/// The serializer's.
+pub fn in_line<T: InLine + ?Sized, S: serde::Serializer>(text: &T, serializer: S) -> Result<S::Ok, S::Error> {
+    text.serialize_in_line(serializer)
 }
 
 /// Whether `c` changes how the text around it reads without being seen: one of Unicode's
@@ -198,6 +276,41 @@ mod tests {
     fn quoted_text_stays_on_one_line() {
         assert_eq!(one_line("a\n::warning::x\r\u{2028}y"), "a\\n::warning::x\\r\\u{2028}y");
         assert!(matches!(one_line("plain text"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_quoted_line_separator_is_escaped_in_a_message_as_on_one_line() {
+        assert_eq!(shown("a\u{2028}::error::x\u{2029}b", 100), "a\\u{2028}::error::x\\u{2029}b");
+        assert_eq!(Quoted::from("a\u{2028}b").to_string(), "a\\u{2028}b");
+    }
+
+    #[test]
+    fn repository_text_in_json_is_quoted_before_json_escapes_it() {
+        #[derive(serde::Serialize)]
+        struct Row {
+            #[serde(serialize_with = "in_line")]
+            text: String,
+            #[serde(serialize_with = "in_line")]
+            maybe: Option<String>,
+            #[serde(serialize_with = "in_line")]
+            list: Vec<String>,
+        }
+        let hostile = "a\u{1b}[2J\n::error::x\u{2028}\u{202e}\u{200b}";
+        let row = Row { text: hostile.into(), maybe: Some(hostile.into()), list: vec![hostile.into()] };
+        let json = serde_json::to_string(&row).unwrap();
+        let quoted = r#""a\\u{1b}[2J\\n::error::x\\u{2028}\\u{202e}\\u{200b}""#;
+        assert_eq!(json, format!(r#"{{"text":{quoted},"maybe":{quoted},"list":[{quoted}]}}"#));
+        let none = Row { text: "plain".into(), maybe: None, list: Vec::new() };
+        assert_eq!(serde_json::to_string(&none).unwrap(), r#"{"text":"plain","maybe":null,"list":[]}"#);
+    }
+
+    #[test]
+    fn hidden_characters_alone_are_escaped_for_text_already_on_one_line() {
+        assert_eq!(
+            hidden_escaped("Fix \u{202e}abc\u{202c} \u{200b}x\ty"),
+            "Fix \\u{202e}abc\\u{202c} \\u{200b}x\ty"
+        );
+        assert!(matches!(hidden_escaped("plain"), Cow::Borrowed(_)));
     }
 
     #[test]

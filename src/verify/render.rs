@@ -2,7 +2,7 @@
 //! machine (`--json`) and a pull request (`--markdown`). Each writes the same bytes whether the
 //! rows stream from a run or are replayed from a collected [`Report`].
 
-use crate::model::shown::one_line;
+use crate::model::shown::{OneLine, one_line};
 use std::fmt::Write as _;
 
 use crate::verify::report::{
@@ -139,7 +139,7 @@ impl<W: std::fmt::Write> ReportSink for JsonWriter<W> {
             json(head.mode),
             json(&head.head),
             json(&head.base),
-            json(&head.trust),
+            json(&OneLine(&head.trust)),
             json(&head.accept_unsigned),
         );
     }
@@ -155,7 +155,7 @@ impl<W: std::fmt::Write> ReportSink for JsonWriter<W> {
             "],\"totals\":{},\"not_evaluated\":{},\"warnings\":{},\"signature_time\":{}",
             json(&end.totals),
             json(&crate::verify::report::NOT_EVALUATED),
-            json(&end.warnings),
+            json(&OneLine(&end.warnings)),
             json(&head.signature_time),
         );
         if let Some(policy) = &head.verifier_policy {

@@ -11,7 +11,7 @@ use crate::check::signatures::SignerInfo;
 use crate::exit;
 use crate::model::policy::Recipe;
 use crate::model::predicate::Verdict;
-use crate::model::shown::is_hidden_format;
+use crate::model::shown::{in_line, is_hidden_format};
 use crate::model::verifier_policy::LoadedPolicy;
 use crate::verify::commit::CommitReport;
 use crate::verify::policy::evidence::SignedEvidence;
@@ -65,11 +65,13 @@ impl TickOutcome {
 /// One ticked task (or, in commit mode, one task commit).
 #[derive(Debug, Clone, Serialize)]
 pub struct TickReport {
-    /// `<unit>/<task>`.
+    /// `<unit>/<task>` (a commit's trailer names it, unchecked: quoted).
+    #[serde(serialize_with = "in_line")]
     pub task: String,
     /// The task commit, when one was found.
     pub commit: Option<String>,
     /// The verdict the evidence carries.
+    #[serde(serialize_with = "in_line")]
     pub verdict: Option<String>,
     /// The outcome.
     pub outcome: TickOutcome,
@@ -91,6 +93,7 @@ pub struct TickReport {
     /// Who signed.
     pub signers: Vec<SignerInfo>,
     /// Fields and revisions not evaluated.
+    #[serde(serialize_with = "in_line")]
     pub not_evaluated: Vec<String>,
     /// Unsigned lines were accepted (`--accept-unsigned`).
     pub accepted_unsigned: bool,
@@ -102,7 +105,7 @@ pub struct TickReport {
     pub policy: Option<Recipe>,
     /// The verifier policy's rule that judged the row (absent without a policy, or when no rule
     /// matches its unit).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "in_line")]
     pub rule: Option<String>,
     /// What the note signed, for the verifier policy (read only under one).
     #[serde(skip)]
@@ -266,6 +269,7 @@ pub struct Report {
     /// The base the branch was compared with (branch mode); `null`: every unit.
     pub base: Option<String>,
     /// Where the SSH trust came from.
+    #[serde(serialize_with = "in_line")]
     pub trust: Option<String>,
     /// Unsigned evidence was accepted on the caller's word.
     pub accept_unsigned: bool,
@@ -276,6 +280,7 @@ pub struct Report {
     /// Reserved outcomes this verifier does not evaluate.
     pub not_evaluated: Vec<&'static str>,
     /// What did not stop the run but weakens it (a stale Sigstore root used offline).
+    #[serde(serialize_with = "in_line")]
     pub warnings: Vec<String>,
     /// The time SSH validity windows and certificates were checked at.
     pub signature_time: SignatureTimeReport,
@@ -290,6 +295,7 @@ pub struct PolicyReport {
     /// The sha256 of the policy file's exact bytes.
     pub sha256: String,
     /// Where it was read: the file as named, or `REV:PATH (<commit>)`.
+    #[serde(serialize_with = "in_line")]
     pub source: String,
 }
 

@@ -17,6 +17,7 @@ mod hostile_remote;
 mod opening;
 mod policy;
 mod published_policy;
+mod quoted_json;
 mod real_shapes;
 mod schema;
 mod sigstore_endpoints;

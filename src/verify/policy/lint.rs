@@ -12,7 +12,7 @@ use crate::check::signatures::SignerInfo;
 use crate::check::trailers::newest_task_commits;
 use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::git::{Head, Repo};
-use crate::model::shown::one_line;
+use crate::model::shown::{in_line, one_line};
 use crate::model::verifier_policy::{ANY, LoadedPolicy, Rule};
 use crate::spec;
 use crate::verify::VerifyError;
@@ -23,14 +23,19 @@ use crate::verify::policy::baseline::BaselineView;
 #[derive(Debug, Clone, Serialize)]
 pub struct RuleCheck {
     /// The rule's name.
+    #[serde(serialize_with = "in_line")]
     pub name: String,
     /// The units of HEAD it judges (those it matches that no earlier rule takes).
+    #[serde(serialize_with = "in_line")]
     pub units: Vec<String>,
     /// The units of HEAD it matches that an earlier rule takes.
+    #[serde(serialize_with = "in_line")]
     pub taken_earlier: Vec<String>,
     /// The earlier rule that takes every unit it could ever match, if one does.
+    #[serde(serialize_with = "in_line")]
     pub shadowed_by: Option<String>,
     /// Principals of `signers` and `approvals.by` that no trust file given names.
+    #[serde(serialize_with = "in_line")]
     pub unknown_principals: Vec<String>,
 }
 
@@ -42,6 +47,7 @@ pub struct BaselineCheck {
     /// Whether it is in the history of HEAD.
     pub in_history: bool,
     /// The ticks of HEAD it holds (ticked there by hand, unchanged since, without a task commit).
+    #[serde(serialize_with = "in_line")]
     pub holds: Vec<String>,
 }
 
@@ -49,12 +55,14 @@ pub struct BaselineCheck {
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckReport {
     /// The policy's source.
+    #[serde(serialize_with = "in_line")]
     pub source: String,
     /// The sha256 of its bytes.
     pub sha256: String,
     /// Each rule, in order.
     pub rules: Vec<RuleCheck>,
     /// Units of HEAD that no rule matches: their ticks fail with `policy_no_rule`.
+    #[serde(serialize_with = "in_line")]
     pub unmatched_units: Vec<String>,
     /// The baseline, when the policy has one.
     pub baseline: Option<BaselineCheck>,
