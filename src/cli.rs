@@ -672,7 +672,9 @@ pub enum AttestSub {
     /// own, then `speccoder attest`; a bug task is closed again by `speccoder attest`). So is a
     /// task commit whose earlier commits were dropped, squashed or amended (series_differs, naming
     /// the first commit of the old series the new one lacks: the evidence judged a tree that held
-    /// it), and one whose series is longer than 5000 commits (series_too_long). Of several commits
+    /// it; a merge counts by its change of its own, what its resolution changed of what merging its
+    /// parents gives, which a rebase that flattens it drops), and one whose series is longer than
+    /// 5000 commits (series_too_long). Of several commits
     /// off the branch with the same change, the newest whose series holds is carried.
     ///
     /// Only evidence you would accept today is re-signed: every line of the old note must carry a
@@ -686,7 +688,7 @@ pub enum AttestSub {
     /// an unsigned line or a keyless (Sigstore) line is refused, with how to go on.
     /// Without any trust configured nothing is carried (exit 13). --from and --to naming the same
     /// commit is refused (same_commit): its note stays as it is. So is a new commit whose
-    /// Held-Out: trailer (held_out_differs), Run: trailer (run_differs) or decision trailers,
+    /// Spec-Task: or Verdict: trailer (not_the_same_task), Held-Out: trailer (held_out_differs), Run: trailer (run_differs) or decision trailers,
     /// Accepted-By:, Skipped-By: or Reason: (decision_differs), are not the old one's: restore the
     /// trailer and carry again.
     ///
@@ -694,7 +696,7 @@ pub enum AttestSub {
     /// stdin, as git gives them to the post-rewrite hook (`speccoder hooks install`).
     ///
     /// Exit codes: 0 carried (or nothing to carry); 26 a task's change, its series of changes
-    /// (`series_differs`, `series_too_long`), task line, requirement text, `Held-Out:` or `Run:` trailer, decision trailer (`Accepted-By:`, `Skipped-By:`,
+    /// (`series_differs`, `series_too_long`), task or verdict (`not_the_same_task`), task line, requirement text, `Held-Out:` or `Run:` trailer, decision trailer (`Accepted-By:`, `Skipped-By:`,
     /// `Reason:`) or judge configuration differs, its evidence does not hold or is not validly
     /// signed by a signer you trust, the new commit holds a note of its own, or `--from` and
     /// `--to` are the same commit (each named; the others were carried); 13 no trust configured, a

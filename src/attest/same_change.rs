@@ -20,13 +20,22 @@
 //! same change among those the new one's history holds and the old one's does not. A rebase onto
 //! a moved main, a reorder, a reword or commits inserted keep it; a dropped, squashed or amended
 //! earlier commit does not.
+//!
+//! A merge of the series is judged by what it changes of its own: the patch from the tree git's
+//! merge of its two parents gives ([`Repo::merged_trees`], conflicts marked) to the tree it holds.
+//! A clean merge has none, and needs no partner (its parents' commits have theirs); a merge whose
+//! resolution edited anything (an "evil merge"), or whose parents conflicted, needs a commit of
+//! the new side with that same change, which a rebase that flattens merges never makes, and a
+//! `--rebase-merges` that resolves it differently does not either. A merge of more than two
+//! parents, which `git merge-tree` does not make, is judged by its whole change against its first
+//! parent.
 
 use std::collections::HashMap;
 
 use gix::ObjectId;
 use sha2::{Digest as _, Sha256};
 
-use crate::git::{Commit, GitError, PatchLine, Repo};
+use crate::git::{Commit, GitError, PatchLine, PatchOf, Repo};
 use crate::spec;
 
 /// The most commits of the old task commit's series ([`series_gap`]): beyond, it is not compared.
@@ -45,6 +54,8 @@ pub enum SeriesGap {
         id: ObjectId,
         /// Its subject line, as stored (repository text: quote it).
         subject: String,
+        /// It is a merge, whose change of its own is missing (see the module documentation).
+        merge: bool,
     },
     /// The old task commit's series holds more than [`MAX_SERIES`] commits, or the new one's
     /// side more than [`MAX_NEW_SIDE`].
@@ -57,12 +68,12 @@ pub enum SeriesGap {
 }
 
 /// What `new`'s history lacks of the changes `old`'s held, `None` when nothing (see the module
-/// documentation): the old series is the non-merge commits of `old`'s history that `new`'s does
-/// not hold, `old` aside, and the new side the same the other way round, `new` aside. Each old
+/// documentation): the old series is the commits of `old`'s history that `new`'s does not hold,
+/// `old` aside, and the new side the same the other way round, `new` aside. Each old
 /// commit needs a partner of its own: a commit of the new side with the same change, read without
 /// the line numbers its hunks start at (as `git cherry` reads patches: a main that moved the lines
 /// above them moves the hunks, not the change). A commit with an empty change changes no tree,
-/// and needs no partner. The new side is read nearest `new` first, in widening chunks, since a
+/// and needs no partner, nor does a merge that changes nothing of its own. The new side is read nearest `new` first, in widening chunks, since a
 /// rebased series lies just below its task commit.
 ///
 /// # Errors
@@ -95,7 +106,11 @@ pub fn series_gap(repo: &Repo, old: &Commit, new: &Commit) -> Result<Option<Seri
     };
     let missing =
         old_series.iter().zip(&old_ids).rev().find(|(_, id)| id.as_ref().is_some_and(&mut unpaired));
-    Ok(missing.map(|(c, _)| SeriesGap::Missing { id: c.id, subject: c.subject().to_owned() }))
+    Ok(missing.map(|(c, _)| SeriesGap::Missing {
+        id: c.id,
+        subject: c.subject().to_owned(),
+        merge: c.parents.len() > 1,
+    }))
 }
 
 /// How many commits of `new_side` have each change `wanted` counts, at most as many as it
@@ -123,20 +138,14 @@ fn partners(
     Ok(found)
 }
 
-/// The non-merge commits of `tip`'s history that `other`'s does not hold, `tip` aside, newest
+/// The commits of `tip`'s history that `other`'s does not hold, merges too, `tip` aside, newest
 /// first; `None` when there are more than `most`.
 fn series(repo: &Repo, tip: &Commit, other: &Commit, most: usize) -> Result<Option<Vec<Commit>>, GitError> {
     let Some(ids) = repo.walk_at_most(tip.id, &[other.id], most + 1)? else {
         return Ok(None);
     };
-    let mut commits = Vec::new();
-    for id in ids.into_iter().filter(|id| *id != tip.id) {
-        let commit = repo.commit(id)?;
-        if commit.parents.len() < 2 {
-            commits.push(commit);
-        }
-    }
-    Ok(Some(commits))
+    let commits = ids.into_iter().filter(|id| *id != tip.id).map(|id| repo.commit(id));
+    Ok(Some(commits.collect::<Result<_, _>>()?))
 }
 
 /// The identity of each commit's change as [`change_ids`] computes it, but without the line
@@ -146,8 +155,8 @@ fn series_ids(repo: &Repo, commits: &[&Commit]) -> Result<Vec<Option<String>>, G
 }
 
 /// The identity of each commit's change against its first parent (a root commit: against the
-/// empty tree), in the order given, from one git process for all of them: lowercase hex sha256,
-/// `None` for an empty change.
+/// empty tree; a merge of two: its change of its own, [`own_changes`]), in the order given, from
+/// one git process for all of them: lowercase hex sha256, `None` for an empty change.
 ///
 /// # Errors
 /// git cannot produce the patches ([`Repo::change_patches`]).
@@ -157,12 +166,31 @@ pub fn change_ids(repo: &Repo, commits: &[&Commit]) -> Result<Vec<Option<String>
 
 /// [`change_ids`], the hunks' line numbers left out when `unplaced`.
 fn ids_of(repo: &Repo, commits: &[&Commit], unplaced: bool) -> Result<Vec<Option<String>>, GitError> {
-    let changes: Vec<(ObjectId, Option<ObjectId>)> =
-        commits.iter().map(|c| (c.id, c.parents.first().copied())).collect();
+    let changes = own_changes(repo, commits)?;
+    let asked: Vec<PatchOf> = changes.iter().flatten().copied().collect();
     let mut hashers: Vec<ChangeHasher> =
-        changes.iter().map(|_| ChangeHasher { unplaced, ..ChangeHasher::default() }).collect();
-    repo.change_patches(&changes, &mut |i, line| hashers[i].line(line))?;
-    Ok(hashers.into_iter().map(ChangeHasher::finish).collect())
+        asked.iter().map(|_| ChangeHasher { unplaced, ..ChangeHasher::default() }).collect();
+    repo.change_patches(&asked, &mut |i, line| hashers[i].line(line))?;
+    let mut ids = hashers.into_iter().map(ChangeHasher::finish);
+    Ok(changes.iter().map(|change| change.and_then(|_| ids.next().flatten())).collect())
+}
+
+/// What each commit changes of its own: a commit against its first parent (a root commit: against
+/// the empty tree); a merge of two parents, the tree git's merge of them gives changed into the
+/// tree it holds, `None` when they are the same (a clean merge); a merge of more parents, against
+/// its first parent.
+fn own_changes(repo: &Repo, commits: &[&Commit]) -> Result<Vec<Option<PatchOf>>, GitError> {
+    let two_parents = |c: &Commit| match c.parents[..] {
+        [first, second] => Some((first, second)),
+        _ => None,
+    };
+    let pairs: Vec<(ObjectId, ObjectId)> = commits.iter().filter_map(|c| two_parents(c)).collect();
+    let mut merged = repo.merged_trees(&pairs)?.into_iter();
+    let own = |c: &&Commit| match (two_parents(c), c.parents.first()) {
+        (Some(_), _) => merged.next().filter(|tree| *tree != c.tree).map(|tree| PatchOf::Trees(tree, c.tree)),
+        (None, parent) => Some(PatchOf::Commit(c.id, parent.copied())),
+    };
+    Ok(commits.iter().map(own).collect())
 }
 
 /// Hashes one patch line by line, as the module documentation says.
@@ -270,7 +298,10 @@ mod tests {
         fx.git(&["checkout", "-q", "-b", "dropped", &base.to_string()]);
         fx.git(&["cherry-pick", &task.to_string()]);
         let missing = gap(&fx, task, fx.rev("HEAD"));
-        assert_eq!(missing, Some(SeriesGap::Missing { id: implement, subject: "implement".to_owned() }));
+        assert_eq!(
+            missing,
+            Some(SeriesGap::Missing { id: implement, subject: "implement".to_owned(), merge: false })
+        );
         assert_eq!(gap(&fx, fx.rev("HEAD"), task), None, "a commit added before is no loss");
     }
 
@@ -288,7 +319,84 @@ mod tests {
         let revert = fx.rev(&format!("{reapply}~"));
         fx.git(&["cherry-pick", &implement.to_string(), &revert.to_string(), &task.to_string()]);
         let missing = gap(&fx, task, fx.rev("HEAD"));
-        assert_eq!(missing, Some(SeriesGap::Missing { id: reapply, subject: "re-apply".to_owned() }));
+        assert_eq!(
+            missing,
+            Some(SeriesGap::Missing { id: reapply, subject: "re-apply".to_owned(), merge: false })
+        );
+    }
+
+    /// A branch `feat` off a base commit: `b.txt`, then a merge of a side branch adding `a.txt`
+    /// whose resolution writes `a.txt` as `resolved` (`None`: the clean merge), then a task commit;
+    /// then `moved`, the base with one commit more, checked out. The fixture, the side commit, the
+    /// `b.txt` commit, the merge and the task commit.
+    fn merge_fixture(resolved: Option<&str>) -> (Fixture, [ObjectId; 4]) {
+        let fx = Fixture::new();
+        let base = fx.commit_file("base.txt", "base\n", "base");
+        let side = fx.commit_file("a.txt", "guard\n", "side: guard");
+        fx.git(&["checkout", "-q", "-b", "feat", &base.to_string()]);
+        let b = fx.commit_file("b.txt", "b\n", "feat b");
+        fx.git(&["merge", "-q", "--no-ff", "--no-commit", &side.to_string()]);
+        let merge = match resolved {
+            Some(text) => fx.commit_file("a.txt", text, "merge side"),
+            None => {
+                fx.git(&["commit", "-q", "-m", "merge side"]);
+                fx.rev("HEAD")
+            }
+        };
+        let task = fx.commit_file("t.txt", "t\n", "tick");
+        fx.git(&["checkout", "-q", "-b", "moved", &base.to_string()]);
+        fx.commit_file("other.txt", "o\n", "main moves");
+        (fx, [side, b, merge, task])
+    }
+
+    /// Merges `side` into HEAD as `git rebase --rebase-merges` redoes a merge, its resolution
+    /// writing `a.txt` as `resolved` (`None`: as git merged it).
+    fn merge_again(fx: &Fixture, side: ObjectId, resolved: Option<&str>) {
+        fx.git(&["merge", "-q", "--no-ff", "--no-commit", &side.to_string()]);
+        if let Some(text) = resolved {
+            fx.commit_file("a.txt", text, "merge side");
+        } else {
+            fx.git(&["commit", "-q", "-m", "merge side"]);
+        }
+    }
+
+    #[test]
+    fn a_flattened_merge_that_changed_nothing_of_its_own_holds() {
+        let (fx, [side, b, _, task]) = merge_fixture(None);
+        fx.git(&["cherry-pick", &side.to_string(), &b.to_string(), &task.to_string()]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), None);
+    }
+
+    #[test]
+    fn a_flattened_merge_whose_resolution_edited_a_file_is_missing() {
+        let (fx, [side, b, merge, task]) = merge_fixture(Some("guard removed\n"));
+        fx.git(&["cherry-pick", &side.to_string(), &b.to_string(), &task.to_string()]);
+        let missing = gap(&fx, task, fx.rev("HEAD"));
+        assert_eq!(
+            missing,
+            Some(SeriesGap::Missing { id: merge, subject: "merge side".to_owned(), merge: true })
+        );
+    }
+
+    #[test]
+    fn a_merge_made_again_holds_only_when_resolved_the_same_way() {
+        let (fx, [side, b, merge, task]) = merge_fixture(Some("guard removed\n"));
+        fx.git(&["cherry-pick", &b.to_string()]);
+        let b_again = fx.rev("HEAD");
+        merge_again(&fx, side, Some("guard removed\n"));
+        fx.git(&["cherry-pick", &task.to_string()]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), None, "resolved as before");
+        for resolved in [None, Some("guard kept\n")] {
+            fx.git(&["checkout", "-q", "--detach", &b_again.to_string()]);
+            merge_again(&fx, side, resolved);
+            fx.git(&["cherry-pick", &task.to_string()]);
+            let missing = gap(&fx, task, fx.rev("HEAD"));
+            assert_eq!(
+                missing,
+                Some(SeriesGap::Missing { id: merge, subject: "merge side".to_owned(), merge: true }),
+                "{resolved:?}"
+            );
+        }
     }
 
     #[test]

@@ -168,13 +168,16 @@ pub enum GivenFile {
     /// A file of trust no flag reads from a revision (`--revoked`, `--openpgp-certs`,
     /// `--sigstore-trusted-root`).
     Trust,
+    /// A file whose `--…-rev` flag the command does not take (`attest carry`, `attest fetch`):
+    /// the base's copy, given by the flag that takes a path.
+    CopyOf(&'static RevFile),
 }
 
 impl GivenFile {
     /// What the file chooses.
     fn chooses(self) -> &'static str {
         match self {
-            GivenFile::WithRev(file) => file.chooses,
+            GivenFile::WithRev(file) | GivenFile::CopyOf(file) => file.chooses,
             GivenFile::Trust => "the trust",
         }
     }
@@ -189,6 +192,10 @@ impl GivenFile {
                     " (the base's copy: `git show <base>:{tree_path} > FILE`, FILE outside the repository)"
                 )
             }
+            GivenFile::CopyOf(file) => format!(
+                " (the base's copy: `git show <base>:{tree_path} > FILE`, FILE outside the repository, then {} FILE)",
+                file.file_flag
+            ),
         }
     }
 }
@@ -198,12 +205,15 @@ impl GivenFile {
 pub enum TrustError {
     /// A trust (or policy) file that the checked tree itself provides.
     #[error(
-        "refusing {}: it is `{tree_path}` of the tree being checked, so whoever wrote the branch chose {}; pass a file from outside the repository{}",
-        .path.display(), .file.chooses(), .file.instead(tree_path)
+        "refusing {}{}: it is `{tree_path}` of the tree being checked, so whoever wrote the branch chose {}; pass a file from outside the repository{}",
+        .path.display(), .given_by.map(|by| format!(" (from {by})")).unwrap_or_default(),
+        .file.chooses(), .file.instead(tree_path)
     )]
     ProvidedByTree {
         /// The file given.
         path: PathBuf,
+        /// What named it, when known: `git's gpg.ssh.allowedSignersFile setting`.
+        given_by: Option<&'static str>,
         /// Its path in the tree.
         tree_path: String,
         /// What the file is.
@@ -341,6 +351,16 @@ pub struct GivenPath {
 }
 
 impl GivenPath {
+    /// [`refuse_in_tree`] for this file, its refusal naming what gave it.
+    fn refuse_in_tree(&self, repo: &Repo, checked_tree: ObjectId, file: GivenFile) -> Result<(), TrustError> {
+        refuse_in_tree(repo, &self.path, checked_tree, file).map_err(|e| match e {
+            TrustError::ProvidedByTree { path, tree_path, file, .. } => {
+                TrustError::ProvidedByTree { path, given_by: Some(self.given_by), tree_path, file }
+            }
+            e => e,
+        })
+    }
+
     /// `e`, a failure to read this file, with the advice to check what named it; any other
     /// failure (a line that does not parse, named by the file and line) as it is.
     fn unreadable(&self, e: impl Into<TrustError>, read_failed: bool) -> TrustError {
@@ -359,8 +379,9 @@ pub enum AllowedSource {
 }
 
 impl SshTrust {
-    /// Loads SSH trust, refusing a file the checked tree provides. `revoked` lists every
-    /// revoked-keys file that applies: a key any of them lists is revoked.
+    /// Loads SSH trust, refusing a file the checked tree provides (an allowed-signers file with the
+    /// advice `in_tree` gives). `revoked` lists every revoked-keys file that applies: a key any of
+    /// them lists is revoked.
     ///
     /// `checked_tree` is the tree under review; `in_range` says whether a commit is part of the
     /// checked history.
@@ -373,13 +394,14 @@ impl SshTrust {
         revoked: &[GivenPath],
         checked_tree: ObjectId,
         in_range: &dyn Fn(ObjectId) -> bool,
+        in_tree: GivenFile,
     ) -> Result<SshTrust, TrustError> {
         let temp_dir = || tempfile::tempdir().map_err(TrustError::Copy);
         let mut temp = None;
         let (allowed, allowed_path, label) = match source {
             AllowedSource::File(given) => {
                 let path = &given.path;
-                refuse_in_tree(repo, path, checked_tree, GivenFile::WithRev(&ALLOWED_SIGNERS_REV))?;
+                given.refuse_in_tree(repo, checked_tree, in_tree)?;
                 let allowed = AllowedSigners::read(path).map_err(|e| {
                     let read_failed = matches!(e, AllowedSignersError::Read { .. });
                     given.unreadable(e, read_failed)
@@ -397,7 +419,7 @@ impl SshTrust {
         };
         let mut revoked_keys = RevokedKeys::default();
         for given in revoked {
-            refuse_in_tree(repo, &given.path, checked_tree, GivenFile::Trust)?;
+            given.refuse_in_tree(repo, checked_tree, GivenFile::Trust)?;
             revoked_keys.extend(RevokedKeys::read(&given.path).map_err(|e| {
                 let read_failed = matches!(e, RevokedKeysError::Read { .. });
                 given.unreadable(e, read_failed)
@@ -494,13 +516,23 @@ pub fn refuse_in_tree(
         if let Some(rel) = in_tree(&full)
             && tree.file(&rel)?.is_some()
         {
-            return Err(TrustError::ProvidedByTree { path: path.to_owned(), tree_path: rel, file });
+            return Err(TrustError::ProvidedByTree {
+                path: path.to_owned(),
+                given_by: None,
+                tree_path: rel,
+                file,
+            });
         }
         for link in &links {
             if let Some(rel) = in_tree(link)
                 && tree.entry_kind(&rel)?.is_some()
             {
-                return Err(TrustError::ProvidedByTree { path: path.to_owned(), tree_path: rel, file });
+                return Err(TrustError::ProvidedByTree {
+                    path: path.to_owned(),
+                    given_by: None,
+                    tree_path: rel,
+                    file,
+                });
             }
         }
     }
@@ -570,6 +602,9 @@ pub struct TrustFiles {
     pub certificate_oidc_issuer: Option<String>,
     /// `--via-tools`: check with `ssh-keygen -Y` and `sqv`.
     pub via_tools: bool,
+    /// The command takes `--allowed-signers-rev`, which the refusal of an allowed-signers file of
+    /// the checked tree then advises; else it advises a copy from outside the repository.
+    pub rev_flag: bool,
 }
 
 impl SignatureTrust {
@@ -604,7 +639,10 @@ impl SignatureTrust {
             revoked.push(given(&configured, "git's gpg.ssh.revocationFile setting"));
         }
         let ssh = source
-            .map(|source| SshTrust::load(repo, &source, &revoked, checked_tree, in_range))
+            .map(|source| {
+                let in_tree = if files.rev_flag { GivenFile::WithRev } else { GivenFile::CopyOf };
+                SshTrust::load(repo, &source, &revoked, checked_tree, in_range, in_tree(&ALLOWED_SIGNERS_REV))
+            })
             .transpose()?;
         let openpgp =
             files.openpgp_certs.as_ref().map(|path| load_openpgp(repo, path, checked_tree)).transpose()?;

@@ -24,6 +24,7 @@ pub(crate) fn principal_files(args: &TrustFileArgs) -> TrustFiles {
         certificate_identity: args.certificate_identity.clone(),
         certificate_oidc_issuer: args.certificate_oidc_issuer.clone(),
         via_tools: false,
+        rev_flag: true,
     }
 }
 

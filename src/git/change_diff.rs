@@ -1,7 +1,7 @@
-//! The change a commit makes to its parent, as git shows it: a patch with three lines of
-//! context, whitespace and binary content in full, streamed line by line for many commits from
-//! one `git diff-tree --stdin`, so that comparing a change with thousands of candidates costs one
-//! process, not one per candidate.
+//! The change a commit makes to its parent (or one tree to another), as git shows it: a patch
+//! with three lines of context, whitespace and binary content in full, streamed line by line for
+//! many commits from one `git diff-tree --stdin`, so that comparing a change with thousands of
+//! candidates costs one process, not one per candidate.
 
 use std::io::{BufReader, Read as _, Write as _};
 use std::process::Stdio;
@@ -46,9 +46,36 @@ pub enum PatchLine<'a> {
     },
 }
 
+/// What one patch of [`Repo::change_patches`] is taken between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchOf {
+    /// A commit against a parent (none: a root commit, against the empty tree).
+    Commit(ObjectId, Option<ObjectId>),
+    /// A tree (the first) changed into another (the second).
+    Trees(ObjectId, ObjectId),
+}
+
+impl PatchOf {
+    /// Its line of `git diff-tree --stdin`'s input.
+    fn input(&self) -> String {
+        match self {
+            PatchOf::Commit(commit, Some(parent)) => format!("{commit} {parent}\n"),
+            PatchOf::Commit(commit, None) => format!("{commit}\n"),
+            PatchOf::Trees(from, to) => format!("{from} {to}\n"),
+        }
+    }
+
+    /// The line git writes before its patch: the commit (`--always`), or the two trees.
+    fn header(&self) -> Vec<u8> {
+        match self {
+            PatchOf::Commit(commit, _) => commit.to_string().into_bytes(),
+            PatchOf::Trees(from, to) => format!("{from} {to}").into_bytes(),
+        }
+    }
+}
+
 impl Repo {
-    /// Streams the patch of each `(commit, parent)` of `changes` (no parent: a root commit,
-    /// against the empty tree) to `sink`, with the index of the change in `changes`, line by line
+    /// Streams the patch of each of `changes` to `sink`, with the index of the change in `changes`, line by line
     /// in the order git writes them ([`PATCH_OPTIONS`]). An empty change gives no line. One `git
     /// diff-tree --stdin` does them all.
     ///
@@ -57,7 +84,7 @@ impl Repo {
     /// output is not the patches asked for.
     pub fn change_patches(
         &self,
-        changes: &[(ObjectId, Option<ObjectId>)],
+        changes: &[PatchOf],
         sink: &mut dyn FnMut(usize, PatchLine<'_>),
     ) -> Result<(), GitError> {
         if changes.is_empty() {
@@ -81,13 +108,7 @@ impl Repo {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(cannot_run)?;
-        let input: String = changes
-            .iter()
-            .map(|(commit, parent)| match parent {
-                Some(parent) => format!("{commit} {parent}\n"),
-                None => format!("{commit}\n"),
-            })
-            .collect();
+        let input: String = changes.iter().map(PatchOf::input).collect();
         let mut stdin = child.stdin.take();
         let writer = std::thread::spawn(move || stdin.as_mut().map(|pipe| pipe.write_all(input.as_bytes())));
         let mut stderr = child.stderr.take();
@@ -99,8 +120,9 @@ impl Repo {
             }
             String::from_utf8_lossy(&text).trim().to_owned()
         });
+        let headers: Vec<Vec<u8>> = changes.iter().map(PatchOf::header).collect();
         let streamed = match child.stdout.take() {
-            Some(stdout) => split_patches(BufReader::new(stdout), changes, sink),
+            Some(stdout) => split_patches(BufReader::new(stdout), &headers, sink),
             None => Ok(()),
         };
         let status = child.wait().map_err(cannot_run)?;
@@ -113,15 +135,16 @@ impl Repo {
     }
 }
 
-/// Hands the lines of `out` (git's patches, each after the line naming its commit) to `sink`.
+/// Hands the lines of `out` (git's patches, each after its line of `headers`) to `sink`.
 fn split_patches(
     mut out: impl std::io::BufRead,
-    changes: &[(ObjectId, Option<ObjectId>)],
+    headers: &[Vec<u8>],
     sink: &mut dyn FnMut(usize, PatchLine<'_>),
 ) -> Result<(), PatchStreamError> {
-    // `--always` names every commit, in the order given; a patch line never is a bare commit id
-    // (it starts with a space, `+`, `-`, `@`, a header word, or is a base85 line of 1 + 5n bytes).
-    let hex = |i: usize| changes.get(i).map(|(commit, _)| commit.to_string().into_bytes());
+    // `--always` names every commit (and git every pair of trees), in the order given; a patch
+    // line never is a bare object id or two (it starts with a space, `+`, `-`, `@`, a header word,
+    // or is a base85 line of 1 + 5n bytes).
+    let hex = |i: usize| headers.get(i).cloned();
     let mut next = 0usize;
     let mut expected = hex(0);
     let mut current: Option<usize> = None;
@@ -168,8 +191,8 @@ fn split_patches(
         line.clear();
         long = false;
     }
-    if next != changes.len() {
-        return Err(PatchStreamError::Missing { named: next, asked: changes.len() });
+    if next != headers.len() {
+        return Err(PatchStreamError::Missing { named: next, asked: headers.len() });
     }
     Ok(())
 }
@@ -201,12 +224,10 @@ mod tests {
         ObjectId::from_hex(format!("{n:02x}").repeat(20).as_bytes()).unwrap()
     }
 
-    fn collect(
-        text: &[u8],
-        changes: &[(ObjectId, Option<ObjectId>)],
-    ) -> Result<Vec<(usize, Vec<u8>, bool)>, PatchStreamError> {
+    fn collect(text: &[u8], changes: &[PatchOf]) -> Result<Vec<(usize, Vec<u8>, bool)>, PatchStreamError> {
+        let headers: Vec<Vec<u8>> = changes.iter().map(PatchOf::header).collect();
         let mut got = Vec::new();
-        split_patches(std::io::Cursor::new(text.to_vec()), changes, &mut |i, piece| match piece {
+        split_patches(std::io::Cursor::new(text.to_vec()), &headers, &mut |i, piece| match piece {
             PatchLine::Whole(b) => got.push((i, b.to_vec(), true)),
             PatchLine::Part { bytes, last } => got.push((i, bytes.to_vec(), last)),
         })?;
@@ -214,9 +235,10 @@ mod tests {
     }
 
     #[test]
-    fn each_commits_lines_go_to_its_change_and_an_empty_change_gives_none() {
-        let changes = [(id(1), Some(id(2))), (id(3), None), (id(4), Some(id(1)))];
-        let text = format!("{}\n@@ -1 +1 @@\n-a\n+b\n{}\n{}\n+c\n", id(1), id(3), id(4));
+    fn each_commits_or_tree_pairs_lines_go_to_its_change_and_an_empty_change_gives_none() {
+        let changes =
+            [PatchOf::Commit(id(1), Some(id(2))), PatchOf::Trees(id(3), id(5)), PatchOf::Commit(id(4), None)];
+        let text = format!("{}\n@@ -1 +1 @@\n-a\n+b\n{} {}\n{}\n+c\n", id(1), id(3), id(5), id(4));
         let got = collect(text.as_bytes(), &changes).unwrap();
         assert_eq!(
             got,
@@ -231,8 +253,14 @@ mod tests {
 
     #[test]
     fn output_that_names_no_commit_or_too_few_is_refused() {
-        assert!(collect(b"+a\n", &[(id(1), None)]).is_err());
-        assert!(collect(format!("{}\n", id(1)).as_bytes(), &[(id(1), None), (id(2), None)]).is_err());
+        assert!(collect(b"+a\n", &[PatchOf::Commit(id(1), None)]).is_err());
+        assert!(
+            collect(
+                format!("{}\n", id(1)).as_bytes(),
+                &[PatchOf::Commit(id(1), None), PatchOf::Commit(id(2), None)]
+            )
+            .is_err()
+        );
     }
 
     #[test]
@@ -241,7 +269,7 @@ mod tests {
         let mut text = format!("{}\n+", id(1)).into_bytes();
         text.extend_from_slice(&long);
         text.extend_from_slice(b"\n+short\n");
-        let got = collect(&text, &[(id(1), None)]).unwrap();
+        let got = collect(&text, &[PatchOf::Commit(id(1), None)]).unwrap();
         let (parts, short) = got.split_at(got.len() - 1);
         assert_eq!(parts.iter().map(|(_, b, _)| b.len()).sum::<usize>(), long.len() + 1);
         assert!(parts.iter().all(|(i, b, _)| *i == 0 && b.len() <= DIFF_LINE_MAX));

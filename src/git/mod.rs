@@ -1,9 +1,10 @@
 //! The repository through gix: objects, history, trailers, notes and refs.
 //!
 //! Everything goes through [`Repo`], and through gix, except what gix does not do here: remotes
-//! (fetch, push, a partial clone's missing objects) and the patches of changes run the `git`
-//! program (its `command` module, never through a shell). Repository content is treated as
-//! hostile: damaged objects and odd notes trees become [`GitError`]s, never panics.
+//! (fetch, push, a partial clone's missing objects), the patches of changes and the merge of a
+//! merge's parents run the `git` program (its `command` module, never through a shell).
+//! Repository content is treated as hostile: damaged objects and odd notes trees become
+//! [`GitError`]s, never panics.
 
 #![warn(missing_docs)]
 
@@ -19,6 +20,7 @@ mod history;
 mod identity;
 mod index;
 mod interrupt;
+mod merge_tree;
 mod new_commit;
 mod notes;
 mod notes_merge;
@@ -36,7 +38,7 @@ mod worktree;
 #[cfg(test)]
 pub(crate) mod test_support;
 
-pub use change_diff::{DIFF_LINE_MAX, PatchLine};
+pub use change_diff::{DIFF_LINE_MAX, PatchLine, PatchOf};
 pub use commit::{Commit, Signature};
 pub use config::{SparseCheckout, strip_credentials};
 pub use error::{Conversion, GitError};

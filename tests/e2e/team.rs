@@ -721,6 +721,104 @@ fn an_implementation_dropped_under_the_task_commit_is_refused_by_the_hook_and_by
     assert!(ada.verify(&[]).code() != Some(0));
 }
 
+/// `clone` ticks T001 on a new branch `feature-<name>` over a merge of a side branch that guards
+/// the store; the merge's resolution writes the store as `resolved` (`None`: as git merged it).
+/// The merge and the task commit.
+fn tick_over_a_merge(clone: &Clone<'_>, name: &str, resolved: Option<&str>) -> (String, String) {
+    clone.git(&["checkout", "-q", "-b", &format!("side-{name}"), "main"]);
+    clone.write("src/tags/store.rs", "pub fn add() { guard(); }\n");
+    clone.git(&["add", "-A"]);
+    clone.git(&["commit", "-q", "-m", "Guard the store"]);
+    clone.git(&["checkout", "-q", "-b", &format!("feature-{name}"), "main"]);
+    clone.write("src/tags/list.rs", "pub fn list() {}\n");
+    clone.git(&["add", "-A"]);
+    clone.git(&["commit", "-q", "-m", "List the tags"]);
+    clone.git(&["merge", "-q", "--no-ff", "--no-commit", &format!("side-{name}")]);
+    if let Some(text) = resolved {
+        clone.write("src/tags/store.rs", text);
+        clone.git(&["add", "-A"]);
+    }
+    clone.git(&["commit", "-q", "-m", "Merge the guard"]);
+    let merge = clone.rev("HEAD");
+    (merge, clone.attest("T001", &[]))
+}
+
+/// A plain rebase flattens merges: a merge whose resolution edited the store (its tree is not what
+/// merging its parents gives) loses that edit, which the evidence judged, so carry refuses naming
+/// the merge; a merge that changed nothing of its own is carried.
+#[test]
+fn a_merge_s_own_change_a_rebase_flattened_away_is_refused_and_a_clean_merge_is_carried() {
+    let rebased = |name: &str, resolved: Option<&str>| {
+        let team = Team::new();
+        let ada = team.writer("ada", &team.ada);
+        let (merge, old) = tick_over_a_merge(&ada, name, resolved);
+        team.move_main("main-moves");
+        ada.git(&["fetch", "-q", "origin"]);
+        ada.git(&["rebase", "-q", "origin/main"]);
+        let dir = ada.dir.clone();
+        drop(ada);
+        (team, dir, merge, old)
+    };
+    let (team, dir, _, clean_old) = rebased("clean", None);
+    let ada = Clone { team: &team, dir };
+    let out = ada.speccoder(&["attest", "carry", "--json"]).success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["carried"][0]["from"], clean_old.as_str(), "{report:#}");
+
+    let (team, dir, evil_merge, evil_old) = rebased("evil", Some("pub fn add() { /* unguarded */ }\n"));
+    let ada = Clone { team: &team, dir };
+    assert!(ada.git(&["show", "HEAD:src/tags/store.rs"]).contains("guard();"), "the edit is gone");
+    let refs = ada.refs();
+    let row = refused_row(&ada.speccoder(&["attest", "carry", "--json"]).failure(26));
+    assert_eq!(row["code"], "series_differs", "{row:#}");
+    assert_eq!(row["from"], evil_old.as_str(), "{row:#}");
+    let reason = row["reason"].as_str().unwrap();
+    assert!(reason.contains(&evil_merge) && reason.contains("a merge of the series"), "{reason}");
+    assert!(reason.contains("--rebase-merges") && reason.contains("to attest it again"), "{reason}");
+    assert_eq!(ada.refs(), refs, "nothing was written");
+}
+
+/// A reword of a task commit's `Verdict:` leaves evidence that names another verdict: carry
+/// refuses it naming the trailer, both values and how to restore it.
+#[test]
+fn a_reworded_verdict_is_refused_naming_the_trailer_its_old_value_and_the_restore() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let (old, _) = tick_rebased_onto_a_moved_main(&team, &ada);
+    let message = ada.git(&["log", "-1", "--format=%B"]).replace("Verdict: verified", "Verdict: attested");
+    ada.git(&["commit", "-q", "--amend", "-m", &message]);
+    let row = refused_row(
+        &ada.speccoder(&["attest", "carry", "--from", &old, "--to", "HEAD", "--json"]).failure(26),
+    );
+    assert_eq!(row["code"], "not_the_same_task", "{row:#}");
+    let reason = row["reason"].as_str().unwrap();
+    assert!(reason.contains("Verdict: `attested` where") && reason.contains("says `verified`"), "{reason}");
+    assert!(reason.contains("restore the trailer"), "{reason}");
+    assert!(!reason.contains("Spec-Task:"), "the task trailer is the same: {reason}");
+}
+
+/// Carry takes no `--allowed-signers-rev`: a trust file of the branch's own tree that git's
+/// configuration names is refused with advice carry accepts (the base's copy outside the
+/// repository, given with `--allowed-signers`), saying where the path came from; verify, which
+/// takes the flag, still advises it.
+#[test]
+fn carry_refuses_a_configured_trust_file_of_the_tree_with_advice_carry_takes() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    tick_rebased_onto_a_moved_main(&team, &ada);
+    let in_tree = ada.dir.join(".github/allowed_signers");
+    ada.git(&["config", "gpg.ssh.allowedSignersFile", in_tree.to_str().unwrap()]);
+    let refs = ada.refs();
+    let out = ada.speccoder(&["attest", "carry"]).failure(13);
+    assert!(out.stderr.contains("(from git's gpg.ssh.allowedSignersFile setting)"), "{out}");
+    assert!(out.stderr.contains("`git show <base>:.github/allowed_signers > FILE`"), "{out}");
+    assert!(out.stderr.contains("then --allowed-signers FILE"), "{out}");
+    assert!(!out.stderr.contains("--allowed-signers-rev"), "carry takes no such flag: {out}");
+    assert_eq!(ada.refs(), refs, "nothing was written");
+    let out = ada.speccoder(&["attest", "verify", "--branch", "HEAD", "--base", "refs/remotes/origin/main"]);
+    assert!(out.stderr.contains("--allowed-signers-rev <base>:.github/allowed_signers"), "{out}");
+}
+
 #[test]
 fn a_series_rebased_onto_a_moved_main_reordered_and_joined_by_another_commit_is_carried() {
     let team = Team::new();

@@ -26,7 +26,7 @@ use crate::model::digest::sha256_hex;
 use crate::model::policy::JudgeConfig;
 use crate::model::predicate::{self, Verdict};
 use crate::model::shown::{one_line, shown};
-use crate::model::trailer_keys::{HELD_OUT, REASON, RUN};
+use crate::model::trailer_keys::{HELD_OUT, REASON, RUN, SPEC_TASK, VERDICT};
 use crate::spec;
 
 /// A carry whose checks all held: what the re-issue needs.
@@ -78,11 +78,8 @@ pub(super) fn check(
     let (target, verdict) = task_trailers(&old.message);
     let target = target.unwrap_or_default();
     let refuse = |code, reason| refused(&target, &old, &new, code, reason);
-    if task_trailers(&new.message) != (Some(target.clone()), verdict.clone()) || target.is_empty() {
-        return Err(refuse(
-            "not_the_same_task",
-            format!("{} and {} do not carry the same Spec-Task: and Verdict: trailers", old.id, new.id),
-        ));
+    if let Some(reason) = task_differs(&old, &new) {
+        return Err(refuse("not_the_same_task", reason));
     }
     for commit in [&old, &new] {
         if let Some(problem) = claim_problem(&commit.message, commit.parents.len()) {
@@ -136,7 +133,7 @@ fn old_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, claim: &Carried<'_
             "evidence_does_not_hold",
             format!(
                 "the note of {old} is {size} bytes, more than the {MAX_NOTE_BYTES} a note may be, so it is not read; {}",
-                attest_again(claim.target)
+                attest_again(claim.target, claim.verdict)
             ),
         )
     })
@@ -157,7 +154,9 @@ fn old_evidence(
     let (old, target) = (claim.old, claim.target);
     let old_sha256 = commit_object_sha256(repo, old.id)?;
     let (lines, findings) = read_and_agree(repo, note, old, target, claim.verdict, &old_sha256);
-    if let Some((code, reason)) = refuse_signatures(&lines, trust, now, &old_sha256, &old.id, target) {
+    if let Some((code, reason)) =
+        refuse_signatures(&lines, trust, now, &old_sha256, &old.id, &attest_again(target, claim.verdict))
+    {
         return Err(claim.refuse(code, reason));
     }
     let Some(p) = task_verification_of(&lines) else {
@@ -172,7 +171,7 @@ fn old_evidence(
             format!(
                 "the evidence on {} does not hold for that commit itself ({reason}); {}",
                 old.id,
-                attest_again(target)
+                attest_again(target, claim.verdict)
             ),
         ));
     }
@@ -192,10 +191,10 @@ fn same_change_at(
     let mut ids = same_change::change_ids(repo, &[old, new])?.into_iter();
     let patch = ids.next().flatten();
     if patch != ids.next().flatten() {
-        return Err(Stop::Refused(change_differs(target, old.id, new.id)));
+        return Err(Stop::Refused(change_differs(target, claim.verdict, old.id, new.id)));
     }
     if let Some(gap) = same_change::series_gap(repo, old, new)? {
-        return Err(Stop::Refused(series_differs(target, old.id, new.id, &gap)));
+        return Err(Stop::Refused(series_differs(target, claim.verdict, old.id, new.id, &gap)));
     }
     let (unit, task_id) = target.split_once('/').unwrap_or((target, ""));
     let new_tree = repo.tree(new.tree);
@@ -212,7 +211,7 @@ fn same_change_at(
                 "the task line at {} is not the one attested at {}; {}",
                 new.id,
                 old.id,
-                attest_again(target)
+                attest_again(target, claim.verdict)
             ),
         ));
     }
@@ -224,14 +223,14 @@ fn same_change_at(
                 "the lines the task's text wraps onto at {} are not those attested at {}; {}",
                 new.id,
                 old.id,
-                attest_again(target)
+                attest_again(target, claim.verdict)
             ),
         ));
     }
     if let Some(reason) = requirement_change(repo, new, unit, p, &facts)? {
         return Err(refuse(
             "requirement_differs",
-            format!("{reason} at {} since {}; {}", new.id, old.id, attest_again(target)),
+            format!("{reason} at {} since {}; {}", new.id, old.id, attest_again(target, claim.verdict)),
         ));
     }
     Ok(patch.unwrap_or_default())
@@ -260,7 +259,7 @@ fn same_policy_at(
                 "the judge configuration (speccoder.toml) at the parent of {} is not the one the evidence of {} was judged under; {}",
                 new.id,
                 old.id,
-                attest_again(target)
+                attest_again(target, claim.verdict)
             ),
         ));
     }
@@ -272,13 +271,14 @@ fn same_policy_at(
 /// malformed signature (the content was changed after it was signed: refused whatever the
 /// trust), then a keyless line, a signer the trust does not accept or a signature that cannot be
 /// checked, then an unsigned line. A line that a trusted summary covers holds, as for the verifier.
+/// `again` is how to give the task new evidence ([`attest_again`]).
 fn refuse_signatures(
     lines: &[ReadLine],
     trust: &SignatureTrust,
     at: time::OffsetDateTime,
     commit_sha256: &str,
     old: &ObjectId,
-    target: &str,
+    again: &str,
 ) -> Option<(&'static str, String)> {
     let verdicts = signatures::check_note(lines, trust, at, commit_sha256);
     let failed = verdicts
@@ -297,7 +297,7 @@ fn refuse_signatures(
                 at_line(f),
                 f.code,
                 one_line(&f.message),
-                attest_again(target)
+                again
             ),
         ));
     }
@@ -306,12 +306,12 @@ fn refuse_signatures(
             "keyless_evidence",
             format!(
                 "the evidence on {old} is signed keylessly (Sigstore), which carry does not check (that needs an identity, an issuer and a trusted root, which `attest verify` takes); {}",
-                attest_again(target)
+                again
             ),
         ));
     }
     if let Some(f) = failed {
-        return Some(refuse_signer(f, trust, at, old, target));
+        return Some(refuse_signer(f, trust, at, old, again));
     }
     let unsigned: Vec<String> = lines
         .iter()
@@ -325,7 +325,7 @@ fn refuse_signatures(
             format!(
                 "line {} of the note of {old} carries no signature, and carry re-signs only signed evidence; sign it where it is first (`speccoder attest sign {old}`) and run carry again, or {}",
                 unsigned.join(", "),
-                attest_again(target)
+                again
             ),
         )
     })
@@ -336,13 +336,14 @@ fn refuse_signatures(
 /// by `--revoked`, git's `gpg.ssh.revocationFile`, or the OpenPGP certificate's own revocation),
 /// `expired_key` (an OpenPGP key expired since), `untrusted_signer` (a signer the trust does not
 /// accept now: not listed, or outside its `valid-after`/`valid-before` window or certificate
-/// validity), `signature_unchecked` (a signature that cannot be checked here).
+/// validity), `signature_unchecked` (a signature that cannot be checked here); `again` is how to
+/// give the task new evidence.
 fn refuse_signer(
     f: &Finding,
     trust: &SignatureTrust,
     now: time::OffsetDateTime,
     old: &ObjectId,
-    target: &str,
+    again: &str,
 ) -> (&'static str, String) {
     let (code, what, advice) = match (f.outcome, f.code) {
         (_, "revoked_key") => (
@@ -382,7 +383,7 @@ fn refuse_signer(
             "the evidence on {old} {what} ({at_line}{}: {}); carry checks it as a CI gate would today ({when}; {trust_now}) and re-signs only evidence that holds: {advice}; otherwise {}",
             f.code,
             one_line(&f.message),
-            attest_again(target)
+            again
         ),
     )
 }
@@ -422,15 +423,48 @@ fn trailer_differs(old: &Commit, new: &Commit, key: &str) -> Option<String> {
     if was == now {
         return None;
     }
-    let said = |t: Option<String>| t.map_or_else(|| "none".to_owned(), |t| format!("`{}`", shown(&t, 120)));
     Some(format!(
         "{} says {key}: {} where {} says {}, and the signed evidence says what {} says; restore the trailer (`git commit --amend`) and carry again",
         new.id,
-        said(now),
+        said(now.as_deref()),
         old.id,
-        said(was),
+        said(was.as_deref()),
         old.id
     ))
+}
+
+/// How to put back a trailer a reword changed, when the signed evidence holds it to the old one.
+const RESTORE_TRAILER: &str = "restore the trailer (`git rebase -i` with `reword`, or `git commit --amend` on the last commit) and carry again";
+
+/// A trailer's value as a refusal names it: quoted, or `none`.
+fn said(value: Option<&str>) -> String {
+    value.map_or_else(|| "none".to_owned(), |v| format!("`{}`", shown(v, 120)))
+}
+
+/// Why `new` cannot carry the evidence of `old` for its task trailers, when `old` claims no task
+/// or the two do not claim the same: each of `Spec-Task:` and `Verdict:` that differs is named
+/// with both values (a `reword` in `git rebase -i`), since the signed evidence names the task and
+/// verdict `old` claims.
+fn task_differs(old: &Commit, new: &Commit) -> Option<String> {
+    let (was, now) = (task_trailers(&old.message), task_trailers(&new.message));
+    if was.0.as_deref().is_none_or(str::is_empty) {
+        return Some(format!("{} carries no {SPEC_TASK}: trailer, so it holds no task's evidence", old.id));
+    }
+    let differs: Vec<String> = [(SPEC_TASK, &was.0, &now.0), (VERDICT, &was.1, &now.1)]
+        .into_iter()
+        .filter(|(_, was, now)| was != now)
+        .map(|(key, was, now)| {
+            format!("{key}: {} where {} says {}", said(now.as_deref()), old.id, said(was.as_deref()))
+        })
+        .collect();
+    (!differs.is_empty()).then(|| {
+        format!(
+            "{} says {}, and the signed evidence names the task and verdict {} claims; {RESTORE_TRAILER}",
+            new.id,
+            differs.join(", and "),
+            old.id
+        )
+    })
 }
 
 /// Why `new` cannot carry the decision of `old` (a `verdict` of `attested` or `skipped`) for its
@@ -441,17 +475,16 @@ fn decision_differs(old: &Commit, new: &Commit, verdict: Option<&str>) -> Option
     let verdict = verdict.and_then(Verdict::parse).filter(|v| v.is_decision())?;
     let (was, now) =
         (DecisionTrailers::read(&old.message, verdict), DecisionTrailers::read(&new.message, verdict));
-    let said = |t: &Option<String>| {
-        t.as_deref().map_or_else(|| "none".to_owned(), |t| format!("`{}`", shown(t, 120)))
-    };
     let differs: Vec<String> = [(was.by_key, &was.by, &now.by), (REASON, &was.reason, &now.reason)]
         .into_iter()
         .filter(|(_, was, now)| was != now)
-        .map(|(key, was, now)| format!("{key}: {} where {} says {}", said(now), old.id, said(was)))
+        .map(|(key, was, now)| {
+            format!("{key}: {} where {} says {}", said(now.as_deref()), old.id, said(was.as_deref()))
+        })
         .collect();
     (!differs.is_empty()).then(|| {
         format!(
-            "{} says {}, and the signed decision says what {} says; restore the trailer (`git rebase -i` with `reword`, or `git commit --amend` on the last commit) and carry again",
+            "{} says {}, and the signed decision says what {} says; {RESTORE_TRAILER}",
             new.id,
             differs.join(", and "),
             old.id

@@ -158,7 +158,8 @@ pub(super) fn branch_jobs(
         match (same_series(repo, commit, &same)?, candidates.first()) {
             (Some(from), _) => jobs.push(Job { from: from.id, to: commit.id }),
             (None, Some(newest_elsewhere)) => {
-                refused.push(change_differs(target, newest_elsewhere.id, commit.id));
+                let verdict = task_trailers(&newest_elsewhere.message).1;
+                refused.push(change_differs(target, verdict.as_deref(), newest_elsewhere.id, commit.id));
             }
             (None, None) => {}
         }

@@ -6,12 +6,24 @@ use gix::ObjectId;
 
 use super::RefusedRow;
 use crate::attest::same_change::SeriesGap;
+use crate::model::predicate::Verdict;
 use crate::model::shown::shown;
 use crate::spec;
 
 /// How to give a task whose evidence cannot be carried new evidence: the branch ticks it already,
-/// and `attest` ticks only an open task.
-pub(super) fn attest_again(target: &str) -> String {
+/// and `attest` ticks only an open task. A decision (`verdict` `attested` or `skipped`) has no
+/// checks to run: the person records it again with `accept` or `skip`.
+pub(super) fn attest_again(target: &str, verdict: Option<&str>) -> String {
+    let decided = match verdict.and_then(Verdict::parse) {
+        Some(Verdict::Attested) => Some("accept"),
+        Some(Verdict::Skipped) => Some("skip"),
+        _ => None,
+    };
+    if let Some(command) = decided {
+        return format!(
+            "to record the decision again, clear its box in tasks.md in a commit of its own, then run `speccoder {command} {target} --reason <why>`"
+        );
+    }
     let is_bug = target.split_once('/').is_some_and(|(_, task)| task.starts_with(spec::BUG_TASK_PREFIX));
     if is_bug {
         // A bug task has no box: a changed bug home is closed again by attesting it.
@@ -25,7 +37,12 @@ pub(super) fn attest_again(target: &str) -> String {
 }
 
 /// The row of a task whose change differs from the attested one.
-pub(super) fn change_differs(target: &str, from: ObjectId, to: ObjectId) -> RefusedRow {
+pub(super) fn change_differs(
+    target: &str,
+    verdict: Option<&str>,
+    from: ObjectId,
+    to: ObjectId,
+) -> RefusedRow {
     RefusedRow {
         target: target.to_owned(),
         from: from.to_string(),
@@ -33,7 +50,7 @@ pub(super) fn change_differs(target: &str, from: ObjectId, to: ObjectId) -> Refu
         code: "change_differs",
         reason: format!(
             "the task's change differs from the attested one (attested: {from}, now: {to}); {}",
-            attest_again(target)
+            attest_again(target, verdict)
         ),
     }
 }
@@ -41,9 +58,22 @@ pub(super) fn change_differs(target: &str, from: ObjectId, to: ObjectId) -> Refu
 /// The row of a task whose new commit's history lacks a change of the series the old one's
 /// evidence judged (`series_differs`), or whose series is too long to compare
 /// (`series_too_long`).
-pub(super) fn series_differs(target: &str, from: ObjectId, to: ObjectId, gap: &SeriesGap) -> RefusedRow {
+pub(super) fn series_differs(
+    target: &str,
+    verdict: Option<&str>,
+    from: ObjectId,
+    to: ObjectId,
+    gap: &SeriesGap,
+) -> RefusedRow {
     let (code, why) = match gap {
-        SeriesGap::Missing { id, subject } => (
+        SeriesGap::Missing { id, subject, merge: true } => (
+            "series_differs",
+            format!(
+                "{id} (`{}`), a merge of the series before the attested {from}, changes something of its own (its tree is not what merging its parents gives: a resolution edited it, or its parents conflicted), and no commit before {to} makes that change: the evidence judged a tree that held it, and {to}'s does not (a rebase that flattens merges drops it; keep the merge with `git rebase --rebase-merges` and resolve it as before)",
+                shown(subject, 80)
+            ),
+        ),
+        SeriesGap::Missing { id, subject, merge: false } => (
             "series_differs",
             format!(
                 "{id} (`{}`), a commit of the series before the attested {from}, has no commit of the same change before {to}: the evidence judged a tree that held it, and {to}'s does not (an earlier commit was dropped, squashed or amended)",
@@ -62,6 +92,22 @@ pub(super) fn series_differs(target: &str, from: ObjectId, to: ObjectId, gap: &S
         from: from.to_string(),
         to: to.to_string(),
         code,
-        reason: format!("{why}; {}", attest_again(target)),
+        reason: format!("{why}; {}", attest_again(target, verdict)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_decision_is_told_to_be_recorded_again_and_a_tick_to_be_attested_again() {
+        let accept = attest_again("u/T003", Some("attested"));
+        assert!(accept.contains("`speccoder accept u/T003 --reason <why>`"), "{accept}");
+        assert!(!accept.contains("--evidence") && !accept.contains("run its checks"), "{accept}");
+        let skip = attest_again("u/T003", Some("skipped"));
+        assert!(skip.contains("`speccoder skip u/T003 --reason <why>`"), "{skip}");
+        let tick = attest_again("u/T003", Some("verified"));
+        assert!(tick.contains("run its checks") && tick.contains("--evidence"), "{tick}");
     }
 }
