@@ -21,6 +21,7 @@ use crate::exit::{Class, ExitClass};
 use crate::git::{Commit, GitError, ObjectId, Repo, UpdateNoteError};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::dsse::{Envelope, EnvelopeError, MAX_SIGNATURES, Signature};
+use crate::model::shown::in_line;
 use crate::sign::SignError;
 
 /// What `attest approve` was asked to do.
@@ -155,14 +156,17 @@ pub struct ApproveReport {
     /// The task commit.
     pub commit: String,
     /// `<unit>/<task>`.
+    #[serde(serialize_with = "in_line")]
     pub target: String,
     /// The verdict.
+    #[serde(serialize_with = "in_line")]
     pub verdict: String,
     /// The note's line that was approved (1-based).
     pub line: usize,
     /// The sha256 of that line's payload.
     pub sha256: String,
     /// Who approved (`ssh ed25519 SHA256:...`).
+    #[serde(serialize_with = "in_line")]
     pub approver: String,
     /// The signatures the line carries now.
     pub signatures: usize,

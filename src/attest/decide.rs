@@ -27,6 +27,7 @@ use crate::model::bundle::NOTES_REF;
 use crate::model::dsse::Envelope;
 use crate::model::predicate::{Decider, Verdict};
 use crate::model::refs;
+use crate::model::shown::{OneLine, in_line};
 use crate::spec::{self, TaskFacts, TaskId};
 
 /// The longest decider name recorded: a name, or a name and an e-mail address, never a text.
@@ -54,25 +55,45 @@ pub struct DecisionReport {
     /// `accept` or `skip`.
     pub command: &'static str,
     /// `<unit>/<task>`.
+    #[serde(serialize_with = "in_line")]
     pub target: String,
     /// `attested` or `skipped`.
     pub verdict: &'static str,
     /// The decision's commit.
     pub commit: String,
     /// The reference that now points at it: the branch (accept) or the skip ref (skip).
+    #[serde(serialize_with = "in_line")]
     pub reference: String,
     /// Who decided and why, as they asserted it (not proven).
+    #[serde(serialize_with = "decider_in_line")]
     pub decider: Decider,
     /// The note's one line.
     pub lines: Vec<LineReport>,
     /// Who signed, when the line was signed.
+    #[serde(serialize_with = "in_line")]
     pub signer: Option<String>,
     /// Why the line is unsigned, and how to sign it.
+    #[serde(serialize_with = "in_line")]
     pub unsigned_reason: Option<String>,
     /// Where the note is.
+    #[serde(serialize_with = "in_line")]
     pub notes_ref: String,
     /// Things the user should know that did not stop the command.
+    #[serde(serialize_with = "in_line")]
     pub warnings: Vec<String>,
+}
+
+/// The decider as the report shows it: `{by, reason}`, each quoted as [`in_line`] quotes it.
+fn decider_in_line<S: serde::Serializer>(decider: &Decider, serializer: S) -> Result<S::Ok, S::Error> {
+    /// The decider's two fields, quoted.
+    #[derive(Serialize)]
+    struct Quoted<'a> {
+        /// Who.
+        by: OneLine<'a, str>,
+        /// Why.
+        reason: OneLine<'a, str>,
+    }
+    Quoted { by: OneLine(&decider.by), reason: OneLine(&decider.reason) }.serialize(serializer)
 }
 
 impl std::fmt::Display for DecisionReport {
@@ -104,8 +125,10 @@ pub struct UndoReport {
     /// Always `skip --undo`.
     pub command: &'static str,
     /// `<unit>/<task>`.
+    #[serde(serialize_with = "in_line")]
     pub target: String,
     /// The skip ref that was deleted.
+    #[serde(serialize_with = "in_line")]
     pub reference: String,
     /// The skip commit it pointed at.
     pub removed: String,

@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::input::{self, InputError};
+use crate::model::shown::in_line;
 
 /// The line that marks a hook as written by speccoder.
 pub const MARKER: &str = "# speccoder-managed hook: post-rewrite";
@@ -26,11 +27,13 @@ pub const HOOK: &str = "post-rewrite";
 #[derive(Debug, Clone, Serialize)]
 pub struct HookReport {
     /// The hook file.
+    #[serde(serialize_with = "in_line")]
     pub path: String,
     /// `installed`, `updated` (speccoder's earlier hook replaced) or `unchanged`.
     pub action: &'static str,
     /// The `speccoder` program the hook runs: a path, or the one on PATH (a hooks directory in the
     /// work tree, shared through the repository, names no one's own path).
+    #[serde(serialize_with = "in_line")]
     pub program: String,
 }
 

@@ -34,6 +34,7 @@ use serde::Serialize;
 
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
+use crate::model::shown::in_line;
 
 pub use crate::model::policy::CONFIG_FILE;
 
@@ -72,22 +73,30 @@ pub struct Report {
     /// The task commit.
     pub commit: String,
     /// The branch it is on (full ref name), when one moved (`null` for `attest sign`).
+    #[serde(serialize_with = "in_line")]
     pub branch: Option<String>,
     /// `<unit>/<task>`.
+    #[serde(serialize_with = "in_line")]
     pub target: String,
     /// The verdict.
+    #[serde(serialize_with = "in_line")]
     pub verdict: String,
     /// The lines of the note, in order.
     pub lines: Vec<LineReport>,
     /// Who signed (`ssh ed25519 SHA256:...`), when the lines were signed.
+    #[serde(serialize_with = "in_line")]
     pub signer: Option<String>,
     /// Why the lines are unsigned, and how to sign them.
+    #[serde(serialize_with = "in_line")]
     pub unsigned_reason: Option<String>,
     /// What was left out of the statements (the red excerpt when not clean).
+    #[serde(serialize_with = "in_line")]
     pub withheld: Vec<String>,
     /// Things the user should know that did not stop the command.
+    #[serde(serialize_with = "in_line")]
     pub warnings: Vec<String>,
     /// Where the note is.
+    #[serde(serialize_with = "in_line")]
     pub notes_ref: String,
 }
 

@@ -6,7 +6,7 @@ use speccoder_attest::attest::hooks::shell_quoted;
 
 use speccoder_attest::exit::{self, Class, ExitClass};
 use speccoder_attest::git::Repo;
-use speccoder_attest::model::shown::one_line;
+use speccoder_attest::model::shown::{in_line, one_line};
 use speccoder_attest::schema;
 use speccoder_attest::{input, output_file};
 
@@ -16,10 +16,12 @@ use crate::cli::{SCHEMA_DIR, SchemaArgs};
 #[derive(Debug, serde::Serialize)]
 struct SchemaReport {
     /// The directory that holds the schemas.
+    #[serde(serialize_with = "in_line")]
     dir: String,
     /// Whether the files were only compared (`--check`).
     check: bool,
     /// The files, each as its path.
+    #[serde(serialize_with = "in_line")]
     files: Vec<String>,
 }
 

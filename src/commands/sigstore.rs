@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 use speccoder_attest::exit;
+use speccoder_attest::model::shown::in_line;
 use speccoder_attest::sign::sigstore::{PUBLIC_TUF_URL, refresh_public_good_root};
 
 use crate::cli::SigstoreSub;
@@ -12,6 +13,7 @@ struct Fetched {
     /// The TUF repository the root came through.
     tuf_repository: &'static str,
     /// The cache file.
+    #[serde(serialize_with = "in_line")]
     path: String,
     /// The SHA-256 of the file, in hex.
     sha256: String,

@@ -22,7 +22,7 @@ use super::error::{GitError, GixResultExt};
 use super::refs::CasUpdate;
 use super::repo::Repo;
 use crate::model::held_out::special_to_git;
-use crate::model::shown::one_line;
+use crate::model::shown::{in_line, one_line};
 
 /// What happened to our reference.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -68,6 +68,7 @@ pub enum RefMerged {
         /// Theirs (`None`: deleted there).
         theirs: Option<String>,
         /// Why they cannot be joined.
+        #[serde(serialize_with = "in_line")]
         reason: String,
         /// Which kind of conflict, which decides how it is settled.
         #[serde(flatten)]
@@ -90,6 +91,7 @@ pub enum Unjoinable {
     /// other's name (git keeps references as files).
     NameTaken {
         /// Our reference in the way.
+        #[serde(serialize_with = "in_line")]
         by: String,
     },
 }

@@ -18,6 +18,7 @@ mod opening;
 mod policy;
 mod published_policy;
 mod quoted_json;
+mod quoted_reports;
 mod real_shapes;
 mod schema;
 mod sigstore_endpoints;

@@ -10,58 +10,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
-use common::{Evidence, PRINCIPAL, Project, Run, SPECKIT_UNIT};
+use common::{Evidence, PRINCIPAL, Project, SPECKIT_UNIT, acts_or_hides, inert_json};
 
 const TASKS: &str = "specs/001-bookmark-tags/tasks.md";
-
-/// What hostile text holds: ESC, a line break, the Unicode separators, bidi controls and
-/// zero-width characters.
-fn acts_or_hides(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{2028}'
-                | '\u{2029}'
-                | '\u{061C}'
-                | '\u{200B}'
-                | '\u{200E}'
-                | '\u{200F}'
-                | '\u{202A}'..='\u{202E}'
-                | '\u{2060}'..='\u{2064}'
-                | '\u{2066}'..='\u{2069}'
-                | '\u{FEFF}'
-                | '\u{00AD}'
-        )
-}
-
-/// Every string of `value` (object keys too), as `jq -r` would print each.
-fn strings(value: &Value, out: &mut Vec<String>) {
-    match value {
-        Value::String(s) => out.push(s.clone()),
-        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
-        Value::Object(map) => map.iter().for_each(|(k, v)| {
-            out.push(k.clone());
-            strings(v, out);
-        }),
-        _ => {}
-    }
-}
-
-/// The JSON object `run` printed, asserted inert: no string holds a character that acts on a
-/// terminal, breaks a line or hides; so no value a CI step prints is a line of its own (a
-/// workflow command). Returns every string, joined by newlines.
-#[track_caller]
-fn inert_json(run: &Run) -> String {
-    let report: Value =
-        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("one JSON object: {e}\n{run}"));
-    let mut all = Vec::new();
-    strings(&report, &mut all);
-    for s in &all {
-        assert!(!s.chars().any(acts_or_hides), "a raw character in {s:?} of {report:#}");
-        assert!(!s.lines().skip(1).any(|l| l.trim_start().starts_with("::")), "{s:?}");
-    }
-    all.join("\n")
-}
 
 /// Rewrites `rev`'s note: the first line's `payloadType` and the second line's `predicateType`
 /// hold `hostile`.

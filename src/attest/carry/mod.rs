@@ -49,7 +49,7 @@ use crate::check::trust::{SignatureTrust, TrustError, TrustFiles};
 use crate::exit::{self, Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::model::bundle::{NOTES_REF, NoteTooLarge};
-use crate::model::shown::one_line;
+use crate::model::shown::{in_line, one_line};
 use crate::spec::SpecError;
 
 /// What `speccoder attest carry` was asked to do.
@@ -69,6 +69,7 @@ pub struct CarryRequest {
 #[derive(Debug, Clone, Serialize)]
 pub struct CarriedRow {
     /// `<unit>/<task>`.
+    #[serde(serialize_with = "in_line")]
     pub target: String,
     /// The commit the evidence was on.
     pub from: String,
@@ -84,6 +85,7 @@ pub struct CarriedRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct RefusedRow {
     /// `<unit>/<task>`.
+    #[serde(serialize_with = "in_line")]
     pub target: String,
     /// The commit the evidence is on.
     pub from: String,
@@ -96,6 +98,7 @@ pub struct RefusedRow {
     /// `note_exists`.
     pub code: &'static str,
     /// What is wrong and what to do.
+    #[serde(serialize_with = "in_line")]
     pub reason: String,
 }
 
@@ -107,10 +110,13 @@ pub struct CarryReport {
     /// Evidence left where it was.
     pub refused: Vec<RefusedRow>,
     /// Who signed the new lines.
+    #[serde(serialize_with = "in_line")]
     pub signer: Option<String>,
     /// Why the new lines are unsigned, and how to sign them.
+    #[serde(serialize_with = "in_line")]
     pub unsigned_reason: Option<String>,
     /// Where the notes are.
+    #[serde(serialize_with = "in_line")]
     pub notes_ref: String,
 }
 

@@ -34,7 +34,7 @@ use crate::model::bundle::NOTES_REF;
 use crate::model::digest::git_object_sha256;
 use crate::model::dsse::{Envelope, Signature};
 use crate::model::held::HeldRange;
-use crate::model::shown::one_line;
+use crate::model::shown::{in_line, one_line};
 use crate::output_file::NewDir;
 use crate::sign::ssh::SshSigner;
 use crate::sign::{KeySetting, SignError, Signer};
@@ -138,6 +138,7 @@ impl VsaSigner {
 #[derive(Debug, Clone, Serialize)]
 pub struct Exported {
     /// The directory written.
+    #[serde(serialize_with = "in_line")]
     pub out: String,
     /// The head commit the summary is about.
     pub head: String,
@@ -145,6 +146,7 @@ pub struct Exported {
     pub head_sha256: String,
     /// The summary's `resourceUri` and subject name: `…@<head>` for the head's whole history,
     /// `…@<base>..<head>` for a range, `…@<head>^!` for the head commit alone.
+    #[serde(serialize_with = "in_line")]
     pub resource_uri: String,
     /// What the summary covers: `history` (every commit the head reaches), `range` (those
     /// `base` does not reach) or `commit` (the head alone).
@@ -158,6 +160,7 @@ pub struct Exported {
     /// The note lines the summary names (`inputAttestations`).
     pub input_attestations: usize,
     /// Who signed the summary.
+    #[serde(serialize_with = "in_line")]
     pub signer: String,
     /// The summary envelope's `keyid` (an SSH key's `SHA256:` fingerprint, or `sigstore`).
     pub keyid: String,

@@ -24,7 +24,7 @@ use crate::model::dsse::Envelope;
 use crate::model::held_out::{FILES_DIR, MANIFEST_FILE, trailer_manifest};
 use crate::model::predicate::Verdict;
 use crate::model::refs;
-use crate::model::shown::one_line;
+use crate::model::shown::{in_line, one_line};
 use crate::model::statement::RawStatement;
 use crate::model::test_result::{self, TestResult};
 use crate::spec;
@@ -50,6 +50,7 @@ pub struct SetInfo {
     /// `sha256:<hex>`.
     pub manifest: String,
     /// The task the manifest names.
+    #[serde(serialize_with = "in_line")]
     pub task: String,
     /// How many files it holds.
     pub files: usize,
@@ -63,6 +64,7 @@ pub struct LeftOut {
     /// `sha256:<hex>`.
     pub manifest: String,
     /// Why.
+    #[serde(serialize_with = "in_line")]
     pub reason: String,
     /// The closed tasks' commits that name it.
     pub named_by: Vec<String>,
@@ -72,8 +74,10 @@ pub struct LeftOut {
 #[derive(Debug, Clone, Serialize)]
 pub struct UnitPublish {
     /// The unit.
+    #[serde(serialize_with = "in_line")]
     pub unit: String,
     /// `refs/speccoder/held-out/<unit>`.
+    #[serde(serialize_with = "in_line")]
     pub reference: String,
     /// Where the ref pointed before.
     pub previous: Option<String>,
@@ -108,6 +112,7 @@ pub struct PublishReport {
     /// Nothing was written.
     pub dry_run: bool,
     /// The store read.
+    #[serde(serialize_with = "in_line")]
     pub store: String,
     /// One entry per unit with named or stored sets.
     pub units: Vec<UnitPublish>,

@@ -20,7 +20,7 @@ use crate::model::held_out::{
     FILES_DIR, HeldOutManifest, MANIFEST_FILE, ManifestFile, check_set_path, manifest_digest,
 };
 use crate::model::refs;
-use crate::model::shown::one_line;
+use crate::model::shown::{in_line, one_line};
 use crate::spec;
 
 /// What `speccoder held-out store` was asked to do.
@@ -42,10 +42,12 @@ pub struct StoreReport {
     /// Always `held-out store`.
     pub command: &'static str,
     /// `<unit>/<task>`.
+    #[serde(serialize_with = "in_line")]
     pub target: String,
     /// `sha256:<hex>`: what the evidence's held_out phase names.
     pub manifest: String,
     /// The set's directory in the store.
+    #[serde(serialize_with = "in_line")]
     pub set_dir: String,
     /// How many files the set holds.
     pub files: usize,

@@ -13,6 +13,7 @@ use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::exit;
 use crate::git::{Direction, GitError, MergeNotesError, NotesMerged, RefMerged, Repo};
 use crate::model::bundle::{MergeConflict, NOTES_REF};
+use crate::model::shown::in_line;
 
 /// The notes reference the advice for damaged remote notes repairs a copy of them in.
 const REPAIR_REF: &str = "refs/notes/speccoder-repair";
@@ -21,6 +22,7 @@ const REPAIR_REF: &str = "refs/notes/speccoder-repair";
 #[derive(Debug, Clone, Serialize)]
 pub struct RefRow {
     /// Our reference.
+    #[serde(serialize_with = "in_line")]
     pub name: String,
     /// What happened to it.
     #[serde(flatten)]
@@ -31,10 +33,12 @@ pub struct RefRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct FetchReport {
     /// The remote.
+    #[serde(serialize_with = "in_line")]
     pub remote: String,
     /// Our notes: `None` when the remote has none.
     pub notes: Option<NotesMerged>,
     /// The remote-tracking notes reference.
+    #[serde(serialize_with = "in_line")]
     pub tracking_notes: String,
     /// Every reference of `refs/speccoder/*` the remote has or had.
     pub refs: Vec<RefRow>,

@@ -9,15 +9,18 @@ use super::{tracking_notes_ref, tracking_prefix};
 use crate::check::trust::TrustFiles;
 use crate::git::{Direction, GitError, Head, PushDefault, PushOutput, PushStatus, PushedRef, Repo};
 use crate::model::bundle::NOTES_REF;
+use crate::model::shown::in_line;
 
 /// One reference as a push reported it.
 #[derive(Debug, Clone, Serialize)]
 pub struct PushRow {
     /// The remote's reference.
+    #[serde(serialize_with = "in_line")]
     pub name: String,
     /// What happened.
     pub status: PushStatus,
     /// git's summary and reason.
+    #[serde(serialize_with = "in_line")]
     pub detail: String,
 }
 
@@ -25,10 +28,13 @@ pub struct PushRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct PushReport {
     /// The remote.
+    #[serde(serialize_with = "in_line")]
     pub remote: String,
     /// The branch pushed (full name) and where it went on the remote.
+    #[serde(serialize_with = "in_line")]
     pub branch: String,
     /// The remote's branch.
+    #[serde(serialize_with = "in_line")]
     pub remote_branch: String,
     /// Only shown, nothing sent.
     pub dry_run: bool,

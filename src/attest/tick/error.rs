@@ -3,6 +3,7 @@
 use crate::attest::signing::CommitSigningError;
 use crate::exit::{Class, ExitClass};
 use crate::git::GitError;
+use crate::model::shown::Quoted;
 use crate::spec::SpecError;
 
 /// Why a writer could not put its task commit on the branch (`attest`, `accept`), or read the task
@@ -25,9 +26,9 @@ pub enum TickError {
     )]
     AlreadyTicked {
         /// `<unit>/<task>`.
-        target: String,
+        target: Quoted,
         /// The tasks file.
-        path: String,
+        path: Quoted,
     },
     /// The index holds a tick that HEAD does not: someone ticked the box by hand and staged it.
     #[error(
@@ -35,9 +36,9 @@ pub enum TickError {
     )]
     TickedOnlyInIndex {
         /// `<unit>/<task>`.
-        target: String,
+        target: Quoted,
         /// The tasks file.
-        path: String,
+        path: Quoted,
     },
     /// An interrupted tick cannot be completed because its task list was edited since.
     #[error(

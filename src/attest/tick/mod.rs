@@ -110,7 +110,10 @@ impl<'r> Begun<'r> {
         let facts = read_task_in(self.repo, self.staged, unit, task_id, Tree::Staged)?;
         refuse_archived(target, &facts)?;
         if facts.ticked {
-            return Err(TickError::TickedOnlyInIndex { target: target.to_owned(), path: facts.tasks_path });
+            return Err(TickError::TickedOnlyInIndex {
+                target: target.into(),
+                path: facts.tasks_path.into(),
+            });
         }
         let tasks_bytes = self.repo.tree(self.staged).file(&facts.tasks_path)?.unwrap_or_default();
         if self.index.outside_sparse_checkout(&facts.tasks_path) {
@@ -154,7 +157,7 @@ impl<'r> Begun<'r> {
     /// simply ticked already.
     fn ticked_at_head(self, target: &str, at_head: &TaskFacts) -> Result<Opened<'r>, TickError> {
         let path = &at_head.tasks_path;
-        let already = || TickError::AlreadyTicked { target: target.to_owned(), path: path.clone() };
+        let already = || TickError::AlreadyTicked { target: target.into(), path: path.as_str().into() };
         let commit = self.repo.commit(self.head)?;
         let names_task = trailers::parse(&commit.message)
             .iter()

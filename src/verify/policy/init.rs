@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::check::trailers::newest_task_commits;
 use crate::git::{Head, Repo};
+use crate::model::shown::{in_line, one_line};
 use crate::model::verifier_policy::{ANY, Principal};
 use crate::spec;
 use crate::verify::VerifyError;
@@ -23,11 +24,14 @@ pub struct InitReport {
     pub baseline: Option<String>,
     /// The tasks ticked there without a task commit, `<unit>/<task>`: each a task of one line,
     /// which the baseline holds.
+    #[serde(serialize_with = "in_line")]
     pub hand_ticks: Vec<String>,
     /// The checked boxes there that the baseline will not hold, each with why and what verify
     /// says of it: an id that names more than one task line, a box not read as a task.
+    #[serde(serialize_with = "in_line")]
     pub unheld: Vec<String>,
     /// The principals the catch-all rule names (`["*"]` without trust files).
+    #[serde(serialize_with = "in_line")]
     pub principals: Vec<String>,
 }
 
@@ -119,8 +123,9 @@ fn text(
             "\n# Checked boxes at this commit that the baseline will not hold (fix them before adopting):\n",
         );
         for why in unheld {
-            // One comment line each, whatever the repository's text holds.
-            let _ = writeln!(out, "# - {}", why.replace(|c: char| c.is_control(), " "));
+            // One comment line each, whatever the repository's text holds: its line breaks, line
+            // separators and hidden characters escaped.
+            let _ = writeln!(out, "# - {}", one_line(why));
         }
     }
     let who = if no_trust {

@@ -1,0 +1,134 @@
+//! Repository text in the `--json` report of every command but `attest verify` and `attest
+//! policy check` (`quoted_json`): a unit directory's name, git's `user.name`, a remote's name and
+//! URL, a trust file's principal, a hooks directory, each can hold line breaks, Unicode line
+//! separators, escape sequences and characters that reorder or hide; every string of a report
+//! arrives quoted (`\u{2028}`, `\u{1b}`, `\u{202e}`), on success and on failure, so that a CI step
+//! printing a value (`jq -r`) prints inert text on one line.
+
+use crate::common;
+
+use common::{Evidence, Project, acts_or_hides, inert_json};
+
+/// A Spec Kit unit name git and speccoder take, which holds a line separator and a workflow
+/// command after it.
+const UNIT: &str = "001-bookmark\u{2028}::error title=pwned::tags";
+
+/// [`UNIT`] as a report quotes it.
+const UNIT_QUOTED: &str = "001-bookmark\\u{2028}::error title=pwned::tags";
+
+/// Text that acts on a terminal, reorders and hides: a name, a reason.
+const HOSTILE: &str = "Ada \u{1b}[31m\u{202e}red\u{200b}\u{2029}::error::x";
+
+/// The Spec Kit fixture with its unit renamed to [`UNIT`], signing with a key of its own.
+fn hostile_unit() -> (Project, common::Key) {
+    let p = Project::speckit();
+    p.git(&["mv", &format!("specs/{}", common::SPECKIT_UNIT), &format!("specs/{UNIT}")]);
+    p.git(&["commit", "-q", "-m", "A unit whose name breaks a line"]);
+    let keys = p.scratch_dir("keys");
+    let ada = common::ed25519(&keys, "ada");
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
+    (p, ada)
+}
+
+/// `speccoder attest` of `task` in [`UNIT`], `--json`: its report, asserted inert.
+#[track_caller]
+fn attest(p: &Project, task: &str) -> String {
+    let target = format!("{UNIT}/{task}");
+    let evidence = common::write_evidence(&p.scratch_dir(task), &target, Evidence::Verified);
+    inert_json(&p.attest(&target, &evidence, &["--json"]).success())
+}
+
+/// The `{"error", "exit_code"}` object a failed `run` printed, asserted inert: the message's own
+/// lines (a list of findings) each quote what they show, and nothing else is raw. Returns every
+/// string, joined by newlines.
+#[track_caller]
+fn inert_failure(run: &common::Run) -> String {
+    let mut report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let error = report["error"].take();
+    let error = error.as_str().unwrap_or_else(|| panic!("an error: {run}"));
+    for line in error.lines() {
+        assert!(!line.chars().any(acts_or_hides) && !line.trim_start().starts_with("::"), "{line:?}");
+    }
+    common::inert_value(&report) + "\n" + error
+}
+
+#[test]
+fn the_reports_of_attest_accept_and_skip_quote_a_unit_name_and_a_deciders_name_and_reason() {
+    let p = hostile_unit().0;
+    p.git(&["config", "user.name", HOSTILE]);
+    let said = attest(&p, "T001");
+    assert!(said.contains(&format!("{UNIT_QUOTED}/T001")), "{said}");
+    let tick = p.rev("HEAD");
+
+    // A failure: git drops the line separator from the commit's Spec-Task trailer, so the note's
+    // own checks refuse the tick and `attest sign` signs nothing. Its message quotes the name.
+    let sign = p.speccoder(&["attest", "sign", &tick, "--json"]).failure(26);
+    assert!(inert_failure(&sign).contains(&format!("{UNIT_QUOTED}/T001")), "{sign}");
+
+    let reason = format!("by hand {HOSTILE}");
+    for command in ["accept", "skip"] {
+        let task = if command == "accept" { "T002" } else { "T003" };
+        let target = format!("{UNIT}/{task}");
+        let said = inert_json(&p.speccoder(&[command, &target, "--reason", &reason, "--json"]).success());
+        assert!(said.contains(&format!("{UNIT_QUOTED}/{task}")), "{said}");
+        // The reason and git's user.name, as the decision's trailers and statement keep them.
+        assert!(said.contains("by hand Ada [31m\\u{202e}red\\u{200b} ::error::x"), "{said}");
+        assert!(said.contains("\nAda [31m\\u{202e}red\\u{200b} ::error::x"), "{said}");
+    }
+    let undo = p.speccoder(&["skip", &format!("{UNIT}/T003"), "--undo", "--json"]).success();
+    assert!(inert_json(&undo).contains(&format!("{UNIT_QUOTED}/T003")), "{undo}");
+
+    // A failure: the task is ticked already.
+    let target = format!("{UNIT}/T001");
+    let evidence = common::write_evidence(&p.scratch_dir("again"), &target, Evidence::Verified);
+    let again = p.attest(&target, &evidence, &["--json"]);
+    assert_ne!(again.code(), Some(0), "{again}");
+    inert_failure(&again);
+}
+
+#[test]
+fn the_reports_of_policy_init_quote_a_unit_name_and_a_principal_and_its_policy_hides_nothing() {
+    let (p, ada) = hostile_unit();
+    let tasks = format!("specs/{UNIT}/tasks.md");
+    let ticked = String::from_utf8(p.read(&tasks)).unwrap().replacen("- [ ] T001", "- [x] T001", 1);
+    p.write(
+        &tasks,
+        ticked + "\n- [x] T001 the same id twice\n- [x] T002 \u{202e}x\u{200b}\n- [x] T002 again\n",
+    );
+    p.git(&["commit", "-q", "-am", "Ticked by hand"]);
+    let principal = "a\u{202e}b\u{2028}::error::c\u{200b}";
+    let trust = common::allowed_signers(&p.scratch.join("trust"), &[(principal, &ada)]);
+    let run =
+        p.speccoder(&["attest", "policy", "init", "--json", "--allowed-signers", trust.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&run.success().stdout).unwrap();
+    let policy = report["policy"].as_str().unwrap().to_owned();
+    let mut without_policy = report.clone();
+    without_policy["policy"] = serde_json::Value::Null;
+    let said = common::inert_value(&without_policy);
+    assert!(said.contains(UNIT_QUOTED), "{said}");
+    assert!(said.contains("a\\u{202e}b\\u{2028}::error::c\\u{200b}"), "{said}");
+    // The policy's comment lines quote what the repository holds; only its own lines break.
+    for line in policy.lines().filter(|l| l.starts_with('#')) {
+        assert!(!line.chars().any(acts_or_hides), "{line:?} in\n{policy}");
+    }
+}
+
+#[test]
+fn the_reports_of_push_fetch_and_hooks_install_quote_a_remote_name_and_a_hooks_directory() {
+    let p = Project::speckit();
+    let bare = p.scratch.join("remote.git");
+    p.git(&["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
+    let remote = "o\u{202e}x\u{200b}y";
+    let quoted = "o\\u{202e}x\\u{200b}y";
+    p.git(&["remote", "add", remote, bare.to_str().unwrap()]);
+    let said = inert_json(&p.speccoder(&["attest", "push", remote, "--json"]).success());
+    assert!(said.contains(quoted), "{said}");
+    let said = inert_json(&p.speccoder(&["attest", "fetch", remote, "--json"]).success());
+    assert!(said.contains(quoted), "{said}");
+
+    let hooks = format!("hooks\u{2028}::error::{remote}");
+    p.git(&["config", "core.hooksPath", &hooks]);
+    let said = inert_json(&p.speccoder(&["hooks", "install", "--json"]).success());
+    assert!(said.contains(&format!("hooks\\u{{2028}}::error::{quoted}")), "{said}");
+}
