@@ -234,6 +234,10 @@ pub fn check_unit_name(name: &str) -> Result<(), SpecError> {
         Some("it starts or ends with a blank, which a `Spec-Task:` trailer would not keep")
     } else if name.chars().any(char::is_control) {
         Some("it contains a control character")
+    } else if name.chars().any(|c| c.is_whitespace() && c != ' ') || name.contains("  ") {
+        Some(
+            "it contains a blank other than one space (a line separator, a no-break space, two spaces), which a `Spec-Task:` trailer would write as one space",
+        )
     } else if name.chars().any(is_bidi_control) {
         Some(
             "it contains a bidirectional control character (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which makes text read in another order than it is written",
@@ -553,12 +557,19 @@ mod tests {
             "001-a\u{200b}",
             "x\u{feff}y",
             "t\u{e0041}",
+            "001-a\u{2028}::error::x",
+            "001-a\u{2029}b",
+            "001-a\u{a0}b",
+            "001-a  b",
             &long,
         ] {
             let err = locate_unit(&tree(), bad).unwrap_err();
             assert!(matches!(err, SpecError::BadUnitName { .. }), "{bad:?}: {err:?}");
             let msg = err.to_string();
-            assert!(!msg.contains(['\n', '\t', '\u{7f}', '\u{202e}']) && msg.len() < 800, "{msg}");
+            assert!(
+                !msg.contains(['\n', '\t', '\u{7f}', '\u{202e}', '\u{2028}']) && msg.len() < 800,
+                "{msg}"
+            );
         }
         assert!(check_unit_name(&"a".repeat(UNIT_NAME_LIMIT)).is_ok());
         assert!(check_unit_name("機能-検索 v2").is_ok());

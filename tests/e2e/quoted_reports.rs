@@ -9,21 +9,19 @@ use crate::common;
 
 use common::{Evidence, Project, acts_or_hides, inert_json};
 
-/// A Spec Kit unit name git and speccoder take, which holds a line separator and a workflow
-/// command after it.
-const UNIT: &str = "001-bookmark\u{2028}::error title=pwned::tags";
+/// A unit directory's name that holds a line separator and a workflow command after it: git
+/// takes it, speccoder refuses it as a unit (a `Spec-Task:` trailer would write it otherwise).
+const BAD_UNIT: &str = "001-bookmark\u{2028}::error title=pwned::tags";
 
-/// [`UNIT`] as a report quotes it.
-const UNIT_QUOTED: &str = "001-bookmark\\u{2028}::error title=pwned::tags";
+/// The Spec Kit fixture's unit.
+const UNIT: &str = common::SPECKIT_UNIT;
 
 /// Text that acts on a terminal, reorders and hides: a name, a reason.
 const HOSTILE: &str = "Ada \u{1b}[31m\u{202e}red\u{200b}\u{2029}::error::x";
 
-/// The Spec Kit fixture with its unit renamed to [`UNIT`], signing with a key of its own.
-fn hostile_unit() -> (Project, common::Key) {
+/// The Spec Kit fixture signing with a key of its own.
+fn signing_project() -> (Project, common::Key) {
     let p = Project::speckit();
-    p.git(&["mv", &format!("specs/{}", common::SPECKIT_UNIT), &format!("specs/{UNIT}")]);
-    p.git(&["commit", "-q", "-m", "A unit whose name breaks a line"]);
     let keys = p.scratch_dir("keys");
     let ada = common::ed25519(&keys, "ada");
     p.git(&["config", "gpg.format", "ssh"]);
@@ -55,29 +53,36 @@ fn inert_failure(run: &common::Run) -> String {
 
 #[test]
 fn the_reports_of_attest_accept_and_skip_quote_a_unit_name_and_a_deciders_name_and_reason() {
-    let p = hostile_unit().0;
+    let p = signing_project().0;
     p.git(&["config", "user.name", HOSTILE]);
-    let said = attest(&p, "T001");
-    assert!(said.contains(&format!("{UNIT_QUOTED}/T001")), "{said}");
-    let tick = p.rev("HEAD");
+    attest(&p, "T001");
 
-    // A failure: git drops the line separator from the commit's Spec-Task trailer, so the note's
-    // own checks refuse the tick and `attest sign` signs nothing. Its message quotes the name.
-    let sign = p.speccoder(&["attest", "sign", &tick, "--json"]).failure(26);
-    assert!(inert_failure(&sign).contains(&format!("{UNIT_QUOTED}/T001")), "{sign}");
+    // A unit directory whose name breaks a line is refused, its name quoted in the message.
+    let unit_dir = format!("specs/{BAD_UNIT}");
+    p.git(&["mv", &format!("specs/{UNIT}"), &unit_dir]);
+    p.git(&["commit", "-q", "-m", "A unit whose name breaks a line"]);
+    let target = format!("{BAD_UNIT}/T002");
+    let evidence = common::write_evidence(&p.scratch_dir("bad"), &target, Evidence::Verified);
+    let refused = p.attest(&target, &evidence, &["--json"]);
+    assert_ne!(refused.code(), Some(0), "{refused}");
+    let said = inert_failure(&refused);
+    let quoted = "001-bookmark\\u{2028}::error title=pwned::tags";
+    assert!(said.contains(quoted) && said.contains("blank other than one space"), "{said}");
+    p.git(&["mv", &unit_dir, &format!("specs/{UNIT}")]);
+    p.git(&["commit", "-q", "-m", "The unit's name again"]);
 
     let reason = format!("by hand {HOSTILE}");
     for command in ["accept", "skip"] {
         let task = if command == "accept" { "T002" } else { "T003" };
         let target = format!("{UNIT}/{task}");
         let said = inert_json(&p.speccoder(&[command, &target, "--reason", &reason, "--json"]).success());
-        assert!(said.contains(&format!("{UNIT_QUOTED}/{task}")), "{said}");
+        assert!(said.contains(&format!("{UNIT}/{task}")), "{said}");
         // The reason and git's user.name, as the decision's trailers and statement keep them.
         assert!(said.contains("by hand Ada [31m\\u{202e}red\\u{200b} ::error::x"), "{said}");
         assert!(said.contains("\nAda [31m\\u{202e}red\\u{200b} ::error::x"), "{said}");
     }
     let undo = p.speccoder(&["skip", &format!("{UNIT}/T003"), "--undo", "--json"]).success();
-    assert!(inert_json(&undo).contains(&format!("{UNIT_QUOTED}/T003")), "{undo}");
+    assert!(inert_json(&undo).contains(&format!("{UNIT}/T003")), "{undo}");
 
     // A failure: the task is ticked already.
     let target = format!("{UNIT}/T001");
@@ -88,8 +93,8 @@ fn the_reports_of_attest_accept_and_skip_quote_a_unit_name_and_a_deciders_name_a
 }
 
 #[test]
-fn the_reports_of_policy_init_quote_a_unit_name_and_a_principal_and_its_policy_hides_nothing() {
-    let (p, ada) = hostile_unit();
+fn the_reports_of_policy_init_quote_a_principal_and_its_policy_hides_nothing() {
+    let (p, ada) = signing_project();
     let tasks = format!("specs/{UNIT}/tasks.md");
     let ticked = String::from_utf8(p.read(&tasks)).unwrap().replacen("- [ ] T001", "- [x] T001", 1);
     p.write(
@@ -106,7 +111,7 @@ fn the_reports_of_policy_init_quote_a_unit_name_and_a_principal_and_its_policy_h
     let mut without_policy = report.clone();
     without_policy["policy"] = serde_json::Value::Null;
     let said = common::inert_value(&without_policy);
-    assert!(said.contains(UNIT_QUOTED), "{said}");
+    assert!(said.contains("001-bookmark-tags/T002: the id names lines"), "{said}");
     assert!(said.contains("a\\u{202e}b\\u{2028}::error::c\\u{200b}"), "{said}");
     // The policy's comment lines quote what the repository holds; only its own lines break.
     for line in policy.lines().filter(|l| l.starts_with('#')) {
