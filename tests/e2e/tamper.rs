@@ -689,6 +689,19 @@ fn a_spec_task_trailer_edited_by_amend_leaves_the_tick_without_evidence() {
 }
 
 #[test]
+fn evidence_left_behind_by_a_local_squash_is_not_blamed_on_a_merge() {
+    let c = setup();
+    c.p.git(&["reset", "-q", "--soft", "HEAD~1"]);
+    c.p.git(&["commit", "-q", "-m", "squashed locally before review"]);
+    let (_, report) = verify(&c, &[]);
+    expect_tick(&report, "unverifiable", Some("commit_unreachable"));
+    let message = first_finding(&report, "commit_unreachable").unwrap()["message"].as_str().unwrap();
+    assert!(!message.contains("squash merge left"), "no merge happened: {message}");
+    assert!(message.contains("the task commit left the branch"), "{message}");
+    assert!(message.contains("attest the task again"), "{message}");
+}
+
+#[test]
 fn a_changed_tree_is_a_mismatch() {
     let c = setup();
     let lines = note_raw_lines(&c, "HEAD");
@@ -708,6 +721,20 @@ fn a_task_line_edited_at_the_head_is_a_mismatch() {
     c.p.git(&["commit", "-q", "-am", "reword T005"]);
     let (_, report) = verify(&c, &[]);
     expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "line_changed_at_head");
+}
+
+#[test]
+fn a_note_copied_from_another_task_is_not_said_to_have_an_edited_line_at_the_head() {
+    let c = setup();
+    c.p.speccoder(&["accept", "001-bookmark-tags/T004", "--reason", "by hand"]).success();
+    c.p.git(&["notes", "--ref=speccoder", "copy", "-f", "HEAD~1", "HEAD"]);
+    c.p.write("src/later.rs", "pub fn later() {}\n");
+    c.p.git(&["add", "src/later.rs"]);
+    c.p.git(&["commit", "-q", "-m", "later work"]);
+    let (_, report) = verify(&c, &[]);
+    let codes = expect_tick_of(&report, "001-bookmark-tags/T004", "unverifiable", Some("mismatch"));
+    expect_code(&codes, "task_mismatch");
+    assert!(!codes.iter().any(|c| c == "line_changed_at_head"), "T004's line is as ticked: {codes:?}");
 }
 
 #[test]
