@@ -2491,3 +2491,26 @@ fn a_corrupt_spec_md_at_the_task_commit_ends_the_run_as_a_repository_to_repair_n
     let (code, report) = verify_with(&c, &["HEAD~1"]);
     ends_as_a_repository_to_repair(code, &report, &id);
 }
+
+/// A task commit amended without `attest carry`, the old commit then pruned by git: its note
+/// stays, naming a commit no longer in the repository.
+#[test]
+fn evidence_on_a_commit_git_removed_is_said_to_be_gone_by_verify_and_refused_by_carry() {
+    let c = setup();
+    c.p.git(&["commit", "-q", "--amend", "--no-edit", "--date=2001-01-01T00:00:00Z"]);
+    c.p.git(&["reflog", "expire", "--expire=now", "--all"]);
+    c.p.git(&["gc", "-q", "--prune=now"]);
+    let (_, report) = verify(&c, &[]);
+    let finding = first_finding(&report, "note_missing").unwrap_or_else(|| panic!("{report:#}"));
+    let message = finding["message"].as_str().unwrap();
+    assert!(message.contains("a commit no longer in the repository"), "{message}");
+    assert!(!message.contains("attest fetch"), "no remote to fetch from: {message}");
+    assert!(message.contains("attest the task again"), "{message}");
+
+    let args = ["attest", "carry", "--allowed-signers", c.allowed.to_str().unwrap(), "--json"];
+    let r = c.p.speccoder(&args);
+    let v: Value = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{r}"));
+    assert_eq!(r.code(), Some(26), "{r}");
+    assert_eq!(v["refused"][0]["code"], "evidence_gone", "{v:#}");
+    assert_eq!(v["refused"][0]["target"], TASK, "{v:#}");
+}
