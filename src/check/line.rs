@@ -79,6 +79,17 @@ pub const UNREADABLE_LINES_REPORTED: usize = 20;
 /// many times over would be read, checked and reported line by line, whatever its size.
 pub const LINES_READ: usize = 64;
 
+/// Whether `lines`, the note of `annotated`, are a copy git made of another commit's note
+/// (`notes.rewriteRef` after a rebase or amend): there are lines, and every subject of every one
+/// names a commit other than `annotated`. Such a note is no evidence for `annotated`; `attest
+/// carry` replaces it with one that is.
+#[must_use]
+pub fn copied_from_another_commit(lines: &[ReadLine], annotated: ObjectId) -> bool {
+    let hex = annotated.to_string();
+    !lines.is_empty()
+        && lines.iter().all(|l| l.subject.iter().all(|s| s.git_commit().is_some_and(|c| c != hex)))
+}
+
 /// The task the note `blob` on `annotated` is evidence for (its task-verification line's
 /// `<unit>/<task>`; a skip's excepted), when `annotated` is no longer in the repository: a
 /// rewrite left it behind and git removed it since, while the note stayed. `None` while the

@@ -9,7 +9,7 @@ use gix::ObjectId;
 use super::refusal::{change_differs, evidence_gone};
 use super::{CarryError, RefusedRow};
 use crate::attest::same_change;
-use crate::check::line::{read_lines, task_of_gone_commit};
+use crate::check::line::{copied_from_another_commit, read_lines, task_of_gone_commit};
 use crate::check::trailers::{NOT_ONE_CLAIM, task_trailers, unclear_claims};
 use crate::git::{Commit, GitError, Head, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
@@ -247,8 +247,5 @@ fn has_own_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, commit: Object
         Ok(Err(_)) => return true,
         Err(_) => return false,
     };
-    let hex = commit.to_string();
-    let lines = read_lines(&bytes, &mut Vec::new());
-    lines.is_empty()
-        || !lines.iter().all(|l| l.subject.iter().all(|s| s.git_commit().is_some_and(|c| c != hex)))
+    !copied_from_another_commit(&read_lines(&bytes, &mut Vec::new()), commit)
 }
