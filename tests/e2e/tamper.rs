@@ -2514,3 +2514,34 @@ fn evidence_on_a_commit_git_removed_is_said_to_be_gone_by_verify_and_refused_by_
     assert_eq!(v["refused"][0]["code"], "evidence_gone", "{v:#}");
     assert_eq!(v["refused"][0]["target"], TASK, "{v:#}");
 }
+
+/// A notes reference file git cannot read (a bad write, a disk error): every command that reads
+/// it says so with the same repair advice, as a repository to repair (exit 14).
+#[test]
+fn a_damaged_notes_reference_file_is_exit_14_with_repair_advice_in_every_mode() {
+    let c = setup();
+    c.p.git(&["pack-refs", "--all"]);
+    c.p.write(".git/refs/notes/speccoder", "garbage\n");
+    let allowed = c.allowed.to_str().unwrap();
+    let key = c.ada.private.to_str().unwrap();
+    let out = c.p.scratch.join("pack");
+    for args in [
+        vec!["attest", "verify", "--allowed-signers", allowed],
+        vec!["attest", "verify", "--branch", "--allowed-signers", allowed],
+        vec![
+            "attest",
+            "export",
+            "--allowed-signers",
+            allowed,
+            "--vsa-key",
+            key,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        vec!["attest", "carry", "--allowed-signers", allowed],
+    ] {
+        let r = c.p.speccoder(&args).failure(14);
+        assert!(r.stderr.contains("the notes reference refs/notes/speccoder"), "{args:?}: {r}");
+        assert!(r.stderr.contains("repair or delete it"), "{args:?}: {r}");
+    }
+}
