@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 
 use crate::attest::commit_object_sha256;
 use crate::attest::remote_signatures::RemoteSignatures;
-use crate::check::line::read_lines;
+use crate::check::line::{copied_from_another_commit, read_lines};
 use crate::check::outcome::Finding;
 use crate::check::signatures;
 use crate::check::trust::SignatureTrust;
@@ -77,7 +77,12 @@ impl<'r> NoteJoiner<'r> {
         };
         let theirs_bytes = self.read("their", theirs)?;
         let check = RemoteSignatures { openpgp: self.trust.openpgp.as_ref(), now: self.now };
-        let joined = bundle::merge(&ours_bytes, &theirs_bytes, &check)?;
+        let joined = match bundle::merge(&ours_bytes, &theirs_bytes, &check) {
+            Ok(joined) => joined,
+            Err(conflict) => {
+                return copy_replaced(annotated, &ours_bytes, &theirs_bytes).ok_or(conflict.into());
+            }
+        };
         if joined == ours_bytes {
             return Ok(Joined::Ours);
         }
@@ -111,6 +116,23 @@ impl<'r> NoteJoiner<'r> {
             Some(f) => Err(NotHeld::Finding(f)),
             None => Ok(()),
         }
+    }
+}
+
+/// Of two notes of `annotated` that cannot be joined, the one that is its own, when the other is
+/// a copy git made of another commit's note (`notes.rewriteRef`, [`copied_from_another_commit`]):
+/// `attest carry` replaces such a copy, and it is no evidence for `annotated`, so nothing that is
+/// evidence for it is lost. Both notes must read whole.
+fn copy_replaced(annotated: ObjectId, ours: &[u8], theirs: &[u8]) -> Option<Joined> {
+    let copied = |note: &[u8]| {
+        let mut findings = Vec::new();
+        let lines = read_lines(note, &mut findings);
+        findings.is_empty().then(|| copied_from_another_commit(&lines, annotated))
+    };
+    match (copied(ours)?, copied(theirs)?) {
+        (false, true) => Some(Joined::Ours),
+        (true, false) => Some(Joined::Theirs),
+        _ => None,
     }
 }
 

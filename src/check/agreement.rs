@@ -40,6 +40,10 @@ pub const DECISION_WITH_TICK_FIELDS: &str = "decision_with_tick_fields";
 /// made for: its line's hash is not the signed `task.line_hash`, or the lines its text wraps onto
 /// differ from the task commit's.
 pub const LINE_CHANGED_AT_HEAD: &str = "line_changed_at_head";
+/// The signed unit/task is not the one the `Spec-Task:` trailer names.
+pub const TASK_MISMATCH: &str = "task_mismatch";
+/// The signed task line is not the task commit's.
+pub const LINE_HASH_MISMATCH: &str = "line_hash_mismatch";
 
 /// The note on a tick labelled `[USn]` whose story text is the whole spec.md, because no heading
 /// gave the story's section ([`spec::StoryFallback`]): it decides nothing.
@@ -316,7 +320,7 @@ impl<'r> Rules<'r> {
         if facts.line_hash != p.task.line_hash {
             findings.push(
                 mismatch(
-                    "line_hash_mismatch",
+                    LINE_HASH_MISMATCH,
                     "the task line at the task commit is not the one the evidence signed",
                 )
                 .expected_found(p.task.line_hash.clone(), facts.line_hash.clone()),
@@ -349,9 +353,12 @@ impl<'r> Rules<'r> {
     /// tick). Returns the recipe the policy digest follows, when it holds.
     pub fn agreement(&self, claim: &Claim<'_>, findings: &mut Vec<Finding>) -> Option<Recipe> {
         let (commit, p, n) = (claim.commit, claim.p, claim.tv_line.number);
+        let first = findings.len();
         let verdict = claimed_verdict(claim, findings)?;
         let continuation = self.task_at_commit(claim, verdict, findings);
-        self.task_at_head(claim, continuation.as_deref(), findings);
+        let signed_line_is_the_commits =
+            !findings[first..].iter().any(|f| matches!(f.code, TASK_MISMATCH | LINE_HASH_MISMATCH));
+        self.task_at_head(claim, continuation.as_deref(), signed_line_is_the_commits, findings);
 
         // The policy, recomputed at the parent. A skip with no parent (the published tool's skip
         // record) is made at its own tree, the head's at the time: what a skip's parent holds.
@@ -377,8 +384,16 @@ impl<'r> Rules<'r> {
 
     /// The task line at the head under review (when it is not the task commit's tree) must be the
     /// one the evidence signed, and the lines its text wraps onto those of the task commit
-    /// (`at_commit`, when the task read there), which the signed tree binds.
-    fn task_at_head(&self, claim: &Claim<'_>, at_commit: Option<&[String]>, findings: &mut Vec<Finding>) {
+    /// (`at_commit`, when the task read there), which the signed tree binds. The signed line is
+    /// held to the head's only when it is the task commit's (`signed_line_is_the_commits`): a
+    /// note signed for another task or line already says so, and the head's line was not edited.
+    fn task_at_head(
+        &self,
+        claim: &Claim<'_>,
+        at_commit: Option<&[String]>,
+        signed_line_is_the_commits: bool,
+        findings: &mut Vec<Finding>,
+    ) {
         let Some(head) = self.head.as_ref().filter(|head| head.tree().id() != claim.commit.tree) else {
             return;
         };
@@ -388,7 +403,7 @@ impl<'r> Rules<'r> {
         };
         match head.wording(unit, task_id) {
             Ok(wording) => {
-                if wording.line_hash != claim.p.task.line_hash {
+                if signed_line_is_the_commits && wording.line_hash != claim.p.task.line_hash {
                     findings.push(
                         mismatch(
                             LINE_CHANGED_AT_HEAD,
@@ -468,7 +483,7 @@ fn claimed_verdict(claim: &Claim<'_>, findings: &mut Vec<Finding>) -> Option<Ver
     let named = format!("{}/{}", p.unit.feature, p.task.id);
     if named != claim.target {
         findings.push(
-            mismatch("task_mismatch", "the signed unit/task and the Spec-Task: trailer differ")
+            mismatch(TASK_MISMATCH, "the signed unit/task and the Spec-Task: trailer differ")
                 .expected_found(named, claim.target),
         );
     }

@@ -3,10 +3,11 @@
 //! nothing is re-encoded before it is checked.
 
 use crate::check::outcome::{CommitOutcome, Finding};
+use crate::git::{ObjectId, Repo};
 use crate::model::bundle;
 use crate::model::digest::sha256_hex;
 use crate::model::dsse::{Envelope, EnvelopeError, PAYLOAD_TYPE};
-use crate::model::predicate::{self, TaskVerificationV0};
+use crate::model::predicate::{self, TaskVerificationV0, Verdict};
 use serde_json::value::RawValue;
 
 use crate::model::statement::{STATEMENT_TYPE, Statement, Subject};
@@ -77,6 +78,35 @@ pub const UNREADABLE_LINES_REPORTED: usize = 20;
 /// task-verification line and its summary); without a bound, a note of one tick's lines repeated
 /// many times over would be read, checked and reported line by line, whatever its size.
 pub const LINES_READ: usize = 64;
+
+/// Whether `lines`, the note of `annotated`, are a copy git made of another commit's note
+/// (`notes.rewriteRef` after a rebase or amend): there are lines, and every subject of every one
+/// names a commit other than `annotated`. Such a note is no evidence for `annotated`; `attest
+/// carry` replaces it with one that is.
+#[must_use]
+pub fn copied_from_another_commit(lines: &[ReadLine], annotated: ObjectId) -> bool {
+    let hex = annotated.to_string();
+    !lines.is_empty()
+        && lines.iter().all(|l| l.subject.iter().all(|s| s.git_commit().is_some_and(|c| c != hex)))
+}
+
+/// The task the note `blob` on `annotated` is evidence for (its task-verification line's
+/// `<unit>/<task>`; a skip's excepted), when `annotated` is no longer in the repository: a
+/// rewrite left it behind and git removed it since, while the note stayed. `None` while the
+/// commit is there, or when the note names no task.
+#[must_use]
+pub fn task_of_gone_commit(repo: &Repo, annotated: ObjectId, blob: ObjectId) -> Option<String> {
+    if !repo.commit(annotated).is_err_and(|e| e.missing_object().is_some()) {
+        return None;
+    }
+    let note = repo.blob_within(blob, bundle::MAX_NOTE_BYTES).ok()?.ok()?;
+    read_lines(&note, &mut Vec::new()).into_iter().find_map(|line| match line.body {
+        Body::TaskVerification(p) if p.verdict != Verdict::Skipped.as_str() => {
+            Some(format!("{}/{}", p.unit.feature, p.task.id))
+        }
+        _ => None,
+    })
+}
 
 /// Reads the lines of `note` ([`read_line`]), pushing a finding for each line that cannot be
 /// read. It stops after [`UNREADABLE_LINES_REPORTED`] such lines, or after [`LINES_READ`] lines,

@@ -17,6 +17,11 @@ use crate::sign::ssh::sshsig;
 use crate::sign::ssh::sshsig::NAMESPACE;
 use crate::sign::ssh::verify::{self as ssh_verify, SshVerified, SshVerifyError};
 
+/// The finding of an SSH signature when the caller gave no allowed-signers file.
+const NO_SSH_TRUST: &str = "no_ssh_trust";
+/// The finding of an OpenPGP signature when the caller gave no certificates.
+const NO_OPENPGP_TRUST: &str = "no_openpgp_trust";
+
 /// Who signed a line, as the caller's trust established it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SignerInfo {
@@ -117,9 +122,7 @@ fn check_line(
         match (each.first, each.tampered) {
             (Some(good), Some(bad)) => LineSignature::Failed(beside(&good, bad)),
             (Some(info), None) => LineSignature::Trusted(info),
-            (None, _) => LineSignature::Failed(each.worst.unwrap_or_else(|| {
-                Finding::new(CommitOutcome::BadSignature, "bad_signature", "no signature verified")
-            })),
+            (None, _) => LineSignature::Failed(none_verified(each.failures)),
         }
     };
     (verdict, LineSigners { maker, every: signers })
@@ -131,8 +134,8 @@ struct Each {
     first: Option<SignerInfo>,
     /// The signer of the first signature of all, when it verified with a trusted key.
     leading: Option<SignerInfo>,
-    /// The worst failure among the others.
-    worst: Option<Finding>,
+    /// Why each of the others failed, in the line's order.
+    failures: Vec<Finding>,
     /// The first that does not verify although its key is one the trust accepts: who it claims,
     /// and why it failed.
     tampered: Option<(SignerInfo, Finding)>,
@@ -146,7 +149,7 @@ fn check_each<'s>(
     at: OffsetDateTime,
     add: &mut impl FnMut(&SignerInfo),
 ) -> Each {
-    let mut each = Each { first: None, leading: None, worst: None, tampered: None };
+    let mut each = Each { first: None, leading: None, failures: Vec::new(), tampered: None };
     for (i, sig) in sigs.enumerate() {
         match check_one(&sig.sig, pae, trust, at) {
             Ok(info) => {
@@ -163,13 +166,39 @@ fn check_each<'s>(
                 {
                     each.tampered = Some((claimed, f.clone()));
                 }
-                if each.worst.as_ref().is_none_or(|w| f.outcome > w.outcome) {
-                    each.worst = Some(f);
-                }
+                each.failures.push(f);
             }
         }
     }
     each
+}
+
+/// Why no signature of a line verified: the worst failure (among those as bad, the first whose
+/// kind of key the trust was given for, which judged its key), naming the others' reasons too
+/// when they differ, so that each signature's reason is said.
+fn none_verified(mut failures: Vec<Finding>) -> Finding {
+    let judged = |f: &Finding| !matches!(f.code, NO_SSH_TRUST | NO_OPENPGP_TRUST);
+    let pick = failures
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, f)| (f.outcome, judged(f), std::cmp::Reverse(*i)))
+        .map(|(i, _)| i);
+    let Some(pick) = pick else {
+        return Finding::new(CommitOutcome::BadSignature, "bad_signature", "no signature verified");
+    };
+    let mut chosen = failures.remove(pick);
+    let mut others: Vec<String> = Vec::new();
+    for f in failures.iter().filter(|f| f.code != chosen.code || f.message != chosen.message) {
+        let said = format!("{} ({})", f.message, f.code);
+        if !others.contains(&said) {
+            others.push(said);
+        }
+    }
+    if !others.is_empty() {
+        chosen.message =
+            format!("{}; the line's other signatures fail too: {}", chosen.message, others.join("; "));
+    }
+    chosen
 }
 
 /// The key a signature that did not verify says it was made by, when the trust accepts that key:
@@ -350,7 +379,7 @@ fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Resul
     let Some(ssh) = &trust.ssh else {
         return Err(Finding::new(
             CommitOutcome::UntrustedSigner,
-            "no_ssh_trust",
+            NO_SSH_TRUST,
             "an SSH signature, but no allowed-signers file was given (--allowed-signers or git's gpg.ssh.allowedSignersFile)",
         ));
     };
@@ -400,7 +429,7 @@ fn check_openpgp_as_sqv(sig: &[u8], pae: &[u8], trust: &Trust) -> Result<SignerI
     let Some(pgp) = &trust.openpgp else {
         return Err(Finding::new(
             CommitOutcome::UntrustedSigner,
-            "no_openpgp_trust",
+            NO_OPENPGP_TRUST,
             "an OpenPGP signature, but no certificates were given (--openpgp-certs FILE)",
         ));
     };
@@ -562,6 +591,26 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_line_no_signature_verifies_says_the_judged_keys_reason_and_every_other() {
+        let no_pgp = Finding::new(CommitOutcome::UntrustedSigner, NO_OPENPGP_TRUST, "no certificates given");
+        let namespace =
+            Finding::new(CommitOutcome::UntrustedSigner, "untrusted_signer", "not allowed for in-toto");
+        let f = none_verified(vec![no_pgp.clone(), namespace, no_pgp]);
+        assert_eq!((f.outcome, f.code), (CommitOutcome::UntrustedSigner, "untrusted_signer"), "{f:?}");
+        assert_eq!(
+            f.message,
+            "not allowed for in-toto; the line's other signatures fail too: no certificates given (no_openpgp_trust)"
+        );
+        let bad = Finding::new(CommitOutcome::BadSignature, "bad_signature", "changed");
+        assert_eq!(
+            none_verified(vec![Finding::new(CommitOutcome::UntrustedSigner, "untrusted_signer", "x"), bad])
+                .code,
+            "bad_signature"
+        );
+        assert_eq!(none_verified(Vec::new()).code, "bad_signature");
     }
 
     #[test]

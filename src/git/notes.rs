@@ -119,10 +119,8 @@ impl Repo {
             target,
             reason,
         };
-        let reference = match self.inner.try_find_reference(notes_ref) {
-            Ok(Some(reference)) => reference,
-            Ok(None) => return Ok(None),
-            Err(e) => return Err(unusable("something unreadable".into(), e.to_string())),
+        let Some(reference) = self.find_reference(notes_ref)? else {
+            return Ok(None);
         };
         let id = match reference.target() {
             gix::refs::TargetRef::Symbolic(to) => {
@@ -737,6 +735,21 @@ mod tests {
         fx.git(&["update-ref", NOTES_REF, String::from_utf8(blob).unwrap().trim()]);
         let repo = fx.repo();
         assert!(matches!(repo.note(NOTES_REF, commit), Err(GitError::NotesRefUnusable { .. })));
+    }
+
+    #[test]
+    fn a_damaged_notes_ref_file_is_unusable_with_advice_for_every_reader() {
+        let fx = Fixture::new();
+        let commit = fx.commit_file("a.txt", "a\n", "first");
+        let file = fx.path().join(".git").join(NOTES_REF);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, "garbage\n").unwrap();
+        let repo = fx.repo();
+        let unusable =
+            |result: Result<(), GitError>| matches!(result, Err(GitError::NotesRefUnusable { .. }));
+        assert!(unusable(repo.note(NOTES_REF, commit).map(drop)));
+        assert!(unusable(repo.ref_target(NOTES_REF).map(drop)));
+        assert!(unusable(repo.check_notes_ref(NOTES_REF)));
     }
 
     #[test]

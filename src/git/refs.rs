@@ -55,16 +55,27 @@ impl Repo {
     /// The object reference `name` points to (symbolic references followed); `None` when it does
     /// not exist or points nowhere.
     pub fn ref_target(&self, name: &str) -> Result<Option<ObjectId>, GitError> {
-        let full = full_name(name)?;
-        let Some(mut reference) =
-            self.inner.try_find_reference(full.as_ref()).during(|| format!("read reference {name}"))?
-        else {
+        let Some(mut reference) = self.find_reference(name)? else {
             return Ok(None);
         };
         match reference.follow_to_object() {
             Ok(id) => Ok(Some(id.detach())),
             Err(err) if err.is_not_found() => Ok(None),
             Err(source) => Err(GitError::Gix { action: format!("resolve reference {name}"), source }),
+        }
+    }
+
+    /// The reference `name`, `None` when it does not exist. A notes reference git cannot read (a
+    /// damaged file) is [`GitError::NotesRefUnusable`], with its advice, for every reader of it.
+    pub(crate) fn find_reference(&self, name: &str) -> Result<Option<gix::Reference<'_>>, GitError> {
+        let full = full_name(name)?;
+        match self.inner.try_find_reference(full.as_ref()) {
+            Err(e) if name.starts_with("refs/notes/") => Err(GitError::NotesRefUnusable {
+                name: name.to_owned(),
+                target: "something unreadable".into(),
+                reason: e.to_string(),
+            }),
+            found => found.during(|| format!("read reference {name}")),
         }
     }
 

@@ -329,11 +329,7 @@ impl<'r> Checker<'r> {
                 None
             }
             Ok(None) => {
-                findings.push(Finding::new(
-                    CommitOutcome::Missing,
-                    "note_missing",
-                    format!("the task commit has no note in {NOTES_REF}: fetch the evidence with `speccoder attest fetch`"),
-                ));
+                findings.push(Finding::new(CommitOutcome::Missing, "note_missing", self.no_note_message()));
                 None
             }
             Err(e) => {
@@ -347,6 +343,20 @@ impl<'r> Checker<'r> {
                 );
                 None
             }
+        }
+    }
+
+    /// The `note_missing` message: fetch the evidence where a remote may have it; else say there
+    /// is none to fetch it from.
+    fn no_note_message(&self) -> String {
+        if self.repo.remote_names().is_empty() {
+            format!(
+                "the task commit has no note in {NOTES_REF}, and this repository has no remote to fetch it from: attest the task again"
+            )
+        } else {
+            format!(
+                "the task commit has no note in {NOTES_REF}: fetch the evidence with `speccoder attest fetch`"
+            )
         }
     }
 

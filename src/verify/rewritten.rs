@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 
+use crate::check::line::task_of_gone_commit;
 use crate::check::trailers::task_trailers;
 use crate::git::Repo;
 use crate::model::bundle::NOTES_REF;
@@ -19,8 +20,8 @@ use crate::verify::commit::CommitReport;
 pub struct LostEvidence<'a> {
     repo: &'a Repo,
     reachable: &'a HashSet<ObjectId>,
-    /// `<unit>/<task>` -> the unreachable commit whose note names it.
-    lost: OnceCell<HashMap<String, ObjectId>>,
+    /// The evidence left behind, found once.
+    lost: OnceCell<Left>,
 }
 
 impl<'a> LostEvidence<'a> {
@@ -32,7 +33,17 @@ impl<'a> LostEvidence<'a> {
 
     /// The commit outside the checked history whose note carries evidence for `target`.
     pub fn commit_of(&self, target: &str) -> Option<ObjectId> {
-        self.lost.get_or_init(|| unreachable_task_notes(self.repo, self.reachable)).get(target).copied()
+        self.left().unreachable.get(target).copied()
+    }
+
+    /// The commit whose note carries evidence for `target`, when that commit is no longer in the
+    /// repository ([`task_of_gone_commit`]).
+    pub fn gone_commit_of(&self, target: &str) -> Option<ObjectId> {
+        self.left().gone.get(target).copied()
+    }
+
+    fn left(&self) -> &Left {
+        self.lost.get_or_init(|| left_behind(self.repo, self.reachable))
     }
 
     /// A task commit without a note whose task has evidence left behind was rewritten: its
@@ -41,14 +52,20 @@ impl<'a> LostEvidence<'a> {
         if !lacks_note(report) {
             return;
         }
-        let Some((target, old)) = report.target.clone().and_then(|t| self.commit_of(&t).map(|old| (t, old)))
-        else {
+        let Some(target) = report.target.clone() else {
+            return;
+        };
+        let message = if let Some(old) = self.commit_of(&target) {
+            format!(
+                "the task commit has no note, but {old}, which this branch no longer holds, carries evidence for {target}: the task commit was rebased, amended or cherry-picked; run `speccoder attest carry` to re-issue the evidence for it"
+            )
+        } else if let Some(old) = self.gone_commit_of(&target) {
+            gone_message(&old, &target)
+        } else {
             return;
         };
         for finding in report.findings.iter_mut().filter(|f| f.code == NOTE_MISSING) {
-            finding.message = format!(
-                "the task commit has no note, but {old}, which this branch no longer holds, carries evidence for {target}: the task commit was rebased, amended or cherry-picked; run `speccoder attest carry` to re-issue the evidence for it"
-            );
+            finding.message.clone_from(&message);
         }
     }
 }
@@ -62,11 +79,32 @@ pub fn lacks_note(report: &CommitReport) -> bool {
     report.findings.iter().any(|f| f.code == NOTE_MISSING)
 }
 
-/// Tasks named by notes on commits outside `reachable`: target -> commit.
-fn unreachable_task_notes(repo: &Repo, reachable: &HashSet<ObjectId>) -> HashMap<String, ObjectId> {
-    let mut out = HashMap::new();
-    for (annotated, _) in repo.notes(NOTES_REF).unwrap_or_default() {
+/// The `note_missing` message of a task commit whose task's evidence is on `old`, a commit no
+/// longer in the repository.
+fn gone_message(old: &ObjectId, target: &str) -> String {
+    format!(
+        "the task commit has no note, and the evidence for {target} is on {old}, a commit no longer in the repository (a rewrite left it behind without `speccoder attest carry`, and git removed it since): it can be neither fetched nor carried; attest the task again"
+    )
+}
+
+/// Evidence on commits outside the checked history, by task.
+#[derive(Default)]
+struct Left {
+    /// `<unit>/<task>` -> the unreachable commit whose note names it.
+    unreachable: HashMap<String, ObjectId>,
+    /// `<unit>/<task>` -> the commit, no longer in the repository, whose note names it.
+    gone: HashMap<String, ObjectId>,
+}
+
+/// Tasks named by notes on commits outside `reachable`, and by notes on commits gone.
+fn left_behind(repo: &Repo, reachable: &HashSet<ObjectId>) -> Left {
+    let mut out = Left::default();
+    for (annotated, blob) in repo.notes(NOTES_REF).unwrap_or_default() {
         if reachable.contains(&annotated) {
+            continue;
+        }
+        if let Some(target) = task_of_gone_commit(repo, annotated, blob) {
+            out.gone.entry(target).or_insert(annotated);
             continue;
         }
         // A skip's commit is outside every branch on purpose; it is no evidence left behind.
@@ -74,7 +112,7 @@ fn unreachable_task_notes(repo: &Repo, reachable: &HashSet<ObjectId>) -> HashMap
             && let (Some(target), verdict) = task_trailers(&commit.message)
             && verdict.as_deref() != Some(Verdict::Skipped.as_str())
         {
-            out.entry(target).or_insert(annotated);
+            out.unreachable.entry(target).or_insert(annotated);
         }
     }
     out

@@ -653,7 +653,7 @@ fn plan_unit(
                     target.clone(),
                     "commit_unreachable",
                     format!(
-                        "the evidence is on {commit}, which this branch cannot reach, and no commit on it names {target} any more (a squash merge left it behind); merge pull requests with a merge commit, which keeps the task commits, and so their notes and signatures, on the branch; or attest the task again on the branch"
+                        "the evidence is on {commit}, which this branch cannot reach, and no commit on it names {target} any more (the task commit left the branch: squashed, dropped, its trailers reworded, or merged by squashing); attest the task again on the branch, and keep task commits on it (merge pull requests with a merge commit), as their notes and signatures stay with them"
                     ),
                 ),
                 None => TickReport::without_commit(

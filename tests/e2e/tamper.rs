@@ -689,6 +689,19 @@ fn a_spec_task_trailer_edited_by_amend_leaves_the_tick_without_evidence() {
 }
 
 #[test]
+fn evidence_left_behind_by_a_local_squash_is_not_blamed_on_a_merge() {
+    let c = setup();
+    c.p.git(&["reset", "-q", "--soft", "HEAD~1"]);
+    c.p.git(&["commit", "-q", "-m", "squashed locally before review"]);
+    let (_, report) = verify(&c, &[]);
+    expect_tick(&report, "unverifiable", Some("commit_unreachable"));
+    let message = first_finding(&report, "commit_unreachable").unwrap()["message"].as_str().unwrap();
+    assert!(!message.contains("squash merge left"), "no merge happened: {message}");
+    assert!(message.contains("the task commit left the branch"), "{message}");
+    assert!(message.contains("attest the task again"), "{message}");
+}
+
+#[test]
 fn a_changed_tree_is_a_mismatch() {
     let c = setup();
     let lines = note_raw_lines(&c, "HEAD");
@@ -708,6 +721,20 @@ fn a_task_line_edited_at_the_head_is_a_mismatch() {
     c.p.git(&["commit", "-q", "-am", "reword T005"]);
     let (_, report) = verify(&c, &[]);
     expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "line_changed_at_head");
+}
+
+#[test]
+fn a_note_copied_from_another_task_is_not_said_to_have_an_edited_line_at_the_head() {
+    let c = setup();
+    c.p.speccoder(&["accept", "001-bookmark-tags/T004", "--reason", "by hand"]).success();
+    c.p.git(&["notes", "--ref=speccoder", "copy", "-f", "HEAD~1", "HEAD"]);
+    c.p.write("src/later.rs", "pub fn later() {}\n");
+    c.p.git(&["add", "src/later.rs"]);
+    c.p.git(&["commit", "-q", "-m", "later work"]);
+    let (_, report) = verify(&c, &[]);
+    let codes = expect_tick_of(&report, "001-bookmark-tags/T004", "unverifiable", Some("mismatch"));
+    expect_code(&codes, "task_mismatch");
+    assert!(!codes.iter().any(|c| c == "line_changed_at_head"), "T004's line is as ticked: {codes:?}");
 }
 
 #[test]
@@ -2463,4 +2490,58 @@ fn a_corrupt_spec_md_at_the_task_commit_ends_the_run_as_a_repository_to_repair_n
     corrupt_loose_object(&c, &id);
     let (code, report) = verify_with(&c, &["HEAD~1"]);
     ends_as_a_repository_to_repair(code, &report, &id);
+}
+
+/// A task commit amended without `attest carry`, the old commit then pruned by git: its note
+/// stays, naming a commit no longer in the repository.
+#[test]
+fn evidence_on_a_commit_git_removed_is_said_to_be_gone_by_verify_and_refused_by_carry() {
+    let c = setup();
+    c.p.git(&["commit", "-q", "--amend", "--no-edit", "--date=2001-01-01T00:00:00Z"]);
+    c.p.git(&["reflog", "expire", "--expire=now", "--all"]);
+    c.p.git(&["gc", "-q", "--prune=now"]);
+    let (_, report) = verify(&c, &[]);
+    let finding = first_finding(&report, "note_missing").unwrap_or_else(|| panic!("{report:#}"));
+    let message = finding["message"].as_str().unwrap();
+    assert!(message.contains("a commit no longer in the repository"), "{message}");
+    assert!(!message.contains("attest fetch"), "no remote to fetch from: {message}");
+    assert!(message.contains("attest the task again"), "{message}");
+
+    let args = ["attest", "carry", "--allowed-signers", c.allowed.to_str().unwrap(), "--json"];
+    let r = c.p.speccoder(&args);
+    let v: Value = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{r}"));
+    assert_eq!(r.code(), Some(26), "{r}");
+    assert_eq!(v["refused"][0]["code"], "evidence_gone", "{v:#}");
+    assert_eq!(v["refused"][0]["target"], TASK, "{v:#}");
+}
+
+/// A notes reference file git cannot read (a bad write, a disk error): every command that reads
+/// it says so with the same repair advice, as a repository to repair (exit 14).
+#[test]
+fn a_damaged_notes_reference_file_is_exit_14_with_repair_advice_in_every_mode() {
+    let c = setup();
+    c.p.git(&["pack-refs", "--all"]);
+    c.p.write(".git/refs/notes/speccoder", "garbage\n");
+    let allowed = c.allowed.to_str().unwrap();
+    let key = c.ada.private.to_str().unwrap();
+    let out = c.p.scratch.join("pack");
+    for args in [
+        vec!["attest", "verify", "--allowed-signers", allowed],
+        vec!["attest", "verify", "--branch", "--allowed-signers", allowed],
+        vec![
+            "attest",
+            "export",
+            "--allowed-signers",
+            allowed,
+            "--vsa-key",
+            key,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        vec!["attest", "carry", "--allowed-signers", allowed],
+    ] {
+        let r = c.p.speccoder(&args).failure(14);
+        assert!(r.stderr.contains("the notes reference refs/notes/speccoder"), "{args:?}: {r}");
+        assert!(r.stderr.contains("repair or delete it"), "{args:?}: {r}");
+    }
 }

@@ -491,6 +491,42 @@ fn a_note_git_copied_on_rebase_is_re_issued_by_carry() {
     team.fsck(&[&ada]);
 }
 
+/// Bob amends Ada's task commit with `notes.rewriteRef` set and pushes the copy git made, whose
+/// statements name the commit before the amend; Ada carries her evidence to the amended commit.
+#[test]
+fn a_pushed_copy_git_made_on_amend_gives_way_to_the_carried_note_in_push_and_fetch() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let old = ada.attest("T001", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+
+    bob.git(&["fetch", "-q", "origin"]);
+    bob.git(&["checkout", "-q", "-b", "feature-a", "origin/feature-a"]);
+    bob.speccoder(&["attest", "fetch"]).success();
+    bob.git(&["config", "notes.rewriteRef", NOTES_REF]);
+    bob.git(&["commit", "-q", "--amend", "--no-edit", "--date=2001-01-01T00:00:00Z"]);
+    let new = bob.rev("HEAD");
+    assert_eq!(bob.note(&new), bob.note(&old), "git copied the note");
+    bob.git(&["push", "-q", "-f", "origin", "feature-a"]);
+    bob.speccoder(&["attest", "push"]).success();
+
+    ada.git(&["fetch", "-q", "origin"]);
+    ada.git(&["reset", "-q", "--hard", "origin/feature-a"]);
+    ada.speccoder(&["attest", "carry"]).success();
+    let carried = ada.note(&new);
+    assert_ne!(carried, ada.note(&old), "carried, not the copy");
+    ada.speccoder(&["attest", "push"]).success();
+    assert_eq!(team.remote_note(&new), carried, "the carried note replaced the copy there");
+    assert_eq!(team.remote_note(&old), ada.note(&old), "the old commit keeps its evidence");
+
+    bob.speccoder(&["attest", "fetch"]).success();
+    assert_eq!(bob.note(&new), carried, "and in Bob's clone");
+    ada.assert_evidenced(1);
+    team.fsck(&[&ada, &bob]);
+}
+
 #[test]
 fn carry_rewritten_refuses_a_line_that_is_no_pair_by_its_number_and_carries_git_s_pairs() {
     let team = Team::new();

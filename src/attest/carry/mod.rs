@@ -93,7 +93,7 @@ pub struct RefusedRow {
     pub to: String,
     /// A stable code: `same_commit`, `bad_signature`, `revoked_key`, `expired_key`,
     /// `untrusted_signer`, `signature_unchecked`, `evidence_unsigned`, `keyless_evidence`,
-    /// `change_differs`, `series_differs`, `series_too_long`, `task_line_differs`,
+    /// `change_differs`, `evidence_gone`, `series_differs`, `series_too_long`, `task_line_differs`,
     /// `requirement_differs`, `policy_differs`, `not_the_same_task`, `evidence_does_not_hold`,
     /// `note_exists`.
     pub code: &'static str,

@@ -6,10 +6,10 @@ use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 
-use super::refusal::change_differs;
+use super::refusal::{change_differs, evidence_gone};
 use super::{CarryError, RefusedRow};
 use crate::attest::same_change;
-use crate::check::line::read_lines;
+use crate::check::line::{copied_from_another_commit, read_lines, task_of_gone_commit};
 use crate::check::trailers::{NOT_ONE_CLAIM, task_trailers, unclear_claims};
 use crate::git::{Commit, GitError, Head, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
@@ -118,14 +118,24 @@ pub(super) fn branch_jobs(
             newest.push((target, commit));
         }
     }
-    // Notes on commits the branch does not hold, by task, newest commit first.
+    // Notes on commits the branch does not hold, by task, newest commit first; and notes on
+    // commits no longer in the repository, by task, which nothing can carry.
     let mut elsewhere: HashMap<String, Vec<Commit>> = HashMap::new();
-    for annotated in notes.keys().filter(|c| !reachable_set.contains(*c)) {
-        if let Ok(commit) = repo.commit(*annotated)
-            && let (Some(target), Some(verdict)) = task_trailers(&commit.message)
-            && verdict != Verdict::Skipped.as_str()
-        {
-            elsewhere.entry(target).or_default().push(commit);
+    let mut gone: HashMap<String, ObjectId> = HashMap::new();
+    for (annotated, blob) in notes.iter().filter(|(c, _)| !reachable_set.contains(*c)) {
+        match repo.commit(*annotated) {
+            Ok(commit) => {
+                if let (Some(target), Some(verdict)) = task_trailers(&commit.message)
+                    && verdict != Verdict::Skipped.as_str()
+                {
+                    elsewhere.entry(target).or_default().push(commit);
+                }
+            }
+            Err(_) => {
+                if let Some(target) = task_of_gone_commit(repo, *annotated, *blob) {
+                    gone.entry(target).or_insert(*annotated);
+                }
+            }
         }
     }
     for list in elsewhere.values_mut() {
@@ -136,7 +146,12 @@ pub(super) fn branch_jobs(
         .into_iter()
         .filter(|(_, commit)| !has_own_note(repo, notes, commit.id))
         .filter_map(|(target, commit)| {
-            let candidates = elsewhere.get(&target)?;
+            let Some(candidates) = elsewhere.get(&target) else {
+                if let Some(old) = gone.get(&target) {
+                    refused.push(evidence_gone(&target, *old, commit.id));
+                }
+                return None;
+            };
             Some((target, commit, candidates))
         })
         .collect();
@@ -233,8 +248,5 @@ fn has_own_note(repo: &Repo, notes: &HashMap<ObjectId, ObjectId>, commit: Object
         Ok(Err(_)) => return true,
         Err(_) => return false,
     };
-    let hex = commit.to_string();
-    let lines = read_lines(&bytes, &mut Vec::new());
-    lines.is_empty()
-        || !lines.iter().all(|l| l.subject.iter().all(|s| s.git_commit().is_some_and(|c| c != hex)))
+    !copied_from_another_commit(&read_lines(&bytes, &mut Vec::new()), commit)
 }

@@ -55,6 +55,21 @@ pub(super) fn change_differs(
     }
 }
 
+/// The row of a task whose evidence is on `from`, a commit no longer in the repository: a
+/// rewrite left it behind and git removed it since, so its change cannot be compared.
+pub(super) fn evidence_gone(target: &str, from: ObjectId, to: ObjectId) -> RefusedRow {
+    RefusedRow {
+        target: target.to_owned(),
+        from: from.to_string(),
+        to: to.to_string(),
+        code: "evidence_gone",
+        reason: format!(
+            "the evidence for {target} is on {from}, a commit no longer in the repository (a rewrite left it behind and git removed it since), so it cannot be carried to {to}; {}",
+            attest_again(target)
+        ),
+    }
+}
+
 /// The row of a task whose new commit's history lacks a change of the series the old one's
 /// evidence judged (`series_differs`), or whose series is too long to compare
 /// (`series_too_long`).

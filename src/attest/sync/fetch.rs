@@ -126,6 +126,8 @@ impl std::fmt::Display for FetchReport {
 /// our notes unchanged).
 pub fn fetch(repo: &Repo, remote: Option<&str>, trust: &TrustFiles) -> Result<FetchReport, SyncError> {
     let remote = remote_for(repo, remote, Direction::Fetch)?;
+    // Ours must be able to take the remote's notes before anything is fetched.
+    repo.check_notes_ref(NOTES_REF)?;
     let tracking_notes = tracking_notes_ref(&remote);
     let prefix = tracking_prefix(&remote);
     let staging = staging_prefix(&remote);

@@ -70,28 +70,37 @@ fn not_after(at: OffsetDateTime) -> Option<String> {
 fn outcome(stderr: &str) -> OpenPgpVerifyError {
     let has = |text: &str| stderr.contains(text);
     let reason = format!("sqv: {stderr}");
-    let unknown = || "unknown".to_owned();
+    let named = || named_key(stderr);
     if has("Missing key") {
-        let issuer = stderr.split_whitespace().nth(2).map(|s| s.trim_end_matches(',').to_owned());
-        OpenPgpVerifyError::UntrustedSigner { issuer: issuer.unwrap_or_else(unknown), reason }
+        OpenPgpVerifyError::UntrustedSigner { issuer: named(), reason }
     } else if has("Not live until")
         || has("created after the --not-after date")
         || has("No binding signature at time")
     {
         OpenPgpVerifyError::NotYetValid { reason }
     } else if has("is not bound") {
-        OpenPgpVerifyError::UntrustedSigner { issuer: unknown(), reason }
+        OpenPgpVerifyError::UntrustedSigner { issuer: named(), reason }
     } else if has("is revoked") {
-        OpenPgpVerifyError::Revoked { fingerprint: unknown(), reason }
+        OpenPgpVerifyError::Revoked { fingerprint: named(), reason }
     } else if has("not signing capable") {
-        OpenPgpVerifyError::NotSigningCapable { fingerprint: unknown(), reason }
+        OpenPgpVerifyError::NotSigningCapable { fingerprint: named(), reason }
     } else if has("Expired") {
-        OpenPgpVerifyError::Expired { fingerprint: unknown(), reason }
+        OpenPgpVerifyError::Expired { fingerprint: named(), reason }
     } else if has("Reading \"") || has("Malformed") {
         OpenPgpVerifyError::Malformed { reason }
     } else {
         OpenPgpVerifyError::BadSignature { reason }
     }
+}
+
+/// The key sqv's message names first (`Missing key <id>`, `Signing key on <fingerprint> is
+/// ...`): the first word of 16 hex digits or more, else `unknown`.
+fn named_key(stderr: &str) -> String {
+    stderr
+        .split_whitespace()
+        .map(|word| word.trim_end_matches([',', ':', ';', '.']))
+        .find(|word| word.len() >= 16 && word.chars().all(|c| c.is_ascii_hexdigit()))
+        .map_or_else(|| "unknown".to_owned(), str::to_owned)
 }
 
 #[cfg(test)]
@@ -123,6 +132,19 @@ mod tests {
         assert_eq!(
             kind("Signing key on ECDE is bad:; Invalid key: \"certificate is revoked\""),
             d(&OpenPgpVerifyError::Revoked { fingerprint: String::new(), reason: String::new() })
+        );
+        const FPR: &str = "41E820A306B36BE902B403274A72F79D551FA003";
+        let bad = format!("Signing key on {FPR} is bad:;            Invalid key: \"certificate is revoked\"");
+        assert!(
+            matches!(outcome(&bad), OpenPgpVerifyError::Revoked { fingerprint, .. } if fingerprint == FPR)
+        );
+        let unbound = format!("Signing key on {FPR} is not bound:; No binding signature");
+        assert!(
+            matches!(outcome(&unbound), OpenPgpVerifyError::UntrustedSigner { issuer, .. } if issuer == FPR)
+        );
+        let expired = format!("Signing key on {FPR} is bad:; Expired on 2026-01-01T00:00:00Z");
+        assert!(
+            matches!(outcome(&expired), OpenPgpVerifyError::Expired { fingerprint, .. } if fingerprint == FPR)
         );
         assert_eq!(
             kind("Verifying signature:; Message has been manipulated"),
