@@ -80,7 +80,14 @@ impl<'r> NoteJoiner<'r> {
         let joined = match bundle::merge(&ours_bytes, &theirs_bytes, &check) {
             Ok(joined) => joined,
             Err(conflict) => {
-                return copy_replaced(annotated, &ours_bytes, &theirs_bytes).ok_or(conflict.into());
+                return match copy_replaced(annotated, &ours_bytes, &theirs_bytes) {
+                    // Theirs takes the place of a copy only when it holds here, as ours did.
+                    Some(Joined::Theirs) if self.holds(annotated, &theirs_bytes).is_err() => {
+                        Err(conflict.into())
+                    }
+                    Some(joined) => Ok(joined),
+                    None => Err(conflict.into()),
+                };
             }
         };
         if joined == ours_bytes {
@@ -122,7 +129,8 @@ impl<'r> NoteJoiner<'r> {
 /// Of two notes of `annotated` that cannot be joined, the one that is its own, when the other is
 /// a copy git made of another commit's note (`notes.rewriteRef`, [`copied_from_another_commit`]):
 /// `attest carry` replaces such a copy, and it is no evidence for `annotated`, so nothing that is
-/// evidence for it is lost. Both notes must read whole.
+/// evidence for it is lost. Both notes must read whole; their note takes the place of our copy
+/// only when it passes this clone's own check ([`NoteJoiner::join`]).
 fn copy_replaced(annotated: ObjectId, ours: &[u8], theirs: &[u8]) -> Option<Joined> {
     let copied = |note: &[u8]| {
         let mut findings = Vec::new();

@@ -527,6 +527,43 @@ fn a_pushed_copy_git_made_on_amend_gives_way_to_the_carried_note_in_push_and_fet
     team.fsck(&[&ada, &bob]);
 }
 
+/// The same copy in Bob's clone, and on the remote a note for the amended commit that Mallory,
+/// whom Bob does not trust, carried and signed: it does not take the copy's place in Bob's clone,
+/// which keeps what it holds and says why.
+#[test]
+fn a_copy_gives_way_only_to_a_note_that_holds_for_the_clone_that_fetches_it() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let mallory = team.writer("mallory", &team.mallory);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let old = ada.attest("T001", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+    for clone in [&bob, &mallory] {
+        clone.git(&["fetch", "-q", "origin"]);
+        clone.git(&["checkout", "-q", "-b", "feature-a", "origin/feature-a"]);
+        clone.speccoder(&["attest", "fetch"]).success();
+    }
+
+    bob.git(&["config", "notes.rewriteRef", NOTES_REF]);
+    bob.git(&["commit", "-q", "--amend", "--no-edit", "--date=2001-01-01T00:00:00Z"]);
+    let new = bob.rev("HEAD");
+    let copy = bob.note(&new);
+    assert_eq!(copy, bob.note(&old), "git copied the note");
+    bob.git(&["push", "-q", "-f", "origin", "feature-a"]);
+
+    mallory.git(&["fetch", "-q", "origin"]);
+    mallory.git(&["reset", "-q", "--hard", "origin/feature-a"]);
+    mallory.speccoder(&["attest", "carry"]).success();
+    mallory.speccoder(&["attest", "push"]).success();
+    assert_ne!(team.remote_note(&new), copy, "Mallory's note is on the remote");
+
+    let fetched = bob.speccoder(&["attest", "fetch"]);
+    assert_ne!(fetched.code(), Some(0), "{fetched}");
+    assert_eq!(bob.note(&new), copy, "Bob's clone keeps the copy: {fetched}");
+    team.fsck(&[&bob]);
+}
+
 #[test]
 fn carry_rewritten_refuses_a_line_that_is_no_pair_by_its_number_and_carries_git_s_pairs() {
     let team = Team::new();

@@ -148,7 +148,8 @@ pub(super) fn branch_jobs(
         .filter_map(|(target, commit)| {
             let Some(candidates) = elsewhere.get(&target) else {
                 if let Some(old) = gone.get(&target) {
-                    refused.push(evidence_gone(&target, *old, commit.id));
+                    let verdict = task_trailers(&commit.message).1;
+                    refused.push(evidence_gone(&target, verdict.as_deref(), *old, commit.id));
                 }
                 return None;
             };

@@ -56,8 +56,9 @@ pub(super) fn change_differs(
 }
 
 /// The row of a task whose evidence is on `from`, a commit no longer in the repository: a
-/// rewrite left it behind and git removed it since, so its change cannot be compared.
-pub(super) fn evidence_gone(target: &str, from: ObjectId, to: ObjectId) -> RefusedRow {
+/// rewrite left it behind and git removed it since, so its change cannot be compared. `verdict`
+/// is the new commit's, which says how the task is recorded again.
+pub(super) fn evidence_gone(target: &str, verdict: Option<&str>, from: ObjectId, to: ObjectId) -> RefusedRow {
     RefusedRow {
         target: target.to_owned(),
         from: from.to_string(),
@@ -65,7 +66,7 @@ pub(super) fn evidence_gone(target: &str, from: ObjectId, to: ObjectId) -> Refus
         code: "evidence_gone",
         reason: format!(
             "the evidence for {target} is on {from}, a commit no longer in the repository (a rewrite left it behind and git removed it since), so it cannot be carried to {to}; {}",
-            attest_again(target)
+            attest_again(target, verdict)
         ),
     }
 }
