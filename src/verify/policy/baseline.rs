@@ -23,7 +23,7 @@ pub struct BaselineView<'r> {
     lists: TaskLists,
     /// Each task line of a unit's task list in a tree (the baseline's, the head's), by id, once
     /// read; none when the list cannot be read.
-    read: RefCell<HashMap<(ObjectId, String), Option<HashMap<String, BaselineLine>>>>,
+    read: RefCell<HashMap<(ObjectId, String), Option<UnitLines>>>,
     /// The baseline commit, for the finding.
     pub commit: String,
     /// Its reason.
@@ -86,6 +86,9 @@ impl<'r> BaselineView<'r> {
         lines.as_ref()?.get(id).cloned()
     }
 }
+
+/// The task lines of one unit's task list, by id.
+type UnitLines = HashMap<String, BaselineLine>;
 
 /// What the baseline compares of a task line.
 #[derive(Clone)]
