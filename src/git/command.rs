@@ -83,7 +83,7 @@ impl Repo {
         let cannot_run = |e: std::io::Error| GitError::GitCommand {
             action: action.to_owned(),
             status: None,
-            stderr: format!("the git program could not be run ({e}); install git and put it on PATH"),
+            stderr: why_not_run(&e),
         };
         let mut child = cmd.spawn().map_err(cannot_run)?;
         // The input is written from another thread, so that a child filling its output pipes
@@ -105,5 +105,37 @@ impl Repo {
             stdout: output.stdout,
             stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
         })
+    }
+}
+
+/// Why the git program could not be run, and what to do: only a program not found is a git to
+/// install.
+fn why_not_run(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            format!("the git program could not be run ({e}); install git and put it on PATH")
+        }
+        std::io::ErrorKind::ArgumentListTooLong => format!(
+            "the git program could not be started: it was given more arguments than this system allows ({e}); \
+             this is speccoder's fault, please report it"
+        ),
+        _ => format!("the git program could not be run ({e})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::git::GitError;
+    use crate::git::test_support::Fixture;
+
+    #[test]
+    fn git_given_more_arguments_than_the_system_allows_is_said_so_and_not_called_missing() {
+        let fx = Fixture::new();
+        // One argument longer than Linux takes (128 KiB) is refused as a list too long.
+        let long = "a".repeat(256 * 1024);
+        let err = fx.repo().run_git("`git version`", &["version", &long], None).unwrap_err();
+        let GitError::GitCommand { stderr, .. } = &err else { panic!("{err:?}") };
+        assert!(stderr.contains("more arguments than this system allows"), "{stderr}");
+        assert!(!stderr.contains("install git"), "{stderr}");
     }
 }

@@ -2383,3 +2383,26 @@ fn a_branch_that_unticks_a_task_of_its_base_is_named_in_a_warning() {
     let out = ada.verify(&["--allow-empty"]).failure(26);
     assert!(out.stdout.contains(&says) && out.stdout.contains("001-renamed/T001"), "{out}");
 }
+
+/// Points `count` new references `<prefix><long name>-<n>` of `clone` at `target`, in one
+/// `git update-ref --stdin`.
+fn many_refs(clone: &Clone<'_>, prefix: &str, count: usize, target: &str) {
+    let long = "a".repeat(200);
+    let lines: String = (0..count).map(|n| format!("create {prefix}{long}-{n} {target}\n")).collect();
+    let mut cmd = common::git_command(&clone.dir, &clone.team.home, &["update-ref", "--stdin"]);
+    let mut child = cmd.stdin(Stdio::piped()).spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), lines.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn a_push_of_more_evidence_references_than_one_command_line_holds_sends_them_all() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    // 6,000 names of over 200 bytes: one argument each for git, as once, passes Linux's 2 MiB.
+    let count = 6_000;
+    many_refs(&ada, "refs/speccoder/skipped/many/", count, &ada.rev("HEAD"));
+    ada.speccoder(&["attest", "push"]).success();
+    let remote = team.run_git(&team.remote, &["for-each-ref", "--format=x", "refs/speccoder/"]);
+    assert_eq!(remote.lines().count(), count);
+}

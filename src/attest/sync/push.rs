@@ -92,9 +92,7 @@ pub fn push(
     let mut fetches = Vec::new();
     for attempt in 1..=PUSH_TRIES {
         let sent = evidence_refs(repo)?;
-        let mut refspecs = vec![format!("{branch}:{remote_branch}")];
-        refspecs.extend(sent.iter().map(|(name, _)| format!("{name}:{name}")));
-        let out = repo.push_atomic(&remote, &refspecs, dry_run)?;
+        let out = repo.push_atomic(&remote, &refspecs(&branch, &remote_branch, &sent), dry_run)?;
         let report = |fetches| PushReport {
             remote: remote.clone(),
             branch: branch.clone(),
@@ -121,6 +119,20 @@ pub fn push(
         fetches.push(fetched);
     }
     Err(SyncError::Contention { remote })
+}
+
+/// What `git push` is told to send: the branch, the notes reference when there is one, and every
+/// reference under `refs/speccoder/` by one pattern, so that the arguments stay few however many
+/// references there are (one each would pass the system's limit on a command line). `sent` holds
+/// them all, read just before: a reference made between that reading and the push goes too, as
+/// one named would had it been read later, and is recorded by the next push.
+fn refspecs(branch: &str, remote_branch: &str, sent: &[(String, ObjectId)]) -> Vec<String> {
+    let mut refspecs = vec![format!("{branch}:{remote_branch}")];
+    if sent.iter().any(|(name, _)| name == NOTES_REF) {
+        refspecs.push(format!("{NOTES_REF}:{NOTES_REF}"));
+    }
+    refspecs.push(format!("{SPECCODER_REFS}*:{SPECCODER_REFS}*"));
+    refspecs
 }
 
 /// The evidence references a push sends, with what each points at now: the notes reference and

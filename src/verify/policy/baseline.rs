@@ -3,6 +3,9 @@
 //! unchanged at the head, and that has no task commit, holds as `baseline`: listed and counted
 //! apart, never as evidenced.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use gix::ObjectId;
 
 use crate::git::Repo;
@@ -18,6 +21,9 @@ pub struct BaselineView<'r> {
     trees: Option<(ObjectId, ObjectId, ObjectId)>,
     /// Task lists read lately.
     lists: TaskLists,
+    /// Each task line of a unit's task list in a tree (the baseline's, the head's), by id, once
+    /// read; none when the list cannot be read.
+    read: RefCell<HashMap<(ObjectId, String), Option<UnitLines>>>,
     /// The baseline commit, for the finding.
     pub commit: String,
     /// Its reason.
@@ -42,6 +48,7 @@ impl<'r> BaselineView<'r> {
             repo,
             trees,
             lists: TaskLists::default(),
+            read: RefCell::default(),
             commit: baseline.commit.0.clone(),
             reason: baseline.reason.clone(),
         };
@@ -57,17 +64,46 @@ impl<'r> BaselineView<'r> {
         let (Some((commit, base, head)), Some((unit, id))) = (self.trees, target.split_once('/')) else {
             return false;
         };
-        let read = |tree| spec::read_any_task_with(&self.repo.tree(tree), unit, id, &self.lists).ok();
-        let same_line = match (read(base), read(head)) {
-            (Some(at_base), Some(at_head)) => {
-                at_base.ticked
-                    && !at_base.is_trailer_only()
-                    && (&at_base.line_hash, &at_base.continuation)
-                        == (&at_head.line_hash, &at_head.continuation)
-            }
+        let same_line = match (self.line(base, unit, id), self.line(head, unit, id)) {
+            (Some(at_base), Some(at_head)) => at_base.ticked && at_base.line == at_head.line,
             _ => false,
         };
         // A history that cannot be read holds nothing.
         same_line && setters.later_setters(self.repo, target, commit).is_ok_and(|later| later.is_empty())
+    }
+
+    /// The line of task `id` of `unit` in `tree`, when it reads (a bug task has none: no box);
+    /// its unit's task list read on the first question about it, and not again.
+    fn line(&self, tree: ObjectId, unit: &str, id: &str) -> Option<BaselineLine> {
+        let mut read = self.read.borrow_mut();
+        let key = (tree, unit.to_owned());
+        let lines = read.entry(key).or_insert_with(|| {
+            let all = spec::listed_task_facts(&self.repo.tree(tree), unit, &self.lists).ok()?;
+            Some(
+                all.into_iter().filter_map(|(id, facts)| Some((id, BaselineLine::of(facts.ok()?)))).collect(),
+            )
+        });
+        lines.as_ref()?.get(id).cloned()
+    }
+}
+
+/// The task lines of one unit's task list, by id.
+type UnitLines = HashMap<String, BaselineLine>;
+
+/// What the baseline compares of a task line.
+#[derive(Clone)]
+struct BaselineLine {
+    /// Whether its box is ticked.
+    ticked: bool,
+    /// Its hash and the lines it wraps onto.
+    line: (String, Vec<String>),
+}
+
+impl BaselineLine {
+    fn of(facts: spec::TaskFacts) -> Self {
+        BaselineLine {
+            ticked: facts.ticked && !facts.is_trailer_only(),
+            line: (facts.line_hash, facts.continuation),
+        }
     }
 }
