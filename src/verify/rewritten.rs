@@ -13,6 +13,7 @@ use crate::check::trailers::task_trailers;
 use crate::git::Repo;
 use crate::model::bundle::NOTES_REF;
 use crate::model::predicate::Verdict;
+use crate::model::shown::Quoted;
 use crate::verify::commit::CommitReport;
 
 /// The tasks whose evidence is on commits the checked head cannot reach, found once, when first
@@ -33,7 +34,7 @@ impl<'a> LostEvidence<'a> {
 
     /// The commit outside the checked history whose note carries evidence for `target`.
     pub fn commit_of(&self, target: &str) -> Option<ObjectId> {
-        self.left().unreachable.get(target).copied()
+        self.left().unreachable.get(target).map(|(old, _)| *old)
     }
 
     /// The commit whose note carries evidence for `target`, when that commit is no longer in the
@@ -55,10 +56,13 @@ impl<'a> LostEvidence<'a> {
         let Some(target) = report.target.clone() else {
             return;
         };
-        let message = if let Some(old) = self.commit_of(&target) {
-            format!(
-                "the task commit has no note, but {old}, which this branch no longer holds, carries evidence for {target}: the task commit was rebased, amended or cherry-picked; run `speccoder attest carry` to re-issue the evidence for it"
-            )
+        let message = if let Some((old, was)) = self.left().unreachable.get(&target) {
+            match (was, &report.verdict) {
+                (Some(was), Some(now)) if was != now => reworded_message(old, &target, was, now),
+                _ => format!(
+                    "the task commit has no note, but {old}, which this branch no longer holds, carries evidence for {target}: the task commit was rebased, amended or cherry-picked; run `speccoder attest carry` to re-issue the evidence for it"
+                ),
+            }
         } else if let Some(old) = self.gone_commit_of(&target) {
             gone_message(&old, &target)
         } else {
@@ -87,11 +91,22 @@ fn gone_message(old: &ObjectId, target: &str) -> String {
     )
 }
 
+/// The `note_missing` message of a task commit whose task's evidence is on `old`, which says
+/// `Verdict: was` where the task commit says `now`: a reword changed the trailer, and carry
+/// re-issues evidence only for the verdict it signed.
+fn reworded_message(old: &ObjectId, target: &str, was: &str, now: &str) -> String {
+    format!(
+        "the task commit has no note, and {old}, which this branch no longer holds, carries evidence for {target} with `Verdict: {}` where this commit says `Verdict: {}`: a reword changed the trailer, and `speccoder attest carry` refuses it (not_the_same_task); restore the trailer (`git rebase -i`, reword), then run `speccoder attest carry`, or attest the task again",
+        Quoted::from(was),
+        Quoted::from(now)
+    )
+}
+
 /// Evidence on commits outside the checked history, by task.
 #[derive(Default)]
 struct Left {
-    /// `<unit>/<task>` -> the unreachable commit whose note names it.
-    unreachable: HashMap<String, ObjectId>,
+    /// `<unit>/<task>` -> the unreachable commit whose note names it, and its `Verdict:`.
+    unreachable: HashMap<String, (ObjectId, Option<String>)>,
     /// `<unit>/<task>` -> the commit, no longer in the repository, whose note names it.
     gone: HashMap<String, ObjectId>,
 }
@@ -112,7 +127,7 @@ fn left_behind(repo: &Repo, reachable: &HashSet<ObjectId>) -> Left {
             && let (Some(target), verdict) = task_trailers(&commit.message)
             && verdict.as_deref() != Some(Verdict::Skipped.as_str())
         {
-            out.unreachable.entry(target).or_insert(annotated);
+            out.unreachable.entry(target).or_insert((annotated, verdict));
         }
     }
     out

@@ -868,6 +868,14 @@ fn a_reworded_verdict_is_refused_naming_the_trailer_its_old_value_and_the_restor
     assert!(reason.contains("Verdict: `attested` where") && reason.contains("says `verified`"), "{reason}");
     assert!(reason.contains("restore the trailer"), "{reason}");
     assert!(!reason.contains("Spec-Task:"), "the task trailer is the same: {reason}");
+    // Verify says the same, rather than sending the user to a carry that refuses it.
+    let out = ada.speccoder(&["attest", "verify", "HEAD"]).failure(26);
+    assert!(
+        out.stdout.contains("with `Verdict: verified` where this commit says `Verdict: attested`"),
+        "{out}"
+    );
+    assert!(out.stdout.contains("restore the trailer"), "{out}");
+    assert!(!out.stdout.contains("rebased, amended or cherry-picked"), "{out}");
 }
 
 /// Carry takes no `--allowed-signers-rev`: a trust file of the branch's own tree that git's
