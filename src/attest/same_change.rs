@@ -26,7 +26,10 @@
 //! A clean merge has none, and needs no partner (its parents' commits have theirs); a merge whose
 //! resolution edited anything (an "evil merge"), or whose parents conflicted, needs a commit of
 //! the new side with that same change, which a rebase that flattens merges never makes, and a
-//! `--rebase-merges` that resolves it differently does not either. A merge of more than two
+//! `--rebase-merges` that resolves it differently does not either (the labels of the conflict
+//! markers git writes name the commits merged, which a rebase changes: they are left out). A
+//! merge of the new side is merged again only when a merge of the old series has a change of its
+//! own to partner; otherwise it counts as changing nothing. A merge of more than two
 //! parents, which `git merge-tree` does not make, is judged by its whole change against its first
 //! parent.
 
@@ -54,8 +57,9 @@ pub enum SeriesGap {
         id: ObjectId,
         /// Its subject line, as stored (repository text: quote it).
         subject: String,
-        /// It is a merge, whose change of its own is missing (see the module documentation).
-        merge: bool,
+        /// How many parents it has: a merge (two or more) is missing its change of its own (see the
+        /// module documentation).
+        parents: usize,
     },
     /// The old task commit's series holds more than [`MAX_SERIES`] commits, or the new one's
     /// side more than [`MAX_NEW_SIDE`].
@@ -82,7 +86,14 @@ pub fn series_gap(repo: &Repo, old: &Commit, new: &Commit) -> Result<Option<Seri
     let Some(old_series) = series(repo, old, new, MAX_SERIES)? else {
         return Ok(Some(SeriesGap::TooLong { tip: old.id, most: MAX_SERIES }));
     };
-    let old_ids = series_ids(repo, &old_series.iter().collect::<Vec<_>>())?;
+    let old_ids = series_ids(repo, &old_series.iter().collect::<Vec<_>>(), Merges::Judged)?;
+    // A merge of the new side partners only a merge of the old one with a change of its own:
+    // without one, the new side's merges are not merged again (a main of many merges is long).
+    let merges = if old_series.iter().zip(&old_ids).any(|(c, id)| c.parents.len() > 1 && id.is_some()) {
+        Merges::Judged
+    } else {
+        Merges::Skipped
+    };
     // Each change the old series holds, as many times as it holds it.
     let mut wanted: HashMap<String, usize> = HashMap::new();
     for id in old_ids.iter().flatten() {
@@ -94,7 +105,7 @@ pub fn series_gap(repo: &Repo, old: &Commit, new: &Commit) -> Result<Option<Seri
     let Some(new_side) = series(repo, new, old, MAX_NEW_SIDE)? else {
         return Ok(Some(SeriesGap::TooLong { tip: new.id, most: MAX_NEW_SIDE }));
     };
-    let mut partners = partners(repo, &new_side, &wanted, 2 * old_series.len())?;
+    let mut partners = partners(repo, &new_side, &wanted, 2 * old_series.len(), merges)?;
     // Partners go to the oldest commits of a change first; the oldest commit left without one is
     // named (the walk gives the newest first).
     let mut unpaired = |id: &String| match partners.get_mut(id) {
@@ -109,7 +120,7 @@ pub fn series_gap(repo: &Repo, old: &Commit, new: &Commit) -> Result<Option<Seri
     Ok(missing.map(|(c, _)| SeriesGap::Missing {
         id: c.id,
         subject: c.subject().to_owned(),
-        merge: c.parents.len() > 1,
+        parents: c.parents.len(),
     }))
 }
 
@@ -121,6 +132,7 @@ fn partners(
     new_side: &[Commit],
     wanted: &HashMap<String, usize>,
     first: usize,
+    merges: Merges,
 ) -> Result<HashMap<String, usize>, GitError> {
     let mut found: HashMap<String, usize> = HashMap::new();
     let short = |found: &HashMap<String, usize>| wanted.iter().any(|(id, n)| found.get(id).unwrap_or(&0) < n);
@@ -128,7 +140,7 @@ fn partners(
     while read < new_side.len() && short(&found) {
         let chunk: Vec<&Commit> = new_side[read..].iter().take(first.max(read).max(1)).collect();
         read += chunk.len();
-        for id in series_ids(repo, &chunk)?.into_iter().flatten() {
+        for id in series_ids(repo, &chunk, merges)?.into_iter().flatten() {
             if let Some(most) = wanted.get(&id) {
                 let n = found.entry(id).or_default();
                 *n = (*n + 1).min(*most);
@@ -148,10 +160,20 @@ fn series(repo: &Repo, tip: &Commit, other: &Commit, most: usize) -> Result<Opti
     Ok(Some(commits.collect::<Result<_, _>>()?))
 }
 
+/// Whether a merge's change of its own is computed ([`own_changes`]), or the merge left out as
+/// one with none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Merges {
+    /// Each merge's parents are merged again, and the merge judged by what it changes of that.
+    Judged,
+    /// Merges count as changing nothing of their own.
+    Skipped,
+}
+
 /// The identity of each commit's change as [`change_ids`] computes it, but without the line
 /// numbers in its hunk headers: the identity of a commit of a series, which a rebase may move.
-fn series_ids(repo: &Repo, commits: &[&Commit]) -> Result<Vec<Option<String>>, GitError> {
-    ids_of(repo, commits, true)
+fn series_ids(repo: &Repo, commits: &[&Commit], merges: Merges) -> Result<Vec<Option<String>>, GitError> {
+    ids_of(repo, commits, true, merges)
 }
 
 /// The identity of each commit's change against its first parent (a root commit: against the
@@ -161,15 +183,24 @@ fn series_ids(repo: &Repo, commits: &[&Commit]) -> Result<Vec<Option<String>>, G
 /// # Errors
 /// git cannot produce the patches ([`Repo::change_patches`]).
 pub fn change_ids(repo: &Repo, commits: &[&Commit]) -> Result<Vec<Option<String>>, GitError> {
-    ids_of(repo, commits, false)
+    ids_of(repo, commits, false, Merges::Judged)
 }
 
 /// [`change_ids`], the hunks' line numbers left out when `unplaced`.
-fn ids_of(repo: &Repo, commits: &[&Commit], unplaced: bool) -> Result<Vec<Option<String>>, GitError> {
-    let changes = own_changes(repo, commits)?;
+fn ids_of(
+    repo: &Repo,
+    commits: &[&Commit],
+    unplaced: bool,
+    merges: Merges,
+) -> Result<Vec<Option<String>>, GitError> {
+    let changes = own_changes(repo, commits, merges)?;
     let asked: Vec<PatchOf> = changes.iter().flatten().copied().collect();
-    let mut hashers: Vec<ChangeHasher> =
-        asked.iter().map(|_| ChangeHasher { unplaced, ..ChangeHasher::default() }).collect();
+    let hasher = |patch: &PatchOf| ChangeHasher {
+        unplaced,
+        from_merged: matches!(patch, PatchOf::Trees(..)),
+        ..ChangeHasher::default()
+    };
+    let mut hashers: Vec<ChangeHasher> = asked.iter().map(hasher).collect();
     repo.change_patches(&asked, &mut |i, line| hashers[i].line(line))?;
     let mut ids = hashers.into_iter().map(ChangeHasher::finish);
     Ok(changes.iter().map(|change| change.and_then(|_| ids.next().flatten())).collect())
@@ -178,19 +209,30 @@ fn ids_of(repo: &Repo, commits: &[&Commit], unplaced: bool) -> Result<Vec<Option
 /// What each commit changes of its own: a commit against its first parent (a root commit: against
 /// the empty tree); a merge of two parents, the tree git's merge of them gives changed into the
 /// tree it holds, `None` when they are the same (a clean merge); a merge of more parents, against
-/// its first parent.
-fn own_changes(repo: &Repo, commits: &[&Commit]) -> Result<Vec<Option<PatchOf>>, GitError> {
+/// its first parent. With [`Merges::Skipped`], no merge changes anything.
+fn own_changes(repo: &Repo, commits: &[&Commit], merges: Merges) -> Result<Vec<Option<PatchOf>>, GitError> {
     let two_parents = |c: &Commit| match c.parents[..] {
         [first, second] => Some((first, second)),
         _ => None,
     };
-    let pairs: Vec<(ObjectId, ObjectId)> = commits.iter().filter_map(|c| two_parents(c)).collect();
+    let judged = |c: &&&Commit| merges == Merges::Judged || c.parents.len() < 2;
+    let pairs: Vec<(ObjectId, ObjectId)> =
+        commits.iter().filter(judged).filter_map(|c| two_parents(c)).collect();
     let mut merged = repo.merged_trees(&pairs)?.into_iter();
     let own = |c: &&Commit| match (two_parents(c), c.parents.first()) {
+        _ if !judged(&c) => None,
         (Some(_), _) => merged.next().filter(|tree| *tree != c.tree).map(|tree| PatchOf::Trees(tree, c.tree)),
         (None, parent) => Some(PatchOf::Commit(c.id, parent.copied())),
     };
     Ok(commits.iter().map(own).collect())
+}
+
+/// The removed line `whole` without its label, when it is a conflict marker git writes with one
+/// (`-<<<<<<< <label>`, `-||||||| <label>`, `->>>>>>> <label>`).
+fn conflict_marker(whole: &[u8]) -> Option<&[u8]> {
+    let marker = whole.get(..8)?;
+    let labelled = [b"-<<<<<<<", b"-|||||||", b"->>>>>>>"].iter().any(|m| marker == *m);
+    (labelled && matches!(whole.get(8), None | Some(b' '))).then_some(marker)
 }
 
 /// Hashes one patch line by line, as the module documentation says.
@@ -202,6 +244,10 @@ struct ChangeHasher {
     sha: Sha256,
     /// Lines hashed so far (none: an empty change).
     lines: usize,
+    /// The patch is a merge's change of its own, from the tree git's merge of its parents gives
+    /// ([`own_changes`]): the labels of the conflict markers git wrote there name the commits it
+    /// merged, which a rebase changes, so a removed marker line is read without its label.
+    from_merged: bool,
     /// The current file is a task list.
     task_list: bool,
     /// The `index` line of the current file, held until it is known whether the file is binary
@@ -234,6 +280,10 @@ impl ChangeHasher {
             // `@@ -a,b +c,d @@`, without the function name git may append; unplaced, `@@` alone.
             let end = whole[3..].windows(2).position(|w| w == b"@@").map_or(whole.len(), |at| at + 5);
             self.sha.update(if self.unplaced { b"@@" } else { &whole[..end] });
+        } else if self.from_merged
+            && let Some(marker) = conflict_marker(whole)
+        {
+            self.sha.update(marker);
         } else if self.task_list
             && whole.first() == Some(&b' ')
             && let Ok(text) = std::str::from_utf8(whole)
@@ -300,7 +350,7 @@ mod tests {
         let missing = gap(&fx, task, fx.rev("HEAD"));
         assert_eq!(
             missing,
-            Some(SeriesGap::Missing { id: implement, subject: "implement".to_owned(), merge: false })
+            Some(SeriesGap::Missing { id: implement, subject: "implement".to_owned(), parents: 1 })
         );
         assert_eq!(gap(&fx, fx.rev("HEAD"), task), None, "a commit added before is no loss");
     }
@@ -321,7 +371,7 @@ mod tests {
         let missing = gap(&fx, task, fx.rev("HEAD"));
         assert_eq!(
             missing,
-            Some(SeriesGap::Missing { id: reapply, subject: "re-apply".to_owned(), merge: false })
+            Some(SeriesGap::Missing { id: reapply, subject: "re-apply".to_owned(), parents: 1 })
         );
     }
 
@@ -374,8 +424,72 @@ mod tests {
         let missing = gap(&fx, task, fx.rev("HEAD"));
         assert_eq!(
             missing,
-            Some(SeriesGap::Missing { id: merge, subject: "merge side".to_owned(), merge: true })
+            Some(SeriesGap::Missing { id: merge, subject: "merge side".to_owned(), parents: 2 })
         );
+    }
+
+    /// `feat` and `side` both change `a.txt` from the base, so their merge conflicts; resolved as
+    /// `resolved`, then a task commit; `moved` is the base with one commit more. The fixture, the
+    /// side commit, feat's commit, the merge and the task commit.
+    fn conflicted_merge_fixture(resolved: &str) -> (Fixture, [ObjectId; 4]) {
+        let fx = Fixture::new();
+        let base = fx.commit_file("a.txt", "base\n", "base");
+        let side = fx.commit_file("a.txt", "side\n", "side");
+        fx.git(&["checkout", "-q", "-b", "feat", &base.to_string()]);
+        let ours = fx.commit_file("a.txt", "feat\n", "feat");
+        let merge = merge_conflicted(&fx, side, resolved);
+        let task = fx.commit_file("t.txt", "t\n", "tick");
+        fx.git(&["checkout", "-q", "-b", "moved", &base.to_string()]);
+        fx.commit_file("other.txt", "o\n", "main moves");
+        (fx, [side, ours, merge, task])
+    }
+
+    /// Merges `side` into HEAD, which conflicts, and commits the resolution `resolved`.
+    fn merge_conflicted(fx: &Fixture, side: ObjectId, resolved: &str) -> ObjectId {
+        let out = fx.git_output(&["merge", "-q", "--no-ff", "--no-commit", &side.to_string()], None);
+        assert!(!out.status.success(), "the merge conflicts");
+        fx.commit_file("a.txt", resolved, "merge side")
+    }
+
+    #[test]
+    fn a_conflicted_merge_resolved_again_the_same_way_holds_and_another_way_is_missing() {
+        let (fx, [side, ours, merge, task]) = conflicted_merge_fixture("resolved\n");
+        fx.git(&["cherry-pick", &ours.to_string()]);
+        let ours_again = fx.rev("HEAD");
+        merge_conflicted(&fx, side, "resolved\n");
+        fx.git(&["cherry-pick", &task.to_string()]);
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), None, "the same resolution, other labels");
+        fx.git(&["checkout", "-q", "--detach", &ours_again.to_string()]);
+        merge_conflicted(&fx, side, "resolved otherwise\n");
+        fx.git(&["cherry-pick", &task.to_string()]);
+        let missing = Some(SeriesGap::Missing { id: merge, subject: "merge side".to_owned(), parents: 2 });
+        assert_eq!(gap(&fx, task, fx.rev("HEAD")), missing);
+    }
+
+    #[test]
+    fn a_merge_is_merged_again_only_when_merges_are_judged() {
+        let (fx, [_, _, merge, _]) = merge_fixture(Some("guard removed\n"));
+        let repo = fx.repo();
+        let merge = repo.commit(merge).unwrap();
+        assert!(own_changes(&repo, &[&merge], Merges::Judged).unwrap()[0].is_some());
+        assert!(own_changes(&repo, &[&merge], Merges::Skipped).unwrap()[0].is_none());
+    }
+
+    #[test]
+    fn only_a_conflict_marker_s_label_is_read_apart_and_only_in_a_merge_s_own_change() {
+        assert_eq!(conflict_marker(b"-<<<<<<< 1234abcd"), Some(&b"-<<<<<<<"[..]));
+        assert_eq!(conflict_marker(b"->>>>>>> theirs"), Some(&b"->>>>>>>"[..]));
+        assert_eq!(conflict_marker(b"-|||||||"), Some(&b"-|||||||"[..]));
+        assert_eq!(conflict_marker(b"+<<<<<<< added by hand"), None);
+        assert_eq!(conflict_marker(b"-<<<<<<<<< eight"), None);
+        assert_eq!(conflict_marker(b"-======="), None);
+        let hash = |from_merged: bool, line: &[u8]| {
+            let mut h = ChangeHasher { from_merged, ..ChangeHasher::default() };
+            h.line(PatchLine::Whole(line));
+            h.finish()
+        };
+        assert_eq!(hash(true, b"-<<<<<<< a"), hash(true, b"-<<<<<<< b"));
+        assert_ne!(hash(false, b"-<<<<<<< a"), hash(false, b"-<<<<<<< b"), "a commit's line is read whole");
     }
 
     #[test]
@@ -393,7 +507,7 @@ mod tests {
             let missing = gap(&fx, task, fx.rev("HEAD"));
             assert_eq!(
                 missing,
-                Some(SeriesGap::Missing { id: merge, subject: "merge side".to_owned(), merge: true }),
+                Some(SeriesGap::Missing { id: merge, subject: "merge side".to_owned(), parents: 2 }),
                 "{resolved:?}"
             );
         }

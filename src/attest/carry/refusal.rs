@@ -82,14 +82,21 @@ pub(super) fn series_differs(
     gap: &SeriesGap,
 ) -> RefusedRow {
     let (code, why) = match gap {
-        SeriesGap::Missing { id, subject, merge: true } => (
+        SeriesGap::Missing { id, subject, parents } if *parents > 2 => (
+            "series_differs",
+            format!(
+                "{id} (`{}`), a merge of {parents} parents of the series before the attested {from}, has no merge or commit of the same whole change against its first parent before {to} (a merge of more than two parents is compared by that whole change, which a rebase that flattens it drops): the evidence judged a tree that held it, and {to}'s does not; keep the merge with `git rebase --rebase-merges`",
+                shown(subject, 80)
+            ),
+        ),
+        SeriesGap::Missing { id, subject, parents: 2 } => (
             "series_differs",
             format!(
                 "{id} (`{}`), a merge of the series before the attested {from}, changes something of its own (its tree is not what merging its parents gives: a resolution edited it, or its parents conflicted), and no commit before {to} makes that change: the evidence judged a tree that held it, and {to}'s does not (a rebase that flattens merges drops it; keep the merge with `git rebase --rebase-merges` and resolve it as before)",
                 shown(subject, 80)
             ),
         ),
-        SeriesGap::Missing { id, subject, merge: false } => (
+        SeriesGap::Missing { id, subject, .. } => (
             "series_differs",
             format!(
                 "{id} (`{}`), a commit of the series before the attested {from}, has no commit of the same change before {to}: the evidence judged a tree that held it, and {to}'s does not (an earlier commit was dropped, squashed or amended)",
@@ -115,6 +122,16 @@ pub(super) fn series_differs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_merge_is_said_to_be_missing_by_how_many_parents_it_has() {
+        let id = ObjectId::null(gix::hash::Kind::Sha1);
+        let gap = |parents| SeriesGap::Missing { id, subject: "merge".to_owned(), parents };
+        let said = |parents| series_differs("u/T001", None, id, id, &gap(parents)).reason;
+        assert!(said(2).contains("a resolution edited it, or its parents conflicted"), "{}", said(2));
+        assert!(said(3).contains("a merge of 3 parents") && !said(3).contains("resolution"), "{}", said(3));
+        assert!(said(1).contains("an earlier commit was dropped, squashed or amended"), "{}", said(1));
+    }
 
     #[test]
     fn a_decision_is_told_to_be_recorded_again_and_a_tick_to_be_attested_again() {
