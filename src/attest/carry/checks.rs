@@ -450,13 +450,7 @@ fn task_differs(old: &Commit, new: &Commit) -> Option<String> {
     if was.0.as_deref().is_none_or(str::is_empty) {
         return Some(format!("{} carries no {SPEC_TASK}: trailer, so it holds no task's evidence", old.id));
     }
-    let differs: Vec<String> = [(SPEC_TASK, &was.0, &now.0), (VERDICT, &was.1, &now.1)]
-        .into_iter()
-        .filter(|(_, was, now)| was != now)
-        .map(|(key, was, now)| {
-            format!("{key}: {} where {} says {}", said(now.as_deref()), old.id, said(was.as_deref()))
-        })
-        .collect();
+    let differs = differing([(SPEC_TASK, &was.0, &now.0), (VERDICT, &was.1, &now.1)], old);
     (!differs.is_empty()).then(|| {
         format!(
             "{} says {}, and the signed evidence names the task and verdict {} claims; {RESTORE_TRAILER}",
@@ -467,6 +461,18 @@ fn task_differs(old: &Commit, new: &Commit) -> Option<String> {
     })
 }
 
+/// Each trailer of `trailers` (its key, `old`'s value, the new commit's) whose two values differ,
+/// named with both: `Key: <new> where <old> says <old's>`.
+fn differing(trailers: [(&str, &Option<String>, &Option<String>); 2], old: &Commit) -> Vec<String> {
+    trailers
+        .into_iter()
+        .filter(|(_, was, now)| was != now)
+        .map(|(key, was, now)| {
+            format!("{key}: {} where {} says {}", said(now.as_deref()), old.id, said(was.as_deref()))
+        })
+        .collect()
+}
+
 /// Why `new` cannot carry the decision of `old` (a `verdict` of `attested` or `skipped`) for its
 /// `Accepted-By:`/`Skipped-By:` or `Reason:` trailer, when one differs (a `reword` in `git rebase
 /// -i`): the signed decider says what `old`'s trailers say, and the verifier holds the trailers to
@@ -475,13 +481,7 @@ fn decision_differs(old: &Commit, new: &Commit, verdict: Option<&str>) -> Option
     let verdict = verdict.and_then(Verdict::parse).filter(|v| v.is_decision())?;
     let (was, now) =
         (DecisionTrailers::read(&old.message, verdict), DecisionTrailers::read(&new.message, verdict));
-    let differs: Vec<String> = [(was.by_key, &was.by, &now.by), (REASON, &was.reason, &now.reason)]
-        .into_iter()
-        .filter(|(_, was, now)| was != now)
-        .map(|(key, was, now)| {
-            format!("{key}: {} where {} says {}", said(now.as_deref()), old.id, said(was.as_deref()))
-        })
-        .collect();
+    let differs = differing([(was.by_key, &was.by, &now.by), (REASON, &was.reason, &now.reason)], old);
     (!differs.is_empty()).then(|| {
         format!(
             "{} says {}, and the signed decision says what {} says; {RESTORE_TRAILER}",
