@@ -113,10 +113,14 @@ fn the_reports_of_policy_init_quote_a_principal_and_its_policy_hides_nothing() {
     let said = common::inert_value(&without_policy);
     assert!(said.contains("001-bookmark-tags/T002: the id names lines"), "{said}");
     assert!(said.contains("a\\u{202e}b\\u{2028}::error::c\\u{200b}"), "{said}");
-    // The policy's comment lines quote what the repository holds; only its own lines break.
-    for line in policy.lines().filter(|l| l.starts_with('#')) {
+    // Every line of the policy quotes what the repository and the trust hold; only its own
+    // lines break, and the principal reads back as the trust names it.
+    for line in policy.lines() {
         assert!(!line.chars().any(acts_or_hides), "{line:?} in\n{policy}");
     }
+    let table: toml::Table = toml::from_str(&policy).unwrap();
+    let signers = &table["rule"].as_array().unwrap()[0]["signers"];
+    assert_eq!(signers.as_array().unwrap()[0].as_str(), Some(principal), "{policy}");
 }
 
 #[test]

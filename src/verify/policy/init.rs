@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::check::trailers::newest_task_commits;
 use crate::git::{Head, Repo};
-use crate::model::shown::{in_line, one_line};
+use crate::model::shown::{in_line, leaves_its_line, one_line};
 use crate::model::verifier_policy::{ANY, Principal};
 use crate::spec;
 use crate::verify::VerifyError;
@@ -98,7 +98,7 @@ fn text(
     principals: &[String],
     no_trust: bool,
 ) -> String {
-    let quoted: Vec<String> = principals.iter().map(|p| toml::Value::String(p.clone()).to_string()).collect();
+    let quoted: Vec<String> = principals.iter().map(|p| toml_quoted(p)).collect();
     let mut out = String::from(
         "# The speccoder verifier policy (docs/policy.md), from `speccoder attest policy init`.\n\
          # Review it, keep it on the base branch, and have CI read it from there:\n\
@@ -156,4 +156,42 @@ fn text(
         quoted.join(", ")
     );
     out
+}
+
+/// `text` as a TOML basic string in which every character that could break its line, act on a
+/// terminal, or reorder or hide text ([`leaves_its_line`]) is written as its `\u` escape, which
+/// TOML reads back as the character: the toml crate writes such characters as they are, and the
+/// policy is a file a person reviews.
+fn toml_quoted(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if leaves_its_line(c) && u32::from(c) <= 0xFFFF => {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
+            c if leaves_its_line(c) => {
+                let _ = write!(out, "\\U{:08X}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_principal_is_written_with_its_hidden_and_breaking_characters_escaped_and_reads_back_whole() {
+        let hostile = "a\u{202e}b\u{2028}::error::c\u{200b}\"\\\u{1b}[2J\u{e0041}é";
+        let quoted = toml_quoted(hostile);
+        assert_eq!(quoted, r#""a\u202Eb\u2028::error::c\u200B\"\\\u001B[2J\U000E0041é""#);
+        let table: toml::Table = toml::from_str(&format!("p = {quoted}")).unwrap();
+        assert_eq!(table["p"].as_str(), Some(hostile));
+        assert_eq!(toml_quoted("ada@example.com"), r#""ada@example.com""#);
+    }
 }
