@@ -656,11 +656,20 @@ fn plan_unit(
                         "the evidence is on {commit}, which this branch cannot reach, and no commit on it names {target} any more (the task commit left the branch: squashed, dropped, its trailers reworded, or merged by squashing); attest the task again on the branch, and keep task commits on it (merge pull requests with a merge commit), as their notes and signatures stay with them"
                     ),
                 ),
-                None => TickReport::without_commit(
-                    target,
-                    "ticked_without_evidence",
-                    "the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:".into(),
-                ),
+                None => match lost.gone_commit_of(&target) {
+                    Some(commit) => TickReport::without_commit(
+                        target.clone(),
+                        "commit_unreachable",
+                        format!(
+                            "the evidence for {target} is on {commit}, a commit no longer in the repository (a rewrite left it behind and git removed it since), and no commit on the branch names {target} any more: it can be neither fetched nor carried; attest the task again on the branch"
+                        ),
+                    ),
+                    None => TickReport::without_commit(
+                        target,
+                        "ticked_without_evidence",
+                        "the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:".into(),
+                    ),
+                },
             })),
         });
     }

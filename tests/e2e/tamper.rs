@@ -2515,6 +2515,26 @@ fn evidence_on_a_commit_git_removed_is_said_to_be_gone_by_verify_and_refused_by_
     assert_eq!(v["refused"][0]["target"], TASK, "{v:#}");
 }
 
+/// A task commit squashed into one without its trailers, the old commit pruned since: no commit
+/// of the branch names the task, and its evidence is on a commit git removed. The tick is said to
+/// be evidence gone with its commit, not a tick without evidence ever.
+#[test]
+fn a_tick_whose_task_commit_was_squashed_away_and_pruned_is_said_to_have_its_evidence_gone() {
+    let c = setup();
+    c.p.git(&["commit", "-q", "--amend", "-m", "Squashed, without its trailers"]);
+    c.p.git(&["reflog", "expire", "--expire=now", "--all"]);
+    c.p.git(&["gc", "-q", "--prune=now"]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    let row = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == TASK);
+    let row = row.unwrap_or_else(|| panic!("{report:#}"));
+    let finding = &row["findings"][0];
+    assert_eq!(finding["code"], "commit_unreachable", "{row:#}");
+    let message = finding["message"].as_str().unwrap();
+    assert!(message.contains("a commit no longer in the repository"), "{message}");
+    assert!(message.contains("attest the task again"), "{message}");
+}
+
 /// A notes reference file git cannot read (a bad write, a disk error): every command that reads
 /// it says so with the same repair advice, as a repository to repair (exit 14).
 #[test]
