@@ -467,6 +467,34 @@ mod tests {
     }
 
     #[test]
+    fn a_merge_of_an_unrelated_history_flattened_holds_and_its_edited_resolution_is_missing() {
+        for (resolved, holds) in [(None, true), (Some("edited\n"), false)] {
+            let fx = Fixture::new();
+            let base = fx.commit_file("base.txt", "base\n", "base");
+            fx.git(&["checkout", "-q", "--orphan", "other"]);
+            fx.git(&["rm", "-q", "-rf", "."]);
+            let other = fx.commit_file("lib.txt", "lib\n", "an unrelated root");
+            fx.git(&["checkout", "-q", "-b", "feat", &base.to_string()]);
+            let args = ["merge", "-q", "--no-ff", "--no-commit", "--allow-unrelated-histories"];
+            fx.git(&[&args[..], &[other.to_string().as_str()]].concat());
+            let merge = match resolved {
+                Some(text) => fx.commit_file("lib.txt", text, "merge other"),
+                None => {
+                    fx.git(&["commit", "-q", "-m", "merge other"]);
+                    fx.rev("HEAD")
+                }
+            };
+            let task = fx.commit_file("t.txt", "t\n", "tick");
+            fx.git(&["checkout", "-q", "-b", "moved", &base.to_string()]);
+            fx.commit_file("other.txt", "o\n", "main moves");
+            fx.git(&["cherry-pick", &other.to_string(), &task.to_string()]);
+            let missing =
+                Some(SeriesGap::Missing { id: merge, subject: "merge other".to_owned(), parents: 2 });
+            assert_eq!(gap(&fx, task, fx.rev("HEAD")), if holds { None } else { missing }, "{resolved:?}");
+        }
+    }
+
+    #[test]
     fn a_merge_is_merged_again_only_when_merges_are_judged() {
         let (fx, [_, _, merge, _]) = merge_fixture(Some("guard removed\n"));
         let repo = fx.repo();
