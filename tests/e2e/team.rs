@@ -2407,7 +2407,8 @@ fn many_refs(clone: &Clone<'_>, prefix: &str, count: usize, target: &str) {
 fn a_push_of_more_evidence_references_than_one_command_line_holds_sends_them_all() {
     let team = Team::new();
     let ada = team.writer("ada", &team.ada);
-    // 6,000 names of over 200 bytes: one argument each for git, as once, passes Linux's 2 MiB.
+    // Names of over 200 bytes, enough of them that one argument each for git would pass the
+    // system's limit on a command line (Linux's ARG_MAX).
     let count = 6_000;
     many_refs(&ada, "refs/speccoder/skipped/many/", count, &ada.rev("HEAD"));
     ada.speccoder(&["attest", "push"]).success();
