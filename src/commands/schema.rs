@@ -6,7 +6,7 @@ use speccoder_attest::attest::hooks::shell_quoted;
 
 use speccoder_attest::exit::{self, Class, ExitClass};
 use speccoder_attest::git::Repo;
-use speccoder_attest::model::shown::{in_line, one_line};
+use speccoder_attest::model::shown::{in_line, one_line, one_line_path};
 use speccoder_attest::schema;
 use speccoder_attest::{input, output_file};
 
@@ -39,8 +39,8 @@ impl std::fmt::Display for SchemaReport {
 enum SchemaError {
     /// `--check`: these files differ from the types, or cannot be read; `regenerate` is the
     /// command that writes them again (with the `--out DIR` that was checked).
-    #[error("{}; {}run `{regenerate}` to regenerate them, then commit the result",
-        .files.join("; "), if *.links { "remove the symbolic links, " } else { "" })]
+    #[error("{}; {}run `{}` to regenerate them, then commit the result",
+        .files.join("; "), if *.links { "remove the symbolic links, " } else { "" }, one_line(.regenerate))]
     Differ {
         /// Each file and what is wrong with it.
         files: Vec<String>,
@@ -50,7 +50,7 @@ enum SchemaError {
         regenerate: String,
     },
     /// `--check`: something other than a directory is at DIR (a `regular file`, a `FIFO`, ...).
-    #[error("{} is a {kind}, not a directory of schemas; name the directory that holds them with --out DIR", one_line(&.dir.display().to_string()))]
+    #[error("{} is a {kind}, not a directory of schemas; name the directory that holds them with --out DIR", one_line_path(.dir))]
     NotADirectory {
         /// DIR.
         dir: std::path::PathBuf,
@@ -108,7 +108,7 @@ fn check(started_in: Option<&Path>, dir: &Path) -> Result<SchemaReport, SchemaEr
         return Err(SchemaError::Differ {
             files: vec![format!(
                 "{} is a symbolic link, and the schemas are never read through one (a checked branch may have committed it)",
-                one_line(&link.display().to_string())
+                one_line_path(&link)
             )],
             links: true,
             regenerate: regenerate_command(started_in, dir),
@@ -130,11 +130,11 @@ fn check(started_in: Option<&Path>, dir: &Path) -> Result<SchemaReport, SchemaEr
         match input::read_regular(&path, bound) {
             Ok(bytes) if bytes == f.text.as_bytes() => {}
             Ok(_) | Err(input::InputError::TooLarge { .. }) => {
-                differing.push(format!("{} differs from what the types generate", path.display()));
+                differing.push(format!("{} differs from what the types generate", one_line_path(&path)));
             }
             Err(e) => {
                 links |= matches!(e, input::InputError::Symlink { .. });
-                differing.push(format!("{} cannot be read: {}", path.display(), e.reason()));
+                differing.push(format!("{} cannot be read: {}", one_line_path(&path), e.reason()));
             }
         }
     }

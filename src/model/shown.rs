@@ -52,6 +52,13 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
     escape_where(text, |c| (c.is_control() && c != '\n' && c != '\t') || is_hidden_format(c))
 }
 
+/// A path as [`one_line`] quotes it: for a message naming a file or a directory a user, a
+/// variable or git's configuration gave, whose name can hold anything a file name can.
+#[must_use]
+pub fn one_line_path(path: &std::path::Path) -> String {
+    one_line(&path.display().to_string()).into_owned()
+}
+
 /// `text` kept on one line, whole: every control character escaped as [`shown`] escapes it,
 /// newlines and tabs included, and the Unicode line and paragraph separators, which some log
 /// viewers break lines at. For a text from a repository, a note or a remote that a message quotes

@@ -9,6 +9,7 @@ mod decide_support;
 mod attest;
 mod backends;
 mod bug_tasks;
+mod carry_merges;
 mod decisions;
 mod export;
 mod held_out;

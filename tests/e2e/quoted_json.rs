@@ -10,9 +10,36 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
-use common::{Evidence, PRINCIPAL, Project, SPECKIT_UNIT, acts_or_hides, inert_json};
+use common::{Evidence, PRINCIPAL, Project, SPECKIT_UNIT, acts_or_hides, inert_failure, inert_json};
 
 const TASKS: &str = "specs/001-bookmark-tags/tasks.md";
+
+/// Text that acts on a terminal, reorders, breaks a line and starts a workflow command: a
+/// directory's or a file's name.
+const HOSTILE: &str = "h\u{1b}[31m\u{202e}x\u{2028}::error::y\n::error::z";
+
+/// [`HOSTILE`] as every report quotes it.
+const QUOTED: &str = "h\\u{1b}[31m\\u{202e}x\\u{2028}::error::y\\n::error::z";
+
+/// `path` as a command-line argument.
+fn arg(path: &std::path::Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// The Spec Kit fixture signing with the key `ada`, made in a directory named with [`HOSTILE`]
+/// that git's `user.signingKey` names; git's `gpg.ssh.allowedSignersFile` trusts it as
+/// [`PRINCIPAL`], and `bob`, made beside it, as `bob@example.com`.
+fn signing_from_a_hostile_directory() -> (Project, common::Key, std::path::PathBuf) {
+    let p = Project::speckit();
+    let keys = p.scratch_dir(&format!("keys{HOSTILE}"));
+    let (ada, bob) = (common::ed25519(&keys, "ada"), common::ed25519(&keys, "bob"));
+    let trust =
+        common::allowed_signers(&p.scratch.join("trust"), &[(PRINCIPAL, &ada), ("bob@example.com", &bob)]);
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", arg(&ada.private)]);
+    p.git(&["config", "gpg.ssh.allowedSignersFile", arg(&trust)]);
+    (p, bob, keys)
+}
 
 /// Rewrites `rev`'s note: the first line's `payloadType` and the second line's `predicateType`
 /// hold `hostile`.
@@ -157,4 +184,112 @@ fn a_task_title_that_reorders_or_hides_is_escaped_in_the_commit_subject_whose_tr
     let trailers = common::run_with_stdin(cmd, message.as_bytes()).success().stdout;
     assert!(trailers.contains(&format!("Spec-Task: {target}\n")), "{trailers}");
     assert!(trailers.contains("Verdict: verified\n"), "{trailers}");
+}
+
+#[test]
+fn the_reports_of_schema_and_sigstore_fetch_root_quote_a_directory_on_success_and_on_failure() {
+    let p = Project::speckit();
+    let out = p.scratch.join(format!("schemas{HOSTILE}"));
+    let said = inert_json(&p.speccoder(&["schema", "--out", arg(&out), "--json"]).success());
+    assert!(said.contains(&format!("{QUOTED}/evidence.schema.json")), "{said}");
+    // `--check` of a directory that holds none: each file and the advice name the directory.
+    let missing = out.join("none");
+    let said =
+        inert_failure(&p.speccoder(&["schema", "--check", "--out", arg(&missing), "--json"]).failure(26));
+    assert!(said.contains(&format!("{QUOTED}/none/evidence.schema.json cannot be read")), "{said}");
+
+    // The cache directory cannot be made (a file is where it goes): no network is needed.
+    let cache = p.scratch_dir(&format!("cache{HOSTILE}"));
+    std::fs::write(cache.join("speccoder"), "a file where the cache's directory goes").unwrap();
+    let mut fetch = common::speccoder_command(&p.root, &p.home, &["sigstore", "fetch-root", "--json"]);
+    fetch.env("XDG_CACHE_HOME", &cache);
+    let refused = common::run(fetch);
+    assert_ne!(refused.code(), Some(0), "{refused}");
+    let said = inert_failure(&refused);
+    assert!(said.contains(&format!("the cache at {}", arg(&cache).replace(HOSTILE, QUOTED))), "{said}");
+}
+
+#[test]
+fn the_reports_of_held_out_store_and_publish_quote_a_store_a_source_and_a_file_name() {
+    let (p, _, _) = signing_from_a_hostile_directory();
+    let target = format!("{SPECKIT_UNIT}/T001");
+    let store = p.scratch.join(format!("store{HOSTILE}"));
+    let source = p.scratch_dir("held");
+    std::fs::write(source.join("held_out.rs"), "#[test] fn held_out() {}\n").unwrap();
+    let stored = p.speccoder(&["held-out", "store", &target, arg(&source), "--store", arg(&store), "--json"]);
+    let said = inert_json(&stored.success());
+    assert!(said.contains(&format!("store{QUOTED}/{SPECKIT_UNIT}/")), "{said}");
+    let missing = p.scratch.join(format!("none{HOSTILE}"));
+    let refused = p.speccoder(&["held-out", "store", &target, arg(&missing), "--json"]);
+    assert_ne!(refused.code(), Some(0), "{refused}");
+    assert!(inert_failure(&refused).contains(&format!("none{QUOTED}")), "{refused}");
+
+    // T001 closed with evidence naming the set; a file of a hostile name added to it since.
+    let evidence = common::write_evidence(&p.scratch_dir("e"), &target, Evidence::WithHeldOut);
+    p.attest(&target, &evidence, &["--held-out-store", arg(&store)]).success();
+    let key = common::held_out_manifest(&target).replace("sha256:", "");
+    let files = store.join(SPECKIT_UNIT).join(key).join("files");
+    std::fs::write(files.join(format!("f{HOSTILE}.rs")), "fn x() {}\n").unwrap();
+    // The set is left out as tampered (26), the report names the file.
+    let said =
+        inert_json(&p.speccoder(&["held-out", "publish", "--store", arg(&store), "--json"]).failure(26));
+    assert!(said.contains(&format!("store{QUOTED}")), "{said}");
+    assert!(said.contains(&format!("files/f{QUOTED}.rs is not in the manifest")), "{said}");
+    let refused = p.speccoder(&["held-out", "publish", "--store", arg(&missing), "--json"]);
+    assert_ne!(refused.code(), Some(0), "{refused}");
+    assert!(inert_failure(&refused).contains(&format!("none{QUOTED}")), "{refused}");
+}
+
+#[test]
+fn the_reports_of_approve_and_export_quote_a_key_file_and_an_output_directory() {
+    let (p, bob, keys) = signing_from_a_hostile_directory();
+    let target = format!("{SPECKIT_UNIT}/T001");
+    let evidence = common::write_evidence(&p.scratch_dir("e"), &target, Evidence::Verified);
+    p.attest(&target, &evidence, &[]).success();
+    let missing = keys.join("none");
+    for key in [&bob.private, &missing] {
+        let approve =
+            p.speccoder(&["attest", "approve", "HEAD", "--signer", "ssh", "--key", arg(key), "--json"]);
+        let said = if key == &missing { inert_failure(&approve) } else { inert_json(&approve.success()) };
+        assert!(said.contains(&format!("keys{QUOTED}/")), "{said}");
+    }
+    let pack = p.scratch.join(format!("pack{HOSTILE}"));
+    for key in [&bob.private, &missing] {
+        let export = p.speccoder(&[
+            "attest",
+            "export",
+            "--branch",
+            "--all",
+            "--out",
+            arg(&pack),
+            "--vsa-key",
+            arg(key),
+            "--json",
+        ]);
+        let said = if key == &missing { inert_failure(&export) } else { inert_json(&export.success()) };
+        assert!(said.contains(&format!("keys{QUOTED}/")), "{said}");
+        if key != &missing {
+            assert!(said.contains(&format!("pack{QUOTED}")), "{said}");
+        }
+    }
+}
+
+#[test]
+fn the_report_of_carry_quotes_the_subject_of_a_commit_a_rebase_dropped_and_the_signers_key_file() {
+    let (p, _, _) = signing_from_a_hostile_directory();
+    let subject = "Store h\u{1b}[31m\u{202e}x\u{2028}::error::y";
+    p.git(&["checkout", "-q", "-b", "feature"]);
+    p.write("src/tags/store.rs", "pub fn add() {}\n");
+    p.git(&["add", "-A"]);
+    p.git(&["commit", "-q", "-m", subject]);
+    let target = format!("{SPECKIT_UNIT}/T001");
+    let evidence = common::write_evidence(&p.scratch_dir("e"), &target, Evidence::Verified);
+    p.attest(&target, &evidence, &[]).success();
+    let mut rebase = common::git_command(&p.root, &p.home, &["rebase", "-q", "-i", "main"]);
+    rebase.env("GIT_SEQUENCE_EDITOR", "sed -i '1s/^pick/drop/'");
+    common::run(rebase).success();
+    let said = inert_json(&p.speccoder(&["attest", "carry", "--json"]).failure(26));
+    assert!(said.contains("series_differs"), "{said}");
+    assert!(said.contains("(`Store h\\u{1b}[31m\\u{202e}x\\u{2028}::error::y`)"), "{said}");
+    assert!(said.contains(&format!("keys{QUOTED}/ada")), "{said}");
 }

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::{Evidence, Project, acts_or_hides, inert_json};
+use common::{Evidence, Project, acts_or_hides, inert_failure, inert_json};
 
 /// A unit directory's name that holds a line separator and a workflow command after it: git
 /// takes it, speccoder refuses it as a unit (a `Spec-Task:` trailer would write it otherwise).
@@ -35,20 +35,6 @@ fn attest(p: &Project, task: &str) -> String {
     let target = format!("{UNIT}/{task}");
     let evidence = common::write_evidence(&p.scratch_dir(task), &target, Evidence::Verified);
     inert_json(&p.attest(&target, &evidence, &["--json"]).success())
-}
-
-/// The `{"error", "exit_code"}` object a failed `run` printed, asserted inert: the message's own
-/// lines (a list of findings) each quote what they show, and nothing else is raw. Returns every
-/// string, joined by newlines.
-#[track_caller]
-fn inert_failure(run: &common::Run) -> String {
-    let mut report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let error = report["error"].take();
-    let error = error.as_str().unwrap_or_else(|| panic!("an error: {run}"));
-    for line in error.lines() {
-        assert!(!line.chars().any(acts_or_hides) && !line.trim_start().starts_with("::"), "{line:?}");
-    }
-    common::inert_value(&report) + "\n" + error
 }
 
 #[test]

@@ -6,7 +6,7 @@ use crate::attest::target::BadTarget;
 use crate::exit::{Class, ExitClass};
 use crate::git::GitError;
 use crate::model::clean::LeakAt;
-use crate::model::shown::one_line;
+use crate::model::shown::{one_line, one_line_path};
 use crate::spec;
 
 /// Why a held-out command stopped. Nothing is written in any of these cases.
@@ -42,7 +42,7 @@ pub enum HeldOutError {
     /// `--store` points into a work tree of the repository (this one, the main one or a linked
     /// one).
     #[error(
-        "the held-out store {store} is inside the work tree {workdir} of this repository, where the implementer would see the tests; use a directory outside every work tree (`git worktree list` lists them; the default is under the git directory)"
+        "the held-out store {} is inside the work tree {} of this repository, where the implementer would see the tests; use a directory outside every work tree (`git worktree list` lists them; the default is under the git directory)", one_line_path(.store), one_line_path(.workdir)
     )]
     StoreInWorkTree {
         /// The store asked for.
@@ -53,7 +53,7 @@ pub enum HeldOutError {
     /// The default store lies inside a work tree: the git directory is inside it under another
     /// name than `.git`.
     #[error(
-        "the default held-out store {store} is inside the work tree {workdir}, since this repository's git directory lies there under another name than .git (git status lists it), where the implementer would see the tests; name a store outside every work tree (`held-out store --store DIR`, `held-out publish --store DIR`, `attest --held-out-store DIR`), or move the git directory out of the work tree"
+        "the default held-out store {} is inside the work tree {}, since this repository's git directory lies there under another name than .git (git status lists it), where the implementer would see the tests; name a store outside every work tree (`held-out store --store DIR`, `held-out publish --store DIR`, `attest --held-out-store DIR`), or move the git directory out of the work tree", one_line_path(.store), one_line_path(.workdir)
     )]
     DefaultStoreInWorkTree {
         /// The default store.
@@ -63,7 +63,7 @@ pub enum HeldOutError {
     },
     /// `--store` names something that is not a directory (or, for `publish`, nothing at all).
     #[error(
-        "the held-out store {store} {reason}; the store option must name a directory (`held-out store --store` creates one that does not exist yet; `held-out publish --store` and `attest --held-out-store` read one that does)"
+        "the held-out store {} {reason}; the store option must name a directory (`held-out store --store` creates one that does not exist yet; `held-out publish --store` and `attest --held-out-store` read one that does)", one_line_path(.store)
     )]
     StoreNotDirectory {
         /// The store asked for.
@@ -72,7 +72,7 @@ pub enum HeldOutError {
         reason: super::StoreProblem,
     },
     /// The files to store cannot be taken.
-    #[error("cannot store the held-out files of {dir}: {message}")]
+    #[error("cannot store the held-out files of {}: {message}", one_line_path(.dir))]
     Source {
         /// The directory given.
         dir: PathBuf,
@@ -92,7 +92,7 @@ pub enum HeldOutError {
     },
     /// A stored set cannot be published at all; nothing was written.
     #[error(
-        "the held-out set {path}: {message}; nothing was written (repair or remove that set, then run publish again)"
+        "the held-out set {}: {message}; nothing was written (repair or remove that set, then run publish again)", one_line_path(.path)
     )]
     BadSet {
         /// The set's directory.
@@ -102,7 +102,7 @@ pub enum HeldOutError {
     },
     /// A set with this key is stored already and does not match its manifest.
     #[error(
-        "the stored set {path} does not hold what its manifest says ({message}); remove it and run store again"
+        "the stored set {} does not hold what its manifest says ({message}); remove it and run store again", one_line_path(.path)
     )]
     StoredDiffers {
         /// The set's directory.
@@ -123,7 +123,8 @@ pub enum HeldOutError {
     /// The evidence's held_out phase names a set the store does not hold.
     #[error(
         "the evidence's held_out phase names the held-out set {manifest}, which the held-out store {} does not hold; store the set first (`speccoder held-out store {} DIR` prints the digest to name), or name the store that holds it (`speccoder attest --held-out-store DIR`); nothing was written",
-        store.display(), one_line(target)
+        one_line_path(store),
+        one_line(target)
     )]
     ClaimNotStored {
         /// `sha256:<hex>` as the evidence names it.
@@ -151,7 +152,9 @@ pub enum HeldOutError {
     /// The evidence's held_out phase names a stored set that no longer matches its manifest.
     #[error(
         "the evidence's held_out phase names the held-out set {manifest}, but the stored set {} does not hold what its manifest says ({}); store the held-out tests again (`speccoder held-out store {} DIR`) and name the digest it prints; nothing was written",
-        path.display(), one_line(message), one_line(target)
+        one_line_path(path),
+        one_line(message),
+        one_line(target)
     )]
     ClaimDiffers {
         /// `sha256:<hex>` as the evidence names it.
@@ -172,7 +175,7 @@ pub enum HeldOutError {
     )]
     NoTrust,
     /// The store cannot be written.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {}: {source}", one_line_path(.path))]
     Io {
         /// The path.
         path: PathBuf,

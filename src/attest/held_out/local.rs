@@ -14,7 +14,7 @@ use crate::model::digest::Sha256Reader;
 use crate::model::held_out::{
     FILES_DIR, HeldOutManifest, MANIFEST_FILE, ManifestFile, SetDifference, manifest_digest,
 };
-use crate::model::shown::one_line;
+use crate::model::shown::{one_line, one_line_path};
 
 pub use crate::model::held_out::{MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES};
 
@@ -160,7 +160,7 @@ pub enum StoreProblem {
     /// It is, or lies below, a symbolic link that cannot be followed (it points to nothing).
     #[error(
         "leads through the symbolic link {} to {}, which cannot be followed ({error}): create the directory the link points to, or remove the link",
-        .link.display(), .target.display()
+        one_line_path(.link), one_line_path(.target)
     )]
     LinkToNothing {
         /// The link.
@@ -171,7 +171,7 @@ pub enum StoreProblem {
         error: std::io::Error,
     },
     /// It cannot be created: the nearest part of it that exists is not a directory.
-    #[error("cannot be created: {} is not a directory", .0.display())]
+    #[error("cannot be created: {} is not a directory", one_line_path(.0))]
     AboveNotADirectory(PathBuf),
 }
 

@@ -24,7 +24,7 @@ use crate::model::dsse::Envelope;
 use crate::model::held_out::{FILES_DIR, MANIFEST_FILE, trailer_manifest};
 use crate::model::predicate::Verdict;
 use crate::model::refs;
-use crate::model::shown::{in_line, one_line};
+use crate::model::shown::{in_line, one_line, one_line_path};
 use crate::model::statement::RawStatement;
 use crate::model::test_result::{self, TestResult};
 use crate::spec;
@@ -272,7 +272,7 @@ fn plan_unit(
             named_by: named_by.iter().map(|n| n.commit.to_string()).collect(),
         };
         if !local.contains(key) {
-            plan.not_in_store.push(left_out(format!("no set {key} under {}", unit_dir.display())));
+            plan.not_in_store.push(left_out(format!("no set {key} under {}", one_line_path(&unit_dir))));
             continue;
         }
         let set_dir = unit_dir.join(key);

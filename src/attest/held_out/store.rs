@@ -20,7 +20,7 @@ use crate::model::held_out::{
     FILES_DIR, HeldOutManifest, MANIFEST_FILE, ManifestFile, check_set_path, manifest_digest,
 };
 use crate::model::refs;
-use crate::model::shown::{in_line, one_line};
+use crate::model::shown::{in_line, one_line, one_line_path};
 use crate::spec;
 
 /// What `speccoder held-out store` was asked to do.
@@ -112,7 +112,7 @@ fn checked_manifest(
     manifest_leak(&manifest).map_err(|leak| {
         let origin = match leak.pointer.split('/').nth(1) {
             Some("run") => "the command line's --run".to_owned(),
-            Some("files") => format!("a file or folder name under {}", req.dir.display()),
+            Some("files") => format!("a file or folder name under {}", one_line_path(&req.dir)),
             _ => "the <unit>/<task> given on the command line".to_owned(),
         };
         HeldOutError::Leak { leak, origin }

@@ -77,7 +77,7 @@ pub fn resolve(cache: &Path, max_age: Duration, fetch: Fetch<'_>) -> Result<Defa
         Some(Ok(root)) => {
             let warning = format!(
                 "the Sigstore trusted root could not be refreshed from {PUBLIC_TUF_URL} ({failure}); verified against the cached copy at {}, last refreshed {}",
-                cache.display(),
+                crate::model::shown::one_line_path(cache),
                 age.map_or_else(|| "at an unknown time".to_owned(), ago)
             );
             Ok(DefaultRoot { root, warning: Some(warning) })

@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::model::shown::one_line_path;
+
 /// The public-good TUF repository, which `sigstore-trust-root` fetches the default root from.
 pub const PUBLIC_TUF_URL: &str = "https://tuf-repo-cdn.sigstore.dev";
 
@@ -31,7 +33,10 @@ impl std::fmt::Debug for TrustedRoot {
 #[derive(Debug, thiserror::Error)]
 pub enum TrustedRootError {
     /// The file cannot be read.
-    #[error("cannot read the Sigstore trusted root {}: {source}; pass --sigstore-trusted-root FILE with a readable trusted_root.json", path.display())]
+    #[error(
+        "cannot read the Sigstore trusted root {}: {source}; pass --sigstore-trusted-root FILE with a readable trusted_root.json",
+        one_line_path(path)
+    )]
     Read {
         /// The file.
         path: PathBuf,
@@ -55,7 +60,7 @@ pub enum TrustedRootError {
     )]
     BadKey(#[source] sigstore_verify::types::Error),
     /// No file was given, the public-good root could not be fetched, and no usable copy is cached.
-    #[error("no Sigstore trusted root: fetching the public-good root from its TUF repository {PUBLIC_TUF_URL} failed ({}), and no usable copy is cached at {}; pass --sigstore-trusted-root FILE with a trusted_root.json you trust, or {}", .failure, .cache.display(), .failure.advice())]
+    #[error("no Sigstore trusted root: fetching the public-good root from its TUF repository {PUBLIC_TUF_URL} failed ({}), and no usable copy is cached at {}; pass --sigstore-trusted-root FILE with a trusted_root.json you trust, or {}", .failure, one_line_path(.cache), .failure.advice())]
     NoDefault {
         /// Why the refresh failed.
         failure: RefreshFailure,
@@ -68,7 +73,7 @@ pub enum TrustedRootError {
     )]
     NoCacheHome,
     /// An explicit refresh of the cached public-good root failed.
-    #[error("cannot refresh the Sigstore public-good trusted root from its TUF repository {PUBLIC_TUF_URL}: {}; the cache at {} is unchanged; {}", .failure, .cache.display(), .failure.advice())]
+    #[error("cannot refresh the Sigstore public-good trusted root from its TUF repository {PUBLIC_TUF_URL}: {}; the cache at {} is unchanged; {}", .failure, one_line_path(.cache), .failure.advice())]
     Refresh {
         /// Why the refresh failed.
         failure: RefreshFailure,

@@ -2,13 +2,15 @@
 
 use std::path::PathBuf;
 
+use crate::model::shown::one_line_path;
+
 use crate::sign::KeySetting;
 
 /// Why an SSH key cannot be used or an SSH signature could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum SshSignError {
     /// The key file could not be read.
-    #[error("cannot read the SSH key {}: {source}; check {setting}", path.display())]
+    #[error("cannot read the SSH key {}: {source}; check {setting}", one_line_path(path))]
     Unreadable {
         /// The key file.
         path: PathBuf,
@@ -19,7 +21,10 @@ pub enum SshSignError {
         source: std::io::Error,
     },
     /// The file is not an SSH key we can use.
-    #[error("{} is not a usable SSH key ({reason}); point {setting} at an OpenSSH private key such as ~/.ssh/id_ed25519, or at its .pub file when the key is in ssh-agent", path.display())]
+    #[error(
+        "{} is not a usable SSH key ({reason}); point {setting} at an OpenSSH private key such as ~/.ssh/id_ed25519, or at its .pub file when the key is in ssh-agent",
+        one_line_path(path)
+    )]
     NotAKey {
         /// The file.
         path: PathBuf,
@@ -29,7 +34,11 @@ pub enum SshSignError {
         reason: String,
     },
     /// A passphrase-protected key and no agent to sign with it.
-    #[error("{} is passphrase-protected and no ssh-agent is reachable (SSH_AUTH_SOCK is not set); start ssh-agent and run `ssh-add {}`", path.display(), path.display())]
+    #[error(
+        "{} is passphrase-protected and no ssh-agent is reachable (SSH_AUTH_SOCK is not set); start ssh-agent and run `ssh-add {}`",
+        one_line_path(path),
+        one_line_path(path)
+    )]
     EncryptedWithoutAgent {
         /// The key file.
         path: PathBuf,
@@ -43,7 +52,12 @@ pub enum SshSignError {
         keyid: String,
     },
     /// A legacy PEM private key without its public key beside it.
-    #[error("{} is a PEM private key, and {}.pub is missing; convert the key with `ssh-keygen -p -f {}` or put its public key beside it", path.display(), path.display(), path.display())]
+    #[error(
+        "{} is a PEM private key, and {}.pub is missing; convert the key with `ssh-keygen -p -f {}` or put its public key beside it",
+        one_line_path(path),
+        one_line_path(path),
+        one_line_path(path)
+    )]
     LegacyWithoutPublicKey {
         /// The key file.
         path: PathBuf,
@@ -115,14 +129,20 @@ pub enum SshSignError {
     },
     /// A private key file only `ssh-keygen` reads, and no agent to make a raw signature with it.
     #[error(
-        "{} can sign only through ssh-keygen, which makes SSH signatures, not the raw signature the verification summary needs, and no ssh-agent is reachable (SSH_AUTH_SOCK is not set); load it into ssh-agent with `ssh-add {}` and run again, or convert it with `ssh-keygen -p -f {}`", path.display(), path.display(), path.display()
+        "{} can sign only through ssh-keygen, which makes SSH signatures, not the raw signature the verification summary needs, and no ssh-agent is reachable (SSH_AUTH_SOCK is not set); load it into ssh-agent with `ssh-add {}` and run again, or convert it with `ssh-keygen -p -f {}`",
+        one_line_path(path),
+        one_line_path(path),
+        one_line_path(path)
     )]
     RawNeedsAgent {
         /// The key file.
         path: std::path::PathBuf,
     },
     /// The ssh-agent could not be reached, or did not sign.
-    #[error("the ssh-agent at {} did not sign with {keyid}: {reason}; check that it holds the key (`ssh-add -l`)", socket.display())]
+    #[error(
+        "the ssh-agent at {} did not sign with {keyid}: {reason}; check that it holds the key (`ssh-add -l`)",
+        one_line_path(socket)
+    )]
     Agent {
         /// The agent's socket.
         socket: std::path::PathBuf,

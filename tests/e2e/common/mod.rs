@@ -869,3 +869,17 @@ pub fn inert_value(report: &Value) -> String {
     }
     all.join("\n")
 }
+
+/// The `{"error", "exit_code"}` object a failed `run` printed, asserted inert: the message's own
+/// lines (a list of findings) each quote what they show, and nothing else is raw. Returns every
+/// string, joined by newlines.
+#[track_caller]
+pub fn inert_failure(run: &Run) -> String {
+    let mut report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let error = report["error"].take();
+    let error = error.as_str().unwrap_or_else(|| panic!("an error: {run}"));
+    for line in error.lines() {
+        assert!(!line.chars().any(acts_or_hides) && !line.trim_start().starts_with("::"), "{line:?}");
+    }
+    inert_value(&report) + "\n" + error
+}
