@@ -499,6 +499,33 @@ impl GitTree<'_> {
         }
     }
 
+    /// The driver the `filter` attribute names for the file at `path` (`filter=lfs`,
+    /// `filter=git-crypt`, any name), as this tree's own `.gitattributes` files give it: the
+    /// root's, then each directory's down to the file's, read from the tree alone (no work tree,
+    /// no `info/attributes`, no user's or system's file), so the answer is the tree's, whoever
+    /// asks. `None` when no `filter` value is set (unset, `-filter`, or no such file).
+    ///
+    /// # Errors
+    /// A `.gitattributes` blob of more than [`super::SETTINGS_FILE_LIMIT`] bytes (refused unread),
+    /// or one that cannot be read.
+    pub fn filter_driver(&self, path: &str) -> Result<Option<String>, GitError> {
+        let components = path::components(path)?;
+        let mut files = Vec::new();
+        for depth in 0..components.len() {
+            let mut at = components[..depth].to_vec();
+            at.push(".gitattributes");
+            if let Some((mode, id)) = self.lookup(&at)?
+                && mode.is_blob()
+            {
+                files.push((at.join("/"), id));
+            }
+        }
+        if files.is_empty() {
+            return Ok(None);
+        }
+        super::convert::filter_in_tree(self.repo, files, path)
+    }
+
     /// The entries of directory `dir` (`""` is the root) as `(name, kind)` in name order; `None`
     /// when `dir` is absent or not a directory. Names that are not UTF-8 are left out.
     pub fn entries(&self, dir: &str) -> Result<Option<Vec<(String, EntryKind)>>, GitError> {
@@ -989,5 +1016,59 @@ mod tests {
         let err = repo.tree(repo.commit(commit).unwrap().tree).file("a.md").unwrap_err();
         assert!(matches!(&err, GitError::CorruptObject { id: bad, .. } if *bad == id), "{err}");
         assert!(err.to_string().contains("git fsck"), "{err}");
+    }
+
+    /// The `filter` driver of `path` in the tree of HEAD, and what `git check-attr` says of it
+    /// there (`git check-attr --source` reads the tree's own attributes files, as the tree does).
+    fn filter_of(fx: &Fixture, path: &str) -> (Option<String>, String) {
+        let repo = fx.repo();
+        let tree = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+        let by_git = fx.git(&["check-attr", "--source", "HEAD", "filter", "--", path]);
+        (tree.filter_driver(path).unwrap(), by_git.trim().rsplit(": ").next().unwrap().to_owned())
+    }
+
+    #[test]
+    fn a_tree_s_own_attributes_files_name_a_path_s_filter_as_git_reads_them() {
+        let fx = Fixture::new();
+        fx.write("specs/001-x/tasks.md", "- [ ] T001\n");
+        fx.write("specs/002-y/tasks.md", "- [ ] T001\n");
+        fx.write("specs/003-z/tasks.md", "- [ ] T001\n");
+        fx.write("specs/001-x/spec.md", "# spec\n");
+        fx.write("specs/002-y/spec.md", "# spec\n");
+        fx.write(".gitattributes", "[attr]secret filter=crypt\nspecs/**/tasks.md filter=lfs -text\n");
+        fx.write("specs/002-y/.gitattributes", "tasks.md -filter\nspec.md secret\n");
+        fx.write("specs/003-z/.gitattributes", "*.md secret\n");
+        fx.git(&["add", "."]);
+        fx.git(&["commit", "-q", "-m", "attributes"]);
+        let expected = [
+            ("specs/001-x/tasks.md", Some("lfs"), "lfs"),
+            ("specs/002-y/tasks.md", None, "unset"),
+            ("specs/002-y/spec.md", Some("crypt"), "crypt"),
+            ("specs/003-z/tasks.md", Some("crypt"), "crypt"),
+            ("specs/001-x/spec.md", None, "unspecified"),
+            ("tasks.md", None, "unspecified"),
+        ];
+        for (path, driver, by_git) in expected {
+            assert_eq!(filter_of(&fx, path), (driver.map(str::to_owned), by_git.to_owned()), "{path}");
+        }
+        // Work-tree and repository attributes are not the tree's: never read.
+        fx.write("specs/001-x/.gitattributes", "spec.md filter=worktree\n");
+        fx.write(".git/info/attributes", "*.md filter=info\n");
+        assert_eq!(filter_of(&fx, "specs/001-x/spec.md").0, None);
+    }
+
+    #[test]
+    fn an_attributes_file_too_large_to_be_a_real_one_is_refused_unread() {
+        let fx = Fixture::new();
+        let limit = usize::try_from(crate::git::SETTINGS_FILE_LIMIT).unwrap();
+        fx.write("specs/.gitattributes", "#".repeat(limit + 1));
+        fx.write("specs/001-x/tasks.md", "- [ ] T001\n");
+        fx.git(&["add", "."]);
+        fx.git(&["commit", "-q", "-m", "a large attributes file"]);
+        let repo = fx.repo();
+        let tree = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+        let err = tree.filter_driver("specs/001-x/tasks.md").unwrap_err();
+        assert!(matches!(err, GitError::ObjectTooLarge { size, .. } if size == limit as u64 + 1), "{err}");
+        assert_eq!(tree.filter_driver("other/tasks.md").unwrap(), None, "only the files on its way count");
     }
 }

@@ -217,6 +217,25 @@ pub enum SpecError {
         found: &'static str,
     },
 
+    /// A task list or spec file stored through a filter: a Git LFS pointer, or a file the tree's
+    /// `.gitattributes` give a `filter` driver (Git LFS, git-crypt, any other), whose committed
+    /// bytes are not the text a checkout shows.
+    #[error(
+        "`{path}` is stored through a filter ({how}), so its committed bytes are not {what} people \
+         read and speccoder cannot read it as they do; store {what} as plain text: remove the \
+         `filter` attribute for it from `.gitattributes` (Git LFS: `git lfs untrack '<pattern>'`) \
+         and commit the file's text in place of what the filter stored (`git add --renormalize \
+         {path}` in a checkout that shows the text)"
+    )]
+    Filtered {
+        /// The project-relative path of the file.
+        path: String,
+        /// What it was read as (`the task list`, `spec.md`, `a delta spec`).
+        what: &'static str,
+        /// How it is stored, for display (the filter's driver, escaped; or a Git LFS pointer).
+        how: String,
+    },
+
     /// An OpenSpec change whose delta specs together are too large to be a real one's.
     #[error(
         "the delta specs under `{dir}` hold more than the {limit} bytes speccoder reads of a \
@@ -441,6 +460,7 @@ impl crate::exit::ExitClass for SpecError {
             | SpecError::SymbolicLink { .. }
             | SpecError::Submodule { .. }
             | SpecError::NotAFile { .. }
+            | SpecError::Filtered { .. }
             | SpecError::FileTooLarge { .. }
             | SpecError::DeltasTooLarge { .. }
             | SpecError::CitationsTooCostly { .. }

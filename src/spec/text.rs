@@ -1,6 +1,6 @@
 //! Markdown text as the spec rules see it: UTF-8 files, lines without their endings, ATX headings.
 
-use super::error::SpecError;
+use super::error::{SpecError, shown};
 use super::tree::{EntryKind, SourceTree};
 
 /// The largest file of a unit read, in bytes: a task list, spec.md, a delta spec (a real one is a
@@ -68,13 +68,49 @@ pub(crate) fn read_file(
 }
 
 /// The UTF-8 text of the unit's file at `path`, at most [`SPEC_FILE_LIMIT`] bytes; Ok(None) when
-/// absent; what [`read_file`] refuses is refused.
+/// absent; what [`read_file`] refuses is refused, and a file stored through a filter
+/// ([`refuse_filtered`]).
 pub(crate) fn read_text(
     tree: &dyn SourceTree,
     path: &str,
     what: &'static str,
 ) -> Result<Option<String>, SpecError> {
-    read_file(tree, path, what, SPEC_FILE_LIMIT as u64)?.map(|bytes| decode(path, bytes)).transpose()
+    let Some(bytes) = read_file(tree, path, what, SPEC_FILE_LIMIT as u64)? else {
+        return Ok(None);
+    };
+    refuse_filtered(tree, path, what, &bytes)?;
+    decode(path, bytes).map(Some)
+}
+
+/// The first lines a Git LFS pointer starts with (its specification's `version` key): the one
+/// git-lfs writes, and the older one it still reads.
+const LFS_POINTER_VERSIONS: [&str; 2] =
+    ["version https://git-lfs.github.com/spec/v1", "version https://hawser.github.com/spec/v1"];
+
+/// Refuses `bytes`, read from `path` as `what`, when they are not the text people read: the tree
+/// gives the path a `filter` attribute (a checkout runs the driver over them), or they are a Git
+/// LFS pointer whatever the attributes say (a checkout with git-lfs shows the object it names).
+/// Read as they are, either would be a task list with no tasks, or with other ticks than the ones
+/// people see.
+fn refuse_filtered(
+    tree: &dyn SourceTree,
+    path: &str,
+    what: &'static str,
+    bytes: &[u8],
+) -> Result<(), SpecError> {
+    let how = match tree.filter_driver(path)? {
+        Some(driver) => format!("the tree's `.gitattributes` give it `filter={}`", shown(&driver, 100)),
+        None if is_lfs_pointer(bytes) => "it is a Git LFS pointer".to_owned(),
+        None => return Ok(()),
+    };
+    Err(SpecError::Filtered { path: path.to_owned(), what, how })
+}
+
+/// Whether `bytes` start as a Git LFS pointer does: a first line of [`LFS_POINTER_VERSIONS`].
+fn is_lfs_pointer(bytes: &[u8]) -> bool {
+    let first = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
+    let first = first.strip_suffix(b"\r").unwrap_or(first);
+    LFS_POINTER_VERSIONS.iter().any(|version| first == version.as_bytes())
 }
 
 /// Strips one line ending from `line`: a final `\n` and a `\r` just before it.
@@ -169,6 +205,42 @@ mod tests {
             assert!(err.to_string().starts_with(&format!("`specs/x/big.md` is {} bytes, more than the {SPEC_FILE_LIMIT} bytes speccoder reads of spec.md", over.len())), "{err}");
             assert!(read_text(tree, "specs/x/absent.md", "spec.md").unwrap().is_none());
         }
+    }
+
+    #[test]
+    fn a_git_lfs_pointer_is_told_by_its_first_line_alone() {
+        let oid = "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12\n";
+        for version in LFS_POINTER_VERSIONS {
+            assert!(is_lfs_pointer(format!("{version}\n{oid}").as_bytes()), "{version}");
+            assert!(is_lfs_pointer(format!("{version}\r\n{oid}").as_bytes()), "{version} in CRLF");
+            assert!(is_lfs_pointer(version.as_bytes()), "{version} alone");
+            assert!(!is_lfs_pointer(format!("{version}1\n").as_bytes()), "another version");
+            assert!(!is_lfs_pointer(format!("# Tasks\n{version}\n").as_bytes()), "quoted below a line");
+        }
+        assert!(!is_lfs_pointer(b"- [ ] T001 a\n"));
+    }
+
+    #[test]
+    fn a_spec_file_stored_through_a_filter_is_refused_naming_how_and_what_to_do() {
+        let fx = crate::git::test_support::Fixture::new();
+        let pointer = format!("{}\noid sha256:00\nsize 9\n", LFS_POINTER_VERSIONS[0]);
+        fx.write("specs/x/spec.md", &pointer);
+        fx.write("specs/y/spec.md", "# Plain text\n");
+        fx.write("specs/y/.gitattributes", "spec.md filter=git-crypt diff=git-crypt\n");
+        fx.write("specs/z/spec.md", "# Plain text\n");
+        fx.git(&["add", "."]);
+        fx.git(&["commit", "-q", "-m", "spec"]);
+        let repo = fx.repo();
+        let git = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+        let refused = |path| match read_text(&git, path, "spec.md") {
+            Err(SpecError::Filtered { how, what: "spec.md", .. }) => how,
+            other => panic!("{path}: {other:?}"),
+        };
+        assert_eq!(refused("specs/x/spec.md"), "it is a Git LFS pointer");
+        assert_eq!(refused("specs/y/spec.md"), "the tree's `.gitattributes` give it `filter=git-crypt`");
+        let err = read_text(&git, "specs/y/spec.md", "spec.md").unwrap_err().to_string();
+        assert!(err.contains("store spec.md as plain text: remove the `filter` attribute"), "{err}");
+        assert_eq!(read_text(&git, "specs/z/spec.md", "spec.md").unwrap().as_deref(), Some("# Plain text\n"));
     }
 
     #[test]

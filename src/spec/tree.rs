@@ -52,6 +52,10 @@ pub trait SourceTree {
     /// leaves out (no path can name them), each decoded with U+FFFD for every invalid sequence;
     /// none when `dir` is absent. A reader that must skip nothing reports them.
     fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError>;
+    /// The driver a `filter` attribute of the tree names for the file at `path` (`lfs`,
+    /// `git-crypt`, any): its stored bytes are then not the text people read, which a reader
+    /// refuses rather than reads. `None` when no filter applies.
+    fn filter_driver(&self, path: &str) -> Result<Option<String>, SpecError>;
 }
 
 /// Checks that `path` is a plain project-relative path (`""` allowed only when `root_ok`).
@@ -183,6 +187,12 @@ impl SourceTree for MemTree {
     fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
         check_rel_path(dir, true)?;
         Ok(Vec::new())
+    }
+
+    /// Files in memory are their own text: no attributes apply to them.
+    fn filter_driver(&self, path: &str) -> Result<Option<String>, SpecError> {
+        check_rel_path(path, false)?;
+        Ok(None)
     }
 }
 
@@ -352,6 +362,13 @@ impl SourceTree for FsTree {
             None => Ok(None),
         }
     }
+
+    /// The work tree holds each file as checked out, through its filter already: the text people
+    /// read (a pointer git-lfs did not replace is told by its bytes).
+    fn filter_driver(&self, path: &str) -> Result<Option<String>, SpecError> {
+        check_rel_path(path, false)?;
+        Ok(None)
+    }
 }
 
 /// A git error reading `path`: a path git refuses to look up (a `\\` in a name, a `.git`
@@ -403,6 +420,11 @@ impl SourceTree for crate::git::GitTree<'_> {
 
     fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
         crate::git::GitTree::undecodable_names(self, dir).map_err(|e| repository_error(dir, e))
+    }
+
+    /// As this tree's own `.gitattributes` files give it ([`crate::git::GitTree::filter_driver`]).
+    fn filter_driver(&self, path: &str) -> Result<Option<String>, SpecError> {
+        crate::git::GitTree::filter_driver(self, path).map_err(|e| repository_error(path, e))
     }
 }
 

@@ -1,8 +1,9 @@
 //! Ticks the reader cannot check, each a row that fails the branch, never a line skipped: a
 //! checked box that is not a task (`unrecognized_tick`: renaming a tick out of the reader's sight,
 //! `T008:`, a Cyrillic `Т008`, a `+` bullet, a box inside a comment, cannot hide it), a task list
-//! that cannot be read (`tasks_unreadable`), a ticked id on more than one task line
-//! (`duplicate_task`), and checked boxes in a place that is no unit (`not_a_unit`).
+//! that cannot be read (`tasks_unreadable`: a link, too large, not UTF-8, stored through a
+//! filter), a ticked id on more than one task line (`duplicate_task`), and checked boxes in a
+//! place that is no unit (`not_a_unit`).
 
 use crate::check::outcome::CommitOutcome;
 use crate::spec::{SpecError, Stray, Ticked, UnitLoc, UnreadTick};
@@ -72,7 +73,7 @@ pub fn tasks_unreadable_row(unit: &UnitLoc, error: &SpecError) -> TickReport {
             "the task list of unit {} cannot be read, so none of its ticks can be checked: {error}",
             unit.name
         ),
-        "a task list as a UTF-8 file of at most 1 MiB",
+        "a task list stored as its plain UTF-8 text, of at most 1 MiB",
         unit.tasks.clone(),
     )
 }

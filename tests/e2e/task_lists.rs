@@ -3,7 +3,8 @@
 //! survive a tick, a checked box that is not a task fails `attest verify --branch` as
 //! `unrecognized_tick`, and a symbolic link where a task list or a unit directory should be is
 //! refused by `attest` and reported by `attest verify` as a row that fails the branch, as is a
-//! submodule (a gitlink) there. Checked with `git show`, `git diff`, `git ls-tree` and the
+//! submodule (a gitlink) there, or a task list stored through a filter (a Git LFS pointer, a
+//! `filter` attribute of the tree). Checked with `git show`, `git diff`, `git ls-tree` and the
 //! OpenSpec CLI.
 
 use crate::common;
@@ -442,6 +443,63 @@ fn a_gitlink_where_the_task_list_should_be_is_refused_by_attest_and_a_row_of_ver
     let row = format!("unverifiable {SPECKIT_UNIT}/tasks.md ");
     let line = text.stdout.lines().find(|l| l.contains(&row)).unwrap_or_else(|| panic!("{text}"));
     assert!(line.ends_with("(tasks_unreadable)"), "{text}");
+}
+
+/// A Git LFS pointer as `git lfs track` stores a file: its first line names the specification
+/// `version` (the one git-lfs writes, or the older `hawser` one).
+fn lfs_pointer(version: &str) -> String {
+    let oid = "4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393";
+    format!("version https://{version}/spec/v1\noid sha256:{oid}\nsize 2143\n")
+}
+
+/// `attest verify --branch --allow-empty` as a CI gate runs it: the exit code and stdout.
+fn gate(c: &Case) -> common::Run {
+    let allowed = c.allowed.to_str().unwrap();
+    c.p.speccoder(&["attest", "verify", "--branch", "--allow-empty", "--allowed-signers", allowed])
+}
+
+#[test]
+fn a_hand_ticked_task_list_stored_in_git_lfs_fails_the_gate_even_with_allow_empty() {
+    let c = Case::speckit();
+    // Every task ticked by hand, and the list stored as `git lfs track` stores it: the pointer,
+    // and the attribute that makes a checkout show the ticked list.
+    let ticked = String::from_utf8(c.p.read(TASKS)).unwrap().replace("- [ ] T0", "- [X] T0");
+    assert!(ticked.matches("- [X] T0").count() > 1, "the fixture ticks several tasks");
+    c.p.write(".gitattributes", "specs/**/tasks.md filter=lfs diff=lfs merge=lfs -text\n");
+    c.p.git(&["add", ".gitattributes"]);
+    c.commit_file(TASKS, lfs_pointer("git-lfs.github.com"), "mark all tasks done");
+
+    let says = "is stored through a filter (the tree's `.gitattributes` give it `filter=lfs`)";
+    let report = refused_task_list(&c, says);
+    let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("store the task list as plain text"), "{message}");
+    let out = gate(&c).failure(26);
+    assert!(out.stdout.contains(&format!("{SPECKIT_UNIT}/tasks.md")), "{out}");
+}
+
+#[test]
+fn a_git_lfs_pointer_is_refused_as_a_task_list_whatever_the_attributes_say() {
+    for version in ["git-lfs.github.com", "hawser.github.com"] {
+        let c = Case::speckit();
+        c.commit_file(TASKS, lfs_pointer(version), "a pointer, no attribute");
+        refused_task_list(&c, "is stored through a filter (it is a Git LFS pointer)");
+        gate(&c).failure(26);
+    }
+}
+
+#[test]
+fn a_plain_text_task_list_the_tree_gives_a_filter_is_refused_by_attest_and_a_row_of_verify() {
+    let c = Case::speckit();
+    c.attest(SPECKIT_UNIT, "T005").success();
+    // A directory's own attributes file, relative to it, as git reads it; no driver is configured.
+    c.commit_file("specs/.gitattributes", "*/tasks.md filter=crypt\n", "encrypt the task lists");
+    refused_task_list(&c, "is stored through a filter (the tree's `.gitattributes` give it `filter=crypt`)");
+    gate(&c).failure(26);
+    // Unset again below it, the list is read as it is stored.
+    c.commit_file(&format!("specs/{SPECKIT_UNIT}/.gitattributes"), "tasks.md -filter\n", "plain again");
+    let (code, rows, report) = c.rows();
+    let evidenced = (format!("{SPECKIT_UNIT}/T005"), "evidenced".to_owned(), String::new());
+    assert_eq!((code, rows), (0, vec![evidenced]), "{report:#}");
 }
 
 #[test]

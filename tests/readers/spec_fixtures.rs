@@ -268,6 +268,9 @@ impl SourceTree for Counting {
     fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
         self.tree.undecodable(dir)
     }
+    fn filter_driver(&self, path: &str) -> Result<Option<String>, SpecError> {
+        self.tree.filter_driver(path)
+    }
 }
 
 #[test]

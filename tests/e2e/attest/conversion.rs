@@ -1,5 +1,6 @@
 //! The task list as git converts it: with `core.autocrlf`, a `.gitattributes` `eol`, or a clean
-//! and smudge filter, the work-tree file is not the staged blob byte for byte, yet `git status`
+//! and smudge filter the repository's own `info/attributes` gives it (one a tree gives it is
+//! refused), the work-tree file is not the staged blob byte for byte, yet `git status`
 //! calls it unchanged. The writer decides "unstaged changes" as git does (the work-tree file
 //! cleaned into git's form against the staged blob), stages the ticked blob in git's form and
 //! writes the work tree in its own form, so `git status` and `git diff` stay empty.
@@ -98,8 +99,10 @@ fn under_autocrlf_an_unstaged_edit_is_still_refused() {
     assert_eq!(p.read(&tasks_path()), edited, "the edit is left as it is");
 }
 
-/// A clean and smudge filter the repository's own config defines (here rot13, its own inverse):
-/// the blob holds the plain text, the work tree the filtered one, as git runs the driver.
+/// A clean and smudge filter the repository's own config defines (here rot13, its own inverse)
+/// and its own `info/attributes` gives the task list: the blob holds the plain text, the work
+/// tree the filtered one, as git runs the driver. (A `filter` a tree's `.gitattributes` gives a
+/// task list is refused: its stored bytes are not what a checkout shows, `task_lists.rs`.)
 #[test]
 fn a_clean_and_smudge_filter_is_run_as_git_runs_it() {
     let s = Setup::speckit(Evidence::Verified);
@@ -108,9 +111,7 @@ fn a_clean_and_smudge_filter_is_run_as_git_runs_it() {
     p.git(&["config", "filter.rot13.clean", rot13]);
     p.git(&["config", "filter.rot13.smudge", rot13]);
     p.git(&["config", "filter.rot13.required", "true"]);
-    p.write(".gitattributes", "tasks.md filter=rot13\n");
-    p.git(&["add", ".gitattributes"]);
-    p.git(&["commit", "-q", "-m", "rot13 task lists"]);
+    p.write(".git/info/attributes", "tasks.md filter=rot13\n");
     check_out_again(&s);
     assert_eq!(p.git(&["status", "--porcelain"]), "", "git sees a clean work tree");
     let blob = p.git_bytes(&["show", &format!(":{}", tasks_path())]);
@@ -239,9 +240,10 @@ fn an_encoding_that_cannot_be_written_back_as_git_does_is_refused_naming_it_and_
     let p = &s.project;
     p.git(&["config", "filter.same.clean", "cat"]);
     p.git(&["config", "filter.same.smudge", "cat"]);
-    p.write(".gitattributes", "tasks.md text working-tree-encoding=UTF-16 filter=same\n");
+    p.write(".gitattributes", "tasks.md text working-tree-encoding=UTF-16\n");
     p.git(&["add", ".gitattributes"]);
-    p.git(&["commit", "-q", "-m", "UTF-16 and a filter"]);
+    p.git(&["commit", "-q", "-m", "UTF-16"]);
+    p.write(".git/info/attributes", "tasks.md filter=same\n");
     check_out_again(&s);
     refused(&s, &s.evidence, 13, &["`working-tree-encoding=UTF-16`", "its filter driver `same` too"]);
 }
