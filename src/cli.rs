@@ -209,8 +209,12 @@ pub enum SigstoreSub {
     /// sha256. `attest verify` does the same by itself when it checks a keyless line and the cache
     /// is missing or older than a day.
     ///
-    /// Exit codes: 0 refreshed; 13 the repository cannot be reached or does not verify, or the
-    /// cache cannot be written (the cache is then unchanged); 1 internal error.
+    /// Run in a repository whose tree at HEAD provides the cache (a file there, or a symbolic link
+    /// on the way to it), it refuses it, as `attest verify` would.
+    ///
+    /// Exit codes: 0 refreshed; 13 the repository cannot be reached or does not verify, the cache
+    /// cannot be written, or the tree at HEAD provides it (the cache is then unchanged); 1
+    /// internal error.
     FetchRoot(FetchRootArgs),
 }
 
