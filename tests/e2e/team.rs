@@ -8,6 +8,7 @@
 //!   with `notes.rewriteRef` is replaced the same way; a cherry-pick is carried with
 //!   `--from/--to`);
 //! - the same with `speccoder hooks install` and a plain `git rebase` (and `git commit --amend`);
+//!   a hooks directory the repository committed as a link is never written through;
 //! - an amended task change is refused by `carry`; so is a task commit whose implementation a
 //!   `git rebase -i` dropped (by the hook too), while a series rebased, reordered and joined by
 //!   another commit is carried; of two writers' task commits with the same tick, carry takes the
@@ -683,6 +684,23 @@ fn hooks_install_carries_after_a_plain_rebase_and_an_amend() {
     assert!(refused.stderr.contains("not written by speccoder"), "{refused}");
     assert_eq!(std::fs::read_to_string(&hook).unwrap(), "#!/bin/sh\necho mine\n");
     team.fsck(&[&bob]);
+}
+
+/// A repository that commits its shared hooks directory as a link leading out of the work tree
+/// (`core.hooksPath .githooks`, as its README says) gets no hook written through it: `hooks
+/// install` refuses it as every output reached through such a link is refused (exit 13).
+#[cfg(unix)]
+#[test]
+fn hooks_install_never_writes_through_a_hooks_directory_link_the_repository_committed() {
+    let p = common::Project::speckit();
+    let victim = p.scratch_dir("victim");
+    std::os::unix::fs::symlink(&victim, p.root.join(".githooks")).unwrap();
+    p.git(&["add", ".githooks"]);
+    p.git(&["commit", "-q", "-m", "shared hooks (a link)"]);
+    p.git(&["config", "core.hooksPath", ".githooks"]);
+    let refused = p.speccoder(&["hooks", "install"]).failure(13);
+    assert!(refused.stderr.contains(".githooks on the way to it is a symbolic link"), "{refused}");
+    assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0, "nothing written where the link leads");
 }
 
 #[test]
