@@ -179,11 +179,13 @@ pub enum HooksSub {
     /// line: installing again replaces it (and makes it executable again), and a hook that
     /// speccoder did not write is never overwritten (add the line `speccoder attest carry
     /// --rewritten` to it yourself); what is no hook file there (a directory, a FIFO, a link to
-    /// nothing) is named, to be removed.
+    /// nothing) is named, to be removed. A hooks directory reached through a symbolic link in the
+    /// work tree, which the repository may have committed, is refused.
     ///
-    /// Exit codes: 0 installed, updated or unchanged; 14 a `post-rewrite` hook speccoder did not
-    /// write or something that is no hook file at its path, a hooks path that is not a directory
-    /// or cannot be written; 1 internal error.
+    /// Exit codes: 0 installed, updated or unchanged; 13 a hooks path reached through a symbolic
+    /// link in the work tree; 14 a `post-rewrite` hook speccoder did not write or something that
+    /// is no hook file at its path, a hooks path that is not a directory or cannot be written; 1
+    /// internal error.
     Install(HooksInstallArgs),
 }
 
@@ -209,8 +211,12 @@ pub enum SigstoreSub {
     /// sha256. `attest verify` does the same by itself when it checks a keyless line and the cache
     /// is missing or older than a day.
     ///
-    /// Exit codes: 0 refreshed; 13 the repository cannot be reached or does not verify, or the
-    /// cache cannot be written (the cache is then unchanged); 1 internal error.
+    /// Run in a repository whose tree at HEAD provides the cache (a file there, or a symbolic link
+    /// on the way to it), it refuses it, as `attest verify` would.
+    ///
+    /// Exit codes: 0 refreshed; 13 the repository cannot be reached or does not verify, the cache
+    /// cannot be written, or the tree at HEAD provides it (the cache is then unchanged); 1
+    /// internal error.
     FetchRoot(FetchRootArgs),
 }
 

@@ -5,7 +5,8 @@
 //! The hook goes where git looks for hooks: `core.hooksPath` (relative to the work tree root when
 //! relative, as git reads it), else the `hooks` directory of the common git directory. It is
 //! marked as speccoder's by its second line; speccoder replaces only a hook with that mark and
-//! never overwrites a hook somebody else wrote.
+//! never overwrites a hook somebody else wrote, nor writes through a symbolic link in the work
+//! tree on the way to the hooks directory.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::input::{self, InputError};
 use crate::model::shown::in_line;
+use crate::output_file::{OutputError, Problem};
 
 /// The line that marks a hook as written by speccoder.
 pub const MARKER: &str = "# speccoder-managed hook: post-rewrite";
@@ -75,6 +77,10 @@ pub enum HookError {
         /// Why.
         reason: String,
     },
+    /// The hooks directory is reached through a symbolic link in the work tree, which the
+    /// repository may have committed: the hook is never written through it.
+    #[error(transparent)]
+    Linked(#[from] OutputError),
     /// The repository failed.
     #[error(transparent)]
     Git(#[from] GitError),
@@ -84,6 +90,7 @@ impl ExitClass for HookError {
     fn class(&self) -> Class {
         match self {
             HookError::Git(e) => e.class(),
+            HookError::Linked(e) => e.class(),
             HookError::Foreign(_) | HookError::NotAHook { .. } | HookError::Directory { .. } => {
                 Class::GitPrecondition
             }
@@ -152,6 +159,7 @@ const NOT_CARRIED: &str = "so the evidence of the rewritten task commits was not
 /// take the hook.
 pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookError> {
     let dir = hooks_dir(repo)?;
+    refuse_link_in_work_tree(repo, &dir)?;
     let dir_error = |reason: String| HookError::Directory { path: dir.clone(), reason };
     match std::fs::metadata(&dir) {
         Ok(meta) if meta.is_dir() => {}
@@ -217,6 +225,25 @@ pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookEr
         |p| p.display().to_string(),
     );
     Ok(HookReport { path: path.display().to_string(), action, program })
+}
+
+/// Refuses the hooks directory `dir` when a symbolic link in the work tree is on the way to it
+/// ([`crate::output_file::link_below`]), as every file speccoder writes is refused: a repository
+/// may commit `.githooks` as a link that leads the hook anywhere. The git directory is the user's
+/// own (a work tree holds none of it), and a link there is followed.
+fn refuse_link_in_work_tree(repo: &Repo, dir: &Path) -> Result<(), OutputError> {
+    let absolute = |p: &Path| std::path::absolute(p).ok();
+    let in_git_dir =
+        [repo.git_dir(), repo.common_dir()].into_iter().filter_map(absolute).any(|g| dir.starts_with(g));
+    let link = repo
+        .workdir()
+        .and_then(absolute)
+        .filter(|_| !in_git_dir)
+        .and_then(|w| crate::output_file::link_below(&w, dir));
+    match link {
+        Some(link) => Err(OutputError { path: dir.join(HOOK), problem: Problem::LinkOnTheWay(link) }),
+        None => Ok(()),
+    }
 }
 
 /// What is at the hook's `path` when it is no file git could run as a hook (git follows a link
@@ -334,9 +361,12 @@ mod tests {
         std::fs::write(&theirs, "#!/bin/sh\nmy-tool\n").unwrap();
         std::os::unix::fs::symlink(&theirs, &hook).unwrap();
         assert!(matches!(install(&repo, None), Err(HookError::Foreign(_))));
-        // A hooks directory that is a link to nothing is said to be one, never "File exists".
+        // A hooks directory that is a link to nothing (outside the work tree, where a link is the
+        // user's own) is said to be one, never "File exists".
+        let outside = tempfile::tempdir().unwrap();
+        let nowhere = outside.path().join("nowhere");
         fx.git(&["config", "core.hooksPath", nowhere.to_str().unwrap()]);
-        std::os::unix::fs::symlink(fx.path().join("gone"), &nowhere).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("gone"), &nowhere).unwrap();
         let said = install(&fx.repo(), None).unwrap_err().to_string();
         assert!(said.contains("it is a symbolic link to nothing: create the directory it names"), "{said}");
     }
@@ -357,6 +387,33 @@ mod tests {
         );
         let bob = install(&repo, Some(Path::new("/opt/bob/speccoder"))).unwrap();
         assert_eq!(bob.action, "unchanged");
+    }
+
+    /// A hooks directory reached through a link in the work tree (`.githooks` itself, or a
+    /// directory above it) is refused and nothing is written where the link leads; a link that is
+    /// the git directory's `hooks` is the user's own and is followed.
+    #[cfg(unix)]
+    #[test]
+    fn a_hooks_directory_reached_through_a_link_in_the_work_tree_is_refused_and_one_in_the_git_dir_is_followed()
+     {
+        let fx = crate::git::test_support::Fixture::new();
+        let outside = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), fx.path().join(".githooks")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), fx.path().join("tools")).unwrap();
+        for (hooks_path, link) in [(".githooks", ".githooks"), ("tools/hooks", "tools")] {
+            fx.git(&["config", "core.hooksPath", hooks_path]);
+            let err = install(&fx.repo(), None).unwrap_err();
+            assert_eq!(err.exit_code(), crate::exit::CONFIG, "{err}");
+            let said = err.to_string();
+            assert!(said.contains(&format!("{link} on the way to it is a symbolic link")), "{said}");
+        }
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0, "nothing written through the link");
+        fx.git(&["config", "--unset", "core.hooksPath"]);
+        let hooks = fx.path().join(".git/hooks");
+        let _ = std::fs::remove_dir_all(&hooks);
+        std::os::unix::fs::symlink(outside.path(), &hooks).unwrap();
+        assert_eq!(install(&fx.repo(), None).unwrap().action, "installed");
+        assert!(outside.path().join(HOOK).is_file());
     }
 
     /// A hook whose binary is gone, with none on PATH, says that nothing was carried and what to

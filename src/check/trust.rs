@@ -172,6 +172,8 @@ pub enum GivenFile {
     /// A file whose `--…-rev` flag the command does not take (`attest carry`, `attest fetch`):
     /// the base's copy, given by the flag that takes a path.
     CopyOf(&'static RevFile),
+    /// The cached public-good Sigstore trusted root, where no flag named a root.
+    SigstoreCache,
 }
 
 impl GivenFile {
@@ -180,6 +182,7 @@ impl GivenFile {
         match self {
             GivenFile::WithRev(file) | GivenFile::CopyOf(file) => file.chooses,
             GivenFile::Trust => "the trust",
+            GivenFile::SigstoreCache => "the Sigstore trusted root",
         }
     }
 
@@ -197,6 +200,10 @@ impl GivenFile {
                 " (the base's copy: `git show <base>:{tree_path} > FILE`, FILE outside the repository, then {} FILE)",
                 file.file_flag
             ),
+            GivenFile::SigstoreCache => {
+                " to --sigstore-trusted-root, or set XDG_CACHE_HOME to a directory outside the work tree"
+                    .to_owned()
+            }
         }
     }
 }
@@ -493,9 +500,9 @@ pub fn read_rev_file(
 
 /// Refuses `path` when it lies in one of the repository's work trees (the main one or a linked
 /// one: each may hold the branch under review) and the checked tree has a file at that place, or
-/// when a symbolic link on the way to it lies where the checked tree has an entry: either way the
-/// branch under review would be choosing its own trust (or rules); `file` says what the file is,
-/// for the advice.
+/// when a symbolic link on the way to it lies where the checked tree has an entry (whether the
+/// file is there yet or not: a cache is written where it is missing): either way the branch under
+/// review would be choosing its own trust (or rules); `file` says what the file is, for the advice.
 ///
 /// # Errors
 /// [`TrustError::ProvidedByTree`], or a tree or the list of work trees that cannot be read.
@@ -505,8 +512,11 @@ pub fn refuse_in_tree(
     checked_tree: ObjectId,
     file: GivenFile,
 ) -> Result<(), TrustError> {
-    let Ok(full) = std::fs::canonicalize(path) else { return Ok(()) };
+    let full = std::fs::canonicalize(path).ok();
     let links = links_on_the_way(path);
+    if full.is_none() && links.is_empty() {
+        return Ok(());
+    }
     let tree = repo.tree(checked_tree);
     for work_tree in repo.work_trees()? {
         let Ok(root) = std::fs::canonicalize(&work_tree) else { continue };
@@ -514,7 +524,7 @@ pub fn refuse_in_tree(
             let rel = place.strip_prefix(&root).ok()?.to_string_lossy().replace('\\', "/");
             (!rel.is_empty() && !rel.starts_with(".git/")).then_some(rel)
         };
-        if let Some(rel) = in_tree(&full)
+        if let Some(rel) = full.as_deref().and_then(in_tree)
             && tree.file(&rel)?.is_some()
         {
             return Err(TrustError::ProvidedByTree {
@@ -669,11 +679,7 @@ impl SignatureTrust {
     /// # Errors
     /// See [`TrustError`].
     pub fn load_outside_head(repo: &Repo, files: &TrustFiles) -> Result<SignatureTrust, TrustError> {
-        let head_tree = match repo.head()? {
-            Head::Branch { commit, .. } | Head::Detached(commit) => repo.commit_tree(commit)?,
-            Head::Unborn(_) => repo.empty_tree_id(),
-        };
-        SignatureTrust::load(repo, files, head_tree, &|_| false)
+        SignatureTrust::load(repo, files, head_tree(repo)?, &|_| false)
     }
 
     /// The principals the trust names, each once: the SSH allowed-signers principals, the OpenPGP
@@ -705,8 +711,48 @@ impl SignatureTrust {
     }
 }
 
+/// The tree at HEAD (an unborn branch's: the empty tree).
+fn head_tree(repo: &Repo) -> Result<ObjectId, crate::git::GitError> {
+    Ok(match repo.head()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => repo.commit_tree(commit)?,
+        Head::Unborn(_) => repo.empty_tree_id(),
+    })
+}
+
+/// Refuses the cache of the public-good Sigstore trusted root where the checked tree provides it
+/// ([`refuse_in_tree`]): a cache home inside the work tree (`XDG_CACHE_HOME=$PWD/.cache`) would
+/// let the branch under review commit the root it is checked against. Without a cache home the
+/// resolution itself says so, when a keyless line needs the root.
+///
+/// # Errors
+/// [`TrustError::ProvidedByTree`], or a tree that cannot be read.
+#[cfg(feature = "sigstore")]
+pub fn refuse_sigstore_cache_in_tree(repo: &Repo, checked_tree: ObjectId) -> Result<(), TrustError> {
+    let Ok(path) = crate::sign::sigstore::default_cache_path() else { return Ok(()) };
+    let cache = GivenPath {
+        path,
+        given_by: "the Sigstore trusted-root cache, which follows XDG_CACHE_HOME, else HOME/.cache",
+    };
+    cache.refuse_in_tree(repo, checked_tree, GivenFile::SigstoreCache)
+}
+
+/// `sigstore fetch-root`: refreshes the cached public-good Sigstore trusted root, refused where
+/// the tree at HEAD of `repo` (the repository the command runs in, if any) provides the cache
+/// ([`refuse_sigstore_cache_in_tree`]), so that no branch's file is replaced or written through.
+///
+/// # Errors
+/// [`TrustError::ProvidedByTree`], or the refresh's failure.
+#[cfg(feature = "sigstore")]
+pub fn refresh_sigstore_cache(repo: Option<&Repo>) -> Result<crate::sign::sigstore::Refreshed, TrustError> {
+    if let Some(repo) = repo {
+        refuse_sigstore_cache_in_tree(repo, head_tree(repo)?)?;
+    }
+    Ok(crate::sign::sigstore::refresh_public_good_root()?)
+}
+
 /// The Sigstore trust of `files`: the identity and issuer, with the given trusted root or the
-/// public-good one (cached, or fetched through TUF when a keyless line needs it).
+/// public-good one (cached, or fetched through TUF when a keyless line needs it; a cache the
+/// checked tree provides is refused).
 #[cfg(feature = "sigstore")]
 fn load_sigstore(
     repo: &Repo,
@@ -723,7 +769,10 @@ fn load_sigstore(
             let root = TrustedRoot::from_file(path)?;
             SigstoreTrustSource::given(SigstoreTrust::keyless(root, identity.clone(), issuer.clone()))
         }
-        None => SigstoreTrustSource::lazy(identity.clone(), issuer.clone(), public_good_root),
+        None => {
+            refuse_sigstore_cache_in_tree(repo, checked_tree)?;
+            SigstoreTrustSource::lazy(identity.clone(), issuer.clone(), public_good_root)
+        }
     }))
 }
 

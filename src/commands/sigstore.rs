@@ -1,9 +1,11 @@
 //! `speccoder sigstore fetch-root`.
 
 use serde::Serialize;
+use speccoder_attest::check::trust::refresh_sigstore_cache;
 use speccoder_attest::exit;
+use speccoder_attest::git::Repo;
 use speccoder_attest::model::shown::in_line;
-use speccoder_attest::sign::sigstore::{PUBLIC_TUF_URL, refresh_public_good_root};
+use speccoder_attest::sign::sigstore::PUBLIC_TUF_URL;
 
 use crate::cli::SigstoreSub;
 
@@ -27,11 +29,13 @@ impl std::fmt::Display for Fetched {
     }
 }
 
-/// Runs one `speccoder sigstore` subcommand.
+/// Runs one `speccoder sigstore` subcommand; `fetch-root` run in a repository refuses a cache
+/// its tree at HEAD holds.
 pub fn run(sub: &SigstoreSub) -> u8 {
     match sub {
         SigstoreSub::FetchRoot(args) => {
-            let result = refresh_public_good_root().map(|r| Fetched {
+            let repo = Repo::discover_to_read(".").ok();
+            let result = refresh_sigstore_cache(repo.as_ref()).map(|r| Fetched {
                 tuf_repository: PUBLIC_TUF_URL,
                 path: r.path.display().to_string(),
                 sha256: r.sha256,

@@ -424,10 +424,18 @@ fn usable_parent(path: &Path) -> Result<&Path, Problem> {
 /// anywhere. Above it, or elsewhere, the directories are the user's own.
 #[must_use]
 pub fn link_on_the_way(dir: &Path) -> Option<PathBuf> {
+    link_below(&std::env::current_dir().ok()?, dir)
+}
+
+/// The first symbolic link among the directories of `dir` that lie below `base` (a relative
+/// `dir` is read from `base`), as [`link_on_the_way`] looks below the current directory: for a
+/// place another directory than the current one roots, as a work tree roots the hooks directory
+/// `core.hooksPath` names.
+#[must_use]
+pub fn link_below(base: &Path, dir: &Path) -> Option<PathBuf> {
     use std::path::Component;
-    let cwd = std::env::current_dir().ok()?;
-    let below = if dir.is_absolute() { dir.strip_prefix(&cwd).ok()? } else { dir };
-    let (mut at, mut named) = (cwd, PathBuf::new());
+    let below = if dir.is_absolute() { dir.strip_prefix(base).ok()? } else { dir };
+    let (mut at, mut named) = (base.to_path_buf(), PathBuf::new());
     for part in below.components() {
         match part {
             Component::Normal(name) => {

@@ -91,12 +91,16 @@ pub struct HistoryNeeds<'a> {
     pub walked: &'a [ObjectId],
     /// Where that walk was to stop (exclusive); `None`: at the roots.
     pub base: Option<ObjectId>,
+    /// The checked head's whole history, where unexplained ticks' task commits were looked for:
+    /// only a boundary commit among it can have cut one off. `None`: any boundary commit may have.
+    pub reached: Option<&'a [ObjectId]>,
 }
 
 /// In a shallow clone, refuses a check whose history crosses the shallow boundary (a task
-/// commit at the boundary, a ticked task whose commit was not found, a base beyond it, a walked
-/// range that stopped at the boundary rather than at its base or a root), saying to fetch the
-/// whole history; a complete clone always passes.
+/// commit at the boundary, a ticked task whose commit was not found where the checked history
+/// reaches the boundary, a base beyond it, a walked range that stopped at the boundary rather
+/// than at its base or a root), saying to fetch the whole history; a complete clone always
+/// passes, and so does a checked history that is whole where only another branch was cut.
 ///
 /// # Errors
 /// [`VerifyError::Shallow`].
@@ -108,12 +112,12 @@ pub fn history_reaches(repo: &Repo, needs: &HistoryNeeds<'_>) -> Result<(), Veri
             *c,
             format!("the task commit {c} has no parent here (its judge configuration is read at the parent)"),
         )
-    } else if let Some(task) = needs.unexplained.first() {
+    } else if let (Some(task), Some(cut)) = (needs.unexplained.first(), cut_in_reach(needs, &boundary)) {
         let others = match needs.unexplained.len() {
             1 => String::new(),
             n => format!(" and {} other ticked task(s)", n - 1),
         };
-        (*first, format!("no task commit for {task}{others} was found above it"))
+        (cut, format!("no task commit for {task}{others} was found above it"))
     } else if needs.base_unrelated {
         (*first, "the merge base of the head and the base lies beyond it".to_owned())
     } else if let Some(c) = walk_cut_off_at(repo, needs, &boundary)? {
@@ -154,6 +158,16 @@ pub fn boundary_sets_no_box<'t>(
             ),
         }),
         None => Ok(()),
+    }
+}
+
+/// The first commit at the shallow `boundary` (sorted) that the checked history reaches
+/// ([`HistoryNeeds::reached`]; any, when it is not told): where a task commit may have been cut
+/// off. `None`: that history is whole.
+fn cut_in_reach(needs: &HistoryNeeds<'_>, boundary: &[ObjectId]) -> Option<ObjectId> {
+    match needs.reached {
+        None => boundary.first().copied(),
+        Some(reached) => reached.iter().filter(|c| boundary.binary_search(c).is_ok()).min().copied(),
     }
 }
 

@@ -304,7 +304,7 @@ pub fn verify_branch_into(
     }
     let ids: Vec<ObjectId> =
         planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
-    history_reaches_the_plan(repo, &planned, &ids, base_unrelated)?;
+    history_reaches_the_plan(repo, &planned, &ids, base_unrelated, &reachable)?;
     let ticked = planned.iter().flat_map(|(_, targets)| targets.iter().map(String::as_str));
     completeness::boundary_sets_no_box(repo, |boundary| setters.first_set_by(boundary, ticked))?;
     let checker = checker.knowing(setters.learned());
@@ -392,13 +392,15 @@ fn fetch_what_a_branch_check_reads(
 }
 
 /// Refuses a history cut short where the plan needs it: a task commit `ids` names beyond a
-/// shallow boundary, or a tick without one that such a commit could explain. Nothing explains a
-/// task list that cannot be read or an id on two lines.
+/// shallow boundary, or a tick without one that such a commit could explain, where the head's
+/// history (`reachable`) reaches the boundary. Nothing explains a task list that cannot be read
+/// or an id on two lines.
 fn history_reaches_the_plan(
     repo: &Repo,
     planned: &[UnitPlan],
     ids: &[ObjectId],
     base_unrelated: bool,
+    reachable: &[ObjectId],
 ) -> Result<(), VerifyError> {
     let unexplained: Vec<&str> = planned
         .iter()
@@ -408,7 +410,13 @@ fn history_reaches_the_plan(
         .collect();
     completeness::history_reaches(
         repo,
-        &HistoryNeeds { commits: ids, unexplained, base_unrelated, ..HistoryNeeds::default() },
+        &HistoryNeeds {
+            commits: ids,
+            unexplained,
+            base_unrelated,
+            reached: Some(reachable),
+            ..HistoryNeeds::default()
+        },
     )
 }
 

@@ -1898,6 +1898,89 @@ fn a_relative_cache_home_is_never_where_the_trusted_root_is_taken_from() {
     assert!(!c.p.root.join("rel-home").exists(), "{r}");
 }
 
+/// Where the cache of the public-good Sigstore root lies inside the work tree.
+#[cfg(feature = "sigstore")]
+const PLANTED_CACHE: &str = ".cache/speccoder/sigstore/trusted_root.json";
+
+/// A case whose checked tree commits `.cache/speccoder/sigstore/trusted_root.json`, as a pull
+/// request may where CI keeps its cache in the work tree.
+#[cfg(feature = "sigstore")]
+fn setup_with_committed_cache() -> Case {
+    setup_prepared(Evidence::Verified, &[], |c| {
+        c.p.write(
+            PLANTED_CACHE,
+            std::fs::read(sigstore_suite().join("production-trusted_root.json")).unwrap(),
+        );
+        c.p.git(&["add", PLANTED_CACHE]);
+        c.p.git(&["commit", "-qm", "ci cache"]);
+    })
+}
+
+/// Asserts `r` is the refusal of the cache `tree_path` of the checked tree, with its advice.
+#[cfg(feature = "sigstore")]
+fn expect_cache_refused(r: Run, tree_path: &str) {
+    let r = r.failure(13);
+    for part in [
+        "the Sigstore trusted-root cache",
+        &format!("`{tree_path}` of the tree being checked"),
+        "--sigstore-trusted-root",
+        "set XDG_CACHE_HOME to a directory outside the work tree",
+    ] {
+        assert!(r.stderr.contains(part), "the refusal says {part:?}\n{r}");
+    }
+}
+
+/// A Sigstore root cache the checked tree commits (`XDG_CACHE_HOME=$PWD/.cache`, or `HOME` the
+/// work tree) is refused with exit 13 and advice, as `--sigstore-trusted-root` inside the tree
+/// is: the branch under review would choose the root it is checked against. A cache in the work
+/// tree that the tree does not hold is the caller's own.
+#[cfg(feature = "sigstore")]
+#[test]
+fn a_sigstore_root_cache_the_checked_tree_commits_is_refused_with_advice() {
+    let c = setup_with_committed_cache();
+    expect_cache_refused(verify_keyless_default_root(&c, &c.p.root.join(".cache")), PLANTED_CACHE);
+    let mut cmd = keyless_default_root_command(&c);
+    cmd.env("HOME", &c.p.root).env_remove("XDG_CACHE_HOME");
+    expect_cache_refused(run(cmd), PLANTED_CACHE);
+    let untracked = c.p.root.join("untracked-cache");
+    std::fs::create_dir_all(untracked.join("speccoder/sigstore")).unwrap();
+    std::fs::copy(c.p.root.join(PLANTED_CACHE), untracked.join("speccoder/sigstore/trusted_root.json"))
+        .unwrap();
+    verify_keyless_default_root(&c, &untracked).success();
+}
+
+/// A cache reached through a symbolic link the checked tree commits is refused, whether the
+/// link's target holds a root or not (a missing cache would be written through the link).
+#[cfg(feature = "sigstore")]
+#[test]
+fn a_sigstore_root_cache_reached_through_a_link_the_checked_tree_commits_is_refused() {
+    let c = setup_prepared(Evidence::Verified, &[], |c| {
+        let outside = c.p.scratch_dir("elsewhere");
+        std::os::unix::fs::symlink(&outside, c.p.root.join(".cache")).unwrap();
+        c.p.git(&["add", ".cache"]);
+        c.p.git(&["commit", "-qm", "cache link"]);
+    });
+    let outside = c.p.scratch.join("elsewhere");
+    expect_cache_refused(verify_keyless_default_root(&c, &c.p.root.join(".cache")), ".cache");
+    let planted = outside.join("speccoder/sigstore/trusted_root.json");
+    std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
+    std::fs::copy(sigstore_suite().join("production-trusted_root.json"), &planted).unwrap();
+    expect_cache_refused(verify_keyless_default_root(&c, &c.p.root.join(".cache")), ".cache");
+}
+
+/// `sigstore fetch-root` run in a repository whose tree at HEAD commits the cache refuses it
+/// before asking the network, and leaves the file as it is.
+#[cfg(feature = "sigstore")]
+#[test]
+fn fetching_the_sigstore_root_into_a_cache_the_tree_at_head_commits_is_refused() {
+    let c = setup_with_committed_cache();
+    let before = c.p.read(PLANTED_CACHE);
+    let mut cmd = speccoder_command(&c.p.root, &c.p.home, &["sigstore", "fetch-root"]);
+    cmd.env("XDG_CACHE_HOME", c.p.root.join(".cache"));
+    expect_cache_refused(run(cmd), PLANTED_CACHE);
+    assert_eq!(c.p.read(PLANTED_CACHE), before, "the committed file is left as it is");
+}
+
 /// Sigstore trust given but no keyless line to check: the root is never resolved, so nothing is
 /// fetched and nothing is cached, even with an empty cache.
 #[cfg(feature = "sigstore")]

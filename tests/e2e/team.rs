@@ -8,6 +8,7 @@
 //!   with `notes.rewriteRef` is replaced the same way; a cherry-pick is carried with
 //!   `--from/--to`);
 //! - the same with `speccoder hooks install` and a plain `git rebase` (and `git commit --amend`);
+//!   a hooks directory the repository committed as a link is never written through;
 //! - an amended task change is refused by `carry`; so is a task commit whose implementation a
 //!   `git rebase -i` dropped (by the hook too), while a series rebased, reordered and joined by
 //!   another commit is carried; of two writers' task commits with the same tick, carry takes the
@@ -18,7 +19,8 @@
 //! - a line signed later in one clone merges over its unsigned copy in the other; different
 //!   statements on one commit are a conflict and change nothing;
 //! - a depth-1 clone exits 14 with the fetch advice; a clone without notes exits 14 saying to
-//!   run `attest fetch`;
+//!   run `attest fetch`; a shallow clone whose checked branch is whole checks a hand tick as a
+//!   complete clone does;
 //! - a `--filter=blob:none` clone verifies after `attest fetch`, fetching what it reads in one
 //!   `git fetch`;
 //! - `--github` output, line by line, and `--allow-empty`;
@@ -683,6 +685,23 @@ fn hooks_install_carries_after_a_plain_rebase_and_an_amend() {
     assert!(refused.stderr.contains("not written by speccoder"), "{refused}");
     assert_eq!(std::fs::read_to_string(&hook).unwrap(), "#!/bin/sh\necho mine\n");
     team.fsck(&[&bob]);
+}
+
+/// A repository that commits its shared hooks directory as a link leading out of the work tree
+/// (`core.hooksPath .githooks`, as its README says) gets no hook written through it: `hooks
+/// install` refuses it as every output reached through such a link is refused (exit 13).
+#[cfg(unix)]
+#[test]
+fn hooks_install_never_writes_through_a_hooks_directory_link_the_repository_committed() {
+    let p = common::Project::speckit();
+    let victim = p.scratch_dir("victim");
+    std::os::unix::fs::symlink(&victim, p.root.join(".githooks")).unwrap();
+    p.git(&["add", ".githooks"]);
+    p.git(&["commit", "-q", "-m", "shared hooks (a link)"]);
+    p.git(&["config", "core.hooksPath", ".githooks"]);
+    let refused = p.speccoder(&["hooks", "install"]).failure(13);
+    assert!(refused.stderr.contains(".githooks on the way to it is a symbolic link"), "{refused}");
+    assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0, "nothing written where the link leads");
 }
 
 #[test]
@@ -1405,6 +1424,54 @@ fn a_shallow_boundary_on_a_merged_side_branch_is_told_to_fetch_not_blamed_for_th
     assert!(out.stderr.contains(&task("T002")) && !out.stdout.contains("ticked_again"), "{out}");
     shallow.git(&["fetch", "-q", "--unshallow", "origin", "feature-a"]);
     assert_eq!(verify(&shallow).code(), Some(0));
+}
+
+/// A shallow clone whose checked branch is whole (only another branch was cut, `--depth N
+/// --no-single-branch`) checks a hand tick as a complete clone does (`ticked_without_evidence`,
+/// 26): a boundary its history never reaches cut nothing off. A branch whose history does reach
+/// the boundary is still told to fetch the whole history (14).
+#[test]
+fn a_shallow_boundary_the_checked_history_never_reaches_is_not_blamed_for_a_hand_tick() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    ada.attest("T001", &[]);
+    ada.set_box_by_hand("T003", true, "Tick T003 by hand");
+    let depth = ada.git(&["rev-list", "--count", "HEAD"]).trim().to_owned();
+    // A branch on top, longer than the depth: the clone's boundary is one of its commits.
+    ada.git(&["checkout", "-q", "-b", "long"]);
+    for n in 0..depth.parse::<usize>().unwrap() + 3 {
+        ada.git(&["commit", "-q", "--allow-empty", "-m", &format!("long {n}")]);
+    }
+    ada.git(&["push", "-q", "origin", "feature-a", "long"]);
+    ada.speccoder(&["attest", "push"]).success();
+    let allowed = ada.allowed_file();
+    let verify = |clone: &Clone<'_>| {
+        clone.speccoder(&[
+            "attest",
+            "verify",
+            "--branch",
+            "--all",
+            "--allowed-signers",
+            allowed.to_str().unwrap(),
+        ])
+    };
+
+    let shallow = team.clone("shallow", &["--depth", &depth, "--no-single-branch", "-b", "feature-a"]);
+    shallow.speccoder(&["attest", "fetch"]).success();
+    assert!(!shallow.git(&["rev-parse", "--is-shallow-repository"]).contains("false"));
+    let out = verify(&shallow).failure(26);
+    assert!(out.stdout.contains("ticked_without_evidence") && out.stdout.contains(&task("T003")), "{out}");
+    assert!(!out.stderr.contains("this clone is shallow"), "{out}");
+
+    // The long branch's history reaches the boundary: its ticks may lie beyond it.
+    shallow.git(&["checkout", "-q", "--detach", "origin/long"]);
+    let out = verify(&shallow).failure(14);
+    assert!(
+        out.stderr.contains("this clone is shallow") && out.stderr.contains("git fetch --unshallow"),
+        "{out}"
+    );
+    team.fsck(&[&ada, &shallow]);
 }
 
 #[test]
