@@ -1,11 +1,15 @@
 //! Reading the evidence file and the red output it points at: both are hostile input, so sizes
 //! are bounded, the shape is checked field by field, and every error names the file and field.
+//! An error quotes a value of the evidence (a field's name, serde's word on a value, a task, a
+//! path) only when it passes the clean check ([`unless_leaking`]): a refused file is checked no
+//! further, and its values would reach a terminal and a CI log.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::input::{self, InputError};
+use crate::model::clean;
 use crate::model::evidence::{Evidence, EvidenceRuleError, HeldOutRun, RedRun, SuiteRun};
 use crate::model::unique_members::UniqueMembers;
 
@@ -51,6 +55,16 @@ pub enum EvidenceError {
         /// The task in the file.
         found: String,
     },
+    /// The red output named by the evidence cannot be read, at a path that is not clean.
+    #[error(
+        "the red phase's output (`phases[].output` in {evidence}) cannot be read at the path the evidence names, which is not shown as it holds {what}; it must be a regular file inside the evidence file's directory, named by a relative path (no absolute path, no `..`)"
+    )]
+    RedOutputUnshown {
+        /// The evidence file that names it.
+        evidence: PathBuf,
+        /// What the clean check found in the path (`an absolute local path`).
+        what: &'static str,
+    },
     /// The red output named by the evidence cannot be read.
     #[error(
         "the red phase's output (`phases[].output` in {evidence}): {source}; it must be a regular file inside the evidence file's directory, named relative to it"
@@ -90,6 +104,7 @@ impl crate::exit::ExitClass for EvidenceError {
             | EvidenceError::Rule { .. }
             | EvidenceError::OtherTask { .. }
             | EvidenceError::RedOutput { .. }
+            | EvidenceError::RedOutputUnshown { .. }
             | EvidenceError::Number { .. }
             | EvidenceError::TooManyValues { .. } => crate::exit::Class::Config,
         }
@@ -120,27 +135,47 @@ pub fn load(path: &Path, task: &str) -> Result<LoadedEvidence, EvidenceError> {
     }
     let evidence = parse(&bytes).map_err(|(field, message)| EvidenceError::Schema {
         path: path.to_owned(),
-        field,
-        message,
+        field: unless_leaking(field),
+        message: unless_leaking(message),
     })?;
     evidence.check_rules().map_err(|rule| EvidenceError::Rule { path: path.to_owned(), rule })?;
     if evidence.task != task {
         return Err(EvidenceError::OtherTask {
             path: path.to_owned(),
             expected: task.to_owned(),
-            found: evidence.task.clone(),
+            found: unless_leaking(evidence.task.clone()),
         });
     }
     let red_output = match evidence.red().and_then(|r| r.output.as_deref()) {
         None => None,
         Some(rel) => {
             let base = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            let bytes = input::read_regular_within(base, Path::new(rel), RED_OUTPUT_MAX_BYTES)
-                .map_err(|source| EvidenceError::RedOutput { evidence: path.to_owned(), source })?;
+            let bytes =
+                input::read_regular_within(base, Path::new(rel), RED_OUTPUT_MAX_BYTES).map_err(|source| {
+                    match clean::check_str(rel) {
+                        Ok(()) => EvidenceError::RedOutput { evidence: path.to_owned(), source },
+                        Err(leak) => {
+                            EvidenceError::RedOutputUnshown { evidence: path.to_owned(), what: leak.what }
+                        }
+                    }
+                })?;
             Some(bytes)
         }
     };
     Ok(LoadedEvidence { evidence, red_output })
+}
+
+/// `text` from the evidence (or serde's word on it) as an error may quote it: whole when it passes
+/// the clean check; otherwise not shown, saying what it holds and keeping what serde expected
+/// there (`expected one of ...`, which comes from the schema, never from the file).
+fn unless_leaking(text: String) -> String {
+    let Err(leak) = clean::check_str(&text) else {
+        return text;
+    };
+    let expected =
+        text.rfind(", expected ").map(|at| &text[at + 2..]).filter(|e| clean::check_str(e).is_ok());
+    let notice = format!("(a value not shown, as it holds {})", leak.what);
+    expected.map_or_else(|| notice.clone(), |expected| format!("{notice}; {expected}"))
 }
 
 /// How many objects and arrays the JSON text `bytes` opens (`{` and `[` outside its strings),
@@ -292,6 +327,27 @@ mod tests {
         assert_eq!(found.as_deref(), Some("phases[1].passed[1]"));
         let fine = br#"{"strength":{"visible":{"share":0.82}},"mutation":{"caught":18446744073709551615,"missed":-3}}"#;
         assert_eq!(inexact_number(fine), None);
+    }
+
+    #[test]
+    fn a_refused_value_that_would_leak_is_never_quoted_and_a_clean_one_is() {
+        let token = "ghp_sMehGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8";
+        let (_, message) =
+            parse(format!(r#"{{"task":"u/T1","verdict":"{token}","phases":[]}}"#).as_bytes()).unwrap_err();
+        let quoted = unless_leaking(message);
+        assert!(!quoted.contains("sMehGAkWvj"), "{quoted}");
+        assert!(quoted.contains("a GitHub token") && quoted.contains("expected `verified`"), "{quoted}");
+        assert_eq!(unless_leaking("unknown variant `GREEN`".into()), "unknown variant `GREEN`");
+        let dir = tempfile::tempdir().unwrap();
+        let evidence = std::fs::read_to_string("fixtures/evidence/verified.json").unwrap();
+        for (from, to) in
+            [("\"001-bookmark-tags/T005\"", format!("\"{token}\"")), ("\"red.log\"", format!("\"{token}\""))]
+        {
+            let path = dir.path().join("evidence.json");
+            std::fs::write(&path, evidence.replacen(from, &to, 1)).unwrap();
+            let err = load(&path, "001-bookmark-tags/T005").unwrap_err().to_string();
+            assert!(!err.contains("sMehGAkWvj") && err.contains("a GitHub token"), "{err}");
+        }
     }
 
     #[test]

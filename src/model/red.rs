@@ -28,14 +28,16 @@ pub fn bound_tail(text: &str, max: usize) -> &str {
 ///
 /// Output that is not valid UTF-8 is read with each invalid sequence replaced by U+FFFD before it
 /// is bounded; `output_sha256` is always over the raw bytes. The excerpt is kept only when the
-/// clean check passes on it and the [`CONTEXT_BEFORE`] bytes before it; otherwise it is withheld
-/// (`excerpt` and `excerpt_sha256` null).
+/// clean check passes on it as it is signed, and on it with the [`CONTEXT_BEFORE`] bytes before it
+/// (a cut can make a leak of what was none: the tail of a base64 run, of a longer word);
+/// otherwise it is withheld (`excerpt` and `excerpt_sha256` null).
 #[must_use]
 pub fn red_from_output(kind: RedKind, output: &[u8]) -> Red {
     let text = String::from_utf8_lossy(output);
     let excerpt = bound_tail(&text, EXCERPT_MAX);
     let output_sha256 = sha256_hex(output);
-    if clean::check_str(bound_tail(&text, EXCERPT_MAX + CONTEXT_BEFORE)).is_ok() {
+    let with_context = bound_tail(&text, EXCERPT_MAX + CONTEXT_BEFORE);
+    if clean::check_str(excerpt).is_ok() && clean::check_str(with_context).is_ok() {
         Red {
             kind,
             excerpt: Some(excerpt.to_owned()),
@@ -126,6 +128,16 @@ mod tests {
             assert!(bound_tail(&out, EXCERPT_MAX).len() < out.len(), "the name or armour is cut off");
             assert!(red.withheld, "{}", &out[..60]);
         }
+    }
+
+    #[test]
+    fn an_excerpt_unclean_on_its_own_but_clean_with_what_stands_before_it_is_withheld() {
+        let fill = "test result: FAILED. 0 passed; 1 failed\n".repeat(60);
+        let tail = format!("ghp_sMehGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8\n{fill}");
+        let out = format!("running 1 test\nchecksum deadbeef00{}", &tail[..EXCERPT_MAX]);
+        assert!(clean::check_str(&out).is_ok(), "clean as a whole: the token is inside a longer word");
+        let red = red_from_output(RedKind::Assertion, out.as_bytes());
+        assert!(red.withheld && red.excerpt.is_none());
     }
 
     #[test]

@@ -8,11 +8,10 @@ use std::borrow::Cow;
 pub const SHOWN_MAX: usize = 200;
 
 /// The first `max` characters of `s` with control characters, line separators and
-/// [hidden](is_hidden_format) ones escaped ([`leaves_its_line`]), and `…` when cut, for use in
-/// messages.
+/// [hidden](hidden_after) ones escaped, and `…` when cut, for use in messages.
 pub fn shown(s: &str, max: usize) -> String {
     let mut out = String::new();
-    s.chars().take(max).for_each(|c| push_escaped(&mut out, c, leaves_its_line));
+    push_escaped(&mut out, s.chars().take(max), breaks_its_line);
     if s.chars().nth(max).is_some() {
         out.push('…');
     }
@@ -43,13 +42,13 @@ impl std::fmt::Display for Quoted {
     }
 }
 
-/// `text` as it may reach a terminal: control and [hidden](is_hidden_format) characters escaped
+/// `text` as it may reach a terminal: control and [hidden](hidden_after) characters escaped
 /// as [`shown`] escapes them, except the newlines and tabs that lay text out. Every
 /// human-readable output passes through it, so that no escape sequence, bell or carriage return
 /// in quoted repository or file text (an option, a task, a field name) is acted on by the
 /// terminal or a CI log viewer, and none of it reads in another order than it is written.
 pub fn terminal_safe(text: &str) -> Cow<'_, str> {
-    escape_where(text, |c| (c.is_control() && c != '\n' && c != '\t') || is_hidden_format(c))
+    escape_where(text, |c| c.is_control() && c != '\n' && c != '\t')
 }
 
 /// A path as [`one_line`] quotes it: for a message naming a file or a directory a user, a
@@ -63,23 +62,30 @@ pub fn one_line_path(path: &std::path::Path) -> String {
 /// newlines and tabs included, and the Unicode line and paragraph separators, which some log
 /// viewers break lines at. For a text from a repository, a note or a remote that a message quotes
 /// in the middle of a line of its own (a finding's message, a predicate type): it can start no
-/// line of its own.
+/// line of its own. Hidden characters are escaped as [`hidden_after`] tells them.
 pub fn one_line(text: &str) -> Cow<'_, str> {
-    escape_where(text, leaves_its_line)
+    escape_where(text, breaks_its_line)
 }
 
 /// Whether `c`, in quoted text, could break the line it is quoted on or hide what it says: a
 /// control character (newlines and tabs included), the Unicode line and paragraph separators, or
-/// a [hidden](is_hidden_format) one. [`shown`] and [`one_line`] escape these.
+/// a [hidden](is_hidden_format) one, wherever it stands (for text escaped a character at a time,
+/// where an escape means the same character).
 #[must_use]
 pub fn leaves_its_line(c: char) -> bool {
-    c.is_control() || c == '\u{2028}' || c == '\u{2029}' || is_hidden_format(c)
+    breaks_its_line(c) || is_hidden_format(c)
 }
 
-/// `text` with only its [hidden](is_hidden_format) characters escaped, for text whose line breaks
+/// Whether `c` could break the line it is quoted on: a control character (newlines and tabs
+/// included), or a Unicode line or paragraph separator.
+fn breaks_its_line(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// `text` with only its [hidden](hidden_after) characters escaped, for text whose line breaks
 /// and control characters are already dealt with (a commit message's values, made one line each).
 pub fn hidden_escaped(text: &str) -> Cow<'_, str> {
-    escape_where(text, is_hidden_format)
+    escape_where(text, |_| false)
 }
 
 /// Repository text in a `--json` report, serialised as [`one_line`] quotes it, before JSON
@@ -146,17 +152,60 @@ pub fn in_line<T: InLine + ?Sized, S: serde::Serializer>(text: &T, serializer: S
 }
 
 /// Whether `c` changes how the text around it reads without being seen: one of Unicode's
-/// bidirectional controls ([`is_bidi_control`]), or a character that hides between letters (the
-/// zero-width space, the word joiner and the invisible operators, the byte-order mark, the soft
-/// hyphen, the Mongolian vowel separator, the tag characters that can smuggle a text unseen). The
-/// zero-width joiner and non-joiner are not: scripts and emoji are written with them.
+/// bidirectional controls ([`is_bidi_control`]), or any other character that renders as nothing
+/// ([`is_default_ignorable`]: the zero-width space and joiners, the word joiner and the invisible
+/// operators, the byte-order mark, the soft hyphen, the combining grapheme joiner, the variation
+/// selectors, the Hangul fillers, the tag characters that can smuggle a text unseen). Where a
+/// script or an emoji is written with a joiner or a selector, [`hidden_after`] keeps it.
 #[must_use]
 pub fn is_hidden_format(c: char) -> bool {
-    is_bidi_control(c)
-        || matches!(
-            c,
-            '\u{00AD}' | '\u{180E}' | '\u{200B}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{E0000}'..='\u{E007F}'
-        )
+    is_bidi_control(c) || is_default_ignorable(c)
+}
+
+/// Whether `c` is one of Unicode's Default_Ignorable_Code_Point characters (Unicode 15.1,
+/// `DerivedCoreProperties.txt`), which a renderer shows as nothing. A table, because no crate the
+/// build has gives the property.
+#[must_use]
+pub fn is_default_ignorable(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFF8}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
+}
+
+/// Whether `c`, written after `before` (the last character that is no joiner or selector), hides
+/// something: [`is_hidden_format`], but for a joiner or a selector (U+200C, U+200D, a variation
+/// selector) after a visible character beyond ASCII, as scripts (`می‌خواهم`) and emoji (`✅️`,
+/// `👨‍👩`) are written. Between ASCII characters, where a token would be broken up, it is hidden.
+#[must_use]
+pub fn hidden_after(before: Option<char>, c: char) -> bool {
+    is_hidden_format(c) && !(is_joiner_or_selector(c) && before.is_some_and(is_written_with_joiners))
+}
+
+/// The zero-width joiners and the variation selectors (Mongolian, standard, ideographic).
+fn is_joiner_or_selector(c: char) -> bool {
+    matches!(c, '\u{200C}' | '\u{200D}' | '\u{180B}'..='\u{180D}' | '\u{180F}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
+}
+
+/// A visible character beyond ASCII: a letter or a symbol that a joiner or a selector may follow.
+fn is_written_with_joiners(c: char) -> bool {
+    !c.is_ascii() && !c.is_control() && !c.is_whitespace() && !is_hidden_format(c)
 }
 
 /// Whether `c` is one of Unicode's bidirectional formatting characters, which can make a text
@@ -166,14 +215,36 @@ pub fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
-/// `text` with every character `escaped` picks written as its escape; borrowed when there is none.
-fn escape_where(text: &str, escaped: impl Fn(char) -> bool + Copy) -> Cow<'_, str> {
-    if !text.chars().any(escaped) {
+/// `text` with every character `control` picks, and every [hidden](hidden_after) one, written as
+/// its escape; borrowed when there is none.
+fn escape_where(text: &str, control: impl Fn(char) -> bool + Copy) -> Cow<'_, str> {
+    if !marked(text.chars(), control).any(|(_, escaped)| escaped) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
-    text.chars().for_each(|c| push_escaped(&mut out, c, escaped));
+    push_escaped(&mut out, text.chars(), control);
     Cow::Owned(out)
+}
+
+/// Each character of `text` with whether it is [hidden](hidden_after) where it stands, for a
+/// quoting of its own that escapes them as this module does.
+pub fn hidden_marked(text: &str) -> impl Iterator<Item = (char, bool)> + '_ {
+    marked(text.chars(), |_| false)
+}
+
+/// Each of `chars` with whether it is escaped: `control` picks it, or it is
+/// [hidden](hidden_after) where it stands.
+fn marked(
+    chars: impl Iterator<Item = char>,
+    control: impl Fn(char) -> bool,
+) -> impl Iterator<Item = (char, bool)> {
+    chars.scan(None, move |before, c| {
+        let escaped = control(c) || hidden_after(*before, c);
+        if !is_joiner_or_selector(c) {
+            *before = Some(c);
+        }
+        Some((c, escaped))
+    })
 }
 
 /// `text` as it may reach a terminal or a CI log: [`terminal_safe`], and no line of it read as a
@@ -250,12 +321,14 @@ pub fn with_causes(error: &dyn std::error::Error) -> String {
     out
 }
 
-/// Appends `c` to `out`, as its escape (`\u{1b}`, `\n`) when `escaped` says so.
-fn push_escaped(out: &mut String, c: char, escaped: impl Fn(char) -> bool) {
-    if escaped(c) {
-        out.extend(c.escape_default());
-    } else {
-        out.push(c);
+/// Appends `chars` to `out`, each that [`marked`] escapes as its escape (`\u{1b}`, `\n`).
+fn push_escaped(out: &mut String, chars: impl Iterator<Item = char>, control: impl Fn(char) -> bool) {
+    for (c, escaped) in marked(chars, control) {
+        if escaped {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
     }
 }
 
@@ -357,6 +430,21 @@ mod tests {
             terminal_safe("\u{645}\u{200c}\u{06cc} \u{1f468}\u{200d}\u{1f469}"),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn a_joiner_or_selector_between_ascii_characters_is_escaped_and_one_in_a_script_or_emoji_is_kept() {
+        assert_eq!(
+            one_line("ghp_ab\u{200d}cd\u{34f}e\u{3164}f\u{fe0f}g\u{e0100}"),
+            "ghp_ab\\u{200d}cd\\u{34f}e\\u{3164}f\\u{fe0f}g\\u{e0100}"
+        );
+        assert_eq!(hidden_escaped("rotated a\u{200d}b"), "rotated a\\u{200d}b");
+        assert_eq!(shown("\u{200d}x", 10), "\\u{200d}x", "a joiner after nothing");
+        for kept in
+            ["✅\u{fe0f} done", "\u{2764}\u{fe0f}\u{200d}\u{1f525}", "می\u{200c}خواهم", "\u{845b}\u{e0100}"]
+        {
+            assert!(matches!(terminal_safe(kept), Cow::Borrowed(_)), "{kept:?}");
+        }
     }
 
     #[test]

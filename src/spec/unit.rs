@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{SpecError, shown};
 use super::tree::{EntryKind, SourceTree};
-use crate::model::shown::{is_bidi_control, is_hidden_format};
+use crate::model::shown::{hidden_marked, is_bidi_control};
 
 /// The directory holding Spec Kit features.
 pub const SPECKIT_SPECS_DIR: &str = "specs";
@@ -220,7 +220,8 @@ pub const UNIT_NAME_LIMIT: usize = 255;
 /// [`UNIT_NAME_LIMIT`] bytes, no `/` or `\`, no `..`, no leading `.`, no leading or trailing
 /// blank (a trailer's value is trimmed), no control character, no character that reorders the
 /// text around it (Unicode's bidirectional controls, which can make a name read as another) and
-/// none that hides between letters ([`is_hidden_format`]).
+/// none that hides between letters where it stands ([`hidden_marked`]: a joiner that Persian is
+/// written with is a letter's).
 pub fn check_unit_name(name: &str) -> Result<(), SpecError> {
     let reason = if name.is_empty() {
         Some("it is empty")
@@ -242,9 +243,9 @@ pub fn check_unit_name(name: &str) -> Result<(), SpecError> {
         Some(
             "it contains a bidirectional control character (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which makes text read in another order than it is written",
         )
-    } else if name.chars().any(is_hidden_format) {
+    } else if hidden_marked(name).any(|(_, hidden)| hidden) {
         Some(
-            "it contains an invisible character (a zero-width space, a word joiner, a byte-order mark, a soft hyphen or a tag character), which makes two names look alike",
+            "it contains an invisible character (a zero-width space or joiner, a word joiner, a byte-order mark, a soft hyphen, a variation selector, a Hangul filler or a tag character), which makes two names look alike",
         )
     } else {
         None
@@ -560,6 +561,8 @@ mod tests {
             "001-a\u{2028}::error::x",
             "001-a\u{2029}b",
             "001-a\u{a0}b",
+            "001-a\u{200d}b",
+            "001-a\u{3164}b",
             "001-a  b",
             &long,
         ] {

@@ -11,7 +11,7 @@ use crate::check::signatures::SignerInfo;
 use crate::exit;
 use crate::model::policy::Recipe;
 use crate::model::predicate::Verdict;
-use crate::model::shown::{in_line, is_hidden_format};
+use crate::model::shown::{hidden_marked, in_line};
 use crate::model::verifier_policy::LoadedPolicy;
 use crate::verify::commit::CommitReport;
 use crate::verify::policy::evidence::SignedEvidence;
@@ -659,7 +659,7 @@ pub(crate) fn markdown_code(text: &str) -> String {
 /// `code`. The fence is one backtick longer than the longest run inside, so nothing inside closes
 /// it; one space pads each side, which the span strips (so text that starts or ends with a
 /// backtick stays inside). A line break becomes a space; a tab stays, as text output keeps it;
-/// any other control character, and one that reorders or hides text ([`is_hidden_format`]), is
+/// any other control character, and one that reorders or hides text ([`hidden_marked`]), is
 /// written as its escape (`\u{202e}`), which a code span shows as it is. The empty text is empty.
 pub(crate) fn code_span(text: &str) -> String {
     if text.is_empty() {
@@ -668,12 +668,12 @@ pub(crate) fn code_span(text: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     let mut inside = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
+    for (c, hidden) in hidden_marked(text) {
         run = if c == '`' { run + 1 } else { 0 };
         longest = longest.max(run);
         match c {
             '\n' | '\r' => inside.push(' '),
-            c if (c.is_control() && c != '\t') || is_hidden_format(c) => inside.extend(c.escape_default()),
+            c if (c.is_control() && c != '\t') || hidden => inside.extend(c.escape_default()),
             c => inside.push(c),
         }
     }

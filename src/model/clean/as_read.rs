@@ -37,20 +37,36 @@ pub(super) fn as_read(raw: &str) -> Option<View> {
 }
 
 /// How many bytes at the start of `rest` (which starts with `c`) a reader does not see: an escape
-/// sequence, a control character but a line break or a tab, an invisible character, or the
-/// backslash of `\"`; 0 when `c` is seen.
+/// sequence, a control character but a line break or a tab, an invisible character or the escape
+/// a message writes in its place (`\u{200d}`, [`crate::model::shown`]), or the backslash of
+/// `\"`; 0 when `c` is seen.
 fn unseen_len(rest: &str, c: char) -> usize {
     match c {
         '\u{1b}' => escape_len(rest),
         '\\' if rest[1..].starts_with('"') => 1,
+        '\\' => hidden_escape_len(rest),
         '\n' | '\t' => 0,
         c if c.is_control() || is_hidden_format(c) => c.len_utf8(),
         _ => 0,
     }
 }
 
+/// The length of the escape of an invisible character `rest` starts with (`\u{200d}`, as Rust's
+/// `escape_default` writes it), or 0.
+fn hidden_escape_len(rest: &str) -> usize {
+    // At most six digits: looking further for the `}` would make many `\u{` cost the square.
+    let hex = rest.strip_prefix("\\u{").and_then(|r| Some(&r[..r.bytes().take(7).position(|b| b == b'}')?]));
+    let Some(hex) = hex else {
+        return 0;
+    };
+    let hidden = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32).is_some_and(is_hidden_format);
+    if hidden { "\\u{}".len() + hex.len() } else { 0 }
+}
+
 /// The length of the escape sequence `rest` starts with: a CSI (`ESC [` … a final byte from `@`
-/// to `~`), an OSC (`ESC ]` … BEL or `ESC \`), or `ESC` and one more character.
+/// to `~`), an OSC (`ESC ]` … BEL or `ESC \`; one whose end is lost ends before the next ESC, as a
+/// terminal ends it, or line break, as a log is read a line at a time), or `ESC` and one more
+/// character.
 fn escape_len(rest: &str) -> usize {
     let body = &rest[1..];
     let end = match body.chars().next() {
@@ -60,6 +76,7 @@ fn escape_len(rest: &str) -> usize {
         Some(']') => body.char_indices().find_map(|(i, c)| match c {
             '\u{7}' => Some(i + 1),
             '\u{1b}' if body[i + 1..].starts_with('\\') => Some(i + 2),
+            '\u{1b}' | '\n' | '\r' => Some(i),
             _ => None,
         }),
         Some(c) => Some(c.len_utf8()),
@@ -93,7 +110,24 @@ mod tests {
         // string each time, this takes minutes.
         let raw = "\u{1b}]8;;x\u{7}a".repeat(100_000);
         assert_eq!(read(&raw), "a".repeat(100_000));
-        assert_eq!(read("\u{1b}]x\u{1b}y\u{1b}\\z"), "z", "an ESC inside is not its end");
+        assert_eq!(read("\u{1b}]x\u{1b}y\u{1b}\\z"), "z", "an ESC inside ends it and starts its own");
+    }
+
+    #[test]
+    fn an_osc_without_its_end_hides_nothing_after_the_next_escape_or_line() {
+        assert_eq!(read("\u{1b}]8;;https://x\nuse ghp_ab\u{1b}[1mcd"), "\nuse ghp_abcd");
+        assert_eq!(read("\u{1b}]0;build\nuse ghp_ab\u{200b}cd"), "\nuse ghp_abcd");
+        assert_eq!(read("\u{1b}]0;title\u{1b}[31mred"), "red", "the next ESC ends it");
+    }
+
+    #[test]
+    fn the_escape_a_message_writes_for_an_invisible_character_takes_no_place() {
+        assert_eq!(read("ghp_ab\\u{200d}cd\\u{E0100}e"), "ghp_abcde");
+        assert_eq!(
+            read("a \\u{1b} b \\u{41} c \\u{200d"),
+            "a \\u{1b} b \\u{41} c \\u{200d",
+            "only hidden ones"
+        );
     }
 
     #[test]

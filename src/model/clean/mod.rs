@@ -458,6 +458,54 @@ mod tests {
     }
 
     #[test]
+    fn a_secret_broken_up_by_any_character_that_renders_as_nothing_is_still_caught() {
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        for hidden in [
+            '\u{200c}',
+            '\u{200d}',
+            '\u{34f}',
+            '\u{fe00}',
+            '\u{fe0f}',
+            '\u{e0100}',
+            '\u{e01ef}',
+            '\u{115f}',
+            '\u{1160}',
+            '\u{3164}',
+            '\u{ffa0}',
+            '\u{2065}',
+            '\u{1d173}',
+            '\u{180b}',
+            '\u{17b4}',
+        ] {
+            let text = format!("push with {}{hidden}{} failed", &token[..17], &token[17..]);
+            assert_eq!(kind(&text), Some(LeakKind::Token), "{hidden:?}");
+        }
+        for text in [
+            "- ✅\u{fe0f} T001 done",
+            "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467} family",
+            "می\u{200c}خواهم",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn random_letters_under_a_secret_name_are_caught_and_written_words_are_not() {
+        for text in [
+            "EMAIL_HOST_PASSWORD=qwhtzkpmvbnsxlrd",
+            "API_TOKEN=mxqvbtrwplkjhgfdsazcnyeuioqpwlzk",
+            "SESSION_SECRET=KhfqwZmbnvTxcrplsdWqazxm",
+        ] {
+            assert_eq!(kind(text), Some(LeakKind::Assignment), "{text:?}");
+        }
+        for text in
+            ["password=changeme", "token=none", "SECRET=placeholder_value", "password=supersecretpassword"]
+        {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    #[test]
     fn a_finding_names_the_provider_of_a_token() {
         let leak = check_str("push with ghp_0123456789abcdefghijABCDEFGHIJ012345 failed").unwrap_err();
         assert_eq!((leak.kind, leak.what, leak.start, leak.end), (LeakKind::Token, "a GitHub token", 10, 50));

@@ -62,11 +62,15 @@ pub(super) fn hex_apart_from_words(value: &str) -> bool {
 
 /// Whether `segment` reads as written words: letters in word case (`hunter`, `Redacted`, `HTTP`,
 /// `camelCase`, `HTTPServer`, `ThisIsAnExample`) followed by at most four digits (`hunter2`,
-/// `oauth2`, `v1`). Capitals followed by a single lower-case letter (`Is`, `Bc`) may be no more
-/// than capitals followed by a longer run, so `xKqmPzWt` and `aBcDeF` are no words.
+/// `oauth2`, `v1`), each word of it [pronounceable](pronounceable). Capitals followed by a single
+/// lower-case letter (`Is`, `Bc`) may be no more than capitals followed by a longer run, so
+/// `xKqmPzWt` and `aBcDeF` are no words.
 fn is_word(segment: &str) -> bool {
     let letters = segment.trim_end_matches(|c: char| c.is_ascii_digit());
     if letters.is_empty() || segment.len() - letters.len() > 4 || !letters.chars().all(char::is_alphabetic) {
+        return false;
+    }
+    if !case_words(letters).all(pronounceable) {
         return false;
     }
     // Runs of capitals each followed by a run of lower-case letters, counted by the length of
@@ -91,6 +95,36 @@ fn is_word(segment: &str) -> bool {
     }
     close(upper, lower);
     short <= long
+}
+
+/// The words of `letters` as their case writes them: `XMLHttpRequest` is `XML`, `Http`, `Request`.
+fn case_words(letters: &str) -> impl Iterator<Item = &str> {
+    let chars: Vec<(usize, char)> = letters.char_indices().collect();
+    let starts = (1..chars.len()).filter(|&i| {
+        let (before, c) = (chars[i - 1].1, chars[i].1);
+        let lower_next = chars.get(i + 1).is_some_and(|(_, next)| next.is_lowercase());
+        c.is_uppercase() && (before.is_lowercase() || (before.is_uppercase() && lower_next))
+    });
+    let bounds: Vec<usize> =
+        std::iter::once(0).chain(starts.map(|i| chars[i].0)).chain(std::iter::once(letters.len())).collect();
+    (0..bounds.len() - 1).map(move |i| &letters[bounds[i]..bounds[i + 1]])
+}
+
+/// Whether an ASCII word of six letters or more can be said, as written words (and runs of them:
+/// `supersecretpassword`) can and random letters (`qwhtzkpmvbnsxlrd`) mostly cannot: at least one
+/// letter in five a vowel (`y` counted), no more than four consonants in a row, and at most one
+/// letter in six a rare one (`j`, `q`, `x`, `z`). A shorter word, or one in another script, is
+/// taken as written.
+fn pronounceable(word: &str) -> bool {
+    if word.len() < 6 || !word.is_ascii() {
+        return true;
+    }
+    let word = word.to_ascii_lowercase();
+    let vowel = |c: char| "aeiouy".contains(c);
+    let vowels = word.chars().filter(|&c| vowel(c)).count();
+    let rare = word.chars().filter(|&c| "jqxz".contains(c)).count();
+    let longest_consonants = word.split(vowel).map(str::len).max().unwrap_or(0);
+    vowels * 5 >= word.len() && longest_consonants <= 4 && rare * 6 <= word.len()
 }
 
 /// The Shannon entropy of `value`'s characters, in bits per character.
@@ -146,6 +180,25 @@ mod tests {
         assert!(!random_enough("a1a1a1a1a1a1a1a1"));
         assert!(random_enough("Zr8KpX2mQ7vL"));
         assert!(random_enough("3f2a9c1e7b4d5f60"));
+    }
+
+    #[test]
+    fn random_letters_of_one_case_or_a_few_capitals_are_random_and_written_words_are_not() {
+        for random in ["qwhtzkpmvbnsxlrd", "mxqvbtrwplkjhgfdsazcnyeuioqpwlzk", "KhfqwZmbnvTxcrplsdWqazxm"] {
+            assert!(random_enough(random), "{random:?}");
+        }
+        for written in [
+            "changeme",
+            "placeholder_value",
+            "supersecretpassword",
+            "correct-horse-battery-staple",
+            "XMLHttpRequest",
+            "thisisnotasecret",
+            "localdevpassword",
+            "contraseñasecreta",
+        ] {
+            assert!(!random_enough(written), "{written:?}");
+        }
     }
 
     #[test]

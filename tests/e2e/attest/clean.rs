@@ -279,3 +279,87 @@ fn a_clone_of_a_local_repository_attests_and_its_resource_uri_holds_no_path() {
     common::assert_every_line_verifies(&p.scratch, &s.allowed, &lines);
     assert_eq!(p.git_in(&clone, &["status", "--porcelain"]), "");
 }
+
+/// A GitHub token broken up by `hidden`, a character that renders as nothing.
+fn token_broken_by(hidden: char) -> String {
+    format!("ghp_sMehGAkWvj{hidden}Ac9QeWJKY40uvSwMFLZDe1f8")
+}
+
+#[test]
+fn a_token_broken_up_by_a_joiner_a_selector_or_a_filler_stops_attest_and_accept() {
+    for hidden in ['\u{200d}', '\u{34f}', '\u{fe0f}', '\u{3164}', '\u{e0100}'] {
+        let s = Setup::speckit(Evidence::Verified);
+        let token = token_broken_by(hidden);
+        let evidence = evidence_with(&s, "agent", |v| v["executor"]["agent"] = json!(token));
+        let before = untouched(&s);
+        let out = s.project.attest(T005, &evidence, &["--key", s.key.private.to_str().unwrap()]).failure(13);
+        assert!(
+            out.stderr.contains("would leak a GitHub token at /predicate/executor/agent"),
+            "{hidden:?}\n{out}"
+        );
+        assert!(!out.stderr.contains("sMehGAkWvj"), "{out}");
+        assert_eq!(untouched(&s), before, "{hidden:?}: the repository changed\n{out}");
+    }
+    let s = Setup::speckit(Evidence::Verified);
+    let key = s.key.private.to_str().unwrap();
+    let reason = format!("rotated {}", token_broken_by('\u{200d}'));
+    let out = s.project.speccoder(&["accept", T005, "--reason", &reason, "--key", key]).failure(13);
+    assert!(out.stderr.contains("would leak a GitHub token at /Reason"), "{out}");
+    assert!(!out.stdout.contains("sMehGAkWvj") && !out.stderr.contains("sMehGAkWvj"), "{out}");
+}
+
+#[test]
+fn a_joiner_between_ascii_letters_of_a_reason_is_written_as_its_escape_and_an_emoji_s_is_kept() {
+    let s = Setup::speckit(Evidence::Verified);
+    let key = s.key.private.to_str().unwrap();
+    let reason = "checked a\u{200d}b by hand \u{2705}\u{fe0f}";
+    s.project.speccoder(&["accept", T005, "--reason", reason, "--key", key]).success();
+    let message = s.project.git(&["log", "-1", "--format=%B"]);
+    assert!(message.contains("Reason: checked a\\u{200d}b by hand \u{2705}\u{fe0f}"), "{message}");
+}
+
+#[test]
+fn an_excerpt_unclean_on_its_own_but_clean_with_the_bytes_before_it_is_withheld() {
+    let s = Setup::speckit(Evidence::Verified);
+    let fill = "test result: FAILED. 0 passed; 1 failed\n".repeat(60);
+    let tail = format!("ghp_sMehGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8\n{fill}");
+    let red = format!("running 1 test\nchecksum deadbeef00{}", &tail[..2048]);
+    std::fs::write(s.evidence.parent().unwrap().join("red.log"), red).unwrap();
+    let out = s.attest_signed(&["--json"]);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["withheld"], json!(["red excerpt (not clean)"]), "{out}");
+    let lines = s.project.note_lines("HEAD");
+    assert_eq!(lines[3].statement["predicate"]["red"]["withheld"], json!(true));
+    assert!(lines.iter().all(|l| !String::from_utf8_lossy(&l.payload).contains("sMehGAkWvj")));
+}
+
+#[test]
+fn a_refused_evidence_file_s_values_never_reach_stderr_or_json_unless_clean() {
+    let token = "ghp_sMehGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8";
+    type Edit = fn(&mut Value, &str);
+    let edits: [(&str, Edit); 6] = [
+        ("verdict", |v, t| v["verdict"] = json!(t)),
+        ("kind", |v, t| v["phases"][1]["kind"] = json!(t)),
+        ("acceptance", |v, t| v["acceptance"] = json!(t)),
+        ("member", |v, t| v[t] = json!(1)),
+        ("task", |v, t| v["task"] = json!(t)),
+        ("output", |v, t| v["phases"][1]["output"] = json!(t)),
+    ];
+    let s = Setup::speckit(Evidence::Verified);
+    for (name, edit) in edits {
+        let evidence = evidence_with(&s, name, |v| edit(v, token));
+        for extra in [&[][..], &["--json"][..]] {
+            let mut args = vec!["--key", s.key.private.to_str().unwrap()];
+            args.extend(extra);
+            let out = s.project.attest(T005, &evidence, &args).failure(13);
+            assert!(
+                !out.stdout.contains("sMehGAkWvj") && !out.stderr.contains("sMehGAkWvj"),
+                "{name}\n{out}"
+            );
+            assert!(
+                out.stdout.contains("a GitHub token") || out.stderr.contains("a GitHub token"),
+                "{name}\n{out}"
+            );
+        }
+    }
+}
