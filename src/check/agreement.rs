@@ -300,7 +300,7 @@ impl<'r> Rules<'r> {
         let (unit, task_id) = claim.target.split_once('/').unwrap_or((claim.target, ""));
         let mismatch =
             |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(n);
-        let at_commit = self.repo.tree_knowing(commit.tree, &self.learned.dirs);
+        let at_commit = self.repo.tree_knowing(commit.tree, &self.learned.dirs).as_stored();
         let facts = match spec::read_any_task_with(&at_commit, unit, task_id, &self.lists) {
             Ok(facts) => facts,
             Err(e) => {

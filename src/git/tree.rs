@@ -356,6 +356,9 @@ pub struct GitTree<'r> {
     dirs: RefCell<HashMap<String, Option<(EntryMode, ObjectId)>>>,
     /// Directories resolved by an earlier view of the same tree ([`Repo::tree_knowing`]).
     known: Option<&'r KnownDirs>,
+    /// Whether [`Self::filter_driver`] reads the `.gitattributes` files on a path
+    /// ([`Self::as_stored`] turns it off).
+    reads_filters: bool,
     /// The trees a name was looked up in, by id: `None` after the first lookup, which scans the
     /// stored tree (one lookup costs least so); then every entry by name ([`Self::child`]).
     searched: RefCell<HashMap<ObjectId, Option<Index>>>,
@@ -372,6 +375,7 @@ impl<'r> GitTree<'r> {
             root: id,
             dirs: RefCell::default(),
             known: None,
+            reads_filters: true,
             searched: RefCell::default(),
             #[cfg(test)]
             reads: RefCell::default(),
@@ -383,6 +387,18 @@ impl GitTree<'_> {
     /// The tree this view reads.
     pub fn id(&self) -> ObjectId {
         self.root
+    }
+
+    /// This view, with files taken as stored: [`Self::filter_driver`] names no filter. For a
+    /// reading of a task commit's tree (or a base's) that checks what a tick binds, whose claims
+    /// are never listed from it: there the stored bytes are what the evidence binds, a filter can
+    /// only make a task unreadable, and looking for `.gitattributes` in `specs/` would read that
+    /// tree of one entry per unit for every tick. The tree whose ticks are listed is read with
+    /// its filters.
+    #[must_use]
+    pub fn as_stored(mut self) -> Self {
+        self.reads_filters = false;
+        self
     }
 
     /// The entry `name` of tree `id`, as [`Repo::tree_entry`] finds it. The first lookup in a
@@ -503,13 +519,17 @@ impl GitTree<'_> {
     /// `filter=git-crypt`, any name), as this tree's own `.gitattributes` files give it: the
     /// root's, then each directory's down to the file's, read from the tree alone (no work tree,
     /// no `info/attributes`, no user's or system's file), so the answer is the tree's, whoever
-    /// asks. `None` when no `filter` value is set (unset, `-filter`, or no such file).
+    /// asks. `None` when no `filter` value is set (unset, `-filter`, or no such file), and in a
+    /// view [`as stored`](Self::as_stored).
     ///
     /// # Errors
     /// A `.gitattributes` blob of more than [`super::SETTINGS_FILE_LIMIT`] bytes (refused unread),
     /// or one that cannot be read.
     pub fn filter_driver(&self, path: &str) -> Result<Option<String>, GitError> {
         let components = path::components(path)?;
+        if !self.reads_filters {
+            return Ok(None);
+        }
         let mut files = Vec::new();
         for depth in 0..components.len() {
             let mut at = components[..depth].to_vec();
@@ -1051,6 +1071,11 @@ mod tests {
         for (path, driver, by_git) in expected {
             assert_eq!(filter_of(&fx, path), (driver.map(str::to_owned), by_git.to_owned()), "{path}");
         }
+        // A view of files as stored reads no attributes file, not even `specs/`'s tree.
+        let repo = fx.repo();
+        let stored = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree).as_stored();
+        assert_eq!(stored.filter_driver("specs/001-x/tasks.md").unwrap(), None);
+        assert_eq!(stored.most_reads_of_a_tree(), 0);
         // Work-tree and repository attributes are not the tree's: never read.
         fx.write("specs/001-x/.gitattributes", "spec.md filter=worktree\n");
         fx.write(".git/info/attributes", "*.md filter=info\n");

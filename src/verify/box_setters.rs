@@ -322,7 +322,7 @@ impl BoxSetters {
             return Ok(others);
         }
         let (unit, task) = target.split_once('/').unwrap_or((target, ""));
-        let tree = repo.tree_knowing(repo.commit_tree(evidence)?, &self.learned.dirs);
+        let tree = repo.tree_knowing(repo.commit_tree(evidence)?, &self.learned.dirs).as_stored();
         let ticks_it = ticked(&tree, unit).iter().any(|t| t == task);
         Ok(if ticks_it { others } else { Vec::new() })
     }
@@ -436,7 +436,7 @@ fn settle(
                 let ticks = match ticks_at.get(&key) {
                     Some(ticks) => ticks,
                     None => {
-                        let tree = repo.tree_knowing(repo.commit_tree(*base)?, known);
+                        let tree = repo.tree_knowing(repo.commit_tree(*base)?, known).as_stored();
                         ticks_at.entry(key).or_insert(ticked(&tree, unit))
                     }
                 };
@@ -462,7 +462,8 @@ fn run_length(commits: usize) -> usize {
 /// task list parsed through `lists`. A task list that cannot be read counts as ticking nothing,
 /// as in [`ticked`].
 fn ticked_in_dir(repo: &Repo, lists: &TaskLists, dir: Option<ObjectId>, format: Format) -> Vec<TickedBox> {
-    let ticked = |dir| spec::ticked_boxes_in_dir(&repo.tree(dir), format, lists).unwrap_or_default();
+    let ticked =
+        |dir| spec::ticked_boxes_in_dir(&repo.tree(dir).as_stored(), format, lists).unwrap_or_default();
     dir.map(ticked).unwrap_or_default()
 }
 
