@@ -170,6 +170,25 @@ fn a_shallow_clone_whose_task_commits_lie_below_its_boundary_is_told_to_fetch_an
 }
 
 #[test]
+fn a_shallow_boundary_only_another_branch_reaches_is_not_blamed_for_a_set_no_commit_names() {
+    let p = trusting_project();
+    let named = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("hidden.rs", "A")]));
+    close_with(&p, "001-bookmark-tags/T005", &named);
+    let unnamed = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "b", &[("other.rs", "B")]));
+    // Another branch's commit on top of HEAD is the boundary, as `git clone --depth N
+    // --no-single-branch` leaves it when that branch is longer than HEAD's history.
+    p.git(&["checkout", "-q", "-b", "longer"]);
+    p.git(&["commit", "-q", "--allow-empty", "-m", "A commit of another branch"]);
+    let other = p.git(&["rev-parse", "HEAD"]);
+    p.git(&["checkout", "-q", "-"]);
+    std::fs::write(p.root.join(".git/shallow"), format!("{}\n", other.trim())).unwrap();
+    let report = p.run(&["held-out", "publish", "--json"]).expect(0).json();
+    let unit = &report["units"][0];
+    assert_eq!(unit["published"].as_array().unwrap().len(), 1, "{report:#}");
+    assert_eq!(unit["kept_local"], json!([key(&unnamed)]), "as in the whole clone: {report:#}");
+}
+
+#[test]
 fn publishing_twice_is_a_no_op_and_the_ref_only_moves_forward() {
     let p = trusting_project();
     let first = store(&p, "001-bookmark-tags/T005", &tests_dir(&p, "a", &[("a.rs", "A")]));

@@ -209,7 +209,7 @@ pub fn publish(repo: &Repo, req: &PublishRequest) -> Result<PublishReport, HeldO
             plan_unit(&root, unit, wanted)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    refuse_unnamed_in_shallow(repo, &plans)?;
+    refuse_unnamed_in_shallow(repo, head, &plans)?;
     let units = plans
         .into_iter()
         .map(|(plan, kept_local)| publish_unit(repo, req.dry_run, plan, kept_local))
@@ -393,11 +393,23 @@ fn list_dir(dir: &Path) -> Vec<String> {
     entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect()
 }
 
-/// In a shallow clone, refuses to publish while a stored set is named by no task commit here: the
-/// one that names it may lie below the boundary, and "kept local" would be a guess. Nothing is
-/// written then.
-fn refuse_unnamed_in_shallow(repo: &Repo, plans: &[(Plan, Vec<String>)]) -> Result<(), HeldOutError> {
-    let Some(boundary) = repo.shallow_boundary()?.first().copied() else { return Ok(()) };
+/// In a shallow clone whose history of `head` reaches the boundary, refuses to publish while a
+/// stored set is named by no task commit here: the one that names it may lie below the boundary,
+/// and "kept local" would be a guess. A boundary only another branch reaches cuts nothing of
+/// `head`'s. Nothing is written then.
+fn refuse_unnamed_in_shallow(
+    repo: &Repo,
+    head: ObjectId,
+    plans: &[(Plan, Vec<String>)],
+) -> Result<(), HeldOutError> {
+    let mut reached = None;
+    for commit in repo.shallow_boundary()? {
+        if repo.is_ancestor(commit, head)? {
+            reached = Some(commit);
+            break;
+        }
+    }
+    let Some(boundary) = reached else { return Ok(()) };
     match plans.iter().find_map(|(plan, kept)| kept.first().map(|key| (plan, key))) {
         Some((plan, key)) => Err(HeldOutError::Shallow {
             boundary: boundary.to_string(),

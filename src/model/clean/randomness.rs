@@ -62,7 +62,7 @@ pub(super) fn hex_apart_from_words(value: &str) -> bool {
 
 /// Whether `segment` reads as written words: letters in word case (`hunter`, `Redacted`, `HTTP`,
 /// `camelCase`, `HTTPServer`, `ThisIsAnExample`) followed by at most four digits (`hunter2`,
-/// `oauth2`, `v1`), each word of it [pronounceable](pronounceable). Capitals followed by a single
+/// `oauth2`, `v1`), each word of it [pronounceable]. Capitals followed by a single
 /// lower-case letter (`Is`, `Bc`) may be no more than capitals followed by a longer run, so
 /// `xKqmPzWt` and `aBcDeF` are no words.
 fn is_word(segment: &str) -> bool {
