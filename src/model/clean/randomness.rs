@@ -111,10 +111,11 @@ fn case_words(letters: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Whether an ASCII word of six letters or more can be said, as written words (and runs of them:
-/// `supersecretpassword`) can and random letters (`qwhtzkpmvbnsxlrd`) mostly cannot: at least one
-/// letter in five a vowel (`y` counted), no more than four consonants in a row, and at most one
-/// letter in six a rare one (`j`, `q`, `x`, `z`). A shorter word, or one in another script, is
-/// taken as written.
+/// `supersecretpassword`, `nightshift`, `fizzbuzz`) can and random letters (`qwhtzkpmvbnsxlrd`)
+/// mostly cannot: at least one letter in five a vowel (`y` counted), no more than five consonants
+/// in a row (`angstrom`, `teststring`), and at most one rare sound in four letters (a run of `j`,
+/// `x` or `z`, a `q` without its `u`). A shorter word, or one in another script, is taken as
+/// written.
 fn pronounceable(word: &str) -> bool {
     if word.len() < 6 || !word.is_ascii() {
         return true;
@@ -122,9 +123,21 @@ fn pronounceable(word: &str) -> bool {
     let word = word.to_ascii_lowercase();
     let vowel = |c: char| "aeiouy".contains(c);
     let vowels = word.chars().filter(|&c| vowel(c)).count();
-    let rare = word.chars().filter(|&c| "jqxz".contains(c)).count();
     let longest_consonants = word.split(vowel).map(str::len).max().unwrap_or(0);
-    vowels * 5 >= word.len() && longest_consonants <= 4 && rare * 6 <= word.len()
+    vowels * 5 >= word.len() && longest_consonants <= 5 && rare_sounds(&word) * 4 <= word.len()
+}
+
+/// The rare sounds of lower-case `word`: each run of `j`, `x` or `z` (`zz` is one), and each `q`
+/// not followed by `u`.
+fn rare_sounds(word: &str) -> usize {
+    let bytes = word.as_bytes();
+    (0..bytes.len())
+        .filter(|&i| match bytes[i] {
+            b'q' => bytes.get(i + 1) != Some(&b'u'),
+            c @ (b'j' | b'x' | b'z') => i == 0 || bytes[i - 1] != c,
+            _ => false,
+        })
+        .count()
 }
 
 /// The Shannon entropy of `value`'s characters, in bits per character.
@@ -196,6 +209,11 @@ mod tests {
             "thisisnotasecret",
             "localdevpassword",
             "contraseñasecreta",
+            "angstrom-units",
+            "postscript-default",
+            "fizzbuzz-secret",
+            "nightshift123",
+            "teststring123",
         ] {
             assert!(!random_enough(written), "{written:?}");
         }
