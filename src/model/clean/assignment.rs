@@ -1,9 +1,11 @@
 //! A value assigned to a name that says it is secret (`API_SECRET=…`, `"password": "…"`,
-//! `--token …`, `<password>…</password>`), when the value is random enough.
+//! `--token …`, `<password>…</password>`, a name and value pair of an environment list, a
+//! `.netrc` password), when the value is random enough.
 
 use std::ops::Range;
 
 use regex::Captures;
+use serde_json::{Map, Value};
 
 use super::randomness::{hex_apart_from_words, random_enough};
 use super::rule::{Anchor, Rule};
@@ -39,7 +41,49 @@ pub(super) fn rules() -> Vec<Rule> {
         .anchored(Anchor::AssignedName)
         .folded()
         .judged(secret_assignment),
+        // A name and value pair of an environment list, as Kubernetes and ECS write one in JSON
+        // or YAML (`{"name": "NAME", "value": "v"}`, `- name: NAME` and `  value: v` on the next
+        // line): the name after `name`, then `value` after a comma or a line break.
+        Rule::new(
+            Assignment,
+            "a secret assigned to a name that says so",
+            format!(
+                r#"(?i)\bname["']?{BLANKS}[:=]{BLANKS}["']?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)["']?{BLANKS}(?:,{BLANKS}(?:\r?\n{BLANKS})?|\r?\n{BLANKS})["']?value["']?{BLANKS}[:=]"#
+            ),
+            &["value"],
+        )
+        .anchored(Anchor::AssignedName)
+        .folded()
+        .judged(secret_assignment),
+        // A `.netrc` entry's password: `machine HOST`, or `default`, then the entry's other
+        // tokens, then `password` and its value after a blank (an entry may span lines).
+        Rule::new(
+            Assignment,
+            "a secret assigned to a name that says so",
+            r"(?i)(?:^|\s)(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+)*\s+(?P<name>password)[ \t]+",
+            &["password"],
+        )
+        .anchored(Anchor::Word)
+        .folded()
+        .judged(secret_assignment),
     ]
+}
+
+/// Blanks inside a line.
+const BLANKS: &str = "[ \t]*";
+
+/// The name and value of an object that pairs them (`{"name": "NAME", "value": "v"}`, as an
+/// environment list of Kubernetes or ECS holds them; either member's name in any case), with the
+/// value member's name: an assignment of `v` to `NAME`.
+pub(super) fn named_value(map: &Map<String, Value>) -> Option<(&str, &str, &str)> {
+    let member = |wanted: &str| {
+        map.iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(wanted))
+            .and_then(|(key, v)| Some((key, v.as_str()?)))
+    };
+    let (_, name) = member("name")?;
+    let (key, value) = member("value")?;
+    Some((key, name, value))
 }
 
 /// The judge of a generic assignment: the name says secret and the value after the operator is

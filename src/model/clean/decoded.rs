@@ -1,20 +1,24 @@
-//! A string decoded once: its percent-escapes (`token%3D…`, as a URL carries text), and each of
-//! its runs of base64 (a key file, a credential or a JSON document sent as base64). A secret
-//! encoded either way is read whole, and reported at the encoded text it came from.
+//! A string decoded once: its percent-escapes (`token%3D…`, as a URL carries text), its
+//! characters that NFKC folds to ASCII (fullwidth `ｇｈｐ＿…`, as some fonts and input methods
+//! write text), each of its runs of base64 (a key file, a credential or a JSON document sent as
+//! base64) and each of its runs of hexadecimal digits (a dump of the bytes sent: `6768705f…`,
+//! `67 68 70 5f …`). A secret encoded any of these ways is read whole, and reported at the encoded
+//! text it came from.
 //!
 //! One level only: what a decoding yields is checked as written and never decoded again
 //! (`%253D` reads `%3D`; base64 of base64 is not unwrapped), so each string costs a bounded
 //! number of passes, each linear in its length.
 //!
-//! Base64 is decoded to be read, never flagged for being base64: digests, signatures and keys of
-//! every statement are base64 or hexadecimal of random bytes, which decode to no text and are
-//! left alone.
+//! Base64 and hexadecimal are decoded to be read, never flagged for being encoded: digests,
+//! signatures, commit ids and keys of every statement are base64 or hexadecimal of random bytes,
+//! which decode to no text and are left alone.
 
 use std::ops::Range;
 
 use base64::Engine as _;
 use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use unicode_normalization::UnicodeNormalization as _;
 
 use super::view::View;
 use super::{Encoding, Leak, MIN_SECRET_CHARS};
@@ -24,15 +28,43 @@ use super::{Encoding, Leak, MIN_SECRET_CHARS};
 /// each decoded character is one byte in it.
 pub(super) fn percent_decoded(raw: &str) -> Option<View> {
     let bytes = raw.as_bytes();
+    // An escape holds no other `%`, so the escapes found never overlap.
+    let escapes =
+        raw.match_indices('%').filter_map(|(at, _)| Some((at, 3, escaped_ascii(&bytes[at + 1..])?)));
+    replaced(raw, escapes)
+}
+
+/// `raw` with each character that NFKC folds to one ASCII character (fullwidth `ｇ`, `＿`, a
+/// mathematical bold `𝐀`) folded, or `None` when it holds none. A character NFKC folds to more
+/// than one (`ﬁ`, `Ⅳ`) or to another that is not ASCII stays as written.
+pub(super) fn compatibility_folded(raw: &str) -> Option<View> {
+    if raw.is_ascii() {
+        return None;
+    }
+    let folds = raw.char_indices().filter_map(|(at, c)| Some((at, c.len_utf8(), folded_ascii(c)?)));
+    replaced(raw, folds)
+}
+
+/// The one ASCII character NFKC folds `c` to, when `c` is not ASCII itself.
+fn folded_ascii(c: char) -> Option<u8> {
+    if c.is_ascii() {
+        return None;
+    }
+    let mut folded = std::iter::once(c).nfkc();
+    let first = folded.next()?;
+    folded.next().is_none().then(|| u8::try_from(first).ok().filter(u8::is_ascii)).flatten()
+}
+
+/// `raw` with each of `replacements` made (the byte offset and length of what is replaced, in
+/// order and apart, and the ASCII character put in its place), or `None` when there is none.
+fn replaced(raw: &str, replacements: impl Iterator<Item = (usize, usize, u8)>) -> Option<View> {
     let mut view: Option<View> = None;
     let mut from = 0;
-    // An escape holds no other `%`, so the escapes found never overlap.
-    for (at, _) in raw.match_indices('%') {
-        let Some(c) = escaped_ascii(&bytes[at + 1..]) else { continue };
+    for (at, len, c) in replacements {
         let view = view.get_or_insert_with(|| View::of_len(raw.len()));
         view.keep(raw, from, at);
         view.put(c, at);
-        from = at + 3;
+        from = at + len;
     }
     let mut view = view?;
     view.keep(raw, from, raw.len());
@@ -136,6 +168,95 @@ fn decoded_text<'b>(run: &[u8], url_safe: bool, buffer: &'b mut Vec<u8>) -> Opti
     as_text(buffer)
 }
 
+/// The fewest hexadecimal digits a run must have to be decoded: two a byte, for the fewest bytes
+/// a generated secret has ([`MIN_SECRET_CHARS`]).
+pub(super) const MIN_HEX_DIGITS: usize = MIN_SECRET_CHARS * 2;
+
+/// The first leak `check` finds in the text a run of hexadecimal digits in `raw` decodes to,
+/// spanning the whole run. Each stretch of text of at least [`MIN_SECRET_CHARS`] bytes the run
+/// decodes to is read ([`text_pieces`]): a word of hexadecimal letters next to a dump (`FAILED`,
+/// `cafe`) joins it, and a dump of a message holds bytes that are no text around the text.
+pub(super) fn hex_leak(raw: &str, check: impl Fn(&str) -> Result<(), Leak>) -> Result<(), Leak> {
+    let bytes = raw.as_bytes();
+    let mut buffer = Vec::new();
+    for run in hex_runs(bytes) {
+        buffer.clear();
+        let mut digits = bytes[run.clone()].iter().copied().filter(u8::is_ascii_hexdigit).map(hex_value);
+        while let (Some(high), Some(low)) = (digits.next(), digits.next()) {
+            buffer.push(high * 16 + low);
+        }
+        for piece in text_pieces(&buffer).filter(|piece| piece.len() >= MIN_SECRET_CHARS) {
+            check(piece).map_err(|leak| Leak {
+                start: run.start,
+                end: run.end,
+                encoding: Some(Encoding::Hex),
+                ..leak
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// The stretches of `bytes` that are text: UTF-8 without a control character but a line break, a
+/// carriage return or a tab.
+fn text_pieces(bytes: &[u8]) -> impl Iterator<Item = &str> {
+    bytes.utf8_chunks().flat_map(|chunk| chunk.valid().split(|c: char| c.is_control() && !is_text_control(c)))
+}
+
+/// Whether the control character `c` belongs in text: a line break, a carriage return or a tab.
+fn is_text_control(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\t')
+}
+
+/// The value of the hexadecimal digit `b`.
+fn hex_value(b: u8) -> u8 {
+    match b {
+        b'0'..=b'9' => b - b'0',
+        b'a'..=b'f' => b - b'a' + 10,
+        _ => b - b'A' + 10,
+    }
+}
+
+/// The runs of at least [`MIN_HEX_DIGITS`] hexadecimal digits in `bytes`, in order: pairs of
+/// digits, each right after the last or after one blank or line break (`xxd -p`, `xxd -g1`). A
+/// run starts at a pair: of an odd number of digits together, the first is left out (`0x…`, or the
+/// end of a word before the dump).
+fn hex_runs(bytes: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        loop {
+            let first = at + bytes[at..].iter().position(u8::is_ascii_hexdigit)?;
+            let together = bytes[first..].iter().take_while(|b| b.is_ascii_hexdigit()).count();
+            let start = first + together % 2;
+            let end = hex_run_end(bytes, start);
+            at = end.max(first + 1);
+            if bytes[start..end].iter().filter(|b| b.is_ascii_hexdigit()).count() >= MIN_HEX_DIGITS {
+                return Some(start..end);
+            }
+        }
+    })
+}
+
+/// Where the run of pairs of hexadecimal digits from `start` ends ([`hex_runs`]).
+fn hex_run_end(bytes: &[u8], start: usize) -> usize {
+    let pair = |at: usize| bytes.get(at..at + 2).is_some_and(|p| p.iter().all(u8::is_ascii_hexdigit));
+    let mut end = start;
+    loop {
+        let gap = match bytes.get(end..) {
+            Some([b' ' | b'\n', ..]) => 1,
+            Some([b'\r', b'\n', ..]) => 2,
+            _ => 0,
+        };
+        if pair(end) {
+            end += 2;
+        } else if end > start && gap > 0 && pair(end + gap) {
+            end += gap + 2;
+        } else {
+            return end;
+        }
+    }
+}
+
 /// `bytes` as text: UTF-8 (cut inside a character at the end at most, as the end of a bounded
 /// excerpt cuts one) without a control character but a line break, a carriage return or a tab.
 fn as_text(bytes: &[u8]) -> Option<&str> {
@@ -145,7 +266,7 @@ fn as_text(bytes: &[u8]) -> Option<&str> {
         Err(_) => return None,
     };
     let text = std::str::from_utf8(&bytes[..valid]).ok()?;
-    let binary = text.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'));
+    let binary = text.chars().any(|c| c.is_control() && !is_text_control(c));
     (!binary).then_some(text)
 }
 
@@ -180,6 +301,31 @@ mod tests {
         assert_eq!(view.text, "xAbB");
         let raw_at: Vec<usize> = (0..=view.text.len()).map(|at| view.raw_offset(at)).collect();
         assert_eq!(raw_at, [0, 1, 4, 5, 8]);
+    }
+
+    #[test]
+    fn a_hex_run_starts_at_a_pair_and_goes_on_over_one_blank_or_line_break() {
+        let runs = |raw: &'static str| hex_runs(raw.as_bytes()).map(|r| &raw[r]).collect::<Vec<_>>();
+        let pairs = "6768705f734d656847416b57";
+        assert_eq!(runs("0x6768705f734d656847416b57!"), [pairs]);
+        assert_eq!(runs("data6768705f734d656847416b57"), [pairs], "a word's last letter is left out");
+        assert_eq!(
+            runs("67 68 70 5f\n73 4d 65 68\r\n47 41 6b 57 end"),
+            ["67 68 70 5f\n73 4d 65 68\r\n47 41 6b 57"]
+        );
+        assert_eq!(runs("6768705f734d6568  47416b57"), Vec::<&str>::new(), "two blanks end a run");
+        assert_eq!(runs("6768705f734d656847416b5"), Vec::<&str>::new(), "23 digits");
+    }
+
+    #[test]
+    fn each_folded_character_points_at_the_character_it_was_folded_from() {
+        let raw = "a\u{ff47}\u{ff48}b\u{1d400}\u{fb01}";
+        let view = compatibility_folded(raw).unwrap();
+        assert_eq!(view.text, "aghbA\u{fb01}", "a ligature folds to two: left as written");
+        let raw_at: Vec<usize> = view.text.char_indices().map(|(at, _)| view.raw_offset(at)).collect();
+        assert_eq!(raw_at, [0, 1, 4, 7, 8, 12]);
+        assert_eq!(view.raw_offset(view.text.len()), raw.len());
+        assert!(compatibility_folded("plain ascii").is_none() && compatibility_folded("caf\u{e9}").is_none());
     }
 
     #[test]

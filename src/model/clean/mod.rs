@@ -33,15 +33,20 @@
 //!   registries, CI, AI services), JSON Web Tokens, and `Authorization` / bearer credentials;
 //! - crypt, bcrypt, argon2, scrypt, PBKDF2 and LDAP password hashes;
 //! - a value assigned to a name that says secret, token, password, key, credential or auth
-//!   (`API_SECRET=…`, `"password": "…"`, `--token …`, `<password>…</password>`, and an object
-//!   member of a JSON document) when the value is random enough ([`random_enough`]): test
+//!   (`API_SECRET=…`, `"password": "…"`, `--token …`, `<password>…</password>`, an object
+//!   member of a JSON document, a name and value pair of an environment list as JSON, YAML or a
+//!   JSON object (`{"name": "API_TOKEN", "value": "…"}`, `- name: API_TOKEN` / `  value: …`), and
+//!   a `.netrc` entry's `password …`) when the value is random enough ([`random_enough`]): test
 //!   fixtures such as `password: hunter2-redacted` pass, generated secrets do not.
 //!
 //! Each string is checked as written and as a person reads it ([`as_read`]): a colour code, a
 //! control or invisible character, or the backslash of `\"` inside a secret does not hide it.
-//! It is also checked decoded once ([`decoded`]): its percent-escapes (`token%3D…`), and each run
-//! of base64 that decodes to text. A leak found so is reported at the encoded bytes it came from
-//! and named as encoded; base64 is never a leak for being base64 (digests and signatures are).
+//! It is also checked decoded once ([`decoded`]): its percent-escapes (`token%3D…`), its
+//! characters that NFKC folds to ASCII (fullwidth `ｇｈｐ＿…`), each run of base64 that decodes to
+//! text, and each stretch of text a run of hexadecimal digits decodes to (`6768705f…`,
+//! `67 68 70 5f …`). A leak found so is reported at the encoded bytes it came from and named as
+//! encoded; base64 or hexadecimal is never a leak for being so (digests, signatures and commit
+//! ids are).
 //!
 //! The patterns are our own: secret scanners exist as crates, but they carry hundreds of rules
 //! tuned for source code and would flag ordinary test output; each pattern here is anchored so
@@ -49,8 +54,9 @@
 //!
 //! Every regex runs in time linear in its input (the `regex` crate guarantees it), each rule's
 //! regex runs at most one pass over a string, the judges look at one bounded value at a time (and
-//! at most 256 bytes around it for its command line), and a string is read at most four ways (as
-//! written, as read, percent-decoded, its base64 runs decoded; nothing decoded is decoded again),
+//! at most 256 bytes around it for its command line), and a string is read at most six ways (as
+//! written, as read, percent-decoded, NFKC-folded, its base64 and its hexadecimal runs decoded;
+//! nothing decoded is decoded again),
 //! so a hostile string of any length costs time linear in its length.
 //!
 //! The rules, by family: [`paths`], [`credentials`] (in URLs and connection strings),
@@ -157,6 +163,11 @@ pub enum Encoding {
     Percent,
     /// A run of base64, standard or URL-safe.
     Base64,
+    /// A run of hexadecimal digits, each pair one byte (`6768705f…`, `67 68 70 5f …`).
+    Hex,
+    /// Unicode compatibility characters that NFKC folds to ASCII (fullwidth `ｇｈｐ＿`,
+    /// mathematical bold letters).
+    Compatibility,
 }
 
 impl Encoding {
@@ -166,6 +177,8 @@ impl Encoding {
             None => "",
             Some(Encoding::Percent) => ", percent-encoded,",
             Some(Encoding::Base64) => ", base64-encoded,",
+            Some(Encoding::Hex) => ", hex-encoded,",
+            Some(Encoding::Compatibility) => ", in fullwidth or other compatibility characters,",
         }
     }
 }
@@ -304,7 +317,11 @@ pub fn check_str(text: &str) -> Result<(), Leak> {
     if let Some(decoded) = decoded::percent_decoded(text) {
         check_view(&decoded, Some(Encoding::Percent))?;
     }
-    decoded::base64_leak(text, check_written)
+    if let Some(folded) = decoded::compatibility_folded(text) {
+        check_view(&folded, Some(Encoding::Compatibility))?;
+    }
+    decoded::base64_leak(text, check_written)?;
+    decoded::hex_leak(text, check_written)
 }
 
 /// Checks a string read another way as written, and reports a leak at the raw bytes it came from.
@@ -371,6 +388,10 @@ fn walk(value: &Value, pointer: &mut String) -> Result<(), LeakAt> {
             Ok(())
         }
         Value::Object(map) => {
+            if let Some((key, name, value)) = assignment::named_value(map) {
+                check_assignment(name, value)
+                    .map_err(|leak| LeakAt { pointer: format!("{pointer}/{key}"), leak })?;
+            }
             for (key, item) in map {
                 // A key is named by its object's pointer: its own would repeat the leak.
                 check_str(key).map_err(|leak| LeakAt { pointer: format!("{pointer} (key)"), leak })?;
@@ -1123,6 +1144,135 @@ mod tests {
 
     /// Strings built to make a backtracking engine or a quadratic loop stall: each is checked (the
     /// time is measured by `examples/bench_clean.rs`, not here).
+    const AWS_SECRET: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8xKf2mWp";
+
+    #[test]
+    fn a_secret_in_a_name_and_value_pair_of_an_environment_list_is_caught() {
+        for text in [
+            format!("\"env\":[{{\"name\":\"AWS_SECRET_ACCESS_KEY\",\"value\":\"{AWS_SECRET}\"}}]"),
+            format!("env:\n- name: AWS_SECRET_ACCESS_KEY\n  value: {AWS_SECRET}\n"),
+            format!("    - name: \"DB_PASSWORD\"\n      value: \"{AWS_SECRET}\""),
+            format!("env: [{{name: API_TOKEN, value: {AWS_SECRET}}}]"),
+            format!("{{\n  \"name\": \"API_TOKEN\",\n  \"value\": \"{AWS_SECRET}\"\n}}"),
+            format!("{{'Name': 'client_secret', 'Value': '{AWS_SECRET}'}}"),
+        ] {
+            let (what, leaked) = caught(&text).unwrap_or_else(|| panic!("{text:?}"));
+            assert_eq!((what, leaked), (LeakKind::Assignment.describe(), AWS_SECRET), "{text:?}");
+        }
+        let doc = json!({"executor": {"env": [{"name": "AWS_SECRET_ACCESS_KEY", "value": AWS_SECRET}]}});
+        let err = check_value(&doc).unwrap_err();
+        assert_eq!((err.pointer.as_str(), err.leak.kind), ("/executor/env/0/value", LeakKind::Assignment));
+    }
+
+    #[test]
+    fn a_name_and_value_pair_whose_name_says_nothing_or_whose_value_is_written_stays_clean() {
+        for text in [
+            "env:\n- name: PATH\n  value: /usr/local/bin:/usr/bin",
+            "{\"name\":\"PATH\",\"value\":\"/usr/local/bin:/usr/bin\"}",
+            "- name: GIT_COMMIT\n  value: 3f2a9c1e7b4d5f60a1b2c3d4e5f60718293a4b5c",
+            "- name: DB_PASSWORD\n  value: hunter2-redacted",
+            "- name: API_TOKEN\n  valueFrom:\n    secretKeyRef: {name: api, key: token}",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+        let doc = json!({"env": [{"name": "PATH", "value": "/usr/bin"}, {"name": "DB_PASSWORD", "value": "hunter2-redacted"}]});
+        assert_eq!(check_value(&doc), Ok(()));
+    }
+
+    #[test]
+    fn a_netrc_password_is_caught_and_a_netrc_line_without_one_is_not() {
+        for text in [
+            "machine github.com login ada password Xk9mP2vL7qR4tY8w",
+            "machine api.example.com password \"Xk9mP2vL7qR4tY8w\" login ada",
+            "machine github.com\n  login ada\n  password Xk9mP2vL7qR4tY8w\n",
+            "default login anonymous password Xk9mP2vL7qR4tY8w",
+        ] {
+            assert_eq!(caught(text), Some((LeakKind::Assignment.describe(), "Xk9mP2vL7qR4tY8w")), "{text:?}");
+        }
+        for text in [
+            "machine github.com login ada",
+            "machine api.example.com login Xk9mP2vL7qR4tY8w",
+            "machine github.com login ada password hunter2-redacted",
+            "the password Xk9mP2vL7qR4tY8w is not read from a netrc line",
+        ] {
+            assert_eq!(check_str(text), Ok(()), "{text:?}");
+        }
+    }
+
+    fn hex(text: &str) -> String {
+        text.bytes().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn a_hex_encoded_secret_is_caught_at_the_whole_run() {
+        let token = "ghp_sMehGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8";
+        let run = hex(token);
+        let spaced: Vec<String> = token.bytes().map(|b| format!("{b:02X}")).collect();
+        let wrapped = format!("{}\n{}", &run[..60], &run[60..]);
+        let framed = format!("00ff{}0a00", hex(&format!("Authorization: Bearer {AWS_SECRET}")));
+        for run in [run.clone(), spaced.join(" "), wrapped, hex(&format!("password={AWS_SECRET}")), framed] {
+            let text = format!("sent: {run}\n");
+            let leak = check_str(&text).unwrap_err();
+            assert_eq!(leak.encoding, Some(Encoding::Hex), "{text:?}");
+            assert_eq!(&text[leak.start..leak.end], run, "{text:?}: the raw run");
+        }
+        assert!(check_str(&format!("0x{run}")).is_err(), "after 0x");
+        let words = format!("FAILED\n{} added", spaced.join(" "));
+        assert_eq!(
+            check_str(&words).unwrap_err().encoding,
+            Some(Encoding::Hex),
+            "words of hex letters around it"
+        );
+    }
+
+    #[test]
+    fn hex_digests_commit_ids_and_hex_of_ordinary_text_stay_clean() {
+        for text in [
+            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855".to_owned(),
+            "commit 3f2a9c1e7b4d5f60a1b2c3d4e5f60718293a4b5c\nMerge: 3e761aa 50145fa".to_owned(),
+            "3f2a9c1e7b4d5f60a1b2c3d4e5f60718293a4b5c e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855".to_owned(),
+            format!("payload {}", hex("test result: ok. 3 passed; password: hunter2-redacted")),
+            "dead beef cafe babe face feed 0123 4567 89ab cdef".to_owned(),
+        ] {
+            assert_eq!(check_str(&text), Ok(()), "{text:?}");
+        }
+    }
+
+    /// `text` in fullwidth letters, digits and punctuation.
+    fn fullwidth(text: &str) -> String {
+        text.chars().map(|c| char::from_u32(c as u32 + 0xFEE0).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_secret_written_in_fullwidth_letters_is_caught_where_it_is_written() {
+        let token = fullwidth("ghp_sMehGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8");
+        let text = format!("header value: {token} sent");
+        let leak = check_str(&text).unwrap_err();
+        assert_eq!((leak.kind, leak.encoding), (LeakKind::Token, Some(Encoding::Compatibility)));
+        assert_eq!(&text[leak.start..leak.end], token);
+        let bold: String = "AKIAIOSFODNN7EXAMPLE"
+            .chars()
+            .map(|c| match c {
+                'A'..='Z' => char::from_u32(0x1D400 + c as u32 - 'A' as u32).unwrap(),
+                c => c,
+            })
+            .collect();
+        assert_eq!(kind(&format!("key {bold}")), Some(LeakKind::Token), "mathematical bold");
+        assert_eq!(kind(&format!("password={}", fullwidth(AWS_SECRET))), Some(LeakKind::Assignment));
+    }
+
+    #[test]
+    fn ordinary_text_in_fullwidth_or_other_compatibility_characters_stays_clean() {
+        for text in [
+            fullwidth("test result: ok. 3 passed; 0 failed"),
+            "２０２４年１月１日 テスト成功 （３件）".to_owned(),
+            "ﬁle ﬂag ① ② x² ㎏ Ⅳ".to_owned(),
+            fullwidth("password: hunter2-redacted"),
+        ] {
+            assert_eq!(check_str(&text), Ok(()), "{text:?}");
+        }
+    }
+
     #[test]
     fn hostile_strings_of_every_rule_shape_are_checked_without_panic() {
         let n = 64 * 1024;
@@ -1168,6 +1318,14 @@ mod tests {
             "\\nENV PASSWORD $".repeat(n / 16),
             "setx /M PASSWORD $ ".repeat(n / 19),
             ":_authToken=$ ".repeat(n / 14),
+            // A name and value pair, a `.netrc` entry of many tokens before its password.
+            "name: TOKEN\nvalue: ".repeat(n / 19),
+            "machine h login a ".repeat(n / 18) + "password $",
+            // Hexadecimal of `A`: one run that decodes to text all along, joined or spaced; and
+            // fullwidth letters, each folded.
+            "41".repeat(n / 2),
+            "41 ".repeat(n / 3),
+            "\u{ff41}".repeat(n / 3),
         ];
         for text in &hostile {
             let _ = check_str(text);
@@ -1220,6 +1378,13 @@ mod tests {
             Just("\u{200b}"),
             Just("psql"),
             Just("-Dp="),
+            Just("name"),
+            Just("value"),
+            Just("machine"),
+            Just("41"),
+            Just("7a"),
+            Just("\u{ff47}"),
+            Just("\u{1d400}"),
         ];
         proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
     }

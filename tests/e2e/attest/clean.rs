@@ -215,6 +215,46 @@ fn a_red_output_holding_a_dockerfile_env_secret_without_an_equals_sign_is_withhe
     assert_eq!(lines[3].statement["predicate"]["red"]["withheld"], json!(true));
 }
 
+#[test]
+fn a_secret_in_an_env_pair_a_netrc_line_a_hex_dump_or_fullwidth_letters_is_withheld_or_refused() {
+    let secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8xKf2mWp";
+    let token = "ghp_sMehGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8";
+    let hex: String = token.bytes().map(|b| format!("{b:02x}")).collect();
+    let fullwidth: String = token.chars().map(|c| char::from_u32(c as u32 + 0xFEE0).unwrap()).collect();
+    for (leaking, needle) in [
+        (format!("env:\n- name: AWS_SECRET_ACCESS_KEY\n  value: {secret}\n"), secret.to_owned()),
+        (
+            "machine github.com login ada password Xk9mP2vL7qR4tY8w\n".to_owned(),
+            "Xk9mP2vL7qR4tY8w".to_owned(),
+        ),
+        (format!("sent: {hex}\n"), hex[..24].to_owned()),
+        (format!("header value: {fullwidth}\n"), fullwidth[..12].to_owned()),
+    ] {
+        let s = Setup::speckit(Evidence::Verified);
+        let red = format!("running 1 test\ntest adds_a_tag ... FAILED\n{leaking}");
+        std::fs::write(s.evidence.parent().unwrap().join("red.log"), &red).unwrap();
+        let out = s.attest_signed(&["--json"]);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(report["withheld"], json!(["red excerpt (not clean)"]), "{leaking}{out}");
+        let lines = s.project.note_lines("HEAD");
+        assert!(lines.iter().all(|l| !String::from_utf8_lossy(&l.payload).contains(&needle)), "{leaking}");
+    }
+    let s = Setup::speckit(Evidence::Verified);
+    let evidence = evidence_with(&s, "env", |v| {
+        v["executor"]["env"] = json!([{"name": "AWS_SECRET_ACCESS_KEY", "value": secret}]);
+    });
+    let before = untouched(&s);
+    let out = s.project.attest(T005, &evidence, &["--key", s.key.private.to_str().unwrap()]).failure(13);
+    for text in [
+        "would leak a secret assigned to a name that says so at /predicate/executor/env/0/value",
+        "`executor.env[0].value` in the evidence file ",
+    ] {
+        assert!(out.stderr.contains(text), "stderr should say {text:?}\n{out}");
+    }
+    assert!(!out.stderr.contains(&secret[..12]), "{out}");
+    assert_eq!(untouched(&s), before, "{out}");
+}
+
 /// `speccoder attest` in a work tree whose `origin` is `remote`: the summary's `resourceUri`.
 fn resource_uri_with_origin(remote: &str) -> (String, String) {
     let s = Setup::speckit(Evidence::Verified);
