@@ -596,7 +596,9 @@ fn store_refuses_names_git_takes_for_dot_git_or_dot_gitmodules_and_stores_nothin
             &[("a.rs", "t\n"), (name, "[submodule \"x\"]\n\turl = --upload-pack=touch\n")],
         );
         let out = p.run(&["held-out", "store", "001-bookmark-tags/T005", dir.to_str().unwrap()]).expect(13);
-        assert!(out.stderr.contains(name) && out.stderr.contains(what), "{name:?}: {}", out.stderr);
+        // The name as messages quote it: an invisible character as its escape.
+        let quoted = speccoder_attest::model::shown::shown(name, 100);
+        assert!(out.stderr.contains(&quoted) && out.stderr.contains(what), "{name:?}: {}", out.stderr);
         assert!(!p.root.join(".git/speccoder").exists(), "{name:?} was stored");
         std::fs::remove_dir_all(&dir).unwrap();
     }
