@@ -180,7 +180,8 @@ pub enum HooksSub {
     /// speccoder did not write is never overwritten (add the line `speccoder attest carry
     /// --rewritten` to it yourself); what is no hook file there (a directory, a FIFO, a link to
     /// nothing) is named, to be removed. A hooks directory reached through a symbolic link in the
-    /// work tree, which the repository may have committed, is refused.
+    /// work tree, which the repository may have committed, is refused, however the path spells
+    /// it (`.git/../.githooks`).
     ///
     /// Exit codes: 0 installed, updated or unchanged; 13 a hooks path reached through a symbolic
     /// link in the work tree; 14 a `post-rewrite` hook speccoder did not write or something that
@@ -211,8 +212,8 @@ pub enum SigstoreSub {
     /// sha256. `attest verify` does the same by itself when it checks a keyless line and the cache
     /// is missing or older than a day.
     ///
-    /// Run in a repository whose tree at HEAD provides the cache (a file there, or a symbolic link
-    /// on the way to it), it refuses it, as `attest verify` would.
+    /// Run in a repository whose tree at HEAD provides the cache (a file there, a submodule at or
+    /// above it, or a symbolic link on the way to it), it refuses it, as `attest verify` would.
     ///
     /// Exit codes: 0 refreshed; 13 the repository cannot be reached or does not verify, the cache
     /// cannot be written, or the tree at HEAD provides it (the cache is then unchanged); 1

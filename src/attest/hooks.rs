@@ -228,19 +228,13 @@ pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookEr
 }
 
 /// Refuses the hooks directory `dir` when a symbolic link in the work tree is on the way to it
-/// ([`crate::output_file::link_below`]), as every file speccoder writes is refused: a repository
-/// may commit `.githooks` as a link that leads the hook anywhere. The git directory is the user's
-/// own (a work tree holds none of it), and a link there is followed.
+/// ([`crate::output_file::link_below`]), however `dir` spells it (`.git/../.githooks`), as every
+/// file speccoder writes is refused: a repository may commit `.githooks` as a link that leads the
+/// hook anywhere. The git directory is the user's own (a work tree holds none of it), and a link
+/// there is followed.
 fn refuse_link_in_work_tree(repo: &Repo, dir: &Path) -> Result<(), OutputError> {
-    let absolute = |p: &Path| std::path::absolute(p).ok();
-    let in_git_dir =
-        [repo.git_dir(), repo.common_dir()].into_iter().filter_map(absolute).any(|g| dir.starts_with(g));
-    let link = repo
-        .workdir()
-        .and_then(absolute)
-        .filter(|_| !in_git_dir)
-        .and_then(|w| crate::output_file::link_below(&w, dir));
-    match link {
+    let own = [repo.git_dir(), repo.common_dir()];
+    match repo.workdir().and_then(|work_tree| crate::output_file::link_below(work_tree, dir, &own)) {
         Some(link) => Err(OutputError { path: dir.join(HOOK), problem: Problem::LinkOnTheWay(link) }),
         None => Ok(()),
     }
@@ -414,6 +408,34 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), &hooks).unwrap();
         assert_eq!(install(&fx.repo(), None).unwrap().action, "installed");
         assert!(outside.path().join(HOOK).is_file());
+    }
+
+    /// However `core.hooksPath` spells its way to a link in the work tree (through the git
+    /// directory and `..`, out of the work tree and back, through a link of the user's own to the
+    /// work tree), the link is refused and nothing is written where it leads.
+    #[cfg(unix)]
+    #[test]
+    fn a_hooks_directory_link_in_the_work_tree_is_refused_however_the_path_spells_it() {
+        let fx = crate::git::test_support::Fixture::new();
+        let outside = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), fx.path().join(".githooks")).unwrap();
+        let alias = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(fx.path(), alias.path().join("repo")).unwrap();
+        let root = fx.path().to_str().unwrap();
+        let name = fx.path().file_name().unwrap().to_str().unwrap();
+        for hooks_path in [
+            ".git/../.githooks".to_owned(),
+            format!("{root}/.git/../.githooks"),
+            ".git/hooks/../../.githooks".to_owned(),
+            format!("../{name}/.githooks"),
+            format!("{}/repo/.githooks", alias.path().display()),
+        ] {
+            fx.git(&["config", "core.hooksPath", &hooks_path]);
+            let err = install(&fx.repo(), None).unwrap_err();
+            assert_eq!(err.exit_code(), crate::exit::CONFIG, "{hooks_path}: {err}");
+            assert!(err.to_string().contains(".githooks on the way to it is a symbolic link"), "{err}");
+        }
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0, "nothing written through the link");
     }
 
     /// A hook whose binary is gone, with none on PATH, says that nothing was carried and what to

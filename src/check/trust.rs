@@ -309,6 +309,9 @@ pub enum TrustError {
     /// The copy of a trust file `ssh-keygen` reads cannot be written.
     #[error("{0}")]
     Copy(std::io::Error),
+    /// The checked tree cannot be read where a trust file's place is looked up.
+    #[error(transparent)]
+    Tree(Box<crate::spec::SpecError>),
     /// The repository failed.
     #[error(transparent)]
     Git(#[from] crate::git::GitError),
@@ -331,6 +334,7 @@ impl ExitClass for TrustError {
             | TrustError::Copy(_) => Class::Config,
             #[cfg(feature = "sigstore")]
             TrustError::SigstoreRoot(_) => Class::Config,
+            TrustError::Tree(e) => e.class(),
             TrustError::Git(e) => e.class(),
         }
     }
@@ -500,9 +504,11 @@ pub fn read_rev_file(
 
 /// Refuses `path` when it lies in one of the repository's work trees (the main one or a linked
 /// one: each may hold the branch under review) and the checked tree has a file at that place, or
-/// when a symbolic link on the way to it lies where the checked tree has an entry (whether the
-/// file is there yet or not: a cache is written where it is missing): either way the branch under
-/// review would be choosing its own trust (or rules); `file` says what the file is, for the advice.
+/// a submodule at or above it (its checkout is the commit the branch names), or when a symbolic
+/// link on the way to it lies where the checked tree has an entry or a submodule above it
+/// (whether the file is there yet or not: a cache is written where it is missing): either way the
+/// branch under review would be choosing its own trust (or rules); `file` says what the file is,
+/// for the advice.
 ///
 /// # Errors
 /// [`TrustError::ProvidedByTree`], or a tree or the list of work trees that cannot be read.
@@ -518,6 +524,8 @@ pub fn refuse_in_tree(
         return Ok(());
     }
     let tree = repo.tree(checked_tree);
+    let refused =
+        |tree_path| TrustError::ProvidedByTree { path: path.to_owned(), given_by: None, tree_path, file };
     for work_tree in repo.work_trees()? {
         let Ok(root) = std::fs::canonicalize(&work_tree) else { continue };
         let in_tree = |place: &Path| {
@@ -525,29 +533,32 @@ pub fn refuse_in_tree(
             (!rel.is_empty() && !rel.starts_with(".git/")).then_some(rel)
         };
         if let Some(rel) = full.as_deref().and_then(in_tree)
-            && tree.file(&rel)?.is_some()
+            && let Some(tree_path) = provided_at(&tree, rel, |rel| Ok(tree.file(rel)?.is_some()))?
         {
-            return Err(TrustError::ProvidedByTree {
-                path: path.to_owned(),
-                given_by: None,
-                tree_path: rel,
-                file,
-            });
+            return Err(refused(tree_path));
         }
-        for link in &links {
-            if let Some(rel) = in_tree(link)
-                && tree.entry_kind(&rel)?.is_some()
-            {
-                return Err(TrustError::ProvidedByTree {
-                    path: path.to_owned(),
-                    given_by: None,
-                    tree_path: rel,
-                    file,
-                });
+        for rel in links.iter().filter_map(|link| in_tree(link)) {
+            if let Some(tree_path) = provided_at(&tree, rel, |rel| Ok(tree.entry_kind(rel)?.is_some()))? {
+                return Err(refused(tree_path));
             }
         }
     }
     Ok(())
+}
+
+/// Where the checked `tree` provides the place `rel`: `rel` itself when `found` there, else the
+/// submodule (a gitlink) at or above it, whose checkout holds what the commit it names holds.
+fn provided_at(
+    tree: &crate::git::GitTree<'_>,
+    rel: String,
+    found: impl Fn(&str) -> Result<bool, crate::git::GitError>,
+) -> Result<Option<String>, TrustError> {
+    if found(&rel)? {
+        return Ok(Some(rel));
+    }
+    let on_the_way =
+        crate::spec::link_or_submodule_on_the_way(tree, &rel).map_err(|e| TrustError::Tree(Box::new(e)))?;
+    Ok(on_the_way.and_then(|(at, kind)| (kind == crate::spec::EntryKind::Submodule).then_some(at)))
 }
 
 /// Where each symbolic link on the way to `path` lies (its directory resolved, itself not

@@ -419,40 +419,70 @@ fn usable_parent(path: &Path) -> Result<&Path, Problem> {
 }
 
 /// The first symbolic link among the directories of `dir` that lie below the current directory
-/// (every one of a relative `dir`, up to a `..` that leaves it): the current directory is where
-/// a checked branch's work tree is, and a link the branch committed there could lead a write
-/// anywhere. Above it, or elsewhere, the directories are the user's own.
+/// ([`link_below`] it): the current directory is where a checked branch's work tree is, and a
+/// link the branch committed there could lead a write anywhere. Above it, or elsewhere, the
+/// directories are the user's own.
 #[must_use]
 pub fn link_on_the_way(dir: &Path) -> Option<PathBuf> {
-    link_below(&std::env::current_dir().ok()?, dir)
+    link_below(&std::env::current_dir().ok()?, dir, &[])
 }
 
-/// The first symbolic link among the directories of `dir` that lie below `base` (a relative
-/// `dir` is read from `base`), as [`link_on_the_way`] looks below the current directory: for a
-/// place another directory than the current one roots, as a work tree roots the hooks directory
-/// `core.hooksPath` names.
+/// The most links one path is followed through, as Linux's `ELOOP` limit.
+const MAX_LINKS_FOLLOWED: usize = 40;
+
+/// The first symbolic link on the way to `dir` (a relative `dir` is read from `base`) that lies
+/// below `base` and in none of the directories `own` (the user's own even there, as a git
+/// directory is), as [`link_on_the_way`] looks below the current directory, and as a work tree
+/// roots the hooks directory `core.hooksPath` names. Each name is resolved as the file system
+/// resolves it: a link above `base` or in `own` is followed, and a `..` goes up from where the
+/// names before it lead, so that no spelling (`.git/../.githooks`, `../repo/.githooks`, `base`
+/// reached through a link) passes a link below `base`. The link is named from `base` for a
+/// relative `dir`, in full for an absolute one; `None` when `base` does not exist.
 #[must_use]
-pub fn link_below(base: &Path, dir: &Path) -> Option<PathBuf> {
+pub fn link_below(base: &Path, dir: &Path, own: &[&Path]) -> Option<PathBuf> {
     use std::path::Component;
-    let below = if dir.is_absolute() { dir.strip_prefix(base).ok()? } else { dir };
-    let (mut at, mut named) = (base.to_path_buf(), PathBuf::new());
-    for part in below.components() {
-        match part {
-            Component::Normal(name) => {
-                at.push(name);
-                named.push(name);
-                if std::fs::symlink_metadata(&at).is_ok_and(|meta| meta.file_type().is_symlink()) {
-                    return Some(if dir.is_absolute() { at } else { named });
-                }
-            }
-            Component::ParentDir if named.pop() => {
+    let base = std::fs::canonicalize(base).ok()?;
+    let own: Vec<PathBuf> =
+        own.iter().flat_map(|d| [std::fs::canonicalize(d).ok(), located(d)]).flatten().collect();
+    let mut pending: Vec<PathBuf> = parts(&base.join(dir));
+    let (mut at, mut followed) = (PathBuf::new(), 0);
+    while let Some(part) = pending.pop() {
+        match part.components().next() {
+            Some(Component::Normal(name)) => at.push(name),
+            Some(Component::ParentDir) => {
                 at.pop();
+                continue;
             }
-            Component::CurDir => {}
-            _ => return None,
+            Some(Component::RootDir | Component::Prefix(_)) => {
+                at.push(&part);
+                continue;
+            }
+            Some(Component::CurDir) | None => continue,
         }
+        if !std::fs::symlink_metadata(&at).is_ok_and(|meta| meta.file_type().is_symlink()) {
+            continue;
+        }
+        if at.starts_with(&base) && !own.iter().any(|own| at.starts_with(own)) {
+            let relative = at.strip_prefix(&base).ok().filter(|_| dir.is_relative()).map(Path::to_path_buf);
+            return Some(relative.unwrap_or(at));
+        }
+        followed += 1;
+        let target = std::fs::read_link(&at).ok().filter(|_| followed <= MAX_LINKS_FOLLOWED)?;
+        at.pop();
+        pending.extend(parts(&target));
     }
     None
+}
+
+/// The components of `path`, last first (to be popped in order), each as a path of its own.
+fn parts(path: &Path) -> Vec<PathBuf> {
+    path.components().rev().map(|part| PathBuf::from(part.as_os_str())).collect()
+}
+
+/// Where `path` lies: its parent as the file system resolves it, and its own name, not followed.
+fn located(path: &Path) -> Option<PathBuf> {
+    let path = std::path::absolute(path).ok()?;
+    Some(std::fs::canonicalize(path.parent()?).ok()?.join(path.file_name()?))
 }
 
 /// What is at `path`: a regular file (its metadata) or nothing; anything else is refused.
@@ -526,6 +556,36 @@ fn new_dir_mode() -> Option<std::fs::Permissions> {
 mod tests {
     use super::partial::PARTIAL_MARKER;
     use super::*;
+
+    /// A link below the base is found however the path spells its way to it (a `..` after a
+    /// directory the user's own link leads to, out of the base and back, the base through a
+    /// link), and is named from the base for a relative path; a link in an own directory or
+    /// above the base is followed.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_below_the_base_is_found_however_the_path_spells_it_and_an_own_link_is_followed() {
+        use std::os::unix::fs::symlink;
+        let (top, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let base = top.path().join("repo");
+        std::fs::create_dir_all(base.join(".git/real")).unwrap();
+        symlink(elsewhere.path(), base.join(".githooks")).unwrap();
+        symlink(base.join(".git/real"), base.join(".git/hooks")).unwrap();
+        symlink(&base, top.path().join("alias")).unwrap();
+        let own = [base.join(".git")];
+        let own: Vec<&Path> = own.iter().map(PathBuf::as_path).collect();
+        let found = |dir: &str| link_below(&base, Path::new(dir), &own);
+        for dir in [".githooks", ".git/../.githooks", ".git/hooks/../../.githooks", "../repo/.githooks/x"] {
+            assert_eq!(found(dir), Some(PathBuf::from(".githooks")), "{dir}");
+        }
+        let through_alias = top.path().join("alias/.git/../.githooks");
+        assert_eq!(
+            found(through_alias.to_str().unwrap()),
+            Some(base.canonicalize().unwrap().join(".githooks"))
+        );
+        assert_eq!(found(".git/hooks"), None, "a link in an own directory is followed");
+        assert_eq!(found(".git/hooks/../real"), None);
+        assert_eq!(link_below(&base, Path::new(".git/hooks"), &[]), Some(PathBuf::from(".git/hooks")));
+    }
 
     #[test]
     fn a_new_file_and_an_existing_one_are_written_whole() {

@@ -54,7 +54,7 @@ pub use ticks::{
     TaskWording, Ticked, TickedBox, TreeTaskLines, UnitTicks, UnreadTick, ticked_boxes_at,
     ticked_boxes_in_dir, ticked_ids, unit_ticks, unread_ticks,
 };
-pub use tree::{EntryKind, FsTree, MemTree, SourceTree};
+pub use tree::{EntryKind, FsTree, MemTree, SourceTree, link_or_submodule_on_the_way};
 pub use unit::{
     Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_NAME_LIMIT,
     UNIT_PARENTS, UnitLoc, UnitLocator, check_unit_name, is_archive_dir, is_openspec_unit_name,

@@ -58,6 +58,28 @@ pub trait SourceTree {
     fn filter_driver(&self, path: &str) -> Result<Option<String>, SpecError>;
 }
 
+/// The first symbolic link or submodule on the way to `path` (itself included), with its kind:
+/// nothing below it is read through it, and whatever lies below it is another place's (a
+/// submodule's checkout is the commit the tree names).
+///
+/// # Errors
+/// A tree that cannot be read.
+pub fn link_or_submodule_on_the_way(
+    tree: &dyn SourceTree,
+    path: &str,
+) -> Result<Option<(String, EntryKind)>, SpecError> {
+    let mut upto = 0;
+    for component in path.split('/') {
+        upto += component.len();
+        let at = path.get(..upto).unwrap_or(path);
+        if let Some(kind @ (EntryKind::Link | EntryKind::Submodule)) = tree.kind(at)? {
+            return Ok(Some((at.to_owned(), kind)));
+        }
+        upto += 1;
+    }
+    Ok(None)
+}
+
 /// Checks that `path` is a plain project-relative path (`""` allowed only when `root_ok`).
 pub(crate) fn check_rel_path(path: &str, root_ok: bool) -> Result<(), SpecError> {
     let bad = |reason| Err(SpecError::BadPath { path: shown(path, 200), reason });

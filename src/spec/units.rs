@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::error::{SpecError, shown};
 use super::ticks::checked_box_lines;
-use super::tree::{EntryKind, SourceTree, join};
+use super::tree::{EntryKind, SourceTree, join, link_or_submodule_on_the_way};
 use super::unit::{
     Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_PARENTS, UnitLoc,
     archived_change_id, check_unit_name, dir_exists, holds_task_list, is_openspec_unit_name,
@@ -76,7 +76,7 @@ struct Parent {
 /// Sorts out the entries of `parent` (one of [`UNIT_PARENTS`]).
 fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError> {
     let mut out = Parent::default();
-    if let Some((path, kind)) = refused_on_the_way(tree, parent)? {
+    if let Some((path, kind)) = link_or_submodule_on_the_way(tree, parent)? {
         out.refused.push((path, "the directory of units", kind));
         return Ok(out);
     }
@@ -110,21 +110,6 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
         }
     }
     Ok(out)
-}
-
-/// The first symbolic link or submodule on the way to `parent` (itself included), with its kind:
-/// no unit is read through it, and every unit it would hold is reported through it.
-fn refused_on_the_way(tree: &dyn SourceTree, parent: &str) -> Result<Option<(String, EntryKind)>, SpecError> {
-    let mut upto = 0;
-    for component in parent.split('/') {
-        upto += component.len();
-        let path = parent.get(..upto).unwrap_or(parent);
-        if let Some(kind @ (EntryKind::Link | EntryKind::Submodule)) = tree.kind(path)? {
-            return Ok(Some((path.to_owned(), kind)));
-        }
-        upto += 1;
-    }
-    Ok(None)
 }
 
 /// The unit the entry `name` of `specs/` is, or `None` ([`is_speckit_unit_dir`]); and what a link

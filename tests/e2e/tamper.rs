@@ -1949,6 +1949,29 @@ fn a_sigstore_root_cache_the_checked_tree_commits_is_refused_with_advice() {
     verify_keyless_default_root(&c, &untracked).success();
 }
 
+/// A cache that lies in a submodule the checked tree commits (a gitlink at `.cache`, its checkout
+/// holding the root, as CI checks submodules out) is refused as a committed file is: the branch
+/// chose the commit whose root it would be checked against.
+#[cfg(feature = "sigstore")]
+#[test]
+fn a_sigstore_root_cache_in_a_submodule_the_checked_tree_commits_is_refused() {
+    let c = setup_prepared(Evidence::Verified, &[], |c| {
+        c.p.write(
+            PLANTED_CACHE,
+            std::fs::read(sigstore_suite().join("production-trusted_root.json")).unwrap(),
+        );
+        let checkout = c.p.root.join(".cache");
+        let who = ["-c", "user.name=Eve", "-c", "user.email=eve@example.com", "-c", "commit.gpgsign=false"];
+        c.p.git_in(&checkout, &["init", "-q"]);
+        c.p.git_in(&checkout, &["add", "-A"]);
+        c.p.git_in(&checkout, &[&who[..], &["commit", "-qm", "the root of our choice"]].concat());
+        c.p.git(&["add", ".cache"]);
+        c.p.git(&["commit", "-qm", "ci cache (a submodule)"]);
+    });
+    assert!(c.p.git(&["ls-tree", "HEAD", ".cache"]).starts_with("160000 commit"), "a gitlink");
+    expect_cache_refused(verify_keyless_default_root(&c, &c.p.root.join(".cache")), ".cache");
+}
+
 /// A cache reached through a symbolic link the checked tree commits is refused, whether the
 /// link's target holds a root or not (a missing cache would be written through the link).
 #[cfg(feature = "sigstore")]

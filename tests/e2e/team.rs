@@ -704,6 +704,32 @@ fn hooks_install_never_writes_through_a_hooks_directory_link_the_repository_comm
     assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0, "nothing written where the link leads");
 }
 
+/// The committed hooks link is refused however `core.hooksPath` spells the way to it: through the
+/// git directory and `..` (relative or in full), or out of the work tree and back in.
+#[cfg(unix)]
+#[test]
+fn hooks_install_never_writes_through_a_committed_hooks_link_a_path_through_dot_dot_reaches() {
+    let p = common::Project::speckit();
+    let victim = p.scratch_dir("victim");
+    std::os::unix::fs::symlink(&victim, p.root.join(".githooks")).unwrap();
+    p.git(&["add", ".githooks"]);
+    p.git(&["commit", "-q", "-m", "shared hooks (a link)"]);
+    let name = p.root.file_name().unwrap().to_str().unwrap();
+    for hooks_path in [
+        ".git/../.githooks".to_owned(),
+        format!("{}/.git/../.githooks", p.root.display()),
+        format!("../{name}/.githooks"),
+    ] {
+        p.git(&["config", "core.hooksPath", &hooks_path]);
+        let refused = p.speccoder(&["hooks", "install"]).failure(13);
+        assert!(
+            refused.stderr.contains(".githooks on the way to it is a symbolic link"),
+            "{hooks_path}: {refused}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0, "nothing written where the link leads");
+}
+
 #[test]
 fn an_amended_task_change_is_refused_by_carry_naming_both_commits() {
     let team = Team::new();
