@@ -483,6 +483,17 @@ pub enum GitError {
         name: String,
     },
 
+    /// An attributes file of a tree (`.gitattributes`, by its path in the tree; several, joined,
+    /// when gix cannot say which) that cannot be read: more than git reads of one, or its blob
+    /// missing or corrupt.
+    #[error("the attributes file `{}` of the tree cannot be read: {reason}", one_line(.path))]
+    TreeAttributes {
+        /// Its path in the tree.
+        path: String,
+        /// Why it cannot be read.
+        reason: String,
+    },
+
     /// A file gix would open for speccoder (git's configuration, the index, `packed-refs`, an
     /// attributes file) is not a regular file of a bounded size: gix would block on a FIFO, or
     /// read a device without end.
@@ -569,6 +580,7 @@ impl ExitClass for GitError {
             | GitError::UnsupportedEncoding { .. }
             | GitError::BadConfig { .. }
             | GitError::ObjectTooLarge { .. }
+            | GitError::TreeAttributes { .. }
             | GitError::CorruptObject { .. } => Class::Config,
             GitError::UnusableFile { file, .. } => file.class(),
             GitError::InvalidPath { .. }

@@ -21,6 +21,11 @@ use super::repo::{OBJECT_SIZE_LIMIT, Repo};
 /// ([`crate::model::policy::CONFIG_MAX_BYTES`], 1 MiB), far above any real one.
 pub const SETTINGS_FILE_LIMIT: u64 = crate::model::policy::CONFIG_MAX_BYTES as u64;
 
+/// The largest attributes file read: one byte under git's `ATTR_MAX_FILE_SIZE` (100 MiB), from
+/// which git ignores one (a real one, generated lists of a large project's files included,
+/// holds a few MiB at most).
+pub const ATTRIBUTES_FILE_LIMIT: u64 = (100 << 20) - 1;
+
 /// The largest index or `packed-refs` file read: [`OBJECT_SIZE_LIMIT`], as for an object.
 const REPOSITORY_FILE_LIMIT: u64 = OBJECT_SIZE_LIMIT as u64;
 
@@ -322,7 +327,7 @@ pub(super) fn discovery() -> gix::discover::upwards::Options<'static> {
 /// `/`-separated), before it reads them: the system's and the user's (`core.attributesFile`),
 /// `info/attributes`, and the `.gitattributes` of the work tree's root and of each directory on
 /// the way to `path`, or, where the work tree has none, the one `index` stages. Each must be
-/// absent or a regular file of at most [`SETTINGS_FILE_LIMIT`] bytes; a `.gitattributes` of the
+/// absent or a regular file of at most [`ATTRIBUTES_FILE_LIMIT`] bytes; a `.gitattributes` of the
 /// work tree that is a symbolic link is taken as none, as git takes it.
 ///
 /// # Errors
@@ -336,7 +341,7 @@ pub(super) fn check_attributes(repo: &Repo, index: &gix::index::State, path: &st
     })?;
     let info = inner.current_dir().join(inner.common_dir()).join("info").join("attributes");
     for global in globals.iter().chain([&info]) {
-        check(global, GitFile::Attributes, Links::Follow, SETTINGS_FILE_LIMIT)?;
+        check(global, GitFile::Attributes, Links::Follow, ATTRIBUTES_FILE_LIMIT)?;
     }
     // gix reads the `.gitattributes` of each directory from the root down to the path's own.
     let parts: Vec<&str> = path.split('/').collect();
@@ -355,7 +360,7 @@ pub(super) fn check_attributes(repo: &Repo, index: &gix::index::State, path: &st
 fn check_in_tree(repo: &Repo, index: &gix::index::State, relative: &str) -> Result<(), GitError> {
     if let Some(workdir) = repo.workdir() {
         let on_disk = workdir.join(relative);
-        check(&on_disk, GitFile::Attributes, Links::Absent, SETTINGS_FILE_LIMIT)?;
+        check(&on_disk, GitFile::Attributes, Links::Absent, ATTRIBUTES_FILE_LIMIT)?;
         if std::fs::symlink_metadata(&on_disk).is_ok_and(|meta| meta.is_file()) {
             return Ok(());
         }
@@ -363,12 +368,12 @@ fn check_in_tree(repo: &Repo, index: &gix::index::State, relative: &str) -> Resu
     let staged: &BStr = relative.as_bytes().as_bstr();
     let Some(entry) = index.entry_by_path(staged) else { return Ok(()) };
     let size = repo.object_size(entry.id)?;
-    if size > SETTINGS_FILE_LIMIT {
+    if size > ATTRIBUTES_FILE_LIMIT {
         return Err(GitError::UnusableFile {
             path: PathBuf::from(relative),
             file: GitFile::Attributes,
             reason: format!(
-                "the staged blob {} holds {size} bytes, more than the {SETTINGS_FILE_LIMIT} speccoder reads",
+                "the staged blob {} holds {size} bytes, more than the {ATTRIBUTES_FILE_LIMIT} speccoder reads",
                 entry.id
             ),
         });
@@ -442,22 +447,22 @@ mod tests {
         fixture.git(&["config", "--unset", "core.attributesFile"]);
 
         let top = fixture.path().join(".gitattributes");
-        std::fs::File::create(&top).unwrap().set_len(super::SETTINGS_FILE_LIMIT + 1).unwrap();
+        std::fs::File::create(&top).unwrap().set_len(super::ATTRIBUTES_FILE_LIMIT + 1).unwrap();
         let (path, reason) = refused(to_git(&fixture));
-        assert!(path.ends_with("/.gitattributes") && reason.contains("1048577 bytes"), "{path}: {reason}");
+        assert!(path.ends_with("/.gitattributes") && reason.contains("104857600 bytes"), "{path}: {reason}");
     }
 
     #[cfg(unix)]
     #[test]
     fn a_long_staged_attributes_file_the_work_tree_lacks_is_refused_and_a_linked_one_is_none() {
         let fixture = fixture();
-        let mut long = b"*.md text\n".repeat(usize::try_from(super::SETTINGS_FILE_LIMIT / 10).unwrap());
+        let mut long = b"*.md text\n".repeat(usize::try_from(super::ATTRIBUTES_FILE_LIMIT / 10).unwrap());
         long.extend_from_slice(b"*.md text\n");
         fixture.commit_file("specs/.gitattributes", &long, "attributes");
         std::fs::remove_file(fixture.path().join("specs/.gitattributes")).unwrap();
         let (path, reason) = refused(to_git(&fixture));
         assert_eq!(path, "specs/.gitattributes");
-        assert!(reason.starts_with("the staged blob") && reason.contains("1048580 bytes"), "{reason}");
+        assert!(reason.starts_with("the staged blob") && reason.contains("104857600 bytes"), "{reason}");
         fixture.git(&["rm", "-q", "--cached", "specs/.gitattributes"]);
 
         // git reads no `.gitattributes` of the work tree through a link, and neither does gix.

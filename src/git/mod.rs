@@ -42,7 +42,7 @@ pub use change_diff::{DIFF_LINE_MAX, PatchLine, PatchOf};
 pub use commit::{Commit, Signature};
 pub use config::{SparseCheckout, strip_credentials};
 pub use error::{Conversion, GitError};
-pub use files::{GitFile, SETTINGS_FILE_LIMIT};
+pub use files::{ATTRIBUTES_FILE_LIMIT, GitFile, SETTINGS_FILE_LIMIT};
 pub use gix::ObjectId;
 pub use index::{FileToStage, LockedIndex, Staged};
 pub use interrupt::{HeldSignals, remove_locks_on_interrupt};

@@ -519,12 +519,14 @@ impl GitTree<'_> {
     /// `filter=git-crypt`, any name), as this tree's own `.gitattributes` files give it: the
     /// root's, then each directory's down to the file's, read from the tree alone (no work tree,
     /// no `info/attributes`, no user's or system's file), so the answer is the tree's, whoever
-    /// asks. `None` when no `filter` value is set (unset, `-filter`, or no such file), and in a
-    /// view [`as stored`](Self::as_stored).
+    /// asks. Each is read as `git check-attr --source` reads it ([`Self::attributes_blob`]), its
+    /// patterns matched ignoring case, as a clone with `core.ignorecase` matches them. `None`
+    /// when no `filter` value is set (unset, `-filter`, or no such file), and in a view
+    /// [`as stored`](Self::as_stored).
     ///
     /// # Errors
-    /// A `.gitattributes` blob of more than [`super::SETTINGS_FILE_LIMIT`] bytes (refused unread),
-    /// or one that cannot be read.
+    /// [`GitError::TreeAttributes`]: an attributes file on the way that cannot be read, or holds
+    /// more than [`super::ATTRIBUTES_FILE_LIMIT`] bytes; a directory on the way that cannot be.
     pub fn filter_driver(&self, path: &str) -> Result<Option<String>, GitError> {
         let components = path::components(path)?;
         if !self.reads_filters {
@@ -534,9 +536,7 @@ impl GitTree<'_> {
         for depth in 0..components.len() {
             let mut at = components[..depth].to_vec();
             at.push(".gitattributes");
-            if let Some((mode, id)) = self.lookup(&at)?
-                && mode.is_blob()
-            {
+            if let Some(id) = self.attributes_blob(&at)? {
                 files.push((at.join("/"), id));
             }
         }
@@ -544,6 +544,23 @@ impl GitTree<'_> {
             return Ok(None);
         }
         super::convert::filter_in_tree(self.repo, files, path)
+    }
+
+    /// The blob of the attributes file at `at` as `git check-attr --source` reads it: the
+    /// entry's object whatever its mode, when that object is a blob. So a symbolic link's blob
+    /// (its target) is read as rules, as is a gitlink naming a blob this repository holds; a
+    /// directory, or a gitlink to a commit the repository lacks (a submodule's), is none. A file
+    /// or link whose blob is missing is returned, for its reading to fail.
+    fn attributes_blob(&self, at: &[&str]) -> Result<Option<ObjectId>, GitError> {
+        Ok(match self.lookup(at)? {
+            Some((mode, _)) if mode.is_tree() => None,
+            Some((mode, id)) if mode.is_commit() => {
+                let header = self.repo.inner.try_find_header(id).ok().flatten();
+                header.filter(|h| h.kind() == gix::object::Kind::Blob).map(|_| id)
+            }
+            Some((_, id)) => Some(id),
+            None => None,
+        })
     }
 
     /// The entries of directory `dir` (`""` is the root) as `(name, kind)` in name order; `None`
@@ -1083,17 +1100,83 @@ mod tests {
     }
 
     #[test]
-    fn an_attributes_file_too_large_to_be_a_real_one_is_refused_unread() {
+    fn an_attributes_file_as_large_as_git_reads_is_read_and_a_larger_one_refused_naming_it() {
         let fx = Fixture::new();
-        let limit = usize::try_from(crate::git::SETTINGS_FILE_LIMIT).unwrap();
-        fx.write("specs/.gitattributes", "#".repeat(limit + 1));
+        // A real generated one: 40,000 `linguist-generated` lines, 1.7 MiB.
+        let mut rules: String =
+            (0..40_000).map(|i| format!("vendor/gen/file{i:06}.js linguist-generated\n")).collect();
+        rules.push_str("specs/**/tasks.md filter=lfs\n");
+        assert!(rules.len() as u64 > crate::git::SETTINGS_FILE_LIMIT);
+        fx.write(".gitattributes", &rules);
         fx.write("specs/001-x/tasks.md", "- [ ] T001\n");
+        // One past git's bound (`ATTR_MAX_FILE_SIZE`), sparse on disk.
+        fx.write("specs/.gitattributes", "");
+        let large =
+            std::fs::File::options().write(true).open(fx.path().join("specs/.gitattributes")).unwrap();
+        large.set_len(crate::git::ATTRIBUTES_FILE_LIMIT + 1).unwrap();
         fx.git(&["add", "."]);
-        fx.git(&["commit", "-q", "-m", "a large attributes file"]);
+        fx.git(&["commit", "-q", "-m", "attributes files"]);
         let repo = fx.repo();
         let tree = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+        assert_eq!(tree.filter_driver("other/tasks.md").unwrap().as_deref(), None);
         let err = tree.filter_driver("specs/001-x/tasks.md").unwrap_err();
-        assert!(matches!(err, GitError::ObjectTooLarge { size, .. } if size == limit as u64 + 1), "{err}");
-        assert_eq!(tree.filter_driver("other/tasks.md").unwrap(), None, "only the files on its way count");
+        let GitError::TreeAttributes { path, reason } = &err else { panic!("{err:?}") };
+        assert_eq!(path, "specs/.gitattributes", "{err}");
+        assert!(
+            reason.contains("holds 104857600 bytes, and git reads none of 104857600 bytes or more"),
+            "{err}"
+        );
+        // The large one gone, the real one names the filter, as git says.
+        fx.git(&["rm", "-q", "specs/.gitattributes"]);
+        fx.git(&["commit", "-q", "-m", "no large one"]);
+        assert_eq!(filter_of(&fx, "specs/001-x/tasks.md"), (Some("lfs".to_owned()), "lfs".to_owned()));
+    }
+
+    #[test]
+    fn an_attributes_file_is_read_whatever_its_mode_as_git_reads_a_tree_s() {
+        let fx = Fixture::new();
+        fx.write("specs/001-x/tasks.md", "- [ ] T001\n");
+        fx.write("specs/002-y/tasks.md", "- [ ] T001\n");
+        fx.write("specs/003-z/tasks.md", "- [ ] T001\n");
+        fx.write("specs/003-z/.gitattributes/rules", "* filter=in-a-directory\n");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("tasks.md filter=linked", fx.path().join("specs/001-x/.gitattributes"))
+            .unwrap();
+        fx.git(&["add", "."]);
+        // A gitlink naming a blob of this repository, whose text git reads as rules.
+        let blob = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(b"tasks.md filter=gitlink\n"));
+        let blob = String::from_utf8(blob).unwrap();
+        let entry = format!("160000,{},specs/002-y/.gitattributes", blob.trim());
+        fx.git(&["update-index", "--add", "--cacheinfo", &entry]);
+        fx.git(&["commit", "-q", "-m", "attributes files of every mode"]);
+        #[cfg(unix)]
+        assert_eq!(filter_of(&fx, "specs/001-x/tasks.md"), (Some("linked".to_owned()), "linked".to_owned()));
+        assert_eq!(
+            filter_of(&fx, "specs/002-y/tasks.md"),
+            (Some("gitlink".to_owned()), "gitlink".to_owned())
+        );
+        assert_eq!(filter_of(&fx, "specs/003-z/tasks.md"), (None, "unspecified".to_owned()));
+        // A gitlink to a commit this repository lacks (a submodule's) is none, for git too.
+        let entry = format!("160000,{},specs/002-y/.gitattributes", "1".repeat(40));
+        fx.git(&["update-index", "--cacheinfo", &entry]);
+        fx.git(&["commit", "-q", "-m", "a submodule"]);
+        assert_eq!(filter_of(&fx, "specs/002-y/tasks.md"), (None, "unspecified".to_owned()));
+    }
+
+    #[test]
+    fn an_attributes_pattern_matches_whatever_the_case_as_in_a_clone_that_ignores_case() {
+        let fx = Fixture::new();
+        fx.write("Specs/001-X/Tasks.md", "- [ ] T001\n");
+        fx.write(".gitattributes", "specs/*/TASKS.MD filter=lfs\n");
+        fx.git(&["add", "."]);
+        fx.git(&["commit", "-q", "-m", "attributes of another case"]);
+        let by_git = |ignorecase: &str| {
+            let config = format!("core.ignorecase={ignorecase}");
+            let args =
+                ["-c", &config, "check-attr", "--source", "HEAD", "filter", "--", "Specs/001-X/Tasks.md"];
+            fx.git(&args).trim().rsplit(": ").next().unwrap().to_owned()
+        };
+        assert_eq!((by_git("false"), by_git("true")), ("unspecified".to_owned(), "lfs".to_owned()));
+        assert_eq!(filter_of(&fx, "Specs/001-X/Tasks.md").0.as_deref(), Some("lfs"));
     }
 }

@@ -236,6 +236,23 @@ pub enum SpecError {
         how: String,
     },
 
+    /// A task list or spec file whose attributes cannot be told: an attributes file of the tree
+    /// on its way cannot be read, so whether the file is stored through a filter is unknown.
+    #[error(
+        "the attributes file `{attributes}` cannot be read ({reason}), so whether it stores `{path}` \
+         through a filter cannot be told, and `{path}` is not read: commit `{attributes}` as an \
+         attributes file git reads (a blob of less than 100 MiB; in a partial clone, fetched), or \
+         remove it"
+    )]
+    AttributesUnreadable {
+        /// The project-relative path of the file it governs.
+        path: String,
+        /// The attributes file's path in the tree.
+        attributes: String,
+        /// Why it cannot be read.
+        reason: String,
+    },
+
     /// An OpenSpec change whose delta specs together are too large to be a real one's.
     #[error(
         "the delta specs under `{dir}` hold more than the {limit} bytes speccoder reads of a \
@@ -461,6 +478,7 @@ impl crate::exit::ExitClass for SpecError {
             | SpecError::Submodule { .. }
             | SpecError::NotAFile { .. }
             | SpecError::Filtered { .. }
+            | SpecError::AttributesUnreadable { .. }
             | SpecError::FileTooLarge { .. }
             | SpecError::DeltasTooLarge { .. }
             | SpecError::CitationsTooCostly { .. }

@@ -82,10 +82,14 @@ pub(crate) fn read_text(
     decode(path, bytes).map(Some)
 }
 
-/// The first lines a Git LFS pointer starts with (its specification's `version` key): the one
-/// git-lfs writes, and the older one it still reads.
-const LFS_POINTER_VERSIONS: [&str; 2] =
-    ["version https://git-lfs.github.com/spec/v1", "version https://hawser.github.com/spec/v1"];
+/// The `version` values git-lfs reads as a pointer's (its `v1Aliases`): the one it writes, the
+/// pre-release `hawser` one and the alpha `git-media` one.
+const LFS_POINTER_VERSIONS: [&str; 3] =
+    ["https://git-lfs.github.com/spec/v1", "https://hawser.github.com/spec/v1", "http://git-media.io/v/2"];
+
+/// How many bytes of a blob git-lfs reads to tell a pointer (its `blobSizeCutoff`): what follows
+/// them is never read, and a pointer found in them is smudged, whatever comes after.
+const LFS_POINTER_READ: usize = 1024;
 
 /// Refuses `bytes`, read from `path` as `what`, when they are not the text people read: the tree
 /// gives the path a `filter` attribute (a checkout runs the driver over them), or they are a Git
@@ -106,11 +110,21 @@ fn refuse_filtered(
     Err(SpecError::Filtered { path: path.to_owned(), what, how })
 }
 
-/// Whether `bytes` start as a Git LFS pointer does: a first line of [`LFS_POINTER_VERSIONS`].
+/// Whether git-lfs may smudge `bytes` as a pointer (its `DecodeFrom`): their first
+/// [`LFS_POINTER_READ`] bytes, white space trimmed at both ends (Unicode's, as Go's
+/// `bytes.TrimSpace`), split into lines (a `\r` before each `\n` dropped), whose first line not
+/// empty and not an extension's (`ext-…`) is `version` and one of [`LFS_POINTER_VERSIONS`] with
+/// one space between. git-lfs asks more of the lines after it (an `oid`, a `size`); a blob that
+/// passes this but not those is refused too: no task list starts with a pointer's version line.
 fn is_lfs_pointer(bytes: &[u8]) -> bool {
-    let first = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
-    let first = first.strip_suffix(b"\r").unwrap_or(first);
-    LFS_POINTER_VERSIONS.iter().any(|version| first == version.as_bytes())
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(LFS_POINTER_READ)]);
+    let first = head
+        .trim()
+        .split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .find(|line| !line.is_empty() && !line.starts_with("ext-"));
+    let version = first.and_then(|line| line.strip_prefix("version "));
+    version.is_some_and(|version| LFS_POINTER_VERSIONS.contains(&version))
 }
 
 /// Strips one line ending from `line`: a final `\n` and a `\r` just before it.
@@ -207,24 +221,50 @@ mod tests {
         }
     }
 
+    /// A pointer to the object of `oid`, as git-lfs writes one with version `version`.
+    fn pointer(version: &str) -> String {
+        let oid = "4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393";
+        format!("version {version}\noid sha256:{oid}\nsize 12\n")
+    }
+
     #[test]
-    fn a_git_lfs_pointer_is_told_by_its_first_line_alone() {
-        let oid = "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12\n";
+    fn a_git_lfs_pointer_is_told_as_git_lfs_tells_it_where_it_would_smudge_it() {
         for version in LFS_POINTER_VERSIONS {
-            assert!(is_lfs_pointer(format!("{version}\n{oid}").as_bytes()), "{version}");
-            assert!(is_lfs_pointer(format!("{version}\r\n{oid}").as_bytes()), "{version} in CRLF");
-            assert!(is_lfs_pointer(version.as_bytes()), "{version} alone");
-            assert!(!is_lfs_pointer(format!("{version}1\n").as_bytes()), "another version");
-            assert!(!is_lfs_pointer(format!("# Tasks\n{version}\n").as_bytes()), "quoted below a line");
+            let ptr = pointer(version);
+            // Each shape checked with `git lfs smudge` (3.3.0): it shows the object for these.
+            let smudged = [
+                ptr.clone(),
+                ptr.replace('\n', "\r\n"),
+                format!("\n\n{ptr}"),
+                format!(" \t\r\n{ptr}"),
+                format!("\u{a0}\u{b}\u{c}{ptr}"),
+                ptr.replace('\n', "\n\n"),
+                format!("{ptr}{}- [X] T001 past what git-lfs reads\n", "\n".repeat(LFS_POINTER_READ)),
+            ];
+            // git-lfs's parser passes extension lines before `version` over; refused as well.
+            let extended = format!("ext-0-foo sha256:{}\n{ptr}", "0".repeat(64));
+            for bytes in smudged.into_iter().chain([extended]) {
+                assert!(is_lfs_pointer(bytes.as_bytes()), "{bytes:?}");
+            }
+            // And it shows these as they are stored.
+            let kept = [
+                format!("{}{ptr}", "\n".repeat(LFS_POINTER_READ)),
+                ptr.replacen(' ', "  ", 1),
+                format!("# Tasks\n{ptr}"),
+                ptr.replacen(version, &format!("{version}1"), 1),
+            ];
+            for bytes in kept {
+                assert!(!is_lfs_pointer(bytes.as_bytes()), "{bytes:?}");
+            }
         }
         assert!(!is_lfs_pointer(b"- [ ] T001 a\n"));
+        assert!(!is_lfs_pointer(b""));
     }
 
     #[test]
     fn a_spec_file_stored_through_a_filter_is_refused_naming_how_and_what_to_do() {
         let fx = crate::git::test_support::Fixture::new();
-        let pointer = format!("{}\noid sha256:00\nsize 9\n", LFS_POINTER_VERSIONS[0]);
-        fx.write("specs/x/spec.md", &pointer);
+        fx.write("specs/x/spec.md", pointer(LFS_POINTER_VERSIONS[0]));
         fx.write("specs/y/spec.md", "# Plain text\n");
         fx.write("specs/y/.gitattributes", "spec.md filter=git-crypt diff=git-crypt\n");
         fx.write("specs/z/spec.md", "# Plain text\n");

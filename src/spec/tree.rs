@@ -444,9 +444,15 @@ impl SourceTree for crate::git::GitTree<'_> {
         crate::git::GitTree::undecodable_names(self, dir).map_err(|e| repository_error(dir, e))
     }
 
-    /// As this tree's own `.gitattributes` files give it ([`crate::git::GitTree::filter_driver`]).
+    /// As this tree's own `.gitattributes` files give it ([`crate::git::GitTree::filter_driver`]);
+    /// one that cannot be read makes `path` unreadable, never the repository.
     fn filter_driver(&self, path: &str) -> Result<Option<String>, SpecError> {
-        crate::git::GitTree::filter_driver(self, path).map_err(|e| repository_error(path, e))
+        crate::git::GitTree::filter_driver(self, path).map_err(|e| match e {
+            crate::git::GitError::TreeAttributes { path: attributes, reason } => {
+                SpecError::AttributesUnreadable { path: path.to_owned(), attributes, reason }
+            }
+            e => repository_error(path, e),
+        })
     }
 }
 

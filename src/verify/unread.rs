@@ -62,20 +62,27 @@ pub fn unread_tick_rows(unit: &str, unread: Vec<UnreadTick>) -> Vec<TickReport> 
 }
 
 /// The row of a unit whose task list cannot be read (`error`): its ticks cannot be told, so none
-/// of them is checked. The row's task is `<unit>/tasks.md`.
+/// of them is checked. The row's task is `<unit>/tasks.md`; its file the task list, or the
+/// attributes file that cannot be read, which the message blames alone.
 #[must_use]
 pub fn tasks_unreadable_row(unit: &UnitLoc, error: &SpecError) -> TickReport {
     let file = unit.tasks.rsplit('/').next().unwrap_or_default();
-    row(
-        format!("{}/{file}", unit.name),
-        TASKS_UNREADABLE,
-        format!(
-            "the task list of unit {} cannot be read, so none of its ticks can be checked: {error}",
-            unit.name
+    let (message, expected, at) = match error {
+        SpecError::AttributesUnreadable { attributes, .. } => (
+            format!("the ticks of unit {} cannot be checked: {error}", unit.name),
+            "an attributes file git reads (less than 100 MiB, its blob in the repository)",
+            attributes.clone(),
         ),
-        "a task list stored as its plain UTF-8 text, of at most 1 MiB",
-        unit.tasks.clone(),
-    )
+        _ => (
+            format!(
+                "the task list of unit {} cannot be read, so none of its ticks can be checked: {error}",
+                unit.name
+            ),
+            "a task list stored as its plain UTF-8 text, of at most 1 MiB",
+            unit.tasks.clone(),
+        ),
+    };
+    row(format!("{}/{file}", unit.name), TASKS_UNREADABLE, message, expected, at)
 }
 
 /// The row of a ticked task whose id is on more than one task line of `unit`: which line the

@@ -502,6 +502,70 @@ fn a_plain_text_task_list_the_tree_gives_a_filter_is_refused_by_attest_and_a_row
     assert_eq!((code, rows), (0, vec![evidenced]), "{report:#}");
 }
 
+#[cfg(unix)]
+#[test]
+fn a_pointer_git_lfs_smudges_fails_the_gate_under_a_linked_attributes_file_or_an_old_version() {
+    let c = Case::speckit();
+    // `.gitattributes` committed as a link whose target is the rule: git reads its blob as rules
+    // for a tree (`git check-attr --source`), and a clone's checkout runs git-lfs over the list.
+    let rule = "specs/**/tasks.md filter=lfs diff=lfs merge=lfs -text";
+    std::os::unix::fs::symlink(rule, c.p.root.join(".gitattributes")).unwrap();
+    c.p.git(&["add", ".gitattributes"]);
+    let by_git =
+        |rev: &str| c.p.git(&["check-attr", "--source", rev, "filter", "--", TASKS]).trim().to_owned();
+    let before = by_git("HEAD");
+    c.commit_file(TASKS, format!("\n{}", lfs_pointer("git-lfs.github.com")), "tasks done, as a pointer");
+    assert_eq!(
+        (before, by_git("HEAD")),
+        (format!("{TASKS}: filter: unspecified"), format!("{TASKS}: filter: lfs"))
+    );
+    refused_task_list(&c, "is stored through a filter (the tree's `.gitattributes` give it `filter=lfs`)");
+    gate(&c).failure(26);
+
+    // Without the attribute, a pointer git-lfs still reads: a blank line first, the alpha version.
+    let c = Case::speckit();
+    let alpha = lfs_pointer("git-lfs.github.com")
+        .replace("https://git-lfs.github.com/spec/v1", "http://git-media.io/v/2");
+    c.commit_file(TASKS, format!("\n \n{alpha}"), "tasks done, as an alpha pointer");
+    refused_task_list(&c, "is stored through a filter (it is a Git LFS pointer)");
+    gate(&c).failure(26);
+}
+
+#[test]
+fn a_large_real_attributes_file_is_read_and_one_that_cannot_be_is_a_row_naming_it() {
+    let c = Case::speckit();
+    c.attest(SPECKIT_UNIT, "T005").success();
+    // A generated one of a large project: 40,000 `linguist-generated` lines, 1.7 MiB.
+    let rules: String =
+        (0..40_000).map(|i| format!("vendor/gen/file{i:06}.js linguist-generated\n")).collect();
+    c.commit_file(".gitattributes", &rules, "mark generated files");
+    let evidenced = (format!("{SPECKIT_UNIT}/T005"), "evidenced".to_owned(), String::new());
+    let (code, rows, report) = c.rows();
+    assert_eq!((code, rows), (0, vec![evidenced]), "{report:#}");
+    c.attest(SPECKIT_UNIT, "T001").success();
+
+    // The unit's own attributes file, its blob missing from the clone: a row of that unit, which
+    // names the file.
+    let at = format!("specs/{SPECKIT_UNIT}/.gitattributes");
+    c.commit_file(&at, "*.md diff\n", "an attributes file of the unit");
+    let blob = c.p.git(&["rev-parse", &format!("HEAD:{at}")]);
+    let blob = blob.trim();
+    std::fs::remove_file(c.p.root.join(format!(".git/objects/{}/{}", &blob[..2], &blob[2..]))).unwrap();
+    let says = format!("the attributes file `{at}` cannot be read (");
+    let (code, rows, report) = c.rows();
+    let unit_row =
+        (format!("{SPECKIT_UNIT}/tasks.md"), "unverifiable".to_owned(), "tasks_unreadable".to_owned());
+    assert_eq!((code, rows), (26, vec![unit_row]), "{report:#}");
+    let finding = &report["ticks"][0]["findings"][0];
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!("the ticks of unit {SPECKIT_UNIT} cannot be checked: {says}")),
+        "{message}"
+    );
+    assert!(message.contains(&format!("commit `{at}` as an attributes file git reads")), "{message}");
+    assert_eq!(finding["found"], Value::from(at), "{report:#}");
+}
+
 #[test]
 fn a_gitlink_where_a_unit_directory_should_be_is_refused_by_attest_and_a_row_of_verify() {
     let c = Case::speckit();
