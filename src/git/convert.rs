@@ -156,56 +156,75 @@ fn pipeline(
     Ok((pipeline, stack, unicode))
 }
 
-/// The driver the `filter` attribute names for `path` as the attributes files `files` give it:
-/// each the `.gitattributes` blob of one directory of a tree, by its path in the tree (the
-/// root's, then each directory's down to the file's). gix's attribute stack reads those blobs and
-/// nothing else (git's built-in macros aside: no work tree, `info/attributes`, user's or system's
-/// file), as git reads a tree's attributes, matching patterns without regard to case (as git does
-/// under `core.ignorecase`: a filter some clone applies is a filter). Only a value names a driver
-/// (`filter` set or unset names none, for git too).
-///
-/// # Errors
-/// [`GitError::TreeAttributes`]: a blob of more than [`super::ATTRIBUTES_FILE_LIMIT`] bytes
-/// (refused unread), or one that cannot be read.
-pub(super) fn filter_in_tree(
-    repo: &Repo,
-    files: Vec<(String, gix::ObjectId)>,
-    path: &str,
-) -> Result<Option<String>, GitError> {
-    use gix::worktree::stack::{State, state::Attributes};
-    let unreadable = |at: &str, reason: String| GitError::TreeAttributes { path: at.to_owned(), reason };
-    let all = files.iter().map(|(at, _)| at.as_str()).collect::<Vec<_>>().join("`, `");
-    let mut mappings = Vec::with_capacity(files.len());
-    for (at, id) in files {
-        let size = repo.object_size(id).map_err(|e| unreadable(&at, e.to_string()))?;
-        if size > super::ATTRIBUTES_FILE_LIMIT {
-            let limit = super::ATTRIBUTES_FILE_LIMIT + 1;
-            let reason =
-                format!("its blob {id} holds {size} bytes, and git reads none of {limit} bytes or more");
-            return Err(unreadable(&at, reason));
+/// The attributes files of a tree on the way to some paths: each the `.gitattributes` blob of one
+/// directory, by its path in the tree (the root's, then each directory's down), as gix's attribute
+/// stack reads them, parsed once for every path asked of it ([`Self::filter_of`]).
+#[derive(Clone)]
+pub(super) struct TreeFilters {
+    /// gix's attribute stack over the files' blobs.
+    stack: gix::worktree::Stack,
+    /// The files' paths, for messages.
+    files: String,
+}
+
+impl TreeFilters {
+    /// A stack over `files` that reads those blobs and nothing else (git's built-in macros
+    /// aside: no work tree, `info/attributes`, user's or system's file), as git reads a tree's
+    /// attributes, matching patterns without regard to case (as git does under
+    /// `core.ignorecase`: a filter some clone applies is a filter).
+    ///
+    /// # Errors
+    /// [`GitError::TreeAttributes`]: a blob of more than [`super::ATTRIBUTES_FILE_LIMIT`] bytes
+    /// (refused unread), or one that cannot be read.
+    pub(super) fn new(repo: &Repo, files: &[(String, gix::ObjectId)]) -> Result<Self, GitError> {
+        use gix::worktree::stack::{State, state::Attributes};
+        let all = files.iter().map(|(at, _)| at.as_str()).collect::<Vec<_>>().join("`, `");
+        let mut mappings = Vec::with_capacity(files.len());
+        for (at, id) in files {
+            let size = repo.object_size(*id).map_err(|e| unreadable(at, e.to_string()))?;
+            if size > super::ATTRIBUTES_FILE_LIMIT {
+                let limit = super::ATTRIBUTES_FILE_LIMIT + 1;
+                let reason =
+                    format!("its blob {id} holds {size} bytes, and git reads none of {limit} bytes or more");
+                return Err(unreadable(at, reason));
+            }
+            mappings.push((at.as_str().into(), *id));
         }
-        mappings.push((at.into(), id));
+        // The stack finds each directory's file by a binary search of these paths.
+        mappings.sort();
+        let mut collection = gix::attrs::search::MetadataCollection::default();
+        let mut buf = Vec::new();
+        let none = std::iter::empty::<std::path::PathBuf>();
+        let globals = gix::attrs::Search::new_globals(none, &mut buf, &mut collection)
+            .map_err(|e| unreadable(&all, e.to_string()))?;
+        let attributes = Attributes::new(globals, None, Source::IdMapping, collection);
+        let state = State::AttributesStack(attributes);
+        let case = gix::glob::pattern::Case::Fold;
+        let stack = gix::worktree::Stack::new(std::path::PathBuf::new(), state, case, buf, mappings);
+        Ok(TreeFilters { stack, files: all })
     }
-    // The stack finds each directory's file by a binary search of these paths.
-    mappings.sort();
-    let mut collection = gix::attrs::search::MetadataCollection::default();
-    let mut buf = Vec::new();
-    let none = std::iter::empty::<std::path::PathBuf>();
-    let globals = gix::attrs::Search::new_globals(none, &mut buf, &mut collection)
-        .map_err(|e| unreadable(&all, e.to_string()))?;
-    let attributes = Attributes::new(globals, None, Source::IdMapping, collection);
-    let state = State::AttributesStack(attributes);
-    let case = gix::glob::pattern::Case::Fold;
-    let mut stack = gix::worktree::Stack::new(std::path::PathBuf::new(), state, case, buf, mappings);
-    let mut found = stack.selected_attribute_matches(["filter"]);
-    stack
-        .at_entry(path, None, &repo.inner.objects)
-        .map_err(|e| unreadable(&all, e.to_string()))?
-        .matching_attributes(&mut found);
-    Ok(found.iter_selected().find_map(|m| match m.assignment.state {
-        StateRef::Value(driver) => Some(driver.as_bstr().to_str_lossy().into_owned()),
-        _ => None,
-    }))
+
+    /// The driver the `filter` attribute names for `path`, a path below the directories of the
+    /// files. Only a value names a driver (`filter` set or unset names none, for git too).
+    ///
+    /// # Errors
+    /// [`GitError::TreeAttributes`]: a file that cannot be read or parsed.
+    pub(super) fn filter_of(&mut self, repo: &Repo, path: &str) -> Result<Option<String>, GitError> {
+        let mut found = self.stack.selected_attribute_matches(["filter"]);
+        self.stack
+            .at_entry(path, None, &repo.inner.objects)
+            .map_err(|e| unreadable(&self.files, e.to_string()))?
+            .matching_attributes(&mut found);
+        Ok(found.iter_selected().find_map(|m| match m.assignment.state {
+            StateRef::Value(driver) => Some(driver.as_bstr().to_str_lossy().into_owned()),
+            _ => None,
+        }))
+    }
+}
+
+/// An attributes file of a tree, at `at`, that cannot be read for `reason`.
+fn unreadable(at: &str, reason: String) -> GitError {
+    GitError::TreeAttributes { path: at.to_owned(), reason }
 }
 
 /// The Unicode encoding converted here for the `working-tree-encoding` `name` of `path`, `None`

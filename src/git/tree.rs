@@ -2,10 +2,12 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use gix::ObjectId;
 use gix::objs::tree::{EntryKind, EntryMode};
 
+use super::convert::TreeFilters;
 use super::error::GitError;
 use super::path;
 use super::repo::Repo;
@@ -362,6 +364,9 @@ pub struct GitTree<'r> {
     /// The trees a name was looked up in, by id: `None` after the first lookup, which scans the
     /// stored tree (one lookup costs least so); then every entry by name ([`Self::child`]).
     searched: RefCell<HashMap<ObjectId, Option<Index>>>,
+    /// The attributes files [`Self::filter_driver`] read, by the files on a path's way: a real
+    /// `.gitattributes` at the root governs every unit, and is parsed once a view.
+    filters: RefCell<HashMap<Vec<(String, ObjectId)>, TreeFilters>>,
     /// How often this view read each tree, for the tests that hold it to a few reads a tree.
     #[cfg(test)]
     reads: RefCell<HashMap<ObjectId, usize>>,
@@ -377,6 +382,7 @@ impl<'r> GitTree<'r> {
             known: None,
             reads_filters: true,
             searched: RefCell::default(),
+            filters: RefCell::default(),
             #[cfg(test)]
             reads: RefCell::default(),
         }
@@ -543,7 +549,15 @@ impl GitTree<'_> {
         if files.is_empty() {
             return Ok(None);
         }
-        super::convert::filter_in_tree(self.repo, files, path)
+        let mut filters = self.filters.borrow_mut();
+        let filters = match filters.entry(files) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(new) => {
+                let parsed = TreeFilters::new(self.repo, new.key())?;
+                new.insert(parsed)
+            }
+        };
+        filters.filter_of(self.repo, path)
     }
 
     /// The blob of the attributes file at `at` as `git check-attr --source` reads it: the
@@ -1097,6 +1111,25 @@ mod tests {
         fx.write("specs/001-x/.gitattributes", "spec.md filter=worktree\n");
         fx.write(".git/info/attributes", "*.md filter=info\n");
         assert_eq!(filter_of(&fx, "specs/001-x/spec.md").0, None);
+    }
+
+    #[test]
+    fn the_attributes_files_on_the_way_to_many_units_are_parsed_once_a_view() {
+        let fx = Fixture::new();
+        fx.write(".gitattributes", "specs/002-*/tasks.md filter=lfs\n");
+        fx.write("specs/003-z/.gitattributes", "tasks.md filter=crypt\n");
+        let units = ["001-x", "002-y", "003-z", "004-w"];
+        for unit in units {
+            fx.write(&format!("specs/{unit}/tasks.md"), "- [ ] T001\n");
+        }
+        fx.git(&["add", "."]);
+        fx.git(&["commit", "-q", "-m", "units"]);
+        let repo = fx.repo();
+        let tree = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+        let drivers: Vec<Option<String>> =
+            units.iter().map(|u| tree.filter_driver(&format!("specs/{u}/tasks.md")).unwrap()).collect();
+        assert_eq!(drivers, [None, Some("lfs".to_owned()), Some("crypt".to_owned()), None]);
+        assert_eq!(tree.filters.borrow().len(), 2, "the root's file alone, and with 003-z's");
     }
 
     #[test]
