@@ -161,8 +161,10 @@ fn pipeline(
 /// stack reads them, parsed once for every path asked of it ([`Self::filter_of`]).
 #[derive(Clone)]
 pub(super) struct TreeFilters {
-    /// gix's attribute stack over the files' blobs.
-    stack: gix::worktree::Stack,
+    /// gix's attribute stacks over the files' blobs: patterns matched with case, as a clone that
+    /// minds case does, and without, as one under `core.ignorecase` does. Neither alone gives
+    /// every filter: `[!T]asks.md` matches `tasks.md` only with case.
+    stacks: [gix::worktree::Stack; 2],
     /// The files' paths, for messages.
     files: String,
 }
@@ -170,8 +172,8 @@ pub(super) struct TreeFilters {
 impl TreeFilters {
     /// A stack over `files` that reads those blobs and nothing else (git's built-in macros
     /// aside: no work tree, `info/attributes`, user's or system's file), as git reads a tree's
-    /// attributes, matching patterns without regard to case (as git does under
-    /// `core.ignorecase`: a filter some clone applies is a filter).
+    /// attributes, matching patterns with and without regard to case: a filter some clone
+    /// applies (with `core.ignorecase` or without) is a filter.
     ///
     /// # Errors
     /// [`GitError::TreeAttributes`]: a blob of more than [`super::ATTRIBUTES_FILE_LIMIT`] bytes
@@ -199,9 +201,17 @@ impl TreeFilters {
             .map_err(|e| unreadable(&all, e.to_string()))?;
         let attributes = Attributes::new(globals, None, Source::IdMapping, collection);
         let state = State::AttributesStack(attributes);
-        let case = gix::glob::pattern::Case::Fold;
-        let stack = gix::worktree::Stack::new(std::path::PathBuf::new(), state, case, buf, mappings);
-        Ok(TreeFilters { stack, files: all })
+        let stack = |case| {
+            gix::worktree::Stack::new(
+                std::path::PathBuf::new(),
+                state.clone(),
+                case,
+                buf.clone(),
+                mappings.clone(),
+            )
+        };
+        use gix::glob::pattern::Case;
+        Ok(TreeFilters { stacks: [stack(Case::Sensitive), stack(Case::Fold)], files: all })
     }
 
     /// The driver the `filter` attribute names for `path`, a path below the directories of the
@@ -210,15 +220,21 @@ impl TreeFilters {
     /// # Errors
     /// [`GitError::TreeAttributes`]: a file that cannot be read or parsed.
     pub(super) fn filter_of(&mut self, repo: &Repo, path: &str) -> Result<Option<String>, GitError> {
-        let mut found = self.stack.selected_attribute_matches(["filter"]);
-        self.stack
-            .at_entry(path, None, &repo.inner.objects)
-            .map_err(|e| unreadable(&self.files, e.to_string()))?
-            .matching_attributes(&mut found);
-        Ok(found.iter_selected().find_map(|m| match m.assignment.state {
-            StateRef::Value(driver) => Some(driver.as_bstr().to_str_lossy().into_owned()),
-            _ => None,
-        }))
+        for stack in &mut self.stacks {
+            let mut found = stack.selected_attribute_matches(["filter"]);
+            stack
+                .at_entry(path, None, &repo.inner.objects)
+                .map_err(|e| unreadable(&self.files, e.to_string()))?
+                .matching_attributes(&mut found);
+            let driver = found.iter_selected().find_map(|m| match m.assignment.state {
+                StateRef::Value(driver) => Some(driver.as_bstr().to_str_lossy().into_owned()),
+                _ => None,
+            });
+            if driver.is_some() {
+                return Ok(driver);
+            }
+        }
+        Ok(None)
     }
 }
 

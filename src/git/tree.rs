@@ -1212,4 +1212,16 @@ mod tests {
         assert_eq!((by_git("false"), by_git("true")), ("unspecified".to_owned(), "lfs".to_owned()));
         assert_eq!(filter_of(&fx, "Specs/001-X/Tasks.md").0.as_deref(), Some("lfs"));
     }
+
+    #[test]
+    fn an_attributes_pattern_a_clone_that_minds_case_matches_is_matched_too() {
+        let fx = Fixture::new();
+        fx.write("specs/001-x/tasks.md", "- [ ] T001\n");
+        // Without regard to case, `[!T]` excludes `t` as well.
+        fx.write(".gitattributes", "specs/*/[!T]asks.md filter=done\n");
+        fx.git(&["add", "."]);
+        fx.git(&["commit", "-q", "-m", "a negated class"]);
+        let (ours, by_git) = filter_of(&fx, "specs/001-x/tasks.md");
+        assert_eq!((ours.as_deref(), by_git.as_str()), (Some("done"), "done"));
+    }
 }
