@@ -213,17 +213,21 @@ impl GivenFile {
 pub enum TrustError {
     /// A trust (or policy) file that the checked tree itself provides.
     #[error(
-        "refusing {}{}: it is `{tree_path}` of the tree being checked, so whoever wrote the branch chose {}; pass a file from outside the repository{}",
+        "refusing {}{}: it is {}`{tree_path}` of the tree being checked, so whoever wrote the branch chose {}; pass a file from outside the repository{}",
         .path.display(), .given_by.map(|by| format!(" (from {by})")).unwrap_or_default(),
-        .file.chooses(), .file.instead(tree_path)
+        if *.in_submodule { "in the submodule " } else { "" },
+        .file.chooses(), if *.in_submodule { String::new() } else { .file.instead(tree_path) }
     )]
     ProvidedByTree {
         /// The file given.
         path: PathBuf,
         /// What named it, when known: `git's gpg.ssh.allowedSignersFile setting`.
         given_by: Option<&'static str>,
-        /// Its path in the tree.
+        /// Its path in the tree, or the path of the submodule it lies in.
         tree_path: String,
+        /// Whether `tree_path` is a submodule (a gitlink), whose files no revision of this
+        /// repository holds: no `--…-rev` copy is offered.
+        in_submodule: bool,
         /// What the file is.
         file: GivenFile,
     },
@@ -366,8 +370,14 @@ impl GivenPath {
     /// [`refuse_in_tree`] for this file, its refusal naming what gave it.
     fn refuse_in_tree(&self, repo: &Repo, checked_tree: ObjectId, file: GivenFile) -> Result<(), TrustError> {
         refuse_in_tree(repo, &self.path, checked_tree, file).map_err(|e| match e {
-            TrustError::ProvidedByTree { path, tree_path, file, .. } => {
-                TrustError::ProvidedByTree { path, given_by: Some(self.given_by), tree_path, file }
+            TrustError::ProvidedByTree { path, tree_path, in_submodule, file, .. } => {
+                TrustError::ProvidedByTree {
+                    path,
+                    given_by: Some(self.given_by),
+                    tree_path,
+                    in_submodule,
+                    file,
+                }
             }
             e => e,
         })
@@ -524,8 +534,13 @@ pub fn refuse_in_tree(
         return Ok(());
     }
     let tree = repo.tree(checked_tree);
-    let refused =
-        |tree_path| TrustError::ProvidedByTree { path: path.to_owned(), given_by: None, tree_path, file };
+    let refused = |(tree_path, in_submodule)| TrustError::ProvidedByTree {
+        path: path.to_owned(),
+        given_by: None,
+        tree_path,
+        in_submodule,
+        file,
+    };
     for work_tree in repo.work_trees()? {
         let Ok(root) = std::fs::canonicalize(&work_tree) else { continue };
         let in_tree = |place: &Path| {
@@ -547,18 +562,19 @@ pub fn refuse_in_tree(
 }
 
 /// Where the checked `tree` provides the place `rel`: `rel` itself when `found` there, else the
-/// submodule (a gitlink) at or above it, whose checkout holds what the commit it names holds.
+/// submodule (a gitlink) at or above it, whose checkout holds what the commit it names holds
+/// (`true` beside it).
 fn provided_at(
     tree: &crate::git::GitTree<'_>,
     rel: String,
     found: impl Fn(&str) -> Result<bool, crate::git::GitError>,
-) -> Result<Option<String>, TrustError> {
+) -> Result<Option<(String, bool)>, TrustError> {
     if found(&rel)? {
-        return Ok(Some(rel));
+        return Ok(Some((rel, false)));
     }
     let on_the_way =
         crate::spec::link_or_submodule_on_the_way(tree, &rel).map_err(|e| TrustError::Tree(Box::new(e)))?;
-    Ok(on_the_way.and_then(|(at, kind)| (kind == crate::spec::EntryKind::Submodule).then_some(at)))
+    Ok(on_the_way.and_then(|(at, kind)| (kind == crate::spec::EntryKind::Submodule).then_some((at, true))))
 }
 
 /// Where each symbolic link on the way to `path` lies (its directory resolved, itself not

@@ -908,6 +908,31 @@ fn a_trust_file_the_checked_tree_provides_is_refused() {
     assert!(!r.stderr.contains("--allowed-signers-rev"), "{r}");
 }
 
+/// A trust file in a submodule of the checked tree is the branch's choice too, and the advice
+/// offers no `--allowed-signers-rev` copy: no revision of this repository holds the submodule's
+/// files.
+#[test]
+fn a_trust_file_in_a_submodule_of_the_checked_tree_is_refused_with_advice_that_leads_somewhere() {
+    let c = setup();
+    let keys = c.p.root.join("vendor/keys");
+    std::fs::create_dir_all(&keys).unwrap();
+    std::fs::copy(&c.allowed, keys.join("allowed")).unwrap();
+    let who = ["-c", "user.name=Eve", "-c", "user.email=eve@example.com", "-c", "commit.gpgsign=false"];
+    c.p.git_in(&keys, &["init", "-q"]);
+    c.p.git_in(&keys, &["add", "-A"]);
+    c.p.git_in(&keys, &[&who[..], &["commit", "-qm", "keys of our choice"]].concat());
+    c.p.git(&["add", "vendor/keys"]);
+    c.p.git(&["commit", "-q", "-m", "keys (a submodule)"]);
+    assert!(c.p.git(&["ls-tree", "HEAD", "vendor/keys"]).starts_with("160000 commit"), "a gitlink");
+    let args = ["attest", "verify", "--branch", "--all", "--allowed-signers", "vendor/keys/allowed"];
+    let r = c.p.speccoder(&args).failure(13);
+    assert!(r.stderr.contains("in the submodule `vendor/keys` of the tree being checked"), "{r}");
+    assert!(
+        r.stderr.contains("pass a file from outside the repository") && !r.stderr.contains("-rev"),
+        "{r}"
+    );
+}
+
 /// A symbolic link the branch commits chooses which file outside the work tree is read: refused
 /// as the file itself would be, whether it is the file given or a directory on the way to it.
 #[cfg(unix)]
