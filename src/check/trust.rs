@@ -187,9 +187,11 @@ impl GivenFile {
     }
 
     /// The rest of the advice for the file at `tree_path` of the checked tree: its `--…-rev`
-    /// flag, or how to take the base's copy out of the repository.
-    fn instead(self, tree_path: &str) -> String {
+    /// flag, or how to take the base's copy out of the repository; none of these for a file in
+    /// a submodule, which no revision of this repository holds.
+    fn instead(self, tree_path: &str, in_submodule: bool) -> String {
         match self {
+            GivenFile::WithRev(_) | GivenFile::Trust | GivenFile::CopyOf(_) if in_submodule => String::new(),
             GivenFile::WithRev(file) => format!(", or {} <base>:{tree_path}", file.flag),
             GivenFile::Trust => {
                 format!(
@@ -216,7 +218,7 @@ pub enum TrustError {
         "refusing {}{}: it is {}`{tree_path}` of the tree being checked, so whoever wrote the branch chose {}; pass a file from outside the repository{}",
         .path.display(), .given_by.map(|by| format!(" (from {by})")).unwrap_or_default(),
         if *.in_submodule { "in the submodule " } else { "" },
-        .file.chooses(), if *.in_submodule { String::new() } else { .file.instead(tree_path) }
+        .file.chooses(), .file.instead(tree_path, *.in_submodule)
     )]
     ProvidedByTree {
         /// The file given.
