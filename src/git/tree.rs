@@ -637,57 +637,32 @@ impl GitTree<'_> {
         let (ours_data, theirs_data) = (tree_data(ours)?, tree_data(theirs)?);
         let (ours, theirs) =
             (self.repo.entry_refs(ours, &ours_data)?, self.repo.entry_refs(theirs, &theirs_data)?);
-        let tree_of = |entry: Option<&gix::objs::tree::EntryRef<'_>>| {
-            entry.filter(|e| e.mode.is_tree()).map(|e| e.oid.to_owned())
-        };
-        let (mut i, mut j) = (0, 0);
-        let mut changed: Vec<ChangedEntry> = Vec::new();
-        while i < ours.len() || j < theirs.len() {
-            let (a, b) = (ours.get(i), theirs.get(j));
-            let (in_ours, in_theirs) = match (a, b) {
-                (Some(x), Some(y)) if x.cmp(y) == std::cmp::Ordering::Equal => (true, true),
-                (Some(x), Some(y)) if x < y => (true, false),
-                (Some(_), None) => (true, false),
-                _ => (false, true),
-            };
-            let (a, b) = (a.filter(|_| in_ours), b.filter(|_| in_theirs));
-            i += usize::from(in_ours);
-            j += usize::from(in_theirs);
-            if a.is_some() && a == b {
-                continue;
-            }
-            let Some(name) = a.or(b).and_then(|entry| std::str::from_utf8(entry.filename).ok()) else {
-                continue;
-            };
-            let (ours, theirs) = (tree_of(a), tree_of(b));
-            match changed.last_mut().filter(|last| last.name == name) {
-                // A file and a directory of one name sort apart: one entry for the name.
-                Some(last) => {
-                    last.ours = last.ours.or(ours);
-                    last.theirs = last.theirs.or(theirs);
-                }
-                None => changed.push(ChangedEntry { name: name.to_owned(), ours, theirs }),
-            }
-        }
+        let changed = differing_entries(&ours, &theirs);
         self.remember_changed(&components.join("/"), &ours, &changed);
         Ok(changed)
     }
 
     /// Remembers what a lookup of `<dir>/<name>` finds for each of `changed`, among the entries
     /// `ours` of `dir` in this tree: the first entry of the name in stored order, as
-    /// [`Repo::tree_entry`] finds it. One pass over `ours`, however many entries changed.
+    /// [`Repo::tree_entry`] finds it. One pass over `ours`, each entry's name looked up among the
+    /// few changed names by binary search, not hashed.
     fn remember_changed(&self, dir: &str, ours: &[gix::objs::tree::EntryRef<'_>], changed: &[ChangedEntry]) {
-        let mut found: HashMap<&[u8], Option<Found>> =
+        let mut found: Vec<(&[u8], Option<Found>)> =
             changed.iter().map(|entry| (entry.name.as_bytes(), None)).collect();
+        found.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        found.dedup_by(|a, b| a.0 == b.0);
+        let at = |found: &[(&[u8], Option<Found>)], name: &[u8]| {
+            found.binary_search_by(|(n, _)| (*n).cmp(name)).ok()
+        };
         for entry in ours {
-            if let Some(slot @ None) = found.get_mut::<[u8]>(entry.filename) {
-                *slot = Some((entry.mode, entry.oid.to_owned()));
+            if let Some(at) = at(&found, entry.filename) {
+                found[at].1.get_or_insert_with(|| (entry.mode, entry.oid.to_owned()));
             }
         }
         let mut dirs = self.dirs.borrow_mut();
         for ChangedEntry { name, .. } in changed {
             let path = if dir.is_empty() { name.clone() } else { format!("{dir}/{name}") };
-            dirs.insert(path, found.get(name.as_bytes()).copied().flatten());
+            dirs.insert(path, at(&found, name.as_bytes()).and_then(|at| found[at].1));
         }
     }
 
@@ -706,6 +681,53 @@ impl GitTree<'_> {
             _ => Ok(None),
         }
     }
+}
+
+/// The entries that differ between the entry lists `ours` and `theirs` of one directory in two
+/// trees (added, removed, or pointing to another object or mode), in git's name order, each with
+/// the directory it names on either side. The two sorted lists are walked side by side; an entry
+/// the same on both sides, nearly all of them, costs one comparison. Names that are not UTF-8
+/// are left out.
+fn differing_entries(
+    ours: &[gix::objs::tree::EntryRef<'_>],
+    theirs: &[gix::objs::tree::EntryRef<'_>],
+) -> Vec<ChangedEntry> {
+    use std::cmp::Ordering;
+    let tree_of = |entry: Option<&gix::objs::tree::EntryRef<'_>>| {
+        entry.filter(|e| e.mode.is_tree()).map(|e| e.oid.to_owned())
+    };
+    let (mut i, mut j) = (0, 0);
+    let mut changed: Vec<ChangedEntry> = Vec::new();
+    loop {
+        let (a, b) = match (ours.get(i), theirs.get(j)) {
+            (None, None) => break,
+            (Some(x), Some(y)) if x == y => {
+                (i, j) = (i + 1, j + 1);
+                continue;
+            }
+            (Some(x), Some(y)) => match x.cmp(y) {
+                Ordering::Equal => (Some(x), Some(y)),
+                Ordering::Less => (Some(x), None),
+                Ordering::Greater => (None, Some(y)),
+            },
+            (a, b) => (a, b),
+        };
+        i += usize::from(a.is_some());
+        j += usize::from(b.is_some());
+        let Some(name) = a.or(b).and_then(|entry| std::str::from_utf8(entry.filename).ok()) else {
+            continue;
+        };
+        let (ours, theirs) = (tree_of(a), tree_of(b));
+        match changed.last_mut().filter(|last| last.name == name) {
+            // A file and a directory of one name sort apart: one entry for the name.
+            Some(last) => {
+                last.ours = last.ours.or(ours);
+                last.theirs = last.theirs.or(theirs);
+            }
+            None => changed.push(ChangedEntry { name: name.to_owned(), ours, theirs }),
+        }
+    }
+    changed
 }
 
 #[cfg(test)]
