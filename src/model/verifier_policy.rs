@@ -10,12 +10,14 @@
 //! ([`PolicyParseError`]). This module is pure: it parses and matches; the verifier applies a rule
 //! to a tick's signed evidence.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::LazyLock;
 
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use unicode_normalization::UnicodeNormalization as _;
 
 use super::digest::sha256_hex;
 use super::policy::line_column;
@@ -335,14 +337,16 @@ impl Principal {
     /// Whether this principal names a signer the trust established: `kind` (`ssh`, `openpgp`,
     /// `sigstore`), its `key` (fingerprint) and the `principals` the trust gives it. `"*"` names
     /// every one; an OpenPGP key is also named by its fingerprint (any case) or the address of
-    /// one of its user ids.
+    /// one of its user ids. Principals and addresses are compared in their [`canonical`] form,
+    /// with their case as written.
     #[must_use]
     pub fn names(&self, kind: &str, key: &str, principals: &[String]) -> bool {
         let me = self.as_str();
-        me == ANY
-            || principals.iter().any(|p| p == me)
-            || identities(kind, principals).any(|id| id == me)
-            || (kind == OPENPGP && key.eq_ignore_ascii_case(me))
+        if me == ANY || (kind == OPENPGP && key.eq_ignore_ascii_case(me)) {
+            return true;
+        }
+        let me = canonical(me);
+        principals.iter().map(String::as_str).chain(identities(kind, principals)).any(|p| canonical(p) == me)
     }
 }
 
@@ -350,20 +354,30 @@ impl Principal {
 const OPENPGP: &str = "openpgp";
 
 /// The people a signer of `kind` with the trust's `principals` is, one name each: an SSH or
-/// Sigstore principal as written; an OpenPGP user id by its address (`Name <address>`; one
-/// without `<...>` as written), so that two user ids of one address are one person. Two signers
-/// that share one are the same person to `approvals`, as a principal naming one names the other.
+/// Sigstore principal as written; an OpenPGP user id by its address (`Name <address> (comment)`;
+/// one without `<...>` as written), so that two user ids of one address are one person. Two
+/// signers that share one ([`same_identity`]) are the same person to `approvals`.
 pub fn identities<'p>(kind: &str, principals: &'p [String]) -> impl Iterator<Item = &'p str> {
     let by_address = kind == OPENPGP;
     principals.iter().map(move |p| if by_address { email_of(p).unwrap_or(p) } else { p.as_str() })
 }
 
-/// Whether two identities ([`identities`]) are one person's: compared without regard to case,
-/// since whoever holds a key chooses the case of its user id, and an address's domain (and in
-/// practice its local part) is read without it.
+/// Whether two identities ([`identities`]) are one person's: compared in their [`canonical`]
+/// form and without regard to case, since whoever holds a key chooses the case of its user id,
+/// and an address's domain (and in practice its local part) is read without it.
 #[must_use]
 pub fn same_identity(a: &str, b: &str) -> bool {
-    a == b || a.to_lowercase() == b.to_lowercase()
+    let folded = |id: &str| canonical(&canonical(id).to_lowercase()).into_owned();
+    a == b || folded(a) == folded(b)
+}
+
+/// `text` in the one form identities are compared in: Unicode's canonical composition (NFC), so
+/// that an address typed composed (`é`) and one typed decomposed (`e` and U+0301) are one. Never
+/// the compatibility form (NFKC), which would also make `ﬁ` `fi` and a fullwidth `ａ` an `a`:
+/// distinct characters that a trust file may give to different people.
+#[must_use]
+fn canonical(text: &str) -> Cow<'_, str> {
+    if unicode_normalization::is_nfc(text) { Cow::Borrowed(text) } else { Cow::Owned(text.nfc().collect()) }
 }
 
 /// The first word of `name` (split at what is neither a letter nor a digit) that mixes Latin
@@ -381,10 +395,12 @@ fn fixed(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
 }
 
-/// The address in an OpenPGP user id written `Name <address>`.
+/// The address in an OpenPGP user id, read as gpg reads a user id's mailbox: the text from its
+/// first `<` to the first `>` after it, whatever name is before it and comment after it
+/// (`Alice <alice@example.org> (work)`, as `gpg --quick-gen-key` writes what it is given).
 fn email_of(user_id: &str) -> Option<&str> {
-    let start = user_id.rfind('<')?;
-    user_id[start + 1..].strip_suffix('>')
+    let (_, rest) = user_id.split_once('<')?;
+    rest.split_once('>').map(|(address, _)| address)
 }
 
 impl fmt::Display for Principal {
@@ -804,6 +820,64 @@ signers = ["*"]
         assert!(p("abcd").names("openpgp", "ABCD", &uid));
         assert!(p("Ada <ada@example.org>").names("openpgp", "ABCD", &uid));
         assert!(!p("abcd").names("ssh", "ABCD", &uid), "an SSH key is named by its principals only");
+    }
+
+    #[test]
+    fn a_user_id_s_address_is_read_inside_its_angle_brackets_whatever_comment_follows_them() {
+        let uids = |u: &[&str]| u.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let work = uids(&["Alice <alice@example.org> (work)", "Alice (home) <alice@example.org>"]);
+        assert_eq!(identities("openpgp", &work).collect::<Vec<_>>(), ["alice@example.org"; 2]);
+        let p = Principal::try_from("alice@example.org".to_owned()).unwrap();
+        assert!(p.names("openpgp", "ABCD", &work[..1]));
+        let plain = uids(&["alice@example.org", "Alice <alice@example.org"]);
+        assert_eq!(
+            identities("openpgp", &plain).collect::<Vec<_>>(),
+            ["alice@example.org", "Alice <alice@example.org"]
+        );
+        assert_eq!(
+            identities("ssh", &work).next(),
+            Some("Alice <alice@example.org> (work)"),
+            "SSH: as written"
+        );
+        let ssh = uids(&["alice@example.org"]);
+        let openpgp = uids(&["Alice <alice@example.org> (work)"]);
+        assert!(
+            identities("ssh", &ssh).any(|x| identities("openpgp", &openpgp).any(|y| same_identity(x, y)))
+        );
+    }
+
+    #[test]
+    fn one_address_in_its_composed_and_decomposed_forms_and_any_case_is_one_person() {
+        let (nfc, nfd) = ("jos\u{e9}@example.org", "jose\u{301}@example.org");
+        assert!(same_identity(nfc, nfd));
+        assert!(same_identity("JOSE\u{301}@EXAMPLE.ORG", nfc));
+        assert!(
+            same_identity("\u{212b}ngstr\u{f6}m@example.org", "\u{c5}ngstro\u{308}m@example.org"),
+            "a singleton"
+        );
+        assert!(!same_identity("jose@example.org", nfc), "an accent is no form of its letter");
+    }
+
+    #[test]
+    fn a_principal_names_its_canonical_equivalents_and_no_compatibility_lookalike_nor_other_case() {
+        let p = |s: &str| Principal::try_from(s.to_owned()).unwrap();
+        let (nfc, nfd) = ("jos\u{e9}@example.org", "jose\u{301}@example.org");
+        assert!(p(nfd).names("ssh", "SHA256:x", &[nfc.to_owned()]));
+        assert!(p(nfc).names("openpgp", "ABCD", &[format!("Jos\u{e9} <{nfd}>")]));
+        assert!(p(nfc).names("openpgp", "ABCD", &[format!("Jose\u{301} <{nfd}>")]), "a user id as written");
+        for (named, trusted) in [
+            ("\u{fb01}n@example.org", "fin@example.org"),
+            ("fin@example.org", "\u{fb01}n@example.org"),
+            ("\u{ff41}da@example.org", "ada@example.org"),
+            ("ada@example.org", "ada\u{b2}@example.org"),
+            ("Ada@example.org", "ada@example.org"),
+        ] {
+            assert!(!p(named).names("ssh", "SHA256:x", &[trusted.to_owned()]), "{named} names {trusted}");
+            assert!(
+                !same_identity(named, trusted) || named.eq_ignore_ascii_case(trusted),
+                "{named} is {trusted}"
+            );
+        }
     }
 
     #[test]

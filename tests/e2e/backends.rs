@@ -591,3 +591,66 @@ fn an_openpgp_signature_over_sha3_is_unsupported_on_both_paths_never_a_pass() {
         assert!(finding["message"].as_str().unwrap().contains("SHA3-256"), "{finding}");
     }
 }
+
+/// Ticks T005 with an SSH key under `principal`, approves it with an OpenPGP key made by gpg whose
+/// one user id is `user_id`, and verifies under `policy`, in-process and with the real tools:
+/// each exit code and the first finding's code.
+fn own_openpgp_approval(principal: &str, user_id: &str, policy: &str) -> Vec<(Option<i32>, Value)> {
+    let p = Project::speckit();
+    let ada = ed25519(&p.scratch, "ada");
+    let allowed = allowed_signers(&p.scratch.join("allowed_signers"), &[(principal, &ada)]);
+    // The user id's bytes as given, though the C locale the tests run gpg in is not UTF-8.
+    gpg(&p, &["--utf8-strings", "--quick-gen-key", user_id, "ed25519", "sign", "1y"]);
+    let listing = gpg(&p, &["--with-colons", "--list-keys"]).stdout;
+    assert!(listing.contains(&format!(":{user_id}:")), "{listing}");
+    let fpr = listing.lines().find_map(|l| l.strip_prefix("fpr:")).unwrap().trim_matches(':').to_owned();
+    let cert = p.scratch.join("own.asc");
+    std::fs::write(&cert, gpg(&p, &["--armor", "--export", &fpr]).stdout).unwrap();
+    let ev = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
+    p.attest("001-bookmark-tags/T005", &ev, &["--signer", "ssh", "--key", ada.private.to_str().unwrap()])
+        .success();
+    let (allowed, cert) = (allowed.to_str().unwrap(), cert.to_str().unwrap());
+    let trust = ["--allowed-signers", allowed, "--openpgp-certs", cert];
+    let approve = [&["attest", "approve", "HEAD"][..], &trust, &["--signer", "openpgp", "--key", &fpr]];
+    p.speccoder(&approve.concat()).success();
+    let policy_file = p.scratch.join("policy.toml");
+    std::fs::write(&policy_file, policy).unwrap();
+    let verify = [&["attest", "verify", "--branch", "--all", "--json"][..], &trust];
+    [&[][..], &["--via-tools"]]
+        .iter()
+        .map(|tools| {
+            let r = p.speccoder(
+                &[&verify.concat()[..], &["--policy", policy_file.to_str().unwrap()], tools].concat(),
+            );
+            let report: Value = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{r}"));
+            (r.code(), report["ticks"][0]["findings"][0]["code"].clone())
+        })
+        .collect()
+}
+
+/// One approval asked of anyone the trust accepts but the maker.
+const ONE_APPROVAL: &str =
+    "version = 1\n[[rule]]\nname = \"two\"\nunits = [\"*\"]\napprovals = { count = 1 }\n";
+
+#[test]
+fn a_maker_s_own_openpgp_key_never_approves_their_tick_though_its_user_id_ends_in_a_comment() {
+    let refused = (Some(26), Value::from("policy_approval"));
+    for user_id in ["Alice <alice@example.org> (work)", "Alice (work) <alice@example.org>"] {
+        let runs = own_openpgp_approval("alice@example.org", user_id, ONE_APPROVAL);
+        assert_eq!(runs, [refused.clone(), refused.clone()], "{user_id}: in-process, then via tools");
+    }
+}
+
+/// `José` typed on one machine composed (NFC), on another decomposed (NFD, `e` and U+0301): one
+/// person, whose own key approves nothing of hers; and a policy naming her in either form
+/// accepts her tick.
+#[test]
+fn a_maker_s_own_openpgp_key_never_approves_their_tick_though_its_address_is_written_decomposed() {
+    let (nfc, nfd) = ("jos\u{e9}@example.org", "jose\u{301}@example.org");
+    let runs = own_openpgp_approval(nfc, &format!("Jos\u{e9} <{nfd}>"), ONE_APPROVAL);
+    let refused = (Some(26), Value::from("policy_approval"));
+    assert_eq!(runs, [refused.clone(), refused], "in-process, then via tools");
+    let signer = format!("version = 1\n[[rule]]\nname = \"jose\"\nunits = [\"*\"]\nsigners = [\"{nfd}\"]\n");
+    let runs = own_openpgp_approval(nfc, &format!("Jos\u{e9} <{nfd}>"), &signer);
+    assert_eq!(runs, [(Some(0), Value::Null), (Some(0), Value::Null)], "in-process, then via tools");
+}
