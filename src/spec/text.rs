@@ -30,7 +30,9 @@ pub(crate) fn decode(path: &str, bytes: Vec<u8>) -> Result<String, SpecError> {
     if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
         return Err(SpecError::Utf16 { path: path.to_owned() });
     }
-    if let Some(offset) = bytes.iter().position(|b| *b == 0) {
+    // `contains` searches a word at a time; the offset is counted only for the error.
+    if bytes.contains(&0) {
+        let offset = bytes.iter().position(|b| *b == 0).unwrap_or_default();
         return Err(SpecError::NulByte { path: path.to_owned(), offset });
     }
     String::from_utf8(bytes)

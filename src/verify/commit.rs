@@ -171,7 +171,10 @@ impl<'r> Checker<'r> {
     /// threads as the machine has cores, or as [`Trust::jobs`] says (each with its own `Repo`,
     /// taking the next unchecked run of commits when done): signature checks and object reads
     /// are most of a commit's cost. The commits are taken in runs of consecutive ones: a commit's
-    /// neighbours in `ids` are often its parent.
+    /// neighbours in `ids` are often its parent. A run is checked from its last commit to its
+    /// first, which in a unit's ticks is newest first: git stores an older version of a file
+    /// (`tasks.md`) as a delta of a newer one, so each read finds the newer version just read in
+    /// the pack cache instead of resolving the chain again.
     pub fn check_stream(&self, ids: &[ObjectId], mut emit: impl FnMut(CommitReport)) {
         let (trust, head_tree) = (self.trust, self.rules.head_tree());
         let shared = (&self.notes, self.rules.learned(), &self.held_out);
@@ -184,7 +187,9 @@ impl<'r> Checker<'r> {
             |repo, claim, done| {
                 let checker = Checker::on(trust, head_tree, shared, repo);
                 while let Some(at) = claim() {
-                    done(at, runs[at].iter().map(|id| checker.check(*id)).collect::<Vec<_>>());
+                    let mut reports: Vec<_> = runs[at].iter().rev().map(|id| checker.check(*id)).collect();
+                    reports.reverse();
+                    done(at, reports);
                 }
             },
             |run| run.into_iter().for_each(&mut emit),
