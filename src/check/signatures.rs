@@ -21,6 +21,9 @@ use crate::sign::ssh::verify::{self as ssh_verify, SshVerified, SshVerifyError};
 const NO_SSH_TRUST: &str = "no_ssh_trust";
 /// The finding of an OpenPGP signature when the caller gave no certificates.
 const NO_OPENPGP_TRUST: &str = "no_openpgp_trust";
+/// The finding of a signature `--via-tools` fails closed: the tool and this verifier read the
+/// trust file differently. It fails the line whatever else holds on it.
+const TOOL_DISAGREES: &str = "tool_disagrees";
 
 /// Who signed a line, as the caller's trust established it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -59,7 +62,8 @@ pub enum LineSignature {
 
 /// Checks every signature of `env`: one trusted signature is enough, unless another signature
 /// by a key the trust accepts does not verify over the line, which fails it (`bad_signature`):
-/// the line or that signature was changed after it was signed. A signature by a key the trust
+/// the line or that signature was changed after it was signed; or `--via-tools` and this
+/// verifier read the trust file differently for another (`tool_disagrees`), which fails it too. A signature by a key the trust
 /// does not accept, or of a kind it cannot check, beside a trusted one is not counted, for or
 /// against. `commit_sha256` is the sha256 of the task commit object (`commit <len>\0...`),
 /// recomputed from the repository: a keyless bundle must be bound to it.
@@ -109,9 +113,10 @@ fn check_line(
                 || sshsig::looks_armored(&sig.sig)
         };
         let others = check_each(env.signatures.iter().filter(armored), &env.pae(), trust, at, &mut add);
-        match (verdict, others.tampered) {
-            (LineSignature::Trusted(good), Some(bad)) => LineSignature::Failed(beside(&good, bad)),
-            (verdict, _) => verdict,
+        match (verdict, others.tampered, others.disputed) {
+            (LineSignature::Trusted(good), Some(bad), _) => LineSignature::Failed(beside(&good, bad)),
+            (LineSignature::Trusted(_), None, Some(disputed)) => LineSignature::Failed(disputed),
+            (verdict, ..) => verdict,
         }
     } else if env.signatures.is_empty() {
         maker = None;
@@ -119,10 +124,11 @@ fn check_line(
     } else {
         let each = check_each(env.signatures.iter(), &env.pae(), trust, at, &mut add);
         maker = each.leading;
-        match (each.first, each.tampered) {
-            (Some(good), Some(bad)) => LineSignature::Failed(beside(&good, bad)),
-            (Some(info), None) => LineSignature::Trusted(info),
-            (None, _) => LineSignature::Failed(none_verified(each.failures)),
+        match (each.first, each.tampered, each.disputed) {
+            (Some(good), Some(bad), _) => LineSignature::Failed(beside(&good, bad)),
+            (Some(_), None, Some(disputed)) => LineSignature::Failed(disputed),
+            (Some(info), None, None) => LineSignature::Trusted(info),
+            (None, ..) => LineSignature::Failed(none_verified(each.failures)),
         }
     };
     (verdict, LineSigners { maker, every: signers })
@@ -139,6 +145,8 @@ struct Each {
     /// The first that does not verify although its key is one the trust accepts: who it claims,
     /// and why it failed.
     tampered: Option<(SignerInfo, Finding)>,
+    /// The first the tool and this verifier's reading of the trust disagree on (`--via-tools`).
+    disputed: Option<Finding>,
 }
 
 /// Checks each of `sigs` over `pae`, handing every trusted signer to `add`.
@@ -149,7 +157,7 @@ fn check_each<'s>(
     at: OffsetDateTime,
     add: &mut impl FnMut(&SignerInfo),
 ) -> Each {
-    let mut each = Each { first: None, leading: None, failures: Vec::new(), tampered: None };
+    let mut each = Each { first: None, leading: None, failures: Vec::new(), tampered: None, disputed: None };
     for (i, sig) in sigs.enumerate() {
         match check_one(&sig.sig, pae, trust, at) {
             Ok(info) => {
@@ -165,6 +173,9 @@ fn check_each<'s>(
                     && let Some(claimed) = trusted_claim(&sig.sig, trust, at)
                 {
                     each.tampered = Some((claimed, f.clone()));
+                }
+                if f.code == TOOL_DISAGREES {
+                    each.disputed.get_or_insert_with(|| f.clone());
                 }
                 each.failures.push(f);
             }
@@ -384,8 +395,11 @@ fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Resul
         ));
     };
     let result = if trust.via_tools {
-        let tool_trust =
-            ToolTrust { allowed_signers: &ssh.allowed_path, revoked: ssh.revoked_path.as_deref() };
+        let tool_trust = ToolTrust {
+            allowed_signers: &ssh.allowed_path,
+            parsed: &ssh.allowed,
+            revoked: ssh.revoked_path.as_deref(),
+        };
         SshKeygen::default().verify(sig, pae, NAMESPACE, tool_trust, at).map_err(|e| match e {
             SshToolError::Rejected(inner) => from_ssh_error(&inner),
             SshToolError::ToolMissing { .. } => {
@@ -393,6 +407,9 @@ fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Resul
             }
             SshToolError::Tool { .. } => {
                 Finding::new(CommitOutcome::ToolMissing, "tool_failed", e.to_string())
+            }
+            SshToolError::Disagrees { .. } => {
+                Finding::new(CommitOutcome::ToolMissing, TOOL_DISAGREES, e.to_string())
             }
         })
     } else {
@@ -532,6 +549,46 @@ fn check_sigstore(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::trust::SshTrust;
+    use crate::sign::Signer as _;
+    use crate::sign::ssh::allowed_signers::AllowedSigners;
+    use crate::sign::ssh::signer::SshSigner;
+    use crate::sign::ssh::test_support::{keygen, public_line};
+
+    /// A line signed by Ada, then Bob, whose allowed-signers file ssh-keygen reads (Bob as
+    /// bob@x) and this verifier reads (Bob as carol@x, as if the file changed between the two
+    /// reads) differently: under `--via-tools` the line fails, though Ada's signature holds.
+    #[test]
+    fn a_signature_the_tool_and_this_reading_of_the_trust_disagree_on_fails_the_line_beside_a_good_one() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let (ada, bob) = (keygen(d, "ada", "ed25519"), keygen(d, "bob", "ed25519"));
+        let (ada_line, bob_line) = (public_line(&ada), public_line(&bob));
+        let path = d.join("allowed_signers");
+        std::fs::write(&path, format!("ada@x {ada_line}\nbob@x {bob_line}\n")).expect("write");
+        let read = format!("ada@x {ada_line}\ncarol@x {bob_line}\n");
+        let allowed = AllowedSigners::parse(read.as_bytes(), &path).expect("parses");
+        let ssh = SshTrust::read_as(allowed, path);
+        let mut trust = Trust { ssh: Some(ssh), via_tools: true, ..Trust::default() };
+        let mut env = Envelope::unsigned(b"{}".to_vec());
+        for key in [&ada, &bob] {
+            let sig = SshSigner::from_key_path(key).expect("loads").sign(&env.pae()).expect("signs");
+            env.signatures.push(crate::model::dsse::Signature { keyid: String::new(), sig });
+        }
+        let at = OffsetDateTime::now_utc();
+        match check(&env, &trust, at, "") {
+            LineSignature::Failed(f) => {
+                assert_eq!((f.outcome, f.code), (CommitOutcome::ToolMissing, TOOL_DISAGREES), "{f:?}");
+                assert!(f.message.contains("carol@x") && f.message.contains("bob@x"), "{f:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        trust.via_tools = false;
+        assert!(matches!(check(&env, &trust, at, ""), LineSignature::Trusted(_)), "in-process it holds");
+        env.signatures.pop();
+        trust.via_tools = true;
+        assert!(matches!(check(&env, &trust, at, ""), LineSignature::Trusted(_)), "Ada's alone holds");
+    }
 
     /// An envelope carrying a Sigstore bundle, whatever the bundle holds.
     fn keyless_line() -> Envelope {

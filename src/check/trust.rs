@@ -29,6 +29,23 @@ pub struct SshTrust {
     _temp: Option<tempfile::TempDir>,
 }
 
+impl SshTrust {
+    /// A trust whose parsed file is `allowed`, and which gives `ssh-keygen` the file at
+    /// `allowed_path`: for tests where the two differ.
+    #[cfg(test)]
+    pub(crate) fn read_as(allowed: AllowedSigners, allowed_path: PathBuf) -> SshTrust {
+        let source = allowed_path.display().to_string();
+        SshTrust {
+            allowed,
+            allowed_path,
+            revoked: RevokedKeys::default(),
+            revoked_path: None,
+            source,
+            _temp: None,
+        }
+    }
+}
+
 /// Whose signatures the caller trusts, and how they are checked: what [`crate::check::signatures`]
 /// needs to say whether a line's signature holds. `attest verify` adds how it reports and counts
 /// ticks; `attest carry` checks the evidence it would re-sign against it.

@@ -46,6 +46,17 @@ pub enum ViaToolError<R: std::error::Error + 'static> {
         /// What went wrong.
         reason: String,
     },
+    /// The program and this verifier's own reading of the same trust file differ on who signed:
+    /// the signature counts for no one.
+    #[error(
+        "`{program}` and this verifier read the trust file differently, so the signature is not counted: {reason}; look at the lines of the trust file that name the key, or verify without --via-tools for this verifier's own verdict"
+    )]
+    Disagrees {
+        /// The program.
+        program: String,
+        /// Each difference.
+        reason: String,
+    },
 }
 
 /// What sets one signature-checking program apart: its usual name, what it checks, what a user
@@ -126,6 +137,11 @@ impl<K: ToolKind> SignatureTool<K> {
     /// The program could not be used, for `reason`.
     pub fn fail(&self, reason: String) -> ViaToolError<K::Rejection> {
         ViaToolError::Tool { program: self.program.to_string_lossy().into_owned(), reason }
+    }
+
+    /// The program and this verifier's reading of the trust differ, as `reason` says.
+    pub fn disagrees(&self, reason: String) -> ViaToolError<K::Rejection> {
+        ViaToolError::Disagrees { program: self.program.to_string_lossy().into_owned(), reason }
     }
 }
 

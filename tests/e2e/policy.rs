@@ -1062,3 +1062,57 @@ fn a_second_task_commit_of_a_task_counts_as_a_second_claim_only_when_its_unit_s_
     assert_eq!(row["reason"], "ticked_again", "{report:#}");
     assert!(row.to_string().contains(&bobs), "{report:#}");
 }
+
+/// A key listed on several lines of the allowed-signers file has the principals of every one,
+/// read alike in-process and with `--via-tools` (where `ssh-keygen -Y find-principals` prints
+/// those of the first line only): the maker's key listed again under an approver's principal, an
+/// approver's key listed again under the maker's, and `signers`/`by` naming a second line's
+/// principal each come to the same verdict on both paths.
+#[test]
+fn a_key_listed_on_several_lines_has_each_line_s_principals_in_process_and_through_ssh_keygen_alike() {
+    let s = Signed::new();
+    let carol = common::ed25519(&s.p.scratch_dir("carol"), "carol");
+    let people = [(PRINCIPAL, &s.ada), (BOB, &s.bob), ("carol@example.com", &carol)];
+    let trust = |name: &str, second: &[(&str, &Key)]| {
+        common::allowed_signers(&s.p.scratch.join(name), &[&people[..], second].concat())
+    };
+    let everyone = trust("everyone", &[]);
+    let target = task("T005");
+    let commit = s.attest(&target, Evidence::Verified, None, |_| {});
+    for approver in [&s.bob, &carol] {
+        s.p.speccoder(&approve_args(&commit, &everyone, approver)).success();
+    }
+    let two = "version = 1\n[[rule]]\nname = \"r\"\nunits = [\"*\"]\napprovals = { count = 2 }\n";
+    let named = "version = 1\n[[rule]]\nname = \"r\"\nunits = [\"*\"]\nsigners = [\"release@example.com\"]\n\
+        approvals = { count = 2, by = [\"bob@example.com\", \"dana@example.com\"] }\n";
+    let cases = [
+        ("Ada's key is Bob's too", trust("ada-is-bob", &[(BOB, &s.ada)]), two, "policy_approval"),
+        ("Carol's key is Ada's too", trust("carol-is-ada", &[(PRINCIPAL, &carol)]), two, "policy_approval"),
+        (
+            "second principals named",
+            trust("second", &[("release@example.com", &s.ada), ("dana@example.com", &carol)]),
+            named,
+            "",
+        ),
+    ];
+    let mut differ = Vec::new();
+    for (case, allowed, policy, reason) in cases {
+        let policy = s.policy("several.toml", policy);
+        let (allowed, policy) = (allowed.to_str().unwrap(), policy.to_str().unwrap());
+        let verdicts: Vec<(Option<i32>, String)> = [&[][..], &["--via-tools"][..]]
+            .iter()
+            .map(|tools| {
+                let args = ["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", allowed];
+                let out = s.p.speccoder(&[&args[..], &["--policy", policy], tools].concat());
+                let report: Value =
+                    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+                (out.code(), row(&report, &target)["reason"].as_str().unwrap_or_default().to_owned())
+            })
+            .collect();
+        let expected = (Some(if reason.is_empty() { 0 } else { 26 }), reason.to_owned());
+        if verdicts != [expected.clone(), expected.clone()] {
+            differ.push(format!("{case}: expected {expected:?}, in-process then --via-tools {verdicts:?}"));
+        }
+    }
+    assert!(differ.is_empty(), "{differ:#?}");
+}

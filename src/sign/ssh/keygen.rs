@@ -1,17 +1,21 @@
 //! The same verification as [`super::verify`], done by the real `ssh-keygen` (for
 //! `--via-tools` and differential tests). It runs `-Y check-novalidate` (is the signature sound?),
-//! `-Y find-principals` (who may the key sign as?) and `-Y verify` per principal (with and, to tell
-//! revocation apart, without `-r`), all at `-O verify-time=` of the caller's time.
+//! then `-Y verify` (with and, to tell revocation apart, without `-r`) for each principal the key
+//! may sign as: each one this verifier reads the allowed-signers file to list it under, on every
+//! line, and each one `-Y find-principals` prints, which are those of the first line listing the
+//! key only. All run at `-O verify-time=` of the caller's time. Where `ssh-keygen` and this
+//! verifier's reading of the file differ on a principal, the signature fails closed.
 
 use std::ffi::OsStr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use time::OffsetDateTime;
 use time::macros::format_description;
 
+use super::allowed_signers::AllowedSigners;
 use super::sshsig::{CERT_SUFFIX, is_certificate_line};
-use super::verify::{CertificateInfo, SshVerified, SshVerifyError};
+use super::verify::{CertificateInfo, SshVerified, SshVerifyError, principals_to_confirm};
 use crate::sign::tool::{self, SignatureTool, SignedFiles, SshKeygenKind, ViaToolError};
 
 /// The trust files as `ssh-keygen` reads them.
@@ -19,6 +23,8 @@ use crate::sign::tool::{self, SignatureTool, SignedFiles, SshKeygenKind, ViaTool
 pub struct ToolTrust<'a> {
     /// The allowed-signers file (`-f`).
     pub allowed_signers: &'a Path,
+    /// The same file as this verifier parsed it: the principals `ssh-keygen` is asked to confirm.
+    pub parsed: &'a AllowedSigners,
     /// The revoked-keys file (`-r`), when there is one.
     pub revoked: Option<&'a Path>,
 }
@@ -43,7 +49,9 @@ impl SshKeygen {
         let time = verify_time(at)
             .ok_or_else(|| self.fail(format!("the time {at} cannot be given to ssh-keygen")))?;
         let (fingerprint, public_line) = self.soundness(&files, namespace)?;
-        let principals = self.principals(&files, namespace, trust, &time, &fingerprint)?;
+        let listed = principals_to_confirm(armored_sig, namespace, trust.parsed, at);
+        let asked = Asked { files: &files, namespace, trust, time: &time };
+        let principals = self.principals(&asked, &fingerprint, &listed)?;
         let certificate = if is_certificate_line(&public_line) {
             Some(self.certificate_info(files.dir(), &public_line)?)
         } else {
@@ -78,65 +86,75 @@ impl SshKeygen {
         })
     }
 
-    /// `-Y find-principals`, then `-Y verify` for each principal it prints: the principals the
-    /// key may sign as at `time`, or why none (revoked, untrusted, each one negated).
+    /// The principals the key may sign as at the time asked: each of `listed` (this verifier's
+    /// reading of the file, or why it lists the key under none) and each `-Y find-principals`
+    /// prints, checked by `-Y verify`; or why none (revoked, untrusted, a disagreement).
     fn principals(
         &self,
-        files: &SignedFiles,
-        namespace: &str,
-        trust: ToolTrust<'_>,
-        time: &str,
+        asked: &Asked<'_>,
         fingerprint: &str,
+        listed: &Result<Vec<String>, String>,
     ) -> Result<Vec<String>, SshToolError> {
-        let (sig, msg) = (&files.signature, &files.message);
         let found = self.output(
             self.command()
-                .args(["-Y", "find-principals", "-O", time, "-f"])
-                .args([trust.allowed_signers])
+                .args(["-Y", "find-principals", "-O", asked.time, "-f"])
+                .args([asked.trust.allowed_signers])
                 .args(["-s"])
-                .args([sig]),
+                .args([&asked.files.signature]),
         )?;
+        let printed = if found.status.success() { String::from_utf8_lossy(&found.stdout) } else { "".into() };
+        let ours: &[String] = listed.as_deref().unwrap_or_default();
+        // find-principals prints a line's patterns one a line, its negations among them: those
+        // name no principal (each one's own check below refuses them anyway).
+        let theirs = printed.lines().filter(|p| !p.is_empty() && !p.starts_with('!'));
+        let mut answers = Answers::default();
+        for principal in ours.iter().map(String::as_str) {
+            answers.ours(principal, self.confirm(asked, principal)?, asked.trust.parsed);
+        }
+        for principal in theirs.filter(|p| !ours.iter().any(|o| o == p)) {
+            answers.theirs(principal, self.confirm(asked, principal)?, asked.trust.parsed, listed);
+        }
+        if let Some(file) = answers.revoked_by {
+            return Err(revoked(fingerprint, file).into());
+        }
+        if !answers.disputes.is_empty() {
+            return Err(self.disagrees(answers.disputes.join("; ")));
+        }
+        if !answers.principals.is_empty() {
+            return Ok(answers.principals);
+        }
         if !found.status.success() {
             let reason = tool::stderr_text(&found);
             return Err(
                 SshVerifyError::UntrustedSigner { fingerprint: fingerprint.to_owned(), reason }.into()
             );
         }
-        let mut principals = Vec::new();
-        let mut refusals = Vec::new();
-        // Set when a principal passes without -r but not with it: the revocation list decided.
-        let mut revoked_by: Option<&Path> = None;
-        // find-principals prints a line's patterns one a line, its negations among them: those
-        // name no principal (each one's own check below refuses them anyway).
-        let listed = String::from_utf8_lossy(&found.stdout);
-        for principal in listed.lines().filter(|p| !p.is_empty() && !p.starts_with('!')) {
-            let verify = |revoked: Option<&Path>| {
-                let run = self
-                    .command()
-                    .args(["-Y", "verify", "-n", namespace, "-I", principal, "-O", time, "-f"])
-                    .args([trust.allowed_signers])
-                    .args(["-s"])
-                    .args([sig])
-                    .stdin_file(msg);
-                let run = match revoked {
-                    Some(r) => run.args([OsStr::new("-r"), r.as_os_str()]),
-                    None => run,
-                };
-                self.output(run)
+        Err(none_allowed(fingerprint, &answers.refusals, &printed).into())
+    }
+
+    /// `-Y verify -I principal`, with `-r` and, when that refuses, without it: whether the key
+    /// may sign as `principal`, and if not, whether the revocation list decided it.
+    fn confirm(&self, asked: &Asked<'_>, principal: &str) -> Result<Answer, SshToolError> {
+        let verify = |revoked: Option<&Path>| {
+            let run = self
+                .command()
+                .args(["-Y", "verify", "-n", asked.namespace, "-I", principal, "-O", asked.time, "-f"])
+                .args([asked.trust.allowed_signers])
+                .args(["-s"])
+                .args([&asked.files.signature])
+                .stdin_file(&asked.files.message);
+            let run = match revoked {
+                Some(r) => run.args([OsStr::new("-r"), r.as_os_str()]),
+                None => run,
             };
-            let checked = verify(trust.revoked)?;
-            if checked.status.success() {
-                principals.push(principal.to_owned());
-            } else if trust.revoked.is_some() && verify(None)?.status.success() {
-                revoked_by = trust.revoked;
-            } else {
-                refusals.push(format!("{principal}: {}", refusal(&checked)));
-            }
-        }
-        if !principals.is_empty() {
-            return Ok(principals);
-        }
-        Err(none_allowed(fingerprint, revoked_by, &refusals, &listed).into())
+            self.output(run)
+        };
+        let checked = verify(asked.trust.revoked)?;
+        Ok(match asked.trust.revoked {
+            _ if checked.status.success() => Answer::Holds,
+            Some(file) if verify(None)?.status.success() => Answer::Revoked(file.to_owned()),
+            _ => Answer::Refused(refusal(&checked)),
+        })
     }
 
     /// Key id, serial and CA fingerprint of a certificate, from `ssh-keygen -L`.
@@ -159,26 +177,97 @@ impl SshKeygen {
     }
 }
 
-/// Why no principal `ssh-keygen -Y find-principals` listed (`listed`) may sign with the key: the
-/// revocation list refused it, every principal was negated, or each was refused (`refusals`).
-fn none_allowed(
-    fingerprint: &str,
-    revoked_by: Option<&Path>,
-    refusals: &[String],
-    listed: &str,
-) -> SshVerifyError {
-    let fingerprint = fingerprint.to_owned();
-    match revoked_by {
-        Some(file) => SshVerifyError::Revoked {
-            fingerprint,
-            reason: format!("ssh-keygen refuses it with -r {}", file.display()),
-        },
-        None if refusals.is_empty() => SshVerifyError::UntrustedSigner {
-            fingerprint,
-            reason: format!("every principal ssh-keygen finds for the key is negated: {}", listed.trim()),
-        },
-        None => SshVerifyError::UntrustedSigner { fingerprint, reason: refusals.join("; ") },
+/// One signature's check, as `ssh-keygen` is asked about each principal.
+struct Asked<'a> {
+    /// The signature and the signed bytes.
+    files: &'a SignedFiles,
+    /// The namespace the signature must be made for.
+    namespace: &'a str,
+    /// The trust files.
+    trust: ToolTrust<'a>,
+    /// `verify-time=` of the caller's time.
+    time: &'a str,
+}
+
+/// What `ssh-keygen -Y verify -I <principal>` says of one principal.
+enum Answer {
+    /// The key may sign as the principal.
+    Holds,
+    /// It may, but the revocation list (this file) refuses the key.
+    Revoked(PathBuf),
+    /// It may not, for this reason.
+    Refused(String),
+}
+
+/// The answers about every principal asked, sorted by what they mean.
+#[derive(Default)]
+struct Answers {
+    /// The principals both readings give the key, in this verifier's (file) order.
+    principals: Vec<String>,
+    /// The principals `-Y find-principals` printed that `-Y verify` refused, with why.
+    refusals: Vec<String>,
+    /// Where `ssh-keygen` and this verifier's reading of the file differ, each said.
+    disputes: Vec<String>,
+    /// The revocation list, when it decided.
+    revoked_by: Option<PathBuf>,
+}
+
+impl Answers {
+    /// The answer about a principal this verifier reads the file to list the key under.
+    fn ours(&mut self, principal: &str, answer: Answer, parsed: &AllowedSigners) {
+        match answer {
+            Answer::Holds => self.principals.push(principal.to_owned()),
+            Answer::Revoked(file) => self.revoked_by = Some(file),
+            Answer::Refused(why) => self.disputes.push(format!(
+                "{} lists the key as {principal} for this namespace and time as this verifier reads it, but ssh-keygen -Y verify -I {principal} refuses it ({why})",
+                parsed.path.display()
+            )),
+        }
     }
+
+    /// The answer about a principal only `-Y find-principals` printed; `listed` is this
+    /// verifier's reading of the file.
+    fn theirs(
+        &mut self,
+        principal: &str,
+        answer: Answer,
+        parsed: &AllowedSigners,
+        listed: &Result<Vec<String>, String>,
+    ) {
+        match answer {
+            Answer::Holds => self.disputes.push(format!(
+                "ssh-keygen -Y verify -I {principal} accepts the key, but {} lists it as {principal} on no line this verifier reads as applying ({})",
+                parsed.path.display(),
+                match listed {
+                    Ok(ours) => format!("it reads the key as {}", ours.join(", ")),
+                    Err(why) => why.clone(),
+                }
+            )),
+            Answer::Revoked(file) => self.revoked_by = Some(file),
+            Answer::Refused(why) => self.refusals.push(format!("{principal}: {why}")),
+        }
+    }
+}
+
+/// The key is revoked: `ssh-keygen` accepts it without the revocation list `file`, not with it.
+fn revoked(fingerprint: &str, file: PathBuf) -> SshVerifyError {
+    SshVerifyError::Revoked {
+        fingerprint: fingerprint.to_owned(),
+        reason: format!("ssh-keygen refuses it with -r {}", file.display()),
+    }
+}
+
+/// Why no principal `ssh-keygen -Y find-principals` printed (`printed`) may sign with the key:
+/// every principal was negated, or each was refused (`refusals`).
+fn none_allowed(fingerprint: &str, refusals: &[String], printed: &str) -> SshVerifyError {
+    let fingerprint = fingerprint.to_owned();
+    if refusals.is_empty() {
+        return SshVerifyError::UntrustedSigner {
+            fingerprint,
+            reason: format!("every principal ssh-keygen finds for the key is negated: {}", printed.trim()),
+        };
+    }
+    SshVerifyError::UntrustedSigner { fingerprint, reason: refusals.join("; ") }
 }
 
 /// `verify-time=YYYYMMDDHHMMSSZ` for `at`, when `ssh-keygen` can take it.
@@ -553,7 +642,8 @@ mod tests {
         for c in &corpus_cases(d, &keys) {
             let revoked = RevokedKeys::read(&c.revoked).expect("revoked list parses");
             let in_process = verify(&c.sig, c.message, NAMESPACE, &allowed, &revoked, AT);
-            let trust = ToolTrust { allowed_signers: &allowed_path, revoked: Some(&c.revoked) };
+            let trust =
+                ToolTrust { allowed_signers: &allowed_path, parsed: &allowed, revoked: Some(&c.revoked) };
             let via_tool = tool.verify(&c.sig, c.message, NAMESPACE, trust, AT);
             let tool_class = match &via_tool {
                 Ok(v) => class(Ok(v)),
@@ -583,12 +673,70 @@ mod tests {
         let allowed = AllowedSigners::read(&allowed_path).expect("parses");
         let ours =
             verify(&sig, MESSAGE, NAMESPACE, &allowed, &RevokedKeys::default(), AT).expect("in process");
-        let trust = ToolTrust { allowed_signers: &allowed_path, revoked: None };
+        let trust = ToolTrust { allowed_signers: &allowed_path, parsed: &allowed, revoked: None };
         let v =
             SshKeygen::default().verify(&sig, MESSAGE, NAMESPACE, trust, AT).expect("ssh-keygen accepts it");
         assert_eq!(v.principals, ["kim@example.com"]);
         assert_eq!(v.certificate.as_ref().map(|c| c.key_id.as_str()), Some("kim-id"));
         assert_eq!(ours, v);
+    }
+
+    /// The principals of every line listing the key, as `ssh-keygen -Y find-principals` (which
+    /// prints the first line's only, whatever its namespaces) would not give them.
+    #[test]
+    fn a_key_listed_on_several_lines_has_every_line_s_principals_through_ssh_keygen_as_in_process() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let key = keygen(d, "multi", "ed25519");
+        let line = public_line(&key);
+        let sig = SshSigner::from_key_path(&key).expect("loads").sign(MESSAGE).expect("signs");
+        let allowed_path = d.join("allowed_signers");
+        let lines = [
+            format!("git@x namespaces=\"git\" {line}\na@x {line}\nb@x,!c@x {line}\n"),
+            format!("a@x {line}\nb@x valid-before=\"20200101Z\" {line}\nc@x,a@x {line}\n"),
+        ];
+        for (text, expected) in lines.iter().zip([&["a@x", "b@x"][..], &["a@x", "c@x"]]) {
+            std::fs::write(&allowed_path, text).expect("write");
+            let allowed = AllowedSigners::read(&allowed_path).expect("parses");
+            let ours =
+                verify(&sig, MESSAGE, NAMESPACE, &allowed, &RevokedKeys::default(), AT).expect("in process");
+            let trust = ToolTrust { allowed_signers: &allowed_path, parsed: &allowed, revoked: None };
+            let theirs =
+                SshKeygen::default().verify(&sig, MESSAGE, NAMESPACE, trust, AT).expect("ssh-keygen");
+            assert_eq!(ours.principals, expected, "{text}");
+            assert_eq!(theirs, ours, "{text}");
+        }
+    }
+
+    /// Where `ssh-keygen` and this verifier's reading of the file differ on a principal (here a
+    /// reading of another file), the signature counts for no one, and the message says each way.
+    #[test]
+    fn a_principal_ssh_keygen_and_this_reading_of_the_file_differ_on_fails_closed() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let key = keygen(d, "kim", "ed25519");
+        let line = public_line(&key);
+        let sig = SshSigner::from_key_path(&key).expect("loads").sign(MESSAGE).expect("signs");
+        let allowed_path = d.join("allowed_signers");
+        std::fs::write(&allowed_path, format!("a@x {line}\n")).expect("write");
+        let read_otherwise =
+            AllowedSigners::parse(format!("b@x {line}\n").as_bytes(), &allowed_path).expect("parses");
+        let trust = ToolTrust { allowed_signers: &allowed_path, parsed: &read_otherwise, revoked: None };
+        match SshKeygen::default().verify(&sig, MESSAGE, NAMESPACE, trust, AT) {
+            Err(e @ SshToolError::Disagrees { .. }) => {
+                let said = e.to_string();
+                assert!(
+                    said.contains("lists the key as b@x") && said.contains("-I b@x refuses it"),
+                    "{said}"
+                );
+                assert!(
+                    said.contains("-I a@x accepts the key") && said.contains("it reads the key as b@x"),
+                    "{said}"
+                );
+                assert!(said.contains("verify without --via-tools"), "{said}");
+            }
+            other => panic!("expected a disagreement, got {other:?}"),
+        }
     }
 
     #[test]
@@ -597,7 +745,8 @@ mod tests {
         let allowed = dir.path().join("allowed");
         std::fs::write(&allowed, "").expect("write");
         let tool = SshKeygen::at("/nonexistent/ssh-keygen");
-        let trust = ToolTrust { allowed_signers: &allowed, revoked: None };
+        let parsed = AllowedSigners::read(&allowed).expect("parses");
+        let trust = ToolTrust { allowed_signers: &allowed, parsed: &parsed, revoked: None };
         match tool.verify(b"sig", MESSAGE, NAMESPACE, trust, AT) {
             Err(e @ SshToolError::ToolMissing { .. }) => assert_eq!(
                 e.to_string(),

@@ -19,7 +19,7 @@ pub mod sshsig;
 pub mod verify;
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 pub use error::SshSignError;
 pub use signer::SshSigner;

@@ -89,9 +89,10 @@ pub fn verify(
     check_signature(&sig, message, namespace)?;
     let key = sig.signer.signing_key();
     let fingerprint = fingerprint(key);
-    let principals = trusted_principals(&sig.signer, allowed, namespace, at).map_err(|e| {
-        SshVerifyError::UntrustedSigner { fingerprint: fingerprint.clone(), reason: e.to_string() }
-    })?;
+    let principals =
+        trusted_principals(&sig.signer, allowed, namespace, at, CaSignature::Checked).map_err(|e| {
+            SshVerifyError::UntrustedSigner { fingerprint: fingerprint.clone(), reason: e.to_string() }
+        })?;
     if let Some(reason) = revocation(&sig.signer, revoked) {
         return Err(SshVerifyError::Revoked { fingerprint, reason });
     }
@@ -123,11 +124,33 @@ pub fn trusted_claim(
     at: OffsetDateTime,
 ) -> Option<(String, Vec<String>)> {
     let sig = sshsig::parse_armored(armored_sig).ok()?;
-    let principals = trusted_principals(&sig.signer, allowed, namespace, at).ok()?;
+    let principals = trusted_principals(&sig.signer, allowed, namespace, at, CaSignature::Checked).ok()?;
     if revocation(&sig.signer, revoked).is_some() {
         return None;
     }
     Some((fingerprint(sig.signer.signing_key()), principals))
+}
+
+/// The principals `allowed` lists the key of `armored_sig` (or its certificate's CA) under for
+/// `namespace` at `at`, every line that lists it read with its own options as [`verify`] reads
+/// it; otherwise why none. The signature itself, the CA's signature over a certificate (and
+/// whether this build could check it) and revocation are left to the caller: `ssh-keygen`, which
+/// confirms each principal one by one (`--via-tools`), so that both paths give a key the
+/// principals of every line that lists it.
+///
+/// # Errors
+/// Why the key has no principal here: its signature does not decode, or no line applies.
+pub fn principals_to_confirm(
+    armored_sig: &[u8],
+    namespace: &str,
+    allowed: &AllowedSigners,
+    at: OffsetDateTime,
+) -> Result<Vec<String>, String> {
+    let sig = sshsig::parse_armored(armored_sig).map_err(|e| match e {
+        DecodeError::Malformed(reason) | DecodeError::Unsupported(reason) => reason,
+    })?;
+    trusted_principals(&sig.signer, allowed, namespace, at, CaSignature::LeftToTheTool)
+        .map_err(|e| e.to_string())
 }
 
 /// The cryptographic part: namespace, hash, key type, and the signature over `message`.
@@ -183,12 +206,22 @@ pub(crate) fn fingerprint(key: &KeyData) -> String {
     key.fingerprint(HashAlg::Sha256).to_string()
 }
 
+/// Who checks the CA's signature over a certificate while the lines are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CaSignature {
+    /// This verifier, which must be able to (its key of a kind this build checks).
+    Checked,
+    /// `ssh-keygen`, which reads no certificate whose CA signature fails.
+    LeftToTheTool,
+}
+
 /// The principals trusted for this signer; otherwise why no line applies.
 fn trusted_principals(
     signer: &SignerKey,
     allowed: &AllowedSigners,
     namespace: &str,
     at: OffsetDateTime,
+    ca: CaSignature,
 ) -> Result<Vec<String>, Untrusted> {
     let file = allowed.path.display().to_string();
     let mut principals: Vec<String> = Vec::new();
@@ -204,10 +237,10 @@ fn trusted_principals(
                 listed_principals(line)
             }
             (SignerKey::Certificate(cert), false) if line.certificate.as_deref() == Some(cert.blob()) => {
-                exact_certificate(cert).and_then(|()| listed_principals(line))
+                ca_signed(cert, ca).and_then(|()| listed_principals(line))
             }
             (SignerKey::Certificate(cert), true) if line.key.key_data() == cert.cert.signature_key() => {
-                certificate_principals(cert, line, at)
+                ca_signed(cert, ca).and_then(|()| certificate_principals(cert, line, at))
             }
             _ => continue,
         };
@@ -378,11 +411,15 @@ fn listed_principals(line: &AllowedSigner) -> Result<Vec<String>, LineRefusal> {
     }
 }
 
-/// For a line naming the signer's very certificate: what must hold of it. Only that its CA
-/// signed it, as OpenSSH reads no certificate whose CA signature fails; its validity, type,
-/// options and principals are not asked, as `ssh-keygen` does not ask them of such a line (its
-/// own valid-after and valid-before still apply).
-fn exact_certificate(signer: &SignerCertificate) -> Result<(), LineRefusal> {
+/// That the CA signed the signer's certificate, as OpenSSH reads no certificate whose CA
+/// signature fails, unless `ca` leaves that to `ssh-keygen`. Of a line naming the very
+/// certificate, nothing more is asked: its validity, type, options and principals are not, as
+/// `ssh-keygen` does not ask them of such a line (its own valid-after and valid-before still
+/// apply).
+fn ca_signed(signer: &SignerCertificate, ca: CaSignature) -> Result<(), LineRefusal> {
+    if ca == CaSignature::LeftToTheTool {
+        return Ok(());
+    }
     if let Some(reason) = unsupported(signer.cert.signature_key(), "certificate's CA key") {
         return Err(LineRefusal::UnsupportedCa(reason));
     }
@@ -392,16 +429,14 @@ fn exact_certificate(signer: &SignerCertificate) -> Result<(), LineRefusal> {
     Ok(())
 }
 
-/// For a cert-authority line: the certificate's principals the line allows, if it is valid at `at`.
+/// For a cert-authority line (its CA's signature checked first, [`ca_signed`]): the
+/// certificate's principals the line allows, if it is valid at `at`.
 fn certificate_principals(
     signer: &SignerCertificate,
     line: &AllowedSigner,
     at: OffsetDateTime,
 ) -> Result<Vec<String>, LineRefusal> {
     let cert = &signer.cert;
-    if let Some(reason) = unsupported(cert.signature_key(), "certificate's CA key") {
-        return Err(LineRefusal::UnsupportedCa(reason));
-    }
     if cert.cert_type() != CertType::User {
         return Err(LineRefusal::HostCertificate);
     }
@@ -411,11 +446,6 @@ fn certificate_principals(
     let now = u64::try_from(at.unix_timestamp()).map_err(|_| LineRefusal::Before1970)?;
     if now < cert.valid_after() || now >= cert.valid_before() {
         return Err(LineRefusal::NotValidAt { key_id: cert.key_id().to_owned(), at });
-    }
-    // The CA is the line's key (the caller matched it); its signature is checked over the bytes
-    // it signed, as embedded.
-    if !signer.ca_signature_holds() {
-        return Err(LineRefusal::CaSignature);
     }
     if cert.valid_principals().is_empty() {
         return Err(LineRefusal::NoPrincipals);
