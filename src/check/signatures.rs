@@ -11,6 +11,7 @@ use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::trust::SignatureTrust as Trust;
 use crate::model::dsse::Envelope;
 use crate::model::shown::in_line;
+use crate::model::verifier_policy::{gives_address, person_named};
 use crate::sign::openpgp::{self, ARMOR_HEADER as OPENPGP_ARMOR, OpenPgpVerifyError, Sqv, SqvError};
 use crate::sign::ssh::keygen::{SshKeygen, SshToolError, ToolTrust};
 use crate::sign::ssh::sshsig;
@@ -38,15 +39,62 @@ pub struct SignerInfo {
     pub principals: Vec<String>,
 }
 
-/// The trusted signers of one line: who made it, and everyone whose signature on it holds.
+/// The trusted signers of the line that covers a note: who made it, and everyone whose
+/// signature on it holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LineSigners {
-    /// Who made the line: the signer of its first signature (a keyless line's: its bundle's),
-    /// when that signature verifies with a trusted key; `None` otherwise, whoever signed after.
-    pub maker: Option<SignerInfo>,
-    /// Every signature that verifies with a trusted key, each key once, in the line's order: the
-    /// maker's, then those who approved the line (`attest approve` appends signatures).
+    /// Who made the line, as the note's signed content tells it ([`maker_of`]); never the order
+    /// of its signatures, which nobody signs.
+    pub maker: Maker,
+    /// Every signature that verifies with a trusted key, each key once, in the order of their
+    /// keys (never the line's, which nobody signs): the maker's and those who approved the line
+    /// (`attest approve` adds signatures).
     pub every: Vec<SignerInfo>,
+}
+
+/// Who made a covering line, as far as its signed content tells it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Maker {
+    /// The one trusted signer told to be the maker.
+    Known(SignerInfo),
+    /// Each of these trusted signers (in the order of their keys) could be the maker, and
+    /// nothing signed tells which: the rules never pick one.
+    Several(Vec<SignerInfo>),
+    /// No trusted signer of the line can be the maker: none signed the note's other lines too
+    /// (someone outside the trust made it, or the note was changed), or none signed at all.
+    #[default]
+    Unknown,
+}
+
+impl Maker {
+    /// The trusted signers who may have made a line whose trusted signers are `every`: the one
+    /// known, the several that cannot be told apart, or, when none is known, any of `every`.
+    #[must_use]
+    pub fn possible<'a>(&'a self, every: &'a [SignerInfo]) -> &'a [SignerInfo] {
+        match self {
+            Maker::Known(one) => std::slice::from_ref(one),
+            Maker::Several(some) => some,
+            Maker::Unknown => every,
+        }
+    }
+}
+
+/// The trusted signers of one line, as [`check_line`] found them.
+#[derive(Debug, Clone, Default)]
+struct Trusted {
+    /// A keyless line's maker: the signer of its bundle when it holds (`None` for a line
+    /// without a bundle, `Some(None)` for one whose bundle does not hold).
+    bundle: Option<Option<SignerInfo>>,
+    /// Every signature that verifies with a trusted key, each key once, in the order of their
+    /// keys.
+    every: Vec<SignerInfo>,
+}
+
+impl Trusted {
+    /// Whether `signer`'s key has a trusted signature on this line.
+    fn signed_by(&self, signer: &SignerInfo) -> bool {
+        self.every.iter().any(|s| s.kind == signer.kind && s.key == signer.key)
+    }
 }
 
 /// The verdict on one line's signatures.
@@ -72,20 +120,20 @@ pub fn check(env: &Envelope, trust: &Trust, at: OffsetDateTime, commit_sha256: &
     check_line(env, trust, at, commit_sha256).0
 }
 
-/// [`check`], and the line's trusted signers: who made it and who approved it.
+/// [`check`], and the line's trusted signers.
 fn check_line(
     env: &Envelope,
     trust: &Trust,
     at: OffsetDateTime,
     commit_sha256: &str,
-) -> (LineSignature, LineSigners) {
+) -> (LineSignature, Trusted) {
     let mut signers: Vec<SignerInfo> = Vec::new();
     let mut add = |info: &SignerInfo| {
         if !signers.iter().any(|s| s.kind == info.kind && s.key == info.key) {
             signers.push(info.clone());
         }
     };
-    let maker;
+    let mut keyless = None;
     let verdict = if let Some(bundle) = &env.sigstore {
         // The bundle is authoritative for a keyless line; the envelope's `sig` is only its copy.
         // Parsed here, one line at a time, its text bounded by the envelope reader.
@@ -100,13 +148,14 @@ fn check_line(
                 format!("the sigstore field is not a Sigstore bundle: {e}"),
             )),
         };
-        maker = match &verdict {
+        let maker = match &verdict {
             LineSignature::Trusted(info) => Some(info.clone()),
             _ => None,
         };
         if let Some(info) = &maker {
             add(info);
         }
+        keyless = Some(maker);
         // Others may have approved a keyless line with their own (SSH or OpenPGP) keys.
         let armored = |sig: &&crate::model::dsse::Signature| {
             sig.sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes())
@@ -119,11 +168,9 @@ fn check_line(
             (verdict, ..) => verdict,
         }
     } else if env.signatures.is_empty() {
-        maker = None;
         LineSignature::Unsigned
     } else {
         let each = check_each(env.signatures.iter(), &env.pae(), trust, at, &mut add);
-        maker = each.leading;
         match (each.first, each.tampered, each.disputed) {
             (Some(good), Some(bad), _) => LineSignature::Failed(beside(&good, bad)),
             (Some(_), None, Some(disputed)) => LineSignature::Failed(disputed),
@@ -131,15 +178,14 @@ fn check_line(
             (None, ..) => LineSignature::Failed(none_verified(each.failures)),
         }
     };
-    (verdict, LineSigners { maker, every: signers })
+    signers.sort_by(|a, b| (a.kind, &a.key).cmp(&(b.kind, &b.key)));
+    (verdict, Trusted { bundle: keyless, every: signers })
 }
 
 /// Every signature of a line, each checked.
 struct Each {
     /// The first that verified with a trusted key.
     first: Option<SignerInfo>,
-    /// The signer of the first signature of all, when it verified with a trusted key.
-    leading: Option<SignerInfo>,
     /// Why each of the others failed, in the line's order.
     failures: Vec<Finding>,
     /// The first that does not verify although its key is one the trust accepts: who it claims,
@@ -157,14 +203,11 @@ fn check_each<'s>(
     at: OffsetDateTime,
     add: &mut impl FnMut(&SignerInfo),
 ) -> Each {
-    let mut each = Each { first: None, leading: None, failures: Vec::new(), tampered: None, disputed: None };
-    for (i, sig) in sigs.enumerate() {
+    let mut each = Each { first: None, failures: Vec::new(), tampered: None, disputed: None };
+    for sig in sigs {
         match check_one(&sig.sig, pae, trust, at) {
             Ok(info) => {
                 add(&info);
-                if i == 0 {
-                    each.leading = Some(info.clone());
-                }
                 each.first.get_or_insert(info);
             }
             Err(f) => {
@@ -279,7 +322,8 @@ pub fn check_note(
 }
 
 /// [`check_note`], and the trusted signers of the line at position `every_of` in `lines` (the
-/// covering line, whose extra signatures are approvals).
+/// covering line, whose signatures other than its maker's are approvals), its maker told by
+/// [`maker_of`].
 #[must_use]
 pub fn check_note_every(
     lines: &[ReadLine],
@@ -288,18 +332,12 @@ pub fn check_note_every(
     commit_sha256: &str,
     every_of: Option<usize>,
 ) -> (Vec<NoteLineSignature>, LineSigners) {
-    let mut every_signer = LineSigners::default();
-    let results: Vec<LineSignature> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let (verdict, signers) = check_line(&l.envelope, trust, at, commit_sha256);
-            if every_of == Some(i) {
-                every_signer = signers;
-            }
-            verdict
-        })
-        .collect();
+    let (results, trusted): (Vec<LineSignature>, Vec<Trusted>) =
+        lines.iter().map(|l| check_line(&l.envelope, trust, at, commit_sha256)).unzip();
+    let every_signer = every_of
+        .filter(|i| *i < lines.len())
+        .map(|i| LineSigners { maker: maker_of(lines, &trusted, i), every: trusted[i].every.clone() })
+        .unwrap_or_default();
     let summary_digests: std::collections::HashSet<String> = lines
         .iter()
         .zip(&results)
@@ -329,6 +367,43 @@ pub fn check_note_every(
         })
         .collect();
     (verdicts, every_signer)
+}
+
+/// Who made the covering line at `covering` of `lines`, whose trusted signers are `trusted`,
+/// told from what was signed and never from the order of its signatures, which nobody signs:
+/// - a keyless line: the signer of its bundle (the one field of the line that holds it);
+/// - a decision (a task-verification line with `decider`): the one trusted signer that
+///   `decider.by` names ([`person_named`]); when `by` is a bare name, which names no signer
+///   ([`gives_address`]), the line's only trusted signer;
+/// - a tick: the one trusted signer of the covering line who signed every other line of the note
+///   too (`attest approve` signs the covering line alone).
+///
+/// Several that fit, or a decision's several signers none of whom a bare name tells apart, are
+/// [`Maker::Several`]; none, or a decision whose address names none of its signers (its
+/// decider's signature is not on the line), is [`Maker::Unknown`].
+fn maker_of(lines: &[ReadLine], trusted: &[Trusted], covering: usize) -> Maker {
+    let line = &trusted[covering];
+    if let Some(bundle) = &line.bundle {
+        return bundle.clone().map_or(Maker::Unknown, Maker::Known);
+    }
+    let on_every_other_line =
+        |s: &&SignerInfo| trusted.iter().enumerate().all(|(i, other)| i == covering || other.signed_by(s));
+    let fits: Vec<&SignerInfo> = line.every.iter().filter(on_every_other_line).collect();
+    let decider = match &lines[covering].body {
+        Body::TaskVerification(p) => p.decider.as_ref(),
+        _ => None,
+    };
+    let named: Vec<&SignerInfo> = decider
+        .map(|d| fits.iter().copied().filter(|s| person_named(&d.by, s.kind, &s.principals)).collect())
+        .unwrap_or_default();
+    let addressed = decider.is_some_and(|d| gives_address(&d.by));
+    match (named.as_slice(), fits.as_slice()) {
+        ([one], _) => Maker::Known((*one).clone()),
+        ([], _) if addressed => Maker::Unknown,
+        ([], []) => Maker::Unknown,
+        ([], [one]) => Maker::Known((*one).clone()),
+        ([], several) | (several, _) => Maker::Several(several.iter().map(|s| (*s).clone()).collect()),
+    }
 }
 
 /// The lines of a note that do not hold under `trust` ([`check_note`]), each as a finding at its
@@ -668,6 +743,192 @@ mod tests {
             "bad_signature"
         );
         assert_eq!(none_verified(Vec::new()).code, "bad_signature");
+    }
+
+    /// Two SSH keys, Alice's and Bob's, each trusted for its principal, and the trust itself.
+    struct Two {
+        _dir: tempfile::TempDir,
+        _fixture: crate::git::test_support::Fixture,
+        alice: crate::sign::ssh::SshSigner,
+        bob: crate::sign::ssh::SshSigner,
+        trust: Trust,
+    }
+
+    impl Two {
+        fn new() -> Two {
+            use crate::check::trust::{AllowedSource, GivenFile, GivenPath, SshTrust};
+            use crate::sign::Signer as _;
+            let dir = tempfile::tempdir().unwrap();
+            let key = |name: &str| {
+                let path = dir.path().join(name);
+                let out = std::process::Command::new("ssh-keygen")
+                    .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
+                    .arg(&path)
+                    .output()
+                    .expect("ssh-keygen runs (OpenSSH must be installed for these tests)");
+                assert!(out.status.success(), "{out:?}");
+                let public = std::fs::read_to_string(path.with_extension("pub")).unwrap();
+                (crate::sign::ssh::SshSigner::from_key_path(&path).unwrap(), public)
+            };
+            let ((alice, alice_pub), (bob, bob_pub)) = (key("alice"), key("bob"));
+            let allowed = dir.path().join("allowed_signers");
+            let text = format!("alice@example.org {alice_pub}bob@example.org {bob_pub}");
+            std::fs::write(&allowed, text).unwrap();
+            let fixture = crate::git::test_support::Fixture::new();
+            let commit = fixture.commit_file("a", "a", "a commit");
+            let repo = fixture.repo();
+            let tree = repo.commit_tree(commit).unwrap();
+            let source = AllowedSource::File(GivenPath { path: allowed, given_by: "the test" });
+            let ssh = SshTrust::load(&repo, &source, &[], tree, &|_| false, GivenFile::Trust).unwrap();
+            assert!(alice.keyid() != bob.keyid());
+            Two {
+                _dir: dir,
+                _fixture: fixture,
+                alice,
+                bob,
+                trust: Trust { ssh: Some(ssh), ..Trust::default() },
+            }
+        }
+
+        /// Line `number`: a statement of `predicate_type` with `predicate`, signed by `signers` in
+        /// that order.
+        fn line(
+            number: usize,
+            predicate_type: &str,
+            predicate: serde_json::Value,
+            signers: &[&crate::sign::ssh::SshSigner],
+        ) -> ReadLine {
+            use crate::sign::Signer as _;
+            let statement = serde_json::json!({
+                "_type": "https://in-toto.io/Statement/v1",
+                "subject": [{"name": "001-x/T001", "digest": {"gitCommit": "ab".repeat(20)}}],
+                "predicateType": predicate_type,
+                "predicate": predicate,
+            });
+            let mut env = Envelope::unsigned(crate::model::canonical::value_to_canonical(&statement));
+            for signer in signers {
+                let sig = signer.sign(&env.pae()).unwrap();
+                env.signatures.push(crate::model::dsse::Signature { keyid: signer.keyid(), sig });
+            }
+            crate::check::line::read_line(number, &env.to_line()).unwrap_or_else(|f| panic!("{f:?}"))
+        }
+
+        /// The maker of the covering line, the last of `lines`.
+        fn maker(&self, lines: &[ReadLine]) -> Maker {
+            let at = OffsetDateTime::now_utc();
+            check_note_every(lines, &self.trust, at, "", Some(lines.len() - 1)).1.maker
+        }
+
+        fn signer(&self, who: &crate::sign::ssh::SshSigner) -> SignerInfo {
+            use crate::sign::Signer as _;
+            let principal =
+                if who.keyid() == self.alice.keyid() { "alice@example.org" } else { "bob@example.org" };
+            SignerInfo { kind: "ssh", key: who.keyid(), principals: vec![principal.into()] }
+        }
+    }
+
+    /// A task-verification predicate; a decision's with `decider` by `by`.
+    fn verification(by: Option<&str>) -> serde_json::Value {
+        let mut p = serde_json::json!({
+            "verdict": if by.is_some() { "attested" } else { "verified" },
+            "unit": {"format": "speckit", "feature": "001-x", "dir": "specs/001-x"},
+            "task": {"id": "T001", "line_hash": "ab", "title": "t"},
+            "tree": "t", "policy_sha256": "ef", "time": "2026-12-01T00:00:00Z",
+        });
+        if let Some(by) = by {
+            p["decider"] = serde_json::json!({"by": by, "reason": "looked fine"});
+        }
+        p
+    }
+
+    /// A tick's note: a task-verification line and a summary, each signed by `others` and the
+    /// summary (the covering line) by `covering`, in those orders.
+    fn tick(
+        others: &[&crate::sign::ssh::SshSigner],
+        covering: &[&crate::sign::ssh::SshSigner],
+    ) -> Vec<ReadLine> {
+        use crate::model::summary;
+        let summary = serde_json::json!({
+            "verifier": {"id": summary::VERIFIER_ID},
+            "timeVerified": "2026-12-01T00:00:00Z",
+            "resourceUri": "git:x",
+            "policy": {"uri": summary::POLICY_URI, "digest": {"sha256": "ef"}},
+            "inputAttestations": [],
+            "verificationResult": "PASSED",
+            "verifiedLevels": [summary::LEVEL_VERIFIED],
+        });
+        vec![
+            Two::line(1, crate::model::predicate::TYPE, verification(None), others),
+            Two::line(2, summary::TYPE, summary, covering),
+        ]
+    }
+
+    #[test]
+    fn the_maker_of_a_tick_is_who_signed_every_line_whatever_the_order_of_the_covering_signatures() {
+        let two = Two::new();
+        let (alice, bob) = (&two.alice, &two.bob);
+        let alices = Maker::Known(two.signer(alice));
+        // Alice ticks, Bob approves: either order of the summary's signatures, Alice made it.
+        assert_eq!(two.maker(&tick(&[alice], &[alice, bob])), alices);
+        assert_eq!(two.maker(&tick(&[alice], &[bob, alice])), alices);
+        let signers = check_note_every(
+            &tick(&[alice], &[bob, alice]),
+            &two.trust,
+            OffsetDateTime::now_utc(),
+            "",
+            Some(1),
+        )
+        .1;
+        assert_eq!(
+            signers.every,
+            check_note_every(
+                &tick(&[alice], &[alice, bob]),
+                &two.trust,
+                OffsetDateTime::now_utc(),
+                "",
+                Some(1)
+            )
+            .1
+            .every
+        );
+        // Alice's signature taken off the summary: Bob signed none of the rest, so nobody made it.
+        assert_eq!(two.maker(&tick(&[alice], &[bob])), Maker::Unknown);
+        // Both signed every line: nothing tells which of them made it, in either order.
+        let both = Maker::Several(
+            check_note_every(
+                &tick(&[alice, bob], &[alice, bob]),
+                &two.trust,
+                OffsetDateTime::now_utc(),
+                "",
+                Some(1),
+            )
+            .1
+            .every,
+        );
+        assert!(matches!(&both, Maker::Several(s) if s.len() == 2), "{both:?}");
+        assert_eq!(two.maker(&tick(&[bob, alice], &[bob, alice])), both);
+        assert_eq!(two.maker(&tick(&[alice, bob], &[bob, alice])), both);
+    }
+
+    #[test]
+    fn the_maker_of_a_decision_is_the_signer_its_decider_names_whatever_the_order_of_its_signatures() {
+        let two = Two::new();
+        let (alice, bob) = (&two.alice, &two.bob);
+        let decision = |by: &str, signers: &[&crate::sign::ssh::SshSigner]| {
+            vec![Two::line(1, crate::model::predicate::TYPE, verification(Some(by)), signers)]
+        };
+        for by in ["alice@example.org", "Alice <ALICE@example.org>"] {
+            assert_eq!(two.maker(&decision(by, &[alice, bob])), Maker::Known(two.signer(alice)), "{by}");
+            assert_eq!(two.maker(&decision(by, &[bob, alice])), Maker::Known(two.signer(alice)), "{by}");
+        }
+        // A bare name names nobody: the only signer made it; of two, nothing tells which.
+        assert_eq!(two.maker(&decision("Alice", &[alice])), Maker::Known(two.signer(alice)));
+        let untold = two.maker(&decision("Alice", &[alice, bob]));
+        assert!(matches!(&untold, Maker::Several(s) if s.len() == 2), "{untold:?}");
+        assert_eq!(two.maker(&decision("Alice", &[bob, alice])), untold);
+        // An address that names none of the signers: the decider's signature is not on the line.
+        assert_eq!(two.maker(&decision("alice@example.org", &[bob])), Maker::Unknown);
+        assert_eq!(two.maker(&decision("carol@example.org", &[alice, bob])), Maker::Unknown);
     }
 
     #[test]

@@ -380,6 +380,24 @@ fn canonical(text: &str) -> Cow<'_, str> {
     if unicode_normalization::is_nfc(text) { Cow::Borrowed(text) } else { Cow::Owned(text.nfc().collect()) }
 }
 
+/// Whether `name`, a person as they named themselves (a decision's `decider.by`: a name, an
+/// address, or `Name <address>`), is one of the people ([`identities`]) a signer of `kind` with
+/// the trust's `principals` is: its address (without one, the name as written) compared as
+/// [`same_identity`] compares them. A bare name (`Ada Lovelace`) names no address.
+#[must_use]
+pub fn person_named(name: &str, kind: &str, principals: &[String]) -> bool {
+    let wanted = email_of(name).unwrap_or(name);
+    identities(kind, principals).any(|id| same_identity(id, wanted))
+}
+
+/// Whether `name`, a person as they named themselves, gives an address (`ada@example.org`, or
+/// `Name <ada@example.org>`), which [`person_named`] compares, rather than a bare name, which
+/// names no signer.
+#[must_use]
+pub fn gives_address(name: &str) -> bool {
+    email_of(name).unwrap_or(name).contains('@')
+}
+
 /// The first word of `name` (split at what is neither a letter nor a digit) that mixes Latin
 /// letters with Cyrillic or Greek ones: such a word can pass for another (`pаyments` with a
 /// Cyrillic `а`), so a unit named with it would escape the rule its name seems to match.
@@ -590,6 +608,20 @@ impl LoadedPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_person_is_named_by_their_address_alone_or_in_a_user_id_and_never_by_a_bare_name() {
+        let ssh = ["ada@example.org".to_owned()];
+        for name in ["ada@example.org", "ADA@Example.org", "Ada Lovelace <ada@example.org>"] {
+            assert!(person_named(name, "ssh", &ssh), "{name}");
+        }
+        assert!(!person_named("Ada Lovelace", "ssh", &ssh));
+        assert!(!person_named("bob@example.org", "ssh", &ssh));
+        let pgp = ["A. Lovelace <ada@example.org>".to_owned()];
+        assert!(person_named("Ada <ada@example.org>", "openpgp", &pgp));
+        assert!(gives_address("Ada <ada@example.org>") && gives_address("ada@example.org"));
+        assert!(!gives_address("Ada Lovelace") && !gives_address("Ada <lovelace>"));
+    }
 
     #[test]
     fn a_word_mixing_latin_with_cyrillic_or_greek_letters_is_found_and_one_script_a_word_is_not() {

@@ -1116,3 +1116,101 @@ fn a_key_listed_on_several_lines_has_each_line_s_principals_in_process_and_throu
     }
     assert!(differ.is_empty(), "{differ:#?}");
 }
+
+/// `lines` of a note with the signatures of its last line (the covering line) in reverse order,
+/// as anyone who can write notes can write them: the order is no part of what was signed.
+fn covering_reversed(mut lines: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    let last = lines.len() - 1;
+    let mut covering: Value = serde_json::from_slice(&lines[last]).unwrap();
+    covering["signatures"].as_array_mut().unwrap().reverse();
+    lines[last] = serde_json::to_vec(&covering).unwrap();
+    lines
+}
+
+/// The outcome and reason of the one row of `task` under `policy`, and the exit code.
+fn judged(s: &Signed, policy: &Path, task: &str) -> (Option<i32>, String, Value) {
+    let (code, report) = s.verify(policy);
+    let row = row(&report, task).clone();
+    (code, format!("{} {}", row["outcome"].as_str().unwrap(), row["reason"].as_str().unwrap_or("-")), row)
+}
+
+/// Ada ticks and Bob approves. Reversing the covering line's two signatures, which no signature
+/// covers, never makes Bob the one who ticked: who made the tick is who signed every line.
+#[test]
+fn a_reordered_covering_line_never_makes_the_approver_the_one_who_ticked() {
+    let s = Signed::new();
+    let t = s.p.add_speckit_tasks(1);
+    let commit = s.attest(&t[0], Evidence::Verified, None, |_| {});
+    s.approve(&commit, &s.bob).success();
+    let bobs = s.policy("bob.toml", &format!("version = 1\n[[rule]]\nname = \"bob-ticks\"\nunits = [\"*\"]\nsigners = [\"{BOB}\"]\napprovals = {{ count = 1 }}\n"));
+    let adas = s.policy("ada.toml", &format!("version = 1\n[[rule]]\nname = \"ada-ticks\"\nunits = [\"*\"]\nsigners = [\"{PRINCIPAL}\"]\napprovals = {{ count = 1, by = [\"{BOB}\"] }}\n"));
+    let as_made = s.p.note_raw_lines(&commit);
+    for lines in [as_made.clone(), covering_reversed(as_made.clone())] {
+        s.p.write_note(&commit, &lines);
+        let (code, shown, row) = judged(&s, &bobs, &t[0]);
+        assert_eq!((code, shown.as_str()), (Some(26), "unverifiable policy_signer"), "{row:#}");
+        assert!(row.to_string().contains(PRINCIPAL), "the finding names Ada as the maker: {row:#}");
+        let (code, shown, row) = judged(&s, &adas, &t[0]);
+        assert_eq!((code, shown.as_str()), (Some(0), "evidenced -"), "{row:#}");
+    }
+    // Ada's signature taken off the covering line: Bob signed none of the rest, so no trusted
+    // signer made the tick, and his signature counts for no approval of it.
+    let mut stripped = as_made.clone();
+    let last = stripped.len() - 1;
+    let mut covering: Value = serde_json::from_slice(&stripped[last]).unwrap();
+    covering["signatures"].as_array_mut().unwrap().remove(0);
+    stripped[last] = serde_json::to_vec(&covering).unwrap();
+    s.p.write_note(&commit, &stripped);
+    let (code, shown, row) = judged(&s, &bobs, &t[0]);
+    assert_eq!((code, shown.as_str()), (Some(26), "unverifiable policy_signer"), "{row:#}");
+    assert!(row.to_string().contains("none signed the note's other lines too"), "{row:#}");
+    let approvals = s.policy(
+        "approvals.toml",
+        "version = 1\n[[rule]]\nname = \"one\"\nunits = [\"*\"]\napprovals = { count = 1 }\n",
+    );
+    let (code, shown, row) = judged(&s, &approvals, &t[0]);
+    assert_eq!((code, shown.as_str()), (Some(26), "unverifiable policy_approval"), "{row:#}");
+}
+
+/// A decision's maker is the signer its signed `decider.by` names, whatever the order of the
+/// line's signatures; a bare name tells no approved decision's maker, and no rule picks one.
+#[test]
+fn a_decisions_maker_is_the_signer_its_decider_names_and_a_bare_name_tells_none_of_two() {
+    let s = Signed::new();
+    let t = s.p.add_speckit_tasks(2);
+    s.p.speccoder(&["accept", &t[0], "--reason", "nothing to test", "--by", PRINCIPAL]).success();
+    let named = s.p.rev("HEAD");
+    s.p.speccoder(&["accept", &t[1], "--reason", "nothing to test"]).success();
+    let bare = s.p.rev("HEAD");
+    for commit in [&named, &bare] {
+        s.approve(commit, &s.bob).success();
+    }
+    let rule = |name: &str, keys: &str| {
+        s.policy(
+            &format!("{name}.toml"),
+            &format!("version = 1\n[[rule]]\nname = \"{name}\"\nunits = [\"*\"]\n{keys}\n"),
+        )
+    };
+    let bobs = rule("bob", &format!("signers = [\"{BOB}\"]"));
+    let adas = rule("ada", &format!("signers = [\"{PRINCIPAL}\"]\napprovals = {{ count = 1 }}"));
+    let approved = rule("approved", "approvals = { count = 1 }");
+    for reversed in [false, true] {
+        for commit in [&named, &bare] {
+            let lines = s.p.note_raw_lines(commit);
+            s.p.write_note(commit, &if reversed { covering_reversed(lines) } else { lines });
+        }
+        let (code, report) = s.verify(&bobs);
+        assert_eq!(code, Some(26), "{report:#}");
+        assert_eq!(row(&report, &t[0])["reason"], "policy_signer", "{report:#}");
+        assert_eq!(row(&report, &t[1])["reason"], "policy_signer", "{report:#}");
+        let (code, report) = s.verify(&adas);
+        assert_eq!(code, Some(26), "{report:#}");
+        assert_eq!(row(&report, &t[0])["outcome"], "evidenced", "{report:#}");
+        let untold = row(&report, &t[1]);
+        assert_eq!(untold["reason"], "policy_signer", "{report:#}");
+        assert!(untold.to_string().contains("cannot be told"), "{untold:#}");
+        // Whichever of the two made the bare-named decision, the other approved it.
+        let (code, report) = s.verify(&approved);
+        assert_eq!(code, Some(0), "{report:#}");
+    }
+}

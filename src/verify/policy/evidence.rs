@@ -38,8 +38,8 @@ pub struct SignedEvidence {
     pub sandbox: Option<String>,
     /// The evidence was re-issued by `attest carry` (it has `carried`).
     pub carried: bool,
-    /// The trusted signers of the covering line: who made the tick (its first signature's
-    /// signer) and those who approved it.
+    /// The trusted signers of the covering line: who made the tick (as what was signed tells
+    /// it) and those who approved it.
     pub covering: LineSigners,
 }
 

@@ -3,7 +3,7 @@
 //! note lacks fails (`policy_evidence`), never passes.
 
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::check::signatures::{LineSigners, SignerInfo};
+use crate::check::signatures::{LineSigners, Maker, SignerInfo};
 use crate::model::test_result::{Phase, TestOutcome};
 use crate::model::verifier_policy::{Principal, Rule, identities, same_identity};
 use crate::verify::policy::evidence::SignedEvidence;
@@ -74,59 +74,82 @@ pub fn judge(rule: &Rule, ev: &SignedEvidence, skip: bool) -> Vec<Finding> {
     out
 }
 
-/// `signers`, met by whoever made the tick (the covering line's first signature), and
-/// `approvals` counted from the other signatures: an approval never stands in for the tick's own
-/// signer, and the tick's signer never counts as an approver.
+/// `signers`, met by whoever made the tick ([`Maker`], told from what was signed), and
+/// `approvals` counted from the covering line's other signers: an approval never stands in for
+/// the tick's own signer, and the tick's signer never counts as an approver. Where the maker
+/// cannot be told, `signers` fails and `approvals` counts what holds whichever of the possible
+/// makers made it.
 fn signers_and_approvals(rule: &Rule, ev: &SignedEvidence, out: &mut Vec<Finding>) {
     let names =
         |list: &[Principal], s: &SignerInfo| list.iter().any(|p| p.names(s.kind, &s.key, &s.principals));
-    let maker = ev.covering.maker.as_ref();
+    let maker = &ev.covering.maker;
     if let Some(list) = &rule.signers
-        && !maker.is_some_and(|m| names(list, m))
+        && !matches!(maker, Maker::Known(m) if names(list, m))
     {
         let wanted: Vec<&str> = list.iter().map(Principal::as_str).collect();
         out.push(
-            finding(code::SIGNER, rule, "the tick was not made by a signer the rule accepts".into())
+            finding(code::SIGNER, rule, not_made_by_them(maker))
                 .expected_found(wanted.join(", "), describe_maker(&ev.covering)),
         );
         return;
     }
     let Some(approvals) = &rule.approvals else { return };
     let by = approvals.by.as_deref();
-    // A line whose own signature no trusted key made is counted against its first trusted signer.
+    let every = &ev.covering.every;
     let counted = maker
-        .or(ev.covering.every.first())
-        .map_or(0, |author| approvers(author, &ev.covering.every, |s| by.is_none_or(|by| names(by, s))));
+        .possible(every)
+        .iter()
+        .map(|author| approvers(author, every, |s| by.is_none_or(|by| names(by, s))))
+        .min()
+        .unwrap_or(0);
     if counted < approvals.count.0 as usize {
         let who = by.map_or_else(
             || "anyone the trust accepts".to_owned(),
             |by| by.iter().map(Principal::as_str).collect::<Vec<_>>().join(", "),
         );
+        let against = match maker {
+            Maker::Known(_) => String::new(),
+            _ => {
+                " (counted against each signer who may have made the tick, as nothing signed tells which did)"
+                    .to_owned()
+            }
+        };
         out.push(
             finding(
                 code::APPROVAL,
                 rule,
-                format!("{counted} approval(s) by {who} on the covering line; add them with `speccoder attest approve <commit>`"),
+                format!("{counted} approval(s) by {who} on the covering line{against}; add them with `speccoder attest approve <commit>`"),
             )
             .expected_found(approvals.count.0.to_string(), counted.to_string()),
         );
     }
 }
 
+/// Why a tick meets no `signers`: its maker is not one of them, or cannot be told.
+fn not_made_by_them(maker: &Maker) -> String {
+    match maker {
+        Maker::Known(_) => "the tick was not made by a signer the rule accepts".into(),
+        Maker::Several(_) => "who made the tick cannot be told from what was signed: several trusted signers signed all it signed (a decision: its `by` names none of them, or several); the rule never picks one. Have its maker record it again (a decision: with `--by` giving the address of the signer's principal)".into(),
+        Maker::Unknown => "no trusted signer of the covering line made the tick: none signed the note's other lines too (a decision: its `by` names none of its signers), so someone outside the trust made it, or the note was changed after it was made".into(),
+    }
+}
+
 /// Who made a line, for a message: its maker, or why it has none.
 fn describe_maker(signers: &LineSigners) -> String {
     match (&signers.maker, signers.every.as_slice()) {
-        (Some(maker), _) => describe(std::slice::from_ref(maker)),
-        (None, []) => "no trusted signature".into(),
-        (None, approvers) => {
-            format!("a first signature by no key the trust accepts (approved by {})", describe(approvers))
+        (Maker::Known(maker), _) => describe(std::slice::from_ref(maker)),
+        (Maker::Several(some), _) => format!("one of {}, untold", describe(some)),
+        (Maker::Unknown, []) => "no trusted signature".into(),
+        (Maker::Unknown, approvers) => {
+            format!("no trusted maker (the covering line signed by {})", describe(approvers))
         }
     }
 }
 
 /// How many of `signers` approve what `author` signed: each a key other than the author's that
 /// `counts`, and that is none of the people ([`identities`]) the author is (nobody approves their
-/// own tick) nor an approver counted before it is (one principal counts once).
+/// own tick) nor an approver counted before it is (one principal counts once). They are taken in
+/// the order of `signers`, which [`LineSigners::every`] keeps by key, never the line's.
 fn approvers(author: &SignerInfo, signers: &[SignerInfo], counts: impl Fn(&SignerInfo) -> bool) -> usize {
     let shares = |a: &SignerInfo, b: &SignerInfo| {
         (a.kind == b.kind && a.key == b.key)
@@ -274,7 +297,7 @@ mod tests {
 
     /// The signers of a line `maker` made, nobody approving it yet.
     fn made_by(maker: SignerInfo) -> LineSigners {
-        LineSigners { maker: Some(maker.clone()), every: vec![maker] }
+        LineSigners { maker: Maker::Known(maker.clone()), every: vec![maker] }
     }
 
     /// Evidence of a verified tick by alice with a green run.
@@ -395,16 +418,57 @@ mod tests {
     }
 
     #[test]
-    fn a_tick_whose_first_signature_no_trusted_key_made_meets_no_signers_rule() {
+    fn a_tick_no_trusted_signer_made_meets_no_signers_rule() {
         let approved_only =
-            LineSigners { maker: None, every: vec![ssh("SHA256:alice", &["alice@example.org"])] };
+            LineSigners { maker: Maker::Unknown, every: vec![ssh("SHA256:alice", &["alice@example.org"])] };
         let ev = SignedEvidence { covering: approved_only, ..alices_tick() };
         let found = judge(&rule(r#"signers = ["*"]"#), &ev, false);
         assert_eq!(codes(&found), [code::SIGNER]);
         assert_eq!(
             found[0].found.as_deref(),
-            Some("a first signature by no key the trust accepts (approved by alice@example.org)")
+            Some("no trusted maker (the covering line signed by alice@example.org)")
         );
+        assert!(found[0].message.contains("none signed the note's other lines too"), "{found:?}");
+    }
+
+    #[test]
+    fn a_tick_whose_maker_cannot_be_told_meets_no_signers_rule_even_when_every_candidate_is_named() {
+        let (alice, bob) =
+            (ssh("SHA256:alice", &["alice@example.org"]), ssh("SHA256:bob", &["bob@example.org"]));
+        let both = vec![alice, bob];
+        let ev = SignedEvidence {
+            covering: LineSigners { maker: Maker::Several(both.clone()), every: both },
+            ..alices_tick()
+        };
+        let found = judge(&rule(r#"signers = ["alice@example.org", "bob@example.org"]"#), &ev, false);
+        assert_eq!(codes(&found), [code::SIGNER]);
+        assert_eq!(found[0].found.as_deref(), Some("one of alice@example.org, bob@example.org, untold"));
+    }
+
+    #[test]
+    fn approvals_of_a_tick_whose_maker_cannot_be_told_count_against_each_possible_maker() {
+        let (alice, bob) =
+            (ssh("SHA256:alice", &["alice@example.org"]), ssh("SHA256:bob", &["bob@example.org"]));
+        let carol = ssh("SHA256:carol", &["carol@example.org"]);
+        let by_bob = rule(r#"approvals = { count = 1, by = ["bob@example.org"] }"#);
+        for maker in [Maker::Unknown, Maker::Several(vec![alice.clone(), bob.clone()])] {
+            for every in [vec![alice.clone(), bob.clone()], vec![bob.clone(), alice.clone()]] {
+                let ev =
+                    SignedEvidence { covering: LineSigners { maker: maker.clone(), every }, ..alices_tick() };
+                // Bob may have made it: his signature is no approval of his own tick.
+                let found = judge(&by_bob, &ev, false);
+                assert_eq!(codes(&found), [code::APPROVAL], "{maker:?}");
+                assert!(found[0].message.contains("counted against each signer"), "{found:?}");
+                // Whichever of the two made it, the other approved it.
+                assert!(judge(&rule("approvals = { count = 1 }"), &ev, false).is_empty(), "{maker:?}");
+            }
+        }
+        let three = vec![alice.clone(), bob, carol];
+        let ev = SignedEvidence {
+            covering: LineSigners { maker: Maker::Several(vec![alice]), every: three },
+            ..alices_tick()
+        };
+        assert!(judge(&rule("approvals = { count = 2 }"), &ev, false).is_empty());
     }
 
     #[test]
