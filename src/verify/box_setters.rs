@@ -5,7 +5,9 @@
 //! git's merge of the box would not: one side took the tick back since the merge base. An id on
 //! more than one task line has no one box: a line other than the task commit's may show the tick
 //! (its own line taken back, a ticked copy beside it), so each commit that ticks it while it is
-//! duplicated, and the commit that ticks it on one line again, sets its box.
+//! duplicated, and the commit that ticks it on one line again, sets its box. A unit's boxes in a
+//! tree are those of the directory the tree's units place it in: an OpenSpec change's archived
+//! copy shows its ticks once the active change is deleted, though nothing in the copy changed.
 
 use std::collections::{HashMap, HashSet};
 use std::num::NonZero;
@@ -18,9 +20,7 @@ use super::error::VerifyError;
 use super::parallel;
 use crate::check::agreement::Learned;
 use crate::git::{Commit, GitTree, KnownDirs, Repo};
-use crate::spec::{
-    self, Format, SPECKIT_SPECS_DIR, SharedTaskLists, TaskLists, TickedBox, UNIT_PARENTS, UnitLoc,
-};
+use crate::spec::{self, Format, SharedTaskLists, TaskLists, TickedBox, UNIT_PARENTS, UnitLoc};
 
 /// The commits that set the box of each task (`<unit>/<id>`) of the checked units, in no
 /// particular order: the task is ticked in the commit's tree and in none of its parents' trees,
@@ -101,12 +101,20 @@ struct Changing<'r> {
 struct UnitChange {
     /// The unit.
     unit: String,
-    /// Its format.
-    format: Format,
     /// Its directory in the commit (`None`: none there).
-    ours: Option<ObjectId>,
+    ours: Option<UnitDir>,
     /// Its directory in each parent where it differs, by the parent's position.
-    theirs: Vec<(usize, Option<ObjectId>)>,
+    theirs: Vec<(usize, Option<UnitDir>)>,
+}
+
+/// The directory a tree's units place a unit in ([`spec::UnitLocator`]): the active change's, or
+/// the archived copy's when none is active.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct UnitDir {
+    /// The unit's format there.
+    format: Format,
+    /// The directory's tree.
+    id: ObjectId,
 }
 
 impl BoxSetters {
@@ -235,7 +243,7 @@ impl BoxSetters {
             return Ok(found);
         }
         for change in &commit.units {
-            let ours = ticked_in_dir(repo, lists, change.ours, change.format);
+            let ours = ticked_in_dir(repo, lists, change.ours);
             if ours.is_empty() {
                 continue;
             }
@@ -243,7 +251,7 @@ impl BoxSetters {
             let theirs: Vec<Option<HashSet<String>>> = (0..commit.parents.len())
                 .map(|at| {
                     let differs = change.theirs.iter().find(|(p, _)| *p == at);
-                    differs.map(|(_, dir)| ticked_on_one_line(repo, lists, *dir, change.format))
+                    differs.map(|(_, dir)| ticked_on_one_line(repo, lists, *dir))
                 })
                 .collect();
             for ticked in ours {
@@ -335,7 +343,9 @@ impl BoxSetters {
 
 /// `commit` when it changes the directory of a unit in `wanted` against one of its parents
 /// (or is a root commit, which sets all of them); with `all_units`, also when it changes any
-/// unit's directory against each of its parents ([`Changing::changed`]).
+/// unit's directory against each of its parents ([`Changing::changed`]). A unit changes with any
+/// entry of [`UNIT_PARENTS`] that can be it or an archived copy of it; its directories are then
+/// those the commit's and the parents' units place it in ([`located`]), not the entries changed.
 fn changing_units<'r>(
     repo: &'r Repo,
     commit: &Commit,
@@ -350,13 +360,12 @@ fn changing_units<'r>(
         let dirs = UNIT_PARENTS.iter().map(|d| (tree.id(), (*d).to_owned())).collect();
         return Ok(Some(Changing { tree, parents: ids, units: Vec::new(), dirs, changed: Vec::new() }));
     }
-    let mut units: Vec<UnitChange> = Vec::new();
-    let mut dirs = Vec::new();
-    // Each unit that differs, with the parents it differs from, when every unit is asked about.
+    // Each unit that differs, with the parents it differs from: the wanted ones in the order met,
+    // and every one when every unit is asked about.
+    let mut touched: Vec<(String, Vec<usize>)> = Vec::new();
     let mut differs: HashMap<String, HashSet<usize>> = HashMap::new();
     for (at, parent) in parents.iter().enumerate().filter(|(_, parent)| parent.id() != tree.id()) {
         for parent_dir in UNIT_PARENTS {
-            let format = if parent_dir == SPECKIT_SPECS_DIR { Format::SpecKit } else { Format::OpenSpec };
             for entry in tree.changed_entries(parent, parent_dir)? {
                 let unit = spec::unit_of_entry(parent_dir, &entry.name);
                 if let Some(unit) = unit.filter(|_| all_units) {
@@ -365,30 +374,16 @@ fn changing_units<'r>(
                 let Some(unit) = unit.filter(|u| wanted.contains(*u)) else {
                     continue;
                 };
-                let dir = format!("{parent_dir}/{}", entry.name);
-                dirs.push((tree.id(), dir.clone()));
-                dirs.push((parent.id(), dir));
-                // An archived change moves: its old and new directories are one unit.
-                let change = match units.iter_mut().position(|c| c.unit == unit) {
-                    Some(i) => &mut units[i],
-                    None => {
-                        units.push(UnitChange {
-                            unit: unit.to_owned(),
-                            format,
-                            ours: None,
-                            theirs: Vec::new(),
-                        });
-                        units.last_mut().expect("just pushed")
-                    }
-                };
-                change.ours = change.ours.or(entry.ours);
-                match change.theirs.iter_mut().find(|(p, _)| *p == at) {
-                    Some((_, theirs)) => *theirs = theirs.or(entry.theirs),
-                    None => change.theirs.push((at, entry.theirs)),
+                match touched.iter_mut().find(|(u, _)| u == unit) {
+                    Some((_, from)) if from.contains(&at) => {}
+                    Some((_, from)) => from.push(at),
+                    None => touched.push((unit.to_owned(), vec![at])),
                 }
             }
         }
     }
+    let mut dirs = Vec::new();
+    let units = located(&tree, &parents, touched, &mut dirs)?;
     let changed: Vec<String> =
         differs.into_iter().filter(|(_, from)| from.len() == parents.len()).map(|(unit, _)| unit).collect();
     Ok((!units.is_empty() || !changed.is_empty()).then_some(Changing {
@@ -398,6 +393,59 @@ fn changing_units<'r>(
         dirs,
         changed,
     }))
+}
+
+/// The directories of the units `touched` in `tree` and in the `parents` each was changed against,
+/// as each tree's units place them (one [`spec::UnitLocator`] a tree, so that the archive is
+/// listed once, however many units it is asked for): an archived copy is the unit once its
+/// active change is deleted, though nothing in the copy changed. A unit placed in the same
+/// directory in the commit and in every parent changes nothing of its boxes, and is left out;
+/// the directories placed go to `dirs`.
+///
+/// # Errors
+/// A tree cannot be read.
+fn located(
+    tree: &GitTree<'_>,
+    parents: &[GitTree<'_>],
+    touched: Vec<(String, Vec<usize>)>,
+    dirs: &mut Vec<(ObjectId, String)>,
+) -> Result<Vec<UnitChange>, VerifyError> {
+    let ours_locator = spec::UnitLocator::new(tree);
+    let locators: Vec<spec::UnitLocator<'_>> = parents.iter().map(|p| spec::UnitLocator::new(p)).collect();
+    let mut units = Vec::new();
+    for (unit, from) in touched {
+        let ours = unit_dir(&ours_locator, tree, &unit, dirs)?;
+        let mut theirs = Vec::new();
+        for at in from {
+            let dir = unit_dir(&locators[at], &parents[at], &unit, dirs)?;
+            if dir != ours {
+                theirs.push((at, dir));
+            }
+        }
+        if !theirs.is_empty() {
+            units.push(UnitChange { unit, ours, theirs });
+        }
+    }
+    Ok(units)
+}
+
+/// The directory `locator` places `unit` in, in `tree`, pushed to `dirs`; `None` when the tree
+/// has no such unit or cannot tell which directory is its (a change archived twice and active
+/// nowhere, a name that is a feature and a change): no box of it is ticked there, as in
+/// [`ticked`].
+///
+/// # Errors
+/// The tree cannot be read.
+fn unit_dir(
+    locator: &spec::UnitLocator<'_>,
+    tree: &GitTree<'_>,
+    unit: &str,
+    dirs: &mut Vec<(ObjectId, String)>,
+) -> Result<Option<UnitDir>, VerifyError> {
+    let Ok(loc) = locator.locate(unit) else { return Ok(None) };
+    let found = tree.entry_id(&loc.dir)?.map(|id| UnitDir { format: loc.format, id });
+    dirs.push((tree.id(), loc.dir));
+    Ok(found)
 }
 
 /// The boxes of `disputed` that their merge sets: those a merge of its parents would leave
@@ -461,21 +509,17 @@ fn run_length(commits: usize) -> usize {
 /// The ticked ids of the unit whose directory is `dir` (`None`: no directory, no ticks), its
 /// task list parsed through `lists`. A task list that cannot be read counts as ticking nothing,
 /// as in [`ticked`].
-fn ticked_in_dir(repo: &Repo, lists: &TaskLists, dir: Option<ObjectId>, format: Format) -> Vec<TickedBox> {
-    let ticked =
-        |dir| spec::ticked_boxes_in_dir(&repo.tree(dir).as_stored(), format, lists).unwrap_or_default();
+fn ticked_in_dir(repo: &Repo, lists: &TaskLists, dir: Option<UnitDir>) -> Vec<TickedBox> {
+    let ticked = |dir: UnitDir| {
+        spec::ticked_boxes_in_dir(&repo.tree(dir.id).as_stored(), dir.format, lists).unwrap_or_default()
+    };
     dir.map(ticked).unwrap_or_default()
 }
 
 /// The ids [`ticked_in_dir`] finds ticked on one task line only: a parent's boxes, against which
 /// a commit's tick is new unless the parent ticks the id as one task.
-fn ticked_on_one_line(
-    repo: &Repo,
-    lists: &TaskLists,
-    dir: Option<ObjectId>,
-    format: Format,
-) -> HashSet<String> {
-    let ticked = ticked_in_dir(repo, lists, dir, format).into_iter();
+fn ticked_on_one_line(repo: &Repo, lists: &TaskLists, dir: Option<UnitDir>) -> HashSet<String> {
+    let ticked = ticked_in_dir(repo, lists, dir).into_iter();
     ticked.filter(|t| !t.duplicated).map(|t| t.id).collect()
 }
 
@@ -491,18 +535,111 @@ mod tests {
     use super::*;
     use crate::git::test_support::Fixture;
 
+    /// The box setters of the history of `fixture`'s head, for the unit of `task`.
+    fn find(fixture: &Fixture, task: &str) -> BoxSetters {
+        let repo = fixture.repo();
+        let history = repo.walk(fixture.rev("HEAD"), &[]).unwrap();
+        let wanted = HashSet::from([task.split_once('/').unwrap().0.to_owned()]);
+        BoxSetters::find(&repo, None, &history, &wanted, &HashSet::new()).unwrap()
+    }
+
+    /// The setters of `task` in the history of `fixture`'s head, sorted.
+    fn setters_in(fixture: &Fixture, task: &str) -> Vec<ObjectId> {
+        let mut all = find(fixture, task).setters.get(task).cloned().unwrap_or_default();
+        all.sort_unstable();
+        all
+    }
+
     /// The setters of `task` in the history of `fixture`'s head, and the later setters of the
     /// evidence `evidence`.
     fn setters_of(fixture: &Fixture, task: &str, evidence: ObjectId) -> (Vec<ObjectId>, Vec<ObjectId>) {
-        let repo = fixture.repo();
-        let history = repo.walk(fixture.rev("HEAD"), &[]).unwrap();
-        let wanted = HashSet::from(["001-a".to_owned()]);
-        let setters = BoxSetters::find(&repo, None, &history, &wanted, &HashSet::new()).unwrap();
-        let mut all = setters.setters.get(task).cloned().unwrap_or_default();
-        all.sort_unstable();
-        let mut later = setters.later_setters(&repo, task, evidence).unwrap();
+        let mut later = find(fixture, task).later_setters(&fixture.repo(), task, evidence).unwrap();
         later.sort_unstable();
-        (all, later)
+        (setters_in(fixture, task), later)
+    }
+
+    /// The directory of the active OpenSpec change `add-x`.
+    const ACTIVE: &str = "openspec/changes/add-x";
+
+    /// The directory of an archived copy of `add-x`.
+    const COPY: &str = "openspec/changes/archive/2026-01-01-add-x";
+
+    /// Runs `git <args>` in `fixture` and commits the result with `message`.
+    fn commit_git(fixture: &Fixture, args: &[&str], message: &str) -> ObjectId {
+        fixture.git(args);
+        fixture.git(&["commit", "-q", "-m", message]);
+        fixture.rev("HEAD")
+    }
+
+    /// A root commit of `add-x` with 1.1 ticked and 1.2 open, and an archived copy of it with both
+    /// ticked by hand, which is no unit while the change is active.
+    fn active_change_and_a_ticked_copy(fixture: &Fixture) -> ObjectId {
+        fixture.write(&format!("{COPY}/tasks.md"), "- [x] 1.1 a\n- [x] 1.2 b\n");
+        fixture.git(&["add", COPY]);
+        fixture.commit_file(&format!("{ACTIVE}/tasks.md"), "- [x] 1.1 a\n- [ ] 1.2 b\n", "a change, a copy")
+    }
+
+    #[test]
+    fn deleting_the_active_change_sets_the_boxes_its_archived_copy_ticks_where_the_change_left_them_open() {
+        let fixture = Fixture::new();
+        let root = active_change_and_a_ticked_copy(&fixture);
+        let deleted = commit_git(&fixture, &["rm", "-rq", ACTIVE], "the copy is the unit now");
+        assert_eq!(setters_in(&fixture, "add-x/1.2"), [deleted]);
+        assert_eq!(setters_in(&fixture, "add-x/1.1"), [root], "ticked on both sides of the deletion");
+    }
+
+    #[test]
+    fn deleting_one_of_two_archived_copies_sets_the_boxes_the_other_ticks() {
+        let fixture = Fixture::new();
+        fixture.write(&format!("{COPY}/tasks.md"), "- [x] 1.1 a\n");
+        fixture.git(&["add", COPY]);
+        fixture.commit_file("openspec/changes/archive/2026-02-02-add-x/tasks.md", "- [ ] 1.1 a\n", "twice");
+        let deleted = commit_git(
+            &fixture,
+            &["rm", "-rq", "openspec/changes/archive/2026-02-02-add-x"],
+            "one copy left",
+        );
+        assert_eq!(setters_in(&fixture, "add-x/1.1"), [deleted], "no unit while archived twice");
+    }
+
+    #[test]
+    fn archiving_a_change_renaming_its_copy_or_making_it_active_again_as_it_was_sets_no_box() {
+        let fixture = Fixture::new();
+        let root = fixture.commit_file(&format!("{ACTIVE}/tasks.md"), "- [x] 1.1 a\n", "a change");
+        std::fs::create_dir_all(fixture.path().join("openspec/changes/archive")).unwrap();
+        commit_git(&fixture, &["mv", ACTIVE, COPY], "archived");
+        let renamed = "openspec/changes/archive/2026-02-02-add-x";
+        commit_git(&fixture, &["mv", COPY, renamed], "another date");
+        fixture.commit_file(&format!("{ACTIVE}/tasks.md"), "- [x] 1.1 a\n", "active again");
+        assert_eq!(setters_in(&fixture, "add-x/1.1"), [root]);
+        let hand =
+            fixture.commit_file(&format!("{ACTIVE}/tasks.md"), "- [x] 1.1 a\n- [x] 1.2 b\n", "a hand tick");
+        assert_eq!(setters_in(&fixture, "add-x/1.2"), [hand]);
+    }
+
+    #[test]
+    fn a_merge_that_deletes_the_active_change_sets_the_boxes_its_archived_copy_ticks_and_neither_side_did() {
+        let fixture = Fixture::new();
+        active_change_and_a_ticked_copy(&fixture);
+        fixture.git(&["checkout", "-q", "-b", "side"]);
+        fixture.commit_file(&format!("{ACTIVE}/tasks.md"), "- [x] 1.1 a\n- [ ] 1.2 b\n- [ ] 1.3 c\n", "side");
+        fixture.git(&["checkout", "-q", "main"]);
+        fixture.commit_file("README.md", "main\n", "main");
+        fixture.git(&["merge", "-q", "--no-ff", "--no-commit", "side"]);
+        let merge = commit_git(&fixture, &["rm", "-rqf", ACTIVE], "a merge that drops the change");
+        assert_eq!(setters_in(&fixture, "add-x/1.2"), [merge]);
+    }
+
+    #[test]
+    fn a_merge_of_a_side_that_deleted_the_active_change_leaves_the_setting_to_that_side() {
+        let fixture = Fixture::new();
+        active_change_and_a_ticked_copy(&fixture);
+        fixture.git(&["checkout", "-q", "-b", "side"]);
+        let deleted = commit_git(&fixture, &["rm", "-rq", ACTIVE], "the copy is the unit now");
+        fixture.git(&["checkout", "-q", "main"]);
+        fixture.commit_file("README.md", "main\n", "main");
+        fixture.git(&["merge", "-q", "--no-ff", "-m", "merge", "side"]);
+        assert_eq!(setters_in(&fixture, "add-x/1.2"), [deleted], "the base left 1.2 open, as main does");
     }
 
     /// Commits `text` as the task list of unit `001-a`.

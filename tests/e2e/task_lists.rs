@@ -52,24 +52,25 @@ impl Case {
         self.p.attest(&target, &evidence, &["--key", self.key.private.to_str().unwrap()])
     }
 
-    /// `attest verify --branch --all --json` against the key: (exit code, report).
-    fn verify(&self) -> (i32, common::Run) {
+    /// `attest verify --branch <history> --json` against the key, `history` `--all` or
+    /// `--base <rev>`: (exit code, report).
+    fn verify_over(&self, history: &[&str]) -> (i32, common::Run) {
         let allowed = self.allowed.to_str().unwrap();
-        let out = self.p.speccoder(&[
-            "attest",
-            "verify",
-            "--branch",
-            "--all",
-            "--json",
-            "--allowed-signers",
-            allowed,
-        ]);
+        let mut args = vec!["attest", "verify", "--branch"];
+        args.extend(history);
+        args.extend(["--json", "--allowed-signers", allowed]);
+        let out = self.p.speccoder(&args);
         (out.code().unwrap_or(-1), out)
     }
 
     /// The verify report's rows as (task, outcome, reason).
     fn rows(&self) -> (i32, Vec<(String, String, String)>, Value) {
-        let (code, out) = self.verify();
+        self.rows_over(&["--all"])
+    }
+
+    /// [`Self::rows`] of the check of `history` ([`Self::verify_over`]).
+    fn rows_over(&self, history: &[&str]) -> (i32, Vec<(String, String, String)>, Value) {
+        let (code, out) = self.verify_over(history);
         let report: Value =
             serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
         let rows = report["ticks"]
@@ -654,6 +655,73 @@ fn an_archived_openspec_change_is_still_checked_and_never_ticked() {
     let out = c.attest(OPENSPEC_UNIT, "1.3").failure(14);
     assert!(out.stderr.contains("archived at openspec/changes/archive/"), "{out}");
     assert!(out.stderr.contains("git mv openspec/changes/archive/"), "{out}");
+}
+
+/// The OpenSpec case with an archived copy of its change (`2026-01-01`) whose 1.2 is ticked by
+/// hand, then 1.2 attested in the active change and its tick taken back: (the commit before the
+/// copy, the task commit). The copy is no unit while the change is active.
+fn archived_copy_ticked_then_1_2_attested_and_taken_back() -> (Case, String, String) {
+    let c = Case::new(Project::openspec());
+    let start = c.p.rev("HEAD");
+    let active = format!("openspec/changes/{OPENSPEC_UNIT}");
+    let copy = format!("openspec/changes/archive/2026-01-01-{OPENSPEC_UNIT}");
+    common::copy_dir(&c.p.root.join(&active), &c.p.root.join(&copy));
+    let copied = format!("{copy}/tasks.md");
+    let text = String::from_utf8(c.p.read(&copied)).unwrap();
+    c.p.git(&["add", &copy]);
+    c.commit_file(&copied, text.replacen("- [ ] 1.2", "- [x] 1.2", 1), "An archived copy, 1.2 ticked");
+    c.attest(OPENSPEC_UNIT, "1.2").success();
+    let evidence = c.p.rev("HEAD");
+    let tasks = format!("{active}/tasks.md");
+    let ticked = String::from_utf8(c.p.read(&tasks)).unwrap();
+    c.commit_file(&tasks, ticked.replacen("- [x] 1.2", "- [ ] 1.2", 1), "Take the tick back");
+    (c, start, evidence)
+}
+
+/// Checks that each of `histories` reports 1.2 `ticked_again`, naming `setter` and `evidence`.
+#[track_caller]
+fn expect_1_2_ticked_again(c: &Case, histories: &[&[&str]], setter: &str, evidence: &str) {
+    let task = format!("{OPENSPEC_UNIT}/1.2");
+    for history in histories {
+        let (code, rows, report) = c.rows_over(history);
+        let row: Vec<_> = rows.iter().filter(|r| r.0 == task).map(|r| (r.1.as_str(), r.2.as_str())).collect();
+        assert_eq!((code, row), (26, vec![("unverifiable", "ticked_again")]), "{history:?}: {report:#}");
+        let tick = report["ticks"].as_array().unwrap().iter().find(|t| t["task"] == task.as_str()).unwrap();
+        let message = tick["findings"][0]["message"].as_str().unwrap();
+        assert!(message.contains(setter) && message.contains(evidence), "{message}");
+    }
+}
+
+/// Deleting the active change makes its archived copy the unit without changing the copy: the
+/// deletion shows the copy's ticks, and sets each box that the unit of its parent left open. A
+/// tick taken back in the active change and ticked by hand in the copy is `ticked_again`, over
+/// the whole history, the branch since its base and the deletion alone.
+#[test]
+fn an_archived_copy_that_becomes_the_unit_when_the_active_change_is_deleted_sets_its_ticks_again() {
+    let (c, start, evidence) = archived_copy_ticked_then_1_2_attested_and_taken_back();
+    c.p.git(&["rm", "-rq", &format!("openspec/changes/{OPENSPEC_UNIT}")]);
+    c.p.git(&["commit", "-q", "-m", "Drop the active change: the archived copy is the unit"]);
+    let dropped = c.p.rev("HEAD");
+    expect_1_2_ticked_again(
+        &c,
+        &[&["--all"], &["--base", &start], &["--base", "HEAD~1"]],
+        &dropped,
+        &evidence,
+    );
+}
+
+/// A change archived twice and active nowhere is no unit; deleting one copy makes the other the
+/// unit, and the deletion sets the boxes it ticks that the unit of before left open.
+#[test]
+fn deleting_one_of_two_archived_copies_sets_the_ticks_of_the_other_again() {
+    let (c, _, evidence) = archived_copy_ticked_then_1_2_attested_and_taken_back();
+    let later = format!("openspec/changes/archive/2026-02-01-{OPENSPEC_UNIT}");
+    c.p.git(&["mv", &format!("openspec/changes/{OPENSPEC_UNIT}"), &later]);
+    c.p.git(&["commit", "-q", "-m", "Archive the change: two copies"]);
+    c.p.git(&["rm", "-rq", &later]);
+    c.p.git(&["commit", "-q", "-m", "Drop the later copy"]);
+    let dropped = c.p.rev("HEAD");
+    expect_1_2_ticked_again(&c, &[&["--all"], &["--base", "HEAD~1"]], &dropped, &evidence);
 }
 
 /// A `tasks.md` below a unit's own (an old copy kept in a subdirectory) is read by no unit, so its
