@@ -910,7 +910,8 @@ pub struct TrustArgs {
     /// When SSH keys must have been trusted: `commit`, each task commit's committer date (as git
     /// verify-commit checks; the signer chose it), or `now`, the time of verification, for every
     /// valid-after/valid-before window and certificate (what a CI gate wants). The report names
-    /// the time used.
+    /// the time used. OpenPGP keys are judged at their signature's creation time either way, as
+    /// sqv judges them.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "commit")]
     pub signature_time: SignatureTimeArg,
 }

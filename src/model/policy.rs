@@ -82,9 +82,18 @@ pub fn too_large(size: u64) -> PolicyError {
 /// so the line may hold escape sequences or be megabytes long, and the message reaches a terminal
 /// and a CI log (the parser's own message echoes the line raw and whole).
 fn not_toml(text: &str, e: &toml::de::Error) -> String {
-    let what = shown(e.message().trim(), SHOWN_MAX);
-    let Some(start) = e.span().map(|span| span.start.min(text.len())) else {
-        return format!("it is not valid TOML: {what}");
+    let mut what = shown(e.message().trim(), SHOWN_MAX);
+    // The parser names no place for a key of more dots than it follows: found here.
+    let deep = e.span().is_none().then(|| super::toml_bound::deep_key(text)).flatten();
+    if let Some(key) = deep {
+        what = format!(
+            "a key of {} dots, more than the {} the parser follows (it says `{what}`); write the key with fewer",
+            key.dots,
+            super::toml_bound::PARSER_KEY_DOTS
+        );
+    }
+    let Some(start) = e.span().map(|span| span.start.min(text.len())).or(deep.map(|key| key.offset)) else {
+        return format!("it is not valid TOML: {what} (the parser names no line)");
     };
     let before = text.get(..start).unwrap_or_default();
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
@@ -341,6 +350,12 @@ mod tests {
         assert!(e.0.contains("dotted keys"), "{e}");
         let real = "[tests]\ncommand = \"cargo test\"\ntimeout = 1.5\n[attest]\nsigner = \"git\"\n[model]\nprovider = \"p\"\n";
         assert!(parse_table(real).is_ok());
+    }
+
+    #[test]
+    fn a_key_of_more_dots_than_the_parser_follows_is_named_at_its_line() {
+        let e = parse_table(&format!("[tests]\ntimeout = 1\n{} = 1\n", "a.".repeat(200) + "a")).unwrap_err();
+        assert!(e.0.contains("at line 3, column 1: a key of 200 dots, more than the 79"), "{e}");
     }
 
     #[test]

@@ -63,6 +63,42 @@ pub fn check(text: &str, limits: Limits) -> Result<(), Exceeded> {
     Ok(())
 }
 
+/// The most dots the TOML parser follows in one key (`a.b.c` has two): it refuses a key of more
+/// saying only "recursion limit", without a place, so [`deep_key`] finds the key.
+pub const PARSER_KEY_DOTS: usize = 79;
+
+/// A key of more dots than the parser follows ([`PARSER_KEY_DOTS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeepKey {
+    /// The byte offset of the key's first token.
+    pub offset: usize,
+    /// How many dots it has.
+    pub dots: usize,
+}
+
+/// The first key of `text` (in a table header, a key/value pair or an inline table) with more
+/// than [`PARSER_KEY_DOTS`] dots, read by the parser's own lexer: a key is a run of names,
+/// strings, dots and blanks, ended by any other token.
+#[must_use]
+pub fn deep_key(text: &str) -> Option<DeepKey> {
+    let mut key: Option<DeepKey> = None;
+    for token in toml_parser::Source::new(text).lex() {
+        let offset = token.span().start();
+        match token.kind() {
+            TokenKind::Atom | TokenKind::BasicString | TokenKind::LiteralString | TokenKind::Dot => {
+                let run = key.get_or_insert(DeepKey { offset, dots: 0 });
+                run.dots += usize::from(token.kind() == TokenKind::Dot);
+            }
+            TokenKind::Whitespace => {}
+            _ => match key.take() {
+                Some(deep) if deep.dots > PARSER_KEY_DOTS => return Some(deep),
+                _ => {}
+            },
+        }
+    }
+    key.filter(|deep| deep.dots > PARSER_KEY_DOTS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +128,30 @@ mod tests {
     fn a_string_left_open_ends_at_the_line_break_as_the_parser_ends_it() {
         let e = check("a = \"open\n[b]\n[c]\n[d]\n[e]\n", FEW).unwrap_err();
         assert_eq!(e.what, "tables and arrays");
+    }
+
+    #[test]
+    fn the_first_key_of_more_dots_than_the_parser_follows_is_found_where_it_starts() {
+        let key = |dots: usize| vec!["a"; dots + 1].join(".");
+        let text =
+            format!("x = 1.5\n[{}]\ny = {{ {} = 1 }}\n", key(PARSER_KEY_DOTS), key(PARSER_KEY_DOTS + 1));
+        let found = deep_key(&text).expect("the inline table's key");
+        assert_eq!(found, DeepKey { offset: text.find("{ a").unwrap() + 2, dots: PARSER_KEY_DOTS + 1 });
+        let header = format!("[{}]\n", key(300));
+        assert_eq!(deep_key(&header), Some(DeepKey { offset: 1, dots: 300 }));
+        assert_eq!(
+            deep_key(&format!("'q' . \"r\" . {} = 1", key(PARSER_KEY_DOTS - 2))).map(|k| k.dots),
+            None
+        );
+        let at_end = key(PARSER_KEY_DOTS + 1);
+        assert_eq!(deep_key(&at_end), Some(DeepKey { offset: 0, dots: PARSER_KEY_DOTS + 1 }));
+    }
+
+    #[test]
+    fn the_parser_follows_exactly_as_many_dots_in_a_key_as_the_bound_says() {
+        let key = |dots: usize| format!("{} = 1\n", vec!["a"; dots + 1].join("."));
+        assert!(toml::from_str::<toml::Table>(&key(PARSER_KEY_DOTS)).is_ok());
+        let e = toml::from_str::<toml::Table>(&key(PARSER_KEY_DOTS + 1)).unwrap_err();
+        assert_eq!((e.message(), e.span()), ("recursion limit", None), "the parser names no place");
     }
 }

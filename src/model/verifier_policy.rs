@@ -371,10 +371,11 @@ pub fn same_identity(a: &str, b: &str) -> bool {
     a == b || folded(a) == folded(b)
 }
 
-/// `text` in the one form identities are compared in: Unicode's canonical composition (NFC), so
-/// that an address typed composed (`é`) and one typed decomposed (`e` and U+0301) are one. Never
+/// `text` in the one form identities and unit names are compared in: Unicode's canonical
+/// composition (NFC), so that an address or a unit typed composed (`é`) and one typed decomposed
+/// (`e` and U+0301) are one. Never
 /// the compatibility form (NFKC), which would also make `ﬁ` `fi` and a fullwidth `ａ` an `a`:
-/// distinct characters that a trust file may give to different people.
+/// distinct characters that a trust file may give to different people, or that name two units.
 #[must_use]
 fn canonical(text: &str) -> Cow<'_, str> {
     if unicode_normalization::is_nfc(text) { Cow::Borrowed(text) } else { Cow::Owned(text.nfc().collect()) }
@@ -398,14 +399,18 @@ pub fn gives_address(name: &str) -> bool {
     email_of(name).unwrap_or(name).contains('@')
 }
 
-/// The first word of `name` (split at what is neither a letter nor a digit) that mixes Latin
-/// letters with Cyrillic or Greek ones: such a word can pass for another (`pаyments` with a
-/// Cyrillic `а`), so a unit named with it would escape the rule its name seems to match.
+/// The first word of `name` in its [`canonical`] form, as rules match it (split at what is
+/// neither a letter nor a digit), that mixes Latin letters with Cyrillic or Greek ones: such a
+/// word can pass for another (`pаyments` with a Cyrillic `а`), so a unit named with it would
+/// escape the rule its name seems to match.
 #[must_use]
-pub fn mixed_script_word(name: &str) -> Option<&str> {
+pub fn mixed_script_word(name: &str) -> Option<String> {
     static LATIN: LazyLock<Regex> = LazyLock::new(|| fixed(r"\p{Latin}"));
     static LOOKALIKE: LazyLock<Regex> = LazyLock::new(|| fixed(r"[\p{Cyrillic}\p{Greek}]"));
-    name.split(|c: char| !c.is_alphanumeric()).find(|word| LATIN.is_match(word) && LOOKALIKE.is_match(word))
+    let name = canonical(name);
+    let mixed =
+        name.split(|c: char| !c.is_alphanumeric()).find(|w| LATIN.is_match(w) && LOOKALIKE.is_match(w));
+    mixed.map(str::to_owned)
 }
 
 /// A fixed pattern, compiled.
@@ -429,12 +434,14 @@ impl fmt::Display for Principal {
 
 /// A glob over unit names, checked when read and compiled when first matched: a compiled glob
 /// holds a few KiB, so a policy's memory stays bounded by [`MAX_GLOBS`] rather than its bytes.
+/// It is matched in the [`canonical`] form, as the unit's name is: a glob written `*café` with a
+/// composed `é` matches a unit directory named with `e` and U+0301, and the other way round.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(try_from = "String")]
 pub struct UnitGlob {
     /// As written.
     pub text: String,
-    /// Parsed.
+    /// Parsed, from the text in its [`canonical`] form.
     glob: globset::Glob,
     /// Compiled, once matched.
     matcher: std::sync::OnceLock<globset::GlobMatcher>,
@@ -445,7 +452,7 @@ impl TryFrom<String> for UnitGlob {
     type Error = ValueError;
     fn try_from(text: String) -> Result<Self, ValueError> {
         let text = Text::try_from(text)?.0;
-        let glob = match globset::GlobBuilder::new(&text).literal_separator(true).build() {
+        let glob = match globset::GlobBuilder::new(&canonical(&text)).literal_separator(true).build() {
             Ok(glob) => glob,
             Err(e) => return Err(ValueError::Glob { kind: e.kind().clone(), text }),
         };
@@ -454,10 +461,17 @@ impl TryFrom<String> for UnitGlob {
 }
 
 impl UnitGlob {
-    /// Whether the unit named `unit` matches.
+    /// Whether the unit named `unit` matches, both in their [`canonical`] form.
     #[must_use]
     pub fn matches(&self, unit: &str) -> bool {
-        self.matcher.get_or_init(|| self.glob.compile_matcher()).is_match(unit)
+        self.matcher.get_or_init(|| self.glob.compile_matcher()).is_match(canonical(unit).as_ref())
+    }
+
+    /// The glob in the form it is matched in ([`canonical`]): two globs written in different
+    /// forms of one text are one glob.
+    #[must_use]
+    pub fn as_matched(&self) -> &str {
+        self.glob.glob()
     }
 }
 
@@ -520,9 +534,12 @@ impl VerifierPolicy {
         super::toml_bound::check(text, TEXT_LIMITS).map_err(|e| {
             at(text, e.offset, format!("{e}; a policy of at most {MAX_RULES} rules holds far fewer"))
         })?;
-        let policy: VerifierPolicy = toml::from_str(text).map_err(|e| {
-            let offset = e.span().map_or(0, |s| s.start);
-            at(text, offset, shown(e.message().trim(), MESSAGE_MAX))
+        let policy: VerifierPolicy = toml::from_str(text).map_err(|e| match e.span() {
+            Some(span) => at(text, span.start, shown(e.message().trim(), MESSAGE_MAX)),
+            None => {
+                let (offset, message) = unplaced(text, &e);
+                at(text, offset, message)
+            }
         })?;
         policy.check(text, &at)
     }
@@ -594,6 +611,24 @@ impl VerifierPolicy {
     }
 }
 
+/// Where a parser's error that names no place is, and what to do: a key of more dots than the
+/// parser follows ([`toml_bound::deep_key`](super::toml_bound::deep_key)) at the key; any other
+/// at the start, saying that the parser named no place.
+fn unplaced(text: &str, e: &toml::de::Error) -> (usize, String) {
+    let said = shown(e.message().trim(), MESSAGE_MAX);
+    match super::toml_bound::deep_key(text) {
+        Some(key) => (
+            key.offset,
+            format!(
+                "this key has {} dots, more than the {} the TOML parser follows (it says `{said}`); no key of a policy has more than one: write each as docs/policy.md names it, such as `approvals.count = 1` in a rule or a table `[rule.approvals]`",
+                key.dots,
+                super::toml_bound::PARSER_KEY_DOTS
+            ),
+        ),
+        None => (0, format!("{said} (the TOML parser names no line: look through the whole file)")),
+    }
+}
+
 impl LoadedPolicy {
     /// Parses `bytes` read from `source` (named `file` in errors).
     ///
@@ -625,8 +660,8 @@ mod tests {
 
     #[test]
     fn a_word_mixing_latin_with_cyrillic_or_greek_letters_is_found_and_one_script_a_word_is_not() {
-        assert_eq!(mixed_script_word("002-p\u{0430}yments"), Some("p\u{0430}yments"));
-        assert_eq!(mixed_script_word("003-\u{03bf}rders"), Some("\u{03bf}rders"));
+        assert_eq!(mixed_script_word("002-p\u{0430}yments").as_deref(), Some("p\u{0430}yments"));
+        assert_eq!(mixed_script_word("003-\u{03bf}rders").as_deref(), Some("\u{03bf}rders"));
         for plain in
             ["001-payments", "004-авторизация", "005-api-авторизация", "006-用户登录", "007-Ärger-über"]
         {
@@ -910,6 +945,44 @@ signers = ["*"]
                 "{named} is {trusted}"
             );
         }
+    }
+
+    #[test]
+    fn a_key_of_more_dots_than_the_parser_follows_is_named_at_its_line_with_what_to_write() {
+        let text = format!("version = 1\n[[rule]]\nname = \"a\"\n  {} = 1\n", "a.".repeat(300) + "a");
+        let e = error(&text);
+        assert_eq!((e.line, e.column), (4, 3), "{e}");
+        assert!(e.message.starts_with("this key has 300 dots, more than the 79"), "{e}");
+        assert!(e.message.contains("`approvals.count = 1`"), "{e}");
+        let header = format!("version = 1\n\n[{}]\n", "b.".repeat(100) + "b");
+        assert_eq!(error(&header).line, 3, "a table header's key");
+    }
+
+    #[test]
+    fn a_unit_glob_matches_a_unit_named_in_either_unicode_form_and_no_compatibility_lookalike() {
+        let (nfc, nfd) = ("001-caf\u{e9}", "002-cafe\u{301}");
+        let policy = |glob: &str| {
+            let text = format!("version = 1\n[[rule]]\nname = \"strict\"\nunits = [\"{glob}\"]\n");
+            VerifierPolicy::parse(text.as_bytes(), "p").unwrap()
+        };
+        for glob in ["*caf\u{e9}", "*cafe\u{301}", "00?-caf\u{e9}", "{001,002}-cafe\u{301}"] {
+            let p = policy(glob);
+            assert!(p.rule_for(nfc).is_some() && p.rule_for(nfd).is_some(), "{glob:?}");
+        }
+        assert!(policy("*cafe").rule_for(nfd).is_none(), "an accent is no form of its letter");
+        assert!(policy("\u{fb01}n").rule_for("fin").is_none(), "a ligature is not its letters");
+        for one_byte in ["*caf?", "*caf[\u{e9}x]"] {
+            let p = policy(one_byte);
+            assert!(
+                p.rule_for(nfc).is_none() && p.rule_for(nfd).is_none(),
+                "{one_byte:?}: one ASCII character"
+            );
+        }
+    }
+
+    #[test]
+    fn a_word_mixing_scripts_is_found_when_a_combining_accent_stands_between_them() {
+        assert_eq!(mixed_script_word("001-cafe\u{301}\u{430}").as_deref(), Some("caf\u{e9}\u{430}"));
     }
 
     #[test]

@@ -367,6 +367,7 @@ fn a_tick_no_rule_matches_fails_and_the_report_names_the_policy_everywhere() {
 fn broken_policies_are_named_by_file_line_and_column_and_exit_13() {
     let s = Signed::new();
     s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    let deep = format!("version = 1\n{}a = 1\n", "a.".repeat(300));
     let cases = [
         (
             "version = 1\n[[rule]]\nname = \"a\"\nunits = [\"*\"]\nsigner = [\"x\"]\n",
@@ -381,6 +382,7 @@ fn broken_policies_are_named_by_file_line_and_column_and_exit_13() {
         ),
         ("version = 2\n", "1:", "version 2"),
         ("version = 1\n[baseline]\ncommit = \"main\"\nreason = \"r\"\n", "3:", "full commit id"),
+        (deep.as_str(), "2:1", "this key has 300 dots"),
     ];
     for (text, at, what) in cases {
         let policy = s.policy("broken.toml", text);
@@ -565,6 +567,26 @@ fn a_unit_whose_name_mixes_latin_with_cyrillic_letters_fails_whatever_rule_it_se
     assert_eq!(code, Some(26), "{report:#}");
     let tick = row(&report, &format!("{lookalike}/T005"));
     assert_eq!(tick["reason"], "policy_mixed_script", "{tick:#}");
+}
+
+#[test]
+fn a_unit_named_decomposed_is_judged_by_the_rule_whose_glob_names_it_composed() {
+    let s = Signed::new();
+    // `e` and U+0301, as macOS often writes a name; the rule writes `é` as one character.
+    let decomposed = "001-cafe\u{301}";
+    s.p.git(&["mv", &format!("specs/{SPECKIT_UNIT}"), &format!("specs/{decomposed}")]);
+    s.p.git(&["commit", "-q", "-m", "Rename the unit"]);
+    s.attest(&format!("{decomposed}/T005"), Evidence::Verified, None, |_| {});
+    let rules = "version = 1\n[[rule]]\nname = \"cafe-strict\"\nunits = [\"*caf\u{e9}\"]\nphases = [\"held_out\"]\n\
+        [[rule]]\nname = \"default\"\nunits = [\"*\"]\n";
+    let policy = s.policy("cafe.toml", rules);
+    let (code, report) = s.verify(&policy);
+    assert_eq!(code, Some(26), "{report:#}");
+    let tick = row(&report, &format!("{decomposed}/T005"));
+    assert_eq!((tick["rule"].as_str(), tick["reason"].as_str()), (Some("cafe-strict"), Some("policy_phase")));
+    let check: Value = serde_json::from_str(&s.policy_check(&policy, &["--json"]).success().stdout).unwrap();
+    assert_eq!(check["rules"][0]["units"], json!([decomposed]), "{check:#}");
+    assert_eq!(check["rules"][1]["units"], json!([]), "{check:#}");
 }
 
 /// Commits the fixture's task list with `from` replaced by `to`.

@@ -138,10 +138,10 @@ pub fn check(
 }
 
 /// Whether `earlier` takes every unit `later` could match: it has the glob `*`, or each of
-/// `later`'s globs as written.
+/// `later`'s globs in the form globs are matched in (`UnitGlob::as_matched`).
 fn shadows(earlier: &Rule, later: &Rule) -> bool {
-    let texts: Vec<&str> = earlier.units.iter().map(|g| g.text.as_str()).collect();
-    texts.contains(&"*") || later.units.iter().all(|g| texts.contains(&g.text.as_str()))
+    let texts: Vec<&str> = earlier.units.iter().map(|g| g.as_matched()).collect();
+    texts.contains(&"*") || later.units.iter().all(|g| texts.contains(&g.as_matched()))
 }
 
 /// Each principal the trust names ([`SignatureTrust::principals`]), as the signer it stands for
@@ -260,6 +260,15 @@ mod tests {
         let named =
             r#""ada@example.org", "Ada@example.org", "abcd1234", "bob@example.org", "Bob@example.org""#;
         assert_eq!(unknown(&rule(named), &known), ["Ada@example.org", "Bob@example.org"]);
+    }
+
+    #[test]
+    fn a_rule_whose_globs_an_earlier_rule_writes_in_another_unicode_form_is_shadowed_by_it() {
+        let text = "version = 1\n[[rule]]\nname = \"a\"\nunits = [\"*caf\u{e9}\"]\n[[rule]]\nname = \"b\"\nunits = [\"*cafe\u{301}\"]\n";
+        let policy = VerifierPolicy::parse(text.as_bytes(), "policy.toml").expect("a valid policy");
+        let rules: Vec<&Rule> = policy.rules().collect();
+        assert!(shadows(rules[0], rules[1]) && shadows(rules[1], rules[0]));
+        assert!(rules[1].matches("001-caf\u{e9}"), "as `verify` matches it");
     }
 
     #[test]

@@ -98,7 +98,7 @@ impl<'a> Judge<'a> {
                 format!(
                     "the unit name `{}` mixes Latin letters with Cyrillic or Greek ones in `{}`, so it may pass for another unit's name and escape the rule meant for it; rename the unit in one script",
                     shown(unit, SHOWN_MAX),
-                    shown(word, SHOWN_MAX)
+                    shown(&word, SHOWN_MAX)
                 ),
             )],
             (None, None) => vec![Finding::new(
