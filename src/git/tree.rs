@@ -442,21 +442,23 @@ impl GitTree<'_> {
         read(self.repo, id)
     }
 
+    /// How often this view read tree `id`.
+    #[cfg(test)]
+    pub(crate) fn reads_of(&self, id: ObjectId) -> usize {
+        self.reads.borrow().get(&id).copied().unwrap_or_default()
+    }
+
     /// The most reads of any one tree by this view.
     #[cfg(test)]
     pub(crate) fn most_reads_of_a_tree(&self) -> usize {
         self.reads.borrow().values().copied().max().unwrap_or_default()
     }
 
-    /// The entry at `components` below the root, `None` when some component is absent or not a directory.
+    /// The entry at `components` below the root, `None` when some component is absent or not a
+    /// directory: found as a directory is, and remembered with it, so that what a diff of two
+    /// trees learned ([`Self::changed_entries`]) answers a later lookup of the same path.
     fn lookup(&self, components: &[&str]) -> Result<Option<(EntryMode, ObjectId)>, GitError> {
-        let Some((last, dirs)) = components.split_last() else {
-            return Ok(Some((EntryKind::Tree.into(), self.root)));
-        };
-        match self.directory(dirs)? {
-            Some((mode, id)) if mode.is_tree() => self.child(id, last),
-            _ => Ok(None),
-        }
+        self.directory(components)
     }
 
     /// The entry at the directory path `dirs`, remembered in [`Self::dirs`].
@@ -619,8 +621,8 @@ impl GitTree<'_> {
     /// or pointing to another object or mode), in git's name order, each with the directory it
     /// names on either side; nothing when `dir` is the same object in both. Neither side's entries
     /// are copied: the two sorted lists are walked side by side. Names that are not UTF-8 are
-    /// left out. What a lookup of `dir/<name>` finds in this tree is remembered for each name
-    /// returned, as a lookup would have ([`KnownDirs::remember`] keeps it).
+    /// left out. What a lookup of `dir/<name>` finds in this tree and in `other` is remembered for
+    /// each name returned, as a lookup would have ([`KnownDirs::remember`] keeps it).
     pub fn changed_entries(&self, other: &GitTree<'_>, dir: &str) -> Result<Vec<ChangedEntry>, GitError> {
         let components = path::components(dir)?;
         let tree_id = |view: &GitTree<'_>| -> Result<Option<ObjectId>, GitError> {
@@ -638,7 +640,9 @@ impl GitTree<'_> {
         let (ours, theirs) =
             (self.repo.entry_refs(ours, &ours_data)?, self.repo.entry_refs(theirs, &theirs_data)?);
         let changed = differing_entries(&ours, &theirs);
-        self.remember_changed(&components.join("/"), &ours, &changed);
+        let dir = components.join("/");
+        self.remember_changed(&dir, &ours, &changed);
+        other.remember_changed(&dir, &theirs, &changed);
         Ok(changed)
     }
 
@@ -982,6 +986,27 @@ mod tests {
             matches!(repo.tree_knowing(theirs, &known).file("specs/001-x/tasks.md"), Ok(Some(_))),
             "another tree is read as it is"
         );
+    }
+
+    #[test]
+    fn a_diff_of_two_trees_answers_later_lookups_of_the_changed_entries_in_both_without_reading_again() {
+        let fx = Fixture::new();
+        fx.write("specs/001-x/tasks.md", "- [ ] T001\n");
+        fx.write("specs/002-y/tasks.md", "- [ ] T001\n");
+        fx.git(&["add", "."]);
+        fx.git(&["commit", "-q", "-m", "units"]);
+        let parent = fx.rev("HEAD");
+        let commit = fx.commit_file("specs/001-x/tasks.md", "- [x] T001\n", "tick");
+        let repo = fx.repo();
+        let (ours, theirs) =
+            (repo.tree(repo.commit(commit).unwrap().tree), repo.tree(repo.commit(parent).unwrap().tree));
+        assert_eq!(ours.changed_entries(&theirs, "specs").unwrap().len(), 1);
+        for (view, rev) in [(&ours, commit), (&theirs, parent)] {
+            let specs = fx.rev(&format!("{rev}:specs"));
+            let read_before = view.reads_of(specs);
+            assert_eq!(view.entry_id("specs/001-x").unwrap(), Some(fx.rev(&format!("{rev}:specs/001-x"))));
+            assert_eq!(view.reads_of(specs), read_before, "the lookup in {rev} read `specs` again");
+        }
     }
 
     #[test]
