@@ -313,22 +313,70 @@ fn a_valid_before_without_z_is_read_in_the_local_time_zone_by_both_checkers() {
         c.ada.public_line
     );
     std::fs::write(&c.allowed, text).unwrap();
-    let allowed = c.allowed.to_str().unwrap();
     // In UTC the key is trusted for two more hours; five hours east of UTC that time was three
     // hours ago.
     for (tz, outcome) in [("UTC", "evidenced"), ("XXX-5", "unverifiable")] {
         for via_tools in [false, true] {
-            let mut args =
-                vec!["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", allowed];
-            args.extend(via_tools.then_some("--via-tools"));
-            let mut cmd = common::speccoder_command(&c.p.root, &c.p.home, &args);
-            cmd.env("TZ", tz);
-            let out = common::run(cmd);
-            let report: Value =
-                serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+            let (_, report) = report_in_zone(&c, tz, via_tools);
             assert_eq!(report["ticks"][0]["outcome"], outcome, "TZ={tz} via tools: {via_tools}: {report:#}");
             let warned = report["warnings"].to_string();
             assert!(warned.contains("valid-before has no trailing Z"), "{tz}: {report:#}");
+        }
+    }
+}
+
+/// `attest verify --branch --all --json` with the case's trust, run with `TZ=tz`, in-process or
+/// `--via-tools`: its exit code and report.
+fn report_in_zone(c: &Case, tz: &str, via_tools: bool) -> (i32, Value) {
+    let allowed = c.allowed.to_str().unwrap();
+    let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", allowed];
+    args.extend(via_tools.then_some("--via-tools"));
+    let mut cmd = common::speccoder_command(&c.p.root, &c.p.home, &args);
+    cmd.env("TZ", tz);
+    let out = common::run(cmd);
+    let report: Value = serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    (out.code().unwrap_or(-1), report)
+}
+
+/// A time without `Z` is read as ssh-keygen reads it, whose `mktime` is told no summer time
+/// (`tm_isdst` 0): in the zone's standard time even when summer time applies, by the in-process
+/// check and by `--via-tools` alike. At 12:00 UTC on 1 July (14:00 summer time in Berlin), 13:30
+/// on the wall is 12:30 UTC read in standard time (11:30 in summer time).
+#[test]
+fn a_time_without_z_in_summer_is_read_in_standard_time_by_both_checkers() {
+    let summer = "2024-07-01T12:00:00Z";
+    let env = [("GIT_COMMITTER_DATE", summer), ("GIT_AUTHOR_DATE", summer)];
+    let c = setup_prepared_in(Evidence::Verified, &[], &env, |_| {});
+    for tz in ["Europe/Berlin", "CET-1CEST,M3.5.0,M10.5.0/3"] {
+        for (option, code, outcome) in [("valid-before", 0, "evidenced"), ("valid-after", 26, "unverifiable")]
+        {
+            let line = format!("{PRINCIPAL} {option}=\"20240701133000\" {}\n", c.ada.public_line);
+            std::fs::write(&c.allowed, line).unwrap();
+            for via_tools in [false, true] {
+                let (exit, report) = report_in_zone(&c, tz, via_tools);
+                let said = format!("TZ={tz} {option} via tools: {via_tools}: {report:#}");
+                assert_eq!((exit, report["ticks"][0]["outcome"].as_str()), (code, Some(outcome)), "{said}");
+            }
+        }
+    }
+}
+
+/// OpenSSH matches nothing with a pattern list holding a pattern of 1023 bytes or more, so such a
+/// principal, or namespaces entry, leaves its line trusting no one (the short principal beside it
+/// neither), on both paths; at 1022 bytes the line holds.
+#[test]
+fn a_pattern_of_1023_bytes_leaves_its_line_trusting_no_one_on_both_paths() {
+    let c = setup();
+    for (len, code) in [(1022, 0), (1023, 26)] {
+        let long = "a".repeat(len);
+        let key = &c.ada.public_line;
+        for line in [
+            format!("{PRINCIPAL},{long} namespaces=\"in-toto\" {key}\n"),
+            format!("{PRINCIPAL} namespaces=\"in-toto,{long}\" {key}\n"),
+        ] {
+            std::fs::write(&c.allowed, line).unwrap();
+            let (exit, report) = verify(&c, &[]);
+            assert_eq!(exit, code, "{len} bytes: {report:#}");
         }
     }
 }
@@ -1651,6 +1699,22 @@ fn a_line_naming_a_certificate_itself_trusts_signatures_made_with_exactly_it() {
     let (code, report) = verify(&c, &[]);
     assert_eq!(code, 26, "{report:#}");
     expect_code(&expect_tick(&report, "unverifiable", Some("untrusted_signer")), "untrusted_signer");
+}
+
+/// A certificate carrying a critical option is not honoured under a cert-authority line, and
+/// ssh-keygen, which ignores such options, is not let accept it either: `untrusted_signer` on both
+/// paths.
+#[test]
+fn a_certificate_with_a_critical_option_is_an_untrusted_signer_on_both_paths() {
+    let c = setup();
+    let ca = ed25519(&c.p.scratch, "ca");
+    for option in ["force-command=/bin/true", "source-address=192.0.2.0/24"] {
+        let cert = certify(&ca, &c.eve, &["-V", "20200101:20991231", "-O", option]);
+        sign_with_certificate(&c, &ca, &cert);
+        let (code, report) = verify(&c, &[]);
+        assert_eq!(code, 26, "{option}: {report:#}");
+        expect_code(&expect_tick(&report, "unverifiable", Some("untrusted_signer")), "untrusted_signer");
+    }
 }
 
 #[test]

@@ -51,8 +51,8 @@ pub struct AllowedSigner {
 /// A `valid-after`/`valid-before` time and how it was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignerTime {
-    /// The instant: in UTC with a trailing `Z`, else in the local time zone, as `ssh-keygen`
-    /// reads it.
+    /// The instant: in UTC with a trailing `Z`, else in the local time zone's standard time, as
+    /// `ssh-keygen` reads it.
     pub at: OffsetDateTime,
     /// Whether the file said UTC with a trailing `Z`.
     pub explicit_utc: bool,
@@ -208,7 +208,7 @@ impl AllowedSigners {
             for (name, t) in [("valid-after", s.valid_after), ("valid-before", s.valid_before)] {
                 if let Some(t) = t.filter(|t| !t.explicit_utc) {
                     notes.push(format!(
-                        "{}:{}: {name} has no trailing Z, so it is read in this machine's time zone, as ssh-keygen reads it ({} UTC here), and another verifier may read it otherwise: add Z to say UTC",
+                        "{}:{}: {name} has no trailing Z, so it is read in this machine's time zone, in its standard time even in summer, as ssh-keygen reads it ({} UTC here), and another verifier may read it otherwise: add Z to say UTC",
                         self.path.display(),
                         s.line,
                         t.at
@@ -442,7 +442,7 @@ fn parse_key(text: &str) -> Result<(PublicKey, Option<Vec<u8>>), LineProblem> {
 }
 
 /// `YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, as `ssh-keygen` documents and reads it: with `Z` in
-/// UTC, else in the local time zone (`TZ`, else the system's). A time before 1970, which
+/// UTC, else in the local time zone (`TZ`, else the system's), in its standard time ([`in_zone`]). A time before 1970, which
 /// `ssh-keygen` refuses, is no time; so is a date the calendar does not have or a 60th second
 /// (`20230229`, which `ssh-keygen` moves on to the 1st of March).
 pub fn parse_time(value: &str) -> Option<SignerTime> {
@@ -474,9 +474,9 @@ fn parse_time_in(value: &str, local: &jiff::tz::TimeZone) -> Option<SignerTime> 
     (at >= OffsetDateTime::UNIX_EPOCH).then_some(SignerTime { at, explicit_utc })
 }
 
-/// The instant `civil` names in the time zone `zone` (a time a clock change skips or repeats
-/// taken as the zone's rules take it by default: the later offset for a gap, the earlier for a
-/// fold).
+/// The instant `civil` names in the time zone `zone` as `ssh-keygen` reads it: its `mktime` is
+/// told no summer time (`tm_isdst` 0), so a time is read in the zone's standard time even when
+/// summer time applies (and where a clock change skips or repeats it).
 fn in_zone(civil: PrimitiveDateTime, zone: &jiff::tz::TimeZone) -> Option<OffsetDateTime> {
     let civil = jiff::civil::DateTime::new(
         i16::try_from(civil.year()).ok()?,
@@ -488,8 +488,36 @@ fn in_zone(civil: PrimitiveDateTime, zone: &jiff::tz::TimeZone) -> Option<Offset
         0,
     )
     .ok()?;
-    let seconds = zone.to_timestamp(civil).ok()?.as_second();
+    let guess = zone.to_timestamp(civil).ok()?;
+    let info = zone.to_offset_info(guess);
+    let offset = if info.dst().is_dst() { standard_offset(zone, guess) } else { info.offset() };
+    let seconds = offset.to_timestamp(civil).ok()?.as_second();
     OffsetDateTime::from_unix_timestamp(seconds).ok()
+}
+
+/// The offset of the standard time nearest `at`, a time of summer time in `zone`, as glibc's
+/// `mktime` takes it: of the period before or after, whichever is nearer (the earlier on a tie);
+/// an hour less than summer time's in a zone without standard time.
+fn standard_offset(zone: &jiff::tz::TimeZone, at: jiff::Timestamp) -> jiff::tz::Offset {
+    let mut summer_began = at;
+    let before = zone.preceding(at).find(|t| {
+        let summer = t.dst().is_dst();
+        if summer {
+            summer_began = t.timestamp();
+        }
+        !summer
+    });
+    let after = zone.following(at).find(|t| !t.dst().is_dst());
+    let seconds = |from: jiff::Timestamp, to: jiff::Timestamp| to.as_second() - from.as_second();
+    match (before, after) {
+        (Some(b), Some(a)) if seconds(summer_began, at) <= seconds(at, a.timestamp()) => b.offset(),
+        (_, Some(a)) => a.offset(),
+        (Some(b), None) => b.offset(),
+        (None, None) => {
+            let summer = zone.to_offset(at);
+            jiff::tz::Offset::from_seconds(summer.seconds() - 3600).unwrap_or(summer)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -544,6 +572,20 @@ mod tests {
         assert_eq!(at("202612050800Z"), Some(datetime!(2026-12-05 8:00 UTC)));
         let paris = jiff::tz::TimeZone::fixed(jiff::tz::offset(1));
         assert_eq!(parse_time_in("19700101", &paris), None, "before 1970 in UTC");
+    }
+
+    /// `ssh-keygen`'s `mktime` is told no summer time: 13:30 in Berlin on 1 July is 12:30 UTC
+    /// (standard time, CET), not 11:30 (summer time, CEST); a time the spring change skips and one
+    /// the autumn change repeats are read in standard time too; a winter time as ever.
+    #[test]
+    fn a_time_without_z_is_read_in_standard_time_even_in_summer_as_ssh_keygen_reads_it() {
+        let berlin = jiff::tz::TimeZone::posix("CET-1CEST,M3.5.0,M10.5.0/3").expect("a POSIX zone");
+        let at = |value| parse_time_in(value, &berlin).map(|t| t.at);
+        assert_eq!(at("20240701133000"), Some(datetime!(2024-07-01 12:30 UTC)));
+        assert_eq!(at("202403310230"), Some(datetime!(2024-03-31 1:30 UTC)), "skipped");
+        assert_eq!(at("202410270230"), Some(datetime!(2024-10-27 1:30 UTC)), "repeated");
+        assert_eq!(at("202401151330"), Some(datetime!(2024-01-15 12:30 UTC)));
+        assert_eq!(at("20240701133000Z"), Some(datetime!(2024-07-01 13:30 UTC)));
     }
 
     #[test]

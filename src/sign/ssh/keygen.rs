@@ -4,8 +4,11 @@
 //! may sign as: each one this verifier reads the allowed-signers file to list it under, on every
 //! line, and each one `-Y find-principals` prints, which are those of the first line listing the
 //! key only. All run at `-O verify-time=` of the caller's time. Where `ssh-keygen` and this
-//! verifier's reading of the file differ on a principal, the signature fails closed.
+//! verifier's reading of the file differ on a principal, the signature fails closed; a principal
+//! this verifier refuses by a rule `ssh-keygen` does not apply (a certificate's critical option)
+//! is refused here too, unasked.
 
+use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -15,7 +18,7 @@ use time::macros::format_description;
 
 use super::allowed_signers::AllowedSigners;
 use super::sshsig::{CERT_SUFFIX, is_certificate_line};
-use super::verify::{CertificateInfo, SshVerified, SshVerifyError, principals_to_confirm};
+use super::verify::{CertificateInfo, SshVerified, SshVerifyError, ToConfirm, principals_to_confirm};
 use crate::sign::tool::{self, SignatureTool, SignedFiles, SshKeygenKind, ViaToolError};
 
 /// The trust files as `ssh-keygen` reads them.
@@ -49,9 +52,9 @@ impl SshKeygen {
         let time = verify_time(at)
             .ok_or_else(|| self.fail(format!("the time {at} cannot be given to ssh-keygen")))?;
         let (fingerprint, public_line) = self.soundness(&files, namespace)?;
-        let listed = principals_to_confirm(armored_sig, namespace, trust.parsed, at);
+        let reading = principals_to_confirm(armored_sig, namespace, trust.parsed, at);
         let asked = Asked { files: &files, namespace, trust, time: &time };
-        let principals = self.principals(&asked, &fingerprint, &listed)?;
+        let principals = self.principals(&asked, &fingerprint, &reading)?;
         let certificate = if is_certificate_line(&public_line) {
             Some(self.certificate_info(files.dir(), &public_line)?)
         } else {
@@ -86,14 +89,15 @@ impl SshKeygen {
         })
     }
 
-    /// The principals the key may sign as at the time asked: each of `listed` (this verifier's
-    /// reading of the file, or why it lists the key under none) and each `-Y find-principals`
-    /// prints, checked by `-Y verify`; or why none (revoked, untrusted, a disagreement).
+    /// The principals the key may sign as at the time asked: each `reading` lists (this
+    /// verifier's reading of the file, or why it lists the key under none) and each other that
+    /// `-Y find-principals` prints, once, checked by `-Y verify` unless `reading` refuses it; or
+    /// why none (revoked, untrusted, a disagreement).
     fn principals(
         &self,
         asked: &Asked<'_>,
         fingerprint: &str,
-        listed: &Result<Vec<String>, String>,
+        reading: &ToConfirm,
     ) -> Result<Vec<String>, SshToolError> {
         let found = self.output(
             self.command()
@@ -103,16 +107,26 @@ impl SshKeygen {
                 .args([&asked.files.signature]),
         )?;
         let printed = if found.status.success() { String::from_utf8_lossy(&found.stdout) } else { "".into() };
-        let ours: &[String] = listed.as_deref().unwrap_or_default();
-        // find-principals prints a line's patterns one a line, its negations among them: those
-        // name no principal (each one's own check below refuses them anyway).
-        let theirs = printed.lines().filter(|p| !p.is_empty() && !p.starts_with('!'));
+        let ours: &[String] = reading.listed.as_deref().unwrap_or_default();
         let mut answers = Answers::default();
         for principal in ours.iter().map(String::as_str) {
             answers.ours(principal, self.confirm(asked, principal)?, asked.trust.parsed);
         }
-        for principal in theirs.filter(|p| !ours.iter().any(|o| o == p)) {
-            answers.theirs(principal, self.confirm(asked, principal)?, asked.trust.parsed, listed);
+        // find-principals prints a line's patterns one a line, its negations among them (those
+        // name no principal; each one's own check below refuses them anyway), and a principal
+        // a line lists twice, twice: each is asked about once.
+        let mut asked_about: HashSet<&str> = ours.iter().map(String::as_str).collect();
+        let theirs = printed.lines().filter(|p| !p.is_empty() && !p.starts_with('!'));
+        for principal in theirs.filter(|p| asked_about.insert(p)) {
+            match reading.refused.iter().find(|(p, _)| p == principal) {
+                Some((_, why)) => answers.refusals.push(format!("{principal}: {why}")),
+                None => answers.theirs(
+                    principal,
+                    self.confirm(asked, principal)?,
+                    asked.trust.parsed,
+                    &reading.listed,
+                ),
+            }
         }
         if let Some(file) = answers.revoked_by {
             return Err(revoked(fingerprint, file).into());
@@ -204,7 +218,8 @@ enum Answer {
 struct Answers {
     /// The principals both readings give the key, in this verifier's (file) order.
     principals: Vec<String>,
-    /// The principals `-Y find-principals` printed that `-Y verify` refused, with why.
+    /// The principals `-Y find-principals` printed that `-Y verify`, or a rule of this verifier's
+    /// own, refused, with why.
     refusals: Vec<String>,
     /// Where `ssh-keygen` and this verifier's reading of the file differ, each said.
     disputes: Vec<String>,
@@ -736,6 +751,60 @@ mod tests {
                 assert!(said.contains("verify without --via-tools"), "{said}");
             }
             other => panic!("expected a disagreement, got {other:?}"),
+        }
+    }
+
+    /// `ssh-keygen` ignores a certificate's critical options; this verifier does not honour them,
+    /// so it does not let `ssh-keygen` accept such a certificate under a cert-authority line: the
+    /// signer is untrusted on both paths, the option named, and no disagreement.
+    #[test]
+    fn a_certificate_with_a_critical_option_is_refused_through_ssh_keygen_as_in_process() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let (ca, key) = (keygen(d, "ca", "ed25519"), keygen(d, "kim", "ed25519"));
+        let options = ["-V", "20200101:20991231", "-O", "force-command=/bin/true"];
+        let sig =
+            tool_sign(d, &certify(&ca, &key, "kim-id", "kim@example.com", &options), NAMESPACE, MESSAGE);
+        let allowed_path = d.join("allowed_signers");
+        std::fs::write(&allowed_path, format!("*@example.com cert-authority {}\n", public_line(&ca)))
+            .expect("write");
+        let allowed = AllowedSigners::read(&allowed_path).expect("parses");
+        let ours = verify(&sig, MESSAGE, NAMESPACE, &allowed, &RevokedKeys::default(), AT);
+        assert!(matches!(ours, Err(SshVerifyError::UntrustedSigner { .. })), "{ours:?}");
+        let trust = ToolTrust { allowed_signers: &allowed_path, parsed: &allowed, revoked: None };
+        match SshKeygen::default().verify(&sig, MESSAGE, NAMESPACE, trust, AT) {
+            Err(SshToolError::Rejected(SshVerifyError::UntrustedSigner { reason, .. })) => assert!(
+                reason.starts_with("kim@example.com: ")
+                    && reason.contains("critical option \"force-command\""),
+                "{reason}"
+            ),
+            other => panic!("expected an untrusted signer, got {other:?}"),
+        }
+    }
+
+    /// A principal a line lists twice, which `-Y find-principals` prints twice, is asked about
+    /// and reported once, trusted or refused.
+    #[test]
+    fn a_principal_listed_twice_is_asked_about_and_reported_once() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        let key = keygen(d, "kim", "ed25519");
+        let line = public_line(&key);
+        let sig = SshSigner::from_key_path(&key).expect("loads").sign(MESSAGE).expect("signs");
+        let allowed_path = d.join("allowed_signers");
+        let verify_with = |text: String| {
+            std::fs::write(&allowed_path, text).expect("write");
+            let allowed = AllowedSigners::read(&allowed_path).expect("parses");
+            let trust = ToolTrust { allowed_signers: &allowed_path, parsed: &allowed, revoked: None };
+            SshKeygen::default().verify(&sig, MESSAGE, NAMESPACE, trust, AT)
+        };
+        let trusted = verify_with(format!("a@x,a@x {line}\n")).expect("trusted");
+        assert_eq!(trusted.principals, ["a@x"]);
+        match verify_with(format!("a@x,a@x namespaces=\"git\" {line}\n")) {
+            Err(SshToolError::Rejected(SshVerifyError::UntrustedSigner { reason, .. })) => {
+                assert_eq!(reason.matches("a@x:").count(), 1, "{reason}");
+            }
+            other => panic!("expected an untrusted signer, got {other:?}"),
         }
     }
 

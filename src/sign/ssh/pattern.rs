@@ -1,8 +1,9 @@
 //! OpenSSH pattern lists (`ssh_config(5)`, PATTERNS): comma-separated patterns with `*` and `?`,
 //! each optionally negated with `!`. Matching works on bytes, as OpenSSH does.
 
-/// The longest single pattern OpenSSH considers; a longer one makes the whole list match nothing.
-const MAX_PATTERN_LEN: usize = 1023;
+/// The longest single pattern OpenSSH considers: `match_pattern_list` copies each into a buffer of
+/// 1024 bytes and gives up on the whole list, matching nothing, at 1023 bytes or more.
+pub(crate) const MAX_PATTERN_LEN: usize = 1022;
 
 /// How many wildcard comparisons [`PatternList::accepted`] makes at most: a list of thousands of
 /// entries and thousands of wildcard negations is refused instead of compared for minutes.
@@ -185,8 +186,12 @@ mod tests {
         for (entry, listed) in [("ada@example.com", false), ("bob@x", false)] {
             assert_eq!(list("ada@example.com,!ada@example.com,bob@x,!b?b@x").matches(entry), listed);
         }
-        let long = format!("ada,{}", "a".repeat(MAX_PATTERN_LEN + 1));
+        let long = format!("ada,{}", "a".repeat(1023));
         assert_eq!(list(&long).accepted(), Some(vec![]), "OpenSSH matches nothing then");
+        assert!(!list(&long).matches("ada"));
+        let longest = format!("ada,!{}", "a".repeat(1022));
+        assert_eq!(list(&longest).accepted(), Some(vec!["ada"]), "1022 bytes are still matched");
+        assert!(list(&longest).matches("ada"));
     }
 
     #[test]

@@ -6,6 +6,7 @@ use ssh_key::{Algorithm, EcdsaCurve, HashAlg, PublicKey, SshSig, certificate::Ce
 use time::OffsetDateTime;
 
 use super::allowed_signers::{AllowedSigner, AllowedSigners};
+use super::pattern::MAX_PATTERN_LEN;
 use super::revoked_keys::RevokedKeys;
 use super::sshsig::{self, DecodeError, SignerCertificate, SignerKey, SshSignature};
 
@@ -131,26 +132,46 @@ pub fn trusted_claim(
     Some((fingerprint(sig.signer.signing_key()), principals))
 }
 
+/// This verifier's reading of the allowed-signers file for one key, for `ssh-keygen` to confirm.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToConfirm {
+    /// The principals the lines that apply list, in file order, once each; otherwise why none.
+    pub listed: Result<Vec<String>, String>,
+    /// The principals a line would give the key but for a rule of this verifier's own that
+    /// `ssh-keygen` does not apply (a certificate's critical option), each with `file:line: why`.
+    pub refused: Vec<(String, String)>,
+}
+
 /// The principals `allowed` lists the key of `armored_sig` (or its certificate's CA) under for
 /// `namespace` at `at`, every line that lists it read with its own options as [`verify`] reads
-/// it; otherwise why none. The signature itself, the CA's signature over a certificate (and
-/// whether this build could check it) and revocation are left to the caller: `ssh-keygen`, which
-/// confirms each principal one by one (`--via-tools`), so that both paths give a key the
-/// principals of every line that lists it.
-///
-/// # Errors
-/// Why the key has no principal here: its signature does not decode, or no line applies.
+/// it, otherwise why none; and those this verifier refuses where `ssh-keygen` would not. The
+/// signature itself, the CA's signature over a certificate (and whether this build could check
+/// it) and revocation are left to the caller: `ssh-keygen`, which confirms each principal one by
+/// one (`--via-tools`), so that both paths give a key the principals of every line that lists it.
+#[must_use]
 pub fn principals_to_confirm(
     armored_sig: &[u8],
     namespace: &str,
     allowed: &AllowedSigners,
     at: OffsetDateTime,
-) -> Result<Vec<String>, String> {
-    let sig = sshsig::parse_armored(armored_sig).map_err(|e| match e {
-        DecodeError::Malformed(reason) | DecodeError::Unsupported(reason) => reason,
-    })?;
-    trusted_principals(&sig.signer, allowed, namespace, at, CaSignature::LeftToTheTool)
-        .map_err(|e| e.to_string())
+) -> ToConfirm {
+    let sig = match sshsig::parse_armored(armored_sig) {
+        Ok(sig) => sig,
+        Err(DecodeError::Malformed(reason) | DecodeError::Unsupported(reason)) => {
+            return ToConfirm { listed: Err(reason), refused: Vec::new() };
+        }
+    };
+    let read = read_lines(&sig.signer, allowed, namespace, at, CaSignature::LeftToTheTool);
+    let file = allowed.path.display().to_string();
+    let mut refused = Vec::new();
+    for (line, why) in &read.refusals {
+        if let LineRefusal::CriticalOption { principals, .. } = why {
+            let said = format!("{file}:{line}: {why}");
+            refused.extend(principals.iter().map(|p| (p.clone(), said.clone())));
+        }
+    }
+    let listed = trusted_unless_refused(&sig.signer, file, read).map_err(|e| e.to_string());
+    ToConfirm { listed, refused }
 }
 
 /// The cryptographic part: namespace, hash, key type, and the signature over `message`.
@@ -223,7 +244,26 @@ fn trusted_principals(
     at: OffsetDateTime,
     ca: CaSignature,
 ) -> Result<Vec<String>, Untrusted> {
-    let file = allowed.path.display().to_string();
+    let read = read_lines(signer, allowed, namespace, at, ca);
+    trusted_unless_refused(signer, allowed.path.display().to_string(), read)
+}
+
+/// Every line of an allowed-signers file that lists a signer's key (or its certificate's CA), read.
+struct LinesRead {
+    /// The principals of the lines that apply, in file order, once each.
+    principals: Vec<String>,
+    /// Each other line (its number), and why it does not apply.
+    refusals: Vec<(usize, LineRefusal)>,
+}
+
+/// Reads each line of `allowed` that lists `signer`'s key (or its CA) for `namespace` at `at`.
+fn read_lines(
+    signer: &SignerKey,
+    allowed: &AllowedSigners,
+    namespace: &str,
+    at: OffsetDateTime,
+    ca: CaSignature,
+) -> LinesRead {
     let mut principals: Vec<String> = Vec::new();
     // The principals already taken, so that a line listing tens of thousands stays linear.
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
@@ -257,6 +297,16 @@ fn trusted_principals(
             Err(why) => refusals.push((line.line, why)),
         }
     }
+    LinesRead { principals, refusals }
+}
+
+/// The principals `read` found for `signer` in `file`; otherwise why none.
+fn trusted_unless_refused(
+    signer: &SignerKey,
+    file: String,
+    read: LinesRead,
+) -> Result<Vec<String>, Untrusted> {
+    let LinesRead { principals, refusals } = read;
     if !principals.is_empty() {
         return Ok(principals);
     }
@@ -310,7 +360,7 @@ enum LineRefusal {
     /// Every principal of the line is vetoed by a negation of the same line (or a pattern is
     /// longer than OpenSSH considers, which makes the line match nothing).
     #[error(
-        "no principal of \"{0}\" holds: each is vetoed by a negation of the same line (or a pattern is over 1023 bytes, which OpenSSH matches nothing with)"
+        "no principal of \"{0}\" holds: each is vetoed by a negation of the same line (or a pattern is longer than {MAX_PATTERN_LEN} bytes, which OpenSSH matches nothing with; shorten it)"
     )]
     NegatedOnly(String),
     /// The line's principals and wildcard negations are too many to tell which principal holds.
@@ -324,9 +374,14 @@ enum LineRefusal {
     /// A host certificate.
     #[error("the signer's certificate is a host certificate, not a user certificate")]
     HostCertificate,
-    /// A critical option this verifier does not honour.
-    #[error("the signer's certificate carries the critical option \"{}\", which this verifier does not honour", .0.escape_debug())]
-    CriticalOption(String),
+    /// A critical option this verifier does not honour (`ssh-keygen` ignores it).
+    #[error("the signer's certificate carries the critical option \"{}\", which this verifier does not honour; issue the certificate without it", .option.escape_debug())]
+    CriticalOption {
+        /// The option's name.
+        option: String,
+        /// The certificate's principals the line allows, which it would trust but for the option.
+        principals: Vec<String>,
+    },
     /// The time checked cannot be compared with a certificate's validity.
     #[error("the time checked is before 1970")]
     Before1970,
@@ -441,7 +496,9 @@ fn certificate_principals(
         return Err(LineRefusal::HostCertificate);
     }
     if let Some(option) = cert.critical_options().keys().next() {
-        return Err(LineRefusal::CriticalOption(option.clone()));
+        let principals =
+            cert.valid_principals().iter().filter(|p| line.principals.matches(p)).cloned().collect();
+        return Err(LineRefusal::CriticalOption { option: option.clone(), principals });
     }
     let now = u64::try_from(at.unix_timestamp()).map_err(|_| LineRefusal::Before1970)?;
     if now < cert.valid_after() || now >= cert.valid_before() {
