@@ -956,8 +956,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_view_knowing_a_unit_directory_reads_no_tree_above_it() {
+    /// A repository of units `001-x` and `002-y`, and a commit ticking `001-x` on their commit.
+    fn two_units_and_a_tick() -> (Fixture, ObjectId, ObjectId) {
         let fx = Fixture::new();
         fx.write("specs/001-x/tasks.md", "- [ ] T001\n");
         fx.write("specs/002-y/tasks.md", "- [ ] T001\n");
@@ -965,6 +965,12 @@ mod tests {
         fx.git(&["commit", "-q", "-m", "units"]);
         let parent = fx.rev("HEAD");
         let commit = fx.commit_file("specs/001-x/tasks.md", "- [x] T001\n", "tick");
+        (fx, parent, commit)
+    }
+
+    #[test]
+    fn a_view_knowing_a_unit_directory_reads_no_tree_above_it() {
+        let (fx, parent, commit) = two_units_and_a_tick();
         let repo = fx.repo();
         let (ours, theirs) = (repo.commit(commit).unwrap().tree, repo.commit(parent).unwrap().tree);
         let view = repo.tree(ours);
@@ -990,13 +996,7 @@ mod tests {
 
     #[test]
     fn a_diff_of_two_trees_answers_later_lookups_of_the_changed_entries_in_both_without_reading_again() {
-        let fx = Fixture::new();
-        fx.write("specs/001-x/tasks.md", "- [ ] T001\n");
-        fx.write("specs/002-y/tasks.md", "- [ ] T001\n");
-        fx.git(&["add", "."]);
-        fx.git(&["commit", "-q", "-m", "units"]);
-        let parent = fx.rev("HEAD");
-        let commit = fx.commit_file("specs/001-x/tasks.md", "- [x] T001\n", "tick");
+        let (fx, parent, commit) = two_units_and_a_tick();
         let repo = fx.repo();
         let (ours, theirs) =
             (repo.tree(repo.commit(commit).unwrap().tree), repo.tree(repo.commit(parent).unwrap().tree));
