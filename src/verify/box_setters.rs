@@ -8,6 +8,9 @@
 //! duplicated, and the commit that ticks it on one line again, sets its box. A unit's boxes in a
 //! tree are those of the directory the tree's units place it in: an OpenSpec change's archived
 //! copy shows its ticks once the active change is deleted, though nothing in the copy changed.
+//! A task list that cannot be read ticks nothing, so the commit after it that ticks a box counts
+//! as setting it: such a setter is kept with the list that could not be read, so that the row it
+//! makes says that, never that the box was set again.
 
 use std::collections::{HashMap, HashSet};
 use std::num::NonZero;
@@ -20,7 +23,7 @@ use super::error::VerifyError;
 use super::parallel;
 use crate::check::agreement::Learned;
 use crate::git::{Commit, GitTree, KnownDirs, Repo};
-use crate::spec::{self, Format, SharedTaskLists, TaskLists, TickedBox, UNIT_PARENTS, UnitLoc};
+use crate::spec::{self, Format, SharedTaskLists, SpecError, TaskLists, TickedBox, UNIT_PARENTS, UnitLoc};
 
 /// The commits that set the box of each task (`<unit>/<id>`) of the checked units, in no
 /// particular order: the task is ticked in the commit's tree and in none of its parents' trees,
@@ -34,6 +37,9 @@ use crate::spec::{self, Format, SharedTaskLists, TaskLists, TickedBox, UNIT_PARE
 pub(super) struct BoxSetters {
     /// Each task's setters.
     setters: HashMap<String, Vec<ObjectId>>,
+    /// The setters of each task that count as setting its box only because a parent's task list
+    /// could not be read, with that list: whether they set it or kept it cannot be told.
+    unread_before: HashMap<String, Vec<(ObjectId, Arc<UnreadList>)>>,
     /// Which commit of the history descends from which.
     ancestry: Ancestry,
     /// The directory of each unit a commit changes, by the commit's tree: the check of a task
@@ -44,6 +50,17 @@ pub(super) struct BoxSetters {
     /// own (against each of its parents): what that range did to a task list, even when the
     /// unit ends the range as it began it.
     changed_in_range: HashSet<String>,
+}
+
+/// A unit's task list that could not be read at a parent of a commit: every box the commit ticks
+/// counts as set by it, so that an unreadable step can only make a tick look newer, never older.
+pub(super) struct UnreadList {
+    /// The unit.
+    pub(super) unit: String,
+    /// The parent.
+    pub(super) parent: ObjectId,
+    /// Why its task list could not be read there.
+    pub(super) error: Arc<SpecError>,
 }
 
 /// A merge that ticks a box some of its parents tick and others do not: whether it sets the box
@@ -57,6 +74,8 @@ struct Disputed {
     ticking: Vec<ObjectId>,
     /// The parents that do not.
     unticking: Vec<ObjectId>,
+    /// The task list of one of the `unticking` that could not be read, if any.
+    unread: Option<Arc<UnreadList>>,
 }
 
 /// What the read of one commit finds ([`BoxSetters::set_by`]).
@@ -64,6 +83,8 @@ struct Disputed {
 struct Found {
     /// The tasks whose box it sets.
     set: Vec<String>,
+    /// Those of `set` it counts as setting only because a parent's task list could not be read.
+    unread_before: Vec<(String, Arc<UnreadList>)>,
     /// The boxes it ticks that its parents disagree on, when it is a merge.
     disputed: Vec<Disputed>,
     /// The units it changes against each of its parents, when it is in the range asked about.
@@ -103,9 +124,13 @@ struct UnitChange {
     unit: String,
     /// Its directory in the commit (`None`: none there).
     ours: Option<UnitDir>,
-    /// Its directory in each parent where it differs, by the parent's position.
-    theirs: Vec<(usize, Option<UnitDir>)>,
+    /// Its directory in each parent where it differs, by the parent's position; an error when
+    /// the repository failed to tell which directory is the unit's there (an object missing).
+    theirs: Vec<(usize, Placed)>,
 }
+
+/// A unit's directory in a tree ([`UnitChange::theirs`]), or why the repository could not tell it.
+type Placed = Result<Option<UnitDir>, Arc<SpecError>>;
 
 /// The directory a tree's units place a unit in ([`spec::UnitLocator`]): the active change's, or
 /// the archived copy's when none is active.
@@ -154,6 +179,7 @@ impl BoxSetters {
             }
         });
         let mut setters: HashMap<String, Vec<ObjectId>> = HashMap::new();
+        let mut unread_before: HashMap<String, Vec<(ObjectId, Arc<UnreadList>)>> = HashMap::new();
         let mut parents = Vec::with_capacity(history.len());
         let (mut known, mut disputed, mut changed_in_range) =
             (KnownDirs::default(), Vec::new(), HashSet::new());
@@ -167,16 +193,22 @@ impl BoxSetters {
                 for task in found.set {
                     setters.entry(task).or_default().push(id);
                 }
+                for (task, list) in found.unread_before {
+                    unread_before.entry(task).or_default().push((id, list));
+                }
                 disputed.extend(found.disputed);
                 changed_in_range.extend(found.changed);
             }
         }
         let ancestry = Ancestry::new(history, &parents);
-        for (task, merge) in settle(repo, &ancestry, &known, disputed)? {
-            setters.entry(task).or_default().push(merge);
+        for set in settle(repo, &ancestry, &known, disputed)? {
+            if let Some(list) = set.unread {
+                unread_before.entry(set.task.clone()).or_default().push((set.merge, list));
+            }
+            setters.entry(set.task).or_default().push(set.merge);
         }
         let learned = Learned { dirs: Arc::new(known), lists };
-        Ok(Self { setters, ancestry, learned, changed_in_range })
+        Ok(Self { setters, unread_before, ancestry, learned, changed_in_range })
     }
 
     /// The units whose directory a commit of the range given to [`Self::find`] changes against
@@ -243,22 +275,21 @@ impl BoxSetters {
             return Ok(found);
         }
         for change in &commit.units {
-            let ours = ticked_in_dir(repo, lists, change.ours);
+            // A list of the commit's own that cannot be read ticks nothing: the next commit that
+            // reads it as a parent's says so.
+            let ours = ticked_in_dir(repo, lists, change.ours).unwrap_or_default();
             if ours.is_empty() {
                 continue;
             }
-            // A parent whose directory is the same as the commit's ticks what the commit ticks.
-            let theirs: Vec<Option<HashSet<String>>> = (0..commit.parents.len())
-                .map(|at| {
-                    let differs = change.theirs.iter().find(|(p, _)| *p == at);
-                    differs.map(|(_, dir)| ticked_on_one_line(repo, lists, *dir))
-                })
-                .collect();
+            let (theirs, unread) = parents_ticks(repo, lists, commit.parents.as_slice(), change);
             for ticked in ours {
                 let (ticking, unticking): (Vec<usize>, Vec<usize>) = (0..commit.parents.len())
                     .partition(|at| theirs[*at].as_ref().is_none_or(|ticks| ticks.contains(&ticked.id)));
                 let task = format!("{}/{}", change.unit, ticked.id);
                 if ticking.is_empty() || ticked.duplicated {
+                    if let Some(list) = unread.as_ref().filter(|_| !ticked.duplicated) {
+                        found.unread_before.push((task.clone(), Arc::clone(list)));
+                    }
                     found.set.push(task);
                 } else if !unticking.is_empty() {
                     let ids = |at: Vec<usize>| at.into_iter().map(|p| commit.parents[p]).collect();
@@ -267,6 +298,7 @@ impl BoxSetters {
                         task,
                         ticking: ids(ticking),
                         unticking: ids(unticking),
+                        unread: unread.clone(),
                     });
                 }
             }
@@ -335,10 +367,44 @@ impl BoxSetters {
         Ok(if ticks_it { others } else { Vec::new() })
     }
 
+    /// The task list that could not be read at a parent of `setter`, when `setter` counts as
+    /// setting the box of `target` only because of it.
+    pub(super) fn unread_before(&self, target: &str, setter: ObjectId) -> Option<&UnreadList> {
+        let lists = self.unread_before.get(target)?;
+        lists.iter().find(|(at, _)| *at == setter).map(|(_, list)| list.as_ref())
+    }
+
     /// Whether `later` descends from `earlier` in the history read.
     pub(super) fn descends(&self, later: ObjectId, earlier: ObjectId) -> bool {
         self.ancestry.is_ancestor(earlier, later)
     }
+}
+
+/// The ids each parent of a commit ticks on one line of `change`'s unit, by the parent's
+/// position (`None`: the parent's directory is the commit's, so it ticks what the commit ticks),
+/// and the first parent's task list that could not be read, which ticks nothing.
+fn parents_ticks(
+    repo: &Repo,
+    lists: &TaskLists,
+    parents: &[ObjectId],
+    change: &UnitChange,
+) -> (Vec<Option<HashSet<String>>>, Option<Arc<UnreadList>>) {
+    let mut unread = None;
+    let theirs = (0..parents.len())
+        .map(|at| {
+            let (_, dir) = change.theirs.iter().find(|(p, _)| *p == at)?;
+            let ticks = match dir {
+                Ok(dir) => ticked_on_one_line(repo, lists, *dir).map_err(Arc::new),
+                Err(error) => Err(Arc::clone(error)),
+            };
+            Some(ticks.unwrap_or_else(|error| {
+                let list = UnreadList { unit: change.unit.clone(), parent: parents[at], error };
+                unread.get_or_insert_with(|| Arc::new(list));
+                HashSet::new()
+            }))
+        })
+        .collect();
+    (theirs, unread)
 }
 
 /// `commit` when it changes the directory of a unit in `wanted` against one of its parents
@@ -414,12 +480,13 @@ fn located(
     let locators: Vec<spec::UnitLocator<'_>> = parents.iter().map(|p| spec::UnitLocator::new(p)).collect();
     let mut units = Vec::new();
     for (unit, from) in touched {
-        let ours = unit_dir(&ours_locator, tree, &unit, dirs)?;
+        // A unit the commit's own tree cannot place ticks nothing there, as in `ticked_in_dir`.
+        let ours = unit_dir(&ours_locator, tree, &unit, dirs)?.unwrap_or(None);
         let mut theirs = Vec::new();
         for at in from {
             let dir = unit_dir(&locators[at], &parents[at], &unit, dirs)?;
-            if dir != ours {
-                theirs.push((at, dir));
+            if dir.as_ref().ok() != Some(&ours) {
+                theirs.push((at, dir.map_err(Arc::new)));
             }
         }
         if !theirs.is_empty() {
@@ -432,7 +499,8 @@ fn located(
 /// The directory `locator` places `unit` in, in `tree`, pushed to `dirs`; `None` when the tree
 /// has no such unit or cannot tell which directory is its (a change archived twice and active
 /// nowhere, a name that is a feature and a change): no box of it is ticked there, as in
-/// [`ticked`].
+/// [`ticked`]; the inner error when the repository fails to tell (an object of the unit's
+/// directory missing or corrupt).
 ///
 /// # Errors
 /// The tree cannot be read.
@@ -441,11 +509,15 @@ fn unit_dir(
     tree: &GitTree<'_>,
     unit: &str,
     dirs: &mut Vec<(ObjectId, String)>,
-) -> Result<Option<UnitDir>, VerifyError> {
-    let Ok(loc) = locator.locate(unit) else { return Ok(None) };
+) -> Result<Result<Option<UnitDir>, SpecError>, VerifyError> {
+    let loc = match locator.locate(unit) {
+        Ok(loc) => loc,
+        Err(e) if e.is_repository_failure() => return Ok(Err(e)),
+        Err(_) => return Ok(Ok(None)),
+    };
     let found = tree.entry_id(&loc.dir)?.map(|id| UnitDir { format: loc.format, id });
     dirs.push((tree.id(), loc.dir));
-    Ok(found)
+    Ok(Ok(found))
 }
 
 /// The boxes of `disputed` that their merge sets: those a merge of its parents would leave
@@ -463,7 +535,7 @@ fn settle(
     ancestry: &Ancestry,
     known: &KnownDirs,
     disputed: Vec<Disputed>,
-) -> Result<Vec<(String, ObjectId)>, VerifyError> {
+) -> Result<Vec<Disputed>, VerifyError> {
     let mut bases: HashMap<(ObjectId, ObjectId), Vec<ObjectId>> = HashMap::new();
     let mut ticks_at: HashMap<(ObjectId, String), Vec<String>> = HashMap::new();
     let mut set = Vec::new();
@@ -495,7 +567,7 @@ fn settle(
             }
         }
         if ticked_at_base {
-            set.push((d.task, d.merge));
+            set.push(d);
         }
     }
     Ok(set)
@@ -507,20 +579,27 @@ fn run_length(commits: usize) -> usize {
 }
 
 /// The ticked ids of the unit whose directory is `dir` (`None`: no directory, no ticks), its
-/// task list parsed through `lists`. A task list that cannot be read counts as ticking nothing,
-/// as in [`ticked`].
-fn ticked_in_dir(repo: &Repo, lists: &TaskLists, dir: Option<UnitDir>) -> Vec<TickedBox> {
-    let ticked = |dir: UnitDir| {
-        spec::ticked_boxes_in_dir(&repo.tree(dir.id).as_stored(), dir.format, lists).unwrap_or_default()
-    };
-    dir.map(ticked).unwrap_or_default()
+/// task list parsed through `lists`.
+///
+/// # Errors
+/// The task list cannot be read (a caller counts it as ticking nothing, as in [`ticked`]).
+fn ticked_in_dir(repo: &Repo, lists: &TaskLists, dir: Option<UnitDir>) -> Result<Vec<TickedBox>, SpecError> {
+    let ticked = |dir: UnitDir| spec::ticked_boxes_in_dir(&repo.tree(dir.id).as_stored(), dir.format, lists);
+    dir.map_or_else(|| Ok(Vec::new()), ticked)
 }
 
 /// The ids [`ticked_in_dir`] finds ticked on one task line only: a parent's boxes, against which
 /// a commit's tick is new unless the parent ticks the id as one task.
-fn ticked_on_one_line(repo: &Repo, lists: &TaskLists, dir: Option<UnitDir>) -> HashSet<String> {
-    let ticked = ticked_in_dir(repo, lists, dir).into_iter();
-    ticked.filter(|t| !t.duplicated).map(|t| t.id).collect()
+///
+/// # Errors
+/// The task list cannot be read.
+fn ticked_on_one_line(
+    repo: &Repo,
+    lists: &TaskLists,
+    dir: Option<UnitDir>,
+) -> Result<HashSet<String>, SpecError> {
+    let ticked = ticked_in_dir(repo, lists, dir)?.into_iter();
+    Ok(ticked.filter(|t| !t.duplicated).map(|t| t.id).collect())
 }
 
 /// The ticked tasks of `unit` in `tree`. A task list that cannot be read counts as ticking
@@ -668,6 +747,25 @@ mod tests {
         let other = commit_tasks(&fixture, "- [x] T001 a\n- [x] T001 b\n", "the other line ticked");
         let (all, _) = setters_of(&fixture, "001-a/T001", other);
         assert!(all.contains(&other), "{all:?}");
+    }
+
+    #[test]
+    fn a_box_ticked_after_a_task_list_that_cannot_be_read_is_set_only_as_far_as_can_be_told() {
+        let fixture = Fixture::new();
+        let evidence = commit_tasks(&fixture, "- [x] T001 a\n- [ ] T002 b\n", "tick T001");
+        let lost = commit_tasks(&fixture, "- [x] T001 a\n- [x] T002 b\n", "tick T002");
+        let next = commit_tasks(&fixture, "- [x] T001 a\n- [x] T002 b\n- [x] T003 c\n", "tick T003");
+        let blob = fixture.rev(&format!("{lost}:specs/001-a/tasks.md")).to_string();
+        std::fs::remove_file(fixture.path().join(format!(".git/objects/{}/{}", &blob[..2], &blob[2..])))
+            .unwrap();
+        let found = find(&fixture, "001-a/T001");
+        // Failing closed: the list that cannot be read ticks nothing, so `next` sets T001's box...
+        assert_eq!(found.later_setters(&fixture.repo(), "001-a/T001", evidence).unwrap(), [next]);
+        // ... only because of it, which it names.
+        let list = found.unread_before("001-a/T001", next).expect("the list that could not be read");
+        assert_eq!((list.unit.as_str(), list.parent), ("001-a", lost));
+        assert_eq!(list.error.missing_object().map(|id| id.to_string()), Some(blob));
+        assert!(found.unread_before("001-a/T001", evidence).is_none(), "its parent's list was read");
     }
 
     #[test]

@@ -601,13 +601,29 @@ impl Rows<'_, '_> {
                     .push((setter, Some(tick.reason.unwrap_or_else(|| tick.outcome.as_str().to_owned()))));
             }
         }
-        let Some((setter, why)) = uncovered
-            .into_iter()
-            .find(|(setter, _)| !claims.iter().any(|c| self.setters.descends(*c, *setter)))
+        uncovered.retain(|(setter, _)| !claims.iter().any(|c| self.setters.descends(*c, *setter)));
+        // A setter counted as one only because a task list before it could not be read is named
+        // when no other is: a tick set again for certain is the finding to fix first.
+        let unread_at = |setter: &ObjectId| self.setters.unread_before(target, *setter);
+        let Some((setter, why)) = (uncovered.iter().find(|(setter, _)| unread_at(setter).is_none()))
+            .or_else(|| uncovered.first())
+            .cloned()
         else {
             return Ok(None);
         };
-        let when = if self.setters.descends(setter, commit) {
+        let after = self.setters.descends(setter, commit);
+        if let Some(list) = unread_at(&setter) {
+            let when = if after { "after" } else { "beside" };
+            let at = (list.parent, list.error.as_ref());
+            return Ok(Some(unread::unread_before_row(
+                target,
+                &list.unit,
+                setter,
+                at,
+                &format!("{when} the evidence on {commit}"),
+            )));
+        }
+        let when = if after {
             format!("after the evidence on {commit}: something took the tick back in between")
         } else {
             format!("beside the evidence on {commit}, on a line of history merged in")
@@ -636,7 +652,7 @@ fn plan_unit(
 ) -> Result<UnitPlan, VerifyError> {
     let ticks = match spec::unit_ticks(head_tree, unit) {
         Ok(ticks) => ticks,
-        Err(e) if e.is_repository_failure() => return Err(e.into()),
+        Err(e) if failed_without_object(&e) => return Err(e.into()),
         Err(e) => return Ok((vec![Err(Box::new(unread::tasks_unreadable_row(unit, &e)))], HashSet::new())),
     };
     let ticked_targets: HashSet<String> =
@@ -796,6 +812,14 @@ fn with_drift(tick: &mut TickReport, found: Vec<Finding>) {
     }
 }
 
+/// Whether the repository or the work tree failed for `e` without naming an object it lacks or
+/// holds corrupt (an I/O error): no row can say what to repair, so the run stops. An object that
+/// cannot be read is named by the row of what needed it, and the run ends as a repository to
+/// repair ([`crate::verify::report::ReportEnd::lacks`]).
+fn failed_without_object(e: &spec::SpecError) -> bool {
+    e.is_repository_failure() && e.missing_object().is_none() && e.corrupt_object().is_none()
+}
+
 /// A cited requirement whose defining line at the head differs from the one the evidence
 /// recorded, or (OpenSpec) whose body differs from the one in the task commit's tree: the tick
 /// proves an earlier wording. `docs` holds the documents at the head of `unit`
@@ -815,23 +839,29 @@ fn drift(
                 match unit
                     .map_or_else(|| UnitDocs::of_unit(head_tree, ""), |loc| UnitDocs::load(head_tree, loc))
                 {
-                    Err(e) if e.is_repository_failure() => return Err(e.into()),
+                    Err(e) if failed_without_object(&e) => return Err(e.into()),
                     read => read,
                 },
             ),
         };
         let line = match docs {
-            Ok(docs) => docs.requirement_line(id).map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
+            Ok(docs) => docs.requirement_line(id).map_err(|e| (e.to_string(), None)),
+            Err(e) => Err((e.to_string(), Some(&*e))),
         };
         let now = match line {
             Ok(now) => now,
-            Err(e) => {
-                out.push(Finding::new(
+            Err((e, unread)) => {
+                let finding = Finding::new(
                     CommitOutcome::Mismatch,
                     SPEC_UNREADABLE,
-                    format!("requirement {id}, which the evidence traces, cannot be checked for drift at the head: {e}"),
-                ));
+                    format!(
+                        "requirement {id}, which the evidence traces, cannot be checked for drift at the head: {e}"
+                    ),
+                );
+                out.push(match unread {
+                    Some(unread) => finding.spec_unread(unread),
+                    None => finding,
+                });
                 continue;
             }
         };

@@ -5,7 +5,7 @@
 //! filter), a ticked id on more than one task line (`duplicate_task`), and checked boxes in a
 //! place that is no unit (`not_a_unit`).
 
-use crate::check::outcome::CommitOutcome;
+use crate::check::outcome::{CommitOutcome, Finding};
 use crate::spec::{SpecError, Stray, Ticked, UnitLoc, UnreadTick};
 use crate::verify::report::TickReport;
 
@@ -82,7 +82,36 @@ pub fn tasks_unreadable_row(unit: &UnitLoc, error: &SpecError) -> TickReport {
             unit.tasks.clone(),
         ),
     };
-    row(format!("{}/{file}", unit.name), TASKS_UNREADABLE, message, expected, at)
+    let mut row = row(format!("{}/{file}", unit.name), TASKS_UNREADABLE, message, expected, at);
+    row.findings = row.findings.into_iter().map(|f| f.spec_unread(error)).collect();
+    row
+}
+
+/// The row of `target`, whose box counts as set by `setter`, `when` its evidence, only because
+/// the task list of `unit` could not be read at `parent` (`error`): whether `setter` set the box
+/// again or kept it as that list had it cannot be told, so the tick is not checked. The finding
+/// names the object the repository lacks or holds corrupt, when that is why.
+#[must_use]
+pub fn unread_before_row(
+    target: &str,
+    unit: &str,
+    setter: gix::ObjectId,
+    (parent, error): (gix::ObjectId, &SpecError),
+    when: &str,
+) -> TickReport {
+    let remedy = if error.missing_object().is_some() || error.corrupt_object().is_some() {
+        "repair the repository and check again"
+    } else {
+        "untick the task in a commit of its own and attest it again"
+    };
+    let message = format!(
+        "the task list of unit {unit} could not be read at {parent} ({error}), so the box counts as set by {setter}, its child, {when}: whether the tick the head shows is the evidenced one cannot be told; {remedy}"
+    );
+    let mut row = TickReport::without_commit(target.to_owned(), TASKS_UNREADABLE, message);
+    row.findings = (row.findings.into_iter())
+        .map(|f| Finding { outcome: CommitOutcome::Mismatch, ..f }.spec_unread(error))
+        .collect();
+    row
 }
 
 /// The row of a ticked task whose id is on more than one task line of `unit`: which line the

@@ -916,3 +916,60 @@ fn a_task_commit_whose_task_the_head_no_longer_lists_is_told_what_is_gone_in_the
     c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allow-empty", "--allowed-signers", allowed])
         .success();
 }
+
+/// Removes the loose object `REV:PATH` names from `c`'s object store; returns its id.
+fn lose_object(c: &Case, spec: &str) -> String {
+    let id = c.p.git(&["rev-parse", spec]).trim().to_owned();
+    std::fs::remove_file(c.p.root.join(format!(".git/objects/{}/{}", &id[..2], &id[2..]))).unwrap();
+    id
+}
+
+#[test]
+fn a_task_list_lost_at_one_commit_leaves_the_earlier_ticks_unreadable_never_ticked_again_by_the_next() {
+    // The task list's blob, then the unit's directory, lost at T002's task commit.
+    for lost in [TASKS, "specs/001-bookmark-tags"] {
+        let c = Case::speckit();
+        for task in ["T001", "T002", "T003"] {
+            c.attest(SPECKIT_UNIT, task).success();
+        }
+        let (t002, t003) = (c.p.rev("HEAD~1"), c.p.rev("HEAD"));
+        let object = lose_object(&c, &format!("HEAD~1:{lost}"));
+        let (code, rows, report) = c.rows();
+        let row = |task: &str, outcome: &str, reason: &str| {
+            (format!("{SPECKIT_UNIT}/{task}"), outcome.to_owned(), reason.to_owned())
+        };
+        let expected = vec![
+            row("T001", "unverifiable", "tasks_unreadable"),
+            row("T002", "unverifiable", "mismatch"),
+            row("T003", "evidenced", ""),
+        ];
+        assert_eq!((code, rows), (14, expected), "{report:#}");
+        let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("at {t002}")), "{message}");
+        assert!(message.contains(&format!("object {object} is missing")), "{message}");
+        assert!(message.contains(&format!("counts as set by {t003}")), "{message}");
+        assert!(!message.contains("set again"), "no hand re-tick is claimed: {message}");
+        assert!(
+            report["warnings"].to_string().contains(&format!("object {object} is missing")),
+            "{report:#}"
+        );
+    }
+}
+
+#[test]
+fn a_task_list_or_spec_lost_at_the_head_is_a_row_naming_the_object_and_the_run_exits_14() {
+    let spec = "specs/001-bookmark-tags/spec.md";
+    let unit_row =
+        (format!("{SPECKIT_UNIT}/tasks.md"), "unverifiable".to_owned(), "tasks_unreadable".to_owned());
+    let t003_row = (format!("{SPECKIT_UNIT}/T003"), "unverifiable".to_owned(), "mismatch".to_owned());
+    for (lost, expected) in [(TASKS, unit_row), (spec, t003_row)] {
+        let c = Case::speckit();
+        c.attest(SPECKIT_UNIT, "T003").success();
+        let object = lose_object(&c, &format!("HEAD:{lost}"));
+        let (code, rows, report) = c.rows();
+        assert_eq!((code, rows), (14, vec![expected]), "{report:#}");
+        let missing = format!("object {object} is missing");
+        assert!(report["ticks"][0]["findings"][0]["message"].to_string().contains(&missing), "{report:#}");
+        assert!(report["warnings"].to_string().contains(&missing), "{report:#}");
+    }
+}
