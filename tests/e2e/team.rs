@@ -17,7 +17,8 @@
 //!   on a plain rebase), a note edited after signing, an unsigned note are refused; with no trust
 //!   configured nothing is carried; `--from X --to X` is refused and X's note stays;
 //! - a line signed later in one clone merges over its unsigned copy in the other; different
-//!   statements on one commit are a conflict and change nothing;
+//!   statements on one commit are a conflict and change nothing, and so are copies of one
+//!   statement whose `payloadType` alone differs, named as that field;
 //! - a depth-1 clone exits 14 with the fetch advice; a clone without notes exits 14 saying to
 //!   run `attest fetch`; a shallow clone whose checked branch is whole checks a hand tick as a
 //!   complete clone does;
@@ -1287,6 +1288,41 @@ fn different_statements_on_one_commit_are_a_conflict_naming_them_and_nothing_cha
     let payload = base64_decode(line["payload"].as_str().unwrap());
     assert!(out.stderr.contains(&common::sha256(&payload)), "names the statement: {out}");
     assert!(out.stderr.contains("test-result"), "{out}");
+    assert_eq!(bob.rev(NOTES_REF), before, "nothing changed");
+    team.fsck(&[&ada, &bob]);
+}
+
+#[test]
+fn a_copy_whose_payload_type_alone_differs_is_a_conflict_naming_that_field_and_nothing_changes() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let t001 = ada.attest("T001", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+    bob.speccoder(&["attest", "fetch"]).success();
+    // Bob's copy of the first line carries another payloadType; its statement is the same.
+    let text = String::from_utf8(bob.note(&t001).unwrap()).unwrap();
+    let mut first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    first["payloadType"] = Value::from("application/vnd.in-toto+json; x");
+    let retyped: String = std::iter::once(first.to_string())
+        .chain(text.lines().skip(1).map(str::to_owned))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    bob.replace_note(&t001, &retyped);
+    ada.attest("T003", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+
+    let before = bob.rev(NOTES_REF);
+    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+    assert!(out.stderr.contains(&t001), "names the commit: {out}");
+    let payload = base64_decode(first["payload"].as_str().unwrap());
+    assert!(
+        out.stderr
+            .contains(&format!("sha256:{} differ in their `payloadType` field", common::sha256(&payload))),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("only here") && !out.stderr.contains("only there"), "{out}");
     assert_eq!(bob.rev(NOTES_REF), before, "nothing changed");
     team.fsck(&[&ada, &bob]);
 }
