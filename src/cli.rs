@@ -485,8 +485,8 @@ pub enum AttestSub {
     ///
     /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
     /// (nothing signed); 2 unknown revision; 13 bad key, no key configured (or `--signer none`);
-    /// 14 unborn branch, not a task commit (no Spec-Task:, or not one plain claim:
-    /// not_one_claim), no note, a line to sign that already carries the 16 signatures a line may
+    /// 14 unborn branch, a shallow clone without the commit's parent (nothing signed), not a task
+    /// commit (no Spec-Task:, or not one plain claim: not_one_claim), no note, a line to sign that already carries the 16 signatures a line may
     /// (nothing signed), or the notes ref locked by another command; 1 internal error.
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
@@ -593,7 +593,7 @@ pub enum AttestSub {
     /// Exit codes: 0 approved (or approved already by this key: nothing changed); 26 the note
     /// does not agree with the commit, or a line does not verify against your trust (each
     /// named; nothing written); 2 unknown revision; 13 no trust given or configured, a
-    /// trust file that is unusable, a key that cannot sign, no key configured, a Sigstore signer; 14 unborn branch, not a task commit, no note, the line carries 16 signatures already, the notes ref locked
+    /// trust file that is unusable, a key that cannot sign, no key configured, a Sigstore signer; 14 unborn branch, a shallow clone without REV's parent (nothing written), not a task commit, no note, the line carries 16 signatures already, the notes ref locked
     /// by another command; 1 internal error.
     Approve(ApproveArgs),
     /// The verifier policy: print a starter one, or check one.

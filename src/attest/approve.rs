@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::attest::signing::{self, Chosen, Moment, SignerError, SignerRequest, Unsigned};
 use crate::attest::{Disagreement, NoteNotWritten, listed};
 use crate::check::agreement::Rules;
+use crate::check::completeness::{self, ShallowCut};
 use crate::check::line::covering_line;
 use crate::check::outcome::CommitOutcome;
 use crate::check::signatures;
@@ -44,6 +45,9 @@ pub enum ApproveError {
     /// The revision is unknown, or the repository failed.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// A shallow clone lacks the task commit's parent, which its check reads.
+    #[error(transparent)]
+    Shallow(#[from] ShallowCut),
     /// The approver's trust cannot be loaded.
     #[error(transparent)]
     Trust(#[from] TrustError),
@@ -130,6 +134,7 @@ impl ExitClass for ApproveError {
     fn class(&self) -> Class {
         match self {
             ApproveError::Git(e) => e.class(),
+            ApproveError::Shallow(e) => e.class(),
             ApproveError::Trust(e) => e.class(),
             ApproveError::Signer(e) => e.class(),
             ApproveError::Sign(e) => e.class(),
@@ -212,7 +217,8 @@ struct Covering {
 /// Approves the tick of `req.rev`.
 ///
 /// # Errors
-/// Not a task commit or no note (14), no trust (13), a signer that cannot sign or is keyless
+/// Not a task commit, a shallow clone without its parent ([`ShallowCut`]) or no note (14), no
+/// trust (13), a signer that cannot sign or is keyless
 /// (13), a note that does not agree with its commit or whose signatures do not hold for the
 /// approver ([`ApproveError::Disagrees`], [`ApproveError::Unapprovable`]: 26), a line already
 /// carrying [`MAX_SIGNATURES`] (14), or a note that cannot be written.
@@ -241,6 +247,9 @@ pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, Appro
     let own = signer.own_key()?.map(|key| SignatureTrust::own_key(&key));
     let mine = Mine { keyid: &keyid, own: own.as_ref() };
     let at = req.signature_time.at(info.committer.seconds);
+    // What the check reads, as `attest verify` has it: a shallow clone's parent, a partial
+    // clone's contents.
+    completeness::ready_for::<ApproveError>(repo, &info)?;
     let rules = Rules::new(repo, None);
     let read = |note: &[u8]| covering(&rules, &info, &target, verdict.as_deref(), note, &trust, at, &mine);
     let note =

@@ -17,6 +17,7 @@ use time::OffsetDateTime;
 use crate::attest::signing::{self, Chosen, Moment, SignerError, SignerRequest, Unsigned};
 use crate::attest::{Disagreement, LineReport, NoteNotWritten, Report, listed};
 use crate::check::agreement::Rules;
+use crate::check::completeness::{self, ShallowCut};
 use crate::check::outcome::CommitOutcome;
 use crate::check::signatures;
 use crate::check::trailers::{claim_problem, task_trailers};
@@ -35,6 +36,9 @@ pub enum SignLaterError {
     /// The revision is unknown, or the repository failed.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// A shallow clone lacks the task commit's parent, which its check reads.
+    #[error(transparent)]
+    Shallow(#[from] ShallowCut),
     /// The signer cannot be resolved, or cannot sign.
     #[error(transparent)]
     Signer(#[from] SignerError),
@@ -107,6 +111,7 @@ impl ExitClass for SignLaterError {
     fn class(&self) -> Class {
         match self {
             SignLaterError::Git(e) => e.class(),
+            SignLaterError::Shallow(e) => e.class(),
             SignLaterError::Signer(e) => e.class(),
             SignLaterError::Disagrees(e) => e.class(),
             SignLaterError::Note(e) => e.class(),
@@ -200,9 +205,10 @@ enum LineSigned {
 /// Adds the signer's signatures to the note of `rev` (default `HEAD`) where they are missing.
 ///
 /// # Errors
-/// Not a task commit, no note, a line that is not an envelope, a line the commit's own checks
-/// refuse ([`SignLaterError::Disagrees`], nothing signed), a line to sign that carries as many
-/// signatures as a line may, no signer, or the note cannot be written.
+/// Not a task commit, a shallow clone without its parent ([`ShallowCut`]), no note, a line that
+/// is not an envelope, a line the commit's own checks refuse ([`SignLaterError::Disagrees`],
+/// nothing signed), a line to sign that carries as many signatures as a line may, no signer, or
+/// the note cannot be written.
 pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<SignReport, SignLaterError> {
     let commit = repo.rev_parse_peeled(rev)?;
     let info = repo.commit(commit)?;
@@ -215,6 +221,11 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Sig
         Chosen::Unsigned(reason) => return Err(SignLaterError::NoSigner(reason)),
     };
     let own = signer.own_key().map_err(SignerError::from)?.map(|k| SignatureTrust::own_key(&k));
+    // What the check reads, as `attest verify` has it: a shallow clone's parent, a partial
+    // clone's contents (a commit that claims no task is refused below, as it is).
+    if target.is_some() {
+        completeness::ready_for::<SignLaterError>(repo, &info)?;
+    }
     let mut outcomes: Vec<(LineReport, LineSigned, usize)> = Vec::new();
     repo.update_note(NOTES_REF, commit, |current| -> Result<Option<Vec<u8>>, SignLaterError> {
         let Some(current) = current else {

@@ -11,10 +11,12 @@
 //! commit. Beside them: [`trust`] (whom the caller trusts, loaded from the caller's files only),
 //! [`signatures`] (whether a line's signatures, and a note's, hold under that trust),
 //! [`verifier_policy`] (the caller's rules per unit, loaded as the trust is) and [`held_out`]
-//! (a published held-out set, read as git reads it, by the verifier and by `held-out publish`).
+//! (a published held-out set, read as git reads it, by the verifier and by `held-out publish`),
+//! and [`completeness`] (what a clone must hold, or fetch, before a task commit is checked).
 
 pub mod agreement;
 pub mod bug;
+pub mod completeness;
 pub mod decision;
 pub mod held_out;
 pub mod line;

@@ -211,9 +211,9 @@ pub trait SignatureCheck {
 
 /// Joins two copies of one commit's bundle (ours, and theirs from another clone) into one.
 ///
-/// Both must hold the same statements (an envelope is the same line when its payload type and
-/// payload bytes are), and two copies of a line are joined only when they are the same envelope
-/// apart from `signatures`: every other field, known or not, byte for byte. Each line keeps our
+/// Both must hold the same statements (an envelope is the same line when its payload bytes are),
+/// and two copies of a line are joined only when they are the same envelope apart from
+/// `signatures`: every other field (`payloadType` among them), known or not, byte for byte. Each line keeps our
 /// signatures, in our order, and gains each of theirs that `check` finds well formed and
 /// verifying over the line, by a key none of the line's signatures is by (a signature present
 /// in both is kept once), while the line stays within [`MAX_SIGNATURES`]. So a line signed later
@@ -243,23 +243,25 @@ pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<
     };
     let ours = read("our", ours)?;
     let mut theirs = read("their", theirs)?;
-    let key = |e: &Envelope| (e.payload_type.clone(), e.payload.clone());
-    // The statements each copy holds and the other does not, as multisets: a statement listed
-    // twice in one copy and once in the other is one only there.
+    // The statements (payloads) each copy holds and the other does not, as multisets: a statement
+    // listed twice in one copy and once in the other is one only there. Copies of one statement
+    // that differ in `payloadType`, or any other field, are a field conflict of the join.
     let mut unmatched: Vec<&Envelope> = theirs.iter().map(|(_, e)| e).collect();
     let (mut ours_only, mut ours_repeated) = (Vec::new(), Vec::new());
     for (_, e) in &ours {
-        match unmatched.iter().position(|t| key(t) == key(e)) {
+        match unmatched.iter().position(|t| t.payload == e.payload) {
             Some(at) => {
                 unmatched.swap_remove(at);
             }
-            None if theirs.iter().any(|(_, t)| key(t) == key(e)) => ours_repeated.push(statement_name(e)),
+            None if theirs.iter().any(|(_, t)| t.payload == e.payload) => {
+                ours_repeated.push(statement_name(e))
+            }
             None => ours_only.push(statement_name(e)),
         }
     }
     if !ours_only.is_empty() || !ours_repeated.is_empty() || !unmatched.is_empty() {
         let (repeated, only): (Vec<&Envelope>, Vec<&Envelope>) =
-            unmatched.into_iter().partition(|t| ours.iter().any(|(_, e)| key(e) == key(t)));
+            unmatched.into_iter().partition(|t| ours.iter().any(|(_, e)| e.payload == t.payload));
         return Err(MergeConflict::Statements {
             ours_only,
             theirs_only: only.into_iter().map(statement_name).collect(),
@@ -269,8 +271,15 @@ pub fn merge(ours: &[u8], theirs: &[u8], check: &impl SignatureCheck) -> Result<
     }
     let mut lines = Vec::with_capacity(ours.len());
     for (raw, line) in ours {
-        // Each of theirs is joined with one of ours, so a statement listed twice stays twice.
-        let Some(at) = theirs.iter().position(|(_, t)| key(t) == key(&line)) else {
+        // Each of theirs is joined with one of ours, so a statement listed twice stays twice; a
+        // copy of the same payload type first, so that only copies no such pairing joins differ.
+        let same =
+            |(_, t): &(Vec<u8>, Envelope)| t.payload_type == line.payload_type && t.payload == line.payload;
+        let Some(at) = theirs
+            .iter()
+            .position(same)
+            .or_else(|| theirs.iter().position(|(_, t)| t.payload == line.payload))
+        else {
             lines.push(raw);
             continue;
         };
@@ -464,6 +473,29 @@ mod merge_tests {
         let message = conflict.to_string();
         assert!(message.contains("(listed more often there: https://example.com/p2 sha256:"), "{message}");
         assert!(!message.contains("only"), "{message}");
+    }
+
+    #[test]
+    fn copies_whose_payload_type_alone_differs_are_a_field_conflict_naming_it() {
+        let ours = bundle(&[envelope(1, &["a"]), envelope(2, &[])]);
+        let mut retyped = envelope(1, &["a"]);
+        retyped.payload_type = "application/vnd.in-toto+json; x".into();
+        let theirs = bundle(&[retyped, envelope(2, &[])]);
+        for (a, b) in [(&ours, &theirs), (&theirs, &ours)] {
+            match merge(a, b) {
+                Err(MergeConflict::Field { statement: named, field }) => {
+                    assert_eq!(field.to_string(), "payloadType");
+                    assert_eq!(named.sha256, sha256_hex(statement(1)));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // A statement listed under both types in each copy is joined type with type, as before.
+        let mut both = envelope(1, &[]);
+        both.payload_type = "application/vnd.in-toto+json; x".into();
+        let ours = bundle(&[envelope(1, &[]), both.clone()]);
+        let theirs = bundle(&[both, envelope(1, &[])]);
+        assert_eq!(merge(&ours, &theirs).unwrap(), ours);
     }
 
     #[test]

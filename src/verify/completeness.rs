@@ -1,65 +1,16 @@
-//! What a clone may lack for the check, said plainly instead of as evidence that fails: history
-//! cut off by a shallow clone, notes never fetched, and the file contents a partial clone
-//! (`--filter=blob:none`) leaves on its promisor remote, which are fetched here in one batch
-//! (gix reads objects that are present and never fetches them one by one).
-
-use std::collections::{HashMap, HashSet};
+//! What a clone may lack for the check of a history, said plainly instead of as evidence that
+//! fails: history cut off by a shallow clone, notes never fetched, and a trust file a partial
+//! clone (`--filter=blob:none`) leaves on its promisor remote. What the check of each task commit
+//! needs (its parent, the file contents it reads) is [`crate::check::completeness`], which the
+//! producer shares.
 
 use gix::ObjectId;
 
+use crate::check::completeness::{ShallowCut, parents_here};
 use crate::git::{Direction, Head, Repo};
 use crate::model::bundle::NOTES_REF;
-use crate::model::policy::CONFIG_FILE;
 use crate::model::shown::one_line;
 use crate::verify::error::VerifyError;
-
-/// The directories whose files a check reads at a task commit and at the head: Spec Kit
-/// features, OpenSpec changes and bug homes.
-const SPEC_DIRS: [&str; 3] = ["specs", "openspec/changes", ".specify/bugs"];
-
-/// In a partial clone, fetches from the promisor remote, in one batch, every missing blob the
-/// check of `commits` at `head_tree` reads: the notes of the commits, the spec files of each
-/// commit's tree and of the head's, and `speccoder.toml` at each commit's parent. Nothing happens
-/// in a complete clone.
-///
-/// # Errors
-/// The trees cannot be read, or the fetch fails (the promisor remote unreachable).
-pub fn fetch_what_the_check_reads(
-    repo: &Repo,
-    head_tree: ObjectId,
-    commits: &[ObjectId],
-    dirs: &[(ObjectId, String)],
-) -> Result<usize, VerifyError> {
-    if repo.promisor_remote().is_none() {
-        return Ok(0);
-    }
-    let notes: HashMap<ObjectId, ObjectId> = repo.notes(NOTES_REF)?.into_iter().collect();
-    let mut seen = HashSet::new();
-    let mut blobs = Vec::new();
-    let mut trees = vec![head_tree];
-    for commit in commits {
-        if let Some(note) = notes.get(commit) {
-            blobs.push(*note);
-        }
-        let commit = repo.commit(*commit)?;
-        trees.push(commit.tree);
-        if let Some(parent) = commit.parents.first()
-            && let Ok(parent_tree) = repo.commit_tree(*parent)
-        {
-            repo.blobs_below(parent_tree, CONFIG_FILE, &mut seen, &mut blobs)?;
-        }
-    }
-    for tree in trees {
-        repo.blobs_below(tree, CONFIG_FILE, &mut seen, &mut blobs)?;
-        for dir in SPEC_DIRS {
-            repo.blobs_below(tree, dir, &mut seen, &mut blobs)?;
-        }
-    }
-    for (tree, dir) in dirs {
-        repo.blobs_below(*tree, dir, &mut seen, &mut blobs)?;
-    }
-    Ok(repo.fetch_missing_objects(&blobs)?)
-}
 
 /// In a partial clone, fetches the blob `REV:PATH` names (a trust file read from a revision)
 /// when it is missing.
@@ -107,12 +58,10 @@ pub struct HistoryNeeds<'a> {
 pub fn history_reaches(repo: &Repo, needs: &HistoryNeeds<'_>) -> Result<(), VerifyError> {
     let boundary = repo.shallow_boundary()?;
     let Some(first) = boundary.first() else { return Ok(()) };
-    let (at, why) = if let Some(c) = needs.commits.iter().find(|c| boundary.binary_search(c).is_ok()) {
-        (
-            *c,
-            format!("the task commit {c} has no parent here (its judge configuration is read at the parent)"),
-        )
-    } else if let (Some(task), Some(cut)) = (needs.unexplained.first(), cut_in_reach(needs, &boundary)) {
+    parents_here(&boundary, needs.commits)?;
+    let (at, why) = if let (Some(task), Some(cut)) =
+        (needs.unexplained.first(), cut_in_reach(needs, &boundary))
+    {
         let others = match needs.unexplained.len() {
             1 => String::new(),
             n => format!(" and {} other ticked task(s)", n - 1),
@@ -131,7 +80,7 @@ pub fn history_reaches(repo: &Repo, needs: &HistoryNeeds<'_>) -> Result<(), Veri
     } else {
         return Ok(());
     };
-    Err(VerifyError::Shallow { boundary: at.to_string(), why })
+    Err(ShallowCut { boundary: at.to_string(), why }.into())
 }
 
 /// In a shallow clone, refuses a check in which a commit at the shallow boundary sets the box of
@@ -150,13 +99,14 @@ pub fn boundary_sets_no_box<'t>(
         return Ok(());
     }
     match set_by(&boundary) {
-        Some((task, at)) => Err(VerifyError::Shallow {
+        Some((task, at)) => Err(ShallowCut {
             boundary: at.to_string(),
             why: format!(
                 "{} is ticked there, so which commit set its box cannot be told without the commits below",
                 one_line(task)
             ),
-        }),
+        }
+        .into()),
         None => Ok(()),
     }
 }

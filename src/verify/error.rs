@@ -18,15 +18,8 @@ pub enum VerifyError {
     #[error("the branch {0} has no commits yet; nothing to check")]
     Unborn(String),
     /// A shallow clone whose history the check needs is cut off.
-    #[error(
-        "this clone is shallow (its history stops at {boundary}) and {why}: fetch the whole history (`git fetch --unshallow`, or `fetch-depth: 0` for actions/checkout) and run again"
-    )]
-    Shallow {
-        /// A commit at the shallow boundary.
-        boundary: String,
-        /// What the check needs beyond it.
-        why: String,
-    },
+    #[error(transparent)]
+    Shallow(#[from] crate::check::completeness::ShallowCut),
     /// The clone has a remote but no notes: the evidence was never fetched.
     #[error(
         "there are no notes in refs/notes/speccoder here, so the evidence was never fetched: run `speccoder attest fetch {remote}` and check again (if that finds none, the evidence was never pushed: its author runs `speccoder attest push`)"
@@ -61,9 +54,8 @@ impl ExitClass for VerifyError {
     fn class(&self) -> Class {
         match self {
             VerifyError::Git(e) => e.class(),
-            VerifyError::Unborn(_) | VerifyError::Shallow { .. } | VerifyError::NotesNotFetched { .. } => {
-                Class::GitPrecondition
-            }
+            VerifyError::Shallow(e) => e.class(),
+            VerifyError::Unborn(_) | VerifyError::NotesNotFetched { .. } => Class::GitPrecondition,
             VerifyError::Spec(_) | VerifyError::Trust(_) | VerifyError::CorruptObject(_) => Class::Config,
             VerifyError::SymmetricRange(_) => Class::Usage,
         }

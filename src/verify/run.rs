@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use gix::ObjectId;
 
 use crate::check::agreement::SPEC_UNREADABLE;
+use crate::check::completeness::{ShallowCut, fetch_what_the_check_reads};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::trailers::{NOT_ONE_CLAIM, newest_task_commits, task_trailers, unclear_claims};
 use crate::git::{GitError, GitTree, Head, Repo};
@@ -62,7 +63,7 @@ pub fn verify_commits_into(
         }
     }
     completeness::notes_fetched(repo, &task_commits)?;
-    completeness::fetch_what_the_check_reads(repo, repo.commit_tree(head_for_lines)?, &task_commits, &[])?;
+    fetch_what_the_check_reads(repo, repo.commit_tree(head_for_lines)?, &task_commits, &[])?;
     // A range walk that stopped at the shallow boundary has not seen the whole range.
     let needs = match walked_base {
         Some(base) => HistoryNeeds { commits: &task_commits, walked: &ids, base, ..HistoryNeeds::default() },
@@ -387,7 +388,7 @@ fn fetch_what_a_branch_check_reads(
     to_read.extend(repo.refs_with_prefix(crate::model::refs::SKIPPED_PREFIX)?.into_iter().map(|(_, id)| id));
     completeness::notes_fetched(repo, &to_read)?;
     let setter_dirs = BoxSetters::dirs_read(repo, reachable, units)?;
-    completeness::fetch_what_the_check_reads(repo, head_tree_id, &to_read, &setter_dirs)?;
+    fetch_what_the_check_reads(repo, head_tree_id, &to_read, &setter_dirs)?;
     Ok(())
 }
 
@@ -901,12 +902,13 @@ fn drift(
 /// with how to fetch it, rather than as a mistyped name.
 fn shallow_or(repo: &Repo, head: ObjectId, rev: &str, e: GitError) -> VerifyError {
     match (&e, repo.shallow_boundary()) {
-        (GitError::UnknownRevision { .. }, Ok(boundary)) if !boundary.is_empty() => VerifyError::Shallow {
+        (GitError::UnknownRevision { .. }, Ok(boundary)) if !boundary.is_empty() => ShallowCut {
             boundary: boundary.first().copied().unwrap_or(head).to_string(),
             why: format!(
                 "the base `{rev}` is not in it (if it is still unknown once the whole history is fetched, the name is wrong)"
             ),
-        },
+        }
+        .into(),
         _ => VerifyError::Git(e),
     }
 }

@@ -17,12 +17,15 @@
 //!   on a plain rebase), a note edited after signing, an unsigned note are refused; with no trust
 //!   configured nothing is carried; `--from X --to X` is refused and X's note stays;
 //! - a line signed later in one clone merges over its unsigned copy in the other; different
-//!   statements on one commit are a conflict and change nothing;
+//!   statements on one commit are a conflict and change nothing, and so are copies of one
+//!   statement whose `payloadType` alone differs, named as that field;
 //! - a depth-1 clone exits 14 with the fetch advice; a clone without notes exits 14 saying to
 //!   run `attest fetch`; a shallow clone whose checked branch is whole checks a hand tick as a
 //!   complete clone does;
 //! - a `--filter=blob:none` clone verifies after `attest fetch`, fetching what it reads in one
 //!   `git fetch`;
+//! - `attest approve` and `attest sign` in a depth-1 clone exit 14 with the fetch advice and write
+//!   nothing; in a `--filter=blob:none` clone they fetch what they check first, as verify does;
 //! - `--github` output, line by line, and `--allow-empty`;
 //! - a clone without an identity fetches and pushes (only a notes merge commit needs one);
 //! - the branch goes where `push.default` sends it, and a refusal's advice names that ref;
@@ -1289,6 +1292,107 @@ fn different_statements_on_one_commit_are_a_conflict_naming_them_and_nothing_cha
     assert!(out.stderr.contains("test-result"), "{out}");
     assert_eq!(bob.rev(NOTES_REF), before, "nothing changed");
     team.fsck(&[&ada, &bob]);
+}
+
+#[test]
+fn a_copy_whose_payload_type_alone_differs_is_a_conflict_naming_that_field_and_nothing_changes() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let t001 = ada.attest("T001", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+    bob.speccoder(&["attest", "fetch"]).success();
+    // Bob's copy of the first line carries another payloadType; its statement is the same.
+    let text = String::from_utf8(bob.note(&t001).unwrap()).unwrap();
+    let mut first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    first["payloadType"] = Value::from("application/vnd.in-toto+json; x");
+    let retyped: String = std::iter::once(first.to_string())
+        .chain(text.lines().skip(1).map(str::to_owned))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    bob.replace_note(&t001, &retyped);
+    ada.attest("T003", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+
+    let before = bob.rev(NOTES_REF);
+    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
+    assert!(out.stderr.contains(&t001), "names the commit: {out}");
+    let payload = base64_decode(first["payload"].as_str().unwrap());
+    assert!(
+        out.stderr
+            .contains(&format!("sha256:{} differ in their `payloadType` field", common::sha256(&payload))),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("only here") && !out.stderr.contains("only there"), "{out}");
+    assert_eq!(bob.rev(NOTES_REF), before, "nothing changed");
+    team.fsck(&[&ada, &bob]);
+}
+
+/// `attest approve REV` and `attest sign REV`, each signed with Bob's key; the approval trusts
+/// `allowed`.
+fn approve_and_sign_as_bob(team: &Team, rev: &str, allowed: &Path) -> [Vec<String>; 2] {
+    let key = team.bob.private.to_str().unwrap();
+    let allowed = allowed.to_str().unwrap();
+    let signer = ["--signer", "ssh", "--key", key];
+    [
+        ["attest", "approve", rev, "--allowed-signers", allowed]
+            .iter()
+            .chain(&signer)
+            .map(|a| (*a).to_owned())
+            .collect(),
+        ["attest", "sign", rev].iter().chain(&signer).map(|a| (*a).to_owned()).collect(),
+    ]
+}
+
+#[test]
+fn approve_and_sign_in_a_depth_one_clone_are_told_to_fetch_the_whole_history_and_write_nothing() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    ada.attest("T001", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+
+    let shallow = team.clone("shallow", &["--depth", "1", "-b", "feature-a"]);
+    shallow.speccoder(&["attest", "fetch"]).success();
+    let before = shallow.refs();
+    let [approve, sign] = approve_and_sign_as_bob(&team, "HEAD", &ada.allowed_file());
+    for args in [&approve, &sign] {
+        let out = shallow.speccoder(args).failure(14);
+        assert!(out.stderr.contains("this clone is shallow"), "{out}");
+        assert!(out.stderr.contains("git fetch --unshallow"), "{out}");
+        assert!(!out.stderr.contains("policy_unreadable") && !out.stderr.contains("missing"), "{out}");
+        assert_eq!(shallow.refs(), before, "nothing written");
+    }
+    // As the advice says: with the whole history, the same approval is made.
+    shallow.git(&["fetch", "-q", "--unshallow"]);
+    shallow.speccoder(&approve).success();
+    team.fsck(&[&ada, &shallow]);
+}
+
+#[test]
+fn approve_and_sign_in_a_blob_less_partial_clone_fetch_what_they_check_first() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    let t001 = ada.attest("T001", &[]);
+    ada.attest("T003", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+    // The first tick's tasks.md (T001 ticked, T003 not) is not what the head checked out.
+    let old_tasks = format!("{t001}:specs/{SPECKIT_UNIT}/tasks.md");
+    let commands = approve_and_sign_as_bob(&team, &t001, &ada.allowed_file());
+    let approving = team.clone("approving", &["--filter=blob:none", "-b", "feature-a"]);
+    let signing = team.clone("signing", &["--filter=blob:none", "-b", "feature-a"]);
+    for (clone, args) in [(&approving, &commands[0]), (&signing, &commands[1])] {
+        clone.speccoder(&["attest", "fetch"]).success();
+        let tasks = clone.rev(&old_tasks);
+        let missing = clone.git(&["rev-list", "--objects", "--missing=print", "--all"]);
+        assert!(missing.contains(&format!("?{tasks}")), "the old tasks.md is on the promisor only");
+        let out = clone.speccoder(args).success();
+        let lines = clone.note_lines(&t001);
+        assert!(lines.iter().any(|l| l.signatures.len() == 2), "Bob's signature joined Ada's: {out}");
+    }
+    team.fsck(&[&ada, &approving, &signing]);
 }
 
 pub(crate) fn base64_decode(text: &str) -> Vec<u8> {
