@@ -538,9 +538,13 @@ pub enum AttestSub {
     /// `--markdown` file or `$GITHUB_STEP_SUMMARY` cannot be written (the report is printed all the
     /// same; 26 stays 26), or an object the check reads cannot be read (one larger than speccoder
     /// reads, a corrupt one; a task commit's note or commit too: its row is
-    /// reported, then the error naming the object); 14 repository state (a shallow clone cut short, notes never fetched, an
+    /// reported, then the error naming the object; a commit of the checked history, the head's or
+    /// the base's commit, and the notes commit too, the error naming it); 14 repository state (a
+    /// shallow clone cut short, notes never fetched, an
     /// object a row needs missing from the repository, which the row's finding and a warning name,
-    /// whatever the other rows say; the promisor remote unreachable, a notes tree that is not one git writes: one tree object reached
+    /// whatever the other rows say; one the run needs before any row, the head's or the base's
+    /// commit, a commit of the checked history, the head's `specs/` or a unit's directory tree,
+    /// which the error names; the promisor remote unreachable, a notes tree that is not one git writes: one tree object reached
     /// twice, or a lookup needing more than 64 trees; names are read in lowercase hex only, and two
     /// notes for one commit make that commit `malformed`, `note_ambiguous`); 2 usage; 1 internal error.
     Verify(VerifyArgs),

@@ -4,7 +4,7 @@ use gix::ObjectId;
 use gix::revision::walk::Sorting;
 use gix::traverse::commit::simple::CommitTimeOrder;
 
-use super::error::{GitError, GixResultExt};
+use super::error::GitError;
 use super::repo::Repo;
 
 impl Repo {
@@ -12,8 +12,9 @@ impl Repo {
     /// newest commit time first (like `git rev-list from ^stop...`).
     ///
     /// # Errors
-    /// [`GitError::ObjectMissing`] naming the first commit the walk needed and the repository
-    /// lacks (a shallow clone's missing parents are not needed), or another failure to read.
+    /// [`GitError::ObjectMissing`] or [`GitError::CorruptObject`] naming the first commit the walk
+    /// needed and the repository lacks or cannot read (a shallow clone's missing parents are not
+    /// needed), or another failure to read.
     pub fn walk(&self, from: ObjectId, stop_at: &[ObjectId]) -> Result<Vec<ObjectId>, GitError> {
         Ok(self.walk_at_most(from, stop_at, usize::MAX)?.unwrap_or_default())
     }
@@ -37,7 +38,8 @@ impl Repo {
             .with_hidden(stop_at.iter().copied())
             .all()
             .map_err(|e| {
-                self.missing_commit(&[from]).unwrap_or_else(|| GitError::Gix { action: action(), source: e })
+                self.unreadable_commit(&[from])
+                    .unwrap_or_else(|| GitError::Gix { action: action(), source: e })
             })?;
         let mut walked = Vec::new();
         for info in walk {
@@ -47,35 +49,48 @@ impl Repo {
             match info {
                 Ok(info) => walked.push(info.id),
                 Err(e) => {
-                    let missing = self.missing_commit(&[from]).or_else(|| self.missing_parent(&walked));
-                    return Err(missing.unwrap_or_else(|| GitError::Gix { action: action(), source: e }));
+                    let unreadable =
+                        self.unreadable_commit(&[from]).or_else(|| self.unreadable_parent(&walked));
+                    return Err(unreadable.unwrap_or_else(|| GitError::Gix { action: action(), source: e }));
                 }
             }
         }
         Ok(Some(walked))
     }
 
-    /// The first of `ids` the repository lacks, as [`GitError::ObjectMissing`].
-    fn missing_commit(&self, ids: &[ObjectId]) -> Option<GitError> {
-        ids.iter().find(|id| !self.inner.has_object(**id)).map(|id| GitError::ObjectMissing { id: *id })
+    /// Why the first of `ids` that cannot be read as a commit cannot: lacked
+    /// ([`GitError::ObjectMissing`]) or damaged ([`GitError::CorruptObject`]), as
+    /// [`Repo::commit`] tells them apart.
+    fn unreadable_commit(&self, ids: &[ObjectId]) -> Option<GitError> {
+        ids.iter().find_map(|id| self.commit(*id).err())
     }
 
-    /// The first parent of the commits `walked` that the repository lacks and a shallow clone
-    /// does not explain, as [`GitError::ObjectMissing`]: where a walk that failed stopped.
-    fn missing_parent(&self, walked: &[ObjectId]) -> Option<GitError> {
+    /// Why the first parent of the commits `walked` that cannot be read, and that a shallow
+    /// clone does not explain, cannot: where a walk that failed stopped.
+    fn unreadable_parent(&self, walked: &[ObjectId]) -> Option<GitError> {
         let boundary = self.shallow_boundary().unwrap_or_default();
         walked
             .iter()
             .filter(|id| boundary.binary_search(id).is_err())
-            .find_map(|id| self.commit(*id).map_or_else(Some, |c| self.missing_commit(&c.parents)))
+            .find_map(|id| self.commit(*id).map_or_else(Some, |c| self.unreadable_commit(&c.parents)))
     }
 
     /// The best common ancestor of `a` and `b`, `None` when their histories are unrelated.
+    ///
+    /// # Errors
+    /// As [`Repo::walk`]: a commit of either history the repository lacks or cannot read is
+    /// named ([`GitError::ObjectMissing`], [`GitError::CorruptObject`]).
     pub fn merge_base(&self, a: ObjectId, b: ObjectId) -> Result<Option<ObjectId>, GitError> {
-        self.inner
-            .merge_base(a, b)
-            .map(|base| base.map(gix::Id::detach))
-            .during(|| format!("find the merge base of {a} and {b}"))
+        match self.inner.merge_base(a, b) {
+            Ok(base) => Ok(base.map(gix::Id::detach)),
+            Err(e) => Err(self
+                .unreadable_commit(&[a, b])
+                .or_else(|| self.walk(a, &[]).and_then(|_| self.walk(b, &[])).err())
+                .unwrap_or_else(|| GitError::Gix {
+                    action: format!("find the merge base of {a} and {b}"),
+                    source: e,
+                })),
+        }
     }
 
     /// Whether `ancestor` is reachable from `descendant` (a commit is its own ancestor).

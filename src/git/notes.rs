@@ -105,7 +105,8 @@ impl Repo {
     /// reference) at a commit.
     ///
     /// # Errors
-    /// [`GitError::NotesRefUnusable`] naming the reference and what it points at.
+    /// [`GitError::NotesRefUnusable`] naming the reference and what it points at;
+    /// [`GitError::CorruptObject`] naming a notes commit that cannot be read.
     pub fn check_notes_ref(&self, notes_ref: &str) -> Result<(), GitError> {
         self.notes_head(notes_ref).map(drop)
     }
@@ -128,15 +129,16 @@ impl Repo {
             }
             gix::refs::TargetRef::Object(id) => id.to_owned(),
         };
-        match self.inner.try_find_header(id) {
-            Ok(Some(header)) if header.kind() == gix::object::Kind::Commit => {
-                Ok(Some((id, self.commit_tree(id)?)))
-            }
-            Ok(Some(header)) => {
+        // A notes commit the repository holds but cannot read is damage, not a wrong reference.
+        match self.header(id) {
+            Ok(header) if header.kind() == gix::object::Kind::Commit => Ok(Some((id, self.commit_tree(id)?))),
+            Ok(header) => {
                 Err(unusable(id.to_string(), format!("it points at a {}, not a notes commit", header.kind())))
             }
-            Ok(None) => Err(unusable(id.to_string(), "it points at a missing object".into())),
-            Err(e) => Err(unusable(id.to_string(), e.to_string())),
+            Err(GitError::ObjectMissing { .. }) => {
+                Err(unusable(id.to_string(), "it points at a missing object".into()))
+            }
+            Err(e) => Err(e),
         }
     }
 

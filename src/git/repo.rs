@@ -320,12 +320,32 @@ impl Repo {
     }
 
     /// Resolve a revision (`HEAD~2`, a branch, a hex id) to an object id.
+    ///
+    /// # Errors
+    /// [`GitError::UnknownRevision`] for a name that does not resolve; [`GitError::ObjectMissing`]
+    /// or [`GitError::CorruptObject`] when its leading name resolves to an object the repository
+    /// lacks or cannot read (a repository to fetch into or repair, not a mistyped name).
     pub fn rev_parse(&self, spec: &str) -> Result<ObjectId, GitError> {
         self.refuse_ambiguous_name(spec)?;
-        self.inner
-            .rev_parse_single(spec)
-            .map(gix::Id::detach)
-            .map_err(|source| GitError::UnknownRevision { spec: spec.to_owned(), source })
+        self.inner.rev_parse_single(spec).map(gix::Id::detach).map_err(|source| {
+            self.unreadable_name(spec)
+                .unwrap_or_else(|| GitError::UnknownRevision { spec: spec.to_owned(), source })
+        })
+    }
+
+    /// Why the object the leading name of `spec` resolves to (a hex id, or a reference followed
+    /// to its object without reading it) cannot be read; `None` when it names none, or one that
+    /// reads.
+    fn unreadable_name(&self, spec: &str) -> Option<GitError> {
+        let name = leading_name(spec);
+        let id = ObjectId::from_hex(name.as_bytes()).ok().or_else(|| {
+            let mut reference = self.inner.try_find_reference(name).ok()??;
+            reference.follow_to_object().ok().map(gix::Id::detach)
+        })?;
+        match self.header(id) {
+            Ok(header) => self.read_kind(id, header.kind()).err(),
+            Err(e) => Some(e),
+        }
     }
 
     /// [`Self::rev_parse`] for a revision that names a commit, an annotated tag peeled to the
@@ -368,8 +388,7 @@ impl Repo {
     /// first; a revision that chooses a base or a trust file must not depend on which refs someone
     /// pushed (a tag `origin/main` shadows the remote-tracking branch).
     fn refuse_ambiguous_name(&self, spec: &str) -> Result<(), GitError> {
-        let end = spec.find([':', '^', '~']).into_iter().chain(spec.find("@{")).min().unwrap_or(spec.len());
-        let name = spec.get(..end).unwrap_or(spec);
+        let name = leading_name(spec);
         if name.is_empty() || name.starts_with("refs/") || name == "HEAD" || name.contains("..") {
             return Ok(());
         }
@@ -434,13 +453,19 @@ impl Repo {
         if let Some(size) = self.caches.sizes.get(id) {
             return Ok(size);
         }
-        let size = match self.inner.try_find_header(id) {
-            Ok(Some(header)) => header.size(),
-            Ok(None) => return Err(GitError::ObjectMissing { id }),
-            Err(e) => return Err(GitError::CorruptObject { id, kind: "object", reason: e.to_string() }),
-        };
+        let size = self.header(id)?.size();
         self.caches.sizes.put(id, size);
         Ok(size)
+    }
+
+    /// The header (kind and size) of the object `id`: [`GitError::ObjectMissing`] when the
+    /// repository lacks it, [`GitError::CorruptObject`] when its header cannot be read.
+    pub(crate) fn header(&self, id: ObjectId) -> Result<gix::odb::find::Header, GitError> {
+        match self.inner.try_find_header(id) {
+            Ok(Some(header)) => Ok(header),
+            Ok(None) => Err(GitError::ObjectMissing { id }),
+            Err(e) => Err(GitError::CorruptObject { id, kind: "object", reason: e.to_string() }),
+        }
     }
 
     /// The bytes of the blob `id`.
@@ -498,6 +523,12 @@ impl Repo {
 }
 
 /// The name git uses for an object kind.
+/// The reference name or id a revision starts with: `spec` before any `:`, `^`, `~` or `@{`.
+fn leading_name(spec: &str) -> &str {
+    let end = spec.find([':', '^', '~']).into_iter().chain(spec.find("@{")).min().unwrap_or(spec.len());
+    spec.get(..end).unwrap_or(spec)
+}
+
 pub(crate) fn kind_name(kind: gix::object::Kind) -> &'static str {
     match kind {
         gix::object::Kind::Blob => "blob",

@@ -455,10 +455,13 @@ pub fn lines_listed(lines: &[usize]) -> String {
 
 impl crate::exit::ExitClass for SpecError {
     /// A unit, task or bug slug that is not there or not of its shape was named by the command
-    /// line (a target): usage. Everything else is a spec file that cannot be read as one.
+    /// line (a target): usage. An object the repository lacks is its state, to fetch, as
+    /// [`crate::git::GitError::ObjectMissing`] is. Everything else is a spec file that cannot be
+    /// read as one.
     fn class(&self) -> crate::exit::Class {
         use crate::exit::Class;
         match self {
+            _ if self.missing_object().is_some() => Class::GitPrecondition,
             SpecError::UnknownUnit { .. }
             | SpecError::UnknownTask { .. }
             | SpecError::BadUnitName { .. }

@@ -48,15 +48,20 @@ pub enum VerifyError {
 
 impl ExitClass for VerifyError {
     /// A git failure takes its own class; a clone that lacks history or notes, or a branch with
-    /// no commits, is the repository's state; a spec at the head that cannot be read (no command
-    /// line names a unit here), a trust that failed while checking and an object that cannot be
-    /// decoded are configuration or input, as a corrupt object is from every command.
+    /// no commits, is the repository's state; a spec at the head that cannot be read takes its
+    /// own class, but never usage (no command line names a unit here); a trust that failed while
+    /// checking and an object that cannot be decoded are configuration or input, as a corrupt
+    /// object is from every command.
     fn class(&self) -> Class {
         match self {
             VerifyError::Git(e) => e.class(),
             VerifyError::Shallow(e) => e.class(),
             VerifyError::Unborn(_) | VerifyError::NotesNotFetched { .. } => Class::GitPrecondition,
-            VerifyError::Spec(_) | VerifyError::Trust(_) | VerifyError::CorruptObject(_) => Class::Config,
+            VerifyError::Spec(e) => match e.class() {
+                Class::Usage => Class::Config,
+                class => class,
+            },
+            VerifyError::Trust(_) | VerifyError::CorruptObject(_) => Class::Config,
             VerifyError::SymmetricRange(_) => Class::Usage,
         }
     }

@@ -2687,6 +2687,86 @@ fn a_corrupt_spec_md_at_the_task_commit_ends_the_run_as_a_repository_to_repair_n
     ends_as_a_repository_to_repair(code, &report, &id);
 }
 
+/// Cuts the loose object `id` to its first ten bytes, as a write stopped half-way leaves it.
+fn truncate_loose_object(c: &Case, id: &str) {
+    let loose = c.p.root.join(".git/objects").join(&id[..2]).join(&id[2..]);
+    let bytes = std::fs::read(&loose).unwrap();
+    corrupt_loose_object(c, id);
+    std::fs::write(&loose, &bytes[..10]).unwrap();
+}
+
+/// The report of one in-process `attest verify --json` run that ends before any row (no second
+/// run through the tools: nothing is signed-checked).
+fn verify_damaged(c: &Case, extra: &[&str]) -> (i32, Value) {
+    let allowed = c.allowed.to_str().unwrap().to_owned();
+    let mut args = vec!["attest", "verify", "--json", "--allowed-signers", &allowed];
+    args.extend_from_slice(extra);
+    let run = c.p.speccoder(&args);
+    let report = serde_json::from_str(run.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{run}"));
+    (run.code().unwrap_or(-1), report)
+}
+
+/// A run that ended with exit 14, its report's error naming the missing object `id`.
+fn ends_as_a_repository_to_fetch(code: i32, report: &Value, id: &str) {
+    assert_eq!((code, report["exit_code"].as_i64()), (14, Some(14)), "{report:#}");
+    let error = report["error"].as_str().unwrap_or_else(|| panic!("no error: {report:#}"));
+    assert!(error.contains(id) && error.contains("missing"), "{error}");
+}
+
+#[test]
+fn a_damaged_commit_in_the_middle_of_the_history_ends_the_run_as_a_repository_to_repair_naming_it() {
+    for damage in [corrupt_loose_object, truncate_loose_object] {
+        let c = setup();
+        let id = c.p.rev("HEAD~1");
+        damage(&c, &id);
+        let (code, report) = verify_damaged(&c, &["--branch", "--all"]);
+        ends_as_a_repository_to_repair(code, &report, &id);
+    }
+}
+
+#[test]
+fn a_damaged_head_commit_is_a_repository_to_repair_naming_it_not_an_unknown_revision() {
+    let c = setup();
+    let id = c.p.rev("HEAD");
+    corrupt_loose_object(&c, &id);
+    let (code, report) = verify_damaged(&c, &["--branch", "--all"]);
+    ends_as_a_repository_to_repair(code, &report, &id);
+}
+
+#[test]
+fn a_head_or_base_commit_the_repository_lacks_is_named_as_missing_not_as_an_unknown_revision() {
+    for (named, extra) in [("HEAD", ["--branch", "--all"]), ("base", ["--branch", "--base=base"])] {
+        let c = setup();
+        c.p.git(&["tag", "base", "HEAD~1"]);
+        let id = c.p.rev(named);
+        std::fs::remove_file(c.p.root.join(".git/objects").join(&id[..2]).join(&id[2..])).unwrap();
+        let (code, report) = verify_damaged(&c, &extra);
+        ends_as_a_repository_to_fetch(code, &report, &id);
+    }
+}
+
+#[test]
+fn a_unit_or_specs_tree_the_head_lacks_ends_the_run_as_a_repository_to_fetch() {
+    for path in ["specs/001-bookmark-tags", "specs"] {
+        let c = setup();
+        let id = c.p.rev(&format!("HEAD:{path}"));
+        std::fs::remove_file(c.p.root.join(".git/objects").join(&id[..2]).join(&id[2..])).unwrap();
+        let (code, report) = verify_damaged(&c, &["--branch", "--all"]);
+        assert_eq!((code, report["exit_code"].as_i64()), (14, Some(14)), "{path}: {report:#}");
+        assert!(report.to_string().contains(&id), "{path}: {report:#}");
+    }
+}
+
+#[test]
+fn a_truncated_notes_commit_is_a_repository_to_repair_naming_it_not_a_notes_ref_to_repoint() {
+    let c = setup();
+    let id = c.p.rev("refs/notes/speccoder");
+    truncate_loose_object(&c, &id);
+    let (code, report) = verify_damaged(&c, &["--branch", "--all"]);
+    ends_as_a_repository_to_repair(code, &report, &id);
+    assert!(!report["error"].as_str().unwrap().contains("must point directly"), "{report:#}");
+}
+
 /// A task commit amended without `attest carry`, the old commit then pruned by git: its note
 /// stays, naming a commit no longer in the repository.
 #[test]
