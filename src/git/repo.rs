@@ -522,13 +522,13 @@ impl Repo {
     }
 }
 
-/// The name git uses for an object kind.
 /// The reference name or id a revision starts with: `spec` before any `:`, `^`, `~` or `@{`.
 fn leading_name(spec: &str) -> &str {
     let end = spec.find([':', '^', '~']).into_iter().chain(spec.find("@{")).min().unwrap_or(spec.len());
     spec.get(..end).unwrap_or(spec)
 }
 
+/// The name git uses for an object kind.
 pub(crate) fn kind_name(kind: gix::object::Kind) -> &'static str {
     match kind {
         gix::object::Kind::Blob => "blob",

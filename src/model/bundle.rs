@@ -213,10 +213,10 @@ pub trait SignatureCheck {
 ///
 /// Both must hold the same statements (an envelope is the same line when its payload bytes are),
 /// and two copies of a line are joined only when they are the same envelope apart from
-/// `signatures`: every other field (`payloadType` among them), known or not, byte for byte. Each line keeps our
-/// signatures, in our order, and gains each of theirs that `check` finds well formed and
-/// verifying over the line, by a key none of the line's signatures is by (a signature present
-/// in both is kept once), while the line stays within [`MAX_SIGNATURES`]. So a line signed later
+/// `signatures`: every other field (`payloadType` among them), known or not, byte for byte.
+/// Each line keeps our signatures, in our order, and gains each of theirs that `check` finds
+/// well formed and verifying over the line, by a key none of the line's signatures is by (a
+/// signature present in both is kept once), while the line stays within [`MAX_SIGNATURES`]. So a line signed later
 /// in one clone replaces its unsigned copy in the other, and nothing their copy adds can make a
 /// line of ours read or verify differently. The result keeps our order of lines; a line that
 /// gains nothing keeps its bytes, and identical copies come back unchanged.
