@@ -1265,8 +1265,11 @@ fn a_line_signed_later_in_one_clone_merges_over_its_unsigned_copy_in_the_other()
     team.fsck(&[&ada, &bob]);
 }
 
-#[test]
-fn different_statements_on_one_commit_are_a_conflict_naming_them_and_nothing_changes() {
+/// Ada attests T001 and pushes; Bob fetches it and rewrites his copy of its note with `edit`
+/// (the note's text in, the new text out); Ada attests T003 and pushes. Bob's next fetch is a
+/// conflict (14) naming T001's commit, and changes nothing: its run, and T001's first line as
+/// Ada wrote it.
+fn fetch_over_an_edited_copy(edit: impl Fn(&str) -> String) -> (Run, Value) {
     let team = Team::new();
     let ada = team.writer("ada", &team.ada);
     let bob = team.writer("bob", &team.bob);
@@ -1274,50 +1277,41 @@ fn different_statements_on_one_commit_are_a_conflict_naming_them_and_nothing_cha
     let t001 = ada.attest("T001", &[]);
     ada.speccoder(&["attest", "push"]).success();
     bob.speccoder(&["attest", "fetch"]).success();
-    // Bob's copy loses its first line; Ada's stays whole and gains another note.
-    let note = bob.note(&t001).unwrap();
-    let text = String::from_utf8(note).unwrap();
-    let dropped = text.lines().next().unwrap().to_owned();
-    let shorter: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
-    bob.replace_note(&t001, &shorter);
+    let text = String::from_utf8(bob.note(&t001).unwrap()).unwrap();
+    bob.replace_note(&t001, &edit(&text));
     ada.attest("T003", &[]);
     ada.speccoder(&["attest", "push"]).success();
 
     let before = bob.rev(NOTES_REF);
     let out = bob.speccoder(&["attest", "fetch"]).failure(14);
     assert!(out.stderr.contains(&t001), "names the commit: {out}");
-    let line: Value = serde_json::from_str(&dropped).unwrap();
-    let payload = base64_decode(line["payload"].as_str().unwrap());
-    assert!(out.stderr.contains(&common::sha256(&payload)), "names the statement: {out}");
-    assert!(out.stderr.contains("test-result"), "{out}");
     assert_eq!(bob.rev(NOTES_REF), before, "nothing changed");
     team.fsck(&[&ada, &bob]);
+    (out, serde_json::from_str(text.lines().next().unwrap()).unwrap())
+}
+
+#[test]
+fn different_statements_on_one_commit_are_a_conflict_naming_them_and_nothing_changes() {
+    // Bob's copy loses its first line; Ada's stays whole and gains another note.
+    let (out, dropped) =
+        fetch_over_an_edited_copy(|text| text.lines().skip(1).map(|l| format!("{l}\n")).collect());
+    let payload = base64_decode(dropped["payload"].as_str().unwrap());
+    assert!(out.stderr.contains(&common::sha256(&payload)), "names the statement: {out}");
+    assert!(out.stderr.contains("test-result"), "{out}");
 }
 
 #[test]
 fn a_copy_whose_payload_type_alone_differs_is_a_conflict_naming_that_field_and_nothing_changes() {
-    let team = Team::new();
-    let ada = team.writer("ada", &team.ada);
-    let bob = team.writer("bob", &team.bob);
-    ada.git(&["checkout", "-q", "-b", "feature-a"]);
-    let t001 = ada.attest("T001", &[]);
-    ada.speccoder(&["attest", "push"]).success();
-    bob.speccoder(&["attest", "fetch"]).success();
     // Bob's copy of the first line carries another payloadType; its statement is the same.
-    let text = String::from_utf8(bob.note(&t001).unwrap()).unwrap();
-    let mut first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-    first["payloadType"] = Value::from("application/vnd.in-toto+json; x");
-    let retyped: String = std::iter::once(first.to_string())
-        .chain(text.lines().skip(1).map(str::to_owned))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    bob.replace_note(&t001, &retyped);
-    ada.attest("T003", &[]);
-    ada.speccoder(&["attest", "push"]).success();
-
-    let before = bob.rev(NOTES_REF);
-    let out = bob.speccoder(&["attest", "fetch"]).failure(14);
-    assert!(out.stderr.contains(&t001), "names the commit: {out}");
+    let retype = |text: &str| {
+        let mut first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        first["payloadType"] = Value::from("application/vnd.in-toto+json; x");
+        std::iter::once(first.to_string())
+            .chain(text.lines().skip(1).map(str::to_owned))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let (out, first) = fetch_over_an_edited_copy(retype);
     let payload = base64_decode(first["payload"].as_str().unwrap());
     assert!(
         out.stderr
@@ -1325,8 +1319,6 @@ fn a_copy_whose_payload_type_alone_differs_is_a_conflict_naming_that_field_and_n
         "{out}"
     );
     assert!(!out.stderr.contains("only here") && !out.stderr.contains("only there"), "{out}");
-    assert_eq!(bob.rev(NOTES_REF), before, "nothing changed");
-    team.fsck(&[&ada, &bob]);
 }
 
 /// `attest approve REV` and `attest sign REV`, each signed with Bob's key; the approval trusts
