@@ -442,9 +442,10 @@ fn parse_key(text: &str) -> Result<(PublicKey, Option<Vec<u8>>), LineProblem> {
 }
 
 /// `YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, as `ssh-keygen` documents and reads it: with `Z` in
-/// UTC, else in the local time zone (`TZ`, else the system's), in its standard time ([`in_zone`]). A time before 1970, which
-/// `ssh-keygen` refuses, is no time; so is a date the calendar does not have or a 60th second
-/// (`20230229`, which `ssh-keygen` moves on to the 1st of March).
+/// UTC, else in the local time zone (`TZ`, else the system's), in its standard time
+/// ([`in_zone`]). A time before 1970, which `ssh-keygen` refuses, is no time; so is a date the
+/// calendar does not have or a 60th second (`20230229`, which `ssh-keygen` moves on to the 1st of
+/// March).
 pub fn parse_time(value: &str) -> Option<SignerTime> {
     parse_time_in(value, &jiff::tz::TimeZone::system())
 }
