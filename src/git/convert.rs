@@ -9,16 +9,19 @@
 
 use std::borrow::Cow;
 use std::io::Read as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use gix::attrs::StateRef;
-use gix::bstr::ByteSlice;
+use gix::bstr::{BStr, ByteSlice};
 use gix::filter::plumbing::driver::apply::Delay;
 use gix::filter::plumbing::pipeline::convert::to_worktree;
 use gix::worktree::stack::state::attributes::Source;
 
 use super::error::{Conversion, GitError};
-use super::repo::{OBJECT_SIZE_LIMIT, Repo};
+use super::files::{Links, check};
+use super::git_file::GitFile;
+use super::limits::{ATTRIBUTES_FILE_LIMIT, OBJECT_SIZE_LIMIT};
+use super::repo::Repo;
 use super::unicode::{self, Unicode};
 
 /// The attributes gix's pipeline reads, in its order, with `working-tree-encoding` replaced by a
@@ -130,7 +133,7 @@ fn pipeline(
     conversion: Conversion,
 ) -> Result<(gix::filter::plumbing::Pipeline, gix::worktree::Stack, Option<Unicode>), GitError> {
     let failed = failure(path, conversion);
-    super::files::check_attributes(repo, index, path)?;
+    check_attributes(repo, index, path)?;
     let attributes = repo.inner.attributes_only(index, Source::WorktreeThenIdMapping).map_err(failed)?;
     let (pipeline, mut stack) =
         gix::filter::Pipeline::new(&repo.inner, attributes.detach()).map_err(failed)?.into_parts();
@@ -308,4 +311,62 @@ fn read_bounded(
 /// The error of a conversion of `path` that gix refused.
 fn failure(path: &str, conversion: Conversion) -> impl Fn(gix::Error) -> GitError + Copy + '_ {
     move |source| GitError::Convert { path: path.to_owned(), conversion, reason: source.to_string() }
+}
+
+/// Looks at the attributes files gix's filter pipeline reads for `path` (repository-relative,
+/// `/`-separated), before it reads them: the system's and the user's (`core.attributesFile`),
+/// `info/attributes`, and the `.gitattributes` of the work tree's root and of each directory on
+/// the way to `path`, or, where the work tree has none, the one `index` stages. Each must be
+/// absent or a regular file of at most [`ATTRIBUTES_FILE_LIMIT`] bytes; a `.gitattributes` of the
+/// work tree that is a symbolic link is taken as none, as git takes it.
+///
+/// # Errors
+/// [`GitError::UnusableFile`] for the first that is not; [`GitError::Gix`] when gix cannot say
+/// where `core.attributesFile` is.
+fn check_attributes(repo: &Repo, index: &gix::index::State, path: &str) -> Result<(), GitError> {
+    let inner = &repo.inner;
+    let globals = inner.attribute_global_paths().map_err(|source| GitError::Gix {
+        action: "find the attributes files of `core.attributesFile`".to_owned(),
+        source,
+    })?;
+    let info = inner.current_dir().join(inner.common_dir()).join("info").join("attributes");
+    for global in globals.iter().chain([&info]) {
+        check(global, GitFile::Attributes, Links::Follow, ATTRIBUTES_FILE_LIMIT)?;
+    }
+    // gix reads the `.gitattributes` of each directory from the root down to the path's own.
+    let parts: Vec<&str> = path.split('/').collect();
+    for depth in 0..parts.len() {
+        let relative = match depth {
+            0 => ".gitattributes".to_owned(),
+            _ => format!("{}/.gitattributes", parts[..depth].join("/")),
+        };
+        check_in_tree(repo, index, &relative)?;
+    }
+    Ok(())
+}
+
+/// Looks at the `.gitattributes` at `relative` gix reads: the work tree's, else the staged one
+/// (gix takes a link or a directory there as none, and reads the staged blob instead).
+fn check_in_tree(repo: &Repo, index: &gix::index::State, relative: &str) -> Result<(), GitError> {
+    if let Some(workdir) = repo.workdir() {
+        let on_disk = workdir.join(relative);
+        check(&on_disk, GitFile::Attributes, Links::Absent, ATTRIBUTES_FILE_LIMIT)?;
+        if std::fs::symlink_metadata(&on_disk).is_ok_and(|meta| meta.is_file()) {
+            return Ok(());
+        }
+    }
+    let staged: &BStr = relative.as_bytes().as_bstr();
+    let Some(entry) = index.entry_by_path(staged) else { return Ok(()) };
+    let size = repo.object_size(entry.id)?;
+    if size > ATTRIBUTES_FILE_LIMIT {
+        return Err(GitError::UnusableFile {
+            path: PathBuf::from(relative),
+            file: GitFile::Attributes,
+            reason: format!(
+                "the staged blob {} holds {size} bytes, more than the {ATTRIBUTES_FILE_LIMIT} speccoder reads",
+                entry.id
+            ),
+        });
+    }
+    Ok(())
 }

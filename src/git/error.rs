@@ -505,7 +505,7 @@ pub enum GitError {
         /// The file.
         path: PathBuf,
         /// What it is to git.
-        file: super::files::GitFile,
+        file: super::git_file::GitFile,
         /// Why it was not read.
         reason: String,
     },

@@ -12,100 +12,15 @@
 
 use std::path::{Path, PathBuf};
 
-use gix::bstr::{BStr, ByteSlice};
+use gix::bstr::ByteSlice;
 
 use super::error::GitError;
-use super::repo::{OBJECT_SIZE_LIMIT, Repo};
-
-/// The largest configuration or attributes file read: the bound of `speccoder.toml`
-/// ([`crate::model::policy::CONFIG_MAX_BYTES`], 1 MiB), far above any real one.
-pub const SETTINGS_FILE_LIMIT: u64 = crate::model::policy::CONFIG_MAX_BYTES as u64;
-
-/// The largest attributes file read: one byte under git's `ATTR_MAX_FILE_SIZE` (100 MiB), from
-/// which git ignores one (a real one, generated lists of a large project's files included,
-/// holds a few MiB at most).
-pub const ATTRIBUTES_FILE_LIMIT: u64 = (100 << 20) - 1;
-
-/// The largest index or `packed-refs` file read: [`OBJECT_SIZE_LIMIT`], as for an object.
-const REPOSITORY_FILE_LIMIT: u64 = OBJECT_SIZE_LIMIT as u64;
-
-/// What a file is to git, for the refusal's words and its exit code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GitFile {
-    /// A configuration file of the user or the system (`GIT_CONFIG_GLOBAL`, `~/.gitconfig`,
-    /// `$XDG_CONFIG_HOME/git/config`, the system's).
-    UserConfig,
-    /// The repository's own configuration (`config`, `config.worktree`).
-    RepositoryConfig,
-    /// The `commondir` file of a linked work tree.
-    CommonDir,
-    /// The repository's `packed-refs`.
-    PackedRefs,
-    /// The index.
-    Index,
-    /// A `HEAD` file where the search for the repository looks for one (`.git/HEAD`, a bare
-    /// repository's, the one a `.git` file points at).
-    Head,
-    /// A `.git` file, which names the git directory of a linked work tree or a submodule.
-    GitLink,
-    /// An attributes file (`.gitattributes`, `info/attributes`, `core.attributesFile`, the
-    /// system's).
-    Attributes,
-}
-
-impl GitFile {
-    /// What the file is, in a few words.
-    #[must_use]
-    pub fn what(self) -> &'static str {
-        match self {
-            GitFile::UserConfig => "the git configuration file",
-            GitFile::RepositoryConfig => "the repository's git configuration",
-            GitFile::CommonDir => "the work tree's `commondir` file",
-            GitFile::PackedRefs => "the repository's packed references",
-            GitFile::Index => "the index",
-            GitFile::Head => "a HEAD file on the way to the repository",
-            GitFile::GitLink => "a `.git` file (`gitdir: <path>`)",
-            GitFile::Attributes => "the git attributes file",
-        }
-    }
-
-    /// What to do about it.
-    #[must_use]
-    pub fn remedy(self) -> &'static str {
-        match self {
-            GitFile::UserConfig => {
-                "put a regular file there or remove it (or point GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM at one, or set GIT_CONFIG_NOSYSTEM=1)"
-            }
-            GitFile::RepositoryConfig | GitFile::CommonDir | GitFile::PackedRefs => {
-                "put the regular file git wrote back in its place"
-            }
-            GitFile::Index => "remove it and run `git reset` to rebuild it from HEAD",
-            GitFile::Head | GitFile::GitLink => {
-                "put the regular file git wrote back in its place, or remove it where no repository is meant to be"
-            }
-            GitFile::Attributes => "put a regular file there or remove it",
-        }
-    }
-
-    /// The exit class of its refusal: the repository's own files are its state, the user's and
-    /// the attributes files configuration.
-    #[must_use]
-    pub fn class(self) -> crate::exit::Class {
-        match self {
-            GitFile::RepositoryConfig
-            | GitFile::CommonDir
-            | GitFile::PackedRefs
-            | GitFile::Index
-            | GitFile::Head
-            | GitFile::GitLink => crate::exit::Class::GitPrecondition,
-            GitFile::UserConfig | GitFile::Attributes => crate::exit::Class::Config,
-        }
-    }
-}
+use super::git_file::GitFile;
+use super::limits::{REPOSITORY_FILE_LIMIT, SETTINGS_FILE_LIMIT};
 
 /// How a symbolic link at the path is taken.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Links {
+pub(super) enum Links {
     /// Followed to what it names (git follows it for its configuration, index, `packed-refs`
     /// and the attributes files outside the work tree).
     Follow,
@@ -118,7 +33,7 @@ enum Links {
 ///
 /// # Errors
 /// [`GitError::UnusableFile`] naming the file, what it is and why it was not read.
-fn check(path: &Path, file: GitFile, links: Links, max: u64) -> Result<(), GitError> {
+pub(super) fn check(path: &Path, file: GitFile, links: Links, max: u64) -> Result<(), GitError> {
     let looked = match links {
         Links::Follow => std::fs::metadata(path),
         Links::Absent => std::fs::symlink_metadata(path),
@@ -323,64 +238,6 @@ pub(super) fn discovery() -> gix::discover::upwards::Options<'static> {
     gix::discover::upwards::Options { match_ceiling_dir_or_error: false, ..Default::default() }
 }
 
-/// Looks at the attributes files gix's filter pipeline reads for `path` (repository-relative,
-/// `/`-separated), before it reads them: the system's and the user's (`core.attributesFile`),
-/// `info/attributes`, and the `.gitattributes` of the work tree's root and of each directory on
-/// the way to `path`, or, where the work tree has none, the one `index` stages. Each must be
-/// absent or a regular file of at most [`ATTRIBUTES_FILE_LIMIT`] bytes; a `.gitattributes` of the
-/// work tree that is a symbolic link is taken as none, as git takes it.
-///
-/// # Errors
-/// [`GitError::UnusableFile`] for the first that is not; [`GitError::Gix`] when gix cannot say
-/// where `core.attributesFile` is.
-pub(super) fn check_attributes(repo: &Repo, index: &gix::index::State, path: &str) -> Result<(), GitError> {
-    let inner = &repo.inner;
-    let globals = inner.attribute_global_paths().map_err(|source| GitError::Gix {
-        action: "find the attributes files of `core.attributesFile`".to_owned(),
-        source,
-    })?;
-    let info = inner.current_dir().join(inner.common_dir()).join("info").join("attributes");
-    for global in globals.iter().chain([&info]) {
-        check(global, GitFile::Attributes, Links::Follow, ATTRIBUTES_FILE_LIMIT)?;
-    }
-    // gix reads the `.gitattributes` of each directory from the root down to the path's own.
-    let parts: Vec<&str> = path.split('/').collect();
-    for depth in 0..parts.len() {
-        let relative = match depth {
-            0 => ".gitattributes".to_owned(),
-            _ => format!("{}/.gitattributes", parts[..depth].join("/")),
-        };
-        check_in_tree(repo, index, &relative)?;
-    }
-    Ok(())
-}
-
-/// Looks at the `.gitattributes` at `relative` gix reads: the work tree's, else the staged one
-/// (gix takes a link or a directory there as none, and reads the staged blob instead).
-fn check_in_tree(repo: &Repo, index: &gix::index::State, relative: &str) -> Result<(), GitError> {
-    if let Some(workdir) = repo.workdir() {
-        let on_disk = workdir.join(relative);
-        check(&on_disk, GitFile::Attributes, Links::Absent, ATTRIBUTES_FILE_LIMIT)?;
-        if std::fs::symlink_metadata(&on_disk).is_ok_and(|meta| meta.is_file()) {
-            return Ok(());
-        }
-    }
-    let staged: &BStr = relative.as_bytes().as_bstr();
-    let Some(entry) = index.entry_by_path(staged) else { return Ok(()) };
-    let size = repo.object_size(entry.id)?;
-    if size > ATTRIBUTES_FILE_LIMIT {
-        return Err(GitError::UnusableFile {
-            path: PathBuf::from(relative),
-            file: GitFile::Attributes,
-            reason: format!(
-                "the staged blob {} holds {size} bytes, more than the {ATTRIBUTES_FILE_LIMIT} speccoder reads",
-                entry.id
-            ),
-        });
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -447,7 +304,7 @@ mod tests {
         fixture.git(&["config", "--unset", "core.attributesFile"]);
 
         let top = fixture.path().join(".gitattributes");
-        std::fs::File::create(&top).unwrap().set_len(super::ATTRIBUTES_FILE_LIMIT + 1).unwrap();
+        std::fs::File::create(&top).unwrap().set_len(crate::git::ATTRIBUTES_FILE_LIMIT + 1).unwrap();
         let (path, reason) = refused(to_git(&fixture));
         assert!(path.ends_with("/.gitattributes") && reason.contains("104857600 bytes"), "{path}: {reason}");
     }
@@ -456,7 +313,8 @@ mod tests {
     #[test]
     fn a_long_staged_attributes_file_the_work_tree_lacks_is_refused_and_a_linked_one_is_none() {
         let fixture = fixture();
-        let mut long = b"*.md text\n".repeat(usize::try_from(super::ATTRIBUTES_FILE_LIMIT / 10).unwrap());
+        let mut long =
+            b"*.md text\n".repeat(usize::try_from(crate::git::ATTRIBUTES_FILE_LIMIT / 10).unwrap());
         long.extend_from_slice(b"*.md text\n");
         fixture.commit_file("specs/.gitattributes", &long, "attributes");
         std::fs::remove_file(fixture.path().join("specs/.gitattributes")).unwrap();

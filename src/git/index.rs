@@ -4,7 +4,6 @@
 use std::collections::HashSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
@@ -13,13 +12,10 @@ use gix::objs::tree::{EntryKind, EntryMode};
 
 use super::convert;
 use super::error::{GitError, GixResultExt};
+use super::lock_wait::{Backoff, LOCK_WAIT};
 use super::path;
 use super::repo::Repo;
 use super::worktree::{self, AsRead, Written};
-
-/// How long to wait for another process's lock before giving up: the index's `index.lock`, and a
-/// reference's lock file that nobody changes meanwhile ([`super::refs`]).
-pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// The index of a work tree, locked (`index.lock` exists and is ours) from the moment it was read
 /// until [`LockedIndex::stage_and_commit`] puts the new index in place or the value is dropped
@@ -95,7 +91,7 @@ impl Repo {
     }
 
     /// `index.lock`, taken as git takes it, tried again after each of gix's lock waits
-    /// ([`super::refs::Backoff`], as for a reference) for [`LOCK_WAIT`]. Each try
+    /// ([`Backoff`], as for a reference) for [`LOCK_WAIT`]. Each try
     /// runs with the interrupts held ([`super::HeldSignals`]): one delivered while gix creates the
     /// lock file, before it registers it for removal, would leave it behind. Between tries an
     /// interrupt ends the command at once.
@@ -104,7 +100,7 @@ impl Repo {
     /// [`GitError::IndexLocked`] when the lock stays taken, or the lock cannot be made.
     fn take_index_lock(&self, index_path: &Path) -> Result<gix::lock::File, GitError> {
         let started = std::time::Instant::now();
-        let mut backoff = super::refs::Backoff::new();
+        let mut backoff = Backoff::new();
         loop {
             let tried = {
                 let _held = super::HeldSignals::hold();

@@ -17,7 +17,8 @@ use std::collections::HashSet;
 use gix::ObjectId;
 
 use super::error::{GitError, GixResultExt};
-use super::refs::{Backoff, CAS_TRIES, CasUpdate, StuckLock, cas_edit};
+use super::lock_wait::{Backoff, StuckLock};
+use super::refs::{CAS_TRIES, CasUpdate, cas_edit};
 use super::repo::Repo;
 use super::tree::TreeItem;
 
@@ -271,7 +272,7 @@ impl Repo {
     /// [`GitError::RefMoved`] when the branch moved meanwhile (nothing was published), a notes
     /// reference that cannot take a note ([`Repo::check_notes_ref`]), [`GitError::RefLocked`]
     /// when a lock of the notes reference, the branch, `HEAD` or the packed references stayed in
-    /// place (unchanged for [`super::index::LOCK_WAIT`], it is not waited for longer),
+    /// place (unchanged for [`super::lock_wait::LOCK_WAIT`], it is not waited for longer),
     /// [`GitError::Contention`], or a failed read or write.
     pub fn advance_branch_with_note(
         &self,

@@ -8,10 +8,9 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::{FullName, Target};
 
 use std::path::PathBuf;
-use std::time::{Instant, SystemTime};
 
 use super::error::{GitError, GixResultExt};
-use super::index::LOCK_WAIT;
+use super::lock_wait::{Backoff, StuckLock};
 use super::repo::Repo;
 
 /// How often [`Repo::update_ref_retrying`] reads the reference again and retries after another
@@ -133,7 +132,7 @@ impl Repo {
     /// and `attempt` runs again, up to [`CAS_TRIES`] times with growing, jittered waits, so
     /// concurrent writers never overwrite one another: each builds on what the last one wrote.
     ///
-    /// A lock file that stays in place, unchanged, for [`LOCK_WAIT`] is one a stopped command
+    /// A lock file that stays in place, unchanged, for [`LOCK_WAIT`](super::lock_wait::LOCK_WAIT) is one a stopped command
     /// left ([`StuckLock`]): the update gives up then, naming it, instead of trying [`CAS_TRIES`]
     /// times.
     ///
@@ -312,49 +311,5 @@ pub(crate) fn previous(expected: Option<ObjectId>) -> PreviousValue {
     match expected {
         Some(id) => PreviousValue::MustExistAndMatch(Target::Object(id)),
         None => PreviousValue::MustNotExist,
-    }
-}
-
-/// One lock file seen in the way of an update, to tell a lock that other writers keep taking
-/// and releasing (each time a new file) from one that nobody changes: a command stopped while it
-/// held it left it behind, and waiting longer cannot help. A lock counts as the same while its
-/// path and modification time stay the same.
-#[derive(Debug, Default)]
-pub(crate) struct StuckLock {
-    seen: Option<(PathBuf, Option<SystemTime>, Instant)>,
-}
-
-impl StuckLock {
-    /// Whether the lock `err` names ([`GitError::RefLocked`]) has been the same file for
-    /// [`LOCK_WAIT`], as long as the index lock of another command is waited for.
-    pub(crate) fn left_behind(&mut self, err: &GitError) -> bool {
-        let GitError::RefLocked { lock, .. } = err else { return false };
-        let modified = std::fs::metadata(lock).and_then(|m| m.modified()).ok();
-        match &self.seen {
-            Some((path, at, since)) if path == lock && *at == modified => since.elapsed() >= LOCK_WAIT,
-            _ => {
-                self.seen = Some((lock.clone(), modified, Instant::now()));
-                false
-            }
-        }
-    }
-}
-
-/// The waits between attempts to move a reference: gix's quadratic backoff with jitter, the one
-/// its lock files wait with (longer after each attempt, and spread so that writers racing for one
-/// reference fall out of step).
-pub(super) struct Backoff(gix::lock::backoff::Quadratic<fn(usize) -> usize>);
-
-impl Backoff {
-    /// Waits from the first, shortest step on.
-    pub(super) fn new() -> Self {
-        Backoff(gix::lock::backoff::Quadratic::default_with_random())
-    }
-
-    /// Waits the next step before another attempt.
-    pub(super) fn wait(&mut self) {
-        if let Some(step) = self.0.next() {
-            std::thread::sleep(step);
-        }
     }
 }

@@ -9,6 +9,7 @@ pub use gix::state::InProgress;
 use super::cache::{OBJECT_CACHE_BYTES, PACK_CACHE_BYTES, SharedCaches};
 use super::error::{GitError, GixResultExt, io_error};
 use super::files;
+use super::limits::OBJECT_SIZE_LIMIT;
 
 /// An open repository, the one entry point of the git adapter; it stays on its thread (another
 /// thread gets its own from [`Repo::handle`]).
@@ -51,12 +52,6 @@ pub enum Head {
     /// HEAD names a branch that has no commit yet (full reference name).
     Unborn(String),
 }
-
-/// The largest object, inflated, that speccoder reads (gix's `gitoxide.objects.allocLimit`): far
-/// above any commit, tree, note or spec file it reads, and a bound on what a checked branch can
-/// make it hold, since a few MiB of compressed zeros in a pack can stand for gigabytes. It
-/// applies to every repository opened ([`Repo::discover`] opens none with reduced trust).
-pub const OBJECT_SIZE_LIMIT: usize = 256 << 20;
 
 /// How many symbolic references HEAD's branch is followed through, as git follows them
 /// (`SYMREF_MAXDEPTH`); a longer chain is read where it stops, and resolving it fails as in git.
