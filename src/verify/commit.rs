@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 use crate::check::agreement::{Learned, Rules};
 use crate::check::line::{Body, ReadLine, covering_line};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
-use crate::check::signatures::{self, LineSigners, NoteLineSignature, SignerInfo};
+use crate::check::signatures::{self, LineSigners, Maker, NoteLineSignature, SignerInfo};
 use crate::check::trailers::{
     MAX_CLAIM_BYTES, NOT_ONE_CLAIM, claim_problem, is_published_skip_record, task_trailers,
 };
@@ -43,8 +43,13 @@ pub struct CommitReport {
     pub outcome: CommitOutcome,
     /// Everything found, worst first.
     pub findings: Vec<Finding>,
-    /// Who signed, as the caller's trust established it (one entry per distinct key).
+    /// Who signed, as the caller's trust established it (one entry per distinct key): each
+    /// line's trusted signer, and every trusted signer of the line that covers the note (its
+    /// maker and those who approved it).
     pub signers: Vec<SignerInfo>,
+    /// Who made the note's covering line, as its signed content tells it
+    /// ([`signatures::maker_of`]); `None` when that cannot be told.
+    pub maker: Option<SignerInfo>,
     /// Unknown fields and newer revisions, named and not evaluated.
     pub not_evaluated: Vec<String>,
     /// Unsigned lines were accepted because the caller asked for it.
@@ -82,6 +87,7 @@ impl CommitReport {
             outcome: CommitOutcome::Ok,
             findings: Vec::new(),
             signers: Vec::new(),
+            maker: None,
             not_evaluated: Vec::new(),
             accepted_unsigned: false,
             covered_lines: Vec::new(),
@@ -230,9 +236,9 @@ impl<'r> Checker<'r> {
             self.check_published_held_out(commit, &target, &checked.lines, &mut report.findings);
         }
         let at = self.trust.signature_time.at(commit.committer.seconds);
-        // Under a verifier policy, every signer of the covering line counts (approvals).
-        let covering =
-            self.trust.policy.as_ref().and(covering_line(&checked.lines, checked.task_verification));
+        // Every trusted signer of the covering line is reported (approvals), and counts under a
+        // verifier policy.
+        let covering = covering_line(&checked.lines, checked.task_verification);
         let covering_signers =
             self.check_signatures(&checked.lines, at, &checked.commit_sha256, covering, report);
         if self.trust.policy.is_some() {
@@ -447,6 +453,14 @@ impl<'r> Checker<'r> {
                 ),
                 NoteLineSignature::Failed(f) => report.findings.push(f),
             }
+        }
+        for info in &covering_signers.every {
+            if !report.signers.contains(info) {
+                report.signers.push(info.clone());
+            }
+        }
+        if let Maker::Known(maker) = &covering_signers.maker {
+            report.maker = Some(maker.clone());
         }
         covering_signers
     }

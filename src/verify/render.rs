@@ -2,6 +2,7 @@
 //! machine (`--json`) and a pull request (`--markdown`). Each writes the same bytes whether the
 //! rows stream from a run or are replayed from a collected [`Report`].
 
+use crate::check::signatures::SignerInfo;
 use crate::model::shown::{OneLine, one_line};
 use std::fmt::Write as _;
 
@@ -42,6 +43,17 @@ pub(crate) fn text_end(head: &ReportHead, end: &ReportEnd) -> String {
     out
 }
 
+/// A signer as a row's text names it: its principals and key, or its key alone.
+fn signer_text(s: &SignerInfo) -> String {
+    let key = one_line(&s.key);
+    if s.principals.is_empty() {
+        format!("{} key {key}", s.kind)
+    } else {
+        let principals: Vec<_> = s.principals.iter().map(|p| one_line(p)).collect();
+        format!("{} ({} {key})", principals.join(", "), s.kind)
+    }
+}
+
 /// The text of one row: its line, then its findings, signers, recipe, rule and notes indented.
 pub(crate) fn tick_text(t: &TickReport) -> String {
     let mut out = String::new();
@@ -52,13 +64,11 @@ pub(crate) fn tick_text(t: &TickReport) -> String {
         let _ = writeln!(out, "    {}", f.said_at(&lines));
     }
     for s in &t.signers {
-        let key = one_line(&s.key);
-        if s.principals.is_empty() {
-            let _ = writeln!(out, "    signed by {} key {key}", s.kind);
-        } else {
-            let principals: Vec<_> = s.principals.iter().map(|p| one_line(p)).collect();
-            let _ = writeln!(out, "    signed by {} ({} {key})", principals.join(", "), s.kind);
-        }
+        let _ = writeln!(out, "    signed by {}", signer_text(s));
+    }
+    // With approvals, which signer made the tick is said apart: the order above is no one's word.
+    if let Some(maker) = t.maker.as_ref().filter(|_| t.signers.len() > 1) {
+        let _ = writeln!(out, "    made by {}", signer_text(maker));
     }
     if let Some(recipe) = &t.policy {
         let _ = writeln!(out, "    policy: {recipe}");

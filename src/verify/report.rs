@@ -90,8 +90,12 @@ pub struct TickReport {
     pub reason: Option<String>,
     /// What was found, worst first.
     pub findings: Vec<Finding>,
-    /// Who signed.
+    /// Who signed: each line's trusted signer, and every trusted signer of the line that covers
+    /// the note (its maker and those who approved it), each key once.
     pub signers: Vec<SignerInfo>,
+    /// Who made the tick, as the signed content tells it (never the order of the signatures);
+    /// `None` when no one or several could have.
+    pub maker: Option<SignerInfo>,
     /// Fields and revisions not evaluated.
     #[serde(serialize_with = "in_line")]
     pub not_evaluated: Vec<String>,
@@ -156,6 +160,7 @@ impl TickReport {
             reason,
             findings,
             signers: c.signers,
+            maker: c.maker,
             not_evaluated: c.not_evaluated,
             accepted_unsigned: c.accepted_unsigned,
             covered_lines: c.covered_lines,
@@ -198,6 +203,7 @@ impl TickReport {
             reason: Some(reason.to_owned()),
             findings: vec![Finding::new(CommitOutcome::Missing, reason, message)],
             signers: Vec::new(),
+            maker: None,
             not_evaluated: Vec::new(),
             accepted_unsigned: false,
             covered_lines: Vec::new(),

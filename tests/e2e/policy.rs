@@ -1174,6 +1174,11 @@ fn a_reordered_covering_line_never_makes_the_approver_the_one_who_ticked() {
         assert!(row.to_string().contains(PRINCIPAL), "the finding names Ada as the maker: {row:#}");
         let (code, shown, row) = judged(&s, &adas, &t[0]);
         assert_eq!((code, shown.as_str()), (Some(0), "evidenced -"), "{row:#}");
+        let signers: Vec<String> =
+            row["signers"].as_array().unwrap().iter().map(|s| s["principals"].to_string()).collect();
+        assert_eq!(signers.len(), 2, "the approver is reported beside the maker: {row:#}");
+        assert!(signers.iter().any(|p| p.contains(BOB)), "{row:#}");
+        assert!(row["maker"]["principals"].to_string().contains(PRINCIPAL), "Ada made it: {row:#}");
     }
     // Ada's signature taken off the covering line: Bob signed none of the rest, so no trusted
     // signer made the tick, and his signature counts for no approval of it.
@@ -1186,6 +1191,7 @@ fn a_reordered_covering_line_never_makes_the_approver_the_one_who_ticked() {
     let (code, shown, row) = judged(&s, &bobs, &t[0]);
     assert_eq!((code, shown.as_str()), (Some(26), "unverifiable policy_signer"), "{row:#}");
     assert!(row.to_string().contains("none signed the note's other lines too"), "{row:#}");
+    assert!(row["maker"].is_null(), "no one is reported as the maker: {row:#}");
     let approvals = s.policy(
         "approvals.toml",
         "version = 1\n[[rule]]\nname = \"one\"\nunits = [\"*\"]\napprovals = { count = 1 }\n",
