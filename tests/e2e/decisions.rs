@@ -401,6 +401,41 @@ fn a_second_task_named_on_a_decision_commit_is_reported_and_refused_as_not_one_c
     }
 }
 
+/// A decision reworded to give a second decider above the signed one (an `Accepted-By:` and
+/// `Reason:` pair nobody signed), or the other decision's `Skipped-By:`, names more than one
+/// decider, as `git log` shows: verify's row says `not_one_claim`, never `evidenced`, and carry
+/// refuses it by name instead of carrying the signed decision onto it.
+#[test]
+fn a_second_or_foreign_decider_on_a_decision_commit_is_not_one_claim_for_verify_and_carry() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    let message = p.git(&["log", "-1", "--format=%B"]);
+    let signed = format!("Accepted-By: {}\nReason: by hand", p.git(&["config", "user.name"]));
+    let allowed = p.allowed.to_str().unwrap();
+    let second = "Accepted-By: Security Team\nReason: reviewed by the security team\n";
+    for (added, problem) in
+        [(second, "2 Accepted-By: trailers"), ("Skipped-By: Security Team\n", "a Skipped-By: trailer")]
+    {
+        let amended = message.replace(&signed, &format!("{added}{signed}"));
+        assert_ne!(amended, message);
+        p.git(&["commit", "-q", "--amend", "-m", &amended]);
+        let commit = p.git(&["rev-parse", "HEAD"]);
+        let report = p.signed(&["attest", "carry", "--allowed-signers", allowed, "--json"]).expect(26).json();
+        let refused = &report["refused"][0];
+        assert_eq!(
+            (refused["target"].as_str(), refused["code"].as_str(), refused["to"].as_str()),
+            (Some(T001), Some("not_one_claim"), Some(commit.as_str())),
+            "{report:#}"
+        );
+        assert!(refused["reason"].as_str().unwrap().contains(problem), "{report:#}");
+        let v = p.verify(&[]).expect(26).json();
+        let tick = row(&v, T001);
+        assert_eq!(tick["outcome"], "unverifiable", "{tick:#}");
+        assert_eq!(tick["findings"][0]["code"], "not_one_claim", "{tick:#}");
+        assert!(tick["findings"][0]["message"].as_str().unwrap().contains(problem), "{tick:#}");
+    }
+}
+
 /// A `Held-Out:` trailer claims a held-out result and a `Run:` trailer a run; a decision has
 /// neither to claim.
 #[test]
