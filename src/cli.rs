@@ -139,7 +139,8 @@ pub enum Command {
     /// one-line `skipped` decision as its note, and points refs/speccoder/skipped/<unit>/<task> at
     /// it (unit and task escaped: every byte other than A-Z a-z 0-9 - _ becomes %XX). The branch
     /// and the task list do not change. `attest verify --branch` lists the skip as `skipped`, never
-    /// as verified. `--undo` deletes the ref by compare-and-swap. The reason and the name are held
+    /// as verified. `--undo` deletes the ref, and the published speccoder's spelling of it, by
+    /// compare-and-swap, naming each. The reason and the name are held
     /// to the limits `accept` holds them to (2000 and 200 characters).
     ///
     /// Exit codes: 0 written or undone; 2 bad target, unknown unit or task, a bug task, an empty
@@ -261,7 +262,8 @@ pub struct SkipArgs {
     /// Who skips it (default: git's user.name; at most 200 characters). Asserted, not proven.
     #[arg(long, value_name = "NAME", conflicts_with = "undo")]
     pub by: Option<String>,
-    /// Remove the skip of this task instead (deletes its ref by compare-and-swap).
+    /// Remove the skip of this task instead (deletes its ref under every spelling, by
+    /// compare-and-swap).
     #[arg(long)]
     pub undo: bool,
     /// How to sign, and how to report.

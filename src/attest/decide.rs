@@ -4,8 +4,8 @@
 //!   `Reason:`; its note is one signed task-verification line with `decider` and no test evidence.
 //! - skip does not tick: it records `Verdict: skipped`, `Skipped-By:` and `Reason:` on a commit of
 //!   HEAD's tree that no branch holds, referenced by `refs/speccoder/skipped/<unit>/<task>`
-//!   ([`crate::model::refs`]), with the same one-line decision note. `--undo` deletes that ref by
-//!   compare-and-swap.
+//!   ([`crate::model::refs`]), with the same one-line decision note. `--undo` deletes that ref,
+//!   and the published speccoder's spelling of it, by compare-and-swap.
 //!
 //! Like the pipeline, each command reads and checks everything first and writes last; the
 //! decider's name is what they said (or git's `user.name`), asserted and never proven.
@@ -127,7 +127,14 @@ pub struct UndoReport {
     /// `<unit>/<task>`.
     #[serde(serialize_with = "in_line")]
     pub target: String,
-    /// The skip ref that was deleted.
+    /// Each spelling of the skip's ref that was deleted: ours, then the published speccoder's.
+    pub deleted: Vec<DeletedSkip>,
+}
+
+/// One skip ref `skip --undo` deleted.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeletedSkip {
+    /// The skip ref.
     #[serde(serialize_with = "in_line")]
     pub reference: String,
     /// The skip commit it pointed at.
@@ -136,8 +143,11 @@ pub struct UndoReport {
 
 impl std::fmt::Display for UndoReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let short = self.removed.get(..12).unwrap_or(&self.removed);
-        writeln!(f, "skip --undo {}: deleted {} (was {short})", self.target, self.reference)
+        for DeletedSkip { reference, removed } in &self.deleted {
+            let short = removed.get(..12).unwrap_or(removed);
+            writeln!(f, "skip --undo {}: deleted {reference} (was {short})", self.target)?;
+        }
+        Ok(())
     }
 }
 
@@ -403,7 +413,9 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     ))
 }
 
-/// Deletes the skip of `target` by compare-and-swap.
+/// Deletes the skip of `target` under every spelling that names it (ours, and the published
+/// speccoder's: an OpenSpec `1.2` unescaped), by compare-and-swap in one transaction: a skip stays
+/// in force while either spelling names it.
 ///
 /// # Errors
 /// A bad target or unit name, [`DecideError::NoSkip`], or a skip ref that moved meanwhile.
@@ -411,27 +423,24 @@ pub fn undo_skip(repo: &Repo, target: &str) -> Result<UndoReport, DecideError> {
     let (unit, task_id) = split_target(target)?;
     spec::check_unit_name(unit)?;
     let ours = refs::checked_skipped_ref(unit, task_id)?;
-    // Else the skip as the published speccoder names it (an OpenSpec `1.2` unescaped).
     let published = refs::published_skipped_ref(unit, task_id, |id| {
         [spec::Format::SpecKit, spec::Format::OpenSpec].into_iter().any(|format| spec::is_task_id(format, id))
     });
-    let mut found = None;
+    let mut found = Vec::new();
     for name in std::iter::once(&ours).chain(&published) {
         if let Some(commit) = repo.ref_target(name)? {
-            found = Some((name.clone(), commit));
-            break;
+            found.push((name.clone(), commit));
         }
     }
-    let Some((reference, commit)) = found else {
+    if found.is_empty() {
         return Err(DecideError::NoSkip { target: target.to_owned(), reference: ours });
-    };
-    repo.delete_ref_cas(&reference, commit)?;
-    Ok(UndoReport {
-        command: "skip --undo",
-        target: target.to_owned(),
-        reference,
-        removed: commit.to_string(),
-    })
+    }
+    repo.delete_refs_cas(&found)?;
+    let deleted = found
+        .into_iter()
+        .map(|(reference, commit)| DeletedSkip { reference, removed: commit.to_string() })
+        .collect();
+    Ok(UndoReport { command: "skip --undo", target: target.to_owned(), deleted })
 }
 
 /// `<unit>/<task>` of a listed task; a bug task is refused.

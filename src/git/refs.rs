@@ -227,6 +227,28 @@ impl Repo {
         self.apply_ref_edit(edit, name, Some(expected))
     }
 
+    /// Delete every reference of `refs` (and its reflog) only if each points at its expected
+    /// commit, in one transaction: all of them go, or none. A failure names the first that moved
+    /// (else the first), as [`Repo::delete_ref_cas`] names its one.
+    pub fn delete_refs_cas(&self, refs: &[(String, ObjectId)]) -> Result<(), GitError> {
+        let Some(first) = refs.first() else { return Ok(()) };
+        let mut edits = Vec::new();
+        for (name, expected) in refs {
+            let change = Change::Delete {
+                expected: PreviousValue::MustExistAndMatch(Target::Object(*expected)),
+                log: RefLog::AndReference,
+            };
+            edits.push(RefEdit::new(full_name(name)?, change));
+        }
+        self.edit_refs(edits).map_err(|source| {
+            let moved = refs
+                .iter()
+                .find(|(name, expected)| self.ref_target(name).is_ok_and(|found| found != Some(*expected)));
+            let (name, expected) = moved.unwrap_or(first);
+            self.ref_edit_error(source, name, Some(*expected))
+        })
+    }
+
     /// Apply one edit; a lost race becomes [`GitError::RefMoved`], a held lock [`GitError::RefLocked`].
     pub(crate) fn apply_ref_edit(
         &self,

@@ -202,17 +202,28 @@ fn a_skip_ref_the_published_tool_names_by_its_task_id_unescaped_is_one_skip_of_t
     p.git(&["update-ref", &escaped, &skip]);
     assert_eq!(verify(0)["outcome"], "skipped");
 
-    // Our own skip and undo know the published spelling: undo takes ours first, then that one;
-    // a skip while the published one stands is a skip already.
-    p.run(&["skip", &target, "--undo"]).expect(0);
-    assert_eq!(verify(0)["outcome"], "skipped");
+    // Our own skip and undo know the published spelling: undo deletes both, naming each, since
+    // the skip stays in force while either names it.
+    let undone = p.run(&["skip", &target, "--undo"]).expect(0);
+    for reference in [&escaped, &published] {
+        assert!(undone.stdout.contains(&format!("deleted {reference} (was")), "{}", undone.stdout);
+    }
+    assert!(p.git(&["for-each-ref", "refs/speccoder/skipped/"]).is_empty(), "both spellings undone");
+    let v = p.run(&["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", allowed]);
+    let v = v.expect(15).json();
+    assert_eq!(v["ticks"], serde_json::json!([]), "nothing left to check: {v:#}");
+
+    // A skip while the published spelling stands is a skip already; undo takes it alone too.
+    p.git(&["update-ref", &published, &skip]);
     let again = p.signed(&["skip", &target, "--reason", "not needed at all"]).expect(14);
     assert!(
         again.stderr.contains("skipped already") && again.stderr.contains(&published),
         "{}",
         again.stderr
     );
-    p.run(&["skip", &target, "--undo"]).expect(0);
+    let undone = p.run(&["skip", &target, "--undo", "--json"]).expect(0).json();
+    assert_eq!(undone["deleted"].as_array().map(Vec::len), Some(1), "{undone:#}");
+    assert_eq!(undone["deleted"][0]["reference"], published.as_str());
     assert!(p.git(&["for-each-ref", "refs/speccoder/skipped/"]).is_empty(), "both spellings undone");
 
     // At two commits: two skips of one task, one row, refused as a conflict naming both refs.
@@ -244,7 +255,7 @@ fn undo_deletes_the_skip_and_the_report_no_longer_lists_it() {
     p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
     p.signed(&["skip", T006, "--reason", "later"]).expect(0);
     let out = p.run(&["skip", T006, "--undo", "--json"]).expect(0).json();
-    assert_eq!(out["reference"], "refs/speccoder/skipped/001-bookmark-tags/T006");
+    assert_eq!(out["deleted"][0]["reference"], "refs/speccoder/skipped/001-bookmark-tags/T006");
     assert!(
         !p.git_output(&["rev-parse", "--verify", "-q", "refs/speccoder/skipped/001-bookmark-tags/T006"])
             .status
