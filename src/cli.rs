@@ -149,7 +149,8 @@ pub enum Command {
     /// `commit.gpgsign` too), a unit or task whose escaped name passes the 250 bytes a reference's
     /// name may hold; 14 the task is ticked at HEAD, a unit in the work tree but not
     /// committed (named, with the `git add` and `git commit` that bring it in), a skip exists
-    /// already, `--undo` without a skip, unborn branch, an index that cannot be read, a lock held by another command (the message
+    /// already, another reference in the way of the skip ref's name (named, with the `git
+    /// update-ref -d` that removes it), `--undo` without a skip, unborn branch, an index that cannot be read, a lock held by another command (the message
     /// names the lock file to remove if no such command is running); 1 internal error. Nothing is
     /// written on any failure.
     Skip(SkipArgs),

@@ -218,6 +218,20 @@ pub enum DecideError {
         /// Where it points.
         commit: String,
     },
+    /// Another reference is in the way of the skip ref's name (one named by a leading part of it,
+    /// or one below it), as `attest fetch` names a `name_taken` conflict.
+    #[error(
+        "{reference} cannot be made to record the skip of {target}: {}; if nothing needs it, remove it with `git update-ref -d {by}` and skip again",
+        Repo::name_taken(by)
+    )]
+    NameTaken {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The skip ref.
+        reference: String,
+        /// The reference in its way.
+        by: String,
+    },
     /// `--undo` without a skip.
     #[error("{target} has no skip to undo: {reference} does not exist")]
     NoSkip {
@@ -242,6 +256,7 @@ impl ExitClass for DecideError {
             DecideError::SkipTicked { .. }
             | DecideError::TickedByAnotherRun { .. }
             | DecideError::AlreadySkipped { .. }
+            | DecideError::NameTaken { .. }
             | DecideError::NoSkip { .. } => Class::GitPrecondition,
         }
     }
@@ -374,6 +389,9 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
                 commit: existing.to_string(),
             });
         }
+    }
+    if let Some(by) = repo.name_taken_by(&reference)? {
+        return Err(DecideError::NameTaken { target: req.target.clone(), reference, by });
     }
 
     let (commit, _msg, lines) = decision_commit(repo, head, tree, &facts, Verdict::Skipped, &decider)?;

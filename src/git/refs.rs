@@ -115,6 +115,13 @@ impl Repo {
         Ok(None)
     }
 
+    /// Why a reference cannot be made while `by` ([`Repo::name_taken_by`]) is in the way of its
+    /// name, as fetch and skip say it.
+    #[must_use]
+    pub fn name_taken(by: &str) -> String {
+        format!("{by} exists here, and git cannot keep a reference and a directory of references of one name")
+    }
+
     /// Point `name` at `new` only if it currently points at `expected` (`None`: it must not exist),
     /// writing a reflog entry with `reflog_message` where git would keep one.
     pub fn update_ref_cas(

@@ -653,3 +653,27 @@ fn a_skip_whose_notes_ref_is_locked_exits_as_repository_state_and_names_the_lock
         p.signed(&["skip", T006, "--reason", "out of scope"]).expect(0);
     }
 }
+
+/// git keeps references as files in directories: a reference named by the unit alone, or one
+/// below the skip ref's own name, keeps the skip ref from being made. skip names the reference in
+/// the way and the command that removes it (exit 14, nothing written), as `attest fetch` names a
+/// `name_taken` conflict, and skips once it is gone.
+#[test]
+fn a_reference_in_the_way_of_the_skip_ref_is_named_with_the_update_ref_that_removes_it() {
+    let unit_ref = format!("refs/speccoder/skipped/{UNIT}");
+    let below = format!("refs/speccoder/skipped/{UNIT}/T007/x");
+    for in_the_way in [unit_ref, below] {
+        let p = Project::new();
+        p.git(&["update-ref", &in_the_way, "HEAD"]);
+        let before = p.snapshot();
+        let out = p.signed(&["skip", "001-bookmark-tags/T007", "--reason", "later"]).expect(14);
+        let says = format!(
+            "{in_the_way} exists here, and git cannot keep a reference and a directory of references of one name"
+        );
+        assert!(out.stderr.contains(&says), "{}", out.stderr);
+        assert!(out.stderr.contains(&format!("`git update-ref -d {in_the_way}`")), "{}", out.stderr);
+        assert_eq!(p.snapshot(), before, "nothing written");
+        p.git(&["update-ref", "-d", &in_the_way]);
+        p.signed(&["skip", "001-bookmark-tags/T007", "--reason", "later"]).expect(0);
+    }
+}
