@@ -677,3 +677,24 @@ fn a_reference_in_the_way_of_the_skip_ref_is_named_with_the_update_ref_that_remo
         p.signed(&["skip", "001-bookmark-tags/T007", "--reason", "later"]).expect(0);
     }
 }
+
+/// An accept unticked in a later commit leaves the branch nothing to check, though its decision
+/// commit is in range: the line on stderr says what is true (no task ticked at the head, so the
+/// task commits in range decide nothing that holds there), never that the range holds no task
+/// commit. A range of commits that names no task still says that.
+#[test]
+fn nothing_to_check_on_a_branch_whose_decision_was_unticked_says_no_task_is_ticked_at_the_head() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    let path = "specs/001-bookmark-tags/tasks.md";
+    let tasks = std::fs::read_to_string(p.root.join(path)).unwrap();
+    p.write(path, &tasks.replace("- [X] T001", "- [ ] T001"));
+    p.commit_all("untick T001");
+    let allowed = p.allowed.to_str().unwrap();
+    let out = p.run(&["attest", "verify", "--branch", "--base", "main", "--allowed-signers", allowed]);
+    let out = out.expect(15);
+    assert!(!out.stderr.contains("task commit in range)"), "{}", out.stderr);
+    assert!(out.stderr.contains("nothing to check (no task is ticked at the head"), "{}", out.stderr);
+    let range = p.run(&["attest", "verify", "HEAD~1..HEAD", "--allowed-signers", allowed]).expect(15);
+    assert!(range.stderr.contains("nothing to check (no task commit in range)"), "{}", range.stderr);
+}
