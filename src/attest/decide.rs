@@ -18,6 +18,7 @@ use crate::attest::pipeline::{AttestError, completed_report, note_of, sign_all};
 use crate::attest::provenance;
 use crate::attest::signing::{self, Moment, SignerError, SignerRequest};
 use crate::attest::statements::{self, BuildError, Context, Line};
+use crate::attest::sync;
 use crate::attest::target::{BadTarget, split_target};
 use crate::attest::tick::{self, Opened, TickError};
 use crate::attest::{LineReport, NoteNotWritten, now_rfc3339};
@@ -129,6 +130,25 @@ pub struct UndoReport {
     pub target: String,
     /// Each spelling of the skip's ref that was deleted: ours, then the published speccoder's.
     pub deleted: Vec<DeletedSkip>,
+    /// Each remote that still holds the skip, as last fetched or pushed: undo deletes it here only.
+    pub on_remotes: Vec<SkipOnRemote>,
+}
+
+/// A skip a remote still holds after `skip --undo` deleted it here.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkipOnRemote {
+    /// The remote.
+    #[serde(serialize_with = "in_line")]
+    pub remote: String,
+    /// The skip ref there.
+    #[serde(serialize_with = "in_line")]
+    pub reference: String,
+    /// Its remote-tracking copy here, which says the remote held it.
+    #[serde(serialize_with = "in_line")]
+    pub tracking: String,
+    /// The command that deletes it there.
+    #[serde(serialize_with = "in_line")]
+    pub delete: String,
 }
 
 /// One skip ref `skip --undo` deleted.
@@ -146,6 +166,13 @@ impl std::fmt::Display for UndoReport {
         for DeletedSkip { reference, removed } in &self.deleted {
             let short = removed.get(..12).unwrap_or(removed);
             writeln!(f, "skip --undo {}: deleted {reference} (was {short})", self.target)?;
+        }
+        for on in &self.on_remotes {
+            writeln!(
+                f,
+                "  {} still holds {} as last fetched or pushed ({}), so a check of it there still lists the skip: delete it there with `{}`",
+                on.remote, on.reference, on.tracking, on.delete
+            )?;
         }
         Ok(())
     }
@@ -444,8 +471,9 @@ pub fn undo_skip(repo: &Repo, target: &str) -> Result<UndoReport, DecideError> {
     let published = refs::published_skipped_ref(unit, task_id, |id| {
         [spec::Format::SpecKit, spec::Format::OpenSpec].into_iter().any(|format| spec::is_task_id(format, id))
     });
+    let spellings: Vec<String> = std::iter::once(ours.clone()).chain(published).collect();
     let mut found = Vec::new();
-    for name in std::iter::once(&ours).chain(&published) {
+    for name in &spellings {
         if let Some(commit) = repo.ref_target(name)? {
             found.push((name.clone(), commit));
         }
@@ -458,7 +486,21 @@ pub fn undo_skip(repo: &Repo, target: &str) -> Result<UndoReport, DecideError> {
         .into_iter()
         .map(|(reference, commit)| DeletedSkip { reference, removed: commit.to_string() })
         .collect();
-    Ok(UndoReport { command: "skip --undo", target: target.to_owned(), deleted })
+    let on_remotes = on_remotes(repo, &spellings)?;
+    Ok(UndoReport { command: "skip --undo", target: target.to_owned(), deleted, on_remotes })
+}
+
+/// Each remote that held a skip ref of `spellings` when last fetched from or pushed to, with the
+/// `git push <remote> --delete <ref>` that deletes it there.
+fn on_remotes(repo: &Repo, spellings: &[String]) -> Result<Vec<SkipOnRemote>, GitError> {
+    let mut out = Vec::new();
+    for reference in spellings {
+        for (remote, tracking) in sync::remotes_holding(repo, reference)? {
+            let delete = format!("git push {remote} --delete {reference}");
+            out.push(SkipOnRemote { remote, reference: reference.clone(), tracking, delete });
+        }
+    }
+    Ok(out)
 }
 
 /// `<unit>/<task>` of a listed task; a bug task is refused.

@@ -256,6 +256,7 @@ fn undo_deletes_the_skip_and_the_report_no_longer_lists_it() {
     p.signed(&["skip", T006, "--reason", "later"]).expect(0);
     let out = p.run(&["skip", T006, "--undo", "--json"]).expect(0).json();
     assert_eq!(out["deleted"][0]["reference"], "refs/speccoder/skipped/001-bookmark-tags/T006");
+    assert_eq!(out["on_remotes"], serde_json::json!([]), "no remote held it");
     assert!(
         !p.git_output(&["rev-parse", "--verify", "-q", "refs/speccoder/skipped/001-bookmark-tags/T006"])
             .status
@@ -697,4 +698,36 @@ fn nothing_to_check_on_a_branch_whose_decision_was_unticked_says_no_task_is_tick
     assert!(out.stderr.contains("nothing to check (no task is ticked at the head"), "{}", out.stderr);
     let range = p.run(&["attest", "verify", "HEAD~1..HEAD", "--allowed-signers", allowed]).expect(15);
     assert!(range.stderr.contains("nothing to check (no task commit in range)"), "{}", range.stderr);
+}
+
+/// `skip --undo` deletes the skip here only: when a remote held it as last fetched or pushed, the
+/// undo says so and gives the `git push <remote> --delete <ref>` that deletes it there (`--json`:
+/// `on_remotes`), since a check of the remote's history still lists the skip.
+#[test]
+fn undo_of_a_pushed_skip_says_the_remote_still_holds_it_and_how_to_delete_it_there() {
+    let p = Project::new();
+    let remote = p.outside.join("remote.git");
+    p.git(&["init", "-q", "--bare", remote.to_str().unwrap()]);
+    p.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    p.git(&["push", "-q", "origin", "main", "feature"]);
+    p.git(&["config", "gpg.ssh.allowedSignersFile", p.allowed.to_str().unwrap()]);
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    p.run(&["attest", "push", "origin"]).expect(0);
+    let reference = "refs/speccoder/skipped/001-bookmark-tags/T006";
+    let undone = p.run(&["skip", T006, "--undo", "--json"]).expect(0).json();
+    let on = &undone["on_remotes"];
+    assert_eq!(on.as_array().map(Vec::len), Some(1), "{undone:#}");
+    assert_eq!((on[0]["remote"].as_str(), on[0]["reference"].as_str()), (Some("origin"), Some(reference)));
+    let delete = format!("git push origin --delete {reference}");
+    assert_eq!(on[0]["delete"], delete.as_str());
+
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    let text = p.run(&["skip", T006, "--undo"]).expect(0);
+    assert!(text.stdout.contains(&format!("origin still holds {reference}")), "{}", text.stdout);
+    assert!(text.stdout.contains(&format!("`{delete}`")), "{}", text.stdout);
+    p.git(&["push", "-q", "origin", "--delete", reference]);
+    p.run(&["attest", "fetch", "origin"]).expect(0);
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    let undone = p.run(&["skip", T006, "--undo", "--json"]).expect(0).json();
+    assert_eq!(undone["on_remotes"], serde_json::json!([]), "gone there too: {undone:#}");
 }
