@@ -139,7 +139,8 @@ pub enum Command {
     /// one-line `skipped` decision as its note, and points refs/speccoder/skipped/<unit>/<task> at
     /// it (unit and task escaped: every byte other than A-Z a-z 0-9 - _ becomes %XX). The branch
     /// and the task list do not change. `attest verify --branch` lists the skip as `skipped`, never
-    /// as verified. `--undo` deletes the ref by compare-and-swap. The reason and the name are held
+    /// as verified. `--undo` deletes the ref, and the published speccoder's spelling of it, by
+    /// compare-and-swap, naming each. The reason and the name are held
     /// to the limits `accept` holds them to (2000 and 200 characters).
     ///
     /// Exit codes: 0 written or undone; 2 bad target, unknown unit or task, a bug task, an empty
@@ -148,7 +149,8 @@ pub enum Command {
     /// `commit.gpgsign` too), a unit or task whose escaped name passes the 250 bytes a reference's
     /// name may hold; 14 the task is ticked at HEAD, a unit in the work tree but not
     /// committed (named, with the `git add` and `git commit` that bring it in), a skip exists
-    /// already, `--undo` without a skip, unborn branch, an index that cannot be read, a lock held by another command (the message
+    /// already, another reference in the way of the skip ref's name (named, with the `git
+    /// update-ref -d` that removes it), `--undo` without a skip, unborn branch, an index that cannot be read, a lock held by another command (the message
     /// names the lock file to remove if no such command is running); 1 internal error. Nothing is
     /// written on any failure.
     Skip(SkipArgs),
@@ -261,7 +263,8 @@ pub struct SkipArgs {
     /// Who skips it (default: git's user.name; at most 200 characters). Asserted, not proven.
     #[arg(long, value_name = "NAME", conflicts_with = "undo")]
     pub by: Option<String>,
-    /// Remove the skip of this task instead (deletes its ref by compare-and-swap).
+    /// Remove the skip of this task instead (deletes its ref under every spelling, by
+    /// compare-and-swap).
     #[arg(long)]
     pub undo: bool,
     /// How to sign, and how to report.

@@ -4,8 +4,8 @@
 //!   `Reason:`; its note is one signed task-verification line with `decider` and no test evidence.
 //! - skip does not tick: it records `Verdict: skipped`, `Skipped-By:` and `Reason:` on a commit of
 //!   HEAD's tree that no branch holds, referenced by `refs/speccoder/skipped/<unit>/<task>`
-//!   ([`crate::model::refs`]), with the same one-line decision note. `--undo` deletes that ref by
-//!   compare-and-swap.
+//!   ([`crate::model::refs`]), with the same one-line decision note. `--undo` deletes that ref,
+//!   and the published speccoder's spelling of it, by compare-and-swap.
 //!
 //! Like the pipeline, each command reads and checks everything first and writes last; the
 //! decider's name is what they said (or git's `user.name`), asserted and never proven.
@@ -18,6 +18,7 @@ use crate::attest::pipeline::{AttestError, completed_report, note_of, sign_all};
 use crate::attest::provenance;
 use crate::attest::signing::{self, Moment, SignerError, SignerRequest};
 use crate::attest::statements::{self, BuildError, Context, Line};
+use crate::attest::sync;
 use crate::attest::target::{BadTarget, split_target};
 use crate::attest::tick::{self, Opened, TickError};
 use crate::attest::{LineReport, NoteNotWritten, now_rfc3339};
@@ -127,7 +128,33 @@ pub struct UndoReport {
     /// `<unit>/<task>`.
     #[serde(serialize_with = "in_line")]
     pub target: String,
-    /// The skip ref that was deleted.
+    /// Each spelling of the skip's ref that was deleted: ours, then the published speccoder's.
+    pub deleted: Vec<DeletedSkip>,
+    /// Each remote that still holds the skip, as last fetched or pushed: undo deletes it here only.
+    pub on_remotes: Vec<SkipOnRemote>,
+}
+
+/// A skip a remote still holds after `skip --undo` deleted it here.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkipOnRemote {
+    /// The remote.
+    #[serde(serialize_with = "in_line")]
+    pub remote: String,
+    /// The skip ref there.
+    #[serde(serialize_with = "in_line")]
+    pub reference: String,
+    /// Its remote-tracking copy here, which says the remote held it.
+    #[serde(serialize_with = "in_line")]
+    pub tracking: String,
+    /// The command that deletes it there.
+    #[serde(serialize_with = "in_line")]
+    pub delete: String,
+}
+
+/// One skip ref `skip --undo` deleted.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeletedSkip {
+    /// The skip ref.
     #[serde(serialize_with = "in_line")]
     pub reference: String,
     /// The skip commit it pointed at.
@@ -136,8 +163,18 @@ pub struct UndoReport {
 
 impl std::fmt::Display for UndoReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let short = self.removed.get(..12).unwrap_or(&self.removed);
-        writeln!(f, "skip --undo {}: deleted {} (was {short})", self.target, self.reference)
+        for DeletedSkip { reference, removed } in &self.deleted {
+            let short = removed.get(..12).unwrap_or(removed);
+            writeln!(f, "skip --undo {}: deleted {reference} (was {short})", self.target)?;
+        }
+        for on in &self.on_remotes {
+            writeln!(
+                f,
+                "  {} still holds {} as last fetched or pushed ({}), so a check of it there still lists the skip: delete it there with `{}`",
+                on.remote, on.reference, on.tracking, on.delete
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -208,6 +245,20 @@ pub enum DecideError {
         /// Where it points.
         commit: String,
     },
+    /// Another reference is in the way of the skip ref's name (one named by a leading part of it,
+    /// or one below it), as `attest fetch` names a `name_taken` conflict.
+    #[error(
+        "{reference} cannot be made to record the skip of {target}: {}; if nothing needs it, remove it with `git update-ref -d {by}` and skip again",
+        Repo::name_taken(by)
+    )]
+    NameTaken {
+        /// `<unit>/<task>`.
+        target: String,
+        /// The skip ref.
+        reference: String,
+        /// The reference in its way.
+        by: String,
+    },
     /// `--undo` without a skip.
     #[error("{target} has no skip to undo: {reference} does not exist")]
     NoSkip {
@@ -232,6 +283,7 @@ impl ExitClass for DecideError {
             DecideError::SkipTicked { .. }
             | DecideError::TickedByAnotherRun { .. }
             | DecideError::AlreadySkipped { .. }
+            | DecideError::NameTaken { .. }
             | DecideError::NoSkip { .. } => Class::GitPrecondition,
         }
     }
@@ -365,6 +417,9 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
             });
         }
     }
+    if let Some(by) = repo.name_taken_by(&reference)? {
+        return Err(DecideError::NameTaken { target: req.target.clone(), reference, by });
+    }
 
     let (commit, _msg, lines) = decision_commit(repo, head, tree, &facts, Verdict::Skipped, &decider)?;
     let chosen = signing::resolve(repo, &req.signing, Moment::Tick)?;
@@ -403,7 +458,9 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     ))
 }
 
-/// Deletes the skip of `target` by compare-and-swap.
+/// Deletes the skip of `target` under every spelling that names it (ours, and the published
+/// speccoder's: an OpenSpec `1.2` unescaped), by compare-and-swap in one transaction: a skip stays
+/// in force while either spelling names it.
 ///
 /// # Errors
 /// A bad target or unit name, [`DecideError::NoSkip`], or a skip ref that moved meanwhile.
@@ -411,27 +468,39 @@ pub fn undo_skip(repo: &Repo, target: &str) -> Result<UndoReport, DecideError> {
     let (unit, task_id) = split_target(target)?;
     spec::check_unit_name(unit)?;
     let ours = refs::checked_skipped_ref(unit, task_id)?;
-    // Else the skip as the published speccoder names it (an OpenSpec `1.2` unescaped).
     let published = refs::published_skipped_ref(unit, task_id, |id| {
         [spec::Format::SpecKit, spec::Format::OpenSpec].into_iter().any(|format| spec::is_task_id(format, id))
     });
-    let mut found = None;
-    for name in std::iter::once(&ours).chain(&published) {
+    let spellings: Vec<String> = std::iter::once(ours.clone()).chain(published).collect();
+    let mut found = Vec::new();
+    for name in &spellings {
         if let Some(commit) = repo.ref_target(name)? {
-            found = Some((name.clone(), commit));
-            break;
+            found.push((name.clone(), commit));
         }
     }
-    let Some((reference, commit)) = found else {
+    if found.is_empty() {
         return Err(DecideError::NoSkip { target: target.to_owned(), reference: ours });
-    };
-    repo.delete_ref_cas(&reference, commit)?;
-    Ok(UndoReport {
-        command: "skip --undo",
-        target: target.to_owned(),
-        reference,
-        removed: commit.to_string(),
-    })
+    }
+    repo.delete_refs_cas(&found)?;
+    let deleted = found
+        .into_iter()
+        .map(|(reference, commit)| DeletedSkip { reference, removed: commit.to_string() })
+        .collect();
+    let on_remotes = on_remotes(repo, &spellings)?;
+    Ok(UndoReport { command: "skip --undo", target: target.to_owned(), deleted, on_remotes })
+}
+
+/// Each remote that held a skip ref of `spellings` when last fetched from or pushed to, with the
+/// `git push <remote> --delete <ref>` that deletes it there.
+fn on_remotes(repo: &Repo, spellings: &[String]) -> Result<Vec<SkipOnRemote>, GitError> {
+    let mut out = Vec::new();
+    for reference in spellings {
+        for (remote, tracking) in sync::remotes_holding(repo, reference)? {
+            let delete = format!("git push {remote} --delete {reference}");
+            out.push(SkipOnRemote { remote, reference: reference.clone(), tracking, delete });
+        }
+    }
+    Ok(out)
 }
 
 /// `<unit>/<task>` of a listed task; a bug task is refused.

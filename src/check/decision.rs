@@ -9,7 +9,8 @@ use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::trailer_keys::{ACCEPTED_BY, REASON, SKIPPED_BY};
 
 /// The decider as a decision's commit message says it, each trailer read as the rules read it
-/// against the signed decider: the last of each key, trimmed (`None`: no such trailer).
+/// against the signed decider, trimmed (`None`: no such trailer). A message that gives one twice
+/// is not one plain claim ([`doubled_decider`]), so the one read is the only one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecisionTrailers {
     /// `Accepted-By` for `attested`, `Skipped-By` for `skipped`.
@@ -28,9 +29,42 @@ impl DecisionTrailers {
         let last = |key: &str| {
             found.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.trim().to_owned())
         };
-        let by_key = if verdict == Verdict::Attested { ACCEPTED_BY } else { SKIPPED_BY };
+        let by_key = decider_keys(verdict).0;
         DecisionTrailers { by_key, by: last(by_key), reason: last(REASON) }
     }
+}
+
+/// The trailer naming the decider of a decision of `verdict` (`Accepted-By` for `attested`,
+/// `Skipped-By` for `skipped`), and the other decision's, which it must not carry.
+fn decider_keys(verdict: Verdict) -> (&'static str, &'static str) {
+    if verdict == Verdict::Attested { (ACCEPTED_BY, SKIPPED_BY) } else { (SKIPPED_BY, ACCEPTED_BY) }
+}
+
+/// The keys of the decision trailers, compared where git's two readings of a message must agree.
+pub const DECISION_KEYS: [&str; 3] = [ACCEPTED_BY, SKIPPED_BY, REASON];
+
+/// Why the `stored` trailers of a decision of `verdict` (as `git log` reads them) do not name one
+/// decider, `None` when they do: its decider trailer or `Reason:` given more than once, or the
+/// other decision's decider trailer (`Skipped-By:` on an accept, `Accepted-By:` on a skip). Only
+/// one of each is signed; a second is a name nobody signed, which `git log` shows all the same.
+#[must_use]
+pub fn doubled_decider(stored: &[(String, String)], verdict: Verdict) -> Option<String> {
+    let count = |key: &str| stored.iter().filter(|(k, _)| k.eq_ignore_ascii_case(key)).count();
+    let (by_key, foreign) = decider_keys(verdict);
+    for key in [by_key, REASON] {
+        if count(key) > 1 {
+            return Some(format!(
+                "the commit message has {} {key}: trailers; a decision names one",
+                count(key)
+            ));
+        }
+    }
+    (count(foreign) > 0).then(|| {
+        format!(
+            "the commit message has a {foreign}: trailer, and a decision of `{}` names its decider in {by_key}: alone",
+            verdict.as_str()
+        )
+    })
 }
 
 /// A decision's trailers against its signed decider (note line `line`), and the decider as

@@ -1,6 +1,8 @@
 //! The task and verdict a commit claims: its `Spec-Task:` and `Verdict:` trailers.
 
+use crate::check::decision::{DECISION_KEYS, doubled_decider};
 use crate::git::trailers;
+use crate::model::predicate::Verdict;
 use crate::model::shown::{SHOWN_MAX, shown};
 use crate::model::trailer_keys::{HELD_OUT, SKIPPED_BY, SPEC_TASK, VERDICT};
 
@@ -77,8 +79,9 @@ pub const MAX_CLAIM_BYTES: usize = 512;
 /// or `Verdict:` value longer than [`MAX_CLAIM_BYTES`], a merge commit (a task commit has one
 /// parent: it is the change the evidence judged), a `Spec-Task:` or `Verdict:` trailer given
 /// more than once, or trailers that `git log` (no divider) and `git interpret-trailers --parse`
-/// (a `---` line ends the message) read differently. A reader shown one claim must never be
-/// holding another.
+/// (a `---` line ends the message) read differently. A decision (`attested`, `skipped`, or the
+/// published skip record) must name one decider too ([`doubled_decider`]), and its decision
+/// trailers are read alike both ways. A reader shown one claim must never be holding another.
 #[must_use]
 pub fn claim_problem(message: &str, parents: usize) -> Option<String> {
     let (target, verdict) = task_trailers(message);
@@ -102,6 +105,10 @@ pub fn claim_problem(message: &str, parents: usize) -> Option<String> {
             ));
         }
     }
+    let decision = decision_of(message, parents);
+    if let Some(problem) = decision.and_then(|verdict| doubled_decider(&stored, verdict)) {
+        return Some(problem);
+    }
     if let Some((_, value)) =
         stored.iter().find(|(k, v)| k.eq_ignore_ascii_case(SPEC_TASK) && names_several(v))
     {
@@ -110,16 +117,27 @@ pub fn claim_problem(message: &str, parents: usize) -> Option<String> {
             shown(value, SHOWN_MAX)
         ));
     }
+    let keys: &[&str] = if decision.is_some() { &DECISION_KEYS } else { &[] };
     let claim = |found: &[(String, String)]| -> Vec<(String, String)> {
         found
             .iter()
-            .filter(|(k, _)| k.eq_ignore_ascii_case(SPEC_TASK) || k.eq_ignore_ascii_case(VERDICT))
+            .filter(|(k, _)| [SPEC_TASK, VERDICT].iter().chain(keys).any(|key| k.eq_ignore_ascii_case(key)))
             .map(|(k, v)| (k.to_ascii_lowercase(), v.trim().to_owned()))
             .collect()
     };
     (claim(&stored) != claim(&trailers::parse(message))).then(|| {
-        "git log and git interpret-trailers --parse read different Spec-Task: or Verdict: trailers in the commit message (a `---` line among them)".to_owned()
+        "git log and git interpret-trailers --parse read different Spec-Task:, Verdict: or decision trailers in the commit message (a `---` line among them)".to_owned()
     })
+}
+
+/// The decision a commit claims: its `Verdict:` when that is `attested` or `skipped`, or
+/// `skipped` for the published skip record ([`is_published_skip_record`]).
+fn decision_of(message: &str, parents: usize) -> Option<Verdict> {
+    let verdict = task_trailers(message).1.and_then(|v| Verdict::parse(&v));
+    match verdict {
+        Some(v) => v.is_decision().then_some(v),
+        None => is_published_skip_record(message, parents).then_some(Verdict::Skipped),
+    }
 }
 
 /// Whether a `Spec-Task:` value names more than one task: a unit name and a task id hold no `/`,
@@ -193,6 +211,25 @@ mod tests {
         assert!(claim_problem(&twice, 1).unwrap().contains("2 Verdict: trailers"));
         let long = plain.replace("T001", &"9".repeat(MAX_CLAIM_BYTES));
         assert!(claim_problem(&long, 1).unwrap().contains("longer than the 512 bytes"));
+    }
+
+    #[test]
+    fn a_decision_naming_a_second_or_foreign_decider_or_reason_is_not_one_claim() {
+        let accept = "s\n\nSpec-Task: 001-a/T001\nVerdict: attested\nAccepted-By: Ada\nReason: by hand\n";
+        assert_eq!(claim_problem(accept, 1), None);
+        let second = accept.replace("Accepted-By: Ada", "Accepted-By: Team\nReason: ok\nAccepted-By: Ada");
+        assert!(claim_problem(&second, 1).unwrap().contains("2 Accepted-By: trailers"));
+        let reason = accept.replace("Reason: by hand", "Reason: by hand\nReason: later");
+        assert!(claim_problem(&reason, 1).unwrap().contains("2 Reason: trailers"));
+        let foreign = accept.replace("Reason:", "Skipped-By: Bob\nReason:");
+        assert!(claim_problem(&foreign, 1).unwrap().contains("a Skipped-By: trailer"));
+        let skip = accept.replace("attested\nAccepted-By", "skipped\nSkipped-By");
+        assert_eq!(claim_problem(&skip, 1), None);
+        assert!(claim_problem(&skip.replace("Reason:", "Accepted-By: Bob\nReason:"), 1).is_some());
+        let published = "s\n\nSpec-Task: 001-a/T001\nSkipped-By: Ada\nSkipped-By: Bob\nReason: r\n";
+        assert!(claim_problem(published, 0).unwrap().contains("2 Skipped-By: trailers"));
+        let tick = "s\n\nSpec-Task: 001-a/T001\nVerdict: verified\nReason: a\nReason: b\n";
+        assert_eq!(claim_problem(tick, 1), None, "a tick's other trailers are not a decider");
     }
 
     #[test]

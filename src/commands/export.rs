@@ -203,9 +203,7 @@ fn does_not_hold(report: Rendered, head: &ReportHead, end: &ReportEnd, unborn: O
         }
     }
     let why = match code {
-        exit::NOTHING_TO_CHECK => {
-            unborn.unwrap_or("nothing to check (no ticked task or task commit in range)")
-        }
+        exit::NOTHING_TO_CHECK => unborn.unwrap_or(head.nothing_to_check()),
         _ => "the range does not hold (see the report); nothing was written",
     };
     super::output::to_stderr(format_args!("speccoder attest export: {why}"));

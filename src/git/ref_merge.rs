@@ -235,9 +235,7 @@ impl Repo {
         if ours.is_none()
             && let Some(by) = self.name_taken_by(f.local)?
         {
-            let reason = format!(
-                "{by} exists here, and git cannot keep a reference and a directory of references of one name"
-            );
+            let reason = Repo::name_taken(&by);
             return Ok(Some((reason, Unjoinable::NameTaken { by })));
         }
         Ok(None)

@@ -115,6 +115,13 @@ impl Repo {
         Ok(None)
     }
 
+    /// Why a reference cannot be made while `by` ([`Repo::name_taken_by`]) is in the way of its
+    /// name, as fetch and skip say it.
+    #[must_use]
+    pub fn name_taken(by: &str) -> String {
+        format!("{by} exists here, and git cannot keep a reference and a directory of references of one name")
+    }
+
     /// Point `name` at `new` only if it currently points at `expected` (`None`: it must not exist),
     /// writing a reflog entry with `reflog_message` where git would keep one.
     pub fn update_ref_cas(
@@ -225,6 +232,28 @@ impl Repo {
             },
         );
         self.apply_ref_edit(edit, name, Some(expected))
+    }
+
+    /// Delete every reference of `refs` (and its reflog) only if each points at its expected
+    /// commit, in one transaction: all of them go, or none. A failure names the first that moved
+    /// (else the first), as [`Repo::delete_ref_cas`] names its one.
+    pub fn delete_refs_cas(&self, refs: &[(String, ObjectId)]) -> Result<(), GitError> {
+        let Some(first) = refs.first() else { return Ok(()) };
+        let mut edits = Vec::new();
+        for (name, expected) in refs {
+            let change = Change::Delete {
+                expected: PreviousValue::MustExistAndMatch(Target::Object(*expected)),
+                log: RefLog::AndReference,
+            };
+            edits.push(RefEdit::new(full_name(name)?, change));
+        }
+        self.edit_refs(edits).map_err(|source| {
+            let moved = refs
+                .iter()
+                .find(|(name, expected)| self.ref_target(name).is_ok_and(|found| found != Some(*expected)));
+            let (name, expected) = moved.unwrap_or(first);
+            self.ref_edit_error(source, name, Some(*expected))
+        })
     }
 
     /// Apply one edit; a lost race becomes [`GitError::RefMoved`], a held lock [`GitError::RefLocked`].

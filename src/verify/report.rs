@@ -351,6 +351,19 @@ impl ReportHead {
             ticks,
         }
     }
+
+    /// Why a run of this head that listed no row had nothing to check, as its line on stderr
+    /// says it. A branch's rows are the ticks at its head, its skips and closed bug tasks: a task
+    /// commit of the range whose task is not ticked at the head (an accept unticked since) is no
+    /// row, so "no task commit in range" would not be true there.
+    #[must_use]
+    pub fn nothing_to_check(&self) -> &'static str {
+        if self.mode == "branch" {
+            "nothing to check (no task is ticked at the head in the units checked, and no skip or closed bug task is there to list, so no task commit in range decides anything that holds at the head)"
+        } else {
+            "nothing to check (no task commit in range)"
+        }
+    }
 }
 
 /// What a report says after its rows: what needs every row (the totals, whether one fails, the

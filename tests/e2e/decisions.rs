@@ -202,17 +202,28 @@ fn a_skip_ref_the_published_tool_names_by_its_task_id_unescaped_is_one_skip_of_t
     p.git(&["update-ref", &escaped, &skip]);
     assert_eq!(verify(0)["outcome"], "skipped");
 
-    // Our own skip and undo know the published spelling: undo takes ours first, then that one;
-    // a skip while the published one stands is a skip already.
-    p.run(&["skip", &target, "--undo"]).expect(0);
-    assert_eq!(verify(0)["outcome"], "skipped");
+    // Our own skip and undo know the published spelling: undo deletes both, naming each, since
+    // the skip stays in force while either names it.
+    let undone = p.run(&["skip", &target, "--undo"]).expect(0);
+    for reference in [&escaped, &published] {
+        assert!(undone.stdout.contains(&format!("deleted {reference} (was")), "{}", undone.stdout);
+    }
+    assert!(p.git(&["for-each-ref", "refs/speccoder/skipped/"]).is_empty(), "both spellings undone");
+    let v = p.run(&["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", allowed]);
+    let v = v.expect(15).json();
+    assert_eq!(v["ticks"], serde_json::json!([]), "nothing left to check: {v:#}");
+
+    // A skip while the published spelling stands is a skip already; undo takes it alone too.
+    p.git(&["update-ref", &published, &skip]);
     let again = p.signed(&["skip", &target, "--reason", "not needed at all"]).expect(14);
     assert!(
         again.stderr.contains("skipped already") && again.stderr.contains(&published),
         "{}",
         again.stderr
     );
-    p.run(&["skip", &target, "--undo"]).expect(0);
+    let undone = p.run(&["skip", &target, "--undo", "--json"]).expect(0).json();
+    assert_eq!(undone["deleted"].as_array().map(Vec::len), Some(1), "{undone:#}");
+    assert_eq!(undone["deleted"][0]["reference"], published.as_str());
     assert!(p.git(&["for-each-ref", "refs/speccoder/skipped/"]).is_empty(), "both spellings undone");
 
     // At two commits: two skips of one task, one row, refused as a conflict naming both refs.
@@ -244,7 +255,8 @@ fn undo_deletes_the_skip_and_the_report_no_longer_lists_it() {
     p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
     p.signed(&["skip", T006, "--reason", "later"]).expect(0);
     let out = p.run(&["skip", T006, "--undo", "--json"]).expect(0).json();
-    assert_eq!(out["reference"], "refs/speccoder/skipped/001-bookmark-tags/T006");
+    assert_eq!(out["deleted"][0]["reference"], "refs/speccoder/skipped/001-bookmark-tags/T006");
+    assert_eq!(out["on_remotes"], serde_json::json!([]), "no remote held it");
     assert!(
         !p.git_output(&["rev-parse", "--verify", "-q", "refs/speccoder/skipped/001-bookmark-tags/T006"])
             .status
@@ -398,6 +410,41 @@ fn a_second_task_named_on_a_decision_commit_is_reported_and_refused_as_not_one_c
             (Some(T001), Some("not_one_claim"))
         );
         assert_eq!(refused["to"], commit.as_str(), "{report:#}");
+    }
+}
+
+/// A decision reworded to give a second decider above the signed one (an `Accepted-By:` and
+/// `Reason:` pair nobody signed), or the other decision's `Skipped-By:`, names more than one
+/// decider, as `git log` shows: verify's row says `not_one_claim`, never `evidenced`, and carry
+/// refuses it by name instead of carrying the signed decision onto it.
+#[test]
+fn a_second_or_foreign_decider_on_a_decision_commit_is_not_one_claim_for_verify_and_carry() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    let message = p.git(&["log", "-1", "--format=%B"]);
+    let signed = format!("Accepted-By: {}\nReason: by hand", p.git(&["config", "user.name"]));
+    let allowed = p.allowed.to_str().unwrap();
+    let second = "Accepted-By: Security Team\nReason: reviewed by the security team\n";
+    for (added, problem) in
+        [(second, "2 Accepted-By: trailers"), ("Skipped-By: Security Team\n", "a Skipped-By: trailer")]
+    {
+        let amended = message.replace(&signed, &format!("{added}{signed}"));
+        assert_ne!(amended, message);
+        p.git(&["commit", "-q", "--amend", "-m", &amended]);
+        let commit = p.git(&["rev-parse", "HEAD"]);
+        let report = p.signed(&["attest", "carry", "--allowed-signers", allowed, "--json"]).expect(26).json();
+        let refused = &report["refused"][0];
+        assert_eq!(
+            (refused["target"].as_str(), refused["code"].as_str(), refused["to"].as_str()),
+            (Some(T001), Some("not_one_claim"), Some(commit.as_str())),
+            "{report:#}"
+        );
+        assert!(refused["reason"].as_str().unwrap().contains(problem), "{report:#}");
+        let v = p.verify(&[]).expect(26).json();
+        let tick = row(&v, T001);
+        assert_eq!(tick["outcome"], "unverifiable", "{tick:#}");
+        assert_eq!(tick["findings"][0]["code"], "not_one_claim", "{tick:#}");
+        assert!(tick["findings"][0]["message"].as_str().unwrap().contains(problem), "{tick:#}");
     }
 }
 
@@ -606,4 +653,81 @@ fn a_skip_whose_notes_ref_is_locked_exits_as_repository_state_and_names_the_lock
         std::fs::remove_file(&lock).unwrap();
         p.signed(&["skip", T006, "--reason", "out of scope"]).expect(0);
     }
+}
+
+/// git keeps references as files in directories: a reference named by the unit alone, or one
+/// below the skip ref's own name, keeps the skip ref from being made. skip names the reference in
+/// the way and the command that removes it (exit 14, nothing written), as `attest fetch` names a
+/// `name_taken` conflict, and skips once it is gone.
+#[test]
+fn a_reference_in_the_way_of_the_skip_ref_is_named_with_the_update_ref_that_removes_it() {
+    let unit_ref = format!("refs/speccoder/skipped/{UNIT}");
+    let below = format!("refs/speccoder/skipped/{UNIT}/T007/x");
+    for in_the_way in [unit_ref, below] {
+        let p = Project::new();
+        p.git(&["update-ref", &in_the_way, "HEAD"]);
+        let before = p.snapshot();
+        let out = p.signed(&["skip", "001-bookmark-tags/T007", "--reason", "later"]).expect(14);
+        let says = format!(
+            "{in_the_way} exists here, and git cannot keep a reference and a directory of references of one name"
+        );
+        assert!(out.stderr.contains(&says), "{}", out.stderr);
+        assert!(out.stderr.contains(&format!("`git update-ref -d {in_the_way}`")), "{}", out.stderr);
+        assert_eq!(p.snapshot(), before, "nothing written");
+        p.git(&["update-ref", "-d", &in_the_way]);
+        p.signed(&["skip", "001-bookmark-tags/T007", "--reason", "later"]).expect(0);
+    }
+}
+
+/// An accept unticked in a later commit leaves the branch nothing to check, though its decision
+/// commit is in range: the line on stderr says what is true (no task ticked at the head, so the
+/// task commits in range decide nothing that holds there), never that the range holds no task
+/// commit. A range of commits that names no task still says that.
+#[test]
+fn nothing_to_check_on_a_branch_whose_decision_was_unticked_says_no_task_is_ticked_at_the_head() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    let path = "specs/001-bookmark-tags/tasks.md";
+    let tasks = std::fs::read_to_string(p.root.join(path)).unwrap();
+    p.write(path, &tasks.replace("- [X] T001", "- [ ] T001"));
+    p.commit_all("untick T001");
+    let allowed = p.allowed.to_str().unwrap();
+    let out = p.run(&["attest", "verify", "--branch", "--base", "main", "--allowed-signers", allowed]);
+    let out = out.expect(15);
+    assert!(!out.stderr.contains("task commit in range)"), "{}", out.stderr);
+    assert!(out.stderr.contains("nothing to check (no task is ticked at the head"), "{}", out.stderr);
+    let range = p.run(&["attest", "verify", "HEAD~1..HEAD", "--allowed-signers", allowed]).expect(15);
+    assert!(range.stderr.contains("nothing to check (no task commit in range)"), "{}", range.stderr);
+}
+
+/// `skip --undo` deletes the skip here only: when a remote held it as last fetched or pushed, the
+/// undo says so and gives the `git push <remote> --delete <ref>` that deletes it there (`--json`:
+/// `on_remotes`), since a check of the remote's history still lists the skip.
+#[test]
+fn undo_of_a_pushed_skip_says_the_remote_still_holds_it_and_how_to_delete_it_there() {
+    let p = Project::new();
+    let remote = p.outside.join("remote.git");
+    p.git(&["init", "-q", "--bare", remote.to_str().unwrap()]);
+    p.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    p.git(&["push", "-q", "origin", "main", "feature"]);
+    p.git(&["config", "gpg.ssh.allowedSignersFile", p.allowed.to_str().unwrap()]);
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    p.run(&["attest", "push", "origin"]).expect(0);
+    let reference = "refs/speccoder/skipped/001-bookmark-tags/T006";
+    let undone = p.run(&["skip", T006, "--undo", "--json"]).expect(0).json();
+    let on = &undone["on_remotes"];
+    assert_eq!(on.as_array().map(Vec::len), Some(1), "{undone:#}");
+    assert_eq!((on[0]["remote"].as_str(), on[0]["reference"].as_str()), (Some("origin"), Some(reference)));
+    let delete = format!("git push origin --delete {reference}");
+    assert_eq!(on[0]["delete"], delete.as_str());
+
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    let text = p.run(&["skip", T006, "--undo"]).expect(0);
+    assert!(text.stdout.contains(&format!("origin still holds {reference}")), "{}", text.stdout);
+    assert!(text.stdout.contains(&format!("`{delete}`")), "{}", text.stdout);
+    p.git(&["push", "-q", "origin", "--delete", reference]);
+    p.run(&["attest", "fetch", "origin"]).expect(0);
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    let undone = p.run(&["skip", T006, "--undo", "--json"]).expect(0).json();
+    assert_eq!(undone["on_remotes"], serde_json::json!([]), "gone there too: {undone:#}");
 }

@@ -41,7 +41,24 @@ pub fn tracking_notes_ref(remote: &str) -> String {
 /// next fetch's three-way decision.
 #[must_use]
 pub fn tracking_prefix(remote: &str) -> String {
-    format!("refs/speccoder-remotes/{remote}/")
+    format!("{TRACKING_REFS}{remote}/")
+}
+
+/// Where the remote-tracking copies of every remote's `refs/speccoder/*` are.
+const TRACKING_REFS: &str = "refs/speccoder-remotes/";
+
+/// Each remote whose remote-tracking copy of `name` (a reference under `refs/speccoder/`) exists:
+/// the remote held it when last fetched from or pushed to. The remote's name, and the copy.
+///
+/// # Errors
+/// The references cannot be listed.
+pub fn remotes_holding(repo: &Repo, name: &str) -> Result<Vec<(String, String)>, GitError> {
+    let Some(suffix) = name.strip_prefix(SPECCODER_REFS) else { return Ok(Vec::new()) };
+    let copies = repo.refs_with_prefix(TRACKING_REFS)?.into_iter().filter_map(|(tracking, _)| {
+        let remote = tracking.strip_prefix(TRACKING_REFS)?.strip_suffix(suffix)?.strip_suffix('/')?;
+        (!remote.is_empty()).then(|| (remote.to_owned(), tracking.clone()))
+    });
+    Ok(copies.collect())
 }
 
 /// The prefix where `attest fetch` has git write `remote`'s `refs/speccoder/*` before merging

@@ -154,7 +154,7 @@ impl<'r> Streamed<'r> {
             code = output_failed(code);
         }
         if end.exit_code() == exit::NOTHING_TO_CHECK && !args.json {
-            let why = unborn.unwrap_or("nothing to check (no ticked task or task commit in range)");
+            let why = unborn.unwrap_or(head.nothing_to_check());
             crate::commands::output::to_stderr(format_args!("speccoder attest verify: {why}"));
         }
         for e in unwritten {
