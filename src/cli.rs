@@ -185,10 +185,11 @@ pub enum HooksSub {
     /// work tree, which the repository may have committed, is refused, however the path spells
     /// it (`.git/../.githooks`).
     ///
-    /// Exit codes: 0 installed, updated or unchanged; 13 a hooks path reached through a symbolic
-    /// link in the work tree; 14 a `post-rewrite` hook speccoder did not write or something that
-    /// is no hook file at its path, a hooks path that is not a directory or cannot be written; 1
-    /// internal error.
+    /// Exit codes: 0 installed, updated, unchanged or a link to speccoder's hook left as it is; 13
+    /// a hooks path reached through a symbolic link in the work tree; 14 a `post-rewrite` hook
+    /// speccoder did not write or something that is no hook file at its path, a hooks path that is
+    /// not a directory or cannot be written, an empty `core.hooksPath` or one starting with
+    /// `%(prefix)`; 1 internal error.
     Install(HooksInstallArgs),
 }
 

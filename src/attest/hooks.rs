@@ -3,7 +3,9 @@
 //! it to its new commit.
 //!
 //! The hook goes where git looks for hooks: `core.hooksPath` (relative to the work tree root when
-//! relative, as git reads it), else the `hooks` directory of the common git directory. It is
+//! relative, as git reads it), else the `hooks` directory of the common git directory; a
+//! `core.hooksPath` git reads as a directory only it can tell (empty: `/`; `%(prefix)/`: its own
+//! installation) is refused. It is
 //! marked as speccoder's by its second line; speccoder replaces only a hook with that mark and
 //! never overwrites a hook somebody else wrote, nor writes through a symbolic link in the work
 //! tree on the way to the hooks directory.
@@ -16,7 +18,7 @@ use serde::Serialize;
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::input::{self, InputError};
-use crate::model::shown::in_line;
+use crate::model::shown::{in_line, shown};
 use crate::output_file::{OutputError, Problem};
 
 /// The line that marks a hook as written by speccoder.
@@ -25,13 +27,17 @@ pub const MARKER: &str = "# speccoder-managed hook: post-rewrite";
 /// The hook's file name.
 pub const HOOK: &str = "post-rewrite";
 
+/// The action of a hook that is a symbolic link to one speccoder wrote, which is left as it is.
+const LINKED: &str = "linked";
+
 /// What `speccoder hooks install` did.
 #[derive(Debug, Clone, Serialize)]
 pub struct HookReport {
     /// The hook file.
     #[serde(serialize_with = "in_line")]
     pub path: String,
-    /// `installed`, `updated` (speccoder's earlier hook replaced) or `unchanged`.
+    /// `installed`, `updated` (speccoder's earlier hook replaced), `unchanged`, or `linked` (a
+    /// symbolic link to a hook speccoder wrote, left as it is).
     pub action: &'static str,
     /// The `speccoder` program the hook runs: a path, or the one on PATH (a hooks directory in the
     /// work tree, shared through the repository, names no one's own path).
@@ -41,6 +47,13 @@ pub struct HookReport {
 
 impl std::fmt::Display for HookReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.action == LINKED {
+            return writeln!(
+                f,
+                "hooks install: {} is a symbolic link to a hook speccoder wrote (it runs `speccoder attest carry --rewritten`), left as it is",
+                self.path
+            );
+        }
         writeln!(
             f,
             "hooks install: {} {} (runs `{} attest carry --rewritten`)",
@@ -69,6 +82,17 @@ pub enum HookError {
         /// What is there, with its article: `a directory`, `a symbolic link to nothing`.
         kind: String,
     },
+    /// `core.hooksPath` names no directory speccoder can tell git's reading of: git would run no
+    /// hook written anywhere speccoder could write it.
+    #[error(
+        "core.hooksPath is `{value}`, which {reading}, so a hook speccoder wrote would never run: nothing was installed. Unset it (`git config --unset core.hooksPath`; `git config --show-origin core.hooksPath` names the file that sets it) or set it to a plain path, then run `speccoder hooks install` again"
+    )]
+    UnusableHooksPath {
+        /// The setting's value, escaped and cut.
+        value: String,
+        /// How git reads it.
+        reading: &'static str,
+    },
     /// The hooks directory cannot take the hook.
     #[error("cannot install the hook in {}: {reason}", .path.display())]
     Directory {
@@ -91,9 +115,10 @@ impl ExitClass for HookError {
         match self {
             HookError::Git(e) => e.class(),
             HookError::Linked(e) => e.class(),
-            HookError::Foreign(_) | HookError::NotAHook { .. } | HookError::Directory { .. } => {
-                Class::GitPrecondition
-            }
+            HookError::Foreign(_)
+            | HookError::NotAHook { .. }
+            | HookError::UnusableHooksPath { .. }
+            | HookError::Directory { .. } => Class::GitPrecondition,
         }
     }
 }
@@ -101,8 +126,14 @@ impl ExitClass for HookError {
 /// The hooks directory git uses for `repo`.
 ///
 /// # Errors
-/// `core.hooksPath` cannot be read.
-pub fn hooks_dir(repo: &Repo) -> Result<PathBuf, GitError> {
+/// `core.hooksPath` cannot be read, or is a value whose directory only git can tell
+/// ([`unusable_hooks_path`]).
+pub fn hooks_dir(repo: &Repo) -> Result<PathBuf, HookError> {
+    if let Some(value) = repo.config_string("core.hooksPath")
+        && let Some(reading) = unusable_hooks_path(&value)
+    {
+        return Err(HookError::UnusableHooksPath { value: shown(&value, 200), reading });
+    }
     let dir = match repo.config_path("core.hooksPath")? {
         Some(path) if path.is_absolute() => path,
         Some(path) => repo.workdir().unwrap_or_else(|| repo.git_dir()).join(path),
@@ -110,6 +141,19 @@ pub fn hooks_dir(repo: &Repo) -> Result<PathBuf, GitError> {
     };
     // Said in full, so that the report names the file wherever it was run from.
     Ok(std::path::absolute(&dir).unwrap_or(dir))
+}
+
+/// How git reads a `core.hooksPath` value that names no directory speccoder could write the hook
+/// in: empty, git looks for `/post-rewrite` (its hooks path joined to `/<hook>`); `%(prefix)/...`,
+/// git's own installation directory, which only git knows. `None` for a plain path.
+fn unusable_hooks_path(value: &str) -> Option<&'static str> {
+    if value.is_empty() {
+        Some("git reads as the root directory (it looks for `/post-rewrite`, not in .git/hooks)")
+    } else if value.starts_with("%(prefix)") {
+        Some("git reads below its own installation directory, which speccoder cannot tell")
+    } else {
+        None
+    }
 }
 
 /// `text` as one word for a POSIX shell: in single quotes, each `'` closed, escaped and reopened.
@@ -187,15 +231,17 @@ pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookEr
         // A link to a file or a huge file under that name is someone's hook, not ours; a
         // directory, a FIFO or a link to nothing is no hook at all.
         Err(_) => {
-            return Err(match not_a_hook(&path) {
-                Some(kind) => HookError::NotAHook { path, kind },
-                None => HookError::Foreign(path),
-            });
+            return match not_a_hook(&path) {
+                Some(kind) => Err(HookError::NotAHook { path, kind }),
+                None if is_link(&path) && links_to_ours(&path) => {
+                    let program = "the one the linked hook names".to_owned();
+                    let path = path.display().to_string();
+                    Ok(HookReport { path, action: LINKED, program })
+                }
+                None => Err(HookError::Foreign(path)),
+            };
         }
     };
-    // Only the second line marks a hook as ours: a hook of a person's own that holds our lines
-    // further down is theirs, and never replaced.
-    let ours = |bytes: &[u8]| String::from_utf8_lossy(bytes).lines().nth(1) == Some(MARKER);
     let action = match &existing {
         // A hook git would skip (not executable) is put back as one it runs.
         Some(bytes) if *bytes == text.as_bytes() && is_executable(&path) => "unchanged",
@@ -225,6 +271,18 @@ pub fn install(repo: &Repo, program: Option<&Path>) -> Result<HookReport, HookEr
         |p| p.display().to_string(),
     );
     Ok(HookReport { path: path.display().to_string(), action, program })
+}
+
+/// Whether the hook `bytes` are speccoder's. Only the second line marks a hook as ours: a hook of
+/// a person's own that holds our lines further down is theirs, and never replaced.
+fn ours(bytes: &[u8]) -> bool {
+    String::from_utf8_lossy(bytes).lines().nth(1) == Some(MARKER)
+}
+
+/// Whether the symbolic link at `path` leads to a hook speccoder wrote (a dotfiles manager keeps
+/// hooks elsewhere and links them in): it is left as it is, and said to be ours.
+fn links_to_ours(path: &Path) -> bool {
+    input::read_regular_through_links(path, 1024 * 1024).is_ok_and(|bytes| ours(&bytes))
 }
 
 /// Refuses the hooks directory `dir` when a symbolic link in the work tree is on the way to it
@@ -365,6 +423,29 @@ mod tests {
         assert!(said.contains("it is a symbolic link to nothing: create the directory it names"), "{said}");
     }
 
+    /// A dotfiles manager keeps the hook elsewhere and links it in: the link is speccoder's hook,
+    /// said to be one and left as it is, never called someone else's.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_a_hook_speccoder_wrote_is_said_to_be_one_and_left_as_it_is() {
+        let fx = crate::git::test_support::Fixture::new();
+        let kept = tempfile::tempdir().unwrap();
+        let target = kept.path().join(HOOK);
+        std::fs::write(&target, hook_text(Some(Path::new("/opt/speccoder")))).unwrap();
+        let hook = fx.path().join(".git/hooks").join(HOOK);
+        std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&target, &hook).unwrap();
+        let report = install(&fx.repo(), Some(Path::new("/usr/bin/speccoder"))).unwrap();
+        assert_eq!(report.action, "linked");
+        let said = report.to_string();
+        assert!(
+            said.contains("is a symbolic link to a hook speccoder wrote") && said.contains("left as it is"),
+            "{said}"
+        );
+        assert!(std::fs::symlink_metadata(&hook).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), hook_text(Some(Path::new("/opt/speccoder"))));
+    }
+
     #[test]
     fn a_hooks_directory_in_the_work_tree_gets_a_hook_naming_no_one_s_path() {
         let fx = crate::git::test_support::Fixture::new();
@@ -381,6 +462,25 @@ mod tests {
         );
         let bob = install(&repo, Some(Path::new("/opt/bob/speccoder"))).unwrap();
         assert_eq!(bob.action, "unchanged");
+    }
+
+    /// git reads an empty `core.hooksPath` as `/` and `%(prefix)/` as its own installation
+    /// directory: install refuses both (14), naming the setting, and writes nothing in
+    /// `.git/hooks`, where git would not look.
+    #[test]
+    fn an_empty_or_prefix_hooks_path_is_refused_naming_the_setting_and_nothing_is_written() {
+        let fx = crate::git::test_support::Fixture::new();
+        for value in ["", "%(prefix)/hooks"] {
+            fx.git(&["config", "core.hooksPath", value]);
+            let looks = fx.git(&["rev-parse", "--git-path", "hooks/post-rewrite"]);
+            assert!(!looks.contains(".git/hooks"), "git looks elsewhere: {looks}");
+            let err = install(&fx.repo(), None).unwrap_err();
+            assert_eq!(err.exit_code(), crate::exit::GIT_PRECONDITION, "{err}");
+            let said = err.to_string();
+            assert!(said.contains(&format!("core.hooksPath is `{value}`")), "{said}");
+            assert!(said.contains("git config --unset core.hooksPath"), "{said}");
+        }
+        assert!(!fx.path().join(".git/hooks").join(HOOK).exists());
     }
 
     /// A hooks directory reached through a link in the work tree (`.githooks` itself, or a

@@ -191,6 +191,8 @@ pub enum GivenFile {
     CopyOf(&'static RevFile),
     /// The cached public-good Sigstore trusted root, where no flag named a root.
     SigstoreCache,
+    /// The same cache, which `sigstore fetch-root` would write: only where it is can change.
+    SigstoreCacheRefreshed,
 }
 
 impl GivenFile {
@@ -199,7 +201,18 @@ impl GivenFile {
         match self {
             GivenFile::WithRev(file) | GivenFile::CopyOf(file) => file.chooses,
             GivenFile::Trust => "the trust",
-            GivenFile::SigstoreCache => "the Sigstore trusted root",
+            GivenFile::SigstoreCache | GivenFile::SigstoreCacheRefreshed => "the Sigstore trusted root",
+        }
+    }
+
+    /// What to do instead of using the file at `tree_path` ([`GivenFile::instead`]).
+    fn advice(self, tree_path: &str, in_submodule: bool) -> String {
+        match self {
+            GivenFile::SigstoreCacheRefreshed => {
+                "set XDG_CACHE_HOME to a directory outside the work tree, then run `speccoder sigstore fetch-root` again"
+                    .to_owned()
+            }
+            _ => format!("pass a file from outside the repository{}", self.instead(tree_path, in_submodule)),
         }
     }
 
@@ -219,7 +232,7 @@ impl GivenFile {
                 " (the base's copy: `git show <base>:{tree_path} > FILE`, FILE outside the repository, then {} FILE)",
                 file.file_flag
             ),
-            GivenFile::SigstoreCache => {
+            GivenFile::SigstoreCache | GivenFile::SigstoreCacheRefreshed => {
                 " to --sigstore-trusted-root, or set XDG_CACHE_HOME to a directory outside the work tree"
                     .to_owned()
             }
@@ -232,10 +245,10 @@ impl GivenFile {
 pub enum TrustError {
     /// A trust (or policy) file that the checked tree itself provides.
     #[error(
-        "refusing {}{}: it is {}`{tree_path}` of the tree being checked, so whoever wrote the branch chose {}; pass a file from outside the repository{}",
+        "refusing {}{}: it is {}`{tree_path}` of the tree being checked, so whoever wrote the branch chose {}; {}",
         .path.display(), .given_by.map(|by| format!(" (from {by})")).unwrap_or_default(),
         if *.in_submodule { "in the submodule " } else { "" },
-        .file.chooses(), .file.instead(tree_path, *.in_submodule)
+        .file.chooses(), .file.advice(tree_path, *.in_submodule)
     )]
     ProvidedByTree {
         /// The file given.
@@ -774,12 +787,17 @@ fn head_tree(repo: &Repo) -> Result<ObjectId, crate::git::GitError> {
 /// [`TrustError::ProvidedByTree`], or a tree that cannot be read.
 #[cfg(feature = "sigstore")]
 pub fn refuse_sigstore_cache_in_tree(repo: &Repo, checked_tree: ObjectId) -> Result<(), TrustError> {
+    refuse_cache_in_tree(repo, checked_tree, GivenFile::SigstoreCache)
+}
+
+/// [`refuse_sigstore_cache_in_tree`], advising as `file` is used.
+fn refuse_cache_in_tree(repo: &Repo, checked_tree: ObjectId, file: GivenFile) -> Result<(), TrustError> {
     let Ok(path) = crate::sign::sigstore::default_cache_path() else { return Ok(()) };
     let cache = GivenPath {
         path,
         given_by: "the Sigstore trusted-root cache, which follows XDG_CACHE_HOME, else HOME/.cache",
     };
-    cache.refuse_in_tree(repo, checked_tree, GivenFile::SigstoreCache)
+    cache.refuse_in_tree(repo, checked_tree, file)
 }
 
 /// `sigstore fetch-root`: refreshes the cached public-good Sigstore trusted root, refused where
@@ -791,7 +809,7 @@ pub fn refuse_sigstore_cache_in_tree(repo: &Repo, checked_tree: ObjectId) -> Res
 #[cfg(feature = "sigstore")]
 pub fn refresh_sigstore_cache(repo: Option<&Repo>) -> Result<crate::sign::sigstore::Refreshed, TrustError> {
     if let Some(repo) = repo {
-        refuse_sigstore_cache_in_tree(repo, head_tree(repo)?)?;
+        refuse_cache_in_tree(repo, head_tree(repo)?, GivenFile::SigstoreCacheRefreshed)?;
     }
     Ok(crate::sign::sigstore::refresh_public_good_root()?)
 }

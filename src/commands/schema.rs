@@ -1,6 +1,6 @@
 //! `speccoder schema [--check] [--out DIR] [--json]`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use speccoder_attest::attest::hooks::shell_quoted;
 
@@ -40,12 +40,13 @@ enum SchemaError {
     /// `--check`: these files differ from the types, or cannot be read; `regenerate` is the
     /// command that writes them again (with the `--out DIR` that was checked).
     #[error("{}; {}run `{}` to regenerate them, then commit the result",
-        .files.join("; "), if *.links { "remove the symbolic links, " } else { "" }, one_line(.regenerate))]
+        .files.join("; "), if *.in_the_way { "remove each symbolic link, directory or other non-file named above, " } else { "" }, one_line(.regenerate))]
     Differ {
         /// Each file and what is wrong with it.
         files: Vec<String>,
-        /// Whether a file is a symbolic link (which `speccoder schema` never writes through).
-        links: bool,
+        /// Whether something `speccoder schema` never replaces is at a file's path (a symbolic
+        /// link, a directory, a FIFO): it must be removed before the schemas are written.
+        in_the_way: bool,
         /// `speccoder schema`, with `--out DIR` when DIR is not the default.
         regenerate: String,
     },
@@ -110,7 +111,7 @@ fn check(started_in: Option<&Path>, dir: &Path) -> Result<SchemaReport, SchemaEr
                 "{} is a symbolic link, and the schemas are never read through one (a checked branch may have committed it)",
                 one_line_path(&link)
             )],
-            links: true,
+            in_the_way: true,
             regenerate: regenerate_command(started_in, dir),
         });
     }
@@ -122,7 +123,7 @@ fn check(started_in: Option<&Path>, dir: &Path) -> Result<SchemaReport, SchemaEr
     }
     let files = schema::all();
     let mut differing = Vec::new();
-    let mut links = false;
+    let mut in_the_way = false;
     for f in &files {
         let path = dir.join(f.name);
         // A file larger than twice what the types generate differs, and is not read whole.
@@ -133,7 +134,8 @@ fn check(started_in: Option<&Path>, dir: &Path) -> Result<SchemaReport, SchemaEr
                 differing.push(format!("{} differs from what the types generate", one_line_path(&path)));
             }
             Err(e) => {
-                links |= matches!(e, input::InputError::Symlink { .. });
+                in_the_way |=
+                    matches!(e, input::InputError::Symlink { .. } | input::InputError::NotRegular { .. });
                 differing.push(format!("{} cannot be read: {}", one_line_path(&path), e.reason()));
             }
         }
@@ -141,7 +143,7 @@ fn check(started_in: Option<&Path>, dir: &Path) -> Result<SchemaReport, SchemaEr
     if !differing.is_empty() {
         return Err(SchemaError::Differ {
             files: differing,
-            links,
+            in_the_way,
             regenerate: regenerate_command(started_in, dir),
         });
     }
@@ -152,12 +154,12 @@ fn check(started_in: Option<&Path>, dir: &Path) -> Result<SchemaReport, SchemaEr
     })
 }
 
-/// Writes every schema file into `dir`, each replaced whole; never inside the git directory of
-/// the repository around the current directory, where a file becomes a ref or breaks one.
+/// Writes every schema file into `dir`, each replaced whole; never inside the git directory of a
+/// repository around the current directory (a submodule's, its superproject's), where a file
+/// becomes a ref or breaks one.
 fn write(dir: &Path) -> Result<SchemaReport, SchemaError> {
-    if let Ok(repo) = Repo::discover_to_read(".") {
-        output_file::refuse_in_git_dir(dir, &[repo.git_dir(), repo.common_dir()])?;
-    }
+    let git_dirs = Repo::git_dirs_around(Path::new("."));
+    output_file::refuse_in_git_dir(dir, &git_dirs.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     output_file::make_dir(dir)?;
     let mut written = Vec::new();
     for f in schema::all() {

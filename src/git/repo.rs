@@ -230,6 +230,28 @@ impl Repo {
         self.inner.state()
     }
 
+    /// The git directories (each one's own and its common one) of the repository around `dir` and
+    /// of every repository around that one's work tree in turn: a submodule's superproject, and any
+    /// around it. The search ends at a bare repository, where none opens, or at one seen already
+    /// (`GIT_DIR` names the same repository wherever it looks).
+    #[must_use]
+    pub fn git_dirs_around(dir: &Path) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        let mut at = Some(dir.to_owned());
+        while let Some(repo) = at.take().and_then(|d| Repo::discover_to_read(d).ok()) {
+            let own = std::fs::canonicalize(repo.git_dir()).unwrap_or_else(|_| repo.git_dir().to_owned());
+            if dirs.contains(&own) {
+                break;
+            }
+            dirs.extend([own, repo.common_dir().to_owned()]);
+            at = repo
+                .workdir()
+                .and_then(|w| std::fs::canonicalize(w).ok())
+                .and_then(|w| w.parent().map(Path::to_owned));
+        }
+        dirs
+    }
+
     /// The work tree's root, `None` for a bare repository.
     pub fn workdir(&self) -> Option<&Path> {
         self.inner.workdir()

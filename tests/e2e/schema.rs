@@ -80,6 +80,8 @@ fn a_fifo_or_a_link_among_the_schema_files_is_named_never_waited_on_or_written_t
     assert_eq!(out.status.code(), Some(26));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("evidence.schema.json cannot be read: it is a FIFO, not a regular file"), "{err}");
+    // The advice removes it first: `schema --out` refuses to replace a FIFO.
+    assert!(err.contains("remove each symbolic link, directory or other non-file named above, run"), "{err}");
 
     let victim = dir.path().join("victim");
     std::fs::write(&victim, "precious").unwrap();
@@ -146,6 +148,48 @@ fn an_out_directory_inside_the_git_directory_is_refused_and_nothing_is_written()
     }
     assert_eq!(std::fs::read_dir(dir.path().join(".git/refs/heads")).unwrap().count(), 0);
     assert!(!dir.path().join(".git/refs/speccoder").exists() && !dir.path().join(".git/schemas").exists());
+}
+
+/// From a submodule, the superproject's git directory is as much a git directory as the
+/// submodule's own: schemas written there would break its refs, so both are refused.
+#[test]
+fn an_out_directory_in_the_git_directory_of_a_superproject_is_refused_from_its_submodule() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |at: &Path, args: &[&str]| {
+        let out = Command::new("git").args(args).current_dir(at).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let (inner, outer) = (dir.path().join("inner"), dir.path().join("outer"));
+    for repo in [&inner, &outer] {
+        std::fs::create_dir(repo).unwrap();
+        git(repo, &["init", "-q"]);
+        git(
+            repo,
+            &[
+                "-c",
+                "user.name=A",
+                "-c",
+                "user.email=a@example.com",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "init",
+            ],
+        );
+    }
+    git(
+        &outer,
+        &["-c", "protocol.file.allow=always", "submodule", "add", "-q", inner.to_str().unwrap(), "sub"],
+    );
+    for out_dir in ["../.git/refs/heads/sch", "../.git/modules/sub/x"] {
+        let out =
+            speccoder().current_dir(outer.join("sub")).args(["schema", "--out", out_dir]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(13), "{out_dir}: {err}");
+        assert!(err.contains("lies inside the repository's git directory"), "{out_dir}: {err}");
+    }
+    assert!(!outer.join(".git/refs/heads/sch").exists(), "nothing was written in the superproject's refs");
 }
 
 /// A schema directory a checked branch committed as a link to schemas elsewhere holds no schema
@@ -220,7 +264,7 @@ fn the_check_s_advice_regenerates_the_out_directory_it_checked_and_says_to_remov
     std::os::unix::fs::symlink("../victim", &link).unwrap();
     let err =
         String::from_utf8_lossy(&in_tmp(&["schema", "--check", "--out", "out dir"]).stderr).into_owned();
-    assert!(err.contains("remove the symbolic links, run `speccoder schema --out 'out dir'`"), "{err}");
+    assert!(err.contains("remove each symbolic link, directory or other non-file named above, run `speccoder schema --out 'out dir'`"), "{err}");
     let out = in_tmp(&["schema", "--out", "out dir"]);
     assert_eq!(out.status.code(), Some(13));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -2081,15 +2081,24 @@ fn a_sigstore_root_cache_reached_through_a_link_the_checked_tree_commits_is_refu
 }
 
 /// `sigstore fetch-root` run in a repository whose tree at HEAD commits the cache refuses it
-/// before asking the network, and leaves the file as it is.
+/// before asking the network, and leaves the file as it is; its advice is only what fetch-root
+/// takes (no `--sigstore-trusted-root`, which it does not accept).
 #[cfg(feature = "sigstore")]
 #[test]
-fn fetching_the_sigstore_root_into_a_cache_the_tree_at_head_commits_is_refused() {
+fn fetching_the_sigstore_root_into_a_cache_the_tree_at_head_commits_is_refused_with_advice_it_takes() {
     let c = setup_with_committed_cache();
     let before = c.p.read(PLANTED_CACHE);
     let mut cmd = speccoder_command(&c.p.root, &c.p.home, &["sigstore", "fetch-root"]);
     cmd.env("XDG_CACHE_HOME", c.p.root.join(".cache"));
-    expect_cache_refused(run(cmd), PLANTED_CACHE);
+    let r = run(cmd).failure(13);
+    assert!(r.stderr.contains(&format!("`{PLANTED_CACHE}` of the tree being checked")), "{r}");
+    assert!(
+        r.stderr.contains(
+            "set XDG_CACHE_HOME to a directory outside the work tree, then run `speccoder sigstore fetch-root` again"
+        ),
+        "{r}"
+    );
+    assert!(!r.stderr.contains("--sigstore-trusted-root") && !r.stderr.contains("pass a file"), "{r}");
     assert_eq!(c.p.read(PLANTED_CACHE), before, "the committed file is left as it is");
 }
 

@@ -690,6 +690,68 @@ fn hooks_install_carries_after_a_plain_rebase_and_an_amend() {
     team.fsck(&[&bob]);
 }
 
+/// `git rebase --exec 'git commit --amend'` (re-signing every commit): git's list for the
+/// rebase names the commits before each amend, which the branch no longer holds; the hook carries
+/// each task's evidence to the commit the branch holds, never to a commit it does not.
+#[test]
+fn the_hook_carries_to_the_commits_the_branch_holds_after_a_rebase_whose_exec_amends_each() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.speccoder(&["hooks", "install"]).success();
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    ada.attest("T001", &[]);
+    ada.attest("T002", &[]);
+    team.move_main("main-moves");
+    ada.git(&["fetch", "-q", "origin"]);
+    let amend = "git -c user.name=Re-signer commit -q --amend --no-edit";
+    let rebase = ada.git_run(&["rebase", "--exec", amend, "origin/main"]);
+    assert!(rebase.status.success(), "{rebase}");
+    let said = format!("{}{}", rebase.stdout, rebase.stderr);
+    for carried in said.lines().filter_map(|l| l.trim().strip_prefix("carried ")) {
+        let to = carried.split(" to ").nth(1).and_then(|t| t.split(':').next()).unwrap();
+        let on_branch = ada.git_run(&["merge-base", "--is-ancestor", to, "HEAD"]);
+        assert!(on_branch.status.success(), "carried to {to}, which the branch does not hold: {said}");
+    }
+    ada.assert_evidenced(2);
+}
+
+/// A hook run that carried nothing (no trust configured yet) leaves the task commit without its
+/// evidence; the next amend's hook finds that evidence on the commit before, as a plain `attest
+/// carry` does, instead of saying that nothing lacks it. A lock left on the notes ref makes the
+/// hook name the command to run once it is removed.
+#[test]
+fn the_hook_after_one_that_carried_nothing_carries_what_the_task_commit_lacks() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.speccoder(&["hooks", "install"]).success();
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    ada.attest("T001", &[]);
+    let reword = |prefix: &str| {
+        let message = ada.git(&["log", "-1", "--format=%B"]);
+        ada.git_run(&["commit", "-q", "--amend", "-m", &format!("{prefix}{message}")])
+    };
+    let trust = ada.git(&["config", "gpg.ssh.allowedSignersFile"]);
+    ada.git(&["config", "--unset", "gpg.ssh.allowedSignersFile"]);
+    let first = reword("A: ");
+    assert!(first.stderr.contains("you trust no signer"), "{first}");
+    ada.git(&["config", "gpg.ssh.allowedSignersFile", trust.trim()]);
+
+    let lock = ada.dir.join(".git/refs/notes/speccoder.lock");
+    std::fs::write(&lock, "").unwrap();
+    let locked = reword("B: ");
+    assert!(locked.stderr.contains("speccoder.lock exists"), "{locked}");
+    assert!(
+        locked.stderr.contains("git does not run again: when that is resolved, run `speccoder attest carry`"),
+        "{locked}"
+    );
+    std::fs::remove_file(&lock).unwrap();
+
+    let second = reword("C: ");
+    let said = format!("{}{}", second.stdout, second.stderr);
+    assert!(said.contains("1 carried") && !said.contains("nothing to carry"), "{said}");
+    ada.assert_evidenced(1);
+}
+
 /// A repository that commits its shared hooks directory as a link leading out of the work tree
 /// (`core.hooksPath .githooks`, as its README says) gets no hook written through it: `hooks
 /// install` refuses it as every output reached through such a link is refused (exit 13).

@@ -118,6 +118,9 @@ pub struct CarryReport {
     /// Where the notes are.
     #[serde(serialize_with = "in_line")]
     pub notes_ref: String,
+    /// Only the tasks of the commits git named as rewritten (`--rewritten`) were looked at.
+    #[serde(skip)]
+    pub rewritten_only: bool,
 }
 
 impl CarryReport {
@@ -131,10 +134,12 @@ impl CarryReport {
 impl std::fmt::Display for CarryReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.carried.is_empty() && self.refused.is_empty() {
-            return writeln!(
-                f,
-                "attest carry: nothing to carry (no task commit lacks the evidence of a rewritten one)"
-            );
+            let why = if self.rewritten_only {
+                "no task of the rewritten commits lacks evidence on the branch that another commit holds"
+            } else {
+                "no task commit lacks the evidence of a rewritten one"
+            };
+            return writeln!(f, "attest carry: nothing to carry ({why})");
         }
         writeln!(f, "attest carry: {} carried, {} refused", self.carried.len(), self.refused.len())?;
         for c in &self.carried {
@@ -242,6 +247,11 @@ pub enum CarryError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A failure of `--rewritten`, which git's post-rewrite hook runs once and never again.
+    #[error(
+        "{0}; nothing more is carried by this run of git's post-rewrite hook, which git does not run again: when that is resolved, run `speccoder attest carry`"
+    )]
+    InHook(Box<CarryError>),
 }
 
 impl ExitClass for CarryError {
@@ -254,6 +264,7 @@ impl ExitClass for CarryError {
             CarryError::Spec(e) => e.class(),
             CarryError::Build(e) => e.class(),
             CarryError::Note(e) => e.class(),
+            CarryError::InHook(e) => e.class(),
             CarryError::NoNote { .. } => Class::GitPrecondition,
             CarryError::NoTrust | CarryError::NoteTooLarge(_) => Class::Config,
             CarryError::Stdin(_) | CarryError::RewrittenLine { .. } => Class::Usage,
@@ -291,11 +302,21 @@ fails!(CarryError, GitError, SignerError, ConfigError, SpecError, BuildError, No
 /// A change that differs, or evidence whose signatures do not hold for the carrier, is not an
 /// error but a refused row ([`CarryReport::exit_code`] 26).
 pub fn carry(repo: &Repo, req: &CarryRequest) -> Result<CarryReport, CarryError> {
+    let in_hook = req.rewritten.is_some() && req.pair.is_none();
+    match carry_all(repo, req) {
+        // Its own advice names the command already.
+        Err(e) if in_hook && !matches!(e, CarryError::NoTrust) => Err(CarryError::InHook(Box::new(e))),
+        done => done,
+    }
+}
+
+/// [`carry`], whose failures it tells as they are.
+fn carry_all(repo: &Repo, req: &CarryRequest) -> Result<CarryReport, CarryError> {
     let notes: HashMap<ObjectId, ObjectId> = repo.notes(NOTES_REF)?.into_iter().collect();
     let mut refused = Vec::new();
     let jobs = match (&req.pair, &req.rewritten) {
         (Some((from, to)), _) => plan::pair_job(repo, (from, to), &notes, &mut refused)?,
-        (None, Some(pairs)) => plan::rewritten_jobs(repo, pairs, &notes)?,
+        (None, Some(pairs)) => plan::rewritten_jobs(repo, pairs, &notes, &mut refused)?,
         (None, None) => plan::branch_jobs(repo, &notes, &mut refused)?,
     };
     let mut report = CarryReport {
@@ -304,6 +325,7 @@ pub fn carry(repo: &Repo, req: &CarryRequest) -> Result<CarryReport, CarryError>
         signer: None,
         unsigned_reason: None,
         notes_ref: NOTES_REF.to_owned(),
+        rewritten_only: req.pair.is_none() && req.rewritten.is_some(),
     };
     if jobs.is_empty() {
         return Ok(report);

@@ -57,8 +57,15 @@ pub(super) fn pair_job(
     Ok(vec![Job { from, to }])
 }
 
-/// The pairs of git's post-rewrite input (`<old> <new> [<extra>]` lines of full commit ids; blank
-/// lines aside) whose old commit has a note.
+/// The carries git's post-rewrite input asks for (`<old> <new> [<extra>]` lines of full commit
+/// ids; blank lines aside): each old commit with a note, for its new commit, followed along the
+/// input to the last commit it was rewritten to. Git's lists miss some rewrites: a rebase names
+/// the commits it made, not what an `exec`'s `git commit --amend` made of them, and an amend names
+/// a commit whose evidence is still on the commit before the rebase. So when a new commit is not
+/// on HEAD, or is a task commit lacking its evidence that its old commit has none to give, the
+/// search of a plain `attest carry` ([`branch_jobs`]) finds where that evidence goes, and only the
+/// carries (and refusals) of those tasks are kept: nothing is carried to a commit HEAD does not
+/// hold.
 ///
 /// # Errors
 /// [`CarryError::RewrittenLine`] naming the first line that is no such pair, or whose new commit
@@ -67,9 +74,51 @@ pub(super) fn rewritten_jobs(
     repo: &Repo,
     pairs: &str,
     notes: &HashMap<ObjectId, ObjectId>,
+    refused: &mut Vec<RefusedRow>,
 ) -> Result<Vec<Job>, CarryError> {
-    let mut seen = HashSet::new();
-    let mut jobs = Vec::new();
+    let pairs = rewritten_pairs(repo, pairs)?;
+    let rewritten_to: HashMap<ObjectId, ObjectId> = pairs.iter().copied().collect();
+    let head = head_commit(repo)?;
+    let (mut seen, mut jobs) = (HashSet::new(), Vec::new());
+    let (mut tasks, mut lacking) = (HashSet::new(), HashSet::new());
+    for &(from, to) in &pairs {
+        if notes.contains_key(&from) {
+            let to = last_rewrite(&rewritten_to, to);
+            match head {
+                Some(head) if repo.is_ancestor(to, head)? => {
+                    if seen.insert(to) {
+                        jobs.push(Job { from, to });
+                    }
+                }
+                _ => tasks.extend(task_trailers(&repo.commit(from)?.message).0),
+            }
+        } else if lacks_evidence(repo, notes, to)? {
+            lacking.insert(to);
+        }
+    }
+    if tasks.is_empty() && lacking.is_empty() {
+        return Ok(jobs);
+    }
+    let mut found = Vec::new();
+    for job in branch_jobs(repo, notes, &mut found)? {
+        let task = task_trailers(&repo.commit(job.from)?.message).0;
+        if (lacking.contains(&job.to) || task.is_some_and(|t| tasks.contains(&t))) && seen.insert(job.to) {
+            jobs.push(job);
+        }
+    }
+    refused.extend(found.into_iter().filter(|row| {
+        tasks.contains(&row.target)
+            || ObjectId::from_hex(row.to.as_bytes()).is_ok_and(|to| lacking.contains(&to))
+    }));
+    Ok(jobs)
+}
+
+/// The pairs of git's post-rewrite input whose old and new commit differ.
+///
+/// # Errors
+/// As [`rewritten_jobs`].
+fn rewritten_pairs(repo: &Repo, pairs: &str) -> Result<Vec<(ObjectId, ObjectId)>, CarryError> {
+    let mut read = Vec::new();
     for (index, line) in pairs.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
         let bad = |reason: &'static str| CarryError::RewrittenLine {
             line: index + 1,
@@ -84,11 +133,44 @@ pub(super) fn rewritten_jobs(
         if repo.commit(to).is_err() {
             return Err(bad("its new commit is not a commit of this repository"));
         }
-        if from != to && notes.contains_key(&from) && seen.insert(to) {
-            jobs.push(Job { from, to });
+        if from != to {
+            read.push((from, to));
         }
     }
-    Ok(jobs)
+    Ok(read)
+}
+
+/// The last commit `to` was rewritten to along the input's pairs (`rewritten_to`), at most as many
+/// steps as there are pairs, so that a loop in the input ends.
+fn last_rewrite(rewritten_to: &HashMap<ObjectId, ObjectId>, mut to: ObjectId) -> ObjectId {
+    for _ in 0..rewritten_to.len() {
+        match rewritten_to.get(&to) {
+            Some(next) => to = *next,
+            None => break,
+        }
+    }
+    to
+}
+
+/// The commit HEAD names, `None` on an unborn branch.
+fn head_commit(repo: &Repo) -> Result<Option<ObjectId>, GitError> {
+    Ok(match repo.head()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => Some(commit),
+        Head::Unborn(_) => None,
+    })
+}
+
+/// Whether `commit` ticks a task (not a skip) without a note of its own.
+fn lacks_evidence(
+    repo: &Repo,
+    notes: &HashMap<ObjectId, ObjectId>,
+    commit: ObjectId,
+) -> Result<bool, GitError> {
+    let ticks = match task_trailers(&repo.commit(commit)?.message) {
+        (Some(_), Some(verdict)) => !verdict.is_empty() && verdict != Verdict::Skipped.as_str(),
+        _ => false,
+    };
+    Ok(ticks && !has_own_note(repo, notes, commit))
 }
 
 /// For each task whose newest task commit on the branch lacks its own note: the newest commit
@@ -100,10 +182,7 @@ pub(super) fn branch_jobs(
     notes: &HashMap<ObjectId, ObjectId>,
     refused: &mut Vec<RefusedRow>,
 ) -> Result<Vec<Job>, GitError> {
-    let head = match repo.head()? {
-        Head::Branch { commit, .. } | Head::Detached(commit) => commit,
-        Head::Unborn(_) => return Ok(Vec::new()),
-    };
+    let Some(head) = head_commit(repo)? else { return Ok(Vec::new()) };
     let reachable = repo.walk(head, &[])?;
     let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
     let mut newest: Vec<(String, Commit)> = Vec::new();
