@@ -298,7 +298,11 @@ fn a_decision_filled_with_test_evidence_is_neither_signed_nor_evidenced() {
 
     let out = p.signed(&["attest", "sign"]).expect(26);
     assert!(out.stderr.contains("decision_with_tick_fields"), "{}", out.stderr);
-    assert!(out.stderr.contains("monitor, mutation, run, strength"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("found monitor, mutation, strength]"),
+        "a null run claims nothing: {}",
+        out.stderr
+    );
     assert_eq!(p.note("HEAD"), before, "nothing signed");
 
     p.set_note("HEAD", &[p.signed_line(&statement)]);
@@ -606,4 +610,20 @@ fn a_skip_whose_notes_ref_is_locked_exits_as_repository_state_and_names_the_lock
         std::fs::remove_file(&lock).unwrap();
         p.signed(&["skip", T006, "--reason", "out of scope"]).expect(0);
     }
+}
+
+/// The specification lets a decision carry the fields a tick may leave `null` as `null`: a `null`
+/// claims nothing, so such a decision, signed, is evidenced.
+#[test]
+fn a_decision_carrying_tick_fields_as_null_claims_nothing_and_is_evidenced() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    let mut statement = p.statements("HEAD").remove(0);
+    let predicate = statement["predicate"].as_object_mut().unwrap();
+    for field in ["mutation", "model", "run", "strength", "sandbox", "executor"] {
+        predicate.insert(field.into(), Value::Null);
+    }
+    p.set_note("HEAD", &[p.signed_line(&statement)]);
+    let v = p.verify(&[]).expect(0).json();
+    assert_eq!(row(&v, T001)["outcome"], "evidenced", "{v:#}");
 }
