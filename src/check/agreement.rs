@@ -17,7 +17,7 @@ use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::policy::config_file;
 use crate::check::trailers::{held_out_trailer, last_trailer};
-use crate::check::{bug, decision, policy, tick};
+use crate::check::{bug, decision, policy, tick, trace, values};
 use crate::git::{Commit, GitTree, KnownDirs, Repo};
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, PolicyError, Recipe};
@@ -31,7 +31,8 @@ use crate::spec::{self, SharedTaskLists, TaskLists, TreeTaskLines};
 pub const SPEC_UNREADABLE: &str = "spec_unreadable";
 
 /// The finding of a decision (`attested`, `skipped`) whose line carries a field only a tick
-/// carries (`spec`, `trace`, `mutation`, `monitor`, `strength`, ...), or whose commit carries a
+/// carries (`spec`, `trace`, `mutation`, `monitor`, `strength`, ...) with a value other than
+/// `null` (a `null` claims nothing), or whose commit carries a
 /// `Held-Out:` or `Run:` trailer: test evidence that no test run of the decision produced, which a verifier
 /// policy would otherwise read as if one had.
 pub const DECISION_WITH_TICK_FIELDS: &str = "decision_with_tick_fields";
@@ -160,6 +161,19 @@ pub struct CheckedNote {
     pub task_verification: Option<usize>,
     /// The recipe the signed policy digest follows, when it holds.
     pub recipe: Option<Recipe>,
+    /// The requirements a tick's task cites at the task commit ([`Agreed::cited`]).
+    pub cited: Vec<(String, String)>,
+}
+
+/// What the agreement of a task-verification line with its commit found besides its findings.
+#[derive(Debug, Default)]
+pub struct Agreed {
+    /// The recipe the signed policy digest follows, when it holds.
+    pub recipe: Option<Recipe>,
+    /// The requirements a tick's task cites in its text at the task commit, as `(id, sha256 of
+    /// the defining line there)` sorted by id: what the drift check holds the head to. None for a
+    /// decision, or a task that cannot be read there.
+    pub cited: Vec<(String, String)>,
 }
 
 /// A judge configuration as read at a parent, or why it could not be read.
@@ -259,12 +273,12 @@ impl<'r> Rules<'r> {
         subjects(&lines, target, commit.id, &commit_sha256, findings);
         let tv = task_verification(&lines, findings).map(|(line, _)| line.number);
         let task_verification = tv.and_then(|n| lines.iter().position(|l| l.number == n));
-        let recipe = task_verification.and_then(|i| {
-            let Body::TaskVerification(p) = &lines[i].body else { return None };
+        let agreed = task_verification.map_or_else(Agreed::default, |i| {
+            let Body::TaskVerification(p) = &lines[i].body else { return Agreed::default() };
             let claim = Claim { commit, target, trailer_verdict, lines: &lines, tv_line: &lines[i], p };
             self.agreement(&claim, findings)
         });
-        CheckedNote { lines, commit_sha256, task_verification, recipe }
+        CheckedNote { lines, commit_sha256, task_verification, recipe: agreed.recipe, cited: agreed.cited }
     }
 
     /// The judge configuration of the tree `tree` (its `speccoder.toml`), read once per file
@@ -285,17 +299,17 @@ impl<'r> Rules<'r> {
     }
 
     /// The claimed task as the task commit's tree holds it, against the evidence (the
-    /// task-verification line): the task line, the story text (a tick's), the box ticked. A
-    /// tick whose story text is the whole spec.md carries a note saying so ([`STORY_FALLBACK`]);
-    /// a spec document the task needs that cannot be read there is [`SPEC_UNREADABLE`]. Returns
-    /// the lines the task's text wraps onto there ([`spec::TaskFacts::continuation`]), when the
-    /// task reads.
+    /// task-verification line): the unit's directory and format, the task line and title, the
+    /// story text and the trace's requirement rows (a tick's), the box ticked. A tick whose story
+    /// text is the whole spec.md carries a note saying so ([`STORY_FALLBACK`]); a spec document
+    /// the task needs that cannot be read there is [`SPEC_UNREADABLE`]. Returns the task's facts
+    /// there, when the task reads.
     fn task_at_commit(
         &self,
         claim: &Claim<'_>,
         verdict: Verdict,
         findings: &mut Vec<Finding>,
-    ) -> Option<Vec<String>> {
+    ) -> Option<spec::TaskFacts> {
         let (commit, p, n) = (claim.commit, claim.p, claim.tv_line.number);
         let (unit, task_id) = claim.target.split_once('/').unwrap_or((claim.target, ""));
         let mismatch =
@@ -317,6 +331,7 @@ impl<'r> Rules<'r> {
             }
         };
         findings.extend(bug::anchor_findings(p, &facts, n));
+        unit_and_title(p, &facts, n, findings);
         if facts.line_hash != p.task.line_hash {
             findings.push(
                 mismatch(
@@ -340,25 +355,31 @@ impl<'r> Rules<'r> {
                 findings.push(Finding::new(CommitOutcome::Ok, STORY_FALLBACK, fallback.message()).at_line(n));
             }
         }
+        if !verdict.is_decision() {
+            trace::requirement_rows(p, &facts.requirements, n, findings);
+        }
         if !facts.ticked && verdict != Verdict::Skipped && !facts.is_trailer_only() {
             findings.push(mismatch("not_ticked", "the task commit does not tick the task"));
         }
-        Some(facts.continuation)
+        Some(facts)
     }
 
     /// The task-verification line of `claim` against its task commit: the verdict and the
     /// unit/task as the trailers say, the tree, the task line and the story text at the commit,
     /// the task line at the head under review, the policy recomputed at the parent, and the other
     /// lines as the verdict needs them (none for a decision; test results and a summary for a
-    /// tick). Returns the recipe the policy digest follows, when it holds.
-    pub fn agreement(&self, claim: &Claim<'_>, findings: &mut Vec<Finding>) -> Option<Recipe> {
+    /// tick), and the values the specification allows. Returns the recipe the policy digest
+    /// follows, when it holds, and the requirements a tick's task cites at the task commit.
+    pub fn agreement(&self, claim: &Claim<'_>, findings: &mut Vec<Finding>) -> Agreed {
         let (commit, p, n) = (claim.commit, claim.p, claim.tv_line.number);
         let first = findings.len();
-        let verdict = claimed_verdict(claim, findings)?;
-        let continuation = self.task_at_commit(claim, verdict, findings);
+        let Some(verdict) = claimed_verdict(claim, findings) else { return Agreed::default() };
+        values::task_verification(p, verdict, n, findings);
+        let facts = self.task_at_commit(claim, verdict, findings);
         let signed_line_is_the_commits =
             !findings[first..].iter().any(|f| matches!(f.code, TASK_MISMATCH | LINE_HASH_MISMATCH));
-        self.task_at_head(claim, continuation.as_deref(), signed_line_is_the_commits, findings);
+        let continuation = facts.as_ref().map(|f| f.continuation.as_slice());
+        self.task_at_head(claim, continuation, signed_line_is_the_commits, findings);
 
         // The policy, recomputed at the parent. A skip with no parent (the published tool's skip
         // record) is made at its own tree, the head's at the time: what a skip's parent holds.
@@ -379,7 +400,17 @@ impl<'r> Rules<'r> {
             let all: Vec<&ReadLine> = claim.lines.iter().collect();
             tick::tick_lines(commit, verdict, p, &all, findings);
         }
-        recipe
+        let cited = match facts {
+            Some(facts) if !verdict.is_decision() => {
+                let mut cited: Vec<(String, String)> =
+                    facts.requirements.into_iter().map(|r| (r.id, r.hash)).collect();
+                cited.sort();
+                cited.dedup_by(|later, kept| later.0 == kept.0);
+                cited
+            }
+            _ => Vec::new(),
+        };
+        Agreed { recipe, cited }
     }
 
     /// The task line at the head under review (when it is not the task commit's tree) must be the
@@ -455,6 +486,30 @@ fn gone_at_head(e: &spec::SpecError) -> String {
     }
 }
 
+/// The signed unit directory and format and the task's title (line `n` of `p`) as the task
+/// commit's tree gives them (`facts`), each a [`CommitOutcome::Mismatch`] naming the field when
+/// it differs.
+fn unit_and_title(p: &TaskVerificationV0, facts: &spec::TaskFacts, n: usize, findings: &mut Vec<Finding>) {
+    let fields = [
+        ("unit_dir_mismatch", "unit.dir", "the unit's directory", &p.unit.dir, facts.unit_dir.as_str()),
+        ("unit_format_mismatch", "unit.format", "the unit's format", &p.unit.format, facts.format.as_str()),
+        ("title_mismatch", "task.title", "the task's title", &p.task.title, facts.title.as_str()),
+    ];
+    for (code, field, what, signed, at_commit) in fields {
+        if signed != at_commit {
+            findings.push(
+                Finding::new(
+                    CommitOutcome::Mismatch,
+                    code,
+                    format!("the signed {field} is not {what} at the task commit"),
+                )
+                .at_line(n)
+                .expected_found(shown(signed, SHOWN_MAX), shown(at_commit, SHOWN_MAX)),
+            );
+        }
+    }
+}
+
 /// The signed verdict of `claim`, known and as the `Verdict:` trailer says; the signed unit/task
 /// as the `Spec-Task:` trailer says; the signed tree the task commit's. `None` (malformed) for a
 /// verdict speccoder does not know: no other rule can judge it.
@@ -510,7 +565,7 @@ fn decision_lines(claim: &Claim<'_>, verdict: Verdict, findings: &mut Vec<Findin
             .at_line(l.number),
         );
     }
-    let mut tick_fields: Vec<&str> = claim.p.tick_fields_present();
+    let mut tick_fields: Vec<&str> = claim.p.tick_fields_claimed();
     if held_out_trailer(&claim.commit.message).is_some() {
         tick_fields.push("the Held-Out: trailer");
     }

@@ -6,9 +6,10 @@
 //!
 //! From the bottom up: [`outcome`] (what a finding does to a commit's outcome), [`line`](mod@line)
 //! (reading a note's line back), [`trailers`] (the task and verdict a commit claims), the rules
-//! for a bug task's anchor ([`bug`]), a decision ([`decision`]), a tick's lines ([`tick`]) and the
-//! policy digest ([`policy`](mod@policy)), and [`agreement`], which applies them to one task
-//! commit. Beside them: [`trust`] (whom the caller trusts, loaded from the caller's files only),
+//! for a bug task's anchor ([`bug`]), a decision ([`decision`]), a tick's lines ([`tick`]), its
+//! trace against the requirements its task cites ([`trace`]), the values the specification allows
+//! ([`values`]) and the policy digest ([`policy`](mod@policy)), and [`agreement`], which applies
+//! them to one task commit. Beside them: [`trust`] (whom the caller trusts, loaded from the caller's files only),
 //! [`signatures`] (whether a line's signatures, and a note's, hold under that trust),
 //! [`verifier_policy`] (the caller's rules per unit, loaded as the trust is) and [`held_out`]
 //! (a published held-out set, read as git reads it, by the verifier and by `held-out publish`),
@@ -24,6 +25,8 @@ pub mod outcome;
 pub mod policy;
 pub mod signatures;
 pub mod tick;
+pub mod trace;
 pub mod trailers;
 pub mod trust;
+pub mod values;
 pub mod verifier_policy;

@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::trailers::{held_out_trailer as held_out_trailer_of, last_trailer};
+use crate::check::values;
 use crate::git::Commit;
 use crate::git::trailers::sanitize_value;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
@@ -17,8 +18,8 @@ use crate::model::trailer_keys::{ACCEPTED_BY, REASON, RUN, SKIPPED_BY};
 /// The lines of a tick (`verified`, `regression_only`; `lines` is every line of the note): each
 /// phase once, red failed, red and green for `verified`, the `Held-Out:` trailer as the signed
 /// held_out line says, the `Run:` trailer as the signed `run` says, no decision trailers, and one
-/// summary that names exactly the other lines by digest, at the
-/// verdict's level, under the task-verification's policy.
+/// summary that names exactly the other lines by digest, at the verdict's level, under the
+/// task-verification's policy, for the task commit ([`values::summary`]).
 pub fn tick_lines(
     commit: &Commit,
     verdict: Verdict,
@@ -71,6 +72,7 @@ pub fn tick_lines(
     };
     summary_names(s, sline.number, &named_lines, findings);
     summary_fields(verdict, p, s, sline.number, findings);
+    values::summary(s, commit.id, sline.number, findings);
 }
 
 /// The phases of the test-result lines of a tick, each once, red failed, and each as a verified

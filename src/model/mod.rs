@@ -20,6 +20,7 @@ pub mod shown;
 pub mod statement;
 pub mod summary;
 pub mod test_result;
+pub mod timestamp;
 pub mod toml_bound;
 pub mod trailer_keys;
 pub mod unique_members;

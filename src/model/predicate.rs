@@ -300,26 +300,29 @@ impl TaskVerificationV0 {
         fields.into_iter().filter(|(_, present)| *present).map(|(name, _)| name).collect()
     }
 
-    /// The fields only a tick carries that are present (with any value, `null` included), by
-    /// name: the story, the attempt's audits, setting and guidance, the red excerpt, the
-    /// regression reason and the collection. A decision (`attested`, `skipped`) carries none of
-    /// them: it records a person's word, not test evidence.
+    /// The fields only a tick carries that claim something, by name: present with a value other
+    /// than `null` (the story, the attempt's audits, setting and guidance, the red excerpt, the
+    /// regression reason and the collection). A decision (`attested`, `skipped`) claims none of
+    /// them: it records a person's word, not test evidence. A field that is `null` claims nothing,
+    /// so a decision may carry it as the specification's "fields `null` in a tick may be absent in
+    /// a decision" allows.
     #[must_use]
-    pub fn tick_fields_present(&self) -> Vec<&'static str> {
+    pub fn tick_fields_claimed(&self) -> Vec<&'static str> {
         let (a, s, g) = (&self.audits, &self.setting, &self.guidance);
+        let claims = |field: &Option<Value>| field.as_ref().is_some_and(|v| !v.is_null());
         let fields = [
             ("spec", self.spec.is_some()),
-            ("trace", a.trace.is_some()),
-            ("integrity", a.integrity.is_some()),
-            ("monitor", a.monitor.is_some()),
-            ("mutation", a.mutation.is_some()),
-            ("sandbox", s.sandbox.is_some()),
-            ("executor", s.executor.is_some()),
-            ("model", s.model.is_some()),
-            ("run", s.run.is_some()),
-            ("decisions", g.decisions.is_some()),
-            ("strength", g.strength.is_some()),
-            ("instructions", g.instructions.is_some()),
+            ("trace", claims(&a.trace)),
+            ("integrity", claims(&a.integrity)),
+            ("monitor", claims(&a.monitor)),
+            ("mutation", claims(&a.mutation)),
+            ("sandbox", claims(&s.sandbox)),
+            ("executor", claims(&s.executor)),
+            ("model", claims(&s.model)),
+            ("run", claims(&s.run)),
+            ("decisions", claims(&g.decisions)),
+            ("strength", claims(&g.strength)),
+            ("instructions", claims(&g.instructions)),
             ("red", self.red.is_some()),
             ("regression", self.regression.is_some()),
             ("collection", self.collection.is_some()),
@@ -407,14 +410,24 @@ mod tests {
     fn a_decision_names_no_tick_field_and_a_tick_names_each_it_carries() {
         let decision: Value =
             serde_json::from_str(include_str!("../../fixtures/seed/decision.json")).unwrap();
-        assert!(typed(&decision).tick_fields_present().is_empty());
+        assert!(typed(&decision).tick_fields_claimed().is_empty());
         let mut filled = decision.clone();
-        filled["mutation"] = Value::Null;
+        filled["mutation"] = json!({ "caught": 1, "missed": 0 });
         filled["strength"] = json!({ "combined": { "share": 1 } });
-        assert_eq!(typed(&filled).tick_fields_present(), ["mutation", "strength"]);
-        let all = "spec trace integrity monitor mutation sandbox executor model run decisions strength \
-                   instructions regression collection";
-        assert_eq!(typed(&tick()).tick_fields_present(), all.split_whitespace().collect::<Vec<_>>());
+        assert_eq!(typed(&filled).tick_fields_claimed(), ["mutation", "strength"]);
+        let all =
+            "spec trace integrity monitor sandbox executor decisions instructions regression collection";
+        assert_eq!(typed(&tick()).tick_fields_claimed(), all.split_whitespace().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_tick_field_that_is_null_in_a_decision_claims_nothing() {
+        let mut decision: Value =
+            serde_json::from_str(include_str!("../../fixtures/seed/decision.json")).unwrap();
+        for field in ["mutation", "model", "run", "strength", "sandbox", "trace", "monitor", "spec", "red"] {
+            decision[field] = Value::Null;
+        }
+        assert!(typed(&decision).tick_fields_claimed().is_empty());
     }
 
     #[test]

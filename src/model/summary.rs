@@ -84,8 +84,34 @@ pub struct VerificationSummary {
     pub slsa_version: Option<String>,
 }
 
+/// The revision a tick's `resourceUri` names: what follows `git:` in `git:<revision>`, or the last
+/// `@` in `git+<origin>@<revision>`; `None` for a URI of neither form. The origin is not read:
+/// nothing in a clone tells which repository it was published as.
+#[must_use]
+pub fn resource_revision(uri: &str) -> Option<&str> {
+    match uri.strip_prefix("git:") {
+        Some(revision) => Some(revision),
+        None => uri.strip_prefix("git+")?.rsplit_once('@').map(|(_, revision)| revision),
+    }
+}
+
 /// `{"sha256": hex}`, the digest map every reference uses.
 #[must_use]
 pub fn sha256_map(hex: &str) -> BTreeMap<String, String> {
     BTreeMap::from([("sha256".to_owned(), hex.to_owned())])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_resource_revision_is_read_after_git_colon_or_the_origin_s_last_at() {
+        let c = "0123456789abcdef0123456789abcdef01234567";
+        assert_eq!(resource_revision(&format!("git:{c}")), Some(c));
+        assert_eq!(resource_revision(&format!("git+ssh://git@host/r.git@{c}")), Some(c));
+        assert_eq!(resource_revision(&format!("git+https://github.com/a/b@{c}")), Some(c));
+        assert_eq!(resource_revision(&format!("https://github.com/a/b@{c}")), None);
+        assert_eq!(resource_revision("git+https://github.com/a/b"), None);
+    }
 }

@@ -19,7 +19,7 @@ use crate::git::{Commit, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::held_out::trailer_manifest;
 use crate::model::policy::Recipe;
-use crate::model::predicate::{TaskVerificationV0, Verdict};
+use crate::model::predicate::Verdict;
 use crate::model::shown::shown;
 use crate::model::trailer_keys::HELD_OUT;
 use crate::verify::held_out::PublishedSets;
@@ -58,9 +58,10 @@ pub struct CommitReport {
     pub covered_lines: Vec<usize>,
     /// The recipe the signed policy digest follows (`None`: it follows neither, or was not read).
     pub policy: Option<Recipe>,
-    /// The cited requirements as the evidence recorded them, `(id, requirement_hash)` sorted by
-    /// id, each id once (the last row naming it wins). A list, not a map: a report is kept for
-    /// every tick of a run, and most cite one or two requirements.
+    /// The requirements a tick's task cites in its text at the task commit, `(id, sha256 of the
+    /// defining line there)` sorted by id ([`crate::check::agreement::Agreed::cited`]), whatever
+    /// the trace says. A list, not a map: a report is kept for every tick of a run, and most cite
+    /// one or two requirements.
     #[serde(skip)]
     pub cited: Vec<(String, String)>,
     /// For an OpenSpec tick, the body of each cited requirement in the task commit's tree, as
@@ -248,7 +249,7 @@ impl<'r> Checker<'r> {
         if let Some(Body::TaskVerification(p)) = checked.task_verification.map(|i| &checked.lines[i].body) {
             report.not_evaluated = p.newer_fields();
             report.unit = Some(p.unit.feature.clone());
-            report.cited = cited_requirements(p);
+            report.cited = checked.cited.clone();
             if p.unit.format == "openspec" {
                 report.cited_bodies = self.bodies_at(commit, &p.unit.feature, &report.cited);
             }
@@ -373,7 +374,8 @@ impl<'r> Checker<'r> {
 
     /// A note whose every line names the same task at one other commit that carries that task
     /// too was copied there by git (`notes.rewriteRef` after a rebase or amend): the subject
-    /// mismatch says so, and says to carry the evidence instead of suggesting tampering.
+    /// mismatch says so, and says to carry the evidence instead of suggesting tampering. One that
+    /// names this very commit in other letter case says that a digest is lowercase hex.
     fn hint_copied_note(&self, lines: &[ReadLine], target: &str, commit: &Commit, findings: &mut [Finding]) {
         let hex = commit.id.to_string();
         let named: Vec<Option<&str>> = lines
@@ -381,20 +383,24 @@ impl<'r> Checker<'r> {
             .flat_map(|l| l.subject.iter().map(|s| s.git_commit().filter(|_| s.name == target)))
             .collect();
         let Some(Some(other)) = named.first().copied() else { return };
-        let copied = other != hex
-            && named.iter().all(|n| *n == Some(other))
-            && other
-                .parse::<ObjectId>()
-                .ok()
-                .and_then(|id| self.repo.commit(id).ok())
-                .is_some_and(|c| task_trailers(&c.message).0.as_deref() == Some(target));
-        if !copied {
+        if other == hex || !named.iter().all(|n| *n == Some(other)) {
             return;
         }
-        for finding in findings.iter_mut().filter(|f| f.code == "subject_mismatch") {
-            finding.message = format!(
+        let Ok(id) = other.parse::<ObjectId>() else { return };
+        let message = if id == commit.id {
+            format!(
+                "the note's gitCommit `{}` is this commit's id in other letter case, not its lowercase id {hex}: a digest is lowercase hex, so the statements name no commit of this repository: write them with the lowercase id (attest the task again)",
+                shown(other, SHOWN_CLAIM_CHARS)
+            )
+        } else if self.repo.commit(id).is_ok_and(|c| task_trailers(&c.message).0.as_deref() == Some(target)) {
+            format!(
                 "the note names {other}, the commit this one was rewritten from: git copied it here (notes.rewriteRef after a rebase or amend); run `speccoder attest carry` to re-issue the evidence for this commit"
-            );
+            )
+        } else {
+            return;
+        };
+        for finding in findings.iter_mut().filter(|f| f.code == "subject_mismatch") {
+            finding.message.clone_from(&message);
         }
     }
 
@@ -464,23 +470,4 @@ impl<'r> Checker<'r> {
         }
         covering_signers
     }
-}
-
-/// The requirements the task verification's trace cites, as (id, hash), each id once with the
-/// last row written for it, sorted by id.
-fn cited_requirements(p: &TaskVerificationV0) -> Vec<(String, String)> {
-    let Some(trace) = p.audits.trace.as_ref().and_then(|t| t.as_array()) else { return Vec::new() };
-    let mut cited: Vec<(String, String)> = trace
-        .iter()
-        .filter_map(|row| {
-            let id = row.get("requirement")?.as_str()?;
-            let hash = row.get("requirement_hash")?.as_str()?;
-            Some((id.to_owned(), hash.to_owned()))
-        })
-        .collect();
-    // Newest first, then a stable sort by id: the row kept for an id is its last.
-    cited.reverse();
-    cited.sort_by(|a, b| a.0.cmp(&b.0));
-    cited.dedup_by(|later, kept| later.0 == kept.0);
-    cited
 }

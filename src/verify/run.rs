@@ -856,7 +856,7 @@ fn drift(
                     CommitOutcome::Mismatch,
                     SPEC_UNREADABLE,
                     format!(
-                        "requirement {id}, which the evidence traces, cannot be checked for drift at the head: {e}"
+                        "requirement {id}, which the task cites, cannot be checked for drift at the head: {e}"
                     ),
                 );
                 out.push(match unread {

@@ -310,7 +310,11 @@ fn a_decision_filled_with_test_evidence_is_neither_signed_nor_evidenced() {
 
     let out = p.signed(&["attest", "sign"]).expect(26);
     assert!(out.stderr.contains("decision_with_tick_fields"), "{}", out.stderr);
-    assert!(out.stderr.contains("monitor, mutation, run, strength"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("found monitor, mutation, strength]"),
+        "a null run claims nothing: {}",
+        out.stderr
+    );
     assert_eq!(p.note("HEAD"), before, "nothing signed");
 
     p.set_note("HEAD", &[p.signed_line(&statement)]);
@@ -730,4 +734,20 @@ fn undo_of_a_pushed_skip_says_the_remote_still_holds_it_and_how_to_delete_it_the
     p.signed(&["skip", T006, "--reason", "later"]).expect(0);
     let undone = p.run(&["skip", T006, "--undo", "--json"]).expect(0).json();
     assert_eq!(undone["on_remotes"], serde_json::json!([]), "gone there too: {undone:#}");
+}
+
+/// The specification lets a decision carry the fields a tick may leave `null` as `null`: a `null`
+/// claims nothing, so such a decision, signed, is evidenced.
+#[test]
+fn a_decision_carrying_tick_fields_as_null_claims_nothing_and_is_evidenced() {
+    let p = Project::new();
+    p.signed(&["accept", T001, "--reason", "by hand"]).expect(0);
+    let mut statement = p.statements("HEAD").remove(0);
+    let predicate = statement["predicate"].as_object_mut().unwrap();
+    for field in ["mutation", "model", "run", "strength", "sandbox", "executor"] {
+        predicate.insert(field.into(), Value::Null);
+    }
+    p.set_note("HEAD", &[p.signed_line(&statement)]);
+    let v = p.verify(&[]).expect(0).json();
+    assert_eq!(row(&v, T001)["outcome"], "evidenced", "{v:#}");
 }

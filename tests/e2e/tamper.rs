@@ -2849,3 +2849,204 @@ fn a_damaged_notes_reference_file_is_exit_14_with_repair_advice_in_every_mode() 
         assert!(r.stderr.contains("repair or delete it"), "{args:?}: {r}");
     }
 }
+
+// --- signed claims that the commit or the specification's values rule out --------------------
+// Each note below is signed by the trusted key, its summary re-pointed: only what it claims is
+// wrong, and the verifier checks that again.
+
+/// The statement of line `i` of HEAD's note, as signed.
+fn statement_at(c: &Case, i: usize) -> Value {
+    statement_of(&note_raw_lines(c, "HEAD")[i])
+}
+
+/// The message of the first finding of code `code` on the row of [`TASK`].
+fn message_of(report: &Value, code: &str) -> String {
+    let f = first_finding(report, code).unwrap_or_else(|| panic!("no {code}: {report:#}"));
+    f["message"].as_str().unwrap().to_owned()
+}
+
+/// A trace that leaves out a requirement the task cites claims nothing false (the published
+/// speccoder reads fewer cited ids than this reader), and hides nothing: the drift check takes the
+/// ids the task's text cites at the task commit, never the trace's.
+#[test]
+fn a_trace_that_leaves_out_a_requirement_the_task_cites_hides_no_drift_from_the_check() {
+    let c = setup();
+    let i = tv(&note_raw_lines(&c, "HEAD"));
+    let original = statement_at(&c, i);
+    let rows = original["predicate"]["trace"].as_array().unwrap();
+    let without: Vec<Value> = rows.iter().filter(|r| r["requirement"] != "FR-001").cloned().collect();
+    assert!(without.len() < rows.len(), "the task cites FR-001: {rows:?}");
+    for (trace, code) in [(Value::Null, 26), (json!("x"), 26), (json!([]), 0), (json!(without), 0)] {
+        rewrite_signed(&c, i, true, |st| st["predicate"]["trace"] = trace.clone());
+        let (found, report) = verify(&c, &[]);
+        assert_eq!(found, code, "{trace}: {report:#}");
+        if code == 26 {
+            expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "tick_fields_missing");
+        }
+    }
+    // The requirement reworded at the head makes the tick stale, though the trace has no row for it.
+    let spec = String::from_utf8(c.p.read("specs/001-bookmark-tags/spec.md")).unwrap();
+    c.p.write(
+        "specs/001-bookmark-tags/spec.md",
+        spec.replace("**FR-001**: System MUST", "**FR-001**: System MUST NOT"),
+    );
+    c.p.git(&["commit", "-q", "-am", "reword FR-001"]);
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_code(&expect_tick(&report, "stale", Some("stale")), "requirement_changed");
+    assert!(message_of(&report, "requirement_changed").contains("FR-001"), "{report:#}");
+}
+
+#[test]
+fn a_requirement_hash_that_never_was_the_commit_s_is_a_mismatch_not_a_change_since_the_tick() {
+    let c = setup();
+    let i = tv(&note_raw_lines(&c, "HEAD"));
+    let signed =
+        statement_at(&c, i)["predicate"]["trace"][0]["requirement_hash"].as_str().unwrap().to_owned();
+    rewrite_signed(&c, i, true, |st| st["predicate"]["trace"][0]["requirement_hash"] = json!("0".repeat(64)));
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26);
+    let codes = expect_tick(&report, "unverifiable", Some("mismatch"));
+    expect_code(&codes, "requirement_hash_mismatch");
+    assert!(!codes.iter().any(|c| c == "requirement_changed"), "nothing changed since the tick: {codes:?}");
+    let f = first_finding(&report, "requirement_hash_mismatch").unwrap();
+    assert_eq!(
+        (f["expected"].as_str(), f["found"].as_str()),
+        (Some("0".repeat(64).as_str()), Some(signed.as_str()))
+    );
+}
+
+#[test]
+fn a_signed_unit_directory_format_or_title_unlike_the_commit_s_is_a_mismatch_naming_the_field() {
+    let c = setup();
+    let i = tv(&note_raw_lines(&c, "HEAD"));
+    let original = statement_at(&c, i);
+    for (field, key, value, code) in [
+        ("unit", "dir", "specs/999-other", "unit_dir_mismatch"),
+        ("unit", "format", "openspec", "unit_format_mismatch"),
+        ("task", "title", "Delete all bookmarks (FR-009)", "title_mismatch"),
+    ] {
+        rewrite_signed(&c, i, true, |st| {
+            *st = original.clone();
+            st["predicate"][field][key] = json!(value);
+        });
+        let (code_, report) = verify(&c, &[]);
+        assert_eq!(code_, 26, "{field}.{key}");
+        expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), code);
+        assert!(message_of(&report, code).contains(&format!("{field}.{key}")), "{report:#}");
+        assert_eq!(first_finding(&report, code).unwrap()["expected"], value, "the signed value is expected");
+    }
+}
+
+/// A change made to a signed predicate.
+type Change = Box<dyn Fn(&mut Value)>;
+
+#[test]
+fn values_the_specification_rules_out_fail_a_tick_signed_by_a_trusted_key() {
+    let c = setup();
+    let lines = note_raw_lines(&c, "HEAD");
+    let (i, s) = (tv(&lines), index_of(&lines, "verification_summary"));
+    let original = statement_at(&c, i);
+    assert!(original["predicate"]["red"]["excerpt"].is_string(), "the fixture's red excerpt is signed");
+    let long = "A".repeat(5000);
+    let cases: Vec<(&str, &str, Change)> = vec![
+        ("bad_time", "malformed", Box::new(|p| p["time"] = json!("yesterday"))),
+        ("bad_time", "malformed", Box::new(|p| p["time"] = json!("2026-12-06T15:30:13+02:00"))),
+        ("unknown_monitor_state", "malformed", Box::new(|p| p["monitor"]["state"] = json!("great"))),
+        ("unknown_format", "malformed", Box::new(|p| p["unit"]["format"] = json!("jira"))),
+        (
+            "red_excerpt_too_long",
+            "malformed",
+            Box::new(move |p| {
+                p["red"]["excerpt"] = json!(long);
+                p["red"]["excerpt_sha256"] = json!(sha256(long.as_bytes()));
+            }),
+        ),
+        (
+            "red_excerpt_digest_mismatch",
+            "mismatch",
+            Box::new(|p| p["red"]["excerpt_sha256"] = json!("0".repeat(64))),
+        ),
+        ("red_withheld_mismatch", "mismatch", Box::new(|p| p["red"]["withheld"] = json!(true))),
+        (
+            "red_withheld_mismatch",
+            "mismatch",
+            Box::new(|p| {
+                p["red"]["excerpt"] = Value::Null;
+                p["red"]["excerpt_sha256"] = Value::Null;
+            }),
+        ),
+        (
+            "tick_fields_missing",
+            "malformed",
+            Box::new(|p| {
+                let p = p.as_object_mut().unwrap();
+                for field in ["trace", "monitor", "integrity"] {
+                    p.remove(field);
+                }
+            }),
+        ),
+    ];
+    for (code, reason, change) in &cases {
+        rewrite_signed(&c, i, true, |st| {
+            *st = original.clone();
+            change(&mut st["predicate"]);
+        });
+        let (exit, report) = verify(&c, &[]);
+        assert_eq!(exit, 26, "{code}: {report:#}");
+        expect_code(&expect_tick(&report, "unverifiable", Some(reason)), code);
+    }
+    rewrite_signed(&c, i, true, |st| *st = original.clone());
+    let (exit, _) = verify(&c, &[]);
+    assert_eq!(exit, 0, "the statement as attest signed it");
+    rewrite_signed(&c, s, false, |st| st["predicate"]["timeVerified"] = json!("never"));
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("malformed")), "bad_time");
+}
+
+#[test]
+fn a_summary_whose_resource_uri_names_another_commit_is_a_mismatch_whatever_the_repository() {
+    let c = setup();
+    let s = index_of(&note_raw_lines(&c, "HEAD"), "verification_summary");
+    let commit = c.p.rev("HEAD");
+    rewrite_signed(&c, s, false, |st| {
+        st["predicate"]["resourceUri"] =
+            json!(format!("git+https://github.com/other/repo@{}", "0".repeat(40)));
+    });
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "resource_uri_mismatch");
+    // The repository it names is not checked: a clone's remotes do not say where it was published.
+    rewrite_signed(&c, s, false, |st| {
+        st["predicate"]["resourceUri"] = json!(format!("git+https://github.com/other/repo@{commit}"));
+    });
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+}
+
+#[test]
+fn a_git_commit_in_upper_case_hex_is_said_to_be_no_lowercase_id_not_a_rewritten_commit() {
+    let c = setup();
+    let commit = c.p.rev("HEAD");
+    let mut lines = note_raw_lines(&c, "HEAD");
+    let mut statements: Vec<Value> = lines.iter().map(|l| statement_of(l)).collect();
+    let digest = |st: &Value| sha256(&serde_json::to_vec(st).unwrap());
+    let before: Vec<String> = statements.iter().map(digest).collect();
+    for st in &mut statements {
+        st["subject"][0]["digest"]["gitCommit"] = json!(commit.to_uppercase());
+    }
+    let after: Vec<String> = statements.iter().map(digest).collect();
+    let s = index_of(&lines, "verification_summary");
+    for input in statements[s]["predicate"]["inputAttestations"].as_array_mut().unwrap() {
+        let at = before.iter().position(|d| input["digest"]["sha256"] == d.as_str()).unwrap();
+        input["digest"]["sha256"] = json!(after[at]);
+    }
+    for (line, st) in lines.iter_mut().zip(&statements) {
+        *line = signed_line(&c, st, &c.ada);
+    }
+    write_note(&c, "HEAD", &lines);
+    let (_, report) = verify(&c, &[]);
+    expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "subject_mismatch");
+    let message = message_of(&report, "subject_mismatch");
+    assert!(message.contains("lowercase"), "{message}");
+    assert!(!message.contains("attest carry") && !message.contains("rewritten"), "{message}");
+}

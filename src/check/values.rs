@@ -1,0 +1,171 @@
+//! The value rules of the open specification that a line's types do not hold: what a task
+//! verification's `time`, `unit.format`, `monitor.state` and `red` may be, the fields a tick must
+//! carry, and a summary's `timeVerified` and `resourceUri`. A value out of the specification is
+//! `malformed`; a line that contradicts itself (a digest not of its excerpt) or the commit (a
+//! resource naming another) is a `mismatch`.
+
+use gix::ObjectId;
+use serde_json::Value;
+
+use crate::check::outcome::{CommitOutcome, Finding};
+use crate::model::digest::sha256_hex;
+use crate::model::predicate::{TaskVerificationV0, Verdict};
+use crate::model::red::EXCERPT_MAX;
+use crate::model::shown::{SHOWN_MAX, shown};
+use crate::model::summary::{VerificationSummary, resource_revision};
+use crate::model::timestamp::{is_rfc3339_utc, rfc3339};
+
+/// The spec formats a unit may name.
+const FORMATS: [&str; 2] = ["speckit", "openspec"];
+/// The states of the gaming monitor.
+const MONITOR_STATES: [&str; 4] = ["clean", "suspected", "unreviewed", "off"];
+
+/// A time that is not RFC 3339 (a task verification's `time`: in UTC, with `Z`).
+pub const BAD_TIME: &str = "bad_time";
+/// A tick without one of `trace`, `monitor`, `integrity`, or with a `trace` that is no array.
+pub const TICK_FIELDS_MISSING: &str = "tick_fields_missing";
+/// The summary's `resourceUri` names another commit than the task commit.
+pub const RESOURCE_URI_MISMATCH: &str = "resource_uri_mismatch";
+
+/// The task verification `p` (line `n`, verdict `verdict`) against the specification's values.
+pub fn task_verification(p: &TaskVerificationV0, verdict: Verdict, n: usize, findings: &mut Vec<Finding>) {
+    let malformed = |code: &'static str, msg: &str, expected: &str, found: String| {
+        Finding::new(CommitOutcome::Malformed, code, msg).at_line(n).expected_found(expected, found)
+    };
+    if !is_rfc3339_utc(&p.time) {
+        let msg = "the statement's time is not an RFC 3339 date and time in UTC";
+        findings.push(malformed(
+            BAD_TIME,
+            msg,
+            "RFC 3339 in UTC, e.g. 2026-10-26T10:00:00Z",
+            shown(&p.time, 64),
+        ));
+    }
+    if !FORMATS.contains(&p.unit.format.as_str()) {
+        let msg = "the unit's format is not one the specification names";
+        findings.push(malformed("unknown_format", msg, "speckit|openspec", shown(&p.unit.format, 64)));
+    }
+    if !verdict.is_decision() {
+        tick_fields(p, n, findings);
+    }
+    red(p, n, findings);
+}
+
+/// A tick carries `trace` (an array), `monitor` (with a known `state`) and `integrity`.
+fn tick_fields(p: &TaskVerificationV0, n: usize, findings: &mut Vec<Finding>) {
+    let a = &p.audits;
+    let given = |field: &Option<Value>| field.as_ref().is_some_and(|v| !v.is_null());
+    let missing: Vec<&str> = [("trace", &a.trace), ("monitor", &a.monitor), ("integrity", &a.integrity)]
+        .into_iter()
+        .filter(|(_, field)| !given(field))
+        .map(|(name, _)| name)
+        .collect();
+    if !missing.is_empty() {
+        findings.push(
+            Finding::new(
+                CommitOutcome::Malformed,
+                TICK_FIELDS_MISSING,
+                "a tick carries trace, monitor and integrity",
+            )
+            .at_line(n)
+            .expected_found("trace, monitor, integrity", format!("{} absent or null", missing.join(", "))),
+        );
+    }
+    if let Some(trace) = a.trace.as_ref().filter(|t| !t.is_null() && !t.is_array()) {
+        findings.push(
+            Finding::new(CommitOutcome::Malformed, TICK_FIELDS_MISSING, "a tick's trace is an array of rows")
+                .at_line(n)
+                .expected_found("an array", shown(&trace.to_string(), 64)),
+        );
+    }
+    if let Some(monitor) = a.monitor.as_ref().filter(|m| !m.is_null()) {
+        let state = monitor.get("state").and_then(Value::as_str);
+        if !state.is_some_and(|s| MONITOR_STATES.contains(&s)) {
+            findings.push(
+                Finding::new(
+                    CommitOutcome::Malformed,
+                    "unknown_monitor_state",
+                    "the gaming monitor's state is not one the specification names",
+                )
+                .at_line(n)
+                .expected_found(
+                    "clean|suspected|unreviewed|off",
+                    state.map_or("(none)".into(), |s| shown(s, 64)),
+                ),
+            );
+        }
+    }
+}
+
+/// The red excerpt: at most [`EXCERPT_MAX`] bytes, `excerpt_sha256` its sha256, and `withheld`
+/// exactly when there is none.
+fn red(p: &TaskVerificationV0, n: usize, findings: &mut Vec<Finding>) {
+    let Some(red) = &p.red else { return };
+    let finding = |outcome, code: &'static str, msg: &str| Finding::new(outcome, code, msg).at_line(n);
+    if let Some(excerpt) = &red.excerpt {
+        if excerpt.len() > EXCERPT_MAX {
+            findings.push(
+                finding(
+                    CommitOutcome::Malformed,
+                    "red_excerpt_too_long",
+                    "the red excerpt is longer than the specification allows",
+                )
+                .expected_found(format!("at most {EXCERPT_MAX} bytes"), format!("{} bytes", excerpt.len())),
+            );
+        }
+        let digest = sha256_hex(excerpt.as_bytes());
+        if red.excerpt_sha256.as_deref() != Some(digest.as_str()) {
+            findings.push(
+                finding(
+                    CommitOutcome::Mismatch,
+                    "red_excerpt_digest_mismatch",
+                    "the red excerpt's excerpt_sha256 is not the sha256 of the excerpt",
+                )
+                .expected_found(
+                    digest,
+                    red.excerpt_sha256.as_deref().map_or("null".into(), |d| shown(d, 64)),
+                ),
+            );
+        }
+    }
+    if red.withheld == red.excerpt.is_some() {
+        let msg = "the red excerpt is withheld exactly when it is null: withheld true with excerpt null, withheld false with an excerpt";
+        let found = format!(
+            "withheld {} with {}",
+            red.withheld,
+            if red.withheld { "an excerpt" } else { "excerpt null" }
+        );
+        findings.push(
+            finding(CommitOutcome::Mismatch, "red_withheld_mismatch", msg)
+                .expected_found(format!("withheld {}", !red.withheld), found),
+        );
+    }
+}
+
+/// The summary `s` (line `line`) of the task commit `commit`: `timeVerified` RFC 3339, and the
+/// commit its `resourceUri` names that one (its origin cannot be checked against a clone).
+pub fn summary(s: &VerificationSummary, commit: ObjectId, line: usize, findings: &mut Vec<Finding>) {
+    if rfc3339(&s.time_verified).is_none() {
+        findings.push(
+            Finding::new(
+                CommitOutcome::Malformed,
+                BAD_TIME,
+                "the summary's timeVerified is not an RFC 3339 date and time",
+            )
+            .at_line(line)
+            .expected_found("RFC 3339, e.g. 2026-10-26T10:00:00Z", shown(&s.time_verified, 64)),
+        );
+    }
+    let hex = commit.to_string();
+    if resource_revision(&s.resource_uri) != Some(hex.as_str()) {
+        findings.push(
+            Finding::new(
+                CommitOutcome::Mismatch,
+                RESOURCE_URI_MISMATCH,
+                "the summary's resourceUri does not name the task commit (git+<origin>@<commit> or git:<commit>)",
+            )
+            .at_line(line)
+            .expected_found(shown(&s.resource_uri, SHOWN_MAX), hex),
+        );
+    }
+}
