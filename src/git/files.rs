@@ -215,7 +215,7 @@ fn user_config_paths() -> Vec<PathBuf> {
 }
 
 /// The git directory of the repository gix will open from `dir` (`GIT_DIR`, else searching
-/// upwards as [`Repo::discover_to_read`] searches), or `None` when none is found.
+/// upwards as [`Repo::discover_to_read`](super::Repo::discover_to_read) searches), or `None` when none is found.
 fn git_dir_of(dir: &Path) -> Option<PathBuf> {
     if let Some(git_dir) = std::env::var_os("GIT_DIR").filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(git_dir));

@@ -48,7 +48,7 @@ pub struct CommitReport {
     /// maker and those who approved it).
     pub signers: Vec<SignerInfo>,
     /// Who made the note's covering line, as its signed content tells it
-    /// ([`signatures::maker_of`]); `None` when that cannot be told.
+    /// ([`Maker::Known`]); `None` when that cannot be told.
     pub maker: Option<SignerInfo>,
     /// Unknown fields and newer revisions, named and not evaluated.
     pub not_evaluated: Vec<String>,
