@@ -791,6 +791,7 @@ pub fn refuse_sigstore_cache_in_tree(repo: &Repo, checked_tree: ObjectId) -> Res
 }
 
 /// [`refuse_sigstore_cache_in_tree`], advising as `file` is used.
+#[cfg(feature = "sigstore")]
 fn refuse_cache_in_tree(repo: &Repo, checked_tree: ObjectId, file: GivenFile) -> Result<(), TrustError> {
     let Ok(path) = crate::sign::sigstore::default_cache_path() else { return Ok(()) };
     let cache = GivenPath {
