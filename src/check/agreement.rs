@@ -162,7 +162,7 @@ pub struct CheckedNote {
     /// The recipe the signed policy digest follows, when it holds.
     pub recipe: Option<Recipe>,
     /// The requirements a tick's task cites at the task commit ([`Agreed::cited`]).
-    pub cited: Vec<(String, String)>,
+    pub cited: Vec<Cited>,
 }
 
 /// What the agreement of a task-verification line with its commit found besides its findings.
@@ -170,10 +170,35 @@ pub struct CheckedNote {
 pub struct Agreed {
     /// The recipe the signed policy digest follows, when it holds.
     pub recipe: Option<Recipe>,
-    /// The requirements a tick's task cites in its text at the task commit, as `(id, sha256 of
-    /// the defining line there)` sorted by id: what the drift check holds the head to. None for a
-    /// decision, or a task that cannot be read there.
-    pub cited: Vec<(String, String)>,
+    /// The requirements a tick's task cites in its text at the task commit ([`cited`]): what the
+    /// drift check holds the head to. None for a decision, or a task that cannot be read there.
+    pub cited: Vec<Cited>,
+}
+
+/// A requirement a task's text cites, as a commit's tree holds it: what the drift check holds
+/// the head to, and `attest carry` the new commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cited {
+    /// The id (`FR-001`) or the OpenSpec requirement's name.
+    pub id: String,
+    /// The sha256 of its defining line (`requirement_hash`).
+    pub hash: String,
+    /// The sha256 of its text beyond that line ([`spec::Requirement::body`]).
+    pub body: Option<String>,
+}
+
+/// The requirements `facts`' task cites in its text, sorted by id, each once: the one reading of
+/// what a task cites, for the verifier and `attest carry` alike, whatever a trace holds.
+#[must_use]
+pub fn cited(facts: &spec::TaskFacts) -> Vec<Cited> {
+    let mut cited: Vec<Cited> = facts
+        .requirements
+        .iter()
+        .map(|r| Cited { id: r.id.clone(), hash: r.hash.clone(), body: r.body.clone() })
+        .collect();
+    cited.sort_by(|a, b| a.id.cmp(&b.id));
+    cited.dedup_by(|later, kept| later.id == kept.id);
+    cited
 }
 
 /// A judge configuration as read at a parent, or why it could not be read.
@@ -401,13 +426,7 @@ impl<'r> Rules<'r> {
             tick::tick_lines(commit, verdict, p, &all, findings);
         }
         let cited = match facts {
-            Some(facts) if !verdict.is_decision() => {
-                let mut cited: Vec<(String, String)> =
-                    facts.requirements.into_iter().map(|r| (r.id, r.hash)).collect();
-                cited.sort();
-                cited.dedup_by(|later, kept| later.0 == kept.0);
-                cited
-            }
+            Some(facts) if !verdict.is_decision() => cited(&facts),
             _ => Vec::new(),
         };
         Agreed { recipe, cited }

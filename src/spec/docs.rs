@@ -6,7 +6,7 @@ use crate::model::digest::sha256_hex;
 use super::error::SpecError;
 use super::requirement::{
     DefinedAt, Definition, Requirement, in_literal, literal_ranges, openspec_citations, openspec_defined,
-    speckit_citations, speckit_defined, speckit_definition,
+    paragraph_ranges, speckit_citations, speckit_defined, speckit_definition, speckit_wrapped,
 };
 use super::section::{Delta, StoryFallback, openspec_change_text, speckit_story};
 use super::text::{DELTAS_LIMIT, heading_level, lines_at, read_text};
@@ -31,6 +31,9 @@ pub struct UnitDocs {
     by_id: std::sync::OnceLock<std::collections::HashMap<String, Vec<usize>>>,
     /// OpenSpec: each delta's code and raw HTML ([`literal_ranges`]), where no line is a heading.
     literals: Vec<Vec<std::ops::Range<usize>>>,
+    /// Spec Kit: spec.md's paragraphs ([`paragraph_ranges`]), found on the first question of a
+    /// requirement that may wrap ([`speckit_wrapped`]).
+    paragraphs: std::sync::OnceLock<Vec<std::ops::Range<usize>>>,
 }
 
 /// What a task's section is: its name (`US1` or none) and the sha256 of its text.
@@ -66,6 +69,7 @@ impl UnitDocs {
                     defined: defined.into_iter().map(|at| (0, at)).collect(),
                     by_id: std::sync::OnceLock::new(),
                     literals: Vec::new(),
+                    paragraphs: std::sync::OnceLock::new(),
                 })
             }
             Format::OpenSpec => {
@@ -80,6 +84,7 @@ impl UnitDocs {
                     defined,
                     by_id: std::sync::OnceLock::new(),
                     literals,
+                    paragraphs: std::sync::OnceLock::new(),
                 })
             }
         }
@@ -150,13 +155,24 @@ impl UnitDocs {
         }
     }
 
-    /// The requirements `text` (a task's title, with the lines it wraps onto) cites, and the cited
-    /// ids that no line defines. A cited Spec Kit id that spec.md defines more than once is refused.
+    /// The requirements `text` (a task's title, with the lines it wraps onto) cites, each with its
+    /// body ([`Self::requirement_body_hash`]), and the cited ids that no line defines. A cited Spec
+    /// Kit id that spec.md defines more than once is refused.
     pub(crate) fn citations(&self, text: &str) -> Result<(Vec<Requirement>, Vec<String>), SpecError> {
-        match &self.spec_md {
-            Some((path, _)) => speckit_citations(text, |id| self.definitions_of(id), path),
-            None => Ok((openspec_citations(text, &self.definitions())?, Vec::new())),
+        let (mut cited, unknown) = match &self.spec_md {
+            Some((path, _)) => speckit_citations(text, |id| self.definitions_of(id), path)?,
+            None => (openspec_citations(text, &self.definitions())?, Vec::new()),
+        };
+        for requirement in &mut cited {
+            requirement.body = self.requirement_body_hash(&requirement.id);
         }
+        Ok((cited, unknown))
+    }
+
+    /// Whether these are a Spec Kit unit's documents (spec.md), not an OpenSpec change's.
+    #[must_use]
+    pub fn is_spec_kit(&self) -> bool {
+        self.spec_md.is_some()
     }
 
     /// The line defining requirement `id`, trailing whitespace trimmed. Spec Kit: an id defined
@@ -173,25 +189,24 @@ impl UnitDocs {
         Ok(line.map(|line| line.trim_end().to_owned()))
     }
 
-    /// The sha256 of requirement `id`'s body, for a drift check beside its defining line: for
-    /// OpenSpec, where the `### Requirement:` line only names the requirement, the lines after it
-    /// up to the next heading of level 1 to 3 (its statement and its scenarios), each without
-    /// trailing whitespace, blank lines at the end dropped. A name defined more than once (two
-    /// capabilities' deltas, or one twice) has the bodies of every definition, in path order, each
-    /// after its defining line: a change to any of them is a change. `None` for Spec Kit, whose
-    /// defining line is the requirement whole, and for a name no delta defines.
+    /// The sha256 of requirement `id`'s body, for a drift check beside its defining line (whose
+    /// hash, `requirement_hash`, it never changes). For OpenSpec, where the `### Requirement:` line
+    /// only names the requirement, the lines after it up to the next heading of level 1 to 3 (its
+    /// statement and its scenarios), each without trailing whitespace, blank lines at the end
+    /// dropped. For Spec Kit, the lines its paragraph wraps onto after the defining line, as
+    /// CommonMark continues a paragraph or a list item's paragraph ([`speckit_wrapped`]), each
+    /// trimmed: the hash of the empty text for a requirement of one line. A name defined more than
+    /// once (two capabilities' deltas, or one twice) has the bodies of every definition, in path
+    /// order, each after its defining line: a change to any of them is a change. `None` for a name
+    /// no document defines.
     #[must_use]
     pub fn requirement_body_hash(&self, id: &str) -> Option<String> {
-        if self.spec_md.is_some() {
-            return None;
-        }
         let bodies: Vec<(String, String)> = self
             .defined
             .iter()
             .filter_map(|(doc, at)| {
                 let text = self.text(*doc)?;
-                let (name, line, index) = at.in_text(text);
-                (name == id).then(|| self.body(*doc, text, line, index))
+                (at.in_text(text).0 == id).then(|| self.body(*doc, text, at))
             })
             .collect();
         match bodies.as_slice() {
@@ -205,9 +220,14 @@ impl UnitDocs {
         }
     }
 
-    /// The defining `line` (trimmed) and the body after it of the requirement defined on line
-    /// `index` of delta `doc`, whose text is `text` ([`Self::requirement_body_hash`]).
-    fn body(&self, doc: usize, text: &str, line: &str, index: usize) -> (String, String) {
+    /// The defining line (trimmed) and the body after it of the requirement defined at `at` in
+    /// document `doc`, whose text is `text` ([`Self::requirement_body_hash`]).
+    fn body(&self, doc: usize, text: &str, at: &DefinedAt) -> (String, String) {
+        let (_, line, index) = at.in_text(text);
+        if self.spec_md.is_some() {
+            let paragraphs = || self.paragraphs.get_or_init(|| paragraph_ranges(text)).as_slice();
+            return (line.trim_end().to_owned(), speckit_wrapped(text, at, paragraphs).join("\n"));
+        }
         let literal = self.literals.get(doc).map_or(&[][..], Vec::as_slice);
         let ends = |(start, line): &(usize, &str)| {
             heading_level(line).is_some_and(|level| level <= 3) && !in_literal(literal, *start)
@@ -340,6 +360,48 @@ mod tests {
         };
         assert_eq!(searched(40), 40, "one definition searched for each of 40 cited ids");
         assert_eq!(searched(4), 4);
+    }
+
+    fn speckit_docs(spec: &str) -> UnitDocs {
+        let t = MemTree::from_files([("specs/001-x/spec.md", spec), ("specs/001-x/tasks.md", "")]).unwrap();
+        UnitDocs::of_unit(&t, "001-x").unwrap()
+    }
+
+    #[test]
+    fn a_spec_kit_requirement_s_body_is_what_its_paragraph_wraps_onto_never_a_nested_list_or_the_next_item() {
+        let spec = "## Requirements\n\n- **FR-001**: System MUST let a reader attach\n  one or more tags.\n  - a nested note\n- **FR-002**: Lowercase.\nlazy line of FR-002\n\nAfter the list.\n";
+        let docs = speckit_docs(spec);
+        assert_eq!(docs.requirement_body_hash("FR-001"), Some(sha256_hex("one or more tags.")));
+        assert_eq!(docs.requirement_body_hash("FR-002"), Some(sha256_hex("lazy line of FR-002")));
+        // Cited, it keeps its defining line's hash, and carries its body beside it.
+        let (found, _) = docs.citations("Do it (FR-001)").unwrap();
+        assert_eq!(found[0].hash, sha256_hex("- **FR-001**: System MUST let a reader attach"));
+        assert_eq!(found[0].body, docs.requirement_body_hash("FR-001"));
+        // Indentation is no part of the wrapped text.
+        let indented = speckit_docs(&spec.replace("  one or more", "      one or more"));
+        assert_eq!(indented.requirement_body_hash("FR-001"), docs.requirement_body_hash("FR-001"));
+        let crlf = speckit_docs(&spec.replace('\n', "\r\n"));
+        assert_eq!(crlf.requirement_body_hash("FR-001"), docs.requirement_body_hash("FR-001"));
+    }
+
+    #[test]
+    fn a_spec_kit_requirement_of_one_line_has_the_empty_body_whatever_follows_it_in_another_block() {
+        let empty = Some(sha256_hex(""));
+        for spec in [
+            "- **FR-001**: One line.\n- **FR-002**: Two.\n",
+            "- **FR-001**: One line.\n### Key Entities\n",
+            "- **FR-001**: One line.\n\nA paragraph.\n",
+            "```\n- **FR-001**: In a fence.\nnot wrapped\n```\n",
+            "- **FR-001**: One line.",
+        ] {
+            assert_eq!(speckit_docs(spec).requirement_body_hash("FR-001"), empty, "{spec:?}");
+        }
+        // A line defining another requirement starts that one, though CommonMark continues the
+        // paragraph with it.
+        let plain = speckit_docs("**FR-001**: First\n**FR-002**: Second\nwrapped\n");
+        assert_eq!(plain.requirement_body_hash("FR-001"), empty);
+        assert_eq!(plain.requirement_body_hash("FR-002"), Some(sha256_hex("wrapped")));
+        assert_eq!(plain.requirement_body_hash("FR-003"), None);
     }
 
     fn openspec_docs(delta: &str) -> UnitDocs {

@@ -14,9 +14,11 @@ use crate::model::digest::sha256_hex;
 
 use super::error::SpecError;
 use super::section::Delta;
+use super::task_list::is_inline;
 use super::text::lines_at;
 
-/// A requirement a task cites: its id, its defining line and that line's hash.
+/// A requirement a task cites: its id, its defining line and that line's hash, and the hash of
+/// its text beyond that line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Requirement {
     /// The id (`FR-001`) or, for OpenSpec, the requirement's name (`Filter by tag`).
@@ -25,14 +27,20 @@ pub struct Requirement {
     pub line: String,
     /// `requirement_hash`: sha256 of `line` (trailing whitespace already trimmed).
     pub hash: String,
+    /// The sha256 of the requirement's text beyond its defining line, which the drift check holds
+    /// the head to beside `hash` ([`super::UnitDocs::requirement_body_hash`]: an OpenSpec
+    /// requirement's statement and scenarios, the lines a Spec Kit one wraps onto); `None` until
+    /// its documents tell it.
+    pub body: Option<String>,
 }
 
 impl Requirement {
-    /// The requirement `id` defined by `line` (trailing whitespace is trimmed here).
+    /// The requirement `id` defined by `line` (trailing whitespace is trimmed here), its body not
+    /// yet told.
     #[must_use]
     pub fn new(id: &str, line: &str) -> Self {
         let line = line.trim_end();
-        Self { id: id.to_owned(), line: line.to_owned(), hash: sha256_hex(line) }
+        Self { id: id.to_owned(), line: line.to_owned(), hash: sha256_hex(line), body: None }
     }
 }
 
@@ -123,6 +131,63 @@ fn speckit_defined_span(line: &str) -> Option<Range<usize>> {
 /// Where each Spec Kit requirement definition in `spec_md` is, in line order.
 pub(crate) fn speckit_defined(spec_md: &str) -> Vec<DefinedAt> {
     defined_in(spec_md, speckit_defined_span)
+}
+
+/// The lines after the line of Spec Kit definition `at` in `text` that CommonMark continues its
+/// paragraph (or its list item's paragraph) with, up to a line that defines another requirement,
+/// each trimmed: what a formatter wraps a long requirement onto. Never a nested list, the next
+/// item or another block; empty for a requirement of one line. `paragraphs` gives `text`'s
+/// [`paragraph_ranges`], asked only when the next line may continue the paragraph: it is not
+/// blank (a blank line ends every paragraph) and defines no requirement (as in a list of them).
+pub(crate) fn speckit_wrapped<'t, 'p>(
+    text: &'t str,
+    at: &DefinedAt,
+    paragraphs: impl FnOnce() -> &'p [Range<usize>],
+) -> Vec<&'t str> {
+    // What follows the line, from its ending on: the first line read is that ending's.
+    let rest = text.get(at.line.end..).unwrap_or_default();
+    let mut next = lines_at(rest).skip(1).map(|(start, line)| (at.line.end + start, line)).peekable();
+    if next.peek().is_none_or(|(_, line)| line.trim().is_empty() || speckit_defined_span(line).is_some()) {
+        return Vec::new();
+    }
+    let paragraphs = paragraphs();
+    let after = paragraphs.partition_point(|r| r.start <= at.id.start);
+    let Some(end) = after
+        .checked_sub(1)
+        .and_then(|i| paragraphs.get(i))
+        .filter(|r| r.contains(&at.id.start))
+        .map(|r| r.end)
+    else {
+        return Vec::new();
+    };
+    next.take_while(|(start, line)| *start < end && speckit_defined_span(line).is_none())
+        .map(|(_, line)| line.trim())
+        .collect()
+}
+
+/// The byte ranges of `text` that CommonMark reads as the text of one paragraph (a run of
+/// pulldown-cmark's inline events, [`is_inline`]), in order: a list item's paragraph ends where a
+/// nested list, the next item or any other block begins. A code block holds none.
+pub(crate) fn paragraph_ranges(text: &str) -> Vec<Range<usize>> {
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let mut out = Vec::new();
+    let mut run: Option<Range<usize>> = None;
+    let mut in_code = false;
+    for (event, range) in Parser::new(text).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => in_code = true,
+            Event::End(TagEnd::CodeBlock) => in_code = false,
+            _ => {}
+        }
+        if !in_code && is_inline(&event) {
+            let held = run.get_or_insert(range.clone());
+            held.end = held.end.max(range.end);
+        } else {
+            out.extend(run.take());
+        }
+    }
+    out.extend(run);
+    out
 }
 
 /// The requirement ids `title` cites (whole words of the form `[A-Z]{2,}-[0-9]+[A-Za-z]?`: no

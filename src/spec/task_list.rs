@@ -726,7 +726,7 @@ fn line_of(lines: &[Range<usize>], at: usize) -> usize {
 
 /// Whether `event` is part of a paragraph's text (text, code spans, breaks, inline HTML, the
 /// start or end of emphasis or a link): any other ends the paragraph it follows.
-fn is_inline(event: &Event<'_>) -> bool {
+pub(crate) fn is_inline(event: &Event<'_>) -> bool {
     let inline_tag = |tag: &Tag<'_>| {
         matches!(
             tag,

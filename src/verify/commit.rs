@@ -8,7 +8,7 @@ use gix::ObjectId;
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::check::agreement::{Learned, Rules};
+use crate::check::agreement::{Cited, Learned, Rules};
 use crate::check::line::{Body, ReadLine, covering_line};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::signatures::{self, LineSigners, Maker, NoteLineSignature, SignerInfo};
@@ -58,17 +58,13 @@ pub struct CommitReport {
     pub covered_lines: Vec<usize>,
     /// The recipe the signed policy digest follows (`None`: it follows neither, or was not read).
     pub policy: Option<Recipe>,
-    /// The requirements a tick's task cites in its text at the task commit, `(id, sha256 of the
-    /// defining line there)` sorted by id ([`crate::check::agreement::Agreed::cited`]), whatever
-    /// the trace says. A list, not a map: a report is kept for every tick of a run, and most cite
+    /// The requirements a tick's task cites in its text at the task commit, each with the hashes
+    /// of its defining line and of its text beyond it there, sorted by id
+    /// ([`crate::check::agreement::Agreed::cited`]), whatever the trace says: the tree is what the
+    /// evidence signed. A list, not a map: a report is kept for every tick of a run, and most cite
     /// one or two requirements.
     #[serde(skip)]
-    pub cited: Vec<(String, String)>,
-    /// For an OpenSpec tick, the body of each cited requirement in the task commit's tree, as
-    /// `(name, sha256)` ([`crate::spec::UnitDocs::requirement_body_hash`]), sorted by name: the
-    /// signed line is only the requirement's heading, and the tree is what the evidence signed.
-    #[serde(skip)]
-    pub cited_bodies: Vec<(String, String)>,
+    pub cited: Vec<Cited>,
     /// The unit the evidence names.
     #[serde(skip)]
     pub unit: Option<String>,
@@ -94,7 +90,6 @@ impl CommitReport {
             covered_lines: Vec::new(),
             policy: None,
             cited: Vec::new(),
-            cited_bodies: Vec::new(),
             unit: None,
             evidence: None,
         }
@@ -250,23 +245,7 @@ impl<'r> Checker<'r> {
             report.not_evaluated = p.newer_fields();
             report.unit = Some(p.unit.feature.clone());
             report.cited = checked.cited.clone();
-            if p.unit.format == "openspec" {
-                report.cited_bodies = self.bodies_at(commit, &p.unit.feature, &report.cited);
-            }
         }
-    }
-
-    /// The bodies of the OpenSpec requirements `cited` in `unit` at the tree of `commit`, for
-    /// the drift check at the head; none when the change cannot be read there (the agreement
-    /// rules report that).
-    fn bodies_at(&self, commit: &Commit, unit: &str, cited: &[(String, String)]) -> Vec<(String, String)> {
-        if cited.is_empty() {
-            return Vec::new();
-        }
-        let Ok(docs) = crate::spec::UnitDocs::of_unit(&self.repo.tree(commit.tree), unit) else {
-            return Vec::new();
-        };
-        cited.iter().filter_map(|(id, _)| Some((id.clone(), docs.requirement_body_hash(id)?))).collect()
     }
 
     /// The commit's task trailers into `report`: its target, unless its message is not one plain

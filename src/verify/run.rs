@@ -822,10 +822,11 @@ fn failed_without_object(e: &spec::SpecError) -> bool {
 }
 
 /// A cited requirement whose defining line at the head differs from the one the evidence
-/// recorded, or (OpenSpec) whose body differs from the one in the task commit's tree: the tick
-/// proves an earlier wording. `docs` holds the documents at the head of `unit`
-/// (where the head has it) once they are read. A requirement that cannot be read at the head (its spec document cannot
-/// be, or defines it twice) is a [`SPEC_UNREADABLE`] finding: its drift cannot be told.
+/// recorded, or whose text beyond it (an OpenSpec requirement's statement and scenarios, the lines
+/// a Spec Kit one wraps onto) differs from the task commit's: the tick proves an earlier wording.
+/// `docs` holds the documents at the head of `unit` (where the head has it) once they are read. A
+/// requirement that cannot be read at the head (its spec document cannot be, or defines it twice)
+/// is a [`SPEC_UNREADABLE`] finding: its drift cannot be told.
 fn drift(
     head_tree: &dyn SourceTree,
     unit: Option<&spec::UnitLoc>,
@@ -833,7 +834,8 @@ fn drift(
     report: &CommitReport,
 ) -> Result<Vec<Finding>, VerifyError> {
     let mut out = Vec::new();
-    for (id, recorded) in &report.cited {
+    for cited in &report.cited {
+        let id = &cited.id;
         let docs = match docs {
             Some(docs) => docs,
             None => docs.insert(
@@ -867,7 +869,7 @@ fn drift(
             }
         };
         let now_hash = now.as_deref().map(sha256_hex);
-        if now_hash.as_deref() != Some(recorded.as_str()) {
+        if now_hash.as_deref() != Some(cited.hash.as_str()) {
             out.push(
                 Finding::new(
                     CommitOutcome::Ok,
@@ -876,25 +878,32 @@ fn drift(
                         "requirement {id} changed since the tick; the evidence proves the earlier wording"
                     ),
                 )
-                .expected_found(recorded.clone(), now_hash.unwrap_or_else(|| "(requirement removed)".into())),
+                .expected_found(
+                    cited.hash.clone(),
+                    now_hash.unwrap_or_else(|| "(requirement removed)".into()),
+                ),
             );
-        } else if let (Some((_, then)), Ok(docs)) =
-            (report.cited_bodies.iter().find(|(name, _)| name == id), docs.as_ref())
+        } else if let (Some(then), Ok(docs)) = (&cited.body, docs.as_ref())
             && let Some(body) = docs.requirement_body_hash(id).filter(|body| body != then)
         {
             out.push(
-                Finding::new(
-                    CommitOutcome::Ok,
-                    "requirement_changed",
-                    format!(
-                        "the text under requirement {id}'s heading (its statement or scenarios) changed since the tick; the evidence proves the earlier wording"
-                    ),
-                )
-                .expected_found(then.clone(), body),
+                Finding::new(CommitOutcome::Ok, "requirement_changed", body_changed(id, docs))
+                    .expected_found(then.clone(), body),
             );
         }
     }
     Ok(out)
+}
+
+/// What a `requirement_changed` finding says of requirement `id` whose text beyond its defining
+/// line changed (in `docs`' format).
+fn body_changed(id: &str, docs: &UnitDocs) -> String {
+    let what = if docs.is_spec_kit() {
+        format!("the text requirement {id} wraps onto after its defining line (the rest of its paragraph)")
+    } else {
+        format!("the text under requirement {id}'s heading (its statement or scenarios)")
+    };
+    format!("{what} changed since the tick; the evidence proves the earlier wording")
 }
 
 /// A base that does not resolve in a shallow clone is history the clone never fetched

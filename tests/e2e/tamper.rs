@@ -3050,3 +3050,36 @@ fn a_git_commit_in_upper_case_hex_is_said_to_be_no_lowercase_id_not_a_rewritten_
     assert!(message.contains("lowercase"), "{message}");
     assert!(!message.contains("attest carry") && !message.contains("rewritten"), "{message}");
 }
+
+/// Carry reads the requirements the task's text cites at both commits, as the drift check does,
+/// never the trace: evidence whose trace leaves a row out is not carried across a rewording of
+/// that requirement.
+#[test]
+fn carry_refuses_a_rewording_of_a_cited_requirement_the_trace_leaves_out() {
+    let c = setup();
+    let i = tv(&note_raw_lines(&c, "HEAD"));
+    rewrite_signed(&c, i, true, |st| {
+        let rows = st["predicate"]["trace"].as_array().unwrap();
+        let scenarios: Vec<Value> = rows.iter().filter(|r| r.get("scenario").is_some()).cloned().collect();
+        st["predicate"]["trace"] = json!(scenarios);
+    });
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "a trace without requirement rows claims nothing false: {report:#}");
+    let old = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "reworded", "HEAD~1"]);
+    let spec = String::from_utf8(c.p.read("specs/001-bookmark-tags/spec.md")).unwrap();
+    c.p.write(
+        "specs/001-bookmark-tags/spec.md",
+        spec.replace(
+            "**FR-002**: System MUST store tags in lowercase",
+            "**FR-002**: System MUST store tags in UPPERCASE",
+        ),
+    );
+    c.p.git(&["commit", "-q", "-am", "FR-002 now says UPPERCASE"]);
+    c.p.git(&["cherry-pick", &old]);
+    let new = c.p.rev("HEAD");
+    let (code, report) = carry(&c, &old, &new);
+    assert_eq!(code, 26, "{report:#}");
+    assert_eq!(report["refused"][0]["code"], "requirement_differs", "{report:#}");
+    assert!(report["refused"][0]["reason"].as_str().unwrap().contains("FR-002"), "{report:#}");
+}

@@ -973,3 +973,76 @@ fn a_task_list_or_spec_lost_at_the_head_is_a_row_naming_the_object_and_the_run_e
         assert!(report["warnings"].to_string().contains(&missing), "{report:#}");
     }
 }
+
+/// The fixture's FR-001, and the same requirement wrapped over two lines as a formatter's
+/// `proseWrap` writes a list item.
+const FR_001: &str = "- **FR-001**: System MUST let a reader attach one or more tags to a saved bookmark.";
+const FR_001_FIRST: &str = "- **FR-001**: System MUST let a reader attach";
+const FR_001_WRAPPED: &str = "  one or more tags to a saved bookmark.";
+const SPEC: &str = "specs/001-bookmark-tags/spec.md";
+
+impl Case {
+    /// The fixture with FR-001 wrapped onto a second line, committed.
+    fn speckit_with_fr_001_wrapped() -> Case {
+        let c = Case::speckit();
+        let spec = String::from_utf8(c.p.read(SPEC)).unwrap();
+        assert!(spec.contains(FR_001), "the fixture's FR-001 moved");
+        c.commit_file(
+            SPEC,
+            spec.replace(FR_001, &format!("{FR_001_FIRST}\n{FR_001_WRAPPED}")),
+            "wrap FR-001",
+        );
+        c
+    }
+}
+
+#[test]
+fn a_spec_kit_requirement_wrapped_over_two_lines_is_stale_once_its_second_line_changes() {
+    let c = Case::speckit_with_fr_001_wrapped();
+    c.attest(SPECKIT_UNIT, "T004").success();
+    let p = c.predicate("HEAD");
+    let row = p["trace"].as_array().unwrap().iter().find(|r| r["requirement"] == "FR-001").cloned();
+    assert_eq!(
+        row.unwrap()["requirement_hash"],
+        common::sha256(FR_001_FIRST.as_bytes()),
+        "requirement_hash stays the hash of the defining line"
+    );
+    // The next item, and a line after the list, are not FR-001's text.
+    let spec = String::from_utf8(c.p.read(SPEC)).unwrap();
+    c.commit_file(SPEC, spec.replace("store tags in lowercase", "store tags in UPPERCASE"), "reword FR-002");
+    assert_eq!(c.row("T004").1["outcome"], "evidenced");
+    c.commit_file(SPEC, &spec, "FR-002 back");
+
+    c.commit_file(SPEC, spec.replace(FR_001_WRAPPED, "  NO tags, ever, to any bookmark."), "reword");
+    let (code, row) = c.row("T004");
+    assert_eq!((code, row["outcome"].as_str()), (26, Some("stale")), "{row}");
+    let finding = row["findings"].as_array().unwrap().iter().find(|f| f["code"] == "requirement_changed");
+    let finding = finding.unwrap_or_else(|| panic!("no requirement_changed: {row}"));
+    let message = finding["message"].as_str().unwrap();
+    assert!(message.contains("FR-001") && message.contains("wrap"), "{finding}");
+
+    // Re-indented only, the wrapped text reads the same: the tick holds again.
+    c.commit_file(SPEC, spec.replace(FR_001_WRAPPED, "    one or more tags to a saved bookmark."), "indent");
+    let (code, row) = c.row("T004");
+    assert_eq!((code, row["outcome"].as_str()), (0, Some("evidenced")), "{row}");
+}
+
+#[test]
+fn carry_refuses_a_commit_whose_wrapped_requirement_reads_otherwise_than_the_attested_one() {
+    let c = Case::speckit_with_fr_001_wrapped();
+    c.attest(SPECKIT_UNIT, "T004").success();
+    let old = c.p.rev("HEAD");
+    c.p.git(&["checkout", "-q", "-b", "reworded", "HEAD~1"]);
+    let spec = String::from_utf8(c.p.read(SPEC)).unwrap();
+    c.commit_file(SPEC, spec.replace(FR_001_WRAPPED, "  no tags at all."), "reword FR-001's second line");
+    c.p.git(&["cherry-pick", &old]);
+    let new = c.p.rev("HEAD");
+    let allowed = c.allowed.to_str().unwrap();
+    let args = ["attest", "carry", "--from", &old, "--to", &new, "--allowed-signers", allowed, "--json"];
+    let out = c.p.speccoder(&args);
+    let report: Value =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
+    assert_eq!(out.code(), Some(26), "{report:#}");
+    assert_eq!(report["refused"][0]["code"], "requirement_differs", "{report:#}");
+    assert!(report["refused"][0]["reason"].as_str().unwrap().contains("FR-001"), "{report:#}");
+}

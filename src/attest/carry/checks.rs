@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 
 use gix::ObjectId;
-use serde_json::Value;
 
 use super::plan::Job;
 use super::refusal::{attest_again, change_differs, series_differs};
@@ -22,7 +21,6 @@ use crate::check::trailers::{NOT_ONE_CLAIM, claim_problem, last_trailer, task_tr
 use crate::check::trust::SignatureTrust;
 use crate::git::{Commit, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
-use crate::model::digest::sha256_hex;
 use crate::model::policy::JudgeConfig;
 use crate::model::predicate::{self, Verdict};
 use crate::model::shown::{one_line, shown};
@@ -227,7 +225,7 @@ fn same_change_at(
             ),
         ));
     }
-    if let Some(reason) = requirement_change(repo, new, unit, p, &facts)? {
+    if let Some(reason) = requirement_change(repo, old, (unit, task_id), p, &facts)? {
         return Err(refuse(
             "requirement_differs",
             format!("{reason} at {} since {}; {}", new.id, old.id, attest_again(target, claim.verdict)),
@@ -500,11 +498,13 @@ pub(super) fn disagreement(findings: &[Finding]) -> Option<String> {
 }
 
 /// Whether the requirement text the evidence was given differs at `new`: the story
-/// (`spec.section_hash`) or a cited requirement's line.
+/// (`spec.section_hash`), or a requirement the task's text cites, read at `old` and at `new` as the
+/// verifier reads it ([`agreement::cited`]: its defining line and the text beyond it), whatever the
+/// trace holds. `facts` are those of task `task_id` of `unit` at `new`.
 fn requirement_change(
     repo: &Repo,
-    new: &Commit,
-    unit: &str,
+    old: &Commit,
+    (unit, task_id): (&str, &str),
     p: &predicate::TaskVerificationV0,
     facts: &spec::TaskFacts,
 ) -> Result<Option<String>, crate::spec::SpecError> {
@@ -516,17 +516,9 @@ fn requirement_change(
         }
         return Ok(Some(format!("the story text ({})", s.section.as_deref().unwrap_or("the unit's spec"))));
     }
-    let tree = repo.tree(new.tree);
-    for row in p.audits.trace.as_ref().and_then(Value::as_array).into_iter().flatten() {
-        if let (Some(id), Some(hash)) = (
-            row.get("requirement").and_then(Value::as_str),
-            row.get("requirement_hash").and_then(Value::as_str),
-        ) {
-            let now = spec::requirement_line(&tree, unit, id)?.map(sha256_hex);
-            if now.as_deref() != Some(hash) {
-                return Ok(Some(format!("requirement {id}")));
-            }
-        }
-    }
-    Ok(None)
+    let then = agreement::cited(&spec::read_any_task(&repo.tree(old.tree), unit, task_id)?);
+    let now = agreement::cited(facts);
+    let differs =
+        then.iter().find(|was| !now.contains(was)).or_else(|| now.iter().find(|is| !then.contains(is)));
+    Ok(differs.map(|c| format!("requirement {}", c.id)))
 }
