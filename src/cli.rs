@@ -620,14 +620,16 @@ pub enum AttestSub {
     /// are refused as not fast-forward: it then fetches and merges them (`attest fetch`, by its
     /// rules: what it refuses is never pushed) and pushes again, at most 5 times. It never
     /// forces; when the branch itself is refused it stops and says how to integrate the remote's
-    /// commits.
+    /// commits. One fetch or push of a repository runs at a time: a push (not --dry-run) holds
+    /// .git/speccoder-fetch.lock, and waits up to 5 seconds for another's.
     ///
     /// Exit codes: 0 pushed (or, with `--dry-run`, shown); 2 unknown remote; 13 no identity for a notes
     /// merge commit, a `push.default` git does not accept, a trust file that is unusable; 14 not on a
-    /// branch, a branch `push.default` does not push (named, with how to push it), the branch or a
-    /// reference refused (named, with git's reason), notes or references that cannot be joined (a
-    /// reference conflict is named, with how to keep one side), the remote unreachable, the evidence
-    /// kept moving; 1 internal error.
+    /// branch, a branch `push.default` does not push (named, with how to push it), another fetch or
+    /// push holding the fetch lock (named, with what to do if none runs), the branch or a reference
+    /// refused (named, with git's reason), notes or references that cannot be joined (a reference
+    /// conflict is named, with how to keep one side), the remote unreachable, the evidence kept
+    /// moving; 1 internal error.
     Push(AttestPushArgs),
     /// Fetch the remote's evidence and merge it into yours.
     ///
@@ -662,11 +664,13 @@ pub enum AttestSub {
     /// case, flat or fanned out): two notes of one commit in the remote's, or a remote notes
     /// reference that is not a notes commit, is the remote's damage, named with the commands that
     /// repair it there (the remote-tracking copy comes back as it is on every fetch).
-    /// Running it again changes nothing.
+    /// Running it again changes nothing. One fetch or push of a repository runs at a time: a fetch
+    /// holds .git/speccoder-fetch.lock, and waits up to 5 seconds for another's.
     ///
     /// Exit codes: 0 fetched and merged; 2 unknown remote; 13 no identity for a merge commit, a trust
     /// file that is unusable; 14 a conflict (named; the conflicting references are left as they were,
-    /// the others merged), the remote's notes damaged (named, to repair there), the remote
+    /// the others merged), the remote's notes damaged (named, to repair there), another fetch or push
+    /// holding the fetch lock (named, with what to do if none runs; nothing changed), the remote
     /// unreachable; 1 internal error.
     Fetch(AttestFetchArgs),
     /// Re-issue the evidence of task commits rewritten by a rebase, an amend or a cherry-pick.

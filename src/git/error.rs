@@ -267,6 +267,17 @@ pub enum GitError {
         others: Vec<PathBuf>,
     },
 
+    /// Another `attest fetch` or `attest push` of the repository holds the fetch lock
+    /// ([`super::FetchLock`]), or a killed one left it.
+    #[error(
+        "another speccoder attest fetch or push of this repository holds the lock {}, so this one changed nothing; try again when it is done. If no such command is running, one was stopped while it held the lock: remove {}, then run this again",
+        .lock.display(), .lock.display()
+    )]
+    FetchLocked {
+        /// The lock file.
+        lock: PathBuf,
+    },
+
     /// The index holds unresolved merge conflicts.
     #[error("the index has unresolved conflicts in {}: resolve them and `git add` the files first", .paths.join(", "))]
     Unmerged {
@@ -561,6 +572,7 @@ impl ExitClass for GitError {
             | GitError::RefMoved { .. }
             | GitError::RefLocked { .. }
             | GitError::IndexLocked { .. }
+            | GitError::FetchLocked { .. }
             | GitError::Contention { .. }
             | GitError::NotesRefUnusable { .. }
             | GitError::AmbiguousNote { .. }

@@ -12,7 +12,7 @@ use gix::objs::tree::{EntryKind, EntryMode};
 
 use super::convert;
 use super::error::{GitError, GixResultExt};
-use super::lock_wait::{Backoff, LOCK_WAIT};
+use super::lock_wait::take_waiting;
 use super::path;
 use super::repo::Repo;
 use super::worktree::{self, AsRead, Written};
@@ -90,42 +90,27 @@ impl Repo {
         Ok(LockedIndex { repo: self, workdir, lock, index })
     }
 
-    /// `index.lock`, taken as git takes it, tried again after each of gix's lock waits
-    /// ([`Backoff`], as for a reference) for [`LOCK_WAIT`]. Each try
-    /// runs with the interrupts held ([`super::HeldSignals`]): one delivered while gix creates the
-    /// lock file, before it registers it for removal, would leave it behind. Between tries an
-    /// interrupt ends the command at once.
+    /// `index.lock`, taken as git takes it ([`take_waiting`]).
     ///
     /// # Errors
     /// [`GitError::IndexLocked`] when the lock stays taken, or the lock cannot be made.
     fn take_index_lock(&self, index_path: &Path) -> Result<gix::lock::File, GitError> {
-        let started = std::time::Instant::now();
-        let mut backoff = Backoff::new();
-        loop {
-            let tried = {
-                let _held = super::HeldSignals::hold();
-                gix::lock::File::acquire_to_update_resource(
-                    index_path,
-                    gix::lock::acquire::Fail::Immediately,
-                    None,
-                    0,
-                )
-            };
-            match tried {
-                Ok(lock) => return Ok(lock),
-                Err(source) if source.is_retryable() && started.elapsed() < LOCK_WAIT => backoff.wait(),
-                Err(source) if source.is_retryable() => {
-                    return Err(GitError::IndexLocked {
-                        path: std::path::absolute(index_path).unwrap_or(index_path.to_owned()),
-                        others: self.writer_ref_locks(),
-                    });
-                }
-                Err(source) => {
-                    return Err(GitError::Gix {
-                        action: format!("lock the index {}", index_path.display()),
-                        source,
-                    });
-                }
+        let taken = take_waiting(|| {
+            gix::lock::File::acquire_to_update_resource(
+                index_path,
+                gix::lock::acquire::Fail::Immediately,
+                None,
+                0,
+            )
+        });
+        match taken {
+            Ok(Some(lock)) => Ok(lock),
+            Ok(None) => Err(GitError::IndexLocked {
+                path: std::path::absolute(index_path).unwrap_or(index_path.to_owned()),
+                others: self.writer_ref_locks(),
+            }),
+            Err(source) => {
+                Err(GitError::Gix { action: format!("lock the index {}", index_path.display()), source })
             }
         }
     }

@@ -1,6 +1,6 @@
 //! How a writer waits for git's lock files: for how long, with which pauses, and how it tells a
-//! lock another writer keeps taking from one a stopped command left behind. The index and the
-//! references wait the same way.
+//! lock another writer keeps taking from one a stopped command left behind. The index, the
+//! references and the fetch lock wait the same way.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
@@ -32,6 +32,33 @@ impl StuckLock {
                 self.seen = Some((lock.clone(), modified, Instant::now()));
                 false
             }
+        }
+    }
+}
+
+/// A lock file taken as git takes it, by `try_once` (one of gix's lock acquisitions, failing at
+/// once when the lock is taken), tried again after each of gix's lock waits ([`Backoff`], as for a
+/// reference) for [`LOCK_WAIT`]. Each try runs with the interrupts held ([`super::HeldSignals`]):
+/// one delivered while gix creates the lock file, before it registers it for removal, would leave
+/// it behind. Between tries an interrupt ends the command at once. `None`: it stayed taken.
+///
+/// # Errors
+/// The lock file cannot be made.
+pub(super) fn take_waiting<T>(
+    mut try_once: impl FnMut() -> Result<T, gix::Error>,
+) -> Result<Option<T>, gix::Error> {
+    let started = Instant::now();
+    let mut backoff = Backoff::new();
+    loop {
+        let tried = {
+            let _held = super::HeldSignals::hold();
+            try_once()
+        };
+        match tried {
+            Ok(lock) => return Ok(Some(lock)),
+            Err(source) if source.is_retryable() && started.elapsed() < LOCK_WAIT => backoff.wait(),
+            Err(source) if source.is_retryable() => return Ok(None),
+            Err(source) => return Err(source),
         }
     }
 }

@@ -38,7 +38,10 @@
 //! - a fetch that stopped after git fetched and before the merge (killed, no identity for a
 //!   notes merge commit, a notes conflict resolved as told) takes the remote's new skip and
 //!   held-out set, and follows its deleted skip (which push then does not make again), when run
-//!   again.
+//!   again; the lock a killed fetch left is named by the next fetch and push, with its remedy,
+//!   and SIGTERM or Ctrl-C leaves none;
+//! - two fetches, or a fetch beside a push that fetches, run at once again and again: each exits 0
+//!   or names the fetch lock, and no skip the remote holds is ever deleted.
 //!
 //! Every repository of every test passes `git fsck --strict` at the end.
 
@@ -2135,12 +2138,19 @@ impl Clone<'_> {
     /// before anything was merged.
     #[cfg(unix)]
     fn speccoder_killed_after_git_fetch(&self, args: &[&str]) -> Run {
+        self.speccoder_signalled_after_git_fetch("KILL", args)
+    }
+
+    /// `speccoder args…` with a `git` first on `PATH` that runs the real one and, after a `git
+    /// fetch`, sends speccoder `signal` (`KILL`, `TERM`, `INT`).
+    #[cfg(unix)]
+    fn speccoder_signalled_after_git_fetch(&self, signal: &str, args: &[&str]) -> Run {
         use std::os::unix::fs::PermissionsExt;
-        let bin = self.team.tmp.path().join("git-that-kills-after-fetch");
+        let bin = self.team.tmp.path().join(format!("git-that-sends-{signal}-after-fetch"));
         std::fs::create_dir_all(&bin).unwrap();
         let wrapper = bin.join("git");
         let script = format!(
-            "#!/bin/sh\n'{real}' \"$@\"\nrc=$?\ncase \" $* \" in *\" fetch \"*) kill -9 $PPID;; esac\nexit $rc\n",
+            "#!/bin/sh\n'{real}' \"$@\"\nrc=$?\ncase \" $* \" in *\" fetch \"*) kill -{signal} $PPID;; esac\nexit $rc\n",
             real = common::on_path("git").display()
         );
         std::fs::write(&wrapper, script).unwrap();
@@ -2154,6 +2164,29 @@ impl Clone<'_> {
         let out = common::run(cmd);
         assert_eq!(out.code(), None, "killed by the wrapper: {out}");
         out
+    }
+}
+
+impl Clone<'_> {
+    /// The fetch lock a killed `attest fetch` left: the next fetch (and push) waits for it, then
+    /// stops with exit 14, changing nothing, naming the lock and saying to remove it when no
+    /// command runs; removed as told.
+    #[track_caller]
+    fn remove_the_fetch_lock_as_told(&self) {
+        let lock = self.dir.join(".git/speccoder-fetch.lock");
+        assert!(lock.exists(), "a killed fetch leaves its lock");
+        let refs = self.refs();
+        for command in ["fetch", "push"] {
+            let out = self.speccoder(&["attest", command]).failure(14);
+            assert!(out.stderr.contains("another speccoder attest fetch or push"), "{out}");
+            assert!(out.stderr.contains("If no such command is running"), "{out}");
+            assert!(
+                out.stderr.contains("remove /") && out.stderr.contains(".git/speccoder-fetch.lock"),
+                "{out}"
+            );
+            assert_eq!(self.refs(), refs, "nothing changed");
+        }
+        std::fs::remove_file(&lock).unwrap();
     }
 }
 
@@ -2172,6 +2205,7 @@ fn a_fetch_killed_between_gits_fetch_and_the_merge_takes_the_remotes_new_skip_an
     ada.speccoder(&["attest", "push"]).success();
 
     bob.speccoder_killed_after_git_fetch(&["attest", "fetch"]);
+    bob.remove_the_fetch_lock_as_told();
     let out = bob.speccoder(&["attest", "fetch"]).success();
     assert!(out.stdout.contains(&format!("{skip}: now {}\n", &ada.rev(&skip)[..12])), "{out}");
     assert!(out.stdout.contains(&format!("{held_out}: now {}\n", &ada.rev(&held_out)[..12])), "{out}");
@@ -2206,12 +2240,91 @@ fn a_skip_the_remote_deleted_is_deleted_by_a_fetch_run_again_after_a_kill_and_pu
     ada.git(&["push", "-q", "origin", "--delete", &skip]);
 
     bob.speccoder_killed_after_git_fetch(&["attest", "fetch"]);
+    bob.remove_the_fetch_lock_as_told();
     let out = bob.speccoder(&["attest", "fetch"]).success();
     assert!(out.stdout.contains(&format!("{skip}: deleted (deleted on the remote)")), "{out}");
     assert!(bob.git_run(&["rev-parse", "--verify", "-q", &skip]).stdout.trim().is_empty());
     bob.speccoder(&["attest", "push"]).success();
     let remote = team.run_git(&team.remote, &["for-each-ref", "--format=%(refname)", "refs/speccoder/"]);
     assert!(remote.trim().is_empty(), "the remote holds no skip again: {remote}");
+    team.fsck(&[&ada, &bob]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fetch_ended_by_sigterm_or_ctrl_c_after_gits_fetch_removes_its_lock_and_the_next_takes_the_remotes_skip()
+{
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let skip = format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T007");
+    ada.speccoder(&["skip", &task("T007"), "--reason", "covered by T006"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+
+    for signal in ["TERM", "INT"] {
+        bob.speccoder_signalled_after_git_fetch(signal, &["attest", "fetch"]);
+        assert!(!bob.dir.join(".git/speccoder-fetch.lock").exists(), "SIG{signal} removes the lock");
+    }
+    let out = bob.speccoder(&["attest", "fetch"]).success();
+    assert!(out.stdout.contains(&format!("{skip}: now {}\n", &ada.rev(&skip)[..12])), "{out}");
+    team.fsck(&[&ada, &bob]);
+}
+
+/// `speccoder a…` and `speccoder b…` in `clone`, started at the same instant.
+fn at_once(clone: &Clone<'_>, a: &[&str], b: &[&str]) -> [Run; 2] {
+    std::thread::scope(|s| {
+        let a = s.spawn(|| clone.speccoder(a));
+        let b = s.spawn(|| clone.speccoder(b));
+        [a.join().unwrap(), b.join().unwrap()]
+    })
+}
+
+/// Fails unless each run exited 0, or 14 naming the fetch lock (the other run held it for longer
+/// than a writer waits), and `clone` holds every reference of `refs/speccoder/` the remote holds,
+/// each at the remote's value.
+#[track_caller]
+fn assert_none_lost(team: &Team, clone: &Clone<'_>, runs: &[Run; 2], round: usize) {
+    for out in runs {
+        if out.code() != Some(0) {
+            let told = out.code() == Some(14) && out.stderr.contains(".git/speccoder-fetch.lock");
+            assert!(told, "round {round}: exit 0, or 14 naming the lock\n{out}");
+        }
+    }
+    assert!(runs.iter().any(|out| out.code() == Some(0)), "round {round}: one of them ran");
+    let list = ["for-each-ref", "--format=%(refname) %(objectname)", "refs/speccoder/"];
+    let here = clone.git(&list);
+    assert_eq!(here, team.run_git(&team.remote, &list), "round {round}\n{}\n{}", runs[0], runs[1]);
+}
+
+#[test]
+fn two_fetches_or_a_fetch_beside_a_push_at_once_never_delete_a_skip_the_remote_holds() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    for id in ["T001", "T002", "T003", "T004", "T005", "T006"] {
+        ada.speccoder(&["skip", &task(id), "--reason", "not now"]).success();
+    }
+    ada.speccoder(&["attest", "push"]).success();
+    ada.speccoder(&["attest", "fetch"]).success();
+
+    for round in 0..20 {
+        let runs = at_once(&ada, &["attest", "fetch"], &["attest", "fetch"]);
+        assert_none_lost(&team, &ada, &runs, round);
+    }
+
+    // Each round Bob replaces his skip on the remote, so Ada's push is refused, fetches and
+    // merges, and pushes again, while her fetch does the same.
+    let t008 = format!("refs/speccoder/skipped/{SPECKIT_UNIT}/T008");
+    for round in 0..20 {
+        if round > 0 {
+            bob.speccoder(&["skip", &task("T008"), "--undo"]).success();
+        }
+        bob.speccoder(&["skip", &task("T008"), "--reason", &format!("round {round}")]).success();
+        bob.git(&["push", "-q", "--force", "origin", &t008]);
+        let runs = at_once(&ada, &["attest", "fetch"], &["attest", "push"]);
+        assert_none_lost(&team, &ada, &runs, round);
+    }
+    assert!(!ada.refs().contains("refs/speccoder-fetching/"), "nothing is left staged");
     team.fsck(&[&ada, &bob]);
 }
 

@@ -11,7 +11,7 @@ use super::{tracking_notes_ref, tracking_prefix};
 use crate::attest::note_join::{NoteConflict, NoteJoiner};
 use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::exit;
-use crate::git::{Direction, GitError, MergeNotesError, NotesMerged, RefMerged, Repo};
+use crate::git::{Direction, FetchLock, GitError, MergeNotesError, NotesMerged, RefMerged, Repo};
 use crate::model::bundle::{MergeConflict, NOTES_REF};
 use crate::model::shown::in_line;
 
@@ -122,12 +122,28 @@ impl std::fmt::Display for FetchReport {
 /// nothing.
 ///
 /// # Errors
-/// The remote cannot be reached, or notes of one commit cannot be joined ([`SyncError::NotesConflict`],
-/// our notes unchanged).
+/// The remote cannot be reached, another fetch or push of the repository holds the fetch lock
+/// ([`GitError::FetchLocked`], nothing changed), or notes of one commit cannot be joined
+/// ([`SyncError::NotesConflict`], our notes unchanged).
 pub fn fetch(repo: &Repo, remote: Option<&str>, trust: &TrustFiles) -> Result<FetchReport, SyncError> {
     let remote = remote_for(repo, remote, Direction::Fetch)?;
+    let held = repo.lock_fetch()?;
+    fetch_holding(repo, &remote, trust, &held)
+}
+
+/// [`fetch`] from `remote` (a configured remote's name) while `_held` keeps every other fetch and
+/// push of the repository out: each stages the remote's references in the one staging namespace
+/// and moves the remote-tracking copies, so another's half-done work would read as deletions on
+/// the remote.
+pub(super) fn fetch_holding(
+    repo: &Repo,
+    remote: &str,
+    trust: &TrustFiles,
+    _held: &FetchLock,
+) -> Result<FetchReport, SyncError> {
     // Ours must be able to take the remote's notes before anything is fetched.
     repo.check_notes_ref(NOTES_REF)?;
+    let remote = remote.to_owned();
     let tracking_notes = tracking_notes_ref(&remote);
     let prefix = tracking_prefix(&remote);
     let staging = staging_prefix(&remote);

@@ -7,6 +7,8 @@
 //! a three-way decision against what was merged last time. Those arrive first in a staging
 //! namespace (`refs/speccoder-fetching/<remote>/*`), and each remote-tracking copy moves to the
 //! fetched value only once its merge is written: a fetch stopped anywhere is safe to run again.
+//! One staging namespace for every run, so one fetch or push of a repository at a time: each holds
+//! the fetch lock ([`crate::git::FetchLock`]) from before it asks the remote until it is done.
 //! Push sends the branch, the notes and `refs/speccoder/*` in one atomic push; when the remote's
 //! evidence moved meanwhile it fetches, merges and tries again, a bounded number of times, and
 //! never forces.

@@ -4,7 +4,8 @@
 use gix::ObjectId;
 use serde::Serialize;
 
-use super::{FetchReport, PUSH_TRIES, SPECCODER_REFS, SyncError, fetch, remote_for, set_tracking};
+use super::fetch::fetch_holding;
+use super::{FetchReport, PUSH_TRIES, SPECCODER_REFS, SyncError, remote_for, set_tracking};
 use super::{tracking_notes_ref, tracking_prefix};
 use crate::check::trust::TrustFiles;
 use crate::git::{Direction, GitError, Head, PushDefault, PushOutput, PushStatus, PushedRef, Repo};
@@ -74,8 +75,9 @@ impl std::fmt::Display for PushReport {
 /// remote, else `origin`) in one atomic push (see the module documentation).
 ///
 /// # Errors
-/// Not on a branch, the branch refused, a refusal a merge does not fix, a notes conflict, or
-/// [`SyncError::Contention`] after [`PUSH_TRIES`] attempts.
+/// Not on a branch, another fetch or push of the repository holding the fetch lock
+/// ([`GitError::FetchLocked`], nothing pushed), the branch refused, a refusal a merge does not
+/// fix, a notes conflict, or [`SyncError::Contention`] after [`PUSH_TRIES`] attempts.
 pub fn push(
     repo: &Repo,
     remote: Option<&str>,
@@ -89,6 +91,9 @@ pub fn push(
     };
     let remote = remote_for(repo, remote, Direction::Push)?;
     let remote_branch = push_destination(repo, &branch, &remote)?;
+    // A push moves the remote-tracking copies and fetches when the remote moved: one fetch or
+    // push of the repository at a time. A dry run writes nothing here and needs no lock.
+    let held = if dry_run { None } else { Some(repo.lock_fetch()?) };
     let mut fetches = Vec::new();
     for attempt in 1..=PUSH_TRIES {
         let sent = evidence_refs(repo)?;
@@ -109,10 +114,8 @@ pub fn push(
             return Ok(report(fetches));
         }
         refuse_unless_evidence_moved(&out, &remote, &branch, &remote_branch)?;
-        if dry_run {
-            return Ok(report(fetches));
-        }
-        let fetched = fetch(repo, Some(&remote), trust)?;
+        let Some(held) = &held else { return Ok(report(fetches)) };
+        let fetched = fetch_holding(repo, &remote, trust, held)?;
         if fetched.conflicts > 0 {
             return Err(SyncError::RefsConflict { remote, conflicts: fetched.ref_conflicts() });
         }
