@@ -404,6 +404,21 @@ mod tests {
         assert_eq!(plain.requirement_body_hash("FR-003"), None);
     }
 
+    #[test]
+    fn a_wrapped_line_of_a_no_break_space_or_beginning_with_a_bold_name_stays_in_the_requirement_s_body() {
+        // CommonMark reads only spaces and tabs as a blank line: a no-break space is text, and
+        // the paragraph goes on past it.
+        let nbsp = "- **FR-001**: System MUST let a reader attach\n\u{a0}\n  one or more tags.\n";
+        let reworded = nbsp.replace("one or more tags.", "NO tags, ever.");
+        let body = |spec: &str| speckit_docs(spec).requirement_body_hash("FR-001");
+        assert_ne!(body(nbsp), Some(sha256_hex("")), "the lines after the no-break space are its body");
+        assert_ne!(body(nbsp), body(&reworded));
+        // A bold name of an id's shape without a definition's colon is the requirement's own text.
+        let named = "- **FR-001**: Times MUST be written in\n  **ISO-8601** in UTC, and MUST NOT let a reader\n  attach tags.\n";
+        let changed = named.replace("MUST NOT let", "MAY let");
+        assert_ne!(body(named), body(&changed), "the words after the bold name are bound too");
+    }
+
     fn openspec_docs(delta: &str) -> UnitDocs {
         let t = MemTree::from_files([
             ("openspec/changes/chg/tasks.md", "- [ ] 1.1 Do it\n"),

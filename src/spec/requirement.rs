@@ -134,11 +134,12 @@ pub(crate) fn speckit_defined(spec_md: &str) -> Vec<DefinedAt> {
 }
 
 /// The lines after the line of Spec Kit definition `at` in `text` that CommonMark continues its
-/// paragraph (or its list item's paragraph) with, up to a line that defines another requirement,
-/// each trimmed: what a formatter wraps a long requirement onto. Never a nested list, the next
-/// item or another block; empty for a requirement of one line. `paragraphs` gives `text`'s
-/// [`paragraph_ranges`], asked only when the next line may continue the paragraph: it is not
-/// blank (a blank line ends every paragraph) and defines no requirement (as in a list of them).
+/// paragraph (or its list item's paragraph) with, up to a line that defines another requirement
+/// ([`starts_definition`]), each trimmed: what a formatter wraps a long requirement onto. Never a
+/// nested list, the next item or another block; empty for a requirement of one line.
+/// `paragraphs` gives `text`'s [`paragraph_ranges`], asked only when the next line may continue
+/// the paragraph: it is not blank (spaces and tabs alone, as CommonMark reads a blank line: a
+/// no-break space is text) and defines no requirement (as in a list of them).
 pub(crate) fn speckit_wrapped<'t, 'p>(
     text: &'t str,
     at: &DefinedAt,
@@ -147,7 +148,8 @@ pub(crate) fn speckit_wrapped<'t, 'p>(
     // What follows the line, from its ending on: the first line read is that ending's.
     let rest = text.get(at.line.end..).unwrap_or_default();
     let mut next = lines_at(rest).skip(1).map(|(start, line)| (at.line.end + start, line)).peekable();
-    if next.peek().is_none_or(|(_, line)| line.trim().is_empty() || speckit_defined_span(line).is_some()) {
+    let blank = |line: &str| line.bytes().all(|b| matches!(b, b' ' | b'\t'));
+    if next.peek().is_none_or(|(_, line)| blank(line) || starts_definition(line)) {
         return Vec::new();
     }
     let paragraphs = paragraphs();
@@ -160,9 +162,23 @@ pub(crate) fn speckit_wrapped<'t, 'p>(
     else {
         return Vec::new();
     };
-    next.take_while(|(start, line)| *start < end && speckit_defined_span(line).is_none())
+    next.take_while(|(start, line)| *start < end && !starts_definition(line))
         .map(|(_, line)| line.trim())
         .collect()
+}
+
+/// Whether `line` begins a requirement of its own inside a paragraph: a definition
+/// ([`speckit_defined_span`]) whose id a colon follows (`**FR-002**:`, `**FR-002:**`), as a list of
+/// requirements written without bullets reads. A wrapped line may begin with a bold name of the
+/// same shape (`**ISO-8601** in UTC`), which is the requirement's own text, not the next one.
+fn starts_definition(line: &str) -> bool {
+    speckit_defined_span(line).is_some_and(|id| {
+        let after = line.get(id.end..).unwrap_or_default();
+        after.starts_with(":**")
+            || after
+                .strip_prefix("**")
+                .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
+    })
 }
 
 /// The byte ranges of `text` that CommonMark reads as the text of one paragraph (a run of
