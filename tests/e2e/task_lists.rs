@@ -27,6 +27,18 @@ struct Case {
 }
 
 impl Case {
+    /// `attest carry --from old --to new --json` with the case's trust, which must refuse (exit
+    /// 26): its report.
+    fn carry_refused(&self, old: &str, new: &str) -> Value {
+        let allowed = self.allowed.to_str().unwrap();
+        let args = ["attest", "carry", "--from", old, "--to", new, "--allowed-signers", allowed, "--json"];
+        let out = self.p.speccoder(&args);
+        let report: Value =
+            serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
+        assert_eq!(out.code(), Some(26), "{report:#}");
+        report
+    }
+
     fn new(p: Project) -> Case {
         let key = common::ed25519(&p.scratch, "ada");
         let allowed = common::allowed_signers(&p.scratch.join("allowed_signers"), &[(PRINCIPAL, &key)]);
@@ -888,12 +900,7 @@ fn carry_refuses_a_commit_whose_task_wraps_onto_other_lines_than_the_attested_on
     c.commit_file(TASKS, tasks.replace(&long, &reworded), "reword T006's last line");
     c.p.git(&["cherry-pick", &old]);
     let new = c.p.rev("HEAD");
-    let allowed = c.allowed.to_str().unwrap();
-    let args = ["attest", "carry", "--from", &old, "--to", &new, "--allowed-signers", allowed, "--json"];
-    let out = c.p.speccoder(&args);
-    let report: Value =
-        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
-    assert_eq!(out.code(), Some(26), "{report:#}");
+    let report = c.carry_refused(&old, &new);
     assert_eq!(report["refused"][0]["code"], "task_line_differs", "{report:#}");
     assert!(report.to_string().contains("wraps onto"), "{report:#}");
 }
@@ -1037,12 +1044,7 @@ fn carry_refuses_a_commit_whose_wrapped_requirement_reads_otherwise_than_the_att
     c.commit_file(SPEC, spec.replace(FR_001_WRAPPED, "  no tags at all."), "reword FR-001's second line");
     c.p.git(&["cherry-pick", &old]);
     let new = c.p.rev("HEAD");
-    let allowed = c.allowed.to_str().unwrap();
-    let args = ["attest", "carry", "--from", &old, "--to", &new, "--allowed-signers", allowed, "--json"];
-    let out = c.p.speccoder(&args);
-    let report: Value =
-        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
-    assert_eq!(out.code(), Some(26), "{report:#}");
+    let report = c.carry_refused(&old, &new);
     assert_eq!(report["refused"][0]["code"], "requirement_differs", "{report:#}");
     assert!(report["refused"][0]["reason"].as_str().unwrap().contains("FR-001"), "{report:#}");
 }
