@@ -252,6 +252,20 @@ impl Repo {
         dirs
     }
 
+    /// The git directories no output of a command may lie in: this repository's own and common
+    /// one, and those of every repository around its work tree ([`Self::git_dirs_around`]: a
+    /// submodule's superproject, whose refs a path such as `../.git/refs/heads/x` would break).
+    #[must_use]
+    pub fn git_dirs_guarded(&self) -> Vec<PathBuf> {
+        let mut dirs = vec![self.git_dir().to_owned(), self.common_dir().to_owned()];
+        let above = self
+            .workdir()
+            .and_then(|w| std::fs::canonicalize(w).ok())
+            .and_then(|w| w.parent().map(Path::to_owned));
+        dirs.extend(above.map(|dir| Repo::git_dirs_around(&dir)).unwrap_or_default());
+        dirs
+    }
+
     /// The work tree's root, `None` for a bare repository.
     pub fn workdir(&self) -> Option<&Path> {
         self.inner.workdir()
@@ -563,6 +577,25 @@ mod tests {
     use crate::git::GitError;
     use crate::git::cache::SIZES_KEPT;
     use crate::git::test_support::Fixture;
+
+    #[test]
+    fn a_submodule_guards_its_superproject_s_git_directory_beside_its_own() {
+        let (outer, inner) = (Fixture::new(), Fixture::new());
+        outer.commit_file("a.txt", "a\n", "outer");
+        inner.commit_file("b.txt", "b\n", "inner");
+        let from = inner.path().to_str().unwrap();
+        outer.git(&["-c", "protocol.file.allow=always", "submodule", "add", "-q", from, "sub"]);
+        let sub = Repo::discover_to_read(outer.path().join("sub")).unwrap();
+        let guarded = sub.git_dirs_guarded();
+        let canonical = |p: &std::path::Path| std::fs::canonicalize(p).unwrap();
+        let has = |dir: std::path::PathBuf| {
+            guarded.iter().any(|g| std::fs::canonicalize(g).ok() == Some(canonical(&dir)))
+        };
+        assert!(has(outer.path().join(".git")), "the superproject's: {guarded:?}");
+        assert!(has(outer.path().join(".git/modules/sub")), "its own: {guarded:?}");
+        let alone = inner.repo().git_dirs_guarded();
+        assert!(alone.iter().all(|g| !canonical(g).starts_with(canonical(outer.path()))), "{alone:?}");
+    }
 
     #[test]
     fn an_annotated_tag_is_peeled_to_its_commit_and_a_tree_or_a_blob_is_refused_naming_it() {

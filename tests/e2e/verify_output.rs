@@ -329,3 +329,19 @@ fn a_github_annotation_is_placed_on_its_task_line_even_when_the_spec_document_it
     let annotation = format!("::error file={TASKS},line=28,title=speccoder%3A 001-bookmark-tags/T007 is");
     assert!(out.stdout.lines().any(|l| l.starts_with(&annotation)), "{out}");
 }
+
+/// A `--markdown` path into the git directory of a repository around this one (a submodule's
+/// superproject, `../.git/refs/heads/x`) is refused as one into its own is: a file there breaks a
+/// ref of that repository.
+#[test]
+fn a_markdown_report_into_the_git_directory_of_a_repository_around_this_one_is_refused() {
+    let p = Project::speckit();
+    tick_without_evidence(&p);
+    let outer = p.root.parent().unwrap();
+    let git = std::process::Command::new("git").args(["init", "-q"]).current_dir(outer).output().unwrap();
+    assert!(git.status.success(), "{git:?}");
+    let r = p.speccoder(&["attest", "verify", "--branch", "--markdown", "../.git/refs/heads/x"]);
+    assert_eq!(r.code(), Some(26), "{r}");
+    assert!(r.stderr.contains("lies inside the repository's git directory"), "{r}");
+    assert!(!outer.join(".git/refs/heads/x").exists(), "nothing written in the outer repository's refs");
+}

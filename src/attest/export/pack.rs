@@ -5,7 +5,7 @@
 //! finishes it; a range that does not hold drops the pack and every file with it.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::git::Repo;
@@ -38,13 +38,15 @@ pub(super) fn notes_file(commit: &str) -> String {
 
 impl Pack {
     /// Starts the pack at `out` ([`NewDir::create`]), which must lie outside `repo`'s git
-    /// directory and the common one of its worktrees ([`refuse_in_git_dir`]).
+    /// directory, the common one of its worktrees and those of the repositories around it
+    /// ([`Repo::git_dirs_guarded`], [`refuse_in_git_dir`]).
     ///
     /// # Errors
     /// [`OutputError`]: `out` is inside the git directory, a link, a file, a directory with
     /// files, or has no parent.
     pub fn create(repo: &Repo, out: &Path) -> Result<Pack, OutputError> {
-        refuse_in_git_dir(out, &[repo.git_dir(), repo.common_dir()])?;
+        let guarded = repo.git_dirs_guarded();
+        refuse_in_git_dir(out, &guarded.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
         Ok(Pack { dir: NewDir::create(out)?, kept: Mutex::default() })
     }
 

@@ -26,9 +26,9 @@ pub(super) struct Streamed<'r> {
     markdown: Option<MarkdownWriter<std::io::BufWriter<std::fs::File>>>,
     /// A temporary file for them could not be made.
     markdown_failed: Option<std::io::Error>,
-    /// The repository's git directory and the common one of its worktrees, where no report is
-    /// ever written (a file there becomes a ref, or breaks one).
-    git_dirs: [std::path::PathBuf; 2],
+    /// The git directories where no report is ever written ([`Repo::git_dirs_guarded`]: a file
+    /// there becomes a ref, or breaks one).
+    git_dirs: Vec<std::path::PathBuf>,
     /// `checked N of M ticks`.
     progress: Progress,
     /// The report's head and end, once the run has ended.
@@ -72,7 +72,7 @@ impl<'r> Streamed<'r> {
             Some(Ok(file)) => (Some(MarkdownWriter::new(std::io::BufWriter::new(file))), None),
             Some(Err(e)) => (None, Some(e)),
         };
-        let git_dirs = [repo.git_dir().to_owned(), repo.common_dir().to_owned()];
+        let git_dirs = repo.git_dirs_guarded();
         Streamed { stdout, markdown, markdown_failed, git_dirs, progress, ended: None }
     }
 
@@ -186,11 +186,14 @@ impl<'r> Streamed<'r> {
     }
 }
 
-/// Refuses `path` inside `git_dirs`, the repository's git directory and the common one of its
-/// worktrees ([`output_file::refuse_in_git_dir`]).
-fn outside(git_dirs: &[std::path::PathBuf; 2], path: &std::path::Path) -> Result<(), OutputError> {
-    let [git_dir, common_dir] = git_dirs;
-    output_file::refuse_in_git_dir(path, &[git_dir, common_dir])
+/// Refuses `path` inside `git_dirs` ([`Repo::git_dirs_guarded`]: the repository's git directory,
+/// the common one of its worktrees, and those of the repositories around it), as
+/// [`output_file::refuse_in_git_dir`] does.
+fn outside(git_dirs: &[std::path::PathBuf], path: &std::path::Path) -> Result<(), OutputError> {
+    output_file::refuse_in_git_dir(
+        path,
+        &git_dirs.iter().map(std::path::PathBuf::as_path).collect::<Vec<_>>(),
+    )
 }
 
 /// Writes the Markdown report (`heading` and the rows' file) through `to`; nothing when it
