@@ -28,7 +28,7 @@ use crate::model::bundle::NOTES_REF;
 use crate::model::dsse::Envelope;
 use crate::model::predicate::{Decider, Verdict};
 use crate::model::refs;
-use crate::model::shown::{OneLine, in_line};
+use crate::model::shown::{OneLine, in_line, shell_word};
 use crate::spec::{self, TaskFacts, TaskId};
 
 /// The longest decider name recorded: a name, or a name and an e-mail address, never a text.
@@ -248,8 +248,9 @@ pub enum DecideError {
     /// Another reference is in the way of the skip ref's name (one named by a leading part of it,
     /// or one below it), as `attest fetch` names a `name_taken` conflict.
     #[error(
-        "{reference} cannot be made to record the skip of {target}: {}; if nothing needs it, remove it with `git update-ref -d {by}` and skip again",
-        Repo::name_taken(by)
+        "{reference} cannot be made to record the skip of {target}: {}; if nothing needs it, remove it with `git update-ref -d {}` and skip again",
+        Repo::name_taken(by),
+        shell_word(by)
     )]
     NameTaken {
         /// `<unit>/<task>`.
@@ -496,7 +497,7 @@ fn on_remotes(repo: &Repo, spellings: &[String]) -> Result<Vec<SkipOnRemote>, Gi
     let mut out = Vec::new();
     for reference in spellings {
         for (remote, tracking) in sync::remotes_holding(repo, reference)? {
-            let delete = format!("git push {remote} --delete {reference}");
+            let delete = format!("git push {} --delete {}", shell_word(&remote), shell_word(reference));
             out.push(SkipOnRemote { remote, reference: reference.clone(), tracking, delete });
         }
     }

@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::input::{self, InputError};
-use crate::model::shown::{in_line, shown};
+use crate::model::shown::{in_line, shell_quoted, shown};
 use crate::output_file::{OutputError, Problem};
 
 /// The line that marks a hook as written by speccoder.
@@ -154,12 +154,6 @@ fn unusable_hooks_path(value: &str) -> Option<&'static str> {
     } else {
         None
     }
-}
-
-/// `text` as one word for a POSIX shell: in single quotes, each `'` closed, escaped and reopened.
-#[must_use]
-pub fn shell_quoted(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// The hook's text, running `program`, or the `speccoder` on PATH when the hook runs (`None`).

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use speccoder_attest::attest::hooks::shell_quoted;
+use speccoder_attest::model::shown::shell_word;
 
 use speccoder_attest::exit::{self, Class, ExitClass};
 use speccoder_attest::git::Repo;
@@ -84,22 +84,13 @@ pub fn run(args: &SchemaArgs, started_in: Option<&Path>) -> u8 {
 fn regenerate_command(started_in: Option<&Path>, dir: &Path) -> String {
     let mut command = "speccoder".to_owned();
     if let Some(started_in) = started_in {
-        command.push_str(&format!(" -C {}", shell_word(started_in)));
+        command.push_str(&format!(" -C {}", shell_word(&started_in.to_string_lossy())));
     }
     command.push_str(" schema");
     if dir != Path::new(SCHEMA_DIR) {
-        command.push_str(&format!(" --out {}", shell_word(dir)));
+        command.push_str(&format!(" --out {}", shell_word(&dir.to_string_lossy())));
     }
     command
-}
-
-/// `path` as one shell word: as it is when it is plain, else quoted.
-fn shell_word(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    let plain = !text.starts_with('-')
-        && !text.is_empty()
-        && text.chars().all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c));
-    if plain { text.into_owned() } else { shell_quoted(&text) }
 }
 
 /// Compares every schema file in `dir` with what the types generate.

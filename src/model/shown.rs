@@ -332,9 +332,36 @@ fn push_escaped(out: &mut String, chars: impl Iterator<Item = char>, control: im
     }
 }
 
+/// `text` as one word for a POSIX shell: in single quotes, each `'` closed, escaped and reopened.
+#[must_use]
+pub fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// `text` as one word for a POSIX shell in advice a person copies: as it is when it is plain
+/// (letters, digits, `_`, `.`, `/`, `-`, `%`, not starting with `-`), else [`shell_quoted`]. A
+/// reference or remote name may hold `;` or `$(`, which must never run as a command.
+#[must_use]
+pub fn shell_word(text: &str) -> String {
+    let plain = !text.starts_with('-')
+        && !text.is_empty()
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || "_./-%".contains(c));
+    if plain { text.to_owned() } else { shell_quoted(text) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plain_name_is_one_shell_word_as_it_is_and_any_other_is_quoted_so_it_never_runs() {
+        assert_eq!(shell_word("refs/speccoder/skipped/chg/1%2E2"), "refs/speccoder/skipped/chg/1%2E2");
+        assert_eq!(shell_word("refs/x;touch p"), "'refs/x;touch p'");
+        assert_eq!(shell_word("a$(id)"), "'a$(id)'");
+        assert_eq!(shell_word("-rf"), "'-rf'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
 
     #[test]
     fn shown_text_escapes_control_characters_and_marks_a_cut() {

@@ -491,8 +491,8 @@ pub(crate) fn lines_by_id<'t>(tasks: &'t [(usize, TaskLine<'_>)]) -> HashMap<&'t
 
 /// The line defining requirement `id` in `unit` (Spec Kit id such as `FR-001` in spec.md, or an
 /// OpenSpec requirement name in the change's delta specs), trailing whitespace trimmed; Ok(None)
-/// when no line defines it; a Spec Kit id that spec.md defines more than once is an error. For
-/// drift checks: compare it at the head and at the task commit.
+/// when no line defines it; a Spec Kit id that spec.md defines more than once is an error. The
+/// drift check compares this line and the text beyond it ([`UnitDocs::requirement_body_hash`]).
 pub fn requirement_line(tree: &dyn SourceTree, unit: &str, id: &str) -> Result<Option<String>, SpecError> {
     UnitDocs::of_unit(tree, unit)?.requirement_line(id)
 }
