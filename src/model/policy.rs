@@ -326,13 +326,36 @@ impl Forms {
         }
     }
 
-    /// The TOML date or time `d` in this recipe.
+    /// The TOML date or time `d` in this recipe: the published tool's reader spells it as it was
+    /// written (`07:32`, `07:32:00.0`); the version-free recipe always with its seconds and with
+    /// a fraction only when it is not zero (`07:32:00`), as this crate has hashed it from the start.
     fn date(self, d: &toml::value::Datetime) -> Value {
         match self {
-            Forms::VersionFree => Value::String(d.to_string()),
+            Forms::VersionFree => Value::String(version_free_date(d)),
             Forms::Published => json!({ PUBLISHED_DATE_KEY: d.to_string() }),
         }
     }
+}
+
+/// `d` as the version-free recipe writes it: its date, time and offset as RFC 3339 spells them,
+/// the seconds always written, the fraction without trailing zeros and left out when zero.
+fn version_free_date(d: &toml::value::Datetime) -> String {
+    let mut out = d.date.map(|date| date.to_string()).unwrap_or_default();
+    if let Some(time) = d.time {
+        if d.date.is_some() {
+            out.push('T');
+        }
+        let second = time.second.unwrap_or(0);
+        out.push_str(&format!("{:02}:{:02}:{second:02}", time.hour, time.minute));
+        if let Some(nanosecond) = time.nanosecond.filter(|n| *n != 0) {
+            out.push('.');
+            out.push_str(format!("{nanosecond:09}").trim_end_matches('0'));
+        }
+    }
+    if let Some(offset) = d.offset {
+        out.push_str(&offset.to_string());
+    }
+    out
 }
 
 /// The one key of a date in the published recipe ([`Forms::Published`]).
@@ -473,6 +496,41 @@ mod tests {
         // The version-free recipe keeps its own form, so `nan` and `null` still differ there.
         let null_written = "[checks.t]\nargv = [\"true\"]\n";
         assert_ne!(policy_sha256(Some(one)).unwrap(), policy_sha256(Some(null_written)).unwrap());
+    }
+
+    #[test]
+    fn a_time_without_seconds_or_with_a_zero_fraction_hashes_as_the_published_tool_signed_it() {
+        // The digests speccoder 0.9.0 signed for `task accept` under each configuration.
+        let signed = [
+            ("07:32", "243144714f8bf0dd7faf9ebb4852a6cc9be6517a29141d31ab42efe6deb85da2"),
+            ("1979-05-27T07:32:00.000Z", "d8138aaf8879dad0a0963e94eb56d77cf5b31665ae6592bd552c729edcbd6c79"),
+            (
+                "1979-05-27T07:32:00.5+01:00",
+                "30ad5273928ea3dc5f8a85bda7001bfe96a376d2e85282279c101c69d2ab7166",
+            ),
+        ];
+        for (since, digest) in signed {
+            let text = format!("[checks.unit]\nargv = [\"cargo\", \"test\"]\nsince = {since}\n");
+            let config = JudgeConfig::parse(Some(&text)).unwrap();
+            assert_eq!(config.published_sha256("0.9.0"), digest, "{since}");
+        }
+    }
+
+    #[test]
+    fn the_version_free_recipe_writes_a_time_with_its_seconds_and_no_zero_fraction() {
+        let forms = [
+            ("07:32", "07:32:00"),
+            ("07:32:00.000", "07:32:00"),
+            ("1979-05-27T07:32Z", "1979-05-27T07:32:00Z"),
+            ("1979-05-27T07:32:00.500+01:00", "1979-05-27T07:32:00.5+01:00"),
+            ("1979-05-27", "1979-05-27"),
+            ("1979-05-27 07:32:01.000000001", "1979-05-27T07:32:01.000000001"),
+        ];
+        for (written, hashed) in forms {
+            let table = parse_table(&format!("since = {written}\n")).unwrap();
+            let json = toml_to_json(&toml::Value::Table(table), Forms::VersionFree);
+            assert_eq!(json["since"], hashed, "{written}");
+        }
     }
 
     #[test]

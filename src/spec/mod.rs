@@ -16,6 +16,7 @@
 mod bug;
 mod docs;
 mod error;
+mod project;
 mod requirement;
 mod section;
 mod task;
@@ -35,6 +36,7 @@ pub use bug::{
 };
 pub use docs::UnitDocs;
 pub use error::{SpecError, lines_listed};
+pub use project::{ProjectBelowTop, project_below_top};
 pub use requirement::{
     Requirement, is_speckit_requirement_id, openspec_defined_name, speckit_cited_ids, speckit_defined_id,
 };

@@ -396,3 +396,36 @@ fn the_repository_s_configuration_packed_refs_or_index_as_a_fifo_is_exit_14_nami
     }
     p.attest(&target("T005"), &evidence, &["--signer", "none"]).success();
 }
+
+#[test]
+fn a_command_run_inside_a_project_below_the_top_is_refused_never_passed_as_nothing_to_check() {
+    // The published speccoder, run in `app/`, reads the project there; this one reads the top's,
+    // where it would find nothing ticked and pass with --allow-empty.
+    let p = Project::speckit();
+    let app = p.root.join("app");
+    common::copy_dir(&common::crate_root().join("fixtures/speckit"), &app);
+    std::fs::write(app.join("speccoder.toml"), "[tests]\n").unwrap();
+    let tasks = app.join(format!("specs/{SPECKIT_UNIT}/tasks.md"));
+    let text = std::fs::read_to_string(&tasks).unwrap().replacen("- [ ] T002", "- [x] T002", 1);
+    std::fs::write(&tasks, text).unwrap();
+    p.git(&["add", "-A"]);
+    p.git(&["commit", "-q", "-m", "a project below the top, T002 ticked by hand"]);
+    let before = p.snapshot();
+    let args = ["attest", "verify", "--branch", "--all", "--allow-empty", "--json"];
+    for dir in [app.clone(), app.join(format!("specs/{SPECKIT_UNIT}"))] {
+        let out = p.speccoder_in(&dir, &args);
+        assert_eq!(out.code(), Some(14), "{out}");
+        assert!(out.stderr.contains("inside app/, which holds speccoder.toml of its own"), "{out}");
+        let json: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON object");
+        assert_eq!(json["exit_code"], 14, "{out}");
+        let out = p.speccoder_in(&dir, &["accept", &target("T001"), "--reason", "r", "--signer", "none"]);
+        assert_eq!(out.code(), Some(14), "{out}");
+    }
+    assert_eq!(p.snapshot(), before);
+    // From the top, and from the top project's own directories, the top's project is read.
+    let out = p.speccoder(&["attest", "verify", "--branch", "--all", "--allow-empty"]);
+    assert_eq!(out.code(), Some(0), "{out}");
+    let out =
+        p.speccoder_in(&p.root.join("specs"), &["attest", "verify", "--branch", "--all", "--allow-empty"]);
+    assert_eq!(out.code(), Some(0), "{out}");
+}
