@@ -534,6 +534,15 @@ pub enum GitError {
         expected: &'static str,
     },
 
+    /// A configuration value that must be text is set to bytes that are not UTF-8.
+    #[error(
+        "configuration `{key}` is set, but its value is not UTF-8 text, which speccoder needs to use it; nothing was written: set it again in UTF-8 (`git config {key} <value>`), then run the command again"
+    )]
+    ConfigNotText {
+        /// The key.
+        key: String,
+    },
+
     /// A gix operation failed for a reason not covered above.
     #[error("could not {action}: {source}")]
     Gix {
@@ -591,6 +600,7 @@ impl ExitClass for GitError {
             | GitError::Convert { .. }
             | GitError::UnsupportedEncoding { .. }
             | GitError::BadConfig { .. }
+            | GitError::ConfigNotText { .. }
             | GitError::ObjectTooLarge { .. }
             | GitError::TreeAttributes { .. }
             | GitError::CorruptObject { .. } => Class::Config,

@@ -149,7 +149,7 @@ impl Repo {
     /// `git init --ref-format=reftable`): gix reads only the files format, and would take the
     /// placeholder `HEAD` such a repository keeps for old readers as its real one.
     fn refuse_unreadable_refs(&self) -> Result<(), GitError> {
-        match self.config_string("extensions.refStorage") {
+        match self.config_string("extensions.refStorage")? {
             Some(format) if !format.eq_ignore_ascii_case("files") => {
                 Err(GitError::RefStorage { git_dir: self.common_dir_absolute(), format })
             }
@@ -188,7 +188,7 @@ impl Repo {
         if !set("GIT_DIR")
             || set("GIT_WORK_TREE")
             || self.config_bool("core.bare") == Some(true)
-            || self.config_string("core.worktree").is_some()
+            || self.config_is_set("core.worktree")
         {
             return Ok(());
         }
