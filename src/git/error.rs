@@ -20,6 +20,19 @@ pub enum GitError {
         source: gix::Error,
     },
 
+    /// The only repository above the directory is in a ceiling directory
+    /// (`GIT_CEILING_DIRECTORIES`), which git does not search from below.
+    #[error(
+        "no git repository found at or above {} below the ceiling {} (GIT_CEILING_DIRECTORIES), which git does not go up into: run the command inside the work tree's root, or take {} out of GIT_CEILING_DIRECTORIES",
+        .path.display(), .ceiling.display(), .ceiling.display()
+    )]
+    BeyondCeiling {
+        /// The directory the search started from.
+        path: PathBuf,
+        /// The ceiling directory holding the repository.
+        ceiling: PathBuf,
+    },
+
     /// A repository was found, but gix cannot open it (an unsupported object format, a broken
     /// configuration, an ownership it does not trust).
     #[error("the git repository {git_dir} cannot be opened: {reason}")]
@@ -568,6 +581,7 @@ impl ExitClass for GitError {
             | GitError::AmbiguousRevision { .. }
             | GitError::UnknownRemote { .. } => Class::Usage,
             GitError::Discover { .. }
+            | GitError::BeyondCeiling { .. }
             | GitError::Open { .. }
             | GitError::DubiousOwnership { .. }
             | GitError::RefStorage { .. }

@@ -133,6 +133,7 @@ impl Repo {
             .bail_if_untrusted(true);
         let trust = gix::sec::trust::Mapping { full: options.clone(), reduced: options };
         files::check_before_open(dir)?;
+        files::refuse_beyond_ceiling(dir)?;
         let inner = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
             dir,
             files::discovery(),
