@@ -613,10 +613,11 @@ mod tests {
         use std::os::unix::ffi::OsStrExt as _;
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join(OsStr::from_bytes(b"k\xe9y.asc"));
-        let err = OpenPgpSigner::configured(Some(missing.as_os_str()), KeySetting::GitConfig, None)
-            .err()
-            .expect("no key id, and no file")
-            .to_string();
+        let Err(err) = OpenPgpSigner::configured(Some(missing.as_os_str()), KeySetting::GitConfig, None)
+        else {
+            panic!("no key id, and no file");
+        };
+        let err = err.to_string();
         assert!(
             err.starts_with("cannot read the OpenPGP key") && err.contains("check user.signingKey"),
             "{err}"
