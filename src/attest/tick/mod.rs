@@ -395,9 +395,11 @@ pub(crate) fn read_task_in(
             let (unit, dir) = (loc.name, loc.dir);
             let head_holds = head_tree(repo).is_some_and(|t| spec::locate_unit(&repo.tree(t), &unit).is_ok());
             Err(match which {
-                Tree::Staged if head_holds => {
-                    index_lacks_head(repo, format!("unit `{unit}` ({path})"), format!("git reset -- {dir}"))
-                }
+                Tree::Staged if head_holds => index_lacks_head(
+                    repo,
+                    format!("unit `{unit}` ({path})"),
+                    format!("git reset -- {}", crate::model::shown::shell_word(&dir)),
+                ),
                 Tree::Staged => TickError::UnitNotStaged { unit, path, dir },
                 Tree::Head => TickError::UnitNotCommitted { unit, path, dir },
             })
