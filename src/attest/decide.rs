@@ -531,7 +531,7 @@ fn decider(repo: &Repo, req: &DecisionRequest) -> Result<Decider, DecideError> {
             by
         }
         None => repo
-            .config_string("user.name")
+            .config_string("user.name")?
             .map(|b| sanitize_value(&b))
             .filter(|b| !b.is_empty())
             .ok_or(DecideError::NoDecider)?,

@@ -129,7 +129,7 @@ impl ExitClass for HookError {
 /// `core.hooksPath` cannot be read, or is a value whose directory only git can tell
 /// ([`unusable_hooks_path`]).
 pub fn hooks_dir(repo: &Repo) -> Result<PathBuf, HookError> {
-    if let Some(value) = repo.config_string("core.hooksPath")
+    if let Some(value) = repo.config_os_string("core.hooksPath")?.map(|v| v.to_string_lossy().into_owned())
         && let Some(reading) = unusable_hooks_path(&value)
     {
         return Err(HookError::UnusableHooksPath { value: shown(&value, 200), reading });

@@ -8,7 +8,9 @@
 
 use crate::attest::config::{self, ConfigError, EndpointNames, SignerChoice, SignerParseError};
 use crate::exit::{Class, ExitClass};
-use crate::git::Repo;
+use std::ffi::{OsStr, OsString};
+
+use crate::git::{GitError, Repo};
 use crate::model::dsse::{Envelope, RawJson, Signature};
 use crate::sign::openpgp::OpenPgpSigner;
 use crate::sign::ssh::SshSigner;
@@ -51,6 +53,9 @@ pub enum SignerError {
     /// The configured key is broken, or cannot sign.
     #[error("signing key: {0}")]
     Sign(#[from] SignError),
+    /// git's configuration of signing cannot be read (a value that must be text is not UTF-8).
+    #[error(transparent)]
+    Git(#[from] GitError),
     /// A checked-in speccoder.toml names a Sigstore service URL.
     #[error("speccoder.toml names `[attest.sigstore] {}`; {}", .0.old_toml_key, .0.refusal())]
     SigstoreUrlInPolicy(&'static EndpointNames),
@@ -65,6 +70,7 @@ impl ExitClass for SignerError {
         match self {
             SignerError::Config(e) => e.class(),
             SignerError::Sign(e) => e.class(),
+            SignerError::Git(e) => e.class(),
             SignerError::Parse(_) | SignerError::SigstoreUrlInPolicy(_) => Class::Config,
             #[cfg(feature = "sigstore")]
             SignerError::SigstoreUrl(_) => Class::Config,
@@ -184,10 +190,10 @@ fn choose(
     let backend = match choice {
         SignerChoice::Ssh => GitFormat::Ssh,
         SignerChoice::OpenPgp => GitFormat::OpenPgp,
-        _ => match GitFormat::of(repo) {
+        _ => match GitFormat::of(repo)? {
             // `--key` given without any gpg.format: the key itself says which kind it is.
             GitFormat::OpenPgp
-                if repo.config_string("gpg.format").is_none() && key.is_some_and(looks_like_ssh_key) =>
+                if !repo.config_is_set("gpg.format") && key.is_some_and(looks_like_ssh_key) =>
             {
                 GitFormat::Ssh
             }
@@ -204,7 +210,10 @@ fn choose(
         refuse_no_key_file(key)?;
     }
     let setting = if key.is_some() { KeySetting::Flag } else { KeySetting::GitConfig };
-    let configured_key = key.map(str::to_owned).or_else(|| git_signing_key(repo));
+    let configured_key = match key {
+        Some(key) => Some(OsString::from(key)),
+        None => git_signing_key(repo)?,
+    };
     let Some(key) = configured_key else {
         if choice == SignerChoice::Auto {
             return Ok(Chosen::Unsigned(Unsigned::NoKey));
@@ -255,12 +264,15 @@ enum GitFormat {
 
 impl GitFormat {
     /// `gpg.format` of `repo`.
-    fn of(repo: &Repo) -> Self {
-        match repo.config_string("gpg.format").as_deref().map(str::trim) {
+    ///
+    /// # Errors
+    /// [`GitError::ConfigNotText`]: it is set, but not UTF-8.
+    fn of(repo: &Repo) -> Result<Self, GitError> {
+        Ok(match repo.config_string("gpg.format")?.as_deref().map(str::trim) {
             None | Some("openpgp") => GitFormat::OpenPgp,
             Some("ssh") => GitFormat::Ssh,
             Some(other) => GitFormat::Other(other.to_owned()),
-        }
+        })
     }
 
     /// The value as `gpg.format` spells it.
@@ -273,9 +285,14 @@ impl GitFormat {
     }
 }
 
-/// git's `user.signingKey`, unless unset or blank.
-fn git_signing_key(repo: &Repo) -> Option<String> {
-    repo.config_string("user.signingKey").filter(|k| !k.trim().is_empty())
+/// git's `user.signingKey`, unless unset or blank: its bytes as they are, as git reads them (a
+/// key file's path need not be UTF-8).
+///
+/// # Errors
+/// [`GitError::ConfigNotText`] where a path must be UTF-8 (not on unix).
+fn git_signing_key(repo: &Repo) -> Result<Option<OsString>, GitError> {
+    let key = repo.config_os_string("user.signingKey")?;
+    Ok(key.filter(|k| crate::sign::configured(Some(k)).is_some()))
 }
 
 /// A signer of `format` with `key`, named by `setting`, through the program git's configuration
@@ -283,14 +300,17 @@ fn git_signing_key(repo: &Repo) -> Option<String> {
 fn signer_for(
     repo: &Repo,
     format: &GitFormat,
-    key: &str,
+    key: &OsStr,
     setting: KeySetting,
-) -> Result<Box<dyn Signer>, SignError> {
+) -> Result<Box<dyn Signer>, SignerError> {
     if *format == GitFormat::Ssh {
-        let program = repo.config_string("gpg.ssh.program");
+        let program = repo.config_os_string("gpg.ssh.program")?;
         return Ok(Box::new(SshSigner::configured(Some(key), setting, program.as_deref())?));
     }
-    let program = repo.config_string("gpg.openpgp.program").or_else(|| repo.config_string("gpg.program"));
+    let program = match repo.config_os_string("gpg.openpgp.program")? {
+        Some(program) => Some(program),
+        None => repo.config_os_string("gpg.program")?,
+    };
     Ok(Box::new(OpenPgpSigner::configured(Some(key), setting, program.as_deref())?))
 }
 
@@ -304,7 +324,12 @@ fn signer_for(
 /// `user.signingKey` is configured, or the configured one cannot sign; the message says how to
 /// configure git's key, or to turn `commit.gpgsign` off for the repository.
 pub fn sign_git_commit(repo: &Repo, commit: &[u8]) -> Result<String, CommitSigningError> {
-    let format = GitFormat::of(repo);
+    let unreadable = |e: GitError, format: &str| CommitSigningError {
+        format: format.to_owned(),
+        why: e.to_string(),
+        fix: "set it again in UTF-8".to_owned(),
+    };
+    let format = GitFormat::of(repo).map_err(|e| unreadable(e, "not UTF-8"))?;
     let refuse = |why: String, fix: String| CommitSigningError { format: format.name().to_owned(), why, fix };
     let set_key = match format {
         GitFormat::OpenPgp => {
@@ -320,21 +345,27 @@ pub fn sign_git_commit(repo: &Repo, commit: &[u8]) -> Result<String, CommitSigni
             ));
         }
     };
-    let Some(key) = git_signing_key(repo) else {
+    let Some(key) = git_signing_key(repo).map_err(|e| unreadable(e, format.name()))? else {
         let mut why = "no user.signingKey is configured".to_owned();
-        if format == GitFormat::Ssh && repo.config_string("gpg.ssh.defaultKeyCommand").is_some() {
+        if format == GitFormat::Ssh && repo.config_is_set("gpg.ssh.defaultKeyCommand") {
             why.push_str(" (speccoder does not run gpg.ssh.defaultKeyCommand)");
         }
         return Err(refuse(why, set_key.to_owned()));
     };
-    signer_for(repo, &format, &key, KeySetting::GitConfig)
-        .and_then(|signer| signer.sign_git_commit(commit))
-        .map_err(|e| {
-            refuse(
-                format!("user.signingKey `{key}` cannot sign: {e}"),
-                "point user.signingKey at a key that can sign: `git config user.signingKey <key>`".to_owned(),
-            )
-        })
+    let signed = match signer_for(repo, &format, &key, KeySetting::GitConfig) {
+        Ok(signer) => signer.sign_git_commit(commit).map_err(|e| e.to_string()),
+        Err(SignerError::Sign(e)) => Err(e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    signed.map_err(|e| {
+        refuse(
+            format!(
+                "user.signingKey `{}` cannot sign: {e}",
+                crate::model::shown::one_line(&key.to_string_lossy())
+            ),
+            "point user.signingKey at a key that can sign: `git config user.signingKey <key>`".to_owned(),
+        )
+    })
 }
 
 /// `commit.gpgsign` is set, and git's own signing key cannot sign the task commit.
@@ -377,6 +408,10 @@ fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, SignerE
         _ => None,
     };
     refuse_service_urls_in_policy(policy.as_ref())?;
+    let mut from_git: [Option<String>; 3] = Default::default();
+    for (value, e) in from_git.iter_mut().zip(Endpoint::ALL) {
+        *value = repo.config_string(e.names().git_key)?;
+    }
     let chosen = Endpoint::ALL.map(|e| {
         let flag = match e {
             Endpoint::Fulcio => &flags.fulcio_url,
@@ -392,13 +427,14 @@ fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, SignerE
                 std::env::var(names.env_var).ok().and_then(nonempty).map(|v| (v, names.env_var.to_owned()))
             })
             .or_else(|| {
-                repo.config_string(names.git_key)
+                from_git[e as usize]
+                    .clone()
                     .and_then(nonempty)
                     .map(|v| (v, format!("git config {}", names.git_key)))
             })
     });
     let mut config = crate::attest::service_url::sigstore_config(chosen, flags.allow_http_loopback)?;
-    config.trusted_root = signing_root(repo, flags);
+    config.trusted_root = signing_root(repo, flags)?;
     Ok(Chosen::Signer(Box::new(SigstoreSigner::new(config))))
 }
 
@@ -406,14 +442,15 @@ fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, SignerE
 /// else SPECCODER_SIGSTORE_SIGNING_ROOT, else `git config speccoder.sigstore.signingRoot`, else
 /// none (the public-good root).
 #[cfg(feature = "sigstore")]
-fn signing_root(repo: &Repo, flags: &SigstoreFlags) -> Option<std::path::PathBuf> {
-    let nonempty = |v: String| (!v.trim().is_empty()).then(|| std::path::PathBuf::from(v.trim()));
-    flags.trusted_root.clone().or_else(|| {
-        std::env::var(SIGNING_ROOT_ENV)
-            .ok()
-            .and_then(nonempty)
-            .or_else(|| repo.config_string(SIGNING_ROOT_GIT_KEY).and_then(nonempty))
-    })
+fn signing_root(repo: &Repo, flags: &SigstoreFlags) -> Result<Option<std::path::PathBuf>, GitError> {
+    let nonempty = |v: &OsStr| crate::sign::configured(Some(v)).map(std::path::PathBuf::from);
+    if let Some(root) = flags.trusted_root.clone() {
+        return Ok(Some(root));
+    }
+    if let Some(root) = std::env::var_os(SIGNING_ROOT_ENV).as_deref().and_then(nonempty) {
+        return Ok(Some(root));
+    }
+    Ok(repo.config_os_string(SIGNING_ROOT_GIT_KEY)?.as_deref().and_then(nonempty))
 }
 
 #[cfg(not(feature = "sigstore"))]

@@ -1,6 +1,7 @@
 //! Configuration values as gix resolves them (repository, includes, global, environment), and the
 //! origin URL with credentials removed.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use gix::bstr::ByteSlice;
@@ -22,11 +23,35 @@ pub enum SparseCheckout {
 }
 
 impl Repo {
-    /// The value of configuration `key` (`section.name` or `section.sub.name`), last one wins;
-    /// `None` when unset or not UTF-8.
-    pub fn config_string(&self, key: &str) -> Option<String> {
-        let value = self.inner.config_snapshot().string(key)?;
-        value.to_str().ok().map(str::to_owned)
+    /// The text of configuration `key` (`section.name` or `section.sub.name`), last one wins;
+    /// `None` when unset.
+    ///
+    /// # Errors
+    /// [`GitError::ConfigNotText`] when it is set to bytes that are not UTF-8: a value that is
+    /// set never reads as unset.
+    pub fn config_string(&self, key: &str) -> Result<Option<String>, GitError> {
+        let Some(value) = self.inner.config_snapshot().string(key) else { return Ok(None) };
+        match value.to_str() {
+            Ok(text) => Ok(Some(text.to_owned())),
+            Err(_) => Err(GitError::ConfigNotText { key: key.to_owned() }),
+        }
+    }
+
+    /// The value of configuration `key` as git hands it to the file system or a program (a key
+    /// file, a program's path): its bytes as they are, UTF-8 or not; `None` when unset.
+    ///
+    /// # Errors
+    /// [`GitError::ConfigNotText`] where a path must be UTF-8 (not on unix).
+    pub fn config_os_string(&self, key: &str) -> Result<Option<OsString>, GitError> {
+        let Some(value) = self.inner.config_snapshot().string(key) else { return Ok(None) };
+        let path =
+            gix::path::from_bstring(value).map_err(|_| GitError::ConfigNotText { key: key.to_owned() })?;
+        Ok(Some(path.into_os_string()))
+    }
+
+    /// Whether configuration `key` is set, to anything (text or not, empty or not).
+    pub fn config_is_set(&self, key: &str) -> bool {
+        self.inner.config_snapshot().string(key).is_some()
     }
 
     /// The boolean of configuration `key` as git reads it (`true`, `yes`, `on`, `1`, ...);
@@ -55,9 +80,10 @@ impl Repo {
     }
 
     /// The URL of remote `origin` as it may be published ([`strip_credentials`]): without
-    /// credentials, and `None` without an origin or when it is a local repository.
+    /// credentials, and `None` without an origin, when it is a local repository, or when it is
+    /// not UTF-8 (as one with control characters, it is not published).
     pub fn origin_url_without_credentials(&self) -> Option<String> {
-        strip_credentials(&self.config_string("remote.origin.url")?)
+        strip_credentials(&self.config_string("remote.origin.url").ok()??)
     }
 }
 
@@ -127,15 +153,31 @@ mod tests {
         fx.git(&["config", "speccoder.store", "~/held-out"]);
         fx.git(&["config", "speccoder.absolute", "/srv/held-out"]);
         let repo = fx.repo();
-        assert_eq!(repo.config_string("user.name").as_deref(), Some("Test Person"));
-        assert_eq!(repo.config_string("speccoder.signer").as_deref(), Some("ssh"));
-        assert_eq!(repo.config_string("speccoder.absent"), None);
+        assert_eq!(repo.config_string("user.name").unwrap().as_deref(), Some("Test Person"));
+        assert_eq!(repo.config_string("speccoder.signer").unwrap().as_deref(), Some("ssh"));
+        assert_eq!(repo.config_string("speccoder.absent").unwrap(), None);
         assert_eq!(
             repo.config_path("speccoder.absolute").unwrap(),
             Some(std::path::PathBuf::from("/srv/held-out"))
         );
         let expanded = repo.config_path("speccoder.store").unwrap().unwrap();
         assert!(expanded.ends_with("held-out") && !expanded.starts_with("~"), "{expanded:?}");
+    }
+
+    #[test]
+    fn a_value_that_is_not_utf8_is_set_never_unset() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let fx = Fixture::new();
+        let mut config = std::fs::read(fx.path().join(".git/config")).unwrap();
+        config.extend_from_slice(b"[user]\n\tname = Jos\xe9\n\tsigningKey = /home/k\xe9y\n");
+        std::fs::write(fx.path().join(".git/config"), config).unwrap();
+        let repo = fx.repo();
+        let err = repo.config_string("user.name").unwrap_err().to_string();
+        assert!(err.contains("`user.name` is set, but its value is not UTF-8"), "{err}");
+        assert!(repo.config_is_set("user.signingKey"));
+        let key = repo.config_os_string("user.signingKey").unwrap().unwrap();
+        assert_eq!(key.as_bytes(), b"/home/k\xe9y");
+        assert_eq!(repo.config_os_string("user.absent").unwrap(), None);
     }
 
     #[test]

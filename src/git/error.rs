@@ -20,6 +20,19 @@ pub enum GitError {
         source: gix::Error,
     },
 
+    /// The only repository above the directory is in a ceiling directory
+    /// (`GIT_CEILING_DIRECTORIES`), which git does not search from below.
+    #[error(
+        "no git repository found at or above {} below the ceiling {} (GIT_CEILING_DIRECTORIES), which git does not go up into: run the command inside the work tree's root, or take {} out of GIT_CEILING_DIRECTORIES",
+        .path.display(), .ceiling.display(), .ceiling.display()
+    )]
+    BeyondCeiling {
+        /// The directory the search started from.
+        path: PathBuf,
+        /// The ceiling directory holding the repository.
+        ceiling: PathBuf,
+    },
+
     /// A repository was found, but gix cannot open it (an unsupported object format, a broken
     /// configuration, an ownership it does not trust).
     #[error("the git repository {git_dir} cannot be opened: {reason}")]
@@ -534,6 +547,15 @@ pub enum GitError {
         expected: &'static str,
     },
 
+    /// A configuration value that must be text is set to bytes that are not UTF-8.
+    #[error(
+        "configuration `{key}` is set, but its value is not UTF-8 text, which speccoder needs to use it; nothing was written: set it again in UTF-8 (`git config {key} <value>`), then run the command again"
+    )]
+    ConfigNotText {
+        /// The key.
+        key: String,
+    },
+
     /// A gix operation failed for a reason not covered above.
     #[error("could not {action}: {source}")]
     Gix {
@@ -559,6 +581,7 @@ impl ExitClass for GitError {
             | GitError::AmbiguousRevision { .. }
             | GitError::UnknownRemote { .. } => Class::Usage,
             GitError::Discover { .. }
+            | GitError::BeyondCeiling { .. }
             | GitError::Open { .. }
             | GitError::DubiousOwnership { .. }
             | GitError::RefStorage { .. }
@@ -591,6 +614,7 @@ impl ExitClass for GitError {
             | GitError::Convert { .. }
             | GitError::UnsupportedEncoding { .. }
             | GitError::BadConfig { .. }
+            | GitError::ConfigNotText { .. }
             | GitError::ObjectTooLarge { .. }
             | GitError::TreeAttributes { .. }
             | GitError::CorruptObject { .. } => Class::Config,

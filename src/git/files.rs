@@ -220,14 +220,48 @@ fn git_dir_of(dir: &Path) -> Option<PathBuf> {
     if let Some(git_dir) = std::env::var_os("GIT_DIR").filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(git_dir));
     }
+    let (found, _) = gix::discover::upwards_opts(dir, discovery_from_environment()).ok()?;
+    Some(found.into_repository_and_work_tree_directories().0)
+}
+
+/// [`discovery`] with the environment's `GIT_CEILING_DIRECTORIES` and
+/// `GIT_DISCOVERY_ACROSS_FILESYSTEM`, as gix adds them when it opens the repository.
+fn discovery_from_environment() -> gix::discover::upwards::Options<'static> {
     let mut options = discovery().apply_environment();
     if let Some(across) = std::env::var_os("GIT_DISCOVERY_ACROSS_FILESYSTEM")
         .and_then(|v| gix::config::Boolean::try_from(v.as_encoded_bytes().as_bstr()).ok())
     {
         options.cross_fs = across.0;
     }
-    let (found, _) = gix::discover::upwards_opts(dir, options).ok()?;
-    Some(found.into_repository_and_work_tree_directories().0)
+    options
+}
+
+/// Refuses the repository gix finds from `dir` in a directory git never searches: a ceiling of
+/// `GIT_CEILING_DIRECTORIES` above `dir`. git does not go up into a ceiling directory (starting
+/// in one is fine); gix searches the ceiling itself too. Not searched with `GIT_DIR` set.
+///
+/// # Errors
+/// [`GitError::BeyondCeiling`], as git finds no repository there.
+pub(super) fn refuse_beyond_ceiling(dir: &Path) -> Result<(), GitError> {
+    let options = discovery_from_environment();
+    if std::env::var_os("GIT_DIR").is_some() || options.ceiling_dirs.is_empty() {
+        return Ok(());
+    }
+    let ceilings = options.ceiling_dirs.clone();
+    let Ok((found, _)) = gix::discover::upwards_opts(dir, options) else { return Ok(()) };
+    let searched = match found {
+        gix::discover::repository::Path::WorkTree(dir)
+        | gix::discover::repository::Path::LinkedWorkTree { work_dir: dir, .. }
+        | gix::discover::repository::Path::Repository(dir) => dir,
+    };
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    let (start, searched) = (real(dir), real(&searched));
+    match ceilings.iter().find(|c| real(c) == searched) {
+        Some(ceiling) if start != searched => {
+            Err(GitError::BeyondCeiling { path: start, ceiling: ceiling.clone() })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// How the repository is searched for upwards: git ignores ceiling directories that do not

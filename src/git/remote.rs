@@ -217,7 +217,8 @@ impl Repo {
     /// The promisor remote of a partial clone (`extensions.partialClone`, else the first remote
     /// with `remote.<name>.promisor = true`); `None` for a complete clone.
     pub fn promisor_remote(&self) -> Option<String> {
-        let configured = self.config_string("extensions.partialClone");
+        // A name that is not UTF-8 names no remote gix lists: as one that is not configured.
+        let configured = self.config_string("extensions.partialClone").ok().flatten();
         let promisor = |name: &String| self.config_bool(&format!("remote.{name}.promisor")).unwrap_or(false);
         configured
             .filter(|name| self.require_remote(name).is_ok())

@@ -133,6 +133,7 @@ impl Repo {
             .bail_if_untrusted(true);
         let trust = gix::sec::trust::Mapping { full: options.clone(), reduced: options };
         files::check_before_open(dir)?;
+        files::refuse_beyond_ceiling(dir)?;
         let inner = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
             dir,
             files::discovery(),
@@ -149,7 +150,7 @@ impl Repo {
     /// `git init --ref-format=reftable`): gix reads only the files format, and would take the
     /// placeholder `HEAD` such a repository keeps for old readers as its real one.
     fn refuse_unreadable_refs(&self) -> Result<(), GitError> {
-        match self.config_string("extensions.refStorage") {
+        match self.config_string("extensions.refStorage")? {
             Some(format) if !format.eq_ignore_ascii_case("files") => {
                 Err(GitError::RefStorage { git_dir: self.common_dir_absolute(), format })
             }
@@ -188,7 +189,7 @@ impl Repo {
         if !set("GIT_DIR")
             || set("GIT_WORK_TREE")
             || self.config_bool("core.bare") == Some(true)
-            || self.config_string("core.worktree").is_some()
+            || self.config_is_set("core.worktree")
         {
             return Ok(());
         }

@@ -80,6 +80,8 @@ impl Problem {
         match self {
             Problem::Symlink => "remove the link, or write elsewhere",
             Problem::LinkOnTheWay(_) => "name the directory it leads to, or write elsewhere",
+            // A device is the system's (`/dev/null`): never advised to be removed.
+            Problem::NotRegular("device") => "write to a regular file instead",
             Problem::NotRegular(_) | Problem::NotDirectory(_) | Problem::ParentNotDirectory(_) => {
                 "remove it, or write elsewhere"
             }
@@ -659,6 +661,21 @@ mod tests {
         assert!(text.starts_with(&format!("cannot write {}: the directory", path.display())), "{text}");
         assert!(!text.contains("nodir/.tmp"), "{text}");
         assert!(append(&path, b"report").is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_device_is_never_advised_to_be_removed_and_a_fifo_a_user_made_is() {
+        let err = append(Path::new("/dev/null"), b"x").unwrap_err().to_string();
+        assert!(
+            err.ends_with("it is a device, not a regular file; write to a regular file instead"),
+            "{err}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let err = append(&fifo, b"x").unwrap_err().to_string();
+        assert!(err.ends_with("remove it, or write elsewhere"), "{err}");
     }
 
     #[cfg(unix)]

@@ -103,6 +103,17 @@ pub enum SignerKind {
     Sigstore,
 }
 
+/// A signing key or program as configured (`user.signingKey`, `--key`, `gpg.program`,
+/// `gpg.ssh.program`): `None` when unset or blank; text trimmed, a path that is not UTF-8 as it is
+/// (git signs with the file it names).
+pub(crate) fn configured(value: Option<&std::ffi::OsStr>) -> Option<&std::ffi::OsStr> {
+    let value = value?;
+    match value.to_str() {
+        Some(text) => Some(std::ffi::OsStr::new(text.trim())).filter(|t| !t.is_empty()),
+        None => Some(value),
+    }
+}
+
 /// Where the signing key was named, so that advice about a key that cannot be used names the
 /// place to fix it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -616,6 +616,21 @@ fn the_help_of_accept_and_skip_names_the_limits_of_reason_and_by_and_their_exit_
     assert!(out.stderr.contains("no name to record as the decider"), "{}", out.stderr);
 }
 
+/// A `user.name` git commits with that is not UTF-8 is no name speccoder can record: it is named
+/// as set but not UTF-8 (exit 13), never advised to be set, and nothing is written.
+#[test]
+fn a_user_name_that_is_not_utf8_is_refused_as_such_and_nothing_is_written() {
+    let p = Project::new();
+    let mut config = std::fs::read(p.root.join(".git/config")).unwrap();
+    config.extend_from_slice(b"[user]\n\tname = Jos\xe9\n");
+    std::fs::write(p.root.join(".git/config"), config).unwrap();
+    let before = p.snapshot();
+    let out = p.signed(&["accept", T001, "--reason", "ok"]).expect(13);
+    assert!(out.stderr.contains("`user.name` is set, but its value is not UTF-8"), "{}", out.stderr);
+    assert!(!out.stderr.contains("set `git config user.name`"), "{}", out.stderr);
+    assert_eq!(p.snapshot(), before);
+}
+
 /// A skip is recorded on HEAD's commit: a new unit only the work tree holds (untracked, or staged
 /// but not committed) is named as not committed, and once committed, the skip is recorded.
 #[test]

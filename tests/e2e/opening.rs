@@ -189,6 +189,32 @@ fn git_dir_and_git_work_tree_choose_the_repository_from_outside_any_work_tree_an
     assert_eq!(out.code(), Some(0), "verify reads a too\n{out}");
 }
 
+/// git does not go up into a ceiling directory (`GIT_CEILING_DIRECTORIES`) while it searches for
+/// the repository, and starting in one is fine: from a directory below a work tree's root that is
+/// a ceiling, there is no repository (exit 14, nothing written); from the root itself, or with
+/// the ceiling above the root, there is.
+#[test]
+fn a_work_tree_s_root_that_is_a_ceiling_directory_is_not_searched_from_below_it_as_git_does_not() {
+    let p = Project::speckit();
+    let specs = p.root.join("specs");
+    let accept = ["accept", &target("T001"), "--reason", "scaffold", "--by", "Ada"];
+    let root = std::fs::canonicalize(&p.root).unwrap();
+    let before = p.snapshot();
+    let out = speccoder_env(&p, &specs, &[("GIT_CEILING_DIRECTORIES", &root)], &accept);
+    assert_eq!(out.code(), Some(14), "{out}");
+    assert!(
+        out.stderr.contains("no git repository found") && out.stderr.contains("GIT_CEILING_DIRECTORIES"),
+        "{out}"
+    );
+    assert_eq!(p.snapshot(), before);
+    let verify = ["attest", "verify", "--branch"];
+    let out = speccoder_env(&p, &p.root, &[("GIT_CEILING_DIRECTORIES", &root)], &verify);
+    assert!(!out.stderr.contains("no git repository"), "{out}");
+    let above = root.parent().unwrap();
+    let out = speccoder_env(&p, &specs, &[("GIT_CEILING_DIRECTORIES", above)], &accept);
+    assert_eq!(out.code(), Some(0), "{out}");
+}
+
 #[test]
 fn git_dir_without_git_work_tree_is_refused_where_git_would_take_another_work_tree() {
     let s = apart();

@@ -79,7 +79,8 @@ impl VsaSigner {
     pub fn resolve(repo: &Repo, key: VsaKey<'_>) -> Result<VsaSigner, ExportError> {
         match key {
             VsaKey::Ssh(key) => {
-                let signer = SshSigner::configured(Some(key), KeySetting::VsaKey, None)?;
+                let signer =
+                    SshSigner::configured(Some(std::ffi::OsStr::new(key)), KeySetting::VsaKey, None)?;
                 signer.public_key_pem()?;
                 Ok(VsaSigner::Key(Box::new(signer)))
             }

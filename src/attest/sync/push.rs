@@ -229,7 +229,7 @@ fn push_destination(repo: &Repo, branch: &str, remote: &str) -> Result<String, S
                 remote: remote.to_owned(),
                 branch: named(branch),
                 upstream: named(&upstream),
-                setting: if repo.config_string("push.default").is_some() {
+                setting: if repo.config_is_set("push.default") {
                     "simple".to_owned()
                 } else {
                     "unset, so simple".to_owned()

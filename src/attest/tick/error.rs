@@ -128,6 +128,23 @@ pub enum TickError {
         /// Empty, or the command that brings the file back when the work tree lacks it.
         restore: String,
     },
+    /// The index lacks what HEAD holds: it is empty or missing (a `GIT_INDEX_FILE` naming a new
+    /// one), and a task commit made from it would delete what it lacks.
+    #[error(
+        "the index {} does not hold {what}, which HEAD holds: the index is empty or missing{}, and a task commit made from it would delete every file it lacks; nothing was written: fill it from HEAD with `{reset}` (the work tree stays as it is), then run again",
+        .index.display(),
+        if *.named_by_env { " (GIT_INDEX_FILE names it)" } else { "" }
+    )]
+    IndexLacksHead {
+        /// The index file.
+        index: std::path::PathBuf,
+        /// Whether `GIT_INDEX_FILE` names it.
+        named_by_env: bool,
+        /// What it lacks: any file, or the unit.
+        what: String,
+        /// The command that fills it from HEAD.
+        reset: String,
+    },
     /// The unit is in the work tree but not in the index: a new unit not yet `git add`ed (or only
     /// with `git add -N`), which `attest` and `accept` cannot read, since they commit what is
     /// staged.
@@ -207,6 +224,7 @@ impl ExitClass for TickError {
             | TickError::OutsideSparseCheckout { .. }
             | TickError::SkipWorktree { .. }
             | TickError::UnitNotStaged { .. }
+            | TickError::IndexLacksHead { .. }
             | TickError::UnitNotCommitted { .. }
             | TickError::UnstagedTasks { .. }
             | TickError::UnreadableTasks { .. }

@@ -89,7 +89,18 @@ pub(crate) fn begin(repo: &Repo) -> Result<Begun<'_>, TickError> {
     }
     repo.check_notes_ref(NOTES_REF)?;
     let staged = index.tree_with(&[])?;
+    if staged == repo.empty_tree_id() && repo.commit_tree(head)? != repo.empty_tree_id() {
+        return Err(index_lacks_head(repo, "any file".to_owned(), "git reset".to_owned()));
+    }
     Ok(Begun { repo, index, branch, head, staged })
+}
+
+/// [`TickError::IndexLacksHead`]: the index lacks `what`, and `reset` fills it from HEAD.
+fn index_lacks_head(repo: &Repo, what: String, reset: String) -> TickError {
+    let index = repo.index_path();
+    let index = std::path::absolute(&index).unwrap_or(index);
+    let named_by_env = std::env::var_os("GIT_INDEX_FILE").is_some_and(|v| !v.is_empty());
+    TickError::IndexLacksHead { index, named_by_env, what, reset }
 }
 
 impl<'r> Begun<'r> {
@@ -382,12 +393,26 @@ pub(crate) fn read_task_in(
             let has_tasks = repo.workdir().is_some_and(|w| w.join(&loc.tasks).is_file());
             let path = if has_tasks { loc.tasks } else { format!("{}/", loc.dir) };
             let (unit, dir) = (loc.name, loc.dir);
+            let head_holds = head_tree(repo).is_some_and(|t| spec::locate_unit(&repo.tree(t), &unit).is_ok());
             Err(match which {
+                Tree::Staged if head_holds => index_lacks_head(
+                    repo,
+                    format!("unit `{unit}` ({path})"),
+                    format!("git reset -- {}", crate::model::shown::shell_word(&dir)),
+                ),
                 Tree::Staged => TickError::UnitNotStaged { unit, path, dir },
                 Tree::Head => TickError::UnitNotCommitted { unit, path, dir },
             })
         }
         other => Ok(other?),
+    }
+}
+
+/// The tree of HEAD's commit, if HEAD names one.
+fn head_tree(repo: &Repo) -> Option<ObjectId> {
+    match repo.head().ok()? {
+        Head::Branch { commit, .. } | Head::Detached(commit) => repo.commit_tree(commit).ok(),
+        Head::Unborn(_) => None,
     }
 }
 

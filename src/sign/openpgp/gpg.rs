@@ -201,9 +201,9 @@ mod tests {
     #[test]
     fn a_missing_gpg_program_is_tool_missing_never_a_signature() {
         let signer = OpenPgpSigner::configured(
-            Some("0123456789ABCDEF0123456789ABCDEF01234567"),
+            Some(std::ffi::OsStr::new("0123456789ABCDEF0123456789ABCDEF01234567")),
             KeySetting::GitConfig,
-            Some("/nonexistent/gpg"),
+            Some(std::ffi::OsStr::new("/nonexistent/gpg")),
         )
         .expect("a key spec");
         match signer.sign(PAE) {

@@ -4,7 +4,7 @@
 //! as git does for `gpg.format=openpgp` and `user.signingKey`. Either way the signature is an
 //! armored, detached, binary-mode v4 signature over SHA-512 (gpg 2.2 reads no v6).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -82,24 +82,30 @@ impl OpenPgpSigner {
     /// fingerprint or user id, passed to `gpg --local-user` as git does). Advice about a key that
     /// cannot be used, now or when gpg signs, names `setting`.
     pub fn configured(
-        signing_key: Option<&str>,
+        signing_key: Option<&OsStr>,
         setting: KeySetting,
-        program: Option<&str>,
+        program: Option<&OsStr>,
     ) -> Result<Self, SignError> {
-        let configured = signing_key.map(str::trim).filter(|s| !s.is_empty()).ok_or_else(|| {
+        let configured = crate::sign::configured(signing_key).ok_or_else(|| {
             SignError::NoKeyConfigured {
                 hint: "set one with `git config user.signingKey <fingerprint>` (see `gpg --list-secret-keys`), or point it at a secret key file".to_owned(),
             }
         })?;
         let path = expand_home(configured);
-        let names_a_file = std::fs::metadata(&path).is_ok_and(|meta| !meta.is_dir());
-        let mut signer = if names_a_file {
-            Self::from_key_file(&path).map_err(|e| e.key_named_by(setting))?
-        } else {
-            Self::from_gpg_keyring(configured)
+        let found = std::fs::metadata(&path);
+        let mut signer = match (&found, configured.to_str()) {
+            (Ok(meta), _) if !meta.is_dir() => {
+                Self::from_key_file(&path).map_err(|e| e.key_named_by(setting))?
+            }
+            (_, Some(text)) => Self::from_gpg_keyring(text),
+            // Not UTF-8: no key id, fingerprint or user id, so a key file that is not there.
+            (_, None) => {
+                let source = found.err().unwrap_or_else(|| std::io::ErrorKind::IsADirectory.into());
+                return Err(OpenPgpSignError::Unreadable { path, setting, source }.into());
+            }
         };
         signer.setting = setting;
-        Ok(match program.map(str::trim).filter(|p| !p.is_empty()) {
+        Ok(match crate::sign::configured(program) {
             Some(p) => signer.with_program(p),
             None => signer,
         })
@@ -437,10 +443,11 @@ fn signing_key(
 }
 
 /// `~/…` expanded against `HOME`, as users write key paths; anything else unchanged.
-fn expand_home(configured: &str) -> PathBuf {
-    match (configured.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
-        _ => PathBuf::from(configured),
+fn expand_home(configured: &OsStr) -> PathBuf {
+    let path = Path::new(configured);
+    match (configured.as_encoded_bytes().starts_with(b"~/"), std::env::var_os("HOME")) {
+        (true, Some(home)) => PathBuf::from(home).join(path.strip_prefix("~").unwrap_or(path)),
+        _ => path.to_owned(),
     }
 }
 
@@ -516,9 +523,10 @@ mod tests {
     fn the_gpg_keyring_path_signs_with_a_key_held_only_in_the_isolated_keyring() {
         let gpg = GnuPg::new();
         let dana = gpg.gen_key("Dana <dana@example.com>", "sign", "0", None);
-        let signer = OpenPgpSigner::configured(Some("dana@example.com"), KeySetting::GitConfig, None)
-            .expect("a user id names a keyring key")
-            .with_gnupg_home(&gpg.home);
+        let signer =
+            OpenPgpSigner::configured(Some(OsStr::new("dana@example.com")), KeySetting::GitConfig, None)
+                .expect("a user id names a keyring key")
+                .with_gnupg_home(&gpg.home);
         assert!(!signer.signs_in_process());
         assert_eq!(signer.keyid(), dana);
         assert_eq!(
@@ -533,9 +541,13 @@ mod tests {
 
         // A public certificate file names its key, whose secret half gpg holds.
         let cert_file = gpg.write("dana.pub.asc", &gpg.export(&[&dana]));
-        let signer = OpenPgpSigner::configured(cert_file.to_str(), KeySetting::GitConfig, Some("gpg"))
-            .expect("a certificate file names a keyring key")
-            .with_gnupg_home(&gpg.home);
+        let signer = OpenPgpSigner::configured(
+            Some(cert_file.as_os_str()),
+            KeySetting::GitConfig,
+            Some(OsStr::new("gpg")),
+        )
+        .expect("a certificate file names a keyring key")
+        .with_gnupg_home(&gpg.home);
         assert!(!signer.signs_in_process());
         assert!(
             signer.describe().contains(&format!(
@@ -571,28 +583,45 @@ mod tests {
         let gpg = GnuPg::new();
         let erin = gpg.gen_key("Erin <erin@example.com>", "sign", "0", None);
         let key_file = secret_key_file(&gpg, &erin, "erin.asc", true);
-        let signer =
-            OpenPgpSigner::configured(key_file.to_str(), KeySetting::GitConfig, None).expect("file loads");
+        let signer = OpenPgpSigner::configured(Some(key_file.as_os_str()), KeySetting::GitConfig, None)
+            .expect("file loads");
         assert!(signer.signs_in_process());
-        let signer =
-            OpenPgpSigner::configured(Some(&erin), KeySetting::GitConfig, None).expect("fingerprint");
+        let signer = OpenPgpSigner::configured(Some(OsStr::new(&erin)), KeySetting::GitConfig, None)
+            .expect("fingerprint");
         assert!(!signer.signs_in_process());
         let missing = gpg.path("no-such-key.asc");
-        let signer =
-            OpenPgpSigner::configured(missing.to_str(), KeySetting::GitConfig, None).expect("a key spec");
+        let signer = OpenPgpSigner::configured(Some(missing.as_os_str()), KeySetting::GitConfig, None)
+            .expect("a key spec");
         assert!(!signer.signs_in_process());
     }
 
     #[test]
     fn git_config_without_a_key_says_how_to_configure_one() {
         for configured in [None, Some(""), Some("  ")] {
-            let err =
-                OpenPgpSigner::configured(configured, KeySetting::GitConfig, None).unwrap_err().to_string();
+            let err = OpenPgpSigner::configured(configured.map(OsStr::new), KeySetting::GitConfig, None)
+                .unwrap_err()
+                .to_string();
             assert!(
                 err.starts_with("no signing key configured: set one with `git config user.signingKey"),
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn a_key_that_is_not_utf8_is_a_key_file_and_one_that_is_not_there_is_named() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join(OsStr::from_bytes(b"k\xe9y.asc"));
+        let Err(err) = OpenPgpSigner::configured(Some(missing.as_os_str()), KeySetting::GitConfig, None)
+        else {
+            panic!("no key id, and no file");
+        };
+        let err = err.to_string();
+        assert!(
+            err.starts_with("cannot read the OpenPGP key") && err.contains("check user.signingKey"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -620,7 +649,7 @@ mod tests {
             ("nobody@example.com", "has no usable secret key for --key `nobody@example.com`"),
             ("nobody@example.com", "and give --key one fingerprint"),
         ] {
-            let err = OpenPgpSigner::configured(Some(key), KeySetting::Flag, None)
+            let err = OpenPgpSigner::configured(Some(OsStr::new(key)), KeySetting::Flag, None)
                 .expect("a key spec")
                 .with_gnupg_home(&gpg.home)
                 .sign(PAE)

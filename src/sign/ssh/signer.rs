@@ -3,7 +3,7 @@
 //! in-process; RSA keys, other key types, keys held only in ssh-agent and passphrase-protected
 //! keys sign through `ssh-keygen -Y sign`, as git does for `gpg.format=ssh`.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -60,25 +60,27 @@ impl SshSigner {
     /// key), otherwise a path with `~` expanded. Advice about a key that cannot be used names
     /// `setting`.
     pub fn configured(
-        signing_key: Option<&str>,
+        signing_key: Option<&OsStr>,
         setting: KeySetting,
-        program: Option<&str>,
+        program: Option<&OsStr>,
     ) -> Result<Self, SignError> {
-        let configured = signing_key.map(str::trim).filter(|s| !s.is_empty()).ok_or_else(|| {
-            SignError::NoKeyConfigured {
-                hint: "set one with `git config user.signingKey ~/.ssh/id_ed25519`, or `key::<public key>` for a key held in ssh-agent".to_owned(),
-            }
+        let configured = crate::sign::configured(signing_key).ok_or_else(|| SignError::NoKeyConfigured {
+            hint: "set one with `git config user.signingKey ~/.ssh/id_ed25519`, or `key::<public key>` for a key held in ssh-agent".to_owned(),
         })?;
-        let signer = if configured.starts_with("key::") || configured.starts_with("ssh-") {
-            Self::from_public_key_literal(configured)
-        } else {
-            let home = std::env::var_os("HOME").map(PathBuf::from);
-            expand_tilde(configured, home.as_deref())
-                .map_err(SignError::from)
-                .and_then(|path| Self::from_key_path(&path))
+        let signer = match configured.to_str() {
+            Some(text) if text.starts_with("key::") || text.starts_with("ssh-") => {
+                Self::from_public_key_literal(text)
+            }
+            // A path, UTF-8 or not: git signs with the file it names as it is.
+            _ => {
+                let home = std::env::var_os("HOME").map(PathBuf::from);
+                expand_tilde(configured, home.as_deref())
+                    .map_err(SignError::from)
+                    .and_then(|path| Self::from_key_path(&path))
+            }
         }
         .map_err(|e| e.key_named_by(setting))?;
-        Ok(match program.map(str::trim).filter(|p| !p.is_empty()) {
+        Ok(match crate::sign::configured(program) {
             Some(p) => signer.with_program(p),
             None => signer,
         })
@@ -493,17 +495,21 @@ fn private_beside(pub_path: &Path, public: &PublicKey) -> Option<PrivateKey> {
 }
 
 /// git's expansion of `~` and `~/…` in a key path; `~user` is refused.
-fn expand_tilde(path: &str, home: Option<&Path>) -> Result<PathBuf, SshSignError> {
-    let Some(rest) = path.strip_prefix('~') else {
-        return Ok(PathBuf::from(path));
+fn expand_tilde(path: impl AsRef<Path>, home: Option<&Path>) -> Result<PathBuf, SshSignError> {
+    let path = path.as_ref();
+    let Some(rest) = path.as_os_str().as_encoded_bytes().strip_prefix(b"~") else {
+        return Ok(path.to_owned());
     };
-    let refuse =
-        |reason| SshSignError::Tilde { setting: KeySetting::GitConfig, path: path.to_owned(), reason };
-    if !(rest.is_empty() || rest.starts_with('/')) {
+    let refuse = |reason| SshSignError::Tilde {
+        setting: KeySetting::GitConfig,
+        path: path.to_string_lossy().into_owned(),
+        reason,
+    };
+    if !(rest.is_empty() || rest.starts_with(b"/")) {
         return Err(refuse("~user paths are not supported"));
     }
     let home = home.ok_or_else(|| refuse("HOME is not set"))?;
-    Ok(home.join(rest.trim_start_matches('/')))
+    Ok(home.join(path.strip_prefix("~").unwrap_or(path)))
 }
 
 #[cfg(test)]
@@ -663,7 +669,7 @@ mod tests {
         let literal = format!("key::{}", public_line(&key));
         let (text, trust) = allowed(dir.path(), "dana@example.com", &key);
         std::fs::remove_file(&key).expect("the private key leaves the disk");
-        let signer = SshSigner::configured(Some(&literal), KeySetting::GitConfig, None)
+        let signer = SshSigner::configured(Some(OsStr::new(&literal)), KeySetting::GitConfig, None)
             .expect("literal parses")
             .with_agent_socket(&agent.socket);
         assert_eq!(signer.keyid(), ssh_verify::fingerprint(signer.public_key().key_data()));
@@ -748,7 +754,7 @@ mod tests {
             err.starts_with("no signing key configured: set one with `git config user.signingKey"),
             "{err}"
         );
-        assert!(SshSigner::configured(Some("  "), KeySetting::GitConfig, None).is_err());
+        assert!(SshSigner::configured(Some(OsStr::new("  ")), KeySetting::GitConfig, None).is_err());
     }
 
     #[test]
@@ -756,9 +762,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let key = keygen(dir.path(), "id_bare", "ed25519");
         let signer = SshSigner::configured(
-            Some(&public_line(&key)),
+            Some(OsStr::new(&public_line(&key))),
             KeySetting::GitConfig,
-            Some("/nonexistent/ssh-keygen"),
+            Some(OsStr::new("/nonexistent/ssh-keygen")),
         )
         .expect("literal parses")
         .with_agent_socket(dir.path().join("no-agent.sock"));
@@ -795,7 +801,8 @@ mod tests {
                 ("~bob/.ssh/id", format!("cannot expand `~bob/.ssh/id` ({setting})")),
                 ("key::ssh-ed25519 AAAAnope", format!("the signing key literal given as {setting}")),
             ] {
-                let err = SshSigner::configured(Some(key), setting, None).unwrap_err().to_string();
+                let err =
+                    SshSigner::configured(Some(OsStr::new(key)), setting, None).unwrap_err().to_string();
                 assert!(err.starts_with(&what) && err.contains(says) && !err.contains(never), "{err}");
             }
         }

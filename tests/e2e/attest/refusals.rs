@@ -84,6 +84,45 @@ fn a_unit_in_the_work_tree_but_not_staged_is_named_with_the_git_add_that_brings_
     }
 }
 
+/// An index that lacks what HEAD holds (a `GIT_INDEX_FILE` naming a new one, or a unit removed
+/// from it) is never advised to be filled with a `git add` of the unit, whose task commit would
+/// delete every other file: it is named, with the `git reset` that fills it from HEAD, and after
+/// that reset attest ticks the task and deletes nothing.
+#[test]
+fn an_index_that_lacks_what_head_holds_is_named_with_the_git_reset_that_fills_it() {
+    let s = setup(Evidence::Verified);
+    let p = &s.project;
+    let before = p.snapshot();
+    let fresh = p.scratch.join("fresh-index");
+    let args = ["attest", T005, "--evidence", s.evidence.to_str().unwrap()];
+    let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
+    cmd.env("GIT_INDEX_FILE", &fresh);
+    let out = common::run(cmd).failure(14);
+    for says in ["does not hold any file, which HEAD holds", "(GIT_INDEX_FILE names it)", "with `git reset`"]
+    {
+        assert!(out.stderr.contains(says), "stderr should say {says:?}\n{out}");
+    }
+    assert!(!out.stderr.contains("git add"), "{out}");
+    assert_eq!(p.snapshot(), before);
+    assert!(!fresh.exists());
+
+    let dir = format!("specs/{}", common::SPECKIT_UNIT);
+    p.git(&["rm", "-q", "-r", "--cached", &dir]);
+    let says = [
+        format!(
+            "does not hold unit `{}` (specs/{}/tasks.md), which HEAD holds",
+            common::SPECKIT_UNIT,
+            common::SPECKIT_UNIT
+        ),
+        format!("with `git reset -- {dir}`"),
+    ];
+    let out = refused(&s, T005, &s.evidence, 14, &says.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(!out.stderr.contains("git add"), "{out}");
+    p.git(&["reset", "-q", "--", &dir]);
+    p.attest(T005, &s.evidence, &["--key", s.key.private.to_str().unwrap()]).success();
+    assert_eq!(p.git(&["diff-tree", "-r", "--no-commit-id", "--diff-filter=D", "--name-only", "HEAD"]), "");
+}
+
 #[test]
 fn a_target_without_a_slash_is_refused_as_a_usage_error() {
     let s = setup(Evidence::Verified);

@@ -53,6 +53,25 @@ fn a_key_file_named_by_git_config_signs_every_line() {
     common::assert_every_line_verifies(&s.project.scratch, &s.allowed, &s.project.note_lines("HEAD"));
 }
 
+/// git signs with a key file whose name is not UTF-8 (a Latin-1 home directory): so does
+/// speccoder, never taking the key for unset and writing unsigned lines.
+#[test]
+fn a_key_file_whose_name_is_not_utf8_signs_every_line_as_git_signs_with_it() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let s = Setup::speckit(Evidence::Verified);
+    let latin1 = s.project.scratch.join(std::ffi::OsStr::from_bytes(b"k\xe9y"));
+    std::fs::copy(&s.key.private, &latin1).unwrap();
+    s.project.git(&["config", "gpg.format", "ssh"]);
+    let mut config = std::fs::read(s.project.root.join(".git/config")).unwrap();
+    config.extend_from_slice(b"[user]\n\tsigningKey = ");
+    config.extend_from_slice(latin1.as_os_str().as_bytes());
+    config.push(b'\n');
+    std::fs::write(s.project.root.join(".git/config"), config).unwrap();
+    let out = s.project.attest(T005, &s.evidence, &[]).success();
+    assert!(!out.stdout.contains("unsigned"), "{out}");
+    common::assert_every_line_verifies(&s.project.scratch, &s.allowed, &s.project.note_lines("HEAD"));
+}
+
 #[test]
 fn a_key_under_home_named_with_a_tilde_in_the_global_git_config_signs_every_line() {
     let s = Setup::speckit(Evidence::Verified);
