@@ -1,15 +1,15 @@
 //! The value rules of the open specification that a line's types do not hold: what a task
-//! verification's `time`, `unit.format`, `monitor.state` and `red` may be, the fields a tick must
-//! carry, and a summary's `timeVerified` and `resourceUri`. A value out of the specification is
-//! `malformed`; a line that contradicts itself (a digest not of its excerpt) or the commit (a
-//! resource naming another) is a `mismatch`.
+//! verification's `revision`, `time`, `unit.format`, `monitor.state` and `red` may be, the fields
+//! a tick must carry and their shapes, and a summary's `timeVerified` and `resourceUri`. A value
+//! out of the specification is `malformed`; a line that contradicts itself (a digest not of its
+//! excerpt) or the commit (a resource naming another) is a `mismatch`.
 
 use gix::ObjectId;
 use serde_json::Value;
 
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::model::digest::sha256_hex;
-use crate::model::predicate::{TaskVerificationV0, Verdict};
+use crate::model::predicate::{Audits, TaskVerificationV0, Verdict};
 use crate::model::red::EXCERPT_MAX;
 use crate::model::shown::{SHOWN_MAX, shown};
 use crate::model::summary::{VerificationSummary, resource_revision};
@@ -22,7 +22,11 @@ const MONITOR_STATES: [&str; 4] = ["clean", "suspected", "unreviewed", "off"];
 
 /// A time that is not RFC 3339 (a task verification's `time`: in UTC, with `Z`).
 pub const BAD_TIME: &str = "bad_time";
-/// A tick without one of `trace`, `monitor`, `integrity`, or with a `trace` that is no array.
+/// A `revision` below 1: revisions start at 1, and an absent one means 1.
+pub const BAD_REVISION: &str = "bad_revision";
+/// A tick without one of `trace`, `monitor`, `integrity`, or with one not of its shape: a `trace`
+/// that is no array, an `integrity` that is no object with a `findings` array, a `monitor` whose
+/// `findings` is there and no array.
 pub const TICK_FIELDS_MISSING: &str = "tick_fields_missing";
 /// The summary's `resourceUri` names another commit than the task commit.
 pub const RESOURCE_URI_MISMATCH: &str = "resource_uri_mismatch";
@@ -32,6 +36,10 @@ pub fn task_verification(p: &TaskVerificationV0, verdict: Verdict, n: usize, fin
     let malformed = |code: &'static str, msg: &str, expected: &str, found: String| {
         Finding::new(CommitOutcome::Malformed, code, msg).at_line(n).expected_found(expected, found)
     };
+    if p.revision == Some(0) {
+        let msg = "the statement's revision is 0; revisions start at 1";
+        findings.push(malformed(BAD_REVISION, msg, "1 or more (absent: 1)", "0".into()));
+    }
     if !is_rfc3339_utc(&p.time) {
         let msg = "the statement's time is not an RFC 3339 date and time in UTC";
         findings.push(malformed(
@@ -51,7 +59,8 @@ pub fn task_verification(p: &TaskVerificationV0, verdict: Verdict, n: usize, fin
     red(p, n, findings);
 }
 
-/// A tick carries `trace` (an array), `monitor` (with a known `state`) and `integrity`.
+/// A tick carries `trace` (an array), `monitor` (with a known `state`) and `integrity`, each of its
+/// shape ([`audit_shapes`]).
 fn tick_fields(p: &TaskVerificationV0, n: usize, findings: &mut Vec<Finding>) {
     let a = &p.audits;
     let given = |field: &Option<Value>| field.as_ref().is_some_and(|v| !v.is_null());
@@ -71,13 +80,7 @@ fn tick_fields(p: &TaskVerificationV0, n: usize, findings: &mut Vec<Finding>) {
             .expected_found("trace, monitor, integrity", format!("{} absent or null", missing.join(", "))),
         );
     }
-    if let Some(trace) = a.trace.as_ref().filter(|t| !t.is_null() && !t.is_array()) {
-        findings.push(
-            Finding::new(CommitOutcome::Malformed, TICK_FIELDS_MISSING, "a tick's trace is an array of rows")
-                .at_line(n)
-                .expected_found("an array", shown(&trace.to_string(), 64)),
-        );
-    }
+    audit_shapes(a, n, findings);
     if let Some(monitor) = a.monitor.as_ref().filter(|m| !m.is_null()) {
         let state = monitor.get("state").and_then(Value::as_str);
         if !state.is_some_and(|s| MONITOR_STATES.contains(&s)) {
@@ -94,6 +97,37 @@ fn tick_fields(p: &TaskVerificationV0, n: usize, findings: &mut Vec<Finding>) {
                 ),
             );
         }
+    }
+}
+
+/// An audit's name, its value, whether a value fits its shape, and that shape as a finding says it.
+type Shape<'a> = (&'static str, &'a Option<Value>, fn(&Value) -> bool, &'static str);
+
+/// The shapes of a tick's audits, where given: `trace` an array of rows, `integrity` an object
+/// with a `findings` array (the diff audit's findings), and `monitor.findings`, where present, an
+/// array (a monitor without findings is read as having none).
+fn audit_shapes(a: &Audits, n: usize, findings: &mut Vec<Finding>) {
+    let shapes: [Shape; 3] = [
+        ("trace", &a.trace, Value::is_array, "an array of rows"),
+        ("integrity", &a.integrity, |v| v.get("findings").is_some_and(Value::is_array), "{findings: [...]}"),
+        (
+            "monitor",
+            &a.monitor,
+            |v| v.get("findings").is_none_or(Value::is_array),
+            "{state, findings: [...]}",
+        ),
+    ];
+    for (name, value, fits, expected) in shapes {
+        let Some(value) = value.as_ref().filter(|v| !v.is_null() && !fits(v)) else { continue };
+        findings.push(
+            Finding::new(
+                CommitOutcome::Malformed,
+                TICK_FIELDS_MISSING,
+                format!("a tick's {name} is not of the shape the specification gives it: {expected}"),
+            )
+            .at_line(n)
+            .expected_found(expected, shown(&value.to_string(), 64)),
+        );
     }
 }
 
@@ -167,5 +201,93 @@ pub fn summary(s: &VerificationSummary, commit: ObjectId, line: usize, findings:
             .at_line(line)
             .expected_found(shown(&s.resource_uri, SHOWN_MAX), hex),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A tick's predicate as speccoder writes it (and as the published 0.9.0 wrote it).
+    fn tick() -> Value {
+        json!({
+            "revision": 3,
+            "verdict": "verified",
+            "unit": { "format": "speckit", "feature": "001-x", "dir": "specs/001-x" },
+            "task": { "id": "T001", "line_hash": "ab", "title": "Do it (FR-001)" },
+            "tree": "t",
+            "spec": { "section": null, "section_hash": "cd" },
+            "trace": [],
+            "integrity": { "findings": [] },
+            "monitor": { "state": "off", "findings": [] },
+            "policy_sha256": "ef",
+            "time": "2026-10-26T00:00:00Z"
+        })
+    }
+
+    /// The codes of the findings on `v`, a predicate checked as a tick.
+    fn codes(v: Value) -> Vec<&'static str> {
+        let p: TaskVerificationV0 = serde_json::from_value(v).unwrap();
+        let mut findings = Vec::new();
+        task_verification(&p, Verdict::Verified, 2, &mut findings);
+        assert!(findings.iter().all(|f| f.outcome == CommitOutcome::Malformed), "{findings:?}");
+        findings.iter().map(|f| f.code).collect()
+    }
+
+    /// `tick()` with `field` set to `value` (`None`: removed).
+    fn with(field: &str, value: Option<Value>) -> Value {
+        let mut v = tick();
+        let object = v.as_object_mut().unwrap();
+        match value {
+            Some(value) => object.insert(field.to_owned(), value),
+            None => object.remove(field),
+        };
+        v
+    }
+
+    #[test]
+    fn the_shapes_speccoder_writes_pass() {
+        assert!(codes(tick()).is_empty());
+        let monitor = json!({ "state": "clean", "findings": [{ "code": "weakened_assert" }] });
+        assert!(codes(with("monitor", Some(monitor))).is_empty());
+        assert!(
+            codes(with("integrity", Some(json!({ "findings": [{ "file": "a" }], "note": 1 })))).is_empty()
+        );
+    }
+
+    #[test]
+    fn a_revision_of_zero_is_malformed_and_an_absent_or_higher_one_is_not() {
+        assert_eq!(codes(with("revision", Some(json!(0)))), [BAD_REVISION]);
+        assert!(codes(with("revision", None)).is_empty());
+        assert!(codes(with("revision", Some(json!(1)))).is_empty());
+        assert!(codes(with("revision", Some(json!(99)))).is_empty());
+    }
+
+    #[test]
+    fn an_integrity_that_is_no_object_with_a_findings_array_is_malformed() {
+        for integrity in
+            [json!({}), json!({ "findings": {} }), json!({ "findings": null }), json!([]), json!("ok")]
+        {
+            assert_eq!(
+                codes(with("integrity", Some(integrity.clone()))),
+                [TICK_FIELDS_MISSING],
+                "{integrity}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_monitor_whose_findings_is_no_array_is_malformed_and_one_without_findings_is_not() {
+        for findings in [json!("none"), json!({}), json!(null), json!(0)] {
+            let monitor = json!({ "state": "off", "findings": findings });
+            assert_eq!(codes(with("monitor", Some(monitor))), [TICK_FIELDS_MISSING], "{findings}");
+        }
+        assert!(codes(with("monitor", Some(json!({ "state": "off" })))).is_empty());
+    }
+
+    #[test]
+    fn a_trace_that_is_no_array_is_malformed() {
+        assert_eq!(codes(with("trace", Some(json!({ "rows": [] })))), [TICK_FIELDS_MISSING]);
     }
 }

@@ -12,7 +12,7 @@ const FETCH_RESOURCE: &str = "speccoder-fetch";
 /// fetch stages the remote's references in one namespace and moves the remote-tracking copies
 /// they are merged against, and a push moves those copies too (and fetches when the remote
 /// moved): two at once would read each other's half-done work as deletions on the remote. It is
-/// removed when dropped, and when an interrupt ends the command
+/// removed when dropped, and when an interrupt or a hangup ends the command
 /// ([`super::remove_locks_on_interrupt`]); only a kill that cannot be caught leaves it.
 #[must_use = "the lock is held only while this lives"]
 #[derive(Debug)]

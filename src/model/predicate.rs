@@ -211,8 +211,9 @@ pub struct Guidance {
 /// `skipped`) carries `decider` instead, and may leave the evidence fields out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TaskVerificationV0 {
-    /// The revision within v0; absent means 1.
+    /// The revision within v0, 1 or more; absent means 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub revision: Option<u32>,
     /// `verified`, `regression_only`, `attested` or `skipped`.
     pub verdict: String,

@@ -2953,6 +2953,9 @@ fn values_the_specification_rules_out_fail_a_tick_signed_by_a_trusted_key() {
         ("bad_time", "malformed", Box::new(|p| p["time"] = json!("yesterday"))),
         ("bad_time", "malformed", Box::new(|p| p["time"] = json!("2026-12-06T15:30:13+02:00"))),
         ("unknown_monitor_state", "malformed", Box::new(|p| p["monitor"]["state"] = json!("great"))),
+        ("bad_revision", "malformed", Box::new(|p| p["revision"] = json!(0))),
+        ("tick_fields_missing", "malformed", Box::new(|p| p["integrity"] = json!({ "ok": true }))),
+        ("tick_fields_missing", "malformed", Box::new(|p| p["monitor"]["findings"] = json!("none"))),
         ("unknown_format", "malformed", Box::new(|p| p["unit"]["format"] = json!("jira"))),
         (
             "red_excerpt_too_long",
@@ -2996,6 +2999,12 @@ fn values_the_specification_rules_out_fail_a_tick_signed_by_a_trusted_key() {
         assert_eq!(exit, 26, "{code}: {report:#}");
         expect_code(&expect_tick(&report, "unverifiable", Some(reason)), code);
     }
+    rewrite_signed(&c, i, true, |st| {
+        *st = original.clone();
+        st["predicate"]["monitor"].as_object_mut().unwrap().remove("findings");
+    });
+    let (exit, report) = verify(&c, &[]);
+    assert_eq!(exit, 0, "a monitor without findings has none: {report:#}");
     rewrite_signed(&c, i, true, |st| *st = original.clone());
     let (exit, _) = verify(&c, &[]);
     assert_eq!(exit, 0, "the statement as attest signed it");

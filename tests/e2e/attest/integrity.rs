@@ -274,7 +274,7 @@ fn attest_interrupted(s: &Setup, calls: &str, signal: &str, when: usize) -> comm
 }
 
 /// Every lock file below the git directory of `s`'s repository.
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 fn lock_files(s: &Setup) -> Vec<String> {
     let mut found = Vec::new();
     let mut pending = vec![s.project.root.join(".git")];
@@ -291,40 +291,41 @@ fn lock_files(s: &Setup) -> Vec<String> {
     found
 }
 
-/// An interrupt delivered as a reference's lock file is created (strace delivers it at the
-/// `openat` that creates it) leaves no lock behind, and the next run is not stopped by one.
+/// An interrupt or a hangup delivered as a reference's lock file is created (strace delivers it
+/// at the `openat` that creates it) leaves no lock behind, and the next run is not stopped by one.
 #[cfg(target_os = "linux")]
 #[test]
-fn an_interrupt_as_a_reference_lock_is_created_leaves_no_lock_behind() {
+fn an_interrupt_or_a_hangup_as_a_reference_lock_is_created_leaves_no_lock_behind() {
     if !strace_works() {
         eprintln!("SKIPPED: strace cannot trace here, so no signal can be delivered at a lock's creation");
         return;
     }
-    for lock in ["refs/notes/speccoder.lock", "HEAD.lock", "refs/heads/main.lock"] {
+    let locks = ["refs/notes/speccoder.lock", "HEAD.lock", "refs/heads/main.lock"];
+    for (lock, signal) in locks.into_iter().flat_map(|lock| [(lock, "INT"), (lock, "HUP")]) {
         let s = Setup::speckit(Evidence::Verified);
         let opens = calls_of_an_attest(&s, "openat");
         let at = 1 + opens
             .iter()
             .position(|o| o.contains(&format!("{lock}\"")))
             .unwrap_or_else(|| panic!("{lock} is never opened: {opens:#?}"));
-        let out = attest_interrupted(&s, "openat", "INT", at);
-        assert_ne!(out.code(), Some(0), "{lock}: {out}");
-        assert_eq!(lock_files(&s), Vec::<String>::new(), "{lock}: {out}");
+        let out = attest_interrupted(&s, "openat", signal, at);
+        assert_ne!(out.code(), Some(0), "{lock}, SIG{signal}: {out}");
+        assert_eq!(lock_files(&s), Vec::<String>::new(), "{lock}, SIG{signal}: {out}");
     }
 }
 
-/// An interrupt that arrives as the branch moves (Ctrl-C, `SIGTERM`, `SIGQUIT`, delivered by
-/// `strace` at the rename that moves it) waits until the tick is whole: the command ends as the
-/// signal says, with the branch, the task list and the index all showing the tick and no lock
+/// An interrupt or a hangup that arrives as the branch moves (Ctrl-C, `SIGTERM`, `SIGQUIT`,
+/// `SIGHUP`, delivered by `strace` at the rename that moves it) waits until the tick is whole: the
+/// command ends as the signal says, with the branch, the task list and the index all showing the tick and no lock
 /// left, so that the next `git commit` cannot take the tick back.
 #[cfg(target_os = "linux")]
 #[test]
-fn an_interrupt_as_the_branch_moves_ends_the_command_only_once_the_tick_is_whole() {
+fn an_interrupt_or_a_hangup_as_the_branch_moves_ends_the_command_only_once_the_tick_is_whole() {
     if !strace_works() {
         eprintln!("SKIPPED: strace cannot trace here, so no signal can be delivered at the branch's rename");
         return;
     }
-    for signal in ["INT", "TERM", "QUIT"] {
+    for signal in ["INT", "TERM", "QUIT", "HUP"] {
         let s = Setup::speckit(Evidence::Verified);
         let p = &s.project;
         let renames = calls_of_an_attest(&s, "rename,renameat,renameat2");
@@ -339,7 +340,7 @@ fn an_interrupt_as_the_branch_moves_ends_the_command_only_once_the_tick_is_whole
             "",
             "SIG{signal}: the work tree and index show the tick"
         );
-        assert!(!p.root.join(".git/index.lock").exists(), "SIG{signal}: no lock left");
+        assert_eq!(lock_files(&s), Vec::<String>::new(), "SIG{signal}: no lock left");
         assert!(p.git(&["log", "-1", "--format=%B"]).contains(&format!("Spec-Task: {T005}")), "SIG{signal}");
         p.speccoder(&[
             "attest",
@@ -705,6 +706,20 @@ fn the_lock_files_a_stopped_writer_left_are_named_together() {
     s.attest_signed(&[]);
 }
 
+/// `cmd` run by `nohup`: in its directory, with its environment, SIGHUP ignored.
+#[cfg(unix)]
+fn under_nohup(cmd: &std::process::Command) -> std::process::Command {
+    let mut nohup = std::process::Command::new("nohup");
+    nohup.env_clear().arg(cmd.get_program()).args(cmd.get_args());
+    nohup.current_dir(cmd.get_current_dir().expect("the command runs in the project"));
+    for (key, value) in cmd.get_envs() {
+        if let Some(value) = value {
+            nohup.env(key, value);
+        }
+    }
+    nohup
+}
+
 /// `speccoder attest` of T005 with an RSA key, which signs through `ssh-keygen -Y sign`, and an
 /// `ssh-keygen` first on `PATH` that runs the shell command `hook` before it signs: a signer that
 /// takes a moment (a passphrase prompt, a touch) while the user does something.
@@ -789,21 +804,8 @@ fn an_interrupt_while_the_signer_waits_removes_the_index_lock_and_writes_nothing
     for signal in ["INT", "TERM"] {
         let s = Setup::speckit(Evidence::Verified);
         let p = &s.project;
-        let waiting = p.scratch.join("signer-waiting");
         let before = p.snapshot();
-        let mut cmd = attest_with_signer_hook(&s, &format!(": > '{}'; sleep 5", waiting.display()));
-        cmd.stdin(std::process::Stdio::null());
-        let mut child = cmd.spawn().unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while !waiting.exists() {
-            assert!(std::time::Instant::now() < deadline, "the signer was reached");
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        assert!(p.root.join(".git/index.lock").exists(), "the index is locked while the signer waits");
-        let sent =
-            std::process::Command::new("kill").args([format!("-{signal}"), child.id().to_string()]).status();
-        assert!(sent.unwrap().success());
-        let status = child.wait().unwrap();
+        let status = signal_while_the_signer_waits(&s, signal, false);
 
         assert!(!status.success(), "SIG{signal}: {status:?}");
         assert!(status.signal().is_some(), "SIG{signal} ends the command as the signal does: {status:?}");
@@ -812,6 +814,64 @@ fn an_interrupt_while_the_signer_waits_removes_the_index_lock_and_writes_nothing
         p.write("other.txt", "a change of the user's\n");
         p.git(&["add", "other.txt"]);
     }
+}
+
+/// A closed terminal (`SIGHUP`) while the signer waits ends the command as the hangup does, as it
+/// ends git: the lock files it held are removed and nothing was written, so the next attest
+/// completes rather than stopping on a lock nobody holds.
+#[cfg(unix)]
+#[test]
+fn a_closed_terminal_while_the_signer_waits_leaves_no_lock_and_the_next_attest_completes() {
+    use std::os::unix::process::ExitStatusExt;
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let before = p.snapshot();
+    let status = signal_while_the_signer_waits(&s, "HUP", false);
+
+    assert_eq!(status.signal(), Some(1), "the hangup ends the command as it would have: {status:?}");
+    assert_eq!(lock_files(&s), Vec::<String>::new(), "no lock file is left");
+    assert_eq!(p.snapshot(), before, "nothing was written");
+    s.attest_signed(&[]);
+    assert!(p.git(&["log", "-1", "--format=%B"]).contains(&format!("Spec-Task: {T005}")));
+}
+
+/// A command started under `nohup` (SIGHUP ignored) keeps ignoring a hangup while the signer
+/// waits, as it always did: the attest completes, and leaves no lock.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_command_started_under_nohup_ignores_a_hangup_and_completes() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    let status = signal_while_the_signer_waits(&s, "HUP", true);
+
+    assert!(status.success(), "the hangup is ignored: {status:?}");
+    assert_eq!(lock_files(&s), Vec::<String>::new(), "no lock file is left");
+    assert!(p.git(&["log", "-1", "--format=%B"]).contains(&format!("Spec-Task: {T005}")));
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+}
+
+/// Runs `attest` of [`T005`] with a signer that waits (under `nohup` when `nohup`), and sends
+/// `SIG<signal>` while it waits: how the command ended, once it has (the index locked meanwhile).
+#[cfg(unix)]
+fn signal_while_the_signer_waits(s: &Setup, signal: &str, nohup: bool) -> std::process::ExitStatus {
+    let p = &s.project;
+    let waiting = p.scratch.join("signer-waiting");
+    let mut cmd = attest_with_signer_hook(s, &format!(": > '{}'; sleep 5", waiting.display()));
+    if nohup {
+        cmd = under_nohup(&cmd);
+    }
+    cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !waiting.exists() {
+        assert!(std::time::Instant::now() < deadline, "the signer was reached");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(p.root.join(".git/index.lock").exists(), "the index is locked while the signer waits");
+    let sent =
+        std::process::Command::new("kill").args([format!("-{signal}"), child.id().to_string()]).status();
+    assert!(sent.unwrap().success());
+    child.wait().unwrap()
 }
 
 /// A signer that takes a moment (a hardware key waiting for a touch, a passphrase prompt) while
