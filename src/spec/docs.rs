@@ -9,7 +9,7 @@ use super::requirement::{
     paragraph_ranges, speckit_citations, speckit_defined, speckit_definition, speckit_wrapped,
 };
 use super::section::{Delta, StoryFallback, openspec_change_text, speckit_story};
-use super::text::{DELTAS_LIMIT, heading_level, lines_at, read_text};
+use super::text::{DELTAS_LIMIT, heading_level, read_text};
 use super::tree::{EntryKind, SourceTree, join};
 use super::unit::{Format, UnitLoc, locate_unit};
 
@@ -27,7 +27,7 @@ pub struct UnitDocs {
     /// order citations are searched: the document's position in `deltas` (0 for spec.md) and
     /// where in its text.
     defined: Vec<(usize, DefinedAt)>,
-    /// Where in `defined` each id is defined ([`Self::definitions_of`]).
+    /// Where in `defined` each id is defined, built once for every lookup ([`Self::defined_as`]).
     by_id: std::sync::OnceLock<std::collections::HashMap<String, Vec<usize>>>,
     /// OpenSpec: each delta's code and raw HTML ([`literal_ranges`]), where no line is a heading.
     literals: Vec<Vec<std::ops::Range<usize>>>,
@@ -125,10 +125,15 @@ impl UnitDocs {
         self.defined.iter().filter_map(|(doc, at)| self.text(*doc).map(|text| at.in_text(text))).collect()
     }
 
-    /// The definitions of `id` alone, in the order citations are searched: looked up in `by_id`,
-    /// made on the first question, so that many cited ids search the definitions once, not once
-    /// an id.
+    /// The definitions of `id` alone, in the order citations are searched ([`Self::defined_as`]).
     fn definitions_of(&self, id: &str) -> Vec<Definition<'_>> {
+        self.defined_as(id).map(|(_, text, at)| at.in_text(text)).collect()
+    }
+
+    /// Where `id` is defined, in the order citations are searched: each document's position,
+    /// text, and place in it. Looked up in `by_id`, made on the first question and used by every
+    /// lookup of one id, so that many ids search the definitions once, not once an id.
+    fn defined_as(&self, id: &str) -> impl Iterator<Item = (usize, &str, &DefinedAt)> {
         let by_id = self.by_id.get_or_init(|| {
             let mut by_id: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
             for (at, (doc, defined)) in self.defined.iter().enumerate() {
@@ -143,8 +148,7 @@ impl UnitDocs {
             .into_iter()
             .flatten()
             .filter_map(|at| self.defined.get(*at))
-            .filter_map(|(doc, defined)| self.text(*doc).map(|text| defined.in_text(text)))
-            .collect()
+            .filter_map(|(doc, defined)| Some((*doc, self.text(*doc)?, defined)))
     }
 
     /// The text of document `doc` (see `defined`).
@@ -201,14 +205,8 @@ impl UnitDocs {
     /// no document defines.
     #[must_use]
     pub fn requirement_body_hash(&self, id: &str) -> Option<String> {
-        let bodies: Vec<(String, String)> = self
-            .defined
-            .iter()
-            .filter_map(|(doc, at)| {
-                let text = self.text(*doc)?;
-                (at.in_text(text).0 == id).then(|| self.body(*doc, text, at))
-            })
-            .collect();
+        let bodies: Vec<(String, String)> =
+            self.defined_as(id).map(|(doc, text, at)| self.body(doc, text, at)).collect();
         match bodies.as_slice() {
             [] => None,
             [(_, one)] => Some(sha256_hex(one)),
@@ -221,9 +219,10 @@ impl UnitDocs {
     }
 
     /// The defining line (trimmed) and the body after it of the requirement defined at `at` in
-    /// document `doc`, whose text is `text` ([`Self::requirement_body_hash`]).
+    /// document `doc`, whose text is `text` ([`Self::requirement_body_hash`]): read from its own
+    /// line on.
     fn body(&self, doc: usize, text: &str, at: &DefinedAt) -> (String, String) {
-        let (_, line, index) = at.in_text(text);
+        let (_, line, _) = at.in_text(text);
         if self.spec_md.is_some() {
             let paragraphs = || self.paragraphs.get_or_init(|| paragraph_ranges(text)).as_slice();
             return (line.trim_end().to_owned(), speckit_wrapped(text, at, paragraphs).join("\n"));
@@ -232,11 +231,8 @@ impl UnitDocs {
         let ends = |(start, line): &(usize, &str)| {
             heading_level(line).is_some_and(|level| level <= 3) && !in_literal(literal, *start)
         };
-        let mut body: Vec<&str> = lines_at(text)
-            .skip(index + 1)
-            .take_while(|l| !ends(l))
-            .map(|(_, line)| line.trim_end())
-            .collect();
+        let mut body: Vec<&str> =
+            at.lines_after(text).take_while(|l| !ends(l)).map(|(_, line)| line.trim_end()).collect();
         while body.last().is_some_and(|l| l.is_empty()) {
             body.pop();
         }
@@ -469,5 +465,98 @@ mod tests {
         );
         let second = openspec_docs(&delta.replace("Second MUST", "Second MAY")).requirement_body_hash("OTP");
         assert_ne!(second.unwrap(), both);
+    }
+
+    #[test]
+    fn an_id_defined_twice_or_wrapped_keeps_its_body_hash_and_the_definitions_a_scan_of_every_one_gives() {
+        let spec = "- **FR-001**: First MUST\n  wrap here.\n- **FR-002**: Once.\n\n**FR-001**: Again MUST\nwrap there.\n";
+        let delta_a =
+            "## ADDED Requirements\n### Requirement: OTP\nFirst MUST.\n\n### Requirement: Once\nx\n";
+        let delta_b = "## ADDED Requirements\n### Requirement: OTP\r\nSecond MUST.\r\n#### Scenario: s\r\n";
+        let openspec = MemTree::from_files([
+            ("openspec/changes/chg/tasks.md", "- [ ] 1.1 Do it\n"),
+            ("openspec/changes/chg/specs/b/spec.md", delta_b),
+            ("openspec/changes/chg/specs/a/spec.md", delta_a),
+        ])
+        .unwrap();
+        let openspec = UnitDocs::of_unit(&openspec, "chg").unwrap();
+        let speckit = speckit_docs(spec);
+        let cases = [
+            (
+                &speckit,
+                "FR-001",
+                "- **FR-001**: First MUST\nwrap here.\n\n**FR-001**: Again MUST\nwrap there.",
+            ),
+            (&speckit, "FR-002", ""),
+            (
+                &openspec,
+                "OTP",
+                "### Requirement: OTP\nFirst MUST.\n\n### Requirement: OTP\nSecond MUST.\n#### Scenario: s",
+            ),
+            (&openspec, "Once", "x"),
+        ];
+        for (docs, id, body) in cases {
+            assert_eq!(docs.requirement_body_hash(id), Some(sha256_hex(body)), "{id}");
+            let scanned: Vec<Definition<'_>> =
+                docs.definitions().into_iter().filter(|(def, _, _)| *def == id).collect();
+            assert_eq!(docs.definitions_of(id), scanned, "{id}");
+        }
+        assert_eq!(openspec.requirement_body_hash("Missing"), None);
+        assert!(speckit.requirement_line("FR-001").is_err(), "a Spec Kit id defined twice is refused");
+        assert_eq!(openspec.requirement_line("OTP").unwrap().as_deref(), Some("### Requirement: OTP"));
+    }
+
+    /// The definitions read back and the lines read to cite every one of `ids` in a task of
+    /// `docs`' unit and check each for drift, as attest and verify do.
+    fn reads_to_cite(docs: &UnitDocs, ids: &[String]) -> (usize, usize) {
+        use crate::spec::requirement::DEFINITIONS_READ;
+        use crate::spec::text::LINES_READ;
+        let count = || (DEFINITIONS_READ.with(std::cell::Cell::get), LINES_READ.with(std::cell::Cell::get));
+        let before = count();
+        let (found, unknown) = docs.citations(&format!("Do it ({})", ids.join(", "))).unwrap();
+        assert_eq!((found.len(), unknown.len()), (ids.len(), 0));
+        for id in ids {
+            assert!(docs.requirement_line(id).unwrap().is_some());
+            assert!(docs.requirement_body_hash(id).is_some());
+        }
+        let after = count();
+        (after.0 - before.0, after.1 - before.1)
+    }
+
+    /// A Spec Kit unit of `n` requirements, each wrapped onto a second line, and their ids.
+    fn speckit_of(n: usize) -> (UnitDocs, Vec<String>) {
+        let spec: String = (0..n).map(|k| format!("- **FR-{k:03}**: System MUST\n  do {k}.\n")).collect();
+        (speckit_docs(&spec), (0..n).map(|k| format!("FR-{k:03}")).collect())
+    }
+
+    /// An OpenSpec change of `n` requirements, each with a statement and a scenario, and their names.
+    fn openspec_of(n: usize) -> (UnitDocs, Vec<String>) {
+        let requirements: String = (0..n)
+            .map(|k| format!("### Requirement: R{k:03}\nIt MUST do {k}.\n\n#### Scenario: s\n"))
+            .collect();
+        let delta = format!("## ADDED Requirements\n{requirements}");
+        (openspec_docs(&delta), (0..n).map(|k| format!("R{k:03}")).collect())
+    }
+
+    /// That citing ten more requirements of the units `unit_of` makes (of as many requirements as
+    /// it is told, and their ids) costs as many more reads at 20 as at 10.
+    fn ten_more_cost_the_same(format: &str, unit_of: fn(usize) -> (UnitDocs, Vec<String>)) {
+        let reads = |n| {
+            let (docs, ids) = unit_of(n);
+            reads_to_cite(&docs, &ids)
+        };
+        let (ten, twenty, thirty) = (reads(10), reads(20), reads(30));
+        let more = |from: (usize, usize), to: (usize, usize)| (to.0 - from.0, to.1 - from.1);
+        assert_eq!(
+            more(twenty, thirty),
+            more(ten, twenty),
+            "{format}: ten more cited requirements cost as many more reads (definitions, lines) at 20 as at 10"
+        );
+    }
+
+    #[test]
+    fn each_further_cited_requirement_costs_the_same_reads_however_many_the_unit_defines() {
+        ten_more_cost_the_same("Spec Kit", speckit_of);
+        ten_more_cost_the_same("OpenSpec", openspec_of);
     }
 }

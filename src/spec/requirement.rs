@@ -64,8 +64,19 @@ pub(crate) struct DefinedAt {
 impl DefinedAt {
     /// The definition as it reads in `text`, the text it was found in.
     pub(crate) fn in_text<'t>(&self, text: &'t str) -> Definition<'t> {
+        #[cfg(test)]
+        DEFINITIONS_READ.with(|read| read.set(read.get() + 1));
         let part = |range: &Range<usize>| text.get(range.clone()).unwrap_or_default();
         (part(&self.id), part(&self.line), self.index)
+    }
+
+    /// The lines of `text` after the defining line, each with its byte offset in `text`: a walk
+    /// from the definition's own line on, never from the start of the text.
+    pub(crate) fn lines_after<'t>(&self, text: &'t str) -> impl Iterator<Item = (usize, &'t str)> {
+        let end = self.line.end;
+        // What follows the line, from its ending on: the first line read is that ending's.
+        let rest = text.get(end..).unwrap_or_default();
+        lines_at(rest).skip(1).map(move |(start, line)| (end + start, line))
     }
 }
 
@@ -145,9 +156,7 @@ pub(crate) fn speckit_wrapped<'t, 'p>(
     at: &DefinedAt,
     paragraphs: impl FnOnce() -> &'p [Range<usize>],
 ) -> Vec<&'t str> {
-    // What follows the line, from its ending on: the first line read is that ending's.
-    let rest = text.get(at.line.end..).unwrap_or_default();
-    let mut next = lines_at(rest).skip(1).map(|(start, line)| (at.line.end + start, line)).peekable();
+    let mut next = at.lines_after(text).peekable();
     let blank = |line: &str| line.bytes().all(|b| matches!(b, b' ' | b'\t'));
     if next.peek().is_none_or(|(_, line)| blank(line) || starts_definition(line)) {
         return Vec::new();
@@ -371,6 +380,9 @@ thread_local! {
     /// How many definitions [`speckit_definition`] searched on this thread, for the tests that
     /// hold a task's citations to one search of each cited id's own definitions.
     pub(crate) static SEARCHED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// How many definitions [`DefinedAt::in_text`] read back on this thread, for the tests that
+    /// hold a unit's lookups to a cost that grows with its definitions, not their square.
+    pub(crate) static DEFINITIONS_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// How often [`holds_whole`] searched a title on this thread, for the tests that hold a
     /// title's citations to one search of each distinct name the title could hold.
     static TITLE_SEARCHES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
@@ -654,6 +666,19 @@ mod tests {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             let expected: Vec<bool> = names.iter().map(|name| cites_one_by_one(&title, name)).collect();
             proptest::prop_assert_eq!(titles_cite(&title, &names).unwrap(), expected, "{:?} {:?}", title, names);
+        }
+
+        #[test]
+        fn the_lines_after_a_definition_are_those_a_walk_from_the_start_finds_after_its_line(
+            text in any_spec(),
+            ending in proptest::bool::ANY,
+        ) {
+            let text = if ending { format!("{text}\n") } else { text };
+            for at in speckit_defined(&text).iter().chain(&defined_in(&text, openspec_defined_span)) {
+                let from_start: Vec<(usize, &str)> = lines_at(&text).skip(at.index + 1).collect();
+                let from_its_line: Vec<(usize, &str)> = at.lines_after(&text).collect();
+                proptest::prop_assert_eq!(from_its_line, from_start, "{:?}", text);
+            }
         }
 
         #[test]

@@ -148,10 +148,19 @@ pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
 /// [`lines`], each with the byte offset in `text` at which it starts.
 pub(crate) fn lines_at(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split_inclusive('\n').scan(0, |start, raw| {
+        #[cfg(test)]
+        LINES_READ.with(|read| read.set(read.get() + 1));
         let at = *start;
         *start += raw.len();
         Some((at, without_ending(raw)))
     })
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many lines [`lines_at`] gave on this thread, for the tests that hold a unit's lookups
+    /// to a cost that grows with its lines, not their square.
+    pub(crate) static LINES_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The level (1..=6) of an ATX heading line: 1 to 6 `#` at the very start, then a space, a tab or
