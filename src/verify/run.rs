@@ -70,7 +70,7 @@ pub fn verify_commits_into(
         None => HistoryNeeds { commits: &task_commits, ..HistoryNeeds::default() },
     };
     completeness::history_reaches(repo, &needs)?;
-    let (mut judge, judged) = judge(repo, trust, head_for_lines);
+    let (mut judge, judged) = judge(repo, trust, head_for_lines, walked_base.flatten());
     let report_head = ReportHead::new("commits", trust, task_commits.len());
     let mut out = Counted { sink, end: ReportEnd::default() };
     out.sink.begin(&report_head);
@@ -100,11 +100,17 @@ pub fn verify_commits_into(
     finish(out, &report_head, trust, [judged].into_iter().flatten())
 }
 
-/// The verifier policy's judge of the rows of a run whose head is `head`, and its warnings.
-fn judge<'a>(repo: &'a Repo, trust: &'a Trust, head: ObjectId) -> (Option<policy::Judge<'a>>, Vec<String>) {
+/// The verifier policy's judge of the rows of a run whose head is `head` (the history under
+/// review since `base`, when there is one), and its warnings.
+fn judge<'a>(
+    repo: &'a Repo,
+    trust: &'a Trust,
+    head: ObjectId,
+    base: Option<ObjectId>,
+) -> (Option<policy::Judge<'a>>, Vec<String>) {
     match &trust.policy {
         Some(p) => {
-            let (judge, warnings) = policy::Judge::new(repo, p, head, trust.require_verified);
+            let (judge, warnings) = policy::Judge::new(repo, p, head, base, trust.require_verified);
             (Some(judge), warnings)
         }
         None => (None, Vec::new()),
@@ -313,7 +319,7 @@ pub fn verify_branch_into(
         Some(base) => taken_back_since(repo, base, &units, &planned, &head_tree)?,
         None => Vec::new(),
     };
-    let (judge, judged) = judge(repo, trust, head);
+    let (judge, judged) = judge(repo, trust, head, base);
     let mut report_head = ReportHead::new("branch", trust, planned.iter().map(|(rows, _)| rows.len()).sum());
     report_head.base = base.map(|b| b.to_string());
     report_head.head = Some(head.to_string());

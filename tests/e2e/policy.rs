@@ -678,6 +678,32 @@ fn a_baseline_tick_whose_wrapped_part_was_reworded_since_holds_no_more() {
 }
 
 #[test]
+fn a_baseline_inside_the_history_under_review_holds_none_of_its_hand_ticks_and_says_so() {
+    let s = Signed::new();
+    s.p.git(&["checkout", "-q", "-b", "x"]);
+    edit_tasks(&s.p, "- [ ] T002 ", "- [x] T002 ", "Done (by hand), on the branch");
+    // The base's policy names the branch's own commit as the baseline.
+    let policy = baseline_policy(&s, &s.p.rev("HEAD"));
+    let mut args = s.verify_args(&policy);
+    args.retain(|a| *a != "--all");
+    args.extend(["--base", "main", "--json"]);
+    let out = s.p.speccoder(&args);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(out.code(), Some(26), "{report:#}");
+    assert_eq!(row(&report, &task("T002"))["reason"], "ticked_without_evidence", "{report:#}");
+    let inside = "inside the history under review";
+    assert!(report["warnings"].to_string().contains(inside), "{report:#}");
+    args.pop();
+    let md = s.p.scratch.join("report.md");
+    args.extend(["--markdown", md.to_str().unwrap()]);
+    let text = s.p.speccoder(&args).failure(26);
+    assert!(text.stdout.contains(inside), "{text}");
+    assert!(std::fs::read_to_string(&md).unwrap().contains(inside), "the Markdown report warns too");
+    // Checked whole (`--all`, no base), the same commit is the head's history, as documented.
+    assert_eq!(row(&s.verify(&policy).1, &task("T002"))["outcome"], "baseline");
+}
+
+#[test]
 fn require_verified_fails_a_baseline_tick_as_it_fails_an_attested_one() {
     let s = Signed::new();
     edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");

@@ -109,7 +109,7 @@ pub fn check(
     let unmatched_units = units.iter().filter(|u| policy.policy.rule_for(u).is_none()).cloned().collect();
     let baseline = match &policy.policy.baseline {
         Some(b) => {
-            let (view, warning) = BaselineView::new(repo, b, head);
+            let (view, warning) = BaselineView::new(repo, b, head, None);
             let history = repo.walk(head, &[])?;
             let evidenced = newest_task_commits(repo, &history)?;
             let wanted = units.iter().cloned().collect();
