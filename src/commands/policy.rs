@@ -49,7 +49,7 @@ fn check(args: &PolicyCheckArgs) -> u8 {
         let trust = load_trust(&repo, &files)?;
         let name = args.file.display().to_string();
         let bytes = read_file(&args.file).map_err(|e| Failure(Class::Config, e.to_string()))?;
-        let policy = LoadedPolicy::read(&bytes, &name, name.clone()).map_err(|e| {
+        let policy = LoadedPolicy::read_file(&bytes, &name).map_err(|e| {
             Failure(Class::Config, format!("the verifier policy {e}; see docs/policy.md for the format"))
         })?;
         Ok(lint::check(&repo, &policy, &lint::known_signers(&trust, &files), !trust.is_empty())?)
