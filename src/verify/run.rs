@@ -343,6 +343,47 @@ pub fn verify_branch_into(
     finish(rows.out, &report_head, trust, judged.into_iter().chain(unticked))
 }
 
+/// A ticked box of a branch check, as it stands before any task commit is checked.
+pub enum Planned {
+    /// A task (`<unit>/<task>`) whose task commit the check reads.
+    Commit(String, ObjectId),
+    /// The row of a box no task commit backs, saying why: a hand tick (`ticked_without_evidence`,
+    /// which a verifier policy's baseline may hold), or a box that cannot be checked (a list that
+    /// cannot be read, an id on two lines, a box no task, a place that is no unit's, ...).
+    Row(Box<TickReport>),
+}
+
+/// Every ticked box of the whole history of `head` as `attest verify --branch --all` plans it
+/// (its units and the places that are no unit's, each tick's task commit or the row of why
+/// there is none), in the report's order, bug tasks aside: what `attest policy init` tells its
+/// baseline's hand ticks and the boxes it will not hold from.
+///
+/// # Errors
+/// A repository that cannot be read.
+pub fn planned_ticks(repo: &Repo, head: ObjectId) -> Result<Vec<Planned>, VerifyError> {
+    let head_tree = repo.tree(repo.commit_tree(head)?);
+    let (units, strays) = units_checked(repo, &head_tree, None, &HashSet::new())?;
+    let reachable = repo.walk(head, &[])?;
+    let task_commit = newest_task_commits(repo, &reachable)?;
+    let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
+    let lost = LostEvidence::new(repo, &reachable_set);
+    let unclear = UnclearClaims { repo, reachable: &reachable, found: OnceCell::new() };
+    let target_of: HashMap<ObjectId, &String> =
+        task_commit.iter().map(|(target, id)| (*id, target)).collect();
+    let mut out = Vec::new();
+    for unit in &units {
+        let (rows, _) = plan_unit(&head_tree, unit, &task_commit, &lost, &unclear)?;
+        out.extend(rows.into_iter().map(|row| match row {
+            Ok(id) => {
+                Planned::Commit(target_of.get(&id).map_or_else(|| id.to_string(), |t| (*t).clone()), id)
+            }
+            Err(row) => Planned::Row(row),
+        }));
+    }
+    out.extend(strays.iter().map(|stray| Planned::Row(Box::new(unread::stray_row(stray)))));
+    Ok(out)
+}
+
 /// The units a branch check covers and which commits set their boxes ([`BoxSetters::find`] over
 /// `reachable`): `units`, and with a base, every other unit of the head that a commit since the
 /// base changed, which the same pass finds (a branch that unticks a task and ticks it again by

@@ -532,12 +532,52 @@ fn policy_init_counts_only_ticks_its_baseline_holds_and_names_the_boxes_it_will_
     assert_eq!(init["hand_ticks"], json!([task("T002")]), "{init:#}");
     let unheld: Vec<&str> = init["unheld"].as_array().unwrap().iter().map(|u| u.as_str().unwrap()).collect();
     assert_eq!(unheld.len(), 2, "{init:#}");
-    assert!(unheld[0].starts_with(&format!("{}: the id names lines", task("T001"))), "{unheld:?}");
+    assert!(unheld[0].starts_with(&format!("{}: verify fails it as", task("T001"))), "{unheld:?}");
     assert!(unheld[0].contains("duplicate_task") && unheld[1].contains("unrecognized_tick"), "{unheld:?}");
     let policy_text = init["policy"].as_str().unwrap();
     assert!(policy_text.contains("(1 at this commit)") && policy_text.contains("# - "), "{policy_text}");
     let check = s.policy_check(&s.policy("adopted.toml", policy_text), &[]);
     assert!(check.success().stdout.contains("holds 1 hand ticks today"), "init and check agree");
+}
+
+/// Commits, beside the fixture's unit, boxes verify holds as no unit's (a hidden directory, a
+/// change archived twice, a unit name with a line separator), a hand tick (T001) and a tick whose
+/// commit claims it as an earlier tool wrote, with no note (T002).
+fn adopt_with_boxes_verify_will_not_hold(s: &Signed) {
+    s.p.write("specs/.old/tasks.md", "- [x] T001 legacy\n");
+    for day in ["2025-01-01", "2025-02-01"] {
+        s.p.write(&format!("openspec/changes/archive/{day}-add-x/tasks.md"), "- [x] 1.1 a\n");
+    }
+    s.p.write("specs/002-a\u{2028}b/tasks.md", "- [x] T001 a\n");
+    s.p.git(&["add", "-A"]);
+    edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");
+    let trailers = format!("Spec-Task: {}\nVerdict: verified", task("T002"));
+    edit_tasks(&s.p, "- [ ] T002 ", "- [x] T002 ", &format!("T002 by an earlier tool\n\n{trailers}"));
+}
+
+#[test]
+fn policy_init_names_every_box_verify_will_not_hold_and_counts_only_what_verify_holds() {
+    let s = Signed::new();
+    adopt_with_boxes_verify_will_not_hold(&s);
+    let init = s.p.speccoder(&["attest", "policy", "init", "--json"]).success();
+    let init: Value = serde_json::from_str(&init.stdout).unwrap();
+    assert_eq!(init["hand_ticks"], json!([task("T001")]), "{init:#}");
+    let unheld: Vec<&str> = init["unheld"].as_array().unwrap().iter().map(|u| u.as_str().unwrap()).collect();
+    let named = |place: &str, code: &str| unheld.iter().any(|u| u.starts_with(place) && u.contains(code));
+    assert!(named(&task("T002"), "`missing`"), "{unheld:#?}");
+    for place in [
+        "specs/.old/tasks.md",
+        "openspec/changes/archive/2025-01-01-add-x/tasks.md",
+        "openspec/changes/archive/2025-02-01-add-x/tasks.md",
+        "specs/002-a\\u{2028}b/tasks.md",
+    ] {
+        assert!(named(place, "`not_a_unit`"), "{place}: {unheld:#?}");
+    }
+    assert_eq!(unheld.len(), 5, "{unheld:#?}");
+    let policy_text = init["policy"].as_str().unwrap();
+    assert!(policy_text.contains("(1 at this commit)"), "{policy_text}");
+    let (_, report) = s.verify(&s.policy("adopted.toml", policy_text));
+    assert_eq!(report["totals"]["baseline"], json!(1), "init counts what verify holds: {report:#}");
 }
 
 #[test]
