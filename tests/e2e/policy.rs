@@ -581,6 +581,24 @@ fn policy_init_names_every_box_verify_will_not_hold_and_counts_only_what_verify_
 }
 
 #[test]
+fn policy_check_names_a_task_list_it_cannot_read_shows_the_rest_and_accepts_what_init_printed() {
+    let s = Signed::new();
+    s.p.write("specs/003-latin/tasks.md", b"- [x] T001 caf\xe9\n");
+    adopt_with_boxes_verify_will_not_hold(&s);
+    let init = s.p.speccoder(&["attest", "policy", "init", "--json"]).success();
+    let init: Value = serde_json::from_str(&init.stdout).unwrap();
+    let policy = s.policy("adopted.toml", init["policy"].as_str().unwrap());
+    let check: Value = serde_json::from_str(&s.policy_check(&policy, &["--json"]).success().stdout).unwrap();
+    assert_eq!(check["baseline"]["holds"], init["hand_ticks"], "{check:#}");
+    assert_eq!(check["rules"][0]["units"], json!([SPECKIT_UNIT, "003-latin"]), "{check:#}");
+    let unreadable = check["unreadable"].to_string();
+    assert!(unreadable.contains("003-latin") && unreadable.contains("UTF-8"), "{check:#}");
+    let text = s.policy_check(&policy, &[]).success().stdout;
+    assert!(text.contains("warning: the task list of unit 003-latin cannot be read"), "{text}");
+    assert!(text.contains("holds 1 hand ticks today"), "{text}");
+}
+
+#[test]
 fn a_task_list_that_is_no_unit_s_names_no_rule_whatever_the_rules_match() {
     let s = Signed::new();
     s.p.write("specs/archive/001-old/tasks.md", "- [x] T001 Done long ago\n");
