@@ -1039,7 +1039,8 @@ pub struct PolicyInitArgs {
     /// Whose principals the catch-all rule names.
     #[command(flatten)]
     pub trust: TrustFileArgs,
-    /// Print one JSON object (`policy`, `baseline`, `hand_ticks`, `unheld`, `principals`) instead.
+    /// Print one JSON object (`policy`, `baseline`, `hand_ticks`, `unheld`, `principals`,
+    /// `left_out`) instead.
     #[arg(long)]
     pub json: bool,
 }

@@ -34,7 +34,11 @@ pub fn run(sub: &PolicySub) -> u8 {
                 let repo = Repo::discover_to_read(".").map_err(Failure::from)?;
                 let files = super::trust::principal_files(&args.trust);
                 let principals = load_trust(&repo, &files)?.principals(&files);
-                Ok(init::init(&repo, args.baseline.as_deref(), &principals)?)
+                let report = init::init(&repo, args.baseline.as_deref(), &principals)?;
+                for why in &report.left_out {
+                    super::output::to_stderr(format_args!("speccoder attest policy init: warning: {why}"));
+                }
+                Ok(report)
             })();
             super::output::finish("attest policy init", args.json, result, |_| exit::OK)
         }

@@ -599,6 +599,21 @@ fn policy_check_names_a_task_list_it_cannot_read_shows_the_rest_and_accepts_what
 }
 
 #[test]
+fn policy_init_names_on_stderr_and_in_the_policy_each_trusted_principal_it_leaves_out() {
+    let s = Signed::new();
+    edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");
+    let long = format!("svc-{}@ci.example.org", "x".repeat(260));
+    let trust = common::allowed_signers(&s.p.scratch.join("long"), &[(&long, &s.ada), (BOB, &s.bob)]);
+    let init = s.p.speccoder(&["attest", "policy", "init", "--allowed-signers", trust.to_str().unwrap()]);
+    let init = init.success();
+    assert!(init.stderr.contains("left out of `signers`") && init.stderr.contains("279 bytes"), "{init}");
+    let table: toml::Table = toml::from_str(&init.stdout).unwrap();
+    assert_eq!(table["rule"].as_array().unwrap()[0]["signers"], toml::Value::from(vec![BOB]), "{init}");
+    let commented = init.stdout.lines().filter(|l| l.starts_with('#') && l.contains("left out of `signers`"));
+    assert_eq!(commented.count(), 1, "{}", init.stdout);
+}
+
+#[test]
 fn a_task_list_that_is_no_unit_s_names_no_rule_whatever_the_rules_match() {
     let s = Signed::new();
     s.p.write("specs/archive/001-old/tasks.md", "- [x] T001 Done long ago\n");

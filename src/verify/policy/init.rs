@@ -37,6 +37,9 @@ pub struct InitReport {
     /// The principals the catch-all rule names (`["*"]` without trust files).
     #[serde(serialize_with = "in_line")]
     pub principals: Vec<String>,
+    /// The trust files' principals it leaves out, each with why: a policy cannot hold them.
+    #[serde(serialize_with = "in_line")]
+    pub left_out: Vec<String>,
 }
 
 impl std::fmt::Display for InitReport {
@@ -74,15 +77,36 @@ pub fn init(repo: &Repo, baseline: Option<&str>, principals: &[String]) -> Resul
             Planned::Commit(..) => {}
         }
     }
-    // A principal the policy could not read (a control character, an empty one) is left out.
-    let mut named: Vec<String> =
-        principals.iter().filter(|p| Principal::try_from((*p).clone()).is_ok()).cloned().collect();
-    if named.is_empty() {
-        named.push(ANY.to_owned());
-    }
+    let (named, left_out) = nameable(principals);
     let baseline = (!hand_ticks.is_empty()).then(|| at.to_string());
-    let policy = text(baseline.as_deref(), hand_ticks.len(), &unheld, &named, principals.is_empty());
-    Ok(InitReport { policy, baseline, hand_ticks, unheld, principals: named })
+    let facts = Facts { hand_ticks: hand_ticks.len(), unheld: &unheld, left_out: &left_out };
+    let policy = text(baseline.as_deref(), &facts, &named, principals.is_empty());
+    Ok(InitReport { policy, baseline, hand_ticks, unheld, principals: named, left_out })
+}
+
+/// The principals of `principals` a policy can name (`["*"]` when none can), and why each other
+/// one is left out: a policy's principal is a text of 1 to 256 bytes without control characters.
+fn nameable(principals: &[String]) -> (Vec<String>, Vec<String>) {
+    let (mut named, mut refused) = (Vec::new(), Vec::new());
+    for p in principals {
+        match Principal::try_from(p.clone()) {
+            Ok(_) => named.push(p.clone()),
+            Err(e) => refused.push((p.len(), e)),
+        }
+    }
+    let then = if named.is_empty() {
+        named.push(ANY.to_owned());
+        "`signers` is \"*\" instead: anyone the trust accepts"
+    } else {
+        "the rule fails that signer's ticks (`policy_signer`) until the trust file names the signer by such a text"
+    };
+    let left_out = refused
+        .into_iter()
+        .map(|(bytes, e)| {
+            format!("a trusted principal of {bytes} bytes is left out of `signers`, which cannot hold it ({e}); {then}")
+        })
+        .collect();
+    (named, left_out)
 }
 
 /// Why verify fails `row`, a box no task commit backs that is no hand tick: its place, the code
@@ -93,14 +117,19 @@ fn verify_fails(row: &TickReport) -> String {
     format!("{}: verify fails it as `{reason}`: {said}", row.task)
 }
 
-/// The policy's text.
-fn text(
-    baseline: Option<&str>,
+/// What the policy's comments tell of the repository and the trust.
+struct Facts<'f> {
+    /// How many hand ticks the baseline holds.
     hand_ticks: usize,
-    unheld: &[String],
-    principals: &[String],
-    no_trust: bool,
-) -> String {
+    /// The checked boxes it will not hold, each with why.
+    unheld: &'f [String],
+    /// The trusted principals `signers` leaves out, each with why.
+    left_out: &'f [String],
+}
+
+/// The policy's text.
+fn text(baseline: Option<&str>, facts: &Facts<'_>, principals: &[String], no_trust: bool) -> String {
+    let Facts { hand_ticks, unheld, left_out } = *facts;
     let quoted: Vec<String> = principals.iter().map(|p| toml_quoted(p)).collect();
     let mut out = String::from(
         "# The speccoder verifier policy (docs/policy.md), from `speccoder attest policy init`.\n\
@@ -128,6 +157,12 @@ fn text(
         for why in unheld {
             // One comment line each, whatever the repository's text holds: its line breaks, line
             // separators and hidden characters escaped.
+            let _ = writeln!(out, "# - {}", one_line(why));
+        }
+    }
+    if !left_out.is_empty() {
+        out.push_str("\n# Trusted principals `signers` leaves out:\n");
+        for why in left_out {
             let _ = writeln!(out, "# - {}", one_line(why));
         }
     }
