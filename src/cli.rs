@@ -1005,13 +1005,15 @@ pub enum PolicySub {
     /// Prints, on stdout, a policy (docs/policy.md) with a comment on each key: a baseline at REV
     /// (default HEAD) when tasks are ticked there without a task commit (by hand, before
     /// speccoder was adopted), so that those ticks hold as `baseline` while every later tick
-    /// follows the rules; and one catch-all rule whose signers are the principals of the trust
+    /// follows the rules, and, as comments, every checked box the baseline will not hold with
+    /// what verify says of it; and one catch-all rule whose signers are the principals of the trust
     /// files given (or "*" without any; an OpenPGP certificate's fingerprint and the user IDs it
     /// validly binds and has not revoked). Review it, put it where the verifier reads it (the base
     /// branch, read with --policy-rev), and tighten the rules per unit.
     ///
-    /// Exit codes: 0 printed; 2 an unknown --baseline revision; 13 a trust file that is
-    /// unusable, a spec file that cannot be read; 14 unborn branch; 1 internal error.
+    /// Exit codes: 0 printed (a task list that cannot be read is named among the boxes the
+    /// baseline will not hold); 2 an unknown --baseline revision; 13 a trust file that is
+    /// unusable; 14 unborn branch; 1 internal error.
     Init(PolicyInitArgs),
     /// Check a verifier policy and show what each rule matches today.
     ///
@@ -1019,8 +1021,9 @@ pub enum PolicySub {
     /// is named by line and column), then shows, for each rule, the units of HEAD it judges (the
     /// first matching rule judges a unit), the principals it names that no trust file given names,
     /// and whether an earlier rule shadows it (takes every unit it would match). Units no rule
-    /// matches are listed (their ticks would fail with policy_no_rule), and so is what the
-    /// baseline holds.
+    /// matches are listed (their ticks would fail with policy_no_rule), so is each task list
+    /// that cannot be read (its ticks fail with tasks_unreadable), and so is what the baseline
+    /// holds.
     ///
     /// Exit codes: 0 the policy reads (what it matches is shown); 2 an unknown `--allowed-signers-rev` revision; 13 it does not, or a trust file
     /// is unusable; 14 unborn branch; 1 internal error.
@@ -1036,7 +1039,8 @@ pub struct PolicyInitArgs {
     /// Whose principals the catch-all rule names.
     #[command(flatten)]
     pub trust: TrustFileArgs,
-    /// Print one JSON object (`policy`, `baseline`, `hand_ticks`, `unheld`, `principals`) instead.
+    /// Print one JSON object (`policy`, `baseline`, `hand_ticks`, `unheld`, `principals`,
+    /// `left_out`) instead.
     #[arg(long)]
     pub json: bool,
 }

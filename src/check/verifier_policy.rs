@@ -74,7 +74,7 @@ pub fn load_policy(
             refuse_in_tree(repo, path, checked_tree, GivenFile::WithRev(&POLICY_REV))?;
             let bytes = read_file(path)?;
             let name = path.display().to_string();
-            Ok(LoadedPolicy::read(&bytes, &name, name.clone())?)
+            Ok(LoadedPolicy::read_file(&bytes, &name)?)
         }
         PolicySource::Rev(spec) => {
             let (commit, bytes) = read_rev_file(repo, spec, &POLICY_REV, in_range)?;

@@ -34,7 +34,11 @@ pub fn run(sub: &PolicySub) -> u8 {
                 let repo = Repo::discover_to_read(".").map_err(Failure::from)?;
                 let files = super::trust::principal_files(&args.trust);
                 let principals = load_trust(&repo, &files)?.principals(&files);
-                Ok(init::init(&repo, args.baseline.as_deref(), &principals)?)
+                let report = init::init(&repo, args.baseline.as_deref(), &principals)?;
+                for why in &report.left_out {
+                    super::output::to_stderr(format_args!("speccoder attest policy init: warning: {why}"));
+                }
+                Ok(report)
             })();
             super::output::finish("attest policy init", args.json, result, |_| exit::OK)
         }
@@ -49,7 +53,7 @@ fn check(args: &PolicyCheckArgs) -> u8 {
         let trust = load_trust(&repo, &files)?;
         let name = args.file.display().to_string();
         let bytes = read_file(&args.file).map_err(|e| Failure(Class::Config, e.to_string()))?;
-        let policy = LoadedPolicy::read(&bytes, &name, name.clone()).map_err(|e| {
+        let policy = LoadedPolicy::read_file(&bytes, &name).map_err(|e| {
             Failure(Class::Config, format!("the verifier policy {e}; see docs/policy.md for the format"))
         })?;
         Ok(lint::check(&repo, &policy, &lint::known_signers(&trust, &files), !trust.is_empty())?)

@@ -60,6 +60,8 @@ pub struct PolicyRef {
     pub source: String,
     /// The sha256 of its exact bytes.
     pub sha256: String,
+    /// Whether it was read from a local file (`--policy`), whose path is this machine's.
+    pub local_file: bool,
 }
 
 /// How much of the head's history a run checked.

@@ -506,6 +506,8 @@ pub struct LoadedPolicy {
     pub sha256: String,
     /// Where it came from: the file as named, or `REV:PATH (<commit>)`.
     pub source: String,
+    /// Whether it came from a local file, named by a path of this machine ([`Self::read_file`]).
+    pub local_file: bool,
 }
 
 impl VerifierPolicy {
@@ -636,7 +638,15 @@ impl LoadedPolicy {
     /// See [`VerifierPolicy::parse`].
     pub fn read(bytes: &[u8], file: &str, source: String) -> Result<LoadedPolicy, PolicyParseError> {
         let policy = VerifierPolicy::parse(bytes, file)?;
-        Ok(LoadedPolicy { policy, sha256: sha256_hex(bytes), source })
+        Ok(LoadedPolicy { policy, sha256: sha256_hex(bytes), source, local_file: false })
+    }
+
+    /// Parses `bytes` read from the local file named `name` (its path as given).
+    ///
+    /// # Errors
+    /// See [`VerifierPolicy::parse`].
+    pub fn read_file(bytes: &[u8], name: &str) -> Result<LoadedPolicy, PolicyParseError> {
+        Ok(LoadedPolicy { local_file: true, ..Self::read(bytes, name, name.to_owned())? })
     }
 }
 

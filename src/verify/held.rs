@@ -76,10 +76,11 @@ impl Held {
 
 impl ReportSink for Held {
     fn begin(&mut self, head: &ReportHead) {
-        self.policy = head
-            .verifier_policy
-            .as_ref()
-            .map(|p| PolicyRef { source: p.source.clone(), sha256: p.sha256.clone() });
+        self.policy = head.verifier_policy.as_ref().map(|p| PolicyRef {
+            source: p.source.clone(),
+            sha256: p.sha256.clone(),
+            local_file: p.local_file,
+        });
     }
     fn row(&mut self, tick: TickReport) {
         self.take(&tick);

@@ -337,7 +337,8 @@ mod tests {
         report.head = Some("0123456789abcdef0123456789abcdef01234567".into());
         report.base = Some("89abcdef0123456789abcdef0123456789abcdef".into());
         report.warnings.push("a warning naming `unit|a`".into());
-        report.verifier_policy = Some(PolicyReport { sha256: "ab".repeat(32), source: "policy.toml".into() });
+        report.verifier_policy =
+            Some(PolicyReport { sha256: "ab".repeat(32), source: "policy.toml".into(), local_file: true });
         report
     }
 
@@ -420,7 +421,8 @@ mod tests {
     fn a_policy_path_with_a_line_break_stays_on_its_own_line_of_the_text() {
         let mut report = full_report();
         let forged = "p\n1 checked: 1 evidenced, 0 stale, 0 unverifiable, 0 skipped; regressed: none";
-        report.verifier_policy = Some(PolicyReport { sha256: "ab".repeat(32), source: forged.into() });
+        report.verifier_policy =
+            Some(PolicyReport { sha256: "ab".repeat(32), source: forged.into(), local_file: true });
         let text = report.to_text();
         assert!(text.contains("verifier policy: p\\n1 checked"), "{text}");
         assert!(!text.lines().any(|l| l.starts_with("1 checked")), "{text}");

@@ -303,13 +303,20 @@ pub struct PolicyReport {
     /// Where it was read: the file as named, or `REV:PATH (<commit>)`.
     #[serde(serialize_with = "in_line")]
     pub source: String,
+    /// Whether it was read from a local file (not shown: the source says so).
+    #[serde(skip)]
+    pub local_file: bool,
 }
 
 impl PolicyReport {
     /// The report's name for `policy`.
     #[must_use]
     pub fn of(policy: &LoadedPolicy) -> Self {
-        PolicyReport { sha256: policy.sha256.clone(), source: policy.source.clone() }
+        PolicyReport {
+            sha256: policy.sha256.clone(),
+            source: policy.source.clone(),
+            local_file: policy.local_file,
+        }
     }
 }
 

@@ -70,7 +70,7 @@ pub fn verify_commits_into(
         None => HistoryNeeds { commits: &task_commits, ..HistoryNeeds::default() },
     };
     completeness::history_reaches(repo, &needs)?;
-    let (mut judge, judged) = judge(repo, trust, head_for_lines);
+    let (mut judge, judged) = judge(repo, trust, head_for_lines, walked_base.flatten());
     let report_head = ReportHead::new("commits", trust, task_commits.len());
     let mut out = Counted { sink, end: ReportEnd::default() };
     out.sink.begin(&report_head);
@@ -100,11 +100,17 @@ pub fn verify_commits_into(
     finish(out, &report_head, trust, [judged].into_iter().flatten())
 }
 
-/// The verifier policy's judge of the rows of a run whose head is `head`, and its warnings.
-fn judge<'a>(repo: &'a Repo, trust: &'a Trust, head: ObjectId) -> (Option<policy::Judge<'a>>, Vec<String>) {
+/// The verifier policy's judge of the rows of a run whose head is `head` (the history under
+/// review since `base`, when there is one), and its warnings.
+fn judge<'a>(
+    repo: &'a Repo,
+    trust: &'a Trust,
+    head: ObjectId,
+    base: Option<ObjectId>,
+) -> (Option<policy::Judge<'a>>, Vec<String>) {
     match &trust.policy {
         Some(p) => {
-            let (judge, warnings) = policy::Judge::new(repo, p, head, trust.require_verified);
+            let (judge, warnings) = policy::Judge::new(repo, p, head, base, trust.require_verified);
             (Some(judge), warnings)
         }
         None => (None, Vec::new()),
@@ -313,7 +319,7 @@ pub fn verify_branch_into(
         Some(base) => taken_back_since(repo, base, &units, &planned, &head_tree)?,
         None => Vec::new(),
     };
-    let (judge, judged) = judge(repo, trust, head);
+    let (judge, judged) = judge(repo, trust, head, base);
     let mut report_head = ReportHead::new("branch", trust, planned.iter().map(|(rows, _)| rows.len()).sum());
     report_head.base = base.map(|b| b.to_string());
     report_head.head = Some(head.to_string());
@@ -335,6 +341,47 @@ pub fn verify_branch_into(
         rows.put(row);
     }
     finish(rows.out, &report_head, trust, judged.into_iter().chain(unticked))
+}
+
+/// A ticked box of a branch check, as it stands before any task commit is checked.
+pub enum Planned {
+    /// A task (`<unit>/<task>`) whose task commit the check reads.
+    Commit(String, ObjectId),
+    /// The row of a box no task commit backs, saying why: a hand tick (`ticked_without_evidence`,
+    /// which a verifier policy's baseline may hold), or a box that cannot be checked (a list that
+    /// cannot be read, an id on two lines, a box no task, a place that is no unit's, ...).
+    Row(Box<TickReport>),
+}
+
+/// Every ticked box of the whole history of `head` as `attest verify --branch --all` plans it
+/// (its units and the places that are no unit's, each tick's task commit or the row of why
+/// there is none), in the report's order, bug tasks aside: what `attest policy init` tells its
+/// baseline's hand ticks and the boxes it will not hold from.
+///
+/// # Errors
+/// A repository that cannot be read.
+pub fn planned_ticks(repo: &Repo, head: ObjectId) -> Result<Vec<Planned>, VerifyError> {
+    let head_tree = repo.tree(repo.commit_tree(head)?);
+    let (units, strays) = units_checked(repo, &head_tree, None, &HashSet::new())?;
+    let reachable = repo.walk(head, &[])?;
+    let task_commit = newest_task_commits(repo, &reachable)?;
+    let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
+    let lost = LostEvidence::new(repo, &reachable_set);
+    let unclear = UnclearClaims { repo, reachable: &reachable, found: OnceCell::new() };
+    let target_of: HashMap<ObjectId, &String> =
+        task_commit.iter().map(|(target, id)| (*id, target)).collect();
+    let mut out = Vec::new();
+    for unit in &units {
+        let (rows, _) = plan_unit(&head_tree, unit, &task_commit, &lost, &unclear)?;
+        out.extend(rows.into_iter().map(|row| match row {
+            Ok(id) => {
+                Planned::Commit(target_of.get(&id).map_or_else(|| id.to_string(), |t| (*t).clone()), id)
+            }
+            Err(row) => Planned::Row(row),
+        }));
+    }
+    out.extend(strays.iter().map(|stray| Planned::Row(Box::new(unread::stray_row(stray)))));
+    Ok(out)
 }
 
 /// The units a branch check covers and which commits set their boxes ([`BoxSetters::find`] over

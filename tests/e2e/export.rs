@@ -630,6 +630,15 @@ fn the_summary_names_the_verifier_policy_by_its_digest_and_never_by_a_local_path
     let named = &payload_of(&envelope)["predicate"]["policy"];
     assert_eq!(named["digest"]["sha256"], digest_by("sha256sum", &policy).as_str());
     assert_eq!(named["uri"], "speccoder-policy.toml", "a local path never leaves the machine");
+    // Nor does a relative one, whatever directories it names.
+    std::fs::create_dir_all(t.p.scratch.join("acme-secret")).unwrap();
+    std::fs::copy(&policy, t.p.scratch.join("acme-secret/policy.toml")).unwrap();
+    let out = t.p.scratch.join("pack-relative");
+    let relative = ["--policy", "../scratch/acme-secret/policy.toml"];
+    t.export(&out, &[&["--vsa-key", key.private.to_str().unwrap()][..], &relative].concat(), &[]).success();
+    let envelope = std::fs::read(out.join("vsa.intoto.json")).unwrap();
+    let named = &payload_of(&serde_json::from_slice(&envelope).unwrap())["predicate"]["policy"];
+    assert_eq!(named["uri"], "policy.toml", "{named:#}");
     // Without a policy, the built-in rules are named.
     let out = t.p.scratch.join("pack-built-in");
     t.export(&out, &["--vsa-key", key.private.to_str().unwrap()], &[]).success();

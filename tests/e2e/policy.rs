@@ -532,12 +532,85 @@ fn policy_init_counts_only_ticks_its_baseline_holds_and_names_the_boxes_it_will_
     assert_eq!(init["hand_ticks"], json!([task("T002")]), "{init:#}");
     let unheld: Vec<&str> = init["unheld"].as_array().unwrap().iter().map(|u| u.as_str().unwrap()).collect();
     assert_eq!(unheld.len(), 2, "{init:#}");
-    assert!(unheld[0].starts_with(&format!("{}: the id names lines", task("T001"))), "{unheld:?}");
+    assert!(unheld[0].starts_with(&format!("{}: verify fails it as", task("T001"))), "{unheld:?}");
     assert!(unheld[0].contains("duplicate_task") && unheld[1].contains("unrecognized_tick"), "{unheld:?}");
     let policy_text = init["policy"].as_str().unwrap();
     assert!(policy_text.contains("(1 at this commit)") && policy_text.contains("# - "), "{policy_text}");
     let check = s.policy_check(&s.policy("adopted.toml", policy_text), &[]);
     assert!(check.success().stdout.contains("holds 1 hand ticks today"), "init and check agree");
+}
+
+/// Commits, beside the fixture's unit, boxes verify holds as no unit's (a hidden directory, a
+/// change archived twice, a unit name with a line separator), a hand tick (T001) and a tick whose
+/// commit claims it as an earlier tool wrote, with no note (T002).
+fn adopt_with_boxes_verify_will_not_hold(s: &Signed) {
+    s.p.write("specs/.old/tasks.md", "- [x] T001 legacy\n");
+    for day in ["2025-01-01", "2025-02-01"] {
+        s.p.write(&format!("openspec/changes/archive/{day}-add-x/tasks.md"), "- [x] 1.1 a\n");
+    }
+    s.p.write("specs/002-a\u{2028}b/tasks.md", "- [x] T001 a\n");
+    s.p.git(&["add", "-A"]);
+    edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");
+    let trailers = format!("Spec-Task: {}\nVerdict: verified", task("T002"));
+    edit_tasks(&s.p, "- [ ] T002 ", "- [x] T002 ", &format!("T002 by an earlier tool\n\n{trailers}"));
+}
+
+#[test]
+fn policy_init_names_every_box_verify_will_not_hold_and_counts_only_what_verify_holds() {
+    let s = Signed::new();
+    adopt_with_boxes_verify_will_not_hold(&s);
+    let init = s.p.speccoder(&["attest", "policy", "init", "--json"]).success();
+    let init: Value = serde_json::from_str(&init.stdout).unwrap();
+    assert_eq!(init["hand_ticks"], json!([task("T001")]), "{init:#}");
+    let unheld: Vec<&str> = init["unheld"].as_array().unwrap().iter().map(|u| u.as_str().unwrap()).collect();
+    let named = |place: &str, code: &str| unheld.iter().any(|u| u.starts_with(place) && u.contains(code));
+    assert!(named(&task("T002"), "`missing`"), "{unheld:#?}");
+    for place in [
+        "specs/.old/tasks.md",
+        "openspec/changes/archive/2025-01-01-add-x/tasks.md",
+        "openspec/changes/archive/2025-02-01-add-x/tasks.md",
+        "specs/002-a\\u{2028}b/tasks.md",
+    ] {
+        assert!(named(place, "`not_a_unit`"), "{place}: {unheld:#?}");
+    }
+    assert_eq!(unheld.len(), 5, "{unheld:#?}");
+    let policy_text = init["policy"].as_str().unwrap();
+    assert!(policy_text.contains("(1 at this commit)"), "{policy_text}");
+    let (_, report) = s.verify(&s.policy("adopted.toml", policy_text));
+    assert_eq!(report["totals"]["baseline"], json!(1), "init counts what verify holds: {report:#}");
+}
+
+#[test]
+fn policy_check_names_a_task_list_it_cannot_read_shows_the_rest_and_accepts_what_init_printed() {
+    let s = Signed::new();
+    s.p.write("specs/003-latin/tasks.md", b"- [x] T001 caf\xe9\n");
+    adopt_with_boxes_verify_will_not_hold(&s);
+    let init = s.p.speccoder(&["attest", "policy", "init", "--json"]).success();
+    let init: Value = serde_json::from_str(&init.stdout).unwrap();
+    let policy = s.policy("adopted.toml", init["policy"].as_str().unwrap());
+    let check: Value = serde_json::from_str(&s.policy_check(&policy, &["--json"]).success().stdout).unwrap();
+    assert_eq!(check["baseline"]["holds"], init["hand_ticks"], "{check:#}");
+    assert_eq!(check["rules"][0]["units"], json!([SPECKIT_UNIT, "003-latin"]), "{check:#}");
+    let unreadable = check["unreadable"].to_string();
+    assert!(unreadable.contains("003-latin") && unreadable.contains("UTF-8"), "{check:#}");
+    let text = s.policy_check(&policy, &[]).success().stdout;
+    assert!(text.contains("warning: the task list of unit 003-latin cannot be read"), "{text}");
+    assert!(text.contains("holds 1 hand ticks today"), "{text}");
+}
+
+#[test]
+fn policy_init_names_on_stderr_and_in_the_policy_each_trusted_principal_it_leaves_out() {
+    let s = Signed::new();
+    edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");
+    let long = format!("svc-{}@ci.example.org", "x".repeat(260));
+    let trust = common::allowed_signers(&s.p.scratch.join("long"), &[(&long, &s.ada), (BOB, &s.bob)]);
+    let init = s.p.speccoder(&["attest", "policy", "init", "--allowed-signers", trust.to_str().unwrap()]);
+    let init = init.success();
+    assert!(init.stderr.contains("left out of `signers`") && init.stderr.contains("279 bytes"), "{init}");
+    let table: toml::Table = toml::from_str(&init.stdout).unwrap();
+    assert_eq!(table["rule"].as_array().unwrap()[0]["signers"], toml::Value::from(vec![BOB]), "{init}");
+    let commented = init.stdout.lines().filter(|l| l.starts_with('#') && l.contains("left out of `signers`"));
+    assert_eq!(commented.count(), 1, "{}", init.stdout);
 }
 
 #[test]
@@ -675,6 +748,32 @@ fn a_baseline_tick_whose_wrapped_part_was_reworded_since_holds_no_more() {
     let (code, report) = s.verify(&policy);
     assert_eq!(code, Some(26), "{report:#}");
     assert_eq!(row(&report, &task("T002"))["reason"], "ticked_without_evidence");
+}
+
+#[test]
+fn a_baseline_inside_the_history_under_review_holds_none_of_its_hand_ticks_and_says_so() {
+    let s = Signed::new();
+    s.p.git(&["checkout", "-q", "-b", "x"]);
+    edit_tasks(&s.p, "- [ ] T002 ", "- [x] T002 ", "Done (by hand), on the branch");
+    // The base's policy names the branch's own commit as the baseline.
+    let policy = baseline_policy(&s, &s.p.rev("HEAD"));
+    let mut args = s.verify_args(&policy);
+    args.retain(|a| *a != "--all");
+    args.extend(["--base", "main", "--json"]);
+    let out = s.p.speccoder(&args);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(out.code(), Some(26), "{report:#}");
+    assert_eq!(row(&report, &task("T002"))["reason"], "ticked_without_evidence", "{report:#}");
+    let inside = "inside the history under review";
+    assert!(report["warnings"].to_string().contains(inside), "{report:#}");
+    args.pop();
+    let md = s.p.scratch.join("report.md");
+    args.extend(["--markdown", md.to_str().unwrap()]);
+    let text = s.p.speccoder(&args).failure(26);
+    assert!(text.stdout.contains(inside), "{text}");
+    assert!(std::fs::read_to_string(&md).unwrap().contains(inside), "the Markdown report warns too");
+    // Checked whole (`--all`, no base), the same commit is the head's history, as documented.
+    assert_eq!(row(&s.verify(&policy).1, &task("T002"))["outcome"], "baseline");
 }
 
 #[test]

@@ -97,7 +97,7 @@ fn the_reports_of_policy_init_quote_a_principal_and_its_policy_hides_nothing() {
     let mut without_policy = report.clone();
     without_policy["policy"] = serde_json::Value::Null;
     let said = common::inert_value(&without_policy);
-    assert!(said.contains("001-bookmark-tags/T002: the id names lines"), "{said}");
+    assert!(said.contains("001-bookmark-tags/T002: verify fails it as `duplicate_task`"), "{said}");
     assert!(said.contains("a\\u{202e}b\\u{2028}::error::c\\u{200b}"), "{said}");
     // Every line of the policy quotes what the repository and the trust hold; only its own
     // lines break, and the principal reads back as the trust names it.

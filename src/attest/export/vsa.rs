@@ -86,14 +86,14 @@ fn input_attestations(inputs: Vec<(String, Vec<String>)>) -> impl Iterator<Item 
     })
 }
 
-/// `policy`: the verifier policy's source and sha256, or the built-in rules' URI. A source the
-/// clean check refuses (a file named by an absolute local path) is named by its file name: the
-/// digest identifies the policy, and a local path never leaves the machine.
+/// `policy`: the verifier policy's source and sha256, or the built-in rules' URI. A local file
+/// (named by a path, absolute or relative), or a source the clean check refuses, is named by its
+/// file name: the digest identifies the policy, and a local path never leaves the machine.
 fn policy_reference(policy: Option<&PolicyRef>) -> Reference {
     let Some(policy) = policy else {
         return Reference { uri: summary::BUILT_IN_POLICY_URI.to_owned(), digest: BTreeMap::new() };
     };
-    let uri = if clean::check_str(&policy.source).is_ok() {
+    let uri = if !policy.local_file && clean::check_str(&policy.source).is_ok() {
         policy.source.clone()
     } else {
         let path = std::path::Path::new(&policy.source);
@@ -136,7 +136,11 @@ mod tests {
         assert_eq!(p["inputAttestations"][1]["name"], "a.intoto.jsonl#2");
         assert_eq!(p["inputAttestations"].as_array().unwrap().len(), 2);
 
-        let named = PolicyRef { source: "origin/main:policy.toml (abc)".into(), sha256: "44".into() };
+        let named = PolicyRef {
+            source: "origin/main:policy.toml (abc)".into(),
+            sha256: "44".into(),
+            local_file: false,
+        };
         let v: Value = serde_json::from_slice(&statement(facts(Some(&named))).unwrap()).unwrap();
         assert_eq!(v["predicate"]["policy"]["uri"], "origin/main:policy.toml (abc)");
         assert_eq!(v["predicate"]["policy"]["digest"]["sha256"], "44");
@@ -155,9 +159,21 @@ mod tests {
 
     #[test]
     fn a_policy_named_by_a_local_path_is_named_by_its_file_name_only() {
-        let local = PolicyRef { source: "/home/ada/keys/policy.toml".into(), sha256: "44".into() };
+        let local =
+            PolicyRef { source: "/home/ada/keys/policy.toml".into(), sha256: "44".into(), local_file: true };
         let v: Value = serde_json::from_slice(&statement(facts(Some(&local))).unwrap()).unwrap();
         assert_eq!(v["predicate"]["policy"]["uri"], "policy.toml");
         assert!(!String::from_utf8_lossy(&statement(facts(Some(&local))).unwrap()).contains("/home/"));
+    }
+
+    #[test]
+    fn a_policy_named_by_a_relative_local_path_is_named_by_its_file_name_only_too() {
+        for source in ["../home/alice/clients/acme-secret/policy.toml", "acme-secret/policy.toml"] {
+            let local = PolicyRef { source: source.into(), sha256: "44".into(), local_file: true };
+            let bytes = statement(facts(Some(&local))).unwrap();
+            let v: Value = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(v["predicate"]["policy"]["uri"], "policy.toml", "{source}");
+            assert!(!String::from_utf8_lossy(&bytes).contains("acme-secret"), "{source}");
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! The baseline: tasks ticked by hand before speccoder was adopted. A task ticked at the policy's
-//! baseline commit (an ancestor of the head), whose box stayed ticked since and whose task line is
+//! baseline commit (an ancestor of the head, and of the base when the history under review has
+//! one: a commit under review was written by the branch itself), whose box stayed ticked since and whose task line is
 //! unchanged at the head, and that has no task commit, holds as `baseline`: listed and counted
 //! apart, never as evidenced.
 
@@ -17,7 +18,8 @@ use crate::verify::box_setters::BoxSetters;
 pub struct BaselineView<'r> {
     /// The repository.
     repo: &'r Repo,
-    /// The baseline commit, its tree and the head's, when the baseline is in the head's history.
+    /// The baseline commit, its tree and the head's, when the baseline is in the head's history
+    /// and not under review.
     trees: Option<(ObjectId, ObjectId, ObjectId)>,
     /// Task lists read lately.
     lists: TaskLists,
@@ -31,19 +33,21 @@ pub struct BaselineView<'r> {
 }
 
 impl<'r> BaselineView<'r> {
-    /// `baseline` against `head`, and a warning when it holds no tick at all (the commit is not
-    /// in this repository, or not in the head's history).
+    /// `baseline` against the history under review (`head`, since `base` when there is one), and
+    /// a warning when it holds no tick at all: the commit is not in this repository, not in the
+    /// head's history, or inside the history under review, which the branch itself wrote.
     #[must_use]
-    pub fn new(repo: &'r Repo, baseline: &Baseline, head: ObjectId) -> (Self, Option<String>) {
-        let commit = baseline.commit.0.parse::<ObjectId>().ok();
-        let ancestor = commit.filter(|c| repo.is_ancestor(*c, head).unwrap_or(false));
-        let trees = ancestor.and_then(|c| Some((c, repo.commit_tree(c).ok()?, repo.commit_tree(head).ok()?)));
-        let warning = trees.is_none().then(|| {
-            format!(
-                "the verifier policy's baseline {} is not in the history of the head {head} (or not in this repository): no tick holds by it",
-                baseline.commit.0
-            )
-        });
+    pub fn new(
+        repo: &'r Repo,
+        baseline: &Baseline,
+        head: ObjectId,
+        base: Option<ObjectId>,
+    ) -> (Self, Option<String>) {
+        let (placed, warning) = match place(repo, &baseline.commit.0, head, base) {
+            Ok(commit) => (Some(commit), None),
+            Err(warning) => (None, Some(warning)),
+        };
+        let trees = placed.and_then(|c| Some((c, repo.commit_tree(c).ok()?, repo.commit_tree(head).ok()?)));
         let view = BaselineView {
             repo,
             trees,
@@ -84,6 +88,24 @@ impl<'r> BaselineView<'r> {
             )
         });
         lines.as_ref()?.get(id).cloned()
+    }
+}
+
+/// The baseline `commit` when it may hold ticks of the history under review (`head`, since
+/// `base`): a commit of the head's history, and not one of the commits under review (an ancestor
+/// of `base`), or else why it holds none. A question the repository cannot answer holds none.
+fn place(repo: &Repo, commit: &str, head: ObjectId, base: Option<ObjectId>) -> Result<ObjectId, String> {
+    let ancestor = commit.parse::<ObjectId>().ok().filter(|c| repo.is_ancestor(*c, head).unwrap_or(false));
+    let Some(id) = ancestor else {
+        return Err(format!(
+            "the verifier policy's baseline {commit} is not in the history of the head {head} (or not in this repository): no tick holds by it"
+        ));
+    };
+    match base {
+        Some(base) if !repo.is_ancestor(id, base).unwrap_or(false) => Err(format!(
+            "the verifier policy's baseline {commit} is inside the history under review ({base}..{head}), which the branch wrote: no tick holds by it; set the baseline to a commit of the base branch"
+        )),
+        _ => Ok(id),
     }
 }
 

@@ -4,16 +4,19 @@
 //! its one catch-all rule names the principals of the caller's trust files. Every key has a
 //! comment, and the keys a team tightens next are there, commented out.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
+use gix::ObjectId;
 use serde::Serialize;
 
-use crate::check::trailers::newest_task_commits;
-use crate::git::{Head, Repo};
+use crate::git::{Head, NOTES_REF, Repo};
 use crate::model::shown::{in_line, leaves_its_line, one_line};
 use crate::model::verifier_policy::{ANY, Principal};
-use crate::spec;
 use crate::verify::VerifyError;
+use crate::verify::policy::TICKED_WITHOUT_EVIDENCE;
+use crate::verify::report::TickReport;
+use crate::verify::run::{self, Planned};
 
 /// What `attest policy init` found and printed.
 #[derive(Debug, Clone, Serialize)]
@@ -22,17 +25,21 @@ pub struct InitReport {
     pub policy: String,
     /// The baseline commit, when there are hand ticks.
     pub baseline: Option<String>,
-    /// The tasks ticked there without a task commit, `<unit>/<task>`: each a task of one line,
-    /// which the baseline holds.
+    /// The tasks ticked there without a task commit, `<unit>/<task>`: those verify holds by the
+    /// baseline (each a hand tick of a unit, on one task line).
     #[serde(serialize_with = "in_line")]
     pub hand_ticks: Vec<String>,
     /// The checked boxes there that the baseline will not hold, each with why and what verify
-    /// says of it: an id that names more than one task line, a box not read as a task.
+    /// says of it: a task list that cannot be read, an id that names more than one task line, a
+    /// box not read as a task, a place that is no unit's, a task commit without a note, ...
     #[serde(serialize_with = "in_line")]
     pub unheld: Vec<String>,
     /// The principals the catch-all rule names (`["*"]` without trust files).
     #[serde(serialize_with = "in_line")]
     pub principals: Vec<String>,
+    /// The trust files' principals it leaves out, each with why: a policy cannot hold them.
+    #[serde(serialize_with = "in_line")]
+    pub left_out: Vec<String>,
 }
 
 impl std::fmt::Display for InitReport {
@@ -44,8 +51,11 @@ impl std::fmt::Display for InitReport {
 /// The starter policy for the history of `baseline` (default HEAD), whose catch-all rule names
 /// `principals` (the trust files', in their order).
 ///
+/// Its baseline's hand ticks and the boxes it will not hold are told as `attest verify --branch
+/// --all` tells them ([`run::planned_ticks`]).
+///
 /// # Errors
-/// An unborn branch, an unknown revision, a repository or a task list that cannot be read.
+/// An unborn branch, an unknown revision, a repository that cannot be read.
 pub fn init(repo: &Repo, baseline: Option<&str>, principals: &[String]) -> Result<InitReport, VerifyError> {
     let at = match baseline {
         Some(rev) => repo.rev_parse_peeled(rev)?,
@@ -54,50 +64,72 @@ pub fn init(repo: &Repo, baseline: Option<&str>, principals: &[String]) -> Resul
             Head::Unborn(name) => return Err(VerifyError::Unborn(name)),
         },
     };
-    let evidenced = newest_task_commits(repo, &repo.walk(at, &[])?)?;
-    let tree = repo.tree(repo.commit_tree(at)?);
+    let noted: HashSet<ObjectId> =
+        repo.notes(NOTES_REF)?.into_iter().map(|(annotated, _)| annotated).collect();
     let (mut hand_ticks, mut unheld) = (Vec::new(), Vec::new());
-    for unit in spec::list_units(&tree)? {
-        let ticks = spec::unit_ticks(&tree, &unit)?;
-        for tick in ticks.ticked {
-            let target = format!("{}/{}", unit.name, tick.id);
-            if tick.lines.len() > 1 {
-                let lines: Vec<String> = tick.lines.iter().map(usize::to_string).collect();
-                unheld.push(format!(
-                    "{target}: the id names lines {} of {}, so verify fails it as `duplicate_task`; give each task an id of its own",
-                    lines.join(", "),
-                    unit.tasks
-                ));
-            } else if !evidenced.contains_key(&target) {
-                hand_ticks.push(target);
-            }
-        }
-        for box_ in ticks.unread {
-            unheld.push(format!(
-                "{}:{}: a checked box not read as a task ({}), so verify fails it as `unrecognized_tick`",
-                box_.tasks_path, box_.line, box_.reason
-            ));
+    for planned in run::planned_ticks(repo, at)? {
+        match planned {
+            Planned::Row(row) if row.reason.as_deref() == Some(TICKED_WITHOUT_EVIDENCE) => hand_ticks.push(row.task),
+            Planned::Row(row) => unheld.push(verify_fails(&row)),
+            Planned::Commit(target, id) if !noted.contains(&id) => unheld.push(format!(
+                "{target}: its task commit {id} has no note in {NOTES_REF} (an earlier tool's commit, or notes not fetched), so verify fails it as `missing`, and a baseline never holds a task a task commit claims; fetch its evidence (`speccoder attest fetch`) or attest the task again"
+            )),
+            Planned::Commit(..) => {}
         }
     }
-    // A principal the policy could not read (a control character, an empty one) is left out.
-    let mut named: Vec<String> =
-        principals.iter().filter(|p| Principal::try_from((*p).clone()).is_ok()).cloned().collect();
-    if named.is_empty() {
-        named.push(ANY.to_owned());
-    }
+    let (named, left_out) = nameable(principals);
     let baseline = (!hand_ticks.is_empty()).then(|| at.to_string());
-    let policy = text(baseline.as_deref(), hand_ticks.len(), &unheld, &named, principals.is_empty());
-    Ok(InitReport { policy, baseline, hand_ticks, unheld, principals: named })
+    let facts = Facts { hand_ticks: hand_ticks.len(), unheld: &unheld, left_out: &left_out };
+    let policy = text(baseline.as_deref(), &facts, &named, principals.is_empty());
+    Ok(InitReport { policy, baseline, hand_ticks, unheld, principals: named, left_out })
+}
+
+/// The principals of `principals` a policy can name (`["*"]` when none can), and why each other
+/// one is left out: a policy's principal is a text of 1 to 256 bytes without control characters.
+fn nameable(principals: &[String]) -> (Vec<String>, Vec<String>) {
+    let (mut named, mut refused) = (Vec::new(), Vec::new());
+    for p in principals {
+        match Principal::try_from(p.clone()) {
+            Ok(_) => named.push(p.clone()),
+            Err(e) => refused.push((p.len(), e)),
+        }
+    }
+    let then = if named.is_empty() {
+        named.push(ANY.to_owned());
+        "`signers` is \"*\" instead: anyone the trust accepts"
+    } else {
+        "the rule fails that signer's ticks (`policy_signer`) until the trust file names the signer by such a text"
+    };
+    let left_out = refused
+        .into_iter()
+        .map(|(bytes, e)| {
+            format!("a trusted principal of {bytes} bytes is left out of `signers`, which cannot hold it ({e}); {then}")
+        })
+        .collect();
+    (named, left_out)
+}
+
+/// Why verify fails `row`, a box no task commit backs that is no hand tick: its place, the code
+/// and verify's own words.
+fn verify_fails(row: &TickReport) -> String {
+    let reason = row.reason.as_deref().unwrap_or("unverifiable");
+    let said = row.findings.first().map_or("", |f| f.message.as_str());
+    format!("{}: verify fails it as `{reason}`: {said}", row.task)
+}
+
+/// What the policy's comments tell of the repository and the trust.
+struct Facts<'f> {
+    /// How many hand ticks the baseline holds.
+    hand_ticks: usize,
+    /// The checked boxes it will not hold, each with why.
+    unheld: &'f [String],
+    /// The trusted principals `signers` leaves out, each with why.
+    left_out: &'f [String],
 }
 
 /// The policy's text.
-fn text(
-    baseline: Option<&str>,
-    hand_ticks: usize,
-    unheld: &[String],
-    principals: &[String],
-    no_trust: bool,
-) -> String {
+fn text(baseline: Option<&str>, facts: &Facts<'_>, principals: &[String], no_trust: bool) -> String {
+    let Facts { hand_ticks, unheld, left_out } = *facts;
     let quoted: Vec<String> = principals.iter().map(|p| toml_quoted(p)).collect();
     let mut out = String::from(
         "# The speccoder verifier policy (docs/policy.md), from `speccoder attest policy init`.\n\
@@ -125,6 +157,12 @@ fn text(
         for why in unheld {
             // One comment line each, whatever the repository's text holds: its line breaks, line
             // separators and hidden characters escaped.
+            let _ = writeln!(out, "# - {}", one_line(why));
+        }
+    }
+    if !left_out.is_empty() {
+        out.push_str("\n# Trusted principals `signers` leaves out:\n");
+        for why in left_out {
             let _ = writeln!(out, "# - {}", one_line(why));
         }
     }

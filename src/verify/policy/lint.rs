@@ -1,7 +1,8 @@
 //! `attest policy check`: what a verifier policy's rules match today, for the person who writes
 //! it. Each rule's units at HEAD (the first matching rule judges a unit), the principals it names
 //! that no trust file given names, whether an earlier rule shadows it; the units no rule matches;
-//! and what the baseline holds.
+//! the task lists that cannot be read; and what the baseline holds. Units and ticks are told as
+//! `attest verify --branch --all` tells them.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -9,7 +10,6 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::check::signatures::SignerInfo;
-use crate::check::trailers::newest_task_commits;
 use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::git::{Head, Repo};
 use crate::model::shown::{in_line, one_line};
@@ -17,7 +17,11 @@ use crate::model::verifier_policy::{ANY, LoadedPolicy, Rule};
 use crate::spec;
 use crate::verify::VerifyError;
 use crate::verify::box_setters::BoxSetters;
+use crate::verify::policy::TICKED_WITHOUT_EVIDENCE;
 use crate::verify::policy::baseline::BaselineView;
+use crate::verify::report::TickReport;
+use crate::verify::run::{self, Planned};
+use crate::verify::unread::TASKS_UNREADABLE;
 
 /// One rule, as it stands today.
 #[derive(Debug, Clone, Serialize)]
@@ -64,6 +68,10 @@ pub struct CheckReport {
     /// Units of HEAD that no rule matches: their ticks fail with `policy_no_rule`.
     #[serde(serialize_with = "in_line")]
     pub unmatched_units: Vec<String>,
+    /// The task lists of HEAD that cannot be read, each in verify's words: their ticks fail
+    /// (`tasks_unreadable`), and none of them is counted here.
+    #[serde(serialize_with = "in_line")]
+    pub unreadable: Vec<String>,
     /// The baseline, when the policy has one.
     pub baseline: Option<BaselineCheck>,
     /// Whether trust files were given (without, every principal but `*` is unknown).
@@ -73,8 +81,10 @@ pub struct CheckReport {
 /// Checks `policy` against the units of HEAD and `known` (the trust files' principals, as
 /// [`known_signers`] gives them).
 ///
+/// A task list that cannot be read is named ([`CheckReport::unreadable`]) and the rest shown.
+///
 /// # Errors
-/// An unborn branch, a repository or spec that cannot be read.
+/// An unborn branch, a repository that cannot be read.
 pub fn check(
     repo: &Repo,
     policy: &LoadedPolicy,
@@ -86,7 +96,12 @@ pub fn check(
         Head::Unborn(name) => return Err(VerifyError::Unborn(name)),
     };
     let tree = repo.tree(repo.commit_tree(head)?);
-    let units: Vec<String> = spec::list_units(&tree)?.into_iter().map(|u| u.name).collect();
+    // The units verify checks, and each ticked box as its branch check plans it.
+    let units: Vec<String> = spec::scan_units(&tree)?.units.into_iter().map(|u| u.name).collect();
+    let planned = run::planned_ticks(repo, head)?;
+    let unreadable = rows_with(&planned, TASKS_UNREADABLE)
+        .map(|row| row.findings.first().map_or_else(|| row.task.clone(), |f| f.message.clone()))
+        .collect();
     let rules: Vec<&Rule> = policy.policy.rules().collect();
     let mut checks = Vec::new();
     for (i, rule) in rules.iter().enumerate() {
@@ -109,20 +124,13 @@ pub fn check(
     let unmatched_units = units.iter().filter(|u| policy.policy.rule_for(u).is_none()).cloned().collect();
     let baseline = match &policy.policy.baseline {
         Some(b) => {
-            let (view, warning) = BaselineView::new(repo, b, head);
+            let (view, warning) = BaselineView::new(repo, b, head, None);
             let history = repo.walk(head, &[])?;
-            let evidenced = newest_task_commits(repo, &history)?;
             let wanted = units.iter().cloned().collect();
             let setters = BoxSetters::find(repo, None, &history, &wanted, &HashSet::new())?;
-            let mut holds = Vec::new();
-            for unit in &units {
-                for id in spec::ticked_ids(&tree, unit)? {
-                    let target = format!("{unit}/{id}");
-                    if !evidenced.contains_key(&target) && view.holds(&target, &setters) {
-                        holds.push(target);
-                    }
-                }
-            }
+            let hand = rows_with(&planned, TICKED_WITHOUT_EVIDENCE);
+            let holds =
+                hand.filter(|row| view.holds(&row.task, &setters)).map(|row| row.task.clone()).collect();
             Some(BaselineCheck { commit: b.commit.0.clone(), in_history: warning.is_none(), holds })
         }
         None => None,
@@ -132,8 +140,17 @@ pub fn check(
         sha256: policy.sha256.clone(),
         rules: checks,
         unmatched_units,
+        unreadable,
         baseline,
         trust_given,
+    })
+}
+
+/// The rows of `planned` whose reason is `code`.
+fn rows_with<'p>(planned: &'p [Planned], code: &'p str) -> impl Iterator<Item = &'p TickReport> {
+    planned.iter().filter_map(move |p| match p {
+        Planned::Row(row) if row.reason.as_deref() == Some(code) => Some(&**row),
+        Planned::Row(_) | Planned::Commit(..) => None,
     })
 }
 
@@ -219,6 +236,9 @@ impl std::fmt::Display for CheckReport {
             let _ = write!(line, "  warning: no rule matches {}", listed(&self.unmatched_units));
             writeln!(f, "{line}: their ticks fail (policy_no_rule)")?;
         }
+        for why in &self.unreadable {
+            writeln!(f, "  warning: {}", one_line(why))?;
+        }
         if let Some(b) = &self.baseline {
             if b.in_history {
                 writeln!(f, "  baseline {}: holds {} hand ticks today", b.commit, b.holds.len())?;
@@ -285,11 +305,12 @@ mod tests {
                 unknown_principals: vec![forged("eve")],
             }],
             unmatched_units: vec![forged("lost")],
+            unreadable: vec![forged("unread")],
             baseline: None,
             trust_given: true,
         };
         let text = report.to_string();
         assert!(!text.lines().any(|l| l.starts_with("  rule all")), "{text}");
-        assert_eq!(text.matches("\\n  rule all").count(), 7, "{text}");
+        assert_eq!(text.matches("\\n  rule all").count(), 8, "{text}");
     }
 }

@@ -43,19 +43,21 @@ pub struct Judge<'a> {
 }
 
 impl<'a> Judge<'a> {
-    /// A judge by `policy` of the rows of a run whose head (the commit under review) is `head`,
-    /// under `--require-verified` or not, and the warnings of the run (a baseline outside the
-    /// head's history).
+    /// A judge by `policy` of the rows of a run whose head (the commit under review) is `head`
+    /// and whose history under review starts after `base` (none: all of it), under
+    /// `--require-verified` or not, and the warnings of the run (a baseline outside the head's
+    /// history, or inside the history under review).
     #[must_use]
     pub fn new(
         repo: &'a Repo,
         policy: &'a LoadedPolicy,
         head: ObjectId,
+        base: Option<ObjectId>,
         require_verified: bool,
     ) -> (Self, Vec<String>) {
         let mut warnings = Vec::new();
         let baseline = policy.policy.baseline.as_ref().map(|b| {
-            let (view, warning) = BaselineView::new(repo, b, head);
+            let (view, warning) = BaselineView::new(repo, b, head, base);
             warnings.extend(warning);
             view
         });
