@@ -87,7 +87,10 @@ pub enum Command {
     /// first), the index or a reference (`packed-refs.lock` too) locked by another command for more
     /// than 5 s (the lock file is named), an index that cannot be read (a damaged one: the message says how to rebuild it from HEAD), task already ticked, a unit in the work tree but not
     /// committed or staged (untracked, or added with `git add -N` only: the message names its
-    /// `tasks.md` and says `git add <unit dir>`), a task of an archived OpenSpec change, bug closed
+    /// `tasks.md` and says `git add <unit dir>`), an index that lacks what HEAD holds (empty or
+    /// missing, as a `GIT_INDEX_FILE` naming a new one leaves it: `git reset` fills it from HEAD; a
+    /// unit HEAD holds removed from it: `git reset -- <unit dir>`), where a task commit made from
+    /// it would delete what it lacks, a task of an archived OpenSpec change, bug closed
     /// already and unchanged, a staged task list that would untick a task HEAD ticks (the index
     /// lags behind HEAD, as a writer stopped after moving the branch leaves it: tick the box again
     /// in the file and stage it, which keeps your changes there; `git checkout HEAD -- <tasks.md>`

@@ -62,11 +62,13 @@ fn reads_the_project(command: &cli::Command) -> bool {
 fn refuse_a_project_below_the_top() -> Option<ExitCode> {
     use speccoder_attest::model::shown::shown;
     let cwd = std::env::current_dir().ok()?;
-    let nested = speccoder_attest::spec::project_below_top(&cwd)?;
+    let top = speccoder_attest::git::work_tree_of(&cwd)?;
+    let nested = speccoder_attest::spec::project_below_top(&cwd, &top)?;
     let dir = shown(&nested.dir.to_string_lossy(), 200);
     let message = format!(
-        "this directory is inside {dir}/, which holds {} of its own: speccoder reads only the project at \
-         the top of the work tree, not one below it; run the command from the top for the top's project",
+        "this directory is inside {dir}/, the root of a project of its own (it holds {}/): speccoder reads \
+         only the project at the top of the work tree, not one below it; run the command from the top for \
+         the top's project",
         nested.mark
     );
     let code = speccoder_attest::exit::GIT_PRECONDITION;

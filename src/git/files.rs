@@ -224,6 +224,22 @@ fn git_dir_of(dir: &Path) -> Option<PathBuf> {
     Some(found.into_repository_and_work_tree_directories().0)
 }
 
+/// The work tree of the repository a command opens from `dir`: `GIT_WORK_TREE` when it is set,
+/// else the one found searching upwards as [`Repo::discover_to_read`](super::Repo::discover_to_read)
+/// searches; `None` with `GIT_DIR` alone, for a bare repository, or when none is found. Nothing
+/// is read that [`check_before_open`] refuses (a FIFO as `.git/HEAD` would block the search):
+/// `None` then, and the command's own opening says why.
+pub fn work_tree_of(dir: &Path) -> Option<PathBuf> {
+    if let Some(work_tree) = std::env::var_os("GIT_WORK_TREE").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(work_tree));
+    }
+    if std::env::var_os("GIT_DIR").is_some_and(|v| !v.is_empty()) || check_before_open(dir).is_err() {
+        return None;
+    }
+    let (found, _) = gix::discover::upwards_opts(dir, discovery_from_environment()).ok()?;
+    found.into_repository_and_work_tree_directories().1
+}
+
 /// [`discovery`] with the environment's `GIT_CEILING_DIRECTORIES` and
 /// `GIT_DISCOVERY_ACROSS_FILESYSTEM`, as gix adds them when it opens the repository.
 fn discovery_from_environment() -> gix::discover::upwards::Options<'static> {

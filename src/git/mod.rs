@@ -47,6 +47,7 @@ pub use commit::{Commit, Signature};
 pub use config::{SparseCheckout, strip_credentials};
 pub use error::{Conversion, GitError};
 pub use fetch_lock::FetchLock;
+pub use files::work_tree_of;
 pub use git_file::GitFile;
 pub use gix::ObjectId;
 pub use index::{FileToStage, LockedIndex, Staged};

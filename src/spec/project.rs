@@ -1,98 +1,85 @@
 //! Where a project is: speccoder reads one project, at the top of the work tree. A directory
-//! below the top that looks like a project of its own (its own `speccoder.toml`, `specs/` or
-//! `openspec/`) is one the published speccoder reads when run there, and this crate does not: a
-//! command run inside one is refused ([`project_below_top`]) rather than run against the top's
-//! project, where it would find nothing to check, or another project's tasks.
+//! below the top that is the root of a project of its own, as Spec Kit and OpenSpec make one (a
+//! `.specify/` or an `openspec/` directory in it), is the project the published speccoder reads
+//! when run there, and this crate does not: a command run inside one is refused
+//! ([`project_below_top`]) rather than run against the top's project, where it would find another
+//! project's tasks, or nothing to check.
 
 use std::path::{Path, PathBuf};
 
-use crate::model::policy::CONFIG_FILE;
-
-use super::unit::SPECKIT_SPECS_DIR;
-
-/// What marks a directory as a project: its configuration file, or a directory of units.
-const PROJECT_MARKS: [&str; 3] = [CONFIG_FILE, SPECKIT_SPECS_DIR, "openspec"];
+/// What makes a directory a project's root: Spec Kit's `.specify/` or OpenSpec's `openspec/`.
+const PROJECT_ROOTS: [&str; 2] = [".specify", "openspec"];
 
 /// A project below the work tree's top that a command was run inside.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectBelowTop {
     /// The project's directory, relative to the work tree's top.
     pub dir: PathBuf,
-    /// What marks it as a project there (`speccoder.toml`, `specs` or `openspec`).
+    /// What makes it a project's root there (`.specify` or `openspec`).
     pub mark: &'static str,
 }
 
-/// The nearest directory from `start` up to, but not including, the work tree's top (the first
-/// directory upwards holding `.git`) that holds a project's mark; `None` when there is none, or
-/// when no `.git` is found above (the repository is then found, or refused, as git finds it).
-/// Only names are looked at, never followed or opened: `specs` and `openspec` count when they
-/// are directories, `speccoder.toml` as any entry.
+/// The nearest directory from `start` up to, but not including, the work tree's top `top` that
+/// is a project's root: it holds a `.specify` or an `openspec` directory. `None` when there is
+/// none, or `start` is not inside `top`. Both paths are taken as the file system resolves them;
+/// names are only looked at, never followed or opened.
 #[must_use]
-pub fn project_below_top(start: &Path) -> Option<ProjectBelowTop> {
-    let mut nearest: Option<(&Path, &'static str)> = None;
-    for dir in start.ancestors() {
-        if dir.join(".git").symlink_metadata().is_ok() {
-            let (project, mark) = nearest?;
-            let relative = project.strip_prefix(dir).ok()?.to_path_buf();
-            return Some(ProjectBelowTop { dir: relative, mark });
-        }
-        if nearest.is_none() {
-            nearest = PROJECT_MARKS.iter().find(|mark| is_mark(dir, mark)).map(|mark| (dir, *mark));
-        }
-    }
-    None
-}
-
-/// Whether `dir` holds `mark`: a directory for `specs` and `openspec`, any entry for the file.
-fn is_mark(dir: &Path, mark: &str) -> bool {
-    dir.join(mark).symlink_metadata().is_ok_and(|m| mark == CONFIG_FILE || m.is_dir())
+pub fn project_below_top(start: &Path, top: &Path) -> Option<ProjectBelowTop> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    let (start, top) = (real(start), real(top));
+    let below = start.strip_prefix(&top).ok()?;
+    let dirs = below.ancestors().filter(|d| !d.as_os_str().is_empty());
+    dirs.into_iter().find_map(|dir| {
+        let mark = PROJECT_ROOTS
+            .iter()
+            .find(|mark| top.join(dir).join(mark).symlink_metadata().is_ok_and(|m| m.is_dir()))?;
+        Some(ProjectBelowTop { dir: dir.to_path_buf(), mark })
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn repo() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-        dir
+    fn dirs(top: &Path, paths: &[&str]) {
+        for path in paths {
+            std::fs::create_dir_all(top.join(path)).unwrap();
+        }
     }
 
     #[test]
-    fn a_directory_below_the_top_with_its_own_configuration_is_a_project_of_its_own() {
-        let top = repo();
-        std::fs::create_dir_all(top.path().join("app/src")).unwrap();
+    fn a_directory_below_the_top_with_its_own_spec_kit_or_openspec_root_is_a_project_of_its_own() {
+        let top = tempfile::tempdir().unwrap();
+        dirs(top.path(), &["app/.specify", "app/src", "web/openspec/changes/x"]);
+        let found = project_below_top(&top.path().join("app/src"), top.path()).unwrap();
+        assert_eq!(found, ProjectBelowTop { dir: "app".into(), mark: ".specify" });
+        let found = project_below_top(&top.path().join("web/openspec/changes/x"), top.path()).unwrap();
+        assert_eq!(found, ProjectBelowTop { dir: "web".into(), mark: "openspec" });
+    }
+
+    #[test]
+    fn the_top_project_s_own_directories_are_no_project_below_it() {
+        let top = tempfile::tempdir().unwrap();
+        dirs(
+            top.path(),
+            &[".specify", "specs/001-x", "openspec/specs/tags", "openspec/changes/add-x/specs/tags"],
+        );
+        for start in
+            ["", "specs", "specs/001-x", "openspec", "openspec/changes/add-x", "openspec/changes/add-x/specs"]
+        {
+            assert_eq!(project_below_top(&top.path().join(start), top.path()), None, "{start}");
+        }
+    }
+
+    #[test]
+    fn specs_or_a_configuration_alone_or_a_start_outside_the_top_is_no_project() {
+        let top = tempfile::tempdir().unwrap();
+        dirs(top.path(), &["app/specs/001-x"]);
         std::fs::write(top.path().join("app/speccoder.toml"), "").unwrap();
-        let found = project_below_top(&top.path().join("app/src")).unwrap();
-        assert_eq!(found, ProjectBelowTop { dir: "app".into(), mark: "speccoder.toml" });
-    }
-
-    #[test]
-    fn a_directory_below_the_top_with_its_own_specs_is_a_project_of_its_own() {
-        let top = repo();
-        std::fs::create_dir_all(top.path().join("app/specs/001-x")).unwrap();
-        let found = project_below_top(&top.path().join("app")).unwrap();
-        assert_eq!(found, ProjectBelowTop { dir: "app".into(), mark: "specs" });
-    }
-
-    #[test]
-    fn the_top_and_the_top_project_s_own_directories_are_no_project_below_it() {
-        let top = repo();
-        std::fs::create_dir_all(top.path().join("specs/001-x")).unwrap();
-        std::fs::write(top.path().join("speccoder.toml"), "").unwrap();
-        assert_eq!(project_below_top(top.path()), None);
-        assert_eq!(project_below_top(&top.path().join("specs")), None);
-        assert_eq!(project_below_top(&top.path().join("specs/001-x")), None);
-    }
-
-    #[test]
-    fn a_file_named_specs_or_a_directory_outside_any_repository_is_no_project() {
-        let top = repo();
-        std::fs::create_dir_all(top.path().join("docs")).unwrap();
-        std::fs::write(top.path().join("docs/specs"), "").unwrap();
-        assert_eq!(project_below_top(&top.path().join("docs")), None);
+        std::fs::write(top.path().join("app/openspec"), "").unwrap();
+        assert_eq!(project_below_top(&top.path().join("app"), top.path()), None);
         let outside = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(outside.path().join("a/specs")).unwrap();
-        assert_eq!(project_below_top(&outside.path().join("a")), None);
+        dirs(outside.path(), &["a/.specify"]);
+        assert_eq!(project_below_top(&outside.path().join("a"), top.path()), None);
     }
 }

@@ -425,12 +425,12 @@ fn the_repository_s_configuration_packed_refs_or_index_as_a_fifo_is_exit_14_nami
 
 #[test]
 fn a_command_run_inside_a_project_below_the_top_is_refused_never_passed_as_nothing_to_check() {
-    // The published speccoder, run in `app/`, reads the project there; this one reads the top's,
-    // where it would find nothing ticked and pass with --allow-empty.
+    // The published speccoder, run in `app/` (a Spec Kit root: `.specify/`), reads the project
+    // there; this one reads the top's, where it would find nothing ticked and pass with
+    // --allow-empty.
     let p = Project::speckit();
     let app = p.root.join("app");
     common::copy_dir(&common::crate_root().join("fixtures/speckit"), &app);
-    std::fs::write(app.join("speccoder.toml"), "[tests]\n").unwrap();
     let tasks = app.join(format!("specs/{SPECKIT_UNIT}/tasks.md"));
     let text = std::fs::read_to_string(&tasks).unwrap().replacen("- [ ] T002", "- [x] T002", 1);
     std::fs::write(&tasks, text).unwrap();
@@ -438,15 +438,21 @@ fn a_command_run_inside_a_project_below_the_top_is_refused_never_passed_as_nothi
     p.git(&["commit", "-q", "-m", "a project below the top, T002 ticked by hand"]);
     let before = p.snapshot();
     let args = ["attest", "verify", "--branch", "--all", "--allow-empty", "--json"];
+    let says = "inside app/, the root of a project of its own (it holds .specify/)";
     for dir in [app.clone(), app.join(format!("specs/{SPECKIT_UNIT}"))] {
         let out = p.speccoder_in(&dir, &args);
         assert_eq!(out.code(), Some(14), "{out}");
-        assert!(out.stderr.contains("inside app/, which holds speccoder.toml of its own"), "{out}");
+        assert!(out.stderr.contains(says), "{out}");
         let json: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON object");
         assert_eq!(json["exit_code"], 14, "{out}");
         let out = p.speccoder_in(&dir, &["accept", &target("T001"), "--reason", "r", "--signer", "none"]);
         assert_eq!(out.code(), Some(14), "{out}");
     }
+    // The work tree's top is the one git uses, also when the git directory is elsewhere.
+    let git_dir = p.root.join(".git");
+    let env = [("GIT_DIR", git_dir.as_path()), ("GIT_WORK_TREE", p.root.as_path())];
+    let out = speccoder_env(&p, &app, &env, &args);
+    assert_eq!(out.code(), Some(14), "{out}");
     assert_eq!(p.snapshot(), before);
     // From the top, and from the top project's own directories, the top's project is read.
     let out = p.speccoder(&["attest", "verify", "--branch", "--all", "--allow-empty"]);
@@ -454,4 +460,20 @@ fn a_command_run_inside_a_project_below_the_top_is_refused_never_passed_as_nothi
     let out =
         p.speccoder_in(&p.root.join("specs"), &["attest", "verify", "--branch", "--all", "--allow-empty"]);
     assert_eq!(out.code(), Some(0), "{out}");
+}
+
+#[test]
+fn an_openspec_project_s_own_directories_and_a_specs_directory_below_the_top_are_read_as_the_top_s() {
+    // A change holds `specs/` of its own, and OpenSpec keeps `openspec/specs/`: both are the top
+    // project's. A `specs/` or a `speccoder.toml` alone makes no project root (the published
+    // speccoder reads the top's project there too).
+    let p = Project::openspec();
+    std::fs::create_dir_all(p.root.join("openspec/specs/tags")).unwrap();
+    std::fs::create_dir_all(p.root.join("docs/specs/notes")).unwrap();
+    std::fs::write(p.root.join("docs/speccoder.toml"), "").unwrap();
+    let change = p.root.join("openspec/changes").read_dir().unwrap().next().unwrap().unwrap().path();
+    for dir in [p.root.join("openspec"), change.clone(), change.join("specs"), p.root.join("docs")] {
+        let out = p.speccoder_in(&dir, &["attest", "verify", "--branch", "--all", "--allow-empty"]);
+        assert_eq!(out.code(), Some(0), "{}: {out}", dir.display());
+    }
 }
