@@ -99,7 +99,7 @@ pub enum GitError {
     /// The operating system refused a write to the repository: a directory or file another user
     /// owns, or a read-only file system.
     #[error(
-        "could not {action}: permission denied at {} ({cause}): this user may not write there; make it writable for this user (see `ls -ld {}`), or run the command as the user who owns the repository",
+        "could not {action}: permission denied at {} ({cause}): this user may not read or write there as the command needs; make it readable and writable for this user (see `ls -ld {}`), or run the command as the user who owns the repository",
         .path.display(), .path.display()
     )]
     Permission {
