@@ -1,11 +1,11 @@
 //! The one error type of the repository adapter: each message says what was wrong and what to do.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 
 use crate::exit::{Class, ExitClass};
-use crate::model::shown::one_line;
+use crate::model::shown::{one_line, with_causes};
 
 /// Everything that can go wrong while reading or writing the repository.
 #[derive(Debug, thiserror::Error)]
@@ -96,18 +96,18 @@ pub enum GitError {
         value: String,
     },
 
-    /// A reference could not be written for lack of permission (a directory or file of the
-    /// repository another user owns).
+    /// The operating system refused a write to the repository: a directory or file another user
+    /// owns, or a read-only file system.
     #[error(
-        "could not write reference {name}: permission denied at {} ({cause}): this user may not write there; make it writable for this user (see `ls -ld {}`), or run the command as the user who owns the repository",
+        "could not {action}: permission denied at {} ({cause}): this user may not read or write there as the command needs; make it readable and writable for this user (see `ls -ld {}`), or run the command as the user who owns the repository",
         .path.display(), .path.display()
     )]
-    RefPermission {
-        /// The reference.
-        name: String,
-        /// The file or directory that could not be written.
+    Permission {
+        /// What was attempted (`write reference refs/heads/main`, `write a blob`).
+        action: String,
+        /// The nearest directory there is to where the write was refused, as an absolute path.
         path: PathBuf,
-        /// What the operating system reported.
+        /// What the operating system reported, with every step of gix's that led to it.
         cause: String,
     },
 
@@ -556,8 +556,8 @@ pub enum GitError {
         key: String,
     },
 
-    /// A gix operation failed for a reason not covered above.
-    #[error("could not {action}: {source}")]
+    /// A gix operation failed for a reason not covered above: gix's error and each of its causes.
+    #[error("could not {action}: {}", with_causes(.source))]
     Gix {
         /// What was attempted.
         action: String,
@@ -587,7 +587,7 @@ impl ExitClass for GitError {
             | GitError::RefStorage { .. }
             | GitError::GitDirWithoutWorkTree { .. }
             | GitError::SharedRepository { .. }
-            | GitError::RefPermission { .. }
+            | GitError::Permission { .. }
             | GitError::NoWorkTree { .. }
             | GitError::UnbornHead { .. }
             | GitError::ObjectMissing { .. }
@@ -645,8 +645,48 @@ pub(crate) trait GixResultExt<T> {
 
 impl<T, E: Into<gix::Error>> GixResultExt<T> for Result<T, E> {
     fn during(self, action: impl FnOnce() -> String) -> Result<T, GitError> {
-        self.map_err(|source| GitError::Gix { action: action(), source: source.into() })
+        self.map_err(|source| GitError::gix(action(), source.into(), None))
     }
+}
+
+impl GitError {
+    /// What the failure `source` of gix while doing `action` means: [`GitError::Permission`] when
+    /// the operating system refused a write ([`write_refused`]), at the directory of the path gix
+    /// names (else of `at`, the file the caller was writing), else [`GitError::Gix`].
+    pub(crate) fn gix(action: String, source: gix::Error, at: Option<&Path>) -> GitError {
+        let refused = write_refused(&source).then(|| named_path(&source).or(at.map(Path::to_owned)));
+        match refused.flatten() {
+            Some(path) => {
+                GitError::Permission { action, path: nearest_dir(&path), cause: with_causes(&source) }
+            }
+            None => GitError::Gix { action, source },
+        }
+    }
+}
+
+/// Whether the operating system refused `source` a write: permission denied, or a read-only
+/// file system (which gix does not classify).
+pub(crate) fn write_refused(source: &gix::Error) -> bool {
+    let read_only = |e: &std::io::Error| e.kind() == std::io::ErrorKind::ReadOnlyFilesystem;
+    source.is_permission_denied()
+        || source.iter_errors().filter_map(|e| e.downcast_ref::<std::io::Error>()).any(read_only)
+}
+
+/// The innermost path gix records in `source` (its `path` value: an object directory, a reflog).
+fn named_path(source: &gix::Error) -> Option<PathBuf> {
+    let path = |values: &gix::error::Metadata| match values.get("path") {
+        Some(gix::error::MetadataValue::Path(path)) => Some(path.clone()),
+        _ => None,
+    };
+    source.metadata().filter_map(path).last()
+}
+
+/// The nearest directory there is at or above `path` (a lock file that could not be made is not
+/// there; a directory on its way may not be either), as an absolute path, so that a message
+/// naming it holds wherever it is read.
+fn nearest_dir(path: &Path) -> PathBuf {
+    let dir = path.ancestors().find(|dir| dir.is_dir()).unwrap_or(path);
+    std::path::absolute(dir).unwrap_or(dir.to_owned())
 }
 
 impl GitError {
@@ -709,6 +749,32 @@ mod tests {
     fn git_errors_can_cross_threads() {
         fn send_sync<T: Send + Sync + 'static>() {}
         send_sync::<crate::git::GitError>();
+    }
+
+    #[test]
+    fn a_read_only_file_system_is_a_refused_write_named_at_the_directory_gix_names() {
+        use gix::error::{ErrorExt, Message};
+        let dir = tempfile::tempdir().unwrap();
+        let os = std::io::Error::from(std::io::ErrorKind::ReadOnlyFilesystem);
+        let source =
+            os.and_raise(Message::new("Could not create temporary object file").with("path", dir.path()));
+        let e = crate::git::GitError::gix("write a blob".into(), source, None);
+        let crate::git::GitError::Permission { path, cause, .. } = &e else { panic!("{e:?}") };
+        assert_eq!(path, dir.path());
+        assert!(
+            cause.contains(&std::io::Error::from(std::io::ErrorKind::ReadOnlyFilesystem).to_string()),
+            "{e}"
+        );
+        assert_eq!(crate::exit::ExitClass::class(&e), crate::exit::Class::GitPrecondition);
+    }
+
+    #[test]
+    fn a_failure_of_gix_shows_the_cause_below_its_outermost_step() {
+        use gix::error::{ErrorExt, message};
+        let source = std::io::Error::other("the disk is on fire").and_raise(message("Could not write"));
+        let e = crate::git::GitError::gix("write a blob".into(), source, None);
+        assert!(matches!(e, crate::git::GitError::Gix { .. }), "{e:?}");
+        assert_eq!(e.to_string(), "could not write a blob: Could not write: the disk is on fire");
     }
 
     #[test]

@@ -46,7 +46,8 @@ impl Repo {
             Ok(Some(marker)) => Ok(FetchLock { _held: marker }),
             Ok(None) => Err(GitError::FetchLocked { lock: lock() }),
             Err(source) => {
-                Err(GitError::Gix { action: format!("take the lock {}", lock().display()), source })
+                let lock = lock();
+                Err(GitError::gix(format!("take the lock {}", lock.display()), source, Some(&lock)))
             }
         }
     }

@@ -110,7 +110,8 @@ impl Repo {
                 others: self.writer_ref_locks(),
             }),
             Err(source) => {
-                Err(GitError::Gix { action: format!("lock the index {}", index_path.display()), source })
+                let action = format!("lock the index {}", index_path.display());
+                Err(GitError::gix(action, source, Some(index_path)))
             }
         }
     }

@@ -1,7 +1,5 @@
 //! References: reading them and moving them only by compare-and-swap.
 
-use std::path::Path;
-
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
@@ -9,7 +7,7 @@ use gix::refs::{FullName, Target};
 
 use std::path::PathBuf;
 
-use super::error::{GitError, GixResultExt};
+use super::error::{GitError, GixResultExt, write_refused};
 use super::lock_wait::{Backoff, StuckLock};
 use super::repo::Repo;
 
@@ -278,8 +276,9 @@ impl Repo {
     }
 
     /// What the failure `source` of an edit of `name`, expected at `expected`, means: the
-    /// reference moved ([`GitError::RefMoved`]), its lock is held ([`GitError::RefLocked`]), or
-    /// something else went wrong.
+    /// reference moved ([`GitError::RefMoved`]), its lock is held ([`GitError::RefLocked`]), a
+    /// reference (the one gix names, else `name`) may not be written ([`GitError::Permission`]),
+    /// or something else went wrong.
     pub(crate) fn ref_edit_error(
         &self,
         source: gix::Error,
@@ -299,20 +298,27 @@ impl Repo {
                 name: name.to_owned(),
                 lock: self.ref_lock_path(name),
             })
-        } else if source.is_permission_denied() {
-            // The lock file could not be created beside the reference (or a directory on its way,
-            // or the reflog, could not be written): name the nearest directory that is there.
-            let lock = self.ref_lock_path(name);
-            let path = lock.ancestors().skip(1).find(|dir| dir.is_dir()).map_or(lock.clone(), Path::to_owned);
-            GitError::RefPermission {
-                name: name.to_owned(),
-                path,
-                cause: crate::model::shown::with_causes(&source),
-            }
+        } else if write_refused(&source) {
+            // Named as gix names it: the reference whose lock file could not be made (a branch
+            // that `HEAD` leads to, not the notes reference edited with it), else `name`.
+            let failed = refused_ref(&source).unwrap_or_else(|| name.to_owned());
+            let lock = self.ref_lock_path(&failed);
+            GitError::gix(format!("write reference {failed}"), source, Some(&lock))
         } else {
             GitError::Gix { action: format!("update reference {name}"), source }
         }
     }
+}
+
+/// The reference whose write gix reports failed in `source`: the innermost it names, the one a
+/// symbolic reference led to (`referent`) before the one edited (`reference`).
+fn refused_ref(source: &gix::Error) -> Option<String> {
+    let name = |values: &gix::error::Metadata| match values.get("referent").or(values.get("reference")) {
+        Some(gix::error::MetadataValue::Bytes(name)) => Some(name.to_str_lossy().into_owned()),
+        Some(gix::error::MetadataValue::String(name)) => Some(name.clone()),
+        _ => None,
+    };
+    source.metadata().filter_map(name).last()
 }
 
 /// The edit that points `name` at `new` only if it points at `expected` (`None`: only if it does

@@ -264,34 +264,69 @@ fn a_repository_shared_with_a_group_is_refused_before_anything_is_written_and_st
 fn a_reference_this_user_may_not_write_is_exit_14_naming_the_directory_and_the_cause() {
     let p = Project::speckit();
     let refs = p.root.join(".git/refs");
-    let out = if is_root() {
-        // root may write anywhere: the command runs as another user, who owns everything but
-        // the refs directory.
-        let tmp = p.tmp().to_str().unwrap();
-        sh("chmod", &["755", tmp]);
-        sh("chown", &["-R", "65534:65534", p.root.to_str().unwrap(), p.home.to_str().unwrap()]);
-        sh("chown", &["0:0", refs.to_str().unwrap()]);
-        sh("chmod", &["755", refs.to_str().unwrap()]);
-        let mut cmd = Command::new("setpriv");
-        common::isolate(&mut cmd, &p.home);
-        cmd.current_dir(&p.root).args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
-        cmd.arg(common::speccoder_bin()).args([
-            "skip",
-            &target("T002"),
-            "--reason",
-            "later",
-            "--signer",
-            "none",
-        ]);
-        common::run(cmd)
-    } else {
-        sh("chmod", &["555", refs.to_str().unwrap()]);
-        p.speccoder(&["skip", &target("T002"), "--reason", "later", "--signer", "none"])
-    };
+    let out = where_this_user_may_not_write(
+        &p,
+        &refs,
+        &["skip", &target("T002"), "--reason", "later", "--signer", "none"],
+    );
     assert_eq!(out.code(), Some(14), "{out}");
     assert!(out.stderr.contains("could not write reference refs/notes/speccoder"), "{out}");
     assert!(out.stderr.contains(&format!("permission denied at {}", refs.display())), "{out}");
     assert!(out.stderr.contains("ermission denied (os error 13)"), "the cause\n{out}");
+}
+
+#[test]
+fn a_branch_directory_this_user_may_not_write_is_named_not_the_notes_directory_beside_it() {
+    let p = Project::speckit();
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
+    std::fs::create_dir_all(p.root.join(".git/refs/notes")).unwrap();
+    let heads = p.root.join(".git/refs/heads");
+    let attest = ["attest", &target("T005"), "--evidence", evidence.to_str().unwrap(), "--signer", "none"];
+    let out = where_this_user_may_not_write(&p, &heads, &attest);
+    assert_eq!(out.code(), Some(14), "{out}");
+    assert!(out.stderr.contains("could not write reference refs/heads/main"), "{out}");
+    assert!(out.stderr.contains(&format!("permission denied at {} (", heads.display())), "{out}");
+    assert!(out.stderr.contains(&format!("`ls -ld {}`", heads.display())), "{out}");
+    assert!(!out.stderr.contains(".git/refs/notes"), "the notes directory is writable\n{out}");
+}
+
+#[test]
+fn a_git_or_object_directory_this_user_may_not_write_is_exit_14_naming_it_and_the_cause() {
+    for dir in [".git", ".git/objects"] {
+        let p = Project::speckit();
+        let evidence =
+            common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
+        let denied = p.root.join(dir);
+        let attest =
+            ["attest", &target("T005"), "--evidence", evidence.to_str().unwrap(), "--signer", "none"];
+        let out = where_this_user_may_not_write(&p, &denied, &attest);
+        assert_eq!(out.code(), Some(14), "{dir}\n{out}");
+        assert!(out.stderr.contains(&format!("permission denied at {} (", denied.display())), "{dir}\n{out}");
+        assert!(out.stderr.contains("ermission denied (os error 13)"), "{dir}: the cause\n{out}");
+        assert!(out.stderr.contains(&format!("`ls -ld {}`", denied.display())), "{dir}: what to do\n{out}");
+    }
+}
+
+/// `speccoder args` in the project while `dir` is read-only to the user running it: as root
+/// (who may write anywhere), run as another user who owns the project; `dir` is writable again
+/// afterwards.
+fn where_this_user_may_not_write(p: &Project, dir: &Path, args: &[&str]) -> common::Run {
+    let dir = dir.to_str().unwrap();
+    let out = if is_root() {
+        sh("chmod", &["755", p.tmp().to_str().unwrap()]);
+        sh("chown", &["-R", "65534:65534", p.root.to_str().unwrap(), p.home.to_str().unwrap()]);
+        sh("chmod", &["555", dir]);
+        let mut cmd = Command::new("setpriv");
+        common::isolate(&mut cmd, &p.home);
+        cmd.current_dir(&p.root).args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+        cmd.arg(common::speccoder_bin()).args(args);
+        common::run(cmd)
+    } else {
+        sh("chmod", &["555", dir]);
+        p.speccoder(args)
+    };
+    sh("chmod", &["755", dir]);
+    out
 }
 
 /// A FIFO at `path`.
