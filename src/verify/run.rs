@@ -319,7 +319,10 @@ pub fn verify_branch_into(
         Some(base) => taken_back_since(repo, base, &units, &planned, &head_tree)?,
         None => Vec::new(),
     };
-    let (judge, judged) = judge(repo, trust, head, base);
+    // A verifier policy's baseline is placed against the base branch itself (its tip), not the
+    // one merge base gix picks: after a criss-cross merge, a commit of the base branch need not be
+    // an ancestor of that merge base; and a branch that shares no history with it has none.
+    let (judge, judged) = judge(repo, trust, head, base_tip(repo, opts, head)?.or(base));
     let mut report_head = ReportHead::new("branch", trust, planned.iter().map(|(rows, _)| rows.len()).sum());
     report_head.base = base.map(|b| b.to_string());
     report_head.head = Some(head.to_string());
@@ -996,6 +999,25 @@ fn head_commit(repo: &Repo) -> Result<ObjectId, VerifyError> {
 /// The merge base with the first of origin/HEAD, origin/main, origin/master, main, master that
 /// exists and is not the head itself; `None` (every unit) when there is none.
 fn default_base(repo: &Repo, head: ObjectId) -> Result<Option<ObjectId>, VerifyError> {
+    match default_branch(repo, head)? {
+        Some(id) => Ok(repo.merge_base(head, id)?),
+        None => Ok(None),
+    }
+}
+
+/// The commit of the base a branch check names (`--base REV`), else of the default branch
+/// ([`default_branch`]); `None` with `--all`.
+fn base_tip(repo: &Repo, opts: &BranchOptions, head: ObjectId) -> Result<Option<ObjectId>, VerifyError> {
+    match (&opts.base, opts.all) {
+        (_, true) => Ok(None),
+        (Some(rev), false) => Ok(Some(repo.rev_parse_peeled(rev)?)),
+        (None, false) => default_branch(repo, head),
+    }
+}
+
+/// The commit of the default branch the checked branch is compared with: the first of the
+/// remote's HEAD, its `main` or `master`, the local `main` or `master` that is not `head` itself.
+fn default_branch(repo: &Repo, head: ObjectId) -> Result<Option<ObjectId>, VerifyError> {
     for name in [
         "refs/remotes/origin/HEAD",
         "refs/remotes/origin/main",
@@ -1006,7 +1028,7 @@ fn default_base(repo: &Repo, head: ObjectId) -> Result<Option<ObjectId>, VerifyE
         if let Some(id) = repo.ref_target(name)?
             && id != head
         {
-            return Ok(repo.merge_base(head, id)?);
+            return Ok(Some(id));
         }
     }
     Ok(None)

@@ -777,6 +777,44 @@ fn a_baseline_inside_the_history_under_review_holds_none_of_its_hand_ticks_and_s
 }
 
 #[test]
+fn a_baseline_is_placed_against_the_base_branch_itself_after_a_criss_cross_merge_or_with_no_shared_history() {
+    // Criss-cross: main's own adoption commit B is no ancestor of the merge base gix picks (F1),
+    // yet it is the base branch's: it holds.
+    let s = Signed::new();
+    s.p.git(&["checkout", "-q", "-b", "feat"]);
+    s.p.write("a.txt", "a\n");
+    s.p.git(&["add", "a.txt"]);
+    s.p.git(&["commit", "-q", "-m", "F1"]);
+    s.p.git(&["checkout", "-q", "main"]);
+    edit_tasks(&s.p, "- [ ] T002 ", "- [x] T002 ", "adoption: T002 ticked by hand");
+    let b = s.p.rev("HEAD");
+    s.p.git(&["merge", "-q", "--no-edit", "feat", "-m", "main merges feat"]);
+    s.p.git(&["checkout", "-q", "feat"]);
+    s.p.git(&["merge", "-q", "--no-edit", &b, "-m", "feat merges B"]);
+    let policy = baseline_policy(&s, &b);
+    let mut args = s.verify_args(&policy);
+    args.retain(|a| *a != "--all");
+    args.extend(["--base", "main", "--json"]);
+    let out = s.p.speccoder(&args);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(row(&report, &task("T002"))["outcome"], "baseline", "{report:#}");
+    // A branch that shares no history with main, checked against its default base: its own
+    // commit named as the baseline holds nothing, as with `--base main`.
+    s.p.git(&["checkout", "-q", "--orphan", "x"]);
+    s.p.git(&["commit", "-q", "-m", "a root of its own"]);
+    edit_tasks(&s.p, "- [ ] T003 ", "- [x] T003 ", "T003 by hand, on the branch");
+    let policy = baseline_policy(&s, &s.p.rev("HEAD"));
+    let mut args = s.verify_args(&policy);
+    args.retain(|a| *a != "--all");
+    args.push("--json");
+    let out = s.p.speccoder(&args);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(out.code(), Some(26), "{report:#}");
+    assert_eq!(row(&report, &task("T003"))["reason"], "ticked_without_evidence", "{report:#}");
+    assert!(report["warnings"].to_string().contains("inside the history under review"), "{report:#}");
+}
+
+#[test]
 fn require_verified_fails_a_baseline_tick_as_it_fails_an_attested_one() {
     let s = Signed::new();
     edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");
