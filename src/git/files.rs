@@ -226,14 +226,19 @@ fn git_dir_of(dir: &Path) -> Option<PathBuf> {
 
 /// The work tree of the repository a command opens from `dir`: `GIT_WORK_TREE` when it is set,
 /// else the one found searching upwards as [`Repo::discover_to_read`](super::Repo::discover_to_read)
-/// searches; `None` with `GIT_DIR` alone, for a bare repository, or when none is found. Nothing
+/// searches, or with `GIT_DIR` the repository's own (`core.worktree`); `None` for a bare
+/// repository, or when none is found. Nothing
 /// is read that [`check_before_open`] refuses (a FIFO as `.git/HEAD` would block the search):
 /// `None` then, and the command's own opening says why.
 pub fn work_tree_of(dir: &Path) -> Option<PathBuf> {
     if let Some(work_tree) = std::env::var_os("GIT_WORK_TREE").filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(work_tree));
     }
-    if std::env::var_os("GIT_DIR").is_some_and(|v| !v.is_empty()) || check_before_open(dir).is_err() {
+    if std::env::var_os("GIT_DIR").is_some_and(|v| !v.is_empty()) {
+        // The work tree then comes from the repository's configuration (`core.worktree`).
+        return super::Repo::discover_to_read(dir).ok()?.workdir().map(Path::to_owned);
+    }
+    if check_before_open(dir).is_err() {
         return None;
     }
     let (found, _) = gix::discover::upwards_opts(dir, discovery_from_environment()).ok()?;

@@ -22,7 +22,8 @@ pub struct ProjectBelowTop {
 /// The nearest directory from `start` up to, but not including, the work tree's top `top` that
 /// is a project's root: it holds a `.specify` or an `openspec` directory. `None` when there is
 /// none, or `start` is not inside `top`. Both paths are taken as the file system resolves them;
-/// names are only looked at, never followed or opened.
+/// a mark is a directory as the published speccoder finds one (a link to a directory counts), and
+/// is only looked at, never opened.
 #[must_use]
 pub fn project_below_top(start: &Path, top: &Path) -> Option<ProjectBelowTop> {
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
@@ -32,7 +33,7 @@ pub fn project_below_top(start: &Path, top: &Path) -> Option<ProjectBelowTop> {
     dirs.into_iter().find_map(|dir| {
         let mark = PROJECT_ROOTS
             .iter()
-            .find(|mark| top.join(dir).join(mark).symlink_metadata().is_ok_and(|m| m.is_dir()))?;
+            .find(|mark| top.join(dir).join(mark).metadata().is_ok_and(|m| m.is_dir()))?;
         Some(ProjectBelowTop { dir: dir.to_path_buf(), mark })
     })
 }
@@ -50,7 +51,10 @@ mod tests {
     #[test]
     fn a_directory_below_the_top_with_its_own_spec_kit_or_openspec_root_is_a_project_of_its_own() {
         let top = tempfile::tempdir().unwrap();
-        dirs(top.path(), &["app/.specify", "app/src", "web/openspec/changes/x"]);
+        dirs(top.path(), &["app/.specify", "app/src", "web/openspec/changes/x", "lnk", "elsewhere"]);
+        std::os::unix::fs::symlink(top.path().join("elsewhere"), top.path().join("lnk/.specify")).unwrap();
+        let found = project_below_top(&top.path().join("lnk"), top.path()).unwrap();
+        assert_eq!(found, ProjectBelowTop { dir: "lnk".into(), mark: ".specify" });
         let found = project_below_top(&top.path().join("app/src"), top.path()).unwrap();
         assert_eq!(found, ProjectBelowTop { dir: "app".into(), mark: ".specify" });
         let found = project_below_top(&top.path().join("web/openspec/changes/x"), top.path()).unwrap();

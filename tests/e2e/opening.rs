@@ -489,6 +489,12 @@ fn a_command_run_inside_a_project_below_the_top_is_refused_never_passed_as_nothi
     let out = speccoder_env(&p, &app, &env, &args);
     assert_eq!(out.code(), Some(14), "{out}");
     assert_eq!(p.snapshot(), before);
+    // With `GIT_DIR` alone, the work tree is the repository's `core.worktree`.
+    p.git(&["config", "core.worktree", p.root.to_str().unwrap()]);
+    let out = speccoder_env(&p, &app, &env[..1], &args);
+    assert_eq!(out.code(), Some(14), "{out}");
+    assert!(out.stderr.contains(says), "{out}");
+    p.git(&["config", "--unset", "core.worktree"]);
     // From the top, and from the top project's own directories, the top's project is read.
     let out = p.speccoder(&["attest", "verify", "--branch", "--all", "--allow-empty"]);
     assert_eq!(out.code(), Some(0), "{out}");
