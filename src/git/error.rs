@@ -96,8 +96,8 @@ pub enum GitError {
         value: String,
     },
 
-    /// The operating system refused a write to the repository: a directory or file another user
-    /// owns, or a read-only file system.
+    /// The operating system refused a read or write of the repository: a directory or file
+    /// another user owns, or a read-only file system.
     #[error(
         "could not {action}: permission denied at {} ({cause}): this user may not read or write there as the command needs; make it readable and writable for this user (see `ls -ld {}`), or run the command as the user who owns the repository",
         .path.display(), .path.display()
@@ -651,8 +651,9 @@ impl<T, E: Into<gix::Error>> GixResultExt<T> for Result<T, E> {
 
 impl GitError {
     /// What the failure `source` of gix while doing `action` means: [`GitError::Permission`] when
-    /// the operating system refused a write ([`write_refused`]), at the directory of the path gix
-    /// names (else of `at`, the file the caller was writing), else [`GitError::Gix`].
+    /// the operating system refused a read or write ([`write_refused`]), at the directory of the
+    /// path gix names (else of `at`, the file the caller was reading or writing), else
+    /// [`GitError::Gix`].
     pub(crate) fn gix(action: String, source: gix::Error, at: Option<&Path>) -> GitError {
         let refused = write_refused(&source).then(|| named_path(&source).or(at.map(Path::to_owned)));
         match refused.flatten() {
@@ -664,8 +665,8 @@ impl GitError {
     }
 }
 
-/// Whether the operating system refused `source` a write: permission denied, or a read-only
-/// file system (which gix does not classify).
+/// Whether the operating system refused `source` a read or a write: permission denied, or a
+/// read-only file system (which gix does not classify).
 pub(crate) fn write_refused(source: &gix::Error) -> bool {
     let read_only = |e: &std::io::Error| e.kind() == std::io::ErrorKind::ReadOnlyFilesystem;
     source.is_permission_denied()
@@ -709,13 +710,20 @@ impl GitError {
     }
 }
 
-/// Attaching a path and action to I/O results.
+/// Attaching a path and action to I/O results: [`GitError::Permission`], at the nearest directory
+/// there is, when the operating system refused the read or write, else [`GitError::Io`].
 pub(crate) fn io_error(
     action: &'static str,
     path: impl Into<PathBuf>,
 ) -> impl FnOnce(std::io::Error) -> GitError {
     let path = path.into();
-    move |source| GitError::Io { action, path, source }
+    move |source| match source.kind() {
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => {
+            let action = format!("{action} {}", path.display());
+            GitError::Permission { action, path: nearest_dir(&path), cause: source.to_string() }
+        }
+        _ => GitError::Io { action, path, source },
+    }
 }
 
 /// Which way a file is converted.
@@ -766,6 +774,22 @@ mod tests {
             "{e}"
         );
         assert_eq!(crate::exit::ExitClass::class(&e), crate::exit::Class::GitPrecondition);
+    }
+
+    #[test]
+    fn a_file_the_os_refuses_is_a_refused_read_or_write_named_at_its_directory_not_an_internal_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(".tasks.md.speccoder-new");
+        let os = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let e = super::io_error("write", &file)(os);
+        let crate::git::GitError::Permission { action, path, .. } = &e else { panic!("{e:?}") };
+        assert_eq!(
+            (action.as_str(), path.as_path()),
+            (format!("write {}", file.display()).as_str(), dir.path())
+        );
+        assert_eq!(crate::exit::ExitClass::class(&e), crate::exit::Class::GitPrecondition);
+        let other = super::io_error("write", &file)(std::io::Error::other("the disk is on fire"));
+        assert!(matches!(other, crate::git::GitError::Io { .. }), "{other:?}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use gix::index::entry::{Flags, Mode, Stage, Stat};
 use gix::objs::tree::{EntryKind, EntryMode};
 
 use super::convert;
-use super::error::{GitError, GixResultExt};
+use super::error::{GitError, GixResultExt, io_error};
 use super::lock_wait::take_waiting;
 use super::path;
 use super::repo::Repo;
@@ -336,10 +336,7 @@ impl LockedIndex<'_> {
         let index_path = self.repo.index_path();
         let skip_hash = self.repo.inner.config_snapshot().boolean("index.skipHash").unwrap_or(false);
         let options = gix::index::write::Options { skip_hash, ..Default::default() };
-        let io = |action: &'static str| {
-            let path = index_path.clone();
-            move |source| GitError::Io { action, path, source }
-        };
+        let io = |action: &'static str| io_error(action, index_path.clone());
         let mut out = std::io::BufWriter::new(&mut self.lock);
         self.index
             .write_to(&mut out, options)

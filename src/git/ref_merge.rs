@@ -247,7 +247,7 @@ impl Repo {
             Ok(Some(header)) if header.kind() == gix::object::Kind::Commit => Ok(None),
             Ok(Some(header)) => Ok(Some(format!("a {}", header.kind()))),
             Ok(None) => Ok(Some("a missing object".to_owned())),
-            Err(e) => Err(GitError::CorruptObject { id, kind: "object", reason: e.to_string() }),
+            Err(e) => Err(self.object_unreadable(id, "object", e)),
         }
     }
 

@@ -62,18 +62,24 @@ impl Repo {
         }
     }
 
-    /// The reference `name`, `None` when it does not exist. A notes reference git cannot read (a
-    /// damaged file) is [`GitError::NotesRefUnusable`], with its advice, for every reader of it.
+    /// The reference `name`, `None` when it does not exist. A reference the operating system
+    /// does not let this user read is [`GitError::Permission`]; a notes reference git cannot read
+    /// otherwise (a damaged file) is [`GitError::NotesRefUnusable`], with its advice, for every
+    /// reader of it.
     pub(crate) fn find_reference(&self, name: &str) -> Result<Option<gix::Reference<'_>>, GitError> {
         let full = full_name(name)?;
-        match self.inner.try_find_reference(full.as_ref()) {
-            Err(e) if name.starts_with("refs/notes/") => Err(GitError::NotesRefUnusable {
-                name: name.to_owned(),
-                target: "something unreadable".into(),
-                reason: e.to_string(),
-            }),
-            found => found.during(|| format!("read reference {name}")),
+        self.inner.try_find_reference(full.as_ref()).map_err(|source| self.unreadable_ref(name, source))
+    }
+
+    /// Why the reference `name` could not be read: a read the operating system refused, named at
+    /// the reference's directory (the one gix names, else the one `name` is kept in); a notes
+    /// reference whose file is damaged; else what gix reported.
+    fn unreadable_ref(&self, name: &str, source: gix::Error) -> GitError {
+        if name.starts_with("refs/notes/") && !write_refused(&source) {
+            let (name, target) = (name.to_owned(), "something unreadable".to_owned());
+            return GitError::NotesRefUnusable { name, target, reason: source.to_string() };
         }
+        GitError::gix(format!("read reference {name}"), source, Some(&self.ref_lock_path(name)))
     }
 
     /// Every reference whose full name starts with `prefix`, with the object it points to, sorted

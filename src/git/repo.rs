@@ -7,7 +7,7 @@ use gix::bstr::ByteSlice;
 pub use gix::state::InProgress;
 
 use super::cache::{OBJECT_CACHE_BYTES, PACK_CACHE_BYTES, SharedCaches};
-use super::error::{GitError, GixResultExt, io_error};
+use super::error::{GitError, GixResultExt, io_error, write_refused};
 use super::files;
 use super::limits::OBJECT_SIZE_LIMIT;
 
@@ -455,7 +455,7 @@ impl Repo {
         // A failure to read an object that is there is damage (a truncated file, a broken pack).
         let object = inner
             .try_find_object(id)
-            .map_err(|e| self.unreadable(id, kind, &e))?
+            .map_err(|e| self.unreadable(id, kind, e))?
             .ok_or(GitError::ObjectMissing { id })?;
         if object.kind != kind {
             return Err(GitError::WrongKind {
@@ -468,15 +468,34 @@ impl Repo {
     }
 
     /// Why the object `id`, read as a `kind`, could not be read: too large to hold (its header
-    /// says so, read only on this failure), else damage.
-    fn unreadable(&self, id: ObjectId, kind: gix::object::Kind, error: &dyn std::fmt::Display) -> GitError {
+    /// says so, read only on this failure), else [`Self::object_unreadable`].
+    fn unreadable(&self, id: ObjectId, kind: gix::object::Kind, error: gix::Error) -> GitError {
         let size = self.inner.try_find_header(id).ok().flatten().map(|header| header.size());
         match size {
             Some(size) if size > OBJECT_SIZE_LIMIT as u64 => {
                 GitError::ObjectTooLarge { id, kind: kind_name(kind), size, limit: OBJECT_SIZE_LIMIT }
             }
-            _ => GitError::CorruptObject { id, kind: kind_name(kind), reason: error.to_string() },
+            _ => self.object_unreadable(id, kind_name(kind), error),
         }
+    }
+
+    /// Why the object `id` (or its header), read as a `kind`, could not be read: a read the
+    /// operating system refused ([`GitError::Permission`], at the directory gix names, else at
+    /// [`Self::object_place`]), else damage ([`GitError::CorruptObject`]).
+    pub(crate) fn object_unreadable(&self, id: ObjectId, kind: &'static str, error: gix::Error) -> GitError {
+        if write_refused(&error) {
+            return GitError::gix(format!("read object {id}"), error, Some(&self.object_place(id)));
+        }
+        GitError::CorruptObject { id, kind, reason: error.to_string() }
+    }
+
+    /// Where the object `id` is kept: its loose file when there is one (or this user may not
+    /// look), else the pack directory.
+    fn object_place(&self, id: ObjectId) -> PathBuf {
+        let hex = id.to_hex().to_string();
+        let objects = self.common_dir().join("objects");
+        let loose = objects.join(&hex[..2]).join(&hex[2..]);
+        if loose.try_exists().unwrap_or(true) { loose } else { objects.join("pack") }
     }
 
     /// The size in bytes of the object `id`, read from its header without reading the object, so
@@ -496,7 +515,7 @@ impl Repo {
         match self.inner.try_find_header(id) {
             Ok(Some(header)) => Ok(header),
             Ok(None) => Err(GitError::ObjectMissing { id }),
-            Err(e) => Err(GitError::CorruptObject { id, kind: "object", reason: e.to_string() }),
+            Err(e) => Err(self.object_unreadable(id, "object", e)),
         }
     }
 

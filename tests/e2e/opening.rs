@@ -311,22 +311,87 @@ fn a_git_or_object_directory_this_user_may_not_write_is_exit_14_naming_it_and_th
 /// (who may write anywhere), run as another user who owns the project; `dir` is writable again
 /// afterwards.
 fn where_this_user_may_not_write(p: &Project, dir: &Path, args: &[&str]) -> common::Run {
-    let dir = dir.to_str().unwrap();
-    let out = if is_root() {
+    where_this_user_may_not(p, dir, ["555", "755"], args)
+}
+
+/// `speccoder args` in the project while `path` has the mode `modes[0]` (one that refuses its
+/// owner a read or a write), as its owner ([`as_the_project_s_owner`]); `path` has the mode
+/// `modes[1]` afterwards.
+fn where_this_user_may_not(p: &Project, path: &Path, modes: [&str; 2], args: &[&str]) -> common::Run {
+    let path = path.to_str().unwrap();
+    if is_root() {
         sh("chmod", &["755", p.tmp().to_str().unwrap()]);
         sh("chown", &["-R", "65534:65534", p.root.to_str().unwrap(), p.home.to_str().unwrap()]);
-        sh("chmod", &["555", dir]);
-        let mut cmd = Command::new("setpriv");
-        common::isolate(&mut cmd, &p.home);
-        cmd.current_dir(&p.root).args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
-        cmd.arg(common::speccoder_bin()).args(args);
-        common::run(cmd)
-    } else {
-        sh("chmod", &["555", dir]);
-        p.speccoder(args)
-    };
-    sh("chmod", &["755", dir]);
+    }
+    sh("chmod", &[modes[0], path]);
+    let out = as_the_project_s_owner(p, args);
+    sh("chmod", &[modes[1], path]);
     out
+}
+
+/// `speccoder args` in the project as the user who owns it: as root, the other user
+/// [`where_this_user_may_not`] gave it to, whom a mode refuses as it refuses no root.
+fn as_the_project_s_owner(p: &Project, args: &[&str]) -> common::Run {
+    if !is_root() {
+        return p.speccoder(args);
+    }
+    let mut cmd = Command::new("setpriv");
+    common::isolate(&mut cmd, &p.home);
+    cmd.current_dir(&p.root).args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+    cmd.arg(common::speccoder_bin()).args(args);
+    common::run(cmd)
+}
+
+#[test]
+fn a_notes_reference_this_user_may_not_read_is_exit_14_naming_its_directory_never_advice_to_delete_it() {
+    for (denied, restore) in [(NOTES_REF, "644"), ("refs/notes", "755")] {
+        let p = Project::speckit();
+        p.speccoder(&["skip", &target("T002"), "--reason", "later", "--signer", "none"]).success();
+        let notes_dir = p.root.join(".git/refs/notes");
+        let verify = ["attest", "verify", "--branch", "--all", "--allow-empty"];
+        let out = where_this_user_may_not(&p, &p.root.join(".git").join(denied), ["000", restore], &verify);
+        assert_eq!(out.code(), Some(14), "{denied}\n{out}");
+        assert!(out.stderr.contains(&format!("could not read reference {NOTES_REF}")), "{denied}\n{out}");
+        assert!(out.stderr.contains(&format!("permission denied at {} (", notes_dir.display())), "{out}");
+        assert!(out.stderr.contains("ermission denied (os error 13)"), "{denied}: the cause\n{out}");
+        assert!(!out.stderr.contains("delete"), "{denied}: deleting the notes drops the evidence\n{out}");
+    }
+}
+
+#[test]
+fn a_pack_this_user_may_not_read_is_exit_14_naming_the_pack_directory_never_damage() {
+    let p = Project::speckit();
+    p.speccoder(&["skip", &target("T002"), "--reason", "later", "--signer", "none"]).success();
+    p.git(&["gc", "-q"]);
+    let packs = p.root.join(".git/objects/pack");
+    let pack = std::fs::read_dir(&packs).unwrap().map(|e| e.unwrap().path());
+    let pack = pack.into_iter().find(|path| path.extension().is_some_and(|ext| ext == "pack")).unwrap();
+    let verify = ["attest", "verify", "--branch", "--all", "--allow-empty"];
+    let out = where_this_user_may_not(&p, &pack, ["000", "444"], &verify);
+    assert_eq!(out.code(), Some(14), "{out}");
+    assert!(out.stderr.contains(&format!("permission denied at {} (", packs.display())), "{out}");
+    assert!(out.stderr.contains("ermission denied (os error 13)"), "the cause\n{out}");
+    assert!(!out.stderr.contains("git fsck"), "nothing is damaged\n{out}");
+}
+
+#[test]
+fn a_unit_directory_this_user_may_not_write_is_exit_14_and_the_next_run_finishes_the_tick() {
+    let p = Project::speckit();
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
+    let unit = p.root.join("specs").join(SPECKIT_UNIT);
+    let attest = ["attest", &target("T005"), "--evidence", evidence.to_str().unwrap(), "--signer", "none"];
+    let out = where_this_user_may_not_write(&p, &unit, &attest);
+    assert_eq!(out.code(), Some(14), "{out}");
+    assert!(out.stderr.contains("the task commit and its note were written"), "{out}");
+    assert!(out.stderr.contains(&format!("permission denied at {} (", unit.display())), "{out}");
+    assert!(out.stderr.contains("ermission denied (os error 13)"), "the cause\n{out}");
+    assert!(out.stderr.contains(&format!("`ls -ld {}`", unit.display())), "what to do\n{out}");
+    let git = |args: &[&str]| p.git(&[&["-c", "safe.directory=*"], args].concat());
+    let ticked = git(&["rev-parse", "HEAD"]);
+    let again = as_the_project_s_owner(&p, &attest);
+    assert_eq!(again.code(), Some(0), "once writable, the next run finishes the tick\n{again}");
+    assert_eq!(git(&["rev-parse", "HEAD"]), ticked, "and makes no second commit");
+    assert_eq!(git(&["status", "--porcelain"]), "", "the work tree and index hold the tick");
 }
 
 /// A FIFO at `path`.

@@ -197,7 +197,7 @@ pub enum TickError {
     Unborn(String),
     /// The work tree or index could not be updated after the commit and note were written.
     #[error(
-        "the task commit and its note were written, but {path} in the work tree and index could not be updated ({source}); run the same command again to finish, or `git checkout HEAD -- {path}`"
+        "the task commit and its note were written, but {path} in the work tree and index could not be updated ({source}); once that is put right, run the same command again: it finds the tick committed and only brings {path} in the work tree and index up to it (`git checkout HEAD -- {path}` does the same by hand)"
     )]
     WorktreeAfterCommit {
         /// The tasks file.
