@@ -651,11 +651,11 @@ impl<T, E: Into<gix::Error>> GixResultExt<T> for Result<T, E> {
 
 impl GitError {
     /// What the failure `source` of gix while doing `action` means: [`GitError::Permission`] when
-    /// the operating system refused a read or write ([`write_refused`]), at the directory of the
+    /// the operating system refused a read or write ([`access_refused`]), at the directory of the
     /// path gix names (else of `at`, the file the caller was reading or writing), else
     /// [`GitError::Gix`].
     pub(crate) fn gix(action: String, source: gix::Error, at: Option<&Path>) -> GitError {
-        let refused = write_refused(&source).then(|| named_path(&source).or(at.map(Path::to_owned)));
+        let refused = access_refused(&source).then(|| named_path(&source).or(at.map(Path::to_owned)));
         match refused.flatten() {
             Some(path) => {
                 GitError::Permission { action, path: nearest_dir(&path), cause: with_causes(&source) }
@@ -667,7 +667,7 @@ impl GitError {
 
 /// Whether the operating system refused `source` a read or a write: permission denied, or a
 /// read-only file system (which gix does not classify).
-pub(crate) fn write_refused(source: &gix::Error) -> bool {
+pub(crate) fn access_refused(source: &gix::Error) -> bool {
     let read_only = |e: &std::io::Error| e.kind() == std::io::ErrorKind::ReadOnlyFilesystem;
     source.is_permission_denied()
         || source.iter_errors().filter_map(|e| e.downcast_ref::<std::io::Error>()).any(read_only)

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 
 use gix::ObjectId;
 
-use super::error::{GitError, GixResultExt, write_refused};
+use super::error::{GitError, GixResultExt, access_refused};
 use super::lock_wait::{Backoff, StuckLock};
 use super::refs::{CAS_TRIES, CasUpdate, cas_edit};
 use super::repo::Repo;
@@ -301,7 +301,7 @@ impl Repo {
                 return Err(self.ref_edit_error(source, branch_ref, Some(expected_head)));
             }
             let notes_moved = self.ref_target(notes_ref)? != head.map(|(commit, _)| commit);
-            if write_refused(&source) {
+            if access_refused(&source) {
                 return Err(self.ref_edit_error(source, notes_ref, head.map(|(commit, _)| commit)));
             }
             if !(notes_moved || source.is_retryable()) {

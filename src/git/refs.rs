@@ -7,7 +7,7 @@ use gix::refs::{FullName, Target};
 
 use std::path::PathBuf;
 
-use super::error::{GitError, GixResultExt, write_refused};
+use super::error::{GitError, GixResultExt, access_refused};
 use super::lock_wait::{Backoff, StuckLock};
 use super::repo::Repo;
 
@@ -75,7 +75,7 @@ impl Repo {
     /// the reference's directory (the one gix names, else the one `name` is kept in); a notes
     /// reference whose file is damaged; else what gix reported.
     fn unreadable_ref(&self, name: &str, source: gix::Error) -> GitError {
-        if name.starts_with("refs/notes/") && !write_refused(&source) {
+        if name.starts_with("refs/notes/") && !access_refused(&source) {
             let (name, target) = (name.to_owned(), "something unreadable".to_owned());
             return GitError::NotesRefUnusable { name, target, reason: source.to_string() };
         }
@@ -304,7 +304,7 @@ impl Repo {
                 name: name.to_owned(),
                 lock: self.ref_lock_path(name),
             })
-        } else if write_refused(&source) {
+        } else if access_refused(&source) {
             // Named as gix names it: the reference whose lock file could not be made (a branch
             // that `HEAD` leads to, not the notes reference edited with it), else `name`.
             let failed = refused_ref(&source).unwrap_or_else(|| name.to_owned());

@@ -7,7 +7,7 @@ use gix::bstr::ByteSlice;
 pub use gix::state::InProgress;
 
 use super::cache::{OBJECT_CACHE_BYTES, PACK_CACHE_BYTES, SharedCaches};
-use super::error::{GitError, GixResultExt, io_error, write_refused};
+use super::error::{GitError, GixResultExt, access_refused, io_error};
 use super::files;
 use super::limits::OBJECT_SIZE_LIMIT;
 
@@ -483,7 +483,7 @@ impl Repo {
     /// operating system refused ([`GitError::Permission`], at the directory gix names, else at
     /// [`Self::object_place`]), else damage ([`GitError::CorruptObject`]).
     pub(crate) fn object_unreadable(&self, id: ObjectId, kind: &'static str, error: gix::Error) -> GitError {
-        if write_refused(&error) {
+        if access_refused(&error) {
             return GitError::gix(format!("read object {id}"), error, Some(&self.object_place(id)));
         }
         GitError::CorruptObject { id, kind, reason: error.to_string() }
