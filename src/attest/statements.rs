@@ -110,6 +110,39 @@ pub enum BuildError {
     /// Serialisation failed (a bug).
     #[error("cannot encode the {0} statement: {1}")]
     Encode(String, serde_json::Error),
+    /// The evidence would make a task verification the open specification rules out (an
+    /// `integrity` or `monitor` of another shape, an unknown monitor state), which every verifier
+    /// would refuse; nothing is written.
+    #[error(
+        "the evidence would make a statement the specification rules out: {message}{}; fix the evidence file (its integrity and monitor are carried as recorded)",
+        .expected_found.as_deref().unwrap_or("")
+    )]
+    OutOfSpec {
+        /// What is wrong, as the verifier says it.
+        message: String,
+        /// `(expected …, found …)`, when the verifier says.
+        expected_found: Option<String>,
+    },
+}
+
+/// The task verification `p` against the specification's values, by the verifier's own rules
+/// (`check::values`): a producer never signs what every verifier refuses.
+///
+/// # Errors
+/// [`BuildError::OutOfSpec`] for the first value out of the specification.
+fn within_spec(p: &TaskVerificationV0, verdict: Verdict) -> Result<(), BuildError> {
+    let mut findings = Vec::new();
+    crate::check::values::task_verification(p, verdict, 0, &mut findings);
+    match findings.into_iter().next() {
+        None => Ok(()),
+        Some(f) => Err(BuildError::OutOfSpec {
+            expected_found: match (f.expected, f.found) {
+                (Some(e), Some(x)) => Some(format!(" (expected {e}, found {x})")),
+                _ => None,
+            },
+            message: f.message,
+        }),
+    }
 }
 
 impl From<LeakError> for BuildError {
@@ -128,7 +161,7 @@ impl crate::exit::ExitClass for BuildError {
     fn class(&self) -> crate::exit::Class {
         match self {
             // What leaks comes from the evidence, the spec or a note: the input is to change.
-            BuildError::Leak(_) => crate::exit::Class::Config,
+            BuildError::Leak(_) | BuildError::OutOfSpec { .. } => crate::exit::Class::Config,
             BuildError::Encode(..) => crate::exit::Class::Internal,
         }
     }
@@ -194,6 +227,7 @@ pub fn tick(
     p.bug = evidence.bug.clone();
     p.context = evidence.context.clone();
     p.dependencies = evidence.dependencies.clone();
+    within_spec(&p, verdict)?;
     lines.push(line(ctx, Some(evidence), summary::INPUT_TASK_VERIFICATION.to_owned(), predicate::TYPE, &p)?);
 
     let level = match verdict {

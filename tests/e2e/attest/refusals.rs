@@ -370,3 +370,16 @@ fn attest_sign_of_an_unknown_revision_is_refused() {
     assert!(out.stderr.contains("no-such-branch"), "{out}");
     assert_eq!(s.project.snapshot(), before);
 }
+
+#[test]
+fn evidence_whose_integrity_or_monitor_the_specification_rules_out_is_refused_before_anything_is_written() {
+    // Carried as recorded, they would make a tick every verifier calls malformed.
+    let s = setup(Evidence::Verified);
+    let no_findings = evidence_with(&s, "integrity", |v| v["integrity"] = json!({}));
+    refused(&s, T005, &no_findings, 13, &["rules out", "integrity", "fix the evidence file"]);
+    let findings_text =
+        evidence_with(&s, "monitor", |v| v["monitor"] = json!({"state": "clean", "findings": "none"}));
+    refused(&s, T005, &findings_text, 13, &["rules out", "monitor"]);
+    let state = evidence_with(&s, "state", |v| v["monitor"] = json!({"state": "fine", "findings": []}));
+    refused(&s, T005, &state, 13, &["rules out", "clean|suspected|unreviewed|off", "fine"]);
+}
