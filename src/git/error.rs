@@ -33,6 +33,17 @@ pub enum GitError {
         ceiling: PathBuf,
     },
 
+    /// The search met a `.git` file that names no repository: git stops there ("not a git
+    /// repository"), where gix would search on to a repository above it.
+    #[error(
+        "{} is a .git file that names no repository (it does not say `gitdir: <a git directory>`): git stops there and finds none; fix it or remove it, or run the command outside that directory",
+        .path.display()
+    )]
+    GitFileNamesNone {
+        /// The `.git` file.
+        path: PathBuf,
+    },
+
     /// A repository was found, but gix cannot open it (an unsupported object format, a broken
     /// configuration, an ownership it does not trust).
     #[error("the git repository {git_dir} cannot be opened: {reason}")]
@@ -582,6 +593,7 @@ impl ExitClass for GitError {
             | GitError::UnknownRemote { .. } => Class::Usage,
             GitError::Discover { .. }
             | GitError::BeyondCeiling { .. }
+            | GitError::GitFileNamesNone { .. }
             | GitError::Open { .. }
             | GitError::DubiousOwnership { .. }
             | GitError::RefStorage { .. }

@@ -167,7 +167,8 @@ fn includes(path: &Path) -> Vec<PathBuf> {
 /// only its `HEAD`.
 ///
 /// # Errors
-/// [`GitError::UnusableFile`] for the first file that is not absent or a bounded regular file.
+/// [`GitError::UnusableFile`] for the first file that is not absent or a bounded regular file;
+/// [`GitError::GitFileNamesNone`] for a `.git` file that names no repository, where git stops.
 fn check_search(dir: &Path) -> Result<(), GitError> {
     let head = |d: &Path| -> Result<bool, GitError> {
         let path = d.join("HEAD");
@@ -184,7 +185,12 @@ fn check_search(dir: &Path) -> Result<(), GitError> {
             Ok(meta) if meta.is_dir() => head(&dot_git)?,
             Ok(meta) if meta.is_file() => {
                 check(&dot_git, GitFile::GitLink, Links::Follow, SETTINGS_FILE_LIMIT)?;
-                gitfile_target(&dot_git).map_or(Ok(false), |target| head(&d.join(target)))?
+                // git stops at a `.git` file that names no repository; gix would search on.
+                let names_one = gitfile_target(&dot_git).map_or(Ok(false), |target| head(&d.join(target)))?;
+                if !names_one {
+                    return Err(GitError::GitFileNamesNone { path: dot_git });
+                }
+                true
             }
             // Anything else at `.git` is no repository to the search: it reads nothing there.
             _ => false,

@@ -583,3 +583,21 @@ fn an_openspec_project_s_own_directories_and_a_specs_directory_below_the_top_are
         assert_eq!(out.code(), Some(0), "{}: {out}", dir.display());
     }
 }
+
+#[test]
+fn a_git_file_naming_no_repository_stops_the_search_as_git_stops_there() {
+    // git says "not a git repository" below such a file; the repository above is not used.
+    let p = Project::speckit();
+    let sub = p.root.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join(".git"), "gitdir: /nonexistent\n").unwrap();
+    let before = p.snapshot();
+    let out = p.speccoder_in(&sub, &["accept", &target("T001"), "--reason", "r", "--signer", "none"]);
+    assert_eq!(out.code(), Some(14), "{out}");
+    assert!(out.stderr.contains("is a .git file that names no repository"), "{out}");
+    let out = p.speccoder_in(&sub, &["attest", "verify", "--branch", "--all", "--allow-empty"]);
+    assert_eq!(out.code(), Some(14), "{out}");
+    assert_eq!(p.snapshot(), before);
+    let out = p.speccoder(&["attest", "verify", "--branch", "--all", "--allow-empty"]);
+    assert_eq!(out.code(), Some(0), "{out}");
+}
