@@ -186,7 +186,10 @@ fn check_search(dir: &Path) -> Result<(), GitError> {
             Ok(meta) if meta.is_file() => {
                 check(&dot_git, GitFile::GitLink, Links::Follow, SETTINGS_FILE_LIMIT)?;
                 // git stops at a `.git` file that names no repository; gix would search on.
-                let names_one = gitfile_target(&dot_git).map_or(Ok(false), |target| head(&d.join(target)))?;
+                let names_one = match git_file_names(&dot_git) {
+                    Some(target) => head(&d.join(&target))? && is_git_directory(&d.join(target)),
+                    None => false,
+                };
                 if !names_one {
                     return Err(GitError::GitFileNamesNone { path: dot_git });
                 }
@@ -202,11 +205,28 @@ fn check_search(dir: &Path) -> Result<(), GitError> {
     Ok(())
 }
 
-/// The path a `.git` file names (`gitdir: <path>`), when it reads.
-fn gitfile_target(path: &Path) -> Option<PathBuf> {
+/// The path a `.git` file names as git reads one: `gitdir: ` (with its space) and the path,
+/// only line ends taken off its end; `None` when it does not read so (git: "invalid gitfile
+/// format").
+fn git_file_names(path: &Path) -> Option<PathBuf> {
     let bytes = crate::input::read_regular_through_links(path, SETTINGS_FILE_LIMIT).ok()?;
-    let target = bytes.trim().strip_prefix(b"gitdir:")?.trim();
+    let mut target = bytes.strip_prefix(b"gitdir: ")?;
+    while let [rest @ .., b'\n' | b'\r'] = target {
+        target = rest;
+    }
+    (!target.is_empty()).then_some(())?;
     target.to_path().ok().map(Path::to_owned)
+}
+
+/// Whether `dir` is a git directory as git's search takes one: `objects/` and `refs/`
+/// directories in it, or in the common directory its `commondir` file names (a linked
+/// worktree's), beside the `HEAD` the caller checked.
+fn is_git_directory(dir: &Path) -> bool {
+    let common = crate::input::read_regular_through_links(&dir.join("commondir"), SETTINGS_FILE_LIMIT)
+        .ok()
+        .and_then(|bytes| bytes.trim().to_path().ok().map(|p| dir.join(p)))
+        .unwrap_or_else(|| dir.to_owned());
+    common.join("objects").is_dir() && common.join("refs").is_dir()
 }
 
 /// The configuration files of the system and the user that gix reads, as gix names them.

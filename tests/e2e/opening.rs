@@ -589,15 +589,30 @@ fn a_git_file_naming_no_repository_stops_the_search_as_git_stops_there() {
     // git says "not a git repository" below such a file; the repository above is not used.
     let p = Project::speckit();
     let sub = p.root.join("sub");
+    std::fs::create_dir_all(p.root.join("junk")).unwrap();
+    std::fs::write(p.root.join("junk/HEAD"), "ref: refs/heads/main\n").unwrap();
+    let bare = p.scratch.join("other.git");
+    common::run(common::git_command(&p.scratch, &p.home, &["init", "-q", "--bare", bare.to_str().unwrap()]));
     std::fs::create_dir_all(&sub).unwrap();
-    std::fs::write(sub.join(".git"), "gitdir: /nonexistent\n").unwrap();
-    let before = p.snapshot();
-    let out = p.speccoder_in(&sub, &["accept", &target("T001"), "--reason", "r", "--signer", "none"]);
-    assert_eq!(out.code(), Some(14), "{out}");
-    assert!(out.stderr.contains("is a .git file that names no repository"), "{out}");
-    let out = p.speccoder_in(&sub, &["attest", "verify", "--branch", "--all", "--allow-empty"]);
-    assert_eq!(out.code(), Some(14), "{out}");
-    assert_eq!(p.snapshot(), before);
+    let contents = [
+        "gitdir: /nonexistent\n".to_owned(),
+        // No space after the colon: git reads no gitfile ("invalid gitfile format").
+        format!("gitdir:{}\n", bare.display()),
+        // A directory with a HEAD and nothing else is no repository to git.
+        "gitdir: ../junk\n".to_owned(),
+        // A trailing space is part of the path git looks for.
+        format!("gitdir: {} \n", bare.display()),
+    ];
+    for content in contents {
+        std::fs::write(sub.join(".git"), &content).unwrap();
+        let before = p.snapshot();
+        let out = p.speccoder_in(&sub, &["accept", &target("T001"), "--reason", "r", "--signer", "none"]);
+        assert_eq!(out.code(), Some(14), "{content:?}: {out}");
+        assert!(out.stderr.contains("is a .git file that names no repository"), "{content:?}: {out}");
+        let out = p.speccoder_in(&sub, &["attest", "verify", "--branch", "--all", "--allow-empty"]);
+        assert_eq!(out.code(), Some(14), "{content:?}: {out}");
+        assert_eq!(p.snapshot(), before);
+    }
     let out = p.speccoder(&["attest", "verify", "--branch", "--all", "--allow-empty"]);
     assert_eq!(out.code(), Some(0), "{out}");
 }
