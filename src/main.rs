@@ -40,43 +40,7 @@ fn main() -> ExitCode {
         eprintln!("speccoder: {message}");
         return ExitCode::from(speccoder_attest::exit::USAGE);
     }
-    if reads_the_project(&cli.command)
-        && let Some(code) = refuse_a_project_below_the_top()
-    {
-        return code;
-    }
     ExitCode::from(commands::run(cli.command, cli.dir.as_deref()))
-}
-
-/// Whether `command` reads the project's units and configuration (`schema`, `hooks` and
-/// `sigstore` read neither).
-fn reads_the_project(command: &cli::Command) -> bool {
-    matches!(
-        command,
-        cli::Command::Attest(_) | cli::Command::Accept(_) | cli::Command::Skip(_) | cli::Command::HeldOut(_)
-    )
-}
-
-/// A command run inside a project below the work tree's top is refused (exit 14): the published
-/// speccoder reads that project there, and this one would read the top's instead.
-fn refuse_a_project_below_the_top() -> Option<ExitCode> {
-    use speccoder_attest::model::shown::shown;
-    let cwd = std::env::current_dir().ok()?;
-    let top = speccoder_attest::git::work_tree_of(&cwd)?;
-    let nested = speccoder_attest::spec::project_below_top(&cwd, &top)?;
-    let dir = shown(&nested.dir.to_string_lossy(), 200);
-    let message = format!(
-        "this directory is inside {dir}/, the root of a project of its own (it holds {}/): speccoder reads \
-         only the project at the top of the work tree, not one below it; run the command from the top for \
-         the top's project",
-        nested.mark
-    );
-    let code = speccoder_attest::exit::GIT_PRECONDITION;
-    if std::env::args_os().skip(1).take_while(|arg| arg != "--").any(|arg| arg == "--json") {
-        commands::print_json_error(&message, code);
-    }
-    eprintln!("speccoder: {message}");
-    Some(ExitCode::from(code))
 }
 
 /// clap's tip for an unknown `-x` right after an option that takes a value (`--reason -x`) is
@@ -114,8 +78,7 @@ fn takes_value(command: &clap::Command, name: &str) -> bool {
 /// too, `{"error", "exit_code"}`, as every other failure does: a machine reading stdout is never
 /// left with nothing. The message is the error's first paragraph, without clap's `error: `.
 fn usage_error_as_json(message: &str) {
-    let asked = std::env::args_os().skip(1).take_while(|arg| arg != "--").any(|arg| arg == "--json");
-    if !asked {
+    if !commands::json_asked() {
         return;
     }
     let text = message.split("\n\n").next().unwrap_or(message).trim();

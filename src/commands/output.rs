@@ -80,6 +80,12 @@ pub(crate) fn print_json_report<R: serde::Serialize>(report: &R, exit_code: u8) 
     to_stdout(format_args!("{}", ci_safe_json(&json)));
 }
 
+/// Whether the command line asks for `--json` (before any `--`): for a failure found before a
+/// command's own arguments are read.
+pub fn json_asked() -> bool {
+    std::env::args_os().skip(1).take_while(|arg| arg != "--").any(|arg| arg == "--json")
+}
+
 /// Prints a failure as the one JSON object `--json` promises: `{"error": …, "exit_code": …}`.
 pub fn print_json_error(message: &str, exit_code: u8) {
     let json = serde_json::json!({ "error": message, "exit_code": exit_code }).to_string();

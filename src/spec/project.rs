@@ -10,13 +10,24 @@ use std::path::{Path, PathBuf};
 /// What makes a directory a project's root: Spec Kit's `.specify/` or OpenSpec's `openspec/`.
 const PROJECT_ROOTS: [&str; 2] = [".specify", "openspec"];
 
-/// A project below the work tree's top that a command was run inside.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A project below the work tree's top that a command was run inside: the refusal, exit 14.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "this directory is inside {}/, the root of a project of its own (it holds {}/): speccoder reads only the project at the top of the work tree, not one below it; run the command from the top for the top's project",
+    crate::model::shown::shown(&.dir.to_string_lossy(), 200),
+    .mark
+)]
 pub struct ProjectBelowTop {
     /// The project's directory, relative to the work tree's top.
     pub dir: PathBuf,
     /// What makes it a project's root there (`.specify` or `openspec`).
     pub mark: &'static str,
+}
+
+impl crate::exit::ExitClass for ProjectBelowTop {
+    fn class(&self) -> crate::exit::Class {
+        crate::exit::Class::GitPrecondition
+    }
 }
 
 /// The nearest directory from `start` up to, but not including, the work tree's top `top` that
