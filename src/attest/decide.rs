@@ -208,7 +208,7 @@ pub enum DecideError {
     #[error("no name to record as the decider: pass --by NAME or set `git config user.name`")]
     NoDecider,
     /// A bug task is closed by evidence, not by a decision.
-    #[error("{0} is a bug task; close a bug with `speccoder attest {0} --evidence FILE`")]
+    #[error("{0} is a bug task; close a bug with `speccoder attest {word} --evidence FILE`", word = shell_word(.0))]
     BugTask(String),
     /// `accept` found the task ticked by an interrupted run of another kind (`attest`), finished
     /// that run's work tree and index, and recorded nothing of its own.
@@ -235,7 +235,8 @@ pub enum DecideError {
     },
     /// A skip exists already.
     #[error(
-        "{target} is skipped already ({reference} points at {commit}); run `speccoder skip {target} --undo` first to record it anew"
+        "{target} is skipped already ({reference} points at {commit}); run `speccoder skip {target_w} --undo` first to record it anew",
+        target_w = shell_word(&.target.to_string())
     )]
     AlreadySkipped {
         /// `<unit>/<task>`.

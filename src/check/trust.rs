@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::exit::{Class, ExitClass};
 use crate::git::{Head, ObjectId, Repo};
+use crate::model::shown::shell_word;
 use crate::sign::OwnKey;
 use crate::sign::ssh::allowed_signers::{self, AllowedSigners, AllowedSignersError};
 use crate::sign::ssh::revoked_keys::{RevokedKeys, RevokedKeysError};
@@ -225,11 +226,13 @@ impl GivenFile {
             GivenFile::WithRev(file) => format!(", or {} <base>:{tree_path}", file.flag),
             GivenFile::Trust => {
                 format!(
-                    " (the base's copy: `git show <base>:{tree_path} > FILE`, FILE outside the repository)"
+                    " (the base's copy: `git show <base>:{} > FILE`, FILE outside the repository)",
+                    shell_word(tree_path)
                 )
             }
             GivenFile::CopyOf(file) => format!(
-                " (the base's copy: `git show <base>:{tree_path} > FILE`, FILE outside the repository, then {} FILE)",
+                " (the base's copy: `git show <base>:{} > FILE`, FILE outside the repository, then {} FILE)",
+                shell_word(tree_path),
                 file.file_flag
             ),
             GivenFile::SigstoreCache | GivenFile::SigstoreCacheRefreshed => {

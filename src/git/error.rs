@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use gix::ObjectId;
 
 use crate::exit::{Class, ExitClass};
-use crate::model::shown::{one_line, with_causes};
+use crate::model::shown::{one_line, shell_word, with_causes};
 
 /// Everything that can go wrong while reading or writing the repository.
 #[derive(Debug, thiserror::Error)]
@@ -58,7 +58,7 @@ pub enum GitError {
     /// it ("dubious ownership"), and so does speccoder.
     #[error(
         "the git repository at {} is owned by another user, and git refuses to work in it (\"detected dubious ownership\"); so does speccoder. If you trust it, add an exception as git advises: `git config --global --add safe.directory {}`, then run the command again",
-        .path.display(), .path.display()
+        .path.display(), shell_word(&.path.to_string_lossy())
     )]
     DubiousOwnership {
         /// The path `safe.directory` must name: the work tree, or the git directory when bare.
@@ -111,7 +111,7 @@ pub enum GitError {
     /// another user owns, or a read-only file system.
     #[error(
         "could not {action}: permission denied at {} ({cause}): this user may not read or write there as the command needs; make it readable and writable for this user (see `ls -ld {}`), or run the command as the user who owns the repository",
-        .path.display(), .path.display()
+        .path.display(), shell_word(&.path.to_string_lossy())
     )]
     Permission {
         /// What was attempted (`write reference refs/heads/main`, `write a blob`).
@@ -130,7 +130,10 @@ pub enum GitError {
     },
 
     /// A revision could not be resolved to an object.
-    #[error("unknown revision `{spec}`: check the name (for example with `git rev-parse {spec}`)")]
+    #[error(
+        "unknown revision `{spec}`: check the name (for example with `git rev-parse {}`)",
+        shell_word(.spec)
+    )]
     UnknownRevision {
         /// The revision as given.
         spec: String,
@@ -313,7 +316,7 @@ pub enum GitError {
     /// does not read.
     #[error(
         "the index {} cannot be read ({}); if `git status` refuses it too, it is damaged, and `rm {} && git reset` rebuilds it from HEAD (the files in the work tree stay as they are; changes staged and not committed become unstaged): do that, then run the command again",
-        .path.display(), one_line(.reason), .path.display()
+        .path.display(), one_line(.reason), shell_word(&.path.to_string_lossy())
     )]
     IndexUnreadable {
         /// The index file.
@@ -361,7 +364,8 @@ pub enum GitError {
     /// A file could not be converted as git converts it (`core.autocrlf`, `.gitattributes`, a
     /// filter driver of the repository's config).
     #[error(
-        "`{path}` could not be converted {conversion}: {reason}; check what git applies to it (`git check-attr -a -- {path}`, `git config --get-regexp '^(core\\.(autocrlf|eol|safecrlf)|filter\\.)'`) and that `git add {path}` works"
+        "`{path}` could not be converted {conversion}: {reason}; check what git applies to it (`git check-attr -a -- {path_w}`, `git config --get-regexp '^(core\\.(autocrlf|eol|safecrlf)|filter\\.)'`) and that `git add {path_w}` works",
+        path_w = shell_word(.path)
     )]
     Convert {
         /// The repository-relative path.
@@ -374,7 +378,8 @@ pub enum GitError {
 
     /// A file's `working-tree-encoding` cannot be converted as git converts it.
     #[error(
-        "`{path}` has the attribute `working-tree-encoding={encoding}` (`git check-attr working-tree-encoding -- {path}` names the .gitattributes line), and {why}; nothing was written: use one of {known}, or an encoding of the WHATWG Encoding Standard (for example ISO-8859-2, windows-1252, Shift_JIS, GBK), for it"
+        "`{path}` has the attribute `working-tree-encoding={encoding}` (`git check-attr working-tree-encoding -- {}` names the .gitattributes line), and {why}; nothing was written: use one of {known}, or an encoding of the WHATWG Encoding Standard (for example ISO-8859-2, windows-1252, Shift_JIS, GBK), for it",
+        shell_word(.path)
     )]
     UnsupportedEncoding {
         /// The repository-relative path.
@@ -418,7 +423,8 @@ pub enum GitError {
 
     /// The notes tree maps one object to more than one note.
     #[error(
-        "the notes in {notes_ref} hold more than one note for {annotated}: the notes tree is damaged; remove the duplicate with `git notes --ref={notes_ref} remove {annotated}` and write it again"
+        "the notes in {notes_ref} hold more than one note for {annotated}: the notes tree is damaged; remove the duplicate with `git notes --ref={} remove {annotated}` and write it again",
+        shell_word(.notes_ref)
     )]
     AmbiguousNote {
         /// The notes reference.
@@ -441,7 +447,8 @@ pub enum GitError {
     /// The notes tree is built to make a reader walk it over and over: one tree object reached
     /// twice, or a lookup that needs more trees than any tree git writes.
     #[error(
-        "the notes tree of {notes_ref} is not one git writes ({reason}): refusing to read it; inspect it with `git ls-tree {notes_ref}` and reset the ref to a good notes commit"
+        "the notes tree of {notes_ref} is not one git writes ({reason}): refusing to read it; inspect it with `git ls-tree {}` and reset the ref to a good notes commit",
+        shell_word(.notes_ref)
     )]
     NotesTreeHostile {
         /// The notes reference.
@@ -452,7 +459,8 @@ pub enum GitError {
 
     /// Our reading of the notes tree and gix's editing disagree about an existing note.
     #[error(
-        "the notes tree of {notes_ref} has a layout we cannot edit safely for {annotated}: inspect it with `git ls-tree -r {notes_ref}`"
+        "the notes tree of {notes_ref} has a layout we cannot edit safely for {annotated}: inspect it with `git ls-tree -r {}`",
+        shell_word(.notes_ref)
     )]
     NotesLayout {
         /// The notes reference.
@@ -474,7 +482,8 @@ pub enum GitError {
 
     /// The notes reference exists but cannot take a note.
     #[error(
-        "the notes reference {name} points at {target}: {reason}; a notes reference must point directly at a notes commit (inspect it with `git show-ref {name}` and repair or delete it)"
+        "the notes reference {name} points at {target}: {reason}; a notes reference must point directly at a notes commit (inspect it with `git show-ref {}` and repair or delete it)",
+        shell_word(.name)
     )]
     NotesRefUnusable {
         /// The notes reference.
@@ -511,7 +520,8 @@ pub enum GitError {
 
     /// A remote that is not configured was named.
     #[error(
-        "no remote named `{name}` is configured: see `git remote -v`, or add it with `git remote add {name} <url>`"
+        "no remote named `{name}` is configured: see `git remote -v`, or add it with `git remote add {} <url>`",
+        shell_word(.name)
     )]
     UnknownRemote {
         /// The name as given.

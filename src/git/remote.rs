@@ -9,6 +9,7 @@ use gix::bstr::ByteSlice;
 use super::error::GitError;
 use super::refs::full_name;
 use super::repo::Repo;
+use crate::model::shown::shell_word;
 
 /// Which way a remote is used: git chooses the remote to push to by `branch.<name>.pushRemote`
 /// and `remote.pushDefault` first, and the one to fetch from by `branch.<name>.remote` alone.
@@ -152,7 +153,7 @@ impl Repo {
         prefixes: &[&str],
     ) -> Result<Vec<(String, ObjectId)>, GitError> {
         let remote = self.require_remote(remote)?;
-        let action = format!("`git ls-remote {remote}`");
+        let action = format!("`git ls-remote {}`", shell_word(&remote));
         let out =
             self.run_git(&action, &["ls-remote", "--refs", remote.as_str()], None)?.succeeded(&action)?;
         let mut refs = Vec::new();
@@ -178,7 +179,7 @@ impl Repo {
         }
         args.push(&remote);
         args.extend(refspecs.iter().map(String::as_str));
-        let action = format!("`git fetch {remote}`");
+        let action = format!("`git fetch {}`", shell_word(&remote));
         self.run_git(&action, &args, None)?.succeeded(&action).map(drop)
     }
 
@@ -205,7 +206,7 @@ impl Repo {
         }
         args.push(&remote);
         args.extend(refspecs.iter().map(String::as_str));
-        let action = format!("`git push {remote}`");
+        let action = format!("`git push {}`", shell_word(&remote));
         let out = self.run_git(&action, &args, None)?;
         let refs = parse_porcelain(&out.stdout_text());
         if !out.status.success() && refs.is_empty() {

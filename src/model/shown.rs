@@ -349,6 +349,12 @@ pub fn shell_word(text: &str) -> String {
     if plain { text.to_owned() } else { shell_quoted(text) }
 }
 
+/// `texts` as the arguments of one shell command: each a [`shell_word`], separated by a space.
+#[must_use]
+pub fn shell_words<T: AsRef<str>>(texts: &[T]) -> String {
+    texts.iter().map(|text| shell_word(text.as_ref())).collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,6 +367,10 @@ mod tests {
         assert_eq!(shell_word("-rf"), "'-rf'");
         assert_eq!(shell_word("it's"), "'it'\\''s'");
         assert_eq!(shell_word(""), "''");
+        assert_eq!(
+            shell_words(&["specs/a/tasks.md", "specs/a b/tasks.md"]),
+            "specs/a/tasks.md 'specs/a b/tasks.md'"
+        );
     }
 
     #[test]

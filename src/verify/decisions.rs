@@ -10,6 +10,7 @@ use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::git::Repo;
 use crate::model::predicate::Verdict;
 use crate::model::refs;
+use crate::model::shown::shell_word;
 use crate::spec;
 use crate::verify::commit::{Checker, CommitReport};
 use crate::verify::error::VerifyError;
@@ -178,7 +179,8 @@ fn skip_findings(
             CommitOutcome::Ok,
             "skip_obsolete",
             format!(
-                "the task is ticked at the head; the skip is obsolete (`speccoder skip {target} --undo`)"
+                "the task is ticked at the head; the skip is obsolete (`speccoder skip {} --undo`)",
+                shell_word(target)
             ),
         ));
     }

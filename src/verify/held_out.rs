@@ -18,7 +18,7 @@ use crate::check::held_out::{Difference, TAMPERED, published_sets, read_set};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::{GitError, Repo};
 use crate::model::refs::{HELD_OUT_PREFIX, held_out_ref};
-use crate::model::shown::one_line;
+use crate::model::shown::{one_line, shell_word};
 
 /// One held-out ref as read once at the start of a run.
 #[derive(Debug)]
@@ -87,11 +87,13 @@ fn finding(code: &'static str, message: String) -> Finding {
 /// The sets of the ref `name` pointing at `target`.
 fn read_ref(repo: &Repo, name: &str, target: ObjectId) -> Published {
     let unreadable = |why: String| Published::Refused("held_out_ref_unreadable", why);
+    // The name as one shell word in the commands advised: a fetched reference's name may hold `$(`.
+    let name_w = shell_word(name);
     let tree = match repo.commit_tree(target) {
         Ok(tree) => tree,
         Err(GitError::WrongKind { found, .. }) => {
             return unreadable(format!(
-                "{name} names a {found}, not a commit, so the held-out sets published there cannot be checked; point it at its last commit (`git reflog {name}`, then `git update-ref {name} <commit>`), or delete it (`git update-ref -d {name}`) and fetch or publish it again"
+                "{name} names a {found}, not a commit, so the held-out sets published there cannot be checked; point it at its last commit (`git reflog {name_w}`, then `git update-ref {name_w} <commit>`), or delete it (`git update-ref -d {name_w}`) and fetch or publish it again"
             ));
         }
         Err(e) => return unreadable(format!("{name} cannot be read: {e}")),
@@ -101,7 +103,7 @@ fn read_ref(repo: &Repo, name: &str, target: ObjectId) -> Published {
         Ok(Err(problem)) => Published::Refused(
             TAMPERED,
             format!(
-                "{name} is not as `speccoder held-out publish` writes it ({problem}), so no held-out set published there can be trusted; find where it came from (`git log {name}`), then delete it (`git update-ref -d {name}`) and publish the unit's sets again from a store that holds them (`speccoder held-out publish`), or fetch an intact copy"
+                "{name} is not as `speccoder held-out publish` writes it ({problem}), so no held-out set published there can be trusted; find where it came from (`git log {name_w}`), then delete it (`git update-ref -d {name_w}`) and publish the unit's sets again from a store that holds them (`speccoder held-out publish`), or fetch an intact copy"
             ),
         ),
         Err(e) => unreadable(format!("the tree of {name} cannot be read: {e}")),

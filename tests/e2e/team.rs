@@ -2423,6 +2423,28 @@ fn a_branch_goes_where_push_default_sends_it_and_every_advice_names_that_ref() {
 }
 
 #[test]
+fn a_branch_name_in_the_advice_is_one_shell_word_that_pasted_runs_nothing_and_works() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    // A name git accepts (and `gh pr checkout` can make from a contributor's branch).
+    let branch = "pr$(touch${IFS}PWNED)";
+    ada.git(&["switch", "-q", "-c", branch]);
+    ada.git(&["config", "push.default", "upstream"]);
+    let out = ada.speccoder(&["attest", "push"]).failure(14);
+    let advised = out.stderr.split("Set one with `").nth(1).and_then(|rest| rest.split('`').next());
+    let advised = advised.unwrap_or_else(|| panic!("no command advised: {out}"));
+    assert!(advised.contains("'pr$(touch${IFS}PWNED)'"), "the name quoted: {advised}");
+
+    // Pasted into a shell, as a person follows it: it sets the upstream, and runs nothing.
+    let mut sh = Command::new("sh");
+    let pasted = sh.args(["-c", advised]).current_dir(&ada.dir).env("HOME", &team.home).output().unwrap();
+    assert!(pasted.status.success(), "{}", String::from_utf8_lossy(&pasted.stderr));
+    assert!(!ada.dir.join("PWNED").exists(), "the branch name ran as a command");
+    assert_eq!(ada.git(&["rev-parse", "--abbrev-ref", "@{upstream}"]).trim(), format!("origin/{branch}"));
+    ada.speccoder(&["attest", "push"]).success();
+}
+
+#[test]
 fn the_advice_for_a_refused_branch_without_upstream_names_the_branch_and_works() {
     let team = Team::new();
     let ada = team.writer("ada", &team.ada);

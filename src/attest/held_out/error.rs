@@ -6,7 +6,7 @@ use crate::attest::target::BadTarget;
 use crate::exit::{Class, ExitClass};
 use crate::git::GitError;
 use crate::model::clean::LeakAt;
-use crate::model::shown::{one_line, one_line_path};
+use crate::model::shown::{one_line, one_line_path, shell_word};
 use crate::spec;
 
 /// Why a held-out command stopped. Nothing is written in any of these cases.
@@ -112,7 +112,8 @@ pub enum HeldOutError {
     },
     /// A held-out reference names something other than a commit.
     #[error(
-        "{reference} names a {found}, not a commit, so the sets it holds cannot be read; point it at its last commit (`git reflog {reference}`, then `git update-ref {reference} <commit>`), or delete it (`git update-ref -d {reference}`) and publish again"
+        "{reference} names a {found}, not a commit, so the sets it holds cannot be read; point it at its last commit (`git reflog {reference_w}`, then `git update-ref {reference_w} <commit>`), or delete it (`git update-ref -d {reference_w}`) and publish again",
+        reference_w = shell_word(&.reference.to_string())
     )]
     NotACommit {
         /// The reference.
@@ -124,7 +125,7 @@ pub enum HeldOutError {
     #[error(
         "the evidence's held_out phase names the held-out set {manifest}, which the held-out store {} does not hold; store the set first (`speccoder held-out store {} DIR` prints the digest to name), or name the store that holds it (`speccoder attest --held-out-store DIR`); nothing was written",
         one_line_path(store),
-        one_line(target)
+        shell_word(target)
     )]
     ClaimNotStored {
         /// `sha256:<hex>` as the evidence names it.
@@ -139,7 +140,7 @@ pub enum HeldOutError {
         "the evidence's held_out phase names the held-out set {manifest}, which was stored for {}, not for {}; store this task's own held-out tests (`speccoder held-out store {} DIR`) and name the digest it prints; nothing was written",
         one_line(written_for),
         one_line(target),
-        one_line(target)
+        shell_word(target)
     )]
     ClaimOtherTask {
         /// `sha256:<hex>` as the evidence names it.
@@ -154,7 +155,7 @@ pub enum HeldOutError {
         "the evidence's held_out phase names the held-out set {manifest}, but the stored set {} does not hold what its manifest says ({}); store the held-out tests again (`speccoder held-out store {} DIR`) and name the digest it prints; nothing was written",
         one_line_path(path),
         one_line(message),
-        one_line(target)
+        shell_word(target)
     )]
     ClaimDiffers {
         /// `sha256:<hex>` as the evidence names it.

@@ -24,7 +24,7 @@ use crate::model::dsse::Envelope;
 use crate::model::held_out::{FILES_DIR, MANIFEST_FILE, trailer_manifest};
 use crate::model::predicate::Verdict;
 use crate::model::refs;
-use crate::model::shown::{in_line, one_line, one_line_path};
+use crate::model::shown::{in_line, one_line, one_line_path, shell_word};
 use crate::model::statement::RawStatement;
 use crate::model::test_result::{self, TestResult};
 use crate::spec;
@@ -703,6 +703,7 @@ fn copy_differs(repo: &Repo, reference: &str, key: &str, copy: ObjectId) -> Opti
 
 /// What to do about a held-out ref that holds something other than the stored sets.
 fn what_to_do(reference: &str) -> String {
+    let reference = shell_word(reference);
     format!(
         "find where it came from (`git log {reference}`), then fetch an intact copy, or delete it (`git update-ref -d {reference}`) and publish again from a store that holds the unit's sets"
     )

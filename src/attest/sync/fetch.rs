@@ -13,7 +13,7 @@ use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::exit;
 use crate::git::{Direction, FetchLock, GitError, MergeNotesError, NotesMerged, RefMerged, Repo};
 use crate::model::bundle::{MergeConflict, NOTES_REF};
-use crate::model::shown::in_line;
+use crate::model::shown::{in_line, shell_word};
 
 /// The notes reference the advice for damaged remote notes repairs a copy of them in.
 const REPAIR_REF: &str = "refs/notes/speccoder-repair";
@@ -91,13 +91,14 @@ impl std::fmt::Display for FetchReport {
                 RefMerged::KeptOurs => "kept ours (push sends it)".to_owned(),
                 RefMerged::DeletedHereOnly => format!(
                     "deleted here only; the remote keeps it, since push never deletes (`git push {} --delete {}` removes it there)",
-                    self.remote, row.name
+                    shell_word(&self.remote),
+                    shell_word(&row.name)
                 ),
                 RefMerged::Took { to } => format!("now {}", short(to)),
                 RefMerged::Replaced { from, to } => format!(
                     "now {}, replaced: the remote's does not descend from the one here, {from} (replaced by force, or deleted and made again). To keep the one here: `git update-ref {} {from}`; the next fetch reports the two as a conflict and how to settle it",
                     short(to),
-                    row.name
+                    shell_word(&row.name)
                 ),
                 RefMerged::Deleted => "deleted (deleted on the remote)".to_owned(),
                 RefMerged::AheadOfTheirs => "ahead of the remote's".to_owned(),
@@ -241,6 +242,8 @@ fn merge_notes(
 /// them back as they are, so repairing `tracking` would not help.
 fn remote_notes_damaged(repo: &Repo, remote: &str, tracking: &str, error: GitError) -> SyncError {
     let theirs = format!("their {NOTES_REF}");
+    // The remote's name, as one shell word in the commands below.
+    let remote_w = shell_word(remote);
     let (what, repair) = match &error {
         GitError::AmbiguousNote { notes_ref, annotated } if notes_ref == tracking => {
             let keep = match repo
@@ -260,14 +263,15 @@ fn remote_notes_damaged(repo: &Repo, remote: &str, tracking: &str, error: GitErr
                     "{theirs} holds two notes for {annotated} (under two names in its tree, which git shows joined)"
                 ),
                 format!(
-                    "To repair them: `git fetch {remote} +{NOTES_REF}:{REPAIR_REF}`, `git notes --ref={REPAIR_REF} remove {annotated}` (it removes both), put back {keep}, then `git push {remote} {REPAIR_REF}:{NOTES_REF}` and run `speccoder attest fetch {remote}` again"
+                    "To repair them: `git fetch {remote_w} +{NOTES_REF}:{REPAIR_REF}`, `git notes --ref={REPAIR_REF} remove {annotated}` (it removes both), put back {keep}, then `git push {remote_w} {REPAIR_REF}:{NOTES_REF}` and run `speccoder attest fetch {remote_w}` again"
                 ),
             )
         }
         GitError::NotesRefUnusable { name, target, reason } if name == tracking => (
             format!("{theirs} points at {target}, and {reason}"),
             format!(
-                "To put this clone's notes there in its place (they hold every note merged from {remote} so far): `git push --force-with-lease={NOTES_REF}:{target} {remote} {NOTES_REF}`, then run `speccoder attest fetch {remote}` again"
+                "To put this clone's notes there in its place (they hold every note merged from {remote} so far): `git push --force-with-lease={NOTES_REF}:{} {remote_w} {NOTES_REF}`, then run `speccoder attest fetch {remote_w}` again",
+                shell_word(target)
             ),
         ),
         GitError::NotesTreeHostile { notes_ref, reason } if notes_ref == tracking => (

@@ -25,6 +25,7 @@ use crate::check::trust::TrustError;
 use crate::exit::{Class, ExitClass};
 use crate::git::{CasUpdate, Direction, GitError, Head, Repo, Unjoinable};
 use crate::model::bundle::NOTES_REF;
+use crate::model::shown::shell_word;
 
 /// The prefix of the references fetch and push carry besides the notes.
 pub const SPECCODER_REFS: &str = "refs/speccoder/";
@@ -85,10 +86,12 @@ pub enum SyncError {
     NotOnBranch(String),
     /// Notes of the same commits differ and cannot be joined; our notes did not change.
     #[error(
-        "the notes of {} commit(s) differ here and on {remote} and cannot be joined, so {NOTES_REF} was not changed:\n{}\n{}Compare `git notes --ref={NOTES_REF} show <commit>` with `git notes --ref={tracking} show <commit>`, remove the copy you do not want with `git notes --ref={NOTES_REF} remove <commit>` (keeping theirs) or keep yours and ask its author to remove theirs, then run `speccoder attest fetch {remote}` again",
+        "the notes of {} commit(s) differ here and on {remote} and cannot be joined, so {NOTES_REF} was not changed:\n{}\n{}Compare `git notes --ref={NOTES_REF} show <commit>` with `git notes --ref={tracking_w} show <commit>`, remove the copy you do not want with `git notes --ref={NOTES_REF} remove <commit>` (keeping theirs) or keep yours and ask its author to remove theirs, then run `speccoder attest fetch {remote_w}` again",
         .conflicts.len(),
         .conflicts.iter().map(|(c, why)| format!("  {c}: {why}")).collect::<Vec<_>>().join("\n"),
-        if *.twice { "Each was attested twice, differently. " } else { "" }
+        if *.twice { "Each was attested twice, differently. " } else { "" },
+        tracking_w = shell_word(.tracking),
+        remote_w = shell_word(.remote)
     )]
     NotesConflict {
         /// The remote.
@@ -118,8 +121,11 @@ pub enum SyncError {
     },
     /// The remote refused the branch itself: merging evidence cannot help.
     #[error(
-        "{remote} refused {pushed} ({reason}): the remote's branch has commits this one does not (or this one was rewritten); bring them in (`git pull --rebase {remote} {remote_branch}`, then `speccoder attest carry`) or, after a rebase of your own branch, `git push --force-with-lease {remote} {pushed}` yourself; then run `speccoder attest push` again. Nothing was pushed",
-        pushed = refspec(.branch, .remote_branch)
+        "{remote} refused {pushed} ({reason}): the remote's branch has commits this one does not (or this one was rewritten); bring them in (`git pull --rebase {remote_w} {remote_branch_w}`, then `speccoder attest carry`) or, after a rebase of your own branch, `git push --force-with-lease {remote_w} {pushed_w}` yourself; then run `speccoder attest push` again. Nothing was pushed",
+        pushed = refspec(.branch, .remote_branch),
+        pushed_w = shell_word(&refspec(.branch, .remote_branch)),
+        remote_w = shell_word(.remote),
+        remote_branch_w = shell_word(.remote_branch)
     )]
     BranchRejected {
         /// The remote.
@@ -134,7 +140,10 @@ pub enum SyncError {
     /// `push.default` is `simple` (git's default) and the branch's upstream has another name:
     /// `git push` would refuse it too.
     #[error(
-        "{branch} tracks {upstream} on {remote}, a branch of another name, and push.default ({setting}) pushes a branch only to its own name: `git push` refuses it, and so does this; nothing was pushed. To push to {upstream} (as `git push {remote} HEAD:{upstream}` does), run `git config push.default upstream`; to push to a branch named {branch} instead, run `git push --set-upstream {remote} {branch}`; then run `speccoder attest push` again"
+        "{branch} tracks {upstream} on {remote}, a branch of another name, and push.default ({setting}) pushes a branch only to its own name: `git push` refuses it, and so does this; nothing was pushed. To push to {upstream} (as `git push {remote_w} {head_upstream_w}` does), run `git config push.default upstream`; to push to a branch named {branch} instead, run `git push --set-upstream {remote_w} {branch_w}`; then run `speccoder attest push` again",
+        remote_w = shell_word(.remote),
+        branch_w = shell_word(.branch),
+        head_upstream_w = shell_word(&format!("HEAD:{}", .upstream))
     )]
     UpstreamNameDiffers {
         /// The remote.
@@ -148,7 +157,9 @@ pub enum SyncError {
     },
     /// `push.default` is `upstream` (or `tracking`) and the branch has no upstream on the remote.
     #[error(
-        "push.default is upstream and {branch} has no upstream branch on {remote}: `git push` refuses it, and so does this; nothing was pushed. Set one with `git push --set-upstream {remote} {branch}` (or `git branch --set-upstream-to {remote}/<branch>`), then run `speccoder attest push` again"
+        "push.default is upstream and {branch} has no upstream branch on {remote}: `git push` refuses it, and so does this; nothing was pushed. Set one with `git push --set-upstream {remote_w} {branch_w}` (or `git branch --set-upstream-to {remote_w}/<branch>`), then run `speccoder attest push` again",
+        remote_w = shell_word(.remote),
+        branch_w = shell_word(.branch)
     )]
     NoUpstream {
         /// The remote.
@@ -232,7 +243,9 @@ impl RefConflict {
     /// against what was fetched before the conflict, so a side taken as it is merges.
     #[must_use]
     pub fn advice(&self, remote: &str) -> String {
-        let name = &self.name;
+        // Every name here may come from the remote: each is one shell word, so that no advice runs
+        // as a command what a reference name holds.
+        let (name, remote) = (shell_word(&self.name), shell_word(remote));
         let again =
             format!("then run `speccoder attest fetch {remote}` and `speccoder attest push {remote}`");
         let drop_theirs = format!("`git push {remote} --delete {name}`");
@@ -261,7 +274,8 @@ impl RefConflict {
                 "repair yours or delete it with `git update-ref -d {name}` (the next fetch takes the remote's); {again}"
             ),
             Unjoinable::NameTaken { by } => format!(
-                "keep theirs by deleting yours with `git update-ref -d {by}`, or keep yours by deleting theirs on the remote with {drop_theirs}; {again}"
+                "keep theirs by deleting yours with `git update-ref -d {}`, or keep yours by deleting theirs on the remote with {drop_theirs}; {again}",
+                shell_word(by)
             ),
         }
     }
@@ -299,4 +313,36 @@ fn set_tracking(repo: &Repo, tracking: &str, value: Option<ObjectId>, reflog: &s
             None => CasUpdate::Delete { then: () },
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_from_the_remote_is_one_shell_word_in_every_command_of_a_conflicts_advice() {
+        let name = "refs/speccoder/skipped/x;touch${IFS}p".to_owned();
+        let by = "refs/speccoder/a$(id)".to_owned();
+        let kinds = [
+            Unjoinable::BothMoved,
+            Unjoinable::DamagedThere,
+            Unjoinable::DamagedHere,
+            Unjoinable::NameTaken { by: by.clone() },
+        ];
+        for kind in kinds {
+            let conflict = RefConflict {
+                name: name.clone(),
+                reason: String::new(),
+                ours: Some("1".repeat(40)),
+                theirs: Some("2".repeat(40)),
+                kind,
+            };
+            let advice = conflict.advice("up$(id)");
+            for command in advice.split('`').skip(1).step_by(2) {
+                for raw in [name.as_str(), by.as_str(), "up$(id)"] {
+                    assert!(!command.contains(raw) || command.contains(&format!("'{raw}'")), "{command}");
+                }
+            }
+        }
+    }
 }

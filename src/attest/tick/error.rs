@@ -3,7 +3,7 @@
 use crate::attest::signing::CommitSigningError;
 use crate::exit::{Class, ExitClass};
 use crate::git::GitError;
-use crate::model::shown::Quoted;
+use crate::model::shown::{Quoted, shell_word};
 use crate::spec::SpecError;
 
 /// Why a writer could not put its task commit on the branch (`attest`, `accept`), or read the task
@@ -32,7 +32,8 @@ pub enum TickError {
     },
     /// The index holds a tick that HEAD does not: someone ticked the box by hand and staged it.
     #[error(
-        "{target} is ticked in the staged {path} but not at HEAD; a tick is made by `speccoder attest`: untick its box in your file, `git add {path}`, and run again"
+        "{target} is ticked in the staged {path} but not at HEAD; a tick is made by `speccoder attest`: untick its box in your file, `git add {path_w}`, and run again",
+        path_w = shell_word(&.path.to_string())
     )]
     TickedOnlyInIndex {
         /// `<unit>/<task>`.
@@ -42,7 +43,8 @@ pub enum TickError {
     },
     /// An interrupted tick cannot be completed because its task list was edited since.
     #[error(
-        "{target} was ticked by {commit}, but that run stopped before updating the work tree, and {path} was edited since, so it is left as it is. To keep your edit with the tick, tick the task's box in your file and `git add {path}` (`git diff HEAD -- {path}` then shows only your edit); `git checkout HEAD -- {path}` would drop your edit for the ticked file instead"
+        "{target} was ticked by {commit}, but that run stopped before updating the work tree, and {path} was edited since, so it is left as it is. To keep your edit with the tick, tick the task's box in your file and `git add {path_w}` (`git diff HEAD -- {path_w}` then shows only your edit); `git checkout HEAD -- {path_w}` would drop your edit for the ticked file instead",
+        path_w = shell_word(&.path.to_string())
     )]
     InterruptedTickEdited {
         /// `<unit>/<task>`.
@@ -55,7 +57,8 @@ pub enum TickError {
     /// The tick is published and staged, but tasks.md was edited in the work tree while the
     /// command ran: the edit was kept in place of the ticked file.
     #[error(
-        "{target} is ticked by the task commit {commit}, with its note, and the index holds the ticked {path}; but {path} was changed in the work tree while speccoder ran (after it had read the file), so it was not overwritten: the work tree keeps your edit, without the tick. `git diff {path}` shows your edit and the tick taken back: tick the task's box again in your file (then `git diff HEAD -- {path}` shows only your edit) and stage it as usual; `git checkout -- {path}` would drop your edit for the ticked file instead"
+        "{target} is ticked by the task commit {commit}, with its note, and the index holds the ticked {path}; but {path} was changed in the work tree while speccoder ran (after it had read the file), so it was not overwritten: the work tree keeps your edit, without the tick. `git diff {path_w}` shows your edit and the tick taken back: tick the task's box again in your file (then `git diff HEAD -- {path_w}` shows only your edit) and stage it as usual; `git checkout -- {path_w}` would drop your edit for the ticked file instead",
+        path_w = shell_word(&.path.to_string())
     )]
     EditedDuringTick {
         /// `<unit>/<task>`.
@@ -70,7 +73,7 @@ pub enum TickError {
         "{paths}: a temporary file a stopped speccoder run left beside a task list is staged, and a task commit would hold it; nothing was written: remove it (`git rm -f -- {paths}`) and run again"
     )]
     LeftoverStaged {
-        /// The staged paths, space-separated.
+        /// The staged paths, each a shell word, space-separated.
         paths: String,
     },
     /// The task commit would untick tasks that HEAD ticks: the index lags behind HEAD.
@@ -80,7 +83,7 @@ pub enum TickError {
     WouldUntick {
         /// The `<unit>/<task>` targets, comma-separated.
         tasks: String,
-        /// Their task lists, space-separated.
+        /// Their task lists, each a shell word, space-separated.
         paths: String,
     },
     /// Git is in the middle of another operation in this work tree.
@@ -95,7 +98,9 @@ pub enum TickError {
     },
     /// The task's OpenSpec change is archived: it is closed, and its tasks are not ticked.
     #[error(
-        "{target} belongs to the OpenSpec change archived at {dir}, which is closed; nothing was written: to work on the change again, move it back (`git mv {dir} openspec/changes/{id}`) and commit that first"
+        "{target} belongs to the OpenSpec change archived at {dir}, which is closed; nothing was written: to work on the change again, move it back (`git mv {dir_w} {moved_w}`) and commit that first",
+        dir_w = shell_word(&.dir.to_string()),
+        moved_w = shell_word(&format!("openspec/changes/{}", .id))
     )]
     Archived {
         /// `<unit>/<task>`.
@@ -120,12 +125,14 @@ pub enum TickError {
     /// tasks.md is marked skip-worktree (`git update-index --skip-worktree`) where no sparse
     /// checkout is configured: the work tree does not show changes to it.
     #[error(
-        "{path} is marked skip-worktree in the index, though no sparse checkout is configured, so the work tree cannot show its tick; nothing was written: clear the mark (`git update-index --no-skip-worktree {path}{restore}`), then run again"
+        "{path} is marked skip-worktree in the index, though no sparse checkout is configured, so the work tree cannot show its tick; nothing was written: clear the mark (`git update-index --no-skip-worktree {path_w}{restore}`), then run again",
+        path_w = shell_word(&.path.to_string())
     )]
     SkipWorktree {
         /// The tasks file.
         path: String,
-        /// Empty, or the command that brings the file back when the work tree lacks it.
+        /// Empty, or the command that brings the file back when the work tree lacks it (its
+        /// path a shell word).
         restore: String,
     },
     /// The index lacks what HEAD holds: it is empty or missing (a `GIT_INDEX_FILE` naming a new
@@ -149,7 +156,8 @@ pub enum TickError {
     /// with `git add -N`), which `attest` and `accept` cannot read, since they commit what is
     /// staged.
     #[error(
-        "unit `{unit}` is in the work tree ({path}) but not committed or staged, so there is no task list to tick; nothing was written: stage it (`git add {dir}`), then run again"
+        "unit `{unit}` is in the work tree ({path}) but not committed or staged, so there is no task list to tick; nothing was written: stage it (`git add {dir_w}`), then run again",
+        dir_w = shell_word(&.dir.to_string())
     )]
     UnitNotStaged {
         /// The unit.
@@ -161,7 +169,8 @@ pub enum TickError {
     },
     /// The unit is in the work tree but not in HEAD's commit, where a skip is recorded.
     #[error(
-        "unit `{unit}` is in the work tree ({path}) but not committed, and a skip is recorded on HEAD's commit; nothing was written: commit it (`git add {dir}`, then `git commit`), then run again"
+        "unit `{unit}` is in the work tree ({path}) but not committed, and a skip is recorded on HEAD's commit; nothing was written: commit it (`git add {dir_w}`, then `git commit`), then run again",
+        dir_w = shell_word(&.dir.to_string())
     )]
     UnitNotCommitted {
         /// The unit.
@@ -172,7 +181,9 @@ pub enum TickError {
         dir: String,
     },
     /// tasks.md has changes that are not staged.
-    #[error("{path} has unstaged changes; stage them (`git add {path}`) or stash them, then run again")]
+    #[error("{path} has unstaged changes; stage them (`git add {path_w}`) or stash them, then run again",
+        path_w = shell_word(&.path.to_string())
+    )]
     UnstagedTasks {
         /// The tasks file.
         path: String,
@@ -180,7 +191,8 @@ pub enum TickError {
     /// tasks.md in the work tree cannot be compared with the index: it is not a regular file
     /// that can be read.
     #[error(
-        "{path} in the work tree cannot be compared with the staged one: {reason}; nothing was written: make it the regular, readable file you mean to keep (`git checkout -- {path}` restores the staged one), then run again"
+        "{path} in the work tree cannot be compared with the staged one: {reason}; nothing was written: make it the regular, readable file you mean to keep (`git checkout -- {path_w}` restores the staged one), then run again",
+        path_w = shell_word(&.path.to_string())
     )]
     UnreadableTasks {
         /// The tasks file.
@@ -197,7 +209,8 @@ pub enum TickError {
     Unborn(String),
     /// The work tree or index could not be updated after the commit and note were written.
     #[error(
-        "the task commit and its note were written, but {path} in the work tree and index could not be updated ({source}); once that is put right, run the same command again: it finds the tick committed and only brings {path} in the work tree and index up to it (`git checkout HEAD -- {path}` does the same by hand)"
+        "the task commit and its note were written, but {path} in the work tree and index could not be updated ({source}); once that is put right, run the same command again: it finds the tick committed and only brings {path} in the work tree and index up to it (`git checkout HEAD -- {path_w}` does the same by hand)",
+        path_w = shell_word(&.path.to_string())
     )]
     WorktreeAfterCommit {
         /// The tasks file.
@@ -251,5 +264,39 @@ mod tests {
         let locked = GitError::IndexLocked { path: ".git/index".into(), others: Vec::new() };
         let after = TickError::WorktreeAfterCommit { path, source: locked };
         assert_eq!(after.exit_code(), crate::exit::GIT_PRECONDITION);
+    }
+
+    #[test]
+    fn a_path_in_an_advised_command_is_one_shell_word_whatever_the_unit_is_named() {
+        let (dir, path) = ("specs/a$(id)".to_owned(), "specs/a$(id)/tasks.md".to_owned());
+        let target = "a$(id)/T001".to_owned();
+        let (commit, unit) = ("0123abc".to_owned(), "a$(id)".to_owned());
+        let errors = [
+            TickError::TickedOnlyInIndex { target: target.clone().into(), path: path.clone().into() },
+            TickError::InterruptedTickEdited {
+                target: target.clone(),
+                commit: commit.clone(),
+                path: path.clone(),
+            },
+            TickError::EditedDuringTick { target: target.clone(), commit, path: path.clone() },
+            TickError::Archived { target, dir: dir.clone(), id: "a$(id)".to_owned() },
+            TickError::UnitNotStaged { unit: unit.clone(), path: path.clone(), dir: dir.clone() },
+            TickError::UnitNotCommitted { unit, path: path.clone(), dir },
+            TickError::UnstagedTasks { path: path.clone() },
+            TickError::UnreadableTasks { path: path.clone(), reason: "it is a FIFO".to_owned() },
+            TickError::SkipWorktree { path, restore: String::new() },
+        ];
+        for error in errors {
+            let said = error.to_string();
+            let quoted = said.split('`').skip(1).step_by(2);
+            let commands: Vec<&str> = quoted.filter(|q| q.starts_with("git ")).collect();
+            assert!(commands.iter().any(|c| c.contains("$(id)")), "a command names the unit: {said}");
+            for command in commands.iter().filter(|c| c.contains("$(id)")) {
+                assert!(
+                    command.contains("'specs/a$(id)") || command.contains("'openspec/changes/a$(id)'"),
+                    "{command}"
+                );
+            }
+        }
     }
 }

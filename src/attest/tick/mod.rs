@@ -30,6 +30,7 @@ use crate::git::{
     AsRead, FileToStage, Head, InProgress, LockedIndex, Repo, SparseCheckout, Staged, trailers,
 };
 use crate::model::bundle::NOTES_REF;
+use crate::model::shown::{shell_word, shell_words};
 use crate::spec::{self, TaskFacts};
 
 /// A writer that holds the index and knows the branch it will move.
@@ -85,7 +86,7 @@ pub(crate) fn begin(repo: &Repo) -> Result<Begun<'_>, TickError> {
     let (branch, head) = branch_head(repo)?;
     let leftovers = index.staged_leftovers();
     if !leftovers.is_empty() {
-        return Err(TickError::LeftoverStaged { paths: leftovers.join(" ") });
+        return Err(TickError::LeftoverStaged { paths: shell_words(&leftovers) });
     }
     repo.check_notes_ref(NOTES_REF)?;
     let staged = index.tree_with(&[])?;
@@ -360,7 +361,7 @@ fn refuse_unticking(repo: &Repo, parent: ObjectId, tree: ObjectId) -> Result<(),
     if tasks.is_empty() {
         return Ok(());
     }
-    Err(TickError::WouldUntick { tasks: tasks.join(", "), paths: paths.join(" ") })
+    Err(TickError::WouldUntick { tasks: tasks.join(", "), paths: shell_words(&paths) })
 }
 
 /// The tree a writer reads a task from ([`read_task_in`]).
@@ -398,7 +399,7 @@ pub(crate) fn read_task_in(
                 Tree::Staged if head_holds => index_lacks_head(
                     repo,
                     format!("unit `{unit}` ({path})"),
-                    format!("git reset -- {}", crate::model::shown::shell_word(&dir)),
+                    format!("git reset -- {}", shell_word(&dir)),
                 ),
                 Tree::Staged => TickError::UnitNotStaged { unit, path, dir },
                 Tree::Head => TickError::UnitNotCommitted { unit, path, dir },
@@ -421,13 +422,19 @@ fn head_tree(repo: &Repo) -> Option<ObjectId> {
 fn outside_checkout(repo: &Repo, facts: &TaskFacts) -> TickError {
     let path = facts.tasks_path.clone();
     match repo.sparse_checkout() {
-        SparseCheckout::Cone => TickError::OutsideSparseCheckout { path, add: facts.unit_dir.clone() },
+        SparseCheckout::Cone => TickError::OutsideSparseCheckout { path, add: shell_word(&facts.unit_dir) },
         SparseCheckout::NonCone => {
-            TickError::OutsideSparseCheckout { add: format!("/{}/ /{path}", facts.unit_dir), path }
+            let add = format!(
+                "{} {}",
+                shell_word(&format!("/{}/", facts.unit_dir)),
+                shell_word(&format!("/{path}"))
+            );
+            TickError::OutsideSparseCheckout { add, path }
         }
         SparseCheckout::Off => {
             let present = repo.workdir().is_some_and(|w| w.join(&path).symlink_metadata().is_ok());
-            let restore = if present { String::new() } else { format!(" && git checkout -- {path}") };
+            let restore =
+                if present { String::new() } else { format!(" && git checkout -- {}", shell_word(&path)) };
             TickError::SkipWorktree { path, restore }
         }
     }

@@ -19,6 +19,8 @@ use sequoia_openpgp::policy::{AsymmetricAlgorithm, StandardPolicy};
 use sequoia_openpgp::types::{HashAlgorithm, RevocationStatus};
 use sequoia_openpgp::{Cert, Fingerprint, Packet};
 
+use crate::model::shown::shell_word;
+
 /// The trusted certificates, secret key material removed, one per primary key fingerprint (copies
 /// merged); never empty.
 #[derive(Clone, Debug)]
@@ -40,7 +42,7 @@ pub enum OpenPgpCertsError {
         source: std::io::Error,
     },
     /// The file is not an OpenPGP keyring.
-    #[error("{} is not an OpenPGP certificate or keyring ({reason}); export the trusted keys with `gpg --export --armor <fingerprint> > {}`", path.display(), path.display())]
+    #[error("{} is not an OpenPGP certificate or keyring ({reason}); export the trusted keys with `gpg --export --armor <fingerprint> > {}`", path.display(), shell_word(&path.to_string_lossy()))]
     NotOpenPgp {
         /// The file.
         path: PathBuf,
@@ -68,7 +70,7 @@ pub enum OpenPgpCertsError {
         limit: usize,
     },
     /// Bytes that are neither a certificate nor white space follow the last certificate.
-    #[error("{} holds {count} bytes after its last certificate that are not OpenPGP data (sequoia would skip them, as text around an armor block); remove them, or export the trusted keys again: `gpg --export --armor <fingerprint> > {}`", path.display(), path.display())]
+    #[error("{} holds {count} bytes after its last certificate that are not OpenPGP data (sequoia would skip them, as text around an armor block); remove them, or export the trusted keys again: `gpg --export --armor <fingerprint> > {}`", path.display(), shell_word(&path.to_string_lossy()))]
     TrailingBytes {
         /// The file.
         path: PathBuf,
@@ -76,7 +78,7 @@ pub enum OpenPgpCertsError {
         count: usize,
     },
     /// The file holds no certificate at all.
-    #[error("{} holds no OpenPGP certificate; export the trusted keys with `gpg --export --armor <fingerprint> > {}`", path.display(), path.display())]
+    #[error("{} holds no OpenPGP certificate; export the trusted keys with `gpg --export --armor <fingerprint> > {}`", path.display(), shell_word(&path.to_string_lossy()))]
     Empty {
         /// The file.
         path: PathBuf,

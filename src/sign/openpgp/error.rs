@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::model::shown::shell_word;
 use crate::sign::KeySetting;
 
 /// Why an OpenPGP key cannot be used or an OpenPGP signature could not be made.
@@ -37,7 +38,7 @@ pub enum OpenPgpSignError {
         reason: String,
     },
     /// The signing key is passphrase-protected and no passphrase was given.
-    #[error("{} is passphrase-protected; import it into gpg (`gpg --import {}`) and {} so that gpg-agent unlocks it, or put the passphrase in SPECCODER_PGP_PASSPHRASE", path.display(), path.display(), setting.advise("its fingerprint"))]
+    #[error("{} is passphrase-protected; import it into gpg (`gpg --import {}`) and {} so that gpg-agent unlocks it, or put the passphrase in SPECCODER_PGP_PASSPHRASE", path.display(), shell_word(&path.to_string_lossy()), setting.advise("its fingerprint"))]
     Encrypted {
         /// The key file.
         path: PathBuf,
@@ -45,7 +46,7 @@ pub enum OpenPgpSignError {
         setting: KeySetting,
     },
     /// The passphrase does not unlock the signing key.
-    #[error("the passphrase in SPECCODER_PGP_PASSPHRASE does not unlock {} ({reason}); correct it, or sign through gpg: import the key (`gpg --import {}`) and {}", path.display(), path.display(), setting.advise("its fingerprint"))]
+    #[error("the passphrase in SPECCODER_PGP_PASSPHRASE does not unlock {} ({reason}); correct it, or sign through gpg: import the key (`gpg --import {}`) and {}", path.display(), shell_word(&path.to_string_lossy()), setting.advise("its fingerprint"))]
     WrongPassphrase {
         /// The key file.
         path: PathBuf,

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::model::shown::one_line_path;
+use crate::model::shown::{one_line_path, shell_word};
 
 use crate::sign::KeySetting;
 
@@ -56,7 +56,7 @@ pub enum SshSignError {
         "{} is a PEM private key, and {}.pub is missing; convert the key with `ssh-keygen -p -f {}` or put its public key beside it",
         one_line_path(path),
         one_line_path(path),
-        one_line_path(path)
+        shell_word(&path.to_string_lossy())
     )]
     LegacyWithoutPublicKey {
         /// The key file.
@@ -131,8 +131,8 @@ pub enum SshSignError {
     #[error(
         "{} can sign only through ssh-keygen, which makes SSH signatures, not the raw signature the verification summary needs, and no ssh-agent is reachable (SSH_AUTH_SOCK is not set); load it into ssh-agent with `ssh-add {}` and run again, or convert it with `ssh-keygen -p -f {}`",
         one_line_path(path),
-        one_line_path(path),
-        one_line_path(path)
+        shell_word(&path.to_string_lossy()),
+        shell_word(&path.to_string_lossy())
     )]
     RawNeedsAgent {
         /// The key file.
