@@ -114,7 +114,7 @@ pub enum BuildError {
     /// `integrity` or `monitor` of another shape, an unknown monitor state), which every verifier
     /// would refuse; nothing is written.
     #[error(
-        "the evidence would make a statement the specification rules out: {message}{}; fix the evidence file (its integrity and monitor are carried as recorded)",
+        "the evidence would make a statement the specification rules out: {message}{}; fix the evidence file (its integrity and monitor are carried as recorded; schema/evidence.schema.json gives their shapes)",
         .expected_found.as_deref().unwrap_or("")
     )]
     OutOfSpec {

@@ -8,6 +8,7 @@ use gix::ObjectId;
 use serde_json::Value;
 
 use crate::check::outcome::{CommitOutcome, Finding};
+use crate::model::audit_shapes::MonitorState;
 use crate::model::digest::sha256_hex;
 use crate::model::predicate::{Audits, TaskVerificationV0, Verdict};
 use crate::model::red::EXCERPT_MAX;
@@ -17,8 +18,6 @@ use crate::model::timestamp::{is_rfc3339_utc, rfc3339};
 
 /// The spec formats a unit may name.
 const FORMATS: [&str; 2] = ["speckit", "openspec"];
-/// The states of the gaming monitor.
-const MONITOR_STATES: [&str; 4] = ["clean", "suspected", "unreviewed", "off"];
 
 /// A time that is not RFC 3339 (a task verification's `time`: in UTC, with `Z`).
 pub const BAD_TIME: &str = "bad_time";
@@ -83,7 +82,7 @@ fn tick_fields(p: &TaskVerificationV0, n: usize, findings: &mut Vec<Finding>) {
     audit_shapes(a, n, findings);
     if let Some(monitor) = a.monitor.as_ref().filter(|m| !m.is_null()) {
         let state = monitor.get("state").and_then(Value::as_str);
-        if !state.is_some_and(|s| MONITOR_STATES.contains(&s)) {
+        if state.and_then(MonitorState::parse).is_none() {
             findings.push(
                 Finding::new(
                     CommitOutcome::Malformed,
@@ -105,7 +104,8 @@ type Shape<'a> = (&'static str, &'a Option<Value>, fn(&Value) -> bool, &'static 
 
 /// The shapes of a tick's audits, where given: `trace` an array of rows, `integrity` an object
 /// with a `findings` array (the diff audit's findings), and `monitor.findings`, where present, an
-/// array (a monitor without findings is read as having none).
+/// array (a monitor without findings is read as having none). The published schemas say the same
+/// (`model::audit_shapes`); the tests hold both to one list of cases.
 fn audit_shapes(a: &Audits, n: usize, findings: &mut Vec<Finding>) {
     let shapes: [Shape; 3] = [
         ("trace", &a.trace, Value::is_array, "an array of rows"),
@@ -228,9 +228,14 @@ mod tests {
 
     /// The codes of the findings on `v`, a predicate checked as a tick.
     fn codes(v: Value) -> Vec<&'static str> {
+        codes_as(v, Verdict::Verified)
+    }
+
+    /// The codes of the findings on `v`, a predicate checked with the verdict `verdict`.
+    fn codes_as(v: Value, verdict: Verdict) -> Vec<&'static str> {
         let p: TaskVerificationV0 = serde_json::from_value(v).unwrap();
         let mut findings = Vec::new();
-        task_verification(&p, Verdict::Verified, 2, &mut findings);
+        task_verification(&p, verdict, 2, &mut findings);
         assert!(findings.iter().all(|f| f.outcome == CommitOutcome::Malformed), "{findings:?}");
         findings.iter().map(|f| f.code).collect()
     }
@@ -289,5 +294,130 @@ mod tests {
     #[test]
     fn a_trace_that_is_no_array_is_malformed() {
         assert_eq!(codes(with("trace", Some(json!({ "rows": [] })))), [TICK_FIELDS_MISSING]);
+    }
+
+    /// Each value a tick's `trace`, `integrity` and `monitor` may be given (`None`: absent), and
+    /// whether the specification accepts it. The verifier's rules and the published schemas are
+    /// both held to this one list, so neither can accept what the other refuses.
+    fn audit_cases() -> Vec<(&'static str, Option<Value>, bool)> {
+        let mut cases = vec![
+            ("trace", Some(json!([])), true),
+            ("trace", Some(json!([{ "requirement": "FR-001" }, "any row"])), true),
+            ("integrity", Some(json!({ "findings": [] })), true),
+            ("integrity", Some(json!({ "findings": [{ "file": "a" }, "x", 1, null] })), true),
+            ("integrity", Some(json!({ "findings": [], "note": 1 })), true),
+            ("monitor", Some(json!({ "state": "off" })), true),
+            ("monitor", Some(json!({ "state": "clean", "findings": [{ "code": "w" }], "by": "x" })), true),
+        ];
+        for state in ["clean", "suspected", "unreviewed", "off"] {
+            cases.push(("monitor", Some(json!({ "state": state, "findings": [] })), true));
+        }
+        let refused: [(&str, &[Value]); 3] = [
+            ("trace", &[json!({ "rows": [] }), json!("none"), json!(0)]),
+            (
+                "integrity",
+                &[json!({}), json!({ "findings": {} }), json!({ "findings": null }), json!([]), json!("ok")],
+            ),
+            (
+                "monitor",
+                &[
+                    json!({}),
+                    json!({ "findings": [] }),
+                    json!({ "state": "Clean", "findings": [] }),
+                    json!({ "state": "gone" }),
+                    json!({ "state": 1 }),
+                    json!({ "state": null }),
+                    json!({ "state": "off", "findings": "none" }),
+                    json!({ "state": "off", "findings": {} }),
+                    json!({ "state": "off", "findings": null }),
+                    json!({ "state": "off", "findings": 0 }),
+                    json!([]),
+                    json!("clean"),
+                ],
+            ),
+        ];
+        for (field, values) in refused {
+            cases.extend(values.iter().map(|v| (field, Some(v.clone()), false)));
+            cases.extend([(field, Some(Value::Null), false), (field, None, false)]);
+        }
+        cases
+    }
+
+    /// The validator of the generated schema `name`.
+    fn validator(name: &str) -> jsonschema::Validator {
+        let file = crate::schema::all().into_iter().find(|f| f.name == name).unwrap();
+        jsonschema::validator_for(&serde_json::from_str(&file.text).unwrap()).unwrap()
+    }
+
+    /// `predicate` as the statement a note's line holds.
+    fn statement(predicate: &Value) -> Value {
+        json!({
+            "_type": crate::model::statement::STATEMENT_TYPE,
+            "subject": [{ "name": "commit", "digest": { "gitCommit": "ab" } }],
+            "predicateType": crate::model::predicate::TYPE,
+            "predicate": predicate,
+        })
+    }
+
+    #[test]
+    fn the_schemas_accept_exactly_the_audits_the_verifier_accepts() {
+        let predicate = validator("task-verification-v0.schema.json");
+        let stated = validator("statement-task-verification.schema.json");
+        let evidence = validator("evidence.schema.json");
+        let recorded: Value =
+            serde_json::from_str(include_str!("../../fixtures/evidence/verified.json")).unwrap();
+        for (field, value, accepted) in audit_cases() {
+            for verdict in [Verdict::Verified, Verdict::RegressionOnly] {
+                let mut tick = with(field, value.clone());
+                tick["verdict"] = json!(verdict.as_str());
+                let case = format!("{field}: {value:?} in a {} tick", verdict.as_str());
+                assert_eq!(codes_as(tick.clone(), verdict).is_empty(), accepted, "the verifier, {case}");
+                assert_eq!(predicate.is_valid(&tick), accepted, "the predicate's schema, {case}");
+                assert_eq!(stated.is_valid(&statement(&tick)), accepted, "the statement's schema, {case}");
+            }
+            // In an evidence file, `null` or absent is recorded as the default attest writes.
+            let Some(value) = value.filter(|v| !v.is_null() && field != "trace") else { continue };
+            let mut file = recorded.clone();
+            file[field] = value.clone();
+            assert_eq!(evidence.is_valid(&file), accepted, "the evidence schema, {field}: {value}");
+        }
+    }
+
+    #[test]
+    fn the_predicates_speccoder_writes_and_wrote_meet_the_verifier_and_the_schema() {
+        let predicate = validator("task-verification-v0.schema.json");
+        let published_0_9_0_decision = json!({
+            "decider": { "by": "Ada (asserted)", "reason": "done by hand" },
+            "policy_sha256": "856d8c1bb769b6ea31ffa073d6a3692e5ad5abfbc00f8f84c78aec42b7e03110",
+            "revision": 3,
+            "task": { "id": "T001", "line_hash": "2a6b", "title": "Create the tag module skeleton" },
+            "time": "2026-12-06T02:47:32Z",
+            "tree": "84155ec97e561730cae50b49341a648a6e17002c",
+            "unit": { "dir": "specs/001-bookmark-tags", "feature": "001-bookmark-tags", "format": "speckit" },
+            "verdict": "attested"
+        });
+        let seeds = [
+            include_str!("../../fixtures/seed/tick.json"),
+            include_str!("../../fixtures/seed/decision.json"),
+            include_str!("../../fixtures/seed/revision-2-example.json"),
+        ];
+        let seeds = seeds.map(|text| serde_json::from_str::<Value>(text).unwrap());
+        // A decision may carry a tick's fields as `null`: they claim nothing.
+        let mut decision_with_nulls = seeds[1].clone();
+        for field in ["trace", "integrity", "monitor"] {
+            decision_with_nulls[field] = Value::Null;
+        }
+        for p in seeds.into_iter().chain([tick(), published_0_9_0_decision, decision_with_nulls]) {
+            let verdict = Verdict::parse(p["verdict"].as_str().unwrap()).unwrap();
+            assert!(predicate.is_valid(&p), "{p}");
+            // The seed's red excerpt is abbreviated (`c0de…`): its digest is not what is checked here.
+            let mut audits = p.clone();
+            audits.as_object_mut().unwrap().remove("red");
+            assert!(codes_as(audits, verdict).is_empty(), "{p}");
+        }
+        let evidence = validator("evidence.schema.json");
+        let recorded: Value =
+            serde_json::from_str(include_str!("../../fixtures/evidence/verified.json")).unwrap();
+        assert!(evidence.is_valid(&recorded));
     }
 }

@@ -128,11 +128,13 @@ pub struct Evidence {
     /// The acceptance tests.
     #[serde(default)]
     pub acceptance: Vec<AcceptanceRow>,
-    /// The diff audit, carried as recorded.
+    /// The diff audit, carried as recorded: `{findings: [...]}`; absent or `null`: no findings.
     #[serde(default)]
+    #[schemars(schema_with = "super::audit_shapes::integrity_schema")]
     pub integrity: Option<Value>,
-    /// The gaming monitor, carried as recorded.
+    /// The gaming monitor, carried as recorded: `{state, findings}`; absent or `null`: `off`.
     #[serde(default)]
+    #[schemars(schema_with = "super::audit_shapes::monitor_schema")]
     pub monitor: Option<Value>,
     /// Mutation testing, carried as recorded.
     #[serde(default)]

@@ -2,6 +2,7 @@
 //! processes or touches git; both wings (attest, verify) use these types and functions, so each
 //! concept (the PAE, the canonical bytes, the clean check, every hash) exists exactly once.
 
+pub mod audit_shapes;
 pub mod bundle;
 pub mod canonical;
 pub mod clean;

@@ -12,6 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+use super::audit_shapes::{integrity_schema, monitor_schema, tick_carries_its_audits, trace_schema};
 use super::collection::Collection;
 use super::regression::RegressionReason;
 
@@ -154,19 +155,23 @@ pub struct Carried {
 }
 
 /// What judged the attempt besides its tests: the requirement trace, the diff audit, the gaming
-/// monitor and mutation testing. Opaque here, like [`Setting`] and [`Guidance`]: carried as signed,
-/// never evaluated, each field keeping `null` apart from absent. The three are written flat into
-/// [`TaskVerificationV0`], in this order.
+/// monitor and mutation testing. Opaque values here, like [`Setting`] and [`Guidance`]: carried as
+/// signed, each field keeping `null` apart from absent. The shapes of `trace`, `integrity` and
+/// `monitor` are checked by `check::values` and described to the schemas by
+/// [`super::audit_shapes`]. The three are written flat into [`TaskVerificationV0`], in this order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Audits {
-    /// Rows tying cited requirements and acceptance scenarios to a test, phase and result.
+    /// An array of rows tying cited requirements and acceptance scenarios to a test, phase and result.
     #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "trace_schema")]
     pub trace: Option<Value>,
     /// The diff audit: `{findings: [...]}`.
     #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "integrity_schema")]
     pub integrity: Option<Value>,
-    /// The gaming monitor: `{state: clean|suspected|unreviewed|off, findings}`.
+    /// The gaming monitor: `{state: clean|suspected|unreviewed|off, findings: [...]}`, findings optional.
     #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "monitor_schema")]
     pub monitor: Option<Value>,
     /// Mutation testing, `{caught, missed, ...}`, or `null`.
     #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
@@ -210,6 +215,7 @@ pub struct Guidance {
 /// A tick (`verified`, `regression_only`) carries the test evidence; a decision (`attested`,
 /// `skipped`) carries `decider` instead, and may leave the evidence fields out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = tick_carries_its_audits)]
 pub struct TaskVerificationV0 {
     /// The revision within v0, 1 or more; absent means 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -19,6 +19,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use unicode_normalization::UnicodeNormalization as _;
 
+use super::audit_shapes::MonitorState;
 use super::digest::sha256_hex;
 use super::policy::line_column;
 use super::predicate::Verdict;
@@ -259,33 +260,6 @@ impl TryFrom<f64> for Share {
     type Error = ValueError;
     fn try_from(x: f64) -> Result<Self, ValueError> {
         if (0.0..=1.0).contains(&x) { Ok(Share(x)) } else { Err(ValueError::Share(x)) }
-    }
-}
-
-/// The gaming monitor's states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum MonitorState {
-    /// Nothing suspicious.
-    Clean,
-    /// Something looked like gaming the tests.
-    Suspected,
-    /// Not reviewed.
-    Unreviewed,
-    /// The monitor did not run.
-    Off,
-}
-
-impl MonitorState {
-    /// The wire spelling.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MonitorState::Clean => "clean",
-            MonitorState::Suspected => "suspected",
-            MonitorState::Unreviewed => "unreviewed",
-            MonitorState::Off => "off",
-        }
     }
 }
 

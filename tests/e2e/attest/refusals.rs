@@ -372,9 +372,16 @@ fn attest_sign_of_an_unknown_revision_is_refused() {
 }
 
 #[test]
-fn evidence_whose_integrity_or_monitor_the_specification_rules_out_is_refused_before_anything_is_written() {
-    // Carried as recorded, they would make a tick every verifier calls malformed.
+fn evidence_whose_integrity_or_monitor_the_specification_rules_out_is_refused_as_its_schema_refuses_it() {
+    // Carried as recorded, they would make a tick every verifier calls malformed; the published
+    // schema says so first, and accepts the evidence as it was before the edit.
     let s = setup(Evidence::Verified);
+    let schema = common::schema_validator("evidence.schema.json");
+    let fails_schema = |path: &std::path::Path| {
+        let value: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        !schema.is_valid(&value)
+    };
+    assert!(!fails_schema(&s.evidence), "the unedited evidence meets the schema");
     let no_findings = evidence_with(&s, "integrity", |v| v["integrity"] = json!({}));
     refused(&s, T005, &no_findings, 13, &["rules out", "integrity", "fix the evidence file"]);
     let findings_text =
@@ -382,4 +389,7 @@ fn evidence_whose_integrity_or_monitor_the_specification_rules_out_is_refused_be
     refused(&s, T005, &findings_text, 13, &["rules out", "monitor"]);
     let state = evidence_with(&s, "state", |v| v["monitor"] = json!({"state": "fine", "findings": []}));
     refused(&s, T005, &state, 13, &["rules out", "clean|suspected|unreviewed|off", "fine"]);
+    for refused_file in [&no_findings, &findings_text, &state] {
+        assert!(fails_schema(refused_file), "{}", refused_file.display());
+    }
 }
