@@ -33,6 +33,7 @@ mod ref_merge;
 mod refs;
 mod remote;
 mod repo;
+mod revision;
 mod shallow;
 pub mod trailers;
 mod tree;

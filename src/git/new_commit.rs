@@ -45,7 +45,7 @@ impl Repo {
         message: &str,
     ) -> Result<NewCommit, GitError> {
         if !self.inner.has_object(tree) {
-            return Err(GitError::ObjectMissing { id: tree });
+            return Err(self.missing(tree));
         }
         Ok(NewCommit(gix::objs::Commit {
             tree,

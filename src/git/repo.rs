@@ -356,7 +356,8 @@ impl Repo {
     /// # Errors
     /// [`GitError::UnknownRevision`] for a name that does not resolve; [`GitError::ObjectMissing`]
     /// or [`GitError::CorruptObject`] when its leading name resolves to an object the repository
-    /// lacks or cannot read (a repository to fetch into or repair, not a mistyped name).
+    /// lacks or cannot read, or its steps (`HEAD~1`, `HEAD^2`, a tag peeled) pass through one (a
+    /// repository to fetch into or repair, not a mistyped name).
     pub fn rev_parse(&self, spec: &str) -> Result<ObjectId, GitError> {
         self.refuse_ambiguous_name(spec)?;
         self.inner.rev_parse_single(spec).map(gix::Id::detach).map_err(|source| {
@@ -366,8 +367,9 @@ impl Repo {
     }
 
     /// Why the object the leading name of `spec` resolves to (a hex id, or a reference followed
-    /// to its object without reading it) cannot be read; `None` when it names none, or one that
-    /// reads.
+    /// to its object without reading it) cannot be read, or else a commit or tag its steps
+    /// (`~N`, `^N`, `^{}`) pass through ([`Repo::unreadable_on_the_way`]); `None` when it names
+    /// none, or when every object on the way reads.
     fn unreadable_name(&self, spec: &str) -> Option<GitError> {
         let name = leading_name(spec);
         let id = ObjectId::from_hex(name.as_bytes()).ok().or_else(|| {
@@ -378,6 +380,7 @@ impl Repo {
             Ok(header) => self.read_kind(id, header.kind()).err(),
             Err(e) => Some(e),
         }
+        .or_else(|| self.unreadable_on_the_way(id, &spec[name.len()..]))
     }
 
     /// [`Self::rev_parse`] for a revision that names a commit, an annotated tag peeled to the
@@ -456,7 +459,7 @@ impl Repo {
         let object = inner
             .try_find_object(id)
             .map_err(|e| self.unreadable(id, kind, e))?
-            .ok_or(GitError::ObjectMissing { id })?;
+            .ok_or_else(|| self.missing(id))?;
         if object.kind != kind {
             return Err(GitError::WrongKind {
                 id,
@@ -492,10 +495,47 @@ impl Repo {
     /// Where the object `id` is kept: its loose file when there is one (or this user may not
     /// look), else the pack directory.
     fn object_place(&self, id: ObjectId) -> PathBuf {
+        let loose = self.loose_file(id);
+        if loose.try_exists().unwrap_or(true) { loose } else { self.pack_dir() }
+    }
+
+    /// [`GitError::ObjectMissing`] for the object `id` gix did not find, unless a file that may
+    /// hold it is one this user may not read: gix passes over a pack whose index it may not read
+    /// as if it were not there, so the refused read is said instead ([`GitError::Permission`]).
+    /// Looked at only once an object is found missing.
+    pub(crate) fn missing(&self, id: ObjectId) -> GitError {
+        self.refused_object_file(id).unwrap_or(GitError::ObjectMissing { id })
+    }
+
+    /// The first file that may hold the object `id` (a pack, its index, the multi-pack index,
+    /// the loose file of `id`), or the pack directory, that this user may not open for reading,
+    /// as a [`GitError::Permission`] naming it. Alternate object directories are not looked at.
+    fn refused_object_file(&self, id: ObjectId) -> Option<GitError> {
+        let refused = |e: &std::io::Error| e.kind() == std::io::ErrorKind::PermissionDenied;
+        let pack_dir = self.pack_dir();
+        let mut files: Vec<PathBuf> = match std::fs::read_dir(&pack_dir) {
+            Ok(entries) => {
+                entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| holds_objects(p)).collect()
+            }
+            Err(e) if refused(&e) => return Some(io_error("list", pack_dir)(e)),
+            Err(_) => Vec::new(),
+        };
+        files.push(self.loose_file(id));
+        files.into_iter().find_map(|file| {
+            let e = crate::input::open_regular_sized(&file, u64::MAX).err()?.into_io();
+            refused(&e).then(|| io_error("read", file)(e))
+        })
+    }
+
+    /// The path of the loose file the object `id` would be kept in.
+    fn loose_file(&self, id: ObjectId) -> PathBuf {
         let hex = id.to_hex().to_string();
-        let objects = self.common_dir().join("objects");
-        let loose = objects.join(&hex[..2]).join(&hex[2..]);
-        if loose.try_exists().unwrap_or(true) { loose } else { objects.join("pack") }
+        self.common_dir_absolute().join("objects").join(&hex[..2]).join(&hex[2..])
+    }
+
+    /// The directory of the repository's packs.
+    fn pack_dir(&self) -> PathBuf {
+        self.common_dir_absolute().join("objects").join("pack")
     }
 
     /// The size in bytes of the object `id`, read from its header without reading the object, so
@@ -514,7 +554,7 @@ impl Repo {
     pub(crate) fn header(&self, id: ObjectId) -> Result<gix::odb::find::Header, GitError> {
         match self.inner.try_find_header(id) {
             Ok(Some(header)) => Ok(header),
-            Ok(None) => Err(GitError::ObjectMissing { id }),
+            Ok(None) => Err(self.missing(id)),
             Err(e) => Err(self.object_unreadable(id, "object", e)),
         }
     }
@@ -579,6 +619,13 @@ fn leading_name(spec: &str) -> &str {
     spec.get(..end).unwrap_or(spec)
 }
 
+/// Whether `path`, in the pack directory, holds objects or says where they are: a pack, its
+/// index, or the multi-pack index.
+fn holds_objects(path: &Path) -> bool {
+    let ext = path.extension().and_then(|ext| ext.to_str());
+    matches!(ext, Some("pack" | "idx")) || path.file_name().is_some_and(|name| name == "multi-pack-index")
+}
+
 /// The name git uses for an object kind.
 pub(crate) fn kind_name(kind: gix::object::Kind) -> &'static str {
     match kind {
@@ -632,6 +679,74 @@ mod tests {
             let err = repo.rev_parse_peeled(spec).unwrap_err();
             assert!(matches!(&err, super::GitError::NotACommit { kind: k, .. } if k == kind), "{err}");
             assert_eq!(crate::exit::ExitClass::class(&err), crate::exit::Class::Usage, "{err}");
+        }
+    }
+
+    /// Removes the loose object `id` from the fixture's repository.
+    fn remove_object(fx: &Fixture, id: gix::ObjectId) {
+        let hex = id.to_string();
+        std::fs::remove_file(fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..])).unwrap();
+    }
+
+    #[test]
+    fn a_commit_missing_behind_a_parent_step_or_a_tag_is_named_missing_never_an_unknown_revision() {
+        use crate::exit::ExitClass as _;
+        let fx = Fixture::new();
+        let root = fx.commit_file("a.txt", "a\n", "one");
+        fx.git(&["tag", "-a", "v1", "-m", "release"]);
+        let middle = fx.commit_file("a.txt", "b\n", "two");
+        fx.git(&["checkout", "-q", "-b", "side", &root.to_string()]);
+        let side = fx.commit_file("s.txt", "s\n", "side");
+        fx.git(&["checkout", "-q", "-"]);
+        fx.git(&["merge", "-q", "--no-ff", "-m", "merge", "side"]);
+        let tag = fx.rev("v1");
+        fx.git(&["tag", "-a", "v2", "-m", "a tag of a tag", "v1"]);
+        for id in [middle, side, root] {
+            remove_object(&fx, id);
+        }
+        let repo = fx.repo();
+        for (spec, missing) in [
+            ("HEAD~1", middle),
+            ("HEAD~2", middle),
+            ("HEAD^1~1", middle),
+            ("HEAD^2", side),
+            ("v1", root),
+            ("v2~1", root),
+            (&format!("{tag}^{{}}"), root),
+        ] {
+            // A revision gix resolves without reading its object names that object, and reading
+            // it fails as reading a missing HEAD does.
+            let err = repo.rev_parse_peeled(spec).and_then(|id| repo.commit(id)).unwrap_err();
+            assert!(matches!(err, GitError::ObjectMissing { id } if id == missing), "{spec}: {err:?}");
+            assert_eq!(err.class(), crate::exit::Class::GitPrecondition, "{spec}");
+        }
+    }
+
+    #[test]
+    fn a_damaged_commit_behind_a_parent_step_is_named_damaged_never_an_unknown_revision() {
+        let fx = Fixture::new();
+        fx.commit_file("a.txt", "a\n", "one");
+        let middle = fx.commit_file("a.txt", "b\n", "two");
+        fx.commit_file("a.txt", "c\n", "three");
+        let hex = middle.to_string();
+        let file = fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..]);
+        let bytes = std::fs::read(&file).unwrap();
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+        std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+        let err = fx.repo().rev_parse_peeled("HEAD~2").unwrap_err();
+        assert!(matches!(err, GitError::CorruptObject { id, .. } if id == middle), "{err:?}");
+        assert_eq!(crate::exit::ExitClass::class(&err), crate::exit::Class::Config);
+    }
+
+    #[test]
+    fn a_step_beyond_an_intact_history_or_from_a_tree_stays_an_unknown_revision() {
+        let fx = Fixture::new();
+        fx.commit_file("a.txt", "a\n", "one");
+        fx.commit_file("a.txt", "b\n", "two");
+        let repo = fx.repo();
+        for spec in ["HEAD~99", "HEAD^2", "HEAD~1^2", "HEAD^3~1", "HEAD^{tree}~1", "HEAD^{tree}^0"] {
+            let err = repo.rev_parse_peeled(spec).unwrap_err();
+            assert!(matches!(err, GitError::UnknownRevision { .. }), "{spec}: {err:?}");
         }
     }
 

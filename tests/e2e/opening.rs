@@ -375,6 +375,27 @@ fn a_pack_this_user_may_not_read_is_exit_14_naming_the_pack_directory_never_dama
 }
 
 #[test]
+fn a_pack_index_this_user_may_not_read_is_exit_14_naming_it_never_a_missing_object() {
+    let p = Project::speckit();
+    p.speccoder(&["skip", &target("T002"), "--reason", "later", "--signer", "none"]).success();
+    p.git(&["gc", "-q"]);
+    let packs = p.root.join(".git/objects/pack");
+    let index = std::fs::read_dir(&packs).unwrap().map(|e| e.unwrap().path());
+    let index = index.into_iter().find(|path| path.extension().is_some_and(|ext| ext == "idx")).unwrap();
+    let verify = ["attest", "verify", "--branch", "--all", "--allow-empty"];
+    let out = where_this_user_may_not(&p, &index, ["000", "444"], &verify);
+    assert_eq!(out.code(), Some(14), "{out}");
+    assert!(out.stderr.contains(&format!("could not read {}", index.display())), "the index\n{out}");
+    assert!(out.stderr.contains(&format!("permission denied at {} (", packs.display())), "{out}");
+    assert!(out.stderr.contains("ermission denied (os error 13)"), "the cause\n{out}");
+    assert!(out.stderr.contains(&format!("`ls -ld {}`", packs.display())), "what to do\n{out}");
+    assert!(
+        !out.stderr.contains("is missing") && !out.stderr.contains("fetch it"),
+        "nothing is missing\n{out}"
+    );
+}
+
+#[test]
 fn a_unit_directory_this_user_may_not_write_is_exit_14_and_the_next_run_finishes_the_tick() {
     let p = Project::speckit();
     let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
