@@ -15,7 +15,7 @@ use super::error::{GitError, GixResultExt, io_error};
 use super::lock_wait::take_waiting;
 use super::path;
 use super::repo::Repo;
-use super::worktree::{self, AsRead, Written};
+use super::worktree::{self, AsRead, NewFile, Written};
 
 /// The index of a work tree, locked (`index.lock` exists and is ours) from the moment it was read
 /// until [`LockedIndex::stage_and_commit`] puts the new index in place or the value is dropped
@@ -30,13 +30,14 @@ pub struct LockedIndex<'r> {
 }
 
 /// A file to write into the work tree and stage ([`LockedIndex::file_to_stage`]).
+#[derive(Debug)]
 pub struct FileToStage {
     /// The repository-relative path (validated).
     path: String,
     /// The blob, in git's form.
     blob: Vec<u8>,
-    /// What the work tree gets: the blob as `git checkout` converts it.
-    worktree: Vec<u8>,
+    /// What the work tree gets (the blob as `git checkout` converts it), written beside the file.
+    new_file: NewFile,
     /// The work-tree file as the writer read it: it is replaced only while it is still so.
     as_read: AsRead,
 }
@@ -256,17 +257,48 @@ impl LockedIndex<'_> {
 
     /// The file `path` holding the blob `blob` (git's form), ready for
     /// [`LockedIndex::stage_and_commit`]: the bytes the work tree gets are converted now, as
-    /// `git checkout` converts them, so that a conversion that fails stops a writer before it
+    /// `git checkout` converts them, and written into a new file beside `path`, so that a
+    /// conversion that fails or a directory this user may not write stops a writer before it
     /// publishes anything. `as_read` is the work-tree file as the writer read it
     /// ([`Self::read_worktree_file`]): only that file is replaced.
     ///
     /// # Errors
-    /// An unusable path, or [`GitError::Convert`]: a conversion gix refuses, or a smudge driver
-    /// that fails.
+    /// An unusable path, an index entry there that is no file, [`GitError::Convert`] (a
+    /// conversion gix refuses, or a smudge driver that fails), or the new file cannot be written
+    /// beside `path` ([`GitError::Permission`] where the system refused it).
     pub fn file_to_stage(&self, path: &str, blob: Vec<u8>, as_read: AsRead) -> Result<FileToStage, GitError> {
         let path = path::file_path(path)?;
+        let executable = self.executable_in_worktree(&path, &as_read)?;
         let worktree = convert::to_worktree(self.repo, &self.index, &path, &blob)?;
-        Ok(FileToStage { path, blob, worktree, as_read })
+        let new_file = worktree::prepare_file(&self.workdir, &path, &worktree, executable)?;
+        Ok(FileToStage { path, blob, new_file, as_read })
+    }
+
+    /// Whether the work-tree file `path` (read as `as_read`) is written executable: as its index
+    /// entry says (a new path: not), or as it is on disk where git ignores the executable bits
+    /// (`core.fileMode` false), as `git status` does not see them there.
+    ///
+    /// # Errors
+    /// The index has unresolved conflicts, `path`'s entry is no file, or an entry is in the way.
+    fn executable_in_worktree(&self, path: &str, as_read: &AsRead) -> Result<bool, GitError> {
+        let index = &self.index;
+        refuse_unmerged(index)?;
+        let executable = match index.entry_by_path_and_stage(path.as_bytes().as_bstr(), Stage::Unconflicted) {
+            Some(entry) if entry.mode == Mode::FILE_EXECUTABLE => true,
+            Some(entry) if entry.mode == Mode::FILE => false,
+            Some(entry) => {
+                let kind = entry.mode.to_tree_entry_mode().map_or("special entry", mode_name);
+                return Err(GitError::NotAFile { path: path.to_owned(), kind });
+            }
+            None => {
+                refuse_in_the_way(index, path)?;
+                false
+            }
+        };
+        match as_read.executable() {
+            Some(on_disk) if !self.trusts_file_mode() => Ok(on_disk),
+            _ => Ok(executable),
+        }
     }
 
     /// Write `file` into the work tree (in the work tree's form) and stage it: the index entry gets
@@ -277,44 +309,16 @@ impl LockedIndex<'_> {
     /// When the work-tree file is no longer as the writer read it, it is not touched
     /// ([`Staged::EditKept`]): the index entry still gets the blob, with no stat (as
     /// `git read-tree` leaves one), so git compares the file's content and shows the edit.
-    pub fn stage_and_commit(mut self, file: &FileToStage) -> Result<Staged, GitError> {
-        let FileToStage { path, blob, worktree, as_read } = file;
-        let path = path.clone();
-        let trusts_file_mode = self.trusts_file_mode();
-        let index = &mut self.index;
-        refuse_unmerged(index)?;
-        let rela: &BStr = path.as_bytes().as_bstr();
-        let existing = index.entry_index_by_path_and_stage(rela, Stage::Unconflicted);
-        let executable = match existing {
-            Some(at) => {
-                let mode = index.entry(at).mode;
-                if mode == Mode::FILE_EXECUTABLE {
-                    true
-                } else if mode == Mode::FILE {
-                    false
-                } else {
-                    let kind = mode.to_tree_entry_mode().map_or("special entry", mode_name);
-                    return Err(GitError::NotAFile { path, kind });
-                }
-            }
-            None => {
-                refuse_in_the_way(index, &path)?;
-                false
-            }
-        };
-        // Where git ignores the executable bits (`core.fileMode` false), the file keeps its own,
-        // as `git status` does not see them: writing the index's would change the file unseen.
-        let executable = match as_read.executable() {
-            Some(on_disk) if !trusts_file_mode => on_disk,
-            _ => executable,
-        };
-        let (staged, stat) = match worktree::write_file(&self.workdir, &path, worktree, executable, as_read)?
-        {
+    pub fn stage_and_commit(mut self, file: FileToStage) -> Result<Staged, GitError> {
+        let FileToStage { path, blob, new_file, as_read } = file;
+        let (staged, stat) = match new_file.put_in_place(&self.workdir, &as_read)? {
             Written::Replaced(written) => (Staged::Written, stat_of(&written)?),
             Written::ChangedSinceRead => (Staged::EditKept, Stat::default()),
         };
-        let id = self.repo.write_blob(blob)?;
-        match existing {
+        let id = self.repo.write_blob(&blob)?;
+        let index = &mut self.index;
+        let rela: &BStr = path.as_bytes().as_bstr();
+        match index.entry_index_by_path_and_stage(rela, Stage::Unconflicted) {
             Some(at) => {
                 let entry = &mut index.entries_mut()[at];
                 entry.id = id;
@@ -459,7 +463,7 @@ mod tests {
         let index = repo.lock_index()?;
         let as_read = index.read_worktree_file(path, 1 << 20).unwrap_or_else(|_| AsRead::absent());
         let file = index.file_to_stage(path, bytes.to_vec(), as_read)?;
-        assert_eq!(index.stage_and_commit(&file)?, Staged::Written, "nothing changed the file meanwhile");
+        assert_eq!(index.stage_and_commit(file)?, Staged::Written, "nothing changed the file meanwhile");
         Ok(())
     }
 
@@ -470,7 +474,7 @@ mod tests {
         let as_read = index.read_worktree_file(path, 1 << 20).unwrap();
         let file = index.file_to_stage(path, bytes.to_vec(), as_read).unwrap();
         meanwhile();
-        index.stage_and_commit(&file).unwrap()
+        index.stage_and_commit(file).unwrap()
     }
 
     /// A repository with a regular, an executable, a symlinked and a submodule entry, plus a
@@ -689,6 +693,23 @@ mod tests {
     }
 
     #[test]
+    fn the_new_file_is_written_beside_the_file_when_prepared_and_removed_when_dropped_unused() {
+        let fx = Fixture::new();
+        fx.commit_file("specs/001-x/tasks.md", "- [ ] T001\n", "base");
+        let repo = fx.repo();
+        let index = repo.lock_index().unwrap();
+        let as_read = index.read_worktree_file("specs/001-x/tasks.md", 1 << 20).unwrap();
+        let file = index.file_to_stage("specs/001-x/tasks.md", b"- [X] T001\n".to_vec(), as_read).unwrap();
+        let new = fx.path().join("specs/001-x/.tasks.md.speccoder-new");
+        assert_eq!(std::fs::read(&new).unwrap(), b"- [X] T001\n", "written before anything is committed");
+        // A writer that stops before it commits (a signer that fails) drops what it prepared.
+        drop(file);
+        drop(index);
+        assert!(!new.exists(), "the new file is removed");
+        assert_eq!(fx.git(&["status", "--porcelain", "--untracked-files=all"]), "");
+    }
+
+    #[test]
     fn an_edit_saved_after_the_file_was_read_is_kept_and_the_index_still_gets_the_blob() {
         let fx = Fixture::new();
         fx.commit_file("tasks.md", "- [ ] T001\n", "base");
@@ -752,7 +773,7 @@ mod tests {
         // A link is never read as the file; whatever stands where a file was read (or was absent) is
         // someone's change, left in place.
         let file = index.file_to_stage("tasks.md", b"- [X] T001\n".to_vec(), AsRead::absent()).unwrap();
-        assert_eq!(index.stage_and_commit(&file).unwrap(), Staged::EditKept);
+        assert_eq!(index.stage_and_commit(file).unwrap(), Staged::EditKept);
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "- [ ] T001\n");
         assert!(std::fs::symlink_metadata(fx.path().join("tasks.md")).unwrap().file_type().is_symlink());
     }

@@ -1,5 +1,6 @@
-//! One file of the work tree: read as a writer saw it, and written (never through a symbolic link,
-//! replaced atomically) only while it is still as it was read.
+//! One file of the work tree: read as a writer saw it, its new content written beside it before the
+//! writer commits anything, and put in place (never through a symbolic link, replaced atomically)
+//! only while the file is still as it was read.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -11,8 +12,9 @@ use crate::input::InputError;
 /// just before they were read.
 ///
 /// A writer reads the file, then works for a while (a signer may wait seconds for a hardware
-/// key's touch or a passphrase), then replaces the file: [`write_file`] replaces it only while it
-/// is still exactly this, content and `stat` alike, so an edit saved meanwhile is never lost.
+/// key's touch or a passphrase), then replaces the file: [`NewFile::put_in_place`] replaces it
+/// only while it is still exactly this, content and `stat` alike, so an edit saved meanwhile is
+/// never lost.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AsRead(Option<(FileStat, Vec<u8>)>);
 
@@ -117,7 +119,7 @@ fn still_as_read(workdir: &Path, rela: &str, as_read: &AsRead) -> bool {
     read_file(workdir, rela, max).is_ok_and(|now| now == *as_read)
 }
 
-/// What [`write_file`] did.
+/// What [`NewFile::put_in_place`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Written {
     /// The file now holds the new bytes; its path.
@@ -127,7 +129,7 @@ pub(crate) enum Written {
     ChangedSinceRead,
 }
 
-/// The name of the file [`write_file`] writes beside `name` before renaming it over `name`.
+/// The name of the file [`prepare_file`] writes beside `name` before it is renamed over `name`.
 fn temp_name(name: &str) -> String {
     format!(".{name}{TEMP_SUFFIX}")
 }
@@ -135,26 +137,101 @@ fn temp_name(name: &str) -> String {
 /// The end of [`temp_name`]'s names.
 const TEMP_SUFFIX: &str = ".speccoder-new";
 
-/// Whether the file name `name` is one [`write_file`] writes before its rename: a file of that
+/// Whether the file name `name` is one [`prepare_file`] writes before its rename: a file of that
 /// name that outlives a run was left by one that was stopped.
 pub(crate) fn is_temp_name(name: &str) -> bool {
     name.strip_prefix('.').and_then(|rest| rest.strip_suffix(TEMP_SUFFIX)).is_some_and(|n| !n.is_empty())
 }
 
-/// Write `bytes` to the repository-relative `rela` (already validated) below `workdir`, creating
-/// missing directories, when the file there is still `as_read` (else nothing is written:
-/// [`Written::ChangedSinceRead`]). The file is replaced by renaming a complete new file over it,
-/// so readers see either the old or the new content; the check is made when the new file is
-/// complete, right before the rename.
-pub(crate) fn write_file(
+/// The new content of a work-tree file, complete in a file beside it ([`prepare_file`]), which
+/// [`NewFile::put_in_place`] renames over the file. A writer prepares it before it commits
+/// anything, so that a directory this user may not write stops it while nothing is written.
+/// Dropped unused, or when an interrupt ends the command, the new file is removed: it is one of
+/// gix's registered temporary files, removed on a signal as its lock files are.
+#[derive(Debug)]
+pub(crate) struct NewFile {
+    /// The complete new file beside the target, closed.
+    temp: gix::tempfile::Handle<gix::tempfile::handle::Closed>,
+    /// The repository-relative path of the file it replaces.
+    rela: String,
+}
+
+/// Writes `bytes` into a new file beside the repository-relative `rela` (already validated) below
+/// `workdir`, creating missing directories, with `rela`'s read bits and git's executable bit as
+/// `executable` says: the file [`NewFile::put_in_place`] renames over `rela`. Creating it is the
+/// proof, with the very operation the rename needs, that this user may write `rela`'s directory.
+///
+/// # Errors
+/// A directory on the way is a link or a file ([`GitError::UnsafeWorktreePath`]), or the new file
+/// cannot be created and written ([`GitError::Permission`] where the system refused it).
+pub(crate) fn prepare_file(
     workdir: &Path,
     rela: &str,
     bytes: &[u8],
     executable: bool,
-    as_read: &AsRead,
-) -> Result<Written, GitError> {
+) -> Result<NewFile, GitError> {
+    let (dir, name) = checked_dir(workdir, rela, Missing::Create)?;
+    let target = dir.join(name);
+    let old_permissions = match std::fs::symlink_metadata(&target) {
+        Ok(meta) if meta.is_file() => Some(meta.permissions()),
+        // Anything else there now (nothing, or what the user put there since it was read) is
+        // found changed before the rename, and left in place.
+        Ok(_) => None,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+        Err(err) => return Err(io_error("inspect", &target)(err)),
+    };
+    // The name is ours alone, and the caller holds the index lock, so a file of that name is one
+    // a writer left when it was stopped: it is replaced, never left behind for `git status`.
+    let temp = dir.join(temp_name(name));
+    match std::fs::remove_file(&temp) {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+        Err(err) => return Err(io_error("remove the stale", &temp)(err)),
+    }
+    let keep = gix::tempfile::ContainingDirectory::Exists;
+    let mut file = gix::tempfile::writable_at(&temp, keep, gix::tempfile::AutoRemove::Tempfile)
+        .map_err(io_error("create", &temp))?;
+    file.with_mut(|file| write_new(file.as_file_mut(), bytes, old_permissions, executable))
+        .and_then(|written| written)
+        .map_err(io_error("write", &temp))?;
+    let temp = file.close().map_err(io_error("close", &temp))?;
+    Ok(NewFile { temp, rela: rela.to_owned() })
+}
+
+impl NewFile {
+    /// Renames the new file over its target below `workdir` when the target is still `as_read`
+    /// (else the new file is removed and nothing is written: [`Written::ChangedSinceRead`]), so
+    /// readers see either the old or the new content; the check is made right before the rename.
+    ///
+    /// # Errors
+    /// A directory on the way became a link or a file, or the rename failed.
+    pub(crate) fn put_in_place(self, workdir: &Path, as_read: &AsRead) -> Result<Written, GitError> {
+        let (dir, name) = checked_dir(workdir, &self.rela, Missing::Refuse)?;
+        if !still_as_read(workdir, &self.rela, as_read) {
+            return Ok(Written::ChangedSinceRead);
+        }
+        let target = dir.join(name);
+        match self.temp.persist(&target) {
+            Ok(()) => Ok(Written::Replaced(target)),
+            Err(e) => Err(io_error("replace", &target)(e.error)),
+        }
+    }
+}
+
+/// What [`checked_dir`] does with a directory on the way that is not there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Missing {
+    /// Creates it.
+    Create,
+    /// Refuses it: it was there when the new file was made.
+    Refuse,
+}
+
+/// The directory of the repository-relative `rela` below `workdir`, and its file name: each
+/// directory on the way a real directory, never a link or a file, a missing one as `missing` says.
+fn checked_dir<'a>(workdir: &Path, rela: &'a str, missing: Missing) -> Result<(PathBuf, &'a str), GitError> {
     let unsafe_path = |reason| GitError::UnsafeWorktreePath { path: rela.to_owned(), reason };
-    let parts: Vec<&str> = rela.split('/').collect();
+    let parts: Vec<&'a str> = rela.split('/').collect();
     let Some((name, dirs)) = parts.split_last() else {
         return Err(unsafe_path("it names no file"));
     };
@@ -167,56 +244,26 @@ pub(crate) fn write_file(
             }
             Ok(meta) if meta.is_dir() => {}
             Ok(_) => return Err(unsafe_path("one of its directories is a file")),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound && missing == Missing::Create => {
                 std::fs::create_dir(&dir).map_err(io_error("create the directory", &dir))?;
             }
             Err(err) => return Err(io_error("inspect", &dir)(err)),
         }
     }
-    let target = dir.join(name);
-    let old_permissions = match std::fs::symlink_metadata(&target) {
-        Ok(meta) if meta.is_file() => Some(meta.permissions()),
-        // What was read was a regular file or nothing ([`read_file`] refuses anything else): a
-        // link, directory or special file there now was put there since, by the user.
-        Ok(_) => return Ok(Written::ChangedSinceRead),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-        Err(err) => return Err(io_error("inspect", &target)(err)),
-    };
-    // The new content goes to a file of a fixed name beside the target, then is renamed over it.
-    // The name is ours alone, and the caller holds the index lock, so a file of that name is one a
-    // writer left when it was stopped: it is replaced, never left behind for `git status` to show.
-    let temp = dir.join(temp_name(name));
-    match std::fs::remove_file(&temp) {
-        Ok(()) => {}
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-        Err(err) => return Err(io_error("remove the stale", &temp)(err)),
-    }
-    let written = write_new(&temp, bytes, old_permissions, executable).map_err(io_error("write", &temp));
-    let written = match written {
-        Ok(()) if !still_as_read(workdir, rela, as_read) => Ok(Written::ChangedSinceRead),
-        Ok(()) => std::fs::rename(&temp, &target)
-            .map(|()| Written::Replaced(target.clone()))
-            .map_err(io_error("replace", &target)),
-        Err(e) => Err(e),
-    };
-    if !matches!(written, Ok(Written::Replaced(_))) {
-        let _ = std::fs::remove_file(&temp);
-    }
-    written
+    Ok((dir, *name))
 }
 
-/// Creates `path` (never through a link, never over an existing file) holding `bytes`, with the
-/// mode [`set_mode`] gives. No fsync, as git: `core.fsync` covers objects and refs, never
+/// Fills the new `file` (created never through a link, never over an existing file) with `bytes`,
+/// with the mode [`set_mode`] gives. No fsync, as git: `core.fsync` covers objects and refs, never
 /// work-tree files.
 fn write_new(
-    path: &Path,
+    file: &mut std::fs::File,
     bytes: &[u8],
     old: Option<std::fs::Permissions>,
     executable: bool,
 ) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
     file.write_all(bytes)?;
-    set_mode(&file, old, executable)
+    set_mode(file, old, executable)
 }
 
 /// The mode a file of mode `base` gets: git's executable bit set or cleared, read bits kept.

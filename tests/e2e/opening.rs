@@ -396,23 +396,64 @@ fn a_pack_index_this_user_may_not_read_is_exit_14_naming_it_never_a_missing_obje
 }
 
 #[test]
-fn a_unit_directory_this_user_may_not_write_is_exit_14_and_the_next_run_finishes_the_tick() {
+fn a_unit_directory_this_user_may_not_write_stops_attest_before_anything_is_committed() {
     let p = Project::speckit();
     let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
-    let unit = p.root.join("specs").join(SPECKIT_UNIT);
     let attest = ["attest", &target("T005"), "--evidence", evidence.to_str().unwrap(), "--signer", "none"];
-    let out = where_this_user_may_not_write(&p, &unit, &attest);
+    refused_in_a_unit_directory_this_user_may_not_write(&p, &attest);
+}
+
+#[test]
+fn a_unit_directory_this_user_may_not_write_stops_accept_before_anything_is_committed() {
+    let p = Project::speckit();
+    let accept = ["accept", &target("T001"), "--reason", "scaffold", "--signer", "none"];
+    refused_in_a_unit_directory_this_user_may_not_write(&p, &accept);
+}
+
+/// `speccoder args` (a tick: `attest`, `accept`) while the unit's directory is read-only to the
+/// user: exit 14 naming the directory, the cause and what to do, and nothing written (no task
+/// commit, no note, the index and work tree as they were, no new file left beside `tasks.md`);
+/// once the directory is writable, the same command ticks the task in one task commit.
+fn refused_in_a_unit_directory_this_user_may_not_write(p: &Project, args: &[&str]) {
+    let unit = p.root.join("specs").join(SPECKIT_UNIT);
+    let git = |args: &[&str]| p.git(&[&["-c", "safe.directory=*"], args].concat());
+    let state = || {
+        let refs = git(&["for-each-ref", "--format=%(refname) %(objectname)"]);
+        let index = git(&["ls-files", "--stage"]);
+        refs + &index + &git(&["status", "--porcelain", "--untracked-files=all", "--ignored"])
+    };
+    let (before, head) = (state(), git(&["rev-parse", "HEAD"]));
+    let out = where_this_user_may_not_write(p, &unit, args);
     assert_eq!(out.code(), Some(14), "{out}");
-    assert!(out.stderr.contains("the task commit and its note were written"), "{out}");
+    assert!(out.stderr.contains("nothing was written"), "{out}");
+    assert!(!out.stderr.contains("were written"), "no commit to finish later\n{out}");
     assert!(out.stderr.contains(&format!("permission denied at {} (", unit.display())), "{out}");
     assert!(out.stderr.contains("ermission denied (os error 13)"), "the cause\n{out}");
     assert!(out.stderr.contains(&format!("`ls -ld {}`", unit.display())), "what to do\n{out}");
+    assert_eq!(state(), before, "no task commit, no note, no file changed or left\n{out}");
+    let again = as_the_project_s_owner(p, args);
+    assert_eq!(again.code(), Some(0), "once writable, the command ticks the task\n{again}");
+    assert_eq!(git(&["rev-parse", "HEAD~"]), head, "one task commit");
+    assert_eq!(
+        git(&["status", "--porcelain", "--untracked-files=all"]),
+        "",
+        "the work tree and index hold the tick"
+    );
+}
+
+#[test]
+fn skip_and_its_undo_write_no_work_tree_file_so_a_unit_directory_this_user_may_not_write_stops_neither() {
+    let p = Project::speckit();
+    let unit = p.root.join("specs").join(SPECKIT_UNIT);
+    let skip = ["skip", &target("T002"), "--reason", "later", "--signer", "none"];
+    let out = where_this_user_may_not_write(&p, &unit, &skip);
+    assert_eq!(out.code(), Some(0), "a skip is a reference and a note, in .git\n{out}");
+    let undo = ["skip", &target("T002"), "--undo"];
+    let out = where_this_user_may_not_write(&p, &unit, &undo);
+    assert_eq!(out.code(), Some(0), "its undo deletes the reference\n{out}");
     let git = |args: &[&str]| p.git(&[&["-c", "safe.directory=*"], args].concat());
-    let ticked = git(&["rev-parse", "HEAD"]);
-    let again = as_the_project_s_owner(&p, &attest);
-    assert_eq!(again.code(), Some(0), "once writable, the next run finishes the tick\n{again}");
-    assert_eq!(git(&["rev-parse", "HEAD"]), ticked, "and makes no second commit");
-    assert_eq!(git(&["status", "--porcelain"]), "", "the work tree and index hold the tick");
+    assert_eq!(git(&["for-each-ref", "refs/speccoder/skipped/"]), "", "undone");
+    assert_eq!(git(&["status", "--porcelain", "--untracked-files=all"]), "", "the work tree untouched");
 }
 
 /// A FIFO at `path`.

@@ -207,6 +207,17 @@ pub enum TickError {
     /// The branch has no commit yet.
     #[error("the branch {0} has no commits yet; commit the project first")]
     Unborn(String),
+    /// The ticked task list could not be written beside the work-tree one before the commit: a
+    /// directory this user may not write, a conversion that fails, an entry in the way.
+    #[error(
+        "{path} in the work tree cannot take the tick, so nothing was written (no task commit, no note): {source}"
+    )]
+    WorktreeNotWritten {
+        /// The tasks file.
+        path: String,
+        /// Why.
+        source: GitError,
+    },
     /// The work tree or index could not be updated after the commit and note were written.
     #[error(
         "the task commit and its note were written, but {path} in the work tree and index could not be updated ({source}); once that is put right, run the same command again: it finds the tick committed and only brings {path} in the work tree and index up to it (`git checkout HEAD -- {path_w}` does the same by hand)",
@@ -223,7 +234,9 @@ pub enum TickError {
 impl ExitClass for TickError {
     fn class(&self) -> Class {
         match self {
-            TickError::Git(e) | TickError::WorktreeAfterCommit { source: e, .. } => e.class(),
+            TickError::Git(e)
+            | TickError::WorktreeNotWritten { source: e, .. }
+            | TickError::WorktreeAfterCommit { source: e, .. } => e.class(),
             TickError::Spec(e) => e.class(),
             TickError::CommitSigning(e) => e.class(),
             TickError::AlreadyTicked { .. }

@@ -6,14 +6,17 @@
 //! 2. decide "already ticked" from HEAD's `tasks.md`, where a finished tick lives; a tick whose
 //!    commit and note are at HEAD but whose index and work tree were never updated (a writer
 //!    killed after step 4) is completed here instead of being made twice;
-//! 3. build the tree (the index plus the tick) and, by the caller, the commit and the note's
+//! 3. build the tree (the index plus the tick) and write the ticked `tasks.md` (converted as
+//!    `git checkout` converts it) into a new file beside the work-tree one, so that a directory
+//!    this user may not write stops the writer here, with nothing written (the new file is removed
+//!    when the writer stops or is interrupted); then, by the caller, the commit and the note's
 //!    bytes: objects that nothing names yet;
 //! 4. move the notes reference and the branch in one reference transaction, the note first
 //!    ([`Repo::advance_branch_with_note`]): from here on the tick exists, with its note;
-//! 5. write the ticked `tasks.md` into the work tree (converted as `git checkout` converts it),
-//!    then the index, and release the lock. The file is replaced only while it is still as step 3
-//!    read it (content and `stat`): an edit saved while the command signed is kept, the index
-//!    gets the tick, and the user is told ([`TickError::EditedDuringTick`]).
+//! 5. rename the new `tasks.md` over the work-tree one, then write the index, and release the
+//!    lock. The file is replaced only while it is still as step 3 read it (content and `stat`):
+//!    an edit saved while the command signed is kept, the index gets the tick, and the user is
+//!    told ([`TickError::EditedDuringTick`]).
 //!
 //! `docs/cli.md` ("What a kill leaves behind") lists the state each step can leave.
 
@@ -135,7 +138,11 @@ impl<'r> Begun<'r> {
         let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
         let tree = self.index.tree_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
         refuse_unticking(self.repo, self.head, tree)?;
-        let file = self.index.file_to_stage(&facts.tasks_path, ticked, as_read)?;
+        let path = &facts.tasks_path;
+        let file = self
+            .index
+            .file_to_stage(path, ticked, as_read)
+            .map_err(|source| TickError::WorktreeNotWritten { path: path.clone(), source })?;
         let pending = Pending {
             repo: self.repo,
             index: self.index,
@@ -208,7 +215,7 @@ impl<'r> Begun<'r> {
         }
         let after_commit = |source| TickError::WorktreeAfterCommit { path: path.clone(), source };
         let file = self.index.file_to_stage(path, head_bytes, as_read).map_err(after_commit)?;
-        let staged = self.index.stage_and_commit(&file).map_err(after_commit)?;
+        let staged = self.index.stage_and_commit(file).map_err(after_commit)?;
         edit_kept(staged, target, self.head, path)?;
         Ok(Opened::Completed { commit: self.head, branch: self.branch })
     }
@@ -233,12 +240,12 @@ impl Pending<'_> {
         let Some((file, target)) = self.stage else {
             return Ok(());
         };
-        let path = file.path();
+        let path = file.path().to_owned();
         let staged = self
             .index
-            .stage_and_commit(&file)
-            .map_err(|source| TickError::WorktreeAfterCommit { path: path.to_owned(), source })?;
-        edit_kept(staged, &target, commit, path)
+            .stage_and_commit(file)
+            .map_err(|source| TickError::WorktreeAfterCommit { path: path.clone(), source })?;
+        edit_kept(staged, &target, commit, &path)
     }
 }
 
