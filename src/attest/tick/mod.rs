@@ -10,8 +10,9 @@
 //!    bytes: objects that nothing names yet;
 //! 4. move the notes reference and the branch in one reference transaction, the note first
 //!    ([`Repo::advance_branch_with_note`]): from here on the tick exists, with its note;
-//! 5. write the ticked `tasks.md` into the work tree (converted as `git checkout` converts it),
-//!    then the index, and release the lock. The file is replaced only while it is still as step 3
+//! 5. write the ticked `tasks.md` into the work tree (the file as read with only the box changed
+//!    where git reads that back as the tick, else converted as `git checkout` converts it), then
+//!    the index (racily clean entries smudged, as git does), and release the lock. The file is replaced only while it is still as step 3
 //!    read it (content and `stat`): an edit saved while the command signed is kept, the index
 //!    gets the tick, and the user is told ([`TickError::EditedDuringTick`]).
 //!
