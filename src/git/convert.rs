@@ -12,7 +12,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use gix::attrs::StateRef;
-use gix::bstr::{BStr, ByteSlice};
+use gix::bstr::{BStr, BString, ByteSlice};
 use gix::filter::plumbing::driver::apply::Delay;
 use gix::filter::plumbing::pipeline::convert::to_worktree;
 use gix::worktree::stack::state::attributes::Source;
@@ -137,26 +137,57 @@ fn pipeline(
     let attributes = repo.inner.attributes_only(index, Source::WorktreeThenIdMapping).map_err(failed)?;
     let (pipeline, mut stack) =
         gix::filter::Pipeline::new(&repo.inner, attributes.detach()).map_err(failed)?.into_parts();
+    let unicode = match encoding_and_filter(repo, &mut stack, path, conversion)? {
+        (Some(name), filter) => {
+            let drivers = gix::filter::Pipeline::options(&repo.inner).map_err(failed)?.drivers;
+            let driver = filter.and_then(|filter| {
+                drivers.iter().find(|d| d.name == filter.as_bstr()).map(|d| d.name.to_string())
+            });
+            unicode_encoding(path, &name.to_str_lossy(), driver)?
+        }
+        (None, _) => None,
+    };
+    Ok((pipeline, stack, unicode))
+}
+
+/// Whether git converts `path` between its work-tree form and git's at the line ends alone
+/// (`core.autocrlf`, `eol`, `text`, `ident`): no `filter` attribute names a driver for it, and its
+/// `working-tree-encoding`, if any, is UTF-8 (which git does not convert).
+///
+/// # Errors
+/// An attributes file on the way that cannot be read ([`check_attributes`]).
+pub(super) fn at_line_ends_only(
+    repo: &Repo,
+    index: &gix::index::State,
+    path: &str,
+) -> Result<bool, GitError> {
+    let failed = failure(path, Conversion::ToWorktree);
+    check_attributes(repo, index, path)?;
+    let attributes = repo.inner.attributes_only(index, Source::WorktreeThenIdMapping).map_err(failed)?;
+    let (encoding, filter) =
+        encoding_and_filter(repo, &mut attributes.detach(), path, Conversion::ToWorktree)?;
+    Ok(filter.is_none() && encoding.is_none_or(|name| name.eq_ignore_ascii_case(b"UTF-8")))
+}
+
+/// The values of the `working-tree-encoding` and `filter` attributes `stack` gives `path` (a set or
+/// unset attribute names nothing).
+fn encoding_and_filter(
+    repo: &Repo,
+    stack: &mut gix::worktree::Stack,
+    path: &str,
+    conversion: Conversion,
+) -> Result<(Option<BString>, Option<BString>), GitError> {
+    let failed = failure(path, conversion);
     let mut found = stack.selected_attribute_matches(["working-tree-encoding", "filter"]);
     stack
         .at_entry(path, None, &repo.inner.objects)
         .map_err(|e| failed(gix::Error::from_error(e)))?
         .matching_attributes(&mut found);
-    let states: Vec<StateRef<'_>> = found.iter_selected().map(|m| m.assignment.state).collect();
-    let unicode = match states.first() {
-        Some(StateRef::Value(name)) => {
-            let drivers = gix::filter::Pipeline::options(&repo.inner).map_err(failed)?.drivers;
-            let driver = match states.get(1) {
-                Some(StateRef::Value(filter)) => {
-                    drivers.iter().find(|d| d.name == filter.as_bstr()).map(|d| d.name.to_string())
-                }
-                _ => None,
-            };
-            unicode_encoding(path, &name.as_bstr().to_str_lossy(), driver)?
-        }
+    let mut values = found.iter_selected().map(|m| match m.assignment.state {
+        StateRef::Value(value) => Some(value.as_bstr().to_owned()),
         _ => None,
-    };
-    Ok((pipeline, stack, unicode))
+    });
+    Ok((values.next().flatten(), values.next().flatten()))
 }
 
 /// The attributes files of a tree on the way to some paths: each the `.gitattributes` blob of one

@@ -12,6 +12,8 @@ use gix::objs::tree::{EntryKind, EntryMode};
 
 use super::convert;
 use super::error::{GitError, GixResultExt, io_error};
+use super::limits::OBJECT_SIZE_LIMIT;
+use super::line_ends;
 use super::lock_wait::take_waiting;
 use super::path;
 use super::repo::Repo;
@@ -36,7 +38,8 @@ pub struct FileToStage {
     path: String,
     /// The blob, in git's form.
     blob: Vec<u8>,
-    /// What the work tree gets (the blob as `git checkout` converts it), written beside the file.
+    /// What the work tree gets (the file as read with the blob's changed lines, or the blob as
+    /// `git checkout` converts it), written beside the file.
     new_file: NewFile,
     /// The work-tree file as the writer read it: it is replaced only while it is still so.
     as_read: AsRead,
@@ -256,11 +259,12 @@ impl LockedIndex<'_> {
     }
 
     /// The file `path` holding the blob `blob` (git's form), ready for
-    /// [`LockedIndex::stage_and_commit`]: the bytes the work tree gets are converted now, as
-    /// `git checkout` converts them, and written into a new file beside `path`, so that a
-    /// conversion that fails or a directory this user may not write stops a writer before it
-    /// publishes anything. `as_read` is the work-tree file as the writer read it
-    /// ([`Self::read_worktree_file`]): only that file is replaced.
+    /// [`LockedIndex::stage_and_commit`]: the bytes the work tree gets are made now and written
+    /// into a new file beside `path`, so that a conversion that fails or a directory this user may
+    /// not write stops a writer before it publishes anything. `as_read` is the work-tree file as
+    /// the writer read it ([`Self::read_worktree_file`]): only that file is replaced, by itself
+    /// with only the lines `blob` changes changed where git reads that back as `blob`
+    /// ([`Self::with_lines_changed`]), else by `blob` as `git checkout` converts it.
     ///
     /// # Errors
     /// An unusable path, an index entry there that is no file, [`GitError::Convert`] (a
@@ -269,7 +273,10 @@ impl LockedIndex<'_> {
     pub fn file_to_stage(&self, path: &str, blob: Vec<u8>, as_read: AsRead) -> Result<FileToStage, GitError> {
         let path = path::file_path(path)?;
         let executable = self.executable_in_worktree(&path, &as_read)?;
-        let worktree = convert::to_worktree(self.repo, &self.index, &path, &blob)?;
+        let worktree = match self.with_lines_changed(&path, &blob, &as_read)? {
+            Some(kept) => kept,
+            None => convert::to_worktree(self.repo, &self.index, &path, &blob)?,
+        };
         let new_file = worktree::prepare_file(&self.workdir, &path, &worktree, executable)?;
         Ok(FileToStage { path, blob, new_file, as_read })
     }
@@ -301,10 +308,43 @@ impl LockedIndex<'_> {
         }
     }
 
+    /// The work-tree file `as_read` with each line `blob` changes against the staged blob of `path`
+    /// changed, every line keeping its end ([`line_ends::carry_changed_lines`]), when git
+    /// converts the file at its line ends alone and reads the result back as `blob`: a CRLF file
+    /// that `core.autocrlf=input`, `eol=lf` or `text=auto` stores as LF keeps its CRLF, as git
+    /// keeps it. `None` otherwise (nothing read or staged there, lines that do not correspond, an
+    /// encoding or a filter driver): the file is then `blob` as `git checkout` converts it.
+    fn with_lines_changed(
+        &self,
+        path: &str,
+        blob: &[u8],
+        as_read: &AsRead,
+    ) -> Result<Option<Vec<u8>>, GitError> {
+        let rela: &BStr = path.as_bytes().as_bstr();
+        let (Some(on_disk), Some(entry)) =
+            (as_read.bytes(), self.index.entry_by_path_and_stage(rela, Stage::Unconflicted))
+        else {
+            return Ok(None);
+        };
+        if !convert::at_line_ends_only(self.repo, &self.index, path)? {
+            return Ok(None);
+        }
+        let Ok(staged) = self.repo.blob_within(entry.id, OBJECT_SIZE_LIMIT as u64)? else {
+            return Ok(None);
+        };
+        let Some(kept) = line_ends::carry_changed_lines(&staged, blob, on_disk) else {
+            return Ok(None);
+        };
+        let reads_back = convert::to_git(self.repo, &self.index, path, &kept).is_ok_and(|git| git == blob);
+        Ok(reads_back.then_some(kept))
+    }
+
     /// Write `file` into the work tree (in the work tree's form) and stage it: the index entry gets
     /// its blob (git's form) and the written file's stat, so `git status` shows the file as
-    /// unchanged against a commit whose tree has this blob. The file keeps its index mode. The new
-    /// index then replaces the old one and the lock is released.
+    /// unchanged against a commit whose tree has this blob. The file keeps its index mode. Every
+    /// other entry git could take as clean while its file changed unseen is smudged first, as git
+    /// smudges it ([`smudge_racily_clean`]). The new index then replaces the old one and the lock
+    /// is released.
     ///
     /// When the work-tree file is no longer as the writer read it, it is not touched
     /// ([`Staged::EditKept`]): the index entry still gets the blob, with no stat (as
@@ -317,6 +357,7 @@ impl LockedIndex<'_> {
         };
         let id = self.repo.write_blob(&blob)?;
         let index = &mut self.index;
+        smudge_racily_clean(index);
         let rela: &BStr = path.as_bytes().as_bstr();
         match index.entry_index_by_path_and_stage(rela, Stage::Unconflicted) {
             Some(at) => {
@@ -377,6 +418,26 @@ impl LockedIndex<'_> {
     /// The path of the index this lock guards.
     pub fn path(&self) -> PathBuf {
         self.repo.index_path()
+    }
+}
+
+/// Smudges every entry git could take as clean when its file changed unseen, as git does before
+/// it writes an index (`ce_smudge_racily_clean_entry`): an entry whose stat was taken no earlier
+/// than the second the index was last written. git compares such an entry's content, since an
+/// edit saved in that second at the same size has the same stat; the index written now is newer,
+/// so git would trust the stat and never see the edit. A smudged entry (its stat's size 0) has its
+/// content compared by every git until git refreshes it; an entry of an unchanged file costs git
+/// one hash. The entry staged after this holds the stat of the file just written with its blob.
+fn smudge_racily_clean(index: &mut gix::index::File) {
+    let read_at = index.timestamp();
+    let seconds_only = gix::index::entry::stat::Options::default();
+    for entry in index.entries_mut() {
+        let in_work_tree = !(entry.mode.is_submodule()
+            || entry.mode.is_sparse()
+            || entry.flags.contains(Flags::SKIP_WORKTREE));
+        if in_work_tree && entry.stat.is_racy(read_at, seconds_only) {
+            entry.stat.size = 0;
+        }
     }
 }
 
@@ -622,6 +683,26 @@ mod tests {
         assert_eq!(std::fs::read(fx.path().join("specs/001-x/tasks.md")).unwrap(), ticked);
         assert_eq!(fx.git(&["diff", "HEAD", "--stat"]), "", "the index equals the new commit");
         fx.assert_fsck_clean();
+    }
+
+    #[test]
+    fn an_edit_saved_in_the_second_its_file_and_the_index_were_written_stays_visible_to_git() {
+        let fx = Fixture::new();
+        fx.commit_file("tasks.md", "- [ ] T001\n", "base");
+        fx.commit_file("a.txt", "a1\n", "a");
+        let moment = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600);
+        let set_mtime = |rela: &str| {
+            let file = std::fs::File::options().write(true).open(fx.path().join(rela)).unwrap();
+            file.set_modified(moment).unwrap();
+        };
+        fx.write("a.txt", "a2\n");
+        set_mtime("a.txt");
+        fx.git(&["add", "a.txt"]);
+        fx.write("a.txt", "a3\n"); // the same size, saved in the same second
+        set_mtime("a.txt");
+        set_mtime(".git/index");
+        stage(&fx.repo(), "tasks.md", b"- [X] T001\n").unwrap();
+        assert_eq!(fx.git(&["status", "--porcelain"]), "MM a.txt\nM  tasks.md\n");
     }
 
     #[test]

@@ -23,6 +23,7 @@ mod identity;
 mod index;
 mod interrupt;
 mod limits;
+mod line_ends;
 mod lock_wait;
 mod merge_tree;
 mod new_commit;

@@ -6,17 +6,18 @@
 //! 2. decide "already ticked" from HEAD's `tasks.md`, where a finished tick lives; a tick whose
 //!    commit and note are at HEAD but whose index and work tree were never updated (a writer
 //!    killed after step 4) is completed here instead of being made twice;
-//! 3. build the tree (the index plus the tick) and write the ticked `tasks.md` (converted as
+//! 3. build the tree (the index plus the tick) and write the ticked `tasks.md` (the file as read
+//!    with only the box changed where git reads that back as the tick, else converted as
 //!    `git checkout` converts it) into a new file beside the work-tree one, so that a directory
 //!    this user may not write stops the writer here, with nothing written (the new file is removed
 //!    when the writer stops or is interrupted); then, by the caller, the commit and the note's
 //!    bytes: objects that nothing names yet;
 //! 4. move the notes reference and the branch in one reference transaction, the note first
 //!    ([`Repo::advance_branch_with_note`]): from here on the tick exists, with its note;
-//! 5. rename the new `tasks.md` over the work-tree one, then write the index, and release the
-//!    lock. The file is replaced only while it is still as step 3 read it (content and `stat`):
-//!    an edit saved while the command signed is kept, the index gets the tick, and the user is
-//!    told ([`TickError::EditedDuringTick`]).
+//! 5. rename the new `tasks.md` over the work-tree one, then write the index (racily clean
+//!    entries smudged, as git does), and release the lock. The file is replaced only while it is
+//!    still as step 3 read it (content and `stat`): an edit saved while the command signed is
+//!    kept, the index gets the tick, and the user is told ([`TickError::EditedDuringTick`]).
 //!
 //! `docs/cli.md` ("What a kill leaves behind") lists the state each step can leave.
 

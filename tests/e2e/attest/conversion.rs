@@ -247,3 +247,74 @@ fn an_encoding_that_cannot_be_written_back_as_git_does_is_refused_naming_it_and_
     check_out_again(&s);
     refused(&s, &s.evidence, 13, &["`working-tree-encoding=UTF-16`", "its filter driver `same` too"]);
 }
+
+/// The task list saved with CRLF and added again: the repository's conversion (set up by
+/// `configure`) turns it back into the same LF blob, and the index holds the CRLF file's stat, so
+/// git calls it clean.
+#[track_caller]
+fn crlf_saved_over_lf(s: &Setup, configure: impl Fn(&common::Project)) -> Vec<u8> {
+    let p = &s.project;
+    configure(p);
+    let lf = p.read(&tasks_path());
+    let crlf = String::from_utf8(lf).unwrap().replace('\n', "\r\n").into_bytes();
+    p.write(&tasks_path(), &crlf);
+    p.git(&["add", &tasks_path()]);
+    assert_eq!(p.git(&["status", "--porcelain"]), "", "git sees a clean work tree");
+    crlf
+}
+
+/// After a tick of a file saved as `before`: one byte of it changed (the box), every CR stayed,
+/// and git sees neither a change nor a difference.
+#[track_caller]
+fn only_the_box_changed(s: &Setup, before: &[u8]) {
+    let p = &s.project;
+    let after = p.read(&tasks_path());
+    assert_eq!(after.len(), before.len(), "no line ending was rewritten");
+    let changed: Vec<(u8, u8)> =
+        before.iter().zip(&after).filter(|(b, a)| b != a).map(|(b, a)| (*b, *a)).collect();
+    assert_eq!(changed, [(b' ', b'X')], "only the box changed");
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+    assert_eq!(p.git(&["diff"]), "");
+    assert!(!p.git_bytes(&["show", &format!("HEAD:{}", tasks_path())]).contains(&b'\r'), "the blob is LF");
+}
+
+/// Commits `attributes` as the root's `.gitattributes`.
+fn commit_attributes(p: &common::Project, attributes: &str) {
+    p.write(".gitattributes", attributes);
+    p.git(&["add", ".gitattributes"]);
+    p.git(&["commit", "-q", "-m", "attributes"]);
+}
+
+/// `core.autocrlf=input`: git stores LF and leaves the work tree's CRLF alone; so does the tick.
+#[test]
+fn under_autocrlf_input_a_crlf_task_list_keeps_its_crlf_and_only_the_box_changes() {
+    let s = Setup::speckit(Evidence::Verified);
+    let before = crlf_saved_over_lf(&s, |p| {
+        p.git(&["config", "core.autocrlf", "input"]);
+    });
+    s.attest_signed(&[]);
+    only_the_box_changed(&s, &before);
+}
+
+/// `*.md text eol=lf`: the same, through accept.
+#[test]
+fn under_an_eol_lf_attribute_a_crlf_task_list_keeps_its_crlf_and_only_the_box_changes() {
+    let s = Setup::speckit(Evidence::Verified);
+    let before = crlf_saved_over_lf(&s, |p| commit_attributes(p, "*.md text eol=lf\n"));
+    let key = s.key.private.to_str().unwrap();
+    let t006 = speckit_task("T006");
+    s.project.speccoder(&["accept", &t006, "--reason", "shown by hand", "--key", key]).success();
+    only_the_box_changed(&s, &before);
+}
+
+/// `* text=auto` (with `core.eol` left at LF): the same.
+#[test]
+fn under_text_auto_a_crlf_task_list_keeps_its_crlf_and_only_the_box_changes() {
+    let s = Setup::speckit(Evidence::Verified);
+    let before = crlf_saved_over_lf(&s, |p| {
+        p.git(&["config", "core.eol", "lf"]);
+        commit_attributes(p, "* text=auto\n");
+    });
+    s.attest_signed(&[]);
+    only_the_box_changed(&s, &before);
+}

@@ -1005,3 +1005,56 @@ fn a_signer_asked_for_by_name_that_cannot_sign_writes_nothing() {
     let out = p.attest(T005, &s.evidence, &[]).success();
     assert!(out.stdout.contains("5 lines, 0 signed") && out.stdout.contains("attest sign"), "{out}");
 }
+
+/// A moment in the past, the same for a file and the index.
+fn racy_moment() -> std::time::SystemTime {
+    std::time::UNIX_EPOCH + std::time::Duration::new(1_767_225_600, 123_456_789)
+}
+
+/// Sets the modification time of `rela` (below the work tree) to `at`.
+fn set_mtime(p: &common::Project, rela: &str, at: std::time::SystemTime) {
+    let file = std::fs::File::options().write(true).open(p.root.join(rela)).unwrap();
+    file.set_modified(at).unwrap();
+}
+
+/// Stages `staged` as `a.txt`, then saves `unstaged` (the same size) in the same instant, the
+/// index's own time too: git cannot trust the entry's stat, so it compares the content and shows
+/// the unstaged edit (`MM`).
+#[track_caller]
+fn racily_clean_edit(p: &common::Project, staged: &str, unstaged: &str) {
+    assert_eq!(staged.len(), unstaged.len(), "same size");
+    p.write("a.txt", staged);
+    set_mtime(p, "a.txt", racy_moment());
+    p.git(&["add", "a.txt"]);
+    p.write("a.txt", unstaged);
+    set_mtime(p, "a.txt", racy_moment());
+    set_mtime(p, ".git/index", racy_moment());
+    assert_eq!(p.git(&["--no-optional-locks", "status", "--porcelain"]), "MM a.txt\n", "git sees the edit");
+    set_mtime(p, ".git/index", racy_moment());
+}
+
+/// An edit saved in the same instant as the staged file it changes, at the same size, is seen by
+/// git only through the index's time. The writer writes a newer index, and smudges that entry as
+/// git does, so the edit stays visible (`git status`, `git add -A`) after attest and after accept,
+/// and the ticked task list alone is clean.
+#[test]
+fn an_edit_saved_in_the_instant_its_file_was_staged_stays_visible_after_a_tick() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.write("a.txt", "a1\n");
+    p.git(&["add", "a.txt"]);
+    p.git(&["commit", "-q", "-m", "a.txt"]);
+
+    racily_clean_edit(p, "a2\n", "a3\n");
+    s.attest_signed(&[]);
+    assert_eq!(p.git(&["show", "HEAD:a.txt"]), "a2\n", "the task commit holds what was staged");
+    assert_eq!(p.git(&["status", "--porcelain"]), " M a.txt\n", "the edit is seen, nothing else");
+
+    racily_clean_edit(p, "a4\n", "a5\n");
+    let key = s.key.private.to_str().unwrap();
+    p.speccoder(&["accept", "001-bookmark-tags/T006", "--reason", "shown by hand", "--key", key]).success();
+    assert_eq!(p.git(&["show", "HEAD:a.txt"]), "a4\n");
+    assert_eq!(p.git(&["status", "--porcelain"]), " M a.txt\n", "the edit is seen, nothing else");
+    p.git(&["add", "-A"]);
+    assert_eq!(p.git(&["diff", "--cached", "--name-only"]), "a.txt\n", "git add takes the edit");
+}
