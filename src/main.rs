@@ -59,11 +59,16 @@ fn glued_value_tip(mut e: clap::Error) -> clap::Error {
         .take_while(|a| a != "--")
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let option = args.windows(2).find(|pair| pair[1] == invalid).and_then(|pair| pair[0].strip_prefix("--"));
+    // clap names a word of short options (`-dash`) by its first letter (`-d`): the word is the value.
+    let is_word = |word: &String| {
+        *word == invalid || (invalid.len() == 2 && !word.starts_with("--") && word.starts_with(&invalid))
+    };
+    let pair = args.windows(2).find(|pair| is_word(&pair[1]));
+    let option = pair.and_then(|pair| Some((pair[0].strip_prefix("--")?, pair[1].clone())));
     let mut command = cli::Cli::command();
     command.build();
-    let Some(name) = option.filter(|name| takes_value(&command, name)) else { return e };
-    let tip = format!("to give '{invalid}' as the value of --{name}, write '--{name}={invalid}'");
+    let Some((name, value)) = option.filter(|(name, _)| takes_value(&command, name)) else { return e };
+    let tip = format!("to give '{value}' as the value of --{name}, write '--{name}={value}'");
     e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![tip.into()]));
     e
 }

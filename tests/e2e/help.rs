@@ -130,6 +130,14 @@ fn a_value_that_starts_with_a_dash_after_its_option_gets_a_tip_that_works_never_
     let out = common::run(common::speccoder_command(dir.path(), dir.path(), &args)).failure(2);
     assert!(out.stderr.contains("tip: to give '-x' as the value of --reason, write '--reason=-x'"), "{out}");
     assert!(!out.stderr.contains("use '-- -x'"), "{out}");
+    // A word of several letters, which clap names by its first (`-d`): the tip gives the word.
+    let args = ["accept", "001-x/T001", "--reason", "-dash", "--signer", "none"];
+    let out = common::run(common::speccoder_command(dir.path(), dir.path(), &args)).failure(2);
+    assert!(
+        out.stderr.contains("tip: to give '-dash' as the value of --reason, write '--reason=-dash'"),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("'-- -d'"), "{out}");
     // A flag that takes no value keeps clap's own tip.
     let args = ["attest", "verify", "--json", "-x"];
     let out = common::run(common::speccoder_command(dir.path(), dir.path(), &args)).failure(2);
