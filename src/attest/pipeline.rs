@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use crate::attest::bug::{self, BugError};
 use crate::attest::config::{self, ConfigError, read_policy};
 use crate::attest::evidence::{self, EvidenceError};
-use crate::attest::held_out::{HeldOutError, check_claim};
+use crate::attest::held_out::{HeldOutError, check_claim, check_named_store};
 use crate::attest::message::{self, MessageFields, keys};
 use crate::attest::provenance;
 use crate::attest::signing::{self, Chosen, Moment, SignerError, SignerRequest};
@@ -217,6 +217,8 @@ fn open<'r>(repo: &'r Repo, req: &AttestRequest) -> Result<Start<'r>, AttestErro
     // written: a claim about a set nobody can produce is no evidence.
     if let Some(held_out) = loaded.evidence.held_out() {
         check_claim(repo, req.held_out_store.as_deref(), &req.target, &facts.unit, &held_out.manifest)?;
+    } else if let Some(store) = req.held_out_store.as_deref() {
+        check_named_store(repo, store)?;
     }
     Ok(Start::Tick(Box::new(Opened { loaded, pending, facts, policy_sha256 })))
 }

@@ -693,6 +693,23 @@ fn attest_naming(p: &Project, task: &str, manifest: &str, extra: &[&str]) -> dec
 }
 
 #[test]
+fn a_held_out_store_option_that_cannot_serve_is_refused_though_the_evidence_names_no_set() {
+    let p = trusting_project();
+    let evidence = p.evidence("001-bookmark-tags/T005", json!({}));
+    let plain = p.outside.join("plainfile");
+    std::fs::write(&plain, "not a directory\n").unwrap();
+    let (missing, inside) = (p.outside.join("no-such-store"), p.root.join("store"));
+    std::fs::create_dir_all(&inside).unwrap();
+    let before = p.snapshot();
+    for (store, code) in [(&missing, 13), (&plain, 13), (&inside, 2)] {
+        let args = ["attest", "001-bookmark-tags/T005", "--evidence", evidence.to_str().unwrap()];
+        let out = p.signed(&[&args[..], &["--held-out-store", store.to_str().unwrap()]].concat());
+        assert_eq!(out.code, code, "{store:?}: {}", out.stderr);
+        assert_eq!(p.snapshot(), before, "nothing written");
+    }
+}
+
+#[test]
 fn attest_refuses_a_held_out_set_stored_for_another_task_and_writes_nothing() {
     let p = trusting_project();
     let other = store(&p, "001-bookmark-tags/T006", &tests_dir(&p, "a", &[("a.rs", "A")]));

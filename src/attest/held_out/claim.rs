@@ -8,6 +8,16 @@ use super::error::HeldOutError;
 use super::local::{SetProblem, StoreUse, read_set, store_root};
 use crate::git::Repo;
 
+/// Checks that a store named on the command line can serve, whatever the evidence claims: a
+/// `--held-out-store` that does not exist, is no directory or lies in a work tree is refused as
+/// when a claim is checked there, never passed over.
+///
+/// # Errors
+/// The store option cannot serve.
+pub fn check_named_store(repo: &Repo, store: &Path) -> Result<(), HeldOutError> {
+    store_root(repo, Some(store), StoreUse::Read).map(|_| ())
+}
+
 /// Checks that the store (`store`, else the default) holds the set `manifest` (`sha256:<hex>`)
 /// names, written for `target` (`<unit>/<task>` as the command line names it, `unit` its unit
 /// part, a checked unit name) and intact.

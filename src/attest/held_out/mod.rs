@@ -24,7 +24,7 @@ mod local;
 mod publish;
 mod store;
 
-pub use claim::check_claim;
+pub use claim::{check_claim, check_named_store};
 pub use error::HeldOutError;
 pub use local::{MAX_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_SET_FILES, StoreProblem, default_store};
 pub use publish::{LeftOut, PublishReport, PublishRequest, SetInfo, UnitPublish, publish};
