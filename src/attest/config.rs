@@ -31,7 +31,7 @@ pub enum SignerChoice {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SignerParseError {
     /// A name speccoder does not know.
-    #[error("unknown signer `{0}`; use one of: git, ssh, openpgp, sigstore, none")]
+    #[error("unknown signer `{0}`; use one of: git (or auto), ssh, openpgp, sigstore, none")]
     Unknown(String),
     /// `sigstore`, in a build without it.
     #[error("signer `sigstore`: {}", crate::sign::SIGSTORE_MISSING_REASON)]

@@ -317,7 +317,10 @@ fn an_unknown_signer_is_a_configuration_error_and_nothing_is_written() {
     let ev = write_evidence(&p.scratch.join("ev"), "001-bookmark-tags/T005", Evidence::Verified);
     let before = p.snapshot();
     let r = p.attest("001-bookmark-tags/T005", &ev, &["--signer", "x509"]).failure(13);
-    assert!(r.stderr.contains("unknown signer `x509`"), "{r}");
+    assert!(
+        r.stderr.contains("unknown signer `x509`; use one of: git (or auto), ssh, openpgp, sigstore, none"),
+        "{r}"
+    );
     assert_eq!(p.snapshot(), before);
 }
 
