@@ -276,7 +276,9 @@ pub fn approve(repo: &Repo, req: &ApproveRequest) -> Result<ApproveReport, Appro
         })
         .map_err(|e| match e {
             UpdateNoteError::Compute(inner) => inner,
-            UpdateNoteError::Git(source) => NoteNotWritten { commit: commit.to_string(), source }.into(),
+            UpdateNoteError::Read(source) | UpdateNoteError::Git(source) => {
+                NoteNotWritten { commit: commit.to_string(), source }.into()
+            }
         })?;
     }
     let done = last.as_ref().unwrap_or(&first);

@@ -431,7 +431,9 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     let note = note_of(&envelopes)?;
     repo.update_note(NOTES_REF, commit, |_| Ok::<_, std::convert::Infallible>(Some(note.clone()))).map_err(
         |e| match e {
-            UpdateNoteError::Git(source) => NoteNotWritten { commit: commit.to_string(), source },
+            UpdateNoteError::Read(source) | UpdateNoteError::Git(source) => {
+                NoteNotWritten { commit: commit.to_string(), source }
+            }
             UpdateNoteError::Compute(never) => match never {},
         },
     )?;

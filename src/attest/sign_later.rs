@@ -270,6 +270,7 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Sig
     })
     .map_err(|e| match e {
         crate::git::UpdateNoteError::Compute(inner) => inner,
+        crate::git::UpdateNoteError::Read(source) => SignLaterError::Git(source),
         crate::git::UpdateNoteError::Git(source) => {
             NoteNotWritten { commit: commit.to_string(), source }.into()
         }

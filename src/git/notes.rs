@@ -58,7 +58,10 @@ pub enum UpdateNoteError<E: std::error::Error + 'static> {
     /// The caller's function returned an error; nothing was written.
     #[error(transparent)]
     Compute(E),
-    /// Reading or writing the repository failed; the notes reference did not move.
+    /// The note in place could not be read (its notes commit, tree or blob); nothing was written.
+    #[error(transparent)]
+    Read(GitError),
+    /// Writing the repository failed; the notes reference did not move.
     #[error(transparent)]
     Git(#[from] GitError),
 }
@@ -336,10 +339,12 @@ impl Repo {
     {
         self.check_notes_ref(notes_ref)?;
         self.update_ref_retrying(notes_ref, |parent| {
-            let head = self.notes_head_at(parent)?;
+            let read = UpdateNoteError::Read;
+            let head = self.notes_head_at(parent).map_err(read)?;
             let tree = head.map_or_else(|| self.empty_tree_id(), |(_, tree)| tree);
-            let current_blob = self.note_blob_in(notes_ref, tree, annotated)?;
-            let current = current_blob.map(|id| self.note_bytes(notes_ref, annotated, id)).transpose()?;
+            let current_blob = self.note_blob_in(notes_ref, tree, annotated).map_err(read)?;
+            let current = current_blob.map(|id| self.note_bytes(notes_ref, annotated, id)).transpose();
+            let current = current.map_err(read)?;
             let wanted = f(current.as_deref()).map_err(UpdateNoteError::Compute)?;
             if wanted == current {
                 return Ok(CasUpdate::Keep(NoteOutcome::Unchanged));
@@ -706,7 +711,7 @@ mod tests {
         assert!(matches!(repo.note(NOTES_REF, commit), Err(GitError::AmbiguousNote { .. })));
         assert_eq!(repo.notes(NOTES_REF).unwrap().len(), 2, "the listing shows both");
         let update = repo.update_note(NOTES_REF, commit, |_| Ok::<_, Infallible>(Some(b"x".to_vec())));
-        assert!(matches!(update, Err(UpdateNoteError::Git(GitError::AmbiguousNote { .. }))));
+        assert!(matches!(update, Err(UpdateNoteError::Read(GitError::AmbiguousNote { .. }))));
 
         // Fetched from a remote, such notes are merged into nothing: ours stay where they were.
         let ours = "refs/notes/ours";

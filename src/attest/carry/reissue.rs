@@ -182,7 +182,7 @@ fn write_note(repo: &Repo, old_note: &[u8], to: ObjectId, note: &[u8]) -> Result
     match result {
         Ok(_) => Ok(unchanged),
         Err(UpdateNoteError::Compute(exists)) => Err(WriteError::Exists(exists)),
-        Err(UpdateNoteError::Git(source)) => {
+        Err(UpdateNoteError::Read(source) | UpdateNoteError::Git(source)) => {
             Err(WriteError::Failed(NoteNotWritten { commit: to.to_string(), source }))
         }
     }
