@@ -339,13 +339,14 @@ pub fn shell_quoted(text: &str) -> String {
 }
 
 /// `text` as one word for a POSIX shell in advice a person copies: as it is when it is plain
-/// (letters, digits, `_`, `.`, `/`, `-`, `%`, not starting with `-`), else [`shell_quoted`]. A
-/// reference or remote name may hold `;` or `$(`, which must never run as a command.
+/// (letters, digits, `_`, `.`, `/`, `-`, `%`, `:`, `+`, `@`, `,`, not starting with `-`), else
+/// [`shell_quoted`]. A reference or remote name may hold `;` or `$(`, which must never run as a
+/// command.
 #[must_use]
 pub fn shell_word(text: &str) -> String {
     let plain = !text.starts_with('-')
         && !text.is_empty()
-        && text.chars().all(|c| c.is_ascii_alphanumeric() || "_./-%".contains(c));
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || "_./-%:+@,".contains(c));
     if plain { text.to_owned() } else { shell_quoted(text) }
 }
 
@@ -362,6 +363,7 @@ mod tests {
     #[test]
     fn a_plain_name_is_one_shell_word_as_it_is_and_any_other_is_quoted_so_it_never_runs() {
         assert_eq!(shell_word("refs/speccoder/skipped/chg/1%2E2"), "refs/speccoder/skipped/chg/1%2E2");
+        assert_eq!(shell_word("+HEAD:refs/heads/a@b,c"), "+HEAD:refs/heads/a@b,c");
         assert_eq!(shell_word("refs/x;touch p"), "'refs/x;touch p'");
         assert_eq!(shell_word("a$(id)"), "'a$(id)'");
         assert_eq!(shell_word("-rf"), "'-rf'");
