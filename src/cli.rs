@@ -90,7 +90,8 @@ pub enum Command {
     /// `tasks.md` and says `git add <unit dir>`), an index that lacks what HEAD holds (empty or
     /// missing, as a `GIT_INDEX_FILE` naming a new one leaves it: `git reset` fills it from HEAD; a
     /// unit HEAD holds removed from it: `git reset -- <unit dir>`), where a task commit made from
-    /// it would delete what it lacks, a task of an archived OpenSpec change, bug closed
+    /// it would delete what it lacks, a unit directory this user may not write (nothing written:
+    /// the directory and the reason are named), a task of an archived OpenSpec change, bug closed
     /// already and unchanged, a staged task list that would untick a task HEAD ticks (the index
     /// lags behind HEAD, as a writer stopped after moving the branch leaves it: tick the box again
     /// in the file and stage it, which keeps your changes there; `git checkout HEAD -- <tasks.md>`
