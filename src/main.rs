@@ -5,6 +5,7 @@
 mod cli;
 mod commands;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -32,7 +33,8 @@ fn main() -> ExitCode {
             return ExitCode::from(speccoder_attest::exit::USAGE);
         }
     };
-    if let Some(dir) = &cli.dir
+    let dir = (!cli.dir.is_empty()).then(directory_given);
+    if let Some(dir) = &dir
         && let Err(e) = std::env::set_current_dir(dir)
     {
         let message = format!("cannot change to {}: {e}", dir.display());
@@ -40,7 +42,30 @@ fn main() -> ExitCode {
         eprintln!("speccoder: {message}");
         return ExitCode::from(speccoder_attest::exit::USAGE);
     }
-    ExitCode::from(commands::run(cli.command, cli.dir.as_deref()))
+    ExitCode::from(commands::run(cli.command, dir.as_deref()))
+}
+
+/// The directory every `-C DIR` of the command line names together, as git takes them: each
+/// relative to the one before (`-C a -C b` is `a/b`), an absolute one starting anew. Read from
+/// the words themselves, in order: clap keeps a global option's values of one level only, and
+/// `-C a attest verify -C b` gives them at two.
+fn directory_given() -> PathBuf {
+    let mut words = std::env::args_os().skip(1).take_while(|a| a != "--");
+    let mut dir = PathBuf::new();
+    while let Some(word) = words.next() {
+        let value = match word.to_str() {
+            Some("-C") => words.next(),
+            Some(glued) if glued.starts_with("-C") => {
+                let rest = &glued[2..];
+                Some(rest.strip_prefix('=').unwrap_or(rest).into())
+            }
+            _ => None,
+        };
+        if let Some(value) = value {
+            dir.push(value);
+        }
+    }
+    dir
 }
 
 /// clap's tip for an unknown `-x` right after an option that takes a value (`--reason -x`) is

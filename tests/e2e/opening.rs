@@ -678,3 +678,24 @@ fn a_git_file_naming_no_repository_stops_the_search_as_git_stops_there() {
     let out = p.speccoder(&["attest", "verify", "--branch", "--all", "--allow-empty"]);
     assert_eq!(out.code(), Some(0), "{out}");
 }
+
+#[test]
+fn directories_given_with_c_more_than_once_are_taken_each_from_the_one_before_as_git_takes_them() {
+    let p = Project::speckit();
+    p.speccoder(&["skip", &target("T002"), "--reason", "later", "--signer", "none"]).success();
+    let (parent, name) = (p.root.parent().unwrap(), p.root.file_name().unwrap().to_str().unwrap());
+    let outer = parent.parent().unwrap();
+    let middle = parent.file_name().unwrap().to_str().unwrap();
+    let verify = ["attest", "verify", "--branch", "--all", "--json"];
+    for args in [
+        vec!["-C", middle, "attest", "verify", "-C", name, "--branch", "--all", "--json"],
+        [&["-C", middle, "-C", name][..], &verify[..]].concat(),
+        [&["-C", "/nowhere", "-C", p.root.to_str().unwrap()][..], &verify[..]].concat(),
+    ] {
+        let out = common::run(common::speccoder_command(outer, &p.home, &args));
+        assert!(
+            out.stdout.contains("\"task\":\"001-bookmark-tags/T002\""),
+            "{args:?}: run in the project\n{out}"
+        );
+    }
+}
