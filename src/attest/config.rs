@@ -7,6 +7,7 @@ use gix::ObjectId;
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::model::policy::{self, CONFIG_FILE, PolicyError};
+use crate::model::shown::one_line;
 
 /// Which backend the user asked for (`--signer`, `[attest] signer`), or none said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +32,7 @@ pub enum SignerChoice {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SignerParseError {
     /// A name speccoder does not know.
-    #[error("unknown signer `{0}`; use one of: git (or auto), ssh, openpgp, sigstore, none")]
+    #[error("unknown signer `{}`; use one of: git (or auto), ssh, openpgp, sigstore, none", one_line(.0))]
     Unknown(String),
     /// `sigstore`, in a build without it.
     #[error("signer `sigstore`: {}", crate::sign::SIGSTORE_MISSING_REASON)]
@@ -183,7 +184,8 @@ pub enum ConfigError {
 
 /// How [`ConfigError::Attest`] names its key: `[attest] <key>`, or `attest` itself.
 fn key_shown(key: &str) -> String {
-    if key.is_empty() { "`attest`".to_owned() } else { format!("`[attest] {key}`") }
+    // A key is the file's text, which can hold a line break: quoted on one line.
+    if key.is_empty() { "`attest`".to_owned() } else { format!("`[attest] {}`", one_line(key)) }
 }
 
 impl ExitClass for ConfigError {
@@ -303,6 +305,16 @@ mod tests {
         assert!(err.starts_with("`[attest] enabled` in speccoder.toml: must be true or false"), "{err}");
         let later = config("[attest]\nsign_at = \"later\"\nenabled = false\n").unwrap();
         assert!(later.sign_later && !later.enabled);
+    }
+
+    #[test]
+    fn a_line_break_in_a_key_or_a_signer_of_the_file_is_quoted_on_one_line() {
+        for text in ["[attest]\n\"k\\nattest u/T001: verified\" = 1\n", "[attest]\nsigner = \"x\\nforged\"\n"]
+        {
+            let err = config(text).unwrap_err().to_string();
+            assert!(!err.contains('\n'), "no line of its own for the file's text: {err}");
+            assert!(err.contains("\\n"), "the break shown as an escape: {err}");
+        }
     }
 
     #[test]

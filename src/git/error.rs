@@ -69,7 +69,7 @@ pub enum GitError {
     /// cannot read.
     #[error(
         "the git repository {} stores its references as `{format}` (extensions.refStorage), which speccoder cannot read: it supports the `files` format only. Convert the repository with `git refs migrate --ref-format=files` (git 2.48 or later; git 2.46 and 2.47 refuse a repository with reflogs or linked worktrees), or work in a clone made in the files format (`git clone --ref-format=files {} <dir>`, then `speccoder attest fetch` for the evidence), then run the command again",
-        .git_dir.display(), .git_dir.display()
+        .git_dir.display(), shell_word(&.git_dir.to_string_lossy())
     )]
     RefStorage {
         /// The repository's common git directory.
@@ -116,7 +116,8 @@ pub enum GitError {
     Permission {
         /// What was attempted (`write reference refs/heads/main`, `write a blob`).
         action: String,
-        /// The nearest directory there is to where the write was refused, as an absolute path.
+        /// The file this user may not read, or the nearest directory there is to where the read
+        /// or write was refused, as an absolute path.
         path: PathBuf,
         /// What the operating system reported, with every step of gix's that led to it.
         cause: String,
@@ -359,6 +360,17 @@ pub enum GitError {
         path: String,
         /// What was found on the way.
         reason: &'static str,
+    },
+
+    /// A directory stands where a writer puts the new content of a work-tree file before it
+    /// renames it over the file: a name of the writer's own, which it would replace were it a file.
+    #[error(
+        "`{path}` is a directory, where speccoder writes a task list's new content before renaming it over the task list; nothing was written: remove it (`rm -r -- {}`) and run the command again",
+        shell_word(.path)
+    )]
+    DirectoryInTheWay {
+        /// The repository-relative path.
+        path: String,
     },
 
     /// A file could not be converted as git converts it (`core.autocrlf`, `.gitattributes`, a
@@ -629,6 +641,7 @@ impl ExitClass for GitError {
             | GitError::InvalidIndex { .. }
             | GitError::NotAFile { .. }
             | GitError::UnsafeWorktreePath { .. }
+            | GitError::DirectoryInTheWay { .. }
             | GitError::GitCommand { .. } => Class::GitPrecondition,
             GitError::IdentityMissing { .. }
             | GitError::EmptyIdentityName { .. }
@@ -680,7 +693,7 @@ impl GitError {
         let refused = access_refused(&source).then(|| named_path(&source).or(at.map(Path::to_owned)));
         match refused.flatten() {
             Some(path) => {
-                GitError::Permission { action, path: nearest_dir(&path), cause: with_causes(&source) }
+                GitError::Permission { action, path: refused_at(&path), cause: with_causes(&source) }
             }
             None => GitError::Gix { action, source },
         }
@@ -704,12 +717,17 @@ fn named_path(source: &gix::Error) -> Option<PathBuf> {
     source.metadata().filter_map(path).last()
 }
 
-/// The nearest directory there is at or above `path` (a lock file that could not be made is not
-/// there; a directory on its way may not be either), as an absolute path, so that a message
-/// naming it holds wherever it is read.
-fn nearest_dir(path: &Path) -> PathBuf {
-    let dir = path.ancestors().find(|dir| dir.is_dir()).unwrap_or(path);
-    std::path::absolute(dir).unwrap_or(dir.to_owned())
+/// `path` when it is a file this user may not read (what refused a read), else the nearest
+/// directory there is at or above it (a lock file that could not be made is not there; a
+/// directory on its way may not be either), as an absolute path, so that a message naming it
+/// holds wherever it is read.
+fn refused_at(path: &Path) -> PathBuf {
+    let unreadable_file = crate::input::open_regular_sized(path, u64::MAX)
+        .is_err_and(|e| e.into_io().kind() == std::io::ErrorKind::PermissionDenied)
+        && path.symlink_metadata().is_ok_and(|meta| meta.is_file());
+    let there =
+        if unreadable_file { path } else { path.ancestors().find(|dir| dir.is_dir()).unwrap_or(path) };
+    std::path::absolute(there).unwrap_or(there.to_owned())
 }
 
 impl GitError {
@@ -742,7 +760,7 @@ pub(crate) fn io_error(
     move |source| match source.kind() {
         std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => {
             let action = format!("{action} {}", path.display());
-            GitError::Permission { action, path: nearest_dir(&path), cause: source.to_string() }
+            GitError::Permission { action, path: refused_at(&path), cause: source.to_string() }
         }
         _ => GitError::Io { action, path, source },
     }
@@ -774,6 +792,30 @@ fn also_left(others: &[PathBuf]) -> String {
 #[cfg(test)]
 mod tests {
     //! Errors must cross threads: the verifier checks task commits on several.
+
+    #[test]
+    fn a_path_or_name_in_an_advised_command_is_one_shell_word() {
+        use crate::git::GitError;
+        let hostile = std::path::PathBuf::from("/tmp/rs $(touch${IFS}P);x/.git");
+        let errors = [
+            GitError::RefStorage { git_dir: hostile.clone(), format: "reftable".into() },
+            GitError::DirectoryInTheWay { path: "specs/a$(id)/.tasks.md.speccoder-new".into() },
+            GitError::Permission { action: "read x".into(), path: hostile, cause: "denied".into() },
+            GitError::UnknownRemote { name: "o$(id)".into() },
+        ];
+        for error in errors {
+            let said = error.to_string();
+            let commands = said.split('`').skip(1).step_by(2).filter(|q| q.contains(' ') && q.contains("$("));
+            for command in commands {
+                assert!(
+                    command.contains("'/tmp/rs $(")
+                        || command.contains("'specs/a$(")
+                        || command.contains("'o$("),
+                    "{command}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn git_errors_can_cross_threads() {

@@ -774,6 +774,21 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_where_the_new_file_goes_is_named_with_its_removal_never_an_internal_error() {
+        let fx = Fixture::new();
+        fx.commit_file("specs/001-x/tasks.md", "- [ ] T001\n", "base");
+        std::fs::create_dir_all(fx.path().join("specs/001-x/.tasks.md.speccoder-new/inner")).unwrap();
+        let repo = fx.repo();
+        let index = repo.lock_index().unwrap();
+        let as_read = index.read_worktree_file("specs/001-x/tasks.md", 1 << 20).unwrap();
+        let err = index.file_to_stage("specs/001-x/tasks.md", b"- [X] T001\n".to_vec(), as_read).unwrap_err();
+        let GitError::DirectoryInTheWay { path } = &err else { panic!("{err:?}") };
+        assert_eq!(path, "specs/001-x/.tasks.md.speccoder-new");
+        assert_eq!(crate::exit::ExitClass::exit_code(&err), crate::exit::GIT_PRECONDITION);
+        assert!(err.to_string().contains("`rm -r -- specs/001-x/.tasks.md.speccoder-new`"), "{err}");
+    }
+
+    #[test]
     fn the_new_file_is_written_beside_the_file_when_prepared_and_removed_when_dropped_unused() {
         let fx = Fixture::new();
         fx.commit_file("specs/001-x/tasks.md", "- [ ] T001\n", "base");

@@ -186,6 +186,10 @@ pub(crate) fn prepare_file(
     match std::fs::remove_file(&temp) {
         Ok(()) => {}
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+        Err(_) if std::fs::symlink_metadata(&temp).is_ok_and(|meta| meta.is_dir()) => {
+            let path = rela.rsplit_once('/').map_or(String::new(), |(parent, _)| format!("{parent}/"));
+            return Err(GitError::DirectoryInTheWay { path: path + &temp_name(name) });
+        }
         Err(err) => return Err(io_error("remove the stale", &temp)(err)),
     }
     let keep = gix::tempfile::ContainingDirectory::Exists;

@@ -22,7 +22,8 @@ pub enum VerifyError {
     Shallow(#[from] crate::check::completeness::ShallowCut),
     /// The clone has a remote but no notes: the evidence was never fetched.
     #[error(
-        "there are no notes in refs/notes/speccoder here, so the evidence was never fetched: run `speccoder attest fetch {remote}` and check again (if that finds none, the evidence was never pushed: its author runs `speccoder attest push`)"
+        "there are no notes in refs/notes/speccoder here, so the evidence was never fetched: run `speccoder attest fetch {}` and check again (if that finds none, the evidence was never pushed: its author runs `speccoder attest push`)",
+        crate::model::shown::shell_word(.remote)
     )]
     NotesNotFetched {
         /// The remote to fetch from.

@@ -343,7 +343,7 @@ fn as_the_project_s_owner(p: &Project, args: &[&str]) -> common::Run {
 }
 
 #[test]
-fn a_notes_reference_this_user_may_not_read_is_exit_14_naming_its_directory_never_advice_to_delete_it() {
+fn a_notes_reference_this_user_may_not_read_is_exit_14_naming_what_refused_never_advice_to_delete_it() {
     for (denied, restore) in [(NOTES_REF, "644"), ("refs/notes", "755")] {
         let p = Project::speckit();
         p.speccoder(&["skip", &target("T002"), "--reason", "later", "--signer", "none"]).success();
@@ -352,7 +352,9 @@ fn a_notes_reference_this_user_may_not_read_is_exit_14_naming_its_directory_neve
         let out = where_this_user_may_not(&p, &p.root.join(".git").join(denied), ["000", restore], &verify);
         assert_eq!(out.code(), Some(14), "{denied}\n{out}");
         assert!(out.stderr.contains(&format!("could not read reference {NOTES_REF}")), "{denied}\n{out}");
-        assert!(out.stderr.contains(&format!("permission denied at {} (", notes_dir.display())), "{out}");
+        // The file, when it is the file this user may not read; else its directory.
+        let refused = if denied == NOTES_REF { p.root.join(".git").join(NOTES_REF) } else { notes_dir };
+        assert!(out.stderr.contains(&format!("permission denied at {} (", refused.display())), "{out}");
         assert!(out.stderr.contains("ermission denied (os error 13)"), "{denied}: the cause\n{out}");
         assert!(!out.stderr.contains("delete"), "{denied}: deleting the notes drops the evidence\n{out}");
     }
@@ -386,9 +388,9 @@ fn a_pack_index_this_user_may_not_read_is_exit_14_naming_it_never_a_missing_obje
     let out = where_this_user_may_not(&p, &index, ["000", "444"], &verify);
     assert_eq!(out.code(), Some(14), "{out}");
     assert!(out.stderr.contains(&format!("could not read {}", index.display())), "the index\n{out}");
-    assert!(out.stderr.contains(&format!("permission denied at {} (", packs.display())), "{out}");
+    assert!(out.stderr.contains(&format!("permission denied at {} (", index.display())), "the file\n{out}");
     assert!(out.stderr.contains("ermission denied (os error 13)"), "the cause\n{out}");
-    assert!(out.stderr.contains(&format!("`ls -ld {}`", packs.display())), "what to do\n{out}");
+    assert!(out.stderr.contains(&format!("`ls -ld {}`", index.display())), "what to do\n{out}");
     assert!(
         !out.stderr.contains("is missing") && !out.stderr.contains("fetch it"),
         "nothing is missing\n{out}"

@@ -7,13 +7,15 @@ use gix::ObjectId;
 use super::RefusedRow;
 use crate::attest::same_change::SeriesGap;
 use crate::model::predicate::Verdict;
-use crate::model::shown::shown;
+use crate::model::shown::{shell_word, shown};
 use crate::spec;
 
 /// How to give a task whose evidence cannot be carried new evidence: the branch ticks it already,
 /// and `attest` ticks only an open task. A decision (`verdict` `attested` or `skipped`) has no
 /// checks to run: the person records it again with `accept` or `skip`.
 pub(super) fn attest_again(target: &str, verdict: Option<&str>) -> String {
+    // The target as one shell word in the commands advised: a unit may be named `a$(id)`.
+    let word = shell_word(target);
     let decided = match verdict.and_then(Verdict::parse) {
         Some(Verdict::Attested) => Some("accept"),
         Some(Verdict::Skipped) => Some("skip"),
@@ -21,18 +23,18 @@ pub(super) fn attest_again(target: &str, verdict: Option<&str>) -> String {
     };
     if let Some(command) = decided {
         return format!(
-            "to record the decision again, clear its box in tasks.md in a commit of its own, then run `speccoder {command} {target} --reason <why>`"
+            "to record the decision again, clear its box in tasks.md in a commit of its own, then run `speccoder {command} {word} --reason <why>`"
         );
     }
     let is_bug = target.split_once('/').is_some_and(|(_, task)| task.starts_with(spec::BUG_TASK_PREFIX));
     if is_bug {
         // A bug task has no box: a changed bug home is closed again by attesting it.
         return format!(
-            "to close it again, run its checks, then run `speccoder attest {target} --evidence <the new evidence>`"
+            "to close it again, run its checks, then run `speccoder attest {word} --evidence <the new evidence>`"
         );
     }
     format!(
-        "to attest it again, run its checks, clear its box in tasks.md in a commit of its own, then run `speccoder attest {target} --evidence <the new evidence>`"
+        "to attest it again, run its checks, clear its box in tasks.md in a commit of its own, then run `speccoder attest {word} --evidence <the new evidence>`"
     )
 }
 
@@ -142,5 +144,11 @@ mod tests {
         assert!(skip.contains("`speccoder skip u/T003 --reason <why>`"), "{skip}");
         let tick = attest_again("u/T003", Some("verified"));
         assert!(tick.contains("run its checks") && tick.contains("--evidence"), "{tick}");
+        for verdict in ["attested", "skipped", "verified"] {
+            let hostile = attest_again("a$(id)/T003", Some(verdict));
+            assert!(hostile.contains(" 'a$(id)/T003' "), "one shell word: {hostile}");
+        }
+        let bug = attest_again("a$(id)/bug:x", None);
+        assert!(bug.contains(" 'a$(id)/bug:x' "), "one shell word: {bug}");
     }
 }

@@ -50,7 +50,7 @@ pub enum OpenPgpCertsError {
         reason: String,
     },
     /// The file holds more packets than any trust file needs.
-    #[error("{} holds more than {limit} OpenPGP packets (keys, user IDs and signatures together), more than any trust file needs, so it is refused; keep only what verification needs, each signer's minimal certificate: `gpg --export-options export-minimal --export --armor <fingerprint>… > {}`", path.display(), path.display())]
+    #[error("{} holds more than {limit} OpenPGP packets (keys, user IDs and signatures together), more than any trust file needs, so it is refused; keep only what verification needs, each signer's minimal certificate: `gpg --export-options export-minimal --export --armor <fingerprint>… > {}`", path.display(), shell_word(&path.to_string_lossy()))]
     TooManyPackets {
         /// The file.
         path: PathBuf,

@@ -37,7 +37,7 @@ pub enum SshSignError {
     #[error(
         "{} is passphrase-protected and no ssh-agent is reachable (SSH_AUTH_SOCK is not set); start ssh-agent and run `ssh-add {}`",
         one_line_path(path),
-        one_line_path(path)
+        shell_word(&path.to_string_lossy())
     )]
     EncryptedWithoutAgent {
         /// The key file.

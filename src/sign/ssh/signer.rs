@@ -16,6 +16,7 @@ use super::sshsig::{self, NAMESPACE};
 /// The SSHSIG namespace git signs and verifies commits in (`git commit -S`, `git verify-commit`).
 const GIT_NAMESPACE: &str = "git";
 use super::verify::{self as ssh_verify, SshVerifyError};
+use crate::model::shown::shell_word;
 use crate::sign::tool::{self, Agent, Run, SSH_KEYGEN, ToolError};
 use crate::sign::{KeySetting, SignError, Signer, SignerKind};
 
@@ -355,7 +356,7 @@ impl SshSigner {
             Origin::EncryptedKeyFile(path) => {
                 format!(
                     "; the key is passphrase-protected: load it into ssh-agent with `ssh-add {}`",
-                    path.display()
+                    shell_word(&path.to_string_lossy())
                 )
             }
             Origin::Literal => "; load the private key into ssh-agent with `ssh-add`".to_owned(),
