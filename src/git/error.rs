@@ -212,7 +212,8 @@ pub enum GitError {
 
     /// A note larger than a reader takes, which is not read.
     #[error(
-        "the note of {annotated} in {notes_ref} is {size} bytes, more than the {limit} a note may be, so it is not read: remove it (`git notes --ref={notes_ref} remove {annotated}`) and attest the task again"
+        "the note of {annotated} in {notes_ref} is {size} bytes, more than the {limit} a note may be, so it is not read: remove it (`git notes --ref={} remove {annotated}`) and attest the task again",
+        shell_word(.notes_ref)
     )]
     NoteTooLarge {
         /// The notes reference.
@@ -582,7 +583,8 @@ pub enum GitError {
 
     /// A configuration value that must be text is set to bytes that are not UTF-8.
     #[error(
-        "configuration `{key}` is set, but its value is not UTF-8 text, which speccoder needs to use it; nothing was written: set it again in UTF-8 (`git config {key} <value>`), then run the command again"
+        "configuration `{key}` is set, but its value is not UTF-8 text, which speccoder needs to use it; nothing was written: set it again in UTF-8 (`git config {} <value>`), then run the command again",
+        shell_word(.key)
     )]
     ConfigNotText {
         /// The key.

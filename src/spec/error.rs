@@ -225,7 +225,8 @@ pub enum SpecError {
          read and speccoder cannot read it as they do; store {what} as plain text: remove the \
          `filter` attribute for it from `.gitattributes` (Git LFS: `git lfs untrack '<pattern>'`) \
          and commit the file's text in place of what the filter stored (`git add --renormalize \
-         {path}` in a checkout that shows the text)"
+         {}` in a checkout that shows the text)",
+        crate::model::shown::shell_word(.path)
     )]
     Filtered {
         /// The project-relative path of the file.
