@@ -1,5 +1,7 @@
-//! The documents a unit's hashes are computed from, read once per unit: Spec Kit's spec.md, or an
-//! OpenSpec change's delta specs.
+//! The documents a unit's hashes are computed from, derived once per text (a verifier's
+//! [`super::TaskLists`] keeps the latest): Spec Kit's spec.md, or an OpenSpec change's delta specs.
+
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::model::digest::sha256_hex;
 
@@ -12,6 +14,10 @@ use super::section::{Delta, StoryFallback, openspec_change_text, speckit_story};
 use super::text::{DELTAS_LIMIT, heading_level, read_text};
 use super::tree::{EntryKind, SourceTree, join};
 use super::unit::{Format, UnitLoc, locate_unit};
+
+/// How many story sections a [`UnitDocs`] keeps: a unit's stories are a few; a task list naming
+/// more has the others' found anew each time.
+const SECTIONS_KEPT: usize = 32;
 
 /// The spec documents of one unit, with their requirement definitions found once: a task's
 /// citations and a drift check's requirement lines are looked up among them.
@@ -28,15 +34,49 @@ pub struct UnitDocs {
     /// where in its text.
     defined: Vec<(usize, DefinedAt)>,
     /// Where in `defined` each id is defined, built once for every lookup ([`Self::defined_as`]).
-    by_id: std::sync::OnceLock<std::collections::HashMap<String, Vec<usize>>>,
+    by_id: OnceLock<std::collections::HashMap<String, Vec<usize>>>,
     /// OpenSpec: each delta's code and raw HTML ([`literal_ranges`]), where no line is a heading.
     literals: Vec<Vec<std::ops::Range<usize>>>,
     /// Spec Kit: spec.md's paragraphs ([`paragraph_ranges`]), found on the first question of a
     /// requirement that may wrap ([`speckit_wrapped`]).
-    paragraphs: std::sync::OnceLock<Vec<std::ops::Range<usize>>>,
+    paragraphs: OnceLock<Vec<std::ops::Range<usize>>>,
+    /// Spec Kit: the sections of the stories asked for, by label, at most `SECTIONS_KEPT`.
+    sections: Mutex<Vec<(String, Section)>>,
+}
+
+/// The texts of a unit's documents as read from a tree: what a [`UnitDocs`] is derived from.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum DocTexts {
+    /// Spec Kit: spec.md's path, and its text when present.
+    SpecKit(String, Option<String>),
+    /// OpenSpec: every delta spec of the change, sorted by path.
+    OpenSpec(Vec<Delta>),
+}
+
+impl DocTexts {
+    /// Reads the documents of `loc` from `tree`.
+    pub(crate) fn read(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Self, SpecError> {
+        Ok(match loc.format {
+            Format::SpecKit => {
+                let path = loc.spec_md();
+                let text = read_text(tree, &path, "spec.md")?;
+                DocTexts::SpecKit(path, text)
+            }
+            Format::OpenSpec => DocTexts::OpenSpec(read_deltas(tree, &loc.deltas_dir())?),
+        })
+    }
+
+    /// How many bytes of text these are.
+    pub(crate) fn text_bytes(&self) -> usize {
+        match self {
+            DocTexts::SpecKit(_, text) => text.as_ref().map_or(0, String::len),
+            DocTexts::OpenSpec(deltas) => deltas.iter().map(|d| d.text.len()).sum(),
+        }
+    }
 }
 
 /// What a task's section is: its name (`US1` or none) and the sha256 of its text.
+#[derive(Debug, Clone)]
 pub(crate) struct Section {
     /// `spec.section`: `USn` for a labelled Spec Kit task, otherwise None.
     pub(crate) name: Option<String>,
@@ -57,48 +97,61 @@ impl UnitDocs {
 
     /// Reads the documents of `loc` from `tree`.
     pub(crate) fn load(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Self, SpecError> {
-        match loc.format {
-            Format::SpecKit => {
-                let path = loc.spec_md();
-                let text = read_text(tree, &path, "spec.md")?;
+        Ok(Self::derive(DocTexts::read(tree, loc)?))
+    }
+
+    /// The documents `texts` hold, their requirement definitions found.
+    pub(crate) fn derive(texts: DocTexts) -> Self {
+        let (spec_md, deltas, change_hash, defined, literals) = match texts {
+            DocTexts::SpecKit(path, text) => {
                 let defined = text.as_deref().map(speckit_defined).unwrap_or_default();
-                Ok(Self {
-                    spec_md: Some((path, text)),
-                    deltas: Vec::new(),
-                    change_hash: None,
-                    defined: defined.into_iter().map(|at| (0, at)).collect(),
-                    by_id: std::sync::OnceLock::new(),
-                    literals: Vec::new(),
-                    paragraphs: std::sync::OnceLock::new(),
-                })
+                let defined = defined.into_iter().map(|at| (0, at)).collect();
+                (Some((path, text)), Vec::new(), None, defined, Vec::new())
             }
-            Format::OpenSpec => {
-                let deltas = read_deltas(tree, &loc.deltas_dir())?;
+            DocTexts::OpenSpec(deltas) => {
                 let change_hash = sha256_hex(openspec_change_text(&deltas));
                 let literals: Vec<_> = deltas.iter().map(|d| literal_ranges(&d.text)).collect();
                 let defined = openspec_defined(&deltas, &literals);
-                Ok(Self {
-                    spec_md: None,
-                    deltas,
-                    change_hash: Some(change_hash),
-                    defined,
-                    by_id: std::sync::OnceLock::new(),
-                    literals,
-                    paragraphs: std::sync::OnceLock::new(),
-                })
+                (None, deltas, Some(change_hash), defined, literals)
             }
+        };
+        let (by_id, paragraphs, sections) = (OnceLock::new(), OnceLock::new(), Mutex::default());
+        Self { spec_md, deltas, change_hash, defined, by_id, literals, paragraphs, sections }
+    }
+
+    /// Whether these are the documents `texts` hold: the same format, paths and texts, so that
+    /// every fact derived here is the one a derivation of `texts` would give.
+    pub(crate) fn is_derived_from(&self, texts: &DocTexts) -> bool {
+        match texts {
+            DocTexts::SpecKit(path, text) => {
+                self.spec_md.as_ref().is_some_and(|(ours, our_text)| ours == path && our_text == text)
+            }
+            DocTexts::OpenSpec(deltas) => self.spec_md.is_none() && self.deltas == *deltas,
         }
     }
 
-    /// The section of a task labelled with `story` (Spec Kit `USn`; ignored for OpenSpec).
+    /// The section of a task labelled with `story` (Spec Kit `USn`; ignored for OpenSpec): a
+    /// story's found once ([`Self::story_section`]), then kept.
     pub(crate) fn section(&self, story: Option<&str>) -> Result<Section, SpecError> {
-        let unlabelled = || Section { name: None, hash: sha256_hex(""), fallback: None };
         if let Some(hash) = &self.change_hash {
             return Ok(Section { name: None, hash: hash.clone(), fallback: None });
         }
         let Some(story) = story else {
-            return Ok(unlabelled());
+            return Ok(Section { name: None, hash: sha256_hex(""), fallback: None });
         };
+        let mut sections = self.sections.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, kept)) = sections.iter().find(|(label, _)| label == story) {
+            return Ok(kept.clone());
+        }
+        let section = self.story_section(story)?;
+        if sections.len() < SECTIONS_KEPT {
+            sections.push((story.to_owned(), section.clone()));
+        }
+        Ok(section)
+    }
+
+    /// The section of story `story` of a Spec Kit unit's spec.md, found anew.
+    fn story_section(&self, story: &str) -> Result<Section, SpecError> {
         match &self.spec_md {
             Some((path, Some(text))) => {
                 let (text, why) = speckit_story(text, story);
@@ -116,7 +169,7 @@ impl UnitDocs {
                 path: path.clone(),
                 hint: "restore spec.md, or remove the story label from the task line",
             }),
-            None => Ok(unlabelled()),
+            None => Ok(Section { name: None, hash: sha256_hex(""), fallback: None }),
         }
     }
 
@@ -558,5 +611,24 @@ mod tests {
     fn each_further_cited_requirement_costs_the_same_reads_however_many_the_unit_defines() {
         ten_more_cost_the_same("Spec Kit", speckit_of);
         ten_more_cost_the_same("OpenSpec", openspec_of);
+    }
+
+    #[test]
+    fn a_story_s_section_asked_again_is_the_one_found_first_and_what_a_fresh_search_finds() {
+        let docs = speckit_docs("# F\n## User Story 1 - One\none body\n## User Story 2 - Two\ntwo body\n");
+        let hash = |story: &str| docs.section(Some(story)).unwrap().hash;
+        let (one, two) = (hash("US1"), hash("US2"));
+        assert_eq!(docs.sections.lock().unwrap().len(), 2);
+        assert_eq!((hash("US1"), hash("US2")), (one.clone(), two.clone()));
+        assert_eq!(one, docs.story_section("US1").unwrap().hash);
+        assert_ne!(one, two);
+        let fallback = docs.section(Some("US9")).unwrap();
+        assert!(fallback.fallback.is_some(), "no heading for US9: the whole spec.md");
+        assert_eq!(docs.section(Some("US9")).unwrap().fallback, fallback.fallback);
+        for n in 0..2 * SECTIONS_KEPT {
+            let story = format!("US{}", 10 + n);
+            assert_eq!(hash(&story), docs.story_section(&story).unwrap().hash);
+        }
+        assert_eq!(docs.sections.lock().unwrap().len(), SECTIONS_KEPT, "no more kept than that");
     }
 }

@@ -53,7 +53,7 @@ pub use task_lists::{SharedTaskLists, TaskLists};
 pub use text::{DELTAS_LIMIT, SPEC_FILE_LIMIT};
 pub use tick::tick;
 pub use ticks::{
-    TaskWording, Ticked, TickedBox, TreeTaskLines, UnitTicks, UnreadTick, ticked_boxes_at,
+    ListTicks, TaskWording, Ticked, TickedBox, TreeTaskLines, UnitTicks, UnreadTick, ticked_boxes_at,
     ticked_boxes_in_dir, ticked_ids, unit_ticks, unread_ticks,
 };
 pub use tree::{EntryKind, FsTree, MemTree, SourceTree, link_or_submodule_on_the_way};

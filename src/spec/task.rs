@@ -183,25 +183,28 @@ fn needs_docs(loc: &UnitLoc, task: &TaskLine<'_>, cited: &str) -> Option<String>
     }
 }
 
-/// The spec documents of one unit, read when a task first needs them ([`needs_docs`]).
+/// The spec documents of one unit, read when a task first needs them ([`needs_docs`]), and
+/// derived unless `lists` kept the documents of the same texts ([`TaskLists::docs`]).
 struct LazyDocs<'t> {
     /// The tree read.
     tree: &'t dyn SourceTree,
     /// The unit.
     loc: &'t UnitLoc,
+    /// Where documents derived lately are kept.
+    lists: &'t TaskLists,
     /// The documents, once read.
-    docs: Option<UnitDocs>,
+    docs: Option<Arc<UnitDocs>>,
 }
 
 impl<'t> LazyDocs<'t> {
-    fn new(tree: &'t dyn SourceTree, loc: &'t UnitLoc) -> Self {
-        LazyDocs { tree, loc, docs: None }
+    fn new(tree: &'t dyn SourceTree, loc: &'t UnitLoc, lists: &'t TaskLists) -> Self {
+        LazyDocs { tree, loc, lists, docs: None }
     }
 
     fn get(&mut self) -> Result<&UnitDocs, SpecError> {
         match &mut self.docs {
             Some(docs) => Ok(docs),
-            slot @ None => Ok(slot.insert(UnitDocs::load(self.tree, self.loc)?)),
+            slot @ None => Ok(slot.insert(self.lists.docs(self.tree, self.loc)?)),
         }
     }
 }
@@ -298,7 +301,7 @@ fn read_task_with(
     let (loc, list, index) = find_listed(tree, unit, task_id, lists)?;
     let read =
         Read::at(&list, index).ok_or(SpecError::NotATaskLine { line: index + 1, format: loc.format })?;
-    facts(&loc, &mut LazyDocs::new(tree, &loc), &read)
+    facts(&loc, &mut LazyDocs::new(tree, &loc, lists), &read)
 }
 
 /// Where the listed task `task_id` of `unit` is: its unit, the reading of its task list, and the
@@ -330,10 +333,10 @@ pub(crate) fn find_listed(
         });
     }
     let list = lists.read(tasks_text(tree, &loc)?, loc.format);
-    let all = list.tasks();
-    let indices: Vec<usize> = all.iter().filter(|(_, t)| t.id == id).map(|(i, _)| *i).collect();
+    let indices: Vec<usize> = list.lines_of(&id).collect();
     match indices.as_slice() {
         [] => {
+            let all = list.tasks();
             let shown_ids: Vec<&str> = all.iter().map(|(_, t)| t.id).take(KNOWN_SHOWN).collect();
             let more = all.len().saturating_sub(KNOWN_SHOWN);
             let mut known = if shown_ids.is_empty() { "none".to_owned() } else { shown_ids.join(", ") };
@@ -352,7 +355,6 @@ pub(crate) fn find_listed(
         }
         [index] => {
             let index = *index;
-            drop(all);
             Ok((loc, list, index))
         }
         several => Err(duplicate(&loc, &id, several)),
@@ -438,10 +440,13 @@ pub fn listed_task_facts(
 ) -> Result<HashMap<String, Result<TaskFacts, SpecError>>, SpecError> {
     let loc = locate_unit(tree, unit)?;
     let list = lists.read(tasks_text(tree, &loc)?, loc.format);
-    let all = list.tasks();
-    let mut docs = LazyDocs::new(tree, &loc);
+    let mut docs = LazyDocs::new(tree, &loc, lists);
     let mut out = HashMap::new();
-    for (id, indices) in lines_by_id(&all) {
+    for (first, task) in list.tasks() {
+        let (id, indices) = (task.id, list.lines_of(task.id).collect::<Vec<_>>());
+        if indices.first() != Some(&first) {
+            continue;
+        }
         let facts = match indices.as_slice() {
             [index] => Read::at(&list, *index)
                 .ok_or(SpecError::NotATaskLine { line: index + 1, format: loc.format })
@@ -461,13 +466,13 @@ pub fn ticked_tasks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<TaskFacts>,
         return Ok(Vec::new());
     };
     let list = TaskList::read(text, loc.format);
-    let all = list.tasks();
-    let by_id = lines_by_id(&all);
-    let mut docs = LazyDocs::new(tree, &loc);
+    let lists = TaskLists::default();
+    let mut docs = LazyDocs::new(tree, &loc, &lists);
     let mut out = Vec::new();
-    for (index, task) in all.iter().filter(|(_, t)| t.ticked) {
-        if let Some(same) = by_id.get(task.id).filter(|same| same.len() > 1) {
-            return Err(duplicate(&loc, task.id, same));
+    for (index, task) in list.tasks().iter().filter(|(_, t)| t.ticked) {
+        let same: Vec<usize> = list.lines_of(task.id).collect();
+        if same.len() > 1 {
+            return Err(duplicate(&loc, task.id, &same));
         }
         let read = Read {
             index: *index,
@@ -478,15 +483,6 @@ pub fn ticked_tasks(tree: &dyn SourceTree, unit: &str) -> Result<Vec<TaskFacts>,
         out.push(facts(&loc, &mut docs, &read)?);
     }
     Ok(out)
-}
-
-/// The line indices of each task id of a task list: an id on more than one line is ambiguous.
-pub(crate) fn lines_by_id<'t>(tasks: &'t [(usize, TaskLine<'_>)]) -> HashMap<&'t str, Vec<usize>> {
-    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (index, task) in tasks {
-        by_id.entry(task.id).or_default().push(*index);
-    }
-    by_id
 }
 
 /// The line defining requirement `id` in `unit` (Spec Kit id such as `FR-001` in spec.md, or an
@@ -910,5 +906,30 @@ mod tests {
             assert!(matches!(err, SpecError::Submodule { kind: "file", .. }), "{err:?}");
             assert!(err.to_string().contains("`specs/001-x/tasks.md` is a submodule"), "{err}");
         }
+    }
+
+    #[test]
+    fn a_task_s_facts_read_through_lists_that_kept_its_unit_s_documents_are_the_facts_read_afresh() {
+        let lists = TaskLists::default();
+        let ticks = [
+            "- [x] T001 [US1] One (FR-001)\n- [ ] T002 [US10] Ten\n",
+            "- [x] T001 [US1] One (FR-001)\n- [x] T002 [US10] Ten\n",
+        ];
+        for tasks in ticks {
+            for id in ["T001", "T002"] {
+                let through = read_any_task_with(&tree(tasks.as_bytes()), "001-x", id, &lists).unwrap();
+                assert_eq!(through, read_task(&tree(tasks.as_bytes()), "001-x", id).unwrap(), "{id}");
+            }
+        }
+        let changed = MemTree::from_files([
+            ("specs/001-x/spec.md", SPEC.replace("First.", "Firstly.").replace("one body", "one story")),
+            ("specs/001-x/tasks.md", ticks[1].to_owned()),
+        ])
+        .unwrap();
+        let kept = read_any_task_with(&tree(ticks[1].as_bytes()), "001-x", "T001", &lists).unwrap();
+        let anew = read_any_task_with(&changed, "001-x", "T001", &lists).unwrap();
+        assert_eq!(anew, read_task(&changed, "001-x", "T001").unwrap());
+        assert_ne!(anew.requirements, kept.requirements, "the changed spec.md's definition");
+        assert_ne!(anew.section_hash, kept.section_hash, "the changed spec.md's story");
     }
 }

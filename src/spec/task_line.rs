@@ -135,6 +135,26 @@ impl TaskSpans {
         self.box_at
     }
 
+    /// [`TaskLine::ticked`].
+    pub(crate) fn ticked(&self) -> bool {
+        self.ticked
+    }
+
+    /// Where [`TaskLine::id`] is in the line.
+    pub(crate) fn id_range(&self) -> Range<usize> {
+        self.id.clone()
+    }
+
+    /// [`TaskLine::id`], read from `line` (the line these spans were parsed from).
+    pub(crate) fn id_on<'a>(&self, line: &'a str) -> &'a str {
+        line.get(self.id.clone()).unwrap_or_default()
+    }
+
+    /// Whether the id is where `other` has it.
+    pub(crate) fn same_id_place(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+
     /// The task line these spans were parsed from, read from `line` (the same line).
     pub(crate) fn on<'a>(&self, line: &'a str) -> TaskLine<'a> {
         let part = |range: &Range<usize>| line.get(range.clone()).unwrap_or_default();

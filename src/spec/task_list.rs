@@ -30,7 +30,7 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use regex::Regex;
@@ -141,6 +141,13 @@ pub(crate) struct TaskList {
     tasks: Vec<Listed>,
     /// The boxes that are not tasks, in line order, at most one per line.
     unread: Vec<Unread>,
+    /// The tasks' ids, indexed on the first lookup ([`Self::lines_of`]) and shared by the
+    /// readings made from this one by ticks, whose ids are where this one's are
+    /// ([`Self::with_marks_of`]).
+    by_id: Arc<OnceLock<Ids>>,
+    /// The places in `tasks` of the ticked boxes, each id once ([`Self::ticked_boxes`]), found
+    /// on the first question.
+    ticked: OnceLock<Vec<usize>>,
 }
 
 /// A task of a reading.
@@ -152,6 +159,49 @@ struct Listed {
     spans: TaskSpans,
     /// The index of the last line of its paragraph (`index` when the task is one line).
     last: usize,
+}
+
+/// The ids of a reading's tasks, indexed for lookups by id.
+struct Ids {
+    /// Each task's id, as a range of the text, by the task's place in `tasks`.
+    at: Vec<Range<usize>>,
+    /// The places in `tasks` sorted by id, those of one id in line order.
+    sorted: Vec<usize>,
+    /// By place in `tasks`: whether another task has the same id.
+    repeated: Vec<bool>,
+}
+
+impl Ids {
+    /// The index of the ids of `list`'s tasks.
+    fn of(list: &TaskList) -> Self {
+        let at: Vec<Range<usize>> = (list.tasks.iter())
+            .map(|task| {
+                let start = list.line_start(task.index).unwrap_or_default();
+                let id = task.spans.id_range();
+                start + id.start..start + id.end
+            })
+            .collect();
+        let id = |place: usize| {
+            at.get(place).and_then(|r| list.text.as_bytes().get(r.clone())).unwrap_or_default()
+        };
+        let mut sorted: Vec<usize> = (0..at.len()).collect();
+        sorted.sort_by(|a, b| id(*a).cmp(id(*b)));
+        let mut repeated = vec![false; at.len()];
+        for pair in sorted.windows(2) {
+            if let [a, b] = *pair
+                && id(a) == id(b)
+            {
+                repeated[a] = true;
+                repeated[b] = true;
+            }
+        }
+        Ids { at, sorted, repeated }
+    }
+
+    /// How many bytes the index holds.
+    fn held_bytes(tasks: usize) -> usize {
+        tasks * (size_of::<Range<usize>>() + size_of::<usize>() + size_of::<bool>())
+    }
 }
 
 /// Where a box was found while walking the rendered document.
@@ -175,7 +225,15 @@ impl TaskList {
         let lines = line_ranges(&text, base);
         let Walked { found, blocks, seen } = walk(&text, base, &lines);
         let mut taken = vec![false; lines.len()];
-        let mut list = TaskList { text, format, lines, tasks: Vec::new(), unread: Vec::new() };
+        let mut list = TaskList {
+            text,
+            format,
+            lines,
+            tasks: Vec::new(),
+            unread: Vec::new(),
+            by_id: Arc::default(),
+            ticked: OnceLock::new(),
+        };
         for f in found {
             let index = list.line_of(f.at);
             let Some(slot) = taken.get_mut(index).filter(|taken| !**taken) else {
@@ -240,12 +298,15 @@ impl TaskList {
             let task = &mut tasks[slot];
             let line = self.lines.get(task.index).and_then(|r| text.get(r.clone())).unwrap_or_default();
             match TaskSpans::parse(self.format, line) {
-                Some(spans) if spans.box_at() == task.spans.box_at() => task.spans = spans,
+                Some(spans) if spans.box_at() == task.spans.box_at() && spans.same_id_place(&task.spans) => {
+                    task.spans = spans;
+                }
                 _ => return Err(text),
             }
         }
         let (format, lines, unread) = (self.format, self.lines.clone(), self.unread.clone());
-        Ok(TaskList { text, format, lines, tasks, unread })
+        let by_id = Arc::clone(&self.by_id);
+        Ok(TaskList { text, format, lines, tasks, unread, by_id, ticked: OnceLock::new() })
     }
 
     /// The tasks (their places in `tasks`) whose marks `text` changes, when it differs from this
@@ -284,9 +345,16 @@ impl TaskList {
     }
 
     /// About how many bytes this reading holds: what its text and what was parsed from it
-    /// allocate, with a few dozen bytes of the allocator's own for each allocation.
+    /// allocate (with the most its index of ids and its ticked boxes will), with a few dozen
+    /// bytes of the allocator's own for each allocation.
     pub(crate) fn held_bytes(&self) -> usize {
         const PER_ALLOCATION: usize = 32;
+        // The index of ids counts with the reading that made it, not with those sharing it.
+        let ids = if Arc::strong_count(&self.by_id) == 1 {
+            Ids::held_bytes(self.tasks.len()) + 3 * PER_ALLOCATION
+        } else {
+            0
+        };
         let unread: usize =
             self.unread.iter().map(|u| u.word.capacity() + u.shown.capacity() + 2 * PER_ALLOCATION).sum();
         size_of::<Self>()
@@ -295,7 +363,9 @@ impl TaskList {
             + self.tasks.capacity() * size_of::<Listed>()
             + self.unread.capacity() * size_of::<Unread>()
             + unread
-            + 5 * PER_ALLOCATION
+            + ids
+            + self.tasks.len() * size_of::<usize>()
+            + 6 * PER_ALLOCATION
     }
 
     /// The text read, and the format it was read as.
@@ -339,6 +409,69 @@ impl TaskList {
         };
         let last = self.tasks.get(at).map_or(index, |task| task.last);
         (index + 1..=last).map(|i| self.line(i)).collect()
+    }
+
+    /// The indices of the lines of the tasks whose id is `id`, in line order: looked up in an
+    /// index of the ids made once for this reading and those made from it by ticks.
+    pub(crate) fn lines_of(&self, id: &str) -> impl Iterator<Item = usize> {
+        let places = self.places_of(id).iter();
+        places.filter_map(|place| self.tasks.get(*place)).map(|task| task.index)
+    }
+
+    /// The places in `tasks` of the tasks whose id is `id`, in line order.
+    fn places_of(&self, id: &str) -> &[usize] {
+        let ids = self.ids();
+        let from = ids.sorted.partition_point(|place| self.id_bytes(ids, *place) < id.as_bytes());
+        let rest = ids.sorted.get(from..).unwrap_or_default();
+        let count = rest.iter().take_while(|place| self.id_bytes(ids, **place) == id.as_bytes()).count();
+        rest.get(..count).unwrap_or_default()
+    }
+
+    /// The index of the tasks' ids, made on the first question.
+    fn ids(&self) -> &Ids {
+        self.by_id.get_or_init(|| Ids::of(self))
+    }
+
+    /// The id of the task at `place` in `tasks`, as bytes of the text.
+    fn id_bytes(&self, ids: &Ids, place: usize) -> &[u8] {
+        ids.at.get(place).and_then(|r| self.text.as_bytes().get(r.clone())).unwrap_or_default()
+    }
+
+    /// The ticked boxes, each id once, in the order of their first ticked line: each id with
+    /// whether more than one task line has it (ticked or not). Found once for this reading.
+    pub(crate) fn ticked_boxes(&self) -> impl Iterator<Item = (&str, bool)> {
+        let ids = self.ids();
+        let ticked = self.ticked.get_or_init(|| {
+            let ticked = self.tasks.iter().enumerate().filter(|(_, task)| task.spans.ticked());
+            let first = |(place, task): (usize, &Listed)| {
+                let repeated = ids.repeated.get(place).copied().unwrap_or_default();
+                let id = task.spans.id_on(self.line(task.index));
+                let first_ticked = || self.lines_of(id).find(|i| self.is_ticked(*i)) == Some(task.index);
+                (!repeated || first_ticked()).then_some(place)
+            };
+            ticked.filter_map(first).collect()
+        });
+        ticked.iter().filter_map(|place| {
+            let task = self.tasks.get(*place)?;
+            Some((
+                task.spans.id_on(self.line(task.index)),
+                ids.repeated.get(*place).copied().unwrap_or_default(),
+            ))
+        })
+    }
+
+    /// Whether `id` is ticked on one task line and no other task line has it.
+    pub(crate) fn ticks_on_one_line(&self, id: &str) -> bool {
+        match self.places_of(id) {
+            [place] => self.tasks.get(*place).is_some_and(|task| task.spans.ticked()),
+            _ => false,
+        }
+    }
+
+    /// Whether line `index` holds a ticked task.
+    fn is_ticked(&self, index: usize) -> bool {
+        let at = self.tasks.binary_search_by_key(&index, |task| task.index).ok();
+        at.and_then(|at| self.tasks.get(at)).is_some_and(|task| task.spans.ticked())
     }
 
     /// The ids of the ticked tasks, in line order.
@@ -1616,5 +1749,64 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Each task's id with the lines holding it; the ticked boxes, each id with whether it is on
+    /// several lines; the ids ticked on one line only.
+    type IdFacts = (Vec<(String, Vec<usize>)>, Vec<(String, bool)>, Vec<String>);
+
+    /// The line indices of every task of `id`, the ticked boxes (each id once, with whether it is
+    /// on several lines) and the ids ticked on one line only, as a scan of every task finds them.
+    fn scanned(list: &TaskList) -> IdFacts {
+        let tasks = list.tasks();
+        let lines = |id: &str| tasks.iter().filter(|(_, t)| t.id == id).map(|(i, _)| *i).collect::<Vec<_>>();
+        let by_id = tasks.iter().map(|(_, t)| (t.id.to_owned(), lines(t.id))).collect();
+        let mut boxes: Vec<(String, bool)> = Vec::new();
+        for (_, task) in tasks.iter().filter(|(_, t)| t.ticked) {
+            if !boxes.iter().any(|(id, _)| id == task.id) {
+                boxes.push((task.id.to_owned(), lines(task.id).len() > 1));
+            }
+        }
+        let once = boxes.iter().filter(|(_, repeated)| !repeated).map(|(id, _)| id.clone()).collect();
+        (by_id, boxes, once)
+    }
+
+    /// What the index of ids gives for the same questions as [`scanned`].
+    fn indexed(list: &TaskList) -> IdFacts {
+        let tasks = list.tasks();
+        let by_id = tasks.iter().map(|(_, t)| (t.id.to_owned(), list.lines_of(t.id).collect())).collect();
+        let boxes = list.ticked_boxes().map(|(id, repeated)| (id.to_owned(), repeated)).collect();
+        let once = tasks.iter().map(|(_, t)| t.id).filter(|id| list.ticks_on_one_line(id));
+        let mut once: Vec<String> = once.map(str::to_owned).collect();
+        once.dedup();
+        (by_id, boxes, once)
+    }
+
+    #[test]
+    fn the_index_of_ids_gives_the_lines_and_ticked_boxes_a_scan_of_every_task_gives() {
+        let text = "- [ ] T010 a\n- [x] T002 b\n- [x] T010 copy\n- [ ] T001 c\n- [x] T010 again\n- [x] T003 d\n- [ ] T003 e\n";
+        let list = read(text);
+        assert_eq!(indexed(&list), scanned(&list));
+        let (_, boxes, once) = indexed(&list);
+        assert_eq!(boxes, [("T002".to_owned(), false), ("T010".to_owned(), true), ("T003".to_owned(), true)]);
+        assert_eq!(once, ["T002"]);
+        assert_eq!(list.lines_of("T404").count(), 0);
+        assert!(!list.ticks_on_one_line("T001"), "open");
+    }
+
+    #[test]
+    fn a_reading_made_from_another_by_ticks_shares_its_index_of_ids_and_answers_as_one_parsed_anew() {
+        let before = "- [ ] T001 a\n- [x] T002 b\n- [ ] T002 b again\n- [ ] T003 c\n";
+        let list = read(before);
+        assert_eq!(list.lines_of("T002").collect::<Vec<_>>(), [1, 2]);
+        let after = before.replace("[ ] T001", "[x] T001").replace("[x] T002", "[ ] T002");
+        let made = list.with_marks_of(after.clone()).unwrap_or_else(|_| panic!("only marks differ"));
+        assert!(Arc::ptr_eq(&list.by_id, &made.by_id), "the index made for the first reading");
+        assert_eq!(indexed(&made), scanned(&read(&after)));
+        assert_eq!(indexed(&made), indexed(&read(&after)));
+        assert_ne!(indexed(&made), indexed(&list), "its own ticks, not the first reading's");
+        let edited = read(&before.replace("T003 c", "T004 c"));
+        assert!(!Arc::ptr_eq(&list.by_id, &edited.by_id), "another text is indexed anew");
+        assert_eq!(edited.lines_of("T004").collect::<Vec<_>>(), [3]);
     }
 }

@@ -1,7 +1,7 @@
 //! Task lists read once per check: a verifier reads each task commit's list to find who set each
 //! box (beside its parent's), then again for its check. [`TaskLists`] keeps one thread's latest
-//! readings; [`SharedTaskLists`] keeps readings for every thread and pass of one check, within a
-//! byte budget.
+//! readings, and the unit documents it derived last; [`SharedTaskLists`] keeps readings for every
+//! thread and pass of one check, within a byte budget.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -9,13 +9,24 @@ use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::docs::{DocTexts, UnitDocs};
+use super::error::SpecError;
 use super::task_list::TaskList;
-use super::unit::Format;
+use super::tree::SourceTree;
+use super::unit::{Format, UnitLoc};
 
 /// How many task lists a [`TaskLists`] keeps. A verifier reads a commit's list for its check,
 /// then again beside its parent's (the commit read before) to find who set each box; a merge
 /// brings one more list per parent.
 const KEPT: usize = 8;
+
+/// How many unit documents a [`TaskLists`] keeps: a verifier checks one unit's task commits
+/// together, each tick reading the same spec documents again.
+const DOCS_KEPT: usize = 4;
+
+/// How many bytes of text a unit's documents may hold for a [`TaskLists`] to keep them: larger
+/// ones are derived anew each time, as before any was kept.
+const DOCS_KEPT_BYTES: usize = super::SPEC_FILE_LIMIT;
 
 /// How many bytes of readings a [`SharedTaskLists`] holds at most ([`TaskList::held_bytes`]):
 /// every list of a history of a few hundred ticks in one unit of 200 tasks.
@@ -27,20 +38,44 @@ const SHARED_BYTES: usize = 8 << 20;
 /// every list of a history would be parsed three times. It holds at most `KEPT` (8) lists, each at
 /// most [`super::SPEC_FILE_LIMIT`] bytes, and looks in its [`SharedTaskLists`] (when it has one)
 /// before making a reading; a text that differs from one it holds only by ticks is read from that
-/// one instead of parsed (`TaskList::with_marks_of`).
+/// one instead of parsed (`TaskList::with_marks_of`). It keeps the documents of the units it was
+/// asked for last too, at most `DOCS_KEPT` (4) of at most `DOCS_KEPT_BYTES` (1 MiB) of text each
+/// ([`Self::docs`]).
 #[derive(Default)]
 pub struct TaskLists {
     /// The latest readings, the most recent first.
     recent: RefCell<VecDeque<Arc<TaskList>>>,
     /// The readings of every thread of the check, when shared.
     shared: Option<Arc<SharedTaskLists>>,
+    /// The unit documents derived latest, the most recent first.
+    docs: RefCell<VecDeque<Arc<UnitDocs>>>,
 }
 
 impl TaskLists {
     /// Task lists that look in `shared` before parsing, and leave what they parse there.
     #[must_use]
     pub fn sharing(shared: Arc<SharedTaskLists>) -> Self {
-        TaskLists { recent: RefCell::default(), shared: Some(shared) }
+        TaskLists { shared: Some(shared), ..TaskLists::default() }
+    }
+
+    /// The documents of the unit at `loc`, read from `tree` each time ([`DocTexts::read`]): the
+    /// ones derived lately from the same texts (format, paths and texts equal), with every fact
+    /// found of them since, else derived anew ([`UnitDocs::derive`]) and kept as the most recent.
+    pub(crate) fn docs(&self, tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Arc<UnitDocs>, SpecError> {
+        let texts = DocTexts::read(tree, loc)?;
+        let mut recent = self.docs.borrow_mut();
+        let known = recent.iter().position(|docs| docs.is_derived_from(&texts));
+        if let Some(docs) = known.and_then(|at| recent.remove(at)) {
+            recent.push_front(Arc::clone(&docs));
+            return Ok(docs);
+        }
+        let keep = texts.text_bytes() <= DOCS_KEPT_BYTES;
+        let docs = Arc::new(UnitDocs::derive(texts));
+        if keep {
+            recent.truncate(DOCS_KEPT - 1);
+            recent.push_front(Arc::clone(&docs));
+        }
+        Ok(docs)
     }
 
     /// The reading of `text` as `format` ([`TaskList::read`]): the one kept when this text was
@@ -153,6 +188,8 @@ impl Shared {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::tree::MemTree;
+    use crate::spec::unit::locate_unit;
 
     #[test]
     fn a_task_list_read_again_is_the_reading_already_made_and_only_in_the_same_format() {
@@ -231,5 +268,94 @@ mod tests {
             "and none is kept again"
         );
         assert!(!Arc::ptr_eq(&one_more, &shared.read(list(fit), Format::SpecKit, parse)));
+    }
+
+    /// The facts a task of `tree`'s unit `001-x` (or `chg`) cites and labels, as `docs` give them.
+    fn facts_of(
+        docs: &UnitDocs,
+        story: Option<&str>,
+        cites: &str,
+    ) -> (String, Vec<(String, String)>, Vec<String>) {
+        let section = docs.section(story).unwrap();
+        let (found, unknown) = docs.citations(cites).unwrap();
+        let found = found.into_iter().map(|r| (r.hash, r.body.unwrap_or_default())).collect();
+        (section.hash, found, unknown)
+    }
+
+    #[test]
+    fn a_unit_s_documents_read_again_with_the_same_texts_are_the_ones_derived_and_give_the_same_facts() {
+        let spec = "## User Story 1 - One\none body\n## Requirements\n- **FR-001**: First\n  wrapped.\n- **FR-002**: Second.\n";
+        let tree = |spec: &str| {
+            MemTree::from_files([("specs/001-x/spec.md", spec), ("specs/001-x/tasks.md", "- [ ] T001 a\n")])
+                .unwrap()
+        };
+        let lists = TaskLists::default();
+        let first_tree = tree(spec);
+        let loc = locate_unit(&first_tree, "001-x").unwrap();
+        let first = lists.docs(&first_tree, &loc).unwrap();
+        let fresh = UnitDocs::load(&first_tree, &loc).unwrap();
+        let ask = |docs: &UnitDocs| facts_of(docs, Some("US1"), "Do it (FR-001, FR-002, FR-009)");
+        assert_eq!(ask(&first), ask(&fresh));
+        // Another tree holding the same text: the documents derived, with what was found of them.
+        let again = lists.docs(&tree(spec), &loc).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(ask(&again), ask(&fresh));
+        // A changed text is derived anew, and gives what a fresh derivation of it gives.
+        let changed_tree = tree(&spec.replace("wrapped.", "rewrapped.").replace("one body", "one story"));
+        let changed = lists.docs(&changed_tree, &loc).unwrap();
+        assert!(!Arc::ptr_eq(&first, &changed));
+        assert_eq!(ask(&changed), ask(&UnitDocs::load(&changed_tree, &loc).unwrap()));
+        assert_ne!(ask(&changed), ask(&fresh));
+        // The same text at another unit's path is that unit's own.
+        let other =
+            MemTree::from_files([("specs/002-y/spec.md", spec), ("specs/002-y/tasks.md", "")]).unwrap();
+        let other_docs = lists.docs(&other, &locate_unit(&other, "002-y").unwrap()).unwrap();
+        assert!(!Arc::ptr_eq(&first, &other_docs));
+    }
+
+    #[test]
+    fn an_openspec_change_s_documents_are_kept_only_for_the_same_delta_paths_and_texts() {
+        let delta = "## ADDED Requirements\n### Requirement: OTP\nUsers MUST give a code.\n";
+        let tree = |path: &str, delta: &str| {
+            MemTree::from_files([("openspec/changes/chg/tasks.md", "- [ ] 1.1 Do it\n"), (path, delta)])
+                .unwrap()
+        };
+        let lists = TaskLists::default();
+        let a = tree("openspec/changes/chg/specs/auth/spec.md", delta);
+        let loc = locate_unit(&a, "chg").unwrap();
+        let first = lists.docs(&a, &loc).unwrap();
+        assert!(Arc::ptr_eq(
+            &first,
+            &lists.docs(&tree("openspec/changes/chg/specs/auth/spec.md", delta), &loc).unwrap()
+        ));
+        let moved = tree("openspec/changes/chg/specs/login/spec.md", delta);
+        assert!(!Arc::ptr_eq(&first, &lists.docs(&moved, &loc).unwrap()), "another delta path");
+        let reworded = tree("openspec/changes/chg/specs/auth/spec.md", &delta.replace("MUST", "MAY"));
+        let derived = lists.docs(&reworded, &loc).unwrap();
+        let ask = |docs: &UnitDocs| facts_of(docs, None, "Do it (OTP)");
+        assert_eq!(ask(&derived), ask(&UnitDocs::load(&reworded, &loc).unwrap()));
+        assert_ne!(ask(&derived), ask(&first));
+    }
+
+    #[test]
+    fn task_lists_keep_the_latest_few_units_documents_and_derive_an_older_one_anew() {
+        let lists = TaskLists::default();
+        let unit = |i: usize| {
+            let tree =
+                MemTree::from_files([(format!("specs/{i:03}-u/spec.md"), format!("- **FR-{i:03}**: x\n"))])
+                    .unwrap();
+            let loc = locate_unit(&tree, &format!("{i:03}-u")).unwrap();
+            lists.docs(&tree, &loc).unwrap()
+        };
+        let first = unit(1);
+        for i in 2..=DOCS_KEPT {
+            unit(i);
+        }
+        assert!(Arc::ptr_eq(&first, &unit(1)), "kept");
+        for i in DOCS_KEPT + 1..=2 * DOCS_KEPT {
+            unit(i);
+        }
+        assert!(!Arc::ptr_eq(&first, &unit(1)), "let go, so derived anew");
+        assert_eq!(lists.docs.borrow().len(), DOCS_KEPT);
     }
 }

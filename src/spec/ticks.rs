@@ -4,9 +4,10 @@
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use super::error::SpecError;
-use super::task::{TaskId, find_listed, lines_by_id, read_any_task, read_task_list_at, unit_task_list};
+use super::task::{TaskId, find_listed, read_any_task, read_task_list_at, unit_task_list};
 use super::task_line::{TaskLine, is_task_id, line_hash};
 use super::task_list::TaskList;
 use super::task_lists::TaskLists;
@@ -79,8 +80,7 @@ impl<T: SourceTree> TreeTaskLines<T> {
         let (loc, text) = unit_task_list(&self.tree, unit).ok()??;
         let list = TaskList::read(text, loc.format);
         let all = list.tasks();
-        let by_id = lines_by_id(&all);
-        let once = |task: &TaskLine<'_>| by_id.get(task.id).is_some_and(|lines| lines.len() == 1);
+        let once = |task: &TaskLine<'_>| list.lines_of(task.id).nth(1).is_none();
         Some(
             all.iter()
                 .filter(|(_, task)| once(task) && is_task_id(loc.format, task.id))
@@ -102,25 +102,43 @@ pub fn ticked_ids(tree: &dyn SourceTree, unit: &str) -> Result<Vec<String>, Spec
 }
 
 /// A ticked id of a task list, as a reader comparing the list's versions reads its box.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TickedBox {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TickedBox<'l> {
     /// The task id.
-    pub id: String,
+    pub id: &'l str,
     /// Whether more than one task line has the id (ticked or not): no one box is then the task's,
     /// and a line other than the one a task commit ticked may be the one that shows the tick.
     pub duplicated: bool,
 }
 
-/// The ticked ids of the unit at `loc` (from a [`super::UnitLocator`] or [`super::scan_units`]),
-/// each once, in the order of their first ticked line; a unit without a task list has none.
+/// The ticked boxes of one reading of a task list, found once for the reading however often it
+/// is asked (a verifier asks a commit's list, then the same list as the next commit's parent's);
+/// none when there is no task list.
+#[derive(Clone, Default)]
+pub struct ListTicks(Option<Arc<TaskList>>);
+
+impl ListTicks {
+    /// The ticked ids, each once, in the order of their first ticked line.
+    pub fn boxes(&self) -> impl Iterator<Item = TickedBox<'_>> {
+        let boxes = self.0.as_deref().map(TaskList::ticked_boxes).into_iter().flatten();
+        boxes.map(|(id, duplicated)| TickedBox { id, duplicated })
+    }
+
+    /// Whether `id` is ticked on one task line and no other task line has it.
+    #[must_use]
+    pub fn ticks_on_one_line(&self, id: &str) -> bool {
+        self.0.as_deref().is_some_and(|list| list.ticks_on_one_line(id))
+    }
+}
+
+/// The ticked boxes of the unit at `loc` (from a [`super::UnitLocator`] or
+/// [`super::scan_units`]); a unit without a task list has none.
 ///
 /// # Errors
 /// A task list that is a symbolic link, too large, or not UTF-8.
-pub fn ticked_boxes_at(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<Vec<TickedBox>, SpecError> {
-    let Some(text) = read_task_list_at(tree, &loc.tasks)? else {
-        return Ok(Vec::new());
-    };
-    Ok(ticked_boxes(&TaskList::read(text, loc.format)))
+pub fn ticked_boxes_at(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<ListTicks, SpecError> {
+    let text = read_task_list_at(tree, &loc.tasks)?;
+    Ok(ListTicks(text.map(|text| Arc::new(TaskList::read(text, loc.format)))))
 }
 
 /// [`ticked_boxes_at`] of the unit whose directory is the root of `unit_dir` (a view of the
@@ -133,27 +151,9 @@ pub fn ticked_boxes_in_dir(
     unit_dir: &dyn SourceTree,
     format: Format,
     lists: &TaskLists,
-) -> Result<Vec<TickedBox>, SpecError> {
+) -> Result<ListTicks, SpecError> {
     let text = read_task_list_at(unit_dir, TASK_LIST_FILE)?;
-    Ok(text.map(|text| ticked_boxes(&lists.read(text, format))).unwrap_or_default())
-}
-
-/// The ticked ids of `list`, each once, in the order of their first ticked line. A list whose ids
-/// are each on one line (the usual one) costs one set of its ids.
-fn ticked_boxes(list: &TaskList) -> Vec<TickedBox> {
-    let tasks = list.tasks();
-    let mut ids = HashSet::with_capacity(tasks.len());
-    let duplicated: HashSet<&str> =
-        tasks.iter().filter(|(_, t)| !ids.insert(t.id)).map(|(_, t)| t.id).collect();
-    let mut listed = HashSet::new();
-    tasks
-        .iter()
-        .filter(|(_, task)| task.ticked)
-        .filter_map(|(_, task)| {
-            let duplicated = duplicated.contains(task.id);
-            (!duplicated || listed.insert(task.id)).then(|| TickedBox { id: task.id.to_owned(), duplicated })
-        })
-        .collect()
+    Ok(ListTicks(text.map(|text| lists.read(text, format))))
 }
 
 /// A checked box in a unit's task list that is not read as a task (see `task_list.rs`): a tick
@@ -200,13 +200,11 @@ pub fn unit_ticks(tree: &dyn SourceTree, loc: &UnitLoc) -> Result<UnitTicks, Spe
         return Ok(UnitTicks::default());
     };
     let list = TaskList::read(text, loc.format);
-    let all = list.tasks();
-    let by_id = lines_by_id(&all);
     let mut ticked: Vec<Ticked> = Vec::new();
     let mut seen = HashSet::new();
-    for (_, task) in all.iter().filter(|(_, t)| t.ticked) {
+    for (_, task) in list.tasks().iter().filter(|(_, t)| t.ticked) {
         if seen.insert(task.id) {
-            let lines = by_id.get(task.id).map(|l| l.iter().map(|i| i + 1).collect()).unwrap_or_default();
+            let lines = list.lines_of(task.id).map(|i| i + 1).collect();
             ticked.push(Ticked { id: task.id.to_owned(), lines });
         }
     }
@@ -289,9 +287,12 @@ mod tests {
         let text =
             "- [ ] T001 a\n- [x] T002 b\n- [x] T001 copy\n- [x] T001 again\n- [ ] T003 c\n- [ ] T003 d\n";
         let tree = MemTree::from_files([("specs/001-x/tasks.md", text)]).unwrap();
-        let boxes = ticked_boxes_at(&tree, &loc(&tree, "001-x")).unwrap();
-        let read = |id: &str, duplicated| TickedBox { id: id.into(), duplicated };
-        assert_eq!(boxes, [read("T002", false), read("T001", true)]);
+        let ticks = ticked_boxes_at(&tree, &loc(&tree, "001-x")).unwrap();
+        let read = |id, duplicated| TickedBox { id, duplicated };
+        assert_eq!(ticks.boxes().collect::<Vec<_>>(), [read("T002", false), read("T001", true)]);
+        assert!(ticks.ticks_on_one_line("T002"));
+        assert!(!ticks.ticks_on_one_line("T001"), "on three lines");
+        assert!(!ticks.ticks_on_one_line("T003"), "on two lines, and open");
     }
 
     #[test]

@@ -23,7 +23,7 @@ use super::error::VerifyError;
 use super::parallel;
 use crate::check::agreement::Learned;
 use crate::git::{Commit, GitTree, KnownDirs, Repo};
-use crate::spec::{self, Format, SharedTaskLists, SpecError, TaskLists, TickedBox, UNIT_PARENTS, UnitLoc};
+use crate::spec::{self, Format, ListTicks, SharedTaskLists, SpecError, TaskLists, UNIT_PARENTS, UnitLoc};
 
 /// The commits that set the box of each task (`<unit>/<id>`) of the checked units, in no
 /// particular order: the task is ticked in the commit's tree and in none of its parents' trees,
@@ -270,7 +270,7 @@ impl BoxSetters {
                 let ticked = locator.locate(unit).and_then(|loc| spec::ticked_boxes_at(&commit.tree, &loc));
                 found
                     .set
-                    .extend(ticked.unwrap_or_default().into_iter().map(|task| format!("{unit}/{}", task.id)));
+                    .extend(ticked.unwrap_or_default().boxes().map(|task| format!("{unit}/{}", task.id)));
             }
             return Ok(found);
         }
@@ -278,13 +278,15 @@ impl BoxSetters {
             // A list of the commit's own that cannot be read ticks nothing: the next commit that
             // reads it as a parent's says so.
             let ours = ticked_in_dir(repo, lists, change.ours).unwrap_or_default();
-            if ours.is_empty() {
+            if ours.boxes().next().is_none() {
                 continue;
             }
             let (theirs, unread) = parents_ticks(repo, lists, commit.parents.as_slice(), change);
-            for ticked in ours {
-                let (ticking, unticking): (Vec<usize>, Vec<usize>) = (0..commit.parents.len())
-                    .partition(|at| theirs[*at].as_ref().is_none_or(|ticks| ticks.contains(&ticked.id)));
+            for ticked in ours.boxes() {
+                let (ticking, unticking): (Vec<usize>, Vec<usize>) =
+                    (0..commit.parents.len()).partition(|at| {
+                        theirs[*at].as_ref().is_none_or(|ticks| ticks.ticks_on_one_line(ticked.id))
+                    });
                 let task = format!("{}/{}", change.unit, ticked.id);
                 if ticking.is_empty() || ticked.duplicated {
                     if let Some(list) = unread.as_ref().filter(|_| !ticked.duplicated) {
@@ -380,27 +382,29 @@ impl BoxSetters {
     }
 }
 
-/// The ids each parent of a commit ticks on one line of `change`'s unit, by the parent's
-/// position (`None`: the parent's directory is the commit's, so it ticks what the commit ticks),
-/// and the first parent's task list that could not be read, which ticks nothing.
+/// The boxes each parent of a commit ticks in `change`'s unit (a parent's box, against which a
+/// commit's tick is new unless the parent ticks the id as one task:
+/// [`ListTicks::ticks_on_one_line`]), by the parent's position (`None`: the parent's directory is
+/// the commit's, so it ticks what the commit ticks), and the first parent's task list that could
+/// not be read, which ticks nothing.
 fn parents_ticks(
     repo: &Repo,
     lists: &TaskLists,
     parents: &[ObjectId],
     change: &UnitChange,
-) -> (Vec<Option<HashSet<String>>>, Option<Arc<UnreadList>>) {
+) -> (Vec<Option<ListTicks>>, Option<Arc<UnreadList>>) {
     let mut unread = None;
     let theirs = (0..parents.len())
         .map(|at| {
             let (_, dir) = change.theirs.iter().find(|(p, _)| *p == at)?;
             let ticks = match dir {
-                Ok(dir) => ticked_on_one_line(repo, lists, *dir).map_err(Arc::new),
+                Ok(dir) => ticked_in_dir(repo, lists, *dir).map_err(Arc::new),
                 Err(error) => Err(Arc::clone(error)),
             };
             Some(ticks.unwrap_or_else(|error| {
                 let list = UnreadList { unit: change.unit.clone(), parent: parents[at], error };
                 unread.get_or_insert_with(|| Arc::new(list));
-                HashSet::new()
+                ListTicks::default()
             }))
         })
         .collect();
@@ -578,28 +582,14 @@ fn run_length(commits: usize) -> usize {
     (commits / MIN_RUNS).clamp(MIN_COMMITS_PER_RUN, COMMITS_PER_RUN)
 }
 
-/// The ticked ids of the unit whose directory is `dir` (`None`: no directory, no ticks), its
+/// The ticked boxes of the unit whose directory is `dir` (`None`: no directory, no ticks), its
 /// task list parsed through `lists`.
 ///
 /// # Errors
 /// The task list cannot be read (a caller counts it as ticking nothing, as in [`ticked`]).
-fn ticked_in_dir(repo: &Repo, lists: &TaskLists, dir: Option<UnitDir>) -> Result<Vec<TickedBox>, SpecError> {
+fn ticked_in_dir(repo: &Repo, lists: &TaskLists, dir: Option<UnitDir>) -> Result<ListTicks, SpecError> {
     let ticked = |dir: UnitDir| spec::ticked_boxes_in_dir(&repo.tree(dir.id).as_stored(), dir.format, lists);
-    dir.map_or_else(|| Ok(Vec::new()), ticked)
-}
-
-/// The ids [`ticked_in_dir`] finds ticked on one task line only: a parent's boxes, against which
-/// a commit's tick is new unless the parent ticks the id as one task.
-///
-/// # Errors
-/// The task list cannot be read.
-fn ticked_on_one_line(
-    repo: &Repo,
-    lists: &TaskLists,
-    dir: Option<UnitDir>,
-) -> Result<HashSet<String>, SpecError> {
-    let ticked = ticked_in_dir(repo, lists, dir)?.into_iter();
-    Ok(ticked.filter(|t| !t.duplicated).map(|t| t.id).collect())
+    dir.map_or_else(|| Ok(ListTicks::default()), ticked)
 }
 
 /// The ticked tasks of `unit` in `tree`. A task list that cannot be read counts as ticking
