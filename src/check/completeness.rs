@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 
-use crate::exit::{Class, ExitClass};
+pub use crate::git::ShallowCut;
 use crate::git::{Commit, GitError, Repo};
 use crate::model::bundle::NOTES_REF;
 use crate::model::policy::CONFIG_FILE;
@@ -17,25 +17,6 @@ use crate::model::policy::CONFIG_FILE;
 /// The directories whose files a check reads at a task commit and at the head: Spec Kit
 /// features, OpenSpec changes and bug homes.
 const SPEC_DIRS: [&str; 3] = ["specs", "openspec/changes", ".specify/bugs"];
-
-/// A shallow clone whose history the check needs is cut off.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "this clone is shallow (its history stops at {boundary}) and {why}: fetch the whole history (`git fetch --unshallow`, or `fetch-depth: 0` for actions/checkout) and run again"
-)]
-pub struct ShallowCut {
-    /// A commit at the shallow boundary.
-    pub boundary: String,
-    /// What the check needs beyond it.
-    pub why: String,
-}
-
-impl ExitClass for ShallowCut {
-    /// The repository's state, whichever command found it.
-    fn class(&self) -> Class {
-        Class::GitPrecondition
-    }
-}
 
 /// Readies the clone for the check of the one task commit `commit` against its own tree
 /// (`attest sign`, `attest approve`), as `attest verify` readies it for the commits it checks:

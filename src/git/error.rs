@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 
+use super::shallow::ShallowCut;
 use crate::exit::{Class, ExitClass};
 use crate::model::shown::{one_line, shell_word, with_causes};
 
@@ -182,6 +183,11 @@ pub enum GitError {
         /// The missing object.
         id: ObjectId,
     },
+
+    /// A revision's steps go past the shallow boundary, where this clone's history stops: a
+    /// history to fetch, not damage to repair.
+    #[error(transparent)]
+    Shallow(ShallowCut),
 
     /// An object exists but has another kind than expected.
     #[error("object {id} is a {found}, expected a {expected}: the reference or tree pointing to it is wrong")]
@@ -656,6 +662,7 @@ impl ExitClass for GitError {
             | GitError::TreeAttributes { .. }
             | GitError::CorruptObject { .. } => Class::Config,
             GitError::UnusableFile { file, .. } => file.class(),
+            GitError::Shallow(cut) => cut.class(),
             GitError::InvalidPath { .. }
             | GitError::InvalidRefName { .. }
             | GitError::PathConflict { .. }

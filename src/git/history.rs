@@ -30,16 +30,30 @@ impl Repo {
         stop_at: &[ObjectId],
         most: usize,
     ) -> Result<Option<Vec<ObjectId>>, GitError> {
-        let action = || format!("walk the history of {from}");
+        self.walk_from_all(&[from], stop_at, most)
+    }
+
+    /// [`Repo::walk_at_most`] from each of the commits `from` at once.
+    pub(super) fn walk_from_all(
+        &self,
+        from: &[ObjectId],
+        stop_at: &[ObjectId],
+        most: usize,
+    ) -> Result<Option<Vec<ObjectId>>, GitError> {
+        let action = || {
+            format!(
+                "walk the history of {}",
+                from.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+            )
+        };
         let walk = self
             .inner
-            .rev_walk([from])
+            .rev_walk(from.iter().copied())
             .sorting(Sorting::ByCommitTime(CommitTimeOrder::NewestFirst))
             .with_hidden(stop_at.iter().copied())
             .all()
             .map_err(|e| {
-                self.unreadable_commit(&[from])
-                    .unwrap_or_else(|| GitError::Gix { action: action(), source: e })
+                self.unreadable_commit(from).unwrap_or_else(|| GitError::Gix { action: action(), source: e })
             })?;
         let mut walked = Vec::new();
         for info in walk {
@@ -49,8 +63,7 @@ impl Repo {
             match info {
                 Ok(info) => walked.push(info.id),
                 Err(e) => {
-                    let unreadable =
-                        self.unreadable_commit(&[from]).or_else(|| self.unreadable_parent(&walked));
+                    let unreadable = self.unreadable_commit(from).or_else(|| self.unreadable_parent(&walked));
                     return Err(unreadable.unwrap_or_else(|| GitError::Gix { action: action(), source: e }));
                 }
             }

@@ -63,5 +63,6 @@ pub use ref_merge::{RefMerged, Unjoinable};
 pub use refs::{CAS_TRIES, CasUpdate};
 pub use remote::{Direction, PushDefault, PushOutput, PushStatus, PushedRef};
 pub use repo::{Head, InProgress, Repo, RepoHandle};
+pub use shallow::ShallowCut;
 pub use tree::{ChangedEntry, FilesBelowProblem, GitTree, KnownDirs, TreeShapeProblem};
 pub use worktree::AsRead;

@@ -356,10 +356,13 @@ impl Repo {
     /// # Errors
     /// [`GitError::UnknownRevision`] for a name that does not resolve; [`GitError::ObjectMissing`]
     /// or [`GitError::CorruptObject`] when its leading name resolves to an object the repository
-    /// lacks or cannot read, or its steps (`HEAD~1`, `HEAD^2`, a tag peeled) pass through one (a
-    /// repository to fetch into or repair, not a mistyped name).
+    /// lacks or cannot read, or its steps (`HEAD~1`, `HEAD^2`, a tag peeled) pass through one, or
+    /// the history it searches (`HEAD^{/fix}`, `:/fix`) holds one (a repository to fetch into or
+    /// repair, not a mistyped name); [`GitError::Shallow`] when its steps go past a shallow
+    /// clone's boundary.
     pub fn rev_parse(&self, spec: &str) -> Result<ObjectId, GitError> {
         self.refuse_ambiguous_name(spec)?;
+        self.searched_history_reads(spec)?;
         self.inner.rev_parse_single(spec).map(gix::Id::detach).map_err(|source| {
             self.unreadable_name(spec)
                 .unwrap_or_else(|| GitError::UnknownRevision { spec: spec.to_owned(), source })
@@ -380,7 +383,7 @@ impl Repo {
             Ok(header) => self.read_kind(id, header.kind()).err(),
             Err(e) => Some(e),
         }
-        .or_else(|| self.unreadable_on_the_way(id, &spec[name.len()..]))
+        .or_else(|| self.unreadable_on_the_way(id, spec, &spec[name.len()..]))
     }
 
     /// [`Self::rev_parse`] for a revision that names a commit, an annotated tag peeled to the
@@ -736,6 +739,73 @@ mod tests {
         let err = fx.repo().rev_parse_peeled("HEAD~2").unwrap_err();
         assert!(matches!(err, GitError::CorruptObject { id, .. } if id == middle), "{err:?}");
         assert_eq!(crate::exit::ExitClass::class(&err), crate::exit::Class::Config);
+    }
+
+    #[test]
+    fn a_search_through_a_missing_commit_names_that_commit_and_never_panics() {
+        use crate::exit::ExitClass as _;
+        let fx = Fixture::new();
+        fx.commit_file("a.txt", "a\n", "one");
+        let middle = fx.commit_file("a.txt", "b\n", "two alpha");
+        fx.commit_file("a.txt", "c\n", "three beta");
+        fx.git(&["tag", "-a", "v3", "-m", "release"]);
+        let repo = fx.repo();
+        assert_eq!(repo.rev_parse_peeled("HEAD^{/alpha}").unwrap(), middle);
+        assert_eq!(repo.rev_parse_peeled(":/alpha").unwrap(), middle);
+        for spec in ["HEAD^{/nomatch}", ":/nomatch", "HEAD:a.txt^{/alpha}"] {
+            let err = repo.rev_parse_peeled(spec).unwrap_err();
+            assert!(matches!(err, GitError::UnknownRevision { .. }), "{spec}: {err:?}");
+        }
+        remove_object(&fx, middle);
+        let repo = fx.repo();
+        for spec in
+            ["HEAD^{/alpha}", "HEAD^{/nomatch}", "v3^{/alpha}", "HEAD~0^{/beta}~1", ":/alpha", ":/nomatch"]
+        {
+            let err = repo.rev_parse_peeled(spec).unwrap_err();
+            assert!(matches!(err, GitError::ObjectMissing { id } if id == middle), "{spec}: {err:?}");
+            assert_eq!(err.class(), crate::exit::Class::GitPrecondition, "{spec}");
+        }
+    }
+
+    #[test]
+    fn a_search_through_a_damaged_commit_names_that_commit_damaged() {
+        let fx = Fixture::new();
+        fx.commit_file("a.txt", "a\n", "one");
+        let middle = fx.commit_file("a.txt", "b\n", "two alpha");
+        fx.commit_file("a.txt", "c\n", "three beta");
+        let hex = middle.to_string();
+        let file = fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..]);
+        let bytes = std::fs::read(&file).unwrap();
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+        std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+        for spec in ["HEAD^{/alpha}", ":/nomatch"] {
+            let err = fx.repo().rev_parse_peeled(spec).unwrap_err();
+            assert!(matches!(err, GitError::CorruptObject { id, .. } if id == middle), "{spec}: {err:?}");
+        }
+    }
+
+    #[test]
+    fn a_step_past_a_shallow_boundary_is_the_shallow_clone_s_never_a_missing_object() {
+        use crate::exit::ExitClass as _;
+        let fx = Fixture::new();
+        let root = fx.commit_file("a.txt", "a\n", "one");
+        let boundary = fx.commit_file("a.txt", "b\n", "two");
+        fx.commit_file("a.txt", "c\n", "three");
+        // What `git clone --depth 2` leaves: the boundary listed, the commit below it not fetched.
+        std::fs::write(fx.path().join(".git/shallow"), format!("{boundary}\n")).unwrap();
+        remove_object(&fx, root);
+        let repo = fx.repo();
+        assert_eq!(repo.rev_parse_peeled("HEAD~1").unwrap(), boundary);
+        for spec in ["HEAD~2", "HEAD^~1", "HEAD~1^2", "HEAD~5"] {
+            let err = repo.rev_parse_peeled(spec).unwrap_err();
+            let GitError::Shallow(cut) = &err else { panic!("{spec}: {err:?}") };
+            assert_eq!(cut.boundary, boundary.to_string(), "{spec}");
+            assert!(err.to_string().contains("`git fetch --unshallow`"), "{spec}: {err}");
+            assert_eq!(err.class(), crate::exit::Class::GitPrecondition, "{spec}");
+        }
+        // A search stops at the boundary, as git's does: nothing found is a name to correct.
+        let err = repo.rev_parse_peeled("HEAD^{/one}").unwrap_err();
+        assert!(matches!(err, GitError::UnknownRevision { .. }), "{err:?}");
     }
 
     #[test]

@@ -2755,6 +2755,19 @@ fn a_head_or_base_commit_the_repository_lacks_is_named_as_missing_not_as_an_unkn
 }
 
 #[test]
+fn a_search_through_a_commit_the_repository_lacks_ends_as_a_repository_to_fetch_never_a_panic() {
+    let searches: [&[&str]; 4] =
+        [&["HEAD^{/T005}"], &["HEAD^{/nomatch}"], &[":/nomatch"], &["--branch", "--base", "HEAD^{/nomatch}"]];
+    for search in searches {
+        let c = setup();
+        let id = c.p.rev("HEAD~1");
+        std::fs::remove_file(c.p.root.join(".git/objects").join(&id[..2]).join(&id[2..])).unwrap();
+        let (code, report) = verify_damaged(&c, search);
+        ends_as_a_repository_to_fetch(code, &report, &id);
+    }
+}
+
+#[test]
 fn a_unit_or_specs_tree_the_head_lacks_ends_the_run_as_a_repository_to_fetch() {
     for path in ["specs/001-bookmark-tags", "specs"] {
         let c = setup();

@@ -1564,6 +1564,12 @@ fn a_shallow_clone_checked_by_range_or_every_commit_is_told_to_fetch_the_whole_h
     assert_eq!(report["ticks"][0]["outcome"], "evidenced", "{whole}");
     fetch_all(&verify(&shallow, &["origin/main..HEAD"]).failure(14));
     fetch_all(&verify(&shallow, &[]).failure(14));
+    // A revision whose steps go past the boundary names the shallow clone, not a missing object.
+    for past in [&["HEAD~3..HEAD"][..], &["HEAD~3"], &["--branch", "--base", "HEAD~3"]] {
+        let out = verify(&shallow, past).failure(14);
+        fetch_all(&out);
+        assert!(!out.stderr.contains("git fsck"), "{out}");
+    }
 
     // With the whole history, every range checks.
     shallow.git(&["fetch", "-q", "--unshallow", "origin", "t5plus"]);
