@@ -336,10 +336,7 @@ fn trace(ctx: &Context<'_>, evidence: &Evidence, last_phase: Option<Phase>) -> V
     } else {
         last_phase.unwrap_or(Phase::Green)
     };
-    let result = match evidence.verdict {
-        TickVerdict::Verified => "verified",
-        TickVerdict::RegressionOnly => "regression_only",
-    };
+    let result = evidence.verdict.as_str();
     let mut rows: Vec<Value> = ctx
         .task
         .requirements
