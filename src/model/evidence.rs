@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::collection::Collection;
-use super::predicate::RedKind;
+use super::predicate::{RedKind, Verdict};
 use super::regression::RegressionReason;
 use super::test_result::{self, Phase, TestOutcome};
 
@@ -22,13 +22,19 @@ pub enum TickVerdict {
 }
 
 impl TickVerdict {
-    /// The wire spelling.
+    /// The verdict the tick records.
+    #[must_use]
+    pub fn verdict(self) -> Verdict {
+        match self {
+            TickVerdict::Verified => Verdict::Verified,
+            TickVerdict::RegressionOnly => Verdict::RegressionOnly,
+        }
+    }
+
+    /// The wire spelling, the recorded verdict's.
     #[must_use]
     pub fn as_str(self) -> &'static str {
-        match self {
-            TickVerdict::Verified => "verified",
-            TickVerdict::RegressionOnly => "regression_only",
-        }
+        self.verdict().as_str()
     }
 }
 

@@ -1,12 +1,13 @@
 //! The rules of the evidence file that cross its fields (`Evidence::check_rules`), as its
-//! published schema says them: added to the generated schema of a phase and of the file. The
+//! published schema says them: added to the generated schema of a phase and of the file (which
+//! names these functions; this file does not import it back). The
 //! evidence check's tests hold the rules and the schema to one list of cases; the two comparisons
 //! JSON Schema cannot make are named in the file's description.
 
 use schemars::Schema;
 use serde_json::{Value, json};
 
-use super::evidence::TickVerdict;
+use super::predicate::Verdict;
 use super::test_result::{Phase, TestOutcome};
 
 /// `{"phase": <phase>}` matched: the schema of a phase's run.
@@ -16,7 +17,7 @@ fn is_phase(phases: &[Phase]) -> Value {
 }
 
 /// `{"verdict": <verdict>}` matched.
-fn is_verdict(verdict: TickVerdict) -> Value {
+fn is_verdict(verdict: Verdict) -> Value {
     json!({ "properties": { "verdict": { "const": verdict.as_str() } }, "required": ["verdict"] })
 }
 
@@ -68,11 +69,11 @@ pub fn file_rules(schema: &mut Schema) {
         json!([
             { "properties": { "phases": { "allOf": at_most_once } } },
             {
-                "if": is_verdict(TickVerdict::RegressionOnly),
+                "if": is_verdict(Verdict::RegressionOnly),
                 "then": { "required": ["regression"], "properties": { "regression": { "type": "object" } } },
                 "else": { "properties": { "regression": { "type": "null" } } }
             },
-            { "if": is_verdict(TickVerdict::Verified), "then": { "properties": { "phases": verified_phases } } }
+            { "if": is_verdict(Verdict::Verified), "then": { "properties": { "phases": verified_phases } } }
         ]),
     );
 }
