@@ -81,3 +81,11 @@ fn file(name: &'static str, mut schema: Schema) -> SchemaFile {
     text.push('\n');
     SchemaFile { name, text }
 }
+
+/// The validator of the generated schema `name` (`evidence.schema.json`), for the tests that hold
+/// a schema and the rules it states to one list of cases.
+#[cfg(test)]
+pub(crate) fn validator(name: &str) -> jsonschema::Validator {
+    let file = all().into_iter().find(|f| f.name == name).unwrap();
+    jsonschema::validator_for(&serde_json::from_str(&file.text).unwrap()).unwrap()
+}

@@ -307,6 +307,7 @@ fn inside_phase(bytes: &[u8], index: usize) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn objects_and_arrays_are_counted_outside_strings_and_too_many_are_refused_before_parsing() {
@@ -408,5 +409,163 @@ mod tests {
             parse(br#"{"task":"u/T1","verdict":"verified","phases":[{"phase":"blue"}]}"#).unwrap_err();
         assert_eq!(field, "phases[0].phase");
         assert!(message.contains("blue"), "{message}");
+    }
+
+    /// How the evidence rules and the evidence schema judge a case.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Held {
+        /// Both accept it.
+        Accepted,
+        /// Both refuse it.
+        Refused,
+        /// The rules refuse it by a comparison of two fields, which JSON Schema cannot make and
+        /// the schema's description names.
+        BeyondSchema,
+    }
+
+    /// The recorded fixture (phases 0 baseline, 1 red, 2 green), edited by `edit`.
+    fn recorded(edit: impl FnOnce(&mut Value)) -> Value {
+        let mut file: Value =
+            serde_json::from_str(include_str!("../../fixtures/evidence/verified.json")).unwrap();
+        edit(&mut file);
+        file
+    }
+
+    /// Adds a held-out run of `passed` out of `total` tests.
+    fn held_out(file: &mut Value, result: &str, passed: u64, total: u64) {
+        let manifest = format!("sha256:{}", "a".repeat(64));
+        let run = json!({ "phase": "held_out", "result": result, "manifest": manifest, "passed": passed, "total": total });
+        phases(file).push(run);
+    }
+
+    /// Adds a held-out run of every test passed, naming `manifest`.
+    fn manifest(file: &mut Value, manifest: String) {
+        held_out(file, "PASSED", 3, 3);
+        phases(file)[3]["manifest"] = json!(manifest);
+    }
+
+    fn phases(file: &mut Value) -> &mut Vec<Value> {
+        file["phases"].as_array_mut().unwrap()
+    }
+
+    fn result(file: &mut Value, i: usize, result: &str) {
+        file["phases"][i]["result"] = json!(result);
+    }
+
+    /// Phase `i` with `result`, listing a failed test.
+    fn listing_a_failure(file: &mut Value, i: usize, outcome: &str) {
+        result(file, i, outcome);
+        file["phases"][i]["failed"] = json!(["tests/tags.rs"]);
+    }
+
+    fn without(file: &mut Value, phase: &str) {
+        phases(file).retain(|p| p["phase"] != phase);
+    }
+
+    fn without_member(file: &mut Value, member: &str) {
+        file.as_object_mut().unwrap().remove(member);
+    }
+
+    fn twice(file: &mut Value, i: usize) {
+        let run = phases(file)[i].clone();
+        phases(file).push(run);
+    }
+
+    fn reason() -> Value {
+        json!({ "code": "already_passing", "detail": "the tests passed before the change" })
+    }
+
+    /// A case: its name, the edit that makes it, how it is held.
+    type Case = (&'static str, fn(&mut Value), Held);
+
+    /// Each evidence file the rules and the schema are held to, as an edit of the recorded fixture
+    /// (a `verified` tick) or of it made `regression_only` with a reason. The evidence check
+    /// (`parse`, `check_rules`) and `schema/evidence.schema.json` both judge this one list, so
+    /// neither can accept what the other refuses.
+    fn evidence_cases() -> Vec<(String, Value, Held)> {
+        use Held::{Accepted, BeyondSchema, Refused};
+        let verified: [Case; 20] = [
+            ("as recorded", |_| {}, Accepted),
+            ("with a held-out run of every test passed", |f| held_out(f, "PASSED", 3, 3), Accepted),
+            ("without a regression member", |f| without_member(f, "regression"), Accepted),
+            ("with the phases in another order", |f| phases(f).reverse(), Accepted),
+            ("with a baseline that failed", |f| listing_a_failure(f, 0, "FAILED"), Accepted),
+            ("with a regression", |f| f["regression"] = reason(), Refused),
+            ("without red", |f| without(f, "red"), Refused),
+            ("without green", |f| without(f, "green"), Refused),
+            ("of no phase", |f| f["phases"] = json!([]), Refused),
+            ("with green twice", |f| twice(f, 2), Refused),
+            ("with baseline twice", |f| twice(f, 0), Refused),
+            ("whose green failed", |f| result(f, 2, "FAILED"), Refused),
+            ("whose green warned", |f| result(f, 2, "WARNED"), Refused),
+            ("whose red passed", |f| result(f, 1, "PASSED"), Refused),
+            ("whose green passed listing a failed test", |f| listing_a_failure(f, 2, "PASSED"), Refused),
+            ("whose held-out run failed", |f| held_out(f, "FAILED", 3, 3), Refused),
+            ("whose held-out set holds no test", |f| held_out(f, "PASSED", 0, 0), Refused),
+            ("whose held-out run passed more tests than ran", |f| held_out(f, "PASSED", 1, 0), Refused),
+            ("whose held-out run passed short of its total", |f| held_out(f, "PASSED", 2, 3), BeyondSchema),
+            ("whose held-out run counts one test twice", |f| held_out(f, "PASSED", 4, 3), BeyondSchema),
+        ];
+        let regression_only: [Case; 18] = [
+            ("with its reason", |_| {}, Accepted),
+            ("without red", |f| without(f, "red"), Accepted),
+            ("of no phase", |f| f["phases"] = json!([]), Accepted),
+            ("whose green failed", |f| result(f, 2, "FAILED"), Accepted),
+            ("whose green warned listing a failed test", |f| listing_a_failure(f, 2, "WARNED"), Accepted),
+            ("whose held-out set holds no test", |f| held_out(f, "PASSED", 0, 0), Accepted),
+            ("whose held-out run failed", |f| held_out(f, "FAILED", 1, 3), Accepted),
+            ("with regression null", |f| f["regression"] = Value::Null, Refused),
+            ("without regression", |f| without_member(f, "regression"), Refused),
+            ("with red twice", |f| twice(f, 1), Refused),
+            ("with held_out twice", |f| (0..2).for_each(|_| held_out(f, "PASSED", 3, 3)), Refused),
+            ("whose red warned", |f| result(f, 1, "WARNED"), Refused),
+            ("whose baseline passed listing a failed test", |f| listing_a_failure(f, 0, "PASSED"), Refused),
+            ("with a held-out manifest without `sha256:`", |f| manifest(f, "a".repeat(64)), Refused),
+            (
+                "with a held-out manifest in upper case",
+                |f| manifest(f, format!("sha256:{}", "A".repeat(64))),
+                Refused,
+            ),
+            ("with a held-out manifest too short", |f| manifest(f, "sha256:00".into()), Refused),
+            (
+                "with a held-out manifest and a line after it",
+                |f| manifest(f, format!("sha256:{}\n", "a".repeat(64))),
+                Refused,
+            ),
+            ("whose held-out run counts one test twice", |f| held_out(f, "FAILED", 4, 3), BeyondSchema),
+        ];
+        let verified =
+            verified.map(|(case, edit, held)| (format!("a verified tick {case}"), recorded(edit), held));
+        let regression_only = regression_only.map(|(case, edit, held)| {
+            let edit = |f: &mut Value| {
+                f["verdict"] = json!("regression_only");
+                f["regression"] = reason();
+                edit(f);
+            };
+            (format!("a regression-only tick {case}"), recorded(edit), held)
+        });
+        verified.into_iter().chain(regression_only).collect()
+    }
+
+    #[test]
+    fn the_evidence_schema_accepts_exactly_the_evidence_the_rules_accept_but_the_comparisons_it_names() {
+        let schema = crate::schema::validator("evidence.schema.json");
+        for (case, file, held) in evidence_cases() {
+            // Every case has the file's shape: what refuses it is a rule across its fields.
+            let evidence = parse(file.to_string().as_bytes()).unwrap_or_else(|e| panic!("{case}: {e:?}"));
+            let rules = evidence.check_rules().is_ok();
+            assert_eq!(rules, held == Held::Accepted, "the evidence rules, {case}");
+            assert_eq!(schema.is_valid(&file), held != Held::Refused, "the evidence schema, {case}");
+        }
+        let file = crate::schema::all().into_iter().find(|f| f.name == "evidence.schema.json").unwrap();
+        let description = serde_json::from_str::<Value>(&file.text).unwrap()["description"].to_string();
+        assert!(description.contains("`held_out.passed` at most `held_out.total`"), "{description}");
+    }
+
+    #[test]
+    fn a_red_run_that_did_not_fail_is_named_by_its_result_as_the_evidence_writes_it() {
+        let file = recorded(|f| result(f, 1, "PASSED"));
+        let err = parse(file.to_string().as_bytes()).unwrap().check_rules().unwrap_err().to_string();
+        assert!(err.starts_with("the red phase has result PASSED:"), "{err}");
     }
 }

@@ -30,7 +30,7 @@ use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::model::bundle::{self, NOTES_REF, NoteTooLarge};
 use crate::model::dsse::Envelope;
-use crate::model::evidence::{Evidence, TickVerdict};
+use crate::model::evidence::Evidence;
 use crate::model::red::red_from_output;
 use crate::spec;
 
@@ -230,10 +230,7 @@ fn commit_message(
     facts: &spec::TaskFacts,
     evidence_file: &Path,
 ) -> Result<(String, &'static str), AttestError> {
-    let verdict = match evidence.verdict {
-        TickVerdict::Verified => "verified",
-        TickVerdict::RegressionOnly => "regression_only",
-    };
+    let verdict = evidence.verdict.as_str();
     let mut trailers: Vec<(&'static str, String)> = Vec::new();
     if let Some(reason) = &evidence.regression {
         trailers.push((keys::REGRESSION_ONLY, format!("{}: {}", reason.code, reason.detail)));

@@ -10,7 +10,7 @@ use crate::attest::provenance::{self, LeakError};
 use crate::model::canonical::value_to_canonical;
 use crate::model::clean;
 use crate::model::digest::sha256_hex;
-use crate::model::evidence::{Evidence, PhaseRun, RedRun, TickVerdict};
+use crate::model::evidence::{Evidence, PhaseRun, RedRun};
 use crate::model::predicate::{
     self, Audits, Decider, Guidance, Red, Setting, SpecRef, TaskRef, TaskVerificationV0, Unit, Verdict,
 };
@@ -198,10 +198,7 @@ pub fn tick(
         lines.push(line(ctx, Some(evidence), name, test_result::TYPE, &test_result_of(run))?);
     }
 
-    let verdict = match evidence.verdict {
-        TickVerdict::Verified => Verdict::Verified,
-        TickVerdict::RegressionOnly => Verdict::RegressionOnly,
-    };
+    let verdict = evidence.verdict.verdict();
     let mut p = ctx.base_predicate(verdict);
     p.spec = Some(SpecRef { section: ctx.task.section.clone(), section_hash: ctx.task.section_hash.clone() });
     p.audits = Audits {
@@ -336,10 +333,7 @@ fn trace(ctx: &Context<'_>, evidence: &Evidence, last_phase: Option<Phase>) -> V
     } else {
         last_phase.unwrap_or(Phase::Green)
     };
-    let result = match evidence.verdict {
-        TickVerdict::Verified => "verified",
-        TickVerdict::RegressionOnly => "regression_only",
-    };
+    let result = evidence.verdict.as_str();
     let mut rows: Vec<Value> = ctx
         .task
         .requirements

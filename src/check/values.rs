@@ -207,6 +207,7 @@ pub fn summary(s: &VerificationSummary, commit: ObjectId, line: usize, findings:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::validator;
     use serde_json::json;
 
     /// A tick's predicate as speccoder writes it (and as the published 0.9.0 wrote it).
@@ -341,12 +342,6 @@ mod tests {
             cases.extend([(field, Some(Value::Null), false), (field, None, false)]);
         }
         cases
-    }
-
-    /// The validator of the generated schema `name`.
-    fn validator(name: &str) -> jsonschema::Validator {
-        let file = crate::schema::all().into_iter().find(|f| f.name == name).unwrap();
-        jsonschema::validator_for(&serde_json::from_str(&file.text).unwrap()).unwrap()
     }
 
     /// `predicate` as the statement a note's line holds.

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::collection::Collection;
-use super::predicate::RedKind;
+use super::predicate::{RedKind, Verdict};
 use super::regression::RegressionReason;
 use super::test_result::{self, Phase, TestOutcome};
 
@@ -21,9 +21,27 @@ pub enum TickVerdict {
     RegressionOnly,
 }
 
+impl TickVerdict {
+    /// The verdict the tick records.
+    #[must_use]
+    pub fn verdict(self) -> Verdict {
+        match self {
+            TickVerdict::Verified => Verdict::Verified,
+            TickVerdict::RegressionOnly => Verdict::RegressionOnly,
+        }
+    }
+
+    /// The wire spelling, the recorded verdict's.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        self.verdict().as_str()
+    }
+}
+
 /// One test phase that ran.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "phase", rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(transform = super::evidence_schema::phase_rules)]
 pub enum PhaseRun {
     /// The suite before the change.
     Baseline(SuiteRun),
@@ -109,9 +127,15 @@ pub struct AcceptanceRow {
     pub result: String,
 }
 
-/// The evidence file, version 1.
+/// The evidence file, version 1. The schema says its rules across fields too: each phase at most
+/// once, a red run `FAILED`, a baseline or green run `PASSED` with no failed test, a held-out
+/// manifest `sha256:<64 lowercase hex>`, `regression` exactly for `regression_only`, a `verified`
+/// tick's red and green phases, its green `PASSED` and its held-out run `PASSED` over at least one
+/// test. Two rules compare two fields, which JSON Schema cannot say and `speccoder attest` still
+/// refuses: `held_out.passed` at most `held_out.total`, and equal to it in a `verified` tick.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = super::evidence_schema::file_rules)]
 pub struct Evidence {
     /// `<unit>/<task>`: must name the task being attested.
     pub task: String,
@@ -178,7 +202,7 @@ pub enum EvidenceRuleError {
     #[error("phase `{0}` appears more than once in `phases`; each phase runs at most once")]
     DuplicatePhase(&'static str),
     /// The red phase did not fail.
-    #[error("the red phase has result {0:?}: a red run must be FAILED (a red run that passed is no red)")]
+    #[error("the red phase has result {}: a red run must be FAILED (a red run that passed is no red)", .0.as_str())]
     RedNotFailed(TestOutcome),
     /// A regression-only tick without its reason, or a reason on a verified tick.
     #[error("{0}")]
@@ -223,7 +247,8 @@ pub enum EvidenceRuleError {
 }
 
 impl Evidence {
-    /// Checks the rules the schema cannot express.
+    /// Checks the rules across fields, which the schema says too (`evidence_schema`), all but
+    /// the held-out counts compared.
     ///
     /// # Errors
     /// The first rule broken.

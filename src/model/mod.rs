@@ -10,6 +10,7 @@ pub mod collection;
 pub mod digest;
 pub mod dsse;
 pub mod evidence;
+pub mod evidence_schema;
 pub mod held;
 pub mod held_out;
 pub mod policy;
