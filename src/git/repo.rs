@@ -363,10 +363,17 @@ impl Repo {
     pub fn rev_parse(&self, spec: &str) -> Result<ObjectId, GitError> {
         self.refuse_ambiguous_name(spec)?;
         self.searched_history_reads(spec)?;
-        self.inner.rev_parse_single(spec).map(gix::Id::detach).map_err(|source| {
+        let id = self.inner.rev_parse_single(spec).map(gix::Id::detach).map_err(|source| {
             self.unreadable_name(spec)
                 .unwrap_or_else(|| GitError::UnknownRevision { spec: spec.to_owned(), source })
-        })
+        })?;
+        // gix names a parent (`HEAD~1^`) from its child without reading it: one this clone lacks
+        // is said as the step that reached it (past a shallow boundary, or a missing commit).
+        let lacks = |e: &GitError| e.missing_object().is_some();
+        if spec != leading_name(spec) && self.header(id).as_ref().is_err_and(lacks) {
+            return Err(self.unreadable_name(spec).unwrap_or_else(|| self.missing(id)));
+        }
+        Ok(id)
     }
 
     /// Why the object the leading name of `spec` resolves to (a hex id, or a reference followed
@@ -796,7 +803,7 @@ mod tests {
         remove_object(&fx, root);
         let repo = fx.repo();
         assert_eq!(repo.rev_parse_peeled("HEAD~1").unwrap(), boundary);
-        for spec in ["HEAD~2", "HEAD^~1", "HEAD~1^2", "HEAD~5"] {
+        for spec in ["HEAD~2", "HEAD^~1", "HEAD~1^2", "HEAD~5", "HEAD~1^", "HEAD^^", "HEAD~1^1"] {
             let err = repo.rev_parse_peeled(spec).unwrap_err();
             let GitError::Shallow(cut) = &err else { panic!("{spec}: {err:?}") };
             assert_eq!(cut.boundary, boundary.to_string(), "{spec}");
