@@ -77,7 +77,7 @@ pub enum EvidenceError {
     },
     /// A number that JSON can write but the evidence cannot hold exactly.
     #[error(
-        "the evidence file {path} has at `{field}` a number beyond the range of a 64-bit integer; counts must be whole numbers of at most 18446744073709551615"
+        "the evidence file {path} has at `{field}` a whole number written with a fraction or an exponent (`11.0`, `1e3`), or one beyond the range of a 64-bit integer: JSON readers take it for an approximate float; write a count in digits alone, at most 18446744073709551615"
     )]
     Number {
         /// The file.
@@ -328,6 +328,16 @@ mod tests {
         assert_eq!(found.as_deref(), Some("phases[1].passed[1]"));
         let fine = br#"{"strength":{"visible":{"share":0.82}},"mutation":{"caught":18446744073709551615,"missed":-3}}"#;
         assert_eq!(inexact_number(fine), None);
+    }
+
+    #[test]
+    fn a_whole_number_written_with_a_fraction_is_refused_as_written_never_as_out_of_range() {
+        assert_eq!(inexact_number(br#"{"mutation":{"caught":11.0}}"#).as_deref(), Some("mutation.caught"));
+        let err = EvidenceError::Number { path: "e.json".into(), field: "mutation.caught".into() };
+        assert!(
+            err.to_string().contains("a whole number written with a fraction or an exponent (`11.0`"),
+            "{err}"
+        );
     }
 
     #[test]

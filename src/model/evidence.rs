@@ -132,7 +132,9 @@ pub struct AcceptanceRow {
 /// manifest `sha256:<64 lowercase hex>`, `regression` exactly for `regression_only`, a `verified`
 /// tick's red and green phases, its green `PASSED` and its held-out run `PASSED` over at least one
 /// test. Two rules compare two fields, which JSON Schema cannot say and `speccoder attest` still
-/// refuses: `held_out.passed` at most `held_out.total`, and equal to it in a `verified` tick.
+/// refuses: `held_out.passed` at most `held_out.total`, and equal to it in a `verified` tick. Nor
+/// can it tell a whole number written with a fraction or an exponent (`11.0`, `1e3`), which
+/// `attest` refuses as no count, from one written in digits alone.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(transform = super::evidence_schema::file_rules)]
