@@ -337,11 +337,12 @@ pub fn identities<'p>(kind: &str, principals: &'p [String]) -> impl Iterator<Ite
 }
 
 /// Whether two identities ([`identities`]) are one person's: compared in their [`canonical`]
-/// form and without regard to case, since whoever holds a key chooses the case of its user id,
-/// and an address's domain (and in practice its local part) is read without it.
+/// form and without regard to case (Unicode's full case folding: `STRASSE` is `straße`, a final
+/// `ς` is `σ`), since whoever holds a key chooses the case of its user id, and an address's domain
+/// (and in practice its local part) is read without it.
 #[must_use]
 pub fn same_identity(a: &str, b: &str) -> bool {
-    let folded = |id: &str| canonical(&canonical(id).to_lowercase()).into_owned();
+    let folded = |id: &str| canonical(&unicase::UniCase::new(canonical(id)).to_folded_case()).into_owned();
     a == b || folded(a) == folded(b)
 }
 
@@ -373,17 +374,19 @@ pub fn gives_address(name: &str) -> bool {
     email_of(name).unwrap_or(name).contains('@')
 }
 
-/// The first word of `name` in its [`canonical`] form, as rules match it (split at what is
-/// neither a letter nor a digit), that mixes Latin letters with Cyrillic or Greek ones: such a
-/// word can pass for another (`pаyments` with a Cyrillic `а`), so a unit named with it would
-/// escape the rule its name seems to match.
+/// The first word of `name` in its [`canonical`] form, as rules match it, that mixes Latin
+/// letters with Cyrillic or Greek ones: such a word can pass for another (`pаyments` with a
+/// Cyrillic `а`), so a unit named with it would escape the rule its name seems to match. A word
+/// is a run of letters and digits with the marks and invisible format characters written among
+/// them (a joiner, a variation selector), which a reader does not see as breaking it.
 #[must_use]
 pub fn mixed_script_word(name: &str) -> Option<String> {
+    static WORD: LazyLock<Regex> = LazyLock::new(|| fixed(r"[\p{Alphabetic}\p{N}\p{M}\p{Cf}]+"));
     static LATIN: LazyLock<Regex> = LazyLock::new(|| fixed(r"\p{Latin}"));
     static LOOKALIKE: LazyLock<Regex> = LazyLock::new(|| fixed(r"[\p{Cyrillic}\p{Greek}]"));
     let name = canonical(name);
     let mixed =
-        name.split(|c: char| !c.is_alphanumeric()).find(|w| LATIN.is_match(w) && LOOKALIKE.is_match(w));
+        WORD.find_iter(&name).map(|w| w.as_str()).find(|w| LATIN.is_match(w) && LOOKALIKE.is_match(w));
     mixed.map(str::to_owned)
 }
 
@@ -646,6 +649,11 @@ mod tests {
     fn a_word_mixing_latin_with_cyrillic_or_greek_letters_is_found_and_one_script_a_word_is_not() {
         assert_eq!(mixed_script_word("002-p\u{0430}yments").as_deref(), Some("p\u{0430}yments"));
         assert_eq!(mixed_script_word("003-\u{03bf}rders").as_deref(), Some("\u{03bf}rders"));
+        // A joiner or a variation selector a reader does not see does not cut the word in two.
+        for hidden in ['\u{200c}', '\u{200d}', '\u{fe00}'] {
+            let name = format!("001-\u{0440}{hidden}ayments");
+            assert_eq!(mixed_script_word(&name).as_deref(), Some(&name[4..]), "{hidden:?}");
+        }
         for plain in
             ["001-payments", "004-авторизация", "005-api-авторизация", "006-用户登录", "007-Ärger-über"]
         {
@@ -907,6 +915,17 @@ signers = ["*"]
             "a singleton"
         );
         assert!(!same_identity("jose@example.org", nfc), "an accent is no form of its letter");
+        // Case is set aside as Unicode folds it, not as `to_lowercase` lowers it.
+        assert!(same_identity("stra\u{df}e@x.example", "STRASSE@x.example"));
+        assert!(same_identity(
+            "\u{3bf}\u{3b4}\u{3bf}\u{3c3}@x.example",
+            "\u{39f}\u{394}\u{39f}\u{3a3}@x.example"
+        ));
+        assert!(
+            same_identity("\u{3bf}\u{3b4}\u{3bf}\u{3c2}@x.example", "\u{39f}\u{394}\u{39f}\u{3a3}@x.example"),
+            "a final sigma"
+        );
+        assert!(!same_identity("\u{430}lice@x.example", "alice@x.example"), "a look-alike is another letter");
     }
 
     #[test]
