@@ -698,6 +698,15 @@ mod tests {
         std::fs::remove_file(fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..])).unwrap();
     }
 
+    /// Cuts the loose object `id` to half its bytes, as a write stopped halfway leaves it.
+    fn truncate_object(fx: &Fixture, id: gix::ObjectId) {
+        let hex = id.to_string();
+        let file = fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..]);
+        let bytes = std::fs::read(&file).unwrap();
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+        std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+    }
+
     #[test]
     fn a_commit_missing_behind_a_parent_step_or_a_tag_is_named_missing_never_an_unknown_revision() {
         use crate::exit::ExitClass as _;
@@ -738,11 +747,7 @@ mod tests {
         fx.commit_file("a.txt", "a\n", "one");
         let middle = fx.commit_file("a.txt", "b\n", "two");
         fx.commit_file("a.txt", "c\n", "three");
-        let hex = middle.to_string();
-        let file = fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..]);
-        let bytes = std::fs::read(&file).unwrap();
-        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
-        std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+        truncate_object(&fx, middle);
         let err = fx.repo().rev_parse_peeled("HEAD~2").unwrap_err();
         assert!(matches!(err, GitError::CorruptObject { id, .. } if id == middle), "{err:?}");
         assert_eq!(crate::exit::ExitClass::class(&err), crate::exit::Class::Config);
@@ -780,11 +785,7 @@ mod tests {
         fx.commit_file("a.txt", "a\n", "one");
         let middle = fx.commit_file("a.txt", "b\n", "two alpha");
         fx.commit_file("a.txt", "c\n", "three beta");
-        let hex = middle.to_string();
-        let file = fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..]);
-        let bytes = std::fs::read(&file).unwrap();
-        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
-        std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+        truncate_object(&fx, middle);
         for spec in ["HEAD^{/alpha}", ":/nomatch"] {
             let err = fx.repo().rev_parse_peeled(spec).unwrap_err();
             assert!(matches!(err, GitError::CorruptObject { id, .. } if id == middle), "{spec}: {err:?}");
