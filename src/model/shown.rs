@@ -340,14 +340,41 @@ pub fn shell_quoted(text: &str) -> String {
 
 /// `text` as one word for a POSIX shell in advice a person copies: as it is when it is plain
 /// (letters, digits, `_`, `.`, `/`, `-`, `%`, `:`, `+`, `@`, `,`, not starting with `-`), else
-/// [`shell_quoted`]. A reference or remote name may hold `;` or `$(`, which must never run as a
-/// command.
+/// [`shell_quoted`], or, when it holds a character that would break the message's line (a path
+/// may hold a newline), `$'...'` with that character escaped. A reference or remote name may
+/// hold `;` or `$(`, which must never run as a command.
 #[must_use]
 pub fn shell_word(text: &str) -> String {
     let plain = !text.starts_with('-')
         && !text.is_empty()
         && text.chars().all(|c| c.is_ascii_alphanumeric() || "_./-%:+@,".contains(c));
-    if plain { text.to_owned() } else { shell_quoted(text) }
+    if plain {
+        text.to_owned()
+    } else if text.chars().any(breaks_its_line) {
+        ansi_c_quoted(text)
+    } else {
+        shell_quoted(text)
+    }
+}
+
+/// `text` as a `$'...'` word (bash, zsh, ksh, and POSIX.1-2024's sh): `\`, `'` and every
+/// character that would break a line escaped, so the word stays on the line it is quoted on.
+fn ansi_c_quoted(text: &str) -> String {
+    let mut out = String::from("$'");
+    for c in text.chars() {
+        match c {
+            '\\' | '\'' => {
+                out.push('\\');
+                out.push(c);
+            }
+            // An ASCII one as a byte (`\x1b`), whatever the locale; beyond ASCII as a code point.
+            c if c.is_ascii_control() => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+            c if breaks_its_line(c) => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// `texts` as the arguments of one shell command: each a [`shell_word`], separated by a space.
@@ -369,6 +396,14 @@ mod tests {
         assert_eq!(shell_word("-rf"), "'-rf'");
         assert_eq!(shell_word("it's"), "'it'\\''s'");
         assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("a\nb's\\"), "$'a\\x0ab\\'s\\\\'", "a line break stays on the line");
+        assert_eq!(shell_word("a\u{2028}b"), "$'a\\u2028b'");
+        // bash reads each word back as the text it quotes.
+        for text in ["refs/x;touch p", "it's", "a\nb's\\\u{1b}[2K\r$(id)"] {
+            let script = format!("printf %s {}", shell_word(text));
+            let out = std::process::Command::new("bash").args(["-c", &script]).output().unwrap();
+            assert_eq!(String::from_utf8(out.stdout).unwrap(), text, "{script}");
+        }
         assert_eq!(
             shell_words(&["specs/a/tasks.md", "specs/a b/tasks.md"]),
             "specs/a/tasks.md 'specs/a b/tasks.md'"
