@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 
-use super::shallow::ShallowCut;
 use crate::exit::{Class, ExitClass};
 use crate::model::shown::{one_line, shell_word, with_causes};
 
@@ -796,6 +795,25 @@ impl std::fmt::Display for Conversion {
 /// " and X and Y", naming the other lock files of [`GitError::IndexLocked`], or nothing.
 fn also_left(others: &[PathBuf]) -> String {
     others.iter().map(|lock| format!(" and {}", lock.display())).collect()
+}
+
+/// A shallow clone whose history the check needs is cut off.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "this clone is shallow (its history stops at {boundary}) and {why}: fetch the whole history (`git fetch --unshallow`, or `fetch-depth: 0` for actions/checkout) and run again"
+)]
+pub struct ShallowCut {
+    /// A commit at the shallow boundary.
+    pub boundary: String,
+    /// What the check needs beyond it.
+    pub why: String,
+}
+
+impl ExitClass for ShallowCut {
+    /// The repository's state, whichever command found it.
+    fn class(&self) -> Class {
+        Class::GitPrecondition
+    }
 }
 
 #[cfg(test)]

@@ -6,9 +6,8 @@
 
 use gix::ObjectId;
 
-use super::error::GitError;
+use super::error::{GitError, ShallowCut};
 use super::repo::{Head, Repo};
-use super::shallow::ShallowCut;
 
 /// One step of a revision after its leading name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,26 +5,6 @@ use gix::ObjectId;
 
 use super::error::GitError;
 use super::repo::Repo;
-use crate::exit::{Class, ExitClass};
-
-/// A shallow clone whose history the check needs is cut off.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "this clone is shallow (its history stops at {boundary}) and {why}: fetch the whole history (`git fetch --unshallow`, or `fetch-depth: 0` for actions/checkout) and run again"
-)]
-pub struct ShallowCut {
-    /// A commit at the shallow boundary.
-    pub boundary: String,
-    /// What the check needs beyond it.
-    pub why: String,
-}
-
-impl ExitClass for ShallowCut {
-    /// The repository's state, whichever command found it.
-    fn class(&self) -> Class {
-        Class::GitPrecondition
-    }
-}
 
 impl Repo {
     /// The commits at the shallow boundary (listed in `shallow` in the git directory: their

@@ -7,8 +7,6 @@
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 
-use super::predicate::Verdict;
-
 /// The gaming monitor's states (`monitor.state`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -75,25 +73,4 @@ pub fn monitor_schema(generator: &mut SchemaGenerator) -> Schema {
             "findings": { "type": "array" }
         }
     })
-}
-
-/// A tick (`verified`, `regression_only`) carries `trace`, `integrity` and `monitor`, none of
-/// them `null`: added to the predicate's schema as `if`/`then`.
-pub fn tick_carries_its_audits(schema: &mut Schema) {
-    let ticks = [Verdict::Verified.as_str(), Verdict::RegressionOnly.as_str()];
-    schema.insert(
-        "if".into(),
-        serde_json::json!({ "properties": { "verdict": { "enum": ticks } }, "required": ["verdict"] }),
-    );
-    schema.insert(
-        "then".into(),
-        serde_json::json!({
-            "required": ["trace", "integrity", "monitor"],
-            "properties": {
-                "trace": { "type": "array" },
-                "integrity": { "type": "object" },
-                "monitor": { "type": "object" }
-            }
-        }),
-    );
 }

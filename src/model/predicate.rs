@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::audit_shapes::{integrity_schema, monitor_schema, tick_carries_its_audits, trace_schema};
+use super::audit_shapes::{integrity_schema, monitor_schema, trace_schema};
 use super::collection::Collection;
 use super::regression::RegressionReason;
 
@@ -336,6 +336,27 @@ impl TaskVerificationV0 {
         ];
         fields.into_iter().filter(|(_, present)| *present).map(|(name, _)| name).collect()
     }
+}
+
+/// A tick (`verified`, `regression_only`) carries `trace`, `integrity` and `monitor`, none of
+/// them `null`: added to the predicate's schema as `if`/`then`.
+fn tick_carries_its_audits(schema: &mut schemars::Schema) {
+    let ticks = [Verdict::Verified.as_str(), Verdict::RegressionOnly.as_str()];
+    schema.insert(
+        "if".into(),
+        serde_json::json!({ "properties": { "verdict": { "enum": ticks } }, "required": ["verdict"] }),
+    );
+    schema.insert(
+        "then".into(),
+        serde_json::json!({
+            "required": ["trace", "integrity", "monitor"],
+            "properties": {
+                "trace": { "type": "array" },
+                "integrity": { "type": "object" },
+                "monitor": { "type": "object" }
+            }
+        }),
+    );
 }
 
 #[cfg(test)]
