@@ -181,21 +181,25 @@ pub struct Agreed {
 pub struct Cited {
     /// The id (`FR-001`) or the OpenSpec requirement's name.
     pub id: String,
-    /// The sha256 of its defining line (`requirement_hash`).
-    pub hash: String,
+    /// The sha256 of its defining line (`requirement_hash`); `None` for an id the task cites that
+    /// no requirement of its spec defines.
+    pub hash: Option<String>,
     /// The sha256 of its text beyond that line ([`spec::Requirement::body`]).
     pub body: Option<String>,
 }
 
-/// The requirements `facts`' task cites in its text, sorted by id, each once: the one reading of
-/// what a task cites, for the verifier and `attest carry` alike, whatever a trace holds.
+/// The requirements `facts`' task cites in its text, sorted by id, each once (an id its spec does
+/// not define too, as such): the one reading of what a task cites, for the verifier and `attest
+/// carry` alike, whatever a trace holds.
 #[must_use]
 pub fn cited(facts: &spec::TaskFacts) -> Vec<Cited> {
-    let mut cited: Vec<Cited> = facts
-        .requirements
-        .iter()
-        .map(|r| Cited { id: r.id.clone(), hash: r.hash.clone(), body: r.body.clone() })
-        .collect();
+    let defined = facts.requirements.iter().map(|r| Cited {
+        id: r.id.clone(),
+        hash: Some(r.hash.clone()),
+        body: r.body.clone(),
+    });
+    let undefined = facts.uncited_unknown.iter().map(|id| Cited { id: id.clone(), hash: None, body: None });
+    let mut cited: Vec<Cited> = defined.chain(undefined).collect();
     cited.sort_by(|a, b| a.id.cmp(&b.id));
     cited.dedup_by(|later, kept| later.id == kept.id);
     cited

@@ -9,13 +9,13 @@ use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 
-use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::Repo;
 use crate::spec::{self, BUG_TASK_PREFIX};
 use crate::verify::commit::Checker;
 use crate::verify::decisions;
+use crate::verify::drift::{triad_drift, with_drift};
 use crate::verify::error::VerifyError;
-use crate::verify::report::{TickOutcome, TickReport};
+use crate::verify::report::TickReport;
 use crate::verify::rewritten::LostEvidence;
 use crate::verify::trust::Trust;
 
@@ -68,35 +68,8 @@ pub fn bug_rows(
         lost.hint_carry(&mut report);
         let mut row = TickReport::from_commit(report, trust);
         decisions::refuse_skip_as_tick(&mut row);
-        if row.outcome == TickOutcome::Evidenced
-            && let Some(drift) = triad_drift(repo, id, &head_tree, &slug)
-        {
-            row.outcome = TickOutcome::Stale;
-            row.reason = Some("stale".into());
-            row.findings.push(drift);
-        }
+        with_drift(&mut row, triad_drift(repo, id, &head_tree, &slug).into_iter().collect());
         rows.push(row);
     }
     Ok(rows)
-}
-
-/// The triad at the head differs from the one at the task commit: the evidence is for an earlier
-/// bug home.
-fn triad_drift(repo: &Repo, id: ObjectId, head_tree: &dyn spec::SourceTree, slug: &str) -> Option<Finding> {
-    let then = spec::bug_triad(&repo.tree(repo.commit_tree(id).ok()?), slug).ok()?.triad_sha256;
-    let now = spec::bug_triad(head_tree, slug).map(|t| t.triad_sha256);
-    if now.as_ref().is_ok_and(|n| *n == then) {
-        return None;
-    }
-    Some(
-        Finding::new(
-            CommitOutcome::Ok,
-            "triad_changed",
-            format!(
-                "the bug home {} changed since the tick; the evidence proves the earlier assessment, fix and test",
-                spec::bug_home(slug)
-            ),
-        )
-        .expected_found(then, now.unwrap_or_else(|e| format!("(unreadable: {e})"))),
-    )
 }

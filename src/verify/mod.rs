@@ -8,7 +8,8 @@
 //! agreement); [`report`] (a row per tick, built from a commit's report, and the renderings);
 //! [`decisions`] and [`bugs`] (the rows of skips and closed bug tasks); [`rewritten`] (evidence a
 //! rebase left on commits the branch no longer holds); [`box_setters`] (which commit set each
-//! box the head ticks); [`run`] (over commits or a branch). [`completeness`] says what a clone lacks (shallow history, unfetched notes) and fills
+//! box the head ticks); [`drift`] (a cited requirement or a bug's triad worded otherwise at the
+//! head); [`run`] (over commits or a branch). [`completeness`] says what a clone lacks (shallow history, unfetched notes) and fills
 //! in a partial clone; [`github`] renders a report as GitHub workflow commands. [`policy`] judges
 //! the rows by the caller's verifier policy. [`error`] is why a run could not happen at all.
 //! [`held`] is what `attest export` takes of a report that holds. `held_out` checks the
@@ -20,6 +21,7 @@ pub mod bugs;
 pub mod commit;
 pub mod completeness;
 pub mod decisions;
+mod drift;
 pub mod error;
 pub mod github;
 pub mod held;

@@ -6,22 +6,22 @@ use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 
-use crate::check::agreement::SPEC_UNREADABLE;
 use crate::check::completeness::{ShallowCut, fetch_what_the_check_reads};
-use crate::check::outcome::{CommitOutcome, Finding};
+use crate::check::outcome::CommitOutcome;
 use crate::check::trailers::{NOT_ONE_CLAIM, newest_task_commits, task_trailers, unclear_claims};
 use crate::git::{GitError, GitTree, Head, Repo};
-use crate::model::digest::sha256_hex;
 use crate::spec::{self, SourceTree, UnitDocs};
 use crate::verify::box_setters::BoxSetters;
 use crate::verify::commit::{Checker, CommitReport};
 use crate::verify::completeness::{self, HistoryNeeds};
+use crate::verify::drift::{CommitDrift, drift, with_drift};
 use crate::verify::error::VerifyError;
 use crate::verify::report::{
     Counted, Report, ReportEnd, ReportHead, ReportSink, Summary, TickOutcome, TickReport,
 };
 use crate::verify::rewritten::{self, LostEvidence};
 use crate::verify::trust::Trust;
+use crate::verify::unread::failed_without_object;
 use crate::verify::{bugs, decisions, policy, unread};
 
 /// Checks the task commits named by `range`: one revision, `A..B`, or (None) every commit on the
@@ -77,25 +77,34 @@ pub fn verify_commits_into(
     // Evidence a rewrite left behind is looked for once a commit lacks its note.
     let reachable: OnceCell<HashSet<ObjectId>> = OnceCell::new();
     let lost: OnceCell<LostEvidence<'_>> = OnceCell::new();
-    let mut failed = None;
+    let mut drift = CommitDrift::new(repo, repo.tree(repo.commit_tree(head_for_lines)?));
+    let mut failed: Option<VerifyError> = None;
     checker.check_stream(&task_commits, |mut report| {
-        if rewritten::lacks_note(&report) && failed.is_none() {
+        if failed.is_some() {
+            return;
+        }
+        if rewritten::lacks_note(&report) {
             if reachable.get().is_none() {
                 match repo.walk(head, &[]) {
                     Ok(walked) => drop(reachable.set(walked.into_iter().collect())),
-                    Err(e) => failed = Some(e),
+                    Err(e) => return failed = Some(e.into()),
                 }
             }
             if let Some(reachable) = reachable.get() {
                 lost.get_or_init(|| LostEvidence::new(repo, reachable)).hint_carry(&mut report);
             }
         }
+        let found = match drift.findings(&report) {
+            Ok(found) => found,
+            Err(e) => return failed = Some(e),
+        };
         let mut tick = TickReport::from_commit(report, trust);
+        with_drift(&mut tick, found);
         judge.iter_mut().for_each(|judge| judge.judge(&mut tick, None));
         out.row(tick);
     });
     if let Some(e) = failed {
-        return Err(e.into());
+        return Err(e);
     }
     finish(out, &report_head, trust, [judged].into_iter().flatten())
 }
@@ -842,118 +851,6 @@ fn gone_since(repo: &Repo, base: ObjectId, head_tree: &GitTree<'_>) -> Result<Ve
         }
     }
     Ok(out)
-}
-
-/// `tick` judged with what [`drift`] `found`: a requirement that cannot be read at the head
-/// leaves the tick unverifiable (`spec_unreadable`), else one that changed makes an evidenced
-/// tick stale.
-fn with_drift(tick: &mut TickReport, found: Vec<Finding>) {
-    let (unreadable, stale): (Vec<Finding>, Vec<Finding>) =
-        found.into_iter().partition(|f| f.code == SPEC_UNREADABLE);
-    if !unreadable.is_empty() {
-        if !tick.outcome.fails() {
-            tick.outcome = TickOutcome::Unverifiable;
-            tick.reason = Some(SPEC_UNREADABLE.into());
-        }
-        tick.findings.splice(0..0, unreadable);
-    } else if tick.outcome == TickOutcome::Evidenced && !stale.is_empty() {
-        tick.outcome = TickOutcome::Stale;
-        tick.reason = Some("stale".into());
-        tick.findings.extend(stale);
-    }
-}
-
-/// Whether the repository or the work tree failed for `e` without naming an object it lacks or
-/// holds corrupt (an I/O error): no row can say what to repair, so the run stops. An object that
-/// cannot be read is named by the row of what needed it, and the run ends as a repository to
-/// repair ([`crate::verify::report::ReportEnd::lacks`]).
-fn failed_without_object(e: &spec::SpecError) -> bool {
-    e.is_repository_failure() && e.missing_object().is_none() && e.corrupt_object().is_none()
-}
-
-/// A cited requirement whose defining line at the head differs from the one the evidence
-/// recorded, or whose text beyond it (an OpenSpec requirement's statement and scenarios, the lines
-/// a Spec Kit one wraps onto) differs from the task commit's: the tick proves an earlier wording.
-/// `docs` holds the documents at the head of `unit` (where the head has it) once they are read. A
-/// requirement that cannot be read at the head (its spec document cannot be, or defines it twice)
-/// is a [`SPEC_UNREADABLE`] finding: its drift cannot be told.
-fn drift(
-    head_tree: &dyn SourceTree,
-    unit: Option<&spec::UnitLoc>,
-    docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
-    report: &CommitReport,
-) -> Result<Vec<Finding>, VerifyError> {
-    let mut out = Vec::new();
-    for cited in &report.cited {
-        let id = &cited.id;
-        let docs = match docs {
-            Some(docs) => docs,
-            None => docs.insert(
-                match unit
-                    .map_or_else(|| UnitDocs::of_unit(head_tree, ""), |loc| UnitDocs::load(head_tree, loc))
-                {
-                    Err(e) if failed_without_object(&e) => return Err(e.into()),
-                    read => read,
-                },
-            ),
-        };
-        let line = match docs {
-            Ok(docs) => docs.requirement_line(id).map_err(|e| (e.to_string(), None)),
-            Err(e) => Err((e.to_string(), Some(&*e))),
-        };
-        let now = match line {
-            Ok(now) => now,
-            Err((e, unread)) => {
-                let finding = Finding::new(
-                    CommitOutcome::Mismatch,
-                    SPEC_UNREADABLE,
-                    format!(
-                        "requirement {id}, which the task cites, cannot be checked for drift at the head: {e}"
-                    ),
-                );
-                out.push(match unread {
-                    Some(unread) => finding.spec_unread(unread),
-                    None => finding,
-                });
-                continue;
-            }
-        };
-        let now_hash = now.as_deref().map(sha256_hex);
-        if now_hash.as_deref() != Some(cited.hash.as_str()) {
-            out.push(
-                Finding::new(
-                    CommitOutcome::Ok,
-                    "requirement_changed",
-                    format!(
-                        "requirement {id} changed since the tick; the evidence proves the earlier wording"
-                    ),
-                )
-                .expected_found(
-                    cited.hash.clone(),
-                    now_hash.unwrap_or_else(|| "(requirement removed)".into()),
-                ),
-            );
-        } else if let (Some(then), Ok(docs)) = (&cited.body, docs.as_ref())
-            && let Some(body) = docs.requirement_body_hash(id).filter(|body| body != then)
-        {
-            out.push(
-                Finding::new(CommitOutcome::Ok, "requirement_changed", body_changed(id, docs))
-                    .expected_found(then.clone(), body),
-            );
-        }
-    }
-    Ok(out)
-}
-
-/// What a `requirement_changed` finding says of requirement `id` whose text beyond its defining
-/// line changed (in `docs`' format).
-fn body_changed(id: &str, docs: &UnitDocs) -> String {
-    let what = if docs.is_spec_kit() {
-        format!("the text requirement {id} wraps onto after its defining line (the rest of its paragraph)")
-    } else {
-        format!("the text under requirement {id}'s heading (its statement or scenarios)")
-    };
-    format!("{what} changed since the tick; the evidence proves the earlier wording")
 }
 
 /// A base that does not resolve in a shallow clone is history the clone never fetched

@@ -160,6 +160,14 @@ pub fn stray_row(stray: &Stray) -> TickReport {
     )
 }
 
+/// Whether the repository or the work tree failed for `e` without naming an object it lacks or
+/// holds corrupt (an I/O error): no row can say what to repair, so the run stops. An object that
+/// cannot be read is named by the row of what needed it, and the run ends as a repository to
+/// repair ([`crate::verify::report::ReportEnd::lacks`]).
+pub(super) fn failed_without_object(e: &SpecError) -> bool {
+    e.is_repository_failure() && e.missing_object().is_none() && e.corrupt_object().is_none()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -71,6 +71,22 @@ fn a_triad_edited_after_the_tick_makes_the_bug_stale() {
         (drift["expected"].as_str(), drift["found"].as_str()),
         (Some(closed_with.as_str()), Some(triad(&p).as_str()))
     );
+    // The modes over commits hold the bug task commit to the head's triad too.
+    let allowed = p.allowed.to_str().unwrap();
+    for mode in ["HEAD~1", "HEAD~2..HEAD"] {
+        let commits =
+            p.run(&["attest", "verify", mode, "--json", "--allowed-signers", allowed]).expect(26).json();
+        let tick = &commits["ticks"][0];
+        assert_eq!(
+            (tick["outcome"].as_str(), tick["reason"].as_str()),
+            (Some("stale"), Some("stale")),
+            "{mode}"
+        );
+        assert!(
+            tick["findings"].as_array().unwrap().iter().any(|f| f["code"] == "triad_changed"),
+            "{mode}: {tick:#}"
+        );
+    }
 }
 
 #[test]

@@ -2910,6 +2910,63 @@ fn a_trace_that_leaves_out_a_requirement_the_task_cites_hides_no_drift_from_the_
     assert!(message_of(&report, "requirement_changed").contains("FR-001"), "{report:#}");
 }
 
+/// The modes over commits hold a task commit to the head's wording as `--branch` does: a cited
+/// requirement reworded after the tick makes it stale whether the commit is named alone, in a
+/// range, or as one of the branch's.
+#[test]
+fn a_requirement_reworded_after_the_tick_makes_it_stale_in_every_mode() {
+    let c = setup();
+    let task_commit = c.p.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let spec = String::from_utf8(c.p.read("specs/001-bookmark-tags/spec.md")).unwrap();
+    c.p.write(
+        "specs/001-bookmark-tags/spec.md",
+        spec.replace("**FR-002**: System MUST", "**FR-002**: System MAY"),
+    );
+    c.p.git(&["commit", "-q", "-am", "weaken FR-002 after the tick"]);
+    let range = format!("{task_commit}~1..HEAD");
+    for mode in [&[][..], &[task_commit.as_str()], &[range.as_str()], &["--branch", "--all"]] {
+        let (code, report) = verify_with(&c, mode);
+        assert_eq!(code, 26, "{mode:?}: {report:#}");
+        expect_code(&expect_tick(&report, "stale", Some("stale")), "requirement_changed");
+        assert!(message_of(&report, "requirement_changed").contains("FR-002"), "{mode:?}: {report:#}");
+    }
+}
+
+/// A requirement the task cites that its spec did not define at the tick, defined afterwards, is
+/// wording the evidence never saw: the tick is stale, in every mode.
+#[test]
+fn a_cited_requirement_defined_only_after_the_tick_makes_it_stale() {
+    let c = setup_prepared(Evidence::Verified, &[], |c| {
+        let tasks = String::from_utf8(c.p.read("specs/001-bookmark-tags/tasks.md")).unwrap();
+        c.p.write(
+            "specs/001-bookmark-tags/tasks.md",
+            tasks.replace("(FR-001, FR-002)", "(FR-001, FR-002, FR-040)"),
+        );
+        c.p.git(&["commit", "-q", "-am", "T005 cites FR-040, not yet written"]);
+    });
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "nothing defines FR-040 at the head either: {report:#}");
+    let spec = String::from_utf8(c.p.read("specs/001-bookmark-tags/spec.md")).unwrap();
+    let defined = spec.replace(
+        "- **FR-004**:",
+        "- **FR-040**: System MUST delete every bookmark that has no tag.\n- **FR-004**:",
+    );
+    c.p.write("specs/001-bookmark-tags/spec.md", defined);
+    c.p.git(&["commit", "-q", "-am", "define FR-040 after the tick"]);
+    for mode in [&[][..], &["--branch", "--all"]] {
+        let (code, report) = verify_with(&c, mode);
+        assert_eq!(code, 26, "{mode:?}: {report:#}");
+        expect_code(&expect_tick(&report, "stale", Some("stale")), "requirement_changed");
+        let f = first_finding(&report, "requirement_changed").unwrap();
+        assert!(
+            f["message"].as_str().unwrap().contains("FR-040,")
+                && f["message"].as_str().unwrap().contains("defined after the tick"),
+            "{f:#}"
+        );
+        assert_eq!(f["expected"], "(not defined at the tick)", "{f:#}");
+    }
+}
+
 #[test]
 fn a_requirement_hash_that_never_was_the_commit_s_is_a_mismatch_not_a_change_since_the_tick() {
     let c = setup();
