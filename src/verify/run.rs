@@ -615,17 +615,29 @@ impl Rows<'_, '_> {
     ) -> Result<(), VerifyError> {
         if let Some(target) = report.target.as_deref()
             && let Ok(commit) = report.commit.parse::<ObjectId>()
-            && let Some(row) = self.ticked_again(target, commit)?
+            && let Some(row) = self.ticked_again(target, commit, unit, head_docs)?
         {
             self.put(row);
             return Ok(());
         }
+        let tick = self.claim_row(report, unit, head_docs)?;
+        self.put(tick);
+        Ok(())
+    }
+
+    /// The row of a task commit's claim of a tick of `unit`, before the verifier policy judges it:
+    /// its report, a skip record refused as a tick, and the drift of what it cites at the head.
+    fn claim_row(
+        &self,
+        report: CommitReport,
+        unit: Option<&spec::UnitLoc>,
+        head_docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
+    ) -> Result<TickReport, VerifyError> {
         let found = drift(self.head_tree, unit, head_docs, &report)?;
         let mut tick = TickReport::from_commit(report, self.trust);
         decisions::refuse_skip_as_tick(&mut tick);
         with_drift(&mut tick, found);
-        self.put(tick);
-        Ok(())
+        Ok(tick)
     }
 }
 
@@ -633,13 +645,19 @@ impl Rows<'_, '_> {
     /// The `ticked_again` row of `target`, whose newest task commit is `commit`, when another
     /// commit set its box that `commit` does not descend from. Another task commit of the same
     /// task whose own evidence holds for the caller's trust (its row would be `evidenced`: signed
-    /// by a trusted key, agreeing with its commit and the head's task line, and held to its unit's
-    /// rule under a verifier policy) is a second claim of
+    /// by a trusted key, agreeing with its commit and the head's task line and requirements, and
+    /// held to its unit's rule under a verifier policy) is a second claim of
     /// the same tick, as a merge of two branches that each attested the task, or of a backport
     /// carried to a release branch, gives: it leaves the tick to `commit`'s evidence, and a
     /// setter it descends from is behind it as one `commit` descends from is. Any other setter, a
     /// task commit whose evidence does not hold included, is a tick no evidence covers.
-    fn ticked_again(&mut self, target: &str, commit: ObjectId) -> Result<Option<TickReport>, VerifyError> {
+    fn ticked_again(
+        &mut self,
+        target: &str,
+        commit: ObjectId,
+        unit: Option<&spec::UnitLoc>,
+        head_docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
+    ) -> Result<Option<TickReport>, VerifyError> {
         let mut claims = vec![commit];
         let mut uncovered = Vec::new();
         for setter in self.setters.later_setters(self.repo, target, commit)? {
@@ -648,7 +666,7 @@ impl Rows<'_, '_> {
                 uncovered.push((setter, None));
                 continue;
             }
-            let mut tick = TickReport::from_commit(other, self.trust);
+            let mut tick = self.claim_row(other, unit, head_docs)?;
             // Under a verifier policy, a second claim is held to the rule of its unit as the
             // newest task commit's row is: who may sign, approvals, what evidence counts.
             if let Some(judge) = &mut self.judge {

@@ -2419,6 +2419,29 @@ fn a_second_task_commit_of_the_task_whose_evidence_does_not_hold_is_still_ticked
     assert!(!message.contains("took the tick back"), "nothing took it back: {message}");
 }
 
+/// A second task commit of the task is a claim of the tick only when its own row would be
+/// evidenced: one whose evidence proves an earlier wording of a requirement the task cites is not.
+#[test]
+fn a_second_task_commit_that_proves_an_earlier_wording_is_no_second_claim() {
+    let c = setup_backdated();
+    let older = c.p.rev("HEAD");
+    let reword = |c: &Case| {
+        let spec = String::from_utf8(c.p.read("specs/001-bookmark-tags/spec.md")).unwrap();
+        c.p.write(
+            "specs/001-bookmark-tags/spec.md",
+            spec.replace("**FR-001**: System MUST", "**FR-001**: System MAY"),
+        );
+        c.p.git(&["commit", "-q", "-am", "reword FR-001"]);
+    };
+    let (judged, second) = two_task_commits_of_t005_merged(&c, "HEAD~1", reword);
+    assert_eq!(second, older, "the newer task commit, made after the rewording, is judged");
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_ticked_again(&report, &second, &judged);
+    let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("does not hold (stale)"), "{message}");
+}
+
 #[test]
 fn a_hand_tick_taken_back_before_the_task_was_attested_does_not_touch_its_evidence() {
     let c = setup_prepared(Evidence::Verified, &[], |c| {
