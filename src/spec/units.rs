@@ -27,7 +27,8 @@ pub const STRAY_DIRS_LIMIT: usize = 4096;
 /// How many directories of the units' own (each unit's directory and those below it)
 /// [`scan_units`] searches for task lists other than the units' own, all units together: a
 /// budget apart from [`STRAY_DIRS_LIMIT`], so that a project of many units never stops the
-/// search outside them early.
+/// search outside them early. The search for projects nested below the top
+/// ([`super::nested_projects`]) has a budget of its own of as many directories.
 pub const UNIT_DIRS_LIMIT: usize = 16384;
 
 /// Every unit of `tree` and every place that may hold ticks without being one.
@@ -55,6 +56,9 @@ pub struct Stray {
     /// Whether a search's limit stopped before it ([`STRAY_DIRS_LIMIT`], [`UNIT_DIRS_LIMIT`]):
     /// nothing in it was read, which is no fault of the place.
     pub stopped: bool,
+    /// The directory of the project below the top whose task list it is, when it is one's
+    /// ([`super::nested_projects`]): the top's units read none of its ticks.
+    pub project: Option<String>,
 }
 
 /// One of [`UNIT_PARENTS`], sorted out.
@@ -269,7 +273,14 @@ fn refused((path, what, kind): &(String, &'static str, EntryKind)) -> Stray {
             "it is a submodule (another repository) where {what} would be; speccoder does not read into submodules: keep the unit in the project's own tree"
         )
     };
-    Stray { top: path.clone(), shown: shown(path, 200), reason, checked: Vec::new(), stopped: false }
+    Stray {
+        top: path.clone(),
+        shown: shown(path, 200),
+        reason,
+        checked: Vec::new(),
+        stopped: false,
+        project: None,
+    }
 }
 
 /// The task lists of the archived copies that are no unit (`units`): of a change archived more
@@ -355,11 +366,11 @@ struct Search<'a> {
 /// How many more directories the searches of one kind may read, and what they say when they stop:
 /// each search that the stop cuts short or leaves out says so, in a stray of its own entry, so
 /// that a check against a base still reports the entries it changed.
-struct Budget {
+pub(super) struct Budget {
     /// The directories left.
-    left: usize,
+    pub(super) left: usize,
     /// Where the stop is reported, and what to do: the reason of those strays.
-    stopped: String,
+    pub(super) stopped: String,
 }
 
 impl Budget {
@@ -395,6 +406,7 @@ fn search(
         reason,
         checked: Vec::new(),
         stopped: false,
+        project: None,
     };
     let mut pending = vec![search.top.to_owned()];
     while let Some(dir) = pending.pop() {
@@ -457,12 +469,13 @@ fn undecodable(top: &str, path: &str) -> Stray {
         reason: "its name is not valid UTF-8, so no path can name it and it cannot be searched for task lists; rename it".to_owned(),
         checked: Vec::new(),
         stopped: false,
+        project: None,
     }
 }
 
 /// A stray for the task list at `path` (in the entry `top`) when it holds checked boxes or
 /// cannot be read; none when it holds no checked box.
-fn push_list(
+pub(super) fn push_list(
     tree: &dyn SourceTree,
     strays: &mut Vec<Stray>,
     path: &str,
@@ -476,7 +489,8 @@ fn push_list(
         Err(e) if e.is_repository_failure() => return Err(e),
         Err(e) => (Vec::new(), format!("it cannot be read ({e}); {reason}")),
     };
-    strays.push(Stray { top: top.to_owned(), shown: shown(path, 200), reason, checked, stopped: false });
+    let (top, shown) = (top.to_owned(), shown(path, 200));
+    strays.push(Stray { top, shown, reason, checked, stopped: false, project: None });
     Ok(())
 }
 
