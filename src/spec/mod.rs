@@ -16,6 +16,7 @@
 mod bug;
 mod docs;
 mod error;
+mod nested;
 mod project;
 mod requirement;
 mod section;
@@ -36,6 +37,7 @@ pub use bug::{
 };
 pub use docs::UnitDocs;
 pub use error::{SpecError, lines_listed};
+pub use nested::nested_projects;
 pub use project::{ProjectBelowTop, project_below_top};
 pub use requirement::{
     Requirement, is_speckit_requirement_id, openspec_defined_name, speckit_cited_ids, speckit_defined_id,

@@ -42,11 +42,16 @@ pub fn project_below_top(start: &Path, top: &Path) -> Option<ProjectBelowTop> {
     let below = start.strip_prefix(&top).ok()?;
     let dirs = below.ancestors().filter(|d| !d.as_os_str().is_empty());
     dirs.into_iter().find_map(|dir| {
-        let mark = PROJECT_ROOTS
-            .iter()
-            .find(|mark| top.join(dir).join(mark).metadata().is_ok_and(|m| m.is_dir()))?;
+        let mark = root_mark(|mark| top.join(dir).join(mark).metadata().is_ok_and(|m| m.is_dir()))?;
         Some(ProjectBelowTop { dir: dir.to_path_buf(), mark })
     })
+}
+
+/// What makes a directory a project's root, the one rule of it: the first of [`PROJECT_ROOTS`]
+/// that `holds_dir` says the directory holds as a directory (a link to one counts). `None` when
+/// it holds neither: it is no project's root.
+pub(crate) fn root_mark(holds_dir: impl Fn(&str) -> bool) -> Option<&'static str> {
+    PROJECT_ROOTS.into_iter().find(|mark| holds_dir(mark))
 }
 
 #[cfg(test)]

@@ -45,10 +45,18 @@ const SHOWN_LINE: usize = 200;
 /// A UTF-8 byte order mark.
 const BOM: &str = "\u{feff}";
 
-/// A box: `[`, at most one visible mark with blanks, invisible characters and combining marks
-/// (format characters, nonspacing and enclosing marks, such as U+200B or U+0301) around it, `]`.
-/// The group captures what the box holds ([`reads_as_checked`] judges it).
-const BOX: &str = r"\[([\s\p{Mn}\p{Me}\p{Cf}]*(?:[^\]\s\p{Mn}\p{Me}\p{Cf}][\p{Mn}\p{Me}\p{Cf}]*)?[\s\p{Mn}\p{Me}\p{Cf}]*)\]";
+/// A box: an opening bracket ([`BOX_OPENERS`]), at most one visible mark with blanks, invisible
+/// characters and combining marks (format characters, nonspacing and enclosing marks, such as
+/// U+200B or U+0301) around it, a closing bracket ([`BOX_CLOSERS`]). The group captures what the
+/// box holds ([`reads_as_checked`] judges it).
+const BOX: &str = r"[\[\x{FF3B}\x{3010}]([\s\p{Mn}\p{Me}\p{Cf}]*(?:[^\]\x{FF3D}\x{3011}\s\p{Mn}\p{Me}\p{Cf}][\p{Mn}\p{Me}\p{Cf}]*)?[\s\p{Mn}\p{Me}\p{Cf}]*)[\]\x{FF3D}\x{3011}]";
+
+/// The brackets a person reads a box between, as [`BOX`] opens one: ASCII's `[`, and the
+/// fullwidth `［` (U+FF3B) and lenticular `【` (U+3010) that CJK input methods type for it.
+const BOX_OPENERS: [char; 3] = ['[', '\u{ff3b}', '\u{3010}'];
+
+/// The brackets that close a box ([`BOX`]), in [`BOX_OPENERS`]' order: `]`, `］`, `】`.
+const BOX_CLOSERS: [char; 3] = [']', '\u{ff3d}', '\u{3011}'];
 
 /// A fixed pattern holding [`BOX`] where it says `{BOX}`, compiled.
 fn with_box(pattern: &str) -> Regex {
@@ -501,7 +509,7 @@ impl TaskList {
         let line = self.line(index);
         let word = line
             .get(col..)
-            .and_then(|rest| rest.split_once(']'))
+            .and_then(|rest| rest.split_once(BOX_CLOSERS))
             .map_or("", |(_, after)| after.split_whitespace().next().unwrap_or_default());
         self.unread.push(Unread {
             line_index: index,
@@ -582,7 +590,7 @@ fn loose_box(format: Format, line: &str, place: Option<&str>) -> Option<LooseBox
         if !(checked || BLANK.is_match(mark.as_str())) {
             return None;
         }
-        let after = line.get(shape.start()..)?.split_once(']')?.1;
+        let after = line.get(shape.start()..)?.split_once(BOX_CLOSERS)?.1;
         let id = after.split_whitespace().next().and_then(is_id).or_else(table_id)?;
         let place = if let Some(place) = place {
             place
@@ -747,9 +755,14 @@ impl<'t> SeenLines<'t> {
             Event::End(TagEnd::CodeBlock) => self.in_code = false,
             Event::Start(Tag::HtmlBlock) => self.in_comment = false,
             Event::Text(text) if !self.in_code => self.piece(range, text, false),
-            Event::Code(code) => {
-                self.piece(range, &format!("`{}`", code.replace(['[', ']'], "\u{fffd}")), true)
-            }
+            Event::Code(code) => self.piece(
+                range,
+                &format!(
+                    "`{}`",
+                    code.replace(|c| BOX_OPENERS.contains(&c) || BOX_CLOSERS.contains(&c), "\u{fffd}")
+                ),
+                true,
+            ),
             Event::InlineHtml(html) => self.piece(range, &html_shown(html, &mut false), true),
             Event::Html(html) => self.html(range.start, html),
             Event::TaskListMarker(_) => self.line_at(range.start).task = true,
@@ -1013,6 +1026,22 @@ fn why_not(format: Format, line: &str, col: usize, rendered: bool) -> String {
     }
 }
 
+/// What a box out of shape (`inside`, from its opening bracket to its closing one) holds that
+/// looks like what it is not, named by code point: brackets other than `[` and `]` (the fullwidth
+/// `［］`), else the first character beyond ASCII (a mark that looks like a space or an `x`).
+fn named_in_box(inside: &str) -> String {
+    let (first, last) = (inside.chars().next(), inside.chars().next_back());
+    if let (Some(open), Some(close)) = (first, last)
+        && open != '['
+        && BOX_CLOSERS.contains(&close)
+    {
+        let (open, close) = (u32::from(open), u32::from(close));
+        return format!(" (its brackets are U+{open:04X} and U+{close:04X}, not `[` and `]`)");
+    }
+    let odd = inside.chars().find(|c| !c.is_ascii());
+    odd.map(|c| format!(" (it holds U+{:04X})", u32::from(c))).unwrap_or_default()
+}
+
 /// What keeps `lead` (the line before the box, without its indentation) from being a `-` or `*`
 /// bullet followed by spaces or tabs, if anything.
 fn bullet_problem(lead: &str) -> Option<String> {
@@ -1054,14 +1083,10 @@ fn bullet_problem(lead: &str) -> Option<String> {
 /// by a space, a tab or the line's end; else what is wrong with it.
 fn box_problem(from_box: &str) -> Result<&str, String> {
     let Some(after_box) = ["[ ]", "[x]", "[X]"].iter().find_map(|b| from_box.strip_prefix(b)) else {
-        let end = from_box.find(']').map_or(from_box.len(), |e| e + 1);
+        let closer = from_box.char_indices().find(|(_, c)| BOX_CLOSERS.contains(c));
+        let end = closer.map_or(from_box.len(), |(at, c)| at + c.len_utf8());
         let inside = from_box.get(..end).unwrap_or_default();
-        // A mark that looks like a space or an `x` is named by its code point.
-        let named = inside
-            .chars()
-            .find(|c| !c.is_ascii())
-            .map(|c| format!(" (it holds U+{:04X})", u32::from(c)))
-            .unwrap_or_default();
+        let named = named_in_box(inside);
         return Err(format!("its box `{}` is not `[ ]`, `[x]` or `[X]`{named}", shown(inside, 20)));
     };
     if let Some(space) = other_space(after_box) {
@@ -1316,6 +1341,21 @@ mod tests {
         assert!(reason_at(&list, 2).contains("no space after"), "{}", reason_at(&list, 2));
         assert!(reason_at(&list, 3).contains("no task id"), "{}", reason_at(&list, 3));
         assert!(reason_at(&list, 4).contains("`done` is not"), "{}", reason_at(&list, 4));
+    }
+
+    #[test]
+    fn a_box_between_fullwidth_or_lenticular_brackets_is_a_box_checked_unless_blank() {
+        let list = read(
+            "- [ ] T001 a\n- \u{ff3b}x\u{ff3d} T002 b\n- \u{3010}x\u{3011} T003 c\n\
+             - \u{ff3b}\u{3000}\u{ff3d} T004 d\n- \u{3010} \u{3011} T005 e\n- \u{ff3b}\u{2713}\u{ff3d} T006 f\n",
+        );
+        assert_eq!(ids(&list), [(0, "T001", false)]);
+        assert_eq!(unread(&list), [(1, true), (2, true), (3, false), (4, false), (5, true)]);
+        assert_eq!(checked_unread(&list), [(1, "T002"), (2, "T003"), (5, "T006")]);
+        let reason = reason_at(&list, 1);
+        assert!(reason.contains("its box `\u{ff3b}x\u{ff3d}` is not `[ ]`"), "{reason}");
+        assert!(reason.contains("U+FF3B and U+FF3D, not `[` and `]`"), "{reason}");
+        assert!(reason_at(&list, 2).contains("U+3010 and U+3011"), "{}", reason_at(&list, 2));
     }
 
     #[test]

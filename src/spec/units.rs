@@ -16,8 +16,8 @@ use super::ticks::checked_box_lines;
 use super::tree::{EntryKind, SourceTree, join, link_or_submodule_on_the_way};
 use super::unit::{
     Format, OPENSPEC_ARCHIVE, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, TASK_LIST_FILE, UNIT_PARENTS, UnitLoc,
-    archived_change_id, check_unit_name, dir_exists, holds_task_list, is_openspec_unit_name,
-    is_speckit_unit_dir, is_speckit_unit_name,
+    archived_change_id, check_unit_name, dir_exists, is_openspec_unit_name, is_speckit_unit_dir,
+    is_speckit_unit_name,
 };
 
 /// How many directories outside the units [`scan_units`] searches for task lists, all parents
@@ -27,7 +27,8 @@ pub const STRAY_DIRS_LIMIT: usize = 4096;
 /// How many directories of the units' own (each unit's directory and those below it)
 /// [`scan_units`] searches for task lists other than the units' own, all units together: a
 /// budget apart from [`STRAY_DIRS_LIMIT`], so that a project of many units never stops the
-/// search outside them early.
+/// search outside them early. The search for projects nested below the top
+/// ([`super::nested_projects`]) has a budget of its own of as many directories.
 pub const UNIT_DIRS_LIMIT: usize = 16384;
 
 /// Every unit of `tree` and every place that may hold ticks without being one.
@@ -55,6 +56,9 @@ pub struct Stray {
     /// Whether a search's limit stopped before it ([`STRAY_DIRS_LIMIT`], [`UNIT_DIRS_LIMIT`]):
     /// nothing in it was read, which is no fault of the place.
     pub stopped: bool,
+    /// The directory of the project below the top whose task list it is, when it is one's
+    /// ([`super::nested_projects`]): the top's units read none of its ticks.
+    pub project: Option<String>,
 }
 
 /// One of [`UNIT_PARENTS`], sorted out.
@@ -67,8 +71,8 @@ struct Parent {
     refused: Vec<(String, &'static str, EntryKind)>,
     /// Directories that are no units, with why: searched for task lists by [`scan_units`].
     others: Vec<(String, String)>,
-    /// Whether the parent holds a `tasks.md` of its own.
-    own_list: bool,
+    /// The parent's own task lists ([`lists_in`]), each with why it is no unit's.
+    own_lists: Vec<(String, String)>,
     /// Its entries whose names are not UTF-8 (decoded with U+FFFD): no path can name them.
     undecodable: Vec<String>,
 }
@@ -84,12 +88,12 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
         return Ok(out);
     }
     let entries = tree.entries(parent)?.unwrap_or_default();
-    out.own_list = holds_task_list(&entries);
+    out.own_lists = lists_in(parent, &entries, &no_unit_because(parent, None));
     out.undecodable = tree.undecodable(parent)?.into_iter().map(|name| join(parent, &name)).collect();
     for (name, kind) in entries {
         let path = join(parent, &name);
         let (unit, what) = match parent {
-            // The parent's own task list (`own_list`), reported as such.
+            // The parent's own task list (`own_lists`), reported as such.
             _ if name == TASK_LIST_FILE && kind != EntryKind::Dir => continue,
             SPECKIT_SPECS_DIR => speckit_entry(tree, &name, &path, kind)?,
             OPENSPEC_CHANGES_DIR if name == OPENSPEC_ARCHIVE => continue,
@@ -269,7 +273,14 @@ fn refused((path, what, kind): &(String, &'static str, EntryKind)) -> Stray {
             "it is a submodule (another repository) where {what} would be; speccoder does not read into submodules: keep the unit in the project's own tree"
         )
     };
-    Stray { top: path.clone(), shown: shown(path, 200), reason, checked: Vec::new(), stopped: false }
+    Stray {
+        top: path.clone(),
+        shown: shown(path, 200),
+        reason,
+        checked: Vec::new(),
+        stopped: false,
+        project: None,
+    }
 }
 
 /// The task lists of the archived copies that are no unit (`units`): of a change archived more
@@ -311,9 +322,8 @@ fn search_outside_units(
     for (parent, found) in UNIT_PARENTS.iter().zip(parents) {
         strays.extend(found.undecodable.iter().map(|path| undecodable(parent, path)));
         let format = if *parent == SPECKIT_SPECS_DIR { Format::SpecKit } else { Format::OpenSpec };
-        if found.own_list {
-            let reason = no_unit_because(parent, None);
-            push_list(tree, strays, &join(parent, TASK_LIST_FILE), parent, format, &reason)?;
+        for (list, reason) in &found.own_lists {
+            push_list(tree, strays, list, parent, format, reason)?;
         }
         for (dir, reason) in &found.others {
             search(tree, strays, &Search { top: dir, format, reason, own: None }, &mut budget)?;
@@ -356,11 +366,11 @@ struct Search<'a> {
 /// How many more directories the searches of one kind may read, and what they say when they stop:
 /// each search that the stop cuts short or leaves out says so, in a stray of its own entry, so
 /// that a check against a base still reports the entries it changed.
-struct Budget {
+pub(super) struct Budget {
     /// The directories left.
-    left: usize,
+    pub(super) left: usize,
     /// Where the stop is reported, and what to do: the reason of those strays.
-    stopped: String,
+    pub(super) stopped: String,
 }
 
 impl Budget {
@@ -396,6 +406,7 @@ fn search(
         reason,
         checked: Vec::new(),
         stopped: false,
+        project: None,
     };
     let mut pending = vec![search.top.to_owned()];
     while let Some(dir) = pending.pop() {
@@ -414,15 +425,10 @@ fn search(
                 continue;
             }
         };
-        let list = join(&dir, TASK_LIST_FILE);
-        if holds_task_list(&entries) && search.own != Some(list.as_str()) {
-            push_list(tree, strays, &list, search.top, search.format, search.reason)?;
-        }
-        for (name, _) in entries.iter().filter(|(name, kind)| is_task_list_in_other_case(name, *kind)) {
-            let reason = format!(
-                "its name is `{name}`, and Spec Kit, OpenSpec and speccoder read `{TASK_LIST_FILE}` only (a file system that ignores case takes the two for one file); rename it to `{TASK_LIST_FILE}`"
-            );
-            push_list(tree, strays, &join(&dir, name), search.top, search.format, &reason)?;
+        for (list, reason) in lists_in(&dir, &entries, search.reason) {
+            if search.own != Some(list.as_str()) {
+                push_list(tree, strays, &list, search.top, search.format, &reason)?;
+            }
         }
         strays.extend(tree.undecodable(&dir)?.iter().map(|name| undecodable(search.top, &join(&dir, name))));
         let dirs = entries.into_iter().filter(|(_, kind)| *kind == EntryKind::Dir);
@@ -431,10 +437,27 @@ fn search(
     Ok(())
 }
 
-/// Whether the entry `name` of `kind` is a task list's name in other letter case (`Tasks.md`):
-/// no reader takes it for one, yet a person and a case-blind file system do.
-fn is_task_list_in_other_case(name: &str, kind: EntryKind) -> bool {
-    kind != EntryKind::Dir && name != TASK_LIST_FILE && name.eq_ignore_ascii_case(TASK_LIST_FILE)
+/// The task lists among `entries`, those of the directory `dir`, each with why no unit reads it:
+/// the one rule of where a search looks for a list. A `tasks.md` that is no directory is one, for
+/// `reason` (why a list there is no unit's); so is a file whose name is a task list's in other
+/// letter case (`Tasks.md`), which no reader takes for one, yet a person and a case-blind file
+/// system do: its reason says so before `reason`.
+pub(super) fn lists_in(dir: &str, entries: &[(String, EntryKind)], reason: &str) -> Vec<(String, String)> {
+    let lists = entries
+        .iter()
+        .filter(|(name, kind)| *kind != EntryKind::Dir && name.eq_ignore_ascii_case(TASK_LIST_FILE));
+    lists
+        .map(|(name, _)| {
+            let why = if name == TASK_LIST_FILE {
+                reason.to_owned()
+            } else {
+                format!(
+                    "its name is `{name}`, and Spec Kit, OpenSpec and speccoder read `{TASK_LIST_FILE}` only (a file system that ignores case takes the two for one file), so rename it to `{TASK_LIST_FILE}`; and {reason}"
+                )
+            };
+            (join(dir, name), why)
+        })
+        .collect()
 }
 
 /// The stray of an entry whose name is not UTF-8 (`path`, decoded with U+FFFD), inside the entry
@@ -446,12 +469,13 @@ fn undecodable(top: &str, path: &str) -> Stray {
         reason: "its name is not valid UTF-8, so no path can name it and it cannot be searched for task lists; rename it".to_owned(),
         checked: Vec::new(),
         stopped: false,
+        project: None,
     }
 }
 
 /// A stray for the task list at `path` (in the entry `top`) when it holds checked boxes or
 /// cannot be read; none when it holds no checked box.
-fn push_list(
+pub(super) fn push_list(
     tree: &dyn SourceTree,
     strays: &mut Vec<Stray>,
     path: &str,
@@ -465,7 +489,8 @@ fn push_list(
         Err(e) if e.is_repository_failure() => return Err(e),
         Err(e) => (Vec::new(), format!("it cannot be read ({e}); {reason}")),
     };
-    strays.push(Stray { top: top.to_owned(), shown: shown(path, 200), reason, checked, stopped: false });
+    let (top, shown) = (top.to_owned(), shown(path, 200));
+    strays.push(Stray { top, shown, reason, checked, stopped: false, project: None });
     Ok(())
 }
 
@@ -624,6 +649,32 @@ mod tests {
             ]
         );
         assert!(scan.strays[0].reason.contains("its name is `Tasks.md`"), "{}", scan.strays[0].reason);
+    }
+
+    #[test]
+    fn a_task_list_in_other_letter_case_directly_in_a_unit_parent_is_a_stray_as_one_below_it() {
+        let tree = MemTree::from_files([
+            ("specs/001-a/tasks.md", "- [ ] T001 a\n"),
+            ("specs/TASKS.md", "## Tasks\n\n- [x] T001 Set up the CLI\n- [x] T002 Wire exit codes\n"),
+            ("specs/Tasks.md", "- [ ] T001 open\n"),
+            ("openspec/changes/Tasks.md", "- [x] 1.1 done\n"),
+            ("openspec/changes/archive/TASKS.md", "- [X] 1.1 done\n"),
+        ])
+        .unwrap();
+        let scan = scan_units(&tree).unwrap();
+        let strays: Vec<(&str, &str, &[usize])> =
+            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str(), s.checked.as_slice())).collect();
+        assert_eq!(
+            strays,
+            [
+                ("openspec/changes", "openspec/changes/Tasks.md", &[1][..]),
+                ("openspec/changes/archive", "openspec/changes/archive/TASKS.md", &[1][..]),
+                ("specs", "specs/TASKS.md", &[3, 4][..]),
+            ]
+        );
+        let reason = &scan.strays[2].reason;
+        assert!(reason.starts_with("its name is `TASKS.md`"), "{reason}");
+        assert!(reason.contains("a Spec Kit unit's task list is `specs/<unit>/tasks.md`"), "{reason}");
     }
 
     #[test]

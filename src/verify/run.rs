@@ -480,8 +480,8 @@ fn history_reaches_the_plan(
     )
 }
 
-/// The units a branch check covers, and the places that hold ticks but are no unit's: with a
-/// base, those whose directory differs between base and head, and those named in `changed` (a
+/// The units a branch check covers, and the places that hold ticks but are no unit's (a project's
+/// below the top too, [`spec::nested_projects`]): with a base, those whose directory differs between base and head, and those named in `changed` (a
 /// commit since the base changed them, [`BoxSetters::changed_in_range`]); else all.
 fn units_checked(
     repo: &Repo,
@@ -489,7 +489,8 @@ fn units_checked(
     base: Option<ObjectId>,
     changed: &HashSet<String>,
 ) -> Result<(Vec<spec::UnitLoc>, Vec<spec::Stray>), VerifyError> {
-    let scan = spec::scan_units(head_tree)?;
+    let mut scan = spec::scan_units(head_tree)?;
+    scan.strays.extend(spec::nested_projects(head_tree)?);
     let Some(base) = base else { return Ok((scan.units, scan.strays)) };
     let base_tree = repo.tree(repo.commit_tree(base)?);
     let mut touched = Vec::new();

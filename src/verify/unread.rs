@@ -3,7 +3,8 @@
 //! `T008:`, a Cyrillic `Т008`, a `+` bullet, a box inside a comment, cannot hide it), a task list
 //! that cannot be read (`tasks_unreadable`: a link, too large, not UTF-8, stored through a
 //! filter), a ticked id on more than one task line (`duplicate_task`), and checked boxes in a
-//! place that is no unit (`not_a_unit`).
+//! place that is no unit (`not_a_unit`) or in a task list of a project below the top
+//! (`nested_project`).
 
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::spec::{SpecError, Stray, Ticked, UnitLoc, UnreadTick};
@@ -17,6 +18,15 @@ pub const TASKS_UNREADABLE: &str = "tasks_unreadable";
 pub const DUPLICATE_TASK: &str = "duplicate_task";
 /// The reason code of checked boxes in a task list that is no unit's.
 pub const NOT_A_UNIT: &str = "not_a_unit";
+/// The reason code of checked boxes in a task list of a project of its own below the top.
+pub const NESTED_PROJECT: &str = "nested_project";
+
+/// Whether a row of this reason is of a place, not of a unit ([`stray_row`]): no rule of a
+/// verifier policy can match it.
+#[must_use]
+pub fn is_place(reason: &str) -> bool {
+    matches!(reason, NOT_A_UNIT | NESTED_PROJECT)
+}
 
 /// Whether a row of this reason stands whatever commits a shallow clone lacks: no task commit
 /// can read a task list that cannot be read, or tell which of two lines an id names.
@@ -133,10 +143,14 @@ pub fn duplicate_task_row(unit: &UnitLoc, tick: &Ticked) -> TickReport {
     )
 }
 
-/// The row of checked boxes (or a place that may hold some) outside every unit. The row's task
-/// is the place's path.
+/// The row of checked boxes (or a place that may hold some) outside every unit: `not_a_unit`, or
+/// `nested_project` in a task list of a project below the top. The row's task is the place's path.
 #[must_use]
 pub fn stray_row(stray: &Stray) -> TickReport {
+    let (code, expected) = match stray.project {
+        Some(_) => (NESTED_PROJECT, "no checked box in a project below the top"),
+        None => (NOT_A_UNIT, "no checked box outside a unit"),
+    };
     let (holds, found) = match stray.checked.as_slice() {
         _ if stray.stopped => (
             "was not searched for ticks that are no unit's (the search stopped at its limit), so none there can be checked",
@@ -151,13 +165,7 @@ pub fn stray_row(stray: &Stray) -> TickReport {
             format!("checked boxes on line(s) {}", crate::spec::lines_listed(lines)),
         ),
     };
-    row(
-        stray.shown.clone(),
-        NOT_A_UNIT,
-        format!("{} {holds}: {}", stray.shown, stray.reason),
-        "no checked box outside a unit",
-        found,
-    )
+    row(stray.shown.clone(), code, format!("{} {holds}: {}", stray.shown, stray.reason), expected, found)
 }
 
 /// Whether the repository or the work tree failed for `e` without naming an object it lacks or

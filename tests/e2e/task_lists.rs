@@ -1048,3 +1048,33 @@ fn carry_refuses_a_commit_whose_wrapped_requirement_reads_otherwise_than_the_att
     assert_eq!(report["refused"][0]["code"], "requirement_differs", "{report:#}");
     assert!(report["refused"][0]["reason"].as_str().unwrap().contains("FR-001"), "{report:#}");
 }
+
+/// A project of its own below the top (its own `.specify/` or `openspec/`, as an app of a monorepo
+/// keeps one) is one speccoder refuses to run inside, so the top's check reports each of its task
+/// lists with checked boxes as a row of its own, `nested_project`, never passes over them; with
+/// nothing ticked at the top they still fail the branch, never leave it with nothing to check. A
+/// `specs/` without a project's root beside it is no project, and a list without a checked box
+/// is nothing to report.
+#[test]
+fn a_ticked_task_list_of_a_project_nested_below_the_top_is_a_row_of_its_own() {
+    let c = Case::speckit();
+    let (speckit, openspec) =
+        ("phase-1 of Hackathon/specs/001-uv-setup/tasks.md", "web/openspec/changes/add-y/tasks.md");
+    c.p.write("phase-1 of Hackathon/.specify/memory/constitution.md", "c\n");
+    c.p.write(speckit, "## Phase 1: Setup\n\n- [x] T001 Verify prerequisites by running `uv --version`.\n");
+    c.p.write(openspec, "- [ ] 1.1 open\n- [x] 1.2 done\n");
+    c.p.write("web/openspec/changes/add-z/tasks.md", "- [ ] 1.1 open\n");
+    c.p.write("docs/specs/001-z/tasks.md", "- [x] T001 no project holds it\n");
+    c.p.git(&["add", "-A"]);
+    c.p.git(&["commit", "-q", "-m", "two projects below the top"]);
+    let (code, rows, report) = c.rows();
+    assert_eq!(code, 26, "{report:#}");
+    let row = |task: &str| (task.to_owned(), "unverifiable".to_owned(), "nested_project".to_owned());
+    assert_eq!(rows, [row(speckit), row(openspec)], "{report:#}");
+    let finding = &report["ticks"][0]["findings"][0];
+    let message = finding["message"].as_str().unwrap();
+    assert!(message.contains("the project at `phase-1 of Hackathon/` (it holds `.specify/`)"), "{message}");
+    assert!(message.contains("run from the top"), "{message}");
+    assert_eq!(finding["found"], "checked boxes on line(s) 3", "{finding}");
+    assert_eq!(report["ticks"][1]["findings"][0]["found"], "checked boxes on line(s) 2", "{report:#}");
+}

@@ -25,7 +25,7 @@ use crate::model::verifier_policy::{LoadedPolicy, Rule, mixed_script_word};
 use crate::verify::box_setters::BoxSetters;
 use crate::verify::policy::baseline::BaselineView;
 use crate::verify::report::{NOT_VERIFIED, TickOutcome, TickReport};
-use crate::verify::unread::NOT_A_UNIT;
+use crate::verify::unread::is_place;
 
 /// The reason of a hand tick that no task commit backs.
 const TICKED_WITHOUT_EVIDENCE: &str = "ticked_without_evidence";
@@ -78,7 +78,7 @@ impl<'a> Judge<'a> {
             return;
         }
         // A place that is no unit's (a stray task list) has no unit for a rule to match.
-        if tick.reason.as_deref() == Some(NOT_A_UNIT) {
+        if tick.reason.as_deref().is_some_and(is_place) {
             return;
         }
         let unit = matched_name(&tick.task);

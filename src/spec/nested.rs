@@ -1,0 +1,201 @@
+//! Projects nested below the top. A directory below the work tree's top that is the root of a
+//! project of its own (by the one rule of [`super::project`]: it holds `.specify/` or
+//! `openspec/`) is a project whose ticks speccoder never reads: the top's units are not its, and
+//! a command run inside it is refused ([`super::project_below_top`]). So that no tick of one is a
+//! claim nobody checks, [`nested_projects`] finds each task list of such a project that holds
+//! checked boxes, where that project's own search would find it (below its `specs/` or
+//! `openspec/changes/`), and a verifier reports each as a [`Stray`] of its own.
+
+use super::error::{SpecError, shown};
+use super::project::root_mark;
+use super::tree::{EntryKind, SourceTree, join};
+use super::unit::{Format, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR};
+use super::units::{Budget, Stray, UNIT_DIRS_LIMIT, lists_in, push_list};
+
+/// The entries of the top that hold its own units, which [`super::scan_units`] searches: no
+/// project below the top is looked for in them.
+const TOP_OWN: [&str; 2] = [SPECKIT_SPECS_DIR, "openspec"];
+
+/// A project below the top: its directory, and what makes it a root there.
+#[derive(Clone)]
+struct Nested {
+    /// Its directory, a path of the tree.
+    dir: String,
+    /// `.specify` or `openspec`.
+    mark: &'static str,
+}
+
+impl Nested {
+    /// The format a task list in `dir` would be read in by this project's units: `None` when
+    /// `dir` is below neither its `specs/` nor its `openspec/changes/`, where it reads none.
+    fn reads(&self, dir: &str) -> Option<Format> {
+        let below = dir.strip_prefix(self.dir.as_str())?.strip_prefix('/')?;
+        let within =
+            |parent: &str| below == parent || below.strip_prefix(parent).is_some_and(|r| r.starts_with('/'));
+        if within(SPECKIT_SPECS_DIR) {
+            Some(Format::SpecKit)
+        } else {
+            within(OPENSPEC_CHANGES_DIR).then_some(Format::OpenSpec)
+        }
+    }
+
+    /// Why a task list of this project is checked by no run, and what to do.
+    fn reason(&self) -> String {
+        let dir = shown(&self.dir, 200);
+        format!(
+            "it is a task list of the project at `{dir}/` (it holds `{}/`), a project of its own below the top of the work tree: speccoder reads only the project at the top, a run from the top reads none of its ticks and one inside it is refused, so no tick of it can be checked; move its units into the top's `{SPECKIT_SPECS_DIR}/` or `{OPENSPEC_CHANGES_DIR}/`, keep that project in a repository of its own, or clear its boxes",
+            self.mark
+        )
+    }
+}
+
+/// The task lists with checked boxes (or that cannot be read) of every project below the top
+/// of `tree`, each a [`Stray`] naming its project: the directories outside the top's own `specs/`
+/// and `openspec/` are searched, at most [`UNIT_DIRS_LIMIT`] of them, and each entry of the top
+/// that the limit cut short or left out is a stray that says so. A submodule is another
+/// repository's and is not searched, nor is a directory that cannot be listed.
+///
+/// # Errors
+/// A tree that cannot be read.
+pub fn nested_projects(tree: &dyn SourceTree) -> Result<Vec<Stray>, SpecError> {
+    let mut budget = Budget {
+        left: UNIT_DIRS_LIMIT,
+        stopped: format!(
+            "speccoder searches at most {UNIT_DIRS_LIMIT} directories outside `{SPECKIT_SPECS_DIR}/` and `openspec/` for projects of their own below the top (a directory holding `.specify/` or `openspec/`), and stopped here, so a tick of one there cannot be checked; keep such projects in repositories of their own, or check the branch against its base, which reports only the places it changed"
+        ),
+    };
+    let mut strays = Vec::new();
+    let entries = tree.entries("")?.unwrap_or_default();
+    let searched =
+        entries.iter().filter(|(name, kind)| *kind == EntryKind::Dir && !TOP_OWN.contains(&name.as_str()));
+    for (name, _) in searched {
+        search(tree, name, &mut budget, &mut strays)?;
+    }
+    Ok(strays)
+}
+
+/// Searches the entry `top` of the top and every directory below it for projects of their own,
+/// and their task lists; at most `budget` more directories are read.
+fn search(
+    tree: &dyn SourceTree,
+    top: &str,
+    budget: &mut Budget,
+    strays: &mut Vec<Stray>,
+) -> Result<(), SpecError> {
+    // Each directory with the projects it is inside, the nearest last.
+    let mut pending: Vec<(String, Vec<Nested>)> = vec![(top.to_owned(), Vec::new())];
+    while let Some((dir, mut projects)) = pending.pop() {
+        let Some(left) = budget.left.checked_sub(1) else {
+            let (top, shown, reason) = (top.to_owned(), shown(&dir, 200), budget.stopped.clone());
+            strays.push(Stray { top, shown, reason, checked: Vec::new(), stopped: true, project: None });
+            return Ok(());
+        };
+        budget.left = left;
+        let entries = match tree.entries(&dir) {
+            Ok(entries) => entries.unwrap_or_default(),
+            Err(e) if e.is_repository_failure() => return Err(e),
+            Err(_) => continue,
+        };
+        let holds_dir = |mark: &str| {
+            entries
+                .iter()
+                .any(|(name, kind)| name == mark && matches!(kind, EntryKind::Dir | EntryKind::Link))
+        };
+        projects.extend(root_mark(holds_dir).map(|mark| Nested { dir: dir.clone(), mark }));
+        if let Some((project, format)) = projects.iter().rev().find_map(|p| Some((p, p.reads(&dir)?))) {
+            push_lists(tree, strays, (&dir, &entries), project, format)?;
+        }
+        let dirs = entries.iter().filter(|(_, kind)| *kind == EntryKind::Dir);
+        pending.extend(dirs.map(|(name, _)| (join(&dir, name), projects.clone())));
+    }
+    Ok(())
+}
+
+/// A stray for each task list among the `entries` of `dir` that holds checked boxes or cannot be
+/// read, read in `format` as `project`'s: its `top` is the project's directory, which a branch
+/// that leaves it as it was did not write.
+fn push_lists(
+    tree: &dyn SourceTree,
+    strays: &mut Vec<Stray>,
+    (dir, entries): (&str, &[(String, EntryKind)]),
+    project: &Nested,
+    format: Format,
+) -> Result<(), SpecError> {
+    let mut found = Vec::new();
+    for (list, reason) in lists_in(dir, entries, &project.reason()) {
+        push_list(tree, &mut found, &list, &project.dir, format, &reason)?;
+    }
+    strays.extend(found.into_iter().map(|stray| Stray { project: Some(project.dir.clone()), ..stray }));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::tree::MemTree;
+
+    fn found(tree: &MemTree) -> Vec<(String, String, Vec<usize>, Option<String>)> {
+        let strays = nested_projects(tree).unwrap();
+        strays.into_iter().map(|s| (s.top, s.shown, s.checked, s.project)).collect()
+    }
+
+    #[test]
+    fn each_ticked_task_list_of_a_project_below_the_top_is_a_stray_naming_the_project() {
+        let tree = MemTree::from_files([
+            (".specify/memory/constitution.md", "c\n"),
+            ("specs/001-top/tasks.md", "- [x] T001 the top's own\n"),
+            ("app one/.specify/memory/constitution.md", "c\n"),
+            ("app one/specs/001-uv/tasks.md", "## Setup\n\n- [x] T001 Verify prerequisites\n"),
+            ("app one/specs/002-open/tasks.md", "- [ ] T001 open\n"),
+            ("app one/specs/TASKS.md", "- [X] T009 in other case\n"),
+            ("app one/docs/tasks.md", "- [x] T001 no unit of that project reads it\n"),
+            ("web/openspec/changes/add-y/tasks.md", "- [ ] 1.1 a\n- [x] 1.2 b\n"),
+            ("web/openspec/changes/archive/2025-01-01-old/tasks.md", "- [x] 1.1 a\n"),
+            ("web/inner/.specify/c", "c\n"),
+            ("web/inner/specs/001-x/tasks.md", "- [x] T001 the nearer project's\n"),
+            ("docs/specs/001-z/tasks.md", "- [x] T001 no project holds it\n"),
+        ])
+        .unwrap();
+        let row = |top: &str, shown: &str, lines: &[usize]| {
+            (top.to_owned(), shown.to_owned(), lines.to_vec(), Some(top.to_owned()))
+        };
+        let mut found = found(&tree);
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                row("app one", "app one/specs/001-uv/tasks.md", &[3]),
+                row("app one", "app one/specs/TASKS.md", &[1]),
+                row("web", "web/openspec/changes/add-y/tasks.md", &[2]),
+                row("web", "web/openspec/changes/archive/2025-01-01-old/tasks.md", &[1]),
+                row("web/inner", "web/inner/specs/001-x/tasks.md", &[1]),
+            ]
+        );
+        let strays = nested_projects(&tree).unwrap();
+        let reason = &strays.iter().find(|s| s.shown == "app one/specs/001-uv/tasks.md").unwrap().reason;
+        assert!(
+            reason.starts_with("it is a task list of the project at `app one/` (it holds `.specify/`)"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn the_search_for_projects_below_the_top_stops_at_its_limit_and_says_where() {
+        let mut files: Vec<(String, &str)> =
+            (0..UNIT_DIRS_LIMIT).map(|n| (format!("vendor/d{n:05}/x.md"), "")).collect();
+        files.push(("later/.specify/c".to_owned(), "c\n"));
+        files.push(("later/specs/001-x/tasks.md".to_owned(), "- [x] T001 a\n"));
+        files.push(("specs/001-top/tasks.md".to_owned(), "- [ ] T001 a\n"));
+        files.push(("zz/a/x.md".to_owned(), ""));
+        let strays = nested_projects(&MemTree::from_files(files).unwrap()).unwrap();
+        let found: Vec<(&str, bool, Option<&str>)> =
+            strays.iter().map(|s| (s.top.as_str(), s.stopped, s.project.as_deref())).collect();
+        assert_eq!(found, [("later", false, Some("later")), ("vendor", true, None), ("zz", true, None)]);
+        assert!(strays[1].shown.starts_with("vendor/d"), "it stopped below the entry: {:?}", strays[1]);
+        assert!(
+            strays[1].reason.contains(&format!("at most {UNIT_DIRS_LIMIT} directories")),
+            "{:?}",
+            strays[1]
+        );
+    }
+}
