@@ -2696,6 +2696,35 @@ fn a_corrupt_spec_md_at_the_task_commit_ends_the_run_as_a_repository_to_repair_n
     ends_as_a_repository_to_repair(code, &report, &id);
 }
 
+/// GitHub's runner ignores every workflow command after `::stop-commands::<token>` until
+/// `::<token>::`: a run that stops after its rows began must still close the fence, and annotate
+/// the rows it printed and its own failure.
+#[test]
+fn a_corrupt_note_after_printed_rows_closes_the_github_fence_and_annotates_what_was_printed() {
+    let c = setup();
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(c.p.read(tasks)).unwrap();
+    c.p.write(tasks, text.replacen("- [ ] T001", "- [X] T001", 1));
+    c.p.git(&["commit", "-q", "-am", "tick T001 by hand"]);
+    let id = c.p.git(&["notes", "--ref", "speccoder", "list", "HEAD~1"]).trim().to_owned();
+    corrupt_loose_object(&c, &id);
+    let allowed = c.allowed.to_str().unwrap();
+    let args = ["attest", "verify", "--branch", "--all", "--github", "--allowed-signers", allowed];
+    let out = c.p.speccoder(&args).failure(13);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let token = lines[0].strip_prefix("::stop-commands::").unwrap_or_else(|| panic!("{out}"));
+    let closed = lines.iter().position(|l| *l == format!("::{token}::"));
+    let closed = closed.unwrap_or_else(|| panic!("the fence is closed: {out}"));
+    assert!(lines[1..closed].iter().any(|l| l.contains("001-bookmark-tags/T001")), "{out}");
+    let annotations = &lines[closed + 1..];
+    let t001 = format!("::error file={tasks},line=");
+    assert!(annotations.iter().any(|l| l.starts_with(&t001) && l.contains("T001 is unverifiable")), "{out}");
+    let stopped =
+        annotations.iter().find(|l| l.starts_with("::error title=speccoder%3A attest verify stopped"));
+    assert!(stopped.is_some_and(|l| l.contains(&id) && l.contains("(exit 13)")), "{out}");
+    assert!(out.stderr.contains(&id), "{out}");
+}
+
 /// Cuts the loose object `id` to its first ten bytes, as a write stopped half-way leaves it.
 fn truncate_loose_object(c: &Case, id: &str) {
     let loose = c.p.root.join(".git/objects").join(&id[..2]).join(&id[2..]);
