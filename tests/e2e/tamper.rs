@@ -2725,6 +2725,63 @@ fn a_corrupt_note_after_printed_rows_closes_the_github_fence_and_annotates_what_
     assert!(out.stderr.contains(&id), "{out}");
 }
 
+/// A project whose T005 is ticked with `speccoder.toml` committed before it (`toml` at the task
+/// commit's parent), and another configuration committed after it; returns the parent's blob.
+fn setup_with_config_at_parent(toml: &str) -> (Case, String) {
+    let c = setup_prepared(Evidence::Verified, &[], |c| {
+        c.p.write("speccoder.toml", toml);
+        c.p.git(&["add", "speccoder.toml"]);
+        c.p.git(&["commit", "-q", "-m", "configure"]);
+    });
+    c.p.write("speccoder.toml", "[checks.test]\nargv = [\"cargo\", \"test\", \"-q\"]\n");
+    c.p.git(&["commit", "-q", "-am", "configure again"]);
+    let blob = c.p.rev("HEAD~2:speccoder.toml");
+    (c, blob)
+}
+
+/// The report warns that the repository lacks `id`: the run is no verdict.
+#[track_caller]
+fn warns_of_lacking(report: &Value, id: &str) {
+    let warnings = report["warnings"].as_array().unwrap();
+    let warned = warnings.iter().any(|w| w.as_str().unwrap().contains(&format!("object {id} is missing")));
+    assert!(warned, "{report:#}");
+}
+
+#[test]
+fn a_speccoder_toml_at_the_parent_the_repository_lacks_or_holds_corrupt_is_a_repository_to_repair() {
+    let valid = "[checks.test]\nargv = [\"cargo\", \"test\"]\n";
+    let (c, blob) = setup_with_config_at_parent(valid);
+    let loose = c.p.root.join(".git/objects").join(&blob[..2]).join(&blob[2..]);
+    let kept = std::fs::read(&loose).unwrap();
+    std::fs::remove_file(&loose).unwrap();
+    for args in [&["--branch", "--all"][..], &["HEAD~1"]] {
+        let (code, report) = verify_with(&c, args);
+        assert_eq!((code, report["exit_code"].as_i64()), (14, Some(14)), "{args:?}: {report:#}");
+        expect_tick(&report, "unverifiable", Some("mismatch"));
+        warns_of_lacking(&report, &blob);
+    }
+    std::fs::write(&loose, kept).unwrap();
+    corrupt_loose_object(&c, &blob);
+    let (code, report) = verify_with(&c, &["--branch", "--all"]);
+    ends_as_a_repository_to_repair(code, &report, &blob);
+}
+
+#[test]
+fn a_parent_tree_the_repository_lacks_is_a_repository_to_repair_in_every_mode() {
+    let (c, _) = setup_with_config_at_parent("[checks.test]\nargv = [\"cargo\", \"test\"]\n");
+    let tree = c.p.rev("HEAD~2^{tree}");
+    std::fs::remove_file(c.p.root.join(".git/objects").join(&tree[..2]).join(&tree[2..])).unwrap();
+    for args in [&["HEAD~1"][..], &["HEAD~2..HEAD"]] {
+        let (code, report) = verify_with(&c, args);
+        assert_eq!((code, report["exit_code"].as_i64()), (14, Some(14)), "{args:?}: {report:#}");
+        expect_tick(&report, "unverifiable", Some("mismatch"));
+        warns_of_lacking(&report, &tree);
+    }
+    // A branch check reads every tree of its history before any row: the run stops naming it.
+    let (code, report) = verify_damaged(&c, &["--branch", "--all"]);
+    ends_as_a_repository_to_fetch(code, &report, &tree);
+}
+
 /// Cuts the loose object `id` to its first ten bytes, as a write stopped half-way leaves it.
 fn truncate_loose_object(c: &Case, id: &str) {
     let loose = c.p.root.join(".git/objects").join(&id[..2]).join(&id[2..]);
