@@ -4,9 +4,10 @@
 
 use gix::ObjectId;
 
+use crate::check::policy::{ConfigFileError, config_file};
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
-use crate::model::policy::{self, CONFIG_FILE, PolicyError};
+use crate::model::policy::{self, CONFIG_FILE};
 use crate::model::shown::one_line;
 
 /// Which backend the user asked for (`--signer`, `[attest] signer`), or none said.
@@ -159,13 +160,14 @@ pub enum ConfigError {
     #[error(transparent)]
     Git(#[from] GitError),
     /// speccoder.toml, as committed at `commit` (the branch's tip before the task commit, or the
-    /// parent of the commit evidence is carried to), is broken. The [`PolicyError`] names the file.
+    /// parent of the commit evidence is carried to), is broken or cannot be read. The
+    /// [`ConfigFileError`] names the file.
     #[error("at commit {commit}, {source}")]
     Policy {
         /// The commit whose tree holds the file.
         commit: ObjectId,
         /// What is wrong with it.
-        source: PolicyError,
+        source: ConfigFileError,
     },
     /// A key of `[attest]` is unknown or has a value it does not take.
     #[error("{} in {CONFIG_FILE}: {problem}", key_shown(.key))]
@@ -191,8 +193,10 @@ fn key_shown(key: &str) -> String {
 impl ExitClass for ConfigError {
     fn class(&self) -> Class {
         match self {
-            ConfigError::Git(e) => e.class(),
-            ConfigError::Policy { .. } | ConfigError::Attest { .. } | ConfigError::Disabled => Class::Config,
+            ConfigError::Git(e) | ConfigError::Policy { source: ConfigFileError::Unread(e), .. } => e.class(),
+            ConfigError::Policy { source: ConfigFileError::Unusable(_), .. }
+            | ConfigError::Attest { .. }
+            | ConfigError::Disabled => Class::Config,
         }
     }
 }
@@ -270,8 +274,8 @@ pub fn ensure_enabled(policy: Option<&toml::Table>) -> Result<(), ConfigError> {
 pub fn read_policy(repo: &Repo, commit: ObjectId) -> Result<(String, Option<toml::Table>), ConfigError> {
     let tree = repo.commit_tree(commit)?;
     let at = |source| ConfigError::Policy { commit, source };
-    let text = crate::check::policy::config_file(repo, tree).map_err(at)?.map(|(_, text)| text);
-    let table = text.as_deref().map(policy::parse_table).transpose().map_err(at)?;
+    let text = config_file(repo, tree).map_err(at)?.map(|(_, text)| text);
+    let table = text.as_deref().map(policy::parse_table).transpose().map_err(|e| at(e.into()))?;
     let hash = policy::JudgeConfig::of_table(table.as_ref().unwrap_or(&toml::Table::new())).sha256();
     Ok((hash, table))
 }

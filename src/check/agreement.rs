@@ -15,12 +15,12 @@ use gix::objs::tree::EntryKind;
 
 use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::check::policy::config_file;
+use crate::check::policy::{ConfigFileError, config_file};
 use crate::check::trailers::{held_out_trailer, last_trailer};
 use crate::check::{bug, decision, policy, tick, trace, values};
 use crate::git::{Commit, GitTree, KnownDirs, Repo};
 use crate::model::digest::git_object_sha256;
-use crate::model::policy::{CONFIG_FILE, JudgeConfig, PolicyError, Recipe};
+use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::shown::{SHOWN_MAX, one_line, shown};
 use crate::model::trailer_keys::RUN;
@@ -206,7 +206,7 @@ pub fn cited(facts: &spec::TaskFacts) -> Vec<Cited> {
 }
 
 /// A judge configuration as read at a parent, or why it could not be read.
-type ParentPolicy = Result<Rc<JudgeConfig>, PolicyError>;
+type ParentPolicy = Result<Rc<JudgeConfig>, Rc<ConfigFileError>>;
 
 /// The rules that read the repository: the task commit's tree, the tree under review, and the
 /// judge configuration at the parent.
@@ -314,15 +314,16 @@ impl<'r> Rules<'r> {
     /// content.
     fn policy_of_tree(&self, tree: ObjectId) -> ParentPolicy {
         let view = self.repo.tree(tree);
-        let unreadable = |e: crate::git::GitError| PolicyError(e.to_string());
-        let entry = (view.entry_kind(CONFIG_FILE).map_err(unreadable)?)
-            .zip(view.entry_id(CONFIG_FILE).map_err(unreadable)?);
+        let unread = |e: crate::git::GitError| Rc::new(ConfigFileError::from(e));
+        let entry =
+            (view.entry_kind(CONFIG_FILE).map_err(unread)?).zip(view.entry_id(CONFIG_FILE).map_err(unread)?);
         if let Some(hit) = self.policies.borrow().get(&entry) {
             return hit.clone();
         }
         let computed = config_file(self.repo, tree)
-            .and_then(|file| JudgeConfig::parse(file.as_ref().map(|(_, text)| text.as_str())))
-            .map(Rc::new);
+            .and_then(|file| Ok(JudgeConfig::parse(file.as_ref().map(|(_, text)| text.as_str()))?))
+            .map(Rc::new)
+            .map_err(Rc::new);
         self.policies.borrow_mut().insert(entry, computed.clone());
         computed
     }
@@ -416,13 +417,13 @@ impl<'r> Rules<'r> {
             Some(parent) => self
                 .repo
                 .commit_tree(*parent)
-                .map_err(|e| PolicyError(e.to_string()))
+                .map_err(|e| Rc::new(e.into()))
                 .and_then(|t| self.policy_of_tree(t)),
             None if verdict == Verdict::Skipped => self.policy_of_tree(commit.tree),
-            None => JudgeConfig::parse(None).map(Rc::new),
+            None => JudgeConfig::parse(None).map(Rc::new).map_err(|e| Rc::new(e.into())),
         };
-        let recipe =
-            policy::policy_recipe(parent_policy.as_deref(), &p.policy_sha256, claim.lines, n, findings);
+        let parent_policy = parent_policy.as_deref().map_err(Rc::as_ref);
+        let recipe = policy::policy_recipe(parent_policy, &p.policy_sha256, claim.lines, n, findings);
         if verdict.is_decision() {
             decision_lines(claim, verdict, findings);
         } else {

@@ -11,11 +11,23 @@ use crate::check::outcome::{CommitOutcome, Finding};
 use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
-use crate::git::Repo;
+use crate::git::{GitError, Repo};
 use crate::model::policy::{
     CONFIG_FILE, CONFIG_MAX_BYTES, JudgeConfig, PUBLISHED_RELEASES, PolicyError, Recipe, shown_version,
     too_large,
 };
+
+/// Why `speccoder.toml` at a commit cannot be used: the file is there and is no configuration
+/// (evidence about the project), or the repository cannot read it (no evidence at all).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigFileError {
+    /// The file is no configuration: not a regular file, not UTF-8, too large, not TOML.
+    #[error(transparent)]
+    Unusable(#[from] PolicyError),
+    /// The tree or the file could not be read (an object missing or damaged names itself).
+    #[error("speccoder.toml cannot be read: {0}")]
+    Unread(#[from] GitError),
+}
 
 /// The text of `speccoder.toml` in tree `tree`, with its blob, as both wings read it; `None` when
 /// there is none. Anything but a regular file there (a symbolic link, a directory, a submodule),
@@ -23,13 +35,11 @@ use crate::model::policy::{
 /// unreadable, so that the two never judge by two different configurations.
 ///
 /// # Errors
-/// [`PolicyError`] saying what is there, or the tree cannot be read.
-pub fn config_file(repo: &Repo, tree: ObjectId) -> Result<Option<(ObjectId, String)>, PolicyError> {
+/// [`ConfigFileError::Unusable`] saying what is there, or [`ConfigFileError::Unread`] when the
+/// tree or the file cannot be read.
+pub fn config_file(repo: &Repo, tree: ObjectId) -> Result<Option<(ObjectId, String)>, ConfigFileError> {
     let view = repo.tree(tree);
-    let unreadable = |e: crate::git::GitError| PolicyError(e.to_string());
-    let (Some(kind), Some(blob)) =
-        (view.entry_kind(CONFIG_FILE).map_err(unreadable)?, view.entry_id(CONFIG_FILE).map_err(unreadable)?)
-    else {
+    let (Some(kind), Some(blob)) = (view.entry_kind(CONFIG_FILE)?, view.entry_id(CONFIG_FILE)?) else {
         return Ok(None);
     };
     let what = match kind {
@@ -41,10 +51,11 @@ pub fn config_file(repo: &Repo, tree: ObjectId) -> Result<Option<(ObjectId, Stri
     if let Some(what) = what {
         return Err(PolicyError(format!(
             "it is {what} in the commit, not a regular file; commit the configuration itself at {CONFIG_FILE}"
-        )));
+        ))
+        .into());
     }
     // The size from the object's header first: a larger file is never read.
-    let bytes = repo.blob_within(blob, CONFIG_MAX_BYTES as u64).map_err(unreadable)?.map_err(too_large)?;
+    let bytes = repo.blob_within(blob, CONFIG_MAX_BYTES as u64)?.map_err(too_large)?;
     let text = String::from_utf8(bytes).map_err(|_| PolicyError("it is not valid UTF-8".to_owned()))?;
     Ok(Some((blob, text)))
 }
@@ -100,9 +111,10 @@ fn is_decision(lines: &[ReadLine]) -> bool {
 
 /// The signed digest `signed` (on note line `line`) against `config`, the judge configuration at
 /// the parent (or why it cannot be read): the recipe that gives it, or a `policy_mismatch` that
-/// shows what each recipe gives (a `policy_unreadable` when the configuration cannot be read).
+/// shows what each recipe gives (a `policy_unreadable` when the configuration cannot be read,
+/// naming the object the repository lacks or holds damaged, when that is why).
 pub fn policy_recipe(
-    config: Result<&JudgeConfig, &PolicyError>,
+    config: Result<&JudgeConfig, &ConfigFileError>,
     signed: &str,
     lines: &[ReadLine],
     line: usize,
@@ -111,14 +123,12 @@ pub fn policy_recipe(
     let config = match config {
         Ok(config) => config,
         Err(e) => {
-            findings.push(
-                Finding::new(
-                    CommitOutcome::Mismatch,
-                    "policy_unreadable",
-                    format!("at the parent commit, {e}"),
-                )
-                .at_line(line),
-            );
+            let message = format!("at the parent commit, {e}");
+            let finding = Finding::new(CommitOutcome::Mismatch, "policy_unreadable", message).at_line(line);
+            findings.push(match e {
+                ConfigFileError::Unread(git) => finding.unread(git),
+                ConfigFileError::Unusable(_) => finding,
+            });
             return None;
         }
     };
@@ -219,7 +229,10 @@ mod tests {
         let over = format!("# {}\n", "x".repeat(CONFIG_MAX_BYTES));
         let commit = fx.commit_file(CONFIG_FILE, &over, "a configuration too large to read");
         let repo = fx.repo();
-        let err = config_file(&repo, repo.commit_tree(commit).unwrap()).unwrap_err();
+        let Err(ConfigFileError::Unusable(err)) = config_file(&repo, repo.commit_tree(commit).unwrap())
+        else {
+            panic!("a configuration too large is unusable")
+        };
         assert_eq!(
             err.0,
             format!("it is {} bytes, more than the {CONFIG_MAX_BYTES} bytes read of it", over.len())
@@ -315,10 +328,34 @@ mod tests {
     }
 
     #[test]
-    fn an_unreadable_configuration_is_its_own_finding() {
+    fn a_configuration_that_is_not_toml_is_its_own_finding_and_names_no_object() {
         let mut findings = Vec::new();
-        let unreadable = PolicyError("not TOML".into());
-        assert_eq!(policy_recipe(Err(&unreadable), "ef", &[], 1, &mut findings), None);
-        assert_eq!(findings[0].code, "policy_unreadable");
+        let not_toml = ConfigFileError::from(JudgeConfig::parse(Some("[checks\nargv = ")).unwrap_err());
+        assert_eq!(policy_recipe(Err(&not_toml), "ef", &[], 1, &mut findings), None);
+        let [f] = findings.as_slice() else { panic!("{findings:?}") };
+        assert_eq!(
+            (f.code, f.outcome, f.line, f.unread.as_deref()),
+            ("policy_unreadable", CommitOutcome::Mismatch, Some(1), None)
+        );
+    }
+
+    #[test]
+    fn a_configuration_the_repository_lacks_or_holds_corrupt_names_the_object_so_the_run_is_no_verdict() {
+        use crate::check::outcome::Unread;
+        let id = ObjectId::from_hex(&[b'a'; 40]).unwrap();
+        let corrupt = GitError::CorruptObject { id, kind: "blob", reason: "garbage".into() };
+        for (e, unread) in
+            [(GitError::ObjectMissing { id }, Unread::Missing(id)), (corrupt, Unread::Corrupt(id))]
+        {
+            let mut findings = Vec::new();
+            assert_eq!(policy_recipe(Err(&ConfigFileError::Unread(e)), "ef", &[], 1, &mut findings), None);
+            let [f] = findings.as_slice() else { panic!("{findings:?}") };
+            assert_eq!((f.code, f.unread.as_deref()), ("policy_unreadable", Some(&unread)));
+            assert!(
+                f.message.contains(&format!("speccoder.toml cannot be read: object {id}")),
+                "{}",
+                f.message
+            );
+        }
     }
 }

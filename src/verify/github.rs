@@ -72,17 +72,48 @@ pub struct GithubWriter<W, L> {
     locate: L,
     /// The annotations of the rows so far that do not hold.
     annotations: Vec<String>,
+    /// The fence was opened and is not closed: a failure must close it ([`Self::fail`]), or the
+    /// runner ignores every later workflow command of the step.
+    open: bool,
 }
 
 impl<W: std::fmt::Write, L: Fn(&str) -> Option<Location>> GithubWriter<W, L> {
     /// A writer to `out`, fenced with `token`, annotating where `locate` says.
     pub fn new(out: W, token: String, locate: L) -> Self {
-        GithubWriter { out, token, locate, annotations: Vec::new() }
+        GithubWriter { out, token, locate, annotations: Vec::new(), open: false }
+    }
+
+    /// Whether the fence was opened and is not closed.
+    #[must_use]
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+
+    /// Ends an open fence with the failure that stopped the run: the fence closed, the
+    /// annotations of the rows written so far, and one annotation for the failure itself.
+    pub fn fail(&mut self, message: &str, exit_code: u8) {
+        if self.close_fence() {
+            let title = format!("speccoder: attest verify stopped (exit {exit_code})");
+            let _ = writeln!(self.out, "::error title={}::{}", escape_property(&title), escape_data(message));
+        }
+    }
+
+    /// Closes an open fence and writes the annotations kept so far; false when it was not open.
+    fn close_fence(&mut self) -> bool {
+        if !std::mem::take(&mut self.open) {
+            return false;
+        }
+        let _ = writeln!(self.out, "::{}::", self.token);
+        for line in std::mem::take(&mut self.annotations) {
+            let _ = writeln!(self.out, "{line}");
+        }
+        true
     }
 }
 
 impl<W: std::fmt::Write, L: Fn(&str) -> Option<Location>> ReportSink for GithubWriter<W, L> {
     fn begin(&mut self, _: &ReportHead) {
+        self.open = true;
         let _ = writeln!(self.out, "::stop-commands::{}", self.token);
     }
 
@@ -95,10 +126,7 @@ impl<W: std::fmt::Write, L: Fn(&str) -> Option<Location>> ReportSink for GithubW
 
     fn end(&mut self, head: &ReportHead, end: &ReportEnd) {
         let _ = self.out.write_str(&render::text_end(head, end));
-        let _ = writeln!(self.out, "::{}::", self.token);
-        for line in std::mem::take(&mut self.annotations) {
-            let _ = writeln!(self.out, "{line}");
-        }
+        self.close_fence();
     }
 }
 
@@ -125,5 +153,27 @@ mod tests {
             "::error file=specs/001-x/tasks.md,line=7,title=speccoder%3A 001-x/T005 is unverifiable (ticked_without_evidence)::no commit, ticked: yes%0Areally"
         );
         assert!(annotation(&tick, None).starts_with("::error title=speccoder%3A 001-x/T005"));
+    }
+
+    #[test]
+    fn a_run_that_fails_after_its_rows_began_closes_the_fence_and_annotates_what_it_printed() {
+        let mut writer = GithubWriter::new(String::new(), "tok".into(), |_: &str| None);
+        writer.fail("never begun", 13);
+        assert_eq!(writer.out, "", "nothing was fenced, so nothing is closed");
+        let head = ReportHead::new("branch", &crate::verify::trust::Trust::default(), 2);
+        writer.begin(&head);
+        writer.row(TickReport::without_commit("001-x/T001".into(), "ticked_without_evidence", "no".into()));
+        writer.fail("object 0211 is damaged:\nrun git fsck", 13);
+        let lines: Vec<&str> = writer.out.lines().collect();
+        assert_eq!(lines.first(), Some(&"::stop-commands::tok"), "{}", writer.out);
+        let closed = lines.iter().position(|l| *l == "::tok::").unwrap_or_else(|| panic!("{}", writer.out));
+        assert!(lines[closed + 1].starts_with("::error title=speccoder%3A 001-x/T001 is unverifiable"));
+        assert_eq!(
+            lines[closed + 2..],
+            [
+                "::error title=speccoder%3A attest verify stopped (exit 13)::object 0211 is damaged:%0Arun git fsck"
+            ]
+        );
+        assert!(!writer.is_open());
     }
 }

@@ -2719,6 +2719,92 @@ fn a_corrupt_spec_md_at_the_task_commit_ends_the_run_as_a_repository_to_repair_n
     ends_as_a_repository_to_repair(code, &report, &id);
 }
 
+/// GitHub's runner ignores every workflow command after `::stop-commands::<token>` until
+/// `::<token>::`: a run that stops after its rows began must still close the fence, and annotate
+/// the rows it printed and its own failure.
+#[test]
+fn a_corrupt_note_after_printed_rows_closes_the_github_fence_and_annotates_what_was_printed() {
+    let c = setup();
+    let tasks = "specs/001-bookmark-tags/tasks.md";
+    let text = String::from_utf8(c.p.read(tasks)).unwrap();
+    c.p.write(tasks, text.replacen("- [ ] T001", "- [X] T001", 1));
+    c.p.git(&["commit", "-q", "-am", "tick T001 by hand"]);
+    let id = c.p.git(&["notes", "--ref", "speccoder", "list", "HEAD~1"]).trim().to_owned();
+    corrupt_loose_object(&c, &id);
+    let allowed = c.allowed.to_str().unwrap();
+    let args = ["attest", "verify", "--branch", "--all", "--github", "--allowed-signers", allowed];
+    let out = c.p.speccoder(&args).failure(13);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let token = lines[0].strip_prefix("::stop-commands::").unwrap_or_else(|| panic!("{out}"));
+    let closed = lines.iter().position(|l| *l == format!("::{token}::"));
+    let closed = closed.unwrap_or_else(|| panic!("the fence is closed: {out}"));
+    assert!(lines[1..closed].iter().any(|l| l.contains("001-bookmark-tags/T001")), "{out}");
+    let annotations = &lines[closed + 1..];
+    let t001 = format!("::error file={tasks},line=");
+    assert!(annotations.iter().any(|l| l.starts_with(&t001) && l.contains("T001 is unverifiable")), "{out}");
+    let stopped =
+        annotations.iter().find(|l| l.starts_with("::error title=speccoder%3A attest verify stopped"));
+    assert!(stopped.is_some_and(|l| l.contains(&id) && l.contains("(exit 13)")), "{out}");
+    assert!(out.stderr.contains(&id), "{out}");
+}
+
+/// A project whose T005 is ticked with `speccoder.toml` committed before it (`toml` at the task
+/// commit's parent), and another configuration committed after it; returns the parent's blob.
+fn setup_with_config_at_parent(toml: &str) -> (Case, String) {
+    let c = setup_prepared(Evidence::Verified, &[], |c| {
+        c.p.write("speccoder.toml", toml);
+        c.p.git(&["add", "speccoder.toml"]);
+        c.p.git(&["commit", "-q", "-m", "configure"]);
+    });
+    c.p.write("speccoder.toml", "[checks.test]\nargv = [\"cargo\", \"test\", \"-q\"]\n");
+    c.p.git(&["commit", "-q", "-am", "configure again"]);
+    let blob = c.p.rev("HEAD~2:speccoder.toml");
+    (c, blob)
+}
+
+/// The report warns that the repository lacks `id`: the run is no verdict.
+#[track_caller]
+fn warns_of_lacking(report: &Value, id: &str) {
+    let warnings = report["warnings"].as_array().unwrap();
+    let warned = warnings.iter().any(|w| w.as_str().unwrap().contains(&format!("object {id} is missing")));
+    assert!(warned, "{report:#}");
+}
+
+#[test]
+fn a_speccoder_toml_at_the_parent_the_repository_lacks_or_holds_corrupt_is_a_repository_to_repair() {
+    let valid = "[checks.test]\nargv = [\"cargo\", \"test\"]\n";
+    let (c, blob) = setup_with_config_at_parent(valid);
+    let loose = c.p.root.join(".git/objects").join(&blob[..2]).join(&blob[2..]);
+    let kept = std::fs::read(&loose).unwrap();
+    std::fs::remove_file(&loose).unwrap();
+    for args in [&["--branch", "--all"][..], &["HEAD~1"]] {
+        let (code, report) = verify_with(&c, args);
+        assert_eq!((code, report["exit_code"].as_i64()), (14, Some(14)), "{args:?}: {report:#}");
+        expect_tick(&report, "unverifiable", Some("mismatch"));
+        warns_of_lacking(&report, &blob);
+    }
+    std::fs::write(&loose, kept).unwrap();
+    corrupt_loose_object(&c, &blob);
+    let (code, report) = verify_with(&c, &["--branch", "--all"]);
+    ends_as_a_repository_to_repair(code, &report, &blob);
+}
+
+#[test]
+fn a_parent_tree_the_repository_lacks_is_a_repository_to_repair_in_every_mode() {
+    let (c, _) = setup_with_config_at_parent("[checks.test]\nargv = [\"cargo\", \"test\"]\n");
+    let tree = c.p.rev("HEAD~2^{tree}");
+    std::fs::remove_file(c.p.root.join(".git/objects").join(&tree[..2]).join(&tree[2..])).unwrap();
+    for args in [&["HEAD~1"][..], &["HEAD~2..HEAD"]] {
+        let (code, report) = verify_with(&c, args);
+        assert_eq!((code, report["exit_code"].as_i64()), (14, Some(14)), "{args:?}: {report:#}");
+        expect_tick(&report, "unverifiable", Some("mismatch"));
+        warns_of_lacking(&report, &tree);
+    }
+    // A branch check reads every tree of its history before any row: the run stops naming it.
+    let (code, report) = verify_damaged(&c, &["--branch", "--all"]);
+    ends_as_a_repository_to_fetch(code, &report, &tree);
+}
+
 /// Cuts the loose object `id` to its first ten bytes, as a write stopped half-way leaves it.
 fn truncate_loose_object(c: &Case, id: &str) {
     let loose = c.p.root.join(".git/objects").join(&id[..2]).join(&id[2..]);

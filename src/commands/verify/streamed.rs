@@ -93,7 +93,8 @@ impl<'r> Streamed<'r> {
     }
 
     /// Ends the output of a run that failed after it began: `--json` closes its object with the
-    /// error. False when nothing was written yet (the caller says it all).
+    /// error, `--github` its fence, with the annotations of the rows so far and the error's. False
+    /// when nothing was written yet (the caller says it all).
     pub(super) fn fail(&mut self, message: &str, code: u8) -> bool {
         self.progress.clear();
         let begun = match &mut self.stdout {
@@ -101,8 +102,12 @@ impl<'r> Streamed<'r> {
                 w.fail(message, code);
                 true
             }
-            Stdout::Json(_) => false,
-            Stdout::Text(_) | Stdout::Github(_) => self.progress.begun(),
+            Stdout::Github(w) if w.is_open() => {
+                w.fail(message, code);
+                true
+            }
+            Stdout::Json(_) | Stdout::Github(_) => false,
+            Stdout::Text(_) => self.progress.begun(),
         };
         self.stream().flush();
         begun

@@ -294,6 +294,53 @@ fn a_report_that_cannot_be_written_to_stdout_fails_the_command_and_says_so() {
     s.project.speccoder(&args).success();
 }
 
+/// A stdout or stderr closed when the command starts (`>&-`) is opened on `/dev/null` by Rust's
+/// runtime before `main` (as git's `sanitize_stdfds` does), so the first file the command opens
+/// (a lock file, an object) never takes descriptor 1 or 2: the report goes nowhere, as with
+/// `>/dev/null`, and the command exits with its own code.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_or_stderr_never_lets_the_report_into_a_file_the_command_writes() {
+    let s = Setup::speckit(Evidence::Verified);
+    let with_closed = |args: &[&str], closed: &str| {
+        let cmd = common::speccoder_command(&s.project.root, &s.project.home, args);
+        let mut sh = std::process::Command::new("sh");
+        sh.arg("-c").arg(format!("exec \"$0\" \"$@\" {closed}")).arg(cmd.get_program()).args(cmd.get_args());
+        sh.current_dir(&s.project.root);
+        for (key, value) in cmd.get_envs() {
+            match value {
+                Some(value) => sh.env(key, value),
+                None => sh.env_remove(key),
+            };
+        }
+        common::run(sh)
+    };
+    let key = s.key.private.to_str().unwrap();
+    let evidence = s.evidence.to_str().unwrap();
+    with_closed(&["attest", super::T005, "--key", key, "--evidence", evidence], ">&- 2>&-").success();
+    assert_eq!(s.project.note_lines("HEAD").len(), 5, "the tick and its note are written");
+    s.project.git(&["fsck", "--strict", "--no-progress"]);
+    s.project.git(&["status", "--porcelain"]);
+    let report = format!("attest {} on main:", super::T005);
+    let mut dirs = vec![s.project.root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().map(Result::unwrap) {
+            let path = entry.path();
+            if entry.file_type().unwrap().is_dir() {
+                dirs.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                let found = bytes.windows(report.len()).any(|w| w == report.as_bytes());
+                assert!(!found, "the report was written into {}", path.display());
+            }
+        }
+    }
+    let allowed = s.allowed.to_str().unwrap();
+    for closed in [">&-", "2>&-"] {
+        let out = with_closed(&["attest", "verify", "--branch", "--allowed-signers", allowed], closed);
+        assert_eq!(out.code(), Some(0), "{closed}: {out}");
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn help_and_the_version_that_cannot_be_written_to_stdout_fail_and_say_so() {
