@@ -16,6 +16,12 @@ use super::units::{Budget, Stray, UNIT_DIRS_LIMIT, lists_in, push_list};
 /// project below the top is looked for in them.
 const TOP_OWN: [&str; 2] = [SPECKIT_SPECS_DIR, "openspec"];
 
+/// How many directories deep below the top a project of its own is looked for (`apps/web/` is
+/// two): its root at most this deep, its units at any depth below its `specs/` or `openspec/`.
+/// Deeper than this the search does not go, so that a run does not read every tree of a large
+/// repository.
+pub const NESTED_ROOT_DEPTH: usize = 4;
+
 /// A project below the top: its directory, and what makes it a root there.
 #[derive(Clone)]
 struct Nested {
@@ -29,14 +35,23 @@ impl Nested {
     /// The format a task list in `dir` would be read in by this project's units: `None` when
     /// `dir` is below neither its `specs/` nor its `openspec/changes/`, where it reads none.
     fn reads(&self, dir: &str) -> Option<Format> {
-        let below = dir.strip_prefix(self.dir.as_str())?.strip_prefix('/')?;
-        let within =
-            |parent: &str| below == parent || below.strip_prefix(parent).is_some_and(|r| r.starts_with('/'));
-        if within(SPECKIT_SPECS_DIR) {
+        let below = self.below(dir)?;
+        if within(below, SPECKIT_SPECS_DIR) {
             Some(Format::SpecKit)
         } else {
-            within(OPENSPEC_CHANGES_DIR).then_some(Format::OpenSpec)
+            within(below, OPENSPEC_CHANGES_DIR).then_some(Format::OpenSpec)
         }
+    }
+
+    /// Whether `dir` is this project's `specs/` or `openspec/`, or below them: where its units
+    /// are, searched at any depth.
+    fn holds_units_at(&self, dir: &str) -> bool {
+        self.below(dir).is_some_and(|below| TOP_OWN.iter().any(|own| within(below, own)))
+    }
+
+    /// `dir` as a path below this project's directory, when it is below it.
+    fn below<'d>(&self, dir: &'d str) -> Option<&'d str> {
+        dir.strip_prefix(self.dir.as_str())?.strip_prefix('/')
     }
 
     /// Why a task list of this project is checked by no run, and what to do.
@@ -51,7 +66,8 @@ impl Nested {
 
 /// The task lists with checked boxes (or that cannot be read) of every project below the top
 /// of `tree`, each a [`Stray`] naming its project: the directories outside the top's own `specs/`
-/// and `openspec/` are searched, at most [`UNIT_DIRS_LIMIT`] of them, and each entry of the top
+/// and `openspec/` are searched, at most [`NESTED_ROOT_DEPTH`] deep but below a project's own
+/// `specs/` and `openspec/`, at most [`UNIT_DIRS_LIMIT`] of them, and each entry of the top
 /// that the limit cut short or left out is a stray that says so. A submodule is another
 /// repository's and is not searched, nor is a directory that cannot be listed.
 ///
@@ -105,10 +121,19 @@ fn search(
         if let Some((project, format)) = projects.iter().rev().find_map(|p| Some((p, p.reads(&dir)?))) {
             push_lists(tree, strays, (&dir, &entries), project, format)?;
         }
-        let dirs = entries.iter().filter(|(_, kind)| *kind == EntryKind::Dir);
-        pending.extend(dirs.map(|(name, _)| (join(&dir, name), projects.clone())));
+        let shallow = dir.split('/').count() < NESTED_ROOT_DEPTH;
+        let dirs =
+            entries.iter().filter(|(_, kind)| *kind == EntryKind::Dir).map(|(name, _)| join(&dir, name));
+        let searched: Vec<String> =
+            dirs.filter(|child| shallow || projects.iter().any(|p| p.holds_units_at(child))).collect();
+        pending.extend(searched.into_iter().map(|child| (child, projects.clone())));
     }
     Ok(())
+}
+
+/// Whether the path `below` is `parent` or a path below it.
+fn within(below: &str, parent: &str) -> bool {
+    below == parent || below.strip_prefix(parent).is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// A stray for each task list among the `entries` of `dir` that holds checked boxes or cannot be
@@ -176,6 +201,26 @@ mod tests {
         assert!(
             reason.starts_with("it is a task list of the project at `app one/` (it holds `.specify/`)"),
             "{reason}"
+        );
+    }
+
+    #[test]
+    fn a_project_is_looked_for_at_most_four_directories_deep_and_its_units_at_any_depth() {
+        let tree = MemTree::from_files([
+            ("a/b/c/d/.specify/c", "c\n"),
+            ("a/b/c/d/specs/001-x/tasks.md", "- [x] T001 four deep\n"),
+            ("a/b/c/d/openspec/changes/archive/2025-01-01-y/tasks.md", "- [x] 1.1 four deep\n"),
+            ("a/b/c/d/e/.specify/c", "c\n"),
+            ("a/b/c/d/e/specs/001-x/tasks.md", "- [x] T001 five deep\n"),
+            ("v/w/x/y/z/.specify/c", "c\n"),
+            ("v/w/x/y/z/specs/001-x/tasks.md", "- [x] T001 five deep, no project above\n"),
+        ])
+        .unwrap();
+        let mut shown: Vec<String> = found(&tree).into_iter().map(|(_, shown, _, _)| shown).collect();
+        shown.sort();
+        assert_eq!(
+            shown,
+            ["a/b/c/d/openspec/changes/archive/2025-01-01-y/tasks.md", "a/b/c/d/specs/001-x/tasks.md"]
         );
     }
 
