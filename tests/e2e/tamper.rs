@@ -1591,6 +1591,30 @@ fn setup_backdated() -> Case {
     setup_prepared_in(Evidence::Verified, &[], &env, |_| {})
 }
 
+/// A time without `Z` is read in the local time zone as ssh-keygen reads it; where `TZ` names
+/// a zone this reader cannot read (a POSIX rule without its dates, which glibc reads with default
+/// ones), the trust file is refused rather than read in another zone, and a time with `Z` still
+/// reads.
+#[test]
+fn a_local_time_in_a_time_zone_speccoder_cannot_read_is_refused_not_read_as_utc() {
+    let c = setup_backdated();
+    let allowed = c.allowed.to_str().unwrap().to_owned();
+    let args = ["attest", "verify", "--branch", "--all", "--allowed-signers", allowed.as_str()];
+    for (time, code) in [("20231114231330", 13), ("20231114231330Z", 0)] {
+        let line =
+            format!("{PRINCIPAL} namespaces=\"in-toto\",valid-before=\"{time}\" {}\n", c.ada.public_line);
+        std::fs::write(&c.allowed, line).unwrap();
+        let mut cmd = speccoder_command(&c.p.root, &c.p.home, &args);
+        cmd.env("TZ", "CET-1CEST");
+        let out = run(cmd);
+        assert_eq!(out.status.code(), Some(code), "{time}: {out}");
+        if code == 13 {
+            assert!(out.stderr.contains("TZ=\"CET-1CEST\" names a zone speccoder cannot read"), "{out}");
+            assert!(out.stderr.contains("add Z to say UTC"), "{out}");
+        }
+    }
+}
+
 #[test]
 fn a_key_retired_since_the_commit_holds_at_the_commit_date_and_not_at_now() {
     let c = setup_backdated();

@@ -134,12 +134,29 @@ pub enum LineProblem {
     #[error("namespaces=\"{0}\" has an empty entry; list namespaces such as \"in-toto\" separated by commas")]
     BadNamespaces(Quoted),
     /// A time that is not one of the documented shapes.
-    #[error("{option}=\"{value}\" is not a time; write YYYYMMDD[Z] or YYYYMMDDHHMM[SS][Z] (Z for UTC)")]
+    #[error(
+        "{option}=\"{value}\" is not a time; write YYYYMMDD[Z] or YYYYMMDDHHMM[SS][Z] (Z for UTC){}",
+        utc_suffix(value)
+    )]
     BadTime {
         /// `valid-after` or `valid-before`.
         option: &'static str,
         /// The value as written.
         value: Quoted,
+    },
+    /// A time without `Z`, read in the local time zone, where `TZ` names a zone this reader
+    /// cannot read: glibc, and so `ssh-keygen`, may read it, so the time cannot be read as
+    /// `ssh-keygen` reads it.
+    #[error(
+        "{option}=\"{value}\" has no trailing Z, so it is read in the local time zone, and TZ=\"{tz}\" names a zone speccoder cannot read (ssh-keygen may read it otherwise); add Z to say UTC, or set TZ to a zone name such as Europe/Berlin"
+    )]
+    UnreadableZone {
+        /// `valid-after` or `valid-before`.
+        option: &'static str,
+        /// The value as written.
+        value: Quoted,
+        /// `TZ` as set.
+        tz: Quoted,
     },
     /// `valid-before` earlier than `valid-after`.
     #[error("valid-before is earlier than valid-after, so the key is never valid; swap or fix the times")]
@@ -408,8 +425,16 @@ fn apply_option(name: &str, value: Option<String>, options: &mut LineOptions) ->
         "valid-after" | "valid-before" => {
             let option = if lower == "valid-after" { "valid-after" } else { "valid-before" };
             let value = value.ok_or_else(|| LineProblem::NeedsQuotedValue(lower.as_str().into()))?;
-            let time = parse_time(&value)
-                .ok_or_else(|| LineProblem::BadTime { option, value: value.as_str().into() })?;
+            let local = local_zone().map_err(|tz| LineProblem::UnreadableZone {
+                option,
+                value: value.as_str().into(),
+                tz: tz.as_str().into(),
+            });
+            let time = match local {
+                Err(unread) if !value.ends_with(['Z', 'z']) => return Err(unread),
+                local => parse_time_in(&value, &local.unwrap_or(jiff::tz::TimeZone::UTC)),
+            };
+            let time = time.ok_or_else(|| LineProblem::BadTime { option, value: value.as_str().into() })?;
             let slot =
                 if option == "valid-after" { &mut options.valid_after } else { &mut options.valid_before };
             if slot.is_some() {
@@ -447,7 +472,31 @@ fn parse_key(text: &str) -> Result<(PublicKey, Option<Vec<u8>>), LineProblem> {
 /// calendar does not have or a 60th second (`20230229`, which `ssh-keygen` moves on to the 1st of
 /// March).
 pub fn parse_time(value: &str) -> Option<SignerTime> {
-    parse_time_in(value, &jiff::tz::TimeZone::system())
+    parse_time_in(value, &local_zone().ok()?)
+}
+
+/// The local time zone, as `ssh-keygen` reads a time without `Z`: `TZ`'s, else the system's,
+/// else UTC (glibc's reading without either). `Err` with `TZ` as set when it names a zone jiff
+/// cannot read, where glibc may read one (a POSIX rule without its dates, `CET-1CEST`): jiff would
+/// read the time in another zone and say nothing.
+fn local_zone() -> Result<jiff::tz::TimeZone, String> {
+    match jiff::tz::TimeZone::try_system() {
+        Ok(zone) => Ok(zone),
+        Err(_) => match std::env::var_os("TZ") {
+            Some(tz) if !tz.is_empty() => Err(tz.to_string_lossy().into_owned()),
+            _ => Ok(jiff::tz::TimeZone::UTC),
+        },
+    }
+}
+
+/// What a `BadTime` adds for a value with the `UTC` suffix, which `ssh-keygen` reads but its
+/// manual does not document.
+fn utc_suffix(value: &Quoted) -> &'static str {
+    if value.to_string().ends_with("UTC") {
+        "; ssh-keygen also reads a UTC suffix, which its manual does not document and speccoder does not take: write Z"
+    } else {
+        ""
+    }
 }
 
 /// [`parse_time`] with `local` for the local time zone.
@@ -710,6 +759,10 @@ mod tests {
             problem(&format!("a valid-after=\"2020\" {KEY}")).1,
             LineProblem::BadTime { option: "valid-after", .. }
         ));
+        let (_, utc) = problem(&format!("a valid-after=\"20200101UTC\" {KEY}\n"));
+        assert!(utc.to_string().contains("ssh-keygen also reads a UTC suffix"), "{utc}");
+        let (_, plain) = problem(&format!("a valid-after=\"2020\" {KEY}\n"));
+        assert!(!plain.to_string().contains("UTC suffix"), "{plain}");
         assert_eq!(problem("a ssh-ed448 AAAA\n").1, LineProblem::UnknownKeyType("ssh-ed448".into()));
         assert_eq!(
             problem(&format!("a cert-authorty {KEY}")).1,
