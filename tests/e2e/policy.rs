@@ -580,6 +580,44 @@ fn policy_init_names_every_box_verify_will_not_hold_and_counts_only_what_verify_
     assert_eq!(report["totals"]["baseline"], json!(1), "init counts what verify holds: {report:#}");
 }
 
+/// `attest policy init --json`, trusting Ada and Bob: the report, and its `unheld` sentences.
+fn init_trusting_both(s: &Signed) -> (Value, Vec<String>) {
+    let allowed = s.allowed.to_str().unwrap();
+    let init = s.p.speccoder(&["attest", "policy", "init", "--allowed-signers", allowed, "--json"]).success();
+    let init: Value = serde_json::from_str(&init.stdout).unwrap();
+    let unheld = init["unheld"].as_array().unwrap().iter().map(|u| u.as_str().unwrap().to_owned()).collect();
+    (init, unheld)
+}
+
+#[test]
+fn policy_init_names_a_task_commit_s_tick_set_again_by_hand_as_verify_with_its_policy_fails_it() {
+    let s = Signed::new();
+    s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    edit_tasks(&s.p, "- [X] T005 ", "- [ ] T005 ", "Reopened");
+    edit_tasks(&s.p, "- [ ] T005 ", "- [x] T005 ", "Ticked again by hand");
+    edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");
+    let (init, unheld) = init_trusting_both(&s);
+    assert_eq!(init["hand_ticks"], json!([task("T001")]), "{init:#}");
+    let said = format!("{}: verify fails it as `ticked_again`: the box was set again by", task("T005"));
+    assert!(unheld.len() == 1 && unheld[0].starts_with(&said), "{unheld:#?}");
+    let policy_text = init["policy"].as_str().unwrap();
+    assert!(policy_text.contains(&format!("# - {said}")), "{policy_text}");
+    // Every row verify fails under the printed policy is a box init named.
+    let (code, report) = s.verify(&s.policy("adopted.toml", policy_text));
+    assert_eq!(code, Some(26), "{report:#}");
+    let failing: Vec<&Value> =
+        report["ticks"].as_array().unwrap().iter().filter(|t| t["outcome"] == "unverifiable").collect();
+    assert_eq!(failing.len(), 1, "{report:#}");
+    for row in failing {
+        let place = format!(
+            "{}: verify fails it as `{}`",
+            row["task"].as_str().unwrap(),
+            row["reason"].as_str().unwrap()
+        );
+        assert!(unheld.iter().any(|u| u.starts_with(&place)), "{place} in {unheld:#?}");
+    }
+}
+
 #[test]
 fn policy_check_names_a_task_list_it_cannot_read_shows_the_rest_and_accepts_what_init_printed() {
     let s = Signed::new();
@@ -1220,6 +1258,10 @@ fn a_second_task_commit_of_a_task_counts_as_a_second_claim_only_when_its_unit_s_
     let row = row(&report, &target);
     assert_eq!(row["reason"], "ticked_again", "{report:#}");
     assert!(row.to_string().contains(&bobs), "{report:#}");
+    // `policy init` lets every trusted principal sign: Bob's noted tick is a second claim there.
+    let (init, unheld) = init_trusting_both(&s);
+    assert!(unheld.is_empty(), "{init:#}");
+    assert_eq!(s.verify(&s.policy("adopted.toml", init["policy"].as_str().unwrap())).0, Some(0));
 }
 
 /// A key listed on several lines of the allowed-signers file has the principals of every one,
