@@ -1421,3 +1421,45 @@ fn a_decisions_maker_is_the_signer_its_decider_names_and_a_bare_name_tells_none_
         assert_eq!(code, Some(0), "{report:#}");
     }
 }
+
+#[test]
+fn evidence_bob_carried_from_ada_s_tick_is_signed_by_bob_and_every_report_says_where_it_came_from() {
+    let s = Signed::new();
+    let target = task("T001");
+    let attested = s.attest(&target, Evidence::Verified, None, |_| {});
+    // Bob amends Ada's task commit (the same change, another author date) and carries its
+    // evidence, which `attest carry` signs afresh with his key.
+    s.p.git(&["config", "user.signingKey", s.bob.private.to_str().unwrap()]);
+    s.p.git(&["commit", "-q", "--amend", "--no-edit", "--date=2001-01-01T00:00:00Z"]);
+    s.p.speccoder(&["attest", "carry", "--json"]).success();
+    let bob_only = s.policy(
+        "bob.toml",
+        "version = 1\n[[rule]]\nname = \"bob\"\nunits = [\"*\"]\nsigners = [\"bob@example.com\"]\n",
+    );
+    let (code, report) = s.verify(&bob_only);
+    let carried = &row(&report, &target)["carried"];
+    assert_eq!((code, &carried["from"]), (Some(0), &json!(attested)), "{report:#}");
+    assert_eq!(carried["patch_id"].as_str().map(str::len), Some(64), "{report:#}");
+    let time = carried["time"].as_str().unwrap_or_default();
+    assert!(time.ends_with('Z') && time.len() == 20, "{report:#}");
+
+    let md = s.p.scratch.join("report.md");
+    let mut args = s.verify_args(&bob_only);
+    args.extend(["--markdown", md.to_str().unwrap()]);
+    let text = s.p.speccoder(&args).success().stdout;
+    let said = format!("    carried from {attested} ({time})");
+    let signer = text.lines().position(|l| l.starts_with("    signed by bob@example.com")).unwrap();
+    assert_eq!(text.lines().nth(signer + 1), Some(said.as_str()), "{text}");
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains(&format!("carried from ` {} ({time}) `", &attested[..12])), "{md}");
+
+    // A rule that refuses carried evidence refuses it.
+    let no_carry =
+        s.policy("no-carry.toml", "version = 1\n[[rule]]\nname = \"r\"\nunits = [\"*\"]\ncarried = false\n");
+    let (code, report) = s.verify(&no_carry);
+    assert_eq!((code, &row(&report, &target)["reason"]), (Some(26), &json!("policy_carried")), "{report:#}");
+    // A tick attested where it stands names none.
+    s.attest(&task("T002"), Evidence::Verified, None, |_| {});
+    let (_, report) = s.verify(&bob_only);
+    assert_eq!(row(&report, &task("T002"))["carried"], Value::Null, "{report:#}");
+}
