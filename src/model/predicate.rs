@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::audit_shapes::{integrity_schema, monitor_schema, trace_schema};
 use super::collection::Collection;
 use super::regression::RegressionReason;
+use super::shown::{InLine, OneLine};
 
 /// The predicate type URI of major version 0.
 pub const TYPE: &str = "https://speccoder.dev/task-verification/v0";
@@ -152,6 +153,19 @@ pub struct Carried {
     pub patch_id: String,
     /// The `time` of the statement it was re-issued from.
     pub time: String,
+}
+
+/// A report's `carried {from, patch_id, time}`: the signed values, each kept on its line as
+/// [`OneLine`] quotes repository text (nothing checks their form).
+impl InLine for Carried {
+    fn serialize_in_line<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut out = serializer.serialize_struct("Carried", 3)?;
+        out.serialize_field("from", &OneLine(&self.from))?;
+        out.serialize_field("patch_id", &OneLine(&self.patch_id))?;
+        out.serialize_field("time", &OneLine(&self.time))?;
+        out.end()
+    }
 }
 
 /// What judged the attempt besides its tests: the requirement trace, the diff audit, the gaming

@@ -19,7 +19,7 @@ use crate::git::{Commit, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::held_out::trailer_manifest;
 use crate::model::policy::Recipe;
-use crate::model::predicate::Verdict;
+use crate::model::predicate::{Carried, Verdict};
 use crate::model::shown::shown;
 use crate::model::trailer_keys::HELD_OUT;
 use crate::verify::held_out::PublishedSets;
@@ -71,6 +71,9 @@ pub struct CommitReport {
     /// What the note signed, as a verifier policy asks about it (read only under a policy).
     #[serde(skip)]
     pub evidence: Option<Box<SignedEvidence>>,
+    /// Where `attest carry` re-issued the evidence from: the signed predicate's `carried`.
+    #[serde(skip)]
+    pub carried: Option<Carried>,
 }
 
 impl CommitReport {
@@ -92,6 +95,7 @@ impl CommitReport {
             cited: Vec::new(),
             unit: None,
             evidence: None,
+            carried: None,
         }
     }
 }
@@ -245,6 +249,7 @@ impl<'r> Checker<'r> {
             report.not_evaluated = p.newer_fields();
             report.unit = Some(p.unit.feature.clone());
             report.cited = checked.cited.clone();
+            report.carried.clone_from(&p.carried);
         }
     }
 

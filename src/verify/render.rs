@@ -70,6 +70,10 @@ pub(crate) fn tick_text(t: &TickReport) -> String {
     if let Some(maker) = t.maker.as_ref().filter(|_| t.signers.len() > 1) {
         let _ = writeln!(out, "    made by {}", signer_text(maker));
     }
+    // Carried evidence is signed by whoever re-issued it: where it came from is said beside them.
+    if let Some(c) = &t.carried {
+        let _ = writeln!(out, "    carried from {} ({})", one_line(&c.from), one_line(&c.time));
+    }
     if let Some(recipe) = &t.policy {
         let _ = writeln!(out, "    policy: {recipe}");
     }
@@ -250,7 +254,11 @@ fn heading(head: &ReportHead, end: &ReportEnd) -> String {
 
 /// One table row of the Markdown report.
 fn markdown_row(t: &TickReport, with_rule: bool) -> String {
-    let commit = t.commit.as_deref().map_or("-".to_owned(), |c| format!("`{}`", &c[..c.len().min(12)]));
+    let mut commit = t.commit.as_deref().map_or("-".to_owned(), |c| format!("`{}`", &c[..c.len().min(12)]));
+    if let Some(c) = &t.carried {
+        let from: String = c.from.chars().take(12).collect();
+        let _ = write!(commit, " carried from {}", markdown_code(&format!("{from} ({})", c.time)));
+    }
     let reason = match &t.reason {
         Some(r) => format!("{r}: {}", t.headline()),
         None => t.headline(),
@@ -415,6 +423,35 @@ mod tests {
         assert!(markdown.starts_with("### speccoder attest verify\n\n2 checked: 1 evidenced"), "{markdown}");
         assert!(text.out.ends_with("regressed: not evaluated\n"), "{}", text.out);
         assert!(markdown.contains("| unverifiable | ` unit\\|a/T001 ` |"), "{markdown}");
+    }
+
+    #[test]
+    fn where_evidence_was_carried_from_is_said_in_every_rendering_each_kept_on_its_line() {
+        let mut report = full_report();
+        report.ticks[1].carried = Some(crate::model::predicate::Carried {
+            from: "abc\n1 checked: 1 evidenced|`x`".into(),
+            patch_id: "p\u{2028}q".into(),
+            time: "2026-01-02T03:04:05Z".into(),
+        });
+        let text = report.to_text();
+        assert!(
+            text.contains("\n    carried from abc\\n1 checked: 1 evidenced|`x` (2026-01-02T03:04:05Z)\n"),
+            "{text}"
+        );
+        assert!(!text.lines().any(|l| l.starts_with("1 checked")), "{text}");
+        let markdown = report.to_markdown();
+        assert!(
+            markdown.contains("| `0123456789ab` carried from ` abc 1 checke (2026-01-02T03:04:05Z) ` |"),
+            "{markdown}"
+        );
+        let json: serde_json::Value = serde_json::from_str(&report.to_json(0)).unwrap();
+        let carried = &json["ticks"][1]["carried"];
+        assert_eq!(carried["from"], "abc\\n1 checked: 1 evidenced|`x`", "{json:#}");
+        assert_eq!(
+            (&carried["patch_id"], &carried["time"]),
+            (&"p\\u{2028}q".into(), &"2026-01-02T03:04:05Z".into())
+        );
+        assert_eq!(json["ticks"][0]["carried"], serde_json::Value::Null, "{json:#}");
     }
 
     #[test]

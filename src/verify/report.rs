@@ -10,7 +10,7 @@ use crate::check::outcome::{CommitOutcome, Finding, Unread, lines_named};
 use crate::check::signatures::SignerInfo;
 use crate::exit;
 use crate::model::policy::Recipe;
-use crate::model::predicate::Verdict;
+use crate::model::predicate::{Carried, Verdict};
 use crate::model::shown::{hidden_marked, in_line};
 use crate::model::verifier_policy::LoadedPolicy;
 use crate::verify::commit::CommitReport;
@@ -96,6 +96,11 @@ pub struct TickReport {
     /// Who made the tick, as the signed content tells it (never the order of the signatures);
     /// `None` when no one or several could have.
     pub maker: Option<SignerInfo>,
+    /// Where `attest carry` re-issued the evidence from, as it signed it: `{from, patch_id, time}`
+    /// (the task commit, the change's patch id, the time of the statement carried); `null` when
+    /// the evidence was made on this commit. Its signers are who re-issued it.
+    #[serde(serialize_with = "in_line")]
+    pub carried: Option<Carried>,
     /// Fields and revisions not evaluated.
     #[serde(serialize_with = "in_line")]
     pub not_evaluated: Vec<String>,
@@ -161,6 +166,7 @@ impl TickReport {
             findings,
             signers: c.signers,
             maker: c.maker,
+            carried: c.carried,
             not_evaluated: c.not_evaluated,
             accepted_unsigned: c.accepted_unsigned,
             covered_lines: c.covered_lines,
@@ -204,6 +210,7 @@ impl TickReport {
             findings: vec![Finding::new(CommitOutcome::Missing, reason, message)],
             signers: Vec::new(),
             maker: None,
+            carried: None,
             not_evaluated: Vec::new(),
             accepted_unsigned: false,
             covered_lines: Vec::new(),

@@ -9,7 +9,7 @@ use gix::ObjectId;
 use crate::check::completeness::{ShallowCut, fetch_what_the_check_reads};
 use crate::check::outcome::CommitOutcome;
 use crate::check::trailers::{NOT_ONE_CLAIM, newest_task_commits, task_trailers, unclear_claims};
-use crate::git::{GitError, GitTree, Head, Repo};
+use crate::git::{GitError, GitTree, Head, NOTES_REF, Repo};
 use crate::spec::{self, SourceTree, UnitDocs};
 use crate::verify::box_setters::BoxSetters;
 use crate::verify::commit::{Checker, CommitReport};
@@ -355,24 +355,30 @@ pub fn verify_branch_into(
     finish(rows.out, &report_head, trust, judged.into_iter().chain(unticked))
 }
 
-/// A ticked box of a branch check, as it stands before any task commit is checked.
+/// A ticked box of a branch check, as it stands before any task commit's evidence is checked.
 pub enum Planned {
     /// A task (`<unit>/<task>`) whose task commit the check reads.
     Commit(String, ObjectId),
     /// The row of a box no task commit backs, saying why: a hand tick (`ticked_without_evidence`,
-    /// which a verifier policy's baseline may hold), or a box that cannot be checked (a list that
-    /// cannot be read, an id on two lines, a box no task, a place that is no unit's, ...).
+    /// which a verifier policy's baseline may hold), a box that cannot be checked (a list that
+    /// cannot be read, an id on two lines, a box no task, a place that is no unit's, ...), or a
+    /// box set again after its task commit (`ticked_again`).
     Row(Box<TickReport>),
 }
 
 /// Every ticked box of the whole history of `head` as `attest verify --branch --all` plans it
 /// (its units and the places that are no unit's, each tick's task commit or the row of why
-/// there is none), in the report's order, bug tasks aside: what `attest policy init` tells its
-/// baseline's hand ticks and the boxes it will not hold from.
+/// there is none, a task commit whose box another commit set again after it as its
+/// `ticked_again` row: [`planned_commit`]), in the report's order, bug tasks aside, and which
+/// commits set each box: what `attest policy init` tells its baseline's hand ticks and the boxes
+/// it will not hold from, and `attest policy check` the hand ticks a baseline holds.
 ///
 /// # Errors
 /// A repository that cannot be read.
-pub fn planned_ticks(repo: &Repo, head: ObjectId) -> Result<Vec<Planned>, VerifyError> {
+pub(in crate::verify) fn planned_ticks(
+    repo: &Repo,
+    head: ObjectId,
+) -> Result<(Vec<Planned>, BoxSetters), VerifyError> {
     let head_tree = repo.tree(repo.commit_tree(head)?);
     let (units, strays) = units_checked(repo, &head_tree, None, &HashSet::new())?;
     let reachable = repo.walk(head, &[])?;
@@ -380,20 +386,50 @@ pub fn planned_ticks(repo: &Repo, head: ObjectId) -> Result<Vec<Planned>, Verify
     let reachable_set: HashSet<ObjectId> = reachable.iter().copied().collect();
     let lost = LostEvidence::new(repo, &reachable_set);
     let unclear = UnclearClaims { repo, reachable: &reachable, found: OnceCell::new() };
+    let setters = BoxSetters::find(repo, None, &reachable, &BoxSetters::wanted(&units), &HashSet::new())?;
     let target_of: HashMap<ObjectId, &String> =
         task_commit.iter().map(|(target, id)| (*id, target)).collect();
     let mut out = Vec::new();
     for unit in &units {
         let (rows, _) = plan_unit(&head_tree, unit, &task_commit, &lost, &unclear)?;
-        out.extend(rows.into_iter().map(|row| match row {
-            Ok(id) => {
-                Planned::Commit(target_of.get(&id).map_or_else(|| id.to_string(), |t| (*t).clone()), id)
-            }
-            Err(row) => Planned::Row(row),
-        }));
+        for row in rows {
+            out.push(match row {
+                Ok(id) => match target_of.get(&id) {
+                    Some(target) => planned_commit(repo, &setters, (*target).clone(), id)?,
+                    None => Planned::Commit(id.to_string(), id),
+                },
+                Err(row) => Planned::Row(row),
+            });
+        }
     }
     out.extend(strays.iter().map(|stray| Planned::Row(Box::new(unread::stray_row(stray)))));
-    Ok(out)
+    Ok((out, setters))
+}
+
+/// The plan of `target`'s task commit `id`: the `ticked_again` row verify makes when another
+/// commit set the box again after it ([`ticked_again`]), else the commit. No signature is
+/// checked here, and the newest task commit's note is taken to hold: so is another task commit's
+/// of the same task, a second claim when it has a note (under the rule `policy init` prints, every
+/// trusted principal may sign it), and `missing` when it has none.
+fn planned_commit(
+    repo: &Repo,
+    setters: &BoxSetters,
+    target: String,
+    id: ObjectId,
+) -> Result<Planned, VerifyError> {
+    let again = ticked_again(repo, setters, &target, id, |setter| {
+        if task_trailers(&repo.commit(setter)?.message).0.as_deref() != Some(target.as_str()) {
+            return Ok(SetAgain::Uncovered(None));
+        }
+        Ok(match repo.note(NOTES_REF, setter)? {
+            Some(_) => SetAgain::Claim,
+            None => SetAgain::Uncovered(Some(CommitOutcome::Missing.as_str().to_owned())),
+        })
+    })?;
+    Ok(match again {
+        Some(row) => Planned::Row(Box::new(row)),
+        None => Planned::Commit(target, id),
+    })
 }
 
 /// The units a branch check covers and which commits set their boxes ([`BoxSetters::find`] over
@@ -643,15 +679,11 @@ impl Rows<'_, '_> {
 }
 
 impl Rows<'_, '_> {
-    /// The `ticked_again` row of `target`, whose newest task commit is `commit`, when another
-    /// commit set its box that `commit` does not descend from. Another task commit of the same
-    /// task whose own evidence holds for the caller's trust (its row would be `evidenced`: signed
-    /// by a trusted key, agreeing with its commit and the head's task line and requirements, and
-    /// held to its unit's rule under a verifier policy) is a second claim of
-    /// the same tick, as a merge of two branches that each attested the task, or of a backport
-    /// carried to a release branch, gives: it leaves the tick to `commit`'s evidence, and a
-    /// setter it descends from is behind it as one `commit` descends from is. Any other setter, a
-    /// task commit whose evidence does not hold included, is a tick no evidence covers.
+    /// The `ticked_again` row of `target`, whose newest task commit is `commit` ([`ticked_again`]):
+    /// another task commit of the same task is a second claim of the tick when its own evidence
+    /// holds for the caller's trust (its row would be `evidenced`: signed by a trusted key,
+    /// agreeing with its commit and the head's task line and requirements, and held to its
+    /// unit's rule under a verifier policy).
     fn ticked_again(
         &mut self,
         target: &str,
@@ -659,64 +691,95 @@ impl Rows<'_, '_> {
         unit: Option<&spec::UnitLoc>,
         head_docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
     ) -> Result<Option<TickReport>, VerifyError> {
-        let mut claims = vec![commit];
-        let mut uncovered = Vec::new();
-        for setter in self.setters.later_setters(self.repo, target, commit)? {
+        let (repo, setters) = (self.repo, self.setters);
+        ticked_again(repo, setters, target, commit, |setter| {
             let other = self.checker.check(setter);
             if other.target.as_deref() != Some(target) {
-                uncovered.push((setter, None));
-                continue;
+                return Ok(SetAgain::Uncovered(None));
             }
             let mut tick = self.claim_row(other, unit, head_docs)?;
             // Under a verifier policy, a second claim is held to the rule of its unit as the
             // newest task commit's row is: who may sign, approvals, what evidence counts.
             if let Some(judge) = &mut self.judge {
-                judge.judge(&mut tick, Some(self.setters));
+                judge.judge(&mut tick, Some(setters));
             }
-            if tick.outcome == TickOutcome::Evidenced {
-                claims.push(setter);
+            Ok(if tick.outcome == TickOutcome::Evidenced {
+                SetAgain::Claim
             } else {
-                uncovered
-                    .push((setter, Some(tick.reason.unwrap_or_else(|| tick.outcome.as_str().to_owned()))));
-            }
-        }
-        uncovered.retain(|(setter, _)| !claims.iter().any(|c| self.setters.descends(*c, *setter)));
-        // A setter counted as one only because a task list before it could not be read is named
-        // when no other is: a tick set again for certain is the finding to fix first.
-        let unread_at = |setter: &ObjectId| self.setters.unread_before(target, *setter);
-        let Some((setter, why)) = (uncovered.iter().find(|(setter, _)| unread_at(setter).is_none()))
-            .or_else(|| uncovered.first())
-            .cloned()
-        else {
-            return Ok(None);
-        };
-        let after = self.setters.descends(setter, commit);
-        if let Some(list) = unread_at(&setter) {
-            let when = if after { "after" } else { "beside" };
-            let at = (list.parent, list.error.as_ref());
-            return Ok(Some(unread::unread_before_row(
-                target,
-                &list.unit,
-                setter,
-                at,
-                &format!("{when} the evidence on {commit}"),
-            )));
-        }
-        let when = if after {
-            format!("after the evidence on {commit}: something took the tick back in between")
-        } else {
-            format!("beside the evidence on {commit}, on a line of history merged in")
-        };
-        let message = match why {
-            None => format!(
-                "the box was set again by {setter}, which is not a task commit of this task, {when}, so the tick the head shows is not the evidenced one; untick the task in a commit of its own and attest it again"
-            ),
-            Some(why) => format!(
-                "the box was set again by {setter}, another task commit of this task, {when}, and that commit's own evidence does not hold ({why}), so the tick the head shows may be its tick, which no evidence covers: make its evidence hold (`attest sign`, or `attest carry` to it), or untick the task in a commit of its own and attest it again"
-            ),
-        };
-        Ok(Some(TickReport::without_commit(target.to_owned(), "ticked_again", message)))
+                SetAgain::Uncovered(Some(tick.reason.unwrap_or_else(|| tick.outcome.as_str().to_owned())))
+            })
+        })
     }
+}
+
+/// What a commit that set a box again after its task commit is to that task commit's tick
+/// ([`ticked_again`]).
+enum SetAgain {
+    /// Another task commit of the same task whose own evidence holds: a second claim of the
+    /// tick, as a merge of two branches that each attested the task, or a backport, gives.
+    Claim,
+    /// A tick no evidence covers: a commit that is no task commit of the task (`None`), or one
+    /// whose evidence does not hold, with why.
+    Uncovered(Option<String>),
+}
+
+/// The `ticked_again` row of `target`, whose newest task commit is `commit`, when another commit
+/// set its box that `commit` does not descend from ([`BoxSetters::later_setters`]); `stands`
+/// says what each such setter is to the tick. A claim leaves the tick to `commit`'s evidence,
+/// and a setter it descends from is behind it as one `commit` descends from is. Any other
+/// setter is a tick no evidence covers. Verify asks it of each checked task commit, and
+/// [`planned_ticks`] of each planned one.
+fn ticked_again(
+    repo: &Repo,
+    setters: &BoxSetters,
+    target: &str,
+    commit: ObjectId,
+    mut stands: impl FnMut(ObjectId) -> Result<SetAgain, VerifyError>,
+) -> Result<Option<TickReport>, VerifyError> {
+    let mut claims = vec![commit];
+    let mut uncovered = Vec::new();
+    for setter in setters.later_setters(repo, target, commit)? {
+        match stands(setter)? {
+            SetAgain::Claim => claims.push(setter),
+            SetAgain::Uncovered(why) => uncovered.push((setter, why)),
+        }
+    }
+    uncovered.retain(|(setter, _)| !claims.iter().any(|c| setters.descends(*c, *setter)));
+    // A setter counted as one only because a task list before it could not be read is named
+    // when no other is: a tick set again for certain is the finding to fix first.
+    let unread_at = |setter: &ObjectId| setters.unread_before(target, *setter);
+    let Some((setter, why)) = (uncovered.iter().find(|(setter, _)| unread_at(setter).is_none()))
+        .or_else(|| uncovered.first())
+        .cloned()
+    else {
+        return Ok(None);
+    };
+    let after = setters.descends(setter, commit);
+    if let Some(list) = unread_at(&setter) {
+        let when = if after { "after" } else { "beside" };
+        let at = (list.parent, list.error.as_ref());
+        return Ok(Some(unread::unread_before_row(
+            target,
+            &list.unit,
+            setter,
+            at,
+            &format!("{when} the evidence on {commit}"),
+        )));
+    }
+    let when = if after {
+        format!("after the evidence on {commit}: something took the tick back in between")
+    } else {
+        format!("beside the evidence on {commit}, on a line of history merged in")
+    };
+    let message = match why {
+        None => format!(
+            "the box was set again by {setter}, which is not a task commit of this task, {when}, so the tick the head shows is not the evidenced one; untick the task in a commit of its own and attest it again"
+        ),
+        Some(why) => format!(
+            "the box was set again by {setter}, another task commit of this task, {when}, and that commit's own evidence does not hold ({why}), so the tick the head shows may be its tick, which no evidence covers: make its evidence hold (`attest sign`, or `attest carry` to it), or untick the task in a commit of its own and attest it again"
+        ),
+    };
+    Ok(Some(TickReport::without_commit(target.to_owned(), "ticked_again", message)))
 }
 
 /// What the ticks of `unit` at the head need: a task commit to check (the newest of

@@ -580,6 +580,44 @@ fn policy_init_names_every_box_verify_will_not_hold_and_counts_only_what_verify_
     assert_eq!(report["totals"]["baseline"], json!(1), "init counts what verify holds: {report:#}");
 }
 
+/// `attest policy init --json`, trusting Ada and Bob: the report, and its `unheld` sentences.
+fn init_trusting_both(s: &Signed) -> (Value, Vec<String>) {
+    let allowed = s.allowed.to_str().unwrap();
+    let init = s.p.speccoder(&["attest", "policy", "init", "--allowed-signers", allowed, "--json"]).success();
+    let init: Value = serde_json::from_str(&init.stdout).unwrap();
+    let unheld = init["unheld"].as_array().unwrap().iter().map(|u| u.as_str().unwrap().to_owned()).collect();
+    (init, unheld)
+}
+
+#[test]
+fn policy_init_names_a_task_commit_s_tick_set_again_by_hand_as_verify_with_its_policy_fails_it() {
+    let s = Signed::new();
+    s.attest(&task("T005"), Evidence::Verified, None, |_| {});
+    edit_tasks(&s.p, "- [X] T005 ", "- [ ] T005 ", "Reopened");
+    edit_tasks(&s.p, "- [ ] T005 ", "- [x] T005 ", "Ticked again by hand");
+    edit_tasks(&s.p, "- [ ] T001 ", "- [x] T001 ", "Ticked by hand");
+    let (init, unheld) = init_trusting_both(&s);
+    assert_eq!(init["hand_ticks"], json!([task("T001")]), "{init:#}");
+    let said = format!("{}: verify fails it as `ticked_again`: the box was set again by", task("T005"));
+    assert!(unheld.len() == 1 && unheld[0].starts_with(&said), "{unheld:#?}");
+    let policy_text = init["policy"].as_str().unwrap();
+    assert!(policy_text.contains(&format!("# - {said}")), "{policy_text}");
+    // Every row verify fails under the printed policy is a box init named.
+    let (code, report) = s.verify(&s.policy("adopted.toml", policy_text));
+    assert_eq!(code, Some(26), "{report:#}");
+    let failing: Vec<&Value> =
+        report["ticks"].as_array().unwrap().iter().filter(|t| t["outcome"] == "unverifiable").collect();
+    assert_eq!(failing.len(), 1, "{report:#}");
+    for row in failing {
+        let place = format!(
+            "{}: verify fails it as `{}`",
+            row["task"].as_str().unwrap(),
+            row["reason"].as_str().unwrap()
+        );
+        assert!(unheld.iter().any(|u| u.starts_with(&place)), "{place} in {unheld:#?}");
+    }
+}
+
 #[test]
 fn policy_check_names_a_task_list_it_cannot_read_shows_the_rest_and_accepts_what_init_printed() {
     let s = Signed::new();
@@ -1220,6 +1258,10 @@ fn a_second_task_commit_of_a_task_counts_as_a_second_claim_only_when_its_unit_s_
     let row = row(&report, &target);
     assert_eq!(row["reason"], "ticked_again", "{report:#}");
     assert!(row.to_string().contains(&bobs), "{report:#}");
+    // `policy init` lets every trusted principal sign: Bob's noted tick is a second claim there.
+    let (init, unheld) = init_trusting_both(&s);
+    assert!(unheld.is_empty(), "{init:#}");
+    assert_eq!(s.verify(&s.policy("adopted.toml", init["policy"].as_str().unwrap())).0, Some(0));
 }
 
 /// A key listed on several lines of the allowed-signers file has the principals of every one,
@@ -1378,4 +1420,46 @@ fn a_decisions_maker_is_the_signer_its_decider_names_and_a_bare_name_tells_none_
         let (code, report) = s.verify(&approved);
         assert_eq!(code, Some(0), "{report:#}");
     }
+}
+
+#[test]
+fn evidence_bob_carried_from_ada_s_tick_is_signed_by_bob_and_every_report_says_where_it_came_from() {
+    let s = Signed::new();
+    let target = task("T001");
+    let attested = s.attest(&target, Evidence::Verified, None, |_| {});
+    // Bob amends Ada's task commit (the same change, another author date) and carries its
+    // evidence, which `attest carry` signs afresh with his key.
+    s.p.git(&["config", "user.signingKey", s.bob.private.to_str().unwrap()]);
+    s.p.git(&["commit", "-q", "--amend", "--no-edit", "--date=2001-01-01T00:00:00Z"]);
+    s.p.speccoder(&["attest", "carry", "--json"]).success();
+    let bob_only = s.policy(
+        "bob.toml",
+        "version = 1\n[[rule]]\nname = \"bob\"\nunits = [\"*\"]\nsigners = [\"bob@example.com\"]\n",
+    );
+    let (code, report) = s.verify(&bob_only);
+    let carried = &row(&report, &target)["carried"];
+    assert_eq!((code, &carried["from"]), (Some(0), &json!(attested)), "{report:#}");
+    assert_eq!(carried["patch_id"].as_str().map(str::len), Some(64), "{report:#}");
+    let time = carried["time"].as_str().unwrap_or_default();
+    assert!(time.ends_with('Z') && time.len() == 20, "{report:#}");
+
+    let md = s.p.scratch.join("report.md");
+    let mut args = s.verify_args(&bob_only);
+    args.extend(["--markdown", md.to_str().unwrap()]);
+    let text = s.p.speccoder(&args).success().stdout;
+    let said = format!("    carried from {attested} ({time})");
+    let signer = text.lines().position(|l| l.starts_with("    signed by bob@example.com")).unwrap();
+    assert_eq!(text.lines().nth(signer + 1), Some(said.as_str()), "{text}");
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains(&format!("carried from ` {} ({time}) `", &attested[..12])), "{md}");
+
+    // A rule that refuses carried evidence refuses it.
+    let no_carry =
+        s.policy("no-carry.toml", "version = 1\n[[rule]]\nname = \"r\"\nunits = [\"*\"]\ncarried = false\n");
+    let (code, report) = s.verify(&no_carry);
+    assert_eq!((code, &row(&report, &target)["reason"]), (Some(26), &json!("policy_carried")), "{report:#}");
+    // A tick attested where it stands names none.
+    s.attest(&task("T002"), Evidence::Verified, None, |_| {});
+    let (_, report) = s.verify(&bob_only);
+    assert_eq!(row(&report, &task("T002"))["carried"], Value::Null, "{report:#}");
 }

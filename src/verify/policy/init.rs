@@ -31,7 +31,8 @@ pub struct InitReport {
     pub hand_ticks: Vec<String>,
     /// The checked boxes there that the baseline will not hold, each with why and what verify
     /// says of it: a task list that cannot be read, an id that names more than one task line, a
-    /// box not read as a task, a place that is no unit's, a task commit without a note, ...
+    /// box not read as a task, a place that is no unit's, a task commit without a note, a box set
+    /// again after its task commit, ...
     #[serde(serialize_with = "in_line")]
     pub unheld: Vec<String>,
     /// The principals the catch-all rule names (`["*"]` without trust files).
@@ -67,7 +68,7 @@ pub fn init(repo: &Repo, baseline: Option<&str>, principals: &[String]) -> Resul
     let noted: HashSet<ObjectId> =
         repo.notes(NOTES_REF)?.into_iter().map(|(annotated, _)| annotated).collect();
     let (mut hand_ticks, mut unheld) = (Vec::new(), Vec::new());
-    for planned in run::planned_ticks(repo, at)? {
+    for planned in run::planned_ticks(repo, at)?.0 {
         match planned {
             Planned::Row(row) if row.reason.as_deref() == Some(TICKED_WITHOUT_EVIDENCE) => hand_ticks.push(row.task),
             Planned::Row(row) => unheld.push(verify_fails(&row)),

@@ -4,7 +4,6 @@
 //! the task lists that cannot be read; and what the baseline holds. Units and ticks are told as
 //! `attest verify --branch --all` tells them.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -16,7 +15,6 @@ use crate::model::shown::{in_line, one_line};
 use crate::model::verifier_policy::{ANY, LoadedPolicy, Rule};
 use crate::spec;
 use crate::verify::VerifyError;
-use crate::verify::box_setters::BoxSetters;
 use crate::verify::policy::TICKED_WITHOUT_EVIDENCE;
 use crate::verify::policy::baseline::BaselineView;
 use crate::verify::report::TickReport;
@@ -98,7 +96,7 @@ pub fn check(
     let tree = repo.tree(repo.commit_tree(head)?);
     // The units verify checks, and each ticked box as its branch check plans it.
     let units: Vec<String> = spec::scan_units(&tree)?.units.into_iter().map(|u| u.name).collect();
-    let planned = run::planned_ticks(repo, head)?;
+    let (planned, setters) = run::planned_ticks(repo, head)?;
     let unreadable = rows_with(&planned, TASKS_UNREADABLE)
         .map(|row| row.findings.first().map_or_else(|| row.task.clone(), |f| f.message.clone()))
         .collect();
@@ -125,9 +123,6 @@ pub fn check(
     let baseline = match &policy.policy.baseline {
         Some(b) => {
             let (view, warning) = BaselineView::new(repo, b, head, None);
-            let history = repo.walk(head, &[])?;
-            let wanted = units.iter().cloned().collect();
-            let setters = BoxSetters::find(repo, None, &history, &wanted, &HashSet::new())?;
             let hand = rows_with(&planned, TICKED_WITHOUT_EVIDENCE);
             let holds =
                 hand.filter(|row| view.holds(&row.task, &setters)).map(|row| row.task.clone()).collect();
