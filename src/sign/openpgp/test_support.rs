@@ -354,9 +354,9 @@ pub fn bind_foreign_subkey(holder_tsk: &[u8], other: &[u8], subkey_fpr: &str, fl
     let binding = SignatureBuilder::new(SignatureType::SubkeyBinding)
         .set_key_flags(flags)
         .expect("flags")
-        .set_signature_creation_time(
-            subkey.creation_time().max(SystemTime::now() - std::time::Duration::from_secs(2)),
-        )
+        // Not before either key was made: a slow machine may make the holder seconds after the
+        // subkey, and a binding older than its signer is no binding at all.
+        .set_signature_creation_time(subkey.creation_time().max(holder.primary_key().key().creation_time()))
         .expect("time")
         .sign_subkey_binding(&mut signer, holder.primary_key().key(), &subkey)
         .expect("binding signs");
