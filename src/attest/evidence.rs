@@ -558,6 +558,33 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_member_of_regression_or_collection_is_named_and_the_schema_refuses_it_too() {
+        let schema = crate::schema::validator("evidence.schema.json");
+        for (file, field, member) in [
+            (
+                recorded(|f| {
+                    f["verdict"] = json!("regression_only");
+                    f["regression"] = json!({"code": "already_passing", "detail": "d", "only_on": "linux"});
+                }),
+                "regression.only_on",
+                "only_on",
+            ),
+            (
+                recorded(|f| {
+                    f["collection"] = json!({"files": [{"path": "t.rs", "collected": true, "n": 1}]})
+                }),
+                "collection.files[0].n",
+                "`n`",
+            ),
+        ] {
+            let (at, message) = parse(file.to_string().as_bytes()).unwrap_err();
+            assert_eq!(at, field, "{message}");
+            assert!(message.contains(member), "{message}");
+            assert!(!schema.is_valid(&file), "{file}");
+        }
+    }
+
+    #[test]
     fn the_evidence_schema_accepts_exactly_the_evidence_the_rules_accept_but_the_comparisons_it_names() {
         let schema = crate::schema::validator("evidence.schema.json");
         for (case, file, held) in evidence_cases() {

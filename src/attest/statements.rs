@@ -219,8 +219,8 @@ pub fn tick(
         instructions: Some(evidence.instructions.clone().unwrap_or_else(|| json!([]))),
     };
     p.red = red;
-    p.regression = evidence.regression.clone();
-    p.collection = evidence.collection.clone();
+    p.regression = evidence.regression.clone().map(Into::into);
+    p.collection = evidence.collection.clone().map(Into::into);
     p.bug = evidence.bug.clone();
     p.context = evidence.context.clone();
     p.dependencies = evidence.dependencies.clone();

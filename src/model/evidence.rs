@@ -6,9 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::collection::Collection;
+use super::collection::RecordedCollection;
 use super::predicate::{RedKind, Verdict};
-use super::regression::RegressionReason;
+use super::regression::RecordedRegression;
 use super::test_result::{self, Phase, TestOutcome};
 
 /// The verdict a test run can reach (decisions go through `accept` and `skip` instead).
@@ -148,7 +148,7 @@ pub struct Evidence {
     pub verdict: TickVerdict,
     /// Why the tick is regression-only (required then, absent otherwise).
     #[serde(default)]
-    pub regression: Option<RegressionReason>,
+    pub regression: Option<RecordedRegression>,
     /// The phases that ran, each at most once.
     pub phases: Vec<PhaseRun>,
     /// The acceptance tests.
@@ -185,7 +185,7 @@ pub struct Evidence {
     pub instructions: Option<Value>,
     /// Which changed test files the run collected.
     #[serde(default)]
-    pub collection: Option<Collection>,
+    pub collection: Option<RecordedCollection>,
     /// A bug task's evidence, carried as recorded.
     #[serde(default)]
     pub bug: Option<Value>,
@@ -408,6 +408,21 @@ mod tests {
         let mut v = example();
         v["phases"][1]["manifest"] = json!("sha256:00");
         assert!(serde_json::from_value::<Evidence>(v).unwrap_err().to_string().contains("manifest"));
+    }
+
+    #[test]
+    fn an_unknown_member_of_regression_or_of_a_collected_file_is_an_error() {
+        let mut v = example();
+        v["verdict"] = json!("regression_only");
+        v["regression"] = json!({"code": "already_passing", "detail": "d", "only_on": "linux"});
+        assert!(serde_json::from_value::<Evidence>(v).unwrap_err().to_string().contains("only_on"));
+        let mut v = example();
+        v["collection"] =
+            json!({"files": [{"path": "tests/tags.rs", "collected": true, "tests_skipped": 12}]});
+        assert!(serde_json::from_value::<Evidence>(v).unwrap_err().to_string().contains("tests_skipped"));
+        let mut v = example();
+        v["collection"] = json!({"files": [], "skipped": []});
+        assert!(serde_json::from_value::<Evidence>(v).unwrap_err().to_string().contains("skipped"));
     }
 
     #[test]
