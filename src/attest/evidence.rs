@@ -494,7 +494,7 @@ mod tests {
     /// neither can accept what the other refuses.
     fn evidence_cases() -> Vec<(String, Value, Held)> {
         use Held::{Accepted, BeyondSchema, Refused};
-        let verified: [Case; 20] = [
+        let verified: [Case; 22] = [
             ("as recorded", |_| {}, Accepted),
             ("with a held-out run of every test passed", |f| held_out(f, "PASSED", 3, 3), Accepted),
             ("without a regression member", |f| without_member(f, "regression"), Accepted),
@@ -509,6 +509,12 @@ mod tests {
             ("whose green failed", |f| result(f, 2, "FAILED"), Refused),
             ("whose green warned", |f| result(f, 2, "WARNED"), Refused),
             ("whose red passed", |f| result(f, 1, "PASSED"), Refused),
+            (
+                "whose red names no output",
+                |f| _ = phases(f)[1].as_object_mut().unwrap().remove("output"),
+                Refused,
+            ),
+            ("whose red output is null", |f| phases(f)[1]["output"] = Value::Null, Refused),
             ("whose green passed listing a failed test", |f| listing_a_failure(f, 2, "PASSED"), Refused),
             ("whose held-out run failed", |f| held_out(f, "FAILED", 3, 3), Refused),
             ("whose held-out set holds no test", |f| held_out(f, "PASSED", 0, 0), Refused),
@@ -516,7 +522,7 @@ mod tests {
             ("whose held-out run passed short of its total", |f| held_out(f, "PASSED", 2, 3), BeyondSchema),
             ("whose held-out run counts one test twice", |f| held_out(f, "PASSED", 4, 3), BeyondSchema),
         ];
-        let regression_only: [Case; 18] = [
+        let regression_only: [Case; 19] = [
             ("with its reason", |_| {}, Accepted),
             ("without red", |f| without(f, "red"), Accepted),
             ("of no phase", |f| f["phases"] = json!([]), Accepted),
@@ -529,6 +535,11 @@ mod tests {
             ("with red twice", |f| twice(f, 1), Refused),
             ("with held_out twice", |f| (0..2).for_each(|_| held_out(f, "PASSED", 3, 3)), Refused),
             ("whose red warned", |f| result(f, 1, "WARNED"), Refused),
+            (
+                "whose red names no output",
+                |f| _ = phases(f)[1].as_object_mut().unwrap().remove("output"),
+                Refused,
+            ),
             ("whose baseline passed listing a failed test", |f| listing_a_failure(f, 0, "PASSED"), Refused),
             ("with a held-out manifest without `sha256:`", |f| manifest(f, "a".repeat(64)), Refused),
             (

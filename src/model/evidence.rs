@@ -128,7 +128,7 @@ pub struct AcceptanceRow {
 }
 
 /// The evidence file, version 1. The schema says its rules across fields too: each phase at most
-/// once, a red run `FAILED`, a baseline or green run `PASSED` with no failed test, a held-out
+/// once, a red run `FAILED` naming its output, a baseline or green run `PASSED` with no failed test, a held-out
 /// manifest `sha256:<64 lowercase hex>`, `regression` exactly for `regression_only`, a `verified`
 /// tick's red and green phases, its green `PASSED` and its held-out run `PASSED` over at least one
 /// test. Two rules compare two fields, which JSON Schema cannot say and `speccoder attest` still
@@ -206,6 +206,11 @@ pub enum EvidenceRuleError {
     /// The red phase did not fail.
     #[error("the red phase has result {}: a red run must be FAILED (a red run that passed is no red)", .0.as_str())]
     RedNotFailed(TestOutcome),
+    /// A red run that names no captured output, which the signed `red` binds by its digest.
+    #[error(
+        "the red phase names no `output`: the signed `red` carries the sha256 of the captured output (and how the tests failed, its `kind`), so a red run is recorded with its output; write what the red run printed to a file beside the evidence file and name it in the red phase's `output`"
+    )]
+    RedWithoutOutput,
     /// A regression-only tick without its reason, or a reason on a verified tick.
     #[error("{0}")]
     Regression(&'static str),
@@ -276,6 +281,9 @@ impl Evidence {
             match run {
                 PhaseRun::Red(red) if red.run.result != TestOutcome::Failed => {
                     return Err(EvidenceRuleError::RedNotFailed(red.run.result));
+                }
+                PhaseRun::Red(red) if red.output.is_none() => {
+                    return Err(EvidenceRuleError::RedWithoutOutput);
                 }
                 PhaseRun::Baseline(s) | PhaseRun::Green(s)
                     if s.result == TestOutcome::Passed && !s.failed.is_empty() =>
@@ -449,6 +457,19 @@ mod tests {
         v["phases"].as_array_mut().unwrap().push(green);
         let e: Evidence = serde_json::from_value(v).unwrap();
         assert_eq!(e.check_rules(), Err(EvidenceRuleError::DuplicatePhase("green")));
+    }
+
+    #[test]
+    fn a_red_run_without_its_output_is_refused_saying_to_name_the_output() {
+        let mut v = example();
+        v["phases"][1].as_object_mut().unwrap().remove("output");
+        v["phases"][1]["kind"] = json!("missing_symbol");
+        let e: Evidence = serde_json::from_value(v).unwrap();
+        assert_eq!(e.check_rules(), Err(EvidenceRuleError::RedWithoutOutput));
+        let message = EvidenceRuleError::RedWithoutOutput.to_string();
+        assert!(
+            message.contains("names no `output`") && message.contains("name it in the red phase's `output`")
+        );
     }
 
     #[test]

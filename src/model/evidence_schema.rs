@@ -26,16 +26,19 @@ fn result_is(outcome: TestOutcome) -> Value {
     json!({ "properties": { "result": { "const": outcome.as_str() } } })
 }
 
-/// Each phase on its own, whatever the verdict: a red run `FAILED`, a baseline or green run
+/// Each phase on its own, whatever the verdict: a red run `FAILED` naming its output, a baseline or green run
 /// `PASSED` with no failed test, a held-out manifest `sha256:<64 lowercase hex>`.
 pub fn phase_rules(schema: &mut Schema) {
+    let mut red_failed_with_output = result_is(TestOutcome::Failed);
+    red_failed_with_output["properties"]["output"] = json!({ "type": "string" });
+    red_failed_with_output["required"] = json!(["output"]);
     let mut passed_baseline_or_green = is_phase(&[Phase::Baseline, Phase::Green]);
     passed_baseline_or_green["properties"]["result"] = json!({ "const": TestOutcome::Passed.as_str() });
     passed_baseline_or_green["required"] = json!(["phase", "result"]);
     schema.insert(
         "allOf".into(),
         json!([
-            { "if": is_phase(&[Phase::Red]), "then": result_is(TestOutcome::Failed) },
+            { "if": is_phase(&[Phase::Red]), "then": red_failed_with_output },
             { "if": passed_baseline_or_green, "then": { "properties": { "failed": { "maxItems": 0 } } } },
             {
                 "if": is_phase(&[Phase::HeldOut]),
