@@ -494,13 +494,18 @@ mod tests {
     /// neither can accept what the other refuses.
     fn evidence_cases() -> Vec<(String, Value, Held)> {
         use Held::{Accepted, BeyondSchema, Refused};
-        let verified: [Case; 22] = [
+        let verified: [Case; 23] = [
             ("as recorded", |_| {}, Accepted),
             ("with a held-out run of every test passed", |f| held_out(f, "PASSED", 3, 3), Accepted),
             ("without a regression member", |f| without_member(f, "regression"), Accepted),
             ("with the phases in another order", |f| phases(f).reverse(), Accepted),
             ("with a baseline that failed", |f| listing_a_failure(f, 0, "FAILED"), Accepted),
             ("with a regression", |f| f["regression"] = reason(), Refused),
+            (
+                "whose acceptance row says regression_only",
+                |f| f["acceptance"][0]["result"] = json!("regression_only"),
+                Accepted,
+            ),
             ("without red", |f| without(f, "red"), Refused),
             ("without green", |f| without(f, "green"), Refused),
             ("of no phase", |f| f["phases"] = json!([]), Refused),
@@ -522,8 +527,13 @@ mod tests {
             ("whose held-out run passed short of its total", |f| held_out(f, "PASSED", 2, 3), BeyondSchema),
             ("whose held-out run counts one test twice", |f| held_out(f, "PASSED", 4, 3), BeyondSchema),
         ];
-        let regression_only: [Case; 19] = [
+        let regression_only: [Case; 20] = [
             ("with its reason", |_| {}, Accepted),
+            (
+                "whose acceptance row says verified",
+                |f| f["acceptance"][0]["result"] = json!("verified"),
+                Refused,
+            ),
             ("without red", |f| without(f, "red"), Accepted),
             ("of no phase", |f| f["phases"] = json!([]), Accepted),
             ("whose green failed", |f| result(f, 2, "FAILED"), Accepted),
@@ -561,6 +571,7 @@ mod tests {
             let edit = |f: &mut Value| {
                 f["verdict"] = json!("regression_only");
                 f["regression"] = reason();
+                f["acceptance"][0]["result"] = json!("regression_only");
                 edit(f);
             };
             (format!("a regression-only tick {case}"), recorded(edit), held)

@@ -129,7 +129,8 @@ pub struct AcceptanceRow {
 
 /// The evidence file, version 1. The schema says its rules across fields too: each phase at most
 /// once, a red run `FAILED` naming its output, a baseline or green run `PASSED` with no failed test, a held-out
-/// manifest `sha256:<64 lowercase hex>`, `regression` exactly for `regression_only`, a `verified`
+/// manifest `sha256:<64 lowercase hex>`, `regression` exactly for `regression_only` (whose
+/// acceptance rows never say `verified`), a `verified`
 /// tick's red and green phases, its green `PASSED` and its held-out run `PASSED` over at least one
 /// test. Two rules compare two fields, which JSON Schema cannot say and `speccoder attest` still
 /// refuses: `held_out.passed` at most `held_out.total`, and equal to it in a `verified` tick. Nor
@@ -211,6 +212,11 @@ pub enum EvidenceRuleError {
         "the red phase names no `output`: the signed `red` carries the sha256 of the captured output (and how the tests failed, its `kind`), so a red run is recorded with its output; write what the red run printed to a file beside the evidence file and name it in the red phase's `output`"
     )]
     RedWithoutOutput,
+    /// An acceptance row that claims `verified` in a tick whose verdict is not.
+    #[error(
+        "acceptance[{0}] has result `verified`, but the tick's verdict is `regression_only`: a trace row cannot claim more than its tick, since no red run proved the task; record the row's result as `regression_only`"
+    )]
+    AcceptanceAboveVerdict(usize),
     /// A regression-only tick without its reason, or a reason on a verified tick.
     #[error("{0}")]
     Regression(&'static str),
@@ -262,6 +268,7 @@ impl Evidence {
     pub fn check_rules(&self) -> Result<(), EvidenceRuleError> {
         let seen = self.check_each_phase()?;
         self.check_regression()?;
+        self.check_acceptance()?;
         if self.verdict == TickVerdict::Verified {
             self.check_verified(&seen)?;
         }
@@ -317,6 +324,17 @@ impl Evidence {
             (TickVerdict::Verified, Some(_)) => Err(EvidenceRuleError::Regression(
                 "`regression` is only for a `regression_only` verdict; remove it or change the verdict",
             )),
+            _ => Ok(()),
+        }
+    }
+
+    /// No acceptance row claims `verified` in a tick that is not.
+    fn check_acceptance(&self) -> Result<(), EvidenceRuleError> {
+        let verified = TickVerdict::Verified.as_str();
+        match self.acceptance.iter().position(|a| a.result == verified) {
+            Some(i) if self.verdict != TickVerdict::Verified => {
+                Err(EvidenceRuleError::AcceptanceAboveVerdict(i))
+            }
             _ => Ok(()),
         }
     }
@@ -457,6 +475,25 @@ mod tests {
         v["phases"].as_array_mut().unwrap().push(green);
         let e: Evidence = serde_json::from_value(v).unwrap();
         assert_eq!(e.check_rules(), Err(EvidenceRuleError::DuplicatePhase("green")));
+    }
+
+    #[test]
+    fn an_acceptance_row_verified_in_a_regression_only_tick_is_refused_and_one_below_a_verified_tick_is_not()
+    {
+        let mut v = example();
+        v["verdict"] = json!("regression_only");
+        v["regression"] = json!({"code": "no_behaviour", "detail": "a refactor"});
+        v["phases"] = json!([]);
+        v["acceptance"] = json!([
+            {"scenario": "US1.1", "test": "t", "result": "regression_only"},
+            {"scenario": "US1.2", "test": "t", "result": "verified"}
+        ]);
+        let e: Evidence = serde_json::from_value(v).unwrap();
+        assert_eq!(e.check_rules(), Err(EvidenceRuleError::AcceptanceAboveVerdict(1)));
+        let mut v = example();
+        v["acceptance"] = json!([{"scenario": "US1.1", "test": "t", "result": "regression_only"}]);
+        let e: Evidence = serde_json::from_value(v).unwrap();
+        assert_eq!(e.check_rules(), Ok(()));
     }
 
     #[test]

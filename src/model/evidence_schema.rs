@@ -49,7 +49,8 @@ pub fn phase_rules(schema: &mut Schema) {
 }
 
 /// The file's rules across its fields: each phase at most once; `regression` an object exactly
-/// when the verdict is `regression_only` (else absent or `null`); a `verified` tick's red and
+/// when the verdict is `regression_only` (else absent or `null`), and then no acceptance row
+/// `verified`; a `verified` tick's red and
 /// green phases, its green `PASSED` and its held-out run `PASSED` over at least one test.
 pub fn file_rules(schema: &mut Schema) {
     let at_most_once: Vec<Value> = Phase::ALL
@@ -73,7 +74,15 @@ pub fn file_rules(schema: &mut Schema) {
             { "properties": { "phases": { "allOf": at_most_once } } },
             {
                 "if": is_verdict(Verdict::RegressionOnly),
-                "then": { "required": ["regression"], "properties": { "regression": { "type": "object" } } },
+                "then": {
+                    "required": ["regression"],
+                    "properties": {
+                        "regression": { "type": "object" },
+                        "acceptance": {
+                            "items": { "properties": { "result": { "not": { "const": Verdict::Verified.as_str() } } } }
+                        }
+                    }
+                },
                 "else": { "properties": { "regression": { "type": "null" } } }
             },
             { "if": is_verdict(Verdict::Verified), "then": { "properties": { "phases": verified_phases } } }
