@@ -494,13 +494,18 @@ mod tests {
     /// neither can accept what the other refuses.
     fn evidence_cases() -> Vec<(String, Value, Held)> {
         use Held::{Accepted, BeyondSchema, Refused};
-        let verified: [Case; 20] = [
+        let verified: [Case; 23] = [
             ("as recorded", |_| {}, Accepted),
             ("with a held-out run of every test passed", |f| held_out(f, "PASSED", 3, 3), Accepted),
             ("without a regression member", |f| without_member(f, "regression"), Accepted),
             ("with the phases in another order", |f| phases(f).reverse(), Accepted),
             ("with a baseline that failed", |f| listing_a_failure(f, 0, "FAILED"), Accepted),
             ("with a regression", |f| f["regression"] = reason(), Refused),
+            (
+                "whose acceptance row says regression_only",
+                |f| f["acceptance"][0]["result"] = json!("regression_only"),
+                Accepted,
+            ),
             ("without red", |f| without(f, "red"), Refused),
             ("without green", |f| without(f, "green"), Refused),
             ("of no phase", |f| f["phases"] = json!([]), Refused),
@@ -509,6 +514,12 @@ mod tests {
             ("whose green failed", |f| result(f, 2, "FAILED"), Refused),
             ("whose green warned", |f| result(f, 2, "WARNED"), Refused),
             ("whose red passed", |f| result(f, 1, "PASSED"), Refused),
+            (
+                "whose red names no output",
+                |f| _ = phases(f)[1].as_object_mut().unwrap().remove("output"),
+                Refused,
+            ),
+            ("whose red output is null", |f| phases(f)[1]["output"] = Value::Null, Refused),
             ("whose green passed listing a failed test", |f| listing_a_failure(f, 2, "PASSED"), Refused),
             ("whose held-out run failed", |f| held_out(f, "FAILED", 3, 3), Refused),
             ("whose held-out set holds no test", |f| held_out(f, "PASSED", 0, 0), Refused),
@@ -516,8 +527,13 @@ mod tests {
             ("whose held-out run passed short of its total", |f| held_out(f, "PASSED", 2, 3), BeyondSchema),
             ("whose held-out run counts one test twice", |f| held_out(f, "PASSED", 4, 3), BeyondSchema),
         ];
-        let regression_only: [Case; 18] = [
+        let regression_only: [Case; 20] = [
             ("with its reason", |_| {}, Accepted),
+            (
+                "whose acceptance row says verified",
+                |f| f["acceptance"][0]["result"] = json!("verified"),
+                Refused,
+            ),
             ("without red", |f| without(f, "red"), Accepted),
             ("of no phase", |f| f["phases"] = json!([]), Accepted),
             ("whose green failed", |f| result(f, 2, "FAILED"), Accepted),
@@ -529,6 +545,11 @@ mod tests {
             ("with red twice", |f| twice(f, 1), Refused),
             ("with held_out twice", |f| (0..2).for_each(|_| held_out(f, "PASSED", 3, 3)), Refused),
             ("whose red warned", |f| result(f, 1, "WARNED"), Refused),
+            (
+                "whose red names no output",
+                |f| _ = phases(f)[1].as_object_mut().unwrap().remove("output"),
+                Refused,
+            ),
             ("whose baseline passed listing a failed test", |f| listing_a_failure(f, 0, "PASSED"), Refused),
             ("with a held-out manifest without `sha256:`", |f| manifest(f, "a".repeat(64)), Refused),
             (
@@ -550,11 +571,39 @@ mod tests {
             let edit = |f: &mut Value| {
                 f["verdict"] = json!("regression_only");
                 f["regression"] = reason();
+                f["acceptance"][0]["result"] = json!("regression_only");
                 edit(f);
             };
             (format!("a regression-only tick {case}"), recorded(edit), held)
         });
         verified.into_iter().chain(regression_only).collect()
+    }
+
+    #[test]
+    fn an_unknown_member_of_regression_or_collection_is_named_and_the_schema_refuses_it_too() {
+        let schema = crate::schema::validator("evidence.schema.json");
+        for (file, field, member) in [
+            (
+                recorded(|f| {
+                    f["verdict"] = json!("regression_only");
+                    f["regression"] = json!({"code": "already_passing", "detail": "d", "only_on": "linux"});
+                }),
+                "regression.only_on",
+                "only_on",
+            ),
+            (
+                recorded(|f| {
+                    f["collection"] = json!({"files": [{"path": "t.rs", "collected": true, "n": 1}]})
+                }),
+                "collection.files[0].n",
+                "`n`",
+            ),
+        ] {
+            let (at, message) = parse(file.to_string().as_bytes()).unwrap_err();
+            assert_eq!(at, field, "{message}");
+            assert!(message.contains(member), "{message}");
+            assert!(!schema.is_valid(&file), "{file}");
+        }
     }
 
     #[test]

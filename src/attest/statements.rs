@@ -219,8 +219,8 @@ pub fn tick(
         instructions: Some(evidence.instructions.clone().unwrap_or_else(|| json!([]))),
     };
     p.red = red;
-    p.regression = evidence.regression.clone();
-    p.collection = evidence.collection.clone();
+    p.regression = evidence.regression.clone().map(Into::into);
+    p.collection = evidence.collection.clone().map(Into::into);
     p.bug = evidence.bug.clone();
     p.context = evidence.context.clone();
     p.dependencies = evidence.dependencies.clone();
@@ -326,25 +326,27 @@ fn test_result_of(run: &PhaseRun) -> TestResult {
 }
 
 /// Trace rows: one per requirement the task cites (its title and the lines it wraps onto), one
-/// per acceptance test.
+/// per acceptance test. Each names the phase it was judged in (green when it ran, else the last
+/// phase that ran), and none when no phase ran: a row never names a phase that did not run.
 fn trace(ctx: &Context<'_>, evidence: &Evidence, last_phase: Option<Phase>) -> Value {
     let phase = if evidence.phases.iter().any(|p| p.phase() == Phase::Green) {
-        Phase::Green
+        Some(Phase::Green)
     } else {
-        last_phase.unwrap_or(Phase::Green)
+        last_phase
     };
-    let result = evidence.verdict.as_str();
+    let judged = |mut row: Value, result: &str| {
+        if let Some(phase) = phase {
+            row["phase"] = json!(phase.as_str());
+        }
+        row["result"] = json!(result);
+        row
+    };
     let mut rows: Vec<Value> = ctx
         .task
         .requirements
         .iter()
         .map(|r| {
-            json!({
-                "requirement": r.id,
-                "requirement_hash": r.hash,
-                "phase": phase.as_str(),
-                "result": result,
-            })
+            judged(json!({ "requirement": r.id, "requirement_hash": r.hash }), evidence.verdict.as_str())
         })
         .collect();
     for a in &evidence.acceptance {
@@ -353,13 +355,10 @@ fn trace(ctx: &Context<'_>, evidence: &Evidence, last_phase: Option<Phase>) -> V
             .section
             .clone()
             .unwrap_or_else(|| a.scenario.split('.').next().unwrap_or(&a.scenario).to_owned());
-        rows.push(json!({
-            "requirement": requirement,
-            "scenario": a.scenario,
-            "test": a.test,
-            "phase": phase.as_str(),
-            "result": a.result,
-        }));
+        rows.push(judged(
+            json!({ "requirement": requirement, "scenario": a.scenario, "test": a.test }),
+            &a.result,
+        ));
     }
     Value::Array(rows)
 }
@@ -368,6 +367,63 @@ fn trace(ctx: &Context<'_>, evidence: &Evidence, last_phase: Option<Phase>) -> V
 mod tests {
     use super::resource_uri;
     use crate::git::strip_credentials;
+
+    /// The trace rows of a tick of T005 of the Spec Kit fixture, with the fixture's evidence
+    /// edited by `edit`.
+    fn trace_of(edit: impl FnOnce(&mut serde_json::Value)) -> Vec<serde_json::Value> {
+        let tree = crate::spec::MemTree::from_files([
+            (
+                "specs/001-bookmark-tags/tasks.md",
+                include_str!("../../fixtures/speckit/specs/001-bookmark-tags/tasks.md").to_owned(),
+            ),
+            (
+                "specs/001-bookmark-tags/spec.md",
+                include_str!("../../fixtures/speckit/specs/001-bookmark-tags/spec.md").to_owned(),
+            ),
+        ])
+        .unwrap();
+        let task = crate::spec::read_task(&tree, "001-bookmark-tags", "T005").unwrap();
+        let mut value: serde_json::Value =
+            serde_json::from_str(include_str!("../../fixtures/evidence/verified.json")).unwrap();
+        edit(&mut value);
+        let evidence: crate::model::evidence::Evidence = serde_json::from_value(value).unwrap();
+        let ctx = super::Context {
+            task: &task,
+            commit: &"a".repeat(40),
+            commit_sha256: &"d".repeat(64),
+            tree: &"b".repeat(40),
+            policy_sha256: &"c".repeat(64),
+            time: "2026-12-01T10:00:00Z",
+        };
+        let phases: Vec<_> = evidence.phases.iter().map(|p| p.phase()).max().into_iter().collect();
+        super::trace(&ctx, &evidence, phases.last().copied()).as_array().unwrap().clone()
+    }
+
+    #[test]
+    fn a_trace_row_names_no_phase_when_no_phase_ran() {
+        let rows = trace_of(|v| {
+            v["verdict"] = serde_json::json!("regression_only");
+            v["regression"] = serde_json::json!({ "code": "no_behaviour", "detail": "a refactor" });
+            v["phases"] = serde_json::json!([]);
+            v["acceptance"][0]["result"] = serde_json::json!("regression_only");
+        });
+        assert!(rows.len() >= 2, "{rows:?}");
+        for row in &rows {
+            assert!(row.get("phase").is_none(), "{row}");
+            assert_eq!(row["result"], "regression_only", "{row}");
+        }
+    }
+
+    #[test]
+    fn a_trace_row_names_green_when_it_ran_and_else_the_last_phase_that_ran() {
+        assert!(trace_of(|_| {}).iter().all(|row| row["phase"] == "green"));
+        let rows = trace_of(|v| {
+            v["verdict"] = serde_json::json!("regression_only");
+            v["regression"] = serde_json::json!({ "code": "already_passing", "detail": "d" });
+            v["phases"] = serde_json::json!([v["phases"][0].clone()]);
+        });
+        assert!(rows.iter().all(|row| row["phase"] == "baseline"), "{rows:?}");
+    }
 
     #[test]
     fn the_resource_uri_names_a_published_origin_and_never_a_local_path_or_a_credential() {

@@ -6,9 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::collection::Collection;
+use super::collection::RecordedCollection;
 use super::predicate::{RedKind, Verdict};
-use super::regression::RegressionReason;
+use super::regression::RecordedRegression;
 use super::test_result::{self, Phase, TestOutcome};
 
 /// The verdict a test run can reach (decisions go through `accept` and `skip` instead).
@@ -128,8 +128,9 @@ pub struct AcceptanceRow {
 }
 
 /// The evidence file, version 1. The schema says its rules across fields too: each phase at most
-/// once, a red run `FAILED`, a baseline or green run `PASSED` with no failed test, a held-out
-/// manifest `sha256:<64 lowercase hex>`, `regression` exactly for `regression_only`, a `verified`
+/// once, a red run `FAILED` naming its output, a baseline or green run `PASSED` with no failed test, a held-out
+/// manifest `sha256:<64 lowercase hex>`, `regression` exactly for `regression_only` (whose
+/// acceptance rows never say `verified`), a `verified`
 /// tick's red and green phases, its green `PASSED` and its held-out run `PASSED` over at least one
 /// test. Two rules compare two fields, which JSON Schema cannot say and `speccoder attest` still
 /// refuses: `held_out.passed` at most `held_out.total`, and equal to it in a `verified` tick. Nor
@@ -148,7 +149,7 @@ pub struct Evidence {
     pub verdict: TickVerdict,
     /// Why the tick is regression-only (required then, absent otherwise).
     #[serde(default)]
-    pub regression: Option<RegressionReason>,
+    pub regression: Option<RecordedRegression>,
     /// The phases that ran, each at most once.
     pub phases: Vec<PhaseRun>,
     /// The acceptance tests.
@@ -185,7 +186,7 @@ pub struct Evidence {
     pub instructions: Option<Value>,
     /// Which changed test files the run collected.
     #[serde(default)]
-    pub collection: Option<Collection>,
+    pub collection: Option<RecordedCollection>,
     /// A bug task's evidence, carried as recorded.
     #[serde(default)]
     pub bug: Option<Value>,
@@ -206,6 +207,16 @@ pub enum EvidenceRuleError {
     /// The red phase did not fail.
     #[error("the red phase has result {}: a red run must be FAILED (a red run that passed is no red)", .0.as_str())]
     RedNotFailed(TestOutcome),
+    /// A red run that names no captured output, which the signed `red` binds by its digest.
+    #[error(
+        "the red phase names no `output`: the signed `red` carries the sha256 of the captured output (and how the tests failed, its `kind`), so a red run is recorded with its output; write what the red run printed to a file beside the evidence file and name it in the red phase's `output`"
+    )]
+    RedWithoutOutput,
+    /// An acceptance row that claims `verified` in a tick whose verdict is not.
+    #[error(
+        "acceptance[{0}] has result `verified`, but the tick's verdict is `regression_only`: a trace row cannot claim more than its tick, since no red run proved the task; record the row's result as `regression_only`"
+    )]
+    AcceptanceAboveVerdict(usize),
     /// A regression-only tick without its reason, or a reason on a verified tick.
     #[error("{0}")]
     Regression(&'static str),
@@ -257,6 +268,7 @@ impl Evidence {
     pub fn check_rules(&self) -> Result<(), EvidenceRuleError> {
         let seen = self.check_each_phase()?;
         self.check_regression()?;
+        self.check_acceptance()?;
         if self.verdict == TickVerdict::Verified {
             self.check_verified(&seen)?;
         }
@@ -276,6 +288,9 @@ impl Evidence {
             match run {
                 PhaseRun::Red(red) if red.run.result != TestOutcome::Failed => {
                     return Err(EvidenceRuleError::RedNotFailed(red.run.result));
+                }
+                PhaseRun::Red(red) if red.output.is_none() => {
+                    return Err(EvidenceRuleError::RedWithoutOutput);
                 }
                 PhaseRun::Baseline(s) | PhaseRun::Green(s)
                     if s.result == TestOutcome::Passed && !s.failed.is_empty() =>
@@ -309,6 +324,17 @@ impl Evidence {
             (TickVerdict::Verified, Some(_)) => Err(EvidenceRuleError::Regression(
                 "`regression` is only for a `regression_only` verdict; remove it or change the verdict",
             )),
+            _ => Ok(()),
+        }
+    }
+
+    /// No acceptance row claims `verified` in a tick that is not.
+    fn check_acceptance(&self) -> Result<(), EvidenceRuleError> {
+        let verified = TickVerdict::Verified.as_str();
+        match self.acceptance.iter().position(|a| a.result == verified) {
+            Some(i) if self.verdict != TickVerdict::Verified => {
+                Err(EvidenceRuleError::AcceptanceAboveVerdict(i))
+            }
             _ => Ok(()),
         }
     }
@@ -411,6 +437,21 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_member_of_regression_or_of_a_collected_file_is_an_error() {
+        let mut v = example();
+        v["verdict"] = json!("regression_only");
+        v["regression"] = json!({"code": "already_passing", "detail": "d", "only_on": "linux"});
+        assert!(serde_json::from_value::<Evidence>(v).unwrap_err().to_string().contains("only_on"));
+        let mut v = example();
+        v["collection"] =
+            json!({"files": [{"path": "tests/tags.rs", "collected": true, "tests_skipped": 12}]});
+        assert!(serde_json::from_value::<Evidence>(v).unwrap_err().to_string().contains("tests_skipped"));
+        let mut v = example();
+        v["collection"] = json!({"files": [], "skipped": []});
+        assert!(serde_json::from_value::<Evidence>(v).unwrap_err().to_string().contains("skipped"));
+    }
+
+    #[test]
     fn a_red_run_reads_the_suite_fields_beside_its_own() {
         let e: Evidence = serde_json::from_value(example()).unwrap();
         let red = e.red().unwrap();
@@ -434,6 +475,38 @@ mod tests {
         v["phases"].as_array_mut().unwrap().push(green);
         let e: Evidence = serde_json::from_value(v).unwrap();
         assert_eq!(e.check_rules(), Err(EvidenceRuleError::DuplicatePhase("green")));
+    }
+
+    #[test]
+    fn an_acceptance_row_verified_in_a_regression_only_tick_is_refused_and_one_below_a_verified_tick_is_not()
+    {
+        let mut v = example();
+        v["verdict"] = json!("regression_only");
+        v["regression"] = json!({"code": "no_behaviour", "detail": "a refactor"});
+        v["phases"] = json!([]);
+        v["acceptance"] = json!([
+            {"scenario": "US1.1", "test": "t", "result": "regression_only"},
+            {"scenario": "US1.2", "test": "t", "result": "verified"}
+        ]);
+        let e: Evidence = serde_json::from_value(v).unwrap();
+        assert_eq!(e.check_rules(), Err(EvidenceRuleError::AcceptanceAboveVerdict(1)));
+        let mut v = example();
+        v["acceptance"] = json!([{"scenario": "US1.1", "test": "t", "result": "regression_only"}]);
+        let e: Evidence = serde_json::from_value(v).unwrap();
+        assert_eq!(e.check_rules(), Ok(()));
+    }
+
+    #[test]
+    fn a_red_run_without_its_output_is_refused_saying_to_name_the_output() {
+        let mut v = example();
+        v["phases"][1].as_object_mut().unwrap().remove("output");
+        v["phases"][1]["kind"] = json!("missing_symbol");
+        let e: Evidence = serde_json::from_value(v).unwrap();
+        assert_eq!(e.check_rules(), Err(EvidenceRuleError::RedWithoutOutput));
+        let message = EvidenceRuleError::RedWithoutOutput.to_string();
+        assert!(
+            message.contains("names no `output`") && message.contains("name it in the red phase's `output`")
+        );
     }
 
     #[test]

@@ -26,16 +26,19 @@ fn result_is(outcome: TestOutcome) -> Value {
     json!({ "properties": { "result": { "const": outcome.as_str() } } })
 }
 
-/// Each phase on its own, whatever the verdict: a red run `FAILED`, a baseline or green run
+/// Each phase on its own, whatever the verdict: a red run `FAILED` naming its output, a baseline or green run
 /// `PASSED` with no failed test, a held-out manifest `sha256:<64 lowercase hex>`.
 pub fn phase_rules(schema: &mut Schema) {
+    let mut red_failed_with_output = result_is(TestOutcome::Failed);
+    red_failed_with_output["properties"]["output"] = json!({ "type": "string" });
+    red_failed_with_output["required"] = json!(["output"]);
     let mut passed_baseline_or_green = is_phase(&[Phase::Baseline, Phase::Green]);
     passed_baseline_or_green["properties"]["result"] = json!({ "const": TestOutcome::Passed.as_str() });
     passed_baseline_or_green["required"] = json!(["phase", "result"]);
     schema.insert(
         "allOf".into(),
         json!([
-            { "if": is_phase(&[Phase::Red]), "then": result_is(TestOutcome::Failed) },
+            { "if": is_phase(&[Phase::Red]), "then": red_failed_with_output },
             { "if": passed_baseline_or_green, "then": { "properties": { "failed": { "maxItems": 0 } } } },
             {
                 "if": is_phase(&[Phase::HeldOut]),
@@ -46,7 +49,8 @@ pub fn phase_rules(schema: &mut Schema) {
 }
 
 /// The file's rules across its fields: each phase at most once; `regression` an object exactly
-/// when the verdict is `regression_only` (else absent or `null`); a `verified` tick's red and
+/// when the verdict is `regression_only` (else absent or `null`), and then no acceptance row
+/// `verified`; a `verified` tick's red and
 /// green phases, its green `PASSED` and its held-out run `PASSED` over at least one test.
 pub fn file_rules(schema: &mut Schema) {
     let at_most_once: Vec<Value> = Phase::ALL
@@ -70,7 +74,15 @@ pub fn file_rules(schema: &mut Schema) {
             { "properties": { "phases": { "allOf": at_most_once } } },
             {
                 "if": is_verdict(Verdict::RegressionOnly),
-                "then": { "required": ["regression"], "properties": { "regression": { "type": "object" } } },
+                "then": {
+                    "required": ["regression"],
+                    "properties": {
+                        "regression": { "type": "object" },
+                        "acceptance": {
+                            "items": { "properties": { "result": { "not": { "const": Verdict::Verified.as_str() } } } }
+                        }
+                    }
+                },
                 "else": { "properties": { "regression": { "type": "null" } } }
             },
             { "if": is_verdict(Verdict::Verified), "then": { "properties": { "phases": verified_phases } } }

@@ -417,6 +417,16 @@ mod tests {
     }
 
     #[test]
+    fn a_signed_regression_or_collection_with_members_a_newer_producer_added_still_reads() {
+        let mut v = tick();
+        v["regression"]["only_on"] = json!("linux");
+        v["collection"]["files"][0]["tests_skipped"] = json!(2);
+        let t = typed(&v);
+        assert_eq!(t.regression.unwrap().code, "already_passing");
+        assert_eq!(t.collection.unwrap().files[0].path, "tests/a.rs");
+    }
+
+    #[test]
     fn a_null_field_and_an_absent_field_stay_apart() {
         let mut v = tick();
         v.as_object_mut().unwrap().remove("mutation");

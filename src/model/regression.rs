@@ -16,3 +16,21 @@ pub struct RegressionReason {
     /// The runner's explanation, one line of prose.
     pub detail: String,
 }
+
+/// Why a tick is regression-only, as the evidence file records it (no red run proved the task;
+/// the codes are open-ended, as in the statement): these members and no other. (A signed
+/// statement's `regression` is read tolerantly, as a newer producer may add members.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedRegression {
+    /// A short reason code, e.g. `already_passing`.
+    pub code: String,
+    /// The runner's explanation, one line of prose.
+    pub detail: String,
+}
+
+impl From<RecordedRegression> for RegressionReason {
+    fn from(r: RecordedRegression) -> Self {
+        RegressionReason { code: r.code, detail: r.detail }
+    }
+}

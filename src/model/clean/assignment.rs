@@ -72,18 +72,28 @@ pub(super) fn rules() -> Vec<Rule> {
 /// Blanks inside a line.
 const BLANKS: &str = "[ \t]*";
 
+/// The members that name a pair's name, and those that hold its value (either in any case).
+const PAIR_NAMES: [&str; 3] = ["name", "key", "k"];
+const PAIR_VALUES: [&str; 3] = ["value", "val", "v"];
+
 /// The name and value of an object that pairs them (`{"name": "NAME", "value": "v"}`, as an
-/// environment list of Kubernetes or ECS holds them; either member's name in any case), with the
-/// value member's name: an assignment of `v` to `NAME`.
+/// environment list of Kubernetes or ECS holds them; `{"key": …, "val": …}`, `{"k": …, "v": …}`;
+/// each member's name in any case), with the value member's name: an assignment of `v` to `NAME`.
 pub(super) fn named_value(map: &Map<String, Value>) -> Option<(&str, &str, &str)> {
-    let member = |wanted: &str| {
+    let member = |wanted: &[&str]| {
         map.iter()
-            .find(|(key, _)| key.eq_ignore_ascii_case(wanted))
+            .find(|(key, v)| v.is_string() && wanted.iter().any(|w| key.eq_ignore_ascii_case(w)))
             .and_then(|(key, v)| Some((key, v.as_str()?)))
     };
-    let (_, name) = member("name")?;
-    let (key, value) = member("value")?;
+    let (_, name) = member(&PAIR_NAMES)?;
+    let (key, value) = member(&PAIR_VALUES)?;
     Some((key, name, value))
+}
+
+/// Whether `name` says something of its value (a secret, or a key): every string below a member
+/// so named is read as assigned to it.
+pub(super) fn names_a_secret(name: &str) -> bool {
+    name_hint(name).is_some()
 }
 
 /// The judge of a generic assignment: the name says secret and the value after the operator is
@@ -225,6 +235,8 @@ fn name_hint(name: &str) -> Option<Hint> {
     let says = |w: &str| {
         ["secret", "token", "passw", "passphrase", "credential", "creds", "pwd"].iter().any(|h| w.contains(h))
             || (w.starts_with("auth") && !w.starts_with("author"))
+            // An `Authorization` header, which an author is not.
+            || w == "authorization"
             // `DB_PASS`, `SMTP_PW`, `GITHUB_PAT` (a personal access token).
             || ["pass", "pw", "pat", "pats"].contains(&w)
     };
@@ -293,6 +305,7 @@ mod tests {
         assert_eq!(name_hint("DB_PASS"), Some(Hint::Secret));
         assert_eq!(name_hint("path"), None);
         assert_eq!(name_hint("author"), None);
+        assert_eq!(name_hint("Proxy-Authorization"), Some(Hint::Secret));
         assert_eq!(name_hint("keyboard"), None);
         assert_eq!(name_hint("PWD"), None);
         assert_eq!(name_hint("DB_PWD"), Some(Hint::Secret));

@@ -347,17 +347,22 @@ fn check_written(text: &str) -> Result<(), Leak> {
     first.map_or(Ok(()), Err)
 }
 
-/// Checks every string of a JSON document, object keys included, and every object member whose
-/// name says it is secret ([`check_assignment`]).
+/// Checks every string of a JSON document, object keys included, and every string held below an
+/// object member whose name says it is secret ([`check_assignment`]), however deep: its value, an
+/// array's items, an object's members. A name and value pair is an assignment too: an array of two
+/// strings (`["API_TOKEN", "…"]`) and an object of a name and a value member
+/// ([`assignment::named_value`]: `{"name"|"key"|"k": …, "value"|"val"|"v": …}`).
 ///
 /// # Errors
 /// The first leak in document order, with its JSON pointer.
 pub fn check_value(value: &Value) -> Result<(), LeakAt> {
-    walk(value, &mut String::new())
+    walk(value, &mut String::new(), None)
 }
 
-/// Checks one assignment of `value` to `name` (an object member, a form field): a leak when the
-/// name says secret, token, password, key, credential or auth and the value is random enough.
+/// Checks one assignment of `value` to `name` (an object member, a form field, a name and value
+/// pair): a leak when the name says secret, token, password, key, credential or auth and the
+/// value is random enough, or when the two read as one header line leak (`Authorization: token
+/// …`, whose value alone is a scheme and a credential).
 ///
 /// # Errors
 /// The leak, spanning the whole value.
@@ -372,25 +377,39 @@ pub fn check_assignment(name: &str, value: &str) -> Result<(), Leak> {
             encoding: None,
         });
     }
-    Ok(())
+    check_str(&format!("{name}: {value}")).map_err(|leak| Leak { start: 0, end: value.len(), ..leak })
 }
 
-fn walk(value: &Value, pointer: &mut String) -> Result<(), LeakAt> {
+/// [`check_assignment`] of `value` to `name`, the leak at `pointer`.
+fn assigned(name: &str, value: &str, pointer: String) -> Result<(), LeakAt> {
+    check_assignment(name, value).map_err(|leak| LeakAt { pointer, leak })
+}
+
+/// Walks `value` at `pointer`; `under` is the name of the nearest member around it whose name
+/// says something of its value ([`assignment::names_a_secret`]), which every string below holds.
+fn walk(value: &Value, pointer: &mut String, under: Option<&str>) -> Result<(), LeakAt> {
     match value {
-        Value::String(s) => check_str(s).map_err(|leak| LeakAt { pointer: pointer.clone(), leak }),
+        Value::String(s) => {
+            if let Some(name) = under {
+                assigned(name, s, pointer.clone())?;
+            }
+            check_str(s).map_err(|leak| LeakAt { pointer: pointer.clone(), leak })
+        }
         Value::Array(items) => {
+            if let [Value::String(name), Value::String(value)] = items.as_slice() {
+                assigned(name, value, format!("{pointer}/1"))?;
+            }
             for (i, item) in items.iter().enumerate() {
                 let len = pointer.len();
                 let _ = write!(pointer, "/{i}");
-                walk(item, pointer)?;
+                walk(item, pointer, under)?;
                 pointer.truncate(len);
             }
             Ok(())
         }
         Value::Object(map) => {
             if let Some((key, name, value)) = assignment::named_value(map) {
-                check_assignment(name, value)
-                    .map_err(|leak| LeakAt { pointer: format!("{pointer}/{key}"), leak })?;
+                assigned(name, value, format!("{pointer}/{key}"))?;
             }
             for (key, item) in map {
                 // A key is named by its object's pointer: its own would repeat the leak.
@@ -405,10 +424,8 @@ fn walk(value: &Value, pointer: &mut String) -> Result<(), LeakAt> {
                         c => pointer.push(c),
                     }
                 }
-                if let Value::String(s) = item {
-                    check_assignment(key, s).map_err(|leak| LeakAt { pointer: pointer.clone(), leak })?;
-                }
-                walk(item, pointer)?;
+                let name = if assignment::names_a_secret(key) { Some(key.as_str()) } else { under };
+                walk(item, pointer, name)?;
                 pointer.truncate(len);
             }
             Ok(())
@@ -1162,6 +1179,59 @@ mod tests {
         let doc = json!({"executor": {"env": [{"name": "AWS_SECRET_ACCESS_KEY", "value": AWS_SECRET}]}});
         let err = check_value(&doc).unwrap_err();
         assert_eq!((err.pointer.as_str(), err.leak.kind), ("/executor/env/0/value", LeakKind::Assignment));
+    }
+
+    #[test]
+    fn a_secret_held_in_an_array_or_an_object_below_a_member_whose_name_says_secret_is_caught() {
+        const S: &str = "Xq8vR2mK9pL4tZ7wN3bY6cF1";
+        for (doc, pointer) in [
+            (json!({"db": {"password": [S]}}), "/db/password/0"),
+            (json!({"db": {"password": {"value": S}}}), "/db/password/value"),
+            (json!({"db": {"password": {"current": S}}}), "/db/password/current"),
+            (json!({"api_key": {"rotation": [{"next": S}]}}), "/api_key/rotation/0/next"),
+            (json!({"Authorization": ["Bearer-less", S]}), "/Authorization/1"),
+            (json!({"proxy_authorization": {"value": S}}), "/proxy_authorization/value"),
+        ] {
+            let err = check_value(&doc).expect_err(&doc.to_string());
+            assert_eq!((err.pointer.as_str(), err.leak.kind), (pointer, LeakKind::Assignment), "{doc}");
+        }
+    }
+
+    #[test]
+    fn a_secret_in_a_name_and_value_pair_of_two_strings_or_of_key_and_val_members_is_caught() {
+        const S: &str = "Xq8vR2mK9pL4tZ7wN3bY6cF1";
+        for (doc, pointer) in [
+            (json!({"sandbox": {"env": [["API_TOKEN", S]]}}), "/sandbox/env/0/1"),
+            (json!({"env": [{"key": "DB_PASSWORD", "val": S}]}), "/env/0/val"),
+            (json!({"env": [{"k": "client_secret", "v": S}]}), "/env/0/v"),
+            (json!({"headers": [{"Name": "X-Api-Key", "Value": S}]}), "/headers/0/Value"),
+        ] {
+            let err = check_value(&doc).expect_err(&doc.to_string());
+            assert_eq!((err.pointer.as_str(), err.leak.kind), (pointer, LeakKind::Assignment), "{doc}");
+        }
+        // A header's value is its scheme and the credential: read as the header line it is.
+        for (doc, pointer) in [
+            (json!({"headers": [{"key": "Authorization", "val": format!("token {S}")}]}), "/headers/0/val"),
+            (json!({"headers": [["Proxy-Authorization", format!("Basic {S}")]]}), "/headers/0/1"),
+            (json!({"request": {"Authorization": format!("token {S}")}}), "/request/Authorization"),
+        ] {
+            let err = check_value(&doc).expect_err(&doc.to_string());
+            assert_eq!(err.pointer, pointer, "{doc}");
+        }
+    }
+
+    #[test]
+    fn names_and_written_values_below_a_secret_name_and_pairs_that_say_nothing_stay_clean() {
+        for doc in [
+            json!({"password": {"min_length": 12, "policy": "hunter2-redacted", "source": "$DB_PASSWORD"}}),
+            json!({"token": ["${TOKEN}", "<token>", "/run/secrets/token"]}),
+            json!({"env": [["PATH", "/usr/local/bin:/usr/bin"], ["GIT_COMMIT", "3f2a9c1e7b4d5f60a1b2c3d4e5f60718293a4b5c"]]}),
+            json!({"env": [{"key": "LANG", "val": "C.UTF-8"}, {"k": "HOME", "v": "relative/dir"}]}),
+            json!({"args": ["--verbose", "Xq8vR2mK9pL4tZ7wN3bY6cF1", "extra"]}),
+            json!({"cache_key": ["0f8fad5bd9cb469fa165"]}),
+        ] {
+            assert_eq!(check_value(&doc), Ok(()), "{doc}");
+        }
     }
 
     #[test]
