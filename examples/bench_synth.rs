@@ -363,7 +363,7 @@ fn evidence(target: &str, run_id: &str, t: usize, tasks: usize) -> Result<Eviden
         "phases": [
             { "phase": "baseline", "result": "PASSED", "configuration": "cargo test", "passed": ["unit::lists"] },
             { "phase": "red", "result": "FAILED", "configuration": format!("cargo test --test case_{t}"),
-              "failed": [test], "kind": "assertion" },
+              "failed": [test], "kind": "assertion", "output": "red.log" },
             { "phase": "green", "result": "PASSED", "configuration": "cargo test", "passed": [test, "unit::lists"] }
         ],
         "acceptance": [ { "scenario": format!("US{story}.1"), "test": test, "result": "verified" } ],

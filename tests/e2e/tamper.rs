@@ -1600,7 +1600,7 @@ fn a_local_time_in_a_time_zone_speccoder_cannot_read_is_refused_not_read_as_utc(
     let c = setup_backdated();
     let allowed = c.allowed.to_str().unwrap().to_owned();
     let args = ["attest", "verify", "--branch", "--all", "--allowed-signers", allowed.as_str()];
-    for (time, code) in [("20231114231330", 13), ("20231114231330Z", 0)] {
+    for (time, code) in [("20231114231330", 13), ("20231114231330Z", 0), ("20231114231330UTC", 13)] {
         let line =
             format!("{PRINCIPAL} namespaces=\"in-toto\",valid-before=\"{time}\" {}\n", c.ada.public_line);
         std::fs::write(&c.allowed, line).unwrap();
@@ -1608,7 +1608,10 @@ fn a_local_time_in_a_time_zone_speccoder_cannot_read_is_refused_not_read_as_utc(
         cmd.env("TZ", "CET-1CEST");
         let out = run(cmd);
         assert_eq!(out.status.code(), Some(code), "{time}: {out}");
-        if code == 13 {
+        if time.ends_with("UTC") {
+            // No time at all: said as that, whatever the zone.
+            assert!(out.stderr.contains("is not a time") && !out.stderr.contains("TZ="), "{out}");
+        } else if code == 13 {
             assert!(out.stderr.contains("TZ=\"CET-1CEST\" names a zone speccoder cannot read"), "{out}");
             assert!(out.stderr.contains("add Z to say UTC"), "{out}");
         }

@@ -90,6 +90,30 @@ pub(super) fn named_value(map: &Map<String, Value>) -> Option<(&str, &str, &str)
     Some((key, name, value))
 }
 
+/// Whether a member named `name` holds its parent's value rather than a thing of its own: a
+/// pair's value member or a version of it (`value`, `current`, `next`, `previous`, `old`, `new`,
+/// `primary`, `secondary`, `data`, `raw`, `plain`, `text`, `content`, `default`), any case. Below
+/// a member whose name says secret, strings under such names are that secret.
+pub(super) fn holds_the_value(name: &str) -> bool {
+    const HOLDERS: [&str; 14] = [
+        "current",
+        "next",
+        "previous",
+        "prev",
+        "old",
+        "new",
+        "primary",
+        "secondary",
+        "data",
+        "raw",
+        "plain",
+        "text",
+        "content",
+        "default",
+    ];
+    PAIR_VALUES.iter().chain(HOLDERS.iter()).any(|holder| name.eq_ignore_ascii_case(holder))
+}
+
 /// Whether `name` says something of its value (a secret, or a key): every string below a member
 /// so named is read as assigned to it.
 pub(super) fn names_a_secret(name: &str) -> bool {

@@ -386,7 +386,10 @@ fn assigned(name: &str, value: &str, pointer: String) -> Result<(), LeakAt> {
 }
 
 /// Walks `value` at `pointer`; `under` is the name of the nearest member around it whose name
-/// says something of its value ([`assignment::names_a_secret`]), which every string below holds.
+/// says something of its value ([`assignment::names_a_secret`]), which every string below holds:
+/// in its arrays, and in members named only as its value's holders (`value`, `current`, ...,
+/// [`assignment::holds_the_value`]). A member named otherwise says what it holds itself
+/// (`tokenizer.sha256`, `token_usage.request_id`): below it, the name around is not carried.
 fn walk(value: &Value, pointer: &mut String, under: Option<&str>) -> Result<(), LeakAt> {
     match value {
         Value::String(s) => {
@@ -424,7 +427,11 @@ fn walk(value: &Value, pointer: &mut String, under: Option<&str>) -> Result<(), 
                         c => pointer.push(c),
                     }
                 }
-                let name = if assignment::names_a_secret(key) { Some(key.as_str()) } else { under };
+                let name = if assignment::names_a_secret(key) {
+                    Some(key.as_str())
+                } else {
+                    under.filter(|_| assignment::holds_the_value(key))
+                };
                 walk(item, pointer, name)?;
                 pointer.truncate(len);
             }
@@ -1188,7 +1195,7 @@ mod tests {
             (json!({"db": {"password": [S]}}), "/db/password/0"),
             (json!({"db": {"password": {"value": S}}}), "/db/password/value"),
             (json!({"db": {"password": {"current": S}}}), "/db/password/current"),
-            (json!({"api_key": {"rotation": [{"next": S}]}}), "/api_key/rotation/0/next"),
+            (json!({"api_key": [{"next": S}, {"previous": S}]}), "/api_key/0/next"),
             (json!({"Authorization": ["Bearer-less", S]}), "/Authorization/1"),
             (json!({"proxy_authorization": {"value": S}}), "/proxy_authorization/value"),
         ] {
@@ -1217,6 +1224,19 @@ mod tests {
         ] {
             let err = check_value(&doc).expect_err(&doc.to_string());
             assert_eq!(err.pointer, pointer, "{doc}");
+        }
+    }
+
+    #[test]
+    fn a_member_named_for_what_it_holds_below_a_secret_sounding_name_is_not_read_as_that_secret() {
+        const HEX: &str = "3f2a9c1e7b4d5f60a1b2c3d4e5f60718293a4b5c";
+        for doc in [
+            json!({"model": {"tokenizer": {"sha256": format!("{HEX}{HEX}")}}}),
+            json!({"executor": {"token_usage": {"request_id": "req_01HZX8Q2V7K9M4N6P8R3T5W7Y9"}}}),
+            json!({"executor": {"passwordless": {"commit": HEX}}}),
+            json!({"sandbox": {"secrets": {"digest": format!("sha256:{HEX}{HEX}")}}}),
+        ] {
+            assert_eq!(check_value(&doc), Ok(()), "{doc}");
         }
     }
 

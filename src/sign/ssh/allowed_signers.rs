@@ -425,16 +425,21 @@ fn apply_option(name: &str, value: Option<String>, options: &mut LineOptions) ->
         "valid-after" | "valid-before" => {
             let option = if lower == "valid-after" { "valid-after" } else { "valid-before" };
             let value = value.ok_or_else(|| LineProblem::NeedsQuotedValue(lower.as_str().into()))?;
-            let local = local_zone().map_err(|tz| LineProblem::UnreadableZone {
-                option,
-                value: value.as_str().into(),
-                tz: tz.as_str().into(),
-            });
-            let time = match local {
-                Err(unread) if !value.ends_with(['Z', 'z']) => return Err(unread),
-                local => parse_time_in(&value, &local.unwrap_or(jiff::tz::TimeZone::UTC)),
+            let bad = || LineProblem::BadTime { option, value: value.as_str().into() };
+            // Its shape first: a value that is no time is that, whatever the zone.
+            parse_time_in(&value, &jiff::tz::TimeZone::UTC).ok_or_else(bad)?;
+            let local = match local_zone() {
+                Ok(zone) => zone,
+                Err(tz) if !value.ends_with(['Z', 'z']) => {
+                    return Err(LineProblem::UnreadableZone {
+                        option,
+                        value: value.as_str().into(),
+                        tz: tz.as_str().into(),
+                    });
+                }
+                Err(_) => jiff::tz::TimeZone::UTC,
             };
-            let time = time.ok_or_else(|| LineProblem::BadTime { option, value: value.as_str().into() })?;
+            let time = parse_time_in(&value, &local).ok_or_else(bad)?;
             let slot =
                 if option == "valid-after" { &mut options.valid_after } else { &mut options.valid_before };
             if slot.is_some() {
@@ -492,7 +497,7 @@ fn local_zone() -> Result<jiff::tz::TimeZone, String> {
 /// What a `BadTime` adds for a value with the `UTC` suffix, which `ssh-keygen` reads but its
 /// manual does not document.
 fn utc_suffix(value: &Quoted) -> &'static str {
-    if value.to_string().ends_with("UTC") {
+    if value.to_string().to_ascii_uppercase().ends_with("UTC") {
         "; ssh-keygen also reads a UTC suffix, which its manual does not document and speccoder does not take: write Z"
     } else {
         ""
