@@ -499,6 +499,11 @@ mod tests {
     use super::*;
     use crate::spec::tree::MemTree;
 
+    /// Each stray of `scan` as its entry of the top, its place and its checked lines.
+    fn places(scan: &UnitScan) -> Vec<(&str, &str, &[usize])> {
+        scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str(), s.checked.as_slice())).collect()
+    }
+
     fn names(units: &[UnitLoc]) -> Vec<(Format, &str, &str)> {
         units.iter().map(|u| (u.format, u.name.as_str(), u.dir.as_str())).collect()
     }
@@ -547,8 +552,7 @@ mod tests {
                 (Format::OpenSpec, "kept", "openspec/changes/archive/2025-01-01-kept"),
             ]
         );
-        let strays: Vec<(&str, &str, &[usize])> =
-            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str(), s.checked.as_slice())).collect();
+        let strays = places(&scan);
         assert_eq!(
             strays,
             [
@@ -579,8 +583,7 @@ mod tests {
         ])
         .unwrap();
         let scan = scan_units(&tree).unwrap();
-        let strays: Vec<(&str, &str, &[usize])> =
-            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str(), s.checked.as_slice())).collect();
+        let strays = places(&scan);
         assert_eq!(
             strays,
             [
@@ -639,8 +642,7 @@ mod tests {
         ])
         .unwrap();
         let scan = scan_units(&tree).unwrap();
-        let strays: Vec<(&str, &str, &[usize])> =
-            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str(), s.checked.as_slice())).collect();
+        let strays = places(&scan);
         assert_eq!(
             strays,
             [
@@ -662,8 +664,7 @@ mod tests {
         ])
         .unwrap();
         let scan = scan_units(&tree).unwrap();
-        let strays: Vec<(&str, &str, &[usize])> =
-            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str(), s.checked.as_slice())).collect();
+        let strays = places(&scan);
         assert_eq!(
             strays,
             [
@@ -794,8 +795,7 @@ mod tests {
         .unwrap();
         let scan = scan_units(&tree).unwrap();
         assert_eq!(scan.units.len(), 2);
-        let strays: Vec<(&str, &str, &[usize])> =
-            scan.strays.iter().map(|s| (s.top.as_str(), s.shown.as_str(), s.checked.as_slice())).collect();
+        let strays = places(&scan);
         assert_eq!(
             strays,
             [

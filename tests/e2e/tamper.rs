@@ -63,6 +63,19 @@ fn setup_prepared_in(
     c
 }
 
+/// The fixture unit's spec.md.
+const SPEC_MD: &str = "specs/001-bookmark-tags/spec.md";
+
+/// Replaces `from` (which must be there) with `to` in the work tree's file `path`, and commits
+/// it with `message`.
+#[track_caller]
+fn edit_and_commit(p: &Project, path: &str, from: &str, to: &str, message: &str) {
+    let text = String::from_utf8(p.read(path)).unwrap();
+    assert!(text.contains(from), "{path} holds no {from:?}");
+    p.write(path, text.replace(from, to));
+    p.git(&["commit", "-q", "-am", message]);
+}
+
 /// The first finding of code `code` on the report's first row.
 fn first_finding<'r>(report: &'r Value, code: &str) -> Option<&'r Value> {
     report["ticks"][0]["findings"].as_array()?.iter().find(|f| f["code"] == code)
@@ -2453,12 +2466,7 @@ fn a_second_task_commit_that_proves_an_earlier_wording_is_no_second_claim() {
     let c = setup_backdated();
     let older = c.p.rev("HEAD");
     let reword = |c: &Case| {
-        let spec = String::from_utf8(c.p.read("specs/001-bookmark-tags/spec.md")).unwrap();
-        c.p.write(
-            "specs/001-bookmark-tags/spec.md",
-            spec.replace("**FR-001**: System MUST", "**FR-001**: System MAY"),
-        );
-        c.p.git(&["commit", "-q", "-am", "reword FR-001"]);
+        edit_and_commit(&c.p, SPEC_MD, "**FR-001**: System MUST", "**FR-001**: System MAY", "reword FR-001");
     };
     let (judged, second) = two_task_commits_of_t005_merged(&c, "HEAD~1", reword);
     assert_eq!(second, older, "the newer task commit, made after the rewording, is judged");
@@ -2753,9 +2761,7 @@ fn a_corrupt_spec_md_at_the_task_commit_ends_the_run_as_a_repository_to_repair_n
 fn a_corrupt_note_after_printed_rows_closes_the_github_fence_and_annotates_what_was_printed() {
     let c = setup();
     let tasks = "specs/001-bookmark-tags/tasks.md";
-    let text = String::from_utf8(c.p.read(tasks)).unwrap();
-    c.p.write(tasks, text.replacen("- [ ] T001", "- [X] T001", 1));
-    c.p.git(&["commit", "-q", "-am", "tick T001 by hand"]);
+    edit_and_commit(&c.p, tasks, "- [ ] T001", "- [X] T001", "tick T001 by hand");
     let id = c.p.git(&["notes", "--ref", "speccoder", "list", "HEAD~1"]).trim().to_owned();
     corrupt_loose_object(&c, &id);
     let allowed = c.allowed.to_str().unwrap();
@@ -3034,12 +3040,7 @@ fn a_trace_that_leaves_out_a_requirement_the_task_cites_hides_no_drift_from_the_
         }
     }
     // The requirement reworded at the head makes the tick stale, though the trace has no row for it.
-    let spec = String::from_utf8(c.p.read("specs/001-bookmark-tags/spec.md")).unwrap();
-    c.p.write(
-        "specs/001-bookmark-tags/spec.md",
-        spec.replace("**FR-001**: System MUST", "**FR-001**: System MUST NOT"),
-    );
-    c.p.git(&["commit", "-q", "-am", "reword FR-001"]);
+    edit_and_commit(&c.p, SPEC_MD, "**FR-001**: System MUST", "**FR-001**: System MUST NOT", "reword FR-001");
     let (code, report) = verify(&c, &[]);
     assert_eq!(code, 26, "{report:#}");
     expect_code(&expect_tick(&report, "stale", Some("stale")), "requirement_changed");
@@ -3053,12 +3054,13 @@ fn a_trace_that_leaves_out_a_requirement_the_task_cites_hides_no_drift_from_the_
 fn a_requirement_reworded_after_the_tick_makes_it_stale_in_every_mode() {
     let c = setup();
     let task_commit = c.p.git(&["rev-parse", "HEAD"]).trim().to_owned();
-    let spec = String::from_utf8(c.p.read("specs/001-bookmark-tags/spec.md")).unwrap();
-    c.p.write(
-        "specs/001-bookmark-tags/spec.md",
-        spec.replace("**FR-002**: System MUST", "**FR-002**: System MAY"),
+    edit_and_commit(
+        &c.p,
+        SPEC_MD,
+        "**FR-002**: System MUST",
+        "**FR-002**: System MAY",
+        "weaken FR-002 after the tick",
     );
-    c.p.git(&["commit", "-q", "-am", "weaken FR-002 after the tick"]);
     let range = format!("{task_commit}~1..HEAD");
     for mode in [&[][..], &[task_commit.as_str()], &[range.as_str()], &["--branch", "--all"]] {
         let (code, report) = verify_with(&c, mode);
@@ -3073,22 +3075,19 @@ fn a_requirement_reworded_after_the_tick_makes_it_stale_in_every_mode() {
 #[test]
 fn a_cited_requirement_defined_only_after_the_tick_makes_it_stale() {
     let c = setup_prepared(Evidence::Verified, &[], |c| {
-        let tasks = String::from_utf8(c.p.read("specs/001-bookmark-tags/tasks.md")).unwrap();
-        c.p.write(
-            "specs/001-bookmark-tags/tasks.md",
-            tasks.replace("(FR-001, FR-002)", "(FR-001, FR-002, FR-040)"),
+        let tasks = "specs/001-bookmark-tags/tasks.md";
+        edit_and_commit(
+            &c.p,
+            tasks,
+            "(FR-001, FR-002)",
+            "(FR-001, FR-002, FR-040)",
+            "T005 cites FR-040, not yet written",
         );
-        c.p.git(&["commit", "-q", "-am", "T005 cites FR-040, not yet written"]);
     });
     let (code, report) = verify(&c, &[]);
     assert_eq!(code, 0, "nothing defines FR-040 at the head either: {report:#}");
-    let spec = String::from_utf8(c.p.read("specs/001-bookmark-tags/spec.md")).unwrap();
-    let defined = spec.replace(
-        "- **FR-004**:",
-        "- **FR-040**: System MUST delete every bookmark that has no tag.\n- **FR-004**:",
-    );
-    c.p.write("specs/001-bookmark-tags/spec.md", defined);
-    c.p.git(&["commit", "-q", "-am", "define FR-040 after the tick"]);
+    let defined = "- **FR-040**: System MUST delete every bookmark that has no tag.\n- **FR-004**:";
+    edit_and_commit(&c.p, SPEC_MD, "- **FR-004**:", defined, "define FR-040 after the tick");
     for mode in [&[][..], &["--branch", "--all"]] {
         let (code, report) = verify_with(&c, mode);
         assert_eq!(code, 26, "{mode:?}: {report:#}");
