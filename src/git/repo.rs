@@ -741,12 +741,17 @@ mod tests {
         }
     }
 
+    /// Three commits of `a.txt` on `fx`'s branch, the second and third with the messages given,
+    /// oldest first.
+    fn three_commits(fx: &Fixture, second: &str, third: &str) -> [gix::ObjectId; 3] {
+        let first = fx.commit_file("a.txt", "a\n", "one");
+        [first, fx.commit_file("a.txt", "b\n", second), fx.commit_file("a.txt", "c\n", third)]
+    }
+
     #[test]
     fn a_damaged_commit_behind_a_parent_step_is_named_damaged_never_an_unknown_revision() {
         let fx = Fixture::new();
-        fx.commit_file("a.txt", "a\n", "one");
-        let middle = fx.commit_file("a.txt", "b\n", "two");
-        fx.commit_file("a.txt", "c\n", "three");
+        let [_, middle, _] = three_commits(&fx, "two", "three");
         truncate_object(&fx, middle);
         let err = fx.repo().rev_parse_peeled("HEAD~2").unwrap_err();
         assert!(matches!(err, GitError::CorruptObject { id, .. } if id == middle), "{err:?}");
@@ -757,9 +762,7 @@ mod tests {
     fn a_search_through_a_missing_commit_names_that_commit_and_never_panics() {
         use crate::exit::ExitClass as _;
         let fx = Fixture::new();
-        fx.commit_file("a.txt", "a\n", "one");
-        let middle = fx.commit_file("a.txt", "b\n", "two alpha");
-        fx.commit_file("a.txt", "c\n", "three beta");
+        let [_, middle, _] = three_commits(&fx, "two alpha", "three beta");
         fx.git(&["tag", "-a", "v3", "-m", "release"]);
         let repo = fx.repo();
         assert_eq!(repo.rev_parse_peeled("HEAD^{/alpha}").unwrap(), middle);
@@ -782,9 +785,7 @@ mod tests {
     #[test]
     fn a_search_through_a_damaged_commit_names_that_commit_damaged() {
         let fx = Fixture::new();
-        fx.commit_file("a.txt", "a\n", "one");
-        let middle = fx.commit_file("a.txt", "b\n", "two alpha");
-        fx.commit_file("a.txt", "c\n", "three beta");
+        let [_, middle, _] = three_commits(&fx, "two alpha", "three beta");
         truncate_object(&fx, middle);
         for spec in ["HEAD^{/alpha}", ":/nomatch"] {
             let err = fx.repo().rev_parse_peeled(spec).unwrap_err();
@@ -796,9 +797,7 @@ mod tests {
     fn a_step_past_a_shallow_boundary_is_the_shallow_clone_s_never_a_missing_object() {
         use crate::exit::ExitClass as _;
         let fx = Fixture::new();
-        let root = fx.commit_file("a.txt", "a\n", "one");
-        let boundary = fx.commit_file("a.txt", "b\n", "two");
-        fx.commit_file("a.txt", "c\n", "three");
+        let [root, boundary, _] = three_commits(&fx, "two", "three");
         // What `git clone --depth 2` leaves: the boundary listed, the commit below it not fetched.
         std::fs::write(fx.path().join(".git/shallow"), format!("{boundary}\n")).unwrap();
         remove_object(&fx, root);

@@ -425,21 +425,7 @@ fn apply_option(name: &str, value: Option<String>, options: &mut LineOptions) ->
         "valid-after" | "valid-before" => {
             let option = if lower == "valid-after" { "valid-after" } else { "valid-before" };
             let value = value.ok_or_else(|| LineProblem::NeedsQuotedValue(lower.as_str().into()))?;
-            let bad = || LineProblem::BadTime { option, value: value.as_str().into() };
-            // Its shape first: a value that is no time is that, whatever the zone.
-            parse_time_in(&value, &jiff::tz::TimeZone::UTC).ok_or_else(bad)?;
-            let local = match local_zone() {
-                Ok(zone) => zone,
-                Err(tz) if !value.ends_with(['Z', 'z']) => {
-                    return Err(LineProblem::UnreadableZone {
-                        option,
-                        value: value.as_str().into(),
-                        tz: tz.as_str().into(),
-                    });
-                }
-                Err(_) => jiff::tz::TimeZone::UTC,
-            };
-            let time = parse_time_in(&value, &local).ok_or_else(bad)?;
+            let time = parse_time(option, &value)?;
             let slot =
                 if option == "valid-after" { &mut options.valid_after } else { &mut options.valid_before };
             if slot.is_some() {
@@ -476,8 +462,22 @@ fn parse_key(text: &str) -> Result<(PublicKey, Option<Vec<u8>>), LineProblem> {
 /// ([`in_zone`]). A time before 1970, which `ssh-keygen` refuses, is no time; so is a date the
 /// calendar does not have or a 60th second (`20230229`, which `ssh-keygen` moves on to the 1st of
 /// March).
-pub fn parse_time(value: &str) -> Option<SignerTime> {
-    parse_time_in(value, &local_zone().ok()?)
+///
+/// # Errors
+/// `value` (of `option`) is no such time ([`LineProblem::BadTime`]), or, without `Z`, the local
+/// time zone cannot be read ([`LineProblem::UnreadableZone`]).
+fn parse_time(option: &'static str, value: &str) -> Result<SignerTime, LineProblem> {
+    let bad = || LineProblem::BadTime { option, value: value.into() };
+    // Its shape first: a value that is no time is that, whatever the zone.
+    parse_time_in(value, &jiff::tz::TimeZone::UTC).ok_or_else(bad)?;
+    let local = match local_zone() {
+        Ok(zone) => zone,
+        Err(tz) if !value.ends_with(['Z', 'z']) => {
+            return Err(LineProblem::UnreadableZone { option, value: value.into(), tz: tz.as_str().into() });
+        }
+        Err(_) => jiff::tz::TimeZone::UTC,
+    };
+    parse_time_in(value, &local).ok_or_else(bad)
 }
 
 /// The local time zone, as `ssh-keygen` reads a time without `Z`: `TZ`'s, else the system's,
@@ -580,6 +580,11 @@ mod tests {
     use super::*;
     use time::macros::datetime;
 
+    /// A time as `parse_time` reads a `valid-after` value, when it is one.
+    fn read_time(value: &str) -> Option<SignerTime> {
+        parse_time("valid-after", value).ok()
+    }
+
     const KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIM1F1IGYRsN7+kLL4bWpeHeS4XOi9t/MahTtaUesxggT";
 
     fn parse(text: &str) -> Result<AllowedSigners, AllowedSignersError> {
@@ -647,9 +652,9 @@ mod tests {
     fn every_documented_time_shape_is_read_and_others_are_refused() {
         let utc = |value| parse_time_in(value, &jiff::tz::TimeZone::UTC);
         assert_eq!(utc("20240229").map(|t| t.at), Some(datetime!(2024-02-29 0:00 UTC)));
-        assert_eq!(parse_time("20240229Z").map(|t| t.explicit_utc), Some(true));
+        assert_eq!(read_time("20240229Z").map(|t| t.explicit_utc), Some(true));
         assert_eq!(utc("202402291201").map(|t| t.at), Some(datetime!(2024-02-29 12:01 UTC)));
-        assert_eq!(parse_time("20240229120159Z").map(|t| t.at), Some(datetime!(2024-02-29 12:01:59 UTC)));
+        assert_eq!(read_time("20240229120159Z").map(|t| t.at), Some(datetime!(2024-02-29 12:01:59 UTC)));
         for bad in [
             "2024022",
             "20230229",
@@ -662,9 +667,9 @@ mod tests {
             "19691231",
             "00260101Z",
         ] {
-            assert!(parse_time(bad).is_none(), "{bad}");
+            assert!(read_time(bad).is_none(), "{bad}");
         }
-        assert_eq!(parse_time("19700101Z").map(|t| t.at), Some(OffsetDateTime::UNIX_EPOCH));
+        assert_eq!(read_time("19700101Z").map(|t| t.at), Some(OffsetDateTime::UNIX_EPOCH));
     }
 
     /// Each time is read here exactly when `ssh-keygen -Y verify` reads it: a line whose time it
@@ -706,13 +711,13 @@ mod tests {
             "20240229ZZ",
             "２０２４０２２９",
         ] {
-            assert_eq!(parse_time(value).is_some(), ssh_keygen_reads(value), "{value}");
+            assert_eq!(read_time(value).is_some(), ssh_keygen_reads(value), "{value}");
         }
         // Refused here, read by ssh-keygen 9.2: a date the calendar lacks and a 60th second (its
         // strptime takes them, and timegm moves them on to the next month or minute), and the
         // `UTC` suffix, which its manual does not document.
         for value in ["20230229", "20240431", "20240229120160", "20240229UTC"] {
-            assert!(parse_time(value).is_none() && ssh_keygen_reads(value), "{value}");
+            assert!(read_time(value).is_none() && ssh_keygen_reads(value), "{value}");
         }
     }
 
