@@ -150,7 +150,8 @@ mod tests {
     fn a_signing_subkey_expired_or_superseded_since_it_signed_fails_at_a_later_time_and_holds_at_the_signatures()
      {
         let gpg = GnuPg::new();
-        let signed_then = ["--faked-system-time", "20200601T000000"];
+        // The clock frozen (`!`): a loaded machine would make the signature a second later.
+        let signed_then = ["--faked-system-time", "20200601T000000!"];
         let ex = gpg.gen_key("Ex <ex@example.com>", "cert", "0", Some("20200101T000000"));
         gpg.ok(
             &["--faked-system-time", "20200101T000000", "--quick-add-key", &ex, "ed25519", "sign", "1y"],
