@@ -16,7 +16,7 @@ pub enum Level {
     Attested,
     /// Regression evidence only: no red run proved the task.
     RegressionOnly,
-    /// Red, green (and held-out) runs proved the task.
+    /// Red and green runs proved the task, and the held-out set passed in full where one ran.
     Verified,
 }
 
