@@ -113,6 +113,8 @@ pub struct Checker<'r> {
     rules: Rules<'r>,
     /// The published held-out sets, read once (nothing when no held-out ref exists).
     held_out: Arc<PublishedSets>,
+    /// Whether signatures are checked ([`Self::without_signatures`]: not).
+    signatures: bool,
 }
 
 /// Every note of the notes ref: annotated commit -> its note blobs.
@@ -138,7 +140,15 @@ impl<'r> Checker<'r> {
         }
         let notes = Arc::new(notes);
         let held_out = Arc::new(PublishedSets::read(repo)?);
-        Ok(Checker { repo, trust, notes, rules: Rules::new(repo, head_tree), held_out })
+        Ok(Checker { repo, trust, notes, rules: Rules::new(repo, head_tree), held_out, signatures: true })
+    }
+
+    /// This checker, checking everything but signatures: no line's signature is looked at, so
+    /// none fails a commit, and no signer is reported. What a reader without the caller's trust
+    /// can tell of a task commit (`attest policy init`).
+    #[must_use]
+    pub fn without_signatures(self) -> Self {
+        Checker { signatures: false, ..self }
     }
 
     /// This checker, reading a task commit's tree from the directories `learned` holds for it,
@@ -153,12 +163,12 @@ impl<'r> Checker<'r> {
     fn on<'o>(
         trust: &'o Trust,
         head_tree: Option<ObjectId>,
-        shared: (&Arc<NotesRead>, &Learned, &Arc<PublishedSets>),
+        shared: (&Arc<NotesRead>, &Learned, &Arc<PublishedSets>, bool),
         repo: &'o Repo,
     ) -> Checker<'o> {
-        let (notes, learned, held_out) = shared;
+        let (notes, learned, held_out, signatures) = shared;
         let rules = Rules::new(repo, head_tree).knowing(learned.clone());
-        Checker { repo, trust, notes: Arc::clone(notes), rules, held_out: Arc::clone(held_out) }
+        Checker { repo, trust, notes: Arc::clone(notes), rules, held_out: Arc::clone(held_out), signatures }
     }
 
     /// Checks every commit of `ids`; the reports come back in the order of `ids`
@@ -183,7 +193,7 @@ impl<'r> Checker<'r> {
     /// the pack cache instead of resolving the chain again.
     pub fn check_stream(&self, ids: &[ObjectId], mut emit: impl FnMut(CommitReport)) {
         let (trust, head_tree) = (self.trust, self.rules.head_tree());
-        let shared = (&self.notes, self.rules.learned(), &self.held_out);
+        let shared = (&self.notes, self.rules.learned(), &self.held_out, self.signatures);
         let runs: Vec<&[ObjectId]> = ids.chunks(COMMITS_PER_RUN).collect();
         parallel::stream(
             self.repo,
@@ -239,8 +249,11 @@ impl<'r> Checker<'r> {
         // Every trusted signer of the covering line is reported (approvals), and counts under a
         // verifier policy.
         let covering = covering_line(&checked.lines, checked.task_verification);
-        let covering_signers =
-            self.check_signatures(&checked.lines, at, &checked.commit_sha256, covering, report);
+        let covering_signers = if self.signatures {
+            self.check_signatures(&checked.lines, at, &checked.commit_sha256, covering, report)
+        } else {
+            LineSigners::default()
+        };
         if self.trust.policy.is_some() {
             report.evidence = Some(Box::new(SignedEvidence::read(&checked, covering_signers)));
         }

@@ -9,7 +9,7 @@ use gix::ObjectId;
 use crate::check::completeness::{ShallowCut, fetch_what_the_check_reads};
 use crate::check::outcome::CommitOutcome;
 use crate::check::trailers::{NOT_ONE_CLAIM, newest_task_commits, task_trailers, unclear_claims};
-use crate::git::{GitError, GitTree, Head, NOTES_REF, Repo};
+use crate::git::{GitError, GitTree, Head, Repo};
 use crate::spec::{self, SourceTree, UnitDocs};
 use crate::verify::box_setters::BoxSetters;
 use crate::verify::commit::{Checker, CommitReport};
@@ -337,9 +337,7 @@ pub fn verify_branch_into(
     report_head.head = Some(head.to_string());
     let mut rows = Rows {
         repo,
-        trust,
-        checker: &checker,
-        head_tree: &head_tree,
+        claims: Claims { checker: &checker, trust, head_tree: &head_tree },
         setters: &setters,
         judge,
         out: Counted { sink, end: ReportEnd::default() },
@@ -369,9 +367,9 @@ pub enum Planned {
 /// Every ticked box of the whole history of `head` as `attest verify --branch --all` plans it
 /// (its units and the places that are no unit's, each tick's task commit or the row of why
 /// there is none, a task commit whose box another commit set again after it as its
-/// `ticked_again` row: [`planned_commit`]), in the report's order, bug tasks aside, and which
-/// commits set each box: what `attest policy init` tells its baseline's hand ticks and the boxes
-/// it will not hold from, and `attest policy check` the hand ticks a baseline holds.
+/// `ticked_again` row: [`PlannedClaims::commit`]), in the report's order, bug tasks aside, and
+/// which commits set each box: what `attest policy init` tells its baseline's hand ticks and the
+/// boxes it will not hold from, and `attest policy check` the hand ticks a baseline holds.
 ///
 /// # Errors
 /// A repository that cannot be read.
@@ -389,47 +387,83 @@ pub(in crate::verify) fn planned_ticks(
     let setters = BoxSetters::find(repo, None, &reachable, &BoxSetters::wanted(&units), &HashSet::new())?;
     let target_of: HashMap<ObjectId, &String> =
         task_commit.iter().map(|(target, id)| (*id, target)).collect();
+    let nobody = Trust::default();
+    let claims = PlannedClaims {
+        repo,
+        head_tree: &head_tree,
+        setters: &setters,
+        trust: &nobody,
+        checker: OnceCell::new(),
+    };
     let mut out = Vec::new();
     for unit in &units {
         let (rows, _) = plan_unit(&head_tree, unit, &task_commit, &lost, &unclear)?;
+        // The unit's documents at the head, read when a second claim first cites a requirement.
+        let mut head_docs = None;
         for row in rows {
             out.push(match row {
                 Ok(id) => match target_of.get(&id) {
-                    Some(target) => planned_commit(repo, &setters, (*target).clone(), id)?,
+                    Some(target) => claims.commit((*target).clone(), id, unit, &mut head_docs)?,
                     None => Planned::Commit(id.to_string(), id),
                 },
                 Err(row) => Planned::Row(row),
             });
         }
     }
+    // The claims borrow the box setters, which go back with the plan.
+    drop(claims);
     out.extend(strays.iter().map(|stray| Planned::Row(Box::new(unread::stray_row(stray)))));
     Ok((out, setters))
 }
 
-/// The plan of `target`'s task commit `id`: the `ticked_again` row verify makes when another
-/// commit set the box again after it ([`ticked_again`]), else the commit. No signature is
-/// checked here, and the newest task commit's note is taken to hold: so is another task commit's
-/// of the same task, a second claim when it has a note (under the rule `policy init` prints, every
-/// trusted principal may sign it), and `missing` when it has none.
-fn planned_commit(
-    repo: &Repo,
-    setters: &BoxSetters,
-    target: String,
-    id: ObjectId,
-) -> Result<Planned, VerifyError> {
-    let again = ticked_again(repo, setters, &target, id, |setter| {
-        if task_trailers(&repo.commit(setter)?.message).0.as_deref() != Some(target.as_str()) {
-            return Ok(SetAgain::Uncovered(None));
-        }
-        Ok(match repo.note(NOTES_REF, setter)? {
-            Some(_) => SetAgain::Claim,
-            None => SetAgain::Uncovered(Some(CommitOutcome::Missing.as_str().to_owned())),
+/// The second claims of the plan of a branch check ([`planned_ticks`]), decided as verify decides
+/// them ([`Claims::set_again`]) by a checker that checks no signature: every line's signature is
+/// taken to hold, as under the rule `policy init` prints, which lets every trusted principal sign.
+struct PlannedClaims<'a, 'r> {
+    /// The repository.
+    repo: &'r Repo,
+    /// The tree under review.
+    head_tree: &'a GitTree<'r>,
+    /// Which commits set each box.
+    setters: &'a BoxSetters,
+    /// A trust in no one, which refuses no verdict: the checker looks at no signature.
+    trust: &'r Trust,
+    /// The checker, made when a box is first found set again after its task commit.
+    checker: OnceCell<Checker<'r>>,
+}
+
+impl PlannedClaims<'_, '_> {
+    /// The plan of `target`'s task commit `id`, of `unit`: the `ticked_again` row verify makes
+    /// when another commit set the box again after it ([`ticked_again`]), else the commit. The
+    /// newest task commit's note is taken to hold; another task commit of the same task is a
+    /// second claim when its row, signatures aside, would be `evidenced` ([`Claims::set_again`]).
+    fn commit(
+        &self,
+        target: String,
+        id: ObjectId,
+        unit: &spec::UnitLoc,
+        head_docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
+    ) -> Result<Planned, VerifyError> {
+        let again = ticked_again(self.repo, self.setters, &target, id, |setter| {
+            self.claims()?.set_again(setter, &target, Some(unit), head_docs, |_| {})
+        })?;
+        Ok(match again {
+            Some(row) => Planned::Row(Box::new(row)),
+            None => Planned::Commit(target, id),
         })
-    })?;
-    Ok(match again {
-        Some(row) => Planned::Row(Box::new(row)),
-        None => Planned::Commit(target, id),
-    })
+    }
+
+    /// What decides a second claim's row: the checker without signatures, made once.
+    fn claims(&self) -> Result<Claims<'_, '_>, VerifyError> {
+        let checker = match self.checker.get() {
+            Some(checker) => checker,
+            None => {
+                let made = Checker::new(self.repo, self.trust, Some(self.head_tree.id()))?;
+                self.checker.get_or_init(|| made.knowing(self.setters.learned()).without_signatures())
+            }
+        };
+        Ok(Claims { checker, trust: self.trust, head_tree: self.head_tree })
+    }
 }
 
 /// The units a branch check covers and which commits set their boxes ([`BoxSetters::find`] over
@@ -547,12 +581,8 @@ fn units_checked(
 struct Rows<'a, 'r> {
     /// The repository.
     repo: &'r Repo,
-    /// The caller's trust.
-    trust: &'r Trust,
-    /// The checker of task commits.
-    checker: &'a Checker<'r>,
-    /// The tree under review.
-    head_tree: &'a GitTree<'r>,
+    /// What decides a task commit's row.
+    claims: Claims<'a, 'r>,
     /// Which commits set each box.
     setters: &'a BoxSetters,
     /// The verifier policy's judge, under one.
@@ -601,7 +631,7 @@ impl Rows<'_, '_> {
         // The unit's documents at the head, read when one of its ticks first cites a requirement.
         let mut head_docs = None;
         let mut failed = Ok(());
-        let checker = self.checker;
+        let checker = self.claims.checker;
         checker.check_stream(ids, |mut report| {
             lost.hint_carry(&mut report);
             failed = std::mem::replace(&mut failed, Ok(())).and_then(|()| {
@@ -630,9 +660,13 @@ impl Rows<'_, '_> {
                 Slot::UnitEnd(at) => {
                     *head_docs = None;
                     let unit = &units[at];
-                    for row in
-                        decisions::skip_rows(self.repo, self.checker, unit, &ticked_targets[at], self.trust)?
-                    {
+                    for row in decisions::skip_rows(
+                        self.repo,
+                        self.claims.checker,
+                        unit,
+                        &ticked_targets[at],
+                        self.claims.trust,
+                    )? {
                         self.put(row);
                     }
                 }
@@ -657,14 +691,50 @@ impl Rows<'_, '_> {
             self.put(row);
             return Ok(());
         }
-        let tick = self.claim_row(report, unit, head_docs)?;
+        let tick = self.claims.row(report, unit, head_docs)?;
         self.put(tick);
         Ok(())
     }
 
+    /// The `ticked_again` row of `target`, whose newest task commit is `commit` ([`ticked_again`]):
+    /// another task commit of the same task is a second claim of the tick when its own evidence
+    /// holds for the caller's trust ([`Claims::set_again`]), held to its unit's rule under a
+    /// verifier policy as the newest task commit's row is: who may sign, approvals, what evidence
+    /// counts.
+    fn ticked_again(
+        &mut self,
+        target: &str,
+        commit: ObjectId,
+        unit: Option<&spec::UnitLoc>,
+        head_docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
+    ) -> Result<Option<TickReport>, VerifyError> {
+        let (repo, setters, claims, judge) = (self.repo, self.setters, self.claims, &mut self.judge);
+        ticked_again(repo, setters, target, commit, |setter| {
+            claims.set_again(setter, target, unit, head_docs, |tick| {
+                if let Some(judge) = judge {
+                    judge.judge(tick, Some(setters));
+                }
+            })
+        })
+    }
+}
+
+/// What decides the row of a task commit's claim of a tick: verify's, and the plan's that
+/// `attest policy init` reads ([`planned_ticks`], with a checker that checks no signature).
+#[derive(Clone, Copy)]
+struct Claims<'a, 'r> {
+    /// The checker of task commits.
+    checker: &'a Checker<'r>,
+    /// The caller's trust.
+    trust: &'r Trust,
+    /// The tree under review.
+    head_tree: &'a GitTree<'r>,
+}
+
+impl Claims<'_, '_> {
     /// The row of a task commit's claim of a tick of `unit`, before the verifier policy judges it:
     /// its report, a skip record refused as a tick, and the drift of what it cites at the head.
-    fn claim_row(
+    fn row(
         &self,
         report: CommitReport,
         unit: Option<&spec::UnitLoc>,
@@ -676,38 +746,30 @@ impl Rows<'_, '_> {
         with_drift(&mut tick, found);
         Ok(tick)
     }
-}
 
-impl Rows<'_, '_> {
-    /// The `ticked_again` row of `target`, whose newest task commit is `commit` ([`ticked_again`]):
-    /// another task commit of the same task is a second claim of the tick when its own evidence
-    /// holds for the caller's trust (its row would be `evidenced`: signed by a trusted key,
-    /// agreeing with its commit and the head's task line and requirements, and held to its
-    /// unit's rule under a verifier policy).
-    fn ticked_again(
-        &mut self,
+    /// What `setter`, a commit that set the box of `target` (of `unit`) again after its task
+    /// commit, is to that tick ([`ticked_again`]): a second claim when it is a task commit of the
+    /// same task whose own row ([`Self::row`], then `judged`) is `evidenced` (its note agreeing
+    /// with its commit and the head's task line, no cited requirement worded otherwise at the
+    /// head, ...), else a tick no evidence covers, with the reason of its row.
+    fn set_again(
+        &self,
+        setter: ObjectId,
         target: &str,
-        commit: ObjectId,
         unit: Option<&spec::UnitLoc>,
         head_docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
-    ) -> Result<Option<TickReport>, VerifyError> {
-        let (repo, setters) = (self.repo, self.setters);
-        ticked_again(repo, setters, target, commit, |setter| {
-            let other = self.checker.check(setter);
-            if other.target.as_deref() != Some(target) {
-                return Ok(SetAgain::Uncovered(None));
-            }
-            let mut tick = self.claim_row(other, unit, head_docs)?;
-            // Under a verifier policy, a second claim is held to the rule of its unit as the
-            // newest task commit's row is: who may sign, approvals, what evidence counts.
-            if let Some(judge) = &mut self.judge {
-                judge.judge(&mut tick, Some(setters));
-            }
-            Ok(if tick.outcome == TickOutcome::Evidenced {
-                SetAgain::Claim
-            } else {
-                SetAgain::Uncovered(Some(tick.reason.unwrap_or_else(|| tick.outcome.as_str().to_owned())))
-            })
+        judged: impl FnOnce(&mut TickReport),
+    ) -> Result<SetAgain, VerifyError> {
+        let other = self.checker.check(setter);
+        if other.target.as_deref() != Some(target) {
+            return Ok(SetAgain::Uncovered(None));
+        }
+        let mut tick = self.row(other, unit, head_docs)?;
+        judged(&mut tick);
+        Ok(if tick.outcome == TickOutcome::Evidenced {
+            SetAgain::Claim
+        } else {
+            SetAgain::Uncovered(Some(tick.reason.unwrap_or_else(|| tick.outcome.as_str().to_owned())))
         })
     }
 }

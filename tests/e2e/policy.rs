@@ -605,10 +605,16 @@ fn policy_init_names_a_task_commit_s_tick_set_again_by_hand_as_verify_with_its_p
     // Every row verify fails under the printed policy is a box init named.
     let (code, report) = s.verify(&s.policy("adopted.toml", policy_text));
     assert_eq!(code, Some(26), "{report:#}");
+    assert_eq!(every_failure_is_named(&report, &unheld), 1, "{report:#}");
+}
+
+/// How many rows `report` fails, each checked to be named in `unheld` by its task and reason, as
+/// `policy init` names a box verify will fail.
+#[track_caller]
+fn every_failure_is_named(report: &Value, unheld: &[String]) -> usize {
     let failing: Vec<&Value> =
         report["ticks"].as_array().unwrap().iter().filter(|t| t["outcome"] == "unverifiable").collect();
-    assert_eq!(failing.len(), 1, "{report:#}");
-    for row in failing {
+    for row in &failing {
         let place = format!(
             "{}: verify fails it as `{}`",
             row["task"].as_str().unwrap(),
@@ -616,6 +622,38 @@ fn policy_init_names_a_task_commit_s_tick_set_again_by_hand_as_verify_with_its_p
         );
         assert!(unheld.iter().any(|u| u.starts_with(&place)), "{place} in {unheld:#?}");
     }
+    failing.len()
+}
+
+#[test]
+fn policy_init_names_a_tick_set_again_by_a_second_task_commit_whose_evidence_proves_an_earlier_wording() {
+    let s = Signed::new();
+    let target = task("T005");
+    let main = s.p.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim().to_owned();
+    let stale = s.attest(&target, Evidence::Verified, None, |_| {});
+    // On a branch from before that tick, FR-001 (which T005 cites) is reworded, and T005 attested
+    // again, later: after the merge, that newer task commit is judged, and the older one proves the
+    // earlier wording.
+    s.p.git(&["checkout", "-q", "-b", "reworded", "HEAD~1"]);
+    let spec = format!("specs/{SPECKIT_UNIT}/spec.md");
+    common::edit_and_commit(
+        &s.p,
+        &spec,
+        "**FR-001**: System MUST",
+        "**FR-001**: System MAY",
+        "Reword FR-001",
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    s.attest(&target, Evidence::Verified, None, |_| {});
+    s.p.git(&["checkout", "-q", &main]);
+    s.p.git(&["merge", "-q", "--no-edit", "reworded"]);
+    let (init, unheld) = init_trusting_both(&s);
+    let said = format!("{target}: verify fails it as `ticked_again`: the box was set again by {stale}");
+    assert!(unheld.len() == 1 && unheld[0].starts_with(&said), "{init:#}");
+    assert!(unheld[0].contains("does not hold (stale)"), "verify's reason: {unheld:#?}");
+    let (code, report) = s.verify(&s.policy("adopted.toml", init["policy"].as_str().unwrap()));
+    assert_eq!(code, Some(26), "{report:#}");
+    assert_eq!(every_failure_is_named(&report, &unheld), 1, "{report:#}");
 }
 
 #[test]
@@ -701,12 +739,9 @@ fn a_unit_named_decomposed_is_judged_by_the_rule_whose_glob_names_it_composed() 
 }
 
 /// Commits the fixture's task list with `from` replaced by `to`.
+#[track_caller]
 fn edit_tasks(p: &Project, from: &str, to: &str, message: &str) {
-    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
-    let text = String::from_utf8(p.read(&tasks)).unwrap();
-    assert!(text.contains(from), "{from} in {text}");
-    p.write(&tasks, text.replace(from, to));
-    p.git(&["commit", "-q", "-am", message]);
+    common::edit_and_commit(p, &format!("specs/{SPECKIT_UNIT}/tasks.md"), from, to, message);
 }
 
 /// A policy whose baseline is `commit`, with one catch-all rule.

@@ -66,16 +66,6 @@ fn setup_prepared_in(
 /// The fixture unit's spec.md.
 const SPEC_MD: &str = "specs/001-bookmark-tags/spec.md";
 
-/// Replaces `from` (which must be there) with `to` in the work tree's file `path`, and commits
-/// it with `message`.
-#[track_caller]
-fn edit_and_commit(p: &Project, path: &str, from: &str, to: &str, message: &str) {
-    let text = String::from_utf8(p.read(path)).unwrap();
-    assert!(text.contains(from), "{path} holds no {from:?}");
-    p.write(path, text.replace(from, to));
-    p.git(&["commit", "-q", "-am", message]);
-}
-
 /// The first finding of code `code` on the report's first row.
 fn first_finding<'r>(report: &'r Value, code: &str) -> Option<&'r Value> {
     report["ticks"][0]["findings"].as_array()?.iter().find(|f| f["code"] == code)

@@ -385,6 +385,16 @@ impl Project {
     }
 }
 
+/// Replaces `from` (which must be there) with `to` in the work tree's file `path`, and commits
+/// it with `message`.
+#[track_caller]
+pub fn edit_and_commit(p: &Project, path: &str, from: &str, to: &str, message: &str) {
+    let text = String::from_utf8(p.read(path)).unwrap();
+    assert!(text.contains(from), "{path} holds no {from:?}");
+    p.write(path, text.replace(from, to));
+    p.git(&["commit", "-q", "-am", message]);
+}
+
 /// Copies the directory tree `from` into `to` (regular files and directories only).
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
