@@ -11,7 +11,8 @@
 //! the fetch lock ([`crate::git::FetchLock`]) from before it asks the remote until it is done.
 //! Push sends the branch, the notes and `refs/speccoder/*` in one atomic push; when the remote's
 //! evidence moved meanwhile it fetches, merges and tries again, a bounded number of times, and
-//! never forces.
+//! never forces. A reference the remote deleted is no refusal, so push asks the remote first and
+//! fetches before it sends one: fetch's rule decides it.
 
 mod fetch;
 mod push;
