@@ -623,7 +623,10 @@ pub enum AttestSub {
     /// reference under refs/speccoder/ (skips, published held-out sets) arrive together or not
     /// at all. When another clone pushed evidence meanwhile, the notes or those references
     /// are refused as not fast-forward: it then fetches and merges them (`attest fetch`, by its
-    /// rules: what it refuses is never pushed) and pushes again, at most 5 times. It never
+    /// rules: what it refuses is never pushed) and pushes again, at most 5 times. A reference
+    /// the remote held when last fetched or pushed and has since deleted is no refusal, so the
+    /// remote's references are listed first and, when one is gone, it fetches before pushing:
+    /// fetch deletes ours unless it changed since, and then it is pushed. It never
     /// forces; when the branch itself is refused it stops and says how to integrate the remote's
     /// commits. One fetch or push of a repository runs at a time: a push (not --dry-run) holds
     /// .git/speccoder-fetch.lock, and waits up to 5 seconds for another's.

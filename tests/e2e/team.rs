@@ -40,6 +40,9 @@
 //!   held-out set, and follows its deleted skip (which push then does not make again), when run
 //!   again; the lock a killed fetch left is named by the next fetch and push, with its remedy,
 //!   and SIGTERM or Ctrl-C leaves none;
+//! - a push without a fetch first deletes here a skip another clone deleted on the remote, as
+//!   fetch would, and sends one changed here since; a note the remote's notes removed is named as
+//!   removed, with commands that, run as given, keep ours or accept the removal;
 //! - two fetches, or a fetch beside a push that fetches, run at once again and again: each exits 0
 //!   or names the fetch lock, and no skip the remote holds is ever deleted.
 //!
@@ -2253,6 +2256,103 @@ fn a_skip_the_remote_deleted_is_deleted_by_a_fetch_run_again_after_a_kill_and_pu
     bob.speccoder(&["attest", "push"]).success();
     let remote = team.run_git(&team.remote, &["for-each-ref", "--format=%(refname)", "refs/speccoder/"]);
     assert!(remote.trim().is_empty(), "the remote holds no skip again: {remote}");
+    team.fsck(&[&ada, &bob]);
+}
+
+#[test]
+fn a_push_deletes_here_a_skip_another_clone_deleted_on_the_remote_and_sends_one_changed_here_since() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let skip = |id: &str| format!("refs/speccoder/skipped/{SPECKIT_UNIT}/{id}");
+    for id in ["T006", "T007"] {
+        ada.speccoder(&["skip", &task(id), "--reason", "covered by T005"]).success();
+    }
+    ada.speccoder(&["attest", "push"]).success();
+    // Bob undoes both, on the remote too, as the undo says.
+    bob.speccoder(&["attest", "fetch"]).success();
+    for id in ["T006", "T007"] {
+        bob.speccoder(&["skip", &task(id), "--undo"]).success();
+        bob.git(&["push", "-q", "origin", "--delete", &skip(id)]);
+    }
+    // Ada has since made T007's skip again; T006's she never touched.
+    ada.speccoder(&["skip", &task("T007"), "--undo"]).success();
+    ada.speccoder(&["skip", &task("T007"), "--reason", "not needed after all"]).success();
+    let remade = ada.rev(&skip("T007"));
+
+    // She pushes without fetching first. A dry run names both and changes nothing.
+    let refs = ada.refs();
+    let out = ada.speccoder(&["attest", "push", "--dry-run"]).success();
+    for id in ["T006", "T007"] {
+        assert!(out.stdout.contains(&format!("origin no longer holds {}", skip(id))), "{out}");
+    }
+    assert_eq!(ada.refs(), refs, "a dry run writes nothing");
+    // The push decides them as fetch does: the one unchanged here is deleted here, not made on
+    // the remote again; the one changed here since is sent.
+    let out = ada.speccoder(&["attest", "push"]).success();
+    assert!(out.stdout.contains(&format!("{}: deleted (deleted on the remote)", skip("T006"))), "{out}");
+    assert!(out.stdout.contains(&format!("{}: kept ours (push sends it)", skip("T007"))), "{out}");
+    assert!(ada.git_run(&["rev-parse", "--verify", "-q", &skip("T006")]).stdout.trim().is_empty());
+    let remote =
+        team.run_git(&team.remote, &["for-each-ref", "--format=%(refname) %(objectname)", "refs/speccoder/"]);
+    assert_eq!(remote.trim(), format!("{} {remade}", skip("T007")), "{out}");
+    // Nothing more to decide: the next push fetches nothing.
+    let out = ada.speccoder(&["attest", "push", "--json"]).success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["fetches"].as_array().map(Vec::len), Some(0), "{out}");
+    team.fsck(&[&ada, &bob]);
+}
+
+#[test]
+fn a_note_the_remote_removed_is_named_as_removed_with_commands_that_keep_ours_or_accept_the_removal() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let bob = team.writer("bob", &team.bob);
+    let t001 = ada.attest("T001", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+    // Bob removes the note and pushes his notes, a fast-forward of the remote's.
+    let notes = format!("--ref={NOTES_REF}");
+    let removed_by_bob = || {
+        bob.speccoder(&["attest", "fetch"]).success();
+        bob.git(&["notes", &notes, "remove", &t001]);
+        bob.git(&["push", "-q", "origin", NOTES_REF]);
+    };
+    removed_by_bob();
+    let blob = ada.git(&["notes", &notes, "list", &t001]).trim().to_owned();
+    let repair = "refs/notes/speccoder-repair";
+    let keep = [
+        format!("git fetch origin +{NOTES_REF}:{repair}"),
+        format!("git notes --ref={repair} add -C {blob} {t001}"),
+        format!("git push origin {repair}:{NOTES_REF}"),
+    ];
+    let accept = format!("git notes --ref={NOTES_REF} remove {t001}");
+    let run_as_said = |command: &str| ada.git(&command.split(' ').skip(1).collect::<Vec<_>>());
+    for command in ["fetch", "push"] {
+        let out = ada.speccoder(&["attest", command]).failure(14);
+        assert!(out.stderr.contains(&format!("origin removed the note of {t001}")), "{out}");
+        for said in keep.iter().chain([&accept]) {
+            assert!(out.stderr.contains(&format!("`{said}`")), "{out}");
+        }
+        assert!(!out.stderr.contains("show <commit>"), "there is no copy of theirs to compare: {out}");
+        assert!(!out.stderr.contains("remove theirs"), "nor one to remove: {out}");
+    }
+
+    // Ours kept, as told: the note is back on the remote.
+    for said in &keep {
+        run_as_said(said);
+    }
+    ada.speccoder(&["attest", "fetch"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    assert_eq!(team.remote_note(&t001), ada.note(&t001));
+    assert!(ada.note(&t001).is_some());
+
+    // The removal accepted, as told.
+    removed_by_bob();
+    ada.speccoder(&["attest", "fetch"]).failure(14);
+    run_as_said(&accept);
+    ada.speccoder(&["attest", "fetch"]).success();
+    ada.speccoder(&["attest", "push"]).success();
+    assert_eq!((ada.note(&t001), team.remote_note(&t001)), (None, None));
     team.fsck(&[&ada, &bob]);
 }
 

@@ -6,17 +6,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use gix::ObjectId;
 use serde::Serialize;
 
-use super::{RefConflict, SPECCODER_REFS, SyncError, remote_for, set_tracking, short, staging_prefix};
+use super::{
+    REPAIR_REF, RefConflict, SPECCODER_REFS, SyncError, remote_for, set_tracking, short, staging_prefix,
+};
 use super::{tracking_notes_ref, tracking_prefix};
-use crate::attest::note_join::{NoteConflict, NoteJoiner};
+use crate::attest::note_join::NoteJoiner;
 use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::exit;
 use crate::git::{Direction, FetchLock, GitError, MergeNotesError, NotesMerged, RefMerged, Repo};
-use crate::model::bundle::{MergeConflict, NOTES_REF};
+use crate::model::bundle::NOTES_REF;
 use crate::model::shown::{in_line, shell_word};
-
-/// The notes reference the advice for damaged remote notes repairs a copy of them in.
-const REPAIR_REF: &str = "refs/notes/speccoder-repair";
 
 /// One reference of `refs/speccoder/*` after a fetch.
 #[derive(Debug, Clone, Serialize)]
@@ -221,18 +220,21 @@ fn merge_notes(
         Some(_) => SignatureTrust::load_outside_head(repo, trust)?,
     };
     let joiner = NoteJoiner::new(repo, &trust, time::OffsetDateTime::now_utc());
+    // A conflict keeps the blob of ours when their notes no longer hold the note: the advice
+    // puts that blob back there.
     repo.merge_notes(NOTES_REF, tracking, &message, |annotated, ours, theirs| {
-        joiner.join(annotated, ours, theirs)
+        joiner.join(annotated, ours, theirs).map_err(|why| (why, theirs.is_none().then_some(ours)))
     })
     .map_err(|e| match e {
         MergeNotesError::Git(e) => remote_notes_damaged(repo, remote, tracking, e),
         MergeNotesError::Conflicts(list) => SyncError::NotesConflict {
             remote: remote.to_owned(),
             tracking: tracking.to_owned(),
-            twice: !list
+            removed: list
                 .iter()
-                .any(|(_, why)| matches!(why, NoteConflict::Rule(MergeConflict::Removed { .. }))),
-            conflicts: list.into_iter().map(|(c, why)| (c.to_string(), why.to_string())).collect(),
+                .filter_map(|(c, (_, ours))| ours.map(|blob| (c.to_string(), blob.to_string())))
+                .collect(),
+            conflicts: list.into_iter().map(|(c, (why, _))| (c.to_string(), why.to_string())).collect(),
         },
     })
 }

@@ -11,7 +11,8 @@
 //! the fetch lock ([`crate::git::FetchLock`]) from before it asks the remote until it is done.
 //! Push sends the branch, the notes and `refs/speccoder/*` in one atomic push; when the remote's
 //! evidence moved meanwhile it fetches, merges and tries again, a bounded number of times, and
-//! never forces.
+//! never forces. A reference the remote deleted is no refusal, so push asks the remote first and
+//! fetches before it sends one: fetch's rule decides it.
 
 mod fetch;
 mod push;
@@ -84,14 +85,13 @@ pub enum SyncError {
     /// Push needs a checked-out branch.
     #[error("HEAD is not on a branch ({0}); check out the branch whose evidence you want to push")]
     NotOnBranch(String),
-    /// Notes of the same commits differ and cannot be joined; our notes did not change.
+    /// Notes of the same commits differ and cannot be joined, or the remote's notes removed a note
+    /// of ours; our notes did not change.
     #[error(
-        "the notes of {} commit(s) differ here and on {remote} and cannot be joined, so {NOTES_REF} was not changed:\n{}\n{}Compare `git notes --ref={NOTES_REF} show <commit>` with `git notes --ref={tracking_w} show <commit>`, remove the copy you do not want with `git notes --ref={NOTES_REF} remove <commit>` (keeping theirs) or keep yours and ask its author to remove theirs, then run `speccoder attest fetch {remote_w}` again",
+        "the notes of {} commit(s) differ here and on {remote} and cannot be joined, so {NOTES_REF} was not changed:\n{}\n{}",
         .conflicts.len(),
         .conflicts.iter().map(|(c, why)| format!("  {c}: {why}")).collect::<Vec<_>>().join("\n"),
-        if *.twice { "Each was attested twice, differently. " } else { "" },
-        tracking_w = shell_word(.tracking),
-        remote_w = shell_word(.remote)
+        notes_advice(.remote, .tracking, .conflicts, .removed)
     )]
     NotesConflict {
         /// The remote.
@@ -100,8 +100,8 @@ pub enum SyncError {
         tracking: String,
         /// Each commit with why its notes cannot be joined.
         conflicts: Vec<(String, String)>,
-        /// Whether both sides hold a note of every commit listed (none was removed there).
-        twice: bool,
+        /// Of those, each whose note the remote's notes no longer hold, with the blob of ours.
+        removed: Vec<(String, String)>,
     },
     /// The remote's notes cannot be read as notes (two notes for one commit, a reference that is
     /// not a notes commit, a tree built to be walked without end): nothing was merged, and each
@@ -281,6 +281,59 @@ impl RefConflict {
     }
 }
 
+/// The notes reference the advice has a copy of the remote's notes repaired in, to push back.
+const REPAIR_REF: &str = "refs/notes/speccoder-repair";
+
+/// How to settle a notes conflict, as commands that work as given: for a commit whose notes
+/// differ, which copy to keep; for one whose note the remote removed (`removed`, each with the
+/// blob of ours), where there is no copy of theirs, [`removed_advice`].
+fn notes_advice(
+    remote: &str,
+    tracking: &str,
+    conflicts: &[(String, String)],
+    removed: &[(String, String)],
+) -> String {
+    let mut advice = Vec::new();
+    if conflicts.len() > removed.len() {
+        let (twice, which) = if removed.is_empty() {
+            ("Each was attested twice, differently. ", "")
+        } else {
+            ("", "For a commit whose notes differ: ")
+        };
+        advice.push(format!(
+            "{twice}{which}Compare `git notes --ref={NOTES_REF} show <commit>` with `git notes --ref={} show <commit>`, remove the copy you do not want with `git notes --ref={NOTES_REF} remove <commit>` (keeping theirs) or keep yours and ask its author to remove theirs",
+            shell_word(tracking)
+        ));
+    }
+    if !removed.is_empty() {
+        advice.push(removed_advice(remote, removed));
+    }
+    format!("{}, then run `speccoder attest fetch {}` again", advice.join("; "), shell_word(remote))
+}
+
+/// How to settle notes of ours that the remote's notes, which descend from ours, removed (each
+/// commit with the blob of our note): put ours back there by a fast-forward of theirs, or drop
+/// ours here.
+fn removed_advice(remote: &str, removed: &[(String, String)]) -> String {
+    let remote_w = shell_word(remote);
+    let commits = removed.iter().map(|(commit, _)| commit.as_str()).collect::<Vec<_>>().join(", ");
+    let noun = if removed.len() == 1 { "note" } else { "notes" };
+    let each = |command: &dyn Fn(&str, &str) -> String| {
+        removed
+            .iter()
+            .map(|(commit, blob)| format!("`{}`", command(commit, blob)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let put_back = each(&|commit, blob| {
+        format!("git notes --ref={REPAIR_REF} add -C {} {}", shell_word(blob), shell_word(commit))
+    });
+    let drop_ours = each(&|commit, _| format!("git notes --ref={NOTES_REF} remove {}", shell_word(commit)));
+    format!(
+        "{remote} removed the {noun} of {commits} that this clone holds: its notes descend from ours without it, so there is no copy of theirs to compare or remove. To keep yours, put it back there: `git fetch {remote_w} +{NOTES_REF}:{REPAIR_REF}`, {put_back}, then `git push {remote_w} {REPAIR_REF}:{NOTES_REF}` (a fast-forward of theirs); to accept the removal, drop yours: {drop_ours}"
+    )
+}
+
 fn short(hex: &str) -> &str {
     hex.get(..12).unwrap_or(hex)
 }
@@ -318,6 +371,38 @@ fn set_tracking(repo: &Repo, tracking: &str, value: Option<ObjectId>, reflog: &s
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_note_the_remote_removed_is_advised_apart_from_notes_that_differ_with_each_command_quoted() {
+        let (differs, removed) = ("1".repeat(40), "2".repeat(40));
+        let conflicts =
+            [(differs.clone(), "different statements".to_owned()), (removed.clone(), "gone".to_owned())];
+        let blob = "3".repeat(40);
+        let advice = notes_advice(
+            "up$(id)",
+            "refs/notes/remotes/up$(id)/speccoder",
+            &conflicts,
+            &[(removed.clone(), blob.clone())],
+        );
+        assert!(advice.starts_with("For a commit whose notes differ: Compare"), "{advice}");
+        assert!(
+            advice.contains(&format!("up$(id) removed the note of {removed} that this clone holds")),
+            "{advice}"
+        );
+        for command in [
+            format!("`git notes --ref={REPAIR_REF} add -C {blob} {removed}`"),
+            format!("`git notes --ref={NOTES_REF} remove {removed}`"),
+            format!("`git fetch 'up$(id)' +{NOTES_REF}:{REPAIR_REF}`"),
+            format!("`git push 'up$(id)' {REPAIR_REF}:{NOTES_REF}`"),
+            "`speccoder attest fetch 'up$(id)'`".to_owned(),
+        ] {
+            assert!(advice.contains(&command), "{command} in {advice}");
+        }
+        assert!(
+            !advice.contains(&differs),
+            "a commit whose notes differ has no command of its own: {advice}"
+        );
+    }
 
     #[test]
     fn a_name_from_the_remote_is_one_shell_word_in_every_command_of_a_conflicts_advice() {

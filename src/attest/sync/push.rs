@@ -1,6 +1,8 @@
 //! `speccoder attest push`: the branch, the notes and `refs/speccoder/*` in one atomic push,
 //! fetching and merging the remote's evidence when it moved (see [`super`]).
 
+use std::collections::BTreeSet;
+
 use gix::ObjectId;
 use serde::Serialize;
 
@@ -8,7 +10,9 @@ use super::fetch::fetch_holding;
 use super::{FetchReport, PUSH_TRIES, SPECCODER_REFS, SyncError, remote_for, set_tracking};
 use super::{tracking_notes_ref, tracking_prefix};
 use crate::check::trust::TrustFiles;
-use crate::git::{Direction, GitError, Head, PushDefault, PushOutput, PushStatus, PushedRef, Repo};
+use crate::git::{
+    Direction, FetchLock, GitError, Head, PushDefault, PushOutput, PushStatus, PushedRef, Repo,
+};
 use crate::model::bundle::NOTES_REF;
 use crate::model::shown::in_line;
 
@@ -45,6 +49,10 @@ pub struct PushReport {
     pub fetches: Vec<FetchReport>,
     /// Every reference of the last push.
     pub refs: Vec<PushRow>,
+    /// With `--dry-run`: our references the remote no longer holds though it did when last
+    /// fetched from or pushed to, which a push decides by fetch's rule before it sends anything.
+    #[serde(serialize_with = "in_line")]
+    pub deleted_there: Vec<String>,
 }
 
 impl std::fmt::Display for PushReport {
@@ -59,6 +67,13 @@ impl std::fmt::Display for PushReport {
         }
         for row in &self.refs {
             writeln!(f, "  {:<10} {} {}", row.status.as_str(), row.name, row.detail)?;
+        }
+        for name in &self.deleted_there {
+            writeln!(
+                f,
+                "  ({} no longer holds {name}: a real push would fetch first, which deletes it here unless it changed here since, and sends it then)",
+                self.remote
+            )?;
         }
         if self.dry_run && self.refs.iter().any(|r| r.status == PushStatus::Rejected) {
             writeln!(
@@ -96,6 +111,13 @@ pub fn push(
     let held = if dry_run { None } else { Some(repo.lock_fetch()?) };
     let mut fetches = Vec::new();
     for attempt in 1..=PUSH_TRIES {
+        // git refuses no creation: a reference the remote deleted is decided by fetch's rule first
+        // (one deleted there between this listing and the push is still made again).
+        let mut deleted_there = deleted_there(repo, &remote)?;
+        if let (Some(held), false) = (&held, deleted_there.is_empty()) {
+            fetches.push(fetch_for_push(repo, &remote, trust, held)?);
+            deleted_there.clear();
+        }
         let sent = evidence_refs(repo)?;
         let out = repo.push_atomic(&remote, &refspecs(&branch, &remote_branch, &sent), dry_run)?;
         let report = |fetches| PushReport {
@@ -106,6 +128,7 @@ pub fn push(
             attempts: attempt,
             fetches,
             refs: out.refs.iter().map(PushRow::of).collect(),
+            deleted_there,
         };
         if out.ok {
             if !dry_run {
@@ -115,13 +138,48 @@ pub fn push(
         }
         refuse_unless_evidence_moved(&out, &remote, &branch, &remote_branch)?;
         let Some(held) = &held else { return Ok(report(fetches)) };
-        let fetched = fetch_holding(repo, &remote, trust, held)?;
-        if fetched.conflicts > 0 {
-            return Err(SyncError::RefsConflict { remote, conflicts: fetched.ref_conflicts() });
-        }
-        fetches.push(fetched);
+        fetches.push(fetch_for_push(repo, &remote, trust, held)?);
     }
     Err(SyncError::Contention { remote })
+}
+
+/// A fetch from `remote` before a push tries (again): what it cannot join stops the push.
+fn fetch_for_push(
+    repo: &Repo,
+    remote: &str,
+    trust: &TrustFiles,
+    held: &FetchLock,
+) -> Result<FetchReport, SyncError> {
+    let fetched = fetch_holding(repo, remote, trust, held)?;
+    if fetched.conflicts > 0 {
+        return Err(SyncError::RefsConflict {
+            remote: remote.to_owned(),
+            conflicts: fetched.ref_conflicts(),
+        });
+    }
+    Ok(fetched)
+}
+
+/// Our references under `refs/speccoder/` that `remote` held when last fetched from or pushed to
+/// (each has its remote-tracking copy) and no longer holds, as `git ls-remote` lists it now. The
+/// push's pattern would make each there again, and git refuses no creation, so a push fetches
+/// first and fetch's rule decides each: deleted here unless it changed here since, when it is
+/// sent. Without a remote-tracking copy there is nothing to ask the remote.
+fn deleted_there(repo: &Repo, remote: &str) -> Result<Vec<String>, SyncError> {
+    let prefix = tracking_prefix(remote);
+    let tracked = repo.refs_with_prefix(&prefix)?;
+    if tracked.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ours: BTreeSet<String> =
+        repo.refs_with_prefix(SPECCODER_REFS)?.into_iter().map(|(name, _)| name).collect();
+    let theirs: BTreeSet<String> =
+        repo.ls_remote(remote, &[], &[SPECCODER_REFS])?.into_iter().map(|(name, _)| name).collect();
+    Ok(tracked
+        .into_iter()
+        .map(|(tracking, _)| format!("{SPECCODER_REFS}{}", &tracking[prefix.len()..]))
+        .filter(|name| ours.contains(name) && !theirs.contains(name))
+        .collect())
 }
 
 /// What `git push` is told to send: the branch, the notes reference when there is one, and every
