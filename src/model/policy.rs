@@ -188,11 +188,17 @@ impl JudgeConfig {
     pub fn published(&self, speccoder_version: &str) -> Value {
         let mut out: Map<String, Value> =
             WHOLE_SECTIONS.iter().map(|s| ((*s).to_owned(), self.published_get(s))).collect();
+        // The published tool reads these three as strings: any other value it hashes as `null`
+        // (the model's) or as its default signer.
+        let string_or_null = |path| match self.published_get(path) {
+            given @ Value::String(_) => given,
+            _ => Value::Null,
+        };
         out.insert(
             "model".into(),
-            json!({"provider": self.published_get("model.provider"), "model": self.published_get("model.model")}),
+            json!({"provider": string_or_null("model.provider"), "model": string_or_null("model.model")}),
         );
-        let signer = match self.published_get("attest.signer") {
+        let signer = match string_or_null("attest.signer") {
             Value::Null => Value::String(PUBLISHED_DEFAULT_SIGNER.into()),
             given => given,
         };
@@ -413,6 +419,17 @@ mod tests {
         assert_eq!(config.published_sha256("0.7.2"), sha256_hex(expected));
         assert_ne!(config.published_sha256("0.9.0"), config.published_sha256("0.7.2"));
         assert_ne!(config.published_sha256("0.7.2"), config.sha256());
+    }
+
+    #[test]
+    fn the_published_recipe_hashes_a_model_or_signer_that_is_no_string_as_the_published_tool_reads_it() {
+        // speccoder 0.9.0 signed this digest for `[model] provider = 5, model = ["a"]`.
+        let expected = r#"{"acceptance":null,"attest":{"signer":"git"},"checks":null,"executor":null,"model":{"model":null,"provider":null},"monitor":null,"mutation":null,"sandbox":null,"speccoder_version":"0.9.0","tests":{"frozen":"additions"}}"#;
+        let text =
+            "[model]\nprovider = 5\nmodel = [\"a\"]\n[attest]\nsigner = 7\n[tests]\nfrozen = \"additions\"\n";
+        let config = JudgeConfig::parse(Some(text)).unwrap();
+        assert_eq!(config.published_sha256("0.9.0"), sha256_hex(expected));
+        assert_eq!(&sha256_hex(expected)[..8], "856d8c1b");
     }
 
     #[test]
