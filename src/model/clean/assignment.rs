@@ -114,10 +114,70 @@ pub(super) fn holds_the_value(name: &str) -> bool {
     PAIR_VALUES.iter().chain(HOLDERS.iter()).any(|holder| name.eq_ignore_ascii_case(holder))
 }
 
-/// Whether `name` says something of its value (a secret, or a key): every string below a member
-/// so named is read as assigned to it.
+/// Whether `name` says something of its value (a secret, or a key): the member's value, its
+/// arrays' items and its value's holders ([`holds_the_value`]) are read as assigned to it.
 pub(super) fn names_a_secret(name: &str) -> bool {
     name_hint(name).is_some()
+}
+
+/// The ends of a name's last word, a plural `s` aside, that make the name a secret's own
+/// (`password`, `PGPASSWORD`, `apiToken`, `oauth`); a word that only begins so names another
+/// thing (`tokenizer`, `passwordless`).
+const SECRET_ENDS: [&str; 10] = [
+    "secret",
+    "token",
+    "password",
+    "passwd",
+    "passphrase",
+    "credential",
+    "cred",
+    "pwd",
+    "auth",
+    "authorization",
+];
+
+/// Short words that say secret only as a whole word (`DB_PASS`, `SMTP_PW`, `GITHUB_PAT`).
+const SHORT_SECRETS: [&str; 4] = ["pass", "pw", "pat", "pats"];
+
+/// Whether `name` is a secret's own name (`api_keys`, `db_password`, `PGPASSWORD`, `secrets`,
+/// `credentials`, `Authorization`): it says secret ([`name_hint`]) and its last word ends in what
+/// says so, or is a secret key. Every string below a member so named, under any member, is read
+/// as assigned to it. A name that holds such a word only inside another word or before the thing
+/// it names names that thing (`tokenizer`, `passwordless`, `token_usage`, `key_id`,
+/// `password_policy`).
+pub(super) fn is_a_secrets_name(name: &str) -> bool {
+    if name_hint(name) != Some(Hint::Secret) {
+        return false;
+    }
+    let words = words_of(name);
+    let Some(last) = words.last() else { return false };
+    let singular = last.strip_suffix('s').unwrap_or(last);
+    SHORT_SECRETS.contains(&last.as_str())
+        || SECRET_ENDS.iter().any(|end| singular.ends_with(end))
+        || key_hint(&words, words.len() - 1) == Some(Hint::Secret)
+}
+
+/// The last words of a member's name that say it holds an identifier or a digest.
+const ID_WORDS: [&str; 13] = [
+    "id",
+    "ids",
+    "uuid",
+    "kid",
+    "digest",
+    "hash",
+    "checksum",
+    "fingerprint",
+    "sha1",
+    "sha256",
+    "sha384",
+    "sha512",
+    "md5",
+];
+
+/// Whether a member named `name` holds an identifier or a digest (`id`, `request_id`, `digest`,
+/// `sha256`, `fingerprint`): below a secret's name it names the secret and holds none of it.
+pub(super) fn names_an_id_or_digest(name: &str) -> bool {
+    words_of(name).last().is_some_and(|last| ID_WORDS.contains(&last.as_str()))
 }
 
 /// The judge of a generic assignment: the name says secret and the value after the operator is
@@ -262,21 +322,23 @@ fn name_hint(name: &str) -> Option<Hint> {
             // An `Authorization` header, which an author is not.
             || w == "authorization"
             // `DB_PASS`, `SMTP_PW`, `GITHUB_PAT` (a personal access token).
-            || ["pass", "pw", "pat", "pats"].contains(&w)
+            || SHORT_SECRETS.contains(&w)
     };
     if words.iter().any(|w| says(w)) {
         return Some(Hint::Secret);
     }
-    let mut key = None;
-    for (i, w) in words.iter().enumerate() {
-        let Some(before) = w.strip_suffix("keys").or_else(|| w.strip_suffix("key")) else { continue };
-        let kind = if before.is_empty() { i.checked_sub(1).map(|j| words[j].as_str()) } else { Some(before) };
-        if kind.is_some_and(|k| SECRET_KEYS.contains(&k)) {
-            return Some(Hint::Secret);
-        }
-        key = Some(Hint::Key);
-    }
-    key
+    let keys: Vec<Hint> = (0..words.len()).filter_map(|i| key_hint(&words, i)).collect();
+    if keys.contains(&Hint::Secret) { Some(Hint::Secret) } else { keys.first().copied() }
+}
+
+/// What the word at `i` of `words` says when it ends in `key` or `keys`: a secret key when the
+/// kind before it, in the word or as the word before, is one of [`SECRET_KEYS`] (`apikey`,
+/// `api_key`), a key of another kind otherwise (`cache_key`); nothing for another word.
+fn key_hint(words: &[String], i: usize) -> Option<Hint> {
+    let w = &words[i];
+    let before = w.strip_suffix("keys").or_else(|| w.strip_suffix("key"))?;
+    let kind = if before.is_empty() { i.checked_sub(1).map(|j| words[j].as_str()) } else { Some(before) };
+    Some(if kind.is_some_and(|k| SECRET_KEYS.contains(&k)) { Hint::Secret } else { Hint::Key })
 }
 
 /// `name` as lowercase words: split at every non-alphanumeric character, before an upper-case
@@ -333,5 +395,47 @@ mod tests {
         assert_eq!(name_hint("keyboard"), None);
         assert_eq!(name_hint("PWD"), None);
         assert_eq!(name_hint("DB_PWD"), Some(Hint::Secret));
+    }
+
+    #[test]
+    fn a_name_is_a_secrets_own_when_its_last_word_ends_in_what_says_secret() {
+        for name in [
+            "api_keys",
+            "db_password",
+            "api_key",
+            "password",
+            "secrets",
+            "credentials",
+            "PGPASSWORD",
+            "apiToken",
+            "Authorization",
+            "DB_PASS",
+            "AWS_SECRET_ACCESS_KEY",
+        ] {
+            assert!(is_a_secrets_name(name), "{name}");
+        }
+        for name in [
+            "tokenizer",
+            "token_usage",
+            "passwordless",
+            "key_id",
+            "password_policy",
+            "secret_name",
+            "cache_key",
+            "author",
+            "max_tokens_per_minute",
+        ] {
+            assert!(!is_a_secrets_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_member_whose_last_word_says_id_or_digest_holds_an_id_or_a_digest() {
+        for name in ["id", "request_id", "keyId", "digest", "sha256", "fingerprint", "Checksum"] {
+            assert!(names_an_id_or_digest(name), "{name}");
+        }
+        for name in ["openai", "prod", "rotation", "identity", "hashed_value", "idle"] {
+            assert!(!names_an_id_or_digest(name), "{name}");
+        }
     }
 }

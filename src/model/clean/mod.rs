@@ -348,9 +348,10 @@ fn check_written(text: &str) -> Result<(), Leak> {
 }
 
 /// Checks every string of a JSON document, object keys included, and every string held below an
-/// object member whose name says it is secret ([`check_assignment`]), however deep: its value, an
-/// array's items, an object's members. A name and value pair is an assignment too: an array of two
-/// strings (`["API_TOKEN", "…"]`) and an object of a name and a value member
+/// object member whose name says it is secret ([`check_assignment`]): its value, an array's
+/// items, its value's holders, and below a secret's own name (`api_keys`) any member's but an
+/// id's or a digest's, however deep ([`Under::member`]). A name and value pair is an assignment
+/// too: an array of two strings (`["API_TOKEN", "…"]`) and an object of a name and a value member
 /// ([`assignment::named_value`]: `{"name"|"key"|"k": …, "value"|"val"|"v": …}`).
 ///
 /// # Errors
@@ -385,16 +386,41 @@ fn assigned(name: &str, value: &str, pointer: String) -> Result<(), LeakAt> {
     check_assignment(name, value).map_err(|leak| LeakAt { pointer, leak })
 }
 
-/// Walks `value` at `pointer`; `under` is the name of the nearest member around it whose name
-/// says something of its value ([`assignment::names_a_secret`]), which every string below holds:
-/// in its arrays, and in members named only as its value's holders (`value`, `current`, ...,
-/// [`assignment::holds_the_value`]). A member named otherwise says what it holds itself
-/// (`tokenizer.sha256`, `token_usage.request_id`): below it, the name around is not carried.
-fn walk(value: &Value, pointer: &mut String, under: Option<&str>) -> Result<(), LeakAt> {
+/// The nearest member around a value whose name says something of its value, which the strings
+/// below it are read as assigned to ([`walk`]).
+#[derive(Clone, Copy)]
+struct Under<'a> {
+    /// The member's name.
+    name: &'a str,
+    /// Whether the name is a secret's own ([`assignment::is_a_secrets_name`]: `api_keys`).
+    secrets_own: bool,
+}
+
+impl<'a> Under<'a> {
+    /// What the strings below the member `key` are read as assigned to, `around` being what its
+    /// object's are: `key` itself when it says something of its value; else the name around,
+    /// carried into a member that holds its value (`value`, `current`, ...,
+    /// [`assignment::holds_the_value`]), and below a secret's own name into any member but one
+    /// holding an id or a digest (`api_keys.openai`, not `secrets.digest`). A name that only holds
+    /// a secret word names another thing (`tokenizer.sha256`, `token_usage.request_id`): below
+    /// it, no member is read as that secret.
+    fn member(key: &'a str, around: Option<Self>) -> Option<Self> {
+        if assignment::names_a_secret(key) {
+            return Some(Under { name: key, secrets_own: assignment::is_a_secrets_name(key) });
+        }
+        around.filter(|under| {
+            assignment::holds_the_value(key) || (under.secrets_own && !assignment::names_an_id_or_digest(key))
+        })
+    }
+}
+
+/// Walks `value` at `pointer`; `under` is the name every string below is assigned to, carried
+/// into arrays' items and into the members [`Under::member`] says.
+fn walk<'a>(value: &'a Value, pointer: &mut String, under: Option<Under<'a>>) -> Result<(), LeakAt> {
     match value {
         Value::String(s) => {
-            if let Some(name) = under {
-                assigned(name, s, pointer.clone())?;
+            if let Some(under) = under {
+                assigned(under.name, s, pointer.clone())?;
             }
             check_str(s).map_err(|leak| LeakAt { pointer: pointer.clone(), leak })
         }
@@ -427,12 +453,7 @@ fn walk(value: &Value, pointer: &mut String, under: Option<&str>) -> Result<(), 
                         c => pointer.push(c),
                     }
                 }
-                let name = if assignment::names_a_secret(key) {
-                    Some(key.as_str())
-                } else {
-                    under.filter(|_| assignment::holds_the_value(key))
-                };
-                walk(item, pointer, name)?;
+                walk(item, pointer, Under::member(key, under))?;
                 pointer.truncate(len);
             }
             Ok(())
@@ -1235,6 +1256,57 @@ mod tests {
             json!({"executor": {"token_usage": {"request_id": "req_01HZX8Q2V7K9M4N6P8R3T5W7Y9"}}}),
             json!({"executor": {"passwordless": {"commit": HEX}}}),
             json!({"sandbox": {"secrets": {"digest": format!("sha256:{HEX}{HEX}")}}}),
+        ] {
+            assert_eq!(check_value(&doc), Ok(()), "{doc}");
+        }
+    }
+
+    #[test]
+    fn a_secret_below_a_secrets_own_name_is_caught_under_any_member_at_any_depth() {
+        const S: &str = "Xq8vR2mK9pL4tZ7wN3bY6cF1";
+        for (doc, pointer) in [
+            (json!({"executor": {"api_keys": {"openai": S}}}), "/executor/api_keys/openai"),
+            (json!({"executor": {"db_password": {"prod": S}}}), "/executor/db_password/prod"),
+            (
+                json!({"executor": {"api_key": {"rotation": [{"next": S}]}}}),
+                "/executor/api_key/rotation/0/next",
+            ),
+            (json!({"db": {"password": {"eu": {"replica": [S]}}}}), "/db/password/eu/replica/0"),
+            (json!({"sandbox": {"secrets": {"GITHUB": S}}}), "/sandbox/secrets/GITHUB"),
+            (json!({"credentials": {"aws": {"access": S}}}), "/credentials/aws/access"),
+            (json!({"PGPASSWORD": {"staging": S}}), "/PGPASSWORD/staging"),
+            (json!({"Authorization": {"github": S}}), "/Authorization/github"),
+        ] {
+            let err = check_value(&doc).expect_err(&doc.to_string());
+            assert_eq!((err.pointer.as_str(), err.leak.kind), (pointer, LeakKind::Assignment), "{doc}");
+        }
+        // The controls: an array's item and a value's holder were caught already.
+        for doc in [json!({"api_keys": [S]}), json!({"api_key": {"value": S}})] {
+            assert!(check_value(&doc).is_err(), "{doc}");
+        }
+    }
+
+    #[test]
+    fn a_name_that_holds_a_secret_word_only_inside_another_or_before_its_thing_carries_it_no_deeper() {
+        const S: &str = "Xq8vR2mK9pL4tZ7wN3bY6cF1";
+        for doc in [
+            json!({"model": {"tokenizer": {"vocab": S}}}),
+            json!({"executor": {"token_usage": {"request": S}}}),
+            json!({"executor": {"passwordless": {"session": S}}}),
+            json!({"kms": {"key_id": {"eu": S}}}),
+            json!({"db": {"password_policy": {"example": S}}}),
+        ] {
+            assert_eq!(check_value(&doc), Ok(()), "{doc}");
+        }
+    }
+
+    #[test]
+    fn an_id_or_a_digest_below_a_secrets_own_name_is_not_read_as_that_secret() {
+        const HEX: &str = "3f2a9c1e7b4d5f60a1b2c3d4e5f60718293a4b5c";
+        for doc in [
+            json!({"api_keys": {"openai": {"id": "key_01HZX8Q2V7K9M4N6P8R3T5W7Y9"}}}),
+            json!({"credentials": {"fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"}}),
+            json!({"secrets": {"github": {"sha256": HEX}}}),
         ] {
             assert_eq!(check_value(&doc), Ok(()), "{doc}");
         }
