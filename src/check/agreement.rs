@@ -163,6 +163,8 @@ pub struct CheckedNote {
     pub recipe: Option<Recipe>,
     /// The requirements a tick's task cites at the task commit ([`Agreed::cited`]).
     pub cited: Vec<Cited>,
+    /// The text an OpenSpec tick's task names requirements in ([`Agreed::cites_by_name`]).
+    pub cites_by_name: Option<String>,
 }
 
 /// What the agreement of a task-verification line with its commit found besides its findings.
@@ -173,6 +175,10 @@ pub struct Agreed {
     /// The requirements a tick's task cites in its text at the task commit ([`cited`]): what the
     /// drift check holds the head to. None for a decision, or a task that cannot be read there.
     pub cited: Vec<Cited>,
+    /// The text an OpenSpec tick's task names requirements in, which the drift check reads
+    /// against the head's definitions ([`spec::TaskFacts::cites_by_name`]); None where `cited`
+    /// is, and for Spec Kit.
+    pub cites_by_name: Option<String>,
 }
 
 /// A requirement a task's text cites, as a commit's tree holds it: what the drift check holds
@@ -307,7 +313,14 @@ impl<'r> Rules<'r> {
             let claim = Claim { commit, target, trailer_verdict, lines: &lines, tv_line: &lines[i], p };
             self.agreement(&claim, findings)
         });
-        CheckedNote { lines, commit_sha256, task_verification, recipe: agreed.recipe, cited: agreed.cited }
+        CheckedNote {
+            lines,
+            commit_sha256,
+            task_verification,
+            recipe: agreed.recipe,
+            cited: agreed.cited,
+            cites_by_name: agreed.cites_by_name,
+        }
     }
 
     /// The judge configuration of the tree `tree` (its `speccoder.toml`), read once per file
@@ -430,11 +443,11 @@ impl<'r> Rules<'r> {
             let all: Vec<&ReadLine> = claim.lines.iter().collect();
             tick::tick_lines(commit, verdict, p, &all, findings);
         }
-        let cited = match facts {
-            Some(facts) if !verdict.is_decision() => cited(&facts),
-            _ => Vec::new(),
+        let (cited, cites_by_name) = match facts {
+            Some(facts) if !verdict.is_decision() => (cited(&facts), facts.cites_by_name()),
+            _ => (Vec::new(), None),
         };
-        Agreed { recipe, cited }
+        Agreed { recipe, cited, cites_by_name }
     }
 
     /// The task line at the head under review (when it is not the task commit's tree) must be the

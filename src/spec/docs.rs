@@ -8,7 +8,8 @@ use crate::model::digest::sha256_hex;
 use super::error::SpecError;
 use super::requirement::{
     DefinedAt, Definition, Requirement, in_literal, literal_ranges, openspec_citations, openspec_defined,
-    paragraph_ranges, speckit_citations, speckit_defined, speckit_definition, speckit_wrapped,
+    paragraph_ranges, speckit_citations, speckit_cited_ids, speckit_defined, speckit_definition,
+    speckit_wrapped,
 };
 use super::section::{Delta, StoryFallback, openspec_change_text, speckit_story};
 use super::text::{DELTAS_LIMIT, heading_level, read_text};
@@ -224,6 +225,19 @@ impl UnitDocs {
             requirement.body = self.requirement_body_hash(&requirement.id);
         }
         Ok((cited, unknown))
+    }
+
+    /// The ids `text` (a task's title, with the lines it wraps onto) cites as these documents
+    /// read it, in the order [`Self::citations`] finds them: Spec Kit's by their shape, defined or
+    /// not; OpenSpec's the names of the requirements defined here that it holds as whole words.
+    ///
+    /// # Errors
+    /// [`SpecError::CitationsTooCostly`], for OpenSpec names too many to search `text` for.
+    pub fn cited_ids(&self, text: &str) -> Result<Vec<String>, SpecError> {
+        if self.spec_md.is_some() {
+            return Ok(speckit_cited_ids(text));
+        }
+        Ok(openspec_citations(text, &self.definitions())?.into_iter().map(|r| r.id).collect())
     }
 
     /// Whether these are a Spec Kit unit's documents (spec.md), not an OpenSpec change's.
@@ -475,6 +489,15 @@ mod tests {
         ])
         .unwrap();
         UnitDocs::of_unit(&t, "chg").unwrap()
+    }
+
+    #[test]
+    fn the_ids_a_text_cites_are_the_names_an_openspec_change_defines_and_spec_kit_ids_by_their_shape() {
+        let text = "Add the tag selector to the list view (FR-001)";
+        assert_eq!(openspec_docs("### Requirement: List view\n").cited_ids(text).unwrap(), ["List view"]);
+        let both = "### Requirement: Tag selector\n### Requirement: List view\n### Requirement: Tags\n";
+        assert_eq!(openspec_docs(both).cited_ids(text).unwrap(), ["Tag selector", "List view"]);
+        assert_eq!(speckit_docs("- **FR-002**: Other.\n").cited_ids(text).unwrap(), ["FR-001"]);
     }
 
     #[test]

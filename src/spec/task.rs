@@ -100,6 +100,16 @@ impl TaskFacts {
     pub fn is_trailer_only(&self) -> bool {
         self.id.starts_with(BUG_TASK_PREFIX)
     }
+
+    /// The text an OpenSpec task cites requirements in ([`cited_text`]): its words name a
+    /// requirement only once a delta spec defines one by that name, so what it cites is read
+    /// again wherever the documents differ. `None` for Spec Kit, whose text cites its ids by their
+    /// shape alone, defined or not ([`Self::requirements`], [`Self::uncited_unknown`]).
+    #[must_use]
+    pub fn cites_by_name(&self) -> Option<String> {
+        let continuation: Vec<&str> = self.continuation.iter().map(String::as_str).collect();
+        (self.format == Format::OpenSpec).then(|| cited_text(&self.title, &continuation).into_owned())
+    }
 }
 
 /// The text of the task list at `path`; Ok(None) when there is none. A symbolic link, a

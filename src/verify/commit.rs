@@ -65,6 +65,11 @@ pub struct CommitReport {
     /// one or two requirements.
     #[serde(skip)]
     pub cited: Vec<Cited>,
+    /// The text an OpenSpec tick's task names requirements in, at the task commit
+    /// ([`crate::check::agreement::Agreed::cites_by_name`]): what it cites at the head is read
+    /// from it there.
+    #[serde(skip)]
+    pub cites_by_name: Option<String>,
     /// The unit the evidence names.
     #[serde(skip)]
     pub unit: Option<String>,
@@ -93,6 +98,7 @@ impl CommitReport {
             covered_lines: Vec::new(),
             policy: None,
             cited: Vec::new(),
+            cites_by_name: None,
             unit: None,
             evidence: None,
             carried: None,
@@ -262,6 +268,7 @@ impl<'r> Checker<'r> {
             report.not_evaluated = p.newer_fields();
             report.unit = Some(p.unit.feature.clone());
             report.cited = checked.cited.clone();
+            report.cites_by_name.clone_from(&checked.cites_by_name);
             report.carried.clone_from(&p.carried);
         }
     }

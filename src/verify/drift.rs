@@ -6,7 +6,7 @@
 
 use gix::ObjectId;
 
-use crate::check::agreement::SPEC_UNREADABLE;
+use crate::check::agreement::{Cited, SPEC_UNREADABLE};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::{GitTree, Repo};
 use crate::model::digest::sha256_hex;
@@ -82,74 +82,114 @@ pub(super) fn with_drift(tick: &mut TickReport, found: Vec<Finding>) {
 /// A cited requirement whose defining line at the head differs from the one the evidence
 /// recorded, or whose text beyond it (an OpenSpec requirement's statement and scenarios, the lines
 /// a Spec Kit one wraps onto) differs from the task commit's: the tick proves an earlier wording.
-/// `docs` holds the documents at the head of `unit` (where the head has it) once they are read. A
-/// requirement that cannot be read at the head (its spec document cannot be, or defines it twice)
-/// is a [`SPEC_UNREADABLE`] finding: its drift cannot be told.
+/// What the task cites is compared at both commits ([`cited_at_head`]), so a requirement it cites
+/// that was defined only after the tick is drift too. `docs` holds the documents at the head of
+/// `unit` (where the head has it) once they are read. A requirement that cannot be read at the
+/// head (its spec document cannot be, or defines it twice) is a [`SPEC_UNREADABLE`] finding: its
+/// drift cannot be told.
 pub(super) fn drift(
     head_tree: &dyn SourceTree,
     unit: Option<&spec::UnitLoc>,
     docs: &mut Option<Result<UnitDocs, spec::SpecError>>,
     report: &CommitReport,
 ) -> Result<Vec<Finding>, VerifyError> {
-    let mut out = Vec::new();
-    for cited in &report.cited {
-        let id = &cited.id;
-        let docs = match docs {
-            Some(docs) => docs,
-            None => docs.insert(
-                match unit
-                    .map_or_else(|| UnitDocs::of_unit(head_tree, ""), |loc| UnitDocs::load(head_tree, loc))
-                {
-                    Err(e) if failed_without_object(&e) => return Err(e.into()),
-                    read => read,
-                },
-            ),
-        };
-        let line = match docs {
-            Ok(docs) => docs.requirement_line(id).map_err(|e| (e.to_string(), None)),
-            Err(e) => Err((e.to_string(), Some(&*e))),
-        };
-        let now = match line {
-            Ok(now) => now,
-            Err((e, unread)) => {
-                let finding = Finding::new(
-                    CommitOutcome::Mismatch,
-                    SPEC_UNREADABLE,
-                    format!(
-                        "requirement {id}, which the task cites, cannot be checked for drift at the head: {e}"
-                    ),
-                );
-                out.push(match unread {
-                    Some(unread) => finding.spec_unread(unread),
-                    None => finding,
-                });
-                continue;
-            }
-        };
-        let now_hash = now.as_deref().map(sha256_hex);
-        if now_hash != cited.hash {
-            let said = match cited.hash {
-                Some(_) => format!(
-                    "requirement {id} changed since the tick; the evidence proves the earlier wording"
-                ),
-                None => format!(
-                    "requirement {id}, which the task cites, was defined after the tick (its spec defined no such requirement then); the evidence proves the task without it"
-                ),
-            };
-            out.push(Finding::new(CommitOutcome::Ok, "requirement_changed", said).expected_found(
-                cited.hash.clone().unwrap_or_else(|| "(not defined at the tick)".into()),
-                now_hash.unwrap_or_else(|| "(requirement removed)".into()),
-            ));
-        } else if let (Some(then), Ok(docs)) = (&cited.body, docs.as_ref())
-            && let Some(body) = docs.requirement_body_hash(id).filter(|body| body != then)
-        {
-            out.push(
-                Finding::new(CommitOutcome::Ok, "requirement_changed", body_changed(id, docs))
-                    .expected_found(then.clone(), body),
-            );
+    if report.cited.is_empty() && report.cites_by_name.is_none() {
+        return Ok(Vec::new());
+    }
+    let docs = match docs {
+        Some(docs) => docs,
+        None => docs.insert(
+            match unit.map_or_else(|| UnitDocs::of_unit(head_tree, ""), |loc| UnitDocs::load(head_tree, loc))
+            {
+                Err(e) if failed_without_object(&e) => return Err(e.into()),
+                read => read,
+            },
+        ),
+    };
+    let docs = match docs {
+        Ok(docs) => docs,
+        Err(e) => return Ok(unreadable_at_head(report, e)),
+    };
+    let (cited, mut out) = cited_at_head(docs, report);
+    out.extend(cited.iter().filter_map(|cited| changed(docs, cited)));
+    Ok(out)
+}
+
+/// What the task of `report` cites at the head, sorted by id, each with what the task commit held
+/// of it: every requirement it cited there, and the names its OpenSpec text holds that `docs`
+/// define (one the task commit did not define, as an id undefined then). A [`SPEC_UNREADABLE`]
+/// finding when those names cannot be searched for.
+fn cited_at_head(docs: &UnitDocs, report: &CommitReport) -> (Vec<Cited>, Vec<Finding>) {
+    let mut cited = report.cited.clone();
+    let Some(text) = &report.cites_by_name else { return (cited, Vec::new()) };
+    match docs.cited_ids(text) {
+        Ok(ids) => {
+            let defined_later = ids.into_iter().filter(|id| !report.cited.iter().any(|c| c.id == *id));
+            cited.extend(defined_later.map(|id| Cited { id, hash: None, body: None }));
+            cited.sort_by(|a, b| a.id.cmp(&b.id));
+            (cited, Vec::new())
+        }
+        Err(e) => {
+            let said = format!("what the task's text names cannot be checked for drift at the head: {e}");
+            (cited, vec![Finding::new(CommitOutcome::Mismatch, SPEC_UNREADABLE, said)])
         }
     }
-    Ok(out)
+}
+
+/// The [`SPEC_UNREADABLE`] findings of the task of `report` when its unit's documents at the head
+/// cannot be read (`e`): one for each requirement it cites, or one for its text when it cites none
+/// at the task commit.
+fn unreadable_at_head(report: &CommitReport, e: &spec::SpecError) -> Vec<Finding> {
+    let unreadable =
+        |what: String| Finding::new(CommitOutcome::Mismatch, SPEC_UNREADABLE, what).spec_unread(e);
+    if report.cited.is_empty() {
+        return vec![unreadable(format!(
+            "what the task's text names cannot be checked for drift at the head: {e}"
+        ))];
+    }
+    let each = |c: &Cited| {
+        unreadable(format!(
+            "requirement {}, which the task cites, cannot be checked for drift at the head: {e}",
+            c.id
+        ))
+    };
+    report.cited.iter().map(each).collect()
+}
+
+/// The drift of requirement `cited` at the head, whose documents are `docs`: its defining line
+/// (or its being defined at all) and else its text beyond that line, against the task commit's.
+fn changed(docs: &UnitDocs, cited: &Cited) -> Option<Finding> {
+    let id = &cited.id;
+    let now = match docs.requirement_line(id) {
+        Ok(now) => now,
+        Err(e) => {
+            let said = format!(
+                "requirement {id}, which the task cites, cannot be checked for drift at the head: {e}"
+            );
+            return Some(Finding::new(CommitOutcome::Mismatch, SPEC_UNREADABLE, said));
+        }
+    };
+    let now_hash = now.as_deref().map(sha256_hex);
+    if now_hash != cited.hash {
+        let said = match cited.hash {
+            Some(_) => {
+                format!("requirement {id} changed since the tick; the evidence proves the earlier wording")
+            }
+            None => format!(
+                "requirement {id}, which the task cites, was defined after the tick (its spec defined no such requirement then); the evidence proves the task without it"
+            ),
+        };
+        return Some(Finding::new(CommitOutcome::Ok, "requirement_changed", said).expected_found(
+            cited.hash.clone().unwrap_or_else(|| "(not defined at the tick)".into()),
+            now_hash.unwrap_or_else(|| "(requirement removed)".into()),
+        ));
+    }
+    let then = cited.body.as_ref()?;
+    let body = docs.requirement_body_hash(id).filter(|body| body != then)?;
+    Some(
+        Finding::new(CommitOutcome::Ok, "requirement_changed", body_changed(id, docs))
+            .expected_found(then.clone(), body),
+    )
 }
 
 /// What a `requirement_changed` finding says of requirement `id` whose text beyond its defining

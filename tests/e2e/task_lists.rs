@@ -780,6 +780,62 @@ fn an_openspec_tick_is_stale_once_the_statement_or_a_scenario_of_a_requirement_i
     assert_eq!(c.rows().1[0].1, "stale");
 }
 
+/// A requirement 1.3's title ("Add the tag selector to the list view") names, defined in the
+/// change's delta spec only after the tick: wording the evidence never saw, so the tick is stale
+/// in every mode, as a Spec Kit id defined after the tick is, and 1.1 (which names it not) holds.
+#[test]
+fn an_openspec_requirement_the_title_names_defined_only_after_the_tick_makes_it_stale_in_every_mode() {
+    let c = Case::new(Project::openspec());
+    c.attest(OPENSPEC_UNIT, "1.1").success();
+    c.attest(OPENSPEC_UNIT, "1.3").success();
+    let task_commit = c.p.rev("HEAD");
+    let delta = format!("openspec/changes/{OPENSPEC_UNIT}/specs/tags/spec.md");
+    let text = String::from_utf8(c.p.read(&delta)).unwrap();
+    let selector = "\n### Requirement: Tag selector\nThe list view SHALL offer a selector of the tags \
+                    bookmarks carry.\n\n#### Scenario: Opening the selector\n- **WHEN** the reader \
+                    opens the selector\n- **THEN** it lists every tag a bookmark carries\n";
+    c.commit_file(&delta, format!("{text}{selector}"), "Define the tag selector after the tick");
+    let range = format!("{task_commit}~1..HEAD");
+    let allowed = c.allowed.to_str().unwrap();
+    for mode in [&["--branch", "--all"][..], &[], &[task_commit.as_str()], &[range.as_str()]] {
+        let mut args = vec!["attest", "verify", "--json", "--allowed-signers", allowed];
+        args.extend_from_slice(mode);
+        let out = c.p.speccoder(&args);
+        let report: Value =
+            serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
+        assert_eq!(out.code(), Some(26), "{mode:?}: {report:#}");
+        let ticks = report["ticks"].as_array().unwrap();
+        let tick = |task: &str| ticks.iter().find(|t| t["task"] == format!("{OPENSPEC_UNIT}/{task}"));
+        let stale = tick("1.3").unwrap_or_else(|| panic!("{mode:?}: {report:#}"));
+        assert_eq!((&stale["outcome"], &stale["reason"]), (&"stale".into(), &"stale".into()), "{stale:#}");
+        let findings = stale["findings"].as_array().unwrap();
+        let f = findings.iter().find(|f| f["code"] == "requirement_changed").unwrap();
+        let message = f["message"].as_str().unwrap();
+        assert!(message.contains("Tag selector") && message.contains("defined after the tick"), "{f:#}");
+        assert_eq!(f["expected"], "(not defined at the tick)", "{f:#}");
+        if let Some(held) = tick("1.1") {
+            assert_eq!(held["outcome"], "evidenced", "{mode:?}: {held:#}");
+        }
+    }
+}
+
+/// 1.3 names no requirement at the tick, but what its title names at the head is read from the
+/// change's delta specs there: when they cannot be read, its drift cannot be told.
+#[test]
+fn an_openspec_tick_citing_nothing_is_spec_unreadable_when_the_head_s_delta_specs_cannot_be_read() {
+    let c = Case::new(Project::openspec());
+    c.attest(OPENSPEC_UNIT, "1.3").success();
+    let delta = format!("openspec/changes/{OPENSPEC_UNIT}/specs/tags/spec.md");
+    let mut text = c.p.read(&delta);
+    text.extend_from_slice(b"\n### Requirement: Tag s\xe9lector\n");
+    c.commit_file(&delta, text, "A requirement saved in Latin-1");
+    let (code, rows, report) = c.rows();
+    let row = (rows[0].1.as_str(), rows[0].2.as_str());
+    assert_eq!((code, row), (26, ("unverifiable", "spec_unreadable")), "{report:#}");
+    let message = report["ticks"][0]["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("names") && message.contains("not valid UTF-8"), "{message}");
+}
+
 /// T006 of the fixture written over two lines, as a formatter wraps a long task.
 const T006_FIRST: &str = "- [ ] T006 [US1] Show each bookmark's tags in the list view";
 const T006_WRAPPED: &str = "  in src/ui/list.rs (SC-001)";
