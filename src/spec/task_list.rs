@@ -53,13 +53,15 @@ const BOX: &str = r"{OPENER}([\s\p{Mn}\p{Me}\p{Cf}]*(?:[^\s\p{Mn}\p{Me}\p{Cf}{CL
 
 /// The brackets a person reads a box between, as [`BOX`] opens one: ASCII's `[`, and every
 /// opening bracket of Unicode beyond ASCII (general category Ps), among them those input methods
-/// type for `[`: fullwidth `［` and `（`, CJK `【`, `「`, `『`, `〔`, `〖`, `〈`, `《`, mathematical
-/// `⟦`. Never ASCII's `(` and `{`, which ordinary text holds (`(x)`).
-const OPENER: &str = r"[\p{Ps}--[(\{]]";
+/// type for `[`: fullwidth `［`, CJK `【`, `「`, `『`, `〔`, `〖`, `〈`, `《`, mathematical `⟦`. Never
+/// a parenthesis or a brace, ASCII's `(` and `{` or the fullwidth `（` and `｛` CJK input methods
+/// type for them, which ordinary text holds (`(x)`, Chinese numbering `（一）`).
+const OPENER: &str = r"[\p{Ps}--[(\{\x{FF08}\x{FF5B}]]";
 
 /// The brackets that close a box ([`BOX`]): `]`, and every closing bracket of Unicode beyond
-/// ASCII (general category Pe); never `)` and `}`. Any of them closes a box any [`OPENER`] opens.
-const CLOSER: &str = r"[\p{Pe}--[)\}]]";
+/// ASCII (general category Pe); never `)`, `}`, `）` or `｝`. Any of them closes a box any
+/// [`OPENER`] opens.
+const CLOSER: &str = r"[\p{Pe}--[)\}\x{FF09}\x{FF5D}]]";
 
 /// A fixed pattern holding [`BOX`] where it says `{BOX}` and [`OPENER`] and [`CLOSER`] where it
 /// says `{OPENER}` and `{CLOSER}`, compiled.
@@ -1370,7 +1372,7 @@ mod tests {
 
     #[test]
     fn a_box_between_any_paired_brackets_beyond_ascii_is_a_box_and_ascii_parentheses_hold_none() {
-        let pairs = ["「」", "『』", "〔〕", "〖〗", "〈〉", "《》", "（）", "⟦⟧", "｛｝", "〘〙", "❨❩"];
+        let pairs = ["「」", "『』", "〔〕", "〖〗", "〈〉", "《》", "⟦⟧", "〘〙", "❨❩"];
         let mut text = "- [ ] T001 a\n".to_owned();
         for (n, pair) in pairs.iter().enumerate() {
             let (open, close) = (pair.chars().next().unwrap(), pair.chars().next_back().unwrap());
@@ -1390,7 +1392,14 @@ mod tests {
             "{}",
             reason_at(&list, 1)
         );
-        assert!(reason_at(&list, 7).contains("U+FF08 and U+FF09"), "{}", reason_at(&list, 7));
+        assert!(reason_at(&list, 7).contains("U+27E6 and U+27E7"), "{}", reason_at(&list, 7));
+    }
+
+    #[test]
+    fn fullwidth_parentheses_and_braces_hold_no_box_as_ascii_ones_hold_none() {
+        let list = read("- [ ] T001 a\n- （一）准备工作\n- （x） T002 b\n- ｛x｝ T003 c\n1. （二）T004 d\n");
+        assert_eq!(ids(&list), [(0, "T001", false)]);
+        assert!(list.unread().is_empty(), "{:?}", list.unread());
     }
 
     #[test]
