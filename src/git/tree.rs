@@ -601,17 +601,17 @@ impl GitTree<'_> {
         Ok(Some(out))
     }
 
-    /// The names of the entries of directory `dir` that are not UTF-8, which [`Self::entries`]
-    /// leaves out (no `&str` path can name them), decoded with U+FFFD for each invalid sequence,
-    /// in name order; none when `dir` is absent or not a directory.
-    pub fn undecodable_names(&self, dir: &str) -> Result<Vec<String>, GitError> {
+    /// The entries of directory `dir` whose names are not UTF-8, which [`Self::entries`] leaves
+    /// out (no `&str` path can name them), each name decoded with U+FFFD for each invalid
+    /// sequence, with its kind, in name order; none when `dir` is absent or not a directory.
+    pub fn undecodable_entries(&self, dir: &str) -> Result<Vec<(String, EntryKind)>, GitError> {
         let components = path::components(dir)?;
         match self.directory(&components)? {
             Some((mode, id)) if mode.is_tree() => Ok(self
                 .read(id, Repo::tree_items)?
                 .iter()
                 .filter(|item| std::str::from_utf8(&item.name).is_err())
-                .map(|item| String::from_utf8_lossy(&item.name).into_owned())
+                .map(|item| (String::from_utf8_lossy(&item.name).into_owned(), item.mode.kind()))
                 .collect()),
             _ => Ok(Vec::new()),
         }

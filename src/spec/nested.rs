@@ -4,17 +4,23 @@
 //! a command run inside it is refused ([`super::project_below_top`]). So that no tick of one is a
 //! claim nobody checks, [`nested_projects`] finds each task list of such a project that holds
 //! checked boxes, where that project's own search would find it (below its `specs/` or
-//! `openspec/changes/`), and a verifier reports each as a [`Stray`] of its own.
+//! `openspec/changes/`), and a verifier reports each as a [`Stray`] of its own. It searches every
+//! directory of the top that [`super::scan_units`] does not read itself: all but the top's
+//! `specs/` and `openspec/changes/` ([`UNIT_PARENTS`]), whose every task list with checked boxes
+//! the unit scan reports; so the rest of `openspec/` (its `specs/`, anything else) is searched here.
 
 use super::error::{SpecError, shown};
 use super::project::root_mark;
 use super::tree::{EntryKind, SourceTree, join};
-use super::unit::{Format, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR};
-use super::units::{Budget, Stray, UNIT_DIRS_LIMIT, lists_in, push_list};
+use super::unit::{Format, OPENSPEC_CHANGES_DIR, SPECKIT_SPECS_DIR, UNIT_PARENTS};
+use super::units::{Budget, Listing, Stray, UNIT_DIRS_LIMIT, listing, lists_in, push_list, undecodable};
 
-/// The entries of the top that hold its own units, which [`super::scan_units`] searches: no
-/// project below the top is looked for in them.
-const TOP_OWN: [&str; 2] = [SPECKIT_SPECS_DIR, "openspec"];
+/// The entries of a project that hold its units, searched at any depth below a project below the
+/// top.
+const PROJECT_OWN: [&str; 2] = [SPECKIT_SPECS_DIR, "openspec"];
+
+/// Why a directory of the search that cannot be read by its name is reported, and what to do.
+const SEARCHED: &str = "speccoder searches it for projects of their own below the top (a directory holding `.specify/` or `openspec/`), whose ticks no run can check; rename it";
 
 /// How many directories deep below the top a project of its own is looked for (`apps/web/` is
 /// two): its root at most this deep, its units at any depth below its `specs/` or `openspec/`.
@@ -46,7 +52,7 @@ impl Nested {
     /// Whether `dir` is this project's `specs/` or `openspec/`, or below them: where its units
     /// are, searched at any depth.
     fn holds_units_at(&self, dir: &str) -> bool {
-        self.below(dir).is_some_and(|below| TOP_OWN.iter().any(|own| within(below, own)))
+        self.below(dir).is_some_and(|below| PROJECT_OWN.iter().any(|own| within(below, own)))
     }
 
     /// `dir` as a path below this project's directory, when it is below it.
@@ -65,11 +71,12 @@ impl Nested {
 }
 
 /// The task lists with checked boxes (or that cannot be read) of every project below the top
-/// of `tree`, each a [`Stray`] naming its project: the directories outside the top's own `specs/`
-/// and `openspec/` are searched, at most [`NESTED_ROOT_DEPTH`] deep but below a project's own
-/// `specs/` and `openspec/`, at most [`UNIT_DIRS_LIMIT`] of them, and each entry of the top
-/// that the limit cut short or left out is a stray that says so. A submodule is another
-/// repository's and is not searched, nor is a directory that cannot be listed.
+/// of `tree`, each a [`Stray`] naming its project: the directories the unit scan does not read
+/// ([`read_by_the_unit_scan`]) are searched, at most [`NESTED_ROOT_DEPTH`] deep but below a
+/// project's own `specs/` and `openspec/`, at most [`UNIT_DIRS_LIMIT`] of them, and each entry of
+/// the top that the limit cut short or left out is a stray that says so. A directory the search
+/// would enter but cannot name (not UTF-8) or list is a stray too ([`listing`]). A submodule is
+/// another repository's and is not searched.
 ///
 /// # Errors
 /// A tree that cannot be read.
@@ -77,17 +84,38 @@ pub fn nested_projects(tree: &dyn SourceTree) -> Result<Vec<Stray>, SpecError> {
     let mut budget = Budget {
         left: UNIT_DIRS_LIMIT,
         stopped: format!(
-            "speccoder searches at most {UNIT_DIRS_LIMIT} directories outside `{SPECKIT_SPECS_DIR}/` and `openspec/` for projects of their own below the top (a directory holding `.specify/` or `openspec/`), and stopped here, so a tick of one there cannot be checked; keep such projects in repositories of their own, or check the branch against its base, which reports only the places it changed"
+            "speccoder searches at most {UNIT_DIRS_LIMIT} directories outside `{SPECKIT_SPECS_DIR}/` and `{OPENSPEC_CHANGES_DIR}/` for projects of their own below the top (a directory holding `.specify/` or `openspec/`), and stopped here, so a tick of one there cannot be checked; keep such projects in repositories of their own, or check the branch against its base, which reports only the places it changed"
         ),
     };
     let mut strays = Vec::new();
-    let entries = tree.entries("")?.unwrap_or_default();
+    let Listing { entries, undecodable: unnamed } = listing(tree, "", "", SEARCHED, &mut strays)?;
+    push_unnamed(&mut strays, ("", ""), &unnamed, |_| true);
     let searched =
-        entries.iter().filter(|(name, kind)| *kind == EntryKind::Dir && !TOP_OWN.contains(&name.as_str()));
+        entries.iter().filter(|(name, kind)| *kind == EntryKind::Dir && !read_by_the_unit_scan(name));
     for (name, _) in searched {
         search(tree, name, &mut budget, &mut strays)?;
     }
     Ok(strays)
+}
+
+/// Whether the unit scan ([`super::scan_units`]) reads the directory `path` of the top, and all
+/// below it, itself: the top's `specs/` and `openspec/changes/` ([`UNIT_PARENTS`]), where it
+/// reports every task list with checked boxes that is no unit's, a nested project's among them.
+/// Every other directory is this search's.
+fn read_by_the_unit_scan(path: &str) -> bool {
+    UNIT_PARENTS.contains(&path)
+}
+
+/// A stray for each directory among `unnamed` (the entries of `dir` whose names are not UTF-8)
+/// that the search of the entry `top` would enter (`entered`, given its path as decoded).
+fn push_unnamed(
+    strays: &mut Vec<Stray>,
+    (top, dir): (&str, &str),
+    unnamed: &[(String, EntryKind)],
+    entered: impl Fn(&str) -> bool,
+) {
+    let dirs = unnamed.iter().filter(|(_, kind)| *kind == EntryKind::Dir).map(|(name, _)| join(dir, name));
+    strays.extend(dirs.filter(|path| entered(path)).map(|path| undecodable(top, &path)));
 }
 
 /// Searches the entry `top` of the top and every directory below it for projects of their own,
@@ -107,11 +135,7 @@ fn search(
             return Ok(());
         };
         budget.left = left;
-        let entries = match tree.entries(&dir) {
-            Ok(entries) => entries.unwrap_or_default(),
-            Err(e) if e.is_repository_failure() => return Err(e),
-            Err(_) => continue,
-        };
+        let Listing { entries, undecodable: unnamed } = listing(tree, &dir, top, SEARCHED, strays)?;
         let holds_dir = |mark: &str| {
             entries
                 .iter()
@@ -122,10 +146,13 @@ fn search(
             push_lists(tree, strays, (&dir, &entries), project, format)?;
         }
         let shallow = dir.split('/').count() < NESTED_ROOT_DEPTH;
+        let entered = |child: &str| {
+            (shallow || projects.iter().any(|p| p.holds_units_at(child))) && !read_by_the_unit_scan(child)
+        };
+        push_unnamed(strays, (top, &dir), &unnamed, entered);
         let dirs =
             entries.iter().filter(|(_, kind)| *kind == EntryKind::Dir).map(|(name, _)| join(&dir, name));
-        let searched: Vec<String> =
-            dirs.filter(|child| shallow || projects.iter().any(|p| p.holds_units_at(child))).collect();
+        let searched: Vec<String> = dirs.filter(|child| entered(child)).collect();
         pending.extend(searched.into_iter().map(|child| (child, projects.clone())));
     }
     Ok(())
@@ -202,6 +229,68 @@ mod tests {
             reason.starts_with("it is a task list of the project at `app one/` (it holds `.specify/`)"),
             "{reason}"
         );
+    }
+
+    #[test]
+    fn every_ticked_list_of_a_project_below_the_top_is_reported_once_by_the_unit_scan_or_this_search() {
+        let ticked = [
+            "openspec/app/specs/001-x/tasks.md",
+            "openspec/changes/add-y/app/specs/001-x/tasks.md",
+            "openspec/changes/archive/2025-01-01-z/app/specs/001-x/tasks.md",
+            "openspec/specs/app/specs/001-x/tasks.md",
+            "openspec/vendor/app/specs/001-x/tasks.md",
+            "specs/notes/app/specs/001-x/tasks.md",
+            "vendor/app/specs/001-x/tasks.md",
+        ];
+        let mut files = vec![("openspec/changes/add-y/tasks.md".to_owned(), "- [ ] 1.1 a\n".to_owned())];
+        for list in ticked {
+            let root = list.strip_suffix("/specs/001-x/tasks.md").unwrap();
+            files.push((format!("{root}/.specify/c"), "c\n".to_owned()));
+            files.push((list.to_owned(), "- [x] T001 ticked by hand\n".to_owned()));
+        }
+        let tree = MemTree::from_files(files).unwrap();
+        let (scan, nested) = (crate::spec::scan_units(&tree).unwrap(), nested_projects(&tree).unwrap());
+        let mut reported: Vec<&str> = scan.strays.iter().chain(&nested).map(|s| s.shown.as_str()).collect();
+        reported.sort_unstable();
+        assert_eq!(reported, ticked, "each once, by one of the two searches");
+        let searched_here: Vec<&str> = nested.iter().map(|s| s.shown.as_str()).collect();
+        assert!(searched_here.contains(&"openspec/vendor/app/specs/001-x/tasks.md"), "{searched_here:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_whose_name_is_not_utf8_is_a_stray_where_the_search_would_enter_it_in_either_tree() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let fx = crate::git::test_support::Fixture::new();
+        let at = |dir: &str, name: &[u8]| fx.path().join(dir).join(std::ffi::OsStr::from_bytes(name));
+        let files = [
+            (at("", b"app\xff"), ".specify/c", "c\n"),
+            (at("", b"app\xff"), "specs/001-x/tasks.md", "- [x] T001 ticked by hand\n"),
+            (at("vendor", b"\xfe"), "x.md", ""),
+            (at("web", b"specs/a/b/\xfd"), "x.md", ""),
+            (at("web", b".specify"), "c", "c\n"),
+            (at("docs", b"\xfc.md"), "", "a file, which holds no project\n"),
+            (at("a/b/c/d", b"\xfb"), "x.md", "deeper than a project is looked for\n"),
+        ];
+        for (dir, file, text) in files {
+            let path = if file.is_empty() { dir } else { dir.join(file) };
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        fx.git(&["add", "-A"]);
+        fx.git(&["commit", "-q", "-m", "names that are not UTF-8"]);
+        let repo = fx.repo();
+        let view = repo.tree(repo.commit(fx.rev("HEAD")).unwrap().tree);
+        let fs = crate::spec::FsTree::new(fx.path());
+        for tree in [&view as &dyn SourceTree, &fs] {
+            let strays = nested_projects(tree).unwrap();
+            let found: Vec<(&str, &str)> =
+                strays.iter().map(|s| (s.top.as_str(), s.shown.as_str())).collect();
+            let expected =
+                [("", "app\u{fffd}"), ("vendor", "vendor/\u{fffd}"), ("web", "web/specs/a/b/\u{fffd}")];
+            assert_eq!(found, expected);
+            assert!(strays.iter().all(|s| s.reason.contains("not valid UTF-8")), "{strays:?}");
+        }
     }
 
     #[test]

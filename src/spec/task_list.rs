@@ -45,22 +45,40 @@ const SHOWN_LINE: usize = 200;
 /// A UTF-8 byte order mark.
 const BOM: &str = "\u{feff}";
 
-/// A box: an opening bracket ([`BOX_OPENERS`]), at most one visible mark with blanks, invisible
+/// A box: an opening bracket ([`OPENER`]), at most one visible mark with blanks, invisible
 /// characters and combining marks (format characters, nonspacing and enclosing marks, such as
-/// U+200B or U+0301) around it, a closing bracket ([`BOX_CLOSERS`]). The group captures what the
-/// box holds ([`reads_as_checked`] judges it).
-const BOX: &str = r"[\[\x{FF3B}\x{3010}]([\s\p{Mn}\p{Me}\p{Cf}]*(?:[^\]\x{FF3D}\x{3011}\s\p{Mn}\p{Me}\p{Cf}][\p{Mn}\p{Me}\p{Cf}]*)?[\s\p{Mn}\p{Me}\p{Cf}]*)[\]\x{FF3D}\x{3011}]";
+/// U+200B or U+0301) around it, a closing bracket ([`CLOSER`]). The group captures what the box
+/// holds ([`reads_as_checked`] judges it).
+const BOX: &str = r"{OPENER}([\s\p{Mn}\p{Me}\p{Cf}]*(?:[^\s\p{Mn}\p{Me}\p{Cf}{CLOSER}][\p{Mn}\p{Me}\p{Cf}]*)?[\s\p{Mn}\p{Me}\p{Cf}]*){CLOSER}";
 
-/// The brackets a person reads a box between, as [`BOX`] opens one: ASCII's `[`, and the
-/// fullwidth `［` (U+FF3B) and lenticular `【` (U+3010) that CJK input methods type for it.
-const BOX_OPENERS: [char; 3] = ['[', '\u{ff3b}', '\u{3010}'];
+/// The brackets a person reads a box between, as [`BOX`] opens one: ASCII's `[`, and every
+/// opening bracket of Unicode beyond ASCII (general category Ps), among them those input methods
+/// type for `[`: fullwidth `［`, CJK `【`, `「`, `『`, `〔`, `〖`, `〈`, `《`, mathematical `⟦`. Never
+/// a parenthesis or a brace, ASCII's `(` and `{` or the fullwidth `（` and `｛` CJK input methods
+/// type for them, which ordinary text holds (`(x)`, Chinese numbering `（一）`).
+const OPENER: &str = r"[\p{Ps}--[(\{\x{FF08}\x{FF5B}]]";
 
-/// The brackets that close a box ([`BOX`]), in [`BOX_OPENERS`]' order: `]`, `］`, `】`.
-const BOX_CLOSERS: [char; 3] = [']', '\u{ff3d}', '\u{3011}'];
+/// The brackets that close a box ([`BOX`]): `]`, and every closing bracket of Unicode beyond
+/// ASCII (general category Pe); never `)`, `}`, `）` or `｝`. Any of them closes a box any
+/// [`OPENER`] opens.
+const CLOSER: &str = r"[\p{Pe}--[)\}\x{FF09}\x{FF5D}]]";
 
-/// A fixed pattern holding [`BOX`] where it says `{BOX}`, compiled.
+/// A fixed pattern holding [`BOX`] where it says `{BOX}` and [`OPENER`] and [`CLOSER`] where it
+/// says `{OPENER}` and `{CLOSER}`, compiled.
 fn with_box(pattern: &str) -> Regex {
-    Regex::new(&pattern.replace("{BOX}", BOX)).unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+    let pattern = pattern.replace("{BOX}", BOX).replace("{OPENER}", OPENER).replace("{CLOSER}", CLOSER);
+    Regex::new(&pattern).unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+}
+
+/// A closing bracket of a box ([`CLOSER`]).
+static BOX_CLOSER: LazyLock<Regex> = LazyLock::new(|| with_box("{CLOSER}"));
+
+/// A bracket of a box, opening or closing ([`OPENER`], [`CLOSER`]).
+static BOX_BRACKET: LazyLock<Regex> = LazyLock::new(|| with_box("{OPENER}|{CLOSER}"));
+
+/// What follows the first closing bracket of a box in `s` ([`CLOSER`]), if one is there.
+fn after_closer(s: &str) -> Option<&str> {
+    BOX_CLOSER.find(s).and_then(|closer| s.get(closer.end()..))
 }
 
 /// Any line another tool or a person could read as a task: optional blanks, `>` and invisible
@@ -509,8 +527,8 @@ impl TaskList {
         let line = self.line(index);
         let word = line
             .get(col..)
-            .and_then(|rest| rest.split_once(BOX_CLOSERS))
-            .map_or("", |(_, after)| after.split_whitespace().next().unwrap_or_default());
+            .and_then(after_closer)
+            .map_or("", |after| after.split_whitespace().next().unwrap_or_default());
         self.unread.push(Unread {
             line_index: index,
             checked,
@@ -590,7 +608,7 @@ fn loose_box(format: Format, line: &str, place: Option<&str>) -> Option<LooseBox
         if !(checked || BLANK.is_match(mark.as_str())) {
             return None;
         }
-        let after = line.get(shape.start()..)?.split_once(BOX_CLOSERS)?.1;
+        let after = after_closer(line.get(shape.start()..)?)?;
         let id = after.split_whitespace().next().and_then(is_id).or_else(table_id)?;
         let place = if let Some(place) = place {
             place
@@ -755,14 +773,9 @@ impl<'t> SeenLines<'t> {
             Event::End(TagEnd::CodeBlock) => self.in_code = false,
             Event::Start(Tag::HtmlBlock) => self.in_comment = false,
             Event::Text(text) if !self.in_code => self.piece(range, text, false),
-            Event::Code(code) => self.piece(
-                range,
-                &format!(
-                    "`{}`",
-                    code.replace(|c| BOX_OPENERS.contains(&c) || BOX_CLOSERS.contains(&c), "\u{fffd}")
-                ),
-                true,
-            ),
+            Event::Code(code) => {
+                self.piece(range, &format!("`{}`", BOX_BRACKET.replace_all(code, "\u{fffd}")), true);
+            }
             Event::InlineHtml(html) => self.piece(range, &html_shown(html, &mut false), true),
             Event::Html(html) => self.html(range.start, html),
             Event::TaskListMarker(_) => self.line_at(range.start).task = true,
@@ -1033,7 +1046,7 @@ fn named_in_box(inside: &str) -> String {
     let (first, last) = (inside.chars().next(), inside.chars().next_back());
     if let (Some(open), Some(close)) = (first, last)
         && open != '['
-        && BOX_CLOSERS.contains(&close)
+        && after_closer(inside) == Some("")
     {
         let (open, close) = (u32::from(open), u32::from(close));
         return format!(" (its brackets are U+{open:04X} and U+{close:04X}, not `[` and `]`)");
@@ -1083,8 +1096,7 @@ fn bullet_problem(lead: &str) -> Option<String> {
 /// by a space, a tab or the line's end; else what is wrong with it.
 fn box_problem(from_box: &str) -> Result<&str, String> {
     let Some(after_box) = ["[ ]", "[x]", "[X]"].iter().find_map(|b| from_box.strip_prefix(b)) else {
-        let closer = from_box.char_indices().find(|(_, c)| BOX_CLOSERS.contains(c));
-        let end = closer.map_or(from_box.len(), |(at, c)| at + c.len_utf8());
+        let end = BOX_CLOSER.find(from_box).map_or(from_box.len(), |closer| closer.end());
         let inside = from_box.get(..end).unwrap_or_default();
         let named = named_in_box(inside);
         return Err(format!("its box `{}` is not `[ ]`, `[x]` or `[X]`{named}", shown(inside, 20)));
@@ -1356,6 +1368,38 @@ mod tests {
         assert!(reason.contains("its box `\u{ff3b}x\u{ff3d}` is not `[ ]`"), "{reason}");
         assert!(reason.contains("U+FF3B and U+FF3D, not `[` and `]`"), "{reason}");
         assert!(reason_at(&list, 2).contains("U+3010 and U+3011"), "{}", reason_at(&list, 2));
+    }
+
+    #[test]
+    fn a_box_between_any_paired_brackets_beyond_ascii_is_a_box_and_ascii_parentheses_hold_none() {
+        let pairs = ["「」", "『』", "〔〕", "〖〗", "〈〉", "《》", "⟦⟧", "〘〙", "❨❩"];
+        let mut text = "- [ ] T001 a\n".to_owned();
+        for (n, pair) in pairs.iter().enumerate() {
+            let (open, close) = (pair.chars().next().unwrap(), pair.chars().next_back().unwrap());
+            text.push_str(&format!("- {open}x{close} T{:03} done by hand\n", n + 2));
+        }
+        text.push_str("- (x) T100 c\n- {x} T101 d\n- [ ] T102 Handle case (x) and {x} in src/a.rs\n");
+        text.push_str("Done: 「x」 T103, and a code span `「x」 T104`\n");
+        let list = read(&text);
+        assert_eq!(ids(&list), [(0, "T001", false), (pairs.len() + 3, "T102", false)]);
+        let boxes: Vec<(usize, String)> = (1..=pairs.len()).map(|i| (i, format!("T{:03}", i + 1))).collect();
+        let mut expected: Vec<(usize, &str)> = boxes.iter().map(|(i, id)| (*i, id.as_str())).collect();
+        expected.push((pairs.len() + 4, "T103"));
+        assert_eq!(checked_unread(&list), expected);
+        assert_eq!(list.unread().len(), expected.len(), "{:?}", list.unread());
+        assert!(
+            reason_at(&list, 1).contains("U+300C and U+300D, not `[` and `]`"),
+            "{}",
+            reason_at(&list, 1)
+        );
+        assert!(reason_at(&list, 7).contains("U+27E6 and U+27E7"), "{}", reason_at(&list, 7));
+    }
+
+    #[test]
+    fn fullwidth_parentheses_and_braces_hold_no_box_as_ascii_ones_hold_none() {
+        let list = read("- [ ] T001 a\n- （一）准备工作\n- （x） T002 b\n- ｛x｝ T003 c\n1. （二）T004 d\n");
+        assert_eq!(ids(&list), [(0, "T001", false)]);
+        assert!(list.unread().is_empty(), "{:?}", list.unread());
     }
 
     #[test]

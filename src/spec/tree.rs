@@ -48,10 +48,10 @@ pub trait SourceTree {
     /// submodule ([`Self::file`] and [`Self::entries`] see nothing there), so a reader asks this to
     /// refuse one where a file or directory should be, instead of taking it for absent.
     fn kind(&self, path: &str) -> Result<Option<EntryKind>, SpecError>;
-    /// The names of the entries directly under `dir` that are not UTF-8, which [`Self::entries`]
-    /// leaves out (no path can name them), each decoded with U+FFFD for every invalid sequence;
-    /// none when `dir` is absent. A reader that must skip nothing reports them.
-    fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError>;
+    /// The entries directly under `dir` whose names are not UTF-8, which [`Self::entries`] leaves
+    /// out (no path can name them), each name decoded with U+FFFD for every invalid sequence, with
+    /// its kind; none when `dir` is absent. A reader that must skip nothing reports them.
+    fn undecodable(&self, dir: &str) -> Result<Vec<(String, EntryKind)>, SpecError>;
     /// The driver a `filter` attribute of the tree names for the file at `path` (`lfs`,
     /// `git-crypt`, any): its stored bytes are then not the text people read, which a reader
     /// refuses rather than reads. `None` when no filter applies.
@@ -206,7 +206,7 @@ impl SourceTree for MemTree {
     }
 
     /// Paths in memory are UTF-8.
-    fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
+    fn undecodable(&self, dir: &str) -> Result<Vec<(String, EntryKind)>, SpecError> {
         check_rel_path(dir, true)?;
         Ok(Vec::new())
     }
@@ -357,7 +357,7 @@ impl SourceTree for FsTree {
         Ok(Some(out))
     }
 
-    fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
+    fn undecodable(&self, dir: &str) -> Result<Vec<(String, EntryKind)>, SpecError> {
         let Some(at) = self.dir(dir)? else {
             return Ok(Vec::new());
         };
@@ -368,12 +368,16 @@ impl SourceTree for FsTree {
         };
         let mut out = Vec::new();
         for entry in reader {
-            let name = entry.map_err(|source| io_error(dir, source))?.file_name();
+            let entry = entry.map_err(|source| io_error(dir, source))?;
+            let name = entry.file_name();
             if name.to_str().is_none() {
-                out.push(name.to_string_lossy().into_owned());
+                let path = join(dir, &name.to_string_lossy());
+                let found = entry.file_type().map_err(|source| io_error(&path, source))?;
+                let kind = classify(&entry.path(), &path, found)?;
+                out.push((name.to_string_lossy().into_owned(), kind));
             }
         }
-        out.sort();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
     }
 
@@ -440,8 +444,10 @@ impl SourceTree for crate::git::GitTree<'_> {
         Ok(kind.map(of_mode))
     }
 
-    fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
-        crate::git::GitTree::undecodable_names(self, dir).map_err(|e| repository_error(dir, e))
+    fn undecodable(&self, dir: &str) -> Result<Vec<(String, EntryKind)>, SpecError> {
+        let names =
+            crate::git::GitTree::undecodable_entries(self, dir).map_err(|e| repository_error(dir, e))?;
+        Ok(names.into_iter().map(|(name, kind)| (name, of_mode(kind))).collect())
     }
 
     /// As this tree's own `.gitattributes` files give it ([`crate::git::GitTree::filter_driver`]);

@@ -89,7 +89,7 @@ fn read_parent(tree: &dyn SourceTree, parent: &str) -> Result<Parent, SpecError>
     }
     let entries = tree.entries(parent)?.unwrap_or_default();
     out.own_lists = lists_in(parent, &entries, &no_unit_because(parent, None));
-    out.undecodable = tree.undecodable(parent)?.into_iter().map(|name| join(parent, &name)).collect();
+    out.undecodable = tree.undecodable(parent)?.into_iter().map(|(name, _)| join(parent, &name)).collect();
     for (name, kind) in entries {
         let path = join(parent, &name);
         let (unit, what) = match parent {
@@ -400,41 +400,64 @@ fn search(
     search: &Search<'_>,
     budget: &mut Budget,
 ) -> Result<(), SpecError> {
-    let stray = |dir: &str, reason: String| Stray {
-        top: search.top.to_owned(),
-        shown: shown(dir, 200),
-        reason,
-        checked: Vec::new(),
-        stopped: false,
-        project: None,
-    };
     let mut pending = vec![search.top.to_owned()];
     while let Some(dir) = pending.pop() {
         let Some(left) = budget.left.checked_sub(1) else {
-            strays.push(Stray { stopped: true, ..stray(&dir, budget.stopped.clone()) });
+            let (top, shown, reason) = (search.top.to_owned(), shown(&dir, 200), budget.stopped.clone());
+            strays.push(Stray { top, shown, reason, checked: Vec::new(), stopped: true, project: None });
             return Ok(());
         };
         budget.left = left;
-        // A name no path can address (a `\` in it, say) cannot be searched: it may hold ticks.
-        let entries = match tree.entries(&dir) {
-            Ok(entries) => entries.unwrap_or_default(),
-            Err(e) if e.is_repository_failure() => return Err(e),
-            Err(e) => {
-                let reason = format!("it cannot be searched for task lists ({e}); {}", search.reason);
-                strays.push(stray(&dir, reason));
-                continue;
-            }
-        };
+        let Listing { entries, undecodable: unnamed } =
+            listing(tree, &dir, search.top, search.reason, strays)?;
         for (list, reason) in lists_in(&dir, &entries, search.reason) {
             if search.own != Some(list.as_str()) {
                 push_list(tree, strays, &list, search.top, search.format, &reason)?;
             }
         }
-        strays.extend(tree.undecodable(&dir)?.iter().map(|name| undecodable(search.top, &join(&dir, name))));
+        strays.extend(unnamed.iter().map(|(name, _)| undecodable(search.top, &join(&dir, name))));
         let dirs = entries.into_iter().filter(|(_, kind)| *kind == EntryKind::Dir);
         pending.extend(dirs.map(|(name, _)| join(&dir, &name)));
     }
     Ok(())
+}
+
+/// A directory as a search for task lists reads it ([`listing`]).
+#[derive(Default)]
+pub(super) struct Listing {
+    /// Its entries whose names are paths, with their kinds.
+    pub(super) entries: Vec<(String, EntryKind)>,
+    /// Its entries whose names are not UTF-8 (decoded with U+FFFD), with their kinds: no path
+    /// names them, so a search reports each it would enter ([`undecodable`]) instead of skipping it.
+    pub(super) undecodable: Vec<(String, EntryKind)>,
+}
+
+/// The directory `dir` as a search of the entry `top` reads it: a directory that cannot be
+/// listed (a name no path can address, a `\` in it) may hold ticks, so it is a stray of `top`
+/// that says so before `reason` (why a list there is read by no run, and what to do), and reads
+/// as empty.
+///
+/// # Errors
+/// A tree that cannot be read.
+pub(super) fn listing(
+    tree: &dyn SourceTree,
+    dir: &str,
+    top: &str,
+    reason: &str,
+    strays: &mut Vec<Stray>,
+) -> Result<Listing, SpecError> {
+    match tree.entries(dir) {
+        Ok(entries) => {
+            Ok(Listing { entries: entries.unwrap_or_default(), undecodable: tree.undecodable(dir)? })
+        }
+        Err(e) if e.is_repository_failure() => Err(e),
+        Err(e) => {
+            let reason = format!("it cannot be searched for task lists ({e}); {reason}");
+            let (top, shown) = (top.to_owned(), shown(dir, 200));
+            strays.push(Stray { top, shown, reason, checked: Vec::new(), stopped: false, project: None });
+            Ok(Listing::default())
+        }
+    }
 }
 
 /// The task lists among `entries`, those of the directory `dir`, each with why no unit reads it:
@@ -462,7 +485,7 @@ pub(super) fn lists_in(dir: &str, entries: &[(String, EntryKind)], reason: &str)
 
 /// The stray of an entry whose name is not UTF-8 (`path`, decoded with U+FFFD), inside the entry
 /// or parent `top`: no path names it, so whether it holds ticks cannot be read.
-fn undecodable(top: &str, path: &str) -> Stray {
+pub(super) fn undecodable(top: &str, path: &str) -> Stray {
     Stray {
         top: top.to_owned(),
         shown: shown(path, 200),

@@ -265,7 +265,7 @@ impl SourceTree for Counting {
     fn kind(&self, path: &str) -> Result<Option<EntryKind>, SpecError> {
         self.tree.kind(path)
     }
-    fn undecodable(&self, dir: &str) -> Result<Vec<String>, SpecError> {
+    fn undecodable(&self, dir: &str) -> Result<Vec<(String, EntryKind)>, SpecError> {
         self.tree.undecodable(dir)
     }
     fn filter_driver(&self, path: &str) -> Result<Option<String>, SpecError> {
