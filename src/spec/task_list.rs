@@ -8,8 +8,8 @@
 //! box on the line after its bullet, a box in a code block or comment, a box written out of shape
 //! (`[ x ]`, `-[x]`) that other tools still count, and outside code blocks and comments a box no
 //! list item holds that a person reads for a task ([`loose_box`]: `[x] T002`, a table row,
-//! `- ✅ T001`), looked for in the text the line shows ([`SeenLines`]: `[&#120;]`, `**[x]**`, the
-//! lines of an HTML block). So a writer can refuse it by its line, and a verifier never skips a
+//! `- ✅ T001`, `- T001 ✔ done`), looked for in the text the line shows ([`SeenLines`]:
+//! `[&#120;]`, `**[x]**`, `:white_check_mark:`, the lines of an HTML block). So a writer can refuse it by its line, and a verifier never skips a
 //! checked one.
 //!
 //! Lines end at `\n`, `\r\n` or a lone `\r`, as in CommonMark; a UTF-8 byte order mark at the start
@@ -131,13 +131,40 @@ static CHARACTER_REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
 });
 
-/// A check mark standing where a list item's box would be, then a word: optional blanks and `>`,
-/// an optional bullet (`-`, `*`, `+`, `1.`, `1)`) and blanks, a check mark ([`reads_as_checked`]'s
-/// `✓`, `✔`, `☑`, `☒`, `✅`, `🗸`, with or without an emoji selector), blanks, the word.
-static CHECK_MARK_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[\s>]*(?:(?:[-*+]|[0-9]{1,9}[.)])\s+)?([\x{2713}\x{2714}\x{2611}\x{2612}\x{2705}\x{1F5F8}]\x{FE0F}?)\s*(\S+)")
-        .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
-});
+/// A check mark: [`reads_as_checked`]'s `✓`, `✔`, `☑`, `☒`, `✅`, `🗸`, with or without an emoji
+/// selector.
+const CHECK_MARK: &str = r"[\x{2713}\x{2714}\x{2611}\x{2612}\x{2705}\x{1F5F8}]\x{FE0F}?";
+
+/// Where a line's text starts: optional blanks and `>`, an optional bullet (`-`, `*`, `+`, `1.`,
+/// `1)`) and blanks.
+const LEAD: &str = r"^[\s>]*(?:(?:[-*+]|[0-9]{1,9}[.)])\s+)?";
+
+/// A fixed pattern holding [`CHECK_MARK`] and [`LEAD`] where it says `{MARK}` and `{LEAD}`, compiled.
+fn with_mark(pattern: &str) -> Regex {
+    let pattern = pattern.replace("{MARK}", CHECK_MARK).replace("{LEAD}", LEAD);
+    Regex::new(&pattern).unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+}
+
+/// A check mark standing where a list item's box would be, then a word: the line's [`LEAD`], a
+/// [`CHECK_MARK`], blanks, the word.
+static CHECK_MARK_LINE: LazyLock<Regex> = LazyLock::new(|| with_mark(r"{LEAD}({MARK})\s*(\S+)"));
+
+/// A [`CHECK_MARK`] anywhere in a line: where [`loose_box`] looks for one after a task id or in a
+/// table cell.
+static ANY_CHECK_MARK: LazyLock<Regex> = LazyLock::new(|| with_mark(r"{MARK}"));
+
+/// The first word of a line's text (after its [`LEAD`]) and the blanks after it, which end where
+/// the text after that word starts: a task id there names the line ([`loose_box`]).
+static LEAD_WORD: LazyLock<Regex> = LazyLock::new(|| with_mark(r"{LEAD}(\S+)\s*"));
+
+/// GitHub's emoji shortcodes (its gemoji names) that render as a check mark or a ticked box, each
+/// with the character it renders as. Ours, and this small: CommonMark leaves a shortcode as text,
+/// GitHub shows the emoji, and a person reads a task list as GitHub shows it.
+const CHECK_MARK_SHORTCODES: [(&str, &str); 3] = [
+    (":white_check_mark:", "\u{2705}"),
+    (":heavy_check_mark:", "\u{2714}\u{fe0f}"),
+    (":ballot_box_with_check:", "\u{2611}\u{fe0f}"),
+];
 
 /// A box in a task list that is not read as a task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -569,8 +596,8 @@ fn loose_at(
         "an HTML block, which shows it as text".to_owned()
     } else {
         format!(
-            "text that shows as `{}` (markup around or inside its box: a character reference, an \
-             escape, emphasis or HTML)",
+            "text that shows as `{}` (markup around or inside its box or mark: a character \
+             reference, an escape, emphasis, HTML or an emoji shortcode)",
             shown(seen.text.trim(), 60)
         )
     };
@@ -579,11 +606,14 @@ fn loose_at(
 
 /// The box of `line` a person reads as a task of `format` although no list item holds it: a box
 /// (open, or with a mark that reads as checked) followed by a task id (`[x] T002 Deploy`,
-/// `### - [x] T005`, `text [x] T007`); a box in a table row that holds a task id in a cell
-/// (`| T003 Migrate | [x] |`); a check mark where a list item's box would be (`- ✅ T001: …`,
-/// `✅ T004`), as agents often mark a task done. Other tools count none of them, and a person
-/// reads each as done when checked, so a verifier reports it rather than passing over it. `place`
-/// names where the box is when the line alone does not tell (it is the text a line shows).
+/// `### - [x] T005`, `text [x] T007`); a box or a check mark that is the state of the task id the
+/// line's text starts with, standing right after it or ending the line (`- T009 [x] Deploy`,
+/// `- **T009** ✔ done`, `- T009 Deploy ✅`); a box in a table row that holds a task id in a cell
+/// (`| T003 Migrate | [x] |`), or a check mark starting a cell of such a row (`| T003 | ✅ |`); a
+/// check mark where a list item's box would be (`- ✅ T001: …`, `✅ T004`), as agents often mark a
+/// task done. Other tools count none of them, and a person reads each as done when checked, so a
+/// verifier reports it rather than passing over it. `place` names where the box is when the line
+/// alone does not tell (it is the text a line shows).
 fn loose_box(format: Format, line: &str, place: Option<&str>) -> Option<LooseBox> {
     let is_id = |word: &str| {
         let word =
@@ -593,15 +623,94 @@ fn loose_box(format: Format, line: &str, place: Option<&str>) -> Option<LooseBox
     if let Some(caps) = CHECK_MARK_LINE.captures(line) {
         let (mark, word) = (caps.get(1)?, caps.get(2)?);
         if let Some(id) = is_id(word.as_str()) {
-            let reason =
-                format!("it is a check mark (`{}`), not a box: a task reads `- [x] {id} …`", mark.as_str());
+            let place = place.map(|place| format!(", in {place}")).unwrap_or_default();
+            let reason = format!(
+                "it is a check mark (`{}`), not a box{place}: a task reads `- [x] {id} …`",
+                mark.as_str()
+            );
             return Some(LooseBox { col: mark.start(), checked: true, id, reason });
         }
     }
-    let trimmed = line.trim_start_matches([' ', '\t']);
-    let table = trimmed.starts_with('|');
-    let table_id =
-        || table.then(|| line.split(|c: char| c.is_whitespace() || c == '|').find_map(is_id)).flatten();
+    if !(ANY_BOX.is_match(line) || ANY_CHECK_MARK.is_match(line)) {
+        return None;
+    }
+    let around = Around::of(line, &is_id);
+    let spot = box_spot(line, &around, &is_id).or_else(|| mark_spot(line, &around, &is_id))?;
+    let place = place.unwrap_or_else(|| around.place(line, spot.after_lead));
+    let what = spot.mark.map_or_else(|| "its box".to_owned(), |mark| format!("its check mark (`{mark}`)"));
+    let id = spot.id;
+    let reason = format!(
+        "{what} is in {place}, not the box of a list item (`- [ ] {id} …` on a line of its own), so no \
+         tool reads it as a task"
+    );
+    Some(LooseBox { col: spot.col, checked: spot.checked, id, reason })
+}
+
+/// A box or check mark of a line no list item holds, and the task id a person reads it for
+/// ([`loose_box`]).
+struct Spot<'l> {
+    /// Byte offset of its `[` (or its check mark) in the line.
+    col: usize,
+    /// Whether it reads as checked (a check mark always does).
+    checked: bool,
+    /// The task id it is read for.
+    id: String,
+    /// The check mark, when it is one rather than a box.
+    mark: Option<&'l str>,
+    /// Whether it is read for the task id the line's text starts with.
+    after_lead: bool,
+}
+
+/// What a line no list item holds says of the task its boxes and check marks are read for.
+struct Around {
+    /// The task id the line's text starts with ([`LEAD_WORD`]), and where the text after it starts.
+    lead: Option<(String, usize)>,
+    /// Whether the line is a table row (it starts with `|`).
+    table: bool,
+    /// The first task id among the words of the row's cells, when it is a table row.
+    table_id: Option<String>,
+}
+
+impl Around {
+    /// What `line` says, its words read as task ids by `is_id`.
+    fn of(line: &str, is_id: &impl Fn(&str) -> Option<String>) -> Self {
+        let lead = LEAD_WORD
+            .captures(line)
+            .and_then(|caps| Some((is_id(caps.get(1)?.as_str())?, caps.get(0)?.end())));
+        let table = line.trim_start_matches([' ', '\t']).starts_with('|');
+        let table_id =
+            table.then(|| line.split(|c: char| c.is_whitespace() || c == '|').find_map(is_id)).flatten();
+        Around { lead, table, table_id }
+    }
+
+    /// The task id the line's text starts with, when what stands at `at` and ends before `rest` (the
+    /// line after it) is that task's state: right after the id, or ending the line.
+    fn lead_id(&self, at: usize, rest: &str) -> Option<String> {
+        let (id, after) = self.lead.as_ref()?;
+        (at == *after || rest.trim().is_empty()).then(|| id.clone())
+    }
+
+    /// Where a box or check mark of `line` is, for a person; `after_lead`: read for the task id
+    /// the line starts with.
+    fn place(&self, line: &str, after_lead: bool) -> &'static str {
+        let trimmed = line.trim_start_matches([' ', '\t']);
+        if self.table {
+            "a table row"
+        } else if after_lead {
+            "the text after its task id"
+        } else if trimmed.starts_with('#') {
+            "a heading"
+        } else if trimmed.starts_with('[') {
+            "a line without a list bullet"
+        } else {
+            "running text"
+        }
+    }
+}
+
+/// The first box of `line` (open, or reading as checked) read for a task: the id right after it,
+/// else the id the line starts with ([`Around::lead_id`]), else the id of a table row's cells.
+fn box_spot<'l>(line: &'l str, around: &Around, is_id: &impl Fn(&str) -> Option<String>) -> Option<Spot<'l>> {
     ANY_BOX.captures_iter(line).find_map(|caps| {
         let (shape, mark) = (caps.get(0)?, caps.get(1)?);
         let checked = reads_as_checked(mark.as_str());
@@ -609,23 +718,44 @@ fn loose_box(format: Format, line: &str, place: Option<&str>) -> Option<LooseBox
             return None;
         }
         let after = after_closer(line.get(shape.start()..)?)?;
-        let id = after.split_whitespace().next().and_then(is_id).or_else(table_id)?;
-        let place = if let Some(place) = place {
-            place
-        } else if table {
-            "a table row"
-        } else if trimmed.starts_with('#') {
-            "a heading"
-        } else if trimmed.starts_with('[') {
-            "a line without a list bullet"
-        } else {
-            "running text"
+        let (id, after_lead) = match after.split_whitespace().next().and_then(is_id) {
+            Some(id) => (id, false),
+            None => match around.lead_id(shape.start(), after) {
+                Some(id) => (id, true),
+                None => (around.table_id.clone()?, false),
+            },
         };
-        let reason = format!(
-            "its box is in {place}, not the box of a list item (`- [ ] {id} …` on a line of its own), \
-             so no tool reads it as a task"
-        );
-        Some(LooseBox { col: shape.start(), checked, id, reason })
+        Some(Spot { col: shape.start(), checked, id, mark: None, after_lead })
+    })
+}
+
+/// The first check mark of `line` read for a task: the state of the id the line starts with
+/// ([`Around::lead_id`]), or starting a table cell that names no task itself, in a row whose
+/// cells name one.
+fn mark_spot<'l>(
+    line: &'l str,
+    around: &Around,
+    is_id: &impl Fn(&str) -> Option<String>,
+) -> Option<Spot<'l>> {
+    ANY_CHECK_MARK.find_iter(line).find_map(|mark| {
+        let (before, rest) = (line.get(..mark.start())?, line.get(mark.end()..)?);
+        let spot = |id, after_lead| Spot {
+            col: mark.start(),
+            checked: true,
+            id,
+            mark: Some(mark.as_str()),
+            after_lead,
+        };
+        if let Some(id) = around.lead_id(mark.start(), rest) {
+            return Some(spot(id, true));
+        }
+        let cell_before = before.rsplit('|').next().filter(|_| before.contains('|'))?;
+        let cell_after = rest.split('|').next().unwrap_or_default();
+        let names_none = !cell_after.split_whitespace().any(|word| is_id(word).is_some());
+        if !(around.table && cell_before.trim().is_empty() && names_none) {
+            return None;
+        }
+        Some(spot(around.table_id.clone()?, false))
     })
 }
 
@@ -722,7 +852,7 @@ struct SeenLine {
     /// The index of the line.
     index: usize,
     /// What it shows: character references decoded, escapes, emphasis and HTML markup gone,
-    /// inline code with no box in it.
+    /// inline code with no box in it, check-mark shortcodes as GitHub renders them.
     text: String,
     /// Whether the line is in an HTML block.
     html: bool,
@@ -742,7 +872,8 @@ struct Reading {
 
 /// Builds the text each line shows from the rendered document's events (what pulldown-cmark
 /// decodes, escapes and leaves out), keeping it for the lines where it differs from the source: a
-/// box written `[&#120;]`, `\[x\]`, `**[x]**` or inside HTML is read as a person sees it.
+/// box written `[&#120;]`, `\[x\]`, `**[x]**` or inside HTML, or a check mark written
+/// `:white_check_mark:`, is read as a person sees it.
 struct SeenLines<'t> {
     /// The text read.
     text: &'t str,
@@ -772,7 +903,7 @@ impl<'t> SeenLines<'t> {
             Event::Start(Tag::CodeBlock(_)) => self.in_code = true,
             Event::End(TagEnd::CodeBlock) => self.in_code = false,
             Event::Start(Tag::HtmlBlock) => self.in_comment = false,
-            Event::Text(text) if !self.in_code => self.piece(range, text, false),
+            Event::Text(text) if !self.in_code => self.piece(range, &shortcodes_shown(text), false),
             Event::Code(code) => {
                 self.piece(range, &format!("`{}`", BOX_BRACKET.replace_all(code, "\u{fffd}")), true);
             }
@@ -840,7 +971,8 @@ impl<'t> SeenLines<'t> {
 
 /// What a line of HTML shows as text: its comments (one left open at its end sets `in_comment`,
 /// which says whether one was open at its start) and tags gone, a table cell's tags read as `|`,
-/// character references decoded as pulldown-cmark decodes them in text.
+/// character references decoded as pulldown-cmark decodes them in text, check-mark shortcodes as
+/// GitHub renders them ([`shortcodes_shown`]).
 fn html_shown(line: &str, in_comment: &mut bool) -> String {
     let mut visible = String::new();
     let mut rest = line;
@@ -863,7 +995,19 @@ fn html_shown(line: &str, in_comment: &mut bool) -> String {
             caps.get(1).is_some_and(|n| ["td", "th"].iter().any(|c| n.as_str().eq_ignore_ascii_case(c)));
         if cell { "|" } else { " " }
     });
-    CHARACTER_REFERENCE.replace_all(&untagged, |caps: &regex::Captures<'_>| decoded(&caps[0])).into_owned()
+    let text = CHARACTER_REFERENCE.replace_all(&untagged, |caps: &regex::Captures<'_>| decoded(&caps[0]));
+    shortcodes_shown(&text).into_owned()
+}
+
+/// `text` with each of [`CHECK_MARK_SHORTCODES`] shown as the check mark GitHub renders it as.
+fn shortcodes_shown(text: &str) -> Cow<'_, str> {
+    let mut shown = Cow::Borrowed(text);
+    for (code, mark) in CHECK_MARK_SHORTCODES {
+        if shown.contains(code) {
+            shown = Cow::Owned(shown.replace(code, mark));
+        }
+    }
+    shown
 }
 
 /// What pulldown-cmark renders the character reference `reference` as in text (itself when it
@@ -1472,6 +1616,62 @@ mod tests {
             list.unread().iter().map(|u| (u.line_index, u.checked, u.word.as_str())).collect();
         assert_eq!(found, [(0, true, "T001"), (1, true, "T002"), (2, true, "T003")]);
         assert!(reason_at(&list, 0).contains("a check mark (`✅`), not a box"), "{}", reason_at(&list, 0));
+    }
+
+    #[test]
+    fn a_check_mark_shortcode_is_read_as_the_check_mark_github_renders_it_as() {
+        let text = "- [ ] T001 a\n- :white_check_mark: T009 Deploy\n* :heavy_check_mark: T010 b\n\
+                    :ballot_box_with_check: T011 c\n\n| T012 d | :white_check_mark: |\n\n\
+                    <p>:heavy_check_mark: T013 e</p>\n";
+        let list = read(text);
+        assert_eq!(ids(&list), [(0, "T001", false)]);
+        assert_eq!(checked_unread(&list), [(1, "T009"), (2, "T010"), (3, "T011"), (5, "T012"), (7, "T013")]);
+        assert!(reason_at(&list, 1).contains("a check mark (`✅`), not a box"), "{}", reason_at(&list, 1));
+        assert!(reason_at(&list, 1).contains("an emoji shortcode"), "{}", reason_at(&list, 1));
+    }
+
+    #[test]
+    fn a_shortcode_in_code_unclosed_or_of_no_check_mark_is_no_tick() {
+        let text = "- [ ] T001 Render `:white_check_mark:` for done\n- :x: T002 dropped\n\
+                    - :white_check_mark T003 unclosed\nWrite `:heavy_check_mark: T004` to mark one.\n";
+        let list = read(text);
+        assert_eq!(ids(&list), [(0, "T001", false)]);
+        assert!(checked_unread(&list).is_empty(), "{:?}", list.unread());
+    }
+
+    #[test]
+    fn a_check_mark_in_a_table_cell_of_a_row_naming_a_task_is_a_checked_box_unread() {
+        let text = "| Task | Done |\n|---|---|\n| T009 Deploy | ✅ |\n| T010 Docs | ✔ |\n\
+                    | T011 | Rotate | ☑\u{fe0f} done |\n| T012 Later | ✗ |\n| Deploy | ✅ |\n| FR-001 | ✅ T002 |\n";
+        let list = read(text);
+        assert_eq!(checked_unread(&list), [(2, "T009"), (3, "T010"), (4, "T011")]);
+        assert!(reason_at(&list, 2).contains("a table row"), "{}", reason_at(&list, 2));
+    }
+
+    #[test]
+    fn a_box_or_check_mark_right_after_a_task_id_or_ending_its_line_is_read_for_that_task() {
+        let text = "- T009 [x] Deploy\n- **T010** ✔ done\n- T011: ✅ Rotate\n- T012 Deploy the service ✅\n\
+                    * T013 Docs [X]\n\nT014 [x]\n\n- T015 [ ] Later\n";
+        let list = read(text);
+        assert!(ids(&list).is_empty(), "{:?}", ids(&list));
+        assert_eq!(
+            checked_unread(&list),
+            [(0, "T009"), (1, "T010"), (2, "T011"), (3, "T012"), (4, "T013"), (6, "T014")]
+        );
+        assert_eq!(unread(&list).last(), Some(&(8, false)));
+        assert!(reason_at(&list, 0).contains("after its task id"), "{}", reason_at(&list, 0));
+        let openspec = TaskList::read("- 1.2 ✅ Deploy\n\n| 1.3 Docs | ✔ |\n".to_owned(), Format::OpenSpec);
+        assert_eq!(unread(&openspec), [(0, true), (2, true)]);
+    }
+
+    #[test]
+    fn a_mark_or_box_that_a_task_s_title_or_prose_mentions_is_no_tick() {
+        let text = "- [ ] T010 Handle the `[x]` case\n- [ ] T011 Show ✓ for done tasks\n- [ ] T012 Draw a ✅\n\
+                    - T013 Handle the `[x]` case\n- T014 Show ✓ beside done tasks\n- T015 Render the `✓`\n\
+                    - T016 Parse [x] and [ ] boxes\n\nSee T017 and ✅ marks.\n\n**Checkpoint ✅ T001 done**\n";
+        let list = read(text);
+        assert_eq!(ids(&list), [(0, "T010", false), (1, "T011", false), (2, "T012", false)]);
+        assert!(checked_unread(&list).is_empty(), "{:?}", list.unread());
     }
 
     /// The checked unread boxes of `list`: (line index, the word or id it is named by).
