@@ -778,7 +778,7 @@ pub struct AttestCarryArgs {
     #[arg(long, value_name = "OLD", requires = "to", conflicts_with = "rewritten")]
     pub from: Option<String>,
     /// The commit that now carries the same change (with --from).
-    #[arg(long, value_name = "NEW", requires = "from")]
+    #[arg(long, value_name = "NEW", requires = "from", conflicts_with = "rewritten")]
     pub to: Option<String>,
     /// Read `<old> <new>` pairs on stdin, as git's post-rewrite hook receives them.
     #[arg(long)]
@@ -889,6 +889,12 @@ pub struct ExportArgs {
     pub json: bool,
 }
 
+/// The tip of a usage error that gives `--base` or `--all` beside `REV | A..B`.
+pub const BRANCH_ONLY_TIP: &str = "--base and --all go with --branch, which checks the ticks of a branch; a REV or an A..B is checked as it is, without them";
+
+/// The options of [`HistoryArgs`] that go with `--branch` only, as clap names them in an error.
+pub const BRANCH_ONLY: [&str; 2] = ["--base <REV>", "--all"];
+
 // The history `attest verify` checks and `attest export` checks and exports.
 #[derive(Debug, Args, Clone)]
 pub struct HistoryArgs {
@@ -900,11 +906,14 @@ pub struct HistoryArgs {
     pub branch: Option<String>,
     /// The revision the branch started from (default: the merge base with the first of origin/HEAD,
     /// origin/main, origin/master, main and master that exists and is not the head itself).
-    #[arg(long, value_name = "REV", requires = "branch")]
+    // Each option that `requires` an argument another conflicts with conflicts with that other
+    // too: clap lets a requirement go unchecked once an argument it conflicts with is present
+    // (`HEAD --all` would check HEAD alone).
+    #[arg(long, value_name = "REV", requires = "branch", conflicts_with = "range")]
     pub base: Option<String>,
     /// Every unit, not only those the branch touched (whose directory differs from the base's, or
     /// that a commit since the base changed).
-    #[arg(long, requires = "branch", conflicts_with = "base")]
+    #[arg(long, requires = "branch", conflicts_with_all = ["base", "range"])]
     pub all: bool,
 }
 

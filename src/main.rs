@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory as _, FromArgMatches as _};
+use speccoder_attest::model::shown::{one_line, one_line_path};
 
 fn main() -> ExitCode {
     speccoder_attest::git::remove_locks_on_interrupt();
@@ -23,24 +24,19 @@ fn main() -> ExitCode {
         // Help and the version are no failures (unless stdout does not take them, as for any
         // report); every other parse error is a usage error.
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
-            return ExitCode::from(commands::print_help(&e.render()));
+            return ExitCode::from(commands::print_help(&e));
         }
         Err(e) => {
-            let e = glued_value_tip(e);
-            let rendered = e.render().to_string();
-            usage_error_as_json(&rendered);
-            let _ = e.print();
-            return ExitCode::from(speccoder_attest::exit::USAGE);
+            let e = values_quoted(branch_only_tip(glued_value_tip(e)));
+            return ExitCode::from(commands::usage_failed(&e.render().to_string()));
         }
     };
     let dir = (!cli.dir.is_empty()).then(directory_given);
     if let Some(dir) = &dir
         && let Err(e) = std::env::set_current_dir(dir)
     {
-        let message = format!("cannot change to {}: {e}", dir.display());
-        usage_error_as_json(&message);
-        eprintln!("speccoder: {message}");
-        return ExitCode::from(speccoder_attest::exit::USAGE);
+        let message = format!("speccoder: cannot change to {}: {e}", one_line_path(dir));
+        return ExitCode::from(commands::usage_failed(&message));
     }
     ExitCode::from(commands::run(cli.command, dir.as_deref()))
 }
@@ -98,22 +94,53 @@ fn glued_value_tip(mut e: clap::Error) -> clap::Error {
     e
 }
 
+/// clap's error for `--base` or `--all` beside a `REV | A..B` names the two, not why: the tip says
+/// that they go with `--branch`.
+fn branch_only_tip(mut e: clap::Error) -> clap::Error {
+    if e.kind() != ErrorKind::ArgumentConflict {
+        return e;
+    }
+    let named: Vec<&String> = [ContextKind::InvalidArg, ContextKind::PriorArg]
+        .into_iter()
+        .flat_map(|kind| match e.get(kind) {
+            Some(ContextValue::String(arg)) => vec![arg],
+            Some(ContextValue::Strings(args)) => args.iter().collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    // `--base` beside `--all` is no such error: both go with `--branch`.
+    let (branch_only, other): (Vec<&String>, Vec<&String>) =
+        named.into_iter().partition(|arg| cli::BRANCH_ONLY.contains(&arg.as_str()));
+    if !branch_only.is_empty() && !other.is_empty() {
+        e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![cli::BRANCH_ONLY_TIP.into()]));
+    }
+    e
+}
+
 /// Whether some command of `command`'s tree (built) has a `--name` option that takes a value.
 fn takes_value(command: &clap::Command, name: &str) -> bool {
     command.get_arguments().any(|arg| arg.get_long() == Some(name) && arg.get_action().takes_values())
         || command.get_subcommands().any(|sub| takes_value(sub, name))
 }
 
-/// A command line that asked for `--json` and could not be run gets its one JSON object on stdout
-/// too, `{"error", "exit_code"}`, as every other failure does: a machine reading stdout is never
-/// left with nothing. The message is the error's first paragraph, without clap's `error: `.
-fn usage_error_as_json(message: &str) {
-    if !commands::json_asked() {
-        return;
+/// `e` with each argument it quotes from the command line (a value, an unknown word) as
+/// [`one_line`] quotes it: a value's newline cannot start a line of clap's message of its own, nor
+/// its U+202E reorder it.
+fn values_quoted(mut e: clap::Error) -> clap::Error {
+    let quoted: Vec<(ContextKind, ContextValue)> = e
+        .context()
+        .filter_map(|(kind, value)| match value {
+            ContextValue::String(text) => Some((kind, ContextValue::String(one_line(text).into_owned()))),
+            ContextValue::Strings(texts) => {
+                Some((kind, ContextValue::Strings(texts.iter().map(|t| one_line(t).into_owned()).collect())))
+            }
+            _ => None,
+        })
+        .collect();
+    for (kind, value) in quoted {
+        e.insert(kind, value);
     }
-    let text = message.split("\n\n").next().unwrap_or(message).trim();
-    let text = text.strip_prefix("error: ").unwrap_or(text);
-    commands::print_json_error(text, speccoder_attest::exit::USAGE);
+    e
 }
 
 /// `speccoder attest <its own options> <subcommand>`: attest's options (other than the global

@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::input::{self, InputError};
-use crate::model::shown::{in_line, shell_quoted, shown};
+use crate::model::shown::{in_line, one_line_path, shell_quoted, shown};
 use crate::output_file::{OutputError, Problem};
 
 /// The line that marks a hook as written by speccoder.
@@ -68,13 +68,13 @@ pub enum HookError {
     /// A hook that speccoder did not write is there.
     #[error(
         "{} exists and was not written by speccoder, so it is left as it is: add the line `speccoder attest carry --rewritten` to it yourself (git gives the hook the rewritten commits on stdin, which carry reads)",
-        .0.display()
+        one_line_path(.0)
     )]
     Foreign(PathBuf),
     /// Something that is no hook file is at the hook's path: git runs nothing there.
     #[error(
         "{} is {kind}, not a hook file, so git runs no hook there and it is left as it is: remove it, then run `speccoder hooks install` again",
-        .path.display()
+        one_line_path(.path)
     )]
     NotAHook {
         /// The hook's path.
@@ -94,7 +94,7 @@ pub enum HookError {
         reading: &'static str,
     },
     /// The hooks directory cannot take the hook.
-    #[error("cannot install the hook in {}: {reason}", .path.display())]
+    #[error("cannot install the hook in {}: {reason}", one_line_path(.path))]
     Directory {
         /// The directory.
         path: PathBuf,

@@ -19,7 +19,8 @@ mod verify;
 
 use crate::cli::Command;
 
-pub use output::{json_asked, print_help, print_json_error};
+use output::json_asked;
+pub use output::{print_help, print_json_error, usage_failed};
 
 /// Runs one subcommand and returns its exit code (a failure if its report could not be written
 /// whole: [`output::delivered`]). `started_in` is the command line's `-C DIR`

@@ -86,21 +86,55 @@ pub fn json_asked() -> bool {
     std::env::args_os().skip(1).take_while(|arg| arg != "--").any(|arg| arg == "--json")
 }
 
-/// Prints a failure as the one JSON object `--json` promises: `{"error": …, "exit_code": …}`.
+/// Prints a failure as the one JSON object `--json` promises: `{"error": …, "exit_code": …}`,
+/// its message escaped as on stderr ([`error_said`]).
 pub fn print_json_error(message: &str, exit_code: u8) {
-    let json = serde_json::json!({ "error": message, "exit_code": exit_code }).to_string();
+    let json = serde_json::json!({ "error": error_said(message), "exit_code": exit_code }).to_string();
     to_stdout(format_args!("{}", ci_safe_json(&json)));
 }
 
-/// Writes clap's help or version `text` to stdout as clap renders it (styled on a terminal) and
-/// returns the exit code: 0, or as [`delivered`] says when stdout did not take it whole.
-pub fn print_help(text: &clap::builder::StyledStr) -> u8 {
+/// A failure's message as stderr and a `--json` error carry it: whatever a name or a path it
+/// quotes holds (an ESC, U+202E, a line that reads as a workflow command), shown escaped
+/// ([`ci_safe`]).
+pub(crate) fn error_said(message: &str) -> std::borrow::Cow<'_, str> {
+    ci_safe(message)
+}
+
+/// A command line that cannot be run (clap's message, or a `-C` directory that cannot be
+/// entered): `said` on stderr, escaped as every message is, and with `--json` the one object on
+/// stdout too, `{"error", "exit_code"}`, whose message is `said` before its usage, on one line
+/// (the error and clap's tips), without its `error: ` or `speccoder: `. Returns the usage error's
+/// exit code.
+pub fn usage_failed(said: &str) -> u8 {
+    if json_asked() {
+        let one_line = |paragraph: &str| paragraph.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+        let told = said.trim().split("\n\n").map(one_line);
+        let told: Vec<String> =
+            told.take_while(|p| !p.starts_with("Usage:") && !p.starts_with("For more")).collect();
+        let text = told.join("; ");
+        let text =
+            ["error: ", "speccoder: "].iter().fold(text.as_str(), |t, p| t.strip_prefix(p).unwrap_or(t));
+        print_json_error(text, exit::USAGE);
+    }
+    to_stderr(format_args!("{}", said.trim_end()));
+    exit::USAGE
+}
+
+/// Writes clap's help or version (`shown`, an error of either kind) to stdout as clap renders it
+/// (styled on a terminal) and returns the exit code: 0, or as [`delivered`] says when stdout did
+/// not take it whole.
+pub fn print_help(shown: &clap::Error) -> u8 {
     use std::io::IsTerminal as _;
+    let carried = match shown.kind() {
+        clap::error::ErrorKind::DisplayVersion => Carried::Version,
+        _ => Carried::Help,
+    };
     let mut out = std::io::stdout().lock();
+    let text = shown.render();
     let text = if out.is_terminal() { text.ansi().to_string() } else { text.to_string() };
     wrote(out.write_all(text.as_bytes()));
     drop(out);
-    flushed(exit::OK, Carried::Help)
+    flushed(exit::OK, carried)
 }
 
 /// Writes one line to stdout.
@@ -149,6 +183,8 @@ enum Carried {
     Report,
     /// `--help`: nothing was done.
     Help,
+    /// `--version`: nothing was done.
+    Version,
 }
 
 impl Carried {
@@ -156,6 +192,7 @@ impl Carried {
         match self {
             Carried::Report => "the report",
             Carried::Help => "the help",
+            Carried::Version => "the version",
         }
     }
 }

@@ -292,7 +292,8 @@ const LEGACY_COMMANDS: [&str; 2] = ["##[", "##vso["];
 /// One line of JSON (`--json`) as it may reach a CI log: the same JSON value, with the second `#`
 /// of each command [`ci_safe`] neutralises wherever it is written as `\u0023`. JSON holds `#` only
 /// inside its strings, where the escape means the same character; a JSON line never starts with
-/// `::`.
+/// `::`. A TOML basic string reads `\u0023` as `#` too: a quoted TOML string passes through it
+/// unchanged in what it reads as.
 pub fn ci_safe_json(json: &str) -> Cow<'_, str> {
     if !LEGACY_COMMANDS.iter().any(|c| json.contains(c)) {
         return Cow::Borrowed(json);
@@ -341,8 +342,9 @@ pub fn shell_quoted(text: &str) -> String {
 /// `text` as one word for a POSIX shell in advice a person copies: as it is when it is plain
 /// (letters, digits, `_`, `.`, `/`, `-`, `%`, `:`, `+`, `@`, `,`, not starting with `-`), else
 /// [`shell_quoted`], or, when it holds a character that would break the message's line (a path
-/// may hold a newline), `$'...'` with that character escaped. A reference or remote name may
-/// hold `;` or `$(`, which must never run as a command.
+/// may hold a newline) or a [hidden](hidden_after) one (a branch may hold U+202E), `$'...'` with
+/// that character escaped. A reference or remote name may hold `;` or `$(`, which must never run
+/// as a command.
 #[must_use]
 pub fn shell_word(text: &str) -> String {
     let plain = !text.starts_with('-')
@@ -350,7 +352,7 @@ pub fn shell_word(text: &str) -> String {
         && text.chars().all(|c| c.is_ascii_alphanumeric() || "_./-%:+@,".contains(c));
     if plain {
         text.to_owned()
-    } else if text.chars().any(breaks_its_line) {
+    } else if marked(text.chars(), breaks_its_line).any(|(_, escaped)| escaped) {
         ansi_c_quoted(text)
     } else {
         shell_quoted(text)
@@ -358,10 +360,11 @@ pub fn shell_word(text: &str) -> String {
 }
 
 /// `text` as a `$'...'` word (bash, zsh, ksh, and POSIX.1-2024's sh): `\`, `'` and every
-/// character that would break a line escaped, so the word stays on the line it is quoted on.
+/// character that would break a line or [hide](hidden_after) escaped, so the word stays on the
+/// line it is quoted on and shows every character it holds.
 fn ansi_c_quoted(text: &str) -> String {
     let mut out = String::from("$'");
-    for c in text.chars() {
+    for (c, escaped) in marked(text.chars(), breaks_its_line) {
         match c {
             '\\' | '\'' => {
                 out.push('\\');
@@ -369,7 +372,8 @@ fn ansi_c_quoted(text: &str) -> String {
             }
             // An ASCII one as a byte (`\x1b`), whatever the locale; beyond ASCII as a code point.
             c if c.is_ascii_control() => out.push_str(&format!("\\x{:02x}", u32::from(c))),
-            c if breaks_its_line(c) => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c if escaped && u32::from(c) <= 0xFFFF => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c if escaped => out.push_str(&format!("\\U{:08x}", u32::from(c))),
             c => out.push(c),
         }
     }
@@ -408,6 +412,27 @@ mod tests {
             shell_words(&["specs/a/tasks.md", "specs/a b/tasks.md"]),
             "specs/a/tasks.md 'specs/a b/tasks.md'"
         );
+    }
+
+    #[test]
+    fn a_word_holding_a_bidi_control_or_a_hidden_character_is_one_shell_word_that_shows_it_escaped() {
+        assert_eq!(shell_word("feat\u{202e}evil"), "$'feat\\u202eevil'");
+        assert_eq!(shell_word("o r\u{200b}'\u{e0041}"), "$'o r\\u200b\\'\\U000e0041'");
+        assert_eq!(
+            shell_word("\u{645}\u{200c}\u{6cc}"),
+            "'\u{645}\u{200c}\u{6cc}'",
+            "a script keeps its joiner"
+        );
+        // bash, in a UTF-8 locale, reads each word back as the text it quotes.
+        for text in ["feat\u{202e}evil", "o r\u{200b}'\u{e0041}\n"] {
+            let script = format!("printf %s {}", shell_word(text));
+            let out = std::process::Command::new("bash")
+                .env("LC_ALL", "C.UTF-8")
+                .args(["-c", &script])
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(out.stdout).unwrap(), text, "{script}");
+        }
     }
 
     #[test]

@@ -159,3 +159,44 @@ fn an_argument_that_is_not_utf8_beside_an_unknown_one_is_a_usage_error_never_a_p
     assert!(out.stderr.contains("tip: to give '-x' as the value of --reason, write '--reason=-x'"), "{out}");
     assert!(!out.stderr.contains("panicked"), "{out}");
 }
+
+#[test]
+fn a_base_or_all_beside_a_revision_is_a_usage_error_that_says_they_go_with_branch() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["attest", "verify", "HEAD", "--all"][..],
+        &["attest", "verify", "HEAD~2..HEAD", "--base", "main"],
+        &["attest", "export", "HEAD", "--all", "--out", "pack", "--vsa-key", "key"],
+    ] {
+        let out = common::run(common::speccoder_command(dir.path(), dir.path(), args)).failure(2);
+        assert!(out.stderr.contains("--base and --all go with --branch"), "{args:?}: {out}");
+    }
+    // `--to` requires `--from`, which `--rewritten` excludes: refused, never `--rewritten` alone.
+    let args = ["attest", "carry", "--to", "HEAD", "--rewritten"];
+    let out = common::run(common::speccoder_command(dir.path(), dir.path(), &args)).failure(2);
+    assert!(out.stderr.contains("'--to <NEW>' cannot be used with '--rewritten'"), "{out}");
+}
+
+#[test]
+fn a_value_holding_a_line_break_or_a_bidi_control_is_quoted_in_a_usage_error_on_stderr_and_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| common::run(common::speccoder_command(dir.path(), dir.path(), args)).failure(2);
+    for args in [
+        &["attest", "verify", "--jobs", "1\n::error title=x::every tick holds"][..],
+        &["attest", "verify", "HEAD", "feat\u{202e}\n::warning::pwn"],
+        &["-C", "/nonexistent\n::error::from -C", "attest", "verify"],
+        &["attest", "verify", "--signature-time", "x\n::add-mask::y", "--json"],
+    ] {
+        let out = run(args);
+        assert!(!out.stderr.lines().any(|l| l.trim_start().starts_with("::")), "{args:?}: {out}");
+        assert!(!out.stderr.contains('\u{202e}'), "{args:?}: {out}");
+    }
+    let out = run(&["attest", "verify", "HEAD", "feat\u{202e}x", "--json"]);
+    assert!(out.stderr.contains("feat\\u{202e}x"), "{out}");
+    let said = common::inert_failure(&out);
+    assert!(said.contains("feat\\u{202e}x"), "{said}");
+    let out = run(&["attest", "verify", "--signature-time", "x\n::add-mask::y", "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let error = report["error"].as_str().unwrap();
+    assert!(!error.contains('\n') && error.contains("'x\\n::add-mask::y'"), "one line: {error:?}");
+}

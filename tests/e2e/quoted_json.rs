@@ -165,6 +165,22 @@ fn a_line_separator_quoted_by_an_error_is_escaped_on_stderr_and_in_json() {
 }
 
 #[test]
+fn a_json_error_quotes_a_path_from_git_s_configuration_as_its_message_on_stderr_does() {
+    let p = Project::speckit();
+    let hooks = p.scratch.join(format!("hooks{HOSTILE}"));
+    std::fs::write(&hooks, "a file, not a directory").unwrap();
+    p.git(&["config", "core.hooksPath", arg(&hooks)]);
+    let out = p.speccoder(&["hooks", "install", "--json"]).failure(14);
+    let said = inert_failure(&out);
+    assert!(said.contains(&format!("hooks{QUOTED}")), "{said}");
+    assert!(out.stderr.contains(&format!("hooks{QUOTED}")), "{out}");
+    let trust = p.scratch.join(format!("trust{HOSTILE}"));
+    p.git(&["config", "gpg.ssh.allowedSignersFile", arg(&trust)]);
+    let out = p.speccoder(&["attest", "verify", "--json"]).failure(13);
+    assert!(inert_failure(&out).contains(&format!("trust{QUOTED}")), "{out}");
+}
+
+#[test]
 fn a_task_title_that_reorders_or_hides_is_escaped_in_the_commit_subject_whose_trailers_git_reads() {
     let p = Project::speckit();
     let tasks = String::from_utf8(p.read(TASKS)).unwrap().replace(

@@ -79,6 +79,36 @@ fn the_reports_of_attest_accept_and_skip_quote_a_unit_name_and_a_deciders_name_a
 }
 
 #[test]
+fn a_principal_holding_a_workflow_command_is_printed_by_policy_init_as_a_policy_that_reads_back_whole() {
+    let (p, ada) = signing_project();
+    let principal = "release##[bot]@example.com";
+    let trust = common::allowed_signers(&p.scratch.join("trust"), &[(principal, &ada)]);
+    let trust = trust.to_str().unwrap();
+    let printed = p.speccoder(&["attest", "policy", "init", "--allowed-signers", trust]).success().stdout;
+    assert!(!printed.contains("##["), "no workflow command on stdout:\n{printed}");
+    let policy = p.scratch.join("policy.toml");
+    std::fs::write(&policy, &printed).unwrap();
+    let check = p.speccoder(&[
+        "attest",
+        "policy",
+        "check",
+        policy.to_str().unwrap(),
+        "--allowed-signers",
+        trust,
+        "--json",
+    ]);
+    let check: serde_json::Value = serde_json::from_str(&check.success().stdout).unwrap();
+    assert_eq!(
+        check["rules"][0]["unknown_principals"],
+        serde_json::json!([]),
+        "the trust's principal: {check:#}"
+    );
+    let table: toml::Table = toml::from_str(&printed).unwrap();
+    let signers = &table["rule"].as_array().unwrap()[0]["signers"];
+    assert_eq!(signers.as_array().unwrap()[0].as_str(), Some(principal), "{printed}");
+}
+
+#[test]
 fn the_reports_of_policy_init_quote_a_principal_and_its_policy_hides_nothing() {
     let (p, ada) = signing_project();
     let tasks = format!("specs/{UNIT}/tasks.md");

@@ -12,7 +12,7 @@ use speccoder_attest::verify::render::{JsonWriter, MarkdownWriter, TextWriter};
 use speccoder_attest::verify::report::{ReportEnd, ReportHead, ReportSink, TickReport};
 
 use crate::cli::VerifyArgs;
-use crate::commands::output::{StdoutStream, Stream};
+use crate::commands::output::{StdoutStream, Stream, error_said};
 use crate::commands::progress::Progress;
 
 /// Where `attest verify` puts its report as the run decides it ([`ReportSink`]): stdout (text,
@@ -99,7 +99,7 @@ impl<'r> Streamed<'r> {
         self.progress.clear();
         let begun = match &mut self.stdout {
             Stdout::Json(w) if w.is_open() => {
-                w.fail(message, code);
+                w.fail(&error_said(message), code);
                 true
             }
             Stdout::Github(w) if w.is_open() => {

@@ -13,7 +13,7 @@ use time::{Date, OffsetDateTime, PrimitiveDateTime};
 
 use super::pattern::PatternList;
 use super::sshsig::{CERT_SUFFIX, DecodeError, read_certificate_line};
-use crate::model::shown::Quoted;
+use crate::model::shown::{Quoted, one_line_path};
 
 /// A parsed allowed-signers file; `signers` are in file order.
 #[derive(Clone, Debug)]
@@ -62,7 +62,7 @@ pub struct SignerTime {
 #[derive(Debug, thiserror::Error)]
 pub enum AllowedSignersError {
     /// The file could not be read at all.
-    #[error("cannot read the allowed-signers file {}: {source}", path.display())]
+    #[error("cannot read the allowed-signers file {}: {source}", one_line_path(path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -71,7 +71,7 @@ pub enum AllowedSignersError {
         source: std::io::Error,
     },
     /// One line is not a valid allowed-signers line.
-    #[error("{}:{line}: {problem}", path.display())]
+    #[error("{}:{line}: {problem}", one_line_path(path))]
     Line {
         /// The file.
         path: PathBuf,

@@ -11,7 +11,7 @@ use gix::ObjectId;
 use serde::Serialize;
 
 use crate::git::{Head, NOTES_REF, Repo};
-use crate::model::shown::{in_line, leaves_its_line, one_line};
+use crate::model::shown::{ci_safe_json, in_line, leaves_its_line, one_line};
 use crate::model::verifier_policy::{ANY, Principal};
 use crate::verify::VerifyError;
 use crate::verify::policy::TICKED_WITHOUT_EVIDENCE;
@@ -200,7 +200,9 @@ fn text(baseline: Option<&str>, facts: &Facts<'_>, principals: &[String], no_tru
 /// `text` as a TOML basic string in which every character that could break its line, act on a
 /// terminal, or reorder or hide text ([`leaves_its_line`]) is written as its `\u` escape, which
 /// TOML reads back as the character: the toml crate writes such characters as they are, and the
-/// policy is a file a person reviews.
+/// policy is a file a person reviews. A workflow command's `##[` is written `#\u0023[`
+/// ([`ci_safe_json`]), so that the printed policy holds none for its output to rewrite and reads
+/// back as the trust names the principal.
 fn toml_quoted(text: &str) -> String {
     let mut out = String::from("\"");
     for c in text.chars() {
@@ -217,7 +219,7 @@ fn toml_quoted(text: &str) -> String {
         }
     }
     out.push('"');
-    out
+    ci_safe_json(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -232,5 +234,14 @@ mod tests {
         let table: toml::Table = toml::from_str(&format!("p = {quoted}")).unwrap();
         assert_eq!(table["p"].as_str(), Some(hostile));
         assert_eq!(toml_quoted("ada@example.com"), r#""ada@example.com""#);
+    }
+
+    #[test]
+    fn a_principal_holding_a_workflow_command_is_written_with_its_second_hash_escaped_and_reads_back_whole() {
+        let principal = "release##[bot]@example.com ##vso[x]";
+        let quoted = toml_quoted(principal);
+        assert_eq!(quoted, r#""release#\u0023[bot]@example.com #\u0023vso[x]""#);
+        let table: toml::Table = toml::from_str(&format!("p = {quoted}")).unwrap();
+        assert_eq!(table["p"].as_str(), Some(principal));
     }
 }
