@@ -454,11 +454,13 @@ mod tests {
             "- **FR-001**: One line.\n- **FR-002**: Two.\n",
             "- **FR-001**: One line.\n### Key Entities\n",
             "- **FR-001**: One line.\n\nA paragraph.\n",
-            "```\n- **FR-001**: In a fence.\nnot wrapped\n```\n",
             "- **FR-001**: One line.",
         ] {
             assert_eq!(speckit_docs(spec).requirement_body_hash("FR-001"), empty, "{spec:?}");
         }
+        // A line in a fence defines nothing, so it has no body either.
+        let fenced = speckit_docs("```\n- **FR-001**: In a fence.\nnot wrapped\n```\n");
+        assert_eq!(fenced.requirement_body_hash("FR-001"), None);
         // A line defining another requirement starts that one, though CommonMark continues the
         // paragraph with it.
         let plain = speckit_docs("**FR-001**: First\n**FR-002**: Second\nwrapped\n");

@@ -5,9 +5,13 @@
 //! (`[A-Z]{2,}-[0-9]+[A-Za-z]?`); defined in spec.md by a line like `- **FR-001**: text`; a title
 //! cites an id when the id appears in it as a whole word, so `FR-009` and `FR-009a` are two ids
 //! and neither cites the other.
-//! OpenSpec: `### Requirement: <name>` lines of the change's delta specs; a title cites a
-//! requirement when the full name appears in it as whole words, in any letter case.
+//! OpenSpec: `### Requirement: <name>` lines of the change's delta specs, read as openspec reads
+//! them (the keyword in any letter case, blanks after `###` optional), the name as the heading
+//! renders (no closing `#`s, emphasis or doubled blanks); a title cites a requirement when the
+//! full name appears in it as whole words, in any letter case.
+//! Either: a line CommonMark reads as code or raw HTML (a fence, a comment) defines nothing.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::model::digest::sha256_hex;
@@ -16,6 +20,10 @@ use super::error::SpecError;
 use super::section::Delta;
 use super::task_list::is_inline;
 use super::text::lines_at;
+
+/// What a line defining a requirement holds: where in the line its id or name is, and the name as
+/// a reader sees it where that is not the text there (an OpenSpec heading's markup).
+type Found = (Range<usize>, Option<Box<str>>);
 
 /// A requirement a task cites: its id, its defining line and that line's hash, and the hash of
 /// its text beyond that line.
@@ -55,6 +63,8 @@ pub(crate) type Definition<'a> = (&'a str, &'a str, usize);
 pub(crate) struct DefinedAt {
     /// The id or name, within the text.
     id: Range<usize>,
+    /// The name as its heading renders, where that is not the text at `id`.
+    shown: Option<Box<str>>,
     /// The defining line, within the text.
     line: Range<usize>,
     /// The 0-based index of the line.
@@ -62,12 +72,12 @@ pub(crate) struct DefinedAt {
 }
 
 impl DefinedAt {
-    /// The definition as it reads in `text`, the text it was found in.
-    pub(crate) fn in_text<'t>(&self, text: &'t str) -> Definition<'t> {
+    /// The definition as it reads in `text`, the text it was found in: its id or name as shown.
+    pub(crate) fn in_text<'t>(&'t self, text: &'t str) -> Definition<'t> {
         #[cfg(test)]
         DEFINITIONS_READ.with(|read| read.set(read.get() + 1));
         let part = |range: &Range<usize>| text.get(range.clone()).unwrap_or_default();
-        (part(&self.id), part(&self.line), self.index)
+        (self.shown.as_deref().unwrap_or_else(|| part(&self.id)), part(&self.line), self.index)
     }
 
     /// The lines of `text` after the defining line, each with its byte offset in `text`: a walk
@@ -81,17 +91,24 @@ impl DefinedAt {
 }
 
 /// Every definition in `text`, in line order: the lines on which `defines` finds an id.
-fn defined_in(text: &str, defines: fn(&str) -> Option<Range<usize>>) -> Vec<DefinedAt> {
+fn defined_in(text: &str, defines: fn(&str) -> Option<Found>) -> Vec<DefinedAt> {
     lines_at(text)
         .enumerate()
         .filter_map(|(index, (start, line))| {
-            defines(line).map(|id| DefinedAt {
+            defines(line).map(|(id, shown)| DefinedAt {
                 id: start + id.start..start + id.end,
+                shown,
                 line: start..start + line.len(),
                 index,
             })
         })
         .collect()
+}
+
+/// `defined` (found in a text) without the definitions in `literal`, the text's
+/// [`literal_ranges`]: a requirement's line in a code block or a comment is no definition.
+fn outside_literals(defined: Vec<DefinedAt>, literal: &[Range<usize>]) -> impl Iterator<Item = DefinedAt> {
+    defined.into_iter().filter(move |def| !in_literal(literal, def.id.start))
 }
 
 /// Whether `id` has the shape of a Spec Kit requirement id: 2+ capitals, `-`, ASCII digits, and
@@ -139,9 +156,14 @@ fn speckit_defined_span(line: &str) -> Option<Range<usize>> {
     is_speckit_requirement_id(id).then_some(start..start + id.len())
 }
 
-/// Where each Spec Kit requirement definition in `spec_md` is, in line order.
+/// Where each Spec Kit requirement definition in `spec_md` is, in line order, none in a code
+/// block or a comment ([`outside_literals`]; spec.md is parsed for them only when a line defines).
 pub(crate) fn speckit_defined(spec_md: &str) -> Vec<DefinedAt> {
-    defined_in(spec_md, speckit_defined_span)
+    let defined = defined_in(spec_md, |line| speckit_defined_span(line).map(|id| (id, None)));
+    if defined.is_empty() {
+        return defined;
+    }
+    outside_literals(defined, &literal_ranges(spec_md)).collect()
 }
 
 /// The lines after the line of Spec Kit definition `at` in `text` that CommonMark continues its
@@ -240,24 +262,50 @@ pub fn speckit_cited_ids(title: &str) -> Vec<String> {
     out
 }
 
-/// The requirement name an OpenSpec line defines: `### Requirement: <name>` (blanks allowed
-/// after `###` and the colon), the name trimmed and not empty.
+/// The requirement name an OpenSpec line defines, as openspec reads the line
+/// (`/^###\s*Requirement:\s*(.+)\s*$/i`: `### Requirement: <name>`, `###requirement:<name>`) and
+/// a reader sees the heading ([`rendered_name`]); never an empty name.
 #[must_use]
-pub fn openspec_defined_name(line: &str) -> Option<&str> {
-    openspec_defined_span(line).and_then(|name| line.get(name))
+pub fn openspec_defined_name(line: &str) -> Option<Cow<'_, str>> {
+    let (name, shown) = openspec_defined_span(line)?;
+    match shown {
+        Some(shown) => Some(Cow::Owned(shown.into())),
+        None => line.get(name).map(Cow::Borrowed),
+    }
 }
 
-/// Where in `line` the requirement name it defines is ([`openspec_defined_name`]).
-fn openspec_defined_span(line: &str) -> Option<Range<usize>> {
-    let rest = line.strip_prefix("###")?;
-    if !rest.starts_with([' ', '\t']) {
-        return None;
-    }
-    let after = rest.trim_start_matches([' ', '\t']).strip_prefix("Requirement:")?.trim_start();
+/// Where in `line` the requirement name it defines is, and the name shown where that differs
+/// ([`openspec_defined_name`]).
+fn openspec_defined_span(line: &str) -> Option<Found> {
+    const KEYWORD: &str = "Requirement:";
+    let rest = line.strip_prefix("###")?.trim_start();
+    let keyword = rest.get(..KEYWORD.len()).filter(|k| k.eq_ignore_ascii_case(KEYWORD))?;
+    let after = rest.get(keyword.len()..)?.trim_start();
     let name = after.trim_end();
     // `after` is a suffix of the line, and the name starts where it does.
     let start = line.len() - after.len();
-    (!name.is_empty()).then_some(start..start + name.len())
+    let shown = rendered_name(name);
+    if shown.is_empty() {
+        return None;
+    }
+    Some((start..start + name.len(), (shown != name).then(|| shown.into())))
+}
+
+/// `name`, the text after `Requirement:` on a heading line, as a reader sees the heading: read by
+/// pulldown-cmark as an ATX heading's text, so that a closing run of `#`s, emphasis, links and
+/// inline HTML are markup and escapes are resolved; each run of white space one blank, as a
+/// browser shows it, and the ends trimmed.
+fn rendered_name(name: &str) -> String {
+    use pulldown_cmark::{Event, Parser};
+    let heading = format!("# {name}");
+    let mut text = String::new();
+    for event in Parser::new(&heading) {
+        if let Event::Text(part) | Event::Code(part) = event {
+            text.push_str(&part);
+        }
+    }
+    let words: Vec<&str> = text.split_ascii_whitespace().collect();
+    words.join(" ").trim().to_owned()
 }
 
 /// Where each OpenSpec requirement definition in `deltas` is: the delta's position in `deltas`
@@ -271,10 +319,7 @@ pub(crate) fn openspec_defined(deltas: &[Delta], literals: &[Vec<Range<usize>>])
         .into_iter()
         .flat_map(|(at, d)| {
             let literal = literals.get(at).map_or(&[][..], Vec::as_slice);
-            defined_in(&d.text, openspec_defined_span)
-                .into_iter()
-                .filter(|def| !in_literal(literal, def.line.start))
-                .map(move |def| (at, def))
+            outside_literals(defined_in(&d.text, openspec_defined_span), literal).map(move |def| (at, def))
         })
         .collect()
 }
@@ -451,7 +496,6 @@ pub(crate) fn openspec_citations(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::text::lines;
 
     /// Whether `title` holds `name` as whole words, in any letter case ([`titles_cite`] of one name).
     fn title_cites_name(title: &str, name: &str) -> bool {
@@ -463,9 +507,10 @@ mod tests {
         move |id| defs.iter().filter(|(def, _, _)| *def == id).copied().collect()
     }
 
-    /// The Spec Kit definitions in `spec_md`, as they read.
+    /// The Spec Kit definitions in `spec_md`, as they read (an id is never shown otherwise).
     fn speckit_definitions(spec_md: &str) -> Vec<Definition<'_>> {
-        speckit_defined(spec_md).iter().map(|at| at.in_text(spec_md)).collect()
+        let part = |range: &Range<usize>| &spec_md[range.clone()];
+        speckit_defined(spec_md).iter().map(|at| (part(&at.id), part(&at.line), at.index)).collect()
     }
 
     #[test]
@@ -531,8 +576,14 @@ mod tests {
 
     #[test]
     fn openspec_definitions_are_requirement_headings_of_the_deltas() {
-        assert_eq!(openspec_defined_name("### Requirement: Filter by tag  "), Some("Filter by tag"));
-        assert_eq!(openspec_defined_name("###\tRequirement:\u{a0}Tagged \u{3000}"), Some("Tagged"));
+        assert_eq!(
+            openspec_defined_name("### Requirement: Filter by tag  ").as_deref(),
+            Some("Filter by tag")
+        );
+        assert_eq!(
+            openspec_defined_name("###\tRequirement:\u{a0}Tagged \u{3000}").as_deref(),
+            Some("Tagged")
+        );
         assert_eq!(openspec_defined_name("### Requirement:"), None);
         assert_eq!(openspec_defined_name("### Requirement: \u{a0}"), None);
         assert_eq!(openspec_defined_name("#### Requirement: deeper"), None);
@@ -563,12 +614,89 @@ mod tests {
                     .into(),
             },
         ];
+        let defined = openspec_defined(&deltas, &[]);
         let defs: Vec<Definition<'_>> =
-            openspec_defined(&deltas, &[]).iter().map(|(doc, at)| at.in_text(&deltas[*doc].text)).collect();
+            defined.iter().map(|(doc, at)| at.in_text(&deltas[*doc].text)).collect();
         let found = openspec_citations("1.1 Wire filter by tag", &defs).unwrap();
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "Filter by tag");
         assert_eq!(found[0].hash, sha256_hex(b"### Requirement: Filter by tag"));
+    }
+
+    #[test]
+    fn an_openspec_name_is_its_heading_as_rendered_without_closing_hashes_emphasis_or_doubled_blanks() {
+        for line in [
+            "### Requirement: Filter by tag ###",
+            "### Requirement: Filter by tag #  ",
+            "### Requirement: Filter  by\ttag",
+            "### Requirement: **Filter by tag**",
+            "### Requirement: *Filter* by `tag`",
+            "### Requirement: <b>Filter</b> by [tag](#tags) ###",
+        ] {
+            assert_eq!(openspec_defined_name(line).as_deref(), Some("Filter by tag"), "{line}");
+        }
+        assert_eq!(openspec_defined_name("### Requirement: Use C#").as_deref(), Some("Use C#"));
+        assert_eq!(openspec_defined_name("### Requirement: Tags \\###").as_deref(), Some("Tags ###"));
+        assert_eq!(openspec_defined_name("### Requirement: ###"), None);
+        assert_eq!(openspec_defined_name("### Requirement: <span></span>"), None);
+    }
+
+    #[test]
+    fn an_openspec_requirement_heading_is_read_in_any_letter_case_and_without_a_blank_as_openspec_reads_it() {
+        for line in [
+            "### requirement: Filter by tag",
+            "### REQUIREMENT: Filter by tag",
+            "###Requirement: Filter by tag",
+            "###requirement:Filter by tag",
+        ] {
+            assert_eq!(openspec_defined_name(line).as_deref(), Some("Filter by tag"), "{line}");
+        }
+        for line in [
+            "#### requirement: deeper",
+            "## Requirement: higher",
+            " ### Requirement: x",
+            "### Requirements: x",
+        ] {
+            assert_eq!(openspec_defined_name(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_title_cites_an_openspec_requirement_by_its_rendered_name_and_hashes_the_line_as_written() {
+        let heading = "### Requirement: **Filter  by tag** ###";
+        let deltas = [Delta {
+            path: "openspec/changes/c/specs/a/spec.md".into(),
+            text: format!("## ADDED Requirements\n{heading}\nIt SHALL filter.\n"),
+        }];
+        let defined = openspec_defined(&deltas, &[]);
+        let defs: Vec<Definition<'_>> =
+            defined.iter().map(|(doc, at)| at.in_text(&deltas[*doc].text)).collect();
+        let found = openspec_citations("1.2 Implement filter by tag", &defs).unwrap();
+        assert_eq!(found.len(), 1, "{defs:?}");
+        assert_eq!((found[0].id.as_str(), found[0].hash.clone()), ("Filter by tag", sha256_hex(heading)));
+    }
+
+    #[test]
+    fn a_spec_kit_requirement_line_in_a_comment_or_a_code_block_defines_nothing() {
+        let spec = "## Requirements\n\n<!-- earlier wording\n- **FR-001**: Old.\n-->\n\n```\n- **FR-002**: An example.\n```\n\n    - **FR-003**: Indented code.\n\n- **FR-004**: Shown.\n  <!-- - **FR-005**: inline -->\n";
+        let defined = speckit_defined(spec);
+        let ids: Vec<&str> = defined.iter().map(|at| at.in_text(spec).0).collect();
+        assert_eq!(ids, ["FR-004"]);
+    }
+
+    #[test]
+    fn a_spec_file_with_lone_cr_endings_defines_its_requirements_and_their_bodies_as_with_lf() {
+        let lf = "## Requirements\n- **FR-001**: First.\n- **FR-002**: Second.\n";
+        let cr = lf.replace('\n', "\r");
+        let defined = speckit_defined(&cr);
+        let found: Vec<(&str, &str, usize)> = defined.iter().map(|at| at.in_text(&cr)).collect();
+        assert_eq!(found, [("FR-001", "- **FR-001**: First.", 1), ("FR-002", "- **FR-002**: Second.", 2)]);
+        let delta = "### Requirement: A\nIt SHALL.\n\n#### Scenario: s\n- THEN done\n";
+        for text in [delta.to_owned(), delta.replace('\n', "\r")] {
+            let defined = defined_in(&text, openspec_defined_span);
+            let body: Vec<&str> = defined[0].lines_after(&text).map(|(_, line)| line).collect();
+            assert_eq!(body, ["It SHALL.", "", "#### Scenario: s", "- THEN done"], "{text:?}");
+        }
     }
 
     #[test]
@@ -587,18 +715,21 @@ mod tests {
         assert_eq!(speckit_definition(&defs, "FR-404", "spec.md").unwrap(), None);
     }
 
+    /// A reading of definitions one line at a time: a line's offset and text to the id it defines.
+    type Scan<'a> = &'a dyn Fn(usize, &str) -> Option<String>;
+
     /// A spec text built from lines that define requirements (in both formats, with the
-    /// variations the readers allow) and lines that do not, with LF or CRLF endings.
+    /// variations the readers allow) and lines that do not, with LF, CRLF or lone CR endings.
     fn any_spec() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
         let line = prop_oneof![
             "[ \t]{0,2}([-*][ \t])?\\*\\*[A-Z]{1,3}-[0-9]{0,3}[a-zA-Z]{0,2}:?\\*\\*:? [a-zé ]{0,8}",
-            "###[ \t]{0,2}Requirement:[ \t\u{a0}]{0,2}[A-Za-zü ]{0,8}[ \t]{0,2}",
+            "###[ \t]{0,2}(Requirement|requirement|REQUIREMENT):[ \t\u{a0}]{0,2}[A-Za-zü *]{0,8}[ \t]{0,2}#{0,2}",
             "[#*a-z -]{0,12}",
             Just(String::new()),
         ];
-        (proptest::collection::vec(line, 0..12), any::<bool>())
-            .prop_map(|(lines, crlf)| lines.join(if crlf { "\r\n" } else { "\n" }))
+        let ending = prop_oneof![Just("\n"), Just("\r\n"), Just("\r")];
+        (proptest::collection::vec(line, 0..12), ending).prop_map(|(lines, ending)| lines.join(ending))
     }
 
     /// Whether `title` cites `name` as the words say it, one name at a time: every place the
@@ -683,16 +814,22 @@ mod tests {
 
         #[test]
         fn every_definition_found_once_is_where_its_line_has_it(text in any_spec()) {
-            let speckit: fn(&str) -> Option<&str> = speckit_defined_id;
-            let openspec: fn(&str) -> Option<&str> = openspec_defined_name;
-            for (defines, found) in
-                [(speckit, speckit_defined(&text)), (openspec, defined_in(&text, openspec_defined_span))]
-            {
-                let expected: Vec<(&str, &str, usize)> = lines(&text)
+            // Spec Kit's ids in a code block (a line indented by a tab) define nothing.
+            let literal = literal_ranges(&text);
+            let speckit = |start: usize, line: &str| {
+                let id = speckit_defined_id(line)?;
+                (!in_literal(&literal, start + line.find(id)?)).then(|| id.to_owned())
+            };
+            let openspec = |_: usize, line: &str| openspec_defined_name(line).map(Cow::into_owned);
+            let scans: [(Scan<'_>, _); 2] =
+                [(&speckit, speckit_defined(&text)), (&openspec, defined_in(&text, openspec_defined_span))];
+            for (defines, found) in scans {
+                let expected: Vec<(String, &str, usize)> = lines_at(&text)
                     .enumerate()
-                    .filter_map(|(index, line)| defines(line).map(|id| (id, line, index)))
+                    .filter_map(|(index, (start, line))| defines(start, line).map(|id| (id, line, index)))
                     .collect();
-                let got: Vec<Definition<'_>> = found.iter().map(|at| at.in_text(&text)).collect();
+                let got: Vec<(String, &str, usize)> =
+                    found.iter().map(|at| at.in_text(&text)).map(|(id, line, index)| (id.to_owned(), line, index)).collect();
                 proptest::prop_assert_eq!(&got, &expected, "{:?}", text);
                 for at in &found {
                     proptest::prop_assert!(at.line.start <= at.id.start && at.id.end <= at.line.end);
@@ -700,7 +837,7 @@ mod tests {
                     proptest::prop_assert!(!id.is_empty() && id == id.trim(), "{:?}: id {:?}", text, id);
                     let (before, after) = (&text[at.line.start..at.id.start], &text[at.id.end..at.line.end]);
                     proptest::prop_assert!(
-                        before.ends_with("**") || before.trim_end().ends_with("Requirement:"),
+                        before.ends_with("**") || before.trim_end().to_lowercase().ends_with("requirement:"),
                         "{:?}: before the id {:?}", text, before
                     );
                     proptest::prop_assert!(

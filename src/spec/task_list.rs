@@ -37,6 +37,7 @@ use regex::Regex;
 
 use super::error::shown;
 use super::task_line::{TaskLine, TaskSpans, is_task_id};
+use super::text::line_ranges;
 use super::unit::Format;
 
 /// How many characters of a line an [`Unread`] keeps for display.
@@ -275,7 +276,7 @@ impl TaskList {
     /// `format`.
     pub(crate) fn read(text: String, format: Format) -> Self {
         let base = if text.starts_with(BOM) { BOM.len() } else { 0 };
-        let lines = line_ranges(&text, base);
+        let lines: Vec<Range<usize>> = line_ranges(&text, base).collect();
         let Walked { found, blocks, seen } = walk(&text, base, &lines);
         let mut taken = vec![false; lines.len()];
         let mut list = TaskList {
@@ -757,31 +758,6 @@ fn mark_spot<'l>(
         }
         Some(spot(around.table_id.clone()?, false))
     })
-}
-
-/// The byte ranges of the lines of `text` from `start`, each without its ending (`\n`, `\r\n` or a
-/// lone `\r`); no empty line follows a final ending.
-fn line_ranges(text: &str, start: usize) -> Vec<Range<usize>> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut from = start;
-    let mut at = start;
-    while let Some(&b) = bytes.get(at) {
-        at += 1;
-        let ending = match b {
-            b'\n' => 1,
-            b'\r' if bytes.get(at) == Some(&b'\n') => 2,
-            b'\r' => 1,
-            _ => continue,
-        };
-        out.push(from..at - 1);
-        at += ending - 1;
-        from = at;
-    }
-    if from < bytes.len() {
-        out.push(from..bytes.len());
-    }
-    out
 }
 
 /// What walking the rendered document finds.
@@ -1812,16 +1788,6 @@ mod tests {
         // Only at the very start: elsewhere it is text.
         let inner = read("x\n\u{feff}- [ ] T001 a\n");
         assert!(inner.tasks().is_empty());
-    }
-
-    #[test]
-    fn lines_end_at_lf_crlf_or_a_lone_cr_and_none_follows_a_final_ending() {
-        let text = "a\r\nb\nc\rd\n\ne";
-        let got: Vec<&str> = line_ranges(text, 0).into_iter().map(|r| &text[r]).collect();
-        assert_eq!(got, ["a", "b", "c", "d", "", "e"]);
-        assert_eq!(line_ranges("x\n", 0).len(), 1);
-        assert_eq!(line_ranges("x\r\n", 0).len(), 1);
-        assert!(line_ranges("", 0).is_empty());
     }
 
     #[test]

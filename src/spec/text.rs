@@ -137,22 +137,36 @@ pub(crate) fn without_ending(line: &str) -> &str {
     }
 }
 
-/// The lines of `text` split at `\n`, each without its ending (`\n`, or `\r\n`); no empty line
-/// follows a final newline. How spec.md and delta specs are split for their hashes
-/// (docs/architecture.md, "Where each fact lives"); a task list is split by its own reader
-/// (`task_list.rs`), as CommonMark splits it.
+/// The lines of `text`, each without its ending (`\n`, `\r\n` or a lone `\r`, as CommonMark ends
+/// a line); no empty line follows a final ending. How spec.md and delta specs are split for their
+/// hashes (docs/architecture.md, "Where each fact lives"), and a task list for its reader
+/// (`task_list.rs`): one splitter, so that each reads the lines a renderer shows.
 pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
     lines_at(text).map(|(_, line)| line)
 }
 
 /// [`lines`], each with the byte offset in `text` at which it starts.
 pub(crate) fn lines_at(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.split_inclusive('\n').scan(0, |start, raw| {
+    line_ranges(text, 0).map(|range| (range.start, text.get(range).unwrap_or_default()))
+}
+
+/// The byte ranges of [`lines`] of `text` from byte `start` on (a boundary of a character).
+pub(crate) fn line_ranges(text: &str, start: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut from = start;
+    std::iter::from_fn(move || {
+        let rest = bytes.get(from..).filter(|rest| !rest.is_empty())?;
         #[cfg(test)]
         LINES_READ.with(|read| read.set(read.get() + 1));
-        let at = *start;
-        *start += raw.len();
-        Some((at, without_ending(raw)))
+        let len = rest.iter().position(|b| matches!(b, b'\n' | b'\r')).unwrap_or(rest.len());
+        let ending = match rest.get(len..) {
+            Some([b'\r', b'\n', ..]) => 2,
+            Some([]) | None => 0,
+            Some(_) => 1,
+        };
+        let line = from..from + len;
+        from += len + ending;
+        Some(line)
     })
 }
 
@@ -181,9 +195,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_lose_lf_and_crlf_endings_but_keep_a_lone_cr() {
+    fn lines_end_at_lf_crlf_or_a_lone_cr_as_commonmark_ends_them() {
         let got: Vec<&str> = lines("a\r\nb\nc\rd\n\ne").collect();
-        assert_eq!(got, ["a", "b", "c\rd", "", "e"]);
+        assert_eq!(got, ["a", "b", "c", "d", "", "e"]);
+        let at: Vec<(usize, &str)> = lines_at("a\r\rb\r\n").collect();
+        assert_eq!(at, [(0, "a"), (2, ""), (3, "b")]);
+        assert_eq!(lines("x\r").collect::<Vec<_>>(), ["x"]);
+        assert_eq!(lines("x\r\n").collect::<Vec<_>>(), ["x"]);
         assert_eq!(lines("x\n").collect::<Vec<_>>(), ["x"]);
         assert_eq!(lines("").count(), 0);
     }

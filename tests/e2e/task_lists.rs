@@ -836,6 +836,33 @@ fn an_openspec_tick_citing_nothing_is_spec_unreadable_when_the_head_s_delta_spec
     assert!(message.contains("names") && message.contains("not valid UTF-8"), "{message}");
 }
 
+/// A requirement heading as people write it and openspec reads it: a closing run of `#`s, the
+/// keyword in lower case with no blank after `###`, the name in bold with a doubled blank. Each
+/// names "Filter by tag" as the heading renders it, so 1.2 cites it and a rewording is drift.
+#[test]
+fn an_openspec_heading_with_closing_hashes_or_emphasis_is_cited_as_it_renders_and_its_rewording_is_stale() {
+    for heading in ["### Requirement: Filter by tag ###", "###requirement: **Filter  by tag**"] {
+        let c = Case::new(Project::openspec());
+        let delta = format!("openspec/changes/{OPENSPEC_UNIT}/specs/tags/spec.md");
+        let original = String::from_utf8(c.p.read(&delta)).unwrap();
+        let shaped = original.replace("### Requirement: Filter by tag\n", &format!("{heading}\n"));
+        assert_ne!(shaped, original, "the fixture's heading moved");
+        c.commit_file(&delta, &shaped, "the heading as its author writes it");
+        c.attest(OPENSPEC_UNIT, "1.2").success();
+        let trace = c.predicate("HEAD")["trace"].clone();
+        let row = trace.as_array().unwrap().iter().find(|r| r["requirement"] == "Filter by tag").cloned();
+        assert_eq!(
+            row.unwrap()["requirement_hash"],
+            common::sha256(heading.as_bytes()),
+            "{heading}: {trace}"
+        );
+        c.commit_file(&delta, shaped.replace("SHALL show only", "SHALL hide"), "reword after the tick");
+        let (code, rows, report) = c.rows();
+        assert_eq!((code, rows[0].1.as_str()), (26, "stale"), "{heading}: {report:#}");
+        assert_eq!(report["ticks"][0]["findings"][0]["code"], "requirement_changed", "{report:#}");
+    }
+}
+
 /// T006 of the fixture written over two lines, as a formatter wraps a long task.
 const T006_FIRST: &str = "- [ ] T006 [US1] Show each bookmark's tags in the list view";
 const T006_WRAPPED: &str = "  in src/ui/list.rs (SC-001)";

@@ -189,10 +189,14 @@ fn check_read_line(number: usize, raw: &[u8], read: &Result<ReadLine, Finding>) 
     Ok(())
 }
 
-/// The lines of a task list as CommonMark splits them (at `\n`, `\r\n` or a lone `\r`), the
-/// first without a byte order mark: how a task's `line_index` counts.
+/// The lines of a task list as CommonMark splits them ([`commonmark_lines`]), the first without a
+/// byte order mark: how a task's `line_index` counts.
 fn task_list_lines(text: &str) -> Vec<&str> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    commonmark_lines(text.strip_prefix('\u{feff}').unwrap_or(text))
+}
+
+/// The lines of `text` as CommonMark splits them: at `\n`, `\r\n` or a lone `\r`.
+fn commonmark_lines(text: &str) -> Vec<&str> {
     let mut lines = Vec::new();
     let mut rest = text;
     while let Some(at) = rest.find(['\n', '\r']) {
@@ -416,7 +420,7 @@ proptest! {
         let spec_md = mutate(&SEEDS.spec_md, &edits);
         let tree = tree(&SEEDS.tasks_md, &spec_md);
         let text = String::from_utf8_lossy(&spec_md);
-        let is_spec_line = |line: &str| text.lines().any(|l| l.trim_end() == line);
+        let is_spec_line = |line: &str| commonmark_lines(&text).iter().any(|l| l.trim_end() == line);
         match spec::read_task(&tree, UNIT, "T005") {
             Ok(facts) => {
                 check_task(&facts, "T005", &SEEDS.tasks_md)?;
