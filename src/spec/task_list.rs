@@ -137,8 +137,8 @@ static CHARACTER_REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
 const CHECK_MARK: &str = r"[\x{2713}\x{2714}\x{2611}\x{2612}\x{2705}\x{1F5F8}]\x{FE0F}?";
 
 /// Where a line's text starts: optional blanks and `>`, an optional bullet (`-`, `*`, `+`, `1.`,
-/// `1)`) and blanks.
-const LEAD: &str = r"^[\s>]*(?:(?:[-*+]|[0-9]{1,9}[.)])\s+)?";
+/// `1)`) or heading marker (`#` to `######`, as `### T001 ✅ Title` heads a task) and blanks.
+const LEAD: &str = r"^[\s>]*(?:(?:[-*+]|[0-9]{1,9}[.)]|#{1,6})\s+)?";
 
 /// A fixed pattern holding [`CHECK_MARK`] and [`LEAD`] where it says `{MARK}` and `{LEAD}`, compiled.
 fn with_mark(pattern: &str) -> Regex {
@@ -1080,16 +1080,43 @@ fn is_invisible(c: char) -> bool {
     matches!(c, '\u{feff}' | '\u{200b}'..='\u{200d}' | '\u{2060}')
 }
 
-/// Whether what a box holds reads as checked to a person, by class ([`MARK`]): `x` or `X`, or one
-/// character beyond ASCII that is a letter (Cyrillic `х`, fullwidth `ｘ`, `𝐱`), a letter-like
-/// number (`ⅹ`, `Ⅹ`) or a symbol (`×`, `✕`, `✖`, `✓`, `✔`, `☑`, `☒`, `✅`, `🗸`), whatever blanks,
-/// invisible characters (U+200B, an emoji selector) or combining marks (U+0301) surround it. Not
-/// an ASCII label or sign (`[P]`, `[-]`, `[~]`, `[?]`), nor [`NOT_DONE`]'s ballots and empty boxes.
+/// Whether what a box holds reads as checked to a person, by class ([`MARK`]): `x` or `X`, a letter
+/// or letter-like number beyond ASCII that reads as one ([`reads_as_x`]: Cyrillic `х`, fullwidth
+/// `ｘ`, `𝐱`, `ⅹ`, `Ⅹ`), one of [`DONE_SIGNS`] (`済`, `完`, `〇`), or a symbol (`×`, `✕`, `✖`, `✓`,
+/// `✔`, `☑`, `☒`, `✅`, `🗸`), whatever blanks, invisible characters (U+200B, an emoji selector) or
+/// combining marks (U+0301) surround it. Not an ASCII label or sign (`[P]`, `[-]`, `[~]`, `[?]`),
+/// not another letter or number, which numbers a list (`[一]`, `[가]`, `[Ⅱ]`), nor
+/// [`NOT_DONE`]'s ballots and empty boxes.
 fn reads_as_checked(held: &str) -> bool {
     let Some(mark) = MARK.captures(held).and_then(|caps| caps.get(1)?.as_str().chars().next()) else {
         return false;
     };
-    matches!(mark, 'x' | 'X') || !(mark.is_ascii() || NOT_DONE.contains(&mark))
+    if mark.is_ascii() {
+        return matches!(mark, 'x' | 'X');
+    }
+    let letter_or_number = mark.is_alphanumeric();
+    reads_as_x(mark) || DONE_SIGNS.contains(&mark) || !(letter_or_number || NOT_DONE.contains(&mark))
+}
+
+/// Letters a person reads for `x` though no Unicode decomposition makes them one: Cyrillic `х`,
+/// `Х`, `ҳ`, `Ҳ` and Greek `χ`, `Χ`.
+const X_OF_OTHER_SCRIPTS: [char; 6] = ['\u{445}', '\u{425}', '\u{4b3}', '\u{4b2}', '\u{3c7}', '\u{3a7}'];
+
+/// Signs for "done" that CJK task lists put in a box: `済`, `完`, `了`, `終`, `终`, the Korean
+/// `완`, and the ideographic circle `〇` that marks "yes" (a circle symbol `○` reads so by class).
+const DONE_SIGNS: [char; 7] =
+    ['\u{6e08}', '\u{5b8c}', '\u{4e86}', '\u{7d42}', '\u{7ec8}', '\u{c644}', '\u{3007}'];
+
+/// Whether `c` reads as the letter `x`: one of [`X_OF_OTHER_SCRIPTS`], or a character whose
+/// compatibility decomposition, marks aside, is `x` or `X` (fullwidth `ｘ`, `𝐱`, the Roman numeral
+/// ten `ⅹ`, `ẋ`).
+fn reads_as_x(c: char) -> bool {
+    use unicode_normalization::UnicodeNormalization as _;
+    if X_OF_OTHER_SCRIPTS.contains(&c) {
+        return true;
+    }
+    let mut base = std::iter::once(c).nfkd().filter(|d| !unicode_normalization::char::is_combining_mark(*d));
+    matches!((base.next(), base.next()), (Some('x' | 'X'), None))
 }
 
 /// `text` with every lone `\r` (one not followed by `\n`) made a `\n`: the same line endings to
@@ -1670,6 +1697,24 @@ mod tests {
         assert!(reason_at(&list, 2).contains("a check mark (`✅`)"), "{}", reason_at(&list, 2));
         // A reference that renders as no mark leaves an open box open.
         assert!(checked_unread(&read("- [&#32;] T001 a\n- [&nbsp;] T002 b\n")).is_empty());
+    }
+
+    #[test]
+    fn a_letter_or_number_that_numbers_a_list_is_no_mark_and_a_sign_for_done_is_one() {
+        let numbered = "- [一] 环境准备\n- [二] T001 数据库迁移\n- 【三】部署\n- [가] 첫째 항목\n- [Ⅰ] Part one\n- [Ⅱ] T002 two\n- [é] T003 e\n";
+        let list = read(&format!("- [ ] T000 open\n{numbered}"));
+        assert!(checked_unread(&list).is_empty(), "{:?}", list.unread());
+        let done = "- [済] T001 a\n- [完] T002 b\n- [〇] T003 c\n- [х] T004 d\n- [χ] T005 e\n- [ẋ] T006 f\n- [ｘ] T007 g\n";
+        let list = read(done);
+        let ids: Vec<&str> = checked_unread(&list).into_iter().map(|(_, id)| id).collect();
+        assert_eq!(ids, ["T001", "T002", "T003", "T004", "T005", "T006", "T007"]);
+    }
+
+    #[test]
+    fn a_heading_that_starts_with_a_task_id_then_a_check_mark_or_a_box_is_a_checked_box_unread() {
+        let text = "- [ ] T000 open\n\n### T001 ✅ Add the role\n\n### T002: Configure dark mode ✅\n\n## T003 [x] Deploy\n\n## Phase 1: Setup ✅ COMPLETE\n\n### T004 Open work\n";
+        let list = read(text);
+        assert_eq!(checked_unread(&list), [(2, "T001"), (4, "T002"), (6, "T003")]);
     }
 
     #[test]
