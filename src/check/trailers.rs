@@ -44,6 +44,24 @@ pub fn is_published_skip_record(message: &str, parents: usize) -> bool {
     parents == 0 && !has(VERDICT) && has(SKIPPED_BY)
 }
 
+/// The verdict a commit claims: its `Verdict:` trailer (as [`task_trailers`] reads it), or
+/// `skipped` for the published skip record, which names its verdict in no trailer
+/// ([`is_published_skip_record`]).
+#[must_use]
+pub fn claimed_verdict(message: &str, parents: usize) -> Option<String> {
+    task_trailers(message)
+        .1
+        .or_else(|| is_published_skip_record(message, parents).then(|| Verdict::Skipped.as_str().to_owned()))
+}
+
+/// Whether a commit is a skip record, ours (`Verdict: skipped`) or the published speccoder's
+/// ([`claimed_verdict`]): a skip ticks nothing, so its note is evidence of no tick, on or off a
+/// branch.
+#[must_use]
+pub fn is_skip_record(message: &str, parents: usize) -> bool {
+    claimed_verdict(message, parents).as_deref() == Some(Verdict::Skipped.as_str())
+}
+
 /// The newest task commit of each task among `commits` (newest first, as a walk from the head
 /// yields them): a commit whose trailers carry `Spec-Task:` and a non-empty `Verdict:`, by
 /// `<unit>/<task>`.
@@ -133,11 +151,7 @@ pub fn claim_problem(message: &str, parents: usize) -> Option<String> {
 /// The decision a commit claims: its `Verdict:` when that is `attested` or `skipped`, or
 /// `skipped` for the published skip record ([`is_published_skip_record`]).
 fn decision_of(message: &str, parents: usize) -> Option<Verdict> {
-    let verdict = task_trailers(message).1.and_then(|v| Verdict::parse(&v));
-    match verdict {
-        Some(v) => v.is_decision().then_some(v),
-        None => is_published_skip_record(message, parents).then_some(Verdict::Skipped),
-    }
+    claimed_verdict(message, parents).and_then(|v| Verdict::parse(&v)).filter(|v| v.is_decision())
 }
 
 /// Whether a `Spec-Task:` value names more than one task: a unit name and a task id hold no `/`,
@@ -257,5 +271,18 @@ mod tests {
         assert!(!is_published_skip_record(&ours, 0));
         let accept = published.replace("Skipped-By", "Accepted-By");
         assert!(!is_published_skip_record(&accept, 0));
+    }
+
+    #[test]
+    fn a_skip_record_is_ours_with_its_verdict_or_the_published_one_without_and_nothing_else() {
+        let published =
+            "speccoder: skip T002\n\nmoves on\n\nSpec-Task: 001-a/T002\nSkipped-By: Ada\nReason: moves on\n";
+        let ours = published.replace("Skipped-By: Ada", "Verdict: skipped\nSkipped-By: Ada");
+        assert!(is_skip_record(published, 0) && is_skip_record(&ours, 1) && is_skip_record(&ours, 0));
+        assert_eq!(claimed_verdict(published, 0).as_deref(), Some("skipped"));
+        assert!(!is_skip_record(published, 1), "a parent and no verdict: no decision at all");
+        let accept = ours.replace("Verdict: skipped", "Verdict: attested");
+        assert!(!is_skip_record(&accept, 1));
+        assert!(!is_skip_record("s\n\nSpec-Task: 001-a/T002\nVerdict: verified\n", 1));
     }
 }

@@ -12,14 +12,12 @@ use crate::check::agreement::{Cited, Learned, Rules};
 use crate::check::line::{Body, ReadLine, covering_line};
 use crate::check::outcome::{CommitOutcome, Finding, worst};
 use crate::check::signatures::{self, LineSigners, Maker, NoteLineSignature, SignerInfo};
-use crate::check::trailers::{
-    MAX_CLAIM_BYTES, NOT_ONE_CLAIM, claim_problem, is_published_skip_record, task_trailers,
-};
+use crate::check::trailers::{MAX_CLAIM_BYTES, NOT_ONE_CLAIM, claim_problem, claimed_verdict, task_trailers};
 use crate::git::{Commit, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
 use crate::model::held_out::trailer_manifest;
 use crate::model::policy::Recipe;
-use crate::model::predicate::{Carried, Verdict};
+use crate::model::predicate::Carried;
 use crate::model::shown::shown;
 use crate::model::trailer_keys::HELD_OUT;
 use crate::verify::held_out::PublishedSets;
@@ -277,11 +275,8 @@ impl<'r> Checker<'r> {
     /// claim or names no task (then the finding says so). A missing verdict is a finding too, but
     /// the note is still read.
     fn check_claim(&self, commit: &Commit, report: &mut CommitReport) -> Option<String> {
-        let (target, verdict) = task_trailers(&commit.message);
-        let verdict = verdict.or_else(|| {
-            is_published_skip_record(&commit.message, commit.parents.len())
-                .then(|| Verdict::Skipped.as_str().to_owned())
-        });
+        let target = task_trailers(&commit.message).0;
+        let verdict = claimed_verdict(&commit.message, commit.parents.len());
         let cut = |value: &Option<String>| {
             value
                 .as_ref()

@@ -62,10 +62,7 @@ pub fn skip_rows(
     let mut at: HashMap<String, usize> = HashMap::new();
     for (name, id) in repo.refs_with_prefix(&prefix)? {
         let raw = name.get(prefix.len()..).unwrap_or("");
-        let task = Some(raw)
-            .filter(|r| !r.contains('/'))
-            .and_then(|r| refs::skipped_task(r, |id| spec::is_task_id(unit.format, id)));
-        let Some(task) = task else {
+        let Some(task) = task_of_skip_ref(unit, raw) else {
             entries.push(Err(TickReport::without_commit(
                 format!("{}/{raw}", unit.name),
                 "bad_skip_ref",
@@ -97,6 +94,32 @@ pub fn skip_rows(
             )
         })
         .collect())
+}
+
+/// The task a skip ref of `unit` names, `raw` being the ref's name after the unit's prefix: one
+/// escaped component, or a task id as the published speccoder writes it ([`refs::skipped_task`]).
+fn task_of_skip_ref(unit: &spec::UnitLoc, raw: &str) -> Option<String> {
+    Some(raw)
+        .filter(|r| !r.contains('/'))
+        .and_then(|r| refs::skipped_task(r, |id| spec::is_task_id(unit.format, id)))
+}
+
+/// The first skip ref of each task of `unit` that has one, by `<unit>/<task>`, named as
+/// [`skip_rows`] reads them: what the row of a task ticked without evidence points to, since a
+/// person who ticked a skipped task may have meant to undo the skip.
+///
+/// # Errors
+/// The references cannot be listed.
+pub fn skip_refs(repo: &Repo, unit: &spec::UnitLoc) -> Result<HashMap<String, String>, VerifyError> {
+    let prefix = refs::skipped_unit_prefix(&unit.name);
+    let mut found = HashMap::new();
+    for (name, _) in repo.refs_with_prefix(&prefix)? {
+        let raw = name.get(prefix.len()..).unwrap_or("");
+        if let Some(task) = task_of_skip_ref(unit, raw) {
+            found.entry(format!("{}/{task}", unit.name)).or_insert(name);
+        }
+    }
+    Ok(found)
 }
 
 /// The row of the skip of `target` that its ref `first` and any `others` (its other spelling)

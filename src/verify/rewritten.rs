@@ -9,10 +9,9 @@ use std::collections::{HashMap, HashSet};
 use gix::ObjectId;
 
 use crate::check::line::task_of_gone_commit;
-use crate::check::trailers::task_trailers;
+use crate::check::trailers::{is_skip_record, task_trailers};
 use crate::git::Repo;
 use crate::model::bundle::NOTES_REF;
-use crate::model::predicate::Verdict;
 use crate::model::shown::Quoted;
 use crate::verify::commit::CommitReport;
 
@@ -122,10 +121,11 @@ fn left_behind(repo: &Repo, reachable: &HashSet<ObjectId>) -> Left {
             out.gone.entry(target).or_insert(annotated);
             continue;
         }
-        // A skip's commit is outside every branch on purpose; it is no evidence left behind.
+        // A skip record (ours or the published speccoder's) is outside every branch on purpose,
+        // and ticks nothing; it is no evidence left behind.
         if let Ok(commit) = repo.commit(annotated)
+            && !is_skip_record(&commit.message, commit.parents.len())
             && let (Some(target), verdict) = task_trailers(&commit.message)
-            && verdict.as_deref() != Some(Verdict::Skipped.as_str())
         {
             out.unreachable.entry(target).or_insert((annotated, verdict));
         }

@@ -10,6 +10,7 @@ use crate::check::completeness::{ShallowCut, fetch_what_the_check_reads};
 use crate::check::outcome::CommitOutcome;
 use crate::check::trailers::{NOT_ONE_CLAIM, newest_task_commits, task_trailers, unclear_claims};
 use crate::git::{GitError, GitTree, Head, Repo};
+use crate::model::shown::shell_word;
 use crate::spec::{self, SourceTree, UnitDocs};
 use crate::verify::box_setters::BoxSetters;
 use crate::verify::commit::{Checker, CommitReport};
@@ -316,7 +317,7 @@ pub fn verify_branch_into(
     let checker = Checker::new(repo, trust, Some(head_tree_id))?;
     let mut planned: Vec<UnitPlan> = Vec::new();
     for unit in &units {
-        planned.push(plan_unit(&head_tree, unit, &task_commit, &lost, &unclear)?);
+        planned.push(plan_unit(repo, &head_tree, unit, &task_commit, &lost, &unclear)?);
     }
     let ids: Vec<ObjectId> =
         planned.iter().flat_map(|(rows, _)| rows.iter().filter_map(|r| r.as_ref().ok().copied())).collect();
@@ -397,7 +398,7 @@ pub(in crate::verify) fn planned_ticks(
     };
     let mut out = Vec::new();
     for unit in &units {
-        let (rows, _) = plan_unit(&head_tree, unit, &task_commit, &lost, &unclear)?;
+        let (rows, _) = plan_unit(repo, &head_tree, unit, &task_commit, &lost, &unclear)?;
         // The unit's documents at the head, read when a second claim first cites a requirement.
         let mut head_docs = None;
         for row in rows {
@@ -848,6 +849,7 @@ fn ticked_again(
 /// `task_commit` naming the tick), or the row saying why there is none; and the `<unit>/<task>`
 /// ticked there. Only the task list is read: a tick is a claim whatever the spec documents say.
 fn plan_unit(
+    repo: &Repo,
     head_tree: &dyn SourceTree,
     unit: &spec::UnitLoc,
     task_commit: &HashMap<String, ObjectId>,
@@ -862,6 +864,7 @@ fn plan_unit(
     let ticked_targets: HashSet<String> =
         ticks.ticked.iter().map(|t| format!("{}/{}", unit.name, t.id)).collect();
     let mut rows = Vec::new();
+    let mut skips = None;
     for tick in &ticks.ticked {
         let target = format!("{}/{}", unit.name, tick.id);
         if tick.lines.len() > 1 {
@@ -876,33 +879,50 @@ fn plan_unit(
         }
         rows.push(match task_commit.get(&target).copied() {
             Some(id) => Ok(id),
-            None => Err(Box::new(match lost.commit_of(&target) {
-                Some(commit) => TickReport::without_commit(
-                    target.clone(),
-                    "commit_unreachable",
-                    format!(
-                        "the evidence is on {commit}, which this branch cannot reach, and no commit on it names {target} any more (the task commit left the branch: squashed, dropped, its trailers reworded, or merged by squashing); attest the task again on the branch, and keep task commits on it (merge pull requests with a merge commit), as their notes and signatures stay with them"
-                    ),
-                ),
-                None => match lost.gone_commit_of(&target) {
-                    Some(commit) => TickReport::without_commit(
-                        target.clone(),
-                        "commit_unreachable",
-                        format!(
-                            "the evidence for {target} is on {commit}, a commit no longer in the repository (a rewrite left it behind and git removed it since), and no commit on the branch names {target} any more: it can be neither fetched nor carried; attest the task again on the branch"
-                        ),
-                    ),
-                    None => TickReport::without_commit(
-                        target,
-                        "ticked_without_evidence",
-                        "the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:".into(),
-                    ),
-                },
-            })),
+            None => Err(Box::new(without_task_commit(repo, unit, target, lost, &mut skips)?)),
         });
     }
     rows.extend(unread::unread_tick_rows(&unit.name, ticks.unread).into_iter().map(|t| Err(Box::new(t))));
     Ok((rows, ticked_targets))
+}
+
+/// The row of `target`, a tick of `unit` that no task commit on the branch names:
+/// `commit_unreachable` when a note on a commit the branch cannot reach, or on one no longer in
+/// the repository, carries its evidence; else `ticked_without_evidence`, naming the task's skip
+/// record when it has one (`skips`: the unit's skip refs, listed when first needed), since a skip
+/// ticks nothing and whoever ticked the box may have meant to undo it.
+fn without_task_commit(
+    repo: &Repo,
+    unit: &spec::UnitLoc,
+    target: String,
+    lost: &LostEvidence,
+    skips: &mut Option<HashMap<String, String>>,
+) -> Result<TickReport, VerifyError> {
+    if let Some(commit) = lost.commit_of(&target) {
+        let message = format!(
+            "the evidence is on {commit}, which this branch cannot reach, and no commit on it names {target} any more (the task commit left the branch: squashed, dropped, its trailers reworded, or merged by squashing); attest the task again on the branch, and keep task commits on it (merge pull requests with a merge commit), as their notes and signatures stay with them"
+        );
+        return Ok(TickReport::without_commit(target, "commit_unreachable", message));
+    }
+    if let Some(commit) = lost.gone_commit_of(&target) {
+        let message = format!(
+            "the evidence for {target} is on {commit}, a commit no longer in the repository (a rewrite left it behind and git removed it since), and no commit on the branch names {target} any more: it can be neither fetched nor carried; attest the task again on the branch"
+        );
+        return Ok(TickReport::without_commit(target, "commit_unreachable", message));
+    }
+    let mut message =
+        "the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:"
+            .to_owned();
+    if skips.is_none() {
+        *skips = Some(decisions::skip_refs(repo, unit)?);
+    }
+    if let Some(skip) = skips.as_ref().and_then(|skips| skips.get(&target)) {
+        message.push_str(&format!(
+            "; it has a skip record (`git show {}`), and a skip ticks nothing",
+            shell_word(skip)
+        ));
+    }
+    Ok(TickReport::without_commit(target, "ticked_without_evidence", message))
 }
 
 /// The commits of the checked history that name a task in a claim that is not one plain claim

@@ -535,8 +535,45 @@ fn a_task_ticked_by_hand_after_its_skip_is_ticked_without_evidence_not_left_behi
     let rows: Vec<&Value> = v["ticks"].as_array().unwrap().iter().filter(|t| t["task"] == T006).collect();
     assert_eq!(rows.len(), 2, "{v:#}");
     assert_eq!(rows[0]["reason"], "ticked_without_evidence", "a skip's commit is no evidence left behind");
+    let message = rows[0]["findings"][0]["message"].as_str().unwrap();
+    let skip_ref = "refs/speccoder/skipped/001-bookmark-tags/T006";
+    assert!(message.contains(&format!("`git show {skip_ref}`")), "names the skip record: {message}");
     assert_eq!(rows[1]["outcome"], "skipped");
     assert!(codes(rows[1]).contains(&"skip_obsolete".to_owned()), "{:#}", rows[1]);
+}
+
+#[test]
+fn a_task_ticked_by_hand_after_the_published_tool_s_skip_is_ticked_without_evidence_not_left_behind() {
+    let p = Project::new();
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    // The skip record as speccoder 0.9.0 writes it: no parent, no `Verdict:`, its note beside it.
+    let skip_ref = "refs/speccoder/skipped/001-bookmark-tags/T006";
+    let ours = p.git(&["rev-parse", skip_ref]);
+    let message = format!(
+        "speccoder: skip T006\n\nlater\n\nSpec-Task: {T006}\nSkipped-By: Ada (asserted)\nReason: later\n"
+    );
+    let published = p.git(&["commit-tree", "HEAD^{tree}", "-m", &message]);
+    p.git(&["notes", "--ref=speccoder", "copy", &ours, &published]);
+    p.git(&["update-ref", skip_ref, &published]);
+    let tasks = p.root.join("specs/001-bookmark-tags/tasks.md");
+    let text = std::fs::read_to_string(&tasks).unwrap().replace("- [ ] T006", "- [X] T006");
+    std::fs::write(&tasks, text).unwrap();
+    p.commit_all("Tick T006 by hand");
+    let v = p.verify(&[]).expect(26).json();
+    let rows: Vec<&Value> = v["ticks"].as_array().unwrap().iter().filter(|t| t["task"] == T006).collect();
+    assert_eq!(rows.len(), 2, "{v:#}");
+    assert_eq!(rows[0]["reason"], "ticked_without_evidence", "a skip record is no evidence left behind");
+    let message = rows[0]["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains(&format!("`git show {skip_ref}`")), "names the skip record: {message}");
+
+    // A task commit without a note is not told to carry the skip record's note over to it.
+    let claim = format!("Do T006\n\nSpec-Task: {T006}\nVerdict: attested\n");
+    p.git(&["commit", "-q", "--allow-empty", "-m", &claim]);
+    let allowed = p.allowed.to_str().unwrap();
+    let v = p.run(&["attest", "verify", "HEAD", "--json", "--allowed-signers", allowed]).json();
+    let finding = &v["ticks"][0]["findings"][0];
+    assert_eq!(finding["code"], "note_missing", "{v:#}");
+    assert!(!finding["message"].as_str().unwrap().contains("carry"), "{finding:#}");
 }
 
 #[test]
