@@ -132,13 +132,16 @@ static CHARACTER_REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
 });
 
-/// A check mark: [`reads_as_checked`]'s `✓`, `✔`, `☑`, `☒`, `✅`, `🗸`, with or without an emoji
-/// selector.
-const CHECK_MARK: &str = r"[\x{2713}\x{2714}\x{2611}\x{2612}\x{2705}\x{1F5F8}]\x{FE0F}?";
+/// A check mark: [`reads_as_checked`]'s `✓`, `✔`, `☑`, `☒`, `✅`, `🗸`, `🗹`, with any variation
+/// selectors (the emoji and the text one) and invisible characters (U+200B) after it, which show
+/// nothing of their own.
+const CHECK_MARK: &str =
+    r"[\x{2713}\x{2714}\x{2611}\x{2612}\x{2705}\x{1F5F8}\x{1F5F9}][\x{FE00}-\x{FE0F}\p{Cf}]*";
 
-/// Where a line's text starts: optional blanks and `>`, an optional bullet (`-`, `*`, `+`, `1.`,
-/// `1)`) or heading marker (`#` to `######`, as `### T001 ✅ Title` heads a task) and blanks.
-const LEAD: &str = r"^[\s>]*(?:(?:[-*+]|[0-9]{1,9}[.)]|#{1,6})\s+)?";
+/// Where a line's text starts: optional blanks, `>` and invisible characters (U+200B), an optional
+/// bullet (`-`, `*`, `+`, `1.`, `1)`) or heading marker (`#` to `######`, as `### T001 ✅ Title`
+/// heads a task), blanks and invisible characters.
+const LEAD: &str = r"^[\s>\p{Cf}]*(?:(?:[-*+]|[0-9]{1,9}[.)]|#{1,6})[\s\p{Cf}]+)?";
 
 /// A fixed pattern holding [`CHECK_MARK`] and [`LEAD`] where it says `{MARK}` and `{LEAD}`, compiled.
 fn with_mark(pattern: &str) -> Regex {
@@ -148,7 +151,8 @@ fn with_mark(pattern: &str) -> Regex {
 
 /// A check mark standing where a list item's box would be, then a word: the line's [`LEAD`], a
 /// [`CHECK_MARK`], blanks, the word.
-static CHECK_MARK_LINE: LazyLock<Regex> = LazyLock::new(|| with_mark(r"{LEAD}({MARK})\s*(\S+)"));
+static CHECK_MARK_LINE: LazyLock<Regex> =
+    LazyLock::new(|| with_mark(r"{LEAD}({MARK})[\s\p{Cf}]*([^\s\p{Cf}]+)"));
 
 /// A [`CHECK_MARK`] anywhere in a line: where [`loose_box`] looks for one after a task id or in a
 /// table cell.
@@ -156,7 +160,7 @@ static ANY_CHECK_MARK: LazyLock<Regex> = LazyLock::new(|| with_mark(r"{MARK}"));
 
 /// The first word of a line's text (after its [`LEAD`]) and the blanks after it, which end where
 /// the text after that word starts: a task id there names the line ([`loose_box`]).
-static LEAD_WORD: LazyLock<Regex> = LazyLock::new(|| with_mark(r"{LEAD}(\S+)\s*"));
+static LEAD_WORD: LazyLock<Regex> = LazyLock::new(|| with_mark(r"{LEAD}([^\s\p{Cf}]+)[\s\p{Cf}]*"));
 
 /// GitHub's emoji shortcodes (its gemoji names) that render as a check mark or a ticked box, each
 /// with the character it renders as. Ours, and this small: CommonMark leaves a shortcode as text,
@@ -1697,6 +1701,14 @@ mod tests {
         assert!(reason_at(&list, 2).contains("a check mark (`✅`)"), "{}", reason_at(&list, 2));
         // A reference that renders as no mark leaves an open box open.
         assert!(checked_unread(&read("- [&#32;] T001 a\n- [&nbsp;] T002 b\n")).is_empty());
+    }
+
+    #[test]
+    fn a_check_mark_with_a_variation_selector_or_an_invisible_character_beside_it_is_read_as_one() {
+        let text = "- [ ] T000 open\n- \u{2714}\u{fe0e} T001 a\n- \u{2705}\u{fe0e} T002 b\n- T003 c \u{2714}\u{fe0e}\n- T004 d \u{2705}\u{200b}\n- \u{200b}\u{2705} T005 e\n- T006\u{200b} \u{2705} f\n- \u{1f5f9} T007 g\n";
+        let list = read(text);
+        let ids: Vec<&str> = checked_unread(&list).into_iter().map(|(_, id)| id).collect();
+        assert_eq!(ids, ["T001", "T002", "T003", "T004", "T005", "T006", "T007"]);
     }
 
     #[test]
