@@ -36,7 +36,8 @@ pub struct UnitDocs {
     defined: Vec<(usize, DefinedAt)>,
     /// Where in `defined` each id is defined, built once for every lookup ([`Self::defined_as`]).
     by_id: OnceLock<std::collections::HashMap<String, Vec<usize>>>,
-    /// OpenSpec: each delta's code and raw HTML ([`literal_ranges`]), where no line is a heading.
+    /// OpenSpec: each delta's code, comments and unshown HTML ([`literal_ranges`]), where no line is
+    /// a heading.
     literals: Vec<Vec<std::ops::Range<usize>>>,
     /// Spec Kit: spec.md's paragraphs ([`paragraph_ranges`]), found on the first question of a
     /// requirement that may wrap ([`speckit_wrapped`]).

@@ -13,6 +13,9 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use crate::model::digest::sha256_hex;
 
@@ -324,17 +327,44 @@ pub(crate) fn openspec_defined(deltas: &[Delta], literals: &[Vec<Range<usize>>])
         .collect()
 }
 
-/// The byte ranges of `text` that CommonMark reads as code or raw HTML (a fenced or indented code
-/// block, an HTML block such as a comment), as pulldown-cmark finds them: a line there shaped
-/// like a heading is none.
+/// The byte ranges of `text` where a line is shown as no text of the document, as pulldown-cmark
+/// finds them: a fenced or indented code block (an example), an HTML comment, and an HTML block
+/// of CommonMark's kinds 1 and 2 (a comment, `<pre>`, `<script>`, `<style>`, `<textarea>`). A
+/// line there shaped like a heading or a requirement is none. Other HTML blocks (`<details>`,
+/// `<div>`) show their lines as text, so only the comments in them are such ranges.
 pub(crate) fn literal_ranges(text: &str) -> Vec<Range<usize>> {
     use pulldown_cmark::{Event, Parser, Tag};
-    Parser::new(text)
-        .into_offset_iter()
-        .filter_map(|(event, range)| {
-            matches!(event, Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock)).then_some(range)
-        })
-        .collect()
+    let mut ranges = Vec::new();
+    for (event, range) in Parser::new(text).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => ranges.push(range),
+            Event::Start(Tag::HtmlBlock) => ranges.extend(unshown_in_html(text, range)),
+            _ => {}
+        }
+    }
+    ranges
+}
+
+/// An HTML block that shows none of its lines: a comment, or a `<pre>`, `<script>`, `<style>` or
+/// `<textarea>` element (CommonMark's HTML blocks of kinds 1 and 2; `<pre>` as a fence would).
+static UNSHOWN_HTML_BLOCK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^[ \t]*(?:<!--|<(?:pre|script|style|textarea)(?:[\s>]|$))")
+        .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+});
+
+/// An HTML comment, to its end or to the end of the text when it is not closed.
+static HTML_COMMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?s)<!--.*?(?:-->|\z)").unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+});
+
+/// The ranges of the HTML block at `block` of `text` that show nothing: the whole block
+/// ([`UNSHOWN_HTML_BLOCK`]), else each comment in it.
+fn unshown_in_html(text: &str, block: Range<usize>) -> Vec<Range<usize>> {
+    let html = text.get(block.clone()).unwrap_or_default();
+    if UNSHOWN_HTML_BLOCK.is_match(html) {
+        return vec![block];
+    }
+    HTML_COMMENT.find_iter(html).map(|c| block.start + c.start()..block.start + c.end()).collect()
 }
 
 /// Whether the byte at `offset` lies in one of `ranges` (sorted, as [`literal_ranges`] gives them).
@@ -682,6 +712,19 @@ mod tests {
         let defined = speckit_defined(spec);
         let ids: Vec<&str> = defined.iter().map(|at| at.in_text(spec).0).collect();
         assert_eq!(ids, ["FR-004"]);
+    }
+
+    #[test]
+    fn a_requirement_line_an_html_block_shows_defines_it_and_one_a_comment_or_pre_hides_does_not() {
+        let spec = "## Requirements\n\n<details><summary>Core</summary>\n- **FR-001**: Shown in details.\n<!-- - **FR-002**: hidden -->\n</details>\n\n<pre>\n- **FR-003**: An example.\n</pre>\n\n<div>\n- **FR-004**: Shown in a div.\n</div>\n";
+        let defined = speckit_defined(spec);
+        let ids: Vec<&str> = defined.iter().map(|at| at.in_text(spec).0).collect();
+        assert_eq!(ids, ["FR-001", "FR-004"]);
+        let delta = "## ADDED Requirements\n\n<details>\n### Requirement: Folded\nIt SHALL show.\n</details>\n\n<!--\n### Requirement: Gone\n-->\n";
+        let defined = defined_in(delta, openspec_defined_span);
+        let shown: Vec<DefinedAt> = outside_literals(defined, &literal_ranges(delta)).collect();
+        let names: Vec<&str> = shown.iter().map(|at| at.in_text(delta).0).collect();
+        assert_eq!(names, ["Folded"]);
     }
 
     #[test]
