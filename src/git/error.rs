@@ -123,6 +123,22 @@ pub enum GitError {
         cause: String,
     },
 
+    /// The file system had no room for a write: a full disk, a full quota, or a file past this
+    /// process's file-size limit (`ulimit -f`).
+    #[error(
+        "could not {action}: no room{} ({cause}): the file system or this user's quota is full, or the file would pass this process's file-size limit (`ulimit -f`); make room (`df -h` shows what is free) or raise the limit, then run the command again",
+        .path.as_ref().map(|p| format!(" at {}", p.display())).unwrap_or_default()
+    )]
+    NoRoom {
+        /// What was attempted (`write a blob`, `write the index`).
+        action: String,
+        /// The nearest directory there is to where the write was refused, as an absolute path,
+        /// when the failure names one.
+        path: Option<PathBuf>,
+        /// What the operating system reported, with every step of gix's that led to it.
+        cause: String,
+    },
+
     /// The operation needs a work tree but the repository is bare.
     #[error("the repository at {git_dir} has no work tree: run this in a checkout, not a bare repository")]
     NoWorkTree {
@@ -273,6 +289,19 @@ pub enum GitError {
         expected: Option<ObjectId>,
         /// The value found (`None`: absent).
         found: Option<ObjectId>,
+    },
+
+    /// HEAD names another branch than the one a writer read at its start, or none: another
+    /// command checked out another branch (or detached HEAD) while this one worked.
+    #[error(
+        "HEAD moved meanwhile (it named {expected} when the command began, and {} now): another command checked out another branch in this work tree; nothing was written on either branch: run the command again on the branch you mean",
+        .found.as_deref().map_or_else(|| "a commit, detached,".to_owned(), |name| format!("names {name}"))
+    )]
+    HeadMoved {
+        /// The branch HEAD named at the start (full reference name).
+        expected: String,
+        /// The branch HEAD names now (`None`: detached).
+        found: Option<String>,
     },
 
     /// A lock an update of a reference needs (its own, or `packed-refs.lock`) stayed taken while
@@ -629,11 +658,13 @@ impl ExitClass for GitError {
             | GitError::GitDirWithoutWorkTree { .. }
             | GitError::SharedRepository { .. }
             | GitError::Permission { .. }
+            | GitError::NoRoom { .. }
             | GitError::NoWorkTree { .. }
             | GitError::UnbornHead { .. }
             | GitError::ObjectMissing { .. }
             | GitError::WrongKind { .. }
             | GitError::RefMoved { .. }
+            | GitError::HeadMoved { .. }
             | GitError::RefLocked { .. }
             | GitError::IndexLocked { .. }
             | GitError::FetchLocked { .. }
@@ -694,16 +725,21 @@ impl<T, E: Into<gix::Error>> GixResultExt<T> for Result<T, E> {
 
 impl GitError {
     /// What the failure `source` of gix while doing `action` means: [`GitError::Permission`] when
-    /// the operating system refused a read or write ([`access_refused`]), at the directory of the
+    /// the operating system refused a read or write ([`access_refused`]), [`GitError::NoRoom`] when
+    /// the file system had no room for a write ([`out_of_room`]), each at the directory of the
     /// path gix names (else of `at`, the file the caller was reading or writing), else
     /// [`GitError::Gix`].
     pub(crate) fn gix(action: String, source: gix::Error, at: Option<&Path>) -> GitError {
-        let refused = access_refused(&source).then(|| named_path(&source).or(at.map(Path::to_owned)));
-        match refused.flatten() {
-            Some(path) => {
-                GitError::Permission { action, path: refused_at(&path), cause: with_causes(&source) }
+        let path = named_path(&source).or(at.map(Path::to_owned));
+        let cause = with_causes(&source);
+        match path {
+            Some(path) if access_refused(&source) => {
+                GitError::Permission { action, path: refused_at(&path), cause }
             }
-            None => GitError::Gix { action, source },
+            path if out_of_room(&source) => {
+                GitError::NoRoom { action, path: path.map(|p| refused_at(&p)), cause }
+            }
+            _ => GitError::Gix { action, source },
         }
     }
 }
@@ -714,6 +750,18 @@ pub(crate) fn access_refused(source: &gix::Error) -> bool {
     let read_only = |e: &std::io::Error| e.kind() == std::io::ErrorKind::ReadOnlyFilesystem;
     source.is_permission_denied()
         || source.iter_errors().filter_map(|e| e.downcast_ref::<std::io::Error>()).any(read_only)
+}
+
+/// Whether the file system had no room for a write of `source` ([`no_room`]).
+fn out_of_room(source: &gix::Error) -> bool {
+    source.iter_errors().filter_map(|e| e.downcast_ref::<std::io::Error>()).any(|e| no_room(e.kind()))
+}
+
+/// Whether an error of `kind` says the file system had no room for a write: a full disk
+/// (`ENOSPC`), a full quota (`EDQUOT`), or a file past the process's size limit (`EFBIG`).
+fn no_room(kind: std::io::ErrorKind) -> bool {
+    use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
+    matches!(kind, StorageFull | QuotaExceeded | FileTooLarge)
 }
 
 /// The innermost path gix records in `source` (its `path` value: an object directory, a reflog).
@@ -759,7 +807,8 @@ impl GitError {
 }
 
 /// Attaching a path and action to I/O results: [`GitError::Permission`], at the nearest directory
-/// there is, when the operating system refused the read or write, else [`GitError::Io`].
+/// there is, when the operating system refused the read or write, [`GitError::NoRoom`] there when
+/// the file system had no room for it, else [`GitError::Io`].
 pub(crate) fn io_error(
     action: &'static str,
     path: impl Into<PathBuf>,
@@ -769,6 +818,10 @@ pub(crate) fn io_error(
         std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => {
             let action = format!("{action} {}", path.display());
             GitError::Permission { action, path: refused_at(&path), cause: source.to_string() }
+        }
+        kind if no_room(kind) => {
+            let path = Some(refused_at(&path));
+            GitError::NoRoom { action: action.to_owned(), path, cause: source.to_string() }
         }
         _ => GitError::Io { action, path, source },
     }
@@ -881,6 +934,41 @@ mod tests {
         assert_eq!(crate::exit::ExitClass::class(&e), crate::exit::Class::GitPrecondition);
         let other = super::io_error("write", &file)(std::io::Error::other("the disk is on fire"));
         assert!(matches!(other, crate::git::GitError::Io { .. }), "{other:?}");
+    }
+
+    /// `ENOSPC`, `EDQUOT` and `EFBIG` as the operating system reports them.
+    fn no_room_errors() -> [std::io::Error; 3] {
+        [28, 122, 27].map(std::io::Error::from_raw_os_error)
+    }
+
+    #[test]
+    fn a_full_disk_a_full_quota_or_a_file_size_limit_is_the_environment_s_not_an_internal_error() {
+        use gix::error::{ErrorExt, Message};
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("index.lock");
+        for os in no_room_errors() {
+            let shown = os.to_string();
+            let e = super::io_error("write the index", &file)(os);
+            let crate::git::GitError::NoRoom { path, cause, .. } = &e else { panic!("{e:?}") };
+            assert_eq!((path.as_deref(), cause.as_str()), (Some(dir.path()), shown.as_str()));
+            assert_eq!(crate::exit::ExitClass::exit_code(&e), crate::exit::GIT_PRECONDITION, "{e}");
+            assert!(e.to_string().contains("make room"), "{e}");
+        }
+        for os in no_room_errors() {
+            let source =
+                os.and_raise(Message::new("Could not write loose object").with("path", file.as_path()));
+            let e = crate::git::GitError::gix("write a blob".into(), source, None);
+            assert!(
+                matches!(&e, crate::git::GitError::NoRoom { path: Some(p), .. } if p == dir.path()),
+                "{e:?}"
+            );
+            assert_eq!(crate::exit::ExitClass::exit_code(&e), crate::exit::GIT_PRECONDITION, "{e}");
+        }
+        // gix names no path where it writes through a writer it was handed (the index).
+        let [os, ..] = no_room_errors();
+        let e = crate::git::GitError::gix("write the index".into(), os.raise(), None);
+        assert!(matches!(&e, crate::git::GitError::NoRoom { path: None, .. }), "{e:?}");
+        assert_eq!(crate::exit::ExitClass::exit_code(&e), crate::exit::GIT_PRECONDITION, "{e}");
     }
 
     #[test]

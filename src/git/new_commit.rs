@@ -101,29 +101,32 @@ impl Repo {
         new: ObjectId,
         message: &str,
     ) -> Result<(), GitError> {
-        let edit = self.branch_edit(branch_ref, expected_head, new, message)?;
+        let branch = full_name(branch_ref)?;
+        let checked_out_here =
+            self.inner.head_name().during(|| "read HEAD".into())?.is_some_and(|name| name == branch);
+        let edit = self.branch_edit(branch_ref, expected_head, new, message, checked_out_here)?;
         self.apply_ref_edit(edit, branch_ref, Some(expected_head))
     }
 
-    /// The edit of [`Repo::advance_branch`].
+    /// The edit that moves `branch_ref` from `expected_head` to `new`, logged as
+    /// [`Repo::advance_branch`] logs it; `through_head` when HEAD names the branch.
     pub(crate) fn branch_edit(
         &self,
         branch_ref: &str,
         expected_head: ObjectId,
         new: ObjectId,
         message: &str,
+        through_head: bool,
     ) -> Result<RefEdit, GitError> {
-        let branch = full_name(branch_ref)?;
         let subject = message.lines().next().unwrap_or("");
         let log = LogChange {
             mode: RefLog::AndReference,
             force_create_reflog: false,
             message: one_line(&format!("commit: {subject}")).into(),
         };
-        let checked_out_here =
-            self.inner.head_name().during(|| "read HEAD".into())?.is_some_and(|name| name == branch);
-        // Going through HEAD lets the transaction log the move in HEAD's reflog too, as git does.
-        let name = if checked_out_here { full_name("HEAD")? } else { branch };
+        // Going through HEAD lets the transaction log the move in HEAD's reflog too, as git does,
+        // and holds HEAD's lock while it runs.
+        let name = full_name(if through_head { "HEAD" } else { branch_ref })?;
         Ok(RefEdit::update_with_log(name, new, previous(Some(expected_head)), log).with_deref(true))
     }
 }

@@ -260,10 +260,11 @@ impl Repo {
         Ok(out)
     }
 
-    /// Moves `branch_ref` from `expected_head` to the commit `new` (written already, with
-    /// `message`, as [`Repo::advance_branch`] does) and makes `bytes` the note of `new` under
-    /// `notes_ref`, in one reference transaction: both references are locked and checked before
-    /// either moves, so the task commit and its note appear together or not at all.
+    /// Moves `branch_ref`, the branch HEAD named when the writer read it, from `expected_head`
+    /// to the commit `new` (written already, with `message`, as [`Repo::advance_branch`] does)
+    /// and makes `bytes` the note of `new` under `notes_ref`, in one reference transaction: both
+    /// references, and HEAD, are locked and checked before either moves, so the task commit and
+    /// its note appear together or not at all, and only on the branch HEAD still names.
     ///
     /// The notes reference is listed first, so that git commits it first: a process killed
     /// between the two leaves at most a note on a commit no branch holds, never a task commit
@@ -272,7 +273,8 @@ impl Repo {
     /// branch never moves alone.
     ///
     /// # Errors
-    /// [`GitError::RefMoved`] when the branch moved meanwhile (nothing was published), a notes
+    /// [`GitError::RefMoved`] when the branch moved meanwhile, [`GitError::HeadMoved`] when HEAD
+    /// names another branch (or none) now (either way nothing was published), a notes
     /// reference that cannot take a note ([`Repo::check_notes_ref`]), [`GitError::RefLocked`]
     /// when a lock of the notes reference, the branch, `HEAD` or the packed references stayed in
     /// place (unchanged for [`super::lock_wait::LOCK_WAIT`], it is not waited for longer),
@@ -286,7 +288,7 @@ impl Repo {
         notes_ref: &str,
         bytes: &[u8],
     ) -> Result<ObjectId, GitError> {
-        let branch_edit = self.branch_edit(branch_ref, expected_head, new, message)?;
+        let branch_edit = self.branch_edit(branch_ref, expected_head, new, message, true)?;
         let blob = self.write_blob(bytes)?;
         let locks = [notes_ref, branch_ref, "HEAD"];
         let (mut stuck, mut backoff) = (StuckLock::default(), Backoff::new());
@@ -297,7 +299,11 @@ impl Repo {
             let notes_commit = self.write_notes_commit(notes_ref, head, current_blob, new, Some(blob))?;
             let reflog = format!("notes: {}", ADDED_MESSAGE.trim_end());
             let note_edit = cas_edit(notes_ref, head.map(|(commit, _)| commit), notes_commit, &reflog)?;
-            let Err(source) = self.edit_refs([note_edit, branch_edit.clone()]) else {
+            let locked = self.lock_refs([note_edit, branch_edit.clone()]);
+            // Under HEAD's lock once the references are locked; when they could not be, a HEAD
+            // that moved is still the first thing to say (the edit through it found another branch).
+            self.ensure_head_names(branch_ref)?;
+            let Err(source) = locked.and_then(super::refs::LockedRefs::commit) else {
                 return Ok(notes_commit);
             };
             if self.ref_target(branch_ref)? != Some(expected_head) {
@@ -996,6 +1002,31 @@ mod tests {
         assert_eq!(fx.rev("refs/heads/main"), other);
         assert!(!fx.git_output(&["rev-parse", "--verify", "-q", NOTES_REF], None).status.success());
         fx.assert_fsck_clean();
+    }
+
+    #[test]
+    fn when_head_names_another_branch_now_no_reference_moves() {
+        let fx = Fixture::new();
+        let head = fx.commit_file("a.txt", "a\n", "base");
+        let repo = fx.repo();
+        let commit = unreferenced_commit(&fx, &repo, head);
+        fx.git(&["branch", "other"]);
+        fx.git(&["symbolic-ref", "HEAD", "refs/heads/other"]);
+
+        let outcome = repo.advance_branch_with_note(
+            "refs/heads/main",
+            head,
+            commit,
+            "Tick T001\n",
+            NOTES_REF,
+            b"ours\n",
+        );
+
+        let Err(GitError::HeadMoved { expected, found }) = outcome else { panic!("HEAD moved: {outcome:?}") };
+        assert_eq!((expected.as_str(), found.as_deref()), ("refs/heads/main", Some("refs/heads/other")));
+        assert_eq!((fx.rev("refs/heads/main"), fx.rev("refs/heads/other")), (head, head));
+        assert!(!fx.git_output(&["rev-parse", "--verify", "-q", NOTES_REF], None).status.success());
+        assert!(!fx.path().join(".git/HEAD.lock").exists());
     }
 
     #[test]

@@ -6,10 +6,13 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::{FullName, Target};
 
 use std::path::PathBuf;
+use std::time::Duration;
+
+use gix::lock::acquire::Fail;
 
 use super::error::{GitError, GixResultExt, access_refused};
 use super::lock_wait::{Backoff, StuckLock};
-use super::repo::Repo;
+use super::repo::{Head, Repo};
 
 /// How often [`Repo::update_ref_retrying`] reads the reference again and retries after another
 /// writer moved it first.
@@ -273,12 +276,50 @@ impl Repo {
     /// Apply `edits` as one transaction: every reference is locked and checked against its
     /// expected value before any of them moves.
     pub(crate) fn edit_refs(&self, edits: impl IntoIterator<Item = RefEdit>) -> Result<(), gix::Error> {
+        self.lock_refs(edits)?.commit()
+    }
+
+    /// Lock every reference of `edits` (HEAD too for an edit through it) and check each against
+    /// its expected value, as gix's transaction does, without moving any: [`LockedRefs::commit`]
+    /// moves them, dropping it releases the locks.
+    pub(crate) fn lock_refs(
+        &self,
+        edits: impl IntoIterator<Item = RefEdit>,
+    ) -> Result<LockedRefs<'_>, gix::Error> {
         // An interrupt waits for the transaction: delivered while gix creates a lock file, before
         // the lock is registered for removal, it would leave that lock behind.
-        let _held = super::HeldSignals::hold();
-        let committer = self.reflog_signature();
-        let mut time = gix::date::parse::TimeBuf::default();
-        self.inner.edit_references_as(edits, Some(committer.to_ref(&mut time))).map(drop)
+        let held = super::HeldSignals::hold();
+        let (files, packed) = self.ref_lock_timeouts()?;
+        let transaction = self.inner.refs.transaction().prepare(edits, files, packed)?;
+        Ok(LockedRefs { repo: self, transaction, _held: held })
+    }
+
+    /// How long a reference transaction waits for a reference's lock file and for
+    /// `packed-refs.lock`: `core.filesRefLockTimeout` and `core.packedRefsTimeout`, read as gix's
+    /// own transaction reads them (100 ms and 1 s when unset).
+    fn ref_lock_timeouts(&self) -> Result<(Fail, Fail), gix::Error> {
+        use gix::config::tree::{Core, keys::LockTimeout};
+        let config = self.inner.config_snapshot();
+        let wait = |key: &'static LockTimeout, unset_ms: u64| -> Result<Fail, gix::Error> {
+            let set = key.try_into_lock_timeout(config.try_integer(key))?;
+            Ok(set.unwrap_or(Fail::AfterDurationWithBackoff(Duration::from_millis(unset_ms))))
+        };
+        Ok((wait(&Core::FILES_REF_LOCK_TIMEOUT, 100)?, wait(&Core::PACKED_REFS_TIMEOUT, 1000)?))
+    }
+
+    /// Refuses a HEAD that no longer names `branch`, the branch a writer read at its start
+    /// ([`GitError::HeadMoved`]). Read while HEAD's lock is held ([`Repo::lock_refs`] of an edit
+    /// through HEAD), it is a compare-and-swap: `git checkout` and `git symbolic-ref` take that
+    /// lock to re-point HEAD.
+    pub(crate) fn ensure_head_names(&self, branch: &str) -> Result<(), GitError> {
+        let found = match self.head()? {
+            Head::Branch { name, .. } | Head::Unborn(name) => Some(name),
+            Head::Detached(_) => None,
+        };
+        if found.as_deref() == Some(branch) {
+            return Ok(());
+        }
+        Err(GitError::HeadMoved { expected: branch.to_owned(), found })
     }
 
     /// What the failure `source` of an edit of `name`, expected at `expected`, means: the
@@ -313,6 +354,25 @@ impl Repo {
         } else {
             GitError::Gix { action: format!("update reference {name}"), source }
         }
+    }
+}
+
+/// A reference transaction whose references are locked and checked, none moved yet.
+pub(crate) struct LockedRefs<'r> {
+    /// The repository, for the reflogs' signature.
+    repo: &'r Repo,
+    /// gix's transaction, prepared.
+    transaction: gix::refs::file::Transaction<'r, 'r>,
+    /// Interrupts wait until the transaction is committed or dropped.
+    _held: super::HeldSignals,
+}
+
+impl LockedRefs<'_> {
+    /// Moves every reference, each with its reflog entry, and releases the locks.
+    pub(crate) fn commit(self) -> Result<(), gix::Error> {
+        let committer = self.repo.reflog_signature();
+        let mut time = gix::date::parse::TimeBuf::default();
+        self.transaction.commit(Some(committer.to_ref(&mut time))).map(drop)
     }
 }
 

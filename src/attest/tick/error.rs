@@ -13,7 +13,11 @@ use crate::spec::SpecError;
 pub enum TickError {
     /// The repository failed.
     #[error(transparent)]
-    Git(#[from] GitError),
+    Git(GitError),
+    /// The file system had no room for what the writer wrote before it published anything (a
+    /// full disk or quota, a file-size limit): no task commit, no note.
+    #[error("nothing was written (no task commit, no note): {0}")]
+    NoRoom(GitError),
     /// The spec could not be read, or the task not found.
     #[error(transparent)]
     Spec(#[from] SpecError),
@@ -231,10 +235,22 @@ pub enum TickError {
     },
 }
 
+impl From<GitError> for TickError {
+    /// A failure of the repository; [`TickError::NoRoom`] when the file system had no room, which
+    /// every writer meets before it publishes (after, it is [`TickError::WorktreeAfterCommit`]).
+    fn from(e: GitError) -> Self {
+        match e {
+            GitError::NoRoom { .. } => TickError::NoRoom(e),
+            e => TickError::Git(e),
+        }
+    }
+}
+
 impl ExitClass for TickError {
     fn class(&self) -> Class {
         match self {
             TickError::Git(e)
+            | TickError::NoRoom(e)
             | TickError::WorktreeNotWritten { source: e, .. }
             | TickError::WorktreeAfterCommit { source: e, .. } => e.class(),
             TickError::Spec(e) => e.class(),

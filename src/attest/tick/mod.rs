@@ -135,10 +135,12 @@ impl<'r> Begun<'r> {
         if self.index.outside_sparse_checkout(&facts.tasks_path) {
             return Err(outside_checkout(self.repo, &facts));
         }
-        let as_read = ensure_no_unstaged_changes(&self.index, &facts.tasks_path, &tasks_bytes)?;
         let ticked = spec::tick(&tasks_bytes, facts.line_index, facts.format)?;
         let tree = self.index.tree_with(&[(facts.tasks_path.clone(), ticked.clone())])?;
+        // Before the work tree is compared: a tick stopped before the index was written leaves
+        // `tasks.md` ticked there, and that tick, not an unstaged change, is what to name.
         refuse_unticking(self.repo, self.head, tree)?;
+        let as_read = ensure_no_unstaged_changes(&self.index, &facts.tasks_path, &tasks_bytes)?;
         let path = &facts.tasks_path;
         let file = self
             .index

@@ -377,6 +377,99 @@ fn an_interrupted_tick_is_never_taken_back_by_the_next_task_commit() {
     assert!(at_head.contains("- [X] T005") && at_head.contains("- [X] T006"), "{at_head}");
 }
 
+/// A checkout of another branch that lands while the command signs (`git symbolic-ref`, which
+/// takes no index lock, run by the signing program itself) is found under HEAD's lock: neither
+/// `attest` nor `accept` publishes anything, on the branch it read or on the one HEAD names
+/// now, and neither stages the tick in that branch's index, where a plain `git commit` would
+/// take it without a note. Both stop with exit 14, saying HEAD moved and to run again.
+#[test]
+fn a_branch_checked_out_while_the_command_signs_gets_nothing_and_neither_does_the_one_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let runs: [&[&str]; 2] =
+        [&["attest", T005, "--evidence", ""], &["accept", T005, "--reason", "shown by hand"]];
+    for args in runs {
+        let s = Setup::speckit(Evidence::Verified);
+        let p = &s.project;
+        p.git(&["branch", "other"]);
+        let key = common::ssh_key(&p.scratch, "rsa-ada", "rsa");
+        let program = p.scratch.join("checks-out-other");
+        let script = format!(
+            "#!/bin/sh\ngit -C '{}' symbolic-ref HEAD refs/heads/other\nexec ssh-keygen \"$@\"\n",
+            p.root.display()
+        );
+        std::fs::write(&program, script).unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p.git(&["config", "gpg.format", "ssh"]);
+        p.git(&["config", "user.signingKey", key.private.to_str().unwrap()]);
+        p.git(&["config", "gpg.ssh.program", program.to_str().unwrap()]);
+        let before = p.snapshot();
+        let evidence = s.evidence.to_str().unwrap();
+        let args: Vec<&str> = args.iter().map(|a| if a.is_empty() { evidence } else { a }).collect();
+
+        let out = p.speccoder(&args).failure(14);
+
+        assert!(out.stderr.contains("HEAD moved meanwhile"), "{out}");
+        assert!(out.stderr.contains("refs/heads/main") && out.stderr.contains("refs/heads/other"), "{out}");
+        assert!(out.stderr.contains("run the command again"), "{out}");
+        assert_eq!(p.git(&["symbolic-ref", "HEAD"]).trim(), "refs/heads/other", "{out}");
+        let now = p.snapshot();
+        assert_eq!(
+            (now.refs, now.index, now.worktree),
+            (before.refs, before.index, before.worktree),
+            "{out}"
+        );
+        assert!(!p.root.join(".git/index.lock").exists() && !p.root.join(".git/HEAD.lock").exists());
+    }
+}
+
+/// Runs `speccoder args` in `p`'s work tree under a file-size limit of `kib` KiB (`ulimit -f`),
+/// with `SIGXFSZ` ignored, so that a write past it fails with `EFBIG` as a full disk fails a write.
+fn speccoder_under_file_size_limit(p: &common::Project, kib: u64, args: &[&str]) -> common::Run {
+    let script = r#"trap '' XFSZ; ulimit -f "$1" && shift && exec "$@""#;
+    let limit = kib.to_string();
+    let mut all = vec!["-c", script, "bash", limit.as_str(), common::speccoder_bin().to_str().unwrap()];
+    all.extend(args);
+    common::run(common::binary_command(std::path::Path::new("bash"), &p.root, &p.home, &all))
+}
+
+/// The index of a large project outgrows a file-size limit (`ulimit -f`; a full disk or quota
+/// fails the same way) after the task commit and its note are written. That is the environment's
+/// doing, exit 14 as a refused permission is, never an internal error; a writer for another task
+/// then names the tick left unstaged (its work tree ticked, its index not), not "unstaged
+/// changes"; and the same `attest` run again, with room, finishes it.
+#[test]
+fn an_index_the_file_size_limit_stops_is_the_environments_and_the_next_writer_names_its_tick() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    for i in 0..3000 {
+        p.write(&format!("many/a_file_with_a_longish_name_{i}"), format!("{i}\n"));
+    }
+    p.git(&["add", "-A"]);
+    p.git(&["commit", "-q", "-m", "many files"]);
+    let index_kib = std::fs::metadata(p.root.join(".git/index")).unwrap().len() / 1024;
+    assert!(index_kib > 200, "the index ({index_kib} KiB) is larger than the limit");
+    let key = s.key.private.to_str().unwrap();
+    let evidence = s.evidence.to_str().unwrap();
+
+    let attest = ["attest", T005, "--evidence", evidence, "--key", key];
+    let out = speccoder_under_file_size_limit(p, 100, &attest).failure(14);
+    assert!(out.stderr.contains("the task commit and its note were written"), "{out}");
+    assert!(out.stderr.contains("no room") && out.stderr.contains("ulimit -f"), "{out}");
+    let tasks = format!("specs/{}/tasks.md", common::SPECKIT_UNIT);
+    assert_eq!(p.git(&["status", "--porcelain", "--", &tasks]), format!("MM {tasks}\n"));
+
+    let before = p.snapshot();
+    let out = p.speccoder(&["accept", "001-bookmark-tags/T006", "--reason", "shown by hand", "--key", key]);
+    let out = out.failure(14);
+    assert!(out.stderr.contains("would untick 001-bookmark-tags/T005, which HEAD ticks"), "{out}");
+    assert!(!out.stderr.contains("has unstaged changes"), "{out}");
+    assert_eq!(p.snapshot(), before, "nothing was written\n{out}");
+
+    let out = p.speccoder(&attest).success();
+    assert!(out.stdout.contains("now show the tick"), "{out}");
+    assert_eq!(p.git(&["status", "--porcelain"]), "");
+}
+
 /// Commits each of `side_files` on a new branch `side`, then `main's line` as `shared.txt` on the
 /// branch checked out before: two branches whose `shared.txt` conflicts.
 fn diverged(p: &common::Project, side_files: &[(&str, &str)]) {
