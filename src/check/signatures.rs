@@ -8,7 +8,7 @@ use time::OffsetDateTime;
 
 use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::check::trust::SignatureTrust as Trust;
+use crate::check::trust::{SignatureTrust as Trust, SshTrust};
 use crate::model::dsse::Envelope;
 use crate::model::shown::in_line;
 use crate::model::verifier_policy::{gives_address, person_named};
@@ -470,28 +470,40 @@ fn check_one(sig: &[u8], pae: &[u8], trust: &Trust, at: OffsetDateTime) -> Resul
         ));
     };
     let result = if trust.via_tools {
-        let tool_trust = ToolTrust {
-            allowed_signers: &ssh.allowed_path,
-            parsed: &ssh.allowed,
-            revoked: ssh.revoked_path.as_deref(),
-        };
-        SshKeygen::default().verify(sig, pae, NAMESPACE, tool_trust, at).map_err(|e| match e {
-            SshToolError::Rejected(inner) => from_ssh_error(&inner),
-            SshToolError::ToolMissing { .. } => {
-                Finding::new(CommitOutcome::ToolMissing, "tool_missing", e.to_string())
-            }
-            SshToolError::Tool { .. } => {
-                Finding::new(CommitOutcome::ToolMissing, "tool_failed", e.to_string())
-            }
-            SshToolError::Disagrees { .. } => {
-                Finding::new(CommitOutcome::ToolMissing, TOOL_DISAGREES, e.to_string())
-            }
-        })
+        check_ssh_by_keygen(sig, pae, ssh, at)
     } else {
         ssh_verify::verify(sig, pae, NAMESPACE, &ssh.allowed, &ssh.revoked, at)
             .map_err(|e| from_ssh_error(&e))
     };
     result.map(|v: SshVerified| SignerInfo { kind: "ssh", key: v.fingerprint, principals: v.principals })
+}
+
+/// An SSH signature checked by `ssh-keygen` (`--via-tools`) against `ssh` at `at`, its shape
+/// judged first as in-process, by the same code, so that both refuse a malformed one alike.
+fn check_ssh_by_keygen(
+    sig: &[u8],
+    pae: &[u8],
+    ssh: &SshTrust,
+    at: OffsetDateTime,
+) -> Result<SshVerified, Finding> {
+    if let Some(e) = ssh_verify::malformed(sig) {
+        return Err(from_ssh_error(&e));
+    }
+    let tool_trust = ToolTrust {
+        allowed_signers: &ssh.allowed_path,
+        parsed: &ssh.allowed,
+        revoked: ssh.revoked_path.as_deref(),
+    };
+    SshKeygen::default().verify(sig, pae, NAMESPACE, tool_trust, at).map_err(|e| match e {
+        SshToolError::Rejected(inner) => from_ssh_error(&inner),
+        SshToolError::ToolMissing { .. } => {
+            Finding::new(CommitOutcome::ToolMissing, "tool_missing", e.to_string())
+        }
+        SshToolError::Tool { .. } => Finding::new(CommitOutcome::ToolMissing, "tool_failed", e.to_string()),
+        SshToolError::Disagrees { .. } => {
+            Finding::new(CommitOutcome::ToolMissing, TOOL_DISAGREES, e.to_string())
+        }
+    })
 }
 
 fn from_ssh_error(e: &SshVerifyError) -> Finding {
@@ -527,30 +539,48 @@ fn check_openpgp_as_sqv(sig: &[u8], pae: &[u8], trust: &Trust) -> Result<SignerI
     };
     let now = OffsetDateTime::now_utc();
     if trust.via_tools {
-        if let Some(e) = openpgp::unsupported(sig, pgp) {
+        // Its shape judged as `verify` judges it, by the same code, before sqv runs: sqv accepts
+        // some the format refuses (a text-mode signature, two in one, text after the armor).
+        if let Some(e) = openpgp::refused_before_checking(sig, pgp) {
             return Err(from_openpgp_error(&e));
         }
-        return match Sqv::default().verify(sig, pae, pgp.path(), now) {
-            Ok(fingerprint) => {
-                // sqv says which certificate; its principals are read as the in-process path reads them.
-                let principals =
-                    openpgp::signer_of(sig, pgp, &fingerprint).map(|v| v.user_ids).unwrap_or_default();
-                Ok(SignerInfo { kind: "openpgp", key: fingerprint, principals })
-            }
-            // sqv's "not bound" does not say why; the same reading of the certificates as in-process does.
-            Err(SqvError::Rejected(
-                e @ (OpenPgpVerifyError::NotYetValid { .. } | OpenPgpVerifyError::UntrustedSigner { .. }),
-            )) => Err(from_openpgp_error(&openpgp::unbound_key(sig, pgp).unwrap_or(e))),
-            Err(SqvError::Rejected(e)) => Err(from_openpgp_error(&e)),
-            Err(e @ SqvError::ToolMissing { .. }) => {
-                Err(Finding::new(CommitOutcome::ToolMissing, "tool_missing", e.to_string()))
-            }
-            Err(e) => Err(Finding::new(CommitOutcome::ToolMissing, "tool_failed", e.to_string())),
-        };
+        return check_openpgp_by_sqv(sig, pae, pgp, now);
     }
     openpgp::verify(sig, pae, pgp, now)
         .map(|v| SignerInfo { kind: "openpgp", key: v.fingerprint, principals: v.user_ids })
         .map_err(|e| from_openpgp_error(&e))
+}
+
+/// An OpenPGP signature of a shape both paths accept, checked by `sqv` (`--via-tools`) at `now`;
+/// the signer's principals read from `pgp` as the in-process path reads them.
+fn check_openpgp_by_sqv(
+    sig: &[u8],
+    pae: &[u8],
+    pgp: &openpgp::OpenPgpCerts,
+    now: OffsetDateTime,
+) -> Result<SignerInfo, Finding> {
+    match Sqv::default().verify(sig, pae, pgp.path(), now) {
+        Ok(fingerprint) => match openpgp::signer_of(sig, pgp, &fingerprint) {
+            Some(v) => Ok(SignerInfo { kind: "openpgp", key: fingerprint, principals: v.user_ids }),
+            None => Err(Finding::new(
+                CommitOutcome::ToolMissing,
+                TOOL_DISAGREES,
+                format!(
+                    "sqv accepts the signature as made by the certificate {fingerprint}, but this verifier finds no key of it in {} that the signature names; check that the file did not change while it was read, and verify again",
+                    pgp.path().display()
+                ),
+            )),
+        },
+        // sqv's "not bound" does not say why; the same reading of the certificates as in-process does.
+        Err(SqvError::Rejected(
+            e @ (OpenPgpVerifyError::NotYetValid { .. } | OpenPgpVerifyError::UntrustedSigner { .. }),
+        )) => Err(from_openpgp_error(&openpgp::unbound_key(sig, pgp).unwrap_or(e))),
+        Err(SqvError::Rejected(e)) => Err(from_openpgp_error(&e)),
+        Err(e @ SqvError::ToolMissing { .. }) => {
+            Err(Finding::new(CommitOutcome::ToolMissing, "tool_missing", e.to_string()))
+        }
+        Err(e) => Err(Finding::new(CommitOutcome::ToolMissing, "tool_failed", e.to_string())),
+    }
 }
 
 fn from_openpgp_error(e: &OpenPgpVerifyError) -> Finding {
@@ -624,7 +654,6 @@ fn check_sigstore(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::trust::SshTrust;
     use crate::sign::Signer as _;
     use crate::sign::ssh::allowed_signers::AllowedSigners;
     use crate::sign::ssh::signer::SshSigner;
@@ -663,6 +692,33 @@ mod tests {
         env.signatures.pop();
         trust.via_tools = true;
         assert!(matches!(check(&env, &trust, at, ""), LineSignature::Trusted(_)), "Ada's alone holds");
+    }
+
+    /// Ada's signature with bytes added after its SSHSIG blob: this verifier refuses it as
+    /// malformed before `ssh-keygen` runs, so `--via-tools` gives the same finding, reason and all.
+    #[test]
+    fn an_ssh_signature_with_bytes_after_its_blob_is_malformed_alike_in_process_and_via_tools() {
+        use base64::Engine as _;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ada = keygen(dir.path(), "ada", "ed25519");
+        let path = dir.path().join("allowed_signers");
+        std::fs::write(&path, format!("ada@x {}\n", public_line(&ada))).expect("write");
+        let allowed = AllowedSigners::parse(&std::fs::read(&path).expect("read"), &path).expect("parses");
+        let mut trust = Trust { ssh: Some(SshTrust::read_as(allowed, path)), ..Trust::default() };
+        let mut env = Envelope::unsigned(b"{}".to_vec());
+        let good = SshSigner::from_key_path(&ada).expect("loads").sign(&env.pae()).expect("signs");
+        let text = String::from_utf8(good).expect("armor is text");
+        let body: String = text.lines().filter(|l| !l.starts_with("-----")).collect();
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let blob = [b64.decode(body).expect("base64"), b"\0\0\0\x03xyz".to_vec()].concat();
+        let sig = format!("{}\n{}\n{}\n", sshsig::ARMOR_BEGIN, b64.encode(blob), sshsig::ARMOR_END);
+        env.signatures.push(crate::model::dsse::Signature { keyid: String::new(), sig: sig.into_bytes() });
+        let at = OffsetDateTime::now_utc();
+        let in_process = check(&env, &trust, at, "");
+        trust.via_tools = true;
+        let LineSignature::Failed(f) = &in_process else { panic!("{in_process:?}") };
+        assert_eq!((f.outcome, f.code), (CommitOutcome::Malformed, "malformed_signature"), "{f:?}");
+        assert_eq!(check(&env, &trust, at, ""), in_process, "via tools");
     }
 
     /// An envelope carrying a Sigstore bundle, whatever the bundle holds.
@@ -756,7 +812,7 @@ mod tests {
 
     impl Two {
         fn new() -> Two {
-            use crate::check::trust::{AllowedSource, GivenFile, GivenPath, SshTrust};
+            use crate::check::trust::{AllowedSource, GivenFile, GivenPath};
             use crate::sign::Signer as _;
             let dir = tempfile::tempdir().unwrap();
             let key = |name: &str| {

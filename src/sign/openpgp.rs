@@ -27,4 +27,6 @@ pub use signature::{ARMOR_HEADER, issuer_key_ids};
 pub use signer::{OpenPgpSigner, PASSPHRASE_ENV};
 pub use sqv::{Sqv, SqvError};
 pub use validity::keys_valid_at;
-pub use verify::{OpenPgpVerified, OpenPgpVerifyError, signer_of, unbound_key, unsupported, verify};
+pub use verify::{
+    OpenPgpVerified, OpenPgpVerifyError, refused_before_checking, signer_of, unbound_key, verify,
+};

@@ -595,6 +595,65 @@ fn an_openpgp_signature_over_sha3_is_unsupported_on_both_paths_never_a_pass() {
     }
 }
 
+/// Signs each line of HEAD's note again with gpg and `options` (each `-u` one key signing), the
+/// armor followed by `after`, in place of its signature.
+fn resign_with_gpg(p: &Project, options: &[&str], after: &str) {
+    use base64::Engine as _;
+    let data = p.scratch.join("pae");
+    let lines: Vec<Vec<u8>> = p
+        .note_lines("HEAD")
+        .iter()
+        .map(|line| {
+            std::fs::write(&data, line.pae()).unwrap();
+            let mut args = vec!["--detach-sign", "--armor", "--output", "-"];
+            args.extend(options);
+            args.push(data.to_str().unwrap());
+            let sig = format!("{}{after}", gpg(p, &args).stdout);
+            let mut envelope = line.envelope.clone();
+            envelope["signatures"][0]["sig"] = base64::engine::general_purpose::STANDARD.encode(sig).into();
+            serde_json::to_vec(&envelope).unwrap()
+        })
+        .collect();
+    p.write_note("HEAD", &lines);
+}
+
+#[test]
+fn an_openpgp_sig_of_another_shape_than_one_binary_signature_is_malformed_on_both_paths_never_a_pass() {
+    let p = Project::speckit();
+    let (fpr, cert) = gpg_key(&p);
+    gpg(&p, &["--quick-gen-key", "Mal <mal@example.com>", "ed25519", "sign", "1y"]);
+    let ev = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
+    p.attest("001-bookmark-tags/T005", &ev, &["--signer", "openpgp", "--key", &fpr]).success();
+    let shapes: [(&str, &[&str], &str, &str); 3] = [
+        ("text mode", &["-u", &fpr, "--textmode"], "", "text-mode signature"),
+        ("Bob's and Mal's", &["-u", &fpr, "-u", "mal@example.com"], "", "more than one signature"),
+        (
+            "text after the armor",
+            &["-u", &fpr],
+            "\ntrailing text\n",
+            "follows its -----END PGP SIGNATURE-----",
+        ),
+    ];
+    for (shape, options, after, said) in shapes {
+        resign_with_gpg(&p, options, after);
+        for tools in [false, true] {
+            let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--openpgp-certs"];
+            args.push(cert.to_str().unwrap());
+            if tools {
+                args.push("--via-tools");
+            }
+            let r = p.speccoder(&args);
+            assert_eq!(r.code(), Some(26), "{shape}, via tools: {tools}: {r}");
+            let report: Value = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{r}"));
+            let tick = &report["ticks"][0];
+            assert_eq!(tick["outcome"], "unverifiable", "{shape}, via tools: {tools}: {report:#}");
+            assert_eq!(tick["findings"][0]["code"], "malformed_signature", "{shape}, via tools: {tools}");
+            let message = tick["findings"][0]["message"].as_str().unwrap();
+            assert!(message.contains(said), "{shape}, via tools: {tools}: {message}");
+        }
+    }
+}
+
 /// Ticks T005 with an SSH key under `principal`, approves it with an OpenPGP key made by gpg whose
 /// one user id is `user_id`, and verifies under `policy`, in-process and with the real tools:
 /// each exit code and the first finding's code.

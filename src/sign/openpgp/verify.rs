@@ -121,10 +121,7 @@ pub fn verify(
     at: OffsetDateTime,
 ) -> Result<OpenPgpVerified, OpenPgpVerifyError> {
     let malformed = |reason: String| OpenPgpVerifyError::Malformed { reason };
-    let detached = signature::parse_armored(armored_sig).map_err(|e| malformed(e.to_string()))?;
-    if let Some(reason) = outside_format(&detached.sig, certs) {
-        return Err(OpenPgpVerifyError::Unsupported { reason });
-    }
+    let detached = checkable(armored_sig, certs)?;
     let policy = policy();
     let helper = Helper { certs, outcome: None };
     let mut verifier = DetachedVerifierBuilder::from_bytes(&detached.binary)
@@ -188,7 +185,8 @@ fn signer(cert: &Cert, key: &Fingerprint, sig: &Signature) -> OpenPgpVerified {
 /// The signer of `armored_sig` when another verifier (sqv) accepted it as made by the certificate
 /// `fingerprint` of `certs`: the same report as [`verify`]'s, read from the same certificates, so
 /// that both paths give a signer the same principals. `None` when `certs` has no such
-/// certificate holding a key the signature names.
+/// certificate holding a key the signature names, or the signature is of a shape
+/// [`refused_before_checking`] refuses: either is a disagreement with sqv, never a signer.
 #[must_use]
 pub fn signer_of(armored_sig: &[u8], certs: &OpenPgpCerts, fingerprint: &str) -> Option<OpenPgpVerified> {
     let sig = signature::parse_armored(armored_sig).ok()?.sig;
@@ -197,17 +195,29 @@ pub fn signer_of(armored_sig: &[u8], certs: &OpenPgpCerts, fingerprint: &str) ->
     Some(signer(cert, &key, &sig))
 }
 
-/// Whether `armored_sig` is outside the format ([`outside_format`]), judged before any verifier
-/// runs, on both paths: sqv 1 cannot read these and crashes on some (a SHA3 hash).
-/// A signature that names no issuer is refused here too (sequoia's policy cannot require one): no
-/// certificate can be looked up for it, and sqv 1 crashes on it.
+/// Why `armored_sig` is refused before any verifier runs ([`checkable`]), so that `--via-tools`
+/// refuses it as [`verify`] does: sqv accepts some of these (a text-mode signature, two
+/// signatures in one, text after the armor) and crashes on others (a SHA3 hash, no issuer).
+/// `None` when a verifier may judge it.
 #[must_use]
-pub fn unsupported(armored_sig: &[u8], certs: &OpenPgpCerts) -> Option<OpenPgpVerifyError> {
-    let sig = signature::parse_armored(armored_sig).ok()?.sig;
-    if sig.get_issuers().is_empty() {
-        return Some(no_issuer());
+pub fn refused_before_checking(armored_sig: &[u8], certs: &OpenPgpCerts) -> Option<OpenPgpVerifyError> {
+    checkable(armored_sig, certs).err()
+}
+
+/// `armored_sig` read as both paths read it before any verifier runs: exactly one armored,
+/// detached, binary-mode signature ([`signature::parse_armored`]; else `Malformed`, saying why),
+/// naming its issuer (sequoia's policy cannot require one; else [`no_issuer`]), inside the format
+/// ([`outside_format`]; else `Unsupported`).
+fn checkable(armored_sig: &[u8], certs: &OpenPgpCerts) -> Result<signature::Detached, OpenPgpVerifyError> {
+    let detached = signature::parse_armored(armored_sig)
+        .map_err(|e| OpenPgpVerifyError::Malformed { reason: e.to_string() })?;
+    if detached.sig.get_issuers().is_empty() {
+        return Err(no_issuer());
     }
-    outside_format(&sig, certs).map(|reason| OpenPgpVerifyError::Unsupported { reason })
+    match outside_format(&detached.sig, certs) {
+        Some(reason) => Err(OpenPgpVerifyError::Unsupported { reason }),
+        None => Ok(detached),
+    }
 }
 
 /// A signature that names no issuer: nothing to look up, and nothing to export.
@@ -745,7 +755,7 @@ mod tests {
                 assert!(said.contains(part), "{name}: {said}");
             }
             // What --via-tools judges before sqv runs: the same verdict.
-            assert_eq!(unsupported(sig, &certs).map(|e| e.to_string()), Some(said), "{name}");
+            assert_eq!(refused_before_checking(sig, &certs).map(|e| e.to_string()), Some(said), "{name}");
             let by_sqv = Sqv::default().verify(sig, PAE, &trust_path, now());
             assert!(by_sqv.is_err(), "{name}: sqv does not accept it either: {by_sqv:?}");
         }
@@ -843,7 +853,7 @@ mod tests {
         assert_eq!(outcome(&in_process), "untrusted_signer", "{in_process:?}");
         let said = in_process.unwrap_err().to_string();
         assert!(said.contains("names no issuer") && !said.contains("--export --armor unknown"), "{said}");
-        assert_eq!(unsupported(&nameless, &certs).map(|e| e.to_string()), Some(said));
+        assert_eq!(refused_before_checking(&nameless, &certs).map(|e| e.to_string()), Some(said));
         // sqv 1 crashes on it: a failure of the tool, never a bad signature.
         match Sqv::default().verify(&nameless, PAE, &trust_path, now()) {
             Err(SqvError::Tool { reason, .. }) => assert!(reason.contains("without a verdict"), "{reason}"),

@@ -83,10 +83,7 @@ pub fn verify(
     revoked: &RevokedKeys,
     at: OffsetDateTime,
 ) -> Result<SshVerified, SshVerifyError> {
-    let sig = sshsig::parse_armored(armored_sig).map_err(|e| match e {
-        DecodeError::Malformed(reason) => SshVerifyError::Malformed { reason },
-        DecodeError::Unsupported(reason) => SshVerifyError::Unsupported { reason },
-    })?;
+    let sig = read(armored_sig)?;
     check_signature(&sig, message, namespace)?;
     let key = sig.signer.signing_key();
     let fingerprint = fingerprint(key);
@@ -110,6 +107,23 @@ pub fn verify(
             }),
         },
     })
+}
+
+/// `armored_sig` decoded as both paths judge its shape: `Malformed` (or `Unsupported`), saying why,
+/// when it is not one SSHSIG this verifier reads.
+fn read(armored_sig: &[u8]) -> Result<SshSignature, SshVerifyError> {
+    sshsig::parse_armored(armored_sig).map_err(|e| match e {
+        DecodeError::Malformed(reason) => SshVerifyError::Malformed { reason },
+        DecodeError::Unsupported(reason) => SshVerifyError::Unsupported { reason },
+    })
+}
+
+/// Why `armored_sig` is malformed as [`verify`] reads it, judged before `ssh-keygen` runs
+/// (`--via-tools`), so that both paths refuse it alike and with the same reason; `None` when it
+/// decodes, or only this build cannot represent it (which `ssh-keygen` may check).
+#[must_use]
+pub fn malformed(armored_sig: &[u8]) -> Option<SshVerifyError> {
+    read(armored_sig).err().filter(|e| matches!(e, SshVerifyError::Malformed { .. }))
 }
 
 /// The fingerprint of the key `armored_sig` carries and the principals `allowed` trusts it as
