@@ -331,14 +331,23 @@ pub(crate) fn openspec_defined(deltas: &[Delta], literals: &[Vec<Range<usize>>])
 /// finds them: a fenced or indented code block (an example), an HTML comment, and an HTML block
 /// of CommonMark's kinds 1 and 2 (a comment, `<pre>`, `<script>`, `<style>`, `<textarea>`). A
 /// line there shaped like a heading or a requirement is none. Other HTML blocks (`<details>`,
-/// `<div>`) show their lines as text, so only the comments in them are such ranges.
+/// `<div>`) show their lines as text, so only the comments in them are such ranges, as a comment
+/// inside a paragraph is.
 pub(crate) fn literal_ranges(text: &str) -> Vec<Range<usize>> {
     use pulldown_cmark::{Event, Parser, Tag};
-    let mut ranges = Vec::new();
+    let mut ranges: Vec<Range<usize>> = Vec::new();
     for (event, range) in Parser::new(text).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(_)) => ranges.push(range),
             Event::Start(Tag::HtmlBlock) => ranges.extend(unshown_in_html(text, range)),
+            // A comment inside a paragraph, which may run over lines (`note <!--` ... `-->`).
+            Event::InlineHtml(html) if html.starts_with("<!--") => {
+                let comment = text.get(range.start..).and_then(|rest| HTML_COMMENT.find(rest));
+                let end = comment.map_or(range.end, |c| range.start + c.end());
+                if !ranges.last().is_some_and(|last| last.contains(&range.start)) {
+                    ranges.push(range.start..end);
+                }
+            }
             _ => {}
         }
     }
@@ -725,6 +734,14 @@ mod tests {
         let shown: Vec<DefinedAt> = outside_literals(defined, &literal_ranges(delta)).collect();
         let names: Vec<&str> = shown.iter().map(|at| at.in_text(delta).0).collect();
         assert_eq!(names, ["Folded"]);
+    }
+
+    #[test]
+    fn a_requirement_line_in_a_comment_that_a_paragraph_opens_defines_nothing() {
+        let spec = "## Requirements\n\n- **FR-001**: Shown.\n\nReviewer note <!--\n**FR-001**: earlier draft wording\n-->\n\nSee `<!--` and\n- **FR-002**: Shown too.\n";
+        let defined = speckit_defined(spec);
+        let ids: Vec<&str> = defined.iter().map(|at| at.in_text(spec).0).collect();
+        assert_eq!(ids, ["FR-001", "FR-002"]);
     }
 
     #[test]
