@@ -172,7 +172,8 @@ pub(crate) fn speckit_defined(spec_md: &str) -> Vec<DefinedAt> {
 /// The lines after the line of Spec Kit definition `at` in `text` that CommonMark continues its
 /// paragraph (or its list item's paragraph) with, up to a line that defines another requirement
 /// ([`starts_definition`]), each trimmed: what a formatter wraps a long requirement onto. Never a
-/// nested list, the next item or another block; empty for a requirement of one line.
+/// nested list, the next item or another block; inside an HTML block a browser shows, the run of
+/// its text ([`html_text_runs`]); empty for a requirement of one line.
 /// `paragraphs` gives `text`'s [`paragraph_ranges`], asked only when the next line may continue
 /// the paragraph: it is not blank (spaces and tabs alone, as CommonMark reads a blank line: a
 /// no-break space is text) and defines no requirement (as in a list of them).
@@ -217,19 +218,25 @@ fn starts_definition(line: &str) -> bool {
 
 /// The byte ranges of `text` that CommonMark reads as the text of one paragraph (a run of
 /// pulldown-cmark's inline events, [`is_inline`]), in order: a list item's paragraph ends where a
-/// nested list, the next item or any other block begins. A code block holds none.
+/// nested list, the next item or any other block begins. A code block holds none; an HTML block a
+/// browser shows (`<details>`, `<div>`) holds the runs of text of [`html_text_runs`].
 pub(crate) fn paragraph_ranges(text: &str) -> Vec<Range<usize>> {
     use pulldown_cmark::{Event, Parser, Tag, TagEnd};
     let mut out = Vec::new();
     let mut run: Option<Range<usize>> = None;
-    let mut in_code = false;
+    let mut in_block = false;
     for (event, range) in Parser::new(text).into_offset_iter() {
         match event {
-            Event::Start(Tag::CodeBlock(_)) => in_code = true,
-            Event::End(TagEnd::CodeBlock) => in_code = false,
+            Event::Start(Tag::CodeBlock(_)) => in_block = true,
+            Event::Start(Tag::HtmlBlock) => {
+                out.extend(run.take());
+                out.extend(html_text_runs(text, range.clone()));
+                in_block = true;
+            }
+            Event::End(TagEnd::CodeBlock | TagEnd::HtmlBlock) => in_block = false,
             _ => {}
         }
-        if !in_code && is_inline(&event) {
+        if !in_block && is_inline(&event) {
             let held = run.get_or_insert(range.clone());
             held.end = held.end.max(range.end);
         } else {
@@ -365,6 +372,32 @@ fn unshown_in_html(text: &str, block: Range<usize>) -> Vec<Range<usize>> {
         return vec![block];
     }
     HTML_COMMENT.find_iter(html).map(|c| block.start + c.start()..block.start + c.end()).collect()
+}
+
+/// A line of an HTML block that shows no text: tags alone (`</details>`, `<div class="x">`).
+static TAGS_ALONE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[ \t]*(?:</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>[ \t]*)+$")
+        .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+});
+
+/// The runs of lines of the HTML block at `block` of `text` that a browser shows as one text, as
+/// a paragraph would: each ends at a line of tags alone ([`TAGS_ALONE`]: the element's end, the
+/// next one's start), a line that begins in a comment, or the block's end ([`unshown_in_html`]:
+/// none in a `<pre>` or a comment block). CommonMark ends such a block at a blank line.
+fn html_text_runs(text: &str, block: Range<usize>) -> Vec<Range<usize>> {
+    let hidden = unshown_in_html(text, block.clone());
+    let mut out = Vec::new();
+    let mut run: Option<Range<usize>> = None;
+    for (start, line) in lines_at(text.get(block.clone()).unwrap_or_default()) {
+        let start = block.start + start;
+        if TAGS_ALONE.is_match(line) || in_literal(&hidden, start) {
+            out.extend(run.take());
+        } else {
+            run.get_or_insert(start..start).end = start + line.len();
+        }
+    }
+    out.extend(run);
+    out
 }
 
 /// Whether the byte at `offset` lies in one of `ranges` (sorted, as [`literal_ranges`] gives them).
@@ -725,6 +758,30 @@ mod tests {
         let shown: Vec<DefinedAt> = outside_literals(defined, &literal_ranges(delta)).collect();
         let names: Vec<&str> = shown.iter().map(|at| at.in_text(delta).0).collect();
         assert_eq!(names, ["Folded"]);
+    }
+
+    /// The lines Spec Kit requirement `id` of `spec` wraps onto ([`speckit_wrapped`]).
+    fn wrapped<'t>(spec: &'t str, id: &str) -> Vec<&'t str> {
+        let defined = speckit_defined(spec);
+        let at = defined.iter().find(|at| at.in_text(spec).0 == id).expect("the id is defined");
+        let paragraphs = paragraph_ranges(spec);
+        speckit_wrapped(spec, at, || paragraphs.as_slice())
+    }
+
+    #[test]
+    fn a_requirement_wrapped_inside_a_details_or_div_block_goes_on_to_a_comment_a_tag_line_or_the_next_definition()
+     {
+        for (open, close) in [("<details>", "</details>"), ("<div class=\"core\">", "</div>")] {
+            let spec = format!(
+                "## Requirements\n\n{open}\n- **FR-001**: System MUST let a reader attach\n  one or more tags\n  to a saved bookmark.\n<!-- an earlier wording -->\n- **FR-002**: Another,\nwrapped too.\n- **FR-003**: One line.\n{close}\n\nAfter.\n"
+            );
+            assert_eq!(wrapped(&spec, "FR-001"), ["one or more tags", "to a saved bookmark."], "{spec}");
+            assert_eq!(wrapped(&spec, "FR-002"), ["wrapped too."], "{spec}");
+            assert!(wrapped(&spec, "FR-003").is_empty(), "the closing tag is no text: {spec}");
+        }
+        let until_blank =
+            "<details><summary>Core</summary>\n- **FR-001**: Shown,\nwrapped\n\nnot in the block\n";
+        assert_eq!(wrapped(until_blank, "FR-001"), ["wrapped"]);
     }
 
     #[test]
