@@ -7,8 +7,9 @@
 //! and neither cites the other.
 //! OpenSpec: `### Requirement: <name>` lines of the change's delta specs, read as openspec reads
 //! them (the keyword in any letter case, blanks after `###` optional), the name as the heading
-//! renders (no closing `#`s, emphasis or doubled blanks); a title cites a requirement when the
-//! full name appears in it as whole words, in any letter case.
+//! renders (no closing `#`s, emphasis or doubled blanks, a no-break space a blank); a title cites
+//! a requirement when the full name appears in it as whole words, in any letter case, the title
+//! read as rendered the same way.
 //! Either: a line CommonMark reads as code or raw HTML (a fence, a comment) defines nothing.
 
 use std::borrow::Cow;
@@ -301,10 +302,10 @@ fn openspec_defined_span(line: &str) -> Option<Found> {
     Some((start..start + name.len(), (shown != name).then(|| shown.into())))
 }
 
-/// `name`, the text after `Requirement:` on a heading line, as a reader sees the heading: read by
-/// pulldown-cmark as an ATX heading's text, so that a closing run of `#`s, emphasis, links and
-/// inline HTML are markup and escapes are resolved; each run of white space one blank, as a
-/// browser shows it, and the ends trimmed.
+/// `name`, the text after `Requirement:` on a heading line or a task's title, as a reader sees it:
+/// read by pulldown-cmark as an ATX heading's text, so that a closing run of `#`s, emphasis, links
+/// and inline HTML are markup and escapes and entities are resolved; each run of white space (in
+/// Unicode's sense: a no-break space is a blank to a reader) one blank, and the ends trimmed.
 fn rendered_name(name: &str) -> String {
     use pulldown_cmark::{Event, Parser};
     let heading = format!("# {name}");
@@ -314,7 +315,7 @@ fn rendered_name(name: &str) -> String {
             text.push_str(&part);
         }
     }
-    let words: Vec<&str> = text.split_ascii_whitespace().collect();
+    let words: Vec<&str> = text.split_whitespace().collect();
     words.join(" ").trim().to_owned()
 }
 
@@ -538,7 +539,9 @@ pub(crate) fn speckit_citations<'d>(
     Ok((found, unknown))
 }
 
-/// The requirements `title` cites among OpenSpec `defs`, in definition order, each name once.
+/// The requirements `title` cites among OpenSpec `defs`, in definition order, each name once: the
+/// title read as rendered, as each name is ([`rendered_name`]), so that `*filter*  by tag` cites
+/// `Filter by tag`.
 ///
 /// # Errors
 /// [`SpecError::CitationsTooCostly`], from [`titles_cite`].
@@ -550,7 +553,7 @@ pub(crate) fn openspec_citations(
     let mut seen = std::collections::HashSet::new();
     Ok(defs
         .iter()
-        .zip(titles_cite(title, &names)?)
+        .zip(titles_cite(&rendered_name(title), &names)?)
         .filter(|((name, _, _), cited)| *cited && seen.insert(*name))
         .map(|((name, line, _), _)| Requirement::new(name, line))
         .collect())
@@ -737,6 +740,31 @@ mod tests {
         let found = openspec_citations("1.2 Implement filter by tag", &defs).unwrap();
         assert_eq!(found.len(), 1, "{defs:?}");
         assert_eq!((found[0].id.as_str(), found[0].hash.clone()), ("Filter by tag", sha256_hex(heading)));
+    }
+
+    #[test]
+    fn a_title_cites_an_openspec_requirement_as_both_render_with_emphasis_doubled_or_no_break_blanks() {
+        for (title, heading) in [
+            ("1.2 Implement *filter* by tag", "### Requirement: Filter by tag"),
+            ("1.2 Implement filter  by tag", "### Requirement: Filter by tag"),
+            ("1.2 Implement filter by tag", "### Requirement: Filter&nbsp;by tag"),
+            ("1.2 Implement filter by tag", "### Requirement: Filter\u{a0}by tag"),
+            ("1.2 Implement filter\u{a0}by `tag`", "### Requirement: *Filter*  by\u{3000}tag"),
+        ] {
+            let deltas =
+                [Delta { path: "openspec/changes/c/specs/a/spec.md".into(), text: format!("{heading}\n") }];
+            let defined = openspec_defined(&deltas, &[]);
+            let defs: Vec<Definition<'_>> =
+                defined.iter().map(|(_, at)| at.in_text(&deltas[0].text)).collect();
+            let found = openspec_citations(title, &defs).unwrap();
+            let cited: Vec<(&str, &str)> = found.iter().map(|r| (r.id.as_str(), r.hash.as_str())).collect();
+            assert_eq!(cited, [("Filter by tag", sha256_hex(heading).as_str())], "{title:?} / {heading:?}");
+        }
+        assert!(
+            openspec_citations("1.2 Implement filter by tags", &[("Filter by tag", "", 0)])
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
