@@ -7,8 +7,9 @@
 //! and neither cites the other.
 //! OpenSpec: `### Requirement: <name>` lines of the change's delta specs, read as openspec reads
 //! them (the keyword in any letter case, blanks after `###` optional), the name as the heading
-//! renders (no closing `#`s, emphasis or doubled blanks); a title cites a requirement when the
-//! full name appears in it as whole words, in any letter case.
+//! renders (no closing `#`s, emphasis or doubled blanks, a no-break space a blank); a title cites
+//! a requirement when the full name appears in it as whole words, in any letter case, the title
+//! read as rendered the same way.
 //! Either: a line CommonMark reads as code or raw HTML (a fence, a comment) defines nothing.
 
 use std::borrow::Cow;
@@ -172,7 +173,8 @@ pub(crate) fn speckit_defined(spec_md: &str) -> Vec<DefinedAt> {
 /// The lines after the line of Spec Kit definition `at` in `text` that CommonMark continues its
 /// paragraph (or its list item's paragraph) with, up to a line that defines another requirement
 /// ([`starts_definition`]), each trimmed: what a formatter wraps a long requirement onto. Never a
-/// nested list, the next item or another block; empty for a requirement of one line.
+/// nested list, the next item or another block; inside an HTML block a browser shows, the run of
+/// its text ([`html_text_runs`]); empty for a requirement of one line.
 /// `paragraphs` gives `text`'s [`paragraph_ranges`], asked only when the next line may continue
 /// the paragraph: it is not blank (spaces and tabs alone, as CommonMark reads a blank line: a
 /// no-break space is text) and defines no requirement (as in a list of them).
@@ -217,19 +219,25 @@ fn starts_definition(line: &str) -> bool {
 
 /// The byte ranges of `text` that CommonMark reads as the text of one paragraph (a run of
 /// pulldown-cmark's inline events, [`is_inline`]), in order: a list item's paragraph ends where a
-/// nested list, the next item or any other block begins. A code block holds none.
+/// nested list, the next item or any other block begins. A code block holds none; an HTML block a
+/// browser shows (`<details>`, `<div>`) holds the runs of text of [`html_text_runs`].
 pub(crate) fn paragraph_ranges(text: &str) -> Vec<Range<usize>> {
     use pulldown_cmark::{Event, Parser, Tag, TagEnd};
     let mut out = Vec::new();
     let mut run: Option<Range<usize>> = None;
-    let mut in_code = false;
+    let mut in_block = false;
     for (event, range) in Parser::new(text).into_offset_iter() {
         match event {
-            Event::Start(Tag::CodeBlock(_)) => in_code = true,
-            Event::End(TagEnd::CodeBlock) => in_code = false,
+            Event::Start(Tag::CodeBlock(_)) => in_block = true,
+            Event::Start(Tag::HtmlBlock) => {
+                out.extend(run.take());
+                out.extend(html_text_runs(text, range.clone()));
+                in_block = true;
+            }
+            Event::End(TagEnd::CodeBlock | TagEnd::HtmlBlock) => in_block = false,
             _ => {}
         }
-        if !in_code && is_inline(&event) {
+        if !in_block && is_inline(&event) {
             let held = run.get_or_insert(range.clone());
             held.end = held.end.max(range.end);
         } else {
@@ -294,10 +302,10 @@ fn openspec_defined_span(line: &str) -> Option<Found> {
     Some((start..start + name.len(), (shown != name).then(|| shown.into())))
 }
 
-/// `name`, the text after `Requirement:` on a heading line, as a reader sees the heading: read by
-/// pulldown-cmark as an ATX heading's text, so that a closing run of `#`s, emphasis, links and
-/// inline HTML are markup and escapes are resolved; each run of white space one blank, as a
-/// browser shows it, and the ends trimmed.
+/// `name`, the text after `Requirement:` on a heading line or a task's title, as a reader sees it:
+/// read by pulldown-cmark as an ATX heading's text, so that a closing run of `#`s, emphasis, links
+/// and inline HTML are markup and escapes and entities are resolved; each run of white space (in
+/// Unicode's sense: a no-break space is a blank to a reader) one blank, and the ends trimmed.
 fn rendered_name(name: &str) -> String {
     use pulldown_cmark::{Event, Parser};
     let heading = format!("# {name}");
@@ -307,7 +315,7 @@ fn rendered_name(name: &str) -> String {
             text.push_str(&part);
         }
     }
-    let words: Vec<&str> = text.split_ascii_whitespace().collect();
+    let words: Vec<&str> = text.split_whitespace().collect();
     words.join(" ").trim().to_owned()
 }
 
@@ -374,6 +382,32 @@ fn unshown_in_html(text: &str, block: Range<usize>) -> Vec<Range<usize>> {
         return vec![block];
     }
     HTML_COMMENT.find_iter(html).map(|c| block.start + c.start()..block.start + c.end()).collect()
+}
+
+/// A line of an HTML block that shows no text: tags alone (`</details>`, `<div class="x">`).
+static TAGS_ALONE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[ \t]*(?:</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>[ \t]*)+$")
+        .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
+});
+
+/// The runs of lines of the HTML block at `block` of `text` that a browser shows as one text, as
+/// a paragraph would: each ends at a line of tags alone ([`TAGS_ALONE`]: the element's end, the
+/// next one's start), a line that begins in a comment, or the block's end ([`unshown_in_html`]:
+/// none in a `<pre>` or a comment block). CommonMark ends such a block at a blank line.
+fn html_text_runs(text: &str, block: Range<usize>) -> Vec<Range<usize>> {
+    let hidden = unshown_in_html(text, block.clone());
+    let mut out = Vec::new();
+    let mut run: Option<Range<usize>> = None;
+    for (start, line) in lines_at(text.get(block.clone()).unwrap_or_default()) {
+        let start = block.start + start;
+        if TAGS_ALONE.is_match(line) || in_literal(&hidden, start) {
+            out.extend(run.take());
+        } else {
+            run.get_or_insert(start..start).end = start + line.len();
+        }
+    }
+    out.extend(run);
+    out
 }
 
 /// Whether the byte at `offset` lies in one of `ranges` (sorted, as [`literal_ranges`] gives them).
@@ -514,7 +548,9 @@ pub(crate) fn speckit_citations<'d>(
     Ok((found, unknown))
 }
 
-/// The requirements `title` cites among OpenSpec `defs`, in definition order, each name once.
+/// The requirements `title` cites among OpenSpec `defs`, in definition order, each name once: the
+/// title read as rendered, as each name is ([`rendered_name`]), so that `*filter*  by tag` cites
+/// `Filter by tag`.
 ///
 /// # Errors
 /// [`SpecError::CitationsTooCostly`], from [`titles_cite`].
@@ -526,7 +562,7 @@ pub(crate) fn openspec_citations(
     let mut seen = std::collections::HashSet::new();
     Ok(defs
         .iter()
-        .zip(titles_cite(title, &names)?)
+        .zip(titles_cite(&rendered_name(title), &names)?)
         .filter(|((name, _, _), cited)| *cited && seen.insert(*name))
         .map(|((name, line, _), _)| Requirement::new(name, line))
         .collect())
@@ -716,6 +752,31 @@ mod tests {
     }
 
     #[test]
+    fn a_title_cites_an_openspec_requirement_as_both_render_with_emphasis_doubled_or_no_break_blanks() {
+        for (title, heading) in [
+            ("1.2 Implement *filter* by tag", "### Requirement: Filter by tag"),
+            ("1.2 Implement filter  by tag", "### Requirement: Filter by tag"),
+            ("1.2 Implement filter by tag", "### Requirement: Filter&nbsp;by tag"),
+            ("1.2 Implement filter by tag", "### Requirement: Filter\u{a0}by tag"),
+            ("1.2 Implement filter\u{a0}by `tag`", "### Requirement: *Filter*  by\u{3000}tag"),
+        ] {
+            let deltas =
+                [Delta { path: "openspec/changes/c/specs/a/spec.md".into(), text: format!("{heading}\n") }];
+            let defined = openspec_defined(&deltas, &[]);
+            let defs: Vec<Definition<'_>> =
+                defined.iter().map(|(_, at)| at.in_text(&deltas[0].text)).collect();
+            let found = openspec_citations(title, &defs).unwrap();
+            let cited: Vec<(&str, &str)> = found.iter().map(|r| (r.id.as_str(), r.hash.as_str())).collect();
+            assert_eq!(cited, [("Filter by tag", sha256_hex(heading).as_str())], "{title:?} / {heading:?}");
+        }
+        assert!(
+            openspec_citations("1.2 Implement filter by tags", &[("Filter by tag", "", 0)])
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
     fn a_spec_kit_requirement_line_in_a_comment_or_a_code_block_defines_nothing() {
         let spec = "## Requirements\n\n<!-- earlier wording\n- **FR-001**: Old.\n-->\n\n```\n- **FR-002**: An example.\n```\n\n    - **FR-003**: Indented code.\n\n- **FR-004**: Shown.\n  <!-- - **FR-005**: inline -->\n";
         let defined = speckit_defined(spec);
@@ -734,6 +795,30 @@ mod tests {
         let shown: Vec<DefinedAt> = outside_literals(defined, &literal_ranges(delta)).collect();
         let names: Vec<&str> = shown.iter().map(|at| at.in_text(delta).0).collect();
         assert_eq!(names, ["Folded"]);
+    }
+
+    /// The lines Spec Kit requirement `id` of `spec` wraps onto ([`speckit_wrapped`]).
+    fn wrapped<'t>(spec: &'t str, id: &str) -> Vec<&'t str> {
+        let defined = speckit_defined(spec);
+        let at = defined.iter().find(|at| at.in_text(spec).0 == id).expect("the id is defined");
+        let paragraphs = paragraph_ranges(spec);
+        speckit_wrapped(spec, at, || paragraphs.as_slice())
+    }
+
+    #[test]
+    fn a_requirement_wrapped_inside_a_details_or_div_block_goes_on_to_a_comment_a_tag_line_or_the_next_definition()
+     {
+        for (open, close) in [("<details>", "</details>"), ("<div class=\"core\">", "</div>")] {
+            let spec = format!(
+                "## Requirements\n\n{open}\n- **FR-001**: System MUST let a reader attach\n  one or more tags\n  to a saved bookmark.\n<!-- an earlier wording -->\n- **FR-002**: Another,\nwrapped too.\n- **FR-003**: One line.\n{close}\n\nAfter.\n"
+            );
+            assert_eq!(wrapped(&spec, "FR-001"), ["one or more tags", "to a saved bookmark."], "{spec}");
+            assert_eq!(wrapped(&spec, "FR-002"), ["wrapped too."], "{spec}");
+            assert!(wrapped(&spec, "FR-003").is_empty(), "the closing tag is no text: {spec}");
+        }
+        let until_blank =
+            "<details><summary>Core</summary>\n- **FR-001**: Shown,\nwrapped\n\nnot in the block\n";
+        assert_eq!(wrapped(until_blank, "FR-001"), ["wrapped"]);
     }
 
     #[test]
