@@ -192,6 +192,8 @@ pub struct Cited {
     pub hash: Option<String>,
     /// The sha256 of its text beyond that line ([`spec::Requirement::body`]).
     pub body: Option<String>,
+    /// OpenSpec: the delta section it sits under ([`spec::Requirement::section`]).
+    pub section: Option<String>,
 }
 
 /// The requirements `facts`' task cites in its text, sorted by id, each once (an id its spec does
@@ -203,8 +205,14 @@ pub fn cited(facts: &spec::TaskFacts) -> Vec<Cited> {
         id: r.id.clone(),
         hash: Some(r.hash.clone()),
         body: r.body.clone(),
+        section: r.section.clone(),
     });
-    let undefined = facts.uncited_unknown.iter().map(|id| Cited { id: id.clone(), hash: None, body: None });
+    let undefined = facts.uncited_unknown.iter().map(|id| Cited {
+        id: id.clone(),
+        hash: None,
+        body: None,
+        section: None,
+    });
     let mut cited: Vec<Cited> = defined.chain(undefined).collect();
     cited.sort_by(|a, b| a.id.cmp(&b.id));
     cited.dedup_by(|later, kept| later.id == kept.id);

@@ -11,10 +11,16 @@ use super::requirement::{
     paragraph_ranges, speckit_citations, speckit_cited_ids, speckit_defined, speckit_definition,
     speckit_wrapped,
 };
-use super::section::{Delta, StoryFallback, openspec_change_text, speckit_story};
+use super::section::{
+    Delta, DeltaSection, StoryFallback, delta_sections, openspec_change_text, speckit_story,
+};
 use super::text::{DELTAS_LIMIT, heading_level, read_text};
 use super::tree::{EntryKind, SourceTree, join};
 use super::unit::{Format, UnitLoc, locate_unit};
+
+/// What [`UnitDocs::requirement_section`] says of a requirement under no delta section (before
+/// the first, or under another heading), which openspec reads as no delta of the change.
+pub const NO_DELTA_SECTION: &str = "no delta section";
 
 /// How many story sections a [`UnitDocs`] keeps: a unit's stories are a few; a task list naming
 /// more has the others' found anew each time.
@@ -42,6 +48,9 @@ pub struct UnitDocs {
     /// Spec Kit: spec.md's paragraphs ([`paragraph_ranges`]), found on the first question of a
     /// requirement that may wrap ([`speckit_wrapped`]).
     paragraphs: OnceLock<Vec<std::ops::Range<usize>>>,
+    /// OpenSpec: each delta's sections and their operations ([`delta_sections`]), found on the
+    /// first question of the section a requirement sits under.
+    delta_sections: OnceLock<Vec<Vec<DeltaSection>>>,
     /// Spec Kit: the sections of the stories asked for, by label, at most `SECTIONS_KEPT`.
     sections: Mutex<Vec<(String, Section)>>,
 }
@@ -118,7 +127,8 @@ impl UnitDocs {
             }
         };
         let (by_id, paragraphs, sections) = (OnceLock::new(), OnceLock::new(), Mutex::default());
-        Self { spec_md, deltas, change_hash, defined, by_id, literals, paragraphs, sections }
+        let delta_sections = OnceLock::new();
+        Self { spec_md, deltas, change_hash, defined, by_id, literals, paragraphs, delta_sections, sections }
     }
 
     /// Whether these are the documents `texts` hold: the same format, paths and texts, so that
@@ -224,6 +234,7 @@ impl UnitDocs {
         };
         for requirement in &mut cited {
             requirement.body = self.requirement_body_hash(&requirement.id);
+            requirement.section = self.requirement_section(&requirement.id);
         }
         Ok((cited, unknown))
     }
@@ -284,6 +295,28 @@ impl UnitDocs {
                 Some(sha256_hex(joined.join("\n\n")))
             }
         }
+    }
+
+    /// The delta section OpenSpec requirement `id` sits under, as openspec reads the change
+    /// ([`delta_sections`]): its operation (`ADDED`, `MODIFIED`, `REMOVED`, `RENAMED`), or
+    /// [`NO_DELTA_SECTION`]; for a name defined more than once, each definition's in path order,
+    /// joined by `, `. `None` for Spec Kit, and for a name no document defines.
+    #[must_use]
+    pub fn requirement_section(&self, id: &str) -> Option<String> {
+        if self.spec_md.is_some() {
+            return None;
+        }
+        let sections = self.delta_sections.get_or_init(|| {
+            let literal = |doc: usize| self.literals.get(doc).map_or(&[][..], Vec::as_slice);
+            self.deltas.iter().enumerate().map(|(doc, d)| delta_sections(&d.text, literal(doc))).collect()
+        });
+        let under = |doc: usize, at: &DefinedAt| {
+            let sections = sections.get(doc).map_or(&[][..], Vec::as_slice);
+            let before = sections.partition_point(|(start, _)| *start < at.start());
+            before.checked_sub(1).and_then(|last| sections.get(last)?.1).unwrap_or(NO_DELTA_SECTION)
+        };
+        let each: Vec<&str> = self.defined_as(id).map(|(doc, _, at)| under(doc, at)).collect();
+        (!each.is_empty()).then(|| each.join(", "))
     }
 
     /// The defining line (trimmed) and the body after it of the requirement defined at `at` in
@@ -517,6 +550,27 @@ mod tests {
         let scenario = delta.replace("a code\n\n###", "no code\n\n###");
         assert_ne!(openspec_docs(&scenario).requirement_body_hash("OTP").unwrap(), body);
         assert_eq!(openspec_docs(delta).requirement_body_hash("Missing"), None);
+    }
+
+    #[test]
+    fn an_openspec_requirement_s_section_is_the_delta_operation_openspec_reads_it_under() {
+        let delta = "\u{feff}## added requirements\n### Requirement: A\nx\n```\n## REMOVED Requirements\n```\n### Requirement: B\n## REMOVED  Requirements\n### Requirement: C\n##\tRENAMED Requirements \n### Requirement: D\n";
+        let docs = openspec_docs(delta);
+        let section = |id: &str| docs.requirement_section(id);
+        // A fenced heading opens no section; two blanks make a title openspec does not know.
+        assert_eq!([section("A"), section("B")], [Some("ADDED".into()), Some("ADDED".into())]);
+        assert_eq!(section("C").as_deref(), Some(NO_DELTA_SECTION));
+        assert_eq!(section("D").as_deref(), Some("RENAMED"));
+        assert_eq!(section("Missing"), None);
+        assert_eq!(
+            openspec_docs("### Requirement: A\n").requirement_section("A").as_deref(),
+            Some(NO_DELTA_SECTION)
+        );
+        let twice =
+            "## ADDED Requirements\n### Requirement: A\n## MODIFIED Requirements\n### Requirement: A\n";
+        assert_eq!(openspec_docs(twice).requirement_section("A").as_deref(), Some("ADDED, MODIFIED"));
+        assert_eq!(docs.citations("Do A").unwrap().0[0].section.as_deref(), Some("ADDED"));
+        assert_eq!(speckit_docs("- **FR-001**: x\n").requirement_section("FR-001"), None);
     }
 
     #[test]

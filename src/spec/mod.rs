@@ -35,7 +35,7 @@ pub use bug::{
     BUGS_DIR, BugTriad, TRIAD_FILES, bug_home, bug_line_hash, bug_title, bug_triad, check_bug_slug,
     triad_sha256,
 };
-pub use docs::UnitDocs;
+pub use docs::{NO_DELTA_SECTION, UnitDocs};
 pub use error::{SpecError, lines_listed};
 pub use nested::nested_projects;
 pub use project::{ProjectBelowTop, project_below_top};

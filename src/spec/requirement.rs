@@ -44,6 +44,9 @@ pub struct Requirement {
     /// requirement's statement and scenarios, the lines a Spec Kit one wraps onto); `None` until
     /// its documents tell it.
     pub body: Option<String>,
+    /// OpenSpec: the delta section it sits under, which the drift check holds the head to too
+    /// ([`super::UnitDocs::requirement_section`]); `None` for Spec Kit, or until its documents tell it.
+    pub section: Option<String>,
 }
 
 impl Requirement {
@@ -52,7 +55,7 @@ impl Requirement {
     #[must_use]
     pub fn new(id: &str, line: &str) -> Self {
         let line = line.trim_end();
-        Self { id: id.to_owned(), line: line.to_owned(), hash: sha256_hex(line), body: None }
+        Self { id: id.to_owned(), line: line.to_owned(), hash: sha256_hex(line), body: None, section: None }
     }
 }
 
@@ -82,6 +85,11 @@ impl DefinedAt {
         DEFINITIONS_READ.with(|read| read.set(read.get() + 1));
         let part = |range: &Range<usize>| text.get(range.clone()).unwrap_or_default();
         (self.shown.as_deref().unwrap_or_else(|| part(&self.id)), part(&self.line), self.index)
+    }
+
+    /// Where the defining line starts in the text it was found in.
+    pub(crate) fn start(&self) -> usize {
+        self.line.start
     }
 
     /// The lines of `text` after the defining line, each with its byte offset in `text`: a walk

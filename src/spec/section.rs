@@ -4,7 +4,7 @@
 //! OpenSpec: the change's delta specs, all of them, in path order (the change is the story).
 
 use super::error::shown;
-use super::text::{heading_level, lines};
+use super::text::{heading_level, lines, lines_at};
 
 /// The most bytes of OpenSpec section text kept before the cut.
 pub const SECTION_LIMIT_BYTES: usize = 32768;
@@ -13,6 +13,36 @@ pub const SECTION_LIMIT_BYTES: usize = 32768;
 /// is cut at the last UTF-8 character boundary at or before that many bytes, then this marker
 /// (a newline and `[truncated at 32768 bytes]`) follows.
 pub const SECTION_TRUNCATION_MARKER: &str = "\n[truncated at 32768 bytes]";
+
+/// The delta operations openspec reads a change's requirements under, each the first word of
+/// its section's title (`## ADDED Requirements`, in any letter case).
+const DELTA_OPERATIONS: [&str; 4] = ["ADDED", "MODIFIED", "REMOVED", "RENAMED"];
+
+/// Where a delta spec's section starts (its heading line's byte offset) and the delta operation
+/// it holds its requirements under, when any ([`delta_sections`]).
+pub(crate) type DeltaSection = (usize, Option<&'static str>);
+
+/// Where each section of a delta spec `text` (`literal` its
+/// [`super::requirement::literal_ranges`]) starts as openspec splits it, in order, with the delta
+/// operation it holds its requirements under: a line that opens a section (`^##\s+(.+)$`, a byte
+/// order mark at the start dropped) whose title, trimmed, is `<OPERATION> Requirements` in any
+/// letter case. `None` for another section: openspec reads the requirements there as no delta.
+pub(crate) fn delta_sections(text: &str, literal: &[std::ops::Range<usize>]) -> Vec<DeltaSection> {
+    fn opens(line: &str) -> Option<&str> {
+        let rest = line.strip_prefix("##")?;
+        (rest.starts_with(char::is_whitespace) && rest.chars().nth(1).is_some()).then(|| rest.trim())
+    }
+    let operation = |title: &str| {
+        DELTA_OPERATIONS.iter().copied().find(|op| title.eq_ignore_ascii_case(&format!("{op} Requirements")))
+    };
+    lines_at(text)
+        .filter(|(start, _)| !super::requirement::in_literal(literal, *start))
+        .filter_map(|(start, line)| {
+            let title = opens(if start == 0 { line.trim_start_matches('\u{feff}') } else { line })?;
+            Some((start, operation(title)))
+        })
+        .collect()
+}
 
 /// Whether the heading `line` names user story `n` (the digits of `USn`): it contains, in any
 /// letter case, `user story ` followed by exactly `n` and then no further ASCII digit.

@@ -125,7 +125,7 @@ fn cited_at_head(docs: &UnitDocs, report: &CommitReport) -> (Vec<Cited>, Vec<Fin
     match docs.cited_ids(text) {
         Ok(ids) => {
             let defined_later = ids.into_iter().filter(|id| !report.cited.iter().any(|c| c.id == *id));
-            cited.extend(defined_later.map(|id| Cited { id, hash: None, body: None }));
+            cited.extend(defined_later.map(|id| Cited { id, hash: None, body: None, section: None }));
             cited.sort_by(|a, b| a.id.cmp(&b.id));
             (cited, Vec::new())
         }
@@ -184,12 +184,35 @@ fn changed(docs: &UnitDocs, cited: &Cited) -> Option<Finding> {
             now_hash.unwrap_or_else(|| "(requirement removed)".into()),
         ));
     }
+    if let Some(moved) = section_changed(docs, cited) {
+        return Some(moved);
+    }
     let then = cited.body.as_ref()?;
     let body = docs.requirement_body_hash(id).filter(|body| body != then)?;
     Some(
         Finding::new(CommitOutcome::Ok, "requirement_changed", body_changed(id, docs))
             .expected_found(then.clone(), body),
     )
+}
+
+/// OpenSpec requirement `cited`, defined at the head (whose documents are `docs`), sitting under
+/// another delta section there than at the task commit (`## ADDED Requirements` turned into
+/// `## REMOVED Requirements`): openspec reads the change as doing otherwise with it.
+fn section_changed(docs: &UnitDocs, cited: &Cited) -> Option<Finding> {
+    let then = cited.section.as_ref()?;
+    let now = docs.requirement_section(&cited.id).filter(|now| now != then)?;
+    let shown = |section: &str| match section {
+        spec::NO_DELTA_SECTION => section.to_owned(),
+        one if !one.contains(',') => format!("`## {one} Requirements`"),
+        several => format!("the sections {several}"),
+    };
+    let said = format!(
+        "requirement {} sat under {} at the tick and sits under {} at the head: openspec reads the change as doing otherwise with it; the evidence proves the earlier change",
+        cited.id,
+        shown(then),
+        shown(&now)
+    );
+    Some(Finding::new(CommitOutcome::Ok, "requirement_changed", said).expected_found(then.clone(), now))
 }
 
 /// What a `requirement_changed` finding says of requirement `id` whose text beyond its defining

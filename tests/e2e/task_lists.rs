@@ -780,6 +780,43 @@ fn an_openspec_tick_is_stale_once_the_statement_or_a_scenario_of_a_requirement_i
     assert_eq!(c.rows().1[0].1, "stale");
 }
 
+/// 1.2 cites "Filter by tag", which the change adds. Another requirement moved under a section of
+/// its own, or the header spelled in other letter case, leaves 1.2's requirement where openspec
+/// reads it: evidenced. The header turned into `## REMOVED Requirements` (openspec now reads the
+/// change as removing it) is drift in every mode, the finding naming both sections.
+#[test]
+fn an_openspec_requirement_whose_delta_section_changes_after_the_tick_makes_it_stale_in_every_mode() {
+    let c = Case::new(Project::openspec());
+    c.attest(OPENSPEC_UNIT, "1.2").success();
+    let task_commit = c.p.rev("HEAD");
+    let delta = format!("openspec/changes/{OPENSPEC_UNIT}/specs/tags/spec.md");
+    let text = String::from_utf8(c.p.read(&delta)).unwrap();
+    let other = "### Requirement: Empty filter result";
+    let moved = text.replace(other, &format!("## MODIFIED Requirements\n\n{other}"));
+    c.commit_file(&delta, moved.replace("## ADDED Requirements", "## Added Requirements"), "Untouched");
+    assert_eq!(c.rows().1[0].1, "evidenced", "{:#}", c.rows().2);
+    c.commit_file(&delta, moved.replace("## ADDED Requirements", "## REMOVED Requirements"), "Removed");
+    let range = format!("{task_commit}~1..HEAD");
+    let allowed = c.allowed.to_str().unwrap();
+    for mode in [&["--branch", "--all"][..], &[], &[task_commit.as_str()], &[range.as_str()]] {
+        let mut args = vec!["attest", "verify", "--json", "--allowed-signers", allowed];
+        args.extend_from_slice(mode);
+        let out = c.p.speccoder(&args);
+        let report: Value =
+            serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
+        assert_eq!(out.code(), Some(26), "{mode:?}: {report:#}");
+        let tick = &report["ticks"][0];
+        assert_eq!(
+            (&tick["task"], &tick["outcome"]),
+            (&format!("{OPENSPEC_UNIT}/1.2").into(), &"stale".into())
+        );
+        let f = &tick["findings"][0];
+        assert_eq!(f["code"], "requirement_changed", "{mode:?}: {f:#}");
+        assert_eq!((&f["expected"], &f["found"]), (&"ADDED".into(), &"REMOVED".into()), "{f:#}");
+        assert!(f["message"].as_str().unwrap().contains("## REMOVED Requirements"), "{f:#}");
+    }
+}
+
 /// A requirement 1.3's title ("Add the tag selector to the list view") names, defined in the
 /// change's delta spec only after the tick: wording the evidence never saw, so the tick is stale
 /// in every mode, as a Spec Kit id defined after the tick is, and 1.1 (which names it not) holds.
