@@ -742,8 +742,11 @@ fn mark_spot<'l>(
     around: &Around,
     is_id: &impl Fn(&str) -> Option<String>,
 ) -> Option<Spot<'l>> {
+    // The cells are found as the marks go along the line, each stretch of it searched once, so
+    // that a line of many marks and few `|` costs its length, not its length for each mark.
+    let mut cells = Cells { line, searched: 0, last_bar: None };
     ANY_CHECK_MARK.find_iter(line).find_map(|mark| {
-        let (before, rest) = (line.get(..mark.start())?, line.get(mark.end()..)?);
+        let rest = line.get(mark.end()..)?;
         let spot = |id, after_lead| Spot {
             col: mark.start(),
             checked: true,
@@ -754,14 +757,39 @@ fn mark_spot<'l>(
         if let Some(id) = around.lead_id(mark.start(), rest) {
             return Some(spot(id, true));
         }
-        let cell_before = before.rsplit('|').next().filter(|_| before.contains('|'))?;
+        let cell_before = cells.before(mark.start())?;
+        if !(around.table && cell_before.trim().is_empty()) {
+            return None;
+        }
+        // A mark starting a cell: at most one a cell, so each cell after one is read once.
         let cell_after = rest.split('|').next().unwrap_or_default();
-        let names_none = !cell_after.split_whitespace().any(|word| is_id(word).is_some());
-        if !(around.table && cell_before.trim().is_empty() && names_none) {
+        if cell_after.split_whitespace().any(|word| is_id(word).is_some()) {
             return None;
         }
         Some(spot(around.table_id.clone()?, false))
     })
+}
+
+/// The table cells of a line, found left to right ([`mark_spot`]).
+struct Cells<'l> {
+    /// The line.
+    line: &'l str,
+    /// How much of the line was searched for a `|`.
+    searched: usize,
+    /// Where the last `|` of the searched part is.
+    last_bar: Option<usize>,
+}
+
+impl<'l> Cells<'l> {
+    /// The text of the line's cell before `at` (at or past what was asked before): from the last
+    /// `|` before it, or None when no `|` comes before it.
+    fn before(&mut self, at: usize) -> Option<&'l str> {
+        if let Some(bar) = self.line.get(self.searched..at)?.rfind('|') {
+            self.last_bar = Some(self.searched + bar);
+        }
+        self.searched = at;
+        self.line.get(self.last_bar? + 1..at)
+    }
 }
 
 /// What walking the rendered document finds.
@@ -1701,6 +1729,15 @@ mod tests {
         assert!(reason_at(&list, 2).contains("a check mark (`✅`)"), "{}", reason_at(&list, 2));
         // A reference that renders as no mark leaves an open box open.
         assert!(checked_unread(&read("- [&#32;] T001 a\n- [&nbsp;] T002 b\n")).is_empty());
+    }
+
+    #[test]
+    fn a_line_of_many_check_marks_in_one_long_cell_is_read_in_one_pass() {
+        let line = format!("| T001 {}|\n", "x \u{2705} ".repeat(120_000));
+        let list = read(&format!("- [ ] T000 open\n{line}"));
+        assert!(checked_unread(&list).is_empty(), "a mark inside a cell is no task's state");
+        let cells = format!("| T001 {}| \u{2705} |\n", "x \u{2705} ".repeat(120_000));
+        assert_eq!(checked_unread(&read(&cells)), [(0, "T001")]);
     }
 
     #[test]
