@@ -753,7 +753,7 @@ pub(crate) fn access_refused(source: &gix::Error) -> bool {
 }
 
 /// Whether the file system had no room for a write of `source` ([`no_room`]).
-fn out_of_room(source: &gix::Error) -> bool {
+pub(crate) fn out_of_room(source: &gix::Error) -> bool {
     source.iter_errors().filter_map(|e| e.downcast_ref::<std::io::Error>()).any(|e| no_room(e.kind()))
 }
 

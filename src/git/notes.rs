@@ -16,7 +16,7 @@ use std::collections::HashSet;
 
 use gix::ObjectId;
 
-use super::error::{GitError, GixResultExt, access_refused};
+use super::error::{GitError, GixResultExt, access_refused, out_of_room};
 use super::lock_wait::{Backoff, StuckLock};
 use super::refs::{CAS_TRIES, CasUpdate, cas_edit};
 use super::repo::Repo;
@@ -278,7 +278,9 @@ impl Repo {
     /// reference that cannot take a note ([`Repo::check_notes_ref`]), [`GitError::RefLocked`]
     /// when a lock of the notes reference, the branch, `HEAD` or the packed references stayed in
     /// place (unchanged for [`super::lock_wait::LOCK_WAIT`], it is not waited for longer),
-    /// [`GitError::Contention`], or a failed read or write.
+    /// [`GitError::Contention`], or a failed read or write: [`GitError::NoRoom`] at once, never
+    /// retried, when the file system had no room for a reflog or reference, which may have left
+    /// the note on `new` (the notes reference is written first).
     pub fn advance_branch_with_note(
         &self,
         branch_ref: &str,
@@ -312,6 +314,11 @@ impl Repo {
             let notes_moved = self.ref_target(notes_ref)? != head.map(|(commit, _)| commit);
             if access_refused(&source) {
                 return Err(self.ref_edit_error(source, notes_ref, head.map(|(commit, _)| commit)));
+            }
+            if out_of_room(&source) {
+                // Never retried: the notes reference may have moved already, by this very update.
+                let action = format!("update references {branch_ref} and {notes_ref}");
+                return Err(GitError::gix(action, source, None));
             }
             if !(notes_moved || source.is_retryable()) {
                 let action = format!("update references {branch_ref} and {notes_ref}");

@@ -18,6 +18,15 @@ use super::repo::{Head, Repo};
 /// writer moved it first.
 pub const CAS_TRIES: usize = 20;
 
+/// How long one attempt of a reference transaction waits for a reference's lock file (gix's
+/// default), with the interrupts held; the retries around it decide how long in all
+/// ([`StuckLock`]). `core.filesRefLockTimeout` is not read: it could hold them for ever.
+const REF_LOCK_TRY: Fail = Fail::AfterDurationWithBackoff(Duration::from_millis(100));
+
+/// How long one attempt waits for `packed-refs.lock` (gix's default); `core.packedRefsTimeout`
+/// is not read, as [`REF_LOCK_TRY`] says.
+const PACKED_REFS_LOCK_TRY: Fail = Fail::AfterDurationWithBackoff(Duration::from_secs(1));
+
 /// What one attempt of [`Repo::update_ref_retrying`] decided, from the value it read.
 #[derive(Debug)]
 pub enum CasUpdate<T> {
@@ -289,22 +298,8 @@ impl Repo {
         // An interrupt waits for the transaction: delivered while gix creates a lock file, before
         // the lock is registered for removal, it would leave that lock behind.
         let held = super::HeldSignals::hold();
-        let (files, packed) = self.ref_lock_timeouts()?;
-        let transaction = self.inner.refs.transaction().prepare(edits, files, packed)?;
+        let transaction = self.inner.refs.transaction().prepare(edits, REF_LOCK_TRY, PACKED_REFS_LOCK_TRY)?;
         Ok(LockedRefs { repo: self, transaction, _held: held })
-    }
-
-    /// How long a reference transaction waits for a reference's lock file and for
-    /// `packed-refs.lock`: `core.filesRefLockTimeout` and `core.packedRefsTimeout`, read as gix's
-    /// own transaction reads them (100 ms and 1 s when unset).
-    fn ref_lock_timeouts(&self) -> Result<(Fail, Fail), gix::Error> {
-        use gix::config::tree::{Core, keys::LockTimeout};
-        let config = self.inner.config_snapshot();
-        let wait = |key: &'static LockTimeout, unset_ms: u64| -> Result<Fail, gix::Error> {
-            let set = key.try_into_lock_timeout(config.try_integer(key))?;
-            Ok(set.unwrap_or(Fail::AfterDurationWithBackoff(Duration::from_millis(unset_ms))))
-        };
-        Ok((wait(&Core::FILES_REF_LOCK_TIMEOUT, 100)?, wait(&Core::PACKED_REFS_TIMEOUT, 1000)?))
     }
 
     /// Refuses a HEAD that no longer names `branch`, the branch a writer read at its start

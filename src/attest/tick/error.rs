@@ -18,6 +18,12 @@ pub enum TickError {
     /// full disk or quota, a file-size limit): no task commit, no note.
     #[error("nothing was written (no task commit, no note): {0}")]
     NoRoom(GitError),
+    /// The file system had no room while the notes reference and the branch moved (a reflog, a
+    /// reference): the branch did not, the notes reference (written first) may have.
+    #[error(
+        "the branch did not move; at most the note was written, on a task commit no branch holds (HEAD's reflog may name that commit), and the same command run again with room completes the tick: {0}"
+    )]
+    NoRoomPublishing(GitError),
     /// The spec could not be read, or the task not found.
     #[error(transparent)]
     Spec(#[from] SpecError),
@@ -251,6 +257,7 @@ impl ExitClass for TickError {
         match self {
             TickError::Git(e)
             | TickError::NoRoom(e)
+            | TickError::NoRoomPublishing(e)
             | TickError::WorktreeNotWritten { source: e, .. }
             | TickError::WorktreeAfterCommit { source: e, .. } => e.class(),
             TickError::Spec(e) => e.class(),

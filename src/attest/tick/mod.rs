@@ -31,7 +31,7 @@ use gix::ObjectId;
 
 use crate::attest::signing;
 use crate::git::{
-    AsRead, FileToStage, Head, InProgress, LockedIndex, Repo, SparseCheckout, Staged, trailers,
+    AsRead, FileToStage, GitError, Head, InProgress, LockedIndex, Repo, SparseCheckout, Staged, trailers,
 };
 use crate::model::bundle::NOTES_REF;
 use crate::model::shown::{shell_word, shell_words};
@@ -239,7 +239,12 @@ impl Pending<'_> {
         // From the reference update to the index, an interrupt waits: stopped between them, the
         // lock would go and the index still untick the task for the next `git commit`.
         let _held = crate::git::HeldSignals::hold();
-        self.repo.advance_branch_with_note(&self.branch, self.head, commit, message, NOTES_REF, note)?;
+        self.repo
+            .advance_branch_with_note(&self.branch, self.head, commit, message, NOTES_REF, note)
+            .map_err(|e| match e {
+                GitError::NoRoom { .. } => TickError::NoRoomPublishing(e),
+                e => TickError::from(e),
+            })?;
         let Some((file, target)) = self.stage else {
             return Ok(());
         };

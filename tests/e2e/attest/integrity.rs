@@ -1151,3 +1151,85 @@ fn an_edit_saved_in_the_instant_its_file_was_staged_stays_visible_after_a_tick()
     p.git(&["add", "-A"]);
     assert_eq!(p.git(&["diff", "--cached", "--name-only"]), "a.txt\n", "git add takes the edit");
 }
+
+/// Runs attest for T005 with the key under `timeout 30` (killed 5 s later if it holds the signal),
+/// and returns it with how long it took.
+fn attest_timed(s: &Setup) -> (common::Run, std::time::Duration) {
+    let p = &s.project;
+    let (key, evidence) = (s.key.private.to_str().unwrap(), s.evidence.to_str().unwrap());
+    let bin = common::speccoder_bin().to_str().unwrap();
+    let args = ["-k", "5", "30", bin, "attest", T005, "--evidence", evidence, "--key", key];
+    let started = std::time::Instant::now();
+    let out = common::run(common::binary_command(std::path::Path::new("timeout"), &p.root, &p.home, &args));
+    (out, started.elapsed())
+}
+
+/// A branch lock a killed git left behind stops attest after 5 s unchanged, naming it, however
+/// long `core.filesRefLockTimeout` says to wait (`-1`: for ever): speccoder does not read it, as
+/// it would hold the interrupts and every other lock all that time.
+#[test]
+fn a_stale_branch_lock_is_named_in_seconds_whatever_git_is_told_to_wait_for_it() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.git(&["config", "core.filesRefLockTimeout", "-1"]);
+    let branch = p.git(&["symbolic-ref", "HEAD"]).trim().to_owned();
+    let lock = p.root.join(format!(".git/{branch}.lock"));
+    std::fs::write(&lock, b"").unwrap();
+
+    let (out, took) = attest_timed(&s);
+    let out = out.failure(14);
+    assert!(took < std::time::Duration::from_secs(10), "took {took:?}\n{out}");
+    assert!(out.stderr.contains(&lock.display().to_string()), "{out}");
+    assert_eq!(p.git(&["status", "--porcelain"]), "", "nothing was ticked");
+}
+
+/// `core.filesRefLockTimeout` and `core.packedRefsTimeout` that git itself refuses are not read,
+/// so they neither fail the tick after signing nor change how long a lock is waited for.
+#[test]
+fn lock_timeouts_git_would_refuse_leave_the_tick_alone() {
+    let s = Setup::speckit(Evidence::Verified);
+    let p = &s.project;
+    p.git(&["config", "core.filesRefLockTimeout", "5s"]);
+    p.git(&["config", "core.packedRefsTimeout", "5s"]);
+
+    let (out, _) = attest_timed(&s);
+    out.success();
+}
+
+/// Adds 400 copies of its first line to the reflog `log` (under `.git/logs`), past 32 KiB.
+fn grow_reflog(p: &common::Project, log: &str) {
+    let path = p.root.join(".git/logs").join(log);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let first = text.lines().next().unwrap();
+    std::fs::write(&path, format!("{text}{}", format!("{first}\n").repeat(400))).unwrap();
+}
+
+/// A reflog the file-size limit (`ulimit -f`; a full disk or quota fails the same way) stops
+/// inside the reference transaction, which is not atomic (the notes reference is written before
+/// the branch): the writer stops at once, exit 14 saying there was no room and what may have
+/// been written, never retrying its own half-written update as if another writer had moved the
+/// notes; and the same attest run again with room completes the tick.
+#[test]
+fn a_reflog_the_file_size_limit_stops_ends_the_tick_at_once_and_the_next_run_completes_it() {
+    for log in ["refs/heads/main", "refs/notes/speccoder"] {
+        let s = Setup::speckit(Evidence::Verified);
+        let p = &s.project;
+        p.git(&["notes", &format!("--ref={NOTES_REF}"), "add", "-m", "seed", "HEAD"]);
+        let branch = p.git(&["symbolic-ref", "HEAD"]).trim().to_owned();
+        grow_reflog(p, if log == "refs/heads/main" { &branch } else { log });
+        let notes_moves = || p.git(&["reflog", "show", NOTES_REF]).lines().count();
+        let (moves, head) = (notes_moves(), p.git(&["rev-parse", "HEAD"]));
+        let key = s.key.private.to_str().unwrap();
+        let attest = ["attest", T005, "--evidence", s.evidence.to_str().unwrap(), "--key", key];
+
+        let out = speccoder_under_file_size_limit(p, 32, &attest).failure(14);
+        assert!(out.stderr.contains("no room") && out.stderr.contains("ulimit -f"), "{log}: {out}");
+        assert!(out.stderr.contains("completes the tick"), "{log}: {out}");
+        assert!(!out.stderr.contains("concurrent"), "{log}: {out}");
+        assert!(notes_moves() <= moves + 1, "{log}: the notes moved once at most\n{out}");
+        assert_eq!(p.git(&["rev-parse", "HEAD"]), head, "{log}: the branch did not move");
+
+        p.speccoder(&attest).success();
+        assert_eq!(p.git(&["status", "--porcelain"]), "", "{log}: the tick is whole");
+    }
+}
