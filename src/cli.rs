@@ -86,7 +86,12 @@ pub enum Command {
     /// `UTF-16BE-BOM`); 14 repository state: not a repository, detached HEAD, unborn branch, a
     /// merge, cherry-pick, revert, rebase, `git am` or bisect in progress (finish or abort it
     /// first), the index or a reference (`packed-refs.lock` too) locked by another command for more
-    /// than 5 s (the lock file is named), an index that cannot be read (a damaged one: the message says how to rebuild it from HEAD), task already ticked, a unit in the work tree but not
+    /// than 5 s (the lock file is named), HEAD or the branch moved by another command while this one
+    /// signed (another branch checked out, a commit made: nothing is published on either branch,
+    /// nor staged; run it again), a full disk or quota or a file past the file-size limit (`ulimit
+    /// -f`; before the task commit and its note are written the message says nothing was written,
+    /// after it, as for a refused permission, that running the same command again finishes the
+    /// tick), an index that cannot be read (a damaged one: the message says how to rebuild it from HEAD), task already ticked, a unit in the work tree but not
     /// committed or staged (untracked, or added with `git add -N` only: the message names its
     /// `tasks.md` and says `git add <unit dir>`), an index that lacks what HEAD holds (empty or
     /// missing, as a `GIT_INDEX_FILE` naming a new one leaves it: `git reset` fills it from HEAD; a

@@ -581,18 +581,24 @@ fn an_openpgp_signature_over_sha3_is_unsupported_on_both_paths_never_a_pass() {
     p.write_note("HEAD", &lines);
 
     for tools in [false, true] {
-        let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--openpgp-certs"];
-        args.push(cert.to_str().unwrap());
-        if tools {
-            args.push("--via-tools");
-        }
-        let r = p.speccoder(&args);
-        assert_eq!(r.code(), Some(26), "via tools: {tools}: {r}");
-        let report: Value = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{r}"));
+        let report = verify_with_certs(&p, &cert, tools, "");
         let finding = &report["ticks"][0]["findings"][0];
         assert_eq!(finding["code"], "unsupported_openpgp", "via tools: {tools}: {report:#}");
         assert!(finding["message"].as_str().unwrap().contains("SHA3-256"), "{finding}");
     }
+}
+
+/// `attest verify --branch --all --json` of `p` trusting the certificates at `cert`, in process or
+/// `--via-tools`: its report, the run having failed (26); `shape` names the case in a failure.
+fn verify_with_certs(p: &Project, cert: &std::path::Path, tools: bool, shape: &str) -> Value {
+    let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--openpgp-certs"];
+    args.push(cert.to_str().unwrap());
+    if tools {
+        args.push("--via-tools");
+    }
+    let r = p.speccoder(&args);
+    assert_eq!(r.code(), Some(26), "{shape}, via tools: {tools}: {r}");
+    serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{r}"))
 }
 
 /// Signs each line of HEAD's note again with gpg and `options` (each `-u` one key signing), the
@@ -637,14 +643,7 @@ fn an_openpgp_sig_of_another_shape_than_one_binary_signature_is_malformed_on_bot
     for (shape, options, after, said) in shapes {
         resign_with_gpg(&p, options, after);
         for tools in [false, true] {
-            let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--openpgp-certs"];
-            args.push(cert.to_str().unwrap());
-            if tools {
-                args.push("--via-tools");
-            }
-            let r = p.speccoder(&args);
-            assert_eq!(r.code(), Some(26), "{shape}, via tools: {tools}: {r}");
-            let report: Value = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{r}"));
+            let report = verify_with_certs(&p, &cert, tools, shape);
             let tick = &report["ticks"][0];
             assert_eq!(tick["outcome"], "unverifiable", "{shape}, via tools: {tools}: {report:#}");
             assert_eq!(tick["findings"][0]["code"], "malformed_signature", "{shape}, via tools: {tools}");

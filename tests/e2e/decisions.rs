@@ -523,10 +523,10 @@ fn a_skip_ref_at_a_commit_without_a_decision_note_is_unverifiable() {
     );
 }
 
-#[test]
-fn a_task_ticked_by_hand_after_its_skip_is_ticked_without_evidence_not_left_behind() {
-    let p = Project::new();
-    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+/// T006, skipped at `skip_ref`, ticked by hand and committed: verify fails (26) with two rows of
+/// it, the tick `ticked_without_evidence` (a skip record is no evidence left behind) naming the
+/// skip record, then the skip. The report.
+fn t006_ticked_by_hand_beside_its_skip(p: &Project, skip_ref: &str) -> Value {
     let tasks = p.root.join("specs/001-bookmark-tags/tasks.md");
     let text = std::fs::read_to_string(&tasks).unwrap().replace("- [ ] T006", "- [X] T006");
     std::fs::write(&tasks, text).unwrap();
@@ -534,10 +534,18 @@ fn a_task_ticked_by_hand_after_its_skip_is_ticked_without_evidence_not_left_behi
     let v = p.verify(&[]).expect(26).json();
     let rows: Vec<&Value> = v["ticks"].as_array().unwrap().iter().filter(|t| t["task"] == T006).collect();
     assert_eq!(rows.len(), 2, "{v:#}");
-    assert_eq!(rows[0]["reason"], "ticked_without_evidence", "a skip's commit is no evidence left behind");
+    assert_eq!(rows[0]["reason"], "ticked_without_evidence", "a skip record is no evidence left behind");
     let message = rows[0]["findings"][0]["message"].as_str().unwrap();
-    let skip_ref = "refs/speccoder/skipped/001-bookmark-tags/T006";
     assert!(message.contains(&format!("`git show {skip_ref}`")), "names the skip record: {message}");
+    v
+}
+
+#[test]
+fn a_task_ticked_by_hand_after_its_skip_is_ticked_without_evidence_not_left_behind() {
+    let p = Project::new();
+    p.signed(&["skip", T006, "--reason", "later"]).expect(0);
+    let v = t006_ticked_by_hand_beside_its_skip(&p, "refs/speccoder/skipped/001-bookmark-tags/T006");
+    let rows: Vec<&Value> = v["ticks"].as_array().unwrap().iter().filter(|t| t["task"] == T006).collect();
     assert_eq!(rows[1]["outcome"], "skipped");
     assert!(codes(rows[1]).contains(&"skip_obsolete".to_owned()), "{:#}", rows[1]);
 }
@@ -555,16 +563,7 @@ fn a_task_ticked_by_hand_after_the_published_tool_s_skip_is_ticked_without_evide
     let published = p.git(&["commit-tree", "HEAD^{tree}", "-m", &message]);
     p.git(&["notes", "--ref=speccoder", "copy", &ours, &published]);
     p.git(&["update-ref", skip_ref, &published]);
-    let tasks = p.root.join("specs/001-bookmark-tags/tasks.md");
-    let text = std::fs::read_to_string(&tasks).unwrap().replace("- [ ] T006", "- [X] T006");
-    std::fs::write(&tasks, text).unwrap();
-    p.commit_all("Tick T006 by hand");
-    let v = p.verify(&[]).expect(26).json();
-    let rows: Vec<&Value> = v["ticks"].as_array().unwrap().iter().filter(|t| t["task"] == T006).collect();
-    assert_eq!(rows.len(), 2, "{v:#}");
-    assert_eq!(rows[0]["reason"], "ticked_without_evidence", "a skip record is no evidence left behind");
-    let message = rows[0]["findings"][0]["message"].as_str().unwrap();
-    assert!(message.contains(&format!("`git show {skip_ref}`")), "names the skip record: {message}");
+    t006_ticked_by_hand_beside_its_skip(&p, skip_ref);
 
     // A task commit without a note is not told to carry the skip record's note over to it.
     let claim = format!("Do T006\n\nSpec-Task: {T006}\nVerdict: attested\n");

@@ -796,15 +796,7 @@ fn an_openspec_requirement_whose_delta_section_changes_after_the_tick_makes_it_s
     c.commit_file(&delta, moved.replace("## ADDED Requirements", "## Added Requirements"), "Untouched");
     assert_eq!(c.rows().1[0].1, "evidenced", "{:#}", c.rows().2);
     c.commit_file(&delta, moved.replace("## ADDED Requirements", "## REMOVED Requirements"), "Removed");
-    let range = format!("{task_commit}~1..HEAD");
-    let allowed = c.allowed.to_str().unwrap();
-    for mode in [&["--branch", "--all"][..], &[], &[task_commit.as_str()], &[range.as_str()]] {
-        let mut args = vec!["attest", "verify", "--json", "--allowed-signers", allowed];
-        args.extend_from_slice(mode);
-        let out = c.p.speccoder(&args);
-        let report: Value =
-            serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
-        assert_eq!(out.code(), Some(26), "{mode:?}: {report:#}");
+    for (mode, report) in c.failed_in_every_mode(&task_commit) {
         let tick = &report["ticks"][0];
         assert_eq!(
             (&tick["task"], &tick["outcome"]),
@@ -832,15 +824,7 @@ fn an_openspec_requirement_the_title_names_defined_only_after_the_tick_makes_it_
                     bookmarks carry.\n\n#### Scenario: Opening the selector\n- **WHEN** the reader \
                     opens the selector\n- **THEN** it lists every tag a bookmark carries\n";
     c.commit_file(&delta, format!("{text}{selector}"), "Define the tag selector after the tick");
-    let range = format!("{task_commit}~1..HEAD");
-    let allowed = c.allowed.to_str().unwrap();
-    for mode in [&["--branch", "--all"][..], &[], &[task_commit.as_str()], &[range.as_str()]] {
-        let mut args = vec!["attest", "verify", "--json", "--allowed-signers", allowed];
-        args.extend_from_slice(mode);
-        let out = c.p.speccoder(&args);
-        let report: Value =
-            serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
-        assert_eq!(out.code(), Some(26), "{mode:?}: {report:#}");
+    for (mode, report) in c.failed_in_every_mode(&task_commit) {
         let ticks = report["ticks"].as_array().unwrap();
         let tick = |task: &str| ticks.iter().find(|t| t["task"] == format!("{OPENSPEC_UNIT}/{task}"));
         let stale = tick("1.3").unwrap_or_else(|| panic!("{mode:?}: {report:#}"));
@@ -913,6 +897,25 @@ impl Case {
         assert!(tasks.contains(&one_line), "the fixture's T006 moved");
         c.commit_file(TASKS, tasks.replace(&one_line, &format!("{T006_FIRST}\n{T006_WRAPPED}")), "wrap T006");
         c
+    }
+
+    /// The JSON report of `attest verify` in every mode (`--branch --all`, over the commits, the
+    /// task commit `task_commit` alone, the range from its parent to the head), each mode named,
+    /// every run having failed (26).
+    fn failed_in_every_mode(&self, task_commit: &str) -> Vec<(String, Value)> {
+        let range = format!("{task_commit}~1..HEAD");
+        let allowed = self.allowed.to_str().unwrap();
+        let modes = [&["--branch", "--all"][..], &[], &[task_commit], &[range.as_str()]];
+        let run = |mode: &[&str]| {
+            let mut args = vec!["attest", "verify", "--json", "--allowed-signers", allowed];
+            args.extend_from_slice(mode);
+            let out = self.p.speccoder(&args);
+            let report: Value =
+                serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
+            assert_eq!(out.code(), Some(26), "{mode:?}: {report:#}");
+            (format!("{mode:?}"), report)
+        };
+        modes.into_iter().map(run).collect()
     }
 
     /// The task-verification predicate of the note at `rev`.
