@@ -1,7 +1,7 @@
 //! How long the task list reader takes on hostile task lists at the size limit
 //! (`spec::SPEC_FILE_LIMIT`): deep block quotes, one line of nested bullets, many fences, a fence
 //! a whole file long, unmatched brackets and links, emphasis runs, an unclosed comment, many
-//! items, and a plain task list of the same size for comparison.
+//! items, one table cell of check marks, and a plain task list of the same size for comparison.
 //!
 //! `cargo run --release --example bench_task_list [RUNS]` prints, per shape, the size and the
 //! fastest of RUNS (default 5) readings through `spec::unread_ticks` and `spec::ticked_tasks`
@@ -36,6 +36,7 @@ fn main() {
         ("unclosed comment", fill("<!--\n", "- [x] T1 x\n", "", l)),
         ("nested quotes and items", fill("", "> - > - > - [x] T1\n", "", l)),
         ("look-alike ticks", fill("", "- [x] \u{422}1: x\n", "", l)),
+        ("check marks in one cell", fill("| T1 ", "x \u{2705} ", "|\n", l)),
     ];
     println!("{:<26} {:>9} {:>12}", "shape", "bytes", "fastest");
     for (name, tasks) in shapes {

@@ -87,17 +87,11 @@ pub fn json_asked() -> bool {
 }
 
 /// Prints a failure as the one JSON object `--json` promises: `{"error": …, "exit_code": …}`,
-/// its message escaped as on stderr ([`error_said`]).
+/// its message escaped as on stderr ([`ci_safe`]: whatever a name or a path it quotes holds, an
+/// ESC, U+202E, a line that reads as a workflow command, shown escaped).
 pub fn print_json_error(message: &str, exit_code: u8) {
-    let json = serde_json::json!({ "error": error_said(message), "exit_code": exit_code }).to_string();
+    let json = serde_json::json!({ "error": ci_safe(message), "exit_code": exit_code }).to_string();
     to_stdout(format_args!("{}", ci_safe_json(&json)));
-}
-
-/// A failure's message as stderr and a `--json` error carry it: whatever a name or a path it
-/// quotes holds (an ESC, U+202E, a line that reads as a workflow command), shown escaped
-/// ([`ci_safe`]).
-pub(crate) fn error_said(message: &str) -> std::borrow::Cow<'_, str> {
-    ci_safe(message)
 }
 
 /// A command line that cannot be run (clap's message, or a `-C` directory that cannot be

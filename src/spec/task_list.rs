@@ -1732,7 +1732,7 @@ mod tests {
     }
 
     #[test]
-    fn a_line_of_many_check_marks_in_one_long_cell_is_read_in_one_pass() {
+    fn a_check_mark_is_read_for_a_task_only_where_it_starts_a_cell_however_long_the_row() {
         let line = format!("| T001 {}|\n", "x \u{2705} ".repeat(120_000));
         let list = read(&format!("- [ ] T000 open\n{line}"));
         assert!(checked_unread(&list).is_empty(), "a mark inside a cell is no task's state");

@@ -6,13 +6,14 @@ use std::time::Instant;
 
 use speccoder_attest::exit;
 use speccoder_attest::git::{ObjectId, Repo};
+use speccoder_attest::model::shown::ci_safe;
 use speccoder_attest::output_file::{self, OutputError};
 use speccoder_attest::verify::github::{self, GithubWriter};
 use speccoder_attest::verify::render::{JsonWriter, MarkdownWriter, TextWriter};
 use speccoder_attest::verify::report::{ReportEnd, ReportHead, ReportSink, TickReport};
 
 use crate::cli::VerifyArgs;
-use crate::commands::output::{StdoutStream, Stream, error_said};
+use crate::commands::output::{StdoutStream, Stream};
 use crate::commands::progress::Progress;
 
 /// Where `attest verify` puts its report as the run decides it ([`ReportSink`]): stdout (text,
@@ -99,7 +100,7 @@ impl<'r> Streamed<'r> {
         self.progress.clear();
         let begun = match &mut self.stdout {
             Stdout::Json(w) if w.is_open() => {
-                w.fail(&error_said(message), code);
+                w.fail(&ci_safe(message), code);
                 true
             }
             Stdout::Github(w) if w.is_open() => {
