@@ -857,7 +857,12 @@ fn a_baseline_is_placed_against_the_base_branch_itself_after_a_criss_cross_merge
     s.p.git(&["checkout", "-q", "-b", "feat"]);
     s.p.write("a.txt", "a\n");
     s.p.git(&["add", "a.txt"]);
-    s.p.git(&["commit", "-q", "-m", "F1"]);
+    // Both F1 and B are best common ancestors; gix takes the newer first (equal times leave the
+    // pick to the walk's order), so F1 is dated an hour ahead to be the one picked.
+    let mut f1 = common::git_command(&s.p.root, &s.p.home, &["commit", "-q", "-m", "F1"]);
+    let ahead = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 3600;
+    f1.env("GIT_COMMITTER_DATE", format!("{ahead} +0000"));
+    assert!(common::run(f1).status.success());
     s.p.git(&["checkout", "-q", "main"]);
     edit_tasks(&s.p, "- [ ] T002 ", "- [x] T002 ", "adoption: T002 ticked by hand");
     let b = s.p.rev("HEAD");
