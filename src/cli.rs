@@ -1043,9 +1043,10 @@ pub enum PolicySub {
     /// is named by line and column), then shows, for each rule, the units of HEAD it judges (the
     /// first matching rule judges a unit), the principals it names that no trust file given names,
     /// and whether an earlier rule shadows it (takes every unit it would match). Units no rule
-    /// matches are listed (their ticks would fail with policy_no_rule), so is each task list
-    /// that cannot be read (its ticks fail with tasks_unreadable), and so is what the baseline
-    /// holds.
+    /// matches are listed (their ticks would fail with policy_no_rule), so are units whose names
+    /// may pass for another's (their ticks would fail with policy_mixed_script), so is each task
+    /// list that cannot be read (its ticks fail with tasks_unreadable), and so is what the
+    /// baseline holds.
     ///
     /// Exit codes: 0 the policy reads (what it matches is shown); 2 an unknown `--allowed-signers-rev` revision; 13 it does not, or a trust file
     /// is unusable; 14 unborn branch; 1 internal error.

@@ -23,7 +23,7 @@ use super::audit_shapes::MonitorState;
 use super::digest::sha256_hex;
 use super::policy::line_column;
 use super::predicate::Verdict;
-use super::shown::shown;
+use super::shown::{SHOWN_MAX, shown};
 use super::test_result::Phase;
 
 /// A type read through a check of its own, described to JSON Schema by hand: what the check
@@ -374,20 +374,86 @@ pub fn gives_address(name: &str) -> bool {
     email_of(name).unwrap_or(name).contains('@')
 }
 
-/// The first word of `name` in its [`canonical`] form, as rules match it, that mixes Latin
-/// letters with Cyrillic or Greek ones: such a word can pass for another (`pаyments` with a
-/// Cyrillic `а`), so a unit named with it would escape the rule its name seems to match. A word
-/// is a run of letters and digits with the marks and invisible format characters written among
-/// them (a joiner, a variation selector), which a reader does not see as breaking it.
+/// Why a unit's name may pass for another's ([`lookalike`]), by UTS #39 (Unicode's security
+/// mechanisms, as the `unicode-security` crate implements them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LookalikeKind {
+    /// A character outside the general security profile's identifier characters that is not
+    /// printable ASCII: a mathematical or fullwidth letter, a letter of a script no longer in
+    /// common use (Coptic), a dash or a symbol.
+    Restricted,
+    /// A word mixing scripts below the "highly restrictive" level: Latin with Cyrillic, Greek or
+    /// Armenian letters (Latin with Han, Hiragana and Katakana, Han with Bopomofo or Hangul, is
+    /// highly restrictive).
+    MixedScripts,
+    /// Not ASCII, yet its confusable skeleton is: it reads as ASCII text it is not (a word of
+    /// Cyrillic letters shaped as Latin ones, a hyphen U+2010 for `-`).
+    PassesForAscii,
+}
+
+/// A part of a unit's name that may pass for another's ([`lookalike`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lookalike {
+    /// The word, or the character between words, in the [`canonical`] form.
+    pub part: String,
+    /// Why it may.
+    pub kind: LookalikeKind,
+}
+
+impl fmt::Display for Lookalike {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let part = shown(&self.part, SHOWN_MAX);
+        match self.kind {
+            LookalikeKind::Restricted => {
+                write!(f, "`{part}` holds a character outside Unicode's identifier characters (UTS #39)")
+            }
+            LookalikeKind::MixedScripts => {
+                write!(f, "`{part}` mixes scripts that one word may not mix (UTS #39)")
+            }
+            LookalikeKind::PassesForAscii => write!(f, "`{part}` reads as ASCII text it is not (UTS #39)"),
+        }
+    }
+}
+
+/// The first part of `name` in its [`canonical`] form, as rules match it, that may pass for
+/// another name's, so that a unit named with it would escape the rule its name seems to match
+/// (`pаyments` with a Cyrillic `а`, `001‐payments` with a hyphen U+2010). The parts are the words
+/// (runs of letters and digits with the marks and invisible format characters written among
+/// them, which a reader does not see as breaking a word) and each character between them; a part
+/// of printable ASCII is never one, any other is when a [`LookalikeKind`] says so. A name in
+/// one script (`002-вход`), or with words in different scripts (`005-api-авторизация`), is not.
 #[must_use]
-pub fn mixed_script_word(name: &str) -> Option<String> {
+pub fn lookalike(name: &str) -> Option<Lookalike> {
     static WORD: LazyLock<Regex> = LazyLock::new(|| fixed(r"[\p{Alphabetic}\p{N}\p{M}\p{Cf}]+"));
-    static LATIN: LazyLock<Regex> = LazyLock::new(|| fixed(r"\p{Latin}"));
-    static LOOKALIKE: LazyLock<Regex> = LazyLock::new(|| fixed(r"[\p{Cyrillic}\p{Greek}]"));
     let name = canonical(name);
-    let mixed =
-        WORD.find_iter(&name).map(|w| w.as_str()).find(|w| LATIN.is_match(w) && LOOKALIKE.is_match(w));
-    mixed.map(str::to_owned)
+    // Each character of `between` on its own.
+    let chars = |between: &str| -> Vec<String> { between.chars().map(String::from).collect() };
+    let mut parts = Vec::new();
+    let mut after = 0;
+    for word in WORD.find_iter(&name) {
+        parts.extend(chars(&name[after..word.start()]));
+        parts.push(word.as_str().to_owned());
+        after = word.end();
+    }
+    parts.extend(chars(&name[after..]));
+    parts.into_iter().find_map(|part| Some(Lookalike { kind: lookalike_kind(&part)?, part }))
+}
+
+/// Why `part`, a word or a character between words, may pass for another, if it may.
+fn lookalike_kind(part: &str) -> Option<LookalikeKind> {
+    use unicode_security::{GeneralSecurityProfile as _, RestrictionLevel, RestrictionLevelDetection as _};
+    let printable = |c: char| c.is_ascii_graphic() || c == ' ';
+    if part.chars().all(printable) {
+        None
+    } else if part.chars().any(|c| !printable(c) && !c.identifier_allowed()) {
+        Some(LookalikeKind::Restricted)
+    } else if part.detect_restriction_level() > RestrictionLevel::HighlyRestrictive {
+        Some(LookalikeKind::MixedScripts)
+    } else if unicode_security::skeleton(part).all(|c| c.is_ascii()) {
+        Some(LookalikeKind::PassesForAscii)
+    } else {
+        None
+    }
 }
 
 /// A fixed pattern, compiled.
@@ -645,19 +711,67 @@ mod tests {
         assert!(!gives_address("Ada Lovelace") && !gives_address("Ada <lovelace>"));
     }
 
+    /// The part of `name` [`lookalike`] finds, and why.
+    fn found(name: &str) -> Option<(String, LookalikeKind)> {
+        lookalike(name).map(|l| (l.part, l.kind))
+    }
+
     #[test]
-    fn a_word_mixing_latin_with_cyrillic_or_greek_letters_is_found_and_one_script_a_word_is_not() {
-        assert_eq!(mixed_script_word("002-p\u{0430}yments").as_deref(), Some("p\u{0430}yments"));
-        assert_eq!(mixed_script_word("003-\u{03bf}rders").as_deref(), Some("\u{03bf}rders"));
+    fn a_word_mixing_latin_with_cyrillic_greek_or_armenian_letters_is_found_whatever_hides_inside_it() {
+        use LookalikeKind::MixedScripts;
+        assert_eq!(found("002-p\u{0430}yments"), Some(("p\u{0430}yments".into(), MixedScripts)));
+        assert_eq!(found("003-\u{03bf}rders"), Some(("\u{03bf}rders".into(), MixedScripts)));
+        assert_eq!(found("004-\u{0585}rders"), Some(("\u{0585}rders".into(), MixedScripts)));
         // A joiner or a variation selector a reader does not see does not cut the word in two.
         for hidden in ['\u{200c}', '\u{200d}', '\u{fe00}'] {
             let name = format!("001-\u{0440}{hidden}ayments");
-            assert_eq!(mixed_script_word(&name).as_deref(), Some(&name[4..]), "{hidden:?}");
+            assert_eq!(lookalike(&name).map(|l| l.part).as_deref(), Some(&name[4..]), "{hidden:?}");
         }
-        for plain in
-            ["001-payments", "004-авторизация", "005-api-авторизация", "006-用户登录", "007-Ärger-über"]
-        {
-            assert_eq!(mixed_script_word(plain), None, "{plain}");
+    }
+
+    #[test]
+    fn a_name_that_reads_as_ascii_text_it_is_not_is_found_whatever_its_scripts() {
+        use LookalikeKind::{PassesForAscii, Restricted};
+        // A hyphen U+2010 for `-`; a mathematical sans-serif `p`; a Coptic `o`.
+        assert_eq!(found("001\u{2010}payments"), Some(("\u{2010}".into(), PassesForAscii)));
+        assert_eq!(found("002-\u{1d5c9}ayments"), Some(("\u{1d5c9}ayments".into(), Restricted)));
+        assert_eq!(found("003-\u{2c9f}rders"), Some(("\u{2c9f}rders".into(), Restricted)));
+        // Every letter Cyrillic, each shaped as a Latin one: `рау` and `сор` in one script.
+        assert_eq!(
+            found("005-\u{0440}\u{0430}\u{0443}"),
+            Some(("\u{0440}\u{0430}\u{0443}".into(), PassesForAscii))
+        );
+        assert_eq!(
+            found("006-api-\u{0441}\u{043e}\u{0440}"),
+            Some(("\u{0441}\u{043e}\u{0440}".into(), PassesForAscii))
+        );
+        // A fullwidth letter, a hyphen between words of another script, a dash.
+        assert_eq!(found("007-\u{ff50}ayments").map(|(_, kind)| kind), Some(Restricted));
+        assert_eq!(
+            found("008-\u{0432}\u{0445}\u{043e}\u{0434}\u{2010}payments").map(|(p, _)| p).as_deref(),
+            Some("\u{2010}")
+        );
+        assert_eq!(found("009\u{2014}payments").map(|(_, kind)| kind), Some(Restricted));
+    }
+
+    #[test]
+    fn names_in_one_script_or_with_words_in_different_scripts_and_plain_ascii_names_are_no_lookalikes() {
+        for plain in [
+            "001-payments",
+            "001-bookmark-tags",
+            "add_2fa+login v2",
+            "002-\u{0432}\u{0445}\u{043e}\u{0434}",
+            "004-\u{0430}\u{0432}\u{0442}\u{043e}\u{0440}\u{0438}\u{0437}\u{0430}\u{0446}\u{0438}\u{044f}",
+            "005-api-\u{0430}\u{0432}\u{0442}\u{043e}\u{0440}\u{0438}\u{0437}\u{0430}\u{0446}\u{0438}\u{044f}",
+            "006-\u{7528}\u{6237}\u{767b}\u{5f55}",
+            "007-\u{c4}rger-\u{fc}ber",
+            "008-\u{30ed}\u{30b0}\u{30a4}\u{30f3}\u{753b}\u{9762}",
+            "009-\u{b85c}\u{adf8}\u{c778}",
+            "010-login\u{753b}\u{9762}",
+            "011-\u{03b5}\u{03af}\u{03c3}\u{03bf}\u{03b4}\u{03bf}\u{03c2}",
+            "012-cafe\u{301}",
+        ] {
+            assert_eq!(lookalike(plain), None, "{plain}");
         }
     }
 
@@ -987,7 +1101,7 @@ signers = ["*"]
 
     #[test]
     fn a_word_mixing_scripts_is_found_when_a_combining_accent_stands_between_them() {
-        assert_eq!(mixed_script_word("001-cafe\u{301}\u{430}").as_deref(), Some("caf\u{e9}\u{430}"));
+        assert_eq!(lookalike("001-cafe\u{301}\u{430}").map(|l| l.part).as_deref(), Some("caf\u{e9}\u{430}"));
     }
 
     #[test]

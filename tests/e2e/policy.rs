@@ -704,18 +704,25 @@ fn a_task_list_that_is_no_unit_s_names_no_rule_whatever_the_rules_match() {
 }
 
 #[test]
-fn a_unit_whose_name_mixes_latin_with_cyrillic_letters_fails_whatever_rule_it_seems_to_match() {
+fn a_unit_whose_name_may_pass_for_another_s_fails_whatever_rule_it_matches_and_policy_check_names_it() {
     let s = Signed::new();
-    // `bookmаrk` with a Cyrillic `а`: it reads as the fixture's unit, and no glob of it matches.
-    let lookalike = "001-bookm\u{0430}rk-tags";
+    // `bookmark‐tags` with a hyphen U+2010: it reads as the fixture's unit, and the strict rule's
+    // glob `*-tags` does not match it, so only the catch-all would judge it.
+    let lookalike = "001-bookmark\u{2010}tags";
     s.p.git(&["mv", &format!("specs/{SPECKIT_UNIT}"), &format!("specs/{lookalike}")]);
     s.p.git(&["commit", "-q", "-m", "Rename the unit"]);
     s.attest(&format!("{lookalike}/T005"), Evidence::Verified, None, |_| {});
-    let rules = "version = 1\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n";
-    let (code, report) = s.verify(&s.policy("all.toml", rules));
+    let rules = "version = 1\n[[rule]]\nname = \"tags\"\nunits = [\"*-tags\"]\nphases = [\"held_out\"]\n\
+        [[rule]]\nname = \"all\"\nunits = [\"*\"]\n";
+    let policy = s.policy("tags.toml", rules);
+    let (code, report) = s.verify(&policy);
     assert_eq!(code, Some(26), "{report:#}");
     let tick = row(&report, &format!("{lookalike}/T005"));
-    assert_eq!(tick["reason"], "policy_mixed_script", "{tick:#}");
+    assert_eq!((tick["rule"].as_str(), tick["reason"].as_str()), (Some("all"), Some("policy_mixed_script")));
+    let check: Value = serde_json::from_str(&s.policy_check(&policy, &["--json"]).success().stdout).unwrap();
+    assert_eq!(check["lookalike_units"][0]["unit"], lookalike, "{check:#}");
+    let text = s.policy_check(&policy, &[]).success().stdout;
+    assert!(text.contains(&format!("warning: unit {lookalike} may pass for another's")), "{text}");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! `attest policy check`: what a verifier policy's rules match today, for the person who writes
 //! it. Each rule's units at HEAD (the first matching rule judges a unit), the principals it names
 //! that no trust file given names, whether an earlier rule shadows it; the units no rule matches;
-//! the task lists that cannot be read; and what the baseline holds. Units and ticks are told as
+//! the units whose names may pass for another's; the task lists that cannot be read; and what the
+//! baseline holds. Units and ticks are told as
 //! `attest verify --branch --all` tells them.
 
 use std::fmt::Write as _;
@@ -12,7 +13,7 @@ use crate::check::signatures::SignerInfo;
 use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::git::{Head, Repo};
 use crate::model::shown::{in_line, one_line};
-use crate::model::verifier_policy::{ANY, LoadedPolicy, Rule};
+use crate::model::verifier_policy::{ANY, LoadedPolicy, Rule, lookalike};
 use crate::spec;
 use crate::verify::VerifyError;
 use crate::verify::policy::TICKED_WITHOUT_EVIDENCE;
@@ -41,6 +42,17 @@ pub struct RuleCheck {
     pub unknown_principals: Vec<String>,
 }
 
+/// A unit whose name may pass for another's.
+#[derive(Debug, Clone, Serialize)]
+pub struct LookalikeUnit {
+    /// The unit's name.
+    #[serde(serialize_with = "in_line")]
+    pub unit: String,
+    /// Why, in the words of its ticks' finding (`policy_mixed_script`).
+    #[serde(serialize_with = "in_line")]
+    pub why: String,
+}
+
 /// What the baseline holds today.
 #[derive(Debug, Clone, Serialize)]
 pub struct BaselineCheck {
@@ -66,6 +78,9 @@ pub struct CheckReport {
     /// Units of HEAD that no rule matches: their ticks fail with `policy_no_rule`.
     #[serde(serialize_with = "in_line")]
     pub unmatched_units: Vec<String>,
+    /// Units of HEAD whose names may pass for another's: their ticks fail with
+    /// `policy_mixed_script`, whatever rule they match.
+    pub lookalike_units: Vec<LookalikeUnit>,
     /// The task lists of HEAD that cannot be read, each in verify's words: their ticks fail
     /// (`tasks_unreadable`), and none of them is counted here.
     #[serde(serialize_with = "in_line")]
@@ -120,6 +135,10 @@ pub fn check(
         });
     }
     let unmatched_units = units.iter().filter(|u| policy.policy.rule_for(u).is_none()).cloned().collect();
+    let lookalike_units = units
+        .iter()
+        .filter_map(|u| lookalike(u).map(|l| LookalikeUnit { unit: u.clone(), why: l.to_string() }))
+        .collect();
     let baseline = match &policy.policy.baseline {
         Some(b) => {
             let (view, warning) = BaselineView::new(repo, b, head, None);
@@ -135,6 +154,7 @@ pub fn check(
         sha256: policy.sha256.clone(),
         rules: checks,
         unmatched_units,
+        lookalike_units,
         unreadable,
         baseline,
         trust_given,
@@ -231,6 +251,14 @@ impl std::fmt::Display for CheckReport {
             let _ = write!(line, "  warning: no rule matches {}", listed(&self.unmatched_units));
             writeln!(f, "{line}: their ticks fail (policy_no_rule)")?;
         }
+        for l in &self.lookalike_units {
+            writeln!(
+                f,
+                "  warning: unit {} may pass for another's: {}: its ticks fail (policy_mixed_script)",
+                one_line(&l.unit),
+                one_line(&l.why)
+            )?;
+        }
         for why in &self.unreadable {
             writeln!(f, "  warning: {}", one_line(why))?;
         }
@@ -300,12 +328,13 @@ mod tests {
                 unknown_principals: vec![forged("eve")],
             }],
             unmatched_units: vec![forged("lost")],
+            lookalike_units: vec![LookalikeUnit { unit: forged("like"), why: forged("why") }],
             unreadable: vec![forged("unread")],
             baseline: None,
             trust_given: true,
         };
         let text = report.to_string();
         assert!(!text.lines().any(|l| l.starts_with("  rule all")), "{text}");
-        assert_eq!(text.matches("\\n  rule all").count(), 8, "{text}");
+        assert_eq!(text.matches("\\n  rule all").count(), 10, "{text}");
     }
 }

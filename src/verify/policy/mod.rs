@@ -21,7 +21,7 @@ use gix::ObjectId;
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::Repo;
 use crate::model::shown::{SHOWN_MAX, shown};
-use crate::model::verifier_policy::{LoadedPolicy, Rule, mixed_script_word};
+use crate::model::verifier_policy::{LoadedPolicy, Lookalike, Rule, lookalike};
 use crate::verify::box_setters::BoxSetters;
 use crate::verify::policy::baseline::BaselineView;
 use crate::verify::report::{NOT_VERIFIED, TickOutcome, TickReport};
@@ -36,8 +36,9 @@ pub struct Judge<'a> {
     policy: &'a LoadedPolicy,
     /// The baseline's hand ticks, when the policy has a baseline.
     baseline: Option<BaselineView<'a>>,
-    /// Each unit's rule, matched once: many rows share a unit.
-    rule_of: HashMap<String, Option<&'a Rule>>,
+    /// Each unit's rule, matched once, and whether its name may pass for another's: many rows
+    /// share a unit.
+    rule_of: HashMap<String, (Option<&'a Rule>, Option<Lookalike>)>,
     /// `--require-verified`: a baseline tick, which has no evidence at all, fails too.
     require_verified: bool,
 }
@@ -83,24 +84,24 @@ impl<'a> Judge<'a> {
         }
         let unit = matched_name(&tick.task);
         let policy = self.policy;
-        let rule = *self
+        let (rule, lookalike) = &*self
             .rule_of
             .entry(unit.to_owned())
-            .or_insert_with(|| policy.policy.rule_for(unit).map(|(_, rule)| rule));
+            .or_insert_with(|| (policy.policy.rule_for(unit).map(|(_, rule)| rule), lookalike(unit)));
+        let rule = *rule;
         tick.rule = rule.map(|r| r.name.0.clone());
         let holds = tick.outcome == TickOutcome::Evidenced
             || (tick.outcome == TickOutcome::Skipped && tick.reason.is_none());
         if !holds {
             return;
         }
-        let findings = match (rule, mixed_script_word(unit)) {
-            (_, Some(word)) => vec![Finding::new(
+        let findings = match (rule, lookalike) {
+            (_, Some(lookalike)) => vec![Finding::new(
                 CommitOutcome::Ok,
                 rules::code::MIXED_SCRIPT,
                 format!(
-                    "the unit name `{}` mixes Latin letters with Cyrillic or Greek ones in `{}`, so it may pass for another unit's name and escape the rule meant for it; rename the unit in one script",
-                    shown(unit, SHOWN_MAX),
-                    shown(&word, SHOWN_MAX)
+                    "the unit name `{}` may pass for another unit's name and escape the rule meant for it: {lookalike}; rename the unit with each word in one script and ASCII punctuation between words",
+                    shown(unit, SHOWN_MAX)
                 ),
             )],
             (None, None) => vec![Finding::new(

@@ -26,8 +26,9 @@ pub mod code {
     pub const SKIP: &str = "policy_skip";
     /// No rule matches the row's unit.
     pub const NO_RULE: &str = "policy_no_rule";
-    /// The unit's name mixes Latin letters with Cyrillic or Greek ones in one word: it may pass
-    /// for another unit's name, so no rule is trusted to be the one it seems to match.
+    /// The unit's name may pass for another's (`model::verifier_policy::lookalike`: a word
+    /// mixing scripts, a character outside Unicode's identifier characters, a part that reads as
+    /// ASCII text it is not), so no rule is trusted to be the one it seems to match.
     pub const MIXED_SCRIPT: &str = "policy_mixed_script";
 }
 
