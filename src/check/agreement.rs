@@ -194,6 +194,8 @@ pub struct Cited {
     pub body: Option<String>,
     /// OpenSpec: the delta section it sits under ([`spec::Requirement::section`]).
     pub section: Option<String>,
+    /// OpenSpec: the capability whose delta spec defines it ([`spec::Requirement::capability`]).
+    pub capability: Option<String>,
 }
 
 /// The requirements `facts`' task cites in its text, sorted by id, each once (an id its spec does
@@ -206,12 +208,14 @@ pub fn cited(facts: &spec::TaskFacts) -> Vec<Cited> {
         hash: Some(r.hash.clone()),
         body: r.body.clone(),
         section: r.section.clone(),
+        capability: r.capability.clone(),
     });
     let undefined = facts.uncited_unknown.iter().map(|id| Cited {
         id: id.clone(),
         hash: None,
         body: None,
         section: None,
+        capability: None,
     });
     let mut cited: Vec<Cited> = defined.chain(undefined).collect();
     cited.sort_by(|a, b| a.id.cmp(&b.id));

@@ -34,6 +34,9 @@ pub struct UnitDocs {
     spec_md: Option<(String, Option<String>)>,
     /// OpenSpec: every delta spec of the change, sorted by path; empty for Spec Kit.
     deltas: Vec<Delta>,
+    /// OpenSpec: the folder of those delta specs (`<change>/specs`), which each capability's name
+    /// is read from ([`Self::requirement_capability`]); empty for Spec Kit.
+    deltas_dir: String,
     /// OpenSpec: the section hash, the same for every task of the change.
     change_hash: Option<String>,
     /// Every requirement definition of the documents above, found when they were read, in the
@@ -60,8 +63,9 @@ pub struct UnitDocs {
 pub(crate) enum DocTexts {
     /// Spec Kit: spec.md's path, and its text when present.
     SpecKit(String, Option<String>),
-    /// OpenSpec: every delta spec of the change, sorted by path.
-    OpenSpec(Vec<Delta>),
+    /// OpenSpec: the folder of the change's delta specs (`<change>/specs`), and every delta spec
+    /// under it, sorted by path.
+    OpenSpec(String, Vec<Delta>),
 }
 
 impl DocTexts {
@@ -73,7 +77,11 @@ impl DocTexts {
                 let text = read_text(tree, &path, "spec.md")?;
                 DocTexts::SpecKit(path, text)
             }
-            Format::OpenSpec => DocTexts::OpenSpec(read_deltas(tree, &loc.deltas_dir())?),
+            Format::OpenSpec => {
+                let dir = loc.deltas_dir();
+                let deltas = read_deltas(tree, &dir)?;
+                DocTexts::OpenSpec(dir, deltas)
+            }
         })
     }
 
@@ -81,7 +89,7 @@ impl DocTexts {
     pub(crate) fn text_bytes(&self) -> usize {
         match self {
             DocTexts::SpecKit(_, text) => text.as_ref().map_or(0, String::len),
-            DocTexts::OpenSpec(deltas) => deltas.iter().map(|d| d.text.len()).sum(),
+            DocTexts::OpenSpec(_, deltas) => deltas.iter().map(|d| d.text.len()).sum(),
         }
     }
 }
@@ -113,22 +121,33 @@ impl UnitDocs {
 
     /// The documents `texts` hold, their requirement definitions found.
     pub(crate) fn derive(texts: DocTexts) -> Self {
-        let (spec_md, deltas, change_hash, defined, literals) = match texts {
+        let (spec_md, (deltas_dir, deltas), change_hash, defined, literals) = match texts {
             DocTexts::SpecKit(path, text) => {
                 let defined = text.as_deref().map(speckit_defined).unwrap_or_default();
                 let defined = defined.into_iter().map(|at| (0, at)).collect();
-                (Some((path, text)), Vec::new(), None, defined, Vec::new())
+                (Some((path, text)), (String::new(), Vec::new()), None, defined, Vec::new())
             }
-            DocTexts::OpenSpec(deltas) => {
+            DocTexts::OpenSpec(dir, deltas) => {
                 let change_hash = sha256_hex(openspec_change_text(&deltas));
                 let literals: Vec<_> = deltas.iter().map(|d| literal_ranges(&d.text)).collect();
                 let defined = openspec_defined(&deltas, &literals);
-                (None, deltas, Some(change_hash), defined, literals)
+                (None, (dir, deltas), Some(change_hash), defined, literals)
             }
         };
         let (by_id, paragraphs, sections) = (OnceLock::new(), OnceLock::new(), Mutex::default());
         let delta_sections = OnceLock::new();
-        Self { spec_md, deltas, change_hash, defined, by_id, literals, paragraphs, delta_sections, sections }
+        Self {
+            spec_md,
+            deltas,
+            deltas_dir,
+            change_hash,
+            defined,
+            by_id,
+            literals,
+            paragraphs,
+            delta_sections,
+            sections,
+        }
     }
 
     /// Whether these are the documents `texts` hold: the same format, paths and texts, so that
@@ -138,7 +157,9 @@ impl UnitDocs {
             DocTexts::SpecKit(path, text) => {
                 self.spec_md.as_ref().is_some_and(|(ours, our_text)| ours == path && our_text == text)
             }
-            DocTexts::OpenSpec(deltas) => self.spec_md.is_none() && self.deltas == *deltas,
+            DocTexts::OpenSpec(dir, deltas) => {
+                self.spec_md.is_none() && self.deltas_dir == *dir && self.deltas == *deltas
+            }
         }
     }
 
@@ -235,6 +256,7 @@ impl UnitDocs {
         for requirement in &mut cited {
             requirement.body = self.requirement_body_hash(&requirement.id);
             requirement.section = self.requirement_section(&requirement.id);
+            requirement.capability = self.requirement_capability(&requirement.id);
         }
         Ok((cited, unknown))
     }
@@ -316,6 +338,27 @@ impl UnitDocs {
             before.checked_sub(1).and_then(|last| sections.get(last)?.1).unwrap_or(NO_DELTA_SECTION)
         };
         let each: Vec<&str> = self.defined_as(id).map(|(doc, _, at)| under(doc, at)).collect();
+        (!each.is_empty()).then(|| each.join(", "))
+    }
+
+    /// The capability OpenSpec requirement `id` is defined for, which openspec applies it to: its
+    /// delta spec's folder below the change's `specs/` (`auth` for `<change>/specs/auth/spec.md`,
+    /// `area/auth` for a nested one), the same after the change is archived; empty for a spec.md
+    /// directly in `specs/`, which openspec reads for no capability. For a name defined more than
+    /// once, each definition's in path order, joined by `, ` (as [`Self::requirement_section`]).
+    /// `None` for Spec Kit, and for a name no document defines.
+    #[must_use]
+    pub fn requirement_capability(&self, id: &str) -> Option<String> {
+        if self.spec_md.is_some() {
+            return None;
+        }
+        let capability = |doc: usize| {
+            let path = self.deltas.get(doc).map_or("", |d| d.path.as_str());
+            let below = path.strip_prefix(self.deltas_dir.as_str()).and_then(|p| p.strip_prefix('/'));
+            let below = below.unwrap_or(path);
+            below.strip_suffix("spec.md").map_or(below, |dir| dir.strip_suffix('/').unwrap_or(dir))
+        };
+        let each: Vec<&str> = self.defined_as(id).map(|(doc, _, _)| capability(doc)).collect();
         (!each.is_empty()).then(|| each.join(", "))
     }
 
@@ -571,6 +614,37 @@ mod tests {
         assert_eq!(openspec_docs(twice).requirement_section("A").as_deref(), Some("ADDED, MODIFIED"));
         assert_eq!(docs.citations("Do A").unwrap().0[0].section.as_deref(), Some("ADDED"));
         assert_eq!(speckit_docs("- **FR-001**: x\n").requirement_section("FR-001"), None);
+    }
+
+    #[test]
+    fn an_openspec_requirement_s_capability_is_its_delta_spec_s_folder_below_the_change_s_specs_archived_or_not()
+     {
+        let change = |dir: &str, files: &[(&str, &str)]| {
+            let mut all = vec![(format!("{dir}/tasks.md"), "- [ ] 1.1 Do it\n".to_owned())];
+            all.extend(files.iter().map(|(path, text)| (format!("{dir}/specs/{path}"), (*text).to_owned())));
+            UnitDocs::of_unit(&MemTree::from_files(all).unwrap(), "chg").unwrap()
+        };
+        let files = [
+            ("auth/spec.md", "## ADDED Requirements\n### Requirement: A\n### Requirement: Twice\n"),
+            ("area/billing/spec.md", "## MODIFIED Requirements\n### Requirement: B\n"),
+            ("specs/spec.md", "## ADDED Requirements\n### Requirement: Twice\n"),
+            ("spec.md", "## ADDED Requirements\n### Requirement: Top\n"),
+        ];
+        let active = change("openspec/changes/chg", &files);
+        let capability = |id: &str| active.requirement_capability(id);
+        assert_eq!(capability("A").as_deref(), Some("auth"));
+        assert_eq!(capability("B").as_deref(), Some("area/billing"), "a nested folder names it whole");
+        assert_eq!(capability("Twice").as_deref(), Some("auth, specs"), "each definition's, in path order");
+        assert_eq!(capability("Top").as_deref(), Some(""), "a spec.md directly in specs/ is no capability's");
+        assert_eq!(capability("Missing"), None);
+        // Archived, the change's folder moves and each capability stays.
+        let archived = change("openspec/changes/archive/2026-01-01-chg", &files);
+        for id in ["A", "B", "Twice", "Top"] {
+            assert_eq!(archived.requirement_capability(id), capability(id), "{id}");
+        }
+        let (cited, _) = active.citations("Do B").unwrap();
+        assert_eq!(cited[0].capability.as_deref(), Some("area/billing"));
+        assert_eq!(speckit_docs("- **FR-001**: x\n").requirement_capability("FR-001"), None);
     }
 
     #[test]

@@ -47,6 +47,10 @@ pub struct Requirement {
     /// OpenSpec: the delta section it sits under, which the drift check holds the head to too
     /// ([`super::UnitDocs::requirement_section`]); `None` for Spec Kit, or until its documents tell it.
     pub section: Option<String>,
+    /// OpenSpec: the capability whose delta spec defines it, which openspec applies it to and the
+    /// drift check holds the head to beside `section` ([`super::UnitDocs::requirement_capability`]);
+    /// `None` for Spec Kit, or until its documents tell it.
+    pub capability: Option<String>,
 }
 
 impl Requirement {
@@ -55,7 +59,8 @@ impl Requirement {
     #[must_use]
     pub fn new(id: &str, line: &str) -> Self {
         let line = line.trim_end();
-        Self { id: id.to_owned(), line: line.to_owned(), hash: sha256_hex(line), body: None, section: None }
+        let (body, section, capability) = (None, None, None);
+        Self { id: id.to_owned(), line: line.to_owned(), hash: sha256_hex(line), body, section, capability }
     }
 }
 

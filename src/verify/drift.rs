@@ -125,7 +125,13 @@ fn cited_at_head(docs: &UnitDocs, report: &CommitReport) -> (Vec<Cited>, Vec<Fin
     match docs.cited_ids(text) {
         Ok(ids) => {
             let defined_later = ids.into_iter().filter(|id| !report.cited.iter().any(|c| c.id == *id));
-            cited.extend(defined_later.map(|id| Cited { id, hash: None, body: None, section: None }));
+            cited.extend(defined_later.map(|id| Cited {
+                id,
+                hash: None,
+                body: None,
+                section: None,
+                capability: None,
+            }));
             cited.sort_by(|a, b| a.id.cmp(&b.id));
             (cited, Vec::new())
         }
@@ -197,22 +203,59 @@ fn changed(docs: &UnitDocs, cited: &Cited) -> Option<Finding> {
 
 /// OpenSpec requirement `cited`, defined at the head (whose documents are `docs`), sitting under
 /// another delta section there than at the task commit (`## ADDED Requirements` turned into
-/// `## REMOVED Requirements`): openspec reads the change as doing otherwise with it.
+/// `## REMOVED Requirements`), or in another capability's delta spec (moved word for word from
+/// `specs/provider-service/` to `specs/config-service/`): openspec reads the change as doing
+/// otherwise with it, or doing it to another spec.
 fn section_changed(docs: &UnitDocs, cited: &Cited) -> Option<Finding> {
     let then = cited.section.as_ref()?;
-    let now = docs.requirement_section(&cited.id).filter(|now| now != then)?;
-    let shown = |section: &str| match section {
-        spec::NO_DELTA_SECTION => section.to_owned(),
-        one if !one.contains(',') => format!("`## {one} Requirements`"),
-        several => format!("the sections {several}"),
-    };
+    let now = docs.requirement_section(&cited.id)?;
+    let now_capability = docs.requirement_capability(&cited.id);
+    if cited.capability != now_capability {
+        let (then_capability, now_capability) = (cited.capability.as_deref()?, now_capability?);
+        return Some(capability_changed(&cited.id, (then, then_capability), (&now, &now_capability)));
+    }
+    if now == *then {
+        return None;
+    }
     let said = format!(
         "requirement {} sat under {} at the tick and sits under {} at the head: openspec reads the change as doing otherwise with it; the evidence proves the earlier change",
         cited.id,
-        shown(then),
-        shown(&now)
+        shown_section(then),
+        shown_section(&now)
     );
     Some(Finding::new(CommitOutcome::Ok, "requirement_changed", said).expected_found(then.clone(), now))
+}
+
+/// The delta section (or sections) a requirement sits under, as a message shows it.
+fn shown_section(section: &str) -> String {
+    match section {
+        spec::NO_DELTA_SECTION => section.to_owned(),
+        one if !one.contains(',') => format!("`## {one} Requirements`"),
+        several => format!("the sections {several}"),
+    }
+}
+
+/// The finding of requirement `id`, defined in the delta spec of another capability at the head
+/// than at the tick: each (its delta section, its capability), `then` at the tick and `now` at the
+/// head.
+fn capability_changed(id: &str, then: (&str, &str), now: (&str, &str)) -> Finding {
+    let capability = |name: &str| match name {
+        "" => "no capability (a spec.md directly in the change's specs folder)".to_owned(),
+        one if !one.contains(',') => format!("capability {one}"),
+        several => format!("capabilities {several}"),
+    };
+    let at_head = if now.0 == then.0 {
+        format!("of {}", capability(now.1))
+    } else {
+        format!("under {} of {}", shown_section(now.0), capability(now.1))
+    };
+    let said = format!(
+        "requirement {id} was defined under {} of {} at the tick, and {at_head} at the head: openspec applies it to another spec; the evidence proves the earlier change",
+        shown_section(then.0),
+        capability(then.1),
+    );
+    let both = |(section, capability): (&str, &str)| format!("{section} of {capability}");
+    Finding::new(CommitOutcome::Ok, "requirement_changed", said).expected_found(both(then), both(now))
 }
 
 /// What a `requirement_changed` finding says of requirement `id` whose text beyond its defining
@@ -250,4 +293,65 @@ pub(super) fn triad_drift(
         )
         .expected_found(then, now.unwrap_or_else(|e| format!("(unreadable: {e})"))),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::agreement;
+    use crate::spec::MemTree;
+
+    /// The MODIFIED block of a change's delta spec that task 2.3 cites by name.
+    const MODIFIED: &str = "## MODIFIED Requirements\n\n### Requirement: Provider CRUD Operations\n\nThe system SHALL manage providers through ProviderService.\n\n#### Scenario: Add provider\n- **WHEN** added\n- **THEN** stored\n";
+
+    /// An OpenSpec change `chg` in `dir` whose task 2.3 cites "Provider CRUD Operations", with
+    /// `delta` as the delta spec of `capability`.
+    fn change(dir: &str, capability: &str, delta: &str) -> MemTree {
+        MemTree::from_files([
+            (format!("{dir}/tasks.md"), "- [ ] 2.3 Add unit tests — Provider CRUD Operations\n".to_owned()),
+            (format!("{dir}/specs/{capability}/spec.md"), delta.to_owned()),
+        ])
+        .unwrap()
+    }
+
+    /// The drift at `head` of the one requirement task 2.3 cites at `tick`, as the verifier finds it.
+    fn drift_of_2_3(tick: &MemTree, head: &MemTree) -> Option<Finding> {
+        let cited = agreement::cited(&spec::read_any_task(tick, "chg", "2.3").unwrap());
+        assert_eq!(cited.len(), 1, "{cited:?}");
+        changed(&UnitDocs::of_unit(head, "chg").unwrap(), &cited[0])
+    }
+
+    #[test]
+    fn a_cited_requirement_moved_word_for_word_to_another_capability_s_delta_is_drift_and_archiving_is_not() {
+        let active = "openspec/changes/chg";
+        let tick = change(active, "provider-service", MODIFIED);
+        let archived = change("openspec/changes/archive/2026-01-01-chg", "provider-service", MODIFIED);
+        assert_eq!(drift_of_2_3(&tick, &archived), None, "the same capability's delta, archived");
+        let moved = drift_of_2_3(&tick, &change(active, "config-service", MODIFIED)).unwrap();
+        assert_eq!(moved.code, "requirement_changed");
+        assert_eq!(
+            (moved.expected.as_deref(), moved.found.as_deref()),
+            (Some("MODIFIED of provider-service"), Some("MODIFIED of config-service"))
+        );
+        assert!(
+            moved.message.contains(
+                "under `## MODIFIED Requirements` of capability provider-service at the tick, and of capability config-service at the head"
+            ),
+            "{}",
+            moved.message
+        );
+        // An ADDED requirement moved to a new capability, nested, turned MODIFIED on the way.
+        let added = MODIFIED.replace("MODIFIED", "ADDED");
+        let tick = change(active, "provider-service", &added);
+        assert_eq!(drift_of_2_3(&tick, &change(active, "provider-service", &added)), None);
+        let moved = drift_of_2_3(&tick, &change(active, "tools/config-service", MODIFIED)).unwrap();
+        assert_eq!(moved.found.as_deref(), Some("MODIFIED of tools/config-service"));
+        assert!(
+            moved.message.contains(
+                "and under `## MODIFIED Requirements` of capability tools/config-service at the head"
+            ),
+            "{}",
+            moved.message
+        );
+    }
 }

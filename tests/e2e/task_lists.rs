@@ -783,7 +783,9 @@ fn an_openspec_tick_is_stale_once_the_statement_or_a_scenario_of_a_requirement_i
 /// 1.2 cites "Filter by tag", which the change adds. Another requirement moved under a section of
 /// its own, or the header spelled in other letter case, leaves 1.2's requirement where openspec
 /// reads it: evidenced. The header turned into `## REMOVED Requirements` (openspec now reads the
-/// change as removing it) is drift in every mode, the finding naming both sections.
+/// change as removing it) is drift in every mode, the finding naming both sections. The delta spec
+/// moved word for word to another capability's folder (openspec now applies the requirement to
+/// that capability's spec) is drift too, the finding naming both capabilities.
 #[test]
 fn an_openspec_requirement_whose_delta_section_changes_after_the_tick_makes_it_stale_in_every_mode() {
     let c = Case::new(Project::openspec());
@@ -807,6 +809,19 @@ fn an_openspec_requirement_whose_delta_section_changes_after_the_tick_makes_it_s
         assert_eq!((&f["expected"], &f["found"]), (&"ADDED".into(), &"REMOVED".into()), "{f:#}");
         assert!(f["message"].as_str().unwrap().contains("## REMOVED Requirements"), "{f:#}");
     }
+    let labels = format!("openspec/changes/{OPENSPEC_UNIT}/specs/labels/spec.md");
+    c.p.git(&["rm", "-q", &delta]);
+    c.commit_file(&labels, &text, "Move the delta, as at the tick, to the labels capability");
+    let mut show = std::process::Command::new(common::openspec());
+    common::isolate(&mut show, &c.p.home);
+    show.current_dir(&c.p.root).args(["show", OPENSPEC_UNIT, "--json", "--deltas-only"]);
+    let shown = common::run(show).success();
+    assert!(shown.stdout.contains(r#""spec": "labels""#), "openspec applies it to labels: {shown}");
+    let (code, rows, report) = c.rows();
+    assert_eq!((code, rows[0].1.as_str()), (26, "stale"), "{report:#}");
+    let f = &report["ticks"][0]["findings"][0];
+    assert_eq!((&f["expected"], &f["found"]), (&"ADDED of tags".into(), &"ADDED of labels".into()), "{f:#}");
+    assert!(f["message"].as_str().unwrap().contains("of capability labels at the head"), "{f:#}");
 }
 
 /// A requirement 1.3's title ("Add the tag selector to the list view") names, defined in the
