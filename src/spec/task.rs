@@ -2,7 +2,6 @@
 //! of the line, the section and the requirements it cites.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::digest::sha256_hex;
@@ -438,36 +437,6 @@ pub fn task_location(tree: &dyn SourceTree, unit: &str, task_id: &str) -> Result
     }
 }
 
-/// The facts of every listed task of `unit`, by id, its task list read once: each as
-/// [`read_any_task_with`] tells it (an id on several lines is that error, and so is a spec
-/// document its task needs that cannot be read), for a reader asking after many tasks of one tree
-/// (a policy's baseline, once per hand tick). An id the list does not hold is absent; a unit or a
-/// task list that cannot be read is the error [`read_any_task_with`] gives each of its tasks.
-pub fn listed_task_facts(
-    tree: &dyn SourceTree,
-    unit: &str,
-    lists: &TaskLists,
-) -> Result<HashMap<String, Result<TaskFacts, SpecError>>, SpecError> {
-    let loc = locate_unit(tree, unit)?;
-    let list = lists.read(tasks_text(tree, &loc)?, loc.format);
-    let mut docs = LazyDocs::new(tree, &loc, lists);
-    let mut out = HashMap::new();
-    for (first, task) in list.tasks() {
-        let (id, indices) = (task.id, list.lines_of(task.id).collect::<Vec<_>>());
-        if indices.first() != Some(&first) {
-            continue;
-        }
-        let facts = match indices.as_slice() {
-            [index] => Read::at(&list, *index)
-                .ok_or(SpecError::NotATaskLine { line: index + 1, format: loc.format })
-                .and_then(|read| facts(&loc, &mut docs, &read)),
-            several => Err(duplicate(&loc, id, several)),
-        };
-        out.insert(id.to_owned(), facts);
-    }
-    Ok(out)
-}
-
 /// The facts of every ticked task of `unit`, in line order; a unit without a task list has none.
 /// A ticked task whose id appears on more than one task line is an error (it is ambiguous), and
 /// so is a spec document a ticked task needs that cannot be read ([`read_task`]).
@@ -583,27 +552,6 @@ mod tests {
         let facts = read_task(&tree(b"- [ ] T002 [US3] Three\n"), "001-x", "T002").unwrap();
         assert_eq!(facts.section.as_deref(), Some("US3"));
         assert_eq!(facts.section_hash, sha256_hex(SPEC));
-    }
-
-    #[test]
-    fn the_facts_of_a_list_read_once_are_those_each_task_read_alone_has() {
-        let t = tree(
-            b"# T\n- [x] T001 [US1] Do (FR-001)\n  wrapped on\n- [ ] T002 [US9] Lost story\n\
-              - [x] T003 Twice\n- [ ] T003 Twice again\n- [x] T004 Plain\n",
-        );
-        let all = listed_task_facts(&t, "001-x", &TaskLists::default()).unwrap();
-        let mut ids: Vec<&str> = all.keys().map(String::as_str).collect();
-        ids.sort_unstable();
-        assert_eq!(ids, ["T001", "T002", "T003", "T004"]);
-        for (id, facts) in &all {
-            match (facts, read_any_task(&t, "001-x", id)) {
-                (Ok(once), Ok(alone)) => assert_eq!(once, &alone),
-                (Err(once), Err(alone)) => assert_eq!(once.to_string(), alone.to_string()),
-                (once, alone) => panic!("{id}: read once {once:?}, alone {alone:?}"),
-            }
-        }
-        assert!(matches!(all["T003"], Err(SpecError::DuplicateTask { .. })));
-        assert_eq!(all["T001"].as_ref().unwrap().continuation, ["  wrapped on"]);
     }
 
     #[test]

@@ -14,13 +14,16 @@ use super::task_lists::TaskLists;
 use super::tree::SourceTree;
 use super::unit::{Format, TASK_LIST_FILE, UnitLoc, locate_unit};
 
-/// How a task is worded in a task list: what a tick binds of its text.
+/// How a task is worded in a task list: what a tick binds of its text, and whether its box is
+/// ticked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskWording {
     /// `task.line_hash` of its line ([`line_hash`]).
     pub line_hash: String,
     /// The lines that continue its paragraph ([`super::TaskFacts::continuation`]).
     pub continuation: Vec<String>,
+    /// Whether its box is ticked (`[x]` or `[X]`); a bug task has no box: never.
+    pub ticked: bool,
 }
 
 impl TaskWording {
@@ -29,6 +32,7 @@ impl TaskWording {
         TaskWording {
             line_hash: line_hash(list.line(index)),
             continuation: list.continuation(index).into_iter().map(str::to_owned).collect(),
+            ticked: list.task_at(index).is_some_and(|task| task.ticked),
         }
     }
 }
@@ -61,18 +65,28 @@ impl<T: SourceTree> TreeTaskLines<T> {
     /// wording is the task list's alone.
     pub fn wording(&self, unit: &str, task_id: &str) -> Result<TaskWording, SpecError> {
         if !matches!(TaskId::parse(task_id), Ok(TaskId::Listed(_))) {
-            return read_any_task(&self.tree, unit, task_id)
-                .map(|facts| TaskWording { line_hash: facts.line_hash, continuation: facts.continuation });
+            return read_any_task(&self.tree, unit, task_id).map(|facts| TaskWording {
+                line_hash: facts.line_hash,
+                continuation: facts.continuation,
+                ticked: facts.ticked,
+            });
         }
-        {
-            let mut units = self.units.borrow_mut();
-            let known = units.entry(unit.to_owned()).or_insert_with(|| self.read_unit(unit));
-            if let Some(wording) = known.as_ref().and_then(|tasks| tasks.get(task_id)) {
-                return Ok(wording.clone());
-            }
+        if let Some(wording) = self.listed(unit, task_id) {
+            return Ok(wording);
         }
         let (_, list, index) = find_listed(&self.tree, unit, task_id, &TaskLists::default())?;
         Ok(TaskWording::at(&list, index))
+    }
+
+    /// The wording of the listed task `task_id` of `unit` as the one reading of its task list
+    /// gives it; none when the unit or its task list does not read, or when no task line, or more
+    /// than one, has the id (a bug task has no line). Unlike [`Self::wording`], a task the list
+    /// does not hold costs no second reading, to say why: for a reader asking after many tasks of
+    /// one tree that need not be there (a policy's baseline, once per hand tick).
+    pub fn listed(&self, unit: &str, task_id: &str) -> Option<TaskWording> {
+        let mut units = self.units.borrow_mut();
+        let known = units.entry(unit.to_owned()).or_insert_with(|| self.read_unit(unit));
+        known.as_ref()?.get(task_id).cloned()
     }
 
     /// The wording of every task of `unit` whose id names exactly one task line.
@@ -308,6 +322,30 @@ mod tests {
         assert!(matches!(hash("001-x", "T002"), Err(SpecError::DuplicateTask { .. })));
         assert!(matches!(hash("001-x", "T404"), Err(SpecError::UnknownTask { .. })));
         assert!(matches!(hash("002-y", "T001"), Err(SpecError::UnknownUnit { .. })));
+    }
+
+    #[test]
+    fn a_listed_task_s_line_and_box_are_read_from_the_task_list_alone_and_a_missing_one_is_none() {
+        let tree = MemTree::from_files([
+            (
+                "specs/001-x/tasks.md",
+                "- [x] T001 [US1] Story\n  wrapped (FR-001)\n- [ ] T002 a\n- [X] T003 b\n- [x] T003 c\n",
+            ),
+            ("specs/001-x/spec.md", "- **FR-001**: one\n- **FR-001**: twice\n"),
+        ])
+        .unwrap();
+        let lines = TreeTaskLines::new(tree);
+        let story = lines.listed("001-x", "T001").unwrap();
+        assert_eq!(
+            (story.line_hash.as_str(), story.ticked),
+            (sha256_hex("- [ ] T001 [US1] Story").as_str(), true)
+        );
+        assert_eq!(story.continuation, ["  wrapped (FR-001)"]);
+        assert_eq!(lines.wording("001-x", "T001").unwrap(), story);
+        assert!(!lines.listed("001-x", "T002").unwrap().ticked);
+        for (unit, task) in [("001-x", "T003"), ("001-x", "T404"), ("001-x", "bug:x"), ("002-y", "T001")] {
+            assert_eq!(lines.listed(unit, task), None, "{unit}/{task}");
+        }
     }
 
     #[test]

@@ -792,6 +792,10 @@ fn a_baseline_tick_taken_back_and_ticked_again_by_hand_holds_no_more() {
     let (code, report) = s.verify(&policy);
     assert_eq!(code, Some(26), "{report:#}");
     assert_eq!(row(&report, &task("T002"))["reason"], "ticked_without_evidence");
+    // The row says why the baseline does not hold it, and what to do.
+    let said = row(&report, &task("T002"))["findings"][0]["message"].as_str().unwrap().to_owned();
+    let why = format!("does not hold it: its box was set again by {}", s.p.rev("HEAD"));
+    assert!(said.contains(&why) && said.contains("untick it in a new commit, then attest it"), "{said}");
     let check = s.policy_check(&policy, &[]);
     assert!(check.success().stdout.contains("holds 0 hand ticks today"));
 }

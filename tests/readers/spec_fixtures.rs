@@ -237,10 +237,11 @@ fn tree_task_lines_answer_every_task_as_read_any_task_does_including_its_errors(
     for _ in 0..2 {
         for (unit, task) in asked {
             let expected = read_any_task(&tree, unit, task)
-                .map(|f| (f.line_hash, f.continuation))
+                .map(|f| (f.line_hash, f.continuation, f.ticked))
                 .map_err(|e| e.to_string());
-            let got =
-                lines.wording(unit, task).map(|w| (w.line_hash, w.continuation)).map_err(|e| e.to_string());
+            let got = (lines.wording(unit, task))
+                .map(|w| (w.line_hash, w.continuation, w.ticked))
+                .map_err(|e| e.to_string());
             assert_eq!(got, expected, "{unit}/{task}");
         }
     }

@@ -2,34 +2,81 @@
 //! baseline commit (an ancestor of the head, and of the base when the history under review has
 //! one: a commit under review was written by the branch itself), whose box stayed ticked since and whose task line is
 //! unchanged at the head, and that has no task commit, holds as `baseline`: listed and counted
-//! apart, never as evidenced.
+//! apart, never as evidenced. Only task lines are read, never a spec document; a hand tick it
+//! does not hold is told why ([`NotHeld`]).
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::fmt;
 
 use gix::ObjectId;
 
-use crate::git::Repo;
+use crate::git::{GitTree, Repo};
 use crate::model::verifier_policy::Baseline;
-use crate::spec::{self, TaskLists};
+use crate::spec::{TaskWording, TreeTaskLines};
 use crate::verify::box_setters::BoxSetters;
 
 /// A policy's baseline, resolved against the repository and the head under review.
 pub struct BaselineView<'r> {
     /// The repository.
     repo: &'r Repo,
-    /// The baseline commit, its tree and the head's, when the baseline is in the head's history
-    /// and not under review.
-    trees: Option<(ObjectId, ObjectId, ObjectId)>,
-    /// Task lists read lately.
-    lists: TaskLists,
-    /// Each task line of a unit's task list in a tree (the baseline's, the head's), by id, once
-    /// read; none when the list cannot be read.
-    read: RefCell<HashMap<(ObjectId, String), Option<UnitLines>>>,
+    /// The baseline commit and the task lines of its tree and of the head's, when the baseline
+    /// is in the head's history and not under review.
+    placed: Option<Placed<'r>>,
     /// The baseline commit, for the finding.
     pub commit: String,
     /// Its reason.
     pub reason: String,
+}
+
+/// A baseline in the head's history: its commit, and the task lines of its tree and of the
+/// head's, each unit's task list read once per tree, and no spec document at all.
+struct Placed<'r> {
+    /// The baseline commit.
+    commit: ObjectId,
+    /// The task lines of its tree.
+    at_baseline: TreeTaskLines<GitTree<'r>>,
+    /// The task lines of the head's tree.
+    at_head: TreeTaskLines<GitTree<'r>>,
+}
+
+/// Why a policy's baseline does not hold a hand tick; shown after `the verifier policy's
+/// baseline <commit> does not hold it: `.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotHeld {
+    /// The baseline holds no tick of the history checked: its commit is not in the head's
+    /// history, or is inside the history under review (the run's warning says which).
+    Unplaced,
+    /// The baseline commit has no one task line of the task: its unit, task list or task came
+    /// later, or its id is on more than one task line there.
+    NotListed,
+    /// Its box was open at the baseline: it was ticked by hand after it.
+    Open,
+    /// Its task line, or a line it wraps onto, was edited since the baseline.
+    Reworded,
+    /// A commit the baseline does not descend from set its box (the tick was taken back after
+    /// the baseline and set again, or set on a line of history merged in).
+    SetAgain(ObjectId),
+    /// The history could not be read to tell whether its box stayed ticked since.
+    HistoryUnread,
+}
+
+impl fmt::Display for NotHeld {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotHeld::Unplaced => f.write_str("it holds no tick of this history (the report's warning says why)"),
+            NotHeld::NotListed => f.write_str(
+                "the task has no one task line there (its unit, task list or task came later, or its id is on more than one task line there)",
+            ),
+            NotHeld::Open => f.write_str("its box was open there, so it was ticked by hand after the adoption"),
+            NotHeld::Reworded => f.write_str("its task line, or a line it wraps onto, was edited since"),
+            NotHeld::SetAgain(setter) => write!(
+                f,
+                "its box was set again by {setter}, which the baseline does not descend from (the tick was taken back and ticked again), so the tick the head shows is not the one the baseline held"
+            ),
+            NotHeld::HistoryUnread => {
+                f.write_str("the history since could not be read to tell whether its box stayed ticked")
+            }
+        }
+    }
 }
 
 impl<'r> BaselineView<'r> {
@@ -47,47 +94,44 @@ impl<'r> BaselineView<'r> {
             Ok(commit) => (Some(commit), None),
             Err(warning) => (None, Some(warning)),
         };
-        let trees = placed.and_then(|c| Some((c, repo.commit_tree(c).ok()?, repo.commit_tree(head).ok()?)));
-        let view = BaselineView {
-            repo,
-            trees,
-            lists: TaskLists::default(),
-            read: RefCell::default(),
-            commit: baseline.commit.0.clone(),
-            reason: baseline.reason.clone(),
-        };
+        let placed = placed.and_then(|commit| {
+            Some(Placed {
+                commit,
+                at_baseline: TreeTaskLines::new(repo.tree(repo.commit_tree(commit).ok()?)),
+                at_head: TreeTaskLines::new(repo.tree(repo.commit_tree(head).ok()?)),
+            })
+        });
+        let view =
+            BaselineView { repo, placed, commit: baseline.commit.0.clone(), reason: baseline.reason.clone() };
         (view, warning)
     }
 
     /// Whether the task `target` (`<unit>/<task>`, ticked at the head without a task commit) is
-    /// ticked at the baseline with the line (and the lines it wraps onto) the head shows, and
-    /// stayed ticked since: no commit the baseline does not descend from set its box (of
-    /// `setters`, the head's history's), as a box taken back after the baseline and ticked again
-    /// by hand was.
-    pub(in crate::verify) fn holds(&self, target: &str, setters: &BoxSetters) -> bool {
-        let (Some((commit, base, head)), Some((unit, id))) = (self.trees, target.split_once('/')) else {
-            return false;
+    /// held: ticked at the baseline with the line (and the lines it wraps onto) the head shows,
+    /// and ticked since: no commit the baseline does not descend from set its box (of `setters`,
+    /// the head's history's), as a box taken back after the baseline and ticked again by hand
+    /// was. Else why not. Only the task lists are read: a baseline tick depends on its task line
+    /// and the lines it wraps onto, never on a spec document.
+    pub(in crate::verify) fn holds(&self, target: &str, setters: &BoxSetters) -> Result<(), NotHeld> {
+        let Some(placed) = &self.placed else {
+            return Err(NotHeld::Unplaced);
         };
-        let same_line = match (self.line(base, unit, id), self.line(head, unit, id)) {
-            (Some(at_base), Some(at_head)) => at_base.ticked && at_base.line == at_head.line,
-            _ => false,
+        let (unit, id) = target.split_once('/').ok_or(NotHeld::NotListed)?;
+        let at_baseline = placed.at_baseline.listed(unit, id).ok_or(NotHeld::NotListed)?;
+        if !at_baseline.ticked {
+            return Err(NotHeld::Open);
+        }
+        let same = |at_head: &TaskWording| {
+            at_head.line_hash == at_baseline.line_hash && at_head.continuation == at_baseline.continuation
         };
+        if !placed.at_head.listed(unit, id).is_some_and(|at_head| same(&at_head)) {
+            return Err(NotHeld::Reworded);
+        }
         // A history that cannot be read holds nothing.
-        same_line && setters.later_setters(self.repo, target, commit).is_ok_and(|later| later.is_empty())
-    }
-
-    /// The line of task `id` of `unit` in `tree`, when it reads (a bug task has none: no box);
-    /// its unit's task list read on the first question about it, and not again.
-    fn line(&self, tree: ObjectId, unit: &str, id: &str) -> Option<BaselineLine> {
-        let mut read = self.read.borrow_mut();
-        let key = (tree, unit.to_owned());
-        let lines = read.entry(key).or_insert_with(|| {
-            let all = spec::listed_task_facts(&self.repo.tree(tree), unit, &self.lists).ok()?;
-            Some(
-                all.into_iter().filter_map(|(id, facts)| Some((id, BaselineLine::of(facts.ok()?)))).collect(),
-            )
-        });
-        lines.as_ref()?.get(id).cloned()
+        match setters.later_setters(self.repo, target, placed.commit) {
+            Ok(later) => later.first().map_or(Ok(()), |setter| Err(NotHeld::SetAgain(*setter))),
+            Err(_) => Err(NotHeld::HistoryUnread),
+        }
     }
 }
 
@@ -109,23 +153,67 @@ fn place(repo: &Repo, commit: &str, head: ObjectId, base: Option<ObjectId>) -> R
     }
 }
 
-/// The task lines of one unit's task list, by id.
-type UnitLines = HashMap<String, BaselineLine>;
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::test_support::Fixture;
+    use crate::model::verifier_policy::CommitId;
+    use crate::verify::run::planned_ticks;
 
-/// What the baseline compares of a task line.
-#[derive(Clone)]
-struct BaselineLine {
-    /// Whether its box is ticked.
-    ticked: bool,
-    /// Its hash and the lines it wraps onto.
-    line: (String, Vec<String>),
-}
+    /// What the baseline `commit` says of each of `targets`, ticked at the fixture's head.
+    fn held(fixture: &Fixture, commit: &str, targets: &[&str]) -> Vec<Result<(), NotHeld>> {
+        let repo = fixture.repo();
+        let head = fixture.rev("HEAD");
+        let (_, setters) = planned_ticks(&repo, head).unwrap();
+        let baseline = Baseline { commit: CommitId(commit.to_owned()), reason: "adopted".to_owned() };
+        let (view, _) = BaselineView::new(&repo, &baseline, head, None);
+        targets.iter().map(|target| view.holds(target, &setters)).collect()
+    }
 
-impl BaselineLine {
-    fn of(facts: spec::TaskFacts) -> Self {
-        BaselineLine {
-            ticked: facts.ticked && !facts.is_trailer_only(),
-            line: (facts.line_hash, facts.continuation),
-        }
+    #[test]
+    fn a_hand_tick_is_held_whatever_its_spec_documents_hold_and_stays_held_when_only_they_change() {
+        let fixture = Fixture::new();
+        // A story task of a unit without spec.md, and a task citing an id spec.md defines twice:
+        // neither has the facts a tick records, and neither needs them to be held.
+        fixture
+            .write("specs/001-story/tasks.md", "# Tasks\n\n- [x] T001 [US1] Count them\n- [x] T002 Route\n");
+        let spec =
+            "# Spec\n\n## Requirements\n\n- **FR-001**: System MUST a.\n- **FR-001**: System MUST b.\n";
+        fixture.write("specs/002-cites/spec.md", spec);
+        fixture.write("specs/002-cites/tasks.md", "- [x] T001 Do a (FR-001)\n");
+        fixture.git(&["add", "-A"]);
+        fixture.git(&["commit", "-q", "-m", "Ticked by hand"]);
+        let adoption = fixture.rev("HEAD").to_string();
+        let targets = ["001-story/T001", "001-story/T002", "002-cites/T001"];
+        assert_eq!(held(&fixture, &adoption, &targets), [Ok(()), Ok(()), Ok(())]);
+
+        fixture.commit_file(
+            "specs/002-cites/spec.md",
+            format!("{spec}- **FR-002**: Clarified.\n"),
+            "Spec only",
+        );
+        fixture.commit_file("specs/001-story/spec.md", "# Spec\n\n### User Story 1 - Count\n", "A spec");
+        assert_eq!(held(&fixture, &adoption, &targets), [Ok(()), Ok(()), Ok(())]);
+    }
+
+    #[test]
+    fn a_hand_tick_the_baseline_does_not_hold_is_told_why() {
+        let fixture = Fixture::new();
+        let tasks = "specs/001-x/tasks.md";
+        fixture.commit_file(tasks, "- [x] T001 Do a\n- [x] T002 Do b\n- [ ] T003 Do c\n", "Ticked by hand");
+        let adoption = fixture.rev("HEAD").to_string();
+        fixture.commit_file(tasks, "- [ ] T001 Do a\n- [x] T002 Do b\n- [ ] T003 Do c\n", "Reopen T001");
+        let again = fixture.commit_file(tasks, "- [x] T001 Do a\n- [x] T002 Do b\n- [ ] T003 Do c\n", "T001");
+        fixture.commit_file(
+            tasks,
+            "- [x] T001 Do a\n- [x] T002 Do b well\n- [x] T003 Do c\n",
+            "Reword, tick",
+        );
+        fixture.commit_file("specs/002-new/tasks.md", "- [x] T001 New\n", "A new unit");
+        let targets = ["001-x/T001", "001-x/T002", "001-x/T003", "002-new/T001"];
+        let why = [NotHeld::SetAgain(again), NotHeld::Reworded, NotHeld::Open, NotHeld::NotListed];
+        assert_eq!(held(&fixture, &adoption, &targets), why.map(Err));
+        let nowhere = "0".repeat(40);
+        assert_eq!(held(&fixture, &nowhere, &targets[..1]), [Err(NotHeld::Unplaced)]);
     }
 }

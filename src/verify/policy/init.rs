@@ -12,11 +12,15 @@ use serde::Serialize;
 
 use crate::git::{Head, NOTES_REF, Repo};
 use crate::model::shown::{ci_safe_json, in_line, leaves_its_line, one_line};
-use crate::model::verifier_policy::{ANY, Principal};
+use crate::model::verifier_policy::{ANY, Baseline, CommitId, Principal};
 use crate::verify::VerifyError;
-use crate::verify::policy::TICKED_WITHOUT_EVIDENCE;
+use crate::verify::policy::baseline::BaselineView;
+use crate::verify::policy::{TICKED_WITHOUT_EVIDENCE, not_held};
 use crate::verify::report::TickReport;
 use crate::verify::run::{self, Planned};
+
+/// The reason of the baseline `policy init` writes.
+const ADOPTED: &str = "ticked by hand before speccoder was adopted";
 
 /// What `attest policy init` found and printed.
 #[derive(Debug, Clone, Serialize)]
@@ -25,14 +29,15 @@ pub struct InitReport {
     pub policy: String,
     /// The baseline commit, when there are hand ticks.
     pub baseline: Option<String>,
-    /// The tasks ticked there without a task commit, `<unit>/<task>`: those verify holds by the
-    /// baseline (each a hand tick of a unit, on one task line).
+    /// The tasks ticked there without a task commit, `<unit>/<task>`, that verify holds by the
+    /// baseline, as verify and `policy check` decide it (each a hand tick of a unit, on one task
+    /// line).
     #[serde(serialize_with = "in_line")]
     pub hand_ticks: Vec<String>,
     /// The checked boxes there that the baseline will not hold, each with why and what verify
     /// says of it: a task list that cannot be read, an id that names more than one task line, a
     /// box not read as a task, a place that is no unit's, a task commit without a note, a box set
-    /// again after its task commit, ...
+    /// again after its task commit, a hand tick the baseline would not hold, ...
     #[serde(serialize_with = "in_line")]
     pub unheld: Vec<String>,
     /// The principals the catch-all rule names (`["*"]` without trust files).
@@ -67,10 +72,22 @@ pub fn init(repo: &Repo, baseline: Option<&str>, principals: &[String]) -> Resul
     };
     let noted: HashSet<ObjectId> =
         repo.notes(NOTES_REF)?.into_iter().map(|(annotated, _)| annotated).collect();
+    // What the baseline will hold is asked of the view verify and `policy check` ask.
+    let adoption = Baseline { commit: CommitId(at.to_string()), reason: ADOPTED.to_owned() };
+    let (view, _) = BaselineView::new(repo, &adoption, at, None);
+    let (planned, setters) = run::planned_ticks(repo, at)?;
     let (mut hand_ticks, mut unheld) = (Vec::new(), Vec::new());
-    for planned in run::planned_ticks(repo, at)?.0 {
+    for planned in planned {
         match planned {
-            Planned::Row(row) if row.reason.as_deref() == Some(TICKED_WITHOUT_EVIDENCE) => hand_ticks.push(row.task),
+            Planned::Row(mut row) if row.reason.as_deref() == Some(TICKED_WITHOUT_EVIDENCE) => {
+                match view.holds(&row.task, &setters) {
+                    Ok(()) => hand_ticks.push(row.task),
+                    Err(why) => {
+                        not_held(&mut row, &view, &why);
+                        unheld.push(verify_fails(&row));
+                    }
+                }
+            }
             Planned::Row(row) => unheld.push(verify_fails(&row)),
             Planned::Commit(target, id) if !noted.contains(&id) => unheld.push(format!(
                 "{target}: its task commit {id} has no note in {NOTES_REF} (an earlier tool's commit, or notes not fetched), so verify fails it as `missing`, and a baseline never holds a task a task commit claims; fetch its evidence (`speccoder attest fetch`) or attest the task again"
@@ -148,7 +165,7 @@ fn text(baseline: Option<&str>, facts: &Facts<'_>, principals: &[String], no_tru
              # The adoption commit, by its full id.\n\
              commit = \"{commit}\"\n\
              # Why those ticks hold; every report shows it.\n\
-             reason = \"ticked by hand before speccoder was adopted\"\n"
+             reason = \"{ADOPTED}\"\n"
         );
     }
     if !unheld.is_empty() {
@@ -225,6 +242,29 @@ fn toml_quoted(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::git::test_support::Fixture;
+    use crate::model::verifier_policy::{LoadedPolicy, VerifierPolicy};
+    use crate::verify::policy::lint;
+
+    #[test]
+    fn init_counts_the_hand_ticks_its_baseline_holds_as_policy_check_counts_them() {
+        let fixture = Fixture::new();
+        // A story task of a unit without spec.md: no spec document is read to hold it.
+        let tasks = "# Tasks\n\n## Phase 1: User Story 1 - Count (Priority: P1)\n\n- [x] T001 [US1] Count them\n- [x] T002 Route\n";
+        fixture.commit_file("specs/001-stats/tasks.md", tasks, "Ticked by hand");
+        let repo = fixture.repo();
+        let init = init(&repo, None, &[]).unwrap();
+        assert_eq!(
+            (init.hand_ticks.as_slice(), init.unheld.as_slice()),
+            (&["001-stats/T001".to_owned(), "001-stats/T002".to_owned()][..], &[][..])
+        );
+        assert!(init.policy.contains("(2 at this commit)"), "{}", init.policy);
+        let policy = VerifierPolicy::parse(init.policy.as_bytes(), "p.toml").unwrap();
+        let policy =
+            LoadedPolicy { policy, sha256: String::new(), source: "p.toml".into(), local_file: true };
+        let check = lint::check(&repo, &policy, &[], false).unwrap();
+        assert_eq!(check.baseline.map(|b| b.holds), Some(init.hand_ticks));
+    }
 
     #[test]
     fn a_principal_is_written_with_its_hidden_and_breaking_characters_escaped_and_reads_back_whole() {

@@ -143,8 +143,10 @@ pub fn check(
         Some(b) => {
             let (view, warning) = BaselineView::new(repo, b, head, None);
             let hand = rows_with(&planned, TICKED_WITHOUT_EVIDENCE);
-            let holds =
-                hand.filter(|row| view.holds(&row.task, &setters)).map(|row| row.task.clone()).collect();
+            let holds = hand
+                .filter(|row| view.holds(&row.task, &setters).is_ok())
+                .map(|row| row.task.clone())
+                .collect();
             Some(BaselineCheck { commit: b.commit.0.clone(), in_history: warning.is_none(), holds })
         }
         None => None,

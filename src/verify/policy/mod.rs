@@ -15,15 +15,16 @@ pub mod lint;
 pub mod rules;
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use gix::ObjectId;
 
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::Repo;
-use crate::model::shown::{SHOWN_MAX, shown};
+use crate::model::shown::{SHOWN_MAX, shell_word, shown};
 use crate::model::verifier_policy::{LoadedPolicy, Lookalike, Rule, lookalike};
 use crate::verify::box_setters::BoxSetters;
-use crate::verify::policy::baseline::BaselineView;
+use crate::verify::policy::baseline::{BaselineView, NotHeld};
 use crate::verify::report::{NOT_VERIFIED, TickOutcome, TickReport};
 use crate::verify::unread::is_place;
 
@@ -66,17 +67,22 @@ impl<'a> Judge<'a> {
     }
 
     /// Judges `tick`: a baseline's hand tick becomes `baseline` (it needs `setters`, which
-    /// commits set each box of a branch: without them none holds), any other row names its rule,
-    /// and a row that holds is held to it.
+    /// commits set each box of a branch: without them none holds), a hand tick the baseline does
+    /// not hold says why and what to do, any other row names its rule, and a row that holds is
+    /// held to it.
     pub(in crate::verify) fn judge(&mut self, tick: &mut TickReport, setters: Option<&BoxSetters>) {
         // Read once, here; the report does not keep it.
         let evidence = tick.evidence.take();
         if let (Some(view), Some(setters)) = (&self.baseline, setters)
             && tick.reason.as_deref() == Some(TICKED_WITHOUT_EVIDENCE)
-            && view.holds(&tick.task, setters)
         {
-            hold_by_baseline(tick, view, self.require_verified);
-            return;
+            match view.holds(&tick.task, setters) {
+                Ok(()) => {
+                    hold_by_baseline(tick, view, self.require_verified);
+                    return;
+                }
+                Err(why) => not_held(tick, view, &why),
+            }
         }
         // A place that is no unit's (a stray task list) has no unit for a rule to match.
         if tick.reason.as_deref().is_some_and(is_place) {
@@ -150,6 +156,20 @@ fn hold_by_baseline(tick: &mut TickReport, view: &BaselineView<'_>, require_veri
     ));
 }
 
+/// A hand tick the baseline does not hold (`why`): its row's message says why, and what to do
+/// (as `attest` says of a ticked task: untick it in a new commit first).
+fn not_held(tick: &mut TickReport, view: &BaselineView<'_>, why: &NotHeld) {
+    let Some(finding) = tick.findings.iter_mut().find(|f| f.code == TICKED_WITHOUT_EVIDENCE) else {
+        return;
+    };
+    let target = shell_word(&tick.task);
+    let _ = write!(
+        finding.message,
+        "; the verifier policy's baseline {} does not hold it: {why}; untick it in a new commit, then attest it (`speccoder attest {target} --evidence <file>`) or accept it (`speccoder accept {target} --reason <why>`)",
+        view.commit
+    );
+}
+
 /// The row fails by `findings` (first in its list), when there are any.
 fn refuse(tick: &mut TickReport, findings: Vec<Finding>) {
     let Some(first) = findings.first() else { return };
@@ -158,4 +178,47 @@ fn refuse(tick: &mut TickReport, findings: Vec<Finding>) {
         tick.outcome = TickOutcome::Unverifiable;
     }
     tick.findings.splice(0..0, findings);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::test_support::Fixture;
+    use crate::model::verifier_policy::VerifierPolicy;
+    use crate::verify::run::{Planned, planned_ticks};
+
+    #[test]
+    fn a_hand_tick_the_baseline_does_not_hold_says_why_and_what_to_do() {
+        let fixture = Fixture::new();
+        let tasks = "specs/001-x/tasks.md";
+        fixture.commit_file(tasks, "- [x] T001 Do a\n- [ ] T002 Do b\n", "Ticked by hand");
+        let adoption = fixture.rev("HEAD");
+        fixture.commit_file(tasks, "- [x] T001 Do a\n- [x] T002 Do b\n", "Ticked by hand, after");
+        let text = format!(
+            "version = 1\n[baseline]\ncommit = \"{adoption}\"\nreason = \"adopted\"\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n"
+        );
+        let policy = VerifierPolicy::parse(text.as_bytes(), "p.toml").unwrap();
+        let policy =
+            LoadedPolicy { policy, sha256: String::new(), source: "p.toml".into(), local_file: true };
+        let (repo, head) = (fixture.repo(), fixture.rev("HEAD"));
+        let (planned, setters) = planned_ticks(&repo, head).unwrap();
+        let (mut judge, _) = Judge::new(&repo, &policy, head, None, false);
+        let mut rows: Vec<TickReport> = (planned.into_iter())
+            .filter_map(|p| match p {
+                Planned::Row(row) => Some(*row),
+                Planned::Commit(..) => None,
+            })
+            .collect();
+        for row in &mut rows {
+            judge.judge(row, Some(&setters));
+        }
+        let [held, after] = &rows[..] else { panic!("two hand ticks: {rows:?}") };
+        assert_eq!((held.task.as_str(), held.outcome), ("001-x/T001", TickOutcome::Baseline));
+        assert_eq!(after.reason.as_deref(), Some(TICKED_WITHOUT_EVIDENCE));
+        let said = &after.findings[0].message;
+        let why =
+            format!("; the verifier policy's baseline {adoption} does not hold it: its box was open there");
+        let what = "untick it in a new commit, then attest it (`speccoder attest 001-x/T002 --evidence <file>`) or accept it (`speccoder accept 001-x/T002 --reason <why>`)";
+        assert!(said.contains(&why) && said.ends_with(what), "{said}");
+    }
 }
