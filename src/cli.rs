@@ -566,22 +566,25 @@ pub enum AttestSub {
     ///
     /// Runs the check `attest verify --branch` runs on the history the summary names, with the
     /// same trust and policy flags: no range is checked as --branch --all, A..B as --branch B
-    /// --base A (every tick of that history, not only the task commits of the range), REV as that
-    /// task commit alone. When every tick holds, it writes the new directory DIR (nothing there,
-    /// or an empty directory, outside the git directory): `<commit>.intoto.jsonl` for each task
-    /// commit of the range (its note, byte for byte), `<head>.commit` (the head's commit object as
-    /// git hashes it: its sha1 is the commit id, its sha256 the summary's subject digest), and the
+    /// --base A (every tick of that history, not only the task commits of the range), REV as
+    /// REV^..REV (every tick of the units that commit touched, a box it ticks by hand among them;
+    /// a root commit as its whole history). When every tick holds, it writes the new directory
+    /// DIR (nothing there, or an empty directory, outside the git directory):
+    /// `<commit>.intoto.jsonl` for each task commit of the range (its note, byte for byte),
+    /// `<head>.commit` (the head's commit object as git hashes it: its sha1 is the commit id, its
+    /// sha256 the summary's subject digest), and the
     /// SLSA verification summary (https://slsa.dev/verification_summary/v1) of the head, naming
     /// every note line by its payload's sha256 and the lowest level every tick meets
     /// (SPECCODER_VERIFIED, SPECCODER_REGRESSION_ONLY, SPECCODER_ATTESTED, SPECCODER_BASELINE).
     /// Its resourceUri and subject name say what was checked: `git+<origin>@<head>` for the
-    /// head's whole history (no range, --branch --all, or a branch with no default branch),
-    /// `…@<base>..<head>` for part of it (A..B, --branch since --base or the merge base with the
-    /// default branch), `…@<head>^!` for REV alone; a gate that expects the head's URI refuses
-    /// a summary of part of its history.
+    /// head's whole history (no range, --branch --all, a branch with no default branch, or a root
+    /// commit REV), `…@<base>..<head>` for part of it (A..B, REV as `<parent>..<REV>`, --branch
+    /// since --base or the merge base with the default branch); a gate that expects the head's
+    /// URI refuses a summary of part of its history.
     /// With --vsa-key: `vsa.intoto.json`, a DSSE envelope with one raw signature over the PAE
-    /// (ed25519, or ECDSA P-256 as DER; keyid the key's SHA256: fingerprint) and `vsa.pub.pem`,
-    /// the key as SPKI PEM, for plain DSSE readers (securesystemslib, slsa-verifier verify-vsa).
+    /// (ed25519, or ECDSA P-256 as DER; keyid the key's SHA256: fingerprint), which plain DSSE
+    /// readers verify (securesystemslib, slsa-verifier verify-vsa) against the signer's public
+    /// key as the reader got it, and `vsa.pub.pem`, the key as SPKI PEM, only to compare with it.
     /// With --vsa-signer sigstore: `vsa.sigstore.json`, a Sigstore bundle v0.3 with the envelope,
     /// signed keylessly. The files are written beside DIR and renamed into place whole: a run
     /// that fails leaves nothing at DIR. docs/export.md says how a third party checks a pack.
@@ -590,10 +593,11 @@ pub enum AttestSub {
     /// written); 15 nothing to export (no ticked task or task commit in the range, or only
     /// skips); 13 a trust file, the verifier policy or the summary's key is unusable (a key other
     /// than ed25519 or ECDSA P-256, or an agent that does not sign), keyless signing fails, the
-    /// summary would leak, or DIR cannot be written (a file, a symbolic link or a directory with
-    /// files in it is there, its parent does not exist, or it lies inside the repository's git
-    /// directory); 14 repository state, as for `attest verify`, or refs/notes/speccoder moved
-    /// during the export; 2 usage; 1 internal error.
+    /// summary would leak, or DIR cannot be written (a file, a symbolic link, a mount point or a
+    /// directory with files in it is there, its parent does not exist or does not let you create
+    /// in it, or it lies inside the repository's git directory); 14 repository state, as for
+    /// `attest verify`, or refs/notes/speccoder moved during the export; 2 usage; 1 internal
+    /// error.
     Export(ExportArgs),
     /// Approve a tick: add your signature to the line that covers it.
     ///

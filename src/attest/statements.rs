@@ -266,7 +266,7 @@ pub fn decision(ctx: &Context<'_>, verdict: Verdict, decider: Decider) -> Result
 /// local path or file URL ([`crate::git::strip_credentials`] gives none for those), or a URL that
 /// the clean check refuses (`ada@host:/home/ada/app.git`). The summary never blocks on its origin.
 /// `revision` is a commit (hex) for a tick; an export names the commits it checked
-/// ([`crate::model::held::HeldRange::revision`]: `<head>`, `<base>..<head>`, `<head>^!`).
+/// ([`crate::model::held::HeldRange::revision`]: `<head>`, `<base>..<head>`).
 #[must_use]
 pub fn resource_uri(origin: Option<&str>, revision: &str) -> String {
     match origin.map(|url| format!("git+{url}@{revision}")) {
@@ -471,7 +471,6 @@ mod tests {
         let (range, local) = uri(History::Since(base.to_owned()));
         assert_eq!(range, format!("{published}@{base}..{head}"));
         assert_eq!(local, format!("git:{base}..{head}"));
-        assert_eq!(uri(History::Head), (format!("{published}@{head}^!"), format!("git:{head}^!")));
         assert_eq!(uri(History::Whole), (format!("{published}@{head}"), format!("git:{head}")));
         // Two commit ids side by side pass the clean check the summary's strings pass.
         assert!(

@@ -53,7 +53,8 @@ pub fn run(args: &ExportArgs) -> u8 {
         Ok(tip) => tip,
         Err(e) => return failed(e.into()),
     };
-    let mut prepared = match prepare(&repo, &request(args)) {
+    let parent = parent_of_bare_rev(&repo, args);
+    let mut prepared = match prepare(&repo, &request(args, parent.as_deref())) {
         Ok(prepared) => prepared,
         Err(e) => return fail(e.exit_code(), e.to_string()),
     };
@@ -85,8 +86,9 @@ pub fn run(args: &ExportArgs) -> u8 {
 }
 
 /// The check `args` ask for: `attest verify`'s, with its trust and policy flags, over every tick
-/// of the history the summary names ([`every_tick_of`]).
-fn request(args: &ExportArgs) -> CheckRequest<'_> {
+/// of the history the summary names ([`every_tick_of`]); `parent` is a bare REV's first parent
+/// ([`parent_of_bare_rev`]).
+fn request<'a>(args: &'a ExportArgs, parent: Option<&'a str>) -> CheckRequest<'a> {
     let mut request = CheckRequest {
         range: args.history.range.as_deref(),
         branch: args.history.branch.as_deref(),
@@ -98,16 +100,18 @@ fn request(args: &ExportArgs) -> CheckRequest<'_> {
         require_verified: args.require_verified,
         jobs: args.jobs,
     };
-    every_tick_of(&mut request);
+    every_tick_of(&mut request, parent);
     request
 }
 
 /// `request` checking its history as `--branch` does: a summary of `<head>` or `<base>..<head>`
 /// speaks for every tick of that history, which the task commits of a range alone are not (a box
-/// ticked by hand, a note whose commit was amended away, go unseen). No range is `--branch HEAD
-/// --all`; `A..B` is `--branch B --base A` (an empty side is HEAD). `REV` stays that one commit,
-/// and `A...B` is left to the check, which refuses it.
-fn every_tick_of(request: &mut CheckRequest<'_>) {
+/// ticked by hand, a note whose commit was amended away, go unseen; so is a box the task commit
+/// itself ticks by hand beside its task). No range is `--branch HEAD --all`; `A..B` is `--branch
+/// B --base A` (an empty side is HEAD); `REV` is `REV^..REV`, `--branch REV --base <parent>`
+/// (`parent`: its first parent), or for a root commit, whose parent is the empty history,
+/// `--branch REV --all`. `A...B` is left to the check, which refuses it.
+fn every_tick_of<'a>(request: &mut CheckRequest<'a>, parent: Option<&'a str>) {
     if request.branch.is_some() {
         return;
     }
@@ -115,13 +119,34 @@ fn every_tick_of(request: &mut CheckRequest<'_>) {
         None => (request.branch, request.all) = (Some("HEAD"), true),
         Some(range) if range.contains("...") => {}
         Some(range) => {
-            if let Some((base, head)) = range.split_once("..") {
-                request.range = None;
-                request.branch = Some(head_if_empty(head));
-                request.base = Some(head_if_empty(base));
+            request.range = None;
+            match range.split_once("..") {
+                Some((base, head)) => {
+                    request.branch = Some(head_if_empty(head));
+                    request.base = Some(head_if_empty(base));
+                }
+                None => {
+                    request.branch = Some(range);
+                    match parent {
+                        Some(parent) => request.base = Some(parent),
+                        None => request.all = true,
+                    }
+                }
             }
         }
     }
+}
+
+/// The first parent (hex) of the commit a bare `REV` names, which [`every_tick_of`] checks it
+/// from; `None` for a root commit, and for a REV that names no commit this can read, which the
+/// check (of REV's whole history then) resolves again and says why.
+fn parent_of_bare_rev(repo: &Repo, args: &ExportArgs) -> Option<String> {
+    let rev = args.history.range.as_deref().filter(|rev| !rev.contains(".."))?;
+    if args.history.branch.is_some() {
+        return None;
+    }
+    let commit = repo.commit(repo.rev_parse_peeled(rev).ok()?).ok()?;
+    commit.parents.first().map(ToString::to_string)
 }
 
 /// A side of `A..B`, HEAD when it is empty, as git reads it.

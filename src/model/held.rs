@@ -71,20 +71,18 @@ pub enum History {
     /// branch to take its base from.
     Whole,
     /// The commits the head reaches and this base (hex, the commit the range excludes) does not:
-    /// `A..B`, or `--branch` since its base (`--base`, or the merge base with the default branch).
+    /// `A..B`, `REV` (as `REV^..REV`), or `--branch` since its base (`--base`, or the merge base
+    /// with the default branch).
     Since(String),
-    /// The head commit alone, none of its parents: `REV`.
-    Head,
 }
 
 impl History {
-    /// Its name in `attest export --json` (`checked`): `history`, `range` or `commit`.
+    /// Its name in `attest export --json` (`checked`): `history` or `range`.
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
             History::Whole => "history",
             History::Since(_) => "range",
-            History::Head => "commit",
         }
     }
 
@@ -93,7 +91,7 @@ impl History {
     pub fn base(&self) -> Option<&str> {
         match self {
             History::Since(base) => Some(base),
-            History::Whole | History::Head => None,
+            History::Whole => None,
         }
     }
 }
@@ -119,15 +117,13 @@ impl HeldRange {
     }
 
     /// The commits checked, in git's revision notation (what `git rev-list` lists): `<head>` for
-    /// its whole history, `<base>..<head>` for a range, `<head>^!` for the head alone. The
-    /// summary's resource URI names it, so that a summary of part of the history never reads as
-    /// one of the head's whole history.
+    /// its whole history, `<base>..<head>` for a range. The summary's resource URI names it, so
+    /// that a summary of part of the history never reads as one of the head's whole history.
     #[must_use]
     pub fn revision(&self) -> String {
         match &self.history {
             History::Whole => self.head.clone(),
             History::Since(base) => format!("{base}..{}", self.head),
-            History::Head => format!("{}^!", self.head),
         }
     }
 
@@ -175,11 +171,10 @@ mod tests {
     }
 
     #[test]
-    fn the_revision_names_the_whole_history_a_range_from_its_base_or_the_head_alone() {
+    fn the_revision_names_the_whole_history_or_a_range_from_its_base() {
         let (head, base) = ("1".repeat(40), "2".repeat(40));
         let range = |history| HeldRange { head: head.clone(), history, ticks: Vec::new(), policy: None };
         assert_eq!(range(History::Whole).revision(), head);
         assert_eq!(range(History::Since(base.clone())).revision(), format!("{base}..{head}"));
-        assert_eq!(range(History::Head).revision(), format!("{head}^!"));
     }
 }

@@ -66,7 +66,7 @@ pub struct VerificationSummary {
     /// When (RFC 3339, UTC).
     pub time_verified: String,
     /// `git+<origin>@<commit>`, or `git:<commit>` without an origin; an export's names what it
-    /// checked: `@<head>`, `@<base>..<head>` or `@<head>^!`.
+    /// checked: `@<head>` or `@<base>..<head>`.
     pub resource_uri: String,
     /// The judge configuration the tick was judged under.
     pub policy: Reference,

@@ -15,7 +15,7 @@ use partial::Partial;
 
 /// Why an output file was not written, said of the path the user gave, with what to do.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot write {}: {problem}; {}", one_line(&.path.display().to_string()), .problem.advice())]
+#[error("cannot write {}: {problem}; {}", one_line(&.path.display().to_string()), .problem.advice(.path))]
 pub struct OutputError {
     /// The file (or directory) as the user named it.
     pub path: PathBuf,
@@ -62,6 +62,26 @@ pub enum Problem {
     /// The path ends in no name of its own (`.`, `..`, `/`): no new directory can be put there.
     #[error("it ends in `.` or `..`, not in a name of its own")]
     NoName,
+    /// The directory at the path is a mount point (a container's volume, a tmpfs, a directory
+    /// bound there), which no directory renamed into place replaces.
+    #[error(
+        "it is a mount point (a file system, or a directory of one, mounted there), which no directory renamed into place can replace"
+    )]
+    MountPoint,
+    /// The directory the path goes into does not let this user create in it, where the new
+    /// directory is made beside the path and renamed into place.
+    #[error(
+        "its directory {} does not let this user create anything in it ({reason}), where the new directory is made and renamed into place",
+        one_line(&.parent.display().to_string())
+    )]
+    ParentNotWritable {
+        /// The directory the path goes into.
+        parent: PathBuf,
+        /// The system's reason.
+        reason: std::io::ErrorKind,
+        /// Whether the path is a directory already, which a new one can go into.
+        there: bool,
+    },
     /// The path lies inside the repository's git directory, where git keeps its refs and objects.
     #[error(
         "it lies inside the repository's git directory {}, whose files are git's own (a directory there breaks a ref)",
@@ -74,10 +94,17 @@ pub enum Problem {
 }
 
 impl Problem {
-    /// What the user can do about it.
+    /// What the user can do about `path`, which has this problem.
     #[must_use]
-    pub fn advice(&self) -> &'static str {
-        match self {
+    pub fn advice(&self, path: &Path) -> std::borrow::Cow<'static, str> {
+        let advice = match self {
+            Problem::MountPoint | Problem::ParentNotWritable { there: true, .. } => {
+                let inside = path.join(NEW_INSIDE).display().to_string();
+                return format!("name a new directory inside it instead, as {}", one_line(&inside)).into();
+            }
+            Problem::ParentNotWritable { there: false, .. } => {
+                "write in a directory where this user may create files"
+            }
             Problem::Symlink => "remove the link, or write elsewhere",
             Problem::LinkOnTheWay(_) => "name the directory it leads to, or write elsewhere",
             // A device is the system's (`/dev/null`): never advised to be removed.
@@ -90,7 +117,8 @@ impl Problem {
             Problem::NoName => "name the directory by its own name, as ../DIR",
             Problem::InGitDirectory(_) => "choose a directory outside `.git`",
             Problem::Io(_) => "check the path and its permissions",
-        }
+        };
+        advice.into()
     }
 
     /// The system's reason for `e`, without any path a library put into it (`tempfile` names its
@@ -251,21 +279,23 @@ pub struct NewDir {
 
 impl NewDir {
     /// Whether a new directory can be made at `path`, read without its `.` components
-    /// ([`as_named`]): nothing is there, or an empty directory (not a link to one), and its
-    /// parent is a directory.
+    /// ([`as_named`]): nothing is there, or an empty directory (not a link to one, nor a mount
+    /// point, which no rename replaces), and its parent is a directory. Whether the parent lets
+    /// this user create in it, [`NewDir::create`] learns at once, making the directory beside.
     ///
     /// # Errors
-    /// [`OutputError`]: a file, a link, a directory with files in it, no parent directory, or a
-    /// path that ends in no name (`.`, `..`).
+    /// [`OutputError`]: a file, a link, a mount point, a directory with files in it, no parent
+    /// directory, or a path that ends in no name (`.`, `..`).
     pub fn check(path: &Path) -> Result<(), OutputError> {
         let fail = |problem: Problem| OutputError { path: path.to_owned(), problem };
         let named = as_named(path);
         if named.file_name().is_none() {
             return Err(fail(Problem::NoName));
         }
-        usable_parent(&named).map_err(fail)?;
+        let parent = usable_parent(&named).map_err(fail)?;
         match std::fs::symlink_metadata(&named) {
             Ok(meta) if meta.file_type().is_symlink() => Err(fail(Problem::Symlink)),
+            Ok(meta) if meta.is_dir() && mount_point(&meta, parent) => Err(fail(Problem::MountPoint)),
             Ok(meta) if meta.is_dir() => {
                 let mut entries = std::fs::read_dir(&named).map_err(|e| fail(Problem::io(&e)))?;
                 if entries.next().is_some() { Err(fail(Problem::NotEmpty)) } else { Ok(()) }
@@ -292,7 +322,17 @@ impl NewDir {
             .filter(std::fs::Metadata::is_dir)
             .map(|meta| meta.permissions());
         let mode = existing.clone().map(writable_by_owner).or_else(new_dir_mode);
-        let temp = Partial::beside(parent, path, mode).map_err(|e| fail(Problem::io(&e)))?;
+        let temp = Partial::beside(parent, path, mode).map_err(|e| {
+            use std::io::ErrorKind::{PermissionDenied, ReadOnlyFilesystem};
+            fail(match e.kind() {
+                reason @ (PermissionDenied | ReadOnlyFilesystem) => Problem::ParentNotWritable {
+                    parent: parent.to_owned(),
+                    reason,
+                    there: existing.is_some(),
+                },
+                _ => Problem::io(&e),
+            })
+        })?;
         Ok(NewDir { path: path.clone(), temp, existing })
     }
 
@@ -345,12 +385,35 @@ impl NewDir {
         std::fs::rename(self.temp.path(), &self.path).map_err(|e| {
             fail(match e.kind() {
                 std::io::ErrorKind::DirectoryNotEmpty => Problem::NotEmpty,
+                // A mount point [`NewDir::check`] could not tell (one of the parent's own file
+                // system, bound there).
+                std::io::ErrorKind::ResourceBusy => Problem::MountPoint,
                 _ => Problem::io(&e),
             })
         })?;
         // Renamed: nothing is left for the guard to remove.
         self.temp.keep();
         Ok(())
+    }
+}
+
+/// The name of the new directory [`Problem::MountPoint`] and [`Problem::ParentNotWritable`]
+/// advise naming inside the directory the user named.
+const NEW_INSIDE: &str = "pack";
+
+/// Whether the directory `dir` (its metadata) is the root of a file system other than that of
+/// `parent`, the directory it is in: a mount point. A bind mount of the parent's own file system
+/// is not told here; its rename fails ([`NewDir::finish`]). Elsewhere than on Unix, never.
+fn mount_point(dir: &std::fs::Metadata, parent: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        std::fs::metadata(parent).is_ok_and(|parent| parent.dev() != dir.dev())
+    }
+    #[cfg(not(unix))]
+    {
+        let _unused = (dir, parent);
+        false
     }
 }
 
@@ -866,6 +929,46 @@ mod tests {
         assert!(pack.finish().is_err());
         assert!(std::fs::read_dir(&target).unwrap().next().is_none(), "nothing went through the link");
         assert_eq!(std::fs::read(&file).unwrap(), b"precious");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_mount_point_is_refused_before_any_work_naming_a_new_directory_inside_it() {
+        // `/proc` is a file system of its own on every Linux: no rename replaces it.
+        let err = NewDir::check(Path::new("/proc")).unwrap_err();
+        assert!(matches!(err.problem, Problem::MountPoint), "{err}");
+        let text = err.to_string();
+        assert!(text.starts_with("cannot write /proc: it is a mount point"), "{text}");
+        assert!(text.ends_with("; name a new directory inside it instead, as /proc/pack"), "{text}");
+        // An empty directory on its parent's own file system is none.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("empty")).unwrap();
+        NewDir::check(&dir.path().join("empty")).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_directory_this_user_may_not_create_in_is_named_as_the_reason_at_once() {
+        // Nobody creates a directory in `/sys`, root neither (permission, or a read-only mount).
+        let err = NewDir::create(Path::new("/sys/pack")).unwrap_err();
+        assert!(
+            matches!(err.problem, Problem::ParentNotWritable { ref parent, there: false, .. } if parent == Path::new("/sys")),
+            "{err}"
+        );
+        let text = err.to_string();
+        assert!(
+            text.starts_with("cannot write /sys/pack: its directory /sys does not let this user create"),
+            "{text}"
+        );
+        assert!(text.ends_with("; write in a directory where this user may create files"), "{text}");
+        // A directory that is there already is advised a new one inside it.
+        let problem = Problem::ParentNotWritable {
+            parent: "/srv".into(),
+            reason: std::io::ErrorKind::PermissionDenied,
+            there: true,
+        };
+        let advice = problem.advice(Path::new("/srv/out"));
+        assert_eq!(advice, "name a new directory inside it instead, as /srv/out/pack");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `attest export`: the pack of a range that holds, checked with the peers a third party would
-//! use and never with the crate's decoders: securesystemslib verifies the raw-key summary
-//! (ed25519 and ECDSA P-256, from a key file and from ssh-agent) and refuses an edited one;
+//! use and never with the crate's decoders: securesystemslib, run as docs/export.md's recipe says,
+//! verifies the raw-key summary against the key the auditor trusts (ed25519 and ECDSA P-256, from
+//! a key file and from ssh-agent) and refuses an edited one, or one another key signed;
 //! sigstore-python verifies the keyless summary offline against the test Sigstore instance's
 //! trusted root, bound to the `.commit` file; `git notes show`, `sha1sum` and `sha256sum` check
 //! the notes and the commit object. A range that does not hold writes nothing.
@@ -54,24 +55,63 @@ impl Ticked {
     }
 }
 
-/// securesystemslib's verdict on the DSSE envelope `envelope` with the SPKI PEM `pem`, the key
-/// named by the envelope's keyid: `Ok` with what it printed, or `Err` with why not.
-fn securesystemslib_verifies(envelope: &Path, pem: &Path) -> Result<String, String> {
+/// The securesystemslib recipe of docs/export.md ("The raw-key summary"), exactly as written,
+/// run by an auditor who trusts the SSH public key `trusted` and holds the pack `pack`: `Ok` with
+/// the key's scheme and keyid, or `Err` with why not.
+fn documented_recipe_verifies(pack: &Path, trusted: &Path) -> Result<String, String> {
+    let docs = std::fs::read_to_string(common::crate_root().join("docs/export.md")).unwrap();
+    let from = docs.find("**securesystemslib**").expect("the recipe is documented");
+    let recipe = docs[from..].split("```python\n").nth(1).and_then(|r| r.split("```").next()).unwrap();
+    assert!(recipe.contains("open(\"vsa.pub\""), "the recipe reads the key the auditor trusts: {recipe}");
+    let auditor = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(pack, auditor.path().join("pack")).unwrap();
+    std::fs::copy(trusted, auditor.path().join("vsa.pub")).unwrap();
+    let script = format!("{recipe}print(key.scheme, key.keyid)\n");
+    let out = Command::new(common::peers_python())
+        .arg("-c")
+        .arg(script)
+        .current_dir(auditor.path())
+        .output()
+        .unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if out.status.success() { Ok(said) } else { Err(said) }
+}
+
+/// docs/export.md's shell lines that write the PEM of the key the auditor trusts (`trusted`) and
+/// compare the pack's copy with it, exactly as written (`python3` the peers' Python): whether
+/// they found it the same.
+fn documented_pem_is_the_pack_s(pack: &Path, trusted: &Path) -> bool {
+    let docs = std::fs::read_to_string(common::crate_root().join("docs/export.md")).unwrap();
+    let from = docs.find("A tool that reads a PEM key").expect("the lines are documented");
+    let lines = docs[from..].split("```sh\n").nth(1).and_then(|r| r.split("```").next()).unwrap();
+    let auditor = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(pack, auditor.path().join("pack")).unwrap();
+    std::fs::copy(trusted, auditor.path().join("vsa.pub")).unwrap();
+    let venv = common::peers_python().parent().unwrap().to_owned();
+    let path = format!("{}:{}", venv.display(), std::env::var("PATH").unwrap_or_default());
+    let status = Command::new("bash")
+        .args(["-euc", lines])
+        .env("PATH", path)
+        .current_dir(auditor.path())
+        .status()
+        .unwrap();
+    status.success()
+}
+
+/// Whether a DSSE verifier given the pack's own `vsa.pub.pem` and the envelope's `keyid` accepts
+/// the pack's summary: what a forger who put their key in the pack counts on.
+fn the_pack_s_own_key_verifies(pack: &Path) -> bool {
     const SCRIPT: &str = r#"
 import json, sys
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 from securesystemslib.dsse import Envelope
 from securesystemslib.signer import SSlibKey
-envelope = Envelope.from_dict(json.load(open(sys.argv[1])))
+envelope = Envelope.from_dict(json.load(open(sys.argv[1] + "/vsa.intoto.json")))
 keyid = next(iter(envelope.signatures))
-key = SSlibKey.from_crypto(load_pem_public_key(open(sys.argv[2], "rb").read()), keyid=keyid)
-accepted = envelope.verify([key], 1)
-print(key.scheme, ",".join(accepted))
+key = SSlibKey.from_crypto(load_pem_public_key(open(sys.argv[1] + "/vsa.pub.pem", "rb").read()), keyid=keyid)
+envelope.verify([key], 1)
 "#;
-    let out =
-        Command::new(common::peers_python()).arg("-c").arg(SCRIPT).arg(envelope).arg(pem).output().unwrap();
-    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    if out.status.success() { Ok(said) } else { Err(said) }
+    Command::new(common::peers_python()).arg("-c").arg(SCRIPT).arg(pack).status().unwrap().success()
 }
 
 /// The files of `dir`, sorted.
@@ -164,24 +204,35 @@ fn an_ssh_key_summary_verifies_with_securesystemslib_and_an_edited_one_does_not(
         assert_eq!(envelope["signatures"][0]["keyid"], fingerprint.as_str());
         assert_eq!(report["keyid"], fingerprint.as_str());
 
-        let pem = out.join("vsa.pub.pem");
-        let said = securesystemslib_verifies(&envelope_file, &pem).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        let said = documented_recipe_verifies(&out, &key.public).unwrap_or_else(|e| panic!("{kind}: {e}"));
         let scheme = if kind == "ed25519" { "ed25519" } else { "ecdsa-sha2-nistp256" };
-        assert!(said.starts_with(scheme), "{kind}: {said}");
+        assert_eq!(said.trim(), format!("{scheme} {fingerprint}"), "{kind}");
+        assert!(documented_pem_is_the_pack_s(&out, &key.public), "{kind}: the PEM derived is the pack's");
 
-        // An edited summary (another level), or the signature of another key, is refused.
+        // An edited summary (another level) is refused.
         let mut statement = payload_of(&envelope);
         statement["predicate"]["verifiedLevels"] = json!(["SPECCODER_VERIFIED"]);
         let mut edited = envelope.clone();
         edited["payload"] = json!(STANDARD.encode(serde_json::to_vec(&statement).unwrap()));
-        let edited_file = t.p.scratch.join(format!("edited-{kind}.json"));
-        std::fs::write(&edited_file, edited.to_string()).unwrap();
-        let refused = securesystemslib_verifies(&edited_file, &pem).unwrap_err();
+        let edited_pack = t.p.scratch.join(format!("edited-{kind}"));
+        common::copy_dir(&out, &edited_pack);
+        std::fs::write(edited_pack.join("vsa.intoto.json"), edited.to_string()).unwrap();
+        let refused = documented_recipe_verifies(&edited_pack, &key.public).unwrap_err();
         assert!(refused.contains("VerificationError"), "{kind}: {refused}");
+        // So is a summary another key signed, even under the trusted key's keyid with that other
+        // key put in the pack as vsa.pub.pem, which a verifier trusting the pack's key accepts.
         let other = common::ssh_key(&t.p.scratch, &format!("other-{kind}"), kind);
-        let other_pack = t.p.scratch.join(format!("other-pack-{kind}"));
-        t.export(&other_pack, &["--vsa-key", other.private.to_str().unwrap()], &[]).success();
-        let refused = securesystemslib_verifies(&envelope_file, &other_pack.join("vsa.pub.pem")).unwrap_err();
+        let forged = t.p.scratch.join(format!("forged-{kind}"));
+        t.export(&forged, &["--vsa-key", other.private.to_str().unwrap()], &[]).success();
+        let refused = documented_recipe_verifies(&forged, &key.public).unwrap_err();
+        assert!(refused.contains("VerificationError"), "{kind}: {refused}");
+        let mut forgery: Value =
+            serde_json::from_slice(&std::fs::read(forged.join("vsa.intoto.json")).unwrap()).unwrap();
+        forgery["signatures"][0]["keyid"] = json!(fingerprint);
+        std::fs::write(forged.join("vsa.intoto.json"), forgery.to_string()).unwrap();
+        assert!(the_pack_s_own_key_verifies(&forged), "{kind}: the forgery holds for the pack's own key");
+        assert!(!documented_pem_is_the_pack_s(&forged, &key.public), "{kind}: the forger's key is not yours");
+        let refused = documented_recipe_verifies(&forged, &key.public).unwrap_err();
         assert!(refused.contains("VerificationError"), "{kind}: {refused}");
     }
 }
@@ -223,7 +274,7 @@ fn a_summary_of_part_of_the_history_names_its_base_and_only_the_whole_history_na
         let inputs = statement["predicate"]["inputAttestations"].as_array().unwrap();
         let named = |c: &str| inputs.iter().any(|i| i["name"].as_str().unwrap().starts_with(c));
         assert_eq!((named(&t.commits[0]), named(&t.commits[1])), (true, true), "{how}");
-        securesystemslib_verifies(&out.join("vsa.intoto.json"), &out.join("vsa.pub.pem")).unwrap();
+        documented_recipe_verifies(&out, &key.public).unwrap();
     }
     // The text report says it too.
     let out = t.p.scratch.join("pack-text");
@@ -233,10 +284,10 @@ fn a_summary_of_part_of_the_history_names_its_base_and_only_the_whole_history_na
     assert!(text.contains(&format!("about: {published}@{base}..{head} sha256:")), "{text}");
     assert!(text.contains(&format!("{base} does not, not the head's whole history")), "{text}");
 
-    // One task commit alone is its own revision, none of its parents.
+    // One commit named alone is checked as `REV^..REV`, and named so.
     let (report, statement) = export_of(&t, &[&head], &key, &t.p.scratch.join("pack-one"));
-    assert_eq!(statement["predicate"]["resourceUri"], format!("{published}@{head}^!"));
-    assert_eq!(report["checked"], "commit");
+    assert_eq!(statement["predicate"]["resourceUri"], format!("{published}@{base}..{head}"));
+    assert_eq!((&report["checked"], &report["base"]), (&json!("range"), &json!(base)));
     // The whole history, and only it, is named by the head alone.
     for (how, history) in [("branch-all", &["--branch", "--all"][..]), ("default", &[])] {
         let (report, statement) = export_of(&t, history, &key, &t.p.scratch.join(format!("pack-{how}")));
@@ -264,7 +315,7 @@ fn a_p256_key_file_with_a_short_scalar_signs_the_summary_without_an_agent() {
     let fingerprint =
         String::from_utf8_lossy(&fingerprint.stdout).split_whitespace().nth(1).unwrap().to_owned();
     assert_eq!(report["keyid"], fingerprint.as_str());
-    let said = securesystemslib_verifies(&out.join("vsa.intoto.json"), &out.join("vsa.pub.pem")).unwrap();
+    let said = documented_recipe_verifies(&out, &fixtures.join("p256-short-scalar.pub")).unwrap();
     assert!(said.starts_with("ecdsa-sha2-nistp256"), "{said}");
 }
 
@@ -295,8 +346,8 @@ fn a_key_held_only_in_ssh_agent_signs_the_summary_raw() {
         for (how, given) in [("pub", key.public.to_str().unwrap().to_owned()), ("literal", key.literal())] {
             let out = t.p.scratch.join(format!("pack-{kind}-{how}"));
             t.export(&out, &["--vsa-key", &given], &[("SSH_AUTH_SOCK", &agent.socket)]).success();
-            let said = securesystemslib_verifies(&out.join("vsa.intoto.json"), &out.join("vsa.pub.pem"))
-                .unwrap_or_else(|e| panic!("{kind} {how}: {e}"));
+            let said =
+                documented_recipe_verifies(&out, &key.public).unwrap_or_else(|e| panic!("{kind} {how}: {e}"));
             assert!(said.contains("SHA256:"), "{said}");
         }
         // Without the agent the key cannot sign: exit 13, nothing written.
@@ -496,7 +547,7 @@ fn a_box_ticked_by_hand_in_the_history_a_summary_names_fails_the_export_with_or_
         assert!(run.stdout.contains("unverifiable 001-bookmark-tags/T001"), "{history:?}: {run}");
         assert!(!out.exists(), "{history:?}: nothing is written");
     }
-    // One task commit named alone is still that commit's check.
+    // One task commit named alone is checked as `REV^..REV`: the hand tick after it is not in it.
     let args = ["attest", "export", &t.commits[1], "--allowed-signers", t.allowed.to_str().unwrap()];
     let out = t.p.scratch.join("pack-one");
     let flags = ["--vsa-key", key.private.to_str().unwrap(), "--out", out.to_str().unwrap()];
@@ -508,6 +559,41 @@ fn a_box_ticked_by_hand_in_the_history_a_summary_names_fails_the_export_with_or_
     let flags = ["--vsa-key", key.private.to_str().unwrap(), "--out", out.to_str().unwrap()];
     t.p.speccoder(&[&args[..], &flags].concat()).failure(2);
     assert!(!out.exists());
+}
+
+#[test]
+fn a_commit_named_alone_fails_the_export_for_a_box_it_ticks_by_hand_and_a_root_commit_for_its_own() {
+    let t = Ticked::new();
+    let key = common::ed25519(&t.p.scratch, "vsa");
+    // The task commit of T007 ticks T008 by hand too: a box staged beside the tick.
+    let tasks = format!("specs/{SPECKIT_UNIT}/tasks.md");
+    let text = String::from_utf8(t.p.read(&tasks)).unwrap().replace("- [ ] T008", "- [X] T008");
+    t.p.write(&tasks, text);
+    t.p.git(&["add", &tasks]);
+    let target = format!("{SPECKIT_UNIT}/T007");
+    let evidence = common::write_evidence(&t.p.scratch_dir("ev-T007"), &target, Evidence::Verified);
+    t.p.attest(&target, &evidence, &[]).success();
+    assert!(t.p.git(&["show", "HEAD", "--", &tasks]).contains("+- [X] T008"), "HEAD ticks T008 by hand");
+    let before = files(&t.p.scratch);
+    let out = t.p.scratch.join("pack");
+    let export = |rev: &str| {
+        let args = ["attest", "export", rev, "--allowed-signers", t.allowed.to_str().unwrap()];
+        let flags = ["--vsa-key", key.private.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        t.p.speccoder(&[&args[..], &flags].concat()).failure(26)
+    };
+    // `REV` is checked as `REV^..REV` is: every box that commit ticks.
+    for rev in ["HEAD", &format!("{}..HEAD", t.commits[1])] {
+        let run = export(rev);
+        assert!(run.stdout.contains("unverifiable 001-bookmark-tags/T008"), "{rev}: {run}");
+        assert!(run.stderr.contains("nothing was written"), "{rev}: {run}");
+        assert_eq!(files(&t.p.scratch), before, "{rev}: nothing at DIR, nothing beside it");
+    }
+    // A root commit's parent is the empty history: its own boxes, none with a task commit there.
+    t.p.git(&["checkout", "-q", "--orphan", "elsewhere"]);
+    t.p.git(&["commit", "-q", "-m", "One commit, its boxes ticked"]);
+    let run = export("elsewhere");
+    assert!(run.stdout.contains("unverifiable 001-bookmark-tags/T005"), "{run}");
+    assert_eq!(files(&t.p.scratch), before, "nothing at DIR, nothing beside it");
 }
 
 #[test]
@@ -579,6 +665,13 @@ fn a_directory_or_key_that_cannot_be_used_is_refused_before_the_range_is_checked
     }
     assert!(files(&empty).is_empty());
     assert!(!t.p.scratch.join("nowhere").exists());
+    // A mount point (`/proc`, a file system of its own), and a directory nobody may create in
+    // (`/sys`): said why, before the check runs.
+    #[cfg(target_os = "linux")]
+    for (out, says) in [("/proc", "it is a mount point"), ("/sys/pack", "its directory /sys does not let")] {
+        let run = t.export(Path::new(out), &["--vsa-key", key], &[]).failure(13);
+        assert!(run.stdout.is_empty() && run.stderr.contains(says), "{out}: {run}");
+    }
 
     let rsa = common::ssh_key(&t.p.scratch, "rsa", "rsa");
     let out = t.p.scratch.join("rsa-pack");

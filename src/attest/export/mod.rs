@@ -146,11 +146,11 @@ pub struct Exported {
     /// The sha256 of the head's commit object (the summary's subject `sha256`).
     pub head_sha256: String,
     /// The summary's `resourceUri` and subject name: `…@<head>` for the head's whole history,
-    /// `…@<base>..<head>` for a range, `…@<head>^!` for the head commit alone.
+    /// `…@<base>..<head>` for a range.
     #[serde(serialize_with = "in_line")]
     pub resource_uri: String,
-    /// What the summary covers: `history` (every commit the head reaches), `range` (those
-    /// `base` does not reach) or `commit` (the head alone).
+    /// What the summary covers: `history` (every commit the head reaches) or `range` (those
+    /// `base` does not reach).
     pub checked: &'static str,
     /// The commit the range excludes (hex), for `range`.
     pub base: Option<String>,
@@ -187,7 +187,6 @@ impl fmt::Display for Exported {
                 "checked: the commits {} reaches and {base} does not, not the head's whole history",
                 self.head
             )?,
-            ("commit", _) => writeln!(f, "checked: {} alone, none of its parents", self.head)?,
             _ => writeln!(f, "checked: the head's whole history")?,
         }
         writeln!(f, "signed by: {}", self.signer)

@@ -22,7 +22,7 @@ pub(super) struct Facts<'a> {
     pub head: &'a str,
     /// The sha256 of the head's commit object (`commit <len>\0` and its bytes).
     pub head_sha256: &'a str,
-    /// `git+<origin>@<revision>`, or `git:<revision>`: the head, `<base>..<head>` or `<head>^!`
+    /// `git+<origin>@<revision>`, or `git:<revision>`: the head, or `<base>..<head>`
     /// ([`crate::model::held::HeldRange::revision`]).
     pub resource_uri: &'a str,
     /// The verifier policy, when one judged the range.
