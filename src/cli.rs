@@ -1045,11 +1045,12 @@ pub enum PolicySub {
     ///
     /// Parses FILE as `attest verify --policy` would (an unknown key, a wrong type or a bad glob
     /// is named by line and column), then shows, for each rule, the units of HEAD it judges (the
-    /// first matching rule judges a unit), the principals it names that no trust file given names,
-    /// and whether an earlier rule shadows it (takes every unit it would match). Units no rule
-    /// matches are listed (their ticks would fail with policy_no_rule), so are units whose names
-    /// may pass for another's (their ticks would fail with policy_mixed_script), so is each task
-    /// list that cannot be read (its ticks fail with tasks_unreadable), and so is what the
+    /// first matching rule judges a unit), the principals it names that no trust file given names
+    /// or that more than one OpenPGP certificate of the trust binds (such a name names none of
+    /// them), and whether an earlier rule shadows it (takes every unit it would match). Units no
+    /// rule matches are listed (their ticks would fail with policy_no_rule), so are units whose
+    /// names may pass for another's (their ticks would fail with policy_mixed_script), so is each
+    /// task list that cannot be read (its ticks fail with tasks_unreadable), and so is what the
     /// baseline holds.
     ///
     /// Exit codes: 0 the policy reads (what it matches is shown); 2 an unknown `--allowed-signers-rev` revision; 13 it does not, or a trust file

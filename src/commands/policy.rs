@@ -56,7 +56,8 @@ fn check(args: &PolicyCheckArgs) -> u8 {
         let policy = LoadedPolicy::read_file(&bytes, &name).map_err(|e| {
             Failure(Class::Config, format!("the verifier policy {e}; see docs/policy.md for the format"))
         })?;
-        Ok(lint::check(&repo, &policy, &lint::known_signers(&trust, &files), !trust.is_empty())?)
+        let known = lint::known_signers(&trust, &files);
+        Ok(lint::check(&repo, &policy, &known, trust.openpgp.as_ref(), !trust.is_empty())?)
     })();
     super::output::finish("attest policy check", args.json, result, |_| exit::OK)
 }

@@ -325,7 +325,7 @@ impl Principal {
 }
 
 /// The signer kind whose principals are user ids, named by their address too.
-const OPENPGP: &str = "openpgp";
+pub const OPENPGP: &str = "openpgp";
 
 /// The people a signer of `kind` with the trust's `principals` is, one name each: an SSH or
 /// Sigstore principal as written; an OpenPGP user id by its address (`Name <address> (comment)`;

@@ -120,7 +120,8 @@ fn judge<'a>(
 ) -> (Option<policy::Judge<'a>>, Vec<String>) {
     match &trust.policy {
         Some(p) => {
-            let (judge, warnings) = policy::Judge::new(repo, p, head, base, trust.require_verified);
+            let certs = trust.signers.openpgp.as_ref();
+            let (judge, warnings) = policy::Judge::new(repo, p, head, base, trust.require_verified, certs);
             (Some(judge), warnings)
         }
         None => (None, Vec::new()),

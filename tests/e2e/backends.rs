@@ -514,7 +514,7 @@ fn a_key_naming_a_dangling_link_a_directory_or_a_fifo_is_no_key_file_and_gpg_nev
 }
 
 #[test]
-fn a_policy_naming_an_openpgp_signer_by_address_judges_alike_in_process_and_via_sqv() {
+fn an_openpgp_signer_named_by_address_meets_a_policy_alike_on_both_paths_unless_two_certificates_bind_it() {
     let p = Project::speckit();
     let (fpr, cert) = gpg_key(&p);
     let ev = write_evidence(&p.scratch.join("ev5"), "001-bookmark-tags/T005", Evidence::Verified);
@@ -539,6 +539,46 @@ fn a_policy_naming_an_openpgp_signer_by_address_judges_alike_in_process_and_via_
         assert_eq!(signer["key"], fpr.as_str(), "via tools: {tools}");
         assert_eq!(signer["principals"], serde_json::json!(["Bob <bob@example.com>"]), "via tools: {tools}");
     }
+
+    // Mal, whom the trust holds too, binds Bob's address to her own certificate: the address
+    // names neither of them, on both paths, and `policy check` warns of it.
+    gpg(&p, &["--quick-gen-key", "Mal <mal@example.com>", "ed25519", "sign", "1y"]);
+    gpg(&p, &["--quick-add-uid", "mal@example.com", "M. <bob@example.com>"]);
+    let ring = p.scratch.join("team.asc");
+    std::fs::write(&ring, gpg(&p, &["--armor", "--export", &fpr, "mal@example.com"]).stdout).unwrap();
+    let by_fingerprint = p.scratch.join("by-fingerprint.toml");
+    let rule = format!("version = 1\n[[rule]]\nname = \"r\"\nunits = [\"*\"]\nsigners = [\"{fpr}\"]\n");
+    std::fs::write(&by_fingerprint, rule).unwrap();
+    for tools in [false, true] {
+        for (policy, code) in [(&policy, 26), (&by_fingerprint, 0)] {
+            let mut args = vec!["attest", "verify", "--branch", "--all", "--json", "--openpgp-certs"];
+            args.extend([ring.to_str().unwrap(), "--policy", policy.to_str().unwrap()]);
+            if tools {
+                args.push("--via-tools");
+            }
+            let r = p.speccoder(&args);
+            assert_eq!(r.code(), Some(code), "{}, via tools: {tools}: {r}", policy.display());
+            let report: Value = serde_json::from_str(r.stdout.trim()).unwrap_or_else(|e| panic!("{e}\n{r}"));
+            if code == 26 {
+                let finding = &report["ticks"][0]["findings"][0];
+                assert_eq!(finding["code"], "policy_signer", "via tools: {tools}: {report:#}");
+                let message = finding["message"].as_str().unwrap();
+                assert!(message.contains("`bob@example.com` is bound by 2 certificates"), "{message}");
+            }
+        }
+    }
+    let check =
+        ["attest", "policy", "check", policy.to_str().unwrap(), "--openpgp-certs", ring.to_str().unwrap()];
+    let report: Value =
+        serde_json::from_str(&p.speccoder(&[&check[..], &["--json"]].concat()).success().stdout).unwrap();
+    let shared = &report["rules"][0]["shared_principals"];
+    assert_eq!(shared[0]["principal"], "bob@example.com", "{report:#}");
+    assert_eq!(shared[0]["certificates"][0], fpr.as_str(), "{report:#}");
+    let text = p.speccoder(&check).success().stdout;
+    assert!(
+        text.contains("warning: `bob@example.com` is bound by 2 certificates of the OpenPGP trust"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -140,22 +140,53 @@ pub(super) fn policy() -> StandardPolicy<'static> {
 /// revocation, whatever its reason, removes the user ID for good: the signer chooses the creation
 /// time, the revocation says the user ID no longer speaks for the key), lossily decoded, each once.
 pub(super) fn principals(cert: &Cert, signed_at: SystemTime) -> Vec<String> {
+    let revoked = revoked_at(cert, SystemTime::now().max(signed_at));
+    let mut out = Vec::new();
+    bound_at(cert, signed_at, &revoked, &mut out);
+    out
+}
+
+/// The user IDs of `cert` revoked at `at` under [`policy`].
+fn revoked_at(cert: &Cert, at: SystemTime) -> Vec<sequoia_openpgp::packet::UserID> {
     let policy = policy();
-    let Ok(then) = cert.with_policy(&policy, signed_at) else { return Vec::new() };
-    let later = cert.with_policy(&policy, SystemTime::now().max(signed_at)).ok();
-    let revoked_later = |uid: &sequoia_openpgp::packet::UserID| {
-        later.as_ref().is_some_and(|vc| {
-            vc.userids()
-                .find(|u| u.userid() == uid)
-                .is_some_and(|u| matches!(u.revocation_status(), RevocationStatus::Revoked(_)))
-        })
-    };
-    let mut out: Vec<String> = Vec::new();
+    let Ok(valid) = cert.with_policy(&policy, at) else { return Vec::new() };
+    let revoked = valid.userids().filter(|u| matches!(u.revocation_status(), RevocationStatus::Revoked(_)));
+    revoked.map(|u| u.userid().clone()).collect()
+}
+
+/// Adds to `out` each user ID of `cert` bound by a self-signature valid under [`policy`] at `at`,
+/// revoked neither then nor in `revoked`, lossily decoded, unless `out` holds it.
+fn bound_at(cert: &Cert, at: SystemTime, revoked: &[sequoia_openpgp::packet::UserID], out: &mut Vec<String>) {
+    let policy = policy();
+    let Ok(then) = cert.with_policy(&policy, at) else { return };
     for uid in then.userids().revoked(false) {
         let text = String::from_utf8_lossy(uid.userid().value()).into_owned();
-        if !revoked_later(uid.userid()) && !out.contains(&text) {
+        if !revoked.contains(uid.userid()) && !out.contains(&text) {
             out.push(text);
         }
+    }
+}
+
+/// The user IDs `cert` binds at any time a signature may say it was made ([`principals`] at that
+/// time): now, or when one of its user IDs' own self-signatures was made (a binding holds from
+/// then on, until it expires or is replaced), each once, in the order first found.
+fn ever_bound(cert: &Cert) -> Vec<String> {
+    let now = SystemTime::now();
+    let mut times: Vec<SystemTime> = cert
+        .userids()
+        .flat_map(|u| u.self_signatures())
+        .filter_map(|s| s.signature_creation_time())
+        .collect();
+    times.push(now);
+    times.sort_unstable();
+    times.dedup();
+    let revoked_now = revoked_at(cert, now);
+    let mut out = Vec::new();
+    for at in times {
+        // A self-signature dated after now is judged, as `principals` judges one, by then too.
+        let later = if at > now { revoked_at(cert, at) } else { Vec::new() };
+        let revoked = if at > now { &later } else { &revoked_now };
+        bound_at(cert, at, revoked, &mut out);
     }
     out
 }
@@ -376,6 +407,15 @@ impl OpenPgpCerts {
             }
         }
         out
+    }
+
+    /// Each certificate's primary key fingerprint and the user IDs it binds at any time a
+    /// signature may say it was made: now, or when one of its user IDs' self-signatures was made
+    /// (what [`principals`] gives at that time). A signature's time is its signer's to choose, so
+    /// whether a name is bound by one certificate only is asked over all of them.
+    #[must_use]
+    pub fn bindings(&self) -> Vec<(String, Vec<String>)> {
+        self.certs.iter().map(|c| (c.fingerprint().to_hex(), ever_bound(c))).collect()
     }
 
     /// The certificate holding a key (primary or subkey) whose key id is one of `key_ids`

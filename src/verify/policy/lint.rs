@@ -1,8 +1,8 @@
 //! `attest policy check`: what a verifier policy's rules match today, for the person who writes
 //! it. Each rule's units at HEAD (the first matching rule judges a unit), the principals it names
-//! that no trust file given names, whether an earlier rule shadows it; the units no rule matches;
-//! the units whose names may pass for another's; the task lists that cannot be read; and what the
-//! baseline holds. Units and ticks are told as
+//! that no trust file given names or that several OpenPGP certificates bind, whether an earlier
+//! rule shadows it; the units no rule matches; the units whose names may pass for another's; the
+//! task lists that cannot be read; and what the baseline holds. Units and ticks are told as
 //! `attest verify --branch --all` tells them.
 
 use std::fmt::Write as _;
@@ -14,10 +14,12 @@ use crate::check::trust::{SignatureTrust, TrustFiles};
 use crate::git::{Head, Repo};
 use crate::model::shown::{in_line, one_line};
 use crate::model::verifier_policy::{ANY, LoadedPolicy, Rule, lookalike};
+use crate::sign::openpgp::OpenPgpCerts;
 use crate::spec;
 use crate::verify::VerifyError;
 use crate::verify::policy::TICKED_WITHOUT_EVIDENCE;
 use crate::verify::policy::baseline::BaselineView;
+use crate::verify::policy::binders::{Binders, shared_name};
 use crate::verify::report::TickReport;
 use crate::verify::run::{self, Planned};
 use crate::verify::unread::TASKS_UNREADABLE;
@@ -40,6 +42,19 @@ pub struct RuleCheck {
     /// Principals of `signers` and `approvals.by` that no trust file given names.
     #[serde(serialize_with = "in_line")]
     pub unknown_principals: Vec<String>,
+    /// Principals of `signers` and `approvals.by` that more than one certificate of the OpenPGP
+    /// trust binds: they name none of them.
+    pub shared_principals: Vec<SharedPrincipal>,
+}
+
+/// A principal that more than one certificate of the OpenPGP trust binds.
+#[derive(Debug, Clone, Serialize)]
+pub struct SharedPrincipal {
+    /// The principal, as the policy writes it.
+    #[serde(serialize_with = "in_line")]
+    pub principal: String,
+    /// The primary key fingerprints of the certificates that bind it.
+    pub certificates: Vec<String>,
 }
 
 /// A unit whose name may pass for another's.
@@ -91,8 +106,8 @@ pub struct CheckReport {
     pub trust_given: bool,
 }
 
-/// Checks `policy` against the units of HEAD and `known` (the trust files' principals, as
-/// [`known_signers`] gives them).
+/// Checks `policy` against the units of HEAD, `known` (the trust files' principals, as
+/// [`known_signers`] gives them) and `certs` (the OpenPGP trust's certificates).
 ///
 /// A task list that cannot be read is named ([`CheckReport::unreadable`]) and the rest shown.
 ///
@@ -102,6 +117,7 @@ pub fn check(
     repo: &Repo,
     policy: &LoadedPolicy,
     known: &[SignerInfo],
+    certs: Option<&OpenPgpCerts>,
     trust_given: bool,
 ) -> Result<CheckReport, VerifyError> {
     let head = match repo.head()? {
@@ -116,6 +132,7 @@ pub fn check(
         .map(|row| row.findings.first().map_or_else(|| row.task.clone(), |f| f.message.clone()))
         .collect();
     let rules: Vec<&Rule> = policy.policy.rules().collect();
+    let binders = Binders::new(rules.iter().copied(), certs);
     let mut checks = Vec::new();
     for (i, rule) in rules.iter().enumerate() {
         let (mut judged, mut taken) = (Vec::new(), Vec::new());
@@ -132,6 +149,14 @@ pub fn check(
             taken_earlier: taken,
             shadowed_by: rules[..i].iter().find(|e| shadows(e, rule)).map(|e| e.name.0.clone()),
             unknown_principals: unknown(rule, known),
+            shared_principals: binders
+                .shared_in(rule)
+                .into_iter()
+                .map(|(name, fprs)| SharedPrincipal {
+                    principal: name.to_owned(),
+                    certificates: fprs.to_vec(),
+                })
+                .collect(),
         });
     }
     let unmatched_units = units.iter().filter(|u| policy.policy.rule_for(u).is_none()).cloned().collect();
@@ -247,6 +272,13 @@ impl std::fmt::Display for CheckReport {
                 };
                 writeln!(f, "    warning: principals {why}: {}", listed(&r.unknown_principals))?;
             }
+            for shared in &r.shared_principals {
+                writeln!(
+                    f,
+                    "    warning: {}",
+                    shared_name(&one_line(&shared.principal), &shared.certificates)
+                )?;
+            }
         }
         if !self.unmatched_units.is_empty() {
             let mut line = String::new();
@@ -328,6 +360,10 @@ mod tests {
                 taken_earlier: vec![forged("earlier")],
                 shadowed_by: Some(forged("s")),
                 unknown_principals: vec![forged("eve")],
+                shared_principals: vec![SharedPrincipal {
+                    principal: forged("mal"),
+                    certificates: vec!["AB".repeat(20), "CD".repeat(20)],
+                }],
             }],
             unmatched_units: vec![forged("lost")],
             lookalike_units: vec![LookalikeUnit { unit: forged("like"), why: forged("why") }],
@@ -337,6 +373,6 @@ mod tests {
         };
         let text = report.to_string();
         assert!(!text.lines().any(|l| l.starts_with("  rule all")), "{text}");
-        assert_eq!(text.matches("\\n  rule all").count(), 10, "{text}");
+        assert_eq!(text.matches("\\n  rule all").count(), 11, "{text}");
     }
 }

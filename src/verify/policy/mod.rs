@@ -9,10 +9,13 @@
 //! stays `skipped`), with the finding's code as its reason, and fails the run.
 
 pub mod baseline;
+pub mod binders;
 pub mod evidence;
 pub mod init;
 pub mod lint;
 pub mod rules;
+#[cfg(test)]
+mod test_support;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -23,8 +26,10 @@ use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::Repo;
 use crate::model::shown::{SHOWN_MAX, shell_word, shown};
 use crate::model::verifier_policy::{LoadedPolicy, Lookalike, Rule, lookalike};
+use crate::sign::openpgp::OpenPgpCerts;
 use crate::verify::box_setters::BoxSetters;
 use crate::verify::policy::baseline::{BaselineView, NotHeld};
+use crate::verify::policy::binders::Binders;
 use crate::verify::report::{NOT_VERIFIED, TickOutcome, TickReport};
 use crate::verify::unread::is_place;
 
@@ -42,13 +47,16 @@ pub struct Judge<'a> {
     rule_of: HashMap<String, (Option<&'a Rule>, Option<Lookalike>)>,
     /// `--require-verified`: a baseline tick, which has no evidence at all, fails too.
     require_verified: bool,
+    /// The certificates of the OpenPGP trust that bind each name the rules give.
+    binders: Binders,
 }
 
 impl<'a> Judge<'a> {
     /// A judge by `policy` of the rows of a run whose head (the commit under review) is `head`
     /// and whose history under review starts after `base` (none: all of it), under
-    /// `--require-verified` or not, and the warnings of the run (a baseline outside the head's
-    /// history, or inside the history under review).
+    /// `--require-verified` or not, whose trust holds the OpenPGP certificates `certs`, and the
+    /// warnings of the run (a baseline outside the head's history, or inside the history under
+    /// review).
     #[must_use]
     pub fn new(
         repo: &'a Repo,
@@ -56,6 +64,7 @@ impl<'a> Judge<'a> {
         head: ObjectId,
         base: Option<ObjectId>,
         require_verified: bool,
+        certs: Option<&OpenPgpCerts>,
     ) -> (Self, Vec<String>) {
         let mut warnings = Vec::new();
         let baseline = policy.policy.baseline.as_ref().map(|b| {
@@ -63,7 +72,8 @@ impl<'a> Judge<'a> {
             warnings.extend(warning);
             view
         });
-        (Judge { policy, baseline, rule_of: HashMap::new(), require_verified }, warnings)
+        let binders = Binders::new(policy.policy.rules(), certs);
+        (Judge { policy, baseline, rule_of: HashMap::new(), require_verified, binders }, warnings)
     }
 
     /// Judges `tick`: a baseline's hand tick becomes `baseline` (it needs `setters`, which
@@ -117,7 +127,7 @@ impl<'a> Judge<'a> {
             )],
             (Some(rule), None) => {
                 let evidence = evidence.map(|e| *e).unwrap_or_default();
-                rules::judge(rule, &evidence, tick.outcome == TickOutcome::Skipped)
+                rules::judge(rule, &evidence, tick.outcome == TickOutcome::Skipped, &self.binders)
             }
         };
         refuse(tick, findings);

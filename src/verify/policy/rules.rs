@@ -6,6 +6,7 @@ use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::signatures::{LineSigners, Maker, SignerInfo};
 use crate::model::test_result::{Phase, TestOutcome};
 use crate::model::verifier_policy::{Principal, Rule, identities, same_identity};
+use crate::verify::policy::binders::Binders;
 use crate::verify::policy::evidence::SignedEvidence;
 
 /// The finding codes a policy adds, each failing the row it is on.
@@ -37,13 +38,14 @@ fn finding(code: &'static str, rule: &Rule, message: String) -> Finding {
     Finding::new(CommitOutcome::Ok, code, format!("rule `{}`: {message}", rule.name))
 }
 
-/// What `rule` finds wrong with a row whose signed evidence is `ev`; `skip`: the row is a skip,
-/// judged by `skips` instead of `verdicts`, and by every other key as any row: it signs no test
-/// run and no measurement, so a rule that asks for one refuses it.
+/// What `rule` finds wrong with a row whose signed evidence is `ev`, its names matched to
+/// signers as `binders` tells them; `skip`: the row is a skip, judged by `skips` instead of
+/// `verdicts`, and by every other key as any row: it signs no test run and no measurement, so a
+/// rule that asks for one refuses it.
 #[must_use]
-pub fn judge(rule: &Rule, ev: &SignedEvidence, skip: bool) -> Vec<Finding> {
+pub fn judge(rule: &Rule, ev: &SignedEvidence, skip: bool, binders: &Binders) -> Vec<Finding> {
     let mut out = Vec::new();
-    signers_and_approvals(rule, ev, &mut out);
+    signers_and_approvals(rule, ev, binders, &mut out);
     if skip && rule.skips == Some(false) {
         out.push(finding(code::SKIP, rule, "a skip does not count for this unit".into()));
     }
@@ -79,17 +81,23 @@ pub fn judge(rule: &Rule, ev: &SignedEvidence, skip: bool) -> Vec<Finding> {
 /// `approvals` counted from the covering line's other signers: an approval never stands in for
 /// the tick's own signer, and the tick's signer never counts as an approver. Where the maker
 /// cannot be told, `signers` fails and `approvals` counts what holds whichever of the possible
-/// makers made it.
-fn signers_and_approvals(rule: &Rule, ev: &SignedEvidence, out: &mut Vec<Finding>) {
-    let names =
-        |list: &[Principal], s: &SignerInfo| list.iter().any(|p| p.names(s.kind, &s.key, &s.principals));
+/// makers made it. A name that more than one certificate of the OpenPGP trust binds names none
+/// of them ([`Binders::names`]), and the finding says so.
+fn signers_and_approvals(rule: &Rule, ev: &SignedEvidence, binders: &Binders, out: &mut Vec<Finding>) {
+    let names = |list: &[Principal], s: &SignerInfo| {
+        list.iter().any(|p| binders.names(p, s.kind, &s.key, &s.principals))
+    };
     let maker = &ev.covering.maker;
     if let Some(list) = &rule.signers
         && !matches!(maker, Maker::Known(m) if names(list, m))
     {
         let wanted: Vec<&str> = list.iter().map(Principal::as_str).collect();
+        let shared = match maker {
+            Maker::Known(m) => shared_names(list, std::slice::from_ref(m), binders),
+            Maker::Several(_) | Maker::Unknown => String::new(),
+        };
         out.push(
-            finding(code::SIGNER, rule, not_made_by_them(maker))
+            finding(code::SIGNER, rule, format!("{}{shared}", not_made_by_them(maker)))
                 .expected_found(wanted.join(", "), describe_maker(&ev.covering)),
         );
         return;
@@ -115,15 +123,32 @@ fn signers_and_approvals(rule: &Rule, ev: &SignedEvidence, out: &mut Vec<Finding
                     .to_owned()
             }
         };
+        let shared = by.map(|by| shared_names(by, every, binders)).unwrap_or_default();
         out.push(
             finding(
                 code::APPROVAL,
                 rule,
-                format!("{counted} approval(s) by {who} on the covering line{against}; add them with `speccoder attest approve <commit>`"),
+                format!("{counted} approval(s) by {who} on the covering line{against}; add them with `speccoder attest approve <commit>`{shared}"),
             )
             .expected_found(approvals.count.0.to_string(), counted.to_string()),
         );
     }
+}
+
+/// Why the names of `list` name none of `signers` that they would name but for another
+/// certificate binding them too ([`Binders::why_not`]): `; ` and each reason, once; empty when
+/// there is none.
+fn shared_names(list: &[Principal], signers: &[SignerInfo], binders: &Binders) -> String {
+    let mut why: Vec<String> = Vec::new();
+    for reason in list
+        .iter()
+        .flat_map(|p| signers.iter().filter_map(|s| binders.why_not(p, s.kind, &s.key, &s.principals)))
+    {
+        if !why.contains(&reason) {
+            why.push(reason);
+        }
+    }
+    why.iter().map(|w| format!("; {w}")).collect()
 }
 
 /// Why a tick meets no `signers`: its maker is not one of them, or cannot be told.
@@ -271,7 +296,14 @@ mod tests {
     use super::*;
     use crate::model::predicate::Verdict;
     use crate::model::verifier_policy::VerifierPolicy;
+    use crate::sign::openpgp::OpenPgpCerts;
     use crate::verify::policy::evidence::SignedRun;
+    use crate::verify::policy::test_support::{cert, trust_of};
+
+    /// [`super::judge`] under an OpenPGP trust in which no name is bound by two certificates.
+    fn judge(rule: &Rule, ev: &SignedEvidence, skip: bool) -> Vec<Finding> {
+        super::judge(rule, ev, skip, &Binders::default())
+    }
 
     /// The one rule of a policy whose `[[rule]]` body is `body`.
     fn rule(body: &str) -> Rule {
@@ -484,6 +516,61 @@ mod tests {
         bobs.covering.every.push(openpgp("B1", &["Bob <bob@example.org>"]));
         bobs.covering.every.push(ssh("SHA256:bob", &["BOB@example.org"]));
         assert_eq!(codes(&judge(&rule("approvals = { count = 2 }"), &bobs, false)), [code::APPROVAL]);
+    }
+
+    /// Alice's certificate, Mallory's binding Alice's address too, and Bob's: the trust, and
+    /// each as a signer.
+    fn alice_mallory_and_bob() -> (OpenPgpCerts, [SignerInfo; 3]) {
+        let user_ids: [&[&str]; 3] = [
+            &["Alice <alice@example.org>"],
+            &["Mallory <mallory@example.org>", "M. <alice@example.org>"],
+            &["Bob <bob@example.org>"],
+        ];
+        let (certs, fpr) = trust_of(&user_ids.map(cert));
+        let signer = |i: usize| openpgp(&fpr[i], user_ids[i]);
+        (certs, [signer(0), signer(1), signer(2)])
+    }
+
+    /// What `rule` (a rule's body) finds wrong with `ev` under the OpenPGP trust `certs`.
+    fn judged_under(certs: &OpenPgpCerts, rule_body: &str, ev: &SignedEvidence) -> Vec<Finding> {
+        let rule = rule(rule_body);
+        super::judge(&rule, ev, false, &Binders::new([&rule], Some(certs)))
+    }
+
+    #[test]
+    fn a_tick_by_a_certificate_binding_an_address_another_certificate_binds_meets_no_signers_naming_it() {
+        let (certs, [alice, mallory, _]) = alice_mallory_and_bob();
+        let bound = format!(
+            "`alice@example.org` is bound by 2 certificates of the OpenPGP trust ({}, {})",
+            alice.key, mallory.key
+        );
+        for maker in [&mallory, &alice] {
+            let ev = SignedEvidence { covering: made_by(maker.clone()), ..alices_tick() };
+            let found = judged_under(&certs, r#"signers = ["alice@example.org"]"#, &ev);
+            assert_eq!(codes(&found), [code::SIGNER], "{maker:?}");
+            assert!(found[0].message.contains(&bound), "{found:?}");
+            assert!(
+                found[0].message.contains("name the signer by its fingerprint in the policy"),
+                "{found:?}"
+            );
+        }
+        let ev = SignedEvidence { covering: made_by(alice.clone()), ..alices_tick() };
+        assert!(judged_under(&certs, &format!("signers = [\"{}\"]", alice.key), &ev).is_empty());
+    }
+
+    #[test]
+    fn an_approval_by_a_certificate_binding_an_address_another_certificate_binds_counts_for_no_by_naming_it()
+    {
+        let (certs, [alice, mallory, bob]) = alice_mallory_and_bob();
+        let mut ev = SignedEvidence { covering: made_by(bob), ..alices_tick() };
+        ev.covering.every.push(mallory);
+        let found = judged_under(&certs, r#"approvals = { count = 1, by = ["alice@example.org"] }"#, &ev);
+        assert_eq!(codes(&found), [code::APPROVAL]);
+        assert!(found[0].message.contains("`alice@example.org` is bound by 2 certificates"), "{found:?}");
+        // Alice's own approval counts when the rule names her by her fingerprint.
+        ev.covering.every.push(alice.clone());
+        let by_fingerprint = format!("approvals = {{ count = 1, by = [\"{}\"] }}", alice.key);
+        assert!(judged_under(&certs, &by_fingerprint, &ev).is_empty());
     }
 
     #[test]
