@@ -262,7 +262,7 @@ mod tests {
         let policy = VerifierPolicy::parse(init.policy.as_bytes(), "p.toml").unwrap();
         let policy =
             LoadedPolicy { policy, sha256: String::new(), source: "p.toml".into(), local_file: true };
-        let check = lint::check(&repo, &policy, &[], false).unwrap();
+        let check = lint::check(&repo, &policy, &[], None, false).unwrap();
         assert_eq!(check.baseline.map(|b| b.holds), Some(init.hand_ticks));
     }
 

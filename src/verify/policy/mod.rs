@@ -212,7 +212,7 @@ mod tests {
             LoadedPolicy { policy, sha256: String::new(), source: "p.toml".into(), local_file: true };
         let (repo, head) = (fixture.repo(), fixture.rev("HEAD"));
         let (planned, setters) = planned_ticks(&repo, head).unwrap();
-        let (mut judge, _) = Judge::new(&repo, &policy, head, None, false);
+        let (mut judge, _) = Judge::new(&repo, &policy, head, None, false, None);
         let mut rows: Vec<TickReport> = (planned.into_iter())
             .filter_map(|p| match p {
                 Planned::Row(row) => Some(*row),
