@@ -371,11 +371,20 @@ fn a_bundle_the_format_forbids_is_malformed_though_its_signature_is_sound() {
     let mut two = sound.clone();
     let entry = two["verificationMaterial"]["tlogEntries"][0].clone();
     two["verificationMaterial"]["tlogEntries"] = json!([entry.clone(), entry]);
+    // A v0.1 bundle (its chain) verifies with its inclusion proof, and not on its promise alone.
+    let key = Key::new();
+    let cert = i.leaf(&CertSpec::leaf(EMAIL, ISSUER), &key, &i.root);
+    let (mut chain, _) = i.bundle(&statement(&d), &key, &[&cert], false);
+    chain["mediaType"] = json!("application/vnd.dev.sigstore.bundle+json;version=0.1");
+    check(&i, &chain, &d, &d, CertificateTime::Verified).expect("a v0.1 bundle with its inclusion proof");
+    let mut promise_only = chain.clone();
+    promise_only["verificationMaterial"]["tlogEntries"][0].as_object_mut().unwrap().remove("inclusionProof");
     for (name, bundle, said) in [
         ("v0.1 with certificate", v01, "carries `certificate`"),
         ("v0.2 with certificate", v02, "carries `certificate`"),
         ("both contents", both, "both"),
         ("two log entries", two, "2 entries"),
+        ("v0.1 with an inclusion promise alone", promise_only, "no `inclusionProof`"),
     ] {
         match check(&i, &bundle, &d, &d, CertificateTime::Verified) {
             Err(SigstoreVerifyError::Malformed(why)) => assert!(why.contains(said), "{name}: {why}"),
