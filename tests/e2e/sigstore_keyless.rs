@@ -121,6 +121,31 @@ fn a_signing_certificate_whose_key_usage_lacks_digital_signature_fails_the_bundl
 }
 
 #[test]
+fn a_certificate_whose_two_oidc_issuer_extensions_disagree_fails_whichever_issuer_is_expected() {
+    // v2 says the expected issuer, v1 (which sigstore-python reads) another.
+    let i = Instance::new();
+    let d = digest();
+    let spec = CertSpec {
+        oidc_issuer_v1: Some("https://evil.test\u{1b}[0m".into()),
+        ..CertSpec::leaf(EMAIL, ISSUER)
+    };
+    let bundle = leaf_bundle(&i, &spec, &d);
+    for issuer in [ISSUER, "https://evil.test\u{1b}[0m"] {
+        let trust = SigstoreTrust::keyless(trust(&i).trusted_root, EMAIL, issuer);
+        let payload = statement(&d);
+        let signed = Signed::Statement { payload: &payload, artifact_sha256: &d };
+        match verify(&bundle, signed, &trust, CertificateTime::Verified) {
+            Err(SigstoreVerifyError::Malformed(why)) => {
+                assert!(why.contains("two OIDC issuers"), "{issuer}: {why}");
+                assert!(why.contains("\"https://evil.test\\u{1b}[0m\""), "v1, escaped: {why}");
+                assert!(why.contains(&format!("\"{ISSUER}\"")), "v2: {why}");
+            }
+            other => panic!("expecting {issuer}: expected a malformed bundle, got {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn a_ca_below_its_path_length_or_without_cert_signing_key_usage_fails_the_bundle() {
     let i = Instance::new();
     let d = digest();
