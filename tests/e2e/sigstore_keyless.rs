@@ -260,13 +260,19 @@ fn attest_keyless_with(
 ) -> common::Run {
     let task = format!("{}/T005", common::SPECKIT_UNIT);
     let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
+    let args = [&["attest", task.as_str(), "--evidence", evidence.to_str().unwrap()][..], extra].concat();
+    keyless_run(p, i, url, &args, token)
+}
+
+/// `speccoder <args> --signer sigstore` against the services at `url` with the identity token
+/// `token`, checking what they return against the instance's root.
+fn keyless_run(p: &common::Project, i: &Instance, url: &str, args: &[&str], token: &str) -> common::Run {
     let root = p.scratch.join("signing_root.json");
     std::fs::write(&root, i.trusted_root().to_string()).unwrap();
     let args = [
-        &["attest", task.as_str(), "--evidence", evidence.to_str().unwrap(), "--signer", "sigstore"][..],
-        &["--sigstore-fulcio-url", url, "--sigstore-rekor-url", url, "--sigstore-allow-http-loopback"],
-        &["--sigstore-signing-root", root.to_str().unwrap()],
-        extra,
+        args,
+        &["--signer", "sigstore", "--sigstore-fulcio-url", url, "--sigstore-rekor-url", url],
+        &["--sigstore-allow-http-loopback", "--sigstore-signing-root", root.to_str().unwrap()],
     ]
     .concat();
     let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
@@ -329,6 +335,56 @@ fn keyless_signing_refuses_each_wrong_answer_of_fulcio_or_rekor_and_writes_nothi
         assert_eq!(p.rev("HEAD"), head, "{wrong:?}: no commit");
         assert!(p.note("HEAD").is_none(), "{wrong:?}: no note");
     }
+}
+
+#[test]
+fn attest_sign_with_a_keyless_signer_signs_the_summary_alone_and_never_takes_a_bundle_that_does_not_verify_for_yours()
+ {
+    let i = std::sync::Arc::new(Instance::new());
+    let (url, requests) = instance::serve_fulcio_and_rekor(&i, EMAIL, ISSUER);
+    let certificates =
+        || requests.lock().unwrap().iter().filter(|r| r.contains("/api/v2/signingCert")).count();
+    let p = common::Project::speckit();
+    let task = format!("{}/T005", common::SPECKIT_UNIT);
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
+    p.attest(&task, &evidence, &["--signer", "none"]).success();
+    let unsigned = p.note_raw_lines("HEAD");
+    let sign =
+        |extra: &[&str]| keyless_run(&p, &i, &url, &[&["attest", "sign", "HEAD"][..], extra].concat(), TOKEN);
+
+    // A summary carrying a bundle that does not verify: refused, nothing asked of Fulcio.
+    let mut junk = unsigned.clone();
+    let mut summary: Value = serde_json::from_slice(junk.last().unwrap()).unwrap();
+    summary["sigstore"] = json!({"mediaType": "junk"});
+    *junk.last_mut().unwrap() = serde_json::to_vec(&summary).unwrap();
+    p.write_note("HEAD", &junk);
+    let refused = sign(&[]).failure(14);
+    assert!(refused.stderr.contains("carries a Sigstore bundle that does not verify"), "{refused}");
+    assert!(refused.stderr.contains("malformed_sigstore_bundle"), "{refused}");
+    assert_eq!(p.note_raw_lines("HEAD"), junk, "the note is left as it was");
+    assert_eq!(certificates(), 0, "nothing was signed");
+
+    // An unsigned note: the summary alone is signed, with one certificate, and verifies.
+    p.write_note("HEAD", &unsigned);
+    let out = sign(&["--json"]).success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["signed_now"], json!([unsigned.len()]), "{out}");
+    assert_eq!(certificates(), 1, "one login, one certificate");
+    let signed = p.note_raw_lines("HEAD");
+    let (last, others) = signed.split_last().unwrap();
+    assert_eq!(others, &unsigned[..unsigned.len() - 1], "the other lines are left as they are");
+    let last: Value = serde_json::from_slice(last).unwrap();
+    assert_eq!(last["sigstore"]["dsseEnvelope"]["payload"], last["payload"]);
+    let verified: Value = serde_json::from_str(&verify_head(&p, &i, EMAIL).success().stdout).unwrap();
+    assert_eq!(verified["ticks"][0]["commit_outcome"], "ok", "{verified}");
+
+    // Run again: the summary's bundle verifies, and is left as it is.
+    let again = sign(&[]).success();
+    assert!(again.stdout.contains("carries a keyless (Sigstore) signature already"), "{again}");
+    assert!(again.stdout.contains("as ada@example.com (issuer https://issuer.test)"), "{again}");
+    assert!(!again.stdout.contains("other signature"), "the bundle's copy is no other signer's: {again}");
+    assert_eq!(p.note_raw_lines("HEAD"), signed);
+    assert_eq!(certificates(), 1);
 }
 
 /// A token of an issuer whose certificate identity cannot be told beforehand (no email claim,
