@@ -495,13 +495,16 @@ pub enum AttestSub {
     /// key, a signature made with that same certificate); otherwise your signature is added. Other signatures (another signer's, or ones that do not verify) are kept as they
     /// are, and the report names their lines. The report says how many lines were signed now and
     /// how many carried your signature already (`--json`: signed_now, signed_before,
-    /// other_signatures); run again, it has nothing to sign and changes nothing.
+    /// other_signatures); run again, it has nothing to sign and changes nothing. A keyless
+    /// (Sigstore) signer signs the summary alone, and leaves a summary whose Sigstore bundle
+    /// verifies as it is (a line holds one bundle).
     ///
     /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
     /// (nothing signed); 2 unknown revision; 13 bad key, no key configured (or `--signer none`);
     /// 14 unborn branch, a shallow clone without the commit's parent (nothing signed), not a task
-    /// commit (no Spec-Task:, or not one plain claim: not_one_claim), no note, a line to sign that already carries the 16 signatures a line may
-    /// (nothing signed), or the notes ref locked by another command; 1 internal error.
+    /// commit (no Spec-Task:, or not one plain claim: not_one_claim), no note, a line to sign that already carries the 16 signatures a line may,
+    /// or a keyless signer's summary carrying a Sigstore bundle that does not verify (nothing
+    /// signed), or the notes ref locked by another command; 1 internal error.
     Sign(AttestSignArgs),
     /// Check task commits, or every ticked task of a branch, against your own trust.
     ///

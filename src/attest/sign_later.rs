@@ -10,6 +10,11 @@
 //! else, or one that does not verify (junk written by whoever can write notes), never stands in
 //! for the signer's. Such signatures are kept (DSSE allows several) and the report names their
 //! lines.
+//!
+//! A keyless (summary-only) signer signs the summary alone, as `attest` does, and a line holds one
+//! Sigstore bundle: a summary whose bundle verifies under the signer's trusted root (checked as
+//! the verifier checks one, [`signatures::check`]) is left as it is, and one whose bundle does not
+//! verify is neither taken for the signer's nor replaced: nothing is signed.
 
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -19,7 +24,7 @@ use crate::attest::{Disagreement, LineReport, NoteNotWritten, Report, listed};
 use crate::check::agreement::Rules;
 use crate::check::completeness::{self, ShallowCut};
 use crate::check::outcome::CommitOutcome;
-use crate::check::signatures;
+use crate::check::signatures::{self, LineSignature};
 use crate::check::trailers::{claim_problem, task_trailers};
 use crate::check::trust::SignatureTrust;
 use crate::exit::{Class, ExitClass};
@@ -96,6 +101,21 @@ pub enum SignLaterError {
         /// Its signatures.
         count: usize,
     },
+    /// The line a keyless signer signs carries a Sigstore bundle that does not verify, and a line
+    /// holds one bundle.
+    #[error(
+        "line {line} of the note of {commit} carries a Sigstore bundle that does not verify under the trusted root keyless signing uses ({code}: {reason}); a line holds one bundle, and one that does not verify is neither taken for your signature nor replaced: nothing was signed; find who wrote it, and attest the task again"
+    )]
+    KeylessUnverified {
+        /// The 1-based line.
+        line: usize,
+        /// The commit.
+        commit: ObjectId,
+        /// The verifier's finding code (`malformed_sigstore_bundle`, `bad_signature`, ...).
+        code: &'static str,
+        /// Why, as the verifier says it, made safe to show.
+        reason: String,
+    },
     /// Lines of the note do not agree with the task commit they annotate.
     #[error(transparent)]
     Disagrees(#[from] Disagreement),
@@ -119,6 +139,7 @@ impl ExitClass for SignLaterError {
             SignLaterError::NoSigner(_) | SignLaterError::NoteTooLarge(_) => Class::Config,
             SignLaterError::NoNote { .. }
             | SignLaterError::Full { .. }
+            | SignLaterError::KeylessUnverified { .. }
             | SignLaterError::NotATaskCommit { .. }
             | SignLaterError::NotOneClaim { .. }
             | SignLaterError::NotAnEnvelope { .. } => Class::GitPrecondition,
@@ -192,14 +213,17 @@ impl std::fmt::Display for SignReport {
 }
 
 /// What became of one line.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 enum LineSigned {
     /// Signed by this run.
     Now,
     /// It carried the signer's signature already.
     Before,
-    /// It carries a keyless bundle, and the signer is keyless: a line holds one.
-    Keyless,
+    /// It carries a keyless bundle that verifies, as this certificate identity and issuer (made
+    /// safe to show), and the signer is keyless: a line holds one.
+    Keyless(String),
+    /// Not the summary, which a summary-only signer signs alone (it names this line by digest).
+    Named,
 }
 
 /// Adds the signer's signatures to the note of `rev` (default `HEAD`) where they are missing.
@@ -221,6 +245,8 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Sig
         Chosen::Unsigned(reason) => return Err(SignLaterError::NoSigner(reason)),
     };
     let own = signer.own_key().map_err(SignerError::from)?.map(|k| SignatureTrust::own_key(&k));
+    // What a keyless bundle must be bound to, as the verifier binds it.
+    let commit_sha256 = crate::attest::commit_object_sha256(repo, commit)?;
     // What the check reads, as `attest verify` has it: a shallow clone's parent, a partial
     // clone's contents (a commit that claims no task is refused below, as it is).
     if target.is_some() {
@@ -246,20 +272,27 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Sig
         outcomes.clear();
         let now = OffsetDateTime::now_utc();
         let mut out = Vec::new();
-        for (i, raw) in bundle::split(current).into_iter().enumerate() {
+        let raws = bundle::split(current);
+        // A summary-only signer signs the last line, the summary, as `attest` does.
+        let first = if signer.signs_summary_only() { raws.len().saturating_sub(1) } else { 0 };
+        for (i, raw) in raws.into_iter().enumerate() {
             let line = i + 1;
             let mut env = Envelope::parse(raw).map_err(|reason| SignLaterError::NotAnEnvelope {
                 line,
                 commit,
                 reason,
             })?;
-            let (signed, others) =
-                sign_line(&mut env, own.as_ref(), signer.as_ref(), now).map_err(|e| e.at(line, commit))?;
+            let (signed, others) = if i < first {
+                (LineSigned::Named, env.signatures.len())
+            } else {
+                let mine = Mine { own: own.as_ref(), commit_sha256: &commit_sha256, at: now };
+                sign_line(&mut env, &mine, signer.as_ref()).map_err(|e| e.at(line, commit))?
+            };
             out.push(if signed == LineSigned::Now { env.to_line() } else { raw.to_vec() });
             let report = LineReport {
                 name: format!("line {line}"),
                 sha256: sha256_hex(&env.payload),
-                signed: signed != LineSigned::Keyless,
+                signed: matches!(signed, LineSigned::Now | LineSigned::Before),
             };
             outcomes.push((report, signed, others));
         }
@@ -282,6 +315,9 @@ pub fn sign_later(repo: &Repo, rev: &str, signing: &SignerRequest) -> Result<Sig
 enum LineError {
     /// The line carries as many signatures as a line may.
     Full(usize),
+    /// The line carries a Sigstore bundle that does not verify, and the signer is keyless: the
+    /// finding's code and message.
+    KeylessUnverified(&'static str, String),
     /// The signer failed.
     Signer(SignerError),
 }
@@ -291,30 +327,56 @@ impl LineError {
     fn at(self, line: usize, commit: ObjectId) -> SignLaterError {
         match self {
             LineError::Full(count) => SignLaterError::Full { line, commit, count },
+            LineError::KeylessUnverified(code, reason) => {
+                SignLaterError::KeylessUnverified { line, commit, code, reason }
+            }
             LineError::Signer(e) => e.into(),
         }
     }
 }
 
+/// What tells the signer's own signatures: its key's trust (`None` for a signer that has none),
+/// the task commit object's sha256 a keyless bundle is bound to, and the time they are checked at.
+struct Mine<'a> {
+    own: Option<&'a SignatureTrust>,
+    commit_sha256: &'a str,
+    at: OffsetDateTime,
+}
+
 /// Adds the signer's signature to `env` unless one of its signatures verifies with the signer's
-/// own key (`own`, `None` for a keyless signer) at `at`; what became of the line, and how many of
-/// its signatures are not the signer's (kept as they are).
+/// own key; a keyless signer leaves a line whose bundle verifies, and refuses one whose bundle
+/// does not (a line holds one). What became of the line, and how many of its signatures are not
+/// the signer's (kept as they are).
 fn sign_line(
     env: &mut Envelope,
-    own: Option<&SignatureTrust>,
+    mine: &Mine<'_>,
     signer: &dyn Signer,
-    at: OffsetDateTime,
 ) -> Result<(LineSigned, usize), LineError> {
-    let ours = match own {
-        Some(trust) => signatures::each_verifies(env, trust, at),
+    let ours = match mine.own {
+        Some(trust) => signatures::each_verifies(env, trust, mine.at),
         None => vec![false; env.signatures.len()],
     };
     let others = ours.iter().filter(|v| !**v).count();
     if ours.contains(&true) {
         return Ok((LineSigned::Before, others));
     }
-    if own.is_none() && env.sigstore.is_some() {
-        return Ok((LineSigned::Keyless, others));
+    if signer.signs_summary_only() && env.sigstore.is_some() {
+        let verdict = mine.own.map(|trust| signatures::check(env, trust, mine.at, mine.commit_sha256));
+        return match verdict {
+            Some(LineSignature::Trusted(who)) => {
+                let as_who =
+                    format!("{} (issuer {})", one_line(&who.principals.join(", ")), one_line(&who.key));
+                // The bundle's copy in `signatures` is the bundle's, not another signer's.
+                Ok((LineSigned::Keyless(as_who), signatures::beside_bundle(env).count()))
+            }
+            Some(LineSignature::Failed(f)) => {
+                Err(LineError::KeylessUnverified(f.code, one_line(&f.message).into_owned()))
+            }
+            Some(LineSignature::Unsigned) | None => Err(LineError::KeylessUnverified(
+                "no_sigstore_trust",
+                "the signer gives no trust to check it under".into(),
+            )),
+        };
     }
     if env.signatures.len() >= MAX_SIGNATURES {
         return Err(LineError::Full(env.signatures.len()));
@@ -331,11 +393,19 @@ fn sign_report(
     signer: String,
     outcomes: Vec<(LineReport, LineSigned, usize)>,
 ) -> SignReport {
-    let numbered = |which: LineSigned| -> Vec<usize> {
-        outcomes.iter().enumerate().filter(|(_, (_, s, _))| *s == which).map(|(i, _)| i + 1).collect()
+    let numbered = |which: fn(&LineSigned) -> bool| -> Vec<usize> {
+        outcomes.iter().enumerate().filter(|(_, (_, s, _))| which(s)).map(|(i, _)| i + 1).collect()
     };
-    let (signed_now, signed_before, keyless) =
-        (numbered(LineSigned::Now), numbered(LineSigned::Before), numbered(LineSigned::Keyless));
+    let signed_now = numbered(|s| *s == LineSigned::Now);
+    let signed_before = numbered(|s| *s == LineSigned::Before);
+    let keyless: Vec<(usize, &str)> = outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, s, _))| match s {
+            LineSigned::Keyless(who) => Some((i + 1, who.as_str())),
+            _ => None,
+        })
+        .collect();
     let other_signatures: Vec<OtherSignatures> = outcomes
         .iter()
         .enumerate()
@@ -350,10 +420,17 @@ fn sign_report(
     } else if signed_now.is_empty() {
         warnings.push("nothing signed; nothing changed".to_owned());
     }
-    if !keyless.is_empty() {
+    let named = numbered(|s| *s == LineSigned::Named);
+    if !named.is_empty() {
         warnings.push(format!(
-            "line {} carries a keyless (Sigstore) signature already, and a line holds one: not signed",
-            joined(&keyless)
+            "a keyless signer signs the summary alone (line {}), which names line {} by digest: those lines were left as they are",
+            outcomes.len(),
+            joined(&named)
+        ));
+    }
+    for (line, who) in &keyless {
+        warnings.push(format!(
+            "line {line} carries a keyless (Sigstore) signature already, which verifies under the trusted root keyless signing uses, as {who}; a line holds one: not signed"
         ));
     }
     if !other_signatures.is_empty() {

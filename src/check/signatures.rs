@@ -157,11 +157,7 @@ fn check_line(
         }
         keyless = Some(maker);
         // Others may have approved a keyless line with their own (SSH or OpenPGP) keys.
-        let armored = |sig: &&crate::model::dsse::Signature| {
-            sig.sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes())
-                || sshsig::looks_armored(&sig.sig)
-        };
-        let others = check_each(env.signatures.iter().filter(armored), &env.pae(), trust, at, &mut add);
+        let others = check_each(beside_bundle(env), &env.pae(), trust, at, &mut add);
         match (verdict, others.tampered, others.disputed) {
             (LineSignature::Trusted(good), Some(bad), _) => LineSignature::Failed(beside(&good, bad)),
             (LineSignature::Trusted(_), None, Some(disputed)) => LineSignature::Failed(disputed),
@@ -180,6 +176,14 @@ fn check_line(
     };
     signers.sort_by(|a, b| (a.kind, &a.key).cmp(&(b.kind, &b.key)));
     (verdict, Trusted { bundle: keyless, every: signers })
+}
+
+/// The signatures of a keyless line that are signatures of their own, beside its bundle: those
+/// in SSHSIG or OpenPGP armor (approvals); the rest are the bundle's copy, or of no kind checked.
+pub fn beside_bundle(env: &Envelope) -> impl Iterator<Item = &crate::model::dsse::Signature> {
+    env.signatures.iter().filter(|sig| {
+        sig.sig.trim_ascii_start().starts_with(OPENPGP_ARMOR.as_bytes()) || sshsig::looks_armored(&sig.sig)
+    })
 }
 
 /// Every signature of a line, each checked.

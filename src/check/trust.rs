@@ -81,7 +81,8 @@ impl SignatureTrust {
     }
 
     /// A trust in one key only, the signer's own (`attest sign`): under it exactly the
-    /// signatures that verify with that key hold, checked as the verifier checks any (in-process).
+    /// signatures that verify with that key hold, checked as the verifier checks any (in-process);
+    /// for a keyless signer, the bundles that verify under its trusted root.
     #[must_use]
     pub fn own_key(key: &OwnKey) -> SignatureTrust {
         let origin = "the signing key";
@@ -103,6 +104,10 @@ impl SignatureTrust {
                 });
             }
             OwnKey::OpenPgp(certs) => trust.openpgp = Some(certs.clone()),
+            #[cfg(feature = "sigstore")]
+            OwnKey::Sigstore(keyless) => {
+                trust.sigstore = Some(crate::sign::sigstore::SigstoreTrustSource::given(keyless.clone()));
+            }
         }
         trust
     }

@@ -67,10 +67,12 @@ pub trait Signer {
         false
     }
     /// The public half of the signing key, to tell this signer's own signatures from others'
-    /// (`attest sign`); `None` for a keyless signer, which has no key of its own.
+    /// (`attest sign`); for a keyless signer, which has no key of its own, the trust its bundles
+    /// verify under ([`OwnKey::Sigstore`]); `None` for a signer that tells none.
     ///
     /// # Errors
-    /// The key cannot be looked up (gpg cannot resolve a keyring key).
+    /// The key cannot be looked up (gpg cannot resolve a keyring key), or a keyless signer's
+    /// trusted root cannot be had.
     fn own_key(&self) -> Result<Option<OwnKey>, SignError> {
         Ok(None)
     }
@@ -90,6 +92,11 @@ pub enum OwnKey {
     },
     /// The signer's OpenPGP certificate, secret material removed.
     OpenPgp(openpgp::OpenPgpCerts),
+    /// A keyless signer's: the trusted root it signs under, trusting whoever a CA of it certified
+    /// (the signer's own identity is told only when it signs). A line holds one bundle, so this
+    /// tells a bundle that verifies from one that does not, never whose it is.
+    #[cfg(feature = "sigstore")]
+    Sigstore(sigstore::SigstoreTrust),
 }
 
 /// The signing backends.

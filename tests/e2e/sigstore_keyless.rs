@@ -121,6 +121,31 @@ fn a_signing_certificate_whose_key_usage_lacks_digital_signature_fails_the_bundl
 }
 
 #[test]
+fn a_certificate_whose_two_oidc_issuer_extensions_disagree_fails_whichever_issuer_is_expected() {
+    // v2 says the expected issuer, v1 (which sigstore-python reads) another.
+    let i = Instance::new();
+    let d = digest();
+    let spec = CertSpec {
+        oidc_issuer_v1: Some("https://evil.test\u{1b}[0m".into()),
+        ..CertSpec::leaf(EMAIL, ISSUER)
+    };
+    let bundle = leaf_bundle(&i, &spec, &d);
+    for issuer in [ISSUER, "https://evil.test\u{1b}[0m"] {
+        let trust = SigstoreTrust::keyless(trust(&i).trusted_root, EMAIL, issuer);
+        let payload = statement(&d);
+        let signed = Signed::Statement { payload: &payload, artifact_sha256: &d };
+        match verify(&bundle, signed, &trust, CertificateTime::Verified) {
+            Err(SigstoreVerifyError::Malformed(why)) => {
+                assert!(why.contains("two OIDC issuers"), "{issuer}: {why}");
+                assert!(why.contains("\"https://evil.test\\u{1b}[0m\""), "v1, escaped: {why}");
+                assert!(why.contains(&format!("\"{ISSUER}\"")), "v2: {why}");
+            }
+            other => panic!("expecting {issuer}: expected a malformed bundle, got {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn a_ca_below_its_path_length_or_without_cert_signing_key_usage_fails_the_bundle() {
     let i = Instance::new();
     let d = digest();
@@ -235,13 +260,19 @@ fn attest_keyless_with(
 ) -> common::Run {
     let task = format!("{}/T005", common::SPECKIT_UNIT);
     let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
+    let args = [&["attest", task.as_str(), "--evidence", evidence.to_str().unwrap()][..], extra].concat();
+    keyless_run(p, i, url, &args, token)
+}
+
+/// `speccoder <args> --signer sigstore` against the services at `url` with the identity token
+/// `token`, checking what they return against the instance's root.
+fn keyless_run(p: &common::Project, i: &Instance, url: &str, args: &[&str], token: &str) -> common::Run {
     let root = p.scratch.join("signing_root.json");
     std::fs::write(&root, i.trusted_root().to_string()).unwrap();
     let args = [
-        &["attest", task.as_str(), "--evidence", evidence.to_str().unwrap(), "--signer", "sigstore"][..],
-        &["--sigstore-fulcio-url", url, "--sigstore-rekor-url", url, "--sigstore-allow-http-loopback"],
-        &["--sigstore-signing-root", root.to_str().unwrap()],
-        extra,
+        args,
+        &["--signer", "sigstore", "--sigstore-fulcio-url", url, "--sigstore-rekor-url", url],
+        &["--sigstore-allow-http-loopback", "--sigstore-signing-root", root.to_str().unwrap()],
     ]
     .concat();
     let mut cmd = common::speccoder_command(&p.root, &p.home, &args);
@@ -304,6 +335,56 @@ fn keyless_signing_refuses_each_wrong_answer_of_fulcio_or_rekor_and_writes_nothi
         assert_eq!(p.rev("HEAD"), head, "{wrong:?}: no commit");
         assert!(p.note("HEAD").is_none(), "{wrong:?}: no note");
     }
+}
+
+#[test]
+fn attest_sign_with_a_keyless_signer_signs_the_summary_alone_and_never_takes_a_bundle_that_does_not_verify_for_yours()
+ {
+    let i = std::sync::Arc::new(Instance::new());
+    let (url, requests) = instance::serve_fulcio_and_rekor(&i, EMAIL, ISSUER);
+    let certificates =
+        || requests.lock().unwrap().iter().filter(|r| r.contains("/api/v2/signingCert")).count();
+    let p = common::Project::speckit();
+    let task = format!("{}/T005", common::SPECKIT_UNIT);
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &task, common::Evidence::Verified);
+    p.attest(&task, &evidence, &["--signer", "none"]).success();
+    let unsigned = p.note_raw_lines("HEAD");
+    let sign =
+        |extra: &[&str]| keyless_run(&p, &i, &url, &[&["attest", "sign", "HEAD"][..], extra].concat(), TOKEN);
+
+    // A summary carrying a bundle that does not verify: refused, nothing asked of Fulcio.
+    let mut junk = unsigned.clone();
+    let mut summary: Value = serde_json::from_slice(junk.last().unwrap()).unwrap();
+    summary["sigstore"] = json!({"mediaType": "junk"});
+    *junk.last_mut().unwrap() = serde_json::to_vec(&summary).unwrap();
+    p.write_note("HEAD", &junk);
+    let refused = sign(&[]).failure(14);
+    assert!(refused.stderr.contains("carries a Sigstore bundle that does not verify"), "{refused}");
+    assert!(refused.stderr.contains("malformed_sigstore_bundle"), "{refused}");
+    assert_eq!(p.note_raw_lines("HEAD"), junk, "the note is left as it was");
+    assert_eq!(certificates(), 0, "nothing was signed");
+
+    // An unsigned note: the summary alone is signed, with one certificate, and verifies.
+    p.write_note("HEAD", &unsigned);
+    let out = sign(&["--json"]).success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["signed_now"], json!([unsigned.len()]), "{out}");
+    assert_eq!(certificates(), 1, "one login, one certificate");
+    let signed = p.note_raw_lines("HEAD");
+    let (last, others) = signed.split_last().unwrap();
+    assert_eq!(others, &unsigned[..unsigned.len() - 1], "the other lines are left as they are");
+    let last: Value = serde_json::from_slice(last).unwrap();
+    assert_eq!(last["sigstore"]["dsseEnvelope"]["payload"], last["payload"]);
+    let verified: Value = serde_json::from_str(&verify_head(&p, &i, EMAIL).success().stdout).unwrap();
+    assert_eq!(verified["ticks"][0]["commit_outcome"], "ok", "{verified}");
+
+    // Run again: the summary's bundle verifies, and is left as it is.
+    let again = sign(&[]).success();
+    assert!(again.stdout.contains("carries a keyless (Sigstore) signature already"), "{again}");
+    assert!(again.stdout.contains("as ada@example.com (issuer https://issuer.test)"), "{again}");
+    assert!(!again.stdout.contains("other signature"), "the bundle's copy is no other signer's: {again}");
+    assert_eq!(p.note_raw_lines("HEAD"), signed);
+    assert_eq!(certificates(), 1);
 }
 
 /// A token of an issuer whose certificate identity cannot be told beforehand (no email claim,
@@ -371,11 +452,20 @@ fn a_bundle_the_format_forbids_is_malformed_though_its_signature_is_sound() {
     let mut two = sound.clone();
     let entry = two["verificationMaterial"]["tlogEntries"][0].clone();
     two["verificationMaterial"]["tlogEntries"] = json!([entry.clone(), entry]);
+    // A v0.1 bundle (its chain) verifies with its inclusion proof, and not on its promise alone.
+    let key = Key::new();
+    let cert = i.leaf(&CertSpec::leaf(EMAIL, ISSUER), &key, &i.root);
+    let (mut chain, _) = i.bundle(&statement(&d), &key, &[&cert], false);
+    chain["mediaType"] = json!("application/vnd.dev.sigstore.bundle+json;version=0.1");
+    check(&i, &chain, &d, &d, CertificateTime::Verified).expect("a v0.1 bundle with its inclusion proof");
+    let mut promise_only = chain.clone();
+    promise_only["verificationMaterial"]["tlogEntries"][0].as_object_mut().unwrap().remove("inclusionProof");
     for (name, bundle, said) in [
         ("v0.1 with certificate", v01, "carries `certificate`"),
         ("v0.2 with certificate", v02, "carries `certificate`"),
         ("both contents", both, "both"),
         ("two log entries", two, "2 entries"),
+        ("v0.1 with an inclusion promise alone", promise_only, "no `inclusionProof`"),
     ] {
         match check(&i, &bundle, &d, &d, CertificateTime::Verified) {
             Err(SigstoreVerifyError::Malformed(why)) => assert!(why.contains(said), "{name}: {why}"),

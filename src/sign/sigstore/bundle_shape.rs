@@ -3,7 +3,9 @@
 //! pinned peer) applies them. A known media type; the verification material its version allows
 //! (v0.3: `certificate` or `publicKey`; v0.1 and v0.2: a non-empty `x509CertificateChain` or
 //! `publicKey`), exactly one of them; exactly one of `messageSignature` and `dsseEnvelope` (a
-//! protobuf `oneof`); exactly one transparency log entry.
+//! protobuf `oneof`); exactly one transparency log entry, carrying an inclusion proof with its
+//! checkpoint whatever the version (sigstore-python's own rule for every log entry: a v0.1 entry's
+//! inclusion promise alone is the log's word that it will include the entry, not a proof that it did).
 
 use serde_json::Value;
 
@@ -68,6 +70,20 @@ pub(crate) fn check(bundle: &Value) -> Result<(), String> {
     if entries != 1 {
         return Err(format!("`tlogEntries` holds {entries} entries; a bundle holds exactly one"));
     }
+    inclusion_proven(material.pointer("/tlogEntries/0").unwrap_or(&Value::Null))
+}
+
+/// Whether the log entry carries an inclusion proof with its checkpoint, or which is missing.
+fn inclusion_proven(entry: &Value) -> Result<(), String> {
+    fn present(v: Option<&Value>) -> Option<&Value> {
+        v.filter(|v| !v.is_null() && v.as_str() != Some(""))
+    }
+    let Some(proof) = present(entry.get("inclusionProof")) else {
+        return Err("the transparency log entry has no `inclusionProof` (an inclusion promise alone does not prove the log included it); a bundle of any version carries the inclusion proof with its checkpoint".into());
+    };
+    if present(proof.pointer("/checkpoint/envelope")).is_none() {
+        return Err("the transparency log entry's `inclusionProof` has no `checkpoint`; a bundle of any version carries the inclusion proof with its checkpoint".into());
+    }
     Ok(())
 }
 
@@ -97,8 +113,13 @@ mod tests {
         json!({"mediaType": media, "verificationMaterial": material, "dsseEnvelope": {}})
     }
 
+    /// A log entry as the format requires it (its values are not checked here).
+    fn entry() -> Value {
+        json!({"inclusionPromise": {}, "inclusionProof": {"checkpoint": {"envelope": "rekor.test\n"}}})
+    }
+
     fn one_entry(mut material: Value) -> Value {
-        material["tlogEntries"] = json!([{}]);
+        material["tlogEntries"] = json!([entry()]);
         material
     }
 
@@ -127,9 +148,34 @@ mod tests {
         both["messageSignature"] = json!({});
         assert!(check(&both).unwrap_err().contains("both"), "{both}");
         let mut two = cert.clone();
-        two["tlogEntries"] = json!([{}, {}]);
+        two["tlogEntries"] = json!([entry(), entry()]);
         assert!(check(&bundle(V03[0], two)).unwrap_err().contains("2 entries"));
         let none = json!({"certificate": {"rawBytes": "AA=="}});
         assert!(check(&bundle(V03[0], none)).unwrap_err().contains("0 entries"));
+    }
+
+    #[test]
+    fn a_log_entry_without_an_inclusion_proof_and_its_checkpoint_is_refused_in_every_version() {
+        let chain = json!({"x509CertificateChain": {"certificates": [{"rawBytes": "AA=="}]}});
+        let cert = json!({"certificate": {"rawBytes": "AA=="}});
+        for (media, material) in [(V01, &chain), (V02, &chain), (V03[0], &cert)] {
+            let with = |entry: Value| {
+                let mut m = material.clone();
+                m["tlogEntries"] = json!([entry]);
+                check(&bundle(media, m))
+            };
+            assert_eq!(with(entry()), Ok(()), "{media}");
+            let promise_only = with(json!({"inclusionPromise": {"signedEntryTimestamp": "AA=="}}));
+            assert!(
+                promise_only.as_ref().unwrap_err().contains("no `inclusionProof`"),
+                "{media}: {promise_only:?}"
+            );
+            for proof in
+                [json!({"logIndex": "0"}), json!({"checkpoint": {}}), json!({"checkpoint": {"envelope": ""}})]
+            {
+                let e = with(json!({"inclusionPromise": {}, "inclusionProof": proof})).unwrap_err();
+                assert!(e.contains("has no `checkpoint`"), "{media} {proof}: {e}");
+            }
+        }
     }
 }

@@ -15,14 +15,7 @@ use x509_cert::ext::pkix::KeyUsage;
 /// # Errors
 /// Which certificate has no keyUsage or the wrong one, or cannot be read.
 pub(crate) fn check(bundle: &Bundle) -> Result<(), KeyUsageError> {
-    let certs: Vec<&[u8]> = match &bundle.verification_material.content {
-        VerificationMaterialContent::Certificate(c) => vec![c.raw_bytes.as_bytes()],
-        VerificationMaterialContent::X509CertificateChain { certificates } => {
-            certificates.iter().map(|c| c.raw_bytes.as_bytes()).collect()
-        }
-        _ => Vec::new(),
-    };
-    for (index, der) in certs.into_iter().enumerate() {
+    for (index, der) in certificates(bundle).into_iter().enumerate() {
         let cert = Certificate::from_der(der).map_err(|e| KeyUsageError::Parse(index, e))?;
         let usage: Option<(bool, KeyUsage)> =
             cert.tbs_certificate.get().map_err(|e| KeyUsageError::Unreadable(index, e))?;
@@ -35,6 +28,18 @@ pub(crate) fn check(bundle: &Bundle) -> Result<(), KeyUsageError> {
         }
     }
     Ok(())
+}
+
+/// The certificates the bundle carries, as DER: the signing certificate first, then its chain
+/// (none for a managed key).
+pub(crate) fn certificates(bundle: &Bundle) -> Vec<&[u8]> {
+    match &bundle.verification_material.content {
+        VerificationMaterialContent::Certificate(c) => vec![c.raw_bytes.as_bytes()],
+        VerificationMaterialContent::X509CertificateChain { certificates } => {
+            certificates.iter().map(|c| c.raw_bytes.as_bytes()).collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// A certificate of the bundle whose keyUsage Sigstore's profile refuses, by its place (0 is the

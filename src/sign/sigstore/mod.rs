@@ -1,8 +1,9 @@
 //! The Sigstore backend (cargo feature `sigstore`, on by default), through the Sigstore project's
 //! crates. What is ours: how a summary line carries its bundle, matching the bundle's DSSE payload
-//! to our envelope, the certificate's keyUsage (`key_usage`), mapping results to our outcomes, and
-//! the trusted-root cache. Which services may receive the identity token is the producer's rule
-//! (`attest::service_url`), which makes the [`SigstoreConfig`] the signer is given.
+//! to our envelope, the certificate's keyUsage (`key_usage`) and its one OIDC issuer (`issuer`),
+//! mapping results to our outcomes, and the trusted-root cache. Which services may receive the
+//! identity token is the producer's rule (`attest::service_url`), which makes the
+//! [`SigstoreConfig`] the signer is given.
 //!
 //! Signing: [`SigstoreSigner`] signs keylessly through `sigstore-sign` (Fulcio certificate, Rekor
 //! `dsse` entry); its result is the DSSE signature plus a Sigstore bundle v0.3 that travels in the
@@ -18,6 +19,7 @@
 mod bundle_shape;
 mod config;
 mod error;
+mod issuer;
 mod key_usage;
 mod net;
 mod root_cache;

@@ -193,4 +193,9 @@ impl Signer for SigstoreSigner {
     fn signs_summary_only(&self) -> bool {
         true
     }
+
+    /// The trusted root new bundles are checked against, trusting any identity its CAs certify.
+    fn own_key(&self) -> Result<Option<crate::sign::OwnKey>, SignError> {
+        Ok(Some(crate::sign::OwnKey::Sigstore(SigstoreTrust::keyless_any(self.trusted_root()?))))
+    }
 }

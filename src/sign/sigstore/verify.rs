@@ -1,8 +1,9 @@
 //! Offline verification of a Sigstore bundle against the caller's trust, through
 //! `sigstore-verify` (`Verifier::verify`, whose documentation lists what holds on `Ok`: signature,
 //! subject digest, log entry and inclusion proof, SET, timestamps, certificate chain, SCT, identity
-//! and issuer). Ours is only matching the bundle to our line, the keyUsage check the crate leaves
-//! out (`key_usage`), and mapping its errors to our outcomes.
+//! and issuer). Ours is only matching the bundle to our line, the certificate checks the crate
+//! leaves out (keyUsage, `key_usage`; one OIDC issuer, `issuer`), and mapping its errors to our
+//! outcomes.
 //!
 //! # Times
 //! The crate decides the times a certificate is checked at; no caller can change them. They are
@@ -165,6 +166,10 @@ pub fn verify(
     super::bundle_shape::check(bundle).map_err(Error::Malformed)?;
     let bundle: Bundle =
         serde_json::from_value(bundle.clone()).map_err(|e| Error::Malformed(e.to_string()))?;
+    // Before the crate reads the issuer: one it does not read could name another.
+    if let Some(signing) = super::key_usage::certificates(&bundle).first() {
+        super::issuer::check(signing).map_err(Error::Malformed)?;
+    }
     let policy: Box<dyn Policy> = match &trust.signer {
         ExpectedSigner::Keyless { identity, issuer } => {
             Box::new(VerificationPolicy::new(identity.as_str(), issuer.as_str()))

@@ -76,6 +76,9 @@ pub struct CertSpec {
     pub code_signing: bool,
     pub email: Option<String>,
     pub oidc_issuer: Option<String>,
+    /// The deprecated v1 issuer extension's value, when it is to say another issuer than v2
+    /// (`oidc_issuer`); `None` writes both alike, as Fulcio does.
+    pub oidc_issuer_v1: Option<String>,
     /// An extension of an OID no verifier knows, marked critical.
     pub unknown_critical: bool,
     /// The algorithm inside the TBS; the outer one (and the signature) is always ECDSA-SHA256.
@@ -94,6 +97,7 @@ impl CertSpec {
             code_signing: true,
             email: None,
             oidc_issuer: None,
+            oidc_issuer_v1: None,
             unknown_critical: false,
             inner_algorithm: ECDSA_SHA256,
             valid_from: now() - 86_400,
@@ -112,6 +116,7 @@ impl CertSpec {
             code_signing: true,
             email: Some(email.to_owned()),
             oidc_issuer: Some(issuer.to_owned()),
+            oidc_issuer_v1: None,
             unknown_critical: false,
             inner_algorithm: ECDSA_SHA256,
             valid_from: now() - 120,
@@ -507,7 +512,7 @@ fn make_cert(
     if let Some(iss) = &spec.oidc_issuer {
         // Fulcio writes both: the deprecated v1 extension holds the issuer's bytes as they are
         // (sigstore-python's identity policy reads that one), v2 a DER UTF8String.
-        let v1 = OctetString::new(iss.as_bytes()).unwrap();
+        let v1 = OctetString::new(spec.oidc_issuer_v1.as_deref().unwrap_or(iss).as_bytes()).unwrap();
         exts.push(Extension { extn_id: oid(FULCIO_ISSUER_V1), critical: false, extn_value: v1 });
         exts.push(ext(FULCIO_ISSUER_V2, false, &x509_cert::der::asn1::Utf8StringRef::new(iss).unwrap()));
     }
