@@ -1,15 +1,16 @@
 //! The documents a unit's hashes are computed from, derived once per text (a verifier's
 //! [`super::TaskLists`] keeps the latest): Spec Kit's spec.md, or an OpenSpec change's delta specs.
 
+use std::borrow::Cow;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::model::digest::sha256_hex;
 
 use super::error::SpecError;
 use super::requirement::{
-    DefinedAt, Definition, Requirement, in_literal, literal_ranges, openspec_citations, openspec_defined,
-    paragraph_ranges, speckit_citations, speckit_cited_ids, speckit_defined, speckit_definition,
-    speckit_wrapped,
+    DefinedAt, Definition, Requirement, WrapLines, in_literal, literal_ranges, openspec_citations,
+    openspec_defined, paragraph_ranges, speckit_citations, speckit_cited_ids, speckit_defined,
+    speckit_definition, speckit_wrapped,
 };
 use super::section::{
     Delta, DeltaSection, StoryFallback, delta_sections, openspec_change_text, speckit_story,
@@ -51,6 +52,9 @@ pub struct UnitDocs {
     /// Spec Kit: spec.md's paragraphs ([`paragraph_ranges`]), found on the first question of a
     /// requirement that may wrap ([`speckit_wrapped`]).
     paragraphs: OnceLock<Vec<std::ops::Range<usize>>>,
+    /// Spec Kit: spec.md's lines as its requirements' bodies read them ([`WrapLines`]), read on
+    /// the first question of a body, so that every body is found without reading its lines again.
+    wrap_lines: OnceLock<WrapLines>,
     /// OpenSpec: each delta's sections and their operations ([`delta_sections`]), found on the
     /// first question of the section a requirement sits under.
     delta_sections: OnceLock<Vec<Vec<DeltaSection>>>,
@@ -135,7 +139,7 @@ impl UnitDocs {
             }
         };
         let (by_id, paragraphs, sections) = (OnceLock::new(), OnceLock::new(), Mutex::default());
-        let delta_sections = OnceLock::new();
+        let (wrap_lines, delta_sections) = (OnceLock::new(), OnceLock::new());
         Self {
             spec_md,
             deltas,
@@ -145,6 +149,7 @@ impl UnitDocs {
             by_id,
             literals,
             paragraphs,
+            wrap_lines,
             delta_sections,
             sections,
         }
@@ -306,11 +311,11 @@ impl UnitDocs {
     /// no document defines.
     #[must_use]
     pub fn requirement_body_hash(&self, id: &str) -> Option<String> {
-        let bodies: Vec<(String, String)> =
+        let bodies: Vec<(String, Cow<'_, str>)> =
             self.defined_as(id).map(|(doc, text, at)| self.body(doc, text, at)).collect();
         match bodies.as_slice() {
             [] => None,
-            [(_, one)] => Some(sha256_hex(one)),
+            [(_, one)] => Some(sha256_hex(one.as_bytes())),
             several => {
                 let joined: Vec<String> =
                     several.iter().map(|(line, body)| format!("{line}\n{body}")).collect();
@@ -365,11 +370,12 @@ impl UnitDocs {
     /// The defining line (trimmed) and the body after it of the requirement defined at `at` in
     /// document `doc`, whose text is `text` ([`Self::requirement_body_hash`]): read from its own
     /// line on.
-    fn body(&self, doc: usize, text: &str, at: &DefinedAt) -> (String, String) {
+    fn body<'s>(&'s self, doc: usize, text: &'s str, at: &DefinedAt) -> (String, Cow<'s, str>) {
         let (_, line, _) = at.in_text(text);
         if self.spec_md.is_some() {
             let paragraphs = || self.paragraphs.get_or_init(|| paragraph_ranges(text)).as_slice();
-            return (line.trim_end().to_owned(), speckit_wrapped(text, at, paragraphs).join("\n"));
+            let lines = self.wrap_lines.get_or_init(|| WrapLines::new(text));
+            return (line.trim_end().to_owned(), Cow::Borrowed(speckit_wrapped(lines, text, at, paragraphs)));
         }
         let literal = self.literals.get(doc).map_or(&[][..], Vec::as_slice);
         let ends = |(start, line): &(usize, &str)| {
@@ -380,7 +386,7 @@ impl UnitDocs {
         while body.last().is_some_and(|l| l.is_empty()) {
             body.pop();
         }
-        (line.trim_end().to_owned(), body.join("\n"))
+        (line.trim_end().to_owned(), Cow::Owned(body.join("\n")))
     }
 }
 
@@ -561,6 +567,22 @@ mod tests {
         assert_ne!(body(named), body(&changed), "the words after the bold name are bound too");
     }
 
+    #[test]
+    fn a_paragraph_running_on_with_requirements_without_a_colon_binds_each_to_every_line_after_it() {
+        // Each line defines its id, and only a definition its colon follows begins a requirement
+        // of its own: the lines before such a one wrap onto the lines after them.
+        let spec = "## Requirements\n\n**FR-1** x\n**FR-2** y\n**FR-3** z\n**FR-4**: w\nwrapped\n\nAfter.\n";
+        let docs = speckit_docs(spec);
+        let body = |id: &str| docs.requirement_body_hash(id);
+        assert_eq!(body("FR-1"), Some(sha256_hex("**FR-2** y\n**FR-3** z")));
+        assert_eq!(body("FR-2"), Some(sha256_hex("**FR-3** z")));
+        assert_eq!(body("FR-3"), Some(sha256_hex("")));
+        assert_eq!(body("FR-4"), Some(sha256_hex("wrapped")));
+        for (id, line) in [("FR-1", "**FR-1** x"), ("FR-2", "**FR-2** y"), ("FR-3", "**FR-3** z")] {
+            assert_eq!(docs.requirement_line(id).unwrap().as_deref(), Some(line), "{id} is defined");
+        }
+    }
+
     fn openspec_docs(delta: &str) -> UnitDocs {
         let t = MemTree::from_files([
             ("openspec/changes/chg/tasks.md", "- [ ] 1.1 Do it\n"),
@@ -736,6 +758,13 @@ mod tests {
         (speckit_docs(&spec), (0..n).map(|k| format!("FR-{k:03}")).collect())
     }
 
+    /// A Spec Kit unit of `n` requirements in one paragraph, a line each and no colon after any
+    /// id, so that each one's body is every line after it; and their ids.
+    fn speckit_run_on_of(n: usize) -> (UnitDocs, Vec<String>) {
+        let spec: String = (0..n).map(|k| format!("**FR-{k:03}** System MUST do {k}.\n")).collect();
+        (speckit_docs(&spec), (0..n).map(|k| format!("FR-{k:03}")).collect())
+    }
+
     /// An OpenSpec change of `n` requirements, each with a statement and a scenario, and their names.
     fn openspec_of(n: usize) -> (UnitDocs, Vec<String>) {
         let requirements: String = (0..n)
@@ -764,6 +793,7 @@ mod tests {
     #[test]
     fn each_further_cited_requirement_costs_the_same_reads_however_many_the_unit_defines() {
         ten_more_cost_the_same("Spec Kit", speckit_of);
+        ten_more_cost_the_same("Spec Kit, one paragraph without colons", speckit_run_on_of);
         ten_more_cost_the_same("OpenSpec", openspec_of);
     }
 

@@ -83,12 +83,15 @@ pub enum SpecError {
     /// An OpenSpec change was archived more than once and is active nowhere: which archived copy
     /// a task of it names cannot be told.
     #[error(
-        "OpenSpec change `{unit}` is archived more than once ({dirs}) and active nowhere, so which copy its tasks are is ambiguous; keep one archived copy"
+        "OpenSpec change `{unit}` is archived more than once ({count} copies: {dirs}) and active nowhere, so which copy its tasks are is ambiguous; keep one archived copy"
     )]
     AmbiguousArchive {
         /// The change id.
         unit: String,
-        /// The archived directories, joined for display.
+        /// How many archived copies it has.
+        count: usize,
+        /// The archived directories as a message lists them ([`listed`]: the first few, then how
+        /// many more).
         dirs: String,
     },
 
@@ -401,6 +404,12 @@ impl SpecError {
         }
     }
 
+    /// OpenSpec change `unit`, archived in each of `dirs` (more than one) and active nowhere: how
+    /// many copies, and the first few of them ([`listed`]).
+    pub(crate) fn ambiguous_archive(unit: &str, dirs: &[impl std::fmt::Display]) -> SpecError {
+        SpecError::AmbiguousArchive { unit: unit.to_owned(), count: dirs.len(), dirs: listed(dirs) }
+    }
+
     /// Whether a symbolic link or a submodule was refused where a file or directory was looked for.
     #[must_use]
     pub fn is_link_or_submodule(&self) -> bool {
@@ -440,15 +449,21 @@ impl SpecError {
     }
 }
 
-/// How many line numbers a message lists before it counts the rest.
-const LINES_LISTED: usize = 10;
+/// How many items (line numbers, directories) a message lists before it counts the rest.
+const LISTED: usize = 10;
 
-/// Line numbers (1-based) as a message lists them: the first ten, then how many more, so that a
-/// task list of thousands of look-alike lines makes no message of thousands of numbers.
+/// Line numbers (1-based) as a message lists them ([`listed`]), so that a task list of thousands
+/// of look-alike lines makes no message of thousands of numbers.
 #[must_use]
 pub fn lines_listed(lines: &[usize]) -> String {
-    let shown: Vec<String> = lines.iter().take(LINES_LISTED).map(usize::to_string).collect();
-    match lines.len().checked_sub(LINES_LISTED) {
+    listed(lines)
+}
+
+/// `items` as a message lists them: the first ten, then how many more, so that a message's
+/// length never grows with their number.
+pub(crate) fn listed(items: &[impl std::fmt::Display]) -> String {
+    let shown: Vec<String> = items.iter().take(LISTED).map(ToString::to_string).collect();
+    match items.len().checked_sub(LISTED) {
         Some(more) if more > 0 => format!("{} and {more} more", shown.join(", ")),
         _ => shown.join(", "),
     }

@@ -183,23 +183,76 @@ pub(crate) fn speckit_defined(spec_md: &str) -> Vec<DefinedAt> {
     outside_literals(defined, &literal_ranges(spec_md)).collect()
 }
 
+/// The lines of a Spec Kit spec.md as its requirements' bodies read them ([`speckit_wrapped`]),
+/// found once per text: a paragraph may run on with requirements of their own that no colon
+/// follows (`**FR-2** x`), each one's body holding the lines of those after it
+/// ([`starts_definition`]), and every body is then one slice of `joined`, its lines never read
+/// again.
+#[derive(Debug)]
+pub(crate) struct WrapLines {
+    /// Each line of the text, without its ending, in order.
+    lines: Vec<Range<usize>>,
+    /// For each line, the first line at or after it that begins a requirement of its own
+    /// ([`starts_definition`]), or the number of lines.
+    next_start: Vec<usize>,
+    /// Every line trimmed, the lines joined by `\n`.
+    joined: String,
+    /// Where each line begins in `joined`, then one past `joined`'s end.
+    at: Vec<usize>,
+}
+
+impl WrapLines {
+    /// The lines of `text`, read once.
+    pub(crate) fn new(text: &str) -> Self {
+        let (mut lines, mut starts, mut at) = (Vec::new(), Vec::new(), Vec::new());
+        let mut joined = String::with_capacity(text.len());
+        for (start, line) in lines_at(text) {
+            if !lines.is_empty() {
+                joined.push('\n');
+            }
+            lines.push(start..start + line.len());
+            starts.push(starts_definition(line));
+            at.push(joined.len());
+            joined.push_str(line.trim());
+        }
+        at.push(joined.len() + 1);
+        let mut next_start = vec![lines.len(); lines.len()];
+        let mut next = lines.len();
+        for (index, starts) in starts.iter().enumerate().rev() {
+            if *starts {
+                next = index;
+            }
+            if let Some(slot) = next_start.get_mut(index) {
+                *slot = next;
+            }
+        }
+        Self { lines, next_start, joined, at }
+    }
+}
+
 /// The lines after the line of Spec Kit definition `at` in `text` that CommonMark continues its
 /// paragraph (or its list item's paragraph) with, up to a line that defines another requirement
-/// ([`starts_definition`]), each trimmed: what a formatter wraps a long requirement onto. Never a
-/// nested list, the next item or another block; inside an HTML block a browser shows, the run of
-/// its text ([`html_text_runs`]); empty for a requirement of one line.
-/// `paragraphs` gives `text`'s [`paragraph_ranges`], asked only when the next line may continue
-/// the paragraph: it is not blank (spaces and tabs alone, as CommonMark reads a blank line: a
-/// no-break space is text) and defines no requirement (as in a list of them).
-pub(crate) fn speckit_wrapped<'t, 'p>(
-    text: &'t str,
+/// ([`starts_definition`]), each trimmed and joined by `\n`: what a formatter wraps a long
+/// requirement onto. Never a nested list, the next item or another block; inside an HTML block a
+/// browser shows, the run of its text ([`html_text_runs`]); empty for a requirement of one line.
+/// `lines` are `text`'s, read once ([`WrapLines::new`]); `paragraphs` gives `text`'s
+/// [`paragraph_ranges`], asked only when the next line may continue the paragraph: it is not
+/// blank (spaces and tabs alone, as CommonMark reads a blank line: a no-break space is text) and
+/// defines no requirement (as in a list of them).
+pub(crate) fn speckit_wrapped<'w, 'p>(
+    lines: &'w WrapLines,
+    text: &str,
     at: &DefinedAt,
     paragraphs: impl FnOnce() -> &'p [Range<usize>],
-) -> Vec<&'t str> {
-    let mut next = at.lines_after(text).peekable();
+) -> &'w str {
+    let first = at.index + 1;
     let blank = |line: &str| line.bytes().all(|b| matches!(b, b' ' | b'\t'));
-    if next.peek().is_none_or(|(_, line)| blank(line) || starts_definition(line)) {
-        return Vec::new();
+    let Some(next) = lines.lines.get(first).and_then(|line| text.get(line.clone())) else {
+        return "";
+    };
+    let next_start = lines.next_start.get(first).copied().unwrap_or(first);
+    if blank(next) || next_start == first {
+        return "";
     }
     let paragraphs = paragraphs();
     let after = paragraphs.partition_point(|r| r.start <= at.id.start);
@@ -209,11 +262,15 @@ pub(crate) fn speckit_wrapped<'t, 'p>(
         .filter(|r| r.contains(&at.id.start))
         .map(|r| r.end)
     else {
-        return Vec::new();
+        return "";
     };
-    next.take_while(|(start, line)| *start < end && !starts_definition(line))
-        .map(|(_, line)| line.trim())
-        .collect()
+    // The lines from `first` on that start inside the paragraph, up to the next definition.
+    let inside = lines.lines.get(first..).unwrap_or_default().partition_point(|line| line.start < end);
+    let last = (first + inside).min(next_start);
+    match (lines.at.get(first), lines.at.get(last)) {
+        (Some(from), Some(to)) if last > first => lines.joined.get(*from..to - 1).unwrap_or_default(),
+        _ => "",
+    }
 }
 
 /// Whether `line` begins a requirement of its own inside a paragraph: a definition
@@ -810,12 +867,12 @@ mod tests {
         assert_eq!(names, ["Folded"]);
     }
 
-    /// The lines Spec Kit requirement `id` of `spec` wraps onto ([`speckit_wrapped`]).
-    fn wrapped<'t>(spec: &'t str, id: &str) -> Vec<&'t str> {
+    /// The lines Spec Kit requirement `id` of `spec` wraps onto, joined ([`speckit_wrapped`]).
+    fn wrapped(spec: &str, id: &str) -> String {
         let defined = speckit_defined(spec);
         let at = defined.iter().find(|at| at.in_text(spec).0 == id).expect("the id is defined");
         let paragraphs = paragraph_ranges(spec);
-        speckit_wrapped(spec, at, || paragraphs.as_slice())
+        speckit_wrapped(&WrapLines::new(spec), spec, at, || paragraphs.as_slice()).to_owned()
     }
 
     #[test]
@@ -825,13 +882,13 @@ mod tests {
             let spec = format!(
                 "## Requirements\n\n{open}\n- **FR-001**: System MUST let a reader attach\n  one or more tags\n  to a saved bookmark.\n<!-- an earlier wording -->\n- **FR-002**: Another,\nwrapped too.\n- **FR-003**: One line.\n{close}\n\nAfter.\n"
             );
-            assert_eq!(wrapped(&spec, "FR-001"), ["one or more tags", "to a saved bookmark."], "{spec}");
-            assert_eq!(wrapped(&spec, "FR-002"), ["wrapped too."], "{spec}");
+            assert_eq!(wrapped(&spec, "FR-001"), "one or more tags\nto a saved bookmark.", "{spec}");
+            assert_eq!(wrapped(&spec, "FR-002"), "wrapped too.", "{spec}");
             assert!(wrapped(&spec, "FR-003").is_empty(), "the closing tag is no text: {spec}");
         }
         let until_blank =
             "<details><summary>Core</summary>\n- **FR-001**: Shown,\nwrapped\n\nnot in the block\n";
-        assert_eq!(wrapped(until_blank, "FR-001"), ["wrapped"]);
+        assert_eq!(wrapped(until_blank, "FR-001"), "wrapped");
     }
 
     #[test]

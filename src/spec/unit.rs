@@ -401,7 +401,7 @@ impl<'t> UnitLocator<'t> {
         match archived.get(unit).map(Vec::as_slice).unwrap_or_default() {
             [] => Ok(None),
             [dir] => Ok(Some(UnitLoc::at(Format::OpenSpec, unit, dir.clone()))),
-            several => Err(SpecError::AmbiguousArchive { unit: unit.to_owned(), dirs: several.join(", ") }),
+            several => Err(SpecError::ambiguous_archive(unit, several)),
         }
     }
 }

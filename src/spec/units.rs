@@ -286,27 +286,39 @@ fn refused((path, what, kind): &(String, &'static str, EntryKind)) -> Stray {
 /// The task lists of the archived copies that are no unit (`units`): of a change archived more
 /// than once and active nowhere, which copy is the unit cannot be told; of a change active under
 /// the same name (an OpenSpec change or a Spec Kit feature), a `Spec-Task:` naming it names the
-/// active one, so the copy's ticks have no evidence a verifier could find.
+/// active one, so the copy's ticks have no evidence a verifier could find. The copies are grouped
+/// by change once, and each change's reason is made once for all its copies (naming how many
+/// there are and the first few, [`SpecError::ambiguous_archive`]): the rows grow with the copies,
+/// never with their square.
 fn archives_not_units(
     tree: &dyn SourceTree,
     parents: &[Parent; 3],
     units: &[UnitLoc],
     strays: &mut Vec<Stray>,
 ) -> Result<(), SpecError> {
-    for copy in parents[2].units.iter().filter(|copy| !units.iter().any(|u| u.dir == copy.dir)) {
-        let active = parents[..2].iter().flat_map(|p| &p.units).find(|u| u.name == copy.name);
-        let reason = match active {
+    let unit_dirs: HashSet<&str> = units.iter().map(|u| u.dir.as_str()).collect();
+    // The directory of the first active unit of each name, Spec Kit's before OpenSpec's.
+    let mut active: HashMap<&str, &str> = HashMap::new();
+    for unit in parents[..2].iter().flat_map(|p| &p.units) {
+        active.entry(unit.name.as_str()).or_insert(unit.dir.as_str());
+    }
+    let mut copies: HashMap<&str, Vec<&str>> = HashMap::new();
+    for copy in &parents[2].units {
+        copies.entry(copy.name.as_str()).or_default().push(copy.dir.as_str());
+    }
+    let mut reasons: HashMap<&str, String> = HashMap::new();
+    for copy in parents[2].units.iter().filter(|copy| !unit_dirs.contains(copy.dir.as_str())) {
+        let name = copy.name.as_str();
+        let reason = reasons.entry(name).or_insert_with(|| match active.get(name) {
             Some(active) => format!(
-                "it is an archived copy of `{}`, which is also active at {}: a task of either is named `{}/<task>`, so the archived copy's ticks cannot be told from the active ones; give the active change another name, or clear the archived copy's boxes",
-                copy.name, active.dir, copy.name
+                "it is an archived copy of `{name}`, which is also active at {active}: a task of either is named `{name}/<task>`, so the archived copy's ticks cannot be told from the active ones; give the active change another name, or clear the archived copy's boxes"
             ),
             None => {
-                let others = parents[2].units.iter().filter(|u| u.name == copy.name).map(|u| u.dir.as_str());
-                let dirs = others.collect::<Vec<_>>().join(", ");
-                SpecError::AmbiguousArchive { unit: copy.name.clone(), dirs }.to_string()
+                let dirs = copies.get(name).map_or(&[][..], Vec::as_slice);
+                SpecError::ambiguous_archive(name, dirs).to_string()
             }
-        };
-        push_list(tree, strays, &copy.tasks, &copy.dir, Format::OpenSpec, &reason)?;
+        });
+        push_list(tree, strays, &copy.tasks, &copy.dir, Format::OpenSpec, reason)?;
     }
     Ok(())
 }
@@ -930,6 +942,26 @@ mod tests {
         assert!(scan.units.is_empty());
         assert_eq!(scan.strays.len(), 2);
         assert!(scan.strays[0].reason.contains("archived more than once"), "{}", scan.strays[0].reason);
+    }
+
+    #[test]
+    fn each_copy_of_a_change_archived_many_times_is_a_stray_whose_reason_names_the_count_and_ten_copies() {
+        let copies = 40;
+        let files: Vec<(String, &str)> = (0..copies)
+            .map(|i| (format!("openspec/changes/archive/2025-01-{i:02}-old/tasks.md"), "- [x] 1.1 a\n"))
+            .collect();
+        let tree = MemTree::from_files(files).unwrap();
+        let scan = scan_units(&tree).unwrap();
+        assert_eq!(scan.strays.len(), copies);
+        for stray in &scan.strays {
+            let reason = &stray.reason;
+            assert!(reason.contains("(40 copies: openspec/changes/archive/2025-01-00-old, "), "{reason}");
+            assert!(reason.contains("2025-01-09-old and 30 more)"), "{reason}");
+            assert_eq!(reason.matches("openspec/changes/archive/").count(), 10, "{reason}");
+        }
+        // A task of the change is refused with the same list.
+        let refused = crate::spec::locate_unit(&tree, "old").unwrap_err().to_string();
+        assert_eq!(refused, scan.strays[0].reason);
     }
 
     #[test]
