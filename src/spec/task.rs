@@ -453,10 +453,13 @@ pub fn listed_task_facts(
     let mut docs = LazyDocs::new(tree, &loc, lists);
     let mut out = HashMap::new();
     for (first, task) in list.tasks() {
-        let (id, indices) = (task.id, list.lines_of(task.id).collect::<Vec<_>>());
-        if indices.first() != Some(&first) {
+        // Each id's lines are collected at its first line only, so that an id on many lines costs
+        // their number once, not once for each of them.
+        let mut lines = list.lines_of(task.id);
+        if lines.next() != Some(first) {
             continue;
         }
+        let (id, indices) = (task.id, std::iter::once(first).chain(lines).collect::<Vec<_>>());
         let facts = match indices.as_slice() {
             [index] => Read::at(&list, *index)
                 .ok_or(SpecError::NotATaskLine { line: index + 1, format: loc.format })
