@@ -492,8 +492,9 @@ fn is_word_char(c: char) -> bool {
 
 /// The most bytes of a task's title that the requirement names it could cite are searched
 /// through, all names together ([`titles_cite`]): a title of 64 KiB against 8,192 names made of
-/// its words. Each such name is searched through the whole title, so a change whose names a
-/// crafted title holds every word of would cost names × title; past this it is refused.
+/// its words. Each such name is searched through the whole title, in one pass ([`holds_whole`]),
+/// so a change whose names a crafted title holds every word of would cost names × title; past
+/// this it is refused.
 pub(crate) const CITE_SEARCH_LIMIT: usize = 512 << 20;
 
 /// Which of `names` `title` holds as whole words, in any letter case, one answer a name: whether
@@ -519,20 +520,21 @@ pub fn titles_cite(title: &str, names: &[&str]) -> Result<Vec<bool>, SpecError> 
         })
         .collect();
     let distinct: std::collections::HashSet<&str> = candidates.iter().flatten().map(String::as_str).collect();
+    let too_costly = || SpecError::CitationsTooCostly {
+        title: title.len(),
+        names: distinct.len(),
+        limit: CITE_SEARCH_LIMIT,
+    };
     if distinct.len().saturating_mul(title.len()) > CITE_SEARCH_LIMIT {
-        return Err(SpecError::CitationsTooCostly {
-            title: title.len(),
-            names: distinct.len(),
-            limit: CITE_SEARCH_LIMIT,
-        });
+        return Err(too_costly());
     }
-    let mut answers: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
-    Ok(candidates
-        .into_iter()
-        .map(|name| {
-            name.is_some_and(|name| *answers.entry(name).or_insert_with_key(|name| holds_whole(&title, name)))
-        })
-        .collect())
+    let mut held = std::collections::HashSet::new();
+    for name in &distinct {
+        if holds_whole(&title, name).map_err(|_| too_costly())? {
+            held.insert(*name);
+        }
+    }
+    Ok(candidates.iter().map(|name| name.as_deref().is_some_and(|name| held.contains(name))).collect())
 }
 
 /// The words of `text`: its runs of letters, digits and `_`.
@@ -541,26 +543,31 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Whether `title` holds `name` (both lowercased) with no word character right before or right
-/// after it; never an empty name.
-fn holds_whole(title: &str, name: &str) -> bool {
+/// after it; never an empty name. Every place `name` stands in `title` is found in one pass over
+/// the title (overlapping places too: `a a` in `a a a` stands at 0 and at 2), so that a name
+/// standing in many places inside words costs the title's length, not its length for each place.
+///
+/// # Errors
+/// The automaton of the name cannot be built: never for a name no longer than a title
+/// [`titles_cite`] searches ([`CITE_SEARCH_LIMIT`] bytes at most: fewer states and transitions
+/// than the automaton's limit, 2³¹).
+fn holds_whole(title: &str, name: &str) -> Result<bool, aho_corasick::BuildError> {
     #[cfg(test)]
     TITLE_SEARCHES.with(|searches| searches.set(searches.get() + 1));
     if name.is_empty() || name.len() > title.len() {
-        return false;
+        return Ok(false);
     }
-    let mut from = 0;
-    while let Some(found) = title.get(from..).and_then(|s| s.find(name)) {
-        let start = from + found;
-        let end = start + name.len();
-        let before = title.get(..start).and_then(|s| s.chars().next_back());
-        let after = title.get(end..).and_then(|s| s.chars().next());
-        if !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char) {
-            return true;
-        }
-        // Retry from the next character, so that overlapping occurrences are seen.
-        from = start + title.get(start..).and_then(|s| s.chars().next()).map_or(1, char::len_utf8);
-    }
-    false
+    // The noncontiguous automaton is the one every other is built from: the cheapest to build for
+    // one name, which is searched once.
+    let automaton = aho_corasick::AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+        .build([name])?;
+    // An overlapping search fails only on a leftmost match kind, never on the builder's default.
+    Ok(automaton.find_overlapping_iter(title).any(|place| {
+        let before = title.get(..place.start()).and_then(|s| s.chars().next_back());
+        let after = title.get(place.end()..).and_then(|s| s.chars().next());
+        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+    }))
 }
 
 #[cfg(test)]

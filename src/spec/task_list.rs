@@ -481,7 +481,8 @@ impl TaskList {
         let ids = self.ids();
         let from = ids.sorted.partition_point(|place| self.id_bytes(ids, *place) < id.as_bytes());
         let rest = ids.sorted.get(from..).unwrap_or_default();
-        let count = rest.iter().take_while(|place| self.id_bytes(ids, **place) == id.as_bytes()).count();
+        // Found by bisection too, so that a lookup of an id many tasks have does not walk them all.
+        let count = rest.partition_point(|place| self.id_bytes(ids, *place) == id.as_bytes());
         rest.get(..count).unwrap_or_default()
     }
 
@@ -500,14 +501,18 @@ impl TaskList {
     pub(crate) fn ticked_boxes(&self) -> impl Iterator<Item = (&str, bool)> {
         let ids = self.ids();
         let ticked = self.ticked.get_or_init(|| {
-            let ticked = self.tasks.iter().enumerate().filter(|(_, task)| task.spans.ticked());
-            let first = |(place, task): (usize, &Listed)| {
-                let repeated = ids.repeated.get(place).copied().unwrap_or_default();
-                let id = task.spans.id_on(self.line(task.index));
-                let first_ticked = || self.lines_of(id).find(|i| self.is_ticked(*i)) == Some(task.index);
-                (!repeated || first_ticked()).then_some(place)
-            };
-            ticked.filter_map(first).collect()
+            // The first ticked task of each id, found in one walk of the index (the places of one
+            // id are side by side, in line order), not in a walk of the id's places for each
+            // ticked task.
+            let ticked = |place: &usize| self.tasks.get(*place).is_some_and(|task| task.spans.ticked());
+            let same_id = |a: &usize, b: &usize| self.id_bytes(ids, *a) == self.id_bytes(ids, *b);
+            let mut first: Vec<usize> = ids
+                .sorted
+                .chunk_by(same_id)
+                .filter_map(|places| places.iter().copied().find(ticked))
+                .collect();
+            first.sort_unstable();
+            first
         });
         ticked.iter().filter_map(|place| {
             let task = self.tasks.get(*place)?;
@@ -524,12 +529,6 @@ impl TaskList {
             [place] => self.tasks.get(*place).is_some_and(|task| task.spans.ticked()),
             _ => false,
         }
-    }
-
-    /// Whether line `index` holds a ticked task.
-    fn is_ticked(&self, index: usize) -> bool {
-        let at = self.tasks.binary_search_by_key(&index, |task| task.index).ok();
-        at.and_then(|at| self.tasks.get(at)).is_some_and(|task| task.spans.ticked())
     }
 
     /// The ids of the ticked tasks, in line order.
@@ -621,8 +620,7 @@ fn loose_at(
 /// alone does not tell (it is the text a line shows).
 fn loose_box(format: Format, line: &str, place: Option<&str>) -> Option<LooseBox> {
     let is_id = |word: &str| {
-        let word =
-            word.trim_matches(|c: char| c.is_ascii_punctuation() && c != '.').trim_end_matches(['.', ':']);
+        let word = id_word(word);
         is_task_id(format, word).then(|| word.to_owned())
     };
     if let Some(caps) = CHECK_MARK_LINE.captures(line) {
@@ -640,7 +638,7 @@ fn loose_box(format: Format, line: &str, place: Option<&str>) -> Option<LooseBox
         return None;
     }
     let around = Around::of(line, &is_id);
-    let spot = box_spot(line, &around, &is_id).or_else(|| mark_spot(line, &around, &is_id))?;
+    let spot = box_spot(format, line, &around).or_else(|| mark_spot(line, &around, &is_id))?;
     let place = place.unwrap_or_else(|| around.place(line, spot.after_lead));
     let what = spot.mark.map_or_else(|| "its box".to_owned(), |mark| format!("its check mark (`{mark}`)"));
     let id = spot.id;
@@ -649,6 +647,17 @@ fn loose_box(format: Format, line: &str, place: Option<&str>) -> Option<LooseBox
          tool reads it as a task"
     );
     Some(LooseBox { col: spot.col, checked: spot.checked, id, reason })
+}
+
+/// Whether `c` is cut from a word read for a task id ([`id_word`]): ASCII punctuation but `.`.
+fn cut_from_word(c: char) -> bool {
+    c.is_ascii_punctuation() && c != '.'
+}
+
+/// The task id a word is read as ([`loose_box`]): the word without the ASCII punctuation around
+/// it but a `.` (`**T001**`), then without a `.` or `:` ending it (`T001:`, `1.1.`).
+fn id_word(word: &str) -> &str {
+    word.trim_matches(cut_from_word).trim_end_matches(['.', ':'])
 }
 
 /// A box or check mark of a line no list item holds, and the task id a person reads it for
@@ -674,6 +683,8 @@ struct Around {
     table: bool,
     /// The first task id among the words of the row's cells, when it is a table row.
     table_id: Option<String>,
+    /// Where the blanks that end the line start (the line's length when none do).
+    blank_from: usize,
 }
 
 impl Around {
@@ -685,14 +696,15 @@ impl Around {
         let table = line.trim_start_matches([' ', '\t']).starts_with('|');
         let table_id =
             table.then(|| line.split(|c: char| c.is_whitespace() || c == '|').find_map(is_id)).flatten();
-        Around { lead, table, table_id }
+        Around { lead, table, table_id, blank_from: line.trim_end().len() }
     }
 
-    /// The task id the line's text starts with, when what stands at `at` and ends before `rest` (the
-    /// line after it) is that task's state: right after the id, or ending the line.
-    fn lead_id(&self, at: usize, rest: &str) -> Option<String> {
+    /// The task id the line's text starts with, when what stands at `at` and ends at `end` (byte
+    /// offsets in the line) is that task's state: right after the id, or ending the line (only
+    /// blanks after it). The line's trailing blanks are found once, not once for each box or mark.
+    fn lead_id(&self, at: usize, end: usize) -> Option<String> {
         let (id, after) = self.lead.as_ref()?;
-        (at == *after || rest.trim().is_empty()).then(|| id.clone())
+        (at == *after || end >= self.blank_from).then(|| id.clone())
     }
 
     /// Where a box or check mark of `line` is, for a person; `after_lead`: read for the task id
@@ -713,9 +725,11 @@ impl Around {
     }
 }
 
-/// The first box of `line` (open, or reading as checked) read for a task: the id right after it,
-/// else the id the line starts with ([`Around::lead_id`]), else the id of a table row's cells.
-fn box_spot<'l>(line: &'l str, around: &Around, is_id: &impl Fn(&str) -> Option<String>) -> Option<Spot<'l>> {
+/// The first box of `line` (open, or reading as checked) read for a task of `format`: the id right
+/// after it, else the id the line starts with ([`Around::lead_id`]), else the id of a table row's
+/// cells.
+fn box_spot<'l>(format: Format, line: &'l str, around: &Around) -> Option<Spot<'l>> {
+    let mut words = WordsAfter { line, word_end: 0, id_end: 0, kept_from: 0 };
     ANY_BOX.captures_iter(line).find_map(|caps| {
         let (shape, mark) = (caps.get(0)?, caps.get(1)?);
         let checked = reads_as_checked(mark.as_str());
@@ -723,9 +737,10 @@ fn box_spot<'l>(line: &'l str, around: &Around, is_id: &impl Fn(&str) -> Option<
             return None;
         }
         let after = after_closer(line.get(shape.start()..)?)?;
-        let (id, after_lead) = match after.split_whitespace().next().and_then(is_id) {
-            Some(id) => (id, false),
-            None => match around.lead_id(shape.start(), after) {
+        let first_word = words.id_word(line.len() - after.len());
+        let (id, after_lead) = match first_word.filter(|word| is_task_id(format, word)) {
+            Some(id) => (id.to_owned(), false),
+            None => match around.lead_id(shape.start(), line.len() - after.len()) {
                 Some(id) => (id, true),
                 None => (around.table_id.clone()?, false),
             },
@@ -744,7 +759,7 @@ fn mark_spot<'l>(
 ) -> Option<Spot<'l>> {
     // The cells are found as the marks go along the line, each stretch of it searched once, so
     // that a line of many marks and few `|` costs its length, not its length for each mark.
-    let mut cells = Cells { line, searched: 0, last_bar: None };
+    let mut cells = Cells { line, searched: 0, last_bar: None, filled_to: 0 };
     ANY_CHECK_MARK.find_iter(line).find_map(|mark| {
         let rest = line.get(mark.end()..)?;
         let spot = |id, after_lead| Spot {
@@ -754,11 +769,11 @@ fn mark_spot<'l>(
             mark: Some(mark.as_str()),
             after_lead,
         };
-        if let Some(id) = around.lead_id(mark.start(), rest) {
+        if let Some(id) = around.lead_id(mark.start(), mark.end()) {
             return Some(spot(id, true));
         }
-        let cell_before = cells.before(mark.start())?;
-        if !(around.table && cell_before.trim().is_empty()) {
+        let blank_before = cells.blank_before(mark.start())?;
+        if !(around.table && blank_before) {
             return None;
         }
         // A mark starting a cell: at most one a cell, so each cell after one is read once.
@@ -778,17 +793,69 @@ struct Cells<'l> {
     searched: usize,
     /// Where the last `|` of the searched part is.
     last_bar: Option<usize>,
+    /// Where the last character of the searched part that is not a blank ends (0: none is).
+    filled_to: usize,
 }
 
-impl<'l> Cells<'l> {
-    /// The text of the line's cell before `at` (at or past what was asked before): from the last
-    /// `|` before it, or None when no `|` comes before it.
-    fn before(&mut self, at: usize) -> Option<&'l str> {
-        if let Some(bar) = self.line.get(self.searched..at)?.rfind('|') {
+impl Cells<'_> {
+    /// Whether the line's cell before `at` (at or past what was asked before) holds only blanks
+    /// from the last `|` before `at`; None when no `|` comes before it. Each stretch is searched
+    /// once, its blanks too, so that a cell of many blanks before many marks costs its length.
+    fn blank_before(&mut self, at: usize) -> Option<bool> {
+        let stretch = self.line.get(self.searched..at)?;
+        if let Some(bar) = stretch.rfind('|') {
             self.last_bar = Some(self.searched + bar);
         }
+        let filled = stretch.trim_end();
+        if !filled.is_empty() {
+            self.filled_to = self.searched + filled.len();
+        }
         self.searched = at;
-        self.line.get(self.last_bar? + 1..at)
+        // The `|` itself is not a blank: the cell is blank when nothing after it is filled.
+        Some(self.filled_to <= self.last_bar? + 1)
+    }
+}
+
+/// The first words after the boxes of a line, read for task ids, asked left to right
+/// ([`box_spot`]: each place asked is right after a box, so a box stands between two). A box in
+/// the middle of a long word (`[x]a[x]a…`, `[]![]!…`) shares the rest of that word with every box
+/// after it: each word's end, where it ends once read as an id ([`id_word`]), and the punctuation
+/// before the rest of it are found once, so that a line of many boxes costs its length, not its
+/// length for each box.
+struct WordsAfter<'l> {
+    /// The line.
+    line: &'l str,
+    /// Where the last word found ends (at a blank or the line's end; 0: none was found).
+    word_end: usize,
+    /// Where that word ends once read as an id: without the punctuation [`id_word`] cuts from its
+    /// end, whatever it starts with.
+    id_end: usize,
+    /// The first character at or after the last place asked that [`id_word`] keeps at the start
+    /// of a word (`word_end` when none is).
+    kept_from: usize,
+}
+
+impl<'l> WordsAfter<'l> {
+    /// The first word of the line after byte `at` (at or past what was asked before), as
+    /// [`id_word`] reads it; None when only blanks follow `at`.
+    fn id_word(&mut self, at: usize) -> Option<&'l str> {
+        let rest = self.line.get(at..)?;
+        let start = at + (rest.len() - rest.trim_start().len());
+        if start == self.line.len() {
+            return None;
+        }
+        if start >= self.word_end {
+            let word = self.line.get(start..)?;
+            let word = word.split(char::is_whitespace).next().unwrap_or(word);
+            self.word_end = start + word.len();
+            self.id_end = start + word.trim_end_matches(cut_from_word).trim_end_matches(['.', ':']).len();
+            self.kept_from = start;
+        }
+        // What was passed over before is still punctuation to pass over: each character once.
+        let from = self.kept_from.max(start);
+        let unkept = self.line.get(from..self.word_end)?;
+        self.kept_from = self.word_end - unkept.trim_start_matches(cut_from_word).len();
+        self.line.get(self.kept_from..self.id_end.max(self.kept_from))
     }
 }
 
@@ -2152,5 +2219,74 @@ mod tests {
         let edited = read(&before.replace("T003 c", "T004 c"));
         assert!(!Arc::ptr_eq(&list.by_id, &edited.by_id), "another text is indexed anew");
         assert_eq!(edited.lines_of("T004").collect::<Vec<_>>(), [3]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_index_of_ids_answers_as_a_scan_of_every_task_for_any_ids_and_ticks(
+            tasks in proptest::collection::vec((0u8..4, proptest::prelude::any::<bool>()), 0..24),
+        ) {
+            let text: String = tasks
+                .iter()
+                .map(|(id, ticked)| format!("- [{}] T00{id} a\n", if *ticked { 'x' } else { ' ' }))
+                .collect();
+            let list = read(&text);
+            proptest::prop_assert_eq!(indexed(&list), scanned(&list), "{}", text);
+        }
+
+        #[test]
+        fn the_first_word_after_each_box_reads_as_the_word_of_the_rest_of_the_line(
+            line in "[\\[\\]x!*.:T01a \t\u{a0}✓]{0,40}",
+            asked in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..12),
+        ) {
+            let starts: Vec<usize> = line.char_indices().map(|(at, _)| at).chain([line.len()]).collect();
+            let mut at: Vec<usize> = asked.iter().map(|i| starts[i.index(starts.len())]).collect();
+            at.sort_unstable();
+            let mut words = WordsAfter { line: &line, word_end: 0, id_end: 0, kept_from: 0 };
+            for at in at {
+                let plain = line[at..].split_whitespace().next().map(id_word);
+                proptest::prop_assert_eq!(words.id_word(at), plain, "{:?} after {}", line, at);
+            }
+        }
+
+        #[test]
+        fn a_cell_is_blank_before_a_mark_as_the_text_from_its_bar_says(
+            line in "[| a\t\u{3000}✓]{0,40}",
+            asked in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..12),
+        ) {
+            let starts: Vec<usize> = line.char_indices().map(|(at, _)| at).chain([line.len()]).collect();
+            let mut at: Vec<usize> = asked.iter().map(|i| starts[i.index(starts.len())]).collect();
+            at.sort_unstable();
+            let mut cells = Cells { line: &line, searched: 0, last_bar: None, filled_to: 0 };
+            for at in at {
+                let plain = line[..at].rfind('|').map(|bar| line[bar + 1..at].trim().is_empty());
+                proptest::prop_assert_eq!(cells.blank_before(at), plain, "{:?} before {}", line, at);
+            }
+        }
+
+        #[test]
+        fn what_ends_a_line_is_what_only_blanks_follow(line in "[ a\t\u{a0}\u{3000}✓]{0,24}") {
+            let around = Around { lead: Some(("T001".to_owned(), usize::MAX)), table: false, table_id: None, blank_from: line.trim_end().len() };
+            for (end, _) in line.char_indices().chain([(line.len(), ' ')]) {
+                let ends = around.lead_id(0, end).is_some();
+                proptest::prop_assert_eq!(ends, line[end..].trim().is_empty(), "{:?} from {}", line, end);
+            }
+        }
+    }
+
+    #[test]
+    fn a_box_or_check_mark_before_only_blanks_ends_its_line_however_many_there_are() {
+        let blanks = " \u{a0}\t\u{3000}".repeat(2_000);
+        let text = format!(
+            "- [ ] T000 open\nT001 Deploy {}{blanks}\nT002 Docs {}{blanks}\nT003 x ✅ y{blanks}\n",
+            "✅".repeat(2_000),
+            "[x] ".repeat(2_000)
+        );
+        assert_eq!(checked_unread(&read(&text)), [(1, "T001"), (2, "T002")]);
+        // Boxes in one long word: each is followed by the rest of that word.
+        let word = format!("- [ ] T000 open\nrun {}**T004**\n", "[x]a".repeat(2_000));
+        assert!(checked_unread(&read(&word)).is_empty(), "`a[x]a…a**T004**` names no task");
+        let id_ends_word = format!("- [ ] T000 open\nrun {}[x]T004**\n", "[]!".repeat(2_000));
+        assert_eq!(checked_unread(&read(&id_ends_word)), [(1, "T004")]);
     }
 }
