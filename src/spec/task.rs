@@ -10,6 +10,7 @@ use crate::model::digest::sha256_hex;
 use super::bug::{bug_line_hash, bug_title, bug_triad, check_bug_slug};
 use super::docs::{Section, UnitDocs};
 use super::error::{SpecError, shown};
+use super::openspec_schema::refuse_other_task_file;
 use super::requirement::{Requirement, speckit_cited_ids};
 use super::section::StoryFallback;
 use super::task_line::{TaskLine, is_task_id, line_hash};
@@ -323,6 +324,7 @@ pub(crate) fn find_listed(
     lists: &TaskLists,
 ) -> Result<(UnitLoc, Arc<TaskList>, usize), SpecError> {
     let loc = locate_unit(tree, unit)?;
+    refuse_other_task_file(tree, &loc)?;
     let id = match TaskId::parse(task_id)? {
         TaskId::Bug(slug) => return Err(SpecError::TrailerOnlyTask { slug }),
         TaskId::Listed(id) => id,
@@ -449,6 +451,7 @@ pub fn listed_task_facts(
     lists: &TaskLists,
 ) -> Result<HashMap<String, Result<TaskFacts, SpecError>>, SpecError> {
     let loc = locate_unit(tree, unit)?;
+    refuse_other_task_file(tree, &loc)?;
     let list = lists.read(tasks_text(tree, &loc)?, loc.format);
     let mut docs = LazyDocs::new(tree, &loc, lists);
     let mut out = HashMap::new();
