@@ -95,6 +95,20 @@ pub enum SpecError {
         dirs: String,
     },
 
+    /// An OpenSpec change whose schema has openspec count its tasks in another file than its
+    /// `tasks.md`, or in files that cannot be told: speccoder reads `tasks.md` only.
+    #[error(
+        "OpenSpec change `{change}` ({dir}) {why}; speccoder reads a change's tasks from `tasks.md` only, so it neither ticks nor checks this change's: make the schema's tracked artifact generate `tasks.md` (`generates: tasks.md`, and `apply.tracks: tasks.md`), or have the change use a schema that does"
+    )]
+    OtherTaskFile {
+        /// The change id.
+        change: String,
+        /// The change's directory.
+        dir: String,
+        /// Where its tasks are tracked, and which schema says so; or why that cannot be told.
+        why: String,
+    },
+
     /// A file the operation needs is absent.
     #[error("`{path}` is missing: {hint}")]
     MissingFile {
@@ -488,6 +502,7 @@ impl crate::exit::ExitClass for SpecError {
             | SpecError::Repository { .. }
             | SpecError::AmbiguousUnit { .. }
             | SpecError::AmbiguousArchive { .. }
+            | SpecError::OtherTaskFile { .. }
             | SpecError::MissingFile { .. }
             | SpecError::NotUtf8 { .. }
             | SpecError::NulByte { .. }

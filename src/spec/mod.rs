@@ -17,6 +17,7 @@ mod bug;
 mod docs;
 mod error;
 mod nested;
+mod openspec_schema;
 mod project;
 mod requirement;
 mod section;
@@ -30,6 +31,7 @@ mod ticks;
 mod tree;
 mod unit;
 mod units;
+mod yaml;
 
 pub use bug::{
     BUGS_DIR, BugTriad, TRIAD_FILES, bug_home, bug_line_hash, bug_title, bug_triad, check_bug_slug,

@@ -9,6 +9,7 @@ use crate::model::digest::sha256_hex;
 use super::bug::{bug_line_hash, bug_title, bug_triad, check_bug_slug};
 use super::docs::{Section, UnitDocs};
 use super::error::{SpecError, shown};
+use super::openspec_schema::refuse_other_task_file;
 use super::requirement::{Requirement, speckit_cited_ids};
 use super::section::StoryFallback;
 use super::task_line::{TaskLine, is_task_id, line_hash};
@@ -118,12 +119,14 @@ pub(crate) fn read_task_list_at(tree: &dyn SourceTree, path: &str) -> Result<Opt
     read_text(tree, path, "the task list")
 }
 
-/// Where `unit` lives and the text of its task list; `None` when it has no task list yet.
+/// Where `unit` lives and the text of its task list; `None` when it has no task list yet. A
+/// change whose tasks openspec counts in another file is refused ([`refuse_other_task_file`]).
 pub(crate) fn unit_task_list(
     tree: &dyn SourceTree,
     unit: &str,
 ) -> Result<Option<(UnitLoc, String)>, SpecError> {
     let loc = locate_unit(tree, unit)?;
+    refuse_other_task_file(tree, &loc)?;
     Ok(read_task_list_at(tree, &loc.tasks)?.map(|text| (loc, text)))
 }
 
@@ -322,6 +325,7 @@ pub(crate) fn find_listed(
     lists: &TaskLists,
 ) -> Result<(UnitLoc, Arc<TaskList>, usize), SpecError> {
     let loc = locate_unit(tree, unit)?;
+    refuse_other_task_file(tree, &loc)?;
     let id = match TaskId::parse(task_id)? {
         TaskId::Bug(slug) => return Err(SpecError::TrailerOnlyTask { slug }),
         TaskId::Listed(id) => id,

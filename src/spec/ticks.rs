@@ -12,7 +12,7 @@ use super::task_line::{TaskLine, is_task_id, line_hash};
 use super::task_list::TaskList;
 use super::task_lists::TaskLists;
 use super::tree::SourceTree;
-use super::unit::{Format, TASK_LIST_FILE, UnitLoc, locate_unit};
+use super::unit::{Format, TASK_LIST_FILE, UnitLoc};
 
 /// How a task is worded in a task list: what a tick binds of its text, and whether its box is
 /// ticked.
@@ -108,8 +108,7 @@ impl<T: SourceTree> TreeTaskLines<T> {
 /// Read by the same reader as [`super::ticked_tasks`], without the spec documents: for comparing
 /// the ticks of two trees.
 pub fn ticked_ids(tree: &dyn SourceTree, unit: &str) -> Result<Vec<String>, SpecError> {
-    let loc = locate_unit(tree, unit)?;
-    let Some(text) = read_task_list_at(tree, &loc.tasks)? else {
+    let Some((loc, text)) = unit_task_list(tree, unit)? else {
         return Ok(Vec::new());
     };
     Ok(TaskList::read(text, loc.format).ticked_ids())

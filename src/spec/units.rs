@@ -4,7 +4,9 @@
 //! the [`Stray`]s: a task list with checked boxes under `specs/` or `openspec/changes/` that is no
 //! unit's (in a directory whose name cannot be a unit's, nested deeper than a unit, an archive
 //! entry not named as `openspec archive` names one, an archived copy of a change that is active
-//! under the same name or archived twice), a task list there that cannot be read, and
+//! under the same name or archived twice), an OpenSpec change whose schema has openspec count its
+//! tasks in another file than `tasks.md` ([`super::openspec_schema`]), a task list there that
+//! cannot be read, and
 //! a symbolic link or a submodule where a unit directory would be. A verifier reports each of
 //! them, so that no tick is skipped because of where it was written. A submodule anywhere else is
 //! another repository's, whose boxes are no claim of this one: it is not searched.
@@ -12,6 +14,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::error::{SpecError, shown};
+use super::openspec_schema::Tracking;
 use super::ticks::checked_box_lines;
 use super::tree::{EntryKind, SourceTree, join, link_or_submodule_on_the_way};
 use super::unit::{
@@ -224,6 +227,7 @@ pub fn scan_units(tree: &dyn SourceTree) -> Result<UnitScan, SpecError> {
     let mut strays: Vec<Stray> = parents.iter().flat_map(|p| &p.refused).map(refused).collect();
     let units = units_not_ambiguous(tree, units_of(&parents, false), &mut strays)?;
     archives_not_units(tree, &parents, &units, &mut strays)?;
+    let units = units_read_from_tasks_md(tree, units, &mut strays)?;
     search_outside_units(tree, &parents, &mut strays)?;
     search_inside_units(tree, &units, &mut strays)?;
     strays.sort_by(|a, b| (&a.shown, &a.top, &a.reason).cmp(&(&b.shown, &b.top, &b.reason)));
@@ -260,6 +264,33 @@ fn units_not_ambiguous(
         push_list(tree, strays, &unit.tasks, &unit.dir, unit.format, &reason.to_string())?;
     }
     Ok(units)
+}
+
+/// `units` less the OpenSpec changes whose schema has openspec count their tasks in another file
+/// than `tasks.md` (or in files that cannot be told, [`Tracking::refusal`]): each is a stray of its
+/// directory that says so, whatever its files hold, for speccoder reads none of them as a task
+/// list.
+fn units_read_from_tasks_md(
+    tree: &dyn SourceTree,
+    units: Vec<UnitLoc>,
+    strays: &mut Vec<Stray>,
+) -> Result<Vec<UnitLoc>, SpecError> {
+    let tracking = Tracking::new(tree);
+    let mut read = Vec::with_capacity(units.len());
+    for unit in units {
+        match tracking.refusal(&unit)? {
+            None => read.push(unit),
+            Some(refused) => strays.push(Stray {
+                top: unit.dir.clone(),
+                shown: shown(&unit.dir, 200),
+                reason: refused.to_string(),
+                checked: Vec::new(),
+                stopped: false,
+                project: None,
+            }),
+        }
+    }
+    Ok(read)
 }
 
 /// The stray of a symbolic link or a submodule at `path`, where `what` would be.
@@ -962,6 +993,49 @@ mod tests {
         // A task of the change is refused with the same list.
         let refused = crate::spec::locate_unit(&tree, "old").unwrap_err().to_string();
         assert_eq!(refused, scan.strays[0].reason);
+    }
+
+    #[test]
+    fn an_openspec_change_whose_schema_tracks_another_file_is_a_stray_of_its_directory_whatever_it_holds() {
+        let schema = "name: custom\nversion: 1\nartifacts:\n  - id: tasks\n    generates: checklist.md\napply:\n  requires: [tasks]\n  tracks: checklist.md\n";
+        let tree = MemTree::from_files([
+            ("openspec/config.yaml", "schema: custom\n"),
+            ("openspec/schemas/custom/schema.yaml", schema),
+            ("openspec/changes/add-x/checklist.md", "- [x] 1.1 ticked by hand\n"),
+            ("openspec/changes/add-x/specs/a/tasks.md", "- [x] 1.1 a\n"),
+            ("openspec/changes/add-y/tasks.md", "- [ ] 1.1 open\n"),
+            ("openspec/changes/add-z/.openspec.yaml", "schema: spec-driven\n"),
+            ("openspec/changes/add-z/tasks.md", "- [x] 1.1 a\n"),
+            ("openspec/changes/archive/2025-01-01-old/tasks.md", "- [x] 1.1 a\n"),
+            ("specs/001-a/tasks.md", "- [x] T001 a\n"),
+        ])
+        .unwrap();
+        let scan = scan_units(&tree).unwrap();
+        assert_eq!(
+            names(&scan.units),
+            [
+                (Format::SpecKit, "001-a", "specs/001-a"),
+                (Format::OpenSpec, "add-z", "openspec/changes/add-z")
+            ]
+        );
+        let strays: Vec<(&str, &str, &[usize])> = places(&scan);
+        assert_eq!(
+            strays,
+            [
+                ("openspec/changes/add-x", "openspec/changes/add-x", &[][..]),
+                ("openspec/changes/add-y", "openspec/changes/add-y", &[][..]),
+                (
+                    "openspec/changes/archive/2025-01-01-old",
+                    "openspec/changes/archive/2025-01-01-old",
+                    &[][..]
+                ),
+            ],
+            "one row a change, none for a task list inside it"
+        );
+        for stray in &scan.strays {
+            assert!(stray.reason.contains("has its tasks counted in `checklist.md`"), "{stray:?}");
+            assert!(stray.reason.contains("`openspec/schemas/custom/schema.yaml`"), "{stray:?}");
+        }
     }
 
     #[test]

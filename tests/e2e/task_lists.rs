@@ -588,8 +588,11 @@ fn a_gitlink_where_a_unit_directory_should_be_is_refused_by_attest_and_a_row_of_
     refused_unit(&c, "002-vendored", "is a submodule", says);
 }
 
+/// A fenced copy of a task line is skipped and openspec still reads the change; once a schema of
+/// the project's own tracks the change's tasks in `checklist.md`, where openspec then counts a hand
+/// tick, speccoder reads the change no more: `attest` refuses it and the branch check fails on it.
 #[test]
-fn an_openspec_tick_skips_a_fenced_copy_and_openspec_still_reads_the_change() {
+fn an_openspec_tick_skips_a_fenced_copy_and_a_change_whose_schema_tracks_another_file_is_refused() {
     let openspec = common::openspec();
     let c = Case::new(Project::openspec());
     let path = format!("openspec/changes/{OPENSPEC_UNIT}/tasks.md");
@@ -627,6 +630,36 @@ fn an_openspec_tick_skips_a_fenced_copy_and_openspec_still_reads_the_change() {
     );
     let (code, rows, _) = c.rows();
     assert_eq!((code, rows.len()), (0, 1), "{rows:?}");
+
+    let schema = "name: checklist\nversion: 1\nartifacts:\n  - id: tasks\n    generates: checklist.md\n    \
+                  description: The change's checklist\n    template: tasks.md\napply:\n  requires: [tasks]\n  \
+                  tracks: checklist.md\n";
+    c.p.write("openspec/schemas/checklist/schema.yaml", schema);
+    c.p.write("openspec/config.yaml", "schema: checklist\n");
+    let checklist = format!("openspec/changes/{OPENSPEC_UNIT}/checklist.md");
+    c.p.write(&checklist, "## 1. Work\n\n- [x] 1.1 Ticked by hand\n- [ ] 1.2 Open\n");
+    c.p.git(&["add", "-A"]);
+    c.p.git(&["commit", "-q", "-m", "Track the tasks in a checklist"]);
+    let list = run_openspec(&["list", "--json"]).success();
+    let listed: Value = serde_json::from_str(list.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {list}"));
+    let change = listed["changes"].as_array().unwrap().iter().find(|ch| ch["name"] == OPENSPEC_UNIT).unwrap();
+    assert_eq!(
+        (change["completedTasks"].as_u64(), change["totalTasks"].as_u64()),
+        (Some(1), Some(2)),
+        "openspec counts the checklist: {change}"
+    );
+    let (code, rows, report) = c.rows();
+    let place = format!("openspec/changes/{OPENSPEC_UNIT}");
+    assert_eq!(code, 26, "{report:#}");
+    assert_eq!(rows, [(place.clone(), "unverifiable".to_owned(), "not_a_unit".to_owned())], "{report:#}");
+    let says = report["ticks"][0]["findings"][0]["message"].as_str().unwrap_or_default();
+    for part in ["has its tasks counted in `checklist.md`", "`openspec/schemas/checklist/schema.yaml`"] {
+        assert!(says.contains(part), "{part:?}: {report:#}");
+    }
+    let head = c.p.rev("HEAD");
+    let out = c.attest(OPENSPEC_UNIT, "1.3").failure(13);
+    assert!(out.stderr.contains("has its tasks counted in `checklist.md`"), "{out}");
+    assert_eq!(c.p.rev("HEAD"), head, "nothing written");
 }
 
 /// `openspec archive` moves a change to `openspec/changes/archive/<date>-<id>/`, and its boxes stay

@@ -6,7 +6,7 @@
 //!
 //! The seeds are real: a note `speccoder attest` wrote (six signed envelopes), its task commit's
 //! message, the Spec Kit fixture's `tasks.md` and `spec.md`, an allowed-signers file, a
-//! `speccoder.toml` and a held-out manifest. proptest shrinks a failure to its fewest edits and
+//! `speccoder.toml`, a held-out manifest and an OpenSpec schema in the shape of openspec's own. proptest shrinks a failure to its fewest edits and
 //! prints them.
 
 use crate::common;
@@ -125,6 +125,40 @@ static SEEDS: LazyLock<Seeds> = LazyLock::new(|| {
         spec_md: std::fs::read(fixture.join("spec.md")).unwrap(),
     }
 });
+
+/// A project-local OpenSpec schema in the shape of openspec's own `spec-driven` (its block
+/// scalars, flow lists and quoted globs), an anchor and an alias added, its tasks tracked in
+/// `checklist.md`.
+const OPENSPEC_SCHEMA: &str = r#"name: custom
+version: 1
+description: Default OpenSpec workflow - proposal → specs → design → tasks
+artifacts:
+  - id: proposal
+    generates: proposal.md
+    description: Initial proposal document outlining the change
+    template: proposal.md
+    instruction: |
+      Create the proposal document that establishes WHY this change is needed.
+      - **Why**: 1-2 sentences on the problem or opportunity.
+    requires: &none []
+  - id: specs
+    generates: "specs/**/*.md"
+    description: Detailed specifications for the change
+    template: spec.md
+    requires: [proposal]
+  - id: tasks
+    generates: checklist.md
+    description: 'Implementation checklist: "- [ ] 1.1"'
+    template: tasks.md
+    requires:
+      - specs
+apply:
+  requires: [tasks]
+  tracks: checklist.md
+  instruction: >
+    Read context files, work through pending tasks, mark complete as you go.
+extra: *none
+"#;
 
 /// The note's envelopes as JSON values.
 fn envelopes() -> Vec<Value> {
@@ -367,6 +401,34 @@ proptest! {
                     prop_assert_eq!(task.title, task.title.trim());
                 }
             }
+        }
+    }
+
+    /// A mutated project-local OpenSpec schema (the shape of openspec's own `spec-driven`, its
+    /// tasks tracked in `checklist.md`) makes the change a stray of the unit scan, or leaves it a
+    /// unit, and the task reader agrees: it refuses the change's tasks exactly when the scan
+    /// reports the change, saying why.
+    #[test]
+    fn a_mutated_openspec_schema_leaves_the_change_a_unit_or_a_stray_and_the_task_reader_agrees(
+        edits in edits(),
+    ) {
+        let schema = mutate(OPENSPEC_SCHEMA.as_bytes(), &edits);
+        let mut tree = MemTree::from_files([
+            ("openspec/config.yaml", &b"schema: custom\n"[..]),
+            ("openspec/changes/add-x/tasks.md", b"## 1. Work\n- [ ] 1.1 Do it\n"),
+            ("openspec/changes/add-x/specs/x/spec.md", b"## ADDED Requirements\n### Requirement: X\nThe system SHALL x.\n"),
+        ])
+        .unwrap();
+        tree.insert("openspec/schemas/custom/schema.yaml", schema).unwrap();
+        let scan = spec::scan_units(&tree).unwrap();
+        let stray = scan.strays.iter().find(|s| s.top == "openspec/changes/add-x");
+        match (spec::read_task(&tree, "add-x", "1.1"), stray) {
+            (Ok(facts), None) => prop_assert_eq!((facts.unit.as_str(), facts.id.as_str()), ("add-x", "1.1")),
+            (Err(e @ SpecError::OtherTaskFile { .. }), Some(stray)) => {
+                check_refusal(&e)?;
+                prop_assert_eq!(&stray.reason, &e.to_string());
+            }
+            (read, stray) => prop_assert!(false, "the reader says {:?}, the scan {:?}", read, stray),
         }
     }
 
