@@ -141,7 +141,8 @@ pub fn git_command(dir: &Path, home: &Path, args: &[&str]) -> Command {
 }
 
 /// The `speccoder` binary the tests run: the one named by `SPECCODER_BIN` when that is set (a
-/// release build, which CI checks this way), else the one cargo built for this run. It is checked once to be this checkout's version: checkouts that
+/// release build, as the stress tests want), else the one cargo built for this run (what CI
+/// runs). It is checked once to be this checkout's version: checkouts that
 /// share a `CARGO_TARGET_DIR` overwrite each other's `target/<profile>/speccoder`, and a test must
 /// not pass or fail on another checkout's code.
 pub fn speccoder_bin() -> &'static Path {
