@@ -88,6 +88,13 @@ pub enum Problem {
         one_line(&.0.display().to_string())
     )]
     InGitDirectory(PathBuf),
+    /// The path is, or lies under, a work tree's `.git` file (a linked worktree's, a submodule's,
+    /// a `--separate-git-dir` repository's), which stands there for the repository's git directory.
+    #[error(
+        "it lies inside the repository's git directory: {} is the `.git` file that leads its work tree there",
+        one_line(&.0.display().to_string())
+    )]
+    InGitFile(PathBuf),
     /// The system's reason.
     #[error("{0}")]
     Io(String),
@@ -98,6 +105,12 @@ impl Problem {
     #[must_use]
     pub fn advice(&self, path: &Path) -> std::borrow::Cow<'static, str> {
         let advice = match self {
+            // A `.git` (a directory, or the file that leads a work tree to one) is never advised to
+            // be removed: that would cut the work tree off its repository.
+            Problem::Symlink | Problem::NotRegular(_) | Problem::NotDirectory(_) if through_dot_git(path) => {
+                GIT_ADVICE
+            }
+            Problem::ParentNotDirectory(dir) if through_dot_git(dir) => GIT_ADVICE,
             Problem::MountPoint | Problem::ParentNotWritable { there: true, .. } => {
                 let inside = path.join(NEW_INSIDE).display().to_string();
                 return format!("name a new directory inside it instead, as {}", one_line(&inside)).into();
@@ -115,7 +128,7 @@ impl Problem {
             Problem::NoDirectory(_) => "create it first, or write elsewhere",
             Problem::NotEmpty => "name a new directory, or empty this one",
             Problem::NoName => "name the directory by its own name, as ../DIR",
-            Problem::InGitDirectory(_) => "choose a directory outside `.git`",
+            Problem::InGitDirectory(_) | Problem::InGitFile(_) => GIT_ADVICE,
             Problem::Io(_) => "check the path and its permissions",
         };
         advice.into()
@@ -129,6 +142,18 @@ impl Problem {
             None => e.kind().to_string(),
         })
     }
+}
+
+/// What [`Problem::advice`] says of a path inside a git directory or through a `.git`.
+const GIT_ADVICE: &str = "choose a directory outside `.git`";
+
+/// The name git gives a work tree's entry for its repository: the git directory, or a file that
+/// leads to it.
+const DOT_GIT: &str = ".git";
+
+/// Whether `path`, as named, goes through (or ends in) an entry named `.git`.
+fn through_dot_git(path: &Path) -> bool {
+    path.components().any(|part| part.as_os_str() == DOT_GIT)
 }
 
 /// Writes `bytes` as the whole of the file at `path`. What is there must be a regular file or
@@ -434,17 +459,29 @@ fn as_named(path: &Path) -> PathBuf {
 }
 
 /// Refuses `path` when it lies inside one of `git_dirs` (a repository's git directory, and the
-/// common one its worktrees share), as the file system resolves both: a directory written there
-/// becomes a ref, or breaks one, and git fails on it. The nearest ancestor of `path` that exists
-/// is resolved (links, `..`); the rest is as named.
+/// common one its worktrees share), or is or goes through an entry named `.git` (a git directory,
+/// or the `.git` file of a linked worktree, a submodule or a `--separate-git-dir` repository,
+/// which leads its work tree to the git directory), as the file system resolves them: a directory
+/// written there becomes a ref, or breaks one, and git fails on it; a file written over a `.git`
+/// file cuts its work tree off the repository. The nearest ancestor of `path` that exists is
+/// resolved (links, `..`); the rest is as named.
 ///
 /// # Errors
-/// [`OutputError`] with [`Problem::InGitDirectory`].
+/// [`OutputError`] with [`Problem::InGitDirectory`] or [`Problem::InGitFile`].
 pub fn refuse_in_git_dir(path: &Path, git_dirs: &[&Path]) -> Result<(), OutputError> {
     let Some(resolved) = resolved(path) else { return Ok(()) };
+    let fail = |problem| Err(OutputError { path: path.to_owned(), problem });
     for dir in git_dirs.iter().filter_map(|dir| std::fs::canonicalize(dir).ok()) {
         if resolved.starts_with(&dir) {
-            return Err(OutputError { path: path.to_owned(), problem: Problem::InGitDirectory(dir) });
+            return fail(Problem::InGitDirectory(dir));
+        }
+    }
+    // Only the names up to the nearest one that exists can be there: what is below is as named.
+    for entry in resolved.ancestors().filter(|entry| entry.file_name().is_some_and(|n| n == DOT_GIT)) {
+        match std::fs::symlink_metadata(entry) {
+            Ok(meta) if meta.is_dir() => return fail(Problem::InGitDirectory(entry.to_owned())),
+            Ok(_) => return fail(Problem::InGitFile(entry.to_owned())),
+            Err(_) => {}
         }
     }
     Ok(())
@@ -1024,6 +1061,47 @@ mod tests {
         let err = NewDir::check(Path::new(".")).unwrap_err();
         assert!(matches!(err.problem, Problem::NoName), "{err}");
         assert!(err.to_string().contains("name the directory by its own name"), "{err}");
+    }
+
+    #[test]
+    fn a_path_at_or_under_a_work_tree_s_git_file_is_refused_as_inside_the_git_directory_never_advised_removed()
+     {
+        let dir = tempfile::tempdir().unwrap();
+        // A linked worktree's (a submodule's, a `--separate-git-dir` repository's) `.git` file.
+        let work_tree = dir.path().join("wt");
+        std::fs::create_dir(&work_tree).unwrap();
+        let git_file = work_tree.join(".git");
+        std::fs::write(&git_file, "gitdir: /elsewhere/.git/worktrees/wt\n").unwrap();
+        for path in
+            [git_file.clone(), git_file.join("pack"), work_tree.join("./.git/pack/."), git_file.join("a/b")]
+        {
+            let err = refuse_in_git_dir(&path, &[]).unwrap_err();
+            assert!(matches!(err.problem, Problem::InGitFile(_)), "{err}");
+            let text = err.to_string();
+            assert!(text.contains("it lies inside the repository's git directory"), "{text}");
+            assert!(text.ends_with("; choose a directory outside `.git`"), "{text}");
+        }
+        // A `.git` directory no caller named is a git directory all the same.
+        let other = dir.path().join("other/.git");
+        std::fs::create_dir_all(other.join("refs")).unwrap();
+        let err = refuse_in_git_dir(&other.join("refs/pack"), &[]).unwrap_err();
+        assert!(matches!(err.problem, Problem::InGitDirectory(_)), "{err}");
+        // A name that only starts like it, or a `.git` below what exists (nothing there yet), is not.
+        std::fs::write(work_tree.join(".gitignore"), "").unwrap();
+        refuse_in_git_dir(&work_tree.join(".gitignore"), &[]).unwrap();
+        refuse_in_git_dir(&work_tree.join("new/.git"), &[]).unwrap();
+        // Whatever else refuses a path through a `.git`, its advice never says to remove it: that
+        // would cut the work tree off its repository.
+        for err in [
+            NewDir::check(&git_file).unwrap_err(),
+            NewDir::check(&git_file.join("pack")).unwrap_err(),
+            write_whole(&git_file.join("report.md"), b"r").unwrap_err(),
+        ] {
+            let text = err.to_string();
+            assert!(!text.contains("remove"), "{text}");
+            assert!(text.ends_with("; choose a directory outside `.git`"), "{text}");
+        }
+        assert_eq!(std::fs::read(&git_file).unwrap(), b"gitdir: /elsewhere/.git/worktrees/wt\n");
     }
 
     #[cfg(unix)]

@@ -626,6 +626,35 @@ fn a_pack_inside_the_git_directory_is_refused_before_the_check_and_git_keeps_its
     .success();
 }
 
+/// In a linked worktree `.git` is a file that leads git to the repository: a pack or a report at
+/// it or under it is refused as one inside the git directory, never with advice to remove it, and
+/// the work tree keeps its repository.
+#[test]
+fn a_pack_or_a_report_at_a_linked_worktree_s_git_file_is_refused_as_inside_the_git_directory() {
+    let p = Project::speckit();
+    let key = common::ed25519(&p.scratch, "vsa");
+    let allowed = common::allowed_signers(&p.scratch.join("allowed_signers"), &[(PRINCIPAL, &key)]);
+    let linked = p.scratch.join("linked");
+    p.git(&["worktree", "add", "-q", "--detach", linked.to_str().unwrap(), "HEAD"]);
+    let git_file = std::fs::read(linked.join(".git")).unwrap();
+    let refused = |run: &common::Run, out: &str| {
+        let says = format!("cannot write {out}: it lies inside the repository's git directory");
+        assert!(run.stderr.contains(&says), "{run}");
+        assert!(run.stderr.contains("choose a directory outside `.git`"), "{run}");
+        assert!(!run.stderr.contains("remove"), "{run}");
+    };
+    for out in [".git/pack", ".git"] {
+        let export =
+            ["attest", "export", "--branch", "--all", "--allowed-signers", allowed.to_str().unwrap()];
+        let flags = ["--vsa-key", key.private.to_str().unwrap(), "--out", out];
+        refused(&p.speccoder_in(&linked, &[&export[..], &flags].concat()).failure(13), out);
+    }
+    let verify = ["attest", "verify", "--branch", "--all", "--allow-empty", "--markdown", ".git"];
+    refused(&p.speccoder_in(&linked, &verify).failure(13), ".git");
+    assert_eq!(std::fs::read(linked.join(".git")).unwrap(), git_file, "the work tree keeps its `.git` file");
+    assert!(!p.git_in(&linked, &["rev-parse", "HEAD"]).is_empty(), "and git still finds its repository");
+}
+
 #[test]
 fn an_empty_directory_named_with_a_trailing_dot_receives_the_pack() {
     let t = Ticked::new();
