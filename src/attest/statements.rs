@@ -442,7 +442,11 @@ mod tests {
             uri("https://gl.example.com/g/p.git?private_token=x"),
             format!("git+https://gl.example.com/g/p.git@{c}")
         );
-        assert_eq!(uri("git@github.com:acme/app.git"), format!("git+git@github.com:acme/app.git@{c}"));
+        // An scp-like origin is named by the `ssh://` URL git reads it as: a URI, as a
+        // resourceUri must be, whose revision a verifier reads after the last `@` as before.
+        let scp = uri("git@github.com:acme/app.git");
+        assert_eq!(scp, format!("git+ssh://git@github.com/acme/app.git@{c}"));
+        assert_eq!(crate::model::summary::resource_revision(&scp), Some(c));
         for local in [
             "/home/ada/src/app",
             "/srv/git/app.git",

@@ -119,8 +119,15 @@ pub fn strip_credentials(url: &str) -> Option<String> {
     })
 }
 
-/// An scp-like `[user@]host:path` loses a password in its user information; a local path is
-/// `None`.
+/// An scp-like `[user@]host:path` as the `ssh://` URL git reads it as, so that what is published
+/// is a URI (RFC 3986), as every other shape is: `git@github.com:acme/app.git` becomes
+/// `ssh://git@github.com/acme/app.git`, the spelling npm and pip give it (`host:/srv/app.git`
+/// becomes `ssh://host/srv/app.git`, `[host:2222]:app.git` `ssh://host:2222/app.git`). Its user
+/// information loses a password, and with it the user (where the first `:` ends git's host, as in
+/// `user:pw@host:r`); a user name alone is kept, as an `ssh://` URL keeps it: ssh authenticates by
+/// key, so the name (`git`) is an account, never a secret, unlike a user name in an `https` URL,
+/// which may be a token. A character a URI's path may not hold (`?`, `#`, `%`, a non-ASCII one)
+/// is percent-encoded, as git's path holds it literally. A local path is `None`.
 fn strip_scp_like(url: &str) -> Option<String> {
     let bytes = url.as_bytes();
     let drive = bytes.len() >= 3
@@ -132,10 +139,38 @@ fn strip_scp_like(url: &str) -> Option<String> {
         return None;
     }
     let first_segment = url.split('/').next().unwrap_or(url);
-    Some(match first_segment.rsplit_once('@') {
-        Some((userinfo, _)) if userinfo.contains(':') => url[userinfo.len() + 1..].to_owned(),
-        _ => url.to_owned(),
-    })
+    let (user, rest) = match first_segment.rsplit_once('@') {
+        Some((userinfo, _)) if userinfo.contains(':') => (None, &url[userinfo.len() + 1..]),
+        Some((user, _)) => (Some(user), &url[user.len() + 1..]),
+        None => (None, url),
+    };
+    // git's host ends at the first `:`, or, bracketed (`[::1]`, `[host:port]`), at its `]`.
+    let (host, path) = match rest.strip_prefix('[').and_then(|r| r.split_once("]:")) {
+        Some((inside, path)) => match inside.rsplit_once(':') {
+            Some((name, port)) if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
+                (inside.to_owned(), path)
+            }
+            _ => (format!("[{inside}]"), path),
+        },
+        None => rest.split_once(':').map(|(host, path)| (host.to_owned(), path))?,
+    };
+    let user = user.map(|user| format!("{}@", uri_encoded(user).replace('@', "%40"))).unwrap_or_default();
+    let path = uri_encoded(path.strip_prefix('/').unwrap_or(path));
+    Some(format!("ssh://{user}{host}/{path}"))
+}
+
+/// `text` with every character a URI's path segment may not hold (RFC 3986 `pchar`, and `/`)
+/// percent-encoded, byte by byte.
+fn uri_encoded(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -212,9 +247,13 @@ mod tests {
             ("ssh://git@github.com/acme/app.git", Some("ssh://git@github.com/acme/app.git")),
             ("ssh://git:pw@github.com/acme/app.git", Some("ssh://git@github.com/acme/app.git")),
             ("git+ssh://git:pw@host/r", Some("git+ssh://git@host/r")),
-            ("git@github.com:acme/app.git", Some("git@github.com:acme/app.git")),
-            ("user:pw@host:repo.git", Some("host:repo.git")),
-            ("host:/srv/git/app.git", Some("host:/srv/git/app.git")),
+            ("git@github.com:acme/app.git", Some("ssh://git@github.com/acme/app.git")),
+            ("user:pw@host:repo.git", Some("ssh://host/repo.git")),
+            ("host:/srv/git/app.git", Some("ssh://host/srv/git/app.git")),
+            ("host:~ada/app.git", Some("ssh://host/~ada/app.git")),
+            ("git@[host:2222]:acme/app.git", Some("ssh://git@host:2222/acme/app.git")),
+            ("[::1]:app.git", Some("ssh://[::1]/app.git")),
+            ("host:a#b?c%d/é.git", Some("ssh://host/a%23b%3Fc%25d/%C3%A9.git")),
             ("/srv/git/app.git", None),
             ("../app", None),
             ("./app.git", None),

@@ -281,7 +281,7 @@ fn a_remote_url_of_each_shape_gives_a_resource_uri_without_credentials_or_local_
             "ssh://git:hunter2@git.example.com/acme/app.git",
             Some("git+ssh://git@git.example.com/acme/app.git"),
         ),
-        ("git@github.com:acme/app.git", Some("git+git@github.com:acme/app.git")),
+        ("git@github.com:acme/app.git", Some("git+ssh://git@github.com/acme/app.git")),
         ("ada@build.example.net:/home/ada/app.git", None),
         ("file:///srv/git/app.git", None),
         ("/srv/git/app.git", None),
