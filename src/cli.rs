@@ -1053,7 +1053,9 @@ pub enum PolicySub {
     /// them), and whether an earlier rule shadows it (takes every unit it would match). Units no
     /// rule matches are listed (their ticks would fail with policy_no_rule), so are units whose
     /// names may pass for another's (their ticks would fail with policy_mixed_script), so is each
-    /// task list that cannot be read (its ticks fail with tasks_unreadable), and so is what the
+    /// task list that cannot be read (its ticks fail with tasks_unreadable), so is each place that
+    /// holds ticks but is no unit's, such as a directory whose name cannot be a unit's (its ticks
+    /// fail with not_a_unit or nested_project, and no rule judges them), and so is what the
     /// baseline holds.
     ///
     /// Exit codes: 0 the policy reads (what it matches is shown); 2 an unknown `--allowed-signers-rev` revision; 13 it does not, or a trust file

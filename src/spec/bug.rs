@@ -8,6 +8,10 @@ use super::error::{SpecError, shown};
 use super::text::read_file;
 use super::tree::SourceTree;
 
+/// The prefix of a trailer-only bug task id: `bug:<slug>`. A verifier policy matches a bug's row
+/// by that id, so no unit name may begin with it ([`super::check_unit_name`]).
+pub const BUG_TASK_PREFIX: &str = "bug:";
+
 /// The directory holding bug homes.
 pub const BUGS_DIR: &str = ".specify/bugs";
 

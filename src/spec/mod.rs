@@ -34,8 +34,8 @@ mod units;
 mod yaml;
 
 pub use bug::{
-    BUGS_DIR, BugTriad, TRIAD_FILES, bug_home, bug_line_hash, bug_title, bug_triad, check_bug_slug,
-    triad_sha256,
+    BUG_TASK_PREFIX, BUGS_DIR, BugTriad, TRIAD_FILES, bug_home, bug_line_hash, bug_title, bug_triad,
+    check_bug_slug, triad_sha256,
 };
 pub use docs::{NO_DELTA_SECTION, UnitDocs};
 pub use error::{SpecError, lines_listed};
@@ -49,8 +49,8 @@ pub use section::{
     speckit_story, speckit_story_text,
 };
 pub use task::{
-    BUG_TASK_PREFIX, TaskFacts, TaskId, bug_task_facts, read_any_task, read_any_task_with, read_task,
-    requirement_line, task_location, ticked_tasks,
+    TaskFacts, TaskId, bug_task_facts, read_any_task, read_any_task_with, read_task, requirement_line,
+    task_location, ticked_tasks,
 };
 pub use task_line::{TaskLine, is_task_id, line_hash, open_boxes, parse_task_line, unbound_story_label};
 pub use task_lists::{SharedTaskLists, TaskLists};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::model::digest::sha256_hex;
 
-use super::bug::{bug_line_hash, bug_title, bug_triad, check_bug_slug};
+use super::bug::{BUG_TASK_PREFIX, bug_line_hash, bug_title, bug_triad, check_bug_slug};
 use super::docs::{Section, UnitDocs};
 use super::error::{SpecError, shown};
 use super::openspec_schema::refuse_other_task_file;
@@ -21,9 +21,6 @@ use super::unit::{Format, UnitLoc, locate_unit};
 
 /// How many existing task ids an unknown-task error lists.
 const KNOWN_SHOWN: usize = 5;
-
-/// The prefix of a trailer-only bug task id: `bug:<slug>`.
-pub const BUG_TASK_PREFIX: &str = "bug:";
 
 /// A task id as given by a caller (hostile input): a task line's id, or a bug home.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::bug::BUG_TASK_PREFIX;
 use super::error::{SpecError, shown};
 use super::tree::{EntryKind, SourceTree};
 use crate::model::shown::{hidden_marked, is_bidi_control};
@@ -221,7 +222,8 @@ pub const UNIT_NAME_LIMIT: usize = 255;
 /// blank (a trailer's value is trimmed), no control character, no character that reorders the
 /// text around it (Unicode's bidirectional controls, which can make a name read as another) and
 /// none that hides between letters where it stands ([`hidden_marked`]: a joiner that Persian is
-/// written with is a letter's).
+/// written with is a letter's); and it does not begin with `bug:` ([`BUG_TASK_PREFIX`]), the name
+/// a verifier policy matches a trailer-only bug task by, so that no unit is judged as a bug.
 pub fn check_unit_name(name: &str) -> Result<(), SpecError> {
     let reason = if name.is_empty() {
         Some("it is empty")
@@ -246,6 +248,10 @@ pub fn check_unit_name(name: &str) -> Result<(), SpecError> {
     } else if hidden_marked(name).any(|(_, hidden)| hidden) {
         Some(
             "it contains an invisible character (a zero-width space or joiner, a word joiner, a byte-order mark, a soft hyphen, a variation selector, a Hangul filler or a tag character), which makes two names look alike",
+        )
+    } else if name.starts_with(BUG_TASK_PREFIX) {
+        Some(
+            "it begins with `bug:`, the name of a trailer-only bug task, which a verifier policy's rules for bugs (`units = [\"bug:*\"]`) would judge instead of the rules for units",
         )
     } else {
         None
@@ -577,6 +583,24 @@ mod tests {
         assert!(check_unit_name(&"a".repeat(UNIT_NAME_LIMIT)).is_ok());
         assert!(check_unit_name("機能-検索 v2").is_ok());
         assert!(check_unit_name("\u{645}\u{200c}\u{6cc}").is_ok(), "a joiner scripts are written with");
+    }
+
+    #[test]
+    fn a_name_that_begins_as_a_bug_task_s_is_refused_in_either_format_so_no_unit_is_judged_as_a_bug() {
+        let mut t = tree();
+        t.insert("specs/bug:tags/tasks.md", "- [ ] T001 a\n").unwrap();
+        t.insert("openspec/changes/bug:filter/tasks.md", "- [ ] 1.1 a\n").unwrap();
+        for name in ["bug:tags", "bug:filter", "bug:"] {
+            let err = locate_unit(&t, name).unwrap_err();
+            let refused = matches!(&err, SpecError::BadUnitName { reason, .. } if reason.contains("`bug:`"));
+            assert!(refused, "{name}: {err:?}");
+            assert_eq!(unit_of_entry(SPECKIT_SPECS_DIR, name), None);
+            assert_eq!(unit_of_entry(OPENSPEC_CHANGES_DIR, name), None);
+        }
+        // Only the bug task's own prefix: a name that holds `bug` elsewhere is a unit's.
+        for name in ["bugfix-tags", "001-bug:tags", "debug:tags"] {
+            assert!(check_unit_name(name).is_ok(), "{name}");
+        }
     }
 
     #[test]

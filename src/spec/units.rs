@@ -599,6 +599,37 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_named_as_a_bug_task_is_no_unit_and_its_ticks_are_strays_that_say_to_rename_it() {
+        let tree = MemTree::from_files([
+            ("specs/bug:bookmark-tags/tasks.md", "- [x] T001 a\n"),
+            ("openspec/changes/bug:tag-filter/tasks.md", "- [x] 1.1 a\n"),
+            ("openspec/changes/archive/2025-01-01-bug:old/tasks.md", "- [x] 1.1 a\n"),
+        ])
+        .unwrap();
+        let scan = scan_units(&tree).unwrap();
+        assert!(scan.units.is_empty(), "{:?}", scan.units);
+        assert_eq!(
+            places(&scan),
+            [
+                (
+                    "openspec/changes/archive/2025-01-01-bug:old",
+                    "openspec/changes/archive/2025-01-01-bug:old/tasks.md",
+                    &[1][..]
+                ),
+                ("openspec/changes/bug:tag-filter", "openspec/changes/bug:tag-filter/tasks.md", &[1][..]),
+                ("specs/bug:bookmark-tags", "specs/bug:bookmark-tags/tasks.md", &[1][..]),
+            ]
+        );
+        for stray in &scan.strays[1..] {
+            let reason = &stray.reason;
+            assert!(
+                reason.contains("begins with `bug:`") && reason.ends_with("rename the directory"),
+                "{reason}"
+            );
+        }
+    }
+
+    #[test]
     fn checked_boxes_outside_every_unit_are_strays_with_their_lines() {
         let tree = MemTree::from_files([
             ("specs/001-a/tasks.md", "- [x] T001 a\n"),

@@ -60,6 +60,18 @@ impl Signed {
         key: Option<&Key>,
         edit: impl FnOnce(&mut Value),
     ) -> String {
+        self.attest_run(target, kind, key, edit).success();
+        self.p.rev("HEAD")
+    }
+
+    /// [`Signed::attest`], its run whatever it ends with.
+    fn attest_run(
+        &self,
+        target: &str,
+        kind: Evidence,
+        key: Option<&Key>,
+        edit: impl FnOnce(&mut Value),
+    ) -> Run {
         let mut evidence = common::evidence_json(target, kind);
         edit(&mut evidence);
         let red = std::fs::read(common::crate_root().join("fixtures/evidence/red.log")).unwrap();
@@ -69,8 +81,7 @@ impl Signed {
             Some(k) => vec!["--signer", "ssh", "--key", k.private.to_str().unwrap()],
             None => vec![],
         };
-        self.p.attest(target, &file, &extra).success();
-        self.p.rev("HEAD")
+        self.p.attest(target, &file, &extra)
     }
 
     /// `attest approve rev` with `key`.
@@ -723,6 +734,34 @@ fn a_unit_whose_name_may_pass_for_another_s_fails_whatever_rule_it_matches_and_p
     assert_eq!(check["lookalike_units"][0]["unit"], lookalike, "{check:#}");
     let text = s.policy_check(&policy, &[]).success().stdout;
     assert!(text.contains(&format!("warning: unit {lookalike} may pass for another's")), "{text}");
+}
+
+#[test]
+fn a_feature_named_as_a_bug_task_is_no_unit_so_the_rule_for_bugs_never_judges_its_ticks() {
+    let s = Signed::new();
+    // Trailer-only bug tasks are judged by the name `bug:<slug>`; a feature directory so named
+    // must not choose their rule, which asks less than the catch-all.
+    let named = "bug:bookmark-tags";
+    s.p.git(&["mv", &format!("specs/{SPECKIT_UNIT}"), &format!("specs/{named}")]);
+    s.p.git(&["commit", "-q", "-m", "Rename the unit"]);
+    let refused = s.attest_run(&format!("{named}/T005"), Evidence::Verified, Some(&s.bob), |_| {}).failure(2);
+    assert!(refused.stderr.contains("begins with `bug:`"), "{refused}");
+    let tasks = format!("specs/{named}/tasks.md");
+    common::edit_and_commit(&s.p, &tasks, "- [ ] T005 ", "- [X] T005 ", "Ticked by hand");
+    let rules = "version = 1\n[[rule]]\nname = \"bugs\"\nunits = [\"bug:*\"]\nsigners = [\"*\"]\n\
+        [[rule]]\nname = \"features\"\nunits = [\"*\"]\nsigners = [\"ada@example.com\"]\napprovals = { count = 1 }\n";
+    let policy = s.policy("bugs.toml", rules);
+    let (code, report) = s.verify(&policy);
+    assert_eq!(code, Some(26), "{report:#}");
+    let stray = row(&report, &tasks);
+    assert_eq!((stray["reason"].as_str(), stray["rule"].as_str()), (Some("not_a_unit"), None), "{stray:#}");
+    let said = stray["findings"][0]["message"].as_str().unwrap();
+    assert!(said.contains("begins with `bug:`") && said.ends_with("rename the directory"), "{said}");
+    assert!(report["ticks"].as_array().unwrap().iter().all(|t| t["rule"] != "bugs"), "{report:#}");
+    let check: Value = serde_json::from_str(&s.policy_check(&policy, &["--json"]).success().stdout).unwrap();
+    assert_eq!(check["rules"][0]["units"], json!([]), "{check:#}");
+    let listed = check["not_units"][0].as_str().unwrap_or_default();
+    assert!(listed.starts_with(&tasks) && listed.ends_with("rename the directory"), "{check:#}");
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! it. Each rule's units at HEAD (the first matching rule judges a unit), the principals it names
 //! that no trust file given names or that several OpenPGP certificates bind, whether an earlier
 //! rule shadows it; the units no rule matches; the units whose names may pass for another's; the
-//! task lists that cannot be read; and what the baseline holds. Units and ticks are told as
+//! task lists that cannot be read; the places that hold ticks but are no unit's; and what the
+//! baseline holds. Units and ticks are told as
 //! `attest verify --branch --all` tells them.
 
 use std::fmt::Write as _;
@@ -22,7 +23,7 @@ use crate::verify::policy::baseline::BaselineView;
 use crate::verify::policy::binders::{Binders, shared_name};
 use crate::verify::report::TickReport;
 use crate::verify::run::{self, Planned};
-use crate::verify::unread::TASKS_UNREADABLE;
+use crate::verify::unread::{TASKS_UNREADABLE, is_place};
 
 /// One rule, as it stands today.
 #[derive(Debug, Clone, Serialize)]
@@ -100,6 +101,11 @@ pub struct CheckReport {
     /// (`tasks_unreadable`), and none of them is counted here.
     #[serde(serialize_with = "in_line")]
     pub unreadable: Vec<String>,
+    /// The places of HEAD that hold ticks but are no unit's (a task list in a directory whose name
+    /// cannot be a unit's, or nested deeper than a unit), each in verify's words: their ticks fail
+    /// (`not_a_unit`, `nested_project`), and no rule judges them.
+    #[serde(serialize_with = "in_line")]
+    pub not_units: Vec<String>,
     /// The baseline, when the policy has one.
     pub baseline: Option<BaselineCheck>,
     /// Whether trust files were given (without, every principal but `*` is unknown).
@@ -128,9 +134,10 @@ pub fn check(
     // The units verify checks, and each ticked box as its branch check plans it.
     let units: Vec<String> = spec::scan_units(&tree)?.units.into_iter().map(|u| u.name).collect();
     let (planned, setters) = run::planned_ticks(repo, head)?;
-    let unreadable = rows_with(&planned, TASKS_UNREADABLE)
-        .map(|row| row.findings.first().map_or_else(|| row.task.clone(), |f| f.message.clone()))
-        .collect();
+    let said =
+        |row: &TickReport| row.findings.first().map_or_else(|| row.task.clone(), |f| f.message.clone());
+    let unreadable = rows_with(&planned, TASKS_UNREADABLE).map(said).collect();
+    let not_units = rows_where(&planned, is_place).map(said).collect();
     let rules: Vec<&Rule> = policy.policy.rules().collect();
     let binders = Binders::new(rules.iter().copied(), certs);
     let mut checks = Vec::new();
@@ -183,6 +190,7 @@ pub fn check(
         unmatched_units,
         lookalike_units,
         unreadable,
+        not_units,
         baseline,
         trust_given,
     })
@@ -190,8 +198,16 @@ pub fn check(
 
 /// The rows of `planned` whose reason is `code`.
 fn rows_with<'p>(planned: &'p [Planned], code: &'p str) -> impl Iterator<Item = &'p TickReport> {
+    rows_where(planned, move |reason| reason == code)
+}
+
+/// The rows of `planned` whose reason `wanted` takes.
+fn rows_where<'p>(
+    planned: &'p [Planned],
+    wanted: impl Fn(&str) -> bool + 'p,
+) -> impl Iterator<Item = &'p TickReport> {
     planned.iter().filter_map(move |p| match p {
-        Planned::Row(row) if row.reason.as_deref() == Some(code) => Some(&**row),
+        Planned::Row(row) if row.reason.as_deref().is_some_and(&wanted) => Some(&**row),
         Planned::Row(_) | Planned::Commit(..) => None,
     })
 }
@@ -293,7 +309,7 @@ impl std::fmt::Display for CheckReport {
                 one_line(&l.why)
             )?;
         }
-        for why in &self.unreadable {
+        for why in self.unreadable.iter().chain(&self.not_units) {
             writeln!(f, "  warning: {}", one_line(why))?;
         }
         if let Some(b) = &self.baseline {
@@ -368,11 +384,12 @@ mod tests {
             unmatched_units: vec![forged("lost")],
             lookalike_units: vec![LookalikeUnit { unit: forged("like"), why: forged("why") }],
             unreadable: vec![forged("unread")],
+            not_units: vec![forged("stray")],
             baseline: None,
             trust_given: true,
         };
         let text = report.to_string();
         assert!(!text.lines().any(|l| l.starts_with("  rule all")), "{text}");
-        assert_eq!(text.matches("\\n  rule all").count(), 11, "{text}");
+        assert_eq!(text.matches("\\n  rule all").count(), 12, "{text}");
     }
 }

@@ -198,6 +198,33 @@ mod tests {
     use crate::verify::run::{Planned, planned_ticks};
 
     #[test]
+    fn ticks_of_a_directory_named_as_a_bug_task_are_judged_by_no_rule_never_by_the_rule_for_bugs() {
+        let fixture = Fixture::new();
+        fixture.commit_file("specs/bug:x/tasks.md", "- [x] T001 Do a\n", "A feature named as a bug");
+        let text = "version = 1\n[[rule]]\nname = \"bugs\"\nunits = [\"bug:*\"]\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n";
+        let policy = VerifierPolicy::parse(text.as_bytes(), "p.toml").unwrap();
+        let policy =
+            LoadedPolicy { policy, sha256: String::new(), source: "p.toml".into(), local_file: true };
+        let (repo, head) = (fixture.repo(), fixture.rev("HEAD"));
+        let (planned, setters) = planned_ticks(&repo, head).unwrap();
+        let (mut judge, _) = Judge::new(&repo, &policy, head, None, false, None);
+        let mut rows: Vec<TickReport> = (planned.into_iter())
+            .filter_map(|p| match p {
+                Planned::Row(row) => Some(*row),
+                Planned::Commit(..) => None,
+            })
+            .collect();
+        for row in &mut rows {
+            judge.judge(row, Some(&setters));
+        }
+        let [row] = &rows[..] else { panic!("one row: {rows:?}") };
+        assert_eq!((row.task.as_str(), row.reason.as_deref()), ("specs/bug:x/tasks.md", Some("not_a_unit")));
+        assert_eq!(row.rule, None, "{row:?}");
+        let said = &row.findings[0].message;
+        assert!(said.contains("begins with `bug:`") && said.contains("rename the directory"), "{said}");
+    }
+
+    #[test]
     fn a_hand_tick_the_baseline_does_not_hold_says_why_and_what_to_do() {
         let fixture = Fixture::new();
         let tasks = "specs/001-x/tasks.md";
