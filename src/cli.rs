@@ -500,8 +500,9 @@ pub enum AttestSub {
     /// verifies as it is (a line holds one bundle).
     ///
     /// Exit codes: 0 signed (or nothing left to sign); 26 a line does not agree with the commit
-    /// (nothing signed); 2 unknown revision; 13 bad key, no key configured (or `--signer none`);
-    /// 14 unborn branch, a shallow clone without the commit's parent (nothing signed), not a task
+    /// (nothing signed); 2 unknown revision; 13 bad key, no key configured (or `--signer none`),
+    /// a `speccoder.toml` at HEAD whose `[attest]` turns attestation off or is malformed; 14
+    /// unborn branch, a shallow clone without the commit's parent (nothing signed), not a task
     /// commit (no Spec-Task:, or not one plain claim: not_one_claim), no note, a line to sign that already carries the 16 signatures a line may,
     /// or a keyless signer's summary carrying a Sigstore bundle that does not verify (nothing
     /// signed), or the notes ref locked by another command; 1 internal error.
@@ -618,7 +619,8 @@ pub enum AttestSub {
     /// Exit codes: 0 approved (or approved already by this key: nothing changed); 26 the note
     /// does not agree with the commit, or a line does not verify against your trust (each
     /// named; nothing written); 2 unknown revision; 13 no trust given or configured, a
-    /// trust file that is unusable, a key that cannot sign, no key configured, a Sigstore signer; 14 unborn branch, a shallow clone without REV's parent (nothing written), not a task commit, no note, the line carries 16 signatures already, the notes ref locked
+    /// trust file that is unusable, a key that cannot sign, no key configured, a Sigstore signer,
+    /// a `speccoder.toml` at HEAD whose `[attest]` turns attestation off or is malformed; 14 unborn branch, a shallow clone without REV's parent (nothing written), not a task commit, no note, the line carries 16 signatures already, the notes ref locked
     /// by another command; 1 internal error.
     Approve(ApproveArgs),
     /// The verifier policy: print a starter one, or check one.
@@ -741,7 +743,8 @@ pub enum AttestSub {
     /// (`evidence_gone`: a rewrite left it behind and git removed it since; attest the task
     /// again), the new commit holds a note of its own, or `--from` and
     /// `--to` are the same commit (each named; the others were carried); 13 no trust configured, a
-    /// trust file that is unusable, bad signer or key, a statement that would leak; 2 unknown
+    /// trust file that is unusable, bad signer or key, a `speccoder.toml` at HEAD whose `[attest]`
+    /// turns attestation off or is malformed, a statement that would leak; 2 unknown
     /// revisions, a `--rewritten` input that is not `<old> <new>` lines of full commit ids (the
     /// first such line named by its number; not UTF-8 text, over 16 MiB), or whose new commit is
     /// not in the repository; 14 `--from` without a note, the notes ref locked by another command;

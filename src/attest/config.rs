@@ -42,7 +42,7 @@ pub enum SignerParseError {
 
 impl SignerChoice {
     /// Reads `git` (or its synonym `auto`), `ssh`, `openpgp`, `sigstore`, `none`: the values of
-    /// `--signer` and `[attest] signer`.
+    /// `--signer` (`[attest] signer` takes fewer: [`attest_config`]).
     ///
     /// # Errors
     /// An unknown or not yet supported backend, with the supported ones.
@@ -131,6 +131,12 @@ pub enum AttestKeyProblem {
     /// `signer` names no backend this build has.
     #[error(transparent)]
     Signer(SignerParseError),
+    /// `signer` names no signer the file takes (`gpg` included, which the published tool refuses).
+    #[error(
+        "unknown signer `{}`; write \"git\" (git's own key), \"sigstore\" or \"none\" (the values the published speccoder takes too); choose ssh or openpgp with --signer or git's `gpg.format` instead",
+        one_line(.0)
+    )]
+    UnknownSigner(String),
     /// `sign_at` is neither `tick` nor `later`.
     #[error("must be \"tick\" or \"later\"")]
     SignAt,
@@ -220,10 +226,7 @@ pub fn attest_config(policy: Option<&toml::Table>) -> Result<AttestConfig, Confi
     }
     if let Some(signer) = table.get("signer") {
         let name = signer.as_str().ok_or_else(|| bad("signer", AttestKeyProblem::NotAString))?;
-        if name == "auto" {
-            return Err(bad("signer", AttestKeyProblem::AutoInFile));
-        }
-        config.signer = SignerChoice::parse(name).map_err(|e| bad("signer", AttestKeyProblem::Signer(e)))?;
+        config.signer = file_signer(name).map_err(|problem| bad("signer", problem))?;
     }
     if let Some(sigstore) = table.get("sigstore") {
         check_sigstore(sigstore).map_err(|(key, problem)| bad(&key, problem))?;
@@ -236,6 +239,20 @@ pub fn attest_config(policy: Option<&toml::Table>) -> Result<AttestConfig, Confi
         };
     }
     Ok(config)
+}
+
+/// The signer `[attest] signer` names: a `--signer` value but `auto` and `gpg`, which the
+/// published tool refuses in the file. `ssh` and `openpgp`, which it refuses too, are read (this
+/// tool's own), though the message of a refused value does not offer them.
+fn file_signer(name: &str) -> Result<SignerChoice, AttestKeyProblem> {
+    match name {
+        "auto" => Err(AttestKeyProblem::AutoInFile),
+        "gpg" => Err(AttestKeyProblem::UnknownSigner(name.to_owned())),
+        _ => SignerChoice::parse(name).map_err(|e| match e {
+            SignerParseError::Unknown(other) => AttestKeyProblem::UnknownSigner(other),
+            not_built @ SignerParseError::NotBuilt => AttestKeyProblem::Signer(not_built),
+        }),
+    }
 }
 
 /// Checks `[attest.sigstore]` as the published tool reads it: a table of `identity` and
@@ -259,12 +276,13 @@ fn check_sigstore(sigstore: &toml::Value) -> Result<(), (String, AttestKeyProble
 }
 
 /// Refuses to write evidence in a project that turned attestation off (`[attest] enabled =
-/// false` in `policy`, speccoder.toml at HEAD).
+/// false` in `policy`, speccoder.toml at HEAD); otherwise its `[attest]`, read whole.
 ///
 /// # Errors
 /// [`ConfigError::Disabled`], or a malformed `[attest]`.
-pub fn ensure_enabled(policy: Option<&toml::Table>) -> Result<(), ConfigError> {
-    if attest_config(policy)?.enabled { Ok(()) } else { Err(ConfigError::Disabled) }
+pub fn ensure_enabled(policy: Option<&toml::Table>) -> Result<AttestConfig, ConfigError> {
+    let config = attest_config(policy)?;
+    if config.enabled { Ok(config) } else { Err(ConfigError::Disabled) }
 }
 
 /// The policy hash and the parsed configuration of `speccoder.toml` in `commit`'s tree.
@@ -319,6 +337,24 @@ mod tests {
             assert!(!err.contains('\n'), "no line of its own for the file's text: {err}");
             assert!(err.contains("\\n"), "the break shown as an escape: {err}");
         }
+    }
+
+    #[test]
+    fn a_signer_the_file_does_not_take_is_refused_naming_only_the_values_it_takes() {
+        for name in ["x509", "gpg"] {
+            let err = config(&format!("[attest]\nsigner = \"{name}\"\n")).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("`[attest] signer` in speccoder.toml: unknown signer `{name}`")),
+                "{err}"
+            );
+            assert!(err.contains("write \"git\" (git's own key), \"sigstore\" or \"none\""), "{err}");
+            assert!(err.contains("choose ssh or openpgp with --signer or git's `gpg.format`"), "{err}");
+            assert!(!err.contains("auto"), "a value the file refuses is not offered: {err}");
+        }
+        // `--signer` takes `gpg` for OpenPGP still, and the file this tool's own ssh and openpgp.
+        assert_eq!(SignerChoice::parse("gpg"), Ok(SignerChoice::OpenPgp));
+        assert_eq!(config("[attest]\nsigner = \"ssh\"\n").unwrap().signer, SignerChoice::Ssh);
+        assert_eq!(config("[attest]\nsigner = \"openpgp\"\n").unwrap().signer, SignerChoice::OpenPgp);
     }
 
     #[test]

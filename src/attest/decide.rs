@@ -381,7 +381,8 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
 /// Refuses a decision in a project that turned attestation off (`[attest] enabled = false`).
 fn ensure_enabled(repo: &Repo, head: ObjectId) -> Result<(), DecideError> {
     let (_, policy) = read_policy(repo, head)?;
-    Ok(config::ensure_enabled(policy.as_ref())?)
+    config::ensure_enabled(policy.as_ref())?;
+    Ok(())
 }
 
 /// Records a skip of an open task on a commit of HEAD's tree outside the branch, referenced by

@@ -78,24 +78,35 @@ impl ExitClass for SignerError {
     }
 }
 
-/// The one resolution of the signer of every command that signs: `--signer` when given, else
-/// `[attest] signer` of speccoder.toml at HEAD (a tick of a project that signs later,
+/// The one resolution of the signer of every command that writes a note's signatures, after the
+/// project's `[attest]` (speccoder.toml at HEAD) is read whole, whatever `--signer` says: a
+/// malformed one or `enabled = false` stops the command ([`config::ensure_enabled`]). The signer is
+/// `--signer` when given, else `[attest] signer` (a tick of a project that signs later,
 /// `sign_at = "later"`, is written unsigned unless `--key` names a key to sign with now), else
 /// git's own key, as `git commit -S` finds it ([`choose`]).
 ///
 /// # Errors
-/// A malformed `[attest]`, a signer asked for by name that has no key, a configured key that is
-/// broken, a Sigstore service the checked-in file or an unusable URL chooses.
+/// A malformed `[attest]`, attestation turned off, a signer asked for by name that has no key, a
+/// configured key that is broken, a Sigstore service the checked-in file or an unusable URL
+/// chooses.
 pub fn resolve(repo: &Repo, req: &SignerRequest, moment: Moment) -> Result<Chosen, SignerError> {
+    let attest = config::ensure_enabled(config::policy_at_head(repo)?.as_ref())?;
     let choice = match req.signer {
         Some(flag) => flag,
-        None => {
-            let attest = config::attest_config(config::policy_at_head(repo)?.as_ref())?;
-            let later = moment == Moment::Tick && attest.sign_later && req.key.is_none();
-            if later { SignerChoice::Later } else { attest.signer }
-        }
+        None if moment == Moment::Tick && attest.sign_later && req.key.is_none() => SignerChoice::Later,
+        None => attest.signer,
     };
     choose(repo, choice, req.key.as_deref(), &req.sigstore)
+}
+
+/// The keyless signer of a file that is no note (`attest export --vsa-signer sigstore`), chosen as
+/// [`resolve`] chooses `--signer sigstore`, without the gate of `[attest]`, which is about notes.
+///
+/// # Errors
+/// As [`resolve`] for keyless signing: a Sigstore service the checked-in file or an unusable URL
+/// chooses, a build without Sigstore.
+pub fn keyless(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, SignerError> {
+    sigstore_signer(repo, flags)
 }
 
 /// Where keyless signing may send the identity token, as the person signing said on the command
@@ -529,4 +540,33 @@ fn looks_like_ssh_key(key: &str) -> bool {
             || head.starts_with(b"-----BEGIN RSA PRIVATE KEY")
             || head.starts_with(b"-----BEGIN EC PRIVATE KEY")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::test_support::Fixture;
+
+    #[test]
+    fn every_signer_request_is_refused_in_a_project_that_turned_attestation_off_or_names_an_unknown_key() {
+        let fx = Fixture::new();
+        let requests = [None, Some(SignerChoice::None), Some(SignerChoice::Ssh)]
+            .map(|signer| SignerRequest { signer, ..SignerRequest::default() });
+        for (text, disabled) in [("[attest]\nenabled = false\n", true), ("[attest]\nbogus = 1\n", false)] {
+            fx.commit_file("speccoder.toml", text, "config");
+            for (req, moment) in requests.iter().flat_map(|r| [(r, Moment::Tick), (r, Moment::Later)]) {
+                let refused = match resolve(&fx.repo(), req, moment) {
+                    Err(SignerError::Config(ConfigError::Disabled)) => disabled,
+                    Err(SignerError::Config(ConfigError::Attest { key, .. })) => !disabled && key == "bogus",
+                    _ => false,
+                };
+                assert!(refused, "{text:?}, {req:?}, {moment:?}");
+            }
+        }
+        fx.commit_file("speccoder.toml", "[attest]\nenabled = true\n", "config");
+        assert!(matches!(
+            resolve(&fx.repo(), &requests[1], Moment::Later),
+            Ok(Chosen::Unsigned(Unsigned::Asked))
+        ));
+    }
 }

@@ -26,8 +26,7 @@ pub use error::ExportError;
 pub use pack::Pack;
 use pack::notes_file;
 
-use crate::attest::config::SignerChoice;
-use crate::attest::signing::{Chosen, Moment, SignerRequest, SigstoreFlags, resolve};
+use crate::attest::signing::{Chosen, SigstoreFlags, keyless};
 use crate::attest::statements::resource_uri;
 use crate::git::Repo;
 use crate::model::bundle::NOTES_REF;
@@ -84,17 +83,10 @@ impl VsaSigner {
                 signer.public_key_pem()?;
                 Ok(VsaSigner::Key(Box::new(signer)))
             }
-            VsaKey::Sigstore(flags) => {
-                let request = SignerRequest {
-                    signer: Some(SignerChoice::Sigstore),
-                    key: None,
-                    sigstore: flags.clone(),
-                };
-                match resolve(repo, &request, Moment::Later)? {
-                    Chosen::Signer(signer) => Ok(VsaSigner::Keyless(signer)),
-                    Chosen::Unsigned(why) => Err(SignError::CannotSign(why.to_string()).into()),
-                }
-            }
+            VsaKey::Sigstore(flags) => match keyless(repo, flags)? {
+                Chosen::Signer(signer) => Ok(VsaSigner::Keyless(signer)),
+                Chosen::Unsigned(why) => Err(SignError::CannotSign(why.to_string()).into()),
+            },
         }
     }
 

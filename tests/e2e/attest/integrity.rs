@@ -1082,6 +1082,31 @@ fn a_project_that_turned_attestation_off_or_names_an_unknown_key_writes_nothing(
     refused(&s, &s.evidence, 13, &["`[attest] sign_when`", "unknown key"]);
     commit_config(&s, "[attest]\nsigner = \"x509\"\n");
     refused(&s, &s.evidence, 13, &["`[attest] signer`", "unknown signer `x509`"]);
+
+    // `attest sign` and `attest approve` write a note's signatures too: they refuse alike, a
+    // signer named on the command line included.
+    let p = &s.project;
+    commit_config(&s, "[attest]\nenabled = true\n");
+    p.attest(T005, &s.evidence, &["--signer", "none"]).success();
+    let tick = p.rev("HEAD");
+    let (key, allowed) = (s.key.private.to_str().unwrap(), s.allowed.to_str().unwrap());
+    let sign = ["attest", "sign", &tick, "--signer", "ssh", "--key", key];
+    let approve = ["attest", "approve", &tick, "--allowed-signers", allowed, "--signer", "ssh", "--key", key];
+    for (config, says) in [
+        ("[attest]\nenabled = false\n", "enabled = false"),
+        ("[attest]\nbogus = 1\n", "`[attest] bogus` in speccoder.toml: unknown key"),
+    ] {
+        commit_config(&s, config);
+        let before = p.snapshot();
+        for args in [&sign[..], &sign[..3], &approve[..]] {
+            let out = p.speccoder(args).failure(13);
+            assert!(out.stderr.contains(says), "{args:?} should say {says:?}\n{out}");
+        }
+        assert_eq!(p.snapshot(), before, "nothing was signed");
+    }
+    commit_config(&s, "[attest]\nenabled = true\n");
+    let out = p.speccoder(&sign).success();
+    assert!(out.stdout.contains("5 signed now"), "{out}");
 }
 
 #[test]
