@@ -158,9 +158,10 @@ impl<'t> Tracking<'t> {
             // openspec refuses a metadata file it cannot read or that is no YAML, names no schema
             // or an empty one, and counts `tasks.md` (it never reads the project's name then).
             YamlFile::Directory | YamlFile::NotYaml => Named::TasksMd,
-            YamlFile::Doc(root) => match root.get("schema").and_then(Node::as_str) {
-                Some(name) if !name.is_empty() => Named::Name(name.to_owned(), Some(metadata)),
-                _ => Named::TasksMd,
+            YamlFile::Doc(root) => match schema_named(&root, &metadata) {
+                Ok(Some(name)) => Named::Name(name, Some(metadata)),
+                Ok(None) => Named::TasksMd,
+                Err(why) => Named::Unknown(why),
             },
         })
     }
@@ -177,9 +178,11 @@ impl<'t> Tracking<'t> {
                 YamlFile::Unreadable(why) => Named::Unknown(why),
                 // openspec ignores a configuration it cannot read or parse (it warns).
                 YamlFile::Directory | YamlFile::NotYaml => named,
-                YamlFile::Doc(root) => match root.get("schema").and_then(Node::as_str) {
-                    Some(name) if !name.is_empty() => Named::Name(name.to_owned(), Some(config.to_owned())),
-                    _ => named,
+                YamlFile::Doc(root) => match schema_named(&root, config) {
+                    Ok(Some(name)) => Named::Name(name, Some(config.to_owned())),
+                    // openspec ignores a `schema` that is no string or an empty one (it warns).
+                    Ok(None) => named,
+                    Err(why) => Named::Unknown(why),
                 },
             };
             break;
@@ -231,14 +234,28 @@ impl<'t> Tracking<'t> {
             Ok(Some(text)) => match yaml::parse(&text) {
                 Parsed::Doc(root) => YamlFile::Doc(root),
                 Parsed::NotYaml => YamlFile::NotYaml,
-                Parsed::TooDeep => YamlFile::Unreadable(format!(
-                    "`{}` nests flow collections (`[`, `{{`) deeper than the 255 levels speccoder reads, so whether openspec reads it cannot be told",
-                    shown(path, 300)
-                )),
+                Parsed::CannotTell(why) => YamlFile::Unreadable(format!("`{}` {why}", shown(path, 300))),
             },
             Err(e) if e.is_repository_failure() => return Err(e),
             Err(e) => YamlFile::Unreadable(e.to_string()),
         })
+    }
+}
+
+/// The schema name the document `root` of `file` gives: its `schema` when that is a string not
+/// empty, which openspec asks of it; `None` for anything else (a number, `true`, a list; `yes`
+/// under `%YAML 1.1`), which openspec does not take for a name.
+///
+/// # Errors
+/// Why the name cannot be told: a `schema` whose type is not resolved here.
+fn schema_named(root: &Node, file: &str) -> Result<Option<String>, String> {
+    match root.get("schema") {
+        Some(schema) if schema.is_doubtful() => Err(format!(
+            "`{}` gives `schema` a value whose type speccoder does not resolve (a tag, or under `%YAML 1.1` one that may be a number or a date)",
+            shown(file, 300)
+        )),
+        Some(schema) => Ok(schema.as_str().filter(|name| !name.is_empty()).map(str::to_owned)),
+        None => Ok(None),
     }
 }
 
@@ -266,6 +283,16 @@ fn tracked_by(root: &Node) -> Tracked {
     }
     let tracks = apply.and_then(|apply| apply.get("tracks")).filter(|t| !t.is_null());
     let Some(Node::Seq(artifacts)) = artifacts else { return Tracked::TasksMd };
+    let doubtful = |node: Option<&Node>| node.is_some_and(Node::is_doubtful);
+    let untyped = || {
+        Tracked::Unknown(
+            "its schema gives `apply.tracks` or an artifact's `id` or `generates` a value whose type speccoder does not resolve"
+                .to_owned(),
+        )
+    };
+    if doubtful(tracks) {
+        return untyped();
+    }
     let picked = |artifact: &Node| match tracks {
         Some(tracks) => {
             tracks.as_str().is_some_and(|t| artifact.get("generates").and_then(Node::as_str) == Some(t))
@@ -279,6 +306,9 @@ fn tracked_by(root: &Node) -> Tracked {
                     "an artifact of its schema is an alias of a node nested deeper than speccoder reads"
                         .to_owned(),
                 );
+            }
+            artifact if doubtful(artifact.get("id")) || doubtful(artifact.get("generates")) => {
+                return untyped();
             }
             artifact if picked(artifact) => {
                 return match artifact.get("generates") {
@@ -487,6 +517,111 @@ mod tests {
             ),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn a_schema_name_that_is_no_string_is_no_name_openspec_takes() {
+        let custom = schema("checklist.md");
+        // openspec ignores the configuration's `schema: 123` (a number), and uses its default.
+        let number = project(&[
+            ("openspec/config.yaml", "schema: 123\n"),
+            ("openspec/schemas/123/schema.yaml", &schema("tasks.md")),
+            ("openspec/schemas/spec-driven/schema.yaml", &custom),
+        ]);
+        let msg = refused(&number, "add-x").expect("the default, the project's own, tracks checklist.md");
+        assert!(msg.contains("(the schema `spec-driven` openspec uses when nothing names one)"), "{msg}");
+        let quoted = project(&[
+            ("openspec/config.yaml", "schema: '123'\n"),
+            ("openspec/schemas/123/schema.yaml", &schema("tasks.md")),
+            ("openspec/schemas/spec-driven/schema.yaml", &custom),
+        ]);
+        assert_eq!(refused(&quoted, "add-x"), None, "a quoted `123` is a string");
+        let boolean = project(&[
+            ("openspec/config.yaml", "%YAML 1.1\n---\nschema: yes\n"),
+            ("openspec/schemas/yes/schema.yaml", &schema("tasks.md")),
+            ("openspec/schemas/spec-driven/schema.yaml", &custom),
+        ]);
+        assert!(refused(&boolean, "add-x").is_some(), "`yes` is true under `%YAML 1.1`");
+        // openspec refuses a change's metadata whose `schema` is no string, and counts tasks.md.
+        let metadata = project(&[
+            ("openspec/config.yaml", "schema: custom\n"),
+            ("openspec/schemas/custom/schema.yaml", &custom),
+            ("openspec/schemas/true/schema.yaml", &custom),
+            ("openspec/changes/add-x/.openspec.yaml", "schema: true\n"),
+        ]);
+        assert_eq!(refused(&metadata, "add-x"), None);
+        assert!(refused(&metadata, "add-y").is_some());
+        // A type not resolved here: which schema is named cannot be told.
+        let dated = project(&[
+            ("openspec/config.yaml", "%YAML 1.1\n---\nschema: 2025-01-01\n"),
+            ("openspec/schemas/2025-01-01/schema.yaml", &custom),
+        ]);
+        let msg = refused(&dated, "add-x").expect("a date or a string");
+        assert!(
+            msg.contains("which cannot be told: `openspec/config.yaml` gives `schema` a value whose type"),
+            "{msg}"
+        );
+        let tagged = project(&[
+            ("openspec/config.yaml", "schema: custom\n"),
+            ("openspec/schemas/custom/schema.yaml", &custom.replace("tracks: \"", "tracks: !t \"")),
+        ]);
+        let msg = refused(&tagged, "add-x").expect("a tag not followed");
+        assert!(msg.contains("its schema gives `apply.tracks` or an artifact's"), "{msg}");
+    }
+
+    #[test]
+    fn a_file_with_a_key_given_twice_is_one_openspec_cannot_parse() {
+        let custom = schema("checklist.md");
+        let config = project(&[
+            ("openspec/config.yaml", "schema: custom\nschema: custom\n"),
+            ("openspec/schemas/custom/schema.yaml", &schema("tasks.md")),
+            ("openspec/schemas/spec-driven/schema.yaml", &custom),
+        ]);
+        let msg = refused(&config, "add-x").expect("openspec ignores the configuration: its default");
+        assert!(msg.contains("openspec uses when nothing names one"), "{msg}");
+        let metadata = project(&[
+            ("openspec/config.yaml", "schema: custom\n"),
+            ("openspec/schemas/custom/schema.yaml", &custom),
+            (
+                "openspec/changes/add-x/.openspec.yaml",
+                "schema: custom\ncreated: 2025-01-01\ncreated: 2025-01-02\n",
+            ),
+        ]);
+        assert_eq!(refused(&metadata, "add-x"), None, "openspec refuses the metadata, and counts tasks.md");
+        assert!(refused(&metadata, "add-y").is_some());
+        let twice = custom.replace("  - id: proposal\n", "  - id: proposal\n    id: proposal\n");
+        let schema_file = project(&[
+            ("openspec/config.yaml", "schema: custom\n"),
+            ("openspec/schemas/custom/schema.yaml", &twice),
+        ]);
+        assert_eq!(refused(&schema_file, "add-x"), None, "openspec cannot load the schema");
+    }
+
+    #[test]
+    fn a_merge_key_under_yaml_1_1_leaves_the_task_file_untold_in_each_file_read() {
+        let custom = schema("checklist.md");
+        let merged = "%YAML 1.1\n---\nbase: &b {schema: custom}\n<<: *b\n";
+        let told = |msg: Option<String>, file: &str| {
+            let msg = msg.expect("refused");
+            let why =
+                format!("which cannot be told: `{file}` merges mappings (a `<<` key under `%YAML 1.1`)");
+            assert!(msg.contains(&why), "{msg}");
+        };
+        let config =
+            project(&[("openspec/config.yaml", merged), ("openspec/schemas/custom/schema.yaml", &custom)]);
+        told(refused(&config, "add-x"), "openspec/config.yaml");
+        let metadata = project(&[
+            ("openspec/changes/add-x/.openspec.yaml", merged),
+            ("openspec/schemas/custom/schema.yaml", &custom),
+        ]);
+        told(refused(&metadata, "add-x"), "openspec/changes/add-x/.openspec.yaml");
+        assert_eq!(refused(&metadata, "add-y"), None);
+        let tracked = "%YAML 1.1\n---\nname: custom\nversion: 1\nbase: &t {id: tasks, description: d, template: t.md}\nartifacts:\n  - <<: *t\n    generates: checklist.md\n";
+        let schema_file = project(&[
+            ("openspec/config.yaml", "schema: custom\n"),
+            ("openspec/schemas/custom/schema.yaml", tracked),
+        ]);
+        told(refused(&schema_file, "add-x"), "openspec/schemas/custom/schema.yaml");
     }
 
     #[cfg(unix)]
