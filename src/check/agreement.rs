@@ -483,28 +483,41 @@ impl<'r> Rules<'r> {
         };
         match head.wording(unit, task_id) {
             Ok(wording) => {
+                let at = task_at_head(task_id, &wording);
                 if signed_line_is_the_commits && wording.line_hash != claim.p.task.line_hash {
+                    let said = format!(
+                        "the line of {at} was edited after the tick; the evidence is for the old \
+                         line: restore the line as it was ticked, or untick the task and attest it again"
+                    );
                     findings.push(
-                        mismatch(
-                            LINE_CHANGED_AT_HEAD,
-                            "the task line was edited after the tick; the evidence is for the old line",
-                        )
-                        .expected_found(claim.p.task.line_hash.clone(), wording.line_hash),
+                        mismatch(LINE_CHANGED_AT_HEAD, &said)
+                            .expected_found(claim.p.task.line_hash.clone(), wording.line_hash.clone()),
                     );
                 }
                 if let Some(at_commit) = at_commit.filter(|lines| *lines != wording.continuation.as_slice()) {
+                    let said = format!(
+                        "the wrapped part of {at} (the lines continuing its paragraph after its line) \
+                         was edited after the tick; the evidence is for the old wording: restore those \
+                         lines as they were ticked, or untick the task and attest it again"
+                    );
                     findings.push(
-                        mismatch(
-                            LINE_CHANGED_AT_HEAD,
-                            "the wrapped part of the task (the lines continuing its paragraph after its \
-                             line) was edited after the tick; the evidence is for the old wording",
-                        )
-                        .expected_found(wrapped(at_commit), wrapped(&wording.continuation)),
+                        mismatch(LINE_CHANGED_AT_HEAD, &said)
+                            .expected_found(wrapped(at_commit), wrapped(&wording.continuation)),
                     );
                 }
             }
             Err(e) => findings.push(mismatch("task_gone_at_head", &gone_at_head(&e)).spec_unread(&e)),
         }
+    }
+}
+
+/// Where the head under review has task `task_id`, as a finding about its wording names it: `task
+/// T002 (specs/001-x/tasks.md line 6 at the head)`, the task list alone for a bug task.
+fn task_at_head(task_id: &str, wording: &spec::TaskWording) -> String {
+    let path = &wording.tasks_path;
+    match wording.line {
+        Some(line) => format!("task {task_id} ({path} line {line} at the head)"),
+        None => format!("task {task_id} ({path} at the head)"),
     }
 }
 

@@ -553,6 +553,23 @@ mod tests {
     }
 
     #[test]
+    fn a_requirement_a_fullwidth_colon_follows_begins_a_requirement_of_its_own_as_an_ascii_colon_does() {
+        // Chinese and Japanese write the colon fullwidth: FR-002 is no wrapped line of FR-001's.
+        let empty = Some(sha256_hex(""));
+        for spec in [
+            "**FR-001**：系统必须支持导出CSV。\n**FR-002**：系统必须支持导出PDF。\n",
+            "**FR-001：** 系统必须支持导出CSV。\n**FR-002：** 系统必须支持导出PDF。\n",
+            "**FR-001** ：系统必须支持导出CSV。\n**FR-002** ：系统必须支持导出PDF。\n",
+        ] {
+            let docs = speckit_docs(spec);
+            assert_eq!(docs.requirement_body_hash("FR-001"), empty, "{spec}");
+            assert_eq!(docs.requirement_body_hash("FR-002"), empty, "{spec}");
+            let (found, unknown) = docs.citations("实现 FR-002 的导出").unwrap();
+            assert_eq!((found[0].line.as_str(), unknown.len()), (spec.lines().nth(1).unwrap(), 0), "{spec}");
+        }
+    }
+
+    #[test]
     fn a_wrapped_line_of_a_no_break_space_or_beginning_with_a_bold_name_stays_in_the_requirement_s_body() {
         // CommonMark reads only spaces and tabs as a blank line: a no-break space is text, and
         // the paragraph goes on past it.

@@ -3,8 +3,9 @@
 //! Spec Kit: ids like `FR-001`, `SC-001` (`[A-Z]{2,}-[0-9]+`), and `FR-009a`, `SC-002b` with one
 //! letter after the number, as Spec Kit's clarify step adds them between existing ones
 //! (`[A-Z]{2,}-[0-9]+[A-Za-z]?`); defined in spec.md by a line like `- **FR-001**: text`; a title
-//! cites an id when the id appears in it as a whole word, so `FR-009` and `FR-009a` are two ids
-//! and neither cites the other.
+//! cites an id when the id appears in it as a whole word (no letter, digit or `_` of its word
+//! beside it, as Unicode's word boundaries tell: [`one_word`]), so `FR-009` and `FR-009a` are two
+//! ids and neither cites the other, and `实现FR-001的` cites `FR-001`.
 //! OpenSpec: `### Requirement: <name>` lines of the change's delta specs, read as openspec reads
 //! them (the keyword in any letter case, blanks after `###` optional), the name as the heading
 //! renders (no closing `#`s, emphasis or doubled blanks, a no-break space a blank); a title cites
@@ -17,6 +18,7 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
+use unicode_segmentation::UnicodeSegmentation;
 
 use crate::model::digest::sha256_hex;
 
@@ -136,7 +138,8 @@ pub fn is_speckit_requirement_id(id: &str) -> bool {
 }
 
 /// The byte length of the requirement id `s` starts with (2+ capitals, `-`, ASCII digits, at most
-/// one ASCII letter), when it starts with one that no letter, digit or `_` continues.
+/// one ASCII letter), when it starts with one that no letter, digit or `_` of its word continues
+/// ([`runs_on`]).
 fn id_len(s: &str) -> Option<usize> {
     let letters = s.bytes().take_while(u8::is_ascii_uppercase).count();
     let digits = s.get(letters..)?.strip_prefix('-')?;
@@ -146,12 +149,16 @@ fn id_len(s: &str) -> Option<usize> {
     }
     let suffix = usize::from(digits.as_bytes().get(n).is_some_and(u8::is_ascii_alphabetic));
     let len = letters + 1 + n + suffix;
-    let after = s.get(len..)?.chars().next();
-    (!after.is_some_and(is_word_char)).then_some(len)
+    let last = s.get(..len)?.chars().next_back()?;
+    (!runs_on(last, s.get(len..)?.chars().next())).then_some(len)
 }
 
+/// The colons that may follow a Spec Kit requirement's id on its defining line: ASCII's, and the
+/// fullwidth one Chinese and Japanese are written with (`**FR-001**：`).
+const COLONS: [char; 2] = [':', '\u{FF1A}'];
+
 /// The id a Spec Kit line defines: optional indentation, an optional `-`/`*` bullet and blanks,
-/// then `**<id>**` (a colon just inside the closing `**` is allowed: `**FR-001:**`).
+/// then `**<id>**` (a colon just inside the closing `**` is allowed: `**FR-001:**`, [`COLONS`]).
 #[must_use]
 pub fn speckit_defined_id(line: &str) -> Option<&str> {
     speckit_defined_span(line).and_then(|id| line.get(id))
@@ -167,7 +174,7 @@ fn speckit_defined_span(line: &str) -> Option<Range<usize>> {
     let inner = rest.strip_prefix("**")?;
     let end = inner.find("**")?;
     let id = inner.get(..end)?;
-    let id = id.strip_suffix(':').unwrap_or(id);
+    let id = id.strip_suffix(COLONS).unwrap_or(id);
     // Every step above takes a suffix of the line, so the id starts where `inner` does.
     let start = line.len() - inner.len();
     is_speckit_requirement_id(id).then_some(start..start + id.len())
@@ -274,16 +281,17 @@ pub(crate) fn speckit_wrapped<'w, 'p>(
 }
 
 /// Whether `line` begins a requirement of its own inside a paragraph: a definition
-/// ([`speckit_defined_span`]) whose id a colon follows (`**FR-002**:`, `**FR-002:**`), as a list of
-/// requirements written without bullets reads. A wrapped line may begin with a bold name of the
-/// same shape (`**ISO-8601** in UTC`), which is the requirement's own text, not the next one.
+/// ([`speckit_defined_span`]) whose id a colon follows (`**FR-002**:`, `**FR-002:**`,
+/// `**FR-002**：`: [`COLONS`]), as a list of requirements written without bullets reads. A wrapped
+/// line may begin with a bold name of the same shape (`**ISO-8601** in UTC`), which is the
+/// requirement's own text, not the next one.
 fn starts_definition(line: &str) -> bool {
     speckit_defined_span(line).is_some_and(|id| {
         let after = line.get(id.end..).unwrap_or_default();
-        after.starts_with(":**")
+        after.strip_prefix(COLONS).is_some_and(|rest| rest.starts_with("**"))
             || after
                 .strip_prefix("**")
-                .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
+                .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(COLONS))
     })
 }
 
@@ -319,14 +327,15 @@ pub(crate) fn paragraph_ranges(text: &str) -> Vec<Range<usize>> {
 }
 
 /// The requirement ids `title` cites (whole words of the form `[A-Z]{2,}-[0-9]+[A-Za-z]?`: no
-/// letter, digit or `_` right before or right after), each once, in the order they first appear.
+/// letter, digit or `_` of their word right before or right after, [`runs_into`], [`runs_on`]),
+/// each once, in the order they first appear.
 #[must_use]
 pub fn speckit_cited_ids(title: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut before: Option<char> = None;
     for (at, c) in title.char_indices() {
-        let starts_word = c.is_ascii_uppercase() && !before.is_some_and(is_word_char);
+        let starts_word = c.is_ascii_uppercase() && !runs_into(before, c);
         before = Some(c);
         if !starts_word {
             continue;
@@ -486,8 +495,61 @@ pub(crate) fn in_literal(ranges: &[Range<usize>], offset: usize) -> bool {
     after > 0 && ranges[after - 1].contains(&offset)
 }
 
+/// Whether `c` is a character of a word: a letter, a digit or `_`.
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
+}
+
+/// Whether `before` and `after`, side by side in a title, are of one word: both are word
+/// characters ([`is_word_char`]) and no word boundary falls between them. The boundaries are
+/// Unicode's (UAX #29), so that Han, hiragana or katakana next to Latin letters or digits ends a
+/// word (`实现FR-001的`, `…に日付の書式を…`) while Latin letters and digits run on (`XFR-001`,
+/// `FR-001a`, `Cafés`), and a Han character or a kana is a word of its own (no dictionary tells
+/// where a Chinese or Japanese word ends); one falls too where Hangul meets another script, as
+/// Korean writes its particles onto the word before them (`FR-001을`), which UAX #29 reads as one
+/// word. A combining mark that is a letter (a Devanagari vowel sign) is of one word with the
+/// characters beside it: which character it is written on, a pair alone cannot tell. One pair is
+/// asked at a time, so that a title costs its length whatever it holds.
+fn one_word(before: char, after: char) -> bool {
+    use unicode_script::{Script, UnicodeScript};
+    if !is_word_char(before) || !is_word_char(after) {
+        return false;
+    }
+    if is_mark(before) || is_mark(after) {
+        return true;
+    }
+    let hangul = |c: char| c.script() == Script::Hangul;
+    !boundary_between(before, after) && hangul(before) == hangul(after)
+}
+
+/// Whether `c` is a combining mark, or another character Unicode's word boundaries join to the
+/// one before it (UAX #29's Extend and Format): none falls between it and a blank before it.
+fn is_mark(c: char) -> bool {
+    !boundary_between(' ', c)
+}
+
+/// Whether a word boundary of UAX #29 falls between `a` and `b` in the text of these two.
+fn boundary_between(a: char, b: char) -> bool {
+    // Two characters take at most 8 bytes in UTF-8.
+    let mut pair = [0; 8];
+    let first = a.encode_utf8(&mut pair).len();
+    let second = b.encode_utf8(&mut pair[first..]).len();
+    let pair = std::str::from_utf8(&pair[..first + second]).unwrap_or_default();
+    pair.split_word_bound_indices().nth(1).is_some()
+}
+
+/// Whether the text before a cited id or name, whose first character is `first`, runs into it: the
+/// character right before (`before`, `None` at the start) is a word character of one word with
+/// `first` ([`one_word`]), or any word character when `first` is none (`x(beta)` holds no
+/// `(beta)`).
+fn runs_into(before: Option<char>, first: char) -> bool {
+    before.is_some_and(|b| is_word_char(b) && (!is_word_char(first) || one_word(b, first)))
+}
+
+/// Whether the text after a cited id or name, whose last character is `last`, runs on from it, as
+/// [`runs_into`] tells it of the text before (`C++x` holds no `C++`).
+fn runs_on(last: char, after: Option<char>) -> bool {
+    after.is_some_and(|a| is_word_char(a) && (!is_word_char(last) || one_word(last, a)))
 }
 
 /// The most bytes of a task's title that the requirement names it could cite are searched
@@ -498,8 +560,8 @@ fn is_word_char(c: char) -> bool {
 pub(crate) const CITE_SEARCH_LIMIT: usize = 512 << 20;
 
 /// Which of `names` `title` holds as whole words, in any letter case, one answer a name: whether
-/// somewhere the lowercased title holds the lowercased name with no letter, digit or `_` right
-/// before or right after it (an empty name never). The title is lowercased once, each distinct
+/// somewhere the lowercased title holds the lowercased name with no letter, digit or `_` of its
+/// word right before or right after it ([`runs_into`], [`runs_on`]; an empty name never). The title is lowercased once, each distinct
 /// name is searched once, and only when each of its words is a word of the title (a name that
 /// stands whole in the title has no word the title lacks), so that many names a title cannot
 /// hold cost a lookup of their words each, not a search of the title each.
@@ -537,13 +599,28 @@ pub fn titles_cite(title: &str, names: &[&str]) -> Result<Vec<bool>, SpecError> 
     Ok(candidates.iter().map(|name| name.as_deref().is_some_and(|name| held.contains(name))).collect())
 }
 
-/// The words of `text`: its runs of letters, digits and `_`.
+/// The words of `text`: its runs of letters, digits and `_`, each split where a word boundary
+/// falls inside it ([`one_word`]). Where a name stands whole in a title ([`holds_whole`]), each of
+/// its words is one of the title's: a pair of characters is of one word wherever it stands.
 fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty())
+    let mut chars = text.char_indices().peekable();
+    std::iter::from_fn(move || {
+        loop {
+            let (start, first) = chars.next()?;
+            let (mut last, mut end) = (first, start + first.len_utf8());
+            while let Some(&(at, c)) = chars.peek().filter(|(_, c)| one_word(last, *c)) {
+                chars.next();
+                (last, end) = (c, at + c.len_utf8());
+            }
+            if is_word_char(first) {
+                return text.get(start..end);
+            }
+        }
+    })
 }
 
-/// Whether `title` holds `name` (both lowercased) with no word character right before or right
-/// after it; never an empty name. Every place `name` stands in `title` is found in one pass over
+/// Whether `title` holds `name` (both lowercased) with no word character of its word right before
+/// or right after it ([`runs_into`], [`runs_on`]); never an empty name. Every place `name` stands in `title` is found in one pass over
 /// the title (overlapping places too: `a a` in `a a a` stands at 0 and at 2), so that a name
 /// standing in many places inside words costs the title's length, not its length for each place.
 ///
@@ -563,10 +640,13 @@ fn holds_whole(title: &str, name: &str) -> Result<bool, aho_corasick::BuildError
         .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
         .build([name])?;
     // An overlapping search fails only on a leftmost match kind, never on the builder's default.
+    let (Some(first), Some(last)) = (name.chars().next(), name.chars().next_back()) else {
+        return Ok(false);
+    };
     Ok(automaton.find_overlapping_iter(title).any(|place| {
         let before = title.get(..place.start()).and_then(|s| s.chars().next_back());
         let after = title.get(place.end()..).and_then(|s| s.chars().next());
-        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+        !runs_into(before, first) && !runs_on(last, after)
     }))
 }
 
@@ -711,6 +791,35 @@ mod tests {
         assert_eq!(speckit_cited_ids("XFR-001"), ["XFR-001"]);
         assert_eq!(speckit_cited_ids("FR-FR-001 ÉSC-1 é SC-2"), ["FR-001", "SC-2"]);
         assert_eq!(speckit_cited_ids("[FR-7]/SC-08—done"), ["FR-7", "SC-08"]);
+    }
+
+    #[test]
+    fn an_id_written_against_chinese_japanese_or_korean_text_is_cited_and_one_against_latin_is_not() {
+        assert_eq!(speckit_cited_ids("实现FR-001的CSV导出"), ["FR-001"]);
+        assert_eq!(speckit_cited_ids("FR-002を実装する、SC-001b（性能）"), ["FR-002", "SC-001b"]);
+        assert_eq!(speckit_cited_ids("データFR-003とFR-004を"), ["FR-003", "FR-004"]);
+        assert_eq!(speckit_cited_ids("FR-005을 구현하고 한국FR-006"), ["FR-005", "FR-006"]);
+        // Latin letters and digits (ASCII or fullwidth) and `_` run on.
+        for title in ["ÀFR-001", "FR-001é", "éFR-001", "_FR-001", "FR-001_", "１FR-001", "FR-001１"] {
+            assert!(speckit_cited_ids(title).is_empty(), "{title}");
+        }
+        assert_eq!(speckit_cited_ids("XFR-001 FR-001a"), ["XFR-001", "FR-001a"]);
+    }
+
+    #[test]
+    fn a_requirement_name_written_inside_chinese_japanese_or_korean_text_is_cited_as_a_latin_one_between_blanks_is()
+     {
+        let cites = |title: &str, name: &str| title_cites_name(title, name);
+        assert!(cites("web/src/i18n/date.ts に日付の書式を実装する", "日付の書式"));
+        assert!(cites("实现日期格式的导出", "日期格式"));
+        assert!(cites("データベースの移行", "データベース"));
+        assert!(cites("날짜 형식 구현", "날짜 형식"));
+        assert!(cites("Add the Filter-by-tag선택기", "filter-by-tag"));
+        // Katakana runs on as one word, as Latin letters do; a combining mark stays with its letter.
+        assert!(!cites("データベースの移行", "データ"));
+        assert!(!cites("Serve Cafés", "Café") && cites("Serve Café now", "Café"));
+        assert!(!cites("Serve Cafe\u{301}s", "Cafe\u{301}") && cites("Serve Cafe\u{301}", "Cafe\u{301}"));
+        assert!(cites("हिंदी में", "हिंदी") && !cites("हिंदी", "दी"));
     }
 
     #[test]
@@ -960,9 +1069,10 @@ mod tests {
         let (title, name) = (title.to_lowercase(), name.to_lowercase());
         !name.is_empty()
             && title.char_indices().any(|(start, _)| {
+                let (first, last) = (name.chars().next().unwrap(), name.chars().next_back().unwrap());
                 title[start..].starts_with(&name)
-                    && !title[..start].chars().next_back().is_some_and(is_word_char)
-                    && !title[start + name.len()..].chars().next().is_some_and(is_word_char)
+                    && !runs_into(title[..start].chars().next_back(), first)
+                    && !runs_on(last, title[start + name.len()..].chars().next())
             })
     }
 
@@ -1013,8 +1123,8 @@ mod tests {
 
         #[test]
         fn a_title_cites_each_name_as_a_search_of_that_name_alone_finds_it(
-            title in "[aAbB _.üÜ-]{0,24}",
-            names in proptest::collection::vec("[aAbB _üÜ]{0,6}", 0..8),
+            title in "[aAbB _.üÜ日付のデタ한국\u{301}-]{0,24}",
+            names in proptest::collection::vec("[aAbB _üÜ日付のデタ한국\u{301}]{0,6}", 0..8),
         ) {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             let expected: Vec<bool> = names.iter().map(|name| cites_one_by_one(&title, name)).collect();
@@ -1063,7 +1173,7 @@ mod tests {
                         "{:?}: before the id {:?}", text, before
                     );
                     proptest::prop_assert!(
-                        after.starts_with("**") || after.starts_with(":**") || after.trim().is_empty(),
+                        after.trim_start_matches(COLONS).starts_with("**") || after.trim().is_empty(),
                         "{:?}: after the id {:?}", text, after
                     );
                 }

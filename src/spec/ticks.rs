@@ -24,15 +24,21 @@ pub struct TaskWording {
     pub continuation: Vec<String>,
     /// Whether its box is ticked (`[x]` or `[X]`); a bug task has no box: never.
     pub ticked: bool,
+    /// Its task list's path, project-relative (a bug task's home, `.specify/bugs/<slug>`).
+    pub tasks_path: Arc<str>,
+    /// The 1-based number of its line in that task list; none for a bug task, which has no line.
+    pub line: Option<usize>,
 }
 
 impl TaskWording {
-    /// The wording of the task on line `index` of `list`.
-    fn at(list: &TaskList, index: usize) -> Self {
+    /// The wording of the task on line `index` of `list`, the task list at `tasks_path`.
+    fn at(list: &TaskList, index: usize, tasks_path: Arc<str>) -> Self {
         TaskWording {
             line_hash: line_hash(list.line(index)),
             continuation: list.continuation(index).into_iter().map(str::to_owned).collect(),
             ticked: list.task_at(index).is_some_and(|task| task.ticked),
+            tasks_path,
+            line: Some(index + 1),
         }
     }
 }
@@ -69,13 +75,15 @@ impl<T: SourceTree> TreeTaskLines<T> {
                 line_hash: facts.line_hash,
                 continuation: facts.continuation,
                 ticked: facts.ticked,
+                tasks_path: facts.tasks_path.into(),
+                line: None,
             });
         }
         if let Some(wording) = self.listed(unit, task_id) {
             return Ok(wording);
         }
-        let (_, list, index) = find_listed(&self.tree, unit, task_id, &TaskLists::default())?;
-        Ok(TaskWording::at(&list, index))
+        let (loc, list, index) = find_listed(&self.tree, unit, task_id, &TaskLists::default())?;
+        Ok(TaskWording::at(&list, index, loc.tasks.into()))
     }
 
     /// The wording of the listed task `task_id` of `unit` as the one reading of its task list
@@ -95,10 +103,13 @@ impl<T: SourceTree> TreeTaskLines<T> {
         let list = TaskList::read(text, loc.format);
         let all = list.tasks();
         let once = |task: &TaskLine<'_>| list.lines_of(task.id).nth(1).is_none();
+        let tasks_path: Arc<str> = loc.tasks.into();
         Some(
             all.iter()
                 .filter(|(_, task)| once(task) && is_task_id(loc.format, task.id))
-                .map(|(index, task)| (task.id.to_owned(), TaskWording::at(&list, *index)))
+                .map(|(index, task)| {
+                    (task.id.to_owned(), TaskWording::at(&list, *index, Arc::clone(&tasks_path)))
+                })
                 .collect(),
         )
     }

@@ -762,16 +762,23 @@ fn a_changed_tree_is_a_mismatch() {
 }
 
 #[test]
-fn a_task_line_edited_at_the_head_is_a_mismatch() {
+fn a_task_line_edited_at_the_head_is_a_mismatch_naming_the_task_line_and_what_to_do() {
     let c = setup();
     let tasks = String::from_utf8(c.p.read("specs/001-bookmark-tags/tasks.md")).unwrap();
     let edited =
         tasks.replace("Implement adding a tag to a bookmark", "Implement adding many tags to a bookmark");
     assert_ne!(tasks, edited);
+    let line = 1 + edited.lines().position(|l| l.contains("T005")).unwrap();
     c.p.write("specs/001-bookmark-tags/tasks.md", edited);
     c.p.git(&["commit", "-q", "-am", "reword T005"]);
     let (_, report) = verify(&c, &[]);
     expect_code(&expect_tick(&report, "unverifiable", Some("mismatch")), "line_changed_at_head");
+    // The task's line at the head, in its task list (the finding's `line` is the note's).
+    let message = first_finding(&report, "line_changed_at_head").unwrap()["message"].as_str().unwrap();
+    let at = format!("task T005 (specs/001-bookmark-tags/tasks.md line {line} at the head)");
+    assert!(message.contains(&at), "{message}");
+    let what_to_do = "restore the line as it was ticked, or untick the task and attest it again";
+    assert!(message.ends_with(what_to_do), "{message}");
 }
 
 #[test]

@@ -1015,7 +1015,9 @@ fn a_wrapped_task_holds_while_untouched_and_fails_verify_once_its_wrapped_part_i
     assert_eq!((row["outcome"].as_str(), row["reason"].as_str()), (Some("unverifiable"), Some("mismatch")));
     let finding = row["findings"].as_array().unwrap().iter().find(|f| f["code"] == "line_changed_at_head");
     let finding = finding.unwrap_or_else(|| panic!("no line_changed_at_head: {row}"));
-    assert!(finding["message"].as_str().unwrap().contains("wrapped part"), "{finding}");
+    let message = finding["message"].as_str().unwrap();
+    assert!(message.contains("wrapped part") && message.contains(&format!("{TASKS} line ")), "{finding}");
+    assert!(message.ends_with("untick the task and attest it again"), "{finding}");
     assert_eq!(
         (finding["expected"].as_str(), finding["found"].as_str()),
         (Some(T006_WRAPPED), Some(reworded))
