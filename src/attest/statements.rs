@@ -262,14 +262,19 @@ pub fn decision(ctx: &Context<'_>, verdict: Verdict, decider: Decider) -> Result
     Ok(vec![line(ctx, None, summary::INPUT_TASK_VERIFICATION.to_owned(), predicate::TYPE, &p)?])
 }
 
-/// `git+<origin>@<revision>`, or `git:<revision>` when there is no origin to publish: none, a
+/// `git+<origin>@<revision>` (an origin already spelled `git+<scheme>://` keeps its one `git+`),
+/// or `git:<revision>` when there is no origin to publish: none, a
 /// local path or file URL ([`crate::git::strip_credentials`] gives none for those), or a URL that
 /// the clean check refuses (`ada@host:/home/ada/app.git`). The summary never blocks on its origin.
 /// `revision` is a commit (hex) for a tick; an export names the commits it checked
 /// ([`crate::model::held::HeldRange::revision`]: `<head>`, `<base>..<head>`).
 #[must_use]
 pub fn resource_uri(origin: Option<&str>, revision: &str) -> String {
-    match origin.map(|url| format!("git+{url}@{revision}")) {
+    let published = |url: &str| {
+        let url = url.get(..4).filter(|p| p.eq_ignore_ascii_case("git+")).map_or(url, |_| &url[4..]);
+        format!("git+{url}@{revision}")
+    };
+    match origin.map(published) {
         Some(uri) if clean::check_str(&uri).is_ok() => uri,
         _ => format!("git:{revision}"),
     }
@@ -446,6 +451,8 @@ mod tests {
         // resourceUri must be, whose revision a verifier reads after the last `@` as before.
         let scp = uri("git@github.com:acme/app.git");
         assert_eq!(scp, format!("git+ssh://git@github.com/acme/app.git@{c}"));
+        let spelled = resource_uri(Some("git+ssh://git@github.com/acme/app.git"), c);
+        assert_eq!(spelled, format!("git+ssh://git@github.com/acme/app.git@{c}"), "one git+, never two");
         assert_eq!(crate::model::summary::resource_revision(&scp), Some(c));
         for local in [
             "/home/ada/src/app",
