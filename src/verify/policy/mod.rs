@@ -197,11 +197,9 @@ mod tests {
     use crate::model::verifier_policy::VerifierPolicy;
     use crate::verify::run::{Planned, planned_ticks};
 
-    #[test]
-    fn ticks_of_a_directory_named_as_a_bug_task_are_judged_by_no_rule_never_by_the_rule_for_bugs() {
-        let fixture = Fixture::new();
-        fixture.commit_file("specs/bug:x/tasks.md", "- [x] T001 Do a\n", "A feature named as a bug");
-        let text = "version = 1\n[[rule]]\nname = \"bugs\"\nunits = [\"bug:*\"]\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n";
+    /// The rows of the ticks at the fixture's HEAD that no task commit made, each judged by the
+    /// verifier policy `text`.
+    fn judged_rows(fixture: &Fixture, text: &str) -> Vec<TickReport> {
         let policy = VerifierPolicy::parse(text.as_bytes(), "p.toml").unwrap();
         let policy =
             LoadedPolicy { policy, sha256: String::new(), source: "p.toml".into(), local_file: true };
@@ -217,6 +215,15 @@ mod tests {
         for row in &mut rows {
             judge.judge(row, Some(&setters));
         }
+        rows
+    }
+
+    #[test]
+    fn ticks_of_a_directory_named_as_a_bug_task_are_judged_by_no_rule_never_by_the_rule_for_bugs() {
+        let fixture = Fixture::new();
+        fixture.commit_file("specs/bug:x/tasks.md", "- [x] T001 Do a\n", "A feature named as a bug");
+        let text = "version = 1\n[[rule]]\nname = \"bugs\"\nunits = [\"bug:*\"]\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n";
+        let rows = judged_rows(&fixture, text);
         let [row] = &rows[..] else { panic!("one row: {rows:?}") };
         assert_eq!((row.task.as_str(), row.reason.as_deref()), ("specs/bug:x/tasks.md", Some("not_a_unit")));
         assert_eq!(row.rule, None, "{row:?}");
@@ -234,21 +241,7 @@ mod tests {
         let text = format!(
             "version = 1\n[baseline]\ncommit = \"{adoption}\"\nreason = \"adopted\"\n[[rule]]\nname = \"all\"\nunits = [\"*\"]\n"
         );
-        let policy = VerifierPolicy::parse(text.as_bytes(), "p.toml").unwrap();
-        let policy =
-            LoadedPolicy { policy, sha256: String::new(), source: "p.toml".into(), local_file: true };
-        let (repo, head) = (fixture.repo(), fixture.rev("HEAD"));
-        let (planned, setters) = planned_ticks(&repo, head).unwrap();
-        let (mut judge, _) = Judge::new(&repo, &policy, head, None, false, None);
-        let mut rows: Vec<TickReport> = (planned.into_iter())
-            .filter_map(|p| match p {
-                Planned::Row(row) => Some(*row),
-                Planned::Commit(..) => None,
-            })
-            .collect();
-        for row in &mut rows {
-            judge.judge(row, Some(&setters));
-        }
+        let rows = judged_rows(&fixture, &text);
         let [held, after] = &rows[..] else { panic!("two hand ticks: {rows:?}") };
         assert_eq!((held.task.as_str(), held.outcome), ("001-x/T001", TickOutcome::Baseline));
         assert_eq!(after.reason.as_deref(), Some(TICKED_WITHOUT_EVIDENCE));
