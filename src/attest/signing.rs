@@ -99,16 +99,6 @@ pub fn resolve(repo: &Repo, req: &SignerRequest, moment: Moment) -> Result<Chose
     choose(repo, choice, req.key.as_deref(), &req.sigstore)
 }
 
-/// The keyless signer of a file that is no note (`attest export --vsa-signer sigstore`), chosen as
-/// [`resolve`] chooses `--signer sigstore`, without the gate of `[attest]`, which is about notes.
-///
-/// # Errors
-/// As [`resolve`] for keyless signing: a Sigstore service the checked-in file or an unusable URL
-/// chooses, a build without Sigstore.
-pub fn keyless(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, SignerError> {
-    sigstore_signer(repo, flags)
-}
-
 /// Where keyless signing may send the identity token, as the person signing said on the command
 /// line. Unset endpoints come from the environment, then the user's git config, then
 /// Sigstore's public-good instance; never from the checked-in `speccoder.toml`.
@@ -195,7 +185,7 @@ fn choose(
         return Ok(Chosen::Unsigned(Unsigned::SignLater));
     }
     if choice == SignerChoice::Sigstore {
-        return sigstore_signer(repo, sigstore);
+        return keyless(repo, sigstore);
     }
     // As git: gpg.format chooses the backend (openpgp when unset), user.signingKey the key.
     let backend = match choice {
@@ -405,12 +395,17 @@ pub const SIGNING_ROOT_ENV: &str = "SPECCODER_SIGSTORE_SIGNING_ROOT";
 /// The git config key naming it.
 pub const SIGNING_ROOT_GIT_KEY: &str = "speccoder.sigstore.signingRoot";
 
-/// The keyless signer. Each service URL comes from its flag, else its environment variable, else
+/// The keyless signer: `--signer sigstore` of [`resolve`], and, without the gate of `[attest]`
+/// (which is about notes), the signer of a file that is no note (`attest export --vsa-signer
+/// sigstore`). Each service URL comes from its flag, else its environment variable, else
 /// the user's git config (`speccoder.sigstore.fulcioUrl`, `rekorUrl`, `oidcIssuer`), else the
 /// public-good instance. A `speccoder.toml` at HEAD that still names the URLs in
 /// `[attest.sigstore]` is refused: whoever writes the branch must not choose where the token goes.
+///
+/// # Errors
+/// A Sigstore service the checked-in file or an unusable URL chooses; a build without Sigstore.
 #[cfg(feature = "sigstore")]
-fn sigstore_signer(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, SignerError> {
+pub fn keyless(repo: &Repo, flags: &SigstoreFlags) -> Result<Chosen, SignerError> {
     use crate::sign::sigstore::SigstoreSigner;
     let policy = match repo.head() {
         Ok(crate::git::Head::Branch { commit, .. } | crate::git::Head::Detached(commit)) => {
@@ -464,8 +459,12 @@ fn signing_root(repo: &Repo, flags: &SigstoreFlags) -> Result<Option<std::path::
     Ok(repo.config_os_string(SIGNING_ROOT_GIT_KEY)?.as_deref().and_then(nonempty))
 }
 
+/// The keyless signer of a build without Sigstore: none.
+///
+/// # Errors
+/// Always: this build cannot sign keylessly.
 #[cfg(not(feature = "sigstore"))]
-fn sigstore_signer(_repo: &Repo, _flags: &SigstoreFlags) -> Result<Chosen, SignerError> {
+pub fn keyless(_repo: &Repo, _flags: &SigstoreFlags) -> Result<Chosen, SignerError> {
     Err(SignError::CannotSign(crate::sign::SIGSTORE_MISSING_REASON.to_owned()).into())
 }
 
