@@ -657,7 +657,13 @@ fn cut_from_word(c: char) -> bool {
 /// The task id a word is read as ([`loose_box`]): the word without the ASCII punctuation around
 /// it but a `.` (`**T001**`), then without a `.` or `:` ending it (`T001:`, `1.1.`).
 fn id_word(word: &str) -> &str {
-    word.trim_matches(cut_from_word).trim_end_matches(['.', ':'])
+    id_word_end(word.trim_start_matches(cut_from_word))
+}
+
+/// `word` without the ASCII punctuation ending it (but a `.`), then without a `.` or `:` ending
+/// it: where [`id_word`] ends.
+fn id_word_end(word: &str) -> &str {
+    word.trim_end_matches(cut_from_word).trim_end_matches(['.', ':'])
 }
 
 /// A box or check mark of a line no list item holds, and the task id a person reads it for
@@ -848,7 +854,7 @@ impl<'l> WordsAfter<'l> {
             let word = self.line.get(start..)?;
             let word = word.split(char::is_whitespace).next().unwrap_or(word);
             self.word_end = start + word.len();
-            self.id_end = start + word.trim_end_matches(cut_from_word).trim_end_matches(['.', ':']).len();
+            self.id_end = start + id_word_end(word).len();
             self.kept_from = start;
         }
         // What was passed over before is still punctuation to pass over: each character once.
@@ -2221,6 +2227,15 @@ mod tests {
         assert_eq!(edited.lines_of("T004").collect::<Vec<_>>(), [3]);
     }
 
+    /// The byte offsets of `line` that `asked` picks among its character boundaries and its end,
+    /// in order, as a reader that moves forward asks them.
+    fn offsets_asked(line: &str, asked: &[proptest::sample::Index]) -> Vec<usize> {
+        let starts: Vec<usize> = line.char_indices().map(|(at, _)| at).chain([line.len()]).collect();
+        let mut at: Vec<usize> = asked.iter().map(|i| starts[i.index(starts.len())]).collect();
+        at.sort_unstable();
+        at
+    }
+
     proptest::proptest! {
         #[test]
         fn the_index_of_ids_answers_as_a_scan_of_every_task_for_any_ids_and_ticks(
@@ -2239,9 +2254,7 @@ mod tests {
             line in "[\\[\\]x!*.:T01a \t\u{a0}✓]{0,40}",
             asked in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..12),
         ) {
-            let starts: Vec<usize> = line.char_indices().map(|(at, _)| at).chain([line.len()]).collect();
-            let mut at: Vec<usize> = asked.iter().map(|i| starts[i.index(starts.len())]).collect();
-            at.sort_unstable();
+            let at = offsets_asked(&line, &asked);
             let mut words = WordsAfter { line: &line, word_end: 0, id_end: 0, kept_from: 0 };
             for at in at {
                 let plain = line[at..].split_whitespace().next().map(id_word);
@@ -2254,9 +2267,7 @@ mod tests {
             line in "[| a\t\u{3000}✓]{0,40}",
             asked in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..12),
         ) {
-            let starts: Vec<usize> = line.char_indices().map(|(at, _)| at).chain([line.len()]).collect();
-            let mut at: Vec<usize> = asked.iter().map(|i| starts[i.index(starts.len())]).collect();
-            at.sort_unstable();
+            let at = offsets_asked(&line, &asked);
             let mut cells = Cells { line: &line, searched: 0, last_bar: None, filled_to: 0 };
             for at in at {
                 let plain = line[..at].rfind('|').map(|bar| line[bar + 1..at].trim().is_empty());

@@ -10,8 +10,8 @@
 //! Scalars are typed and keys checked as that library (`yaml`, with its defaults) does: YAML 1.2's
 //! core schema, or YAML 1.1's types under a `%YAML 1.1` directive; a key given twice in a mapping,
 //! at any depth, is an error. What it reads otherwise than this reader can follow (a merge key,
-//! `<<`, under `%YAML 1.1`; a key whose type is not resolved here) makes the document one whose
-//! reading cannot be told.
+//! `<<`, under `%YAML 1.1`; a key whose type is not resolved here; more aliases than that library
+//! surely reads, [`ALIASES_TOLD`]) makes the document one whose reading cannot be told.
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
