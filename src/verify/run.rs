@@ -923,6 +923,10 @@ fn without_task_commit(
             shell_word(skip)
         ));
     }
+    message.push_str(&format!(
+        "; to back it with evidence, clear its box in a commit of its own and run `speccoder attest {t} --evidence FILE` (or `speccoder accept {t} --reason TEXT` for a task with nothing to test); boxes ticked by hand before speccoder was adopted are held by a verifier policy's [baseline] (`speccoder attest policy init` writes one)",
+        t = shell_word(&target)
+    ));
     Ok(TickReport::without_commit(target, "ticked_without_evidence", message))
 }
 

@@ -1767,7 +1767,7 @@ fn github_output_annotates_each_failing_tick_at_its_line_and_appends_the_summary
     let annotations = &lines[body.len() + 2..];
     assert_eq!(annotations.len(), 2, "one annotation per failing tick: {annotations:#?}");
     let expected = format!(
-        "::error file={tasks},line={line},title=speccoder%3A {t} is unverifiable (ticked_without_evidence)::the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:",
+        "::error file={tasks},line={line},title=speccoder%3A {t} is unverifiable (ticked_without_evidence)::the task is ticked, but no commit reachable from the head carries Spec-Task: for it with a Verdict:; to back it with evidence, clear its box in a commit of its own and run `speccoder attest {t} --evidence FILE` (or `speccoder accept {t} --reason TEXT` for a task with nothing to test); boxes ticked by hand before speccoder was adopted are held by a verifier policy's [baseline] (`speccoder attest policy init` writes one)",
         t = task("T002")
     );
     assert_eq!(annotations[0], expected);
