@@ -140,15 +140,13 @@ pub fn check(
     let not_units = rows_where(&planned, is_place).map(said).collect();
     let rules: Vec<&Rule> = policy.policy.rules().collect();
     let binders = Binders::new(rules.iter().copied(), certs);
+    // Each unit's judge, found once: a rule judges the units it is the first to match.
+    let first: Vec<Option<usize>> = units.iter().map(|u| policy.policy.rule_for(u).map(|(i, _)| i)).collect();
     let mut checks = Vec::new();
     for (i, rule) in rules.iter().enumerate() {
         let (mut judged, mut taken) = (Vec::new(), Vec::new());
-        for unit in units.iter().filter(|u| rule.matches(u)) {
-            if rules[..i].iter().any(|earlier| earlier.matches(unit)) {
-                taken.push(unit.clone());
-            } else {
-                judged.push(unit.clone());
-            }
+        for (unit, first) in units.iter().zip(&first).filter(|(u, _)| rule.matches(u)) {
+            if *first == Some(i) { judged.push(unit.clone()) } else { taken.push(unit.clone()) }
         }
         checks.push(RuleCheck {
             name: rule.name.0.clone(),
@@ -166,7 +164,8 @@ pub fn check(
                 .collect(),
         });
     }
-    let unmatched_units = units.iter().filter(|u| policy.policy.rule_for(u).is_none()).cloned().collect();
+    let unmatched_units =
+        units.iter().zip(&first).filter(|(_, first)| first.is_none()).map(|(u, _)| u.clone()).collect();
     let lookalike_units = units
         .iter()
         .filter_map(|u| lookalike(u).map(|l| LookalikeUnit { unit: u.clone(), why: l.to_string() }))
