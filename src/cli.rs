@@ -1039,8 +1039,8 @@ pub enum PolicySub {
     /// speccoder was adopted), so that those ticks hold as `baseline` while every later tick
     /// follows the rules, and, as comments, every checked box the baseline will not hold with
     /// what verify says of it; and one catch-all rule whose signers are the principals of the trust
-    /// files given (or "*" without any; an OpenPGP certificate's fingerprint and the user IDs it
-    /// validly binds and has not revoked). Review it, put it where the verifier reads it (the base
+    /// files given (or "*" when none is given or they name none; an OpenPGP certificate's
+    /// fingerprint and the user IDs it validly binds and has not revoked). Review it, put it where the verifier reads it (the base
     /// branch, read with --policy-rev), and tighten the rules per unit.
     ///
     /// Exit codes: 0 printed (a task list that cannot be read is named among the boxes the

@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::exit::{Class, ExitClass};
 use crate::git::{GitError, Repo};
 use crate::input::{self, InputError};
-use crate::model::shown::{in_line, one_line_path, shell_quoted, shown};
+use crate::model::shown::{in_line, one_line, one_line_path, shell_quoted, shown};
 use crate::output_file::{OutputError, Problem};
 
 /// The line that marks a hook as written by speccoder.
@@ -46,19 +46,17 @@ pub struct HookReport {
 }
 
 impl std::fmt::Display for HookReport {
+    /// The hook's path and program on one line each, as `--json` quotes them: `core.hooksPath`
+    /// can hold any text, a line break included.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (path, program) = (one_line(&self.path), one_line(&self.program));
         if self.action == LINKED {
             return writeln!(
                 f,
-                "hooks install: {} is a symbolic link to a hook speccoder wrote (it runs `speccoder attest carry --rewritten`), left as it is",
-                self.path
+                "hooks install: {path} is a symbolic link to a hook speccoder wrote (it runs `speccoder attest carry --rewritten`), left as it is"
             );
         }
-        writeln!(
-            f,
-            "hooks install: {} {} (runs `{} attest carry --rewritten`)",
-            self.action, self.path, self.program
-        )
+        writeln!(f, "hooks install: {} {path} (runs `{program} attest carry --rewritten`)", self.action)
     }
 }
 

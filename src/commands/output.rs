@@ -8,7 +8,7 @@ use std::io::Write as _;
 use std::sync::OnceLock;
 
 use speccoder_attest::exit::{self, ExitClass};
-use speccoder_attest::model::shown::{ci_safe, ci_safe_json, terminal_safe};
+use speccoder_attest::model::shown::{ci_safe, ci_safe_json, workflow_safe};
 
 /// Prints a command's result (`--json`: one JSON object, carrying the exit code as
 /// [`print_json_report`] adds it; otherwise its Display) and returns its exit code; a failure goes
@@ -232,18 +232,19 @@ pub(crate) fn to_stderr(line: std::fmt::Arguments<'_>) {
 pub(crate) enum Stream {
     /// Text for a person ([`ci_safe`]).
     Text,
-    /// GitHub workflow commands ([`terminal_safe`]).
+    /// GitHub workflow commands ([`workflow_safe`]).
     Workflow,
     /// One JSON object, as serde_json writes it (it escapes every control character itself).
     Json,
 }
 
 /// stdout for a report written as it is decided (`attest verify`), which cannot go through
-/// [`finish`]: its rows leave before its end is known. Whole rows are kept and written in
-/// blocks, made safe as [`to_stdout_text`] makes them (workflow commands: [`terminal_safe`]
-/// alone; a block ends at a row's end, so each line is judged whole), at most ten times a second
-/// on a terminal and in 64 KiB blocks elsewhere; a progress line on stderr is put aside while
-/// they are written (`--json` on a terminal that shows it is written whole at the end). `--json` ends the object with `exit_code` as [`print_json_report`] does, or with
+/// [`finish`]: its rows leave before its end is known. Whole rows are kept and written in blocks,
+/// made safe as [`to_stdout_text`] makes them (workflow commands: [`workflow_safe`], which keeps
+/// the lines of its own commands; a block ends at a row's end, so each line is judged whole), at
+/// most ten times a second on a terminal and in 64 KiB blocks elsewhere; a progress line on stderr
+/// is put aside while they are written (`--json` on a terminal that shows it is written whole at
+/// the end). `--json` ends the object with `exit_code` as [`print_json_report`] does, or with
 /// `error` and `exit_code` as [`print_json_error`] does. Whatever is left is written when it is
 /// dropped.
 pub(crate) struct StdoutStream {
@@ -288,7 +289,7 @@ impl StdoutStream {
             let mut out = std::io::stdout().lock();
             wrote(match self.kind {
                 Stream::Text => out.write_all(ci_safe(&text).as_bytes()),
-                Stream::Workflow => out.write_all(terminal_safe(&text).as_bytes()),
+                Stream::Workflow => out.write_all(workflow_safe(&text).as_bytes()),
                 Stream::Json => out.write_all(ci_safe_json(&text).as_bytes()),
             });
             wrote(out.flush());

@@ -33,8 +33,9 @@ pub fn run(sub: &PolicySub) -> u8 {
             let result = (|| -> Result<_, Failure> {
                 let repo = Repo::discover_to_read(".").map_err(Failure::from)?;
                 let files = super::trust::principal_files(&args.trust);
-                let principals = load_trust(&repo, &files)?.principals(&files);
-                let report = init::init(&repo, args.baseline.as_deref(), &principals)?;
+                let trust = load_trust(&repo, &files)?;
+                let principals = (!trust.is_empty()).then(|| trust.principals(&files));
+                let report = init::init(&repo, args.baseline.as_deref(), principals.as_deref())?;
                 for why in &report.left_out {
                     super::output::to_stderr(format_args!("speccoder attest policy init: warning: {why}"));
                 }

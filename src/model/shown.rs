@@ -253,13 +253,27 @@ fn marked(
 /// escaped [`one_line`]; its first character is escaped (`\u{3a}`, `\u{23}`), so that the runner
 /// shows it and does nothing. GitHub's runner also finds a legacy `##[name]` anywhere in a line,
 /// and Azure's agent a `##vso[`: their first `#` is escaped wherever they are. The one output that
-/// writes workflow commands on purpose (`attest verify --github`) writes with [`terminal_safe`]
-/// alone.
+/// writes workflow commands on purpose (`attest verify --github`) writes with [`workflow_safe`].
 pub fn ci_safe(text: &str) -> Cow<'_, str> {
+    commands_escaped(text, &["::", "##"])
+}
+
+/// `text` as `attest verify --github` may write it: [`ci_safe`], but for a line that starts with
+/// `::`, which is one of its own workflow commands (the fence, an annotation; the report inside
+/// the fence is read as no command). A `##` starting a line and a `##[` or `##vso[` anywhere are
+/// escaped as [`ci_safe`] escapes them, so that no runner or log viewer acts on them, whether it
+/// honours the fence or not.
+pub fn workflow_safe(text: &str) -> Cow<'_, str> {
+    commands_escaped(text, &["##"])
+}
+
+/// `text` made [`terminal_safe`], with the first character of a line that starts, after blanks,
+/// with one of `starts` escaped, and the first `#` of each [`LEGACY_COMMANDS`] wherever it is.
+fn commands_escaped<'t>(text: &'t str, starts: &[&str]) -> Cow<'t, str> {
     let safe = terminal_safe(text);
     let command = |line: &str| {
         let line = line.trim_start();
-        line.starts_with("::") || line.starts_with("##")
+        starts.iter().any(|s| line.starts_with(s))
     };
     if !safe.lines().any(command) && !LEGACY_COMMANDS.iter().any(|c| safe.contains(c)) {
         return safe;
@@ -499,6 +513,16 @@ mod tests {
             "ok\n  \\u{3a}:add-mask::x\n\\u{23}#[error]y\nend ::a::"
         );
         assert!(matches!(ci_safe("fine: a::b\n"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn workflow_output_keeps_its_own_commands_and_neutralises_every_legacy_one() {
+        let ours = "::stop-commands::tok\n  ##[group]g\n::tok::\n::error title=t::x ##[endgroup] ##vso[y\n";
+        assert_eq!(
+            workflow_safe(ours),
+            "::stop-commands::tok\n  \\u{23}#[group]g\n::tok::\n::error title=t::x \\u{23}#[endgroup] \\u{23}#vso[y\n"
+        );
+        assert!(matches!(workflow_safe("::error::a::b # [c]\n"), Cow::Borrowed(_)));
     }
 
     #[test]

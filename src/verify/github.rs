@@ -4,10 +4,14 @@
 //! value from a note) is ever read by the runner as a command.
 //!
 //! Escaping follows GitHub's runner: in a message `%`, CR and LF become `%25`, `%0D`, `%0A`; in a
-//! property (`file`, `line`, `title`) also `:` and `,` become `%3A` and `%2C`.
+//! property (`file`, `line`, `title`) also `:` and `,` become `%3A` and `%2C`. An annotation
+//! quotes what a note, a commit or a file holds (a finding's message, a task): it is kept on its
+//! line first ([`one_line`]), as every other output keeps it, so that no line break reaches
+//! GitHub as `%0A`.
 
 use std::fmt::Write as _;
 
+use crate::model::shown::one_line;
 use crate::verify::render;
 use crate::verify::report::{Report, ReportEnd, ReportHead, ReportSink, TickReport};
 
@@ -32,7 +36,8 @@ pub fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// The `::error` annotation of one tick that does not hold.
+/// The `::error` annotation of one tick that does not hold: its title and message each on one
+/// line, whatever the text they quote holds.
 #[must_use]
 pub fn annotation(tick: &TickReport, at: Option<&Location>) -> String {
     let reason = tick.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
@@ -46,8 +51,8 @@ pub fn annotation(tick: &TickReport, at: Option<&Location>) -> String {
         properties.push(format!("file={}", escape_property(&at.file)));
         properties.push(format!("line={}", at.line));
     }
-    properties.push(format!("title={}", escape_property(&title)));
-    format!("::error {}::{}", properties.join(","), escape_data(&message))
+    properties.push(format!("title={}", escape_property(&one_line(&title))));
+    format!("::error {}::{}", properties.join(","), escape_data(&one_line(&message)))
 }
 
 /// The whole output for a workflow step: the person's report between `::stop-commands::<token>`
@@ -150,9 +155,22 @@ mod tests {
         let at = Location { file: "specs/001-x/tasks.md".into(), line: 7 };
         assert_eq!(
             annotation(&tick, Some(&at)),
-            "::error file=specs/001-x/tasks.md,line=7,title=speccoder%3A 001-x/T005 is unverifiable (ticked_without_evidence)::no commit, ticked: yes%0Areally"
+            "::error file=specs/001-x/tasks.md,line=7,title=speccoder%3A 001-x/T005 is unverifiable (ticked_without_evidence)::no commit, ticked: yes\\nreally"
         );
         assert!(annotation(&tick, None).starts_with("::error title=speccoder%3A 001-x/T005"));
+    }
+
+    #[test]
+    fn a_message_or_a_task_that_would_break_its_line_stays_on_the_annotation_s_line() {
+        let hostile = "x/\n::error::fake\r\u{2028}##[group]g 50%";
+        let mut tick = TickReport::without_commit(format!("001-x/T005{hostile}"), "stale", hostile.into());
+        tick.commit = Some("0123abcd".into());
+        let line = annotation(&tick, None);
+        assert_eq!(
+            line,
+            "::error title=speccoder%3A 001-x/T005x/\\n%3A%3Aerror%3A%3Afake\\r\\u{2028}##[group]g 50%25 is unverifiable (stale)::x/\\n::error::fake\\r\\u{2028}##[group]g 50%25 (task commit 0123abcd)"
+        );
+        assert_eq!(line.lines().count(), 1);
     }
 
     #[test]

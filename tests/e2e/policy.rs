@@ -701,6 +701,25 @@ fn policy_init_names_on_stderr_and_in_the_policy_each_trusted_principal_it_leave
 }
 
 #[test]
+fn policy_init_tells_trust_files_that_name_no_principal_from_no_trust_file_given() {
+    let s = Signed::new();
+    let nobody = s.p.scratch.join("nobody");
+    std::fs::write(&nobody, "# nobody yet\n").unwrap();
+    let given = s.p.speccoder(&["attest", "policy", "init", "--allowed-signers", nobody.to_str().unwrap()]);
+    let given = given.success().stdout;
+    assert!(given.contains("(the trust files\n# given to `policy init` name no principal:"), "{given}");
+    assert!(!given.contains("no trust file was"), "a trust file was given:\n{given}");
+    s.p.git(&["config", "--unset", "gpg.ssh.allowedSignersFile"]);
+    let none = s.p.speccoder(&["attest", "policy", "init"]).success().stdout;
+    assert!(none.contains("(no trust file was\n# given to `policy init`:"), "{none}");
+    for printed in [&given, &none] {
+        let table: toml::Table = toml::from_str(printed).unwrap();
+        let signers = &table["rule"].as_array().unwrap()[0]["signers"];
+        assert_eq!(signers, &toml::Value::from(vec!["*"]), "anyone the trust accepts: {printed}");
+    }
+}
+
+#[test]
 fn a_task_list_that_is_no_unit_s_names_no_rule_whatever_the_rules_match() {
     let s = Signed::new();
     s.p.write("specs/archive/001-old/tasks.md", "- [x] T001 Done long ago\n");

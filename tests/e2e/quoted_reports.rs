@@ -3,7 +3,7 @@
 //! URL, a trust file's principal, a hooks directory, each can hold line breaks, Unicode line
 //! separators, escape sequences and characters that reorder or hide; every string of a report
 //! arrives quoted (`\u{2028}`, `\u{1b}`, `\u{202e}`), on success and on failure, so that a CI step
-//! printing a value (`jq -r`) prints inert text on one line.
+//! printing a value (`jq -r`) prints inert text on one line; the text reports quote it the same.
 
 use crate::common;
 
@@ -156,4 +156,14 @@ fn the_reports_of_push_fetch_and_hooks_install_quote_a_remote_name_and_a_hooks_d
     p.git(&["config", "core.hooksPath", &hooks]);
     let said = inert_json(&p.speccoder(&["hooks", "install", "--json"]).success());
     assert!(said.contains(&format!("hooks\\u{{2028}}::error::{quoted}")), "{said}");
+}
+
+#[test]
+fn the_text_report_of_hooks_install_shows_a_hooks_directory_that_breaks_its_line_on_one_line() {
+    let p = Project::speckit();
+    p.git(&["config", "core.hooksPath", "hooks\nFAKE LINE\r\u{2028}x"]);
+    let out = p.speccoder(&["hooks", "install"]).success().stdout;
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with("hooks install: installed "), "{out}");
+    assert!(out.contains("/hooks\\nFAKE LINE\\r\\u{2028}x/post-rewrite (runs `"), "{out}");
 }

@@ -330,6 +330,39 @@ fn a_github_annotation_is_placed_on_its_task_line_even_when_the_spec_document_it
     assert!(out.stdout.lines().any(|l| l.starts_with(&annotation)), "{out}");
 }
 
+#[test]
+fn a_note_s_text_that_would_break_its_line_stays_on_the_line_of_its_github_annotation() {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+    let p = Project::speckit();
+    let keys = p.scratch_dir("keys");
+    let ada = common::ed25519(&keys, "ada");
+    let trust = common::allowed_signers(&p.scratch.join("trust"), &[(common::PRINCIPAL, &ada)]);
+    p.git(&["config", "gpg.format", "ssh"]);
+    p.git(&["config", "user.signingKey", ada.private.to_str().unwrap()]);
+    p.git(&["config", "gpg.ssh.allowedSignersFile", trust.to_str().unwrap()]);
+    let target = format!("{}/T001", common::SPECKIT_UNIT);
+    let evidence = common::write_evidence(&p.scratch_dir("T001"), &target, common::Evidence::Verified);
+    p.attest(&target, &evidence, &[]).success();
+    // The first note line's predicate type breaks its line four ways and holds a legacy command.
+    let hostile = "https://x/\n::error::fake\r::warning::cr\u{2028}ls ##[group]g";
+    let mut lines = p.note_raw_lines("HEAD");
+    let mut line: Value = serde_json::from_slice(&lines[0]).unwrap();
+    let mut statement = common::statement_of(&lines[0]);
+    statement["predicateType"] = Value::String(hostile.to_owned());
+    line["payload"] = Value::String(STANDARD.encode(serde_json::to_vec(&statement).unwrap()));
+    lines[0] = serde_json::to_vec(&line).unwrap();
+    p.write_note("HEAD", &lines);
+
+    let out = p.speccoder(&["attest", "verify", "HEAD", "--github"]).failure(26);
+    let annotations: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("::error ")).collect();
+    assert_eq!(annotations.len(), 1, "{out}");
+    let quoted = "https://x/\\n::error::fake\\r::warning::cr\\u{2028}ls \\u{23}#[group]g";
+    assert!(annotations[0].contains(&format!("does not know: {quoted}")), "{out}");
+    assert!(!annotations[0].contains("%0A") && !annotations[0].contains("%0D"), "{out}");
+    assert!(!out.stdout.contains("##["), "no legacy command, fenced or not: {out}");
+}
+
 /// A `--markdown` path into the git directory of a repository around this one (a submodule's
 /// superproject, `../.git/refs/heads/x`) is refused as one into its own is: a file there breaks a
 /// ref of that repository.

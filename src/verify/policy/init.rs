@@ -55,14 +55,20 @@ impl std::fmt::Display for InitReport {
 }
 
 /// The starter policy for the history of `baseline` (default HEAD), whose catch-all rule names
-/// `principals` (the trust files', in their order).
+/// `principals` (the trust files', in their order; `None` when no trust file was given, and
+/// `Some` of none when the files given name no principal: `"*"` either way, each with its
+/// comment).
 ///
 /// Its baseline's hand ticks and the boxes it will not hold are told as `attest verify --branch
 /// --all` tells them ([`run::planned_ticks`]).
 ///
 /// # Errors
 /// An unborn branch, an unknown revision, a repository that cannot be read.
-pub fn init(repo: &Repo, baseline: Option<&str>, principals: &[String]) -> Result<InitReport, VerifyError> {
+pub fn init(
+    repo: &Repo,
+    baseline: Option<&str>,
+    principals: Option<&[String]>,
+) -> Result<InitReport, VerifyError> {
     let at = match baseline {
         Some(rev) => repo.rev_parse_peeled(rev)?,
         None => match repo.head()? {
@@ -95,10 +101,10 @@ pub fn init(repo: &Repo, baseline: Option<&str>, principals: &[String]) -> Resul
             Planned::Commit(..) => {}
         }
     }
-    let (named, left_out) = nameable(principals);
+    let (named, left_out) = nameable(principals.unwrap_or_default());
     let baseline = (!hand_ticks.is_empty()).then(|| at.to_string());
     let facts = Facts { hand_ticks: hand_ticks.len(), unheld: &unheld, left_out: &left_out };
-    let policy = text(baseline.as_deref(), &facts, &named, principals.is_empty());
+    let policy = text(baseline.as_deref(), &facts, &named, who_signs(principals));
     Ok(InitReport { policy, baseline, hand_ticks, unheld, principals: named, left_out })
 }
 
@@ -145,8 +151,26 @@ struct Facts<'f> {
     left_out: &'f [String],
 }
 
-/// The policy's text.
-fn text(baseline: Option<&str>, facts: &Facts<'_>, principals: &[String], no_trust: bool) -> String {
+/// The comment on `signers`: who may sign a tick, from the trust files' `principals` as
+/// [`init`] takes them.
+fn who_signs(principals: Option<&[String]>) -> &'static str {
+    match principals {
+        None => {
+            "# Who may sign a tick: \"*\" is anyone the verifier's trust accepts (no trust file was\n\
+             # given to `policy init`: name people as the trust files name them).\n"
+        }
+        Some([]) => {
+            "# Who may sign a tick: \"*\" is anyone the verifier's trust accepts (the trust files\n\
+             # given to `policy init` name no principal: name people as the trust files name them).\n"
+        }
+        Some(_) => {
+            "# Who may sign a tick: the principals of the trust files given (\"*\": anyone trusted).\n"
+        }
+    }
+}
+
+/// The policy's text, `who` the comment on `signers` ([`who_signs`]).
+fn text(baseline: Option<&str>, facts: &Facts<'_>, principals: &[String], who: &str) -> String {
     let Facts { hand_ticks, unheld, left_out } = *facts;
     let quoted: Vec<String> = principals.iter().map(|p| toml_quoted(p)).collect();
     let mut out = String::from(
@@ -184,12 +208,6 @@ fn text(baseline: Option<&str>, facts: &Facts<'_>, principals: &[String], no_tru
             let _ = writeln!(out, "# - {}", one_line(why));
         }
     }
-    let who = if no_trust {
-        "# Who may sign a tick: \"*\" is anyone the verifier's trust accepts (no trust file was\n\
-         # given to `policy init`: name people as the trust files name them).\n"
-    } else {
-        "# Who may sign a tick: the principals of the trust files given (\"*\": anyone trusted).\n"
-    };
     let _ = write!(
         out,
         "\n# The first rule whose units match a tick's unit judges it; a tick no rule matches fails.\n\
@@ -253,7 +271,7 @@ mod tests {
         let tasks = "# Tasks\n\n## Phase 1: User Story 1 - Count (Priority: P1)\n\n- [x] T001 [US1] Count them\n- [x] T002 Route\n";
         fixture.commit_file("specs/001-stats/tasks.md", tasks, "Ticked by hand");
         let repo = fixture.repo();
-        let init = init(&repo, None, &[]).unwrap();
+        let init = init(&repo, None, None).unwrap();
         assert_eq!(
             (init.hand_ticks.as_slice(), init.unheld.as_slice()),
             (&["001-stats/T001".to_owned(), "001-stats/T002".to_owned()][..], &[][..])
