@@ -124,23 +124,26 @@ pub enum Command {
     /// as its note. The name (--by, default git's user.name) is recorded as asserted: the verifier
     /// shows it, and only the signature says who signed. Staged changes are committed with it.
     /// The reason is at most 2000 characters and the name at most 200, each counted as the trailer
-    /// carries it (runs of whitespace and control characters as one space, the ends trimmed); a
-    /// reason that starts with `-` is given as --reason=-TEXT.
+    /// carries it (runs of whitespace and control characters as one space, the ends trimmed, a
+    /// bidirectional control or zero-width character as its escape); a reason that starts with `-`
+    /// is given as --reason=-TEXT.
     ///
     /// Exit codes: 0 written; 2 bad target, unknown unit or task, a bug task, an empty reason or
     /// one longer than 2000 characters, an empty `--by` or one longer than 200 characters; 13 no
-    /// name (no `--by` given and no `user.name`), a bad spec file, `speccoder.toml` or key (git's
-    /// own key under `commit.gpgsign` too), a reason that would leak a secret or a local path, a
-    /// `tasks.md` conversion (line endings, a filter driver, a `working-tree-encoding`) that fails
-    /// or is refused; 14 repository state: detached HEAD, unborn branch, a merge, cherry-pick,
-    /// revert, rebase, `git am` or bisect in progress, the index locked by another command, an index that cannot be read, task
-    /// already ticked (by an `attest` whose run stopped before updating the work tree too: that
-    /// tick is finished, and no acceptance recorded), a unit in the work tree but not staged
-    /// (named, with the `git add` that brings it in), a staged task list that would untick a task
-    /// HEAD ticks, unstaged `tasks.md` or one that is not a readable regular file, or `tasks.md`
-    /// edited in the work tree while the command ran (then, as for `attest`, the tick is committed
-    /// with its note and staged, and your edit is kept in the work tree); 1 internal error.
-    /// Otherwise nothing is written on any failure.
+    /// name (no `--by` given and no `user.name`), a `user.name` (the default of `--by`) that holds
+    /// no name that can be shown or is longer than 200 characters, a bad spec file,
+    /// `speccoder.toml` or key (git's own key under `commit.gpgsign` too), a reason that would leak
+    /// a secret or a local path, a `tasks.md` conversion (line endings, a filter driver, a
+    /// `working-tree-encoding`) that fails or is refused; 14 repository state: detached HEAD,
+    /// unborn branch, a merge, cherry-pick, revert, rebase, `git am` or bisect in progress, the
+    /// index locked by another command, an index that cannot be read, task already ticked (by an
+    /// `attest` whose run stopped before updating the work tree too: that tick is finished, and no
+    /// acceptance recorded), a unit in the work tree but not staged (named, with the `git add` that
+    /// brings it in), a staged task list that would untick a task HEAD ticks, unstaged `tasks.md`
+    /// or one that is not a readable regular file, or `tasks.md` edited in the work tree while the
+    /// command ran (then, as for `attest`, the tick is committed with its note and staged, and your
+    /// edit is kept in the work tree); 1 internal error. Otherwise nothing is written on any
+    /// failure.
     Accept(AcceptArgs),
     /// Record that a task is skipped, without ticking it; --undo removes the record.
     ///
@@ -155,12 +158,14 @@ pub enum Command {
     ///
     /// Exit codes: 0 written or undone; 2 bad target, unknown unit or task, a bug task, an empty
     /// reason or one longer than 2000 characters, an empty `--by` or one longer than 200
-    /// characters; 13 no name (no `--by` given and no `user.name`), a bad spec file, `speccoder.toml` or key (git's own key under
-    /// `commit.gpgsign` too), a unit or task whose escaped name passes the 250 bytes a reference's
-    /// name may hold; 14 the task is ticked at HEAD, a unit in the work tree but not
-    /// committed (named, with the `git add` and `git commit` that bring it in), a skip exists
-    /// already, another reference in the way of the skip ref's name (named, with the `git
-    /// update-ref -d` that removes it), `--undo` without a skip, unborn branch, an index that cannot be read, a lock held by another command (the message
+    /// characters; 13 no name (no `--by` given and no `user.name`), a `user.name` (the default of
+    /// `--by`) that holds no name that can be shown or is longer than 200 characters, a bad spec
+    /// file, `speccoder.toml` or key (git's own key under `commit.gpgsign` too), a unit or task
+    /// whose escaped name passes the 250 bytes a reference's name may hold; 14 the task is ticked
+    /// at HEAD, a unit in the work tree but not committed (named, with the `git add` and `git
+    /// commit` that bring it in), a skip exists already, another reference in the way of the skip
+    /// ref's name (named, with the `git update-ref -d` that removes it), `--undo` without a skip,
+    /// unborn branch, an index that cannot be read, a lock held by another command (the message
     /// names the lock file to remove if no such command is running); 1 internal error. Nothing is
     /// written on any failure.
     Skip(SkipArgs),
@@ -645,13 +650,14 @@ pub enum AttestSub {
     /// commits. One fetch or push of a repository runs at a time: a push (not --dry-run) holds
     /// .git/speccoder-fetch.lock, and waits up to 5 seconds for another's.
     ///
-    /// Exit codes: 0 pushed (or, with `--dry-run`, shown); 2 unknown remote; 13 no identity for a notes
-    /// merge commit, a `push.default` git does not accept, a trust file that is unusable; 14 not on a
-    /// branch, a branch `push.default` does not push (named, with how to push it), another fetch or
-    /// push holding the fetch lock (named, with what to do if none runs), the branch or a reference
-    /// refused (named, with git's reason), notes or references that cannot be joined (a reference
-    /// conflict is named, with how to keep one side), the remote unreachable, the evidence kept
-    /// moving; 1 internal error.
+    /// Exit codes: 0 pushed (or, with `--dry-run`, shown); 2 unknown remote, or one whose name no
+    /// reference name can hold (named, with the `git remote rename` that fixes it; nothing
+    /// changed); 13 no identity for a notes merge commit, a `push.default` git does not accept, a
+    /// trust file that is unusable; 14 not on a branch, a branch `push.default` does not push
+    /// (named, with how to push it), another fetch or push holding the fetch lock (named, with what
+    /// to do if none runs), the branch or a reference refused (named, with git's reason), notes or
+    /// references that cannot be joined (a reference conflict is named, with how to keep one side),
+    /// the remote unreachable, the evidence kept moving; 1 internal error.
     Push(AttestPushArgs),
     /// Fetch the remote's evidence and merge it into yours.
     ///
@@ -689,11 +695,12 @@ pub enum AttestSub {
     /// Running it again changes nothing. One fetch or push of a repository runs at a time: a fetch
     /// holds .git/speccoder-fetch.lock, and waits up to 5 seconds for another's.
     ///
-    /// Exit codes: 0 fetched and merged; 2 unknown remote; 13 no identity for a merge commit, a trust
-    /// file that is unusable; 14 a conflict (named; the conflicting references are left as they were,
-    /// the others merged), the remote's notes damaged (named, to repair there), another fetch or push
-    /// holding the fetch lock (named, with what to do if none runs; nothing changed), the remote
-    /// unreachable; 1 internal error.
+    /// Exit codes: 0 fetched and merged; 2 unknown remote, or one whose name no reference name can
+    /// hold (named, with the `git remote rename` that fixes it; nothing changed); 13 no identity
+    /// for a merge commit, a trust file that is unusable; 14 a conflict (named; the conflicting
+    /// references are left as they were, the others merged), the remote's notes damaged (named, to
+    /// repair there), another fetch or push holding the fetch lock (named, with what to do if none
+    /// runs; nothing changed), the remote unreachable; 1 internal error.
     Fetch(AttestFetchArgs),
     /// Re-issue the evidence of task commits rewritten by a rebase, an amend or a cherry-pick.
     ///

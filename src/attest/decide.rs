@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::attest::config::{self, ConfigError, read_policy};
 use crate::attest::message::{self, MessageFields, keys};
-use crate::attest::pipeline::{AttestError, completed_report, note_of, sign_all};
+use crate::attest::pipeline::{AttestError, completed_report, new_note, sign_all};
 use crate::attest::provenance;
 use crate::attest::signing::{self, Moment, SignerError, SignerRequest};
 use crate::attest::statements::{self, BuildError, Context, Line};
@@ -201,12 +201,27 @@ pub enum DecideError {
     /// `--by` is given but empty (or only whitespace and control characters).
     #[error("--by is empty; pass the decider's name, or leave --by out to record git's user.name")]
     EmptyBy,
-    /// `--by` is too long for a name.
-    #[error("--by is longer than {MAX_BY_CHARS} characters; pass a name, not a text")]
-    LongBy,
+    /// The decider's name is too long for a name, counted as the trailer carries it.
+    #[error(
+        "{} is {chars} characters as the commit's trailer carries it (runs of blanks as one space, a bidirectional control or zero-width character written as its escape, `\\u{{202e}}`), more than the {MAX_BY_CHARS} a name may have; {}",
+        .from.what(),
+        .from.remedy()
+    )]
+    LongBy {
+        /// Where the name came from.
+        from: ByFrom,
+        /// Its length as the trailer carries it, in characters.
+        chars: usize,
+    },
     /// Neither `--by` nor git's `user.name` gives a name.
     #[error("no name to record as the decider: pass --by NAME or set `git config user.name`")]
     NoDecider,
+    /// No `--by`, and git's `user.name` is set but holds nothing a trailer can show.
+    #[error(
+        "{} holds no name that can be shown (it is empty, or only blanks and control characters): set one with `git config user.name NAME`, or pass --by NAME",
+        ByFrom::UserName.what()
+    )]
+    BlankUserName,
     /// A bug task is closed by evidence, not by a decision.
     #[error("{0} is a bug task; close a bug with `speccoder attest {word} --evidence FILE`", word = shell_word(.0))]
     BugTask(String),
@@ -271,6 +286,33 @@ pub enum DecideError {
     },
 }
 
+/// Where the decider's name came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByFrom {
+    /// `--by`.
+    Flag,
+    /// git's `user.name`, the default of `--by`.
+    UserName,
+}
+
+impl ByFrom {
+    /// The name's source, as a message names it.
+    fn what(self) -> &'static str {
+        match self {
+            ByFrom::Flag => "--by",
+            ByFrom::UserName => "git's user.name (the decider's name when --by is not given)",
+        }
+    }
+
+    /// What to do about a name too long.
+    fn remedy(self) -> &'static str {
+        match self {
+            ByFrom::Flag => "pass a name, not a text",
+            ByFrom::UserName => "shorten it (`git config user.name NAME`) or pass --by NAME",
+        }
+    }
+}
+
 impl ExitClass for DecideError {
     fn class(&self) -> Class {
         match self {
@@ -279,9 +321,12 @@ impl ExitClass for DecideError {
             DecideError::EmptyReason(_)
             | DecideError::LongReason
             | DecideError::EmptyBy
-            | DecideError::LongBy
+            | DecideError::LongBy { from: ByFrom::Flag, .. }
             | DecideError::BugTask(_) => Class::Usage,
-            DecideError::NoDecider | DecideError::RefName(_) => Class::Config,
+            DecideError::NoDecider
+            | DecideError::BlankUserName
+            | DecideError::LongBy { from: ByFrom::UserName, .. }
+            | DecideError::RefName(_) => Class::Config,
             DecideError::SkipTicked { .. }
             | DecideError::TickedByAnotherRun { .. }
             | DecideError::AlreadySkipped { .. }
@@ -361,7 +406,7 @@ pub fn accept(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Deci
         decision_commit(repo, pending.head, pending.tree, &facts, Verdict::Attested, &decider)?;
     let chosen = signing::resolve(repo, &req.signing, Moment::Tick)?;
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
-    let note = note_of(&envelopes)?;
+    let note = new_note(&envelopes, &lines, &facts, None)?;
     let branch = pending.branch.clone();
     pending.publish(commit, &msg, &note)?;
     Ok(report(
@@ -429,7 +474,7 @@ pub fn skip(repo: &Repo, req: &DecisionRequest) -> Result<DecisionReport, Decide
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
 
     // The note first: until the ref exists, the skip commit and its note are invisible.
-    let note = note_of(&envelopes)?;
+    let note = new_note(&envelopes, &lines, &facts, None)?;
     repo.update_note(NOTES_REF, commit, |_| Ok::<_, std::convert::Infallible>(Some(note.clone()))).map_err(
         |e| match e {
             UpdateNoteError::Read(source) | UpdateNoteError::Git(source) => {
@@ -526,22 +571,19 @@ fn decider(repo: &Repo, req: &DecisionRequest) -> Result<Decider, DecideError> {
     if reason.chars().count() > MAX_REASON_CHARS {
         return Err(DecideError::LongReason);
     }
-    let by = match &req.by {
-        Some(given) => {
-            let by = sanitize_value(given);
-            if by.is_empty() {
-                return Err(DecideError::EmptyBy);
-            }
-            by
+    let (by, from) = match &req.by {
+        Some(given) => (sanitize_value(given), ByFrom::Flag),
+        None => {
+            let name = repo.config_string("user.name")?.ok_or(DecideError::NoDecider)?;
+            (sanitize_value(&name), ByFrom::UserName)
         }
-        None => repo
-            .config_string("user.name")?
-            .map(|b| sanitize_value(&b))
-            .filter(|b| !b.is_empty())
-            .ok_or(DecideError::NoDecider)?,
     };
-    if by.chars().count() > MAX_BY_CHARS {
-        return Err(DecideError::LongBy);
+    if by.is_empty() {
+        return Err(if from == ByFrom::Flag { DecideError::EmptyBy } else { DecideError::BlankUserName });
+    }
+    let chars = by.chars().count();
+    if chars > MAX_BY_CHARS {
+        return Err(DecideError::LongBy { from, chars });
     }
     Ok(Decider { by, reason })
 }

@@ -149,7 +149,7 @@ pub fn attest(repo: &Repo, req: &AttestRequest) -> Result<Report, AttestError> {
     .map_err(|e| e.in_evidence_file(&req.evidence))?;
 
     let (envelopes, signer, unsigned_reason) = sign_all(&lines, &chosen)?;
-    let note = note_of(&envelopes)?;
+    let note = new_note(&envelopes, &lines, &facts, Some((&loaded.evidence, &req.evidence)))?;
     let branch = pending.branch.clone();
     pending.publish(commit, &msg, &note)?;
 
@@ -326,6 +326,28 @@ pub(crate) fn completed_report(
 /// [`NoteTooLarge`].
 pub(crate) fn note_of(envelopes: &[Envelope]) -> Result<Vec<u8>, NoteTooLarge> {
     bundle::join_within_caps(&envelopes.iter().map(Envelope::to_line).collect::<Vec<_>>())
+}
+
+/// [`note_of`] for the statements `lines` just built for `task`, from the evidence (with the
+/// file it was read from) or, for a decision, from none: a note too large names what makes it so
+/// ([`provenance::largest_part`]).
+///
+/// # Errors
+/// [`NoteTooLarge`].
+pub(crate) fn new_note(
+    envelopes: &[Envelope],
+    lines: &[Line],
+    task: &spec::TaskFacts,
+    evidence: Option<(&Evidence, &Path)>,
+) -> Result<Vec<u8>, NoteTooLarge> {
+    note_of(envelopes).map_err(|too_large| {
+        let named = lines.iter().map(|l| (l.name.as_str(), l.payload.as_slice()));
+        match (provenance::largest_part(named, task, evidence.map(|(e, _)| e)), evidence) {
+            (Some(part), Some((_, file))) => too_large.because(part.in_evidence_file(file).to_string()),
+            (Some(part), None) => too_large.because(part.to_string()),
+            (None, _) => too_large,
+        }
+    })
 }
 
 /// Signs every line with the chosen signer (a summary-only backend signs just the last line, the

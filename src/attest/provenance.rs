@@ -198,6 +198,93 @@ pub fn of_message_part(part: &str, task: &TaskFacts) -> Origin {
     }
 }
 
+/// The part of a note's statements that makes the note large: in its largest statement, the
+/// value that holds more than half of it, and within that the value that holds more than half of
+/// it, as deep as one does; with where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LargestPart {
+    /// The bundle's name of the statement (`task-verification`).
+    pub line: String,
+    /// Where in it: a JSON pointer (`/predicate/task/title`; empty for the statement as a whole).
+    pub pointer: String,
+    /// About how many bytes of the note it takes (its JSON, as the payload's base64 carries it).
+    pub bytes: usize,
+    /// Where the value came from.
+    pub origin: Origin,
+}
+
+impl LargestPart {
+    /// The same part, naming `path` as the evidence file when the value came from it.
+    #[must_use]
+    pub fn in_evidence_file(self, path: &Path) -> LargestPart {
+        LargestPart { origin: self.origin.in_evidence_file(path), ..self }
+    }
+}
+
+impl fmt::Display for LargestPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (line, bytes, pointer) = (&self.line, self.bytes, &self.pointer);
+        let what = match pointer.as_str() {
+            "" | "/predicate" => format!("the {line} statement as a whole"),
+            "/predicate/task/title" => format!("the task's title ({pointer} in the {line} statement)"),
+            _ => format!("{pointer} in the {line} statement"),
+        };
+        match &self.origin {
+            Origin::Speccoder => write!(
+                f,
+                "its largest part, about {bytes} bytes, is {what}, built from several sources (the evidence, the task's line, the spec): make what they give it smaller and run again"
+            ),
+            origin => write!(
+                f,
+                "its largest part, about {bytes} bytes, is {what}, which comes from {origin}: make that smaller and run again"
+            ),
+        }
+    }
+}
+
+/// The [`LargestPart`] of the statements `lines` (each the bundle's name of a statement and its
+/// canonical bytes), built for `task` from `evidence` (absent for a decision); `None` when there
+/// are none.
+pub fn largest_part<'a>(
+    lines: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    task: &TaskFacts,
+    evidence: Option<&Evidence>,
+) -> Option<LargestPart> {
+    let (line, payload) = lines.into_iter().max_by_key(|(_, payload)| payload.len())?;
+    let statement: serde_json::Value = serde_json::from_slice(payload).ok()?;
+    let (pointer, size) = dominant(&statement);
+    let origin = of_statement(line, &pointer, task, evidence);
+    Some(LargestPart { line: line.to_owned(), pointer, bytes: size.div_ceil(3) * 4, origin })
+}
+
+/// The JSON pointer of the deepest value of `value` each of whose enclosing values it holds more
+/// than half of (counted as JSON), and its size.
+fn dominant(value: &serde_json::Value) -> (String, usize) {
+    use serde_json::Value;
+    let weight = |v: &Value| serde_json::to_vec(v).map_or(0, |bytes| bytes.len());
+    let (mut pointer, mut at, mut size) = (String::new(), value, weight(value));
+    loop {
+        let children: Vec<(String, &Value)> = match at {
+            Value::Object(members) => {
+                members.iter().map(|(k, v)| (k.replace('~', "~0").replace('/', "~1"), v)).collect()
+            }
+            Value::Array(items) => items.iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
+            _ => break,
+        };
+        let Some((key, child, held)) =
+            children.into_iter().map(|(k, v)| (k, v, weight(v))).max_by_key(|(_, _, held)| *held)
+        else {
+            break;
+        };
+        if held * 2 <= size {
+            break;
+        }
+        pointer = format!("{pointer}/{key}");
+        (at, size) = (child, held);
+    }
+    (pointer, size)
+}
+
 fn of_test_result(phase: &str, rest: &[&str], evidence: Option<&Evidence>) -> Origin {
     let field = match rest.first() {
         Some(&"passedTests") => "passed",
@@ -439,6 +526,34 @@ mod tests {
         assert_eq!(
             of("test-result/held_out", "/predicate/passedTests/0"),
             Origin::evidence("phases[].passed[0]")
+        );
+    }
+
+    #[test]
+    fn the_largest_part_of_a_note_is_the_value_holding_most_of_its_largest_statement_as_deep_as_one_does() {
+        let t = task(str::to_owned);
+        let statement = |predicate: Value| {
+            serde_json::to_vec(&json!({"_type": "s", "predicateType": "p", "predicate": predicate})).unwrap()
+        };
+        let title = statement(json!({"task": {"id": "T005", "title": "A".repeat(1000)}}));
+        let small = statement(json!({"task": {"title": "a"}}));
+        let lines = [("summary", small.as_slice()), ("task-verification", title.as_slice())];
+        let part = largest_part(lines, &t, None).unwrap();
+        assert_eq!(
+            (part.line.as_str(), part.pointer.as_str()),
+            ("task-verification", "/predicate/task/title")
+        );
+        assert_eq!(part.origin, Origin::File(TASKS.to_owned()));
+        assert_eq!(part.bytes, 1336, "the 1002 bytes of the JSON string, as base64 carries them");
+
+        let spread =
+            statement(json!({"context": {"a": "x".repeat(500)}, "dependencies": {"b": "y".repeat(500)}}));
+        let part = largest_part([("task-verification", spread.as_slice())], &t, None).unwrap();
+        assert_eq!((part.pointer.as_str(), &part.origin), ("/predicate", &Origin::Speccoder));
+        let said = part.to_string();
+        assert!(
+            said.contains("is the task-verification statement as a whole, built from several sources"),
+            "{said}"
         );
     }
 }

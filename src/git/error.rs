@@ -575,6 +575,19 @@ pub enum GitError {
         name: String,
     },
 
+    /// A configured remote whose name git takes in `git push` but not in a reference name (`git
+    /// check-ref-format`, which `git remote add` applies), or one git reads as an option: its
+    /// evidence cannot be kept in `refs/notes/remotes/<remote>/` and `refs/speccoder-remotes/<remote>/`.
+    #[error(
+        "the remote `{}` is configured, but its name cannot be part of a reference name (`git remote add` refuses it too), and the remote's evidence is kept in refs/notes/remotes/<remote>/ and refs/speccoder-remotes/<remote>/: rename it with `git remote rename -- {} <new-name>`, then run the command again with the new name; nothing was changed",
+        one_line(.name),
+        shell_word(.name)
+    )]
+    RemoteNameUnusable {
+        /// The name as configured.
+        name: String,
+    },
+
     /// An attributes file of a tree (`.gitattributes`, by its path in the tree; several, joined,
     /// when gix cannot say which) that cannot be read: more than git reads of one, or its blob
     /// missing or corrupt.
@@ -648,7 +661,8 @@ impl ExitClass for GitError {
             GitError::UnknownRevision { .. }
             | GitError::NotACommit { .. }
             | GitError::AmbiguousRevision { .. }
-            | GitError::UnknownRemote { .. } => Class::Usage,
+            | GitError::UnknownRemote { .. }
+            | GitError::RemoteNameUnusable { .. } => Class::Usage,
             GitError::Discover { .. }
             | GitError::BeyondCeiling { .. }
             | GitError::GitFileNamesNone { .. }

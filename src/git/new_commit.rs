@@ -241,6 +241,30 @@ mod tests {
     }
 
     #[test]
+    fn refs_below_a_prefix_git_takes_but_windows_forbids_as_a_path_are_listed_loose_and_packed() {
+        let fx = Fixture::new();
+        let a = fx.commit_file("a.txt", "a\n", "a").to_string();
+        let remotes = ["a|b", "a<b", "a\"b", "a.", "aux", "CON"];
+        for remote in remotes {
+            fx.git(&["update-ref", &format!("refs/speccoder-remotes/{remote}/skipped/x/T1"), &a]);
+        }
+        fx.git(&["update-ref", "refs/speccoder-remotes/a|bc/skipped/x/T1", &a]);
+        fx.git(&["pack-refs", "--all"]);
+        fx.git(&["update-ref", "refs/speccoder-remotes/a|b/skipped/x/T2", &a]);
+        let repo = fx.repo();
+        for remote in remotes {
+            let prefix = format!("refs/speccoder-remotes/{remote}/");
+            let names: Vec<String> =
+                repo.refs_with_prefix(&prefix).unwrap().into_iter().map(|(name, _)| name).collect();
+            let mut expected = vec![format!("{prefix}skipped/x/T1")];
+            if remote == "a|b" {
+                expected.push(format!("{prefix}skipped/x/T2"));
+            }
+            assert_eq!(names, expected, "{prefix}");
+        }
+    }
+
+    #[test]
     fn head_is_reported_as_branch_detached_or_unborn() {
         let fx = Fixture::new();
         assert_eq!(fx.repo().head().unwrap(), Head::Unborn("refs/heads/main".into()));

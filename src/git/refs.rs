@@ -55,6 +55,27 @@ pub(crate) fn full_name(name: &str) -> Result<FullName, GitError> {
         .map_err(|e| GitError::InvalidRefName { name: name.to_owned(), reason: e.to_string() })
 }
 
+/// Where gix is asked to list the references starting with `prefix`: `prefix` itself when gix
+/// takes it as a relative path, else its leading directories up to the first it does not take
+/// (`""`: none), whose listing the caller filters by `prefix`. gix checks a listing's prefix as a
+/// path on every platform, Windows' rules included, and so refuses parts git takes in a reference
+/// name (`a|b`, `a<b`, `a.`, `aux`): a remote's name in `refs/speccoder-remotes/<remote>/`.
+fn listing_root(prefix: &str) -> &str {
+    let takes = |part: &str| <&gix::path::RelativePath>::try_from(part).is_ok();
+    if takes(prefix) {
+        return prefix;
+    }
+    let mut root = "";
+    for (at, _) in prefix.match_indices('/') {
+        let directory = &prefix[..=at];
+        if !takes(directory) {
+            break;
+        }
+        root = directory;
+    }
+    root
+}
+
 /// A reflog message on one line (git's reflog format has no room for newlines).
 pub(crate) fn one_line(message: &str) -> String {
     message.split(|c: char| c.is_control()).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ")
@@ -99,10 +120,17 @@ impl Repo {
     pub fn refs_with_prefix(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>, GitError> {
         let action = || format!("list references under {prefix}");
         let platform = self.inner.references().during(action)?;
+        let listed = match listing_root(prefix) {
+            "" => platform.all(),
+            root => platform.prefixed(root),
+        };
         let mut out = Vec::new();
-        for reference in platform.prefixed(prefix).during(action)? {
+        for reference in listed.during(action)? {
             let mut reference = reference.during(action)?;
             let name = reference.name().as_bstr().to_str_lossy().into_owned();
+            if !name.starts_with(prefix) {
+                continue;
+            }
             match reference.follow_to_object() {
                 Ok(id) => out.push((name, id.detach())),
                 Err(err) if err.is_not_found() => {}

@@ -82,12 +82,15 @@ impl Repo {
 
     /// `name` when it is a configured remote, else [`GitError::UnknownRemote`]. Only configured
     /// names are run through git, so nothing given on the command line reaches it as an option
-    /// or a URL.
+    /// or a URL. A configured name that no reference name can hold, or that git reads as an
+    /// option, is [`GitError::RemoteNameUnusable`]: the name goes into reference names
+    /// (`refs/notes/remotes/<name>/...`).
     pub fn require_remote(&self, name: &str) -> Result<String, GitError> {
-        let known = self.remote_names().iter().any(|r| r == name);
-        // The name also goes into reference names (`refs/notes/remotes/<name>/...`).
-        if !known || name.starts_with('-') || full_name(&format!("refs/remotes/{name}/x")).is_err() {
+        if !self.remote_names().iter().any(|r| r == name) {
             return Err(GitError::UnknownRemote { name: name.to_owned() });
+        }
+        if name.starts_with('-') || full_name(&format!("refs/remotes/{name}/x")).is_err() {
+            return Err(GitError::RemoteNameUnusable { name: name.to_owned() });
         }
         Ok(name.to_owned())
     }

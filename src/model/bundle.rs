@@ -46,13 +46,24 @@ pub const MAX_NOTE_BYTES: u64 = 2 << 20;
 /// [`MAX_LINE_BYTES`]: no reader would take it, so it is not written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "the note would be {size} bytes (its longest line {longest}), more than a reader takes ({MAX_NOTE_BYTES} bytes, {MAX_LINE_BYTES} a line); the evidence is too large to be kept as a note: trim what the evidence lists"
+    "the note would be {size} bytes (its longest line {longest}), more than a reader takes ({MAX_NOTE_BYTES} bytes, {MAX_LINE_BYTES} a line): {}",
+    .cause.as_deref().unwrap_or("what its statements hold is too large to be kept as a note")
 )]
 pub struct NoteTooLarge {
     /// The note's size.
     pub size: usize,
     /// Its longest line.
     pub longest: usize,
+    /// What makes it large, and what to do, when the writer can tell ([`NoteTooLarge::because`]).
+    pub cause: Option<String>,
+}
+
+impl NoteTooLarge {
+    /// The same, saying what makes the note large and what to do about it.
+    #[must_use]
+    pub fn because(self, cause: String) -> NoteTooLarge {
+        NoteTooLarge { cause: Some(cause), ..self }
+    }
 }
 
 /// [`join`], refusing a note no reader would take ([`NoteTooLarge`]).
@@ -63,7 +74,7 @@ pub fn join_within_caps<L: AsRef<[u8]>>(lines: &[L]) -> Result<Vec<u8>, NoteTooL
     let note = join(lines);
     let longest = lines.iter().map(|l| l.as_ref().len()).max().unwrap_or(0);
     if note.len() as u64 > MAX_NOTE_BYTES || longest > MAX_LINE_BYTES {
-        return Err(NoteTooLarge { size: note.len(), longest });
+        return Err(NoteTooLarge { size: note.len(), longest, cause: None });
     }
     Ok(note)
 }

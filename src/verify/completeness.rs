@@ -155,11 +155,14 @@ pub fn notes_fetched(repo: &Repo, commits: &[ObjectId]) -> Result<(), VerifyErro
         Head::Branch { name, .. } => Some(name),
         _ => None,
     };
-    match repo.default_remote(branch.as_deref(), Direction::Fetch) {
-        Ok(remote) => Err(VerifyError::NotesNotFetched { remote }),
-        Err(_) => match repo.remote_names().into_iter().next() {
-            Some(remote) => Err(VerifyError::NotesNotFetched { remote }),
-            None => Ok(()),
-        },
+    let names = repo.remote_names();
+    let usable = repo
+        .default_remote(branch.as_deref(), Direction::Fetch)
+        .ok()
+        .or_else(|| names.iter().find(|name| repo.require_remote(name).is_ok()).cloned());
+    match (usable, names.into_iter().next()) {
+        (Some(remote), _) => Err(VerifyError::NotesNotFetched { remote, rename_first: false }),
+        (None, Some(remote)) => Err(VerifyError::NotesNotFetched { remote, rename_first: true }),
+        (None, None) => Ok(()),
     }
 }

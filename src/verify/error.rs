@@ -22,12 +22,15 @@ pub enum VerifyError {
     Shallow(#[from] crate::check::completeness::ShallowCut),
     /// The clone has a remote but no notes: the evidence was never fetched.
     #[error(
-        "there are no notes in refs/notes/speccoder here, so the evidence was never fetched: run `speccoder attest fetch {}` and check again (if that finds none, the evidence was never pushed: its author runs `speccoder attest push`)",
-        crate::model::shown::shell_word(.remote)
+        "there are no notes in refs/notes/speccoder here, so the evidence was never fetched: run {} and check again (if that finds none, the evidence was never pushed: its author runs `speccoder attest push`)",
+        fetch_advice(.remote, *.rename_first)
     )]
     NotesNotFetched {
         /// The remote to fetch from.
         remote: String,
+        /// Its name cannot be part of a reference name, so `attest fetch` refuses it until it is
+        /// renamed ([`GitError::RemoteNameUnusable`]): no remote here has a name it takes.
+        rename_first: bool,
     },
     /// `A...B`: the commits either side has and the other has not, which is no history of one
     /// head to check.
@@ -45,6 +48,19 @@ pub enum VerifyError {
         "object {0} is corrupt in the repository, so a row could not be checked (its finding names the object): repair the repository (`git fsck` names what is damaged; a clone that holds the object intact can give it back) and check again; until then this run is no verdict"
     )]
     CorruptObject(String),
+}
+
+/// The commands that fetch `remote`'s evidence: `attest fetch`, after `git remote rename` when
+/// `rename_first`.
+fn fetch_advice(remote: &str, rename_first: bool) -> String {
+    let remote = crate::model::shown::shell_word(remote);
+    if rename_first {
+        format!(
+            "`git remote rename -- {remote} <new-name>` (speccoder cannot keep the evidence of a remote of that name), then `speccoder attest fetch <new-name>`,"
+        )
+    } else {
+        format!("`speccoder attest fetch {remote}`")
+    }
 }
 
 impl ExitClass for VerifyError {

@@ -604,7 +604,7 @@ fn bad_decisions_are_refused_with_a_clear_message_and_nothing_written() {
         (
             &["skip", "001-bookmark-tags/T002", "--reason", "ok", "--by", &long_name],
             2,
-            "--by is longer than 200",
+            "--by is 201 characters as the commit's trailer carries it",
         ),
         (&["skip", "001-bookmark-tags/T002", "--reason", ""], 2, "--reason is empty"),
         (&["accept", "001-bookmark-tags/T002", "--reason", &long_reason], 2, "--reason is longer than 2000"),
@@ -650,6 +650,79 @@ fn the_help_of_accept_and_skip_names_the_limits_of_reason_and_by_and_their_exit_
     p.git(&["config", "--unset", "user.name"]);
     let out = p.signed(&["accept", T001, "--reason", "ok"]).expect(13);
     assert!(out.stderr.contains("no name to record as the decider"), "{}", out.stderr);
+}
+
+/// A decision whose note would be too large for a reader because of the task's title is refused
+/// naming the title and the task list it comes from, never an evidence a decision does not have
+/// (exit 13), and nothing is written.
+#[test]
+fn a_decision_whose_note_would_be_too_large_names_the_task_s_title_in_tasks_md_and_writes_nothing() {
+    let p = Project::new();
+    let tasks = p.root.join("specs/001-bookmark-tags/tasks.md");
+    let long = format!("T002 {} ", "A".repeat(800_000));
+    std::fs::write(&tasks, std::fs::read_to_string(&tasks).unwrap().replacen("T002 ", &long, 1)).unwrap();
+    p.commit_all("A task whose title is long");
+    let before = p.snapshot();
+    for command in ["accept", "skip"] {
+        let out = p.signed(&[command, "001-bookmark-tags/T002", "--reason", "ok"]).expect(13);
+        for said in [
+            "more than a reader takes",
+            "is the task's title (/predicate/task/title in the task-verification statement), which comes from specs/001-bookmark-tags/tasks.md: make that smaller",
+        ] {
+            assert!(out.stderr.contains(said), "{command}: {said:?} in {}", out.stderr);
+        }
+        assert!(!out.stderr.contains("evidence"), "{command}: {}", out.stderr);
+        assert_eq!(p.snapshot(), before, "{command} wrote something");
+    }
+}
+
+/// A `user.name` too long for a name, or one that holds nothing a trailer can show, is named as
+/// git's `user.name`, the default of `--by` (never as a `--by` that was not given), with what to
+/// do (exit 13), and nothing is written; a name is counted as its trailer carries it, and the
+/// message says so.
+#[test]
+fn a_user_name_too_long_or_blank_is_named_as_git_s_user_name_with_what_to_do_and_nothing_written() {
+    let p = Project::new();
+    let before = p.snapshot();
+    p.git(&["config", "user.name", &"N".repeat(201)]);
+    let out = p.signed(&["accept", T001, "--reason", "ok"]).expect(13);
+    assert!(
+        out.stderr.contains(
+            "git's user.name (the decider's name when --by is not given) is 201 characters as the commit's trailer carries it"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("shorten it (`git config user.name NAME`) or pass --by NAME"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("speccoder accept: --by"), "{}", out.stderr);
+    for blank in ["", " \u{7}\t "] {
+        p.git(&["config", "user.name", blank]);
+        let out = p.signed(&["accept", T001, "--reason", "ok"]).expect(13);
+        assert!(
+            out.stderr.contains(
+                "git's user.name (the decider's name when --by is not given) holds no name that can be shown"
+            ),
+            "{blank:?}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("set `git config user.name`"), "{}", out.stderr);
+    }
+    // 175 characters typed, 210 as the trailer carries them: each U+202E is written `\u{202e}`.
+    let hidden = format!("{}{}", "A".repeat(170), "\u{202e}".repeat(5));
+    let out = p.signed(&["accept", T001, "--reason", "ok", "--by", &hidden]).expect(2);
+    assert!(
+        out.stderr.contains("--by is 210 characters as the commit's trailer carries it"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("written as its escape"), "{}", out.stderr);
+    p.git(&["config", "user.name", "Ada Lovelace"]);
+    assert_eq!(p.snapshot(), before);
+    p.signed(&["accept", T001, "--reason", "ok", "--by", &"N".repeat(200)]).expect(0);
 }
 
 /// A `user.name` git commits with that is not UTF-8 is no name speccoder can record: it is named

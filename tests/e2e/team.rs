@@ -28,6 +28,10 @@
 //!   nothing; in a `--filter=blob:none` clone they fetch what they check first, as verify does;
 //! - `--github` output, line by line, and `--allow-empty`;
 //! - a clone without an identity fetches and pushes (only a notes merge commit needs one);
+//! - a remote named as git allows but no Windows path may be (`a|b`, `a.`, `aux`) is pushed to
+//!   and fetched from, and verify's advice to fetch from it works as given; one configured under a
+//!   name no reference can hold is refused before anything is written, with the rename that fixes
+//!   it;
 //! - the branch goes where `push.default` sends it, and a refusal's advice names that ref;
 //! - a held-out ref the remote replaced by force (by one holding other sets) or deleted is joined
 //!   or kept in every clone, never rewound: no published set is lost;
@@ -2010,6 +2014,84 @@ fn a_clone_without_an_identity_fetches_and_pushes_the_evidence() {
     assert!(out.stdout.contains("pushed refs/heads/main as refs/heads/main"), "{out}");
     assert_eq!(other.rev("refs/notes/remotes/origin/speccoder"), ada.rev(NOTES_REF));
     team.fsck(&[&ada, &ci, &other]);
+}
+
+/// A remote whose name git takes (`git remote add`, `git clone -o`) though no Windows path may
+/// hold it: push and fetch carry the notes and the skips under it, as under any name, and the
+/// fetch a clone without notes is told to run works as given.
+#[test]
+fn a_remote_named_as_git_allows_but_no_windows_path_may_be_is_pushed_to_and_fetched_from() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    ada.attest("T001", &[]);
+    let url = team.url();
+    let skip = |id: &str| format!("refs/speccoder/skipped/{SPECKIT_UNIT}/{id}");
+    for (remote, id) in [("a|b", "T004"), ("a<b", "T005"), ("a\"b", "T006"), ("a.", "T007"), ("aux", "T008")]
+    {
+        ada.speccoder(&["skip", &task(id), "--reason", "not needed"]).success();
+        ada.git(&["remote", "add", remote, &url]);
+        ada.speccoder(&["attest", "push", remote]).success();
+        let out = ada.speccoder(&["attest", "fetch", remote]).success();
+        assert!(out.stdout.contains(&format!("{NOTES_REF}: up to date")), "{out}");
+        let copy = format!("refs/speccoder-remotes/{remote}/skipped/{SPECKIT_UNIT}/{id}");
+        assert_eq!(ada.rev(&copy), ada.rev(&skip(id)), "{remote}");
+    }
+
+    // A clone whose remote has such a name is told to fetch from it, which works as given.
+    let ci = team.clone("ci", &["-o", "x|y", "-b", "feature-a"]);
+    let allowed = ada.allowed_file();
+    let verify = ["attest", "verify", "--branch", "--allowed-signers", allowed.to_str().unwrap()];
+    let out = ci.speccoder(&verify).failure(14);
+    assert!(out.stderr.contains("run `speccoder attest fetch 'x|y'`"), "{out}");
+    ci.speccoder(&["attest", "fetch", "x|y"]).success();
+    ci.speccoder(&verify).success();
+    assert_eq!(ci.rev(&skip("T008")), ada.rev(&skip("T008")));
+
+    // A skip undone on the remote is followed by the next fetch: the remote-tracking copies under
+    // the name are read back.
+    ada.git(&["push", "-q", "a|b", "--delete", &skip("T004")]);
+    let out = ci.speccoder(&["attest", "fetch", "x|y"]).success();
+    assert!(out.stdout.contains("deleted"), "{out}");
+    assert!(ci.git_run(&["rev-parse", "--verify", "-q", &skip("T004")]).stdout.is_empty(), "{out}");
+    team.fsck(&[&ada, &ci]);
+}
+
+/// A remote configured under a name git pushes to but no reference name can hold is refused up
+/// front (exit 2), nothing written, with the rename that makes it work; verify's advice names the
+/// same rename.
+#[test]
+fn a_remote_whose_name_no_reference_can_hold_is_refused_before_anything_with_the_rename_that_fixes_it() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.attest("T001", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+
+    let ci = team.clone("ci", &[]);
+    ci.git(&["remote", "remove", "origin"]);
+    ci.git(&["config", "remote.a b.url", &team.url()]);
+    ci.git(&["config", "remote.a b.fetch", "+refs/heads/*:refs/remotes/ab/*"]);
+    ci.git(&["fetch", "-q", "a b"]);
+    let allowed = ada.allowed_file();
+    let verify = ["attest", "verify", "--branch", "--allowed-signers", allowed.to_str().unwrap()];
+    let out = ci.speccoder(&verify).failure(14);
+    assert!(out.stderr.contains("`git remote rename -- 'a b' <new-name>`"), "{out}");
+    assert!(out.stderr.contains("then `speccoder attest fetch <new-name>`"), "{out}");
+    let before = ci.refs();
+    for command in ["fetch", "push"] {
+        let out = ci.speccoder(&["attest", command, "a b"]).failure(2);
+        assert!(
+            out.stderr
+                .contains("the remote `a b` is configured, but its name cannot be part of a reference name"),
+            "{out}"
+        );
+        assert!(out.stderr.contains("`git remote rename -- 'a b' <new-name>`"), "{out}");
+        assert_eq!(ci.refs(), before, "{command} changed nothing");
+    }
+    ci.git(&["remote", "rename", "--", "a b", "ab"]);
+    ci.speccoder(&["attest", "fetch", "ab"]).success();
+    ci.speccoder(&verify).success();
+    team.fsck(&[&ada, &ci]);
 }
 
 /// Every fetch in `clone` reports the conflict of the skip ref `skip` (the remote's `theirs`

@@ -324,6 +324,26 @@ fn a_leaking_value_anywhere_else_in_the_evidence_stops_the_command_before_anythi
     }
 }
 
+/// Evidence that lists so much that the note would be too large for a reader is refused naming
+/// the evidence field that makes it so, and the evidence file, and nothing is written.
+#[test]
+fn a_note_too_large_for_a_reader_names_the_evidence_field_that_makes_it_so_and_nothing_is_written() {
+    let s = setup(Evidence::Verified);
+    let evidence = evidence_with(&s, "many-tests", |v| {
+        let names: Vec<String> =
+            (0..30_000).map(|i| format!("tags::case_{i:06}_{}", "x".repeat(30))).collect();
+        v["phases"][2]["passed"] = json!(names);
+    });
+    let file = format!("`phases[2].passed` in the evidence file {}", evidence.display());
+    refused(
+        &s,
+        T005,
+        &evidence,
+        13,
+        &["more than a reader takes", "is /predicate/passedTests in the test-result/green statement", &file],
+    );
+}
+
 #[test]
 fn a_missing_evidence_flag_or_target_is_a_usage_error() {
     let s = setup(Evidence::Verified);
