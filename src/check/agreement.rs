@@ -366,6 +366,10 @@ impl<'r> Rules<'r> {
         findings: &mut Vec<Finding>,
     ) -> Option<spec::TaskFacts> {
         let (commit, p, n) = (claim.commit, claim.p, claim.tv_line.number);
+        if let Some(named) = spec::published_bug(claim.target) {
+            findings.push(bug::published_bug_finding(p, named, n));
+            return None;
+        }
         let (unit, task_id) = claim.target.split_once('/').unwrap_or((claim.target, ""));
         let mismatch =
             |code: &'static str, msg: &str| Finding::new(CommitOutcome::Mismatch, code, msg).at_line(n);
@@ -477,6 +481,10 @@ impl<'r> Rules<'r> {
         let Some(head) = self.head.as_ref().filter(|head| head.tree().id() != claim.commit.tree) else {
             return;
         };
+        if spec::published_bug(claim.target).is_some() {
+            // No task line, and a home this verifier does not anchor ([`Self::task_at_commit`]).
+            return;
+        }
         let (unit, task_id) = claim.target.split_once('/').unwrap_or((claim.target, ""));
         let mismatch = |code: &'static str, msg: &str| {
             Finding::new(CommitOutcome::Mismatch, code, msg).at_line(claim.tv_line.number)

@@ -5,6 +5,7 @@ use crate::git::trailers;
 use crate::model::predicate::Verdict;
 use crate::model::shown::{SHOWN_MAX, shown};
 use crate::model::trailer_keys::{HELD_OUT, SKIPPED_BY, SPEC_TASK, VERDICT};
+use crate::spec;
 
 /// The `Spec-Task:` and `Verdict:` trailers of a commit message (the last of each), read as git
 /// reads a stored commit's trailers (`git log --format=%(trailers)`: no `---` divider).
@@ -155,9 +156,10 @@ fn decision_of(message: &str, parents: usize) -> Option<Verdict> {
 }
 
 /// Whether a `Spec-Task:` value names more than one task: a unit name and a task id hold no `/`,
-/// so one `<unit>/<task>` holds exactly one.
+/// so one `<unit>/<task>` holds exactly one; but for the published speccoder's name of a Spec Kit
+/// bug, `bugs/<slug>/bug:<slug>`, whose unit is `bugs/<slug>` ([`spec::published_bug`]).
 fn names_several(value: &str) -> bool {
-    value.matches('/').count() > 1
+    value.matches('/').count() > 1 && spec::published_bug(value.trim()).is_none()
 }
 
 /// Every `<unit>/<task>` the `Spec-Task:` trailers of `message` name, read as [`task_trailers`]
@@ -259,6 +261,17 @@ mod tests {
         }
         let twice = "s\n\nSpec-Task: 001-a/T001\nSpec-Task: 001-a/T002\nVerdict: attested\n";
         assert_eq!(named_tasks(twice), ["001-a/T001", "001-a/T002"]);
+    }
+
+    /// The published speccoder's record of a Spec Kit bug names one task, `bug:<slug>` of its unit
+    /// `bugs/<slug>`; two such names on one line are still two.
+    #[test]
+    fn the_published_speccoder_s_bug_name_with_its_unit_s_slash_is_one_claim() {
+        let kept = "s\n\nSpec-Task: bugs/login-crash/bug:login-crash\nVerdict: attested\nAccepted-By: U\nReason: r\n";
+        assert_eq!(claim_problem(kept, 1), None);
+        assert_eq!(named_tasks(kept), ["bugs/login-crash/bug:login-crash"]);
+        let two = kept.replace("login-crash\n", "login-crash bugs/b/bug:b\n");
+        assert!(claim_problem(&two, 1).unwrap().contains("names more than one <unit>/<task>"));
     }
 
     #[test]

@@ -15,6 +15,11 @@ pub const BUG_TASK_PREFIX: &str = "bug:";
 /// The directory holding bug homes.
 pub const BUGS_DIR: &str = ".specify/bugs";
 
+/// How the published speccoder (0.9.0) begins the unit it names a bug of Spec Kit's `bug`
+/// extension by: `bugs/<slug>`, the bug's home `.specify/bugs/<slug>` below `.specify/`, a name
+/// with a `/` that no unit may have ([`published_bug`]).
+pub const PUBLISHED_BUG_UNIT: &str = "bugs/";
+
 /// The files of a bug home, in the order the triad digest reads them.
 pub const TRIAD_FILES: [&str; 3] = ["assessment.md", "fix.md", "test.md"];
 
@@ -47,6 +52,31 @@ pub fn check_bug_slug(slug: &str) -> Result<(), SpecError> {
         return bad("it contains `..`");
     }
     Ok(())
+}
+
+/// The unit and task of a `<unit>/<task>` that the published speccoder (0.9.0) writes for a bug
+/// of Spec Kit's `bug` extension it records (`bug keep`, a bug fix): `bugs/<slug>/bug:<slug>`, one
+/// name, its unit `bugs/<slug>` (the home `.specify/bugs/<slug>`, which this crate names by the
+/// task alone, [`bug_home`]) and its task `bug:<slug>`, the same valid slug twice. `None` for any
+/// other target, this crate's `<unit>/bug:<slug>` among them.
+#[must_use]
+pub fn published_bug(target: &str) -> Option<(&str, &str)> {
+    let (unit, task) = target.rsplit_once('/')?;
+    let slug = task.strip_prefix(BUG_TASK_PREFIX)?;
+    (unit.strip_prefix(PUBLISHED_BUG_UNIT) == Some(slug) && check_bug_slug(slug).is_ok())
+        .then_some((unit, task))
+}
+
+/// The slug of the bug home a `<unit>/<task>` closes, when its task is a bug's: this crate's
+/// `<unit>/bug:<slug>`, the published speccoder's `bugs/<slug>/bug:<slug>` ([`published_bug`]),
+/// or any other name with a `bug:` part after a `/`, whose claim the check of its commit judges.
+/// The slug is not checked.
+#[must_use]
+pub fn bug_slug(target: &str) -> Option<&str> {
+    if let Some((_, task)) = published_bug(target) {
+        return task.strip_prefix(BUG_TASK_PREFIX);
+    }
+    target.split('/').skip(1).find_map(|part| part.strip_prefix(BUG_TASK_PREFIX))
 }
 
 /// `task.line_hash` of the trailer-only task `bug:<slug>`: sha256 of the text `bug:<slug>` (a bug
@@ -185,6 +215,32 @@ mod tests {
         tree.insert_submodule(".specify/bugs/vendored").unwrap();
         let err = bug_triad(&tree, "vendored").unwrap_err();
         assert!(matches!(err, SpecError::Submodule { what: "a bug home", .. }), "{err}");
+    }
+
+    /// `bugs/<slug>/bug:<slug>` is one name, the published speccoder's unit `bugs/<slug>` and task
+    /// `bug:<slug>`; this crate's `<unit>/bug:<slug>` and other shapes are not that name.
+    #[test]
+    fn the_published_speccoder_s_bug_names_its_home_as_a_unit_with_a_slash() {
+        assert_eq!(
+            published_bug("bugs/login-crash/bug:login-crash"),
+            Some(("bugs/login-crash", "bug:login-crash"))
+        );
+        for other in [
+            "001-x/bug:login-crash",
+            "bugs/a/bug:b",
+            "bugs/bug:a",
+            "x/bugs/a/bug:a",
+            "bugs/A/bug:A",
+            "bugs/a/T001",
+            "bugs/../bug:..",
+        ] {
+            assert_eq!(published_bug(other), None, "{other}");
+        }
+        assert_eq!(bug_slug("bugs/login-crash/bug:login-crash"), Some("login-crash"));
+        assert_eq!(bug_slug("001-x/bug:login-crash"), Some("login-crash"));
+        assert_eq!(bug_slug("bugs/a/bug:b"), Some("b"));
+        assert_eq!(bug_slug("001-x/T001"), None);
+        assert_eq!(bug_slug("bug:a/T001"), None);
     }
 
     #[test]

@@ -34,8 +34,8 @@ mod units;
 mod yaml;
 
 pub use bug::{
-    BUG_TASK_PREFIX, BUGS_DIR, BugTriad, TRIAD_FILES, bug_home, bug_line_hash, bug_title, bug_triad,
-    check_bug_slug, triad_sha256,
+    BUG_TASK_PREFIX, BUGS_DIR, BugTriad, PUBLISHED_BUG_UNIT, TRIAD_FILES, bug_home, bug_line_hash, bug_slug,
+    bug_title, bug_triad, check_bug_slug, published_bug, triad_sha256,
 };
 pub use docs::{NO_DELTA_SECTION, UnitDocs};
 pub use error::{SpecError, lines_listed};

@@ -1,7 +1,10 @@
 //! Trailer-only bug tasks in the verifier. A bug home (`.specify/bugs/<slug>/`) has no task line,
-//! so `--branch` finds its closing commits by their `Spec-Task: <unit>/bug:<slug>` trailer: every
-//! one in base..head, and the newest closing of every bug whose home changed in that range
-//! (everything reachable without a base). Each is checked by the same rules as a tick; its anchor
+//! so `--branch` finds its closing commits by their `Spec-Task:` trailer ([`spec::bug_slug`]:
+//! `<unit>/bug:<slug>`, the published speccoder's `bugs/<slug>/bug:<slug>`, or any other name with
+//! a `bug:` task, which the check of its commit then judges): every one in base..head, and the
+//! newest closing of every bug whose home changed in that range (everything reachable without a
+//! base). None is passed over: a record the verifier cannot anchor is a row that says so
+//! ([`crate::check::bug::PUBLISHED_BUG_UNANCHORED`]). Each is checked by the same rules as a tick; its anchor
 //! is `bug.triad_sha256` ([`crate::spec::triad_sha256`]), which must match the home at the task
 //! commit ([`crate::check::bug`]), and a triad that differs at the head makes the tick `stale`.
 
@@ -10,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use gix::ObjectId;
 
 use crate::git::Repo;
-use crate::spec::{self, BUG_TASK_PREFIX};
+use crate::spec;
 use crate::verify::commit::Checker;
 use crate::verify::decisions;
 use crate::verify::drift::{triad_drift, with_drift};
@@ -44,14 +47,11 @@ pub fn bug_rows(
     };
     let mut bugs: Vec<(&String, ObjectId, String)> = task_commit
         .iter()
-        .filter_map(|(target, id)| {
-            let (_, task) = target.split_once('/')?;
-            Some((target, *id, task.strip_prefix(BUG_TASK_PREFIX)?.to_owned()))
-        })
+        .filter_map(|(target, id)| Some((target, *id, spec::bug_slug(target)?.to_owned())))
         .collect();
     bugs.sort();
     let mut rows = Vec::new();
-    for (_, id, slug) in bugs {
+    for (target, id, slug) in bugs {
         let chosen = match (&in_range, &base_tree) {
             (Some(range), Some(base_tree)) => {
                 range.contains(&id)
@@ -68,7 +68,10 @@ pub fn bug_rows(
         lost.hint_carry(&mut report);
         let mut row = TickReport::from_commit(report, trust);
         decisions::refuse_skip_as_tick(&mut row);
-        with_drift(&mut row, triad_drift(repo, id, &head_tree, &slug).into_iter().collect());
+        // The published speccoder's record is anchored by no digest of the home's files.
+        if spec::published_bug(target).is_none() {
+            with_drift(&mut row, triad_drift(repo, id, &head_tree, &slug).into_iter().collect());
+        }
         rows.push(row);
     }
     Ok(rows)

@@ -232,3 +232,94 @@ fn a_verifier_policy_judges_a_bug_by_its_slug_never_by_the_unit_its_closing_name
     let v = p.verify(&["--policy", units_only.to_str().unwrap()]).expect(26).json();
     assert_eq!(codes(row(&v, TARGET))[0], "policy_no_rule", "{v:#}");
 }
+
+/// The published speccoder's name of the fixture's bug, kept as a regression test: task
+/// `bug:<slug>` of its unit `bugs/<slug>`, the home `.specify/bugs/<slug>`.
+const PUBLISHED: &str = "bugs/duplicate-tag-case/bug:duplicate-tag-case";
+
+/// A commit the published speccoder's `bug keep` makes for the fixture's bug, with the signed
+/// decision it writes for it (its triad digest, of what the assessment says, is not ours), under
+/// `policy_sha256`.
+fn published_bug_kept(p: &Project, policy_sha256: &Value) -> String {
+    let triad = format!("sha256:{}", "2".repeat(64));
+    p.write("tests/tags_case.rs", "#[test]\nfn one_tag_per_case() {}\n");
+    p.git(&["add", "-A"]);
+    let message = format!(
+        "speccoder: bug:{BUG} kept as a regression test by Ada (asserted)\n\nTags lose their case\n\nfixed upstream\n\nSpec-Task: {PUBLISHED}\nVerdict: attested\nAccepted-By: Ada (asserted)\nReason: fixed upstream\nBug: already_satisfied (native_speckit_bug) triad={triad}\n"
+    );
+    p.git(&["commit", "-q", "-m", &message]);
+    let commit = p.git(&["rev-parse", "HEAD"]);
+    let decision = json!({
+        "_type": "https://in-toto.io/Statement/v1",
+        "subject": [{ "name": PUBLISHED, "digest": { "gitCommit": commit } }],
+        "predicateType": "https://speccoder.dev/task-verification/v0",
+        "predicate": {
+            "revision": 3, "verdict": "attested",
+            "unit": { "format": "speckit", "feature": format!("bugs/{BUG}"), "dir": ".specify/bugs" },
+            "task": { "id": format!("bug:{BUG}"), "line_hash": "", "title": "Tags lose their case" },
+            "tree": p.git(&["rev-parse", "HEAD^{tree}"]),
+            "decider": { "by": "Ada (asserted)", "reason": "fixed upstream" },
+            "policy_sha256": policy_sha256, "time": "2026-12-07T10:00:00Z",
+            "bug": { "home": "native_speckit_bug", "triad_sha256": triad, "outcome": "already_satisfied" },
+            "acceptance": { "source": "kept_regression_test" },
+        },
+    });
+    p.set_note("HEAD", &[p.signed_line(&decision)]);
+    commit
+}
+
+/// `Spec-Task: bugs/<slug>/bug:<slug>` is one name (the published speccoder's unit `bugs/<slug>`
+/// has a `/`), not two: `attest verify` of the commit, and `--branch` alone and beside a bug
+/// closing of our own, each give it a row that says its anchor is not one this verifier checks,
+/// and fails; the rest of its note holds. Our own closing of the same bug stays evidenced, and
+/// carry refuses to re-sign the record, saying how to close the bug with ours.
+#[test]
+fn the_published_speccoder_s_kept_bug_is_one_task_and_a_row_that_fails_never_passed_over() {
+    let p = Project::new();
+    // The policy digest of this configuration, as our own closing signs it, then taken back.
+    p.attest(TARGET, json!({}));
+    let policy_sha256 = task_verification(&p, "HEAD")["policy_sha256"].clone();
+    p.git(&["reset", "-q", "--hard", "HEAD^"]);
+    let kept = published_bug_kept(&p, &policy_sha256);
+    let published_row = |report: &Value| {
+        let tick = row(report, PUBLISHED).clone();
+        assert_eq!(tick["outcome"], "unverifiable", "{tick:#}");
+        assert_eq!(tick["commit"], kept.as_str());
+        let failing: Vec<&Value> =
+            tick["findings"].as_array().unwrap().iter().filter(|f| f["outcome"] != "ok").collect();
+        assert_eq!(failing.len(), 1, "{tick:#}");
+        assert_eq!(failing[0]["code"], "published_bug_unanchored", "{tick:#}");
+        let message = failing[0]["message"].as_str().unwrap();
+        assert!(
+            message.contains(HOME) && message.contains("attest <unit>/bug:duplicate-tag-case"),
+            "{message}"
+        );
+    };
+
+    let allowed = p.allowed.to_str().unwrap();
+    published_row(
+        &p.run(&["attest", "verify", &kept, "--json", "--allowed-signers", allowed]).expect(26).json(),
+    );
+    let alone = p.verify(&[]).expect(26).json();
+    assert_eq!(alone["totals"]["checked"], 1, "{alone:#}");
+    published_row(&alone);
+
+    p.attest(TARGET, json!({}));
+    let beside = p.verify(&[]).expect(26).json();
+    published_row(&beside);
+    assert_eq!(row(&beside, TARGET)["outcome"], "evidenced");
+    let everything =
+        p.run(&["attest", "verify", "--branch", "--all", "--json", "--allowed-signers", allowed]);
+    published_row(&everything.expect(26).json());
+
+    // Carry does not re-sign it after a rewrite, and says how to close the bug with our record.
+    p.git(&["checkout", "-q", "-b", "rewritten", &kept]);
+    p.git(&["commit", "-q", "--amend", "--no-edit", "--date=2030-01-01T00:00:00"]);
+    let new = p.git(&["rev-parse", "HEAD"]);
+    let carry = ["attest", "carry", "--from", &kept, "--to", &new, "--allowed-signers", allowed, "--json"];
+    let refused = p.signed(&carry).expect(26).json()["refused"][0].clone();
+    assert_eq!(refused["code"], "evidence_does_not_hold", "{refused:#}");
+    let reason = refused["reason"].as_str().unwrap();
+    assert!(reason.contains("published_bug_unanchored"), "{reason}");
+    assert!(reason.contains("`speccoder attest <unit>/bug:duplicate-tag-case --evidence"), "{reason}");
+}

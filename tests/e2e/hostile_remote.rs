@@ -23,7 +23,7 @@
 use crate::common;
 use crate::team::{BOB, Clone, Team, base64_decode, refused_row, task};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use common::{Evidence, Key, NOTES_REF, PRINCIPAL, Run, SPECKIT_UNIT};
@@ -475,26 +475,6 @@ fn line_bytes(envelope: &Value) -> Vec<u8> {
     serde_json::to_vec(envelope).unwrap()
 }
 
-/// `ssh-keygen -Y sign` of `data` with `key`, namespace in-toto.
-fn ssh_sign(dir: &Path, home: &Path, key: &Key, data: &[u8]) -> Vec<u8> {
-    ssh_sign_with(dir, home, key, data, &[])
-}
-
-/// [`ssh_sign`] with more options (`-O hashalg=sha256`).
-fn ssh_sign_with(dir: &Path, home: &Path, key: &Key, data: &[u8], options: &[&str]) -> Vec<u8> {
-    let file = tempfile::NamedTempFile::new_in(dir).unwrap();
-    std::fs::write(file.path(), data).unwrap();
-    let mut cmd = Command::new("ssh-keygen");
-    common::isolate(&mut cmd, home);
-    cmd.args(["-q", "-Y", "sign", "-n", common::NAMESPACE]).args(options).arg("-f").arg(&key.private);
-    cmd.arg(file.path());
-    common::run(cmd).success();
-    let sig_path = PathBuf::from(format!("{}.sig", file.path().display()));
-    let sig = std::fs::read(&sig_path).unwrap();
-    std::fs::remove_file(sig_path).unwrap();
-    sig
-}
-
 fn b64(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(bytes)
@@ -571,15 +551,20 @@ fn a_remote_signature_is_joined_only_when_it_verifies_by_a_new_key_within_the_ca
 
     // A signature that does not verify over the line.
     let mut lines = original.clone();
-    let junk = ssh_sign(team.tmp.path(), &team.home, &team.mallory, b"something else");
+    let junk = common::ssh_sign(team.tmp.path(), &team.home, &team.mallory, b"something else");
     lines[0]["signatures"].as_array_mut().unwrap().push(json!({"keyid": "m", "sig": b64(&junk)}));
     replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
     assert_refused_and_nothing_moves(&team, &bob, &t001, "does not verify");
 
     // A second signature by Ada's key (another hash, so other bytes): the key is on the line.
     let mut lines = original.clone();
-    let again =
-        ssh_sign_with(team.tmp.path(), &team.home, &team.ada, &pae(&lines[0]), &["-O", "hashalg=sha256"]);
+    let again = common::ssh_sign_with(
+        team.tmp.path(),
+        &team.home,
+        &team.ada,
+        &pae(&lines[0]),
+        &["-O", "hashalg=sha256"],
+    );
     lines[0]["signatures"].as_array_mut().unwrap().push(json!({"keyid": "a", "sig": b64(&again)}));
     replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
     assert_refused_and_nothing_moves(&team, &bob, &t001, "already");
@@ -590,7 +575,7 @@ fn a_remote_signature_is_joined_only_when_it_verifies_by_a_new_key_within_the_ca
     let flood: Vec<Value> = (0..16)
         .map(|i| {
             let key = common::ed25519(&keys_dir, &format!("k{i}"));
-            json!({"keyid": format!("k{i}"), "sig": b64(&ssh_sign(team.tmp.path(), &team.home, &key, &data))})
+            json!({"keyid": format!("k{i}"), "sig": b64(&common::ssh_sign(team.tmp.path(), &team.home, &key, &data))})
         })
         .collect();
     lines[0]["signatures"] = Value::Array(flood);
@@ -599,7 +584,7 @@ fn a_remote_signature_is_joined_only_when_it_verifies_by_a_new_key_within_the_ca
 
     // One valid countersignature by a key not on the line: joined (a fast-forward), and holds.
     let mut lines = original.clone();
-    let sig = ssh_sign(team.tmp.path(), &team.home, &team.mallory, &pae(&lines[0]));
+    let sig = common::ssh_sign(team.tmp.path(), &team.home, &team.mallory, &pae(&lines[0]));
     lines[0]["signatures"].as_array_mut().unwrap().push(json!({"keyid": "m", "sig": b64(&sig)}));
     replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
     bob.speccoder(&["attest", "fetch"]).success();
@@ -627,8 +612,12 @@ fn a_remote_fast_forward_that_changes_or_removes_our_statements_is_a_conflict_na
     let mut statement = common::statement_of(&line_bytes(&lines[at]));
     statement["predicate"]["context"] = json!("approved");
     let payload = serde_json::to_vec(&statement).unwrap();
-    let sig =
-        ssh_sign(team.tmp.path(), &team.home, &team.mallory, &common::pae(common::PAYLOAD_TYPE, &payload));
+    let sig = common::ssh_sign(
+        team.tmp.path(),
+        &team.home,
+        &team.mallory,
+        &common::pae(common::PAYLOAD_TYPE, &payload),
+    );
     lines[at] = json!({"payload": b64(&payload), "payloadType": common::PAYLOAD_TYPE, "signatures": [{"keyid": "m", "sig": b64(&sig)}]});
     replace_remote_note(&m, &t001, &lines.iter().map(line_bytes).collect::<Vec<_>>());
     let out = assert_refused_and_nothing_moves(&team, &bob, &t001, "different statements");

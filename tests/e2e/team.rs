@@ -321,13 +321,14 @@ impl Clone<'_> {
     }
 }
 
+/// The task verification's `predicateType`.
+const TASK_VERIFICATION_TYPE: &str = "https://speccoder.dev/task-verification/v0";
+/// The summary's `predicateType`.
+const SUMMARY_TYPE: &str = "https://slsa.dev/verification_summary/v1";
+
 /// The task-verification statement of a note.
 pub(crate) fn task_verification(lines: &[common::NoteLine]) -> &Value {
-    &lines
-        .iter()
-        .find(|l| l.predicate_type() == "https://speccoder.dev/task-verification/v0")
-        .unwrap()
-        .statement
+    &lines.iter().find(|l| l.predicate_type() == TASK_VERIFICATION_TYPE).unwrap().statement
 }
 
 /// Fails unless every line carries one signature that `ssh-keygen -Y verify` accepts for
@@ -504,6 +505,78 @@ fn a_note_git_copied_on_rebase_is_re_issued_by_carry() {
     ada.assert_evidenced(1);
     assert_ne!(ada.note(&new), ada.note(&old));
     team.fsck(&[&ada]);
+}
+
+/// Two carries of the same evidence at once (git's post-rewrite hook and a person) whose
+/// re-issues fall in different seconds: the later finds the other's note, the statements it would
+/// write at that note's time, signed with the same key, and keeps it as there already (exit 0). A
+/// note that differs in anything more (here the old evidence's time it names) is the commit's own:
+/// refused, `note_exists`, and left as it is.
+#[test]
+fn a_carry_keeps_another_carry_s_note_of_the_same_evidence_made_at_another_time_as_there_already() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    let (old, new) = tick_rebased_onto_a_moved_main(&team, &ada);
+    ada.speccoder(&["attest", "carry"]).success();
+    let carry = || ada.speccoder(&["attest", "carry", "--from", &old, "--to", &new, "--json"]);
+
+    let other = re_signed(&ada, &new, |p| p["time"] = "2030-01-01T00:00:00Z".into());
+    ada.replace_note(&new, &other);
+    let out = carry().success();
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["refused"].as_array().map(Vec::len), Some(0), "{out}");
+    assert_eq!(report["carried"][0]["unchanged"], true, "{out}");
+    let reported: Vec<&str> = report["carried"][0]["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["sha256"].as_str().unwrap())
+        .collect();
+    let kept: Vec<String> = ada.note_lines(&new).iter().map(common::NoteLine::digest).collect();
+    assert_eq!(reported, kept, "the rows are the lines of the note kept: {out}");
+    assert_eq!(ada.note(&new).unwrap(), other.as_bytes(), "the other carry's note is kept as it is");
+    ada.assert_evidenced(1);
+
+    let own = re_signed(&ada, &new, |p| p["carried"]["time"] = "2001-01-01T00:00:00Z".into());
+    ada.replace_note(&new, &own);
+    let row = refused_row(&carry().failure(26));
+    assert_eq!(row["code"], "note_exists", "{row:#}");
+    assert_eq!(ada.note(&new).unwrap(), own.as_bytes(), "a note of its own is never replaced");
+}
+
+/// `rev`'s carried note as another carry could have written it: its task verification's predicate
+/// edited by `edit`, the summary's `timeVerified` that predicate's `time` and its digests those of
+/// the new lines, every line signed afresh with Ada's key.
+fn re_signed(clone: &Clone<'_>, rev: &str, edit: impl Fn(&mut Value)) -> String {
+    use speccoder_attest::model::canonical::value_to_canonical;
+    use speccoder_attest::model::dsse::{Envelope, Signature};
+    let lines = clone.note_lines(rev);
+    let mut statements: Vec<Value> = lines.iter().map(|l| l.statement.clone()).collect();
+    let at = |kind: &str| lines.iter().position(|l| l.predicate_type() == kind).unwrap();
+    let (tv, summary) = (at(TASK_VERIFICATION_TYPE), at(SUMMARY_TYPE));
+    edit(&mut statements[tv]["predicate"]);
+    let time = statements[tv]["predicate"]["time"].clone();
+    let digests: std::collections::HashMap<String, String> = lines
+        .iter()
+        .zip(&statements)
+        .map(|(l, s)| (l.digest(), common::sha256(&value_to_canonical(s))))
+        .collect();
+    let predicate = &mut statements[summary]["predicate"];
+    predicate["timeVerified"] = time;
+    for input in predicate["inputAttestations"].as_array_mut().unwrap() {
+        let named = digests[input["digest"]["sha256"].as_str().unwrap()].clone();
+        input["digest"]["sha256"] = named.into();
+    }
+    let team = clone.team;
+    let mut note = String::new();
+    for statement in &statements {
+        let mut env = Envelope::unsigned(value_to_canonical(statement));
+        let sig = common::ssh_sign(team.tmp.path(), &team.home, &team.ada, &env.pae());
+        env.signatures.push(Signature { keyid: "ada".into(), sig });
+        note.push_str(std::str::from_utf8(&env.to_line()).unwrap());
+        note.push('\n');
+    }
+    note
 }
 
 /// Bob amends Ada's task commit with `notes.rewriteRef` set and pushes the copy git made, whose
@@ -1179,7 +1252,7 @@ fn carry_refuses_a_note_edited_after_it_was_signed_whatever_the_trust() {
     let (mut old_digest, mut new_digest) = (String::new(), String::new());
     for env in &mut envelopes {
         let mut statement: Value = serde_json::from_slice(&payload(env)).unwrap();
-        if statement["predicateType"] == "https://speccoder.dev/task-verification/v0" {
+        if statement["predicateType"] == TASK_VERIFICATION_TYPE {
             old_digest = common::sha256(&payload(env));
             statement["predicate"]["context"] = Value::from("reviewed and approved by the security team");
             env["payload"] = encode(&statement);

@@ -29,7 +29,9 @@
 //! `policy_sha256` (the version-free recipe's, what this crate writes, for the same configuration);
 //! the summary's `resourceUri`, `timeVerified`, `verifier.version`, policy digest and the digests
 //! by which it names the other lines. Everything is signed afresh with the user's key, chosen as `attest` chooses it.
-//! The old note stays where it is.
+//! The old note stays where it is. A new commit that holds a note of its own keeps it (refused,
+//! `note_exists`); one whose note another carry of the same evidence wrote (two carries at once,
+//! whose times differ) keeps that note too, reported as there already.
 
 mod checks;
 mod plan;
@@ -77,7 +79,8 @@ pub struct CarriedRow {
     pub to: String,
     /// The lines of the new note.
     pub lines: Vec<LineReport>,
-    /// The new commit held exactly this note already.
+    /// The new commit held this carry's note already, which is kept: this very note, or the one
+    /// another carry of the same evidence wrote at another time (two carries at once).
     pub unchanged: bool,
 }
 

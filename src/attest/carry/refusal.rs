@@ -16,6 +16,12 @@ use crate::spec;
 pub(super) fn attest_again(target: &str, verdict: Option<&str>) -> String {
     // The target as one shell word in the commands advised: a unit may be named `a$(id)`.
     let word = shell_word(target);
+    if let Some((_, task)) = spec::published_bug(target) {
+        // The published speccoder's record of a bug: closed again by a record of ours.
+        return format!(
+            "to close the bug with a record this verifier checks, run its checks, then run `speccoder attest <unit>/{task} --evidence <the new evidence>`"
+        );
+    }
     let decided = match verdict.and_then(Verdict::parse) {
         Some(Verdict::Attested) => Some("accept"),
         Some(Verdict::Skipped) => Some("skip"),

@@ -16,14 +16,18 @@ use crate::attest::signing::Chosen;
 use crate::attest::statements::{self, Line};
 use crate::attest::{LineReport, NoteNotWritten, commit_object_sha256, now_rfc3339};
 use crate::check::line::{Body, ReadLine};
-use crate::git::{Commit, Repo, UpdateNoteError};
+use crate::check::signatures;
+use crate::check::trust::SignatureTrust;
+use crate::git::{Repo, UpdateNoteError};
 use crate::model::bundle::{self, NOTES_REF};
 use crate::model::canonical::value_to_canonical;
 use crate::model::clean;
 use crate::model::digest::sha256_hex;
+use crate::model::dsse::Envelope;
 use crate::model::predicate;
 use crate::model::statement::Subject;
 use crate::model::summary;
+use crate::model::timestamp::is_rfc3339_utc;
 
 /// Re-issues the evidence `checked` holds for its new commit, signed with `chosen`, and writes it
 /// as that commit's note.
@@ -33,8 +37,8 @@ use crate::model::summary;
 /// statement would leak, the signer fails, the re-issued lines would not agree with the new
 /// commit, or the note cannot be written.
 pub(super) fn publish(repo: &Repo, checked: &Checked, chosen: &Chosen) -> Result<CarriedRow, Stop> {
-    let Checked { old, new, target, verdict, old_note, lines, patch_id, policy_sha256 } = checked;
-    let payloads = reissue(repo, lines, new, target, patch_id, policy_sha256)?;
+    let Checked { old, new, target, verdict, old_note, .. } = checked;
+    let payloads = reissue(repo, checked, &now_rfc3339())?;
     let (envelopes, _, _) = sign_all(&payloads, chosen)?;
     let note = note_of(&envelopes)?;
     let new_sha256 = commit_object_sha256(repo, new.id)?;
@@ -42,8 +46,10 @@ pub(super) fn publish(repo: &Repo, checked: &Checked, chosen: &Chosen) -> Result
     if let Some(reason) = disagreement(&findings) {
         return Err(CarryError::WouldNotAgree { commit: new.id, reason }.into());
     }
-    let unchanged = match write_note(repo, old_note, new.id, &note) {
-        Ok(unchanged) => unchanged,
+    let ours = Reissued { lines: &payloads, envelopes: &envelopes, note: &note };
+    let there = |current: &[u8]| another_carry(repo, checked, chosen, &ours, current);
+    let kept = match write_note(repo, old_note, new.id, &note, there) {
+        Ok(kept) => kept,
         Err(WriteError::Failed(e)) => return Err(CarryError::from(e).into()),
         Err(WriteError::Exists(NoteExists)) => {
             return Err(Stop::Refused(RefusedRow {
@@ -62,24 +68,17 @@ pub(super) fn publish(repo: &Repo, checked: &Checked, chosen: &Chosen) -> Result
         target: target.clone(),
         from: old.id.to_string(),
         to: new.id.to_string(),
-        lines: LineReport::rows(&payloads, &envelopes),
-        unchanged,
+        unchanged: kept.is_some(),
+        lines: kept.unwrap_or_else(|| LineReport::rows(&payloads, &envelopes)),
     })
 }
 
-/// The statements of `lines` re-issued for `new` (see the module documentation), the policy digest
-/// as `policy_sha256`, clean-checked, in the order of the old note.
-pub(super) fn reissue(
-    repo: &Repo,
-    lines: &[ReadLine],
-    new: &Commit,
-    target: &str,
-    patch_id: &str,
-    policy_sha256: &str,
-) -> Result<Vec<Line>, CarryError> {
+/// The statements of `checked`'s old note re-issued for its new commit (see the module
+/// documentation) at `time`, clean-checked, in the order of the old note.
+fn reissue(repo: &Repo, checked: &Checked, time: &str) -> Result<Vec<Line>, CarryError> {
+    let Checked { new, target, lines, patch_id, policy_sha256, .. } = checked;
     let new_hex = new.id.to_string();
     let subject = Subject::task_at(target, &new_hex, &commit_object_sha256(repo, new.id)?);
-    let time = now_rfc3339();
     let from =
         lines.first().and_then(|l| l.subject.first()).and_then(Subject::git_commit).unwrap_or("").to_owned();
     let mut out: Vec<(Line, &ReadLine)> = Vec::new();
@@ -161,31 +160,95 @@ fn static_type(predicate_type: &str) -> &'static str {
 }
 
 /// Makes `note` the note of `to`: written when `to` has none, or only a copy of `old_note`'s lines
-/// (git's `notes.rewriteRef`); `Ok(true)` when it held exactly this note already;
-/// [`NoteExists`] when it holds another note of its own, which is never replaced.
-fn write_note(repo: &Repo, old_note: &[u8], to: ObjectId, note: &[u8]) -> Result<bool, WriteError> {
+/// (git's `notes.rewriteRef`). When `to` holds a note `there` takes for this carry's (this very
+/// note, or another carry's of the same evidence), that note is kept and `Ok(Some(rows))` reports
+/// its lines; [`NoteExists`] when it holds another note of its own, which is never replaced.
+fn write_note(
+    repo: &Repo,
+    old_note: &[u8],
+    to: ObjectId,
+    note: &[u8],
+    there: impl Fn(&[u8]) -> Option<Vec<LineReport>>,
+) -> Result<Option<Vec<LineReport>>, WriteError> {
     let old_lines = bundle::split(old_note);
-    let mut unchanged = false;
+    let mut kept = None;
     let result = repo.update_note(NOTES_REF, to, |current| -> Result<Option<Vec<u8>>, NoteExists> {
+        kept = None;
         match current {
             None => Ok(Some(note.to_vec())),
-            Some(current) if current == note => {
-                unchanged = true;
-                Ok(Some(note.to_vec()))
-            }
             Some(current) if bundle::split(current).iter().all(|l| old_lines.contains(l)) => {
                 Ok(Some(note.to_vec()))
             }
-            Some(_) => Err(NoteExists),
+            Some(current) => {
+                kept = Some(there(current).ok_or(NoteExists)?);
+                Ok(Some(current.to_vec()))
+            }
         }
     });
     match result {
-        Ok(_) => Ok(unchanged),
+        Ok(_) => Ok(kept),
         Err(UpdateNoteError::Compute(exists)) => Err(WriteError::Exists(exists)),
         Err(UpdateNoteError::Read(source) | UpdateNoteError::Git(source)) => {
             Err(WriteError::Failed(NoteNotWritten { commit: to.to_string(), source }))
         }
     }
+}
+
+/// The lines this carry re-issued and signed.
+struct Reissued<'a> {
+    /// The statements.
+    lines: &'a [Line],
+    /// Their envelopes, as signed.
+    envelopes: &'a [Envelope],
+    /// The note they make.
+    note: &'a [u8],
+}
+
+/// The report rows of `current`, the note the new commit holds, when it is this carry's as another
+/// run wrote it (two carries at once: git's post-rewrite hook and a person): exactly `ours`, or the
+/// statements `checked` re-issues at the time `current`'s task verification names, the same
+/// statements at the same places ([`reissue`]: the same old evidence, `carried {from, patch_id,
+/// time}`, policy, tree and subject; the summary naming those lines), with a signature on
+/// exactly the lines this carry signs, each verifying with the chosen signer's own key. `None` for
+/// anything else: a note of the commit's own.
+fn another_carry(
+    repo: &Repo,
+    checked: &Checked,
+    chosen: &Chosen,
+    ours: &Reissued<'_>,
+    current: &[u8],
+) -> Option<Vec<LineReport>> {
+    if current == ours.note {
+        return Some(LineReport::rows(ours.lines, ours.envelopes));
+    }
+    let theirs: Vec<Envelope> =
+        bundle::split(current).into_iter().map(Envelope::parse).collect::<Result<_, _>>().ok()?;
+    if theirs.len() != ours.lines.len() {
+        return None;
+    }
+    let at = ours.lines.iter().position(|l| l.predicate_type == predicate::TYPE)?;
+    let statement: Value = serde_json::from_slice(&theirs[at].payload).ok()?;
+    let time = statement["predicate"]["time"].as_str().filter(|t| is_rfc3339_utc(t))?;
+    let lines = reissue(repo, checked, time).ok()?;
+    let same = lines.iter().zip(&theirs).all(|(l, e)| l.payload == e.payload);
+    (same && signed_as_ours(chosen, ours.envelopes, &theirs)).then(|| LineReport::rows(&lines, &theirs))
+}
+
+/// Whether `theirs` carry a signature on exactly the lines `ours` do, each with one that verifies
+/// with the chosen signer's own key (a signer that cannot tell its key: never).
+fn signed_as_ours(chosen: &Chosen, ours: &[Envelope], theirs: &[Envelope]) -> bool {
+    let own = match chosen {
+        Chosen::Signer(signer) => match signer.own_key() {
+            Ok(Some(key)) => Some(SignatureTrust::own_key(&key)),
+            Ok(None) | Err(_) => return false,
+        },
+        Chosen::Unsigned(_) => None,
+    };
+    let now = time::OffsetDateTime::now_utc();
+    ours.iter().zip(theirs).all(|(o, t)| match (&own, o.signatures.is_empty()) {
+        (Some(own), false) => signatures::each_verifies(t, own, now).contains(&true),
+        _ => t.signatures.is_empty() == o.signatures.is_empty(),
+    })
 }
 
 /// Why the new note was not written.

@@ -135,9 +135,13 @@ impl<'a> Judge<'a> {
 }
 
 /// The name a row's rule is matched by: its unit's, or for a trailer-only bug task
-/// (`<unit>/bug:<slug>`) `bug:<slug>`: its home (`.specify/bugs/<slug>`) is no unit's, and the
-/// `<unit>` its writer chose must not choose the rule that judges it.
+/// (`<unit>/bug:<slug>`, and the published speccoder's `bugs/<slug>/bug:<slug>`) `bug:<slug>`: its
+/// home (`.specify/bugs/<slug>`) is no unit's, and the `<unit>` its writer chose must not choose
+/// the rule that judges it.
 fn matched_name(task: &str) -> &str {
+    if let Some((_, id)) = crate::spec::published_bug(task) {
+        return id;
+    }
     match task.split_once('/') {
         Some((_, id)) if id.starts_with(crate::spec::BUG_TASK_PREFIX) => id,
         Some((unit, _)) => unit,

@@ -646,6 +646,26 @@ pub fn gpg(home: &Path, args: &[&str]) -> Run {
     run(cmd).success()
 }
 
+/// `ssh-keygen -Y sign` of `data` with `key`, namespace in-toto.
+pub fn ssh_sign(dir: &Path, home: &Path, key: &Key, data: &[u8]) -> Vec<u8> {
+    ssh_sign_with(dir, home, key, data, &[])
+}
+
+/// [`ssh_sign`] with more options (`-O hashalg=sha256`).
+pub fn ssh_sign_with(dir: &Path, home: &Path, key: &Key, data: &[u8], options: &[&str]) -> Vec<u8> {
+    let file = tempfile::NamedTempFile::new_in(dir).unwrap();
+    std::fs::write(file.path(), data).unwrap();
+    let mut cmd = Command::new("ssh-keygen");
+    isolate(&mut cmd, home);
+    cmd.args(["-q", "-Y", "sign", "-n", NAMESPACE]).args(options).arg("-f").arg(&key.private);
+    cmd.arg(file.path());
+    run(cmd).success();
+    let sig_path = PathBuf::from(format!("{}.sig", file.path().display()));
+    let sig = std::fs::read(&sig_path).unwrap();
+    std::fs::remove_file(sig_path).unwrap();
+    sig
+}
+
 /// `ssh-keygen -Y verify -f allowed -I principal -n in-toto -s <sig>` with `data` on stdin.
 pub fn ssh_verify(dir: &Path, allowed: &Path, principal: &str, sig: &[u8], data: &[u8]) -> Run {
     let sig_file = tempfile::NamedTempFile::new_in(dir).unwrap();
