@@ -341,18 +341,30 @@ fn first_cells(text: &str) -> Vec<Range<usize>> {
 }
 
 /// `defined` (found in `text`, in line order) without each definition of an id that a stronger
-/// form defines too ([`Form::rank`]): what refers to a requirement, not what defines it.
+/// form defines too ([`Form::rank`]): what refers to a requirement, not what defines it. An id
+/// that only weaker forms than the template's define, on more than one line of its strongest
+/// (a heading and a summary line, a table and a traceability table), is left out whole: which
+/// line a citation means is a guess, and such an id was untraced before these forms were read,
+/// so evidence that cites it reads as it did. Two template lines stay, to be refused.
 fn strongest(defined: Vec<DefinedAt>, text: &str) -> Vec<DefinedAt> {
     if defined.iter().all(|at| at.form.rank() == 0) {
         return defined;
     }
     let id = |at: &DefinedAt| text.get(at.id.clone()).unwrap_or_default().to_owned();
-    let mut best: std::collections::HashMap<String, u8> = std::collections::HashMap::new();
+    // Each id's strongest rank, and how many lines of that rank define it.
+    let mut best: std::collections::HashMap<String, (u8, usize)> = std::collections::HashMap::new();
     for at in &defined {
-        let rank = best.entry(id(at)).or_insert(u8::MAX);
-        *rank = (*rank).min(at.form.rank());
+        let (rank, lines) = best.entry(id(at)).or_insert((u8::MAX, 0));
+        match at.form.rank().cmp(rank) {
+            std::cmp::Ordering::Less => (*rank, *lines) = (at.form.rank(), 1),
+            std::cmp::Ordering::Equal => *lines += 1,
+            std::cmp::Ordering::Greater => {}
+        }
     }
-    defined.into_iter().filter(|at| best.get(&id(at)).is_some_and(|rank| *rank == at.form.rank())).collect()
+    let kept = |at: &DefinedAt| {
+        best.get(&id(at)).is_some_and(|&(rank, lines)| rank == at.form.rank() && (rank == 0 || lines == 1))
+    };
+    defined.into_iter().filter(kept).collect()
 }
 
 /// Where each Spec Kit requirement definition in `spec_md` is, in line order: the lines of one
@@ -927,7 +939,9 @@ pub fn untraced_citation(id: &str, spec_md: &str) -> String {
          defined by a line that begins with its id, bold or followed by a colon (`- **{id}**: text`, \
          `{id}: text`, `- {id}: text`, `1. {id}: text`), by a heading that does (`#### {id}: title`, its \
          section the text), or by a table's row whose first cell is the id alone (`| {id} | text |`); \
-         an id elsewhere (`see {id}`, inside a sentence, in code) is a mention"
+         an id elsewhere (`see {id}`, inside a sentence, in code) is a mention, and one these forms \
+         but the first define on two lines (a heading and a summary line, two tables) defines nothing \
+         until one of them is written as `- **{id}**: text`"
     )
 }
 
@@ -1349,16 +1363,22 @@ mod tests {
         // A template line keeps its id whatever other form repeats it (as every reading before).
         let spec = "#### FR-003: Heading\n- **FR-003**: Template.\n1. FR-003: Item.\n";
         assert_eq!(forms(spec), [("FR-003", "- **FR-003**: Template.", Form::Template)]);
-        // Two of the strongest form are a requirement defined twice, refused as ever.
+        // Two template lines are a requirement defined twice, refused as ever.
+        let twice = "- **FR-004**: One.\n- **FR-004**: Two.\n";
+        let err =
+            speckit_citations("Do it (FR-004)", of(&speckit_definitions(twice)), "spec.md").unwrap_err();
+        assert!(matches!(err, SpecError::DuplicateRequirement { .. }), "{err}");
+        // Two lines of a weaker form define nothing, as before those forms were read: the citation
+        // is untraced, and an id the weaker forms define once beside it is read.
         for twice in [
-            "#### FR-004: Heading\nFR-004: Item.\n".to_owned(),
-            "| ID | x |\n|---|---|\n| FR-04 | One |\n\n| ID | y |\n|---|---|\n| FR-04 | Two |\n".into(),
-            "- FR-004: One.\n1. FR-004: Two.\n".into(),
+            "#### FR-04: Heading\nFR-04: Item.\nFR-05: Once.\n".to_owned(),
+            "| ID | x |\n|---|---|\n| FR-04 | One |\n| FR-05 | Once |\n\n| ID | y |\n|---|---|\n| FR-04 | Two |\n".into(),
+            "- FR-04: One.\n1. FR-04: Two.\n- FR-05: Once.\n".into(),
         ] {
             let defs = speckit_definitions(&twice);
-            let id = defs[0].0;
-            let err = speckit_citations(&format!("Do it ({id})"), of(&defs), "spec.md").unwrap_err();
-            assert!(matches!(err, SpecError::DuplicateRequirement { .. }), "{twice:?}: {err}");
+            let (cited, unknown) = speckit_citations("Do it (FR-04, FR-05)", of(&defs), "spec.md").unwrap();
+            let ids: Vec<&str> = cited.iter().map(|r| r.id.as_str()).collect();
+            assert_eq!((ids, unknown), (vec!["FR-05"], vec!["FR-04".to_owned()]), "{twice:?}");
         }
     }
 
@@ -1382,6 +1402,7 @@ mod tests {
             "`#### FR-02: title`",
             "`| FR-02 | text |`",
             "`see FR-02`",
+            "defines nothing until one of them is written as `- **FR-02**: text`",
         ] {
             assert!(said.contains(part), "{part:?} in {said}");
         }
@@ -1508,8 +1529,9 @@ mod tests {
 
         #[test]
         fn every_definition_found_once_is_where_its_line_has_it(text in any_spec()) {
-            // Spec Kit's ids in a code block (a line indented by a tab) define nothing, and of an
-            // id defined in several forms only its strongest form's lines define it.
+            // Spec Kit's ids in a code block (a line indented by a tab) define nothing, of an id
+            // defined in several forms only its strongest form's lines define it, and an id whose
+            // strongest form is weaker than the template's defines nothing on two lines of it.
             let literal = literal_ranges(&text);
             let speckit = |start: usize, line: &str| {
                 let (id, form) = speckit_line_form(line)?;
@@ -1524,9 +1546,10 @@ mod tests {
                     .filter_map(|(index, (start, line))| defines(start, line).map(|id| (id, line, index)))
                     .collect();
                 let strongest = |id: &str| each.iter().filter(|((other, _), _, _)| other == id).map(|((_, rank), _, _)| *rank).min();
+                let lines_of = |id: &str, rank: u8| each.iter().filter(|((other, r), _, _)| other == id && *r == rank).count();
                 let expected: Vec<(String, &str, usize)> = each
                     .iter()
-                    .filter(|((id, rank), _, _)| strongest(id) == Some(*rank))
+                    .filter(|((id, rank), _, _)| strongest(id) == Some(*rank) && (*rank == 0 || lines_of(id, *rank) == 1))
                     .map(|((id, _), line, index)| (id.clone(), *line, *index))
                     .collect();
                 let got: Vec<(String, &str, usize)> =
