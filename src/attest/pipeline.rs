@@ -264,9 +264,8 @@ fn task_warnings(facts: &spec::TaskFacts) -> Vec<String> {
         )
     });
     facts
-        .uncited_unknown
-        .iter()
-        .map(|id| format!("the title cites {id}, which no requirement line defines; it is not traced"))
+        .untraced_warnings()
+        .into_iter()
         .chain(facts.story_fallback.as_ref().map(spec::StoryFallback::message))
         .chain(unbound)
         .collect()

@@ -2,10 +2,11 @@
 //! requirement_hash, phase, result}`) for a requirement the task's text cites at the task commit
 //! must carry the hash of that requirement's defining line there. A row left out, or one for a
 //! requirement this reader does not find cited, claims nothing checked: the published speccoder
-//! may read fewer cited ids (on a wrapped line, `FR-009a`), and what the task cites is read
-//! from its text ([`crate::spec::TaskFacts::requirements`]), never from the trace, so that the
-//! drift check misses no cited requirement whatever the trace holds. Acceptance rows (those with a
-//! `scenario`) are not read.
+//! may read fewer cited ids (on a wrapped line, `FR-009a`, a requirement written otherwise than in
+//! Spec Kit's template form, which earlier versions of this reader did not read either), and what
+//! the task cites is read from its text ([`crate::spec::TaskFacts::requirements`]), never from the
+//! trace, so that the drift check misses no cited requirement whatever the trace holds. Acceptance
+//! rows (those with a `scenario`) are not read.
 
 use std::collections::HashMap;
 

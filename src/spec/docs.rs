@@ -8,9 +8,9 @@ use crate::model::digest::sha256_hex;
 
 use super::error::SpecError;
 use super::requirement::{
-    DefinedAt, Definition, Requirement, WrapLines, in_literal, literal_ranges, openspec_citations,
+    DefinedAt, Definition, Form, Requirement, WrapLines, in_literal, literal_ranges, openspec_citations,
     openspec_defined, paragraph_ranges, speckit_citations, speckit_cited_ids, speckit_defined,
-    speckit_definition, speckit_wrapped,
+    speckit_definition, speckit_section, speckit_wrapped,
 };
 use super::section::{
     Delta, DeltaSection, StoryFallback, delta_sections, openspec_change_text, speckit_story,
@@ -46,8 +46,9 @@ pub struct UnitDocs {
     defined: Vec<(usize, DefinedAt)>,
     /// Where in `defined` each id is defined, built once for every lookup ([`Self::defined_as`]).
     by_id: OnceLock<std::collections::HashMap<String, Vec<usize>>>,
-    /// OpenSpec: each delta's code, comments and unshown HTML ([`literal_ranges`]), where no line is
-    /// a heading.
+    /// Each document's code, comments and unshown HTML ([`literal_ranges`]), where no line is a
+    /// heading: every OpenSpec delta's; spec.md's where a heading defines a requirement, whose
+    /// section no heading there ends ([`speckit_section`]), else none.
     literals: Vec<Vec<std::ops::Range<usize>>>,
     /// Spec Kit: spec.md's paragraphs ([`paragraph_ranges`]), found on the first question of a
     /// requirement that may wrap ([`speckit_wrapped`]).
@@ -128,8 +129,10 @@ impl UnitDocs {
         let (spec_md, (deltas_dir, deltas), change_hash, defined, literals) = match texts {
             DocTexts::SpecKit(path, text) => {
                 let defined = text.as_deref().map(speckit_defined).unwrap_or_default();
+                let sections = defined.iter().any(|at| at.form() == Form::Heading);
+                let literals = text.as_deref().filter(|_| sections).map(literal_ranges).into_iter().collect();
                 let defined = defined.into_iter().map(|at| (0, at)).collect();
-                (Some((path, text)), (String::new(), Vec::new()), None, defined, Vec::new())
+                (Some((path, text)), (String::new(), Vec::new()), None, defined, literals)
             }
             DocTexts::OpenSpec(dir, deltas) => {
                 let change_hash = sha256_hex(openspec_change_text(&deltas));
@@ -303,9 +306,11 @@ impl UnitDocs {
     /// hash, `requirement_hash`, it never changes). For OpenSpec, where the `### Requirement:` line
     /// only names the requirement, the lines after it up to the next heading of level 1 to 3 (its
     /// statement and its scenarios), each without trailing whitespace, blank lines at the end
-    /// dropped. For Spec Kit, the lines its paragraph wraps onto after the defining line, as
-    /// CommonMark continues a paragraph or a list item's paragraph ([`speckit_wrapped`]), each
-    /// trimmed: the hash of the empty text for a requirement of one line. A name defined more than
+    /// dropped. For Spec Kit, as the form of its definition has it ([`Self::speckit_body`]): the
+    /// lines its paragraph wraps onto after the defining line, as CommonMark continues a paragraph
+    /// or a list item's paragraph ([`speckit_wrapped`]), each trimmed (the hash of the empty text
+    /// for a requirement of one line); a heading's section ([`speckit_section`]); for a table's
+    /// row, whose cells are all on its line, the hash of the empty text. A name defined more than
     /// once (two capabilities' deltas, or one twice) has the bodies of every definition, in path
     /// order, each after its defining line: a change to any of them is a change. `None` for a name
     /// no document defines.
@@ -372,12 +377,10 @@ impl UnitDocs {
     /// line on.
     fn body<'s>(&'s self, doc: usize, text: &'s str, at: &DefinedAt) -> (String, Cow<'s, str>) {
         let (_, line, _) = at.in_text(text);
-        if self.spec_md.is_some() {
-            let paragraphs = || self.paragraphs.get_or_init(|| paragraph_ranges(text)).as_slice();
-            let lines = self.wrap_lines.get_or_init(|| WrapLines::new(text));
-            return (line.trim_end().to_owned(), Cow::Borrowed(speckit_wrapped(lines, text, at, paragraphs)));
-        }
         let literal = self.literals.get(doc).map_or(&[][..], Vec::as_slice);
+        if self.spec_md.is_some() {
+            return (line.trim_end().to_owned(), self.speckit_body(text, at, literal));
+        }
         let ends = |(start, line): &(usize, &str)| {
             heading_level(line).is_some_and(|level| level <= 3) && !in_literal(literal, *start)
         };
@@ -387,6 +390,31 @@ impl UnitDocs {
             body.pop();
         }
         (line.trim_end().to_owned(), Cow::Owned(body.join("\n")))
+    }
+
+    /// The text beyond its defining line of the Spec Kit requirement defined at `at` in spec.md,
+    /// whose text is `text` and code `literal`, as its form has it ([`Form`]): the rest of the
+    /// paragraph of a line or an item ([`speckit_wrapped`]), a heading's section up to the next
+    /// definition ([`speckit_section`]), nothing for a table's row.
+    fn speckit_body<'s>(
+        &'s self,
+        text: &'s str,
+        at: &DefinedAt,
+        literal: &[std::ops::Range<usize>],
+    ) -> Cow<'s, str> {
+        match at.form() {
+            Form::Template | Form::Item => {
+                let paragraphs = || self.paragraphs.get_or_init(|| paragraph_ranges(text)).as_slice();
+                let lines = self.wrap_lines.get_or_init(|| WrapLines::new(text));
+                Cow::Borrowed(speckit_wrapped(lines, text, at, paragraphs))
+            }
+            Form::Heading => {
+                let after = self.defined.partition_point(|(_, def)| def.start() <= at.start());
+                let next = self.defined.get(after).map(|(_, def)| def.start());
+                Cow::Owned(speckit_section(text, at, next, literal))
+            }
+            Form::Row => Cow::Borrowed(""),
+        }
     }
 }
 
@@ -528,6 +556,30 @@ mod tests {
         assert_eq!(indented.requirement_body_hash("FR-001"), docs.requirement_body_hash("FR-001"));
         let crlf = speckit_docs(&spec.replace('\n', "\r\n"));
         assert_eq!(crlf.requirement_body_hash("FR-001"), docs.requirement_body_hash("FR-001"));
+    }
+
+    #[test]
+    fn a_heading_s_requirement_has_its_section_for_body_an_item_its_paragraph_and_a_row_none() {
+        let spec = "## Requirements\n\n#### FR-005: Export\n\nThe system MUST export CSV.\n  Wrapped.\n\n```\n# a fence's line\n```\n- detail\n\n##### Notes\nnested\n\n#### FR-006: Heading alone\n#### FR-007: Next\nIts text.\nFR-008: An item under it.\nwrapped\n\n| ID | Req |\n|---|---|\n| FR-09 | Row text |\n| FR-10 | Other |\n";
+        let docs = speckit_docs(spec);
+        let body = |id: &str| docs.requirement_body_hash(id);
+        let section = "The system MUST export CSV.\nWrapped.\n\n```\n# a fence's line\n```\n- detail\n\n##### Notes\nnested";
+        assert_eq!(body("FR-005"), Some(sha256_hex(section)), "to the next heading of its level");
+        assert_eq!(body("FR-006"), Some(sha256_hex("")), "nothing under it");
+        assert_eq!(body("FR-007"), Some(sha256_hex("Its text.")), "to the next definition");
+        assert_eq!(body("FR-008"), Some(sha256_hex("wrapped")), "an item's paragraph");
+        assert_eq!(body("FR-09"), Some(sha256_hex("")), "a row's cells are its line");
+        assert_eq!(docs.requirement_line("FR-09").unwrap().as_deref(), Some("| FR-09 | Row text |"));
+        assert_eq!(docs.requirement_line("FR-005").unwrap().as_deref(), Some("#### FR-005: Export"));
+        let (cited, unknown) = docs.citations("Do it (FR-005, FR-09, FR-404)").unwrap();
+        let hashes: Vec<&str> = cited.iter().map(|r| r.hash.as_str()).collect();
+        assert_eq!(hashes, [sha256_hex("#### FR-005: Export"), sha256_hex("| FR-09 | Row text |")]);
+        assert_eq!(unknown, ["FR-404"]);
+        // A line of the section reworded is a change of its body; a row's of its line.
+        let reworded = speckit_docs(&spec.replace("- detail", "- other detail"));
+        assert_ne!(reworded.requirement_body_hash("FR-005"), body("FR-005"));
+        let row = speckit_docs(&spec.replace("Row text", "Row wording"));
+        assert_eq!(row.requirement_line("FR-09").unwrap().as_deref(), Some("| FR-09 | Row wording |"));
     }
 
     #[test]

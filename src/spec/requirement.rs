@@ -2,8 +2,12 @@
 //!
 //! Spec Kit: ids like `FR-001`, `SC-001` (`[A-Z]{2,}-[0-9]+`), and `FR-009a`, `SC-002b` with one
 //! letter after the number, as Spec Kit's clarify step adds them between existing ones
-//! (`[A-Z]{2,}-[0-9]+[A-Za-z]?`); defined in spec.md by a line like `- **FR-001**: text`; a title
-//! cites an id when the id appears in it as a whole word (no letter, digit or `_` of its word
+//! (`[A-Z]{2,}-[0-9]+[A-Za-z]?`); defined in spec.md by a line of one of the forms of [`Form`]:
+//! Spec Kit's template form `- **FR-001**: text`, a line or item that begins with the id and a
+//! colon (`FR-004: text`, `- FR-002: text`, `1. FR-009: text`), a heading (`#### FR-005: title`),
+//! a table's row whose first cell is the id (`| FR-02 | text | P1 |`); an id a stronger form
+//! defines is defined by that form alone, its weaker lines references to it ([`Form::rank`]). A
+//! title cites an id when the id appears in it as a whole word (no letter, digit or `_` of its word
 //! beside it, as Unicode's word boundaries tell: [`one_word`]), so `FR-009` and `FR-009a` are two
 //! ids and neither cites the other, and `实现FR-001的` cites `FR-001`.
 //! OpenSpec: `### Requirement: <name>` lines of the change's delta specs, read as openspec reads
@@ -25,11 +29,51 @@ use crate::model::digest::sha256_hex;
 use super::error::SpecError;
 use super::section::Delta;
 use super::task_list::is_inline;
-use super::text::lines_at;
+use super::text::{heading_level, lines_at};
 
-/// What a line defining a requirement holds: where in the line its id or name is, and the name as
-/// a reader sees it where that is not the text there (an OpenSpec heading's markup).
-type Found = (Range<usize>, Option<Box<str>>);
+/// What a line defining a requirement holds: where in the line its id or name is, the name as a
+/// reader sees it where that is not the text there (an OpenSpec heading's markup), and the form
+/// of the definition.
+type Found = (Range<usize>, Option<Box<str>>, Form);
+
+/// How a line defines a requirement: what its text beyond the line is, and how strongly it
+/// defines ([`Form::rank`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// Spec Kit's template form, the one its template writes and the only one read before the
+    /// others: `**<id>**` at the start of a line or of a `-`/`*` item (`- **FR-001**: text`,
+    /// `**FR-003**: text`, `- **FR-007** text`, `- **FR-008:** text`). Its text beyond the line
+    /// is the rest of its paragraph ([`speckit_wrapped`]).
+    Template,
+    /// The id at the start of a line or of any list item, followed by a colon, or bold
+    /// (`FR-004: text`, `- FR-002: text`, `+ FR-002: text`, `1. FR-009: text`,
+    /// `1. **FR-009**: text`). Its text beyond the line is the rest of its paragraph, as the
+    /// template form's.
+    Item,
+    /// A heading whose text begins with the id and a colon, or is the id (`#### FR-005: title`,
+    /// `### FR-005`); an OpenSpec `### Requirement: <name>` heading too. Its text beyond the line
+    /// is its section ([`speckit_section`]).
+    Heading,
+    /// A row of a table's body (not its header) whose first cell is the id alone, bold or not
+    /// (`| FR-02 | Text search | P1 |`): its cells are its text, none beyond the line.
+    Row,
+}
+
+impl Form {
+    /// How strongly the form defines, the strongest 0: a spec.md that defines an id in several
+    /// forms defines it by the strongest alone, and its lines of weaker forms refer to it (a
+    /// summary table, a traceability row after a `- **FR-001**:` list). The template form is the
+    /// strongest, so that every requirement read before the other forms were keeps its
+    /// definition; a table row the weakest, as a table listing ids in its first column is as
+    /// often an index of requirements defined above as their definitions.
+    fn rank(self) -> u8 {
+        match self {
+            Form::Template => 0,
+            Form::Item | Form::Heading => 1,
+            Form::Row => 2,
+        }
+    }
+}
 
 /// A requirement a task cites: its id, its defining line and that line's hash, and the hash of
 /// its text beyond that line.
@@ -83,6 +127,8 @@ pub(crate) struct DefinedAt {
     line: Range<usize>,
     /// The 0-based index of the line.
     index: usize,
+    /// How the line defines it.
+    form: Form,
 }
 
 impl DefinedAt {
@@ -97,6 +143,11 @@ impl DefinedAt {
     /// Where the defining line starts in the text it was found in.
     pub(crate) fn start(&self) -> usize {
         self.line.start
+    }
+
+    /// How the line defines the requirement.
+    pub(crate) fn form(&self) -> Form {
+        self.form
     }
 
     /// The lines of `text` after the defining line, each with its byte offset in `text`: a walk
@@ -114,11 +165,12 @@ fn defined_in(text: &str, defines: fn(&str) -> Option<Found>) -> Vec<DefinedAt> 
     lines_at(text)
         .enumerate()
         .filter_map(|(index, (start, line))| {
-            defines(line).map(|(id, shown)| DefinedAt {
+            defines(line).map(|(id, shown, form)| DefinedAt {
                 id: start + id.start..start + id.end,
                 shown,
                 line: start..start + line.len(),
                 index,
+                form,
             })
         })
         .collect()
@@ -157,8 +209,9 @@ fn id_len(s: &str) -> Option<usize> {
 /// fullwidth one Chinese and Japanese are written with (`**FR-001**：`).
 const COLONS: [char; 2] = [':', '\u{FF1A}'];
 
-/// The id a Spec Kit line defines: optional indentation, an optional `-`/`*` bullet and blanks,
-/// then `**<id>**` (a colon just inside the closing `**` is allowed: `**FR-001:**`, [`COLONS`]).
+/// The id a line of Spec Kit's template form defines ([`Form::Template`]): optional indentation,
+/// an optional `-`/`*` bullet and blanks, then `**<id>**` (a colon just inside the closing `**` is
+/// allowed: `**FR-001:**`, [`COLONS`]).
 #[must_use]
 pub fn speckit_defined_id(line: &str) -> Option<&str> {
     speckit_defined_span(line).and_then(|id| line.get(id))
@@ -180,14 +233,179 @@ fn speckit_defined_span(line: &str) -> Option<Range<usize>> {
     is_speckit_requirement_id(id).then_some(start..start + id.len())
 }
 
-/// Where each Spec Kit requirement definition in `spec_md` is, in line order, none in a code
-/// block or a comment ([`outside_literals`]; spec.md is parsed for them only when a line defines).
+/// An id at the start of a text, as a definition other than the template form's begins with it
+/// ([`leading_id`]).
+struct Leading<'a> {
+    /// Where the id is in the text.
+    id: Range<usize>,
+    /// Whether it is bold (`**FR-001**`, `**FR-001:**`).
+    bold: bool,
+    /// Whether a colon follows it ([`COLONS`]): inside the bold, or after it and any blanks.
+    colon: bool,
+    /// The text after the id, its closing `**` and that colon.
+    rest: &'a str,
+}
+
+/// The id `s` begins with, bold or plain ([`Leading`]).
+fn leading_id(s: &str) -> Option<Leading<'_>> {
+    let (bold, inner) = s.strip_prefix("**").map_or((false, s), |inner| (true, inner));
+    let len = id_len(inner)?;
+    let start = s.len() - inner.len();
+    let mut rest = inner.get(len..)?;
+    let mut colon = false;
+    if bold {
+        if let Some(after) = rest.strip_prefix(COLONS) {
+            (colon, rest) = (true, after);
+        }
+        rest = rest.strip_prefix("**")?;
+    }
+    if let Some(after) = rest.trim_start_matches([' ', '\t']).strip_prefix(COLONS) {
+        (colon, rest) = (true, after);
+    }
+    Some(Leading { id: start..start + len, bold, colon, rest })
+}
+
+/// What `s` (a line without its indentation) holds after a list item's marker and the blanks
+/// after it: a bullet (`-`, `*`, `+`) or an ordered item's number (`1.`, `1)`, up to 9 digits).
+fn after_list_marker(s: &str) -> Option<&str> {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    let after = match digits {
+        0 => s.strip_prefix(['-', '*', '+'])?,
+        1..=9 => s.get(digits..)?.strip_prefix(['.', ')'])?,
+        _ => return None,
+    };
+    after.starts_with([' ', '\t']).then(|| after.trim_start_matches([' ', '\t']))
+}
+
+/// Where the id a Spec Kit line defines is, and the form it defines it in ([`Form`]), as far as
+/// the line alone tells: a line of a table's shape ([`Form::Row`]) defines only where CommonMark
+/// reads a table's body row there ([`first_cells`]), and any line only outside code and raw HTML
+/// ([`literal_ranges`]).
+fn speckit_line_form(line: &str) -> Option<(Range<usize>, Form)> {
+    if let Some(id) = speckit_defined_span(line) {
+        return Some((id, Form::Template));
+    }
+    // Where in the line an id found in `part`, a suffix of it, is.
+    let at = |part: &str, id: Range<usize>| {
+        let start = line.len() - part.len();
+        start + id.start..start + id.end
+    };
+    if let Some(level) = heading_level(line) {
+        let text = line.get(level..)?.trim_start_matches([' ', '\t']);
+        return heading_id(text).map(|id| (at(text, id), Form::Heading));
+    }
+    let text = line.trim_start_matches([' ', '\t']);
+    if let Some((cell, id)) = row_id(text) {
+        return Some((at(cell, id), Form::Row));
+    }
+    let item = after_list_marker(text).unwrap_or(text);
+    let lead = leading_id(item)?;
+    (lead.colon || lead.bold).then(|| (at(item, lead.id), Form::Item))
+}
+
+/// Where in a heading's text (after its `#`s and blanks) the id it defines is: the id begins it,
+/// followed by a colon or by nothing but a closing run of `#`s.
+fn heading_id(text: &str) -> Option<Range<usize>> {
+    let lead = leading_id(text)?;
+    let alone = lead.rest.trim_matches([' ', '\t', '#']).is_empty() && !lead.rest.starts_with('#');
+    (lead.colon || alone).then_some(lead.id)
+}
+
+/// The first cell of a line of a table's shape (without its indentation) and where in it the id
+/// that cell holds alone is: `| FR-02 | text |`, or `FR-02 | text` without the leading pipe.
+fn row_id(text: &str) -> Option<(&str, Range<usize>)> {
+    let cell = text.strip_prefix('|').or_else(|| id_len(text).map(|_| text))?;
+    let cell = cell.trim_start_matches([' ', '\t']);
+    let lead = leading_id(cell).filter(|lead| !lead.colon)?;
+    lead.rest.trim_start_matches([' ', '\t']).starts_with('|').then_some((cell, lead.id))
+}
+
+/// The byte ranges of the first cell of each row of a table's body in `text`, in order, as GFM
+/// reads tables (pulldown-cmark's tables): where a row of a table may define a requirement
+/// ([`Form::Row`]). A header's cells are not among them.
+fn first_cells(text: &str) -> Vec<Range<usize>> {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    let mut out = Vec::new();
+    let mut row_begins = false;
+    for (event, range) in Parser::new_ext(text, Options::ENABLE_TABLES).into_offset_iter() {
+        match event {
+            Event::Start(Tag::TableRow) => row_begins = true,
+            Event::Start(Tag::TableCell) if row_begins => {
+                row_begins = false;
+                out.push(range);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `defined` (found in `text`, in line order) without each definition of an id that a stronger
+/// form defines too ([`Form::rank`]): what refers to a requirement, not what defines it. An id
+/// that only weaker forms than the template's define, on more than one line of its strongest
+/// (a heading and a summary line, a table and a traceability table), is left out whole: which
+/// line a citation means is a guess, and such an id was untraced before these forms were read,
+/// so evidence that cites it reads as it did. Two template lines stay, to be refused.
+fn strongest(defined: Vec<DefinedAt>, text: &str) -> Vec<DefinedAt> {
+    if defined.iter().all(|at| at.form.rank() == 0) {
+        return defined;
+    }
+    let id = |at: &DefinedAt| text.get(at.id.clone()).unwrap_or_default().to_owned();
+    // Each id's strongest rank, and how many lines of that rank define it.
+    let mut best: std::collections::HashMap<String, (u8, usize)> = std::collections::HashMap::new();
+    for at in &defined {
+        let (rank, lines) = best.entry(id(at)).or_insert((u8::MAX, 0));
+        match at.form.rank().cmp(rank) {
+            std::cmp::Ordering::Less => (*rank, *lines) = (at.form.rank(), 1),
+            std::cmp::Ordering::Equal => *lines += 1,
+            std::cmp::Ordering::Greater => {}
+        }
+    }
+    let kept = |at: &DefinedAt| {
+        best.get(&id(at)).is_some_and(|&(rank, lines)| rank == at.form.rank() && (rank == 0 || lines == 1))
+    };
+    defined.into_iter().filter(kept).collect()
+}
+
+/// Where each Spec Kit requirement definition in `spec_md` is, in line order: the lines of one
+/// of the forms of [`Form`], none in a code block or a comment ([`outside_literals`]), a row only
+/// in a table's body ([`first_cells`]), and of each id only the lines of the strongest form that
+/// defines it ([`strongest`]). spec.md is parsed for them only when a line may define.
 pub(crate) fn speckit_defined(spec_md: &str) -> Vec<DefinedAt> {
-    let defined = defined_in(spec_md, |line| speckit_defined_span(line).map(|id| (id, None)));
+    let defined = defined_in(spec_md, |line| speckit_line_form(line).map(|(id, form)| (id, None, form)));
     if defined.is_empty() {
         return defined;
     }
-    outside_literals(defined, &literal_ranges(spec_md)).collect()
+    let mut shown: Vec<DefinedAt> = outside_literals(defined, &literal_ranges(spec_md)).collect();
+    if shown.iter().any(|at| at.form == Form::Row) {
+        let cells = first_cells(spec_md);
+        shown.retain(|at| at.form != Form::Row || in_literal(&cells, at.id.start));
+    }
+    strongest(shown, spec_md)
+}
+
+/// The section of Spec Kit requirement `at` of `text`, defined by a heading ([`Form::Heading`]):
+/// the lines after the heading up to the next heading of its level or a higher one, or to the
+/// line at `next` (where the next requirement's definition begins), each trimmed and joined by
+/// `\n`, blank lines at either end dropped; empty for a heading with nothing under it. A line in
+/// `literal` (the text's [`literal_ranges`]: a fence's line) ends nothing.
+pub(crate) fn speckit_section(
+    text: &str,
+    at: &DefinedAt,
+    next: Option<usize>,
+    literal: &[Range<usize>],
+) -> String {
+    let heading = text.get(at.line.clone()).unwrap_or_default();
+    let level = heading_level(heading).unwrap_or(1);
+    let ends = |(start, line): &(usize, &str)| {
+        next.is_some_and(|next| *start >= next)
+            || (heading_level(line).is_some_and(|l| l <= level) && !in_literal(literal, *start))
+    };
+    let body: Vec<&str> =
+        at.lines_after(text).take_while(|l| !ends(l)).map(|(_, line)| line.trim()).collect();
+    let first = body.iter().position(|line| !line.is_empty()).unwrap_or(body.len());
+    let last = body.iter().rposition(|line| !line.is_empty()).map_or(first, |last| last + 1);
+    body.get(first..last).unwrap_or_default().join("\n")
 }
 
 /// The lines of a Spec Kit spec.md as its requirements' bodies read them ([`speckit_wrapped`]),
@@ -280,19 +498,24 @@ pub(crate) fn speckit_wrapped<'w, 'p>(
     }
 }
 
-/// Whether `line` begins a requirement of its own inside a paragraph: a definition
+/// Whether `line` begins a requirement of its own inside a paragraph: a line of the template form
 /// ([`speckit_defined_span`]) whose id a colon follows (`**FR-002**:`, `**FR-002:**`,
-/// `**FR-002**：`: [`COLONS`]), as a list of requirements written without bullets reads. A wrapped
+/// `**FR-002**：`: [`COLONS`]), as a list of requirements written without bullets reads, or a line
+/// of another form ([`speckit_line_form`]: `FR-002: text`, a heading, a table's row). A wrapped
 /// line may begin with a bold name of the same shape (`**ISO-8601** in UTC`), which is the
 /// requirement's own text, not the next one.
 fn starts_definition(line: &str) -> bool {
-    speckit_defined_span(line).is_some_and(|id| {
-        let after = line.get(id.end..).unwrap_or_default();
-        after.strip_prefix(COLONS).is_some_and(|rest| rest.starts_with("**"))
-            || after
-                .strip_prefix("**")
-                .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(COLONS))
-    })
+    match speckit_line_form(line) {
+        Some((id, Form::Template)) => {
+            let after = line.get(id.end..).unwrap_or_default();
+            after.strip_prefix(COLONS).is_some_and(|rest| rest.starts_with("**"))
+                || after
+                    .strip_prefix("**")
+                    .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(COLONS))
+        }
+        Some(_) => true,
+        None => false,
+    }
 }
 
 /// The byte ranges of `text` that CommonMark reads as the text of one paragraph (a run of
@@ -357,7 +580,7 @@ pub fn speckit_cited_ids(title: &str) -> Vec<String> {
 /// a reader sees the heading ([`rendered_name`]); never an empty name.
 #[must_use]
 pub fn openspec_defined_name(line: &str) -> Option<Cow<'_, str>> {
-    let (name, shown) = openspec_defined_span(line)?;
+    let (name, shown, _) = openspec_defined_span(line)?;
     match shown {
         Some(shown) => Some(Cow::Owned(shown.into())),
         None => line.get(name).map(Cow::Borrowed),
@@ -365,7 +588,7 @@ pub fn openspec_defined_name(line: &str) -> Option<Cow<'_, str>> {
 }
 
 /// Where in `line` the requirement name it defines is, and the name shown where that differs
-/// ([`openspec_defined_name`]).
+/// ([`openspec_defined_name`]); a heading's form.
 fn openspec_defined_span(line: &str) -> Option<Found> {
     const KEYWORD: &str = "Requirement:";
     let rest = line.strip_prefix("###")?.trim_start();
@@ -378,7 +601,7 @@ fn openspec_defined_span(line: &str) -> Option<Found> {
     if shown.is_empty() {
         return None;
     }
-    Some((start..start + name.len(), (shown != name).then(|| shown.into())))
+    Some((start..start + name.len(), (shown != name).then(|| shown.into()), Form::Heading))
 }
 
 /// `name`, the text after `Requirement:` on a heading line or a task's title, as a reader sees it:
@@ -489,7 +712,8 @@ fn html_text_runs(text: &str, block: Range<usize>) -> Vec<Range<usize>> {
     out
 }
 
-/// Whether the byte at `offset` lies in one of `ranges` (sorted, as [`literal_ranges`] gives them).
+/// Whether the byte at `offset` lies in one of `ranges` (sorted and apart, as [`literal_ranges`]
+/// and [`first_cells`] give them).
 pub(crate) fn in_literal(ranges: &[Range<usize>], offset: usize) -> bool {
     let after = ranges.partition_point(|r| r.start <= offset);
     after > 0 && ranges[after - 1].contains(&offset)
@@ -703,6 +927,22 @@ pub(crate) fn speckit_citations<'d>(
         }
     }
     Ok((found, unknown))
+}
+
+/// What a writer says of Spec Kit requirement `id`, which a task cites and no line of `spec_md`
+/// (its path) defines in a form this reader reads ([`Form`]): that it is not traced, the forms
+/// that define a requirement, and that a mention defines nothing.
+#[must_use]
+pub fn untraced_citation(id: &str, spec_md: &str) -> String {
+    format!(
+        "the task cites {id}, which no requirement of `{spec_md}` defines; it is not traced: a requirement is \
+         defined by a line that begins with its id, bold or followed by a colon (`- **{id}**: text`, \
+         `{id}: text`, `- {id}: text`, `1. {id}: text`), by a heading that does (`#### {id}: title`, its \
+         section the text), or by a table's row whose first cell is the id alone (`| {id} | text |`); \
+         an id elsewhere (`see {id}`, inside a sentence, in code) is a mention, and one these forms \
+         but the first define on two lines (a heading and a summary line, two tables) defines nothing \
+         until one of them is written as `- **{id}**: text`"
+    )
 }
 
 /// The requirements `title` cites among OpenSpec `defs`, in definition order, each name once: the
@@ -1030,6 +1270,144 @@ mod tests {
         }
     }
 
+    /// The Spec Kit definitions in `spec`, each its id, its line and its form.
+    fn forms(spec: &str) -> Vec<(&str, &str, Form)> {
+        speckit_defined(spec)
+            .iter()
+            .map(|at| (&spec[at.id.clone()], &spec[at.line.clone()], at.form))
+            .collect()
+    }
+
+    #[test]
+    fn each_form_a_spec_kit_requirement_is_written_in_defines_it_by_its_line() {
+        // Each case: what comes before the defining line, the line, the id it defines, its form.
+        let table = "| ID | Requirement | Priority |\n|----|-------------|----------|\n";
+        let in_item = "- | ID | x |\n  |---|---|\n";
+        for (before, line, id, form) in [
+            (table, "| FR-02 | Text search (ILIKE) | P1 |", "FR-02", Form::Row),
+            (table, "|  **NFR-01**  | Fast | P2 |", "NFR-01", Form::Row),
+            ("ID | Requirement\n---|---\n", "SC-3 | Under a second", "SC-3", Form::Row),
+            (in_item, "  | FR-7a | in an item |", "FR-7a", Form::Row),
+            ("", "- FR-002: System MUST export CSV.", "FR-002", Form::Item),
+            ("", "* FR-002: text", "FR-002", Form::Item),
+            ("", "+ FR-002: text", "FR-002", Form::Item),
+            ("", "FR-004: text", "FR-004", Form::Item),
+            ("", "FR-004 : text", "FR-004", Form::Item),
+            ("", "FR-004：テキスト", "FR-004", Form::Item),
+            ("", "1. **FR-009**: text", "FR-009", Form::Item),
+            ("", "1. FR-009: text", "FR-009", Form::Item),
+            ("", "12) FR-009b: text", "FR-009b", Form::Item),
+            ("", "+ **FR-011** text", "FR-011", Form::Item),
+            ("", "  - FR-012:text", "FR-012", Form::Item),
+            ("", "#### FR-005: Heading form", "FR-005", Form::Heading),
+            ("", "### FR-006", "FR-006", Form::Heading),
+            ("", "## **SC-007**: Bold heading ##", "SC-007", Form::Heading),
+            ("", "### FR-008 ###", "FR-008", Form::Heading),
+            ("", "- **FR-001**: The template form.", "FR-001", Form::Template),
+        ] {
+            let spec = format!("{before}{line}\nA paragraph after it.\n");
+            assert_eq!(forms(&spec), [(id, line, form)], "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn a_mention_of_an_id_defines_no_requirement() {
+        let table = "| ID | Requirement |\n|----|----|\n";
+        for spec in [
+            "- see FR-002\n".to_owned(),
+            "FR-002 and FR-003 apply.\n".into(),
+            "The system follows FR-002: exports stay CSV.\n".into(),
+            "- FR-002\n".into(),
+            "- FR-002 - text\n".into(),
+            "- `FR-002`: text\n".into(),
+            "1. See **FR-002**: text\n".into(),
+            "FR-002a1: not an id\n".into(),
+            "FR-002ab: not an id\n".into(),
+            "XFR-0012ab: not an id\n".into(),
+            format!("{table}| US2 | FR-02, FR-03 |\n"),
+            format!("{table}| FR-01, FR-02 | two ids |\n"),
+            format!("{table}| `FR-02` | in code |\n"),
+            format!("{table}| FR-02 (P1) | more than the id |\n"),
+            format!("{table}| FR-02: | a colon |\n"),
+            "| FR-01 | FR-02 |\n|---|---|\n| x | y |\n".into(),
+            "| FR-02 | no table without its delimiter row |\n".into(),
+            "Paragraph\nFR-02 | a pipe in a paragraph\n".into(),
+            "### FR-001 and FR-002\n".into(),
+            "### See FR-001: text\n".into(),
+            "### FR-001#\n".into(),
+            "#FR-001: no heading\n".into(),
+            "```\nFR-002: in a fence\n| FR-03 | x |\n#### FR-004: title\n```\n".into(),
+            "    FR-002: indented code\n".into(),
+            "<!--\nFR-002: in a comment\n-->\n".into(),
+            "<pre>\n1. FR-002: in a pre\n</pre>\n".into(),
+            format!("<!--\n{table}| FR-02 | x |\n-->\n"),
+        ] {
+            assert_eq!(forms(&spec), [], "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn an_id_a_stronger_form_defines_is_defined_by_it_alone_and_two_of_the_strongest_are_refused() {
+        let index = "\n| Requirement | Story |\n|---|---|\n| FR-001 | US1 |\n| FR-002 | US2 |\n";
+        let spec = format!("- **FR-001**: Template.\n- FR-002: Item.\n{index}");
+        let found: Vec<(&str, Form)> = forms(&spec).into_iter().map(|(id, _, form)| (id, form)).collect();
+        assert_eq!(
+            found,
+            [("FR-001", Form::Template), ("FR-002", Form::Item)],
+            "the index rows refer to them"
+        );
+        let defs = speckit_definitions(&spec);
+        let (cited, unknown) = speckit_citations("Do it (FR-001, FR-002)", of(&defs), "spec.md").unwrap();
+        let lines: Vec<&str> = cited.iter().map(|r| r.line.as_str()).collect();
+        assert_eq!((lines, unknown.len()), (vec!["- **FR-001**: Template.", "- FR-002: Item."], 0));
+        // A template line keeps its id whatever other form repeats it (as every reading before).
+        let spec = "#### FR-003: Heading\n- **FR-003**: Template.\n1. FR-003: Item.\n";
+        assert_eq!(forms(spec), [("FR-003", "- **FR-003**: Template.", Form::Template)]);
+        // Two template lines are a requirement defined twice, refused as ever.
+        let twice = "- **FR-004**: One.\n- **FR-004**: Two.\n";
+        let err =
+            speckit_citations("Do it (FR-004)", of(&speckit_definitions(twice)), "spec.md").unwrap_err();
+        assert!(matches!(err, SpecError::DuplicateRequirement { .. }), "{err}");
+        // Two lines of a weaker form define nothing, as before those forms were read: the citation
+        // is untraced, and an id the weaker forms define once beside it is read.
+        for twice in [
+            "#### FR-04: Heading\nFR-04: Item.\nFR-05: Once.\n".to_owned(),
+            "| ID | x |\n|---|---|\n| FR-04 | One |\n| FR-05 | Once |\n\n| ID | y |\n|---|---|\n| FR-04 | Two |\n".into(),
+            "- FR-04: One.\n1. FR-04: Two.\n- FR-05: Once.\n".into(),
+        ] {
+            let defs = speckit_definitions(&twice);
+            let (cited, unknown) = speckit_citations("Do it (FR-04, FR-05)", of(&defs), "spec.md").unwrap();
+            let ids: Vec<&str> = cited.iter().map(|r| r.id.as_str()).collect();
+            assert_eq!((ids, unknown), (vec!["FR-05"], vec!["FR-04".to_owned()]), "{twice:?}");
+        }
+    }
+
+    #[test]
+    fn a_line_or_item_of_another_form_ends_the_paragraph_a_requirement_wraps_onto() {
+        let spec = "**FR-001**: First,\nwrapped.\nFR-002: Second\nwrapped too.\n1. FR-003: Third\n";
+        assert_eq!(wrapped(spec, "FR-001"), "wrapped.");
+        assert_eq!(wrapped(spec, "FR-002"), "wrapped too.");
+        assert!(wrapped(spec, "FR-003").is_empty());
+    }
+
+    #[test]
+    fn the_warning_of_an_untraced_citation_names_the_file_and_the_forms_to_write() {
+        let said = untraced_citation("FR-02", "specs/009-user-directory/spec.md");
+        for part in [
+            "FR-02, which no requirement of `specs/009-user-directory/spec.md` defines; it is not traced",
+            "`- **FR-02**: text`",
+            "`FR-02: text`",
+            "`- FR-02: text`",
+            "`1. FR-02: text`",
+            "`#### FR-02: title`",
+            "`| FR-02 | text |`",
+            "`see FR-02`",
+            "defines nothing until one of them is written as `- **FR-02**: text`",
+        ] {
+            assert!(said.contains(part), "{part:?} in {said}");
+        }
+    }
+
     #[test]
     fn a_spec_kit_requirement_defined_twice_is_refused_naming_both_lines() {
         let spec = "## Requirements\n- **FR-001**: First.\n- **FR-002**: Other.\n\n* **FR-001**: Again.\n";
@@ -1046,8 +1424,9 @@ mod tests {
         assert_eq!(speckit_definition(&defs, "FR-404", "spec.md").unwrap(), None);
     }
 
-    /// A reading of definitions one line at a time: a line's offset and text to the id it defines.
-    type Scan<'a> = &'a dyn Fn(usize, &str) -> Option<String>;
+    /// A reading of definitions one line at a time: a line's offset and text to the id it defines
+    /// and how strongly ([`Form::rank`]).
+    type Scan<'a> = &'a dyn Fn(usize, &str) -> Option<(String, u8)>;
 
     /// A spec text built from lines that define requirements (in both formats, with the
     /// variations the readers allow) and lines that do not, with LF, CRLF or lone CR endings.
@@ -1055,6 +1434,10 @@ mod tests {
         use proptest::prelude::*;
         let line = prop_oneof![
             "[ \t]{0,2}([-*][ \t])?\\*\\*[A-Z]{1,3}-[0-9]{0,3}[a-zA-Z]{0,2}:?\\*\\*:? [a-zé ]{0,8}",
+            // Ids of a few shapes, so that one id is often defined in several forms.
+            "([-*][ \t])?\\*\\*(AB|FR)-[0-9]\\*\\*: [a-z ]{0,6}",
+            "[ \t]{0,2}([-*+][ \t]|[0-9]{1,2}[.)][ \t])?(\\*\\*)?(AB|FR|[A-Z]{1,3})-[0-9]{0,2}[a-z]{0,2}(\\*\\*)?[ \t]?:? [a-z ]{0,6}",
+            "#{1,4}[ \t](\\*\\*)?(AB|FR)-[0-9]{1,2}(\\*\\*)?:?( [a-z#]{0,4})?",
             "###[ \t]{0,2}(Requirement|requirement|REQUIREMENT):[ \t\u{a0}]{0,2}[A-Za-zü *]{0,8}[ \t]{0,2}#{0,2}",
             "[#*a-z -]{0,12}",
             Just(String::new()),
@@ -1146,19 +1529,28 @@ mod tests {
 
         #[test]
         fn every_definition_found_once_is_where_its_line_has_it(text in any_spec()) {
-            // Spec Kit's ids in a code block (a line indented by a tab) define nothing.
+            // Spec Kit's ids in a code block (a line indented by a tab) define nothing, of an id
+            // defined in several forms only its strongest form's lines define it, and an id whose
+            // strongest form is weaker than the template's defines nothing on two lines of it.
             let literal = literal_ranges(&text);
             let speckit = |start: usize, line: &str| {
-                let id = speckit_defined_id(line)?;
-                (!in_literal(&literal, start + line.find(id)?)).then(|| id.to_owned())
+                let (id, form) = speckit_line_form(line)?;
+                (!in_literal(&literal, start + id.start)).then(|| (line[id].to_owned(), form.rank()))
             };
-            let openspec = |_: usize, line: &str| openspec_defined_name(line).map(Cow::into_owned);
+            let openspec = |_: usize, line: &str| openspec_defined_name(line).map(|name| (name.into_owned(), 0));
             let scans: [(Scan<'_>, _); 2] =
                 [(&speckit, speckit_defined(&text)), (&openspec, defined_in(&text, openspec_defined_span))];
             for (defines, found) in scans {
-                let expected: Vec<(String, &str, usize)> = lines_at(&text)
+                let each: Vec<((String, u8), &str, usize)> = lines_at(&text)
                     .enumerate()
                     .filter_map(|(index, (start, line))| defines(start, line).map(|id| (id, line, index)))
+                    .collect();
+                let strongest = |id: &str| each.iter().filter(|((other, _), _, _)| other == id).map(|((_, rank), _, _)| *rank).min();
+                let lines_of = |id: &str, rank: u8| each.iter().filter(|((other, r), _, _)| other == id && *r == rank).count();
+                let expected: Vec<(String, &str, usize)> = each
+                    .iter()
+                    .filter(|((id, rank), _, _)| strongest(id) == Some(*rank) && (*rank == 0 || lines_of(id, *rank) == 1))
+                    .map(|((id, _), line, index)| (id.clone(), *line, *index))
                     .collect();
                 let got: Vec<(String, &str, usize)> =
                     found.iter().map(|at| at.in_text(&text)).map(|(id, line, index)| (id.to_owned(), line, index)).collect();
@@ -1168,12 +1560,19 @@ mod tests {
                     let id = &text[at.id.clone()];
                     proptest::prop_assert!(!id.is_empty() && id == id.trim(), "{:?}: id {:?}", text, id);
                     let (before, after) = (&text[at.line.start..at.id.start], &text[at.id.end..at.line.end]);
+                    let marker = before.trim_matches([' ', '\t']);
+                    let marker = marker.trim_end_matches(['.', ')']).trim_start_matches(|c: char| c.is_ascii_digit());
                     proptest::prop_assert!(
-                        before.ends_with("**") || before.trim_end().to_lowercase().ends_with("requirement:"),
+                        before.ends_with("**")
+                            || before.trim_end().to_lowercase().ends_with("requirement:")
+                            || ["", "-", "*", "+"].contains(&marker)
+                            || marker.bytes().all(|b| b == b'#'),
                         "{:?}: before the id {:?}", text, before
                     );
                     proptest::prop_assert!(
-                        after.trim_start_matches(COLONS).starts_with("**") || after.trim().is_empty(),
+                        after.trim_start_matches(COLONS).starts_with("**")
+                            || after.trim_start_matches([' ', '\t']).starts_with(COLONS)
+                            || after.trim_matches([' ', '\t', '#']).is_empty(),
                         "{:?}: after the id {:?}", text, after
                     );
                 }

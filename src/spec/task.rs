@@ -98,6 +98,15 @@ impl TaskFacts {
         self.id.starts_with(BUG_TASK_PREFIX)
     }
 
+    /// What a writer warns of each id the task cites that no requirement of its spec.md defines
+    /// ([`Self::uncited_unknown`]): that it is not traced, and how a requirement is defined
+    /// ([`super::requirement::untraced_citation`]).
+    #[must_use]
+    pub fn untraced_warnings(&self) -> Vec<String> {
+        let spec_md = super::unit::spec_md_in(&self.unit_dir);
+        self.uncited_unknown.iter().map(|id| super::requirement::untraced_citation(id, &spec_md)).collect()
+    }
+
     /// The text an OpenSpec task cites requirements in ([`cited_text`]): its words name a
     /// requirement only once a delta spec defines one by that name, so what it cites is read
     /// again wherever the documents differ. `None` for Spec Kit, whose text cites its ids by their

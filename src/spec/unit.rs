@@ -139,7 +139,7 @@ impl UnitLoc {
     /// `<dir>/spec.md`: the Spec Kit feature spec (meaningless for OpenSpec).
     #[must_use]
     pub fn spec_md(&self) -> String {
-        format!("{}/spec.md", self.dir)
+        spec_md_in(&self.dir)
     }
 
     /// `<dir>/specs`: the OpenSpec change's delta specs (meaningless for Spec Kit).
@@ -147,6 +147,11 @@ impl UnitLoc {
     pub fn deltas_dir(&self) -> String {
         format!("{}/specs", self.dir)
     }
+}
+
+/// `<dir>/spec.md`: the Spec Kit feature spec of the unit in `dir`.
+pub(crate) fn spec_md_in(dir: &str) -> String {
+    format!("{dir}/spec.md")
 }
 
 /// Whether `dir` lies in the OpenSpec archive (`openspec/changes/archive/...`).

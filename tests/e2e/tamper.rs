@@ -3099,6 +3099,36 @@ fn a_cited_requirement_defined_only_after_the_tick_makes_it_stale() {
     }
 }
 
+/// A note written before a table's row was read as a requirement's definition carries no trace
+/// row for the requirement its task cites there (it was said untraced). Read now, the row
+/// defines it at the task commit and at the head alike: the note is no mismatch and stays
+/// evidenced while the row reads the same, and is stale once the row changes.
+#[test]
+fn a_note_that_traced_no_row_for_a_table_row_requirement_holds_until_the_row_changes() {
+    const ROW: &str = "| FR-40 | Text search on display_name and bio fields (ILIKE) | P1 |";
+    let c = setup_prepared(Evidence::Verified, &[], |c| {
+        let table = format!("| ID | Requirement | Priority |\n|----|----|----|\n{ROW}\n\n### Key Entities");
+        edit_and_commit(&c.p, SPEC_MD, "### Key Entities", &table, "FR-40 as a table's row");
+        let tasks = "specs/001-bookmark-tags/tasks.md";
+        edit_and_commit(&c.p, tasks, "(FR-001, FR-002)", "(FR-001, FR-002, FR-40)", "T005 cites FR-40");
+    });
+    let i = tv(&note_raw_lines(&c, "HEAD"));
+    rewrite_signed(&c, i, true, |st| {
+        let rows = st["predicate"]["trace"].as_array_mut().unwrap();
+        let before = rows.len();
+        rows.retain(|row| row["requirement"] != "FR-40");
+        assert_eq!(rows.len() + 1, before, "the tick traced FR-40 by its row");
+    });
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    expect_tick(&report, "evidenced", None);
+    edit_and_commit(&c.p, SPEC_MD, "(ILIKE) | P1", "(exact) | P1", "reword FR-40 after the tick");
+    let (code, report) = verify(&c, &[]);
+    assert_eq!(code, 26, "{report:#}");
+    expect_code(&expect_tick(&report, "stale", Some("stale")), "requirement_changed");
+    assert!(message_of(&report, "requirement_changed").contains("FR-40"), "{report:#}");
+}
+
 #[test]
 fn a_requirement_hash_that_never_was_the_commit_s_is_a_mismatch_not_a_change_since_the_tick() {
     let c = setup();

@@ -1207,6 +1207,60 @@ fn a_spec_kit_requirement_wrapped_over_two_lines_is_stale_once_its_second_line_c
     assert_eq!((code, row["outcome"].as_str()), (0, Some("evidenced")), "{row}");
 }
 
+/// A requirement written as a table's row, as Spec Kit samples write their requirements
+/// (`| FR-02 | Text search ... | P1 |`).
+const FR_02_ROW: &str = "| FR-02 | Text search on display_name and bio fields (ILIKE) | P1 |";
+
+#[test]
+fn a_requirement_defined_by_a_table_row_is_traced_by_its_row_and_a_change_to_the_row_makes_the_tick_stale() {
+    let c = Case::speckit();
+    let spec = String::from_utf8(c.p.read(SPEC)).unwrap();
+    let table = format!(
+        "| ID | Requirement | Priority |\n|----|-------------|----------|\n{FR_02_ROW}\n| FR-03 | Filter by city | P1 |\n\n### Key Entities"
+    );
+    let spec = spec.replace("### Key Entities", &table);
+    c.commit_file(SPEC, &spec, "FR-02 and FR-03 as a table's rows");
+    let tasks = String::from_utf8(c.p.read(TASKS)).unwrap();
+    c.commit_file(TASKS, tasks.replace("(FR-001, FR-002)", "(FR-02, FR-77)"), "T005 cites FR-02 and FR-77");
+    let out = c.attest(SPECKIT_UNIT, "T005").success();
+    // FR-02 is traced; FR-77, which nothing defines, is said untraced with what to write.
+    assert!(!out.to_string().contains("cites FR-02,"), "{out}");
+    let warned = "the task cites FR-77, which no requirement of `specs/001-bookmark-tags/spec.md` defines; it is not traced";
+    assert!(out.to_string().contains(warned) && out.to_string().contains("`| FR-77 | text |`"), "{out}");
+    let p = c.predicate("HEAD");
+    assert_eq!(traced(&p), ["FR-02"]);
+    let row = p["trace"].as_array().unwrap().iter().find(|r| r["requirement"] == "FR-02").cloned().unwrap();
+    assert_eq!(
+        row["requirement_hash"],
+        common::sha256(FR_02_ROW.as_bytes()),
+        "the row's line is its definition"
+    );
+    let task_commit = c.p.rev("HEAD");
+    assert_eq!(c.row("T005").1["outcome"], "evidenced");
+
+    // Another row reworded is not FR-02's text: the tick holds.
+    c.commit_file(SPEC, spec.replace("Filter by city", "Filter by country"), "reword FR-03");
+    assert_eq!(c.row("T005").1["outcome"], "evidenced");
+    // A cell of its own row changed: the evidence proves an earlier wording, in every mode.
+    let reworded = FR_02_ROW.replace("display_name and bio fields (ILIKE)", "display_name only (exact)");
+    c.commit_file(SPEC, spec.replace(FR_02_ROW, &reworded), "reword FR-02");
+    for (mode, report) in c.failed_in_every_mode(&task_commit) {
+        let tick = &report["ticks"][0];
+        assert_eq!(
+            (&tick["outcome"], &tick["reason"]),
+            (&"stale".into(), &"stale".into()),
+            "{mode}: {tick:#}"
+        );
+        let findings = tick["findings"].as_array().unwrap();
+        let f = findings
+            .iter()
+            .find(|f| f["code"] == "requirement_changed")
+            .unwrap_or_else(|| panic!("{tick:#}"));
+        assert!(f["message"].as_str().unwrap().contains("requirement FR-02 changed"), "{mode}: {f:#}");
+        assert_eq!(f["found"], common::sha256(reworded.as_bytes()), "{mode}: {f:#}");
+    }
+}
+
 #[test]
 fn carry_refuses_a_commit_whose_wrapped_requirement_reads_otherwise_than_the_attested_one() {
     let c = Case::speckit_with_fr_001_wrapped();
