@@ -13,12 +13,13 @@ use std::sync::Arc;
 use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
-use crate::check::line::{Body, ReadLine, read_lines};
+use crate::check::line::{Body, ReadLine, is_unread_task_verification, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::check::policy::{ConfigFileError, config_file};
 use crate::check::trailers::{held_out_trailer, last_trailer};
 use crate::check::{bug, decision, policy, tick, trace, values};
 use crate::git::{Commit, GitTree, KnownDirs, Repo};
+use crate::model::dialect::Dialect;
 use crate::model::digest::git_object_sha256;
 use crate::model::policy::{CONFIG_FILE, JudgeConfig, Recipe};
 use crate::model::predicate::{TaskVerificationV0, Verdict};
@@ -94,7 +95,8 @@ pub fn subjects(
 }
 
 /// The one task-verification line of `lines`. None, or more than one, is `malformed` (the first
-/// of several is still returned, so the rest of the rules can run).
+/// of several is still returned, so the rest of the rules can run). A note whose task-verification
+/// line does not read (its finding among `findings`) is not said to lack one.
 pub fn task_verification<'l>(
     lines: &'l [ReadLine],
     findings: &mut Vec<Finding>,
@@ -109,7 +111,8 @@ pub fn task_verification<'l>(
     match tvs.as_slice() {
         [one] => Some(*one),
         [] => {
-            if !lines.is_empty() {
+            // A task-verification line that does not read is there: its own finding says why.
+            if !lines.is_empty() && !findings.iter().any(is_unread_task_verification) {
                 findings.push(Finding::new(
                     CommitOutcome::Malformed,
                     "no_task_verification",
@@ -453,11 +456,15 @@ impl<'r> Rules<'r> {
         };
         let parent_policy = parent_policy.as_deref().map_err(Rc::as_ref);
         let recipe = policy::policy_recipe(parent_policy, &p.policy_sha256, claim.lines, n, findings);
+        values::published_shapes(p, recipe.as_ref(), n, findings);
         if verdict.is_decision() {
             decision_lines(claim, verdict, findings);
         } else {
+            // The published speccoder's shapes are read as it meant them only where its recipe
+            // holds; anywhere else, as this crate writes them.
+            let dialect = recipe.as_ref().map_or(Dialect::Ours, Recipe::dialect);
             let all: Vec<&ReadLine> = claim.lines.iter().collect();
-            tick::tick_lines(commit, verdict, p, &all, findings);
+            tick::tick_lines(commit, verdict, p, &all, dialect, findings);
         }
         let (cited, cites_by_name) = match facts {
             Some(facts) if !verdict.is_decision() => (cited(&facts), facts.cites_by_name()),

@@ -220,6 +220,17 @@ pub fn read_line(number: usize, raw: &[u8]) -> Result<ReadLine, Finding> {
             let payload_sha256 = sha256_hex(&envelope.payload);
             Ok(ReadLine { number, envelope, payload_sha256, subject, body })
         }
-        Err(e) => bad("bad_predicate", format!("the {ptype} predicate does not read: {e}")),
+        Err(e) => bad(BAD_PREDICATE, format!("the {ptype} predicate does not read: {e}")),
     }
+}
+
+/// The finding of a line whose statement is of a predicate type this verifier reads, but whose
+/// predicate does not read as that type.
+pub const BAD_PREDICATE: &str = "bad_predicate";
+
+/// Whether `f` is [`read_line`]'s finding of a task-verification line whose predicate does not
+/// read: the line is there, so the note does not lack it.
+#[must_use]
+pub fn is_unread_task_verification(f: &Finding) -> bool {
+    f.code == BAD_PREDICATE && f.message.starts_with(&format!("the {} predicate ", predicate::TYPE))
 }

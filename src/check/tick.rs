@@ -10,9 +10,10 @@ use crate::check::trailers::{held_out_trailer as held_out_trailer_of, last_trail
 use crate::check::values;
 use crate::git::Commit;
 use crate::git::trailers::sanitize_value;
+use crate::model::dialect::Dialect;
 use crate::model::predicate::{TaskVerificationV0, Verdict};
 use crate::model::summary::{self, VerificationSummary};
-use crate::model::test_result::{self, Phase, TestOutcome};
+use crate::model::test_result::{self, Phase, TestOutcome, TestResult};
 use crate::model::trailer_keys::{ACCEPTED_BY, REASON, RUN, SKIPPED_BY};
 
 /// The lines of a tick (`verified`, `regression_only`; `lines` is every line of the note): each
@@ -25,6 +26,7 @@ pub fn tick_lines(
     verdict: Verdict,
     p: &TaskVerificationV0,
     lines: &[&ReadLine],
+    dialect: Dialect,
     findings: &mut Vec<Finding>,
 ) {
     let summaries: Vec<(&ReadLine, &VerificationSummary)> = lines
@@ -36,7 +38,7 @@ pub fn tick_lines(
         .collect();
     let named_lines: Vec<&ReadLine> =
         lines.iter().copied().filter(|l| !matches!(l.body, Body::Summary(_))).collect();
-    let phases = phases(verdict, &named_lines, findings);
+    let phases = phases(verdict, &named_lines, dialect, findings);
     if verdict == Verdict::Verified && !(phases.contains(&Phase::Red) && phases.contains(&Phase::Green)) {
         findings.push(Finding::new(
             CommitOutcome::Mismatch,
@@ -44,7 +46,7 @@ pub fn tick_lines(
             "a verified tick needs signed red and green test results",
         ));
     }
-    held_out_trailer(commit, lines, findings);
+    held_out_trailer(commit, lines, dialect, findings);
     run_trailer(commit, p, findings);
     decision_trailers(commit, findings);
 
@@ -76,8 +78,13 @@ pub fn tick_lines(
 }
 
 /// The phases of the test-result lines of a tick, each once, red failed, and each as a verified
-/// tick needs it; a test result of no speccoder phase is malformed.
-fn phases(verdict: Verdict, named_lines: &[&ReadLine], findings: &mut Vec<Finding>) -> Vec<Phase> {
+/// tick needs it, read in `dialect`'s shapes; a test result of no speccoder phase is malformed.
+fn phases(
+    verdict: Verdict,
+    named_lines: &[&ReadLine],
+    dialect: Dialect,
+    findings: &mut Vec<Finding>,
+) -> Vec<Phase> {
     let mut phases = Vec::new();
     for l in named_lines {
         if let Body::TestResult(t) = &l.body {
@@ -98,7 +105,7 @@ fn phases(verdict: Verdict, named_lines: &[&ReadLine], findings: &mut Vec<Findin
                     }
                     if verdict == Verdict::Verified
                         && let Err((required, found)) =
-                            test_result::verified_requires(phase, t.result, t.held_out_counts())
+                            test_result::verified_requires(phase, t.result, t.held_out_counts(), dialect)
                     {
                         findings.push(
                             Finding::new(
@@ -225,25 +232,19 @@ fn summary_fields(
 }
 
 /// The `Held-Out:` trailer must say what the signed held_out line says, and without one it must
-/// not claim a held-out result (`off` or `absent=<reason>` say there was none).
-fn held_out_trailer(commit: &Commit, lines: &[&ReadLine], findings: &mut Vec<Finding>) {
+/// not claim a held-out result (`off` or `absent=<reason>` say there was none). A line that
+/// records its counts is repeated exactly; one that records none (the published speccoder's,
+/// read in `dialect`) backs only `passed=<n>/<n>` with its manifest, and only when it `PASSED`:
+/// the count is the trailer's word, and the trailer never claims more than the signed line.
+fn held_out_trailer(commit: &Commit, lines: &[&ReadLine], dialect: Dialect, findings: &mut Vec<Finding>) {
     let held_out = lines.iter().find_map(|l| match &l.body {
         Body::TestResult(t) if t.phase() == Some(Phase::HeldOut) => Some((l.number, t)),
         _ => None,
     });
     let trailer = held_out_trailer_of(&commit.message);
     if let Some((number, t)) = held_out {
-        let c = &t.configuration[0];
-        let ann = |k: &str| {
-            c.annotations.as_ref().and_then(|a| a.get(k)).map(ToString::to_string).unwrap_or_default()
-        };
-        let expected = format!(
-            "passed={}/{} manifest=sha256:{}",
-            ann("passed"),
-            ann("total"),
-            c.digest.get("sha256").map(String::as_str).unwrap_or("")
-        );
-        if trailer.as_deref() != Some(expected.as_str()) {
+        let (agrees, expected) = trailer_agrees(t, trailer.as_deref(), dialect);
+        if !agrees {
             findings.push(
                 Finding::new(
                     CommitOutcome::Mismatch,
@@ -264,6 +265,45 @@ fn held_out_trailer(commit: &Commit, lines: &[&ReadLine], findings: &mut Vec<Fin
             .expected_found("off", claimed),
         );
     }
+}
+
+/// Whether the `Held-Out:` trailer value `trailer` says what the held_out line `t` says, read in
+/// `dialect`'s shapes, and what it would say (for a finding).
+fn trailer_agrees(t: &TestResult, trailer: Option<&str>, dialect: Dialect) -> (bool, String) {
+    let c = &t.configuration[0];
+    let digest = c.digest.get("sha256").map_or("", String::as_str);
+    let annotation = |k: &str| c.annotations.as_ref().and_then(|a| a.get(k)).map(ToString::to_string);
+    match (annotation("passed"), annotation("total")) {
+        (None, None) if dialect == Dialect::Published && t.result == TestOutcome::Passed => {
+            let agrees = trailer.and_then(uncounted_pass).is_some_and(|named| named == digest);
+            (agrees, format!("passed=<n>/<n> manifest=sha256:{digest}"))
+        }
+        (None, None) => (
+            false,
+            format!(
+                "no held-out count: the signed held_out line is {} with no passed and total, manifest sha256:{digest}",
+                t.result.as_str()
+            ),
+        ),
+        (passed, total) => {
+            let expected = format!(
+                "passed={}/{} manifest=sha256:{digest}",
+                passed.unwrap_or_default(),
+                total.unwrap_or_default()
+            );
+            (trailer == Some(expected.as_str()), expected)
+        }
+    }
+}
+
+/// The manifest digest of a trailer `passed=<n>/<n> manifest=sha256:<digest>` whose two counts
+/// are the same whole number (every held-out test passed), as the published speccoder writes it.
+fn uncounted_pass(trailer: &str) -> Option<&str> {
+    let (counts, manifest) = trailer.split_once(' ')?;
+    let (passed, total) = counts.strip_prefix("passed=")?.split_once('/')?;
+    let whole = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    (whole(passed) && passed == total).then_some(())?;
+    manifest.strip_prefix("manifest=sha256:")
 }
 
 /// The `Run:` trailer as the signed `run` says: `Run: <run.id>` when it names a run, no `Run:`
@@ -313,4 +353,59 @@ fn decision_trailers(commit: &Commit, findings: &mut Vec<Finding>) {
 /// The sha256 digest by which a summary's entry names a line (empty when it names none).
 fn digest_of(input: &summary::InputAttestation) -> &str {
     input.digest.get("sha256").map_or("", String::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A held_out line with `result`, the manifest `digest` and `annotations` (none: `None`).
+    fn held_out(result: &str, digest: &str, annotations: Option<Value>) -> TestResult {
+        let mut config = json!({ "name": "speccoder:phase/held_out", "digest": { "sha256": digest } });
+        if let Some(a) = annotations {
+            config["annotations"] = a;
+        }
+        serde_json::from_value(json!({ "result": result, "configuration": [config] })).unwrap()
+    }
+
+    #[test]
+    fn a_trailer_repeats_the_counts_a_held_out_line_signs_exactly_in_either_shapes() {
+        let d = "d".repeat(64);
+        let t = held_out("PASSED", &d, Some(json!({ "passed": 2, "total": 2 })));
+        for dialect in [Dialect::Ours, Dialect::Published] {
+            assert!(trailer_agrees(&t, Some(&format!("passed=2/2 manifest=sha256:{d}")), dialect).0);
+            let (agrees, expected) =
+                trailer_agrees(&t, Some(&format!("passed=3/3 manifest=sha256:{d}")), dialect);
+            assert!(!agrees);
+            assert_eq!(expected, format!("passed=2/2 manifest=sha256:{d}"));
+        }
+    }
+
+    #[test]
+    fn a_held_out_pass_without_counts_backs_every_test_passed_only_in_the_published_speccoders_shapes() {
+        let d = "d".repeat(64);
+        let t = held_out("PASSED", &d, None);
+        let agrees = |trailer: &str, dialect| trailer_agrees(&t, Some(trailer), dialect).0;
+        assert!(agrees(&format!("passed=1/1 manifest=sha256:{d}"), Dialect::Published));
+        assert!(agrees(&format!("passed=12/12 manifest=sha256:{d}"), Dialect::Published));
+        for claims_more_or_else in [
+            format!("passed=1/2 manifest=sha256:{d}"),
+            format!("passed=1/1 manifest=sha256:{}", "e".repeat(64)),
+            format!("passed=/ manifest=sha256:{d}"),
+            format!("passed=x/x manifest=sha256:{d}"),
+            "off".to_owned(),
+        ] {
+            assert!(!agrees(&claims_more_or_else, Dialect::Published), "{claims_more_or_else}");
+        }
+        let (agrees_ours, expected) =
+            trailer_agrees(&t, Some(&format!("passed=1/1 manifest=sha256:{d}")), Dialect::Ours);
+        assert!(!agrees_ours);
+        assert!(expected.starts_with("no held-out count: the signed held_out line is PASSED"), "{expected}");
+        let failed = held_out("FAILED", &d, None);
+        assert!(
+            !trailer_agrees(&failed, Some(&format!("passed=1/1 manifest=sha256:{d}")), Dialect::Published).0
+        );
+        assert!(!trailer_agrees(&t, None, Dialect::Published).0);
+    }
 }

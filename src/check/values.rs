@@ -7,13 +7,17 @@
 use gix::ObjectId;
 use serde_json::Value;
 
+use crate::check::line::{Body, ReadLine};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::model::audit_shapes::MonitorState;
+use crate::model::dialect::Dialect;
 use crate::model::digest::sha256_hex;
+use crate::model::policy::Recipe;
 use crate::model::predicate::{Audits, TaskVerificationV0, Verdict};
 use crate::model::red::EXCERPT_MAX;
 use crate::model::shown::{SHOWN_MAX, shown};
 use crate::model::summary::{VerificationSummary, resource_revision};
+use crate::model::test_result::Phase;
 use crate::model::timestamp::{is_rfc3339_utc, rfc3339};
 
 /// The spec formats a unit may name.
@@ -29,6 +33,57 @@ pub const BAD_REVISION: &str = "bad_revision";
 pub const TICK_FIELDS_MISSING: &str = "tick_fields_missing";
 /// The summary's `resourceUri` names another commit than the task commit.
 pub const RESOURCE_URI_MISMATCH: &str = "resource_uri_mismatch";
+
+/// A member in the published speccoder's shape (`regression`, a `collection.files` row) in a note
+/// under the version-free recipe: those shapes are read only where its published recipe holds.
+pub const PUBLISHED_SHAPE_OUTSIDE_RECIPE: &str = "published_shape_outside_recipe";
+
+/// The members of the task verification `p` (line `n`) recorded in the published speccoder's
+/// shapes ([`crate::model::dialect`]), against the recipe its policy digest follows: a verifier
+/// reads them as that tool meant them only where its published recipe holds. Under the version-free
+/// recipe, which this crate writes, each is `malformed`: a weaker shape never stands in for ours.
+/// Where no recipe holds, the policy finding already fails the note.
+pub fn published_shapes(
+    p: &TaskVerificationV0,
+    recipe: Option<&Recipe>,
+    n: usize,
+    findings: &mut Vec<Finding>,
+) {
+    if recipe.map(Recipe::dialect) != Some(Dialect::Ours) {
+        return;
+    }
+    let names = p.published_shapes();
+    if !names.is_empty() {
+        findings.push(
+            Finding::new(
+                CommitOutcome::Malformed,
+                PUBLISHED_SHAPE_OUTSIDE_RECIPE,
+                "the statement records these members in the published speccoder's shapes, which are read only in its evidence (under its published recipe), but its policy digest follows the version-free recipe this verifier writes",
+            )
+            .at_line(n)
+            .expected_found("regression {code, detail}; collection.files[] {path, collected}", names.join(", ")),
+        );
+    }
+}
+
+/// What of the note `lines` only the published speccoder's shapes read: the members of its task
+/// verification in those shapes, and a held_out test result without its counts (`test-result/
+/// held_out`). Evidence re-issued under the version-free recipe (`attest carry`) would not hold
+/// with any of them.
+#[must_use]
+pub fn published_only(lines: &[ReadLine]) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in lines {
+        match &line.body {
+            Body::TaskVerification(p) => names.extend(p.published_shapes()),
+            Body::TestResult(t) if t.phase() == Some(Phase::HeldOut) && t.held_out_counts().is_none() => {
+                names.push("test-result/held_out without counts".to_owned());
+            }
+            _ => {}
+        }
+    }
+    names
+}
 
 /// The task verification `p` (line `n`, verdict `verdict`) against the specification's values.
 pub fn task_verification(p: &TaskVerificationV0, verdict: Verdict, n: usize, findings: &mut Vec<Finding>) {
@@ -260,6 +315,34 @@ mod tests {
         assert!(
             codes(with("integrity", Some(json!({ "findings": [{ "file": "a" }], "note": 1 })))).is_empty()
         );
+    }
+
+    #[test]
+    fn the_published_speccoders_shapes_are_malformed_under_the_version_free_recipe_and_read_under_its_own() {
+        let mut v = with("regression", Some(json!({ "reason": "already_passing" })));
+        v["collection"] = json!({ "files": [
+            { "path": "a.rs", "collected": true },
+            { "path": "b.rs", "state": "collected", "decided_by": "junit", "tests": 1, "test_ids": ["b"] }
+        ] });
+        let p: TaskVerificationV0 = serde_json::from_value(v).unwrap();
+        let judged = |recipe: Option<Recipe>| {
+            let mut findings = Vec::new();
+            published_shapes(&p, recipe.as_ref(), 2, &mut findings);
+            findings
+        };
+        let found = judged(Some(Recipe::VersionFree));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            (found[0].outcome, found[0].code),
+            (CommitOutcome::Malformed, PUBLISHED_SHAPE_OUTSIDE_RECIPE)
+        );
+        assert_eq!(found[0].found.as_deref(), Some("regression, collection.files[1]"));
+        assert!(judged(Some(Recipe::Published { speccoder_version: "0.9.0".into() })).is_empty());
+        assert!(judged(None).is_empty(), "no recipe holds: the policy finding fails the note");
+        let ours: TaskVerificationV0 = serde_json::from_value(tick()).unwrap();
+        let mut findings = Vec::new();
+        published_shapes(&ours, Some(&Recipe::VersionFree), 2, &mut findings);
+        assert!(findings.is_empty());
     }
 
     #[test]

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::collection::RecordedCollection;
+use super::dialect::Dialect;
 use super::predicate::{RedKind, Verdict};
 use super::regression::RecordedRegression;
 use super::test_result::{self, Phase, TestOutcome};
@@ -350,9 +351,13 @@ impl Evidence {
                 PhaseRun::HeldOut(h) => (h.result, Some((h.passed, h.total))),
             };
             let phase = run.phase();
-            test_result::verified_requires(phase, result, counts).map_err(|(required, found)| {
-                EvidenceRuleError::VerdictContradicted { phase: phase.as_str(), required, found }
-            })?;
+            test_result::verified_requires(phase, result, counts, Dialect::Ours).map_err(
+                |(required, found)| EvidenceRuleError::VerdictContradicted {
+                    phase: phase.as_str(),
+                    required,
+                    found,
+                },
+            )?;
             // A held-out set of no test proves nothing (a verifier reads such a note as the
             // published speccoder wrote it; a producer does not write one).
             if counts == Some((0, 0)) {

@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde_json::{Map, Number, Value, json};
 
 use super::canonical::value_to_canonical;
+use super::dialect::Dialect;
 use super::digest::sha256_hex;
 use super::shown::{SHOWN_MAX, shown};
 
@@ -263,6 +264,18 @@ pub enum Recipe {
         #[serde(serialize_with = "crate::model::shown::in_line")]
         speccoder_version: String,
     },
+}
+
+impl Recipe {
+    /// The shapes a note under this recipe is read in: the published speccoder's under its
+    /// recipe, this crate's under the version-free one.
+    #[must_use]
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            Recipe::VersionFree => Dialect::Ours,
+            Recipe::Published { .. } => Dialect::Published,
+        }
+    }
 }
 
 impl std::fmt::Display for Recipe {

@@ -14,7 +14,8 @@ use serde_json::Value;
 
 use super::audit_shapes::{integrity_schema, monitor_schema, trace_schema};
 use super::collection::Collection;
-use super::regression::RegressionReason;
+use super::dialect::Dialect;
+use super::regression::{RegressionReason, SignedRegression};
 use super::shown::{InLine, OneLine};
 
 /// The predicate type URI of major version 0.
@@ -272,8 +273,11 @@ pub struct TaskVerificationV0 {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acceptance: Option<Value>,
     /// Why a `regression_only` tick is one (revision 3).
+    // A signed statement's reason is read in either shape ([`SignedRegression`]); the schema says
+    // the one this crate writes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub regression: Option<RegressionReason>,
+    #[schemars(with = "Option<RegressionReason>")]
+    pub regression: Option<SignedRegression>,
     /// The changed test files and whether the run collected each (revision 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collection: Option<Collection>,
@@ -350,6 +354,21 @@ impl TaskVerificationV0 {
         ];
         fields.into_iter().filter(|(_, present)| *present).map(|(name, _)| name).collect()
     }
+
+    /// The members recorded in the published speccoder's shapes ([`super::dialect`]), by name:
+    /// `regression`, and `collection.files[i]` for each such row.
+    #[must_use]
+    pub fn published_shapes(&self) -> Vec<String> {
+        let regression = self.regression.iter().filter(|r| r.dialect() == Dialect::Published);
+        let mut names: Vec<String> = regression.map(|_| "regression".to_owned()).collect();
+        let files = self.collection.iter().flat_map(|c| c.files.iter().enumerate());
+        names.extend(
+            files
+                .filter(|(_, f)| f.dialect() == Dialect::Published)
+                .map(|(i, _)| format!("collection.files[{i}]")),
+        );
+        names
+    }
 }
 
 /// A tick (`verified`, `regression_only`) carries `trace`, `integrity` and `monitor`, none of
@@ -411,8 +430,8 @@ mod tests {
     #[test]
     fn a_revision_three_tick_round_trips_with_regression_and_collection() {
         let t = typed(&tick());
-        assert_eq!(t.regression.as_ref().unwrap().code, "already_passing");
-        assert!(t.collection.as_ref().unwrap().files[0].collected);
+        assert_eq!(t.regression.as_ref().unwrap().code(), "already_passing");
+        assert_eq!(t.collection.as_ref().unwrap().files[0].collected(), Some(true));
         assert_eq!(serde_json::to_value(&t).unwrap(), tick());
     }
 
@@ -422,8 +441,22 @@ mod tests {
         v["regression"]["only_on"] = json!("linux");
         v["collection"]["files"][0]["tests_skipped"] = json!(2);
         let t = typed(&v);
-        assert_eq!(t.regression.unwrap().code, "already_passing");
-        assert_eq!(t.collection.unwrap().files[0].path, "tests/a.rs");
+        assert_eq!(t.regression.unwrap().code(), "already_passing");
+        assert_eq!(t.collection.unwrap().files[0].path(), "tests/a.rs");
+    }
+
+    #[test]
+    fn the_published_speccoders_regression_and_collection_rows_read_and_are_named_as_its_shapes() {
+        let mut v = tick();
+        assert!(typed(&v).published_shapes().is_empty());
+        v["regression"] = json!({ "reason": "no_scenarios", "story": "US1" });
+        v["collection"]["files"].as_array_mut().unwrap().push(
+            json!({ "path": "tests/b.rs", "state": "collected", "decided_by": "junit", "tests": 1, "test_ids": ["b::t"] }),
+        );
+        let t = typed(&v);
+        assert_eq!(t.regression.as_ref().unwrap().code(), "no_scenarios");
+        assert_eq!(t.published_shapes(), ["regression", "collection.files[1]"]);
+        assert_eq!(serde_json::to_value(&t).unwrap(), v, "each member serialized in its own shape");
     }
 
     #[test]

@@ -6,6 +6,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::dialect::Dialect;
+
 /// The predicate type URI.
 pub const TYPE: &str = "https://in-toto.io/attestation/test-result/v0.1";
 
@@ -140,12 +142,18 @@ impl TestResult {
 /// with every held-out test passed (`counts` is its `(passed, total)`). Baseline and red require
 /// nothing of it here (red must fail whatever the verdict).
 ///
+/// In `dialect`'s shapes: this crate signs the held-out counts, so a held_out line without them
+/// proves nothing; the published speccoder signs none, and writes its held_out line only when
+/// every held-out test passed, as `PASSED` (its `Held-Out:` trailer repeats the count, unsigned),
+/// so there `PASSED` without counts is every test passed.
+///
 /// # Errors
 /// What contradicts the verdict, as `(what was required, what was found)`.
 pub fn verified_requires(
     phase: Phase,
     result: TestOutcome,
     counts: Option<(u64, u64)>,
+    dialect: Dialect,
 ) -> Result<(), (String, String)> {
     match phase {
         Phase::Baseline | Phase::Red => Ok(()),
@@ -157,6 +165,8 @@ pub fn verified_requires(
                 "PASSED with passed=total".to_owned(),
                 format!("{} with passed={passed}/{total}", result.as_str()),
             )),
+            None if dialect == Dialect::Published && result == TestOutcome::Passed => Ok(()),
+            None if dialect == Dialect::Published => Err(("PASSED".to_owned(), result.as_str().to_owned())),
             None => {
                 Err(("PASSED with passed=total".to_owned(), format!("{} without counts", result.as_str())))
             }
@@ -171,17 +181,30 @@ mod tests {
     #[test]
     fn a_verified_verdict_needs_green_passed_and_every_held_out_test_passed() {
         use TestOutcome::{Failed, Passed, Warned};
-        assert!(verified_requires(Phase::Green, Passed, None).is_ok());
-        assert!(verified_requires(Phase::Red, Failed, None).is_ok());
-        assert!(verified_requires(Phase::Baseline, Warned, None).is_ok());
-        assert!(verified_requires(Phase::HeldOut, Passed, Some((3, 3))).is_ok());
-        assert_eq!(verified_requires(Phase::Green, Warned, None).unwrap_err().1, "WARNED");
-        let (required, found) = verified_requires(Phase::HeldOut, Passed, Some((2, 3))).unwrap_err();
+        let ours = |phase, result, counts| verified_requires(phase, result, counts, Dialect::Ours);
+        assert!(ours(Phase::Green, Passed, None).is_ok());
+        assert!(ours(Phase::Red, Failed, None).is_ok());
+        assert!(ours(Phase::Baseline, Warned, None).is_ok());
+        assert!(ours(Phase::HeldOut, Passed, Some((3, 3))).is_ok());
+        assert_eq!(ours(Phase::Green, Warned, None).unwrap_err().1, "WARNED");
+        let (required, found) = ours(Phase::HeldOut, Passed, Some((2, 3))).unwrap_err();
         assert_eq!(
             (required.as_str(), found.as_str()),
             ("PASSED with passed=total", "PASSED with passed=2/3")
         );
-        assert!(verified_requires(Phase::HeldOut, Failed, Some((0, 0))).is_err());
-        assert!(verified_requires(Phase::HeldOut, Passed, None).is_err());
+        assert!(ours(Phase::HeldOut, Failed, Some((0, 0))).is_err());
+        assert!(ours(Phase::HeldOut, Passed, None).is_err());
+    }
+
+    #[test]
+    fn a_held_out_pass_without_counts_is_every_test_passed_only_in_the_published_speccoders_shapes() {
+        use TestOutcome::{Failed, Passed};
+        let published =
+            |result, counts| verified_requires(Phase::HeldOut, result, counts, Dialect::Published);
+        assert!(published(Passed, None).is_ok());
+        assert_eq!(published(Failed, None).unwrap_err(), ("PASSED".to_owned(), "FAILED".to_owned()));
+        assert!(published(Passed, Some((1, 2))).is_err(), "counts it signs are still held to");
+        let ours = verified_requires(Phase::HeldOut, Passed, None, Dialect::Ours).unwrap_err();
+        assert_eq!(ours.1, "PASSED without counts");
     }
 }

@@ -15,6 +15,7 @@ use crate::check::signatures::{self, LineSigners, Maker, NoteLineSignature, Sign
 use crate::check::trailers::{MAX_CLAIM_BYTES, NOT_ONE_CLAIM, claim_problem, claimed_verdict, task_trailers};
 use crate::git::{Commit, Repo};
 use crate::model::bundle::{MAX_NOTE_BYTES, NOTES_REF};
+use crate::model::dialect::Dialect;
 use crate::model::held_out::trailer_manifest;
 use crate::model::policy::Recipe;
 use crate::model::predicate::Carried;
@@ -247,7 +248,8 @@ impl<'r> Checker<'r> {
         }
         self.hint_copied_note(&checked.lines, &target, commit, &mut report.findings);
         if !self.held_out.is_empty() {
-            self.check_published_held_out(commit, &target, &checked.lines, &mut report.findings);
+            let dialect = checked.recipe.as_ref().map_or(Dialect::Ours, Recipe::dialect);
+            self.check_published_held_out(commit, &target, &checked.lines, dialect, &mut report.findings);
         }
         let at = self.trust.signature_time.at(commit.committer.seconds);
         // Every trusted signer of the covering line is reported (approvals), and counts under a
@@ -404,12 +406,14 @@ impl<'r> Checker<'r> {
     }
 
     /// The published copy of each held-out set the tick names (its held_out lines, its
-    /// `Held-Out:` trailer), where its unit's held-out ref holds one.
+    /// `Held-Out:` trailer), where its unit's held-out ref holds one; the published speccoder's
+    /// copies too, for a tick read in its shapes (`dialect`).
     fn check_published_held_out(
         &self,
         commit: &Commit,
         target: &str,
         lines: &[ReadLine],
+        dialect: Dialect,
         findings: &mut Vec<Finding>,
     ) {
         let from_lines = lines.iter().filter_map(|line| match &line.body {
@@ -423,7 +427,7 @@ impl<'r> Checker<'r> {
             .and_then(|(_, value)| trailer_manifest(&value).map(str::to_owned));
         let keys: BTreeSet<String> = from_lines.chain(from_trailer).collect();
         for key in keys {
-            findings.extend(self.held_out.check(self.repo, target, &key));
+            findings.extend(self.held_out.check(self.repo, target, &key, dialect));
         }
     }
 

@@ -14,28 +14,34 @@ use std::sync::Mutex;
 
 use gix::ObjectId;
 
-use crate::check::held_out::{Difference, TAMPERED, published_sets, read_set};
+use crate::check::held_out::{
+    Difference, PublishedCopy, RefSets, TAMPERED, published_sets, read_published_copy, read_set, top_advice,
+};
 use crate::check::outcome::{CommitOutcome, Finding};
 use crate::git::{GitError, Repo};
+use crate::model::dialect::Dialect;
 use crate::model::refs::{HELD_OUT_PREFIX, held_out_ref};
 use crate::model::shown::{one_line, shell_word};
 
 /// One held-out ref as read once at the start of a run.
 #[derive(Debug)]
 enum Published {
-    /// The sets its commit's tree holds: key (hex) to the set's tree.
-    Sets(HashMap<String, ObjectId>),
+    /// The sets its commit's tree holds: ours by key, the published speccoder's by task.
+    Sets(RefSets),
     /// Its sets cannot be read or trusted: the finding's code and message.
     Refused(&'static str, String),
 }
+
+/// A copy checked: `(ref, key, task, the layout it was read in)`.
+type Checked = (String, String, String, Dialect);
 
 /// Every held-out ref of the repository, read once, and the sets checked so far.
 #[derive(Debug, Default)]
 pub(super) struct PublishedSets {
     /// By full ref name.
     refs: HashMap<String, Published>,
-    /// `(ref, key, task)` to what its check found; shared by the threads of a run.
-    checked: Mutex<HashMap<(String, String, String), Option<Finding>>>,
+    /// What each copy's check found; shared by the threads of a run.
+    checked: Mutex<HashMap<Checked, Option<Finding>>>,
 }
 
 impl PublishedSets {
@@ -58,20 +64,29 @@ impl PublishedSets {
     }
 
     /// What the published copy of `key` (hex) in the ref of `target`'s unit says against the
-    /// tick of `target` (`<unit>/<task>`): `None` when it holds, or when no ref holds the key.
-    pub(super) fn check(&self, repo: &Repo, target: &str, key: &str) -> Option<Finding> {
-        let unit = target.split_once('/').map_or(target, |(unit, _)| unit);
+    /// tick of `target` (`<unit>/<task>`), read in `dialect`'s shapes: `None` when it holds, or
+    /// when no ref holds the key. A tick of the published speccoder ([`Dialect::Published`]) names
+    /// a set that tool published under its task, when the ref holds none under the key.
+    pub(super) fn check(&self, repo: &Repo, target: &str, key: &str, dialect: Dialect) -> Option<Finding> {
+        let (unit, task) = target.split_once('/').unwrap_or((target, ""));
         let reference = held_out_ref(unit);
         let published = self.refs.get(&reference)?;
-        let tree = match published {
+        let (tree, layout) = match published {
             Published::Refused(code, why) => return Some(finding(code, why.clone())),
-            Published::Sets(sets) => *sets.get(key)?,
+            Published::Sets(sets) => match sets.by_key.get(key) {
+                Some(tree) => (*tree, Dialect::Ours),
+                None if dialect == Dialect::Published => (*sets.by_task.get(task)?, Dialect::Published),
+                None => return None,
+            },
         };
-        let memo = (reference, key.to_owned(), target.to_owned());
+        let memo = (reference, key.to_owned(), target.to_owned(), layout);
         if let Some(found) = self.checked.lock().ok().and_then(|done| done.get(&memo).cloned()) {
             return found;
         }
-        let found = check_set(repo, &memo.0, key, tree, target);
+        let found = match layout {
+            Dialect::Ours => check_set(repo, &memo.0, key, tree, target),
+            Dialect::Published => check_published_copy(repo, &memo.0, key, tree, target),
+        };
         if let Ok(mut done) = self.checked.lock() {
             done.insert(memo, found.clone());
         }
@@ -103,7 +118,8 @@ fn read_ref(repo: &Repo, name: &str, target: ObjectId) -> Published {
         Ok(Err(problem)) => Published::Refused(
             TAMPERED,
             format!(
-                "{name} is not as `speccoder held-out publish` writes it ({problem}), so no held-out set published there can be trusted; find where it came from (`git log {name_w}`), then delete it (`git update-ref -d {name_w}`) and publish the unit's sets again from a store that holds them (`speccoder held-out publish`), or fetch an intact copy"
+                "{name} is not as `speccoder held-out publish` writes it ({problem}), so no held-out set published there can be trusted; {}",
+                top_advice(&name_w, &problem)
             ),
         ),
         Err(e) => unreadable(format!("the tree of {name} cannot be read: {e}")),
@@ -120,6 +136,47 @@ fn check_set(repo: &Repo, reference: &str, key: &str, tree: ObjectId, target: &s
             what: format!("its manifest was written for another task than {target}"),
             values: Some((target.to_owned(), one_line(&manifest.task).into_owned())),
         },
+        Ok(Err(difference)) => difference,
+        Err(e) => {
+            return Some(finding("held_out_published_unreadable", format!("{at} cannot be read: {e}")));
+        }
+    };
+    let found = finding(difference.code, format!("{at}: {}", difference.what));
+    Some(match difference.values {
+        Some((expected, seen)) => found.expected_found(expected, seen),
+        None => found,
+    })
+}
+
+/// The finding of a copy the published speccoder published under a tick's task that this build
+/// cannot tell is the set the tick names: not checked, and no failure (as a ref without the set).
+pub const PUBLISHED_UNCHECKED: &str = "held_out_published_unchecked";
+
+/// Checks the copy the published speccoder published of `target`'s task in `reference` (its tree
+/// `tree`) against `key`, the set a tick of that tool names.
+fn check_published_copy(
+    repo: &Repo,
+    reference: &str,
+    key: &str,
+    tree: ObjectId,
+    target: &str,
+) -> Option<Finding> {
+    let task = target.split_once('/').map_or(target, |(_, task)| task);
+    let at =
+        format!("the held-out set the published speccoder published for {} in {reference}", one_line(task));
+    let difference = match read_published_copy(repo, key, tree) {
+        Ok(Ok(PublishedCopy::Named(manifest))) if manifest.target() == target => return None,
+        Ok(Ok(PublishedCopy::Named(manifest))) => Difference {
+            code: "held_out_other_task",
+            what: format!("its manifest was written for another task than {target}"),
+            values: Some((target.to_owned(), one_line(&manifest.target()).into_owned())),
+        },
+        Ok(Ok(PublishedCopy::Other(why))) => {
+            let message = format!(
+                "{at} is not checked: {why}; the tick names sha256:{key}, which this ref does not hold as far as this verifier can tell"
+            );
+            return Some(Finding::new(CommitOutcome::Ok, PUBLISHED_UNCHECKED, message));
+        }
         Ok(Err(difference)) => difference,
         Err(e) => {
             return Some(finding("held_out_published_unreadable", format!("{at} cannot be read: {e}")));
@@ -167,7 +224,7 @@ mod tests {
 
     /// What the check of `key` for the tick of `u/T1` finds.
     fn found(fx: &Fixture, key: &str) -> Finding {
-        PublishedSets::read(&fx.repo()).unwrap().check(&fx.repo(), "u/T1", key).unwrap()
+        PublishedSets::read(&fx.repo()).unwrap().check(&fx.repo(), "u/T1", key, Dialect::Ours).unwrap()
     }
 
     #[test]
@@ -175,16 +232,21 @@ mod tests {
         let fx = Fixture::new();
         let key = published(&fx, "u/T1", "A");
         let sets = PublishedSets::read(&fx.repo()).unwrap();
-        assert_eq!(sets.check(&fx.repo(), "u/T1", &key), None);
-        assert_eq!(sets.check(&fx.repo(), "u/T1", &"b".repeat(64)), None);
-        assert_eq!(sets.check(&fx.repo(), "other/T1", &key), None, "another unit's ref does not exist");
+        assert_eq!(sets.check(&fx.repo(), "u/T1", &key, Dialect::Ours), None);
+        assert_eq!(sets.check(&fx.repo(), "u/T1", &"b".repeat(64), Dialect::Ours), None);
+        assert_eq!(
+            sets.check(&fx.repo(), "other/T1", &key, Dialect::Ours),
+            None,
+            "another unit's ref does not exist"
+        );
     }
 
     #[test]
     fn a_set_written_for_another_task_fails_the_tick_that_names_it() {
         let fx = Fixture::new();
         let key = published(&fx, "u/T1", "A");
-        let found = PublishedSets::read(&fx.repo()).unwrap().check(&fx.repo(), "u/T2", &key).unwrap();
+        let found =
+            PublishedSets::read(&fx.repo()).unwrap().check(&fx.repo(), "u/T2", &key, Dialect::Ours).unwrap();
         assert_eq!((found.outcome, found.code), (CommitOutcome::Mismatch, "held_out_other_task"));
         assert!(found.message.contains(REF) && found.message.contains(&key), "{found}");
         assert_eq!((found.expected.as_deref(), found.found.as_deref()), (Some("u/T2"), Some("u/T1")));
@@ -280,6 +342,69 @@ mod tests {
         let found = found(&fx, &key);
         assert_eq!(found.code, "held_out_ref_unreadable");
         assert!(found.message.contains(&format!("{REF} names a tree, not a commit")), "{found}");
+    }
+
+    /// A set as the published speccoder publishes it, under the store key `T1`: its own manifest
+    /// for `task` of unit `u` naming `a.rs` of `"A"`, pretty-printed, and `files/a.rs` holding
+    /// `text`, on the held-out ref. The digest its tick names.
+    fn published_by_the_published_speccoder(fx: &Fixture, task: &str, text: &str) -> String {
+        let manifest = serde_json::json!({
+            "version": 1, "feature": "u", "task": task, "author_run": "r", "checkpoint": "c",
+            "visible_scenarios": [],
+            "files": [{ "path": "a.rs", "sha256": sha256_hex(b"A"), "scenarios": [], "argv": ["t"], "composition": false }],
+            "discarded": []
+        });
+        let pretty = serde_json::to_vec_pretty(&manifest).unwrap();
+        fx.write(&format!("T1/{MANIFEST_FILE}"), &pretty);
+        fx.write(&format!("T1/{FILES_DIR}/a.rs"), text);
+        point_ref(fx, "T1");
+        crate::model::published_held_out::PublishedManifest::parse(&pretty).unwrap().digest()
+    }
+
+    #[test]
+    fn the_published_speccoders_copy_under_its_task_is_checked_only_for_a_tick_read_in_its_shapes() {
+        let fx = Fixture::new();
+        let digest = published_by_the_published_speccoder(&fx, "T1", "A");
+        let sets = PublishedSets::read(&fx.repo()).unwrap();
+        assert_eq!(sets.check(&fx.repo(), "u/T1", &digest, Dialect::Published), None);
+        assert_eq!(sets.check(&fx.repo(), "u/T1", &digest, Dialect::Ours), None, "no key of ours names it");
+        let other = sets.check(&fx.repo(), "u/T1", &"b".repeat(64), Dialect::Published).unwrap();
+        assert_eq!((other.outcome, other.code), (CommitOutcome::Ok, PUBLISHED_UNCHECKED));
+        assert!(other.message.contains(&format!("gives sha256:{digest}")), "{other}");
+        assert!(!other.message.contains("update-ref -d"), "{other}");
+
+        let digest = published_by_the_published_speccoder(&fx, "T1", "B");
+        let sets = PublishedSets::read(&fx.repo()).unwrap();
+        let tampered = sets.check(&fx.repo(), "u/T1", &digest, Dialect::Published).unwrap();
+        assert_eq!((tampered.outcome, tampered.code), (CommitOutcome::Mismatch, TAMPERED));
+        assert!(tampered.message.contains("files/a.rs has changed"), "{tampered}");
+
+        let digest = published_by_the_published_speccoder(&fx, "T9", "A");
+        let sets = PublishedSets::read(&fx.repo()).unwrap();
+        let other_task = sets.check(&fx.repo(), "u/T1", &digest, Dialect::Published).unwrap();
+        assert_eq!(other_task.code, "held_out_other_task");
+        assert_eq!(other_task.found.as_deref(), Some("u/T9"));
+    }
+
+    #[test]
+    fn a_stray_beside_the_published_speccoders_sets_is_never_advised_away_by_deleting_the_ref() {
+        let fx = Fixture::new();
+        let digest = published_by_the_published_speccoder(&fx, "T1", "A");
+        let top = fx.git(&["rev-parse", &format!("{REF}^{{tree}}")]);
+        let readme = fx.git_bytes(&["hash-object", "-w", "--stdin"], Some(b"hi\n"));
+        let mut listing = fx.git(&["ls-tree", top.trim()]);
+        listing.push_str(&format!("100644 blob {}\tREADME\n", String::from_utf8(readme).unwrap().trim()));
+        let top = String::from_utf8(fx.git_bytes(&["mktree"], Some(listing.as_bytes()))).unwrap();
+        let commit = fx.git(&["commit-tree", "-m", "Stray", top.trim()]);
+        fx.git(&["update-ref", REF, commit.trim()]);
+        let found =
+            PublishedSets::read(&fx.repo()).unwrap().check(&fx.repo(), "u/T1", &digest, Dialect::Published);
+        let found = found.unwrap();
+        assert_eq!(found.code, TAMPERED);
+        assert!(
+            !found.message.contains("update-ref -d") && found.message.contains("do not delete it"),
+            "{found}"
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod hostile_remote;
 mod opening;
 mod policy;
 mod published_policy;
+mod published_shapes;
 mod quoted_json;
 mod quoted_reports;
 mod real_shapes;

@@ -72,7 +72,7 @@ fn published_b(version: &str) -> String {
 
 /// sha256 of the canonical form of `json_text`, by the peers: `jq -S -c -j .` (keys sorted at
 /// every depth, compact, no final newline) piped into `sha256sum`.
-fn peer_digest(p: &Project, json_text: &str) -> String {
+pub(crate) fn peer_digest(p: &Project, json_text: &str) -> String {
     let file = p.scratch.join("recipe.json");
     std::fs::write(&file, json_text).unwrap();
     let mut cmd = Command::new("bash");
@@ -417,7 +417,7 @@ fn a_published_skip_record_is_listed_as_skipped() {
 }
 
 /// The root commit of `p`'s history and a commit beside it on branch `moved`: a main that moved.
-fn move_main_beside_root(p: &Project) -> String {
+pub(crate) fn move_main_beside_root(p: &Project) -> String {
     let root = p.git(&["rev-list", "--max-parents=0", "HEAD"]).trim().to_owned();
     let branch = p.git(&["rev-parse", "--abbrev-ref", "HEAD"]).trim().to_owned();
     p.git(&["checkout", "-q", "-b", "moved", &root]);
@@ -429,7 +429,7 @@ fn move_main_beside_root(p: &Project) -> String {
 }
 
 /// `attest carry --json` with `allowed` as the trust: the exit code and the report.
-fn carry(p: &Project, allowed: &std::path::Path) -> (i32, Value) {
+pub(crate) fn carry(p: &Project, allowed: &std::path::Path) -> (i32, Value) {
     let out = p.speccoder(&["attest", "carry", "--json", "--allowed-signers", allowed.to_str().unwrap()]);
     let report = serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"));
     (out.code().unwrap_or(-1), report)

@@ -15,10 +15,10 @@ use crate::check::agreement::{self, Claim, Rules};
 use crate::check::decision::DecisionTrailers;
 use crate::check::line::{Body, ReadLine, read_lines};
 use crate::check::outcome::{CommitOutcome, Finding};
-use crate::check::policy;
 use crate::check::signatures::{self, NoteLineSignature};
 use crate::check::trailers::{NOT_ONE_CLAIM, claim_problem, last_trailer, task_trailers};
 use crate::check::trust::SignatureTrust;
+use crate::check::{policy, values};
 use crate::git::{Commit, Repo};
 use crate::model::bundle::MAX_NOTE_BYTES;
 use crate::model::policy::JudgeConfig;
@@ -169,6 +169,18 @@ fn old_evidence(
             format!(
                 "the evidence on {} does not hold for that commit itself ({reason}); {}",
                 old.id,
+                attest_again(target, claim.verdict)
+            ),
+        ));
+    }
+    let published = values::published_only(&lines);
+    if !published.is_empty() {
+        return Err(claim.refuse(
+            "published_shapes",
+            format!(
+                "the evidence on {} records {} in the published speccoder's shapes, which a verifier reads only under its published recipe, and carried evidence is re-issued under the version-free recipe; {}",
+                old.id,
+                published.join(", "),
                 attest_again(target, claim.verdict)
             ),
         ));

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::error::HeldOutError;
 use super::local::{ReadySet, SetProblem, StoreUse, head_commit, read_set, store_root, stream_checked};
 use crate::check::agreement::Rules;
-use crate::check::held_out::{published_sets, read_set as read_published_set};
+use crate::check::held_out::{published_sets, read_set as read_published_set, top_advice};
 use crate::check::line::Body;
 use crate::check::outcome::CommitOutcome;
 use crate::check::signatures;
@@ -661,14 +661,14 @@ impl OnRef {
             Err(problem) => {
                 let why = format!(
                     "{reference} is not as `held-out publish` writes it ({problem}), so nothing is added to it; {}",
-                    what_to_do(reference)
+                    top_advice(&shell_word(reference), &problem)
                 );
                 on_ref.differing = sets.iter().map(|s| (s.key.clone(), why.clone())).collect();
                 return Ok(on_ref);
             }
         };
         for set in sets {
-            let Some(copy) = published.get(&set.key) else {
+            let Some(copy) = published.by_key.get(&set.key) else {
                 on_ref.absent.push(set.key.clone());
                 continue;
             };
@@ -829,7 +829,7 @@ mod tests {
         let store = dir.path().join(".store");
         let tip = repo.ref_target(&reference).unwrap().unwrap();
         let sets = published_sets(&repo, repo.commit_tree(tip).unwrap()).unwrap().unwrap();
-        let keys: BTreeSet<String> = sets.into_keys().collect();
+        let keys: BTreeSet<String> = sets.by_key.into_keys().collect();
         let expected: BTreeSet<String> =
             (0..2).flat_map(|w| (0..12).map(move |i| w * 100 + i)).map(|n| set(&store, n).key).collect();
         assert_eq!(keys, expected);
