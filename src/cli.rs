@@ -18,8 +18,9 @@ use clap::{Args, Parser, Subcommand};
 pub struct Cli {
     /// Run as if started in DIR. The repository is the one git would use there (GIT_DIR and
     /// GIT_WORK_TREE are honoured); another user's repository that safe.directory does not name,
-    /// a reftable repository, and (for every command but `attest verify`) a repository with
-    /// core.sharedRepository set are refused with exit 14. Given more than once (before or after
+    /// a repository extension git refuses, a reftable repository, and (for every command but
+    /// `attest verify`) a repository with extensions.compatObjectFormat or core.sharedRepository
+    /// set are refused with exit 14. Given more than once (before or after
     /// a command's name), each DIR is taken from the one before, as git's `-C a -C b` is `-C a/b`.
     #[arg(short = 'C', global = true, value_name = "DIR", action = clap::ArgAction::Append)]
     pub dir: Vec<PathBuf>,

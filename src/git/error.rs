@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 
+use super::extensions::ExtensionRefusal;
 use crate::exit::{Class, ExitClass};
 use crate::model::shown::{one_line, shell_word, with_causes};
 
@@ -65,17 +66,14 @@ pub enum GitError {
         path: PathBuf,
     },
 
-    /// The repository keeps its references in another format than files (reftable), which gix
-    /// cannot read.
-    #[error(
-        "the git repository {} stores its references as `{format}` (extensions.refStorage), which speccoder cannot read: it supports the `files` format only. Convert the repository with `git refs migrate --ref-format=files` (git 2.48 or later; git 2.46 and 2.47 refuse a repository with reflogs or linked worktrees), or work in a clone made in the files format (`git clone --ref-format=files {} <dir>`, then `speccoder attest fetch` for the evidence), then run the command again",
-        .git_dir.display(), shell_word(&.git_dir.to_string_lossy())
-    )]
-    RefStorage {
+    /// The repository's format (`core.repositoryFormatVersion`, `extensions.*`) is one git refuses,
+    /// or asks of every writer or reader what speccoder cannot do.
+    #[error("{}", extension_refused(.git_dir, .refusal))]
+    Extension {
         /// The repository's common git directory.
         git_dir: PathBuf,
-        /// The format it names.
-        format: String,
+        /// What the format asks, and why speccoder refuses it.
+        refusal: ExtensionRefusal,
     },
 
     /// `GIT_DIR` is set without `GIT_WORK_TREE`, and git would take the current directory as the
@@ -668,7 +666,7 @@ impl ExitClass for GitError {
             | GitError::GitFileNamesNone { .. }
             | GitError::Open { .. }
             | GitError::DubiousOwnership { .. }
-            | GitError::RefStorage { .. }
+            | GitError::Extension { .. }
             | GitError::GitDirWithoutWorkTree { .. }
             | GitError::SharedRepository { .. }
             | GitError::Permission { .. }
@@ -714,6 +712,45 @@ impl ExitClass for GitError {
             | GitError::Io { .. }
             | GitError::Gix { .. } => Class::Internal,
         }
+    }
+}
+
+/// What [`GitError::Extension`] says: the key, why speccoder will not work in the repository (as
+/// git refuses it, or as it cannot keep what the key asks), and the `git config` that repairs it
+/// or the clone to work in.
+fn extension_refused(git_dir: &Path, refusal: &ExtensionRefusal) -> String {
+    let config = shell_word(&git_dir.join("config").to_string_lossy());
+    let dir = git_dir.display();
+    let unset = |key: &str| format!("`git config --file {config} --unset-all {}`", shell_word(key));
+    match refusal {
+        ExtensionRefusal::Version { version } => format!(
+            "the git repository {dir} is of format version {version} (core.repositoryFormatVersion), past the 1 git and speccoder read: git refuses to work in it, and so does speccoder; nothing was read or written. Use the tool that made it"
+        ),
+        ExtensionRefusal::Unknown { key } => format!(
+            "the git repository {dir} sets `{key}`, a repository extension speccoder does not know (nor does git 2.47: \"unknown repository extension found\"): at core.repositoryFormatVersion 1 a tool must refuse an extension it does not know, as it cannot keep what the extension asks, so speccoder refuses the repository and nothing was read or written. If it was set by mistake, remove it ({}); otherwise work in this repository with the tool that set it",
+            unset(key)
+        ),
+        ExtensionRefusal::VersionZero { key } => format!(
+            "the git repository {dir} sets `{key}`, an extension git reads only at core.repositoryFormatVersion 1, and the version is 0: git refuses to work in it (\"repo version is 0, but v1-only extension found\"), and so does speccoder; nothing was read or written. If the repository was made with that extension, set the version it needs (`git config --file {config} core.repositoryFormatVersion 1`); if not, remove it ({})",
+            unset(key)
+        ),
+        ExtensionRefusal::Invalid { key, value, why } => format!(
+            "the git repository {dir} sets `{key}`{}, which {why}: git refuses to work in it, and so does speccoder; nothing was read or written. Correct the value (`git config --file {config} --replace-all {} <value>`) or remove it ({})",
+            value.as_ref().map(|v| format!(" = {}", one_line(v))).unwrap_or_default(),
+            shell_word(key),
+            unset(key)
+        ),
+        ExtensionRefusal::RefStorage { format } => format!(
+            "the git repository {dir} stores its references as `{format}` (extensions.refStorage), which speccoder cannot read: it supports the `files` format only. Convert the repository with `git refs migrate --ref-format=files` (git 2.48 or later; git 2.46 and 2.47 refuse a repository with reflogs or linked worktrees), or work in a clone made in the files format (`git clone --ref-format=files {} <dir>`, then `speccoder attest fetch` for the evidence), then run the command again",
+            shell_word(&git_dir.to_string_lossy())
+        ),
+        ExtensionRefusal::ObjectFormat { format } => format!(
+            "the git repository {dir} stores its objects as {format} (extensions.objectFormat): speccoder reads SHA-1 repositories only; nothing was read or written"
+        ),
+        ExtensionRefusal::CompatObjectFormat { key, format } => format!(
+            "the git repository {dir} keeps a second object format (`{key} = {format}`): git records every object it writes under its {format} name too (in objects/loose-object-idx), speccoder cannot, and git would then fail on the objects speccoder wrote (\"Failed to convert object\"), so nothing was written. `speccoder attest verify` reads the repository as it is; to write, work in a clone, which git makes without the second format (`git clone {} <dir>`, then `speccoder attest fetch` there), and push from it (`speccoder attest push`)",
+            shell_word(&git_dir.to_string_lossy())
+        ),
     }
 }
 
@@ -889,10 +926,17 @@ mod tests {
 
     #[test]
     fn a_path_or_name_in_an_advised_command_is_one_shell_word() {
-        use crate::git::GitError;
+        use crate::git::{ExtensionRefusal, GitError};
         let hostile = std::path::PathBuf::from("/tmp/rs $(touch${IFS}P);x/.git");
         let errors = [
-            GitError::RefStorage { git_dir: hostile.clone(), format: "reftable".into() },
+            GitError::Extension {
+                git_dir: hostile.clone(),
+                refusal: ExtensionRefusal::RefStorage { format: "reftable".into() },
+            },
+            GitError::Extension {
+                git_dir: "/tmp/r/.git".into(),
+                refusal: ExtensionRefusal::Unknown { key: "extensions.o$(id).x".into() },
+            },
             GitError::DirectoryInTheWay { path: "specs/a$(id)/.tasks.md.speccoder-new".into() },
             GitError::Permission { action: "read x".into(), path: hostile, cause: "denied".into() },
             GitError::UnknownRemote { name: "o$(id)".into() },
@@ -904,7 +948,8 @@ mod tests {
                 assert!(
                     command.contains("'/tmp/rs $(")
                         || command.contains("'specs/a$(")
-                        || command.contains("'o$("),
+                        || command.contains("'o$(")
+                        || command.contains("'extensions.o$("),
                     "{command}"
                 );
             }

@@ -8,6 +8,7 @@ pub use gix::state::InProgress;
 
 use super::cache::{OBJECT_CACHE_BYTES, PACK_CACHE_BYTES, SharedCaches};
 use super::error::{GitError, GixResultExt, access_refused, io_error};
+use super::extensions::Access;
 use super::files;
 use super::limits::OBJECT_SIZE_LIMIT;
 
@@ -102,14 +103,17 @@ impl Repo {
     /// Open the repository containing `dir` as git finds it: `GIT_DIR` and `GIT_WORK_TREE` when
     /// they are set (also `GIT_CEILING_DIRECTORIES` and `GIT_DISCOVERY_ACROSS_FILESYSTEM`), else
     /// searching upwards. As git does, a repository owned by another user is refused unless
-    /// `safe.directory` names it, and a repository gix cannot read correctly (reftable
-    /// references) is refused. No object larger than [`OBJECT_SIZE_LIMIT`] is read.
+    /// `safe.directory` names it, and so is a repository whose format (`extensions.*`) git refuses
+    /// or speccoder cannot keep ([`Repo::refuse_format`]: reftable references, a second object
+    /// format). No object larger than [`OBJECT_SIZE_LIMIT`] is read.
     ///
     /// Every command that writes opens the repository this way: a repository shared with a group
     /// (`core.sharedRepository`) is refused too ([`Repo::refuse_shared`]). A command that only
-    /// reads opens it with [`Repo::discover_to_read`].
+    /// reads opens it with [`Repo::discover_to_read`], which reads a repository with a second
+    /// object format (`extensions.compatObjectFormat`) as git does.
     pub fn discover(dir: impl AsRef<Path>) -> Result<Repo, GitError> {
         let repo = Repo::discover_to_read(dir)?;
+        repo.refuse_format(Access::Write)?;
         repo.refuse_shared()?;
         Ok(repo)
     }
@@ -141,21 +145,9 @@ impl Repo {
         )
         .map_err(|source| unopened(dir, source))?;
         let repo = Repo::from_gix(inner.into());
-        repo.refuse_unreadable_refs()?;
+        repo.refuse_format(Access::Read)?;
         repo.refuse_work_tree_git_would_not_use()?;
         Ok(repo)
-    }
-
-    /// Refuses a repository whose references are not stored as files (`extensions.refStorage`,
-    /// `git init --ref-format=reftable`): gix reads only the files format, and would take the
-    /// placeholder `HEAD` such a repository keeps for old readers as its real one.
-    fn refuse_unreadable_refs(&self) -> Result<(), GitError> {
-        match self.config_string("extensions.refStorage")? {
-            Some(format) if !format.eq_ignore_ascii_case("files") => {
-                Err(GitError::RefStorage { git_dir: self.common_dir_absolute(), format })
-            }
-            _ => Ok(()),
-        }
     }
 
     /// Refuses a repository shared with a group or everyone (`core.sharedRepository` set to
@@ -305,7 +297,7 @@ impl Repo {
     }
 
     /// [`Repo::common_dir`] as an absolute path, for a message read anywhere.
-    fn common_dir_absolute(&self) -> PathBuf {
+    pub(super) fn common_dir_absolute(&self) -> PathBuf {
         std::path::absolute(self.common_dir()).unwrap_or_else(|_| self.common_dir().to_owned())
     }
 

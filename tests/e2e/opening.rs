@@ -42,6 +42,18 @@ fn sh(program: &str, args: &[&str]) {
 /// and a message holding every one of `says`, nothing written.
 #[track_caller]
 fn every_command_refuses(p: &Project, evidence: &Path, says: &[&str]) {
+    every_writer_refuses(p, evidence, says);
+    let out = p.speccoder(&["attest", "verify", "--branch", "--all", "--allow-empty"]);
+    assert_eq!(out.code(), Some(14), "attest verify: expected exit 14\n{out}");
+    for text in says {
+        assert!(out.stderr.contains(text), "attest verify: stderr should say {text:?}\n{out}");
+    }
+}
+
+/// Every writing command, each refused the same way in the project: exit 14 and a message
+/// holding every one of `says`.
+#[track_caller]
+fn every_writer_refuses(p: &Project, evidence: &Path, says: &[&str]) {
     let evidence = evidence.to_str().unwrap();
     let t005 = target("T005");
     let t001 = target("T001");
@@ -54,7 +66,6 @@ fn every_command_refuses(p: &Project, evidence: &Path, says: &[&str]) {
         vec!["attest", "carry"],
         vec!["attest", "push", "origin"],
         vec!["attest", "fetch", "origin"],
-        vec!["attest", "verify", "--branch", "--all", "--allow-empty"],
         vec!["held-out", "publish"],
         vec!["hooks", "install"],
     ];
@@ -97,6 +108,66 @@ fn a_reftable_repository_is_refused_on_opening_with_the_git_command_that_convert
     p.git(&["refs", "migrate", "--ref-format=files"]);
     p.attest(&target("T005"), &evidence, &["--signer", "none"]).success();
     assert!(p.note("HEAD").is_some());
+}
+
+#[test]
+fn a_repository_extension_git_does_not_know_is_refused_by_every_command_as_git_refuses_it() {
+    let p = Project::speckit();
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
+    let before = p.snapshot();
+    let config = p.root.join(".git/config");
+    let config = config.to_str().unwrap();
+    p.git(&["config", "core.repositoryFormatVersion", "1"]);
+    p.git(&["config", "extensions.foo", "true"]);
+    let git = p.git_run(&["status"]);
+    assert!(git.stderr.contains("unknown repository extension"), "git itself refuses it\n{git}");
+
+    let advice = format!("`git config --file {config} --unset-all extensions.foo`");
+    every_command_refuses(&p, &evidence, &["sets `extensions.foo`", "does not know", &advice]);
+    p.git(&["config", "--file", config, "--unset-all", "extensions.foo"]);
+    assert_eq!(p.snapshot(), before, "a refusal wrote something");
+
+    // At version 0 git ignores an extension it does not know (older tools never checked), and
+    // so does speccoder; one git reads at version 1 only is refused there as git refuses it.
+    p.git(&["config", "core.repositoryFormatVersion", "0"]);
+    p.git(&["config", "extensions.foo", "true"]);
+    p.attest(&target("T005"), &evidence, &["--signer", "none"]).success();
+    p.git(&["config", "extensions.noop-v1", "true"]);
+    let out = p.speccoder(&["attest", "verify", "--branch", "--all", "--allow-empty"]).failure(14);
+    assert!(out.stderr.contains("sets `extensions.noop-v1`, an extension git reads only at"), "{out}");
+}
+
+#[test]
+fn a_second_object_format_is_refused_to_every_writer_before_anything_is_written_and_read_by_verify() {
+    // git keeps a SHA-256 name for every object it writes here (objects/loose-object-idx); an
+    // object written without one breaks git's next commit ("Failed to convert object").
+    let p = Project::uncommitted("speckit");
+    p.git(&["config", "core.repositoryFormatVersion", "1"]);
+    p.git(&["config", "extensions.compatObjectFormat", "sha256"]);
+    p.git(&["add", "-A"]);
+    p.git(&["commit", "-q", "-m", "Initial project"]);
+    let evidence = common::write_evidence(&p.scratch_dir("evidence"), &target("T005"), Evidence::Verified);
+    let before = (p.snapshot(), p.git(&["count-objects", "-v"]));
+    every_writer_refuses(
+        &p,
+        &evidence,
+        &["keeps a second object format", "nothing was written", "git clone"],
+    );
+    assert_eq!((p.snapshot(), p.git(&["count-objects", "-v"])), before, "a refusal wrote something");
+    p.speccoder(&["attest", "verify", "--branch", "--all", "--allow-empty"]).success();
+    p.git(&["commit", "-q", "--allow-empty", "-m", "git still commits"]);
+
+    // The advice: a clone, which git makes without the second format, takes the evidence.
+    let clone = p.tmp().join("clone");
+    p.git(&["clone", "-q", p.root.join(".git").to_str().unwrap(), clone.to_str().unwrap()]);
+    for (key, value) in [("user.name", "Ada Lovelace"), ("user.email", common::PRINCIPAL)] {
+        p.git_in(&clone, &["config", key, value]);
+    }
+    let out = p.speccoder_in(
+        &clone,
+        &["attest", &target("T005"), "--evidence", evidence.to_str().unwrap(), "--signer", "none"],
+    );
+    assert_eq!(out.code(), Some(0), "{out}");
 }
 
 #[test]
