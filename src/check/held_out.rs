@@ -70,7 +70,7 @@ pub fn top_advice(reference: &str, problem: &TopProblem) -> String {
         )
     } else {
         format!(
-            "find where it came from (`git log {reference}`), then delete it (`git update-ref -d {reference}`) and publish the unit's sets again from a store that holds them (`speccoder held-out publish`), or fetch an intact copy"
+            "find where it came from (`git log {reference}`), then delete it (`git update-ref --no-deref -d {reference}`) and publish the unit's sets again from a store that holds them (`speccoder held-out publish`), or fetch an intact copy"
         )
     }
 }

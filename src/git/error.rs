@@ -525,11 +525,10 @@ pub enum GitError {
         tries: usize,
     },
 
-    /// The notes reference exists but cannot take a note.
-    #[error(
-        "the notes reference {name} points at {target}: {reason}; a notes reference must point directly at a notes commit (inspect it with `git show-ref {}` and repair or delete it)",
-        shell_word(.name)
-    )]
+    /// The notes reference exists but cannot take a note. Its repair never deletes it: deleting
+    /// a symbolic one through git (`git update-ref -d`) would delete what it points at, and every
+    /// note there.
+    #[error("{}", notes_ref_unusable(.name, .target, .reason, *.fault))]
     NotesRefUnusable {
         /// The notes reference.
         name: String,
@@ -537,6 +536,8 @@ pub enum GitError {
         target: String,
         /// Why that cannot hold notes.
         reason: String,
+        /// Which way it is wrong, which decides the repair.
+        fault: NotesRefFault,
     },
 
     /// A file-system operation failed.
@@ -712,6 +713,37 @@ impl ExitClass for GitError {
             | GitError::Io { .. }
             | GitError::Gix { .. } => Class::Internal,
         }
+    }
+}
+
+/// Which way a notes reference cannot take a note ([`GitError::NotesRefUnusable`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotesRefFault {
+    /// It is a symbolic reference, naming another reference.
+    Symbolic,
+    /// It points at an object that is not a notes commit (another kind, or one not there).
+    NotACommit,
+    /// Its file cannot be read, by git either.
+    Damaged,
+}
+
+/// What [`GitError::NotesRefUnusable`] says: what is wrong, and the repair that keeps every note;
+/// for a symbolic reference, the commands that change the link alone, never what it names.
+fn notes_ref_unusable(name: &str, target: &str, reason: &str, fault: NotesRefFault) -> String {
+    let name_w = shell_word(name);
+    match fault {
+        NotesRefFault::Symbolic => {
+            let target_w = shell_word(target);
+            format!(
+                "the notes reference {name} is a symbolic reference to {target}, and a notes reference must point directly at a notes commit. `git symbolic-ref {name_w}` shows where it points; to keep the notes {target} holds as speccoder's, make {name} point at its notes commit directly (`git update-ref --no-deref {name_w} {target_w}`), or remove the link alone (`git symbolic-ref --delete {name_w}`); deleting {name} with `git update-ref` without `--no-deref` would delete {target} and every note in it"
+            )
+        }
+        NotesRefFault::NotACommit => format!(
+            "the notes reference {name} points at {target}: {reason}; a notes reference must point directly at a notes commit. Point it back at the notes commit it held before: `git rev-parse {name_w}@{{1}}` names what it held before its last change (`@{{2}}` the one before), and `git update-ref {name_w} <that commit>` puts it back"
+        ),
+        NotesRefFault::Damaged => format!(
+            "the notes reference {name} cannot be read ({reason}), by git either, which can neither update nor remove it. Repair its file by hand: the last line of its log (`logs/{name}` in the git directory) names, as its second id, the notes commit it last held; write that id, alone on a line, into `{name}` in the git directory in place of what is there"
+        ),
     }
 }
 

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 
 use gix::ObjectId;
 
-use super::error::{GitError, GixResultExt, access_refused, out_of_room};
+use super::error::{GitError, GixResultExt, NotesRefFault, access_refused, out_of_room};
 use super::lock_wait::{Backoff, StuckLock};
 use super::refs::{CAS_TRIES, CasUpdate, cas_edit};
 use super::repo::Repo;
@@ -123,13 +123,19 @@ impl Repo {
             name: notes_ref.to_owned(),
             target,
             reason,
+            fault: NotesRefFault::NotACommit,
         };
         let Some(reference) = self.find_reference(notes_ref)? else {
             return Ok(None);
         };
         let id = match reference.target() {
             gix::refs::TargetRef::Symbolic(to) => {
-                return Err(unusable(to.as_bstr().to_string(), "it is a symbolic reference".into()));
+                return Err(GitError::NotesRefUnusable {
+                    name: notes_ref.to_owned(),
+                    target: to.as_bstr().to_string(),
+                    reason: "it is a symbolic reference".into(),
+                    fault: NotesRefFault::Symbolic,
+                });
             }
             gix::refs::TargetRef::Object(id) => id.to_owned(),
         };

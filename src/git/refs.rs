@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use gix::lock::acquire::Fail;
 
-use super::error::{GitError, GixResultExt, access_refused};
+use super::error::{GitError, GixResultExt, NotesRefFault, access_refused};
 use super::lock_wait::{Backoff, StuckLock};
 use super::repo::{Head, Repo};
 
@@ -110,7 +110,8 @@ impl Repo {
     fn unreadable_ref(&self, name: &str, source: gix::Error) -> GitError {
         if name.starts_with("refs/notes/") && !access_refused(&source) {
             let (name, target) = (name.to_owned(), "something unreadable".to_owned());
-            return GitError::NotesRefUnusable { name, target, reason: source.to_string() };
+            let (reason, fault) = (source.to_string(), NotesRefFault::Damaged);
+            return GitError::NotesRefUnusable { name, target, reason, fault };
         }
         GitError::gix(format!("read reference {name}"), source, Some(&self.ref_lock_path(name)))
     }

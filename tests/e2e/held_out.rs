@@ -224,7 +224,7 @@ fn a_held_out_ref_that_names_a_tree_is_named_with_what_to_do_and_nothing_moves()
     for args in [&["held-out", "publish"][..], &["held-out", "publish", "--dry-run"]] {
         let out = p.run(args).expect(14);
         assert!(out.stderr.contains(&format!("{REF} names a tree, not a commit")), "{}", out.stderr);
-        assert!(out.stderr.contains(&format!("git update-ref -d {REF}")), "{}", out.stderr);
+        assert!(out.stderr.contains(&format!("git update-ref --no-deref -d {REF}")), "{}", out.stderr);
     }
     assert_eq!(p.git(&["rev-parse", REF]), tree, "nothing moved");
     // A blob too; and the exit is the one publish's --help lists for it.
@@ -871,7 +871,7 @@ fn verify_names_a_held_out_ref_that_names_a_tree_with_what_to_do() {
     p.git(&["update-ref", REF, &tree]);
     let text = p.verify(&[]).expect(26).json().to_string();
     assert!(text.contains(&format!("{REF} names a tree, not a commit")), "{text}");
-    assert!(text.contains(&format!("git update-ref -d {REF}")), "{text}");
+    assert!(text.contains(&format!("git update-ref --no-deref -d {REF}")), "{text}");
 }
 
 /// A tree object written byte for byte from `(mode, name, object id in hex)` entries, in the
@@ -933,7 +933,7 @@ fn a_published_ref_whose_trees_hold_a_name_twice_fails_the_tick_whichever_copy_g
         publish_tree(&p, &raw_tree(&p, &[("40000", &k, first), ("40000", &k, second)]));
         let text = verify_fails_with(&p, "held_out_published_tampered");
         assert!(text.contains(&format!("it holds {k} twice")), "{text}");
-        assert!(text.contains(&format!("git update-ref -d {REF}")), "{text}");
+        assert!(text.contains(&format!("git update-ref --no-deref -d {REF}")), "{text}");
     }
 }
 
@@ -982,7 +982,7 @@ fn publish_refuses_a_set_the_ref_holds_other_bytes_of_or_cannot_read_and_never_c
             reason.contains(&format!("the copy in {REF} is not this set: files/a.rs has changed")),
             "{reason}"
         );
-        assert!(reason.contains(&format!("git update-ref -d {REF}")), "{reason}");
+        assert!(reason.contains(&format!("git update-ref --no-deref -d {REF}")), "{reason}");
     }
     let text = p.run(&["held-out", "publish"]).expect(26).stdout;
     assert!(text.contains(&format!("DIFFERS ON THE REF, left as it is: sha256:{k}")), "{text}");
@@ -1014,7 +1014,7 @@ fn publish_leaves_a_ref_whose_tree_git_would_not_write_as_it_is_and_writes_nothi
     assert_eq!((&unit["commit"], &unit["published"]), (&Value::Null, &json!([])), "{report:#}");
     let reason = unit["differs_on_ref"][0]["reason"].as_str().unwrap();
     assert!(reason.contains(&format!("its entries are out of git's order ({c} before {b})")), "{reason}");
-    assert!(reason.contains(&format!("git update-ref -d {REF}")), "{reason}");
+    assert!(reason.contains(&format!("git update-ref --no-deref -d {REF}")), "{reason}");
     assert_eq!(p.git(&["rev-parse", REF]), tip, "nothing moved");
 
     // Deleting the ref, as the message says, lets publish write both sets again, as git writes them.

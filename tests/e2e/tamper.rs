@@ -2998,8 +2998,59 @@ fn a_damaged_notes_reference_file_is_exit_14_with_repair_advice_in_every_mode() 
     ] {
         let r = c.p.speccoder(&args).failure(14);
         assert!(r.stderr.contains("the notes reference refs/notes/speccoder"), "{args:?}: {r}");
-        assert!(r.stderr.contains("repair or delete it"), "{args:?}: {r}");
+        assert!(r.stderr.contains("Repair its file by hand"), "{args:?}: {r}");
+        assert!(!r.stderr.contains("delete it"), "{args:?}: {r}");
     }
+
+    // The advice: the last line of the reference's log names the notes commit it last held.
+    let log = String::from_utf8(c.p.read(".git/logs/refs/notes/speccoder")).unwrap();
+    let last = log.lines().last().unwrap().split(' ').nth(1).unwrap().to_owned();
+    c.p.write(".git/refs/notes/speccoder", format!("{last}\n"));
+    let allowed = c.allowed.to_str().unwrap();
+    c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allowed-signers", allowed]).success();
+}
+
+/// A notes reference that is a symbolic one (`git symbolic-ref refs/notes/speccoder
+/// refs/notes/real`) is refused, and the advice changes the link alone: deleting it with git's
+/// ordinary `git update-ref -d` would delete the reference it names, every note with it.
+#[test]
+fn a_symbolic_notes_reference_is_refused_with_advice_that_keeps_the_notes_it_names() {
+    let c = setup();
+    c.p.git(&["update-ref", "refs/notes/real", "refs/notes/speccoder"]);
+    c.p.git(&["update-ref", "-d", "refs/notes/speccoder"]);
+    c.p.git(&["symbolic-ref", "refs/notes/speccoder", "refs/notes/real"]);
+    let notes = c.p.rev("refs/notes/real");
+    let allowed = c.allowed.to_str().unwrap();
+    let evidence = write_evidence(&c.p.scratch.join("ev2"), "001-bookmark-tags/T001", Evidence::Verified);
+    for args in [
+        vec!["attest", "verify", "--branch", "--all", "--allowed-signers", allowed],
+        vec![
+            "attest",
+            "001-bookmark-tags/T001",
+            "--evidence",
+            evidence.to_str().unwrap(),
+            "--signer",
+            "none",
+        ],
+    ] {
+        let r = c.p.speccoder(&args).failure(14);
+        for says in [
+            "is a symbolic reference to refs/notes/real",
+            "`git symbolic-ref refs/notes/speccoder`",
+            "`git update-ref --no-deref refs/notes/speccoder refs/notes/real`",
+            "`git symbolic-ref --delete refs/notes/speccoder`",
+        ] {
+            assert!(r.stderr.contains(says), "{args:?}: should say {says}\n{r}");
+        }
+        assert!(!r.stderr.contains("`git update-ref -d"), "{args:?}: {r}");
+        assert!(!r.stderr.contains("show-ref"), "git show-ref follows the link: {r}");
+    }
+
+    // The advice makes it point at the notes commit directly, and both references keep it.
+    c.p.git(&["update-ref", "--no-deref", "refs/notes/speccoder", "refs/notes/real"]);
+    assert!(c.p.git_run(&["symbolic-ref", "-q", "refs/notes/speccoder"]).code() != Some(0));
+    assert_eq!((c.p.rev("refs/notes/speccoder"), c.p.rev("refs/notes/real")), (notes.clone(), notes));
+    c.p.speccoder(&["attest", "verify", "--branch", "--all", "--allowed-signers", allowed]).success();
 }
 
 // --- signed claims that the commit or the specification's values rule out --------------------

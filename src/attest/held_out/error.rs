@@ -112,7 +112,7 @@ pub enum HeldOutError {
     },
     /// A held-out reference names something other than a commit.
     #[error(
-        "{reference} names a {found}, not a commit, so the sets it holds cannot be read; point it at its last commit (`git reflog {reference_w}`, then `git update-ref {reference_w} <commit>`), or delete it (`git update-ref -d {reference_w}`) and publish again",
+        "{reference} names a {found}, not a commit, so the sets it holds cannot be read; point it at its last commit (`git reflog {reference_w}`, then `git update-ref --no-deref {reference_w} <commit>`), or delete it (`git update-ref --no-deref -d {reference_w}`) and publish again",
         reference_w = shell_word(&.reference.to_string())
     )]
     NotACommit {

@@ -705,7 +705,7 @@ fn copy_differs(repo: &Repo, reference: &str, key: &str, copy: ObjectId) -> Opti
 fn what_to_do(reference: &str) -> String {
     let reference = shell_word(reference);
     format!(
-        "find where it came from (`git log {reference}`), then fetch an intact copy, or delete it (`git update-ref -d {reference}`) and publish again from a store that holds the unit's sets"
+        "find where it came from (`git log {reference}`), then fetch an intact copy, or delete it (`git update-ref --no-deref -d {reference}`) and publish again from a store that holds the unit's sets"
     )
 }
 

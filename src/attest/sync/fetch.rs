@@ -269,7 +269,7 @@ fn remote_notes_damaged(repo: &Repo, remote: &str, tracking: &str, error: GitErr
                 ),
             )
         }
-        GitError::NotesRefUnusable { name, target, reason } if name == tracking => (
+        GitError::NotesRefUnusable { name, target, reason, .. } if name == tracking => (
             format!("{theirs} points at {target}, and {reason}"),
             format!(
                 "To put this clone's notes there in its place (they hold every note merged from {remote} so far): `git push --force-with-lease={NOTES_REF}:{} {remote_w} {NOTES_REF}`, then run `speccoder attest fetch {remote_w}` again",
