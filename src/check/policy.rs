@@ -344,9 +344,10 @@ mod tests {
         use crate::check::outcome::Unread;
         let id = ObjectId::from_hex(&[b'a'; 40]).unwrap();
         let corrupt = GitError::CorruptObject { id, kind: "blob", reason: "garbage".into() };
-        for (e, unread) in
-            [(GitError::ObjectMissing { id }, Unread::Missing(id)), (corrupt, Unread::Corrupt(id))]
-        {
+        for (e, unread) in [
+            (GitError::ObjectMissing { id, tree_filter: None }, Unread::Missing(id)),
+            (corrupt, Unread::Corrupt(id)),
+        ] {
             let mut findings = Vec::new();
             assert_eq!(policy_recipe(Err(&ConfigFileError::Unread(e)), "ef", &[], 1, &mut findings), None);
             let [f] = findings.as_slice() else { panic!("{findings:?}") };

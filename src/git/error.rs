@@ -73,7 +73,7 @@ pub enum GitError {
         /// The repository's common git directory.
         git_dir: PathBuf,
         /// What the format asks, and why speccoder refuses it.
-        refusal: ExtensionRefusal,
+        refusal: Box<ExtensionRefusal>,
     },
 
     /// `GIT_DIR` is set without `GIT_WORK_TREE`, and git would take the current directory as the
@@ -191,10 +191,13 @@ pub enum GitError {
     },
 
     /// An object the repository refers to is not in the object database.
-    #[error("object {id} is missing from the repository: fetch it or repair the repository (`git fsck`)")]
+    #[error("{}", object_missing(.id, .tree_filter.as_deref()))]
     ObjectMissing {
         /// The missing object.
         id: ObjectId,
+        /// In a partial clone whose filter leaves trees on the promisor remote (`--filter=tree:0`),
+        /// that remote and filter: the trees of the history are fetched whole, once, by the user.
+        tree_filter: Option<Box<TreeFilter>>,
     },
 
     /// A revision's steps go past the shallow boundary, where this clone's history stops: a
@@ -716,6 +719,45 @@ impl ExitClass for GitError {
     }
 }
 
+/// A partial clone's filter that leaves trees on its promisor remote ([`GitError::ObjectMissing`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeFilter {
+    /// The promisor remote.
+    pub remote: String,
+    /// Its filter (`remote.<remote>.partialCloneFilter`), as configured.
+    pub filter: String,
+}
+
+impl TreeFilter {
+    /// Whether the filter `spec` leaves trees out, as git reads it: `tree:<depth>`, or
+    /// `object:type=` of another type, alone or in a `combine:` (`blob:none`, `blob:limit` and
+    /// `sparse:oid` leave file contents only).
+    #[must_use]
+    pub fn leaves_trees(spec: &str) -> bool {
+        let spec = spec.trim().to_ascii_lowercase();
+        let parts =
+            spec.strip_prefix("combine:").map_or_else(|| vec![spec.as_str()], |c| c.split('+').collect());
+        parts.iter().any(|part| {
+            part.starts_with("tree:") || part.strip_prefix("object:type=").is_some_and(|kind| kind != "tree")
+        })
+    }
+}
+
+/// What [`GitError::ObjectMissing`] says: in a partial clone that leaves trees on its promisor
+/// remote, that filter and the commands that fetch the trees and keep them; else fetch or repair.
+fn object_missing(id: &ObjectId, tree_filter: Option<&TreeFilter>) -> String {
+    let Some(TreeFilter { remote, filter }) = tree_filter else {
+        return format!(
+            "object {id} is missing from the repository: fetch it or repair the repository (`git fsck`)"
+        );
+    };
+    let key = shell_word(&format!("remote.{remote}.partialCloneFilter"));
+    format!(
+        "object {id} is missing from this partial clone, whose filter `{filter}` (remote.{remote}.partialCloneFilter) leaves the trees of the history on the promisor remote {remote}: speccoder fetches the files it reads from there, not the trees of the commits it checks. Fetch the trees once and keep them: `git config {key} blob:none`, then `git fetch --refetch {}` (git 2.36 or later), and run the command again",
+        shell_word(remote)
+    )
+}
+
 /// Which way a notes reference cannot take a note ([`GitError::NotesRefUnusable`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotesRefFault {
@@ -874,7 +916,7 @@ impl GitError {
     #[must_use]
     pub fn missing_object(&self) -> Option<ObjectId> {
         match self {
-            GitError::ObjectMissing { id } => Some(*id),
+            GitError::ObjectMissing { id, .. } => Some(*id),
             _ => None,
         }
     }
@@ -963,11 +1005,11 @@ mod tests {
         let errors = [
             GitError::Extension {
                 git_dir: hostile.clone(),
-                refusal: ExtensionRefusal::RefStorage { format: "reftable".into() },
+                refusal: Box::new(ExtensionRefusal::RefStorage { format: "reftable".into() }),
             },
             GitError::Extension {
                 git_dir: "/tmp/r/.git".into(),
-                refusal: ExtensionRefusal::Unknown { key: "extensions.o$(id).x".into() },
+                refusal: Box::new(ExtensionRefusal::Unknown { key: "extensions.o$(id).x".into() }),
             },
             GitError::DirectoryInTheWay { path: "specs/a$(id)/.tasks.md.speccoder-new".into() },
             GitError::Permission { action: "read x".into(), path: hostile, cause: "denied".into() },
@@ -985,6 +1027,17 @@ mod tests {
                     "{command}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_filter_leaves_trees_when_git_would_leave_them_on_the_promisor_remote() {
+        use crate::git::TreeFilter;
+        for spec in ["tree:0", "tree:3", "combine:blob:none+tree:1", "object:type=blob", "TREE:0"] {
+            assert!(TreeFilter::leaves_trees(spec), "{spec}");
+        }
+        for spec in ["blob:none", "blob:limit=1m", "sparse:oid=main:.sparse", "object:type=tree", ""] {
+            assert!(!TreeFilter::leaves_trees(spec), "{spec}");
         }
     }
 

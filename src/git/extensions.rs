@@ -197,7 +197,9 @@ impl Repo {
         let version = file.integer_filter("core.repositoryFormatVersion", own_file).ok().flatten();
         match refusal(version, &extensions_of(file), access) {
             None => Ok(()),
-            Some(refusal) => Err(GitError::Extension { git_dir: self.common_dir_absolute(), refusal }),
+            Some(refusal) => {
+                Err(GitError::Extension { git_dir: self.common_dir_absolute(), refusal: Box::new(refusal) })
+            }
         }
     }
 }

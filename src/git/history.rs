@@ -134,9 +134,9 @@ mod tests {
         let hex = middle.to_string();
         std::fs::remove_file(fx.path().join(".git/objects").join(&hex[..2]).join(&hex[2..])).unwrap();
         let err = fx.repo().walk(head, &[]).unwrap_err();
-        assert!(matches!(err, GitError::ObjectMissing { id } if id == middle), "{err}");
+        assert!(matches!(err, GitError::ObjectMissing { id, .. } if id == middle), "{err}");
         let err = fx.repo().walk(middle, &[]).unwrap_err();
-        assert!(matches!(err, GitError::ObjectMissing { id } if id == middle), "{err}");
+        assert!(matches!(err, GitError::ObjectMissing { id, .. } if id == middle), "{err}");
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub(crate) mod test_support;
 pub use change_diff::{DIFF_LINE_MAX, PatchLine, PatchOf};
 pub use commit::{Commit, Signature};
 pub use config::{SparseCheckout, strip_credentials};
-pub use error::{Conversion, GitError, NotesRefFault, ShallowCut};
+pub use error::{Conversion, GitError, NotesRefFault, ShallowCut, TreeFilter};
 pub use extensions::ExtensionRefusal;
 pub use fetch_lock::FetchLock;
 pub use files::work_tree_of;

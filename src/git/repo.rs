@@ -7,7 +7,7 @@ use gix::bstr::ByteSlice;
 pub use gix::state::InProgress;
 
 use super::cache::{OBJECT_CACHE_BYTES, PACK_CACHE_BYTES, SharedCaches};
-use super::error::{GitError, GixResultExt, access_refused, io_error};
+use super::error::{GitError, GixResultExt, TreeFilter, access_refused, io_error};
 use super::extensions::Access;
 use super::files;
 use super::limits::OBJECT_SIZE_LIMIT;
@@ -506,7 +506,16 @@ impl Repo {
     /// as if it were not there, so the refused read is said instead ([`GitError::Permission`]).
     /// Looked at only once an object is found missing.
     pub(crate) fn missing(&self, id: ObjectId) -> GitError {
-        self.refused_object_file(id).unwrap_or(GitError::ObjectMissing { id })
+        self.refused_object_file(id)
+            .unwrap_or_else(|| GitError::ObjectMissing { id, tree_filter: self.tree_filter() })
+    }
+
+    /// The promisor remote and its filter when this is a partial clone whose filter leaves trees
+    /// out ([`TreeFilter::leaves_trees`]), whose missing objects are the trees of the history.
+    fn tree_filter(&self) -> Option<Box<TreeFilter>> {
+        let remote = self.promisor_remote()?;
+        let filter = self.config_string(&format!("remote.{remote}.partialclonefilter")).ok().flatten()?;
+        TreeFilter::leaves_trees(&filter).then(|| Box::new(TreeFilter { remote, filter }))
     }
 
     /// The first file that may hold the object `id` (a pack, its index, the multi-pack index,
@@ -728,7 +737,7 @@ mod tests {
             // A revision gix resolves without reading its object names that object, and reading
             // it fails as reading a missing HEAD does.
             let err = repo.rev_parse_peeled(spec).and_then(|id| repo.commit(id)).unwrap_err();
-            assert!(matches!(err, GitError::ObjectMissing { id } if id == missing), "{spec}: {err:?}");
+            assert!(matches!(err, GitError::ObjectMissing { id, .. } if id == missing), "{spec}: {err:?}");
             assert_eq!(err.class(), crate::exit::Class::GitPrecondition, "{spec}");
         }
     }
@@ -769,7 +778,7 @@ mod tests {
             ["HEAD^{/alpha}", "HEAD^{/nomatch}", "v3^{/alpha}", "HEAD~0^{/beta}~1", ":/alpha", ":/nomatch"]
         {
             let err = repo.rev_parse_peeled(spec).unwrap_err();
-            assert!(matches!(err, GitError::ObjectMissing { id } if id == middle), "{spec}: {err:?}");
+            assert!(matches!(err, GitError::ObjectMissing { id, .. } if id == middle), "{spec}: {err:?}");
             assert_eq!(err.class(), crate::exit::Class::GitPrecondition, "{spec}");
         }
     }

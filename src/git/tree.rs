@@ -804,7 +804,7 @@ mod tests {
         let repo = fx.repo();
         let missing = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
         let err = repo.tree(missing).file("a.txt").unwrap_err();
-        assert!(matches!(err, GitError::ObjectMissing { id } if id == missing), "{err}");
+        assert!(matches!(err, GitError::ObjectMissing { id, .. } if id == missing), "{err}");
     }
 
     /// `git rev-list` output as ids.

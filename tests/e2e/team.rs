@@ -1800,6 +1800,36 @@ fn a_blob_less_partial_clone_verifies_after_attest_fetch_in_one_batch() {
     team.fsck(&[&ada, &partial]);
 }
 
+/// A clone made with `--filter=tree:0` holds the trees of its checked-out commit only: verify
+/// fetches the files it reads, not the trees of every commit of the history, so a missing tree
+/// is said as that filter, with the commands that fetch the trees once and keep them; followed,
+/// the branch verifies.
+#[test]
+fn a_tree_less_partial_clone_is_said_as_its_filter_and_verifies_once_the_trees_are_fetched_as_advised() {
+    let team = Team::new();
+    let ada = team.writer("ada", &team.ada);
+    ada.git(&["checkout", "-q", "-b", "feature-a"]);
+    ada.attest("T001", &[]);
+    ada.attest("T003", &[]);
+    ada.speccoder(&["attest", "push"]).success();
+
+    let treeless = team.clone("treeless", &["--filter=tree:0", "-b", "feature-a"]);
+    treeless.speccoder(&["attest", "fetch"]).success();
+    let out = treeless.verify(&[]).failure(14);
+    for says in [
+        "is missing from this partial clone, whose filter `tree:0`",
+        "`git config remote.origin.partialCloneFilter blob:none`",
+        "`git fetch --refetch origin`",
+    ] {
+        assert!(out.stderr.contains(says), "should say {says}\n{out}");
+    }
+
+    treeless.git(&["config", "remote.origin.partialCloneFilter", "blob:none"]);
+    treeless.git(&["fetch", "-q", "--refetch", "origin"]);
+    treeless.assert_evidenced(2);
+    team.fsck(&[&ada, &treeless]);
+}
+
 #[test]
 fn github_output_annotates_each_failing_tick_at_its_line_and_appends_the_summary() {
     let team = Team::new();
