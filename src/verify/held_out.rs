@@ -99,6 +99,16 @@ fn finding(code: &'static str, message: String) -> Finding {
     Finding::new(CommitOutcome::Mismatch, code, message)
 }
 
+/// The finding of `difference` in the published copy described by `at`, with its expected and
+/// found values when it has them.
+fn differs(at: &str, difference: Difference) -> Finding {
+    let found = finding(difference.code, format!("{at}: {}", difference.what));
+    match difference.values {
+        Some((expected, seen)) => found.expected_found(expected, seen),
+        None => found,
+    }
+}
+
 /// The sets of the ref `name` pointing at `target`.
 fn read_ref(repo: &Repo, name: &str, target: ObjectId) -> Published {
     let unreadable = |why: String| Published::Refused("held_out_ref_unreadable", why);
@@ -141,11 +151,7 @@ fn check_set(repo: &Repo, reference: &str, key: &str, tree: ObjectId, target: &s
             return Some(finding("held_out_published_unreadable", format!("{at} cannot be read: {e}")));
         }
     };
-    let found = finding(difference.code, format!("{at}: {}", difference.what));
-    Some(match difference.values {
-        Some((expected, seen)) => found.expected_found(expected, seen),
-        None => found,
-    })
+    Some(differs(&at, difference))
 }
 
 /// The finding of a copy the published speccoder published under a tick's task that this build
@@ -182,11 +188,7 @@ fn check_published_copy(
             return Some(finding("held_out_published_unreadable", format!("{at} cannot be read: {e}")));
         }
     };
-    let found = finding(difference.code, format!("{at}: {}", difference.what));
-    Some(match difference.values {
-        Some((expected, seen)) => found.expected_found(expected, seen),
-        None => found,
-    })
+    Some(differs(&at, difference))
 }
 
 #[cfg(test)]
